@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "chrometracereader.h"
+
+#include "inputstream.h"
+
+#include <cstring>
+
+namespace gml {
+
+using json::Value;
+
+static constexpr size_t kInitialBuffer = size_t(4) << 20;
+
+static QString describeByte(const char *p, const char *e)
+{
+    if (p >= e)
+        return QStringLiteral("the end of the file");
+    const auto c = static_cast<unsigned char>(*p);
+    if (c >= 0x20 && c < 0x7F)
+        return QStringLiteral("'%1'").arg(QLatin1Char(char(c)));
+    return QStringLiteral("byte 0x%1").arg(c, 2, 16, QLatin1Char('0'));
+}
+
+ChromeTraceReader::ChromeTraceReader(InputStream &input, Handler &handler)
+    : m_input(input), m_handler(handler)
+{
+    m_buf.resize(kInitialBuffer);
+    m_event.argMembers = &m_argMembers;
+}
+
+void ChromeTraceReader::refill(size_t keepFrom)
+{
+    if (!m_handler.progress(m_input.filePosition()))
+        throw Cancelled{};
+    const size_t keep = m_end - keepFrom;
+    if (keepFrom > 0 && keep > 0)
+        std::memmove(m_buf.data(), m_buf.data() + keepFrom, keep);
+    m_base += qint64(keepFrom);
+    m_pos -= std::min(m_pos, keepFrom);
+    m_end = keep;
+    if (m_end == m_buf.size())
+        m_buf.resize(m_buf.size() * 2); // one unit larger than the buffer: grow
+    const qint64 got = m_input.read(m_buf.data() + m_end, qint64(m_buf.size() - m_end));
+    if (got < 0)
+        throw json::ParseError{m_base + qint64(m_end),
+                               QStringLiteral("cannot read further: %1").arg(m_input.errorString())};
+    if (got == 0)
+        m_eof = true;
+    m_end += size_t(got);
+}
+
+void ChromeTraceReader::fail(const char *p, const QString &message)
+{
+    throw json::ParseError{offsetOf(p), message};
+}
+
+void ChromeTraceReader::underflow(const char *unitStart)
+{
+    if (!m_eof)
+        throw NeedMore{};
+    fail(m_buf.data() + m_end,
+         QStringLiteral("the file ends in the middle of %1 that starts at byte %2 (truncated?)")
+             .arg(m_state == State::ArrayElement ? QStringLiteral("an event")
+                                                 : QStringLiteral("a value"))
+             .arg(offsetOf(unitStart)));
+}
+
+void ChromeTraceReader::skipWs(const char *&p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        ++p;
+}
+
+void ChromeTraceReader::expect(const char *&p, const char *e, char c, const char *what)
+{
+    skipWs(p, e);
+    if (p >= e)
+        throw NeedMore{};
+    if (*p != c)
+        fail(p, QStringLiteral("expected %1, found %2").arg(QLatin1String(what), describeByte(p, e)));
+    ++p;
+}
+
+void ChromeTraceReader::parseString(const char *&p, const char *e, Value &out)
+{
+    // p is at the opening quote.
+    out.type = Value::Type::String;
+    out.offset = offsetOf(p);
+    const char *s = ++p;
+    bool escaped = false;
+    for (;;) {
+        const char *q = static_cast<const char *>(std::memchr(p, '"', size_t(e - p)));
+        if (!q)
+            throw NeedMore{};
+        // Count the backslashes right before the quote; an odd number escapes it.
+        const char *b = q;
+        while (b > s && b[-1] == '\\')
+            --b;
+        if (!escaped && std::memchr(s, '\\', size_t(q - s)))
+            escaped = true;
+        if ((q - b) % 2 == 0) {
+            out.data = s;
+            out.size = size_t(q - s);
+            out.escaped = escaped;
+            p = q + 1;
+            return;
+        }
+        p = q + 1;
+    }
+}
+
+void ChromeTraceReader::skipContainer(const char *&p, const char *e)
+{
+    int depth = 0;
+    while (p < e) {
+        const char c = *p;
+        if (c == '"') {
+            Value ignored;
+            parseString(p, e, ignored);
+            continue;
+        }
+        if (c == '{' || c == '[') {
+            ++depth;
+        } else if (c == '}' || c == ']') {
+            if (--depth == 0) {
+                ++p;
+                return;
+            }
+        }
+        ++p;
+    }
+    throw NeedMore{};
+}
+
+Value ChromeTraceReader::parseValue(const char *&p, const char *e)
+{
+    skipWs(p, e);
+    if (p >= e)
+        throw NeedMore{};
+    Value v;
+    v.offset = offsetOf(p);
+    const char c = *p;
+    if (c == '"') {
+        parseString(p, e, v);
+    } else if (c == '{' || c == '[') {
+        const char *s = p;
+        skipContainer(p, e);
+        v.type = c == '{' ? Value::Type::Object : Value::Type::Array;
+        v.data = s;
+        v.size = size_t(p - s);
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+        const char *s = p;
+        while (p < e && ((*p >= '0' && *p <= '9') || *p == '.' || *p == '-' || *p == '+' ||
+                         *p == 'e' || *p == 'E'))
+            ++p;
+        if (p >= e)
+            throw NeedMore{};
+        v.type = Value::Type::Number;
+        v.data = s;
+        v.size = size_t(p - s);
+    } else {
+        static constexpr struct { const char *text; size_t n; Value::Type type; } literals[] = {
+            {"true", 4, Value::Type::True},
+            {"false", 5, Value::Type::False},
+            {"null", 4, Value::Type::Null},
+            // Not JSON, but Python's json.dump writes them for float('nan'/'inf').
+            {"NaN", 3, Value::Type::Null},
+            {"Infinity", 8, Value::Type::Null},
+        };
+        for (const auto &lit : literals) {
+            if (*p != lit.text[0])
+                continue;
+            if (size_t(e - p) < lit.n)
+                throw NeedMore{};
+            if (std::memcmp(p, lit.text, lit.n) == 0) {
+                v.type = lit.type;
+                v.data = p;
+                v.size = lit.n;
+                p += lit.n;
+                return v;
+            }
+        }
+        fail(p, QStringLiteral("expected a JSON value, found %1").arg(describeByte(p, e)));
+    }
+    return v;
+}
+
+void ChromeTraceReader::parseArgs(const char *&p, const char *e, Value &out)
+{
+    // p at '{'. Records top-level members; nested values are kept raw.
+    m_argMembers.clear();
+    out.type = Value::Type::Object;
+    out.offset = offsetOf(p);
+    const char *s = p++;
+    skipWs(p, e);
+    if (p >= e)
+        throw NeedMore{};
+    if (*p == '}') {
+        ++p;
+    } else {
+        for (;;) {
+            skipWs(p, e);
+            if (p >= e)
+                throw NeedMore{};
+            if (*p != '"')
+                fail(p, QStringLiteral("expected a key string in args, found %1").arg(describeByte(p, e)));
+            Value key;
+            parseString(p, e, key);
+            expect(p, e, ':', "':' after a key in args");
+            json::Member m;
+            m.key = key.raw();
+            m.value = parseValue(p, e);
+            m_argMembers.push_back(m);
+            skipWs(p, e);
+            if (p >= e)
+                throw NeedMore{};
+            if (*p == ',') {
+                ++p;
+                continue;
+            }
+            if (*p == '}') {
+                ++p;
+                break;
+            }
+            fail(p, QStringLiteral("expected ',' or '}' in args, found %1").arg(describeByte(p, e)));
+        }
+    }
+    out.data = s;
+    out.size = size_t(p - s);
+}
+
+void ChromeTraceReader::parseEvent(const char *&p, const char *e)
+{
+    // p at '{'.
+    TraceEventView &ev = m_event;
+    ev = TraceEventView{};
+    ev.argMembers = &m_argMembers;
+    m_argMembers.clear();
+    ev.offset = offsetOf(p);
+    ++p;
+    skipWs(p, e);
+    if (p >= e)
+        throw NeedMore{};
+    if (*p == '}') {
+        ++p;
+        return;
+    }
+    for (;;) {
+        skipWs(p, e);
+        if (p >= e)
+            throw NeedMore{};
+        if (*p != '"')
+            fail(p, QStringLiteral("expected a key string in an event, found %1").arg(describeByte(p, e)));
+        Value key;
+        parseString(p, e, key);
+        expect(p, e, ':', "':' after a key");
+        skipWs(p, e);
+        if (p >= e)
+            throw NeedMore{};
+        ++ev.keyCount;
+        const std::string_view k = key.raw();
+        Value *slot = nullptr;
+        switch (k.size()) {
+        case 1:
+            if (k == "s")
+                slot = &ev.s;
+            break;
+        case 2:
+            if (k == "ph")
+                slot = &ev.ph;
+            else if (k == "ts")
+                slot = &ev.ts;
+            else if (k == "id")
+                slot = &ev.id;
+            else if (k == "bp")
+                slot = &ev.bp;
+            break;
+        case 3:
+            if (k == "pid")
+                slot = &ev.pid;
+            else if (k == "tid")
+                slot = &ev.tid;
+            else if (k == "dur")
+                slot = &ev.dur;
+            else if (k == "cat")
+                slot = &ev.cat;
+            else if (k == "id2")
+                slot = &ev.id2;
+            break;
+        case 4:
+            if (k == "name")
+                slot = &ev.name;
+            else if (k == "args" && *p == '{') {
+                parseArgs(p, e, ev.args);
+                goto next;
+            }
+            break;
+        case 5:
+            if (k == "scope")
+                slot = &ev.scope;
+            break;
+        case 7:
+            if (k == "bind_id")
+                slot = &ev.bindId;
+            else if (k == "flow_in") {
+                ev.flowIn = parseValue(p, e).type == Value::Type::True;
+                goto next;
+            }
+            break;
+        case 8:
+            if (k == "flow_out") {
+                ev.flowOut = parseValue(p, e).type == Value::Type::True;
+                goto next;
+            }
+            break;
+        default:
+            break;
+        }
+        if (slot)
+            *slot = parseValue(p, e);
+        else
+            (void)parseValue(p, e);
+    next:
+        skipWs(p, e);
+        if (p >= e)
+            throw NeedMore{};
+        if (*p == ',') {
+            ++p;
+            continue;
+        }
+        if (*p == '}') {
+            ++p;
+            return;
+        }
+        fail(p, QStringLiteral("expected ',' or '}' in an event, found %1").arg(describeByte(p, e)));
+    }
+}
+
+void ChromeTraceReader::parseUnit(const char *&p, const char *e)
+{
+    switch (m_state) {
+    case State::Start: {
+        if (e - p >= 3 && std::memcmp(p, "\xEF\xBB\xBF", 3) == 0) {
+            p += 3;
+            skipWs(p, e);
+            if (p >= e)
+                throw NeedMore{};
+        }
+        if (*p == '{') {
+            m_topIsArray = false;
+            m_state = State::ObjectKey;
+        } else if (*p == '[') {
+            m_topIsArray = true;
+            m_sawTraceEvents = true;
+            m_state = State::ArrayElement;
+        } else {
+            fail(p, QStringLiteral("expected a JSON object ('{' with traceEvents) or array ('[') "
+                                   "at the start of a Chrome trace, found %1")
+                        .arg(describeByte(p, e)));
+        }
+        ++p;
+        m_afterComma = false;
+        return;
+    }
+    case State::ObjectKey: {
+        if (*p == '}' && !m_afterComma) {
+            ++p;
+            m_state = State::Done;
+            return;
+        }
+        if (*p != '"')
+            fail(p, QStringLiteral("expected a key string or '}' in the top-level object, found %1")
+                        .arg(describeByte(p, e)));
+        Value key;
+        parseString(p, e, key);
+        expect(p, e, ':', "':' after a top-level key");
+        skipWs(p, e);
+        if (p >= e)
+            throw NeedMore{};
+        if (key.raw() == "traceEvents") {
+            if (*p != '[')
+                fail(p, QStringLiteral("expected an array ('[') for traceEvents, found %1")
+                            .arg(describeByte(p, e)));
+            ++p;
+            m_sawTraceEvents = true;
+            m_state = State::ArrayElement;
+            m_afterComma = false;
+            return;
+        }
+        const Value v = parseValue(p, e);
+        const std::string_view raw = v.type == Value::Type::String
+                                         ? std::string_view(v.data - 1, v.size + 2)
+                                         : v.raw();
+        m_handler.topLevel(key.raw(), raw, v.offset);
+        m_state = State::ObjectAfterValue;
+        return;
+    }
+    case State::ObjectAfterValue:
+        if (*p == ',') {
+            ++p;
+            m_state = State::ObjectKey;
+            m_afterComma = true;
+            return;
+        }
+        if (*p == '}') {
+            ++p;
+            m_state = State::Done;
+            return;
+        }
+        fail(p, QStringLiteral("expected ',' or '}' in the top-level object, found %1")
+                    .arg(describeByte(p, e)));
+    case State::ArrayElement:
+        if (*p == ']') { // also accepts a trailing comma before ']', as chrome://tracing does
+            ++p;
+            m_state = m_topIsArray ? State::Done : State::ObjectAfterValue;
+            return;
+        }
+        if (*p != '{')
+            fail(p, QStringLiteral("expected an event object ('{') in the event array, found %1")
+                        .arg(describeByte(p, e)));
+        parseEvent(p, e);
+        m_handler.event(m_event);
+        m_state = State::ArrayAfterElement;
+        return;
+    case State::ArrayAfterElement:
+        if (*p == ',') {
+            ++p;
+            m_state = State::ArrayElement;
+            return;
+        }
+        if (*p == ']') {
+            ++p;
+            m_state = m_topIsArray ? State::Done : State::ObjectAfterValue;
+            return;
+        }
+        fail(p, QStringLiteral("expected ',' or ']' after an event, found %1").arg(describeByte(p, e)));
+    case State::Done:
+        return;
+    }
+}
+
+void ChromeTraceReader::handleEof()
+{
+    const qint64 at = m_base + qint64(m_end);
+    switch (m_state) {
+    case State::Start:
+        throw json::ParseError{at, at == 0 ? QStringLiteral("the file is empty; expected a Chrome "
+                                                             "trace (JSON object or array)")
+                                           : QStringLiteral("the file holds only whitespace; "
+                                                            "expected a Chrome trace")};
+    case State::ArrayElement:
+    case State::ArrayAfterElement:
+        m_handler.warning(at, m_topIsArray
+                                  ? QStringLiteral("the event array has no closing ']' (accepted, "
+                                                   "as chrome://tracing does)")
+                                  : QStringLiteral("the file ends inside traceEvents without the "
+                                                   "closing ']' and '}' (accepted; the file may be "
+                                                   "truncated between two events)"));
+        break;
+    case State::ObjectKey:
+    case State::ObjectAfterValue:
+        if (!m_sawTraceEvents)
+            throw json::ParseError{at, QStringLiteral("the file ends before the top-level object "
+                                                      "is closed, and no traceEvents array was "
+                                                      "found (truncated?)")};
+        m_handler.warning(at, QStringLiteral("the top-level object has no closing '}' (accepted)"));
+        break;
+    case State::Done:
+        break;
+    }
+    m_state = State::Done;
+}
+
+ChromeTraceReader::Status ChromeTraceReader::run()
+{
+    try {
+        for (;;) {
+            const char *e = m_buf.data() + m_end;
+            const char *p = m_buf.data() + m_pos;
+            skipWs(p, e);
+            m_pos = size_t(p - m_buf.data());
+            if (p >= e) {
+                if (!m_eof) {
+                    refill(m_pos);
+                    continue;
+                }
+                if (m_state != State::Done)
+                    handleEof();
+                break;
+            }
+            if (m_state == State::Done) {
+                m_handler.warning(offsetOf(p), QStringLiteral("ignored data after the end of the "
+                                                              "JSON document, starting with %1")
+                                                   .arg(describeByte(p, e)));
+                break;
+            }
+            const char *unitStart = p;
+            try {
+                parseUnit(p, e);
+                m_pos = size_t(p - m_buf.data());
+            } catch (const NeedMore &) {
+                if (m_eof)
+                    underflow(unitStart);
+                refill(size_t(unitStart - m_buf.data()));
+            }
+        }
+        if (!m_sawTraceEvents)
+            throw json::ParseError{0, QStringLiteral("the JSON object has no 'traceEvents' array; "
+                                                     "expected a Chrome trace")};
+    } catch (const json::ParseError &err) {
+        m_error = err;
+        return Status::Failed;
+    } catch (const Cancelled &) {
+        return Status::Cancelled;
+    }
+    return Status::Ok;
+}
+
+} // namespace gml

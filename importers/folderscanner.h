@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+namespace gml {
+
+class Importer;
+
+struct ScannedFile
+{
+    QString path;    // absolute, clean
+    QString runName; // the run the file goes into
+    const Importer *importer = nullptr; // null: skipped
+    QString skipReason;
+    qint64 size = 0;
+};
+
+// Walks files and folders (recursively; hidden entries and project files are left out),
+// recognises each file's format by its content (gzip is looked through), and assigns runs:
+// `runOverride` when given, else one run per folder of traces, named after the folder
+// relative to the input (so the eight ranks of one job, kept in one folder, form one run).
+// Paths that do not exist are reported in *errors.
+QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverride,
+                              QStringList *errors);
+
+// The importer that reads this file best, or null with the reason in *reason.
+const Importer *sniffFile(const QString &path, QString *reason);
+
+} // namespace gml

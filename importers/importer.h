@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "tracewriter.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace gml {
+
+// What an importer is given for one source file.
+struct ImportContext
+{
+    QString path;
+    qint64 fileSize = 0;
+    TraceWriter *writer = nullptr;
+    // Fraction of the file read so far (0..1); returns false to cancel.
+    std::function<bool(double)> progress;
+};
+
+// The result of importing one source: an error value, never an exception.
+struct [[nodiscard]] ImportOutcome
+{
+    enum class Status { Imported, Failed, Cancelled };
+    Status status = Status::Imported;
+    qint64 errorOffset = -1; // byte offset in the (decompressed) file, -1 if not applicable
+    QString error;           // what was wrong and what was expected, without the path
+    QList<ImportWarning> warnings;
+
+    bool ok() const { return status == Status::Imported; }
+    // "<path>: byte <offset>: <message>" — the form every error is shown in.
+    QString describe(const QString &path) const;
+};
+
+// How sure an importer is that it reads a file, from its first bytes.
+struct SniffResult
+{
+    int confidence = 0; // 0: not mine; 100: certainly mine
+    QString reason;     // for files no importer takes: why not (shown as the skip reason)
+};
+
+class Importer
+{
+public:
+    virtual ~Importer() = default;
+    virtual QString format() const = 0; // stable name stored in source.format
+    virtual int version() const = 0;    // bump when the same file would import differently
+    // head: the first bytes of the file, decompressed when it is gzip.
+    virtual SniffResult sniff(const QString &path, const QByteArray &head) const = 0;
+    virtual ImportOutcome import(ImportContext &context) const = 0;
+};
+
+// All importers known to the folder scanner, most specific first.
+const std::vector<std::unique_ptr<Importer>> &importers();
+
+} // namespace gml

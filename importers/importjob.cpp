@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "importjob.h"
+
+#include "importer.h"
+#include "project.h"
+#include "tracewriter.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+
+#include <zlib.h>
+
+#include <vector>
+
+namespace gml {
+
+QString statusName(SourceReport::Status status)
+{
+    switch (status) {
+    case SourceReport::Status::Imported: return QStringLiteral("imported");
+    case SourceReport::Status::Unchanged: return QStringLiteral("unchanged");
+    case SourceReport::Status::Failed: return QStringLiteral("failed");
+    case SourceReport::Status::Skipped: return QStringLiteral("skipped");
+    case SourceReport::Status::Cancelled: return QStringLiteral("cancelled");
+    }
+    return {};
+}
+
+QString fileHash(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    std::vector<char> buf(size_t(1) << 20);
+    uLong crc = crc32(0L, Z_NULL, 0);
+    for (;;) {
+        const qint64 n = f.read(buf.data(), qint64(buf.size()));
+        if (n <= 0)
+            break;
+        crc = crc32(crc, reinterpret_cast<const Bytef *>(buf.data()), uInt(n));
+    }
+    return QStringLiteral("crc32:%1").arg(quint32(crc), 8, 16, QLatin1Char('0'));
+}
+
+static qint64 mtimeNs(const QString &path)
+{
+    return QFileInfo(path).lastModified().toMSecsSinceEpoch() * 1'000'000;
+}
+
+QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
+{
+    QList<SourceReport> reports;
+    bool cancelled = false;
+    for (int i = 0; i < files.size(); ++i) {
+        if (cancelled) {
+            SourceReport r;
+            r.path = files[i].path;
+            r.runName = files[i].runName;
+            r.status = SourceReport::Status::Cancelled;
+            r.message = QStringLiteral("not imported: the import was cancelled");
+            reports.append(r);
+            continue;
+        }
+        reports.append(importOne(files[i], i, int(files.size()), &cancelled));
+    }
+    return reports;
+}
+
+void ImportJob::recordSkipped(const ScannedFile &file, SourceReport &report)
+{
+    QString error;
+    if (!m_project.begin(&error)) {
+        report.status = SourceReport::Status::Failed;
+        report.message = file.path + QStringLiteral(": ") + error;
+        return;
+    }
+    bool ok = true;
+    if (auto existing = m_project.sourceByPath(file.path))
+        ok = m_project.deleteSource(existing->id, &error);
+    const RunId run = ok ? m_project.ensureRun(file.runName, &error) : 0;
+    if (ok && run) {
+        auto st = m_project.db().prepare("INSERT INTO source(run_id, path, format, size, mtime_ns, "
+                                         "status, error) VALUES(?,?,'unknown',?,?,'skipped',?)");
+        st.bind(1, run);
+        st.bind(2, file.path);
+        st.bind(3, file.size);
+        st.bind(4, mtimeNs(file.path));
+        st.bind(5, file.skipReason);
+        ok = st.exec();
+    }
+    if (ok && run && m_project.commit(&error))
+        return;
+    m_project.rollback();
+}
+
+SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count, bool *cancelled)
+{
+    SourceReport report;
+    report.path = file.path;
+    report.runName = file.runName;
+    report.bytes = file.size;
+    if (!file.importer) {
+        report.status = SourceReport::Status::Skipped;
+        report.message = file.skipReason;
+        recordSkipped(file, report);
+        return report;
+    }
+    const Importer &importer = *file.importer;
+    report.format = importer.format();
+    QElapsedTimer timer;
+    timer.start();
+
+    const qint64 mtime = mtimeNs(file.path);
+    const auto existing = m_project.sourceByPath(file.path);
+    const QString hash = fileHash(file.path);
+    if (existing && existing->status == QLatin1String("imported") && existing->size == file.size &&
+        existing->mtimeNs == mtime && existing->hash == hash &&
+        existing->format == importer.format()) {
+        auto v = m_project.db().prepare("SELECT importer_version, slices, counter_samples, flows "
+                                        "FROM source WHERE id=?");
+        v.bind(1, existing->id);
+        if (v.step() && v.int64(0) == importer.version()) {
+            report.status = SourceReport::Status::Unchanged;
+            report.slices = v.int64(1);
+            report.counterSamples = v.int64(2);
+            report.flows = v.int64(3);
+            return report;
+        }
+    }
+
+    auto failWith = [&](const QString &message) {
+        report.status = SourceReport::Status::Failed;
+        report.message = message;
+    };
+    QString error;
+    if (!m_project.begin(&error)) {
+        failWith(file.path + QStringLiteral(": cannot start a transaction: ") + error);
+        return report;
+    }
+    bool ok = true;
+    if (existing)
+        ok = m_project.deleteSource(existing->id, &error);
+    const RunId run = ok ? m_project.ensureRun(file.runName, &error) : 0;
+    SourceId sourceId = 0;
+    if (ok && run) {
+        auto st = m_project.db().prepare(
+            "INSERT INTO source(run_id, path, format, size, mtime_ns, hash, importer_version, "
+            "status, error) VALUES(?,?,?,?,?,?,?,'failed','import in progress')");
+        st.bind(1, run);
+        st.bind(2, file.path);
+        st.bind(3, importer.format());
+        st.bind(4, file.size);
+        st.bind(5, mtime);
+        st.bind(6, hash);
+        st.bind(7, qint64(importer.version()));
+        ok = st.exec();
+        if (!ok)
+            error = st.errorString();
+        sourceId = m_project.db().lastInsertRowId();
+    }
+    if (!ok || !run) {
+        m_project.rollback();
+        failWith(file.path + QStringLiteral(": cannot write to the project: ") + error);
+        return report;
+    }
+
+    TraceWriter writer(m_project, run, sourceId);
+    ImportContext ctx;
+    ctx.path = file.path;
+    ctx.fileSize = file.size;
+    ctx.writer = &writer;
+    ctx.progress = [&](double fraction) {
+        if (!m_progress)
+            return true;
+        return m_progress(ImportProgress{index, count, file.path, fraction});
+    };
+    if (m_progress && !m_progress(ImportProgress{index, count, file.path, 0.0})) {
+        m_project.rollback();
+        *cancelled = true;
+        report.status = SourceReport::Status::Cancelled;
+        report.message = QStringLiteral("cancelled");
+        return report;
+    }
+    ImportOutcome outcome = importer.import(ctx);
+    if (outcome.ok() && writer.failed()) {
+        outcome.status = ImportOutcome::Status::Failed;
+        outcome.error = QStringLiteral("could not write to the project: ") + writer.errorString();
+    }
+    if (outcome.ok() && writer.finish(outcome.warnings, &error) && m_project.commit(&error)) {
+        report.status = SourceReport::Status::Imported;
+        report.slices = writer.sliceCount();
+        report.counterSamples = writer.counterCount();
+        report.flows = writer.flowCount();
+        for (const auto &w : outcome.warnings)
+            report.warnings += w.count;
+        report.seconds = double(timer.nsecsElapsed()) / 1e9;
+        return report;
+    }
+    m_project.rollback();
+    if (outcome.status == ImportOutcome::Status::Cancelled) {
+        *cancelled = true;
+        report.status = SourceReport::Status::Cancelled;
+        report.message = QStringLiteral("cancelled; nothing of this file was kept");
+        return report;
+    }
+    if (outcome.ok()) // the importer succeeded, but finishing or committing did not
+        outcome = ImportOutcome{ImportOutcome::Status::Failed, -1,
+                                QStringLiteral("could not write to the project: ") + error, {}};
+    failWith(outcome.describe(file.path));
+
+    // Record the failure in its own small transaction. A file imported before keeps its data:
+    // its row stays 'imported' and carries the latest error.
+    if (m_project.begin(&error)) {
+        bool recorded = false;
+        if (existing && existing->status == QLatin1String("imported")) {
+            auto st = m_project.db().prepare("UPDATE source SET error=? WHERE id=?");
+            st.bind(1, QStringLiteral("re-import failed, previous import kept: ") + report.message);
+            st.bind(2, existing->id);
+            recorded = st.exec();
+        } else {
+            bool ok2 = true;
+            if (existing)
+                ok2 = m_project.deleteSource(existing->id, &error);
+            const RunId r = ok2 ? m_project.ensureRun(file.runName, &error) : 0;
+            if (r) {
+                auto st = m_project.db().prepare(
+                    "INSERT INTO source(run_id, path, format, size, mtime_ns, hash, "
+                    "importer_version, status, error) VALUES(?,?,?,?,?,?,?,'failed',?)");
+                st.bind(1, r);
+                st.bind(2, file.path);
+                st.bind(3, importer.format());
+                st.bind(4, file.size);
+                st.bind(5, mtime);
+                st.bind(6, hash);
+                st.bind(7, qint64(importer.version()));
+                st.bind(8, report.message);
+                recorded = st.exec();
+            }
+        }
+        if (!(recorded && m_project.commit(&error)))
+            m_project.rollback();
+    }
+    report.seconds = double(timer.nsecsElapsed()) / 1e9;
+    return report;
+}
+
+} // namespace gml

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "folderscanner.h"
+
+#include <QList>
+#include <QString>
+
+#include <functional>
+
+namespace gml {
+
+class Project;
+
+// What happened to one file.
+struct SourceReport
+{
+    enum class Status { Imported, Unchanged, Failed, Skipped, Cancelled };
+    QString path;
+    QString format;
+    QString runName;
+    Status status = Status::Skipped;
+    QString message; // error (with file and byte offset) or skip reason
+    qint64 slices = 0;
+    qint64 counterSamples = 0;
+    qint64 flows = 0;
+    qint64 warnings = 0;
+    qint64 bytes = 0;
+    double seconds = 0;
+};
+
+QString statusName(SourceReport::Status status);
+
+struct ImportProgress
+{
+    int fileIndex = 0; // 0-based
+    int fileCount = 0;
+    QString path;
+    double fraction = 0; // of the current file
+};
+
+// Imports scanned files into a project, one transaction per source: a failing file rolls back
+// alone (and is recorded as failed), nothing imported before is lost, an unchanged file (same
+// size, mtime and content hash, same importer version) is skipped, a changed one replaces its
+// previous import. Runs on whichever thread calls run(); the Project must belong to it.
+class ImportJob
+{
+public:
+    explicit ImportJob(Project &project) : m_project(project) {}
+    // Called often; return false to cancel (the current file rolls back, the rest is not read).
+    void setProgressCallback(std::function<bool(const ImportProgress &)> callback)
+    {
+        m_progress = std::move(callback);
+    }
+    QList<SourceReport> run(const QList<ScannedFile> &files);
+
+private:
+    SourceReport importOne(const ScannedFile &file, int index, int count, bool *cancelled);
+    void recordSkipped(const ScannedFile &file, SourceReport &report);
+
+    Project &m_project;
+    std::function<bool(const ImportProgress &)> m_progress;
+};
+
+// crc32 of the file's bytes as "crc32:xxxxxxxx"; empty when unreadable.
+QString fileHash(const QString &path);
+
+} // namespace gml

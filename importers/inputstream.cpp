@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "inputstream.h"
+
+#include <QFile>
+#include <QFileInfo>
+
+#include <zlib.h>
+
+namespace gml {
+
+InputStream::~InputStream()
+{
+    close();
+}
+
+bool InputStream::open(const QString &path)
+{
+    close();
+    QFileInfo info(path);
+    if (!info.exists() || !info.isFile()) {
+        m_error = QStringLiteral("no such file");
+        return false;
+    }
+    m_fileSize = info.size();
+    {
+        QFile f(path);
+        if (!f.open(QIODevice::ReadOnly)) {
+            m_error = f.errorString();
+            return false;
+        }
+        const QByteArray magic = f.read(2);
+        m_compressed = magic.size() == 2 && uchar(magic[0]) == 0x1f && uchar(magic[1]) == 0x8b;
+    }
+    // gzopen reads plain files unchanged ("transparent" mode), so one code path serves both.
+    m_gz = gzopen(QFile::encodeName(path).constData(), "rb");
+    if (!m_gz) {
+        m_error = QStringLiteral("cannot open file");
+        return false;
+    }
+    gzbuffer(static_cast<gzFile>(m_gz), 1 << 18);
+    return true;
+}
+
+void InputStream::close()
+{
+    if (m_gz) {
+        gzclose_r(static_cast<gzFile>(m_gz));
+        m_gz = nullptr;
+    }
+}
+
+qint64 InputStream::read(char *data, qint64 n)
+{
+    if (!m_gz)
+        return -1;
+    auto *gz = static_cast<gzFile>(m_gz);
+    qint64 total = 0;
+    while (total < n) {
+        const unsigned chunk = unsigned(std::min<qint64>(n - total, 1 << 30));
+        const int got = gzread(gz, data + total, chunk);
+        if (got < 0) {
+            int code = 0;
+            const char *msg = gzerror(gz, &code);
+            m_error = QStringLiteral("gzip data is corrupt or cut short (%1)")
+                          .arg(QString::fromUtf8(msg ? msg : "unknown zlib error"));
+            return -1;
+        }
+        if (got == 0) {
+            int code = 0;
+            const char *msg = gzerror(gz, &code);
+            if (code != Z_OK && code != Z_STREAM_END) {
+                m_error = QStringLiteral("gzip data is corrupt or cut short (%1)")
+                              .arg(QString::fromUtf8(msg ? msg : "unknown zlib error"));
+                return -1;
+            }
+            break;
+        }
+        total += got;
+    }
+    return total;
+}
+
+qint64 InputStream::filePosition() const
+{
+    return m_gz ? qint64(gzoffset(static_cast<gzFile>(m_gz))) : 0;
+}
+
+QByteArray InputStream::head(const QString &path, qint64 max, bool *compressed)
+{
+    InputStream in;
+    if (!in.open(path))
+        return {};
+    QByteArray out(max, Qt::Uninitialized);
+    const qint64 got = in.read(out.data(), max);
+    if (compressed)
+        *compressed = in.isCompressed();
+    // A cut gzip still yields its first bytes; sniffing only needs those.
+    out.resize(std::max<qint64>(0, got < 0 ? 0 : got));
+    return out;
+}
+
+} // namespace gml

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <QtGlobal>
+
+namespace gml {
+
+// Reads a file's bytes, gunzipping transparently when the content is gzip (by magic number,
+// not by extension). Offsets are positions in the decompressed stream.
+class InputStream
+{
+public:
+    InputStream() = default;
+    ~InputStream();
+    InputStream(const InputStream &) = delete;
+    InputStream &operator=(const InputStream &) = delete;
+
+    [[nodiscard]] bool open(const QString &path);
+    void close();
+
+    // Reads up to n bytes; returns the count, 0 at the end, -1 on error (see errorString()).
+    qint64 read(char *data, qint64 n);
+    bool isCompressed() const { return m_compressed; }
+    qint64 fileSize() const { return m_fileSize; }
+    // How far into the file (compressed bytes) reading has got, for progress.
+    qint64 filePosition() const;
+    QString errorString() const { return m_error; }
+
+    // The first `max` decompressed bytes of a file (for sniffing); empty on error.
+    static QByteArray head(const QString &path, qint64 max, bool *compressed = nullptr);
+
+private:
+    void *m_gz = nullptr; // gzFile
+    bool m_compressed = false;
+    qint64 m_fileSize = 0;
+    QString m_error;
+};
+
+} // namespace gml

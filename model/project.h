@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "sqlitedb.h"
+#include "types.h"
+
+#include <QHash>
+#include <QString>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace gml {
+
+// What the project remembers of one imported file (a row of `source`).
+struct SourceRecord
+{
+    SourceId id = 0;
+    RunId runId = 0;
+    QString path;
+    QString format;
+    qint64 size = 0;
+    qint64 mtimeNs = 0;
+    QString hash;
+    QString status;
+    QString error;
+};
+
+// One project file (.grademl): a SQLite database in WAL mode whose user_version is the schema
+// version. Opening migrates an older file forward. Not thread-safe: one Project per thread.
+class Project
+{
+public:
+    enum class Mode { ReadWrite, ReadOnly };
+
+    [[nodiscard]] static std::unique_ptr<Project> open(const QString &path, Mode mode,
+                                                       QString *error);
+    ~Project();
+
+    SqliteDb &db() { return m_db; }
+    const QString &path() const { return m_path; }
+    bool isReadOnly() const { return m_mode == Mode::ReadOnly; }
+    int schemaVersion() const;
+
+    // Transactions. rollback() also forgets strings interned since begin().
+    [[nodiscard]] bool begin(QString *error);
+    [[nodiscard]] bool commit(QString *error);
+    void rollback();
+
+    // Runs: created on first use, found by name afterwards.
+    [[nodiscard]] RunId ensureRun(const QString &name, QString *error);
+    std::optional<RunId> findRun(const QString &name);
+
+    std::optional<SourceRecord> sourceByPath(const QString &path);
+    // Deletes everything imported from a source (slices, counters, flows, tracks) and the row.
+    [[nodiscard]] bool deleteSource(SourceId id, QString *error);
+
+    // Interned strings: one id per distinct UTF-8 text, shared by the whole project.
+    StringId intern(std::string_view text);
+    QString string(StringId id);
+
+private:
+    Project() = default;
+    [[nodiscard]] bool migrate(QString *error);
+    void loadStrings();
+
+    SqliteDb m_db;
+    QString m_path;
+    Mode m_mode = Mode::ReadWrite;
+    bool m_stringsLoaded = false;
+    StringId m_maxStringId = 0;
+    StringId m_stringIdAtBegin = 0;
+    struct StringHash
+    {
+        using is_transparent = void;
+        size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
+    std::unordered_map<std::string, StringId, StringHash, std::equal_to<>> m_strings;
+    SqliteStatement m_insertString;
+};
+
+} // namespace gml

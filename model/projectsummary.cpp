@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "projectsummary.h"
+
+#include "project.h"
+
+#include <QHash>
+#include <QJsonDocument>
+
+#include <algorithm>
+#include <functional>
+
+namespace gml {
+
+namespace {
+
+QList<TrackSummary> orderTracks(QList<TrackSummary> tracks)
+{
+    QHash<TrackId, QList<int>> children;
+    for (int i = 0; i < tracks.size(); ++i)
+        children[tracks[i].parent].append(i);
+    QList<TrackSummary> ordered;
+    ordered.reserve(tracks.size());
+    std::function<void(TrackId)> visit = [&](TrackId parent) {
+        auto kids = children.value(parent);
+        std::stable_sort(kids.begin(), kids.end(), [&](int a, int b) {
+            if (tracks[a].sortKey != tracks[b].sortKey)
+                return tracks[a].sortKey < tracks[b].sortKey;
+            return tracks[a].name < tracks[b].name;
+        });
+        for (int k : kids) {
+            ordered.append(tracks[k]);
+            visit(tracks[k].id);
+        }
+    };
+    visit(0);
+    return ordered;
+}
+
+} // namespace
+
+QList<RunSummary> summarizeProject(Project &project, QString *error)
+{
+    auto &db = project.db();
+    QList<RunSummary> runs;
+    QHash<RunId, int> index;
+    auto r = db.prepare("SELECT id, name, kind, params FROM run ORDER BY id");
+    while (r.step()) {
+        RunSummary run;
+        run.id = r.int64(0);
+        run.name = r.text(1);
+        run.kind = r.text(2);
+        run.params = QJsonDocument::fromJson(r.text(3).toUtf8()).object();
+        index.insert(run.id, int(runs.size()));
+        runs.append(run);
+    }
+    auto s = db.prepare("SELECT id, run_id, path, format, status, error, warnings, slices, "
+                        "counter_samples, flows, clock_offset_ns, metadata FROM source ORDER BY path");
+    while (s.step()) {
+        SourceSummary src;
+        src.id = s.int64(0);
+        src.path = s.text(2);
+        src.format = s.text(3);
+        src.status = s.text(4);
+        src.error = s.text(5);
+        src.warnings = QJsonDocument::fromJson(s.text(6).toUtf8()).array();
+        for (const auto &w : src.warnings)
+            src.warningCount += w.toObject().value(QStringLiteral("count")).toInteger(1);
+        src.slices = s.int64(7);
+        src.counterSamples = s.int64(8);
+        src.flows = s.int64(9);
+        src.clockOffset = s.int64(10);
+        src.metadata = QJsonDocument::fromJson(s.text(11).toUtf8()).object();
+        if (auto it = index.constFind(s.int64(1)); it != index.constEnd()) {
+            auto &run = runs[*it];
+            run.slices += src.slices;
+            run.counterSamples += src.counterSamples;
+            run.flows += src.flows;
+            run.sources.append(src);
+        }
+    }
+    auto ext = db.prepare(
+        "SELECT t.run_id, min(t.start_ns + coalesce(src.clock_offset_ns, 0)), "
+        "max(t.end_ns + coalesce(src.clock_offset_ns, 0)) FROM track t "
+        "LEFT JOIN source src ON src.id = t.source_id WHERE t.start_ns IS NOT NULL "
+        "GROUP BY t.run_id");
+    while (ext.step()) {
+        if (auto it = index.constFind(ext.int64(0)); it != index.constEnd()) {
+            runs[*it].start = ext.int64(1);
+            runs[*it].end = ext.int64(2);
+        }
+    }
+    QHash<RunId, QList<TrackSummary>> tracks;
+    auto t = db.prepare("SELECT id, run_id, coalesce(parent_id, 0), kind, name, sort_key, "
+                        "coalesce(rank, -1), unit, slice_count, counter_count FROM track");
+    while (t.step()) {
+        TrackSummary ts;
+        ts.id = t.int64(0);
+        ts.parent = t.int64(2);
+        ts.kind = TrackKind(t.int64(3));
+        ts.name = t.text(4);
+        ts.sortKey = t.int64(5);
+        ts.rank = int(t.int64(6));
+        ts.unit = t.text(7);
+        ts.slices = t.int64(8);
+        ts.counterSamples = t.int64(9);
+        tracks[t.int64(1)].append(ts);
+    }
+    for (auto &run : runs)
+        run.tracks = orderTracks(tracks.value(run.id));
+    if (!r.errorString().isEmpty() && error)
+        *error = r.errorString();
+    return runs;
+}
+
+QJsonObject summaryToJson(const QList<RunSummary> &runs)
+{
+    QJsonArray jruns;
+    for (const auto &run : runs) {
+        QJsonObject o;
+        o.insert(QStringLiteral("name"), run.name);
+        o.insert(QStringLiteral("kind"), run.kind);
+        o.insert(QStringLiteral("start_ns"), run.start);
+        o.insert(QStringLiteral("end_ns"), run.end);
+        o.insert(QStringLiteral("tracks"), qint64(run.tracks.size()));
+        o.insert(QStringLiteral("slices"), run.slices);
+        o.insert(QStringLiteral("counter_samples"), run.counterSamples);
+        o.insert(QStringLiteral("flows"), run.flows);
+        o.insert(QStringLiteral("params"), run.params);
+        QJsonArray sources;
+        for (const auto &src : run.sources) {
+            QJsonObject so;
+            so.insert(QStringLiteral("path"), src.path);
+            so.insert(QStringLiteral("format"), src.format);
+            so.insert(QStringLiteral("status"), src.status);
+            so.insert(QStringLiteral("error"),
+                      src.error.isEmpty() ? QJsonValue() : QJsonValue(src.error));
+            so.insert(QStringLiteral("warnings"), src.warnings);
+            so.insert(QStringLiteral("slices"), src.slices);
+            so.insert(QStringLiteral("counter_samples"), src.counterSamples);
+            so.insert(QStringLiteral("flows"), src.flows);
+            so.insert(QStringLiteral("clock_offset_ns"), src.clockOffset);
+            sources.append(so);
+        }
+        o.insert(QStringLiteral("sources"), sources);
+        QJsonArray jt;
+        for (const auto &tr : run.tracks) {
+            QJsonObject to;
+            to.insert(QStringLiteral("id"), tr.id);
+            to.insert(QStringLiteral("parent"), tr.parent ? QJsonValue(tr.parent) : QJsonValue());
+            to.insert(QStringLiteral("kind"), trackKindName(tr.kind));
+            to.insert(QStringLiteral("name"), tr.name);
+            if (tr.rank >= 0)
+                to.insert(QStringLiteral("rank"), tr.rank);
+            if (!tr.unit.isEmpty())
+                to.insert(QStringLiteral("unit"), tr.unit);
+            to.insert(QStringLiteral("slices"), tr.slices);
+            to.insert(QStringLiteral("counter_samples"), tr.counterSamples);
+            jt.append(to);
+        }
+        o.insert(QStringLiteral("track_tree"), jt);
+        jruns.append(o);
+    }
+    QJsonObject root;
+    root.insert(QStringLiteral("runs"), jruns);
+    return root;
+}
+
+static QString formatDuration(TimeNs ns)
+{
+    if (ns >= 1'000'000'000)
+        return QString::number(double(ns) / 1e9, 'f', 3) + QStringLiteral(" s");
+    if (ns >= 1'000'000)
+        return QString::number(double(ns) / 1e6, 'f', 3) + QStringLiteral(" ms");
+    if (ns >= 1'000)
+        return QString::number(double(ns) / 1e3, 'f', 3) + QStringLiteral(" µs");
+    return QString::number(ns) + QStringLiteral(" ns");
+}
+
+QString summaryToText(const QList<RunSummary> &runs)
+{
+    QString out;
+    for (const auto &run : runs) {
+        out += QStringLiteral("run %1 (%2): %3 sources, %4 tracks, %5 slices, %6 counter samples, "
+                              "%7 flows, span %8\n")
+                   .arg(run.name, run.kind)
+                   .arg(run.sources.size())
+                   .arg(run.tracks.size())
+                   .arg(run.slices)
+                   .arg(run.counterSamples)
+                   .arg(run.flows)
+                   .arg(formatDuration(run.end - run.start));
+        for (const auto &src : run.sources) {
+            out += QStringLiteral("  source %1 [%2] %3: %4 slices, %5 counter samples, %6 flows")
+                       .arg(src.path, src.format, src.status)
+                       .arg(src.slices)
+                       .arg(src.counterSamples)
+                       .arg(src.flows);
+            if (src.warningCount)
+                out += QStringLiteral(", %1 warnings").arg(src.warningCount);
+            out += QLatin1Char('\n');
+            if (!src.error.isEmpty())
+                out += QStringLiteral("    error: ") + src.error + QLatin1Char('\n');
+            for (const auto &w : src.warnings) {
+                const auto wo = w.toObject();
+                out += QStringLiteral("    warning: ") + wo.value(QStringLiteral("message")).toString();
+                if (wo.value(QStringLiteral("count")).toInteger(1) > 1)
+                    out += QStringLiteral(" (x%1)").arg(wo.value(QStringLiteral("count")).toInteger());
+                out += QLatin1Char('\n');
+            }
+        }
+        QHash<TrackId, int> depth;
+        for (const auto &tr : run.tracks) {
+            const int d = tr.parent ? depth.value(tr.parent) + 1 : 0;
+            depth.insert(tr.id, d);
+            out += QString(2 + 2 * d, QLatin1Char(' ')) + tr.name + QStringLiteral(" [") +
+                   trackKindName(tr.kind) + QLatin1Char(']');
+            if (tr.slices)
+                out += QStringLiteral(" %1 slices").arg(tr.slices);
+            if (tr.counterSamples)
+                out += QStringLiteral(" %1 samples").arg(tr.counterSamples);
+            if (!tr.unit.isEmpty())
+                out += QStringLiteral(" (") + tr.unit + QLatin1Char(')');
+            out += QLatin1Char('\n');
+        }
+    }
+    return out;
+}
+
+} // namespace gml

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "types.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+
+namespace gml {
+
+class Project;
+
+struct SourceSummary
+{
+    SourceId id = 0;
+    QString path;
+    QString format;
+    QString status;
+    QString error;
+    QJsonArray warnings;
+    qint64 warningCount = 0; // sum of the folded counts
+    qint64 slices = 0;
+    qint64 counterSamples = 0;
+    qint64 flows = 0;
+    TimeNs clockOffset = 0;
+    QJsonObject metadata;
+};
+
+struct TrackSummary
+{
+    TrackId id = 0;
+    TrackId parent = 0;
+    TrackKind kind = TrackKind::Thread;
+    QString name;
+    qint64 sortKey = 0;
+    int rank = -1;
+    QString unit;
+    qint64 slices = 0;
+    qint64 counterSamples = 0;
+};
+
+struct RunSummary
+{
+    RunId id = 0;
+    QString name;
+    QString kind;
+    TimeNs start = 0; // project clock; 0 when the run has no data
+    TimeNs end = 0;
+    qint64 slices = 0;
+    qint64 counterSamples = 0;
+    qint64 flows = 0;
+    QJsonObject params;
+    QList<SourceSummary> sources;
+    QList<TrackSummary> tracks; // depth-first, siblings by sort key then name
+};
+
+// Everything `grademl info` prints; one pass of a few aggregate queries.
+QList<RunSummary> summarizeProject(Project &project, QString *error);
+QJsonObject summaryToJson(const QList<RunSummary> &runs);
+QString summaryToText(const QList<RunSummary> &runs);
+
+} // namespace gml

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "schema.h"
+
+namespace gml::schema {
+
+// Version 1. Notes on choices:
+// - slice.ts / counter.ts are nanoseconds on the SOURCE's clock; project time is
+//   ts + source.clock_offset_ns, so re-aligning a source never rewrites its rows
+//   (see the *_abs views).
+// - slice nesting depth is not stored: the in-memory TrackStore computes it when a track loads.
+// - slice, counter and flow rows carry no foreign keys (bulk-insert speed); they are deleted
+//   with their source by Project::deleteSourceData(), inside the importing transaction.
+static constexpr std::string_view kV1 = R"SQL(
+CREATE TABLE string(
+  id INTEGER PRIMARY KEY,
+  value TEXT NOT NULL UNIQUE
+);
+CREATE TABLE experiment(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  params TEXT NOT NULL DEFAULT '{}',
+  tags TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE workload(
+  id INTEGER PRIMARY KEY,
+  experiment_id INTEGER REFERENCES experiment(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  UNIQUE(experiment_id, name)
+);
+CREATE TABLE run(
+  id INTEGER PRIMARY KEY,
+  workload_id INTEGER REFERENCES workload(id) ON DELETE SET NULL,
+  name TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL DEFAULT 'measured',
+  params TEXT NOT NULL DEFAULT '{}',
+  tags TEXT NOT NULL DEFAULT '{}',
+  created_at TEXT NOT NULL DEFAULT (datetime('now'))
+);
+CREATE TABLE source(
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+  path TEXT NOT NULL UNIQUE,
+  format TEXT NOT NULL,
+  size INTEGER NOT NULL DEFAULT 0,
+  mtime_ns INTEGER NOT NULL DEFAULT 0,
+  hash TEXT,
+  importer_version INTEGER NOT NULL DEFAULT 0,
+  clock_offset_ns INTEGER NOT NULL DEFAULT 0,
+  status TEXT NOT NULL CHECK (status IN ('imported', 'failed', 'skipped')),
+  error TEXT,
+  warnings TEXT NOT NULL DEFAULT '[]',
+  slices INTEGER NOT NULL DEFAULT 0,
+  counter_samples INTEGER NOT NULL DEFAULT 0,
+  flows INTEGER NOT NULL DEFAULT 0,
+  metadata TEXT NOT NULL DEFAULT '{}',
+  imported_at TEXT NOT NULL DEFAULT (datetime('now'))
+);
+CREATE INDEX source_run ON source(run_id);
+CREATE TABLE track(
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+  source_id INTEGER REFERENCES source(id) ON DELETE CASCADE,
+  parent_id INTEGER REFERENCES track(id) ON DELETE CASCADE,
+  kind INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  sort_key INTEGER NOT NULL DEFAULT 0,
+  rank INTEGER,
+  pid TEXT,
+  tid TEXT,
+  unit TEXT,
+  start_ns INTEGER,
+  end_ns INTEGER,
+  slice_count INTEGER NOT NULL DEFAULT 0,
+  counter_count INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX track_run ON track(run_id);
+CREATE INDEX track_source ON track(source_id);
+CREATE INDEX track_parent ON track(parent_id);
+CREATE TABLE slice(
+  id INTEGER PRIMARY KEY,
+  track_id INTEGER NOT NULL,
+  ts INTEGER NOT NULL,
+  dur INTEGER NOT NULL,
+  name_id INTEGER NOT NULL,
+  cat_id INTEGER,
+  correlation INTEGER,
+  external_id INTEGER,
+  args TEXT
+);
+CREATE INDEX slice_track_ts ON slice(track_id, ts);
+CREATE TABLE counter(
+  track_id INTEGER NOT NULL,
+  ts INTEGER NOT NULL,
+  value REAL NOT NULL
+);
+CREATE INDEX counter_track_ts ON counter(track_id, ts);
+CREATE TABLE flow(
+  id INTEGER PRIMARY KEY,
+  source_id INTEGER NOT NULL,
+  kind INTEGER NOT NULL,
+  from_slice INTEGER NOT NULL,
+  to_slice INTEGER NOT NULL
+);
+CREATE INDEX flow_from ON flow(from_slice);
+CREATE INDEX flow_to ON flow(to_slice);
+CREATE INDEX flow_source ON flow(source_id);
+CREATE TABLE scenario(
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  transforms TEXT NOT NULL DEFAULT '[]',
+  results TEXT,
+  UNIQUE(run_id, name)
+);
+CREATE VIEW slice_abs AS
+  SELECT s.id, s.track_id, t.run_id, s.ts + src.clock_offset_ns AS ts, s.dur,
+         n.value AS name, c.value AS category, s.correlation, s.external_id, s.args
+  FROM slice s JOIN track t ON t.id = s.track_id
+  LEFT JOIN source src ON src.id = t.source_id
+  LEFT JOIN string n ON n.id = s.name_id
+  LEFT JOIN string c ON c.id = s.cat_id;
+CREATE VIEW counter_abs AS
+  SELECT k.track_id, t.run_id, t.name AS track, t.unit, k.ts + src.clock_offset_ns AS ts, k.value
+  FROM counter k JOIN track t ON t.id = k.track_id
+  LEFT JOIN source src ON src.id = t.source_id;
+)SQL";
+
+const std::vector<std::string_view> &migrations()
+{
+    static const std::vector<std::string_view> all = {kV1};
+    return all;
+}
+
+} // namespace gml::schema

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "sqlitedb.h"
+
+#include <sqlite3.h>
+
+#include <utility>
+
+namespace gml {
+
+SqliteStatement::SqliteStatement(sqlite3 *db, std::string_view sql) : m_db(db)
+{
+    const int rc = sqlite3_prepare_v3(db, sql.data(), int(sql.size()), SQLITE_PREPARE_PERSISTENT,
+                                      &m_stmt, nullptr);
+    if (rc != SQLITE_OK) {
+        m_error = QString::fromUtf8(sqlite3_errmsg(db));
+        m_stmt = nullptr;
+    }
+}
+
+SqliteStatement::~SqliteStatement()
+{
+    sqlite3_finalize(m_stmt);
+}
+
+SqliteStatement::SqliteStatement(SqliteStatement &&other) noexcept
+    : m_db(std::exchange(other.m_db, nullptr)), m_stmt(std::exchange(other.m_stmt, nullptr)),
+      m_lastResult(other.m_lastResult), m_error(std::move(other.m_error))
+{
+}
+
+SqliteStatement &SqliteStatement::operator=(SqliteStatement &&other) noexcept
+{
+    if (this != &other) {
+        sqlite3_finalize(m_stmt);
+        m_db = std::exchange(other.m_db, nullptr);
+        m_stmt = std::exchange(other.m_stmt, nullptr);
+        m_lastResult = other.m_lastResult;
+        m_error = std::move(other.m_error);
+    }
+    return *this;
+}
+
+void SqliteStatement::bind(int index, qint64 value)
+{
+    sqlite3_bind_int64(m_stmt, index, value);
+}
+
+void SqliteStatement::bind(int index, double value)
+{
+    sqlite3_bind_double(m_stmt, index, value);
+}
+
+void SqliteStatement::bind(int index, std::string_view text)
+{
+    sqlite3_bind_text(m_stmt, index, text.data(), int(text.size()), SQLITE_TRANSIENT);
+}
+
+void SqliteStatement::bind(int index, const QString &text)
+{
+    const QByteArray utf8 = text.toUtf8();
+    sqlite3_bind_text(m_stmt, index, utf8.constData(), int(utf8.size()), SQLITE_TRANSIENT);
+}
+
+void SqliteStatement::bindNull(int index)
+{
+    sqlite3_bind_null(m_stmt, index);
+}
+
+bool SqliteStatement::step()
+{
+    if (!m_stmt)
+        return false;
+    m_lastResult = sqlite3_step(m_stmt);
+    if (m_lastResult == SQLITE_ROW)
+        return true;
+    if (m_lastResult != SQLITE_DONE)
+        m_error = QString::fromUtf8(sqlite3_errmsg(m_db));
+    return false;
+}
+
+bool SqliteStatement::exec()
+{
+    if (!m_stmt)
+        return false;
+    step();
+    const bool ok = m_lastResult == SQLITE_DONE;
+    sqlite3_reset(m_stmt);
+    return ok;
+}
+
+void SqliteStatement::reset()
+{
+    sqlite3_reset(m_stmt);
+}
+
+int SqliteStatement::columnCount() const
+{
+    return sqlite3_column_count(m_stmt);
+}
+
+bool SqliteStatement::isNull(int column) const
+{
+    return sqlite3_column_type(m_stmt, column) == SQLITE_NULL;
+}
+
+qint64 SqliteStatement::int64(int column) const
+{
+    return sqlite3_column_int64(m_stmt, column);
+}
+
+double SqliteStatement::real(int column) const
+{
+    return sqlite3_column_double(m_stmt, column);
+}
+
+QString SqliteStatement::text(int column) const
+{
+    const auto view = textView(column);
+    return QString::fromUtf8(view.data(), qsizetype(view.size()));
+}
+
+std::string_view SqliteStatement::textView(int column) const
+{
+    const auto *p = reinterpret_cast<const char *>(sqlite3_column_text(m_stmt, column));
+    if (!p)
+        return {};
+    return std::string_view(p, size_t(sqlite3_column_bytes(m_stmt, column)));
+}
+
+int SqliteStatement::columnType(int column) const
+{
+    return sqlite3_column_type(m_stmt, column);
+}
+
+QString SqliteStatement::columnName(int column) const
+{
+    return QString::fromUtf8(sqlite3_column_name(m_stmt, column));
+}
+
+SqliteDb::~SqliteDb()
+{
+    close();
+}
+
+bool SqliteDb::open(const QString &path, bool readOnly, QString *error)
+{
+    close();
+    const int flags = readOnly ? SQLITE_OPEN_READONLY
+                               : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    const QByteArray p = path.toUtf8();
+    const int rc = sqlite3_open_v2(p.constData(), &m_db, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (rc != SQLITE_OK) {
+        if (error)
+            *error = m_db ? QString::fromUtf8(sqlite3_errmsg(m_db))
+                          : QString::fromUtf8(sqlite3_errstr(rc));
+        close();
+        return false;
+    }
+    sqlite3_extended_result_codes(m_db, 1);
+    sqlite3_busy_timeout(m_db, 5000);
+    return true;
+}
+
+void SqliteDb::close()
+{
+    if (m_db) {
+        sqlite3_close_v2(m_db);
+        m_db = nullptr;
+    }
+}
+
+bool SqliteDb::exec(std::string_view sql, QString *error)
+{
+    char *msg = nullptr;
+    const std::string s(sql);
+    const int rc = sqlite3_exec(m_db, s.c_str(), nullptr, nullptr, &msg);
+    if (rc != SQLITE_OK) {
+        if (error)
+            *error = QString::fromUtf8(msg ? msg : sqlite3_errstr(rc));
+        sqlite3_free(msg);
+        return false;
+    }
+    return true;
+}
+
+qint64 SqliteDb::scalar(std::string_view sql, qint64 fallback) const
+{
+    SqliteStatement st(m_db, sql);
+    if (st.step() && !st.isNull(0))
+        return st.int64(0);
+    return fallback;
+}
+
+qint64 SqliteDb::lastInsertRowId() const
+{
+    return sqlite3_last_insert_rowid(m_db);
+}
+
+QString SqliteDb::lastError() const
+{
+    return m_db ? QString::fromUtf8(sqlite3_errmsg(m_db)) : QString();
+}
+
+} // namespace gml

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QString>
+#include <QtGlobal>
+
+#include <string_view>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace gml {
+
+// A thin RAII layer over the SQLite C API. One connection per thread (DESIGN.md).
+class SqliteStatement
+{
+public:
+    SqliteStatement() = default;
+    SqliteStatement(sqlite3 *db, std::string_view sql);
+    ~SqliteStatement();
+    SqliteStatement(SqliteStatement &&other) noexcept;
+    SqliteStatement &operator=(SqliteStatement &&other) noexcept;
+    SqliteStatement(const SqliteStatement &) = delete;
+    SqliteStatement &operator=(const SqliteStatement &) = delete;
+
+    bool isValid() const { return m_stmt != nullptr; }
+    QString errorString() const { return m_error; }
+
+    void bind(int index, qint64 value);
+    void bind(int index, double value);
+    void bind(int index, std::string_view text); // copied by SQLite (SQLITE_TRANSIENT)
+    void bind(int index, const QString &text);
+    void bindNull(int index);
+
+    // Returns true while a row is available; false at the end or on error (see lastError()).
+    bool step();
+    // step() expecting SQLITE_DONE; returns false (and sets lastError) on failure.
+    bool exec();
+    void reset();
+
+    int columnCount() const;
+    bool isNull(int column) const;
+    qint64 int64(int column) const;
+    double real(int column) const;
+    QString text(int column) const;
+    std::string_view textView(int column) const;
+    int columnType(int column) const;
+    QString columnName(int column) const;
+
+    int lastResult() const { return m_lastResult; }
+    sqlite3_stmt *handle() const { return m_stmt; }
+
+private:
+    sqlite3 *m_db = nullptr;
+    sqlite3_stmt *m_stmt = nullptr;
+    int m_lastResult = 0;
+    QString m_error;
+};
+
+class SqliteDb
+{
+public:
+    SqliteDb() = default;
+    ~SqliteDb();
+    SqliteDb(const SqliteDb &) = delete;
+    SqliteDb &operator=(const SqliteDb &) = delete;
+
+    [[nodiscard]] bool open(const QString &path, bool readOnly, QString *error);
+    void close();
+    bool isOpen() const { return m_db != nullptr; }
+    sqlite3 *handle() const { return m_db; }
+
+    [[nodiscard]] bool exec(std::string_view sql, QString *error = nullptr);
+    SqliteStatement prepare(std::string_view sql) const { return SqliteStatement(m_db, sql); }
+    qint64 scalar(std::string_view sql, qint64 fallback = 0) const;
+    qint64 lastInsertRowId() const;
+    QString lastError() const;
+
+private:
+    sqlite3 *m_db = nullptr;
+};
+
+} // namespace gml

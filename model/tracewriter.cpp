@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "tracewriter.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+namespace gml {
+
+TraceWriter::TraceWriter(Project &project, RunId run, SourceId source)
+    : m_project(project), m_run(run), m_source(source)
+{
+    auto &db = project.db();
+    m_insertTrack = db.prepare("INSERT INTO track(id, run_id, source_id, parent_id, kind, name, "
+                               "sort_key, rank, pid, tid, unit) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
+    m_insertSlice = db.prepare("INSERT INTO slice(id, track_id, ts, dur, name_id, cat_id, "
+                               "correlation, external_id, args) VALUES(?,?,?,?,?,?,?,?,?)");
+    m_insertCounter = db.prepare("INSERT INTO counter(track_id, ts, value) VALUES(?,?,?)");
+    m_insertFlow = db.prepare("INSERT INTO flow(source_id, kind, from_slice, to_slice) "
+                              "VALUES(?,?,?,?)");
+    // Ids are ours to assign inside the transaction that holds the write lock.
+    m_firstTrack = m_nextTrack = db.scalar("SELECT coalesce(max(id), 0) + 1 FROM track");
+    m_nextSlice = db.scalar("SELECT coalesce(max(id), 0) + 1 FROM slice");
+}
+
+void TraceWriter::fail(const SqliteStatement &st)
+{
+    if (m_error.isEmpty())
+        m_error = st.errorString().isEmpty() ? m_project.db().lastError() : st.errorString();
+}
+
+TraceWriter::TrackStats &TraceWriter::stats(TrackId track)
+{
+    return m_trackStats[size_t(track - m_firstTrack)];
+}
+
+TrackId TraceWriter::addTrack(const TrackSpec &spec)
+{
+    const TrackId id = m_nextTrack++;
+    auto &st = m_insertTrack;
+    st.bind(1, id);
+    st.bind(2, m_run);
+    st.bind(3, m_source);
+    if (spec.parent)
+        st.bind(4, spec.parent);
+    else
+        st.bindNull(4);
+    st.bind(5, qint64(spec.kind));
+    st.bind(6, spec.name);
+    st.bind(7, spec.sortKey);
+    if (spec.rank >= 0)
+        st.bind(8, qint64(spec.rank));
+    else
+        st.bindNull(8);
+    auto bindOpt = [&](int i, const QString &s) {
+        if (s.isNull())
+            st.bindNull(i);
+        else
+            st.bind(i, s);
+    };
+    bindOpt(9, spec.pid);
+    bindOpt(10, spec.tid);
+    bindOpt(11, spec.unit);
+    if (!st.exec())
+        fail(st);
+    m_trackStats.emplace_back();
+    return id;
+}
+
+void TraceWriter::setTrackName(TrackId track, const QString &name, qint64 sortKey)
+{
+    auto st = m_project.db().prepare("UPDATE track SET name=?, sort_key=? WHERE id=?");
+    st.bind(1, name);
+    st.bind(2, sortKey);
+    st.bind(3, track);
+    if (!st.exec())
+        fail(st);
+}
+
+SliceId TraceWriter::addSlice(TrackId track, TimeNs ts, TimeNs dur, StringId name,
+                              StringId category, qint64 correlation, qint64 externalId,
+                              std::string_view argsJson)
+{
+    const SliceId id = m_nextSlice++;
+    auto &st = m_insertSlice;
+    st.bind(1, id);
+    st.bind(2, track);
+    st.bind(3, ts);
+    st.bind(4, dur);
+    st.bind(5, name);
+    if (category)
+        st.bind(6, category);
+    else
+        st.bindNull(6);
+    if (correlation != kNoId)
+        st.bind(7, correlation);
+    else
+        st.bindNull(7);
+    if (externalId != kNoId)
+        st.bind(8, externalId);
+    else
+        st.bindNull(8);
+    if (argsJson.empty())
+        st.bindNull(9);
+    else
+        st.bind(9, argsJson);
+    if (!st.exec())
+        fail(st);
+    auto &s = stats(track);
+    s.start = std::min(s.start, ts);
+    s.end = std::max(s.end, ts + dur);
+    ++s.slices;
+    ++m_slices;
+    return id;
+}
+
+void TraceWriter::addCounter(TrackId track, TimeNs ts, double value)
+{
+    auto &st = m_insertCounter;
+    st.bind(1, track);
+    st.bind(2, ts);
+    st.bind(3, value);
+    if (!st.exec())
+        fail(st);
+    auto &s = stats(track);
+    s.start = std::min(s.start, ts);
+    s.end = std::max(s.end, ts);
+    ++s.counters;
+    ++m_counters;
+}
+
+void TraceWriter::addFlow(FlowKind kind, SliceId from, SliceId to)
+{
+    auto &st = m_insertFlow;
+    st.bind(1, m_source);
+    st.bind(2, qint64(kind));
+    st.bind(3, from);
+    st.bind(4, to);
+    if (!st.exec())
+        fail(st);
+    ++m_flows;
+}
+
+void TraceWriter::setSourceRank(int rank)
+{
+    auto st = m_project.db().prepare("UPDATE track SET rank=? WHERE source_id=?");
+    st.bind(1, qint64(rank));
+    st.bind(2, m_source);
+    if (!st.exec())
+        fail(st);
+}
+
+void TraceWriter::mergeRunParams(const QJsonObject &params)
+{
+    auto get = m_project.db().prepare("SELECT params FROM run WHERE id=?");
+    get.bind(1, m_run);
+    QJsonObject merged;
+    if (get.step())
+        merged = QJsonDocument::fromJson(get.text(0).toUtf8()).object();
+    for (auto it = params.begin(); it != params.end(); ++it) {
+        const auto existing = merged.value(it.key());
+        if (existing.isArray() && it.value().isArray()) {
+            QJsonArray joined = existing.toArray();
+            for (const auto &v : it.value().toArray())
+                if (!joined.contains(v))
+                    joined.append(v);
+            merged.insert(it.key(), joined);
+        } else {
+            merged.insert(it.key(), it.value());
+        }
+    }
+    auto put = m_project.db().prepare("UPDATE run SET params=? WHERE id=?");
+    put.bind(1, QString::fromUtf8(QJsonDocument(merged).toJson(QJsonDocument::Compact)));
+    put.bind(2, m_run);
+    if (!put.exec())
+        fail(put);
+}
+
+bool TraceWriter::finish(const QList<ImportWarning> &warnings, QString *error)
+{
+    auto st = m_project.db().prepare("UPDATE track SET start_ns=?, end_ns=?, slice_count=?, "
+                                     "counter_count=? WHERE id=?");
+    for (size_t i = 0; i < m_trackStats.size(); ++i) {
+        const auto &s = m_trackStats[i];
+        if (s.slices + s.counters > 0) {
+            st.bind(1, s.start);
+            st.bind(2, s.end);
+        } else {
+            st.bindNull(1);
+            st.bindNull(2);
+        }
+        st.bind(3, s.slices);
+        st.bind(4, s.counters);
+        st.bind(5, m_firstTrack + qint64(i));
+        if (!st.exec())
+            fail(st);
+    }
+    QJsonArray w;
+    for (const auto &warning : warnings) {
+        QJsonObject o;
+        o.insert(QStringLiteral("message"), warning.message);
+        if (warning.offset >= 0)
+            o.insert(QStringLiteral("offset"), warning.offset);
+        o.insert(QStringLiteral("count"), warning.count);
+        w.append(o);
+    }
+    auto src = m_project.db().prepare(
+        "UPDATE source SET status='imported', error=NULL, slices=?, counter_samples=?, flows=?, "
+        "clock_offset_ns=?, metadata=?, warnings=? WHERE id=?");
+    src.bind(1, m_slices);
+    src.bind(2, m_counters);
+    src.bind(3, m_flows);
+    src.bind(4, m_clockOffset);
+    src.bind(5, QString::fromUtf8(QJsonDocument(m_metadata).toJson(QJsonDocument::Compact)));
+    src.bind(6, QString::fromUtf8(QJsonDocument(w).toJson(QJsonDocument::Compact)));
+    src.bind(7, m_source);
+    if (!src.exec())
+        fail(src);
+    if (failed() && error)
+        *error = m_error;
+    return !failed();
+}
+
+} // namespace gml

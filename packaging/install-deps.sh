@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs exactly the Debian 12 packages GradeML Studio needs to build, test and run.
+# Idempotent: packages already present are left alone, and apt is not touched at all
+# when everything is installed. Nothing is downloaded from outside Debian's archive.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config
+  qt6-base-dev qt6-base-dev-tools libqt6svg6-dev libqt6charts6-dev libqt6opengl6-dev
+  libqcustomplot-dev
+  libsqlite3-dev sqlite3
+  libboost-graph-dev
+  libsimdjson-dev zlib1g-dev
+  libgl-dev
+  qt6-qpa-plugins libqt6svg6 fonts-dejavu-core
+  xvfb xauth
+  python3
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
