@@ -219,6 +219,7 @@ private:
 
     std::vector<std::pair<qint64, SliceId>> m_runtimeByCorr;
     std::vector<std::tuple<qint64, SliceId, bool>> m_gpuByCorr; // bool: a cuda_sync event
+    std::unordered_set<qint64> m_linkedCorrelations; // launch/sync edges made from correlation ids
     std::vector<std::pair<qint64, SliceId>> m_opByExt;
     std::vector<std::pair<qint64, SliceId>> m_gpuByExt;
     std::unordered_map<std::string, std::vector<FlowPoint>> m_flows;
@@ -346,7 +347,7 @@ StringId Session::internText(const Value &v, qint64 offset, const char *what)
                        QStringLiteral("invalid UTF-8 in an event's %1 at byte %2 (replaced "
                                       "with U+FFFD)")
                            .arg(QLatin1String(what))
-                           .arg(v.offset + bad));
+                           .arg(v.offset + 1 + bad)); // +1: the opening quote
         s = json::repairUtf8(s);
     }
     return m_w.intern(s);
@@ -703,12 +704,15 @@ SliceId Session::bind(ThreadState *t, TimeNs ts, bool enclosing)
         // before ts, the first that still contains ts (bounded walk).
         auto it = std::upper_bound(v.begin(), v.end(), ts,
                                    [](TimeNs x, const SliceRef &s) { return x < s.start; });
+        SliceId instantAtTs = 0; // a zero-length slice at ts only if nothing spans ts
         for (int steps = 0; it != v.begin() && steps < 4096; ++steps) {
             --it;
-            if (it->end > ts || it->start == ts)
+            if (it->end > ts)
                 return it->id;
+            if (it->start == ts && !instantAtTs)
+                instantAtTs = it->id;
         }
-        return 0;
+        return instantAtTs;
     }
     auto it = std::lower_bound(v.begin(), v.end(), ts,
                                [](const SliceRef &s, TimeNs x) { return s.start < x; });
@@ -730,6 +734,7 @@ void Session::linkCorrelations()
             m_w.addFlow(FlowKind::Sync, gpu, it->second);
         else
             m_w.addFlow(FlowKind::Launch, it->second, gpu);
+        m_linkedCorrelations.insert(corr);
     }
     if (unmatched)
         m_warnings.add(QStringLiteral("corr unmatched"), -1,
@@ -752,20 +757,6 @@ void Session::linkFlows()
         std::sort(t->slices.begin(), t->slices.end(), [](const SliceRef &a, const SliceRef &b) {
             return a.start != b.start ? a.start < b.start : a.end > b.end;
         });
-    // Launch edges already made from correlation ids are not written twice.
-    std::unordered_set<quint64> launches;
-    {
-        // Rebuild the set from the sorted correlation tables (cheap, avoids a second pass
-        // over the database).
-        for (const auto &[corr, gpu, isSync] : m_gpuByCorr) {
-            if (isSync)
-                continue;
-            auto it = std::lower_bound(m_runtimeByCorr.begin(), m_runtimeByCorr.end(),
-                                       std::make_pair(corr, SliceId(0)));
-            if (it != m_runtimeByCorr.end() && it->first == corr)
-                launches.insert(quint64(it->second) * 1000003ULL ^ quint64(gpu));
-        }
-    }
     qint64 dangling = 0;
     qint64 danglingOffset = -1;
     qint64 unbound = 0;
@@ -806,8 +797,14 @@ void Session::linkFlows()
             const FlowKind kind = isLaunchFlowCategory(fp.category) ? FlowKind::Launch
                                   : fp.category == "fwdbwd"         ? FlowKind::Sequence
                                                                     : FlowKind::TraceFlow;
-            if (kind != FlowKind::Launch ||
-                !launches.count(quint64(current) * 1000003ULL ^ quint64(bound)))
+            // Kineto's launch flows carry the correlation id as their id: when the correlation
+            // already gave the launch edge, the flow pair adds nothing.
+            bool redundant = false;
+            if (kind == FlowKind::Launch) {
+                const std::string id = key.substr(key.find('\x1f') + 1);
+                redundant = isNumeric(id) && m_linkedCorrelations.count(std::stoll(id));
+            }
+            if (!redundant)
                 m_w.addFlow(kind, current, bound);
             current = fp.phase == 't' ? bound : 0;
             currentOffset = fp.offset;

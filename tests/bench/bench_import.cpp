@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// bench_import: imports the given files into a fresh project and prints throughput and peak
+// memory. One invocation per input set, so the peak resident size belongs to that input.
+//
+//   bench_import [--label NAME] [--project FILE] FILE...
+//
+// Prints: label, input bytes (decompressed), seconds, MB/s, slices+samples (events placed),
+// events/s, peak RSS (MiB) and peak RSS / input bytes.
+#include "folderscanner.h"
+#include "importjob.h"
+#include "inputstream.h"
+#include "project.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTemporaryDir>
+
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <vector>
+
+static qint64 decompressedSize(const QString &path)
+{
+    gml::InputStream in;
+    if (!in.open(path))
+        return 0;
+    if (!in.isCompressed())
+        return in.fileSize();
+    std::vector<char> buf(size_t(1) << 20);
+    qint64 total = 0;
+    for (qint64 n; (n = in.read(buf.data(), qint64(buf.size()))) > 0;)
+        total += n;
+    return total;
+}
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QStringList args = QCoreApplication::arguments().mid(1);
+    QString label = QStringLiteral("input");
+    QString projectPath;
+    QStringList inputs;
+    for (int i = 0; i < args.size(); ++i) {
+        if (args[i] == QLatin1String("--label") && i + 1 < args.size())
+            label = args[++i];
+        else if (args[i] == QLatin1String("--project") && i + 1 < args.size())
+            projectPath = args[++i];
+        else
+            inputs << args[i];
+    }
+    if (inputs.isEmpty()) {
+        std::fprintf(stderr, "usage: bench_import [--label NAME] [--project FILE] FILE...\n");
+        return 2;
+    }
+    QTemporaryDir tmp;
+    if (projectPath.isEmpty())
+        projectPath = tmp.filePath(QStringLiteral("bench.grademl"));
+    QFile::remove(projectPath);
+    QStringList missing;
+    const auto files = gml::scanInputs(inputs, QStringLiteral("bench"), &missing);
+    qint64 bytes = 0;
+    for (const auto &f : files)
+        bytes += decompressedSize(f.path);
+    QString error;
+    auto project = gml::Project::open(projectPath, gml::Project::Mode::ReadWrite, &error);
+    if (!project) {
+        std::fprintf(stderr, "%s\n", qPrintable(error));
+        return 1;
+    }
+    gml::ImportJob job(*project);
+    QElapsedTimer timer;
+    timer.start();
+    const auto reports = job.run(files);
+    const double secs = double(timer.nsecsElapsed()) / 1e9;
+    qint64 events = 0;
+    int failed = 0;
+    for (const auto &r : reports) {
+        events += r.slices + r.counterSamples;
+        if (r.status == gml::SourceReport::Status::Failed) {
+            ++failed;
+            std::fprintf(stderr, "failed: %s\n", qPrintable(r.message));
+        }
+    }
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    const double rssMiB = double(ru.ru_maxrss) / 1024.0;
+    std::printf("%-28s %9.1f MB  %7.2f s  %7.1f MB/s  %10lld events  %9.0f events/s  "
+                "peak RSS %7.1f MiB (%.2fx input)\n",
+                qPrintable(label), double(bytes) / 1e6, secs, double(bytes) / 1e6 / secs,
+                static_cast<long long>(events), double(events) / secs, rssMiB,
+                double(ru.ru_maxrss) * 1024.0 / double(std::max<qint64>(bytes, 1)));
+    return failed ? 1 : 0;
+}

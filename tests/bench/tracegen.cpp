@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// grademl-tracegen: writes deterministic, Kineto-like PyTorch profiler traces of a
+// data-parallel training job (one file per rank). Used for the demo folder and to make big
+// benchmark inputs at run time. Nothing here is copied from a real trace.
+//
+//   grademl-tracegen --out DIR [--ranks N] [--steps N] [--layers N] [--target-mb MB] [--seed S]
+//
+// Per rank and step: a ProfilerStep#N annotation on the Python main thread, a host-to-device
+// copy of the batch, forward and backward CPU ops (aten::linear -> aten::addmm ->
+// cudaLaunchKernel), kernels on the compute stream (7) linked by correlation id, External id
+// and ac2g flow events, a gradient all-reduce (record_param_comms + NCCL kernel on stream 20)
+// and an optimizer step. With --target-mb, steps are added until each file reaches that size.
+#include <algorithm>
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace {
+
+struct Rng
+{
+    uint64_t s;
+    uint64_t next()
+    {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        return s;
+    }
+    // Uniform in [lo, hi) nanoseconds.
+    int64_t range(int64_t lo, int64_t hi) { return lo + int64_t(next() % uint64_t(hi - lo)); }
+};
+
+class Writer
+{
+public:
+    explicit Writer(FILE *f) : m_f(f) {}
+    void event(const char *fmt, ...) __attribute__((format(printf, 2, 3)))
+    {
+        std::fputs(m_first ? "\n  " : ",\n  ", m_f);
+        m_first = false;
+        va_list ap;
+        va_start(ap, fmt);
+        std::vfprintf(m_f, fmt, ap);
+        va_end(ap);
+    }
+    long bytes() const { return std::ftell(m_f); }
+
+private:
+    FILE *m_f;
+    bool m_first = true;
+};
+
+// Microseconds with nanosecond precision, relative to the base time, as Kineto writes them.
+std::string us(int64_t ns)
+{
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%" PRId64 ".%03" PRId64, ns / 1000, ns % 1000);
+    return buf;
+}
+
+struct Rank
+{
+    int rank;
+    int pid;
+    int tid;
+    int gpu;
+    Writer *w;
+    Rng rng;
+    int64_t corr = 1;
+    int64_t ext = 1;
+    int64_t gpuFree[2] = {0, 0}; // stream 7, stream 20
+};
+
+// A CPU op that launches one kernel; returns the end of the op on the CPU.
+int64_t launchOp(Rank &r, int64_t t, const char *op, const char *inner, const char *kernel,
+                 int64_t kernelNs, int stream)
+{
+    const int64_t ext = r.ext++;
+    const int64_t corr = r.corr++;
+    const int64_t opDur = r.rng.range(18'000, 40'000);
+    const int64_t innerStart = t + r.rng.range(2'000, 4'000);
+    const int64_t innerDur = opDur - (innerStart - t) - 2'000;
+    const int64_t launchStart = innerStart + r.rng.range(3'000, 6'000);
+    const int64_t launchDur = r.rng.range(4'000, 8'000);
+    r.w->event(R"J({"ph": "X", "cat": "cpu_op", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64 R"J(, "Sequence number": %)J" PRId64 R"J(, "Fwd thread id": 0}})J",
+               op, r.pid, r.tid, us(t).c_str(), us(opDur).c_str(), ext, ext);
+    r.w->event(R"J({"ph": "X", "cat": "cpu_op", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64 R"J(}})J",
+               inner, r.pid, r.tid, us(innerStart).c_str(), us(innerDur).c_str(), ext + 100000000);
+    r.w->event(R"J({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"cbid": 211, "correlation": %)J" PRId64 R"J(, "External id": %)J" PRId64 R"J(}})J",
+               r.pid, r.tid, us(launchStart).c_str(), us(launchDur).c_str(), corr, ext);
+    r.w->event(R"J({"ph": "s", "id": %)J" PRId64 R"J(, "pid": %d, "tid": %d, "ts": %s, "cat": "ac2g", "name": "ac2g"})J",
+               corr, r.pid, r.tid, us(launchStart).c_str());
+    const int sIdx = stream == 7 ? 0 : 1;
+    const int64_t kStart = std::max(r.gpuFree[sIdx], launchStart + launchDur + r.rng.range(2'000, 9'000));
+    r.gpuFree[sIdx] = kStart + kernelNs;
+    r.w->event(R"J({"ph": "X", "cat": "kernel", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"queued": 0, "device": %d, "context": 1, "stream": %d, "correlation": %)J" PRId64 R"J(, "registers per thread": 128, "shared memory": 49152, "blocks per SM": 2.5, "warps per SM": 10, "grid": [160, 1, 1], "block": [256, 1, 1], "est. achieved occupancy %%": 50, "External id": %)J" PRId64 R"J(}})J",
+               kernel, r.gpu, stream, us(kStart).c_str(), us(kernelNs).c_str(), r.gpu, stream, corr, ext);
+    r.w->event(R"J({"ph": "f", "id": %)J" PRId64 R"J(, "pid": %d, "tid": %d, "ts": %s, "cat": "ac2g", "name": "ac2g", "bp": "e"})J",
+               corr, r.gpu, stream, us(kStart).c_str());
+    return t + opDur;
+}
+
+void writeStep(Rank &r, int step, int layers, int64_t &t)
+{
+    const int64_t stepStart = t;
+    // Batch copy host -> device.
+    {
+        const int64_t corr = r.corr++;
+        const int64_t ext = r.ext++;
+        const int64_t d = r.rng.range(15'000, 25'000);
+        r.w->event(R"J({"ph": "X", "cat": "cpu_op", "name": "aten::to", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64 R"J(}})J",
+                   r.pid, r.tid, us(t + 1'000).c_str(), us(d + 6'000).c_str(), ext);
+        r.w->event(R"J({"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"cbid": 41, "correlation": %)J" PRId64 R"J(, "External id": %)J" PRId64 R"J(}})J",
+                   r.pid, r.tid, us(t + 2'000).c_str(), us(d).c_str(), corr, ext);
+        const int64_t mStart = std::max(r.gpuFree[0], t + 4'000);
+        const int64_t mDur = r.rng.range(80'000, 120'000);
+        r.gpuFree[0] = mStart + mDur;
+        r.w->event(R"J({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": %d, "tid": 7, "ts": %s, "dur": %s, "args": {"device": %d, "context": 1, "stream": 7, "correlation": %)J" PRId64 R"J(, "bytes": 6291456, "memory bandwidth (GB/s)": 62.9, "External id": %)J" PRId64 R"J(}})J",
+                   r.gpu, us(mStart).c_str(), us(mDur).c_str(), r.gpu, corr, ext);
+        t += d + 8'000;
+    }
+    for (int l = 0; l < layers; ++l)
+        t = launchOp(r, t + r.rng.range(1'000, 3'000), "aten::linear", "aten::addmm",
+                     "volta_sgemm_128x64_nn", r.rng.range(60'000, 160'000), 7) ;
+    t = launchOp(r, t + 2'000, "aten::cross_entropy_loss", "aten::log_softmax",
+                 "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>", r.rng.range(8'000, 12'000), 7);
+    for (int l = layers - 1; l >= 0; --l) {
+        t = launchOp(r, t + r.rng.range(1'000, 3'000), "autograd::engine::evaluate_function: AddmmBackward0",
+                     "aten::mm", "volta_sgemm_128x64_nt", r.rng.range(90'000, 220'000), 7);
+    }
+    // Gradient all-reduce on the NCCL stream, after backward on the compute stream.
+    {
+        const int64_t before = r.gpuFree[0];
+        r.gpuFree[1] = std::max(r.gpuFree[1], before);
+        r.w->event(R"J({"ph": "X", "cat": "user_annotation", "name": "nccl:all_reduce", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64 R"J(}})J",
+                   r.pid, r.tid, us(t + 1'000).c_str(), us(45'000).c_str(), r.ext + 200000000);
+        t = launchOp(r, t + 2'000, "record_param_comms", "c10d::allreduce_",
+                     "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
+                     r.rng.range(300'000, 500'000), 20);
+    }
+    t = launchOp(r, t + 3'000, "Optimizer.step#SGD.step", "aten::_foreach_add_",
+                 "void at::native::multi_tensor_apply_kernel<at::native::TensorListMetadata<2>>", r.rng.range(20'000, 40'000), 7);
+    // cudaStreamSynchronize waits for both streams at the end of the step.
+    const int64_t syncStart = t + 2'000;
+    const int64_t syncEnd = std::max({r.gpuFree[0], r.gpuFree[1], syncStart + 5'000}) + 3'000;
+    r.w->event(R"J({"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"cbid": 165, "correlation": %)J" PRId64 R"J(}})J",
+               r.pid, r.tid, us(syncStart).c_str(), us(syncEnd - syncStart).c_str(), r.corr++);
+    t = syncEnd + r.rng.range(40'000, 90'000); // data loading / Python time between steps
+    r.w->event(R"J({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64 R"J(}})J",
+               step, r.pid, r.tid, us(stepStart).c_str(), us(t - stepStart - 1'000).c_str(), r.ext++);
+}
+
+int usage()
+{
+    std::fprintf(stderr, "usage: grademl-tracegen --out DIR [--ranks N] [--steps N] [--layers N] "
+                         "[--target-mb MB] [--seed S]\n");
+    return 2;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    std::string out;
+    int ranks = 2, steps = 4, layers = 6;
+    long targetMb = 0;
+    uint64_t seed = 42;
+    for (int i = 1; i < argc; ++i) {
+        auto need = [&](const char *flag) {
+            if (std::strcmp(argv[i], flag) != 0 || i + 1 >= argc)
+                return false;
+            ++i;
+            return true;
+        };
+        if (need("--out")) out = argv[i];
+        else if (need("--ranks")) ranks = std::atoi(argv[i]);
+        else if (need("--steps")) steps = std::atoi(argv[i]);
+        else if (need("--layers")) layers = std::atoi(argv[i]);
+        else if (need("--target-mb")) targetMb = std::atol(argv[i]);
+        else if (need("--seed")) seed = std::strtoull(argv[i], nullptr, 10);
+        else return usage();
+    }
+    if (out.empty() || ranks < 1 || steps < 1 || layers < 1)
+        return usage();
+    const int64_t baseTime = 1'700'000'000'000'000'000LL; // 2023-11-14, ns since the epoch
+    for (int rank = 0; rank < ranks; ++rank) {
+        const std::string path = out + "/rank" + std::to_string(rank) + ".pt.trace.json";
+        FILE *f = std::fopen(path.c_str(), "wb");
+        if (!f) {
+            std::perror(path.c_str());
+            return 1;
+        }
+        std::setvbuf(f, nullptr, _IOFBF, 1 << 20);
+        std::fprintf(f, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n");
+        for (int g = 0; g < ranks; ++g)
+            std::fprintf(f, "    {\"id\": %d, \"name\": \"NVIDIA A100-SXM4-40GB\", \"totalGlobalMem\": 42298834944, \"computeMajor\": 8, \"computeMinor\": 0, \"numSms\": 108, \"warpSize\": 32}%s\n",
+                         g, g + 1 < ranks ? "," : "");
+        std::fprintf(f, "  ],\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": %d, \"pg_count\": 1, \"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"backend_config\": \"cuda:nccl\", \"pg_size\": %d, \"ranks\": [",
+                     rank, ranks, ranks);
+        for (int g = 0; g < ranks; ++g)
+            std::fprintf(f, "%s%d", g ? ", " : "", g);
+        std::fprintf(f, "]}], \"nccl_version\": \"2.18.1\"},\n  \"traceEvents\": [");
+        Writer w(f);
+        Rank r{rank, 4000 + rank, 4000 + rank, rank, &w, Rng{seed * 7919 + uint64_t(rank) + 1}};
+        w.event(R"J({"name": "process_name", "ph": "M", "ts": 0, "pid": %d, "tid": 0, "args": {"name": "python3"}})J", r.pid);
+        w.event(R"J({"name": "process_labels", "ph": "M", "ts": 0, "pid": %d, "tid": 0, "args": {"labels": "CPU"}})J", r.pid);
+        w.event(R"J({"name": "thread_name", "ph": "M", "ts": 0, "pid": %d, "tid": %d, "args": {"name": "thread %d (python3)"}})J", r.pid, r.tid, r.tid);
+        w.event(R"J({"name": "process_name", "ph": "M", "ts": 0, "pid": %d, "tid": 0, "args": {"name": "python3"}})J", r.gpu);
+        w.event(R"J({"name": "process_labels", "ph": "M", "ts": 0, "pid": %d, "tid": 0, "args": {"labels": "GPU %d"}})J", r.gpu, r.gpu);
+        w.event(R"J({"name": "thread_name", "ph": "M", "ts": 0, "pid": %d, "tid": 7, "args": {"name": "stream 7 "}})J", r.gpu);
+        w.event(R"J({"name": "thread_name", "ph": "M", "ts": 0, "pid": %d, "tid": 20, "args": {"name": "stream 20 "}})J", r.gpu);
+        // Ranks start within a few ms of each other, as on one host.
+        int64_t t = 1'000'000 + rank * 1'300'000LL;
+        for (int step = 0; step < steps || (targetMb > 0 && w.bytes() < targetMb * 1'000'000); ++step)
+            writeStep(r, step, layers, t);
+        std::fprintf(f, "\n  ],\n  \"traceName\": \"%s\",\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": %" PRId64 "\n}\n",
+                     path.c_str(), baseTime);
+        std::fclose(f);
+    }
+    return 0;
+}

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "project.h"
+#include "schema.h"
+#include "testutil.h"
+
+#include <QTest>
+
+using namespace gml;
+
+class TestProject : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void createsSchemaInWalMode()
+    {
+        QTemporaryDir dir;
+        QString error;
+        auto p = Project::open(dir.filePath(QStringLiteral("a.grademl")), Project::Mode::ReadWrite, &error);
+        QVERIFY2(p, qPrintable(error));
+        QCOMPARE(p->schemaVersion(), schema::currentVersion());
+        QCOMPARE(gmltest::text(*p, QStringLiteral("PRAGMA journal_mode")), QStringLiteral("wal"));
+        QCOMPARE(gmltest::scalar(*p, "PRAGMA foreign_keys"), 1);
+        for (const char *table : {"experiment", "workload", "run", "source", "track", "slice",
+                                  "counter", "flow", "scenario", "string"}) {
+            const QString sql = QStringLiteral("SELECT count(*) FROM sqlite_master WHERE name='%1'")
+                                    .arg(QLatin1String(table));
+            QCOMPARE(p->db().scalar(sql.toStdString()), 1);
+        }
+    }
+
+    void reopenKeepsDataAndDoesNotMigrateAgain()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("a.grademl"));
+        QString error;
+        {
+            auto p = Project::open(path, Project::Mode::ReadWrite, &error);
+            QVERIFY(p->ensureRun(QStringLiteral("r1"), &error) > 0);
+        }
+        auto p = Project::open(path, Project::Mode::ReadWrite, &error);
+        QVERIFY2(p, qPrintable(error));
+        QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM run"), 1);
+        QCOMPARE(*p->findRun(QStringLiteral("r1")), p->ensureRun(QStringLiteral("r1"), &error));
+    }
+
+    void refusesForeignDatabases()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("other.sqlite"));
+        {
+            SqliteDb db;
+            QString e;
+            QVERIFY(db.open(path, false, &e));
+            QVERIFY(db.exec("CREATE TABLE t(x)"));
+        }
+        QString error;
+        QVERIFY(!Project::open(path, Project::Mode::ReadWrite, &error));
+        QVERIFY2(error.contains(QStringLiteral("not a GradeML project")), qPrintable(error));
+        QVERIFY(!Project::open(dir.filePath(QStringLiteral("missing.grademl")), Project::Mode::ReadOnly, &error));
+        QVERIFY2(error.contains(QStringLiteral("no such project")), qPrintable(error));
+    }
+
+    void refusesNewerSchema()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("a.grademl"));
+        QString error;
+        {
+            auto p = Project::open(path, Project::Mode::ReadWrite, &error);
+            QVERIFY(p->db().exec("PRAGMA user_version=999"));
+        }
+        QVERIFY(!Project::open(path, Project::Mode::ReadWrite, &error));
+        QVERIFY2(error.contains(QStringLiteral("newer")), qPrintable(error));
+    }
+
+    void internsStringsAndForgetsThemOnRollback()
+    {
+        QTemporaryDir dir;
+        QString error;
+        auto p = Project::open(dir.filePath(QStringLiteral("a.grademl")), Project::Mode::ReadWrite, &error);
+        QVERIFY(p->begin(&error));
+        const StringId a = p->intern("aten::addmm");
+        QCOMPARE(p->intern("aten::addmm"), a);
+        QVERIFY(p->commit(&error));
+        QVERIFY(p->begin(&error));
+        const StringId b = p->intern("volta_sgemm");
+        QVERIFY(b != a);
+        p->rollback();
+        QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM string"), 1);
+        QVERIFY(p->begin(&error));
+        const StringId c = p->intern("volta_sgemm");
+        QVERIFY(p->commit(&error));
+        QCOMPARE(p->string(c), QStringLiteral("volta_sgemm"));
+        QCOMPARE(p->string(a), QStringLiteral("aten::addmm"));
+    }
+
+    void readOnlyRefusesWrites()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("a.grademl"));
+        QString error;
+        { auto p = Project::open(path, Project::Mode::ReadWrite, &error); }
+        auto p = Project::open(path, Project::Mode::ReadOnly, &error);
+        QVERIFY2(p, qPrintable(error));
+        QVERIFY(!p->db().exec("INSERT INTO run(name) VALUES('x')", &error));
+        QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM run"), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestProject)
+#include "tst_project.moc"
