@@ -218,7 +218,7 @@ int main(int argc, char **argv)
         for (int step = 0; step < steps || (targetMb > 0 && w.bytes() < targetMb * 1'000'000); ++step)
             writeStep(r, step, layers, t);
         std::fprintf(f, "\n  ],\n  \"traceName\": \"%s\",\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": %" PRId64 "\n}\n",
-                     path.c_str(), baseTime);
+                     ("rank" + std::to_string(rank) + ".pt.trace.json").c_str(), baseTime);
         std::fclose(f);
     }
     return 0;
