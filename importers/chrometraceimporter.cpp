@@ -215,7 +215,11 @@ private:
     std::unordered_map<std::string, ProcessMeta> m_processMeta;
     std::unordered_map<std::string, ThreadMeta> m_threadMeta;
     ThreadState *m_lastThread = nullptr;
-    std::string m_lastKey;
+    std::string m_lastPidRaw;
+    std::string m_lastTidRaw;
+    Value::Type m_lastPidType = Value::Type::Missing;
+    Value::Type m_lastTidType = Value::Type::Missing;
+    bool m_lastGpu = false;
 
     std::vector<std::pair<qint64, SliceId>> m_runtimeByCorr;
     std::vector<std::tuple<qint64, SliceId, bool>> m_gpuByCorr; // bool: a cuda_sync event
@@ -287,11 +291,14 @@ ProcessState *Session::process(const std::string &pid, bool gpu)
 
 ThreadState *Session::thread(const Value &pidV, const Value &tidV, bool gpu)
 {
+    // Fast path: events of one thread come in runs; compare the raw pid/tid text (and the
+    // GPU/CPU kind) with the previous event's before building a key.
+    if (m_lastThread && m_lastGpu == gpu && pidV.raw() == m_lastPidRaw && tidV.raw() == m_lastTidRaw &&
+        pidV.type == m_lastPidType && tidV.type == m_lastTidType)
+        return m_lastThread;
     m_scratch = keyText(pidV);
     m_scratch += '\x1f';
     m_scratch += keyText(tidV);
-    if (m_lastThread && m_scratch == m_lastKey)
-        return m_lastThread;
     auto &slot = m_threads[m_scratch];
     if (!slot) {
         slot = std::make_unique<ThreadState>();
@@ -308,7 +315,11 @@ ThreadState *Session::thread(const Value &pidV, const Value &tidV, bool gpu)
         spec.rank = m_rank;
         slot->track = m_w.addTrack(spec);
     }
-    m_lastKey = m_scratch;
+    m_lastPidRaw.assign(pidV.raw());
+    m_lastTidRaw.assign(tidV.raw());
+    m_lastPidType = pidV.type;
+    m_lastTidType = tidV.type;
+    m_lastGpu = gpu;
     m_lastThread = slot.get();
     return m_lastThread;
 }

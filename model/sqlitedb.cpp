@@ -55,6 +55,11 @@ void SqliteStatement::bind(int index, std::string_view text)
     sqlite3_bind_text(m_stmt, index, text.data(), int(text.size()), SQLITE_TRANSIENT);
 }
 
+void SqliteStatement::bindStatic(int index, std::string_view text)
+{
+    sqlite3_bind_text(m_stmt, index, text.data(), int(text.size()), SQLITE_STATIC);
+}
+
 void SqliteStatement::bind(int index, const QString &text)
 {
     const QByteArray utf8 = text.toUtf8();

@@ -29,6 +29,8 @@ public:
     void bind(int index, qint64 value);
     void bind(int index, double value);
     void bind(int index, std::string_view text); // copied by SQLite (SQLITE_TRANSIENT)
+    // Not copied: `text` must stay valid until the statement is stepped and reset (exec()).
+    void bindStatic(int index, std::string_view text);
     void bind(int index, const QString &text);
     void bindNull(int index);
 

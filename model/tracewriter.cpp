@@ -102,7 +102,7 @@ SliceId TraceWriter::addSlice(TrackId track, TimeNs ts, TimeNs dur, StringId nam
     if (argsJson.empty())
         st.bindNull(9);
     else
-        st.bind(9, argsJson);
+        st.bindStatic(9, argsJson); // the caller's buffer outlives exec()
     if (!st.exec())
         fail(st);
     auto &s = stats(track);
