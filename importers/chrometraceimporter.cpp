@@ -485,7 +485,6 @@ void Session::handleEnd(const TraceEventView &ev, TimeNs ts)
     Value nameV{Value::Type::String, false, open.name.data(), open.name.size(), open.offset};
     const StringId name = internText(nameV, open.offset, "name");
     std::string_view args = open.args;
-    std::string endArgs;
     if (args.empty())
         args = checkedArgs(ev);
     addSlice(t, open.ts, ts - open.ts, name, open.cat, open.correlation, open.externalId, args);
