@@ -187,6 +187,12 @@ private:
     TrackId auxTrack(const std::string &key, TrackId parent, TrackKind kind, const QString &name,
                      const QString &unit = {});
     StringId internText(const Value &v, qint64 offset, const char *what);
+    // A name kept from an earlier event (B, async b): checked and interned like one read now.
+    StringId internName(const std::string &name, qint64 offset)
+    {
+        const Value v{Value::Type::String, false, name.data(), name.size(), offset};
+        return internText(v, offset, "name");
+    }
     std::string_view checkedArgs(const TraceEventView &ev);
     SliceId addSlice(ThreadState *t, TimeNs ts, TimeNs dur, StringId name, std::string_view cat,
                      qint64 corr, qint64 ext, std::string_view args);
@@ -482,8 +488,7 @@ void Session::handleEnd(const TraceEventView &ev, TimeNs ts)
                            .arg(open.offset));
         ts = open.ts;
     }
-    Value nameV{Value::Type::String, false, open.name.data(), open.name.size(), open.offset};
-    const StringId name = internText(nameV, open.offset, "name");
+    const StringId name = internName(open.name, open.offset);
     std::string_view args = open.args;
     if (args.empty())
         args = checkedArgs(ev);
@@ -629,8 +634,7 @@ void Session::handleAsync(const TraceEventView &ev, TimeNs ts, char phase)
     auto &open = m_async[key];
     if (phase == 'n') {
         const std::string trackName = open.empty() ? name : open.front().name;
-        Value nameV{Value::Type::String, false, name.data(), name.size(), ev.offset};
-        m_w.addSlice(trackFor(trackName), ts, 0, internText(nameV, ev.offset, "name"),
+        m_w.addSlice(trackFor(trackName), ts, 0, internName(name, ev.offset),
                      cat.empty() ? 0 : m_w.intern(cat), kNoId, kNoId, checkedArgs(ev));
         return;
     }
@@ -644,9 +648,8 @@ void Session::handleAsync(const TraceEventView &ev, TimeNs ts, char phase)
     OpenSlice b = std::move(open.back());
     open.pop_back();
     const std::string trackName = open.empty() ? b.name : open.front().name;
-    Value nameV{Value::Type::String, false, b.name.data(), b.name.size(), b.offset};
     m_w.addSlice(trackFor(trackName), b.ts, std::max<TimeNs>(0, ts - b.ts),
-                 internText(nameV, b.offset, "name"), b.cat.empty() ? 0 : m_w.intern(b.cat), kNoId,
+                 internName(b.name, b.offset), b.cat.empty() ? 0 : m_w.intern(b.cat), kNoId,
                  kNoId, b.args);
     if (open.empty())
         m_async.erase(key);
@@ -934,9 +937,7 @@ bool Session::finish(QString *error)
                            QStringLiteral("'B' event at byte %1 has no matching 'E'; closed at "
                                           "the end of its track")
                                .arg(open.offset));
-            Value nameV{Value::Type::String, false, open.name.data(), open.name.size(),
-                        open.offset};
-            addSlice(t.get(), open.ts, end - open.ts, internText(nameV, open.offset, "name"),
+            addSlice(t.get(), open.ts, end - open.ts, internName(open.name, open.offset),
                      open.cat, open.correlation, open.externalId, open.args);
         }
     }

@@ -48,6 +48,31 @@ static qint64 mtimeNs(const QString &path)
     return QFileInfo(path).lastModified().toMSecsSinceEpoch() * 1'000'000;
 }
 
+// Inserts a 'failed' source row for a file an importer takes; a successful import turns it into
+// 'imported' (TraceWriter::finish) inside the same transaction. Returns the id, 0 on error.
+static SourceId insertFailedSource(Project &project, RunId run, const ScannedFile &file,
+                                   const Importer &importer, qint64 mtime, const QString &hash,
+                                   const QString &error, QString *why)
+{
+    auto st = project.db().prepare(
+        "INSERT INTO source(run_id, path, format, size, mtime_ns, hash, importer_version, "
+        "status, error) VALUES(?,?,?,?,?,?,?,'failed',?)");
+    st.bind(1, run);
+    st.bind(2, file.path);
+    st.bind(3, importer.format());
+    st.bind(4, file.size);
+    st.bind(5, mtime);
+    st.bind(6, hash);
+    st.bind(7, qint64(importer.version()));
+    st.bind(8, error);
+    if (!st.exec()) {
+        if (why)
+            *why = st.errorString();
+        return 0;
+    }
+    return project.db().lastInsertRowId();
+}
+
 QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
 {
     QList<SourceReport> reports;
@@ -144,20 +169,9 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
     const RunId run = ok ? m_project.ensureRun(file.runName, &error) : 0;
     SourceId sourceId = 0;
     if (ok && run) {
-        auto st = m_project.db().prepare(
-            "INSERT INTO source(run_id, path, format, size, mtime_ns, hash, importer_version, "
-            "status, error) VALUES(?,?,?,?,?,?,?,'failed','import in progress')");
-        st.bind(1, run);
-        st.bind(2, file.path);
-        st.bind(3, importer.format());
-        st.bind(4, file.size);
-        st.bind(5, mtime);
-        st.bind(6, hash);
-        st.bind(7, qint64(importer.version()));
-        ok = st.exec();
-        if (!ok)
-            error = st.errorString();
-        sourceId = m_project.db().lastInsertRowId();
+        sourceId = insertFailedSource(m_project, run, file, importer, mtime, hash,
+                                      QStringLiteral("import in progress"), &error);
+        ok = sourceId != 0;
     }
     if (!ok || !run) {
         m_project.rollback();
@@ -223,20 +237,9 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
             if (existing)
                 ok2 = m_project.deleteSource(existing->id, &error);
             const RunId r = ok2 ? m_project.ensureRun(file.runName, &error) : 0;
-            if (r) {
-                auto st = m_project.db().prepare(
-                    "INSERT INTO source(run_id, path, format, size, mtime_ns, hash, "
-                    "importer_version, status, error) VALUES(?,?,?,?,?,?,?,'failed',?)");
-                st.bind(1, r);
-                st.bind(2, file.path);
-                st.bind(3, importer.format());
-                st.bind(4, file.size);
-                st.bind(5, mtime);
-                st.bind(6, hash);
-                st.bind(7, qint64(importer.version()));
-                st.bind(8, report.message);
-                recorded = st.exec();
-            }
+            if (r)
+                recorded = insertFailedSource(m_project, r, file, importer, mtime, hash,
+                                              report.message, &error) != 0;
         }
         if (!(recorded && m_project.commit(&error)))
             m_project.rollback();

@@ -68,6 +68,31 @@ Expected independentCount(const QString &path)
     return e;
 }
 
+// A fresh project holding the given files or folders, imported into `run` (empty: one run
+// per folder).
+struct Imported
+{
+    QTemporaryDir dir;
+    std::unique_ptr<Project> p;
+    QList<SourceReport> reports;
+
+    Imported(const QStringList &paths, const QString &run)
+    {
+        QString error;
+        p = Project::open(dir.filePath(QStringLiteral("p.grademl")), Project::Mode::ReadWrite, &error);
+        if (!p)
+            qFatal("%s", qPrintable(error));
+        QStringList errs;
+        ImportJob job(*p);
+        reports = job.run(scanInputs(paths, run, &errs));
+    }
+};
+
+QString shared(const QString &rel)
+{
+    return gmltest::sharedTraces() + QLatin1Char('/') + rel;
+}
+
 } // namespace
 
 class TestKinetoReal : public QObject
@@ -93,12 +118,9 @@ private Q_SLOTS:
     {
         QFETCH(QString, path);
         GML_REQUIRE_SHARED(QStringLiteral("pytorch_kineto"));
-        QTemporaryDir dir;
-        QString error;
-        auto p = Project::open(dir.filePath(QStringLiteral("p.grademl")), Project::Mode::ReadWrite, &error);
-        QStringList errs;
-        ImportJob job(*p);
-        const auto r = job.run(scanInputs({path}, QStringLiteral("r"), &errs)).first();
+        Imported im({path}, QStringLiteral("r"));
+        auto &p = im.p;
+        const auto &r = im.reports.first();
         QCOMPARE(r.status, SourceReport::Status::Imported);
         const Expected e = independentCount(path);
         QCOMPARE(r.slices, e.slices);
@@ -117,13 +139,9 @@ private Q_SLOTS:
     void dlrmRanksBecomeOneRunOnOneClock()
     {
         GML_REQUIRE_SHARED(QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100"));
-        QTemporaryDir dir;
-        QString error;
-        auto p = Project::open(dir.filePath(QStringLiteral("p.grademl")), Project::Mode::ReadWrite, &error);
-        QStringList errs;
-        ImportJob job(*p);
-        const auto reports = job.run(scanInputs({gmltest::sharedTraces() + QStringLiteral("/pytorch_kineto/param_dlrm_8rank_v100")}, QString(), &errs));
-        QCOMPARE(reports.size(), 8);
+        Imported im({shared(QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100"))}, QString());
+        auto &p = im.p;
+        QCOMPARE(im.reports.size(), 8);
         QCOMPARE(p->db().scalar("SELECT count(*) FROM run"), 1);
         QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT name FROM run")), QStringLiteral("param_dlrm_8rank_v100"));
         QCOMPARE(p->db().scalar("SELECT count(DISTINCT rank) FROM track WHERE kind=2"), 8);
@@ -143,13 +161,10 @@ private Q_SLOTS:
     void relativeTimesLandOnTheBaseClock()
     {
         GML_REQUIRE_SHARED(QStringLiteral("pytorch_kineto/hta_amd_mi250_rocm62"));
-        QTemporaryDir dir;
-        QString error;
-        auto p = Project::open(dir.filePath(QStringLiteral("p.grademl")), Project::Mode::ReadWrite, &error);
-        QStringList errs;
-        ImportJob job(*p);
-        const QString path = gmltest::sharedTraces() + QStringLiteral("/pytorch_kineto/hta_amd_mi250_rocm62/mi250_minitoy_train_ROCm6_2_kineto.json.gz");
-        QCOMPARE(job.run(scanInputs({path}, QStringLiteral("r"), &errs)).first().status, SourceReport::Status::Imported);
+        Imported im({shared(QStringLiteral("pytorch_kineto/hta_amd_mi250_rocm62/mi250_minitoy_train_ROCm6_2_kineto.json.gz"))},
+                    QStringLiteral("r"));
+        auto &p = im.p;
+        QCOMPARE(im.reports.first().status, SourceReport::Status::Imported);
         QCOMPARE(p->db().scalar("SELECT clock_offset_ns FROM source"), Q_INT64_C(1735632360000000000));
         // The file's events start at ts ~4203669.6 s after the base: absolute time in 2024/25.
         const qint64 start = p->db().scalar("SELECT min(ts) FROM slice_abs");
@@ -160,12 +175,8 @@ private Q_SLOTS:
     void format2021StringTids()
     {
         GML_REQUIRE_SHARED(QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"));
-        QTemporaryDir dir;
-        QString error;
-        auto p = Project::open(dir.filePath(QStringLiteral("p.grademl")), Project::Mode::ReadWrite, &error);
-        QStringList errs;
-        ImportJob job(*p);
-        job.run(scanInputs({gmltest::sharedTraces() + QStringLiteral("/pytorch_kineto/kineto_tbplugin_2021_resnet50_v100")}, QString(), &errs));
+        Imported im({shared(QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"))}, QString());
+        auto &p = im.p;
         QCOMPARE(p->db().scalar("SELECT count(*) FROM track WHERE kind=5 AND name='stream 7'"), 1);
         QVERIFY(p->db().scalar("SELECT slice_count FROM track WHERE kind=5 AND name='stream 7'") > 8000);
         QVERIFY(p->db().scalar("SELECT count(*) FROM flow WHERE kind=7") > 8000); // 'external id'
@@ -175,12 +186,9 @@ private Q_SLOTS:
     {
         const QString rel = QStringLiteral("tensorflow_profiler/keras_tf2_cpu_speech_rnn/plugins/profile/2021_08_11_16_03_07/DESKTOP-V1DB051.trace.json.gz");
         GML_REQUIRE_SHARED(rel);
-        QTemporaryDir dir;
-        QString error;
-        auto p = Project::open(dir.filePath(QStringLiteral("p.grademl")), Project::Mode::ReadWrite, &error);
-        QStringList errs;
-        ImportJob job(*p);
-        const auto r = job.run(scanInputs({gmltest::sharedTraces() + QLatin1Char('/') + rel}, QStringLiteral("tf"), &errs)).first();
+        Imported im({shared(rel)}, QStringLiteral("tf"));
+        auto &p = im.p;
+        const auto &r = im.reports.first();
         QCOMPARE(r.status, SourceReport::Status::Imported);
         QCOMPARE(r.slices, 7831); // every X event; the trailing {} is padding
         QCOMPARE(p->db().scalar("SELECT count(*) FROM track WHERE kind=2 AND name LIKE '/host:CPU%'"), 1);
