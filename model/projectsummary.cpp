@@ -198,8 +198,10 @@ QString summaryToText(const QList<RunSummary> &runs)
             if (src.warningCount)
                 out += QStringLiteral(", %1 warnings").arg(src.warningCount);
             out += QLatin1Char('\n');
-            if (!src.error.isEmpty())
-                out += QStringLiteral("    error: ") + src.error + QLatin1Char('\n');
+            if (!src.error.isEmpty()) // for a skipped file, the error column holds the reason
+                out += (src.status == QLatin1String("skipped") ? QStringLiteral("    reason: ")
+                                                               : QStringLiteral("    error: ")) +
+                       src.error + QLatin1Char('\n');
             for (const auto &w : src.warnings) {
                 const auto wo = w.toObject();
                 out += QStringLiteral("    warning: ") + wo.value(QStringLiteral("message")).toString();
