@@ -7,7 +7,7 @@ namespace gml::schema {
 // - slice.ts / counter.ts are nanoseconds on the SOURCE's clock; project time is
 //   ts + source.clock_offset_ns, so re-aligning a source never rewrites its rows
 //   (see the *_abs views).
-// - slice nesting depth is not stored: the in-memory TrackStore computes it when a track loads.
+// - slice nesting depth is not stored: SliceTrack computes it when a track loads.
 // - slice, counter and flow rows carry no foreign keys (bulk-insert speed); they are deleted
 //   with their source by Project::deleteSourceData(), inside the importing transaction.
 static constexpr std::string_view kV1 = R"SQL(

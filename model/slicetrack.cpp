@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 
 namespace gml {
 
@@ -15,40 +16,48 @@ SliceTrack SliceTrack::build(std::vector<Input> slices)
             return a.start < b.start;
         return a.duration > b.duration;
     });
-    SliceTrack t;
     const size_t n = slices.size();
+    // Nesting: a stack of open ends. A slice nests under the top if it starts before the top
+    // ends; slices that end first are popped. A slice that overlaps its parent's end (bad
+    // input) still gets the next depth, so it never hides under its neighbour; a depth is
+    // only reused after its previous slice ended, so slices of one depth never overlap.
+    std::vector<uint16_t> depth(n);
+    std::vector<size_t> perDepth;
+    std::vector<TimeNs> stack;
+    for (size_t i = 0; i < n; ++i) {
+        auto &s = slices[i];
+        s.duration = std::max<TimeNs>(0, s.duration);
+        while (!stack.empty() && stack.back() <= s.start)
+            stack.pop_back();
+        const size_t d = std::min<size_t>(stack.size(), std::numeric_limits<uint16_t>::max());
+        depth[i] = uint16_t(d);
+        if (perDepth.size() <= d)
+            perDepth.resize(d + 1, 0);
+        ++perDepth[d];
+        if (stack.size() < std::numeric_limits<uint16_t>::max())
+            stack.push_back(s.start + s.duration);
+    }
+    SliceTrack t;
+    t.m_depthBegin.assign(perDepth.size() + 1, 0);
+    std::partial_sum(perDepth.begin(), perDepth.end(), t.m_depthBegin.begin() + 1);
     t.m_start.resize(n);
     t.m_end.resize(n);
     t.m_id.resize(n);
     t.m_name.resize(n);
-    t.m_depth.resize(n);
-    // Nesting: a stack of open ends. A slice nests under the top if it starts before the top
-    // ends; slices that end first are popped. A slice that overlaps its parent's end (bad
-    // input) still gets the next depth, so it never hides under its neighbour.
-    std::vector<TimeNs> stack;
+    std::vector<size_t> next(t.m_depthBegin.begin(), t.m_depthBegin.end() - 1);
+    t.m_minStart = n ? slices.front().start : 0;
+    t.m_maxEnd = std::numeric_limits<TimeNs>::min();
     for (size_t i = 0; i < n; ++i) {
         const auto &s = slices[i];
-        const TimeNs end = s.start + std::max<TimeNs>(0, s.duration);
-        while (!stack.empty() && stack.back() <= s.start)
-            stack.pop_back();
-        t.m_start[i] = s.start;
-        t.m_end[i] = end;
-        t.m_id[i] = s.id;
-        t.m_name[i] = uint32_t(s.name);
-        const size_t depth = std::min<size_t>(stack.size(), std::numeric_limits<uint16_t>::max());
-        t.m_depth[i] = uint16_t(depth);
-        t.m_maxDepth = std::max(t.m_maxDepth, int(depth));
-        stack.push_back(end);
+        const size_t k = next[depth[i]]++;
+        t.m_start[k] = s.start;
+        t.m_end[k] = s.start + s.duration;
+        t.m_id[k] = s.id;
+        t.m_name[k] = uint32_t(s.name);
+        t.m_maxEnd = std::max(t.m_maxEnd, t.m_end[k]);
     }
-    const size_t blocks = (n + kBlock - 1) / kBlock;
-    t.m_blockMaxEnd.resize(blocks);
-    TimeNs running = std::numeric_limits<TimeNs>::min();
-    for (size_t b = 0; b < blocks; ++b) {
-        const size_t hi = std::min(n, (b + 1) * kBlock);
-        for (size_t i = b * kBlock; i < hi; ++i)
-            running = std::max(running, t.m_end[i]);
-        t.m_blockMaxEnd[b] = running;
-    }
+    if (!n)
+        t.m_maxEnd = 0;
     return t;
 }
 
@@ -70,30 +79,77 @@ SliceTrack SliceTrack::load(Project &project, TrackId track, QString *error)
     return build(std::move(in));
 }
 
-size_t SliceTrack::firstIndex(TimeNs t) const
+int SliceTrack::depth(size_t i) const
 {
-    // First block whose prefix max end exceeds t, then the first slice in it ending after t.
-    const auto it = std::upper_bound(m_blockMaxEnd.begin(), m_blockMaxEnd.end(), t);
-    if (it == m_blockMaxEnd.end())
-        return size();
-    const size_t b = size_t(it - m_blockMaxEnd.begin());
-    const size_t hi = std::min(size(), (b + 1) * kBlock);
-    for (size_t i = b * kBlock; i < hi; ++i)
-        if (m_end[i] > t)
-            return i;
-    return hi; // unreachable: the block's maximum exceeds t
+    return int(std::upper_bound(m_depthBegin.begin(), m_depthBegin.end(), i) - m_depthBegin.begin()) - 1;
 }
 
-size_t SliceTrack::lastIndex(TimeNs t) const
+size_t SliceTrack::firstIndex(int d, TimeNs t) const
 {
-    return size_t(std::lower_bound(m_start.begin(), m_start.end(), t) - m_start.begin());
+    const auto b = m_end.begin() + ptrdiff_t(depthBegin(d));
+    const auto e = m_end.begin() + ptrdiff_t(depthEnd(d));
+    // A zero-length slice exactly at t is kept (it would otherwise never be visible).
+    auto it = std::lower_bound(b, e, t);
+    while (it != e && *it == t && m_start[size_t(it - m_end.begin())] < t)
+        ++it;
+    return size_t(it - m_end.begin());
+}
+
+size_t SliceTrack::lastIndex(int d, TimeNs t) const
+{
+    const auto b = m_start.begin() + ptrdiff_t(depthBegin(d));
+    const auto e = m_start.begin() + ptrdiff_t(depthEnd(d));
+    return size_t(std::lower_bound(b, e, t) - m_start.begin());
+}
+
+size_t SliceTrack::nextStartingAt(int d, size_t from, TimeNs t) const
+{
+    // Galloping: the painter asks for the next pixel bucket, usually a few slices away.
+    const size_t e = depthEnd(d);
+    size_t lo = from, step = 1, hi = from;
+    while (hi < e && m_start[hi] < t) {
+        lo = hi;
+        hi = std::min(e, hi + step);
+        step *= 2;
+    }
+    return size_t(std::lower_bound(m_start.begin() + ptrdiff_t(lo), m_start.begin() + ptrdiff_t(hi), t) -
+                  m_start.begin());
+}
+
+qint64 SliceTrack::sliceAt(int d, TimeNs t) const
+{
+    if (d < 0 || d >= depthCount())
+        return -1;
+    const size_t last = lastIndex(d, t + 1); // starts at or before t
+    if (last == depthBegin(d))
+        return -1;
+    const size_t i = last - 1;
+    return (m_start[i] <= t && t < m_end[i]) ? qint64(i) : -1;
+}
+
+qint64 SliceTrack::indexOf(SliceId id) const
+{
+    const auto it = std::find(m_id.begin(), m_id.end(), id);
+    return it == m_id.end() ? -1 : qint64(it - m_id.begin());
+}
+
+TimeNs SliceTrack::selfTime(size_t i) const
+{
+    const int d = depth(i);
+    TimeNs self = duration(i);
+    if (d + 1 >= depthCount())
+        return self;
+    const size_t last = lastIndex(d + 1, m_end[i]);
+    for (size_t k = firstIndex(d + 1, m_start[i]); k < last; ++k)
+        self -= std::min(m_end[k], m_end[i]) - std::max(m_start[k], m_start[i]);
+    return std::max<TimeNs>(0, self);
 }
 
 size_t SliceTrack::memoryBytes() const
 {
     return m_start.capacity() * sizeof(TimeNs) + m_end.capacity() * sizeof(TimeNs) +
            m_id.capacity() * sizeof(SliceId) + m_name.capacity() * sizeof(uint32_t) +
-           m_depth.capacity() * sizeof(uint16_t) + m_blockMaxEnd.capacity() * sizeof(TimeNs);
+           m_depthBegin.capacity() * sizeof(size_t);
 }
 
 } // namespace gml

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "slicequery.h"
+
+#include "project.h"
+#include "timelinedata.h"
+
+#include <QHash>
+#include <QJsonDocument>
+
+#include <algorithm>
+
+namespace gml {
+
+std::optional<SliceDetails> sliceDetails(Project &project, SliceId id, QString *error)
+{
+    auto st = project.db().prepare(
+        "SELECT id, track_id, name, category, ts, dur, correlation, external_id, args "
+        "FROM slice_abs WHERE id = ?");
+    if (!st.isValid()) {
+        if (error)
+            *error = st.errorString();
+        return std::nullopt;
+    }
+    st.bind(1, id);
+    if (!st.step())
+        return std::nullopt;
+    SliceDetails d;
+    d.id = st.int64(0);
+    d.track = st.int64(1);
+    d.name = st.text(2);
+    d.category = st.text(3);
+    d.start = st.int64(4);
+    d.duration = st.int64(5);
+    if (!st.isNull(6))
+        d.correlation = st.int64(6);
+    if (!st.isNull(7))
+        d.externalId = st.int64(7);
+    if (!st.isNull(8))
+        d.args = QJsonDocument::fromJson(st.text(8).toUtf8()).object();
+    return d;
+}
+
+QList<LinkedSlice> linkedSlices(Project &project, SliceId id)
+{
+    QList<LinkedSlice> out;
+    auto st = project.db().prepare(
+        "SELECT f.kind, 1, s.id, s.track_id, s.name, s.ts, s.dur FROM flow f "
+        "JOIN slice_abs s ON s.id = f.to_slice WHERE f.from_slice = ?1 "
+        "UNION ALL "
+        "SELECT f.kind, 0, s.id, s.track_id, s.name, s.ts, s.dur FROM flow f "
+        "JOIN slice_abs s ON s.id = f.from_slice WHERE f.to_slice = ?1 "
+        "ORDER BY 6");
+    st.bind(1, id);
+    while (st.step()) {
+        LinkedSlice l;
+        l.kind = FlowKind(st.int64(0));
+        l.outgoing = st.int64(1) != 0;
+        l.id = st.int64(2);
+        l.track = st.int64(3);
+        l.name = st.text(4);
+        l.start = st.int64(5);
+        l.duration = st.int64(6);
+        out.append(l);
+    }
+    return out;
+}
+
+std::vector<AggregateRow> aggregateSlices(const TimelineData &data, const QList<TrackId> &tracks,
+                                          TimeNs t0, TimeNs t1)
+{
+    QHash<StringId, size_t> index;
+    std::vector<AggregateRow> rows;
+    for (TrackId id : tracks) {
+        const auto track = data.slices.value(id);
+        if (!track)
+            continue;
+        track->forEachVisible(t0, t1, [&](size_t i) {
+            const StringId name = track->nameId(i);
+            auto it = index.find(name);
+            if (it == index.end()) {
+                it = index.insert(name, rows.size());
+                rows.push_back({name, 0, 0, 0});
+            }
+            auto &r = rows[it.value()];
+            const TimeNs d = track->duration(i);
+            ++r.count;
+            r.total += d;
+            r.max = std::max(r.max, d);
+        });
+    }
+    std::sort(rows.begin(), rows.end(), [](const AggregateRow &a, const AggregateRow &b) {
+        return a.total != b.total ? a.total > b.total : a.name < b.name;
+    });
+    return rows;
+}
+
+std::vector<SliceMatch> findSlices(const TimelineData &data, const QList<TrackId> &tracks,
+                                   const QString &pattern, bool regex, QString *error)
+{
+    std::vector<SliceMatch> out;
+    if (pattern.isEmpty())
+        return out;
+    QRegularExpression re;
+    if (regex) {
+        re = QRegularExpression(pattern);
+        if (!re.isValid()) {
+            if (error)
+                *error = QStringLiteral("bad regular expression at %1: %2")
+                             .arg(re.patternErrorOffset())
+                             .arg(re.errorString());
+            return out;
+        }
+    }
+    // Match each distinct name once, then scan the compact name arrays.
+    std::vector<char> hit(data.names.size(), 0);
+    bool any = false;
+    for (size_t i = 0; i < data.names.size(); ++i) {
+        const QString &n = data.names[i];
+        const bool m = regex ? re.match(n).hasMatch() : n.contains(pattern, Qt::CaseInsensitive);
+        hit[i] = m ? 1 : 0;
+        any = any || m;
+    }
+    if (!any)
+        return out;
+    for (TrackId id : tracks) {
+        const auto track = data.slices.value(id);
+        if (!track)
+            continue;
+        for (size_t i = 0; i < track->size(); ++i) {
+            const auto name = size_t(track->nameId(i));
+            if (name < hit.size() && hit[name])
+                out.push_back({track->start(i), id, i});
+        }
+    }
+    // Track order is kept for ties (stable), so "next" walks rows top to bottom at one time.
+    std::stable_sort(out.begin(), out.end(),
+                     [](const SliceMatch &a, const SliceMatch &b) { return a.start < b.start; });
+    return out;
+}
+
+} // namespace gml

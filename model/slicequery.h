@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "types.h"
+
+#include <QJsonObject>
+#include <QList>
+#include <QRegularExpression>
+#include <QString>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace gml {
+
+class Project;
+struct TimelineData;
+
+// One slice as the details panel shows it (project clock).
+struct SliceDetails
+{
+    SliceId id = 0;
+    TrackId track = 0;
+    QString name;
+    QString category;
+    TimeNs start = 0;
+    TimeNs duration = 0;
+    std::optional<qint64> correlation;
+    std::optional<qint64> externalId;
+    QJsonObject args;
+};
+
+// A slice linked to another by a flow (launch, CPU op -> GPU, trace flow ...).
+struct LinkedSlice
+{
+    FlowKind kind = FlowKind::TraceFlow;
+    bool outgoing = true; // the given slice is the flow's source
+    SliceId id = 0;
+    TrackId track = 0;
+    QString name;
+    TimeNs start = 0;
+    TimeNs duration = 0;
+};
+
+std::optional<SliceDetails> sliceDetails(Project &project, SliceId id, QString *error = nullptr);
+QList<LinkedSlice> linkedSlices(Project &project, SliceId id);
+
+// Per-name statistics of the slices of `tracks` that overlap [t0, t1) (Perfetto's area
+// selection): count, total / average / maximum duration (whole slices, not clipped).
+struct AggregateRow
+{
+    StringId name = 0;
+    qint64 count = 0;
+    TimeNs total = 0;
+    TimeNs max = 0;
+    double average() const { return count ? double(total) / double(count) : 0.0; }
+};
+std::vector<AggregateRow> aggregateSlices(const TimelineData &data, const QList<TrackId> &tracks,
+                                          TimeNs t0, TimeNs t1);
+
+// Every slice whose name matches, in time order (ties by track order), over `tracks`.
+struct SliceMatch
+{
+    TimeNs start = 0;
+    TrackId track = 0;
+    size_t index = 0; // into the track's SliceTrack
+};
+// Plain text matches as a case-insensitive substring; a regex as QRegularExpression.
+std::vector<SliceMatch> findSlices(const TimelineData &data, const QList<TrackId> &tracks,
+                                   const QString &pattern, bool regex, QString *error = nullptr);
+
+} // namespace gml
