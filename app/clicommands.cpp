@@ -18,17 +18,6 @@
 
 namespace gml::cli {
 
-namespace {
-
-// Splits "--key value" options from positional arguments. Unknown options are an error.
-struct Parsed
-{
-    QStringList positional;
-    QHash<QString, QString> options;
-    QStringList flags;
-    QString error;
-};
-
 Parsed parse(const QStringList &args, const QStringList &valued, const QStringList &flags)
 {
     Parsed p;
@@ -64,6 +53,9 @@ Parsed parse(const QStringList &args, const QStringList &valued, const QStringLi
     }
     return p;
 }
+
+
+namespace {
 
 QString humanBytes(qint64 n)
 {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QHash>
 #include <QStringList>
 #include <QTextStream>
 
@@ -9,8 +10,21 @@ namespace gml::cli {
 // Exit codes of the public CLI.
 enum ExitCode { Ok = 0, SomeFailed = 1, Usage = 2 };
 
+// Splits "--key value" / "--key=value" options from positional arguments; unknown options
+// are an error.
+struct Parsed
+{
+    QStringList positional;
+    QHash<QString, QString> options;
+    QStringList flags;
+    QString error;
+};
+Parsed parse(const QStringList &args, const QStringList &valued, const QStringList &flags);
+
 int importCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int infoCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int queryCommand(const QStringList &args, QTextStream &out, QTextStream &err);
+// Needs a QGuiApplication (fonts): grademl_main creates one for this command.
+int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 
 } // namespace gml::cli

@@ -3,6 +3,9 @@
 #include "clicommands.h"
 
 #include <QCoreApplication>
+#include <QGuiApplication>
+
+#include <memory>
 #include <QTextStream>
 
 #include <cstdio>
@@ -12,11 +15,19 @@ static const char kUsage[] =
     "  import PATH... --project FILE.grademl [--run NAME]   import trace files or folders\n"
     "  info FILE.grademl [--json]                            runs, sources, counts, track tree\n"
     "  query FILE.grademl \"SELECT ...\"                       one read-only SQL statement, CSV out\n"
+    "  export FILE.grademl --view timeline [--run NAME] [--range START_NS:END_NS]\n"
+    "         --out OUT.(png|svg|pdf) [--size WxH]           a figure, drawn as the GUI draws it\n"
     "exit status: 0 ok, 1 some source or the command failed, 2 usage error\n";
 
 int main(int argc, char **argv)
 {
-    QCoreApplication app(argc, argv);
+    // Figures need fonts, hence a QGuiApplication; headless machines get the offscreen platform.
+    const bool exporting = argc > 1 && qstrcmp(argv[1], "export") == 0;
+    if (exporting && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
+        qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    std::unique_ptr<QCoreApplication> appHolder(exporting ? new QGuiApplication(argc, argv)
+                                                          : new QCoreApplication(argc, argv));
     QCoreApplication::setApplicationName(QStringLiteral("grademl"));
     QCoreApplication::setApplicationVersion(QStringLiteral(GRADEML_VERSION));
     QTextStream out(stdout);
@@ -35,6 +46,8 @@ int main(int argc, char **argv)
         return gml::cli::importCommand(args, out, err);
     if (command == QLatin1String("info"))
         return gml::cli::infoCommand(args, out, err);
+    if (command == QLatin1String("export"))
+        return gml::cli::exportCommand(args, out, err);
     if (command == QLatin1String("query"))
         return gml::cli::queryCommand(args, out, err);
     err << "grademl: unknown command '" << command << "'\n" << kUsage;

@@ -25,6 +25,14 @@ const RunSummary *TimelineData::runOfTrack(TrackId id) const
     return nullptr;
 }
 
+QString TimelineData::trackPath(TrackId id) const
+{
+    QStringList parts;
+    for (const TrackSummary *t = track(id); t && parts.size() < 16; t = t->parent ? track(t->parent) : nullptr)
+        parts.prepend(trackLabel(*t));
+    return parts.join(QStringLiteral(" › "));
+}
+
 size_t TimelineData::sliceCount() const
 {
     size_t n = 0;

@@ -37,6 +37,8 @@ struct TimelineData
     }
     const TrackSummary *track(TrackId id) const;
     const RunSummary *runOfTrack(TrackId id) const;
+    // "rank 0 · GPU 0 · NVIDIA A100 › stream 7": the track's label after its ancestors'.
+    QString trackPath(TrackId id) const;
     size_t sliceCount() const;
     size_t memoryBytes() const; // slice and counter arrays
 };

@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "mainwindow.h"
+
+#include "aggregatemodel.h"
+#include "detailspanel.h"
+#include "figureexport.h"
+#include "project.h"
+#include "sourcespanel.h"
+#include "timeformat.h"
+#include "timelinestate.h"
+#include "timelineview.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QKeySequence>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressDialog>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace gml {
+
+namespace {
+constexpr int kMaxRecent = 10;
+const QString kRecentKey = QStringLiteral("recentPaths");
+}
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent), m_state(new TimelineState(this)), m_aggregateTimer(new QTimer(this))
+{
+    setWindowTitle(tr("GradeML Studio"));
+    setAcceptDrops(true);
+    m_timeline = new TimelineView(m_state, this);
+
+    auto *central = new QWidget(this);
+    auto *layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    auto *findBar = new QWidget(central);
+    auto *findLayout = new QHBoxLayout(findBar);
+    findLayout->setContentsMargins(6, 3, 6, 3);
+    m_findEdit = new QLineEdit(findBar);
+    m_findEdit->setPlaceholderText(tr("Find slices by name (Enter: next, Shift+Enter: previous)"));
+    m_findEdit->setClearButtonEnabled(true);
+    m_findRegex = new QCheckBox(tr("Regex"), findBar);
+    auto *prev = new QToolButton(findBar);
+    prev->setText(tr("◀ Previous"));
+    auto *next = new QToolButton(findBar);
+    next->setText(tr("Next ▶"));
+    m_findLabel = new QLabel(findBar);
+    m_findLabel->setMinimumWidth(160);
+    findLayout->addWidget(new QLabel(tr("Find:"), findBar));
+    findLayout->addWidget(m_findEdit, 1);
+    findLayout->addWidget(m_findRegex);
+    findLayout->addWidget(prev);
+    findLayout->addWidget(next);
+    findLayout->addWidget(m_findLabel);
+    layout->addWidget(findBar);
+    layout->addWidget(m_timeline, 1);
+    setCentralWidget(central);
+    connect(m_findEdit, &QLineEdit::returnPressed, this, [this] {
+        find(m_findEdit->text(), m_findRegex->isChecked(), QApplication::keyboardModifiers() & Qt::ShiftModifier);
+    });
+    connect(next, &QToolButton::clicked, this, [this] { find(m_findEdit->text(), m_findRegex->isChecked(), false); });
+    connect(prev, &QToolButton::clicked, this, [this] { find(m_findEdit->text(), m_findRegex->isChecked(), true); });
+
+    buildPanels();
+    buildMenus();
+
+    m_statusWindow = new QLabel(this);
+    m_statusHover = new QLabel(this);
+    statusBar()->addWidget(m_statusHover, 1);
+    statusBar()->addPermanentWidget(m_statusWindow);
+    connect(m_timeline, &TimelineView::hoverTextChanged, m_statusHover, &QLabel::setText);
+    connect(m_state, &TimelineState::windowChanged, this, &MainWindow::updateStatus);
+    connect(m_state, &TimelineState::selectedSliceChanged, this, &MainWindow::onSelectedSliceChanged);
+    m_aggregateTimer->setSingleShot(true);
+    m_aggregateTimer->setInterval(60); // coalesce a drag's many range changes into one pass
+    connect(m_aggregateTimer, &QTimer::timeout, this, &MainWindow::updateAggregate);
+    connect(m_state, &TimelineState::selectionChanged, m_aggregateTimer, qOverload<>(&QTimer::start));
+    connect(m_timeline, &TimelineView::layoutChanged, m_aggregateTimer, qOverload<>(&QTimer::start));
+    connect(&m_import, &ImportController::progressed, this, &MainWindow::onImportProgress);
+    connect(&m_import, &ImportController::finished, this, &MainWindow::onImportFinished);
+    resize(1400, 900);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildPanels()
+{
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
+    m_details = new DetailsPanel(this);
+    auto *detailsDock = new QDockWidget(tr("Details"), this);
+    detailsDock->setObjectName(QStringLiteral("details"));
+    detailsDock->setWidget(m_details);
+    addDockWidget(Qt::BottomDockWidgetArea, detailsDock);
+    connect(m_details, &DetailsPanel::linkedSliceActivated, this, [this](qint64 track, qint64 id) {
+        const auto s = m_timeline->data() ? m_timeline->data()->slices.value(track) : nullptr;
+        const qint64 idx = s ? s->indexOf(id) : -1;
+        if (idx >= 0)
+            m_timeline->revealSlice(track, size_t(idx), false);
+    });
+
+    auto *aggregate = new QWidget(this);
+    auto *al = new QVBoxLayout(aggregate);
+    al->setContentsMargins(0, 0, 0, 0);
+    m_aggregateTitle = new QLabel(tr("Select a range (drag on the ruler) to aggregate its slices."), aggregate);
+    m_aggregateTitle->setContentsMargins(6, 2, 6, 2);
+    m_aggregateModel = new AggregateModel(this);
+    m_aggregateView = new QTableView(aggregate);
+    m_aggregateView->setModel(m_aggregateModel);
+    m_aggregateView->setSortingEnabled(true);
+    m_aggregateView->sortByColumn(AggregateModel::Total, Qt::DescendingOrder);
+    m_aggregateView->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_aggregateView->verticalHeader()->hide();
+    m_aggregateView->setAlternatingRowColors(true);
+    m_aggregateView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    al->addWidget(m_aggregateTitle);
+    al->addWidget(m_aggregateView);
+    auto *aggDock = new QDockWidget(tr("Aggregate"), this);
+    aggDock->setObjectName(QStringLiteral("aggregate"));
+    aggDock->setWidget(aggregate);
+    addDockWidget(Qt::BottomDockWidgetArea, aggDock);
+
+    m_sources = new SourcesPanel(this);
+    auto *srcDock = new QDockWidget(tr("Sources"), this);
+    srcDock->setObjectName(QStringLiteral("sources"));
+    srcDock->setWidget(m_sources);
+    addDockWidget(Qt::BottomDockWidgetArea, srcDock);
+    tabifyDockWidget(detailsDock, aggDock);
+    tabifyDockWidget(aggDock, srcDock);
+    detailsDock->raise();
+    resizeDocks({detailsDock}, {230}, Qt::Vertical);
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("Open &Folder…"), QKeySequence(tr("Ctrl+O")), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Trace Folder"));
+        if (!dir.isEmpty())
+            openFolder(dir);
+    });
+    file->addAction(tr("Open &Project…"), QKeySequence(tr("Ctrl+Shift+O")), this, [this] {
+        const QString f = QFileDialog::getOpenFileName(this, tr("Open Project"), QString(),
+                                                       tr("GradeML projects (*.grademl)"));
+        if (!f.isEmpty())
+            openProject(f);
+    });
+    m_recentMenu = file->addMenu(tr("&Recent"));
+    rebuildRecentMenu();
+    file->addAction(tr("&Reload"), QKeySequence(QKeySequence::Refresh), this, [this] {
+        if (!m_openedPath.isEmpty())
+            openPath(m_openedPath);
+    });
+    file->addSeparator();
+    file->addAction(tr("&Export Figure…"), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportFigure);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence(QKeySequence::Quit), this, &QWidget::close);
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("Zoom to &Fit"), QKeySequence(tr("0")), m_state, &TimelineState::showAll);
+    view->addAction(tr("Zoom to &Selection"), this, [this] { m_state->zoomToSelection(); });
+    view->addAction(tr("Show &All Tracks"), m_timeline, &TimelineView::showAllTracks);
+    view->addAction(tr("&Find"), QKeySequence(QKeySequence::Find), this, [this] {
+        m_findEdit->setFocus();
+        m_findEdit->selectAll();
+    });
+    view->addSeparator();
+    for (auto *dock : findChildren<QDockWidget *>())
+        view->addAction(dock->toggleViewAction());
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard and Mouse"), this, [this] {
+        QMessageBox::information(
+            this, tr("Keyboard and Mouse"),
+            tr("W / S: zoom in / out around the mouse\nA / D: pan left / right\n"
+               "Mouse wheel: zoom; Shift+wheel: scroll tracks\nDrag: pan\n"
+               "Drag on the ruler or Shift+drag: select a range (aggregate table)\n"
+               "Click: select a slice; double-click: zoom to it\nF: zoom to the selection\n"
+               "0: zoom to fit\nEsc: clear the selection\nRight-click a row: hide, collapse"));
+    });
+}
+
+void MainWindow::openPath(const QString &path)
+{
+    const QFileInfo info(path);
+    if (info.isDir())
+        openFolder(path);
+    else if (info.suffix() == QLatin1String("grademl"))
+        openProject(path);
+    else if (info.exists()) {
+        const QString project = m_projectPath.isEmpty()
+                                    ? ImportController::projectPathForFolder(info.absolutePath())
+                                    : m_projectPath;
+        startImport(project, {info.absoluteFilePath()}, info.fileName());
+        m_openedPath = project;
+    } else {
+        statusBar()->showMessage(tr("%1: no such file or folder").arg(path), 8000);
+        Q_EMIT loaded(false);
+    }
+}
+
+void MainWindow::openFolder(const QString &folder)
+{
+    m_openedPath = QFileInfo(folder).absoluteFilePath();
+    startImport(ImportController::projectPathForFolder(folder), {m_openedPath}, m_openedPath);
+}
+
+void MainWindow::openProject(const QString &projectPath)
+{
+    m_openedPath = QFileInfo(projectPath).absoluteFilePath();
+    startImport(m_openedPath, {}, m_openedPath);
+}
+
+bool MainWindow::isBusy() const
+{
+    return m_import.isRunning();
+}
+
+void MainWindow::startImport(const QString &projectPath, const QStringList &inputs, const QString &what)
+{
+    if (!m_progress) {
+        m_progress = new QProgressDialog(this);
+        m_progress->setWindowTitle(tr("Opening"));
+        m_progress->setMinimumWidth(520);
+        m_progress->setAutoClose(false);
+        m_progress->setAutoReset(false);
+        m_progress->setMinimumDuration(300); // quick opens never flash a dialog
+        connect(m_progress, &QProgressDialog::canceled, &m_import, &ImportController::cancel);
+    }
+    m_progress->setLabelText(tr("Opening %1").arg(what));
+    m_progress->setRange(0, 0);
+    m_progress->setValue(0);
+    if (m_interactive)
+        m_progress->show();
+    statusBar()->showMessage(tr("Opening %1…").arg(what));
+    m_import.start(projectPath, inputs);
+}
+
+void MainWindow::onImportProgress(const QString &stage, const QString &file, int done, int total)
+{
+    if (!m_progress)
+        return;
+    m_progress->setLabelText(file.isEmpty() ? stage
+                                            : QStringLiteral("%1 %2/%3\n%4").arg(stage).arg(done + 1).arg(total).arg(
+                                                  QFileInfo(file).fileName()));
+    m_progress->setRange(0, std::max(total, 0));
+    m_progress->setValue(std::min(done, total));
+}
+
+void MainWindow::onImportFinished(const ImportController::Result &r)
+{
+    if (m_progress)
+        m_progress->hide();
+    int failed = 0;
+    for (const auto &rep : r.reports)
+        failed += rep.status == SourceReport::Status::Failed;
+    if (!r.data) {
+        const QString why = r.cancelled ? tr("cancelled") : r.error;
+        statusBar()->showMessage(tr("Could not open %1: %2").arg(r.projectPath, why), 15000);
+        m_details->showMessage(tr("Could not open %1: %2").arg(r.projectPath, why));
+        Q_EMIT loaded(false);
+        return;
+    }
+    m_projectPath = r.projectPath;
+    QString error;
+    m_readProject = Project::open(m_projectPath, Project::Mode::ReadOnly, &error);
+    m_matches.clear();
+    m_matchIndex = -1;
+    m_state->clearSelectedSlice();
+    m_state->clearSelection();
+    m_timeline->setData(r.data);
+    m_state->setTraceRange(r.data->start, r.data->end);
+    m_sources->setRuns(r.data->runs);
+    addRecent(m_openedPath);
+    setWindowTitle(tr("%1 — GradeML Studio").arg(QFileInfo(m_openedPath).fileName()));
+    QString msg = tr("%1: %n slices", nullptr, int(r.data->sliceCount())).arg(QFileInfo(m_openedPath).fileName());
+    if (failed)
+        msg += tr(", %n file(s) failed (see Sources)", nullptr, failed);
+    if (r.cancelled)
+        msg += tr(", import cancelled: showing what was imported");
+    statusBar()->showMessage(msg, 15000);
+    if (failed || !r.scanErrors.isEmpty()) {
+        if (auto *dock = findChild<QDockWidget *>(QStringLiteral("sources")))
+            dock->raise();
+    }
+    updateStatus();
+    Q_EMIT loaded(true);
+}
+
+void MainWindow::onSelectedSliceChanged()
+{
+    const SliceId id = m_state->selectedSlice();
+    const auto data = m_timeline->data();
+    if (!id || !data || !m_readProject) {
+        m_timeline->setLinks({});
+        m_details->showMessage(tr("No slice selected."));
+        return;
+    }
+    QString error;
+    const auto details = sliceDetails(*m_readProject, id, &error);
+    if (!details) {
+        m_details->showMessage(tr("Slice %1 is not in the project: %2").arg(id).arg(error));
+        return;
+    }
+    const auto links = linkedSlices(*m_readProject, id);
+    m_timeline->setLinks(links);
+    TimeNs self = details->duration;
+    if (const auto s = data->slices.value(details->track)) {
+        const qint64 idx = s->indexOf(id);
+        if (idx >= 0)
+            self = s->selfTime(size_t(idx));
+    }
+    const auto trackName = [data](TrackId t) { return data->trackPath(t); };
+    m_details->showSlice(*details, data->trackPath(details->track), data->start, self, links, trackName);
+    if (auto *dock = findChild<QDockWidget *>(QStringLiteral("details")))
+        dock->raise();
+}
+
+void MainWindow::updateAggregate()
+{
+    const auto data = m_timeline->data();
+    if (!data || !m_state->hasSelection()) {
+        m_aggregateModel->setRows(data, {});
+        m_aggregateTitle->setText(tr("Select a range (drag on the ruler) to aggregate its slices."));
+        return;
+    }
+    auto rows = aggregateSlices(*data, m_timeline->layout().sliceTracks(), m_state->selectionStart(),
+                                m_state->selectionEnd());
+    qint64 total = 0;
+    for (const auto &r : rows)
+        total += r.count;
+    m_aggregateModel->setRows(data, std::move(rows));
+    const auto *header = m_aggregateView->horizontalHeader();
+    m_aggregateModel->sort(header->sortIndicatorSection(), header->sortIndicatorOrder());
+    m_aggregateTitle->setText(tr("%1 slices in %2 (%3 → %4)")
+                                  .arg(total)
+                                  .arg(formatDuration(m_state->selectionEnd() - m_state->selectionStart()),
+                                       formatDuration(m_state->selectionStart() - data->start),
+                                       formatDuration(m_state->selectionEnd() - data->start)));
+    if (auto *dock = findChild<QDockWidget *>(QStringLiteral("aggregate")))
+        dock->raise();
+}
+
+void MainWindow::find(const QString &pattern, bool regex, bool backwards)
+{
+    const auto data = m_timeline->data();
+    if (!data || pattern.isEmpty()) {
+        m_findLabel->clear();
+        m_timeline->setHighlighted({});
+        return;
+    }
+    if (pattern != m_matchPattern || regex != m_matchRegex || m_matches.empty()) {
+        QString error;
+        m_matches = findSlices(*data, m_timeline->layout().sliceTracks(), pattern, regex, &error);
+        m_matchPattern = pattern;
+        m_matchRegex = regex;
+        m_matchIndex = -1;
+        if (!error.isEmpty()) {
+            m_findLabel->setText(error);
+            return;
+        }
+    }
+    if (m_matches.empty()) {
+        m_findLabel->setText(tr("no match"));
+        m_timeline->setHighlighted({});
+        return;
+    }
+    const int n = int(m_matches.size());
+    if (m_matchIndex < 0) {
+        // Start from the window: the first match at or after its start (or before its end).
+        const TimeNs from = m_state->windowStart();
+        const auto it = std::lower_bound(m_matches.begin(), m_matches.end(), from,
+                                         [](const SliceMatch &m, TimeNs t) { return m.start < t; });
+        m_matchIndex = backwards ? (int(it - m_matches.begin()) - 1 + n) % n : int(it - m_matches.begin()) % n;
+    } else {
+        m_matchIndex = (m_matchIndex + (backwards ? n - 1 : 1)) % n;
+    }
+    const auto &m = m_matches[size_t(m_matchIndex)];
+    m_timeline->setHighlighted({{m.track, m.index}});
+    m_timeline->revealSlice(m.track, m.index, false);
+    m_findLabel->setText(tr("%1 of %2").arg(m_matchIndex + 1).arg(n));
+}
+
+void MainWindow::exportFigure()
+{
+    if (!m_timeline->data())
+        return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Figure"), QStringLiteral("timeline.png"),
+                                                      tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    // The visible window and the shown tracks (hidden and collapsed rows stay out).
+    TimelinePainter painter;
+    painter.setData(m_timeline->data());
+    painter.setLayout(m_timeline->layout());
+    FigureRequest req;
+    req.path = path;
+    req.size = QSize(m_timeline->width(), m_timeline->height());
+    req.t0 = m_state->windowStart();
+    req.t1 = m_state->windowEnd();
+    req.overlay = m_timeline->overlay();
+    req.overlay.hasCursor = false;
+    QString error;
+    if (!gml::exportFigure(painter, req, &error))
+        QMessageBox::warning(this, tr("Export Figure"), error);
+    else
+        statusBar()->showMessage(tr("Wrote %1").arg(path), 8000);
+}
+
+void MainWindow::addRecent(const QString &path)
+{
+    QSettings settings;
+    QStringList recent = settings.value(kRecentKey).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    settings.setValue(kRecentKey, recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    if (!m_recentMenu)
+        return;
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(kRecentKey).toStringList();
+    for (const QString &p : recent)
+        m_recentMenu->addAction(p, this, [this, p] { openPath(p); });
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::updateStatus()
+{
+    const auto data = m_timeline->data();
+    if (!data)
+        return;
+    m_statusWindow->setText(tr("%1 → %2 (%3) · paint %4 ms")
+                                .arg(formatDuration(m_state->windowStart() - data->start),
+                                     formatDuration(m_state->windowEnd() - data->start),
+                                     formatDuration(m_state->windowDuration()))
+                                .arg(m_timeline->painter().lastPaintMs(), 0, 'f', 1));
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *e)
+{
+    if (e->mimeData()->hasUrls())
+        e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *e)
+{
+    const auto urls = e->mimeData()->urls();
+    if (!urls.isEmpty() && urls.first().isLocalFile()) {
+        openPath(urls.first().toLocalFile());
+        e->acceptProposedAction();
+    }
+}
+
+void MainWindow::closeEvent(QCloseEvent *e)
+{
+    m_import.cancel();
+    m_import.waitForFinished();
+    e->accept();
+}
+
+} // namespace gml

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "importcontroller.h"
+#include "slicequery.h"
+
+#include <QMainWindow>
+
+#include <memory>
+#include <vector>
+
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+class QMenu;
+class QProgressDialog;
+class QTableView;
+class QTimer;
+
+namespace gml {
+
+class AggregateModel;
+class DetailsPanel;
+class Project;
+class SourcesPanel;
+class TimelineState;
+class TimelineView;
+
+// The GradeML Studio window: timeline in the middle, find bar above it, details / aggregate /
+// sources panels below. Opening a folder imports it off the GUI thread with a cancellable
+// progress dialog; opening a project only loads it.
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    // A folder (imported into its project), a .grademl file, or trace files (imported into the
+    // open project, else into their folder's project).
+    void openPath(const QString &path);
+    void openFolder(const QString &folder);
+    void openProject(const QString &projectPath);
+    bool isBusy() const;
+    void setInteractive(bool interactive) { m_interactive = interactive; }
+
+    TimelineState *state() const { return m_state; }
+    TimelineView *timeline() const { return m_timeline; }
+    DetailsPanel *details() const { return m_details; }
+    AggregateModel *aggregate() const { return m_aggregateModel; }
+    SourcesPanel *sources() const { return m_sources; }
+    QString projectPath() const { return m_projectPath; }
+    // Find: the matches of the last search and the current one.
+    void find(const QString &pattern, bool regex, bool backwards = false);
+    int findMatchCount() const { return int(m_matches.size()); }
+    int findCurrent() const { return m_matchIndex; }
+
+Q_SIGNALS:
+    void loaded(bool ok);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent *) override;
+    void dropEvent(QDropEvent *) override;
+    void closeEvent(QCloseEvent *) override;
+
+private:
+    void buildMenus();
+    void buildPanels();
+    void startImport(const QString &projectPath, const QStringList &inputs, const QString &what);
+    void onImportProgress(const QString &stage, const QString &file, int done, int total);
+    void onImportFinished(const ImportController::Result &result);
+    void onSelectedSliceChanged();
+    void updateAggregate();
+    void exportFigure();
+    void addRecent(const QString &path);
+    void rebuildRecentMenu();
+    void updateStatus();
+
+    TimelineState *m_state;
+    TimelineView *m_timeline;
+    DetailsPanel *m_details;
+    AggregateModel *m_aggregateModel;
+    QTableView *m_aggregateView;
+    QLabel *m_aggregateTitle;
+    SourcesPanel *m_sources;
+    QLineEdit *m_findEdit;
+    QCheckBox *m_findRegex;
+    QLabel *m_findLabel;
+    QLabel *m_statusWindow;
+    QLabel *m_statusHover;
+    QMenu *m_recentMenu = nullptr;
+    QProgressDialog *m_progress = nullptr;
+    QTimer *m_aggregateTimer;
+    ImportController m_import;
+    QString m_projectPath;
+    QString m_openedPath; // the folder or file the user opened
+    std::unique_ptr<Project> m_readProject; // GUI thread's read-only connection (details)
+    std::vector<SliceMatch> m_matches;
+    QString m_matchPattern;
+    bool m_matchRegex = false;
+    int m_matchIndex = -1;
+    bool m_interactive = true;
+};
+
+} // namespace gml

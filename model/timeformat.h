@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "types.h"
+
+#include <QString>
+
+namespace gml {
+
+// "850 ns", "12.5 µs", "3.25 ms", "1.002 s" with `precision` significant decimals at most.
+QString formatDuration(TimeNs ns, int precision = 3);
+// A ruler step: the smallest 1-2-5 x 10^k nanoseconds that is at least `minimum`.
+TimeNs niceStep(double minimum);
+// A tick label for t with a known step: the unit of ten steps, as many decimals as the step
+// needs ("1.2 ms" for a 100 µs step, "1250 µs" for a 10 µs step).
+QString formatTick(TimeNs t, TimeNs step);
+
+} // namespace gml

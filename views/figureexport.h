@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "timelinepainter.h"
+
+#include <QString>
+
+namespace gml {
+
+// Writes the timeline as a figure: PNG, SVG or PDF by the file's extension, drawn by the same
+// TimelinePainter as the screen, so text stays text in SVG and PDF. The figure shows every row
+// of the layout (the height grows to fit when `fitHeight`), the window [t0, t1).
+struct FigureRequest
+{
+    QString path;
+    QSize size{1600, 900};
+    TimeNs t0 = 0, t1 = 0; // empty: the whole trace
+    bool fitHeight = true;
+    TimelineOverlay overlay;
+};
+
+[[nodiscard]] bool exportFigure(TimelinePainter &painter, const FigureRequest &request, QString *error);
+
+} // namespace gml

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// TimelinePainter, part 1: building the cached geometry of one viewport (level of detail).
+#include "timelinepainter.h"
+
+#include "timeformat.h"
+
+#include <QElapsedTimer>
+#include <QFontMetricsF>
+
+#include <algorithm>
+#include <cmath>
+
+namespace gml {
+
+namespace {
+
+constexpr double kMinLabelWidth = 26; // px: narrower boxes get no text
+// Folding more than this many slices into one bucket scans a sample of them for the longest;
+// the colour is then an estimate, the geometry (extent, count) stays exact.
+constexpr size_t kLongestScanLimit = 512;
+
+size_t longestIn(const SliceTrack &t, size_t i, size_t j)
+{
+    size_t best = i;
+    TimeNs bestDur = -1;
+    const size_t stride = (j - i) > kLongestScanLimit ? (j - i) / kLongestScanLimit : 1;
+    for (size_t k = i; k < j; k += stride) {
+        const TimeNs d = t.duration(k);
+        if (d > bestDur) {
+            bestDur = d;
+            best = k;
+        }
+    }
+    return best;
+}
+
+} // namespace
+
+size_t TimelineGeometry::boxCount() const
+{
+    size_t n = 0;
+    for (const auto &b : boxes)
+        n += b.size();
+    return n;
+}
+
+TimelinePainter::TimelinePainter()
+{
+    setFont(QFont(QStringLiteral("DejaVu Sans"), 8));
+}
+
+void TimelinePainter::setFont(const QFont &font)
+{
+    m_font = font;
+    m_boldFont = font;
+    m_boldFont.setBold(true);
+    m_geometryValid = false;
+}
+
+void TimelinePainter::setData(std::shared_ptr<const TimelineData> data)
+{
+    m_data = std::move(data);
+    m_colorOfName.assign(m_data ? m_data->names.size() : 0, 0);
+    if (m_data)
+        for (size_t i = 0; i < m_data->names.size(); ++i)
+            m_colorOfName[i] = uint8_t(SlicePalette::indexFor(m_data->names[i]));
+    m_overviewWidth = -1;
+    m_geometryValid = false;
+    m_layout = {};
+    if (m_data)
+        m_layout.build(*m_data, {}, {}, m_metrics);
+}
+
+int TimelinePainter::colorOf(StringId name) const
+{
+    return (name >= 0 && size_t(name) < m_colorOfName.size()) ? m_colorOfName[size_t(name)] : 0;
+}
+
+double TimelinePainter::xForTime(const TimelineViewport &v, TimeNs t) const
+{
+    const double w = std::max(1, v.size.width() - m_metrics.labelWidth);
+    return m_metrics.labelWidth + double(t - v.t0) * w / double(std::max<TimeNs>(1, v.t1 - v.t0));
+}
+
+TimeNs TimelinePainter::timeForX(const TimelineViewport &v, double x) const
+{
+    const double w = std::max(1, v.size.width() - m_metrics.labelWidth);
+    return v.t0 + TimeNs(std::llround((x - m_metrics.labelWidth) * double(v.t1 - v.t0) / w));
+}
+
+const TimelineGeometry &TimelinePainter::geometry(const TimelineViewport &v)
+{
+    if (!m_geometryValid || !(m_geometryViewport == v) || m_geometryLayoutVersion != m_layout.version()) {
+        QElapsedTimer timer;
+        timer.start();
+        buildGeometry(v);
+        m_geometryViewport = v;
+        m_geometryLayoutVersion = m_layout.version();
+        m_geometryValid = true;
+        m_lastBuildMs = double(timer.nsecsElapsed()) / 1e6;
+    }
+    return m_geometry;
+}
+
+void TimelinePainter::buildGeometry(const TimelineViewport &v)
+{
+    for (auto &b : m_geometry.boxes)
+        b.clear();
+    m_geometry.labels.clear();
+    m_geometry.counters.clear();
+    m_geometry.visibleSlices = m_geometry.exactBoxes = m_geometry.mergedBoxes = 0;
+    if (!m_data)
+        return;
+    const int header = m_metrics.headerHeight();
+    const int viewTop = v.scrollY, viewBottom = v.scrollY + v.size.height() - header;
+    for (const auto &row : m_layout.rows()) {
+        if (row.y + row.height <= viewTop || row.y >= viewBottom || row.type != TimelineRow::Type::Track)
+            continue;
+        const int top = header + row.y - v.scrollY;
+        if (row.depthCount > 0) {
+            if (const auto s = m_data->slices.value(row.track))
+                buildSliceRow(v, row, *s, top);
+        } else if (row.isCounter) {
+            if (const auto c = m_data->counters.value(row.track))
+                buildCounterRow(v, row, *c, top);
+        }
+    }
+}
+
+void TimelinePainter::buildSliceRow(const TimelineViewport &v, const TimelineRow &row,
+                                    const SliceTrack &track, int top)
+{
+    const double left = m_metrics.labelWidth, right = v.size.width();
+    const double width = std::max(1.0, right - left);
+    const double span = double(std::max<TimeNs>(1, v.t1 - v.t0));
+    const double scale = width / span; // px per ns
+    const auto px = [&](TimeNs t) { return left + double(t - v.t0) * scale; };
+    const QFontMetricsF fm(m_font);
+    const double h = m_metrics.depthHeight - 1;
+    const int viewTop = m_metrics.headerHeight(), viewBottom = v.size.height();
+    for (int d = 0; d < track.depthCount(); ++d) {
+        const double y = top + m_metrics.rowPadding + d * m_metrics.depthHeight;
+        if (y + h < viewTop || y > viewBottom)
+            continue;
+        const size_t last = track.lastIndex(d, v.t1);
+        size_t i = track.firstIndex(d, v.t0);
+        // The last merged box of this depth, so adjacent buckets of one colour become one box.
+        int lastMergedColor = -1;
+        while (i < last) {
+            const double xs = px(track.start(i)), xe = px(track.end(i));
+            if (xe - xs >= 1.0) {
+                const double a = std::max(xs, left - 1), b = std::min(xe, right + 1);
+                const int c = colorOf(track.nameId(i));
+                // Boxes wide enough keep a one-pixel gap, so back-to-back slices of one colour
+                // stay distinguishable.
+                const double w = b - a >= 4 ? b - a - 1 : std::max(1.0, b - a);
+                const QRectF r(a, y, w, h);
+                m_geometry.boxes[size_t(c)].push_back(r);
+                ++m_geometry.exactBoxes;
+                ++m_geometry.visibleSlices;
+                lastMergedColor = -1;
+                if (r.width() >= kMinLabelWidth) {
+                    const QString text = fm.elidedText(m_data->name(track.nameId(i)), Qt::ElideRight, r.width() - 4);
+                    if (!text.isEmpty() && text != QStringLiteral("…"))
+                        m_geometry.labels.push_back({r.adjusted(2, 0, -2, 0), text});
+                }
+                ++i;
+                continue;
+            }
+            // A pixel bucket of narrow slices: everything starting before the next pixel.
+            const double bucketX = std::floor(xs);
+            const TimeNs bucketEnd = v.t0 + TimeNs(std::ceil((bucketX + 1 - left) / scale));
+            size_t j = std::min(last, track.nextStartingAt(d, i + 1, bucketEnd));
+            if (j - 1 > i && px(track.end(j - 1)) - px(track.start(j - 1)) >= 1.0)
+                --j; // a wide slice starting in the bucket is drawn exactly, next round
+            const size_t longest = longestIn(track, i, j);
+            const int c = colorOf(track.nameId(longest));
+            const double boxRight = std::max(bucketX + 1, std::min(px(track.end(j - 1)), right + 1));
+            auto &list = m_geometry.boxes[size_t(c)];
+            if (lastMergedColor == c && !list.empty() && list.back().right() >= bucketX - 0.01 &&
+                list.back().top() == y) {
+                list.back().setRight(std::max(list.back().right(), boxRight));
+            } else {
+                list.push_back(QRectF(std::max(bucketX, left - 1), y, boxRight - std::max(bucketX, left - 1), h));
+                ++m_geometry.mergedBoxes;
+            }
+            lastMergedColor = c;
+            m_geometry.visibleSlices += j - i;
+            i = j;
+        }
+    }
+}
+
+void TimelinePainter::buildCounterRow(const TimelineViewport &v, const TimelineRow &row,
+                                      const CounterTrack &track, int top)
+{
+    const int left = m_metrics.labelWidth, right = v.size.width();
+    const double maxValue = std::max(track.maxValue(), 0.0);
+    const double minValue = std::min(track.minValue(), 0.0);
+    const double range = maxValue - minValue > 0 ? maxValue - minValue : 1.0;
+    const double bottom = top + row.height - 3, height = row.height - 8;
+    const auto yOf = [&](double value) { return bottom - (value - minValue) / range * height; };
+    TimelineGeometry::CounterShape shape;
+    shape.rect = QRectF(left, top, right - left, row.height);
+    shape.colorIndex = SlicePalette::indexFor(row.label);
+    shape.maxText = QString::number(maxValue, 'g', 4) + (row.unit.isEmpty() ? QString() : QLatin1Char(' ') + row.unit);
+    // One column per pixel: the maximum of the samples in effect during the column (the value
+    // held from before plus every sample inside), so short peaks never vanish when zoomed out.
+    qint64 k = track.sampleAt(v.t0);
+    size_t next = track.lowerBound(v.t0);
+    const TimeNs lastTs = track.ts(track.size() - 1);
+    for (int x = left; x < right; ++x) {
+        const TimeNs c0 = timeForX(v, x), c1 = timeForX(v, x + 1);
+        if (c0 > lastTs)
+            break; // after the last sample: nothing is known
+        bool any = k >= 0;
+        double hi = any ? track.value(size_t(k)) : 0.0;
+        while (next < track.size() && track.ts(next) < c1) {
+            hi = any ? std::max(hi, track.value(next)) : track.value(next);
+            any = true;
+            k = qint64(next++);
+        }
+        if (!any)
+            continue;
+        const double yy = yOf(hi);
+        shape.line << QPointF(x, yy) << QPointF(x + 1, yy);
+    }
+    if (shape.line.isEmpty())
+        return;
+    shape.area = shape.line;
+    shape.area << QPointF(shape.line.last().x(), yOf(0)) << QPointF(shape.line.first().x(), yOf(0));
+    m_geometry.counters.push_back(std::move(shape));
+}
+
+} // namespace gml

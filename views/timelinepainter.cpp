@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// TimelinePainter, part 2: painting the cached geometry and the overlays, hit testing.
+#include "timelinepainter.h"
+
+#include "timeformat.h"
+
+#include <QElapsedTimer>
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QPainterPath>
+
+#include <algorithm>
+#include <cmath>
+
+namespace gml {
+
+namespace {
+
+const QColor kBackground(0xfb, 0xfb, 0xfc);
+const QColor kRowAlt(0xf1, 0xf3, 0xf6);
+const QColor kGrid(0xdd, 0xe1, 0xe6);
+const QColor kText(0x20, 0x24, 0x2a);
+const QColor kMuted(0x6a, 0x72, 0x7c);
+const QColor kHeader(0xe9, 0xec, 0xf0);
+const QColor kAccent(0x1f, 0x6f, 0xd1);
+
+QColor kindColor(TrackKind kind)
+{
+    switch (kind) {
+    case TrackKind::Gpu:
+    case TrackKind::Stream: return QColor(0x4c, 0xaf, 0x50);
+    case TrackKind::Counter: return QColor(0xf0, 0x9a, 0x1a);
+    case TrackKind::Process:
+    case TrackKind::Thread: return QColor(0x42, 0x85, 0xf4);
+    default: return QColor(0x9e, 0x9e, 0x9e);
+    }
+}
+
+} // namespace
+
+void TimelinePainter::paint(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o)
+{
+    QElapsedTimer timer;
+    timer.start();
+    p.save();
+    p.setRenderHint(QPainter::Antialiasing, false);
+    p.setRenderHint(QPainter::TextAntialiasing, true);
+    p.fillRect(QRect(QPoint(0, 0), v.size), kBackground);
+    p.setFont(m_font);
+    paintRows(p, v, o);
+    paintOverlay(p, v, o);
+    paintLabels(p, v);
+    paintHeader(p, v, o);
+    p.restore();
+    m_lastPaintMs = double(timer.nsecsElapsed()) / 1e6;
+}
+
+void TimelinePainter::paintRows(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o)
+{
+    const int header = m_metrics.headerHeight();
+    const int left = m_metrics.labelWidth;
+    p.save();
+    p.setClipRect(QRect(left, header, v.size.width() - left, v.size.height() - header));
+    // Row backgrounds: alternate per top-level group so a process and its threads read as one.
+    int group = 0;
+    for (const auto &row : m_layout.rows()) {
+        if (row.indent <= 1)
+            ++group;
+        const int top = header + row.y - v.scrollY;
+        if (top > v.size.height() || top + row.height < header)
+            continue;
+        if (group % 2 == 0)
+            p.fillRect(QRect(left, top, v.size.width() - left, row.height), kRowAlt);
+        p.fillRect(QRect(left, top + row.height - 1, v.size.width() - left, 1), kGrid);
+    }
+    // Grid lines at the ruler's ticks.
+    const double pxPerNs = double(v.size.width() - left) / double(std::max<TimeNs>(1, v.t1 - v.t0));
+    const TimeNs step = niceStep(100.0 / std::max(pxPerNs, 1e-12));
+    const TimeNs origin = o.traceStart;
+    for (TimeNs t = origin + ((v.t0 - origin) / step) * step; t < v.t1; t += step) {
+        const double x = xForTime(v, t);
+        if (x >= left)
+            p.fillRect(QRectF(x, header, 1, v.size.height() - header), kGrid);
+    }
+    const TimelineGeometry &g = geometry(v);
+    p.setPen(Qt::NoPen);
+    for (int c = 0; c < SlicePalette::kSize; ++c) {
+        const auto &boxes = g.boxes[size_t(c)];
+        if (boxes.empty())
+            continue;
+        p.setBrush(SlicePalette::color(c));
+        p.drawRects(boxes.data(), int(boxes.size()));
+    }
+    p.setBrush(Qt::NoBrush);
+    p.setPen(kText);
+    for (const auto &l : g.labels)
+        p.drawText(l.rect, Qt::AlignLeft | Qt::AlignVCenter | Qt::TextSingleLine, l.text);
+    for (const auto &c : g.counters) {
+        QColor fill = SlicePalette::color(c.colorIndex);
+        fill.setAlpha(150);
+        p.setPen(Qt::NoPen);
+        p.setBrush(fill);
+        p.drawPolygon(c.area);
+        p.setBrush(Qt::NoBrush);
+        p.setPen(QPen(SlicePalette::darker(c.colorIndex), 1));
+        p.drawPolyline(c.line);
+        p.setPen(kMuted);
+        p.drawText(c.rect.adjusted(4, 1, -4, 0), Qt::AlignLeft | Qt::AlignTop, c.maxText);
+    }
+    p.restore();
+}
+
+QRectF TimelinePainter::sliceRect(const TimelineViewport &v, TrackId track, size_t index) const
+{
+    const int r = m_layout.rowOfTrack(track);
+    const auto s = m_data ? m_data->slices.value(track) : nullptr;
+    if (r < 0 || !s || index >= s->size())
+        return {};
+    const auto &row = m_layout.rows()[size_t(r)];
+    const double top = m_metrics.headerHeight() + row.y - v.scrollY + m_metrics.rowPadding +
+                       s->depth(index) * m_metrics.depthHeight;
+    const double a = xForTime(v, s->start(index)), b = xForTime(v, s->end(index));
+    return QRectF(a, top, std::max(1.0, b - a), m_metrics.depthHeight - 1);
+}
+
+void TimelinePainter::paintOverlay(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o)
+{
+    const int header = m_metrics.headerHeight();
+    const int left = m_metrics.labelWidth;
+    p.save();
+    p.setClipRect(QRect(left, header, v.size.width() - left, v.size.height() - header));
+    if (o.selectionEnd > o.selectionStart) {
+        const double a = xForTime(v, o.selectionStart), b = xForTime(v, o.selectionEnd);
+        QColor shade = kAccent;
+        shade.setAlpha(40);
+        p.fillRect(QRectF(a, header, b - a, v.size.height() - header), shade);
+        p.fillRect(QRectF(a, header, 1, v.size.height() - header), kAccent);
+        p.fillRect(QRectF(b, header, 1, v.size.height() - header), kAccent);
+    }
+    p.setRenderHint(QPainter::Antialiasing, true);
+    for (const auto &[track, index] : o.highlighted) {
+        const QRectF r = sliceRect(v, track, index);
+        if (!r.isEmpty())
+            p.setPen(QPen(QColor(0xff, 0xa0, 0x00), 2)), p.setBrush(Qt::NoBrush), p.drawRect(r);
+    }
+    QRectF selected;
+    if (o.selectedSlice) {
+        if (const auto s = m_data ? m_data->slices.value(o.selectedTrack) : nullptr) {
+            const qint64 idx = s->indexOf(o.selectedSlice);
+            if (idx >= 0)
+                selected = sliceRect(v, o.selectedTrack, size_t(idx));
+        }
+        if (!selected.isEmpty()) {
+            p.setPen(QPen(kText, 2));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(selected.adjusted(-1, -1, 1, 1));
+        }
+    }
+    // Links of the selected slice: curved arrows between the two slices' starts.
+    for (const auto &l : o.links) {
+        const auto s = m_data ? m_data->slices.value(l.track) : nullptr;
+        if (!s || selected.isEmpty())
+            continue;
+        const qint64 idx = s->indexOf(l.id);
+        if (idx < 0)
+            continue;
+        const QRectF other = sliceRect(v, l.track, size_t(idx));
+        if (other.isEmpty())
+            continue;
+        QPointF from(selected.left(), selected.center().y());
+        QPointF to(other.left(), other.center().y());
+        if (!l.outgoing)
+            std::swap(from, to);
+        QPainterPath path(from);
+        const double dy = (to.y() - from.y()) / 2;
+        path.cubicTo(from + QPointF(0, dy), to - QPointF(0, dy), to);
+        const QColor c = l.kind == FlowKind::Launch ? QColor(0xd1, 0x3b, 0x3b) : QColor(0x5b, 0x3f, 0xc4);
+        p.setPen(QPen(c, 1.5));
+        p.setBrush(Qt::NoBrush);
+        p.drawPath(path);
+        // Arrow head pointing along the curve's end tangent (vertical).
+        const double dir = to.y() >= from.y() ? -1 : 1;
+        QPolygonF head;
+        head << to << to + QPointF(-4, dir * 7) << to + QPointF(4, dir * 7);
+        p.setBrush(c);
+        p.drawPolygon(head);
+    }
+    if (o.hasCursor && o.cursor >= v.t0 && o.cursor < v.t1) {
+        const double x = xForTime(v, o.cursor);
+        p.setRenderHint(QPainter::Antialiasing, false);
+        p.fillRect(QRectF(x, header, 1, v.size.height() - header), QColor(0x55, 0x55, 0x55, 140));
+    }
+    p.restore();
+}
+
+void TimelinePainter::paintLabels(QPainter &p, const TimelineViewport &v)
+{
+    const int header = m_metrics.headerHeight();
+    const int width = m_metrics.labelWidth;
+    p.save();
+    p.setClipRect(QRect(0, header, width, v.size.height() - header));
+    p.fillRect(QRect(0, header, width, v.size.height() - header), kHeader);
+    const QFontMetricsF fm(m_font);
+    for (const auto &row : m_layout.rows()) {
+        const int top = header + row.y - v.scrollY;
+        if (top > v.size.height() || top + row.height < header)
+            continue;
+        const int lineH = std::min(row.height, m_metrics.groupHeight);
+        int x = 16 + row.indent * m_metrics.indent;
+        if (row.hasChildren) {
+            // The expand/collapse triangle.
+            QPolygonF tri;
+            const double cx = x - 8, cy = top + lineH / 2.0;
+            if (row.expanded)
+                tri << QPointF(cx - 4, cy - 2) << QPointF(cx + 4, cy - 2) << QPointF(cx, cy + 3);
+            else
+                tri << QPointF(cx - 2, cy - 4) << QPointF(cx + 3, cy) << QPointF(cx - 2, cy + 4);
+            p.setRenderHint(QPainter::Antialiasing, true);
+            p.setPen(Qt::NoPen);
+            p.setBrush(kMuted);
+            p.drawPolygon(tri);
+            p.setRenderHint(QPainter::Antialiasing, false);
+        }
+        if (row.type == TimelineRow::Type::Track) {
+            p.fillRect(QRect(x, top + 5, 3, lineH - 10), kindColor(row.kind));
+            x += 7;
+        }
+        p.setFont(row.type == TimelineRow::Type::Run ? m_boldFont : m_font);
+        p.setPen(kText);
+        const QString text = fm.elidedText(row.label, Qt::ElideMiddle, width - x - 6);
+        p.drawText(QRectF(x, top, width - x - 4, lineH), Qt::AlignLeft | Qt::AlignVCenter, text);
+        if (row.isCounter && !row.unit.isEmpty()) {
+            p.setPen(kMuted);
+            p.drawText(QRectF(x, top + lineH - 2, width - x - 4, lineH), Qt::AlignLeft | Qt::AlignTop, row.unit);
+        }
+        p.fillRect(QRect(0, top + row.height - 1, width, 1), kGrid);
+    }
+    p.fillRect(QRect(width - 1, header, 1, v.size.height() - header), QColor(0xc4, 0xc9, 0xd0));
+    p.restore();
+}
+
+void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o)
+{
+    const int left = m_metrics.labelWidth;
+    const int oh = m_metrics.overviewHeight, rh = m_metrics.rulerHeight;
+    p.fillRect(QRect(0, 0, v.size.width(), oh + rh), kHeader);
+    paintOverview(p, v, o);
+    // Ruler: 1-2-5 steps at least 100 px apart, labels relative to the trace start.
+    const double pxPerNs = double(v.size.width() - left) / double(std::max<TimeNs>(1, v.t1 - v.t0));
+    const TimeNs step = niceStep(100.0 / std::max(pxPerNs, 1e-12));
+    p.save();
+    p.setClipRect(QRect(left, oh, v.size.width() - left, rh));
+    p.fillRect(QRect(left, oh, v.size.width() - left, rh), QColor(0xf6, 0xf7, 0xf9));
+    p.setPen(kText);
+    const TimeNs origin = o.traceStart;
+    for (TimeNs t = origin + ((v.t0 - origin) / step - 1) * step; t < v.t1 + step; t += step) {
+        const double x = xForTime(v, t);
+        p.fillRect(QRectF(x, oh + rh - 8, 1, 8), kMuted);
+        for (int k = 1; k < 5; ++k)
+            p.fillRect(QRectF(x + k * step * pxPerNs / 5, oh + rh - 3, 1, 3), kMuted);
+        p.drawText(QRectF(x + 3, oh, 120, rh - 6), Qt::AlignLeft | Qt::AlignVCenter, formatTick(t - origin, step));
+    }
+    // Range selection and cursor readouts.
+    if (o.selectionEnd > o.selectionStart) {
+        const double a = xForTime(v, o.selectionStart), b = xForTime(v, o.selectionEnd);
+        QColor shade = kAccent;
+        shade.setAlpha(60);
+        p.fillRect(QRectF(a, oh, b - a, rh), shade);
+        const QString text = formatDuration(o.selectionEnd - o.selectionStart);
+        const QFontMetricsF fm(m_boldFont);
+        const double tw = fm.horizontalAdvance(text) + 10;
+        QRectF box((a + b - tw) / 2, oh + 3, tw, rh - 6);
+        p.fillRect(box, kAccent);
+        p.setFont(m_boldFont);
+        p.setPen(Qt::white);
+        p.drawText(box, Qt::AlignCenter, text);
+        p.setFont(m_font);
+    }
+    if (o.hasCursor && o.cursor >= v.t0 && o.cursor < v.t1) {
+        const double x = xForTime(v, o.cursor);
+        const QString text = formatDuration(o.cursor - origin, 4);
+        const QFontMetricsF fm(m_font);
+        const double tw = fm.horizontalAdvance(text) + 8;
+        QRectF box(std::min(x + 2, v.size.width() - tw), oh + rh - 14, tw, 13);
+        p.fillRect(box, QColor(0x33, 0x33, 0x33));
+        p.setPen(Qt::white);
+        p.drawText(box, Qt::AlignCenter, text);
+    }
+    p.restore();
+    p.fillRect(QRect(0, oh + rh - 1, v.size.width(), 1), QColor(0xc4, 0xc9, 0xd0));
+    // Top-left corner: the visible window's width.
+    p.setPen(kText);
+    p.setFont(m_boldFont);
+    p.drawText(QRect(8, 0, left - 12, oh), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("Overview"));
+    p.setFont(m_font);
+    p.drawText(QRect(8, oh, left - 12, rh), Qt::AlignLeft | Qt::AlignVCenter,
+               QStringLiteral("window %1").arg(formatDuration(v.t1 - v.t0)));
+}
+
+const std::vector<float> &TimelinePainter::overviewDensity(int width)
+{
+    if (width == m_overviewWidth)
+        return m_overview;
+    m_overviewWidth = width;
+    m_overview.assign(size_t(std::max(width, 0)), 0.0f);
+    if (!m_data || width <= 0)
+        return m_overview;
+    // Busy time of the top-level slices per column, summed over tracks, normalised to the peak.
+    const double span = double(std::max<TimeNs>(1, m_data->end - m_data->start));
+    for (const auto &t : m_data->slices) {
+        if (t->depthCount() == 0)
+            continue;
+        for (size_t i = t->depthBegin(0); i < t->depthEnd(0); ++i) {
+            const double a = double(t->start(i) - m_data->start) / span * width;
+            const double b = double(t->end(i) - m_data->start) / span * width;
+            for (int c = std::max(0, int(a)); c < std::min(width, int(b) + 1); ++c)
+                m_overview[size_t(c)] += float(std::min<double>(b, c + 1) - std::max<double>(a, c));
+        }
+    }
+    const float peak = *std::max_element(m_overview.begin(), m_overview.end());
+    if (peak > 0)
+        for (auto &x : m_overview)
+            x /= peak;
+    return m_overview;
+}
+
+void TimelinePainter::paintOverview(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o)
+{
+    const int left = m_metrics.labelWidth, oh = m_metrics.overviewHeight;
+    const int width = v.size.width() - left;
+    const auto &density = overviewDensity(width);
+    for (int x = 0; x < int(density.size()); ++x) {
+        const double h = density[size_t(x)] * (oh - 6);
+        if (h > 0)
+            p.fillRect(QRectF(left + x, oh - 2 - h, 1, h), QColor(0x8a, 0x9b, 0xb0));
+    }
+    const double span = double(std::max<TimeNs>(1, o.traceEnd - o.traceStart));
+    const double a = left + double(v.t0 - o.traceStart) / span * width;
+    const double b = left + double(v.t1 - o.traceStart) / span * width;
+    QColor shade = kAccent;
+    shade.setAlpha(45);
+    const QRectF window(a, 1, std::max(2.0, b - a), oh - 2);
+    p.fillRect(window, shade);
+    p.setPen(QPen(kAccent, 1));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(window);
+}
+
+TimelineHit TimelinePainter::hitTest(const TimelineViewport &v, QPointF pt) const
+{
+    TimelineHit hit;
+    const int header = m_metrics.headerHeight();
+    const int left = m_metrics.labelWidth;
+    if (pt.y() < m_metrics.overviewHeight) {
+        hit.area = pt.x() >= left ? TimelineHit::Area::Overview : TimelineHit::Area::None;
+        return hit;
+    }
+    if (pt.y() < header) {
+        hit.area = pt.x() >= left ? TimelineHit::Area::Ruler : TimelineHit::Area::None;
+        hit.time = timeForX(v, pt.x());
+        return hit;
+    }
+    const int y = int(pt.y()) - header + v.scrollY;
+    hit.row = m_layout.rowAt(y);
+    if (hit.row < 0)
+        return hit;
+    const auto &row = m_layout.rows()[size_t(hit.row)];
+    hit.track = row.type == TimelineRow::Type::Track ? row.track : 0;
+    if (pt.x() < left) {
+        hit.area = TimelineHit::Area::Labels;
+        const int x = 16 + row.indent * m_metrics.indent;
+        hit.onToggle = row.hasChildren && pt.x() >= x - 16 && pt.x() < x + 2 &&
+                       y - row.y < std::min(row.height, m_metrics.groupHeight);
+        return hit;
+    }
+    hit.area = TimelineHit::Area::Rows;
+    hit.time = timeForX(v, pt.x());
+    const auto s = (m_data && row.depthCount > 0) ? m_data->slices.value(row.track) : nullptr;
+    if (!s)
+        return hit;
+    const int d = (y - row.y - m_metrics.rowPadding) / m_metrics.depthHeight;
+    if (y - row.y < m_metrics.rowPadding || d >= s->depthCount())
+        return hit;
+    hit.index = s->sliceAt(d, hit.time);
+    if (hit.index < 0) {
+        // Tiny slices: accept the nearest one within 3 px.
+        const TimeNs tol = timeForX(v, pt.x() + 3) - hit.time;
+        const size_t first = s->firstIndex(d, hit.time - tol), last = s->lastIndex(d, hit.time + tol + 1);
+        TimeNs best = tol + 1;
+        for (size_t i = first; i < last && i < first + 64; ++i) {
+            const TimeNs dist = hit.time < s->start(i) ? s->start(i) - hit.time
+                                : hit.time >= s->end(i) ? hit.time - s->end(i) : 0;
+            if (dist < best) {
+                best = dist;
+                hit.index = qint64(i);
+            }
+        }
+    }
+    return hit;
+}
+
+} // namespace gml

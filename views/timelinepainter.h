@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "palette.h"
+#include "slicequery.h"
+#include "timelinedata.h"
+#include "timelinelayout.h"
+
+#include <QFont>
+#include <QPolygonF>
+#include <QRectF>
+#include <QSize>
+
+#include <array>
+#include <memory>
+#include <vector>
+
+class QPainter;
+
+namespace gml {
+
+// What is on screen: the device size, the time window and the vertical scroll of the rows.
+struct TimelineViewport
+{
+    QSize size;
+    TimeNs t0 = 0;
+    TimeNs t1 = 1;
+    int scrollY = 0;
+    bool operator==(const TimelineViewport &) const = default;
+};
+
+// What changes without changing the geometry: selection, links, cursor.
+struct TimelineOverlay
+{
+    TimeNs traceStart = 0, traceEnd = 1;
+    TimeNs selectionStart = 0, selectionEnd = 0; // empty: none
+    TrackId selectedTrack = 0;
+    SliceId selectedSlice = 0;
+    QList<LinkedSlice> links; // of the selected slice
+    bool hasCursor = false;
+    TimeNs cursor = 0;
+    std::vector<std::pair<TrackId, size_t>> highlighted; // the current find match
+};
+
+// Slice and counter geometry for one viewport, in device coordinates. Built once per
+// (data, layout, viewport) and replayed by every paint; nothing in it points into the data.
+struct TimelineGeometry
+{
+    struct Label
+    {
+        QRectF rect;
+        QString text;
+    };
+    struct CounterShape
+    {
+        QPolygonF area;   // filled, closed at the baseline
+        QPolygonF line;   // the upper envelope (max per pixel column)
+        int colorIndex = 0;
+        QString maxText;  // the value at the row's top, with its unit
+        QRectF rect;
+    };
+    std::array<std::vector<QRectF>, SlicePalette::kSize> boxes; // grouped by colour
+    std::vector<Label> labels;
+    std::vector<CounterShape> counters;
+    size_t visibleSlices = 0; // slices covered by the drawn boxes
+    size_t exactBoxes = 0;    // boxes of one slice each
+    size_t mergedBoxes = 0;   // boxes standing for a pixel bucket of narrow slices
+    size_t boxCount() const;
+};
+
+// Where a point falls.
+struct TimelineHit
+{
+    enum class Area { None, Overview, Ruler, Labels, Rows };
+    Area area = Area::None;
+    int row = -1;
+    bool onToggle = false; // the expand/collapse triangle of the row
+    TrackId track = 0;
+    qint64 index = -1;     // slice index in the track's SliceTrack, -1 for none
+    TimeNs time = 0;       // under the point (window time in rows/ruler, trace time in overview)
+};
+
+// Draws the timeline (overview strip, ruler, resource column, slices, counters, overlays) with
+// QPainter, so the same code paints the widget, PNG, SVG and PDF. Level of detail: per depth,
+// slices at least one pixel wide are drawn exactly; narrower ones are folded into one box per
+// pixel bucket coloured by the bucket's longest slice (Perfetto's mipmap rule), found with one
+// galloping search per bucket, so a frame costs O(pixels x depths), not O(slices).
+class TimelinePainter
+{
+public:
+    TimelinePainter();
+
+    void setData(std::shared_ptr<const TimelineData> data);
+    const std::shared_ptr<const TimelineData> &data() const { return m_data; }
+    void setLayout(const TimelineLayout &layout) { m_layout = layout; m_geometryValid = false; }
+    const TimelineLayout &layout() const { return m_layout; }
+    const TimelineMetrics &metrics() const { return m_metrics; }
+    void setFont(const QFont &font);
+
+    // Cached: rebuilt only when the data, the layout or the viewport changed.
+    const TimelineGeometry &geometry(const TimelineViewport &viewport);
+    void paint(QPainter &painter, const TimelineViewport &viewport, const TimelineOverlay &overlay);
+    TimelineHit hitTest(const TimelineViewport &viewport, QPointF point) const;
+
+    // Time <-> x in the rows area for a viewport.
+    double xForTime(const TimelineViewport &v, TimeNs t) const;
+    TimeNs timeForX(const TimelineViewport &v, double x) const;
+    // Rectangle of slice `index` of a track row (device coordinates), empty when not shown.
+    QRectF sliceRect(const TimelineViewport &v, TrackId track, size_t index) const;
+
+    double lastBuildMs() const { return m_lastBuildMs; }
+    double lastPaintMs() const { return m_lastPaintMs; }
+
+private:
+    void buildGeometry(const TimelineViewport &v);
+    void buildSliceRow(const TimelineViewport &v, const TimelineRow &row, const SliceTrack &track, int top);
+    void buildCounterRow(const TimelineViewport &v, const TimelineRow &row, const CounterTrack &track, int top);
+    void paintRows(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o);
+    void paintLabels(QPainter &p, const TimelineViewport &v);
+    void paintHeader(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o);
+    void paintOverlay(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o);
+    void paintOverview(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o);
+    const std::vector<float> &overviewDensity(int width);
+    int colorOf(StringId name) const;
+
+    std::shared_ptr<const TimelineData> m_data;
+    TimelineLayout m_layout;
+    TimelineMetrics m_metrics;
+    QFont m_font;
+    QFont m_boldFont;
+    std::vector<uint8_t> m_colorOfName;
+    TimelineGeometry m_geometry;
+    TimelineViewport m_geometryViewport;
+    quint64 m_geometryLayoutVersion = 0;
+    bool m_geometryValid = false;
+    std::vector<float> m_overview;
+    int m_overviewWidth = -1;
+    double m_lastBuildMs = 0;
+    double m_lastPaintMs = 0;
+};
+
+} // namespace gml

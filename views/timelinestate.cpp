@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "timelinestate.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gml {
+
+TimelineState::TimelineState(QObject *parent) : QObject(parent) {}
+
+void TimelineState::setTraceRange(TimeNs start, TimeNs end)
+{
+    end = std::max(end, start + 1);
+    if (start != m_traceStart || end != m_traceEnd) {
+        m_traceStart = start;
+        m_traceEnd = end;
+        Q_EMIT traceRangeChanged(start, end);
+    }
+    showAll();
+}
+
+void TimelineState::setWindow(TimeNs start, TimeNs end)
+{
+    const TimeNs margin = std::max<TimeNs>(1, (m_traceEnd - m_traceStart) / 20);
+    const TimeNs lo = m_traceStart - margin, hi = m_traceEnd + margin;
+    TimeNs width = std::clamp<TimeNs>(end - start, kMinWindow, hi - lo);
+    if (end - start < kMinWindow) // keep the centre when widening a too-narrow window
+        start = start + (end - start) / 2 - width / 2;
+    start = std::clamp(start, lo, hi - width);
+    end = start + width;
+    if (start == m_windowStart && end == m_windowEnd)
+        return;
+    m_windowStart = start;
+    m_windowEnd = end;
+    Q_EMIT windowChanged(start, end);
+}
+
+void TimelineState::zoomAround(TimeNs anchor, double factor)
+{
+    const double f = std::clamp(factor, 1e-3, 1e3);
+    const double s = double(anchor) - double(anchor - m_windowStart) * f;
+    const double e = double(anchor) + double(m_windowEnd - anchor) * f;
+    // Keep the anchor in place even when the width clamps: clamp the width first.
+    const TimeNs width = std::max<TimeNs>(kMinWindow, TimeNs(std::llround(e - s)));
+    const double frac = (m_windowEnd > m_windowStart)
+                            ? double(anchor - m_windowStart) / double(m_windowEnd - m_windowStart)
+                            : 0.5;
+    const TimeNs start = anchor - TimeNs(std::llround(frac * double(width)));
+    setWindow(start, start + width);
+}
+
+void TimelineState::panBy(TimeNs delta)
+{
+    setWindow(m_windowStart + delta, m_windowEnd + delta);
+}
+
+void TimelineState::showAll()
+{
+    setWindow(m_traceStart, m_traceEnd);
+}
+
+void TimelineState::setSelection(TimeNs start, TimeNs end)
+{
+    if (end < start)
+        std::swap(start, end);
+    if (start == m_selectionStart && end == m_selectionEnd)
+        return;
+    m_selectionStart = start;
+    m_selectionEnd = end;
+    Q_EMIT selectionChanged(start, end);
+}
+
+void TimelineState::clearSelection()
+{
+    setSelection(0, 0);
+}
+
+void TimelineState::zoomToSelection()
+{
+    TimeNs a = 0, b = 0;
+    if (hasSelection()) {
+        a = m_selectionStart;
+        b = m_selectionEnd;
+    } else if (hasSelectedSlice()) {
+        a = m_selectedStart;
+        b = std::max(m_selectedEnd, m_selectedStart + kMinWindow);
+    } else {
+        return;
+    }
+    const TimeNs margin = (b - a) / 20;
+    setWindow(a - margin, b + margin);
+}
+
+void TimelineState::setSelectedSlice(TrackId track, SliceId slice, TimeNs start, TimeNs end)
+{
+    if (track == m_selectedTrack && slice == m_selectedSlice)
+        return;
+    m_selectedTrack = track;
+    m_selectedSlice = slice;
+    m_selectedStart = start;
+    m_selectedEnd = end;
+    Q_EMIT selectedSliceChanged(track, slice);
+}
+
+void TimelineState::clearSelectedSlice()
+{
+    setSelectedSlice(0, 0, 0, 0);
+}
+
+void TimelineState::setCursor(TimeNs t)
+{
+    if (m_hasCursor && t == m_cursor)
+        return;
+    m_cursor = t;
+    m_hasCursor = true;
+    Q_EMIT cursorChanged();
+}
+
+void TimelineState::clearCursor()
+{
+    if (!m_hasCursor)
+        return;
+    m_hasCursor = false;
+    Q_EMIT cursorChanged();
+}
+
+} // namespace gml

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "types.h"
+
+#include <QObject>
+
+namespace gml {
+
+// The one zoom/selection state every view listens to (DESIGN.md; Qt Creator's
+// TimelineZoomControl): the trace range, the visible window, a selected time range, the
+// selected slice and the cursor. Each part has its own ...Changed signal. Ranges are half-open.
+class TimelineState : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr TimeNs kMinWindow = 100; // ns: deeper zoom shows nothing new
+
+    explicit TimelineState(QObject *parent = nullptr);
+
+    TimeNs traceStart() const { return m_traceStart; }
+    TimeNs traceEnd() const { return m_traceEnd; }
+    void setTraceRange(TimeNs start, TimeNs end); // also shows the whole trace
+
+    TimeNs windowStart() const { return m_windowStart; }
+    TimeNs windowEnd() const { return m_windowEnd; }
+    TimeNs windowDuration() const { return m_windowEnd - m_windowStart; }
+    // Clamped: at least kMinWindow wide, at most the trace plus 5% on each side, kept inside.
+    void setWindow(TimeNs start, TimeNs end);
+    // factor < 1 zooms in; `anchor` stays at the same place on screen.
+    void zoomAround(TimeNs anchor, double factor);
+    void panBy(TimeNs delta);
+    void showAll();
+
+    bool hasSelection() const { return m_selectionEnd > m_selectionStart; }
+    TimeNs selectionStart() const { return m_selectionStart; }
+    TimeNs selectionEnd() const { return m_selectionEnd; }
+    void setSelection(TimeNs start, TimeNs end);
+    void clearSelection();
+    // The selected range, else the selected slice, fills the window (with a small margin).
+    void zoomToSelection();
+
+    TrackId selectedTrack() const { return m_selectedTrack; }
+    SliceId selectedSlice() const { return m_selectedSlice; }
+    TimeNs selectedSliceStart() const { return m_selectedStart; }
+    TimeNs selectedSliceEnd() const { return m_selectedEnd; }
+    bool hasSelectedSlice() const { return m_selectedSlice != 0; }
+    void setSelectedSlice(TrackId track, SliceId slice, TimeNs start, TimeNs end);
+    void clearSelectedSlice();
+
+    // Cursor time under the mouse (for the readout); -1 when outside.
+    TimeNs cursor() const { return m_cursor; }
+    bool hasCursor() const { return m_hasCursor; }
+    void setCursor(TimeNs t);
+    void clearCursor();
+
+Q_SIGNALS:
+    void traceRangeChanged(qint64 start, qint64 end);
+    void windowChanged(qint64 start, qint64 end);
+    void selectionChanged(qint64 start, qint64 end);
+    void selectedSliceChanged(qint64 track, qint64 slice);
+    void cursorChanged();
+
+private:
+    TimeNs m_traceStart = 0, m_traceEnd = 1;
+    TimeNs m_windowStart = 0, m_windowEnd = 1;
+    TimeNs m_selectionStart = 0, m_selectionEnd = 0;
+    TrackId m_selectedTrack = 0;
+    SliceId m_selectedSlice = 0;
+    TimeNs m_selectedStart = 0, m_selectedEnd = 0;
+    TimeNs m_cursor = 0;
+    bool m_hasCursor = false;
+};
+
+} // namespace gml

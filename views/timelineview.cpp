@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "timelineview.h"
+
+#include "timeformat.h"
+#include "timelinestate.h"
+
+#include <QContextMenuEvent>
+#include <QMenu>
+#include <QPainter>
+#include <QScrollBar>
+#include <QWheelEvent>
+
+#include <cmath>
+
+namespace gml {
+
+namespace {
+constexpr double kKeyZoom = 0.8;   // per W/S press (auto-repeat makes it continuous)
+constexpr double kKeyPan = 0.15;   // of the window per A/D press
+constexpr double kWheelZoom = 0.85; // per wheel notch
+}
+
+TimelineView::TimelineView(TimelineState *state, QWidget *parent)
+    : QWidget(parent), m_state(state), m_vbar(new QScrollBar(Qt::Vertical, this))
+{
+    setFocusPolicy(Qt::StrongFocus);
+    setMouseTracking(true);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setMinimumSize(400, 200);
+    connect(m_vbar, &QScrollBar::valueChanged, this, qOverload<>(&QWidget::update));
+    connect(m_state, &TimelineState::windowChanged, this, qOverload<>(&QWidget::update));
+    connect(m_state, &TimelineState::selectionChanged, this, qOverload<>(&QWidget::update));
+    connect(m_state, &TimelineState::selectedSliceChanged, this, qOverload<>(&QWidget::update));
+    connect(m_state, &TimelineState::cursorChanged, this, qOverload<>(&QWidget::update));
+}
+
+void TimelineView::setData(std::shared_ptr<const TimelineData> data)
+{
+    m_painter.setData(std::move(data));
+    m_links.clear();
+    m_highlighted.clear();
+    relayout();
+}
+
+TimelineViewport TimelineView::viewport() const
+{
+    TimelineViewport v;
+    v.size = QSize(width() - (m_vbar->isVisible() ? m_vbar->width() : 0), height());
+    v.t0 = m_state->windowStart();
+    v.t1 = m_state->windowEnd();
+    v.scrollY = m_vbar->value();
+    return v;
+}
+
+TimelineOverlay TimelineView::overlay() const
+{
+    TimelineOverlay o;
+    o.traceStart = m_state->traceStart();
+    o.traceEnd = m_state->traceEnd();
+    o.selectionStart = m_state->selectionStart();
+    o.selectionEnd = m_state->selectionEnd();
+    o.selectedTrack = m_state->selectedTrack();
+    o.selectedSlice = m_state->selectedSlice();
+    o.links = m_links;
+    o.hasCursor = m_state->hasCursor();
+    o.cursor = m_state->cursor();
+    o.highlighted = m_highlighted;
+    return o;
+}
+
+void TimelineView::setLinks(const QList<LinkedSlice> &links)
+{
+    m_links = links;
+    update();
+}
+
+void TimelineView::setHighlighted(std::vector<std::pair<TrackId, size_t>> slices)
+{
+    m_highlighted = std::move(slices);
+    update();
+}
+
+void TimelineView::revealSlice(TrackId track, size_t index, bool zoomTo)
+{
+    const auto s = data() ? data()->slices.value(track) : nullptr;
+    if (!s || index >= s->size())
+        return;
+    // A slice under a collapsed or hidden ancestor: show its row first.
+    if (layout().rowOfTrack(track) < 0) {
+        if (const auto *info = data()->track(track)) {
+            for (TrackId p = info->parent; p; ) {
+                m_collapsed.remove(p);
+                m_hidden.remove(p);
+                const auto *pi = data()->track(p);
+                p = pi ? pi->parent : 0;
+            }
+            m_hidden.remove(track);
+            if (const auto *run = data()->runOfTrack(track))
+                m_collapsed.remove(-run->id), m_hidden.remove(-run->id);
+            relayout();
+        }
+    }
+    const TimeNs a = s->start(index), b = s->end(index);
+    m_state->setSelectedSlice(track, s->id(index), a, b);
+    const TimeNs w = m_state->windowDuration();
+    if (zoomTo) {
+        m_state->zoomToSelection();
+    } else if (b <= m_state->windowStart() || a >= m_state->windowEnd()) {
+        m_state->setWindow(a + (b - a) / 2 - w / 2, a + (b - a) / 2 + w / 2);
+    }
+    const int r = layout().rowOfTrack(track);
+    if (r >= 0) {
+        const auto &row = layout().rows()[size_t(r)];
+        const int rowsHeight = height() - m_painter.metrics().headerHeight();
+        const int y = row.y + m_painter.metrics().rowPadding + s->depth(index) * m_painter.metrics().depthHeight;
+        if (y < m_vbar->value() || y > m_vbar->value() + rowsHeight - 30)
+            m_vbar->setValue(std::max(0, y - rowsHeight / 3));
+    }
+    update();
+}
+
+void TimelineView::setTrackHidden(qint64 key, bool hidden)
+{
+    if (hidden ? !m_hidden.contains(key) : m_hidden.contains(key)) {
+        if (hidden)
+            m_hidden.insert(key);
+        else
+            m_hidden.remove(key);
+        relayout();
+    }
+}
+
+void TimelineView::setCollapsed(qint64 key, bool collapsed)
+{
+    if (collapsed ? !m_collapsed.contains(key) : m_collapsed.contains(key)) {
+        if (collapsed)
+            m_collapsed.insert(key);
+        else
+            m_collapsed.remove(key);
+        relayout();
+    }
+}
+
+void TimelineView::showAllTracks()
+{
+    m_hidden.clear();
+    relayout();
+}
+
+void TimelineView::relayout()
+{
+    TimelineLayout l;
+    if (data())
+        l.build(*data(), m_collapsed, m_hidden, m_painter.metrics());
+    m_painter.setLayout(l);
+    updateScrollBar();
+    update();
+    Q_EMIT layoutChanged();
+}
+
+void TimelineView::updateScrollBar()
+{
+    const int rowsHeight = height() - m_painter.metrics().headerHeight();
+    const int content = layout().contentHeight();
+    m_vbar->setRange(0, std::max(0, content - rowsHeight + 20));
+    m_vbar->setPageStep(std::max(1, rowsHeight));
+    m_vbar->setSingleStep(m_painter.metrics().depthHeight);
+    m_vbar->setVisible(content > rowsHeight);
+    m_vbar->setGeometry(width() - m_vbar->sizeHint().width(), m_painter.metrics().headerHeight(),
+                        m_vbar->sizeHint().width(), std::max(0, rowsHeight));
+}
+
+void TimelineView::paintEvent(QPaintEvent *)
+{
+    QPainter p(this);
+    m_painter.paint(p, viewport(), overlay());
+}
+
+void TimelineView::resizeEvent(QResizeEvent *)
+{
+    updateScrollBar();
+}
+
+TimeNs TimelineView::anchorTime() const
+{
+    const auto v = viewport();
+    if (m_mousePos.x() >= m_painter.metrics().labelWidth && m_mousePos.x() < v.size.width())
+        return m_painter.timeForX(v, m_mousePos.x());
+    return v.t0 + (v.t1 - v.t0) / 2;
+}
+
+void TimelineView::wheelEvent(QWheelEvent *e)
+{
+    const QPointF pos = e->position();
+    const QPoint delta = e->angleDelta();
+    if (pos.x() < m_painter.metrics().labelWidth || (e->modifiers() & Qt::ShiftModifier)) {
+        m_vbar->setValue(m_vbar->value() - (delta.y() ? delta.y() : delta.x()) / 2);
+    } else if (delta.x() != 0 && std::abs(delta.x()) > std::abs(delta.y())) {
+        m_state->panBy(TimeNs(-double(delta.x()) / 120.0 * kKeyPan * double(m_state->windowDuration())));
+    } else if (delta.y() != 0) {
+        m_mousePos = pos;
+        m_state->zoomAround(anchorTime(), std::pow(kWheelZoom, double(delta.y()) / 120.0));
+    }
+    e->accept();
+}
+
+void TimelineView::mousePressEvent(QMouseEvent *e)
+{
+    setFocus();
+    m_pressPos = m_lastPos = e->position();
+    m_moved = false;
+    if (e->button() != Qt::LeftButton)
+        return;
+    const auto hit = m_painter.hitTest(viewport(), e->position());
+    switch (hit.area) {
+    case TimelineHit::Area::Overview:
+        m_drag = Drag::Overview;
+        moveOverviewTo(e->position().x());
+        break;
+    case TimelineHit::Area::Ruler:
+        m_drag = Drag::Range;
+        m_rangeAnchor = hit.time;
+        break;
+    case TimelineHit::Area::Labels:
+        if (hit.onToggle && hit.row >= 0) {
+            const auto &row = layout().rows()[size_t(hit.row)];
+            setCollapsed(row.key(), row.expanded);
+        }
+        m_drag = Drag::None;
+        break;
+    case TimelineHit::Area::Rows:
+        // Shift-drag selects a range anywhere, as in Perfetto; plain drag pans.
+        m_drag = (e->modifiers() & Qt::ShiftModifier) ? Drag::Range : Drag::Pan;
+        m_rangeAnchor = hit.time;
+        break;
+    case TimelineHit::Area::None:
+        m_drag = Drag::None;
+        break;
+    }
+}
+
+void TimelineView::mouseMoveEvent(QMouseEvent *e)
+{
+    m_mousePos = e->position();
+    const auto v = viewport();
+    const auto hit = m_painter.hitTest(v, e->position());
+    if (hit.area == TimelineHit::Area::Rows || hit.area == TimelineHit::Area::Ruler)
+        m_state->setCursor(hit.time);
+    else
+        m_state->clearCursor();
+    if ((e->position() - m_pressPos).manhattanLength() > 3)
+        m_moved = true;
+    switch (m_drag) {
+    case Drag::Pan: {
+        const double dx = e->position().x() - m_lastPos.x();
+        const double nsPerPx = double(v.t1 - v.t0) / std::max(1, v.size.width() - m_painter.metrics().labelWidth);
+        m_state->panBy(TimeNs(std::llround(-dx * nsPerPx)));
+        m_vbar->setValue(m_vbar->value() - int(e->position().y() - m_lastPos.y()));
+        break;
+    }
+    case Drag::Range:
+        if (m_moved)
+            m_state->setSelection(m_rangeAnchor, m_painter.timeForX(v, e->position().x()));
+        break;
+    case Drag::Overview:
+        moveOverviewTo(e->position().x());
+        break;
+    case Drag::None:
+        break;
+    }
+    m_lastPos = e->position();
+    if (m_drag == Drag::None) {
+        QString text;
+        if (hit.index >= 0) {
+            const auto s = data()->slices.value(hit.track);
+            text = QStringLiteral("%1 · %2").arg(data()->name(s->nameId(size_t(hit.index))),
+                                                 formatDuration(s->duration(size_t(hit.index))));
+        }
+        Q_EMIT hoverTextChanged(text);
+    }
+}
+
+void TimelineView::mouseReleaseEvent(QMouseEvent *e)
+{
+    if (e->button() == Qt::LeftButton && !m_moved && (m_drag == Drag::Pan || m_drag == Drag::Range))
+        selectAt(e->position());
+    m_drag = Drag::None;
+}
+
+void TimelineView::mouseDoubleClickEvent(QMouseEvent *e)
+{
+    const auto hit = m_painter.hitTest(viewport(), e->position());
+    if (hit.area == TimelineHit::Area::Rows && hit.index >= 0) {
+        revealSlice(hit.track, size_t(hit.index), true);
+    } else if (hit.area == TimelineHit::Area::Labels && hit.row >= 0) {
+        const auto &row = layout().rows()[size_t(hit.row)];
+        if (row.hasChildren)
+            setCollapsed(row.key(), row.expanded);
+    }
+}
+
+void TimelineView::selectAt(QPointF pos)
+{
+    const auto hit = m_painter.hitTest(viewport(), pos);
+    if (hit.area != TimelineHit::Area::Rows)
+        return;
+    if (hit.index >= 0) {
+        const auto s = data()->slices.value(hit.track);
+        const size_t i = size_t(hit.index);
+        m_state->setSelectedSlice(hit.track, s->id(i), s->start(i), s->end(i));
+    } else {
+        m_state->clearSelectedSlice();
+    }
+}
+
+void TimelineView::moveOverviewTo(double x)
+{
+    const int left = m_painter.metrics().labelWidth;
+    const double width = std::max(1, viewport().size.width() - left);
+    const double f = std::clamp((x - left) / width, 0.0, 1.0);
+    const TimeNs centre = m_state->traceStart() + TimeNs(f * double(m_state->traceEnd() - m_state->traceStart()));
+    const TimeNs w = m_state->windowDuration();
+    m_state->setWindow(centre - w / 2, centre - w / 2 + w);
+}
+
+void TimelineView::keyPressEvent(QKeyEvent *e)
+{
+    const TimeNs w = m_state->windowDuration();
+    switch (e->key()) {
+    case Qt::Key_W: m_state->zoomAround(anchorTime(), kKeyZoom); break;
+    case Qt::Key_S: m_state->zoomAround(anchorTime(), 1.0 / kKeyZoom); break;
+    case Qt::Key_A: m_state->panBy(-TimeNs(double(w) * kKeyPan)); break;
+    case Qt::Key_D: m_state->panBy(TimeNs(double(w) * kKeyPan)); break;
+    case Qt::Key_F: m_state->zoomToSelection(); break;
+    case Qt::Key_0: m_state->showAll(); break;
+    case Qt::Key_Escape:
+        m_state->clearSelection();
+        m_state->clearSelectedSlice();
+        break;
+    default: QWidget::keyPressEvent(e); return;
+    }
+    e->accept();
+}
+
+void TimelineView::leaveEvent(QEvent *)
+{
+    m_state->clearCursor();
+    m_mousePos = QPointF(-1, -1);
+}
+
+void TimelineView::contextMenuEvent(QContextMenuEvent *e)
+{
+    const auto hit = m_painter.hitTest(viewport(), e->pos());
+    QMenu menu(this);
+    if (hit.row >= 0) {
+        const auto row = layout().rows()[size_t(hit.row)];
+        menu.addAction(tr("Hide \"%1\"").arg(row.label), this, [this, row] { setTrackHidden(row.key(), true); });
+        if (row.hasChildren)
+            menu.addAction(row.expanded ? tr("Collapse") : tr("Expand"), this,
+                           [this, row] { setCollapsed(row.key(), row.expanded); });
+    }
+    menu.addAction(tr("Show all hidden tracks"), this, &TimelineView::showAllTracks)->setEnabled(!m_hidden.isEmpty());
+    menu.addAction(tr("Zoom to fit (0)"), m_state, &TimelineState::showAll);
+    menu.exec(e->globalPos());
+}
+
+} // namespace gml

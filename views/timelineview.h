@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "timelinepainter.h"
+
+#include <QPointer>
+#include <QSet>
+#include <QWidget>
+
+class QScrollBar;
+
+namespace gml {
+
+class TimelineState;
+
+// The timeline widget: overview strip, ruler, resource column and rows, painted by
+// TimelinePainter. All zoom, pan and selection go through the shared TimelineState; the widget
+// only translates input (chrome://tracing and Perfetto keys: W/S zoom, A/D pan, wheel zoom,
+// drag to pan, drag on the ruler to select a range, F to fit the selection, Esc to clear).
+class TimelineView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit TimelineView(TimelineState *state, QWidget *parent = nullptr);
+
+    void setData(std::shared_ptr<const TimelineData> data);
+    const std::shared_ptr<const TimelineData> &data() const { return m_painter.data(); }
+    TimelinePainter &painter() { return m_painter; }
+    const TimelineLayout &layout() const { return m_painter.layout(); }
+    TimelineViewport viewport() const;
+    TimelineOverlay overlay() const;
+
+    void setLinks(const QList<LinkedSlice> &links);
+    void setHighlighted(std::vector<std::pair<TrackId, size_t>> slices);
+    // Selects slice `index` of `track` and scrolls so it is visible (find, links).
+    void revealSlice(TrackId track, size_t index, bool zoomTo);
+
+    void setTrackHidden(qint64 key, bool hidden);
+    void setCollapsed(qint64 key, bool collapsed);
+    void showAllTracks();
+    const QSet<qint64> &hiddenTracks() const { return m_hidden; }
+
+    QSize sizeHint() const override { return {1200, 700}; }
+
+Q_SIGNALS:
+    void hoverTextChanged(const QString &text);
+    void layoutChanged();
+
+protected:
+    void paintEvent(QPaintEvent *) override;
+    void resizeEvent(QResizeEvent *) override;
+    void wheelEvent(QWheelEvent *) override;
+    void mousePressEvent(QMouseEvent *) override;
+    void mouseMoveEvent(QMouseEvent *) override;
+    void mouseReleaseEvent(QMouseEvent *) override;
+    void mouseDoubleClickEvent(QMouseEvent *) override;
+    void keyPressEvent(QKeyEvent *) override;
+    void leaveEvent(QEvent *) override;
+    void contextMenuEvent(QContextMenuEvent *) override;
+
+private:
+    void relayout();
+    void updateScrollBar();
+    TimeNs anchorTime() const;
+    void selectAt(QPointF pos);
+    void moveOverviewTo(double x);
+
+    TimelineState *m_state;
+    TimelinePainter m_painter;
+    QScrollBar *m_vbar;
+    QSet<qint64> m_hidden;
+    QSet<qint64> m_collapsed;
+    QList<LinkedSlice> m_links;
+    std::vector<std::pair<TrackId, size_t>> m_highlighted;
+
+    enum class Drag { None, Pan, Range, Overview };
+    Drag m_drag = Drag::None;
+    QPointF m_pressPos;
+    QPointF m_lastPos;
+    TimeNs m_rangeAnchor = 0;
+    bool m_moved = false;
+    QPointF m_mousePos{-1, -1};
+};
+
+} // namespace gml
