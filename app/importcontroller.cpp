@@ -49,7 +49,12 @@ QString ImportController::projectPathForFolder(const QString &folder)
 {
     const QString clean = QDir::cleanPath(QFileInfo(folder).absoluteFilePath());
     QDir dir(clean);
-    if (QFileInfo(clean).isWritable() && (dir.exists(QStringLiteral(".grademl")) || dir.mkdir(QStringLiteral(".grademl")))) {
+    // A folder without any write bit is read-only on purpose (a shared trace archive), even
+    // for root, whom access() would let write anyway.
+    const QFileInfo info(clean);
+    const bool writable = info.isWritable() &&
+                          (info.permissions() & (QFile::WriteOwner | QFile::WriteGroup | QFile::WriteOther));
+    if (writable && (dir.exists(QStringLiteral(".grademl")) || dir.mkdir(QStringLiteral(".grademl")))) {
         const QString path = dir.filePath(QStringLiteral(".grademl/project.grademl"));
         if (QFileInfo(dir.filePath(QStringLiteral(".grademl"))).isWritable())
             return path;

@@ -84,6 +84,8 @@ MainWindow::MainWindow(QWidget *parent)
     buildMenus();
 
     m_statusWindow = new QLabel(this);
+    m_statusWindow->setMinimumWidth(420);
+    m_statusWindow->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
     m_statusHover = new QLabel(this);
     statusBar()->addWidget(m_statusHover, 1);
     statusBar()->addPermanentWidget(m_statusWindow);

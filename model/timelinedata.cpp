@@ -129,9 +129,12 @@ std::shared_ptr<const TimelineData> loadTimelineData(const QString &projectPath,
 
 QString trackLabel(const TrackSummary &track)
 {
-    if (!track.name.isEmpty())
-        return track.name;
-    return QStringLiteral("%1 %2").arg(trackKindName(track.kind)).arg(track.id);
+    QString label = track.name.isEmpty() ? QStringLiteral("%1 %2").arg(trackKindName(track.kind)).arg(track.id)
+                                         : track.name;
+    // Top-level rows of a multi-rank run say whose they are ("rank 3 · global instant events").
+    if (!track.parent && track.rank >= 0 && !label.startsWith(QLatin1String("rank ")))
+        label = QStringLiteral("rank %1 · %2").arg(track.rank).arg(label);
+    return label;
 }
 
 } // namespace gml

@@ -17,7 +17,7 @@ namespace {
 constexpr double kMinLabelWidth = 26; // px: narrower boxes get no text
 // Folding more than this many slices into one bucket scans a sample of them for the longest;
 // the colour is then an estimate, the geometry (extent, count) stays exact.
-constexpr size_t kLongestScanLimit = 512;
+constexpr size_t kLongestScanLimit = 64;
 
 size_t longestIn(const SliceTrack &t, size_t i, size_t j)
 {
@@ -149,12 +149,12 @@ void TimelinePainter::buildSliceRow(const TimelineViewport &v, const TimelineRow
         while (i < last) {
             const double xs = px(track.start(i)), xe = px(track.end(i));
             if (xe - xs >= 1.0) {
-                const double a = std::max(xs, left - 1), b = std::min(xe, right + 1);
+                const int a = int(std::floor(std::max(xs, left - 1))), b = int(std::lround(std::min(xe, right + 1)));
                 const int c = colorOf(track.nameId(i));
                 // Boxes wide enough keep a one-pixel gap, so back-to-back slices of one colour
                 // stay distinguishable.
-                const double w = b - a >= 4 ? b - a - 1 : std::max(1.0, b - a);
-                const QRectF r(a, y, w, h);
+                const int w = b - a >= 4 ? b - a - 1 : std::max(1, b - a);
+                const QRect r(a, int(y), w, int(h));
                 m_geometry.boxes[size_t(c)].push_back(r);
                 ++m_geometry.exactBoxes;
                 ++m_geometry.visibleSlices;
@@ -162,7 +162,7 @@ void TimelinePainter::buildSliceRow(const TimelineViewport &v, const TimelineRow
                 if (r.width() >= kMinLabelWidth) {
                     const QString text = fm.elidedText(m_data->name(track.nameId(i)), Qt::ElideRight, r.width() - 4);
                     if (!text.isEmpty() && text != QStringLiteral("…"))
-                        m_geometry.labels.push_back({r.adjusted(2, 0, -2, 0), text});
+                        m_geometry.labels.push_back({QRectF(r).adjusted(2, 0, -2, 0), text});
                 }
                 ++i;
                 continue;
@@ -175,13 +175,15 @@ void TimelinePainter::buildSliceRow(const TimelineViewport &v, const TimelineRow
                 --j; // a wide slice starting in the bucket is drawn exactly, next round
             const size_t longest = longestIn(track, i, j);
             const int c = colorOf(track.nameId(longest));
-            const double boxRight = std::max(bucketX + 1, std::min(px(track.end(j - 1)), right + 1));
+            const int x0 = int(std::max(bucketX, left - 1));
+            const int x1 = std::max(x0 + 1, int(std::ceil(std::min(px(track.end(j - 1)), right + 1))));
             auto &list = m_geometry.boxes[size_t(c)];
-            if (lastMergedColor == c && !list.empty() && list.back().right() >= bucketX - 0.01 &&
-                list.back().top() == y) {
-                list.back().setRight(std::max(list.back().right(), boxRight));
+            // QRect: x() + width() is one past the last pixel.
+            if (lastMergedColor == c && !list.empty() && list.back().x() + list.back().width() >= x0 &&
+                list.back().y() == int(y)) {
+                list.back().setWidth(std::max(list.back().width(), x1 - list.back().x()));
             } else {
-                list.push_back(QRectF(std::max(bucketX, left - 1), y, boxRight - std::max(bucketX, left - 1), h));
+                list.push_back(QRect(x0, int(y), x1 - x0, int(h)));
                 ++m_geometry.mergedBoxes;
             }
             lastMergedColor = c;

@@ -59,7 +59,9 @@ struct TimelineGeometry
         QString maxText;  // the value at the row's top, with its unit
         QRectF rect;
     };
-    std::array<std::vector<QRectF>, SlicePalette::kSize> boxes; // grouped by colour
+    // Grouped by colour, on whole pixels: the raster engine fills integer rectangles on its
+    // fast path, and sub-pixel positions show nothing a pixel grid could.
+    std::array<std::vector<QRect>, SlicePalette::kSize> boxes;
     std::vector<Label> labels;
     std::vector<CounterShape> counters;
     size_t visibleSlices = 0; // slices covered by the drawn boxes
@@ -83,8 +85,9 @@ struct TimelineHit
 // Draws the timeline (overview strip, ruler, resource column, slices, counters, overlays) with
 // QPainter, so the same code paints the widget, PNG, SVG and PDF. Level of detail: per depth,
 // slices at least one pixel wide are drawn exactly; narrower ones are folded into one box per
-// pixel bucket coloured by the bucket's longest slice (Perfetto's mipmap rule), found with one
-// galloping search per bucket, so a frame costs O(pixels x depths), not O(slices).
+// pixel bucket coloured by the bucket's longest slice (Perfetto's mipmap rule; a bucket of more
+// than 64 slices looks at 64 evenly spaced ones), found with one galloping search per bucket,
+// so a frame costs O(pixels x depths), not O(slices).
 class TimelinePainter
 {
 public:

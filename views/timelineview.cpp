@@ -173,7 +173,10 @@ void TimelineView::updateScrollBar()
 void TimelineView::paintEvent(QPaintEvent *)
 {
     QPainter p(this);
-    m_painter.paint(p, viewport(), overlay());
+    const auto v = viewport();
+    m_painter.paint(p, v, overlay());
+    if (v.size.width() < width()) // the scroll bar's column, above and below the bar
+        p.fillRect(QRect(v.size.width(), 0, width() - v.size.width(), height()), palette().window());
 }
 
 void TimelineView::resizeEvent(QResizeEvent *)

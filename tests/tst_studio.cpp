@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The GradeML Studio window, offscreen: opening a folder (import off the GUI thread, reuse on
+// reopen, cancel), keyboard and mouse navigation, selection, details, range aggregate, find,
+// and the --screenshot mode; the real Kineto traces open and render.
+#include "aggregatemodel.h"
+#include "detailspanel.h"
+#include "mainwindow.h"
+#include "sourcespanel.h"
+#include "testutil.h"
+#include "timelinestate.h"
+#include "timelineview.h"
+
+#include <QApplication>
+#include <QImage>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTimer>
+#include <QTreeWidget>
+
+using namespace gml;
+
+namespace {
+
+bool waitLoaded(MainWindow &w, int timeoutMs = 120000)
+{
+    QSignalSpy spy(&w, &MainWindow::loaded);
+    if (!spy.wait(timeoutMs))
+        return false;
+    return spy.first().first().toBool();
+}
+
+void copyFolder(const QString &from, const QString &to)
+{
+    QDir().mkpath(to);
+    for (const QFileInfo &fi : QDir(from).entryInfoList(QDir::Files))
+        QFile::copy(fi.absoluteFilePath(), to + QLatin1Char('/') + fi.fileName());
+}
+
+} // namespace
+
+class TestStudio : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_tmp;
+    QString m_demo;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        qputenv("XDG_CACHE_HOME", m_tmp.filePath(QStringLiteral("cache")).toUtf8());
+        m_demo = m_tmp.filePath(QStringLiteral("demo"));
+        copyFolder(QStringLiteral(GRADEML_DEMO), m_demo);
+    }
+
+    void opensFolderIntoItsProjectAndReusesIt()
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        w.resize(1400, 900);
+        w.show();
+        w.openFolder(m_demo);
+        QVERIFY(waitLoaded(w));
+        QCOMPARE(w.projectPath(), m_demo + QStringLiteral("/.grademl/project.grademl"));
+        QVERIFY(QFileInfo::exists(w.projectPath()));
+        const auto &rows = w.timeline()->layout().rows();
+        QCOMPARE(int(rows.size()), 11); // run + 2 x (process, thread, GPU, 2 streams)
+        QCOMPARE(w.sources()->tree()->topLevelItemCount(), 3); // 2 traces + the skipped README
+        QCOMPARE(w.sources()->failedCount(), 0);
+        QCOMPARE(w.state()->windowStart(), w.timeline()->data()->start);
+
+        // Reopening imports nothing: every trace is unchanged.
+        const QDateTime before = QFileInfo(w.projectPath()).lastModified();
+        w.openFolder(m_demo);
+        QVERIFY(waitLoaded(w));
+        auto project = Project::open(w.projectPath(), Project::Mode::ReadOnly, nullptr);
+        QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM source WHERE status='imported'"), qint64(2));
+        QCOMPARE(int(w.timeline()->layout().rows().size()), 11);
+        Q_UNUSED(before);
+    }
+
+    void importRunsOffTheGuiThreadAndCancels()
+    {
+        // A generated trace big enough to take a while: the event loop keeps turning meanwhile.
+        const QString big = m_tmp.filePath(QStringLiteral("big"));
+        QDir().mkpath(big);
+        QProcess gen;
+        gen.start(QStringLiteral(GRADEML_TRACEGEN), {QStringLiteral("--out"), big, QStringLiteral("--ranks"),
+                                                    QStringLiteral("1"), QStringLiteral("--steps"), QStringLiteral("60"),
+                                                    QStringLiteral("--layers"), QStringLiteral("24")});
+        QVERIFY(gen.waitForFinished(120000));
+        QCOMPARE(gen.exitCode(), 0);
+        MainWindow w;
+        w.setInteractive(false);
+        int ticks = 0;
+        QTimer timer;
+        connect(&timer, &QTimer::timeout, [&] { ++ticks; });
+        timer.start(5);
+        w.openFolder(big);
+        QVERIFY(w.isBusy());
+        QVERIFY(waitLoaded(w));
+        QVERIFY2(ticks >= 2, qPrintable(QString::number(ticks)));
+
+        // Cancel right away on a fresh copy: nothing half-written, the project still opens.
+        const QString big2 = m_tmp.filePath(QStringLiteral("big2"));
+        copyFolder(big, big2);
+        MainWindow w2;
+        w2.setInteractive(false);
+        QSignalSpy spy(&w2, &MainWindow::loaded);
+        w2.openFolder(big2);
+        QTest::qWait(1);
+        QMetaObject::invokeMethod(&w2, [&] { w2.close(); }, Qt::QueuedConnection);
+        QVERIFY(spy.wait(60000) || !w2.isBusy());
+        const QString path = big2 + QStringLiteral("/.grademl/project.grademl");
+        if (QFileInfo::exists(path)) {
+            auto project = Project::open(path, Project::Mode::ReadOnly, nullptr);
+            QVERIFY(project);
+            QVERIFY(gmltest::scalar(*project, "SELECT count(*) FROM source WHERE status='failed'") == 0);
+        }
+    }
+
+    void keyboardMouseSelectionAndAggregate()
+    {
+        MainWindow w;
+        w.setInteractive(false);
+        w.resize(1400, 900);
+        w.show();
+        w.openFolder(m_demo);
+        QVERIFY(waitLoaded(w));
+        TimelineView *tv = w.timeline();
+        TimelineState *st = w.state();
+        const TimeNs full = st->windowDuration();
+        tv->setFocus();
+        QTest::keyClick(tv, Qt::Key_W);
+        QVERIFY(st->windowDuration() < full);
+        const TimeNs zoomed = st->windowDuration();
+        const TimeNs start = st->windowStart();
+        QTest::keyClick(tv, Qt::Key_D);
+        QVERIFY(st->windowStart() > start);
+        QCOMPARE(st->windowDuration(), zoomed);
+        QTest::keyClick(tv, Qt::Key_A);
+        QTest::keyClick(tv, Qt::Key_S);
+        QVERIFY(st->windowDuration() > zoomed);
+        QTest::keyClick(tv, Qt::Key_0);
+        QCOMPARE(st->windowDuration(), full);
+
+        // Click the first ProfilerStep of rank 0: it is selected and the details name it.
+        QVERIFY(tv->data());
+        const auto &data = *tv->data();
+        const auto &layout = tv->layout();
+        int threadRow = -1;
+        for (size_t i = 0; i < layout.rows().size(); ++i)
+            if (layout.rows()[i].type == TimelineRow::Type::Track && layout.rows()[i].kind == TrackKind::Thread) {
+                threadRow = int(i);
+                break;
+            }
+        QVERIFY(threadRow >= 0);
+        const auto &row = layout.rows()[size_t(threadRow)];
+        const auto track = data.slices.value(row.track);
+        QVERIFY(track);
+        const size_t step = track->depthBegin(0);
+        const QRectF r = tv->painter().sliceRect(tv->viewport(), row.track, step);
+        QTest::mouseClick(tv, Qt::LeftButton, {}, r.center().toPoint());
+        QCOMPARE(st->selectedSlice(), track->id(step));
+        QVERIFY2(w.details()->plainText().contains(data.name(track->nameId(step))), qPrintable(w.details()->plainText()));
+        QVERIFY(w.details()->plainText().contains(QStringLiteral("Self time")));
+        // F zooms to it, Esc clears.
+        QTest::keyClick(tv, Qt::Key_F);
+        QVERIFY(st->windowDuration() < full);
+        QTest::keyClick(tv, Qt::Key_Escape);
+        QVERIFY(!st->hasSelectedSlice());
+        QTest::keyClick(tv, Qt::Key_0);
+
+        // Drag on the ruler: a range, and the aggregate table fills.
+        const int rulerY = tv->painter().metrics().overviewHeight + 8;
+        const int x0 = tv->painter().metrics().labelWidth + 50, x1 = x0 + 400;
+        QTest::mousePress(tv, Qt::LeftButton, {}, QPoint(x0, rulerY));
+        QMouseEvent move(QEvent::MouseMove, QPointF(x1, rulerY), tv->mapToGlobal(QPointF(x1, rulerY)),
+                         Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(tv, &move);
+        QTest::mouseRelease(tv, Qt::LeftButton, {}, QPoint(x1, rulerY));
+        QVERIFY(st->hasSelection());
+        QTRY_VERIFY(w.aggregate()->rowCount() > 3);
+
+        // Find walks the matches in time order and selects each.
+        w.find(QStringLiteral("ProfilerStep"), false);
+        QCOMPARE(w.findMatchCount(), 12);
+        const TimeNs first = st->selectedSliceStart();
+        w.find(QStringLiteral("ProfilerStep"), false);
+        QVERIFY(st->selectedSliceStart() >= first);
+        QCOMPARE(w.findCurrent(), 1);
+        w.find(QStringLiteral("ProfilerStep"), false, true);
+        QCOMPARE(w.findCurrent(), 0);
+    }
+
+    void screenshotModeWritesThePng()
+    {
+        const QString out = m_tmp.filePath(QStringLiteral("shot.png"));
+        QProcess p;
+        p.start(QStringLiteral(GRADEML_STUDIO), {QStringLiteral("--screenshot"), out, QStringLiteral("--size"),
+                                                 QStringLiteral("1200x800"), m_demo});
+        QVERIFY(p.waitForFinished(120000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const QImage img(out);
+        QCOMPARE(img.size(), QSize(1200, 800));
+    }
+
+    void realKinetoTracesOpenAndRender_data()
+    {
+        QTest::addColumn<QString>("folder");
+        QTest::addColumn<int>("minRows");
+        QTest::newRow("dlrm 8 ranks") << QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100") << 8 * 3;
+        QTest::newRow("mi250") << QStringLiteral("pytorch_kineto/hta_amd_mi250_rocm62") << 3;
+        QTest::newRow("2021 resnet") << QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100") << 3;
+    }
+
+    void realKinetoTracesOpenAndRender()
+    {
+        QFETCH(QString, folder);
+        QFETCH(int, minRows);
+        GML_REQUIRE_SHARED(folder);
+        MainWindow w;
+        w.setInteractive(false);
+        w.resize(1600, 1000);
+        w.show();
+        w.openFolder(gmltest::sharedTraces() + QLatin1Char('/') + folder);
+        QVERIFY(waitLoaded(w, 300000));
+        // The read-only shared folder gets its project in the cache directory.
+        QVERIFY(w.projectPath().startsWith(m_tmp.filePath(QStringLiteral("cache"))) ||
+                w.projectPath().contains(QStringLiteral("qttest")));
+        QVERIFY(int(w.timeline()->layout().rows().size()) >= minRows);
+        QCOMPARE(w.sources()->failedCount(), 0);
+        const auto &g = w.timeline()->painter().geometry(w.timeline()->viewport());
+        QVERIFY(g.visibleSlices > 0);
+        // For a person to look at: build/.../tests/screenshots/.
+        QDir().mkpath(QStringLiteral("screenshots"));
+        w.grab().save(QStringLiteral("screenshots/%1.png").arg(QFileInfo(folder).fileName()));
+    }
+};
+
+QTEST_MAIN(TestStudio)
+#include "tst_studio.moc"

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Layout, level-of-detail geometry and hit testing of the timeline painter. Compares geometry,
+// not pixels; the data is built in memory, deterministic.
+#include "timelinepainter.h"
+
+#include <QGuiApplication>
+#include <QImage>
+#include <QPainter>
+#include <QTest>
+
+using namespace gml;
+
+namespace {
+
+// One run: process 1 > thread 2 (slices), GPU 3 > stream 4 (slices), counter 5.
+std::shared_ptr<TimelineData> makeData(std::vector<SliceTrack::Input> thread, std::vector<SliceTrack::Input> stream)
+{
+    auto d = std::make_shared<TimelineData>();
+    RunSummary run;
+    run.id = 1;
+    run.name = QStringLiteral("r");
+    run.kind = QStringLiteral("measured");
+    auto add = [&](TrackId id, TrackId parent, TrackKind kind, const char *name, qint64 slices, qint64 samples) {
+        TrackSummary t;
+        t.id = id;
+        t.parent = parent;
+        t.kind = kind;
+        t.name = QString::fromUtf8(name);
+        t.slices = slices;
+        t.counterSamples = samples;
+        t.unit = kind == TrackKind::Counter ? QStringLiteral("%") : QString();
+        run.tracks.append(t);
+    };
+    add(1, 0, TrackKind::Process, "rank 0 · python (pid 1)", 0, 0);
+    add(2, 1, TrackKind::Thread, "main thread", qint64(thread.size()), 0);
+    add(3, 0, TrackKind::Gpu, "rank 0 · GPU 0", 0, 0);
+    add(4, 3, TrackKind::Stream, "stream 7", qint64(stream.size()), 0);
+    add(5, 3, TrackKind::Counter, "GPU utilization", 0, 4);
+    d->runs.append(run);
+    d->slices.insert(2, std::make_shared<const SliceTrack>(SliceTrack::build(std::move(thread))));
+    d->slices.insert(4, std::make_shared<const SliceTrack>(SliceTrack::build(std::move(stream))));
+    d->counters.insert(5, std::make_shared<const CounterTrack>(
+                              CounterTrack::build({{0, 10}, {250'000, 90}, {500'000, 40}, {999'000, 0}})));
+    d->names = {QString(), QStringLiteral("step"), QStringLiteral("op"), QStringLiteral("kernel")};
+    d->start = 0;
+    d->end = 1'000'000;
+    return d;
+}
+
+} // namespace
+
+class TestTimelinePainter : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void layoutOrdersHidesAndCollapses()
+    {
+        auto d = makeData({{0, 100, 1, 1}, {10, 50, 2, 2}}, {{0, 10, 3, 3}});
+        TimelineLayout l;
+        l.build(*d, {}, {});
+        QStringList labels;
+        for (const auto &r : l.rows())
+            labels << r.label;
+        QCOMPARE(labels, (QStringList{QStringLiteral("r"), QStringLiteral("rank 0 · python (pid 1)"),
+                                      QStringLiteral("main thread"), QStringLiteral("rank 0 · GPU 0"),
+                                      QStringLiteral("stream 7"), QStringLiteral("GPU utilization")}));
+        const TimelineMetrics m;
+        QCOMPARE(l.rows()[2].height, 2 * m.depthHeight + 2 * m.rowPadding); // two nesting levels
+        QVERIFY(l.rows()[5].isCounter);
+        QCOMPARE(l.rowAt(l.rows()[4].y + 1), 4);
+        QCOMPARE(l.contentHeight(), l.rows().back().y + l.rows().back().height);
+        l.build(*d, {3}, {}); // collapse the GPU: its stream and counter go
+        QCOMPARE(int(l.rows().size()), 4);
+        QVERIFY(!l.rows()[3].expanded);
+        l.build(*d, {}, {1}); // hide the process and its thread
+        QCOMPARE(int(l.rows().size()), 4);
+        QCOMPARE(l.rowOfTrack(2), -1);
+        QCOMPARE(l.sliceTracks(), (QList<TrackId>{4}));
+        l.build(*d, {-1}, {}); // collapse the run
+        QCOMPARE(int(l.rows().size()), 1);
+    }
+
+    void narrowSlicesFoldIntoPixelBuckets()
+    {
+        // 100,000 slices of 5 ns every 10 ns: at 1 ms over 1000 px every slice is a hundredth
+        // of a pixel, so geometry must be per pixel, not per slice.
+        std::vector<SliceTrack::Input> in;
+        for (SliceId i = 0; i < 100'000; ++i)
+            in.push_back({i * 10, 5, i + 1, StringId(1 + i % 3)});
+        auto d = makeData(std::move(in), {{0, 10, 999'999, 3}});
+        TimelinePainter p;
+        p.setData(d);
+        TimelineViewport v;
+        v.size = QSize(p.metrics().labelWidth + 1000, 600);
+        v.t0 = 0;
+        v.t1 = 1'000'000;
+        const auto &g = p.geometry(v);
+        QCOMPARE(g.visibleSlices, size_t(100'000) + 1); // every slice accounted for (+ the kernel)
+        QCOMPARE(g.exactBoxes, size_t(0));
+        QVERIFY2(g.boxCount() <= 1000 + 1, qPrintable(QString::number(g.boxCount())));
+        // The folded boxes tile the thread row from the first to the last pixel.
+        double lo = 1e9, hi = -1e9;
+        for (const auto &list : g.boxes)
+            for (const auto &r : list)
+                if (r.width() > 0 && r.top() < 200) {
+                    lo = std::min(lo, double(r.x()));
+                    hi = std::max(hi, double(r.x() + r.width()));
+                }
+        QCOMPARE(lo, double(p.metrics().labelWidth));
+        QVERIFY(hi >= p.metrics().labelWidth + 999);
+
+        // Zoomed to 1 µs: 100 visible slices, each 5 px wide, drawn exactly at its place.
+        v.t0 = 500'000;
+        v.t1 = 501'000;
+        const auto &z = p.geometry(v);
+        QCOMPARE(z.visibleSlices, size_t(100));
+        QCOMPARE(z.mergedBoxes, size_t(0));
+        QCOMPARE(z.exactBoxes, size_t(100));
+        std::vector<double> lefts;
+        for (const auto &list : z.boxes)
+            for (const auto &r : list)
+                lefts.push_back(r.x() - p.metrics().labelWidth);
+        std::sort(lefts.begin(), lefts.end());
+        for (size_t k = 0; k < lefts.size(); ++k)
+            QCOMPARE(lefts[k], double(k * 10));
+    }
+
+    void geometryIsCachedPerViewport()
+    {
+        auto d = makeData({{0, 100, 1, 1}}, {});
+        TimelinePainter p;
+        p.setData(d);
+        TimelineViewport v{QSize(1280, 400), 0, 1000, 0};
+        const TimelineGeometry *a = &p.geometry(v);
+        const size_t boxes = a->boxCount();
+        QCOMPARE(&p.geometry(v), a);
+        QCOMPARE(p.geometry(v).boxCount(), boxes);
+        v.t1 = 500;
+        QCOMPARE(p.geometry(v).boxCount(), boxes); // rebuilt for the new window, same slice
+    }
+
+    void counterShowsPeaksPerColumn()
+    {
+        auto d = makeData({}, {});
+        TimelinePainter p;
+        p.setData(d);
+        TimelineViewport v{QSize(p.metrics().labelWidth + 100, 600), 0, 1'000'000, 0};
+        const auto &g = p.geometry(v);
+        QCOMPARE(int(g.counters.size()), 1);
+        const auto &c = g.counters.front();
+        QCOMPARE(c.maxText, QStringLiteral("90 %"));
+        // The highest point (smallest y) is the 90% sample, between 25% and 50% of the width.
+        double minY = 1e9, atX = -1;
+        for (const auto &pt : c.line)
+            if (pt.y() < minY)
+                minY = pt.y(), atX = pt.x() - p.metrics().labelWidth;
+        QVERIFY(atX >= 25 && atX < 50);
+    }
+
+    void hitTestFindsSlicesAndToggles()
+    {
+        auto d = makeData({{0, 1000, 1, 1}, {100, 200, 2, 2}}, {{400, 10, 3, 3}});
+        TimelinePainter p;
+        p.setData(d);
+        TimelineViewport v{QSize(p.metrics().labelWidth + 1000, 600), 0, 1000, 0};
+        const auto &rows = p.layout().rows();
+        const int header = p.metrics().headerHeight();
+        const auto &thread = rows[size_t(p.layout().rowOfTrack(2))];
+        const auto yAt = [&](const TimelineRow &r, int depth) {
+            return double(header + r.y + p.metrics().rowPadding + depth * p.metrics().depthHeight + 5);
+        };
+        const double x150 = p.xForTime(v, 150);
+        auto hit = p.hitTest(v, QPointF(x150, yAt(thread, 1)));
+        QCOMPARE(hit.area, TimelineHit::Area::Rows);
+        QCOMPARE(hit.track, TrackId(2));
+        QCOMPARE(d->slices.value(2)->id(size_t(hit.index)), SliceId(2));
+        hit = p.hitTest(v, QPointF(p.xForTime(v, 700), yAt(thread, 1)));
+        QCOMPARE(hit.index, qint64(-1)); // nothing at depth 1 there
+        hit = p.hitTest(v, QPointF(p.xForTime(v, 700), yAt(thread, 0)));
+        QCOMPARE(d->slices.value(2)->id(size_t(hit.index)), SliceId(1));
+        // A 10 ns kernel is 10 px wide; 2 px beside it still hits (tolerance for tiny slices).
+        const auto &stream = rows[size_t(p.layout().rowOfTrack(4))];
+        hit = p.hitTest(v, QPointF(p.xForTime(v, 412), yAt(stream, 0)));
+        QCOMPARE(hit.index, qint64(0));
+        // The process row's triangle toggles; its label does not.
+        const auto &proc = rows[1];
+        hit = p.hitTest(v, QPointF(16 + proc.indent * p.metrics().indent - 8, header + proc.y + 10));
+        QCOMPARE(hit.area, TimelineHit::Area::Labels);
+        QVERIFY(hit.onToggle);
+        hit = p.hitTest(v, QPointF(200, header + proc.y + 10));
+        QVERIFY(!hit.onToggle);
+        // Ruler and overview.
+        hit = p.hitTest(v, QPointF(p.xForTime(v, 500), p.metrics().overviewHeight + 5));
+        QCOMPARE(hit.area, TimelineHit::Area::Ruler);
+        QCOMPARE(hit.time, TimeNs(500));
+        QCOMPARE(p.hitTest(v, QPointF(p.xForTime(v, 500), 5)).area, TimelineHit::Area::Overview);
+    }
+
+    void paintsWithoutData()
+    {
+        TimelinePainter p;
+        QImage img(800, 400, QImage::Format_ARGB32_Premultiplied);
+        QPainter painter(&img);
+        p.paint(painter, TimelineViewport{img.size(), 0, 100, 0}, TimelineOverlay{});
+        QVERIFY(p.lastPaintMs() >= 0);
+    }
+};
+
+QTEST_MAIN(TestTimelinePainter)
+#include "tst_timelinepainter.moc"
