@@ -92,6 +92,9 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         layout.build(*data, {}, hidden, painter.metrics());
         painter.setLayout(layout);
     }
+    if (req.t1 > req.t0 && (req.t1 <= data->start || req.t0 >= data->end))
+        err << "grademl export: warning: --range " << req.t0 << ':' << req.t1
+            << " holds no data; the project spans " << data->start << ':' << data->end << '\n';
     if (!exportFigure(painter, req, &error)) {
         err << "grademl export: " << error << '\n';
         return SomeFailed;

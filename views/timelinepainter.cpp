@@ -38,8 +38,13 @@ QColor kindColor(TrackKind kind)
 
 } // namespace
 
-void TimelinePainter::paint(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o)
+void TimelinePainter::paint(QPainter &p, const TimelineViewport &v, const TimelineOverlay &overlay)
 {
+    TimelineOverlay o = overlay;
+    if (o.traceEnd <= o.traceStart && m_data) {
+        o.traceStart = m_data->start;
+        o.traceEnd = m_data->end;
+    }
     QElapsedTimer timer;
     timer.start();
     p.save();

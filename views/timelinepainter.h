@@ -32,7 +32,7 @@ struct TimelineViewport
 // What changes without changing the geometry: selection, links, cursor.
 struct TimelineOverlay
 {
-    TimeNs traceStart = 0, traceEnd = 1;
+    TimeNs traceStart = 0, traceEnd = 0; // empty: the painter's data range
     TimeNs selectionStart = 0, selectionEnd = 0; // empty: none
     TrackId selectedTrack = 0;
     SliceId selectedSlice = 0;

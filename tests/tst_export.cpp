@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// grademl export: PNG decodes at the asked size, SVG is XML with text elements, PDF starts with
+// %PDF and carries fonts (text stays text); bad arguments are usage errors.
+#include "testutil.h"
+
+#include <QDomDocument>
+#include <QColor>
+#include <QImage>
+#include <QProcess>
+
+class TestExport : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    QString m_project;
+
+    int cli(const QStringList &args, QByteArray *err = nullptr)
+    {
+        QProcess p;
+        p.start(QStringLiteral(GRADEML_CLI), args);
+        p.waitForFinished(120000);
+        if (err)
+            *err = p.readAllStandardError();
+        return p.exitCode();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_project = m_dir.filePath(QStringLiteral("demo.grademl"));
+        QCOMPARE(cli({QStringLiteral("import"), QStringLiteral(GRADEML_DEMO), QStringLiteral("--project"), m_project}), 0);
+    }
+
+    void png()
+    {
+        const QString out = m_dir.filePath(QStringLiteral("t.png"));
+        QByteArray err;
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--view"), QStringLiteral("timeline"),
+                      QStringLiteral("--out"), out, QStringLiteral("--size"), QStringLiteral("1000x300")}, &err), 0);
+        const QImage img(out);
+        QVERIFY2(!img.isNull(), err.constData());
+        QCOMPARE(img.width(), 1000);
+        QVERIFY(img.height() >= 300); // grows to hold every row
+        // Not blank: slices are coloured, the background is near white.
+        int coloured = 0;
+        for (int y = 0; y < img.height(); y += 3)
+            for (int x = 400; x < img.width(); x += 3)
+                coloured += QColor(img.pixel(x, y)).hsvSaturation() > 60;
+        QVERIFY(coloured > 100);
+    }
+
+    void svgHasTextElements()
+    {
+        const QString out = m_dir.filePath(QStringLiteral("t.svg"));
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--run"), QStringLiteral("demo"),
+                      QStringLiteral("--out"), out}), 0);
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QDomDocument doc;
+        QString error;
+        int line = 0;
+        QVERIFY2(doc.setContent(&f, &error, &line), qPrintable(QStringLiteral("%1 at line %2").arg(error).arg(line)));
+        const auto texts = doc.elementsByTagName(QStringLiteral("text"));
+        QVERIFY(texts.count() > 10);
+        QStringList all;
+        for (int i = 0; i < texts.count(); ++i)
+            all << texts.at(i).toElement().text();
+        QVERIFY2(all.join(QLatin1Char('|')).contains(QStringLiteral("ProfilerStep#0")), qPrintable(all.join(QLatin1Char('|'))));
+        QVERIFY(all.join(QLatin1Char('|')).contains(QStringLiteral("stream 7")));
+    }
+
+    void pdfKeepsText()
+    {
+        const QString out = m_dir.filePath(QStringLiteral("t.pdf"));
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--range"), QStringLiteral("0:5000000000000000000"),
+                      QStringLiteral("--out"), out}), 0);
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray bytes = f.readAll();
+        QVERIFY(bytes.startsWith("%PDF"));
+        QVERIFY(bytes.contains("/Font"));
+        QVERIFY(bytes.contains("/FontFile2") || bytes.contains("/FontFile")); // embedded, text as glyphs of a font
+    }
+
+    void badArguments()
+    {
+        QByteArray err;
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), m_dir.filePath(QStringLiteral("x.bmp"))}, &err), 2);
+        QVERIFY(err.contains("png, .svg or .pdf"));
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), m_dir.filePath(QStringLiteral("x.png")),
+                      QStringLiteral("--range"), QStringLiteral("9:3")}, &err), 2);
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--view"), QStringLiteral("graph"),
+                      QStringLiteral("--out"), m_dir.filePath(QStringLiteral("x.png"))}, &err), 2);
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--run"), QStringLiteral("nope"),
+                      QStringLiteral("--out"), m_dir.filePath(QStringLiteral("x.png"))}, &err), 1);
+        QVERIFY(err.contains("no run named 'nope'"));
+        QVERIFY(!QFileInfo::exists(m_dir.filePath(QStringLiteral("x.png"))));
+        QCOMPARE(cli({QStringLiteral("export"), m_dir.filePath(QStringLiteral("missing.grademl")), QStringLiteral("--out"),
+                      m_dir.filePath(QStringLiteral("x.png"))}, &err), 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExport)
+#include "tst_export.moc"
