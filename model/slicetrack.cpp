@@ -58,6 +58,14 @@ SliceTrack SliceTrack::build(std::vector<Input> slices)
     }
     if (!n)
         t.m_maxEnd = 0;
+    t.m_blockLongest.resize((n + kBlock - 1) / kBlock);
+    for (size_t b = 0; b < t.m_blockLongest.size(); ++b) {
+        size_t best = b * kBlock;
+        for (size_t k = best + 1; k < std::min(n, (b + 1) * kBlock); ++k)
+            if (t.duration(k) > t.duration(best))
+                best = k;
+        t.m_blockLongest[b] = uint8_t(best - b * kBlock);
+    }
     return t;
 }
 
@@ -133,6 +141,30 @@ qint64 SliceTrack::indexOf(SliceId id) const
     return it == m_id.end() ? -1 : qint64(it - m_id.begin());
 }
 
+size_t SliceTrack::longestIn(size_t i, size_t j) const
+{
+    size_t best = i;
+    const auto consider = [&](size_t k) {
+        if (duration(k) > duration(best))
+            best = k;
+    };
+    const size_t firstFull = (i + kBlock - 1) / kBlock, lastFull = j / kBlock; // blocks inside [i, j)
+    if (firstFull >= lastFull) {
+        for (size_t k = i; k < j; ++k)
+            consider(k);
+        return best;
+    }
+    for (size_t k = i; k < firstFull * kBlock; ++k)
+        consider(k);
+    const size_t blocks = lastFull - firstFull;
+    const size_t stride = blocks > kLongestBlocks ? blocks / kLongestBlocks : 1;
+    for (size_t b = firstFull; b < lastFull; b += stride)
+        consider(b * kBlock + m_blockLongest[b]);
+    for (size_t k = lastFull * kBlock; k < j; ++k)
+        consider(k);
+    return best;
+}
+
 TimeNs SliceTrack::selfTime(size_t i) const
 {
     const int d = depth(i);
@@ -149,7 +181,7 @@ size_t SliceTrack::memoryBytes() const
 {
     return m_start.capacity() * sizeof(TimeNs) + m_end.capacity() * sizeof(TimeNs) +
            m_id.capacity() * sizeof(SliceId) + m_name.capacity() * sizeof(uint32_t) +
-           m_depthBegin.capacity() * sizeof(size_t);
+           m_depthBegin.capacity() * sizeof(size_t) + m_blockLongest.capacity();
 }
 
 } // namespace gml

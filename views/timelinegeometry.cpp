@@ -15,24 +15,6 @@ namespace gml {
 namespace {
 
 constexpr double kMinLabelWidth = 26; // px: narrower boxes get no text
-// Folding more than this many slices into one bucket scans a sample of them for the longest;
-// the colour is then an estimate, the geometry (extent, count) stays exact.
-constexpr size_t kLongestScanLimit = 64;
-
-size_t longestIn(const SliceTrack &t, size_t i, size_t j)
-{
-    size_t best = i;
-    TimeNs bestDur = -1;
-    const size_t stride = (j - i) > kLongestScanLimit ? (j - i) / kLongestScanLimit : 1;
-    for (size_t k = i; k < j; k += stride) {
-        const TimeNs d = t.duration(k);
-        if (d > bestDur) {
-            bestDur = d;
-            best = k;
-        }
-    }
-    return best;
-}
 
 } // namespace
 
@@ -173,7 +155,7 @@ void TimelinePainter::buildSliceRow(const TimelineViewport &v, const TimelineRow
             size_t j = std::min(last, track.nextStartingAt(d, i + 1, bucketEnd));
             if (j - 1 > i && px(track.end(j - 1)) - px(track.start(j - 1)) >= 1.0)
                 --j; // a wide slice starting in the bucket is drawn exactly, next round
-            const size_t longest = longestIn(track, i, j);
+            const size_t longest = track.longestIn(i, j);
             const int c = colorOf(track.nameId(longest));
             const int x0 = int(std::max(bucketX, left - 1));
             const int x1 = std::max(x0 + 1, int(std::ceil(std::min(px(track.end(j - 1)), right + 1))));

@@ -85,8 +85,8 @@ struct TimelineHit
 // Draws the timeline (overview strip, ruler, resource column, slices, counters, overlays) with
 // QPainter, so the same code paints the widget, PNG, SVG and PDF. Level of detail: per depth,
 // slices at least one pixel wide are drawn exactly; narrower ones are folded into one box per
-// pixel bucket coloured by the bucket's longest slice (Perfetto's mipmap rule; a bucket of more
-// than 64 slices looks at 64 evenly spaced ones), found with one galloping search per bucket,
+// pixel bucket coloured by the bucket's longest slice (Perfetto's mipmap rule, by
+// SliceTrack::longestIn's block index), found with one galloping search per bucket,
 // so a frame costs O(pixels x depths), not O(slices).
 class TimelinePainter
 {

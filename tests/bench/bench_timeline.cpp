@@ -106,6 +106,8 @@ static void runCase(const char *label, TimelinePainter &painter, QSize size, int
             p.fillRect(QRect(QPoint(0, 0), size), Qt::white);
             baseline = std::min(baseline, double(timer.nsecsElapsed()) / 1e6);
         }
+        if (qEnvironmentVariableIsSet("BENCH_VERBOSE") && f % 10 == 0)
+            std::printf("  frame %3d  geometry build %.2f ms of the paint\n", f, painter.lastBuildMs());
         const auto &g = painter.geometry(v);
         slices += g.visibleSlices;
         boxes += g.boxCount();
