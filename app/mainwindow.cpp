@@ -326,7 +326,7 @@ void MainWindow::onSelectedSliceChanged()
     m_timeline->setLinks(links);
     TimeNs self = details->duration;
     if (const auto s = data->slices.value(details->track)) {
-        const qint64 idx = s->indexOf(id);
+        const qint64 idx = s->find(id, details->start);
         if (idx >= 0)
             self = s->selfTime(size_t(idx));
     }

@@ -165,6 +165,15 @@ size_t SliceTrack::longestIn(size_t i, size_t j) const
     return best;
 }
 
+qint64 SliceTrack::find(SliceId id, TimeNs start) const
+{
+    for (int d = 0; d < depthCount(); ++d)
+        for (size_t i = lastIndex(d, start), e = lastIndex(d, start + 1); i < e; ++i)
+            if (m_id[i] == id)
+                return qint64(i);
+    return -1;
+}
+
 TimeNs SliceTrack::selfTime(size_t i) const
 {
     const int d = depth(i);

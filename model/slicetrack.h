@@ -72,8 +72,10 @@ public:
     }
     // The slice at depth d covering t (start <= t < end), else -1.
     qint64 sliceAt(int d, TimeNs t) const;
-    // Index of a slice id, else -1 (linear; for selection by id, not for painting).
+    // Index of a slice id, else -1 (linear; when only the id is known).
     qint64 indexOf(SliceId id) const;
+    // Index of slice `id` that starts at `start`, else -1: O(depths x log n), for painting.
+    qint64 find(SliceId id, TimeNs start) const;
     // The index of the longest slice in [i, j) (the first of equals). Exact while the range
     // spans at most kLongestBlocks blocks of kBlock slices; beyond that, the longest of
     // kLongestBlocks evenly spaced blocks (a level-of-detail colour, not a statistic).

@@ -51,6 +51,25 @@ size_t TimelineData::memoryBytes() const
     return n;
 }
 
+namespace {
+
+// Loads one slice or counter track into `into`; false with *error set on failure.
+template <typename Track>
+bool loadTrack(Project &project, TrackId id, QHash<TrackId, std::shared_ptr<const Track>> &into, QString *error)
+{
+    QString why;
+    auto track = std::make_shared<const Track>(Track::load(project, id, &why));
+    if (!why.isEmpty()) {
+        if (error)
+            *error = why;
+        return false;
+    }
+    into.insert(id, std::move(track));
+    return true;
+}
+
+} // namespace
+
 std::shared_ptr<const TimelineData> loadTimelineData(const QString &projectPath, QString *error,
                                                      const std::function<bool(int, int)> &progress)
 {
@@ -81,7 +100,6 @@ std::shared_ptr<const TimelineData> loadTimelineData(const QString &projectPath,
     for (const auto &run : data->runs)
         total += int(run.tracks.size());
     int done = 0;
-    TimeNs lo = std::numeric_limits<TimeNs>::max(), hi = std::numeric_limits<TimeNs>::min();
     for (const auto &run : data->runs) {
         for (const auto &t : run.tracks) {
             if (progress && !progress(done, total)) {
@@ -90,34 +108,23 @@ std::shared_ptr<const TimelineData> loadTimelineData(const QString &projectPath,
                 return nullptr;
             }
             ++done;
-            if (t.slices > 0) {
-                auto s = std::make_shared<const SliceTrack>(SliceTrack::load(*project, t.id, &why));
-                if (!why.isEmpty()) {
-                    if (error)
-                        *error = why;
-                    return nullptr;
-                }
-                if (!s->isEmpty()) {
-                    lo = std::min(lo, s->minStart());
-                    hi = std::max(hi, s->maxEnd());
-                }
-                data->slices.insert(t.id, std::move(s));
-            }
-            if (t.counterSamples > 0) {
-                auto c = std::make_shared<const CounterTrack>(CounterTrack::load(*project, t.id, &why));
-                if (!why.isEmpty()) {
-                    if (error)
-                        *error = why;
-                    return nullptr;
-                }
-                if (!c->isEmpty()) {
-                    lo = std::min(lo, c->ts(0));
-                    hi = std::max(hi, c->ts(c->size() - 1));
-                }
-                data->counters.insert(t.id, std::move(c));
-            }
+            if (t.slices > 0 && !loadTrack(*project, t.id, data->slices, error))
+                return nullptr;
+            if (t.counterSamples > 0 && !loadTrack(*project, t.id, data->counters, error))
+                return nullptr;
         }
     }
+    TimeNs lo = std::numeric_limits<TimeNs>::max(), hi = std::numeric_limits<TimeNs>::min();
+    for (const auto &s : std::as_const(data->slices))
+        if (!s->isEmpty()) {
+            lo = std::min(lo, s->minStart());
+            hi = std::max(hi, s->maxEnd());
+        }
+    for (const auto &c : std::as_const(data->counters))
+        if (!c->isEmpty()) {
+            lo = std::min(lo, c->ts(0));
+            hi = std::max(hi, c->ts(c->size() - 1));
+        }
     if (lo <= hi) {
         data->start = lo;
         data->end = std::max(hi, lo + 1);

@@ -30,6 +30,10 @@ private Q_SLOTS:
         QCOMPARE(t.id(size_t(t.sliceAt(1, 25))), SliceId(2));
         QCOMPARE(t.sliceAt(1, 55), qint64(-1));
         QCOMPARE(t.sliceAt(2, 69), qint64(t.indexOf(6)));
+        // By id and start: two slices start at 60, on different depths.
+        QCOMPARE(t.find(6, 60), t.indexOf(6));
+        QCOMPARE(t.find(5, 60), t.indexOf(5));
+        QCOMPARE(t.find(6, 61), qint64(-1));
         QCOMPARE(t.selfTime(size_t(t.indexOf(2))), TimeNs(30));
         QCOMPARE(t.selfTime(size_t(t.indexOf(1))), TimeNs(30)); // 100 - 40 - 30
     }

@@ -79,10 +79,8 @@ void TimelinePainter::paintRows(QPainter &p, const TimelineViewport &v, const Ti
         p.fillRect(QRect(left, top + row.height - 1, v.size.width() - left, 1), kGrid);
     }
     // Grid lines at the ruler's ticks.
-    const double pxPerNs = double(v.size.width() - left) / double(std::max<TimeNs>(1, v.t1 - v.t0));
-    const TimeNs step = niceStep(100.0 / std::max(pxPerNs, 1e-12));
-    const TimeNs origin = o.traceStart;
-    for (TimeNs t = origin + ((v.t0 - origin) / step) * step; t < v.t1; t += step) {
+    const TimeNs step = tickStep(v);
+    for (TimeNs t = firstTick(v, o.traceStart, step); t < v.t1; t += step) {
         const double x = xForTime(v, t);
         if (x >= left)
             p.fillRect(QRectF(x, header, 1, v.size.height() - header), kGrid);
@@ -145,13 +143,16 @@ void TimelinePainter::paintOverlay(QPainter &p, const TimelineViewport &v, const
     p.setRenderHint(QPainter::Antialiasing, true);
     for (const auto &[track, index] : o.highlighted) {
         const QRectF r = sliceRect(v, track, index);
-        if (!r.isEmpty())
-            p.setPen(QPen(QColor(0xff, 0xa0, 0x00), 2)), p.setBrush(Qt::NoBrush), p.drawRect(r);
+        if (r.isEmpty())
+            continue;
+        p.setPen(QPen(QColor(0xff, 0xa0, 0x00), 2));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(r);
     }
     QRectF selected;
     if (o.selectedSlice) {
         if (const auto s = m_data ? m_data->slices.value(o.selectedTrack) : nullptr) {
-            const qint64 idx = s->indexOf(o.selectedSlice);
+            const qint64 idx = s->find(o.selectedSlice, o.selectedStart);
             if (idx >= 0)
                 selected = sliceRect(v, o.selectedTrack, size_t(idx));
         }
@@ -166,7 +167,7 @@ void TimelinePainter::paintOverlay(QPainter &p, const TimelineViewport &v, const
         const auto s = m_data ? m_data->slices.value(l.track) : nullptr;
         if (!s || selected.isEmpty())
             continue;
-        const qint64 idx = s->indexOf(l.id);
+        const qint64 idx = s->find(l.id, l.start);
         if (idx < 0)
             continue;
         const QRectF other = sliceRect(v, l.track, size_t(idx));
@@ -250,15 +251,15 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
     const int oh = m_metrics.overviewHeight, rh = m_metrics.rulerHeight;
     p.fillRect(QRect(0, 0, v.size.width(), oh + rh), kHeader);
     paintOverview(p, v, o);
-    // Ruler: 1-2-5 steps at least 100 px apart, labels relative to the trace start.
+    // Ruler: labels relative to the trace start.
+    const TimeNs step = tickStep(v);
     const double pxPerNs = double(v.size.width() - left) / double(std::max<TimeNs>(1, v.t1 - v.t0));
-    const TimeNs step = niceStep(100.0 / std::max(pxPerNs, 1e-12));
     p.save();
     p.setClipRect(QRect(left, oh, v.size.width() - left, rh));
     p.fillRect(QRect(left, oh, v.size.width() - left, rh), QColor(0xf6, 0xf7, 0xf9));
     p.setPen(kText);
     const TimeNs origin = o.traceStart;
-    for (TimeNs t = origin + ((v.t0 - origin) / step - 1) * step; t < v.t1 + step; t += step) {
+    for (TimeNs t = firstTick(v, origin, step) - step; t < v.t1 + step; t += step) {
         const double x = xForTime(v, t);
         p.fillRect(QRectF(x, oh + rh - 8, 1, 8), kMuted);
         for (int k = 1; k < 5; ++k)
@@ -300,6 +301,17 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
     p.setFont(m_font);
     p.drawText(QRect(8, oh, left - 12, rh), Qt::AlignLeft | Qt::AlignVCenter,
                QStringLiteral("window %1").arg(formatDuration(v.t1 - v.t0)));
+}
+
+TimeNs TimelinePainter::tickStep(const TimelineViewport &v) const
+{
+    const double pxPerNs = double(v.size.width() - m_metrics.labelWidth) / double(std::max<TimeNs>(1, v.t1 - v.t0));
+    return niceStep(100.0 / std::max(pxPerNs, 1e-12));
+}
+
+TimeNs TimelinePainter::firstTick(const TimelineViewport &v, TimeNs origin, TimeNs step)
+{
+    return origin + ((v.t0 - origin) / step) * step;
 }
 
 const std::vector<float> &TimelinePainter::overviewDensity(int width)

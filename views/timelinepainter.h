@@ -36,6 +36,7 @@ struct TimelineOverlay
     TimeNs selectionStart = 0, selectionEnd = 0; // empty: none
     TrackId selectedTrack = 0;
     SliceId selectedSlice = 0;
+    TimeNs selectedStart = 0; // finds the selected slice by binary search
     QList<LinkedSlice> links; // of the selected slice
     bool hasCursor = false;
     TimeNs cursor = 0;
@@ -124,6 +125,10 @@ private:
     void paintOverlay(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o);
     void paintOverview(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o);
     const std::vector<float> &overviewDensity(int width);
+    // The ruler's tick step (1-2-5, at least 100 px apart) and its first tick at or before t0,
+    // counted from `origin`: the ruler and the grid lines of the rows share them.
+    TimeNs tickStep(const TimelineViewport &v) const;
+    static TimeNs firstTick(const TimelineViewport &v, TimeNs origin, TimeNs step);
     int colorOf(StringId name) const;
 
     std::shared_ptr<const TimelineData> m_data;

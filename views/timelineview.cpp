@@ -61,6 +61,7 @@ TimelineOverlay TimelineView::overlay() const
     o.selectionEnd = m_state->selectionEnd();
     o.selectedTrack = m_state->selectedTrack();
     o.selectedSlice = m_state->selectedSlice();
+    o.selectedStart = m_state->selectedSliceStart();
     o.links = m_links;
     o.hasCursor = m_state->hasCursor();
     o.cursor = m_state->cursor();
@@ -119,26 +120,25 @@ void TimelineView::revealSlice(TrackId track, size_t index, bool zoomTo)
     update();
 }
 
+void TimelineView::setMember(QSet<qint64> &set, qint64 key, bool member)
+{
+    if (set.contains(key) == member)
+        return;
+    if (member)
+        set.insert(key);
+    else
+        set.remove(key);
+    relayout();
+}
+
 void TimelineView::setTrackHidden(qint64 key, bool hidden)
 {
-    if (hidden ? !m_hidden.contains(key) : m_hidden.contains(key)) {
-        if (hidden)
-            m_hidden.insert(key);
-        else
-            m_hidden.remove(key);
-        relayout();
-    }
+    setMember(m_hidden, key, hidden);
 }
 
 void TimelineView::setCollapsed(qint64 key, bool collapsed)
 {
-    if (collapsed ? !m_collapsed.contains(key) : m_collapsed.contains(key)) {
-        if (collapsed)
-            m_collapsed.insert(key);
-        else
-            m_collapsed.remove(key);
-        relayout();
-    }
+    setMember(m_collapsed, key, collapsed);
 }
 
 void TimelineView::showAllTracks()

@@ -60,6 +60,8 @@ protected:
 
 private:
     void relayout();
+    // Adds or removes `key` and lays the rows out again when that changed something.
+    void setMember(QSet<qint64> &set, qint64 key, bool member);
     void updateScrollBar();
     TimeNs anchorTime() const;
     void selectAt(QPointF pos);
