@@ -10,6 +10,7 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QJsonDocument>
+#include <QTimeZone>
 
 #include <sqlite3.h>
 
@@ -83,12 +84,23 @@ QString csvField(const QString &s)
 
 int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
-    const Parsed p = parse(args, {QStringLiteral("project"), QStringLiteral("run")},
+    const Parsed p = parse(args, {QStringLiteral("project"), QStringLiteral("run"),
+                                  QStringLiteral("timezone")},
                            {QStringLiteral("quiet")});
     if (!p.error.isEmpty() || p.positional.isEmpty() || !p.options.contains(QStringLiteral("project"))) {
         err << "grademl import: " << (p.error.isEmpty() ? QStringLiteral("need PATH... and --project FILE.grademl") : p.error)
-            << "\nusage: grademl import PATH... --project FILE.grademl [--run NAME]\n";
+            << "\nusage: grademl import PATH... --project FILE.grademl [--run NAME] "
+               "[--timezone IANA-NAME]\n";
         return Usage;
+    }
+    QTimeZone zone;
+    if (p.options.contains(QStringLiteral("timezone"))) {
+        zone = QTimeZone(p.options.value(QStringLiteral("timezone")).toUtf8());
+        if (!zone.isValid()) {
+            err << "grademl import: unknown time zone '" << p.options.value(QStringLiteral("timezone"))
+                << "'; expected an IANA name such as UTC or Europe/Paris\n";
+            return Usage;
+        }
     }
     const QString projectPath = p.options.value(QStringLiteral("project"));
     QStringList missing;
@@ -109,6 +121,7 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     // Live progress only on a terminal; logs get the per-file lines below.
     const bool live = !quiet && isatty(fileno(stderr));
     ImportJob job(*project);
+    job.setTimeZone(zone);
     int lastPercent = -1;
     int lastFile = -1;
     job.setProgressCallback([&](const ImportProgress &pr) {

@@ -6,7 +6,12 @@
 
 #include <QDir>
 #include <QDirIterator>
+#include <QFile>
 #include <QFileInfo>
+#include <QHash>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTimeZone>
 
 #include <algorithm>
 
@@ -44,16 +49,71 @@ static bool isProjectFile(const QString &name)
            name.endsWith(QLatin1String(".grademl-journal"));
 }
 
+namespace {
+
+// The "timezone" of one folder's grademl.json: empty when the file is absent or does not say.
+QString folderTimeZone(const QString &dir, QStringList *errors)
+{
+    QFile f(dir + QLatin1Char('/') + QLatin1String(kFolderSettingsFile));
+    if (!f.exists())
+        return {};
+    if (!f.open(QIODevice::ReadOnly)) {
+        if (errors)
+            errors->append(QStringLiteral("%1: cannot read: %2").arg(f.fileName(), f.errorString()));
+        return {};
+    }
+    QJsonParseError pe;
+    const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &pe);
+    if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
+        if (errors)
+            errors->append(QStringLiteral("%1: at byte %2: %3; expected an object such as "
+                                          "{\"timezone\": \"Europe/Paris\"}")
+                               .arg(f.fileName())
+                               .arg(pe.offset)
+                               .arg(pe.error != QJsonParseError::NoError ? pe.errorString()
+                                                                         : QStringLiteral("not an object")));
+        return {};
+    }
+    const QString tz = doc.object().value(QStringLiteral("timezone")).toString();
+    if (!tz.isEmpty() && !QTimeZone(tz.toUtf8()).isValid()) {
+        if (errors)
+            errors->append(QStringLiteral("%1: unknown time zone '%2'; expected an IANA name such "
+                                          "as UTC or Europe/Paris")
+                               .arg(f.fileName(), tz));
+        return {};
+    }
+    return tz;
+}
+
+} // namespace
+
 QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverride,
                               QStringList *errors)
 {
     QList<ScannedFile> out;
-    auto add = [&](const QString &file, const QString &run) {
+    QHash<QString, QString> zones; // folder -> its grademl.json's time zone (or "" if none)
+    auto zoneOf = [&](const QString &file, const QString &root) {
+        for (QString dir = QFileInfo(file).absolutePath();;) {
+            auto it = zones.constFind(dir);
+            if (it == zones.constEnd())
+                it = zones.insert(dir, folderTimeZone(dir, errors));
+            if (!it->isEmpty())
+                return *it;
+            if (root.isEmpty() || dir == root || !dir.startsWith(root))
+                return QString();
+            const QString up = QFileInfo(dir).absolutePath();
+            if (up == dir)
+                return QString();
+            dir = up;
+        }
+    };
+    auto add = [&](const QString &file, const QString &run, const QString &root) {
         ScannedFile f;
         f.path = QDir::cleanPath(QFileInfo(file).absoluteFilePath());
         f.runName = runOverride.isEmpty() ? run : runOverride;
         f.size = QFileInfo(file).size();
         f.importer = sniffFile(f.path, &f.skipReason);
+        f.timeZone = zoneOf(f.path, root);
         out.append(f);
     };
     for (const QString &input : inputs) {
@@ -65,7 +125,7 @@ QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverr
         }
         if (info.isFile()) {
             if (!isProjectFile(info.fileName()))
-                add(info.absoluteFilePath(), info.absoluteDir().dirName());
+                add(info.absoluteFilePath(), info.absoluteDir().dirName(), QString());
             continue;
         }
         const QDir root(info.absoluteFilePath());
@@ -76,13 +136,14 @@ QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverr
                         QDirIterator::Subdirectories);
         while (it.hasNext()) {
             const QString f = it.next();
-            if (!isProjectFile(f))
+            if (!isProjectFile(f) && QFileInfo(f).fileName() != QLatin1String(kFolderSettingsFile))
                 files.append(f);
         }
         std::sort(files.begin(), files.end());
         for (const QString &f : files) {
             const QString rel = root.relativeFilePath(QFileInfo(f).absolutePath());
-            add(f, rel == QLatin1String(".") ? rootName : rootName + QLatin1Char('/') + rel);
+            add(f, rel == QLatin1String(".") ? rootName : rootName + QLatin1Char('/') + rel,
+                root.absolutePath());
         }
     }
     return out;

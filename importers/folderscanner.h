@@ -16,13 +16,19 @@ struct ScannedFile
     const Importer *importer = nullptr; // null: skipped
     QString skipReason;
     qint64 size = 0;
+    // IANA id from the nearest grademl.json ({"timezone": "Europe/Paris"}) in the file's folder
+    // or a parent folder up to the scanned input; empty when none says.
+    QString timeZone;
 };
+
+// The settings file a trace folder may carry; the scanner reads it and never imports it.
+inline constexpr char kFolderSettingsFile[] = "grademl.json";
 
 // Walks files and folders (recursively; hidden entries and project files are left out),
 // recognises each file's format by its content (gzip is looked through), and assigns runs:
 // `runOverride` when given, else one run per folder of traces, named after the folder
 // relative to the input (so the eight ranks of one job, kept in one folder, form one run).
-// Paths that do not exist are reported in *errors.
+// Paths that do not exist are reported in *errors; unreadable or invalid grademl.json files too.
 QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverride,
                               QStringList *errors);
 

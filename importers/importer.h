@@ -6,8 +6,10 @@
 #include <QByteArray>
 #include <QList>
 #include <QString>
+#include <QTimeZone>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -21,6 +23,30 @@ struct ImportContext
     TraceWriter *writer = nullptr;
     // Fraction of the file read so far (0..1); returns false to cancel.
     std::function<bool(double)> progress;
+    // The time zone of the host that wrote local-time logs (nvidia-smi, top): an explicit
+    // setting, else the folder's grademl.json, else this machine's.
+    QTimeZone timeZone = QTimeZone::systemTimeZone();
+};
+
+// Warnings folded by kind: count plus the first offset.
+class WarningLog
+{
+public:
+    void add(const QString &kind, qint64 offset, const QString &firstMessage)
+    {
+        auto it = m_index.find(kind);
+        if (it == m_index.end()) {
+            m_index.emplace(kind, m_list.size());
+            m_list.append(ImportWarning{firstMessage, offset, 1});
+        } else {
+            ++m_list[qsizetype(it->second)].count;
+        }
+    }
+    QList<ImportWarning> list() const { return m_list; }
+
+private:
+    std::map<QString, size_t> m_index;
+    QList<ImportWarning> m_list;
 };
 
 // The result of importing one source: an error value, never an exception.

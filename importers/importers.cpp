@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "chrometraceimporter.h"
 #include "importer.h"
+#include "monitoringimporters.h"
 
 namespace gml {
 
@@ -9,6 +10,10 @@ const std::vector<std::unique_ptr<Importer>> &importers()
     static const std::vector<std::unique_ptr<Importer>> all = [] {
         std::vector<std::unique_ptr<Importer>> v;
         v.push_back(std::make_unique<ChromeTraceImporter>());
+        v.push_back(std::make_unique<NvidiaSmiCsvImporter>());
+        v.push_back(std::make_unique<NvidiaSmiDmonImporter>());
+        v.push_back(std::make_unique<DcgmiDmonImporter>());
+        v.push_back(std::make_unique<TopBatchImporter>());
         return v;
     }();
     return all;

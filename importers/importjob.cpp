@@ -139,13 +139,18 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
     const qint64 mtime = mtimeNs(file.path);
     const auto existing = m_project.sourceByPath(file.path);
     const QString hash = fileHash(file.path);
+    const QTimeZone zone = m_timeZone.isValid() ? m_timeZone
+                           : !file.timeZone.isEmpty() ? QTimeZone(file.timeZone.toUtf8())
+                                                      : QTimeZone::systemTimeZone();
     if (existing && existing->status == QLatin1String("imported") && existing->size == file.size &&
         existing->mtimeNs == mtime && existing->hash == hash &&
         existing->format == importer.format()) {
-        auto v = m_project.db().prepare("SELECT importer_version, slices, counter_samples, flows "
-                                        "FROM source WHERE id=?");
+        auto v = m_project.db().prepare("SELECT importer_version, slices, counter_samples, flows, "
+                                        "json_extract(metadata, '$.time_zone') FROM source WHERE id=?");
         v.bind(1, existing->id);
-        if (v.step() && v.int64(0) == importer.version()) {
+        // A log read in local time is read again when the time zone setting changed.
+        if (v.step() && v.int64(0) == importer.version() &&
+            (v.isNull(4) || v.text(4) == QString::fromUtf8(zone.id()))) {
             report.status = SourceReport::Status::Unchanged;
             report.slices = v.int64(1);
             report.counterSamples = v.int64(2);
@@ -184,6 +189,7 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
     ctx.path = file.path;
     ctx.fileSize = file.size;
     ctx.writer = &writer;
+    ctx.timeZone = zone;
     ctx.progress = [&](double fraction) {
         if (!m_progress)
             return true;

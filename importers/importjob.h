@@ -5,6 +5,7 @@
 
 #include <QList>
 #include <QString>
+#include <QTimeZone>
 
 #include <functional>
 
@@ -52,6 +53,8 @@ public:
     {
         m_progress = std::move(callback);
     }
+    // The time zone of local-time logs, over any folder's grademl.json; invalid: not set.
+    void setTimeZone(const QTimeZone &zone) { m_timeZone = zone; }
     QList<SourceReport> run(const QList<ScannedFile> &files);
 
 private:
@@ -60,6 +63,7 @@ private:
 
     Project &m_project;
     std::function<bool(const ImportProgress &)> m_progress;
+    QTimeZone m_timeZone;
 };
 
 // crc32 of the file's bytes as "crc32:xxxxxxxx"; empty when unreadable.

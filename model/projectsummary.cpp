@@ -36,6 +36,51 @@ QList<TrackSummary> orderTracks(QList<TrackSummary> tracks)
     return ordered;
 }
 
+// Top-level GPU rows of monitoring logs (tid "monitor") join the run's other row for the same
+// device index: the one row of a trace for that GPU when exactly one exists (several ranks of a
+// multi-host job may each have a "GPU 0": then it is ambiguous and they stay apart), else the
+// first monitoring row for it, preferring one that names the GPU model. The joined row's
+// children move under the kept row and the joined row is dropped from the tree.
+QList<TrackSummary> mergeDeviceRows(QList<TrackSummary> tracks)
+{
+    QHash<QString, QList<int>> traceGpus, monitorGpus;
+    for (int i = 0; i < tracks.size(); ++i) {
+        const auto &t = tracks[i];
+        if (t.parent || t.kind != TrackKind::Gpu || t.pid.isEmpty())
+            continue;
+        (t.tid == QLatin1String("monitor") ? monitorGpus : traceGpus)[t.pid].append(i);
+    }
+    QHash<TrackId, TrackId> into;
+    for (auto it = monitorGpus.cbegin(); it != monitorGpus.cend(); ++it) {
+        const auto &monitors = it.value();
+        const auto traces = traceGpus.value(it.key());
+        int keep = -1;
+        if (traces.size() == 1) {
+            keep = traces.front();
+        } else {
+            keep = monitors.front();
+            for (int m : monitors)
+                if (tracks[m].name.size() > tracks[keep].name.size())
+                    keep = m;
+        }
+        for (int m : monitors)
+            if (m != keep)
+                into.insert(tracks[m].id, tracks[keep].id);
+    }
+    if (into.isEmpty())
+        return tracks;
+    QList<TrackSummary> out;
+    out.reserve(tracks.size());
+    for (auto t : std::as_const(tracks)) {
+        if (into.contains(t.id))
+            continue;
+        if (auto p = into.constFind(t.parent); p != into.constEnd())
+            t.parent = *p;
+        out.append(t);
+    }
+    return out;
+}
+
 } // namespace
 
 QList<RunSummary> summarizeProject(Project &project, QString *error)
@@ -91,7 +136,7 @@ QList<RunSummary> summarizeProject(Project &project, QString *error)
     }
     QHash<RunId, QList<TrackSummary>> tracks;
     auto t = db.prepare("SELECT id, run_id, coalesce(parent_id, 0), kind, name, sort_key, "
-                        "coalesce(rank, -1), unit, slice_count, counter_count FROM track");
+                        "coalesce(rank, -1), unit, slice_count, counter_count, pid, tid FROM track");
     while (t.step()) {
         TrackSummary ts;
         ts.id = t.int64(0);
@@ -103,10 +148,12 @@ QList<RunSummary> summarizeProject(Project &project, QString *error)
         ts.unit = t.text(7);
         ts.slices = t.int64(8);
         ts.counterSamples = t.int64(9);
+        ts.pid = t.text(10);
+        ts.tid = t.text(11);
         tracks[t.int64(1)].append(ts);
     }
     for (auto &run : runs)
-        run.tracks = orderTracks(tracks.value(run.id));
+        run.tracks = orderTracks(mergeDeviceRows(tracks.value(run.id)));
     if (!r.errorString().isEmpty() && error)
         *error = r.errorString();
     return runs;

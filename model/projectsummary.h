@@ -37,6 +37,8 @@ struct TrackSummary
     qint64 sortKey = 0;
     int rank = -1;
     QString unit;
+    QString pid; // GPU tracks: the device index
+    QString tid; // "monitor" for the device tracks of monitoring logs
     qint64 slices = 0;
     qint64 counterSamples = 0;
 };
@@ -53,7 +55,10 @@ struct RunSummary
     qint64 flows = 0;
     QJsonObject params;
     QList<SourceSummary> sources;
-    QList<TrackSummary> tracks; // depth-first, siblings by sort key then name
+    // Depth-first, siblings by sort key then name. Shown as one tree: the device rows of
+    // monitoring logs (nvidia-smi, dcgmi) are merged with the run's row for the same GPU (see
+    // mergeDeviceRows), so their counters sit under the slices they explain.
+    QList<TrackSummary> tracks;
 };
 
 // Everything `grademl info` prints; one pass of a few aggregate queries.

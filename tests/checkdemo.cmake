@@ -1,11 +1,11 @@
 # Regenerates the demo traces and compares them with resources/demo (see its README.md).
 file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}")
-execute_process(COMMAND "${TRACEGEN}" --out "${OUT}" --ranks 2 --steps 6 --layers 6 RESULT_VARIABLE rc)
+execute_process(COMMAND "${TRACEGEN}" --out "${OUT}" --ranks 2 --steps 6 --layers 6 --monitor RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "grademl-tracegen failed: ${rc}")
 endif()
-foreach(f rank0.pt.trace.json rank1.pt.trace.json)
+foreach(f rank0.pt.trace.json rank1.pt.trace.json nvidia-smi.csv grademl.json)
   execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files "${OUT}/${f}" "${DEMO}/${f}" RESULT_VARIABLE diff)
   if(NOT diff EQUAL 0)
     message(FATAL_ERROR "resources/demo/${f} differs from the generator's output; regenerate it")

@@ -71,8 +71,9 @@ private Q_SLOTS:
         QCOMPARE(w.projectPath(), m_demo + QStringLiteral("/.grademl/project.grademl"));
         QVERIFY(QFileInfo::exists(w.projectPath()));
         const auto &rows = w.timeline()->layout().rows();
-        QCOMPARE(int(rows.size()), 11); // run + 2 x (process, thread, GPU, 2 streams)
-        QCOMPARE(w.sources()->tree()->topLevelItemCount(), 3); // 2 traces + the skipped README
+        // run + 2 x (process, thread, GPU, 3 nvidia-smi counters under the GPU, 2 streams)
+        QCOMPARE(int(rows.size()), 17);
+        QCOMPARE(w.sources()->tree()->topLevelItemCount(), 4); // 2 traces, nvidia-smi, README
         QCOMPARE(w.sources()->failedCount(), 0);
         QCOMPARE(w.state()->windowStart(), w.timeline()->data()->start);
 
@@ -88,8 +89,8 @@ private Q_SLOTS:
         QVERIFY(waitLoaded(w));
         QCOMPARE(sourceRows(), before);
         auto project = Project::open(w.projectPath(), Project::Mode::ReadOnly, nullptr);
-        QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM source WHERE status='imported'"), qint64(2));
-        QCOMPARE(int(w.timeline()->layout().rows().size()), 11);
+        QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM source WHERE status='imported'"), qint64(3));
+        QCOMPARE(int(w.timeline()->layout().rows().size()), 17);
     }
 
     void importRunsOffTheGuiThreadAndCancels()

@@ -4,12 +4,22 @@
 // benchmark inputs at run time. Nothing here is copied from a real trace.
 //
 //   grademl-tracegen --out DIR [--ranks N] [--steps N] [--layers N] [--target-mb MB] [--seed S]
+//                    [--monitor]
 //
 // Per rank and step: a ProfilerStep#N annotation on the Python main thread, a host-to-device
 // copy of the batch, forward and backward CPU ops (aten::linear -> aten::addmm ->
 // cudaLaunchKernel), kernels on the compute stream (7) linked by correlation id, External id
 // and ac2g flow events, a gradient all-reduce (record_param_comms + NCCL kernel on stream 20)
-// and an optimizer step. With --target-mb, steps are added until each file reaches that size.
+// and an optimizer step; between steps, the next batch is loaded (a DataLoader annotation of
+// 15-30 ms, the GPU idle). With --target-mb, steps are added until each file reaches that size.
+// With --monitor, the folder also gets nvidia-smi.csv, as written by
+//   nvidia-smi --query-gpu=timestamp,index,name,utilization.gpu,memory.used,power.draw
+//              --format=csv -lms 10
+// on the same host (GPU utilization = the busy share of each 10 ms window, from the kernels and
+// copies written to the traces), and grademl.json saying its local time is UTC.
+#include <ctime>
+#include <utility>
+#include <vector>
 #include <algorithm>
 #include <cinttypes>
 #include <cstdarg>
@@ -73,6 +83,8 @@ struct Rank
     int64_t corr = 1;
     int64_t ext = 1;
     int64_t gpuFree[2] = {0, 0}; // stream 7, stream 20
+    bool record = false; // --monitor: keep the GPU busy intervals
+    std::vector<std::pair<int64_t, int64_t>> busy; // GPU work [start, end)
 };
 
 // A CPU op that launches one kernel; returns the end of the op on the CPU.
@@ -97,6 +109,8 @@ int64_t launchOp(Rank &r, int64_t t, const char *op, const char *inner, const ch
     const int sIdx = stream == 7 ? 0 : 1;
     const int64_t kStart = std::max(r.gpuFree[sIdx], launchStart + launchDur + r.rng.range(2'000, 9'000));
     r.gpuFree[sIdx] = kStart + kernelNs;
+    if (r.record)
+        r.busy.emplace_back(kStart, kStart + kernelNs);
     r.w->event(R"J({"ph": "X", "cat": "kernel", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"queued": 0, "device": %d, "context": 1, "stream": %d, "correlation": %)J" PRId64 R"J(, "registers per thread": 128, "shared memory": 49152, "blocks per SM": 2.5, "warps per SM": 10, "grid": [160, 1, 1], "block": [256, 1, 1], "est. achieved occupancy %%": 50, "External id": %)J" PRId64 R"J(}})J",
                kernel, r.gpu, stream, us(kStart).c_str(), us(kernelNs).c_str(), r.gpu, stream, corr, ext);
     r.w->event(R"J({"ph": "f", "id": %)J" PRId64 R"J(, "pid": %d, "tid": %d, "ts": %s, "cat": "ac2g", "name": "ac2g", "bp": "e"})J",
@@ -119,6 +133,8 @@ void writeStep(Rank &r, int step, int layers, int64_t &t)
         const int64_t mStart = std::max(r.gpuFree[0], t + 4'000);
         const int64_t mDur = r.rng.range(80'000, 120'000);
         r.gpuFree[0] = mStart + mDur;
+        if (r.record)
+            r.busy.emplace_back(mStart, mStart + mDur);
         r.w->event(R"J({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": %d, "tid": 7, "ts": %s, "dur": %s, "args": {"device": %d, "context": 1, "stream": 7, "correlation": %)J" PRId64 R"J(, "bytes": 6291456, "memory bandwidth (GB/s)": 62.9, "External id": %)J" PRId64 R"J(}})J",
                    r.gpu, us(mStart).c_str(), us(mDur).c_str(), r.gpu, corr, ext);
         t += d + 8'000;
@@ -149,7 +165,12 @@ void writeStep(Rank &r, int step, int layers, int64_t &t)
     const int64_t syncEnd = std::max({r.gpuFree[0], r.gpuFree[1], syncStart + 5'000}) + 3'000;
     r.w->event(R"J({"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"cbid": 165, "correlation": %)J" PRId64 R"J(}})J",
                r.pid, r.tid, us(syncStart).c_str(), us(syncEnd - syncStart).c_str(), r.corr++);
-    t = syncEnd + r.rng.range(40'000, 90'000); // data loading / Python time between steps
+    // Loading the next batch: the GPU waits for the input pipeline.
+    const int64_t loadStart = syncEnd + r.rng.range(20'000, 40'000);
+    const int64_t loadDur = r.rng.range(15'000'000, 30'000'000);
+    r.w->event(R"J({"ph": "X", "cat": "user_annotation", "name": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64 R"J(}})J",
+               r.pid, r.tid, us(loadStart).c_str(), us(loadDur).c_str(), r.ext++);
+    t = loadStart + loadDur + r.rng.range(40'000, 90'000);
     r.w->event(R"J({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64 R"J(}})J",
                step, r.pid, r.tid, us(stepStart).c_str(), us(t - stepStart - 1'000).c_str(), r.ext++);
 }
@@ -157,8 +178,72 @@ void writeStep(Rank &r, int step, int layers, int64_t &t)
 int usage()
 {
     std::fprintf(stderr, "usage: grademl-tracegen --out DIR [--ranks N] [--steps N] [--layers N] "
-                         "[--target-mb MB] [--seed S]\n");
+                         "[--target-mb MB] [--seed S] [--monitor]\n");
     return 2;
+}
+
+// "2023/11/14 22:13:20.123" in UTC, as nvidia-smi prints local time on a host set to UTC.
+std::string smiTime(int64_t ns)
+{
+    const std::time_t secs = std::time_t(ns / 1'000'000'000);
+    std::tm tm{};
+    gmtime_r(&secs, &tm);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%04d/%02d/%02d %02d:%02d:%02d.%03d", tm.tm_year + 1900,
+                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                  int(ns / 1'000'000 % 1000));
+    return buf;
+}
+
+// The share of [lo, hi) covered by the union of the intervals (sorted by start).
+double busyShare(const std::vector<std::pair<int64_t, int64_t>> &busy, int64_t lo, int64_t hi)
+{
+    int64_t covered = 0, reach = lo;
+    for (const auto &[s, e] : busy) {
+        if (s >= hi)
+            break;
+        const int64_t a = std::max(s, reach), b = std::min(e, hi);
+        if (b > a) {
+            covered += b - a;
+            reach = b;
+        }
+    }
+    return double(covered) / double(hi - lo);
+}
+
+bool writeMonitor(const std::string &out, std::vector<std::vector<std::pair<int64_t, int64_t>>> busy,
+                  int64_t baseTime, int64_t end)
+{
+    const std::string path = out + "/nvidia-smi.csv";
+    FILE *f = std::fopen(path.c_str(), "wb");
+    if (!f) {
+        std::perror(path.c_str());
+        return false;
+    }
+    for (auto &b : busy)
+        std::sort(b.begin(), b.end());
+    std::fprintf(f, "timestamp, index, name, utilization.gpu [%%], memory.used [MiB], power.draw [W]\n");
+    constexpr int64_t period = 10'000'000;
+    for (int64_t t = period; t <= end + period; t += period) {
+        for (size_t g = 0; g < busy.size(); ++g) {
+            const double share = busyShare(busy[g], t - period, t);
+            // Each GPU answers a few hundred microseconds after the previous one.
+            const int64_t at = baseTime + t + int64_t(g) * 350'000;
+            std::fprintf(f, "%s, %zu, NVIDIA A100-SXM4-40GB, %d %%, %d MiB, %.2f W\n",
+                         smiTime(at).c_str(), g, int(share * 100 + 0.5),
+                         9342 + int(g) * 16, 58.0 + 322.0 * share);
+        }
+    }
+    std::fclose(f);
+    const std::string settings = out + "/grademl.json";
+    FILE *s = std::fopen(settings.c_str(), "wb");
+    if (!s) {
+        std::perror(settings.c_str());
+        return false;
+    }
+    std::fprintf(s, "{\"timezone\": \"UTC\"}\n");
+    std::fclose(s);
+    return true;
 }
 
 } // namespace
@@ -169,6 +254,7 @@ int main(int argc, char **argv)
     int ranks = 2, steps = 4, layers = 6;
     long targetMb = 0;
     uint64_t seed = 42;
+    bool monitor = false;
     for (int i = 1; i < argc; ++i) {
         auto need = [&](const char *flag) {
             if (std::strcmp(argv[i], flag) != 0 || i + 1 >= argc)
@@ -182,11 +268,14 @@ int main(int argc, char **argv)
         else if (need("--layers")) layers = std::atoi(argv[i]);
         else if (need("--target-mb")) targetMb = std::atol(argv[i]);
         else if (need("--seed")) seed = std::strtoull(argv[i], nullptr, 10);
+        else if (std::strcmp(argv[i], "--monitor") == 0) monitor = true;
         else return usage();
     }
     if (out.empty() || ranks < 1 || steps < 1 || layers < 1)
         return usage();
     const int64_t baseTime = 1'700'000'000'000'000'000LL; // 2023-11-14, ns since the epoch
+    std::vector<std::vector<std::pair<int64_t, int64_t>>> busy;
+    int64_t end = 0;
     for (int rank = 0; rank < ranks; ++rank) {
         const std::string path = out + "/rank" + std::to_string(rank) + ".pt.trace.json";
         FILE *f = std::fopen(path.c_str(), "wb");
@@ -205,7 +294,8 @@ int main(int argc, char **argv)
             std::fprintf(f, "%s%d", g ? ", " : "", g);
         std::fprintf(f, "]}], \"nccl_version\": \"2.18.1\"},\n  \"traceEvents\": [");
         Writer w(f);
-        Rank r{rank, 4000 + rank, 4000 + rank, rank, &w, Rng{seed * 7919 + uint64_t(rank) + 1}};
+        Rank r{rank, 4000 + rank, 4000 + rank, rank, &w, Rng{seed * 7919 + uint64_t(rank) + 1},
+               1, 1, {0, 0}, monitor, {}};
         w.event(R"J({"name": "process_name", "ph": "M", "ts": 0, "pid": %d, "tid": 0, "args": {"name": "python3"}})J", r.pid);
         w.event(R"J({"name": "process_labels", "ph": "M", "ts": 0, "pid": %d, "tid": 0, "args": {"labels": "CPU"}})J", r.pid);
         w.event(R"J({"name": "thread_name", "ph": "M", "ts": 0, "pid": %d, "tid": %d, "args": {"name": "thread %d (python3)"}})J", r.pid, r.tid, r.tid);
@@ -217,9 +307,13 @@ int main(int argc, char **argv)
         int64_t t = 1'000'000 + rank * 1'300'000LL;
         for (int step = 0; step < steps || (targetMb > 0 && w.bytes() < targetMb * 1'000'000); ++step)
             writeStep(r, step, layers, t);
+        busy.push_back(std::move(r.busy));
+        end = std::max(end, t);
         std::fprintf(f, "\n  ],\n  \"traceName\": \"%s\",\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": %" PRId64 "\n}\n",
                      ("rank" + std::to_string(rank) + ".pt.trace.json").c_str(), baseTime);
         std::fclose(f);
     }
+    if (monitor && !writeMonitor(out, std::move(busy), baseTime, end))
+        return 1;
     return 0;
 }
