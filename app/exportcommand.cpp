@@ -76,6 +76,9 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         for (const auto &run : data->runs) {
             if (run.name == name) {
                 found = true;
+                // The ruler counts from the run's start, and the overview spans the run.
+                req.overlay.traceStart = run.start;
+                req.overlay.traceEnd = std::max(run.end, run.start + 1);
                 if (req.t1 <= req.t0) { // the whole run, not the whole project
                     req.t0 = run.start;
                     req.t1 = std::max(run.end, run.start + 1);

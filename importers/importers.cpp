@@ -2,6 +2,7 @@
 #include "chrometraceimporter.h"
 #include "importer.h"
 #include "monitoringimporters.h"
+#include "nsysimporter.h"
 
 namespace gml {
 
@@ -10,6 +11,7 @@ const std::vector<std::unique_ptr<Importer>> &importers()
     static const std::vector<std::unique_ptr<Importer>> all = [] {
         std::vector<std::unique_ptr<Importer>> v;
         v.push_back(std::make_unique<ChromeTraceImporter>());
+        v.push_back(std::make_unique<NsysSqliteImporter>());
         v.push_back(std::make_unique<NvidiaSmiCsvImporter>());
         v.push_back(std::make_unique<NvidiaSmiDmonImporter>());
         v.push_back(std::make_unique<DcgmiDmonImporter>());

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sqlitedb.h"
 
+#include <QFileInfo>
+#include <QUrl>
+
 #include <sqlite3.h>
 
 #include <utility>
@@ -164,6 +167,41 @@ bool SqliteDb::open(const QString &path, bool readOnly, QString *error)
     sqlite3_extended_result_codes(m_db, 1);
     sqlite3_busy_timeout(m_db, 5000);
     return true;
+}
+
+bool SqliteDb::openImmutable(const QString &path, QString *error)
+{
+    close();
+    const QByteArray uri = QUrl::fromLocalFile(QFileInfo(path).absoluteFilePath()).toEncoded() +
+                           "?mode=ro&immutable=1";
+    const int rc = sqlite3_open_v2(uri.constData(), &m_db,
+                                   SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (rc != SQLITE_OK) {
+        if (error)
+            *error = m_db ? QString::fromUtf8(sqlite3_errmsg(m_db))
+                          : QString::fromUtf8(sqlite3_errstr(rc));
+        close();
+        return false;
+    }
+    sqlite3_extended_result_codes(m_db, 1);
+    return true;
+}
+
+bool SqliteDb::hasTable(std::string_view name) const
+{
+    auto st = prepare("SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?");
+    st.bind(1, name);
+    return st.step();
+}
+
+QStringList SqliteDb::columns(std::string_view table) const
+{
+    QStringList out;
+    auto st = prepare("SELECT name FROM pragma_table_info(?)");
+    st.bind(1, table);
+    while (st.step())
+        out.append(st.text(0));
+    return out;
 }
 
 void SqliteDb::close()

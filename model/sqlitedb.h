@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 #include <QtGlobal>
 
 #include <string_view>
@@ -68,6 +69,12 @@ public:
     SqliteDb &operator=(const SqliteDb &) = delete;
 
     [[nodiscard]] bool open(const QString &path, bool readOnly, QString *error);
+    // Opens another tool's database for reading only, as immutable: no lock, no journal, no
+    // -shm file, so it works in read-only folders and never changes the file.
+    [[nodiscard]] bool openImmutable(const QString &path, QString *error);
+    bool hasTable(std::string_view name) const;
+    // Column names of a table (empty when it does not exist).
+    QStringList columns(std::string_view table) const;
     void close();
     bool isOpen() const { return m_db != nullptr; }
     sqlite3 *handle() const { return m_db; }
