@@ -3,6 +3,7 @@
 
 #include "importer.h"
 #include "inputstream.h"
+#include "mlflowimporter.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -112,8 +113,20 @@ QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverr
         f.path = QDir::cleanPath(QFileInfo(file).absoluteFilePath());
         f.runName = runOverride.isEmpty() ? run : runOverride;
         f.size = QFileInfo(file).size();
-        f.importer = sniffFile(f.path, &f.skipReason);
+        f.skipReason = mlflowRunDataReason(f.path);
+        if (f.skipReason.isEmpty())
+            f.importer = sniffFile(f.path, &f.skipReason);
         f.timeZone = zoneOf(f.path, root);
+        if (runOverride.isEmpty()) {
+            // A format that knows its run (an MLflow run), or any file inside an MLflow run
+            // folder (its artifacts): that run, not the folder rule.
+            QString own = f.importer ? f.importer->runName(f.path) : QString();
+            if (own.isEmpty())
+                if (const QString runFolder = mlflowRunFolder(f.path); !runFolder.isEmpty())
+                    own = mlflowProjectRunName(runFolder);
+            if (!own.isEmpty())
+                f.runName = own;
+        }
         out.append(f);
     };
     for (const QString &input : inputs) {

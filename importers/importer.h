@@ -79,6 +79,20 @@ public:
     // head: the first bytes of the file, decompressed when it is gzip.
     virtual SniffResult sniff(const QString &path, const QByteArray &head) const = 0;
     virtual ImportOutcome import(ImportContext &context) const = 0;
+    // The project run this file belongs to when the format says (an MLflow run); empty: the
+    // scanner's folder rule.
+    virtual QString runName(const QString &path) const
+    {
+        Q_UNUSED(path);
+        return {};
+    }
+    // Extra state that decides whether an unchanged file must be read again (the files an
+    // importer reads besides `path`); compared with the stored hash.
+    virtual QString fingerprint(const QString &path) const
+    {
+        Q_UNUSED(path);
+        return {};
+    }
 };
 
 // All importers known to the folder scanner, most specific first.

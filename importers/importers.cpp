@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "chrometraceimporter.h"
 #include "importer.h"
+#include "mlflowimporter.h"
 #include "monitoringimporters.h"
 #include "nsysimporter.h"
 
@@ -12,6 +13,7 @@ const std::vector<std::unique_ptr<Importer>> &importers()
         std::vector<std::unique_ptr<Importer>> v;
         v.push_back(std::make_unique<ChromeTraceImporter>());
         v.push_back(std::make_unique<NsysSqliteImporter>());
+        v.push_back(std::make_unique<MlflowRunImporter>());
         v.push_back(std::make_unique<NvidiaSmiCsvImporter>());
         v.push_back(std::make_unique<NvidiaSmiDmonImporter>());
         v.push_back(std::make_unique<DcgmiDmonImporter>());

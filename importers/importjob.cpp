@@ -138,7 +138,9 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
 
     const qint64 mtime = mtimeNs(file.path);
     const auto existing = m_project.sourceByPath(file.path);
-    const QString hash = fileHash(file.path);
+    QString hash = fileHash(file.path);
+    if (const QString extra = importer.fingerprint(file.path); !extra.isEmpty())
+        hash += QLatin1Char('+') + extra;
     const QTimeZone zone = m_timeZone.isValid() ? m_timeZone
                            : !file.timeZone.isEmpty() ? QTimeZone(file.timeZone.toUtf8())
                                                       : QTimeZone::systemTimeZone();

@@ -149,6 +149,14 @@ void TraceWriter::setSourceRank(int rank)
         fail(st);
 }
 
+TimeNs TraceWriter::earliest() const
+{
+    TimeNs t = std::numeric_limits<TimeNs>::max();
+    for (const auto &s : m_trackStats)
+        t = std::min(t, s.start);
+    return t;
+}
+
 void TraceWriter::mergeRunParams(const QJsonObject &params)
 {
     auto get = m_project.db().prepare("SELECT params FROM run WHERE id=?");

@@ -68,6 +68,8 @@ public:
     // Merged into run.params (later sources add keys; lists under the same key are joined).
     void mergeRunParams(const QJsonObject &params);
 
+    // The earliest slice start or counter sample written so far (source clock); max when none.
+    TimeNs earliest() const;
     qint64 sliceCount() const { return m_slices; }
     qint64 counterCount() const { return m_counters; }
     qint64 flowCount() const { return m_flows; }

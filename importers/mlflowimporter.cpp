@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "mlflowimporter.h"
+
+#include "project.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <algorithm>
+#include <cmath>
+
+namespace gml {
+
+namespace {
+
+constexpr qint64 kMaxSmallFile = 16 * 1024 * 1024;
+
+QByteArray readSmall(const QString &path, bool *ok = nullptr)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly) || f.size() > kMaxSmallFile) {
+        if (ok)
+            *ok = false;
+        return {};
+    }
+    if (ok)
+        *ok = true;
+    return f.readAll();
+}
+
+bool isRunMeta(const QHash<QString, QString> &yaml)
+{
+    return yaml.contains(QStringLiteral("run_id")) || yaml.contains(QStringLiteral("run_uuid"));
+}
+
+QString statusName(const QString &code)
+{
+    static const QHash<QString, QString> names = {
+        {QStringLiteral("1"), QStringLiteral("RUNNING")}, {QStringLiteral("2"), QStringLiteral("SCHEDULED")},
+        {QStringLiteral("3"), QStringLiteral("FINISHED")}, {QStringLiteral("4"), QStringLiteral("FAILED")},
+        {QStringLiteral("5"), QStringLiteral("KILLED")}};
+    return names.value(code, code);
+}
+
+// key -> raw value of every file under `dir` (keys may contain '/').
+QJsonObject readKeyFiles(const QString &dir)
+{
+    QJsonObject out;
+    QDirIterator it(dir, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString f = it.next();
+        out.insert(QDir(dir).relativeFilePath(f), QString::fromUtf8(readSmall(f)).trimmed());
+    }
+    return out;
+}
+
+} // namespace
+
+QHash<QString, QString> readFlatYaml(const QByteArray &text)
+{
+    QHash<QString, QString> out;
+    for (QByteArray line : text.split('\n')) {
+        if (line.endsWith('\r'))
+            line.chop(1);
+        if (line.isEmpty() || line.startsWith(' ') || line.startsWith('-') || line.startsWith('#'))
+            continue;
+        const qsizetype colon = line.indexOf(": ");
+        const bool bare = colon < 0 && line.endsWith(':');
+        if (colon <= 0 && !bare)
+            continue;
+        const QString key = QString::fromUtf8(bare ? line.chopped(1) : line.left(colon)).trimmed();
+        QString value = bare ? QString() : QString::fromUtf8(line.mid(colon + 2)).trimmed();
+        if (value.size() >= 2 && ((value.startsWith(QLatin1Char('\'')) && value.endsWith(QLatin1Char('\''))) ||
+                                  (value.startsWith(QLatin1Char('"')) && value.endsWith(QLatin1Char('"')))))
+            value = value.mid(1, value.size() - 2);
+        else if (value == QLatin1String("null") || value == QLatin1String("~"))
+            value = QString();
+        out.insert(key, value);
+    }
+    return out;
+}
+
+QString mlflowRunFolder(const QString &path)
+{
+    QDir dir = QFileInfo(path).absoluteDir();
+    for (int i = 0; i < 8; ++i) {
+        const QString meta = dir.filePath(QStringLiteral("meta.yaml"));
+        if (QFileInfo::exists(meta) && isRunMeta(readFlatYaml(readSmall(meta))))
+            return dir.absolutePath();
+        if (!dir.cdUp())
+            break;
+    }
+    return {};
+}
+
+QString mlflowProjectRunName(const QString &runFolder)
+{
+    const auto meta = readFlatYaml(readSmall(runFolder + QStringLiteral("/meta.yaml")));
+    const auto experiment = readFlatYaml(readSmall(runFolder + QStringLiteral("/../meta.yaml")));
+    QString run = QString::fromUtf8(readSmall(runFolder + QStringLiteral("/tags/mlflow.runName"))).trimmed();
+    if (run.isEmpty())
+        run = meta.value(QStringLiteral("run_name"));
+    if (run.isEmpty())
+        run = meta.value(QStringLiteral("name"));
+    if (run.isEmpty())
+        run = meta.value(QStringLiteral("run_id"), meta.value(QStringLiteral("run_uuid")));
+    QString exp = experiment.value(QStringLiteral("name"));
+    if (exp.isEmpty())
+        exp = QStringLiteral("experiment ") + meta.value(QStringLiteral("experiment_id"));
+    return QStringLiteral("mlflow/%1/%2").arg(exp, run);
+}
+
+SniffResult MlflowRunImporter::sniff(const QString &path, const QByteArray &head) const
+{
+    const QFileInfo info(path);
+    if (info.fileName() == QLatin1String("meta.yaml")) {
+        const auto yaml = readFlatYaml(head);
+        if (isRunMeta(yaml) && yaml.contains(QStringLiteral("experiment_id")))
+            return {95, {}};
+        if (yaml.contains(QStringLiteral("experiment_id")))
+            return {0, QStringLiteral("MLflow experiment '%1': its record is made when one of its "
+                                      "runs is imported")
+                           .arg(yaml.value(QStringLiteral("name")))};
+        return {};
+    }
+    return {};
+}
+
+QString mlflowRunDataReason(const QString &path)
+{
+    const QString runFolder = mlflowRunFolder(path);
+    if (runFolder.isEmpty())
+        return {};
+    const QString rel = QDir(runFolder).relativeFilePath(path);
+    if (rel.startsWith(QLatin1String("metrics/")) || rel.startsWith(QLatin1String("params/")) ||
+        rel.startsWith(QLatin1String("tags/")))
+        return QStringLiteral("MLflow run data, read with %1/meta.yaml").arg(QDir(runFolder).dirName());
+    return {};
+}
+
+QString MlflowRunImporter::runName(const QString &path) const
+{
+    return mlflowProjectRunName(QFileInfo(path).absolutePath());
+}
+
+QString MlflowRunImporter::fingerprint(const QString &path) const
+{
+    // Metrics grow while a run is alive: their sizes and times decide a new import.
+    const QString dir = QFileInfo(path).absolutePath();
+    qint64 bytes = 0, newest = 0, files = 0;
+    for (const char *sub : {"metrics", "params", "tags"}) {
+        QDirIterator it(dir + QLatin1Char('/') + QLatin1String(sub), QDir::Files, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            it.next();
+            ++files;
+            bytes += it.fileInfo().size();
+            newest = std::max(newest, it.fileInfo().lastModified().toMSecsSinceEpoch());
+        }
+    }
+    return QStringLiteral("%1/%2/%3").arg(files).arg(bytes).arg(newest);
+}
+
+ImportOutcome MlflowRunImporter::import(ImportContext &ctx) const
+{
+    bool ok = false;
+    const QByteArray text = readSmall(ctx.path, &ok);
+    if (!ok)
+        return {ImportOutcome::Status::Failed, -1, QStringLiteral("cannot read the run's meta.yaml"), {}};
+    const auto meta = readFlatYaml(text);
+    const QString runId = meta.value(QStringLiteral("run_id"), meta.value(QStringLiteral("run_uuid")));
+    if (runId.isEmpty())
+        return {ImportOutcome::Status::Failed, 0,
+                QStringLiteral("expected 'run_id: <id>' in an MLflow run's meta.yaml"), {}};
+    bool startOk = false;
+    const qint64 startMs = meta.value(QStringLiteral("start_time")).toLongLong(&startOk);
+    if (!startOk) {
+        const qsizetype at = text.indexOf("start_time");
+        return {ImportOutcome::Status::Failed, at,
+                QStringLiteral("start_time is '%1'; expected epoch milliseconds")
+                    .arg(meta.value(QStringLiteral("start_time"))),
+                {}};
+    }
+    bool endOk = false;
+    const qint64 endMs = meta.value(QStringLiteral("end_time")).toLongLong(&endOk);
+
+    TraceWriter &w = *ctx.writer;
+    WarningLog warnings;
+    const QString runDir = QFileInfo(ctx.path).absolutePath();
+    const QString projectRun = mlflowProjectRunName(runDir);
+    const QString runLabel = projectRun.section(QLatin1Char('/'), 2);
+
+    // Experiment and workload records.
+    const auto experiment = readFlatYaml(readSmall(runDir + QStringLiteral("/../meta.yaml")));
+    QString expName = experiment.value(QStringLiteral("name"));
+    if (expName.isEmpty()) {
+        expName = QStringLiteral("experiment ") + meta.value(QStringLiteral("experiment_id"));
+        warnings.add(QStringLiteral("no experiment"), -1,
+                     QStringLiteral("no readable experiment meta.yaml beside the run folder; the "
+                                    "experiment is named by its id"));
+    }
+    {
+        auto &db = w.project().db();
+        QJsonObject expParams;
+        for (const char *k : {"experiment_id", "artifact_location", "lifecycle_stage"})
+            if (experiment.contains(QLatin1String(k)))
+                expParams.insert(QLatin1String(k), experiment.value(QLatin1String(k)));
+        auto e = db.prepare("INSERT INTO experiment(name, params) VALUES(?, ?) "
+                            "ON CONFLICT(name) DO UPDATE SET params = excluded.params");
+        e.bind(1, expName);
+        e.bind(2, QString::fromUtf8(QJsonDocument(expParams).toJson(QJsonDocument::Compact)));
+        auto wl = db.prepare("INSERT OR IGNORE INTO workload(experiment_id, name) "
+                             "SELECT id, name FROM experiment WHERE name = ?");
+        wl.bind(1, expName);
+        auto link = db.prepare("UPDATE run SET workload_id = (SELECT wl.id FROM workload wl JOIN "
+                               "experiment x ON x.id = wl.experiment_id WHERE x.name = ?1 AND "
+                               "wl.name = ?1), tags = ?2 WHERE id = ?3");
+        link.bind(1, expName);
+        link.bind(2, QString::fromUtf8(QJsonDocument(readKeyFiles(runDir + QStringLiteral("/tags")))
+                                           .toJson(QJsonDocument::Compact)));
+        link.bind(3, w.runId());
+        if (!e.exec() || !wl.exec() || !link.exec())
+            return {ImportOutcome::Status::Failed, -1,
+                    QStringLiteral("could not write the experiment record: ") + db.lastError(), {}};
+    }
+    QJsonObject params;
+    params.insert(QStringLiteral("mlflow.run_id"), runId);
+    params.insert(QStringLiteral("mlflow.experiment"), expName);
+    params.insert(QStringLiteral("mlflow.status"), statusName(meta.value(QStringLiteral("status"))));
+    params.insert(QStringLiteral("mlflow.user"), meta.value(QStringLiteral("user_id")));
+    params.insert(QStringLiteral("mlflow.start_time_ms"), startMs);
+    params.insert(QStringLiteral("mlflow.end_time_ms"), endOk ? QJsonValue(endMs) : QJsonValue());
+    params.insert(QStringLiteral("mlflow.params"), readKeyFiles(runDir + QStringLiteral("/params")));
+    params.insert(QStringLiteral("mlflow.tags"), readKeyFiles(runDir + QStringLiteral("/tags")));
+    w.mergeRunParams(params);
+
+    // The run's own track and span, then one counter track per metric.
+    TrackSpec runSpec;
+    runSpec.kind = TrackKind::WorkflowStep;
+    runSpec.name = QStringLiteral("MLflow run · ") + runLabel;
+    runSpec.sortKey = -1;
+    const TrackId runTrack = w.addTrack(runSpec);
+    TimeNs lastPoint = startMs * 1'000'000;
+    int metricIndex = 0;
+    const QString metricsDir = runDir + QStringLiteral("/metrics");
+    QStringList metricFiles;
+    {
+        QDirIterator it(metricsDir, QDir::Files, QDirIterator::Subdirectories);
+        while (it.hasNext())
+            metricFiles.append(it.next());
+        std::sort(metricFiles.begin(), metricFiles.end());
+    }
+    for (const QString &file : std::as_const(metricFiles)) {
+        const QString key = QDir(metricsDir).relativeFilePath(file);
+        TrackSpec spec;
+        spec.parent = runTrack;
+        spec.kind = TrackKind::Counter;
+        spec.name = key;
+        spec.sortKey = metricIndex++;
+        const TrackId track = w.addTrack(spec);
+        const QByteArray data = readSmall(file);
+        int lineNo = 0;
+        for (const QByteArray &raw : data.split('\n')) {
+            ++lineNo;
+            const QByteArray line = raw.trimmed();
+            if (line.isEmpty())
+                continue;
+            const QList<QByteArray> parts = line.simplified().split(' ');
+            bool tsOk = false, vOk = false;
+            const qint64 ts = parts.size() >= 2 ? parts[0].toLongLong(&tsOk) : 0;
+            const double v = parts.size() >= 2 ? parts[1].toDouble(&vOk) : 0;
+            if (!tsOk || !vOk || parts.size() > 3 || !std::isfinite(v)) {
+                warnings.add(QStringLiteral("metric line"), -1,
+                             QStringLiteral("metrics/%1 line %2: '%3' is not '<epoch ms> <value> "
+                                            "[<step>]'; skipped")
+                                 .arg(key)
+                                 .arg(lineNo)
+                                 .arg(QString::fromUtf8(line.left(80))));
+                continue;
+            }
+            w.addCounter(track, ts * 1'000'000, v);
+            lastPoint = std::max(lastPoint, ts * 1'000'000);
+        }
+    }
+    const TimeNs start = startMs * 1'000'000;
+    TimeNs end = endOk ? endMs * 1'000'000 : lastPoint;
+    if (!endOk)
+        warnings.add(QStringLiteral("unfinished"), -1,
+                     QStringLiteral("the run has no end_time (status %1): its span ends at its last "
+                                    "metric point")
+                         .arg(statusName(meta.value(QStringLiteral("status")))));
+    QJsonObject args;
+    args.insert(QStringLiteral("run_id"), runId);
+    args.insert(QStringLiteral("status"), statusName(meta.value(QStringLiteral("status"))));
+    args.insert(QStringLiteral("user"), meta.value(QStringLiteral("user_id")));
+    args.insert(QStringLiteral("experiment"), expName);
+    const QByteArray json = QJsonDocument(args).toJson(QJsonDocument::Compact);
+    w.addSlice(runTrack, start, std::max<TimeNs>(end - start, 0),
+               w.intern(QString(QStringLiteral("run ") + runLabel).toStdString()), w.intern("mlflow"), kNoId,
+               kNoId, std::string_view(json.constData(), size_t(json.size())));
+    ImportOutcome outcome;
+    outcome.warnings = warnings.list();
+    return outcome;
+}
+
+} // namespace gml

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "importer.h"
+
+#include <QHash>
+
+namespace gml {
+
+// MLflow file stores: mlruns/<experiment id>/<run id>/{meta.yaml, metrics/, params/, tags/}.
+// A run's meta.yaml is the source; its metrics, params and tags files are read with it (and
+// skipped by the scanner with that reason). The experiment (mlruns/<id>/meta.yaml) becomes the
+// project's experiment and workload record, the run is linked to it; params and tags are kept
+// as the run's params ("mlflow.params", "mlflow.tags") and the meta fields as "mlflow.*".
+// Metrics are counter tracks ("<key>", one sample per logged point at its epoch ms) under a
+// track for the run, which holds one slice from start_time to end_time (an unfinished run,
+// end_time null, ends at its last metric point). Artifacts that are traces (a TensorFlow
+// profiler *.trace.json.gz under artifacts/) go into the same project run.
+class MlflowRunImporter final : public Importer
+{
+public:
+    QString format() const override { return QStringLiteral("mlflow-run"); }
+    int version() const override { return 1; }
+    SniffResult sniff(const QString &path, const QByteArray &head) const override;
+    ImportOutcome import(ImportContext &context) const override;
+    QString runName(const QString &path) const override;
+    QString fingerprint(const QString &path) const override;
+};
+
+// "key: value" lines of a flat YAML mapping, quotes removed, "null" / "~" as a null string.
+QHash<QString, QString> readFlatYaml(const QByteArray &text);
+
+// For a file inside an MLflow run folder (meta.yaml, metrics, artifacts...): the folder of that
+// run, else empty. Looks up to eight folders up.
+QString mlflowRunFolder(const QString &path);
+
+// For a metrics/params/tags file of an MLflow run: why the scanner skips it (it is read with
+// the run's meta.yaml); else empty.
+QString mlflowRunDataReason(const QString &path);
+
+// The project run an MLflow run folder becomes: "mlflow/<experiment name>/<run name or id>".
+QString mlflowProjectRunName(const QString &runFolder);
+
+} // namespace gml

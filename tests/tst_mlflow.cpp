@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// MLflow file stores: the real Swahili Keras autolog store in ../shared/traces (run, experiment,
+// params, tags, metrics, the TensorFlow profiler trace among its artifacts on the same clock),
+// and stores written by the test (unfinished run, stray folders, bad metric lines, growth).
+#include "folderscanner.h"
+#include "importjob.h"
+#include "project.h"
+#include "testutil.h"
+
+#include <QDirIterator>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+using namespace gml;
+
+namespace {
+
+const QString kStore = QStringLiteral("mlflow/swahili_keras_autolog/mlruns");
+const QString kRunId = QStringLiteral("ed05f9cd599442fe9a0c9222184710b8");
+
+QList<SourceReport> importInto(Project &project, const QString &path)
+{
+    QStringList errors;
+    ImportJob job(project);
+    return job.run(scanInputs({path}, QString(), &errors));
+}
+
+std::unique_ptr<Project> newProject(const QTemporaryDir &dir)
+{
+    QString error;
+    auto p = Project::open(dir.filePath(QStringLiteral("p.grademl")), Project::Mode::ReadWrite, &error);
+    if (!p)
+        qFatal("%s", qPrintable(error));
+    return p;
+}
+
+void writeRun(const QTemporaryDir &dir, const QString &runId, const QByteArray &endTime,
+              const QByteArray &status, const QByteArray &loss)
+{
+    gmltest::writeFile(dir, QStringLiteral("mlruns/7/meta.yaml"),
+                       "artifact_location: ./mlruns/7\nexperiment_id: '7'\nlifecycle_stage: active\nname: bert-finetune\n");
+    gmltest::writeFile(dir, QStringLiteral("mlruns/7/%1/meta.yaml").arg(runId),
+                       "artifact_uri: ./mlruns/7/" + runId.toUtf8() + "/artifacts\nend_time: " + endTime +
+                           "\nexperiment_id: '7'\nlifecycle_stage: active\nname: ''\nrun_id: " + runId.toUtf8() +
+                           "\nrun_uuid: " + runId.toUtf8() + "\nstart_time: 1700000000000\nstatus: " + status +
+                           "\ntags: []\nuser_id: alice\n");
+    gmltest::writeFile(dir, QStringLiteral("mlruns/7/%1/metrics/loss").arg(runId), loss);
+    gmltest::writeFile(dir, QStringLiteral("mlruns/7/%1/metrics/system/gpu_utilization_percentage").arg(runId),
+                       "1700000001000 87.5 0\n");
+    gmltest::writeFile(dir, QStringLiteral("mlruns/7/%1/params/lr").arg(runId), "3e-5");
+    gmltest::writeFile(dir, QStringLiteral("mlruns/7/%1/tags/mlflow.runName").arg(runId), "warm-start");
+}
+
+} // namespace
+
+class TestMlflow : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void realStore();
+    void unfinishedRunAndBadLines();
+    void strayFoldersAndGrowth();
+};
+
+void TestMlflow::realStore()
+{
+    GML_REQUIRE_SHARED(kStore);
+    const QString store = gmltest::sharedTraces() + QLatin1Char('/') + kStore;
+    const QString runDir = store + QStringLiteral("/1/") + kRunId;
+    // Independent counts from the files.
+    QFile lossFile(runDir + QStringLiteral("/metrics/loss"));
+    QVERIFY(lossFile.open(QIODevice::ReadOnly));
+    const qint64 points = lossFile.readAll().trimmed().split('\n').size();
+    const qint64 params = QDir(runDir + QStringLiteral("/params")).entryList(QDir::Files).size();
+    QCOMPARE(points, 10);
+    QCOMPARE(params, 20);
+
+    QTemporaryDir dir;
+    auto project = newProject(dir);
+    const auto reports = importInto(*project, store);
+    int imported = 0;
+    for (const auto &r : reports) {
+        QVERIFY2(r.status != SourceReport::Status::Failed, qPrintable(r.message));
+        if (r.status == SourceReport::Status::Imported)
+            ++imported;
+        if (r.path.contains(QLatin1String("/metrics/")) || r.path.contains(QLatin1String("/params/")))
+            QVERIFY2(r.message.contains(QLatin1String("read with")), qPrintable(r.message));
+    }
+    QCOMPARE(imported, 2); // the run and its TensorFlow profiler trace
+    const QString run = QStringLiteral("mlflow/Speech model simple rnn/") + kRunId;
+    // Both sources in that run, the run linked to its experiment.
+    QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM source s JOIN run r ON r.id = s.run_id "
+                                       "WHERE s.status = 'imported' AND r.name LIKE 'mlflow/Speech model simple rnn/%'"),
+             2);
+    QCOMPARE(gmltest::text(*project, QStringLiteral("SELECT x.name FROM run r JOIN workload w ON w.id = r.workload_id "
+                                                    "JOIN experiment x ON x.id = w.experiment_id")),
+             QStringLiteral("Speech model simple rnn"));
+    const QJsonObject runParams = QJsonDocument::fromJson(
+        gmltest::text(*project, QStringLiteral("SELECT params FROM run WHERE name = '%1'").arg(run)).toUtf8()).object();
+    QCOMPARE(runParams.value(QStringLiteral("mlflow.params")).toObject().size(), params);
+    QCOMPARE(runParams.value(QStringLiteral("mlflow.params")).toObject().value(QStringLiteral("opt_learning_rate")).toString(),
+             QStringLiteral("0.002"));
+    QCOMPARE(runParams.value(QStringLiteral("mlflow.status")).toString(), QStringLiteral("FINISHED"));
+    QCOMPARE(runParams.value(QStringLiteral("mlflow.tags")).toObject().value(QStringLiteral("mlflow.autologging")).toString(),
+             QStringLiteral("tensorflow"));
+    // Metrics: one counter sample per line, at its epoch ms; first loss 332.68 at 1628697792090.
+    auto st = project->db().prepare("SELECT ts, value, (SELECT count(*) FROM counter_abs WHERE track = 'loss') "
+                                    "FROM counter_abs WHERE track = 'loss' ORDER BY ts LIMIT 1");
+    QVERIFY(st.step());
+    QCOMPARE(st.int64(0), 1628697792090LL * 1'000'000);
+    QVERIFY(qAbs(st.real(1) - 332.6841735839844) < 1e-9);
+    QCOMPARE(st.int64(2), points);
+    // The run's span, and the TF capture inside it (placed by its profile-empty event file).
+    QCOMPARE(gmltest::scalar(*project, "SELECT ts FROM slice_abs WHERE category = 'mlflow'"), 1628697775478LL * 1'000'000);
+    QCOMPARE(gmltest::scalar(*project, "SELECT dur FROM slice_abs WHERE category = 'mlflow'"),
+             (1628697851678LL - 1628697775478LL) * 1'000'000);
+    QCOMPARE(gmltest::scalar(*project, "SELECT clock_offset_ns FROM source WHERE format = 'chrome-trace'"),
+             1628697787LL * 1'000'000'000);
+    const qint64 tfStart = gmltest::scalar(*project, "SELECT min(ts) FROM slice_abs WHERE category IS NOT 'mlflow'");
+    QVERIFY(tfStart >= 1628697775478LL * 1'000'000 && tfStart <= 1628697851678LL * 1'000'000);
+}
+
+void TestMlflow::unfinishedRunAndBadLines()
+{
+    QTemporaryDir dir;
+    writeRun(dir, QStringLiteral("abc123"), "null", "1",
+             "1700000002000 2.5 0\nnot a number\n1700000004000 1.5 1\n1700000005000 nan-ish 2\n");
+    QTemporaryDir pdir;
+    auto project = newProject(pdir);
+    const auto reports = importInto(*project, dir.filePath(QStringLiteral("mlruns")));
+    const SourceReport *run = nullptr;
+    for (const auto &r : reports)
+        if (r.status == SourceReport::Status::Imported)
+            run = &r;
+    QVERIFY(run);
+    QCOMPARE(run->runName, QStringLiteral("mlflow/bert-finetune/warm-start"));
+    QCOMPARE(run->counterSamples, 3); // two good loss lines + one system metric
+    QCOMPARE(run->warnings, 3);        // two bad lines (one warning kind), unfinished
+    const QString warnings = gmltest::text(*project, QStringLiteral("SELECT warnings FROM source WHERE status = 'imported'"));
+    QVERIFY2(warnings.contains(QLatin1String("metrics/loss line 2")), qPrintable(warnings));
+    QVERIFY2(warnings.contains(QLatin1String("no end_time (status RUNNING)")), qPrintable(warnings));
+    // The unfinished run's span ends at its last metric point; nested metric keys keep their path.
+    QCOMPARE(gmltest::scalar(*project, "SELECT dur FROM slice_abs WHERE category = 'mlflow'"), 4'000'000'000LL);
+    QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM track WHERE name = 'system/gpu_utilization_percentage'"), 1);
+}
+
+void TestMlflow::strayFoldersAndGrowth()
+{
+    QTemporaryDir dir;
+    writeRun(dir, QStringLiteral("r1"), "1700000010000", "3", "1700000002000 2.5 0\n");
+    // A stray nested store with only an experiment, and an empty experiment folder.
+    gmltest::writeFile(dir, QStringLiteral("mlruns/mlruns/0/meta.yaml"),
+                       "artifact_location: ./mlruns/0\nexperiment_id: '0'\nlifecycle_stage: active\nname: Default\n");
+    QDir().mkpath(dir.filePath(QStringLiteral("mlruns/3")));
+    QTemporaryDir pdir;
+    auto project = newProject(pdir);
+    auto reports = importInto(*project, dir.filePath(QStringLiteral("mlruns")));
+    int imported = 0;
+    for (const auto &r : reports) {
+        QVERIFY2(r.status != SourceReport::Status::Failed, qPrintable(r.message));
+        imported += r.status == SourceReport::Status::Imported;
+        if (r.path.endsWith(QLatin1String("mlruns/mlruns/0/meta.yaml")))
+            QVERIFY2(r.message.contains(QLatin1String("MLflow experiment 'Default'")), qPrintable(r.message));
+    }
+    QCOMPARE(imported, 1);
+    // Nothing changed: unchanged. A metric point appended: the run is read again.
+    reports = importInto(*project, dir.filePath(QStringLiteral("mlruns")));
+    for (const auto &r : reports)
+        if (r.path.endsWith(QLatin1String("r1/meta.yaml")))
+            QCOMPARE(r.status, SourceReport::Status::Unchanged);
+    {
+        QFile f(dir.filePath(QStringLiteral("mlruns/7/r1/metrics/loss")));
+        QVERIFY(f.open(QIODevice::Append));
+        f.write("1700000003000 2.0 1\n");
+    }
+    reports = importInto(*project, dir.filePath(QStringLiteral("mlruns")));
+    for (const auto &r : reports)
+        if (r.path.endsWith(QLatin1String("r1/meta.yaml"))) {
+            QCOMPARE(r.status, SourceReport::Status::Imported);
+            QCOMPARE(r.counterSamples, 3);
+        }
+    QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM counter_abs WHERE track = 'loss'"), 2);
+}
+
+QTEST_GUILESS_MAIN(TestMlflow)
+#include "tst_mlflow.moc"
