@@ -1046,8 +1046,6 @@ SniffResult ChromeTraceImporter::sniff(const QString &path, const QByteArray &he
         if (head.contains("\"traceEvents\"") || head.contains("\"deviceProperties\"") ||
             head.contains("\"displayTimeUnit\""))
             return {95, {}};
-        if (head.contains("\"nodes\"") && head.contains("\"schema\""))
-            return {0, QStringLiteral("PyTorch execution trace (no importer for it yet)")};
         if (jsonName)
             return {0, QStringLiteral("JSON without a traceEvents array: not a trace format "
                                       "this version reads")};

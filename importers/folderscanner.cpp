@@ -159,6 +159,12 @@ QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverr
                 root.absolutePath());
         }
     }
+    // Files that link to other sources' slices come after every other file.
+    std::stable_sort(out.begin(), out.end(), [](const ScannedFile &a, const ScannedFile &b) {
+        const bool la = a.importer && a.importer->linksToRun();
+        const bool lb = b.importer && b.importer->linksToRun();
+        return !la && lb;
+    });
     return out;
 }
 

@@ -86,6 +86,9 @@ public:
         Q_UNUSED(path);
         return {};
     }
+    // True when the import links to slices that other sources of the run wrote (execution
+    // traces): such files are imported after the others, and again when any of them is.
+    virtual bool linksToRun() const { return false; }
     // Extra state that decides whether an unchanged file must be read again (the files an
     // importer reads besides `path`); compared with the stored hash.
     virtual QString fingerprint(const QString &path) const

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "chrometraceimporter.h"
+#include "executiontraceimporter.h"
 #include "importer.h"
 #include "mlflowimporter.h"
 #include "monitoringimporters.h"
@@ -12,6 +13,7 @@ const std::vector<std::unique_ptr<Importer>> &importers()
     static const std::vector<std::unique_ptr<Importer>> all = [] {
         std::vector<std::unique_ptr<Importer>> v;
         v.push_back(std::make_unique<ChromeTraceImporter>());
+        v.push_back(std::make_unique<ExecutionTraceImporter>());
         v.push_back(std::make_unique<NsysSqliteImporter>());
         v.push_back(std::make_unique<MlflowRunImporter>());
         v.push_back(std::make_unique<NvidiaSmiCsvImporter>());

@@ -88,6 +88,8 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
             continue;
         }
         reports.append(importOne(files[i], i, int(files.size()), &cancelled));
+        if (reports.back().status == SourceReport::Status::Imported)
+            m_changedRuns.insert(files[i].runName);
     }
     return reports;
 }
@@ -144,7 +146,9 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
     const QTimeZone zone = m_timeZone.isValid() ? m_timeZone
                            : !file.timeZone.isEmpty() ? QTimeZone(file.timeZone.toUtf8())
                                                       : QTimeZone::systemTimeZone();
-    if (existing && existing->status == QLatin1String("imported") && existing->size == file.size &&
+    // A file linking to its run's slices is read again when another file of the run was.
+    const bool runChanged = importer.linksToRun() && m_changedRuns.contains(file.runName);
+    if (!runChanged && existing && existing->status == QLatin1String("imported") && existing->size == file.size &&
         existing->mtimeNs == mtime && existing->hash == hash &&
         existing->format == importer.format()) {
         auto v = m_project.db().prepare("SELECT importer_version, slices, counter_samples, flows, "

@@ -4,6 +4,7 @@
 #include "folderscanner.h"
 
 #include <QList>
+#include <QSet>
 #include <QString>
 #include <QTimeZone>
 
@@ -64,6 +65,7 @@ private:
     Project &m_project;
     std::function<bool(const ImportProgress &)> m_progress;
     QTimeZone m_timeZone;
+    QSet<QString> m_changedRuns; // runs with a file imported by this job
 };
 
 // crc32 of the file's bytes as "crc32:xxxxxxxx"; empty when unreadable.

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "executiontraceimporter.h"
+
+#include "inputstream.h"
+#include "project.h"
+
+#include <QFileInfo>
+#include <QHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSet>
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+namespace gml {
+
+namespace {
+
+struct Node
+{
+    qint64 id = 0;
+    qint64 parent = -1;
+    qint64 rfId = -1;
+    qint64 scope = -1; // RecordScope: 7 = USER_SCOPE (record_function annotations)
+    QString name;
+    QJsonArray inputs, outputs;
+};
+
+// The node fields of either layout.
+Node readNode(const QJsonObject &o)
+{
+    Node n;
+    n.id = o.value(QStringLiteral("id")).toInteger(-1);
+    n.name = o.value(QStringLiteral("name")).toString();
+    if (o.contains(QStringLiteral("attrs"))) { // 1.0.2-chakra and later
+        for (const auto &a : o.value(QStringLiteral("attrs")).toArray()) {
+            const QJsonObject attr = a.toObject();
+            const QString name = attr.value(QStringLiteral("name")).toString();
+            if (name == QLatin1String("rf_id"))
+                n.rfId = attr.value(QStringLiteral("value")).toInteger(-1);
+            else if (name == QLatin1String("scope"))
+                n.scope = attr.value(QStringLiteral("value")).toInteger(-1);
+        }
+        const QJsonArray ctrl = o.value(QStringLiteral("ctrl_deps")).isArray()
+                                    ? o.value(QStringLiteral("ctrl_deps")).toArray()
+                                    : QJsonArray{o.value(QStringLiteral("ctrl_deps"))};
+        if (!ctrl.isEmpty())
+            n.parent = ctrl.first().toInteger(-1);
+        n.inputs = o.value(QStringLiteral("inputs")).toObject().value(QStringLiteral("values")).toArray();
+        n.outputs = o.value(QStringLiteral("outputs")).toObject().value(QStringLiteral("values")).toArray();
+    } else { // 1.0.1 flat
+        n.parent = o.value(QStringLiteral("parent")).toInteger(-1);
+        n.rfId = o.value(QStringLiteral("rf_id")).toInteger(-1);
+        n.scope = o.value(QStringLiteral("scope")).toInteger(-1);
+        n.inputs = o.value(QStringLiteral("inputs")).toArray();
+        n.outputs = o.value(QStringLiteral("outputs")).toArray();
+    }
+    return n;
+}
+
+// Operators, not annotations: "## name ##" and "[param|...]" record_function scopes (scope 7),
+// the "[pytorch|profiler|execution_trace|...]" roots.
+bool isOperator(const Node &n)
+{
+    return !n.name.isEmpty() && n.scope != 7 && !n.name.startsWith(QLatin1String("##")) &&
+           !n.name.startsWith(QLatin1Char('['));
+}
+
+// Tensor values: [tensor_id, storage_id, offset, numel, itemsize, device], possibly in lists.
+void collectTensors(const QJsonValue &v, QList<QPair<qint64, qint64>> &out, int depth = 0)
+{
+    if (!v.isArray() || depth > 4)
+        return;
+    const QJsonArray a = v.toArray();
+    if (a.size() == 6 && a[0].isDouble() && a[1].isDouble() && a[5].isString()) {
+        out.append({a[0].toInteger(), a[1].toInteger()});
+        return;
+    }
+    for (const auto &e : a)
+        collectTensors(e, out, depth + 1);
+}
+
+} // namespace
+
+SniffResult ExecutionTraceImporter::sniff(const QString &path, const QByteArray &head) const
+{
+    const QByteArray h = head.trimmed();
+    if (h.startsWith('{') && h.contains("\"nodes\"") && h.contains("\"schema\""))
+        return {95, {}};
+    if (path.endsWith(QLatin1String(".et")))
+        return {0, QStringLiteral("Chakra protobuf execution trace: not read (the JSON "
+                                  "ExecutionTraceObserver output is)")};
+    return {};
+}
+
+ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
+{
+    InputStream in;
+    if (!in.open(ctx.path))
+        return {ImportOutcome::Status::Failed, -1, in.errorString(), {}};
+    QByteArray bytes;
+    {
+        QByteArray buf(1 << 20, Qt::Uninitialized);
+        for (qint64 n; (n = in.read(buf.data(), buf.size())) > 0;)
+            bytes.append(buf.constData(), n);
+    }
+    QJsonParseError pe;
+    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &pe);
+    if (pe.error != QJsonParseError::NoError)
+        return {ImportOutcome::Status::Failed, pe.offset,
+                pe.errorString() + QStringLiteral("; expected an execution trace JSON object"), {}};
+    const QJsonObject root = doc.object();
+    if (!root.value(QStringLiteral("nodes")).isArray())
+        return {ImportOutcome::Status::Failed, 0,
+                QStringLiteral("no 'nodes' array; expected an ExecutionTraceObserver JSON object"), {}};
+    if (ctx.progress && !ctx.progress(0.3))
+        return {ImportOutcome::Status::Cancelled, -1, {}, {}};
+    const QString schema = root.value(QStringLiteral("schema")).toString();
+    const qint64 pid = root.value(QStringLiteral("pid")).toInteger(-1);
+
+    std::vector<Node> nodes;
+    QHash<qint64, size_t> byId;
+    for (const auto &v : root.value(QStringLiteral("nodes")).toArray()) {
+        nodes.push_back(readNode(v.toObject()));
+        byId.insert(nodes.back().id, nodes.size() - 1);
+    }
+    // Operators at the level where they run: their parent is not an operator.
+    std::vector<const Node *> ops;
+    qint64 operators = 0;
+    for (const Node &n : nodes) {
+        if (!isOperator(n))
+            continue;
+        ++operators;
+        auto p = byId.constFind(n.parent);
+        if (p == byId.constEnd() || !isOperator(nodes[*p]))
+            ops.push_back(&n);
+    }
+    std::stable_sort(ops.begin(), ops.end(), [](const Node *a, const Node *b) {
+        return a->rfId != b->rfId ? a->rfId < b->rfId : a->id < b->id;
+    });
+
+    // The run's CPU operator slices of this process, by record-function id.
+    TraceWriter &w = *ctx.writer;
+    auto &db = w.project().db();
+    const QString pidText = QString::number(pid);
+    const StringId cpuOp = w.intern("cpu_op");
+    auto hasRf = db.prepare("SELECT 1 FROM slice s JOIN track t ON t.id = s.track_id WHERE t.run_id = ?1 "
+                            "AND t.pid = ?2 AND s.cat_id = ?3 AND json_extract(s.args, '$.\"Record function id\"') "
+                            "IS NOT NULL LIMIT 1");
+    hasRf.bind(1, w.runId());
+    hasRf.bind(2, pidText);
+    hasRf.bind(3, cpuOp);
+    const bool byRecordFunction = hasRf.step();
+    auto st = db.prepare(std::string("SELECT s.id, ") +
+                         (byRecordFunction ? "json_extract(s.args, '$.\"Record function id\"')" : "s.external_id") +
+                         " FROM slice s JOIN track t ON t.id = s.track_id WHERE t.run_id = ?1 AND t.pid = ?2 "
+                         "AND s.cat_id = ?3");
+    st.bind(1, w.runId());
+    st.bind(2, pidText);
+    st.bind(3, cpuOp);
+    QHash<qint64, SliceId> slices;
+    while (st.step())
+        if (!st.isNull(1))
+            slices.insert(st.int64(1), st.int64(0));
+
+    // Producer -> consumer by tensor, in rf_id order.
+    std::map<QPair<qint64, qint64>, const Node *> producer;
+    QSet<QPair<qint64, qint64>> edges; // node ids
+    qint64 matched = 0;
+    for (const Node *op : ops) {
+        matched += slices.contains(op->rfId);
+        QList<QPair<qint64, qint64>> in, out;
+        collectTensors(op->inputs, in);
+        collectTensors(op->outputs, out);
+        for (const auto &t : std::as_const(in)) {
+            auto p = producer.find(t);
+            if (p != producer.end() && p->second != op)
+                edges.insert({p->second->id, op->id});
+        }
+        for (const auto &t : std::as_const(out))
+            producer[t] = op;
+    }
+    qint64 stored = 0;
+    for (const auto &e : std::as_const(edges)) {
+        const Node &from = nodes[byId.value(e.first)];
+        const Node &to = nodes[byId.value(e.second)];
+        auto a = slices.constFind(from.rfId), b = slices.constFind(to.rfId);
+        if (a != slices.constEnd() && b != slices.constEnd()) {
+            w.addFlow(FlowKind::Data, *a, *b);
+            ++stored;
+        }
+    }
+    QJsonObject meta;
+    meta.insert(QStringLiteral("schema"), schema);
+    meta.insert(QStringLiteral("pid"), pid);
+    meta.insert(QStringLiteral("nodes"), qint64(nodes.size()));
+    meta.insert(QStringLiteral("operators"), operators);
+    meta.insert(QStringLiteral("top_level_operators"), qint64(ops.size()));
+    meta.insert(QStringLiteral("matched_operators"), matched);
+    meta.insert(QStringLiteral("matched_by"), byRecordFunction ? QStringLiteral("Record function id")
+                                                               : QStringLiteral("External id"));
+    meta.insert(QStringLiteral("data_edges"), qint64(edges.size()));
+    meta.insert(QStringLiteral("data_edges_stored"), stored);
+    w.setSourceMetadata(meta);
+    ImportOutcome outcome;
+    if (matched < qint64(ops.size()))
+        outcome.warnings.append(ImportWarning{
+            QStringLiteral("%1 of %2 operators (pid %3) have no cpu_op slice with their rf_id as %4 "
+                           "in this run; %5 of %6 data edges are kept (import the Kineto trace of the "
+                           "same run, with --run NAME if it lives in another folder)")
+                .arg(qint64(ops.size()) - matched)
+                .arg(ops.size())
+                .arg(pid)
+                .arg(byRecordFunction ? QStringLiteral("Record function id") : QStringLiteral("External id"))
+                .arg(stored)
+                .arg(edges.size()),
+            -1, 1});
+    return outcome;
+}
+
+} // namespace gml
