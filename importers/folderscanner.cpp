@@ -93,6 +93,12 @@ QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverr
 {
     QList<ScannedFile> out;
     QHash<QString, QString> zones; // folder -> its grademl.json's time zone (or "" if none)
+    struct MlflowRun
+    {
+        QString folder; // the MLflow run folder holding a folder, or empty
+        QString name;   // the project run it becomes
+    };
+    QHash<QString, MlflowRun> mlflowRuns; // by folder
     auto zoneOf = [&](const QString &file, const QString &root) {
         for (QString dir = QFileInfo(file).absolutePath();;) {
             auto it = zones.constFind(dir);
@@ -113,20 +119,21 @@ QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverr
         f.path = QDir::cleanPath(QFileInfo(file).absoluteFilePath());
         f.runName = runOverride.isEmpty() ? run : runOverride;
         f.size = QFileInfo(file).size();
-        f.skipReason = mlflowRunDataReason(f.path);
+        // Inside an MLflow run folder: its metrics, params and tags are read with its meta.yaml,
+        // and every file of it (meta.yaml, artifacts) goes into that run, not the folder's.
+        const QString dir = QFileInfo(f.path).absolutePath();
+        auto mlflow = mlflowRuns.constFind(dir);
+        if (mlflow == mlflowRuns.constEnd()) {
+            const QString runFolder = mlflowRunFolder(f.path);
+            mlflow = mlflowRuns.insert(
+                dir, {runFolder, runFolder.isEmpty() ? QString() : mlflowProjectRunName(runFolder)});
+        }
+        f.skipReason = mlflowRunDataReason(f.path, mlflow->folder);
         if (f.skipReason.isEmpty())
             f.importer = sniffFile(f.path, &f.skipReason);
         f.timeZone = zoneOf(f.path, root);
-        if (runOverride.isEmpty()) {
-            // A format that knows its run (an MLflow run), or any file inside an MLflow run
-            // folder (its artifacts): that run, not the folder rule.
-            QString own = f.importer ? f.importer->runName(f.path) : QString();
-            if (own.isEmpty())
-                if (const QString runFolder = mlflowRunFolder(f.path); !runFolder.isEmpty())
-                    own = mlflowProjectRunName(runFolder);
-            if (!own.isEmpty())
-                f.runName = own;
-        }
+        if (runOverride.isEmpty() && !mlflow->folder.isEmpty())
+            f.runName = mlflow->name;
         out.append(f);
     };
     for (const QString &input : inputs) {

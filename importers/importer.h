@@ -79,13 +79,6 @@ public:
     // head: the first bytes of the file, decompressed when it is gzip.
     virtual SniffResult sniff(const QString &path, const QByteArray &head) const = 0;
     virtual ImportOutcome import(ImportContext &context) const = 0;
-    // The project run this file belongs to when the format says (an MLflow run); empty: the
-    // scanner's folder rule.
-    virtual QString runName(const QString &path) const
-    {
-        Q_UNUSED(path);
-        return {};
-    }
     // True when the import links to slices that other sources of the run wrote (execution
     // traces): such files are imported after the others, and again when any of them is.
     virtual bool linksToRun() const { return false; }

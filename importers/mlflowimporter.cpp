@@ -130,9 +130,8 @@ SniffResult MlflowRunImporter::sniff(const QString &path, const QByteArray &head
     return {};
 }
 
-QString mlflowRunDataReason(const QString &path)
+QString mlflowRunDataReason(const QString &path, const QString &runFolder)
 {
-    const QString runFolder = mlflowRunFolder(path);
     if (runFolder.isEmpty())
         return {};
     const QString rel = QDir(runFolder).relativeFilePath(path);
@@ -140,11 +139,6 @@ QString mlflowRunDataReason(const QString &path)
         rel.startsWith(QLatin1String("tags/")))
         return QStringLiteral("MLflow run data, read with %1/meta.yaml").arg(QDir(runFolder).dirName());
     return {};
-}
-
-QString MlflowRunImporter::runName(const QString &path) const
-{
-    return mlflowProjectRunName(QFileInfo(path).absolutePath());
 }
 
 QString MlflowRunImporter::fingerprint(const QString &path) const

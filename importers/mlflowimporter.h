@@ -14,8 +14,9 @@ namespace gml {
 // as the run's params ("mlflow.params", "mlflow.tags") and the meta fields as "mlflow.*".
 // Metrics are counter tracks ("<key>", one sample per logged point at its epoch ms) under a
 // track for the run, which holds one slice from start_time to end_time (an unfinished run,
-// end_time null, ends at its last metric point). Artifacts that are traces (a TensorFlow
-// profiler *.trace.json.gz under artifacts/) go into the same project run.
+// end_time null, ends at its last metric point). The scanner puts the run's meta.yaml and its
+// artifacts that are traces (a TensorFlow profiler *.trace.json.gz) into the project run
+// mlflowProjectRunName() names.
 class MlflowRunImporter final : public Importer
 {
 public:
@@ -23,7 +24,6 @@ public:
     int version() const override { return 1; }
     SniffResult sniff(const QString &path, const QByteArray &head) const override;
     ImportOutcome import(ImportContext &context) const override;
-    QString runName(const QString &path) const override;
     QString fingerprint(const QString &path) const override;
 };
 
@@ -34,9 +34,9 @@ QHash<QString, QString> readFlatYaml(const QByteArray &text);
 // run, else empty. Looks up to eight folders up.
 QString mlflowRunFolder(const QString &path);
 
-// For a metrics/params/tags file of an MLflow run: why the scanner skips it (it is read with
-// the run's meta.yaml); else empty.
-QString mlflowRunDataReason(const QString &path);
+// For a metrics/params/tags file of the MLflow run in `runFolder` (from mlflowRunFolder): why
+// the scanner skips it (it is read with the run's meta.yaml); else empty.
+QString mlflowRunDataReason(const QString &path, const QString &runFolder);
 
 // The project run an MLflow run folder becomes: "mlflow/<experiment name>/<run name or id>".
 QString mlflowProjectRunName(const QString &runFolder);

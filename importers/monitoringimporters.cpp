@@ -361,9 +361,54 @@ ImportOutcome failed(qint64 offset, const QString &message)
     return ImportOutcome{ImportOutcome::Status::Failed, offset, message, {}};
 }
 
-bool reportProgress(ImportContext &ctx, const Line &line, qint64 total)
+// What every log import shares: the file's lines, folded warnings and the source metadata.
+struct LogImport
 {
-    return !ctx.progress || ctx.progress(total > 0 ? double(line.offset) / double(total) : 0.0);
+    TextFile file;
+    WarningLog warnings;
+    QJsonObject meta;
+};
+
+// Reads the log and records the time zone its local times are read in; a failure on error.
+std::optional<ImportOutcome> startLog(ImportContext &ctx, LogImport &log)
+{
+    QString error;
+    if (!readText(ctx.path, log.file, &error))
+        return failed(-1, error);
+    log.meta.insert(QStringLiteral("time_zone"), QString::fromUtf8(ctx.timeZone.id()));
+    return std::nullopt;
+}
+
+ImportOutcome finishLog(ImportContext &ctx, const LogImport &log)
+{
+    ctx.writer->setSourceMetadata(log.meta);
+    ImportOutcome outcome;
+    outcome.warnings = log.warnings.list();
+    return outcome;
+}
+
+bool reportProgress(ImportContext &ctx, const LogImport &log, qint64 offset)
+{
+    const qint64 total = log.file.data.size();
+    return !ctx.progress || ctx.progress(total > 0 ? double(offset) / double(total) : 0.0);
+}
+
+// The sample of each row: a new sample starts where a device of the current one repeats.
+template <typename Key>
+std::vector<int> samplesByRepeat(const std::vector<Key> &devices)
+{
+    std::vector<int> sample(devices.size());
+    QSet<Key> inSample;
+    int s = 0;
+    for (size_t i = 0; i < devices.size(); ++i) {
+        if (inSample.contains(devices[i])) {
+            ++s;
+            inSample.clear();
+        }
+        inSample.insert(devices[i]);
+        sample[i] = s;
+    }
+    return sample;
 }
 
 // Places samples without absolute times: the sibling anchor, else the file's modification
@@ -417,19 +462,16 @@ SniffResult NvidiaSmiCsvImporter::sniff(const QString &, const QByteArray &head)
 
 ImportOutcome NvidiaSmiCsvImporter::import(ImportContext &ctx) const
 {
-    TextFile file;
-    QString error;
-    if (!readText(ctx.path, file, &error))
-        return failed(-1, error);
+    LogImport log;
+    if (auto failure = startLog(ctx, log))
+        return *failure;
+    auto &[file, warnings, meta] = log;
     if (file.lines.empty() || !looksLikeQueryHeader(file.lines[0].text))
         return failed(0, QStringLiteral("expected an nvidia-smi --query-gpu CSV header such as "
                                         "'name, timestamp, utilization.gpu [%]'"));
     const QByteArrayView headerLine = file.lines[0].text;
     const SmiColumns cols = smiColumns(headerLine);
     const size_t ncols = cols.names.size();
-    WarningLog warnings;
-    QJsonObject meta;
-    meta.insert(QStringLiteral("time_zone"), QString::fromUtf8(ctx.timeZone.id()));
 
     // Pass 1: the rows that parse, with their timestamps.
     struct Row
@@ -486,8 +528,6 @@ ImportOutcome NvidiaSmiCsvImporter::import(ImportContext &ctx) const
     std::vector<int> device(rows.size()), sample(rows.size());
     if (idCol >= 0) {
         QHash<QString, int> ids;
-        QSet<int> inSample;
-        int s = 0;
         for (size_t i = 0; i < rows.size(); ++i) {
             const QString key = text(rows[i].fields[size_t(idCol)]);
             int d = 0;
@@ -502,14 +542,9 @@ ImportOutcome NvidiaSmiCsvImporter::import(ImportContext &ctx) const
                 d = it != ids.constEnd() ? *it : int(ids.size());
                 ids.insert(key, d);
             }
-            if (inSample.contains(d)) {
-                ++s;
-                inSample.clear();
-            }
-            inSample.insert(d);
             device[i] = d;
-            sample[i] = s;
         }
+        sample = samplesByRepeat(device);
     } else if (cols.timestamp >= 0) {
         int s = 0, pos = 0;
         for (size_t i = 0; i < rows.size(); ++i) {
@@ -564,7 +599,7 @@ ImportOutcome NvidiaSmiCsvImporter::import(ImportContext &ctx) const
     std::vector<bool> nonNumeric(ncols, false);
     for (size_t i = 0; i < rows.size(); ++i) {
         const Row &row = rows[i];
-        if ((i & 1023) == 0 && !reportProgress(ctx, Line{{}, row.offset}, qint64(file.data.size())))
+        if ((i & 1023) == 0 && !reportProgress(ctx, log, row.offset))
             return ImportOutcome{ImportOutcome::Status::Cancelled, -1, {}, {}};
         const TimeNs ts = row.ts ? *row.ts : start + TimeNs(sample[i]) * kDefaultPeriod;
         const QString name = cols.name >= 0 ? text(row.fields[size_t(cols.name)]) : QString();
@@ -599,10 +634,7 @@ ImportOutcome NvidiaSmiCsvImporter::import(ImportContext &ctx) const
                         ts, *value);
         }
     }
-    ctx.writer->setSourceMetadata(meta);
-    ImportOutcome outcome;
-    outcome.warnings = warnings.list();
-    return outcome;
+    return finishLog(ctx, log);
 }
 
 // --- nvidia-smi dmon ------------------------------------------------------------------------
@@ -616,13 +648,10 @@ SniffResult NvidiaSmiDmonImporter::sniff(const QString &, const QByteArray &head
 
 ImportOutcome NvidiaSmiDmonImporter::import(ImportContext &ctx) const
 {
-    TextFile file;
-    QString error;
-    if (!readText(ctx.path, file, &error))
-        return failed(-1, error);
-    WarningLog warnings;
-    QJsonObject meta;
-    meta.insert(QStringLiteral("time_zone"), QString::fromUtf8(ctx.timeZone.id()));
+    LogImport log;
+    if (auto failure = startLog(ctx, log))
+        return *failure;
+    auto &[file, warnings, meta] = log;
     std::vector<QString> names, units;
     bool haveHeader = false, dated = false;
     int gpuCol = -1;
@@ -674,21 +703,10 @@ ImportOutcome NvidiaSmiDmonImporter::import(ImportContext &ctx) const
         return failed(0, QStringLiteral("no sample rows; expected 'nvidia-smi dmon' output"));
 
     MonitorSink sink(*ctx.writer, QStringLiteral("nvidia-smi dmon"));
-    // Samples: a new one starts where a GPU repeats.
-    std::vector<int> sample(rows.size());
-    {
-        QSet<QString> seen;
-        int s = 0;
-        for (size_t i = 0; i < rows.size(); ++i) {
-            const QString g = text(rows[i].t[size_t(gpuCol)].text);
-            if (seen.contains(g)) {
-                ++s;
-                seen.clear();
-            }
-            seen.insert(g);
-            sample[i] = s;
-        }
-    }
+    std::vector<QString> gpus;
+    for (const Row &row : rows)
+        gpus.push_back(text(row.t[size_t(gpuCol)].text));
+    const std::vector<int> sample = samplesByRepeat(gpus);
     TimeNs start = 0;
     if (!dated) {
         sink.setEstimated(true);
@@ -734,10 +752,7 @@ ImportOutcome NvidiaSmiDmonImporter::import(ImportContext &ctx) const
             sink.sample(gpu, names[c], c < units.size() ? units[c] : QString(), ts, *v);
         }
     }
-    ctx.writer->setSourceMetadata(meta);
-    ImportOutcome outcome;
-    outcome.warnings = warnings.list();
-    return outcome;
+    return finishLog(ctx, log);
 }
 
 // --- dcgmi dmon -----------------------------------------------------------------------------
@@ -788,13 +803,10 @@ SniffResult DcgmiDmonImporter::sniff(const QString &, const QByteArray &head) co
 
 ImportOutcome DcgmiDmonImporter::import(ImportContext &ctx) const
 {
-    TextFile file;
-    QString error;
-    if (!readText(ctx.path, file, &error))
-        return failed(-1, error);
-    WarningLog warnings;
-    QJsonObject meta;
-    meta.insert(QStringLiteral("time_zone"), QString::fromUtf8(ctx.timeZone.id()));
+    LogImport log;
+    if (auto failure = startLog(ctx, log))
+        return *failure;
+    auto &[file, warnings, meta] = log;
     struct Column
     {
         QString name, label, unit;
@@ -882,25 +894,16 @@ ImportOutcome DcgmiDmonImporter::import(ImportContext &ctx) const
     if (rows.empty())
         return failed(0, QStringLiteral("no sample rows; expected 'dcgmi dmon' output"));
 
-    std::vector<int> sample(rows.size());
-    {
-        QSet<QString> seen;
-        int s = 0;
-        for (size_t i = 0; i < rows.size(); ++i) {
-            if (seen.contains(rows[i].entity)) {
-                ++s;
-                seen.clear();
-            }
-            seen.insert(rows[i].entity);
-            sample[i] = s;
-        }
-    }
+    std::vector<QString> entities;
+    for (const Row &row : rows)
+        entities.push_back(row.entity);
+    const std::vector<int> sample = samplesByRepeat(entities);
     MonitorSink sink(*ctx.writer, QStringLiteral("dcgmi"));
     sink.setEstimated(true);
     const TimeNs start = estimatedStart(ctx, qint64(sample.back()) + 1, kDefaultPeriod, meta);
     for (size_t i = 0; i < rows.size(); ++i) {
         const Row &row = rows[i];
-        if ((i & 1023) == 0 && !reportProgress(ctx, Line{{}, row.offset}, qint64(file.data.size())))
+        if ((i & 1023) == 0 && !reportProgress(ctx, log, row.offset))
             return ImportOutcome{ImportOutcome::Status::Cancelled, -1, {}, {}};
         const TimeNs ts = start + TimeNs(sample[i]) * kDefaultPeriod;
         TrackId device = 0;
@@ -933,10 +936,7 @@ ImportOutcome DcgmiDmonImporter::import(ImportContext &ctx) const
             sink.sample(device, columns[c].label, columns[c].unit, ts, *v);
         }
     }
-    ctx.writer->setSourceMetadata(meta);
-    ImportOutcome outcome;
-    outcome.warnings = warnings.list();
-    return outcome;
+    return finishLog(ctx, log);
 }
 
 // --- top -b ---------------------------------------------------------------------------------
@@ -994,13 +994,10 @@ SniffResult TopBatchImporter::sniff(const QString &, const QByteArray &head) con
 
 ImportOutcome TopBatchImporter::import(ImportContext &ctx) const
 {
-    TextFile file;
-    QString error;
-    if (!readText(ctx.path, file, &error))
-        return failed(-1, error);
-    WarningLog warnings;
-    QJsonObject meta;
-    meta.insert(QStringLiteral("time_zone"), QString::fromUtf8(ctx.timeZone.id()));
+    LogImport log;
+    if (auto failure = startLog(ctx, log))
+        return *failure;
+    auto &[file, warnings, meta] = log;
 
     struct Sample
     {
@@ -1198,10 +1195,7 @@ ImportOutcome TopBatchImporter::import(ImportContext &ctx) const
             sink.sample(host, p.key + QStringLiteral(" RES"), QStringLiteral("MiB"), ts, p.resMiB);
         }
     }
-    ctx.writer->setSourceMetadata(meta);
-    ImportOutcome outcome;
-    outcome.warnings = warnings.list();
-    return outcome;
+    return finishLog(ctx, log);
 }
 
 } // namespace gml

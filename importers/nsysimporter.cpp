@@ -68,10 +68,21 @@ private:
 
     void readStrings();
     void readNames();
-    StringId name(qint64 stringId)
+    std::string_view text(qint64 stringId) const
     {
         auto it = m_strings.find(stringId);
-        return m_w.intern(it != m_strings.end() ? std::string_view(it->second) : std::string_view("?"));
+        return it != m_strings.end() ? std::string_view(it->second) : std::string_view("?");
+    }
+    // The interned name of a StringIds entry, `transform`ed (e.g. apiName) on first use.
+    StringId name(qint64 stringId, std::string (*transform)(std::string_view) = nullptr)
+    {
+        auto &cache = transform ? m_apiNames : m_names;
+        auto it = cache.find(stringId);
+        if (it == cache.end()) {
+            const std::string_view t = text(stringId);
+            it = cache.emplace(stringId, transform ? m_w.intern(transform(t)) : m_w.intern(t)).first;
+        }
+        return it->second;
     }
     TrackId process(qint64 pid);
     TrackId thread(qint64 globalTid);
@@ -90,6 +101,7 @@ private:
     int m_stage = 0;
     QHash<QString, QStringList> m_columns;
     std::unordered_map<qint64, std::string> m_strings;
+    std::unordered_map<qint64, StringId> m_names, m_apiNames;
     QHash<qint64, QString> m_processNames, m_threadNames, m_gpuNames;
     QHash<qint64, TrackId> m_processes, m_threads, m_gpus, m_streams;
     QHash<QString, TrackId> m_aux;
@@ -224,23 +236,16 @@ bool Session::readApi(const char *table, const char *category)
     const std::string sql = "SELECT start, end, globalTid, correlationId, nameId, " +
                             col(table, "returnValue") + " FROM " + table + " ORDER BY start";
     auto st = m_db.prepare(sql);
-    std::unordered_map<qint64, StringId> names;
     while (st.step()) {
         const TimeNs start = st.int64(0);
         const TimeNs end = st.isNull(1) ? start : st.int64(1);
         const qint64 gtid = st.int64(2);
         const qint64 corr = st.int64(3);
-        const qint64 nameId = st.int64(4);
-        auto n = names.find(nameId);
-        if (n == names.end()) {
-            auto s = m_strings.find(nameId);
-            n = names.emplace(nameId, m_w.intern(apiName(s != m_strings.end() ? s->second : "?"))).first;
-        }
         std::string args;
         if (!st.isNull(5) && st.int64(5) != 0)
             args = "{\"return value\": " + std::to_string(st.int64(5)) + "}";
         const SliceId id = m_w.addSlice(thread(gtid), start, std::max<TimeNs>(end - start, 0),
-                                        n->second, cat, corr, kNoId, args);
+                                        name(st.int64(4), apiName), cat, corr, kNoId, args);
         m_launches[(quint64(pidOf(gtid)) << 32) | quint64(corr & 0xFFFFFFFF)] = id;
         m_lastTime = std::max(m_lastTime, end);
     }
@@ -300,7 +305,7 @@ bool Session::readGpu(const char *table, const char *category)
         if (kernel) {
             name = this->name(st.isNull(6) ? st.int64(7) : st.int64(6));
             if (!st.isNull(7))
-                args.insert(QStringLiteral("short name"), QString::fromStdString(m_strings[st.int64(7)]));
+                args.insert(QStringLiteral("short name"), QString::fromUtf8(text(st.int64(7))));
             if (!st.isNull(8))
                 args.insert(QStringLiteral("grid"), QJsonArray{st.int64(8), st.int64(9), st.int64(10)});
             if (!st.isNull(11))

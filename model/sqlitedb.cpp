@@ -150,13 +150,10 @@ SqliteDb::~SqliteDb()
     close();
 }
 
-bool SqliteDb::open(const QString &path, bool readOnly, QString *error)
+bool SqliteDb::openWith(const QByteArray &name, int flags, QString *error)
 {
     close();
-    const int flags = readOnly ? SQLITE_OPEN_READONLY
-                               : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-    const QByteArray p = path.toUtf8();
-    const int rc = sqlite3_open_v2(p.constData(), &m_db, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+    const int rc = sqlite3_open_v2(name.constData(), &m_db, flags | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) {
         if (error)
             *error = m_db ? QString::fromUtf8(sqlite3_errmsg(m_db))
@@ -165,26 +162,24 @@ bool SqliteDb::open(const QString &path, bool readOnly, QString *error)
         return false;
     }
     sqlite3_extended_result_codes(m_db, 1);
+    return true;
+}
+
+bool SqliteDb::open(const QString &path, bool readOnly, QString *error)
+{
+    const int flags = readOnly ? SQLITE_OPEN_READONLY
+                               : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    if (!openWith(path.toUtf8(), flags, error))
+        return false;
     sqlite3_busy_timeout(m_db, 5000);
     return true;
 }
 
 bool SqliteDb::openImmutable(const QString &path, QString *error)
 {
-    close();
     const QByteArray uri = QUrl::fromLocalFile(QFileInfo(path).absoluteFilePath()).toEncoded() +
                            "?mode=ro&immutable=1";
-    const int rc = sqlite3_open_v2(uri.constData(), &m_db,
-                                   SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
-    if (rc != SQLITE_OK) {
-        if (error)
-            *error = m_db ? QString::fromUtf8(sqlite3_errmsg(m_db))
-                          : QString::fromUtf8(sqlite3_errstr(rc));
-        close();
-        return false;
-    }
-    sqlite3_extended_result_codes(m_db, 1);
-    return true;
+    return openWith(uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, error);
 }
 
 bool SqliteDb::hasTable(std::string_view name) const

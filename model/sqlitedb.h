@@ -86,6 +86,8 @@ public:
     QString lastError() const;
 
 private:
+    bool openWith(const QByteArray &name, int flags, QString *error);
+
     sqlite3 *m_db = nullptr;
 };
 

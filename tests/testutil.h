@@ -5,6 +5,7 @@
 #include "project.h"
 
 #include <QByteArray>
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QString>
@@ -24,6 +25,13 @@ inline QString writeFile(const QTemporaryDir &dir, const QString &name, const QB
         qFatal("cannot write %s", qPrintable(path));
     f.write(bytes);
     return QFileInfo(path).absoluteFilePath();
+}
+
+// Sets a file's modification time; false when it cannot.
+inline bool setMtime(const QString &path, const QDateTime &time)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadWrite) && f.setFileTime(time, QFileDevice::FileModificationTime);
 }
 
 inline QByteArray gzip(const QByteArray &data)

@@ -5,32 +5,19 @@
 #include "folderscanner.h"
 #include "importjob.h"
 #include "project.h"
+#include "importutil.h"
 #include "testutil.h"
 
 #include <QTest>
 
 using namespace gml;
+using gmltest::importInto;
+using gmltest::newProject;
 
 namespace {
 
 const QString kEt = QStringLiteral("pytorch_execution_trace/hta_simple_add_with_kineto_a100/benchmark_simple_add_et.json.gz");
 const QString kKineto = QStringLiteral("pytorch_kineto/hta_simple_add_with_et_a100/benchmark_simple_add_trace.json.gz");
-
-QList<SourceReport> importInto(Project &project, const QStringList &paths, const QString &run)
-{
-    QStringList errors;
-    ImportJob job(project);
-    return job.run(scanInputs(paths, run, &errors));
-}
-
-std::unique_ptr<Project> newProject(const QTemporaryDir &dir)
-{
-    QString error;
-    auto p = Project::open(dir.filePath(QStringLiteral("p.grademl")), Project::Mode::ReadWrite, &error);
-    if (!p)
-        qFatal("%s", qPrintable(error));
-    return p;
-}
 
 QString edges(Project &p)
 {
@@ -139,11 +126,7 @@ void TestExecutionTrace::relinkedWhenTheTraceChanges()
                  qPrintable(gmltest::text(*q, QStringLiteral("SELECT warnings FROM source"))));
     }
     // The trace changes (its slices get new ids): the unchanged ET is linked again.
-    {
-        QFile f(trace);
-        QVERIFY(f.open(QIODevice::ReadWrite));
-        QVERIFY(f.setFileTime(QDateTime::currentDateTime().addSecs(5), QFileDevice::FileModificationTime));
-    }
+    QVERIFY(gmltest::setMtime(trace, QDateTime::currentDateTime().addSecs(5)));
     const auto again = importInto(*p, {dir.filePath(QStringLiteral("run"))}, QString());
     QCOMPARE(again.back().status, SourceReport::Status::Imported);
     QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM flow WHERE kind = 5"), 8);

@@ -5,6 +5,7 @@
 #include "folderscanner.h"
 #include "importjob.h"
 #include "project.h"
+#include "importutil.h"
 #include "testutil.h"
 
 #include <QDirIterator>
@@ -13,27 +14,13 @@
 #include <QTest>
 
 using namespace gml;
+using gmltest::importInto;
+using gmltest::newProject;
 
 namespace {
 
 const QString kStore = QStringLiteral("mlflow/swahili_keras_autolog/mlruns");
 const QString kRunId = QStringLiteral("ed05f9cd599442fe9a0c9222184710b8");
-
-QList<SourceReport> importInto(Project &project, const QString &path)
-{
-    QStringList errors;
-    ImportJob job(project);
-    return job.run(scanInputs({path}, QString(), &errors));
-}
-
-std::unique_ptr<Project> newProject(const QTemporaryDir &dir)
-{
-    QString error;
-    auto p = Project::open(dir.filePath(QStringLiteral("p.grademl")), Project::Mode::ReadWrite, &error);
-    if (!p)
-        qFatal("%s", qPrintable(error));
-    return p;
-}
 
 void writeRun(const QTemporaryDir &dir, const QString &runId, const QByteArray &endTime,
               const QByteArray &status, const QByteArray &loss)
@@ -79,7 +66,7 @@ void TestMlflow::realStore()
 
     QTemporaryDir dir;
     auto project = newProject(dir);
-    const auto reports = importInto(*project, store);
+    const auto reports = importInto(*project, {store});
     int imported = 0;
     for (const auto &r : reports) {
         QVERIFY2(r.status != SourceReport::Status::Failed, qPrintable(r.message));
@@ -129,7 +116,7 @@ void TestMlflow::unfinishedRunAndBadLines()
              "1700000002000 2.5 0\nnot a number\n1700000004000 1.5 1\n1700000005000 nan-ish 2\n");
     QTemporaryDir pdir;
     auto project = newProject(pdir);
-    const auto reports = importInto(*project, dir.filePath(QStringLiteral("mlruns")));
+    const auto reports = importInto(*project, {dir.filePath(QStringLiteral("mlruns"))});
     const SourceReport *run = nullptr;
     for (const auto &r : reports)
         if (r.status == SourceReport::Status::Imported)
@@ -156,7 +143,7 @@ void TestMlflow::strayFoldersAndGrowth()
     QDir().mkpath(dir.filePath(QStringLiteral("mlruns/3")));
     QTemporaryDir pdir;
     auto project = newProject(pdir);
-    auto reports = importInto(*project, dir.filePath(QStringLiteral("mlruns")));
+    auto reports = importInto(*project, {dir.filePath(QStringLiteral("mlruns"))});
     int imported = 0;
     for (const auto &r : reports) {
         QVERIFY2(r.status != SourceReport::Status::Failed, qPrintable(r.message));
@@ -166,7 +153,7 @@ void TestMlflow::strayFoldersAndGrowth()
     }
     QCOMPARE(imported, 1);
     // Nothing changed: unchanged. A metric point appended: the run is read again.
-    reports = importInto(*project, dir.filePath(QStringLiteral("mlruns")));
+    reports = importInto(*project, {dir.filePath(QStringLiteral("mlruns"))});
     for (const auto &r : reports)
         if (r.path.endsWith(QLatin1String("r1/meta.yaml")))
             QCOMPARE(r.status, SourceReport::Status::Unchanged);
@@ -175,7 +162,7 @@ void TestMlflow::strayFoldersAndGrowth()
         QVERIFY(f.open(QIODevice::Append));
         f.write("1700000003000 2.0 1\n");
     }
-    reports = importInto(*project, dir.filePath(QStringLiteral("mlruns")));
+    reports = importInto(*project, {dir.filePath(QStringLiteral("mlruns"))});
     for (const auto &r : reports)
         if (r.path.endsWith(QLatin1String("r1/meta.yaml"))) {
             QCOMPARE(r.status, SourceReport::Status::Imported);

@@ -8,6 +8,7 @@
 #include "importjob.h"
 #include "project.h"
 #include "projectsummary.h"
+#include "importutil.h"
 #include "testutil.h"
 
 #include <QDateTime>
@@ -29,16 +30,8 @@ struct Imported
 Imported importPaths(const QTemporaryDir &dir, const QStringList &paths, const QByteArray &zone = "UTC")
 {
     Imported r;
-    QString error;
-    r.project = Project::open(dir.filePath(QStringLiteral("p.grademl")), Project::Mode::ReadWrite, &error);
-    if (!r.project)
-        qFatal("cannot open project: %s", qPrintable(error));
-    QStringList errors;
-    const auto files = scanInputs(paths, QString(), &errors);
-    ImportJob job(*r.project);
-    if (!zone.isEmpty())
-        job.setTimeZone(QTimeZone(zone));
-    r.reports = job.run(files);
+    r.project = gmltest::newProject(dir);
+    r.reports = gmltest::importInto(*r.project, paths, QString(), zone.isEmpty() ? QTimeZone() : QTimeZone(zone));
     return r;
 }
 
@@ -306,14 +299,11 @@ void TestMonitoring::timeZones()
         QCOMPARE(firstSample(*r.project, QStringLiteral("GPU 0"), QStringLiteral("utilization")).first,
                  utcNs("2023-02-21T20:16:55.262Z"));
         // Changing the time zone reads the log again; the same one leaves it.
-        ImportJob again(*r.project);
-        again.setTimeZone(QTimeZone("UTC"));
-        QStringList errors;
-        auto reports = again.run(scanInputs({path}, QString(), &errors));
+        auto reports = gmltest::importInto(*r.project, {path}, QString(), QTimeZone("UTC"));
         QCOMPARE(reports.front().status, SourceReport::Status::Imported);
         QCOMPARE(firstSample(*r.project, QStringLiteral("GPU 0"), QStringLiteral("utilization")).first,
                  utcNs("2023-02-21T15:16:55.262Z"));
-        reports = again.run(scanInputs({path}, QString(), &errors));
+        reports = gmltest::importInto(*r.project, {path}, QString(), QTimeZone("UTC"));
         QCOMPARE(reports.front().status, SourceReport::Status::Unchanged);
     }
 }
@@ -357,11 +347,7 @@ void TestMonitoring::smiWithoutTimestampOrIndex()
                                             "NVIDIA A100, 21 %, 40960 MiB\n"
                                             "NVIDIA DGX Display, 1 %, 4096 MiB\n");
     const QDateTime mtime = QDateTime::fromString(QStringLiteral("2024-05-01T12:00:00Z"), Qt::ISODate);
-    {
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::ReadWrite));
-        QVERIFY(f.setFileTime(mtime, QFileDevice::FileModificationTime));
-    }
+    QVERIFY(gmltest::setMtime(path, mtime));
     QTemporaryDir pdir;
     auto r = importPaths(pdir, {path});
     QCOMPARE(r.reports.front().status, SourceReport::Status::Imported);
@@ -440,11 +426,7 @@ void TestMonitoring::dcgmiWithoutSibling()
                                             "GPU 0     61.5    0.200\n"
                                             "GPU 0     62.5    0.300\n");
     const QDateTime mtime = QDateTime::fromString(QStringLiteral("2024-05-01T12:00:00Z"), Qt::ISODate);
-    {
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::ReadWrite));
-        QVERIFY(f.setFileTime(mtime, QFileDevice::FileModificationTime));
-    }
+    QVERIFY(gmltest::setMtime(path, mtime));
     QTemporaryDir pdir;
     auto r = importPaths(pdir, {path});
     QCOMPARE(r.reports.front().status, SourceReport::Status::Imported);

@@ -7,6 +7,7 @@
 #include "importjob.h"
 #include "project.h"
 #include "sqlitedb.h"
+#include "importutil.h"
 #include "testutil.h"
 
 #include <QJsonArray>
@@ -30,13 +31,8 @@ struct Imported
 Imported importOne(const QTemporaryDir &dir, const QString &path)
 {
     Imported r;
-    QString error;
-    r.project = Project::open(dir.filePath(QStringLiteral("p.grademl")), Project::Mode::ReadWrite, &error);
-    if (!r.project)
-        qFatal("cannot open project: %s", qPrintable(error));
-    QStringList errors;
-    ImportJob job(*r.project);
-    const auto reports = job.run(scanInputs({path}, QString(), &errors));
+    r.project = gmltest::newProject(dir);
+    const auto reports = gmltest::importInto(*r.project, {path});
     if (reports.size() != 1)
         qFatal("expected one report");
     r.report = reports.front();

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Helpers for the importer tests: a fresh project and a scan-and-import of paths into it.
+#pragma once
+
+#include "folderscanner.h"
+#include "importjob.h"
+#include "project.h"
+
+#include <QTemporaryDir>
+#include <QTimeZone>
+
+#include <memory>
+
+namespace gmltest {
+
+// A new project file in `dir`; aborts the test binary when it cannot be made.
+inline std::unique_ptr<gml::Project> newProject(const QTemporaryDir &dir)
+{
+    QString error;
+    auto p = gml::Project::open(dir.filePath(QStringLiteral("p.grademl")), gml::Project::Mode::ReadWrite, &error);
+    if (!p)
+        qFatal("cannot open project: %s", qPrintable(error));
+    return p;
+}
+
+// Scans `paths` (into run `run` when given) and imports them, with an explicit host time zone
+// when `zone` is valid.
+inline QList<gml::SourceReport> importInto(gml::Project &project, const QStringList &paths,
+                                           const QString &run = {}, const QTimeZone &zone = {})
+{
+    QStringList errors;
+    gml::ImportJob job(project);
+    job.setTimeZone(zone);
+    return job.run(gml::scanInputs(paths, run, &errors));
+}
+
+} // namespace gmltest
