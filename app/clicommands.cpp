@@ -198,7 +198,9 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                .arg(humanBytes(bytes))
                .arg(secs, 0, 'f', 2);
     out << "project: " << QFileInfo(projectPath).absoluteFilePath() << '\n';
-    return failed ? SomeFailed : Ok;
+    for (const auto &e : job.errors())
+        err << "grademl import: " << e << '\n';
+    return failed || !job.errors().isEmpty() ? SomeFailed : Ok;
 }
 
 int infoCommand(const QStringList &args, QTextStream &out, QTextStream &err)

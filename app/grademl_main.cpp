@@ -17,6 +17,9 @@ static const char kUsage[] =
     "  query FILE.grademl \"SELECT ...\"                       one read-only SQL statement, CSV out\n"
     "  export FILE.grademl --view timeline [--run NAME] [--range START_NS:END_NS]\n"
     "         --out OUT.(png|svg|pdf) [--size WxH]           a figure, drawn as the GUI draws it\n"
+    "  align FILE.grademl [--run NAME] [--json] [--recompute]\n"
+    "        [--source rank:N|PATH (--offset DURATION | --clear)]\n"
+    "                                                        rank clock offsets, residuals, overrides\n"
     "exit status: 0 ok, 1 some source or the command failed, 2 usage error\n";
 
 int main(int argc, char **argv)
@@ -48,6 +51,8 @@ int main(int argc, char **argv)
         return gml::cli::infoCommand(args, out, err);
     if (command == QLatin1String("export"))
         return gml::cli::exportCommand(args, out, err);
+    if (command == QLatin1String("align"))
+        return gml::cli::alignCommand(args, out, err);
     if (command == QLatin1String("query"))
         return gml::cli::queryCommand(args, out, err);
     err << "grademl: unknown command '" << command << "'\n" << kUsage;

@@ -68,7 +68,7 @@ QString ImportController::projectPathForFolder(const QString &folder)
            QString::fromLatin1(hash) + QStringLiteral(".grademl");
 }
 
-void ImportController::start(const QString &projectPath, const QStringList &inputs)
+void ImportController::start(const QString &projectPath, const QStringList &inputs, Edit edit)
 {
     cancel();
     const quint64 job = ++m_job;
@@ -100,10 +100,19 @@ void ImportController::start(const QString &projectPath, const QStringList &inpu
                 return !flag->load();
             });
             r.reports = importJob.run(files);
+            r.scanErrors += importJob.errors();
             if (flag->load()) {
                 r.cancelled = true;
                 // What was imported before the cancel stays; show it.
             }
+        }
+        if (edit) {
+            auto project = Project::open(projectPath, Project::Mode::ReadWrite, &r.error);
+            if (!project)
+                return r;
+            QString why;
+            if (!edit(*project, &why))
+                r.scanErrors.append(why);
         }
         if (!QFileInfo::exists(projectPath)) {
             r.error = tr("%1: no such project").arg(projectPath);

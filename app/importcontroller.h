@@ -9,9 +9,12 @@
 #include <QStringList>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
 namespace gml {
+
+class Project;
 
 // Runs "import these inputs into this project, then load its timeline" on a worker thread
 // (QtConcurrent), reporting progress by queued signal and honouring cancel. Each start() bumps
@@ -34,8 +37,12 @@ public:
     explicit ImportController(QObject *parent = nullptr);
     ~ImportController() override;
 
-    // Imports `inputs` (files or folders; empty: none) into `projectPath`, then loads it.
-    void start(const QString &projectPath, const QStringList &inputs);
+    // A change to the project made on the worker thread before it loads (a clock override).
+    using Edit = std::function<bool(Project &, QString *error)>;
+
+    // Imports `inputs` (files or folders; empty: none) into `projectPath`, applies `edit`
+    // when given, then loads it.
+    void start(const QString &projectPath, const QStringList &inputs, Edit edit = {});
     void cancel();
     bool isRunning() const;
     // Blocks until the running job ended (its result is still delivered by signal).

@@ -2,6 +2,7 @@
 #include "mainwindow.h"
 
 #include "aggregatemodel.h"
+#include "clockalignment.h"
 #include "detailspanel.h"
 #include "figureexport.h"
 #include "project.h"
@@ -141,6 +142,15 @@ void MainWindow::buildPanels()
     addDockWidget(Qt::BottomDockWidgetArea, aggDock);
 
     m_sources = new SourcesPanel(this);
+    connect(m_sources, &SourcesPanel::clockOverrideRequested, this,
+            [this](qint64 source, bool clear, qint64 offsetNs) {
+                if (m_projectPath.isEmpty() || isBusy())
+                    return;
+                const std::optional<TimeNs> value = clear ? std::nullopt : std::optional<TimeNs>(offsetNs);
+                startImport(m_projectPath, {}, tr("clock offset"), [source, value](Project &p, QString *why) {
+                    return setAlignmentOverride(p, source, value, why);
+                });
+            });
     auto *srcDock = new QDockWidget(tr("Sources"), this);
     srcDock->setObjectName(QStringLiteral("sources"));
     srcDock->setWidget(m_sources);
@@ -236,7 +246,8 @@ bool MainWindow::isBusy() const
     return m_import.isRunning();
 }
 
-void MainWindow::startImport(const QString &projectPath, const QStringList &inputs, const QString &what)
+void MainWindow::startImport(const QString &projectPath, const QStringList &inputs, const QString &what,
+                             ImportController::Edit edit)
 {
     if (!m_progress) {
         m_progress = new QProgressDialog(this);
@@ -253,7 +264,7 @@ void MainWindow::startImport(const QString &projectPath, const QStringList &inpu
     if (m_interactive)
         m_progress->show();
     statusBar()->showMessage(tr("Opening %1…").arg(what));
-    m_import.start(projectPath, inputs);
+    m_import.start(projectPath, inputs, std::move(edit));
 }
 
 void MainWindow::onImportProgress(const QString &stage, const QString &file, int done, int total)
@@ -298,6 +309,8 @@ void MainWindow::onImportFinished(const ImportController::Result &r)
         msg += tr(", %n file(s) failed (see Sources)", nullptr, failed);
     if (r.cancelled)
         msg += tr(", import cancelled: showing what was imported");
+    for (const auto &e : r.scanErrors)
+        msg += QStringLiteral("; ") + e;
     statusBar()->showMessage(msg, 15000);
     if (failed || !r.scanErrors.isEmpty()) {
         if (auto *dock = findChild<QDockWidget *>(QStringLiteral("sources")))

@@ -66,7 +66,8 @@ protected:
 private:
     void buildMenus();
     void buildPanels();
-    void startImport(const QString &projectPath, const QStringList &inputs, const QString &what);
+    void startImport(const QString &projectPath, const QStringList &inputs, const QString &what,
+                     ImportController::Edit edit = {});
     void onImportProgress(const QString &stage, const QString &file, int done, int total);
     void onImportFinished(const ImportController::Result &result);
     void onSelectedSliceChanged();

@@ -4,6 +4,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QEventLoop>
 #include <QFont>
 #include <QTimer>
@@ -31,9 +32,13 @@ int main(int argc, char **argv)
     QCommandLineOption select(QStringLiteral("select"),
                               QStringLiteral("With --screenshot: find this slice name and select its first match"),
                               QStringLiteral("NAME"));
+    QCommandLineOption panel(QStringLiteral("panel"),
+                             QStringLiteral("With --screenshot: raise this panel (details, aggregate, sources)"),
+                             QStringLiteral("NAME"));
     parser.addOption(screenshot);
     parser.addOption(size);
     parser.addOption(select);
+    parser.addOption(panel);
     parser.process(app);
 
     gml::MainWindow window;
@@ -67,6 +72,15 @@ int main(int argc, char **argv)
         loop.exec();
         if (ok && parser.isSet(select))
             window.find(parser.value(select), false);
+        if (parser.isSet(panel)) {
+            auto *dock = window.findChild<QDockWidget *>(parser.value(panel));
+            if (!dock) {
+                std::fprintf(stderr, "grademl-studio: no panel '%s' (details, aggregate, sources)\n",
+                             qPrintable(parser.value(panel)));
+                return 2;
+            }
+            dock->raise();
+        }
     }
     QCoreApplication::processEvents();
     const QString out = parser.value(screenshot);

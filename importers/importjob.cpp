@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "importjob.h"
 
+#include "clockalignment.h"
 #include "importer.h"
 #include "project.h"
 #include "tracewriter.h"
@@ -11,6 +12,7 @@
 
 #include <zlib.h>
 
+#include <optional>
 #include <vector>
 
 namespace gml {
@@ -90,6 +92,14 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
         reports.append(importOne(files[i], i, int(files.size()), &cancelled));
         if (reports.back().status == SourceReport::Status::Imported)
             m_changedRuns.insert(files[i].runName);
+    }
+    // Ranks whose data changed are aligned again (a run's own transaction; a failure leaves
+    // the previous alignment and is reported).
+    for (const QString &runName : std::as_const(m_changedRuns)) {
+        const auto run = m_project.findRun(runName);
+        QString error;
+        if (run && !alignRunClocks(m_project, *run, &error))
+            m_errors.append(QStringLiteral("clock alignment of run '%1' failed: %2").arg(runName, error));
     }
     return reports;
 }
@@ -175,14 +185,30 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
         return report;
     }
     bool ok = true;
-    if (existing)
+    // The user's clock override belongs to the file, not to one import of it.
+    std::optional<qint64> userClock;
+    if (existing) {
+        auto u = m_project.db().prepare("SELECT align_user_ns FROM source WHERE id = ?");
+        u.bind(1, existing->id);
+        if (u.step() && !u.isNull(0))
+            userClock = u.int64(0);
         ok = m_project.deleteSource(existing->id, &error);
+    }
     const RunId run = ok ? m_project.ensureRun(file.runName, &error) : 0;
     SourceId sourceId = 0;
     if (ok && run) {
         sourceId = insertFailedSource(m_project, run, file, importer, mtime, hash,
                                       QStringLiteral("import in progress"), &error);
         ok = sourceId != 0;
+        if (ok && userClock) {
+            auto u = m_project.db().prepare(
+                "UPDATE source SET align_user_ns = ?1, align_ns = ?1 WHERE id = ?2");
+            u.bind(1, *userClock);
+            u.bind(2, sourceId);
+            ok = u.exec();
+            if (!ok)
+                error = u.errorString();
+        }
     }
     if (!ok || !run) {
         m_project.rollback();

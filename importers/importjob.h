@@ -56,7 +56,10 @@ public:
     }
     // The time zone of local-time logs, over any folder's grademl.json; invalid: not set.
     void setTimeZone(const QTimeZone &zone) { m_timeZone = zone; }
+    // Imports, then re-aligns the clocks of every run that changed (clockalignment.h).
     QList<SourceReport> run(const QList<ScannedFile> &files);
+    // Errors that belong to no single file (a run's clock alignment).
+    const QStringList &errors() const { return m_errors; }
 
 private:
     SourceReport importOne(const ScannedFile &file, int index, int count, bool *cancelled);
@@ -66,6 +69,7 @@ private:
     std::function<bool(const ImportProgress &)> m_progress;
     QTimeZone m_timeZone;
     QSet<QString> m_changedRuns; // runs with a file imported by this job
+    QStringList m_errors;
 };
 
 // crc32 of the file's bytes as "crc32:xxxxxxxx"; empty when unreadable.

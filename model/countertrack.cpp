@@ -29,7 +29,7 @@ CounterTrack CounterTrack::build(std::vector<std::pair<TimeNs, double>> samples)
 CounterTrack CounterTrack::load(Project &project, TrackId track, QString *error)
 {
     auto st = project.db().prepare(
-        "SELECT k.ts + coalesce(src.clock_offset_ns, 0), k.value FROM counter k "
+        "SELECT k.ts + coalesce(src.clock_offset_ns + src.align_ns, 0), k.value FROM counter k "
         "JOIN track t ON t.id = k.track_id LEFT JOIN source src ON src.id = t.source_id "
         "WHERE k.track_id = ? ORDER BY k.ts");
     if (!st.isValid()) {

@@ -99,7 +99,8 @@ QList<RunSummary> summarizeProject(Project &project, QString *error)
         runs.append(run);
     }
     auto s = db.prepare("SELECT id, run_id, path, format, status, error, warnings, slices, "
-                        "counter_samples, flows, clock_offset_ns, metadata FROM source ORDER BY path");
+                        "counter_samples, flows, clock_offset_ns, metadata, align_ns, alignment, "
+                        "align_user_ns FROM source ORDER BY path");
     while (s.step()) {
         SourceSummary src;
         src.id = s.int64(0);
@@ -115,6 +116,15 @@ QList<RunSummary> summarizeProject(Project &project, QString *error)
         src.flows = s.int64(9);
         src.clockOffset = s.int64(10);
         src.metadata = QJsonDocument::fromJson(s.text(11).toUtf8()).object();
+        src.alignOffset = s.int64(12);
+        if (!s.isNull(13)) {
+            auto a = SourceAlignment::fromJson(QJsonDocument::fromJson(s.text(13).toUtf8()).object());
+            a.source = src.id;
+            a.path = src.path;
+            a.user = s.isNull(14) ? std::nullopt : std::optional<TimeNs>(s.int64(14));
+            a.applied = src.alignOffset;
+            src.alignment = a;
+        }
         if (auto it = index.constFind(s.int64(1)); it != index.constEnd()) {
             auto &run = runs[*it];
             run.slices += src.slices;
@@ -124,8 +134,8 @@ QList<RunSummary> summarizeProject(Project &project, QString *error)
         }
     }
     auto ext = db.prepare(
-        "SELECT t.run_id, min(t.start_ns + coalesce(src.clock_offset_ns, 0)), "
-        "max(t.end_ns + coalesce(src.clock_offset_ns, 0)) FROM track t "
+        "SELECT t.run_id, min(t.start_ns + coalesce(src.clock_offset_ns + src.align_ns, 0)), "
+        "max(t.end_ns + coalesce(src.clock_offset_ns + src.align_ns, 0)) FROM track t "
         "LEFT JOIN source src ON src.id = t.source_id WHERE t.start_ns IS NOT NULL "
         "GROUP BY t.run_id");
     while (ext.step()) {
@@ -186,6 +196,9 @@ QJsonObject summaryToJson(const QList<RunSummary> &runs)
             so.insert(QStringLiteral("counter_samples"), src.counterSamples);
             so.insert(QStringLiteral("flows"), src.flows);
             so.insert(QStringLiteral("clock_offset_ns"), src.clockOffset);
+            so.insert(QStringLiteral("align_offset_ns"), src.alignOffset);
+            if (src.alignment)
+                so.insert(QStringLiteral("clock_alignment"), src.alignment->toJson());
             sources.append(so);
         }
         o.insert(QStringLiteral("sources"), sources);
@@ -223,6 +236,36 @@ static QString formatDuration(TimeNs ns)
     return QString::number(ns) + QStringLiteral(" ns");
 }
 
+static QString signedDuration(TimeNs ns)
+{
+    return (ns < 0 ? QStringLiteral("-") : QStringLiteral("+")) + formatDuration(ns < 0 ? -ns : ns);
+}
+
+QString describeAlignment(const SourceAlignment &a)
+{
+    QString s;
+    const QString who = a.rank >= 0 ? QStringLiteral("rank %1").arg(a.rank) : QStringLiteral("source");
+    if (a.source == a.reference && a.computed)
+        s = QStringLiteral("%1 is the reference of the run's clock alignment (%2 collectives)")
+                .arg(who)
+                .arg(a.collectives);
+    else if (!a.computed)
+        s = QStringLiteral("%1 not aligned: %2").arg(who, a.note.isEmpty() ? QStringLiteral("no collectives") : a.note);
+    else
+        s = QStringLiteral("%1 vs %2 on %3 matched collectives: offset %4, residual %5, %6")
+                .arg(who,
+                     a.referenceRank >= 0 ? QStringLiteral("rank %1").arg(a.referenceRank)
+                                          : QStringLiteral("the reference"))
+                .arg(a.matched)
+                .arg(signedDuration(*a.computed), formatDuration(a.residual),
+                     a.significant ? QStringLiteral("significant")
+                                   : QStringLiteral("within noise (same clock)"));
+    if (a.user)
+        s += QStringLiteral("; user override %1").arg(signedDuration(*a.user));
+    s += QStringLiteral("; applied %1").arg(signedDuration(a.applied));
+    return s;
+}
+
 QString summaryToText(const QList<RunSummary> &runs)
 {
     QString out;
@@ -245,6 +288,8 @@ QString summaryToText(const QList<RunSummary> &runs)
             if (src.warningCount)
                 out += QStringLiteral(", %1 warnings").arg(src.warningCount);
             out += QLatin1Char('\n');
+            if (src.alignment)
+                out += QStringLiteral("    clock: ") + describeAlignment(*src.alignment) + QLatin1Char('\n');
             if (!src.error.isEmpty()) // for a skipped file, the error column holds the reason
                 out += (src.status == QLatin1String("skipped") ? QStringLiteral("    reason: ")
                                                                : QStringLiteral("    error: ")) +

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "clockalignment.h"
 #include "types.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QList>
 #include <QString>
+
+#include <optional>
 
 namespace gml {
 
@@ -24,7 +27,9 @@ struct SourceSummary
     qint64 slices = 0;
     qint64 counterSamples = 0;
     qint64 flows = 0;
-    TimeNs clockOffset = 0;
+    TimeNs clockOffset = 0; // the importer's clock anchor
+    TimeNs alignOffset = 0; // the rank alignment applied on top (clockalignment.h)
+    std::optional<SourceAlignment> alignment;
     QJsonObject metadata;
 };
 
@@ -65,5 +70,7 @@ struct RunSummary
 QList<RunSummary> summarizeProject(Project &project, QString *error);
 QJsonObject summaryToJson(const QList<RunSummary> &runs);
 QString summaryToText(const QList<RunSummary> &runs);
+// One line on a source's clock alignment ("rank 3 vs rank 0 on 8 matched collectives: ...").
+QString describeAlignment(const SourceAlignment &a);
 
 } // namespace gml

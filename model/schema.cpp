@@ -125,9 +125,35 @@ CREATE VIEW counter_abs AS
   LEFT JOIN source src ON src.id = t.source_id;
 )SQL";
 
+// Version 2: clock alignment of ranks (model/clockalignment.h). Project time becomes
+//   ts + source.clock_offset_ns + source.align_ns
+// where clock_offset_ns is the importer's (the file's own clock anchor) and align_ns the
+// correction that aligns a rank to its run's reference rank: the user's align_user_ns when set,
+// else the computed offset when it is significant, else 0. `alignment` holds what the last
+// computation found (JSON), for `grademl info` and the GUI.
+static constexpr std::string_view kV2 = R"SQL(
+ALTER TABLE source ADD COLUMN align_ns INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE source ADD COLUMN align_user_ns INTEGER;
+ALTER TABLE source ADD COLUMN alignment TEXT;
+DROP VIEW slice_abs;
+DROP VIEW counter_abs;
+CREATE VIEW slice_abs AS
+  SELECT s.id, s.track_id, t.run_id, s.ts + src.clock_offset_ns + src.align_ns AS ts, s.dur,
+         n.value AS name, c.value AS category, s.correlation, s.external_id, s.args
+  FROM slice s JOIN track t ON t.id = s.track_id
+  LEFT JOIN source src ON src.id = t.source_id
+  LEFT JOIN string n ON n.id = s.name_id
+  LEFT JOIN string c ON c.id = s.cat_id;
+CREATE VIEW counter_abs AS
+  SELECT k.track_id, t.run_id, t.name AS track, t.unit,
+         k.ts + src.clock_offset_ns + src.align_ns AS ts, k.value
+  FROM counter k JOIN track t ON t.id = k.track_id
+  LEFT JOIN source src ON src.id = t.source_id;
+)SQL";
+
 const std::vector<std::string_view> &migrations()
 {
-    static const std::vector<std::string_view> all = {kV1};
+    static const std::vector<std::string_view> all = {kV1, kV2};
     return all;
 }
 

@@ -72,7 +72,7 @@ SliceTrack SliceTrack::build(std::vector<Input> slices)
 SliceTrack SliceTrack::load(Project &project, TrackId track, QString *error)
 {
     auto st = project.db().prepare(
-        "SELECT s.ts + coalesce(src.clock_offset_ns, 0), s.dur, s.id, s.name_id FROM slice s "
+        "SELECT s.ts + coalesce(src.clock_offset_ns + src.align_ns, 0), s.dur, s.id, s.name_id FROM slice s "
         "JOIN track t ON t.id = s.track_id LEFT JOIN source src ON src.id = t.source_id "
         "WHERE s.track_id = ? ORDER BY s.ts");
     if (!st.isValid()) {

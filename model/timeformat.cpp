@@ -69,4 +69,28 @@ QString formatTick(TimeNs t, TimeNs step)
     return QString::number(double(t) / u.ns, 'f', decimals) + QStringView(u.name);
 }
 
+std::optional<TimeNs> parseDuration(const QString &text)
+{
+    static const std::pair<QLatin1StringView, double> units[] = {
+        {QLatin1StringView("ns"), 1.0},   {QLatin1StringView("us"), 1e3},
+        {QLatin1StringView("\xb5s"), 1e3}, {QLatin1StringView("ms"), 1e6},
+        {QLatin1StringView("s"), 1e9},
+    };
+    QString t = text.trimmed();
+    t.replace(QChar(0x03bc), QChar(0xb5)); // Greek mu for micro
+    double scale = 1;
+    for (const auto &[name, factor] : units) {
+        if (t.endsWith(QString(name))) {
+            t.chop(QString(name).size());
+            scale = factor;
+            break;
+        }
+    }
+    bool ok = false;
+    const double v = t.trimmed().toDouble(&ok);
+    if (!ok || !std::isfinite(v) || std::abs(v * scale) > 9.2e18)
+        return std::nullopt;
+    return TimeNs(std::llround(v * scale));
+}
+
 } // namespace gml

@@ -5,6 +5,8 @@
 
 #include <QString>
 
+#include <optional>
+
 namespace gml {
 
 // "850 ns", "12.5 µs", "3.25 ms", "1.002 s" with `precision` significant decimals at most.
@@ -14,5 +16,8 @@ TimeNs niceStep(double minimum);
 // A tick label for t with a known step: the unit of ten steps, as many decimals as the step
 // needs ("1.2 ms" for a 100 µs step, "1250 µs" for a 10 µs step).
 QString formatTick(TimeNs t, TimeNs step);
+// "-37.5ms", "120 us", "1.5µs", "2s", "5000" (nanoseconds when no unit); nullopt when not a
+// number with one of the units ns, us, µs, ms, s.
+std::optional<TimeNs> parseDuration(const QString &text);
 
 } // namespace gml

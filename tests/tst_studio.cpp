@@ -93,6 +93,36 @@ private Q_SLOTS:
         QCOMPARE(int(w.timeline()->layout().rows().size()), 17);
     }
 
+    void clockOffsetOverrideFromSourcesPanel()
+    {
+        // The demo's two ranks share one clock: rank 1 is shown "same clock", nothing applied.
+        MainWindow w;
+        showQuietly(w, QSize(1400, 900));
+        w.openFolder(m_demo);
+        QVERIFY(waitLoaded(w));
+        QTreeWidgetItem *rank1 = nullptr;
+        for (int i = 0; i < w.sources()->tree()->topLevelItemCount(); ++i)
+            if (w.sources()->tree()->topLevelItem(i)->text(SourcesPanel::File) == QLatin1String("rank1.pt.trace.json"))
+                rank1 = w.sources()->tree()->topLevelItem(i);
+        QVERIFY(rank1);
+        QVERIFY2(rank1->text(SourcesPanel::Clock).startsWith(QLatin1String("same clock")),
+                 qPrintable(rank1->text(SourcesPanel::Clock)));
+        const qint64 source = rank1->data(SourcesPanel::File, Qt::UserRole).toLongLong();
+        const TimeNs startBefore = w.timeline()->data()->start;
+        // Moving rank 1 back by 5 ms (as the context menu's dialog would) reloads the timeline,
+        // which then starts 5 ms earlier minus rank 1's 1.3 ms later start.
+        Q_EMIT w.sources()->clockOverrideRequested(source, false, -5'000'000);
+        QVERIFY(waitLoaded(w));
+        QCOMPARE(w.timeline()->data()->start, startBefore - 5'000'000 + 1'300'000);
+        for (int i = 0; i < w.sources()->tree()->topLevelItemCount(); ++i)
+            if (w.sources()->tree()->topLevelItem(i)->text(SourcesPanel::File) == QLatin1String("rank1.pt.trace.json"))
+                rank1 = w.sources()->tree()->topLevelItem(i);
+        QCOMPARE(rank1->text(SourcesPanel::Clock), QStringLiteral("−5 ms (set by you)"));
+        Q_EMIT w.sources()->clockOverrideRequested(source, true, 0);
+        QVERIFY(waitLoaded(w));
+        QCOMPARE(w.timeline()->data()->start, startBefore);
+    }
+
     void importRunsOffTheGuiThreadAndCancels()
     {
         // A generated trace big enough to take a while: the event loop keeps turning meanwhile.

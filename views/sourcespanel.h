@@ -20,7 +20,15 @@ public:
     int failedCount() const { return m_failed; }
     QTreeWidget *tree() const { return m_tree; }
 
+    enum Column { File, Status, Format, Slices, Counters, Flows, Clock, Message };
+
+Q_SIGNALS:
+    // The user set (clear = false) or cleared a source's clock offset override (context menu).
+    void clockOverrideRequested(qint64 source, bool clear, qint64 offsetNs);
+
 private:
+    void showContextMenu(const QPoint &pos);
+
     QTreeWidget *m_tree;
     int m_failed = 0;
 };

@@ -4,20 +4,24 @@
 // benchmark inputs at run time. Nothing here is copied from a real trace.
 //
 //   grademl-tracegen --out DIR [--ranks N] [--steps N] [--layers N] [--target-mb MB] [--seed S]
-//                    [--monitor]
+//                    [--monitor] [--host-skew-us US]
 //
 // Per rank and step: a ProfilerStep#N annotation on the Python main thread, a host-to-device
 // copy of the batch, forward and backward CPU ops (aten::linear -> aten::addmm ->
 // cudaLaunchKernel), kernels on the compute stream (7) linked by correlation id, External id
 // and ac2g flow events, a gradient all-reduce (record_param_comms + NCCL kernel on stream 20)
 // and an optimizer step; between steps, the next batch is loaded (a DataLoader annotation of
-// 15-30 ms, the GPU idle). With --target-mb, steps are added until each file reaches that size.
+// 15-30 ms, the GPU idle). Ranks run in lockstep: a step's all-reduce kernel ends on every
+// rank when the last rank has joined it (plus the transfer), within 2 us across ranks. With
+// --host-skew-us, the second half of the ranks is written as if recorded on a second host whose
+// clock runs that far ahead (to exercise clock alignment). With --target-mb, steps are added until each file reaches that size.
 // With --monitor, the folder also gets nvidia-smi.csv, as written by
 //   nvidia-smi --query-gpu=timestamp,index,name,utilization.gpu,memory.used,power.draw
 //              --format=csv -lms 10
 // on the same host (GPU utilization = the busy share of each 10 ms window, from the kernels and
 // copies written to the traces), and grademl.json saying its local time is UTC.
 #include <ctime>
+#include <memory>
 #include <utility>
 #include <vector>
 #include <algorithm>
@@ -87,9 +91,32 @@ struct Rank
     std::vector<std::pair<int64_t, int64_t>> busy; // GPU work [start, end)
 };
 
-// A CPU op that launches one kernel; returns the end of the op on the CPU.
+// A kernel launched but not written yet: a collective, whose end depends on every rank.
+struct Pending
+{
+    const char *kernel = nullptr;
+    int stream = 0;
+    int64_t start = 0;
+    int64_t corr = 0;
+    int64_t ext = 0;
+};
+
+void writeKernel(Rank &r, const char *kernel, int stream, int64_t kStart, int64_t kernelNs,
+                 int64_t corr, int64_t ext)
+{
+    r.gpuFree[stream == 7 ? 0 : 1] = kStart + kernelNs;
+    if (r.record)
+        r.busy.emplace_back(kStart, kStart + kernelNs);
+    r.w->event(R"J({"ph": "X", "cat": "kernel", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"queued": 0, "device": %d, "context": 1, "stream": %d, "correlation": %)J" PRId64 R"J(, "registers per thread": 128, "shared memory": 49152, "blocks per SM": 2.5, "warps per SM": 10, "grid": [160, 1, 1], "block": [256, 1, 1], "est. achieved occupancy %%": 50, "External id": %)J" PRId64 R"J(}})J",
+               kernel, r.gpu, stream, us(kStart).c_str(), us(kernelNs).c_str(), r.gpu, stream, corr, ext);
+    r.w->event(R"J({"ph": "f", "id": %)J" PRId64 R"J(, "pid": %d, "tid": %d, "ts": %s, "cat": "ac2g", "name": "ac2g", "bp": "e"})J",
+               corr, r.gpu, stream, us(kStart).c_str());
+}
+
+// A CPU op that launches one kernel; returns the end of the op on the CPU. With `defer`, the
+// kernel is not written: its start and ids go there, for writeKernel once its length is known.
 int64_t launchOp(Rank &r, int64_t t, const char *op, const char *inner, const char *kernel,
-                 int64_t kernelNs, int stream)
+                 int64_t kernelNs, int stream, Pending *defer = nullptr)
 {
     const int64_t ext = r.ext++;
     const int64_t corr = r.corr++;
@@ -106,21 +133,18 @@ int64_t launchOp(Rank &r, int64_t t, const char *op, const char *inner, const ch
                r.pid, r.tid, us(launchStart).c_str(), us(launchDur).c_str(), corr, ext);
     r.w->event(R"J({"ph": "s", "id": %)J" PRId64 R"J(, "pid": %d, "tid": %d, "ts": %s, "cat": "ac2g", "name": "ac2g"})J",
                corr, r.pid, r.tid, us(launchStart).c_str());
-    const int sIdx = stream == 7 ? 0 : 1;
-    const int64_t kStart = std::max(r.gpuFree[sIdx], launchStart + launchDur + r.rng.range(2'000, 9'000));
-    r.gpuFree[sIdx] = kStart + kernelNs;
-    if (r.record)
-        r.busy.emplace_back(kStart, kStart + kernelNs);
-    r.w->event(R"J({"ph": "X", "cat": "kernel", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"queued": 0, "device": %d, "context": 1, "stream": %d, "correlation": %)J" PRId64 R"J(, "registers per thread": 128, "shared memory": 49152, "blocks per SM": 2.5, "warps per SM": 10, "grid": [160, 1, 1], "block": [256, 1, 1], "est. achieved occupancy %%": 50, "External id": %)J" PRId64 R"J(}})J",
-               kernel, r.gpu, stream, us(kStart).c_str(), us(kernelNs).c_str(), r.gpu, stream, corr, ext);
-    r.w->event(R"J({"ph": "f", "id": %)J" PRId64 R"J(, "pid": %d, "tid": %d, "ts": %s, "cat": "ac2g", "name": "ac2g", "bp": "e"})J",
-               corr, r.gpu, stream, us(kStart).c_str());
+    const int64_t kStart = std::max(r.gpuFree[stream == 7 ? 0 : 1],
+                                    launchStart + launchDur + r.rng.range(2'000, 9'000));
+    if (defer)
+        *defer = {kernel, stream, kStart, corr, ext};
+    else
+        writeKernel(r, kernel, stream, kStart, kernelNs, corr, ext);
     return t + opDur;
 }
 
-void writeStep(Rank &r, int step, int layers, int64_t &t)
+// A step up to the launch of the gradient all-reduce, whose kernel goes to `allReduce`.
+void writeStepUntilAllReduce(Rank &r, int layers, int64_t &t, Pending *allReduce)
 {
-    const int64_t stepStart = t;
     // Batch copy host -> device.
     {
         const int64_t corr = r.corr++;
@@ -156,8 +180,13 @@ void writeStep(Rank &r, int step, int layers, int64_t &t)
                    r.pid, r.tid, us(t + 1'000).c_str(), us(45'000).c_str(), r.ext + 200000000);
         t = launchOp(r, t + 2'000, "record_param_comms", "c10d::allreduce_",
                      "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
-                     r.rng.range(300'000, 500'000), 20);
+                     0, 20, allReduce);
     }
+}
+
+// The rest of the step: optimizer, synchronisation, loading the next batch.
+void writeStepAfterAllReduce(Rank &r, int step, int64_t stepStart, int64_t &t)
+{
     t = launchOp(r, t + 3'000, "Optimizer.step#SGD.step", "aten::_foreach_add_",
                  "void at::native::multi_tensor_apply_kernel<at::native::TensorListMetadata<2>>", r.rng.range(20'000, 40'000), 7);
     // cudaStreamSynchronize waits for both streams at the end of the step.
@@ -178,7 +207,7 @@ void writeStep(Rank &r, int step, int layers, int64_t &t)
 int usage()
 {
     std::fprintf(stderr, "usage: grademl-tracegen --out DIR [--ranks N] [--steps N] [--layers N] "
-                         "[--target-mb MB] [--seed S] [--monitor]\n");
+                         "[--target-mb MB] [--seed S] [--monitor] [--host-skew-us US]\n");
     return 2;
 }
 
@@ -255,6 +284,7 @@ int main(int argc, char **argv)
     long targetMb = 0;
     uint64_t seed = 42;
     bool monitor = false;
+    long long skewUs = 0;
     for (int i = 1; i < argc; ++i) {
         auto need = [&](const char *flag) {
             if (std::strcmp(argv[i], flag) != 0 || i + 1 >= argc)
@@ -268,14 +298,19 @@ int main(int argc, char **argv)
         else if (need("--layers")) layers = std::atoi(argv[i]);
         else if (need("--target-mb")) targetMb = std::atol(argv[i]);
         else if (need("--seed")) seed = std::strtoull(argv[i], nullptr, 10);
+        else if (need("--host-skew-us")) skewUs = std::atoll(argv[i]);
         else if (std::strcmp(argv[i], "--monitor") == 0) monitor = true;
         else return usage();
     }
     if (out.empty() || ranks < 1 || steps < 1 || layers < 1)
         return usage();
     const int64_t baseTime = 1'700'000'000'000'000'000LL; // 2023-11-14, ns since the epoch
-    std::vector<std::vector<std::pair<int64_t, int64_t>>> busy;
-    int64_t end = 0;
+    // The ranks of a data-parallel job: steps in lockstep, because each step's all-reduce
+    // ends on every rank when the last rank has joined it.
+    std::vector<std::unique_ptr<Writer>> writers;
+    std::vector<FILE *> files;
+    std::vector<Rank> rs;
+    std::vector<int64_t> t(size_t(ranks), 0);
     for (int rank = 0; rank < ranks; ++rank) {
         const std::string path = out + "/rank" + std::to_string(rank) + ".pt.trace.json";
         FILE *f = std::fopen(path.c_str(), "wb");
@@ -293,9 +328,12 @@ int main(int argc, char **argv)
         for (int g = 0; g < ranks; ++g)
             std::fprintf(f, "%s%d", g ? ", " : "", g);
         std::fprintf(f, "]}], \"nccl_version\": \"2.18.1\"},\n  \"traceEvents\": [");
-        Writer w(f);
-        Rank r{rank, 4000 + rank, 4000 + rank, rank, &w, Rng{seed * 7919 + uint64_t(rank) + 1},
-               1, 1, {0, 0}, monitor, {}};
+        files.push_back(f);
+        writers.push_back(std::make_unique<Writer>(f));
+        rs.push_back(Rank{rank, 4000 + rank, 4000 + rank, rank, writers.back().get(),
+                          Rng{seed * 7919 + uint64_t(rank) + 1}, 1, 1, {0, 0}, monitor, {}});
+        Rank &r = rs.back();
+        Writer &w = *writers.back();
         w.event(R"J({"name": "process_name", "ph": "M", "ts": 0, "pid": %d, "tid": 0, "args": {"name": "python3"}})J", r.pid);
         w.event(R"J({"name": "process_labels", "ph": "M", "ts": 0, "pid": %d, "tid": 0, "args": {"labels": "CPU"}})J", r.pid);
         w.event(R"J({"name": "thread_name", "ph": "M", "ts": 0, "pid": %d, "tid": %d, "args": {"name": "thread %d (python3)"}})J", r.pid, r.tid, r.tid);
@@ -304,14 +342,39 @@ int main(int argc, char **argv)
         w.event(R"J({"name": "thread_name", "ph": "M", "ts": 0, "pid": %d, "tid": 7, "args": {"name": "stream 7 "}})J", r.gpu);
         w.event(R"J({"name": "thread_name", "ph": "M", "ts": 0, "pid": %d, "tid": 20, "args": {"name": "stream 20 "}})J", r.gpu);
         // Ranks start within a few ms of each other, as on one host.
-        int64_t t = 1'000'000 + rank * 1'300'000LL;
-        for (int step = 0; step < steps || (targetMb > 0 && w.bytes() < targetMb * 1'000'000); ++step)
-            writeStep(r, step, layers, t);
-        busy.push_back(std::move(r.busy));
-        end = std::max(end, t);
-        std::fprintf(f, "\n  ],\n  \"traceName\": \"%s\",\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": %" PRId64 "\n}\n",
-                     ("rank" + std::to_string(rank) + ".pt.trace.json").c_str(), baseTime);
-        std::fclose(f);
+        t[size_t(rank)] = 1'000'000 + rank * 1'300'000LL;
+    }
+    Rng collectives{seed * 104729 + 7};
+    std::vector<Pending> allReduce(static_cast<size_t>(ranks));
+    std::vector<int64_t> stepStart(static_cast<size_t>(ranks));
+    for (int step = 0; step < steps || (targetMb > 0 && writers[0]->bytes() < targetMb * 1'000'000); ++step) {
+        int64_t joined = 0;
+        for (size_t i = 0; i < rs.size(); ++i) {
+            stepStart[i] = t[i];
+            writeStepUntilAllReduce(rs[i], layers, t[i], &allReduce[i]);
+            joined = std::max(joined, allReduce[i].start);
+        }
+        // The ring finishes a transfer time after the last rank joined, on every rank within
+        // a microsecond or two.
+        const int64_t done = joined + collectives.range(300'000, 500'000);
+        for (size_t i = 0; i < rs.size(); ++i) {
+            const Pending &p = allReduce[i];
+            writeKernel(rs[i], p.kernel, p.stream, p.start, done + rs[i].rng.range(0, 2'000) - p.start,
+                        p.corr, p.ext);
+            writeStepAfterAllReduce(rs[i], step, stepStart[i], t[i]);
+        }
+    }
+    std::vector<std::vector<std::pair<int64_t, int64_t>>> busy;
+    int64_t end = 0;
+    for (size_t i = 0; i < rs.size(); ++i) {
+        busy.push_back(std::move(rs[i].busy));
+        end = std::max(end, t[i]);
+        // --host-skew-us: the second half of the ranks ran on another host whose clock is
+        // that far ahead (their times are written shifted).
+        const int64_t skew = 2 * int(i) >= ranks && ranks > 1 ? int64_t(skewUs) * 1000 : 0;
+        std::fprintf(files[i], "\n  ],\n  \"traceName\": \"%s\",\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": %" PRId64 "\n}\n",
+                     ("rank" + std::to_string(i) + ".pt.trace.json").c_str(), baseTime + skew);
+        std::fclose(files[i]);
     }
     if (monitor && !writeMonitor(out, std::move(busy), baseTime, end))
         return 1;

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "clockalignment.h"
+
+#include "project.h"
+
+#include <QJsonDocument>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+
+namespace gml {
+
+namespace {
+
+constexpr int kMaxShift = 16;
+constexpr TimeNs kMinSignificantNs = 20'000;
+constexpr int kResidualFactor = 4;
+
+TimeNs median(std::vector<TimeNs> v)
+{
+    if (v.empty())
+        return 0;
+    const size_t mid = v.size() / 2;
+    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(mid), v.end());
+    const TimeNs hi = v[mid];
+    if (v.size() % 2)
+        return hi;
+    const TimeNs lo = *std::max_element(v.begin(), v.begin() + std::ptrdiff_t(mid));
+    return lo + (hi - lo) / 2;
+}
+
+struct Candidate
+{
+    int shift = 0;
+    std::vector<TimeNs> diffs;
+    TimeNs offset = 0;
+    TimeNs mad = 0;
+};
+
+QJsonValue optionalNs(const std::optional<TimeNs> &v)
+{
+    return v ? QJsonValue(qint64(*v)) : QJsonValue();
+}
+
+} // namespace
+
+const QStringList &collectiveOperations()
+{
+    // Longest first: "AllReduce" must not be read as "Reduce", "SendRecv" as "Send".
+    static const QStringList ops = {
+        QStringLiteral("AllReduce"), QStringLiteral("AllGather"), QStringLiteral("ReduceScatter"),
+        QStringLiteral("AllToAll"),  QStringLiteral("Broadcast"), QStringLiteral("SendRecv"),
+        QStringLiteral("Reduce"),    QStringLiteral("Send"),      QStringLiteral("Recv"),
+    };
+    return ops;
+}
+
+int collectiveOperation(const QString &kernelName)
+{
+    // ncclKernel_AllReduce_RING_LL_Sum_float(...), ncclDevKernel_SendRecv(...),
+    // ncclAllReduceRingLLKernel_sum_f32(...) (NCCL 2.4), rcclKernel_..., possibly "void " first.
+    QStringView name(kernelName);
+    if (name.startsWith(QLatin1String("void ")))
+        name = name.mid(5);
+    if (!name.startsWith(QLatin1String("nccl"), Qt::CaseInsensitive) &&
+        !name.startsWith(QLatin1String("rccl"), Qt::CaseInsensitive))
+        return -1;
+    const qsizetype paren = name.indexOf(QLatin1Char('('));
+    if (paren >= 0)
+        name = name.left(paren);
+    if (!name.contains(QLatin1String("Kernel"), Qt::CaseInsensitive))
+        return -1;
+    const auto &ops = collectiveOperations();
+    for (int i = 0; i < ops.size(); ++i)
+        if (name.contains(ops[i], Qt::CaseInsensitive))
+            return i;
+    return -1;
+}
+
+std::optional<AlignmentFit> fitCollectives(const std::vector<CollectiveEnd> &reference,
+                                           const std::vector<CollectiveEnd> &other)
+{
+    const int n = int(reference.size());
+    const int m = int(other.size());
+    if (!n || !m)
+        return std::nullopt;
+    std::vector<Candidate> candidates;
+    for (int s = -std::min(kMaxShift, n - 1); s <= std::min(kMaxShift, m - 1); ++s) {
+        Candidate c;
+        c.shift = s;
+        for (int i = std::max(0, -s); i < n && i + s < m; ++i)
+            if (reference[size_t(i)].op == other[size_t(i + s)].op)
+                c.diffs.push_back(reference[size_t(i)].end - other[size_t(i + s)].end);
+        if (c.diffs.empty())
+            continue;
+        c.offset = median(c.diffs);
+        std::vector<TimeNs> dev;
+        dev.reserve(c.diffs.size());
+        for (TimeNs d : c.diffs)
+            dev.push_back(std::abs(d - c.offset));
+        c.mad = median(std::move(dev));
+        candidates.push_back(std::move(c));
+    }
+    if (candidates.empty())
+        return std::nullopt;
+    size_t most = 0;
+    for (const auto &c : candidates)
+        most = std::max(most, c.diffs.size());
+    // The tightest agreement among shifts with enough pairs...
+    const Candidate *tight = nullptr;
+    for (const auto &c : candidates)
+        if (2 * c.diffs.size() >= most && (!tight || c.mad < tight->mad))
+            tight = &c;
+    // ...then, among shifts agreeing nearly as well, the one with most pairs and least shift:
+    // a periodic job agrees as well one iteration off, with fewer pairs.
+    const TimeNs near = 2 * tight->mad + 2'000;
+    const Candidate *best = tight;
+    for (const auto &c : candidates) {
+        if (2 * c.diffs.size() < most || c.mad > near)
+            continue;
+        if (c.diffs.size() > best->diffs.size() ||
+            (c.diffs.size() == best->diffs.size() && std::abs(c.shift) < std::abs(best->shift)))
+            best = &c;
+    }
+    double sq = 0;
+    for (TimeNs d : best->diffs)
+        sq += double(d - best->offset) * double(d - best->offset);
+    AlignmentFit fit;
+    fit.matched = int(best->diffs.size());
+    fit.shift = best->shift;
+    fit.offset = best->offset;
+    fit.residual = TimeNs(std::llround(std::sqrt(sq / double(best->diffs.size()))));
+    return fit;
+}
+
+QJsonObject SourceAlignment::toJson() const
+{
+    QJsonObject o;
+    o.insert(QStringLiteral("rank"), rank);
+    o.insert(QStringLiteral("collectives"), collectives);
+    o.insert(QStringLiteral("reference_source"), qint64(reference));
+    o.insert(QStringLiteral("reference_rank"), referenceRank);
+    o.insert(QStringLiteral("matched"), matched);
+    o.insert(QStringLiteral("computed_offset_ns"), optionalNs(computed));
+    o.insert(QStringLiteral("residual_ns"), qint64(residual));
+    o.insert(QStringLiteral("significant"), significant);
+    o.insert(QStringLiteral("user_offset_ns"), optionalNs(user));
+    o.insert(QStringLiteral("applied_offset_ns"), qint64(applied));
+    if (!note.isEmpty())
+        o.insert(QStringLiteral("note"), note);
+    return o;
+}
+
+SourceAlignment SourceAlignment::fromJson(const QJsonObject &o)
+{
+    SourceAlignment a;
+    a.rank = o.value(QStringLiteral("rank")).toInt(-1);
+    a.collectives = o.value(QStringLiteral("collectives")).toInt();
+    a.reference = o.value(QStringLiteral("reference_source")).toInteger();
+    a.referenceRank = o.value(QStringLiteral("reference_rank")).toInt(-1);
+    a.matched = o.value(QStringLiteral("matched")).toInt();
+    if (const auto v = o.value(QStringLiteral("computed_offset_ns")); !v.isNull() && !v.isUndefined())
+        a.computed = v.toInteger();
+    a.residual = o.value(QStringLiteral("residual_ns")).toInteger();
+    a.significant = o.value(QStringLiteral("significant")).toBool();
+    if (const auto v = o.value(QStringLiteral("user_offset_ns")); !v.isNull() && !v.isUndefined())
+        a.user = v.toInteger();
+    a.applied = o.value(QStringLiteral("applied_offset_ns")).toInteger();
+    a.note = o.value(QStringLiteral("note")).toString();
+    return a;
+}
+
+static TimeNs appliedOffset(const SourceAlignment &a)
+{
+    if (a.user)
+        return *a.user;
+    return a.significant && a.computed ? *a.computed : 0;
+}
+
+// alignRunClocks inside the caller's transaction.
+static bool alignRun(Project &project, RunId run, QString *error)
+{
+    auto &db = project.db();
+    // The collective kernel names of the project (a few dozen strings at most).
+    QHash<StringId, int> ops;
+    {
+        auto st = db.prepare("SELECT id, value FROM string WHERE value LIKE '%ccl%kernel%'");
+        while (st.step())
+            if (const int op = collectiveOperation(st.text(1)); op >= 0)
+                ops.insert(st.int64(0), op);
+    }
+    struct Src
+    {
+        SourceAlignment a;
+        std::vector<CollectiveEnd> ends;
+    };
+    std::map<SourceId, Src> sources;
+    {
+        auto st = db.prepare(
+            "SELECT src.id, src.path, src.align_user_ns, "
+            "(SELECT min(rank) FROM track WHERE source_id = src.id) FROM source src "
+            "WHERE src.run_id = ? AND src.status = 'imported'");
+        st.bind(1, run);
+        while (st.step()) {
+            Src s;
+            s.a.source = st.int64(0);
+            s.a.path = st.text(1);
+            if (!st.isNull(2))
+                s.a.user = st.int64(2);
+            s.a.rank = st.isNull(3) ? -1 : int(st.int64(3));
+            sources.emplace(s.a.source, std::move(s));
+        }
+    }
+    if (!ops.isEmpty()) {
+        std::string ids;
+        for (auto it = ops.cbegin(); it != ops.cend(); ++it) {
+            if (!ids.empty())
+                ids += ',';
+            ids += std::to_string(it.key());
+        }
+        auto st = db.prepare("SELECT t.source_id, s.ts + src.clock_offset_ns, s.dur, s.name_id "
+                             "FROM slice s JOIN track t ON t.id = s.track_id "
+                             "JOIN source src ON src.id = t.source_id WHERE t.run_id = ? "
+                             "AND t.kind IN (" + std::to_string(int(TrackKind::Gpu)) + "," +
+                             std::to_string(int(TrackKind::Stream)) + ") AND s.name_id IN (" +
+                             ids + ")");
+        st.bind(1, run);
+        while (st.step()) {
+            auto it = sources.find(st.int64(0));
+            if (it == sources.end())
+                continue;
+            const TimeNs ts = st.int64(1);
+            it->second.ends.push_back({ops.value(st.int64(3)), ts, ts + st.int64(2)});
+        }
+        if (!st.errorString().isEmpty()) {
+            if (error)
+                *error = st.errorString();
+            return false;
+        }
+    }
+    // Reference: the lowest known rank with collectives, else the first path.
+    const Src *ref = nullptr;
+    for (auto &[id, s] : sources) {
+        std::sort(s.ends.begin(), s.ends.end(),
+                  [](const CollectiveEnd &a, const CollectiveEnd &b) { return a.start < b.start; });
+        s.a.collectives = int(s.ends.size());
+        if (s.ends.empty())
+            continue;
+        auto key = [](const Src &x) {
+            return std::make_tuple(x.a.rank < 0, x.a.rank, x.a.path);
+        };
+        if (!ref || key(s) < key(*ref))
+            ref = &s;
+    }
+    auto up = db.prepare("UPDATE source SET alignment = ?, align_ns = ? WHERE id = ?");
+    for (auto &[id, s] : sources) {
+        auto &a = s.a;
+        const bool recorded = ref && sources.size() > 1 && !s.ends.empty();
+        if (recorded) {
+            a.reference = ref->a.source;
+            a.referenceRank = ref->a.rank;
+            if (&s == ref) {
+                a.computed = 0;
+                a.matched = a.collectives;
+                a.note = QStringLiteral("reference");
+            } else if (const auto fit = fitCollectives(ref->ends, s.ends)) {
+                a.computed = fit->offset;
+                a.residual = fit->residual;
+                a.matched = fit->matched;
+                a.significant = std::abs(fit->offset) > kMinSignificantNs &&
+                                std::abs(fit->offset) > kResidualFactor * fit->residual;
+            } else {
+                a.note = QStringLiteral("no collective of the same operation as the reference's");
+            }
+        }
+        a.applied = appliedOffset(a);
+        if (recorded || a.user)
+            up.bind(1, QString::fromUtf8(QJsonDocument(a.toJson()).toJson(QJsonDocument::Compact)));
+        else
+            up.bindNull(1);
+        up.bind(2, qint64(a.applied));
+        up.bind(3, qint64(id));
+        if (!up.exec()) {
+            if (error)
+                *error = up.errorString();
+            return false;
+        }
+    }
+    return true;
+}
+
+bool alignRunClocks(Project &project, RunId run, QString *error)
+{
+    if (!project.begin(error))
+        return false;
+    if (!alignRun(project, run, error)) {
+        project.rollback();
+        return false;
+    }
+    return project.commit(error);
+}
+
+QList<SourceAlignment> loadRunAlignment(Project &project, RunId run)
+{
+    QList<SourceAlignment> out;
+    auto st = project.db().prepare(
+        "SELECT id, path, alignment, align_user_ns, align_ns FROM source "
+        "WHERE run_id = ? AND alignment IS NOT NULL");
+    st.bind(1, run);
+    while (st.step()) {
+        auto a = SourceAlignment::fromJson(QJsonDocument::fromJson(st.text(2).toUtf8()).object());
+        a.source = st.int64(0);
+        a.path = st.text(1);
+        a.user = st.isNull(3) ? std::nullopt : std::optional<TimeNs>(st.int64(3));
+        a.applied = st.int64(4);
+        out.append(a);
+    }
+    std::sort(out.begin(), out.end(), [](const SourceAlignment &x, const SourceAlignment &y) {
+        return std::make_tuple(x.rank < 0, x.rank, x.path) < std::make_tuple(y.rank < 0, y.rank, y.path);
+    });
+    return out;
+}
+
+bool setAlignmentOverride(Project &project, SourceId source, std::optional<TimeNs> offset,
+                          QString *error)
+{
+    auto &db = project.db();
+    RunId run = 0;
+    {
+        auto st = db.prepare("SELECT run_id FROM source WHERE id = ?");
+        st.bind(1, qint64(source));
+        if (!st.step()) {
+            if (error)
+                *error = QStringLiteral("no source with id %1").arg(source);
+            return false;
+        }
+        run = st.int64(0);
+    }
+    if (!project.begin(error))
+        return false;
+    auto up = db.prepare("UPDATE source SET align_user_ns = ? WHERE id = ?");
+    if (offset)
+        up.bind(1, qint64(*offset));
+    else
+        up.bindNull(1);
+    up.bind(2, qint64(source));
+    if (!up.exec() || !alignRun(project, run, error)) {
+        if (error && error->isEmpty())
+            *error = up.errorString();
+        project.rollback();
+        return false;
+    }
+    return project.commit(error);
+}
+
+} // namespace gml
