@@ -24,6 +24,7 @@ Parsed parse(const QStringList &args, const QStringList &valued, const QStringLi
 int importCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int infoCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int queryCommand(const QStringList &args, QTextStream &out, QTextStream &err);
+int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int alignCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // Needs a QGuiApplication (fonts): grademl_main creates one for this command.
 int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err);

@@ -20,6 +20,8 @@ static const char kUsage[] =
     "  align FILE.grademl [--run NAME] [--json] [--recompute]\n"
     "        [--source rank:N|PATH (--offset DURATION | --clear)]\n"
     "                                                        rank clock offsets, residuals, overrides\n"
+    "  whatif FILE.grademl [--run NAME] [--scale 'REGEX=FACTOR'] [--json]\n"
+    "                                                        replay a run: measured, identity, predicted\n"
     "exit status: 0 ok, 1 some source or the command failed, 2 usage error\n";
 
 int main(int argc, char **argv)
@@ -51,6 +53,8 @@ int main(int argc, char **argv)
         return gml::cli::infoCommand(args, out, err);
     if (command == QLatin1String("export"))
         return gml::cli::exportCommand(args, out, err);
+    if (command == QLatin1String("whatif"))
+        return gml::cli::whatifCommand(args, out, err);
     if (command == QLatin1String("align"))
         return gml::cli::alignCommand(args, out, err);
     if (command == QLatin1String("query"))

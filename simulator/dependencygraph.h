@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "types.h"
+
+#include <QHash>
+#include <QString>
+
+#include <array>
+#include <optional>
+#include <vector>
+
+namespace gml {
+class Project;
+}
+
+namespace gml::sim {
+
+// What a node's time counts as in a breakdown.
+enum class NodeKind : uint8_t { Cpu, Runtime, Kernel, Collective, Memcpy, Memset };
+enum class EdgeKind : uint8_t { Launch, Sync, Collective, Data, StreamWait };
+constexpr int kEdgeKinds = 5;
+
+// A resource runs its nodes one at a time in measured order: a CPU thread or a GPU stream.
+struct Resource
+{
+    TrackId track = 0;
+    SourceId source = 0;
+    QString name;
+    bool gpu = false;
+    int rank = -1;
+    QString pid; // GPU tracks: the device index
+    std::vector<int> nodes; // in measured order
+};
+
+// A slice that occupies its resource: a leaf slice of a CPU thread (an op at the level where it
+// runs, a CUDA runtime call, a data-loading annotation) or a GPU kernel, collective, memcpy or
+// memset. Times are measured, on the project clock.
+struct Node
+{
+    SliceId slice = 0;
+    StringId name = 0;
+    int resource = 0;
+    NodeKind kind = NodeKind::Cpu;
+    int collectiveOp = -1; // collectiveOperation() of a collective kernel
+    TimeNs start = 0;
+    TimeNs end = 0;
+    // Derived from the measured timeline (DependencyGraph::build):
+    TimeNs slack = 0; // time between being ready (resource free, start edges met) and starting
+    TimeNs work = 0;  // time from starting (or its end edges being met, if later) to ending
+};
+
+// A dependency between two time points: `to`'s start (toEnd false) or end (toEnd true) is no
+// earlier than `from`'s start or end plus lag.
+//   Launch: start(runtime call) + lag -> start(GPU work); lag = how far into the call the work
+//           could start (measured: min(work start - call start, call duration)).
+//   Sync: end(GPU work) -> end(synchronising call): device synchronise waits for the last work
+//         launched before it on every stream of its device, a Kineto cuda_sync marker names the
+//         stream, blocking copies (cudaMemcpy) wait for the copy they launched.
+//   Collective: start(rank q's collective) -> end(rank r's): a collective ends when every rank
+//         has joined it (AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll,
+//         matched across the run's ranks as in clock alignment).
+//   Data: end(producer op's last leaf) -> start(consumer op's first leaf), from execution traces.
+//   StreamWait: end(work on another stream of the device) -> start(GPU work), inferred where a
+//         GPU node started later than its stream and launch allowed, within 10 us after work on
+//         a sibling stream ended (a stream waiting on an event recorded there: NCCL after the
+//         backward pass); lag = that gap.
+// An edge that the measured timeline contradicts (a wait that did not happen) is not added.
+struct Edge
+{
+    int from = 0;
+    int to = 0;
+    EdgeKind kind = EdgeKind::Launch;
+    bool fromEnd = false;
+    bool toEnd = false;
+    TimeNs lag = 0;
+};
+
+// A slice that encloses nodes (aten::linear around its runtime calls, ProfilerStep#N): not
+// replayed itself, its predicted span follows its first and last enclosed node.
+struct Container
+{
+    SliceId slice = 0;
+    StringId name = 0;
+    int resource = 0;
+    TimeNs start = 0;
+    TimeNs end = 0;
+    int first = -1; // node index
+    int last = -1;
+};
+
+class DependencyGraph
+{
+public:
+    // The graph of one run of the project. Fails on a database error or a run with no nodes.
+    static std::optional<DependencyGraph> build(Project &project, RunId run, QString *error);
+
+    const std::vector<Node> &nodes() const { return m_nodes; }
+    const std::vector<Edge> &edges() const { return m_edges; }
+    const std::vector<Resource> &resources() const { return m_resources; }
+    const std::vector<Container> &containers() const { return m_containers; }
+    QString name(StringId id) const { return m_names.value(id); }
+    TimeNs origin() const { return m_origin; } // the earliest measured node start
+    TimeNs measuredEnd() const { return m_end; }
+    std::array<qint64, kEdgeKinds> edgeCounts() const { return m_edgeCounts; }
+    // Nodes that started before the graph says they could (a measured order the model does not
+    // explain, e.g. a kernel stamped before its launch); the replay starts them when it can.
+    qint64 violations() const { return m_violations; }
+    // The iterations: ProfilerStep#N containers of the lowest rank's threads, by start.
+    std::vector<int> iterations() const;
+
+    // Evaluation order of time points: 2i is node i's start, 2i + 1 its end.
+    const std::vector<int> &order() const { return m_order; }
+    struct In
+    {
+        int from; // time point
+        TimeNs lag;
+    };
+    // The dependencies into a time point: for a start, the resource predecessor's end (lag 0)
+    // and start edges; for an end, end edges only (its own start is implied).
+    const std::vector<In> &inputs(int point) const { return m_in[size_t(point)]; }
+
+private:
+    void addEdge(const Edge &e);
+    void inferStreamWaits();
+    void finish(); // order, slack and work from the measured times
+
+    std::vector<Node> m_nodes;
+    std::vector<Edge> m_edges;
+    std::vector<Resource> m_resources;
+    std::vector<Container> m_containers;
+    std::vector<std::vector<In>> m_in;
+    std::vector<int> m_order;
+    QHash<StringId, QString> m_names;
+    TimeNs m_origin = 0;
+    TimeNs m_end = 0;
+    std::array<qint64, kEdgeKinds> m_edgeCounts{};
+    qint64 m_violations = 0;
+};
+
+} // namespace gml::sim
