@@ -107,14 +107,8 @@ private Q_SLOTS:
     void generatedTwoHostJob()
     {
         QTemporaryDir dir;
-        const QString traces = dir.filePath(QStringLiteral("job"));
-        QDir().mkpath(traces);
         // Ranks 2 and 3 "ran on a second host" whose clock is 41 ms ahead.
-        QCOMPARE(run(QStringLiteral(GRADEML_TRACEGEN),
-                     {QStringLiteral("--out"), traces, QStringLiteral("--ranks"), QStringLiteral("4"),
-                      QStringLiteral("--steps"), QStringLiteral("5"), QStringLiteral("--host-skew-us"),
-                      QStringLiteral("41000")}),
-                 0);
+        const QString traces = gmltest::generateJob(dir, 4, 5, 41000);
         auto project = gmltest::newProject(dir);
         gmltest::importInto(*project, {traces});
         auto al = alignmentByFile(*project);
@@ -176,13 +170,7 @@ private Q_SLOTS:
     void cliShowsAndOverrides()
     {
         QTemporaryDir dir;
-        const QString traces = dir.filePath(QStringLiteral("job"));
-        QDir().mkpath(traces);
-        QCOMPARE(run(QStringLiteral(GRADEML_TRACEGEN),
-                     {QStringLiteral("--out"), traces, QStringLiteral("--ranks"), QStringLiteral("2"),
-                      QStringLiteral("--steps"), QStringLiteral("3"), QStringLiteral("--host-skew-us"),
-                      QStringLiteral("-2500")}),
-                 0);
+        const QString traces = gmltest::generateJob(dir, 2, 3, -2500);
         const QString project = dir.filePath(QStringLiteral("p.grademl"));
         QCOMPARE(run(QStringLiteral(GRADEML_CLI), {QStringLiteral("import"), traces, QStringLiteral("--project"),
                                                    project, QStringLiteral("--quiet")}),

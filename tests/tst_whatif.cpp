@@ -145,13 +145,7 @@ private Q_SLOTS:
     void generatedRanksJoinTheirCollectives()
     {
         QTemporaryDir dir;
-        const QString traces = dir.filePath(QStringLiteral("job"));
-        QDir().mkpath(traces);
-        QProcess gen;
-        gen.start(QStringLiteral(GRADEML_TRACEGEN), {QStringLiteral("--out"), traces, QStringLiteral("--ranks"),
-                                                     QStringLiteral("3"), QStringLiteral("--steps"), QStringLiteral("4")});
-        QVERIFY(gen.waitForFinished(60000));
-        QCOMPARE(gen.exitCode(), 0);
+        const QString traces = gmltest::generateJob(dir, 3, 4);
         auto project = gmltest::newProject(dir);
         gmltest::importInto(*project, {traces});
         QString error;
