@@ -12,7 +12,6 @@
 
 #include <zlib.h>
 
-#include <optional>
 #include <vector>
 
 namespace gml {
@@ -185,25 +184,19 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
         return report;
     }
     bool ok = true;
-    // The user's clock override belongs to the file, not to one import of it.
-    std::optional<qint64> userClock;
-    if (existing) {
-        auto u = m_project.db().prepare("SELECT align_user_ns FROM source WHERE id = ?");
-        u.bind(1, existing->id);
-        if (u.step() && !u.isNull(0))
-            userClock = u.int64(0);
+    if (existing)
         ok = m_project.deleteSource(existing->id, &error);
-    }
     const RunId run = ok ? m_project.ensureRun(file.runName, &error) : 0;
     SourceId sourceId = 0;
     if (ok && run) {
         sourceId = insertFailedSource(m_project, run, file, importer, mtime, hash,
                                       QStringLiteral("import in progress"), &error);
         ok = sourceId != 0;
-        if (ok && userClock) {
+        // The user's clock override belongs to the file, not to one import of it.
+        if (ok && existing && existing->alignUserNs) {
             auto u = m_project.db().prepare(
                 "UPDATE source SET align_user_ns = ?1, align_ns = ?1 WHERE id = ?2");
-            u.bind(1, *userClock);
+            u.bind(1, qint64(*existing->alignUserNs));
             u.bind(2, sourceId);
             ok = u.exec();
             if (!ok)

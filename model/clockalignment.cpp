@@ -172,6 +172,17 @@ SourceAlignment SourceAlignment::fromJson(const QJsonObject &o)
     return a;
 }
 
+SourceAlignment SourceAlignment::fromRow(SourceId source, const QString &path, const QString &record,
+                                         std::optional<TimeNs> user, TimeNs applied)
+{
+    auto a = fromJson(QJsonDocument::fromJson(record.toUtf8()).object());
+    a.source = source;
+    a.path = path;
+    a.user = user;
+    a.applied = applied;
+    return a;
+}
+
 static TimeNs appliedOffset(const SourceAlignment &a)
 {
     if (a.user)
@@ -309,14 +320,10 @@ QList<SourceAlignment> loadRunAlignment(Project &project, RunId run)
         "SELECT id, path, alignment, align_user_ns, align_ns FROM source "
         "WHERE run_id = ? AND alignment IS NOT NULL");
     st.bind(1, run);
-    while (st.step()) {
-        auto a = SourceAlignment::fromJson(QJsonDocument::fromJson(st.text(2).toUtf8()).object());
-        a.source = st.int64(0);
-        a.path = st.text(1);
-        a.user = st.isNull(3) ? std::nullopt : std::optional<TimeNs>(st.int64(3));
-        a.applied = st.int64(4);
-        out.append(a);
-    }
+    while (st.step())
+        out.append(SourceAlignment::fromRow(st.int64(0), st.text(1), st.text(2),
+                                            st.isNull(3) ? std::nullopt : std::optional<TimeNs>(st.int64(3)),
+                                            st.int64(4)));
     std::sort(out.begin(), out.end(), [](const SourceAlignment &x, const SourceAlignment &y) {
         return std::make_tuple(x.rank < 0, x.rank, x.path) < std::make_tuple(y.rank < 0, y.rank, y.path);
     });

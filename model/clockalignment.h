@@ -48,6 +48,10 @@ struct SourceAlignment
 
     QJsonObject toJson() const;
     static SourceAlignment fromJson(const QJsonObject &o);
+    // A source row's stored record (the `alignment` JSON) with its columns: the override
+    // (align_user_ns) and the applied offset (align_ns) are the columns', not the record's.
+    static SourceAlignment fromRow(SourceId source, const QString &path, const QString &record,
+                                   std::optional<TimeNs> user, TimeNs applied);
 };
 
 struct CollectiveEnd

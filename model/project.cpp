@@ -144,8 +144,8 @@ std::optional<RunId> Project::findRun(const QString &name)
 
 std::optional<SourceRecord> Project::sourceByPath(const QString &path)
 {
-    auto st = m_db.prepare("SELECT id, run_id, path, format, size, mtime_ns, hash, status, error "
-                           "FROM source WHERE path=?");
+    auto st = m_db.prepare("SELECT id, run_id, path, format, size, mtime_ns, hash, status, error, "
+                           "align_user_ns FROM source WHERE path=?");
     st.bind(1, path);
     if (!st.step())
         return std::nullopt;
@@ -159,6 +159,8 @@ std::optional<SourceRecord> Project::sourceByPath(const QString &path)
     r.hash = st.text(6);
     r.status = st.text(7);
     r.error = st.text(8);
+    if (!st.isNull(9))
+        r.alignUserNs = st.int64(9);
     return r;
 }
 

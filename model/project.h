@@ -27,6 +27,7 @@ struct SourceRecord
     QString hash;
     QString status;
     QString error;
+    std::optional<TimeNs> alignUserNs; // the user's clock override (clockalignment.h)
 };
 
 // One project file (.grademl): a SQLite database in WAL mode whose user_version is the schema

@@ -117,14 +117,10 @@ QList<RunSummary> summarizeProject(Project &project, QString *error)
         src.clockOffset = s.int64(10);
         src.metadata = QJsonDocument::fromJson(s.text(11).toUtf8()).object();
         src.alignOffset = s.int64(12);
-        if (!s.isNull(13)) {
-            auto a = SourceAlignment::fromJson(QJsonDocument::fromJson(s.text(13).toUtf8()).object());
-            a.source = src.id;
-            a.path = src.path;
-            a.user = s.isNull(14) ? std::nullopt : std::optional<TimeNs>(s.int64(14));
-            a.applied = src.alignOffset;
-            src.alignment = a;
-        }
+        if (!s.isNull(13))
+            src.alignment = SourceAlignment::fromRow(src.id, src.path, s.text(13),
+                                                     s.isNull(14) ? std::nullopt : std::optional<TimeNs>(s.int64(14)),
+                                                     src.alignOffset);
         if (auto it = index.constFind(s.int64(1)); it != index.constEnd()) {
             auto &run = runs[*it];
             run.slices += src.slices;

@@ -76,7 +76,7 @@ double WhatIfReport::worstIterationError() const
     return worst;
 }
 
-WhatIfReport whatIf(const DependencyGraph &graph, const QList<Transform> &transforms, Replay *predictedOut)
+WhatIfReport whatIf(const DependencyGraph &graph, const QList<Transform> &transforms)
 {
     WhatIfReport rep;
     rep.nodes = qint64(graph.nodes().size());
@@ -102,8 +102,6 @@ WhatIfReport whatIf(const DependencyGraph &graph, const QList<Transform> &transf
         it.predicted = pe - ps;
         rep.iterations.append(it);
     }
-    if (predictedOut)
-        *predictedOut = predicted;
     return rep;
 }
 

@@ -52,7 +52,6 @@ struct WhatIfReport
     QString toText() const;
 };
 
-WhatIfReport whatIf(const DependencyGraph &graph, const QList<Transform> &transforms,
-                    Replay *predicted = nullptr);
+WhatIfReport whatIf(const DependencyGraph &graph, const QList<Transform> &transforms);
 
 } // namespace gml::sim

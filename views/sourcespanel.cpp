@@ -71,8 +71,6 @@ void SourcesPanel::setRuns(const QList<RunSummary> &runs)
                 item->setData(Clock, Qt::UserRole + 1, bool(a.user));
                 if (a.user || a.significant)
                     item->setForeground(Clock, QColor(0x1f, 0x6f, 0xb5));
-            } else if (s.alignOffset) {
-                item->setText(Clock, tr("%1 (set by you)").arg(formatDuration(s.alignOffset)));
             }
             if (s.status == QLatin1String("failed")) {
                 ++m_failed;
