@@ -36,12 +36,14 @@ Parsed parse(const QStringList &args, const QStringList &valued, const QStringLi
                     return p;
                 }
                 p.options.insert(key, value);
+                p.repeated[key].append(value);
             } else if (valued.contains(key)) {
                 if (i + 1 >= args.size()) {
                     p.error = QStringLiteral("option --%1 needs a value").arg(key);
                     return p;
                 }
                 p.options.insert(key, args[++i]);
+                p.repeated[key].append(args[i]);
             } else if (flags.contains(key)) {
                 p.flags.append(key);
             } else {

@@ -15,7 +15,8 @@ enum ExitCode { Ok = 0, SomeFailed = 1, Usage = 2 };
 struct Parsed
 {
     QStringList positional;
-    QHash<QString, QString> options;
+    QHash<QString, QString> options;       // the last value of each option
+    QHash<QString, QStringList> repeated; // every value, in order (options given more than once)
     QStringList flags;
     QString error;
 };

@@ -3,9 +3,12 @@
 #include "clicommands.h"
 
 #include "dependencygraph.h"
+#include "devicecatalog.h"
+#include "predictedrun.h"
 #include "project.h"
 #include "whatif.h"
 
+#include <QFile>
 #include <QJsonDocument>
 
 namespace gml::cli {
@@ -13,30 +16,149 @@ namespace gml::cli {
 namespace {
 
 const char kWhatIfUsage[] =
-    "usage: grademl whatif FILE.grademl [--run NAME] [--scale 'REGEX=FACTOR'] [--json]\n"
-    "  --scale: multiply the time of the slices whose name matches REGEX (0 removes them)\n";
+    "usage: grademl whatif FILE.grademl [--run NAME] [TRANSFORMS] [--save RUN] [--save-scenario NAME] [--json]\n"
+    "       grademl whatif --devices\n"
+    "transforms, applied in this order:\n"
+    "  --scenario NAME       the transforms of a scenario saved with --save-scenario\n"
+    "  --transforms JSON     a JSON array of transforms, or @FILE holding one (see README)\n"
+    "  --scale 'REGEX=F'     multiply the time of the slices whose name matches REGEX (0 removes them);\n"
+    "                        may be given more than once\n"
+    "  --preset P[,P...]     amp, fusedadam, input=N (data loading N times faster), input=free\n"
+    "  --device ID           run on a catalog GPU (grademl whatif --devices); --from-device ID names the\n"
+    "                        measured GPU when the trace does not\n"
+    "  --bandwidth GBPS      network bandwidth of collectives; --latency US their per-step latency;\n"
+    "                        --measured-link ID the link they ran over (default: the GPU's peer link)\n"
+    "  --host-bandwidth GBPS host<->device copy bandwidth\n"
+    "  --workers N           N-way data parallel (--grad-mb MB: gradient size, else estimated;\n"
+    "                        --bucket-mb MB: bucket size, default 25)\n"
+    "  --save RUN            write the predicted run into the project as run RUN (kind predicted)\n";
+
+double number(const Parsed &p, const char *key, bool *ok)
+{
+    const QString v = p.options.value(QString::fromLatin1(key));
+    bool good = false;
+    const double d = v.toDouble(&good);
+    if (!good || !std::isfinite(d) || d < 0)
+        *ok = false;
+    return d;
+}
+
+void listDevices(QTextStream &out)
+{
+    const auto &cat = sim::DeviceCatalog::builtin();
+    out << "devices (peak dense TFLOP/s fp32 / fp16, memory GB/s, GB, W max / idle):\n";
+    for (const auto &d : cat.devices())
+        out << "  " << d.id.leftJustified(10) << QStringLiteral("%1 / %2 TF, %3 GB/s, %4 GB, %5 / %6 W  %7\n")
+                                                   .arg(d.fp32Tflops)
+                                                   .arg(d.fp16Tflops)
+                                                   .arg(d.memBwGBps)
+                                                   .arg(d.memGB)
+                                                   .arg(d.maxW)
+                                                   .arg(d.idleW)
+                                                   .arg(d.name);
+    out << "links (GB/s per direction, latency):\n";
+    for (const auto &l : cat.links())
+        out << "  " << l.id.leftJustified(10) << QStringLiteral("%1 GB/s, %2 us  %3\n").arg(l.bwGBps).arg(l.latencyUs).arg(l.name);
+}
 
 } // namespace
 
 int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
-    const Parsed p = parse(args, {QStringLiteral("run"), QStringLiteral("scale")}, {QStringLiteral("json")});
-    QString usageError = p.error;
-    if (usageError.isEmpty() && p.positional.size() != 1)
-        usageError = QStringLiteral("need one project file");
-    QList<sim::Transform> transforms;
-    if (usageError.isEmpty() && p.options.contains(QStringLiteral("scale"))) {
-        if (auto t = sim::parseScale(p.options.value(QStringLiteral("scale")), &usageError))
-            transforms.append(*t);
-    }
-    if (!usageError.isEmpty()) {
-        err << "grademl whatif: " << usageError << '\n' << kWhatIfUsage;
+    const QStringList valued = {QStringLiteral("run"),          QStringLiteral("scale"),
+                                QStringLiteral("preset"),       QStringLiteral("device"),
+                                QStringLiteral("from-device"),  QStringLiteral("bandwidth"),
+                                QStringLiteral("latency"),      QStringLiteral("measured-link"),
+                                QStringLiteral("host-bandwidth"), QStringLiteral("workers"),
+                                QStringLiteral("grad-mb"),      QStringLiteral("bucket-mb"),
+                                QStringLiteral("scenario"),     QStringLiteral("transforms"),
+                                QStringLiteral("save"),         QStringLiteral("save-scenario")};
+    const Parsed p = parse(args, valued, {QStringLiteral("json"), QStringLiteral("devices")});
+    auto usage = [&](const QString &why) {
+        err << "grademl whatif: " << why << '\n' << kWhatIfUsage;
         return Usage;
+    };
+    if (!p.error.isEmpty())
+        return usage(p.error);
+    if (p.flags.contains(QStringLiteral("devices"))) {
+        listDevices(out);
+        return Ok;
     }
-    QString error;
-    auto project = Project::open(p.positional.first(), Project::Mode::ReadOnly, &error);
+    if (p.positional.size() != 1)
+        return usage(QStringLiteral("need one project file"));
+    auto has = [&](const char *k) { return p.options.contains(QString::fromLatin1(k)); };
+
+    // Transforms given on the command line (the scenario's come first, read below).
+    QList<sim::Transform> transforms;
+    QString why;
+    if (has("transforms")) {
+        QByteArray text = p.options.value(QStringLiteral("transforms")).toUtf8();
+        if (text.startsWith('@')) {
+            QFile f(QString::fromUtf8(text.mid(1)));
+            if (!f.open(QIODevice::ReadOnly))
+                return usage(QStringLiteral("cannot read %1: %2").arg(f.fileName(), f.errorString()));
+            text = f.readAll();
+        }
+        QJsonParseError pe;
+        const auto doc = QJsonDocument::fromJson(text, &pe);
+        if (pe.error != QJsonParseError::NoError || !doc.isArray())
+            return usage(QStringLiteral("--transforms: not a JSON array (offset %1: %2)")
+                             .arg(pe.offset)
+                             .arg(pe.error != QJsonParseError::NoError ? pe.errorString()
+                                                                      : QStringLiteral("expected '['")));
+        auto list = sim::transformsFromJson(doc.array(), &why);
+        if (!list)
+            return usage(QStringLiteral("--transforms: ") + why);
+        transforms += *list;
+    }
+    for (const QString &s : p.repeated.value(QStringLiteral("scale"))) {
+        auto t = sim::parseScale(s, &why);
+        if (!t)
+            return usage(why);
+        transforms.append(*t);
+    }
+    for (const QString &preset : p.options.value(QStringLiteral("preset")).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        auto t = sim::parsePreset(preset.trimmed(), &why);
+        if (!t)
+            return usage(why);
+        transforms.append(*t);
+    }
+    if (has("device")) {
+        const QString id = p.options.value(QStringLiteral("device"));
+        if (!sim::DeviceCatalog::builtin().device(id))
+            return usage(QStringLiteral("no device '%1' in the catalog (grademl whatif --devices)").arg(id));
+        transforms.append(sim::Transform::device(id));
+    }
+    bool ok = true;
+    if (has("bandwidth") || has("latency"))
+        transforms.append(sim::Transform::network(has("bandwidth") ? number(p, "bandwidth", &ok) : 0,
+                                                  has("latency") ? number(p, "latency", &ok) : -1));
+    if (has("host-bandwidth")) {
+        auto t = sim::Transform::network(number(p, "host-bandwidth", &ok));
+        t.link = QStringLiteral("host");
+        transforms.append(t);
+    }
+    if (has("workers")) {
+        const double n = number(p, "workers", &ok);
+        auto t = sim::Transform::dataParallel(int(n));
+        if (n < 1 || n != double(int(n)))
+            ok = false;
+        if (has("grad-mb"))
+            t.gradMB = number(p, "grad-mb", &ok);
+        if (has("bucket-mb"))
+            t.bucketMB = number(p, "bucket-mb", &ok);
+        transforms.append(t); // its all-reduces are inserted first, so link transforms apply to them
+    }
+    if (!ok)
+        return usage(QStringLiteral("a numeric option is not a number of 0 or more (--workers: a whole number)"));
+    if (has("measured-link") && !sim::DeviceCatalog::builtin().link(p.options.value(QStringLiteral("measured-link"))))
+        return usage(QStringLiteral("no link '%1' in the catalog (grademl whatif --devices)")
+                         .arg(p.options.value(QStringLiteral("measured-link"))));
+
+    const bool writes = has("save") || has("save-scenario");
+    auto project = Project::open(p.positional.first(), writes ? Project::Mode::ReadWrite : Project::Mode::ReadOnly, &why);
     if (!project) {
-        err << "grademl whatif: " << error << '\n';
+        err << "grademl whatif: " << why << '\n';
         return SomeFailed;
     }
     QString runName = p.options.value(QStringLiteral("run"));
@@ -59,18 +181,66 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         err << "grademl whatif: no run named '" << runName << "'\n";
         return SomeFailed;
     }
-    const auto graph = sim::DependencyGraph::build(*project, *run, &error);
-    if (!graph) {
-        err << "grademl whatif: run '" << runName << "': " << error << '\n';
+    if (has("scenario")) {
+        auto s = sim::loadScenario(*project, *run, p.options.value(QStringLiteral("scenario")), &why);
+        if (!s) {
+            err << "grademl whatif: " << why << '\n';
+            return SomeFailed;
+        }
+        transforms = s->transforms + transforms;
+    }
+    QJsonObject runParams;
+    {
+        auto st = project->db().prepare("SELECT params FROM run WHERE id = ?");
+        st.bind(1, *run);
+        if (st.step())
+            runParams = QJsonDocument::fromJson(st.text(0).toUtf8()).object();
+    }
+    auto built = sim::DependencyGraph::build(*project, *run, &why);
+    if (!built) {
+        err << "grademl whatif: run '" << runName << "': " << why << '\n';
         return SomeFailed;
     }
-    const auto report = sim::whatIf(*graph, transforms);
+    const auto graph = std::make_shared<const sim::DependencyGraph>(std::move(*built));
+    sim::WhatIfContext context = sim::WhatIfContext::forRun(*graph, runParams);
+    if (has("from-device"))
+        context.measuredDevice = p.options.value(QStringLiteral("from-device"));
+    if (has("measured-link"))
+        context.measuredNetwork = p.options.value(QStringLiteral("measured-link"));
+    const auto result = sim::whatIf(graph, transforms, context, &why);
+    if (!result) {
+        err << "grademl whatif: run '" << runName << "': " << why << '\n';
+        return SomeFailed;
+    }
+    const QJsonObject reportJson = result->report.toJson();
+    if (has("save-scenario") &&
+        !sim::saveScenario(*project, *run, p.options.value(QStringLiteral("save-scenario")), transforms, reportJson, &why)) {
+        err << "grademl whatif: saving the scenario: " << why << '\n';
+        return SomeFailed;
+    }
+    if (has("save")) {
+        QJsonObject params;
+        params.insert(QStringLiteral("measured_run"), runName);
+        params.insert(QStringLiteral("transforms"), sim::transformsToJson(transforms));
+        params.insert(QStringLiteral("predicted_ns"), qint64(result->report.predicted));
+        if (!sim::savePredictedRun(*project, *run, *result->prepared.graph, result->predicted,
+                                   p.options.value(QStringLiteral("save")), params, &why)) {
+            err << "grademl whatif: saving the predicted run: " << why << '\n';
+            return SomeFailed;
+        }
+    }
     if (p.flags.contains(QStringLiteral("json"))) {
-        QJsonObject o = report.toJson();
+        QJsonObject o = reportJson;
         o.insert(QStringLiteral("run"), runName);
+        if (has("save"))
+            o.insert(QStringLiteral("saved_run"), p.options.value(QStringLiteral("save")));
         out << QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented));
     } else {
-        out << "run " << runName << '\n' << report.toText();
+        out << "run " << runName << '\n' << result->report.toText();
+        if (has("save"))
+            out << "saved the predicted run as '" << p.options.value(QStringLiteral("save")) << "'\n";
+        if (has("save-scenario"))
+            out << "saved scenario '" << p.options.value(QStringLiteral("save-scenario")) << "'\n";
     }
     return Ok;
 }

@@ -152,6 +152,11 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
                     markerResource.emplace(row.id, res);
                     continue;
                 }
+                // The profiler's own span ("PyTorch Profiler (0)", category Trace) marks the
+                // capture window, not work: as a node it would pin the end of every prediction.
+                if (cat.compare(QLatin1String("trace"), Qt::CaseInsensitive) == 0 ||
+                    nameOf(row.name).startsWith(QLatin1String("PyTorch Profiler (")))
+                    continue;
                 if (!row.leaf) {
                     Container c;
                     c.slice = row.id;
@@ -167,6 +172,7 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
                 Node n;
                 n.slice = row.id;
                 n.name = row.name;
+                n.cat = row.cat;
                 n.resource = res;
                 n.start = row.start;
                 n.end = row.end;
@@ -222,6 +228,9 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
     g.m_containers.erase(std::remove_if(g.m_containers.begin(), g.m_containers.end(),
                                         [](const Container &c) { return c.first < 0; }),
                          g.m_containers.end());
+    containerOf.clear(); // indices moved
+    for (size_t c = 0; c < g.m_containers.size(); ++c)
+        containerOf.emplace(g.m_containers[c].slice, int(c));
     for (const auto &n : g.m_nodes)
         nameOf(n.name);
     for (const auto &c : g.m_containers)
@@ -261,6 +270,7 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
                 continue;
             const TimeNs lag = std::clamp<TimeNs>(work.start - call.start, 0, call.end - call.start);
             g.addEdge({a->second, b->second, EdgeKind::Launch, false, false, lag});
+            g.m_nodes[size_t(b->second)].launcher = a->second;
             launchedAt[size_t(b->second)] = call.start;
             launched[size_t(a->second)].push_back(b->second);
         }
@@ -382,6 +392,7 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
     }
 
     g.inferStreamWaits();
+    g.inferThreadWaits();
 
     // Data edges of execution traces: producer op -> consumer op, between their leaves.
     for (const auto &[from, to] : dataFlows) {
@@ -403,8 +414,86 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
         if (a >= 0 && b >= 0 && a != b && g.m_nodes[size_t(a)].end <= g.m_nodes[size_t(b)].start)
             g.addEdge({a, b, EdgeKind::Data, true, false, 0});
     }
-    g.finish();
+    g.reorder();
+    // Bytes: a copy's own "bytes" argument; a collective's message from the record_param_comms
+    // op around its launch ("In msg nelems" x the dtype's size). For link models.
+    {
+        auto st = db.prepare("SELECT s.id, json_extract(s.args, '$.bytes') FROM slice s "
+                             "JOIN track t ON t.id = s.track_id WHERE t.run_id = ? AND t.kind IN (?, ?) "
+                             "AND s.args LIKE '%\"bytes\"%'");
+        st.bind(1, run);
+        st.bind(2, qint64(TrackKind::Gpu));
+        st.bind(3, qint64(TrackKind::Stream));
+        while (st.step())
+            if (auto n = nodeOf.find(st.int64(0)); n != nodeOf.end() && !st.isNull(1))
+                g.m_nodes[size_t(n->second)].bytes = st.int64(1);
+        auto comms = db.prepare(
+            "SELECT s.id, json_extract(s.args, '$.\"In msg nelems\"'), json_extract(s.args, '$.dtype') "
+            "FROM slice s JOIN track t ON t.id = s.track_id JOIN string n ON n.id = s.name_id "
+            "WHERE t.run_id = ? AND t.kind = ? AND n.value = 'record_param_comms' AND s.args IS NOT NULL");
+        comms.bind(1, run);
+        comms.bind(2, qint64(TrackKind::Thread));
+        while (comms.step()) {
+            const auto c = containerOf.find(comms.int64(0));
+            if (c == containerOf.end() || comms.isNull(1))
+                continue;
+            const QString dtype = comms.text(2).toLower();
+            const qint64 size = dtype.contains(QLatin1String("double")) || dtype == QLatin1String("long") ? 8
+                                : dtype.contains(QLatin1String("half")) || dtype.contains(QLatin1String("bfloat")) ? 2
+                                : dtype == QLatin1String("byte") || dtype == QLatin1String("char") ||
+                                        dtype == QLatin1String("bool")
+                                    ? 1
+                                    : 4;
+            const Container &con = g.m_containers[size_t(c->second)];
+            const auto &order = g.m_resources[size_t(con.resource)].nodes;
+            for (int k = g.m_position[size_t(con.first)]; k <= g.m_position[size_t(con.last)]; ++k)
+                for (int w : launched[size_t(order[size_t(k)])])
+                    if (g.m_nodes[size_t(w)].kind == NodeKind::Collective)
+                        g.m_nodes[size_t(w)].bytes = comms.int64(1) * size;
+        }
+    }
+    g.measure();
     return g;
+}
+
+void DependencyGraph::inferThreadWaits()
+{
+    constexpr TimeNs kWindow = 250'000; // Python waking up a thread takes tens to hundreds of us
+    constexpr TimeNs kIdle = 5'000;
+    std::map<std::tuple<SourceId, int, QString>, std::vector<int>> processes;
+    for (size_t r = 0; r < m_resources.size(); ++r)
+        if (!m_resources[r].gpu)
+            processes[{m_resources[r].source, m_resources[r].rank, m_resources[r].pid}].push_back(int(r));
+    for (const auto &[key, threads] : processes) {
+        if (threads.size() < 2)
+            continue;
+        for (int res : threads) {
+            const auto &ids = m_resources[size_t(res)].nodes;
+            for (size_t k = 1; k < ids.size(); ++k) {
+                const Node &n = m_nodes[size_t(ids[k])];
+                const TimeNs ready = m_nodes[size_t(ids[k - 1])].end;
+                if (n.start - ready <= kIdle)
+                    continue;
+                int best = -1;
+                for (int other : threads) {
+                    if (other == res)
+                        continue;
+                    const auto &os = m_resources[size_t(other)].nodes;
+                    auto it = std::upper_bound(os.begin(), os.end(), n.start, [&](TimeNs t, int id) {
+                        return t < m_nodes[size_t(id)].end;
+                    });
+                    if (it == os.begin())
+                        continue;
+                    const int cand = *(it - 1);
+                    const TimeNs end = m_nodes[size_t(cand)].end;
+                    if (end > ready && n.start - end <= kWindow && (best < 0 || end > m_nodes[size_t(best)].end))
+                        best = cand;
+                }
+                if (best >= 0)
+                    addEdge({best, ids[k], EdgeKind::ThreadWait, true, false, n.start - m_nodes[size_t(best)].end});
+            }
+        }
+    }
 }
 
 void DependencyGraph::inferStreamWaits()
@@ -455,8 +544,12 @@ void DependencyGraph::inferStreamWaits()
     }
 }
 
-void DependencyGraph::finish()
+void DependencyGraph::reorder()
 {
+    m_position.assign(m_nodes.size(), 0);
+    for (const auto &r : m_resources)
+        for (size_t k = 0; k < r.nodes.size(); ++k)
+            m_position[size_t(r.nodes[k])] = int(k);
     const size_t points = 2 * m_nodes.size();
     m_in.assign(points, {});
     using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
@@ -478,7 +571,41 @@ void DependencyGraph::finish()
     reversed.reserve(points);
     boost::topological_sort(graph, std::back_inserter(reversed));
     m_order.assign(reversed.rbegin(), reversed.rend());
+}
 
+int DependencyGraph::addResource(Resource r)
+{
+    r.nodes.clear();
+    m_resources.push_back(std::move(r));
+    return int(m_resources.size()) - 1;
+}
+
+int DependencyGraph::insertNode(Node n, int after)
+{
+    const int idx = int(m_nodes.size());
+    auto &order = m_resources[size_t(n.resource)].nodes;
+    auto at = order.begin();
+    if (after >= 0)
+        at = std::find(order.begin(), order.end(), after) + 1;
+    order.insert(at, idx);
+    m_nodes.push_back(n);
+    return idx;
+}
+
+StringId DependencyGraph::syntheticName(const QString &name)
+{
+    for (auto it = m_names.cbegin(); it != m_names.cend(); ++it)
+        if (it.key() < 0 && it.value() == name)
+            return it.key();
+    StringId id = -1;
+    for (auto it = m_names.cbegin(); it != m_names.cend(); ++it)
+        id = std::min(id, it.key() - 1);
+    m_names.insert(id, name);
+    return id;
+}
+
+void DependencyGraph::measure()
+{
     m_origin = std::numeric_limits<TimeNs>::max();
     m_end = std::numeric_limits<TimeNs>::min();
     for (const auto &n : m_nodes) {

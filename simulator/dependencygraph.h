@@ -18,8 +18,8 @@ namespace gml::sim {
 
 // What a node's time counts as in a breakdown.
 enum class NodeKind : uint8_t { Cpu, Runtime, Kernel, Collective, Memcpy, Memset };
-enum class EdgeKind : uint8_t { Launch, Sync, Collective, Data, StreamWait };
-constexpr int kEdgeKinds = 5;
+enum class EdgeKind : uint8_t { Launch, Sync, Collective, Data, StreamWait, ThreadWait };
+constexpr int kEdgeKinds = 6;
 
 // A resource runs its nodes one at a time in measured order: a CPU thread or a GPU stream.
 struct Resource
@@ -40,9 +40,12 @@ struct Node
 {
     SliceId slice = 0;
     StringId name = 0;
+    StringId cat = 0;
     int resource = 0;
     NodeKind kind = NodeKind::Cpu;
     int collectiveOp = -1; // collectiveOperation() of a collective kernel
+    int launcher = -1;     // GPU work: the runtime call that launched it
+    qint64 bytes = 0;      // copies: bytes moved; collectives: message size (0: not recorded)
     TimeNs start = 0;
     TimeNs end = 0;
     // Derived from the measured timeline (DependencyGraph::build):
@@ -65,6 +68,10 @@ struct Node
 //         GPU node started later than its stream and launch allowed, within 10 us after work on
 //         a sibling stream ended (a stream waiting on an event recorded there: NCCL after the
 //         backward pass); lag = that gap.
+//   ThreadWait: end(op on another thread of the process) -> start(CPU op), inferred where an
+//         op started more than 5 us after its thread was free, within 250 us after an op of a
+//         sibling thread ended (the autograd thread picking up the backward pass, the main
+//         thread resuming when it is done, a queue handing over a batch); lag = that gap.
 // An edge that the measured timeline contradicts (a wait that did not happen) is not added.
 struct Edge
 {
@@ -109,6 +116,20 @@ public:
     // The iterations: ProfilerStep#N containers of the lowest rank's threads, by start.
     std::vector<int> iterations() const;
 
+    // Where node i sits in its resource's measured order.
+    int position(int node) const { return m_position[size_t(node)]; }
+
+    // Structural edits for what-if transforms (insert, data parallelism). Node indices of the
+    // measured graph stay valid: new nodes and resources are appended. Call reorder() after.
+    int addResource(Resource r);
+    // Puts a node on its resource right after `after` (-1: first); its slack and work are the
+    // caller's (a new node has no measured times). Returns its index.
+    int insertNode(Node n, int after);
+    // A name for synthetic nodes (negative ids, never in the project's string table).
+    StringId syntheticName(const QString &name);
+    void addEdge(const Edge &e);
+    void reorder(); // dependencies and evaluation order, keeping slack and work
+
     // Evaluation order of time points: 2i is node i's start, 2i + 1 its end.
     const std::vector<int> &order() const { return m_order; }
     struct In
@@ -121,9 +142,9 @@ public:
     const std::vector<In> &inputs(int point) const { return m_in[size_t(point)]; }
 
 private:
-    void addEdge(const Edge &e);
     void inferStreamWaits();
-    void finish(); // order, slack and work from the measured times
+    void inferThreadWaits();
+    void measure(); // slack and work from the measured times
 
     std::vector<Node> m_nodes;
     std::vector<Edge> m_edges;
@@ -131,6 +152,7 @@ private:
     std::vector<Container> m_containers;
     std::vector<std::vector<In>> m_in;
     std::vector<int> m_order;
+    std::vector<int> m_position;
     QHash<StringId, QString> m_names;
     TimeNs m_origin = 0;
     TimeNs m_end = 0;

@@ -9,55 +9,6 @@
 
 namespace gml::sim {
 
-QString Transform::describe() const
-{
-    return QStringLiteral("scale /%1/ x%2").arg(pattern.pattern()).arg(factor);
-}
-
-std::optional<Transform> parseScale(const QString &text, QString *error)
-{
-    const qsizetype eq = text.lastIndexOf(QLatin1Char('='));
-    bool ok = false;
-    const double factor = eq > 0 ? text.mid(eq + 1).toDouble(&ok) : 0;
-    if (eq <= 0 || !ok || !std::isfinite(factor) || factor < 0) {
-        if (error)
-            *error = QStringLiteral("'%1' is not REGEX=FACTOR with a factor of 0 or more").arg(text);
-        return std::nullopt;
-    }
-    Transform t;
-    t.pattern = QRegularExpression(text.left(eq));
-    if (!t.pattern.isValid()) {
-        if (error)
-            *error = QStringLiteral("'%1': %2 at offset %3")
-                         .arg(text.left(eq), t.pattern.errorString())
-                         .arg(t.pattern.patternErrorOffset());
-        return std::nullopt;
-    }
-    t.factor = factor;
-    return t;
-}
-
-ReplayInput applyTransforms(const DependencyGraph &graph, const QList<Transform> &transforms)
-{
-    ReplayInput in = ReplayInput::measured(graph);
-    const auto &nodes = graph.nodes();
-    for (const auto &t : transforms) {
-        // Matching names once per distinct name, not per node.
-        QHash<StringId, bool> matches;
-        for (size_t i = 0; i < nodes.size(); ++i) {
-            auto it = matches.find(nodes[i].name);
-            if (it == matches.end())
-                it = matches.insert(nodes[i].name, t.pattern.match(graph.name(nodes[i].name)).hasMatch());
-            if (!*it)
-                continue;
-            in.work[i] = TimeNs(std::llround(double(in.work[i]) * t.factor));
-            if (t.factor == 0)
-                in.slack[i] = 0;
-        }
-    }
-    return in;
-}
-
 static double relError(TimeNs a, TimeNs b)
 {
     return b ? std::abs(double(a - b)) / double(b) : 0.0;
@@ -76,33 +27,42 @@ double WhatIfReport::worstIterationError() const
     return worst;
 }
 
-WhatIfReport whatIf(const DependencyGraph &graph, const QList<Transform> &transforms)
+std::optional<WhatIfResult> whatIf(const std::shared_ptr<const DependencyGraph> &graphPtr,
+                                   const QList<Transform> &transforms, const WhatIfContext &context,
+                                   QString *error, StructureCache *cache, const Replay *identityDone)
 {
-    WhatIfReport rep;
+    auto prepared = prepare(graphPtr, transforms, context, error, cache);
+    if (!prepared)
+        return std::nullopt;
+    const DependencyGraph &graph = *graphPtr;
+    WhatIfResult res;
+    res.prepared = std::move(*prepared);
+    res.identity = identityDone ? *identityDone : replay(graph, ReplayInput::measured(graph));
+    res.predicted = transforms.isEmpty() ? res.identity : replay(*res.prepared.graph, res.prepared.input);
+    WhatIfReport &rep = res.report;
     rep.nodes = qint64(graph.nodes().size());
     rep.edges = graph.edgeCounts();
     rep.violations = graph.violations();
     rep.measured = graph.measuredEnd() - graph.origin();
-    const Replay identity = replay(graph, ReplayInput::measured(graph));
-    const Replay predicted = transforms.isEmpty() ? identity : replay(graph, applyTransforms(graph, transforms));
-    rep.identity = identity.makespan();
-    rep.predicted = predicted.makespan();
-    rep.identityBreakdown = identity.critical;
-    rep.predictedBreakdown = predicted.critical;
+    rep.identity = res.identity.makespan();
+    rep.predicted = res.predicted.makespan();
+    rep.identityBreakdown = res.identity.critical;
+    rep.predictedBreakdown = res.predicted.critical;
     for (const auto &t : transforms)
         rep.transforms << t.describe();
+    rep.notes = res.prepared.notes;
     for (int c : graph.iterations()) {
         const auto &con = graph.containers()[size_t(c)];
         WhatIfReport::Iteration it;
         it.name = graph.name(con.name);
         it.measured = con.end - con.start;
-        const auto [is, ie] = identity.containerSpan(graph, c);
-        const auto [ps, pe] = predicted.containerSpan(graph, c);
+        const auto [is, ie] = res.identity.containerSpan(graph, c);
+        const auto [ps, pe] = res.predicted.containerSpan(graph, c);
         it.identity = ie - is;
         it.predicted = pe - ps;
         rep.iterations.append(it);
     }
-    return rep;
+    return res;
 }
 
 QJsonObject WhatIfReport::toJson() const
@@ -115,6 +75,7 @@ QJsonObject WhatIfReport::toJson() const
     e.insert(QStringLiteral("collective"), edges[size_t(EdgeKind::Collective)]);
     e.insert(QStringLiteral("data"), edges[size_t(EdgeKind::Data)]);
     e.insert(QStringLiteral("stream_wait"), edges[size_t(EdgeKind::StreamWait)]);
+    e.insert(QStringLiteral("thread_wait"), edges[size_t(EdgeKind::ThreadWait)]);
     o.insert(QStringLiteral("edges"), e);
     o.insert(QStringLiteral("order_violations"), violations);
     o.insert(QStringLiteral("measured_ns"), qint64(measured));
@@ -137,6 +98,7 @@ QJsonObject WhatIfReport::toJson() const
     b.insert(QStringLiteral("predicted"), predictedBreakdown.toJson());
     o.insert(QStringLiteral("breakdown"), b);
     o.insert(QStringLiteral("transforms"), QJsonArray::fromStringList(transforms));
+    o.insert(QStringLiteral("notes"), QJsonArray::fromStringList(notes));
     return o;
 }
 
@@ -150,17 +112,20 @@ QString WhatIfReport::toText() const
         return (pct >= 0 ? QStringLiteral("+") : QString()) + QString::number(pct, 'f', 1) + QLatin1Char('%');
     };
     QString s;
-    s += QStringLiteral("graph: %1 nodes; edges: %2 launch, %3 sync, %4 stream wait, %5 collective, %6 data; "
-                        "%7 order violations\n")
+    s += QStringLiteral("graph: %1 nodes; edges: %2 launch, %3 sync, %4 stream wait, %5 thread wait, %6 collective, "
+                        "%7 data; %8 order violations\n")
              .arg(nodes)
              .arg(edges[size_t(EdgeKind::Launch)])
              .arg(edges[size_t(EdgeKind::Sync)])
              .arg(edges[size_t(EdgeKind::StreamWait)])
+             .arg(edges[size_t(EdgeKind::ThreadWait)])
              .arg(edges[size_t(EdgeKind::Collective)])
              .arg(edges[size_t(EdgeKind::Data)])
              .arg(violations);
     for (const auto &t : transforms)
         s += QStringLiteral("transform: ") + t + QLatin1Char('\n');
+    for (const auto &n : notes)
+        s += QStringLiteral("  model: ") + n + QLatin1Char('\n');
     s += QStringLiteral("end to end: measured %1, identity replay %2 (error %3), predicted %4 (%5)\n")
              .arg(formatDuration(measured), formatDuration(identity), pct(identityError()),
                   formatDuration(predicted), change(predicted, measured));

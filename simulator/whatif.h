@@ -2,6 +2,7 @@
 #pragma once
 
 #include "replay.h"
+#include "transforms.h"
 
 #include <QJsonObject>
 #include <QList>
@@ -9,20 +10,6 @@
 #include <QString>
 
 namespace gml::sim {
-
-// One change to the measured run. Scale: the work of every node whose name matches `pattern`
-// is multiplied by `factor` (0 removes it: no work and no slack).
-struct Transform
-{
-    QRegularExpression pattern;
-    double factor = 1;
-    QString describe() const;
-};
-
-// "REGEX=FACTOR" (the last '=' separates them); nullopt with the reason in `error`.
-std::optional<Transform> parseScale(const QString &text, QString *error);
-
-ReplayInput applyTransforms(const DependencyGraph &graph, const QList<Transform> &transforms);
 
 // Measured, identity-replayed and predicted times of a run, end to end and per iteration (the
 // ProfilerStep#N of its lowest rank), and the critical-path breakdowns.
@@ -45,6 +32,7 @@ struct WhatIfReport
     Breakdown identityBreakdown;
     Breakdown predictedBreakdown;
     QStringList transforms;
+    QStringList notes; // the model's assumptions (transforms.h Prepared::notes)
 
     double identityError() const; // |identity - measured| / measured
     double worstIterationError() const; // the largest per-iteration identity error
@@ -52,6 +40,19 @@ struct WhatIfReport
     QString toText() const;
 };
 
-WhatIfReport whatIf(const DependencyGraph &graph, const QList<Transform> &transforms);
+// A report with the replays behind it (the GUI draws `predicted`, --save writes it).
+struct WhatIfResult
+{
+    WhatIfReport report;
+    Prepared prepared; // the graph replayed (the measured one, or a copy with inserted nodes)
+    Replay identity;
+    Replay predicted;
+};
+
+// `identity`: a replay of the measured graph done before (the GUI keeps one), else computed.
+std::optional<WhatIfResult> whatIf(const std::shared_ptr<const DependencyGraph> &graph,
+                                   const QList<Transform> &transforms, const WhatIfContext &context,
+                                   QString *error, StructureCache *cache = nullptr,
+                                   const Replay *identity = nullptr);
 
 } // namespace gml::sim

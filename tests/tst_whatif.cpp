@@ -34,9 +34,44 @@ const char kTrace[] = R"J({"traceEvents":[
  {"ph":"X","cat":"kernel","name":"ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)","pid":0,"tid":20,"ts":217,"dur":80,"args":{"correlation":3,"device":0,"stream":20}}
 ]})J";
 
+// One training step on one thread and one stream, for data parallelism (µs):
+//   ProfilerStep#1 [0,400) holds: launch f [10,20); backward [30,60) launching b1 [35,45) and
+//   b2 [48,58); Optimizer.step#SGD.step [70,100) launching o [75,85); cudaDeviceSynchronize
+//   [100,372).   Stream 7: f [20,120), b1 [120,220), b2 [220,320), o [320,370).
+const char kStepTrace[] = R"J({"traceEvents":[
+ {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":400},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":10,"args":{"correlation":1}},
+ {"ph":"X","cat":"cpu_op","name":"autograd::engine::evaluate_function: MmBackward0","pid":1,"tid":1,"ts":30,"dur":30},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":35,"dur":10,"args":{"correlation":2}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":48,"dur":10,"args":{"correlation":3}},
+ {"ph":"X","cat":"user_annotation","name":"Optimizer.step#SGD.step","pid":1,"tid":1,"ts":70,"dur":30},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":75,"dur":10,"args":{"correlation":4}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":1,"tid":1,"ts":100,"dur":272,"args":{"correlation":5}},
+ {"ph":"X","cat":"kernel","name":"f","pid":0,"tid":7,"ts":20,"dur":100,"args":{"correlation":1,"device":0,"stream":7}},
+ {"ph":"X","cat":"kernel","name":"b1","pid":0,"tid":7,"ts":120,"dur":100,"args":{"correlation":2,"device":0,"stream":7}},
+ {"ph":"X","cat":"kernel","name":"b2","pid":0,"tid":7,"ts":220,"dur":100,"args":{"correlation":3,"device":0,"stream":7}},
+ {"ph":"X","cat":"kernel","name":"o","pid":0,"tid":7,"ts":320,"dur":50,"args":{"correlation":4,"device":0,"stream":7}}
+]})J";
+
 constexpr TimeNs us(double v)
 {
     return TimeNs(v * 1000);
+}
+
+std::shared_ptr<const DependencyGraph> buildGraph(Project &project, const QString &run, QString *error)
+{
+    auto g = DependencyGraph::build(project, *project.findRun(run), error);
+    return g ? std::make_shared<const DependencyGraph>(std::move(*g)) : nullptr;
+}
+
+WhatIfReport predict(const std::shared_ptr<const DependencyGraph> &g, const QList<Transform> &transforms,
+                     const WhatIfContext &context = {})
+{
+    QString why;
+    const auto r = whatIf(g, transforms, context, &why);
+    if (!r)
+        qFatal("whatIf failed: %s", qPrintable(why));
+    return r->report;
 }
 
 int runCli(const QStringList &args, QByteArray *out)
@@ -69,7 +104,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         auto project = handProject(dir);
         QString error;
-        const auto g = DependencyGraph::build(*project, *project->findRun(QStringLiteral("run")), &error);
+        const auto g = buildGraph(*project, QStringLiteral("run"), &error);
         QVERIFY2(g, qPrintable(error));
         QCOMPARE(g->nodes().size(), size_t(8));
         QCOMPARE(g->resources().size(), size_t(3)); // thread, stream 7, stream 20
@@ -104,9 +139,9 @@ private Q_SLOTS:
         QTemporaryDir dir;
         auto project = handProject(dir);
         QString error;
-        const auto g = DependencyGraph::build(*project, *project->findRun(QStringLiteral("run")), &error);
+        const auto g = buildGraph(*project, QStringLiteral("run"), &error);
         QVERIFY(g);
-        auto report = whatIf(*g, {});
+        auto report = predict(g, {});
         QCOMPARE(report.measured, us(330));
         QCOMPARE(report.identity, us(330));
         // Critical path: k1 (launch lag 10 as CPU, 5 idle), k1 + k2 compute, 2 µs stream-wait
@@ -121,19 +156,19 @@ private Q_SLOTS:
         QString why;
         auto slower = parseScale(QStringLiteral("^k2$=2"), &why);
         QVERIFY2(slower, qPrintable(why));
-        report = whatIf(*g, {*slower});
+        report = predict(g, {*slower});
         QCOMPARE(report.predicted, us(430));
         QCOMPARE(report.predictedBreakdown.compute, us(300));
         QCOMPARE(report.predictedBreakdown.total(), report.predicted);
 
         // No all-reduce work: it still marks the point 2 µs after k2 (217) that D waits for;
         // D ends at 220, E runs [230, 250).
-        report = whatIf(*g, {*parseScale(QStringLiteral("^nccl=0"), &why)});
+        report = predict(g, {*parseScale(QStringLiteral("^nccl=0"), &why)});
         QCOMPARE(report.predicted, us(250));
         QCOMPARE(report.predictedBreakdown.total(), report.predicted);
 
         // Kernels 4x faster: k1 [15,40), k2 [40,65), all-reduce [67,147), D ends 150, E [160,180).
-        report = whatIf(*g, {*parseScale(QStringLiteral("^k\\d$=0.25"), &why)});
+        report = predict(g, {*parseScale(QStringLiteral("^k\\d$=0.25"), &why)});
         QCOMPARE(report.predicted, us(180));
 
         QVERIFY(!parseScale(QStringLiteral("k2"), &why));
@@ -149,14 +184,14 @@ private Q_SLOTS:
         auto project = gmltest::newProject(dir);
         gmltest::importInto(*project, {traces});
         QString error;
-        const auto g = DependencyGraph::build(*project, *project->findRun(QStringLiteral("job")), &error);
+        const auto g = buildGraph(*project, QStringLiteral("job"), &error);
         QVERIFY2(g, qPrintable(error));
         // One all-reduce per step and rank, each waiting for the other two ranks' start.
         QCOMPARE(g->edgeCounts()[size_t(EdgeKind::Collective)], 4 * 3 * 2);
         // Each all-reduce waits for the backward pass on the compute stream.
         QCOMPARE(g->edgeCounts()[size_t(EdgeKind::StreamWait)], 4 * 3);
         QCOMPARE(g->violations(), 0);
-        const auto report = whatIf(*g, {});
+        const auto report = predict(g, {});
         QCOMPARE(report.identity, report.measured);
         QCOMPARE(report.iterations.size(), 4);
         for (const auto &it : report.iterations)
@@ -165,7 +200,7 @@ private Q_SLOTS:
         QVERIFY(report.identityBreakdown.communication > 0);
         // Half-time data loading shortens every iteration.
         QString why;
-        const auto faster = whatIf(*g, {*parseScale(QStringLiteral("DataLoader=0.5"), &why)});
+        const auto faster = predict(g, {*parseScale(QStringLiteral("DataLoader=0.5"), &why)});
         QVERIFY(faster.predicted < report.measured);
         for (int i = 0; i < faster.iterations.size(); ++i)
             QVERIFY(faster.iterations[i].predicted < faster.iterations[i].measured);
@@ -194,15 +229,193 @@ private Q_SLOTS:
         auto project = gmltest::newProject(dir);
         gmltest::importInto(*project, {gmltest::sharedTraces() + QLatin1Char('/') + folder}, QStringLiteral("r"));
         QString error;
-        const auto g = DependencyGraph::build(*project, *project->findRun(QStringLiteral("r")), &error);
+        const auto g = buildGraph(*project, QStringLiteral("r"), &error);
         QVERIFY2(g, qPrintable(error));
         QVERIFY(g->edgeCounts()[size_t(EdgeKind::Launch)] > 0);
-        const auto report = whatIf(*g, {});
+        const auto report = predict(g, {});
         QVERIFY2(report.identityError() < aim, qPrintable(report.toText()));
         QVERIFY2(report.worstIterationError() < aim, qPrintable(report.toText()));
         QCOMPARE(report.identityBreakdown.total(), report.identity);
         if (folder.contains(QLatin1String("dlrm"))) // 3 all-reduces x 8 ranks x 7 others
             QCOMPARE(g->edgeCounts()[size_t(EdgeKind::Collective)], 3 * 8 * 7);
+    }
+
+
+    void eachTransformMatchesHandPredictions()
+    {
+        QTemporaryDir dir;
+        auto project = handProject(dir);
+        QString error;
+        const auto g = buildGraph(*project, QStringLiteral("run"), &error);
+        QVERIFY(g);
+        auto one = [&](Transform t, const WhatIfContext &c = {}) { return predict(g, {t}, c).predicted; };
+        auto named = [](Transform t, const char *regex) {
+            t.select.name = QString::fromLatin1(regex);
+            return t;
+        };
+        // Remove k1: k2 runs as soon as launched (30), the all-reduce at 132, D ends 215, E 245.
+        Transform remove;
+        remove.op = Transform::Op::Remove;
+        QCOMPARE(one(named(remove, "^k1$")), us(245));
+        // k1 set to 50 µs: k2 [65,165), all-reduce [167,247), D 250, E [260,280).
+        Transform set;
+        set.op = Transform::Op::SetDuration;
+        set.duration = us(50);
+        QCOMPARE(one(named(set, "^k1$")), us(280));
+        // 30 µs inserted after k1: k2 [145,245), all-reduce [247,327), E ends 360.
+        Transform insert;
+        insert.op = Transform::Op::Insert;
+        insert.duration = us(30);
+        insert.name = QStringLiteral("pad");
+        auto inserted = whatIf(g, {named(insert, "^k1$")}, {}, &error);
+        QVERIFY2(inserted, qPrintable(error));
+        QCOMPARE(inserted->report.predicted, us(360));
+        QCOMPARE(inserted->prepared.graph->nodes().size(), g->nodes().size() + 1);
+        QCOMPARE(g->nodes().size(), size_t(8)); // the measured graph is not touched
+        // Fuse k1 and k2: one 200 µs kernel; k2 and its launch B vanish, so C and D start 10 µs
+        // earlier but D still waits for the all-reduce: the end stays 330.
+        Transform fuse;
+        fuse.op = Transform::Op::Fuse;
+        auto fused = whatIf(g, {named(fuse, "^k\\d$")}, {}, &error);
+        QVERIFY(fused);
+        QCOMPARE(fused->report.predicted, us(330));
+        int k2 = -1, b = -1;
+        for (size_t i = 0; i < g->nodes().size(); ++i) {
+            if (g->name(g->nodes()[i].name) == QLatin1String("k2"))
+                k2 = int(i);
+        }
+        b = g->nodes()[size_t(k2)].launcher;
+        QVERIFY(b >= 0);
+        QCOMPARE(fused->prepared.input.work[size_t(k2)], 0);
+        QCOMPARE(fused->prepared.input.work[size_t(b)], 0);
+        // A time range: kernels starting from 100 µs on (k2 only) twice as long, as ^k2$ x2.
+        Transform later = Transform::scale(QString(), 2);
+        later.select.kinds = 1u << unsigned(NodeKind::Kernel);
+        later.select.from = us(100);
+        QCOMPARE(one(later), us(430));
+        // AMP: k1 and k2 are memory-bound by name (x1/2): k2 ends 115, E ends 230.
+        QCOMPARE(one(Transform::amp()), us(230));
+        // V100 -> H100: memory-bound kernels x 900/3350.
+        WhatIfContext v100;
+        v100.measuredDevice = QStringLiteral("Tesla V100-SXM2-32GB");
+        const TimeNs k = std::llround(100000 * 900.0 / 3350);
+        QCOMPARE(one(Transform::device(QStringLiteral("H100")), v100), us(15) + 2 * k + us(2 + 80 + 3 + 10 + 20));
+        QVERIFY(!whatIf(g, {Transform::device(QStringLiteral("H100"))}, {}, &error));
+        QVERIFY2(error.contains(QLatin1String("GPU model")), qPrintable(error));
+        // Network 150 -> 300 GB/s (NVLink 2 measured, 2 x 1.5 µs latency kept): the all-reduce's
+        // 77 µs bandwidth part halves: 3 + 38.5 = 41.5 µs, E ends 291.5.
+        WhatIfContext nvlink;
+        nvlink.measuredNetwork = QStringLiteral("nvlink2");
+        QCOMPARE(one(Transform::network(300), nvlink), us(291.5));
+        // 4 workers instead of 2: ring all-reduce x (2*3/4) / (2*1/2) = 1.5: 120 µs, E ends 370.
+        QCOMPARE(one(Transform::dataParallel(4)), us(370));
+        QCOMPARE(one(Transform::dataParallel(1)), us(250)); // no all-reduce at all
+    }
+
+    void dataParallelInsertsBucketAllReduces()
+    {
+        QTemporaryDir dir;
+        gmltest::writeFile(dir, QStringLiteral("step/step.json"), kStepTrace);
+        auto project = gmltest::newProject(dir);
+        gmltest::importInto(*project, {dir.filePath(QStringLiteral("step"))});
+        QString error;
+        const auto g = buildGraph(*project, QStringLiteral("step"), &error);
+        QVERIFY2(g, qPrintable(error));
+        QCOMPARE(predict(g, {}).identity, us(362));
+        // 2 workers over a 1000 GB/s link with no latency, 50 MB of gradients in 25 MB buckets:
+        // 25 µs per all-reduce; bucket 1 after b1 [220,245), bucket 2 after b2 [320,345); the
+        // optimizer kernel waits for it: o [345,395); the synchronize ends at 397.
+        Transform dp = Transform::dataParallel(2);
+        dp.gradMB = 50;
+        Transform link = Transform::network(1000, 0);
+        WhatIfContext c;
+        c.measuredNetwork = QStringLiteral("nvlink2");
+        auto r = whatIf(g, {dp, link}, c, &error);
+        QVERIFY2(r, qPrintable(error));
+        QCOMPARE(r->prepared.graph->nodes().size(), g->nodes().size() + 2);
+        QCOMPARE(r->report.predicted, us(387)); // from the first launch at 10 µs to 397
+        QCOMPARE(r->report.iterations.size(), 1);
+        QCOMPARE(r->report.iterations[0].predicted, us(425)); // the step's 28 µs tail kept
+        QCOMPARE(r->report.predictedBreakdown.total(), r->report.predicted);
+        QVERIFY(r->report.predictedBreakdown.communication >= us(25));
+        // Without a size, it is estimated from the optimizer, which needs the GPU model.
+        dp.gradMB = 0;
+        QVERIFY(!whatIf(g, {dp}, c, &error));
+        QVERIFY2(error.contains(QLatin1String("--grad-mb")), qPrintable(error));
+        c.measuredDevice = QStringLiteral("V100");
+        r = whatIf(g, {dp}, c, &error);
+        QVERIFY2(r, qPrintable(error));
+        // 50 µs of SGD at 70% of 900 GB/s / 20 bytes per parameter x 4 bytes = 6.3 MB: 1 bucket.
+        QCOMPARE(r->prepared.graph->nodes().size(), g->nodes().size() + 1);
+        QVERIFY2(r->report.notes.join(QLatin1Char('\n')).contains(QLatin1String("gradients 6.3 MB")),
+                 qPrintable(r->report.notes.join(QLatin1Char('\n'))));
+    }
+
+    void transformsRoundTripThroughJson()
+    {
+        Transform t = Transform::scale(QStringLiteral("gemm"), 0.5);
+        t.select.within = QStringLiteral("^ProfilerStep#3$");
+        t.select.kinds = 1u << unsigned(NodeKind::Kernel);
+        t.select.rank = 2;
+        t.select.from = 5;
+        t.select.to = 900;
+        Transform w = Transform::dataParallel(8);
+        w.gradMB = 97.5;
+        const QList<Transform> list = {t, Transform::amp(), Transform::fusedAdam(), Transform::input(0),
+                                       Transform::device(QStringLiteral("MI300X")), Transform::network(25, 3), w};
+        QString why;
+        const auto back = transformsFromJson(transformsToJson(list), &why);
+        QVERIFY2(back, qPrintable(why));
+        QCOMPARE(transformsToJson(*back), transformsToJson(list));
+        QCOMPARE(back->first().select.describe(), QStringLiteral("/gemm/ kernel rank 2 within /^ProfilerStep#3$/ in [5 ns, 900 ns)"));
+        QVERIFY(!Transform::fromJson(QJsonObject{{QStringLiteral("op"), QStringLiteral("warp")}}, &why));
+        QVERIFY2(why.contains(QLatin1String("unknown transform 'warp'")), qPrintable(why));
+        QVERIFY(!Transform::fromJson(QJsonObject{{QStringLiteral("op"), QStringLiteral("device")},
+                                                 {QStringLiteral("target"), QStringLiteral("TPU")}}, &why));
+        QVERIFY(parsePreset(QStringLiteral("input=4"), &why));
+        QVERIFY(!parsePreset(QStringLiteral("turbo"), &why));
+    }
+
+    void cliScenariosAndSavedRuns()
+    {
+        QTemporaryDir dir;
+        auto project = handProject(dir);
+        project.reset();
+        const QString file = dir.filePath(QStringLiteral("p.grademl"));
+        QByteArray out;
+        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--scale"), QStringLiteral("^k2$=2"),
+                         QStringLiteral("--scale"), QStringLiteral("^nccl=0"), QStringLiteral("--save-scenario"),
+                         QStringLiteral("slow k2"), QStringLiteral("--save"), QStringLiteral("k2x2")}, &out), 0);
+        // k2 [115,315), the all-reduce point at 317, D ends 320, E [330,350).
+        QVERIFY2(out.contains("predicted 350 µs"), out.constData());
+        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--run"), QStringLiteral("run"),
+                         QStringLiteral("--scenario"), QStringLiteral("slow k2"), QStringLiteral("--json")}, &out), 0);
+        QCOMPARE(QJsonDocument::fromJson(out).object()[QStringLiteral("predicted_ns")].toInteger(), us(350));
+        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--run"), QStringLiteral("run"),
+                         QStringLiteral("--scenario"), QStringLiteral("nope")}, &out), 1);
+        QVERIFY2(out.contains("no scenario 'nope'"), out.constData());
+        // The saved run: kind predicted, the measured tracks, k2 200 µs long, the removed
+        // all-reduce left out, launch flows kept.
+        QCOMPARE(runCli({QStringLiteral("info"), file, QStringLiteral("--json")}, &out), 0);
+        const auto runs = QJsonDocument::fromJson(out).object()[QStringLiteral("runs")].toArray();
+        QCOMPARE(runs.size(), 2);
+        const auto saved = runs[1].toObject();
+        QCOMPARE(saved[QStringLiteral("name")].toString(), QStringLiteral("k2x2"));
+        QCOMPARE(saved[QStringLiteral("slices")].toInt(), 7);
+        QCOMPARE(saved[QStringLiteral("flows")].toInt(), 2);
+        QCOMPARE(saved[QStringLiteral("end_ns")].toInteger() - saved[QStringLiteral("start_ns")].toInteger(), us(350));
+        QCOMPARE(runCli({QStringLiteral("query"), file,
+                         QStringLiteral("SELECT r.kind, s.dur FROM slice_abs s JOIN run r ON r.id = s.run_id "
+                                        "WHERE s.name = 'k2' ORDER BY r.id")}, &out), 0);
+        QCOMPARE(out, QByteArray("kind,dur\nmeasured,100000\npredicted,200000\n"));
+        // Saving again replaces the prediction; a measured run is never overwritten.
+        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--run"), QStringLiteral("run"),
+                         QStringLiteral("--save"), QStringLiteral("k2x2")}, &out), 0);
+        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--run"), QStringLiteral("run"),
+                         QStringLiteral("--save"), QStringLiteral("run")}, &out), 1);
+        QVERIFY2(out.contains("a prediction never replaces one"), out.constData());
+        QCOMPARE(runCli({QStringLiteral("whatif"), QStringLiteral("--devices")}, &out), 0);
+        QVERIFY(out.contains("H200") && out.contains("MI300X") && out.contains("nvlink4"));
     }
 
     void cli()

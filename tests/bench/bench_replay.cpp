@@ -67,12 +67,13 @@ int main(int argc, char **argv)
     job.run(scanInputs({traces}, QStringLiteral("job"), &scanErrors));
     QElapsedTimer timer;
     timer.start();
-    const auto graph = sim::DependencyGraph::build(*project, *project->findRun(QStringLiteral("job")), &error);
+    auto built = sim::DependencyGraph::build(*project, *project->findRun(QStringLiteral("job")), &error);
     const double buildMs = double(timer.nsecsElapsed()) / 1e6;
-    if (!graph) {
+    if (!built) {
         std::fprintf(stderr, "bench_replay: %s\n", qPrintable(error));
         return 1;
     }
+    const auto graph = std::make_shared<const sim::DependencyGraph>(std::move(*built));
     const auto &nodes = graph->nodes();
     qint64 edges = 0;
     for (auto c : graph->edgeCounts())
@@ -92,7 +93,8 @@ int main(int argc, char **argv)
         identity.push_back(double(timer.nsecsElapsed()) / 1e6);
         sink += r.makespan();
         timer.restart();
-        const auto t = sim::replay(*graph, sim::applyTransforms(*graph, faster));
+        const auto prepared = sim::prepare(graph, faster, {}, &why);
+        const auto t = sim::replay(*prepared->graph, prepared->input);
         transformed.push_back(double(timer.nsecsElapsed()) / 1e6);
         sink += t.makespan();
     }

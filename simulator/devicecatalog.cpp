@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "devicecatalog.h"
+
+#include "devicecatalog_data.h" // kDevicesJson, generated from resources/devices.json
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+
+namespace gml::sim {
+
+const DeviceCatalog &DeviceCatalog::builtin()
+{
+    static const DeviceCatalog catalog = [] {
+        DeviceCatalog c;
+        const QJsonObject root = QJsonDocument::fromJson(QByteArray(kDevicesJson)).object();
+        for (const auto &v : root.value(QStringLiteral("devices")).toArray()) {
+            const QJsonObject o = v.toObject();
+            Device d;
+            d.id = o.value(QStringLiteral("id")).toString();
+            d.name = o.value(QStringLiteral("name")).toString();
+            d.vendor = o.value(QStringLiteral("vendor")).toString();
+            for (const auto &m : o.value(QStringLiteral("match")).toArray())
+                d.match << m.toString();
+            d.fp32Tflops = o.value(QStringLiteral("fp32_tflops")).toDouble();
+            d.fp16Tflops = o.value(QStringLiteral("fp16_tflops")).toDouble();
+            d.memBwGBps = o.value(QStringLiteral("mem_bw_gbps")).toDouble();
+            d.memGB = o.value(QStringLiteral("mem_gb")).toDouble();
+            d.maxW = o.value(QStringLiteral("max_w")).toDouble();
+            d.idleW = o.value(QStringLiteral("idle_w")).toDouble();
+            d.hostLink = o.value(QStringLiteral("host_link")).toString();
+            d.peerLink = o.value(QStringLiteral("peer_link")).toString();
+            d.source = o.value(QStringLiteral("source")).toString();
+            c.m_devices.append(d);
+        }
+        for (const auto &v : root.value(QStringLiteral("links")).toArray()) {
+            const QJsonObject o = v.toObject();
+            c.m_links.append({o.value(QStringLiteral("id")).toString(), o.value(QStringLiteral("name")).toString(),
+                              o.value(QStringLiteral("bw_gbps")).toDouble(),
+                              o.value(QStringLiteral("latency_us")).toDouble()});
+        }
+        return c;
+    }();
+    return catalog;
+}
+
+const Device *DeviceCatalog::device(const QString &idOrName) const
+{
+    for (const auto &d : m_devices)
+        if (d.id.compare(idOrName, Qt::CaseInsensitive) == 0)
+            return &d;
+    for (const auto &d : m_devices)
+        for (const auto &m : d.match)
+            if (idOrName.contains(m, Qt::CaseInsensitive))
+                return &d;
+    return nullptr;
+}
+
+const Link *DeviceCatalog::link(const QString &id) const
+{
+    for (const auto &l : m_links)
+        if (l.id.compare(id, Qt::CaseInsensitive) == 0)
+            return &l;
+    return nullptr;
+}
+
+Bound classifyKernel(const QString &name)
+{
+    static const QRegularExpression compute(
+        QStringLiteral("gemm|conv|cutlass|xmma|wgrad|dgrad|fprop|winograd|implicit|cudnn|cublas|rocblas|"
+                       "miopen|^(sm\\d+|ampere|volta|turing|hopper|maxwell|kepler)_|fmha|flash|attention|"
+                       "matmul|mma|Cijk_"),
+        QRegularExpression::CaseInsensitiveOption);
+    // cuDNN helpers that only move or reduce data.
+    static const QRegularExpression memory(QStringLiteral("bn_|batchnorm|norm_|nchwToNhwc|nhwcToNchw|transpose|"
+                                                          "splitKreduce|reduce|cudnn::ops::"),
+                                           QRegularExpression::CaseInsensitiveOption);
+    if (compute.match(name).hasMatch() && !memory.match(name).hasMatch())
+        return Bound::Compute;
+    return Bound::Memory;
+}
+
+bool usesHalfPrecision(const QString &name)
+{
+    static const QRegularExpression half(
+        QStringLiteral("h884|h1688|h16816|s884|s1688|s16816|hmma|f16|fp16|bf16|half|tensorop|_h_|884|1688|16816"),
+        QRegularExpression::CaseInsensitiveOption);
+    return half.match(name).hasMatch();
+}
+
+} // namespace gml::sim

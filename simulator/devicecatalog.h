@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+namespace gml::sim {
+
+// A GPU of the catalog (resources/devices.json, compiled in): the vendor's published peak
+// rates. fp16 is the dense tensor/matrix FP16 rate where the part has one.
+struct Device
+{
+    QString id;
+    QString name;
+    QString vendor;
+    QStringList match; // substrings of a measured device name (deviceProperties) that mean this
+    double fp32Tflops = 0;
+    double fp16Tflops = 0;
+    double memBwGBps = 0;
+    double memGB = 0;
+    double maxW = 0;
+    double idleW = 0; // a typical reading, not a vendor figure
+    QString hostLink; // link ids
+    QString peerLink;
+    QString source;
+};
+
+struct Link
+{
+    QString id;
+    QString name;
+    double bwGBps = 0; // per direction
+    double latencyUs = 0;
+};
+
+class DeviceCatalog
+{
+public:
+    // The catalog shipped in resources/devices.json.
+    static const DeviceCatalog &builtin();
+
+    const QList<Device> &devices() const { return m_devices; }
+    const QList<Link> &links() const { return m_links; }
+    // By id ("H100", case-insensitive) or by a measured name ("Tesla V100-SXM2-32GB").
+    const Device *device(const QString &idOrName) const;
+    const Link *link(const QString &id) const;
+
+private:
+    QList<Device> m_devices;
+    QList<Link> m_links;
+};
+
+// How a GPU kernel's time would change on other hardware. Compute-bound kernels scale with
+// peak FLOP/s, memory-bound ones with memory bandwidth. Kernels are classified by name (no
+// Kineto or Nsight trace carries per-kernel FLOPs and bytes): GEMM, convolution and attention
+// kernels (cuBLAS/cuDNN/CUTLASS/rocBLAS families: gemm, conv, cutlass, xmma, wgrad, dgrad,
+// fprop, winograd, implicit, sm80_/sm90_/ampere_/volta_/turing_ prefixes, fmha, flash) are
+// compute-bound; everything else (elementwise, reductions, normalisation, softmax, indexing,
+// copies, optimizer updates) is memory-bound.
+enum class Bound { Compute, Memory };
+Bound classifyKernel(const QString &name);
+// A compute-bound kernel that runs on tensor/matrix cores in half precision (h884, s1688,
+// hmma, fp16, bf16, ...): it scales with the fp16 rate, other compute-bound kernels with fp32.
+bool usesHalfPrecision(const QString &name);
+
+} // namespace gml::sim

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "predictedrun.h"
+
+#include "project.h"
+#include "slicetrack.h"
+#include "timelinedata.h"
+#include "tracewriter.h"
+
+#include <QJsonDocument>
+
+#include <unordered_map>
+
+namespace gml::sim {
+
+namespace {
+
+// What a predicted run shows: per resource, its nodes (those still there) and containers.
+struct Placed
+{
+    int resource;
+    TimeNs start;
+    TimeNs end;
+    SliceId measured; // 0: inserted by a transform
+    StringId name;    // graph id (negative: synthetic)
+    StringId cat;
+    int node = -1; // -1: a container
+};
+
+std::vector<Placed> place(const DependencyGraph &g, const Replay &r)
+{
+    std::vector<Placed> out;
+    const auto &nodes = g.nodes();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        const Node &n = nodes[i];
+        if (r.end[i] == r.start[i] && n.end > n.start)
+            continue; // removed
+        out.push_back({n.resource, r.start[i], r.end[i], n.slice, n.name, n.cat, int(i)});
+    }
+    for (size_t c = 0; c < g.containers().size(); ++c) {
+        const Container &con = g.containers()[c];
+        const auto [s, e] = r.containerSpan(g, int(c));
+        out.push_back({con.resource, s, std::max(s, e), con.slice, con.name, 0, -1});
+    }
+    return out;
+}
+
+// A resource added by a transform has no track: it sits beside a GPU stream of its device.
+int templateResource(const DependencyGraph &g, int res)
+{
+    const Resource &r = g.resources()[size_t(res)];
+    if (r.track)
+        return res;
+    for (size_t k = 0; k < g.resources().size(); ++k) {
+        const Resource &o = g.resources()[k];
+        if (o.track && o.gpu && o.source == r.source && o.rank == r.rank && o.pid == r.pid)
+            return int(k);
+    }
+    return -1;
+}
+
+} // namespace
+
+std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun, const DependencyGraph &graph,
+                                      const Replay &predicted, const QString &name, const QJsonObject &params,
+                                      QString *error)
+{
+    auto &db = project.db();
+    auto fail = [&](const QString &why) -> std::optional<RunId> {
+        if (error)
+            *error = why;
+        project.rollback();
+        return std::nullopt;
+    };
+    QString measuredName;
+    {
+        auto st = db.prepare("SELECT name FROM run WHERE id = ?");
+        st.bind(1, measuredRun);
+        if (st.step())
+            measuredName = st.text(0);
+    }
+    if (!project.begin(error))
+        return std::nullopt;
+    if (auto existing = project.findRun(name)) {
+        auto st = db.prepare("SELECT kind FROM run WHERE id = ?");
+        st.bind(1, *existing);
+        if (st.step() && st.text(0) != QLatin1String("predicted"))
+            return fail(QStringLiteral("run '%1' is a %2 run; a prediction never replaces one").arg(name, st.text(0)));
+        std::vector<SourceId> sources;
+        auto src = db.prepare("SELECT id FROM source WHERE run_id = ?");
+        src.bind(1, *existing);
+        while (src.step())
+            sources.push_back(src.int64(0));
+        QString why;
+        for (SourceId s : sources)
+            if (!project.deleteSource(s, &why))
+                return fail(why);
+        auto del = db.prepare("DELETE FROM run WHERE id = ?");
+        del.bind(1, *existing);
+        if (!del.exec())
+            return fail(del.errorString());
+    }
+    QString why;
+    const RunId run = project.ensureRun(name, &why);
+    if (!run)
+        return fail(why);
+    {
+        auto st = db.prepare("UPDATE run SET kind = 'predicted', params = ? WHERE id = ?");
+        st.bind(1, QString::fromUtf8(QJsonDocument(params).toJson(QJsonDocument::Compact)));
+        st.bind(2, run);
+        if (!st.exec())
+            return fail(st.errorString());
+    }
+    SourceId source = 0;
+    {
+        auto st = db.prepare("INSERT INTO source(run_id, path, format, status) VALUES(?, ?, 'whatif', 'failed')");
+        st.bind(1, run);
+        st.bind(2, QStringLiteral("whatif:%1/%2").arg(measuredName, name));
+        if (!st.exec())
+            return fail(st.errorString());
+        source = db.lastInsertRowId();
+    }
+    TraceWriter w(project, run, source);
+    // The measured tracks, parents first.
+    struct TrackRow
+    {
+        TrackId parent;
+        TrackSpec spec;
+    };
+    std::unordered_map<TrackId, TrackRow> rows;
+    {
+        auto st = db.prepare("SELECT id, coalesce(parent_id, 0), kind, name, sort_key, coalesce(rank, -1), "
+                             "coalesce(pid, ''), coalesce(tid, ''), coalesce(unit, '') FROM track WHERE run_id = ?");
+        st.bind(1, measuredRun);
+        while (st.step()) {
+            TrackSpec s;
+            s.kind = TrackKind(st.int64(2));
+            s.name = st.text(3);
+            s.sortKey = st.int64(4);
+            s.rank = int(st.int64(5));
+            s.pid = st.text(6);
+            s.tid = st.text(7);
+            s.unit = st.text(8);
+            rows.emplace(st.int64(0), TrackRow{st.int64(1), s});
+        }
+    }
+    std::unordered_map<TrackId, TrackId> copied;
+    std::function<TrackId(TrackId)> copy = [&](TrackId old) -> TrackId {
+        if (auto it = copied.find(old); it != copied.end())
+            return it->second;
+        const auto row = rows.find(old);
+        if (row == rows.end())
+            return 0;
+        TrackSpec spec = row->second.spec;
+        spec.parent = row->second.parent ? copy(row->second.parent) : 0;
+        const TrackId id = w.addTrack(spec);
+        copied.emplace(old, id);
+        return id;
+    };
+    std::vector<TrackId> trackOf(graph.resources().size(), 0);
+    for (size_t r = 0; r < graph.resources().size(); ++r) {
+        const Resource &res = graph.resources()[r];
+        if (res.track) {
+            trackOf[r] = copy(res.track);
+            continue;
+        }
+        const int t = templateResource(graph, int(r));
+        TrackSpec spec;
+        spec.kind = TrackKind::Stream;
+        spec.name = res.name;
+        spec.rank = res.rank;
+        spec.pid = res.pid;
+        spec.sortKey = std::numeric_limits<int>::max();
+        if (t >= 0) {
+            const auto row = rows.find(graph.resources()[size_t(t)].track);
+            if (row != rows.end() && row->second.parent)
+                spec.parent = copy(row->second.parent);
+        }
+        trackOf[r] = w.addTrack(spec);
+    }
+    std::unordered_map<int, SliceId> sliceOfNode;
+    for (const Placed &p : place(graph, predicted)) {
+        const StringId nameId = p.name >= 0 ? p.name : w.intern(graph.name(p.name).toStdString());
+        const SliceId id = w.addSlice(trackOf[size_t(p.resource)], p.start, p.end - p.start, nameId,
+                                      p.cat > 0 ? p.cat : kNoId);
+        if (p.node >= 0)
+            sliceOfNode.emplace(p.node, id);
+    }
+    for (const auto &[node, slice] : sliceOfNode) {
+        const int launcher = graph.nodes()[size_t(node)].launcher;
+        if (auto l = sliceOfNode.find(launcher); launcher >= 0 && l != sliceOfNode.end())
+            w.addFlow(FlowKind::Launch, l->second, slice);
+    }
+    if (w.failed() || !w.finish({}, &why))
+        return fail(w.failed() ? w.errorString() : why);
+    if (!project.commit(&why))
+        return fail(why);
+    return run;
+}
+
+std::shared_ptr<const TimelineData> withPredictedRun(const std::shared_ptr<const TimelineData> &base,
+                                                     RunId measuredRun, const DependencyGraph &graph,
+                                                     const Replay &predicted, const QString &label)
+{
+    auto data = std::make_shared<TimelineData>(*base);
+    // Drop the previous prediction.
+    for (qsizetype i = data->runs.size() - 1; i >= 0; --i)
+        if (data->runs[i].id == kLivePredictionRun) {
+            for (const auto &t : data->runs[i].tracks)
+                data->slices.remove(t.id);
+            data->runs.removeAt(i);
+        }
+    qsizetype measuredAt = -1;
+    for (qsizetype i = 0; i < data->runs.size(); ++i)
+        if (data->runs[i].id == measuredRun)
+            measuredAt = i;
+    if (measuredAt < 0)
+        return data;
+    const RunSummary &measured = data->runs[measuredAt];
+    RunSummary run;
+    run.id = kLivePredictionRun;
+    run.name = label;
+    run.kind = QStringLiteral("predicted");
+    // Copies of the measured tracks that hold resources, with their ancestors, in tree order.
+    QHash<TrackId, TrackId> liveId;
+    QHash<TrackId, int> resourceOfTrack;
+    for (size_t r = 0; r < graph.resources().size(); ++r)
+        if (graph.resources()[r].track)
+            resourceOfTrack.insert(graph.resources()[r].track, int(r));
+    QHash<TrackId, const TrackSummary *> byId;
+    for (const auto &t : measured.tracks)
+        byId.insert(t.id, &t);
+    QSet<TrackId> needed;
+    for (auto it = resourceOfTrack.cbegin(); it != resourceOfTrack.cend(); ++it)
+        for (const TrackSummary *t = byId.value(it.key()); t && !needed.contains(t->id); t = byId.value(t->parent))
+            needed.insert(t->id);
+    TrackId next = kLivePredictionRun + 1;
+    std::vector<TrackId> trackOf(graph.resources().size(), 0);
+    for (const auto &t : measured.tracks) {
+        if (!needed.contains(t.id))
+            continue;
+        TrackSummary copy = t;
+        copy.id = next++;
+        copy.parent = t.parent ? liveId.value(t.parent, 0) : 0;
+        copy.counterSamples = 0;
+        liveId.insert(t.id, copy.id);
+        if (auto r = resourceOfTrack.constFind(t.id); r != resourceOfTrack.cend())
+            trackOf[size_t(*r)] = copy.id;
+        run.tracks.append(copy);
+        // Resources a transform added go after their device's first stream.
+        for (size_t r = 0; r < graph.resources().size(); ++r) {
+            const Resource &res = graph.resources()[r];
+            if (res.track || trackOf[r])
+                continue;
+            const int tmpl = templateResource(graph, int(r));
+            if (tmpl >= 0 && graph.resources()[size_t(tmpl)].track == t.id) {
+                TrackSummary added = copy;
+                added.id = next++;
+                added.name = res.name;
+                added.kind = TrackKind::Stream;
+                trackOf[r] = added.id;
+                run.tracks.append(added);
+            }
+        }
+    }
+    // Names of synthetic nodes join the name table.
+    QHash<StringId, StringId> synthetic;
+    std::vector<std::vector<SliceTrack::Input>> inputs(graph.resources().size());
+    run.start = std::numeric_limits<TimeNs>::max();
+    run.end = std::numeric_limits<TimeNs>::min();
+    for (const Placed &p : place(graph, predicted)) {
+        StringId name = p.name;
+        if (name < 0) {
+            auto it = synthetic.find(name);
+            if (it == synthetic.end()) {
+                it = synthetic.insert(name, StringId(data->names.size()));
+                data->names.push_back(graph.name(name));
+            }
+            name = *it;
+        }
+        inputs[size_t(p.resource)].push_back({p.start, p.end - p.start, p.measured, name});
+        run.start = std::min(run.start, p.start);
+        run.end = std::max(run.end, p.end);
+    }
+    for (size_t r = 0; r < inputs.size(); ++r) {
+        if (!trackOf[r] || inputs[r].empty())
+            continue;
+        run.slices += qint64(inputs[r].size());
+        for (auto &t : run.tracks)
+            if (t.id == trackOf[r])
+                t.slices = qint64(inputs[r].size());
+        data->slices.insert(trackOf[r], std::make_shared<const SliceTrack>(SliceTrack::build(std::move(inputs[r]))));
+    }
+    if (run.start > run.end)
+        run.start = run.end = 0;
+    data->end = std::max(data->end, run.end);
+    data->runs.insert(measuredAt + 1, std::move(run));
+    return data;
+}
+
+bool saveScenario(Project &project, RunId run, const QString &name, const QList<Transform> &transforms,
+                  const QJsonObject &results, QString *error)
+{
+    auto st = project.db().prepare(
+        "INSERT INTO scenario(run_id, name, transforms, results) VALUES(?, ?, ?, ?) "
+        "ON CONFLICT(run_id, name) DO UPDATE SET transforms = excluded.transforms, results = excluded.results");
+    st.bind(1, run);
+    st.bind(2, name);
+    st.bind(3, QString::fromUtf8(QJsonDocument(transformsToJson(transforms)).toJson(QJsonDocument::Compact)));
+    st.bind(4, QString::fromUtf8(QJsonDocument(results).toJson(QJsonDocument::Compact)));
+    if (!st.exec()) {
+        if (error)
+            *error = st.errorString();
+        return false;
+    }
+    return true;
+}
+
+static std::optional<ScenarioRecord> scenarioFromRow(const QString &name, const QString &transforms,
+                                                     const QString &results, QString *error)
+{
+    QJsonParseError pe;
+    const auto doc = QJsonDocument::fromJson(transforms.toUtf8(), &pe);
+    if (pe.error != QJsonParseError::NoError || !doc.isArray()) {
+        if (error)
+            *error = QStringLiteral("scenario '%1': stored transforms are not a JSON array at offset %2: %3")
+                         .arg(name)
+                         .arg(pe.offset)
+                         .arg(pe.errorString());
+        return std::nullopt;
+    }
+    QString why;
+    auto list = transformsFromJson(doc.array(), &why);
+    if (!list) {
+        if (error)
+            *error = QStringLiteral("scenario '%1': %2").arg(name, why);
+        return std::nullopt;
+    }
+    return ScenarioRecord{name, *list, QJsonDocument::fromJson(results.toUtf8()).object()};
+}
+
+std::optional<ScenarioRecord> loadScenario(Project &project, RunId run, const QString &name, QString *error)
+{
+    auto st = project.db().prepare("SELECT transforms, coalesce(results, '{}') FROM scenario WHERE run_id = ? AND name = ?");
+    st.bind(1, run);
+    st.bind(2, name);
+    if (!st.step()) {
+        if (error)
+            *error = QStringLiteral("no scenario '%1' for this run").arg(name);
+        return std::nullopt;
+    }
+    return scenarioFromRow(name, st.text(0), st.text(1), error);
+}
+
+QList<ScenarioRecord> listScenarios(Project &project, RunId run, QString *error)
+{
+    QList<ScenarioRecord> out;
+    auto st = project.db().prepare(
+        "SELECT name, transforms, coalesce(results, '{}') FROM scenario WHERE run_id = ? ORDER BY name");
+    st.bind(1, run);
+    while (st.step())
+        if (auto s = scenarioFromRow(st.text(0), st.text(1), st.text(2), error))
+            out.append(*s);
+    return out;
+}
+
+} // namespace gml::sim

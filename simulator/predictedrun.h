@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "replay.h"
+#include "transforms.h"
+
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+
+#include <memory>
+#include <optional>
+
+namespace gml {
+class Project;
+struct TimelineData;
+}
+
+namespace gml::sim {
+
+// A replay as a run: one track per thread and stream of the measured run (under copies of
+// their process and device rows, names kept), nodes and enclosing slices at their predicted
+// times, launch flows between them. Nodes a transform removed (no work, no gap) are left out.
+//
+// Written into the project in one transaction as run `name` of kind 'predicted' with one
+// source "whatif:MEASURED/NAME"; params say which run and which transforms. An existing
+// predicted run of that name is replaced; a measured one is never touched. Returns its id.
+std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun, const DependencyGraph &graph,
+                                      const Replay &predicted, const QString &name,
+                                      const QJsonObject &params, QString *error);
+
+// The same run held in memory for the timeline, placed right after the measured run in a copy
+// of `base` (sharing its tracks); a previous in-memory prediction is dropped. Track and run ids
+// are above every project id (kLivePredictionRun).
+inline constexpr RunId kLivePredictionRun = RunId(1) << 40;
+std::shared_ptr<const TimelineData> withPredictedRun(const std::shared_ptr<const TimelineData> &base,
+                                                     RunId measuredRun, const DependencyGraph &graph,
+                                                     const Replay &predicted, const QString &label);
+
+// Scenarios: named transform lists of a run (table scenario), with the last result.
+struct ScenarioRecord
+{
+    QString name;
+    QList<Transform> transforms;
+    QJsonObject results;
+};
+[[nodiscard]] bool saveScenario(Project &project, RunId run, const QString &name,
+                                const QList<Transform> &transforms, const QJsonObject &results,
+                                QString *error);
+std::optional<ScenarioRecord> loadScenario(Project &project, RunId run, const QString &name, QString *error);
+QList<ScenarioRecord> listScenarios(Project &project, RunId run, QString *error);
+
+} // namespace gml::sim
