@@ -10,8 +10,14 @@
 #include "timeformat.h"
 #include "timelinestate.h"
 #include "timelineview.h"
+#include "whatifpanel.h"
+#include "predictedrun.h"
+
+#include "devicecatalog.h"
+#include "dependencygraph.h"
 
 #include <QAction>
+#include <QJsonObject>
 #include <QApplication>
 #include <QCheckBox>
 #include <QCloseEvent>
@@ -157,8 +163,153 @@ void MainWindow::buildPanels()
     addDockWidget(Qt::BottomDockWidgetArea, srcDock);
     tabifyDockWidget(detailsDock, aggDock);
     tabifyDockWidget(aggDock, srcDock);
+    buildWhatIfPanel(srcDock);
     detailsDock->raise();
     resizeDocks({detailsDock}, {230}, Qt::Vertical);
+}
+
+void MainWindow::buildWhatIfPanel(QDockWidget *below)
+{
+    m_whatIfPanel = new WhatIfPanel(this);
+    auto *dock = new QDockWidget(tr("What-if"), this);
+    dock->setObjectName(QStringLiteral("whatif"));
+    dock->setWidget(m_whatIfPanel);
+    addDockWidget(Qt::BottomDockWidgetArea, dock);
+    tabifyDockWidget(below, dock);
+    // The graph is built when the panel is first looked at, not on every open.
+    connect(dock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible && !m_whatIf.graph() && !m_whatIf.isBusy() && m_measuredData)
+            m_whatIf.select(m_whatIfPanel->currentRun());
+    });
+    connect(m_whatIfPanel, &WhatIfPanel::runChanged, this, [this](const QString &run) {
+        m_timeline->setData(m_measuredData);
+        m_whatIf.select(run);
+    });
+    connect(m_whatIfPanel, &WhatIfPanel::transformsChanged, this,
+            [this] { m_whatIf.request(m_whatIfPanel->transforms()); });
+    connect(&m_whatIf, &WhatIfController::graphReady, this, [this](const QString &run, const QString &error) {
+        if (!error.isEmpty()) {
+            m_whatIfPanel->showMessage(tr("Cannot replay run '%1': %2").arg(run, error));
+            if (m_whatIfWanted) {
+                m_whatIfWanted = false;
+                Q_EMIT whatIfShown(false);
+            }
+            return;
+        }
+        const auto &g = *m_whatIf.graph();
+        WhatIfPanel::Measured m;
+        const auto &cat = sim::DeviceCatalog::builtin();
+        if (const auto *d = cat.device(g.context.measuredDevice)) {
+            m.device = d->id;
+            if (const auto *l = cat.link(d->peerLink)) {
+                m.networkGBps = l->bwGBps;
+                m.latencyUs = l->latencyUs;
+            }
+        }
+        m.workers = g.context.measuredWorkers;
+        m.nodes = qint64(g.graph->nodes().size());
+        m_whatIfPanel->setMeasured(m);
+        refreshScenarios();
+        if (!m_whatIfQueued.isEmpty())
+            m_whatIfPanel->setCustomTransforms(std::exchange(m_whatIfQueued, {}));
+        else
+            m_whatIf.request(m_whatIfPanel->transforms());
+    });
+    connect(&m_whatIf, &WhatIfController::resultReady, this, &MainWindow::onWhatIfResult);
+    connect(m_whatIfPanel, &WhatIfPanel::loadScenarioRequested, this, [this](const QString &name) {
+        const auto &g = m_whatIf.graph();
+        if (!g || !m_readProject)
+            return;
+        QString error;
+        if (auto s = sim::loadScenario(*m_readProject, g->runId, name, &error))
+            m_whatIfPanel->setCustomTransforms(s->transforms);
+        else
+            m_whatIfPanel->showMessage(error);
+    });
+    connect(m_whatIfPanel, &WhatIfPanel::saveScenarioRequested, this,
+            [this](const QString &name, const QList<sim::Transform> &transforms) {
+                const auto &g = m_whatIf.graph();
+                if (!g || isBusy())
+                    return;
+                const RunId run = g->runId;
+                startImport(m_projectPath, {}, tr("scenario %1").arg(name),
+                            [run, name, transforms](Project &p, QString *why) {
+                                return sim::saveScenario(p, run, name, transforms, {}, why);
+                            });
+            });
+    connect(m_whatIfPanel, &WhatIfPanel::saveRunRequested, this,
+            [this](const QString &name, const QList<sim::Transform> &transforms) {
+                const auto &g = m_whatIf.graph();
+                if (!g || isBusy())
+                    return;
+                const RunId run = g->runId;
+                const QString measured = g->run;
+                const auto context = g->context;
+                startImport(m_projectPath, {}, tr("predicted run %1").arg(name),
+                            [=](Project &p, QString *why) {
+                                auto built = sim::DependencyGraph::build(p, run, why);
+                                if (!built)
+                                    return false;
+                                const auto graph = std::make_shared<const sim::DependencyGraph>(std::move(*built));
+                                const auto res = sim::whatIf(graph, transforms, context, why);
+                                if (!res)
+                                    return false;
+                                QJsonObject params;
+                                params.insert(QStringLiteral("measured_run"), measured);
+                                params.insert(QStringLiteral("transforms"), sim::transformsToJson(transforms));
+                                params.insert(QStringLiteral("predicted_ns"), qint64(res->report.predicted));
+                                return sim::savePredictedRun(p, run, *res->prepared.graph, res->predicted, name,
+                                                             params, why)
+                                    .has_value();
+                            });
+            });
+}
+
+void MainWindow::showWhatIf(const QList<sim::Transform> &transforms)
+{
+    m_whatIfWanted = true;
+    if (auto *dock = findChild<QDockWidget *>(QStringLiteral("whatif")))
+        dock->raise();
+    if (m_whatIf.graph())
+        m_whatIfPanel->setCustomTransforms(transforms);
+    else {
+        m_whatIfQueued = transforms;
+        if (!m_whatIf.isBusy() && m_measuredData)
+            m_whatIf.select(m_whatIfPanel->currentRun());
+    }
+}
+
+void MainWindow::refreshScenarios()
+{
+    const auto &g = m_whatIf.graph();
+    if (!g || !m_readProject)
+        return;
+    QString error;
+    QStringList names;
+    for (const auto &s : sim::listScenarios(*m_readProject, g->runId, &error))
+        names << s.name;
+    m_whatIfPanel->setScenarios(names);
+}
+
+void MainWindow::onWhatIfResult(const WhatIfController::Result &r)
+{
+    if (!r.error.isEmpty()) {
+        m_whatIfPanel->showMessage(r.error);
+    } else {
+        m_whatIfPanel->showResult(r.report, r.replayMs);
+        if (r.data && r.data != m_timeline->data()) {
+            const TimeNs t0 = m_state->windowStart(), t1 = m_state->windowEnd();
+            m_timeline->setData(r.data);
+            if (r.data->end != m_state->traceEnd() || r.data->start != m_state->traceStart()) {
+                m_state->setTraceRange(r.data->start, r.data->end);
+                m_state->setWindow(t0, t1); // keep the user's zoom
+            }
+        }
+    }
+    if (m_whatIfWanted && !m_whatIf.isBusy()) {
+        m_whatIfWanted = false;
+        Q_EMIT whatIfShown(r.error.isEmpty());
+    }
 }
 
 void MainWindow::buildMenus()
@@ -302,6 +453,20 @@ void MainWindow::onImportFinished(const ImportController::Result &r)
     m_timeline->setData(r.data);
     m_state->setTraceRange(r.data->start, r.data->end);
     m_sources->setRuns(r.data->runs);
+    m_measuredData = r.data;
+    m_whatIf.setProject(m_projectPath, r.data);
+    {
+        QStringList measuredRuns;
+        for (const auto &run : r.data->runs)
+            if (run.kind == QLatin1String("measured") && run.slices > 0)
+                measuredRuns << run.name;
+        m_whatIfPanel->setRuns(measuredRuns, measuredRuns.value(0));
+        m_whatIfPanel->showMessage(measuredRuns.isEmpty() ? tr("The project has no measured run with slices.")
+                                                          : tr("Building the dependency graph…"));
+        const auto *dock = findChild<QDockWidget *>(QStringLiteral("whatif"));
+        if (dock && !dock->visibleRegion().isEmpty() && !measuredRuns.isEmpty())
+            m_whatIf.select(measuredRuns.first());
+    }
     addRecent(m_openedPath);
     setWindowTitle(tr("%1 — GradeML Studio").arg(QFileInfo(m_openedPath).fileName()));
     QString msg = tr("%1: %n slices", nullptr, int(r.data->sliceCount())).arg(QFileInfo(m_openedPath).fileName());
@@ -492,6 +657,7 @@ void MainWindow::dropEvent(QDropEvent *e)
 
 void MainWindow::closeEvent(QCloseEvent *e)
 {
+    m_whatIf.waitForIdle();
     m_import.cancel();
     m_import.waitForFinished();
     e->accept();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "importcontroller.h"
+#include "whatifcontroller.h"
 #include "slicequery.h"
 
 #include <QMainWindow>
@@ -10,6 +11,7 @@
 #include <vector>
 
 class QCheckBox;
+class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QMenu;
@@ -25,6 +27,7 @@ class Project;
 class SourcesPanel;
 class TimelineState;
 class TimelineView;
+class WhatIfPanel;
 
 // The GradeML Studio window: timeline in the middle, find bar above it, details / aggregate /
 // sources panels below. Opening a folder imports it off the GUI thread with a cancellable
@@ -49,6 +52,11 @@ public:
     DetailsPanel *details() const { return m_details; }
     AggregateModel *aggregate() const { return m_aggregateModel; }
     SourcesPanel *sources() const { return m_sources; }
+    WhatIfPanel *whatIfPanel() const { return m_whatIfPanel; }
+    WhatIfController *whatIf() { return &m_whatIf; }
+    // Shows the what-if panel, building the run's graph when needed, and replays `transforms`
+    // (added to the panel's list); whatIfShown() follows the result.
+    void showWhatIf(const QList<sim::Transform> &transforms = {});
     QString projectPath() const { return m_projectPath; }
     // Find: the matches of the last search and the current one.
     void find(const QString &pattern, bool regex, bool backwards = false);
@@ -57,6 +65,7 @@ public:
 
 Q_SIGNALS:
     void loaded(bool ok);
+    void whatIfShown(bool ok);
 
 protected:
     void dragEnterEvent(QDragEnterEvent *) override;
@@ -76,6 +85,9 @@ private:
     void addRecent(const QString &path);
     void rebuildRecentMenu();
     void updateStatus();
+    void buildWhatIfPanel(QDockWidget *below);
+    void onWhatIfResult(const WhatIfController::Result &result);
+    void refreshScenarios();
 
     TimelineState *m_state;
     TimelineView *m_timeline;
@@ -93,6 +105,11 @@ private:
     QProgressDialog *m_progress = nullptr;
     QTimer *m_aggregateTimer;
     ImportController m_import;
+    WhatIfController m_whatIf;
+    WhatIfPanel *m_whatIfPanel = nullptr;
+    std::shared_ptr<const TimelineData> m_measuredData; // the project as loaded, no prediction
+    QList<sim::Transform> m_whatIfQueued;              // for showWhatIf before the graph is ready
+    bool m_whatIfWanted = false;
     QString m_projectPath;
     QString m_openedPath; // the folder or file the user opened
     std::unique_ptr<Project> m_readProject; // GUI thread's read-only connection (details)

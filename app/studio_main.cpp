@@ -33,12 +33,18 @@ int main(int argc, char **argv)
                               QStringLiteral("With --screenshot: find this slice name and select its first match"),
                               QStringLiteral("NAME"));
     QCommandLineOption panel(QStringLiteral("panel"),
-                             QStringLiteral("With --screenshot: raise this panel (details, aggregate, sources)"),
+                             QStringLiteral("With --screenshot: raise this panel (details, aggregate, sources, whatif)"),
                              QStringLiteral("NAME"));
     parser.addOption(screenshot);
     parser.addOption(size);
     parser.addOption(select);
     parser.addOption(panel);
+    QCommandLineOption whatif(QStringLiteral("whatif"),
+                              QStringLiteral("With --screenshot: show the what-if panel replaying these presets "
+                                             "or scales (comma-separated: amp, fusedadam, input=N, input=free, "
+                                             "REGEX=FACTOR)"),
+                              QStringLiteral("transforms"));
+    parser.addOption(whatif);
     parser.process(app);
 
     gml::MainWindow window;
@@ -75,11 +81,32 @@ int main(int argc, char **argv)
         if (parser.isSet(panel)) {
             auto *dock = window.findChild<QDockWidget *>(parser.value(panel));
             if (!dock) {
-                std::fprintf(stderr, "grademl-studio: no panel '%s' (details, aggregate, sources)\n",
+                std::fprintf(stderr, "grademl-studio: no panel '%s' (details, aggregate, sources, whatif)\n",
                              qPrintable(parser.value(panel)));
                 return 2;
             }
             dock->raise();
+        }
+        if (ok && (parser.isSet(whatif) || parser.value(panel) == QLatin1String("whatif"))) {
+            QList<gml::sim::Transform> transforms;
+            for (const QString &item : parser.value(whatif).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+                QString why;
+                auto t = gml::sim::parsePreset(item.trimmed(), nullptr);
+                if (!t)
+                    t = gml::sim::parseScale(item.trimmed(), &why);
+                if (!t) {
+                    std::fprintf(stderr, "grademl-studio: --whatif: %s\n", qPrintable(why));
+                    return 2;
+                }
+                transforms.append(*t);
+            }
+            QEventLoop loop;
+            QObject::connect(&window, &gml::MainWindow::whatIfShown, &loop, [&](bool success) {
+                ok = success;
+                loop.quit();
+            });
+            window.showWhatIf(transforms);
+            loop.exec();
         }
     }
     QCoreApplication::processEvents();

@@ -464,29 +464,38 @@ void DependencyGraph::inferThreadWaits()
     for (size_t r = 0; r < m_resources.size(); ++r)
         if (!m_resources[r].gpu)
             processes[{m_resources[r].source, m_resources[r].rank, m_resources[r].pid}].push_back(int(r));
+    // A node that opens slices (NllLossBackward around its first call) began when the
+    // outermost of them did: that is the moment matched against the sibling threads.
+    std::unordered_map<int, TimeNs> opened;
+    for (const auto &c : m_containers)
+        if (auto [it, fresh] = opened.emplace(c.first, c.start); !fresh)
+            it->second = std::min(it->second, c.start);
     for (const auto &[key, threads] : processes) {
         if (threads.size() < 2)
             continue;
         for (int res : threads) {
             const auto &ids = m_resources[size_t(res)].nodes;
-            for (size_t k = 1; k < ids.size(); ++k) {
+            for (size_t k = 0; k < ids.size(); ++k) {
                 const Node &n = m_nodes[size_t(ids[k])];
-                const TimeNs ready = m_nodes[size_t(ids[k - 1])].end;
-                if (n.start - ready <= kIdle)
+                const auto o = opened.find(ids[k]);
+                const TimeNs began = o != opened.end() ? o->second : n.start;
+                // A thread's first op waits for nothing on its thread: only a sibling explains it.
+                const TimeNs ready = k ? m_nodes[size_t(ids[k - 1])].end : std::numeric_limits<TimeNs>::min();
+                if (k && n.start - ready <= kIdle)
                     continue;
                 int best = -1;
                 for (int other : threads) {
                     if (other == res)
                         continue;
                     const auto &os = m_resources[size_t(other)].nodes;
-                    auto it = std::upper_bound(os.begin(), os.end(), n.start, [&](TimeNs t, int id) {
+                    auto it = std::upper_bound(os.begin(), os.end(), began, [&](TimeNs t, int id) {
                         return t < m_nodes[size_t(id)].end;
                     });
                     if (it == os.begin())
                         continue;
                     const int cand = *(it - 1);
                     const TimeNs end = m_nodes[size_t(cand)].end;
-                    if (end > ready && n.start - end <= kWindow && (best < 0 || end > m_nodes[size_t(best)].end))
+                    if (end > ready && began - end <= kWindow && (best < 0 || end > m_nodes[size_t(best)].end))
                         best = cand;
                 }
                 if (best >= 0)

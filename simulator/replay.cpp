@@ -109,7 +109,16 @@ std::pair<TimeNs, TimeNs> Replay::containerSpan(const DependencyGraph &graph, in
     const Container &c = graph.containers()[size_t(container)];
     const Node &first = graph.nodes()[size_t(c.first)];
     const Node &last = graph.nodes()[size_t(c.last)];
-    return {start[size_t(c.first)] - (first.start - c.start), end[size_t(c.last)] + (c.end - last.end)};
+    TimeNs s = start[size_t(c.first)] - (first.start - c.start);
+    TimeNs e = end[size_t(c.last)] + (c.end - last.end);
+    // The measured lead and tail never reach over the neighbouring nodes of the resource (a
+    // step that got shorter does not overlap the next one).
+    const auto &order = graph.resources()[size_t(c.resource)].nodes;
+    if (const int p = graph.position(c.first); p > 0)
+        s = std::max(s, std::min(start[size_t(c.first)], end[size_t(order[size_t(p - 1)])]));
+    if (const int p = graph.position(c.last); p + 1 < int(order.size()))
+        e = std::min(e, std::max(end[size_t(c.last)], start[size_t(order[size_t(p + 1)])]));
+    return {s, e};
 }
 
 } // namespace gml::sim

@@ -40,7 +40,8 @@ struct Replay
     TimeNs finish = 0; // the last end
     Breakdown critical; // along the critical path, origin to finish
     TimeNs makespan() const { return finish - origin; }
-    // A container's predicted span: its first and last node's, with the measured lead and tail.
+    // A container's predicted span: its first and last node's, with the measured lead and tail
+    // (clamped to the neighbouring nodes of its resource).
     std::pair<TimeNs, TimeNs> containerSpan(const DependencyGraph &graph, int container) const;
 };
 

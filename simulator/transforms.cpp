@@ -33,7 +33,8 @@ struct OpName
 const OpName kOps[] = {{Transform::Op::Scale, "scale"},   {Transform::Op::Remove, "remove"},
                        {Transform::Op::SetDuration, "set"}, {Transform::Op::Insert, "insert"},
                        {Transform::Op::Fuse, "fuse"},     {Transform::Op::Device, "device"},
-                       {Transform::Op::Amp, "amp"},       {Transform::Op::Input, "input"},
+                       {Transform::Op::Amp, "amp"},       {Transform::Op::Compute, "compute"},
+                       {Transform::Op::Memory, "memory"}, {Transform::Op::Input, "input"},
                        {Transform::Op::Link, "link"},     {Transform::Op::Workers, "workers"}};
 
 QString opName(Transform::Op op)
@@ -463,6 +464,8 @@ QJsonObject Transform::toJson() const
         o.insert(QStringLiteral("select"), select.toJson());
     switch (op) {
     case Op::Scale:
+    case Op::Compute:
+    case Op::Memory:
     case Op::Input: o.insert(QStringLiteral("factor"), factor); break;
     case Op::SetDuration: o.insert(QStringLiteral("duration_ns"), qint64(duration)); break;
     case Op::Insert:
@@ -532,6 +535,8 @@ std::optional<Transform> Transform::fromJson(const QJsonObject &o, QString *erro
     };
     if (!std::isfinite(t.factor) || t.factor < 0)
         return bad(QStringLiteral("factor must be 0 or more"));
+    if ((t.op == Op::Compute || t.op == Op::Memory) && t.factor <= 0)
+        return bad(QStringLiteral("factor must be above 0"));
     if (t.duration < 0)
         return bad(QStringLiteral("duration must be 0 or more"));
     if (t.op == Op::Device && !DeviceCatalog::builtin().device(t.target))
@@ -558,6 +563,8 @@ QString Transform::describe() const
             .arg(sel, duration > 0 ? formatDuration(duration) : QStringLiteral("summed time"));
     case Op::Device: return QStringLiteral("run on %1%2").arg(target, sel);
     case Op::Amp: return QStringLiteral("AMP: compute-bound kernels /3, memory-bound /2%1").arg(sel);
+    case Op::Compute: return QStringLiteral("compute-bound kernels %1x faster%2").arg(factor).arg(sel);
+    case Op::Memory: return QStringLiteral("memory-bound kernels and copies %1x faster%2").arg(factor).arg(sel);
     case Op::Input:
         return factor == 0 ? QStringLiteral("input pipeline free%1").arg(sel)
                            : QStringLiteral("input pipeline %1x faster%2").arg(factor).arg(sel);
@@ -820,7 +827,9 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
         quint8 kinds = 0xff;
         switch (t.op) {
         case Transform::Op::Device: kinds = bit(NodeKind::Kernel) | bit(NodeKind::Memset) | bit(NodeKind::Memcpy); break;
-        case Transform::Op::Amp: kinds = bit(NodeKind::Kernel); break;
+        case Transform::Op::Amp:
+        case Transform::Op::Compute: kinds = bit(NodeKind::Kernel); break;
+        case Transform::Op::Memory: kinds = bit(NodeKind::Kernel) | bit(NodeKind::Memset) | bit(NodeKind::Memcpy); break;
         case Transform::Op::Input: kinds = bit(NodeKind::Cpu) | bit(NodeKind::Runtime); break;
         case Transform::Op::Link:
             kinds = t.link == QLatin1String("host") ? bit(NodeKind::Memcpy) : bit(NodeKind::Collective);
@@ -891,8 +900,15 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
             break;
         }
         case Transform::Op::Device:
-        case Transform::Op::Amp: {
+        case Transform::Op::Amp:
+        case Transform::Op::Compute:
+        case Transform::Op::Memory: {
             double computeFp32 = 1.0 / 3, computeFp16 = 1.0 / 3, memory = 0.5;
+            if (t.op == Transform::Op::Compute || t.op == Transform::Op::Memory) {
+                const double f = t.factor > 0 ? 1.0 / t.factor : 1.0;
+                computeFp32 = computeFp16 = t.op == Transform::Op::Compute ? f : 1.0;
+                memory = t.op == Transform::Op::Memory ? f : 1.0;
+            }
             if (t.op == Transform::Op::Device) {
                 const Device *from = measuredDevice(context, cat, &err);
                 if (!from)

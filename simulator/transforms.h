@@ -50,6 +50,8 @@ struct Transform
                   // summed work (or `duration`), the others and their launch calls vanish
         Device,   // run on catalog device `target` instead of the measured one
         Amp,      // mixed precision: compute-bound kernels / 3, memory-bound / 2 (Daydream)
+        Compute,  // compute-bound kernels `factor` times faster (a sustained-FLOP/s slider)
+        Memory,   // memory-bound kernels, memsets and device copies `factor` times faster
         Input,    // data loading `factor` times faster (0: free)
         Link,     // `link` "network" (collectives) or "host" (host<->device copies): new
                   // bandwidth and/or latency

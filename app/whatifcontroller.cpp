@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "whatifcontroller.h"
+
+#include "dependencygraph.h"
+#include "predictedrun.h"
+#include "project.h"
+
+#include <QElapsedTimer>
+#include <QJsonDocument>
+#include <QtConcurrent>
+
+namespace gml {
+
+WhatIfController::WhatIfController(QObject *parent) : QObject(parent)
+{
+    connect(&m_buildWatcher, &QFutureWatcher<Graph>::finished, this, [this] {
+        Graph g = m_buildWatcher.result();
+        const QString run = g.run, error = g.error;
+        if (error.isEmpty())
+            m_graph = std::move(g);
+        else
+            m_graph.reset();
+        m_cache = std::make_shared<sim::StructureCache>();
+        Q_EMIT graphReady(run, error);
+        startNext();
+    });
+    connect(&m_replayWatcher, &QFutureWatcher<Result>::finished, this, [this] {
+        Q_EMIT resultReady(m_replayWatcher.result());
+        startNext();
+    });
+}
+
+WhatIfController::~WhatIfController()
+{
+    waitForIdle();
+}
+
+void WhatIfController::setProject(const QString &projectPath, std::shared_ptr<const TimelineData> base)
+{
+    waitForIdle();
+    m_projectPath = projectPath;
+    m_base = std::move(base);
+    m_graph.reset();
+    m_pending.reset();
+}
+
+void WhatIfController::select(const QString &run)
+{
+    if (m_projectPath.isEmpty() || run.isEmpty())
+        return;
+    m_buildWatcher.waitForFinished();
+    m_graph.reset();
+    const QString path = m_projectPath;
+    m_buildWatcher.setFuture(QtConcurrent::run([path, run]() {
+        Graph g;
+        g.run = run;
+        auto project = Project::open(path, Project::Mode::ReadOnly, &g.error);
+        if (!project)
+            return g;
+        const auto id = project->findRun(run);
+        if (!id) {
+            g.error = QStringLiteral("no run named '%1'").arg(run);
+            return g;
+        }
+        g.runId = *id;
+        auto built = sim::DependencyGraph::build(*project, *id, &g.error);
+        if (!built)
+            return g;
+        g.graph = std::make_shared<const sim::DependencyGraph>(std::move(*built));
+        g.identity = sim::replay(*g.graph, sim::ReplayInput::measured(*g.graph));
+        QJsonObject params;
+        auto st = project->db().prepare("SELECT params FROM run WHERE id = ?");
+        st.bind(1, *id);
+        if (st.step())
+            params = QJsonDocument::fromJson(st.text(0).toUtf8()).object();
+        g.context = sim::WhatIfContext::forRun(*g.graph, params);
+        return g;
+    }));
+}
+
+void WhatIfController::request(const QList<sim::Transform> &transforms)
+{
+    m_pending = transforms;
+    startNext();
+}
+
+bool WhatIfController::isBusy() const
+{
+    return m_buildWatcher.isRunning() || m_replayWatcher.isRunning() || (m_pending && m_graph);
+}
+
+void WhatIfController::waitForIdle()
+{
+    m_buildWatcher.waitForFinished();
+    m_replayWatcher.waitForFinished();
+}
+
+void WhatIfController::startNext()
+{
+    if (!m_pending || !m_graph || m_buildWatcher.isRunning() || m_replayWatcher.isRunning())
+        return;
+    const QList<sim::Transform> transforms = *m_pending;
+    m_pending.reset();
+    const Graph &g = *m_graph;
+    auto graph = g.graph;
+    const auto identity = std::make_shared<const sim::Replay>(g.identity);
+    const auto context = g.context;
+    const RunId runId = g.runId;
+    const QString label = tr("%1 · what-if").arg(g.run);
+    auto base = m_base;
+    auto cache = m_cache;
+    const quint64 id = ++m_requests;
+    m_replayWatcher.setFuture(QtConcurrent::run([=]() {
+        Result r;
+        r.request = id;
+        QElapsedTimer timer;
+        timer.start();
+        const auto res = sim::whatIf(graph, transforms, context, &r.error, cache.get(), identity.get());
+        if (!res)
+            return r;
+        r.report = res->report;
+        if (base) // the measured timeline alone until something changes
+            r.data = transforms.isEmpty() ? base
+                                          : sim::withPredictedRun(base, runId, *res->prepared.graph, res->predicted, label);
+        r.replayMs = double(timer.nsecsElapsed()) / 1e6;
+        return r;
+    }));
+}
+
+} // namespace gml

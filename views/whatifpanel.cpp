@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "whatifpanel.h"
+
+#include "devicecatalog.h"
+#include "timeformat.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHorizontalStackedBarSeries>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSlider>
+#include <QValueAxis>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace gml {
+
+namespace {
+
+// Slider positions: speed-ups are powers of two in eighths (position 8 = 2x), the input
+// pipeline steps 1x, 2x, 4x, 8x, 16x, free; latency in 0.5 µs steps; workers as is.
+constexpr int kRange[6][2] = {{-8, 24}, {-8, 24}, {-16, 32}, {0, 100}, {0, 5}, {1, 64}};
+
+QString times(double f)
+{
+    return QStringLiteral("×%1").arg(f, 0, 'f', f < 10 ? 2 : 1);
+}
+
+} // namespace
+
+WhatIfPanel::WhatIfPanel(QWidget *parent) : QWidget(parent)
+{
+    auto *outer = new QHBoxLayout(this);
+    outer->setContentsMargins(6, 4, 6, 4);
+    auto *controls = new QWidget(this);
+    auto *form = new QFormLayout(controls);
+    form->setContentsMargins(0, 0, 0, 0);
+    form->setVerticalSpacing(2);
+    m_run = new QComboBox(controls);
+    form->addRow(tr("Run"), m_run);
+    auto *presets = new QWidget(controls);
+    auto *pl = new QHBoxLayout(presets);
+    pl->setContentsMargins(0, 0, 0, 0);
+    m_amp = new QCheckBox(tr("AMP"), presets);
+    m_amp->setToolTip(tr("Mixed precision (Daydream): compute-bound kernels ÷3, memory-bound ÷2"));
+    m_fusedAdam = new QCheckBox(tr("Fused optimizer"), presets);
+    m_fusedAdam->setToolTip(tr("The kernels of each Optimizer.step fused into one; their launches vanish"));
+    m_device = new QComboBox(presets);
+    m_device->addItem(tr("GPU as measured"), QString());
+    for (const auto &d : sim::DeviceCatalog::builtin().devices())
+        m_device->addItem(tr("Run on %1").arg(d.id), d.id);
+    pl->addWidget(m_amp);
+    pl->addWidget(m_fusedAdam);
+    pl->addWidget(m_device, 1);
+    form->addRow(tr("Presets"), presets);
+    const QString names[6] = {tr("Compute speed"), tr("Memory bandwidth"), tr("Link bandwidth"),
+                              tr("Link latency"), tr("Input pipeline"), tr("Workers")};
+    const QString tips[6] = {
+        tr("Compute-bound kernels (GEMM, convolution, attention) this many times faster"),
+        tr("Memory-bound kernels, memsets and device copies this many times faster"),
+        tr("Bandwidth of the link collectives run over, relative to the measured one"),
+        tr("Per-step latency of collectives"),
+        tr("Data loading this many times faster, or free"),
+        tr("N-way data parallel: collectives rescaled by the ring factor, or an all-reduce per "
+           "25 MB gradient bucket inserted after backward")};
+    for (int i = 0; i < 6; ++i) {
+        auto *row = new QWidget(controls);
+        auto *rl = new QHBoxLayout(row);
+        rl->setContentsMargins(0, 0, 0, 0);
+        m_sliders[i] = new QSlider(Qt::Horizontal, row);
+        m_sliders[i]->setRange(kRange[i][0], kRange[i][1]);
+        m_sliders[i]->setToolTip(tips[i]);
+        m_values[i] = new QLabel(row);
+        m_values[i]->setMinimumWidth(90);
+        rl->addWidget(m_sliders[i], 1);
+        rl->addWidget(m_values[i]);
+        form->addRow(names[i], row);
+        connect(m_sliders[i], &QSlider::valueChanged, this, &WhatIfPanel::changed);
+    }
+    m_sliders[int(Slider::Workers)]->setValue(1);
+    m_list = new QListWidget(controls);
+    m_list->setMaximumHeight(90);
+    m_list->setToolTip(tr("The transforms replayed, in order; Delete removes a custom one"));
+    form->addRow(tr("Transforms"), m_list);
+    auto *customRow = new QWidget(controls);
+    auto *cl = new QHBoxLayout(customRow);
+    cl->setContentsMargins(0, 0, 0, 0);
+    m_custom = new QLineEdit(customRow);
+    m_custom->setPlaceholderText(tr("REGEX=FACTOR, e.g. sgemm=0.5 (Enter adds)"));
+    auto *remove = new QPushButton(tr("Remove"), customRow);
+    cl->addWidget(m_custom, 1);
+    cl->addWidget(remove);
+    form->addRow(tr("Scale"), customRow);
+    auto *scenarioRow = new QWidget(controls);
+    auto *sl = new QHBoxLayout(scenarioRow);
+    sl->setContentsMargins(0, 0, 0, 0);
+    m_scenario = new QComboBox(scenarioRow);
+    m_scenario->setEditable(true);
+    m_scenario->setToolTip(tr("Scenarios saved in the project for this run"));
+    auto *load = new QPushButton(tr("Load"), scenarioRow);
+    auto *save = new QPushButton(tr("Save"), scenarioRow);
+    auto *saveRun = new QPushButton(tr("Save as Run…"), scenarioRow);
+    saveRun->setToolTip(tr("Write the predicted run into the project"));
+    sl->addWidget(m_scenario, 1);
+    sl->addWidget(load);
+    sl->addWidget(save);
+    sl->addWidget(saveRun);
+    form->addRow(tr("Scenario"), scenarioRow);
+    outer->addWidget(controls, 3);
+
+    auto *right = new QWidget(this);
+    auto *rv = new QVBoxLayout(right);
+    rv->setContentsMargins(0, 0, 0, 0);
+    m_summary = new QLabel(tr("Open a trace folder to ask what-if questions."), right);
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_chart = new QChart();
+    m_chart->legend()->setAlignment(Qt::AlignBottom);
+    m_chart->setMargins(QMargins(2, 2, 2, 2));
+    m_chart->setBackgroundRoundness(0);
+    m_chartView = new QChartView(m_chart, right);
+    m_chartView->setRenderHint(QPainter::Antialiasing);
+    m_chartView->setMinimumHeight(150);
+    rv->addWidget(m_summary);
+    rv->addWidget(m_chartView, 1);
+    outer->addWidget(right, 4);
+
+    connect(m_run, &QComboBox::currentTextChanged, this, [this](const QString &run) {
+        if (!m_updating)
+            Q_EMIT runChanged(run);
+    });
+    connect(m_amp, &QCheckBox::toggled, this, &WhatIfPanel::changed);
+    connect(m_fusedAdam, &QCheckBox::toggled, this, &WhatIfPanel::changed);
+    connect(m_device, &QComboBox::currentIndexChanged, this, &WhatIfPanel::changed);
+    connect(m_custom, &QLineEdit::returnPressed, this, [this] {
+        QString why;
+        if (auto t = sim::parseScale(m_custom->text(), &why)) {
+            m_customTransforms.append(*t);
+            m_custom->clear();
+            changed();
+        } else {
+            m_summary->setText(why);
+        }
+    });
+    auto removeSelected = [this] {
+        const int row = m_list->currentRow();
+        const int firstCustom = m_list->count() - int(m_customTransforms.size());
+        if (row >= firstCustom && row < m_list->count()) {
+            m_customTransforms.removeAt(row - firstCustom);
+            changed();
+        }
+    };
+    connect(remove, &QPushButton::clicked, this, removeSelected);
+    connect(load, &QPushButton::clicked, this, [this] {
+        if (!m_scenario->currentText().isEmpty())
+            Q_EMIT loadScenarioRequested(m_scenario->currentText());
+    });
+    connect(save, &QPushButton::clicked, this, [this] {
+        const QString name = m_scenario->currentText().trimmed();
+        if (name.isEmpty())
+            m_summary->setText(tr("Name the scenario first (type into the scenario box)."));
+        else
+            Q_EMIT saveScenarioRequested(name, transforms());
+    });
+    connect(saveRun, &QPushButton::clicked, this, [this] {
+        bool ok = false;
+        const QString name = QInputDialog::getText(this, tr("Save Prediction as Run"), tr("Run name:"),
+                                                   QLineEdit::Normal, currentRun() + tr(" (what-if)"), &ok);
+        if (ok && !name.trimmed().isEmpty())
+            Q_EMIT saveRunRequested(name.trimmed(), transforms());
+    });
+    updateLabels();
+}
+
+void WhatIfPanel::setRuns(const QStringList &runs, const QString &current)
+{
+    m_updating = true;
+    m_run->clear();
+    m_run->addItems(runs);
+    m_run->setCurrentText(current);
+    m_updating = false;
+}
+
+QString WhatIfPanel::currentRun() const
+{
+    return m_run->currentText();
+}
+
+void WhatIfPanel::setMeasured(const Measured &m)
+{
+    m_measured = m;
+    m_updating = true;
+    for (int i = 0; i < 6; ++i)
+        m_sliders[i]->setValue(i == int(Slider::Workers) ? m.workers
+                               : i == int(Slider::Latency) ? int(std::lround(m.latencyUs * 2))
+                                                           : 0);
+    m_sliders[int(Slider::Network)]->setEnabled(m.networkGBps > 0);
+    m_sliders[int(Slider::Latency)]->setEnabled(m.networkGBps > 0);
+    m_amp->setChecked(false);
+    m_fusedAdam->setChecked(false);
+    m_device->setCurrentIndex(0);
+    m_customTransforms.clear();
+    m_updating = false;
+    updateLabels();
+}
+
+void WhatIfPanel::setScenarios(const QStringList &names)
+{
+    const QString current = m_scenario->currentText();
+    m_scenario->clear();
+    m_scenario->addItems(names);
+    m_scenario->setCurrentText(current);
+}
+
+QSlider *WhatIfPanel::slider(Slider which) const
+{
+    return m_sliders[int(which)];
+}
+
+double WhatIfPanel::sliderValue(Slider which) const
+{
+    const int v = m_sliders[int(which)]->value();
+    switch (which) {
+    case Slider::Compute:
+    case Slider::Memory:
+    case Slider::Network: return std::pow(2.0, v / 8.0);
+    case Slider::Latency: return v / 2.0;
+    case Slider::Input: return v == 5 ? 0.0 : std::pow(2.0, v);
+    case Slider::Workers: return v;
+    }
+    return 1;
+}
+
+QList<sim::Transform> WhatIfPanel::transforms() const
+{
+    using sim::Transform;
+    QList<Transform> out;
+    if (m_amp->isChecked())
+        out << Transform::amp();
+    if (m_fusedAdam->isChecked())
+        out << Transform::fusedAdam();
+    if (const QString d = m_device->currentData().toString(); !d.isEmpty())
+        out << Transform::device(d);
+    for (auto [slider, op] : {std::pair{Slider::Compute, Transform::Op::Compute},
+                              std::pair{Slider::Memory, Transform::Op::Memory}}) {
+        if (m_sliders[int(slider)]->value() != 0) {
+            Transform t;
+            t.op = op;
+            t.factor = sliderValue(slider);
+            out << t;
+        }
+    }
+    if (m_sliders[int(Slider::Input)]->value() != 0)
+        out << Transform::input(sliderValue(Slider::Input));
+    if (m_sliders[int(Slider::Workers)]->value() != m_measured.workers)
+        out << Transform::dataParallel(int(sliderValue(Slider::Workers)));
+    const bool bw = m_sliders[int(Slider::Network)]->value() != 0;
+    const bool lat = m_sliders[int(Slider::Latency)]->value() != int(std::lround(m_measured.latencyUs * 2));
+    if (m_measured.networkGBps > 0 && (bw || lat))
+        out << Transform::network(bw ? m_measured.networkGBps * sliderValue(Slider::Network) : 0,
+                                  lat ? sliderValue(Slider::Latency) : -1);
+    out += m_customTransforms;
+    return out;
+}
+
+void WhatIfPanel::setCustomTransforms(const QList<sim::Transform> &transforms)
+{
+    setMeasured(m_measured);
+    m_customTransforms = transforms;
+    changed();
+}
+
+void WhatIfPanel::changed()
+{
+    if (m_updating)
+        return;
+    updateLabels();
+    Q_EMIT transformsChanged();
+}
+
+void WhatIfPanel::updateLabels()
+{
+    for (auto s : {Slider::Compute, Slider::Memory, Slider::Network})
+        m_values[int(s)]->setText(times(sliderValue(s)));
+    if (m_measured.networkGBps > 0)
+        m_values[int(Slider::Network)]->setText(
+            QStringLiteral("%1 GB/s").arg(m_measured.networkGBps * sliderValue(Slider::Network), 0, 'f', 1));
+    else
+        m_values[int(Slider::Network)]->setText(tr("link unknown"));
+    m_values[int(Slider::Latency)]->setText(QStringLiteral("%1 µs").arg(sliderValue(Slider::Latency), 0, 'f', 1));
+    const double in = sliderValue(Slider::Input);
+    m_values[int(Slider::Input)]->setText(in == 0 ? tr("free") : times(in));
+    m_values[int(Slider::Workers)]->setText(QString::number(int(sliderValue(Slider::Workers))));
+    m_list->clear();
+    for (const auto &t : transforms())
+        m_list->addItem(t.describe());
+}
+
+void WhatIfPanel::showMessage(const QString &text)
+{
+    m_summary->setText(text);
+}
+
+void WhatIfPanel::showResult(const sim::WhatIfReport &r, double replayMs)
+{
+    auto change = [](TimeNs a, TimeNs b) -> QString {
+        if (!b)
+            return QString();
+        const double pct = (double(a) - double(b)) / double(b) * 100;
+        return QStringLiteral("%1%2%").arg(pct >= 0 ? QStringLiteral("+") : QString()).arg(pct, 0, 'f', 1);
+    };
+    TimeNs meanMeasured = 0, meanPredicted = 0;
+    for (const auto &it : r.iterations) {
+        meanMeasured += it.measured;
+        meanPredicted += it.predicted;
+    }
+    QString text = tr("<b>Predicted %1</b> (%2) against measured %3 · identity replay error %4% · %5 nodes · replay %6 ms")
+                       .arg(formatDuration(r.predicted), change(r.predicted, r.measured), formatDuration(r.measured))
+                       .arg(r.identityError() * 100, 0, 'f', 2)
+                       .arg(r.nodes)
+                       .arg(replayMs, 0, 'f', 1);
+    if (!r.iterations.isEmpty()) {
+        const qsizetype n = r.iterations.size();
+        text += tr("<br>Mean iteration (%1 × %2): %3 → <b>%4</b> (%5)")
+                    .arg(n)
+                    .arg(r.iterations.first().name.section(QLatin1Char('#'), 0, 0))
+                    .arg(formatDuration(meanMeasured / n), formatDuration(meanPredicted / n),
+                         change(meanPredicted, meanMeasured));
+    }
+    for (const auto &note : r.notes)
+        text += QStringLiteral("<br><small>") + note.toHtmlEscaped() + QStringLiteral("</small>");
+    m_summary->setText(text);
+
+    // Critical path, identity against predicted, in ms.
+    m_chart->removeAllSeries();
+    for (auto *axis : m_chart->axes())
+        m_chart->removeAxis(axis);
+    auto *series = new QHorizontalStackedBarSeries();
+    struct Part
+    {
+        const char *name;
+        TimeNs sim::Breakdown::*field;
+        QColor colour;
+    };
+    const Part parts[] = {{"compute", &sim::Breakdown::compute, QColor(0x4c, 0x72, 0xb0)},
+                          {"communication", &sim::Breakdown::communication, QColor(0xdd, 0x84, 0x52)},
+                          {"memcpy", &sim::Breakdown::memcpy, QColor(0x55, 0xa8, 0x68)},
+                          {"CPU", &sim::Breakdown::cpu, QColor(0x8c, 0x8c, 0x8c)},
+                          {"idle", &sim::Breakdown::idle, QColor(0xe0, 0xe0, 0xe0)}};
+    for (const auto &p : parts) {
+        auto *set = new QBarSet(tr(p.name));
+        set->setColor(p.colour);
+        set->setBorderColor(p.colour.darker(120));
+        *set << double(r.predictedBreakdown.*p.field) / 1e6 << double(r.identityBreakdown.*p.field) / 1e6;
+        series->append(set);
+    }
+    m_chart->addSeries(series);
+    auto *categories = new QBarCategoryAxis();
+    categories->append({tr("predicted"), tr("measured")});
+    m_chart->addAxis(categories, Qt::AlignLeft);
+    series->attachAxis(categories);
+    auto *values = new QValueAxis();
+    values->setTitleText(tr("critical path (ms)"));
+    values->setLabelFormat(QStringLiteral("%.4g"));
+    values->setMin(0);
+    m_chart->addAxis(values, Qt::AlignBottom);
+    series->attachAxis(values);
+    values->applyNiceNumbers();
+}
+
+} // namespace gml
