@@ -9,8 +9,13 @@
 #include "testutil.h"
 #include "timelinestate.h"
 #include "timelineview.h"
+#include "predictedrun.h"
+#include "whatifpanel.h"
 
 #include <QApplication>
+#include <QCheckBox>
+#include <QLabel>
+#include <QSlider>
 #include <QImage>
 #include <QProcess>
 #include <QSignalSpy>
@@ -121,6 +126,55 @@ private Q_SLOTS:
         Q_EMIT w.sources()->clockOverrideRequested(source, true, 0);
         QVERIFY(waitLoaded(w));
         QCOMPARE(w.timeline()->data()->start, startBefore);
+    }
+
+
+    void whatIfPanelReplaysOffTheGuiThread()
+    {
+        // Its own copy: it saves a run into the project.
+        const QString demo = m_tmp.filePath(QStringLiteral("demo-whatif"));
+        copyFolder(QStringLiteral(GRADEML_DEMO), demo);
+        MainWindow w;
+        showQuietly(w, QSize(1400, 900));
+        w.openFolder(demo);
+        QVERIFY(waitLoaded(w));
+        const qsizetype runs = w.timeline()->data()->runs.size();
+        QSignalSpy shown(&w, &MainWindow::whatIfShown);
+        w.showWhatIf();
+        QVERIFY(shown.wait(60000));
+        QVERIFY(shown.first().first().toBool());
+        // No change yet: the identity replay, and no predicted run in the timeline.
+        QVERIFY2(w.whatIfPanel()->summaryLabel()->text().contains(QLatin1String("identity replay error 0.00%")),
+                 qPrintable(w.whatIfPanel()->summaryLabel()->text()));
+        QCOMPARE(w.timeline()->data()->runs.size(), runs);
+        // Compute twice as fast (slider position 8 = 2x): the prediction appears under the
+        // measured run, shorter, while the GUI thread keeps turning.
+        QSignalSpy results(w.whatIf(), &WhatIfController::resultReady);
+        w.whatIfPanel()->slider(WhatIfPanel::Slider::Compute)->setValue(8);
+        QVERIFY(results.wait(60000));
+        const auto r = results.last().first().value<WhatIfController::Result>();
+        QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
+        QVERIFY(r.report.predicted < r.report.measured);
+        QCOMPARE(w.timeline()->data()->runs.size(), runs + 1);
+        QCOMPARE(w.timeline()->data()->runs[1].id, sim::kLivePredictionRun);
+        QCOMPARE(w.timeline()->data()->runs[1].kind, QStringLiteral("predicted"));
+        QVERIFY(w.whatIfPanel()->summaryLabel()->text().contains(QLatin1String("Predicted")));
+        // A burst of slider moves is coalesced: fewer replays than moves, the last one wins.
+        results.clear();
+        for (int v = 9; v <= 16; ++v)
+            w.whatIfPanel()->slider(WhatIfPanel::Slider::Compute)->setValue(v);
+        while (w.whatIf()->isBusy())
+            QVERIFY(results.wait(60000));
+        QVERIFY(results.size() >= 1 && results.size() < 8);
+        const auto last = results.last().first().value<WhatIfController::Result>();
+        QVERIFY(last.report.predicted <= r.report.predicted);
+        // Save the scenario and the prediction as a run: both land in the project.
+        Q_EMIT w.whatIfPanel()->saveRunRequested(QStringLiteral("compute x4"), w.whatIfPanel()->transforms());
+        QVERIFY(waitLoaded(w));
+        bool saved = false;
+        for (const auto &run : w.timeline()->data()->runs)
+            saved |= run.name == QLatin1String("compute x4") && run.kind == QLatin1String("predicted") && run.slices > 0;
+        QVERIFY(saved);
     }
 
     void importRunsOffTheGuiThreadAndCancels()
