@@ -456,6 +456,27 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
     return g;
 }
 
+int DependencyGraph::latestEndBefore(const std::vector<int> &siblings, int self, TimeNs at, TimeNs after,
+                                     TimeNs window) const
+{
+    int best = -1;
+    for (int other : siblings) {
+        if (other == self)
+            continue;
+        // The last node of that resource ending at or before `at`.
+        const auto &os = m_resources[size_t(other)].nodes;
+        auto it = std::upper_bound(os.begin(), os.end(), at,
+                                   [&](TimeNs t, int id) { return t < m_nodes[size_t(id)].end; });
+        if (it == os.begin())
+            continue;
+        const int cand = *(it - 1);
+        const TimeNs end = m_nodes[size_t(cand)].end;
+        if (end > after && at - end <= window && (best < 0 || end > m_nodes[size_t(best)].end))
+            best = cand;
+    }
+    return best;
+}
+
 void DependencyGraph::inferThreadWaits()
 {
     constexpr TimeNs kWindow = 250'000; // Python waking up a thread takes tens to hundreds of us
@@ -483,21 +504,7 @@ void DependencyGraph::inferThreadWaits()
                 const TimeNs ready = k ? m_nodes[size_t(ids[k - 1])].end : std::numeric_limits<TimeNs>::min();
                 if (k && n.start - ready <= kIdle)
                     continue;
-                int best = -1;
-                for (int other : threads) {
-                    if (other == res)
-                        continue;
-                    const auto &os = m_resources[size_t(other)].nodes;
-                    auto it = std::upper_bound(os.begin(), os.end(), began, [&](TimeNs t, int id) {
-                        return t < m_nodes[size_t(id)].end;
-                    });
-                    if (it == os.begin())
-                        continue;
-                    const int cand = *(it - 1);
-                    const TimeNs end = m_nodes[size_t(cand)].end;
-                    if (end > ready && began - end <= kWindow && (best < 0 || end > m_nodes[size_t(best)].end))
-                        best = cand;
-                }
+                const int best = latestEndBefore(threads, res, began, ready, kWindow);
                 if (best >= 0)
                     addEdge({best, ids[k], EdgeKind::ThreadWait, true, false, n.start - m_nodes[size_t(best)].end});
             }
@@ -529,23 +536,7 @@ void DependencyGraph::inferStreamWaits()
                     ready = std::max(ready, m_nodes[size_t(ids[k - 1])].end);
                 if (n.start - ready <= 1'000)
                     continue; // explained by its stream or launch
-                int best = -1;
-                for (int other : streams) {
-                    if (other == res)
-                        continue;
-                    const auto &os = m_resources[size_t(other)].nodes;
-                    // The last node of that stream ending at or before n.start.
-                    auto it = std::upper_bound(os.begin(), os.end(), n.start, [&](TimeNs t, int id) {
-                        return t < m_nodes[size_t(id)].end;
-                    });
-                    if (it == os.begin())
-                        continue;
-                    const int cand = *(it - 1);
-                    const TimeNs end = m_nodes[size_t(cand)].end;
-                    if (end > ready && n.start - end <= kWindow &&
-                        (best < 0 || end > m_nodes[size_t(best)].end))
-                        best = cand;
-                }
+                const int best = latestEndBefore(streams, res, n.start, ready, kWindow);
                 if (best >= 0)
                     addEdge({best, ids[k], EdgeKind::StreamWait, true, false, n.start - m_nodes[size_t(best)].end});
             }

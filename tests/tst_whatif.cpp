@@ -98,6 +98,13 @@ class TestWhatIf : public QObject
         return project;
     }
 
+    // The hand trace's project, closed: for the CLI.
+    QString handProjectFile(QTemporaryDir &dir)
+    {
+        handProject(dir).reset();
+        return dir.filePath(QStringLiteral("p.grademl"));
+    }
+
 private Q_SLOTS:
     void graphHasEachEdgeKind()
     {
@@ -379,9 +386,7 @@ private Q_SLOTS:
     void cliScenariosAndSavedRuns()
     {
         QTemporaryDir dir;
-        auto project = handProject(dir);
-        project.reset();
-        const QString file = dir.filePath(QStringLiteral("p.grademl"));
+        const QString file = handProjectFile(dir);
         QByteArray out;
         QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--scale"), QStringLiteral("^k2$=2"),
                          QStringLiteral("--scale"), QStringLiteral("^nccl=0"), QStringLiteral("--save-scenario"),
@@ -421,9 +426,7 @@ private Q_SLOTS:
     void cli()
     {
         QTemporaryDir dir;
-        auto project = handProject(dir);
-        project.reset();
-        const QString file = dir.filePath(QStringLiteral("p.grademl"));
+        const QString file = handProjectFile(dir);
         QByteArray out;
         QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--scale"), QStringLiteral("^k2$=2"),
                          QStringLiteral("--json")}, &out), 0);
