@@ -11,13 +11,11 @@
 #include "timelinestate.h"
 #include "timelineview.h"
 #include "whatifpanel.h"
+#include "devicecatalog.h"
 #include "predictedrun.h"
 
-#include "devicecatalog.h"
-#include "dependencygraph.h"
 
 #include <QAction>
-#include <QJsonObject>
 #include <QApplication>
 #include <QCheckBox>
 #include <QCloseEvent>
@@ -198,16 +196,12 @@ void MainWindow::buildWhatIfPanel(QDockWidget *below)
         }
         const auto &g = *m_whatIf.graph();
         WhatIfPanel::Measured m;
-        const auto &cat = sim::DeviceCatalog::builtin();
-        if (const auto *d = cat.device(g.context.measuredDevice)) {
-            m.device = d->id;
-            if (const auto *l = cat.link(d->peerLink)) {
-                m.networkGBps = l->bwGBps;
-                m.latencyUs = l->latencyUs;
-            }
+        QString unknown; // the link sliders stay disabled
+        if (const auto *l = sim::measuredLink(g.context, true, &unknown)) {
+            m.networkGBps = l->bwGBps;
+            m.latencyUs = l->latencyUs;
         }
         m.workers = g.context.measuredWorkers;
-        m.nodes = qint64(g.graph->nodes().size());
         m_whatIfPanel->setMeasured(m);
         refreshScenarios();
         if (!m_whatIfQueued.isEmpty())
@@ -242,25 +236,14 @@ void MainWindow::buildWhatIfPanel(QDockWidget *below)
                 const auto &g = m_whatIf.graph();
                 if (!g || isBusy())
                     return;
+                // The graph is immutable: the worker replays the one already built.
                 const RunId run = g->runId;
-                const QString measured = g->run;
+                const auto graph = g->graph;
                 const auto context = g->context;
                 startImport(m_projectPath, {}, tr("predicted run %1").arg(name),
                             [=](Project &p, QString *why) {
-                                auto built = sim::DependencyGraph::build(p, run, why);
-                                if (!built)
-                                    return false;
-                                const auto graph = std::make_shared<const sim::DependencyGraph>(std::move(*built));
                                 const auto res = sim::whatIf(graph, transforms, context, why);
-                                if (!res)
-                                    return false;
-                                QJsonObject params;
-                                params.insert(QStringLiteral("measured_run"), measured);
-                                params.insert(QStringLiteral("transforms"), sim::transformsToJson(transforms));
-                                params.insert(QStringLiteral("predicted_ns"), qint64(res->report.predicted));
-                                return sim::savePredictedRun(p, run, *res->prepared.graph, res->predicted, name,
-                                                             params, why)
-                                    .has_value();
+                                return res && sim::savePredictedRun(p, run, *res, transforms, name, why);
                             });
             });
 }

@@ -219,12 +219,8 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         return SomeFailed;
     }
     if (has("save")) {
-        QJsonObject params;
-        params.insert(QStringLiteral("measured_run"), runName);
-        params.insert(QStringLiteral("transforms"), sim::transformsToJson(transforms));
-        params.insert(QStringLiteral("predicted_ns"), qint64(result->report.predicted));
-        if (!sim::savePredictedRun(*project, *run, *result->prepared.graph, result->predicted,
-                                   p.options.value(QStringLiteral("save")), params, &why)) {
+        if (!sim::savePredictedRun(*project, *run, *result, transforms, p.options.value(QStringLiteral("save")),
+                                   &why)) {
             err << "grademl whatif: saving the predicted run: " << why << '\n';
             return SomeFailed;
         }

@@ -60,10 +60,11 @@ int templateResource(const DependencyGraph &g, int res)
 
 } // namespace
 
-std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun, const DependencyGraph &graph,
-                                      const Replay &predicted, const QString &name, const QJsonObject &params,
-                                      QString *error)
+std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun, const WhatIfResult &result,
+                                      const QList<Transform> &transforms, const QString &name, QString *error)
 {
+    const DependencyGraph &graph = *result.prepared.graph;
+    const Replay &predicted = result.predicted;
     auto &db = project.db();
     auto fail = [&](const QString &why) -> std::optional<RunId> {
         if (error)
@@ -78,6 +79,10 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun, const
         if (st.step())
             measuredName = st.text(0);
     }
+    QJsonObject params;
+    params.insert(QStringLiteral("measured_run"), measuredName);
+    params.insert(QStringLiteral("transforms"), transformsToJson(transforms));
+    params.insert(QStringLiteral("predicted_ns"), qint64(result.report.predicted));
     if (!project.begin(error))
         return std::nullopt;
     if (auto existing = project.findRun(name)) {

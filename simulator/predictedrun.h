@@ -3,6 +3,7 @@
 
 #include "replay.h"
 #include "transforms.h"
+#include "whatif.h"
 
 #include <QJsonObject>
 #include <QList>
@@ -23,11 +24,11 @@ namespace gml::sim {
 // times, launch flows between them. Nodes a transform removed (no work, no gap) are left out.
 //
 // Written into the project in one transaction as run `name` of kind 'predicted' with one
-// source "whatif:MEASURED/NAME"; params say which run and which transforms. An existing
-// predicted run of that name is replaced; a measured one is never touched. Returns its id.
-std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun, const DependencyGraph &graph,
-                                      const Replay &predicted, const QString &name,
-                                      const QJsonObject &params, QString *error);
+// source "whatif:MEASURED/NAME"; params say which run, which transforms and the predicted
+// time. An existing predicted run of that name is replaced; a measured one is never touched.
+// Returns its id.
+std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun, const WhatIfResult &result,
+                                      const QList<Transform> &transforms, const QString &name, QString *error);
 
 // The same run held in memory for the timeline, placed right after the measured run in a copy
 // of `base` (sharing its tracks); a previous in-memory prediction is dropped. Track and run ids

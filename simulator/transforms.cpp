@@ -20,8 +20,6 @@ constexpr quint8 bit(NodeKind k)
 {
     return quint8(1u << unsigned(k));
 }
-constexpr quint8 kGpuWork = bit(NodeKind::Kernel) | bit(NodeKind::Collective) | bit(NodeKind::Memcpy) |
-                            bit(NodeKind::Memset);
 
 const char *const kKindNames[] = {"cpu", "runtime", "kernel", "collective", "memcpy", "memset"};
 
@@ -70,7 +68,7 @@ bool isHostCopy(const QString &name)
 class Selection
 {
 public:
-    Selection(const DependencyGraph &g, const Selector &s, quint8 defaultKinds, QString *error) : m_g(g)
+    Selection(const DependencyGraph &g, const Selector &s, quint8 defaultKinds, QString *error)
     {
         const auto &nodes = g.nodes();
         m_on.assign(nodes.size(), 1);
@@ -140,10 +138,8 @@ public:
     }
     bool valid() const { return m_valid; }
     bool operator[](size_t i) const { return m_on[i]; }
-    size_t count() const { return size_t(std::count(m_on.begin(), m_on.end(), 1)); }
 
 private:
-    const DependencyGraph &m_g;
     std::vector<char> m_on;
     bool m_valid = false;
 };
@@ -170,21 +166,6 @@ const Device *measuredDevice(const WhatIfContext &ctx, const DeviceCatalog &cat,
     return d;
 }
 
-// The link collectives (network) or host copies (host) ran over when measured.
-const Link *measuredLink(const WhatIfContext &ctx, const DeviceCatalog &cat, bool network, QString *error)
-{
-    if (network && !ctx.measuredNetwork.isEmpty()) {
-        if (const Link *l = cat.link(ctx.measuredNetwork))
-            return l;
-        *error = QStringLiteral("no link '%1' in the catalog").arg(ctx.measuredNetwork);
-        return nullptr;
-    }
-    const Device *d = measuredDevice(ctx, cat, error);
-    if (!d)
-        return nullptr;
-    return cat.link(network ? d->peerLink : d->hostLink);
-}
-
 Selector withinSelector(const QString &pattern)
 {
     Selector s;
@@ -195,7 +176,6 @@ Selector withinSelector(const QString &pattern)
 struct Structural
 {
     std::shared_ptr<DependencyGraph> graph;
-    std::vector<TimeNs> work; // of the appended nodes, by index - measured size
     QStringList notes;
 };
 
@@ -207,7 +187,7 @@ bool insertDataParallel(Structural &s, const Transform &t, const WhatIfContext &
     DependencyGraph &g = *s.graph;
     const int n = t.workers;
     // The all-reduces run over the measured network link; a Link transform rescales them.
-    const Link *link = measuredLink(ctx, cat, true, error);
+    const Link *link = measuredLink(ctx, true, error);
     if (!link) {
         *error = QStringLiteral("the link between workers is unknown (%1); name the measured one (--measured-link)")
                      .arg(*error);
@@ -367,13 +347,28 @@ bool graphHasCollectives(const DependencyGraph &g)
                        [](const Node &n) { return n.kind == NodeKind::Collective; });
 }
 
-bool isStructural(const Transform &t, const DependencyGraph &measured)
+// `hasCollectives`: of the measured graph (graphHasCollectives), read once per prepare().
+bool isStructural(const Transform &t, bool hasCollectives)
 {
-    return t.op == Transform::Op::Insert ||
-           (t.op == Transform::Op::Workers && t.workers > 1 && !graphHasCollectives(measured));
+    return t.op == Transform::Op::Insert || (t.op == Transform::Op::Workers && t.workers > 1 && !hasCollectives);
 }
 
 } // namespace
+
+const Link *measuredLink(const WhatIfContext &ctx, bool network, QString *error)
+{
+    const DeviceCatalog &cat = ctx.catalog ? *ctx.catalog : DeviceCatalog::builtin();
+    if (network && !ctx.measuredNetwork.isEmpty()) {
+        if (const Link *l = cat.link(ctx.measuredNetwork))
+            return l;
+        *error = QStringLiteral("no link '%1' in the catalog").arg(ctx.measuredNetwork);
+        return nullptr;
+    }
+    const Device *d = measuredDevice(ctx, cat, error);
+    if (!d)
+        return nullptr;
+    return cat.link(network ? d->peerLink : d->hostLink);
+}
 
 bool Selector::isEmpty() const
 {
@@ -757,13 +752,13 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
         return std::nullopt;
     };
     Prepared out;
+    const bool hasCollectives = graphHasCollectives(*measured);
     // Structural transforms first: a copy of the graph with their nodes.
     QJsonArray structural;
     for (const auto &t : transforms)
-        if (isStructural(t, *measured))
+        if (isStructural(t, hasCollectives))
             structural.append(t.toJson());
     const QByteArray key = QJsonDocument(structural).toJson(QJsonDocument::Compact);
-    std::vector<TimeNs> addedWork;
     if (structural.isEmpty()) {
         out.graph = measured;
     } else if (cache && cache->key == key && cache->graph) {
@@ -773,7 +768,7 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
         Structural s;
         s.graph = std::make_shared<DependencyGraph>(*measured);
         for (const auto &t : transforms) {
-            if (!isStructural(t, *measured))
+            if (!isStructural(t, hasCollectives))
                 continue;
             if (t.op == Transform::Op::Workers) {
                 if (!insertDataParallel(s, t, context, cat, &err))
@@ -790,7 +785,7 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
                     continue;
                 Node node = s.graph->nodes()[i];
                 node.slice = 0;
-                node.name = node.cat = 0;
+                node.cat = 0;
                 node.name = name;
                 node.launcher = -1;
                 node.collectiveOp = -1;
@@ -822,8 +817,8 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
         if (t.op == Transform::Op::Workers)
             workersNow = t.workers;
     for (const auto &t : transforms) {
-        if (t.op == Transform::Op::Insert)
-            continue;
+        if (isStructural(t, hasCollectives))
+            continue; // applied to the graph above
         quint8 kinds = 0xff;
         switch (t.op) {
         case Transform::Op::Device: kinds = bit(NodeKind::Kernel) | bit(NodeKind::Memset) | bit(NodeKind::Memcpy); break;
@@ -840,8 +835,6 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
         Selector select = t.select;
         if (t.op == Transform::Op::Input && select.name.isEmpty() && select.within.isEmpty())
             select.within = kInputPattern;
-        if (isStructural(t, *measured))
-            continue;
         const Selection sel(g, select, kinds, &err);
         if (!sel.valid())
             return fail(t);
@@ -957,7 +950,7 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
             break;
         case Transform::Op::Link: {
             const bool network = t.link != QLatin1String("host");
-            const Link *m = measuredLink(context, cat, network, &err);
+            const Link *m = measuredLink(context, network, &err);
             if (!m)
                 return fail(t);
             const double bw = t.bandwidthGBps > 0 ? t.bandwidthGBps : m->bwGBps;

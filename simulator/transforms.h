@@ -105,6 +105,11 @@ struct WhatIfContext
     static WhatIfContext forRun(const DependencyGraph &graph, const QJsonObject &runParams);
 };
 
+// The link collectives (network true) or host copies ran over when measured: the context's
+// measuredNetwork, else the catalog's peer or host link of the measured GPU; null with the
+// reason in `error` when the GPU is not known.
+const Link *measuredLink(const WhatIfContext &context, bool network, QString *error);
+
 // The graph and inputs a scenario replays: the measured graph itself, or a copy with the
 // nodes that structural transforms added (Insert, Workers on a run without collectives).
 struct Prepared

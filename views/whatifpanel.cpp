@@ -18,6 +18,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QShortcut>
 #include <QSlider>
 #include <QValueAxis>
 #include <QVBoxLayout>
@@ -129,11 +130,11 @@ WhatIfPanel::WhatIfPanel(QWidget *parent) : QWidget(parent)
     m_chart->legend()->setAlignment(Qt::AlignBottom);
     m_chart->setMargins(QMargins(2, 2, 2, 2));
     m_chart->setBackgroundRoundness(0);
-    m_chartView = new QChartView(m_chart, right);
-    m_chartView->setRenderHint(QPainter::Antialiasing);
-    m_chartView->setMinimumHeight(150);
+    auto *chartView = new QChartView(m_chart, right);
+    chartView->setRenderHint(QPainter::Antialiasing);
+    chartView->setMinimumHeight(150);
     rv->addWidget(m_summary);
-    rv->addWidget(m_chartView, 1);
+    rv->addWidget(chartView, 1);
     outer->addWidget(right, 4);
 
     connect(m_run, &QComboBox::currentTextChanged, this, [this](const QString &run) {
@@ -162,6 +163,8 @@ WhatIfPanel::WhatIfPanel(QWidget *parent) : QWidget(parent)
         }
     };
     connect(remove, &QPushButton::clicked, this, removeSelected);
+    auto *del = new QShortcut(QKeySequence::Delete, m_list, nullptr, nullptr, Qt::WidgetShortcut);
+    connect(del, &QShortcut::activated, this, removeSelected);
     connect(load, &QPushButton::clicked, this, [this] {
         if (!m_scenario->currentText().isEmpty())
             Q_EMIT loadScenarioRequested(m_scenario->currentText());

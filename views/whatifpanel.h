@@ -16,7 +16,6 @@ class QSlider;
 class QSpinBox;
 
 class QChart;
-class QChartView;
 
 namespace gml {
 
@@ -37,12 +36,9 @@ public:
     // What the measured run ran on, for labels and slider origins.
     struct Measured
     {
-        QString device;      // catalog id, empty when unknown
-        double networkGBps = 0; // 0: unknown
+        double networkGBps = 0; // the measured network link; 0: unknown
         double latencyUs = 0;
         int workers = 1;
-        bool hasCollectives = false;
-        qint64 nodes = 0;
     };
     void setMeasured(const Measured &m);
     void setScenarios(const QStringList &names);
@@ -82,7 +78,6 @@ private:
     QComboBox *m_scenario;
     QLabel *m_summary;
     QChart *m_chart;
-    QChartView *m_chartView;
     QList<sim::Transform> m_customTransforms;
     Measured m_measured;
     bool m_updating = false;
