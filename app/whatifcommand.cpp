@@ -31,6 +31,10 @@ const char kWhatIfUsage[] =
     "  --host-bandwidth GBPS host<->device copy bandwidth\n"
     "  --workers N           N-way data parallel (--grad-mb MB: gradient size, else estimated;\n"
     "                        --bucket-mb MB: bucket size, default 25)\n"
+    "  --algorithm A         collectives as ring or tree (NCCL's cost model); --measured-algorithm A\n"
+    "                        the one they were measured with (default ring)\n"
+    "  --reschedule 'REGEX=P' the slices whose name matches REGEX get priority P on their resource\n"
+    "                        (higher runs first when both are ready); may be given more than once\n"
     "  --save RUN            write the predicted run into the project as run RUN (kind predicted)\n";
 
 double number(const Parsed &p, const char *key, bool *ok)
@@ -72,7 +76,9 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                                 QStringLiteral("host-bandwidth"), QStringLiteral("workers"),
                                 QStringLiteral("grad-mb"),      QStringLiteral("bucket-mb"),
                                 QStringLiteral("scenario"),     QStringLiteral("transforms"),
-                                QStringLiteral("save"),         QStringLiteral("save-scenario")};
+                                QStringLiteral("save"),         QStringLiteral("save-scenario"),
+                                QStringLiteral("algorithm"),    QStringLiteral("measured-algorithm"),
+                                QStringLiteral("reschedule")};
     const Parsed p = parse(args, valued, {QStringLiteral("json"), QStringLiteral("devices")});
     auto usage = [&](const QString &why) {
         err << "grademl whatif: " << why << '\n' << kWhatIfUsage;
@@ -129,10 +135,23 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             return usage(QStringLiteral("no device '%1' in the catalog (grademl whatif --devices)").arg(id));
         transforms.append(sim::Transform::device(id));
     }
+    for (const QString &s : p.repeated.value(QStringLiteral("reschedule"))) {
+        auto t = sim::parseReschedule(s, &why);
+        if (!t)
+            return usage(why);
+        transforms.append(*t);
+    }
+    const QString algorithm = p.options.value(QStringLiteral("algorithm"));
+    for (const char *key : {"algorithm", "measured-algorithm"})
+        if (has(key) && !sim::collectiveAlgorithms().contains(p.options.value(QString::fromLatin1(key))))
+            return usage(QStringLiteral("--%1 must be ring or tree").arg(QString::fromLatin1(key)));
     bool ok = true;
-    if (has("bandwidth") || has("latency"))
-        transforms.append(sim::Transform::network(has("bandwidth") ? number(p, "bandwidth", &ok) : 0,
-                                                  has("latency") ? number(p, "latency", &ok) : -1));
+    if (has("bandwidth") || has("latency") || (has("algorithm") && !has("workers"))) {
+        auto t = sim::Transform::network(has("bandwidth") ? number(p, "bandwidth", &ok) : 0,
+                                         has("latency") ? number(p, "latency", &ok) : -1);
+        t.algorithm = algorithm;
+        transforms.append(t);
+    }
     if (has("host-bandwidth")) {
         auto t = sim::Transform::network(number(p, "host-bandwidth", &ok));
         t.link = QStringLiteral("host");
@@ -147,6 +166,7 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             t.gradMB = number(p, "grad-mb", &ok);
         if (has("bucket-mb"))
             t.bucketMB = number(p, "bucket-mb", &ok);
+        t.algorithm = algorithm;
         transforms.append(t); // its all-reduces are inserted first, so link transforms apply to them
     }
     if (!ok)
@@ -207,6 +227,8 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         context.measuredDevice = p.options.value(QStringLiteral("from-device"));
     if (has("measured-link"))
         context.measuredNetwork = p.options.value(QStringLiteral("measured-link"));
+    if (has("measured-algorithm"))
+        context.measuredAlgorithm = p.options.value(QStringLiteral("measured-algorithm"));
     const auto result = sim::whatIf(graph, transforms, context, &why);
     if (!result) {
         err << "grademl whatif: run '" << runName << "': " << why << '\n';

@@ -2,6 +2,12 @@
 #include "replay.h"
 
 #include <algorithm>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <queue>
+#include <tuple>
 
 namespace gml::sim {
 
@@ -28,37 +34,16 @@ ReplayInput ReplayInput::measured(const DependencyGraph &graph)
     return in;
 }
 
-Replay replay(const DependencyGraph &graph, const ReplayInput &input)
+namespace {
+
+// The replay from the time points and the input point that set each (-1: the origin): node
+// times, the finish and the critical path's breakdown, walked back from the last end.
+Replay assemble(const DependencyGraph &graph, const ReplayInput &input, const std::vector<TimeNs> &t,
+                const std::vector<int> &bound)
 {
     const auto &nodes = graph.nodes();
     const size_t n = nodes.size();
-    std::vector<TimeNs> t(2 * n);
-    std::vector<int> bound(2 * n, -1); // the input point that set each point; -1: the origin
     const TimeNs origin = graph.origin();
-    for (const int p : graph.order()) {
-        const size_t i = size_t(p / 2);
-        if (p % 2 == 0) {
-            TimeNs ready = origin;
-            int by = -1;
-            for (const auto &in : graph.inputs(p))
-                if (t[size_t(in.from)] + in.lag > ready) {
-                    ready = t[size_t(in.from)] + in.lag;
-                    by = in.from;
-                }
-            t[size_t(p)] = ready + input.slack[i];
-            bound[size_t(p)] = by;
-        } else {
-            TimeNs begin = t[size_t(p) - 1];
-            int by = p - 1;
-            for (const auto &in : graph.inputs(p))
-                if (t[size_t(in.from)] + in.lag > begin) {
-                    begin = t[size_t(in.from)] + in.lag;
-                    by = in.from;
-                }
-            t[size_t(p)] = begin + input.work[i];
-            bound[size_t(p)] = by;
-        }
-    }
     Replay r;
     r.origin = origin;
     r.start.resize(n);
@@ -71,7 +56,7 @@ Replay replay(const DependencyGraph &graph, const ReplayInput &input)
             last = int(i);
     }
     r.finish = last >= 0 ? r.end[size_t(last)] : origin;
-    // The critical path, walked back from the last end; each step's time goes to what it is.
+    // Each step of the critical path goes to what it is.
     for (int p = last >= 0 ? 2 * last + 1 : -1; p >= 0;) {
         const int by = bound[size_t(p)];
         const TimeNs dt = t[size_t(p)] - (by >= 0 ? t[size_t(by)] : origin);
@@ -102,6 +87,232 @@ Replay replay(const DependencyGraph &graph, const ReplayInput &input)
         p = by;
     }
     return r;
+}
+
+Replay replayInOrder(const DependencyGraph &graph, const ReplayInput &input)
+{
+    const size_t n = graph.nodes().size();
+    std::vector<TimeNs> t(2 * n);
+    std::vector<int> bound(2 * n, -1);
+    const TimeNs origin = graph.origin();
+    for (const int p : graph.order()) {
+        const size_t i = size_t(p / 2);
+        if (p % 2 == 0) {
+            TimeNs ready = origin;
+            int by = -1;
+            for (const auto &in : graph.inputs(p))
+                if (t[size_t(in.from)] + in.lag > ready) {
+                    ready = t[size_t(in.from)] + in.lag;
+                    by = in.from;
+                }
+            t[size_t(p)] = ready + input.slack[i];
+            bound[size_t(p)] = by;
+        } else {
+            TimeNs begin = t[size_t(p) - 1];
+            int by = p - 1;
+            for (const auto &in : graph.inputs(p))
+                if (t[size_t(in.from)] + in.lag > begin) {
+                    begin = t[size_t(in.from)] + in.lag;
+                    by = in.from;
+                }
+            t[size_t(p)] = begin + input.work[i];
+            bound[size_t(p)] = by;
+        }
+    }
+    return assemble(graph, input, t, bound);
+}
+
+// The event-driven replay for resources with priorities (replay.h). Nullopt when the order it
+// picks would wait on itself.
+std::optional<Replay> replayScheduled(const DependencyGraph &graph, const ReplayInput &input)
+{
+    const auto &nodes = graph.nodes();
+    const auto &resources = graph.resources();
+    const size_t n = nodes.size();
+    const TimeNs origin = graph.origin();
+    // Resources with a priority, and each one's levels: queues of nodes in measured order.
+    struct Level
+    {
+        int priority;
+        std::vector<int> nodes;
+        size_t head = 0;
+    };
+    struct Scheduled
+    {
+        std::vector<Level> levels; // highest priority first
+        TimeNs freeAt;
+        int lastEnd = -1; // the end point that freed it
+        bool busy = false;
+        TimeNs dispatchAt = std::numeric_limits<TimeNs>::max(); // the pending dispatch, if any
+    };
+    std::vector<int> scheduledOf(resources.size(), -1);
+    std::vector<Scheduled> scheduled;
+    for (size_t r = 0; r < resources.size(); ++r) {
+        const auto &order = resources[r].nodes;
+        if (std::none_of(order.begin(), order.end(), [&](int i) { return input.priority[size_t(i)] != 0; }))
+            continue;
+        Scheduled s;
+        s.freeAt = origin;
+        std::map<int, std::vector<int>, std::greater<>> levels;
+        for (int i : order)
+            levels[input.priority[size_t(i)]].push_back(i);
+        for (auto &[p, v] : levels)
+            s.levels.push_back({p, std::move(v)});
+        scheduledOf[r] = int(scheduled.size());
+        scheduled.push_back(std::move(s));
+    }
+    // A scheduled node's start does not wait for its measured predecessor's end.
+    auto isChain = [&](int point, const DependencyGraph::In &in) {
+        const int i = point / 2;
+        if (point % 2 || scheduledOf[size_t(nodes[size_t(i)].resource)] < 0)
+            return false;
+        const int pos = graph.position(i);
+        return pos > 0 && in.lag == 0 && in.from == 2 * resources[size_t(nodes[size_t(i)].resource)].nodes[size_t(pos - 1)] + 1;
+    };
+    // Forward edges, as offsets into one array, and what each point still waits for.
+    std::vector<int> pending(2 * n, 0), first(2 * n + 1, 0);
+    for (size_t p = 0; p < 2 * n; ++p) {
+        bool chainSkipped = false;
+        for (const auto &in : graph.inputs(int(p))) {
+            if (!chainSkipped && isChain(int(p), in)) {
+                chainSkipped = true;
+                continue;
+            }
+            ++first[size_t(in.from) + 1];
+            ++pending[p];
+        }
+        if (p % 2)
+            ++pending[p]; // its own start
+    }
+    for (size_t p = 0; p < 2 * n; ++p)
+        first[p + 1] += first[p];
+    std::vector<DependencyGraph::In> out(static_cast<size_t>(first[2 * n]));
+    {
+        std::vector<int> fill(first.begin(), first.end() - 1);
+        for (size_t p = 0; p < 2 * n; ++p) {
+            bool chainSkipped = false;
+            for (const auto &in : graph.inputs(int(p))) {
+                if (!chainSkipped && isChain(int(p), in)) {
+                    chainSkipped = true;
+                    continue;
+                }
+                out[size_t(fill[size_t(in.from)]++)] = {int(p), in.lag};
+            }
+        }
+    }
+    std::vector<TimeNs> t(2 * n, origin);
+    std::vector<int> bound(2 * n, -1);
+    std::vector<char> ready(n, 0);
+    // Events: (time, 0, point) a time point reached; (time, 1, resource) a dispatch. Points first
+    // at equal times, so a dispatch sees every node that is ready by then.
+    using Event = std::tuple<TimeNs, int, int>;
+    std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
+    size_t done = 0;
+    auto dispatchLater = [&](int s) {
+        Scheduled &r = scheduled[size_t(s)];
+        if (r.busy)
+            return;
+        TimeNs earliest = std::numeric_limits<TimeNs>::max();
+        for (const auto &l : r.levels)
+            if (l.head < l.nodes.size() && ready[size_t(l.nodes[l.head])])
+                earliest = std::min(earliest, t[2 * size_t(l.nodes[l.head])]);
+        if (earliest == std::numeric_limits<TimeNs>::max())
+            return;
+        const TimeNs at = std::max(r.freeAt, earliest);
+        if (at < r.dispatchAt) {
+            r.dispatchAt = at;
+            events.emplace(at, 1, s);
+        }
+    };
+    auto complete = [&](int p) { // all inputs of p are in: its time is known, or it is ready
+        const size_t i = size_t(p / 2);
+        if (p % 2) {
+            t[size_t(p)] += input.work[i];
+            events.emplace(t[size_t(p)], 0, p);
+            return;
+        }
+        if (const int s = scheduledOf[size_t(nodes[i].resource)]; s >= 0) {
+            ready[i] = 1;
+            dispatchLater(s);
+            return;
+        }
+        t[size_t(p)] += input.slack[i];
+        events.emplace(t[size_t(p)], 0, p);
+    };
+    for (size_t p = 0; p < 2 * n; p += 2)
+        if (!pending[p])
+            complete(int(p));
+    while (!events.empty()) {
+        const auto [at, kind, id] = events.top();
+        events.pop();
+        if (kind == 1) {
+            Scheduled &r = scheduled[size_t(id)];
+            if (r.busy || at != r.dispatchAt)
+                continue; // superseded
+            r.dispatchAt = std::numeric_limits<TimeNs>::max();
+            Level *best = nullptr;
+            for (auto &l : r.levels)
+                if (l.head < l.nodes.size() && ready[size_t(l.nodes[l.head])] && t[2 * size_t(l.nodes[l.head])] <= at) {
+                    best = &l;
+                    break;
+                }
+            if (!best)
+                continue;
+            const int i = best->nodes[best->head++];
+            const size_t sp = 2 * size_t(i);
+            if (r.freeAt >= t[sp] && r.lastEnd >= 0) {
+                t[sp] = r.freeAt;
+                bound[sp] = r.lastEnd;
+            }
+            t[sp] += input.slack[size_t(i)];
+            r.busy = true;
+            events.emplace(t[sp], 0, int(sp));
+            continue;
+        }
+        ++done;
+        const size_t i = size_t(id / 2);
+        for (int k = first[size_t(id)]; k < first[size_t(id) + 1]; ++k) {
+            const auto &e = out[size_t(k)];
+            if (at + e.lag > t[size_t(e.from)]) {
+                t[size_t(e.from)] = at + e.lag;
+                bound[size_t(e.from)] = id;
+            }
+            if (!--pending[size_t(e.from)])
+                complete(e.from);
+        }
+        if (id % 2 == 0) {
+            const size_t endPoint = size_t(id) + 1; // its own end begins no earlier (ties: it)
+            if (at >= t[endPoint]) {
+                t[endPoint] = at;
+                bound[endPoint] = id;
+            }
+            if (!--pending[endPoint])
+                complete(int(endPoint));
+        } else if (const int s = scheduledOf[size_t(nodes[i].resource)]; s >= 0) {
+            Scheduled &r = scheduled[size_t(s)];
+            r.busy = false;
+            r.freeAt = at;
+            r.lastEnd = id;
+            dispatchLater(s);
+        }
+    }
+    if (done != 2 * n)
+        return std::nullopt;
+    return assemble(graph, input, t, bound);
+}
+
+} // namespace
+
+Replay replay(const DependencyGraph &graph, const ReplayInput &input)
+{
+    if (!input.priority.empty() && std::any_of(input.priority.begin(), input.priority.end(), [](int p) { return p != 0; })) {
+        if (auto r = replayScheduled(graph, input))
+            return *r;
+        Replay r = replayInOrder(graph, input);
+        r.rescheduleDeadlocked = true;
+        return r;
+    }
+    return replayInOrder(graph, input);
 }
 
 std::pair<TimeNs, TimeNs> Replay::containerSpan(const DependencyGraph &graph, int container) const

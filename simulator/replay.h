@@ -24,6 +24,9 @@ struct ReplayInput
 {
     std::vector<TimeNs> work;
     std::vector<TimeNs> slack;
+    // Per node (empty: none): a resource with a non-zero priority on any of its nodes runs, when
+    // free, the ready node of the highest priority instead of its next in measured order.
+    std::vector<int> priority;
     static ReplayInput measured(const DependencyGraph &graph);
 };
 
@@ -32,6 +35,11 @@ struct ReplayInput
 // its work after the later of its start and its end edges (a synchronising call waits, a
 // collective waits for every rank). Evaluated over the time points in topological order, which
 // is what an event-driven simulation of these rules computes, in O(nodes + edges).
+// With priorities (a reschedule), the resources that have them are scheduled by an
+// event-driven simulation instead: each priority level is a queue in measured order, and a
+// free resource starts the head of the highest level that is ready (work-conserving: a lower
+// level runs while the higher ones wait for their dependencies), in O((nodes + edges) log n).
+// All priorities equal reproduce the measured order exactly.
 struct Replay
 {
     std::vector<TimeNs> start; // per node, project clock
@@ -39,6 +47,9 @@ struct Replay
     TimeNs origin = 0;
     TimeNs finish = 0; // the last end
     Breakdown critical; // along the critical path, origin to finish
+    // A reschedule whose order would wait on itself (an order the measured dependencies cannot
+    // allow); the measured order was replayed instead.
+    bool rescheduleDeadlocked = false;
     TimeNs makespan() const { return finish - origin; }
     // A container's predicted span: its first and last node's, with the measured lead and tail
     // (clamped to the neighbouring nodes of its resource).

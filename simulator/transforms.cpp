@@ -33,7 +33,8 @@ const OpName kOps[] = {{Transform::Op::Scale, "scale"},   {Transform::Op::Remove
                        {Transform::Op::Fuse, "fuse"},     {Transform::Op::Device, "device"},
                        {Transform::Op::Amp, "amp"},       {Transform::Op::Compute, "compute"},
                        {Transform::Op::Memory, "memory"}, {Transform::Op::Input, "input"},
-                       {Transform::Op::Link, "link"},     {Transform::Op::Workers, "workers"}};
+                       {Transform::Op::Link, "link"},     {Transform::Op::Workers, "workers"},
+                       {Transform::Op::Reschedule, "reschedule"}};
 
 QString opName(Transform::Op op)
 {
@@ -217,7 +218,9 @@ bool insertDataParallel(Structural &s, const Transform &t, const WhatIfContext &
     const Selection optimizer(g, withinSelector(kOptimizerPattern), bit(NodeKind::Kernel), error);
     static const QRegularExpression step(QStringLiteral("^ProfilerStep#\\d+$"));
     static const QRegularExpression optName(QStringLiteral("^Optimizer\\.step#(\\w+)"));
-    const StringId commName = g.syntheticName(QStringLiteral("ncclKernel_AllReduce_RING (predicted)"));
+    const QString algorithm = t.algorithm.isEmpty() ? ctx.measuredAlgorithm : t.algorithm;
+    const StringId commName =
+        g.syntheticName(QStringLiteral("ncclKernel_AllReduce_%1 (predicted)").arg(algorithm.toUpper()));
     const int allReduce = int(collectiveOperations().indexOf(QStringLiteral("AllReduce")));
     int inserted = 0;
     for (const auto &[key, best] : compute) {
@@ -270,7 +273,7 @@ bool insertDataParallel(Structural &s, const Transform &t, const WhatIfContext &
                 return false;
             }
             const double perParam = bytesPerParameter(optimizerName);
-            gradBytes = double(optTime) / stepsWithOpt * 1e-9 * dev->memBwGBps * 1e9 * 0.7 / perParam * 4;
+            gradBytes = double(optTime) / stepsWithOpt * 1e-9 * dev->memBwGBps * 1e9 * kAchieved / perParam * 4;
             s.notes << QStringLiteral("gradients %1 MB per step, estimated from %2 of %3 kernels per step at 70% of "
                                       "%4 GB/s (%5 bytes of traffic per fp32 parameter)")
                            .arg(gradBytes / 1e6, 0, 'f', 1)
@@ -281,7 +284,7 @@ bool insertDataParallel(Structural &s, const Transform &t, const WhatIfContext &
         }
         const int buckets = std::max(1, int(std::ceil(gradBytes / (t.bucketMB * 1e6))));
         const qint64 bucketBytes = qint64(gradBytes / buckets);
-        const TimeNs commWork = collectiveTime(QStringLiteral("AllReduce"), bucketBytes, n, bw, lat);
+        const TimeNs commWork = collectiveTime(QStringLiteral("AllReduce"), bucketBytes, n, algorithm, bw, lat);
         Resource comm = g.resources()[size_t(stream)];
         comm.track = 0;
         comm.name = QStringLiteral("all-reduce (predicted, %1 workers)").arg(n);
@@ -324,11 +327,11 @@ bool insertDataParallel(Structural &s, const Transform &t, const WhatIfContext &
                 g.addEdge({last, order[size_t(pos)], EdgeKind::StreamWait, true, false, 0});
         }
         s.notes << QStringLiteral("rank %1: %2 buckets of %3 MB per step, each all-reduce %4 "
-                                  "(ring, %5 workers, %6 GB/s, %7 us latency)")
+                                  "(%5, %6 workers, %7 GB/s, %8 us latency)")
                        .arg(std::max(key.second, 0))
                        .arg(buckets)
                        .arg(double(bucketBytes) / 1e6, 0, 'f', 1)
-                       .arg(formatDuration(commWork))
+                       .arg(formatDuration(commWork), algorithm)
                        .arg(n)
                        .arg(bw)
                        .arg(lat);
@@ -464,13 +467,27 @@ QJsonObject Transform::toJson() const
     case Op::Input: o.insert(QStringLiteral("factor"), factor); break;
     case Op::SetDuration: o.insert(QStringLiteral("duration_ns"), qint64(duration)); break;
     case Op::Insert:
-        o.insert(QStringLiteral("duration_ns"), qint64(duration));
         o.insert(QStringLiteral("name"), name);
+        if (duration > 0 || (flops <= 0 && bytes <= 0)) {
+            o.insert(QStringLiteral("duration_ns"), qint64(duration));
+            break;
+        }
+        if (flops > 0)
+            o.insert(QStringLiteral("flops"), flops);
+        if (bytes > 0)
+            o.insert(QStringLiteral("bytes"), bytes);
+        o.insert(QStringLiteral("precision"), precision);
         break;
     case Op::Fuse:
-        if (duration > 0)
+        if (duration > 0) {
             o.insert(QStringLiteral("duration_ns"), qint64(duration));
+            break;
+        }
+        o.insert(QStringLiteral("model"), model);
+        if (model == QLatin1String("overhead") && overhead >= 0)
+            o.insert(QStringLiteral("overhead_ns"), qint64(overhead));
         break;
+    case Op::Reschedule: o.insert(QStringLiteral("priority"), priority); break;
     case Op::Device: o.insert(QStringLiteral("target"), target); break;
     case Op::Link:
     case Op::Workers:
@@ -486,6 +503,8 @@ QJsonObject Transform::toJson() const
             o.insert(QStringLiteral("bandwidth_gbps"), bandwidthGBps);
         if (op == Op::Link && latencyUs >= 0)
             o.insert(QStringLiteral("latency_us"), latencyUs);
+        if (!algorithm.isEmpty())
+            o.insert(QStringLiteral("algorithm"), algorithm);
         break;
     case Op::Remove:
     case Op::Amp: break;
@@ -524,6 +543,13 @@ std::optional<Transform> Transform::fromJson(const QJsonObject &o, QString *erro
     t.workers = o.value(QStringLiteral("workers")).toInt(1);
     t.gradMB = o.value(QStringLiteral("grad_mb")).toDouble(0);
     t.bucketMB = o.value(QStringLiteral("bucket_mb")).toDouble(25);
+    t.flops = o.value(QStringLiteral("flops")).toDouble(0);
+    t.bytes = o.value(QStringLiteral("bytes")).toDouble(0);
+    t.precision = o.value(QStringLiteral("precision")).toString(QStringLiteral("fp32"));
+    t.model = o.value(QStringLiteral("model")).toString(QStringLiteral("sum"));
+    t.overhead = o.value(QStringLiteral("overhead_ns")).toInteger(-1);
+    t.priority = o.value(QStringLiteral("priority")).toInt(1);
+    t.algorithm = o.value(QStringLiteral("algorithm")).toString();
     auto bad = [&](const QString &why) -> std::optional<Transform> {
         *error = QStringLiteral("%1: %2").arg(op, why);
         return std::nullopt;
@@ -538,8 +564,16 @@ std::optional<Transform> Transform::fromJson(const QJsonObject &o, QString *erro
         return bad(QStringLiteral("no device '%1' in the catalog").arg(t.target));
     if (t.op == Op::Link && t.link != QLatin1String("network") && t.link != QLatin1String("host"))
         return bad(QStringLiteral("link must be 'network' or 'host'"));
-    if (t.op == Op::Link && t.bandwidthGBps <= 0 && t.latencyUs < 0)
-        return bad(QStringLiteral("give a bandwidth, a latency or both"));
+    if (t.op == Op::Link && t.bandwidthGBps <= 0 && t.latencyUs < 0 && t.algorithm.isEmpty())
+        return bad(QStringLiteral("give a bandwidth, a latency, an algorithm or some of them"));
+    if (!t.algorithm.isEmpty() && !collectiveAlgorithms().contains(t.algorithm))
+        return bad(QStringLiteral("algorithm must be 'ring' or 'tree'"));
+    if (!std::isfinite(t.flops) || !std::isfinite(t.bytes) || t.flops < 0 || t.bytes < 0)
+        return bad(QStringLiteral("flops and bytes must be 0 or more"));
+    if (t.precision != QLatin1String("fp32") && t.precision != QLatin1String("fp16"))
+        return bad(QStringLiteral("precision must be 'fp32' or 'fp16'"));
+    if (t.model != QLatin1String("sum") && t.model != QLatin1String("overhead"))
+        return bad(QStringLiteral("model must be 'sum' or 'overhead'"));
     if (t.op == Op::Workers && (t.workers < 1 || t.bucketMB <= 0))
         return bad(QStringLiteral("need 1 or more workers and a positive bucket size"));
     return t;
@@ -552,10 +586,25 @@ QString Transform::describe() const
     case Op::Scale: return QStringLiteral("scale%1 x%2").arg(sel).arg(factor);
     case Op::Remove: return QStringLiteral("remove%1").arg(sel);
     case Op::SetDuration: return QStringLiteral("set%1 to %2").arg(sel, formatDuration(duration));
-    case Op::Insert: return QStringLiteral("insert '%1' (%2) after%3").arg(name, formatDuration(duration), sel);
-    case Op::Fuse:
-        return QStringLiteral("fuse%1 into one (%2)")
-            .arg(sel, duration > 0 ? formatDuration(duration) : QStringLiteral("summed time"));
+    case Op::Insert: {
+        QString cost = formatDuration(duration);
+        if (duration <= 0 && (flops > 0 || bytes > 0))
+            cost = QStringLiteral("%1 GFLOP %2, %3 MB by the roofline")
+                       .arg(flops / 1e9, 0, 'g', 4)
+                       .arg(precision)
+                       .arg(bytes / 1e6, 0, 'g', 4);
+        return QStringLiteral("insert '%1' (%2) after%3").arg(name, cost, sel);
+    }
+    case Op::Fuse: {
+        QString cost = QStringLiteral("summed time");
+        if (duration > 0)
+            cost = formatDuration(duration);
+        else if (model == QLatin1String("overhead"))
+            cost = overhead >= 0 ? QStringLiteral("summed time less %1 per kernel").arg(formatDuration(overhead))
+                                 : QStringLiteral("summed time less the per-kernel fixed cost");
+        return QStringLiteral("fuse%1 into one (%2)").arg(sel, cost);
+    }
+    case Op::Reschedule: return QStringLiteral("priority %1 on its resource for%2").arg(priority).arg(sel);
     case Op::Device: return QStringLiteral("run on %1%2").arg(target, sel);
     case Op::Amp: return QStringLiteral("AMP: compute-bound kernels /3, memory-bound /2%1").arg(sel);
     case Op::Compute: return QStringLiteral("compute-bound kernels %1x faster%2").arg(factor).arg(sel);
@@ -569,12 +618,15 @@ QString Transform::describe() const
             p << QStringLiteral("%1 GB/s").arg(bandwidthGBps);
         if (latencyUs >= 0)
             p << QStringLiteral("%1 us latency").arg(latencyUs);
+        if (!algorithm.isEmpty())
+            p << QStringLiteral("%1 collectives").arg(algorithm);
         return QStringLiteral("%1 link %2").arg(link, p.join(QStringLiteral(", ")));
     }
     case Op::Workers:
-        return QStringLiteral("%1-way data parallel%2")
+        return QStringLiteral("%1-way data parallel%2%3")
             .arg(workers)
-            .arg(gradMB > 0 ? QStringLiteral(", %1 MB gradients").arg(gradMB) : QString());
+            .arg(gradMB > 0 ? QStringLiteral(", %1 MB gradients").arg(gradMB) : QString(),
+                 algorithm.isEmpty() ? QString() : QStringLiteral(", %1 all-reduce").arg(algorithm));
     }
     return {};
 }
@@ -600,6 +652,7 @@ Transform Transform::fusedAdam()
     t.op = Op::Fuse;
     t.select.within = kOptimizerPattern;
     t.select.kinds = bit(NodeKind::Kernel);
+    t.model = QStringLiteral("overhead");
     return t;
 }
 
@@ -656,14 +709,19 @@ std::optional<QList<Transform>> transformsFromJson(const QJsonArray &a, QString 
     return out;
 }
 
-std::optional<Transform> parseScale(const QString &text, QString *error)
+namespace {
+
+// "REGEX=VALUE", split at the last '=': the regex checked, the value a number of 0 or more
+// (`whole`: a whole number, any sign).
+std::optional<std::pair<QString, double>> regexAndValue(const QString &text, bool whole, QString *error)
 {
     const qsizetype eq = text.lastIndexOf(QLatin1Char('='));
     bool ok = false;
-    const double factor = eq > 0 ? text.mid(eq + 1).toDouble(&ok) : 0;
-    if (eq <= 0 || !ok || !std::isfinite(factor) || factor < 0) {
+    const double value = eq > 0 ? text.mid(eq + 1).toDouble(&ok) : 0;
+    if (eq <= 0 || !ok || !std::isfinite(value) || (whole ? value != std::trunc(value) || std::abs(value) > 1e6 : value < 0)) {
         if (error)
-            *error = QStringLiteral("'%1' is not REGEX=FACTOR with a factor of 0 or more").arg(text);
+            *error = whole ? QStringLiteral("'%1' is not REGEX=PRIORITY with a whole-number priority").arg(text)
+                           : QStringLiteral("'%1' is not REGEX=FACTOR with a factor of 0 or more").arg(text);
         return std::nullopt;
     }
     const QRegularExpression re(text.left(eq));
@@ -674,7 +732,49 @@ std::optional<Transform> parseScale(const QString &text, QString *error)
                          .arg(re.patternErrorOffset());
         return std::nullopt;
     }
-    return Transform::scale(text.left(eq), factor);
+    return std::make_pair(text.left(eq), value);
+}
+
+} // namespace
+
+std::optional<Transform> parseScale(const QString &text, QString *error)
+{
+    const auto rv = regexAndValue(text, false, error);
+    if (!rv)
+        return std::nullopt;
+    return Transform::scale(rv->first, rv->second);
+}
+
+std::optional<Transform> parseTransform(const QString &text, QString *error)
+{
+    if (!text.trimmed().startsWith(QLatin1Char('{')))
+        return parseScale(text, error);
+    QJsonParseError pe;
+    const auto doc = QJsonDocument::fromJson(text.trimmed().toUtf8(), &pe);
+    if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
+        if (error)
+            *error = QStringLiteral("not a JSON object (offset %1: %2)")
+                         .arg(pe.offset)
+                         .arg(pe.error != QJsonParseError::NoError ? pe.errorString() : QStringLiteral("expected '{'"));
+        return std::nullopt;
+    }
+    QString why;
+    auto t = Transform::fromJson(doc.object(), &why);
+    if (!t && error)
+        *error = why;
+    return t;
+}
+
+std::optional<Transform> parseReschedule(const QString &text, QString *error)
+{
+    const auto rv = regexAndValue(text, true, error);
+    if (!rv)
+        return std::nullopt;
+    Transform t;
+    t.op = Transform::Op::Reschedule;
+    t.select.name = rv->first;
+    t.priority = int(rv->second);
+    return t;
 }
 
 QStringList presetNames()
@@ -718,27 +818,178 @@ WhatIfContext WhatIfContext::forRun(const DependencyGraph &graph, const QJsonObj
     return c;
 }
 
-double ringFactor(const QString &operation, int n)
+QStringList collectiveAlgorithms()
 {
-    if (n <= 1)
-        return 0;
-    if (operation == QLatin1String("AllReduce"))
-        return 2.0 * (n - 1) / n;
-    if (operation == QLatin1String("AllGather") || operation == QLatin1String("ReduceScatter") ||
-        operation == QLatin1String("AllToAll"))
-        return double(n - 1) / n;
-    return 1;
+    return {QStringLiteral("ring"), QStringLiteral("tree")};
 }
 
-TimeNs collectiveTime(const QString &operation, qint64 bytes, int n, double bwGBps, double latencyUs)
+CollectiveCost collectiveCost(const QString &operation, int n, const QString &algorithm)
 {
     if (n <= 1)
-        return 0;
-    const int steps = operation == QLatin1String("AllReduce") ? 2 * (n - 1)
-                      : (operation == QLatin1String("Broadcast") || operation == QLatin1String("Reduce")) ? 1
-                                                                                                          : n - 1;
-    return TimeNs(std::llround(steps * latencyUs * 1e3 + ringFactor(operation, n) * double(bytes) / bwGBps));
+        return {};
+    const bool allReduce = operation == QLatin1String("AllReduce");
+    const bool rooted = operation == QLatin1String("Broadcast") || operation == QLatin1String("Reduce");
+    if (algorithm == QLatin1String("tree") && (allReduce || rooted)) {
+        const int depth = int(std::ceil(std::log2(double(n))));
+        return allReduce ? CollectiveCost{2.0, 2 * depth} : CollectiveCost{1.0, depth};
+    }
+    if (allReduce)
+        return {2.0 * (n - 1) / n, 2 * (n - 1)};
+    if (rooted)
+        return {1.0, n - 1};
+    return {double(n - 1) / n, n - 1};
 }
+
+TimeNs collectiveTime(const QString &operation, qint64 bytes, int n, const QString &algorithm, double bwGBps,
+                      double latencyUs)
+{
+    const CollectiveCost c = collectiveCost(operation, n, algorithm);
+    return TimeNs(std::llround(c.steps * latencyUs * 1e3 + c.busFactor * double(bytes) / bwGBps));
+}
+
+TimeNs rooflineTime(const Device &device, double flops, double bytes, bool halfPrecision)
+{
+    const double peak = (halfPrecision ? device.fp16Tflops : device.fp32Tflops) * 1e12 * kAchieved;
+    const double bw = device.memBwGBps * 1e9 * kAchieved;
+    const double seconds = std::max(peak > 0 ? flops / peak : 0.0, bw > 0 ? bytes / bw : 0.0);
+    return TimeNs(std::llround(seconds * 1e9));
+}
+
+namespace {
+
+// The GPU the kernels run on after the transforms: the last Device transform's, else the
+// measured one.
+const Device *deviceInEffect(const QList<Transform> &transforms, const WhatIfContext &ctx, const DeviceCatalog &cat,
+                             QString *error)
+{
+    for (auto it = transforms.rbegin(); it != transforms.rend(); ++it)
+        if (it->op == Transform::Op::Device)
+            if (const Device *d = cat.device(it->target))
+                return d;
+    return measuredDevice(ctx, cat, error);
+}
+
+// Per node: the shortest measured work of its kind on its GPU (all its streams) or CPU thread.
+std::vector<TimeNs> shortestNodes(const DependencyGraph &g)
+{
+    QHash<QString, int> gpuGroup;
+    std::vector<int> group(g.resources().size());
+    for (size_t r = 0; r < g.resources().size(); ++r) {
+        const Resource &res = g.resources()[r];
+        group[r] = res.gpu ? *gpuGroup.insert(QStringLiteral("%1/%2").arg(res.source).arg(res.pid),
+                                               gpuGroup.value(QStringLiteral("%1/%2").arg(res.source).arg(res.pid),
+                                                              int(g.resources().size() + gpuGroup.size())))
+                           : int(r);
+    }
+    const size_t kinds = 6;
+    std::vector<TimeNs> shortest((g.resources().size() * 2 + 1) * kinds, std::numeric_limits<TimeNs>::max());
+    auto slot = [&](const Node &n) -> TimeNs & { return shortest[size_t(group[size_t(n.resource)]) * kinds + size_t(n.kind)]; };
+    for (const auto &n : g.nodes())
+        if (n.slice != 0 && n.work > 0)
+            slot(n) = std::min(slot(n), n.work);
+    std::vector<TimeNs> out;
+    out.reserve(g.nodes().size());
+    for (const auto &n : g.nodes()) {
+        const TimeNs v = slot(n);
+        out.push_back(v == std::numeric_limits<TimeNs>::max() ? 0 : v);
+    }
+    return out;
+}
+
+// How the collectives' network changes: each selected collective's ranks, algorithm and link
+// as the Workers and Link transforms leave them, applied in one rescale from the state it was
+// measured (or inserted) in, so the order of the transforms does not matter.
+class NetworkChange
+{
+public:
+    struct State
+    {
+        int ranks = 2;
+        QString algorithm;
+        double bwGBps = 0; // 0: unknown (then only the ranks and algorithm rescale)
+        double latencyUs = 0;
+        bool operator==(const State &o) const
+        {
+            return ranks == o.ranks && algorithm == o.algorithm && bwGBps == o.bwGBps && latencyUs == o.latencyUs;
+        }
+    };
+
+    NetworkChange(const DependencyGraph &g, const QList<Transform> &transforms, const WhatIfContext &ctx,
+                  bool hasCollectives)
+        : m_graph(g)
+    {
+        QString unknown;
+        const Link *link = measuredLink(ctx, true, &unknown);
+        m_measured = {std::max(2, ctx.measuredWorkers), ctx.measuredAlgorithm, link ? link->bwGBps : 0,
+                      link ? link->latencyUs : 0};
+        m_inserted = m_measured;
+        for (const auto &t : transforms)
+            if (isStructural(t, hasCollectives) && t.op == Transform::Op::Workers) {
+                m_inserted.ranks = t.workers;
+                if (!t.algorithm.isEmpty())
+                    m_inserted.algorithm = t.algorithm;
+                break;
+            }
+    }
+
+    int measuredRanks() const { return m_measured.ranks; }
+
+    void apply(const Transform &t, const Selection &sel)
+    {
+        const auto &nodes = m_graph.nodes();
+        for (size_t i = 0; i < nodes.size(); ++i) {
+            if (!sel[i] || nodes[i].kind != NodeKind::Collective)
+                continue;
+            auto it = m_state.find(int(i));
+            if (it == m_state.end())
+                it = m_state.insert(int(i), initial(i));
+            State &s = *it;
+            if (t.op == Transform::Op::Workers)
+                s.ranks = t.workers;
+            if (!t.algorithm.isEmpty())
+                s.algorithm = t.algorithm;
+            if (t.op == Transform::Op::Link && t.bandwidthGBps > 0)
+                s.bwGBps = t.bandwidthGBps;
+            if (t.op == Transform::Op::Link && t.latencyUs >= 0)
+                s.latencyUs = t.latencyUs;
+        }
+    }
+
+    // latency x steps + the bandwidth part x (bus factor and bandwidth ratios).
+    void rescale(std::vector<TimeNs> &work) const
+    {
+        const auto &ops = collectiveOperations();
+        for (auto it = m_state.begin(); it != m_state.end(); ++it) {
+            const size_t i = size_t(it.key());
+            const State a = initial(i);
+            const State &b = *it;
+            if (a == b)
+                continue;
+            const Node &n = m_graph.nodes()[i];
+            const QString op = n.collectiveOp >= 0 ? ops[n.collectiveOp] : QString();
+            const CollectiveCost ca = collectiveCost(op, a.ranks, a.algorithm);
+            const CollectiveCost cb = collectiveCost(op, b.ranks, b.algorithm);
+            if (cb.steps == 0) {
+                work[i] = 0;
+                continue;
+            }
+            const TimeNs rest = std::max<TimeNs>(0, work[i] - TimeNs(std::llround(ca.steps * a.latencyUs * 1e3)));
+            double f = ca.busFactor > 0 ? cb.busFactor / ca.busFactor : 1;
+            if (a.bwGBps > 0 && b.bwGBps > 0)
+                f *= a.bwGBps / b.bwGBps;
+            work[i] = TimeNs(std::llround(cb.steps * b.latencyUs * 1e3)) + scaled(rest, f);
+        }
+    }
+
+private:
+    State initial(size_t i) const { return m_graph.nodes()[i].slice == 0 ? m_inserted : m_measured; }
+
+    const DependencyGraph &m_graph;
+    State m_measured, m_inserted;
+    QHash<int, State> m_state;
+};
+
+} // namespace
 
 std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &measured,
                                 const QList<Transform> &transforms, const WhatIfContext &context,
@@ -778,6 +1029,16 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
             const Selection sel(*s.graph, t.select, 0xff, &err);
             if (!sel.valid())
                 return fail(t);
+            TimeNs duration = t.duration;
+            if (duration <= 0 && (t.flops > 0 || t.bytes > 0)) {
+                const Device *dev = deviceInEffect(transforms, context, cat, &err);
+                if (!dev)
+                    return fail(t);
+                duration = rooflineTime(*dev, t.flops, t.bytes, t.precision == QLatin1String("fp16"));
+                s.notes << QStringLiteral("insert '%1': %2 on %3 (roofline at %4% of peak)")
+                               .arg(t.name, formatDuration(duration), dev->id)
+                               .arg(kAchieved * 100);
+            }
             const StringId name = s.graph->syntheticName(t.name);
             const size_t n = measured->nodes().size();
             for (size_t i = 0; i < n; ++i) {
@@ -793,7 +1054,7 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
                 node.kind = s.graph->resources()[size_t(node.resource)].gpu ? NodeKind::Kernel : NodeKind::Cpu;
                 node.start = node.end;
                 node.slack = 0;
-                node.work = t.duration;
+                node.work = duration;
                 s.graph->insertNode(node, int(i));
             }
         }
@@ -811,11 +1072,9 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
     auto &work = out.input.work;
     auto &slack = out.input.slack;
     const auto &nodes = g.nodes();
-    // Collective latency steps follow the worker count: measured, or the last Workers transform.
-    int workersNow = context.measuredWorkers;
-    for (const auto &t : transforms)
-        if (t.op == Transform::Op::Workers)
-            workersNow = t.workers;
+    // Collectives over the network: the ranks, algorithm and link each one ran with, and what
+    // the Workers and Link transforms make of them; rescaled once, at the end (network()).
+    NetworkChange net(g, transforms, context, hasCollectives);
     for (const auto &t : transforms) {
         if (isStructural(t, hasCollectives))
             continue; // applied to the graph above
@@ -830,7 +1089,12 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
             kinds = t.link == QLatin1String("host") ? bit(NodeKind::Memcpy) : bit(NodeKind::Collective);
             break;
         case Transform::Op::Workers: kinds = bit(NodeKind::Collective); break;
-        default: break;
+        case Transform::Op::Fuse:
+        case Transform::Op::Reschedule:
+        case Transform::Op::Scale:
+        case Transform::Op::Remove:
+        case Transform::Op::SetDuration:
+        case Transform::Op::Insert: break;
         }
         Selector select = t.select;
         if (t.op == Transform::Op::Input && select.name.isEmpty() && select.within.isEmpty())
@@ -861,6 +1125,9 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
             std::vector<int> kept(nodes.size(), 0); // per launcher: launched nodes that remain
             std::vector<char> removed(nodes.size(), 0);
             int fused = 0;
+            const bool overheadModel = t.duration <= 0 && t.model == QLatin1String("overhead");
+            const std::vector<TimeNs> shortest = overheadModel && t.overhead < 0 ? shortestNodes(g) : std::vector<TimeNs>();
+            TimeNs saved = 0;
             for (const auto &r : g.resources()) {
                 for (size_t k = 0; k < r.nodes.size();) {
                     if (!sel[size_t(r.nodes[k])]) {
@@ -868,11 +1135,21 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
                         continue;
                     }
                     size_t e = k;
-                    TimeNs sum = 0;
-                    while (e < r.nodes.size() && sel[size_t(r.nodes[e])])
+                    TimeNs sum = 0, longest = 0;
+                    while (e < r.nodes.size() && sel[size_t(r.nodes[e])]) {
+                        longest = std::max(longest, work[size_t(r.nodes[e])]);
                         sum += work[size_t(r.nodes[e++])];
+                    }
                     if (e - k >= 2) {
-                        work[size_t(r.nodes[k])] = t.duration > 0 ? t.duration : sum;
+                        TimeNs w = t.duration > 0 ? t.duration : sum;
+                        if (overheadModel) {
+                            // Each kernel pays a fixed cost (launch ramp, tail) whatever its
+                            // work; the fused one pays it once.
+                            const TimeNs o = t.overhead >= 0 ? t.overhead : shortest[size_t(r.nodes[k])];
+                            w = std::max(longest, sum - TimeNs(e - k - 1) * o);
+                            saved += sum - w;
+                        }
+                        work[size_t(r.nodes[k])] = w;
                         for (size_t j = k + 1; j < e; ++j) {
                             const auto x = size_t(r.nodes[j]);
                             work[x] = slack[x] = 0;
@@ -889,7 +1166,13 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
             for (size_t i = 0; i < nodes.size(); ++i)
                 if (removed[i] && nodes[i].launcher >= 0 && !kept[size_t(nodes[i].launcher)])
                     work[size_t(nodes[i].launcher)] = slack[size_t(nodes[i].launcher)] = 0;
-            out.notes << QStringLiteral("fuse: %1 groups of adjacent slices fused").arg(fused);
+            out.notes << (overheadModel ? QStringLiteral("fuse: %1 groups of adjacent slices fused, %2 of per-kernel fixed "
+                                                         "cost saved (%3)")
+                                              .arg(fused)
+                                              .arg(formatDuration(saved),
+                                                   t.overhead >= 0 ? QStringLiteral("%1 each").arg(formatDuration(t.overhead))
+                                                                   : QStringLiteral("each the shortest kernel of its GPU"))
+                                        : QStringLiteral("fuse: %1 groups of adjacent slices fused").arg(fused));
             break;
         }
         case Transform::Op::Device:
@@ -923,8 +1206,8 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
             }
             QHash<StringId, double> factorOf;
             for (size_t i = 0; i < nodes.size(); ++i) {
-                if (!sel[i])
-                    continue;
+                if (!sel[i] || nodes[i].slice == 0)
+                    continue; // inserted nodes keep the duration given or modelled
                 const Node &n = nodes[i];
                 if (n.kind == NodeKind::Memcpy && isHostCopy(g.name(n.name)))
                     continue; // over the host link, not device memory
@@ -953,44 +1236,53 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
             const Link *m = measuredLink(context, network, &err);
             if (!m)
                 return fail(t);
+            if (network) {
+                net.apply(t, sel);
+                out.notes << QStringLiteral("network link: measured over %1 (%2 GB/s, %3 us, %4 collectives)")
+                                 .arg(m->name)
+                                 .arg(m->bwGBps)
+                                 .arg(m->latencyUs)
+                                 .arg(context.measuredAlgorithm);
+                break;
+            }
             const double bw = t.bandwidthGBps > 0 ? t.bandwidthGBps : m->bwGBps;
             const double lat = t.latencyUs >= 0 ? t.latencyUs : m->latencyUs;
             for (size_t i = 0; i < nodes.size(); ++i) {
-                if (!sel[i] || (!network && !isHostCopy(g.name(nodes[i].name))))
+                if (!sel[i] || !isHostCopy(g.name(nodes[i].name)))
                     continue;
-                // latency + the bandwidth part of the measured time at the new bandwidth.
-                const int steps = network ? 2 * std::max(1, workersNow - 1) : 1;
-                const TimeNs oldLat = TimeNs(steps * m->latencyUs * 1e3);
+                // One latency + the bandwidth part of the measured time at the new bandwidth.
+                const TimeNs oldLat = TimeNs(m->latencyUs * 1e3);
                 const TimeNs rest = std::max<TimeNs>(0, work[i] - oldLat);
-                work[i] = TimeNs(steps * lat * 1e3) + scaled(rest, m->bwGBps / bw);
+                work[i] = TimeNs(lat * 1e3) + scaled(rest, m->bwGBps / bw);
             }
-            out.notes << QStringLiteral("%1 link: measured over %2 (%3 GB/s, %4 us)")
-                             .arg(t.link, m->name)
+            out.notes << QStringLiteral("host link: measured over %1 (%2 GB/s, %3 us)")
+                             .arg(m->name)
                              .arg(m->bwGBps)
                              .arg(m->latencyUs);
             break;
         }
-        case Transform::Op::Workers: {
-            const auto &ops = collectiveOperations();
-            const int from = std::max(2, context.measuredWorkers);
-            for (size_t i = 0; i < nodes.size(); ++i) {
-                if (!sel[i] || nodes[i].slice == 0)
-                    continue; // inserted all-reduces already have the model's time
-                const QString op = nodes[i].collectiveOp >= 0 ? ops[nodes[i].collectiveOp] : QString();
-                if (t.workers <= 1) {
-                    work[i] = slack[i] = 0;
-                    continue;
-                }
-                work[i] = scaled(work[i], ringFactor(op, t.workers) / ringFactor(op, from));
-            }
-            out.notes << QStringLiteral("workers: measured collectives of %1 ranks rescaled by the ring factor to %2")
-                             .arg(from)
-                             .arg(t.workers);
+        case Transform::Op::Workers:
+            for (size_t i = 0; i < nodes.size(); ++i)
+                if (sel[i] && nodes[i].slice != 0 && t.workers <= 1)
+                    work[i] = slack[i] = 0; // one worker: no collectives
+            net.apply(t, sel);
+            out.notes << QStringLiteral("workers: measured collectives of %1 ranks (%2) rescaled to %3 (%4)")
+                             .arg(net.measuredRanks())
+                             .arg(context.measuredAlgorithm)
+                             .arg(t.workers)
+                             .arg(t.algorithm.isEmpty() ? context.measuredAlgorithm : t.algorithm);
             break;
-        }
+        case Transform::Op::Reschedule:
+            if (out.input.priority.empty())
+                out.input.priority.assign(nodes.size(), 0);
+            for (size_t i = 0; i < nodes.size(); ++i)
+                if (sel[i])
+                    out.input.priority[i] = t.priority;
+            break;
         case Transform::Op::Insert: break;
         }
     }
+    net.rescale(work);
     return out;
 }
 

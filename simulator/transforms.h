@@ -45,9 +45,12 @@ struct Transform
         Scale,    // work x factor (0 removes the work and the gap before it)
         Remove,   // no work, no gap
         SetDuration, // work = duration
-        Insert,   // a new slice of `duration` named `name` after each selected one, same resource
-        Fuse,     // runs of adjacent selected nodes on a resource become one: the first gets the
-                  // summed work (or `duration`), the others and their launch calls vanish
+        Insert,   // a new slice named `name` after each selected one, same resource: `duration`,
+                  // or a roofline cost of `flops` and `bytes` on the GPU in effect
+        Fuse,     // runs of adjacent selected nodes on a resource become one: the first gets
+                  // `duration`, or by `model` the summed work ("sum") or the summed work less
+                  // the per-kernel fixed cost of all but one ("overhead"); the others and their
+                  // launch calls vanish
         Device,   // run on catalog device `target` instead of the measured one
         Amp,      // mixed precision: compute-bound kernels / 3, memory-bound / 2 (Daydream)
         Compute,  // compute-bound kernels `factor` times faster (a sustained-FLOP/s slider)
@@ -55,15 +58,25 @@ struct Transform
         Input,    // data loading `factor` times faster (0: free)
         Link,     // `link` "network" (collectives) or "host" (host<->device copies): new
                   // bandwidth and/or latency
-        Workers,  // N-way data parallel: a run with collectives has them rescaled by the ring
-                  // factor; one without gets an all-reduce per gradient bucket after the
-                  // backward kernel that completes it, over the measured network link
+        Workers,  // N-way data parallel: a run with collectives has them rescaled to N ranks
+                  // (collectiveCost); one without gets an all-reduce per gradient bucket after
+                  // the backward kernel that completes it, over the measured network link
+        Reschedule, // the selected nodes get `priority` on their resource: when it is free it
+                  // runs the ready node of the highest priority (measured order among equals)
     };
     Op op = Op::Scale;
     Selector select;
     double factor = 1;
     TimeNs duration = 0;
     QString name;   // Insert: the new slices' name
+    double flops = 0;  // Insert: cost model inputs (duration 0): floating-point operations,
+    double bytes = 0;  // bytes of memory traffic,
+    QString precision = QStringLiteral("fp32"); // fp32 or fp16 (tensor cores)
+    QString model = QStringLiteral("sum");      // Fuse: sum or overhead
+    TimeNs overhead = -1; // Fuse "overhead": per-kernel fixed cost (< 0: the shortest kernel of
+                          // the fused nodes' GPU, an upper bound on it)
+    int priority = 1;  // Reschedule
+    QString algorithm; // Link, Workers: collective algorithm "ring" or "tree" (empty: as measured)
     QString target; // Device: catalog id
     QString link = QStringLiteral("network");
     double bandwidthGBps = 0; // Link: 0 keeps the measured link's
@@ -90,6 +103,10 @@ std::optional<QList<Transform>> transformsFromJson(const QJsonArray &a, QString 
 
 // "REGEX=FACTOR" (the last '=' separates them); nullopt with the reason in `error`.
 std::optional<Transform> parseScale(const QString &text, QString *error);
+// A transform as typed: a JSON object (Transform::fromJson), else REGEX=FACTOR (parseScale).
+std::optional<Transform> parseTransform(const QString &text, QString *error);
+// "REGEX=PRIORITY" (a whole number): a Reschedule of the slices whose name matches.
+std::optional<Transform> parseReschedule(const QString &text, QString *error);
 // A named preset: amp, fusedadam, input=N (N times faster), input=free, nvlink, ...
 std::optional<Transform> parsePreset(const QString &text, QString *error);
 QStringList presetNames();
@@ -100,6 +117,7 @@ struct WhatIfContext
     const DeviceCatalog *catalog = nullptr; // builtin() when null
     QString measuredDevice; // the run's GPU model as recorded (deviceProperties)
     QString measuredNetwork; // link id the collectives ran over; empty: the device's peer link
+    QString measuredAlgorithm = QStringLiteral("ring"); // NCCL's algorithm when measured
     int measuredWorkers = 1; // ranks in the run
     // The GPU model (run params gpu_models) and the ranks of a measured run.
     static WhatIfContext forRun(const DependencyGraph &graph, const QJsonObject &runParams);
@@ -131,10 +149,28 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &gr
                                 const QList<Transform> &transforms, const WhatIfContext &context,
                                 QString *error, StructureCache *structureCache = nullptr);
 
-// Ring collectives move this many times the message over each link (NCCL's bus factor):
-// all-reduce 2(n-1)/n, all-gather / reduce-scatter / all-to-all (n-1)/n, broadcast/reduce 1.
-double ringFactor(const QString &operation, int n);
-// latency x steps + factor x bytes / bandwidth.
-TimeNs collectiveTime(const QString &operation, qint64 bytes, int n, double bwGBps, double latencyUs);
+// The cost of a collective of n ranks as NCCL's tuning model has it (src/graph/tuning.cc):
+// time = steps x link latency + busFactor x bytes / link bandwidth.
+//   ring: all-reduce 2(n-1) steps, factor 2(n-1)/n; all-gather, reduce-scatter, all-to-all
+//         n-1 steps, factor (n-1)/n; broadcast and reduce n-1 steps (pipelined), factor 1.
+//   tree (all-reduce, broadcast, reduce; NCCL has no tree for the others, which stay ring):
+//         all-reduce is a reduce up and a broadcast down a binary tree, 2 ceil(log2 n) steps
+//         and factor 2 (NCCL's tree algorithm bandwidth is half its bus bandwidth); broadcast
+//         and reduce ceil(log2 n) steps, factor 1.
+// One rank (n <= 1) costs nothing. An unknown operation is costed like all-gather.
+struct CollectiveCost
+{
+    double busFactor = 0;
+    int steps = 0;
+};
+QStringList collectiveAlgorithms(); // ring, tree
+CollectiveCost collectiveCost(const QString &operation, int n, const QString &algorithm);
+TimeNs collectiveTime(const QString &operation, qint64 bytes, int n, const QString &algorithm, double bwGBps,
+                      double latencyUs);
+
+// A kernel's time by the roofline: the longer of its FLOPs at the device's peak rate and its
+// bytes at its memory bandwidth, each at kAchieved of the peak.
+constexpr double kAchieved = 0.7;
+TimeNs rooflineTime(const Device &device, double flops, double bytes, bool halfPrecision);
 
 } // namespace gml::sim

@@ -51,6 +51,9 @@ std::optional<WhatIfResult> whatIf(const std::shared_ptr<const DependencyGraph> 
     for (const auto &t : transforms)
         rep.transforms << t.describe();
     rep.notes = res.prepared.notes;
+    if (res.predicted.rescheduleDeadlocked)
+        rep.notes << QStringLiteral("reschedule: the priorities would make a resource wait for work it has not run "
+                                    "yet (a call waiting for work launched after it); the measured order was kept");
     for (int c : graph.iterations()) {
         const auto &con = graph.containers()[size_t(c)];
         WhatIfReport::Iteration it;

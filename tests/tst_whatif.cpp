@@ -245,6 +245,16 @@ private Q_SLOTS:
         QCOMPARE(report.identityBreakdown.total(), report.identity);
         if (folder.contains(QLatin1String("dlrm"))) // 3 all-reduces x 8 ranks x 7 others
             QCOMPARE(g->edgeCounts()[size_t(EdgeKind::Collective)], 3 * 8 * 7);
+        // Every resource scheduled by the event-driven replay, all at one priority: the same
+        // timeline, node for node, as the replay in measured order.
+        Transform all;
+        all.op = Transform::Op::Reschedule;
+        const auto scheduled = whatIf(g, {all}, {}, &error);
+        QVERIFY2(scheduled, qPrintable(error));
+        QVERIFY(!scheduled->predicted.rescheduleDeadlocked);
+        QVERIFY(scheduled->predicted.start == scheduled->identity.start);
+        QVERIFY(scheduled->predicted.end == scheduled->identity.end);
+        QCOMPARE(scheduled->report.predictedBreakdown.total(), scheduled->report.identityBreakdown.total());
     }
 
 
@@ -319,6 +329,135 @@ private Q_SLOTS:
         QCOMPARE(one(Transform::dataParallel(1)), us(250)); // no all-reduce at all
     }
 
+    void rescheduleRunsReadyWorkByPriority()
+    {
+        QTemporaryDir dir;
+        auto project = handProject(dir);
+        QString error;
+        const auto g = buildGraph(*project, QStringLiteral("run"), &error);
+        QVERIFY(g);
+        auto nodeNamed = [&](const char *name) {
+            for (size_t i = 0; i < g->nodes().size(); ++i)
+                if (g->name(g->nodes()[i].name) == QLatin1String(name))
+                    return i;
+            qFatal("no node %s", name);
+        };
+        auto first = [&](const char *regex) {
+            QString why;
+            auto t = parseReschedule(QString::fromLatin1(regex) + QStringLiteral("=1"), &why);
+            if (!t)
+                qFatal("%s", qPrintable(why));
+            auto r = whatIf(g, {*t}, {}, &why);
+            if (!r)
+                qFatal("%s", qPrintable(why));
+            return *r;
+        };
+        // aten::add first: the thread is free at 0 and every op is ready, so E runs [10,30) (its
+        // 10 µs gap kept), then A [30,40): k1 [45,145), k2 [145,245), the all-reduce [247,327)
+        // and the synchronize ends at 330 as measured.
+        auto e = first("^aten::add$");
+        QCOMPARE(e.predicted.start[nodeNamed("aten::add")] - e.predicted.origin, us(10));
+        QCOMPARE(e.predicted.start[nodeNamed("k1")] - e.predicted.origin, us(45));
+        QCOMPARE(e.report.predicted, us(330));
+        // The all-reduce's launch first: C [10,20), A [20,30), k1 [35,135), B [40,50),
+        // k2 [135,235), all-reduce [237,317), D ends 320 and E [330,350): 20 µs later, the
+        // kernels the all-reduce waits for are launched later.
+        auto c = first("^cudaLaunchKernel$"); // all three launches, in measured order: identity
+        QCOMPARE(c.report.predicted, c.report.identity);
+        Transform launchC;
+        launchC.op = Transform::Op::Reschedule;
+        launchC.select.from = us(40);
+        launchC.select.to = us(41);
+        auto cr = whatIf(g, {launchC}, {}, &error);
+        QVERIFY2(cr, qPrintable(error));
+        QCOMPARE(cr->report.predicted, us(350));
+        QCOMPARE(cr->report.predictedBreakdown.total(), cr->report.predicted);
+        // The synchronize first would hold the thread waiting for kernels launched after it:
+        // the measured order is kept, and the report says why.
+        auto d = first("^cudaDeviceSynchronize$");
+        QVERIFY(d.predicted.rescheduleDeadlocked);
+        QCOMPARE(d.report.predicted, d.report.identity);
+        QVERIFY(d.report.notes.join(QLatin1Char(' ')).contains(QLatin1String("measured order was kept")));
+        QVERIFY(!parseReschedule(QStringLiteral("x=1.5"), &error));
+        QVERIFY(!parseReschedule(QStringLiteral("(=1"), &error));
+    }
+
+    void collectiveAlgorithmsAndCostModels()
+    {
+        // NCCL's cost model: ring all-reduce of 8 ranks 14 steps x 1.75, tree 6 steps x 2.
+        QCOMPARE(collectiveCost(QStringLiteral("AllReduce"), 8, QStringLiteral("ring")).steps, 14);
+        QCOMPARE(collectiveCost(QStringLiteral("AllReduce"), 8, QStringLiteral("ring")).busFactor, 1.75);
+        QCOMPARE(collectiveCost(QStringLiteral("AllReduce"), 8, QStringLiteral("tree")).steps, 6);
+        QCOMPARE(collectiveCost(QStringLiteral("AllReduce"), 8, QStringLiteral("tree")).busFactor, 2.0);
+        QCOMPARE(collectiveCost(QStringLiteral("Broadcast"), 5, QStringLiteral("tree")).steps, 3);
+        QCOMPARE(collectiveCost(QStringLiteral("AllGather"), 5, QStringLiteral("tree")).steps, 4); // ring
+        QCOMPARE(collectiveCost(QStringLiteral("AllReduce"), 1, QStringLiteral("tree")).steps, 0);
+        // 1 MB over 25 GB/s with 5 µs steps, 64 ranks: ring 126 x 5 + 1.97 x 40 = 708.75 µs; tree
+        // 12 x 5 + 2 x 40 = 140 µs.
+        QCOMPARE(collectiveTime(QStringLiteral("AllReduce"), 1000000, 64, QStringLiteral("ring"), 25, 5), us(708.75));
+        QCOMPARE(collectiveTime(QStringLiteral("AllReduce"), 1000000, 64, QStringLiteral("tree"), 25, 5), us(140));
+
+        QTemporaryDir dir;
+        auto project = handProject(dir);
+        QString error;
+        const auto g = buildGraph(*project, QStringLiteral("run"), &error);
+        QVERIFY(g);
+        auto one = [&](const Transform &t, const WhatIfContext &c) {
+            QString why;
+            const auto r = whatIf(g, {t}, c, &why);
+            if (!r)
+                qFatal("%s", qPrintable(why));
+            return r->report.predicted;
+        };
+        // The all-reduce measured over NVLink 2 (1.5 µs) by 2 ranks, ring: 3 µs of latency and
+        // 77 µs of bandwidth. 8 workers with a tree: 6 x 1.5 + 77 x 2 = 163 µs, E ends 413;
+        // with a ring 14 x 1.5 + 77 x 1.75 = 155.75 µs, E ends 405.75.
+        WhatIfContext nvlink;
+        nvlink.measuredNetwork = QStringLiteral("nvlink2");
+        Transform tree = Transform::dataParallel(8);
+        tree.algorithm = QStringLiteral("tree");
+        QCOMPARE(one(tree, nvlink), us(413));
+        QCOMPARE(one(Transform::dataParallel(8), nvlink), us(405.75));
+        // The order of workers and link transforms does not matter.
+        const Transform link = Transform::network(300);
+        auto both = [&](const QList<Transform> &list, const WhatIfContext &c) {
+            QString why;
+            const auto r = whatIf(g, list, c, &why);
+            if (!r)
+                qFatal("%s", qPrintable(why));
+            return r->report.predicted;
+        };
+        QCOMPARE(both({tree, link}, nvlink), both({link, tree}, nvlink));
+        QCOMPARE(both({tree, link}, nvlink), us(330 + 86 - 80)); // 9 + 77 = 86 µs instead of 80
+
+        // Insert by the roofline on the V100: 63 MB at 70% of 900 GB/s is 100 µs, longer than
+        // 1 GFLOP at 70% of 15.7 TFLOP/s (91 µs): k2 [215,315), E ends 430.
+        WhatIfContext v100;
+        v100.measuredDevice = QStringLiteral("V100");
+        Transform insert;
+        insert.op = Transform::Op::Insert;
+        insert.name = QStringLiteral("new_layer");
+        insert.flops = 1e9;
+        insert.bytes = 63e6;
+        insert.select.name = QStringLiteral("^k1$");
+        QCOMPARE(one(insert, v100), us(430));
+        // Inserted slices keep their modelled time under AMP (only k1, k2 halve: 15 + 50 + 100
+        // + 50 + 2 + 80 + 3 + 10 + 20 = 330).
+        QCOMPARE(both({insert, Transform::amp()}, v100), us(330));
+        QVERIFY(!whatIf(g, {insert}, {}, &error)); // the GPU must be known
+        QVERIFY2(error.contains(QLatin1String("GPU model")), qPrintable(error));
+        // Fuse k1 and k2 less a 10 µs fixed cost: 190 µs, the all-reduce [207,287), E ends 320.
+        Transform fuse;
+        fuse.op = Transform::Op::Fuse;
+        fuse.model = QStringLiteral("overhead");
+        fuse.overhead = us(10);
+        fuse.select.name = QStringLiteral("^k\\d$");
+        QCOMPARE(one(fuse, {}), us(320));
+        // Without a given cost, the GPU's shortest kernel (100 µs) bounds it: 100 µs, E ends 230.
+        fuse.overhead = -1;
+        QCOMPARE(one(fuse, {}), us(230));
+    }
+
     void dataParallelInsertsBucketAllReduces()
     {
         QTemporaryDir dir;
@@ -368,9 +507,18 @@ private Q_SLOTS:
         t.select.to = 900;
         Transform w = Transform::dataParallel(8);
         w.gradMB = 97.5;
-        const QList<Transform> list = {t, Transform::amp(), Transform::fusedAdam(), Transform::input(0),
-                                       Transform::device(QStringLiteral("MI300X")), Transform::network(25, 3), w};
+        w.algorithm = QStringLiteral("tree");
+        Transform ins;
+        ins.op = Transform::Op::Insert;
+        ins.flops = 2e12;
+        ins.bytes = 5e8;
+        ins.precision = QStringLiteral("fp16");
+        Transform fuse = Transform::fusedAdam();
+        fuse.overhead = 2500;
         QString why;
+        const QList<Transform> list = {t, Transform::amp(), Transform::fusedAdam(), Transform::input(0),
+                                       Transform::device(QStringLiteral("MI300X")), Transform::network(25, 3), w,
+                                       *parseReschedule(QStringLiteral("nccl=-2"), &why), ins, fuse};
         const auto back = transformsFromJson(transformsToJson(list), &why);
         QVERIFY2(back, qPrintable(why));
         QCOMPARE(transformsToJson(*back), transformsToJson(list));
@@ -379,6 +527,13 @@ private Q_SLOTS:
         QVERIFY2(why.contains(QLatin1String("unknown transform 'warp'")), qPrintable(why));
         QVERIFY(!Transform::fromJson(QJsonObject{{QStringLiteral("op"), QStringLiteral("device")},
                                                  {QStringLiteral("target"), QStringLiteral("TPU")}}, &why));
+        const auto typed = parseTransform(QStringLiteral(R"J({"op":"reschedule","priority":2,"select":{"name":"nccl"}})J"), &why);
+        QVERIFY2(typed && typed->op == Transform::Op::Reschedule && typed->priority == 2, qPrintable(why));
+        QCOMPARE(parseTransform(QStringLiteral("sgemm=0.5"), &why)->factor, 0.5);
+        QVERIFY(!parseTransform(QStringLiteral("{\"op\":"), &why));
+        QVERIFY2(why.contains(QLatin1String("offset")), qPrintable(why));
+        QVERIFY(!parseTransform(QStringLiteral(R"J({"op":"link","algorithm":"star"})J"), &why));
+        QVERIFY2(why.contains(QLatin1String("ring' or 'tree")), qPrintable(why));
         QVERIFY(parsePreset(QStringLiteral("input=4"), &why));
         QVERIFY(!parsePreset(QStringLiteral("turbo"), &why));
     }
@@ -440,6 +595,16 @@ private Q_SLOTS:
         QVERIFY2(out.contains("end to end: measured 330 µs, identity replay 330 µs (error 0.00%)"), out.constData());
         QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--scale"), QStringLiteral("k2")}, &out), 2);
         QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--run"), QStringLiteral("nope")}, &out), 1);
+        // 8 tree workers over the measured NVLink 2 (collectiveAlgorithmsAndCostModels: 413 µs).
+        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--workers"), QStringLiteral("8"),
+                         QStringLiteral("--algorithm"), QStringLiteral("tree"), QStringLiteral("--measured-link"),
+                         QStringLiteral("nvlink2"), QStringLiteral("--json")}, &out), 0);
+        QCOMPARE(QJsonDocument::fromJson(out).object()[QStringLiteral("predicted_ns")].toInteger(), us(413));
+        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--reschedule"), QStringLiteral("^aten::add$=1"),
+                         QStringLiteral("--json")}, &out), 0);
+        QCOMPARE(QJsonDocument::fromJson(out).object()[QStringLiteral("predicted_ns")].toInteger(), us(330));
+        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--algorithm"), QStringLiteral("star")}, &out), 2);
+        QVERIFY2(out.contains("--algorithm must be ring or tree"), out.constData());
     }
 };
 

@@ -86,6 +86,15 @@ WhatIfPanel::WhatIfPanel(QWidget *parent) : QWidget(parent)
         m_values[i]->setMinimumWidth(90);
         rl->addWidget(m_sliders[i], 1);
         rl->addWidget(m_values[i]);
+        if (i == int(Slider::Workers)) {
+            m_algorithm = new QComboBox(row);
+            m_algorithm->addItem(tr("Ring"), QStringLiteral("ring"));
+            m_algorithm->addItem(tr("Tree"), QStringLiteral("tree"));
+            m_algorithm->setToolTip(tr("The collective algorithm of the workers' all-reduces (NCCL's cost model): "
+                                       "a ring moves less data, a tree takes fewer latency steps"));
+            rl->addWidget(m_algorithm);
+            connect(m_algorithm, &QComboBox::currentIndexChanged, this, &WhatIfPanel::changed);
+        }
         form->addRow(names[i], row);
         connect(m_sliders[i], &QSlider::valueChanged, this, &WhatIfPanel::changed);
     }
@@ -98,7 +107,10 @@ WhatIfPanel::WhatIfPanel(QWidget *parent) : QWidget(parent)
     auto *cl = new QHBoxLayout(customRow);
     cl->setContentsMargins(0, 0, 0, 0);
     m_custom = new QLineEdit(customRow);
-    m_custom->setPlaceholderText(tr("REGEX=FACTOR, e.g. sgemm=0.5 (Enter adds)"));
+    m_custom->setPlaceholderText(tr("REGEX=FACTOR (sgemm=0.5) or a transform as JSON (Enter adds)"));
+    m_custom->setToolTip(tr("REGEX=FACTOR scales the slices whose name matches; a JSON object is any transform, e.g. "
+                            "{\"op\":\"reschedule\",\"priority\":1,\"select\":{\"name\":\"nccl\"}} "
+                            "(the README lists them)"));
     auto *remove = new QPushButton(tr("Remove"), customRow);
     cl->addWidget(m_custom, 1);
     cl->addWidget(remove);
@@ -146,7 +158,7 @@ WhatIfPanel::WhatIfPanel(QWidget *parent) : QWidget(parent)
     connect(m_device, &QComboBox::currentIndexChanged, this, &WhatIfPanel::changed);
     connect(m_custom, &QLineEdit::returnPressed, this, [this] {
         QString why;
-        if (auto t = sim::parseScale(m_custom->text(), &why)) {
+        if (auto t = sim::parseTransform(m_custom->text(), &why)) {
             m_customTransforms.append(*t);
             m_custom->clear();
             changed();
@@ -212,6 +224,7 @@ void WhatIfPanel::setMeasured(const Measured &m)
     m_sliders[int(Slider::Latency)]->setEnabled(m.networkGBps > 0);
     m_amp->setChecked(false);
     m_fusedAdam->setChecked(false);
+    m_algorithm->setCurrentIndex(0);
     m_device->setCurrentIndex(0);
     m_customTransforms.clear();
     m_updating = false;
@@ -266,8 +279,12 @@ QList<sim::Transform> WhatIfPanel::transforms() const
     }
     if (m_sliders[int(Slider::Input)]->value() != 0)
         out << Transform::input(sliderValue(Slider::Input));
-    if (m_sliders[int(Slider::Workers)]->value() != m_measured.workers)
-        out << Transform::dataParallel(int(sliderValue(Slider::Workers)));
+    const QString algorithm = m_algorithm->currentIndex() > 0 ? m_algorithm->currentData().toString() : QString();
+    if (m_sliders[int(Slider::Workers)]->value() != m_measured.workers || !algorithm.isEmpty()) {
+        Transform t = Transform::dataParallel(int(sliderValue(Slider::Workers)));
+        t.algorithm = algorithm;
+        out << t;
+    }
     const bool bw = m_sliders[int(Slider::Network)]->value() != 0;
     const bool lat = m_sliders[int(Slider::Latency)]->value() != int(std::lround(m_measured.latencyUs * 2));
     if (m_measured.networkGBps > 0 && (bw || lat))

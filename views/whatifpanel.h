@@ -70,6 +70,7 @@ private:
     QComboBox *m_run;
     QCheckBox *m_amp;
     QCheckBox *m_fusedAdam;
+    QComboBox *m_algorithm;
     QComboBox *m_device;
     QSlider *m_sliders[6];
     QLabel *m_values[6];
