@@ -100,8 +100,10 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
         auto st = db.prepare("SELECT DISTINCT s.cat_id, c.value FROM slice s JOIN track t ON t.id = s.track_id "
                              "JOIN string c ON c.id = s.cat_id WHERE t.run_id = ?");
         st.bind(1, run);
-        while (st.step())
+        while (st.step()) {
             cats.insert(st.int64(0), st.text(1));
+            g.m_names.insert(st.int64(0), st.text(1)); // name(cat) serves category selectors
+        }
     }
     // Names, read once per distinct name.
     auto nameOf = [&](StringId id) -> QString {

@@ -106,7 +106,7 @@ public:
     const std::vector<Edge> &edges() const { return m_edges; }
     const std::vector<Resource> &resources() const { return m_resources; }
     const std::vector<Container> &containers() const { return m_containers; }
-    QString name(StringId id) const { return m_names.value(id); }
+    QString name(StringId id) const { return m_names.value(id); } // names and categories
     TimeNs origin() const { return m_origin; } // the earliest measured node start
     TimeNs measuredEnd() const { return m_end; }
     std::array<qint64, kEdgeKinds> edgeCounts() const { return m_edgeCounts; }

@@ -82,10 +82,14 @@ public:
             }
             return re;
         };
-        std::optional<QRegularExpression> name, track;
+        std::optional<QRegularExpression> name, track, category, device;
         if (!s.name.isEmpty() && !(name = regex(s.name)))
             return;
         if (!s.track.isEmpty() && !(track = regex(s.track)))
+            return;
+        if (!s.category.isEmpty() && !(category = regex(s.category)))
+            return;
+        if (!s.device.isEmpty() && !(device = regex(s.device)))
             return;
         std::vector<char> inside;
         if (!s.within.isEmpty()) {
@@ -108,8 +112,8 @@ public:
                 if (!inside[i] && nodes[i].launcher >= 0 && inside[size_t(nodes[i].launcher)])
                     inside[i] = 1;
         }
-        QHash<StringId, bool> nameMemo;
-        std::vector<signed char> trackMemo(g.resources().size(), -1);
+        QHash<StringId, bool> nameMemo, categoryMemo;
+        std::vector<signed char> trackMemo(g.resources().size(), -1), deviceMemo(g.resources().size(), -1);
         for (size_t i = 0; i < nodes.size(); ++i) {
             const Node &n = nodes[i];
             bool on = kinds & bit(n.kind);
@@ -123,6 +127,20 @@ public:
                 auto &m = trackMemo[size_t(n.resource)];
                 if (m < 0)
                     m = track->match(g.resources()[size_t(n.resource)].name).hasMatch() ? 1 : 0;
+                on = m;
+            }
+            if (on && category) {
+                auto it = categoryMemo.find(n.cat);
+                if (it == categoryMemo.end())
+                    it = categoryMemo.insert(n.cat, category->match(g.name(n.cat)).hasMatch());
+                on = *it;
+            }
+            if (on && device) {
+                auto &m = deviceMemo[size_t(n.resource)];
+                if (m < 0) {
+                    const Resource &r = g.resources()[size_t(n.resource)];
+                    m = r.gpu && device->match(r.pid).hasMatch() ? 1 : 0;
+                }
                 on = m;
             }
             if (on && s.rank >= 0)
@@ -375,7 +393,8 @@ const Link *measuredLink(const WhatIfContext &ctx, bool network, QString *error)
 
 bool Selector::isEmpty() const
 {
-    return name.isEmpty() && track.isEmpty() && within.isEmpty() && !kinds && rank < 0 && !from && !to;
+    return name.isEmpty() && track.isEmpty() && within.isEmpty() && category.isEmpty() && device.isEmpty() && !kinds &&
+           rank < 0 && !from && !to;
 }
 
 QJsonObject Selector::toJson() const
@@ -387,6 +406,10 @@ QJsonObject Selector::toJson() const
         o.insert(QStringLiteral("track"), track);
     if (!within.isEmpty())
         o.insert(QStringLiteral("within"), within);
+    if (!category.isEmpty())
+        o.insert(QStringLiteral("category"), category);
+    if (!device.isEmpty())
+        o.insert(QStringLiteral("device"), device);
     if (kinds) {
         QJsonArray k;
         for (int i = 0; i < 6; ++i)
@@ -409,6 +432,8 @@ std::optional<Selector> Selector::fromJson(const QJsonObject &o, QString *error)
     s.name = o.value(QStringLiteral("name")).toString();
     s.track = o.value(QStringLiteral("track")).toString();
     s.within = o.value(QStringLiteral("within")).toString();
+    s.category = o.value(QStringLiteral("category")).toString();
+    s.device = o.value(QStringLiteral("device")).toString();
     for (const auto &k : o.value(QStringLiteral("kind")).toArray()) {
         int found = -1;
         for (int i = 0; i < 6; ++i)
@@ -441,8 +466,12 @@ QString Selector::describe() const
                 k << QString::fromLatin1(kKindNames[i]);
         parts << k.join(QLatin1Char('|'));
     }
+    if (!category.isEmpty())
+        parts << QStringLiteral("category /%1/").arg(category);
     if (!track.isEmpty())
         parts << QStringLiteral("on /%1/").arg(track);
+    if (!device.isEmpty())
+        parts << QStringLiteral("on GPU /%1/").arg(device);
     if (rank >= 0)
         parts << QStringLiteral("rank %1").arg(rank);
     if (!within.isEmpty())

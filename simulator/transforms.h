@@ -27,6 +27,8 @@ struct Selector
     QString track;  // regex on the resource (thread or stream) name
     QString within; // regex on an enclosing slice (an annotation, a layer, ProfilerStep#3); GPU
                     // work is within what encloses the call that launched it
+    QString category; // regex on the slice's category (cpu_op, kernel, gpu_memcpy, Operator, ...)
+    QString device;   // regex on the GPU a node runs on (its device index, "0"); CPU nodes never match
     quint8 kinds = 0; // bit (1 << NodeKind); 0: any
     int rank = -1;
     std::optional<TimeNs> from; // measured start, relative to the run's first node

@@ -310,6 +310,14 @@ private Q_SLOTS:
         later.select.kinds = 1u << unsigned(NodeKind::Kernel);
         later.select.from = us(100);
         QCOMPARE(one(later), us(430));
+        // By category and by GPU: every kernel-category slice on GPU 0 twice as long (k1, k2
+        // and the all-reduce): k1 [15,215), k2 [215,415), all-reduce [417,577), E ends 610.
+        Transform gpu0 = Transform::scale(QString(), 2);
+        gpu0.select.category = QStringLiteral("^kernel$");
+        gpu0.select.device = QStringLiteral("^0$");
+        QCOMPARE(one(gpu0), us(610));
+        gpu0.select.device = QStringLiteral("^1$");
+        QCOMPARE(one(gpu0), us(330));
         // AMP: k1 and k2 are memory-bound by name (x1/2): k2 ends 115, E ends 230.
         QCOMPARE(one(Transform::amp()), us(230));
         // V100 -> H100: memory-bound kernels x 900/3350.
@@ -505,6 +513,8 @@ private Q_SLOTS:
         t.select.rank = 2;
         t.select.from = 5;
         t.select.to = 900;
+        t.select.category = QStringLiteral("kernel");
+        t.select.device = QStringLiteral("0");
         Transform w = Transform::dataParallel(8);
         w.gradMB = 97.5;
         w.algorithm = QStringLiteral("tree");
@@ -522,7 +532,7 @@ private Q_SLOTS:
         const auto back = transformsFromJson(transformsToJson(list), &why);
         QVERIFY2(back, qPrintable(why));
         QCOMPARE(transformsToJson(*back), transformsToJson(list));
-        QCOMPARE(back->first().select.describe(), QStringLiteral("/gemm/ kernel rank 2 within /^ProfilerStep#3$/ in [5 ns, 900 ns)"));
+        QCOMPARE(back->first().select.describe(), QStringLiteral("/gemm/ kernel category /kernel/ on GPU /0/ rank 2 within /^ProfilerStep#3$/ in [5 ns, 900 ns)"));
         QVERIFY(!Transform::fromJson(QJsonObject{{QStringLiteral("op"), QStringLiteral("warp")}}, &why));
         QVERIFY2(why.contains(QLatin1String("unknown transform 'warp'")), qPrintable(why));
         QVERIFY(!Transform::fromJson(QJsonObject{{QStringLiteral("op"), QStringLiteral("device")},
