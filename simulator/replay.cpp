@@ -97,27 +97,18 @@ Replay replayInOrder(const DependencyGraph &graph, const ReplayInput &input)
     const TimeNs origin = graph.origin();
     for (const int p : graph.order()) {
         const size_t i = size_t(p / 2);
-        if (p % 2 == 0) {
-            TimeNs ready = origin;
-            int by = -1;
-            for (const auto &in : graph.inputs(p))
-                if (t[size_t(in.from)] + in.lag > ready) {
-                    ready = t[size_t(in.from)] + in.lag;
-                    by = in.from;
-                }
-            t[size_t(p)] = ready + input.slack[i];
-            bound[size_t(p)] = by;
-        } else {
-            TimeNs begin = t[size_t(p) - 1];
-            int by = p - 1;
-            for (const auto &in : graph.inputs(p))
-                if (t[size_t(in.from)] + in.lag > begin) {
-                    begin = t[size_t(in.from)] + in.lag;
-                    by = in.from;
-                }
-            t[size_t(p)] = begin + input.work[i];
-            bound[size_t(p)] = by;
-        }
+        const bool isStart = p % 2 == 0;
+        // A start waits from the origin on, plus its slack; an end from its own start on, plus
+        // its work; both for their inputs.
+        TimeNs at = isStart ? origin : t[size_t(p) - 1];
+        int by = isStart ? -1 : p - 1;
+        for (const auto &in : graph.inputs(p))
+            if (t[size_t(in.from)] + in.lag > at) {
+                at = t[size_t(in.from)] + in.lag;
+                by = in.from;
+            }
+        t[size_t(p)] = at + (isStart ? input.slack[i] : input.work[i]);
+        bound[size_t(p)] = by;
     }
     return assemble(graph, input, t, bound);
 }
@@ -161,26 +152,30 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
         scheduledOf[r] = int(scheduled.size());
         scheduled.push_back(std::move(s));
     }
-    // A scheduled node's start does not wait for its measured predecessor's end.
-    auto isChain = [&](int point, const DependencyGraph::In &in) {
-        const int i = point / 2;
-        if (point % 2 || scheduledOf[size_t(nodes[size_t(i)].resource)] < 0)
-            return false;
-        const int pos = graph.position(i);
-        return pos > 0 && in.lag == 0 && in.from == 2 * resources[size_t(nodes[size_t(i)].resource)].nodes[size_t(pos - 1)] + 1;
+    // The inputs of point p, less the measured predecessor's end for a scheduled node's start.
+    auto forEachInput = [&](size_t p, auto &&fn) {
+        const size_t i = p / 2;
+        const int resource = nodes[i].resource;
+        const int pos = graph.position(int(i));
+        const int chain = p % 2 == 0 && scheduledOf[size_t(resource)] >= 0 && pos > 0
+                              ? 2 * resources[size_t(resource)].nodes[size_t(pos - 1)] + 1
+                              : -1;
+        bool skipped = false;
+        for (const auto &in : graph.inputs(int(p))) {
+            if (!skipped && in.from == chain && in.lag == 0) {
+                skipped = true;
+                continue;
+            }
+            fn(in);
+        }
     };
     // Forward edges, as offsets into one array, and what each point still waits for.
     std::vector<int> pending(2 * n, 0), first(2 * n + 1, 0);
     for (size_t p = 0; p < 2 * n; ++p) {
-        bool chainSkipped = false;
-        for (const auto &in : graph.inputs(int(p))) {
-            if (!chainSkipped && isChain(int(p), in)) {
-                chainSkipped = true;
-                continue;
-            }
+        forEachInput(p, [&](const DependencyGraph::In &in) {
             ++first[size_t(in.from) + 1];
             ++pending[p];
-        }
+        });
         if (p % 2)
             ++pending[p]; // its own start
     }
@@ -189,16 +184,8 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
     std::vector<DependencyGraph::In> out(static_cast<size_t>(first[2 * n]));
     {
         std::vector<int> fill(first.begin(), first.end() - 1);
-        for (size_t p = 0; p < 2 * n; ++p) {
-            bool chainSkipped = false;
-            for (const auto &in : graph.inputs(int(p))) {
-                if (!chainSkipped && isChain(int(p), in)) {
-                    chainSkipped = true;
-                    continue;
-                }
-                out[size_t(fill[size_t(in.from)]++)] = {int(p), in.lag};
-            }
-        }
+        for (size_t p = 0; p < 2 * n; ++p)
+            forEachInput(p, [&](const DependencyGraph::In &in) { out[size_t(fill[size_t(in.from)]++)] = {int(p), in.lag}; });
     }
     std::vector<TimeNs> t(2 * n, origin);
     std::vector<int> bound(2 * n, -1);

@@ -112,37 +112,33 @@ public:
                 if (!inside[i] && nodes[i].launcher >= 0 && inside[size_t(nodes[i].launcher)])
                     inside[i] = 1;
         }
+        // Regex results memoised per string id and per resource.
         QHash<StringId, bool> nameMemo, categoryMemo;
         std::vector<signed char> trackMemo(g.resources().size(), -1), deviceMemo(g.resources().size(), -1);
+        auto byString = [&](QHash<StringId, bool> &memo, const QRegularExpression &re, StringId id) {
+            auto it = memo.find(id);
+            if (it == memo.end())
+                it = memo.insert(id, re.match(g.name(id)).hasMatch());
+            return *it;
+        };
+        auto byResource = [&](std::vector<signed char> &memo, int resource, auto &&test) {
+            auto &m = memo[size_t(resource)];
+            if (m < 0)
+                m = test(g.resources()[size_t(resource)]) ? 1 : 0;
+            return m == 1;
+        };
         for (size_t i = 0; i < nodes.size(); ++i) {
             const Node &n = nodes[i];
             bool on = kinds & bit(n.kind);
-            if (on && name) {
-                auto it = nameMemo.find(n.name);
-                if (it == nameMemo.end())
-                    it = nameMemo.insert(n.name, name->match(g.name(n.name)).hasMatch());
-                on = *it;
-            }
-            if (on && track) {
-                auto &m = trackMemo[size_t(n.resource)];
-                if (m < 0)
-                    m = track->match(g.resources()[size_t(n.resource)].name).hasMatch() ? 1 : 0;
-                on = m;
-            }
-            if (on && category) {
-                auto it = categoryMemo.find(n.cat);
-                if (it == categoryMemo.end())
-                    it = categoryMemo.insert(n.cat, category->match(g.name(n.cat)).hasMatch());
-                on = *it;
-            }
-            if (on && device) {
-                auto &m = deviceMemo[size_t(n.resource)];
-                if (m < 0) {
-                    const Resource &r = g.resources()[size_t(n.resource)];
-                    m = r.gpu && device->match(r.pid).hasMatch() ? 1 : 0;
-                }
-                on = m;
-            }
+            if (on && name)
+                on = byString(nameMemo, *name, n.name);
+            if (on && category)
+                on = byString(categoryMemo, *category, n.cat);
+            if (on && track)
+                on = byResource(trackMemo, n.resource, [&](const Resource &r) { return track->match(r.name).hasMatch(); });
+            if (on && device)
+                on = byResource(deviceMemo, n.resource,
+                                [&](const Resource &r) { return r.gpu && device->match(r.pid).hasMatch(); });
             if (on && s.rank >= 0)
                 on = g.resources()[size_t(n.resource)].rank == s.rank;
             if (on && !inside.empty())

@@ -98,6 +98,17 @@ class TestWhatIf : public QObject
         return project;
     }
 
+    // The hand trace's dependency graph (the project closed after building it).
+    std::shared_ptr<const DependencyGraph> handGraph(QTemporaryDir &dir)
+    {
+        auto project = handProject(dir);
+        QString error;
+        auto g = buildGraph(*project, QStringLiteral("run"), &error);
+        if (!g)
+            qFatal("hand graph: %s", qPrintable(error));
+        return g;
+    }
+
     // The hand trace's project, closed: for the CLI.
     QString handProjectFile(QTemporaryDir &dir)
     {
@@ -109,10 +120,8 @@ private Q_SLOTS:
     void graphHasEachEdgeKind()
     {
         QTemporaryDir dir;
-        auto project = handProject(dir);
+        const auto g = handGraph(dir);
         QString error;
-        const auto g = buildGraph(*project, QStringLiteral("run"), &error);
-        QVERIFY2(g, qPrintable(error));
         QCOMPARE(g->nodes().size(), size_t(8));
         QCOMPARE(g->resources().size(), size_t(3)); // thread, stream 7, stream 20
         const auto counts = g->edgeCounts();
@@ -144,10 +153,8 @@ private Q_SLOTS:
     void replayAndTransformsMatchHandPredictions()
     {
         QTemporaryDir dir;
-        auto project = handProject(dir);
+        const auto g = handGraph(dir);
         QString error;
-        const auto g = buildGraph(*project, QStringLiteral("run"), &error);
-        QVERIFY(g);
         auto report = predict(g, {});
         QCOMPARE(report.measured, us(330));
         QCOMPARE(report.identity, us(330));
@@ -261,10 +268,8 @@ private Q_SLOTS:
     void eachTransformMatchesHandPredictions()
     {
         QTemporaryDir dir;
-        auto project = handProject(dir);
+        const auto g = handGraph(dir);
         QString error;
-        const auto g = buildGraph(*project, QStringLiteral("run"), &error);
-        QVERIFY(g);
         auto one = [&](Transform t, const WhatIfContext &c = {}) { return predict(g, {t}, c).predicted; };
         auto named = [](Transform t, const char *regex) {
             t.select.name = QString::fromLatin1(regex);
@@ -340,10 +345,8 @@ private Q_SLOTS:
     void rescheduleRunsReadyWorkByPriority()
     {
         QTemporaryDir dir;
-        auto project = handProject(dir);
+        const auto g = handGraph(dir);
         QString error;
-        const auto g = buildGraph(*project, QStringLiteral("run"), &error);
-        QVERIFY(g);
         auto nodeNamed = [&](const char *name) {
             for (size_t i = 0; i < g->nodes().size(); ++i)
                 if (g->name(g->nodes()[i].name) == QLatin1String(name))
@@ -406,10 +409,8 @@ private Q_SLOTS:
         QCOMPARE(collectiveTime(QStringLiteral("AllReduce"), 1000000, 64, QStringLiteral("tree"), 25, 5), us(140));
 
         QTemporaryDir dir;
-        auto project = handProject(dir);
+        const auto g = handGraph(dir);
         QString error;
-        const auto g = buildGraph(*project, QStringLiteral("run"), &error);
-        QVERIFY(g);
         auto one = [&](const Transform &t, const WhatIfContext &c) {
             QString why;
             const auto r = whatIf(g, {t}, c, &why);
