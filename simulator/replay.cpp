@@ -124,7 +124,6 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
     // Resources with a priority, and each one's levels: queues of nodes in measured order.
     struct Level
     {
-        int priority;
         std::vector<int> nodes;
         size_t head = 0;
     };
@@ -147,8 +146,8 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
         std::map<int, std::vector<int>, std::greater<>> levels;
         for (int i : order)
             levels[input.priority[size_t(i)]].push_back(i);
-        for (auto &[p, v] : levels)
-            s.levels.push_back({p, std::move(v)});
+        for (auto &level : levels)
+            s.levels.push_back({std::move(level.second)});
         scheduledOf[r] = int(scheduled.size());
         scheduled.push_back(std::move(s));
     }

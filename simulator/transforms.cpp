@@ -894,32 +894,46 @@ const Device *deviceInEffect(const QList<Transform> &transforms, const WhatIfCon
     return measuredDevice(ctx, cat, error);
 }
 
-// Per node: the shortest measured work of its kind on its GPU (all its streams) or CPU thread.
-std::vector<TimeNs> shortestNodes(const DependencyGraph &g)
+// The shortest measured work of each node kind on each GPU (all its streams) or CPU thread.
+class ShortestWork
 {
-    QHash<QString, int> gpuGroup;
-    std::vector<int> group(g.resources().size());
-    for (size_t r = 0; r < g.resources().size(); ++r) {
-        const Resource &res = g.resources()[r];
-        group[r] = res.gpu ? *gpuGroup.insert(QStringLiteral("%1/%2").arg(res.source).arg(res.pid),
-                                               gpuGroup.value(QStringLiteral("%1/%2").arg(res.source).arg(res.pid),
-                                                              int(g.resources().size() + gpuGroup.size())))
-                           : int(r);
+public:
+    explicit ShortestWork(const DependencyGraph &g) : m_group(g.resources().size())
+    {
+        QHash<QString, int> gpuGroup; // source/device -> group
+        int groups = 0;
+        for (size_t r = 0; r < g.resources().size(); ++r) {
+            const Resource &res = g.resources()[r];
+            if (!res.gpu) {
+                m_group[r] = groups++;
+                continue;
+            }
+            const QString key = QStringLiteral("%1/%2").arg(res.source).arg(res.pid);
+            auto it = gpuGroup.find(key);
+            if (it == gpuGroup.end())
+                it = gpuGroup.insert(key, groups++);
+            m_group[r] = *it;
+        }
+        m_shortest.assign(size_t(groups) * kKinds, std::numeric_limits<TimeNs>::max());
+        for (const auto &n : g.nodes())
+            if (n.slice != 0 && n.work > 0)
+                slot(n) = std::min(slot(n), n.work);
     }
-    const size_t kinds = 6;
-    std::vector<TimeNs> shortest((g.resources().size() * 2 + 1) * kinds, std::numeric_limits<TimeNs>::max());
-    auto slot = [&](const Node &n) -> TimeNs & { return shortest[size_t(group[size_t(n.resource)]) * kinds + size_t(n.kind)]; };
-    for (const auto &n : g.nodes())
-        if (n.slice != 0 && n.work > 0)
-            slot(n) = std::min(slot(n), n.work);
-    std::vector<TimeNs> out;
-    out.reserve(g.nodes().size());
-    for (const auto &n : g.nodes()) {
-        const TimeNs v = slot(n);
-        out.push_back(v == std::numeric_limits<TimeNs>::max() ? 0 : v);
+    // 0 when no measured node of its kind has work there.
+    TimeNs of(const Node &n) const
+    {
+        const TimeNs v = m_shortest[index(n)];
+        return v == std::numeric_limits<TimeNs>::max() ? 0 : v;
     }
-    return out;
-}
+
+private:
+    static constexpr size_t kKinds = 6;
+    size_t index(const Node &n) const { return size_t(m_group[size_t(n.resource)]) * kKinds + size_t(n.kind); }
+    TimeNs &slot(const Node &n) { return m_shortest[index(n)]; }
+
+    std::vector<int> m_group; // per resource
+    std::vector<TimeNs> m_shortest; // per group and kind
+};
 
 // How the collectives' network changes: each selected collective's ranks, algorithm and link
 // as the Workers and Link transforms leave them, applied in one rescale from the state it was
@@ -980,8 +994,9 @@ public:
         }
     }
 
-    // latency x steps + the bandwidth part x (bus factor and bandwidth ratios).
-    void rescale(std::vector<TimeNs> &work) const
+    // latency x steps + the bandwidth part x (bus factor and bandwidth ratios); one rank has
+    // no collective at all (no work, no gap before it).
+    void rescale(std::vector<TimeNs> &work, std::vector<TimeNs> &slack) const
     {
         const auto &ops = collectiveOperations();
         for (auto it = m_state.begin(); it != m_state.end(); ++it) {
@@ -995,7 +1010,7 @@ public:
             const CollectiveCost ca = collectiveCost(op, a.ranks, a.algorithm);
             const CollectiveCost cb = collectiveCost(op, b.ranks, b.algorithm);
             if (cb.steps == 0) {
-                work[i] = 0;
+                work[i] = slack[i] = 0;
                 continue;
             }
             const TimeNs rest = std::max<TimeNs>(0, work[i] - TimeNs(std::llround(ca.steps * a.latencyUs * 1e3)));
@@ -1151,7 +1166,8 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
             std::vector<char> removed(nodes.size(), 0);
             int fused = 0;
             const bool overheadModel = t.duration <= 0 && t.model == QLatin1String("overhead");
-            const std::vector<TimeNs> shortest = overheadModel && t.overhead < 0 ? shortestNodes(g) : std::vector<TimeNs>();
+            const std::optional<ShortestWork> shortest =
+                overheadModel && t.overhead < 0 ? std::optional<ShortestWork>(std::in_place, g) : std::nullopt;
             TimeNs saved = 0;
             for (const auto &r : g.resources()) {
                 for (size_t k = 0; k < r.nodes.size();) {
@@ -1170,7 +1186,7 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
                         if (overheadModel) {
                             // Each kernel pays a fixed cost (launch ramp, tail) whatever its
                             // work; the fused one pays it once.
-                            const TimeNs o = t.overhead >= 0 ? t.overhead : shortest[size_t(r.nodes[k])];
+                            const TimeNs o = t.overhead >= 0 ? t.overhead : shortest->of(nodes[size_t(r.nodes[k])]);
                             w = std::max(longest, sum - TimeNs(e - k - 1) * o);
                             saved += sum - w;
                         }
@@ -1287,9 +1303,6 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
             break;
         }
         case Transform::Op::Workers:
-            for (size_t i = 0; i < nodes.size(); ++i)
-                if (sel[i] && nodes[i].slice != 0 && t.workers <= 1)
-                    work[i] = slack[i] = 0; // one worker: no collectives
             net.apply(t, sel);
             out.notes << QStringLiteral("workers: measured collectives of %1 ranks (%2) rescaled to %3 (%4)")
                              .arg(net.measuredRanks())
@@ -1307,7 +1320,7 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
         case Transform::Op::Insert: break;
         }
     }
-    net.rescale(work);
+    net.rescale(work, slack);
     return out;
 }
 
