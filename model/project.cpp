@@ -2,6 +2,7 @@
 #include "project.h"
 
 #include "schema.h"
+#include "slicestore.h"
 
 #include <QFileInfo>
 
@@ -18,7 +19,8 @@ std::unique_ptr<Project> Project::open(const QString &path, Mode mode, QString *
         return nullptr;
     }
     QString why;
-    if (!p->m_db.open(path, mode == Mode::ReadOnly, &why)) {
+    if (!p->m_db.open(path, mode == Mode::ReadOnly, &why) ||
+        !slicestore::registerModule(p->m_db.handle(), &why)) {
         if (error)
             *error = QStringLiteral("%1: cannot open project: %2").arg(path, why);
         return nullptr;
@@ -84,7 +86,7 @@ bool Project::migrate(QString *error)
             return false;
         const std::string sql = std::string(steps[size_t(v)]) + "\nPRAGMA user_version=" +
                                 std::to_string(v + 1) + ";";
-        if (!m_db.exec(sql, error)) {
+        if (!m_db.exec(sql, error) || !schema::migrateData(v + 1, m_db, error)) {
             (void)m_db.exec("ROLLBACK;");
             return false;
         }
@@ -167,7 +169,7 @@ std::optional<SourceRecord> Project::sourceByPath(const QString &path)
 bool Project::deleteSource(SourceId id, QString *error)
 {
     static constexpr std::string_view steps[] = {
-        "DELETE FROM slice WHERE track_id IN (SELECT id FROM track WHERE source_id=?1)",
+        "DELETE FROM slice_chunk WHERE track_id IN (SELECT id FROM track WHERE source_id=?1)",
         "DELETE FROM counter WHERE track_id IN (SELECT id FROM track WHERE source_id=?1)",
         "DELETE FROM flow WHERE source_id=?1",
         "DELETE FROM track WHERE source_id=?1",

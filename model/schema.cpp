@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "schema.h"
 
+#include "slicestore.h"
+
+#include <array>
+#include <unordered_map>
+
 namespace gml::schema {
 
 // Version 1. Notes on choices:
@@ -151,10 +156,82 @@ CREATE VIEW counter_abs AS
   LEFT JOIN source src ON src.id = t.source_id;
 )SQL";
 
+// Version 3: slices are stored in chunks (model/slicestore.h) and `slice` becomes a virtual
+// table over them with the same columns; one insert per chunk instead of one per slice (and no
+// (track_id, ts) index to maintain) is what lets import keep up with parsing. Slice ids change
+// (chunk id << 12 | row), so migrateData() rewrites the old rows and remaps flow endpoints.
+static constexpr std::string_view kV3 = R"SQL(
+DROP VIEW slice_abs;
+ALTER TABLE slice RENAME TO slice_v2;
+CREATE TABLE slice_chunk(
+  id INTEGER PRIMARY KEY,
+  track_id INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  min_ts INTEGER NOT NULL,
+  max_end INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  args BLOB
+);
+CREATE INDEX slice_chunk_track ON slice_chunk(track_id);
+CREATE VIRTUAL TABLE slice USING gml_slice;
+CREATE VIEW slice_abs AS
+  SELECT s.id, s.track_id, t.run_id, s.ts + src.clock_offset_ns + src.align_ns AS ts, s.dur,
+         n.value AS name, c.value AS category, s.correlation, s.external_id, s.args
+  FROM slice s JOIN track t ON t.id = s.track_id
+  LEFT JOIN source src ON src.id = t.source_id
+  LEFT JOIN string n ON n.id = s.name_id
+  LEFT JOIN string c ON c.id = s.cat_id;
+)SQL";
+
 const std::vector<std::string_view> &migrations()
 {
-    static const std::vector<std::string_view> all = {kV1, kV2};
+    static const std::vector<std::string_view> all = {kV1, kV2, kV3};
     return all;
+}
+
+bool migrateData(int version, SqliteDb &db, QString *error)
+{
+    if (version != 3)
+        return true;
+    auto fail = [error](const QString &why) {
+        if (error)
+            *error = QStringLiteral("migrating slices to chunks: ") + why;
+        return false;
+    };
+    std::unordered_map<SliceId, SliceId> newId;
+    {
+        slicestore::ChunkWriter chunks(db);
+        auto st = db.prepare("SELECT id, track_id, ts, dur, name_id, cat_id, correlation, "
+                             "external_id, args FROM slice_v2 ORDER BY track_id, ts, dur DESC, id");
+        auto optional = [&st](int column) { return st.isNull(column) ? slicestore::kNull : st.int64(column); };
+        while (st.step()) {
+            const std::string_view args = st.textView(8);
+            newId.emplace(st.int64(0),
+                          chunks.add(st.int64(1), st.int64(2), st.int64(3), st.int64(4),
+                                     st.isNull(5) ? 0 : st.int64(5), optional(6), optional(7), args,
+                                     !st.isNull(8)));
+        }
+        if (!st.errorString().isEmpty())
+            return fail(st.errorString());
+        if (!chunks.flush())
+            return fail(chunks.errorString());
+    }
+    if (!newId.empty()) {
+        std::vector<std::array<qint64, 3>> flows;
+        auto get = db.prepare("SELECT id, from_slice, to_slice FROM flow");
+        while (get.step())
+            flows.push_back({get.int64(0), get.int64(1), get.int64(2)});
+        auto put = db.prepare("UPDATE flow SET from_slice=?, to_slice=? WHERE id=?");
+        for (const auto &f : flows) {
+            const auto from = newId.find(f[1]), to = newId.find(f[2]);
+            put.bind(1, from == newId.end() ? f[1] : from->second);
+            put.bind(2, to == newId.end() ? f[2] : to->second);
+            put.bind(3, f[0]);
+            if (!put.exec())
+                return fail(put.errorString());
+        }
+    }
+    return db.exec("DROP TABLE slice_v2;", error);
 }
 
 } // namespace gml::schema

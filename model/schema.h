@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QString>
+
 #include <string_view>
 #include <vector>
+
+namespace gml {
+class SqliteDb;
+}
 
 namespace gml::schema {
 
@@ -10,5 +16,8 @@ namespace gml::schema {
 // Never edit a released migration; append a new one.
 const std::vector<std::string_view> &migrations();
 inline int currentVersion() { return int(migrations().size()); }
+// The part of the migration to `version` that SQL alone cannot do, run after its SQL inside the
+// same transaction (version 3: slice rows into chunks).
+[[nodiscard]] bool migrateData(int version, SqliteDb &db, QString *error);
 
 } // namespace gml::schema

@@ -7,19 +7,16 @@
 namespace gml {
 
 TraceWriter::TraceWriter(Project &project, RunId run, SourceId source)
-    : m_project(project), m_run(run), m_source(source)
+    : m_project(project), m_run(run), m_source(source), m_slices(project.db())
 {
     auto &db = project.db();
     m_insertTrack = db.prepare("INSERT INTO track(id, run_id, source_id, parent_id, kind, name, "
                                "sort_key, rank, pid, tid, unit) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
-    m_insertSlice = db.prepare("INSERT INTO slice(id, track_id, ts, dur, name_id, cat_id, "
-                               "correlation, external_id, args) VALUES(?,?,?,?,?,?,?,?,?)");
     m_insertCounter = db.prepare("INSERT INTO counter(track_id, ts, value) VALUES(?,?,?)");
     m_insertFlow = db.prepare("INSERT INTO flow(source_id, kind, from_slice, to_slice) "
                               "VALUES(?,?,?,?)");
     // Ids are ours to assign inside the transaction that holds the write lock.
     m_firstTrack = m_nextTrack = db.scalar("SELECT coalesce(max(id), 0) + 1 FROM track");
-    m_nextSlice = db.scalar("SELECT coalesce(max(id), 0) + 1 FROM slice");
 }
 
 void TraceWriter::fail(const SqliteStatement &st)
@@ -80,36 +77,14 @@ SliceId TraceWriter::addSlice(TrackId track, TimeNs ts, TimeNs dur, StringId nam
                               StringId category, qint64 correlation, qint64 externalId,
                               std::string_view argsJson)
 {
-    const SliceId id = m_nextSlice++;
-    auto &st = m_insertSlice;
-    st.bind(1, id);
-    st.bind(2, track);
-    st.bind(3, ts);
-    st.bind(4, dur);
-    st.bind(5, name);
-    if (category)
-        st.bind(6, category);
-    else
-        st.bindNull(6);
-    if (correlation != kNoId)
-        st.bind(7, correlation);
-    else
-        st.bindNull(7);
-    if (externalId != kNoId)
-        st.bind(8, externalId);
-    else
-        st.bindNull(8);
-    if (argsJson.empty())
-        st.bindNull(9);
-    else
-        st.bindStatic(9, argsJson); // the caller's buffer outlives exec()
-    if (!st.exec())
-        fail(st);
+    static_assert(kNoId == slicestore::kNull);
+    const SliceId id = m_slices.add(track, ts, dur, name, category, correlation, externalId,
+                                    argsJson, !argsJson.empty());
     auto &s = stats(track);
     s.start = std::min(s.start, ts);
     s.end = std::max(s.end, ts + dur);
     ++s.slices;
-    ++m_slices;
+    ++m_sliceCount;
     return id;
 }
 
@@ -185,6 +160,7 @@ void TraceWriter::mergeRunParams(const QJsonObject &params)
 
 bool TraceWriter::finish(const QList<ImportWarning> &warnings, QString *error)
 {
+    (void)m_slices.flush(); // an error shows in failed()
     auto st = m_project.db().prepare("UPDATE track SET start_ns=?, end_ns=?, slice_count=?, "
                                      "counter_count=? WHERE id=?");
     for (size_t i = 0; i < m_trackStats.size(); ++i) {
@@ -214,7 +190,7 @@ bool TraceWriter::finish(const QList<ImportWarning> &warnings, QString *error)
     auto src = m_project.db().prepare(
         "UPDATE source SET status='imported', error=NULL, slices=?, counter_samples=?, flows=?, "
         "clock_offset_ns=?, metadata=?, warnings=? WHERE id=?");
-    src.bind(1, m_slices);
+    src.bind(1, m_sliceCount);
     src.bind(2, m_counters);
     src.bind(3, m_flows);
     src.bind(4, m_clockOffset);
@@ -224,7 +200,7 @@ bool TraceWriter::finish(const QList<ImportWarning> &warnings, QString *error)
     if (!src.exec())
         fail(src);
     if (failed() && error)
-        *error = m_error;
+        *error = errorString();
     return !failed();
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "project.h"
+#include "slicestore.h"
 #include "types.h"
 
 #include <QJsonObject>
@@ -39,7 +40,8 @@ struct ImportWarning
 
 // Writes one source's data into the project. The caller (ImportJob) owns the transaction and
 // the source row; an importer only adds tracks, slices, counters and flows through this class.
-// Slice ids are assigned here, sequentially, so importers can link slices before commit.
+// Slice ids are final when addSlice() returns (slices are written in chunks, slicestore.h), so
+// importers can link slices before commit; slices are readable through SQL after finish().
 class TraceWriter
 {
 public:
@@ -70,13 +72,13 @@ public:
 
     // The earliest slice start or counter sample written so far (source clock); max when none.
     TimeNs earliest() const;
-    qint64 sliceCount() const { return m_slices; }
+    qint64 sliceCount() const { return m_sliceCount; }
     qint64 counterCount() const { return m_counters; }
     qint64 flowCount() const { return m_flows; }
 
     // True once any insert failed; the import must then be rolled back.
-    bool failed() const { return !m_error.isEmpty(); }
-    QString errorString() const { return m_error; }
+    bool failed() const { return !m_error.isEmpty() || !m_slices.errorString().isEmpty(); }
+    QString errorString() const { return m_error.isEmpty() ? m_slices.errorString() : m_error; }
 
     // Writes per-track extents and the source's counts, offset, metadata and warnings.
     [[nodiscard]] bool finish(const QList<ImportWarning> &warnings, QString *error);
@@ -96,14 +98,13 @@ private:
     RunId m_run;
     SourceId m_source;
     SqliteStatement m_insertTrack;
-    SqliteStatement m_insertSlice;
     SqliteStatement m_insertCounter;
     SqliteStatement m_insertFlow;
     TrackId m_firstTrack = 0;
     TrackId m_nextTrack = 0;
-    SliceId m_nextSlice = 0;
+    slicestore::ChunkWriter m_slices;
     std::vector<TrackStats> m_trackStats;
-    qint64 m_slices = 0;
+    qint64 m_sliceCount = 0;
     qint64 m_counters = 0;
     qint64 m_flows = 0;
     TimeNs m_clockOffset = 0;

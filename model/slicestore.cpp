@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "slicestore.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+namespace gml::slicestore {
+
+namespace {
+
+constexpr unsigned char kVersion = 1;
+// Open chunks of all tracks together hold at most this much before all are written.
+constexpr size_t kMaxBuffered = 48u << 20;
+// One chunk's args text at most (a chunk is then written with fewer rows).
+constexpr size_t kMaxChunkArgs = 1u << 20;
+
+quint64 zigzag(qint64 v)
+{
+    return (quint64(v) << 1) ^ quint64(v >> 63);
+}
+qint64 unzigzag(quint64 v)
+{
+    return qint64(v >> 1) ^ -qint64(v & 1);
+}
+
+void putVarint(std::string &out, quint64 v)
+{
+    char buf[10];
+    int n = 0;
+    while (v >= 0x80) {
+        buf[n++] = char((v & 0x7f) | 0x80);
+        v >>= 7;
+    }
+    buf[n++] = char(v);
+    out.append(buf, size_t(n));
+}
+// Nullable integer: 0 is null, else zigzag + 1 (kNull itself is never a value).
+void putOptional(std::string &out, qint64 v)
+{
+    putVarint(out, v == kNull ? 0 : zigzag(v) + 1);
+}
+
+bool getVarint(const unsigned char *&p, const unsigned char *e, quint64 &v)
+{
+    v = 0;
+    for (int shift = 0; shift < 64 && p < e; shift += 7) {
+        const unsigned char b = *p++;
+        v |= quint64(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return true;
+    }
+    return false;
+}
+bool getOptional(const unsigned char *&p, const unsigned char *e, qint64 &v)
+{
+    quint64 x;
+    if (!getVarint(p, e, x))
+        return false;
+    v = x == 0 ? kNull : unzigzag(x - 1);
+    return true;
+}
+
+} // namespace
+
+void encode(std::vector<Row> &rows, std::string_view args, std::string &data, std::string &argsOut)
+{
+    if (!std::is_sorted(rows.begin(), rows.end(), before))
+        std::sort(rows.begin(), rows.end(), before);
+    data.clear();
+    argsOut.clear();
+    data.reserve(rows.size() * 16 + 1);
+    argsOut.reserve(args.size());
+    data.push_back(char(kVersion));
+    quint64 prev = 0;
+    for (const Row &r : rows) {
+        putVarint(data, r.row);
+        putVarint(data, zigzag(qint64(quint64(r.ts) - prev))); // delta, wrapping
+        prev = quint64(r.ts);
+        putVarint(data, zigzag(r.dur));
+        putVarint(data, quint64(r.name));
+        putVarint(data, quint64(r.cat));
+        putOptional(data, r.correlation);
+        putOptional(data, r.externalId);
+        putVarint(data, r.hasArgs ? quint64(r.argsSize) + 1 : 0);
+        if (r.hasArgs)
+            argsOut.append(args.substr(r.argsOffset, r.argsSize));
+    }
+}
+
+bool decode(qint64 chunk, const void *data, qint64 size, qint64 argsSize, size_t argsBase,
+            std::vector<Row> &out, int onlyRow)
+{
+    auto p = static_cast<const unsigned char *>(data);
+    const unsigned char *e = p + size;
+    if (size < 1 || *p++ != kVersion)
+        return false;
+    quint64 prev = 0;
+    quint64 argsAt = 0;
+    while (p < e) {
+        Row r;
+        quint64 row, ts, dur, name, cat, argsLen;
+        if (!getVarint(p, e, row) || row >= quint64(kChunkRows) || !getVarint(p, e, ts) ||
+            !getVarint(p, e, dur) || !getVarint(p, e, name) || !getVarint(p, e, cat) ||
+            !getOptional(p, e, r.correlation) || !getOptional(p, e, r.externalId) ||
+            !getVarint(p, e, argsLen))
+            return false;
+        prev += quint64(unzigzag(ts));
+        r.ts = qint64(prev);
+        r.dur = unzigzag(dur);
+        r.name = qint64(name);
+        r.cat = qint64(cat);
+        r.row = quint16(row);
+        r.id = (chunk << kChunkRowBits) | qint64(row);
+        r.hasArgs = argsLen != 0;
+        if (r.hasArgs) {
+            r.argsSize = quint32(argsLen - 1);
+            r.argsOffset = argsBase + argsAt;
+            argsAt += argsLen - 1;
+            if (argsAt > quint64(argsSize))
+                return false;
+        }
+        if (onlyRow < 0 || int(row) == onlyRow) {
+            out.push_back(r);
+            if (onlyRow >= 0)
+                return true;
+        }
+    }
+    return onlyRow < 0;
+}
+
+// --- ChunkWriter -------------------------------------------------------------------------
+
+ChunkWriter::ChunkWriter(SqliteDb &db) : m_db(db)
+{
+    m_insert = db.prepare("INSERT INTO slice_chunk(id, track_id, count, min_ts, max_end, data, args) "
+                          "VALUES(?,?,?,?,?,?,?)");
+    m_nextChunk = db.scalar("SELECT coalesce(max(id), 0) + 1 FROM slice_chunk", 1);
+}
+
+ChunkWriter::Open &ChunkWriter::open(TrackId track)
+{
+    if (track == m_lastTrack)
+        return m_open[m_lastOpen];
+    auto [it, added] = m_openOf.try_emplace(track, m_open.size());
+    if (added) {
+        m_open.emplace_back();
+        m_open.back().track = track;
+    }
+    m_lastTrack = track;
+    m_lastOpen = it->second;
+    return m_open[it->second];
+}
+
+SliceId ChunkWriter::add(TrackId track, TimeNs ts, TimeNs dur, StringId name, StringId category,
+                         qint64 correlation, qint64 externalId, std::string_view args, bool hasArgs)
+{
+    Open &o = open(track);
+    if (o.rows.empty())
+        o.chunk = m_nextChunk++;
+    Row r;
+    r.ts = ts;
+    r.dur = dur;
+    r.name = name;
+    r.cat = category;
+    r.correlation = correlation;
+    r.externalId = externalId;
+    r.hasArgs = hasArgs;
+    if (hasArgs) {
+        r.argsOffset = o.args.size();
+        r.argsSize = quint32(args.size());
+        o.args.append(args);
+    }
+    r.row = quint16(o.rows.size());
+    o.rows.push_back(r);
+    m_buffered += sizeof(Row) + args.size();
+    const SliceId id = (o.chunk << kChunkRowBits) | r.row;
+    if (o.rows.size() == size_t(kChunkRows) || o.args.size() >= kMaxChunkArgs)
+        write(o);
+    if (m_buffered > kMaxBuffered)
+        (void)flush();
+    return id;
+}
+
+void ChunkWriter::write(Open &o)
+{
+    if (o.rows.empty())
+        return;
+    m_buffered -= o.rows.size() * sizeof(Row) + o.args.size();
+    TimeNs minTs = o.rows.front().ts, maxEnd = o.rows.front().ts + o.rows.front().dur;
+    for (const Row &r : o.rows) {
+        minTs = std::min(minTs, r.ts);
+        maxEnd = std::max(maxEnd, r.ts + r.dur);
+    }
+    encode(o.rows, o.args, m_data, m_argsOut);
+    auto &st = m_insert;
+    st.bind(1, o.chunk);
+    st.bind(2, o.track);
+    st.bind(3, qint64(o.rows.size()));
+    st.bind(4, minTs);
+    st.bind(5, maxEnd);
+    sqlite3_bind_blob64(st.handle(), 6, m_data.data(), m_data.size(), SQLITE_STATIC);
+    if (m_argsOut.empty())
+        st.bindNull(7);
+    else
+        sqlite3_bind_blob64(st.handle(), 7, m_argsOut.data(), m_argsOut.size(), SQLITE_STATIC);
+    if (!st.exec() && m_error.isEmpty())
+        m_error = st.errorString().isEmpty() ? m_db.lastError() : st.errorString();
+    o.rows.clear();
+    o.args.clear();
+    if (o.args.capacity() > kMaxChunkArgs * 2)
+        std::string().swap(o.args);
+}
+
+bool ChunkWriter::flush()
+{
+    for (Open &o : m_open)
+        write(o);
+    m_buffered = 0;
+    return m_error.isEmpty();
+}
+
+// --- the gml_slice virtual table ----------------------------------------------------------
+
+namespace {
+
+enum Column { ColId, ColTrack, ColTs, ColDur, ColName, ColCat, ColCorrelation, ColExternal, ColArgs };
+enum Plan { ScanAll = 0, ById = 1, ByTrack = 2 };
+
+struct Table : sqlite3_vtab
+{
+    sqlite3 *db = nullptr;
+    std::string schema;
+};
+
+struct Cursor : sqlite3_vtab_cursor
+{
+    sqlite3_stmt *chunks = nullptr;
+    bool pending = false; // `chunks` holds a row not read yet (next track's first chunk)
+    TrackId track = 0;
+    std::vector<Row> rows;
+    std::string args;
+    size_t pos = 0;
+
+    ~Cursor()
+    {
+        sqlite3_finalize(chunks);
+    }
+};
+
+Table *tableOf(sqlite3_vtab_cursor *c)
+{
+    return static_cast<Table *>(c->pVtab);
+}
+
+int setError(sqlite3_vtab *vt, int rc, const char *message)
+{
+    sqlite3_free(vt->zErrMsg);
+    vt->zErrMsg = sqlite3_mprintf("%s", message);
+    return rc;
+}
+
+int connect(sqlite3 *db, void *, int, const char *const *argv, sqlite3_vtab **out, char **)
+{
+    const int rc = sqlite3_declare_vtab(
+        db, "CREATE TABLE x(id INTEGER, track_id INTEGER, ts INTEGER, dur INTEGER, "
+            "name_id INTEGER, cat_id INTEGER, correlation INTEGER, external_id INTEGER, args TEXT)");
+    if (rc != SQLITE_OK)
+        return rc;
+    auto *t = new Table;
+    *static_cast<sqlite3_vtab *>(t) = {};
+    t->db = db;
+    t->schema = argv[1];
+    *out = t;
+    return SQLITE_OK;
+}
+
+int disconnect(sqlite3_vtab *vt)
+{
+    delete static_cast<Table *>(vt);
+    return SQLITE_OK;
+}
+
+// ORDER BY terms that the cursor's order (track, ts, dur descending, id) satisfies. With one
+// track, terms on track_id are trivially satisfied.
+bool orderSatisfied(const sqlite3_index_info *info, bool oneTrack)
+{
+    static constexpr struct { int column; bool desc; } kOrder[] = {
+        {ColTrack, false}, {ColTs, false}, {ColDur, true}, {ColId, false}};
+    size_t next = 0;
+    for (int i = 0; i < info->nOrderBy; ++i) {
+        const auto &o = info->aOrderBy[i];
+        const int column = o.iColumn < 0 ? ColId : o.iColumn;
+        if (oneTrack && column == ColTrack)
+            continue;
+        if (oneTrack && next == 0)
+            next = 1;
+        if (next >= std::size(kOrder) || kOrder[next].column != column ||
+            kOrder[next].desc != bool(o.desc))
+            return false;
+        ++next;
+    }
+    return true;
+}
+
+int bestIndex(sqlite3_vtab *, sqlite3_index_info *info)
+{
+    int idEq = -1, trackEq = -1;
+    for (int i = 0; i < info->nConstraint; ++i) {
+        const auto &c = info->aConstraint[i];
+        if (!c.usable || c.op != SQLITE_INDEX_CONSTRAINT_EQ)
+            continue;
+        if (c.iColumn == ColId || c.iColumn < 0)
+            idEq = i;
+        else if (c.iColumn == ColTrack)
+            trackEq = i;
+    }
+    if (idEq >= 0) {
+        info->idxNum = ById;
+        info->aConstraintUsage[idEq].argvIndex = 1;
+        info->aConstraintUsage[idEq].omit = 1;
+        info->estimatedCost = 20;
+        info->estimatedRows = 1;
+        info->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
+        info->orderByConsumed = 1;
+    } else if (trackEq >= 0) {
+        info->idxNum = ByTrack;
+        info->aConstraintUsage[trackEq].argvIndex = 1;
+        info->aConstraintUsage[trackEq].omit = 1;
+        info->estimatedCost = 2000;
+        info->estimatedRows = 10000;
+        info->orderByConsumed = orderSatisfied(info, true);
+    } else {
+        info->idxNum = ScanAll;
+        info->estimatedCost = 2e7;
+        info->estimatedRows = 1000000;
+        info->orderByConsumed = orderSatisfied(info, false);
+    }
+    return SQLITE_OK;
+}
+
+int openCursor(sqlite3_vtab *, sqlite3_vtab_cursor **out)
+{
+    auto *c = new Cursor;
+    *static_cast<sqlite3_vtab_cursor *>(c) = {};
+    *out = c;
+    return SQLITE_OK;
+}
+
+int closeCursor(sqlite3_vtab_cursor *cur)
+{
+    delete static_cast<Cursor *>(cur);
+    return SQLITE_OK;
+}
+
+// Appends the chunk under `chunks` (columns id, track_id, data, args) to the cursor's rows.
+int readChunk(Cursor *c, int onlyRow = -1)
+{
+    sqlite3_stmt *st = c->chunks;
+    const qint64 chunk = sqlite3_column_int64(st, 0);
+    const void *data = sqlite3_column_blob(st, 2);
+    const int dataSize = sqlite3_column_bytes(st, 2);
+    const char *args = static_cast<const char *>(sqlite3_column_blob(st, 3));
+    const int argsSize = sqlite3_column_bytes(st, 3);
+    const size_t base = c->args.size();
+    if (!decode(chunk, data, dataSize, argsSize, base, c->rows, onlyRow)) {
+        if (onlyRow >= 0)
+            return SQLITE_OK; // no such row: an id that was never handed out
+        char *msg = sqlite3_mprintf("slice chunk %lld is malformed", chunk);
+        sqlite3_free(tableOf(c)->zErrMsg);
+        tableOf(c)->zErrMsg = msg;
+        return SQLITE_CORRUPT;
+    }
+    if (argsSize > 0)
+        c->args.append(args, size_t(argsSize));
+    return SQLITE_OK;
+}
+
+// Reads every chunk of the next track into the cursor, in (ts, dur descending, id) order.
+int loadTrack(Cursor *c)
+{
+    c->rows.clear();
+    c->args.clear();
+    c->pos = 0;
+    if (!c->pending)
+        return SQLITE_OK;
+    c->track = sqlite3_column_int64(c->chunks, 1);
+    bool sorted = true;
+    int rc;
+    do {
+        const size_t before = c->rows.size();
+        if ((rc = readChunk(c)) != SQLITE_OK)
+            return rc;
+        if (before > 0 && before < c->rows.size() && beforeById(c->rows[before], c->rows[before - 1]))
+            sorted = false;
+        rc = sqlite3_step(c->chunks);
+        c->pending = rc == SQLITE_ROW;
+    } while (c->pending && sqlite3_column_int64(c->chunks, 1) == c->track);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return setError(c->pVtab, rc, sqlite3_errmsg(tableOf(c)->db));
+    if (!sorted)
+        std::sort(c->rows.begin(), c->rows.end(), beforeById);
+    return SQLITE_OK;
+}
+
+int filter(sqlite3_vtab_cursor *cur, int plan, const char *, int argc, sqlite3_value **argv)
+{
+    auto *c = static_cast<Cursor *>(cur);
+    Table *t = tableOf(cur);
+    sqlite3_finalize(c->chunks);
+    c->chunks = nullptr;
+    c->pending = false;
+    c->rows.clear();
+    c->args.clear();
+    c->pos = 0;
+    const std::string from = "SELECT id, track_id, data, args FROM \"" + t->schema + "\".slice_chunk";
+    std::string sql = from + (plan == ById      ? " WHERE id = ?"
+                              : plan == ByTrack ? " WHERE track_id = ? ORDER BY id"
+                                                : " ORDER BY track_id, id");
+    if (sqlite3_prepare_v2(t->db, sql.c_str(), -1, &c->chunks, nullptr) != SQLITE_OK)
+        return setError(cur->pVtab, SQLITE_ERROR, sqlite3_errmsg(t->db));
+    if (plan != ScanAll) {
+        if (argc < 1 || sqlite3_value_type(argv[0]) != SQLITE_INTEGER)
+            return SQLITE_OK; // NULL, text or a fraction matches no integer id: no rows
+        const qint64 key = sqlite3_value_int64(argv[0]);
+        sqlite3_bind_int64(c->chunks, 1, plan == ById ? key >> kChunkRowBits : key);
+        if (plan == ById) {
+            const int rc = sqlite3_step(c->chunks);
+            if (rc == SQLITE_ROW) {
+                c->track = sqlite3_column_int64(c->chunks, 1);
+                return readChunk(c, int(key & (kChunkRows - 1)));
+            }
+            return rc == SQLITE_DONE ? SQLITE_OK : setError(cur->pVtab, rc, sqlite3_errmsg(t->db));
+        }
+    }
+    const int rc = sqlite3_step(c->chunks);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return setError(cur->pVtab, rc, sqlite3_errmsg(t->db));
+    c->pending = rc == SQLITE_ROW;
+    return loadTrack(c);
+}
+
+int next(sqlite3_vtab_cursor *cur)
+{
+    auto *c = static_cast<Cursor *>(cur);
+    if (++c->pos < c->rows.size())
+        return SQLITE_OK;
+    return loadTrack(c); // empties the rows when no track is left
+}
+
+int eof(sqlite3_vtab_cursor *cur)
+{
+    auto *c = static_cast<Cursor *>(cur);
+    return c->pos >= c->rows.size();
+}
+
+int column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+    auto *c = static_cast<Cursor *>(cur);
+    const Row &r = c->rows[c->pos];
+    auto optional = [ctx](qint64 v) {
+        if (v == kNull)
+            sqlite3_result_null(ctx);
+        else
+            sqlite3_result_int64(ctx, v);
+    };
+    switch (col) {
+    case ColId: sqlite3_result_int64(ctx, r.id); break;
+    case ColTrack: sqlite3_result_int64(ctx, c->track); break;
+    case ColTs: sqlite3_result_int64(ctx, r.ts); break;
+    case ColDur: sqlite3_result_int64(ctx, r.dur); break;
+    case ColName: sqlite3_result_int64(ctx, r.name); break;
+    case ColCat: optional(r.cat == 0 ? kNull : r.cat); break;
+    case ColCorrelation: optional(r.correlation); break;
+    case ColExternal: optional(r.externalId); break;
+    case ColArgs:
+        if (r.hasArgs)
+            sqlite3_result_text(ctx, c->args.data() + r.argsOffset, int(r.argsSize), SQLITE_TRANSIENT);
+        else
+            sqlite3_result_null(ctx);
+        break;
+    default: sqlite3_result_null(ctx);
+    }
+    return SQLITE_OK;
+}
+
+int rowid(sqlite3_vtab_cursor *cur, sqlite_int64 *out)
+{
+    auto *c = static_cast<Cursor *>(cur);
+    *out = c->rows[c->pos].id;
+    return SQLITE_OK;
+}
+
+sqlite3_module makeModule()
+{
+    sqlite3_module m{};
+    m.iVersion = 1;
+    m.xCreate = connect;
+    m.xConnect = connect;
+    m.xBestIndex = bestIndex;
+    m.xDisconnect = disconnect;
+    m.xDestroy = disconnect;
+    m.xOpen = openCursor;
+    m.xClose = closeCursor;
+    m.xFilter = filter;
+    m.xNext = next;
+    m.xEof = eof;
+    m.xColumn = column;
+    m.xRowid = rowid;
+    return m;
+}
+
+} // namespace
+
+bool registerModule(sqlite3 *db, QString *error)
+{
+    static const sqlite3_module module = makeModule();
+    const int rc = sqlite3_create_module_v2(db, "gml_slice", &module, nullptr, nullptr);
+    if (rc != SQLITE_OK && error)
+        *error = QString::fromUtf8(sqlite3_errmsg(db));
+    return rc == SQLITE_OK;
+}
+
+} // namespace gml::slicestore

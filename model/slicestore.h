@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "sqlitedb.h"
+#include "types.h"
+
+#include <QString>
+
+#include <limits>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+struct sqlite3;
+
+namespace gml {
+
+// Slices are stored in chunks (schema v3): one `slice_chunk` row holds up to kChunkRows slices
+// of one track, encoded as varints in (ts, dur descending) order, with their args texts in a
+// second blob. A slice's id is its chunk's id shifted left by kChunkRowBits, plus its row number
+// in the chunk, so ids are handed out before a chunk is written and a slice is found by id with
+// one lookup. The `slice` virtual table (module gml_slice, registered on every project
+// connection) decodes chunks back into rows, so SQL over `slice` reads as it did with one row
+// per slice. Writing rows one by one cost more than parsing the JSON (issue 2); a chunk is one
+// insert for thousands of slices.
+namespace slicestore {
+
+inline constexpr int kChunkRowBits = 12;
+inline constexpr int kChunkRows = 1 << kChunkRowBits;
+inline constexpr qint64 kNull = std::numeric_limits<qint64>::min();
+
+struct Row
+{
+    TimeNs ts = 0;
+    TimeNs dur = 0;
+    qint64 name = 0;
+    qint64 cat = 0; // 0: none
+    qint64 correlation = kNull;
+    qint64 externalId = kNull;
+    size_t argsOffset = 0; // into the args text that goes with the rows
+    quint32 argsSize = 0;
+    bool hasArgs = false;
+    quint16 row = 0; // row number in its chunk: the low bits of the slice id
+    SliceId id = 0;  // set by decode()
+};
+
+// The canonical order inside a chunk and of a track read back: start, then the enclosing
+// (longer) slice first, then row number.
+inline bool before(const Row &a, const Row &b)
+{
+    if (a.ts != b.ts)
+        return a.ts < b.ts;
+    if (a.dur != b.dur)
+        return a.dur > b.dur;
+    return a.row < b.row;
+}
+// The same order across the chunks of a track (ids grow with the chunk).
+inline bool beforeById(const Row &a, const Row &b)
+{
+    if (a.ts != b.ts)
+        return a.ts < b.ts;
+    if (a.dur != b.dur)
+        return a.dur > b.dur;
+    return a.id < b.id;
+}
+
+// Sorts `rows` (their args in `args`, by offset) and encodes them: `data` gets the rows,
+// `argsOut` the args texts in the same order.
+void encode(std::vector<Row> &rows, std::string_view args, std::string &data, std::string &argsOut);
+// Appends chunk `chunk`'s rows to `out` (ids set), their args offsets shifted by `argsBase`.
+// With `onlyRow` >= 0, appends that row only. False when the blobs are malformed.
+[[nodiscard]] bool decode(qint64 chunk, const void *data, qint64 size, qint64 argsSize,
+                          size_t argsBase, std::vector<Row> &out, int onlyRow = -1);
+
+// Registers the gml_slice module on a connection.
+[[nodiscard]] bool registerModule(sqlite3 *db, QString *error);
+
+// Buffers slices per track and writes them as chunks. Ids are final when add() returns.
+class ChunkWriter
+{
+public:
+    explicit ChunkWriter(SqliteDb &db);
+
+    SliceId add(TrackId track, TimeNs ts, TimeNs dur, StringId name, StringId category,
+                qint64 correlation, qint64 externalId, std::string_view args, bool hasArgs);
+    // Writes every open chunk. False (and errorString()) when an insert failed.
+    [[nodiscard]] bool flush();
+    QString errorString() const { return m_error; }
+
+private:
+    struct Open
+    {
+        TrackId track = 0;
+        qint64 chunk = 0;
+        std::vector<Row> rows;
+        std::string args;
+    };
+    Open &open(TrackId track);
+    void write(Open &o);
+
+    SqliteDb &m_db;
+    SqliteStatement m_insert;
+    qint64 m_nextChunk = 1;
+    std::vector<Open> m_open;
+    std::unordered_map<TrackId, size_t> m_openOf;
+    TrackId m_lastTrack = -1;
+    size_t m_lastOpen = 0;
+    size_t m_buffered = 0; // bytes held in open chunks
+    std::string m_data, m_argsOut;
+    QString m_error;
+};
+
+} // namespace slicestore
+} // namespace gml
