@@ -3,7 +3,7 @@
 
 #include "slicestore.h"
 
-#include <array>
+#include <map>
 #include <unordered_map>
 
 namespace gml::schema {
@@ -156,10 +156,11 @@ CREATE VIEW counter_abs AS
   LEFT JOIN source src ON src.id = t.source_id;
 )SQL";
 
-// Version 3: slices are stored in chunks (model/slicestore.h) and `slice` becomes a virtual
-// table over them with the same columns; one insert per chunk instead of one per slice (and no
-// (track_id, ts) index to maintain) is what lets import keep up with parsing. Slice ids change
-// (chunk id << 12 | row), so migrateData() rewrites the old rows and remaps flow endpoints.
+// Version 3: slices and flows are stored in chunks (model/slicestore.h); `slice` and `flow`
+// become virtual tables over them with the same columns. One insert per chunk instead of one
+// per row (and no per-row indexes to maintain) is what lets import keep up with parsing. Slice
+// ids change (chunk id << 12 | row), so migrateData() rewrites the old slice rows and the flows
+// with their endpoints remapped.
 static constexpr std::string_view kV3 = R"SQL(
 DROP VIEW slice_abs;
 ALTER TABLE slice RENAME TO slice_v2;
@@ -174,6 +175,15 @@ CREATE TABLE slice_chunk(
 );
 CREATE INDEX slice_chunk_track ON slice_chunk(track_id);
 CREATE VIRTUAL TABLE slice USING gml_slice;
+ALTER TABLE flow RENAME TO flow_v2;
+CREATE TABLE flow_chunk(
+  id INTEGER PRIMARY KEY,
+  source_id INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  data BLOB NOT NULL
+);
+CREATE INDEX flow_chunk_source ON flow_chunk(source_id);
+CREATE VIRTUAL TABLE flow USING gml_flow;
 CREATE VIEW slice_abs AS
   SELECT s.id, s.track_id, t.run_id, s.ts + src.clock_offset_ns + src.align_ns AS ts, s.dur,
          n.value AS name, c.value AS category, s.correlation, s.external_id, s.args
@@ -216,22 +226,24 @@ bool migrateData(int version, SqliteDb &db, QString *error)
         if (!chunks.flush())
             return fail(chunks.errorString());
     }
-    if (!newId.empty()) {
-        std::vector<std::array<qint64, 3>> flows;
-        auto get = db.prepare("SELECT id, from_slice, to_slice FROM flow");
+    std::map<qint64, std::vector<slicestore::Flow>> flowsOf; // by source
+    {
+        auto get = db.prepare("SELECT source_id, from_slice, to_slice, kind FROM flow_v2");
+        auto mapped = [&newId](SliceId id) {
+            const auto it = newId.find(id);
+            return it == newId.end() ? id : it->second;
+        };
         while (get.step())
-            flows.push_back({get.int64(0), get.int64(1), get.int64(2)});
-        auto put = db.prepare("UPDATE flow SET from_slice=?, to_slice=? WHERE id=?");
-        for (const auto &f : flows) {
-            const auto from = newId.find(f[1]), to = newId.find(f[2]);
-            put.bind(1, from == newId.end() ? f[1] : from->second);
-            put.bind(2, to == newId.end() ? f[2] : to->second);
-            put.bind(3, f[0]);
-            if (!put.exec())
-                return fail(put.errorString());
-        }
+            flowsOf[get.int64(0)].push_back({mapped(get.int64(1)), mapped(get.int64(2)), get.int64(3)});
+        if (!get.errorString().isEmpty())
+            return fail(get.errorString());
     }
-    return db.exec("DROP TABLE slice_v2;", error);
+    for (auto &[source, flows] : flowsOf) {
+        QString why;
+        if (!slicestore::writeFlows(db, source, flows, &why))
+            return fail(why);
+    }
+    return db.exec("DROP TABLE slice_v2; DROP TABLE flow_v2;", error);
 }
 
 } // namespace gml::schema

@@ -222,6 +222,74 @@ bool ChunkWriter::flush()
     return m_error.isEmpty();
 }
 
+// --- flows -------------------------------------------------------------------------------
+
+bool writeFlows(SqliteDb &db, qint64 source, std::vector<Flow> &flows, QString *error)
+{
+    if (flows.empty())
+        return true;
+    std::sort(flows.begin(), flows.end());
+    qint64 chunk = db.scalar("SELECT coalesce(max(id), 0) + 1 FROM flow_chunk", 1);
+    auto st = db.prepare("INSERT INTO flow_chunk(id, source_id, count, data) VALUES(?,?,?,?)");
+    std::string data;
+    for (size_t first = 0; first < flows.size(); first += kChunkRows, ++chunk) {
+        const size_t last = std::min(flows.size(), first + size_t(kChunkRows));
+        data.clear();
+        data.push_back(char(kVersion));
+        quint64 prev = 0;
+        for (size_t i = first; i < last; ++i) {
+            const Flow &f = flows[i];
+            putVarint(data, zigzag(qint64(quint64(f.from) - prev)));
+            prev = quint64(f.from);
+            putVarint(data, zigzag(qint64(quint64(f.to) - quint64(f.from))));
+            putVarint(data, quint64(f.kind));
+        }
+        st.bind(1, chunk);
+        st.bind(2, source);
+        st.bind(3, qint64(last - first));
+        sqlite3_bind_blob64(st.handle(), 4, data.data(), data.size(), SQLITE_STATIC);
+        if (!st.exec()) {
+            if (error)
+                *error = st.errorString().isEmpty() ? db.lastError() : st.errorString();
+            return false;
+        }
+    }
+    return true;
+}
+
+namespace {
+
+struct FlowRow
+{
+    qint64 id, source, kind, from, to;
+};
+
+// Appends a flow chunk's rows that pass `keep` to `out`. False when the blob is malformed.
+template<typename Keep>
+bool decodeFlows(qint64 chunk, qint64 source, const void *data, qint64 size,
+                 std::vector<FlowRow> &out, Keep keep)
+{
+    auto p = static_cast<const unsigned char *>(data);
+    const unsigned char *e = p + size;
+    if (size < 1 || *p++ != kVersion)
+        return false;
+    quint64 prev = 0;
+    for (qint64 row = 0; p < e; ++row) {
+        quint64 from, to, kind;
+        if (row >= kChunkRows || !getVarint(p, e, from) || !getVarint(p, e, to) ||
+            !getVarint(p, e, kind))
+            return false;
+        prev += quint64(unzigzag(from));
+        const FlowRow r{(chunk << kChunkRowBits) | row, source, qint64(kind), qint64(prev),
+                        qint64(prev + quint64(unzigzag(to)))};
+        if (keep(r))
+            out.push_back(r);
+    }
+    return true;
+}
+
+} // namespace
+
 // --- the gml_slice virtual table ----------------------------------------------------------
 
 namespace {
@@ -493,6 +561,203 @@ int rowid(sqlite3_vtab_cursor *cur, sqlite_int64 *out)
     return SQLITE_OK;
 }
 
+// --- the gml_flow virtual table -----------------------------------------------------------
+
+enum FlowColumn { FlowId, FlowSource, FlowKind, FlowFrom, FlowTo };
+enum FlowPlan { FlowScanAll = 0, FlowById = 1, FlowBySource = 2, FlowByFrom = 3, FlowByTo = 4 };
+
+struct FlowCursor : sqlite3_vtab_cursor
+{
+    sqlite3_stmt *chunks = nullptr; // id, source_id, data
+    int plan = FlowScanAll;
+    qint64 key = 0;
+    std::vector<FlowRow> rows;
+    size_t pos = 0;
+
+    ~FlowCursor()
+    {
+        sqlite3_finalize(chunks);
+    }
+};
+
+int flowConnect(sqlite3 *db, void *, int, const char *const *argv, sqlite3_vtab **out, char **)
+{
+    const int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(id INTEGER, source_id INTEGER, "
+                                            "kind INTEGER, from_slice INTEGER, to_slice INTEGER)");
+    if (rc != SQLITE_OK)
+        return rc;
+    auto *t = new Table;
+    *static_cast<sqlite3_vtab *>(t) = {};
+    t->db = db;
+    t->schema = argv[1];
+    *out = t;
+    return SQLITE_OK;
+}
+
+int flowBestIndex(sqlite3_vtab *, sqlite3_index_info *info)
+{
+    int use[5] = {-1, -1, -1, -1, -1};
+    for (int i = 0; i < info->nConstraint; ++i) {
+        const auto &c = info->aConstraint[i];
+        if (c.usable && c.op == SQLITE_INDEX_CONSTRAINT_EQ)
+            use[c.iColumn < 0 ? FlowId : c.iColumn] = i;
+    }
+    // Most selective first. A lookup by slice reads every flow of the slice's run, so it is
+    // priced well above a lookup by source, which reads one source's flows.
+    static constexpr struct { int column; FlowPlan plan; double cost; double rows; } kPlans[] = {
+        {FlowId, FlowById, 20, 1},
+        {FlowFrom, FlowByFrom, 1e5, 4},
+        {FlowTo, FlowByTo, 1e5, 4},
+        {FlowSource, FlowBySource, 5e4, 1e5},
+    };
+    for (const auto &p : kPlans) {
+        if (use[p.column] < 0)
+            continue;
+        info->idxNum = p.plan;
+        info->aConstraintUsage[use[p.column]].argvIndex = 1;
+        info->aConstraintUsage[use[p.column]].omit = 1;
+        info->estimatedCost = p.cost;
+        info->estimatedRows = sqlite3_int64(p.rows);
+        if (p.plan == FlowById)
+            info->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
+        return SQLITE_OK;
+    }
+    info->idxNum = FlowScanAll;
+    info->estimatedCost = 1e6;
+    info->estimatedRows = 1000000;
+    return SQLITE_OK;
+}
+
+int flowOpen(sqlite3_vtab *, sqlite3_vtab_cursor **out)
+{
+    auto *c = new FlowCursor;
+    *static_cast<sqlite3_vtab_cursor *>(c) = {};
+    *out = c;
+    return SQLITE_OK;
+}
+
+int flowClose(sqlite3_vtab_cursor *cur)
+{
+    delete static_cast<FlowCursor *>(cur);
+    return SQLITE_OK;
+}
+
+// Reads chunks until one has rows for the plan, or none is left.
+int flowLoad(FlowCursor *c)
+{
+    c->rows.clear();
+    c->pos = 0;
+    if (!c->chunks)
+        return SQLITE_OK;
+    const qint64 key = c->key;
+    int rc = SQLITE_DONE;
+    while (c->rows.empty() && (rc = sqlite3_step(c->chunks)) == SQLITE_ROW) {
+        const qint64 chunk = sqlite3_column_int64(c->chunks, 0);
+        const qint64 source = sqlite3_column_int64(c->chunks, 1);
+        const void *data = sqlite3_column_blob(c->chunks, 2);
+        const int size = sqlite3_column_bytes(c->chunks, 2);
+        const int plan = c->plan;
+        const bool ok = decodeFlows(chunk, source, data, size, c->rows, [plan, key](const FlowRow &r) {
+            return plan == FlowById ? r.id == key
+                   : plan == FlowByFrom ? r.from == key
+                   : plan == FlowByTo   ? r.to == key
+                                        : true;
+        });
+        if (!ok) {
+            sqlite3_free(c->pVtab->zErrMsg);
+            c->pVtab->zErrMsg = sqlite3_mprintf("flow chunk %lld is malformed", chunk);
+            return SQLITE_CORRUPT;
+        }
+    }
+    if (c->rows.empty() && rc != SQLITE_DONE)
+        return setError(c->pVtab, rc, sqlite3_errmsg(tableOf(c)->db));
+    return SQLITE_OK;
+}
+
+int flowFilter(sqlite3_vtab_cursor *cur, int plan, const char *, int argc, sqlite3_value **argv)
+{
+    auto *c = static_cast<FlowCursor *>(cur);
+    Table *t = tableOf(cur);
+    sqlite3_finalize(c->chunks);
+    c->chunks = nullptr;
+    c->plan = plan;
+    if (plan != FlowScanAll && (argc < 1 || sqlite3_value_type(argv[0]) != SQLITE_INTEGER)) {
+        c->rows.clear();
+        return SQLITE_OK; // no integer key: no rows
+    }
+    c->key = plan == FlowScanAll ? 0 : sqlite3_value_int64(argv[0]);
+    const std::string s = "\"" + t->schema + "\".";
+    std::string sql = "SELECT id, source_id, data FROM " + s + "flow_chunk";
+    if (plan == FlowById)
+        sql += " WHERE id = ?1";
+    else if (plan == FlowBySource)
+        sql += " WHERE source_id = ?1 ORDER BY id";
+    else if (plan == FlowByFrom || plan == FlowByTo)
+        sql += " WHERE source_id IN (SELECT src.id FROM " + s + "source src WHERE src.run_id = "
+               "(SELECT t.run_id FROM " + s + "slice_chunk k JOIN " + s + "track t ON t.id = k.track_id "
+               "WHERE k.id = ?1)) ORDER BY id";
+    else
+        sql += " ORDER BY id";
+    if (sqlite3_prepare_v2(t->db, sql.c_str(), -1, &c->chunks, nullptr) != SQLITE_OK)
+        return setError(cur->pVtab, SQLITE_ERROR, sqlite3_errmsg(t->db));
+    if (plan != FlowScanAll)
+        sqlite3_bind_int64(c->chunks, 1,
+                           plan == FlowBySource ? c->key : c->key >> kChunkRowBits);
+    return flowLoad(c);
+}
+
+int flowNext(sqlite3_vtab_cursor *cur)
+{
+    auto *c = static_cast<FlowCursor *>(cur);
+    if (++c->pos < c->rows.size())
+        return SQLITE_OK;
+    return flowLoad(c);
+}
+
+int flowEof(sqlite3_vtab_cursor *cur)
+{
+    auto *c = static_cast<FlowCursor *>(cur);
+    return c->pos >= c->rows.size();
+}
+
+int flowColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+    auto *c = static_cast<FlowCursor *>(cur);
+    const FlowRow &r = c->rows[c->pos];
+    const qint64 values[] = {r.id, r.source, r.kind, r.from, r.to};
+    if (col >= 0 && col < int(std::size(values)))
+        sqlite3_result_int64(ctx, values[col]);
+    else
+        sqlite3_result_null(ctx);
+    return SQLITE_OK;
+}
+
+int flowRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *out)
+{
+    auto *c = static_cast<FlowCursor *>(cur);
+    *out = c->rows[c->pos].id;
+    return SQLITE_OK;
+}
+
+sqlite3_module makeFlowModule()
+{
+    sqlite3_module m{};
+    m.iVersion = 1;
+    m.xCreate = flowConnect;
+    m.xConnect = flowConnect;
+    m.xBestIndex = flowBestIndex;
+    m.xDisconnect = disconnect;
+    m.xDestroy = disconnect;
+    m.xOpen = flowOpen;
+    m.xClose = flowClose;
+    m.xFilter = flowFilter;
+    m.xNext = flowNext;
+    m.xEof = flowEof;
+    m.xColumn = flowColumn;
+    m.xRowid = flowRowid;
+    return m;
+}
+
 sqlite3_module makeModule()
 {
     sqlite3_module m{};
@@ -516,8 +781,11 @@ sqlite3_module makeModule()
 
 bool registerModule(sqlite3 *db, QString *error)
 {
-    static const sqlite3_module module = makeModule();
-    const int rc = sqlite3_create_module_v2(db, "gml_slice", &module, nullptr, nullptr);
+    static const sqlite3_module slices = makeModule();
+    static const sqlite3_module flows = makeFlowModule();
+    int rc = sqlite3_create_module_v2(db, "gml_slice", &slices, nullptr, nullptr);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_create_module_v2(db, "gml_flow", &flows, nullptr, nullptr);
     if (rc != SQLITE_OK && error)
         *error = QString::fromUtf8(sqlite3_errmsg(db));
     return rc == SQLITE_OK;

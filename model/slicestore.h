@@ -73,7 +73,20 @@ void encode(std::vector<Row> &rows, std::string_view args, std::string &data, st
 [[nodiscard]] bool decode(qint64 chunk, const void *data, qint64 size, qint64 argsSize,
                           size_t argsBase, std::vector<Row> &out, int onlyRow = -1);
 
-// Registers the gml_slice module on a connection.
+// Flows are stored the same way (`flow_chunk`, virtual table `flow` over module gml_flow): one
+// source's flows sorted by (from_slice, to_slice), 4096 to a chunk, written when the source is.
+// A lookup by from_slice or to_slice reads the flows of the slice's run.
+struct Flow
+{
+    SliceId from = 0;
+    SliceId to = 0;
+    qint64 kind = 0;
+    auto operator<=>(const Flow &) const = default;
+};
+// Sorts `flows` and inserts them as chunks of `source`. False (and `error`) on failure.
+[[nodiscard]] bool writeFlows(SqliteDb &db, qint64 source, std::vector<Flow> &flows, QString *error);
+
+// Registers the gml_slice and gml_flow modules on a connection.
 [[nodiscard]] bool registerModule(sqlite3 *db, QString *error);
 
 // Buffers slices per track and writes them as chunks. Ids are final when add() returns.

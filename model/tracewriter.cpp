@@ -13,8 +13,6 @@ TraceWriter::TraceWriter(Project &project, RunId run, SourceId source)
     m_insertTrack = db.prepare("INSERT INTO track(id, run_id, source_id, parent_id, kind, name, "
                                "sort_key, rank, pid, tid, unit) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
     m_insertCounter = db.prepare("INSERT INTO counter(track_id, ts, value) VALUES(?,?,?)");
-    m_insertFlow = db.prepare("INSERT INTO flow(source_id, kind, from_slice, to_slice) "
-                              "VALUES(?,?,?,?)");
     // Ids are ours to assign inside the transaction that holds the write lock.
     m_firstTrack = m_nextTrack = db.scalar("SELECT coalesce(max(id), 0) + 1 FROM track");
 }
@@ -105,13 +103,7 @@ void TraceWriter::addCounter(TrackId track, TimeNs ts, double value)
 
 void TraceWriter::addFlow(FlowKind kind, SliceId from, SliceId to)
 {
-    auto &st = m_insertFlow;
-    st.bind(1, m_source);
-    st.bind(2, qint64(kind));
-    st.bind(3, from);
-    st.bind(4, to);
-    if (!st.exec())
-        fail(st);
+    m_flowRows.push_back({from, to, qint64(kind)});
     ++m_flows;
 }
 
@@ -161,6 +153,10 @@ void TraceWriter::mergeRunParams(const QJsonObject &params)
 bool TraceWriter::finish(const QList<ImportWarning> &warnings, QString *error)
 {
     (void)m_slices.flush(); // an error shows in failed()
+    QString why;
+    if (!slicestore::writeFlows(m_project.db(), m_source, m_flowRows, &why) && m_error.isEmpty())
+        m_error = why;
+    m_flowRows = {};
     auto st = m_project.db().prepare("UPDATE track SET start_ns=?, end_ns=?, slice_count=?, "
                                      "counter_count=? WHERE id=?");
     for (size_t i = 0; i < m_trackStats.size(); ++i) {

@@ -99,10 +99,10 @@ private:
     SourceId m_source;
     SqliteStatement m_insertTrack;
     SqliteStatement m_insertCounter;
-    SqliteStatement m_insertFlow;
     TrackId m_firstTrack = 0;
     TrackId m_nextTrack = 0;
     slicestore::ChunkWriter m_slices;
+    std::vector<slicestore::Flow> m_flowRows; // written by finish()
     std::vector<TrackStats> m_trackStats;
     qint64 m_sliceCount = 0;
     qint64 m_counters = 0;

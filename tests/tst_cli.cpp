@@ -85,10 +85,10 @@ private Q_SLOTS:
         QCOMPARE(r.code, 0);
         QCOMPARE(r.out, QByteArray("name,dur\ncudaLaunchKernel,2000\nk,3000\n"));
 
-        r = run({QStringLiteral("query"), project, QStringLiteral("DELETE FROM flow")});
+        r = run({QStringLiteral("query"), project, QStringLiteral("DELETE FROM track")});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("read-only"), r.err.constData());
-        // slice is a virtual table over chunks, and has no write path at all.
+        // slice and flow are virtual tables over chunks, with no write path at all.
         r = run({QStringLiteral("query"), project, QStringLiteral("DELETE FROM slice")});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("may not be modified"), r.err.constData());
