@@ -5,11 +5,13 @@
 //   bench_import [--label NAME] [--project FILE] FILE...
 //
 // Prints: label, input bytes (decompressed), seconds, MB/s, slices+samples (events placed),
-// events/s, peak RSS (MiB) and peak RSS / input bytes.
+// events/s, peak RSS (MiB) and peak RSS / input bytes; then how long reading every slice track
+// back takes (SliceTrack::load, as the timeline does when a track is first drawn).
 #include "folderscanner.h"
 #include "importjob.h"
 #include "inputstream.h"
 #include "project.h"
+#include "slicetrack.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -91,5 +93,20 @@ int main(int argc, char **argv)
                 qPrintable(label), double(bytes) / 1e6, secs, double(bytes) / 1e6 / secs,
                 static_cast<long long>(events), double(events) / secs, rssMiB,
                 double(ru.ru_maxrss) * 1024.0 / double(std::max<qint64>(bytes, 1)));
+    // Read-back: every track with slices, loaded as the timeline loads it.
+    std::vector<gml::TrackId> tracks;
+    {
+        auto st = project->db().prepare("SELECT id FROM track WHERE slice_count > 0");
+        while (st.step())
+            tracks.push_back(st.int64(0));
+    }
+    timer.restart();
+    qint64 loaded = 0;
+    for (gml::TrackId t : tracks)
+        loaded += qint64(gml::SliceTrack::load(*project, t, &error).size());
+    const double loadSecs = double(timer.nsecsElapsed()) / 1e9;
+    std::printf("%-28s read back %zu tracks, %lld slices in %.3f s (%.1f M slices/s)\n",
+                qPrintable(label), tracks.size(), static_cast<long long>(loaded), loadSecs,
+                double(loaded) / 1e6 / std::max(loadSecs, 1e-9));
     return failed ? 1 : 0;
 }

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The chunked slice and flow store (schema v3): what goes in through TraceWriter comes back
+// through SQL over `slice` and `flow` with the same values, in the order the virtual tables
+// promise, by every access path; v2 projects migrate with their flows intact; a damaged chunk
+// is an error that names it.
+#include "project.h"
+#include "schema.h"
+#include "slicestore.h"
+#include "testutil.h"
+#include "tracewriter.h"
+
+#include <QRandomGenerator>
+#include <QTest>
+
+#include <algorithm>
+#include <map>
+
+using namespace gml;
+
+namespace {
+
+struct Expected
+{
+    TrackId track;
+    TimeNs ts, dur;
+    StringId name, cat;
+    qint64 corr, ext;
+    QString args; // null: none
+};
+
+// One row of `SELECT id, track_id, ts, dur, name_id, cat_id, correlation, external_id, args`.
+QString rowText(SqliteStatement &st)
+{
+    QStringList f;
+    for (int c = 1; c < 9; ++c)
+        f << (st.isNull(c) ? QStringLiteral("NULL") : st.text(c));
+    return f.join(QLatin1Char('|'));
+}
+
+QString expectedText(const Expected &e)
+{
+    auto opt = [](qint64 v) { return v == kNoId ? QStringLiteral("NULL") : QString::number(v); };
+    return QStringList{QString::number(e.track), QString::number(e.ts), QString::number(e.dur),
+                       QString::number(e.name), e.cat ? QString::number(e.cat) : QStringLiteral("NULL"),
+                       opt(e.corr), opt(e.ext), e.args.isNull() ? QStringLiteral("NULL") : e.args}
+        .join(QLatin1Char('|'));
+}
+
+TrackSpec spec(TrackKind kind, const char *name)
+{
+    TrackSpec s;
+    s.kind = kind;
+    s.name = QString::fromLatin1(name);
+    return s;
+}
+
+bool usesTempSort(Project &p, const std::string &sql)
+{
+    auto st = p.db().prepare("EXPLAIN QUERY PLAN " + sql);
+    while (st.step())
+        if (st.text(3).contains(QLatin1String("TEMP B-TREE")))
+            return true;
+    return false;
+}
+
+struct Fixture
+{
+    QTemporaryDir dir;
+    std::unique_ptr<Project> p;
+    RunId run = 0;
+    SourceId source = 0;
+
+    Fixture()
+    {
+        QString error;
+        p = Project::open(dir.filePath(QStringLiteral("s.grademl")), Project::Mode::ReadWrite, &error);
+        QVERIFY2(p, qPrintable(error));
+        QVERIFY(p->begin(&error));
+        run = p->ensureRun(QStringLiteral("r"), &error);
+        QVERIFY(p->db().exec("INSERT INTO source(run_id, path, format, status) VALUES(1, 'x', 'test', 'failed')"));
+        source = p->db().lastInsertRowId();
+    }
+};
+
+} // namespace
+
+class TestSliceStore : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    // 10,000 slices on two interleaved tracks, arriving out of order, with every column null
+    // and not null: two chunks for one track, one for the other.
+    void roundTripsEveryColumnByEveryPath()
+    {
+        Fixture f;
+        TraceWriter w(*f.p, f.run, f.source);
+        const TrackId a = w.addTrack(spec(TrackKind::Thread, "a"));
+        const TrackId b = w.addTrack(spec(TrackKind::Stream, "b"));
+        std::map<SliceId, Expected> want;
+        QRandomGenerator rng(7);
+        std::vector<std::string> args; // TraceWriter does not copy args past addSlice
+        for (int i = 0; i < 10000; ++i) {
+            const TrackId t = i % 3 ? a : b;
+            Expected e{t, TimeNs(rng.bounded(1'000'000)) * 1000 - 5'000, TimeNs(rng.bounded(100)) * 7,
+                       StringId(1 + i % 17), i % 5 ? StringId(2) : 0, i % 4 ? qint64(i) - 3 : kNoId,
+                       i % 6 ? qint64(rng.bounded(1 << 30)) << 20 : kNoId, {}};
+            if (i % 7 == 0) {
+                e.args = QStringLiteral(R"J({"i": %1, "s": "ü"})J").arg(i);
+                args.emplace_back(e.args.toStdString());
+            }
+            const SliceId id = w.addSlice(t, e.ts, e.dur, e.name, e.cat, e.corr, e.ext,
+                                          e.args.isNull() ? std::string_view{} : args.back());
+            QVERIFY(want.emplace(id, e).second); // ids are unique
+            QVERIFY(id > 0);
+        }
+        QString error;
+        QVERIFY2(w.finish({}, &error), qPrintable(error));
+        QVERIFY(f.p->commit(&error));
+
+        QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM slice"), 10000);
+        QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM slice_chunk"), 3); // 6,667 + 3,333 rows
+        QCOMPARE(gmltest::scalar(*f.p, "SELECT sum(count) FROM slice_chunk"), 10000);
+
+        // By id, for every id handed out.
+        auto byId = f.p->db().prepare("SELECT id, track_id, ts, dur, name_id, cat_id, correlation, "
+                                      "external_id, args FROM slice WHERE id = ?");
+        for (const auto &[id, e] : want) {
+            byId.bind(1, id);
+            QVERIFY(byId.step());
+            QCOMPARE(byId.int64(0), id);
+            QCOMPARE(rowText(byId), expectedText(e));
+            QVERIFY(!byId.step());
+            byId.reset();
+        }
+        // Ids never handed out, and keys that are not integers, match nothing.
+        QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM slice WHERE id = 0"), 0);
+        QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM slice WHERE id = (SELECT max(id) FROM slice) + 1"), 0);
+        QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM slice WHERE id = 'x'"), 0);
+        QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM slice WHERE track_id = NULL"), 0);
+
+        // By track, in (ts, dur descending, id) order without a sort step of SQLite's.
+        for (const TrackId t : {a, b}) {
+            std::vector<std::pair<SliceId, Expected>> rows;
+            for (const auto &kv : want)
+                if (kv.second.track == t)
+                    rows.push_back(kv);
+            std::sort(rows.begin(), rows.end(), [](const auto &x, const auto &y) {
+                return std::tuple(x.second.ts, -x.second.dur, x.first) < std::tuple(y.second.ts, -y.second.dur, y.first);
+            });
+            const std::string sql = "SELECT id, track_id, ts, dur, name_id, cat_id, correlation, external_id, "
+                                    "args FROM slice WHERE track_id = ? ORDER BY ts, dur DESC, id";
+            QVERIFY(!usesTempSort(*f.p, sql));
+            auto st = f.p->db().prepare(sql);
+            st.bind(1, t);
+            size_t k = 0;
+            for (; st.step(); ++k) {
+                QVERIFY(k < rows.size());
+                QCOMPARE(st.int64(0), rows[k].first);
+                QCOMPARE(rowText(st), expectedText(rows[k].second));
+            }
+            QCOMPARE(k, rows.size());
+        }
+        // A full scan comes in (track, ts) order too.
+        QVERIFY(!usesTempSort(*f.p, "SELECT track_id, ts FROM slice ORDER BY track_id, ts"));
+        auto scan = f.p->db().prepare("SELECT track_id, ts, dur FROM slice");
+        std::tuple<qint64, qint64, qint64> last{-1, 0, 0};
+        int n = 0;
+        for (; scan.step(); ++n) {
+            const std::tuple<qint64, qint64, qint64> cur{scan.int64(0), scan.int64(1), -scan.int64(2)};
+            QVERIFY(last <= cur);
+            last = cur;
+        }
+        QCOMPARE(n, 10000);
+        // Aggregates and json over the virtual table work like over a table.
+        QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM slice WHERE json_extract(args, '$.i') = 70"), 1);
+        QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM slice WHERE correlation IS NULL"), 2500);
+        // Deleting the source deletes its chunks.
+        QVERIFY(f.p->begin(&error));
+        QVERIFY2(f.p->deleteSource(f.source, &error), qPrintable(error));
+        QVERIFY(f.p->commit(&error));
+        QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM slice"), 0);
+        QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM slice_chunk"), 0);
+    }
+
+    void flowsByEveryPath()
+    {
+        Fixture f;
+        TraceWriter w(*f.p, f.run, f.source);
+        const TrackId t = w.addTrack(spec(TrackKind::Thread, "t"));
+        std::vector<SliceId> s;
+        for (int i = 0; i < 6000; ++i)
+            s.push_back(w.addSlice(t, i * 10, 5, 1, 0));
+        // 5,000 flows: slice i -> slice i+1000 (kind 1), and slice 0 -> slice 5 (kind 7).
+        for (int i = 0; i < 4999; ++i)
+            w.addFlow(FlowKind(1), s[size_t(i)], s[size_t(i) + 1000]);
+        w.addFlow(FlowKind(7), s[0], s[5]);
+        QString error;
+        QVERIFY2(w.finish({}, &error), qPrintable(error));
+        QVERIFY(f.p->commit(&error));
+        QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM flow"), 5000);
+        QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM flow_chunk"), 2);
+        auto from = f.p->db().prepare("SELECT kind, to_slice FROM flow WHERE from_slice = ? ORDER BY kind");
+        from.bind(1, s[0]);
+        QVERIFY(from.step());
+        QCOMPARE(from.int64(1), s[1000]);
+        QVERIFY(from.step());
+        QCOMPARE(from.int64(0), 7);
+        QCOMPARE(from.int64(1), s[5]);
+        QVERIFY(!from.step());
+        auto to = f.p->db().prepare("SELECT from_slice FROM flow WHERE to_slice = ?");
+        to.bind(1, s[4500]);
+        QVERIFY(to.step());
+        QCOMPARE(to.int64(0), s[3500]);
+        QVERIFY(!to.step());
+        // A join from flows to slices reads each endpoint by id.
+        QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM flow f JOIN slice a ON a.id = f.from_slice "
+                                       "JOIN slice b ON b.id = f.to_slice WHERE b.ts - a.ts = 10000"), 4999);
+        QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM flow WHERE source_id = 1"), 5000);
+        const qint64 someId = gmltest::scalar(*f.p, "SELECT max(id) FROM flow");
+        QCOMPARE(f.p->db().scalar("SELECT count(*) FROM flow WHERE id = " + std::to_string(someId)), 1);
+    }
+
+    // A version 2 project (one row per slice and per flow) opens as version 3 with the same
+    // slices and the same flows between them.
+    void migratesVersion2()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("v2.grademl"));
+        {
+            SqliteDb db;
+            QString e;
+            QVERIFY(db.open(path, false, &e));
+            for (int v = 0; v < 2; ++v)
+                QVERIFY2(db.exec(schema::migrations()[size_t(v)], &e), qPrintable(e));
+            QVERIFY(db.exec("PRAGMA user_version=2;"));
+            QVERIFY(db.exec("INSERT INTO run(id, name) VALUES(1, 'r');"
+                            "INSERT INTO source(id, run_id, path, format, status) VALUES(1, 1, 'x', 'test', 'imported');"
+                            "INSERT INTO string(id, value) VALUES(1, 'launch'), (2, 'kernel');"
+                            "INSERT INTO track(id, run_id, source_id, kind, name) VALUES(1, 1, 1, 0, 't'), (2, 1, 1, 0, 'g');"
+                            "INSERT INTO slice VALUES(10, 1, 500, 20, 1, NULL, 7, NULL, '{\"a\": 1}');"
+                            "INSERT INTO slice VALUES(11, 2, 900, 30, 2, 2, 7, 3, NULL);"
+                            "INSERT INTO slice VALUES(12, 1, 100, 20, 1, NULL, 8, NULL, NULL);"
+                            "INSERT INTO flow(source_id, kind, from_slice, to_slice) VALUES(1, 1, 10, 11);"));
+        }
+        QString error;
+        auto p = Project::open(path, Project::Mode::ReadWrite, &error);
+        QVERIFY2(p, qPrintable(error));
+        QCOMPARE(p->schemaVersion(), 3);
+        QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM sqlite_master WHERE name IN ('slice_v2', 'flow_v2')"), 0);
+        QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT group_concat(ts || ':' || dur || ':' || name_id || ':' || "
+                                                  "coalesce(cat_id, '-') || ':' || correlation || ':' || "
+                                                  "coalesce(external_id, '-') || ':' || coalesce(args, '-'), ' ') "
+                                                  "FROM (SELECT * FROM slice ORDER BY ts)")),
+                 QStringLiteral("100:20:1:-:8:-:- 500:20:1:-:7:-:{\"a\": 1} 900:30:2:2:7:3:-"));
+        QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT a.ts || '>' || b.ts FROM flow f JOIN slice a ON a.id = f.from_slice "
+                                                  "JOIN slice b ON b.id = f.to_slice")),
+                 QStringLiteral("500>900"));
+        QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT name FROM slice_abs WHERE ts = 900")), QStringLiteral("kernel"));
+    }
+
+    void damagedChunkIsAnError()
+    {
+        Fixture f;
+        TraceWriter w(*f.p, f.run, f.source);
+        const TrackId t = w.addTrack(spec(TrackKind::Thread, "t"));
+        w.addSlice(t, 1, 2, 1, 0);
+        QString error;
+        QVERIFY(w.finish({}, &error));
+        QVERIFY(f.p->commit(&error));
+        QVERIFY(f.p->db().exec("UPDATE slice_chunk SET data = x'01ff'"));
+        auto st = f.p->db().prepare("SELECT count(*) FROM slice");
+        QVERIFY(!st.step());
+        QVERIFY2(st.errorString().contains(QLatin1String("slice chunk 1 is malformed")), qPrintable(st.errorString()));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSliceStore)
+#include "tst_slicestore.moc"
