@@ -160,10 +160,9 @@ CREATE VIEW counter_abs AS
 // become virtual tables over them with the same columns. One insert per chunk instead of one
 // per row (and no per-row indexes to maintain) is what lets import keep up with parsing. Slice
 // ids change (chunk id << 12 | row), so migrateData() rewrites the old slice rows and the flows
-// with their endpoints remapped.
+// with their endpoints remapped, then replaces the tables by the virtual tables (the views over
+// `slice` keep working: they name the table, not its kind).
 static constexpr std::string_view kV3 = R"SQL(
-DROP VIEW slice_abs;
-ALTER TABLE slice RENAME TO slice_v2;
 CREATE TABLE slice_chunk(
   id INTEGER PRIMARY KEY,
   track_id INTEGER NOT NULL,
@@ -174,8 +173,6 @@ CREATE TABLE slice_chunk(
   args BLOB
 );
 CREATE INDEX slice_chunk_track ON slice_chunk(track_id);
-CREATE VIRTUAL TABLE slice USING gml_slice;
-ALTER TABLE flow RENAME TO flow_v2;
 CREATE TABLE flow_chunk(
   id INTEGER PRIMARY KEY,
   source_id INTEGER NOT NULL,
@@ -183,14 +180,6 @@ CREATE TABLE flow_chunk(
   data BLOB NOT NULL
 );
 CREATE INDEX flow_chunk_source ON flow_chunk(source_id);
-CREATE VIRTUAL TABLE flow USING gml_flow;
-CREATE VIEW slice_abs AS
-  SELECT s.id, s.track_id, t.run_id, s.ts + src.clock_offset_ns + src.align_ns AS ts, s.dur,
-         n.value AS name, c.value AS category, s.correlation, s.external_id, s.args
-  FROM slice s JOIN track t ON t.id = s.track_id
-  LEFT JOIN source src ON src.id = t.source_id
-  LEFT JOIN string n ON n.id = s.name_id
-  LEFT JOIN string c ON c.id = s.cat_id;
 )SQL";
 
 const std::vector<std::string_view> &migrations()
@@ -212,7 +201,7 @@ bool migrateData(int version, SqliteDb &db, QString *error)
     {
         slicestore::ChunkWriter chunks(db);
         auto st = db.prepare("SELECT id, track_id, ts, dur, name_id, cat_id, correlation, "
-                             "external_id, args FROM slice_v2 ORDER BY track_id, ts, dur DESC, id");
+                             "external_id, args FROM slice ORDER BY track_id, ts, dur DESC, id");
         auto optional = [&st](int column) { return st.isNull(column) ? slicestore::kNull : st.int64(column); };
         while (st.step()) {
             const std::string_view args = st.textView(8);
@@ -228,7 +217,7 @@ bool migrateData(int version, SqliteDb &db, QString *error)
     }
     std::map<qint64, std::vector<slicestore::Flow>> flowsOf; // by source
     {
-        auto get = db.prepare("SELECT source_id, from_slice, to_slice, kind FROM flow_v2");
+        auto get = db.prepare("SELECT source_id, from_slice, to_slice, kind FROM flow");
         auto mapped = [&newId](SliceId id) {
             const auto it = newId.find(id);
             return it == newId.end() ? id : it->second;
@@ -243,7 +232,10 @@ bool migrateData(int version, SqliteDb &db, QString *error)
         if (!slicestore::writeFlows(db, source, flows, &why))
             return fail(why);
     }
-    return db.exec("DROP TABLE slice_v2; DROP TABLE flow_v2;", error);
+    return db.exec("DROP TABLE slice; DROP TABLE flow;"
+                   "CREATE VIRTUAL TABLE slice USING gml_slice;"
+                   "CREATE VIRTUAL TABLE flow USING gml_flow;",
+                   error);
 }
 
 } // namespace gml::schema

@@ -174,9 +174,10 @@ SliceId ChunkWriter::add(TrackId track, TimeNs ts, TimeNs dur, StringId name, St
         o.args.append(args);
     }
     r.row = quint16(o.rows.size());
+    r.id = (o.chunk << kChunkRowBits) | r.row;
     o.rows.push_back(r);
     m_buffered += sizeof(Row) + args.size();
-    const SliceId id = (o.chunk << kChunkRowBits) | r.row;
+    const SliceId id = r.id;
     if (o.rows.size() == size_t(kChunkRows) || o.args.size() >= kMaxChunkArgs)
         write(o);
     if (m_buffered > kMaxBuffered)
@@ -330,11 +331,17 @@ int setError(sqlite3_vtab *vt, int rc, const char *message)
     return rc;
 }
 
+constexpr char kSliceColumns[] =
+    "CREATE TABLE x(id INTEGER, track_id INTEGER, ts INTEGER, dur INTEGER, name_id INTEGER, "
+    "cat_id INTEGER, correlation INTEGER, external_id INTEGER, args TEXT)";
+constexpr char kFlowColumns[] =
+    "CREATE TABLE x(id INTEGER, source_id INTEGER, kind INTEGER, from_slice INTEGER, to_slice INTEGER)";
+
+// The parts of the two modules that differ only in their cursor type and column declaration.
+template<const char *Columns>
 int connect(sqlite3 *db, void *, int, const char *const *argv, sqlite3_vtab **out, char **)
 {
-    const int rc = sqlite3_declare_vtab(
-        db, "CREATE TABLE x(id INTEGER, track_id INTEGER, ts INTEGER, dur INTEGER, "
-            "name_id INTEGER, cat_id INTEGER, correlation INTEGER, external_id INTEGER, args TEXT)");
+    const int rc = sqlite3_declare_vtab(db, Columns);
     if (rc != SQLITE_OK)
         return rc;
     auto *t = new Table;
@@ -348,6 +355,48 @@ int connect(sqlite3 *db, void *, int, const char *const *argv, sqlite3_vtab **ou
 int disconnect(sqlite3_vtab *vt)
 {
     delete static_cast<Table *>(vt);
+    return SQLITE_OK;
+}
+
+template<typename C>
+int openCursor(sqlite3_vtab *, sqlite3_vtab_cursor **out)
+{
+    auto *c = new C;
+    *static_cast<sqlite3_vtab_cursor *>(c) = {};
+    *out = c;
+    return SQLITE_OK;
+}
+
+template<typename C>
+int closeCursor(sqlite3_vtab_cursor *cur)
+{
+    delete static_cast<C *>(cur);
+    return SQLITE_OK;
+}
+
+// Moves to the next row; `load` fetches the next batch when the current one is used up, and
+// leaves no rows at the end.
+template<typename C, int (*load)(C *)>
+int next(sqlite3_vtab_cursor *cur)
+{
+    auto *c = static_cast<C *>(cur);
+    if (++c->pos < c->rows.size())
+        return SQLITE_OK;
+    return load(c);
+}
+
+template<typename C>
+int eof(sqlite3_vtab_cursor *cur)
+{
+    auto *c = static_cast<C *>(cur);
+    return c->pos >= c->rows.size();
+}
+
+template<typename C>
+int rowid(sqlite3_vtab_cursor *cur, sqlite_int64 *out)
+{
+    auto *c = static_cast<C *>(cur);
+    *out = c->rows[c->pos].id;
     return SQLITE_OK;
 }
 
@@ -409,20 +458,6 @@ int bestIndex(sqlite3_vtab *, sqlite3_index_info *info)
     return SQLITE_OK;
 }
 
-int openCursor(sqlite3_vtab *, sqlite3_vtab_cursor **out)
-{
-    auto *c = new Cursor;
-    *static_cast<sqlite3_vtab_cursor *>(c) = {};
-    *out = c;
-    return SQLITE_OK;
-}
-
-int closeCursor(sqlite3_vtab_cursor *cur)
-{
-    delete static_cast<Cursor *>(cur);
-    return SQLITE_OK;
-}
-
 // Appends the chunk under `chunks` (columns id, track_id, data, args) to the cursor's rows.
 int readChunk(Cursor *c, int onlyRow = -1)
 {
@@ -458,10 +493,10 @@ int loadTrack(Cursor *c)
     bool sorted = true;
     int rc;
     do {
-        const size_t before = c->rows.size();
+        const size_t first = c->rows.size();
         if ((rc = readChunk(c)) != SQLITE_OK)
             return rc;
-        if (before > 0 && before < c->rows.size() && beforeById(c->rows[before], c->rows[before - 1]))
+        if (first > 0 && first < c->rows.size() && before(c->rows[first], c->rows[first - 1]))
             sorted = false;
         rc = sqlite3_step(c->chunks);
         c->pending = rc == SQLITE_ROW;
@@ -469,7 +504,7 @@ int loadTrack(Cursor *c)
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return setError(c->pVtab, rc, sqlite3_errmsg(tableOf(c)->db));
     if (!sorted)
-        std::sort(c->rows.begin(), c->rows.end(), beforeById);
+        std::sort(c->rows.begin(), c->rows.end(), before);
     return SQLITE_OK;
 }
 
@@ -510,20 +545,6 @@ int filter(sqlite3_vtab_cursor *cur, int plan, const char *, int argc, sqlite3_v
     return loadTrack(c);
 }
 
-int next(sqlite3_vtab_cursor *cur)
-{
-    auto *c = static_cast<Cursor *>(cur);
-    if (++c->pos < c->rows.size())
-        return SQLITE_OK;
-    return loadTrack(c); // empties the rows when no track is left
-}
-
-int eof(sqlite3_vtab_cursor *cur)
-{
-    auto *c = static_cast<Cursor *>(cur);
-    return c->pos >= c->rows.size();
-}
-
 int column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
     auto *c = static_cast<Cursor *>(cur);
@@ -554,13 +575,6 @@ int column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
     return SQLITE_OK;
 }
 
-int rowid(sqlite3_vtab_cursor *cur, sqlite_int64 *out)
-{
-    auto *c = static_cast<Cursor *>(cur);
-    *out = c->rows[c->pos].id;
-    return SQLITE_OK;
-}
-
 // --- the gml_flow virtual table -----------------------------------------------------------
 
 enum FlowColumn { FlowId, FlowSource, FlowKind, FlowFrom, FlowTo };
@@ -579,20 +593,6 @@ struct FlowCursor : sqlite3_vtab_cursor
         sqlite3_finalize(chunks);
     }
 };
-
-int flowConnect(sqlite3 *db, void *, int, const char *const *argv, sqlite3_vtab **out, char **)
-{
-    const int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(id INTEGER, source_id INTEGER, "
-                                            "kind INTEGER, from_slice INTEGER, to_slice INTEGER)");
-    if (rc != SQLITE_OK)
-        return rc;
-    auto *t = new Table;
-    *static_cast<sqlite3_vtab *>(t) = {};
-    t->db = db;
-    t->schema = argv[1];
-    *out = t;
-    return SQLITE_OK;
-}
 
 int flowBestIndex(sqlite3_vtab *, sqlite3_index_info *info)
 {
@@ -625,20 +625,6 @@ int flowBestIndex(sqlite3_vtab *, sqlite3_index_info *info)
     info->idxNum = FlowScanAll;
     info->estimatedCost = 1e6;
     info->estimatedRows = 1000000;
-    return SQLITE_OK;
-}
-
-int flowOpen(sqlite3_vtab *, sqlite3_vtab_cursor **out)
-{
-    auto *c = new FlowCursor;
-    *static_cast<sqlite3_vtab_cursor *>(c) = {};
-    *out = c;
-    return SQLITE_OK;
-}
-
-int flowClose(sqlite3_vtab_cursor *cur)
-{
-    delete static_cast<FlowCursor *>(cur);
     return SQLITE_OK;
 }
 
@@ -706,20 +692,6 @@ int flowFilter(sqlite3_vtab_cursor *cur, int plan, const char *, int argc, sqlit
     return flowLoad(c);
 }
 
-int flowNext(sqlite3_vtab_cursor *cur)
-{
-    auto *c = static_cast<FlowCursor *>(cur);
-    if (++c->pos < c->rows.size())
-        return SQLITE_OK;
-    return flowLoad(c);
-}
-
-int flowEof(sqlite3_vtab_cursor *cur)
-{
-    auto *c = static_cast<FlowCursor *>(cur);
-    return c->pos >= c->rows.size();
-}
-
 int flowColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
     auto *c = static_cast<FlowCursor *>(cur);
@@ -732,48 +704,23 @@ int flowColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
     return SQLITE_OK;
 }
 
-int flowRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *out)
-{
-    auto *c = static_cast<FlowCursor *>(cur);
-    *out = c->rows[c->pos].id;
-    return SQLITE_OK;
-}
-
-sqlite3_module makeFlowModule()
-{
-    sqlite3_module m{};
-    m.iVersion = 1;
-    m.xCreate = flowConnect;
-    m.xConnect = flowConnect;
-    m.xBestIndex = flowBestIndex;
-    m.xDisconnect = disconnect;
-    m.xDestroy = disconnect;
-    m.xOpen = flowOpen;
-    m.xClose = flowClose;
-    m.xFilter = flowFilter;
-    m.xNext = flowNext;
-    m.xEof = flowEof;
-    m.xColumn = flowColumn;
-    m.xRowid = flowRowid;
-    return m;
-}
-
+template<typename C, const char *Columns, auto bestIndex, auto filter, int (*load)(C *), auto column>
 sqlite3_module makeModule()
 {
     sqlite3_module m{};
     m.iVersion = 1;
-    m.xCreate = connect;
-    m.xConnect = connect;
+    m.xCreate = connect<Columns>;
+    m.xConnect = connect<Columns>;
     m.xBestIndex = bestIndex;
     m.xDisconnect = disconnect;
     m.xDestroy = disconnect;
-    m.xOpen = openCursor;
-    m.xClose = closeCursor;
+    m.xOpen = openCursor<C>;
+    m.xClose = closeCursor<C>;
     m.xFilter = filter;
-    m.xNext = next;
-    m.xEof = eof;
+    m.xNext = next<C, load>;
+    m.xEof = eof<C>;
     m.xColumn = column;
-    m.xRowid = rowid;
+    m.xRowid = rowid<C>;
     return m;
 }
 
@@ -781,8 +728,10 @@ sqlite3_module makeModule()
 
 bool registerModule(sqlite3 *db, QString *error)
 {
-    static const sqlite3_module slices = makeModule();
-    static const sqlite3_module flows = makeFlowModule();
+    static const sqlite3_module slices =
+        makeModule<Cursor, kSliceColumns, bestIndex, filter, loadTrack, column>();
+    static const sqlite3_module flows =
+        makeModule<FlowCursor, kFlowColumns, flowBestIndex, flowFilter, flowLoad, flowColumn>();
     int rc = sqlite3_create_module_v2(db, "gml_slice", &slices, nullptr, nullptr);
     if (rc == SQLITE_OK)
         rc = sqlite3_create_module_v2(db, "gml_flow", &flows, nullptr, nullptr);

@@ -42,21 +42,12 @@ struct Row
     quint32 argsSize = 0;
     bool hasArgs = false;
     quint16 row = 0; // row number in its chunk: the low bits of the slice id
-    SliceId id = 0;  // set by decode()
+    SliceId id = 0;
 };
 
 // The canonical order inside a chunk and of a track read back: start, then the enclosing
-// (longer) slice first, then row number.
+// (longer) slice first, then id.
 inline bool before(const Row &a, const Row &b)
-{
-    if (a.ts != b.ts)
-        return a.ts < b.ts;
-    if (a.dur != b.dur)
-        return a.dur > b.dur;
-    return a.row < b.row;
-}
-// The same order across the chunks of a track (ids grow with the chunk).
-inline bool beforeById(const Row &a, const Row &b)
 {
     if (a.ts != b.ts)
         return a.ts < b.ts;
