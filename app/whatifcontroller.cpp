@@ -25,6 +25,7 @@ WhatIfController::WhatIfController(QObject *parent) : QObject(parent)
         startNext();
     });
     connect(&m_replayWatcher, &QFutureWatcher<Result>::finished, this, [this] {
+        m_replaying = false;
         Q_EMIT resultReady(m_replayWatcher.result());
         startNext();
     });
@@ -86,7 +87,7 @@ void WhatIfController::request(const QList<sim::Transform> &transforms)
 
 bool WhatIfController::isBusy() const
 {
-    return m_buildWatcher.isRunning() || m_replayWatcher.isRunning() || (m_pending && m_graph);
+    return m_buildWatcher.isRunning() || m_replaying || (m_pending && m_graph);
 }
 
 void WhatIfController::waitForIdle()
@@ -97,8 +98,9 @@ void WhatIfController::waitForIdle()
 
 void WhatIfController::startNext()
 {
-    if (!m_pending || !m_graph || m_buildWatcher.isRunning() || m_replayWatcher.isRunning())
+    if (!m_pending || !m_graph || m_buildWatcher.isRunning() || m_replaying)
         return;
+    m_replaying = true;
     const QList<sim::Transform> transforms = *m_pending;
     m_pending.reset();
     const Graph &g = *m_graph;

@@ -63,6 +63,10 @@ private:
     std::optional<Graph> m_graph;
     QFutureWatcher<Graph> m_buildWatcher;
     QFutureWatcher<Result> m_replayWatcher;
+    // From a replay's start until its finished signal is handled. The future itself stops
+    // running earlier: a request in between must wait, or the new future would replace the one
+    // whose result is not delivered yet (and a burst of slider moves would not coalesce).
+    bool m_replaying = false;
     std::optional<QList<sim::Transform>> m_pending;
     std::shared_ptr<sim::StructureCache> m_cache;
     quint64 m_requests = 0;
