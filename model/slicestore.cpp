@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <memory>
 
 namespace gml::slicestore {
@@ -76,7 +77,7 @@ void encode(std::vector<Row> &rows, std::string_view args, std::string &data, st
     data.push_back(char(kVersion));
     quint64 prev = 0;
     for (const Row &r : rows) {
-        putVarint(data, r.row);
+        putVarint(data, quint64(r.id & (kChunkRows - 1)));
         putVarint(data, zigzag(qint64(quint64(r.ts) - prev))); // delta, wrapping
         prev = quint64(r.ts);
         putVarint(data, zigzag(r.dur));
@@ -91,7 +92,7 @@ void encode(std::vector<Row> &rows, std::string_view args, std::string &data, st
 }
 
 bool decode(qint64 chunk, const void *data, qint64 size, qint64 argsSize, size_t argsBase,
-            std::vector<Row> &out, int onlyRow)
+            std::vector<Row> &out)
 {
     auto p = static_cast<const unsigned char *>(data);
     const unsigned char *e = p + size;
@@ -112,7 +113,6 @@ bool decode(qint64 chunk, const void *data, qint64 size, qint64 argsSize, size_t
         r.dur = unzigzag(dur);
         r.name = qint64(name);
         r.cat = qint64(cat);
-        r.row = quint16(row);
         r.id = (chunk << kChunkRowBits) | qint64(row);
         r.hasArgs = argsLen != 0;
         if (r.hasArgs) {
@@ -122,13 +122,9 @@ bool decode(qint64 chunk, const void *data, qint64 size, qint64 argsSize, size_t
             if (argsAt > quint64(argsSize))
                 return false;
         }
-        if (onlyRow < 0 || int(row) == onlyRow) {
-            out.push_back(r);
-            if (onlyRow >= 0)
-                return true;
-        }
+        out.push_back(r);
     }
-    return onlyRow < 0;
+    return true;
 }
 
 // --- ChunkWriter -------------------------------------------------------------------------
@@ -173,8 +169,7 @@ SliceId ChunkWriter::add(TrackId track, TimeNs ts, TimeNs dur, StringId name, St
         r.argsSize = quint32(args.size());
         o.args.append(args);
     }
-    r.row = quint16(o.rows.size());
-    r.id = (o.chunk << kChunkRowBits) | r.row;
+    r.id = (o.chunk << kChunkRowBits) | qint64(o.rows.size());
     o.rows.push_back(r);
     m_buffered += sizeof(Row) + args.size();
     const SliceId id = r.id;
@@ -219,7 +214,6 @@ bool ChunkWriter::flush()
 {
     for (Open &o : m_open)
         write(o);
-    m_buffered = 0;
     return m_error.isEmpty();
 }
 
@@ -297,6 +291,9 @@ namespace {
 
 enum Column { ColId, ColTrack, ColTs, ColDur, ColName, ColCat, ColCorrelation, ColExternal, ColArgs };
 enum Plan { ScanAll = 0, ById = 1, ByTrack = 2 };
+// Added to the plan when the statement reads `args`: otherwise the args blobs (most of a
+// chunk's bytes) are not read at all.
+constexpr int kWithArgs = 4;
 
 struct Table : sqlite3_vtab
 {
@@ -307,11 +304,20 @@ struct Table : sqlite3_vtab
 struct Cursor : sqlite3_vtab_cursor
 {
     sqlite3_stmt *chunks = nullptr;
+    int preparedPlan = -1; // the plan `chunks` was prepared for
     bool pending = false; // `chunks` holds a row not read yet (next track's first chunk)
     TrackId track = 0;
     std::vector<Row> rows;
     std::string args;
     size_t pos = 0;
+    size_t end = 0; // rows[pos, end) are the result
+    bool withArgs = false;
+    // By id: `rows` hold all of chunk `chunk` and rowAt[r] is where its row r is, so the next
+    // lookup in the same chunk (a join walks ids in order) reads nothing.
+    qint64 chunk = 0;
+    std::vector<int> rowAt;
+
+    size_t size() const { return end; }
 
     ~Cursor()
     {
@@ -380,7 +386,7 @@ template<typename C, int (*load)(C *)>
 int next(sqlite3_vtab_cursor *cur)
 {
     auto *c = static_cast<C *>(cur);
-    if (++c->pos < c->rows.size())
+    if (++c->pos < c->size())
         return SQLITE_OK;
     return load(c);
 }
@@ -389,7 +395,7 @@ template<typename C>
 int eof(sqlite3_vtab_cursor *cur)
 {
     auto *c = static_cast<C *>(cur);
-    return c->pos >= c->rows.size();
+    return c->pos >= c->size();
 }
 
 template<typename C>
@@ -455,40 +461,59 @@ int bestIndex(sqlite3_vtab *, sqlite3_index_info *info)
         info->estimatedRows = 1000000;
         info->orderByConsumed = orderSatisfied(info, false);
     }
+    if (info->colUsed & (sqlite3_uint64(1) << ColArgs))
+        info->idxNum |= kWithArgs;
     return SQLITE_OK;
 }
 
 // Appends the chunk under `chunks` (columns id, track_id, data, args) to the cursor's rows.
-int readChunk(Cursor *c, int onlyRow = -1)
+int readChunk(Cursor *c)
 {
     sqlite3_stmt *st = c->chunks;
     const qint64 chunk = sqlite3_column_int64(st, 0);
     const void *data = sqlite3_column_blob(st, 2);
     const int dataSize = sqlite3_column_bytes(st, 2);
     const char *args = static_cast<const char *>(sqlite3_column_blob(st, 3));
-    const int argsSize = sqlite3_column_bytes(st, 3);
-    const size_t base = c->args.size();
-    if (!decode(chunk, data, dataSize, argsSize, base, c->rows, onlyRow)) {
-        if (onlyRow >= 0)
-            return SQLITE_OK; // no such row: an id that was never handed out
+    // Without the args column the blob is not read, and the rows' args offsets go unused.
+    const qint64 argsSize = c->withArgs ? sqlite3_column_bytes(st, 3) : std::numeric_limits<qint64>::max();
+    if (!decode(chunk, data, dataSize, argsSize, c->args.size(), c->rows)) {
         char *msg = sqlite3_mprintf("slice chunk %lld is malformed", chunk);
         sqlite3_free(tableOf(c)->zErrMsg);
         tableOf(c)->zErrMsg = msg;
         return SQLITE_CORRUPT;
     }
-    if (argsSize > 0)
+    if (c->withArgs && args)
         c->args.append(args, size_t(argsSize));
+    return SQLITE_OK;
+}
+
+// Prepares `sql` into `stmt`, or keeps the statement already there for the same plan: inside a
+// join, a cursor is filtered once per outer row.
+int prepareFor(sqlite3_vtab *vt, sqlite3_stmt *&stmt, int &preparedPlan, int plan, const std::string &sql)
+{
+    Table *t = static_cast<Table *>(vt);
+    if (stmt && preparedPlan == plan) {
+        sqlite3_reset(stmt);
+        return SQLITE_OK;
+    }
+    sqlite3_finalize(stmt);
+    stmt = nullptr;
+    preparedPlan = plan;
+    if (sqlite3_prepare_v2(t->db, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK)
+        return setError(vt, SQLITE_ERROR, sqlite3_errmsg(t->db));
     return SQLITE_OK;
 }
 
 // Reads every chunk of the next track into the cursor, in (ts, dur descending, id) order.
 int loadTrack(Cursor *c)
 {
+    if (!c->pending) {
+        c->pos = c->end; // no more rows (those held stay cached for a lookup by id)
+        return SQLITE_OK;
+    }
     c->rows.clear();
     c->args.clear();
-    c->pos = 0;
-    if (!c->pending)
-        return SQLITE_OK;
+    c->chunk = 0;
     c->track = sqlite3_column_int64(c->chunks, 1);
     bool sorted = true;
     int rc;
@@ -505,38 +530,66 @@ int loadTrack(Cursor *c)
         return setError(c->pVtab, rc, sqlite3_errmsg(tableOf(c)->db));
     if (!sorted)
         std::sort(c->rows.begin(), c->rows.end(), before);
+    c->pos = 0;
+    c->end = c->rows.size();
     return SQLITE_OK;
 }
 
-int filter(sqlite3_vtab_cursor *cur, int plan, const char *, int argc, sqlite3_value **argv)
+// Points the cursor at slice `id`, reading its chunk unless it is the one already held.
+int findById(Cursor *c, qint64 id)
+{
+    const qint64 chunk = id >> kChunkRowBits;
+    c->pos = c->end = 0;
+    if (chunk != c->chunk || c->chunk == 0) {
+        c->rows.clear();
+        c->args.clear();
+        c->chunk = 0;
+        sqlite3_bind_int64(c->chunks, 1, chunk);
+        const int rc = sqlite3_step(c->chunks);
+        if (rc == SQLITE_DONE)
+            return SQLITE_OK; // no such chunk
+        if (rc != SQLITE_ROW)
+            return setError(c->pVtab, rc, sqlite3_errmsg(tableOf(c)->db));
+        c->track = sqlite3_column_int64(c->chunks, 1);
+        if (const int read = readChunk(c); read != SQLITE_OK)
+            return read;
+        c->chunk = chunk;
+        c->rowAt.assign(kChunkRows, -1);
+        for (size_t i = 0; i < c->rows.size(); ++i)
+            c->rowAt[c->rows[i].id & (kChunkRows - 1)] = int(i);
+    }
+    if (const int at = c->rowAt[id & (kChunkRows - 1)]; at >= 0) {
+        c->pos = size_t(at);
+        c->end = c->pos + 1;
+    }
+    return SQLITE_OK;
+}
+
+int filter(sqlite3_vtab_cursor *cur, int idxNum, const char *, int argc, sqlite3_value **argv)
 {
     auto *c = static_cast<Cursor *>(cur);
     Table *t = tableOf(cur);
-    sqlite3_finalize(c->chunks);
-    c->chunks = nullptr;
+    const int plan = idxNum & ~kWithArgs;
     c->pending = false;
-    c->rows.clear();
-    c->args.clear();
-    c->pos = 0;
-    const std::string from = "SELECT id, track_id, data, args FROM \"" + t->schema + "\".slice_chunk";
-    std::string sql = from + (plan == ById      ? " WHERE id = ?"
-                              : plan == ByTrack ? " WHERE track_id = ? ORDER BY id"
-                                                : " ORDER BY track_id, id");
-    if (sqlite3_prepare_v2(t->db, sql.c_str(), -1, &c->chunks, nullptr) != SQLITE_OK)
-        return setError(cur->pVtab, SQLITE_ERROR, sqlite3_errmsg(t->db));
+    c->pos = c->end = 0;
+    if (c->preparedPlan != idxNum)
+        c->chunk = 0; // rows held were read for another plan (or without args)
+    c->withArgs = idxNum & kWithArgs;
+    const std::string from = std::string("SELECT id, track_id, data, ") + (c->withArgs ? "args" : "NULL") +
+                             " FROM \"" + t->schema + "\".slice_chunk";
+    if (const int rc = prepareFor(cur->pVtab, c->chunks, c->preparedPlan, idxNum,
+                                  from + (plan == ById      ? " WHERE id = ?"
+                                          : plan == ByTrack ? " WHERE track_id = ? ORDER BY id"
+                                                            : " ORDER BY track_id, id"));
+        rc != SQLITE_OK)
+        return rc;
     if (plan != ScanAll) {
         if (argc < 1 || sqlite3_value_type(argv[0]) != SQLITE_INTEGER)
             return SQLITE_OK; // NULL, text or a fraction matches no integer id: no rows
         const qint64 key = sqlite3_value_int64(argv[0]);
-        sqlite3_bind_int64(c->chunks, 1, plan == ById ? key >> kChunkRowBits : key);
-        if (plan == ById) {
-            const int rc = sqlite3_step(c->chunks);
-            if (rc == SQLITE_ROW) {
-                c->track = sqlite3_column_int64(c->chunks, 1);
-                return readChunk(c, int(key & (kChunkRows - 1)));
-            }
-            return rc == SQLITE_DONE ? SQLITE_OK : setError(cur->pVtab, rc, sqlite3_errmsg(t->db));
-        }
+        if (plan == ById)
+            return findById(c, key);
+        sqlite3_bind_int64(c->chunks, 1, key);
     }
     const int rc = sqlite3_step(c->chunks);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -583,10 +636,13 @@ enum FlowPlan { FlowScanAll = 0, FlowById = 1, FlowBySource = 2, FlowByFrom = 3,
 struct FlowCursor : sqlite3_vtab_cursor
 {
     sqlite3_stmt *chunks = nullptr; // id, source_id, data
+    int preparedPlan = -1;          // the plan `chunks` was prepared for
     int plan = FlowScanAll;
     qint64 key = 0;
     std::vector<FlowRow> rows;
     size_t pos = 0;
+
+    size_t size() const { return rows.size(); }
 
     ~FlowCursor()
     {
@@ -664,13 +720,10 @@ int flowFilter(sqlite3_vtab_cursor *cur, int plan, const char *, int argc, sqlit
 {
     auto *c = static_cast<FlowCursor *>(cur);
     Table *t = tableOf(cur);
-    sqlite3_finalize(c->chunks);
-    c->chunks = nullptr;
     c->plan = plan;
-    if (plan != FlowScanAll && (argc < 1 || sqlite3_value_type(argv[0]) != SQLITE_INTEGER)) {
-        c->rows.clear();
+    c->rows.clear();
+    if (plan != FlowScanAll && (argc < 1 || sqlite3_value_type(argv[0]) != SQLITE_INTEGER))
         return SQLITE_OK; // no integer key: no rows
-    }
     c->key = plan == FlowScanAll ? 0 : sqlite3_value_int64(argv[0]);
     const std::string s = "\"" + t->schema + "\".";
     std::string sql = "SELECT id, source_id, data FROM " + s + "flow_chunk";
@@ -684,8 +737,8 @@ int flowFilter(sqlite3_vtab_cursor *cur, int plan, const char *, int argc, sqlit
                "WHERE k.id = ?1)) ORDER BY id";
     else
         sql += " ORDER BY id";
-    if (sqlite3_prepare_v2(t->db, sql.c_str(), -1, &c->chunks, nullptr) != SQLITE_OK)
-        return setError(cur->pVtab, SQLITE_ERROR, sqlite3_errmsg(t->db));
+    if (const int rc = prepareFor(cur->pVtab, c->chunks, c->preparedPlan, plan, sql); rc != SQLITE_OK)
+        return rc;
     if (plan != FlowScanAll)
         sqlite3_bind_int64(c->chunks, 1,
                            plan == FlowBySource ? c->key : c->key >> kChunkRowBits);

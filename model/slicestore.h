@@ -41,8 +41,7 @@ struct Row
     size_t argsOffset = 0; // into the args text that goes with the rows
     quint32 argsSize = 0;
     bool hasArgs = false;
-    quint16 row = 0; // row number in its chunk: the low bits of the slice id
-    SliceId id = 0;
+    SliceId id = 0; // chunk << kChunkRowBits | row number in the chunk
 };
 
 // The canonical order inside a chunk and of a track read back: start, then the enclosing
@@ -53,16 +52,16 @@ inline bool before(const Row &a, const Row &b)
         return a.ts < b.ts;
     if (a.dur != b.dur)
         return a.dur > b.dur;
-    return a.id < b.id;
+    return a.id < b.id; // within a chunk: the order rows were added
 }
 
 // Sorts `rows` (their args in `args`, by offset) and encodes them: `data` gets the rows,
 // `argsOut` the args texts in the same order.
 void encode(std::vector<Row> &rows, std::string_view args, std::string &data, std::string &argsOut);
 // Appends chunk `chunk`'s rows to `out` (ids set), their args offsets shifted by `argsBase`.
-// With `onlyRow` >= 0, appends that row only. False when the blobs are malformed.
+// False when the blobs are malformed.
 [[nodiscard]] bool decode(qint64 chunk, const void *data, qint64 size, qint64 argsSize,
-                          size_t argsBase, std::vector<Row> &out, int onlyRow = -1);
+                          size_t argsBase, std::vector<Row> &out);
 
 // Flows are stored the same way (`flow_chunk`, virtual table `flow` over module gml_flow): one
 // source's flows sorted by (from_slice, to_slice), 4096 to a chunk, written when the source is.

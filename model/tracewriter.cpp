@@ -75,7 +75,6 @@ SliceId TraceWriter::addSlice(TrackId track, TimeNs ts, TimeNs dur, StringId nam
                               StringId category, qint64 correlation, qint64 externalId,
                               std::string_view argsJson)
 {
-    static_assert(kNoId == slicestore::kNull);
     const SliceId id = m_slices.add(track, ts, dur, name, category, correlation, externalId,
                                     argsJson, !argsJson.empty());
     auto &s = stats(track);

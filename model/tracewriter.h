@@ -15,7 +15,7 @@
 
 namespace gml {
 
-inline constexpr qint64 kNoId = std::numeric_limits<qint64>::min();
+inline constexpr qint64 kNoId = slicestore::kNull; // an absent correlation or external id
 
 struct TrackSpec
 {
