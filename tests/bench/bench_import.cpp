@@ -62,6 +62,13 @@ int main(int argc, char **argv)
     QFile::remove(projectPath);
     QStringList missing;
     const auto files = gml::scanInputs(inputs, QStringLiteral("bench"), &missing);
+    for (const QString &m : missing)
+        std::fprintf(stderr, "bench_import: %s\n", qPrintable(m));
+    if (!missing.isEmpty() || files.empty()) {
+        if (missing.isEmpty())
+            std::fprintf(stderr, "bench_import: no importable file in the inputs\n");
+        return 1;
+    }
     qint64 bytes = 0;
     for (const auto &f : files)
         bytes += decompressedSize(f.path);

@@ -21,6 +21,7 @@
 // on the same host (GPU utilization = the busy share of each 10 ms window, from the kernels and
 // copies written to the traces), and grademl.json saying its local time is UTC.
 #include <ctime>
+#include <filesystem>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -304,6 +305,13 @@ int main(int argc, char **argv)
     }
     if (out.empty() || ranks < 1 || steps < 1 || layers < 1)
         return usage();
+    std::error_code mkdirError;
+    std::filesystem::create_directories(out, mkdirError);
+    if (mkdirError) {
+        std::fprintf(stderr, "grademl-tracegen: cannot create %s: %s\n", out.c_str(),
+                     mkdirError.message().c_str());
+        return 1;
+    }
     const int64_t baseTime = 1'700'000'000'000'000'000LL; // 2023-11-14, ns since the epoch
     // The ranks of a data-parallel job: steps in lockstep, because each step's all-reduce
     // ends on every rank when the last rank has joined it.
