@@ -2,11 +2,14 @@
 // bench_import: imports the given files into a fresh project and prints throughput and peak
 // memory. One invocation per input set, so the peak resident size belongs to that input.
 //
-//   bench_import [--label NAME] [--project FILE] FILE...
+//   bench_import [--label NAME] [--project FILE] [--stages] FILE...
 //
 // Prints: label, input bytes (decompressed), seconds, MB/s, slices+samples (events placed),
 // events/s, peak RSS (MiB) and peak RSS / input bytes; then how long reading every slice track
 // back takes (SliceTrack::load, as the timeline does when a track is first drawn).
+// --stages first times, in the same run, the two floors under the import: reading the bytes
+// (InputStream) and parsing them with the Chrome trace reader into a handler that keeps nothing.
+#include "chrometracereader.h"
 #include "folderscanner.h"
 #include "importjob.h"
 #include "inputstream.h"
@@ -37,6 +40,52 @@ static qint64 decompressedSize(const QString &path)
     return total;
 }
 
+// A handler that keeps nothing: what parsing alone costs.
+class NullHandler final : public gml::ChromeTraceReader::Handler
+{
+public:
+    void topLevel(std::string_view, std::string_view, qint64) override {}
+    void event(const gml::TraceEventView &ev) override { events += ev.keyCount > 0; }
+    void warning(qint64, const QString &) override {}
+    bool progress(qint64) override { return true; }
+    qint64 events = 0;
+};
+
+static void printStage(const QString &label, const char *stage, qint64 bytes, double secs)
+{
+    std::printf("%-28s %-14s %7.2f s  %7.1f MB/s\n", qPrintable(label), stage, secs,
+                double(bytes) / 1e6 / std::max(secs, 1e-9));
+}
+
+static void timeStages(const QString &label, const QList<gml::ScannedFile> &files, qint64 bytes)
+{
+    QElapsedTimer timer;
+    timer.start();
+    std::vector<char> buf(size_t(4) << 20);
+    for (const auto &f : files) {
+        gml::InputStream in;
+        if (in.open(f.path))
+            while (in.read(buf.data(), qint64(buf.size())) > 0) {
+            }
+    }
+    printStage(label, "read only", bytes, double(timer.nsecsElapsed()) / 1e9);
+    timer.restart();
+    qint64 parsed = 0;
+    for (const auto &f : files) {
+        gml::InputStream in;
+        if (!in.open(f.path))
+            continue;
+        NullHandler handler;
+        gml::ChromeTraceReader reader(in, handler);
+        if (reader.run() == gml::ChromeTraceReader::Status::Ok)
+            parsed += reader.bytesRead();
+    }
+    printStage(label, "parse only", parsed, double(timer.nsecsElapsed()) / 1e9);
+    if (parsed != bytes)
+        std::printf("%-28s (parse only: %.1f of %.1f MB are Chrome traces)\n", qPrintable(label),
+                    double(parsed) / 1e6, double(bytes) / 1e6);
+}
+
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
@@ -44,16 +93,19 @@ int main(int argc, char **argv)
     QString label = QStringLiteral("input");
     QString projectPath;
     QStringList inputs;
+    bool stages = false;
     for (int i = 0; i < args.size(); ++i) {
         if (args[i] == QLatin1String("--label") && i + 1 < args.size())
             label = args[++i];
         else if (args[i] == QLatin1String("--project") && i + 1 < args.size())
             projectPath = args[++i];
+        else if (args[i] == QLatin1String("--stages"))
+            stages = true;
         else
             inputs << args[i];
     }
     if (inputs.isEmpty()) {
-        std::fprintf(stderr, "usage: bench_import [--label NAME] [--project FILE] FILE...\n");
+        std::fprintf(stderr, "usage: bench_import [--label NAME] [--project FILE] [--stages] FILE...\n");
         return 2;
     }
     QTemporaryDir tmp;
@@ -72,6 +124,8 @@ int main(int argc, char **argv)
     qint64 bytes = 0;
     for (const auto &f : files)
         bytes += decompressedSize(f.path);
+    if (stages)
+        timeStages(label, files, bytes);
     QString error;
     auto project = gml::Project::open(projectPath, gml::Project::Mode::ReadWrite, &error);
     if (!project) {
