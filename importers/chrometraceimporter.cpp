@@ -18,7 +18,6 @@
 #include <memory>
 #include <optional>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace gml {
 
@@ -133,16 +132,49 @@ struct ThreadMeta
     qint64 sortIndex = kNoId;
 };
 
+// Which flow events belong together: Chrome pairs them by category and id (or, for flow v2
+// on X events, by bind_id alone). Plain integer ids (Kineto's correlation ids) are kept as
+// numbers; any other id text is numbered by Session::flowTextId.
+struct FlowKey
+{
+    enum : quint8 { Number, Text, Bind, BindText };
+    quint32 category; // index into Session::m_flowCategories; 0 for Bind keys
+    quint8 kind;
+    qint64 id;
+    auto operator<=>(const FlowKey &) const = default;
+};
+
 struct FlowPoint
 {
+    FlowKey key;
     char phase; // 's', 't', 'f'
     bool enclosing;
+    quint32 category; // the event's own category (index into Session::m_flowCategories)
+    quint32 seq;      // order in the file, the last tie-breaker
     ThreadState *thread;
     TimeNs ts;
     SliceId direct; // already bound (flow v2 on an X event), else 0
     qint64 offset;
-    std::string category;
 };
+
+// A flow id written as a plain integer ("168" or 168, no sign or leading zero tricks), which
+// is how Kineto writes them; anything else is kept as text.
+std::optional<qint64> plainInteger(std::string_view s)
+{
+    const bool negative = !s.empty() && s[0] == '-';
+    const std::string_view digits = s.substr(negative ? 1 : 0);
+    if (digits.empty() || digits.size() > 18 || (digits[0] == '0' && digits.size() > 1))
+        return std::nullopt;
+    qint64 v = 0;
+    for (char c : digits) {
+        if (c < '0' || c > '9')
+            return std::nullopt;
+        v = v * 10 + (c - '0');
+    }
+    if (negative && v == 0)
+        return std::nullopt; // "-0" stays text, as it did when keys were strings
+    return negative ? -v : v;
+}
 
 
 // Trace times below this (about 11.6 days in ns) are relative to the capture, not epoch times.
@@ -235,6 +267,8 @@ private:
     void linkFlows();
     void nameTracks();
     static SliceId bind(ThreadState *t, TimeNs ts, bool enclosing);
+    quint32 flowCategory(std::string_view cat);
+    FlowKey flowKey(quint32 category, const Value &id, bool bind);
 
     ImportContext &m_ctx;
     InputStream &m_in;
@@ -256,10 +290,12 @@ private:
 
     std::vector<std::pair<qint64, SliceId>> m_runtimeByCorr;
     std::vector<std::tuple<qint64, SliceId, bool>> m_gpuByCorr; // bool: a cuda_sync event
-    std::unordered_set<qint64> m_linkedCorrelations; // launch/sync edges made from correlation ids
+    std::vector<qint64> m_linkedCorrelations; // launch/sync edges made from correlation ids (sorted)
     std::vector<std::pair<qint64, SliceId>> m_opByExt;
     std::vector<std::pair<qint64, SliceId>> m_gpuByExt;
-    std::unordered_map<std::string, std::vector<FlowPoint>> m_flows;
+    std::vector<FlowPoint> m_flows; // every s/t/f point, grouped by FlowKey in linkFlows()
+    std::vector<std::string> m_flowCategories{std::string()};
+    std::unordered_map<std::string, qint64> m_flowTextIds;
     std::unordered_map<std::string, std::vector<OpenSlice>> m_async;
     std::unordered_map<std::string, TrackId> m_asyncTrackOf; // async key -> track
 
@@ -479,8 +515,9 @@ void Session::handleComplete(const TraceEventView &ev, TimeNs ts)
     const qint64 ext = externalIdOf(ev);
     const SliceId id = addSlice(t, ts, dur, name, cat, corr, ext, checkedArgs(ev));
     if ((ev.flowOut || ev.flowIn) && !ev.bindId.isMissing()) {
-        FlowPoint fp{ev.flowOut ? 's' : 'f', true, t, ts, id, ev.offset, std::string(cat)};
-        m_flows[std::string("bind\x1f") + keyText(ev.bindId)].push_back(std::move(fp));
+        const quint32 category = flowCategory(cat);
+        m_flows.push_back(FlowPoint{flowKey(0, ev.bindId, true), ev.flowOut ? 's' : 'f', true,
+                                    category, quint32(m_flows.size()), t, ts, id, ev.offset});
     }
 }
 
@@ -613,16 +650,38 @@ void Session::handleMetadata(const TraceEventView &ev)
     }
 }
 
+quint32 Session::flowCategory(std::string_view cat)
+{
+    for (size_t i = 0; i < m_flowCategories.size(); ++i)
+        if (m_flowCategories[i] == cat)
+            return quint32(i);
+    m_flowCategories.emplace_back(cat);
+    return quint32(m_flowCategories.size() - 1);
+}
+
+FlowKey Session::flowKey(quint32 category, const Value &id, bool bind)
+{
+    std::string text;
+    if (id.type == Value::Type::Object || id.type == Value::Type::Array)
+        text = '\x02' + std::string(id.raw()); // id2 {"local": ...}, kept as written
+    else
+        text = keyText(id);
+    if (auto n = plainInteger(text))
+        return FlowKey{category, bind ? FlowKey::Bind : FlowKey::Number, *n};
+    auto [it, added] = m_flowTextIds.try_emplace(std::move(text), qint64(m_flowTextIds.size()));
+    return FlowKey{category, bind ? FlowKey::BindText : FlowKey::Text, it->second};
+}
+
 void Session::handleFlow(const TraceEventView &ev, TimeNs ts, char phase)
 {
-    const std::string cat = keyText(ev.cat);
-    std::string key = cat + '\x1f';
+    const quint32 category = flowCategory(keyText(ev.cat));
+    FlowKey key;
     if (!ev.id.isMissing())
-        key += keyText(ev.id);
+        key = flowKey(category, ev.id, false);
     else if (!ev.id2.isMissing())
-        key += std::string(ev.id2.raw());
+        key = flowKey(category, ev.id2, false);
     else if (!ev.bindId.isMissing())
-        key += keyText(ev.bindId);
+        key = flowKey(category, ev.bindId, false);
     else {
         m_warnings.add(QStringLiteral("flow without id"), ev.offset,
                        QStringLiteral("flow event at byte %1 has no 'id'; it cannot be linked "
@@ -630,11 +689,12 @@ void Session::handleFlow(const TraceEventView &ev, TimeNs ts, char phase)
                            .arg(ev.offset));
         return;
     }
-    ThreadState *t = thread(ev.pid, ev.tid, isGpuCategory(cat));
+    ThreadState *t = thread(ev.pid, ev.tid, isGpuCategory(m_flowCategories[category]));
     // Chrome binds 's' and 't' to the enclosing slice, and 'f' to the next slice unless
     // bp is "e" (enclosing).
     const bool enclosing = phase != 'f' || ev.bp.equals("e");
-    m_flows[key].push_back(FlowPoint{phase, enclosing, t, ts, 0, ev.offset, cat});
+    m_flows.push_back(FlowPoint{key, phase, enclosing, category, quint32(m_flows.size()), t, ts,
+                                0, ev.offset});
 }
 
 void Session::handleAsync(const TraceEventView &ev, TimeNs ts, char phase)
@@ -774,8 +834,11 @@ void Session::linkCorrelations()
             m_w.addFlow(FlowKind::Sync, gpu, it->second);
         else
             m_w.addFlow(FlowKind::Launch, it->second, gpu);
-        m_linkedCorrelations.insert(corr);
+        m_linkedCorrelations.push_back(corr);
     }
+    std::sort(m_linkedCorrelations.begin(), m_linkedCorrelations.end());
+    m_linkedCorrelations.erase(std::unique(m_linkedCorrelations.begin(), m_linkedCorrelations.end()),
+                               m_linkedCorrelations.end());
     if (unmatched)
         m_warnings.add(QStringLiteral("corr unmatched"), -1,
                        QStringLiteral("%1 GPU events carry a correlation id that matches no "
@@ -801,59 +864,61 @@ void Session::linkFlows()
     qint64 danglingOffset = -1;
     qint64 unbound = 0;
     qint64 unboundOffset = -1;
-    for (auto &[key, points] : m_flows) {
-        std::stable_sort(points.begin(), points.end(), [](const FlowPoint &a, const FlowPoint &b) {
-            if (a.ts != b.ts)
-                return a.ts < b.ts;
-            auto rank = [](char c) { return c == 's' ? 0 : c == 't' ? 1 : 2; };
-            return rank(a.phase) < rank(b.phase);
-        });
+    auto phaseRank = [](char c) { return c == 's' ? 0 : c == 't' ? 1 : 2; };
+    std::sort(m_flows.begin(), m_flows.end(), [&](const FlowPoint &a, const FlowPoint &b) {
+        if (a.key != b.key)
+            return a.key < b.key;
+        if (a.ts != b.ts)
+            return a.ts < b.ts;
+        if (a.phase != b.phase)
+            return phaseRank(a.phase) < phaseRank(b.phase);
+        return a.seq < b.seq;
+    });
+    auto note = [](qint64 &count, qint64 &first, qint64 offset) {
+        ++count;
+        if (first < 0 || offset < first)
+            first = offset;
+    };
+    for (size_t begin = 0, end; begin < m_flows.size(); begin = end) {
+        const FlowKey key = m_flows[begin].key;
+        for (end = begin + 1; end < m_flows.size() && m_flows[end].key == key; ++end) {
+        }
+        // Kineto's launch flows carry the correlation id as their id: when the correlation
+        // already gave the launch edge, the flow pair adds nothing.
+        const bool numericId = key.kind == FlowKey::Number || key.kind == FlowKey::Bind;
+        const bool linkedById =
+            numericId && std::binary_search(m_linkedCorrelations.begin(),
+                                            m_linkedCorrelations.end(), key.id);
         SliceId current = 0;
         qint64 currentOffset = -1;
-        for (const auto &fp : points) {
+        for (size_t i = begin; i < end; ++i) {
+            const FlowPoint &fp = m_flows[i];
             const SliceId bound = fp.direct ? fp.direct : bind(fp.thread, fp.ts, fp.enclosing);
-            if (!bound) {
-                ++unbound;
-                if (unboundOffset < 0)
-                    unboundOffset = fp.offset;
-            }
+            if (!bound)
+                note(unbound, unboundOffset, fp.offset);
             if (fp.phase == 's') {
-                if (current) {
-                    ++dangling;
-                    if (danglingOffset < 0)
-                        danglingOffset = currentOffset;
-                }
+                if (current)
+                    note(dangling, danglingOffset, currentOffset);
                 current = bound;
                 currentOffset = fp.offset;
                 continue;
             }
             if (!current || !bound) {
-                ++dangling;
-                if (danglingOffset < 0)
-                    danglingOffset = fp.offset;
+                note(dangling, danglingOffset, fp.offset);
                 current = fp.phase == 't' ? bound : 0;
                 continue;
             }
-            const FlowKind kind = isLaunchFlowCategory(fp.category) ? FlowKind::Launch
-                                  : fp.category == "fwdbwd"         ? FlowKind::Sequence
-                                                                    : FlowKind::TraceFlow;
-            // Kineto's launch flows carry the correlation id as their id: when the correlation
-            // already gave the launch edge, the flow pair adds nothing.
-            bool redundant = false;
-            if (kind == FlowKind::Launch) {
-                const std::string id = key.substr(key.find('\x1f') + 1);
-                redundant = isNumeric(id) && m_linkedCorrelations.count(std::stoll(id));
-            }
-            if (!redundant)
+            const std::string &category = m_flowCategories[fp.category];
+            const FlowKind kind = isLaunchFlowCategory(category) ? FlowKind::Launch
+                                  : category == "fwdbwd"         ? FlowKind::Sequence
+                                                                 : FlowKind::TraceFlow;
+            if (!(kind == FlowKind::Launch && linkedById))
                 m_w.addFlow(kind, current, bound);
             current = fp.phase == 't' ? bound : 0;
             currentOffset = fp.offset;
         }
-        if (current) {
-            ++dangling;
-            if (danglingOffset < 0)
-                danglingOffset = currentOffset;
-        }
+        if (current)
+            note(dangling, danglingOffset, currentOffset);
     }
     if (unbound)
         m_warnings.add(QStringLiteral("flow unbound"), unboundOffset,
