@@ -1154,6 +1154,7 @@ ImportOutcome ChromeTraceImporter::import(ImportContext &ctx) const
         return out;
     }
     out.warnings = session.warnings();
+    ctx.fileCrc = in.wholeFileCrc();
     return out;
 }
 

@@ -28,6 +28,11 @@ QString statusName(SourceReport::Status status)
     return {};
 }
 
+static QString crcText(quint32 crc)
+{
+    return QStringLiteral("crc32:%1").arg(crc, 8, 16, QLatin1Char('0'));
+}
+
 QString fileHash(const QString &path)
 {
     QFile f(path);
@@ -41,7 +46,7 @@ QString fileHash(const QString &path)
             break;
         crc = crc32(crc, reinterpret_cast<const Bytef *>(buf.data()), uInt(n));
     }
-    return QStringLiteral("crc32:%1").arg(quint32(crc), 8, 16, QLatin1Char('0'));
+    return crcText(quint32(crc));
 }
 
 static qint64 mtimeNs(const QString &path)
@@ -149,17 +154,23 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
 
     const qint64 mtime = mtimeNs(file.path);
     const auto existing = m_project.sourceByPath(file.path);
-    QString hash = fileHash(file.path);
-    if (const QString extra = importer.fingerprint(file.path); !extra.isEmpty())
-        hash += QLatin1Char('+') + extra;
+    const QString fingerprint = importer.fingerprint(file.path);
+    auto withFingerprint = [&](const QString &crc) -> QString {
+        return fingerprint.isEmpty() ? crc : crc + QLatin1Char('+') + fingerprint;
+    };
     const QTimeZone zone = m_timeZone.isValid() ? m_timeZone
                            : !file.timeZone.isEmpty() ? QTimeZone(file.timeZone.toUtf8())
                                                       : QTimeZone::systemTimeZone();
     // A file linking to its run's slices is read again when another file of the run was.
     const bool runChanged = importer.linksToRun() && m_changedRuns.contains(file.runName);
-    if (!runChanged && existing && existing->status == QLatin1String("imported") && existing->size == file.size &&
-        existing->mtimeNs == mtime && existing->hash == hash &&
-        existing->format == importer.format()) {
+    // The hash is read up front only when it decides something: for a file whose size and
+    // mtime match its last import. Any other file's hash comes from the importer's own read
+    // (ImportContext::fileCrc), so a large plain trace is read once, not twice.
+    QString hash;
+    if (!runChanged && existing && existing->status == QLatin1String("imported") &&
+        existing->size == file.size && existing->mtimeNs == mtime &&
+        existing->format == importer.format() &&
+        existing->hash == (hash = withFingerprint(fileHash(file.path)))) {
         auto v = m_project.db().prepare("SELECT importer_version, slices, counter_samples, flows, "
                                         "json_extract(metadata, '$.time_zone') FROM source WHERE id=?");
         v.bind(1, existing->id);
@@ -232,6 +243,20 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
         outcome.status = ImportOutcome::Status::Failed;
         outcome.error = QStringLiteral("could not write to the project: ") + writer.errorString();
     }
+    auto takeHash = [&] {
+        if (hash.isEmpty())
+            hash = withFingerprint(ctx.fileCrc ? crcText(*ctx.fileCrc) : fileHash(file.path));
+    };
+    if (outcome.ok()) {
+        takeHash();
+        auto h = m_project.db().prepare("UPDATE source SET hash = ? WHERE id = ?");
+        h.bind(1, hash);
+        h.bind(2, sourceId);
+        if (!h.exec()) {
+            outcome.status = ImportOutcome::Status::Failed;
+            outcome.error = QStringLiteral("could not write to the project: ") + h.errorString();
+        }
+    }
     if (outcome.ok() && writer.finish(outcome.warnings, &error) && m_project.commit(&error)) {
         report.status = SourceReport::Status::Imported;
         report.slices = writer.sliceCount();
@@ -268,6 +293,7 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
             if (existing)
                 ok2 = m_project.deleteSource(existing->id, &error);
             const RunId r = ok2 ? m_project.ensureRun(file.runName, &error) : 0;
+            takeHash();
             if (r)
                 recorded = insertFailedSource(m_project, r, file, importer, mtime, hash,
                                               report.message, &error) != 0;

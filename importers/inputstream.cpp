@@ -6,6 +6,11 @@
 
 #include <zlib.h>
 
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
 namespace gml {
 
 InputStream::~InputStream()
@@ -31,8 +36,19 @@ bool InputStream::open(const QString &path)
         const QByteArray magic = f.read(2);
         m_compressed = magic.size() == 2 && uchar(magic[0]) == 0x1f && uchar(magic[1]) == 0x8b;
     }
-    // gzopen reads plain files unchanged ("transparent" mode), so one code path serves both.
-    m_gz = gzopen(QFile::encodeName(path).constData(), "rb");
+    const QByteArray name = QFile::encodeName(path);
+    if (!m_compressed) {
+        m_fd = ::open(name.constData(), O_RDONLY | O_CLOEXEC);
+        if (m_fd < 0) {
+            m_error = QStringLiteral("cannot open file: %1")
+                          .arg(QString::fromLocal8Bit(std::strerror(errno)));
+            return false;
+        }
+        ::posix_fadvise(m_fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+        m_crc = quint32(crc32(0L, Z_NULL, 0));
+        return true;
+    }
+    m_gz = gzopen(name.constData(), "rb");
     if (!m_gz) {
         m_error = QStringLiteral("cannot open file");
         return false;
@@ -47,10 +63,36 @@ void InputStream::close()
         gzclose_r(static_cast<gzFile>(m_gz));
         m_gz = nullptr;
     }
+    if (m_fd >= 0) {
+        ::close(m_fd);
+        m_fd = -1;
+    }
+    m_position = 0;
+    m_failed = false;
 }
 
 qint64 InputStream::read(char *data, qint64 n)
 {
+    if (m_fd >= 0) {
+        qint64 total = 0;
+        while (total < n) {
+            const ssize_t got =
+                ::read(m_fd, data + total, size_t(std::min<qint64>(n - total, 1 << 30)));
+            if (got < 0) {
+                if (errno == EINTR)
+                    continue;
+                m_error = QString::fromLocal8Bit(std::strerror(errno));
+                m_failed = true;
+                return -1;
+            }
+            if (got == 0)
+                break;
+            m_crc = quint32(crc32(m_crc, reinterpret_cast<const Bytef *>(data + total), uInt(got)));
+            total += got;
+        }
+        m_position += total;
+        return total;
+    }
     if (!m_gz)
         return -1;
     auto *gz = static_cast<gzFile>(m_gz);
@@ -80,8 +122,21 @@ qint64 InputStream::read(char *data, qint64 n)
     return total;
 }
 
+std::optional<quint32> InputStream::wholeFileCrc()
+{
+    if (m_fd < 0 || m_failed)
+        return std::nullopt;
+    char rest[1 << 16];
+    for (qint64 got; (got = read(rest, sizeof rest)) != 0;)
+        if (got < 0)
+            return std::nullopt;
+    return m_crc;
+}
+
 qint64 InputStream::filePosition() const
 {
+    if (m_fd >= 0)
+        return m_position;
     return m_gz ? qint64(gzoffset(static_cast<gzFile>(m_gz))) : 0;
 }
 

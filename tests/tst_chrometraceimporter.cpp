@@ -7,6 +7,8 @@
 #include "testutil.h"
 #include "badinputs.h"
 
+#include <QDateTime>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -290,6 +292,42 @@ private Q_SLOTS:
         QCOMPARE(bad.status, SourceReport::Status::Failed);
         QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM slice")), 2);
         QVERIFY(f.str(QStringLiteral("SELECT error FROM source")).contains(QStringLiteral("previous import kept")));
+    }
+
+    // The hash is taken while the importer reads a plain file (one read, not two), and it is
+    // what decides when size and mtime match: a file rewritten with the same size and its old
+    // mtime put back is read again.
+    void hashIsTakenWhileReadingAndDecides()
+    {
+        Fixture f;
+        const QByteArray one = R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}])";
+        const QByteArray two = R"([{"ph":"X","name":"b","pid":1,"tid":1,"ts":1,"dur":1}])";
+        // Data after the document, longer than the reader's buffer: the reader stops at its
+        // start, and the hash still covers it.
+        const QByteArray trailing = "\ntrailing " + QByteArray(5 << 20, 'x');
+        const QString plain = f.write(QStringLiteral("h.json"), one + trailing);
+        const QString packed = f.write(QStringLiteral("h.json.gz"), gmltest::gzip(one));
+        QCOMPARE(f.import(plain).status, SourceReport::Status::Imported);
+        QCOMPARE(f.import(packed).status, SourceReport::Status::Imported);
+        for (const QString &path : {plain, packed})
+            QCOMPARE(f.str(QStringLiteral("SELECT hash FROM source WHERE path='%1'").arg(path)),
+                     fileHash(path));
+
+        const QDateTime mtime = QFileInfo(plain).lastModified();
+        f.write(QStringLiteral("h.json"), two + trailing);
+        {
+            QFile file(plain);
+            QVERIFY(file.open(QIODevice::ReadWrite));
+            QVERIFY(file.setFileTime(mtime, QFileDevice::FileModificationTime));
+        }
+        QCOMPARE(QFileInfo(plain).lastModified(), mtime);
+        QCOMPARE(f.import(plain).status, SourceReport::Status::Imported);
+        QCOMPARE(f.str(QStringLiteral("SELECT group_concat(n.value) FROM slice s JOIN string n "
+                                      "ON n.id = s.name_id JOIN source src ON src.id = "
+                                      "(SELECT source_id FROM track WHERE id = s.track_id) "
+                                      "WHERE src.path = '%1'").arg(plain)),
+                 QStringLiteral("b"));
+        QCOMPARE(f.import(plain).status, SourceReport::Status::Unchanged);
     }
 
     void cancelKeepsNothingOfTheFile()
