@@ -70,7 +70,11 @@ private:
     void parseArgs(const char *&p, const char *e, json::Value &out);
     void parseString(const char *&p, const char *e, json::Value &out);
     void skipContainer(const char *&p, const char *e);
-    void skipWs(const char *&p, const char *e);
+    static void skipWs(const char *&p, const char *e)
+    {
+        while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+            ++p;
+    }
     void expect(const char *&p, const char *e, char c, const char *what);
     [[noreturn]] void fail(const char *p, const QString &message);
     [[noreturn]] void underflow(const char *unitStart);
