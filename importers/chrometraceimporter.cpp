@@ -1154,7 +1154,7 @@ ImportOutcome ChromeTraceImporter::import(ImportContext &ctx) const
         return out;
     }
     out.warnings = session.warnings();
-    ctx.fileCrc = in.wholeFileCrc();
+    ctx.contentHash = in.wholeFileHash();
     return out;
 }
 

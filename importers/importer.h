@@ -27,9 +27,9 @@ struct ImportContext
     // The time zone of the host that wrote local-time logs (nvidia-smi, top): an explicit
     // setting, else the folder's grademl.json, else this machine's.
     QTimeZone timeZone = QTimeZone::systemTimeZone();
-    // Set by an importer that read every byte of the file (InputStream::wholeFileCrc): the
-    // file's crc32, so the job need not read the file a second time to record its hash.
-    std::optional<quint32> fileCrc;
+    // Set by an importer that read every byte of the file (InputStream::wholeFileHash): the
+    // file's ContentHash, so the job need not read the file a second time to record it.
+    std::optional<quint64> contentHash;
 };
 
 // Warnings folded by kind: count plus the first offset.

@@ -2,6 +2,7 @@
 #include "importjob.h"
 
 #include "clockalignment.h"
+#include "contenthash.h"
 #include "importer.h"
 #include "project.h"
 #include "tracewriter.h"
@@ -10,7 +11,6 @@
 #include <QFile>
 #include <QFileInfo>
 
-#include <zlib.h>
 
 #include <vector>
 
@@ -28,25 +28,20 @@ QString statusName(SourceReport::Status status)
     return {};
 }
 
-static QString crcText(quint32 crc)
-{
-    return QStringLiteral("crc32:%1").arg(crc, 8, 16, QLatin1Char('0'));
-}
-
 QString fileHash(const QString &path)
 {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly))
         return {};
     std::vector<char> buf(size_t(1) << 20);
-    uLong crc = crc32(0L, Z_NULL, 0);
+    ContentHash hash;
     for (;;) {
         const qint64 n = f.read(buf.data(), qint64(buf.size()));
         if (n <= 0)
             break;
-        crc = crc32(crc, reinterpret_cast<const Bytef *>(buf.data()), uInt(n));
+        hash.add(buf.data(), size_t(n));
     }
-    return crcText(quint32(crc));
+    return ContentHash::text(hash.digest());
 }
 
 static qint64 mtimeNs(const QString &path)
@@ -155,8 +150,8 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
     const qint64 mtime = mtimeNs(file.path);
     const auto existing = m_project.sourceByPath(file.path);
     const QString fingerprint = importer.fingerprint(file.path);
-    auto withFingerprint = [&](const QString &crc) -> QString {
-        return fingerprint.isEmpty() ? crc : crc + QLatin1Char('+') + fingerprint;
+    auto withFingerprint = [&](const QString &content) -> QString {
+        return fingerprint.isEmpty() ? content : content + QLatin1Char('+') + fingerprint;
     };
     const QTimeZone zone = m_timeZone.isValid() ? m_timeZone
                            : !file.timeZone.isEmpty() ? QTimeZone(file.timeZone.toUtf8())
@@ -165,7 +160,7 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
     const bool runChanged = importer.linksToRun() && m_changedRuns.contains(file.runName);
     // The hash is read up front only when it decides something: for a file whose size and
     // mtime match its last import. Any other file's hash comes from the importer's own read
-    // (ImportContext::fileCrc), so a large plain trace is read once, not twice.
+    // (ImportContext::contentHash), so a large plain trace is read once, not twice.
     QString hash;
     if (!runChanged && existing && existing->status == QLatin1String("imported") &&
         existing->size == file.size && existing->mtimeNs == mtime &&
@@ -245,7 +240,8 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
     }
     auto takeHash = [&] {
         if (hash.isEmpty())
-            hash = withFingerprint(ctx.fileCrc ? crcText(*ctx.fileCrc) : fileHash(file.path));
+            hash = withFingerprint(ctx.contentHash ? ContentHash::text(*ctx.contentHash)
+                                                   : fileHash(file.path));
     };
     if (outcome.ok()) {
         takeHash();

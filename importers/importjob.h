@@ -72,7 +72,7 @@ private:
     QStringList m_errors;
 };
 
-// crc32 of the file's bytes as "crc32:xxxxxxxx"; empty when unreadable.
+// The ContentHash of the file's bytes as "xxh64:" and 16 hex digits; empty when unreadable.
 QString fileHash(const QString &path);
 
 } // namespace gml

@@ -45,7 +45,7 @@ bool InputStream::open(const QString &path)
             return false;
         }
         ::posix_fadvise(m_fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-        m_crc = quint32(crc32(0L, Z_NULL, 0));
+        m_hash = ContentHash();
         return true;
     }
     m_gz = gzopen(name.constData(), "rb");
@@ -87,7 +87,7 @@ qint64 InputStream::read(char *data, qint64 n)
             }
             if (got == 0)
                 break;
-            m_crc = quint32(crc32(m_crc, reinterpret_cast<const Bytef *>(data + total), uInt(got)));
+            m_hash.add(data + total, size_t(got));
             total += got;
         }
         m_position += total;
@@ -122,7 +122,7 @@ qint64 InputStream::read(char *data, qint64 n)
     return total;
 }
 
-std::optional<quint32> InputStream::wholeFileCrc()
+std::optional<quint64> InputStream::wholeFileHash()
 {
     if (m_fd < 0 || m_failed)
         return std::nullopt;
@@ -130,7 +130,7 @@ std::optional<quint32> InputStream::wholeFileCrc()
     for (qint64 got; (got = read(rest, sizeof rest)) != 0;)
         if (got < 0)
             return std::nullopt;
-    return m_crc;
+    return m_hash.digest();
 }
 
 qint64 InputStream::filePosition() const

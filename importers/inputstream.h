@@ -5,13 +5,15 @@
 #include <QString>
 #include <QtGlobal>
 
+#include "contenthash.h"
+
 #include <optional>
 
 namespace gml {
 
 // Reads a file's bytes, gunzipping transparently when the content is gzip (by magic number,
-// not by extension). Offsets are positions in the decompressed stream. A plain file is read
-// with its crc32 computed on the way, so an importer that reads it all need not read it twice.
+// not by extension). Offsets are positions in the decompressed stream. A plain file is hashed
+// (ContentHash) on the way, so an importer that reads it all need not read it twice.
 class InputStream
 {
 public:
@@ -31,10 +33,10 @@ public:
     qint64 filePosition() const;
     QString errorString() const { return m_error; }
 
-    // The crc32 of the whole file (its bytes as stored) when it is not compressed and reading
-    // it has not failed: the bytes not read yet are read now. Empty for a gzip file (the
-    // caller hashes the file itself, fileHash()) or after an error.
-    std::optional<quint32> wholeFileCrc();
+    // The ContentHash of the whole file (its bytes as stored) when it is not compressed and
+    // reading it has not failed: the bytes not read yet are read now. Empty for a gzip file
+    // (the caller hashes the file itself, fileHash()) or after an error.
+    std::optional<quint64> wholeFileHash();
 
     // The first `max` decompressed bytes of a file (for sniffing); empty on error.
     static QByteArray head(const QString &path, qint64 max, bool *compressed = nullptr);
@@ -43,7 +45,7 @@ private:
     void *m_gz = nullptr; // gzFile, for gzip files
     int m_fd = -1;        // plain files
     qint64 m_position = 0; // plain files: bytes read
-    quint32 m_crc = 0;     // plain files: crc32 of the bytes read
+    ContentHash m_hash;    // plain files: of the bytes read
     bool m_failed = false;
     bool m_compressed = false;
     qint64 m_fileSize = 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Chrome trace / Kineto importer on small traces written by the test itself: each phase,
 // each Kineto convention, the tolerant forms, and one test per kind of bad input.
+#include "contenthash.h"
 #include "folderscanner.h"
 #include "importjob.h"
 #include "project.h"
@@ -292,6 +293,29 @@ private Q_SLOTS:
         QCOMPARE(bad.status, SourceReport::Status::Failed);
         QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM slice")), 2);
         QVERIFY(f.str(QStringLiteral("SELECT error FROM source")).contains(QStringLiteral("previous import kept")));
+    }
+
+    // XXH64 vectors from xxhsum 0.8.1 (-H1); a stream fed in uneven pieces hashes the same.
+    void contentHashIsXxh64()
+    {
+        auto hashOf = [](const QByteArray &bytes, int piece) {
+            ContentHash h;
+            for (qsizetype i = 0; i < bytes.size(); i += piece)
+                h.add(bytes.constData() + i, size_t(std::min<qsizetype>(piece, bytes.size() - i)));
+            return ContentHash::text(h.digest());
+        };
+        auto pattern = [](int n) {
+            QByteArray b;
+            for (int i = 0; i < n; ++i)
+                b.append(char((i * 7 + 3) % 251));
+            return b;
+        };
+        QCOMPARE(hashOf({}, 1), QStringLiteral("xxh64:ef46db3751d8e999"));
+        QCOMPARE(hashOf("abc", 3), QStringLiteral("xxh64:44bc2cf5ad770999"));
+        for (int piece : {1, 5, 31, 32, 33, 1000}) {
+            QCOMPARE(hashOf(pattern(37), piece), QStringLiteral("xxh64:ef6ab673b99cb960"));
+            QCOMPARE(hashOf(pattern(1000), piece), QStringLiteral("xxh64:021f7a7424085ea4"));
+        }
     }
 
     // The hash is taken while the importer reads a plain file (one read, not two), and it is
