@@ -182,14 +182,73 @@ CREATE TABLE flow_chunk(
 CREATE INDEX flow_chunk_source ON flow_chunk(source_id);
 )SQL";
 
+// Version 4: a slice chunk's args are records over per-chunk tables of keys and repeated values
+// (slicestore::ArgsEncoder) instead of the JSON texts one after another; the chunk's format
+// byte says which. The args were most of a project's bytes, and every byte is written twice
+// (WAL, then checkpoint). migrateData() re-encodes the chunks; ids and rows do not change.
+static constexpr std::string_view kV4 = R"SQL(
+-- slice_chunk.data format 2, args blob format 1 (model/slicestore.h)
+)SQL";
+
 const std::vector<std::string_view> &migrations()
 {
-    static const std::vector<std::string_view> all = {kV1, kV2, kV3};
+    static const std::vector<std::string_view> all = {kV1, kV2, kV3, kV4};
     return all;
+}
+
+// Rewrites every format-1 slice chunk (args as JSON texts) in the current format.
+static bool encodeChunkArgs(SqliteDb &db, QString *error)
+{
+    auto fail = [error](const QString &why) {
+        if (error)
+            *error = QStringLiteral("migrating slice args to records: ") + why;
+        return false;
+    };
+    auto get = db.prepare("SELECT id, data, args FROM slice_chunk ORDER BY id");
+    auto put = db.prepare("UPDATE slice_chunk SET data = ?, args = ? WHERE id = ?");
+    std::vector<slicestore::Row> rows;
+    std::string records, data, args;
+    slicestore::ArgsEncoder encoder;
+    while (get.step()) {
+        const qint64 chunk = get.int64(0);
+        const std::string_view oldData = get.blobView(1);
+        const std::string_view texts = get.blobView(2);
+        rows.clear();
+        bool legacy = false;
+        if (!slicestore::decode(chunk, oldData.data(), qint64(oldData.size()),
+                                get.isNull(2) ? -1 : qint64(texts.size()), 0, rows, &legacy))
+            return fail(QStringLiteral("slice chunk %1 is malformed").arg(chunk));
+        if (!legacy)
+            continue;
+        records.clear();
+        encoder.clear();
+        for (slicestore::Row &r : rows) {
+            if (!r.hasArgs)
+                continue;
+            const size_t at = records.size();
+            encoder.add(texts.substr(r.argsOffset, r.argsSize), records);
+            r.argsOffset = at;
+            r.argsSize = quint32(records.size() - at);
+        }
+        slicestore::encode(rows, records, encoder, data, args);
+        put.bindBlob(1, data);
+        if (args.empty())
+            put.bindNull(2);
+        else
+            put.bindBlob(2, args);
+        put.bind(3, chunk);
+        if (!put.exec())
+            return fail(put.errorString());
+    }
+    if (!get.errorString().isEmpty())
+        return fail(get.errorString());
+    return true;
 }
 
 bool migrateData(int version, SqliteDb &db, QString *error)
 {
+    if (version == 4)
+        return encodeChunkArgs(db, error);
     if (version != 3)
         return true;
     auto fail = [error](const QString &why) {

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -12,10 +13,13 @@ namespace gml::slicestore {
 
 namespace {
 
-constexpr unsigned char kVersion = 1;
+constexpr unsigned char kVersion = 2;       // slice chunks: args as records (ArgsEncoder)
+constexpr unsigned char kLegacyVersion = 1; // slice chunks of schema v3: args as JSON texts
+constexpr unsigned char kFlowVersion = 1;
+constexpr unsigned char kArgsVersion = 1; // first byte of an args blob
 // Open chunks of all tracks together hold at most this much before all are written.
 constexpr size_t kMaxBuffered = 48u << 20;
-// One chunk's args text at most (a chunk is then written with fewer rows).
+// One chunk's args (tables and records) at most (a chunk is then written with fewer rows).
 constexpr size_t kMaxChunkArgs = 1u << 20;
 
 quint64 zigzag(qint64 v)
@@ -66,15 +70,293 @@ bool getOptional(const unsigned char *&p, const unsigned char *e, qint64 &v)
 
 } // namespace
 
-void encode(std::vector<Row> &rows, std::string_view args, std::string &data, std::string &argsOut)
+// --- args records -------------------------------------------------------------------------
+
+namespace {
+
+enum ArgKind : quint64 { ArgInt = 0, ArgTable = 1, ArgInline = 2, ArgRaw = 3 };
+// Values up to this long go into the chunk's value table (repeated arrays, strings, floats).
+constexpr size_t kMaxTableValue = 64;
+constexpr size_t kMaxTableValues = 1u << 16;
+
+bool isWs(char c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+void skipWs(const char *&p, const char *e)
+{
+    while (p < e && isWs(*p))
+        ++p;
+}
+// p at the opening quote; returns past the closing quote, or nullptr.
+const char *endOfString(const char *p, const char *e)
+{
+    for (++p; p < e; ++p) {
+        if (*p == '\\')
+            ++p;
+        else if (*p == '"')
+            return p + 1;
+    }
+    return nullptr;
+}
+// p at a value; returns past it, or nullptr. Nested containers are skipped whole.
+const char *endOfValue(const char *p, const char *e)
+{
+    if (p >= e)
+        return nullptr;
+    if (*p == '"')
+        return endOfString(p, e);
+    if (*p == '{' || *p == '[') {
+        int depth = 0;
+        for (; p < e; ++p) {
+            if (*p == '"') {
+                p = endOfString(p, e);
+                if (!p)
+                    return nullptr;
+                --p;
+            } else if (*p == '{' || *p == '[') {
+                ++depth;
+            } else if ((*p == '}' || *p == ']') && --depth == 0) {
+                return p + 1;
+            }
+        }
+        return nullptr;
+    }
+    const char *s = p;
+    while (p < e && !isWs(*p) && *p != ',' && *p != '}' && *p != ']')
+        ++p;
+    return p > s ? p : nullptr;
+}
+// The integer a JSON number token spells exactly (decimal, no leading zero, no "-0").
+bool plainInteger(std::string_view t, qint64 &v)
+{
+    const bool negative = !t.empty() && t[0] == '-';
+    const std::string_view digits = t.substr(negative ? 1 : 0);
+    if (digits.empty() || digits.size() > 18 || (digits[0] == '0' && digits.size() > 1))
+        return false;
+    qint64 x = 0;
+    for (char c : digits) {
+        if (c < '0' || c > '9')
+            return false;
+        x = x * 10 + (c - '0');
+    }
+    if (negative && x == 0)
+        return false;
+    v = negative ? -x : x;
+    return true;
+}
+
+} // namespace
+
+quint32 ArgsEncoder::keyIndex(std::string_view key)
+{
+    auto [it, added] = m_keyOf.try_emplace(std::string(key), quint32(m_keys.size()));
+    if (added) {
+        m_keys.push_back(it->first);
+        m_tableBytes += key.size() + 2;
+    }
+    return it->second;
+}
+
+bool ArgsEncoder::valueIndex(std::string_view value, quint32 &index)
+{
+    if (value.size() > kMaxTableValue)
+        return false;
+    if (auto it = m_valueOf.find(std::string(value)); it != m_valueOf.end()) {
+        index = it->second;
+        return true;
+    }
+    if (m_values.size() >= kMaxTableValues)
+        return false;
+    auto it = m_valueOf.emplace(std::string(value), quint32(m_values.size())).first;
+    m_values.push_back(it->first);
+    m_tableBytes += value.size() + 2;
+    index = it->second;
+    return true;
+}
+
+void ArgsEncoder::add(std::string_view json, std::string &records)
+{
+    const size_t start = records.size();
+    const char *p = json.data();
+    const char *e = p + json.size();
+    auto raw = [&] {
+        records.resize(start);
+        putVarint(records, ArgRaw);
+        records.append(json);
+    };
+    skipWs(p, e);
+    if (p >= e || *p != '{')
+        return raw();
+    ++p;
+    skipWs(p, e);
+    if (p < e && *p == '}') {
+        ++p;
+    } else {
+        for (;;) {
+            skipWs(p, e);
+            if (p >= e || *p != '"')
+                return raw();
+            const char *keyEnd = endOfString(p, e);
+            if (!keyEnd)
+                return raw();
+            const std::string_view key(p + 1, size_t(keyEnd - p - 2));
+            p = keyEnd;
+            skipWs(p, e);
+            if (p >= e || *p != ':')
+                return raw();
+            ++p;
+            skipWs(p, e);
+            const char *valueEnd = endOfValue(p, e);
+            if (!valueEnd)
+                return raw();
+            const std::string_view value(p, size_t(valueEnd - p));
+            p = valueEnd;
+            const quint64 tag = quint64(keyIndex(key)) << 2;
+            qint64 integer;
+            quint32 index;
+            if (plainInteger(value, integer)) {
+                putVarint(records, tag | ArgInt);
+                putVarint(records, zigzag(integer));
+            } else if (valueIndex(value, index)) {
+                putVarint(records, tag | ArgTable);
+                putVarint(records, index);
+            } else {
+                putVarint(records, tag | ArgInline);
+                putVarint(records, value.size());
+                records.append(value);
+            }
+            skipWs(p, e);
+            if (p < e && *p == ',') {
+                ++p;
+                continue;
+            }
+            if (p < e && *p == '}') {
+                ++p;
+                break;
+            }
+            return raw();
+        }
+    }
+    skipWs(p, e);
+    if (p != e)
+        return raw();
+}
+
+void ArgsEncoder::writeBlob(std::string_view records, std::string &blob) const
+{
+    blob.clear();
+    blob.reserve(m_tableBytes + records.size() + 16);
+    blob.push_back(char(kArgsVersion));
+    for (const auto *table : {&m_keys, &m_values}) {
+        putVarint(blob, table->size());
+        for (std::string_view t : *table) {
+            putVarint(blob, t.size());
+            blob.append(t);
+        }
+    }
+    blob.append(records);
+}
+
+void ArgsEncoder::clear()
+{
+    m_keyOf.clear();
+    m_valueOf.clear();
+    m_keys.clear();
+    m_values.clear();
+    m_tableBytes = 0;
+}
+
+bool readArgsTables(std::string_view blob, ArgsTables &out)
+{
+    auto p = reinterpret_cast<const unsigned char *>(blob.data());
+    const unsigned char *e = p + blob.size();
+    out.keys.clear();
+    out.values.clear();
+    if (p >= e || *p++ != kArgsVersion)
+        return false;
+    for (auto *table : {&out.keys, &out.values}) {
+        quint64 n;
+        if (!getVarint(p, e, n) || n > quint64(e - p))
+            return false;
+        table->reserve(size_t(n));
+        for (quint64 i = 0; i < n; ++i) {
+            quint64 len;
+            if (!getVarint(p, e, len) || len > quint64(e - p))
+                return false;
+            table->emplace_back(reinterpret_cast<const char *>(p), size_t(len));
+            p += len;
+        }
+    }
+    out.records = std::string_view(reinterpret_cast<const char *>(p), size_t(e - p));
+    return true;
+}
+
+bool appendArgsJson(std::string_view record, const ArgsTables &tables, std::string &json)
+{
+    auto p = reinterpret_cast<const unsigned char *>(record.data());
+    const unsigned char *e = p + record.size();
+    json.push_back('{');
+    bool first = true;
+    while (p < e) {
+        quint64 tag;
+        if (!getVarint(p, e, tag))
+            return false;
+        if ((tag & 3) == ArgRaw) {
+            if (!first)
+                return false;
+            json.pop_back(); // the '{': the record is the text as it was
+            json.append(reinterpret_cast<const char *>(p), size_t(e - p));
+            return true;
+        }
+        const quint64 key = tag >> 2;
+        if (key >= tables.keys.size())
+            return false;
+        if (!first)
+            json.push_back(',');
+        first = false;
+        json.push_back('"');
+        json.append(tables.keys[size_t(key)]);
+        json.append("\":");
+        quint64 v;
+        if (!getVarint(p, e, v))
+            return false;
+        switch (tag & 3) {
+        case ArgInt: {
+            char buf[24];
+            const int n = std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(unzigzag(v)));
+            json.append(buf, size_t(n));
+            break;
+        }
+        case ArgTable:
+            if (v >= tables.values.size())
+                return false;
+            json.append(tables.values[size_t(v)]);
+            break;
+        default: // ArgInline
+            if (v > quint64(e - p))
+                return false;
+            json.append(reinterpret_cast<const char *>(p), size_t(v));
+            p += v;
+        }
+    }
+    json.push_back('}');
+    return true;
+}
+
+// --- rows ----------------------------------------------------------------------------------
+
+void encode(std::vector<Row> &rows, std::string_view records, const ArgsEncoder &args,
+            std::string &data, std::string &argsOut)
 {
     if (!std::is_sorted(rows.begin(), rows.end(), before))
         std::sort(rows.begin(), rows.end(), before);
     data.clear();
-    argsOut.clear();
     data.reserve(rows.size() * 16 + 1);
-    argsOut.reserve(args.size());
     data.push_back(char(kVersion));
+    std::string ordered;
+    ordered.reserve(records.size());
+    bool anyArgs = false;
     quint64 prev = 0;
     for (const Row &r : rows) {
         putVarint(data, quint64(r.id & (kChunkRows - 1)));
@@ -86,18 +368,27 @@ void encode(std::vector<Row> &rows, std::string_view args, std::string &data, st
         putOptional(data, r.correlation);
         putOptional(data, r.externalId);
         putVarint(data, r.hasArgs ? quint64(r.argsSize) + 1 : 0);
-        if (r.hasArgs)
-            argsOut.append(args.substr(r.argsOffset, r.argsSize));
+        if (r.hasArgs) {
+            ordered.append(records.substr(r.argsOffset, r.argsSize));
+            anyArgs = true;
+        }
     }
+    if (!anyArgs)
+        argsOut.clear();
+    else
+        args.writeBlob(ordered, argsOut);
 }
 
-bool decode(qint64 chunk, const void *data, qint64 size, qint64 argsSize, size_t argsBase,
-            std::vector<Row> &out)
+bool decode(qint64 chunk, const void *data, qint64 size, qint64 recordsSize, quint32 argsChunk,
+            std::vector<Row> &out, bool *legacy)
 {
     auto p = static_cast<const unsigned char *>(data);
     const unsigned char *e = p + size;
-    if (size < 1 || *p++ != kVersion)
+    if (size < 1 || (*p != kVersion && !(legacy && *p == kLegacyVersion)))
         return false;
+    if (legacy)
+        *legacy = *p == kLegacyVersion;
+    ++p;
     quint64 prev = 0;
     quint64 argsAt = 0;
     while (p < e) {
@@ -117,9 +408,10 @@ bool decode(qint64 chunk, const void *data, qint64 size, qint64 argsSize, size_t
         r.hasArgs = argsLen != 0;
         if (r.hasArgs) {
             r.argsSize = quint32(argsLen - 1);
-            r.argsOffset = argsBase + argsAt;
+            r.argsOffset = size_t(argsAt);
+            r.argsChunk = argsChunk;
             argsAt += argsLen - 1;
-            if (argsAt > quint64(argsSize))
+            if (recordsSize < 0 || argsAt > quint64(recordsSize))
                 return false;
         }
         out.push_back(r);
@@ -164,16 +456,18 @@ SliceId ChunkWriter::add(TrackId track, TimeNs ts, TimeNs dur, StringId name, St
     r.correlation = correlation;
     r.externalId = externalId;
     r.hasArgs = hasArgs;
+    const size_t argsBefore = o.args.size();
     if (hasArgs) {
-        r.argsOffset = o.args.size();
-        r.argsSize = quint32(args.size());
-        o.args.append(args);
+        r.argsOffset = argsBefore;
+        o.encoder.add(args, o.args);
+        r.argsSize = quint32(o.args.size() - argsBefore);
     }
     r.id = (o.chunk << kChunkRowBits) | qint64(o.rows.size());
     o.rows.push_back(r);
-    m_buffered += sizeof(Row) + args.size();
+    m_buffered += sizeof(Row) + (o.args.size() - argsBefore);
     const SliceId id = r.id;
-    if (o.rows.size() == size_t(kChunkRows) || o.args.size() >= kMaxChunkArgs)
+    if (o.rows.size() == size_t(kChunkRows) ||
+        o.args.size() + o.encoder.tableBytes() >= kMaxChunkArgs)
         write(o);
     if (m_buffered > kMaxBuffered)
         (void)flush();
@@ -190,7 +484,7 @@ void ChunkWriter::write(Open &o)
         minTs = std::min(minTs, r.ts);
         maxEnd = std::max(maxEnd, r.ts + r.dur);
     }
-    encode(o.rows, o.args, m_data, m_argsOut);
+    encode(o.rows, o.args, o.encoder, m_data, m_argsOut);
     auto &st = m_insert;
     st.bind(1, o.chunk);
     st.bind(2, o.track);
@@ -206,6 +500,7 @@ void ChunkWriter::write(Open &o)
         m_error = st.errorString().isEmpty() ? m_db.lastError() : st.errorString();
     o.rows.clear();
     o.args.clear();
+    o.encoder.clear();
     if (o.args.capacity() > kMaxChunkArgs * 2)
         std::string().swap(o.args);
 }
@@ -230,7 +525,7 @@ bool writeFlows(SqliteDb &db, qint64 source, std::vector<Flow> &flows, QString *
     for (size_t first = 0; first < flows.size(); first += kChunkRows, ++chunk) {
         const size_t last = std::min(flows.size(), first + size_t(kChunkRows));
         data.clear();
-        data.push_back(char(kVersion));
+        data.push_back(char(kFlowVersion));
         quint64 prev = 0;
         for (size_t i = first; i < last; ++i) {
             const Flow &f = flows[i];
@@ -266,7 +561,7 @@ bool decodeFlows(qint64 chunk, qint64 source, const void *data, qint64 size,
 {
     auto p = static_cast<const unsigned char *>(data);
     const unsigned char *e = p + size;
-    if (size < 1 || *p++ != kVersion)
+    if (size < 1 || *p++ != kFlowVersion)
         return false;
     quint64 prev = 0;
     for (qint64 row = 0; p < e; ++row) {
@@ -308,7 +603,16 @@ struct Cursor : sqlite3_vtab_cursor
     bool pending = false; // `chunks` holds a row not read yet (next track's first chunk)
     TrackId track = 0;
     std::vector<Row> rows;
-    std::string args;
+    // The args blobs of the chunks in `rows` (Row::argsChunk indexes this), read only when the
+    // statement uses args; a row's args are decoded when asked for.
+    struct ChunkArgs
+    {
+        std::string blob;
+        ArgsTables tables;
+        bool legacy = false; // a schema v3 chunk not migrated (read-only open): JSON texts
+    };
+    std::vector<std::unique_ptr<ChunkArgs>> args;
+    std::string json; // the args text of the current row
     size_t pos = 0;
     size_t end = 0; // rows[pos, end) are the result
     bool withArgs = false;
@@ -473,17 +777,33 @@ int readChunk(Cursor *c)
     const qint64 chunk = sqlite3_column_int64(st, 0);
     const void *data = sqlite3_column_blob(st, 2);
     const int dataSize = sqlite3_column_bytes(st, 2);
-    const char *args = static_cast<const char *>(sqlite3_column_blob(st, 3));
-    // Without the args column the blob is not read, and the rows' args offsets go unused.
-    const qint64 argsSize = c->withArgs ? sqlite3_column_bytes(st, 3) : std::numeric_limits<qint64>::max();
-    if (!decode(chunk, data, dataSize, argsSize, c->args.size(), c->rows)) {
+    auto malformed = [c, chunk] {
         char *msg = sqlite3_mprintf("slice chunk %lld is malformed", chunk);
         sqlite3_free(tableOf(c)->zErrMsg);
         tableOf(c)->zErrMsg = msg;
         return SQLITE_CORRUPT;
+    };
+    // Without the args column the blob is not read, and the rows' args offsets go unused.
+    qint64 recordsSize = std::numeric_limits<qint64>::max();
+    const auto argsChunk = quint32(c->args.size());
+    const bool legacy = dataSize > 0 && *static_cast<const unsigned char *>(data) == kLegacyVersion;
+    if (c->withArgs) {
+        recordsSize = -1; // no blob: no row may have args
+        if (const auto *blob = static_cast<const char *>(sqlite3_column_blob(st, 3))) {
+            auto args = std::make_unique<Cursor::ChunkArgs>();
+            args->blob.assign(blob, size_t(sqlite3_column_bytes(st, 3)));
+            args->legacy = legacy;
+            if (legacy)
+                args->tables.records = args->blob;
+            else if (!readArgsTables(args->blob, args->tables))
+                return malformed();
+            recordsSize = qint64(args->tables.records.size());
+            c->args.push_back(std::move(args));
+        }
     }
-    if (c->withArgs && args)
-        c->args.append(args, size_t(argsSize));
+    bool wasLegacy = false;
+    if (!decode(chunk, data, dataSize, recordsSize, argsChunk, c->rows, &wasLegacy))
+        return malformed();
     return SQLITE_OK;
 }
 
@@ -617,12 +937,28 @@ int column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
     case ColCat: optional(r.cat == 0 ? kNull : r.cat); break;
     case ColCorrelation: optional(r.correlation); break;
     case ColExternal: optional(r.externalId); break;
-    case ColArgs:
-        if (r.hasArgs)
-            sqlite3_result_text(ctx, c->args.data() + r.argsOffset, int(r.argsSize), SQLITE_TRANSIENT);
-        else
+    case ColArgs: {
+        if (!r.hasArgs || r.argsChunk >= c->args.size()) {
             sqlite3_result_null(ctx);
+            break;
+        }
+        const Cursor::ChunkArgs &chunkArgs = *c->args[r.argsChunk];
+        const ArgsTables &tables = chunkArgs.tables;
+        if (chunkArgs.legacy) {
+            const std::string_view text = tables.records.substr(r.argsOffset, r.argsSize);
+            sqlite3_result_text(ctx, text.data(), int(text.size()), SQLITE_TRANSIENT);
+            break;
+        }
+        c->json.clear();
+        if (!appendArgsJson(tables.records.substr(r.argsOffset, r.argsSize), tables, c->json)) {
+            const std::string msg = "slice chunk " + std::to_string(r.id >> kChunkRowBits) +
+                                    " is malformed (args of slice " + std::to_string(r.id) + ")";
+            sqlite3_result_error(ctx, msg.c_str(), -1);
+            return SQLITE_CORRUPT;
+        }
+        sqlite3_result_text(ctx, c->json.data(), int(c->json.size()), SQLITE_TRANSIENT);
         break;
+    }
     default: sqlite3_result_null(ctx);
     }
     return SQLITE_OK;

@@ -63,6 +63,11 @@ void SqliteStatement::bindStatic(int index, std::string_view text)
     sqlite3_bind_text(m_stmt, index, text.data(), int(text.size()), SQLITE_STATIC);
 }
 
+void SqliteStatement::bindBlob(int index, std::string_view bytes)
+{
+    sqlite3_bind_blob64(m_stmt, index, bytes.data(), bytes.size(), SQLITE_TRANSIENT);
+}
+
 void SqliteStatement::bind(int index, const QString &text)
 {
     const QByteArray utf8 = text.toUtf8();
@@ -130,6 +135,14 @@ QString SqliteStatement::text(int column) const
 std::string_view SqliteStatement::textView(int column) const
 {
     const auto *p = reinterpret_cast<const char *>(sqlite3_column_text(m_stmt, column));
+    if (!p)
+        return {};
+    return std::string_view(p, size_t(sqlite3_column_bytes(m_stmt, column)));
+}
+
+std::string_view SqliteStatement::blobView(int column) const
+{
+    const auto *p = static_cast<const char *>(sqlite3_column_blob(m_stmt, column));
     if (!p)
         return {};
     return std::string_view(p, size_t(sqlite3_column_bytes(m_stmt, column)));

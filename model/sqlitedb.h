@@ -33,6 +33,7 @@ public:
     // Not copied: `text` must stay valid until the statement is stepped and reset (exec()).
     void bindStatic(int index, std::string_view text);
     void bind(int index, const QString &text);
+    void bindBlob(int index, std::string_view bytes); // copied by SQLite
     void bindNull(int index);
 
     // Returns true while a row is available; false at the end or on error (see lastError()).
@@ -47,6 +48,7 @@ public:
     double real(int column) const;
     QString text(int column) const;
     std::string_view textView(int column) const;
+    std::string_view blobView(int column) const; // valid until the next step or reset
     int columnType(int column) const;
     QString columnName(int column) const;
 

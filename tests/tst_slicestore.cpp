@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The chunked slice and flow store (schema v3): what goes in through TraceWriter comes back
-// through SQL over `slice` and `flow` with the same values, in the order the virtual tables
-// promise, by every access path; v2 projects migrate with their flows intact; a damaged chunk
-// is an error that names it.
+// The chunked slice and flow store (schema v3, args records v4): what goes in through
+// TraceWriter comes back through SQL over `slice` and `flow` with the same values, in the order
+// the virtual tables promise, by every access path; args come back as the same JSON; v2 and v3
+// projects migrate with their flows intact; a damaged chunk is an error that names it.
 #include "project.h"
 #include "schema.h"
 #include "slicestore.h"
@@ -18,6 +18,12 @@
 using namespace gml;
 
 namespace {
+
+// What args come back as: the same JSON with the whitespace between members dropped.
+QString compact(int i)
+{
+    return QStringLiteral(R"J({"i":%1,"s":"ü"})J").arg(i);
+}
 
 struct Expected
 {
@@ -105,8 +111,8 @@ private Q_SLOTS:
                        StringId(1 + i % 17), i % 5 ? StringId(2) : 0, i % 4 ? qint64(i) - 3 : kNoId,
                        i % 6 ? qint64(rng.bounded(1 << 30)) << 20 : kNoId, {}};
             if (i % 7 == 0) {
-                e.args = QStringLiteral(R"J({"i": %1, "s": "ü"})J").arg(i);
-                args.emplace_back(e.args.toStdString());
+                args.emplace_back(QStringLiteral(R"J({"i": %1, "s": "ü"})J").arg(i).toStdString());
+                e.args = compact(i);
             }
             const SliceId id = w.addSlice(t, e.ts, e.dur, e.name, e.cat, e.corr, e.ext,
                                           e.args.isNull() ? std::string_view{} : args.back());
@@ -220,8 +226,120 @@ private Q_SLOTS:
         QCOMPARE(f.p->db().scalar("SELECT count(*) FROM flow WHERE id = " + std::to_string(someId)), 1);
     }
 
-    // A version 2 project (one row per slice and per flow) opens as version 3 with the same
-    // slices and the same flows between them.
+    // Args come back as the JSON that went in, whatever its shape; an object is split into
+    // members over the chunk's key and value tables (and is much smaller stored), anything
+    // else is kept as it was.
+    void argsComeBackAsTheSameJson()
+    {
+        Fixture f;
+        TraceWriter w(*f.p, f.run, f.source);
+        const TrackId t = w.addTrack(spec(TrackKind::Thread, "t"));
+        const QString longText = QString(200, QLatin1Char('x'));
+        const std::vector<std::pair<QString, QString>> cases = {
+            {QStringLiteral(R"J({})J"), QStringLiteral(R"J({})J")},
+            {QStringLiteral(" { \n } "), QStringLiteral("{}")},
+            {QStringLiteral(R"J({"a": 1, "b": -2, "c": 0, "d": -0, "e": 007, "f": 123456789012345678901})J"),
+             QStringLiteral(R"J({"a":1,"b":-2,"c":0,"d":-0,"e":007,"f":123456789012345678901})J")},
+            {QStringLiteral(R"J({"x": 2.5, "y": 1e-3, "z": true, "w": false, "v": null})J"),
+             QStringLiteral(R"J({"x":2.5,"y":1e-3,"z":true,"w":false,"v":null})J")},
+            {QStringLiteral("{\"grid\": [160, 1, 1], \"o\": {\"k\": [1, {\"q\": \"}\"}]}, \"grid\": [160, 1, 1]}"),
+             QStringLiteral("{\"grid\":[160, 1, 1],\"o\":{\"k\": [1, {\"q\": \"}\"}]},\"grid\":[160, 1, 1]}")},
+            {QStringLiteral("{\"esc \\\"key\\\"\": \"a\\\"b\\\\\", \"u\": \"\\u00fc\", \"long\": \"%1\"}").arg(longText),
+             QStringLiteral("{\"esc \\\"key\\\"\":\"a\\\"b\\\\\",\"u\":\"\\u00fc\",\"long\":\"%1\"}").arg(longText)},
+            {QStringLiteral("[1, 2]"), QStringLiteral("[1, 2]")},
+            {QStringLiteral("42"), QStringLiteral("42")},
+            {QStringLiteral(R"J({"a": 1} trailing)J"), QStringLiteral(R"J({"a": 1} trailing)J")},
+            {QStringLiteral(R"J({"a": 1,)J"), QStringLiteral(R"J({"a": 1,)J")},
+            {QStringLiteral(R"J({"a" 1})J"), QStringLiteral(R"J({"a" 1})J")},
+        };
+        std::vector<std::string> texts;
+        for (const auto &c : cases)
+            texts.push_back(c.first.toStdString());
+        std::vector<SliceId> ids;
+        for (size_t i = 0; i < texts.size(); ++i)
+            ids.push_back(w.addSlice(t, TimeNs(i), 1, 1, 0, kNoId, kNoId, texts[i]));
+        // Kineto-like kernel args, many times: stored far smaller than their text.
+        const std::string kernel = R"J({"queued": 0, "device": 0, "context": 1, "stream": 7, )J"
+                                   R"J("correlation": %1, "registers per thread": 128, )J"
+                                   R"J("shared memory": 49152, "blocks per SM": 2.5, "warps per SM": 10, )J"
+                                   R"J("grid": [160, 1, 1], "block": [256, 1, 1], )J"
+                                   R"J("est. achieved occupancy %": 50, "External id": %2})J";
+        qint64 textBytes = 0;
+        const TrackId k = w.addTrack(spec(TrackKind::Stream, "k"));
+        for (int i = 0; i < 3000; ++i) {
+            const std::string a = QString::fromStdString(kernel).arg(1000 + i).arg(5000 + i).toStdString();
+            textBytes += qint64(a.size());
+            w.addSlice(k, i, 1, 2, 0, kNoId, kNoId, a);
+        }
+        QString error;
+        QVERIFY2(w.finish({}, &error), qPrintable(error));
+        QVERIFY(f.p->commit(&error));
+        auto st = f.p->db().prepare("SELECT args FROM slice WHERE id = ?");
+        for (size_t i = 0; i < cases.size(); ++i) {
+            st.bind(1, ids[i]);
+            QVERIFY(st.step());
+            QCOMPARE(st.text(0), cases[i].second);
+            st.reset();
+        }
+        QCOMPARE(gmltest::text(*f.p, QStringLiteral("SELECT json_extract(args, '$.o.k[1].q') FROM slice WHERE ts = 4 AND track_id = %1").arg(t)),
+                 QStringLiteral("}"));
+        QCOMPARE(gmltest::scalar(*f.p, "SELECT sum(json_extract(args, '$.correlation') - 1000) FROM slice "
+                                       "WHERE name_id = 2"), 2999 * 3000 / 2);
+        QCOMPARE(gmltest::text(*f.p, QStringLiteral("SELECT args FROM slice WHERE name_id = 2 AND ts = 7")),
+                 QStringLiteral(R"J({"queued":0,"device":0,"context":1,"stream":7,"correlation":1007,)J"
+                                R"J("registers per thread":128,"shared memory":49152,"blocks per SM":2.5,)J"
+                                R"J("warps per SM":10,"grid":[160, 1, 1],"block":[256, 1, 1],)J"
+                                R"J("est. achieved occupancy %":50,"External id":5007})J"));
+        const qint64 stored = gmltest::scalar(*f.p, ("SELECT sum(length(args)) FROM slice_chunk WHERE track_id = " +
+                                                     std::to_string(k)).c_str());
+        QVERIFY2(stored * 6 < textBytes, qPrintable(QStringLiteral("%1 bytes stored for %2 of text").arg(stored).arg(textBytes)));
+    }
+
+    // A version 3 project (args kept as JSON texts in the chunk) opens as version 4 with the
+    // same ids and the same args.
+    void migratesVersion3()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("v3.grademl"));
+        {
+            SqliteDb db;
+            QString e;
+            QVERIFY(db.open(path, false, &e));
+            QVERIFY2(slicestore::registerModule(db.handle(), &e), qPrintable(e));
+            for (int v = 0; v < 3; ++v)
+                QVERIFY2(db.exec(schema::migrations()[size_t(v)], &e), qPrintable(e));
+            QVERIFY(db.exec("DROP TABLE slice; DROP TABLE flow; CREATE VIRTUAL TABLE slice USING gml_slice;"
+                            "CREATE VIRTUAL TABLE flow USING gml_flow; PRAGMA user_version=3;"));
+            // One chunk in format 1: row 0 (ts 100, dur 20, name 1, args {"a": 1}) and row 1
+            // (ts 500, dur 20, name 2, correlation 7, no args).
+            QVERIFY(db.exec("INSERT INTO run(id, name) VALUES(1, 'r');"
+                            "INSERT INTO source(id, run_id, path, format, status) VALUES(1, 1, 'x', 'test', 'imported');"
+                            "INSERT INTO track(id, run_id, source_id, kind, name) VALUES(1, 1, 1, 0, 't');"
+                            "INSERT INTO slice_chunk VALUES(1, 1, 2, 100, 520, "
+                            "x'0100C80128010000000901A0062802000F0000', CAST('{\"a\": 1}' AS BLOB));"));
+        }
+        QString error;
+        {
+            // Opened read-only it is not migrated, and reads as it is.
+            auto ro = Project::open(path, Project::Mode::ReadOnly, &error);
+            QVERIFY2(ro, qPrintable(error));
+            QCOMPARE(ro->schemaVersion(), 3);
+            QCOMPARE(gmltest::text(*ro, QStringLiteral("SELECT group_concat(id || ':' || coalesce(args, '-'), ' ') "
+                                                       "FROM (SELECT * FROM slice ORDER BY ts)")),
+                     QStringLiteral("4096:{\"a\": 1} 4097:-"));
+        }
+        auto p = Project::open(path, Project::Mode::ReadWrite, &error);
+        QVERIFY2(p, qPrintable(error));
+        QCOMPARE(p->schemaVersion(), 4);
+        QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT group_concat(id || ':' || ts || ':' || dur || ':' || name_id || ':' || "
+                                                  "coalesce(correlation, '-') || ':' || coalesce(args, '-'), ' ') "
+                                                  "FROM (SELECT * FROM slice ORDER BY ts)")),
+                 QStringLiteral("4096:100:20:1:-:{\"a\":1} 4097:500:20:2:7:-"));
+        QCOMPARE(gmltest::scalar(*p, "SELECT hex(substr(data, 1, 1)) FROM slice_chunk"), 2);
+    }
+
+    // A version 2 project (one row per slice and per flow) opens as the current version with
+    // the same slices and the same flows between them.
     void migratesVersion2()
     {
         QTemporaryDir dir;
@@ -245,7 +363,7 @@ private Q_SLOTS:
         QString error;
         auto p = Project::open(path, Project::Mode::ReadWrite, &error);
         QVERIFY2(p, qPrintable(error));
-        QCOMPARE(p->schemaVersion(), 3);
+        QCOMPARE(p->schemaVersion(), schema::currentVersion());
         QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM sqlite_master WHERE name IN ('slice', 'flow') "
                                      "AND sql LIKE 'CREATE VIRTUAL TABLE%'"), 2);
         QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM sqlite_master WHERE name IN ('slice_track_ts', "
@@ -254,7 +372,7 @@ private Q_SLOTS:
                                                   "coalesce(cat_id, '-') || ':' || correlation || ':' || "
                                                   "coalesce(external_id, '-') || ':' || coalesce(args, '-'), ' ') "
                                                   "FROM (SELECT * FROM slice ORDER BY ts)")),
-                 QStringLiteral("100:20:1:-:8:-:- 500:20:1:-:7:-:{\"a\": 1} 900:30:2:2:7:3:-"));
+                 QStringLiteral("100:20:1:-:8:-:- 500:20:1:-:7:-:{\"a\":1} 900:30:2:2:7:3:-"));
         QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT a.ts || '>' || b.ts FROM flow f JOIN slice a ON a.id = f.from_slice "
                                                   "JOIN slice b ON b.id = f.to_slice")),
                  QStringLiteral("500>900"));
