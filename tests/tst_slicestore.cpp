@@ -384,11 +384,18 @@ private Q_SLOTS:
         Fixture f;
         TraceWriter w(*f.p, f.run, f.source);
         const TrackId t = w.addTrack(spec(TrackKind::Thread, "t"));
-        w.addSlice(t, 1, 2, 1, 0);
+        w.addSlice(t, 1, 2, 1, 0, kNoId, kNoId, R"J({"a": 1})J");
         QString error;
         QVERIFY(w.finish({}, &error));
         QVERIFY(f.p->commit(&error));
-        QVERIFY(f.p->db().exec("UPDATE slice_chunk SET data = x'01ff'"));
+        // A damaged args blob: its tables, or a record that points past them.
+        for (const char *args : {"x'01ff'", "x'0101016100'"}) {
+            QVERIFY(f.p->db().exec(std::string("UPDATE slice_chunk SET args = ") + args));
+            auto st = f.p->db().prepare("SELECT args FROM slice");
+            QVERIFY(!st.step());
+            QVERIFY2(st.errorString().contains(QLatin1String("slice chunk 1 is malformed")), qPrintable(st.errorString()));
+        }
+        QVERIFY(f.p->db().exec("UPDATE slice_chunk SET data = x'02ff'"));
         auto st = f.p->db().prepare("SELECT count(*) FROM slice");
         QVERIFY(!st.step());
         QVERIFY2(st.errorString().contains(QLatin1String("slice chunk 1 is malformed")), qPrintable(st.errorString()));
