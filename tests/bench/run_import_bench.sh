@@ -35,6 +35,9 @@ fi
 
 echo "== generated trace (~${size_mb} MB, 1 rank)"
 "$gen" --out "$work" --ranks 1 --target-mb "$size_mb" --layers 24
+# The generator leaves about a GB of dirty pages; without this the import below would compete
+# with their writeback to disk, which is the generator's cost, not the import's.
+sync
 f="$work/rank0.pt.trace.json"
 ls -l "$f"
 "$bench" --label "generated" --project "$work/gen.grademl" "$f"
