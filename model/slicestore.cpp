@@ -148,30 +148,47 @@ bool plainInteger(std::string_view t, qint64 &v)
 
 } // namespace
 
-quint32 ArgsEncoder::keyIndex(std::string_view key)
+constexpr quint32 kNone = std::numeric_limits<quint32>::max();
+
+quint32 ArgsEncoder::keyIndex(std::string_view key, size_t position)
 {
-    auto [it, added] = m_keyOf.try_emplace(std::string(key), quint32(m_keys.size()));
-    if (added) {
-        m_keys.push_back(it->first);
+    if (position < m_keyAt.size() && m_keyAt[position] != kNone && m_keys[m_keyAt[position]] == key)
+        return m_keyAt[position];
+    quint32 index;
+    if (auto it = m_keyOf.find(key); it != m_keyOf.end()) {
+        index = it->second;
+    } else {
+        index = quint32(m_keys.size());
+        m_keys.push_back(m_keyOf.emplace(std::string(key), index).first->first);
+        m_valueOfKey.push_back(kNone);
         m_tableBytes += key.size() + 2;
     }
-    return it->second;
+    if (position < 64) {
+        if (position >= m_keyAt.size())
+            m_keyAt.resize(position + 1, kNone);
+        m_keyAt[position] = index;
+    }
+    return index;
 }
 
-bool ArgsEncoder::valueIndex(std::string_view value, quint32 &index)
+bool ArgsEncoder::valueIndex(std::string_view value, quint32 key, quint32 &index)
 {
     if (value.size() > kMaxTableValue)
         return false;
-    if (auto it = m_valueOf.find(std::string(value)); it != m_valueOf.end()) {
-        index = it->second;
+    if (const quint32 last = m_valueOfKey[key]; last != kNone && m_values[last] == value) {
+        index = last;
         return true;
     }
-    if (m_values.size() >= kMaxTableValues)
-        return false;
-    auto it = m_valueOf.emplace(std::string(value), quint32(m_values.size())).first;
-    m_values.push_back(it->first);
-    m_tableBytes += value.size() + 2;
-    index = it->second;
+    if (auto it = m_valueOf.find(value); it != m_valueOf.end()) {
+        index = it->second;
+    } else {
+        if (m_values.size() >= kMaxTableValues)
+            return false;
+        index = quint32(m_values.size());
+        m_values.push_back(m_valueOf.emplace(std::string(value), index).first->first);
+        m_tableBytes += value.size() + 2;
+    }
+    m_valueOfKey[key] = index;
     return true;
 }
 
@@ -189,6 +206,7 @@ void ArgsEncoder::add(std::string_view json, std::string &records)
     if (p >= e || *p != '{')
         return raw();
     ++p;
+    size_t position = 0;
     skipWs(p, e);
     if (p < e && *p == '}') {
         ++p;
@@ -212,13 +230,14 @@ void ArgsEncoder::add(std::string_view json, std::string &records)
                 return raw();
             const std::string_view value(p, size_t(valueEnd - p));
             p = valueEnd;
-            const quint64 tag = quint64(keyIndex(key)) << 2;
+            const quint32 k = keyIndex(key, position++);
+            const quint64 tag = quint64(k) << 2;
             qint64 integer;
             quint32 index;
             if (plainInteger(value, integer)) {
                 putVarint(records, tag | ArgInt);
                 putVarint(records, zigzag(integer));
-            } else if (valueIndex(value, index)) {
+            } else if (valueIndex(value, k, index)) {
                 putVarint(records, tag | ArgTable);
                 putVarint(records, index);
             } else {
@@ -264,6 +283,8 @@ void ArgsEncoder::clear()
     m_valueOf.clear();
     m_keys.clear();
     m_values.clear();
+    m_keyAt.clear();
+    m_valueOfKey.clear();
     m_tableBytes = 0;
 }
 

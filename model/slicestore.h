@@ -64,11 +64,22 @@ public:
     void clear();
 
 private:
-    quint32 keyIndex(std::string_view key);
-    bool valueIndex(std::string_view value, quint32 &index);
+    quint32 keyIndex(std::string_view key, size_t position);
+    bool valueIndex(std::string_view value, quint32 key, quint32 &index);
 
-    std::unordered_map<std::string, quint32> m_keyOf, m_valueOf;
+    struct Hash
+    {
+        using is_transparent = void;
+        size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
+    using Index = std::unordered_map<std::string, quint32, Hash, std::equal_to<>>;
+    Index m_keyOf, m_valueOf;
     std::vector<std::string_view> m_keys, m_values; // the maps' own keys (nodes do not move)
+    // Records of one track mostly repeat the previous one's keys and many of its values: the
+    // key last seen at each member position, and the value last stored for each key, are
+    // compared before anything is hashed.
+    std::vector<quint32> m_keyAt;
+    std::vector<quint32> m_valueOfKey;
     size_t m_tableBytes = 0;
 };
 
