@@ -133,8 +133,8 @@ struct ThreadMeta
 };
 
 // Which flow events belong together: Chrome pairs them by category and id (or, for flow v2
-// on X events, by bind_id alone). Plain integer ids (Kineto's correlation ids) are kept as
-// numbers; any other id text is numbered by Session::flowTextId.
+// on X events, by bind_id alone). Ids that are exact integers (Kineto's correlation ids) are
+// kept as numbers; any other id text is numbered in Session::m_flowTextIds.
 struct FlowKey
 {
     enum : quint8 { Number, Text, Bind, BindText };
@@ -156,26 +156,6 @@ struct FlowPoint
     SliceId direct; // already bound (flow v2 on an X event), else 0
     qint64 offset;
 };
-
-// A flow id written as a plain integer ("168" or 168, no sign or leading zero tricks), which
-// is how Kineto writes them; anything else is kept as text.
-std::optional<qint64> plainInteger(std::string_view s)
-{
-    const bool negative = !s.empty() && s[0] == '-';
-    const std::string_view digits = s.substr(negative ? 1 : 0);
-    if (digits.empty() || digits.size() > 18 || (digits[0] == '0' && digits.size() > 1))
-        return std::nullopt;
-    qint64 v = 0;
-    for (char c : digits) {
-        if (c < '0' || c > '9')
-            return std::nullopt;
-        v = v * 10 + (c - '0');
-    }
-    if (negative && v == 0)
-        return std::nullopt; // "-0" stays text, as it did when keys were strings
-    return negative ? -v : v;
-}
-
 
 // Trace times below this (about 11.6 days in ns) are relative to the capture, not epoch times.
 constexpr TimeNs kRelativeTimeLimit = 1'000'000'000'000'000;
@@ -666,7 +646,7 @@ FlowKey Session::flowKey(quint32 category, const Value &id, bool bind)
         text = '\x02' + std::string(id.raw()); // id2 {"local": ...}, kept as written
     else
         text = keyText(id);
-    if (auto n = plainInteger(text))
+    if (auto n = slicestore::exactInteger(text))
         return FlowKey{category, bind ? FlowKey::Bind : FlowKey::Number, *n};
     auto [it, added] = m_flowTextIds.try_emplace(std::move(text), qint64(m_flowTextIds.size()));
     return FlowKey{category, bind ? FlowKey::BindText : FlowKey::Text, it->second};

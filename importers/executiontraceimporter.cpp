@@ -107,6 +107,7 @@ ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
         for (qint64 n; (n = in.read(buf.data(), buf.size())) > 0;)
             bytes.append(buf.constData(), n);
     }
+    ctx.contentHash = in.wholeFileHash(); // empty after a read error or for gzip
     QJsonParseError pe;
     const QJsonDocument doc = QJsonDocument::fromJson(bytes, &pe);
     if (pe.error != QJsonParseError::NoError)

@@ -11,7 +11,6 @@
 #include <QFile>
 #include <QFileInfo>
 
-
 #include <vector>
 
 namespace gml {

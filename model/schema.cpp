@@ -212,24 +212,18 @@ static bool encodeChunkArgs(SqliteDb &db, QString *error)
     while (get.step()) {
         const qint64 chunk = get.int64(0);
         const std::string_view oldData = get.blobView(1);
+        if (!slicestore::isLegacyChunk(oldData.data(), qint64(oldData.size())))
+            continue; // written in the current format (a v2 project migrated by v3)
         const std::string_view texts = get.blobView(2);
         rows.clear();
-        bool legacy = false;
         if (!slicestore::decode(chunk, oldData.data(), qint64(oldData.size()),
-                                get.isNull(2) ? -1 : qint64(texts.size()), 0, rows, &legacy))
+                                get.isNull(2) ? -1 : qint64(texts.size()), 0, rows, true))
             return fail(QStringLiteral("slice chunk %1 is malformed").arg(chunk));
-        if (!legacy)
-            continue;
         records.clear();
         encoder.clear();
-        for (slicestore::Row &r : rows) {
-            if (!r.hasArgs)
-                continue;
-            const size_t at = records.size();
-            encoder.add(texts.substr(r.argsOffset, r.argsSize), records);
-            r.argsOffset = at;
-            r.argsSize = quint32(records.size() - at);
-        }
+        for (slicestore::Row &r : rows)
+            if (r.hasArgs)
+                encoder.add(texts.substr(r.argsOffset, r.argsSize), records, r);
         slicestore::encode(rows, records, encoder, data, args);
         put.bindBlob(1, data);
         if (args.empty())

@@ -4,7 +4,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <cstdio>
+#include <charconv>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -127,26 +127,24 @@ const char *endOfValue(const char *p, const char *e)
         ++p;
     return p > s ? p : nullptr;
 }
-// The integer a JSON number token spells exactly (decimal, no leading zero, no "-0").
-bool plainInteger(std::string_view t, qint64 &v)
+} // namespace
+
+std::optional<qint64> exactInteger(std::string_view text)
 {
-    const bool negative = !t.empty() && t[0] == '-';
-    const std::string_view digits = t.substr(negative ? 1 : 0);
+    const bool negative = !text.empty() && text[0] == '-';
+    const std::string_view digits = text.substr(negative ? 1 : 0);
     if (digits.empty() || digits.size() > 18 || (digits[0] == '0' && digits.size() > 1))
-        return false;
-    qint64 x = 0;
+        return std::nullopt;
+    qint64 v = 0;
     for (char c : digits) {
         if (c < '0' || c > '9')
-            return false;
-        x = x * 10 + (c - '0');
+            return std::nullopt;
+        v = v * 10 + (c - '0');
     }
-    if (negative && x == 0)
-        return false;
-    v = negative ? -x : x;
-    return true;
+    if (negative && v == 0)
+        return std::nullopt;
+    return negative ? -v : v;
 }
-
-} // namespace
 
 constexpr quint32 kNone = std::numeric_limits<quint32>::max();
 
@@ -192,7 +190,15 @@ bool ArgsEncoder::valueIndex(std::string_view value, quint32 key, quint32 &index
     return true;
 }
 
-void ArgsEncoder::add(std::string_view json, std::string &records)
+void ArgsEncoder::add(std::string_view json, std::string &records, Row &row)
+{
+    const size_t start = records.size();
+    row.argsOffset = start;
+    encodeRecord(json, records);
+    row.argsSize = quint32(records.size() - start);
+}
+
+void ArgsEncoder::encodeRecord(std::string_view json, std::string &records)
 {
     const size_t start = records.size();
     const char *p = json.data();
@@ -232,11 +238,10 @@ void ArgsEncoder::add(std::string_view json, std::string &records)
             p = valueEnd;
             const quint32 k = keyIndex(key, position++);
             const quint64 tag = quint64(k) << 2;
-            qint64 integer;
             quint32 index;
-            if (plainInteger(value, integer)) {
+            if (const auto integer = exactInteger(value)) {
                 putVarint(records, tag | ArgInt);
-                putVarint(records, zigzag(integer));
+                putVarint(records, zigzag(*integer));
             } else if (valueIndex(value, k, index)) {
                 putVarint(records, tag | ArgTable);
                 putVarint(records, index);
@@ -262,10 +267,9 @@ void ArgsEncoder::add(std::string_view json, std::string &records)
         return raw();
 }
 
-void ArgsEncoder::writeBlob(std::string_view records, std::string &blob) const
+void ArgsEncoder::writeTables(std::string &blob) const
 {
     blob.clear();
-    blob.reserve(m_tableBytes + records.size() + 16);
     blob.push_back(char(kArgsVersion));
     for (const auto *table : {&m_keys, &m_values}) {
         putVarint(blob, table->size());
@@ -274,7 +278,6 @@ void ArgsEncoder::writeBlob(std::string_view records, std::string &blob) const
             blob.append(t);
         }
     }
-    blob.append(records);
 }
 
 void ArgsEncoder::clear()
@@ -345,8 +348,8 @@ bool appendArgsJson(std::string_view record, const ArgsTables &tables, std::stri
         switch (tag & 3) {
         case ArgInt: {
             char buf[24];
-            const int n = std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(unzigzag(v)));
-            json.append(buf, size_t(n));
+            const auto end = std::to_chars(buf, buf + sizeof buf, unzigzag(v)).ptr;
+            json.append(buf, size_t(end - buf));
             break;
         }
         case ArgTable:
@@ -375,9 +378,11 @@ void encode(std::vector<Row> &rows, std::string_view records, const ArgsEncoder 
     data.clear();
     data.reserve(rows.size() * 16 + 1);
     data.push_back(char(kVersion));
-    std::string ordered;
-    ordered.reserve(records.size());
-    bool anyArgs = false;
+    argsOut.clear();
+    if (std::any_of(rows.begin(), rows.end(), [](const Row &r) { return r.hasArgs; })) {
+        args.writeTables(argsOut);
+        argsOut.reserve(argsOut.size() + records.size());
+    }
     quint64 prev = 0;
     for (const Row &r : rows) {
         putVarint(data, quint64(r.id & (kChunkRows - 1)));
@@ -389,26 +394,23 @@ void encode(std::vector<Row> &rows, std::string_view records, const ArgsEncoder 
         putOptional(data, r.correlation);
         putOptional(data, r.externalId);
         putVarint(data, r.hasArgs ? quint64(r.argsSize) + 1 : 0);
-        if (r.hasArgs) {
-            ordered.append(records.substr(r.argsOffset, r.argsSize));
-            anyArgs = true;
-        }
+        if (r.hasArgs)
+            argsOut.append(records.substr(r.argsOffset, r.argsSize));
     }
-    if (!anyArgs)
-        argsOut.clear();
-    else
-        args.writeBlob(ordered, argsOut);
+}
+
+bool isLegacyChunk(const void *data, qint64 size)
+{
+    return size > 0 && *static_cast<const unsigned char *>(data) == kLegacyVersion;
 }
 
 bool decode(qint64 chunk, const void *data, qint64 size, qint64 recordsSize, quint32 argsChunk,
-            std::vector<Row> &out, bool *legacy)
+            std::vector<Row> &out, bool acceptLegacy)
 {
     auto p = static_cast<const unsigned char *>(data);
     const unsigned char *e = p + size;
-    if (size < 1 || (*p != kVersion && !(legacy && *p == kLegacyVersion)))
+    if (size < 1 || (*p != kVersion && !(acceptLegacy && *p == kLegacyVersion)))
         return false;
-    if (legacy)
-        *legacy = *p == kLegacyVersion;
     ++p;
     quint64 prev = 0;
     quint64 argsAt = 0;
@@ -478,11 +480,8 @@ SliceId ChunkWriter::add(TrackId track, TimeNs ts, TimeNs dur, StringId name, St
     r.externalId = externalId;
     r.hasArgs = hasArgs;
     const size_t argsBefore = o.args.size();
-    if (hasArgs) {
-        r.argsOffset = argsBefore;
-        o.encoder.add(args, o.args);
-        r.argsSize = quint32(o.args.size() - argsBefore);
-    }
+    if (hasArgs)
+        o.encoder.add(args, o.args, r);
     r.id = (o.chunk << kChunkRowBits) | qint64(o.rows.size());
     o.rows.push_back(r);
     m_buffered += sizeof(Row) + (o.args.size() - argsBefore);
@@ -807,7 +806,7 @@ int readChunk(Cursor *c)
     // Without the args column the blob is not read, and the rows' args offsets go unused.
     qint64 recordsSize = std::numeric_limits<qint64>::max();
     const auto argsChunk = quint32(c->args.size());
-    const bool legacy = dataSize > 0 && *static_cast<const unsigned char *>(data) == kLegacyVersion;
+    const bool legacy = isLegacyChunk(data, dataSize);
     if (c->withArgs) {
         recordsSize = -1; // no blob: no row may have args
         if (const auto *blob = static_cast<const char *>(sqlite3_column_blob(st, 3))) {
@@ -822,8 +821,7 @@ int readChunk(Cursor *c)
             c->args.push_back(std::move(args));
         }
     }
-    bool wasLegacy = false;
-    if (!decode(chunk, data, dataSize, recordsSize, argsChunk, c->rows, &wasLegacy))
+    if (!decode(chunk, data, dataSize, recordsSize, argsChunk, c->rows, true))
         return malformed();
     return SQLITE_OK;
 }

@@ -7,6 +7,7 @@
 #include <QString>
 
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -56,14 +57,15 @@ struct Row
 class ArgsEncoder
 {
 public:
-    // Appends the record of one args JSON text to `records`.
-    void add(std::string_view json, std::string &records);
-    // The chunk's args blob: the tables, then `records` (in the rows' final order).
-    void writeBlob(std::string_view records, std::string &blob) const;
+    // Appends the record of one args JSON text to `records` and points `row` at it.
+    void add(std::string_view json, std::string &records, Row &row);
+    // Starts the chunk's args blob with the tables; the records follow in the rows' order.
+    void writeTables(std::string &blob) const;
     size_t tableBytes() const { return m_tableBytes; }
     void clear();
 
 private:
+    void encodeRecord(std::string_view json, std::string &records);
     quint32 keyIndex(std::string_view key, size_t position);
     bool valueIndex(std::string_view value, quint32 key, quint32 &index);
 
@@ -82,6 +84,11 @@ private:
     std::vector<quint32> m_valueOfKey;
     size_t m_tableBytes = 0;
 };
+
+// The integer a JSON number spells exactly: decimal, at most 18 digits, no leading zero, not
+// "-0" (so writing it back gives the same text). Args records and flow ids keep such numbers
+// as integers and anything else as text.
+std::optional<qint64> exactInteger(std::string_view text);
 
 // A chunk's args blob, read: views into the blob.
 struct ArgsTables
@@ -110,10 +117,13 @@ inline bool before(const Row &a, const Row &b)
 void encode(std::vector<Row> &rows, std::string_view records, const ArgsEncoder &args,
             std::string &data, std::string &argsOut);
 // Appends chunk `chunk`'s rows to `out` (ids set; args offsets into records of `recordsSize`
-// bytes, argsChunk as given). False when the blobs are malformed. A chunk of format 1 (schema
-// v3, args kept as JSON texts) is read too, with `legacy` set; only the v4 migration wants it.
+// bytes, -1 when the chunk has no args blob; argsChunk as given). False when the blobs are
+// malformed. A legacy chunk is read only with `acceptLegacy`.
 [[nodiscard]] bool decode(qint64 chunk, const void *data, qint64 size, qint64 recordsSize,
-                          quint32 argsChunk, std::vector<Row> &out, bool *legacy = nullptr);
+                          quint32 argsChunk, std::vector<Row> &out, bool acceptLegacy = false);
+// True for a chunk of format 1 (schema v3): its args blob holds the JSON texts one after
+// another. The v4 migration rewrites them; a read-only open reads them as they are.
+bool isLegacyChunk(const void *data, qint64 size);
 
 // Flows are stored the same way (`flow_chunk`, virtual table `flow` over module gml_flow): one
 // source's flows sorted by (from_slice, to_slice), 4096 to a chunk, written when the source is.
