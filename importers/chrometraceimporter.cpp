@@ -14,6 +14,7 @@
 #include <QJsonObject>
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <memory>
 #include <optional>
@@ -64,17 +65,16 @@ std::string keyText(const Value &v)
     return std::string(v.raw());
 }
 
-bool isNumeric(const std::string &s)
+// The value of a decimal integer id (a pid, tid or device), or nothing when the text is not
+// one or does not fit in 64 bits ("9223372036854775808" is a name, not a number).
+std::optional<qint64> integerId(const std::string &s)
 {
-    if (s.empty())
-        return false;
-    size_t i = s[0] == '-' ? 1 : 0;
-    if (i == s.size())
-        return false;
-    for (; i < s.size(); ++i)
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-    return true;
+    qint64 v = 0;
+    const char *end = s.data() + s.size();
+    const auto [p, ec] = std::from_chars(s.data(), end, v);
+    if (s.empty() || ec != std::errc() || p != end || s[0] == '+')
+        return std::nullopt;
+    return v;
 }
 
 QString q(const std::string &s)
@@ -933,24 +933,22 @@ void Session::nameTracks()
         QString name = pid.empty() ? QStringLiteral("(no pid)") : QStringLiteral("pid ") + q(pid);
         if (!meta.name.empty())
             name = q(meta.name) + QStringLiteral(" (") + name + QLatin1Char(')');
-        else if (!isNumeric(pid) && !pid.empty())
+        else if (!integerId(pid) && !pid.empty())
             name = q(pid);
-        const qint64 sort = meta.sortIndex != kNoId ? meta.sortIndex
-                            : isNumeric(pid)        ? std::stoll(pid)
-                                                    : (qint64(1) << 40);
+        const qint64 sort = meta.sortIndex != kNoId ? meta.sortIndex : integerId(pid).value_or(qint64(1) << 40);
         m_w.setTrackName(p->track, rankPrefix + name, sort);
     }
     for (const auto &[pid, p] : m_gpuProcesses) {
         const auto meta = m_processMeta.count(pid) ? m_processMeta.at(pid) : ProcessMeta{};
         QString name;
         qint64 sort = meta.sortIndex;
-        if (isNumeric(pid)) {
-            const qint64 dev = std::stoll(pid);
+        if (const auto device = integerId(pid)) {
+            const qint64 dev = *device;
             name = QStringLiteral("GPU %1").arg(dev);
             if (auto it = m_deviceNames.find(dev); it != m_deviceNames.end() && !it->second.isEmpty())
                 name += QStringLiteral(" · ") + it->second;
-            if (sort == kNoId)
-                sort = (qint64(1) << 24) + dev;
+            if (sort == kNoId) // GPUs after processes, in device order (a huge id sorts last)
+                sort = (qint64(1) << 24) + std::clamp<qint64>(dev, 0, qint64(1) << 32);
         } else {
             name = q(pid);
             if (sort == kNoId)
@@ -963,7 +961,8 @@ void Session::nameTracks()
         const ThreadMeta meta = it != m_threadMeta.end() ? it->second : ThreadMeta{};
         QString name;
         qint64 sort = meta.sortIndex;
-        const bool numericTid = isNumeric(t->tid);
+        const auto tidNumber = integerId(t->tid);
+        const bool numericTid = tidNumber.has_value();
         if (t->gpu) {
             if (t->tid == "-1")
                 name = QStringLiteral("device-wide sync events");
@@ -979,7 +978,7 @@ void Session::nameTracks()
                 name += QStringLiteral(" · main thread");
         }
         if (sort == kNoId)
-            sort = t->tid == t->pid ? -1 : numericTid ? std::stoll(t->tid) : (qint64(1) << 40);
+            sort = t->tid == t->pid ? -1 : tidNumber.value_or(qint64(1) << 40);
         m_w.setTrackName(t->track, name, sort);
     }
     if (!unusedPids.empty()) {

@@ -6,7 +6,6 @@
 #include "mlflowimporter.h"
 
 #include <QDir>
-#include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
 #include <QHash>
@@ -15,6 +14,13 @@
 #include <QTimeZone>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace gml {
 
@@ -86,6 +92,75 @@ QString folderTimeZone(const QString &dir, QStringList *errors)
     return tz;
 }
 
+// Why a path is not read as an input (empty: it is a readable regular file). Only regular
+// files are inputs: a device (a link to /dev/zero named t.json), FIFO or socket would never end.
+QString notAnInput(const QByteArray &path)
+{
+    struct stat st;
+    if (::stat(path.constData(), &st) != 0)
+        return QStringLiteral("cannot read: %1").arg(QString::fromLocal8Bit(std::strerror(errno)));
+    if (S_ISDIR(st.st_mode))
+        return {};
+    if (!S_ISREG(st.st_mode))
+        return S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)
+                   ? QStringLiteral("not a regular file (a device); only regular files are read")
+               : S_ISFIFO(st.st_mode) ? QStringLiteral("not a regular file (a FIFO); only regular files are read")
+                                      : QStringLiteral("not a regular file; only regular files are read");
+    if (::access(path.constData(), R_OK) != 0)
+        return QStringLiteral("cannot read: %1").arg(QString::fromLocal8Bit(std::strerror(errno)));
+    return {};
+}
+
+struct WalkEntry
+{
+    QString path;       // absolute
+    QString skipReason; // set: listed, not read
+};
+
+// Collects the files under `dir` (raw bytes: names are checked before they become QStrings).
+// Hidden entries, project files and grademl.json are left out; symlinked folders are not
+// followed (no cycles); an unreadable folder, a name that is not UTF-8 and anything that is
+// not a regular file are listed with the reason, so nothing disappears silently.
+void walkFolder(const QByteArray &dir, std::vector<WalkEntry> &out)
+{
+    DIR *d = ::opendir(dir.constData());
+    if (!d) {
+        out.push_back({QFile::decodeName(dir),
+                       QStringLiteral("folder not read: %1").arg(QString::fromLocal8Bit(std::strerror(errno)))});
+        return;
+    }
+    std::vector<QByteArray> subdirs;
+    while (const dirent *e = ::readdir(d)) {
+        const QByteArray name(e->d_name);
+        if (name.startsWith('.'))
+            continue;
+        const QByteArray full = dir + '/' + name;
+        if (!name.isValidUtf8()) {
+            out.push_back({QFile::decodeName(full),
+                           QStringLiteral("the file name is not valid UTF-8 (bytes shown as %1); "
+                                          "rename it to import it")
+                               .arg(QString::fromLatin1(name.toPercentEncoding("/-_."))) });
+            continue;
+        }
+        struct stat lst;
+        if (::lstat(full.constData(), &lst) == 0 && S_ISDIR(lst.st_mode)) {
+            subdirs.push_back(full);
+            continue;
+        }
+        const QString path = QFile::decodeName(full);
+        const QString fileName = QFile::decodeName(name);
+        if (isProjectFile(fileName) || fileName == QLatin1String(kFolderSettingsFile))
+            continue;
+        struct stat st;
+        if (::stat(full.constData(), &st) == 0 && S_ISDIR(st.st_mode))
+            continue; // a symlink to a folder: not followed
+        out.push_back({path, notAnInput(full)});
+    }
+    ::closedir(d);
+    for (const QByteArray &sub : subdirs)
+        walkFolder(sub, out);
+}
+
 } // namespace
 
 QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverride,
@@ -143,27 +218,39 @@ QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverr
                 errors->append(QStringLiteral("%1: no such file or folder").arg(input));
             continue;
         }
-        if (info.isFile()) {
-            if (!isProjectFile(info.fileName()))
+        if (!info.isDir()) {
+            if (isProjectFile(info.fileName()))
+                continue;
+            const QString why = notAnInput(QFile::encodeName(info.absoluteFilePath()));
+            if (why.isEmpty()) {
                 add(info.absoluteFilePath(), info.absoluteDir().dirName(), QString());
+            } else {
+                ScannedFile f;
+                f.path = QDir::cleanPath(info.absoluteFilePath());
+                f.runName = runOverride.isEmpty() ? info.absoluteDir().dirName() : runOverride;
+                f.skipReason = why;
+                out.append(f);
+            }
             continue;
         }
         const QDir root(info.absoluteFilePath());
         const QString rootName = root.dirName();
-        QStringList files;
-        // Hidden folders (.grademl, .git) are skipped: QDir::Hidden is not requested.
-        QDirIterator it(root.absolutePath(), QDir::Files | QDir::NoDotAndDotDot,
-                        QDirIterator::Subdirectories);
-        while (it.hasNext()) {
-            const QString f = it.next();
-            if (!isProjectFile(f) && QFileInfo(f).fileName() != QLatin1String(kFolderSettingsFile))
-                files.append(f);
-        }
-        std::sort(files.begin(), files.end());
-        for (const QString &f : files) {
-            const QString rel = root.relativeFilePath(QFileInfo(f).absolutePath());
-            add(f, rel == QLatin1String(".") ? rootName : rootName + QLatin1Char('/') + rel,
-                root.absolutePath());
+        std::vector<WalkEntry> entries;
+        walkFolder(QFile::encodeName(root.absolutePath()), entries);
+        std::sort(entries.begin(), entries.end(),
+                  [](const WalkEntry &a, const WalkEntry &b) { return a.path < b.path; });
+        for (const WalkEntry &e : entries) {
+            const QString rel = root.relativeFilePath(QFileInfo(e.path).absolutePath());
+            const QString run = rel == QLatin1String(".") ? rootName : rootName + QLatin1Char('/') + rel;
+            if (!e.skipReason.isEmpty()) {
+                ScannedFile f;
+                f.path = e.path;
+                f.runName = runOverride.isEmpty() ? run : runOverride;
+                f.skipReason = e.skipReason;
+                out.append(f);
+                continue;
+            }
+            add(e.path, run, root.absolutePath());
         }
     }
     // Files that link to other sources' slices come after every other file.

@@ -11,6 +11,8 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <exception>
+#include <new>
 #include <vector>
 
 namespace gml {
@@ -41,6 +43,24 @@ QString fileHash(const QString &path)
         hash.add(buf.data(), size_t(n));
     }
     return ContentHash::text(hash.digest());
+}
+
+// Importers return error values; this is the net under them, so that a bug in one (an uncaught
+// std::out_of_range, a failed allocation on a huge value) fails its file alone and never
+// aborts the program and the rest of the folder.
+static ImportOutcome importGuarded(const Importer &importer, ImportContext &ctx)
+{
+    try {
+        return importer.import(ctx);
+    } catch (const std::bad_alloc &) {
+        return {ImportOutcome::Status::Failed, -1,
+                QStringLiteral("ran out of memory reading this file (a value too large to hold?)"), {}};
+    } catch (const std::exception &e) {
+        return {ImportOutcome::Status::Failed, -1,
+                QStringLiteral("internal error in the %1 importer: %2 (please report it with the file)")
+                    .arg(importer.format(), QString::fromLocal8Bit(e.what())),
+                {}};
+    }
 }
 
 static qint64 mtimeNs(const QString &path)
@@ -232,7 +252,7 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
         report.message = QStringLiteral("cancelled");
         return report;
     }
-    ImportOutcome outcome = importer.import(ctx);
+    ImportOutcome outcome = importGuarded(importer, ctx);
     if (outcome.ok() && writer.failed()) {
         outcome.status = ImportOutcome::Status::Failed;
         outcome.error = QStringLiteral("could not write to the project: ") + writer.errorString();
