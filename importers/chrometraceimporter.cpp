@@ -433,6 +433,8 @@ SliceId Session::addSlice(ThreadState *t, TimeNs ts, TimeNs dur, StringId name,
 {
     const StringId catId = cat.empty() ? 0 : m_w.intern(cat);
     const SliceId id = m_w.addSlice(t->track, ts, dur, name, catId, corr, ext, args);
+    if (!id)
+        return 0; // outside the time limits: warned by the writer
     t->slices.push_back({ts, ts + dur, id});
     t->maxEnd = std::max(t->maxEnd, ts + dur);
     if (corr != kNoId) {
@@ -473,9 +475,12 @@ void Session::handleComplete(const TraceEventView &ev, TimeNs ts)
         auto d = json::microsToNanos(ev.dur);
         if (!d) {
             m_warnings.add(QStringLiteral("dur nan"), ev.offset,
-                           QStringLiteral("event at byte %1 has a non-numeric 'dur' (expected "
+                           QStringLiteral("event at byte %1 has a %2 'dur' (expected "
                                           "microseconds); event skipped")
-                               .arg(ev.offset));
+                               .arg(ev.offset)
+                               .arg(ev.dur.type == json::Value::Type::Number
+                                        ? QStringLiteral("out-of-range")
+                                        : QStringLiteral("non-numeric")));
             return;
         }
         if (*d < 0) {
@@ -726,6 +731,7 @@ void Session::event(const TraceEventView &ev)
 {
     if (ev.keyCount == 0)
         return; // "{}" padding, as the TF profiler and Kineto write at the end
+    m_w.setPosition(ev.offset);
     if (!ev.ph.isString() || ev.ph.size == 0) {
         m_warnings.add(QStringLiteral("no ph"), ev.offset,
                        QStringLiteral("event at byte %1 has no 'ph' (phase) string; skipped")
@@ -746,11 +752,21 @@ void Session::event(const TraceEventView &ev)
     }
     const auto ts = json::microsToNanos(ev.ts);
     if (!ts) {
-        m_warnings.add(QStringLiteral("ts nan"), ev.ts.offset,
-                       QStringLiteral("event at byte %1 has a non-numeric 'ts' (%2); expected "
-                                      "a number of microseconds; skipped")
-                           .arg(ev.offset)
-                           .arg(QString::fromUtf8(ev.ts.data, qsizetype(std::min<size_t>(ev.ts.size, 40)))));
+        const QString text = QString::fromUtf8(ev.ts.data, qsizetype(std::min<size_t>(ev.ts.size, 40)));
+        if (ev.ts.type == json::Value::Type::Number)
+            m_warnings.add(QStringLiteral("ts range"), ev.ts.offset,
+                           QStringLiteral("event at byte %1 has a 'ts' out of range (%2 µs); "
+                                          "expected microseconds within ±%3 (about 95 years "
+                                          "from 1970); skipped")
+                               .arg(ev.offset)
+                               .arg(text)
+                               .arg(kMaxAbsTimeNs / 1000));
+        else
+            m_warnings.add(QStringLiteral("ts nan"), ev.ts.offset,
+                           QStringLiteral("event at byte %1 has a non-numeric 'ts' (%2); expected "
+                                          "a number of microseconds; skipped")
+                               .arg(ev.offset)
+                               .arg(text));
         return;
     }
     switch (phase) {

@@ -69,6 +69,88 @@ void ChromeTraceReader::underflow(const char *unitStart)
              .arg(offsetOf(unitStart)));
 }
 
+// Streams past a unit of kMaxUnitBytes or more from m_buf[unitStart] (an event object, or a
+// top-level "key": value), keeping only the current buffer: strings, escapes and nesting are
+// followed byte by byte until the unit's value closes. Then the reader goes on after it.
+void ChromeTraceReader::skipOversizedUnit(size_t unitStart)
+{
+    const qint64 startOffset = m_base + qint64(unitStart);
+    const bool event = m_state == State::ArrayElement;
+    if (!event && m_state != State::ObjectKey)
+        fail(m_buf.data() + unitStart,
+             QStringLiteral("a value of more than %1 MiB; expected a Chrome trace's events")
+                 .arg(kMaxUnitBytes >> 20));
+    m_pos = unitStart;
+    auto next = [&]() -> int {
+        if (m_pos >= m_end) {
+            if (m_eof)
+                fail(m_buf.data() + m_end,
+                     QStringLiteral("the file ends in the middle of %1 of more than %2 MiB that "
+                                    "starts at byte %3 (truncated?)")
+                         .arg(event ? QStringLiteral("an event") : QStringLiteral("a value"))
+                         .arg(kMaxUnitBytes >> 20)
+                         .arg(startOffset));
+            while (m_pos >= m_end && !m_eof)
+                refill(m_pos); // keeps nothing: the buffer does not grow
+            if (m_pos >= m_end)
+                return -1; // reported on the next call
+        }
+        return static_cast<unsigned char>(m_buf[m_pos++]);
+    };
+    // A member is a key string, ':', then its value; an event is its value alone.
+    int stringsBeforeValue = event ? 0 : 1;
+    int depth = 0;
+    bool inString = false, escape = false, inScalar = false;
+    for (;;) {
+        const int c = next();
+        if (c < 0) {
+            (void)next(); // fails: the file ends inside the unit
+            return;
+        }
+        if (inString) {
+            if (escape)
+                escape = false;
+            else if (c == '\\')
+                escape = true;
+            else if (c == '"') {
+                inString = false;
+                if (stringsBeforeValue > 0)
+                    --stringsBeforeValue;
+                else if (depth == 0)
+                    break; // the value was a string
+            }
+            continue;
+        }
+        if (inScalar) {
+            if (c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+                --m_pos; // the delimiter belongs to the enclosing level
+                break;
+            }
+            continue;
+        }
+        if (c == '"') {
+            inString = true;
+        } else if (c == '{' || c == '[') {
+            ++depth;
+        } else if (c == '}' || c == ']') {
+            if (--depth <= 0)
+                break;
+        } else if (stringsBeforeValue == 0 && depth == 0 && c != ':' && c != ' ' && c != '\n' &&
+                   c != '\r' && c != '\t') {
+            inScalar = true;
+        }
+    }
+    m_handler.warning(startOffset,
+                      QStringLiteral("%1 at byte %2 ends at byte %3, over the limit of %4 MiB for "
+                                     "one %5; skipped without being read")
+                          .arg(event ? QStringLiteral("the event") : QStringLiteral("the top-level member"))
+                          .arg(startOffset)
+                          .arg(offsetOf(m_buf.data() + m_pos))
+                          .arg(kMaxUnitBytes >> 20)
+                          .arg(event ? QStringLiteral("event") : QStringLiteral("member")));
+    m_state = event ? State::ArrayAfterElement : State::ObjectAfterValue;
+}
+
 // From just after a string's opening quote: its closing quote, or nullptr when the buffer ends
 // first. Sets `escaped` when the string holds a backslash escape. Sixteen bytes at a time where
 // SSE2 is there (every x86-64), a byte at a time elsewhere.
@@ -520,6 +602,10 @@ ChromeTraceReader::Status ChromeTraceReader::run()
             } catch (const NeedMore &) {
                 if (m_eof)
                     underflow(unitStart);
+                if (size_t(e - unitStart) >= kMaxUnitBytes) {
+                    skipOversizedUnit(size_t(unitStart - m_buf.data()));
+                    continue;
+                }
                 refill(size_t(unitStart - m_buf.data()));
             }
         }

@@ -39,6 +39,10 @@ struct TraceEventView
 class ChromeTraceReader
 {
 public:
+    // The most one unit (an event, or a top-level member) may take: a larger one is streamed
+    // past without being held (a warning names it), so memory stays bounded whatever the file.
+    static constexpr size_t kMaxUnitBytes = size_t(64) << 20;
+
     class Handler
     {
     public:
@@ -78,6 +82,7 @@ private:
     void expect(const char *&p, const char *e, char c, const char *what);
     [[noreturn]] void fail(const char *p, const QString &message);
     [[noreturn]] void underflow(const char *unitStart);
+    void skipOversizedUnit(size_t unitStart);
     qint64 offsetOf(const char *p) const { return m_base + (p - m_buf.data()); }
     void handleEof();
 

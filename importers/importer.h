@@ -32,27 +32,6 @@ struct ImportContext
     std::optional<quint64> contentHash;
 };
 
-// Warnings folded by kind: count plus the first offset.
-class WarningLog
-{
-public:
-    void add(const QString &kind, qint64 offset, const QString &firstMessage)
-    {
-        auto it = m_index.find(kind);
-        if (it == m_index.end()) {
-            m_index.emplace(kind, m_list.size());
-            m_list.append(ImportWarning{firstMessage, offset, 1});
-        } else {
-            ++m_list[qsizetype(it->second)].count;
-        }
-    }
-    QList<ImportWarning> list() const { return m_list; }
-
-private:
-    std::map<QString, size_t> m_index;
-    QList<ImportWarning> m_list;
-};
-
 // The result of importing one source: an error value, never an exception.
 struct [[nodiscard]] ImportOutcome
 {

@@ -272,6 +272,7 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
             outcome.error = QStringLiteral("could not write to the project: ") + h.errorString();
         }
     }
+    outcome.warnings += writer.warnings();
     if (outcome.ok() && writer.finish(outcome.warnings, &error) && m_project.commit(&error)) {
         report.status = SourceReport::Status::Imported;
         report.slices = writer.sliceCount();

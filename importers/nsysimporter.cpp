@@ -8,7 +8,11 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <sqlite3.h>
+
+#include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -37,23 +41,81 @@ std::string apiName(std::string_view name)
 class Session
 {
 public:
-    Session(ImportContext &ctx, SqliteDb &db) : m_ctx(ctx), m_db(db), m_w(*ctx.writer) {}
+    Session(ImportContext &ctx, SqliteDb &db) : m_ctx(ctx), m_db(db), m_w(*ctx.writer)
+    {
+        m_budget = kBaseSteps + kStepsPerByte * std::max<qint64>(ctx.fileSize, 0);
+        sqlite3_progress_handler(m_db.handle(), kStepsPerCall, &Session::onSteps, this);
+    }
+    ~Session() { sqlite3_progress_handler(m_db.handle(), 0, nullptr, nullptr); }
+    // The shared 2.7 MB export takes about 1 million steps (0.4 per byte): the budget is over
+    // a hundred times that, and a few seconds of work at most for a file of a few MB.
+    static constexpr qint64 kBaseSteps = 50'000'000;
+    static constexpr qint64 kStepsPerByte = 50;
+    qint64 steps() const { return m_steps; }
     ImportOutcome run();
 
 private:
     bool fail(const SqliteStatement &st, const char *table)
     {
+        if (m_error.isEmpty() && m_overBudget)
+            m_error = QStringLiteral("reading %1: stopped after %2 million SQLite steps, the "
+                                     "budget for an export of this size (%3 MB); a damaged or "
+                                     "hand-made export?")
+                          .arg(QLatin1String(table))
+                          .arg(m_steps / 1'000'000)
+                          .arg(double(m_ctx.fileSize) / 1e6, 0, 'f', 1);
         if (m_error.isEmpty() && !st.errorString().isEmpty())
             m_error = QStringLiteral("reading %1: %2").arg(QLatin1String(table), st.errorString());
         return false;
     }
+    // SQLite calls this every kStepsPerCall virtual-machine steps: it bounds what one export
+    // may cost and lets a cancel stop a long query.
+    static constexpr int kStepsPerCall = 10'000;
+    static int onSteps(void *self)
+    {
+        auto *s = static_cast<Session *>(self);
+        s->m_steps += kStepsPerCall;
+        if (s->m_steps > s->m_budget) {
+            s->m_overBudget = true;
+            return 1;
+        }
+        if (s->m_steps % (kStepsPerCall * 100) == 0 && s->m_ctx.progress &&
+            !s->m_ctx.progress(double(s->m_stage) / 8.0))
+            return 1;
+        return 0;
+    }
+    // Only tables are read: a view of the same name (a join that could take hours) is
+    // reported and left out.
     bool has(const char *table, const char *column = nullptr)
     {
         const QString key = QLatin1String(table);
         auto it = m_columns.find(key);
-        if (it == m_columns.end())
-            it = m_columns.insert(key, m_db.columns(table));
+        if (it == m_columns.end()) {
+            auto type = m_db.prepare("SELECT type FROM sqlite_master WHERE name = ?");
+            type.bind(1, std::string_view(table));
+            const QString kind = type.step() ? type.text(0) : QString();
+            if (kind == QLatin1String("view"))
+                m_warnings.add(QStringLiteral("view ") + key, -1,
+                               QStringLiteral("%1 is a view, not a table as Nsight Systems writes "
+                                              "it; not read").arg(key));
+            it = m_columns.insert(key, kind == QLatin1String("table") ? m_db.columns(table)
+                                                                      : QStringList());
+        }
         return column ? it->contains(QLatin1String(column)) : !it->isEmpty();
+    }
+    // The time in column `c` of a row of `table` (its rowid in the last column): a number of
+    // ns within the writer's limits, else a warning counted per table and problem, naming the
+    // first row, and nothing.
+    std::optional<TimeNs> time(const SqliteStatement &st, int c, const char *table, const char *column);
+    // [start, end) of a row whose end column may be NULL (an instant), or nothing (warned).
+    std::optional<std::pair<TimeNs, TimeNs>> interval(const SqliteStatement &st, const char *table,
+                                                      bool openEnd = false);
+    qint64 rowId(const SqliteStatement &st) const { return st.int64(st.columnCount() - 1); }
+    void rowWarning(const char *table, const QString &problem, qint64 row, const QString &message)
+    {
+        m_warnings.add(QLatin1String(table) + QLatin1Char(' ') + problem, -1,
+                       QStringLiteral("%1 row %2: %3; rows like it were not imported")
+                           .arg(QLatin1String(table)).arg(row).arg(message));
     }
     // `column` when the table has it, else `fallback` (an SQL expression).
     std::string col(const char *table, const char *column, const char *fallback = "NULL")
@@ -108,6 +170,9 @@ private:
     std::unordered_map<quint64, SliceId> m_launches; // (pid << 32 | correlationId) -> API call
     qint64 m_unmatched = 0;
     TimeNs m_lastTime = 0;
+    qint64 m_steps = 0;
+    qint64 m_budget = 0;
+    bool m_overBudget = false;
 };
 
 void Session::readStrings()
@@ -147,6 +212,63 @@ void Session::readNames()
             m_gpuNames = byGpu;
         }
     }
+}
+
+std::optional<TimeNs> Session::time(const SqliteStatement &st, int c, const char *table,
+                                    const char *column)
+{
+    QString problem;
+    switch (st.columnType(c)) {
+    case SQLITE_INTEGER: {
+        const TimeNs t = st.int64(c);
+        if (t >= -kMaxAbsTimeNs && t <= kMaxAbsTimeNs)
+            return t;
+        problem = QStringLiteral("'%1' is %2 ns, beyond the limit of ±%3 ns").arg(QLatin1String(column)).arg(t).arg(kMaxAbsTimeNs);
+        break;
+    }
+    case SQLITE_FLOAT: {
+        const double t = st.real(c);
+        if (std::isfinite(t) && std::abs(t) <= double(kMaxAbsTimeNs))
+            return TimeNs(std::llround(t));
+        problem = QStringLiteral("'%1' is %2 ns, beyond the limit of ±%3 ns").arg(QLatin1String(column)).arg(t).arg(kMaxAbsTimeNs);
+        break;
+    }
+    case SQLITE_NULL:
+        problem = QStringLiteral("'%1' is NULL; expected a time in ns").arg(QLatin1String(column));
+        break;
+    case SQLITE_TEXT:
+        problem = QStringLiteral("'%1' holds text ('%2'); expected a time in ns")
+                      .arg(QLatin1String(column), st.text(c).left(40));
+        break;
+    default:
+        problem = QStringLiteral("'%1' holds a blob; expected a time in ns").arg(QLatin1String(column));
+        break;
+    }
+    rowWarning(table, QLatin1String(column) + QString::number(st.columnType(c)), rowId(st), problem);
+    return std::nullopt;
+}
+
+std::optional<std::pair<TimeNs, TimeNs>> Session::interval(const SqliteStatement &st,
+                                                           const char *table, bool openEnd)
+{
+    const auto start = time(st, 0, table, "start");
+    if (!start)
+        return std::nullopt;
+    if (st.isNull(1))
+        return openEnd ? std::make_pair(*start, kMaxAbsTimeNs) : std::make_pair(*start, *start);
+    const auto end = time(st, 1, table, "end");
+    if (!end)
+        return std::nullopt;
+    if (*end < *start) {
+        rowWarning(table, QStringLiteral("end<start"), rowId(st),
+                   QStringLiteral("'end' (%1 ns) is before 'start' (%2 ns)").arg(*end).arg(*start));
+        return std::nullopt;
+    }
+    if (const QString problem = timeRangeProblem(*start, *end - *start); !problem.isEmpty()) {
+        rowWarning(table, QStringLiteral("range"), rowId(st), problem);
+        return std::nullopt;
+    }
+    return std::make_pair(*start, *end);
 }
 
 TrackId Session::process(qint64 pid)
@@ -234,17 +356,19 @@ bool Session::readApi(const char *table, const char *category)
         return true;
     const StringId cat = m_w.intern(category);
     const std::string sql = "SELECT start, end, globalTid, correlationId, nameId, " +
-                            col(table, "returnValue") + " FROM " + table + " ORDER BY start";
+                            col(table, "returnValue") + ", rowid FROM " + table + " ORDER BY start";
     auto st = m_db.prepare(sql);
     while (st.step()) {
-        const TimeNs start = st.int64(0);
-        const TimeNs end = st.isNull(1) ? start : st.int64(1);
+        const auto span = interval(st, table);
+        if (!span)
+            continue;
+        const auto [start, end] = *span;
         const qint64 gtid = st.int64(2);
         const qint64 corr = st.int64(3);
         std::string args;
         if (!st.isNull(5) && st.int64(5) != 0)
             args = "{\"return value\": " + std::to_string(st.int64(5)) + "}";
-        const SliceId id = m_w.addSlice(thread(gtid), start, std::max<TimeNs>(end - start, 0),
+        const SliceId id = m_w.addSlice(thread(gtid), start, end - start,
                                         name(st.int64(4), apiName), cat, corr, kNoId, args);
         m_launches[(quint64(pidOf(gtid)) << 32) | quint64(corr & 0xFFFFFFFF)] = id;
         m_lastTime = std::max(m_lastTime, end);
@@ -271,7 +395,7 @@ bool Session::readGpu(const char *table, const char *category)
                col(table, "dstKind");
     else
         sql += ", bytes, " + col(table, "value");
-    sql += std::string(" FROM ") + table + " ORDER BY start";
+    sql += std::string(", rowid FROM ") + table + " ORDER BY start";
     auto st = m_db.prepare(sql);
     // Enum labels from the export itself ("Host-to-Device", "Pageable").
     QHash<qint64, QString> copyKinds, memKinds;
@@ -292,9 +416,11 @@ bool Session::readGpu(const char *table, const char *category)
                                                       {10, QStringLiteral("PtoP")}};
     const StringId memsetName = m_w.intern("Memset (Device)");
     while (st.step()) {
-        const TimeNs start = st.int64(0);
-        const TimeNs end = st.isNull(1) ? start : st.int64(1);
-        const TimeNs dur = std::max<TimeNs>(end - start, 0);
+        const auto span = interval(st, table);
+        if (!span)
+            continue;
+        const auto [start, end] = *span;
+        const TimeNs dur = end - start;
         const qint64 device = st.int64(2), streamId = st.int64(3), corr = st.int64(4);
         const qint64 pid = pidOf(st.int64(5));
         QJsonObject args;
@@ -370,15 +496,18 @@ bool Session::readNvtx()
                             (hasDomain ? "e.domainId" : "0") + " FROM NVTX_EVENTS e " +
                             (hasTextId ? "LEFT JOIN StringIds s ON s.id = e.textId " : "") +
                             "WHERE e.eventType IN (34, 59, 60) ORDER BY e.start";
-    auto st = m_db.prepare(sql);
+    auto st = m_db.prepare(sql.substr(0, sql.find(" FROM ")) + ", e.rowid" + sql.substr(sql.find(" FROM ")));
     const StringId unnamed = m_w.intern("(unnamed NVTX range)");
     while (st.step()) {
-        const TimeNs start = st.int64(0);
         const qint64 type = st.int64(2);
         const qint64 gtid = st.int64(3);
+        const auto span = interval(st, table, type != kNvtxMark);
+        if (!span)
+            continue;
+        const TimeNs start = span->first;
         TimeNs end = start;
         if (type != kNvtxMark) {
-            if (st.isNull(1)) {
+            if (span->second == kMaxAbsTimeNs) { // no end
                 m_warnings.add(QStringLiteral("nvtx open"), -1,
                                QStringLiteral("NVTX range starting at %1 ns has no end (still open "
                                               "when the capture stopped); it is drawn to the last "
@@ -386,7 +515,7 @@ bool Session::readNvtx()
                                    .arg(start));
                 end = std::max(m_lastTime, start);
             } else {
-                end = st.int64(1);
+                end = span->second;
             }
         }
         const StringId name = st.isNull(4) ? unnamed : m_w.intern(st.textView(4));
@@ -395,7 +524,7 @@ bool Session::readNvtx()
                                   ? processAux(pidOf(gtid), QStringLiteral("NVTX start/end ranges"),
                                                TrackKind::Async, 1'000'000)
                                   : thread(gtid);
-        m_w.addSlice(track, start, std::max<TimeNs>(end - start, 0), name, cat);
+        m_w.addSlice(track, start, end - start, name, cat);
     }
     return st.errorString().isEmpty() || fail(st, table);
 }
@@ -415,10 +544,12 @@ bool Session::readSync()
     const StringId fallback = m_w.intern("CUDA synchronization");
     auto st = m_db.prepare("SELECT start, end, globalPid, streamId, correlationId, " +
                            col(table, "syncType") + ", " + col(table, "eventId") +
-                           " FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION ORDER BY start");
+                           ", rowid FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION ORDER BY start");
     while (st.step()) {
-        const TimeNs start = st.int64(0);
-        const TimeNs end = st.isNull(1) ? start : st.int64(1);
+        const auto span = interval(st, table);
+        if (!span)
+            continue;
+        const auto [start, end] = *span;
         QJsonObject args;
         args.insert(QStringLiteral("stream"), st.int64(3));
         if (!st.isNull(6) && st.int64(6) != 0xFFFFFFFF)
@@ -426,7 +557,7 @@ bool Session::readSync()
         const QByteArray json = QJsonDocument(args).toJson(QJsonDocument::Compact);
         m_w.addSlice(processAux(pidOf(st.int64(2)), QStringLiteral("CUDA synchronization"),
                                 TrackKind::Async, 1'000'001),
-                     start, std::max<TimeNs>(end - start, 0), labels.value(st.int64(5), fallback), cat,
+                     start, end - start, labels.value(st.int64(5), fallback), cat,
                      st.int64(4), kNoId, std::string_view(json.constData(), size_t(json.size())));
     }
     return st.errorString().isEmpty() || fail(st, table);
@@ -514,6 +645,11 @@ ImportOutcome Session::run()
     }
     if (!notRead.isEmpty())
         meta.insert(QStringLiteral("tables_not_imported"), notRead);
+    if (m_overBudget) {
+        SqliteStatement none;
+        fail(none, "the export");
+        return {ImportOutcome::Status::Failed, -1, m_error, {}};
+    }
     m_w.setSourceMetadata(meta);
     ImportOutcome outcome;
     outcome.warnings = m_warnings.list();

@@ -4,6 +4,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
+#include <cmath>
+#include <string>
+
 namespace gml {
 
 TraceWriter::TraceWriter(Project &project, RunId run, SourceId source)
@@ -21,6 +24,38 @@ void TraceWriter::fail(const SqliteStatement &st)
 {
     if (m_error.isEmpty())
         m_error = st.errorString().isEmpty() ? m_project.db().lastError() : st.errorString();
+}
+
+QString timeRangeProblem(TimeNs ts, TimeNs dur)
+{
+    if (ts < -kMaxAbsTimeNs || ts > kMaxAbsTimeNs)
+        return QStringLiteral("a start of %1 ns, beyond the limit of ±%2 ns (about 95 years "
+                              "from 1970)").arg(ts).arg(kMaxAbsTimeNs);
+    if (dur < 0)
+        return QStringLiteral("a negative duration (%1 ns)").arg(dur);
+    if (dur > kMaxDurationNs)
+        return QStringLiteral("a duration of %1 ns, beyond the limit of %2 ns (a year)")
+            .arg(dur).arg(kMaxDurationNs);
+    return {};
+}
+
+// `where` for a warning: the byte offset the importer set, if any.
+static QString at(qint64 position)
+{
+    return position >= 0 ? QStringLiteral(" (first at byte %1)").arg(position) : QString();
+}
+
+StringId TraceWriter::intern(std::string_view text)
+{
+    if (text.size() <= kMaxNameBytes)
+        return m_project.intern(text);
+    size_t cut = kMaxNameBytes;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+        --cut; // not inside a UTF-8 sequence
+    m_warnings.add(QStringLiteral("writer: long name"), m_position,
+                   QStringLiteral("a name of %1 bytes was cut to the limit of %2 bytes%3")
+                       .arg(text.size()).arg(kMaxNameBytes).arg(at(m_position)));
+    return m_project.intern(std::string(text.substr(0, cut)) + "\u2026");
 }
 
 TraceWriter::TrackStats &TraceWriter::stats(TrackId track)
@@ -75,6 +110,22 @@ SliceId TraceWriter::addSlice(TrackId track, TimeNs ts, TimeNs dur, StringId nam
                               StringId category, qint64 correlation, qint64 externalId,
                               std::string_view argsJson)
 {
+    if (const QString problem = timeRangeProblem(ts, dur); !problem.isEmpty()) {
+        m_warnings.add(QStringLiteral("writer: time range"), m_position,
+                       QStringLiteral("slices with %1 were not imported%2")
+                           .arg(problem, at(m_position)));
+        return 0;
+    }
+    std::string note;
+    if (argsJson.size() > kMaxArgsBytes) {
+        m_warnings.add(QStringLiteral("writer: long args"), m_position,
+                       QStringLiteral("args of %1 bytes, over the limit of %2 bytes, were replaced "
+                                      "by a note of their size%3")
+                           .arg(argsJson.size()).arg(kMaxArgsBytes).arg(at(m_position)));
+        note = "{\"args not kept\":\"" + std::to_string(argsJson.size()) +
+               " bytes, over the limit of " + std::to_string(kMaxArgsBytes) + "\"}";
+        argsJson = note;
+    }
     const SliceId id = m_slices.add(track, ts, dur, name, category, correlation, externalId,
                                     argsJson, !argsJson.empty());
     auto &s = stats(track);
@@ -87,6 +138,19 @@ SliceId TraceWriter::addSlice(TrackId track, TimeNs ts, TimeNs dur, StringId nam
 
 void TraceWriter::addCounter(TrackId track, TimeNs ts, double value)
 {
+    if (const QString problem = timeRangeProblem(ts, 0); !problem.isEmpty()) {
+        m_warnings.add(QStringLiteral("writer: counter time"), m_position,
+                       QStringLiteral("counter samples with %1 were not imported%2")
+                           .arg(problem, at(m_position)));
+        return;
+    }
+    if (!std::isfinite(value)) {
+        m_warnings.add(QStringLiteral("writer: counter value"), m_position,
+                       QStringLiteral("counter samples whose value is not a finite number (%1) "
+                                      "were not imported%2")
+                           .arg(value).arg(at(m_position)));
+        return;
+    }
     auto &st = m_insertCounter;
     st.bind(1, track);
     st.bind(2, ts);
@@ -102,6 +166,8 @@ void TraceWriter::addCounter(TrackId track, TimeNs ts, double value)
 
 void TraceWriter::addFlow(FlowKind kind, SliceId from, SliceId to)
 {
+    if (from == 0 || to == 0) // an end was refused by addSlice
+        return;
     m_flowRows.push_back({from, to, qint64(kind)});
     ++m_flows;
 }

@@ -10,6 +10,7 @@
 #include <QString>
 
 #include <limits>
+#include <map>
 #include <string_view>
 #include <vector>
 
@@ -38,6 +39,37 @@ struct ImportWarning
     qint64 count = 1;
 };
 
+// Warnings folded by kind: count plus the first offset.
+class WarningLog
+{
+public:
+    void add(const QString &kind, qint64 offset, const QString &firstMessage)
+    {
+        auto it = m_index.find(kind);
+        if (it == m_index.end()) {
+            m_index.emplace(kind, m_list.size());
+            m_list.append(ImportWarning{firstMessage, offset, 1});
+        } else {
+            ++m_list[qsizetype(it->second)].count;
+        }
+    }
+    QList<ImportWarning> list() const { return m_list; }
+
+private:
+    std::map<QString, size_t> m_index;
+    QList<ImportWarning> m_list;
+};
+
+// What the project accepts from any importer (README: input limits). Times are on the source's
+// clock in ns; a source offset of the same range is added later, so no sum can overflow.
+inline constexpr TimeNs kMaxAbsTimeNs = 3'000'000'000'000'000'000; // about 95 years from 1970
+inline constexpr TimeNs kMaxDurationNs = TimeNs(366) * 24 * 3600 * 1'000'000'000; // a year
+inline constexpr size_t kMaxNameBytes = size_t(64) << 10; // names and categories (C++ kernel names pass 5 KB)
+inline constexpr size_t kMaxArgsBytes = size_t(1) << 20;  // one slice's args (JSON text)
+
+// Empty when [ts, ts + dur) is within the limits above, else what is wrong with it.
+QString timeRangeProblem(TimeNs ts, TimeNs dur);
+
 // Writes one source's data into the project. The caller (ImportJob) owns the transaction and
 // the source row; an importer only adds tracks, slices, counters and flows through this class.
 // Slice ids are final when addSlice() returns (slices are written in chunks, slicestore.h), so
@@ -51,14 +83,20 @@ public:
     RunId runId() const { return m_run; }
     SourceId sourceId() const { return m_source; }
 
-    StringId intern(std::string_view text) { return m_project.intern(text); }
+    // Names longer than kMaxNameBytes are cut at a character boundary and end in "…" (warned).
+    StringId intern(std::string_view text);
+    // Where the next slices come from (a byte offset), for the writer's own warnings.
+    void setPosition(qint64 offset) { m_position = offset; }
 
     TrackId addTrack(const TrackSpec &spec);
     void setTrackName(TrackId track, const QString &name, qint64 sortKey);
 
+    // A slice outside the time limits is not written (warned) and gets id 0, which addFlow
+    // ignores; args over kMaxArgsBytes are replaced by a note of their size (warned).
     SliceId addSlice(TrackId track, TimeNs ts, TimeNs dur, StringId name, StringId category,
                      qint64 correlation = kNoId, qint64 externalId = kNoId,
                      std::string_view argsJson = {});
+    // Samples at a time outside the limits or with a value that is not finite are dropped (warned).
     void addCounter(TrackId track, TimeNs ts, double value);
     void addFlow(FlowKind kind, SliceId from, SliceId to);
 
@@ -75,6 +113,9 @@ public:
     qint64 sliceCount() const { return m_sliceCount; }
     qint64 counterCount() const { return m_counters; }
     qint64 flowCount() const { return m_flows; }
+
+    // What the writer itself refused or cut (limits above); the job adds them to the source's.
+    QList<ImportWarning> warnings() const { return m_warnings.list(); }
 
     // True once any insert failed; the import must then be rolled back.
     bool failed() const { return !m_error.isEmpty() || !m_slices.errorString().isEmpty(); }
@@ -110,6 +151,8 @@ private:
     TimeNs m_clockOffset = 0;
     QJsonObject m_metadata;
     QString m_error;
+    WarningLog m_warnings;
+    qint64 m_position = -1;
 };
 
 } // namespace gml
