@@ -37,6 +37,19 @@ bool isRunMeta(const QHash<QString, QString> &yaml)
     return yaml.contains(QStringLiteral("run_id")) || yaml.contains(QStringLiteral("run_uuid"));
 }
 
+// A folder laid out as an MLflow run (meta.yaml beside metrics/, params/ or tags/), whatever
+// its meta.yaml holds: a truncated meta.yaml still marks the run, so the run fails as one
+// source that says so, and its tag and metric files are never read as traces of their own.
+bool hasRunLayout(const QDir &dir)
+{
+    if (!QFileInfo(dir.filePath(QStringLiteral("meta.yaml"))).isFile())
+        return false;
+    for (const char *sub : {"metrics", "params", "tags"})
+        if (QFileInfo(dir.filePath(QLatin1String(sub))).isDir())
+            return true;
+    return false;
+}
+
 QString statusName(const QString &code)
 {
     static const QHash<QString, QString> names = {
@@ -89,7 +102,7 @@ QString mlflowRunFolder(const QString &path)
     QDir dir = QFileInfo(path).absoluteDir();
     for (int i = 0; i < 8; ++i) {
         const QString meta = dir.filePath(QStringLiteral("meta.yaml"));
-        if (QFileInfo::exists(meta) && isRunMeta(readFlatYaml(readSmall(meta))))
+        if (QFileInfo::exists(meta) && (isRunMeta(readFlatYaml(readSmall(meta))) || hasRunLayout(dir)))
             return dir.absolutePath();
         if (!dir.cdUp())
             break;
@@ -121,6 +134,8 @@ SniffResult MlflowRunImporter::sniff(const QString &path, const QByteArray &head
         const auto yaml = readFlatYaml(head);
         if (isRunMeta(yaml) && yaml.contains(QStringLiteral("experiment_id")))
             return {95, {}};
+        if (hasRunLayout(info.absoluteDir()))
+            return {90, {}}; // a run whose meta.yaml is damaged: the import says what is wrong
         if (yaml.contains(QStringLiteral("experiment_id")))
             return {0, QStringLiteral("MLflow experiment '%1': its record is made when one of its "
                                       "runs is imported")
@@ -166,9 +181,15 @@ ImportOutcome MlflowRunImporter::import(ImportContext &ctx) const
         return {ImportOutcome::Status::Failed, -1, QStringLiteral("cannot read the run's meta.yaml"), {}};
     const auto meta = readFlatYaml(text);
     const QString runId = meta.value(QStringLiteral("run_id"), meta.value(QStringLiteral("run_uuid")));
-    if (runId.isEmpty())
-        return {ImportOutcome::Status::Failed, 0,
-                QStringLiteral("expected 'run_id: <id>' in an MLflow run's meta.yaml"), {}};
+    const QString runFolder = QFileInfo(ctx.path).absoluteDir().dirName();
+    if (runId.isEmpty() || !meta.contains(QStringLiteral("start_time")))
+        return {ImportOutcome::Status::Failed, text.size(),
+                QStringLiteral("the meta.yaml of MLflow run '%1' has no %2 (%3 bytes; truncated?); "
+                               "expected 'run_id: <id>', 'experiment_id' and 'start_time: <epoch ms>'")
+                    .arg(runFolder,
+                         runId.isEmpty() ? QStringLiteral("'run_id'") : QStringLiteral("'start_time'"))
+                    .arg(text.size()),
+                {}};
     bool startOk = false;
     const qint64 startMs = meta.value(QStringLiteral("start_time")).toLongLong(&startOk);
     if (!startOk) {

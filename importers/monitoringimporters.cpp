@@ -596,7 +596,14 @@ ImportOutcome NvidiaSmiCsvImporter::import(ImportContext &ctx) const
         sink.setEstimated(true);
         start = estimatedStart(ctx, qint64(sample.back()) + 1, kDefaultPeriod, meta);
     }
-    std::vector<bool> nonNumeric(ncols, false);
+    // Per column: values that are numbers, and those that are not (the first one shown). A
+    // column of text ("Enabled") is left out; a number column keeps its numbers around a 'nan'.
+    struct ColumnCheck
+    {
+        qint64 numbers = 0, others = 0, firstOffset = -1;
+        QString first;
+    };
+    std::vector<ColumnCheck> checks(ncols);
     for (size_t i = 0; i < rows.size(); ++i) {
         const Row &row = rows[i];
         if ((i & 1023) == 0 && !reportProgress(ctx, log, row.offset))
@@ -606,7 +613,7 @@ ImportOutcome NvidiaSmiCsvImporter::import(ImportContext &ctx) const
         const TrackId gpu = sink.gpu(device[i], name);
         for (size_t c = 0; c < ncols; ++c) {
             if (int(c) == cols.timestamp || int(c) == cols.index || int(c) == cols.name ||
-                int(c) == cols.uuid || int(c) == cols.busId || nonNumeric[c])
+                int(c) == cols.uuid || int(c) == cols.busId)
                 continue;
             const QByteArrayView v = row.fields[c];
             if (isMissing(v))
@@ -619,20 +626,42 @@ ImportOutcome NvidiaSmiCsvImporter::import(ImportContext &ctx) const
             }
             if (!value && field == QLatin1String("pstate") && v.size() >= 2 && v[0] == 'P')
                 value = parseNumber(v.sliced(1));
+            auto &check = checks[c];
             if (!value) {
-                // A column that never holds numbers ("Enabled", "Default") is left out once.
-                nonNumeric[c] = true;
-                warnings.add(QStringLiteral("non-numeric:") + field, row.offset,
-                             QStringLiteral("column '%1' holds '%2' at byte %3, not a number in "
-                                            "%4; the column is not imported")
-                                 .arg(field, text(v))
-                                 .arg(row.offset)
-                                 .arg(unit.isEmpty() ? QStringLiteral("its unit") : unit));
+                if (check.others++ == 0) {
+                    check.first = text(v);
+                    check.firstOffset = row.offset;
+                }
                 continue;
             }
+            ++check.numbers;
             sink.sample(gpu, field, field == QLatin1String("pstate") ? QStringLiteral("P-state") : unit,
                         ts, *value);
         }
+    }
+    for (size_t c = 0; c < ncols; ++c) {
+        const auto &check = checks[c];
+        if (check.others == 0)
+            continue;
+        const auto &[field, unit] = cols.names[c];
+        const QString expected = unit.isEmpty() ? QStringLiteral("its unit") : unit;
+        if (check.numbers == 0)
+            warnings.add(QStringLiteral("non-numeric:") + field, check.firstOffset,
+                         QStringLiteral("column '%1' holds no numbers in %2 (first '%3' at byte "
+                                        "%4); the column is not imported")
+                             .arg(field, expected, check.first)
+                             .arg(check.firstOffset));
+        else
+            warnings.add(QStringLiteral("non-numeric value:") + field, check.firstOffset,
+                         QStringLiteral("column '%1': %2 of %3 values are not numbers in %4 "
+                                        "(first '%5' at byte %6); those samples are left out, "
+                                        "the other %7 are imported")
+                             .arg(field)
+                             .arg(check.others)
+                             .arg(check.others + check.numbers)
+                             .arg(expected, check.first)
+                             .arg(check.firstOffset)
+                             .arg(check.numbers));
     }
     return finishLog(ctx, log);
 }
@@ -814,6 +843,8 @@ ImportOutcome DcgmiDmonImporter::import(ImportContext &ctx) const
     };
     std::vector<Column> columns; // after the entity column
     QByteArray firstHeader;
+    qint64 badRows = 0;
+    std::pair<qint64, QString> firstBadRow;
     bool expectUnits = false;
     struct Row
     {
@@ -877,12 +908,14 @@ ImportOutcome DcgmiDmonImporter::import(ImportContext &ctx) const
                                                       "line before the first sample"));
         auto t = tokens(l);
         if (t.size() < 2 || t.size() - 2 != columns.size()) {
-            warnings.add(QStringLiteral("field count"), line.offset,
-                         QStringLiteral("row at byte %1 has %2 values, expected an entity and %3 "
-                                        "fields; skipped")
-                             .arg(line.offset)
-                             .arg(qsizetype(t.size()) - 2)
-                             .arg(columns.size()));
+            const QString message = QStringLiteral("row at byte %1 has %2 values, expected an "
+                                                   "entity and %3 fields")
+                                        .arg(line.offset)
+                                        .arg(qsizetype(t.size()) - 2)
+                                        .arg(columns.size());
+            if (badRows++ == 0)
+                firstBadRow = {line.offset, message};
+            warnings.add(QStringLiteral("field count"), line.offset, message + QStringLiteral("; skipped"));
             continue;
         }
         Row row;
@@ -891,6 +924,12 @@ ImportOutcome DcgmiDmonImporter::import(ImportContext &ctx) const
         row.offset = line.offset;
         rows.push_back(std::move(row));
     }
+    if (rows.empty() && badRows > 0)
+        return failed(firstBadRow.first,
+                      QStringLiteral("none of the %1 sample rows matches the header (%2); "
+                                     "expected 'dcgmi dmon' rows with one value per field")
+                          .arg(badRows)
+                          .arg(firstBadRow.second));
     if (rows.empty())
         return failed(0, QStringLiteral("no sample rows; expected 'dcgmi dmon' output"));
 
@@ -989,7 +1028,10 @@ SniffResult TopBatchImporter::sniff(const QString &, const QByteArray &head) con
 {
     const qsizetype nl = head.indexOf('\n');
     const QString first = QString::fromUtf8(nl < 0 ? head : head.left(nl)).trimmed();
-    return topFirstLine().match(first).hasMatch() ? SniffResult{90, {}} : SniffResult{};
+    // Recognised by its shape alone; a block header with an odd value ("load average:
+    // 1e+30") is then reported by the import with its byte offset, not taken as unrecognised.
+    static const QRegularExpression shape(QStringLiteral(R"(^top - \S+ +up .*load average:)"));
+    return shape.match(first).hasMatch() ? SniffResult{90, {}} : SniffResult{};
 }
 
 ImportOutcome TopBatchImporter::import(ImportContext &ctx) const
