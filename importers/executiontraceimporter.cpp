@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <vector>
 
 namespace gml {
@@ -124,9 +125,17 @@ ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
 
     std::vector<Node> nodes;
     QHash<qint64, size_t> byId;
+    // Ids should be unique; where a file repeats one, parent links go to the first node with
+    // it, and data edges are made between nodes themselves, so a repeat never redirects them.
+    qint64 duplicateIds = 0, firstDuplicate = 0;
     for (const auto &v : root.value(QStringLiteral("nodes")).toArray()) {
         nodes.push_back(readNode(v.toObject()));
-        byId.insert(nodes.back().id, nodes.size() - 1);
+        if (byId.contains(nodes.back().id)) {
+            if (duplicateIds++ == 0)
+                firstDuplicate = nodes.back().id;
+        } else {
+            byId.insert(nodes.back().id, nodes.size() - 1);
+        }
     }
     // Operators at the level where they run: their parent is not an operator.
     std::vector<const Node *> ops;
@@ -169,7 +178,7 @@ ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
 
     // Producer -> consumer by tensor, in rf_id order.
     std::map<QPair<qint64, qint64>, const Node *> producer;
-    QSet<QPair<qint64, qint64>> edges; // node ids
+    std::set<std::pair<const Node *, const Node *>> edges;
     qint64 matched = 0;
     for (const Node *op : ops) {
         matched += slices.contains(op->rfId);
@@ -179,15 +188,15 @@ ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
         for (const auto &t : std::as_const(in)) {
             auto p = producer.find(t);
             if (p != producer.end() && p->second != op)
-                edges.insert({p->second->id, op->id});
+                edges.insert({p->second, op});
         }
         for (const auto &t : std::as_const(out))
             producer[t] = op;
     }
     qint64 stored = 0;
-    for (const auto &e : std::as_const(edges)) {
-        const Node &from = nodes[byId.value(e.first)];
-        const Node &to = nodes[byId.value(e.second)];
+    for (const auto &e : edges) {
+        const Node &from = *e.first;
+        const Node &to = *e.second;
         auto a = slices.constFind(from.rfId), b = slices.constFind(to.rfId);
         if (a != slices.constEnd() && b != slices.constEnd()) {
             w.addFlow(FlowKind::Data, *a, *b);
@@ -219,6 +228,14 @@ ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
                 .arg(stored)
                 .arg(edges.size()),
             -1, 1});
+    if (duplicateIds > 0)
+        outcome.warnings.append(ImportWarning{
+            QStringLiteral("%1 nodes repeat the id of an earlier node (first: id %2); each is "
+                           "kept as its own operator, and parent links go to the first node "
+                           "with the id")
+                .arg(duplicateIds)
+                .arg(firstDuplicate),
+            -1, duplicateIds});
     return outcome;
 }
 

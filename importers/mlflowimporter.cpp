@@ -121,6 +121,8 @@ QString mlflowProjectRunName(const QString &runFolder)
         run = meta.value(QStringLiteral("name"));
     if (run.isEmpty())
         run = meta.value(QStringLiteral("run_id"), meta.value(QStringLiteral("run_uuid")));
+    if (run.isEmpty()) // a damaged meta.yaml: the run folder is named by its id
+        run = QDir(runFolder).dirName();
     QString exp = experiment.value(QStringLiteral("name"));
     if (exp.isEmpty())
         exp = QStringLiteral("experiment ") + meta.value(QStringLiteral("experiment_id"));
