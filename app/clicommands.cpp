@@ -126,7 +126,16 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     job.setTimeZone(zone);
     int lastPercent = -1;
     int lastFile = -1;
+    bool toldWaiting = false;
     job.setProgressCallback([&](const ImportProgress &pr) {
+        if (pr.waitingForWriter) {
+            if (!toldWaiting && !quiet)
+                err << "grademl import: another program is writing " << projectPath
+                    << " (an import in another shell or the studio?); waiting for it to finish\n";
+            err.flush();
+            toldWaiting = true;
+            return true;
+        }
         if (!live)
             return true;
         const int percent = int(pr.fraction * 100);

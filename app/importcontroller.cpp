@@ -96,7 +96,9 @@ void ImportController::start(const QString &projectPath, const QStringList &inpu
             const auto files = scanInputs(inputs, QString(), &r.scanErrors);
             ImportJob importJob(*project);
             importJob.setProgressCallback([&](const ImportProgress &p) {
-                report(tr("Importing"), p.path, p.fileIndex, p.fileCount);
+                report(p.waitingForWriter ? tr("Waiting for another import to finish writing the project")
+                                          : tr("Importing"),
+                       p.path, p.fileIndex, p.fileCount);
                 return !flag->load();
             });
             r.reports = importJob.run(files);

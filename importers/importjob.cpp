@@ -119,13 +119,47 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
         if (run && !alignRunClocks(m_project, *run, &error))
             m_errors.append(QStringLiteral("clock alignment of run '%1' failed: %2").arg(runName, error));
     }
+    // Commits sit in the -wal file until a checkpoint copies them into the project; do it now,
+    // so that copying the .grademl alone keeps everything. A reader still on an older snapshot
+    // (the studio) can hold part of it back; SQLite's busy timeout waits for it a while.
+    auto checkpoint = m_project.db().prepare("PRAGMA wal_checkpoint(TRUNCATE);");
+    if (!checkpoint.step() || checkpoint.int64(0) != 0)
+        m_errors.append(QStringLiteral("the project's write-ahead log was not folded into the "
+                                       "project file (%1); keep the .grademl-wal file beside it "
+                                       "until the next import")
+                            .arg(checkpoint.errorString().isEmpty()
+                                     ? QStringLiteral("a reader held it")
+                                     : checkpoint.errorString()));
     return reports;
+}
+
+bool ImportJob::begin(const ScannedFile &file, int index, int count, QString *error)
+{
+    QElapsedTimer waited;
+    waited.start();
+    for (;;) {
+        if (m_project.begin(error))
+            return true;
+        if (!m_project.db().lastErrorWasBusy())
+            return false;
+        // Each try already waited SQLite's busy timeout (5 s). Without a callback to ask, give
+        // up after ten minutes.
+        const bool goOn = m_progress ? m_progress(ImportProgress{index, count, file.path, 0.0, true})
+                                     : waited.elapsed() < 600'000;
+        if (!goOn) {
+            if (error)
+                *error = QStringLiteral("another program was writing the project (an import in "
+                                        "another window or shell?); stopped waiting after %1 s")
+                             .arg(waited.elapsed() / 1000);
+            return false;
+        }
+    }
 }
 
 void ImportJob::recordSkipped(const ScannedFile &file, SourceReport &report)
 {
     QString error;
-    if (!m_project.begin(&error)) {
+    if (!begin(file, 0, 1, &error)) {
         report.status = SourceReport::Status::Failed;
         report.message = file.path + QStringLiteral(": ") + error;
         return;
@@ -167,7 +201,7 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
     timer.start();
 
     const qint64 mtime = mtimeNs(file.path);
-    const auto existing = m_project.sourceByPath(file.path);
+    auto existing = m_project.sourceByPath(file.path);
     const QString fingerprint = importer.fingerprint(file.path);
     auto withFingerprint = [&](const QString &content) -> QString {
         return fingerprint.isEmpty() ? content : content + QLatin1Char('+') + fingerprint;
@@ -204,10 +238,12 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
         report.message = message;
     };
     QString error;
-    if (!m_project.begin(&error)) {
-        failWith(file.path + QStringLiteral(": cannot start a transaction: ") + error);
+    if (!begin(file, index, count, &error)) {
+        failWith(file.path + QStringLiteral(": not imported: ") + error);
         return report;
     }
+    // Read again inside the transaction: another import may have written this file since.
+    existing = m_project.sourceByPath(file.path);
     bool ok = true;
     if (existing)
         ok = m_project.deleteSource(existing->id, &error);
@@ -297,7 +333,7 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
 
     // Record the failure in its own small transaction. A file imported before keeps its data:
     // its row stays 'imported' and carries the latest error.
-    if (m_project.begin(&error)) {
+    if (begin(file, index, count, &error)) {
         bool recorded = false;
         if (existing && existing->status == QLatin1String("imported")) {
             auto st = m_project.db().prepare("UPDATE source SET error=? WHERE id=?");

@@ -39,6 +39,9 @@ struct ImportProgress
     int fileCount = 0;
     QString path;
     double fraction = 0; // of the current file
+    // Another program (an import in a second window or shell) is writing the project: this job
+    // waits for it, calling the callback every few seconds (return false to stop waiting).
+    bool waitingForWriter = false;
 };
 
 // Imports scanned files into a project, one transaction per source: a failing file rolls back
@@ -57,6 +60,7 @@ public:
     // The time zone of local-time logs, over any folder's grademl.json; invalid: not set.
     void setTimeZone(const QTimeZone &zone) { m_timeZone = zone; }
     // Imports, then re-aligns the clocks of every run that changed (clockalignment.h).
+    // At the end the WAL is checkpointed, so the project file alone holds every commit.
     QList<SourceReport> run(const QList<ScannedFile> &files);
     // Errors that belong to no single file (a run's clock alignment).
     const QStringList &errors() const { return m_errors; }
@@ -64,6 +68,8 @@ public:
 private:
     SourceReport importOne(const ScannedFile &file, int index, int count, bool *cancelled);
     void recordSkipped(const ScannedFile &file, SourceReport &report);
+    // Project::begin that waits, with progress, while another connection writes the project.
+    [[nodiscard]] bool begin(const ScannedFile &file, int index, int count, QString *error);
 
     Project &m_project;
     std::function<bool(const ImportProgress &)> m_progress;

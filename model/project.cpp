@@ -4,42 +4,100 @@
 #include "schema.h"
 #include "slicestore.h"
 
+#include <QFile>
 #include <QFileInfo>
 
+#include <cerrno>
+#include <cstring>
+
+#include <unistd.h>
+
 namespace gml {
+
+// Why a project at `path` cannot be created or written, in the user's terms; empty when the
+// folder is there and writable (and the file, if it exists, too).
+static QString unwritableReason(const QString &path)
+{
+    const QFileInfo file(path);
+    const QFileInfo dir(file.absolutePath());
+    if (!dir.exists())
+        return QStringLiteral("the folder %1 does not exist").arg(dir.absoluteFilePath());
+    if (!dir.isDir())
+        return QStringLiteral("%1 is not a folder").arg(dir.absoluteFilePath());
+    if (file.exists() && !file.isWritable())
+        return QStringLiteral("the file is read-only for this user");
+    // SQLite writes its -wal and -shm files beside the project.
+    if (::access(QFile::encodeName(dir.absoluteFilePath()).constData(), W_OK | X_OK) != 0)
+        return QStringLiteral("the folder %1 cannot be written (%2)")
+            .arg(dir.absoluteFilePath(), QString::fromLocal8Bit(std::strerror(errno)));
+    return {};
+}
+
+// What a file holds, read without writing a byte: SQLite never writes on these reads, and the
+// journal mode (which changes the header) is set only once the file is known to be a project.
+static QString notAProject(SqliteDb &db, qint64 *version)
+{
+    *version = db.scalar("PRAGMA user_version;", -1);
+    const qint64 objects = db.scalar("SELECT count(*) FROM sqlite_master", -1);
+    if (*version < 0 || objects < 0)
+        return QStringLiteral("not a GradeML project file (not an SQLite database: %1)").arg(db.lastError());
+    if (objects == 0)
+        return {}; // empty: a new project
+    if (db.scalar("SELECT count(*) FROM sqlite_master WHERE name='run'") == 0) {
+        if (db.scalar("SELECT count(*) FROM sqlite_master WHERE name='META_DATA_EXPORT'") > 0)
+            return QStringLiteral("not a GradeML project file: it is an Nsight Systems export (a "
+                                  "trace to import, not a project); it was not changed");
+        return QStringLiteral("not a GradeML project file (an SQLite database with other tables); "
+                              "it was not changed");
+    }
+    if (*version > schema::currentVersion())
+        return QStringLiteral("project schema %1 is newer than this program's %2")
+            .arg(*version).arg(schema::currentVersion());
+    return {};
+}
 
 std::unique_ptr<Project> Project::open(const QString &path, Mode mode, QString *error)
 {
     std::unique_ptr<Project> p(new Project);
     p->m_path = path;
     p->m_mode = mode;
-    if (mode == Mode::ReadOnly && !QFileInfo::exists(path)) {
+    auto failWith = [&](const QString &message) -> std::unique_ptr<Project> {
         if (error)
-            *error = QStringLiteral("%1: no such project file").arg(path);
+            *error = QStringLiteral("%1: %2").arg(path, message);
         return nullptr;
+    };
+    const bool exists = QFileInfo::exists(path);
+    if (mode == Mode::ReadOnly && !exists)
+        return failWith(QStringLiteral("no such project file"));
+    if (exists && !QFileInfo(path).isFile())
+        return failWith(QStringLiteral("not a file"));
+    if (mode == Mode::ReadWrite) {
+        if (const QString why = unwritableReason(path); !why.isEmpty())
+            return failWith(QStringLiteral("cannot %1 the project: %2%3")
+                                .arg(exists ? QStringLiteral("write") : QStringLiteral("create"), why,
+                                     exists ? QStringLiteral(" (it can still be opened read-only)")
+                                            : QString()));
     }
     QString why;
     if (!p->m_db.open(path, mode == Mode::ReadOnly, &why) ||
-        !slicestore::registerModule(p->m_db.handle(), &why)) {
-        if (error)
-            *error = QStringLiteral("%1: cannot open project: %2").arg(path, why);
-        return nullptr;
+        !slicestore::registerModule(p->m_db.handle(), &why))
+        return failWith(QStringLiteral("cannot open project: ") + why);
+    qint64 version = 0;
+    QString notProject = notAProject(p->m_db, &version);
+    if (!notProject.isEmpty() && mode == Mode::ReadOnly && exists && !unwritableReason(path).isEmpty()) {
+        // On read-only media SQLite cannot make the -shm file a WAL database needs to be read;
+        // nobody can be writing there, so it is read as immutable.
+        if (!p->m_db.openImmutable(path, &why) || !slicestore::registerModule(p->m_db.handle(), &why))
+            return failWith(QStringLiteral("cannot open project: ") + why);
+        notProject = notAProject(p->m_db, &version);
     }
+    if (!notProject.isEmpty())
+        return failWith(notProject);
     if (mode == Mode::ReadOnly) {
+        if (p->m_db.scalar("SELECT count(*) FROM sqlite_master WHERE name='run'") == 0)
+            return failWith(QStringLiteral("not a GradeML project file (an empty database)"));
         // query_only makes any writing statement fail even if it slipped past the read-only open.
         (void)p->m_db.exec("PRAGMA query_only=ON;");
-        const qint64 version = p->m_db.scalar("PRAGMA user_version;", -1);
-        if (version < 0 || p->m_db.scalar("SELECT count(*) FROM sqlite_master WHERE name='run'") == 0) {
-            if (error)
-                *error = QStringLiteral("%1: not a GradeML project file").arg(path);
-            return nullptr;
-        }
-        if (version > schema::currentVersion()) {
-            if (error)
-                *error = QStringLiteral("%1: project schema %2 is newer than this program's %3")
-                             .arg(path).arg(version).arg(schema::currentVersion());
-            return nullptr;
-        }
         return p;
     }
     // WAL keeps readers (GUI) going while a worker imports; NORMAL sync is durable at commit

@@ -252,4 +252,9 @@ QString SqliteDb::lastError() const
     return m_db ? QString::fromUtf8(sqlite3_errmsg(m_db)) : QString();
 }
 
+bool SqliteDb::lastErrorWasBusy() const
+{
+    return m_db && (sqlite3_extended_errcode(m_db) & 0xFF) == SQLITE_BUSY;
+}
+
 } // namespace gml

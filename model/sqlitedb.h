@@ -86,6 +86,8 @@ public:
     qint64 scalar(std::string_view sql, qint64 fallback = 0) const;
     qint64 lastInsertRowId() const;
     QString lastError() const;
+    // True when the last call failed because another connection holds the write lock.
+    bool lastErrorWasBusy() const;
 
 private:
     bool openWith(const QByteArray &name, int flags, QString *error);
