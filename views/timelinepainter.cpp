@@ -80,7 +80,11 @@ void TimelinePainter::paintRows(QPainter &p, const TimelineViewport &v, const Ti
     }
     // Grid lines at the ruler's ticks.
     const TimeNs step = tickStep(v);
-    for (TimeNs t = firstTick(v, o.traceStart, step); t < v.t1; t += step) {
+    // At most a few hundred ticks fit; the count bounds the loop even on absurd ranges (a
+    // project written before import limits), where t + step could overflow.
+    int ticks = 0;
+    for (TimeNs t = firstTick(v, o.traceStart, step); t < v.t1 && ticks++ < kMaxTicks;
+         t = nextTick(t, step)) {
         const double x = xForTime(v, t);
         if (x >= left)
             p.fillRect(QRectF(x, header, 1, v.size.height() - header), kGrid);
@@ -259,7 +263,9 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
     p.fillRect(QRect(left, oh, v.size.width() - left, rh), QColor(0xf6, 0xf7, 0xf9));
     p.setPen(kText);
     const TimeNs origin = o.traceStart;
-    for (TimeNs t = firstTick(v, origin, step) - step; t < v.t1 + step; t += step) {
+    int ticks = 0;
+    for (TimeNs t = nextTick(firstTick(v, origin, step), -step);
+         t < nextTick(v.t1, step) && ticks++ < kMaxTicks; t = nextTick(t, step)) {
         const double x = xForTime(v, t);
         p.fillRect(QRectF(x, oh + rh - 8, 1, 8), kMuted);
         for (int k = 1; k < 5; ++k)
@@ -311,7 +317,20 @@ TimeNs TimelinePainter::tickStep(const TimelineViewport &v) const
 
 TimeNs TimelinePainter::firstTick(const TimelineViewport &v, TimeNs origin, TimeNs step)
 {
-    return origin + ((v.t0 - origin) / step) * step;
+    TimeNs offset = 0, first = 0;
+    if (__builtin_sub_overflow(v.t0, origin, &offset) ||
+        __builtin_add_overflow(origin, (offset / step) * step, &first))
+        return v.t0;
+    return first;
+}
+
+// t + step, saturated at the ends of TimeNs instead of wrapping around.
+TimeNs TimelinePainter::nextTick(TimeNs t, TimeNs step)
+{
+    TimeNs next = 0;
+    if (__builtin_add_overflow(t, step, &next))
+        return step > 0 ? std::numeric_limits<TimeNs>::max() : std::numeric_limits<TimeNs>::min();
+    return next;
 }
 
 const std::vector<float> &TimelinePainter::overviewDensity(int width)

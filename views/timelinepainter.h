@@ -129,6 +129,8 @@ private:
     // counted from `origin`: the ruler and the grid lines of the rows share them.
     TimeNs tickStep(const TimelineViewport &v) const;
     static TimeNs firstTick(const TimelineViewport &v, TimeNs origin, TimeNs step);
+    static TimeNs nextTick(TimeNs t, TimeNs step);
+    static constexpr int kMaxTicks = 1000;
     int colorOf(StringId name) const;
 
     std::shared_ptr<const TimelineData> m_data;
