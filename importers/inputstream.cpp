@@ -96,29 +96,39 @@ qint64 InputStream::read(char *data, qint64 n)
     if (!m_gz)
         return -1;
     auto *gz = static_cast<gzFile>(m_gz);
+    if (m_failed)
+        return -1; // the error found after the bytes handed out last time
+    // Small pieces, so the bytes before a damaged spot are handed out and the error's offset
+    // (the caller's position when read() fails) is within 64 KiB of it.
     qint64 total = 0;
+    auto failAt = [&](const char *msg) -> qint64 {
+        m_failed = true;
+        m_error = QStringLiteral("gzip data is corrupt or cut short at compressed byte %1 of %2, "
+                                 "after %3 bytes of data (%4)")
+                      .arg(qint64(gzoffset(gz)))
+                      .arg(m_fileSize)
+                      .arg(m_position + total)
+                      .arg(QString::fromUtf8(msg ? msg : "unknown zlib error"));
+        m_position += total;
+        return total > 0 ? total : -1;
+    };
     while (total < n) {
-        const unsigned chunk = unsigned(std::min<qint64>(n - total, 1 << 30));
+        const unsigned chunk = unsigned(std::min<qint64>(n - total, 1 << 16));
         const int got = gzread(gz, data + total, chunk);
         if (got < 0) {
             int code = 0;
-            const char *msg = gzerror(gz, &code);
-            m_error = QStringLiteral("gzip data is corrupt or cut short (%1)")
-                          .arg(QString::fromUtf8(msg ? msg : "unknown zlib error"));
-            return -1;
+            return failAt(gzerror(gz, &code));
         }
         if (got == 0) {
             int code = 0;
             const char *msg = gzerror(gz, &code);
-            if (code != Z_OK && code != Z_STREAM_END) {
-                m_error = QStringLiteral("gzip data is corrupt or cut short (%1)")
-                              .arg(QString::fromUtf8(msg ? msg : "unknown zlib error"));
-                return -1;
-            }
+            if (code != Z_OK && code != Z_STREAM_END)
+                return failAt(msg);
             break;
         }
         total += got;
     }
+    m_position += total;
     return total;
 }
 
