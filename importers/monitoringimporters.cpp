@@ -985,7 +985,7 @@ namespace {
 const QRegularExpression &topFirstLine()
 {
     static const QRegularExpression re(QStringLiteral(
-        R"(^top - (\d{1,2}):(\d{2}):(\d{2}) up .*load average: ([0-9.]+), ([0-9.]+), ([0-9.]+)\s*$)"));
+        R"(^top - (\d{1,2}):(\d{2}):(\d{2}) up .*load average: ([^,\s]+), ([^,\s]+), ([^,\s]+)\s*$)"));
     return re;
 }
 
@@ -1078,8 +1078,16 @@ ImportOutcome TopBatchImporter::import(ImportContext &ctx) const
             Block b;
             b.time = QTime(m.captured(1).toInt(), m.captured(2).toInt(), m.captured(3).toInt());
             b.offset = line.offset;
-            b.samples.push_back({QStringLiteral("load average (1 min)"), QString(),
-                                 m.captured(4).toDouble()});
+            bool numeric = false;
+            const double load = m.captured(4).toDouble(&numeric);
+            if (numeric && std::isfinite(load) && load >= 0 && load < 1e9)
+                b.samples.push_back({QStringLiteral("load average (1 min)"), QString(), load});
+            else
+                warnings.add(QStringLiteral("load average"), line.offset,
+                             QStringLiteral("the load average '%1' at byte %2 is not a plausible "
+                                            "number; not imported for that block")
+                                 .arg(m.captured(4))
+                                 .arg(line.offset));
             blocks.push_back(std::move(b));
             inTable = false;
             continue;
