@@ -505,6 +505,26 @@ void ChunkWriter::write(Open &o)
         maxEnd = std::max(maxEnd, r.ts + r.dur);
     }
     encode(o.rows, o.args, o.encoder, m_data, m_argsOut);
+    // A chunk that would not read back is never stored: what was encoded is decoded again (a
+    // small fraction of encoding it) and the source fails instead.
+    {
+        ArgsTables tables;
+        bool ok = m_argsOut.empty() || readArgsTables(m_argsOut, tables);
+        const qint64 recordsSize = m_argsOut.empty() ? -1 : qint64(tables.records.size());
+        m_check.clear();
+        ok = ok && decode(o.chunk, m_data.data(), qint64(m_data.size()), recordsSize, 0, m_check) &&
+             m_check.size() == o.rows.size();
+        if (!ok) {
+            if (m_error.isEmpty())
+                m_error = QStringLiteral("slice chunk %1 (%2 rows of track %3) would not read back; "
+                                         "nothing of this source is kept")
+                              .arg(o.chunk).arg(o.rows.size()).arg(o.track);
+            o.rows.clear();
+            o.args.clear();
+            o.encoder.clear();
+            return;
+        }
+    }
     auto &st = m_insert;
     st.bind(1, o.chunk);
     st.bind(2, o.track);

@@ -173,6 +173,7 @@ private:
     TrackId m_lastTrack = -1;
     size_t m_lastOpen = 0;
     size_t m_buffered = 0; // bytes held in open chunks
+    std::vector<Row> m_check; // a written chunk, decoded again
     std::string m_data, m_argsOut;
     QString m_error;
 };
