@@ -364,8 +364,10 @@ void WhatIfPanel::showResult(const sim::WhatIfReport &r, double replayMs)
 
     // Critical path, identity against predicted, in ms.
     m_chart->removeAllSeries();
-    for (auto *axis : m_chart->axes())
-        m_chart->removeAxis(axis);
+    for (auto *axis : m_chart->axes()) {
+        m_chart->removeAxis(axis); // gives the axis back to us (QChart docs): ours to delete
+        delete axis;
+    }
     auto *series = new QHorizontalStackedBarSeries();
     struct Part
     {

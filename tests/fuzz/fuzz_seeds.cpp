@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Writes the fuzzers' seed corpora: small, valid inputs of every format, made here so the
+// project ships no binary seed. Usage: grademl-fuzz-seeds OUTDIR (one folder per target).
+#include "../nsysfixture.h"
+#include "slicestore.h"
+
+#include <QDir>
+#include <QFile>
+#include <QString>
+
+#include <cstdio>
+#include <cstring>
+#include <zlib.h>
+
+namespace {
+
+QString g_out;
+
+void put(const char *target, const char *name, const QByteArray &bytes)
+{
+    const QString dir = g_out + QLatin1Char('/') + QLatin1String(target);
+    QDir().mkpath(dir);
+    QFile f(dir + QLatin1Char('/') + QLatin1String(name));
+    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size()) {
+        fprintf(stderr, "cannot write %s\n", qPrintable(f.fileName()));
+        exit(1);
+    }
+}
+
+QByteArray gzip(const QByteArray &data)
+{
+    z_stream zs{};
+    deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+    QByteArray out(int(deflateBound(&zs, uLong(data.size()))) + 32, Qt::Uninitialized);
+    zs.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(data.constData()));
+    zs.avail_in = uInt(data.size());
+    zs.next_out = reinterpret_cast<Bytef *>(out.data());
+    zs.avail_out = uInt(out.size());
+    deflate(&zs, Z_FINISH);
+    out.resize(qsizetype(zs.total_out));
+    deflateEnd(&zs);
+    return out;
+}
+
+// A chunk as slice_chunk stores it, in the slicechunk target's framing.
+QByteArray chunk(int rows, bool withArgs)
+{
+    using namespace gml::slicestore;
+    ArgsEncoder encoder;
+    std::string records;
+    std::vector<Row> list;
+    for (int i = 0; i < rows; ++i) {
+        Row r;
+        r.ts = 1000 + i * 37;
+        r.dur = 10 + i % 5;
+        r.name = 1 + i % 3;
+        r.cat = i % 2;
+        r.correlation = i % 4 ? qint64(i) : kNull;
+        r.id = i;
+        if (withArgs && i % 2 == 0) {
+            const std::string json = "{\"External id\":" + std::to_string(i) +
+                                     ",\"stream\":7,\"name\":\"k" + std::to_string(i % 3) +
+                                     "\",\"grid\":[1,2,3],\"f\":0.5,\"ok\":true,\"n\":null}";
+            r.hasArgs = true;
+            encoder.add(json, records, r);
+        }
+        list.push_back(r);
+    }
+    std::string data, args;
+    encode(list, records, encoder, data, args);
+    QByteArray out(4, '\0');
+    const uint32_t n = uint32_t(data.size());
+    std::memcpy(out.data(), &n, 4);
+    out += QByteArray(data.data(), qsizetype(data.size()));
+    out += QByteArray(args.data(), qsizetype(args.size()));
+    return out;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: grademl-fuzz-seeds OUTDIR\n");
+        return 2;
+    }
+    g_out = QString::fromLocal8Bit(argv[1]);
+
+    const QByteArray kineto = R"({"distributedInfo":{"rank":0,"world_size":2},"deviceProperties":[{"id":0,"name":"GPU"}],
+"traceEvents":[
+{"ph":"M","name":"process_name","pid":1,"args":{"name":"python"}},
+{"ph":"M","name":"thread_name","pid":1,"tid":2,"args":{"name":"main"}},
+{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":2,"ts":1700000000000.5,"dur":20,"args":{"External id":3,"Record function id":9}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":2,"ts":1700000000005,"dur":4,"args":{"correlation":11,"External id":3}},
+{"ph":"X","cat":"kernel","name":"sgemm","pid":0,"tid":7,"ts":1700000000012,"dur":30,"args":{"correlation":11,"External id":3,"device":0,"stream":7}},
+{"ph":"s","id":11,"pid":1,"tid":2,"ts":1700000000005,"cat":"ac2g","name":"ac2g"},
+{"ph":"f","id":11,"pid":0,"tid":7,"ts":1700000000012,"cat":"ac2g","name":"ac2g","bp":"e"},
+{"ph":"B","name":"step","pid":1,"tid":2,"ts":1700000000000},{"ph":"E","pid":1,"tid":2,"ts":1700000000050},
+{"ph":"i","name":"mark","pid":1,"tid":2,"ts":1700000000001,"s":"t"},
+{"ph":"C","name":"mem","pid":1,"ts":1700000000003,"args":{"bytes":1024}},
+{"ph":"b","cat":"async","name":"req","id":"0x5","pid":1,"tid":2,"ts":1700000000002},
+{"ph":"e","cat":"async","name":"req","id":"0x5","pid":1,"tid":2,"ts":1700000000009},
+{"ph":"X","cat":"kernel","name":"ncclKernel_AllReduce_RING_LL_Sum_float","pid":0,"tid":20,"ts":1700000000045,"dur":9,"args":{"correlation":12}},
+{"ph":"X","cat":"cuda_sync","name":"cudaDeviceSynchronize","pid":0,"tid":7,"ts":1700000000060,"dur":1,"args":{"correlation":13}}
+]})";
+    put("chrometrace", "kineto.json", kineto);
+    put("chrometrace", "kineto.json.gz", gzip(kineto));
+    put("chrometrace", "array.json", R"([{"ph":"X","name":"a","pid":"p","tid":"t","ts":1,"dur":2},{"ph":"X","name":"b\u00e9\n","pid":1,"tid":1,"ts":"3","dur":1.25}])");
+    put("chrometrace", "tf.json", R"({"displayTimeUnit":"ns","traceEvents":[{"ph":"X","name":"MatMul","pid":3,"tid":0,"ts":5.5,"dur":1,"args":{"long_name":"dense/MatMul"}},{}]})");
+
+    put("nvidiasmi", "query.csv",
+        "timestamp, name, index, pstate, utilization.gpu [%], memory.used [MiB], power.draw [W]\n"
+        "2023/02/21 15:16:55.262, NVIDIA A100-SXM4-40GB, 0, P0, 33 %, 1024 MiB, 57.50 W\n"
+        "2023/02/21 15:16:55.262, NVIDIA A100-SXM4-40GB, 1, P0, 0 %, 0 MiB, [N/A]\n"
+        "2023/02/21 15:16:56.262, NVIDIA A100-SXM4-40GB, 0, P2, 35 %, 2048 MiB, 60.00 W\n");
+    put("nvidiasmi", "noindex.csv", "name, memory.total [MiB]\nA100, 40960 MiB\nA100, 40960 MiB\n");
+    put("dmon", "dated.txt",
+        "#Date       Time        gpu   pwr gtemp    sm\n#YYYYMMDD   HH:MM:SS    Idx     W     C     %\n"
+        " 20230221   15:16:55      0    43    48     5\n 20230221   15:16:55      1    44     -     6\n"
+        " 20230221   15:16:56      0    45    49     7\n");
+    put("dmon", "plain.txt", "# gpu   pwr    sm\n# Idx     W     %\n    0    43     5\n    0    44     6\n");
+    put("dcgmi", "dmon.txt",
+        "#Entity   POWER             TOTEC                   GPUTL             SMACT\n"
+        "ID         W                 mJ                                                          \n"
+        "GPU 0     57.976            1268376700              0                 0.000\n"
+        "GPU 1     N/A               N/A                     3                 0.100\n"
+        "GPU 0     60.527            1268437741              11                0.250\n");
+    put("top", "top.txt",
+        "top - 15:16:05 up  5:03,  3 users,  load average: 1.22, 0.73, 0.79\n"
+        "Tasks: 1306 total,   2 running, 1304 sleeping,   0 stopped,   0 zombie\n"
+        "%Cpu(s):  0.7 us,  0.2 sy,  0.0 ni, 99.1 id,  0.0 wa,  0.0 hi,  0.0 si,  0.0 st\n"
+        "MiB Mem : 1031710.+total, 998000.1 free,  12345.6 used,  21364.8 buff/cache\n"
+        "MiB Swap:      0.0 total,      0.0 free,      0.0 used. 1013000.0 avail Mem\n\n"
+        "    PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND\n"
+        "  91607 user      20   0   12.2g   3.0g 630580 R 101.0   0.3   0:05.01 python\n"
+        "      1 root      20   0  167420  11840   8392 S   0.0   0.0   0:10.00 systemd\n\n"
+        "top - 15:16:06 up  5:03,  3 users,  load average: 1.30, 0.75, 0.80\n"
+        "Tasks: 1306 total,   1 running, 1305 sleeping,   0 stopped,   0 zombie\n");
+    put("executiontrace", "et.json", R"({"schema":"1.0.1","pid":5,"time":"2024","start_ts":1,"nodes":[
+{"id":1,"name":"[pytorch|profiler|execution_graph|thread]","parent":1,"rf_id":0,"inputs":[],"outputs":[]},
+{"id":2,"name":"aten::add","parent":1,"rf_id":1,"scope":0,"inputs":[[1,1,0,4,4,"cpu"],1.0],"outputs":[[2,2,0,4,4,"cpu"]]},
+{"id":3,"name":"## step ##","parent":1,"rf_id":2,"scope":7,"inputs":[],"outputs":[]},
+{"id":4,"name":"aten::mul","parent":1,"rf_id":3,"inputs":[[[2,2,0,4,4,"cpu"]]],"outputs":[[3,3,0,4,4,"cpu"]]}]})");
+    put("executiontrace", "attrs.json", R"({"schema":"1.0.2-chakra.0.0.4","pid":5,"nodes":[
+{"id":2,"name":"aten::add","ctrl_deps":1,"attrs":[{"name":"rf_id","value":1},{"name":"scope","value":0}],
+ "inputs":{"values":[[1,1,0,4,4,"cpu"]]},"outputs":{"values":[[2,2,0,4,4,"cpu"]]}}]})");
+
+    QString error;
+    const QString nsysDir = g_out + QStringLiteral("/nsys");
+    QDir().mkpath(nsysDir);
+    if (!gmltest::writeNsysExport(nsysDir + QStringLiteral("/export.sqlite"), 4, {}, &error)) {
+        fprintf(stderr, "cannot write the Nsight seed: %s\n", qPrintable(error));
+        return 1;
+    }
+
+    put("slicechunk", "args.bin", chunk(40, true));
+    put("slicechunk", "plain.bin", chunk(7, false));
+    return 0;
+}

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The slice-chunk decoder: what the `slice` virtual table runs on every blob it reads. An input
+// is [4 bytes: the data blob's length, little-endian][data blob][args blob], as a slice_chunk
+// row holds them. Malformed blobs must be refused, never read past.
+#include "slicestore.h"
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace gml::slicestore;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 4)
+        return 0;
+    uint32_t dataSize = 0;
+    std::memcpy(&dataSize, data, 4);
+    data += 4;
+    size -= 4;
+    if (dataSize > size)
+        dataSize = uint32_t(size);
+    const std::string_view chunk(reinterpret_cast<const char *>(data), dataSize);
+    const std::string_view blob(reinterpret_cast<const char *>(data) + dataSize, size - dataSize);
+    std::vector<Row> rows;
+    ArgsTables tables;
+    const bool legacy = isLegacyChunk(chunk.data(), qint64(chunk.size()));
+    qint64 recordsSize = -1;
+    if (!blob.empty()) {
+        if (legacy)
+            tables.records = blob;
+        else if (!readArgsTables(blob, tables))
+            return 0;
+        recordsSize = qint64(tables.records.size());
+    }
+    if (!decode(1, chunk.data(), qint64(chunk.size()), recordsSize, 0, rows, true))
+        return 0;
+    std::string json;
+    for (const Row &r : rows) {
+        if (!r.hasArgs || legacy)
+            continue;
+        json.clear();
+        (void)appendArgsJson(tables.records.substr(r.argsOffset, r.argsSize), tables, json);
+    }
+    return 0;
+}
