@@ -451,12 +451,18 @@ void MainWindow::onImportFinished(const ImportController::Result &r)
             m_whatIf.select(measuredRuns.first());
     }
     addRecent(m_openedPath);
-    setWindowTitle(tr("%1 — GradeML Studio").arg(QFileInfo(m_openedPath).fileName()));
+    // A project on read-only media is shown as it is; edits (clock offsets, Save as Run) would fail.
+    const QString readOnly = Project::whyNotWritable(m_projectPath);
+    setWindowTitle(tr("%1%2 — GradeML Studio")
+                       .arg(QFileInfo(m_openedPath).fileName(),
+                            readOnly.isEmpty() ? QString() : tr(" (read-only)")));
     QString msg = tr("%1: %n slices", nullptr, int(r.data->sliceCount())).arg(QFileInfo(m_openedPath).fileName());
     if (failed)
         msg += tr(", %n file(s) failed (see Sources)", nullptr, failed);
     if (r.cancelled)
         msg += tr(", import cancelled: showing what was imported");
+    if (!readOnly.isEmpty())
+        msg += tr(", read-only: %1").arg(readOnly);
     for (const auto &e : r.scanErrors)
         msg += QStringLiteral("; ") + e;
     statusBar()->showMessage(msg, 15000);

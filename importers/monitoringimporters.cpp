@@ -139,9 +139,12 @@ QString text(QByteArrayView v)
     return QString::fromUtf8(v.data(), v.size());
 }
 
+// Saturated just past the writer's limits, which then refuse the sample with a warning (a
+// date in year 4046 overflowed the multiplication; found by fuzz_dmon).
 TimeNs toNs(const QDateTime &dt)
 {
-    return dt.toMSecsSinceEpoch() * 1'000'000;
+    constexpr qint64 limitMs = kMaxAbsTimeNs / 1'000'000 + 1;
+    return std::clamp<qint64>(dt.toMSecsSinceEpoch(), -limitMs, limitMs) * 1'000'000;
 }
 
 TimeNs fileMtimeNs(const QString &path)

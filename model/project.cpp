@@ -16,7 +16,7 @@ namespace gml {
 
 // Why a project at `path` cannot be created or written, in the user's terms; empty when the
 // folder is there and writable (and the file, if it exists, too).
-static QString unwritableReason(const QString &path)
+QString Project::whyNotWritable(const QString &path)
 {
     const QFileInfo file(path);
     const QFileInfo dir(file.absolutePath());
@@ -66,13 +66,15 @@ std::unique_ptr<Project> Project::open(const QString &path, Mode mode, QString *
             *error = QStringLiteral("%1: %2").arg(path, message);
         return nullptr;
     };
-    const bool exists = QFileInfo::exists(path);
+    // ":memory:" is SQLite's in-memory database (the fuzzers' scratch project), no file.
+    const bool inMemory = path == QLatin1String(":memory:");
+    const bool exists = !inMemory && QFileInfo::exists(path);
     if (mode == Mode::ReadOnly && !exists)
         return failWith(QStringLiteral("no such project file"));
     if (exists && !QFileInfo(path).isFile())
         return failWith(QStringLiteral("not a file"));
-    if (mode == Mode::ReadWrite) {
-        if (const QString why = unwritableReason(path); !why.isEmpty())
+    if (mode == Mode::ReadWrite && !inMemory) {
+        if (const QString why = whyNotWritable(path); !why.isEmpty())
             return failWith(QStringLiteral("cannot %1 the project: %2%3")
                                 .arg(exists ? QStringLiteral("write") : QStringLiteral("create"), why,
                                      exists ? QStringLiteral(" (it can still be opened read-only)")
@@ -84,7 +86,7 @@ std::unique_ptr<Project> Project::open(const QString &path, Mode mode, QString *
         return failWith(QStringLiteral("cannot open project: ") + why);
     qint64 version = 0;
     QString notProject = notAProject(p->m_db, &version);
-    if (!notProject.isEmpty() && mode == Mode::ReadOnly && exists && !unwritableReason(path).isEmpty()) {
+    if (!notProject.isEmpty() && mode == Mode::ReadOnly && exists && !whyNotWritable(path).isEmpty()) {
         // On read-only media SQLite cannot make the -shm file a WAL database needs to be read;
         // nobody can be writing there, so it is read as immutable.
         if (!p->m_db.openImmutable(path, &why) || !slicestore::registerModule(p->m_db.handle(), &why))

@@ -41,6 +41,10 @@ public:
                                                        QString *error);
     ~Project();
 
+    // Why the project file at `path` cannot be written or created (a read-only file or medium,
+    // a missing or unwritable folder); empty when it can.
+    static QString whyNotWritable(const QString &path);
+
     SqliteDb &db() { return m_db; }
     const QString &path() const { return m_path; }
     bool isReadOnly() const { return m_mode == Mode::ReadOnly; }

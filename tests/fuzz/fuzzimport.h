@@ -10,6 +10,7 @@
 #include "tracewriter.h"
 
 #include <QCoreApplication>
+#include <QDir>
 #include <QFile>
 #include <QString>
 
@@ -21,11 +22,22 @@
 
 namespace gmlfuzz {
 
-// The importer's input file: in /dev/shm when there is one (no disk I/O per run).
+// The importer's input file, alone in a folder of this process (importers look at sibling
+// files: a log's time anchor), in /dev/shm when there is one (no disk I/O per run).
 inline QString inputPath(const char *suffix)
 {
-    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    return QStringLiteral("%1/gml-fuzz-%2%3").arg(QLatin1String(dir)).arg(getpid()).arg(QLatin1String(suffix));
+    struct Scratch
+    {
+        QString dir;
+        ~Scratch() { QDir(dir).removeRecursively(); } // at exit; a crash leaves it for a look
+    };
+    static const Scratch scratch = [] {
+        QByteArray tmpl = access("/dev/shm", W_OK) == 0 ? "/dev/shm/gml-fuzz-XXXXXX" : "/tmp/gml-fuzz-XXXXXX";
+        if (!mkdtemp(tmpl.data()))
+            abort();
+        return Scratch{QString::fromLocal8Bit(tmpl)};
+    }();
+    return scratch.dir + QStringLiteral("/input") + QLatin1String(suffix);
 }
 
 inline int importOnce(const gml::Importer &importer, const uint8_t *data, size_t size, const char *suffix)

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target of the fuzz preset for SECONDS each, on seed corpora generated
+# now (grademl-fuzz-seeds), and fails on the first finding. Prints each target's executions
+# per second and coverage (libFuzzer's cov/ft counters) from its last status line.
+# Usage: tests/fuzz/run_fuzzers.sh [BUILD_DIR=build/fuzz] [SECONDS=25]
+# SPDX-License-Identifier: GPL-3.0-or-later
+set -uo pipefail
+build=${1:-build/fuzz}
+seconds=${2:-25}
+dir=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/gml-fuzz.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+"$build/tests/fuzz/grademl-fuzz-seeds" "$work/seeds" || exit 1
+status=0
+printf '%-16s %10s %8s %8s %8s %s\n' target runs exec/s cov ft result
+for target in chrometrace nvidiasmi dmon dcgmi top executiontrace nsys slicechunk; do
+  mkdir -p "$work/corpus/$target" "$work/findings/$target"
+  log="$work/$target.log"
+  # -rss_limit_mb bounds memory per input; -timeout makes a hang a finding; the ASan/UBSan
+  # reports abort the run (fuzz preset: -fno-sanitize-recover).
+  ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    "$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 \
+    -max_len=262144 -print_final_stats=1 -artifact_prefix="$work/findings/$target/" \
+    "$work/corpus/$target" "$work/seeds/$target" > "$log" 2>&1
+  rc=$?
+  last=$(grep -E '^#[0-9]+' "$log" | tail -1)
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+  execs=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+  cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
+  ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
+  if [ $rc -eq 0 ]; then result=ok; else result="FINDING (exit $rc)"; status=1; fi
+  printf '%-16s %10s %8s %8s %8s %s\n' "$target" "${runs:-?}" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$result"
+  if [ $rc -ne 0 ]; then
+    grep -E 'ERROR|SUMMARY|runtime error|==[0-9]+==|#[0-9]+ 0x' "$log" | head -40
+    for f in "$work/findings/$target"/*; do
+      [ -f "$f" ] && { echo "reproducer ($(stat -c %s "$f") bytes, base64):"; head -c 4096 "$f" | base64 | head -20; }
+    done
+  fi
+done
+exit $status
