@@ -17,6 +17,11 @@ PACKAGES=(
   python3
 )
 
+# `install-deps.sh fuzz` adds what the fuzz preset needs: clang and its libFuzzer runtime.
+if [ "${1:-}" = "fuzz" ]; then
+  PACKAGES+=(clang libclang-rt-14-dev)
+fi
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

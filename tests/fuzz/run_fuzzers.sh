@@ -12,6 +12,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/gml-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 "$build/tests/fuzz/grademl-fuzz-seeds" "$work/seeds" || exit 1
 status=0
+passed=0
+failed=0
 printf '%-16s %10s %8s %8s %8s %s\n' target runs exec/s cov ft result
 for target in chrometrace nvidiasmi dmon dcgmi top executiontrace nsys slicechunk; do
   mkdir -p "$work/corpus/$target" "$work/findings/$target"
@@ -28,7 +30,11 @@ for target in chrometrace nvidiasmi dmon dcgmi top executiontrace nsys slicechun
   execs=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
   cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
   ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
-  if [ $rc -eq 0 ]; then result=ok; else result="FINDING (exit $rc)"; status=1; fi
+  if [ $rc -eq 0 ]; then
+    result=ok; passed=$((passed + 1))
+  else
+    result="FINDING (exit $rc)"; status=1; failed=$((failed + 1))
+  fi
   printf '%-16s %10s %8s %8s %8s %s\n' "$target" "${runs:-?}" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$result"
   if [ $rc -ne 0 ]; then
     grep -E 'ERROR|SUMMARY|runtime error|==[0-9]+==|#[0-9]+ 0x' "$log" | head -40
@@ -37,4 +43,5 @@ for target in chrometrace nvidiasmi dmon dcgmi top executiontrace nsys slicechun
     done
   fi
 done
+echo "fuzzers: $passed passed, $failed failed"
 exit $status
