@@ -3,6 +3,7 @@
 
 #include "inputstream.h"
 
+#include <algorithm>
 #include <cstring>
 
 #if defined(__SSE2__)
@@ -28,7 +29,10 @@ static QString describeByte(const char *p, const char *e)
 ChromeTraceReader::ChromeTraceReader(InputStream &input, Handler &handler)
     : m_input(input), m_handler(handler)
 {
-    m_buf.resize(kInitialBuffer);
+    // A small file gets a small buffer (it grows when a unit needs more): allocating 4 MB for
+    // each of many small files was most of the cost of reading them.
+    const qint64 expected = m_input.isCompressed() ? m_input.fileSize() * 8 : m_input.fileSize() + 1;
+    m_buf.resize(size_t(std::clamp<qint64>(expected, qint64(64) << 10, qint64(kInitialBuffer))));
     m_event.argMembers = &m_argMembers;
 }
 
