@@ -2,6 +2,7 @@
 // Small helpers shared by the tests: temporary files, gzip, one-shot imports, SQL scalars.
 #pragma once
 
+#include "gziputil.h"
 #include "project.h"
 
 #include <QByteArray>
@@ -12,7 +13,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <zlib.h>
 
 namespace gmltest {
 
@@ -32,21 +32,6 @@ inline bool setMtime(const QString &path, const QDateTime &time)
 {
     QFile f(path);
     return f.open(QIODevice::ReadWrite) && f.setFileTime(time, QFileDevice::FileModificationTime);
-}
-
-inline QByteArray gzip(const QByteArray &data)
-{
-    z_stream zs{};
-    deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY); // +16: gzip wrapper
-    QByteArray out(int(deflateBound(&zs, uLong(data.size()))) + 32, Qt::Uninitialized);
-    zs.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(data.constData()));
-    zs.avail_in = uInt(data.size());
-    zs.next_out = reinterpret_cast<Bytef *>(out.data());
-    zs.avail_out = uInt(out.size());
-    deflate(&zs, Z_FINISH);
-    out.resize(qsizetype(zs.total_out));
-    deflateEnd(&zs);
-    return out;
 }
 
 inline qint64 scalar(gml::Project &p, const char *sql)

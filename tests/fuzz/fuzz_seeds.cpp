@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Writes the fuzzers' seed corpora: small, valid inputs of every format, made here so the
 // project ships no binary seed. Usage: grademl-fuzz-seeds OUTDIR (one folder per target).
+#include "../gziputil.h"
 #include "../nsysfixture.h"
 #include "slicestore.h"
 
@@ -10,7 +11,6 @@
 
 #include <cstdio>
 #include <cstring>
-#include <zlib.h>
 
 namespace {
 
@@ -25,21 +25,6 @@ void put(const char *target, const char *name, const QByteArray &bytes)
         fprintf(stderr, "cannot write %s\n", qPrintable(f.fileName()));
         exit(1);
     }
-}
-
-QByteArray gzip(const QByteArray &data)
-{
-    z_stream zs{};
-    deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-    QByteArray out(int(deflateBound(&zs, uLong(data.size()))) + 32, Qt::Uninitialized);
-    zs.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(data.constData()));
-    zs.avail_in = uInt(data.size());
-    zs.next_out = reinterpret_cast<Bytef *>(out.data());
-    zs.avail_out = uInt(out.size());
-    deflate(&zs, Z_FINISH);
-    out.resize(qsizetype(zs.total_out));
-    deflateEnd(&zs);
-    return out;
 }
 
 // A chunk as slice_chunk stores it, in the slicechunk target's framing.
@@ -104,7 +89,7 @@ int main(int argc, char **argv)
 {"ph":"X","cat":"cuda_sync","name":"cudaDeviceSynchronize","pid":0,"tid":7,"ts":1700000000060,"dur":1,"args":{"correlation":13}}
 ]})";
     put("chrometrace", "kineto.json", kineto);
-    put("chrometrace", "kineto.json.gz", gzip(kineto));
+    put("chrometrace", "kineto.json.gz", gmltest::gzip(kineto));
     put("chrometrace", "array.json", R"([{"ph":"X","name":"a","pid":"p","tid":"t","ts":1,"dur":2},{"ph":"X","name":"b\u00e9\n","pid":1,"tid":1,"ts":"3","dur":1.25}])");
     put("chrometrace", "tf.json", R"({"displayTimeUnit":"ns","traceEvents":[{"ph":"X","name":"MatMul","pid":3,"tid":0,"ts":5.5,"dur":1,"args":{"long_name":"dense/MatMul"}},{}]})");
 
