@@ -51,7 +51,6 @@ public:
     // a hundred times that, and a few seconds of work at most for a file of a few MB.
     static constexpr qint64 kBaseSteps = 50'000'000;
     static constexpr qint64 kStepsPerByte = 50;
-    qint64 steps() const { return m_steps; }
     ImportOutcome run();
 
 private:
@@ -218,19 +217,24 @@ std::optional<TimeNs> Session::time(const SqliteStatement &st, int c, const char
                                     const char *column)
 {
     QString problem;
+    auto beyond = [&](const QString &value) {
+        return QStringLiteral("'%1' is %2 ns, beyond the limit of ±%3 ns")
+            .arg(QLatin1String(column), value)
+            .arg(kMaxAbsTimeNs);
+    };
     switch (st.columnType(c)) {
     case SQLITE_INTEGER: {
         const TimeNs t = st.int64(c);
         if (t >= -kMaxAbsTimeNs && t <= kMaxAbsTimeNs)
             return t;
-        problem = QStringLiteral("'%1' is %2 ns, beyond the limit of ±%3 ns").arg(QLatin1String(column)).arg(t).arg(kMaxAbsTimeNs);
+        problem = beyond(QString::number(t));
         break;
     }
     case SQLITE_FLOAT: {
         const double t = st.real(c);
         if (std::isfinite(t) && std::abs(t) <= double(kMaxAbsTimeNs))
             return TimeNs(std::llround(t));
-        problem = QStringLiteral("'%1' is %2 ns, beyond the limit of ±%3 ns").arg(QLatin1String(column)).arg(t).arg(kMaxAbsTimeNs);
+        problem = beyond(QString::number(t));
         break;
     }
     case SQLITE_NULL:
