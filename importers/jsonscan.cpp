@@ -260,7 +260,7 @@ std::optional<qint64> microsToNanos(const Value &v)
         if (roundUp)
             ++frac;
     }
-    if (p == e) {
+    if (p == e && digits <= 15) { // 16 digits and more: the double path bounds them (fuzz_chrometrace)
         const qint64 ns = whole * 1000 + frac;
         return neg ? -ns : ns;
     }

@@ -358,6 +358,9 @@ private Q_SLOTS:
         QTest::newRow("gzip damaged") << "bad.json.gz" << damaged << 1 << "(offset in the decompressed data)";
         QTest::newRow("ts 1e308") << "ts.json" << QByteArray(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1e308,"dur":1}])") << 0
                                   << "event at byte 1 has a 'ts' out of range (1e308 µs)";
+        // 16 digits of µs overflowed the exact integer path (found by fuzz_chrometrace).
+        QTest::newRow("ts of 16 digits") << "ts16.json" << QByteArray(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":9700000000000005,"dur":1}])") << 0
+                                         << "has a 'ts' out of range (9700000000000005 µs)";
         QByteArray dcgmi = "#Entity   POWER    GPUTL\nID        W\n";
         for (int i = 0; i < 10; ++i)
             dcgmi += "GPU 0     57.9     12     7     8\n";
