@@ -84,6 +84,34 @@ QString csvField(const QString &s)
 
 } // namespace
 
+std::optional<qint64> pickRun(Project &project, QString *requested, const char *command,
+                              QTextStream &err, int *exitCode)
+{
+    if (requested->isEmpty()) {
+        QStringList names;
+        auto st = project.db().prepare("SELECT name FROM run WHERE kind = 'measured' ORDER BY id");
+        while (st.step())
+            names << st.text(0);
+        if (names.size() != 1) {
+            err << "grademl " << command << ": "
+                << (names.isEmpty() ? QStringLiteral("the project has no measured run")
+                                    : QStringLiteral("the project has %1 runs; name one with --run: %2")
+                                          .arg(names.size())
+                                          .arg(names.join(QStringLiteral(", "))))
+                << '\n';
+            *exitCode = names.isEmpty() ? SomeFailed : Usage;
+            return std::nullopt;
+        }
+        *requested = names.first();
+    }
+    const auto run = project.findRun(*requested);
+    if (!run) {
+        err << "grademl " << command << ": no run named '" << *requested << "'\n";
+        *exitCode = SomeFailed;
+    }
+    return run;
+}
+
 int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
     const Parsed p = parse(args, {QStringLiteral("project"), QStringLiteral("run"),

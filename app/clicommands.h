@@ -5,6 +5,12 @@
 #include <QStringList>
 #include <QTextStream>
 
+#include <optional>
+
+namespace gml {
+class Project;
+}
+
 namespace gml::cli {
 
 // Exit codes of the public CLI.
@@ -22,10 +28,17 @@ struct Parsed
 };
 Parsed parse(const QStringList &args, const QStringList &valued, const QStringList &flags);
 
+// The run a command works on: `requested` by name, else the project's only measured run. Prints
+// why not to `err` (prefixed by "grademl COMMAND: ") and sets *exitCode when there is none.
+std::optional<qint64> pickRun(Project &project, QString *requested, const char *command,
+                              QTextStream &err, int *exitCode);
+
 int importCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int infoCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int queryCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err);
+// grademl graph FILE [--run NAME] [--level L] [--json | --dot]: the execution model.
+int graphCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int alignCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // Needs a QGuiApplication (fonts): grademl_main creates one for this command.
 int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err);

@@ -22,6 +22,8 @@ static const char kUsage[] =
     "                                                        rank clock offsets, residuals, overrides\n"
     "  whatif FILE.grademl [--run NAME] [--scale 'REGEX=FACTOR'] [--json]\n"
     "                                                        replay a run: measured, identity, predicted\n"
+    "  graph FILE.grademl [--run NAME] [--level workflow|step|iteration|scope|operator|gpu]\n"
+    "        [--json | --dot]                                the execution model: nodes, times, edges\n"
     "exit status: 0 ok, 1 some source or the command failed, 2 usage error\n";
 
 int main(int argc, char **argv)
@@ -55,6 +57,8 @@ int main(int argc, char **argv)
         return gml::cli::exportCommand(args, out, err);
     if (command == QLatin1String("whatif"))
         return gml::cli::whatifCommand(args, out, err);
+    if (command == QLatin1String("graph"))
+        return gml::cli::graphCommand(args, out, err);
     if (command == QLatin1String("align"))
         return gml::cli::alignCommand(args, out, err);
     if (command == QLatin1String("query"))

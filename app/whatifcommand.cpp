@@ -182,25 +182,10 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         return SomeFailed;
     }
     QString runName = p.options.value(QStringLiteral("run"));
-    if (runName.isEmpty()) {
-        QStringList names;
-        auto st = project->db().prepare("SELECT name FROM run WHERE kind = 'measured' ORDER BY id");
-        while (st.step())
-            names << st.text(0);
-        if (names.size() != 1) {
-            err << "grademl whatif: " << (names.isEmpty() ? QStringLiteral("the project has no measured run")
-                                                           : QStringLiteral("the project has %1 runs; name one with --run: %2")
-                                                                 .arg(names.size()).arg(names.join(QStringLiteral(", "))))
-                << '\n';
-            return names.isEmpty() ? SomeFailed : Usage;
-        }
-        runName = names.first();
-    }
-    const auto run = project->findRun(runName);
-    if (!run) {
-        err << "grademl whatif: no run named '" << runName << "'\n";
-        return SomeFailed;
-    }
+    int exitCode = Ok;
+    const auto run = pickRun(*project, &runName, "whatif", err, &exitCode);
+    if (!run)
+        return exitCode;
     if (has("scenario")) {
         auto s = sim::loadScenario(*project, *run, p.options.value(QStringLiteral("scenario")), &why);
         if (!s) {

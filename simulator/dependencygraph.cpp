@@ -115,6 +115,7 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
     // Slices per track, nested: leaves become nodes, the others containers.
     std::unordered_map<SliceId, int> nodeOf;
     std::unordered_map<SliceId, int> containerOf;
+    std::unordered_map<SliceId, SliceId> enclosing; // slice -> its innermost container's slice
     std::vector<SliceId> syncMarkers; // Kineto cuda_sync slices on GPU streams
     std::unordered_map<SliceId, int> markerResource;
     {
@@ -159,10 +160,16 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
                 if (cat.compare(QLatin1String("trace"), Qt::CaseInsensitive) == 0 ||
                     nameOf(row.name).startsWith(QLatin1String("PyTorch Profiler (")))
                     continue;
+                for (int p = parent[i]; p >= 0; p = parent[size_t(p)])
+                    if (containerIndex[size_t(p)] >= 0) {
+                        enclosing.emplace(row.id, rows[size_t(p)].id);
+                        break;
+                    }
                 if (!row.leaf) {
                     Container c;
                     c.slice = row.id;
                     c.name = row.name;
+                    c.cat = row.cat;
                     c.resource = res;
                     c.start = row.start;
                     c.end = row.end;
@@ -233,6 +240,17 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
     containerOf.clear(); // indices moved
     for (size_t c = 0; c < g.m_containers.size(); ++c)
         containerOf.emplace(g.m_containers[c].slice, int(c));
+    auto enclosingContainer = [&](SliceId slice) {
+        const auto e = enclosing.find(slice);
+        if (e == enclosing.end())
+            return -1;
+        const auto c = containerOf.find(e->second);
+        return c == containerOf.end() ? -1 : c->second;
+    };
+    for (auto &c : g.m_containers)
+        c.parent = enclosingContainer(c.slice);
+    for (auto &n : g.m_nodes)
+        n.container = enclosingContainer(n.slice);
     for (const auto &n : g.m_nodes)
         nameOf(n.name);
     for (const auto &c : g.m_containers)

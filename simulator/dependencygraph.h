@@ -45,6 +45,7 @@ struct Node
     NodeKind kind = NodeKind::Cpu;
     int collectiveOp = -1; // collectiveOperation() of a collective kernel
     int launcher = -1;     // GPU work: the runtime call that launched it
+    int container = -1;    // the innermost container enclosing it on its resource, -1: none
     qint64 bytes = 0;      // copies: bytes moved; collectives: message size (0: not recorded)
     TimeNs start = 0;
     TimeNs end = 0;
@@ -89,7 +90,9 @@ struct Container
 {
     SliceId slice = 0;
     StringId name = 0;
+    StringId cat = 0;
     int resource = 0;
+    int parent = -1; // the innermost container enclosing this one on its resource, -1: none
     TimeNs start = 0;
     TimeNs end = 0;
     int first = -1; // node index

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// grademl graph: the execution model of a run (workflow -> step -> iteration -> scope ->
+// operator -> GPU work) with its edges, as text, JSON or Graphviz dot, for scripts.
+#include "clicommands.h"
+
+#include "dependencygraph.h"
+#include "executionmodel.h"
+#include "project.h"
+
+#include <QJsonDocument>
+
+namespace gml::cli {
+
+int graphCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    const Parsed p = parse(args, {QStringLiteral("run"), QStringLiteral("level")},
+                           {QStringLiteral("json"), QStringLiteral("dot")});
+    const QString levelText = p.options.value(QStringLiteral("level"), QStringLiteral("iteration"));
+    const auto level = sim::levelFromName(levelText);
+    QString problem = p.error;
+    if (problem.isEmpty() && p.positional.size() != 1)
+        problem = QStringLiteral("need one project file");
+    if (problem.isEmpty() && !level)
+        problem = QStringLiteral("unknown level '%1'; expected workflow, step, iteration, scope, operator or gpu")
+                      .arg(levelText);
+    if (problem.isEmpty() && p.flags.contains(QStringLiteral("json")) && p.flags.contains(QStringLiteral("dot")))
+        problem = QStringLiteral("--json and --dot exclude each other");
+    if (!problem.isEmpty()) {
+        err << "grademl graph: " << problem
+            << "\nusage: grademl graph FILE.grademl [--run NAME] "
+               "[--level workflow|step|iteration|scope|operator|gpu] [--json | --dot]\n";
+        return Usage;
+    }
+    QString error;
+    auto project = Project::open(p.positional.first(), Project::Mode::ReadOnly, &error);
+    if (!project) {
+        err << "grademl graph: " << error << '\n';
+        return SomeFailed;
+    }
+    QString runName = p.options.value(QStringLiteral("run"));
+    int exitCode = Ok;
+    const auto run = pickRun(*project, &runName, "graph", err, &exitCode);
+    if (!run)
+        return exitCode;
+    auto graph = sim::DependencyGraph::build(*project, *run, &error);
+    if (!graph) {
+        err << "grademl graph: run '" << runName << "': " << error << '\n';
+        return SomeFailed;
+    }
+    const auto model = sim::ExecutionModel::build(*graph, runName);
+    if (p.flags.contains(QStringLiteral("json"))) {
+        QJsonObject o = model.toJson(*level);
+        o.insert(QStringLiteral("run"), runName);
+        out << QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented));
+    } else if (p.flags.contains(QStringLiteral("dot"))) {
+        out << model.toDot(*level);
+    } else {
+        out << model.toText(*level);
+    }
+    return Ok;
+}
+
+} // namespace gml::cli

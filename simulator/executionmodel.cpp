@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "executionmodel.h"
+
+#include "timeformat.h"
+
+#include <QJsonArray>
+#include <QRegularExpression>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace gml::sim {
+
+QString levelName(Level level)
+{
+    static const char *names[kLevels] = {"workflow", "step", "iteration", "scope", "operator", "gpu"};
+    return QLatin1String(names[int(level)]);
+}
+
+std::optional<Level> levelFromName(const QString &name)
+{
+    for (int l = 0; l < kLevels; ++l)
+        if (levelName(Level(l)) == name)
+            return Level(l);
+    if (name == QLatin1String("module"))
+        return Level::Scope;
+    return std::nullopt;
+}
+
+QString edgeKindName(ModelEdge::Kind kind)
+{
+    static const char *names[] = {"launch", "sync", "collective", "data", "stream_wait", "thread_wait",
+                                  "program_order"};
+    return QLatin1String(names[int(kind)]);
+}
+
+namespace {
+
+// What a slice that encloses others (or a leaf CPU slice) is in the hierarchy.
+Level classify(const QString &name, const QString &cat)
+{
+    static const QRegularExpression iteration(
+        QStringLiteral(R"(^(ProfilerStep#\d+|(iteration|iter|step|epoch)[\s_#:=-]*\d+)$)"),
+        QRegularExpression::CaseInsensitiveOption);
+    if (iteration.match(name).hasMatch())
+        return Level::Iteration;
+    // record_function ranges ("Optimizer.step#SGD.step", "## forward ##"), nn.Module and Python
+    // ranges, NVTX ranges; Kineto's 2021 layout files them all under "Operator".
+    if (cat == QLatin1String("user_annotation") || cat == QLatin1String("python_function") ||
+        cat == QLatin1String("nvtx") || name.startsWith(QLatin1String("nn.Module:")) ||
+        name.startsWith(QLatin1String("## ")) ||
+        (name.contains(QLatin1Char('#')) && !name.startsWith(QLatin1String("aten::"))))
+        return Level::Scope;
+    return Level::Operator;
+}
+
+// Merges sorted, disjoint interval lists.
+std::vector<std::pair<TimeNs, TimeNs>> unite(std::vector<std::pair<TimeNs, TimeNs>> v)
+{
+    std::sort(v.begin(), v.end());
+    std::vector<std::pair<TimeNs, TimeNs>> out;
+    for (const auto &iv : v) {
+        if (!out.empty() && iv.first <= out.back().second)
+            out.back().second = std::max(out.back().second, iv.second);
+        else
+            out.push_back(iv);
+    }
+    return out;
+}
+
+} // namespace
+
+int ExecutionModel::add(Level level, int parent, const QString &name, int rank, int resource)
+{
+    ModelNode n;
+    n.level = level;
+    n.parent = parent;
+    n.name = name;
+    n.rank = rank;
+    n.resource = resource;
+    n.start = std::numeric_limits<TimeNs>::max();
+    n.end = std::numeric_limits<TimeNs>::min();
+    n.count = 0;
+    m_nodes.push_back(std::move(n));
+    return int(m_nodes.size()) - 1;
+}
+
+ExecutionModel ExecutionModel::build(const DependencyGraph &g, const QString &runName)
+{
+    ExecutionModel m;
+    const int workflow = m.add(Level::Workflow, -1, QStringLiteral("workflow"), -1, -1);
+    const int step = m.add(Level::Step, workflow, runName, -1, -1);
+    const auto &containers = g.containers();
+    const auto &resources = g.resources();
+    auto take = [&](int node, SliceId slice, TimeNs start, TimeNs end) {
+        ModelNode &n = m.m_nodes[size_t(node)];
+        n.slices.push_back(slice);
+        n.start = std::min(n.start, start);
+        n.end = std::max(n.end, end);
+        ++n.count;
+    };
+    std::vector<Level> levelOf(containers.size());
+    for (size_t c = 0; c < containers.size(); ++c)
+        levelOf[c] = classify(g.name(containers[c].name), g.name(containers[c].cat));
+
+    // Iterations first (outermost iteration ranges), so that work outside them can join the
+    // one of its rank that it starts in.
+    std::vector<int> modelOf(containers.size(), -1);
+    std::map<int, std::vector<std::tuple<TimeNs, TimeNs, int>>> iterationsOfRank;
+    for (size_t c = 0; c < containers.size(); ++c) {
+        if (levelOf[c] != Level::Iteration)
+            continue;
+        int outer = containers[c].parent;
+        while (outer >= 0 && levelOf[size_t(outer)] != Level::Iteration)
+            outer = containers[size_t(outer)].parent;
+        const Container &ct = containers[c];
+        const int rank = resources[size_t(ct.resource)].rank;
+        if (outer >= 0) { // an iteration range inside another: part of it
+            modelOf[c] = modelOf[size_t(outer)];
+        } else {
+            modelOf[c] = m.add(Level::Iteration, step,
+                               rank >= 0 ? QStringLiteral("%1 · rank %2").arg(g.name(ct.name)).arg(rank)
+                                         : g.name(ct.name),
+                               rank, ct.resource);
+            iterationsOfRank[rank].emplace_back(ct.start, ct.end, modelOf[c]);
+        }
+        take(modelOf[c], ct.slice, ct.start, ct.end);
+    }
+    for (auto &[rank, list] : iterationsOfRank)
+        std::sort(list.begin(), list.end());
+    // Work outside any range of its thread: the iteration of its rank it starts in, or the step.
+    auto byTime = [&](int resource, TimeNs t) {
+        const auto it = iterationsOfRank.find(resources[size_t(resource)].rank);
+        if (it != iterationsOfRank.end()) {
+            const auto &list = it->second;
+            auto after = std::upper_bound(list.begin(), list.end(),
+                                          std::make_tuple(t, std::numeric_limits<TimeNs>::max(), INT_MAX));
+            if (after != list.begin() && t < std::get<1>(*std::prev(after)))
+                return std::get<2>(*std::prev(after));
+        }
+        return step;
+    };
+    // A child of `parent` at `level`, or `parent` itself when the child would be no deeper than
+    // it (an op nested in an op, a scope in an op, are part of it; scopes do nest).
+    auto placeUnder = [&](int parent, Level level, const QString &name, int resource) {
+        const Level pl = m.m_nodes[size_t(parent)].level;
+        if (pl >= Level::Iteration && (level < pl || (level == pl && level != Level::Scope)))
+            return parent;
+        return m.add(level, parent, name, resources[size_t(resource)].rank, resource);
+    };
+    // Containers come in start order on each resource, so a parent is placed before its children.
+    for (size_t c = 0; c < containers.size(); ++c) {
+        if (levelOf[c] == Level::Iteration)
+            continue;
+        const Container &ct = containers[c];
+        const int parent = ct.parent >= 0 ? modelOf[size_t(ct.parent)] : byTime(ct.resource, ct.start);
+        modelOf[c] = placeUnder(parent, levelOf[c], g.name(ct.name), ct.resource);
+        take(modelOf[c], ct.slice, ct.start, ct.end);
+    }
+    // Leaves: CPU work first (GPU work hangs under its launcher's node).
+    const auto &nodes = g.nodes();
+    m.m_ofGraphNode.assign(nodes.size(), -1);
+    for (int pass = 0; pass < 2; ++pass) {
+        for (size_t i = 0; i < nodes.size(); ++i) {
+            const Node &n = nodes[i];
+            const bool gpu = resources[size_t(n.resource)].gpu;
+            if (gpu != (pass == 1))
+                continue;
+            int at;
+            if (gpu) {
+                const int launcher = n.launcher >= 0 ? m.m_ofGraphNode[size_t(n.launcher)] : -1;
+                const int parent = launcher >= 0 ? launcher : byTime(n.resource, n.start);
+                at = m.add(Level::GpuWork, parent, g.name(n.name), resources[size_t(n.resource)].rank,
+                           n.resource);
+            } else {
+                const int parent = n.container >= 0 ? modelOf[size_t(n.container)] : byTime(n.resource, n.start);
+                const Level level = n.kind == NodeKind::Runtime ? Level::Operator
+                                                                : classify(g.name(n.name), g.name(n.cat));
+                at = placeUnder(parent, level == Level::Iteration ? Level::Scope : level, g.name(n.name),
+                                n.resource);
+            }
+            m.m_ofGraphNode[i] = at;
+            take(at, n.slice, n.start, n.end);
+        }
+    }
+    for (const Edge &e : g.edges()) {
+        const int a = m.m_ofGraphNode[size_t(e.from)], b = m.m_ofGraphNode[size_t(e.to)];
+        if (a != b)
+            m.m_leafEdges.push_back({a, b, ModelEdge::Kind(int(e.kind)), 1});
+    }
+    m.finish(g);
+    return m;
+}
+
+void ExecutionModel::finish(const DependencyGraph &g)
+{
+    // Children are always added after their parent: one pass from the back sees every child
+    // before its parent. Leaf work and its intervals flow up; the lists are merged as they go.
+    const auto &nodes = g.nodes();
+    std::vector<std::vector<std::pair<TimeNs, TimeNs>>> busy(m_nodes.size());
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        const int at = m_ofGraphNode[i];
+        if (at < 0)
+            continue;
+        const Node &n = nodes[i];
+        ResourceMix &mix = m_nodes[size_t(at)].mix;
+        const TimeNs d = n.end - n.start;
+        switch (n.kind) {
+        case NodeKind::Cpu:
+        case NodeKind::Runtime: mix.cpu += d; break;
+        case NodeKind::Kernel: mix.gpuCompute += d; break;
+        case NodeKind::Collective: mix.communication += d; break;
+        case NodeKind::Memcpy:
+        case NodeKind::Memset: mix.copies += d; break;
+        }
+        busy[size_t(at)].emplace_back(n.start, n.end);
+    }
+    for (size_t k = m_nodes.size(); k-- > 0;) {
+        ModelNode &n = m_nodes[k];
+        busy[k] = unite(std::move(busy[k]));
+        if (n.start > n.end) // no slice of its own and no child: an empty step
+            n.start = n.end = 0;
+        TimeNs covered = 0;
+        for (const auto &[a, b] : busy[k])
+            covered += std::max<TimeNs>(0, std::min(b, n.end) - std::max(a, n.start));
+        n.mix.idle = std::max<TimeNs>(0, n.inclusive() - covered);
+        n.count = std::max<qint64>(n.count, 1);
+        if (n.parent < 0)
+            continue;
+        ModelNode &p = m_nodes[size_t(n.parent)];
+        p.children.push_back(int(k));
+        if (n.end > n.start || !n.slices.empty()) {
+            p.start = std::min(p.start, n.start);
+            p.end = std::max(p.end, n.end);
+        }
+        p.mix.cpu += n.mix.cpu;
+        p.mix.gpuCompute += n.mix.gpuCompute;
+        p.mix.communication += n.mix.communication;
+        p.mix.copies += n.mix.copies;
+        auto &up = busy[size_t(n.parent)];
+        up.insert(up.end(), busy[k].begin(), busy[k].end());
+        busy[k] = {};
+    }
+    for (ModelNode &n : m_nodes) {
+        std::sort(n.children.begin(), n.children.end(), [&](int a, int b) {
+            return std::tie(m_nodes[size_t(a)].start, a) < std::tie(m_nodes[size_t(b)].start, b);
+        });
+        // Self time: the part of its span that no child covers (an operator's CPU time before
+        // its kernels, an iteration's gaps between operators).
+        std::vector<std::pair<TimeNs, TimeNs>> spans;
+        for (int c : n.children)
+            spans.emplace_back(m_nodes[size_t(c)].start, m_nodes[size_t(c)].end);
+        TimeNs inChildren = 0;
+        for (const auto &[a, b] : unite(std::move(spans)))
+            inChildren += std::max<TimeNs>(0, std::min(b, n.end) - std::max(a, n.start));
+        n.self = std::max<TimeNs>(0, n.inclusive() - inChildren);
+    }
+}
+
+int ExecutionModel::ancestorAt(int node, Level level) const
+{
+    while (node >= 0 && m_nodes[size_t(node)].level > level)
+        node = m_nodes[size_t(node)].parent;
+    return node >= 0 && m_nodes[size_t(node)].level == level ? node : -1;
+}
+
+qint64 ExecutionModel::countAt(Level level) const
+{
+    return std::count_if(m_nodes.begin(), m_nodes.end(), [level](const ModelNode &n) { return n.level == level; });
+}
+
+std::vector<ModelEdge> ExecutionModel::edges(Level level) const
+{
+    std::map<std::tuple<int, int, int>, qint64> folded;
+    for (const ModelEdge &e : m_leafEdges) {
+        const int a = ancestorAt(e.from, level), b = ancestorAt(e.to, level);
+        if (a >= 0 && b >= 0 && a != b)
+            ++folded[{a, b, int(e.kind)}];
+    }
+    // Program order: successive nodes on one resource (across their parents: the last operator
+    // of an iteration precedes the first of the next), not a scope and a scope nested in it.
+    auto encloses = [&](int outer, int inner) {
+        for (int p = m_nodes[size_t(inner)].parent; p >= 0; p = m_nodes[size_t(p)].parent)
+            if (p == outer)
+                return true;
+        return false;
+    };
+    std::map<int, std::vector<int>> lanes;
+    for (size_t i = 0; i < m_nodes.size(); ++i)
+        if (m_nodes[i].level == level && m_nodes[i].resource >= 0)
+            lanes[m_nodes[i].resource].push_back(int(i));
+    for (auto &[resource, list] : lanes) {
+        std::sort(list.begin(), list.end(), [&](int a, int b) {
+            return std::tie(m_nodes[size_t(a)].start, a) < std::tie(m_nodes[size_t(b)].start, b);
+        });
+        for (size_t k = 1; k < list.size(); ++k)
+            if (!encloses(list[k - 1], list[k]))
+                ++folded[{list[k - 1], list[k], int(ModelEdge::Kind::ProgramOrder)}];
+    }
+    std::vector<ModelEdge> out;
+    out.reserve(folded.size());
+    for (const auto &[key, count] : folded)
+        out.push_back({std::get<0>(key), std::get<1>(key), ModelEdge::Kind(std::get<2>(key)), count});
+    return out;
+}
+
+namespace {
+
+QJsonObject mixJson(const ResourceMix &m)
+{
+    return {{QStringLiteral("cpu_ns"), m.cpu},
+            {QStringLiteral("gpu_compute_ns"), m.gpuCompute},
+            {QStringLiteral("communication_ns"), m.communication},
+            {QStringLiteral("copies_ns"), m.copies},
+            {QStringLiteral("idle_ns"), m.idle}};
+}
+
+} // namespace
+
+QJsonObject ExecutionModel::toJson(Level level) const
+{
+    QJsonArray nodes;
+    for (size_t i = 0; i < m_nodes.size(); ++i) {
+        const ModelNode &n = m_nodes[i];
+        if (n.level > level)
+            continue;
+        QJsonObject o{{QStringLiteral("id"), qint64(i)},
+                      {QStringLiteral("level"), levelName(n.level)},
+                      {QStringLiteral("name"), n.name},
+                      {QStringLiteral("start_ns"), n.start},
+                      {QStringLiteral("end_ns"), n.end},
+                      {QStringLiteral("inclusive_ns"), n.inclusive()},
+                      {QStringLiteral("self_ns"), n.self},
+                      {QStringLiteral("count"), n.count},
+                      {QStringLiteral("slices"), qint64(n.slices.size())},
+                      {QStringLiteral("children"), qint64(n.children.size())},
+                      {QStringLiteral("mix"), mixJson(n.mix)}};
+        if (n.parent >= 0)
+            o.insert(QStringLiteral("parent"), n.parent);
+        if (n.rank >= 0)
+            o.insert(QStringLiteral("rank"), n.rank);
+        if (!n.slices.empty())
+            o.insert(QStringLiteral("first_slice"), n.slices.front());
+        nodes.append(o);
+    }
+    QJsonArray edges;
+    for (const ModelEdge &e : this->edges(level))
+        edges.append(QJsonObject{{QStringLiteral("from"), e.from},
+                                 {QStringLiteral("to"), e.to},
+                                 {QStringLiteral("kind"), edgeKindName(e.kind)},
+                                 {QStringLiteral("count"), e.count}});
+    return {{QStringLiteral("level"), levelName(level)},
+            {QStringLiteral("nodes"), nodes},
+            {QStringLiteral("edges"), edges}};
+}
+
+QString ExecutionModel::toDot(Level level) const
+{
+    auto quoted = [](QString s) -> QString { // a QString, not a QStringBuilder over the local
+        s.replace(QLatin1Char('\\'), QLatin1String("\\\\"));
+        s.replace(QLatin1Char('"'), QLatin1String("\\\""));
+        s.replace(QLatin1Char('\n'), QLatin1String("\\n"));
+        return QLatin1Char('"') + s + QLatin1Char('"');
+    };
+    QString out = QStringLiteral("digraph execution {\n  rankdir=LR;\n  node [shape=box, fontname=\"DejaVu Sans\"];\n");
+    for (size_t i = 0; i < m_nodes.size(); ++i) {
+        const ModelNode &n = m_nodes[i];
+        if (n.level != level)
+            continue;
+        out += QStringLiteral("  n%1 [label=%2];\n")
+                   .arg(i)
+                   .arg(quoted(n.name + QLatin1Char('\n') + formatDuration(n.inclusive()) +
+                               (n.count > 1 ? QStringLiteral(" · %1 slices").arg(n.count) : QString())));
+    }
+    for (const ModelEdge &e : edges(level)) {
+        static const char *styles[] = {"style=dashed", "style=dotted", "color=red, penwidth=2",
+                                       "color=blue", "color=gray, style=dashed",
+                                       "color=gray, style=dotted", "color=gray"};
+        out += QStringLiteral("  n%1 -> n%2 [%3, label=\"%4%5\"];\n")
+                   .arg(e.from)
+                   .arg(e.to)
+                   .arg(QLatin1String(styles[int(e.kind)]), edgeKindName(e.kind),
+                        e.count > 1 ? QStringLiteral(" ×%1").arg(e.count) : QString());
+    }
+    return out + QStringLiteral("}\n");
+}
+
+QString ExecutionModel::toText(Level level) const
+{
+    QString out;
+    std::vector<std::pair<int, int>> stack{{0, 0}}; // node, depth
+    while (!stack.empty()) {
+        const auto [i, depth] = stack.back();
+        stack.pop_back();
+        const ModelNode &n = m_nodes[size_t(i)];
+        out += QString(depth * 2, QLatin1Char(' ')) +
+               QStringLiteral("%1 %2: %3 (self %4)").arg(levelName(n.level), n.name,
+                                                         formatDuration(n.inclusive()), formatDuration(n.self));
+        if (n.count > 1)
+            out += QStringLiteral(", %1 slices").arg(n.count);
+        out += QStringLiteral(", cpu %1, gpu %2, comm %3, copies %4, idle %5\n")
+                   .arg(formatDuration(n.mix.cpu), formatDuration(n.mix.gpuCompute),
+                        formatDuration(n.mix.communication), formatDuration(n.mix.copies),
+                        formatDuration(n.mix.idle));
+        if (n.level >= level)
+            continue;
+        for (auto c = n.children.rbegin(); c != n.children.rend(); ++c)
+            if (m_nodes[size_t(*c)].level <= level)
+                stack.push_back({*c, depth + 1});
+    }
+    std::map<ModelEdge::Kind, std::pair<qint64, qint64>> kinds; // edges, leaf edges
+    for (const ModelEdge &e : edges(level)) {
+        kinds[e.kind].first += 1;
+        kinds[e.kind].second += e.count;
+    }
+    out += QStringLiteral("edges at level %1:").arg(levelName(level));
+    if (kinds.empty())
+        out += QStringLiteral(" none");
+    for (const auto &[kind, n] : kinds)
+        out += QStringLiteral(" %1 %2 (%3 leaf)").arg(edgeKindName(kind)).arg(n.first).arg(n.second);
+    return out + QLatin1Char('\n');
+}
+
+} // namespace gml::sim

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The execution model (issue 15): the hierarchy built from a run's dependency graph, its times
+// and its edges at each level; on a hand-made trace whose answer is known, and on real traces.
+#include "dependencygraph.h"
+#include "executionmodel_inputs.h"
+#include "executionmodel.h"
+#include "importutil.h"
+#include "testutil.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTest>
+
+#include <set>
+
+using namespace gml;
+using namespace gml::sim;
+
+class TestExecutionModel : public QObject
+{
+    Q_OBJECT
+
+    struct Built
+    {
+        QTemporaryDir dir;
+        std::unique_ptr<Project> project;
+        std::optional<DependencyGraph> graph;
+        std::optional<ExecutionModel> model;
+    };
+    static std::unique_ptr<Built> build(const QStringList &paths, const QString &run)
+    {
+        auto b = std::make_unique<Built>();
+        b->project = gmltest::newProject(b->dir);
+        gmltest::importInto(*b->project, paths, run);
+        QString error;
+        const auto id = b->project->findRun(run);
+        if (!id)
+            qFatal("no run %s", qPrintable(run));
+        b->graph = DependencyGraph::build(*b->project, *id, &error);
+        if (!b->graph)
+            qFatal("graph: %s", qPrintable(error));
+        b->model = ExecutionModel::build(*b->graph, run);
+        return b;
+    }
+    // The names of the nodes at a level, in start order.
+    static QStringList namesAt(const ExecutionModel &m, Level level)
+    {
+        std::vector<const ModelNode *> at;
+        for (const auto &n : m.nodes())
+            if (n.level == level)
+                at.push_back(&n);
+        std::stable_sort(at.begin(), at.end(), [](const ModelNode *a, const ModelNode *b) { return a->start < b->start; });
+        QStringList out;
+        for (const ModelNode *n : at)
+            out << n->name;
+        return out;
+    }
+    // Invariants of any model: every graph node and slice belongs to exactly one model node,
+    // children lie inside their parent's span and follow it in the levels, and the leaf work
+    // adds up at the root.
+    static void checkInvariants(const DependencyGraph &g, const ExecutionModel &m)
+    {
+        std::set<SliceId> seen;
+        qint64 slices = 0;
+        for (const auto &n : m.nodes()) {
+            for (SliceId s : n.slices)
+                QVERIFY2(seen.insert(s).second, "a slice in two model nodes");
+            slices += qint64(n.slices.size());
+            for (int c : n.children) {
+                const ModelNode &child = m.nodes()[size_t(c)];
+                QVERIFY(child.level > n.level || (child.level == Level::Scope && n.level == Level::Scope));
+                QVERIFY(child.start >= n.start && child.end <= n.end);
+            }
+            QVERIFY(n.self >= 0 && n.self <= n.inclusive());
+        }
+        QCOMPARE(slices, qint64(g.nodes().size() + g.containers().size()));
+        TimeNs leafWork = 0;
+        for (size_t i = 0; i < g.nodes().size(); ++i) {
+            QVERIFY(m.nodeOf(int(i)) >= 0);
+            leafWork += g.nodes()[i].end - g.nodes()[i].start;
+        }
+        const ResourceMix &root = m.nodes().front().mix;
+        QCOMPARE(root.cpu + root.gpuCompute + root.communication + root.copies, leafWork);
+        for (int l = 0; l < kLevels; ++l)
+            for (const ModelEdge &e : m.edges(Level(l))) {
+                QVERIFY(e.from != e.to);
+                QCOMPARE(int(m.nodes()[size_t(e.from)].level), l);
+                QCOMPARE(int(m.nodes()[size_t(e.to)].level), l);
+            }
+    }
+
+private Q_SLOTS:
+    void handMadeHierarchy()
+    {
+        QTemporaryDir in;
+        gmltest::writeFile(in, QStringLiteral("t/trace.json"), kHandMadeTrace);
+        const auto b = build({in.filePath(QStringLiteral("t"))}, QStringLiteral("hand"));
+        const ExecutionModel &m = *b->model;
+        checkInvariants(*b->graph, m);
+        QCOMPARE(namesAt(m, Level::Iteration), (QStringList{QStringLiteral("ProfilerStep#1"), QStringLiteral("ProfilerStep#2")}));
+        QCOMPARE(namesAt(m, Level::Scope), (QStringList{QStringLiteral("enumerate(DataLoader)#_Iter.__next__"),
+                                                         QStringLiteral("nn.Module: Net"), QStringLiteral("nn.Module: Linear")}));
+        // aten::addmm and the launch are part of aten::linear; relu and the backward op are
+        // operators of iteration 1 (the backward op by time, from the autograd thread).
+        QCOMPARE(namesAt(m, Level::Operator), (QStringList{QStringLiteral("aten::linear"), QStringLiteral("aten::relu"),
+                                                            QStringLiteral("LinearBackward0"), QStringLiteral("aten::relu")}));
+        int linear = -1, gemm = -1, backward = -1;
+        for (size_t i = 0; i < m.nodes().size(); ++i) {
+            const QString &name = m.nodes()[i].name;
+            if (name == QLatin1String("aten::linear"))
+                linear = int(i);
+            else if (name == QLatin1String("gemm"))
+                gemm = int(i);
+            else if (name == QLatin1String("LinearBackward0"))
+                backward = int(i);
+        }
+        QVERIFY(linear >= 0 && gemm >= 0 && backward >= 0);
+        const ModelNode &op = m.nodes()[size_t(linear)];
+        QCOMPARE(op.count, 3); // linear, addmm, the launch
+        QCOMPARE(m.nodes()[size_t(gemm)].parent, linear);
+        QCOMPARE(m.nodes()[size_t(m.nodes()[size_t(op.parent)].parent)].name, QStringLiteral("nn.Module: Net"));
+        QCOMPARE(m.nodes()[size_t(m.ancestorAt(backward, Level::Iteration))].name, QStringLiteral("ProfilerStep#1"));
+        // The operator's span runs from its CPU start to its kernel's end; the kernel's 30 us
+        // are GPU compute in its mix, its CPU leaf (the launch) 5 us, and self is the part of
+        // the span before the kernel.
+        QCOMPARE(op.start, m.nodes()[size_t(gemm)].start - 8000);
+        QCOMPARE(op.inclusive(), 38000);
+        QCOMPARE(op.mix.gpuCompute, 30000);
+        QCOMPARE(op.mix.cpu, 5000);
+        QCOMPARE(op.self, 8000);
+        // Iteration level: program order 1 -> 2, and the thread wait of iteration 2's relu on
+        // the backward op that ended 30 us before it on the other thread.
+        const auto edges = m.edges(Level::Iteration);
+        QCOMPARE(edges.size(), size_t(2));
+        QCOMPARE(edges[0].kind, ModelEdge::Kind::ThreadWait);
+        QCOMPARE(edges[1].kind, ModelEdge::Kind::ProgramOrder);
+    }
+
+    void resnet50Iterations()
+    {
+        GML_REQUIRE_SHARED(QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"));
+        const auto b = build({gmltest::sharedTraces() + QStringLiteral("/pytorch_kineto/kineto_tbplugin_2021_resnet50_v100")},
+                             QStringLiteral("resnet50"));
+        const ExecutionModel &m = *b->model;
+        checkInvariants(*b->graph, m);
+        QCOMPARE(namesAt(m, Level::Iteration),
+                 (QStringList{QStringLiteral("ProfilerStep#5"), QStringLiteral("ProfilerStep#6"), QStringLiteral("ProfilerStep#7"),
+                              QStringLiteral("ProfilerStep#8"), QStringLiteral("ProfilerStep#9"), QStringLiteral("ProfilerStep#10")}));
+        // Each iteration: the DataLoader, zero_grad and step scopes, in that order.
+        QCOMPARE(m.countAt(Level::Scope), 18);
+        for (const auto &n : m.nodes()) {
+            if (n.level != Level::Iteration)
+                continue;
+            QStringList scopes;
+            for (int c : n.children)
+                if (m.nodes()[size_t(c)].level == Level::Scope)
+                    scopes << m.nodes()[size_t(c)].name.section(QLatin1Char('#'), 0, 0);
+            QCOMPARE(scopes, (QStringList{QStringLiteral("enumerate(DataLoader)"), QStringLiteral("Optimizer.zero_grad"),
+                                          QStringLiteral("Optimizer.step")}));
+        }
+        // The iterations follow one another in program order; each holds the same operators.
+        const auto edges = m.edges(Level::Iteration);
+        QCOMPARE(std::count_if(edges.begin(), edges.end(), [](const ModelEdge &e) { return e.kind == ModelEdge::Kind::ProgramOrder; }), 5);
+        std::set<qint64> operatorsPerIteration;
+        for (const auto &n : m.nodes())
+            if (n.level == Level::Iteration)
+                operatorsPerIteration.insert(std::count_if(m.nodes().begin(), m.nodes().end(), [&](const ModelNode &o) {
+                    return o.level == Level::Operator && m.ancestorAt(int(&o - m.nodes().data()), Level::Iteration) == int(&n - m.nodes().data());
+                }));
+        QCOMPARE(operatorsPerIteration.size(), size_t(1));
+    }
+
+    void dlrmCollectivesAcrossRanks()
+    {
+        GML_REQUIRE_SHARED(QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100"));
+        const auto b = build({gmltest::sharedTraces() + QStringLiteral("/pytorch_kineto/param_dlrm_8rank_v100")},
+                             QStringLiteral("dlrm"));
+        const ExecutionModel &m = *b->model;
+        checkInvariants(*b->graph, m);
+        // One ProfilerStep#10 per rank; at iteration level each rank's collectives link it to
+        // every other rank's (8 x 7 directed pairs), as many times as the graph matched them.
+        std::set<int> ranks;
+        for (const auto &n : m.nodes())
+            if (n.level == Level::Iteration)
+                ranks.insert(n.rank);
+        QCOMPARE(ranks, (std::set<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+        qint64 pairs = 0, leaf = 0;
+        for (const ModelEdge &e : m.edges(Level::Iteration)) {
+            if (e.kind != ModelEdge::Kind::Collective)
+                continue;
+            ++pairs;
+            leaf += e.count;
+            QVERIFY(m.nodes()[size_t(e.from)].rank != m.nodes()[size_t(e.to)].rank);
+        }
+        QCOMPARE(pairs, 56);
+        QCOMPARE(leaf, b->graph->edgeCounts()[size_t(EdgeKind::Collective)]);
+    }
+
+    void cliFormats()
+    {
+        QTemporaryDir in;
+        gmltest::writeFile(in, QStringLiteral("t/trace.json"), kTwoIterations);
+        const QString project = in.filePath(QStringLiteral("p.grademl"));
+        auto run = [](const QStringList &args) {
+            QProcess p;
+            p.start(QStringLiteral(GRADEML_CLI), args);
+            p.waitForFinished(60000);
+            return std::make_pair(p.exitCode(), QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError()));
+        };
+        const auto imported = run({QStringLiteral("import"), in.filePath(QStringLiteral("t")), QStringLiteral("--project"), project});
+        QVERIFY2(imported.first == 0, qPrintable(imported.second));
+        auto r = run({QStringLiteral("graph"), project, QStringLiteral("--json")});
+        QVERIFY2(r.first == 0, qPrintable(r.second));
+        const QJsonObject o = QJsonDocument::fromJson(r.second.toUtf8()).object();
+        QCOMPARE(o.value(QStringLiteral("level")).toString(), QStringLiteral("iteration"));
+        QCOMPARE(o.value(QStringLiteral("nodes")).toArray().size(), 4); // workflow, step, 2 iterations
+        QCOMPARE(o.value(QStringLiteral("edges")).toArray().size(), 1);
+        r = run({QStringLiteral("graph"), project, QStringLiteral("--dot"), QStringLiteral("--level"), QStringLiteral("operator")});
+        QCOMPARE(r.first, 0);
+        QVERIFY2(r.second.startsWith(QStringLiteral("digraph execution {")) && r.second.contains(QStringLiteral("program_order")), qPrintable(r.second));
+        r = run({QStringLiteral("graph"), project, QStringLiteral("--level"), QStringLiteral("module")});
+        QCOMPARE(r.first, 0);
+        QVERIFY2(r.second.contains(QStringLiteral("iteration ProfilerStep#2: 100 µs")), qPrintable(r.second));
+        r = run({QStringLiteral("graph"), project, QStringLiteral("--level"), QStringLiteral("bogus")});
+        QCOMPARE(r.first, 2);
+        QVERIFY2(r.second.contains(QStringLiteral("unknown level 'bogus'")), qPrintable(r.second));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExecutionModel)
+#include "tst_executionmodel.moc"
