@@ -260,10 +260,11 @@ std::optional<qint64> microsToNanos(const Value &v)
         if (roundUp)
             ++frac;
     }
-    if (p == e && digits <= 15) { // 16 digits and more: the double path bounds them (fuzz_chrometrace)
-        const qint64 ns = whole * 1000 + frac;
+    // Exact while it fits: absolute epoch µs have 16 digits. Beyond (a 16-digit value over
+    // 9.2e15 µs overflowed here; found by fuzz_chrometrace) the double path bounds it.
+    qint64 ns = 0;
+    if (p == e && !__builtin_mul_overflow(whole, qint64(1000), &ns) && !__builtin_add_overflow(ns, frac, &ns))
         return neg ? -ns : ns;
-    }
     auto d = toDouble(v);
     if (!d || std::abs(*d) > 9.2e15)
         return std::nullopt;
