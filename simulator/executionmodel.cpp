@@ -7,6 +7,8 @@
 #include <QRegularExpression>
 
 #include <algorithm>
+#include <climits>
+#include <limits>
 #include <map>
 #include <tuple>
 
