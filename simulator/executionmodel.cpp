@@ -258,6 +258,37 @@ void ExecutionModel::finish(const DependencyGraph &g)
             inChildren += std::max<TimeNs>(0, std::min(b, n.end) - std::max(a, n.start));
         n.self = std::max<TimeNs>(0, n.inclusive() - inChildren);
     }
+    // Shapes bottom-up (children have larger indices than their parent).
+    static const QRegularExpression ordinal(QStringLiteral("#\\d+$"));
+    m_shape.assign(m_nodes.size(), 0);
+    for (size_t k = m_nodes.size(); k-- > 0;) {
+        const ModelNode &n = m_nodes[k];
+        QString base = n.name;
+        base.remove(QRegularExpression(QStringLiteral(" · rank \\d+$"))).remove(ordinal);
+        quint64 h = qHash(base, quint64(n.level) * 1315423911u + quint64(n.rank + 1));
+        // GPU work does not shape its operator: an op that launches a kernel in one iteration
+        // and not in the next (zero_ on a gradient that was None) is still the same op.
+        for (int c : n.children)
+            if (m_nodes[size_t(c)].level != Level::GpuWork)
+                h = (h ^ m_shape[size_t(c)]) * 1099511628211ull; // FNV-style, order-sensitive
+        m_shape[k] = h;
+    }
+}
+
+std::vector<ExecutionModel::Fold> ExecutionModel::foldedChildren(int node, Level upTo) const
+{
+    std::vector<Fold> out;
+    for (int c : m_nodes[size_t(node)].children) {
+        if (m_nodes[size_t(c)].level > upTo)
+            continue;
+        if (!out.empty() && m_shape[size_t(out.back().first)] == m_shape[size_t(c)]) {
+            ++out.back().count;
+        } else {
+            out.push_back({c, 1, 0});
+        }
+        out.back().total += m_nodes[size_t(c)].inclusive();
+    }
+    return out;
 }
 
 int ExecutionModel::ancestorAt(int node, Level level) const
@@ -395,6 +426,16 @@ QString ExecutionModel::toText(Level level) const
     while (!stack.empty()) {
         const auto [i, depth] = stack.back();
         stack.pop_back();
+        if (i < 0) { // after a folded group's first node: what the group adds up to
+            const int first = -i - 1;
+            for (const Fold &f : foldedChildren(m_nodes[size_t(first)].parent, level))
+                if (f.first == first)
+                    out += QString(depth * 2, QLatin1Char(' ')) +
+                           QStringLiteral("×%1 of the same shape: %2 in all, %3 each on average\n")
+                               .arg(f.count)
+                               .arg(formatDuration(f.total), formatDuration(f.total / f.count));
+            continue;
+        }
         const ModelNode &n = m_nodes[size_t(i)];
         out += QString(depth * 2, QLatin1Char(' ')) +
                QStringLiteral("%1 %2: %3 (self %4)").arg(levelName(n.level), n.name,
@@ -407,9 +448,12 @@ QString ExecutionModel::toText(Level level) const
                         formatDuration(n.mix.idle));
         if (n.level >= level)
             continue;
-        for (auto c = n.children.rbegin(); c != n.children.rend(); ++c)
-            if (m_nodes[size_t(*c)].level <= level)
-                stack.push_back({*c, depth + 1});
+        const auto groups = foldedChildren(i, level);
+        for (auto g = groups.rbegin(); g != groups.rend(); ++g) {
+            if (g->count > 1) // the group's first stands for it; the others are summed up here
+                stack.push_back({-(g->first + 1), depth + 1});
+            stack.push_back({g->first, depth + 1});
+        }
     }
     std::map<ModelEdge::Kind, std::pair<qint64, qint64>> kinds; // edges, leaf edges
     for (const ModelEdge &e : edges(level)) {

@@ -80,6 +80,20 @@ public:
     int nodeOf(int graphNode) const { return m_ofGraphNode[size_t(graphNode)]; }
     qint64 countAt(Level level) const;
 
+    // Repeated structure: siblings in a row whose subtrees have the same shape (levels, names
+    // less their #N suffix, rank, and their CPU-side children's shapes in order) fold into one
+    // group: the 6 ProfilerSteps of a run, the same module in 24 layers.
+    struct Fold
+    {
+        int first = 0;  // a child node index
+        int count = 1;  // siblings in the group, from `first` on in start order
+        TimeNs total = 0; // their inclusive times added up
+    };
+    // Children down to `upTo` (deeper ones are not shown at that level, so they do not break a
+    // run of repeats), grouped.
+    std::vector<Fold> foldedChildren(int node, Level upTo = Level::GpuWork) const;
+    quint64 shape(int node) const { return m_shape[size_t(node)]; }
+
     // Nodes down to `level` and the edges between the nodes at it (`grademl graph`).
     QJsonObject toJson(Level level) const;
     QString toDot(Level level) const;
@@ -92,6 +106,7 @@ private:
     std::vector<ModelNode> m_nodes;
     std::vector<int> m_ofGraphNode;
     std::vector<ModelEdge> m_leafEdges; // graph edges as (model node, model node, kind)
+    std::vector<quint64> m_shape;       // per node, see foldedChildren()
 };
 
 } // namespace gml::sim

@@ -136,6 +136,8 @@ private Q_SLOTS:
         QCOMPARE(edges.size(), size_t(2));
         QCOMPARE(edges[0].kind, ModelEdge::Kind::ThreadWait);
         QCOMPARE(edges[1].kind, ModelEdge::Kind::ProgramOrder);
+        // The two iterations differ in shape: no folding.
+        QCOMPARE(m.foldedChildren(1, Level::Iteration).size(), size_t(2));
     }
 
     void resnet50Iterations()
@@ -170,6 +172,13 @@ private Q_SLOTS:
                     return o.level == Level::Operator && m.ancestorAt(int(&o - m.nodes().data()), Level::Iteration) == int(&n - m.nodes().data());
                 }));
         QCOMPARE(operatorsPerIteration.size(), size_t(1));
+        // So they fold into one group of 6 at iteration level (operators outside the steps,
+        // deeper than that level, do not break the run); an aten::zero_ that launches a kernel
+        // in one step and not in another does not change the shape.
+        const auto groups = m.foldedChildren(1, Level::Iteration);
+        QCOMPARE(groups.size(), size_t(1));
+        QCOMPARE(groups[0].count, 6);
+        QCOMPARE(m.nodes()[size_t(groups[0].first)].name, QStringLiteral("ProfilerStep#5"));
     }
 
     void dlrmCollectivesAcrossRanks()
@@ -195,6 +204,8 @@ private Q_SLOTS:
             QVERIFY(m.nodes()[size_t(e.from)].rank != m.nodes()[size_t(e.to)].rank);
         }
         QCOMPARE(pairs, 56);
+        // Ranks do not fold into one another: they run side by side, not one after the other.
+        QCOMPARE(m.foldedChildren(1, Level::Iteration).size(), size_t(8));
         QCOMPARE(leaf, b->graph->edgeCounts()[size_t(EdgeKind::Collective)]);
     }
 
@@ -222,7 +233,10 @@ private Q_SLOTS:
         QVERIFY2(r.second.startsWith(QStringLiteral("digraph execution {")) && r.second.contains(QStringLiteral("program_order")), qPrintable(r.second));
         r = run({QStringLiteral("graph"), project, QStringLiteral("--level"), QStringLiteral("module")});
         QCOMPARE(r.first, 0);
-        QVERIFY2(r.second.contains(QStringLiteral("iteration ProfilerStep#2: 100 µs")), qPrintable(r.second));
+        // The two iterations have one shape: the text shows the first and folds the second.
+        QVERIFY2(r.second.contains(QStringLiteral("iteration ProfilerStep#1: 100 µs")), qPrintable(r.second));
+        QVERIFY2(r.second.contains(QStringLiteral("×2 of the same shape: 200 µs in all, 100 µs each on average")), qPrintable(r.second));
+        QVERIFY2(!r.second.contains(QStringLiteral("ProfilerStep#2")), qPrintable(r.second));
         r = run({QStringLiteral("graph"), project, QStringLiteral("--level"), QStringLiteral("bogus")});
         QCOMPARE(r.first, 2);
         QVERIFY2(r.second.contains(QStringLiteral("unknown level 'bogus'")), qPrintable(r.second));
