@@ -422,18 +422,17 @@ QString ExecutionModel::toDot(Level level) const
 QString ExecutionModel::toText(Level level) const
 {
     QString out;
-    std::vector<std::pair<int, int>> stack{{0, 0}}; // node, depth
+    std::vector<std::pair<int, int>> stack{{0, 0}}; // node (or -1 - index into folds), depth
+    std::vector<Fold> folds;
     while (!stack.empty()) {
         const auto [i, depth] = stack.back();
         stack.pop_back();
         if (i < 0) { // after a folded group's first node: what the group adds up to
-            const int first = -i - 1;
-            for (const Fold &f : foldedChildren(m_nodes[size_t(first)].parent, level))
-                if (f.first == first)
-                    out += QString(depth * 2, QLatin1Char(' ')) +
-                           QStringLiteral("×%1 of the same shape: %2 in all, %3 each on average\n")
-                               .arg(f.count)
-                               .arg(formatDuration(f.total), formatDuration(f.total / f.count));
+            const Fold &f = folds[size_t(-i - 1)];
+            out += QString(depth * 2, QLatin1Char(' ')) +
+                   QStringLiteral("×%1 of the same shape: %2 in all, %3 each on average\n")
+                       .arg(f.count)
+                       .arg(formatDuration(f.total), formatDuration(f.total / f.count));
             continue;
         }
         const ModelNode &n = m_nodes[size_t(i)];
@@ -450,8 +449,10 @@ QString ExecutionModel::toText(Level level) const
             continue;
         const auto groups = foldedChildren(i, level);
         for (auto g = groups.rbegin(); g != groups.rend(); ++g) {
-            if (g->count > 1) // the group's first stands for it; the others are summed up here
-                stack.push_back({-(g->first + 1), depth + 1});
+            if (g->count > 1) { // the group's first stands for it; the others are summed up here
+                folds.push_back(*g);
+                stack.push_back({-int(folds.size()), depth + 1});
+            }
             stack.push_back({g->first, depth + 1});
         }
     }
