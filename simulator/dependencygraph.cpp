@@ -115,7 +115,6 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
     // Slices per track, nested: leaves become nodes, the others containers.
     std::unordered_map<SliceId, int> nodeOf;
     std::unordered_map<SliceId, int> containerOf;
-    std::unordered_map<SliceId, SliceId> enclosing; // slice -> its innermost container's slice
     std::vector<SliceId> syncMarkers; // Kineto cuda_sync slices on GPU streams
     std::unordered_map<SliceId, int> markerResource;
     {
@@ -160,13 +159,14 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
                 if (cat.compare(QLatin1String("trace"), Qt::CaseInsensitive) == 0 ||
                     nameOf(row.name).startsWith(QLatin1String("PyTorch Profiler (")))
                     continue;
-                for (int p = parent[i]; p >= 0; p = parent[size_t(p)])
-                    if (containerIndex[size_t(p)] >= 0) {
-                        enclosing.emplace(row.id, rows[size_t(p)].id);
-                        break;
-                    }
+                // The innermost container around it (an index into m_containers as it is now;
+                // renumbered when containers without nodes are dropped below).
+                int enclosing = -1;
+                for (int p = parent[i]; p >= 0 && enclosing < 0; p = parent[size_t(p)])
+                    enclosing = containerIndex[size_t(p)];
                 if (!row.leaf) {
                     Container c;
+                    c.parent = enclosing;
                     c.slice = row.id;
                     c.name = row.name;
                     c.cat = row.cat;
@@ -183,6 +183,7 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
                 n.name = row.name;
                 n.cat = row.cat;
                 n.resource = res;
+                n.container = enclosing;
                 n.start = row.start;
                 n.end = row.end;
                 if (r.gpu) {
@@ -233,24 +234,23 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
     }
     if (g.m_nodes.empty())
         return fail(QStringLiteral("the run has no slices on CPU threads or GPU streams to replay"));
-    // Containers whose nodes were all dropped (only cuda_sync inside) are not kept.
+    // Containers whose nodes were all dropped (only cuda_sync inside) are not kept. A kept
+    // container's enclosing ones hold its nodes too, so they are kept as well: renumbering
+    // parent and container indices never meets a dropped one.
+    std::vector<int> renumbered(g.m_containers.size(), -1);
+    for (size_t c = 0, kept = 0; c < g.m_containers.size(); ++c)
+        if (g.m_containers[c].first >= 0)
+            renumbered[c] = int(kept++);
     g.m_containers.erase(std::remove_if(g.m_containers.begin(), g.m_containers.end(),
                                         [](const Container &c) { return c.first < 0; }),
                          g.m_containers.end());
+    for (auto &c : g.m_containers)
+        c.parent = c.parent >= 0 ? renumbered[size_t(c.parent)] : -1;
+    for (auto &n : g.m_nodes)
+        n.container = n.container >= 0 ? renumbered[size_t(n.container)] : -1;
     containerOf.clear(); // indices moved
     for (size_t c = 0; c < g.m_containers.size(); ++c)
         containerOf.emplace(g.m_containers[c].slice, int(c));
-    auto enclosingContainer = [&](SliceId slice) {
-        const auto e = enclosing.find(slice);
-        if (e == enclosing.end())
-            return -1;
-        const auto c = containerOf.find(e->second);
-        return c == containerOf.end() ? -1 : c->second;
-    };
-    for (auto &c : g.m_containers)
-        c.parent = enclosingContainer(c.slice);
-    for (auto &n : g.m_nodes)
-        n.container = enclosingContainer(n.slice);
     for (const auto &n : g.m_nodes)
         nameOf(n.name);
     for (const auto &c : g.m_containers)
