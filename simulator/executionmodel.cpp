@@ -258,13 +258,21 @@ void ExecutionModel::finish(const DependencyGraph &g)
             inChildren += std::max<TimeNs>(0, std::min(b, n.end) - std::max(a, n.start));
         n.self = std::max<TimeNs>(0, n.inclusive() - inChildren);
     }
-    // Shapes bottom-up (children have larger indices than their parent).
-    static const QRegularExpression ordinal(QStringLiteral("#\\d+$"));
+    // Shapes bottom-up (children have larger indices than their parent). A name's trailing
+    // " · rank N" and "#N" do not count: ProfilerStep#5 and #6 are the same step.
+    auto withoutSuffix = [](QStringView name, QStringView mark) {
+        const qsizetype at = name.lastIndexOf(mark);
+        if (at < 0 || at + mark.size() == name.size())
+            return name;
+        for (QChar c : name.sliced(at + mark.size()))
+            if (!c.isDigit())
+                return name;
+        return name.first(at);
+    };
     m_shape.assign(m_nodes.size(), 0);
     for (size_t k = m_nodes.size(); k-- > 0;) {
         const ModelNode &n = m_nodes[k];
-        QString base = n.name;
-        base.remove(QRegularExpression(QStringLiteral(" · rank \\d+$"))).remove(ordinal);
+        const QStringView base = withoutSuffix(withoutSuffix(n.name, u" · rank "), u"#");
         quint64 h = qHash(base, quint64(n.level) * 1315423911u + quint64(n.rank + 1));
         // GPU work does not shape its operator: an op that launches a kernel in one iteration
         // and not in the next (zero_ on a gradient that was None) is still the same op.
