@@ -86,7 +86,7 @@ void ChromeTraceReader::skipOversizedUnit(size_t unitStart)
                  .arg(kMaxUnitBytes >> 20));
     m_pos = unitStart;
     auto next = [&]() -> int {
-        if (m_pos >= m_end) {
+        while (m_pos >= m_end) {
             if (m_eof)
                 fail(m_buf.data() + m_end,
                      QStringLiteral("the file ends in the middle of %1 of more than %2 MiB that "
@@ -94,10 +94,7 @@ void ChromeTraceReader::skipOversizedUnit(size_t unitStart)
                          .arg(event ? QStringLiteral("an event") : QStringLiteral("a value"))
                          .arg(kMaxUnitBytes >> 20)
                          .arg(startOffset));
-            while (m_pos >= m_end && !m_eof)
-                refill(m_pos); // keeps nothing: the buffer does not grow
-            if (m_pos >= m_end)
-                return -1; // reported on the next call
+            refill(m_pos); // keeps nothing: the buffer does not grow
         }
         return static_cast<unsigned char>(m_buf[m_pos++]);
     };
@@ -107,10 +104,6 @@ void ChromeTraceReader::skipOversizedUnit(size_t unitStart)
     bool inString = false, escape = false, inScalar = false;
     for (;;) {
         const int c = next();
-        if (c < 0) {
-            (void)next(); // fails: the file ends inside the unit
-            return;
-        }
         if (inString) {
             if (escape)
                 escape = false;
