@@ -949,9 +949,10 @@ void Session::nameTracks()
         QString name = pid.empty() ? QStringLiteral("(no pid)") : QStringLiteral("pid ") + q(pid);
         if (!meta.name.empty())
             name = q(meta.name) + QStringLiteral(" (") + name + QLatin1Char(')');
-        else if (!integerId(pid) && !pid.empty())
+        const auto number = integerId(pid);
+        if (meta.name.empty() && !number && !pid.empty())
             name = q(pid);
-        const qint64 sort = meta.sortIndex != kNoId ? meta.sortIndex : integerId(pid).value_or(qint64(1) << 40);
+        const qint64 sort = meta.sortIndex != kNoId ? meta.sortIndex : number.value_or(qint64(1) << 40);
         m_w.setTrackName(p->track, rankPrefix + name, sort);
     }
     for (const auto &[pid, p] : m_gpuProcesses) {
