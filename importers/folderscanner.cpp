@@ -211,6 +211,14 @@ QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverr
             f.runName = mlflow->name;
         out.append(f);
     };
+    // A path that is not read (not a regular file, unreadable, a name that is not UTF-8): listed.
+    auto skip = [&](const QString &path, const QString &run, const QString &reason) {
+        ScannedFile f;
+        f.path = QDir::cleanPath(path);
+        f.runName = runOverride.isEmpty() ? run : runOverride;
+        f.skipReason = reason;
+        out.append(f);
+    };
     for (const QString &input : inputs) {
         const QFileInfo info(input);
         if (!info.exists()) {
@@ -222,15 +230,10 @@ QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverr
             if (isProjectFile(info.fileName()))
                 continue;
             const QString why = notAnInput(QFile::encodeName(info.absoluteFilePath()));
-            if (why.isEmpty()) {
+            if (why.isEmpty())
                 add(info.absoluteFilePath(), info.absoluteDir().dirName(), QString());
-            } else {
-                ScannedFile f;
-                f.path = QDir::cleanPath(info.absoluteFilePath());
-                f.runName = runOverride.isEmpty() ? info.absoluteDir().dirName() : runOverride;
-                f.skipReason = why;
-                out.append(f);
-            }
+            else
+                skip(info.absoluteFilePath(), info.absoluteDir().dirName(), why);
             continue;
         }
         const QDir root(info.absoluteFilePath());
@@ -242,15 +245,10 @@ QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverr
         for (const WalkEntry &e : entries) {
             const QString rel = root.relativeFilePath(QFileInfo(e.path).absolutePath());
             const QString run = rel == QLatin1String(".") ? rootName : rootName + QLatin1Char('/') + rel;
-            if (!e.skipReason.isEmpty()) {
-                ScannedFile f;
-                f.path = e.path;
-                f.runName = runOverride.isEmpty() ? run : runOverride;
-                f.skipReason = e.skipReason;
-                out.append(f);
-                continue;
-            }
-            add(e.path, run, root.absolutePath());
+            if (e.skipReason.isEmpty())
+                add(e.path, run, root.absolutePath());
+            else
+                skip(e.path, run, e.skipReason);
         }
     }
     // Files that link to other sources' slices come after every other file.
