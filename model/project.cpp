@@ -35,11 +35,11 @@ QString Project::whyNotWritable(const QString &path)
 
 // What a file holds, read without writing a byte: SQLite never writes on these reads, and the
 // journal mode (which changes the header) is set only once the file is known to be a project.
-static QString notAProject(SqliteDb &db, qint64 *version)
+static QString notAProject(SqliteDb &db)
 {
-    *version = db.scalar("PRAGMA user_version;", -1);
+    const qint64 version = db.scalar("PRAGMA user_version;", -1);
     const qint64 objects = db.scalar("SELECT count(*) FROM sqlite_master", -1);
-    if (*version < 0 || objects < 0)
+    if (version < 0 || objects < 0)
         return QStringLiteral("not a GradeML project file (not an SQLite database: %1)").arg(db.lastError());
     if (objects == 0)
         return {}; // empty: a new project
@@ -50,9 +50,9 @@ static QString notAProject(SqliteDb &db, qint64 *version)
         return QStringLiteral("not a GradeML project file (an SQLite database with other tables); "
                               "it was not changed");
     }
-    if (*version > schema::currentVersion())
+    if (version > schema::currentVersion())
         return QStringLiteral("project schema %1 is newer than this program's %2")
-            .arg(*version).arg(schema::currentVersion());
+            .arg(version).arg(schema::currentVersion());
     return {};
 }
 
@@ -84,14 +84,13 @@ std::unique_ptr<Project> Project::open(const QString &path, Mode mode, QString *
     if (!p->m_db.open(path, mode == Mode::ReadOnly, &why) ||
         !slicestore::registerModule(p->m_db.handle(), &why))
         return failWith(QStringLiteral("cannot open project: ") + why);
-    qint64 version = 0;
-    QString notProject = notAProject(p->m_db, &version);
+    QString notProject = notAProject(p->m_db);
     if (!notProject.isEmpty() && mode == Mode::ReadOnly && exists && !whyNotWritable(path).isEmpty()) {
         // On read-only media SQLite cannot make the -shm file a WAL database needs to be read;
         // nobody can be writing there, so it is read as immutable.
         if (!p->m_db.openImmutable(path, &why) || !slicestore::registerModule(p->m_db.handle(), &why))
             return failWith(QStringLiteral("cannot open project: ") + why);
-        notProject = notAProject(p->m_db, &version);
+        notProject = notAProject(p->m_db);
     }
     if (!notProject.isEmpty())
         return failWith(notProject);
