@@ -3,7 +3,6 @@
 // operator -> GPU work) with its edges, as text, JSON or Graphviz dot, for scripts.
 #include "clicommands.h"
 
-#include "dependencygraph.h"
 #include "executionmodel.h"
 #include "project.h"
 
@@ -42,12 +41,12 @@ int graphCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     const auto run = pickRun(*project, &runName, "graph", err, &exitCode);
     if (!run)
         return exitCode;
-    auto graph = sim::DependencyGraph::build(*project, *run, &error);
-    if (!graph) {
+    const auto built = sim::ExecutionModel::forRun(*project, *run, runName, &error);
+    if (!built) {
         err << "grademl graph: run '" << runName << "': " << error << '\n';
         return SomeFailed;
     }
-    const auto model = sim::ExecutionModel::build(*graph, runName);
+    const sim::ExecutionModel &model = *built;
     if (p.flags.contains(QStringLiteral("json"))) {
         QJsonObject o = model.toJson(*level);
         o.insert(QStringLiteral("run"), runName);

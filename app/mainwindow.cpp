@@ -5,6 +5,7 @@
 #include "clockalignment.h"
 #include "detailspanel.h"
 #include "figureexport.h"
+#include "graphview.h"
 #include "project.h"
 #include "sourcespanel.h"
 #include "timeformat.h"
@@ -18,6 +19,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -162,8 +164,54 @@ void MainWindow::buildPanels()
     tabifyDockWidget(detailsDock, aggDock);
     tabifyDockWidget(aggDock, srcDock);
     buildWhatIfPanel(srcDock);
+    buildGraphPanel();
     detailsDock->raise();
+    // The bottom panels span the window; the graph shares the top with the timeline.
+    setCorner(Qt::BottomRightCorner, Qt::BottomDockWidgetArea);
+    setCorner(Qt::BottomLeftCorner, Qt::BottomDockWidgetArea);
     resizeDocks({detailsDock}, {230}, Qt::Vertical);
+    QTimer::singleShot(0, this, [this] {
+        if (auto *graph = findChild<QDockWidget *>(QStringLiteral("graph")))
+            resizeDocks({graph}, {width() * 2 / 5}, Qt::Horizontal);
+        if (auto *details = findChild<QDockWidget *>(QStringLiteral("details")))
+            resizeDocks({details}, {230}, Qt::Vertical);
+    });
+}
+
+void MainWindow::buildGraphPanel()
+{
+    // The execution graph beside the timeline: a run picker over the graph view.
+    auto *box = new QWidget(this);
+    auto *layout = new QVBoxLayout(box);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    auto *top = new QHBoxLayout;
+    top->setContentsMargins(6, 3, 6, 0);
+    auto *runs = new QComboBox(box);
+    runs->setMinimumContentsLength(24);
+    top->addWidget(new QLabel(tr("Run:"), box));
+    top->addWidget(runs, 1);
+    layout->addLayout(top);
+    m_graphView = new GraphView(box);
+    layout->addWidget(m_graphView, 1);
+    auto *dock = new QDockWidget(tr("Execution Graph"), this);
+    dock->setObjectName(QStringLiteral("graph"));
+    dock->setWidget(box);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    m_graph = new GraphController(m_graphView, runs, m_state, m_timeline, this);
+    connect(dock, &QDockWidget::visibilityChanged, m_graph, &GraphController::setVisible);
+    connect(&m_whatIf, &WhatIfController::resultReady, m_graph, &GraphController::onWhatIfResult);
+}
+
+bool MainWindow::showGraph()
+{
+    auto *dock = findChild<QDockWidget *>(QStringLiteral("graph"));
+    dock->show();
+    dock->raise();
+    m_graph->setVisible(true);
+    m_graph->waitForIdle();
+    m_graphView->waitForLayout();
+    return m_graphView->picture() != nullptr;
 }
 
 void MainWindow::buildWhatIfPanel(QDockWidget *below)
@@ -438,6 +486,7 @@ void MainWindow::onImportFinished(const ImportController::Result &r)
     m_sources->setRuns(r.data->runs);
     m_measuredData = r.data;
     m_whatIf.setProject(m_projectPath, r.data);
+    m_graph->setProject(m_projectPath, r.data);
     {
         QStringList measuredRuns;
         for (const auto &run : r.data->runs)

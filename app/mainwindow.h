@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "graphcontroller.h"
 #include "importcontroller.h"
 #include "whatifcontroller.h"
 #include "slicequery.h"
@@ -23,6 +24,7 @@ namespace gml {
 
 class AggregateModel;
 class DetailsPanel;
+class GraphView;
 class Project;
 class SourcesPanel;
 class TimelineState;
@@ -54,6 +56,10 @@ public:
     SourcesPanel *sources() const { return m_sources; }
     WhatIfPanel *whatIfPanel() const { return m_whatIfPanel; }
     WhatIfController *whatIf() { return &m_whatIf; }
+    GraphView *graphView() const { return m_graphView; }
+    GraphController *graph() const { return m_graph; }
+    // Shows the graph dock and waits until its model and layout are ready (screenshots, tests).
+    bool showGraph();
     // Shows the what-if panel, building the run's graph when needed, and replays `transforms`
     // (added to the panel's list); whatIfShown() follows the result.
     void showWhatIf(const QList<sim::Transform> &transforms = {});
@@ -86,6 +92,7 @@ private:
     void rebuildRecentMenu();
     void updateStatus();
     void buildWhatIfPanel(QDockWidget *below);
+    void buildGraphPanel();
     void onWhatIfResult(const WhatIfController::Result &result);
     void refreshScenarios();
 
@@ -107,6 +114,8 @@ private:
     ImportController m_import;
     WhatIfController m_whatIf;
     WhatIfPanel *m_whatIfPanel = nullptr;
+    GraphView *m_graphView = nullptr;
+    GraphController *m_graph = nullptr;
     std::shared_ptr<const TimelineData> m_measuredData; // the project as loaded, no prediction
     QList<sim::Transform> m_whatIfQueued;              // for showWhatIf before the graph is ready
     bool m_whatIfWanted = false;

@@ -2,6 +2,8 @@
 // grademl-studio: the GradeML Studio window.
 #include "mainwindow.h"
 
+#include "graphview.h"
+
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDockWidget>
@@ -33,7 +35,7 @@ int main(int argc, char **argv)
                               QStringLiteral("With --screenshot: find this slice name and select its first match"),
                               QStringLiteral("NAME"));
     QCommandLineOption panel(QStringLiteral("panel"),
-                             QStringLiteral("With --screenshot: raise this panel (details, aggregate, sources, whatif)"),
+                             QStringLiteral("With --screenshot: raise this panel (details, aggregate, sources, whatif, graph)"),
                              QStringLiteral("NAME"));
     parser.addOption(screenshot);
     parser.addOption(size);
@@ -45,6 +47,11 @@ int main(int argc, char **argv)
                                              "REGEX=FACTOR)"),
                               QStringLiteral("transforms"));
     parser.addOption(whatif);
+    QCommandLineOption graphFocus(QStringLiteral("graph-focus"),
+                                  QStringLiteral("With --screenshot: open this node of the execution graph (as a "
+                                                 "double-click does) and reveal it in the timeline"),
+                                  QStringLiteral("NAME"));
+    parser.addOption(graphFocus);
     parser.process(app);
 
     gml::MainWindow window;
@@ -81,7 +88,7 @@ int main(int argc, char **argv)
         if (parser.isSet(panel)) {
             auto *dock = window.findChild<QDockWidget *>(parser.value(panel));
             if (!dock) {
-                std::fprintf(stderr, "grademl-studio: no panel '%s' (details, aggregate, sources, whatif)\n",
+                std::fprintf(stderr, "grademl-studio: no panel '%s' (details, aggregate, sources, whatif, graph)\n",
                              qPrintable(parser.value(panel)));
                 return 2;
             }
@@ -107,6 +114,25 @@ int main(int argc, char **argv)
             });
             window.showWhatIf(transforms);
             loop.exec();
+        }
+    }
+    if (ok && (parser.isSet(graphFocus) || parser.value(panel) == QLatin1String("graph"))) {
+        ok = window.showGraph();
+        if (ok && parser.isSet(graphFocus)) {
+            const auto model = window.graphView()->model();
+            const auto &nodes = model->nodes();
+            const auto it = std::find_if(nodes.begin(), nodes.end(), [&](const gml::sim::ModelNode &n) {
+                return n.name == parser.value(graphFocus);
+            });
+            if (it == nodes.end()) {
+                std::fprintf(stderr, "grademl-studio: --graph-focus: no node named '%s'\n",
+                             qPrintable(parser.value(graphFocus)));
+                return 2;
+            }
+            const int node = int(it - nodes.begin());
+            window.graphView()->setFocusNode(node);
+            window.graphView()->waitForLayout();
+            window.graph()->reveal(node);
         }
     }
     QCoreApplication::processEvents();

@@ -109,18 +109,23 @@ void WhatIfController::startNext()
     const auto context = g.context;
     const RunId runId = g.runId;
     const QString label = tr("%1 · what-if").arg(g.run);
+    const QString runName = g.run;
     auto base = m_base;
     auto cache = m_cache;
     const quint64 id = ++m_requests;
     m_replayWatcher.setFuture(QtConcurrent::run([=]() {
         Result r;
         r.request = id;
+        r.run = runName;
+        r.identity = identity;
         QElapsedTimer timer;
         timer.start();
         const auto res = sim::whatIf(graph, transforms, context, &r.error, cache.get(), identity.get());
         if (!res)
             return r;
         r.report = res->report;
+        if (!transforms.isEmpty())
+            r.predicted = std::make_shared<const sim::Replay>(res->predicted);
         if (base) // the measured timeline alone until something changes
             r.data = transforms.isEmpty() ? base
                                           : sim::withPredictedRun(base, runId, *res->prepared.graph, res->predicted, label);

@@ -34,7 +34,12 @@ public:
     struct Result
     {
         quint64 request = 0;
+        QString run;
         sim::WhatIfReport report;
+        // The replays behind the report (the graph view colours nodes by their change); the
+        // predicted one is null when nothing was transformed.
+        std::shared_ptr<const sim::Replay> identity;
+        std::shared_ptr<const sim::Replay> predicted;
         std::shared_ptr<const TimelineData> data;
         double replayMs = 0; // prepare + replay + predicted tracks, on the worker
         QString error;

@@ -163,6 +163,8 @@ ExecutionModel ExecutionModel::build(const DependencyGraph &g, const QString &ru
     // Leaves: CPU work first (GPU work hangs under its launcher's node).
     const auto &nodes = g.nodes();
     m.m_ofGraphNode.assign(nodes.size(), -1);
+    for (const Resource &r : g.resources())
+        m.m_resourceTracks.push_back(r.track);
     for (int pass = 0; pass < 2; ++pass) {
         for (size_t i = 0; i < nodes.size(); ++i) {
             const Node &n = nodes[i];
@@ -285,16 +287,38 @@ void ExecutionModel::finish(const DependencyGraph &g)
 
 std::vector<ExecutionModel::Fold> ExecutionModel::foldedChildren(int node, Level upTo) const
 {
+    constexpr size_t kMaxPeriod = 8;
+    std::vector<int> kids;
+    for (int c : m_nodes[size_t(node)].children)
+        if (m_nodes[size_t(c)].level <= upTo)
+            kids.push_back(c);
+    auto same = [&](size_t a, size_t b, size_t period) {
+        for (size_t k = 0; k < period; ++k)
+            if (m_shape[size_t(kids[a + k])] != m_shape[size_t(kids[b + k])])
+                return false;
+        return true;
+    };
     std::vector<Fold> out;
-    for (int c : m_nodes[size_t(node)].children) {
-        if (m_nodes[size_t(c)].level > upTo)
-            continue;
-        if (!out.empty() && m_shape[size_t(out.back().first)] == m_shape[size_t(c)]) {
-            ++out.back().count;
-        } else {
-            out.push_back({c, 1, 0});
+    for (size_t i = 0; i < kids.size();) {
+        size_t bestPeriod = 1, bestRepeats = 1;
+        for (size_t period = 1; period <= kMaxPeriod && i + 2 * period <= kids.size(); ++period) {
+            size_t repeats = 1;
+            while (i + (repeats + 1) * period <= kids.size() && same(i, i + repeats * period, period))
+                ++repeats;
+            if (repeats >= 2 && repeats * period > bestRepeats * bestPeriod) {
+                bestPeriod = period;
+                bestRepeats = repeats;
+            }
         }
-        out.back().total += m_nodes[size_t(c)].inclusive();
+        Fold f;
+        f.first = kids[i];
+        f.count = int(bestRepeats);
+        f.period = int(bestPeriod);
+        f.members.assign(kids.begin() + qsizetype(i), kids.begin() + qsizetype(i + bestRepeats * bestPeriod));
+        for (int m : f.members)
+            f.total += m_nodes[size_t(m)].inclusive();
+        out.push_back(std::move(f));
+        i += bestRepeats * bestPeriod;
     }
     return out;
 }
@@ -309,6 +333,84 @@ int ExecutionModel::ancestorAt(int node, Level level) const
 qint64 ExecutionModel::countAt(Level level) const
 {
     return std::count_if(m_nodes.begin(), m_nodes.end(), [level](const ModelNode &n) { return n.level == level; });
+}
+
+std::optional<ExecutionModel> ExecutionModel::forRun(Project &project, RunId run, const QString &runName,
+                                                    QString *error)
+{
+    const auto graph = DependencyGraph::build(project, run, error);
+    if (!graph)
+        return std::nullopt;
+    ExecutionModel model = build(*graph, runName);
+    model.setCriticalPath(replay(*graph, ReplayInput::measured(*graph)));
+    return model;
+}
+
+void ExecutionModel::setCriticalPath(const Replay &replay)
+{
+    for (ModelNode &n : m_nodes)
+        n.critical = 0;
+    m_criticalNodes.clear();
+    m_criticalLength = 0;
+    for (const auto &step : replay.criticalPath) {
+        const int at = step.node < int(m_ofGraphNode.size()) ? m_ofGraphNode[size_t(step.node)] : -1;
+        m_criticalLength += step.time;
+        if (at < 0)
+            continue;
+        for (int p = at; p >= 0; p = m_nodes[size_t(p)].parent)
+            m_nodes[size_t(p)].critical += step.time;
+        if (m_criticalNodes.empty() || m_criticalNodes.back() != at)
+            m_criticalNodes.push_back(at);
+    }
+}
+
+std::vector<std::optional<double>> ExecutionModel::spanChange(const Replay &base, const Replay &predicted) const
+{
+    constexpr TimeNs kNone = std::numeric_limits<TimeNs>::max();
+    std::vector<std::array<TimeNs, 4>> span(m_nodes.size(), {kNone, -kNone, kNone, -kNone}); // base, predicted
+    const size_t n = std::min({m_ofGraphNode.size(), base.start.size(), predicted.start.size()});
+    for (size_t i = 0; i < n; ++i) {
+        const int at = m_ofGraphNode[i];
+        if (at < 0)
+            continue;
+        auto &s = span[size_t(at)];
+        s[0] = std::min(s[0], base.start[i]);
+        s[1] = std::max(s[1], base.end[i]);
+        s[2] = std::min(s[2], predicted.start[i]);
+        s[3] = std::max(s[3], predicted.end[i]);
+    }
+    // Children come after their parents: fold spans up from the back.
+    for (size_t k = m_nodes.size(); k-- > 1;) {
+        const int p = m_nodes[k].parent;
+        if (p < 0 || span[k][0] == kNone)
+            continue;
+        auto &s = span[size_t(p)];
+        s[0] = std::min(s[0], span[k][0]);
+        s[1] = std::max(s[1], span[k][1]);
+        s[2] = std::min(s[2], span[k][2]);
+        s[3] = std::max(s[3], span[k][3]);
+    }
+    std::vector<std::optional<double>> out(m_nodes.size());
+    for (size_t k = 0; k < m_nodes.size(); ++k)
+        if (span[k][0] != kNone && span[k][1] > span[k][0])
+            out[k] = double(span[k][3] - span[k][2]) / double(span[k][1] - span[k][0]) - 1.0;
+    return out;
+}
+
+std::vector<std::pair<SliceId, int>> ExecutionModel::sliceIndex() const
+{
+    std::vector<std::pair<SliceId, int>> index;
+    for (size_t i = 0; i < m_nodes.size(); ++i)
+        for (SliceId s : m_nodes[i].slices)
+            index.emplace_back(s, int(i));
+    std::sort(index.begin(), index.end());
+    return index;
+}
+
+int ExecutionModel::nodeOfSlice(const std::vector<std::pair<SliceId, int>> &index, SliceId slice)
+{
+    const auto it = std::lower_bound(index.begin(), index.end(), std::pair<SliceId, int>(slice, INT_MIN));
+    return it != index.end() && it->first == slice ? it->second : -1;
 }
 
 std::vector<ModelEdge> ExecutionModel::edges(Level level) const
@@ -383,6 +485,10 @@ QJsonObject ExecutionModel::toJson(Level level) const
             o.insert(QStringLiteral("rank"), n.rank);
         if (!n.slices.empty())
             o.insert(QStringLiteral("first_slice"), n.slices.front());
+        if (m_criticalLength > 0) {
+            o.insert(QStringLiteral("critical_ns"), n.critical);
+            o.insert(QStringLiteral("critical_share"), criticalShare(int(i)));
+        }
         nodes.append(o);
     }
     QJsonArray edges;
@@ -438,9 +544,13 @@ QString ExecutionModel::toText(Level level) const
         if (i < 0) { // after a folded group's first node: what the group adds up to
             const Fold &f = folds[size_t(-i - 1)];
             out += QString(depth * 2, QLatin1Char(' ')) +
-                   QStringLiteral("×%1 of the same shape: %2 in all, %3 each on average\n")
-                       .arg(f.count)
-                       .arg(formatDuration(f.total), formatDuration(f.total / f.count));
+                   (f.period > 1 ? QStringLiteral("×%1 of these %2 in a row: %3 in all, %4 each on average\n")
+                                       .arg(f.count)
+                                       .arg(f.period)
+                                       .arg(formatDuration(f.total), formatDuration(f.total / f.count))
+                                 : QStringLiteral("×%1 of the same shape: %2 in all, %3 each on average\n")
+                                       .arg(f.count)
+                                       .arg(formatDuration(f.total), formatDuration(f.total / f.count)));
             continue;
         }
         const ModelNode &n = m_nodes[size_t(i)];
@@ -449,6 +559,8 @@ QString ExecutionModel::toText(Level level) const
                                                          formatDuration(n.inclusive()), formatDuration(n.self));
         if (n.count > 1)
             out += QStringLiteral(", %1 slices").arg(n.count);
+        if (m_criticalLength > 0)
+            out += QStringLiteral(", %1% of the critical path").arg(100.0 * criticalShare(i), 0, 'f', 1);
         out += QStringLiteral(", cpu %1, gpu %2, comm %3, copies %4, idle %5\n")
                    .arg(formatDuration(n.mix.cpu), formatDuration(n.mix.gpuCompute),
                         formatDuration(n.mix.communication), formatDuration(n.mix.copies),
@@ -457,11 +569,12 @@ QString ExecutionModel::toText(Level level) const
             continue;
         const auto groups = foldedChildren(i, level);
         for (auto g = groups.rbegin(); g != groups.rend(); ++g) {
-            if (g->count > 1) { // the group's first stands for it; the others are summed up here
+            if (g->count > 1) { // the group's first block stands for it; the rest is summed up here
                 folds.push_back(*g);
                 stack.push_back({-int(folds.size()), depth + 1});
             }
-            stack.push_back({g->first, depth + 1});
+            for (int k = g->period; k-- > 0;)
+                stack.push_back({g->members[size_t(k)], depth + 1});
         }
     }
     std::map<ModelEdge::Kind, std::pair<qint64, qint64>> kinds; // edges, leaf edges

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "dependencygraph.h"
+#include "replay.h"
 
 #include <QJsonObject>
 #include <QString>
@@ -39,6 +40,7 @@ struct ModelNode
     TimeNs end = 0;
     TimeNs self = 0;   // inclusive time not spent in CPU children (see ExecutionModel)
     qint64 count = 1;  // slices merged into it (an operator's nested aten:: calls count once)
+    TimeNs critical = 0; // time of the critical path spent under it (setCriticalPath)
     std::vector<SliceId> slices; // its own slices (containers and leaves merged into it)
     std::vector<int> children;   // in start order
     ResourceMix mix;
@@ -69,6 +71,11 @@ class ExecutionModel
 {
 public:
     static ExecutionModel build(const DependencyGraph &graph, const QString &runName);
+    // The model of one run of a project with its critical path (identity replay) charged:
+    // what `grademl graph` and `grademl export --view graph` show. Nullopt with *error set on
+    // a database error or a run with nothing to replay.
+    static std::optional<ExecutionModel> forRun(Project &project, RunId run, const QString &runName,
+                                                QString *error);
 
     const std::vector<ModelNode> &nodes() const { return m_nodes; }
     // The edges between the nodes at `level` (deeper nodes are folded into their ancestor there).
@@ -79,15 +86,46 @@ public:
     // The model node each dependency-graph node belongs to.
     int nodeOf(int graphNode) const { return m_ofGraphNode[size_t(graphNode)]; }
     qint64 countAt(Level level) const;
+    // The leaf edges: the dependency graph's edges between the model nodes of their ends.
+    const std::vector<ModelEdge> &leafEdges() const { return m_leafEdges; }
 
-    // Repeated structure: siblings in a row whose subtrees have the same shape (levels, names
-    // less their #N suffix, rank, and their CPU-side children's shapes in order) fold into one
-    // group: the 6 ProfilerSteps of a run, the same module in 24 layers.
+    // Charges each node with the time of the replay's critical path spent under it (the
+    // identity replay of the graph the model was built from).
+    void setCriticalPath(const Replay &replay);
+    TimeNs criticalLength() const { return m_criticalLength; } // 0: not set
+    double criticalShare(int node) const
+    {
+        return m_criticalLength > 0 ? double(m_nodes[size_t(node)].critical) / double(m_criticalLength) : 0.0;
+    }
+    // The model nodes the critical path passes through, first first, each once per visit.
+    const std::vector<int> &criticalNodes() const { return m_criticalNodes; }
+
+    // Per node, how a what-if changes its time: the span of the graph nodes under it in
+    // `predicted` against their span in `base` (the identity replay), minus one; nullopt for
+    // a node with no graph node under it. Nodes a transform appended are ignored.
+    std::vector<std::optional<double>> spanChange(const Replay &base, const Replay &predicted) const;
+    // The timeline track of a dependency-graph resource (ModelNode::resource).
+    TrackId trackOf(int resource) const
+    {
+        return resource >= 0 && size_t(resource) < m_resourceTracks.size() ? m_resourceTracks[size_t(resource)] : 0;
+    }
+
+    // Slice id -> the model node that holds it, sorted by slice id (for looking up a timeline
+    // selection); built on demand, O(slices log slices).
+    std::vector<std::pair<SliceId, int>> sliceIndex() const;
+    static int nodeOfSlice(const std::vector<std::pair<SliceId, int>> &index, SliceId slice);
+
+    // Repeated structure: a block of siblings in a row repeated with the same shapes (levels,
+    // names less their #N suffix, rank, and their CPU-side children's shapes in order) folds
+    // into one group: the 6 ProfilerSteps of a run (with the aten::zeros between them: a block
+    // of 2), the same module in 24 layers. Blocks of up to 8 siblings; the longest run wins.
     struct Fold
     {
-        int first = 0;  // a child node index
-        int count = 1;  // siblings in the group, from `first` on in start order
+        int first = 0;    // a child node index
+        int count = 1;    // repeats of the block
+        int period = 1;   // siblings per block
         TimeNs total = 0; // their inclusive times added up
+        std::vector<int> members; // count x period siblings, in start order
     };
     // Children down to `upTo` (deeper ones are not shown at that level, so they do not break a
     // run of repeats), grouped.
@@ -107,6 +145,9 @@ private:
     std::vector<int> m_ofGraphNode;
     std::vector<ModelEdge> m_leafEdges; // graph edges as (model node, model node, kind)
     std::vector<quint64> m_shape;       // per node, see foldedChildren()
+    std::vector<int> m_criticalNodes;
+    std::vector<TrackId> m_resourceTracks;
+    TimeNs m_criticalLength = 0;
 };
 
 } // namespace gml::sim

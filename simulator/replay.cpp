@@ -61,6 +61,9 @@ Replay assemble(const DependencyGraph &graph, const ReplayInput &input, const st
         const int by = bound[size_t(p)];
         const TimeNs dt = t[size_t(p)] - (by >= 0 ? t[size_t(by)] : origin);
         const Node &node = nodes[size_t(p / 2)];
+        if (r.criticalPath.empty() || r.criticalPath.back().node != p / 2)
+            r.criticalPath.push_back({p / 2, 0});
+        r.criticalPath.back().time += dt;
         const bool gpu = graph.resources()[size_t(node.resource)].gpu;
         if (p % 2 == 0) {
             // Waiting to start: framework time on a CPU thread. On a GPU, the slack is latency
@@ -86,6 +89,7 @@ Replay assemble(const DependencyGraph &graph, const ReplayInput &input, const st
         }
         p = by;
     }
+    std::reverse(r.criticalPath.begin(), r.criticalPath.end());
     return r;
 }
 

@@ -47,6 +47,14 @@ struct Replay
     TimeNs origin = 0;
     TimeNs finish = 0; // the last end
     Breakdown critical; // along the critical path, origin to finish
+    // The critical path, first node first: each node on it with the time it holds the path
+    // (its wait to start and its work, as charged in `critical`); they add up to makespan().
+    struct CriticalStep
+    {
+        int node = 0;
+        TimeNs time = 0;
+    };
+    std::vector<CriticalStep> criticalPath;
     // A reschedule whose order would wait on itself (an order the measured dependencies cannot
     // allow); the measured order was replayed instead.
     bool rescheduleDeadlocked = false;

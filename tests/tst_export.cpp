@@ -89,8 +89,15 @@ private Q_SLOTS:
         QVERIFY(err.contains("png, .svg or .pdf"));
         QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), m_dir.filePath(QStringLiteral("x.png")),
                       QStringLiteral("--range"), QStringLiteral("9:3")}, &err), 2);
-        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--view"), QStringLiteral("graph"),
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--view"), QStringLiteral("flame"),
                       QStringLiteral("--out"), m_dir.filePath(QStringLiteral("x.png"))}, &err), 2);
+        QVERIFY(err.contains("timeline, graph"));
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--view"), QStringLiteral("graph"),
+                      QStringLiteral("--range"), QStringLiteral("1:3"), QStringLiteral("--out"),
+                      m_dir.filePath(QStringLiteral("x.png"))}, &err), 2);
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--view"), QStringLiteral("graph"),
+                      QStringLiteral("--level"), QStringLiteral("kernel"), QStringLiteral("--out"),
+                      m_dir.filePath(QStringLiteral("x.png"))}, &err), 2);
         QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--run"), QStringLiteral("nope"),
                       QStringLiteral("--out"), m_dir.filePath(QStringLiteral("x.png"))}, &err), 1);
         QVERIFY(err.contains("no run named 'nope'"));

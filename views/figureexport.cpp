@@ -2,6 +2,8 @@
 #include "figureexport.h"
 
 #include <QFileInfo>
+
+#include <cmath>
 #include <QImage>
 #include <QPageSize>
 #include <QPainter>
@@ -29,52 +31,84 @@ bool exportFigure(TimelinePainter &painter, const FigureRequest &request, QStrin
         overlay.traceStart = data->start;
         overlay.traceEnd = data->end;
     }
-    const QString suffix = QFileInfo(request.path).suffix().toLower();
-    // Every format is written to a temporary file first: a failed export never leaves half a
-    // figure where the old one was.
-    QSaveFile file(request.path);
+    return writeFigure(request.path, v.size, QStringLiteral("GradeML Studio timeline"),
+                       QStringLiteral("Timeline of %1").arg(QFileInfo(data->projectPath).fileName()),
+                       [&](QPainter &p) { painter.paint(p, v, overlay); }, error);
+}
+
+bool exportGraphFigure(const GraphPicture &picture, const GraphOverlay &overlay, const QString &path,
+                       const QString &title, QString *error, int maxWidth)
+{
+    constexpr double kTitle = 34, kMargin = 24, kLegend = GraphPainter::kLegendHeight + 8;
+    const QRectF b = picture.layout.bounds;
+    const double scale = std::min(1.0, double(maxWidth) / std::max(1.0, b.width() + 2 * kMargin));
+    const QSize size(std::max(1100, int(std::ceil((b.width() + 2 * kMargin) * scale))),
+                     std::max(300, int(std::ceil((b.height() + 2 * kMargin) * scale + kTitle + kLegend))));
+    return writeFigure(path, size, QStringLiteral("GradeML Studio graph"), title, [&](QPainter &p) {
+        p.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+        QFont f = p.font();
+        f.setPixelSize(15);
+        f.setBold(true);
+        p.setFont(f);
+        p.setPen(QColor(0x20, 0x20, 0x20));
+        p.drawText(QRectF(12, 0, size.width() - 24, kTitle), Qt::AlignLeft | Qt::AlignVCenter, title);
+        const QRectF area(0, kTitle, size.width(), size.height() - kTitle);
+        GraphPainter::paint(p, picture, GraphPainter::fit(picture, area.adjusted(0, 0, 0, -kLegend), scale), area,
+                            overlay);
+    }, error);
+}
+
+bool writeFigure(const QString &path, QSize size, const QString &title, const QString &description,
+                 const std::function<void(QPainter &)> &draw, QString *error)
+{
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    QSaveFile file(path);
+    if (suffix != QLatin1String("png") && suffix != QLatin1String("svg") && suffix != QLatin1String("pdf")) {
+        *error = QStringLiteral("%1: unknown figure format '%2' (expected png, svg or pdf)").arg(path, suffix);
+        return false;
+    }
     if (!file.open(QIODevice::WriteOnly)) {
-        *error = QStringLiteral("%1: cannot write: %2").arg(request.path, file.errorString());
+        *error = QStringLiteral("%1: cannot write: %2").arg(path, file.errorString());
         return false;
     }
     if (suffix == QLatin1String("png")) {
-        QImage image(v.size, QImage::Format_ARGB32_Premultiplied);
+        QImage image(size, QImage::Format_ARGB32_Premultiplied);
+        if (image.isNull()) {
+            *error = QStringLiteral("%1: a %2x%3 image is too large to allocate").arg(path).arg(size.width()).arg(size.height());
+            file.cancelWriting();
+            return false;
+        }
         image.fill(Qt::white);
         {
             QPainter p(&image);
-            painter.paint(p, v, overlay);
+            draw(p);
         }
         if (!image.save(&file, "PNG")) {
-            *error = QStringLiteral("%1: PNG encoding failed").arg(request.path);
+            *error = QStringLiteral("%1: PNG encoding failed").arg(path);
             file.cancelWriting();
             return false;
         }
     } else if (suffix == QLatin1String("svg")) {
         QSvgGenerator svg;
         svg.setOutputDevice(&file);
-        svg.setSize(v.size);
-        svg.setViewBox(QRect(QPoint(0, 0), v.size));
-        svg.setTitle(QStringLiteral("GradeML Studio timeline"));
-        svg.setDescription(QStringLiteral("Timeline of %1").arg(QFileInfo(data->projectPath).fileName()));
+        svg.setSize(size);
+        svg.setViewBox(QRect(QPoint(0, 0), size));
+        svg.setTitle(title);
+        svg.setDescription(description);
         QPainter p(&svg);
-        painter.paint(p, v, overlay);
-    } else if (suffix == QLatin1String("pdf")) {
+        draw(p);
+    } else {
         QPdfWriter pdf(&file);
         pdf.setResolution(72); // one device pixel = one point
-        pdf.setPageSize(QPageSize(QSizeF(v.size), QPageSize::Point, QString(), QPageSize::ExactMatch));
+        pdf.setPageSize(QPageSize(QSizeF(size), QPageSize::Point, QString(), QPageSize::ExactMatch));
         pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
-        pdf.setTitle(QStringLiteral("GradeML Studio timeline"));
+        pdf.setTitle(title);
         pdf.setCreator(QStringLiteral("GradeML Studio"));
         QPainter p(&pdf);
-        painter.paint(p, v, overlay);
-    } else {
-        *error = QStringLiteral("%1: unknown figure format '%2' (expected png, svg or pdf)")
-                     .arg(request.path, suffix);
-        file.cancelWriting();
-        return false;
+        draw(p);
     }
     if (!file.commit()) {
-        *error = QStringLiteral("%1: cannot write: %2").arg(request.path, file.errorString());
+        *error = QStringLiteral("%1: cannot write: %2").arg(path, file.errorString());
         return false;
     }
     return true;

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "executionmodel.h"
+#include "timelinedata.h"
+#include "whatifcontroller.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+
+#include <memory>
+
+class QComboBox;
+
+namespace gml {
+
+class GraphView;
+class TimelineState;
+class TimelineView;
+
+// Wires the graph dock to the rest of the studio. Builds the execution model of the chosen
+// run off the GUI thread (its dependency graph, the identity replay's critical path and the
+// slice index) when the dock is first looked at, and links selection both ways: a click on a
+// box selects its span and first slice in the timeline; a slice or a range selected in the
+// timeline lights up the boxes that hold it. A what-if result on the same run colours the
+// boxes by their predicted change.
+class GraphController : public QObject
+{
+    Q_OBJECT
+public:
+    GraphController(GraphView *view, QComboBox *runs, TimelineState *state, TimelineView *timeline,
+                    QObject *parent = nullptr);
+    ~GraphController() override;
+
+    void setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data);
+    void setVisible(bool visible); // the dock: builds the model the first time it shows
+    void selectRun(const QString &run);
+    QString run() const { return m_run; }
+    bool isBusy() const { return m_watcher.isRunning(); }
+    void waitForIdle();
+    void onWhatIfResult(const WhatIfController::Result &result);
+    // Model node -> reveal in the timeline (what a click on a box does).
+    void reveal(int node);
+
+Q_SIGNALS:
+    void modelReady(const QString &run, const QString &error);
+
+private:
+    struct Built
+    {
+        QString run;
+        std::shared_ptr<const sim::ExecutionModel> model;
+        std::vector<std::pair<SliceId, int>> sliceIndex;
+        QString error;
+        double ms = 0;
+    };
+    void start();
+    void highlightFromTimeline();
+
+    GraphView *m_view;
+    QComboBox *m_runs;
+    TimelineState *m_state;
+    TimelineView *m_timeline;
+    QString m_projectPath;
+    std::shared_ptr<const TimelineData> m_data;
+    QString m_run;
+    bool m_visible = false;
+    bool m_built = false; // the model of m_run is built (or being built)
+    std::shared_ptr<const sim::ExecutionModel> m_model;
+    std::vector<std::pair<SliceId, int>> m_sliceIndex;
+    QFutureWatcher<Built> m_watcher;
+    bool m_revealing = false;
+};
+
+} // namespace gml

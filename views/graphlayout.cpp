@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "graphlayout.h"
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/depth_first_search.hpp>
+#include <boost/graph/topological_sort.hpp>
+
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <numeric>
+#include <set>
+
+namespace gml {
+
+namespace {
+
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+                                    boost::property<boost::edge_index_t, int>>;
+
+// Marks the edges that close a cycle in a depth-first search from the nodes in index order.
+struct BackEdges : boost::default_dfs_visitor
+{
+    std::vector<bool> *reversed;
+    template <typename E, typename G> void back_edge(E e, const G &g) const
+    {
+        (*reversed)[size_t(boost::get(boost::edge_index, g, e))] = true;
+    }
+};
+
+// Least squares under order constraints: positions y (centres) closest to `want` (weighted)
+// with y[i+1] - y[i] >= gap[i]. Substituting z = y - offset turns it into isotonic regression,
+// solved by pooling adjacent violators.
+std::vector<double> place(const std::vector<double> &want, const std::vector<double> &weight,
+                          const std::vector<double> &gap)
+{
+    const size_t n = want.size();
+    std::vector<double> offset(n, 0);
+    for (size_t i = 1; i < n; ++i)
+        offset[i] = offset[i - 1] + gap[i - 1];
+    struct Block
+    {
+        double sum, weight;
+        size_t count;
+    };
+    std::vector<Block> blocks;
+    for (size_t i = 0; i < n; ++i) {
+        blocks.push_back({(want[i] - offset[i]) * weight[i], weight[i], 1});
+        while (blocks.size() > 1) {
+            const Block &b = blocks.back(), &a = blocks[blocks.size() - 2];
+            if (a.sum / a.weight <= b.sum / b.weight)
+                break;
+            const Block merged{a.sum + b.sum, a.weight + b.weight, a.count + b.count};
+            blocks.pop_back();
+            blocks.back() = merged;
+        }
+    }
+    std::vector<double> y(n);
+    size_t i = 0;
+    for (const Block &b : blocks)
+        for (size_t k = 0; k < b.count; ++k, ++i)
+            y[i] = b.sum / b.weight + offset[i];
+    return y;
+}
+
+// Crossings between two layers: inversions of the lower ends when the segments are sorted by
+// their upper ends (merge sort count).
+long long inversions(std::vector<std::pair<int, int>> segs)
+{
+    std::sort(segs.begin(), segs.end());
+    std::vector<int> v;
+    v.reserve(segs.size());
+    for (const auto &s : segs)
+        v.push_back(s.second);
+    std::vector<int> tmp(v.size());
+    long long count = 0;
+    for (size_t width = 1; width < v.size(); width *= 2) {
+        for (size_t lo = 0; lo < v.size(); lo += 2 * width) {
+            const size_t mid = std::min(lo + width, v.size()), hi = std::min(lo + 2 * width, v.size());
+            size_t a = lo, b = mid, k = lo;
+            while (a < mid && b < hi) {
+                if (v[b] < v[a]) {
+                    count += static_cast<long long>(mid - a);
+                    tmp[k++] = v[b++];
+                } else {
+                    tmp[k++] = v[a++];
+                }
+            }
+            while (a < mid)
+                tmp[k++] = v[a++];
+            while (b < hi)
+                tmp[k++] = v[b++];
+        }
+        std::swap(v, tmp);
+    }
+    return count;
+}
+
+} // namespace
+
+GraphLayoutResult layoutGraph(const GraphLayoutInput &input)
+{
+    GraphLayoutResult out;
+    const int n = int(input.sizes.size());
+    out.boxes.resize(size_t(n));
+    out.routes.resize(input.edges.size());
+    out.reversed.assign(input.edges.size(), false);
+    out.layer.assign(size_t(n), 0);
+    if (n == 0)
+        return out;
+
+    // 1. Distinct edges, then the back edges of a DFS in the given order.
+    std::vector<std::pair<int, int>> edges;      // distinct, no self loops
+    std::vector<int> edgeOf(input.edges.size(), -1);
+    {
+        std::map<std::pair<int, int>, int> seen;
+        for (size_t i = 0; i < input.edges.size(); ++i) {
+            const auto [a, b] = input.edges[i];
+            if (a == b || a < 0 || b < 0 || a >= n || b >= n)
+                continue;
+            const auto [it, fresh] = seen.emplace(std::pair(a, b), int(edges.size()));
+            if (fresh)
+                edges.emplace_back(a, b);
+            edgeOf[i] = it->second;
+        }
+    }
+    std::vector<bool> reversed(edges.size(), false);
+    {
+        Graph g(static_cast<size_t>(n));
+        for (size_t i = 0; i < edges.size(); ++i)
+            boost::add_edge(size_t(edges[i].first), size_t(edges[i].second), int(i), g);
+        BackEdges visitor;
+        visitor.reversed = &reversed;
+        boost::depth_first_search(g, boost::visitor(visitor));
+    }
+    // An edge a->b and b->a both present: after reversing, keep one direction (the first).
+    std::vector<std::pair<int, int>> dag; // per distinct edge, in layer direction
+    for (size_t i = 0; i < edges.size(); ++i)
+        dag.push_back(reversed[i] ? std::pair(edges[i].second, edges[i].first) : edges[i]);
+
+    // 2. Longest-path layers in topological order, then sources pulled next to their targets.
+    std::vector<std::vector<int>> succ(static_cast<size_t>(n)), pred(static_cast<size_t>(n));
+    for (const auto &[a, b] : dag) {
+        succ[size_t(a)].push_back(b);
+        pred[size_t(b)].push_back(a);
+    }
+    std::vector<int> order;
+    {
+        Graph g(static_cast<size_t>(n));
+        for (size_t i = 0; i < dag.size(); ++i)
+            boost::add_edge(size_t(dag[i].first), size_t(dag[i].second), int(i), g);
+        std::vector<size_t> topo;
+        boost::topological_sort(g, std::back_inserter(topo)); // reverse topological order
+        for (auto it = topo.rbegin(); it != topo.rend(); ++it)
+            order.push_back(int(*it));
+    }
+    std::vector<int> &layer = out.layer;
+    for (int v : order)
+        for (int w : succ[size_t(v)])
+            layer[size_t(w)] = std::max(layer[size_t(w)], layer[size_t(v)] + 1);
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        const int v = *it;
+        if (pred[size_t(v)].empty() && !succ[size_t(v)].empty()) {
+            int lowest = INT_MAX;
+            for (int w : succ[size_t(v)])
+                lowest = std::min(lowest, layer[size_t(w)]);
+            layer[size_t(v)] = lowest - 1;
+        }
+    }
+    const int layers = 1 + *std::max_element(layer.begin(), layer.end());
+    out.layers = layers;
+
+    // 3. Dummies: node ids from n on; each distinct edge's chain of nodes in layer direction.
+    std::vector<int> layerOf(layer.begin(), layer.end());
+    std::vector<double> height(input.sizes.size());
+    for (int i = 0; i < n; ++i)
+        height[size_t(i)] = input.sizes[size_t(i)].height();
+    std::vector<double> key(static_cast<size_t>(n)); // initial order within a layer
+    std::iota(key.begin(), key.end(), 0.0);
+    std::vector<std::vector<int>> chains(dag.size());
+    std::vector<std::vector<int>> up, down; // neighbours in the layer before and after
+    up.resize(size_t(n));
+    down.resize(size_t(n));
+    for (size_t i = 0; i < dag.size(); ++i) {
+        const auto [a, b] = dag[i];
+        std::vector<int> &chain = chains[i];
+        chain.push_back(a);
+        for (int l = layer[size_t(a)] + 1; l < layer[size_t(b)]; ++l) {
+            const int d = int(layerOf.size());
+            layerOf.push_back(l);
+            height.push_back(2);
+            // Right after its source in the initial order.
+            key.push_back(key[size_t(a)] + 0.5 + 1e-6 * double(i));
+            up.emplace_back();
+            down.emplace_back();
+            chain.push_back(d);
+            ++out.dummies;
+        }
+        chain.push_back(b);
+        for (size_t k = 1; k < chain.size(); ++k) {
+            down[size_t(chain[k - 1])].push_back(chain[k]);
+            up[size_t(chain[k])].push_back(chain[k - 1]);
+        }
+    }
+    const size_t total = layerOf.size();
+
+    // 4. Order within layers.
+    std::vector<std::vector<int>> rows(static_cast<size_t>(layers));
+    for (size_t v = 0; v < total; ++v)
+        rows[size_t(layerOf[v])].push_back(int(v));
+    for (auto &row : rows)
+        std::sort(row.begin(), row.end(), [&](int a, int b) { return key[size_t(a)] < key[size_t(b)]; });
+    std::vector<int> pos(total);
+    auto index = [&] {
+        for (auto &row : rows)
+            for (size_t k = 0; k < row.size(); ++k)
+                pos[size_t(row[k])] = int(k);
+    };
+    auto crossings = [&] {
+        long long c = 0;
+        for (int l = 0; l + 1 < layers; ++l) {
+            std::vector<std::pair<int, int>> segs;
+            for (int v : rows[size_t(l)])
+                for (int w : down[size_t(v)])
+                    segs.emplace_back(pos[size_t(v)], pos[size_t(w)]);
+            c += inversions(std::move(segs));
+        }
+        return c;
+    };
+    index();
+    long long best = crossings();
+    auto bestRows = rows;
+    for (int sweep = 0; sweep < 12 && best > 0; ++sweep) {
+        const bool forward = sweep % 2 == 0;
+        for (int step = 1; step < layers; ++step) {
+            const int l = forward ? step : layers - 1 - step;
+            auto &row = rows[size_t(l)];
+            std::vector<std::pair<double, int>> keyed;
+            for (size_t k = 0; k < row.size(); ++k) {
+                const auto &nb = forward ? up[size_t(row[k])] : down[size_t(row[k])];
+                double m = double(pos[size_t(row[k])]);
+                if (!nb.empty()) {
+                    std::vector<int> p;
+                    for (int w : nb)
+                        p.push_back(pos[size_t(w)]);
+                    std::sort(p.begin(), p.end());
+                    m = p.size() % 2 ? p[p.size() / 2] : 0.5 * (p[p.size() / 2 - 1] + p[p.size() / 2]);
+                }
+                keyed.emplace_back(m, row[k]);
+            }
+            std::stable_sort(keyed.begin(), keyed.end(),
+                             [](const auto &a, const auto &b) { return a.first < b.first; });
+            for (size_t k = 0; k < row.size(); ++k) {
+                row[k] = keyed[k].second;
+                pos[size_t(row[k])] = int(k);
+            }
+        }
+        const long long c = crossings();
+        if (c < best) {
+            best = c;
+            bestRows = rows;
+        }
+    }
+    rows = bestRows;
+    index();
+    out.crossings = best;
+
+    // 5. Vertical positions.
+    std::vector<double> y(total, 0);
+    auto gapAfter = [&](int a, int b) {
+        const bool dummyA = a >= n, dummyB = b >= n;
+        const double g = dummyA && dummyB ? 6 : (dummyA || dummyB ? input.nodeGap * 0.6 : input.nodeGap);
+        return 0.5 * height[size_t(a)] + g + 0.5 * height[size_t(b)];
+    };
+    for (auto &row : rows) {
+        double at = 0;
+        for (size_t k = 0; k < row.size(); ++k) {
+            if (k > 0)
+                at += gapAfter(row[k - 1], row[k]);
+            y[size_t(row[k])] = at;
+        }
+    }
+    for (int pass = 0; pass < 8; ++pass) {
+        const bool forward = pass % 2 == 0;
+        for (int step = 0; step < layers; ++step) {
+            const int l = forward ? step : layers - 1 - step;
+            const auto &row = rows[size_t(l)];
+            std::vector<double> want(row.size()), weight(row.size()), gap(row.size(), 0);
+            for (size_t k = 0; k < row.size(); ++k) {
+                const int v = row[k];
+                double sum = 0;
+                int count = 0;
+                for (const auto *nb : {&up[size_t(v)], &down[size_t(v)]})
+                    for (int w : *nb) {
+                        sum += y[size_t(w)];
+                        ++count;
+                    }
+                want[k] = count ? sum / count : y[size_t(v)];
+                weight[k] = v >= n ? 4.0 : (count ? 1.0 : 0.2); // dummies keep long edges straight
+                if (k + 1 < row.size())
+                    gap[k] = gapAfter(v, row[k + 1]);
+            }
+            const auto placed = place(want, weight, gap);
+            for (size_t k = 0; k < row.size(); ++k)
+                y[size_t(row[k])] = placed[k];
+        }
+    }
+
+    // 6. Columns, boxes and routes.
+    std::vector<double> width(size_t(layers), 0), left(size_t(layers), 0);
+    for (int v = 0; v < n; ++v)
+        width[size_t(layer[size_t(v)])] = std::max(width[size_t(layer[size_t(v)])], input.sizes[size_t(v)].width());
+    for (int l = 0; l < layers; ++l) {
+        width[size_t(l)] = std::max(width[size_t(l)], 12.0); // a layer of dummies only
+        if (l > 0)
+            left[size_t(l)] = left[size_t(l - 1)] + width[size_t(l - 1)] + input.layerGap;
+    }
+    // Wrapping (ELK's "graph wrapping"): a long, thin graph (a thread's operators one after
+    // the other) is cut into bands of consecutive layers stacked top to bottom, so it reads
+    // like lines of text instead of one strip 50,000 pixels wide.
+    double top = y.empty() ? 0 : y[0], bottom = top;
+    for (size_t v = 0; v < total; ++v) {
+        top = std::min(top, y[v] - 0.5 * height[v]);
+        bottom = std::max(bottom, y[v] + 0.5 * height[v]);
+    }
+    const double bandHeight = bottom - top, fullWidth = left.back() + width.back();
+    int perBand = layers;
+    if (input.aspect > 0 && fullWidth > input.aspect * 1.5 * (bandHeight + input.bandGap)) {
+        const int bands = int(std::ceil(std::sqrt(fullWidth / (input.aspect * (bandHeight + input.bandGap)))));
+        perBand = std::max(2, (layers + bands - 1) / bands);
+    }
+    out.bands = (layers + perBand - 1) / perBand;
+    auto band = [&](int l) { return l / perBand; };
+    std::vector<double> bandRight(size_t(out.bands), 0);
+    for (int l = 0; l < layers; ++l)
+        bandRight[size_t(band(l))] = std::max(bandRight[size_t(band(l))],
+                                              left[size_t(l)] + width[size_t(l)] - left[size_t(band(l) * perBand)]);
+    auto place2 = [&](double x, double yy, int l) {
+        const int b = band(l);
+        return QPointF(x - left[size_t(b * perBand)], yy - top + b * (bandHeight + input.bandGap));
+    };
+    for (int v = 0; v < n; ++v) {
+        const QSizeF s = input.sizes[size_t(v)];
+        const int l = layer[size_t(v)];
+        const QPointF c = place2(left[size_t(l)] + 0.5 * width[size_t(l)], y[size_t(v)], l);
+        out.boxes[size_t(v)] = QRectF(c.x() - 0.5 * s.width(), c.y() - 0.5 * s.height(), s.width(), s.height());
+        out.bounds = v == 0 ? out.boxes[0] : out.bounds.united(out.boxes[size_t(v)]);
+    }
+    std::vector<std::vector<QPointF>> dagRoutes(dag.size());
+    for (size_t i = 0; i < dag.size(); ++i) {
+        const auto &chain = chains[i];
+        std::vector<std::pair<QPointF, int>> r; // unwrapped point, its layer
+        const int a = chain.front(), b = chain.back();
+        r.push_back({QPointF(left[size_t(layer[size_t(a)])] + 0.5 * (width[size_t(layer[size_t(a)])] + input.sizes[size_t(a)].width()), y[size_t(a)]), layer[size_t(a)]});
+        for (size_t k = 1; k + 1 < chain.size(); ++k) {
+            const int d = chain[k];
+            const int l = layerOf[size_t(d)];
+            r.push_back({QPointF(left[size_t(l)], y[size_t(d)]), l});
+            r.push_back({QPointF(left[size_t(l)] + width[size_t(l)], y[size_t(d)]), l});
+        }
+        r.push_back({QPointF(left[size_t(layer[size_t(b)])] + 0.5 * (width[size_t(layer[size_t(b)])] - input.sizes[size_t(b)].width()), y[size_t(b)]), layer[size_t(b)]});
+        auto &route = dagRoutes[i];
+        for (size_t k = 0; k < r.size(); ++k) {
+            const QPointF q = place2(r[k].first.x(), r[k].first.y(), r[k].second);
+            if (k > 0 && band(r[k].second) != band(r[k - 1].second)) {
+                // Out of the band on the right, back along the gap below it, into the next.
+                const int from = band(r[k - 1].second);
+                const double lane = double(i % 7) * 3.0;
+                const double gapY = (from + 1) * (bandHeight + input.bandGap) - 0.5 * input.bandGap + lane;
+                const double rightX = bandRight[size_t(from)] + 0.5 * input.layerGap + lane;
+                const QPointF p = route.back();
+                route.emplace_back(rightX, p.y());
+                route.emplace_back(rightX, gapY);
+                route.emplace_back(-0.5 * input.layerGap - lane, gapY);
+                route.emplace_back(-0.5 * input.layerGap - lane, q.y());
+                out.bounds = out.bounds.united(QRectF(-0.5 * input.layerGap - lane, p.y(), rightX + input.layerGap, 1));
+            }
+            route.push_back(q);
+        }
+    }
+    for (size_t i = 0; i < input.edges.size(); ++i) {
+        const int e = edgeOf[i];
+        if (e < 0)
+            continue;
+        out.routes[i] = dagRoutes[size_t(e)];
+        if (reversed[size_t(e)]) {
+            std::reverse(out.routes[i].begin(), out.routes[i].end());
+            out.reversed[i] = true;
+        }
+    }
+    return out;
+}
+
+} // namespace gml

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "graphpainter.h"
+
+#include "timeformat.h"
+
+#include <QElapsedTimer>
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QPainterPath>
+
+#include <cmath>
+#include <map>
+
+namespace gml {
+
+using sim::ModelEdge;
+
+namespace {
+
+const QColor kMixColors[5] = {QColor(0x4e, 0x79, 0xa7), QColor(0x59, 0xa1, 0x4f), QColor(0xb0, 0x7a, 0xa1),
+                              QColor(0xf2, 0x8e, 0x2b), QColor(0xd3, 0xd3, 0xd3)};
+const char *const kMixNames[5] = {"CPU", "GPU compute", "communication", "copies", "idle"};
+const QColor kCritical(0xd6, 0x27, 0x28);
+const QColor kSelected(0x1f, 0x6f, 0xeb);
+const QColor kHighlighted(0xff, 0x9f, 0x1c);
+const QColor kMatch(0xf5, 0xc5, 0x18);
+
+QColor mix(const QColor &a, const QColor &b, double t)
+{
+    t = std::clamp(t, 0.0, 1.0);
+    return QColor::fromRgbF(float(a.redF() + (b.redF() - a.redF()) * t), float(a.greenF() + (b.greenF() - a.greenF()) * t),
+                            float(a.blueF() + (b.blueF() - a.blueF()) * t));
+}
+
+Qt::PenStyle edgeStyle(ModelEdge::Kind kind)
+{
+    switch (kind) {
+    case ModelEdge::Kind::Launch: return Qt::DashLine;
+    case ModelEdge::Kind::Sync: return Qt::DotLine;
+    case ModelEdge::Kind::StreamWait: return Qt::DashLine;
+    case ModelEdge::Kind::ThreadWait: return Qt::DotLine;
+    default: return Qt::SolidLine;
+    }
+}
+
+double edgeWidth(ModelEdge::Kind kind)
+{
+    switch (kind) {
+    case ModelEdge::Kind::Collective: return 2.2;
+    case ModelEdge::Kind::Data: return 1.6;
+    case ModelEdge::Kind::ProgramOrder: return 1.0;
+    default: return 1.3;
+    }
+}
+
+QString edgeLabel(ModelEdge::Kind kind)
+{
+    switch (kind) {
+    case ModelEdge::Kind::Launch: return QStringLiteral("launch");
+    case ModelEdge::Kind::Sync: return QStringLiteral("sync");
+    case ModelEdge::Kind::Collective: return QStringLiteral("collective");
+    case ModelEdge::Kind::Data: return QStringLiteral("data");
+    case ModelEdge::Kind::StreamWait: return QStringLiteral("stream wait");
+    case ModelEdge::Kind::ThreadWait: return QStringLiteral("thread wait");
+    case ModelEdge::Kind::ProgramOrder: return QStringLiteral("program order");
+    }
+    return {};
+}
+
+// Horizontal-tangent cubic segments through the route's points (dot's look for LR graphs).
+QPainterPath routePath(const std::vector<QPointF> &r, double offset)
+{
+    QPainterPath path;
+    if (r.size() < 2)
+        return path;
+    path.moveTo(r.front() + QPointF(0, offset));
+    for (size_t k = 1; k < r.size(); ++k) {
+        const QPointF a = r[k - 1] + QPointF(0, offset), b = r[k] + QPointF(0, offset);
+        const double dx = (b.x() - a.x()) / 2;
+        path.cubicTo(a + QPointF(dx, 0), b - QPointF(dx, 0), b);
+    }
+    return path;
+}
+
+void arrowHead(QPainter &p, QPointF tip, double direction, const QColor &color, double size)
+{
+    QPolygonF head;
+    head << tip << tip + QPointF(-direction * size, -size * 0.5) << tip + QPointF(-direction * size, size * 0.5);
+    p.setPen(Qt::NoPen);
+    p.setBrush(color);
+    p.drawPolygon(head);
+}
+
+} // namespace
+
+std::shared_ptr<const GraphPicture> GraphPicture::make(std::shared_ptr<const sim::ExecutionModel> model,
+                                                       const GraphCollapse &collapse)
+{
+    auto picture = std::make_shared<GraphPicture>();
+    QElapsedTimer timer;
+    timer.start();
+    picture->scene = GraphScene::build(std::move(model), collapse);
+    picture->buildMs = double(timer.nsecsElapsed()) / 1e6;
+    timer.restart();
+    GraphLayoutInput input;
+    input.sizes.assign(picture->scene.items.size(), QSizeF(GraphPainter::kNodeWidth, GraphPainter::kNodeHeight));
+    for (const auto &e : picture->scene.edges)
+        input.edges.emplace_back(e.from, e.to);
+    picture->layout = layoutGraph(input);
+    picture->layoutMs = double(timer.nsecsElapsed()) / 1e6;
+    return picture;
+}
+
+int GraphPicture::itemAt(QPointF point) const
+{
+    for (size_t i = 0; i < layout.boxes.size(); ++i)
+        if (layout.boxes[i].contains(point))
+            return int(i);
+    return -1;
+}
+
+QColor GraphPainter::edgeColor(ModelEdge::Kind kind)
+{
+    switch (kind) {
+    case ModelEdge::Kind::Launch: return QColor(0x2c, 0x8c, 0x5a);
+    case ModelEdge::Kind::Sync: return QColor(0xd9, 0x5f, 0x02);
+    case ModelEdge::Kind::Collective: return QColor(0x7b, 0x3f, 0xa0);
+    case ModelEdge::Kind::Data: return QColor(0x1f, 0x5f, 0xbf);
+    case ModelEdge::Kind::StreamWait: return QColor(0x88, 0x88, 0x88);
+    case ModelEdge::Kind::ThreadWait: return QColor(0x88, 0x88, 0x88);
+    case ModelEdge::Kind::ProgramOrder: return QColor(0xb4, 0xb8, 0xbf);
+    }
+    return Qt::gray;
+}
+
+QTransform GraphPainter::fit(const GraphPicture &picture, const QRectF &viewport, double maxScale)
+{
+    const QRectF b = picture.layout.bounds.adjusted(-24, -24, 24, 24);
+    if (b.isEmpty() || viewport.isEmpty())
+        return {};
+    const double s = std::min({maxScale, viewport.width() / b.width(), viewport.height() / b.height()});
+    QTransform t;
+    t.translate(viewport.center().x(), viewport.center().y());
+    t.scale(s, s);
+    t.translate(-b.center().x(), -b.center().y());
+    return t;
+}
+
+QString GraphPainter::tooltip(const GraphPicture &picture, int index)
+{
+    const auto &scene = picture.scene;
+    if (index < 0 || size_t(index) >= scene.items.size())
+        return {};
+    const GraphItem &item = scene.items[size_t(index)];
+    const auto &node = scene.model->nodes()[size_t(item.node)];
+    QString t = QStringLiteral("<b>%1</b> · %2").arg(item.label.toHtmlEscaped(), sim::levelName(node.level));
+    if (item.count > 1)
+        t += (item.period > 1 ? QStringLiteral("<br>×%1 repeats of a block of %3 nodes, %2 each on average")
+                              : QStringLiteral("<br>×%1 of the same shape, %2 each on average"))
+                 .arg(item.count)
+                 .arg(formatDuration(item.time / item.count))
+                 .arg(item.period);
+    t += QStringLiteral("<br>inclusive %1 · self %2").arg(formatDuration(item.time), formatDuration(item.self));
+    if (scene.total > 0)
+        t += QStringLiteral(" · %1% of %2").arg(100.0 * double(item.time) / double(scene.total), 0, 'f', 1)
+                 .arg(scene.model->nodes()[size_t(scene.collapse.focus)].name.toHtmlEscaped());
+    if (scene.criticalLength > 0)
+        t += QStringLiteral("<br>critical path: %1 (%2%)")
+                 .arg(formatDuration(item.critical))
+                 .arg(100.0 * double(item.critical) / double(scene.criticalLength), 0, 'f', 1);
+    const TimeNs parts[5] = {item.mix.cpu, item.mix.gpuCompute, item.mix.communication, item.mix.copies, item.mix.idle};
+    TimeNs sum = 0;
+    for (TimeNs v : parts)
+        sum += v;
+    t += QStringLiteral("<br>resource mix:");
+    for (int k = 0; k < 5; ++k)
+        if (parts[k] > 0)
+            t += QStringLiteral("<br>&nbsp;&nbsp;%1 %2 (%3%)")
+                     .arg(QLatin1String(kMixNames[k]), formatDuration(parts[k]))
+                     .arg(sum > 0 ? 100.0 * double(parts[k]) / double(sum) : 0.0, 0, 'f', 1);
+    if (node.rank >= 0)
+        t += QStringLiteral("<br>rank %1").arg(node.rank);
+    t += QStringLiteral("<br>%1 slice(s)").arg(qint64(node.slices.size()));
+    if (item.openable)
+        t += item.count > 1 ? QStringLiteral("<br><i>double-click to show the %1</i>").arg(item.count * item.period)
+                            : QStringLiteral("<br><i>double-click to open</i>");
+    return t;
+}
+
+void GraphPainter::paint(QPainter &p, const GraphPicture &picture, const QTransform &toDevice, const QRectF &viewport,
+                         const GraphOverlay &overlay)
+{
+    p.save();
+    p.setRenderHint(QPainter::Antialiasing, true);
+    p.setRenderHint(QPainter::TextAntialiasing, true);
+    p.fillRect(viewport, QColor(0xfb, 0xfb, 0xfc));
+    const auto &scene = picture.scene;
+    const auto &layout = picture.layout;
+    if (scene.items.empty()) {
+        p.setPen(QColor(0x60, 0x60, 0x60));
+        p.drawText(viewport, Qt::AlignCenter, QStringLiteral("Nothing to show at this level."));
+        p.restore();
+        return;
+    }
+    p.setWorldTransform(toDevice);
+    const double scale = std::sqrt(std::abs(toDevice.determinant()));
+    const QRectF visible = toDevice.inverted().mapRect(viewport).adjusted(-40, -40, 40, 40);
+
+    // Edges: parallel edges of one pair are spread apart; critical ones drawn last, on top.
+    std::map<std::pair<int, int>, int> parallel, drawn;
+    for (const auto &e : scene.edges)
+        ++parallel[{std::min(e.from, e.to), std::max(e.from, e.to)}];
+    for (int pass = 0; pass < 2; ++pass)
+        for (size_t i = 0; i < scene.edges.size(); ++i) {
+            const auto &e = scene.edges[i];
+            if (e.critical != (pass == 1))
+                continue;
+            const auto &route = layout.routes[i];
+            if (route.size() < 2)
+                continue;
+            const auto pair = std::pair(std::min(e.from, e.to), std::max(e.from, e.to));
+            const int k = drawn[pair]++, n = parallel[pair];
+            const double offset = (k - (n - 1) / 2.0) * 5.0;
+            const QPainterPath path = routePath(route, offset);
+            if (!path.boundingRect().intersects(visible))
+                continue;
+            const QColor color = e.critical ? kCritical : edgeColor(e.kind);
+            QPen pen(color, (e.critical ? 1.2 : 0.0) + edgeWidth(e.kind));
+            pen.setStyle(edgeStyle(e.kind));
+            pen.setCosmetic(false);
+            p.setPen(pen);
+            p.setBrush(Qt::NoBrush);
+            p.drawPath(path);
+            const QPointF tip = route.back() + QPointF(0, offset);
+            const double direction = route.back().x() >= route[route.size() - 2].x() ? 1.0 : -1.0;
+            arrowHead(p, tip, direction, color, 7 + pen.widthF());
+        }
+
+    // Nodes.
+    TimeNs maxTime = 1;
+    for (const auto &item : scene.items)
+        maxTime = std::max(maxTime, item.time);
+    QFont nameFont = p.font();
+    nameFont.setPixelSize(12);
+    nameFont.setBold(true);
+    QFont smallFont = p.font();
+    smallFont.setPixelSize(10);
+    const QFontMetricsF nameMetrics(nameFont);
+    const bool text = scale >= 0.3;
+    for (size_t i = 0; i < scene.items.size(); ++i) {
+        const GraphItem &item = scene.items[i];
+        const QRectF box = layout.boxes[i];
+        if (!box.intersects(visible))
+            continue;
+        const auto &node = scene.model->nodes()[size_t(item.node)];
+        // Fill: the share of the focus's time (square root, so small items still show), or the
+        // predicted change when a what-if colours the graph.
+        QColor fill = mix(QColor(0xf7, 0xfb, 0xff), QColor(0x6b, 0xae, 0xd6),
+                          std::sqrt(double(item.time) / double(maxTime)));
+        if (i < overlay.change.size() && overlay.change[i]) {
+            const double c = *overlay.change[i];
+            fill = c < 0 ? mix(QColor(0xf7, 0xfb, 0xf7), QColor(0x41, 0xab, 0x5d), std::min(1.0, -c * 2))
+                         : mix(QColor(0xfd, 0xf7, 0xf6), QColor(0xef, 0x65, 0x48), std::min(1.0, c * 2));
+        }
+        const bool critical = scene.criticalLength > 0 && item.critical * 100 >= scene.criticalLength;
+        QPen border(critical ? kCritical : QColor(0x8a, 0x8f, 0x98), critical ? 2.2 : 1.0);
+        if (item.count > 1) { // a stack: the repeats behind the first
+            p.setPen(border);
+            p.setBrush(fill.darker(104));
+            p.drawRoundedRect(box.translated(5, 5), 5, 5);
+            p.drawRoundedRect(box.translated(2.5, 2.5), 5, 5);
+        }
+        if (overlay.highlighted.contains(int(i))) {
+            p.setPen(QPen(kHighlighted, 6));
+            p.setBrush(Qt::NoBrush);
+            p.drawRoundedRect(box.adjusted(-3, -3, 3, 3), 7, 7);
+        }
+        p.setPen(border);
+        p.setBrush(overlay.matches.contains(int(i)) ? mix(fill, kMatch, 0.6) : fill);
+        p.drawRoundedRect(box, 5, 5);
+        if (int(i) == overlay.selected || int(i) == overlay.hovered) {
+            p.setPen(QPen(int(i) == overlay.selected ? kSelected : kSelected.lighter(150), 2.5));
+            p.setBrush(Qt::NoBrush);
+            p.drawRoundedRect(box.adjusted(-1.5, -1.5, 1.5, 1.5), 6, 6);
+        }
+        // The resource mix, a stacked bar along the bottom.
+        const TimeNs parts[5] = {item.mix.cpu, item.mix.gpuCompute, item.mix.communication, item.mix.copies,
+                                 item.mix.idle};
+        TimeNs sum = 0;
+        for (TimeNs v : parts)
+            sum += v;
+        if (sum > 0) {
+            const QRectF bar(box.left() + 6, box.bottom() - 9, box.width() - 12, 5);
+            double x = bar.left();
+            p.setPen(Qt::NoPen);
+            for (int k = 0; k < 5; ++k) {
+                const double w = bar.width() * double(parts[k]) / double(sum);
+                p.setBrush(kMixColors[k]);
+                p.drawRect(QRectF(x, bar.top(), w, bar.height()));
+                x += w;
+            }
+        }
+        if (!text)
+            continue;
+        p.setFont(smallFont);
+        p.setPen(QColor(0x5a, 0x60, 0x6a));
+        QString tag = sim::levelName(node.level);
+        if (node.rank >= 0 && node.level <= sim::Level::Iteration)
+            tag += QStringLiteral(" · rank %1").arg(node.rank);
+        if (item.period > 1)
+            tag += QStringLiteral(" · block of %1").arg(item.period);
+        p.drawText(QRectF(box.left() + 7, box.top() + 3, box.width() - 60, 13), Qt::AlignLeft | Qt::AlignVCenter, tag);
+        if (item.openable && item.count == 1)
+            p.drawText(QRectF(box.right() - 20, box.top() + 3, 14, 13), Qt::AlignRight | Qt::AlignVCenter,
+                       QStringLiteral("+"));
+        p.setFont(nameFont);
+        p.setPen(QColor(0x1d, 0x22, 0x29));
+        p.drawText(QRectF(box.left() + 7, box.top() + 16, box.width() - 14, 16), Qt::AlignLeft | Qt::AlignVCenter,
+                   nameMetrics.elidedText(item.label, Qt::ElideMiddle, box.width() - 14));
+        p.setFont(smallFont);
+        p.setPen(QColor(0x30, 0x36, 0x3d));
+        QString line = formatDuration(item.time);
+        if (scene.criticalLength > 0 && item.critical > 0)
+        {
+            const double share = 100.0 * double(item.critical) / double(scene.criticalLength);
+            line += QStringLiteral(" · crit %1%").arg(share, 0, 'f', share >= 10 ? 0 : share >= 1 ? 1 : 2);
+        }
+        if (i < overlay.change.size() && overlay.change[i])
+            line += QStringLiteral(" · %1%2%").arg(*overlay.change[i] >= 0 ? QStringLiteral("+") : QString())
+                        .arg(100.0 * *overlay.change[i], 0, 'f', 1);
+        p.drawText(QRectF(box.left() + 7, box.top() + 32, box.width() - 14, 13), Qt::AlignLeft | Qt::AlignVCenter, line);
+        if (item.count > 1) {
+            const QString badge = QStringLiteral("×%1").arg(item.count);
+            QFont badgeFont = smallFont;
+            badgeFont.setBold(true);
+            p.setFont(badgeFont);
+            const double w = QFontMetricsF(badgeFont).horizontalAdvance(badge) + 10;
+            const QRectF pill(box.right() - w - 4, box.top() + 3, w, 14);
+            p.setPen(Qt::NoPen);
+            p.setBrush(QColor(0x33, 0x3a, 0x45));
+            p.drawRoundedRect(pill, 7, 7);
+            p.setPen(Qt::white);
+            p.drawText(pill, Qt::AlignCenter, badge);
+        }
+    }
+
+    // Legend, in device coordinates: a strip along the bottom with the edge kinds present,
+    // the critical path, the mix colours and the ×N mark.
+    p.setWorldTransform(QTransform());
+    if (overlay.legend) {
+        std::vector<ModelEdge::Kind> kinds;
+        for (const auto &e : scene.edges)
+            if (std::find(kinds.begin(), kinds.end(), e.kind) == kinds.end())
+                kinds.push_back(e.kind);
+        std::sort(kinds.begin(), kinds.end());
+        QFont f = p.font();
+        f.setPixelSize(11);
+        p.setFont(f);
+        const QFontMetricsF fm(f);
+        const QRectF strip(viewport.left(), viewport.bottom() - kLegendHeight, viewport.width(), kLegendHeight);
+        p.setPen(Qt::NoPen);
+        p.setBrush(QColor(255, 255, 255, 235));
+        p.drawRect(strip);
+        p.setPen(QColor(0xdd, 0xdd, 0xdd));
+        p.drawLine(strip.topLeft(), strip.topRight());
+        double x = strip.left() + 10;
+        const double mid = strip.center().y();
+        auto label = [&](const QString &text) {
+            p.setPen(QColor(0x30, 0x30, 0x30));
+            const double w = fm.horizontalAdvance(text);
+            p.drawText(QRectF(x, strip.top(), w + 2, strip.height()), Qt::AlignLeft | Qt::AlignVCenter, text);
+            x += w + 16;
+        };
+        for (auto kind : kinds) {
+            QPen pen(edgeColor(kind), edgeWidth(kind));
+            pen.setStyle(edgeStyle(kind));
+            p.setPen(pen);
+            p.drawLine(QPointF(x, mid), QPointF(x + 22, mid));
+            x += 26;
+            label(edgeLabel(kind));
+        }
+        p.setPen(QPen(kCritical, 2.4));
+        p.drawLine(QPointF(x, mid), QPointF(x + 22, mid));
+        x += 26;
+        label(QStringLiteral("critical path"));
+        x += 8;
+        for (int k = 0; k < 5; ++k) {
+            p.setPen(Qt::NoPen);
+            p.setBrush(kMixColors[k]);
+            p.drawRect(QRectF(x, mid - 3, 14, 6));
+            x += 18;
+            label(QLatin1String(kMixNames[k]));
+        }
+        label(QStringLiteral("×N: repeats folded · colour: share of time"));
+    }
+    p.restore();
+}
+
+} // namespace gml

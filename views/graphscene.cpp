@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "graphscene.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <queue>
+#include <set>
+#include <tuple>
+
+namespace gml {
+
+using sim::Level;
+using sim::ModelEdge;
+using sim::ModelNode;
+
+quint64 GraphCollapse::key() const
+{
+    auto sorted = [](const QSet<int> &set) {
+        std::vector<int> v(set.begin(), set.end());
+        std::sort(v.begin(), v.end());
+        return v;
+    };
+    quint64 h = qHash(focus, quint64(level) * 31 + quint64(budget));
+    for (const QSet<int> *set : {&opened, &closed, &unfolded}) {
+        h = h * 1099511628211ull + 0x9e3779b97f4a7c15ull;
+        for (int v : sorted(*set))
+            h = (h ^ quint64(v)) * 1099511628211ull;
+    }
+    return h;
+}
+
+namespace {
+
+// A box while the scene is being opened: a node, or a group of repeats, or (when open) the
+// parent of the entries that replaced it.
+struct Entry
+{
+    std::vector<int> members; // one node, or a group's nodes
+    int period = 1;           // a group: members per repeat
+    TimeNs time = 0;
+    bool open = false;
+    std::vector<int> children; // entries, once open
+};
+
+} // namespace
+
+GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr, const GraphCollapse &collapse)
+{
+    GraphScene scene;
+    scene.model = modelPtr;
+    scene.collapse = collapse;
+    const sim::ExecutionModel &model = *modelPtr;
+    const auto &nodes = model.nodes();
+    if (nodes.empty())
+        return scene;
+    if (scene.collapse.focus < 0 || size_t(scene.collapse.focus) >= nodes.size())
+        scene.collapse.focus = 0;
+    const int focus = scene.collapse.focus;
+    scene.total = nodes[size_t(focus)].inclusive();
+    scene.criticalLength = model.criticalLength();
+
+    std::vector<Entry> entries;
+    auto makeEntry = [&](std::vector<int> members, int period) {
+        Entry e;
+        e.members = std::move(members);
+        e.period = period;
+        for (int m : e.members)
+            e.time += nodes[size_t(m)].inclusive();
+        entries.push_back(std::move(e));
+        return int(entries.size() - 1);
+    };
+    // What opening an entry would show: a group's members, a node's children (grouped).
+    auto childrenOf = [&](int entry, Level upTo) {
+        std::vector<std::pair<std::vector<int>, int>> out; // members, period
+        const Entry &e = entries[size_t(entry)];
+        if (e.members.size() > 1) {
+            for (int m : e.members)
+                out.push_back({{m}, 1});
+            return out;
+        }
+        const int node = e.members.front();
+        if (nodes[size_t(node)].level >= upTo)
+            return out;
+        for (auto &f : model.foldedChildren(node, upTo))
+            out.push_back({std::move(f.members), f.period});
+        return out;
+    };
+    auto forcedOpen = [&](const Entry &e) {
+        return e.members.size() > 1 ? collapse.unfolded.contains(e.members.front())
+                                    : collapse.opened.contains(e.members.front());
+    };
+    int shown = 1;
+    // Opens an entry, then whatever the user opened inside it.
+    std::function<void(int, Level)> open = [&](int entry, Level upTo) {
+        auto kids = childrenOf(entry, upTo);
+        if (kids.empty())
+            return;
+        entries[size_t(entry)].open = true;
+        shown += int(kids.size()) - 1;
+        std::vector<int> ids;
+        for (auto &[members, period] : kids)
+            ids.push_back(makeEntry(std::move(members), period));
+        entries[size_t(entry)].children = ids;
+        for (int c : ids)
+            if (forcedOpen(entries[size_t(c)]))
+                open(c, Level::GpuWork);
+    };
+    const int root = makeEntry({focus}, 1);
+    open(root, std::max(collapse.level, Level(std::min(int(nodes[size_t(focus)].level) + 1, sim::kLevels - 1))));
+
+    // Then the largest closed entries, while they fit.
+    auto cmp = [&](int a, int b) { return entries[size_t(a)].time < entries[size_t(b)].time; };
+    std::priority_queue<int, std::vector<int>, decltype(cmp)> queue(cmp);
+    std::function<void(int)> enqueueLeaves = [&](int entry) {
+        const Entry &e = entries[size_t(entry)];
+        if (!e.open) {
+            queue.push(entry);
+            return;
+        }
+        for (int c : e.children)
+            enqueueLeaves(c);
+    };
+    enqueueLeaves(root);
+    while (!queue.empty()) {
+        const int entry = queue.top();
+        queue.pop();
+        const Entry &e = entries[size_t(entry)];
+        if (e.members.size() == 1 && collapse.closed.contains(e.members.front()))
+            continue;
+        if (e.members.size() > 1 && collapse.closed.contains(e.members.front()))
+            continue;
+        const auto kids = childrenOf(entry, collapse.level);
+        if (kids.empty())
+            continue;
+        if (shown + int(kids.size()) - 1 > collapse.budget) {
+            ++scene.hiddenForBudget;
+            continue;
+        }
+        open(entry, collapse.level);
+        for (int c : entries[size_t(entry)].children)
+            enqueueLeaves(c);
+    }
+
+    // The closed entries, in tree order, are the items.
+    scene.itemOfNode.assign(nodes.size(), -1);
+    std::vector<int> stack{root};
+    while (!stack.empty()) {
+        const int entry = stack.back();
+        stack.pop_back();
+        const Entry &e = entries[size_t(entry)];
+        if (e.open) {
+            for (auto c = e.children.rbegin(); c != e.children.rend(); ++c)
+                stack.push_back(*c);
+            continue;
+        }
+        GraphItem item;
+        // A group stands for its first block; the block's largest node names it.
+        item.node = e.members.front();
+        for (int k = 1; k < e.period; ++k)
+            if (nodes[size_t(e.members[size_t(k)])].inclusive() > nodes[size_t(item.node)].inclusive())
+                item.node = e.members[size_t(k)];
+        item.first = e.members.front();
+        item.last = e.members.back();
+        item.period = e.period;
+        item.count = int(e.members.size()) / e.period;
+        const ModelNode &first = nodes[size_t(item.node)];
+        item.label = first.name;
+        item.start = nodes[size_t(e.members.front())].start;
+        item.end = nodes[size_t(item.last)].end;
+        for (int m : e.members) {
+            const ModelNode &n = nodes[size_t(m)];
+            item.time += n.inclusive();
+            item.self += n.self;
+            item.critical += n.critical;
+            item.mix.cpu += n.mix.cpu;
+            item.mix.gpuCompute += n.mix.gpuCompute;
+            item.mix.communication += n.mix.communication;
+            item.mix.copies += n.mix.copies;
+            item.mix.idle += n.mix.idle;
+        }
+        item.openable = e.members.size() > 1 || !first.children.empty();
+        const int index = int(scene.items.size());
+        scene.items.push_back(std::move(item));
+        std::vector<int> sub(e.members.begin(), e.members.end());
+        while (!sub.empty()) {
+            const int n = sub.back();
+            sub.pop_back();
+            scene.itemOfNode[size_t(n)] = index;
+            for (int c : nodes[size_t(n)].children)
+                sub.push_back(c);
+        }
+    }
+
+    // Edges: the leaf edges between items, then program order on each resource.
+    std::map<std::tuple<int, int, int>, qint64> folded;
+    for (const ModelEdge &e : model.leafEdges()) {
+        const int a = scene.itemOf(e.from), b = scene.itemOf(e.to);
+        if (a >= 0 && b >= 0 && a != b)
+            ++folded[{a, b, int(e.kind)}];
+    }
+    std::map<int, std::vector<int>> lanes;
+    for (size_t i = 0; i < scene.items.size(); ++i) {
+        const int resource = nodes[size_t(scene.items[i].node)].resource;
+        if (resource >= 0)
+            lanes[resource].push_back(int(i));
+    }
+    for (auto &[resource, list] : lanes) {
+        std::sort(list.begin(), list.end(), [&](int a, int b) {
+            return std::tie(scene.items[size_t(a)].start, a) < std::tie(scene.items[size_t(b)].start, b);
+        });
+        for (size_t k = 1; k < list.size(); ++k)
+            ++folded[{list[k - 1], list[k], int(ModelEdge::Kind::ProgramOrder)}];
+    }
+    std::set<std::pair<int, int>> criticalPairs;
+    int previous = -1;
+    for (int n : model.criticalNodes()) {
+        const int item = scene.itemOf(n);
+        if (item < 0)
+            continue;
+        if (previous >= 0 && previous != item)
+            criticalPairs.insert({previous, item});
+        previous = item;
+    }
+    for (const auto &[key, count] : folded) {
+        const auto [a, b, kind] = key;
+        scene.edges.push_back({a, b, ModelEdge::Kind(kind), count, criticalPairs.count({a, b}) > 0});
+    }
+    return scene;
+}
+
+std::vector<int> GraphScene::breadcrumb() const
+{
+    std::vector<int> out;
+    if (!model || model->nodes().empty())
+        return out;
+    for (int n = collapse.focus; n >= 0; n = model->nodes()[size_t(n)].parent)
+        out.push_back(n);
+    std::reverse(out.begin(), out.end());
+    return out;
+}
+
+} // namespace gml

@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "graphview.h"
+
+#include "figureexport.h"
+#include "timeformat.h"
+
+#include <QComboBox>
+#include <QContextMenuEvent>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMessageBox>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolButton>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <QWheelEvent>
+#include <QtConcurrent>
+
+namespace gml {
+
+// The drawing surface: pan (drag), zoom (wheel, around the cursor), hover tooltips, clicks.
+class GraphCanvas : public QWidget
+{
+public:
+    GraphCanvas(GraphView *view) : QWidget(view), m_view(view)
+    {
+        setMouseTracking(true);
+        setFocusPolicy(Qt::StrongFocus);
+        setMinimumSize(200, 150);
+        setAttribute(Qt::WA_OpaquePaintEvent);
+    }
+    QTransform transform() const
+    {
+        QTransform t;
+        t.translate(m_offset.x(), m_offset.y());
+        t.scale(m_scale, m_scale);
+        return t;
+    }
+    void fit()
+    {
+        if (!m_picture)
+            return;
+        const QTransform t = GraphPainter::fit(*m_picture, QRectF(rect()).adjusted(0, 0, 0, -GraphPainter::kLegendHeight), 1.0);
+        m_scale = std::max(0.02, t.m11());
+        m_offset = QPointF(t.dx(), t.dy());
+        update();
+    }
+    void centreOn(QPointF scenePoint)
+    {
+        m_scale = std::max(m_scale, 0.8);
+        m_offset = QPointF(width() / 2.0, height() / 2.0) - scenePoint * m_scale;
+        update();
+    }
+    int itemAt(QPoint p) const
+    {
+        return m_picture ? m_picture->itemAt(transform().inverted().map(QPointF(p))) : -1;
+    }
+
+    std::shared_ptr<const GraphPicture> m_picture;
+    GraphOverlay m_overlay;
+    QString m_message;
+
+protected:
+    void paintEvent(QPaintEvent *) override
+    {
+        QPainter p(this);
+        if (!m_picture) {
+            p.fillRect(rect(), QColor(0xfb, 0xfb, 0xfc));
+            p.setPen(QColor(0x60, 0x60, 0x60));
+            p.drawText(rect().adjusted(20, 20, -20, -20), Qt::AlignCenter | Qt::TextWordWrap,
+                       m_message.isEmpty() ? QStringLiteral("No graph yet.") : m_message);
+            return;
+        }
+        GraphPainter::paint(p, *m_picture, transform(), QRectF(rect()), m_overlay);
+        if (!m_message.isEmpty()) { // e.g. "Laying out…" over the previous picture
+            QFont f = p.font();
+            f.setPixelSize(12);
+            p.setFont(f);
+            const QRectF box(width() - 230, 8, 220, 22);
+            p.setPen(Qt::NoPen);
+            p.setBrush(QColor(0x33, 0x3a, 0x45, 220));
+            p.drawRoundedRect(box, 4, 4);
+            p.setPen(Qt::white);
+            p.drawText(box, Qt::AlignCenter, m_message);
+        }
+    }
+    void wheelEvent(QWheelEvent *e) override
+    {
+        const double factor = std::pow(1.0015, e->angleDelta().y());
+        const QPointF at = e->position();
+        const double scale = std::clamp(m_scale * factor, 0.02, 4.0);
+        m_offset = at - (at - m_offset) * (scale / m_scale);
+        m_scale = scale;
+        update();
+    }
+    void mousePressEvent(QMouseEvent *e) override
+    {
+        m_press = e->position();
+        m_dragged = false;
+    }
+    void mouseMoveEvent(QMouseEvent *e) override
+    {
+        if (e->buttons() & Qt::LeftButton) {
+            const QPointF d = e->position() - m_press;
+            if (m_dragged || d.manhattanLength() > 3) {
+                m_dragged = true;
+                m_offset += d;
+                m_press = e->position();
+                update();
+            }
+            return;
+        }
+        const int item = itemAt(e->position().toPoint());
+        if (item != m_overlay.hovered) {
+            m_overlay.hovered = item;
+            update();
+            if (item >= 0)
+                QToolTip::showText(e->globalPosition().toPoint(), GraphPainter::tooltip(*m_picture, item), this);
+            else
+                QToolTip::hideText();
+        }
+    }
+    void mouseReleaseEvent(QMouseEvent *e) override
+    {
+        if (e->button() != Qt::LeftButton || m_dragged)
+            return;
+        const int item = itemAt(e->position().toPoint());
+        m_view->selectItem(item);
+        if (item >= 0)
+            Q_EMIT m_view->nodeActivated(m_picture->scene.items[size_t(item)].node);
+    }
+    void mouseDoubleClickEvent(QMouseEvent *e) override
+    {
+        const int item = itemAt(e->position().toPoint());
+        if (item < 0 || !m_picture)
+            return;
+        const GraphItem &it = m_picture->scene.items[size_t(item)];
+        if (it.count * it.period > 1)
+            m_view->unfold(item);
+        else if (it.openable)
+            m_view->setFocusNode(it.node);
+    }
+    void leaveEvent(QEvent *) override
+    {
+        if (m_overlay.hovered >= 0) {
+            m_overlay.hovered = -1;
+            update();
+        }
+    }
+    void keyPressEvent(QKeyEvent *e) override
+    {
+        if (e->key() == Qt::Key_F) {
+            fit();
+        } else if (e->key() == Qt::Key_Backspace && m_picture) {
+            const auto crumbs = m_picture->scene.breadcrumb();
+            if (crumbs.size() > 1)
+                m_view->setFocusNode(crumbs[crumbs.size() - 2]);
+        } else if (e->key() == Qt::Key_Plus || e->key() == Qt::Key_Equal) {
+            m_scale = std::min(4.0, m_scale * 1.25);
+            update();
+        } else if (e->key() == Qt::Key_Minus) {
+            m_scale = std::max(0.02, m_scale / 1.25);
+            update();
+        } else {
+            QWidget::keyPressEvent(e);
+        }
+    }
+    void contextMenuEvent(QContextMenuEvent *e) override
+    {
+        const int item = itemAt(e->pos());
+        if (item < 0 || !m_picture)
+            return;
+        const GraphItem &it = m_picture->scene.items[size_t(item)];
+        QMenu menu(this);
+        if (it.count * it.period > 1)
+            menu.addAction(QStringLiteral("Show the %1 repeats").arg(it.count), [this, item] { m_view->unfold(item); });
+        else if (it.openable) {
+            menu.addAction(QStringLiteral("Open (focus on it)"), [this, it] { m_view->setFocusNode(it.node); });
+            menu.addAction(QStringLiteral("Open in place"), [this, item] { m_view->openInPlace(item); });
+        }
+        menu.addAction(QStringLiteral("Collapse into its parent"), [this, item] { m_view->collapseItem(item); });
+        menu.addAction(QStringLiteral("Show in timeline"), [this, it] { Q_EMIT m_view->nodeActivated(it.node); });
+        menu.exec(e->globalPos());
+    }
+
+private:
+    GraphView *m_view;
+    double m_scale = 1.0;
+    QPointF m_offset;
+    QPointF m_press;
+    bool m_dragged = false;
+};
+
+GraphView::GraphView(QWidget *parent) : QWidget(parent)
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    auto *bar = new QWidget(this);
+    auto *barLayout = new QHBoxLayout(bar);
+    barLayout->setContentsMargins(6, 3, 6, 3);
+    m_crumbs = new QWidget(bar);
+    m_crumbLayout = new QHBoxLayout(m_crumbs);
+    m_crumbLayout->setContentsMargins(0, 0, 0, 0);
+    m_crumbLayout->setSpacing(0);
+    barLayout->addWidget(m_crumbs, 1);
+    barLayout->addWidget(new QLabel(tr("Open down to:"), bar));
+    m_level = new QComboBox(bar);
+    for (sim::Level l : {sim::Level::Iteration, sim::Level::Scope, sim::Level::Operator, sim::Level::GpuWork})
+        m_level->addItem(l == sim::Level::Scope ? tr("module / scope") : sim::levelName(l), int(l));
+    m_level->setCurrentIndex(2);
+    m_level->setToolTip(tr("The deepest level opened automatically while the boxes fit"));
+    barLayout->addWidget(m_level);
+    m_find = new QLineEdit(bar);
+    m_find->setPlaceholderText(tr("Find node (Enter: next)"));
+    m_find->setClearButtonEnabled(true);
+    m_find->setMaximumWidth(220);
+    barLayout->addWidget(m_find);
+    auto *fitButton = new QToolButton(bar);
+    fitButton->setText(tr("Fit"));
+    fitButton->setToolTip(tr("Fit the graph in the view (F)"));
+    barLayout->addWidget(fitButton);
+    auto *exportButton = new QToolButton(bar);
+    exportButton->setText(tr("Export…"));
+    exportButton->setToolTip(tr("Save the graph as PNG, SVG or PDF"));
+    barLayout->addWidget(exportButton);
+    layout->addWidget(bar);
+    m_canvas = new GraphCanvas(this);
+    layout->addWidget(m_canvas, 1);
+    m_status = new QLabel(this);
+    m_status->setContentsMargins(6, 2, 6, 2);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_status);
+
+    connect(m_level, &QComboBox::activated, this, [this] { setLevel(sim::Level(m_level->currentData().toInt())); });
+    connect(m_find, &QLineEdit::returnPressed, this, [this] { find(m_find->text()); });
+    connect(m_find, &QLineEdit::textChanged, this, [this](const QString &t) {
+        if (t.isEmpty())
+            find({});
+    });
+    connect(fitButton, &QToolButton::clicked, this, &GraphView::fit);
+    connect(exportButton, &QToolButton::clicked, this, &GraphView::exportDialog);
+    connect(&m_watcher, &QFutureWatcher<std::shared_ptr<const GraphPicture>>::finished, this, [this] {
+        auto picture = m_watcher.result();
+        if (picture->scene.model != m_model) { // laid out for a model replaced since
+            m_pending = false;
+            request();
+            return;
+        }
+        m_cache.insert(picture->scene.collapse.key(), picture);
+        if (m_pending) { // the user moved on while this one was laid out
+            m_pending = false;
+            request();
+            return;
+        }
+        show(std::move(picture));
+    });
+    showMessage(tr("Open a project to see its execution graph."));
+}
+
+GraphView::~GraphView()
+{
+    m_watcher.waitForFinished();
+}
+
+void GraphView::setModel(std::shared_ptr<const sim::ExecutionModel> model, const QString &title, int focus)
+{
+    m_watcher.waitForFinished();
+    m_pending = false;
+    m_cache.clear();
+    m_model = std::move(model);
+    m_title = title;
+    m_picture.reset();
+    m_canvas->m_picture.reset();
+    m_highlightNodes.clear();
+    m_change.clear();
+    m_canvas->m_overlay = {};
+    GraphCollapse c;
+    c.level = sim::Level(m_level->currentData().toInt());
+    c.focus = focus;
+    m_collapse = c;
+    if (!m_model || m_model->nodes().empty()) {
+        showMessage(tr("The run has no execution graph."));
+        return;
+    }
+    m_message.clear();
+    request();
+}
+
+void GraphView::showMessage(const QString &message)
+{
+    m_message = message;
+    m_canvas->m_message = message;
+    m_status->setText(message);
+    m_canvas->update();
+}
+
+void GraphView::setCollapse(const GraphCollapse &collapse)
+{
+    m_collapse = collapse;
+    Q_EMIT collapseChanged();
+    request();
+}
+
+void GraphView::setFocusNode(int node)
+{
+    if (!m_model || node < 0 || size_t(node) >= m_model->nodes().size())
+        return;
+    GraphCollapse c = m_collapse;
+    c.focus = node;
+    setCollapse(c);
+}
+
+void GraphView::unfold(int item)
+{
+    if (!m_picture || item < 0 || size_t(item) >= m_picture->scene.items.size())
+        return;
+    const int first = m_picture->scene.items[size_t(item)].first;
+    GraphCollapse c = m_collapse;
+    c.unfolded.insert(first);
+    c.closed.remove(first);
+    setCollapse(c);
+}
+
+void GraphView::openInPlace(int item)
+{
+    if (!m_picture || item < 0 || size_t(item) >= m_picture->scene.items.size())
+        return;
+    const int node = m_picture->scene.items[size_t(item)].node;
+    GraphCollapse c = m_collapse;
+    c.opened.insert(node);
+    c.closed.remove(node);
+    setCollapse(c);
+}
+
+void GraphView::collapseItem(int item)
+{
+    if (!m_picture || item < 0 || size_t(item) >= m_picture->scene.items.size())
+        return;
+    // The item folds back into its parent: the parent is closed (and its own opening undone).
+    const auto &nodes = m_model->nodes();
+    const int parent = nodes[size_t(m_picture->scene.items[size_t(item)].node)].parent;
+    if (parent < 0 || parent == m_collapse.focus) {
+        const auto crumbs = m_picture->scene.breadcrumb();
+        if (crumbs.size() > 1)
+            setFocusNode(crumbs[crumbs.size() - 2]);
+        return;
+    }
+    GraphCollapse c = m_collapse;
+    c.opened.remove(parent);
+    c.closed.insert(parent);
+    for (int ch : nodes[size_t(parent)].children)
+        c.unfolded.remove(ch);
+    setCollapse(c);
+}
+
+void GraphView::setLevel(sim::Level level)
+{
+    const int index = m_level->findData(int(level));
+    if (index >= 0)
+        m_level->setCurrentIndex(index);
+    GraphCollapse c = m_collapse;
+    c.level = level;
+    setCollapse(c);
+}
+
+void GraphView::request()
+{
+    if (!m_model)
+        return;
+    const auto cached = m_cache.value(m_collapse.key());
+    if (cached) {
+        show(cached);
+        return;
+    }
+    if (m_watcher.isRunning()) {
+        m_pending = true;
+        return;
+    }
+    m_canvas->m_message = tr("Laying out…");
+    m_canvas->update();
+    const auto model = m_model;
+    const GraphCollapse collapse = m_collapse;
+    m_watcher.setFuture(QtConcurrent::run([model, collapse] { return GraphPicture::make(model, collapse); }));
+}
+
+bool GraphView::isLayingOut() const
+{
+    return m_watcher.isRunning() || m_pending;
+}
+
+void GraphView::waitForLayout()
+{
+    while (isLayingOut() || (m_model && (!m_picture || m_picture->scene.collapse.key() != m_collapse.key()))) {
+        m_watcher.waitForFinished();
+        QCoreApplication::processEvents();
+        if (!m_model)
+            break;
+    }
+}
+
+void GraphView::show(std::shared_ptr<const GraphPicture> picture)
+{
+    const bool newFocus = !m_picture || m_picture->scene.collapse.focus != picture->scene.collapse.focus ||
+                          m_picture->scene.collapse.level != picture->scene.collapse.level;
+    m_picture = std::move(picture);
+    m_canvas->m_picture = m_picture;
+    m_canvas->m_message.clear();
+    m_canvas->m_overlay.selected = -1;
+    m_canvas->m_overlay.hovered = -1;
+    updateOverlay();
+    rebuildBreadcrumb();
+    m_status->setText(statusText());
+    if (newFocus)
+        m_canvas->fit();
+    m_canvas->update();
+    Q_EMIT pictureShown();
+}
+
+QString GraphView::statusText() const
+{
+    if (!m_picture)
+        return m_message;
+    const auto &s = m_picture->scene;
+    QString t = tr("%1 · %2 boxes, %3 edges").arg(m_title).arg(s.items.size()).arg(s.edges.size());
+    if (m_picture->layout.bands > 1)
+        t += tr(", wrapped in %1 rows").arg(m_picture->layout.bands);
+    if (s.hiddenForBudget > 0)
+        t += tr(" · %n more would open past the %1-box budget (double-click to open)", nullptr, s.hiddenForBudget)
+                 .arg(s.collapse.budget);
+    if (s.criticalLength > 0)
+        t += tr(" · critical path %1 (red)").arg(formatDuration(s.criticalLength));
+    t += tr(" · layout %1 ms").arg(m_picture->buildMs + m_picture->layoutMs, 0, 'f', 0);
+    return t;
+}
+
+void GraphView::rebuildBreadcrumb()
+{
+    while (auto *item = m_crumbLayout->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
+    if (!m_picture)
+        return;
+    const auto crumbs = m_picture->scene.breadcrumb();
+    for (size_t k = 0; k < crumbs.size(); ++k) {
+        const int node = crumbs[k];
+        const auto &n = m_picture->scene.model->nodes()[size_t(node)];
+        auto *b = new QToolButton(m_crumbs);
+        QString name = n.name;
+        if (name.size() > 40)
+            name = name.left(18) + QStringLiteral("…") + name.right(18);
+        b->setText(name);
+        b->setToolTip(tr("%1 %2: %3").arg(sim::levelName(n.level), n.name, formatDuration(n.inclusive())));
+        b->setAutoRaise(true);
+        if (k + 1 == crumbs.size()) {
+            QFont f = b->font();
+            f.setBold(true);
+            b->setFont(f);
+        } else {
+            connect(b, &QToolButton::clicked, this, [this, node] { setFocusNode(node); });
+        }
+        m_crumbLayout->addWidget(b);
+        if (k + 1 < crumbs.size())
+            m_crumbLayout->addWidget(new QLabel(QStringLiteral("›"), m_crumbs));
+    }
+    m_crumbLayout->addStretch(1);
+}
+
+void GraphView::setHighlightedNodes(const std::vector<int> &nodes)
+{
+    m_highlightNodes = nodes;
+    updateOverlay();
+    m_canvas->update();
+}
+
+QSet<int> GraphView::highlightedItems() const
+{
+    return m_canvas->m_overlay.highlighted;
+}
+
+void GraphView::selectItem(int item)
+{
+    m_canvas->m_overlay.selected = item;
+    m_canvas->update();
+}
+
+int GraphView::selectedItem() const
+{
+    return m_canvas->m_overlay.selected;
+}
+
+void GraphView::setPredictedChange(std::vector<std::optional<double>> perNode)
+{
+    m_change = std::move(perNode);
+    updateOverlay();
+    m_canvas->update();
+}
+
+void GraphView::updateOverlay()
+{
+    GraphOverlay &o = m_canvas->m_overlay;
+    o.highlighted.clear();
+    o.matches.clear();
+    o.change.clear();
+    if (!m_picture)
+        return;
+    const auto &scene = m_picture->scene;
+    for (int n : m_highlightNodes) {
+        const int item = scene.itemOf(n);
+        if (item >= 0)
+            o.highlighted.insert(item);
+    }
+    if (!m_search.isEmpty())
+        for (size_t i = 0; i < scene.items.size(); ++i)
+            if (scene.items[i].label.contains(m_search, Qt::CaseInsensitive))
+                o.matches.insert(int(i));
+    if (!m_change.empty()) {
+        o.change.resize(scene.items.size());
+        for (size_t i = 0; i < scene.items.size(); ++i) {
+            // A group's change: its members' spans added up, measured against predicted.
+            const int node = scene.items[i].node;
+            if (size_t(node) < m_change.size())
+                o.change[i] = m_change[size_t(node)];
+        }
+    }
+}
+
+void GraphView::find(const QString &text)
+{
+    if (text != m_search)
+        m_matchCursor = -1;
+    m_search = text;
+    updateOverlay();
+    const auto &matches = m_canvas->m_overlay.matches;
+    if (!m_picture || matches.isEmpty()) {
+        m_canvas->update();
+        if (!text.isEmpty())
+            m_status->setText(tr("no box named like '%1' is shown (open more, or go up)").arg(text));
+        else
+            m_status->setText(statusText());
+        return;
+    }
+    std::vector<int> sorted(matches.begin(), matches.end());
+    std::sort(sorted.begin(), sorted.end());
+    m_matchCursor = (m_matchCursor + 1) % int(sorted.size());
+    const int item = sorted[size_t(m_matchCursor)];
+    m_canvas->centreOn(m_picture->layout.boxes[size_t(item)].center());
+    m_status->setText(tr("match %1 of %2").arg(m_matchCursor + 1).arg(sorted.size()));
+}
+
+int GraphView::matchCount() const
+{
+    return int(m_canvas->m_overlay.matches.size());
+}
+
+void GraphView::fit()
+{
+    m_canvas->fit();
+}
+
+bool GraphView::exportTo(const QString &path, QString *error) const
+{
+    if (!m_picture) {
+        *error = tr("nothing to export: no graph is shown");
+        return false;
+    }
+    GraphOverlay overlay = m_canvas->m_overlay;
+    overlay.hovered = -1;
+    const auto crumbs = m_picture->scene.breadcrumb();
+    QStringList names;
+    for (int n : crumbs)
+        names << m_model->nodes()[size_t(n)].name;
+    const QString title = tr("%1 · %2").arg(m_title, names.join(QStringLiteral(" › ")));
+    return exportGraphFigure(*m_picture, overlay, path, title, error);
+}
+
+void GraphView::exportDialog()
+{
+    if (!m_picture)
+        return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Graph"), QStringLiteral("graph.png"),
+                                                      tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!exportTo(path, &error))
+        QMessageBox::warning(this, tr("Export Graph"), error);
+}
+
+} // namespace gml
