@@ -18,6 +18,7 @@ GraphController::GraphController(GraphView *view, QComboBox *runs, TimelineState
     : QObject(parent), m_view(view), m_runs(runs), m_state(state), m_timeline(timeline)
 {
     connect(&m_watcher, &QFutureWatcher<Built>::finished, this, [this] {
+        m_inFlight = false;
         Built b = m_watcher.result();
         if (b.run != m_run) { // the user picked another run meanwhile
             m_built = false;
@@ -49,7 +50,7 @@ GraphController::~GraphController()
 
 void GraphController::waitForIdle()
 {
-    while (m_watcher.isRunning()) {
+    while (m_inFlight) {
         m_watcher.waitForFinished();
         QCoreApplication::processEvents(); // deliver finished (it may start the next run's build)
     }
@@ -99,6 +100,7 @@ void GraphController::start()
     if (!m_visible || m_built || m_run.isEmpty() || m_projectPath.isEmpty() || m_watcher.isRunning())
         return;
     m_built = true;
+    m_inFlight = true;
     const QString path = m_projectPath, run = m_run;
     m_watcher.setFuture(QtConcurrent::run([path, run] {
         Built b;
@@ -128,7 +130,6 @@ void GraphController::reveal(int node)
     if (!m_model || node < 0 || size_t(node) >= m_model->nodes().size())
         return;
     const sim::ModelNode &n = m_model->nodes()[size_t(node)];
-    m_revealing = true;
     if (n.end > n.start) {
         m_state->setSelection(n.start, n.end);
         m_state->zoomToSelection();
@@ -142,7 +143,6 @@ void GraphController::reveal(int node)
         if (index >= 0)
             m_timeline->revealSlice(track, size_t(index), false);
     }
-    m_revealing = false;
     highlightFromTimeline();
 }
 

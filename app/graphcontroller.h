@@ -36,7 +36,7 @@ public:
     void setVisible(bool visible); // the dock: builds the model the first time it shows
     void selectRun(const QString &run);
     QString run() const { return m_run; }
-    bool isBusy() const { return m_watcher.isRunning(); }
+    bool isBusy() const { return m_inFlight; }
     void waitForIdle();
     void onWhatIfResult(const WhatIfController::Result &result);
     // Model node -> reveal in the timeline (what a click on a box does).
@@ -69,7 +69,7 @@ private:
     std::shared_ptr<const sim::ExecutionModel> m_model;
     std::vector<std::pair<SliceId, int>> m_sliceIndex;
     QFutureWatcher<Built> m_watcher;
-    bool m_revealing = false;
+    bool m_inFlight = false; // from a build's start until its result is handled
 };
 
 } // namespace gml

@@ -4,6 +4,7 @@
 // and the --screenshot mode; the real Kineto traces open and render.
 #include "aggregatemodel.h"
 #include "detailspanel.h"
+#include "graphview.h"
 #include "mainwindow.h"
 #include "sourcespanel.h"
 #include "testutil.h"
@@ -287,6 +288,66 @@ private Q_SLOTS:
         QCOMPARE(w.findCurrent(), 1);
         w.find(QStringLiteral("ProfilerStep"), false, true);
         QCOMPARE(w.findCurrent(), 0);
+    }
+
+    void graphSelectionLinksBothWaysWithTheTimeline()
+    {
+        MainWindow w;
+        showQuietly(w, QSize(1400, 900));
+        w.openFolder(m_demo);
+        QVERIFY(waitLoaded(w));
+        QVERIFY(w.showGraph()); // built and laid out off the GUI thread, then shown
+        GraphView *view = w.graphView();
+        const auto model = view->model();
+        QVERIFY(model);
+        const auto &nodes = model->nodes();
+        // Graph -> timeline: a click on an operator's box selects its span and its own slice.
+        int op = -1;
+        for (size_t i = 0; i < nodes.size() && op < 0; ++i)
+            if (nodes[i].level == sim::Level::Operator && !nodes[i].slices.empty() && nodes[i].inclusive() > 0)
+                op = int(i);
+        QVERIFY(op >= 0);
+        Q_EMIT view->nodeActivated(op);
+        QCOMPARE(w.state()->selectedSlice(), nodes[size_t(op)].slices.front());
+        QCOMPARE(w.state()->selectionStart(), nodes[size_t(op)].start);
+        QCOMPARE(w.state()->selectionEnd(), nodes[size_t(op)].end);
+        QVERIFY(w.state()->windowStart() <= nodes[size_t(op)].start && w.state()->windowEnd() >= nodes[size_t(op)].end);
+        // Timeline -> graph: selecting a kernel lights up the box that holds it.
+        int kernel = -1;
+        for (size_t i = 0; i < nodes.size() && kernel < 0; ++i)
+            if (nodes[i].level == sim::Level::GpuWork && !nodes[i].slices.empty())
+                kernel = int(i);
+        QVERIFY(kernel >= 0);
+        const auto picture = view->picture();
+        const int item = picture->scene.itemOf(kernel);
+        QVERIFY(item >= 0);
+        const auto &k = nodes[size_t(kernel)];
+        w.state()->setSelectedSlice(model->trackOf(k.resource), k.slices.front(), k.start, k.end);
+        QCOMPARE(view->highlightedItems(), QSet<int>{item});
+        // A range: every box that overlaps it.
+        w.state()->clearSelectedSlice();
+        const GraphItem &box = picture->scene.items[size_t(item)];
+        w.state()->setSelection(box.start, box.start + 1);
+        QVERIFY(view->highlightedItems().contains(item));
+        for (int h : view->highlightedItems())
+            QVERIFY(picture->scene.items[size_t(h)].start < box.start + 1 && picture->scene.items[size_t(h)].end > box.start);
+        // Double-click on an iteration opens it: the breadcrumb ends there, the view is cached.
+        int iteration = -1;
+        for (size_t i = 0; i < nodes.size() && iteration < 0; ++i)
+            if (nodes[i].level == sim::Level::Iteration)
+                iteration = int(i);
+        QVERIFY(iteration >= 0);
+        view->setFocusNode(iteration);
+        view->waitForLayout();
+        QCOMPARE(view->picture()->scene.breadcrumb().back(), iteration);
+        view->setFocusNode(0);
+        QVERIFY(!view->isLayingOut()); // back up: from the cache, no new layout
+        QCOMPARE(view->picture()->scene.collapse.focus, 0);
+        // Export from the dock.
+        QString error;
+        const QString svg = m_tmp.filePath(QStringLiteral("graph.svg"));
+        QVERIFY2(view->exportTo(svg, &error), qPrintable(error));
+        QVERIFY(QFileInfo(svg).size() > 1000);
     }
 
     void screenshotModeWritesThePng()

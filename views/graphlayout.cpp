@@ -325,7 +325,10 @@ GraphLayoutResult layoutGraph(const GraphLayoutInput &input)
     }
     const double bandHeight = bottom - top, fullWidth = left.back() + width.back();
     int perBand = layers;
-    if (input.aspect > 0 && fullWidth > input.aspect * 1.5 * (bandHeight + input.bandGap)) {
+    // Only a thin graph wraps (few boxes per layer): cutting a wide one sends its many long
+    // edges across the bands.
+    if (input.aspect > 0 && double(n) <= input.wrapBelow * double(layers) &&
+        fullWidth > input.aspect * 1.5 * (bandHeight + input.bandGap)) {
         const int bands = int(std::ceil(std::sqrt(fullWidth / (input.aspect * (bandHeight + input.bandGap)))));
         perBand = std::max(2, (layers + bands - 1) / bands);
     }

@@ -31,6 +31,7 @@ struct GraphLayoutInput
     double nodeGap = 18;                      // between boxes of a layer
     double aspect = 1.6;                      // wrap into bands when wider than this (0: never)
     double bandGap = 60;                      // between bands
+    double wrapBelow = 12;                    // ... and it has fewer boxes per layer than this
 };
 
 struct GraphLayoutResult

@@ -104,9 +104,41 @@ std::shared_ptr<const GraphPicture> GraphPicture::make(std::shared_ptr<const sim
     timer.restart();
     GraphLayoutInput input;
     input.sizes.assign(picture->scene.items.size(), QSizeF(GraphPainter::kNodeWidth, GraphPainter::kNodeHeight));
-    for (const auto &e : picture->scene.edges)
-        input.edges.emplace_back(e.from, e.to);
-    picture->layout = layoutGraph(input);
+    // Collectives join ranks that run side by side: they do not order the layers (they would
+    // make cycles of every all-reduce); they are drawn straight between the boxes instead.
+    std::vector<size_t> laidOut;
+    for (size_t i = 0; i < picture->scene.edges.size(); ++i) {
+        const auto &e = picture->scene.edges[i];
+        if (e.kind != ModelEdge::Kind::Collective) {
+            input.edges.emplace_back(e.from, e.to);
+            laidOut.push_back(i);
+        }
+    }
+    GraphLayoutResult layout = layoutGraph(input);
+    std::vector<std::vector<QPointF>> routes(picture->scene.edges.size());
+    std::vector<bool> reversed(picture->scene.edges.size(), false);
+    for (size_t k = 0; k < laidOut.size(); ++k) {
+        routes[laidOut[k]] = std::move(layout.routes[k]);
+        reversed[laidOut[k]] = layout.reversed[k];
+    }
+    for (size_t i = 0; i < picture->scene.edges.size(); ++i) {
+        const auto &e = picture->scene.edges[i];
+        if (e.kind != ModelEdge::Kind::Collective)
+            continue;
+        const QRectF a = layout.boxes[size_t(e.from)], b = layout.boxes[size_t(e.to)];
+        if (a.right() > b.left() && b.right() > a.left()) { // one above the other
+            const bool down = b.top() >= a.bottom();
+            routes[i] = {QPointF(a.center().x(), down ? a.bottom() : a.top()),
+                         QPointF(b.center().x(), down ? b.top() : b.bottom())};
+        } else {
+            const bool right = b.left() >= a.right();
+            routes[i] = {QPointF(right ? a.right() : a.left(), a.center().y()),
+                         QPointF(right ? b.left() : b.right(), b.center().y())};
+        }
+    }
+    layout.routes = std::move(routes);
+    layout.reversed = std::move(reversed);
+    picture->layout = std::move(layout);
     picture->layoutMs = double(timer.nsecsElapsed()) / 1e6;
     return picture;
 }
@@ -231,6 +263,8 @@ void GraphPainter::paint(QPainter &p, const GraphPicture &picture, const QTransf
             p.setPen(pen);
             p.setBrush(Qt::NoBrush);
             p.drawPath(path);
+            if (e.kind == ModelEdge::Kind::Collective)
+                continue; // ranks join a collective together: no direction to show
             const QPointF tip = route.back() + QPointF(0, offset);
             const double direction = route.back().x() >= route[route.size() - 2].x() ? 1.0 : -1.0;
             arrowHead(p, tip, direction, color, 7 + pen.widthF());

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The graph view's pieces without a window (issue 15): what a collapse state shows, the
+// layered layout (no overlaps, edges point along the layers, wrapping), the figures.
+#include "dependencygraph.h"
+#include "executionmodel.h"
+#include "figureexport.h"
+#include "graphpainter.h"
+#include "importutil.h"
+#include "testutil.h"
+
+#include <QFile>
+#include <QImage>
+#include <QRandomGenerator>
+#include <QTest>
+
+#include <set>
+
+using namespace gml;
+using namespace gml::sim;
+
+namespace {
+
+std::shared_ptr<const ExecutionModel> modelOf(const QString &folder, const QString &run)
+{
+    QTemporaryDir dir;
+    auto project = gmltest::newProject(dir);
+    gmltest::importInto(*project, {folder}, run);
+    QString error;
+    auto model = ExecutionModel::forRun(*project, *project->findRun(run), run, &error);
+    if (!model)
+        qFatal("model: %s", qPrintable(error));
+    return std::make_shared<const ExecutionModel>(std::move(*model));
+}
+
+int nodeNamed(const ExecutionModel &m, const QString &name)
+{
+    for (size_t i = 0; i < m.nodes().size(); ++i)
+        if (m.nodes()[i].name == name)
+            return int(i);
+    return -1;
+}
+
+// No two boxes overlap; every edge the layout ordered goes one or more layers right (left
+// when it was reversed to break a cycle); routes start and end on their boxes' sides.
+void checkLayout(const GraphPicture &p)
+{
+    const auto &boxes = p.layout.boxes;
+    QCOMPARE(boxes.size(), p.scene.items.size());
+    for (size_t a = 0; a < boxes.size(); ++a)
+        for (size_t b = a + 1; b < boxes.size(); ++b)
+            QVERIFY2(!boxes[a].intersects(boxes[b]), qPrintable(QStringLiteral("boxes %1 and %2 overlap").arg(a).arg(b)));
+    for (size_t i = 0; i < p.scene.edges.size(); ++i) {
+        const auto &e = p.scene.edges[i];
+        const auto &r = p.layout.routes[i];
+        QVERIFY(r.size() >= 2);
+        if (e.kind == ModelEdge::Kind::Collective)
+            continue;
+        const int la = p.layout.layer[size_t(e.from)], lb = p.layout.layer[size_t(e.to)];
+        QVERIFY(p.layout.reversed[i] ? la > lb : lb > la);
+        QVERIFY(qAbs(r.front().x() - (p.layout.reversed[i] ? boxes[size_t(e.from)].left() : boxes[size_t(e.from)].right())) < 1e-6);
+        QVERIFY(qAbs(r.back().x() - (p.layout.reversed[i] ? boxes[size_t(e.to)].right() : boxes[size_t(e.to)].left())) < 1e-6);
+    }
+    QVERIFY(p.layout.bounds.contains(boxes.front()));
+}
+
+} // namespace
+
+class TestGraphView : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void layoutOfRandomGraphsWithCycles()
+    {
+        QRandomGenerator rng(15);
+        for (int round = 0; round < 20; ++round) {
+            GraphLayoutInput in;
+            const int n = 5 + int(rng.bounded(120));
+            in.sizes.assign(size_t(n), QSizeF(GraphPainter::kNodeWidth, GraphPainter::kNodeHeight));
+            for (int e = 0; e < 2 * n; ++e)
+                in.edges.emplace_back(int(rng.bounded(n)), int(rng.bounded(n))); // loops, repeats, cycles
+            const auto out = layoutGraph(in);
+            for (size_t a = 0; a < out.boxes.size(); ++a)
+                for (size_t b = a + 1; b < out.boxes.size(); ++b)
+                    QVERIFY(!out.boxes[a].intersects(out.boxes[b]));
+            std::set<std::pair<int, int>> dag;
+            for (size_t i = 0; i < in.edges.size(); ++i) {
+                const auto [a, b] = in.edges[i];
+                if (a == b) {
+                    QVERIFY(out.routes[i].empty()); // a self loop is not drawn
+                    continue;
+                }
+                const int la = out.layer[size_t(a)], lb = out.layer[size_t(b)];
+                QVERIFY(out.reversed[i] ? la > lb : lb > la);
+            }
+        }
+    }
+
+    void aChainWrapsIntoBands()
+    {
+        GraphLayoutInput in;
+        in.sizes.assign(200, QSizeF(GraphPainter::kNodeWidth, GraphPainter::kNodeHeight));
+        for (int i = 1; i < 200; ++i)
+            in.edges.emplace_back(i - 1, i);
+        const auto out = layoutGraph(in);
+        QCOMPARE(out.layers, 200);
+        QVERIFY(out.bands > 4);
+        QCOMPARE(out.crossings, 0);
+        // Roughly the aspect asked for, not a 50,000-pixel strip.
+        const double aspect = out.bounds.width() / out.bounds.height();
+        QVERIFY2(aspect > 0.6 && aspect < 4.0, qPrintable(QString::number(aspect)));
+        // Consecutive boxes of a band sit side by side; a route into the next band comes
+        // back along the gap under its band.
+        QVERIFY(out.boxes[1].left() > out.boxes[0].right());
+        int wrapped = 0;
+        for (size_t i = 0; i < out.routes.size(); ++i)
+            wrapped += out.routes[i].size() > 2;
+        QCOMPARE(wrapped, out.bands - 1);
+    }
+
+    void resnet50IterationsFoldAndOpen()
+    {
+        GML_REQUIRE_SHARED(QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"));
+        const auto m = modelOf(gmltest::sharedTraces() + QStringLiteral("/pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"),
+                               QStringLiteral("resnet50"));
+        // The step at iteration level with room for only a few boxes: the six ProfilerSteps
+        // are one box ×6.
+        GraphCollapse c;
+        c.focus = 1;
+        c.level = Level::Iteration;
+        c.budget = 3;
+        auto p = GraphPicture::make(m, c);
+        checkLayout(*p);
+        const auto group = std::find_if(p->scene.items.begin(), p->scene.items.end(),
+                                        [](const GraphItem &i) { return i.count == 6; });
+        QVERIFY(group != p->scene.items.end());
+        QCOMPARE(group->period, 1);
+        QCOMPARE(m->nodes()[size_t(group->first)].name, QStringLiteral("ProfilerStep#5"));
+        QCOMPARE(m->nodes()[size_t(group->last)].name, QStringLiteral("ProfilerStep#10"));
+        // Its time is the six iterations', its critical time theirs too.
+        TimeNs sum = 0, critical = 0;
+        for (const auto &n : m->nodes())
+            if (n.level == Level::Iteration) {
+                sum += n.inclusive();
+                critical += n.critical;
+            }
+        QCOMPARE(group->time, sum);
+        QCOMPARE(group->critical, critical);
+        const int first = group->first;
+        // At operator level the aten::zeros before each step joins the block (period 2).
+        c.level = Level::Operator;
+        p = GraphPicture::make(m, c);
+        QVERIFY(std::any_of(p->scene.items.begin(), p->scene.items.end(),
+                            [](const GraphItem &i) { return i.count == 6 && i.period == 2; }));
+        // Unfolding the group (a double-click) shows the six, one after the other in program
+        // order on the main thread.
+        c.level = Level::Iteration;
+        c.unfolded.insert(first);
+        p = GraphPicture::make(m, c);
+        checkLayout(*p);
+        QStringList names;
+        for (const auto &i : p->scene.items)
+            if (m->nodes()[size_t(i.node)].level == Level::Iteration)
+                names << i.label;
+        QCOMPARE(names.size(), 6);
+        const auto order = std::count_if(p->scene.edges.begin(), p->scene.edges.end(), [&](const GraphSceneEdge &e) {
+            return e.kind == ModelEdge::Kind::ProgramOrder &&
+                   m->nodes()[size_t(p->scene.items[size_t(e.from)].node)].level == Level::Iteration &&
+                   m->nodes()[size_t(p->scene.items[size_t(e.to)].node)].level == Level::Iteration;
+        });
+        QCOMPARE(order, 5);
+        // Focus on one iteration (a double-click on it): its children, within the budget
+        // opened down to operators, every node of the iteration under exactly one box, and
+        // the boxes' critical times add up to the iteration's.
+        c = GraphCollapse{};
+        c.focus = nodeNamed(*m, QStringLiteral("ProfilerStep#6"));
+        p = GraphPicture::make(m, c);
+        checkLayout(*p);
+        QVERIFY(p->scene.items.size() > 100);
+        TimeNs underBoxes = 0;
+        for (const auto &i : p->scene.items)
+            underBoxes += i.critical;
+        QCOMPARE(underBoxes, m->nodes()[size_t(c.focus)].critical);
+        const auto crumbs = p->scene.breadcrumb();
+        QCOMPARE(crumbs.size(), size_t(3)); // workflow › step › ProfilerStep#6
+        QCOMPARE(crumbs.back(), c.focus);
+        // A long operator chain wraps instead of running off to the right.
+        QVERIFY(p->layout.bands > 1);
+    }
+
+    void dlrmRanksJoinAtTheirCollectives()
+    {
+        GML_REQUIRE_SHARED(QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100"));
+        const auto m = modelOf(gmltest::sharedTraces() + QStringLiteral("/pytorch_kineto/param_dlrm_8rank_v100"),
+                               QStringLiteral("dlrm"));
+        GraphCollapse c;
+        c.focus = 1;
+        c.level = Level::Iteration;
+        const auto p = GraphPicture::make(m, c);
+        checkLayout(*p);
+        // Eight iterations, one per rank; the model links each rank's to every other's (56
+        // directed pairs); the view joins them in rank order: 7 collective edges.
+        std::set<int> ranks;
+        for (const auto &i : p->scene.items)
+            if (m->nodes()[size_t(i.node)].level == Level::Iteration)
+                ranks.insert(m->nodes()[size_t(i.node)].rank);
+        QCOMPARE(ranks, (std::set<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+        std::vector<std::pair<int, int>> chain;
+        for (const auto &e : p->scene.edges)
+            if (e.kind == ModelEdge::Kind::Collective)
+                chain.emplace_back(m->nodes()[size_t(p->scene.items[size_t(e.from)].node)].rank,
+                                   m->nodes()[size_t(p->scene.items[size_t(e.to)].node)].rank);
+        std::sort(chain.begin(), chain.end());
+        QCOMPARE(chain, (std::vector<std::pair<int, int>>{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}}));
+        // The critical path runs through at least one rank's iteration.
+        QVERIFY(std::any_of(p->scene.items.begin(), p->scene.items.end(),
+                            [&](const GraphItem &i) { return i.critical * 2 > p->scene.criticalLength; }));
+    }
+
+    void figuresArePngSvgAndPdf()
+    {
+        GML_REQUIRE_SHARED(QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"));
+        const auto m = modelOf(gmltest::sharedTraces() + QStringLiteral("/pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"),
+                               QStringLiteral("resnet50"));
+        const auto p = GraphPicture::make(m, GraphCollapse{});
+        QTemporaryDir dir;
+        QString error;
+        const QString png = dir.filePath(QStringLiteral("g.png")), svg = dir.filePath(QStringLiteral("g.svg")),
+                      pdf = dir.filePath(QStringLiteral("g.pdf"));
+        QVERIFY2(exportGraphFigure(*p, {}, png, QStringLiteral("title"), &error), qPrintable(error));
+        QVERIFY2(exportGraphFigure(*p, {}, svg, QStringLiteral("title"), &error), qPrintable(error));
+        QVERIFY2(exportGraphFigure(*p, {}, pdf, QStringLiteral("title"), &error), qPrintable(error));
+        const QImage image(png);
+        QVERIFY(!image.isNull());
+        QVERIFY(image.width() >= p->layout.bounds.width() * 0.9 || image.width() >= 6000 * 0.9);
+        // Not a blank page: the boxes' fill shows.
+        std::set<QRgb> colours;
+        for (int y = 0; y < image.height(); y += 7)
+            for (int x = 0; x < image.width(); x += 7)
+                colours.insert(image.pixel(x, y));
+        QVERIFY(colours.size() > 20);
+        QFile s(svg);
+        QVERIFY(s.open(QIODevice::ReadOnly));
+        const QByteArray svgText = s.readAll();
+        QVERIFY(svgText.contains("<svg"));
+        QVERIFY(svgText.contains("ProfilerStep#5")); // text stays text
+        QFile d(pdf);
+        QVERIFY(d.open(QIODevice::ReadOnly));
+        QVERIFY(d.read(5) == "%PDF-");
+        // A bad path is an error that names it, and nothing is left behind.
+        QVERIFY(!exportGraphFigure(*p, {}, dir.filePath(QStringLiteral("no/such/dir/g.png")), {}, &error));
+        QVERIFY(error.contains(QLatin1String("no/such/dir/g.png")));
+        QVERIFY(!exportGraphFigure(*p, {}, dir.filePath(QStringLiteral("g.bmp")), {}, &error));
+        QVERIFY(error.contains(QLatin1String("png, svg or pdf")));
+    }
+};
+
+QTEST_MAIN(TestGraphView)
+#include "tst_graphview.moc"
