@@ -123,12 +123,12 @@ private Q_SLOTS:
         GML_REQUIRE_SHARED(QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"));
         const auto m = modelOf(gmltest::sharedTraces() + QStringLiteral("/pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"),
                                QStringLiteral("resnet50"));
-        // The step at iteration level with room for only a few boxes: the six ProfilerSteps
-        // are one box ×6.
+        // The step at iteration level with room for one box: the six ProfilerSteps are one
+        // box ×6.
         GraphCollapse c;
         c.focus = 1;
         c.level = Level::Iteration;
-        c.budget = 3;
+        c.budget = 1;
         auto p = GraphPicture::make(m, c);
         checkLayout(*p);
         const auto group = std::find_if(p->scene.items.begin(), p->scene.items.end(),
@@ -147,6 +147,14 @@ private Q_SLOTS:
         QCOMPARE(group->time, sum);
         QCOMPARE(group->critical, critical);
         const int first = group->first;
+        // With room for two, the first iteration shows and the other five stay a group.
+        c.budget = 2;
+        p = GraphPicture::make(m, c);
+        QCOMPARE(p->scene.items.size(), size_t(2));
+        QCOMPARE(p->scene.items[0].label, QStringLiteral("ProfilerStep#5"));
+        QCOMPARE(p->scene.items[1].count, 5);
+        QCOMPARE(m->nodes()[size_t(p->scene.items[1].first)].name, QStringLiteral("ProfilerStep#6"));
+        c.budget = 1;
         // At operator level the aten::zeros before each step joins the block (period 2).
         c.level = Level::Operator;
         p = GraphPicture::make(m, c);

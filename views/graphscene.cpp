@@ -107,8 +107,22 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
             if (forcedOpen(entries[size_t(c)]))
                 open(c, Level::GpuWork);
     };
+    auto levelBelow = [&](int node) {
+        return std::max(collapse.level, Level(std::min(int(nodes[size_t(node)].level) + 1, sim::kLevels - 1)));
+    };
     const int root = makeEntry({focus}, 1);
-    open(root, std::max(collapse.level, Level(std::min(int(nodes[size_t(focus)].level) + 1, sim::kLevels - 1))));
+    open(root, levelBelow(focus));
+    // A lone child is opened too (the workflow of one run, a step of one iteration): one box
+    // would say nothing. Past the budget if need be, up to 4 times it (a wrapped chain of 400
+    // operators still reads; 5,000 would not).
+    for (int lone = root; entries[size_t(lone)].children.size() == 1;) {
+        lone = entries[size_t(lone)].children.front();
+        const Entry &e = entries[size_t(lone)];
+        if (e.open || e.members.size() != 1 || collapse.closed.contains(e.members.front()) ||
+            childrenOf(lone, levelBelow(e.members.front())).size() > size_t(4 * collapse.budget))
+            break;
+        open(lone, levelBelow(e.members.front()));
+    }
 
     // Then the largest closed entries, while they fit.
     auto cmp = [&](int a, int b) { return entries[size_t(a)].time < entries[size_t(b)].time; };
@@ -135,6 +149,25 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
         if (kids.empty())
             continue;
         if (shown + int(kids.size()) - 1 > collapse.budget) {
+            // A group too big to show whole shows its first block, the rest staying a group
+            // (8 ranks' first iterations, then "×39"): the structure, at the cost of a block.
+            const int period = e.period;
+            if (e.members.size() >= size_t(2 * period) && shown + period <= collapse.budget) {
+                std::vector<int> rest(e.members.begin() + period, e.members.end());
+                std::vector<int> ids;
+                for (int k = 0; k < period; ++k)
+                    ids.push_back(makeEntry({entries[size_t(entry)].members[size_t(k)]}, 1));
+                ids.push_back(makeEntry(std::move(rest), period));
+                entries[size_t(entry)].open = true;
+                entries[size_t(entry)].children = ids;
+                shown += period;
+                for (int c : ids) {
+                    if (forcedOpen(entries[size_t(c)]))
+                        open(c, Level::GpuWork);
+                    enqueueLeaves(c);
+                }
+                continue;
+            }
             ++scene.hiddenForBudget;
             continue;
         }
