@@ -17,6 +17,8 @@ static const char kUsage[] =
     "  query FILE.grademl \"SELECT ...\"                       one read-only SQL statement, CSV out\n"
     "  export FILE.grademl --view timeline [--run NAME] [--range START_NS:END_NS]\n"
     "         --out OUT.(png|svg|pdf) [--size WxH]           a figure, drawn as the GUI draws it\n"
+    "  export FILE.grademl --view graph [--run NAME] [--level L] [--budget N] [--focus NAME]\n"
+    "         --out OUT.(png|svg|pdf)                        the execution graph as the studio opens it\n"
     "  align FILE.grademl [--run NAME] [--json] [--recompute]\n"
     "        [--source rank:N|PATH (--offset DURATION | --clear)]\n"
     "                                                        rank clock offsets, residuals, overrides\n"

@@ -49,6 +49,20 @@ public:
         m_offset = QPointF(t.dx(), t.dy());
         update();
     }
+    // A new picture: fitted when its labels stay readable, else its start at a readable scale
+    // (the rest is a pan away; Fit shows it all).
+    void showStart()
+    {
+        if (!m_picture)
+            return;
+        fit();
+        if (m_scale >= 0.45)
+            return;
+        m_scale = 0.6;
+        const QRectF b = m_picture->layout.bounds;
+        m_offset = QPointF(16, 16) - b.topLeft() * m_scale;
+        update();
+    }
     void centreOn(QPointF scenePoint)
     {
         m_scale = std::max(m_scale, 0.8);
@@ -416,7 +430,7 @@ void GraphView::show(std::shared_ptr<const GraphPicture> picture)
     rebuildBreadcrumb();
     m_status->setText(statusText());
     if (newFocus)
-        m_canvas->fit();
+        m_canvas->showStart();
     m_canvas->update();
     Q_EMIT pictureShown();
 }

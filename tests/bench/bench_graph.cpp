@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // bench_graph: how fast the execution model and the graph view's pictures are built.
 //
-//   bench_graph [--ranks R] [--steps S] [--repeat N] [TRACE_FOLDER...]
+//   bench_graph [--ranks R] [--steps S | --target-mb MB] [--repeat N] [TRACE_FOLDER...]
 //
 // For each folder (default: every folder of ../shared/traces/pytorch_kineto when present) and
 // a job generated with grademl-tracegen (R ranks, S steps), imported into a temporary
@@ -122,16 +122,17 @@ int main(int argc, char **argv)
 {
     qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen") : qgetenv("QT_QPA_PLATFORM"));
     QGuiApplication app(argc, argv);
-    int ranks = 8, steps = 40, repeat = 5;
+    int ranks = 8, steps = 40, repeat = 5, targetMb = 0;
     QStringList folders;
     const QStringList args = app.arguments();
     for (int i = 1; i < args.size(); ++i) {
         if (args[i] == QLatin1String("--ranks") && i + 1 < args.size()) ranks = args[++i].toInt();
         else if (args[i] == QLatin1String("--steps") && i + 1 < args.size()) steps = args[++i].toInt();
         else if (args[i] == QLatin1String("--repeat") && i + 1 < args.size()) repeat = std::max(1, args[++i].toInt());
+        else if (args[i] == QLatin1String("--target-mb") && i + 1 < args.size()) targetMb = args[++i].toInt();
         else if (!args[i].startsWith(QLatin1String("--"))) folders << args[i];
         else {
-            std::fprintf(stderr, "usage: bench_graph [--ranks R] [--steps S] [--repeat N] [TRACE_FOLDER...]\n");
+            std::fprintf(stderr, "usage: bench_graph [--ranks R] [--steps S | --target-mb MB] [--repeat N] [TRACE_FOLDER...]\n");
             return 2;
         }
     }
@@ -151,13 +152,20 @@ int main(int argc, char **argv)
     const QString traces = gen.filePath(QStringLiteral("job"));
     QDir().mkpath(traces);
     QProcess p;
-    p.start(QStringLiteral(GRADEML_TRACEGEN), {QStringLiteral("--out"), traces, QStringLiteral("--ranks"),
-                                               QString::number(ranks), QStringLiteral("--steps"), QString::number(steps)});
+    QStringList genArgs{QStringLiteral("--out"), traces, QStringLiteral("--ranks"), QString::number(ranks)};
+    if (targetMb > 0)
+        genArgs << QStringLiteral("--target-mb") << QString::number(targetMb) << QStringLiteral("--layers")
+                << QStringLiteral("24");
+    else
+        genArgs << QStringLiteral("--steps") << QString::number(steps);
+    p.start(QStringLiteral(GRADEML_TRACEGEN), genArgs);
     if (!p.waitForFinished(600000) || p.exitCode() != 0) {
         std::fprintf(stderr, "bench_graph: grademl-tracegen failed\n");
         return 1;
     }
-    benchFolder(QStringLiteral("generated %1 ranks x %2 steps").arg(ranks).arg(steps), traces, repeat);
+    benchFolder(targetMb > 0 ? QStringLiteral("generated %1 MB, %2 rank(s)").arg(targetMb).arg(ranks)
+                             : QStringLiteral("generated %1 ranks x %2 steps").arg(ranks).arg(steps),
+                traces, repeat);
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     std::printf("peak RSS %.0f MiB\n", double(usage.ru_maxrss) / 1024.0);
