@@ -141,9 +141,7 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
         const int entry = queue.top();
         queue.pop();
         const Entry &e = entries[size_t(entry)];
-        if (e.members.size() == 1 && collapse.closed.contains(e.members.front()))
-            continue;
-        if (e.members.size() > 1 && collapse.closed.contains(e.members.front()))
+        if (collapse.closed.contains(e.members.front())) // a node, or a group by its first member
             continue;
         const auto kids = childrenOf(entry, collapse.level);
         if (kids.empty())
