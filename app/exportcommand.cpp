@@ -63,13 +63,11 @@ static int exportGraph(const Parsed &p, const QString &projectPath, const QStrin
     const auto shared = std::make_shared<const sim::ExecutionModel>(std::move(*model));
     if (p.options.contains(QStringLiteral("focus"))) {
         const QString name = p.options.value(QStringLiteral("focus"));
-        const auto &nodes = shared->nodes();
-        const auto it = std::find_if(nodes.begin(), nodes.end(), [&](const sim::ModelNode &n) { return n.name == name; });
-        if (it == nodes.end()) {
+        collapse.focus = shared->find(name);
+        if (collapse.focus < 0) {
             err << "grademl export: run '" << runName << "' has no node named '" << name << "'\n";
             return SomeFailed;
         }
-        collapse.focus = int(it - nodes.begin());
     }
     const auto picture = GraphPicture::make(shared, collapse);
     const QString title = QStringLiteral("%1 · %2 boxes down to %3 · critical path %4")

@@ -119,17 +119,12 @@ int main(int argc, char **argv)
     if (ok && (parser.isSet(graphFocus) || parser.value(panel) == QLatin1String("graph"))) {
         ok = window.showGraph();
         if (ok && parser.isSet(graphFocus)) {
-            const auto model = window.graphView()->model();
-            const auto &nodes = model->nodes();
-            const auto it = std::find_if(nodes.begin(), nodes.end(), [&](const gml::sim::ModelNode &n) {
-                return n.name == parser.value(graphFocus);
-            });
-            if (it == nodes.end()) {
+            const int node = window.graphView()->model()->find(parser.value(graphFocus));
+            if (node < 0) {
                 std::fprintf(stderr, "grademl-studio: --graph-focus: no node named '%s'\n",
                              qPrintable(parser.value(graphFocus)));
                 return 2;
             }
-            const int node = int(it - nodes.begin());
             window.graphView()->setFocusNode(node);
             window.graphView()->waitForLayout();
             window.graph()->reveal(node);

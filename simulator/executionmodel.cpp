@@ -413,14 +413,26 @@ int ExecutionModel::nodeOfSlice(const std::vector<std::pair<SliceId, int>> &inde
     return it != index.end() && it->first == slice ? it->second : -1;
 }
 
-std::vector<ModelEdge> ExecutionModel::edges(Level level) const
+ExecutionModel::EdgeCounts ExecutionModel::foldLeafEdges(const std::function<int(int)> &groupOf) const
 {
-    std::map<std::tuple<int, int, int>, qint64> folded;
+    EdgeCounts folded;
     for (const ModelEdge &e : m_leafEdges) {
-        const int a = ancestorAt(e.from, level), b = ancestorAt(e.to, level);
+        const int a = groupOf(e.from), b = groupOf(e.to);
         if (a >= 0 && b >= 0 && a != b)
             ++folded[{a, b, int(e.kind)}];
     }
+    return folded;
+}
+
+int ExecutionModel::find(const QString &name) const
+{
+    const auto it = std::find_if(m_nodes.begin(), m_nodes.end(), [&](const ModelNode &n) { return n.name == name; });
+    return it == m_nodes.end() ? -1 : int(it - m_nodes.begin());
+}
+
+std::vector<ModelEdge> ExecutionModel::edges(Level level) const
+{
+    EdgeCounts folded = foldLeafEdges([&](int node) { return ancestorAt(node, level); });
     // Program order: successive nodes on one resource (across their parents: the last operator
     // of an iteration precedes the first of the next), not a scope and a scope nested in it.
     auto encloses = [&](int outer, int inner) {

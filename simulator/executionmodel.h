@@ -8,6 +8,9 @@
 #include <QString>
 
 #include <array>
+#include <functional>
+#include <map>
+#include <tuple>
 #include <vector>
 
 namespace gml::sim {
@@ -88,6 +91,13 @@ public:
     qint64 countAt(Level level) const;
     // The leaf edges: the dependency graph's edges between the model nodes of their ends.
     const std::vector<ModelEdge> &leafEdges() const { return m_leafEdges; }
+    // The leaf edges between groups of nodes (`groupOf`: node -> group, -1: none), counted per
+    // (from group, to group, kind); edges within a group are dropped. edges() groups by the
+    // ancestor at a level, the graph view by the box that shows a node.
+    using EdgeCounts = std::map<std::tuple<int, int, int>, qint64>;
+    EdgeCounts foldLeafEdges(const std::function<int(int)> &groupOf) const;
+    // The first node named `name` (in build order: outermost first), -1 when none is.
+    int find(const QString &name) const;
 
     // Charges each node with the time of the replay's critical path spent under it (the
     // identity replay of the graph the model was built from).

@@ -32,14 +32,6 @@ std::shared_ptr<const ExecutionModel> modelOf(const QString &folder, const QStri
     return std::make_shared<const ExecutionModel>(std::move(*model));
 }
 
-int nodeNamed(const ExecutionModel &m, const QString &name)
-{
-    for (size_t i = 0; i < m.nodes().size(); ++i)
-        if (m.nodes()[i].name == name)
-            return int(i);
-    return -1;
-}
-
 // No two boxes overlap; every edge the layout ordered goes one or more layers right (left
 // when it was reversed to break a cycle); routes start and end on their boxes' sides.
 void checkLayout(const GraphPicture &p)
@@ -181,7 +173,7 @@ private Q_SLOTS:
         // opened down to operators, every node of the iteration under exactly one box, and
         // the boxes' critical times add up to the iteration's.
         c = GraphCollapse{};
-        c.focus = nodeNamed(*m, QStringLiteral("ProfilerStep#6"));
+        c.focus = m->find(QStringLiteral("ProfilerStep#6"));
         p = GraphPicture::make(m, c);
         checkLayout(*p);
         QVERIFY(p->scene.items.size() > 100);

@@ -225,12 +225,7 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
     }
 
     // Edges: the leaf edges between items, then program order on each resource.
-    std::map<std::tuple<int, int, int>, qint64> folded;
-    for (const ModelEdge &e : model.leafEdges()) {
-        const int a = scene.itemOf(e.from), b = scene.itemOf(e.to);
-        if (a >= 0 && b >= 0 && a != b)
-            ++folded[{a, b, int(e.kind)}];
-    }
+    auto folded = model.foldLeafEdges([&](int node) { return scene.itemOf(node); });
     std::map<int, std::vector<int>> lanes;
     for (size_t i = 0; i < scene.items.size(); ++i) {
         const int resource = nodes[size_t(scene.items[i].node)].resource;
