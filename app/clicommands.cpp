@@ -14,6 +14,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <unistd.h>
 
@@ -182,12 +183,29 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     QElapsedTimer timer;
     timer.start();
     const QList<SourceReport> reports = job.run(files);
-    int imported = 0, unchanged = 0, failed = 0, skipped = 0;
+    int imported = 0, unchanged = 0, failed = 0, skipped = 0, relinked = 0;
     qint64 slices = 0, counters = 0, flows = 0, bytes = 0;
+    const qsizetype fileCount = std::count_if(reports.begin(), reports.end(),
+                                              [](const SourceReport &r) { return !r.relinked; });
     for (int i = 0; i < reports.size(); ++i) {
         const auto &r = reports[i];
         const QString rel = QDir::current().relativeFilePath(r.path);
-        QString line = QStringLiteral("[%1/%2] %3: %4").arg(i + 1).arg(reports.size()).arg(rel, statusName(r.status));
+        if (r.relinked) {
+            // An execution trace of an earlier import, read again to link to the new slices.
+            if (r.status == SourceReport::Status::Imported) {
+                ++relinked;
+                flows += r.flows;
+                if (!quiet)
+                    err << QStringLiteral("[linked again] %1 (run '%2'): %3 data edges\n")
+                               .arg(rel, r.runName)
+                               .arg(r.flows);
+            } else if (r.status == SourceReport::Status::Failed) {
+                ++failed;
+                err << QStringLiteral("[linked again] error: %1\n").arg(r.message);
+            }
+            continue;
+        }
+        QString line = QStringLiteral("[%1/%2] %3: %4").arg(i + 1).arg(fileCount).arg(rel, statusName(r.status));
         switch (r.status) {
         case SourceReport::Status::Imported:
             ++imported;
@@ -211,7 +229,7 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         case SourceReport::Status::Failed:
         case SourceReport::Status::Cancelled:
             ++failed;
-            line = QStringLiteral("[%1/%2] error: %3").arg(i + 1).arg(reports.size()).arg(r.message);
+            line = QStringLiteral("[%1/%2] error: %3").arg(i + 1).arg(fileCount).arg(r.message);
             break;
         }
         if (r.status == SourceReport::Status::Imported) {
@@ -225,8 +243,8 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     }
     const double secs = double(timer.nsecsElapsed()) / 1e9;
     out << QStringLiteral("%1 files: %2 imported, %3 unchanged, %4 skipped, %5 failed; "
-                          "%6 slices, %7 counter samples, %8 flows from %9 in %10 s\n")
-               .arg(reports.size())
+                          "%6 slices, %7 counter samples, %8 flows from %9 in %10 s%11\n")
+               .arg(fileCount)
                .arg(imported)
                .arg(unchanged)
                .arg(skipped)
@@ -235,7 +253,10 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                .arg(counters)
                .arg(flows)
                .arg(humanBytes(bytes))
-               .arg(secs, 0, 'f', 2);
+               .arg(secs, 0, 'f', 2)
+               .arg(relinked ? QStringLiteral("; %1 execution traces of earlier imports linked again")
+                                   .arg(relinked)
+                             : QString());
     out << "project: " << QFileInfo(projectPath).absoluteFilePath() << '\n';
     for (const auto &e : job.errors())
         err << "grademl import: " << e << '\n';

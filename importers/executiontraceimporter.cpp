@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "executiontraceimporter.h"
 
+#include "etlinker.h"
 #include "inputstream.h"
 #include "project.h"
 
@@ -26,6 +27,7 @@ struct Node
     qint64 parent = -1;
     qint64 rfId = -1;
     qint64 scope = -1; // RecordScope: 7 = USER_SCOPE (record_function annotations)
+    qint64 tid = -1;   // the ET's own thread number (not the OS thread id)
     QString name;
     QJsonArray inputs, outputs;
 };
@@ -44,6 +46,8 @@ Node readNode(const QJsonObject &o)
                 n.rfId = attr.value(QStringLiteral("value")).toInteger(-1);
             else if (name == QLatin1String("scope"))
                 n.scope = attr.value(QStringLiteral("value")).toInteger(-1);
+            else if (name == QLatin1String("tid"))
+                n.tid = attr.value(QStringLiteral("value")).toInteger(-1);
         }
         const QJsonArray ctrl = o.value(QStringLiteral("ctrl_deps")).isArray()
                                     ? o.value(QStringLiteral("ctrl_deps")).toArray()
@@ -56,6 +60,7 @@ Node readNode(const QJsonObject &o)
         n.parent = o.value(QStringLiteral("parent")).toInteger(-1);
         n.rfId = o.value(QStringLiteral("rf_id")).toInteger(-1);
         n.scope = o.value(QStringLiteral("scope")).toInteger(-1);
+        n.tid = o.value(QStringLiteral("tid")).toInteger(-1);
         n.inputs = o.value(QStringLiteral("inputs")).toArray();
         n.outputs = o.value(QStringLiteral("outputs")).toArray();
     }
@@ -83,6 +88,8 @@ void collectTensors(const QJsonValue &v, QList<QPair<qint64, qint64>> &out, int 
     for (const auto &e : a)
         collectTensors(e, out, depth + 1);
 }
+
+
 
 } // namespace
 
@@ -152,36 +159,51 @@ ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
         return a->rfId != b->rfId ? a->rfId < b->rfId : a->id < b->id;
     });
 
-    // The run's CPU operator slices of this process, by record-function id.
+    // The CPU operator slices of this process, by record-function id: of the file's own run,
+    // else of the run that holds this process's operators (the Kineto trace imported from
+    // another folder without --run): the source then joins that run.
     TraceWriter &w = *ctx.writer;
-    auto &db = w.project().db();
-    const QString pidText = QString::number(pid);
     const StringId cpuOp = w.intern("cpu_op");
-    auto hasRf = db.prepare("SELECT 1 FROM slice s JOIN track t ON t.id = s.track_id WHERE t.run_id = ?1 "
-                            "AND t.pid = ?2 AND s.cat_id = ?3 AND json_extract(s.args, '$.\"Record function id\"') "
-                            "IS NOT NULL LIMIT 1");
-    hasRf.bind(1, w.runId());
-    hasRf.bind(2, pidText);
-    hasRf.bind(3, cpuOp);
-    const bool byRecordFunction = hasRf.step();
-    auto st = db.prepare(std::string("SELECT s.id, ") +
-                         (byRecordFunction ? "json_extract(s.args, '$.\"Record function id\"')" : "s.external_id") +
-                         " FROM slice s JOIN track t ON t.id = s.track_id WHERE t.run_id = ?1 AND t.pid = ?2 "
-                         "AND s.cat_id = ?3");
-    st.bind(1, w.runId());
-    st.bind(2, pidText);
-    st.bind(3, cpuOp);
-    QHash<qint64, SliceId> slices;
-    while (st.step())
-        if (!st.isNull(1))
-            slices.insert(st.int64(1), st.int64(0));
+    const RunId ownRun = w.runId();
+    std::vector<EtOperator> refs;
+    refs.reserve(ops.size());
+    for (const Node *op : ops)
+        refs.push_back({op->rfId, op->tid, op->name});
+    EtLink link = linkOperators(w.project(), ownRun, pid, cpuOp, refs);
+    QString joined;
+    if (link.matched == 0) {
+        auto others = w.project().db().prepare(
+            "SELECT DISTINCT t.run_id, r.name FROM track t JOIN run r ON r.id = t.run_id "
+            "WHERE t.pid = ?1 AND t.run_id != ?2 AND r.kind = 'measured' ORDER BY t.run_id");
+        others.bind(1, QString::number(pid));
+        others.bind(2, ownRun);
+        EtLink best;
+        QString bestName;
+        while (others.step()) {
+            EtLink l = linkOperators(w.project(), others.int64(0), pid, cpuOp, refs);
+            // The same pid on another host is another process: most operators must be found,
+            // by name, in the other run.
+            if (l.matched * 2 >= qint64(ops.size()) && l.matched > best.matched) {
+                best = std::move(l);
+                bestName = others.text(1);
+            }
+        }
+        if (best.matched > 0) {
+            QString error;
+            if (!w.moveToRun(best.run, &error))
+                return {ImportOutcome::Status::Failed, -1,
+                        QStringLiteral("could not write to the project: ") + error, {}};
+            link = std::move(best);
+            joined = bestName;
+        }
+    }
+    const QHash<qint64, SliceId> &slices = link.slices;
 
     // Producer -> consumer by tensor, in rf_id order.
     std::map<QPair<qint64, qint64>, const Node *> producer;
     std::set<std::pair<const Node *, const Node *>> edges;
-    qint64 matched = 0;
+    const qint64 matched = link.matched;
     for (const Node *op : ops) {
-        matched += slices.contains(op->rfId);
         QList<QPair<qint64, qint64>> in, out;
         collectTensors(op->inputs, in);
         collectTensors(op->outputs, out);
@@ -210,21 +232,45 @@ ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
     meta.insert(QStringLiteral("operators"), operators);
     meta.insert(QStringLiteral("top_level_operators"), qint64(ops.size()));
     meta.insert(QStringLiteral("matched_operators"), matched);
-    meta.insert(QStringLiteral("matched_by"), byRecordFunction ? QStringLiteral("Record function id")
-                                                               : QStringLiteral("External id"));
+    meta.insert(QStringLiteral("matched_by"), methodName(link.method));
+    meta.insert(QStringLiteral("id_name_mismatches"), link.idMismatches);
     meta.insert(QStringLiteral("data_edges"), qint64(edges.size()));
+    if (!joined.isEmpty())
+        meta.insert(QStringLiteral("joined_run"), joined);
     meta.insert(QStringLiteral("data_edges_stored"), stored);
     w.setSourceMetadata(meta);
     ImportOutcome outcome;
-    if (matched < qint64(ops.size()))
+    const QString by = methodName(link.method);
+    if (!joined.isEmpty())
         outcome.warnings.append(ImportWarning{
-            QStringLiteral("%1 of %2 operators (pid %3) have no cpu_op slice with their rf_id as %4 "
-                           "in this run; %5 of %6 data edges are kept (import the Kineto trace of the "
-                           "same run, with --run NAME if it lives in another folder)")
+            QStringLiteral("no operator matched a slice of its own run; joined run '%1', where "
+                           "process %2's cpu_op slices match %3 of %4 operators by %5")
+                .arg(joined)
+                .arg(pid)
+                .arg(matched)
+                .arg(ops.size())
+                .arg(by),
+            -1, 1});
+    if (matched == 0 && !ops.empty())
+        outcome.warnings.append(ImportWarning{
+            QStringLiteral("matched nothing: no cpu_op slice of process %1 in this run or any "
+                           "other matches an operator (by rf_id or by order and name), so none of "
+                           "its %2 data edges is in the graph (import the Kineto trace of the same "
+                           "job; it is linked then, whichever is imported first)")
+                .arg(pid)
+                .arg(edges.size()),
+            -1, 1});
+    else if (matched < qint64(ops.size()))
+        outcome.warnings.append(ImportWarning{
+            QStringLiteral("%1 of %2 operators (pid %3) have no cpu_op slice of the same name "
+                           "(matched by %4)%5; %6 of %7 data edges are kept")
                 .arg(qint64(ops.size()) - matched)
                 .arg(ops.size())
                 .arg(pid)
-                .arg(byRecordFunction ? QStringLiteral("Record function id") : QStringLiteral("External id"))
+                .arg(by)
+                .arg(link.method == EtLink::Method::Order && link.idMismatches > 0
+                         ? QStringLiteral(", as %1 ids pointed at a slice of another operator").arg(link.idMismatches)
+                         : QString())
                 .arg(stored)
                 .arg(edges.size()),
             -1, 1});

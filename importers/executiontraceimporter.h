@@ -24,7 +24,8 @@ class ExecutionTraceImporter final : public Importer
 {
 public:
     QString format() const override { return QStringLiteral("pytorch-execution-trace"); }
-    int version() const override { return 1; }
+    // 2: operators matched by name (by id, else by order); joins the run of its process
+    int version() const override { return 2; }
     SniffResult sniff(const QString &path, const QByteArray &head) const override;
     ImportOutcome import(ImportContext &context) const override;
     bool linksToRun() const override { return true; }

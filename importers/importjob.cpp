@@ -111,6 +111,9 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
         if (reports.back().status == SourceReport::Status::Imported)
             m_changedRuns.insert(files[i].runName);
     }
+    if (!cancelled)
+        relinkExecutionTraces(files, reports);
+    dropLeftRuns();
     // Ranks whose data changed are aligned again (a run's own transaction; a failure leaves
     // the previous alignment and is reported).
     for (const QString &runName : std::as_const(m_changedRuns)) {
@@ -131,6 +134,95 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
                                      ? QStringLiteral("a reader held it")
                                      : checkpoint.errorString()));
     return reports;
+}
+
+void ImportJob::relinkExecutionTraces(const QList<ScannedFile> &files, QList<SourceReport> &reports)
+{
+    if (m_changedRuns.isEmpty())
+        return;
+    QSet<QString> readNow;
+    for (const auto &f : files)
+        readNow.insert(f.path);
+    // Files that link to other sources' slices, imported by an earlier job: those of a changed
+    // run (their slices were replaced), and those that matched nothing whose process now has
+    // tracks in a changed run (their Kineto trace arrived, perhaps in another run).
+    auto st = m_project.db().prepare(
+        "SELECT s.path, s.format, r.name, json_extract(s.metadata, '$.matched_operators'), "
+        "json_extract(s.metadata, '$.pid') FROM source s JOIN run r ON r.id = s.run_id "
+        "WHERE s.status = 'imported' ORDER BY s.id");
+    auto hasPid = m_project.db().prepare(
+        "SELECT 1 FROM track t JOIN run r ON r.id = t.run_id WHERE r.name = ?1 AND t.pid = ?2 LIMIT 1");
+    QList<ScannedFile> again;
+    while (st.step()) {
+        const QString path = st.text(0);
+        if (readNow.contains(path))
+            continue;
+        const Importer *importer = nullptr;
+        for (const auto &imp : importers())
+            if (imp->linksToRun() && imp->format() == st.text(1))
+                importer = imp.get();
+        if (!importer)
+            continue;
+        bool wanted = m_changedRuns.contains(st.text(2));
+        if (!wanted && !st.isNull(3) && st.int64(3) == 0 && !st.isNull(4)) {
+            for (const QString &run : std::as_const(m_changedRuns)) {
+                hasPid.reset();
+                hasPid.bind(1, run);
+                hasPid.bind(2, QString::number(st.int64(4)));
+                if ((wanted = hasPid.step()))
+                    break;
+            }
+        }
+        if (!wanted)
+            continue;
+        const QFileInfo info(path);
+        if (!info.isFile()) {
+            m_errors.append(QStringLiteral("%1: not linked again to run '%2' (the file is gone); its "
+                                           "data edges may point at slices that were replaced")
+                                .arg(path, st.text(2)));
+            continue;
+        }
+        ScannedFile f;
+        f.path = path;
+        f.runName = st.text(2);
+        f.importer = importer;
+        f.size = info.size();
+        again.append(f);
+    }
+    for (int i = 0; i < again.size(); ++i) {
+        m_relink.insert(again[i].path);
+        bool cancelled = false;
+        SourceReport r = importOne(again[i], i, int(again.size()), &cancelled);
+        r.relinked = true;
+        reports.append(r);
+        if (cancelled)
+            break;
+    }
+}
+
+void ImportJob::dropLeftRuns()
+{
+    if (m_leftRuns.isEmpty())
+        return;
+    QString error;
+    if (!m_project.begin(&error)) {
+        m_errors.append(QStringLiteral("could not remove runs left empty: ") + error);
+        return;
+    }
+    auto drop = m_project.db().prepare(
+        "DELETE FROM run WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM source WHERE run_id = ?1) "
+        "AND NOT EXISTS (SELECT 1 FROM track WHERE run_id = ?1)");
+    bool ok = true;
+    for (RunId run : std::as_const(m_leftRuns)) {
+        drop.reset();
+        drop.bind(1, run);
+        ok = ok && drop.exec();
+    }
+    if (!ok || !m_project.commit(&error)) {
+        m_errors.append(QStringLiteral("could not remove runs left empty: ") +
+                        (ok ? error : drop.errorString()));
+        m_project.rollback();
+    }
 }
 
 bool ImportJob::begin(const ScannedFile &file, int index, int count, QString *error)
@@ -210,7 +302,8 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
                            : !file.timeZone.isEmpty() ? QTimeZone(file.timeZone.toUtf8())
                                                       : QTimeZone::systemTimeZone();
     // A file linking to its run's slices is read again when another file of the run was.
-    const bool runChanged = importer.linksToRun() && m_changedRuns.contains(file.runName);
+    const bool runChanged = importer.linksToRun() &&
+                            (m_changedRuns.contains(file.runName) || m_relink.contains(file.path));
     // The hash is read up front only when it decides something: for a file whose size and
     // mtime match its last import. Any other file's hash comes from the importer's own read
     // (ImportContext::contentHash), so a large plain trace is read once, not twice.
@@ -308,8 +401,20 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
             outcome.error = QStringLiteral("could not write to the project: ") + h.errorString();
         }
     }
+    // A source that joined another run (an execution trace finding its operators there)
+    // leaves its run behind; run() drops it if nothing else is in it.
+    if (outcome.ok() && writer.runId() != run) {
+        auto name = m_project.db().prepare("SELECT name FROM run WHERE id = ?");
+        name.bind(1, writer.runId());
+        if (name.step())
+            report.runName = name.text(0);
+    }
     outcome.warnings += writer.warnings();
     if (outcome.ok() && writer.finish(outcome.warnings, &error) && m_project.commit(&error)) {
+        if (report.runName != file.runName) {
+            m_changedRuns.insert(report.runName);
+            m_leftRuns.insert(run);
+        }
         report.status = SourceReport::Status::Imported;
         report.slices = writer.sliceCount();
         report.counterSamples = writer.counterCount();

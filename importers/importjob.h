@@ -29,6 +29,9 @@ struct SourceReport
     qint64 warnings = 0;
     qint64 bytes = 0;
     double seconds = 0;
+    // Not among the job's files: an execution trace read again because the run it links to
+    // changed (ImportJob::run).
+    bool relinked = false;
 };
 
 QString statusName(SourceReport::Status status);
@@ -67,6 +70,8 @@ public:
 
 private:
     SourceReport importOne(const ScannedFile &file, int index, int count, bool *cancelled);
+    void relinkExecutionTraces(const QList<ScannedFile> &files, QList<SourceReport> &reports);
+    void dropLeftRuns();
     void recordSkipped(const ScannedFile &file, SourceReport &report);
     // Project::begin that waits, with progress, while another connection writes the project.
     [[nodiscard]] bool begin(const ScannedFile &file, int index, int count, QString *error);
@@ -75,6 +80,8 @@ private:
     std::function<bool(const ImportProgress &)> m_progress;
     QTimeZone m_timeZone;
     QSet<QString> m_changedRuns; // runs with a file imported by this job
+    QSet<QString> m_relink;      // paths read again whatever their state
+    QSet<qint64> m_leftRuns;     // runs a source moved out of (ExecutionTraceImporter)
     QStringList m_errors;
 };
 

@@ -265,4 +265,19 @@ bool TraceWriter::finish(const QList<ImportWarning> &warnings, QString *error)
     return !failed();
 }
 
+bool TraceWriter::moveToRun(RunId run, QString *error)
+{
+    Q_ASSERT(m_nextTrack == m_firstTrack);
+    auto st = m_project.db().prepare("UPDATE source SET run_id = ?1 WHERE id = ?2");
+    st.bind(1, run);
+    st.bind(2, m_source);
+    if (!st.exec()) {
+        if (error)
+            *error = st.errorString();
+        return false;
+    }
+    m_run = run;
+    return true;
+}
+
 } // namespace gml

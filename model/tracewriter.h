@@ -105,6 +105,9 @@ public:
     void setSourceMetadata(const QJsonObject &metadata) { m_metadata = metadata; }
     // Marks every track of this source as belonging to one rank of a distributed job.
     void setSourceRank(int rank);
+    // Moves this source into another run (an execution trace joining the run that holds the
+    // operators it links to). Only while it has no tracks.
+    [[nodiscard]] bool moveToRun(RunId run, QString *error);
     // Merged into run.params (later sources add keys; lists under the same key are joined).
     void mergeRunParams(const QJsonObject &params);
 

@@ -8,7 +8,12 @@
 #include "importutil.h"
 #include "testutil.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTest>
+
+#include <functional>
 
 using namespace gml;
 using gmltest::importInto;
@@ -18,6 +23,98 @@ namespace {
 
 const QString kEt = QStringLiteral("pytorch_execution_trace/hta_simple_add_with_kineto_a100/benchmark_simple_add_et.json.gz");
 const QString kKineto = QStringLiteral("pytorch_kineto/hta_simple_add_with_et_a100/benchmark_simple_add_trace.json.gz");
+
+const QString kDlrmEt = QStringLiteral("pytorch_execution_trace/param_dlrm_8rank_v100");
+const QString kDlrmKineto = QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100");
+
+// An independent reading of an ET file: its top-level operators (parent not an operator) and
+// the producer -> consumer pairs of their tensors, as operator names "a>b", sorted.
+struct EtCount
+{
+    qint64 pid = 0;
+    int operators = 0;
+    QStringList edges;
+};
+
+EtCount countEt(const QString &path)
+{
+    QFile f(path);
+    f.open(QIODevice::ReadOnly);
+    const QJsonObject root = QJsonDocument::fromJson(f.readAll()).object();
+    EtCount c;
+    c.pid = root.value(QStringLiteral("pid")).toInteger();
+    QMap<qint64, QJsonObject> byId;
+    const QJsonArray nodes = root.value(QStringLiteral("nodes")).toArray();
+    for (const auto &n : nodes)
+        byId.insert(n.toObject().value(QStringLiteral("id")).toInteger(), n.toObject());
+    auto isOp = [](const QJsonObject &n) {
+        const QString name = n.value(QStringLiteral("name")).toString();
+        return !name.isEmpty() && n.value(QStringLiteral("scope")).toInt() != 7 &&
+               !name.startsWith(QLatin1String("##")) && !name.startsWith(QLatin1Char('['));
+    };
+    QMap<qint64, QJsonObject> top; // by rf_id: record order
+    for (const auto &v : nodes) {
+        const QJsonObject n = v.toObject();
+        const qint64 parent = n.value(QStringLiteral("parent")).toInteger();
+        if (isOp(n) && !(byId.contains(parent) && isOp(byId[parent])))
+            top.insert(n.value(QStringLiteral("rf_id")).toInteger(), n);
+    }
+    c.operators = int(top.size());
+    // A tensor is [id, storage, offset, numel, itemsize, device], possibly inside lists.
+    std::function<void(const QJsonValue &, QSet<QString> &)> tensors = [&](const QJsonValue &v, QSet<QString> &out) {
+        const QJsonArray a = v.toArray();
+        if (a.size() == 6 && a[0].isDouble() && a[5].isString())
+            out.insert(QStringLiteral("%1/%2").arg(a[0].toInteger()).arg(a[1].toInteger()));
+        else
+            for (const auto &e : a)
+                tensors(e, out);
+    };
+    QMap<QString, qint64> producer; // tensor -> rf_id of its last writer
+    QSet<QPair<qint64, qint64>> pairs;
+    for (auto it = top.cbegin(); it != top.cend(); ++it) {
+        QSet<QString> in, out;
+        tensors(it->value(QStringLiteral("inputs")), in);
+        tensors(it->value(QStringLiteral("outputs")), out);
+        for (const QString &t : std::as_const(in))
+            if (producer.contains(t) && producer[t] != it.key())
+                pairs.insert({producer[t], it.key()});
+        for (const QString &t : std::as_const(out))
+            producer[t] = it.key();
+    }
+    for (const auto &p : std::as_const(pairs))
+        c.edges << top[p.first].value(QStringLiteral("name")).toString() + QLatin1Char('>') +
+                       top[p.second].value(QStringLiteral("name")).toString();
+    c.edges.sort();
+    return c;
+}
+
+// The project's data flows of one ET source, as slice names "a>b", sorted.
+QStringList storedEdges(Project &p, const QString &path)
+{
+    auto st = p.db().prepare("SELECT a.name || '>' || b.name FROM flow f JOIN source src ON src.id = f.source_id "
+                             "JOIN slice_abs a ON a.id = f.from_slice JOIN slice_abs b ON b.id = f.to_slice "
+                             "WHERE f.kind = 5 AND src.path = ?");
+    st.bind(1, path);
+    QStringList out;
+    while (st.step())
+        out << st.text(0);
+    out.sort();
+    return out;
+}
+
+// Whether sorted `part` is a sub-multiset of sorted `whole`.
+bool within(const QStringList &part, const QStringList &whole)
+{
+    qsizetype j = 0;
+    for (const QString &e : part) {
+        while (j < whole.size() && whole[j] < e)
+            ++j;
+        if (j == whole.size() || whole[j] != e)
+            return false;
+        ++j;
+    }
+    return true;
+}
 
 QString edges(Project &p)
 {
@@ -37,6 +134,8 @@ private Q_SLOTS:
     void realSimpleAdd();
     void attrsLayoutAndNesting();
     void relinkedWhenTheTraceChanges();
+    void dlrmFromTwoFoldersEitherOrder();
+    void dlrmDataEdgesAgainstAnIndependentCount();
     void badInput();
 };
 
@@ -122,7 +221,7 @@ void TestExecutionTrace::relinkedWhenTheTraceChanges()
         const auto r = importInto(*q, {dir.filePath(QStringLiteral("run/et.json.gz"))}, QString());
         QCOMPARE(r.front().status, SourceReport::Status::Imported);
         QCOMPARE(r.front().flows, 0);
-        QVERIFY2(gmltest::text(*q, QStringLiteral("SELECT warnings FROM source")).contains(QLatin1String("10 of 10 operators")),
+        QVERIFY2(gmltest::text(*q, QStringLiteral("SELECT warnings FROM source")).contains(QLatin1String("matched nothing")),
                  qPrintable(gmltest::text(*q, QStringLiteral("SELECT warnings FROM source"))));
     }
     // The trace changes (its slices get new ids): the unchanged ET is linked again.
@@ -133,6 +232,82 @@ void TestExecutionTrace::relinkedWhenTheTraceChanges()
     QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM flow f WHERE NOT EXISTS (SELECT 1 FROM slice s "
                                  "WHERE s.id = f.from_slice)"),
              0);
+}
+
+void TestExecutionTrace::dlrmFromTwoFoldersEitherOrder()
+{
+    GML_REQUIRE_SHARED(kDlrmEt);
+    GML_REQUIRE_SHARED(kDlrmKineto);
+    const QString et = gmltest::sharedTraces() + QLatin1Char('/') + kDlrmEt;
+    const QString kineto = gmltest::sharedTraces() + QLatin1Char('/') + kDlrmKineto;
+    // With --run, ET first: linked when the Kineto traces arrive in a later import.
+    {
+        QTemporaryDir pdir;
+        auto p = newProject(pdir);
+        const auto first = importInto(*p, {et}, QStringLiteral("dlrm"));
+        QCOMPARE(first.size(), 8);
+        QCOMPARE(first.front().flows, 0);
+        const auto second = importInto(*p, {kineto}, QStringLiteral("dlrm"));
+        QCOMPARE(second.size(), 16); // 8 traces, then the 8 ETs linked again
+        for (int i = 8; i < 16; ++i) {
+            QVERIFY(second[i].relinked);
+            QCOMPARE(second[i].status, SourceReport::Status::Imported);
+            QVERIFY2(second[i].flows >= 330, qPrintable(QString::number(second[i].flows)));
+        }
+    }
+    // Both folders without --run: one run, named after the folders.
+    {
+        QTemporaryDir pdir;
+        auto p = newProject(pdir);
+        importInto(*p, {et, kineto});
+        QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM run"), 1);
+        QVERIFY(gmltest::scalar(*p, "SELECT count(*) FROM flow WHERE kind = 5") > 8 * 330);
+    }
+    // In two runs (two names), either order: the ETs find their operators in the Kineto run
+    // and join it; the run they leave is removed.
+    for (const bool kinetoFirst : {true, false}) {
+        QTemporaryDir pdir;
+        auto p = newProject(pdir);
+        if (kinetoFirst) {
+            importInto(*p, {kineto}, QStringLiteral("kineto"));
+            importInto(*p, {et}, QStringLiteral("et"));
+        } else {
+            importInto(*p, {et}, QStringLiteral("et"));
+            importInto(*p, {kineto}, QStringLiteral("kineto"));
+        }
+        QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT group_concat(name) FROM run")), QStringLiteral("kineto"));
+        QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM source WHERE format = 'pytorch-execution-trace' "
+                                     "AND json_extract(metadata, '$.joined_run') = 'kineto'"),
+                 8);
+        QVERIFY(gmltest::scalar(*p, "SELECT count(*) FROM flow WHERE kind = 5") > 8 * 330);
+    }
+}
+
+void TestExecutionTrace::dlrmDataEdgesAgainstAnIndependentCount()
+{
+    GML_REQUIRE_SHARED(kDlrmEt);
+    GML_REQUIRE_SHARED(kDlrmKineto);
+    QTemporaryDir pdir;
+    auto p = newProject(pdir);
+    const QString etDir = QDir::cleanPath(QFileInfo(gmltest::sharedTraces() + QLatin1Char('/') + kDlrmEt).absoluteFilePath());
+    importInto(*p, {etDir, gmltest::sharedTraces() + QLatin1Char('/') + kDlrmKineto}, QStringLiteral("dlrm"));
+    int exact = 0;
+    for (int rank = 0; rank < 8; ++rank) {
+        const QString path = etDir + QStringLiteral("/dlrm_eg_%1.json").arg(rank);
+        const EtCount expected = countEt(path);
+        const QStringList stored = storedEdges(*p, path);
+        // This job's Kineto "External id"s are not the ET's rf_ids (most point at another
+        // operator), so operators are matched by order and name; every stored edge joins the
+        // slices of the producer and consumer the ET names, and at most a few are missing.
+        QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT json_extract(metadata, '$.matched_by') FROM source WHERE path = '%1'").arg(path)),
+                 QStringLiteral("operator order and names"));
+        QCOMPARE(expected.operators, 486);
+        QVERIFY2(within(stored, expected.edges), qPrintable(QStringLiteral("rank %1").arg(rank)));
+        QVERIFY2(stored.size() * 100 >= expected.edges.size() * 97,
+                 qPrintable(QStringLiteral("rank %1: %2 of %3").arg(rank).arg(stored.size()).arg(expected.edges.size())));
+        exact += stored == expected.edges;
+    }
+    QVERIFY(exact >= 3); // ranks 0, 5 and 6 match every operator's slice
 }
 
 void TestExecutionTrace::badInput()
