@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// grademl graph: the execution model of a run (workflow -> step -> iteration -> scope ->
-// operator -> GPU work) with its edges, as text, JSON or Graphviz dot, for scripts.
+// grademl graph: the execution model of a run (step -> iteration -> scope -> operator -> GPU
+// work) with its edges, or at --level workflow the project's workflow (its steps and the
+// workflow edges between them), as text, JSON or Graphviz dot, for scripts.
 #include "clicommands.h"
 
 #include "executionmodel.h"
 #include "project.h"
+#include "workflow.h"
 
 #include <QJsonDocument>
 
@@ -35,6 +37,26 @@ int graphCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     if (!project) {
         err << "grademl graph: " << error << '\n';
         return SomeFailed;
+    }
+    if (*level == sim::Level::Workflow) {
+        // The project's workflow: its steps (runs, or what grademl.json declares) and edges.
+        const auto workflow = sim::Workflow::load(*project, &error);
+        if (!workflow) {
+            err << "grademl graph: " << error << '\n';
+            return SomeFailed;
+        }
+        if (p.flags.contains(QStringLiteral("json"))) {
+            QJsonObject o = sim::ExecutionModel::forWorkflow(*workflow).toJson(sim::Level::Step);
+            o.insert(QStringLiteral("workflow"), workflow->toJson());
+            out << QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented));
+        } else if (p.flags.contains(QStringLiteral("dot"))) {
+            out << sim::ExecutionModel::forWorkflow(*workflow).toDot(sim::Level::Step);
+        } else {
+            out << workflow->toText();
+        }
+        for (const QString &problem : workflow->problems)
+            err << "grademl graph: workflow: " << problem << '\n';
+        return workflow->problems.isEmpty() ? Ok : SomeFailed;
     }
     QString runName = p.options.value(QStringLiteral("run"));
     int exitCode = Ok;

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include <dirent.h>
@@ -58,8 +59,14 @@ static bool isProjectFile(const QString &name)
 
 namespace {
 
-// The "timezone" of one folder's grademl.json: empty when the file is absent or does not say.
-QString folderTimeZone(const QString &dir, QStringList *errors)
+// What one folder's grademl.json says: its time zone, and whether it declares a workflow.
+struct FolderSettings
+{
+    QString timeZone;
+    bool workflow = false;
+};
+
+FolderSettings folderSettings(const QString &dir, QStringList *errors)
 {
     QFile f(dir + QLatin1Char('/') + QLatin1String(kFolderSettingsFile));
     if (!f.exists())
@@ -81,15 +88,18 @@ QString folderTimeZone(const QString &dir, QStringList *errors)
                                                                          : QStringLiteral("not an object")));
         return {};
     }
+    FolderSettings settings;
+    settings.workflow = doc.object().contains(QStringLiteral("workflow"));
     const QString tz = doc.object().value(QStringLiteral("timezone")).toString();
     if (!tz.isEmpty() && !QTimeZone(tz.toUtf8()).isValid()) {
         if (errors)
             errors->append(QStringLiteral("%1: unknown time zone '%2'; expected an IANA name such "
                                           "as UTC or Europe/Paris")
                                .arg(f.fileName(), tz));
-        return {};
+        return settings;
     }
-    return tz;
+    settings.timeZone = tz;
+    return settings;
 }
 
 // Why a path is not read as an input (empty: it is a readable regular file). Only regular
@@ -167,20 +177,22 @@ QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverr
                               QStringList *errors)
 {
     QList<ScannedFile> out;
-    QHash<QString, QString> zones; // folder -> its grademl.json's time zone (or "" if none)
+    QHash<QString, FolderSettings> settings; // folder -> what its grademl.json says
     struct MlflowRun
     {
         QString folder; // the MLflow run folder holding a folder, or empty
         QString name;   // the project run it becomes
     };
     QHash<QString, MlflowRun> mlflowRuns; // by folder
-    auto zoneOf = [&](const QString &file, const QString &root) {
+    // The nearest setting up from a file's folder to the input's root.
+    auto nearest = [&](const QString &file, const QString &root,
+                       const std::function<bool(const FolderSettings &)> &says) -> QString {
         for (QString dir = QFileInfo(file).absolutePath();;) {
-            auto it = zones.constFind(dir);
-            if (it == zones.constEnd())
-                it = zones.insert(dir, folderTimeZone(dir, errors));
-            if (!it->isEmpty())
-                return *it;
+            auto it = settings.constFind(dir);
+            if (it == settings.constEnd())
+                it = settings.insert(dir, folderSettings(dir, errors));
+            if (says(*it))
+                return dir;
             if (root.isEmpty() || dir == root || !dir.startsWith(root))
                 return QString();
             const QString up = QFileInfo(dir).absolutePath();
@@ -188,6 +200,14 @@ QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverr
                 return QString();
             dir = up;
         }
+    };
+    auto zoneOf = [&](const QString &file, const QString &root) {
+        const QString dir = nearest(file, root, [](const FolderSettings &s) { return !s.timeZone.isEmpty(); });
+        return dir.isEmpty() ? QString() : settings.value(dir).timeZone;
+    };
+    auto workflowOf = [&](const QString &file, const QString &root) {
+        const QString dir = nearest(file, root, [](const FolderSettings &s) { return s.workflow; });
+        return dir.isEmpty() ? QString() : dir + QLatin1Char('/') + QLatin1String(kFolderSettingsFile);
     };
     auto add = [&](const QString &file, const QString &run, const QString &root) {
         ScannedFile f;
@@ -207,6 +227,7 @@ QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverr
         if (f.skipReason.isEmpty())
             f.importer = sniffFile(f.path, &f.skipReason);
         f.timeZone = zoneOf(f.path, root);
+        f.workflowFile = workflowOf(f.path, root);
         if (runOverride.isEmpty() && !mlflow->folder.isEmpty())
             f.runName = mlflow->name;
         out.append(f);

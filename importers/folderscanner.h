@@ -19,6 +19,8 @@ struct ScannedFile
     // IANA id from the nearest grademl.json ({"timezone": "Europe/Paris"}) in the file's folder
     // or a parent folder up to the scanned input; empty when none says.
     QString timeZone;
+    // The nearest grademl.json up to the scanned input that declares a workflow; empty: none.
+    QString workflowFile;
 };
 
 // The settings file a trace folder may carry; the scanner reads it and never imports it.

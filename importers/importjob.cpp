@@ -6,10 +6,13 @@
 #include "importer.h"
 #include "project.h"
 #include "tracewriter.h"
+#include "workflowdeclaration.h"
 
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <exception>
 #include <new>
@@ -114,6 +117,7 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
     if (!cancelled)
         relinkExecutionTraces(files, reports);
     dropLeftRuns();
+    storeWorkflows(files);
     // Ranks whose data changed are aligned again (a run's own transaction; a failure leaves
     // the previous alignment and is reported).
     for (const QString &runName : std::as_const(m_changedRuns)) {
@@ -197,6 +201,40 @@ void ImportJob::relinkExecutionTraces(const QList<ScannedFile> &files, QList<Sou
         reports.append(r);
         if (cancelled)
             break;
+    }
+}
+
+void ImportJob::storeWorkflows(const QList<ScannedFile> &files)
+{
+    QStringList paths;
+    for (const auto &f : files)
+        if (!f.workflowFile.isEmpty() && !paths.contains(f.workflowFile))
+            paths << f.workflowFile;
+    for (const QString &path : std::as_const(paths)) {
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly)) {
+            m_errors.append(QStringLiteral("%1: cannot read: %2").arg(path, file.errorString()));
+            continue;
+        }
+        QJsonParseError pe;
+        const QJsonObject root = QJsonDocument::fromJson(file.readAll(), &pe).object();
+        QString error;
+        auto declaration = WorkflowDeclaration::parse(root.value(QStringLiteral("workflow")).toObject(), path, &error);
+        if (pe.error != QJsonParseError::NoError || !root.value(QStringLiteral("workflow")).isObject()) {
+            m_errors.append(QStringLiteral("%1: the workflow was not read: expected \"workflow\" to be "
+                                           "an object with steps and edges")
+                                .arg(path));
+            continue;
+        }
+        if (!declaration) {
+            m_errors.append(QStringLiteral("%1: the workflow was not read: %2").arg(path, error));
+            continue;
+        }
+        if (!m_project.begin(&error) || !storeWorkflowDeclaration(m_project, *declaration, &error) ||
+            !m_project.commit(&error)) {
+            m_project.rollback();
+            m_errors.append(QStringLiteral("%1: the workflow was not stored: %2").arg(path, error));
+        }
     }
 }
 

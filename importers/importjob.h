@@ -72,6 +72,8 @@ private:
     SourceReport importOne(const ScannedFile &file, int index, int count, bool *cancelled);
     void relinkExecutionTraces(const QList<ScannedFile> &files, QList<SourceReport> &reports);
     void dropLeftRuns();
+    // Workflows the files' folders declare (grademl.json), stored for the workflow graph.
+    void storeWorkflows(const QList<ScannedFile> &files);
     void recordSkipped(const ScannedFile &file, SourceReport &report);
     // Project::begin that waits, with progress, while another connection writes the project.
     [[nodiscard]] bool begin(const ScannedFile &file, int index, int count, QString *error);

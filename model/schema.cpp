@@ -190,9 +190,22 @@ static constexpr std::string_view kV4 = R"SQL(
 -- slice_chunk.data format 2, args blob format 1 (model/slicestore.h)
 )SQL";
 
+// Version 5: workflows declared in a trace folder's grademl.json (model/workflowdeclaration.h),
+// kept as written; their steps are matched with runs when the workflow is shown, so runs
+// imported later join it.
+static constexpr std::string_view kV5 = R"SQL(
+CREATE TABLE workflow(
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  definition TEXT NOT NULL,
+  imported_at TEXT NOT NULL DEFAULT (datetime('now'))
+);
+)SQL";
+
 const std::vector<std::string_view> &migrations()
 {
-    static const std::vector<std::string_view> all = {kV1, kV2, kV3, kV4};
+    static const std::vector<std::string_view> all = {kV1, kV2, kV3, kV4, kV5};
     return all;
 }
 

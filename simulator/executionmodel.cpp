@@ -32,8 +32,9 @@ std::optional<Level> levelFromName(const QString &name)
 
 QString edgeKindName(ModelEdge::Kind kind)
 {
-    static const char *names[] = {"launch", "sync", "collective", "data", "stream_wait", "thread_wait",
-                                  "program_order"};
+    static const char *names[] = {"launch",      "sync",          "collective", "data",
+                                  "stream_wait", "thread_wait",   "program_order", "workflow",
+                                  "workflow_inferred"};
     return QLatin1String(names[int(kind)]);
 }
 
@@ -535,7 +536,8 @@ QString ExecutionModel::toDot(Level level) const
     for (const ModelEdge &e : edges(level)) {
         static const char *styles[] = {"style=dashed", "style=dotted", "color=red, penwidth=2",
                                        "color=blue", "color=gray, style=dashed",
-                                       "color=gray, style=dotted", "color=gray"};
+                                       "color=gray, style=dotted", "color=gray",
+                                       "color=darkgreen, penwidth=2", "color=darkgreen, style=dashed"};
         out += QStringLiteral("  n%1 -> n%2 [%3, label=\"%4%5\"];\n")
                    .arg(e.from)
                    .arg(e.to)

@@ -15,6 +15,8 @@
 
 namespace gml::sim {
 
+struct Workflow;
+
 // The levels of GradeML's execution model, outermost first.
 enum class Level : uint8_t { Workflow, Step, Iteration, Scope, Operator, GpuWork };
 constexpr int kLevels = 6;
@@ -55,7 +57,10 @@ struct ModelNode
 // program-order edge between successive siblings on one resource.
 struct ModelEdge
 {
-    enum class Kind : uint8_t { Launch, Sync, Collective, Data, StreamWait, ThreadWait, ProgramOrder };
+    // Workflow: a step's output feeds the next (declared in grademl.json); WorkflowInferred:
+    // the same, inferred from the steps' order in time.
+    enum class Kind : uint8_t { Launch, Sync, Collective, Data, StreamWait, ThreadWait, ProgramOrder,
+                                Workflow, WorkflowInferred };
     int from = 0;
     int to = 0;
     Kind kind = Kind::ProgramOrder;
@@ -79,6 +84,10 @@ public:
     // a database error or a run with nothing to replay.
     static std::optional<ExecutionModel> forRun(Project &project, RunId run, const QString &runName,
                                                 QString *error);
+    // The workflow level of a project: its steps (each a box; a run's model is built when the
+    // user opens it) and the workflow edges between them; the critical path is the longest
+    // chain of steps by duration (workflow.cpp).
+    static ExecutionModel forWorkflow(const Workflow &workflow);
 
     const std::vector<ModelNode> &nodes() const { return m_nodes; }
     // The edges between the nodes at `level` (deeper nodes are folded into their ancestor there).

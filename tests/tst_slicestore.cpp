@@ -330,7 +330,7 @@ private Q_SLOTS:
         }
         auto p = Project::open(path, Project::Mode::ReadWrite, &error);
         QVERIFY2(p, qPrintable(error));
-        QCOMPARE(p->schemaVersion(), 4);
+        QCOMPARE(p->schemaVersion(), schema::currentVersion());
         QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT group_concat(id || ':' || ts || ':' || dur || ':' || name_id || ':' || "
                                                   "coalesce(correlation, '-') || ':' || coalesce(args, '-'), ' ') "
                                                   "FROM (SELECT * FROM slice ORDER BY ts)")),

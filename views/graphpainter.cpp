@@ -39,6 +39,7 @@ Qt::PenStyle edgeStyle(ModelEdge::Kind kind)
     case ModelEdge::Kind::Sync: return Qt::DotLine;
     case ModelEdge::Kind::StreamWait: return Qt::DashLine;
     case ModelEdge::Kind::ThreadWait: return Qt::DotLine;
+    case ModelEdge::Kind::WorkflowInferred: return Qt::DashLine;
     default: return Qt::SolidLine;
     }
 }
@@ -49,6 +50,8 @@ double edgeWidth(ModelEdge::Kind kind)
     case ModelEdge::Kind::Collective: return 2.2;
     case ModelEdge::Kind::Data: return 1.6;
     case ModelEdge::Kind::ProgramOrder: return 1.0;
+    case ModelEdge::Kind::Workflow:
+    case ModelEdge::Kind::WorkflowInferred: return 2.4;
     default: return 1.3;
     }
 }
@@ -63,6 +66,8 @@ QString edgeLabel(ModelEdge::Kind kind)
     case ModelEdge::Kind::StreamWait: return QStringLiteral("stream wait");
     case ModelEdge::Kind::ThreadWait: return QStringLiteral("thread wait");
     case ModelEdge::Kind::ProgramOrder: return QStringLiteral("program order");
+    case ModelEdge::Kind::Workflow: return QStringLiteral("workflow");
+    case ModelEdge::Kind::WorkflowInferred: return QStringLiteral("workflow (inferred)");
     }
     return {};
 }
@@ -161,6 +166,8 @@ QColor GraphPainter::edgeColor(ModelEdge::Kind kind)
     case ModelEdge::Kind::StreamWait: return QColor(0x88, 0x88, 0x88);
     case ModelEdge::Kind::ThreadWait: return QColor(0x88, 0x88, 0x88);
     case ModelEdge::Kind::ProgramOrder: return QColor(0xb4, 0xb8, 0xbf);
+    case ModelEdge::Kind::Workflow:
+    case ModelEdge::Kind::WorkflowInferred: return QColor(0x1b, 0x7f, 0x3b);
     }
     return Qt::gray;
 }
