@@ -20,22 +20,48 @@ GraphController::GraphController(GraphView *view, QComboBox *runs, TimelineState
     connect(&m_watcher, &QFutureWatcher<Built>::finished, this, [this] {
         m_inFlight = false;
         Built b = m_watcher.result();
-        if (b.run != m_run) { // the user picked another run meanwhile
+        if (b.run != m_run || bool(b.workflow) != m_workflowShown) { // another pick meanwhile
             m_built = false;
             start();
             return;
         }
         m_model = b.model;
         m_sliceIndex = std::move(b.sliceIndex);
-        if (!b.error.isEmpty())
-            m_view->showMessage(tr("Cannot build the graph of run '%1': %2").arg(b.run, b.error));
-        else
-            m_view->setModel(m_model, b.run);
+        if (b.workflow)
+            m_workflow = b.workflow;
+        const QString title = b.workflow ? tr("workflow") : b.run;
+        if (!b.error.isEmpty()) {
+            m_view->showMessage(b.workflow ? tr("Cannot read the project's workflow: %1").arg(b.error)
+                                           : tr("Cannot build the graph of run '%1': %2").arg(b.run, b.error));
+        } else {
+            m_view->setUpLink(b.workflow || m_runs->count() < 2 ? QString() : tr("Workflow"));
+            m_view->setModel(m_model, title);
+        }
+        if (b.workflow) {
+            QStringList lines;
+            for (const QString &p : b.workflow->problems)
+                lines << tr("Declaration problem: %1").arg(p);
+            for (const QString &n : b.workflow->notes)
+                lines << n;
+            if (b.workflow->inferred() && b.workflow->steps.size() > 1)
+                lines << tr("No workflow is declared: the order of the steps is inferred from their times "
+                            "(dashed edges). Declare one in the trace folder's grademl.json.");
+            m_view->setNotice(lines.join(QLatin1Char('\n')));
+        } else {
+            m_view->setNotice({});
+        }
         highlightFromTimeline();
-        Q_EMIT modelReady(b.run, b.error);
+        Q_EMIT modelReady(title, b.error);
     });
-    connect(m_runs, &QComboBox::activated, this, [this] { selectRun(m_runs->currentText()); });
+    connect(m_runs, &QComboBox::activated, this, [this](int index) {
+        if (m_runs->itemData(index).toString() == QLatin1String("workflow"))
+            selectWorkflow();
+        else
+            selectRun(m_runs->currentText());
+    });
     connect(m_view, &GraphView::nodeActivated, this, &GraphController::reveal);
+    connect(m_view, &GraphView::leafOpened, this, &GraphController::openStep);
+    connect(m_view, &GraphView::upRequested, this, &GraphController::selectWorkflow);
     connect(m_view, &GraphView::pictureShown, this, &GraphController::highlightFromTimeline);
     connect(m_state, &TimelineState::selectedSliceChanged, this, &GraphController::highlightFromTimeline);
     connect(m_state, &TimelineState::selectionChanged, this, &GraphController::highlightFromTimeline);
@@ -64,17 +90,32 @@ void GraphController::setProject(const QString &projectPath, std::shared_ptr<con
     m_model.reset();
     m_sliceIndex.clear();
     m_built = false;
-    QStringList measured;
+    m_workflow.reset();
+    m_drawable.clear();
+    int steps = 0; // measured runs with data: the inferred workflow's steps
     if (m_data)
-        for (const auto &run : m_data->runs)
-            if (run.kind == QLatin1String("measured") && run.slices > 0)
-                measured << run.name;
+        for (const auto &run : m_data->runs) {
+            if (run.kind != QLatin1String("measured"))
+                continue;
+            if (run.slices > 0)
+                m_drawable << run.name;
+            steps += run.slices > 0 || run.counterSamples > 0;
+        }
     m_runs->clear();
-    m_runs->addItems(measured);
-    m_run = measured.value(0);
+    if (steps > 1)
+        m_runs->addItem(tr("Workflow (all runs)"), QStringLiteral("workflow"));
+    m_runs->addItems(m_drawable);
+    // Several runs: the workflow first, each step opens its run; one run: its graph.
+    m_workflowShown = steps > 1;
+    m_run = m_workflowShown ? QString() : m_drawable.value(0);
+    m_runs->setCurrentIndex(0);
     m_view->setModel(nullptr, {});
-    m_view->showMessage(measured.isEmpty() ? tr("The project has no measured run with slices: nothing to draw.")
-                                           : tr("Building the execution graph of %1…").arg(m_run));
+    m_view->setNotice({});
+    m_view->setUpLink({});
+    m_view->showMessage(m_drawable.isEmpty() && !m_workflowShown
+                            ? tr("The project has no measured run with slices: nothing to draw.")
+                        : m_workflowShown ? tr("Reading the project's workflow…")
+                                          : tr("Building the execution graph of %1…").arg(m_run));
     start();
 }
 
@@ -86,23 +127,56 @@ void GraphController::setVisible(bool visible)
 
 void GraphController::selectRun(const QString &run)
 {
-    if (run == m_run)
+    if (run == m_run && !m_workflowShown)
         return;
     m_run = run;
+    m_workflowShown = false;
     m_built = false;
     m_runs->setCurrentText(run);
     m_view->showMessage(tr("Building the execution graph of %1…").arg(run));
     start();
 }
 
+void GraphController::selectWorkflow()
+{
+    const int index = m_runs->findData(QStringLiteral("workflow"));
+    if (m_workflowShown || index < 0)
+        return;
+    m_workflowShown = true;
+    m_run.clear();
+    m_built = false;
+    m_runs->setCurrentIndex(index);
+    m_view->showMessage(tr("Reading the project's workflow…"));
+    start();
+}
+
+void GraphController::openStep(int node)
+{
+    if (!m_workflowShown || !m_workflow || node < 1 || size_t(node) > m_workflow->steps.size())
+        return;
+    const sim::WorkflowStep &step = m_workflow->steps[size_t(node - 1)];
+    for (const QString &run : step.runs)
+        if (m_drawable.contains(run)) {
+            selectRun(run);
+            return;
+        }
+    m_view->setNotice(step.runs.isEmpty()
+                          ? tr("Step '%1' matches no run: nothing to open.").arg(step.name)
+                          : tr("Step '%1' has no slices to draw (its runs hold counters only; they are "
+                               "in the timeline).")
+                                .arg(step.name));
+}
+
 void GraphController::start()
 {
-    if (!m_visible || m_built || m_run.isEmpty() || m_projectPath.isEmpty() || m_watcher.isRunning())
+    if (!m_visible || m_built || (m_run.isEmpty() && !m_workflowShown) || m_projectPath.isEmpty() ||
+        m_watcher.isRunning())
         return;
     m_built = true;
     m_inFlight = true;
     const QString path = m_projectPath, run = m_run;
-    m_watcher.setFuture(QtConcurrent::run([path, run] {
+    const bool workflow = m_workflowShown;
+    m_watcher.setFuture(QtConcurrent::run([path, run, workflow] {
         Built b;
         b.run = run;
         QElapsedTimer timer;
@@ -110,6 +184,17 @@ void GraphController::start()
         auto project = Project::open(path, Project::Mode::ReadOnly, &b.error);
         if (!project)
             return b;
+        if (workflow) {
+            auto w = sim::Workflow::load(*project, &b.error);
+            if (!w) {
+                b.workflow = std::make_shared<const sim::Workflow>();
+                return b;
+            }
+            b.model = std::make_shared<const sim::ExecutionModel>(sim::ExecutionModel::forWorkflow(*w));
+            b.workflow = std::make_shared<const sim::Workflow>(std::move(*w));
+            b.ms = double(timer.nsecsElapsed()) / 1e6;
+            return b;
+        }
         const auto id = project->findRun(run);
         if (!id) {
             b.error = QStringLiteral("no run named '%1'").arg(run);
@@ -170,7 +255,7 @@ void GraphController::highlightFromTimeline()
 
 void GraphController::onWhatIfResult(const WhatIfController::Result &result)
 {
-    if (!m_model || result.run != m_run)
+    if (!m_model || m_workflowShown || result.run != m_run)
         return;
     if (!result.predicted || !result.identity) {
         m_view->setPredictedChange({});

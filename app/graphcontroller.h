@@ -4,6 +4,7 @@
 #include "executionmodel.h"
 #include "timelinedata.h"
 #include "whatifcontroller.h"
+#include "workflow.h"
 
 #include <QFutureWatcher>
 #include <QObject>
@@ -24,6 +25,9 @@ class TimelineView;
 // box selects its span and first slice in the timeline; a slice or a range selected in the
 // timeline lights up the boxes that hold it. A what-if result on the same run colours the
 // boxes by their predicted change.
+// The picker's first entry is the project's workflow (its steps and the edges between them,
+// declared or inferred); a double-click on a step opens its run, and the run's breadcrumb
+// leads back up to it.
 class GraphController : public QObject
 {
     Q_OBJECT
@@ -35,7 +39,10 @@ public:
     void setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data);
     void setVisible(bool visible); // the dock: builds the model the first time it shows
     void selectRun(const QString &run);
-    QString run() const { return m_run; }
+    void selectWorkflow();
+    QString run() const { return m_run; } // empty while the workflow is shown
+    bool showsWorkflow() const { return m_workflowShown; }
+    const sim::Workflow *workflow() const { return m_workflow.get(); }
     bool isBusy() const { return m_inFlight; }
     void waitForIdle();
     void onWhatIfResult(const WhatIfController::Result &result);
@@ -48,7 +55,8 @@ Q_SIGNALS:
 private:
     struct Built
     {
-        QString run;
+        QString run; // empty: the workflow
+        std::shared_ptr<const sim::Workflow> workflow;
         std::shared_ptr<const sim::ExecutionModel> model;
         std::vector<std::pair<SliceId, int>> sliceIndex;
         QString error;
@@ -56,6 +64,7 @@ private:
     };
     void start();
     void highlightFromTimeline();
+    void openStep(int node);
 
     GraphView *m_view;
     QComboBox *m_runs;
@@ -64,6 +73,9 @@ private:
     QString m_projectPath;
     std::shared_ptr<const TimelineData> m_data;
     QString m_run;
+    bool m_workflowShown = false; // the workflow, not m_run, is (being) shown
+    std::shared_ptr<const sim::Workflow> m_workflow;
+    QStringList m_drawable; // runs with slices: those a step can open
     bool m_visible = false;
     bool m_built = false; // the model of m_run is built (or being built)
     std::shared_ptr<const sim::ExecutionModel> m_model;

@@ -52,6 +52,11 @@ int main(int argc, char **argv)
                                                  "double-click does) and reveal it in the timeline"),
                                   QStringLiteral("NAME"));
     parser.addOption(graphFocus);
+    QCommandLineOption graphRun(QStringLiteral("graph-run"),
+                                QStringLiteral("With --screenshot: show this run's execution graph, or 'workflow' for "
+                                               "the project's workflow (the default when it has several runs)"),
+                                QStringLiteral("NAME"));
+    parser.addOption(graphRun);
     parser.process(app);
 
     gml::MainWindow window;
@@ -116,8 +121,15 @@ int main(int argc, char **argv)
             loop.exec();
         }
     }
-    if (ok && (parser.isSet(graphFocus) || parser.value(panel) == QLatin1String("graph"))) {
+    if (ok && (parser.isSet(graphFocus) || parser.isSet(graphRun) || parser.value(panel) == QLatin1String("graph"))) {
         ok = window.showGraph();
+        if (ok && parser.isSet(graphRun)) {
+            if (parser.value(graphRun) == QLatin1String("workflow"))
+                window.graph()->selectWorkflow();
+            else
+                window.graph()->selectRun(parser.value(graphRun));
+            ok = window.showGraph();
+        }
         if (ok && parser.isSet(graphFocus)) {
             const int node = window.graphView()->model()->find(parser.value(graphFocus));
             if (node < 0) {

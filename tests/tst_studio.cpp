@@ -4,6 +4,7 @@
 // and the --screenshot mode; the real Kineto traces open and render.
 #include "aggregatemodel.h"
 #include "detailspanel.h"
+#include "graphcontroller.h"
 #include "graphview.h"
 #include "mainwindow.h"
 #include "sourcespanel.h"
@@ -348,6 +349,52 @@ private Q_SLOTS:
         const QString svg = m_tmp.filePath(QStringLiteral("graph.svg"));
         QVERIFY2(view->exportTo(svg, &error), qPrintable(error));
         QVERIFY(QFileInfo(svg).size() > 1000);
+    }
+
+    void graphShowsTheWorkflowAndOpensItsSteps()
+    {
+        // Two jobs (copies of the demo) declared as steps of one workflow.
+        const QString jobs = m_tmp.filePath(QStringLiteral("jobs"));
+        for (const char *step : {"a", "b"}) {
+            QDir().mkpath(jobs + QLatin1Char('/') + QLatin1String(step));
+            for (const QString &f : QDir(m_demo).entryList(QDir::Files))
+                QVERIFY(QFile::copy(m_demo + QLatin1Char('/') + f, jobs + QLatin1Char('/') + QLatin1String(step) + QLatin1Char('/') + f));
+        }
+        QFile decl(jobs + QStringLiteral("/grademl.json"));
+        QVERIFY(decl.open(QIODevice::WriteOnly));
+        decl.write(R"J({"workflow": {"name": "two jobs", "steps": [{"name": "pretrain", "folder": "a"},
+                   {"name": "finetune", "folder": "b"}], "edges": [["pretrain", "finetune"]]}})J");
+        decl.close();
+        MainWindow w;
+        showQuietly(w, QSize(1400, 900));
+        w.openFolder(jobs);
+        QVERIFY(waitLoaded(w));
+        QVERIFY(w.showGraph());
+        GraphController *graph = w.graph();
+        GraphView *view = w.graphView();
+        QVERIFY(graph->showsWorkflow()); // several runs: the workflow comes first
+        QVERIFY(graph->workflow() && !graph->workflow()->inferred());
+        const auto model = view->model();
+        QCOMPARE(model->countAt(sim::Level::Step), 2);
+        QCOMPARE(model->edges(sim::Level::Step).size(), size_t(1));
+        QCOMPARE(model->edges(sim::Level::Step).front().kind, sim::ModelEdge::Kind::Workflow);
+        // Both copies ran at the same time: the view says the declared order disagrees.
+        QVERIFY2(view->notice().contains(QLatin1String("starts")), qPrintable(view->notice()));
+        // Double-click on a step opens its run; the breadcrumb's first crumb leads back.
+        const int finetune = model->find(QStringLiteral("finetune"));
+        QVERIFY(finetune > 0);
+        Q_EMIT view->leafOpened(finetune);
+        graph->waitForIdle();
+        view->waitForLayout();
+        QCOMPARE(graph->run(), QStringLiteral("jobs/b"));
+        QVERIFY(!graph->showsWorkflow());
+        QVERIFY(view->model()->countAt(sim::Level::Iteration) > 0);
+        QVERIFY(view->notice().isEmpty());
+        Q_EMIT view->upRequested();
+        graph->waitForIdle();
+        view->waitForLayout();
+        QVERIFY(graph->showsWorkflow());
+        QCOMPARE(view->model()->countAt(sim::Level::Step), 2);
     }
 
     void screenshotModeWritesThePng()

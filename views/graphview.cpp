@@ -157,6 +157,8 @@ protected:
             m_view->unfold(item);
         else if (it.openable)
             m_view->setFocusNode(it.node);
+        else
+            Q_EMIT m_view->leafOpened(it.node);
     }
     void leaveEvent(QEvent *) override
     {
@@ -243,6 +245,13 @@ GraphView::GraphView(QWidget *parent) : QWidget(parent)
     exportButton->setToolTip(tr("Save the graph as PNG, SVG or PDF"));
     barLayout->addWidget(exportButton);
     layout->addWidget(bar);
+    m_notice = new QLabel(this);
+    m_notice->setWordWrap(true);
+    m_notice->setContentsMargins(8, 4, 8, 4);
+    m_notice->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_notice->setStyleSheet(QStringLiteral("QLabel { background: #fff4d6; color: #5a4300; border-bottom: 1px solid #e6d08a; }"));
+    m_notice->hide();
+    layout->addWidget(m_notice);
     m_canvas = new GraphCanvas(this);
     layout->addWidget(m_canvas, 1);
     m_status = new QLabel(this);
@@ -458,8 +467,19 @@ void GraphView::rebuildBreadcrumb()
         delete item->widget();
         delete item;
     }
-    if (!m_picture)
+    if (!m_upLink.isEmpty()) {
+        auto *up = new QToolButton(m_crumbs);
+        up->setText(m_upLink);
+        up->setToolTip(tr("Back to the project's workflow"));
+        up->setAutoRaise(true);
+        connect(up, &QToolButton::clicked, this, &GraphView::upRequested);
+        m_crumbLayout->addWidget(up);
+        m_crumbLayout->addWidget(new QLabel(QStringLiteral("›"), m_crumbs));
+    }
+    if (!m_picture) {
+        m_crumbLayout->addStretch(1);
         return;
+    }
     const auto crumbs = m_picture->scene.breadcrumb();
     for (size_t k = 0; k < crumbs.size(); ++k) {
         const int node = crumbs[k];
@@ -483,6 +503,23 @@ void GraphView::rebuildBreadcrumb()
             m_crumbLayout->addWidget(new QLabel(QStringLiteral("›"), m_crumbs));
     }
     m_crumbLayout->addStretch(1);
+}
+
+void GraphView::setNotice(const QString &text)
+{
+    m_notice->setText(text);
+    m_notice->setVisible(!text.isEmpty());
+}
+
+QString GraphView::notice() const
+{
+    return m_notice->text();
+}
+
+void GraphView::setUpLink(const QString &label)
+{
+    m_upLink = label;
+    rebuildBreadcrumb();
 }
 
 void GraphView::setHighlightedNodes(const std::vector<int> &nodes)

@@ -34,6 +34,13 @@ public:
     // A new model (null: none, `message` says why); the view starts at the focus `focus`.
     void setModel(std::shared_ptr<const sim::ExecutionModel> model, const QString &title, int focus = 0);
     void showMessage(const QString &message);
+    // A line above the graph for what the model's data says is wrong (a workflow's bad
+    // declaration); empty hides it.
+    void setNotice(const QString &text);
+    QString notice() const;
+    // A crumb before the model's own (the project's workflow above a run's graph): clicking it
+    // emits upRequested(). Empty: none.
+    void setUpLink(const QString &label);
     const std::shared_ptr<const sim::ExecutionModel> &model() const { return m_model; }
 
     GraphCollapse collapse() const { return m_collapse; }
@@ -67,6 +74,9 @@ Q_SIGNALS:
     void nodeActivated(int node);
     void collapseChanged();
     void pictureShown();
+    // A double-click on a box with nothing inside to open (a workflow's step).
+    void leafOpened(int node);
+    void upRequested();
 
 private:
     void request();
@@ -87,12 +97,14 @@ private:
     QString m_search;
     int m_matchCursor = -1;
     QString m_message;
+    QString m_upLink;
 
     QWidget *m_crumbs;
     QHBoxLayout *m_crumbLayout;
     QComboBox *m_level;
     QLineEdit *m_find;
     QLabel *m_status;
+    QLabel *m_notice;
     GraphCanvas *m_canvas;
 };
 
