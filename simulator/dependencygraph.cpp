@@ -94,23 +94,52 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
         if (!st.errorString().isEmpty())
             return fail(st.errorString());
     }
-    // Category names, to tell runtime calls, kernels and copies apart.
-    QHash<StringId, QString> cats;
-    {
-        auto st = db.prepare("SELECT DISTINCT s.cat_id, c.value FROM slice s JOIN track t ON t.id = s.track_id "
-                             "JOIN string c ON c.id = s.cat_id WHERE t.run_id = ?");
-        st.bind(1, run);
-        while (st.step()) {
-            cats.insert(st.int64(0), st.text(1));
-            g.m_names.insert(st.int64(0), st.text(1)); // name(cat) serves category selectors
-        }
-    }
     // Names, read once per distinct name.
     auto nameOf = [&](StringId id) -> QString {
         auto it = g.m_names.constFind(id);
         if (it == g.m_names.constEnd())
             it = g.m_names.insert(id, project.string(id));
         return *it;
+    };
+    // What a category or a name says about a slice, worked out once per distinct string (the
+    // rows of a large run share a few hundred of them).
+    enum CatClass : uint8_t { CatOther, CatSync, CatTrace, CatMemcpy, CatMemset, CatRuntime };
+    std::unordered_map<StringId, CatClass> catClass;
+    auto classOfCat = [&](StringId id) {
+        auto it = catClass.find(id);
+        if (it != catClass.end())
+            return it->second;
+        const QString cat = id ? nameOf(id) : QString(); // name(cat) serves category selectors
+        const CatClass c = cat == QLatin1String("cuda_sync") ? CatSync
+                           : cat.compare(QLatin1String("trace"), Qt::CaseInsensitive) == 0 ? CatTrace
+                           : oneOf(cat, {"gpu_memcpy", "Memcpy"})                          ? CatMemcpy
+                           : oneOf(cat, {"gpu_memset", "Memset"})                          ? CatMemset
+                           : oneOf(cat, {"cuda_runtime", "cuda_driver", "Runtime", "Driver",
+                                         "privateuse1_runtime", "privateuse1_driver"})
+                               ? CatRuntime
+                               : CatOther;
+        catClass.emplace(id, c);
+        return c;
+    };
+    struct NameClass
+    {
+        bool profilerSpan = false; // "PyTorch Profiler (0)": the capture window
+        bool memcpy = false;
+        bool memset = false;
+        int collective = -1;
+    };
+    std::unordered_map<StringId, NameClass> nameClass;
+    auto classOfName = [&](StringId id) -> const NameClass & {
+        auto it = nameClass.find(id);
+        if (it != nameClass.end())
+            return it->second;
+        const QString name = nameOf(id);
+        NameClass c;
+        c.profilerSpan = name.startsWith(QLatin1String("PyTorch Profiler ("));
+        c.memcpy = name.startsWith(QLatin1String("Memcpy"));
+        c.memset = name.startsWith(QLatin1String("Memset"));
+        c.collective = collectiveOperation(name);
+        return nameClass.emplace(id, c).first->second;
     };
     // Slices per track, nested: leaves become nodes, the others containers.
     std::unordered_map<SliceId, int> nodeOf;
@@ -149,15 +178,14 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
             std::vector<int> containerIndex(rows.size(), -1);
             for (size_t i = 0; i < rows.size(); ++i) {
                 const Row &row = rows[i];
-                const QString cat = cats.value(row.cat);
-                if (cat == QLatin1String("cuda_sync")) {
+                const CatClass cat = classOfCat(row.cat);
+                if (cat == CatSync) {
                     markerResource.emplace(row.id, res);
                     continue;
                 }
                 // The profiler's own span ("PyTorch Profiler (0)", category Trace) marks the
                 // capture window, not work: as a node it would pin the end of every prediction.
-                if (cat.compare(QLatin1String("trace"), Qt::CaseInsensitive) == 0 ||
-                    nameOf(row.name).startsWith(QLatin1String("PyTorch Profiler (")))
+                if (cat == CatTrace || classOfName(row.name).profilerSpan)
                     continue;
                 // The innermost container around it (an index into m_containers as it is now;
                 // renumbered when containers without nodes are dropped below).
@@ -187,20 +215,17 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
                 n.start = row.start;
                 n.end = row.end;
                 if (r.gpu) {
-                    const QString name = nameOf(row.name);
-                    if (oneOf(cat, {"gpu_memcpy", "Memcpy"}) || name.startsWith(QLatin1String("Memcpy")))
+                    const NameClass &name = classOfName(row.name);
+                    if (cat == CatMemcpy || name.memcpy)
                         n.kind = NodeKind::Memcpy;
-                    else if (oneOf(cat, {"gpu_memset", "Memset"}) || name.startsWith(QLatin1String("Memset")))
+                    else if (cat == CatMemset || name.memset)
                         n.kind = NodeKind::Memset;
-                    else if ((n.collectiveOp = collectiveOperation(name)) >= 0)
+                    else if ((n.collectiveOp = name.collective) >= 0)
                         n.kind = NodeKind::Collective;
                     else
                         n.kind = NodeKind::Kernel;
                 } else {
-                    n.kind = oneOf(cat, {"cuda_runtime", "cuda_driver", "Runtime", "Driver",
-                                         "privateuse1_runtime", "privateuse1_driver"})
-                                 ? NodeKind::Runtime
-                                 : NodeKind::Cpu;
+                    n.kind = cat == CatRuntime ? NodeKind::Runtime : NodeKind::Cpu;
                 }
                 const int idx = int(g.m_nodes.size());
                 nodeOf.emplace(row.id, idx);
