@@ -39,6 +39,12 @@ QString trimZeros(QString s)
 QString formatDuration(TimeNs ns, int precision)
 {
     const double a = std::abs(double(ns));
+    // Spans of hours and days (a workflow of jobs run over weeks) in hours and days, not in
+    // ten-digit seconds.
+    if (a >= 2 * 86400e9)
+        return trimZeros(QString::number(double(ns) / 86400e9, 'f', 2)) + QStringLiteral(" d");
+    if (a >= 2 * 3600e9)
+        return trimZeros(QString::number(double(ns) / 3600e9, 'f', 2)) + QStringLiteral(" h");
     const Unit &u = unitFor(a);
     if (u.ns == 1)
         return QString::number(ns) + QStringView(u.name);
