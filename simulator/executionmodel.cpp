@@ -14,6 +14,19 @@
 
 namespace gml::sim {
 
+std::vector<std::pair<TimeNs, TimeNs>> unite(std::vector<std::pair<TimeNs, TimeNs>> v)
+{
+    std::sort(v.begin(), v.end());
+    std::vector<std::pair<TimeNs, TimeNs>> out;
+    for (const auto &iv : v) {
+        if (!out.empty() && iv.first <= out.back().second)
+            out.back().second = std::max(out.back().second, iv.second);
+        else
+            out.push_back(iv);
+    }
+    return out;
+}
+
 QString levelName(Level level)
 {
     static const char *names[kLevels] = {"workflow", "step", "iteration", "scope", "operator", "gpu"};
@@ -56,20 +69,6 @@ Level classify(const QString &name, const QString &cat)
         (name.contains(QLatin1Char('#')) && !name.startsWith(QLatin1String("aten::"))))
         return Level::Scope;
     return Level::Operator;
-}
-
-// Merges sorted, disjoint interval lists.
-std::vector<std::pair<TimeNs, TimeNs>> unite(std::vector<std::pair<TimeNs, TimeNs>> v)
-{
-    std::sort(v.begin(), v.end());
-    std::vector<std::pair<TimeNs, TimeNs>> out;
-    for (const auto &iv : v) {
-        if (!out.empty() && iv.first <= out.back().second)
-            out.back().second = std::max(out.back().second, iv.second);
-        else
-            out.push_back(iv);
-    }
-    return out;
 }
 
 } // namespace

@@ -346,14 +346,9 @@ ExecutionModel ExecutionModel::forWorkflow(const Workflow &workflow)
         std::vector<std::pair<TimeNs, TimeNs>> spans;
         for (int c : r.children)
             spans.emplace_back(m.m_nodes[size_t(c)].start, m.m_nodes[size_t(c)].end);
-        std::sort(spans.begin(), spans.end());
-        TimeNs covered = 0, at = std::numeric_limits<TimeNs>::min();
-        for (const auto &[a, b] : spans) {
-            const TimeNs from = std::max(a, at);
-            if (b > from)
-                covered += b - from;
-            at = std::max(at, b);
-        }
+        TimeNs covered = 0;
+        for (const auto &[a, b] : unite(std::move(spans)))
+            covered += b - a;
         r.self = std::max<TimeNs>(0, r.inclusive() - covered);
         r.mix.idle = r.self;
     }
