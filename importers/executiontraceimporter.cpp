@@ -89,8 +89,6 @@ void collectTensors(const QJsonValue &v, QList<QPair<qint64, qint64>> &out, int 
         collectTensors(e, out, depth + 1);
 }
 
-
-
 } // namespace
 
 SniffResult ExecutionTraceImporter::sniff(const QString &path, const QByteArray &head) const
@@ -232,7 +230,8 @@ ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
     meta.insert(QStringLiteral("operators"), operators);
     meta.insert(QStringLiteral("top_level_operators"), qint64(ops.size()));
     meta.insert(QStringLiteral("matched_operators"), matched);
-    meta.insert(QStringLiteral("matched_by"), methodName(link.method));
+    const QString by = methodName(link.method);
+    meta.insert(QStringLiteral("matched_by"), by);
     meta.insert(QStringLiteral("id_name_mismatches"), link.idMismatches);
     meta.insert(QStringLiteral("data_edges"), qint64(edges.size()));
     if (!joined.isEmpty())
@@ -240,7 +239,6 @@ ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
     meta.insert(QStringLiteral("data_edges_stored"), stored);
     w.setSourceMetadata(meta);
     ImportOutcome outcome;
-    const QString by = methodName(link.method);
     if (!joined.isEmpty())
         outcome.warnings.append(ImportWarning{
             QStringLiteral("no operator matched a slice of its own run; joined run '%1', where "

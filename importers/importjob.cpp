@@ -218,14 +218,15 @@ void ImportJob::storeWorkflows(const QList<ScannedFile> &files)
         }
         QJsonParseError pe;
         const QJsonObject root = QJsonDocument::fromJson(file.readAll(), &pe).object();
-        QString error;
-        auto declaration = WorkflowDeclaration::parse(root.value(QStringLiteral("workflow")).toObject(), path, &error);
         if (pe.error != QJsonParseError::NoError || !root.value(QStringLiteral("workflow")).isObject()) {
             m_errors.append(QStringLiteral("%1: the workflow was not read: expected \"workflow\" to be "
                                            "an object with steps and edges")
                                 .arg(path));
             continue;
         }
+        QString error;
+        const auto declaration =
+            WorkflowDeclaration::parse(root.value(QStringLiteral("workflow")).toObject(), path, &error);
         if (!declaration) {
             m_errors.append(QStringLiteral("%1: the workflow was not read: %2").arg(path, error));
             continue;
