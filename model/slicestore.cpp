@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "slicestore.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -442,6 +446,124 @@ bool decode(qint64 chunk, const void *data, qint64 size, qint64 recordsSize, qui
     return true;
 }
 
+// --- TrackReader -------------------------------------------------------------------------
+
+TrackReader::TrackReader(const SqliteDb &db)
+    : m_chunks(db.prepare("SELECT id, data, args FROM slice_chunk WHERE track_id = ? ORDER BY id"))
+{
+}
+
+bool TrackReader::read(TrackId track, bool withArgs, const std::function<void(const Row &)> &visit, bool *sorted)
+{
+    m_error.clear();
+    m_chunks.reset();
+    m_chunks.bind(1, track);
+    std::vector<Row> rows;
+    bool inOrder = true;
+    Row last;
+    bool any = false;
+    while (m_chunks.step()) {
+        const qint64 chunk = m_chunks.int64(0);
+        const std::string_view data = m_chunks.blobView(1);
+        const bool legacy = isLegacyChunk(data.data(), qint64(data.size()));
+        qint64 recordsSize = std::numeric_limits<qint64>::max();
+        m_argsBlob.clear();
+        m_tables = {};
+        m_keyAsked.clear();
+        m_keyIndex = -1;
+        m_legacy = legacy;
+        if (withArgs) {
+            recordsSize = -1;
+            if (!m_chunks.isNull(2)) {
+                const std::string_view blob = m_chunks.blobView(2);
+                m_argsBlob.assign(blob.data(), blob.size());
+                if (legacy)
+                    m_tables.records = m_argsBlob;
+                else if (!readArgsTables(m_argsBlob, m_tables)) {
+                    m_error = QStringLiteral("slice chunk %1 is malformed (its args tables)").arg(chunk);
+                    return false;
+                }
+                recordsSize = qint64(m_tables.records.size());
+            }
+        }
+        rows.clear();
+        if (!decode(chunk, data.data(), qint64(data.size()), recordsSize, 0, rows, true)) {
+            m_error = QStringLiteral("slice chunk %1 is malformed").arg(chunk);
+            return false;
+        }
+        if (!rows.empty()) {
+            if (any && before(rows.front(), last))
+                inOrder = false;
+            last = rows.back();
+            any = true;
+        }
+        for (const Row &r : rows)
+            visit(r);
+    }
+    if (!m_chunks.errorString().isEmpty()) {
+        m_error = m_chunks.errorString();
+        return false;
+    }
+    m_argsBlob.clear();
+    m_tables = {};
+    if (sorted)
+        *sorted = inOrder;
+    return true;
+}
+
+std::optional<std::string_view> TrackReader::arg(const Row &row, std::string_view key)
+{
+    if (!row.hasArgs || row.argsOffset + row.argsSize > m_tables.records.size())
+        return std::nullopt;
+    const std::string_view record = m_tables.records.substr(row.argsOffset, row.argsSize);
+    if (m_legacy) { // JSON text as it was
+        const auto doc = QJsonDocument::fromJson(QByteArray::fromRawData(record.data(), qsizetype(record.size())));
+        const QJsonValue v = doc.object().value(QLatin1String(key.data(), qsizetype(key.size())));
+        if (v.isUndefined())
+            return std::nullopt;
+        m_json = v.isString() ? '"' + v.toString().toStdString() + '"'
+                 : v.isDouble() ? QByteArray::number(v.toDouble(), 'g', 17).toStdString()
+                                : QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact).mid(1).chopped(1).toStdString();
+        return m_json;
+    }
+    if (m_keyAsked != key) {
+        m_keyAsked.assign(key);
+        const auto it = std::find(m_tables.keys.begin(), m_tables.keys.end(), key);
+        m_keyIndex = it == m_tables.keys.end() ? -1 : qint64(it - m_tables.keys.begin());
+    }
+    if (m_keyIndex < 0)
+        return std::nullopt; // no row of the chunk has it
+    auto p = reinterpret_cast<const unsigned char *>(record.data());
+    const unsigned char *e = p + record.size();
+    while (p < e) {
+        quint64 tag, v;
+        if (!getVarint(p, e, tag) || (tag & 3) == ArgRaw || !getVarint(p, e, v))
+            return std::nullopt;
+        const bool match = qint64(tag >> 2) == m_keyIndex;
+        switch (tag & 3) {
+        case ArgInt:
+            if (match) {
+                char buf[24];
+                const auto end = std::to_chars(buf, buf + sizeof buf, unzigzag(v)).ptr;
+                m_json.assign(buf, size_t(end - buf));
+                return m_json;
+            }
+            break;
+        case ArgTable:
+            if (match)
+                return v < m_tables.values.size() ? std::optional(m_tables.values[size_t(v)]) : std::nullopt;
+            break;
+        default: // ArgInline
+            if (v > quint64(e - p))
+                return std::nullopt;
+            if (match)
+                return std::string_view(reinterpret_cast<const char *>(p), size_t(v));
+            p += v;
+        }
+    }
+    return std::nullopt;
+}
+
 // --- ChunkWriter -------------------------------------------------------------------------
 
 ChunkWriter::ChunkWriter(SqliteDb &db) : m_db(db)
@@ -619,6 +741,32 @@ bool decodeFlows(qint64 chunk, qint64 source, const void *data, qint64 size,
 }
 
 } // namespace
+
+bool readFlows(const SqliteDb &db, qint64 source, std::vector<Flow> &out, QString *error)
+{
+    auto st = db.prepare("SELECT id, data FROM flow_chunk WHERE source_id = ? ORDER BY id");
+    st.bind(1, source);
+    std::vector<FlowRow> rows;
+    while (st.step()) {
+        const std::string_view data = st.blobView(1);
+        rows.clear();
+        const bool ok = decodeFlows(st.int64(0), source, data.data(), qint64(data.size()), rows,
+                                    [](const FlowRow &) { return true; });
+        for (const FlowRow &r : rows)
+            out.push_back({r.from, r.to, r.kind});
+        if (!ok) {
+            if (error)
+                *error = QStringLiteral("flow chunk %1 is malformed").arg(st.int64(0));
+            return false;
+        }
+    }
+    if (!st.errorString().isEmpty()) {
+        if (error)
+            *error = st.errorString();
+        return false;
+    }
+    return true;
+}
 
 // --- the gml_slice virtual table ----------------------------------------------------------
 

@@ -6,6 +6,8 @@
 
 #include <QString>
 
+#include <functional>
+
 #include <limits>
 #include <optional>
 #include <string>
@@ -125,6 +127,35 @@ void encode(std::vector<Row> &rows, std::string_view records, const ArgsEncoder 
 // another. The v4 migration rewrites them; a read-only open reads them as they are.
 bool isLegacyChunk(const void *data, qint64 size);
 
+// Reads a track's chunks without going through SQL (the `slice` table costs a VDBE step and
+// column calls per row; the dependency graph reads millions): rows chunk by chunk, each chunk
+// in canonical order, and with `withArgs` the chunk's args tables so a row's arg can be looked
+// up while it is visited.
+class TrackReader
+{
+public:
+    explicit TrackReader(const SqliteDb &db);
+    // Calls visit(row) for every row of `track`, chunk by chunk in id order. `sorted` (when
+    // given) tells whether the rows came in canonical order across chunks too. False (and
+    // errorString()) on a database error or a malformed chunk.
+    [[nodiscard]] bool read(TrackId track, bool withArgs, const std::function<void(const Row &)> &visit,
+                            bool *sorted = nullptr);
+    // Inside visit: the JSON text of the value of the row's top-level arg `key` (a number's
+    // digits, a string with its quotes), nullopt when it has none.
+    std::optional<std::string_view> arg(const Row &row, std::string_view key);
+    QString errorString() const { return m_error; }
+
+private:
+    SqliteStatement m_chunks;
+    std::string m_argsBlob;
+    ArgsTables m_tables;
+    bool m_legacy = false;
+    std::string m_keyAsked; // the key whose index in m_tables m_keyIndex holds
+    qint64 m_keyIndex = -1;
+    std::string m_json;
+    QString m_error;
+};
+
 // Flows are stored the same way (`flow_chunk`, virtual table `flow` over module gml_flow): one
 // source's flows sorted by (from_slice, to_slice), 4096 to a chunk, written when the source is.
 // A lookup by from_slice or to_slice reads the flows of the slice's run.
@@ -137,6 +168,10 @@ struct Flow
 };
 // Sorts `flows` and inserts them as chunks of `source`. False (and `error`) on failure.
 [[nodiscard]] bool writeFlows(SqliteDb &db, qint64 source, std::vector<Flow> &flows, QString *error);
+
+// The flows of one source, in stored order, read without SQL. False (and `error`) on a
+// database error or a malformed chunk.
+[[nodiscard]] bool readFlows(const SqliteDb &db, qint64 source, std::vector<Flow> &out, QString *error);
 
 // Registers the gml_slice and gml_flow modules on a connection.
 [[nodiscard]] bool registerModule(sqlite3 *db, QString *error);

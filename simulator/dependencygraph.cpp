@@ -3,13 +3,14 @@
 
 #include "clockalignment.h"
 #include "project.h"
+#include "slicestore.h"
 
 #include <QRegularExpression>
 
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/topological_sort.hpp>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <map>
 #include <unordered_map>
 
@@ -37,6 +38,59 @@ struct Row
     StringId cat;
     bool leaf = true;
 };
+
+// Slice id -> graph node (>= 0) or container (-2 - index): dense per chunk (a slice id is its
+// chunk's id and its row in it), so millions of lookups cost an index and not a hash probe.
+class SliceMap
+{
+public:
+    void set(SliceId id, int value)
+    {
+        const qint64 chunk = id >> slicestore::kChunkRowBits;
+        if (chunk != m_lastChunk) {
+            auto [it, fresh] = m_base.try_emplace(chunk, m_slots.size());
+            if (fresh)
+                m_slots.resize(m_slots.size() + slicestore::kChunkRows, kNone);
+            m_lastChunk = chunk;
+            m_lastBase = it->second;
+        }
+        m_slots[m_lastBase + size_t(id & (slicestore::kChunkRows - 1))] = value;
+    }
+    int get(SliceId id) const
+    {
+        const auto it = m_base.find(id >> slicestore::kChunkRowBits);
+        return it == m_base.end() ? kNone : m_slots[it->second + size_t(id & (slicestore::kChunkRows - 1))];
+    }
+    int node(SliceId id) const { return std::max(get(id), -1); }
+    int container(SliceId id) const
+    {
+        const int v = get(id);
+        return v <= -2 ? -2 - v : -1;
+    }
+    static constexpr int kNone = -1;
+
+private:
+    std::unordered_map<qint64, size_t> m_base;
+    std::vector<int> m_slots;
+    qint64 m_lastChunk = -1;
+    size_t m_lastBase = 0;
+};
+
+// The integer a JSON value's text spells ("123", "\"123\"", "1.5e3"), nullopt otherwise.
+std::optional<qint64> jsonInteger(std::string_view text)
+{
+    if (text.size() >= 2 && text.front() == '"' && text.back() == '"')
+        text = text.substr(1, text.size() - 2);
+    qint64 v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec == std::errc() && end == text.data() + text.size())
+        return v;
+    double d = 0;
+    const auto [dend, dec] = std::from_chars(text.data(), text.data() + text.size(), d);
+    if (dec == std::errc() && dend == text.data() + text.size() && std::isfinite(d) && std::abs(d) < 9e18)
+        return qint64(d);
+    return std::nullopt;
+}
 
 enum class SyncScope { None, Device, Launched };
 
@@ -141,27 +195,79 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
         c.collective = collectiveOperation(name);
         return nameClass.emplace(id, c).first->second;
     };
-    // Slices per track, nested: leaves become nodes, the others containers.
-    std::unordered_map<SliceId, int> nodeOf;
-    std::unordered_map<SliceId, int> containerOf;
+    // Slices per track, nested: leaves become nodes, the others containers. Chunks are read
+    // directly (slicestore::TrackReader): through the `slice` table a row costs more than all
+    // the work below.
+    SliceMap sliceMap;
     std::vector<SliceId> syncMarkers; // Kineto cuda_sync slices on GPU streams
     std::unordered_map<SliceId, int> markerResource;
+    std::unordered_map<SourceId, TimeNs> offsetOf; // a source's clock offset and alignment
     {
-        auto st = db.prepare(
-            "SELECT s.track_id, s.id, s.ts + src.clock_offset_ns + src.align_ns, s.dur, s.name_id, "
-            "coalesce(s.cat_id, 0) FROM slice s JOIN track t ON t.id = s.track_id "
-            "JOIN source src ON src.id = t.source_id WHERE t.run_id = ? AND t.kind IN (?, ?, ?) "
-            "AND s.dur > 0 ORDER BY s.track_id, s.ts, s.dur DESC");
+        auto st = db.prepare("SELECT id, clock_offset_ns + align_ns FROM source WHERE run_id = ?");
         st.bind(1, run);
-        st.bind(2, qint64(TrackKind::Thread));
-        st.bind(3, qint64(TrackKind::Gpu));
-        st.bind(4, qint64(TrackKind::Stream));
-        TrackId current = -1;
+        while (st.step())
+            offsetOf.emplace(st.int64(0), st.int64(1));
+        if (!st.errorString().isEmpty())
+            return fail(st.errorString());
+    }
+    // Args the graph reads: a copy's "bytes"; a record_param_comms op's message ("In msg
+    // nelems" x the dtype's size), applied to the collectives it launched once launches are known.
+    const StringId commsName = db.scalar("SELECT id FROM string WHERE value = 'record_param_comms'", 0);
+    std::unordered_map<SliceId, qint64> bytesOf;
+    struct Comms
+    {
+        SliceId slice;
+        qint64 bytes;
+    };
+    std::vector<Comms> comms;
+    auto dtypeSize = [](QString dtype) -> qint64 {
+        dtype = dtype.toLower();
+        return dtype.contains(QLatin1String("double")) || dtype == QLatin1String("long")               ? 8
+               : dtype.contains(QLatin1String("half")) || dtype.contains(QLatin1String("bfloat")) ? 2
+               : dtype == QLatin1String("byte") || dtype == QLatin1String("char") || dtype == QLatin1String("bool")
+                   ? 1
+                   : 4;
+    };
+    {
+        slicestore::TrackReader reader(db);
         std::vector<Row> rows;
-        auto flush = [&] {
+        auto byStart = [](const Row &a, const Row &b) {
+            return a.start != b.start ? a.start < b.start : a.end != b.end ? a.end > b.end : a.id < b.id;
+        };
+        for (size_t res = 0; res < g.m_resources.size(); ++res) {
+            Resource &r = g.m_resources[res];
+            const TimeNs offset = offsetOf.count(r.source) ? offsetOf.at(r.source) : 0;
+            const bool gpu = r.gpu;
+            rows.clear();
+            bool sorted = true;
+            const bool ok = reader.read(r.track, gpu || commsName != 0, [&](const slicestore::Row &x) {
+                if (x.dur <= 0)
+                    return;
+                rows.push_back({x.id, x.ts + offset, x.ts + offset + x.dur, x.name, x.cat});
+                if (!x.hasArgs)
+                    return;
+                if (gpu) {
+                    if (const auto v = reader.arg(x, "bytes"))
+                        if (const auto b = jsonInteger(*v))
+                            bytesOf.emplace(x.id, *b);
+                } else if (x.name == commsName) {
+                    const auto n = reader.arg(x, "In msg nelems");
+                    const auto nelems = n ? jsonInteger(*n) : std::nullopt;
+                    if (!nelems)
+                        return;
+                    const auto d = reader.arg(x, "dtype");
+                    QString dtype = d ? QString::fromUtf8(d->data(), qsizetype(d->size())) : QString();
+                    if (dtype.size() >= 2 && dtype.startsWith(QLatin1Char('"')))
+                        dtype = dtype.mid(1, dtype.size() - 2);
+                    comms.push_back({x.id, *nelems * dtypeSize(dtype)});
+                }
+            }, &sorted);
+            if (!ok)
+                return fail(reader.errorString());
+            if (!sorted)
+                std::sort(rows.begin(), rows.end(), byStart);
             if (rows.empty())
-                return;
-            const int res = resourceOf.at(current);
+                continue;
             // Nesting: a slice inside the one below it on the stack is its child.
             std::vector<int> stack;
             std::vector<int> parent(rows.size(), -1);
@@ -174,13 +280,12 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
                 }
                 stack.push_back(int(i));
             }
-            Resource &r = g.m_resources[size_t(res)];
             std::vector<int> containerIndex(rows.size(), -1);
             for (size_t i = 0; i < rows.size(); ++i) {
                 const Row &row = rows[i];
                 const CatClass cat = classOfCat(row.cat);
                 if (cat == CatSync) {
-                    markerResource.emplace(row.id, res);
+                    markerResource.emplace(row.id, int(res));
                     continue;
                 }
                 // The profiler's own span ("PyTorch Profiler (0)", category Trace) marks the
@@ -198,11 +303,10 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
                     c.slice = row.id;
                     c.name = row.name;
                     c.cat = row.cat;
-                    c.resource = res;
+                    c.resource = int(res);
                     c.start = row.start;
                     c.end = row.end;
                     containerIndex[i] = int(g.m_containers.size());
-                    containerOf.emplace(row.id, containerIndex[i]);
                     g.m_containers.push_back(c);
                     continue;
                 }
@@ -210,11 +314,11 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
                 n.slice = row.id;
                 n.name = row.name;
                 n.cat = row.cat;
-                n.resource = res;
+                n.resource = int(res);
                 n.container = enclosing;
                 n.start = row.start;
                 n.end = row.end;
-                if (r.gpu) {
+                if (gpu) {
                     const NameClass &name = classOfName(row.name);
                     if (cat == CatMemcpy || name.memcpy)
                         n.kind = NodeKind::Memcpy;
@@ -228,7 +332,7 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
                     n.kind = cat == CatRuntime ? NodeKind::Runtime : NodeKind::Cpu;
                 }
                 const int idx = int(g.m_nodes.size());
-                nodeOf.emplace(row.id, idx);
+                sliceMap.set(row.id, idx);
                 g.m_nodes.push_back(n);
                 // Leaves nested inside one another (a partial overlap) keep start order.
                 r.nodes.push_back(idx);
@@ -242,20 +346,7 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
                     c.last = idx;
                 }
             }
-            rows.clear();
-        };
-        while (st.step()) {
-            const TrackId track = st.int64(0);
-            if (track != current) {
-                flush();
-                current = track;
-            }
-            const TimeNs ts = st.int64(2);
-            rows.push_back({st.int64(1), ts, ts + st.int64(3), st.int64(4), st.int64(5)});
         }
-        flush();
-        if (!st.errorString().isEmpty())
-            return fail(st.errorString());
     }
     if (g.m_nodes.empty())
         return fail(QStringLiteral("the run has no slices on CPU threads or GPU streams to replay"));
@@ -263,9 +354,11 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
     // container's enclosing ones hold its nodes too, so they are kept as well: renumbering
     // parent and container indices never meets a dropped one.
     std::vector<int> renumbered(g.m_containers.size(), -1);
-    for (size_t c = 0, kept = 0; c < g.m_containers.size(); ++c)
+    for (size_t c = 0, kept = 0; c < g.m_containers.size(); ++c) {
         if (g.m_containers[c].first >= 0)
             renumbered[c] = int(kept++);
+        sliceMap.set(g.m_containers[c].slice, renumbered[c] >= 0 ? -2 - renumbered[c] : SliceMap::kNone);
+    }
     g.m_containers.erase(std::remove_if(g.m_containers.begin(), g.m_containers.end(),
                                         [](const Container &c) { return c.first < 0; }),
                          g.m_containers.end());
@@ -273,9 +366,6 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
         c.parent = c.parent >= 0 ? renumbered[size_t(c.parent)] : -1;
     for (auto &n : g.m_nodes)
         n.container = n.container >= 0 ? renumbered[size_t(n.container)] : -1;
-    containerOf.clear(); // indices moved
-    for (size_t c = 0; c < g.m_containers.size(); ++c)
-        containerOf.emplace(g.m_containers[c].slice, int(c));
     for (const auto &n : g.m_nodes)
         nameOf(n.name);
     for (const auto &c : g.m_containers)
@@ -288,39 +378,42 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
         launchedAt[i] = g.m_nodes[i].start;
     std::vector<std::pair<SliceId, SliceId>> syncFlows, dataFlows;
     {
-        auto st = db.prepare("SELECT f.kind, f.from_slice, f.to_slice FROM flow f "
-                             "JOIN source src ON src.id = f.source_id WHERE src.run_id = ? "
-                             "AND f.kind IN (?, ?, ?)");
-        st.bind(1, run);
-        st.bind(2, qint64(FlowKind::Launch));
-        st.bind(3, qint64(FlowKind::Sync));
-        st.bind(4, qint64(FlowKind::Data));
-        while (st.step()) {
-            const auto kind = FlowKind(st.int64(0));
-            const SliceId from = st.int64(1), to = st.int64(2);
-            if (kind == FlowKind::Sync) {
-                syncFlows.emplace_back(from, to);
-                continue;
+        std::vector<SourceId> sources;
+        for (const auto &[source, offset] : offsetOf)
+            sources.push_back(source);
+        std::sort(sources.begin(), sources.end());
+        std::vector<slicestore::Flow> flows;
+        for (const SourceId source : sources) {
+            flows.clear();
+            QString why;
+            if (!slicestore::readFlows(db, source, flows, &why))
+                return fail(why);
+            for (const auto &f : flows) {
+                const auto kind = FlowKind(f.kind);
+                if (kind == FlowKind::Sync) {
+                    syncFlows.emplace_back(f.from, f.to);
+                    continue;
+                }
+                if (kind == FlowKind::Data) {
+                    dataFlows.emplace_back(f.from, f.to);
+                    continue;
+                }
+                if (kind != FlowKind::Launch)
+                    continue;
+                const int a = sliceMap.node(f.from), b = sliceMap.node(f.to);
+                if (a < 0 || b < 0)
+                    continue;
+                const Node &call = g.m_nodes[size_t(a)];
+                const Node &work = g.m_nodes[size_t(b)];
+                if (!g.m_resources[size_t(work.resource)].gpu || g.m_resources[size_t(call.resource)].gpu)
+                    continue;
+                const TimeNs lag = std::clamp<TimeNs>(work.start - call.start, 0, call.end - call.start);
+                g.addEdge({a, b, EdgeKind::Launch, false, false, lag});
+                g.m_nodes[size_t(b)].launcher = a;
+                launchedAt[size_t(b)] = call.start;
+                launched[size_t(a)].push_back(b);
             }
-            if (kind == FlowKind::Data) {
-                dataFlows.emplace_back(from, to);
-                continue;
-            }
-            const auto a = nodeOf.find(from), b = nodeOf.find(to);
-            if (a == nodeOf.end() || b == nodeOf.end())
-                continue;
-            const Node &call = g.m_nodes[size_t(a->second)];
-            const Node &work = g.m_nodes[size_t(b->second)];
-            if (!g.m_resources[size_t(work.resource)].gpu || g.m_resources[size_t(call.resource)].gpu)
-                continue;
-            const TimeNs lag = std::clamp<TimeNs>(work.start - call.start, 0, call.end - call.start);
-            g.addEdge({a->second, b->second, EdgeKind::Launch, false, false, lag});
-            g.m_nodes[size_t(b->second)].launcher = a->second;
-            launchedAt[size_t(b->second)] = call.start;
-            launched[size_t(a->second)].push_back(b->second);
         }
-        if (!st.errorString().isEmpty())
-            return fail(st.errorString());
     }
 
     // Synchronisation. GPU resources per (source, rank): a thread synchronises the GPUs of its
@@ -442,17 +535,17 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
     // Data edges of execution traces: producer op -> consumer op, between their leaves.
     for (const auto &[from, to] : dataFlows) {
         auto lastOf = [&](SliceId s) {
-            if (auto n = nodeOf.find(s); n != nodeOf.end())
-                return n->second;
-            if (auto c = containerOf.find(s); c != containerOf.end())
-                return g.m_containers[size_t(c->second)].last;
+            if (const int n = sliceMap.node(s); n >= 0)
+                return n;
+            if (const int c = sliceMap.container(s); c >= 0)
+                return g.m_containers[size_t(c)].last;
             return -1;
         };
         auto firstOf = [&](SliceId s) {
-            if (auto n = nodeOf.find(s); n != nodeOf.end())
-                return n->second;
-            if (auto c = containerOf.find(s); c != containerOf.end())
-                return g.m_containers[size_t(c->second)].first;
+            if (const int n = sliceMap.node(s); n >= 0)
+                return n;
+            if (const int c = sliceMap.container(s); c >= 0)
+                return g.m_containers[size_t(c)].first;
             return -1;
         };
         const int a = lastOf(from), b = firstOf(to);
@@ -460,42 +553,21 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
             g.addEdge({a, b, EdgeKind::Data, true, false, 0});
     }
     g.reorder();
-    // Bytes: a copy's own "bytes" argument; a collective's message from the record_param_comms
-    // op around its launch ("In msg nelems" x the dtype's size). For link models.
-    {
-        auto st = db.prepare("SELECT s.id, json_extract(s.args, '$.bytes') FROM slice s "
-                             "JOIN track t ON t.id = s.track_id WHERE t.run_id = ? AND t.kind IN (?, ?) "
-                             "AND s.args LIKE '%\"bytes\"%'");
-        st.bind(1, run);
-        st.bind(2, qint64(TrackKind::Gpu));
-        st.bind(3, qint64(TrackKind::Stream));
-        while (st.step())
-            if (auto n = nodeOf.find(st.int64(0)); n != nodeOf.end() && !st.isNull(1))
-                g.m_nodes[size_t(n->second)].bytes = st.int64(1);
-        auto comms = db.prepare(
-            "SELECT s.id, json_extract(s.args, '$.\"In msg nelems\"'), json_extract(s.args, '$.dtype') "
-            "FROM slice s JOIN track t ON t.id = s.track_id JOIN string n ON n.id = s.name_id "
-            "WHERE t.run_id = ? AND t.kind = ? AND n.value = 'record_param_comms' AND s.args IS NOT NULL");
-        comms.bind(1, run);
-        comms.bind(2, qint64(TrackKind::Thread));
-        while (comms.step()) {
-            const auto c = containerOf.find(comms.int64(0));
-            if (c == containerOf.end() || comms.isNull(1))
-                continue;
-            const QString dtype = comms.text(2).toLower();
-            const qint64 size = dtype.contains(QLatin1String("double")) || dtype == QLatin1String("long") ? 8
-                                : dtype.contains(QLatin1String("half")) || dtype.contains(QLatin1String("bfloat")) ? 2
-                                : dtype == QLatin1String("byte") || dtype == QLatin1String("char") ||
-                                        dtype == QLatin1String("bool")
-                                    ? 1
-                                    : 4;
-            const Container &con = g.m_containers[size_t(c->second)];
-            const auto &order = g.m_resources[size_t(con.resource)].nodes;
-            for (int k = g.m_position[size_t(con.first)]; k <= g.m_position[size_t(con.last)]; ++k)
-                for (int w : launched[size_t(order[size_t(k)])])
-                    if (g.m_nodes[size_t(w)].kind == NodeKind::Collective)
-                        g.m_nodes[size_t(w)].bytes = comms.int64(1) * size;
-        }
+    // Bytes (read with the slices): a copy's own "bytes" argument; a collective's message from
+    // the record_param_comms op around its launch. For link models.
+    for (const auto &[slice, bytes] : bytesOf)
+        if (const int n = sliceMap.node(slice); n >= 0)
+            g.m_nodes[size_t(n)].bytes = bytes;
+    for (const Comms &c : comms) {
+        const int ci = sliceMap.container(c.slice);
+        if (ci < 0)
+            continue;
+        const Container &con = g.m_containers[size_t(ci)];
+        const auto &order = g.m_resources[size_t(con.resource)].nodes;
+        for (int k = g.m_position[size_t(con.first)]; k <= g.m_position[size_t(con.last)]; ++k)
+            for (int w : launched[size_t(order[size_t(k)])])
+                if (g.m_nodes[size_t(w)].kind == NodeKind::Collective)
+                    g.m_nodes[size_t(w)].bytes = c.bytes;
     }
     g.measure();
     return g;
@@ -595,27 +667,63 @@ void DependencyGraph::reorder()
     for (const auto &r : m_resources)
         for (size_t k = 0; k < r.nodes.size(); ++k)
             m_position[size_t(r.nodes[k])] = int(k);
+    // The inputs of each point as one array with offsets: the resource predecessor's end
+    // first, then the edges in the order they were added (a replay breaks ties by it).
     const size_t points = 2 * m_nodes.size();
-    m_in.assign(points, {});
-    using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
-    Graph graph(points);
-    for (size_t i = 0; i < m_nodes.size(); ++i)
-        boost::add_edge(2 * i, 2 * i + 1, graph);
+    m_inStart.assign(points + 1, 0);
     for (const auto &r : m_resources)
-        for (size_t k = 1; k < r.nodes.size(); ++k) {
-            const int from = 2 * r.nodes[k - 1] + 1, to = 2 * r.nodes[k];
-            boost::add_edge(size_t(from), size_t(to), graph);
-            m_in[size_t(to)].push_back({from, 0});
+        for (size_t k = 1; k < r.nodes.size(); ++k)
+            ++m_inStart[2 * size_t(r.nodes[k]) + 1];
+    for (const auto &e : m_edges)
+        ++m_inStart[2 * size_t(e.to) + (e.toEnd ? 1 : 0) + 1];
+    for (size_t p = 0; p < points; ++p)
+        m_inStart[p + 1] += m_inStart[p];
+    m_inData.resize(size_t(m_inStart[points]));
+    {
+        std::vector<int> fill(m_inStart.begin(), m_inStart.end() - 1);
+        for (const auto &r : m_resources)
+            for (size_t k = 1; k < r.nodes.size(); ++k)
+                m_inData[size_t(fill[2 * size_t(r.nodes[k])]++)] = {2 * r.nodes[k - 1] + 1, 0};
+        for (const auto &e : m_edges) {
+            const size_t to = 2 * size_t(e.to) + (e.toEnd ? 1 : 0);
+            m_inData[size_t(fill[to]++)] = {2 * e.from + (e.fromEnd ? 1 : 0), e.lag};
         }
-    for (const auto &e : m_edges) {
-        const int from = 2 * e.from + (e.fromEnd ? 1 : 0), to = 2 * e.to + (e.toEnd ? 1 : 0);
-        boost::add_edge(size_t(from), size_t(to), graph);
-        m_in[size_t(to)].push_back({from, e.lag});
     }
-    std::vector<size_t> reversed;
-    reversed.reserve(points);
-    boost::topological_sort(graph, std::back_inserter(reversed));
-    m_order.assign(reversed.rbegin(), reversed.rend());
+    // Evaluation order: Kahn's algorithm over the same arrays turned around (a node's end also
+    // waits for its start). Every edge was checked against the measured times and resource
+    // order follows them, so a measured graph has no cycle; a transform's edit that made one
+    // leaves the points on it, and those after them, out of the order (hasCycle()).
+    std::vector<int> outStart(points + 1, 0), pending(points, 0);
+    for (size_t p = 0; p < points; ++p) {
+        for (const In &in : inputs(int(p)))
+            ++outStart[size_t(in.from) + 1];
+        pending[p] = int(m_inStart[p + 1] - m_inStart[p]) + int(p % 2);
+    }
+    for (size_t p = 0; p < points; p += 2)
+        ++outStart[p + 1]; // start -> end
+    for (size_t p = 0; p < points; ++p)
+        outStart[p + 1] += outStart[p];
+    std::vector<int> out(static_cast<size_t>(outStart[points]));
+    {
+        std::vector<int> fill(outStart.begin(), outStart.end() - 1);
+        for (size_t p = 0; p < points; ++p) {
+            if (p % 2)
+                out[size_t(fill[p - 1]++)] = int(p);
+            for (const In &in : inputs(int(p)))
+                out[size_t(fill[size_t(in.from)]++)] = int(p);
+        }
+    }
+    m_order.clear();
+    m_order.reserve(points);
+    for (size_t p = 0; p < points; ++p)
+        if (pending[p] == 0)
+            m_order.push_back(int(p));
+    for (size_t head = 0; head < m_order.size(); ++head) {
+        const int p = m_order[head];
+        for (int k = outStart[size_t(p)]; k < outStart[size_t(p) + 1]; ++k)
+            if (--pending[size_t(out[size_t(k)])] == 0)
+                m_order.push_back(out[size_t(k)]);
+    }
 }
 
 int DependencyGraph::addResource(Resource r)
@@ -666,13 +774,13 @@ void DependencyGraph::measure()
     for (size_t i = 0; i < m_nodes.size(); ++i) {
         Node &n = m_nodes[i];
         TimeNs ready = m_origin;
-        for (const In &in : m_in[2 * i])
+        for (const In &in : inputs(int(2 * i)))
             ready = std::max(ready, measured(in.from) + in.lag);
         if (n.start < ready)
             ++m_violations;
         n.slack = std::max<TimeNs>(0, n.start - ready);
         TimeNs begin = n.start;
-        for (const In &in : m_in[2 * i + 1])
+        for (const In &in : inputs(int(2 * i + 1)))
             begin = std::max(begin, measured(in.from) + in.lag);
         n.work = std::max<TimeNs>(0, n.end - begin);
     }

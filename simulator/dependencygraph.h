@@ -8,6 +8,7 @@
 
 #include <array>
 #include <optional>
+#include <span>
 #include <vector>
 
 namespace gml {
@@ -135,6 +136,7 @@ public:
 
     // Evaluation order of time points: 2i is node i's start, 2i + 1 its end.
     const std::vector<int> &order() const { return m_order; }
+    bool hasCycle() const { return m_order.size() < 2 * m_nodes.size(); }
     struct In
     {
         int from; // time point
@@ -142,7 +144,10 @@ public:
     };
     // The dependencies into a time point: for a start, the resource predecessor's end (lag 0)
     // and start edges; for an end, end edges only (its own start is implied).
-    const std::vector<In> &inputs(int point) const { return m_in[size_t(point)]; }
+    std::span<const In> inputs(int point) const
+    {
+        return {m_inData.data() + m_inStart[size_t(point)], size_t(m_inStart[size_t(point) + 1] - m_inStart[size_t(point)])};
+    }
 
 private:
     void inferStreamWaits();
@@ -156,7 +161,8 @@ private:
     std::vector<Edge> m_edges;
     std::vector<Resource> m_resources;
     std::vector<Container> m_containers;
-    std::vector<std::vector<In>> m_in;
+    std::vector<int> m_inStart; // per point, where its inputs begin in m_inData (points + 1)
+    std::vector<In> m_inData;
     std::vector<int> m_order;
     std::vector<int> m_position;
     QHash<StringId, QString> m_names;

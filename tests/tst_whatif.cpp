@@ -252,6 +252,23 @@ private Q_SLOTS:
         QCOMPARE(report.identityBreakdown.total(), report.identity);
         if (folder.contains(QLatin1String("dlrm"))) // 3 all-reduces x 8 ranks x 7 others
             QCOMPARE(g->edgeCounts()[size_t(EdgeKind::Collective)], 3 * 8 * 7);
+        if (folder.contains(QLatin1String("nccl_allreduce"))) {
+            // Bytes read from the args: each copy's "bytes", each all-reduce's message from the
+            // record_param_comms op that launched it ("In msg nelems" x 4 bytes of Float).
+            qint64 copies = 0, copiesWithBytes = 0, collectives = 0, collectivesWithBytes = 0;
+            for (const auto &n : g->nodes()) {
+                if (n.kind == NodeKind::Memcpy) {
+                    ++copies;
+                    copiesWithBytes += n.bytes > 0;
+                } else if (n.kind == NodeKind::Collective) {
+                    ++collectives;
+                    collectivesWithBytes += n.bytes > 0 && n.bytes % 4 == 0;
+                }
+            }
+            QVERIFY(copies > 0 && collectives > 0);
+            QCOMPARE(copiesWithBytes, copies);
+            QCOMPARE(collectivesWithBytes, collectives);
+        }
         // Every resource scheduled by the event-driven replay, all at one priority: the same
         // timeline, node for node, as the replay in measured order.
         Transform all;

@@ -2,6 +2,7 @@
 // bench_graph: how fast the execution model and the graph view's pictures are built.
 //
 //   bench_graph [--ranks R] [--steps S | --target-mb MB] [--repeat N] [TRACE_FOLDER...]
+//   bench_graph --project FILE --run NAME [--repeat N]   (a project imported before: no import)
 //
 // For each folder (default: every folder of ../shared/traces/pytorch_kineto when present) and
 // a job generated with grademl-tracegen (R ranks, S steps), imported into a temporary
@@ -47,18 +48,21 @@ template <typename F> static double timed(F &&f)
     return double(t.nsecsElapsed()) / 1e6;
 }
 
-static bool benchFolder(const QString &label, const QString &folder, int repeat)
+static bool benchFolder(const QString &label, const QString &folder, int repeat, const QString &projectFile = {})
 {
     QTemporaryDir dir;
     QString error;
-    auto project = Project::open(dir.filePath(QStringLiteral("p.grademl")), Project::Mode::ReadWrite, &error);
+    auto project = Project::open(projectFile.isEmpty() ? dir.filePath(QStringLiteral("p.grademl")) : projectFile,
+                                 projectFile.isEmpty() ? Project::Mode::ReadWrite : Project::Mode::ReadOnly, &error);
     if (!project) {
         std::fprintf(stderr, "bench_graph: %s\n", qPrintable(error));
         return false;
     }
-    QStringList scanErrors;
-    ImportJob job(*project);
-    job.run(scanInputs({folder}, label, &scanErrors));
+    if (projectFile.isEmpty()) {
+        QStringList scanErrors;
+        ImportJob job(*project);
+        job.run(scanInputs({folder}, label, &scanErrors));
+    }
     const auto run = project->findRun(label);
     if (!run) {
         std::fprintf(stderr, "bench_graph: %s: nothing imported\n", qPrintable(folder));
@@ -118,23 +122,46 @@ static bool benchFolder(const QString &label, const QString &folder, int repeat)
     return true;
 }
 
+static void printHeader()
+{
+    std::printf("%-42s %9s %8s %9s %9s %6s %10s %5s %8s %5s %8s\n", "trace", "slices", "nodes", "graph ms",
+                "model ms", "ratio", "collapsed", "boxes", "open ms", "boxes", "unfold");
+}
+
+static void printPeakRss()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    std::printf("peak RSS %.0f MiB\n", double(usage.ru_maxrss) / 1024.0);
+}
+
 int main(int argc, char **argv)
 {
     qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen") : qgetenv("QT_QPA_PLATFORM"));
     QGuiApplication app(argc, argv);
     int ranks = 8, steps = 40, repeat = 5, targetMb = 0;
     QStringList folders;
+    QString projectFile, runName;
     const QStringList args = app.arguments();
     for (int i = 1; i < args.size(); ++i) {
         if (args[i] == QLatin1String("--ranks") && i + 1 < args.size()) ranks = args[++i].toInt();
         else if (args[i] == QLatin1String("--steps") && i + 1 < args.size()) steps = args[++i].toInt();
         else if (args[i] == QLatin1String("--repeat") && i + 1 < args.size()) repeat = std::max(1, args[++i].toInt());
         else if (args[i] == QLatin1String("--target-mb") && i + 1 < args.size()) targetMb = args[++i].toInt();
+        else if (args[i] == QLatin1String("--project") && i + 1 < args.size()) projectFile = args[++i];
+        else if (args[i] == QLatin1String("--run") && i + 1 < args.size()) runName = args[++i];
         else if (!args[i].startsWith(QLatin1String("--"))) folders << args[i];
         else {
-            std::fprintf(stderr, "usage: bench_graph [--ranks R] [--steps S | --target-mb MB] [--repeat N] [TRACE_FOLDER...]\n");
+            std::fprintf(stderr, "usage: bench_graph [--ranks R] [--steps S | --target-mb MB] [--repeat N] "
+                                 "[--project FILE --run NAME | TRACE_FOLDER...]\n");
             return 2;
         }
+    }
+    if (!projectFile.isEmpty()) {
+        printHeader();
+        const bool ok = benchFolder(runName, {}, repeat, projectFile);
+        printPeakRss();
+        return ok ? 0 : 1;
     }
     if (folders.isEmpty()) {
         const QDir shared(QStringLiteral(GRADEML_SHARED_TRACES "/pytorch_kineto"));
@@ -144,8 +171,7 @@ int main(int argc, char **argv)
             std::fprintf(stderr, "bench_graph: no shared traces at %s; only the generated job is measured\n",
                          qPrintable(shared.path()));
     }
-    std::printf("%-42s %9s %8s %9s %9s %6s %10s %5s %8s %5s %8s\n", "trace", "slices", "nodes", "graph ms",
-                "model ms", "ratio", "collapsed", "boxes", "open ms", "boxes", "unfold");
+    printHeader();
     for (const QString &f : folders)
         benchFolder(QFileInfo(f).fileName(), f, repeat);
     QTemporaryDir gen;
@@ -166,8 +192,6 @@ int main(int argc, char **argv)
     benchFolder(targetMb > 0 ? QStringLiteral("generated %1 MB, %2 rank(s)").arg(targetMb).arg(ranks)
                              : QStringLiteral("generated %1 ranks x %2 steps").arg(ranks).arg(steps),
                 traces, repeat);
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    std::printf("peak RSS %.0f MiB\n", double(usage.ru_maxrss) / 1024.0);
+    printPeakRss();
     return 0;
 }
