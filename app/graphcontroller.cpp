@@ -223,8 +223,8 @@ void GraphController::reveal(int node)
     // workflow has none, and its span is the selection.
     const TrackId track = m_model->trackOf(n.resource);
     const auto slices = m_data ? m_data->slices.value(track) : nullptr;
-    if (slices && !n.slices.empty()) {
-        const qint64 index = slices->indexOf(n.slices.front());
+    if (const auto own = m_model->slices(node); slices && !own.empty()) {
+        const qint64 index = slices->indexOf(own.front());
         if (index >= 0)
             m_timeline->revealSlice(track, size_t(index), false);
     }

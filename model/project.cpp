@@ -285,9 +285,13 @@ StringId Project::intern(std::string_view text)
 
 QString Project::string(StringId id)
 {
-    auto st = m_db.prepare("SELECT value FROM string WHERE id=?");
-    st.bind(1, id);
-    return st.step() ? st.text(0) : QString();
+    if (!m_selectString.isValid())
+        m_selectString = m_db.prepare("SELECT value FROM string WHERE id=?");
+    m_selectString.reset();
+    m_selectString.bind(1, id);
+    const QString value = m_selectString.step() ? m_selectString.text(0) : QString();
+    m_selectString.reset();
+    return value;
 }
 
 } // namespace gml

@@ -85,6 +85,7 @@ private:
     };
     std::unordered_map<std::string, StringId, StringHash, std::equal_to<>> m_strings;
     SqliteStatement m_insertString;
+    SqliteStatement m_selectString; // prepared on first use: a graph reads thousands of names
 };
 
 } // namespace gml

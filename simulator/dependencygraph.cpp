@@ -373,7 +373,6 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
 
     // Launch edges, and the launch time of each GPU node (for synchronisation).
     std::vector<TimeNs> launchedAt(g.m_nodes.size());
-    std::vector<std::vector<int>> launched(g.m_nodes.size());
     for (size_t i = 0; i < g.m_nodes.size(); ++i)
         launchedAt[i] = g.m_nodes[i].start;
     std::vector<std::pair<SliceId, SliceId>> syncFlows, dataFlows;
@@ -411,10 +410,26 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
                 g.addEdge({a, b, EdgeKind::Launch, false, false, lag});
                 g.m_nodes[size_t(b)].launcher = a;
                 launchedAt[size_t(b)] = call.start;
-                launched[size_t(a)].push_back(b);
             }
         }
     }
+    // What each runtime call launched, as one array with offsets, in launch-edge order.
+    std::vector<int> launchStart(g.m_nodes.size() + 1, 0), launchList;
+    for (const auto &e : g.m_edges)
+        if (e.kind == EdgeKind::Launch)
+            ++launchStart[size_t(e.from) + 1];
+    for (size_t i = 0; i < g.m_nodes.size(); ++i)
+        launchStart[i + 1] += launchStart[i];
+    launchList.resize(size_t(launchStart.back()));
+    {
+        std::vector<int> fill(launchStart.begin(), launchStart.end() - 1);
+        for (const auto &e : g.m_edges)
+            if (e.kind == EdgeKind::Launch)
+                launchList[size_t(fill[size_t(e.from)]++)] = e.to;
+    }
+    auto launched = [&](size_t call) {
+        return std::span<const int>(launchList.data() + launchStart[call], size_t(launchStart[call + 1] - launchStart[call]));
+    };
 
     // Synchronisation. GPU resources per (source, rank): a thread synchronises the GPUs of its
     // own process (its rank in the same file).
@@ -458,7 +473,7 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
             sc = scopes.insert(n.name, syncScope(g.m_names.value(n.name)));
         const SyncScope scope = *sc;
         if (scope == SyncScope::Launched) {
-            for (int w : launched[i])
+            for (int w : launched(i))
                 if (g.m_nodes[size_t(w)].end <= n.end + kSyncToleranceNs)
                     g.addEdge({w, int(i), EdgeKind::Sync, true, true, 0});
             continue;
@@ -565,7 +580,7 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
         const Container &con = g.m_containers[size_t(ci)];
         const auto &order = g.m_resources[size_t(con.resource)].nodes;
         for (int k = g.m_position[size_t(con.first)]; k <= g.m_position[size_t(con.last)]; ++k)
-            for (int w : launched[size_t(order[size_t(k)])])
+            for (int w : launched(size_t(order[size_t(k)])))
                 if (g.m_nodes[size_t(w)].kind == NodeKind::Collective)
                     g.m_nodes[size_t(w)].bytes = c.bytes;
     }

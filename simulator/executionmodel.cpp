@@ -10,6 +10,7 @@
 #include <climits>
 #include <limits>
 #include <map>
+#include <unordered_map>
 #include <tuple>
 
 namespace gml::sim {
@@ -91,20 +92,31 @@ int ExecutionModel::add(Level level, int parent, const QString &name, int rank, 
 ExecutionModel ExecutionModel::build(const DependencyGraph &g, const QString &runName)
 {
     ExecutionModel m;
-    const int workflow = m.add(Level::Workflow, -1, QStringLiteral("workflow"), -1, -1);
-    const int step = m.add(Level::Step, workflow, runName, -1, -1);
     const auto &containers = g.containers();
     const auto &resources = g.resources();
-    auto take = [&](int node, SliceId slice, TimeNs start, TimeNs end) {
+    const auto &nodes = g.nodes();
+    m.m_nodes.reserve(2 + containers.size() + nodes.size());
+    const int workflow = m.add(Level::Workflow, -1, QStringLiteral("workflow"), -1, -1);
+    const int step = m.add(Level::Step, workflow, runName, -1, -1);
+    auto take = [&](int node, TimeNs start, TimeNs end) {
         ModelNode &n = m.m_nodes[size_t(node)];
-        n.slices.push_back(slice);
         n.start = std::min(n.start, start);
         n.end = std::max(n.end, end);
         ++n.count;
     };
+    // What a slice is, worked out once per (name, category): a run has millions of slices
+    // and a few hundred distinct names.
+    std::unordered_map<StringId, std::unordered_map<StringId, Level>> classOf;
+    auto classOfSlice = [&](StringId name, StringId cat) {
+        auto &byCat = classOf[name];
+        auto it = byCat.find(cat);
+        if (it == byCat.end())
+            it = byCat.emplace(cat, classify(g.name(name), g.name(cat))).first;
+        return it->second;
+    };
     std::vector<Level> levelOf(containers.size());
     for (size_t c = 0; c < containers.size(); ++c)
-        levelOf[c] = classify(g.name(containers[c].name), g.name(containers[c].cat));
+        levelOf[c] = classOfSlice(containers[c].name, containers[c].cat);
 
     // Iterations first (outermost iteration ranges), so that work outside them can join the
     // one of its rank that it starts in.
@@ -127,7 +139,7 @@ ExecutionModel ExecutionModel::build(const DependencyGraph &g, const QString &ru
                                rank, ct.resource);
             iterationsOfRank[rank].emplace_back(ct.start, ct.end, modelOf[c]);
         }
-        take(modelOf[c], ct.slice, ct.start, ct.end);
+        take(modelOf[c], ct.start, ct.end);
     }
     for (auto &[rank, list] : iterationsOfRank)
         std::sort(list.begin(), list.end());
@@ -145,11 +157,11 @@ ExecutionModel ExecutionModel::build(const DependencyGraph &g, const QString &ru
     };
     // A child of `parent` at `level`, or `parent` itself when the child would be no deeper than
     // it (an op nested in an op, a scope in an op, are part of it; scopes do nest).
-    auto placeUnder = [&](int parent, Level level, const QString &name, int resource) {
+    auto placeUnder = [&](int parent, Level level, StringId name, int resource) {
         const Level pl = m.m_nodes[size_t(parent)].level;
         if (pl >= Level::Iteration && (level < pl || (level == pl && level != Level::Scope)))
             return parent;
-        return m.add(level, parent, name, resources[size_t(resource)].rank, resource);
+        return m.add(level, parent, g.name(name), resources[size_t(resource)].rank, resource);
     };
     // Containers come in start order on each resource, so a parent is placed before its children.
     for (size_t c = 0; c < containers.size(); ++c) {
@@ -157,11 +169,10 @@ ExecutionModel ExecutionModel::build(const DependencyGraph &g, const QString &ru
             continue;
         const Container &ct = containers[c];
         const int parent = ct.parent >= 0 ? modelOf[size_t(ct.parent)] : byTime(ct.resource, ct.start);
-        modelOf[c] = placeUnder(parent, levelOf[c], g.name(ct.name), ct.resource);
-        take(modelOf[c], ct.slice, ct.start, ct.end);
+        modelOf[c] = placeUnder(parent, levelOf[c], ct.name, ct.resource);
+        take(modelOf[c], ct.start, ct.end);
     }
     // Leaves: CPU work first (GPU work hangs under its launcher's node).
-    const auto &nodes = g.nodes();
     m.m_ofGraphNode.assign(nodes.size(), -1);
     for (const Resource &r : g.resources())
         m.m_resourceTracks.push_back(r.track);
@@ -179,15 +190,31 @@ ExecutionModel ExecutionModel::build(const DependencyGraph &g, const QString &ru
                            n.resource);
             } else {
                 const int parent = n.container >= 0 ? modelOf[size_t(n.container)] : byTime(n.resource, n.start);
-                const Level level = n.kind == NodeKind::Runtime ? Level::Operator
-                                                                : classify(g.name(n.name), g.name(n.cat));
-                at = placeUnder(parent, level == Level::Iteration ? Level::Scope : level, g.name(n.name),
-                                n.resource);
+                const Level level = n.kind == NodeKind::Runtime ? Level::Operator : classOfSlice(n.name, n.cat);
+                at = placeUnder(parent, level == Level::Iteration ? Level::Scope : level, n.name, n.resource);
             }
             m.m_ofGraphNode[i] = at;
-            take(at, n.slice, n.start, n.end);
+            take(at, n.start, n.end);
         }
     }
+    // Each node's slices, in the order they were taken: iteration ranges, the other
+    // containers, CPU leaves, GPU work.
+    m.m_sliceStart.assign(m.m_nodes.size() + 1, 0);
+    for (size_t k = 0; k < m.m_nodes.size(); ++k)
+        m.m_sliceStart[k + 1] = m.m_sliceStart[k] + quint32(m.m_nodes[k].count);
+    m.m_sliceIds.resize(m.m_sliceStart.back());
+    {
+        std::vector<quint32> fill(m.m_sliceStart.begin(), m.m_sliceStart.end() - 1);
+        for (int iterations = 1; iterations >= 0; --iterations)
+            for (size_t c = 0; c < containers.size(); ++c)
+                if ((levelOf[c] == Level::Iteration) == bool(iterations))
+                    m.m_sliceIds[fill[size_t(modelOf[c])]++] = containers[c].slice;
+        for (int pass = 0; pass < 2; ++pass)
+            for (size_t i = 0; i < nodes.size(); ++i)
+                if (resources[size_t(nodes[i].resource)].gpu == (pass == 1))
+                    m.m_sliceIds[fill[size_t(m.m_ofGraphNode[i])]++] = nodes[i].slice;
+    }
+    m.m_leafEdges.reserve(g.edges().size());
     for (const Edge &e : g.edges()) {
         const int a = m.m_ofGraphNode[size_t(e.from)], b = m.m_ofGraphNode[size_t(e.to)];
         if (a != b)
@@ -197,44 +224,94 @@ ExecutionModel ExecutionModel::build(const DependencyGraph &g, const QString &ru
     return m;
 }
 
+std::span<const SliceId> ExecutionModel::slices(int node) const
+{
+    if (size_t(node) + 1 >= m_sliceStart.size())
+        return {};
+    return {m_sliceIds.data() + m_sliceStart[size_t(node)], m_sliceStart[size_t(node) + 1] - m_sliceStart[size_t(node)]};
+}
+
 void ExecutionModel::finish(const DependencyGraph &g)
 {
-    // Children are always added after their parent: one pass from the back sees every child
-    // before its parent. Leaf work and its intervals flow up; the lists are merged as they go.
     const auto &nodes = g.nodes();
-    std::vector<std::vector<std::pair<TimeNs, TimeNs>>> busy(m_nodes.size());
-    for (size_t i = 0; i < nodes.size(); ++i) {
-        const int at = m_ofGraphNode[i];
-        if (at < 0)
-            continue;
-        const Node &n = nodes[i];
-        ResourceMix &mix = m_nodes[size_t(at)].mix;
-        const TimeNs d = n.end - n.start;
-        switch (n.kind) {
-        case NodeKind::Cpu:
-        case NodeKind::Runtime: mix.cpu += d; break;
-        case NodeKind::Kernel: mix.gpuCompute += d; break;
-        case NodeKind::Collective: mix.communication += d; break;
-        case NodeKind::Memcpy:
-        case NodeKind::Memset: mix.copies += d; break;
+    const size_t count = m_nodes.size();
+    // The graph nodes each model node holds (as one array with offsets), and its resource mix.
+    std::vector<quint32> ownStart(count + 1, 0), own;
+    for (size_t i = 0; i < nodes.size(); ++i)
+        if (m_ofGraphNode[i] >= 0)
+            ++ownStart[size_t(m_ofGraphNode[i]) + 1];
+    for (size_t k = 0; k < count; ++k)
+        ownStart[k + 1] += ownStart[k];
+    own.resize(ownStart.back());
+    {
+        std::vector<quint32> fill(ownStart.begin(), ownStart.end() - 1);
+        for (size_t i = 0; i < nodes.size(); ++i) {
+            const int at = m_ofGraphNode[i];
+            if (at < 0)
+                continue;
+            own[fill[size_t(at)]++] = quint32(i);
+            const Node &n = nodes[i];
+            ResourceMix &mix = m_nodes[size_t(at)].mix;
+            const TimeNs d = n.end - n.start;
+            switch (n.kind) {
+            case NodeKind::Cpu:
+            case NodeKind::Runtime: mix.cpu += d; break;
+            case NodeKind::Kernel: mix.gpuCompute += d; break;
+            case NodeKind::Collective: mix.communication += d; break;
+            case NodeKind::Memcpy:
+            case NodeKind::Memset: mix.copies += d; break;
+            }
         }
-        busy[size_t(at)].emplace_back(n.start, n.end);
     }
-    for (size_t k = m_nodes.size(); k-- > 0;) {
+    {
+        std::vector<int> children(count, 0);
+        for (size_t k = 1; k < count; ++k)
+            if (m_nodes[k].parent >= 0)
+                ++children[size_t(m_nodes[k].parent)];
+        for (size_t k = 0; k < count; ++k)
+            m_nodes[k].children.reserve(size_t(children[k]));
+    }
+    // Children are always added after their parent: one pass from the back sees every child
+    // before its parent. Each node's busy time (the union of the leaf work under it) is built
+    // from its own graph nodes and its children's unions, kept in one arena.
+    using Interval = std::pair<TimeNs, TimeNs>;
+    std::vector<Interval> arena, scratch;
+    std::vector<size_t> busyAt(count, 0);
+    std::vector<quint32> busySize(count, 0);
+    for (size_t k = count; k-- > 0;) {
         ModelNode &n = m_nodes[k];
-        busy[k] = unite(std::move(busy[k]));
+        scratch.clear();
+        for (quint32 j = ownStart[k]; j < ownStart[k + 1]; ++j)
+            scratch.emplace_back(nodes[own[j]].start, nodes[own[j]].end);
+        for (int c : n.children)
+            scratch.insert(scratch.end(), arena.begin() + qsizetype(busyAt[size_t(c)]),
+                           arena.begin() + qsizetype(busyAt[size_t(c)] + busySize[size_t(c)]));
+        if (scratch.size() > 1) {
+            std::sort(scratch.begin(), scratch.end());
+            size_t w = 0;
+            for (size_t r = 1; r < scratch.size(); ++r) {
+                if (scratch[r].first <= scratch[w].second)
+                    scratch[w].second = std::max(scratch[w].second, scratch[r].second);
+                else
+                    scratch[++w] = scratch[r];
+            }
+            scratch.resize(w + 1);
+        }
         if (n.start > n.end) // no slice of its own and no child: an empty step
             n.start = n.end = 0;
         TimeNs covered = 0;
-        for (const auto &[a, b] : busy[k])
+        for (const auto &[a, b] : scratch)
             covered += std::max<TimeNs>(0, std::min(b, n.end) - std::max(a, n.start));
         n.mix.idle = std::max<TimeNs>(0, n.inclusive() - covered);
         n.count = std::max<qint64>(n.count, 1);
         if (n.parent < 0)
             continue;
+        busyAt[k] = arena.size();
+        busySize[k] = quint32(scratch.size());
+        arena.insert(arena.end(), scratch.begin(), scratch.end());
         ModelNode &p = m_nodes[size_t(n.parent)];
         p.children.push_back(int(k));
-        if (n.end > n.start || !n.slices.empty()) {
+        if (n.end > n.start || m_sliceStart[k + 1] > m_sliceStart[k]) {
             p.start = std::min(p.start, n.start);
             p.end = std::max(p.end, n.end);
         }
@@ -242,26 +319,36 @@ void ExecutionModel::finish(const DependencyGraph &g)
         p.mix.gpuCompute += n.mix.gpuCompute;
         p.mix.communication += n.mix.communication;
         p.mix.copies += n.mix.copies;
-        auto &up = busy[size_t(n.parent)];
-        up.insert(up.end(), busy[k].begin(), busy[k].end());
-        busy[k] = {};
     }
+    arena = {};
+    scratch = {};
     for (ModelNode &n : m_nodes) {
         std::sort(n.children.begin(), n.children.end(), [&](int a, int b) {
             return std::tie(m_nodes[size_t(a)].start, a) < std::tie(m_nodes[size_t(b)].start, b);
         });
         // Self time: the part of its span that no child covers (an operator's CPU time before
-        // its kernels, an iteration's gaps between operators).
-        std::vector<std::pair<TimeNs, TimeNs>> spans;
-        for (int c : n.children)
-            spans.emplace_back(m_nodes[size_t(c)].start, m_nodes[size_t(c)].end);
-        TimeNs inChildren = 0;
-        for (const auto &[a, b] : unite(std::move(spans)))
-            inChildren += std::max<TimeNs>(0, std::min(b, n.end) - std::max(a, n.start));
+        // its kernels, an iteration's gaps between operators). Children are in start order.
+        TimeNs inChildren = 0, runStart = 0, runEnd = std::numeric_limits<TimeNs>::min();
+        auto close = [&] {
+            if (runEnd > runStart)
+                inChildren += std::max<TimeNs>(0, std::min(runEnd, n.end) - std::max(runStart, n.start));
+        };
+        for (int c : n.children) {
+            const ModelNode &child = m_nodes[size_t(c)];
+            if (child.start <= runEnd) {
+                runEnd = std::max(runEnd, child.end);
+                continue;
+            }
+            close();
+            runStart = child.start;
+            runEnd = child.end;
+        }
+        close();
         n.self = std::max<TimeNs>(0, n.inclusive() - inChildren);
     }
     // Shapes bottom-up (children have larger indices than their parent). A name's trailing
-    // " · rank N" and "#N" do not count: ProfilerStep#5 and #6 are the same step.
+    // " · rank N" and "#N" do not count: ProfilerStep#5 and #6 are the same step. Names share
+    // their text with the graph's: the hash of a name is worked out once per text.
     auto withoutSuffix = [](QStringView name, QStringView mark) {
         const qsizetype at = name.lastIndexOf(mark);
         if (at < 0 || at + mark.size() == name.size())
@@ -271,11 +358,14 @@ void ExecutionModel::finish(const DependencyGraph &g)
                 return name;
         return name.first(at);
     };
-    m_shape.assign(m_nodes.size(), 0);
-    for (size_t k = m_nodes.size(); k-- > 0;) {
+    std::unordered_map<const QChar *, size_t> nameHash;
+    m_shape.assign(count, 0);
+    for (size_t k = count; k-- > 0;) {
         const ModelNode &n = m_nodes[k];
-        const QStringView base = withoutSuffix(withoutSuffix(n.name, u" · rank "), u"#");
-        quint64 h = qHash(base, quint64(n.level) * 1315423911u + quint64(n.rank + 1));
+        auto [it, fresh] = nameHash.try_emplace(n.name.constData(), 0);
+        if (fresh)
+            it->second = qHash(withoutSuffix(withoutSuffix(n.name, u" · rank "), u"#"));
+        quint64 h = (quint64(it->second) ^ (quint64(n.level) * 1315423911u + quint64(n.rank + 1))) * 1099511628211ull;
         // GPU work does not shape its operator: an op that launches a kernel in one iteration
         // and not in the next (zero_ on a gradient that was None) is still the same op.
         for (int c : n.children)
@@ -401,7 +491,7 @@ std::vector<std::pair<SliceId, int>> ExecutionModel::sliceIndex() const
 {
     std::vector<std::pair<SliceId, int>> index;
     for (size_t i = 0; i < m_nodes.size(); ++i)
-        for (SliceId s : m_nodes[i].slices)
+        for (SliceId s : slices(int(i)))
             index.emplace_back(s, int(i));
     std::sort(index.begin(), index.end());
     return index;
@@ -488,15 +578,15 @@ QJsonObject ExecutionModel::toJson(Level level) const
                       {QStringLiteral("inclusive_ns"), n.inclusive()},
                       {QStringLiteral("self_ns"), n.self},
                       {QStringLiteral("count"), n.count},
-                      {QStringLiteral("slices"), qint64(n.slices.size())},
+                      {QStringLiteral("slices"), qint64(slices(int(i)).size())},
                       {QStringLiteral("children"), qint64(n.children.size())},
                       {QStringLiteral("mix"), mixJson(n.mix)}};
         if (n.parent >= 0)
             o.insert(QStringLiteral("parent"), n.parent);
         if (n.rank >= 0)
             o.insert(QStringLiteral("rank"), n.rank);
-        if (!n.slices.empty())
-            o.insert(QStringLiteral("first_slice"), n.slices.front());
+        if (const auto ids = slices(int(i)); !ids.empty())
+            o.insert(QStringLiteral("first_slice"), ids.front());
         if (m_criticalLength > 0) {
             o.insert(QStringLiteral("critical_ns"), n.critical);
             o.insert(QStringLiteral("critical_share"), criticalShare(int(i)));

@@ -10,6 +10,7 @@
 #include <array>
 #include <functional>
 #include <map>
+#include <span>
 #include <tuple>
 #include <vector>
 
@@ -49,7 +50,6 @@ struct ModelNode
     TimeNs self = 0;   // inclusive time not spent in CPU children (see ExecutionModel)
     qint64 count = 1;  // slices merged into it (an operator's nested aten:: calls count once)
     TimeNs critical = 0; // time of the critical path spent under it (setCriticalPath)
-    std::vector<SliceId> slices; // its own slices (containers and leaves merged into it)
     std::vector<int> children;   // in start order
     ResourceMix mix;
     TimeNs inclusive() const { return end - start; }
@@ -98,6 +98,8 @@ public:
     // The node at `level` that holds node `node` (itself when it is no deeper), -1 when it is
     // above that level.
     int ancestorAt(int node, Level level) const;
+    // A node's own slices (the containers and leaves merged into it), first taken first.
+    std::span<const SliceId> slices(int node) const;
     // The model node each dependency-graph node belongs to.
     int nodeOf(int graphNode) const { return m_ofGraphNode[size_t(graphNode)]; }
     qint64 countAt(Level level) const;
@@ -164,6 +166,8 @@ private:
     void finish(const DependencyGraph &graph);
 
     std::vector<ModelNode> m_nodes;
+    std::vector<quint32> m_sliceStart; // per node, where its slices begin in m_sliceIds (nodes + 1)
+    std::vector<SliceId> m_sliceIds;
     std::vector<int> m_ofGraphNode;
     std::vector<ModelEdge> m_leafEdges; // graph edges as (model node, model node, kind)
     std::vector<quint64> m_shape;       // per node, see foldedChildren()

@@ -64,10 +64,11 @@ class TestExecutionModel : public QObject
     {
         std::set<SliceId> seen;
         qint64 slices = 0;
-        for (const auto &n : m.nodes()) {
-            for (SliceId s : n.slices)
+        for (size_t i = 0; i < m.nodes().size(); ++i) {
+            const ModelNode &n = m.nodes()[i];
+            for (SliceId s : m.slices(int(i)))
                 QVERIFY2(seen.insert(s).second, "a slice in two model nodes");
-            slices += qint64(n.slices.size());
+            slices += qint64(m.slices(int(i)).size());
             for (int c : n.children) {
                 const ModelNode &child = m.nodes()[size_t(c)];
                 QVERIFY(child.level > n.level || (child.level == Level::Scope && n.level == Level::Scope));

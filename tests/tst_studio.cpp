@@ -305,25 +305,25 @@ private Q_SLOTS:
         // Graph -> timeline: a click on an operator's box selects its span and its own slice.
         int op = -1;
         for (size_t i = 0; i < nodes.size() && op < 0; ++i)
-            if (nodes[i].level == sim::Level::Operator && !nodes[i].slices.empty() && nodes[i].inclusive() > 0)
+            if (nodes[i].level == sim::Level::Operator && !model->slices(int(i)).empty() && nodes[i].inclusive() > 0)
                 op = int(i);
         QVERIFY(op >= 0);
         Q_EMIT view->nodeActivated(op);
-        QCOMPARE(w.state()->selectedSlice(), nodes[size_t(op)].slices.front());
+        QCOMPARE(w.state()->selectedSlice(), model->slices(op).front());
         QCOMPARE(w.state()->selectionStart(), nodes[size_t(op)].start);
         QCOMPARE(w.state()->selectionEnd(), nodes[size_t(op)].end);
         QVERIFY(w.state()->windowStart() <= nodes[size_t(op)].start && w.state()->windowEnd() >= nodes[size_t(op)].end);
         // Timeline -> graph: selecting a kernel lights up the box that holds it.
         int kernel = -1;
         for (size_t i = 0; i < nodes.size() && kernel < 0; ++i)
-            if (nodes[i].level == sim::Level::GpuWork && !nodes[i].slices.empty())
+            if (nodes[i].level == sim::Level::GpuWork && !model->slices(int(i)).empty())
                 kernel = int(i);
         QVERIFY(kernel >= 0);
         const auto picture = view->picture();
         const int item = picture->scene.itemOf(kernel);
         QVERIFY(item >= 0);
         const auto &k = nodes[size_t(kernel)];
-        w.state()->setSelectedSlice(model->trackOf(k.resource), k.slices.front(), k.start, k.end);
+        w.state()->setSelectedSlice(model->trackOf(k.resource), model->slices(kernel).front(), k.start, k.end);
         QCOMPARE(view->highlightedItems(), QSet<int>{item});
         // A range: every box that overlaps it.
         w.state()->clearSelectedSlice();

@@ -219,7 +219,7 @@ QString GraphPainter::tooltip(const GraphPicture &picture, int index)
                      .arg(sum > 0 ? 100.0 * double(parts[k]) / double(sum) : 0.0, 0, 'f', 1);
     if (node.rank >= 0)
         t += QStringLiteral("<br>rank %1").arg(node.rank);
-    t += QStringLiteral("<br>%1 slice(s)").arg(qint64(node.slices.size()));
+    t += QStringLiteral("<br>%1 slice(s)").arg(qint64(scene.model->slices(item.node).size()));
     if (item.openable)
         t += item.count > 1 ? QStringLiteral("<br><i>double-click to show the %1</i>").arg(item.count * item.period)
                             : QStringLiteral("<br><i>double-click to open</i>");
