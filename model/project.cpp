@@ -283,6 +283,25 @@ StringId Project::intern(std::string_view text)
     return id;
 }
 
+void Project::strings(const std::vector<StringId> &ids, QHash<StringId, QString> &out)
+{
+    constexpr size_t kBatch = 10'000;
+    auto st = m_db.prepare("SELECT s.id, s.value FROM json_each(?) j JOIN string s ON s.id = j.value");
+    for (size_t at = 0; at < ids.size(); at += kBatch) {
+        std::string list = "[";
+        for (size_t i = at; i < std::min(ids.size(), at + kBatch); ++i) {
+            if (i > at)
+                list += ',';
+            list += std::to_string(ids[i]);
+        }
+        list += ']';
+        st.reset();
+        st.bind(1, std::string_view(list));
+        while (st.step())
+            out.insert(st.int64(0), st.text(1));
+    }
+}
+
 QString Project::string(StringId id)
 {
     if (!m_selectString.isValid())

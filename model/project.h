@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace gml {
 
@@ -66,6 +67,8 @@ public:
     // Interned strings: one id per distinct UTF-8 text, shared by the whole project.
     StringId intern(std::string_view text);
     QString string(StringId id);
+    // The texts of many ids in one query each 10,000 (into `out`; unknown ids are left out).
+    void strings(const std::vector<StringId> &ids, QHash<StringId, QString> &out);
 
 private:
     Project() = default;

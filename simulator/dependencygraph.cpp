@@ -234,16 +234,37 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
         auto byStart = [](const Row &a, const Row &b) {
             return a.start != b.start ? a.start < b.start : a.end != b.end ? a.end > b.end : a.id < b.id;
         };
+        // Slices per resource (an upper bound of its nodes and containers): reserved once, so
+        // the arrays are not copied as they grow.
+        {
+            std::unordered_map<TrackId, qint64> counts;
+            auto st = db.prepare("SELECT id, slice_count FROM track WHERE run_id = ?");
+            st.bind(1, run);
+            qint64 total = 0, largest = 0;
+            while (st.step())
+                if (resourceOf.count(st.int64(0))) {
+                    total += st.int64(1);
+                    largest = std::max(largest, st.int64(1));
+                }
+            g.m_nodes.reserve(size_t(total));
+            g.m_containers.reserve(size_t(total) / 2);
+            rows.reserve(size_t(largest));
+        }
+        std::vector<size_t> descents; // where a chunk starts before the row read last
+        std::vector<StringId> unnamed;
         for (size_t res = 0; res < g.m_resources.size(); ++res) {
             Resource &r = g.m_resources[res];
             const TimeNs offset = offsetOf.count(r.source) ? offsetOf.at(r.source) : 0;
             const bool gpu = r.gpu;
             rows.clear();
-            bool sorted = true;
+            descents.clear();
             const bool ok = reader.read(r.track, gpu || commsName != 0, [&](const slicestore::Row &x) {
                 if (x.dur <= 0)
                     return;
-                rows.push_back({x.id, x.ts + offset, x.ts + offset + x.dur, x.name, x.cat});
+                const Row row{x.id, x.ts + offset, x.ts + offset + x.dur, x.name, x.cat};
+                if (!rows.empty() && byStart(row, rows.back()))
+                    descents.push_back(rows.size());
+                rows.push_back(row);
                 if (!x.hasArgs)
                     return;
                 if (gpu) {
@@ -261,13 +282,39 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
                         dtype = dtype.mid(1, dtype.size() - 2);
                     comms.push_back({x.id, *nelems * dtypeSize(dtype)});
                 }
-            }, &sorted);
+            });
             if (!ok)
                 return fail(reader.errorString());
-            if (!sorted)
-                std::sort(rows.begin(), rows.end(), byStart);
+            // Each chunk is sorted; chunks written as an importer's buffer filled overlap a
+            // little where the file was not in time order. Each run merges into the sorted
+            // rows before it from the first row it precedes: linear when the overlap is small,
+            // and a sort of them all once the merges have cost more than that would.
+            size_t merged = 0;
+            for (size_t k = 0; k < descents.size(); ++k) {
+                const auto mid = rows.begin() + qsizetype(descents[k]);
+                const auto last = k + 1 < descents.size() ? rows.begin() + qsizetype(descents[k + 1]) : rows.end();
+                const auto from = std::upper_bound(rows.begin(), mid, *mid, byStart);
+                merged += size_t(last - from);
+                if (merged > 8 * rows.size()) {
+                    std::sort(rows.begin(), rows.end(), byStart);
+                    break;
+                }
+                std::inplace_merge(from, mid, last, byStart);
+            }
             if (rows.empty())
                 continue;
+            // Names read in one query per resource rather than one per name.
+            unnamed.clear();
+            for (const Row &row : rows)
+                for (const StringId id : {row.name, row.cat})
+                    if (id && !g.m_names.contains(id))
+                        unnamed.push_back(id);
+            std::sort(unnamed.begin(), unnamed.end());
+            unnamed.erase(std::unique(unnamed.begin(), unnamed.end()), unnamed.end());
+            project.strings(unnamed, g.m_names);
+            for (const StringId id : unnamed)
+                if (!g.m_names.contains(id))
+                    g.m_names.insert(id, QString());
             // Nesting: a slice inside the one below it on the stack is its child.
             std::vector<int> stack;
             std::vector<int> parent(rows.size(), -1);

@@ -382,6 +382,14 @@ std::vector<ExecutionModel::Fold> ExecutionModel::foldedChildren(int node, Level
     for (int c : m_nodes[size_t(node)].children)
         if (m_nodes[size_t(c)].level <= upTo)
             kids.push_back(c);
+    // Children of several ranks (a step of a distributed job) are taken rank by rank, so one
+    // rank's iterations, one after another, fold; ranks run side by side and never fold into
+    // one another.
+    if (std::adjacent_find(kids.begin(), kids.end(), [&](int a, int b) {
+            return m_nodes[size_t(a)].rank != m_nodes[size_t(b)].rank;
+        }) != kids.end())
+        std::stable_sort(kids.begin(), kids.end(),
+                         [&](int a, int b) { return m_nodes[size_t(a)].rank < m_nodes[size_t(b)].rank; });
     auto same = [&](size_t a, size_t b, size_t period) {
         for (size_t k = 0; k < period; ++k)
             if (m_shape[size_t(kids[a + k])] != m_shape[size_t(kids[b + k])])

@@ -152,7 +152,7 @@ public:
         std::vector<int> members; // count x period siblings, in start order
     };
     // Children down to `upTo` (deeper ones are not shown at that level, so they do not break a
-    // run of repeats), grouped.
+    // run of repeats), grouped; children of several ranks rank by rank, each in start order.
     std::vector<Fold> foldedChildren(int node, Level upTo = Level::GpuWork) const;
     quint64 shape(int node) const { return m_shape[size_t(node)]; }
 

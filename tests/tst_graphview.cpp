@@ -13,6 +13,7 @@
 #include <QRandomGenerator>
 #include <QTest>
 
+#include <map>
 #include <set>
 
 using namespace gml;
@@ -215,6 +216,77 @@ private Q_SLOTS:
         // The critical path runs through at least one rank's iteration.
         QVERIFY(std::any_of(p->scene.items.begin(), p->scene.items.end(),
                             [&](const GraphItem &i) { return i.critical * 2 > p->scene.criticalLength; }));
+    }
+
+    void manyRanksStayWithinTheBudget()
+    {
+        // 12 ranks x 20 steps: 240 iterations. A step's children are taken rank by rank, so
+        // each rank's iterations fold (×20), and ranks never fold into one another.
+        QTemporaryDir dir;
+        const QString traces = gmltest::generateJob(dir, 12, 20);
+        const auto m = modelOf(traces, QStringLiteral("job"));
+        QCOMPARE(m->countAt(Level::Iteration), 240);
+        GraphCollapse c;
+        c.level = Level::Iteration;
+        c.budget = 12;
+        auto p = GraphPicture::make(m, c);
+        checkLayout(*p);
+        auto ranksUnder = [&](const GraphPicture &pic, size_t item) {
+            std::multiset<int> ranks;
+            for (size_t n = 0; n < m->nodes().size(); ++n)
+                if (m->nodes()[n].level == Level::Iteration && pic.scene.itemOf(int(n)) == int(item))
+                    ranks.insert(m->nodes()[n].rank);
+            return ranks;
+        };
+        QCOMPARE(p->scene.items.size(), size_t(12));
+        for (size_t i = 0; i < p->scene.items.size(); ++i) {
+            const auto ranks = ranksUnder(*p, i);
+            QCOMPARE(ranks.size(), size_t(20));
+            QCOMPARE(ranks.count(*ranks.begin()), size_t(20));
+            QCOMPARE(p->scene.items[i].count, 20);
+        }
+        // Unfolding rank 0's group shows more boxes than the budget: runs of successive
+        // iterations become ranges ("ProfilerStep#0 … ProfilerStep#3 · rank 0"), which unfold
+        // in turn.
+        const auto rank0 = std::find_if(p->scene.items.begin(), p->scene.items.end(),
+                                        [&](const GraphItem &i) { return m->nodes()[size_t(i.node)].rank == 0; });
+        QVERIFY(rank0 != p->scene.items.end());
+        c.unfolded.insert(rank0->unfoldKey());
+        p = GraphPicture::make(m, c);
+        checkLayout(*p);
+        std::vector<size_t> ranges;
+        for (size_t i = 0; i < p->scene.items.size(); ++i)
+            if (p->scene.items[i].range) {
+                ranges.push_back(i);
+                QCOMPARE(ranksUnder(*p, i), (std::multiset<int>{0, 0, 0, 0}));
+                QVERIFY(p->scene.items[i].isGroup());
+                QVERIFY(p->scene.items[i].label.contains(QStringLiteral(" … ")));
+                QVERIFY(p->scene.items[i].label.endsWith(QStringLiteral(" · rank 0")));
+            }
+        QCOMPARE(ranges.size(), size_t(5));
+        const GraphItem second = p->scene.items[ranges[1]];
+        QCOMPARE(m->nodes()[size_t(second.first)].name, QStringLiteral("ProfilerStep#4 · rank 0"));
+        c.unfolded.insert(second.unfoldKey());
+        p = GraphPicture::make(m, c);
+        checkLayout(*p);
+        for (int k = 4; k < 8; ++k) {
+            const int node = m->find(QStringLiteral("ProfilerStep#%1 · rank 0").arg(k));
+            const int item = p->scene.itemOf(node);
+            QVERIFY(item >= 0);
+            QCOMPARE(p->scene.items[size_t(item)].node, node);
+            QVERIFY(!p->scene.items[size_t(item)].isGroup());
+        }
+        // With fewer boxes allowed than ranks, ranks share ranges; nothing is left out.
+        c = GraphCollapse{};
+        c.level = Level::Iteration;
+        c.budget = 8;
+        p = GraphPicture::make(m, c);
+        checkLayout(*p);
+        QVERIFY(p->scene.items.size() <= size_t(8));
+        size_t under = 0;
+        for (size_t i = 0; i < p->scene.items.size(); ++i)
+            under += ranksUnder(*p, i).size();
+        QCOMPARE(under, size_t(240));
     }
 
     void figuresArePngSvgAndPdf()

@@ -193,7 +193,11 @@ QString GraphPainter::tooltip(const GraphPicture &picture, int index)
     const GraphItem &item = scene.items[size_t(index)];
     const auto &node = scene.model->nodes()[size_t(item.node)];
     QString t = QStringLiteral("<b>%1</b> · %2").arg(item.label.toHtmlEscaped(), sim::levelName(node.level));
-    if (item.count > 1)
+    if (item.range)
+        t += QStringLiteral("<br>%1 nodes in a row, %2 on average (more than the view shows at once)")
+                 .arg(item.count)
+                 .arg(formatDuration(item.time / std::max(1, item.count)));
+    else if (item.count > 1)
         t += (item.period > 1 ? QStringLiteral("<br>×%1 repeats of a block of %3 nodes, %2 each on average")
                               : QStringLiteral("<br>×%1 of the same shape, %2 each on average"))
                  .arg(item.count)
@@ -221,7 +225,7 @@ QString GraphPainter::tooltip(const GraphPicture &picture, int index)
         t += QStringLiteral("<br>rank %1").arg(node.rank);
     t += QStringLiteral("<br>%1 slice(s)").arg(qint64(scene.model->slices(item.node).size()));
     if (item.openable)
-        t += item.count > 1 ? QStringLiteral("<br><i>double-click to show the %1</i>").arg(item.count * item.period)
+        t += item.isGroup() ? QStringLiteral("<br><i>double-click to show the %1</i>").arg(item.count * item.period)
                             : QStringLiteral("<br><i>double-click to open</i>");
     return t;
 }
@@ -371,7 +375,8 @@ void GraphPainter::paint(QPainter &p, const GraphPicture &picture, const QTransf
                         .arg(100.0 * *overlay.change[i], 0, 'f', 1);
         p.drawText(QRectF(box.left() + 7, box.top() + 32, box.width() - 14, 13), Qt::AlignLeft | Qt::AlignVCenter, line);
         if (item.count > 1) {
-            const QString badge = QStringLiteral("×%1").arg(item.count);
+            const QString badge = item.range ? QStringLiteral("%1 in a row").arg(item.count)
+                                             : QStringLiteral("×%1").arg(item.count);
             QFont badgeFont = smallFont;
             badgeFont.setBold(true);
             p.setFont(badgeFont);

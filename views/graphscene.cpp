@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <queue>
@@ -33,12 +34,24 @@ quint64 GraphCollapse::key() const
 
 namespace {
 
-// A box while the scene is being opened: a node, or a group of repeats, or (when open) the
-// parent of the entries that replaced it.
+// What opening something shows, one box each: a node, a group of repeats, or a range of
+// successive boxes (when there are more than the budget) that opens into its parts.
+struct Kid
+{
+    std::vector<int> members; // one node, a group's nodes, or a range's nodes
+    int period = 1;           // a group: members per repeat
+    bool range = false;
+    std::vector<Kid> parts;   // a range: its boxes
+};
+
+// A box while the scene is being opened: a node, a group of repeats or a range, or (when
+// open) the parent of the entries that replaced it.
 struct Entry
 {
-    std::vector<int> members; // one node, or a group's nodes
-    int period = 1;           // a group: members per repeat
+    std::vector<int> members;
+    int period = 1;
+    bool range = false;
+    std::vector<Kid> parts;
     TimeNs time = 0;
     bool open = false;
     std::vector<int> children; // entries, once open
@@ -62,34 +75,77 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
     scene.criticalLength = model.criticalLength();
 
     std::vector<Entry> entries;
-    auto makeEntry = [&](std::vector<int> members, int period) {
+    auto makeEntry = [&](Kid kid) {
         Entry e;
-        e.members = std::move(members);
-        e.period = period;
+        e.members = std::move(kid.members);
+        e.period = kid.period;
+        e.range = kid.range;
+        e.parts = std::move(kid.parts);
         for (int m : e.members)
             e.time += nodes[size_t(m)].inclusive();
         entries.push_back(std::move(e));
         return int(entries.size() - 1);
     };
-    // What opening an entry would show: a group's members, a node's children (grouped).
+    // More boxes than the budget (a step of 64 ranks x 264 iterations, a group of 16,000
+    // repeats unfolded) become ranges: one per rank when the boxes are of several ranks and
+    // that fits, else runs of successive boxes, at most half the budget of them. A range
+    // opens into its boxes, ranged again if need be.
+    const size_t budget = size_t(std::max(collapse.budget, 8));
+    auto ranged = [&](std::vector<Kid> list) {
+        if (list.size() <= budget)
+            return list;
+        std::vector<Kid> out;
+        auto range = [&](size_t a, size_t b) {
+            if (b - a == 1) {
+                out.push_back(std::move(list[a]));
+                return;
+            }
+            Kid r;
+            r.range = true;
+            for (size_t k = a; k < b; ++k) {
+                r.members.insert(r.members.end(), list[k].members.begin(), list[k].members.end());
+                r.parts.push_back(std::move(list[k]));
+            }
+            out.push_back(std::move(r));
+        };
+        std::vector<size_t> cuts{0};
+        for (size_t k = 1; k < list.size(); ++k)
+            if (nodes[size_t(list[k].members.front())].rank != nodes[size_t(list[k - 1].members.front())].rank)
+                cuts.push_back(k);
+        cuts.push_back(list.size());
+        if (cuts.size() > 2 && cuts.size() - 1 <= budget) {
+            for (size_t k = 0; k + 1 < cuts.size(); ++k)
+                range(cuts[k], cuts[k + 1]);
+        } else {
+            const size_t per = (list.size() + budget / 2 - 1) / (budget / 2);
+            for (size_t a = 0; a < list.size(); a += per)
+                range(a, std::min(list.size(), a + per));
+        }
+        return out;
+    };
+    // What opening an entry would show: a range's parts, a group's members, a node's children
+    // (grouped).
     auto childrenOf = [&](int entry, Level upTo) {
-        std::vector<std::pair<std::vector<int>, int>> out; // members, period
+        std::vector<Kid> out;
         const Entry &e = entries[size_t(entry)];
+        if (e.range)
+            return ranged(e.parts);
         if (e.members.size() > 1) {
             for (int m : e.members)
-                out.push_back({{m}, 1});
-            return out;
+                out.push_back({{m}, 1, false, {}});
+            return ranged(std::move(out));
         }
         const int node = e.members.front();
         if (nodes[size_t(node)].level >= upTo)
             return out;
         for (auto &f : model.foldedChildren(node, upTo))
-            out.push_back({std::move(f.members), f.period});
-        return out;
+            out.push_back({std::move(f.members), f.period, false, {}});
+        return ranged(std::move(out));
     };
     auto forcedOpen = [&](const Entry &e) {
-        return e.members.size() > 1 ? collapse.unfolded.contains(e.members.front())
-                                    : collapse.opened.contains(e.members.front());
+        return e.range                ? collapse.unfolded.contains(GraphItem::rangeKey(e.members.front()))
+               : e.members.size() > 1 ? collapse.unfolded.contains(e.members.front())
+                                      : collapse.opened.contains(e.members.front());
     };
     int shown = 1;
     // Opens an entry, then whatever the user opened inside it.
@@ -100,8 +156,8 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
         entries[size_t(entry)].open = true;
         shown += int(kids.size()) - 1;
         std::vector<int> ids;
-        for (auto &[members, period] : kids)
-            ids.push_back(makeEntry(std::move(members), period));
+        for (auto &kid : kids)
+            ids.push_back(makeEntry(std::move(kid)));
         entries[size_t(entry)].children = ids;
         for (int c : ids)
             if (forcedOpen(entries[size_t(c)]))
@@ -110,7 +166,7 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
     auto levelBelow = [&](int node) {
         return std::max(collapse.level, Level(std::min(int(nodes[size_t(node)].level) + 1, sim::kLevels - 1)));
     };
-    const int root = makeEntry({focus}, 1);
+    const int root = makeEntry({{focus}, 1, false, {}});
     open(root, levelBelow(focus));
     // A lone child is opened too (the workflow of one run, a step of one iteration): one box
     // would say nothing. Past the budget if need be, up to 4 times it (a wrapped chain of 400
@@ -150,12 +206,12 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
             // A group too big to show whole shows its first block, the rest staying a group
             // (8 ranks' first iterations, then "×39"): the structure, at the cost of a block.
             const int period = e.period;
-            if (e.members.size() >= size_t(2 * period) && shown + period <= collapse.budget) {
+            if (!e.range && e.members.size() >= size_t(2 * period) && shown + period <= collapse.budget) {
                 std::vector<int> rest(e.members.begin() + period, e.members.end());
                 std::vector<int> ids;
                 for (int k = 0; k < period; ++k)
-                    ids.push_back(makeEntry({entries[size_t(entry)].members[size_t(k)]}, 1));
-                ids.push_back(makeEntry(std::move(rest), period));
+                    ids.push_back(makeEntry({{entries[size_t(entry)].members[size_t(k)]}, 1, false, {}}));
+                ids.push_back(makeEntry({std::move(rest), period, false, {}}));
                 entries[size_t(entry)].open = true;
                 entries[size_t(entry)].children = ids;
                 shown += period;
@@ -196,8 +252,17 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
         item.last = e.members.back();
         item.period = e.period;
         item.count = int(e.members.size()) / e.period;
+        item.range = e.range;
         const ModelNode &first = nodes[size_t(item.node)];
-        item.label = first.name;
+        if (e.range) { // "ProfilerStep#0 … ProfilerStep#263 · rank 5": the rank said once
+            const QString &lastName = nodes[size_t(item.last)].name;
+            QString head = first.name;
+            if (const qsizetype at = lastName.lastIndexOf(QStringLiteral(" · rank ")); at > 0 && head.endsWith(lastName.mid(at)))
+                head.chop(lastName.size() - at);
+            item.label = QStringLiteral("%1 … %2").arg(head, lastName);
+        } else {
+            item.label = first.name;
+        }
         item.start = nodes[size_t(e.members.front())].start;
         item.end = nodes[size_t(item.last)].end;
         for (int m : e.members) {
@@ -212,6 +277,14 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
             item.mix.idle += n.mix.idle;
         }
         item.openable = e.members.size() > 1 || !first.children.empty();
+        if (e.range) { // spans its first to its last part
+            item.start = std::numeric_limits<TimeNs>::max();
+            item.end = std::numeric_limits<TimeNs>::min();
+            for (int m : e.members) {
+                item.start = std::min(item.start, nodes[size_t(m)].start);
+                item.end = std::max(item.end, nodes[size_t(m)].end);
+            }
+        }
         const int index = int(scene.items.size());
         scene.items.push_back(std::move(item));
         std::vector<int> sub(e.members.begin(), e.members.end());

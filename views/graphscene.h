@@ -24,12 +24,13 @@ struct GraphCollapse
     int budget = 150;
     QSet<int> opened;
     QSet<int> closed;
-    QSet<int> unfolded; // first member of a group
+    QSet<int> unfolded; // first member of a group; GraphItem::rangeKey(first) of a range
     quint64 key() const; // equal states have equal keys (the layout cache)
 };
 
 // One box of the view: a model node, or a group of `count` repeats of a block of `period`
-// siblings, represented by the block's largest node.
+// siblings, represented by the block's largest node, or a range of `count` successive nodes
+// (one rank's, or a run of them) where there were more boxes than the budget.
 struct GraphItem
 {
     int node = 0;
@@ -43,7 +44,12 @@ struct GraphItem
     TimeNs critical = 0; // critical-path time under it
     sim::ResourceMix mix;
     bool openable = false; // has children at or above the level, or is a group
-    QString label;         // the node's name (a group: the first's, less its #N)
+    bool range = false;
+    QString label;         // the node's name (a range: its first's and its last's)
+    bool isGroup() const { return range || count * period > 1; } // opens by unfolding
+    // What GraphCollapse::unfolded holds for it: a group's first member, or rangeKey(first).
+    int unfoldKey() const { return range ? rangeKey(first) : first; }
+    static int rangeKey(int first) { return -2 - first; }
 };
 
 struct GraphSceneEdge

@@ -153,7 +153,7 @@ protected:
         if (item < 0 || !m_picture)
             return;
         const GraphItem &it = m_picture->scene.items[size_t(item)];
-        if (it.count * it.period > 1)
+        if (it.isGroup())
             m_view->unfold(item);
         else if (it.openable)
             m_view->setFocusNode(it.node);
@@ -192,8 +192,10 @@ protected:
             return;
         const GraphItem &it = m_picture->scene.items[size_t(item)];
         QMenu menu(this);
-        if (it.count * it.period > 1)
-            menu.addAction(QStringLiteral("Show the %1 repeats").arg(it.count), [this, item] { m_view->unfold(item); });
+        if (it.isGroup())
+            menu.addAction(it.range ? QStringLiteral("Show the %1 nodes").arg(it.count)
+                                    : QStringLiteral("Show the %1 repeats").arg(it.count),
+                           [this, item] { m_view->unfold(item); });
         else if (it.openable) {
             menu.addAction(QStringLiteral("Open (focus on it)"), [this, it] { m_view->setFocusNode(it.node); });
             menu.addAction(QStringLiteral("Open in place"), [this, item] { m_view->openInPlace(item); });
@@ -342,10 +344,10 @@ void GraphView::unfold(int item)
 {
     if (!m_picture || item < 0 || size_t(item) >= m_picture->scene.items.size())
         return;
-    const int first = m_picture->scene.items[size_t(item)].first;
+    const GraphItem &it = m_picture->scene.items[size_t(item)];
     GraphCollapse c = m_collapse;
-    c.unfolded.insert(first);
-    c.closed.remove(first);
+    c.unfolded.insert(it.unfoldKey());
+    c.closed.remove(it.first);
     setCollapse(c);
 }
 
@@ -376,8 +378,10 @@ void GraphView::collapseItem(int item)
     GraphCollapse c = m_collapse;
     c.opened.remove(parent);
     c.closed.insert(parent);
-    for (int ch : nodes[size_t(parent)].children)
+    for (int ch : nodes[size_t(parent)].children) {
         c.unfolded.remove(ch);
+        c.unfolded.remove(GraphItem::rangeKey(ch));
+    }
     setCollapse(c);
 }
 

@@ -94,7 +94,7 @@ static bool benchFolder(const QString &label, const QString &folder, int repeat,
         int open = -1, group = -1;
         for (size_t i = 0; i < picture->scene.items.size(); ++i) {
             const auto &it = picture->scene.items[i];
-            if (it.count * it.period > 1) {
+            if (it.isGroup()) {
                 if (group < 0 || it.time > picture->scene.items[size_t(group)].time)
                     group = int(i);
             } else if (it.openable && (open < 0 || it.time > picture->scene.items[size_t(open)].time)) {
@@ -110,7 +110,7 @@ static bool benchFolder(const QString &label, const QString &folder, int repeat,
         }
         if (group >= 0) {
             GraphCollapse c;
-            c.unfolded.insert(picture->scene.items[size_t(group)].first);
+            c.unfolded.insert(picture->scene.items[size_t(group)].unfoldKey());
             unfoldMs.push_back(timed([&] { GraphPicture::make(model, c); }));
         }
     }
