@@ -252,6 +252,7 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
         }
         std::vector<size_t> descents; // where a chunk starts before the row read last
         std::vector<StringId> unnamed;
+        std::vector<char> requested; // by string id: asked for already (ids are small and dense)
         for (size_t res = 0; res < g.m_resources.size(); ++res) {
             Resource &r = g.m_resources[res];
             const TimeNs offset = offsetOf.count(r.source) ? offsetOf.at(r.source) : 0;
@@ -306,11 +307,16 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
             // Names read in one query per resource rather than one per name.
             unnamed.clear();
             for (const Row &row : rows)
-                for (const StringId id : {row.name, row.cat})
-                    if (id && !g.m_names.contains(id))
+                for (const StringId id : {row.name, row.cat}) {
+                    if (id <= 0)
+                        continue;
+                    if (size_t(id) >= requested.size())
+                        requested.resize(std::max(size_t(id) + 1, 2 * requested.size()), 0);
+                    if (!requested[size_t(id)]) {
+                        requested[size_t(id)] = 1;
                         unnamed.push_back(id);
-            std::sort(unnamed.begin(), unnamed.end());
-            unnamed.erase(std::unique(unnamed.begin(), unnamed.end()), unnamed.end());
+                    }
+                }
             project.strings(unnamed, g.m_names);
             for (const StringId id : unnamed)
                 if (!g.m_names.contains(id))

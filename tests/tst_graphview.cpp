@@ -246,7 +246,7 @@ private Q_SLOTS:
             QCOMPARE(p->scene.items[i].count, 20);
         }
         // Unfolding rank 0's group shows more boxes than the budget: runs of successive
-        // iterations become ranges ("ProfilerStep#0 … ProfilerStep#3 · rank 0"), which unfold
+        // iterations become ranges ("ProfilerStep#0 … #3 · rank 0"), which unfold
         // in turn.
         const auto rank0 = std::find_if(p->scene.items.begin(), p->scene.items.end(),
                                         [&](const GraphItem &i) { return m->nodes()[size_t(i.node)].rank == 0; });
@@ -264,6 +264,7 @@ private Q_SLOTS:
                 QVERIFY(p->scene.items[i].label.endsWith(QStringLiteral(" · rank 0")));
             }
         QCOMPARE(ranges.size(), size_t(5));
+        QCOMPARE(p->scene.items[ranges[0]].label, QStringLiteral("ProfilerStep#0 … #3 · rank 0"));
         const GraphItem second = p->scene.items[ranges[1]];
         QCOMPARE(m->nodes()[size_t(second.first)].name, QStringLiteral("ProfilerStep#4 · rank 0"));
         c.unfolded.insert(second.unfoldKey());

@@ -254,12 +254,14 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
         item.count = int(e.members.size()) / e.period;
         item.range = e.range;
         const ModelNode &first = nodes[size_t(item.node)];
-        if (e.range) { // "ProfilerStep#0 … ProfilerStep#263 · rank 5": the rank said once
-            const QString &lastName = nodes[size_t(item.last)].name;
+        if (e.range) { // "ProfilerStep#0 … #263 · rank 5": the name and the rank said once
+            QString tail = nodes[size_t(item.last)].name;
             QString head = first.name;
-            if (const qsizetype at = lastName.lastIndexOf(QStringLiteral(" · rank ")); at > 0 && head.endsWith(lastName.mid(at)))
-                head.chop(lastName.size() - at);
-            item.label = QStringLiteral("%1 … %2").arg(head, lastName);
+            if (const qsizetype at = tail.lastIndexOf(QStringLiteral(" · rank ")); at > 0 && head.endsWith(tail.mid(at)))
+                head.chop(tail.size() - at);
+            if (const qsizetype hash = head.lastIndexOf(QLatin1Char('#')); hash > 0 && tail.startsWith(head.first(hash + 1)))
+                tail.remove(0, hash);
+            item.label = QStringLiteral("%1 … %2").arg(head, tail);
         } else {
             item.label = first.name;
         }
