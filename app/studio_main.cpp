@@ -121,7 +121,12 @@ int main(int argc, char **argv)
             loop.exec();
         }
     }
-    if (ok && (parser.isSet(graphFocus) || parser.isSet(graphRun) || parser.value(panel) == QLatin1String("graph"))) {
+    // The graph dock is drawn once its model is built and laid out (off the GUI thread): when
+    // it is in view, the screenshot waits for it rather than showing "Laying out…".
+    const auto *graphDock = window.findChild<QDockWidget *>(QStringLiteral("graph"));
+    const bool graphInView = graphDock && graphDock->isVisible() && !graphDock->visibleRegion().isEmpty();
+    if (ok && !paths.isEmpty() &&
+        (graphInView || parser.isSet(graphFocus) || parser.isSet(graphRun) || parser.value(panel) == QLatin1String("graph"))) {
         ok = window.showGraph();
         if (ok && parser.isSet(graphRun)) {
             if (parser.value(graphRun) == QLatin1String("workflow"))
