@@ -225,6 +225,8 @@ GraphView::GraphView(QWidget *parent) : QWidget(parent)
     m_crumbLayout = new QHBoxLayout(m_crumbs);
     m_crumbLayout->setContentsMargins(0, 0, 0, 0);
     m_crumbLayout->setSpacing(0);
+    // A deep breadcrumb or a long status line must not widen the dock (and the window).
+    m_crumbs->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     barLayout->addWidget(m_crumbs, 1);
     barLayout->addWidget(new QLabel(tr("Open down to:"), bar));
     m_level = new QComboBox(bar);
@@ -259,6 +261,7 @@ GraphView::GraphView(QWidget *parent) : QWidget(parent)
     m_status = new QLabel(this);
     m_status->setContentsMargins(6, 2, 6, 2);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_status->setWordWrap(true);
     layout->addWidget(m_status);
 
     connect(m_level, &QComboBox::activated, this, [this] { setLevel(sim::Level(m_level->currentData().toInt())); });
