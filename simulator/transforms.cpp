@@ -1099,6 +1099,14 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
             }
         }
         s.graph->reorder();
+        if (s.graph->hasCycle()) { // a structural edit that waits on itself: nothing to replay
+            if (error)
+                *error = QStringLiteral("the transforms make the dependency graph wait on itself (%1 of %2 time "
+                                        "points are on or after a cycle)")
+                             .arg(2 * s.graph->nodes().size() - s.graph->order().size())
+                             .arg(2 * s.graph->nodes().size());
+            return std::nullopt;
+        }
         out.graph = s.graph;
         out.notes = s.notes;
         if (cache) {

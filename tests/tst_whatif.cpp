@@ -205,6 +205,17 @@ private Q_SLOTS:
         // Each all-reduce waits for the backward pass on the compute stream.
         QCOMPARE(g->edgeCounts()[size_t(EdgeKind::StreamWait)], 4 * 3);
         QCOMPARE(g->violations(), 0);
+        // The evaluation order holds every time point; an edge back to an earlier node of the
+        // same thread closes a cycle, which the order reports instead of looping or throwing.
+        QVERIFY(!g->hasCycle());
+        QCOMPARE(g->order().size(), 2 * g->nodes().size());
+        {
+            DependencyGraph cyclic = *g;
+            const auto &thread = cyclic.resources().front().nodes;
+            cyclic.addEdge({thread.back(), thread.front(), EdgeKind::ThreadWait, true, false, 0});
+            cyclic.reorder();
+            QVERIFY(cyclic.hasCycle());
+        }
         const auto report = predict(g, {});
         QCOMPARE(report.identity, report.measured);
         QCOMPARE(report.iterations.size(), 4);
