@@ -39,6 +39,8 @@ int queryCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // grademl graph FILE [--run NAME] [--level L] [--json | --dot]: the execution model.
 int graphCommand(const QStringList &args, QTextStream &out, QTextStream &err);
+// grademl analyze FILE [--run NAME] [--rank N] [--range A:B] [--json]: the automated analyses.
+int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int alignCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // Needs a QGuiApplication (fonts): grademl_main creates one for this command.
 int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err);

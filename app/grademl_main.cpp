@@ -26,6 +26,9 @@ static const char kUsage[] =
     "                                                        replay a run: measured, identity, predicted\n"
     "  graph FILE.grademl [--run NAME] [--level workflow|step|iteration|scope|operator|gpu]\n"
     "        [--json | --dot]                                the execution model: nodes, times, edges\n"
+    "  analyze FILE.grademl [--run NAME] [--rank N] [--range START:END] [--json]\n"
+    "                                                        GPU time and idle causes, kernels, launches,\n"
+    "                                                        stragglers, rank balance\n"
     "exit status: 0 ok, 1 some source or the command failed, 2 usage error\n";
 
 int main(int argc, char **argv)
@@ -61,6 +64,8 @@ int main(int argc, char **argv)
         return gml::cli::whatifCommand(args, out, err);
     if (command == QLatin1String("graph"))
         return gml::cli::graphCommand(args, out, err);
+    if (command == QLatin1String("analyze"))
+        return gml::cli::analyzeCommand(args, out, err);
     if (command == QLatin1String("align"))
         return gml::cli::alignCommand(args, out, err);
     if (command == QLatin1String("query"))

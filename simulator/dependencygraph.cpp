@@ -321,6 +321,17 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
             for (const StringId id : unnamed)
                 if (!g.m_names.contains(id))
                     g.m_names.insert(id, QString());
+            // Kineto's cuda_sync markers are not work: kept aside before nesting, so a copy
+            // that a marker overlaps stays a leaf (as an enclosing "container" of nothing but
+            // a marker it was dropped, and with it 55 ms of copies of the AlexNet trace).
+            rows.erase(std::remove_if(rows.begin(), rows.end(),
+                                      [&](const Row &row) {
+                                          if (classOfCat(row.cat) != CatSync)
+                                              return false;
+                                          markerResource.emplace(row.id, int(res));
+                                          return true;
+                                      }),
+                       rows.end());
             // Nesting: a slice inside the one below it on the stack is its child.
             std::vector<int> stack;
             std::vector<int> parent(rows.size(), -1);
@@ -337,10 +348,6 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
             for (size_t i = 0; i < rows.size(); ++i) {
                 const Row &row = rows[i];
                 const CatClass cat = classOfCat(row.cat);
-                if (cat == CatSync) {
-                    markerResource.emplace(row.id, int(res));
-                    continue;
-                }
                 // The profiler's own span ("PyTorch Profiler (0)", category Trace) marks the
                 // capture window, not work: as a node it would pin the end of every prediction.
                 if (cat == CatTrace || classOfName(row.name).profilerSpan)

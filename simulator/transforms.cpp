@@ -802,6 +802,11 @@ std::optional<Transform> parseReschedule(const QString &text, QString *error)
     return t;
 }
 
+const QString &inputPattern()
+{
+    return kInputPattern;
+}
+
 QStringList presetNames()
 {
     return {QStringLiteral("amp"), QStringLiteral("fusedadam"), QStringLiteral("input=N"),

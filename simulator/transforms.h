@@ -112,6 +112,8 @@ std::optional<Transform> parseReschedule(const QString &text, QString *error);
 // A named preset: amp, fusedadam, input=N (N times faster), input=free, nvlink, ...
 std::optional<Transform> parsePreset(const QString &text, QString *error);
 QStringList presetNames();
+// What the input transform selects by default: data-loading ranges (DataLoader, __next__, fetch).
+const QString &inputPattern();
 
 // What the transforms need to know of the measured run.
 struct WhatIfContext

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// grademl analyze: the automated analyses of a run (issue 16): each GPU's time breakdown with
+// its idle time split by cause, per-iteration breakdowns, kernel families and top kernels,
+// launch statistics, the straggler report of its collectives and the ranks' balance.
+#include "clicommands.h"
+
+#include "analysis.h"
+#include "project.h"
+#include "timeformat.h"
+
+#include <QJsonDocument>
+
+namespace gml::cli {
+
+int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    const Parsed p = parse(args, {QStringLiteral("run"), QStringLiteral("rank"), QStringLiteral("range")},
+                           {QStringLiteral("json")});
+    QString problem = p.error;
+    if (problem.isEmpty() && p.positional.size() != 1)
+        problem = QStringLiteral("need one project file");
+    sim::AnalysisScope scope;
+    if (problem.isEmpty() && p.options.contains(QStringLiteral("rank"))) {
+        bool ok = false;
+        scope.rank = p.options.value(QStringLiteral("rank")).toInt(&ok);
+        if (!ok || scope.rank < 0)
+            problem = QStringLiteral("--rank expects a rank number, got '%1'").arg(p.options.value(QStringLiteral("rank")));
+    }
+    std::optional<std::pair<TimeNs, TimeNs>> relative;
+    if (problem.isEmpty() && p.options.contains(QStringLiteral("range"))) {
+        const QString text = p.options.value(QStringLiteral("range"));
+        const QStringList parts = text.split(QLatin1Char(':'));
+        const auto a = parts.size() == 2 ? parseDuration(parts[0]) : std::nullopt;
+        const auto b = parts.size() == 2 ? parseDuration(parts[1]) : std::nullopt;
+        if (!a || !b || *b <= *a)
+            problem = QStringLiteral("--range expects START:END after the run's start, e.g. 10ms:250ms, got '%1'").arg(text);
+        else
+            relative = std::make_pair(*a, *b);
+    }
+    if (!problem.isEmpty()) {
+        err << "grademl analyze: " << problem
+            << "\nusage: grademl analyze FILE.grademl [--run NAME] [--rank N] [--range START:END] [--json]\n";
+        return Usage;
+    }
+    QString error;
+    auto project = Project::open(p.positional.first(), Project::Mode::ReadOnly, &error);
+    if (!project) {
+        err << "grademl analyze: " << error << '\n';
+        return SomeFailed;
+    }
+    QString runName = p.options.value(QStringLiteral("run"));
+    int exitCode = Ok;
+    const auto run = pickRun(*project, &runName, "analyze", err, &exitCode);
+    if (!run)
+        return exitCode;
+    const auto graph = sim::DependencyGraph::build(*project, *run, &error);
+    if (!graph) {
+        err << "grademl analyze: run '" << runName << "': " << error << '\n';
+        return SomeFailed;
+    }
+    if (relative)
+        scope.range = std::make_pair(graph->origin() + relative->first, graph->origin() + relative->second);
+    const sim::Analysis analysis = sim::analyze(*graph, scope);
+    if (scope.rank >= 0 && analysis.gpus.empty() && analysis.topKernels.empty()) {
+        err << "grademl analyze: run '" << runName << "' has no GPU work on rank " << scope.rank << '\n';
+        return SomeFailed;
+    }
+    if (p.flags.contains(QStringLiteral("json"))) {
+        QJsonObject o = analysis.toJson();
+        o.insert(QStringLiteral("run"), runName);
+        out << QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented));
+    } else {
+        out << "run " << runName << '\n' << analysis.toText();
+    }
+    return Ok;
+}
+
+} // namespace gml::cli

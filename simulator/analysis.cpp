@@ -1,0 +1,691 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "analysis.h"
+
+#include "clockalignment.h"
+#include "executionmodel.h"
+#include "timeformat.h"
+#include "transforms.h"
+
+#include <QJsonArray>
+#include <QRegularExpression>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <unordered_map>
+
+namespace gml::sim {
+
+namespace {
+
+using Intervals = std::vector<std::pair<TimeNs, TimeNs>>;
+
+TimeNs length(const Intervals &u)
+{
+    TimeNs sum = 0;
+    for (const auto &[a, b] : u)
+        sum += b - a;
+    return sum;
+}
+
+// The length of the intersection of two unions (sorted, disjoint).
+TimeNs overlap(const Intervals &x, const Intervals &y)
+{
+    TimeNs sum = 0;
+    for (size_t i = 0, j = 0; i < x.size() && j < y.size();) {
+        const TimeNs a = std::max(x[i].first, y[j].first), b = std::min(x[i].second, y[j].second);
+        if (b > a)
+            sum += b - a;
+        if (x[i].second < y[j].second)
+            ++i;
+        else
+            ++j;
+    }
+    return sum;
+}
+
+Intervals joined(const Intervals &x, const Intervals &y)
+{
+    Intervals all = x;
+    all.insert(all.end(), y.begin(), y.end());
+    return unite(std::move(all));
+}
+
+TimeNs percentile(std::vector<TimeNs> &sorted, double p)
+{
+    if (sorted.empty())
+        return 0;
+    const size_t k = std::min(sorted.size() - 1, size_t(p * double(sorted.size() - 1) + 0.5));
+    return sorted[k];
+}
+
+bool isSyncCall(const QString &name)
+{
+    static const QRegularExpression sync(QStringLiteral("Synchronize|SyncStream|^(cuda|hip)Mem(cpy|set)(2D|3D|ToSymbol|FromSymbol)?$|"
+                                                        "^cuMemcpy[DH]to[DH](_v\\d+)?$"));
+    return sync.match(name).hasMatch();
+}
+
+enum class Work { Compute, Communication, Copy };
+
+Work workOf(NodeKind kind)
+{
+    switch (kind) {
+    case NodeKind::Collective: return Work::Communication;
+    case NodeKind::Memcpy:
+    case NodeKind::Memset: return Work::Copy;
+    default: return Work::Compute;
+    }
+}
+
+// A GPU: the streams of one device of one process.
+struct GpuDevice
+{
+    QString label;
+    int rank = -1;
+    SourceId source = 0;
+    std::vector<int> resources;
+    std::vector<int> nodes; // its GPU nodes, by start
+};
+
+class Analyzer
+{
+public:
+    Analyzer(const DependencyGraph &g, const AnalysisScope &scope) : g(g), scope(scope)
+    {
+        const auto &nodes = g.nodes();
+        const auto &resources = g.resources();
+        std::map<std::tuple<SourceId, int, QString>, int> deviceOf;
+        for (size_t r = 0; r < resources.size(); ++r) {
+            const Resource &res = resources[r];
+            if (!res.gpu || (scope.rank >= 0 && res.rank != scope.rank))
+                continue;
+            auto [it, fresh] = deviceOf.try_emplace({res.source, res.rank, res.pid}, int(devices.size()));
+            if (fresh) {
+                GpuDevice d;
+                d.rank = res.rank;
+                d.source = res.source;
+                d.label = (res.rank >= 0 ? QStringLiteral("rank %1 · ").arg(res.rank) : QString()) +
+                          QStringLiteral("GPU %1").arg(res.pid.isEmpty() ? QStringLiteral("?") : res.pid);
+                devices.push_back(d);
+            }
+            devices[size_t(it->second)].resources.push_back(int(r));
+        }
+        for (auto &d : devices) {
+            for (int r : d.resources)
+                d.nodes.insert(d.nodes.end(), resources[size_t(r)].nodes.begin(), resources[size_t(r)].nodes.end());
+            std::sort(d.nodes.begin(), d.nodes.end(), [&](int a, int b) { return nodes[size_t(a)].start < nodes[size_t(b)].start; });
+        }
+        streamWaited.assign(nodes.size(), 0);
+        for (const Edge &e : g.edges())
+            if (e.kind == EdgeKind::StreamWait)
+                streamWaited[size_t(e.to)] = 1;
+        // Data loading on each process's threads (DataLoader, __next__, fetch ranges).
+        const QRegularExpression input(inputPattern());
+        std::map<std::tuple<SourceId, int, QString>, Intervals> loading;
+        for (const Container &c : g.containers()) {
+            const Resource &r = resources[size_t(c.resource)];
+            if (!r.gpu && input.match(g.name(c.name)).hasMatch())
+                loading[{r.source, r.rank, r.pid}].emplace_back(c.start, c.end);
+        }
+        for (auto &[key, list] : loading)
+            dataLoading.emplace(key, unite(std::move(list)));
+    }
+
+    // The breakdown of device d over [a, b); with `details`, the idle split and the streams.
+    GpuBreakdown breakdown(const GpuDevice &d, TimeNs a, TimeNs b, bool details)
+    {
+        const auto &nodes = g.nodes();
+        GpuBreakdown out;
+        out.device = d.label;
+        out.rank = d.rank;
+        out.start = a;
+        out.end = b;
+        out.time.window = std::max<TimeNs>(0, b - a);
+        Intervals compute, communication, copies;
+        std::vector<Intervals> perStream(d.resources.size());
+        std::unordered_map<int, size_t> streamIndex;
+        for (size_t k = 0; k < d.resources.size(); ++k)
+            streamIndex.emplace(d.resources[k], k);
+        auto add = [&](int resource, NodeKind kind, TimeNs s, TimeNs e) {
+            s = std::max(s, a);
+            e = std::min(e, b);
+            if (e <= s)
+                return;
+            (workOf(kind) == Work::Compute ? compute : workOf(kind) == Work::Communication ? communication : copies)
+                .emplace_back(s, e);
+            if (details)
+                perStream[streamIndex.at(resource)].emplace_back(s, e);
+        };
+        // Nodes that start before b; those that end before a are skipped by add().
+        const auto last = std::lower_bound(d.nodes.begin(), d.nodes.end(), b,
+                                           [&](int n, TimeNs t) { return nodes[size_t(n)].start < t; });
+        for (auto it = d.nodes.begin(); it != last; ++it) {
+            const Node &n = nodes[size_t(*it)];
+            add(n.resource, n.kind, n.start, n.end);
+        }
+        // A GPU slice nested in another (a container on a stream) is busy time too, counted as
+        // the kind of the first node inside it.
+        for (const Container &c : g.containers())
+            if (streamIndex.count(c.resource) && c.first >= 0)
+                add(c.resource, nodes[size_t(c.first)].kind, c.start, c.end);
+        compute = unite(std::move(compute));
+        communication = unite(std::move(communication));
+        copies = unite(std::move(copies));
+        const Intervals computeOrComm = joined(compute, communication);
+        const Intervals busy = joined(computeOrComm, copies);
+        out.time.compute = length(compute);
+        out.communicationTotal = length(communication);
+        out.communicationOverlapped = overlap(communication, compute);
+        out.time.communication = out.communicationTotal - out.communicationOverlapped;
+        out.time.copies = length(copies) - overlap(copies, computeOrComm);
+        out.time.idle = out.time.window - length(busy);
+        if (!details)
+            return out;
+        for (size_t k = 0; k < d.resources.size(); ++k)
+            out.streams.push_back({g.resources()[size_t(d.resources[k])].name, length(unite(std::move(perStream[k])))});
+        // Idle gaps, each split by the work that ended it.
+        TimeNs at = a;
+        auto gap = [&](TimeNs g0, TimeNs g1) {
+            if (g1 <= g0)
+                return;
+            ++out.idleGaps;
+            classify(d, g0, g1, out.idle);
+        };
+        for (const auto &[s, e] : busy) {
+            gap(at, s);
+            at = e;
+        }
+        if (at < b)
+            out.idle.unattributed += b - at, ++out.idleGaps;
+        return out;
+    }
+
+    // What ended the idle gap [g0, g1) of device d.
+    void classify(const GpuDevice &d, TimeNs g0, TimeNs g1, IdleSplit &split)
+    {
+        const auto &nodes = g.nodes();
+        const TimeNs span = g1 - g0;
+        const auto it = std::lower_bound(d.nodes.begin(), d.nodes.end(), g1,
+                                         [&](int n, TimeNs t) { return nodes[size_t(n)].start < t; });
+        if (it == d.nodes.end() || nodes[size_t(*it)].start != g1 || nodes[size_t(*it)].launcher < 0) {
+            split.unattributed += span;
+            return;
+        }
+        const Node &work = nodes[size_t(*it)];
+        const Node &call = nodes[size_t(work.launcher)];
+        if (call.start < g0) { // queued before the gap: the GPU waited on something else
+            if (streamWaited[size_t(*it)] || work.kind == NodeKind::Collective)
+                split.otherStream += span;
+            else
+                split.gpu += span;
+            return;
+        }
+        const Resource &thread = g.resources()[size_t(call.resource)];
+        // Blocked in a synchronising call when the GPU ran dry: the last node of the launching
+        // thread to start at or before the gap's start.
+        const auto &ids = thread.nodes;
+        const auto before = std::upper_bound(ids.begin(), ids.end(), g0,
+                                             [&](TimeNs t, int n) { return t < nodes[size_t(n)].start; });
+        if (before != ids.begin()) {
+            const Node &prev = nodes[size_t(*(before - 1))];
+            if (prev.kind == NodeKind::Runtime && prev.end >= g0 - 1000 && isSync(prev.name)) {
+                split.sync += span;
+                return;
+            }
+        }
+        // Loading data while the GPU waited for the launch.
+        if (const auto l = dataLoading.find({thread.source, thread.rank, thread.pid}); l != dataLoading.end()) {
+            const Intervals wait{{g0, std::max(g0 + 1, call.start)}};
+            if (2 * overlap(l->second, wait) >= length(wait)) {
+                split.dataLoading += span;
+                return;
+            }
+        }
+        split.launch += span;
+    }
+
+    bool isSync(StringId name)
+    {
+        auto [it, fresh] = syncOf.try_emplace(name, false);
+        if (fresh)
+            it->second = isSyncCall(g.name(name));
+        return it->second;
+    }
+
+    const DependencyGraph &g;
+    const AnalysisScope &scope;
+    std::vector<GpuDevice> devices;
+    std::vector<char> streamWaited;
+    std::map<std::tuple<SourceId, int, QString>, Intervals> dataLoading;
+    std::unordered_map<StringId, bool> syncOf;
+};
+
+QJsonObject gpuTimeJson(const GpuTime &t)
+{
+    return {{QStringLiteral("window_ns"), t.window},
+            {QStringLiteral("compute_ns"), t.compute},
+            {QStringLiteral("communication_ns"), t.communication},
+            {QStringLiteral("copies_ns"), t.copies},
+            {QStringLiteral("idle_ns"), t.idle},
+            {QStringLiteral("busy_ns"), t.busy()}};
+}
+
+QString percent(TimeNs part, TimeNs whole)
+{
+    return whole > 0 ? QStringLiteral("%1%").arg(100.0 * double(part) / double(whole), 0, 'f', 1) : QStringLiteral("-");
+}
+
+} // namespace
+
+QString kernelFamily(const QString &name, NodeKind kind)
+{
+    if (kind == NodeKind::Collective)
+        return QStringLiteral("nccl");
+    if (kind == NodeKind::Memcpy || kind == NodeKind::Memset)
+        return QStringLiteral("copy");
+    static const std::pair<const char *, QRegularExpression> families[] = {
+        {"nccl", QRegularExpression(QStringLiteral("(?i)nccl|rccl"))},
+        {"attention", QRegularExpression(QStringLiteral("(?i)flash|fmha|attention|attn|sdpa|_mha"))},
+        {"convolution", QRegularExpression(QStringLiteral("(?i)conv|cudnn|winograd|implicit_?gemm|wgrad|dgrad|fprop"))},
+        {"gemm", QRegularExpression(QStringLiteral("(?i)gemm|gemv|matmul|cublas|cutlass|xmma|wgmma|hmma|bmm|"
+                                                   "s884|s1688|h1688|h884|_mma"))},
+        {"reduction", QRegularExpression(QStringLiteral("(?i)reduce|softmax|norm|argmax|argmin|topk|scan|cub::|sum_|mean_"))},
+        {"elementwise", QRegularExpression(QStringLiteral("(?i)elementwise|vectorized|unrolled|pointwise|copy_kernel|fill|"
+                                                          "relu|gelu|silu|sigmoid|tanh|dropout|add|mul|div|cast"))},
+    };
+    for (const auto &[family, re] : families)
+        if (re.match(name).hasMatch())
+            return QLatin1String(family);
+    return QStringLiteral("other");
+}
+
+Analysis analyze(const DependencyGraph &g, const AnalysisScope &scope)
+{
+    Analysis out;
+    out.scope = scope;
+    Analyzer an(g, scope);
+    const auto &nodes = g.nodes();
+    const auto &resources = g.resources();
+    auto inRange = [&](TimeNs t) { return !scope.range || (t >= scope.range->first && t < scope.range->second); };
+
+    // Each GPU over its own work's span (clipped to the range).
+    std::map<int, RankLoad> loads;
+    for (const GpuDevice &d : an.devices) {
+        if (d.nodes.empty())
+            continue;
+        TimeNs a = std::numeric_limits<TimeNs>::max(), b = std::numeric_limits<TimeNs>::min();
+        for (int n : d.nodes) {
+            a = std::min(a, nodes[size_t(n)].start);
+            b = std::max(b, nodes[size_t(n)].end);
+        }
+        for (const Container &c : g.containers()) // a GPU slice that holds others
+            if (std::find(d.resources.begin(), d.resources.end(), c.resource) != d.resources.end()) {
+                a = std::min(a, c.start);
+                b = std::max(b, c.end);
+            }
+        if (scope.range) {
+            a = std::max(a, scope.range->first);
+            b = std::min(b, scope.range->second);
+        }
+        if (b <= a)
+            continue;
+        out.gpus.push_back(an.breakdown(d, a, b, true));
+        RankLoad &load = loads[d.rank];
+        load.rank = d.rank;
+        load.compute += out.gpus.back().time.compute;
+        load.communication += out.gpus.back().communicationTotal;
+    }
+
+    // Iterations: the outermost ProfilerStep#N ranges on each rank's threads.
+    static const QRegularExpression step(QStringLiteral("^ProfilerStep#\\d+$"));
+    std::map<int, std::vector<const Container *>> iterationsOf;
+    const auto &containers = g.containers();
+    for (const Container &c : containers) {
+        const Resource &r = resources[size_t(c.resource)];
+        if (r.gpu || (scope.rank >= 0 && r.rank != scope.rank) || !step.match(g.name(c.name)).hasMatch())
+            continue;
+        bool nested = false;
+        for (int p = c.parent; p >= 0 && !nested; p = containers[size_t(p)].parent)
+            nested = step.match(g.name(containers[size_t(p)].name)).hasMatch();
+        if (!nested)
+            iterationsOf[r.rank].push_back(&c);
+    }
+    for (auto &[rank, list] : iterationsOf) {
+        std::sort(list.begin(), list.end(), [](const Container *x, const Container *y) { return x->start < y->start; });
+        for (const Container *c : list) {
+            TimeNs a = c->start, b = c->end;
+            if (scope.range) {
+                a = std::max(a, scope.range->first);
+                b = std::min(b, scope.range->second);
+            }
+            if (b <= a)
+                continue;
+            for (const GpuDevice &d : an.devices)
+                if (d.rank == rank) {
+                    IterationBreakdown it;
+                    it.name = g.name(c->name);
+                    it.device = d.label;
+                    it.rank = rank;
+                    it.start = a;
+                    it.end = b;
+                    it.time = an.breakdown(d, a, b, false).time;
+                    out.iterations.push_back(it);
+                }
+        }
+    }
+
+    // Kernels: families, the top ones, launches.
+    std::map<QString, KernelFamily> families;
+    std::unordered_map<StringId, std::vector<TimeNs>> durations;
+    std::unordered_map<StringId, NodeKind> kindOf;
+    std::vector<TimeNs> delays;
+    std::vector<char> callSeen(nodes.size(), 0);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        const Node &n = nodes[i];
+        const Resource &r = resources[size_t(n.resource)];
+        if (!r.gpu || (scope.rank >= 0 && r.rank != scope.rank) || !inRange(n.start))
+            continue;
+        const TimeNs d = n.end - n.start;
+        durations[n.name].push_back(d);
+        kindOf.emplace(n.name, n.kind);
+        if (n.kind == NodeKind::Kernel && d < 10'000) {
+            ++out.launch.shortKernels;
+            out.launch.shortKernelTime += d;
+        }
+        if (n.launcher >= 0) {
+            const Node &call = nodes[size_t(n.launcher)];
+            ++out.launch.launches;
+            out.launch.gpuTime += d;
+            delays.push_back(std::max<TimeNs>(0, n.start - call.start));
+            if (!callSeen[size_t(n.launcher)]) {
+                callSeen[size_t(n.launcher)] = 1;
+                ++out.launch.calls;
+                out.launch.callTime += call.end - call.start;
+            }
+        }
+    }
+    std::sort(delays.begin(), delays.end());
+    out.launch.delayP50 = percentile(delays, 0.5);
+    out.launch.delayP90 = percentile(delays, 0.9);
+    out.launch.delayMax = delays.empty() ? 0 : delays.back();
+    for (auto &[name, list] : durations) {
+        std::sort(list.begin(), list.end());
+        KernelStat k;
+        k.name = g.name(name);
+        k.family = kernelFamily(k.name, kindOf.at(name));
+        k.count = qint64(list.size());
+        k.total = std::accumulate(list.begin(), list.end(), TimeNs(0));
+        k.p50 = percentile(list, 0.5);
+        k.p90 = percentile(list, 0.9);
+        k.max = list.back();
+        KernelFamily &f = families[k.family];
+        f.family = k.family;
+        f.count += k.count;
+        f.time += k.total;
+        out.topKernels.push_back(std::move(k));
+    }
+    std::sort(out.topKernels.begin(), out.topKernels.end(), [](const KernelStat &x, const KernelStat &y) {
+        return x.total != y.total ? x.total > y.total : x.name < y.name;
+    });
+    if (out.topKernels.size() > 15)
+        out.topKernels.resize(15);
+    for (auto &[name, f] : families)
+        out.families.push_back(f);
+    std::sort(out.families.begin(), out.families.end(), [](const KernelFamily &x, const KernelFamily &y) {
+        return x.time != y.time ? x.time > y.time : x.family < y.family;
+    });
+
+    // Collectives matched across ranks (the graph's collective edges join each group).
+    std::vector<int> parent(nodes.size());
+    std::iota(parent.begin(), parent.end(), 0);
+    std::function<int(int)> find = [&](int x) { return parent[size_t(x)] == x ? x : parent[size_t(x)] = find(parent[size_t(x)]); };
+    for (const Edge &e : g.edges())
+        if (e.kind == EdgeKind::Collective)
+            parent[size_t(find(e.from))] = find(e.to);
+    std::map<int, std::vector<int>> groups;
+    for (const Edge &e : g.edges())
+        if (e.kind == EdgeKind::Collective) {
+            groups[find(e.from)].push_back(e.from);
+            groups[find(e.from)].push_back(e.to);
+        }
+    const auto &ops = collectiveOperations();
+    for (auto &[root, members] : groups) {
+        std::sort(members.begin(), members.end());
+        members.erase(std::unique(members.begin(), members.end()), members.end());
+        std::sort(members.begin(), members.end(), [&](int x, int y) { return nodes[size_t(x)].start < nodes[size_t(y)].start; });
+        const Node &first = nodes[size_t(members.front())], &last = nodes[size_t(members.back())];
+        if (members.size() < 2 || !inRange(first.start))
+            continue;
+        Straggler s;
+        s.operation = last.collectiveOp >= 0 && last.collectiveOp < ops.size() ? ops[last.collectiveOp] : g.name(last.name);
+        s.ranks = int(members.size());
+        s.firstArrival = first.start;
+        s.lastArrival = last.start;
+        s.lastRank = resources[size_t(last.resource)].rank;
+        s.lateVsMedian = last.start - nodes[size_t(members[members.size() / 2])].start;
+        // What the last rank ran just before: its stream's previous work when that ran past
+        // the first arrival, else what its host did before launching late.
+        const Resource &stream = resources[size_t(last.resource)];
+        const int pos = g.position(members.back());
+        if (pos > 0 && nodes[size_t(stream.nodes[size_t(pos - 1)])].end > first.start) {
+            s.before = QStringLiteral("GPU: ") + g.name(nodes[size_t(stream.nodes[size_t(pos - 1)])].name);
+        } else if (last.launcher >= 0) {
+            // The host op that launched it (its outermost range below the iteration), and the
+            // op that ran on that thread before it.
+            auto outermost = [&](int node) {
+                int c = nodes[size_t(node)].container;
+                while (c >= 0 && containers[size_t(c)].parent >= 0 &&
+                       !step.match(g.name(containers[size_t(containers[size_t(c)].parent)].name)).hasMatch())
+                    c = containers[size_t(c)].parent;
+                return c;
+            };
+            const Node &call = nodes[size_t(last.launcher)];
+            const auto &thread = resources[size_t(call.resource)].nodes;
+            const int launchingOp = outermost(last.launcher);
+            const int firstOfOp = launchingOp >= 0 ? containers[size_t(launchingOp)].first : last.launcher;
+            const int cp = g.position(firstOfOp);
+            if (cp > 0) {
+                const int prev = thread[size_t(cp - 1)];
+                const int prevOp = outermost(prev);
+                s.before = QStringLiteral("host: ") +
+                           g.name(prevOp >= 0 ? containers[size_t(prevOp)].name : nodes[size_t(prev)].name);
+            }
+        }
+        out.stragglers.push_back(s);
+        if (s.lastRank >= 0)
+            ++loads[s.lastRank].lastArrivals;
+    }
+    std::sort(out.stragglers.begin(), out.stragglers.end(),
+              [](const Straggler &x, const Straggler &y) { return x.firstArrival < y.firstArrival; });
+    for (size_t k = 0; k < out.stragglers.size(); ++k)
+        out.stragglers[k].index = int(k);
+
+    for (auto &[rank, load] : loads)
+        if (rank >= 0) {
+            load.rank = rank;
+            out.ranks.push_back(load);
+        }
+    if (out.ranks.size() >= 2) {
+        auto imbalance = [&](auto get) {
+            TimeNs sum = 0, most = 0;
+            for (const auto &r : out.ranks) {
+                sum += get(r);
+                most = std::max(most, get(r));
+            }
+            return sum > 0 ? double(most) * double(out.ranks.size()) / double(sum) : 0.0;
+        };
+        out.computeImbalance = imbalance([](const RankLoad &r) { return r.compute; });
+        out.communicationImbalance = imbalance([](const RankLoad &r) { return r.communication; });
+    }
+    return out;
+}
+
+QJsonObject Analysis::toJson() const
+{
+    QJsonArray gpuArray;
+    for (const auto &b : gpus) {
+        QJsonArray streamArray;
+        for (const auto &s : b.streams)
+            streamArray.append(QJsonObject{{QStringLiteral("name"), s.name}, {QStringLiteral("busy_ns"), s.busy}});
+        QJsonObject o = gpuTimeJson(b.time);
+        o.insert(QStringLiteral("device"), b.device);
+        o.insert(QStringLiteral("rank"), b.rank);
+        o.insert(QStringLiteral("start_ns"), b.start);
+        o.insert(QStringLiteral("end_ns"), b.end);
+        o.insert(QStringLiteral("idle_gaps"), b.idleGaps);
+        o.insert(QStringLiteral("idle_split"),
+                 QJsonObject{{QStringLiteral("host_launch_ns"), b.idle.launch},
+                             {QStringLiteral("host_data_loading_ns"), b.idle.dataLoading},
+                             {QStringLiteral("host_sync_ns"), b.idle.sync},
+                             {QStringLiteral("other_stream_or_rank_ns"), b.idle.otherStream},
+                             {QStringLiteral("gpu_ns"), b.idle.gpu},
+                             {QStringLiteral("unattributed_ns"), b.idle.unattributed}});
+        o.insert(QStringLiteral("communication_total_ns"), b.communicationTotal);
+        o.insert(QStringLiteral("communication_overlapped_ns"), b.communicationOverlapped);
+        o.insert(QStringLiteral("overlap_ratio"), b.overlapRatio());
+        o.insert(QStringLiteral("streams"), streamArray);
+        gpuArray.append(o);
+    }
+    QJsonArray iterationArray;
+    for (const auto &it : iterations) {
+        QJsonObject o = gpuTimeJson(it.time);
+        o.insert(QStringLiteral("name"), it.name);
+        o.insert(QStringLiteral("device"), it.device);
+        o.insert(QStringLiteral("rank"), it.rank);
+        o.insert(QStringLiteral("start_ns"), it.start);
+        o.insert(QStringLiteral("end_ns"), it.end);
+        iterationArray.append(o);
+    }
+    QJsonArray familyArray;
+    for (const auto &f : families)
+        familyArray.append(QJsonObject{{QStringLiteral("family"), f.family},
+                                       {QStringLiteral("count"), f.count},
+                                       {QStringLiteral("time_ns"), f.time}});
+    QJsonArray kernelArray;
+    for (const auto &k : topKernels)
+        kernelArray.append(QJsonObject{{QStringLiteral("name"), k.name},
+                                       {QStringLiteral("family"), k.family},
+                                       {QStringLiteral("count"), k.count},
+                                       {QStringLiteral("total_ns"), k.total},
+                                       {QStringLiteral("p50_ns"), k.p50},
+                                       {QStringLiteral("p90_ns"), k.p90},
+                                       {QStringLiteral("max_ns"), k.max}});
+    QJsonArray stragglerArray;
+    for (const auto &s : stragglers)
+        stragglerArray.append(QJsonObject{{QStringLiteral("index"), s.index},
+                                          {QStringLiteral("operation"), s.operation},
+                                          {QStringLiteral("ranks"), s.ranks},
+                                          {QStringLiteral("first_arrival_ns"), s.firstArrival},
+                                          {QStringLiteral("last_arrival_ns"), s.lastArrival},
+                                          {QStringLiteral("last_rank"), s.lastRank},
+                                          {QStringLiteral("late_ns"), s.late()},
+                                          {QStringLiteral("late_vs_median_ns"), s.lateVsMedian},
+                                          {QStringLiteral("before"), s.before}});
+    QJsonArray rankArray;
+    for (const auto &r : ranks)
+        rankArray.append(QJsonObject{{QStringLiteral("rank"), r.rank},
+                                     {QStringLiteral("compute_ns"), r.compute},
+                                     {QStringLiteral("communication_ns"), r.communication},
+                                     {QStringLiteral("last_arrivals"), r.lastArrivals}});
+    QJsonObject o{{QStringLiteral("gpus"), gpuArray},
+                  {QStringLiteral("iterations"), iterationArray},
+                  {QStringLiteral("kernel_families"), familyArray},
+                  {QStringLiteral("top_kernels"), kernelArray},
+                  {QStringLiteral("launch"),
+                   QJsonObject{{QStringLiteral("launches"), launch.launches},
+                               {QStringLiteral("calls"), launch.calls},
+                               {QStringLiteral("call_time_ns"), launch.callTime},
+                               {QStringLiteral("gpu_time_ns"), launch.gpuTime},
+                               {QStringLiteral("delay_p50_ns"), launch.delayP50},
+                               {QStringLiteral("delay_p90_ns"), launch.delayP90},
+                               {QStringLiteral("delay_max_ns"), launch.delayMax},
+                               {QStringLiteral("short_kernels"), launch.shortKernels},
+                               {QStringLiteral("short_kernel_time_ns"), launch.shortKernelTime}}},
+                  {QStringLiteral("stragglers"), stragglerArray},
+                  {QStringLiteral("ranks"), rankArray},
+                  {QStringLiteral("compute_imbalance"), computeImbalance},
+                  {QStringLiteral("communication_imbalance"), communicationImbalance}};
+    if (scope.rank >= 0)
+        o.insert(QStringLiteral("rank"), scope.rank);
+    if (scope.range)
+        o.insert(QStringLiteral("range_ns"), QJsonArray{scope.range->first, scope.range->second});
+    return o;
+}
+
+QString Analysis::toText() const
+{
+    QString t;
+    t += QStringLiteral("GPU time (compute, then communication, then copies; idle split by what ended each gap):\n");
+    for (const auto &b : gpus) {
+        const TimeNs w = b.time.window;
+        t += QStringLiteral("  %1: %2 window · compute %3 (%4) · communication %5 (%6) · copies %7 (%8) · idle %9 (%10)\n")
+                 .arg(b.device, formatDuration(w), formatDuration(b.time.compute), percent(b.time.compute, w),
+                      formatDuration(b.time.communication), percent(b.time.communication, w),
+                      formatDuration(b.time.copies), percent(b.time.copies, w))
+                 .arg(formatDuration(b.time.idle), percent(b.time.idle, w));
+        t += QStringLiteral("    idle: host launching %1 · host data loading %2 · host synchronising %3 · other stream "
+                            "or rank %4 · GPU-side %5 · unattributed %6 (%7 gaps)\n")
+                 .arg(formatDuration(b.idle.launch), formatDuration(b.idle.dataLoading), formatDuration(b.idle.sync),
+                      formatDuration(b.idle.otherStream), formatDuration(b.idle.gpu), formatDuration(b.idle.unattributed))
+                 .arg(b.idleGaps);
+        if (b.communicationTotal > 0)
+            t += QStringLiteral("    communication %1, %2 of it overlapped with compute\n")
+                     .arg(formatDuration(b.communicationTotal), percent(b.communicationOverlapped, b.communicationTotal));
+        for (const auto &s : b.streams)
+            t += QStringLiteral("    %1: busy %2 (%3)\n").arg(s.name, formatDuration(s.busy), percent(s.busy, w));
+    }
+    if (!iterations.empty()) {
+        t += QStringLiteral("Iterations:\n");
+        for (const auto &it : iterations)
+            t += QStringLiteral("  %1 on %2: %3 · compute %4 · communication %5 · copies %6 · idle %7\n")
+                     .arg(it.name, it.device, formatDuration(it.time.window), percent(it.time.compute, it.time.window),
+                          percent(it.time.communication, it.time.window), percent(it.time.copies, it.time.window),
+                          percent(it.time.idle, it.time.window));
+    }
+    TimeNs kernelTime = 0;
+    for (const auto &f : families)
+        kernelTime += f.time;
+    t += QStringLiteral("Kernel families:\n");
+    for (const auto &f : families)
+        t += QStringLiteral("  %1: %2 (%3) in %4 kernels\n").arg(f.family, formatDuration(f.time), percent(f.time, kernelTime)).arg(f.count);
+    t += QStringLiteral("Top kernels:\n");
+    for (const auto &k : topKernels)
+        t += QStringLiteral("  %1 [%2]: %3 in %4 · p50 %5 · p90 %6 · max %7\n")
+                 .arg(k.name.left(100), k.family, formatDuration(k.total))
+                 .arg(k.count)
+                 .arg(formatDuration(k.p50), formatDuration(k.p90), formatDuration(k.max));
+    t += QStringLiteral("Launches: %1 GPU nodes from %2 calls; calls %3, launched work %4; launch to start p50 %5, "
+                        "p90 %6, max %7; %8 kernels under 10 µs (%9)\n")
+             .arg(launch.launches)
+             .arg(launch.calls)
+             .arg(formatDuration(launch.callTime), formatDuration(launch.gpuTime), formatDuration(launch.delayP50),
+                  formatDuration(launch.delayP90), formatDuration(launch.delayMax))
+             .arg(launch.shortKernels)
+             .arg(formatDuration(launch.shortKernelTime));
+    if (!stragglers.empty()) {
+        t += QStringLiteral("Stragglers (last rank to arrive at each collective):\n");
+        for (const auto &s : stragglers)
+            t += QStringLiteral("  #%1 %2 (%3 ranks): rank %4 last, %5 after the first, %6 after the median%7\n")
+                     .arg(s.index)
+                     .arg(s.operation)
+                     .arg(s.ranks)
+                     .arg(s.lastRank)
+                     .arg(formatDuration(s.late()), formatDuration(s.lateVsMedian),
+                          s.before.isEmpty() ? QString() : QStringLiteral(" · before: ") + s.before);
+    }
+    if (ranks.size() >= 2) {
+        t += QStringLiteral("Ranks (compute imbalance %1, communication imbalance %2; max / mean):\n")
+                 .arg(computeImbalance, 0, 'f', 3)
+                 .arg(communicationImbalance, 0, 'f', 3);
+        for (const auto &r : ranks)
+            t += QStringLiteral("  rank %1: compute %2 · communication %3 · last to arrive %4 times\n")
+                     .arg(r.rank)
+                     .arg(formatDuration(r.compute), formatDuration(r.communication))
+                     .arg(r.lastArrivals);
+    }
+    return t;
+}
+
+} // namespace gml::sim

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "dependencygraph.h"
+
+#include <QJsonObject>
+#include <QString>
+
+#include <optional>
+#include <vector>
+
+namespace gml::sim {
+
+// What the analyses look at: a rank (-1: all) and a time range on the project clock (none: the
+// whole run).
+struct AnalysisScope
+{
+    int rank = -1;
+    std::optional<std::pair<TimeNs, TimeNs>> range;
+};
+
+// Where one GPU's time goes over a window. The window is partitioned: an instant counts as
+// compute when a kernel runs, else communication when a collective does, else copies when a
+// memcpy or memset does, else idle (HTA's temporal breakdown, with overlap resolved in that
+// order). Idle gaps are split by what ended them (the GPU work that started at the gap's end):
+//   host: the work was launched during the gap, so the GPU waited for the host; the host was
+//         loading data (a DataLoader / __next__ range on a thread of the process overlapped the
+//         wait), or was blocked in a synchronising call when the gap began (device or stream
+//         synchronise, a blocking copy: `.item()`, `.cpu()`), or else launching (CPU-bound);
+//   other stream or rank: it was launched before the gap and waited for another stream (an
+//         event) or is a collective waiting for its peers;
+//   gpu: launched before the gap, nothing to wait for: GPU-side launch latency;
+//   unattributed: no launch is recorded for it (or the window ends idle).
+struct GpuTime
+{
+    TimeNs window = 0;
+    TimeNs compute = 0;
+    TimeNs communication = 0;
+    TimeNs copies = 0;
+    TimeNs idle = 0;
+    TimeNs busy() const { return window - idle; }
+};
+
+struct IdleSplit
+{
+    TimeNs launch = 0;       // host: launching (CPU-bound)
+    TimeNs dataLoading = 0;  // host: data loading
+    TimeNs sync = 0;         // host: blocked in a synchronising call
+    TimeNs otherStream = 0;  // waiting on another stream or rank
+    TimeNs gpu = 0;          // GPU-side launch latency
+    TimeNs unattributed = 0;
+    TimeNs host() const { return launch + dataLoading + sync; }
+};
+
+struct GpuBreakdown
+{
+    QString device; // "rank 0 · GPU 0"
+    int rank = -1;
+    TimeNs start = 0; // the window
+    TimeNs end = 0;
+    GpuTime time;
+    IdleSplit idle;
+    qint64 idleGaps = 0;
+    TimeNs communicationTotal = 0;     // collectives' union, overlapped or not
+    TimeNs communicationOverlapped = 0; // of it, the part during compute
+    double overlapRatio() const
+    {
+        return communicationTotal > 0 ? double(communicationOverlapped) / double(communicationTotal) : 0.0;
+    }
+    struct Stream
+    {
+        QString name;
+        TimeNs busy = 0; // its own work's union in the window
+    };
+    std::vector<Stream> streams; // achieved occupancy: busy / window
+};
+
+// One iteration (a ProfilerStep#N of a rank) on one of that rank's GPUs.
+struct IterationBreakdown
+{
+    QString name;
+    QString device;
+    int rank = -1;
+    TimeNs start = 0;
+    TimeNs end = 0;
+    GpuTime time;
+};
+
+// Kernels by family, from their names (the README lists the patterns).
+struct KernelFamily
+{
+    QString family; // gemm, convolution, attention, elementwise, reduction, nccl, copy, other
+    qint64 count = 0;
+    TimeNs time = 0;
+};
+
+struct KernelStat
+{
+    QString name;
+    QString family;
+    qint64 count = 0;
+    TimeNs total = 0;
+    TimeNs p50 = 0;
+    TimeNs p90 = 0;
+    TimeNs max = 0;
+};
+
+// CPU launch calls against the GPU work they launched.
+struct LaunchStats
+{
+    qint64 launches = 0;      // GPU nodes with a recorded launch
+    qint64 calls = 0;         // the runtime calls that launched them
+    TimeNs callTime = 0;      // those calls' durations added up
+    TimeNs gpuTime = 0;       // the launched work's durations added up
+    TimeNs delayP50 = 0;      // launch-to-start: GPU start - call start
+    TimeNs delayP90 = 0;
+    TimeNs delayMax = 0;
+    qint64 shortKernels = 0;  // kernels under 10 us
+    TimeNs shortKernelTime = 0;
+};
+
+// One collective matched across ranks: who arrived (started its kernel) last, and how late.
+struct Straggler
+{
+    int index = 0;       // the run's collectives in order of their first arrival
+    QString operation;   // AllReduce, ...
+    int ranks = 0;
+    TimeNs firstArrival = 0;
+    TimeNs lastArrival = 0;
+    int lastRank = -1;
+    TimeNs late() const { return lastArrival - firstArrival; }
+    TimeNs lateVsMedian = 0; // last arrival - the median arrival
+    QString before;          // what the last rank ran just before arriving
+};
+
+struct RankLoad
+{
+    int rank = -1;
+    TimeNs compute = 0;
+    TimeNs communication = 0;
+    qint64 lastArrivals = 0; // collectives it arrived at last
+};
+
+struct Analysis
+{
+    AnalysisScope scope;
+    std::vector<GpuBreakdown> gpus;
+    std::vector<IterationBreakdown> iterations;
+    std::vector<KernelFamily> families; // by time, largest first
+    std::vector<KernelStat> topKernels; // the 15 with the most time
+    LaunchStats launch;
+    std::vector<Straggler> stragglers;
+    std::vector<RankLoad> ranks;
+    // max / mean over ranks (1: balanced; 0: fewer than two ranks)
+    double computeImbalance = 0;
+    double communicationImbalance = 0;
+
+    QJsonObject toJson() const;
+    QString toText() const;
+};
+
+// The analyses of one run's dependency graph (measured times).
+Analysis analyze(const DependencyGraph &graph, const AnalysisScope &scope = {});
+
+// The kernel family of a GPU node's name and kind.
+QString kernelFamily(const QString &name, NodeKind kind);
+
+} // namespace gml::sim

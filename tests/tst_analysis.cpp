@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The automated analyses (issue 16), checked against computations done here from the raw
+// slices: GPU busy and idle time, the straggler of each collective, the kernel time by family.
+#include "analysis.h"
+#include "dependencygraph.h"
+#include "importutil.h"
+#include "testutil.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTest>
+
+#include <map>
+
+using namespace gml;
+using namespace gml::sim;
+
+namespace {
+
+using Intervals = std::vector<std::pair<TimeNs, TimeNs>>;
+
+// The GPU slices of a run straight from the project, per device (source, rank, device index):
+// every slice of a GPU or stream track with a duration, on the project clock, except Kineto's
+// cuda_sync markers and the profiler's own span (not GPU work).
+std::map<QString, Intervals> gpuSlices(Project &project, const QString &run)
+{
+    std::map<QString, Intervals> out;
+    auto st = project.db().prepare(
+        "SELECT t.source_id || '/' || coalesce(t.rank, -1) || '/' || t.pid, s.ts + src.clock_offset_ns + src.align_ns, "
+        "s.dur FROM slice s JOIN track t ON t.id = s.track_id JOIN source src ON src.id = t.source_id "
+        "JOIN run r ON r.id = t.run_id LEFT JOIN string c ON c.id = s.cat_id JOIN string n ON n.id = s.name_id "
+        "WHERE r.name = ? AND t.kind IN (?, ?) AND s.dur > 0 AND coalesce(c.value, '') NOT IN ('cuda_sync', 'Trace') "
+        "AND n.value NOT LIKE 'PyTorch Profiler (%'");
+    st.bind(1, run);
+    st.bind(2, qint64(TrackKind::Gpu));
+    st.bind(3, qint64(TrackKind::Stream));
+    while (st.step())
+        out[st.text(0)].emplace_back(st.int64(1), st.int64(1) + st.int64(2));
+    return out;
+}
+
+// Busy time: the slices sorted and merged, by hand.
+TimeNs busyOf(Intervals v)
+{
+    std::sort(v.begin(), v.end());
+    TimeNs busy = 0, runStart = 0, runEnd = std::numeric_limits<TimeNs>::min();
+    for (const auto &[a, b] : v) {
+        if (a > runEnd) {
+            if (runEnd > runStart)
+                busy += runEnd - runStart;
+            runStart = a;
+            runEnd = b;
+        } else {
+            runEnd = std::max(runEnd, b);
+        }
+    }
+    if (runEnd > runStart)
+        busy += runEnd - runStart;
+    return busy;
+}
+
+std::shared_ptr<const DependencyGraph> graphOf(Project &project, const QString &run)
+{
+    QString error;
+    auto g = DependencyGraph::build(project, *project.findRun(run), &error);
+    if (!g)
+        qFatal("graph: %s", qPrintable(error));
+    return std::make_shared<const DependencyGraph>(std::move(*g));
+}
+
+} // namespace
+
+class TestAnalysis : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void gpuBusyAndIdleMatchTheSlices_data()
+    {
+        QTest::addColumn<QString>("folder");
+        for (const char *f : {"pytorch_kineto/hta_2022_format_a100_rank3of8", "pytorch_kineto/hta_alexnet_a100",
+                              "pytorch_kineto/hta_amd_mi250_rocm62", "pytorch_kineto/hta_cuda_event_sync_multistream_a100",
+                              "pytorch_kineto/hta_nccl_allreduce_rank0of2_a100", "pytorch_kineto/hta_ns_resolution_v100",
+                              "pytorch_kineto/hta_simple_add_with_et_a100", "pytorch_kineto/kineto_docs_tiny_h100",
+                              "pytorch_kineto/kineto_tbplugin_2021_resnet50_v100", "pytorch_kineto/param_linear_rtx2080ti",
+                              "pytorch_kineto/param_dlrm_8rank_v100", "nsight_systems/nsysai_h100_2gpu_mfu_before",
+                              "nsight_systems/nsysai_rtx3080_tiny_full"})
+            QTest::newRow(f) << QString::fromLatin1(f);
+    }
+
+    void gpuBusyAndIdleMatchTheSlices()
+    {
+        QFETCH(QString, folder);
+        GML_REQUIRE_SHARED(folder);
+        QTemporaryDir dir;
+        auto project = gmltest::newProject(dir);
+        gmltest::importInto(*project, {gmltest::sharedTraces() + QLatin1Char('/') + folder}, QStringLiteral("r"));
+        const auto g = graphOf(*project, QStringLiteral("r"));
+        const Analysis a = analyze(*g);
+        const auto slices = gpuSlices(*project, QStringLiteral("r"));
+        QCOMPARE(a.gpus.size(), slices.size());
+        // Each GPU: its window is its first slice's start to its last slice's end; busy is the
+        // union of its slices, idle the rest, to the nanosecond; the parts add up.
+        std::map<std::pair<TimeNs, TimeNs>, TimeNs> expected; // window -> busy
+        for (const auto &[device, list] : slices) {
+            TimeNs a0 = std::numeric_limits<TimeNs>::max(), b0 = std::numeric_limits<TimeNs>::min();
+            for (const auto &[s, e] : list) {
+                a0 = std::min(a0, s);
+                b0 = std::max(b0, e);
+            }
+            expected[{a0, b0}] = busyOf(list);
+        }
+        for (const GpuBreakdown &b : a.gpus) {
+            const auto it = expected.find({b.start, b.end});
+            QVERIFY2(it != expected.end(), qPrintable(b.device));
+            QCOMPARE(b.time.busy(), it->second);
+            QCOMPARE(b.time.window - b.time.busy(), b.time.idle);
+            QCOMPARE(b.time.compute + b.time.communication + b.time.copies + b.time.idle, b.time.window);
+            const IdleSplit &s = b.idle;
+            QCOMPARE(s.host() + s.otherStream + s.gpu + s.unattributed, b.time.idle);
+            QVERIFY(b.communicationOverlapped <= b.communicationTotal);
+        }
+        // The kernel families hold every GPU node's time once.
+        TimeNs families = 0, nodes = 0;
+        for (const auto &f : a.families)
+            families += f.time;
+        for (const auto &n : g->nodes())
+            if (g->resources()[size_t(n.resource)].gpu)
+                nodes += n.end - n.start;
+        QCOMPARE(families, nodes);
+    }
+
+    void dlrmStragglers()
+    {
+        const QString folder = QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100");
+        GML_REQUIRE_SHARED(folder);
+        QTemporaryDir dir;
+        auto project = gmltest::newProject(dir);
+        gmltest::importInto(*project, {gmltest::sharedTraces() + QLatin1Char('/') + folder}, QStringLiteral("dlrm"));
+        const auto g = graphOf(*project, QStringLiteral("dlrm"));
+        const Analysis a = analyze(*g);
+        // Independently: each rank's AllReduce kernels in start order; the k-th of every rank
+        // is one all-reduce, and the rank whose k-th starts last is its straggler.
+        std::map<int, std::vector<TimeNs>> starts;
+        auto st = project->db().prepare(
+            "SELECT t.rank, s.ts + src.clock_offset_ns + src.align_ns FROM slice s JOIN track t ON t.id = s.track_id "
+            "JOIN source src ON src.id = t.source_id JOIN string n ON n.id = s.name_id "
+            "WHERE t.kind IN (?, ?) AND n.value LIKE 'ncclKernel_AllReduce%' ORDER BY 2");
+        st.bind(1, qint64(TrackKind::Gpu));
+        st.bind(2, qint64(TrackKind::Stream));
+        while (st.step())
+            starts[int(st.int64(0))].push_back(st.int64(1));
+        QCOMPARE(starts.size(), size_t(8));
+        const size_t count = starts.begin()->second.size();
+        QCOMPARE(count, size_t(3));
+        QCOMPARE(a.stragglers.size(), count);
+        for (size_t k = 0; k < count; ++k) {
+            int last = -1;
+            TimeNs lastStart = std::numeric_limits<TimeNs>::min(), firstStart = std::numeric_limits<TimeNs>::max();
+            for (const auto &[rank, list] : starts) {
+                QCOMPARE(list.size(), count);
+                if (list[k] > lastStart) {
+                    lastStart = list[k];
+                    last = rank;
+                }
+                firstStart = std::min(firstStart, list[k]);
+            }
+            const Straggler &s = a.stragglers[k];
+            QCOMPARE(s.operation, QStringLiteral("AllReduce"));
+            QCOMPARE(s.ranks, 8);
+            QCOMPARE(s.lastRank, last);
+            QCOMPARE(s.lastArrival, lastStart);
+            QCOMPARE(s.late(), lastStart - firstStart);
+            QVERIFY2(s.before.startsWith(QStringLiteral("host: ")) || s.before.startsWith(QStringLiteral("GPU: ")),
+                     qPrintable(s.before));
+        }
+        // Eight ranks, their loads, and the imbalance as max / mean.
+        QCOMPARE(a.ranks.size(), size_t(8));
+        TimeNs sum = 0, most = 0;
+        for (const auto &r : a.ranks) {
+            sum += r.communication;
+            most = std::max(most, r.communication);
+        }
+        QVERIFY(qAbs(a.communicationImbalance - double(most) * 8.0 / double(sum)) < 1e-9);
+        QVERIFY(a.computeImbalance >= 1.0);
+        // One iteration per rank and GPU, inside the rank's window.
+        QCOMPARE(a.iterations.size(), size_t(8));
+        // Per rank: only that rank's GPU, iteration and kernels.
+        AnalysisScope rank3;
+        rank3.rank = 3;
+        const Analysis r3 = analyze(*g, rank3);
+        QCOMPARE(r3.gpus.size(), size_t(1));
+        QCOMPARE(r3.gpus.front().rank, 3);
+        QCOMPARE(r3.iterations.size(), size_t(1));
+        // A range halves the window and keeps the parts adding up.
+        AnalysisScope range;
+        const GpuBreakdown &whole = a.gpus.front();
+        range.range = std::make_pair(whole.start, whole.start + whole.time.window / 2);
+        const Analysis half = analyze(*g, range);
+        QCOMPARE(half.gpus.front().time.window, whole.time.window / 2);
+        QCOMPARE(half.gpus.front().time.compute + half.gpus.front().time.communication + half.gpus.front().time.copies +
+                     half.gpus.front().time.idle,
+                 whole.time.window / 2);
+    }
+
+    void kernelFamilies()
+    {
+        QCOMPARE(kernelFamily(QStringLiteral("volta_sgemm_128x32_nt"), NodeKind::Kernel), QStringLiteral("gemm"));
+        QCOMPARE(kernelFamily(QStringLiteral("ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_tn"), NodeKind::Kernel),
+                 QStringLiteral("gemm"));
+        QCOMPARE(kernelFamily(QStringLiteral("void cudnn::cnn::implicit_convolve_sgemm<float>"), NodeKind::Kernel),
+                 QStringLiteral("convolution"));
+        QCOMPARE(kernelFamily(QStringLiteral("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits>"), NodeKind::Kernel),
+                 QStringLiteral("attention"));
+        QCOMPARE(kernelFamily(QStringLiteral("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>"),
+                              NodeKind::Kernel),
+                 QStringLiteral("elementwise"));
+        QCOMPARE(kernelFamily(QStringLiteral("void at::native::reduce_kernel<512, 1>"), NodeKind::Kernel), QStringLiteral("reduction"));
+        QCOMPARE(kernelFamily(QStringLiteral("ncclKernel_AllReduce_RING_LL_Sum_float"), NodeKind::Collective), QStringLiteral("nccl"));
+        QCOMPARE(kernelFamily(QStringLiteral("Memcpy HtoD (Pageable -> Device)"), NodeKind::Memcpy), QStringLiteral("copy"));
+        QCOMPARE(kernelFamily(QStringLiteral("void linearize_index_kernel<long>"), NodeKind::Kernel), QStringLiteral("other"));
+    }
+
+    void generatedJobIdleIsExplained()
+    {
+        // A generated 2-rank job: its GPUs idle only while the host launches or loads data, or
+        // between kernels, never for unknown reasons inside the window.
+        QTemporaryDir dir;
+        const QString traces = gmltest::generateJob(dir, 2, 6);
+        auto project = gmltest::newProject(dir);
+        gmltest::importInto(*project, {traces});
+        const auto g = graphOf(*project, QStringLiteral("job"));
+        const Analysis a = analyze(*g);
+        QCOMPARE(a.gpus.size(), size_t(2));
+        for (const auto &b : a.gpus) {
+            QVERIFY(b.time.compute > 0 && b.time.communication > 0);
+            QCOMPARE(b.idle.unattributed, 0);
+            QVERIFY(b.idle.host() > 0);
+        }
+        QCOMPARE(a.iterations.size(), size_t(2 * 6));
+        QCOMPARE(a.stragglers.size(), size_t(6)); // one all-reduce per step
+    }
+
+    void cli()
+    {
+        QTemporaryDir dir;
+        const QString traces = gmltest::generateJob(dir, 2, 3);
+        const QString project = dir.filePath(QStringLiteral("p.grademl"));
+        auto run = [](const QStringList &args) {
+            QProcess p;
+            p.start(QStringLiteral(GRADEML_CLI), args);
+            p.waitForFinished(60000);
+            return std::make_pair(p.exitCode(), QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError()));
+        };
+        auto r = run({QStringLiteral("import"), traces, QStringLiteral("--project"), project});
+        QVERIFY2(r.first == 0, qPrintable(r.second));
+        r = run({QStringLiteral("analyze"), project, QStringLiteral("--json")});
+        QVERIFY2(r.first == 0, qPrintable(r.second));
+        const QJsonObject o = QJsonDocument::fromJson(r.second.toUtf8()).object();
+        QCOMPARE(o.value(QStringLiteral("gpus")).toArray().size(), 2);
+        QCOMPARE(o.value(QStringLiteral("stragglers")).toArray().size(), 3);
+        r = run({QStringLiteral("analyze"), project, QStringLiteral("--rank"), QStringLiteral("1")});
+        QVERIFY2(r.first == 0 && r.second.contains(QStringLiteral("rank 1 · GPU")) &&
+                     !r.second.contains(QStringLiteral("rank 0 · GPU")),
+                 qPrintable(r.second));
+        r = run({QStringLiteral("analyze"), project, QStringLiteral("--range"), QStringLiteral("0:5ms")});
+        QVERIFY2(r.first == 0 && r.second.contains(QStringLiteral("GPU time")), qPrintable(r.second));
+        r = run({QStringLiteral("analyze"), project, QStringLiteral("--range"), QStringLiteral("5ms:1ms")});
+        QCOMPARE(r.first, 2);
+        QVERIFY2(r.second.contains(QStringLiteral("--range expects START:END")), qPrintable(r.second));
+        r = run({QStringLiteral("analyze"), project, QStringLiteral("--rank"), QStringLiteral("7")});
+        QCOMPARE(r.first, 1);
+        QVERIFY2(r.second.contains(QStringLiteral("no GPU work on rank 7")), qPrintable(r.second));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAnalysis)
+#include "tst_analysis.moc"
