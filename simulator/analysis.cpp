@@ -86,7 +86,10 @@ struct GpuDevice
     int rank = -1;
     SourceId source = 0;
     std::vector<int> resources;
-    std::vector<int> nodes; // its GPU nodes, by start
+    std::vector<int> nodes;      // its GPU nodes, by start
+    std::vector<TimeNs> nodeEnd; // the latest end among nodes[0..k]: where a window's nodes begin
+    std::vector<int> containers; // GPU slices that hold others, by start
+    std::vector<TimeNs> containerEnd;
 };
 
 class Analyzer
@@ -112,10 +115,25 @@ public:
             }
             devices[size_t(it->second)].resources.push_back(int(r));
         }
+        std::unordered_map<int, size_t> deviceOfResource;
+        for (size_t k = 0; k < devices.size(); ++k)
+            for (int r : devices[k].resources)
+                deviceOfResource.emplace(r, k);
+        for (size_t c = 0; c < g.containers().size(); ++c)
+            if (const auto it = deviceOfResource.find(g.containers()[c].resource); it != deviceOfResource.end())
+                devices[it->second].containers.push_back(int(c));
         for (auto &d : devices) {
             for (int r : d.resources)
                 d.nodes.insert(d.nodes.end(), resources[size_t(r)].nodes.begin(), resources[size_t(r)].nodes.end());
             std::sort(d.nodes.begin(), d.nodes.end(), [&](int a, int b) { return nodes[size_t(a)].start < nodes[size_t(b)].start; });
+            TimeNs latest = std::numeric_limits<TimeNs>::min();
+            for (int n : d.nodes)
+                d.nodeEnd.push_back(latest = std::max(latest, nodes[size_t(n)].end));
+            const auto &cs = g.containers();
+            std::sort(d.containers.begin(), d.containers.end(), [&](int a, int b) { return cs[size_t(a)].start < cs[size_t(b)].start; });
+            latest = std::numeric_limits<TimeNs>::min();
+            for (int c : d.containers)
+                d.containerEnd.push_back(latest = std::max(latest, cs[size_t(c)].end));
         }
         streamWaited.assign(nodes.size(), 0);
         for (const Edge &e : g.edges())
@@ -158,18 +176,24 @@ public:
             if (details)
                 perStream[streamIndex.at(resource)].emplace_back(s, e);
         };
-        // Nodes that start before b; those that end before a are skipped by add().
+        // The nodes that overlap [a, b): from the first whose prefix of ends passes a, to the
+        // last that starts before b.
+        const size_t from = size_t(std::upper_bound(d.nodeEnd.begin(), d.nodeEnd.end(), a) - d.nodeEnd.begin());
         const auto last = std::lower_bound(d.nodes.begin(), d.nodes.end(), b,
                                            [&](int n, TimeNs t) { return nodes[size_t(n)].start < t; });
-        for (auto it = d.nodes.begin(); it != last; ++it) {
+        for (auto it = d.nodes.begin() + qsizetype(std::min(from, d.nodes.size())); it < last; ++it) {
             const Node &n = nodes[size_t(*it)];
             add(n.resource, n.kind, n.start, n.end);
         }
         // A GPU slice nested in another (a container on a stream) is busy time too, counted as
         // the kind of the first node inside it.
-        for (const Container &c : g.containers())
-            if (streamIndex.count(c.resource) && c.first >= 0)
+        const auto &cs = g.containers();
+        for (size_t k = size_t(std::upper_bound(d.containerEnd.begin(), d.containerEnd.end(), a) - d.containerEnd.begin());
+             k < d.containers.size() && cs[size_t(d.containers[k])].start < b; ++k) {
+            const Container &c = cs[size_t(d.containers[k])];
+            if (c.first >= 0)
                 add(c.resource, nodes[size_t(c.first)].kind, c.start, c.end);
+        }
         compute = unite(std::move(compute));
         communication = unite(std::move(communication));
         copies = unite(std::move(copies));
@@ -320,11 +344,10 @@ Analysis analyze(const DependencyGraph &g, const AnalysisScope &scope)
             a = std::min(a, nodes[size_t(n)].start);
             b = std::max(b, nodes[size_t(n)].end);
         }
-        for (const Container &c : g.containers()) // a GPU slice that holds others
-            if (std::find(d.resources.begin(), d.resources.end(), c.resource) != d.resources.end()) {
-                a = std::min(a, c.start);
-                b = std::max(b, c.end);
-            }
+        for (int c : d.containers) { // GPU slices that hold others
+            a = std::min(a, g.containers()[size_t(c)].start);
+            b = std::max(b, g.containers()[size_t(c)].end);
+        }
         if (scope.range) {
             a = std::max(a, scope.range->first);
             b = std::min(b, scope.range->second);
