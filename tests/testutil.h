@@ -50,6 +50,17 @@ inline QString sharedTraces()
     return QStringLiteral(GRADEML_SHARED_TRACES);
 }
 
+// The shared single-job GPU traces (Kineto and Nsight), as folders under sharedTraces().
+inline QStringList sharedGpuTraces()
+{
+    return {QStringLiteral("pytorch_kineto/hta_2022_format_a100_rank3of8"), QStringLiteral("pytorch_kineto/hta_alexnet_a100"),
+            QStringLiteral("pytorch_kineto/hta_amd_mi250_rocm62"), QStringLiteral("pytorch_kineto/hta_cuda_event_sync_multistream_a100"),
+            QStringLiteral("pytorch_kineto/hta_nccl_allreduce_rank0of2_a100"), QStringLiteral("pytorch_kineto/hta_ns_resolution_v100"),
+            QStringLiteral("pytorch_kineto/hta_simple_add_with_et_a100"), QStringLiteral("pytorch_kineto/kineto_docs_tiny_h100"),
+            QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"), QStringLiteral("pytorch_kineto/param_linear_rtx2080ti"),
+            QStringLiteral("nsight_systems/nsysai_h100_2gpu_mfu_before"), QStringLiteral("nsight_systems/nsysai_rtx3080_tiny_full")};
+}
+
 // Skips the calling test when ../shared/traces is not beside the repository.
 #define GML_REQUIRE_SHARED(path)                                                               \
     do {                                                                                       \

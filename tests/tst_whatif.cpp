@@ -235,13 +235,8 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("folder");
         QTest::addColumn<double>("aim");
-        for (const char *f : {"pytorch_kineto/hta_2022_format_a100_rank3of8", "pytorch_kineto/hta_alexnet_a100",
-                              "pytorch_kineto/hta_amd_mi250_rocm62", "pytorch_kineto/hta_cuda_event_sync_multistream_a100",
-                              "pytorch_kineto/hta_nccl_allreduce_rank0of2_a100", "pytorch_kineto/hta_ns_resolution_v100",
-                              "pytorch_kineto/hta_simple_add_with_et_a100", "pytorch_kineto/kineto_docs_tiny_h100",
-                              "pytorch_kineto/kineto_tbplugin_2021_resnet50_v100", "pytorch_kineto/param_linear_rtx2080ti",
-                              "nsight_systems/nsysai_h100_2gpu_mfu_before", "nsight_systems/nsysai_rtx3080_tiny_full"})
-            QTest::newRow(f) << QString::fromLatin1(f) << 0.01;
+        for (const QString &f : gmltest::sharedGpuTraces())
+            QTest::newRow(qPrintable(f)) << f << 0.01;
         QTest::newRow("dlrm 8 ranks") << QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100") << 0.03;
     }
 
