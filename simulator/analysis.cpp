@@ -60,13 +60,6 @@ TimeNs percentile(std::vector<TimeNs> &sorted, double p)
     return sorted[k];
 }
 
-bool isSyncCall(const QString &name)
-{
-    static const QRegularExpression sync(QStringLiteral("Synchronize|SyncStream|^(cuda|hip)Mem(cpy|set)(2D|3D|ToSymbol|FromSymbol)?$|"
-                                                        "^cuMemcpy[DH]to[DH](_v\\d+)?$"));
-    return sync.match(name).hasMatch();
-}
-
 enum class Work { Compute, Communication, Copy };
 
 Work workOf(NodeKind kind)
@@ -274,7 +267,7 @@ public:
     {
         auto [it, fresh] = syncOf.try_emplace(name, false);
         if (fresh)
-            it->second = isSyncCall(g.name(name));
+            it->second = isSynchronisingCall(g.name(name));
         return it->second;
     }
 
@@ -362,16 +355,15 @@ Analysis analyze(const DependencyGraph &g, const AnalysisScope &scope)
     }
 
     // Iterations: the outermost ProfilerStep#N ranges on each rank's threads.
-    static const QRegularExpression step(QStringLiteral("^ProfilerStep#\\d+$"));
     std::map<int, std::vector<const Container *>> iterationsOf;
     const auto &containers = g.containers();
     for (const Container &c : containers) {
         const Resource &r = resources[size_t(c.resource)];
-        if (r.gpu || (scope.rank >= 0 && r.rank != scope.rank) || !step.match(g.name(c.name)).hasMatch())
+        if (r.gpu || (scope.rank >= 0 && r.rank != scope.rank) || !isProfilerStep(g.name(c.name)))
             continue;
         bool nested = false;
         for (int p = c.parent; p >= 0 && !nested; p = containers[size_t(p)].parent)
-            nested = step.match(g.name(containers[size_t(p)].name)).hasMatch();
+            nested = isProfilerStep(g.name(containers[size_t(p)].name));
         if (!nested)
             iterationsOf[r.rank].push_back(&c);
     }
@@ -500,7 +492,7 @@ Analysis analyze(const DependencyGraph &g, const AnalysisScope &scope)
             auto outermost = [&](int node) {
                 int c = nodes[size_t(node)].container;
                 while (c >= 0 && containers[size_t(c)].parent >= 0 &&
-                       !step.match(g.name(containers[size_t(containers[size_t(c)].parent)].name)).hasMatch())
+                       !isProfilerStep(g.name(containers[size_t(containers[size_t(c)].parent)].name)))
                     c = containers[size_t(c)].parent;
                 return c;
             };

@@ -109,6 +109,17 @@ SyncScope syncScope(const QString &name)
 
 } // namespace
 
+bool isSynchronisingCall(const QString &name)
+{
+    return syncScope(name) != SyncScope::None;
+}
+
+bool isProfilerStep(const QString &name)
+{
+    static const QRegularExpression step(QStringLiteral("^ProfilerStep#\\d+$"));
+    return step.match(name).hasMatch();
+}
+
 void DependencyGraph::addEdge(const Edge &e)
 {
     m_edges.push_back(e);
@@ -863,16 +874,15 @@ void DependencyGraph::measure()
 
 std::vector<int> DependencyGraph::iterations() const
 {
-    static const QRegularExpression step(QStringLiteral("^ProfilerStep#\\d+$"));
     int lowest = INT_MAX;
     for (const auto &c : m_containers)
-        if (step.match(m_names.value(c.name)).hasMatch())
+        if (isProfilerStep(m_names.value(c.name)))
             lowest = std::min(lowest, std::max(m_resources[size_t(c.resource)].rank, 0));
     std::vector<int> out;
     for (size_t i = 0; i < m_containers.size(); ++i) {
         const auto &c = m_containers[i];
         if (std::max(m_resources[size_t(c.resource)].rank, 0) == lowest &&
-            step.match(m_names.value(c.name)).hasMatch())
+            isProfilerStep(m_names.value(c.name)))
             out.push_back(int(i));
     }
     std::sort(out.begin(), out.end(), [&](int a, int b) {

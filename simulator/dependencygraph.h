@@ -17,6 +17,12 @@ class Project;
 
 namespace gml::sim {
 
+// A runtime call that waits for the GPU: a device or stream synchronise, or a blocking copy or
+// set (cudaMemcpy, as `.item()` and `.cpu()` issue); the graph gives these sync edges.
+bool isSynchronisingCall(const QString &name);
+// A PyTorch profiler step range: "ProfilerStep#N".
+bool isProfilerStep(const QString &name);
+
 // What a node's time counts as in a breakdown.
 enum class NodeKind : uint8_t { Cpu, Runtime, Kernel, Collective, Memcpy, Memset };
 enum class EdgeKind : uint8_t { Launch, Sync, Collective, Data, StreamWait, ThreadWait };

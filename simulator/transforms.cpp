@@ -230,7 +230,6 @@ bool insertDataParallel(Structural &s, const Transform &t, const WhatIfContext &
     }
     const Selection backward(g, withinSelector(kBackwardPattern), bit(NodeKind::Kernel), error);
     const Selection optimizer(g, withinSelector(kOptimizerPattern), bit(NodeKind::Kernel), error);
-    static const QRegularExpression step(QStringLiteral("^ProfilerStep#\\d+$"));
     static const QRegularExpression optName(QStringLiteral("^Optimizer\\.step#(\\w+)"));
     const QString algorithm = t.algorithm.isEmpty() ? ctx.measuredAlgorithm : t.algorithm;
     const StringId commName =
@@ -248,7 +247,7 @@ bool insertDataParallel(Structural &s, const Transform &t, const WhatIfContext &
             if (r.source != key.first || r.rank != key.second)
                 continue;
             const QString name = g.name(c.name);
-            if (step.match(name).hasMatch())
+            if (isProfilerStep(name))
                 windows.emplace_back(c.start, c.end);
             if (const auto m = optName.match(name); m.hasMatch()) {
                 optimizerName = m.captured(1);
