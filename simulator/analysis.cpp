@@ -6,7 +6,6 @@
 #include "timeformat.h"
 #include "transforms.h"
 
-#include <QJsonArray>
 #include <QRegularExpression>
 
 #include <algorithm>
@@ -88,25 +87,21 @@ struct GpuDevice
 class Analyzer
 {
 public:
-    Analyzer(const DependencyGraph &g, const AnalysisScope &scope) : g(g), scope(scope)
+    Analyzer(const DependencyGraph &g, const AnalysisScope &scope) : g(g)
     {
         const auto &nodes = g.nodes();
         const auto &resources = g.resources();
-        std::map<std::tuple<SourceId, int, QString>, int> deviceOf;
-        for (size_t r = 0; r < resources.size(); ++r) {
-            const Resource &res = resources[r];
-            if (!res.gpu || (scope.rank >= 0 && res.rank != scope.rank))
+        for (auto &streams : g.gpuDevices()) {
+            const Resource &res = resources[size_t(streams.front())];
+            if (scope.rank >= 0 && res.rank != scope.rank)
                 continue;
-            auto [it, fresh] = deviceOf.try_emplace({res.source, res.rank, res.pid}, int(devices.size()));
-            if (fresh) {
-                GpuDevice d;
-                d.rank = res.rank;
-                d.source = res.source;
-                d.label = (res.rank >= 0 ? QStringLiteral("rank %1 · ").arg(res.rank) : QString()) +
-                          QStringLiteral("GPU %1").arg(res.pid.isEmpty() ? QStringLiteral("?") : res.pid);
-                devices.push_back(d);
-            }
-            devices[size_t(it->second)].resources.push_back(int(r));
+            GpuDevice d;
+            d.rank = res.rank;
+            d.source = res.source;
+            d.label = (res.rank >= 0 ? QStringLiteral("rank %1 · ").arg(res.rank) : QString()) +
+                      QStringLiteral("GPU %1").arg(res.pid.isEmpty() ? QStringLiteral("?") : res.pid);
+            d.resources = std::move(streams);
+            devices.push_back(std::move(d));
         }
         std::unordered_map<int, size_t> deviceOfResource;
         for (size_t k = 0; k < devices.size(); ++k)
@@ -272,7 +267,6 @@ public:
     }
 
     const DependencyGraph &g;
-    const AnalysisScope &scope;
     std::vector<GpuDevice> devices;
     std::vector<char> streamWaited;
     std::map<std::tuple<SourceId, int, QString>, Intervals> dataLoading;

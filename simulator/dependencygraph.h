@@ -126,6 +126,10 @@ public:
     // The iterations: ProfilerStep#N containers of the lowest rank's threads, by start.
     std::vector<int> iterations() const;
 
+    // The GPU resources by device: the streams of one device index of one rank of one source,
+    // in (source, rank, device) order.
+    std::vector<std::vector<int>> gpuDevices() const;
+
     // Where node i sits in its resource's measured order.
     int position(int node) const { return m_position[size_t(node)]; }
 

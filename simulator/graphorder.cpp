@@ -78,11 +78,7 @@ void DependencyGraph::inferStreamWaits()
     for (const auto &e : m_edges)
         if (e.kind == EdgeKind::Launch)
             launchReady[size_t(e.to)] = std::max(launchReady[size_t(e.to)], m_nodes[size_t(e.from)].start + e.lag);
-    std::map<std::pair<SourceId, std::pair<int, QString>>, std::vector<int>> devices;
-    for (size_t r = 0; r < m_resources.size(); ++r)
-        if (m_resources[r].gpu)
-            devices[{m_resources[r].source, {m_resources[r].rank, m_resources[r].pid}}].push_back(int(r));
-    for (const auto &[key, streams] : devices) {
+    for (const auto &streams : gpuDevices()) {
         if (streams.size() < 2)
             continue;
         for (int res : streams) {
@@ -100,6 +96,18 @@ void DependencyGraph::inferStreamWaits()
             }
         }
     }
+}
+
+std::vector<std::vector<int>> DependencyGraph::gpuDevices() const
+{
+    std::map<std::tuple<SourceId, int, QString>, std::vector<int>> devices;
+    for (size_t r = 0; r < m_resources.size(); ++r)
+        if (m_resources[r].gpu)
+            devices[{m_resources[r].source, m_resources[r].rank, m_resources[r].pid}].push_back(int(r));
+    std::vector<std::vector<int>> out;
+    for (auto &[key, streams] : devices)
+        out.push_back(std::move(streams));
+    return out;
 }
 
 void DependencyGraph::reorder()
