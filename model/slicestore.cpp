@@ -448,54 +448,52 @@ bool decode(qint64 chunk, const void *data, qint64 size, qint64 recordsSize, qui
 
 // --- TrackReader -------------------------------------------------------------------------
 
+bool ChunkArgs::load(std::string_view bytes, bool legacyChunk)
+{
+    blob.assign(bytes.data(), bytes.size());
+    legacy = legacyChunk;
+    tables = {};
+    if (legacy) {
+        tables.records = blob;
+        return true;
+    }
+    return readArgsTables(blob, tables);
+}
+
 TrackReader::TrackReader(const SqliteDb &db)
     : m_chunks(db.prepare("SELECT id, data, args FROM slice_chunk WHERE track_id = ? ORDER BY id"))
 {
 }
 
-bool TrackReader::read(TrackId track, bool withArgs, const std::function<void(const Row &)> &visit, bool *sorted)
+bool TrackReader::read(TrackId track, bool withArgs, const std::function<void(const Row &)> &visit)
 {
     m_error.clear();
     m_chunks.reset();
     m_chunks.bind(1, track);
     std::vector<Row> rows;
-    bool inOrder = true;
-    Row last;
-    bool any = false;
     while (m_chunks.step()) {
         const qint64 chunk = m_chunks.int64(0);
         const std::string_view data = m_chunks.blobView(1);
         const bool legacy = isLegacyChunk(data.data(), qint64(data.size()));
         qint64 recordsSize = std::numeric_limits<qint64>::max();
-        m_argsBlob.clear();
-        m_tables = {};
+        m_args.blob.clear(); // capacity kept for the next chunk's blob
+        m_args.tables = {};
         m_keyAsked.clear();
         m_keyIndex = -1;
-        m_legacy = legacy;
         if (withArgs) {
             recordsSize = -1;
             if (!m_chunks.isNull(2)) {
-                const std::string_view blob = m_chunks.blobView(2);
-                m_argsBlob.assign(blob.data(), blob.size());
-                if (legacy)
-                    m_tables.records = m_argsBlob;
-                else if (!readArgsTables(m_argsBlob, m_tables)) {
+                if (!m_args.load(m_chunks.blobView(2), legacy)) {
                     m_error = QStringLiteral("slice chunk %1 is malformed (its args tables)").arg(chunk);
                     return false;
                 }
-                recordsSize = qint64(m_tables.records.size());
+                recordsSize = qint64(m_args.tables.records.size());
             }
         }
         rows.clear();
         if (!decode(chunk, data.data(), qint64(data.size()), recordsSize, 0, rows, true)) {
             m_error = QStringLiteral("slice chunk %1 is malformed").arg(chunk);
             return false;
-        }
-        if (!rows.empty()) {
-            if (any && before(rows.front(), last))
-                inOrder = false;
-            last = rows.back();
-            any = true;
         }
         for (const Row &r : rows)
             visit(r);
@@ -504,19 +502,16 @@ bool TrackReader::read(TrackId track, bool withArgs, const std::function<void(co
         m_error = m_chunks.errorString();
         return false;
     }
-    m_argsBlob.clear();
-    m_tables = {};
-    if (sorted)
-        *sorted = inOrder;
+    m_args = {};
     return true;
 }
 
 std::optional<std::string_view> TrackReader::arg(const Row &row, std::string_view key)
 {
-    if (!row.hasArgs || row.argsOffset + row.argsSize > m_tables.records.size())
+    if (!row.hasArgs || row.argsOffset + row.argsSize > m_args.tables.records.size())
         return std::nullopt;
-    const std::string_view record = m_tables.records.substr(row.argsOffset, row.argsSize);
-    if (m_legacy) { // JSON text as it was
+    const std::string_view record = m_args.tables.records.substr(row.argsOffset, row.argsSize);
+    if (m_args.legacy) { // JSON text as it was
         const auto doc = QJsonDocument::fromJson(QByteArray::fromRawData(record.data(), qsizetype(record.size())));
         const QJsonValue v = doc.object().value(QLatin1String(key.data(), qsizetype(key.size())));
         if (v.isUndefined())
@@ -528,8 +523,8 @@ std::optional<std::string_view> TrackReader::arg(const Row &row, std::string_vie
     }
     if (m_keyAsked != key) {
         m_keyAsked.assign(key);
-        const auto it = std::find(m_tables.keys.begin(), m_tables.keys.end(), key);
-        m_keyIndex = it == m_tables.keys.end() ? -1 : qint64(it - m_tables.keys.begin());
+        const auto it = std::find(m_args.tables.keys.begin(), m_args.tables.keys.end(), key);
+        m_keyIndex = it == m_args.tables.keys.end() ? -1 : qint64(it - m_args.tables.keys.begin());
     }
     if (m_keyIndex < 0)
         return std::nullopt; // no row of the chunk has it
@@ -551,7 +546,7 @@ std::optional<std::string_view> TrackReader::arg(const Row &row, std::string_vie
             break;
         case ArgTable:
             if (match)
-                return v < m_tables.values.size() ? std::optional(m_tables.values[size_t(v)]) : std::nullopt;
+                return v < m_args.tables.values.size() ? std::optional(m_args.tables.values[size_t(v)]) : std::nullopt;
             break;
         default: // ArgInline
             if (v > quint64(e - p))
@@ -793,12 +788,6 @@ struct Cursor : sqlite3_vtab_cursor
     std::vector<Row> rows;
     // The args blobs of the chunks in `rows` (Row::argsChunk indexes this), read only when the
     // statement uses args; a row's args are decoded when asked for.
-    struct ChunkArgs
-    {
-        std::string blob;
-        ArgsTables tables;
-        bool legacy = false; // a schema v3 chunk not migrated (read-only open): JSON texts
-    };
     std::vector<std::unique_ptr<ChunkArgs>> args;
     std::string json; // the args text of the current row
     size_t pos = 0;
@@ -978,12 +967,8 @@ int readChunk(Cursor *c)
     if (c->withArgs) {
         recordsSize = -1; // no blob: no row may have args
         if (const auto *blob = static_cast<const char *>(sqlite3_column_blob(st, 3))) {
-            auto args = std::make_unique<Cursor::ChunkArgs>();
-            args->blob.assign(blob, size_t(sqlite3_column_bytes(st, 3)));
-            args->legacy = legacy;
-            if (legacy)
-                args->tables.records = args->blob;
-            else if (!readArgsTables(args->blob, args->tables))
+            auto args = std::make_unique<ChunkArgs>();
+            if (!args->load(std::string_view(blob, size_t(sqlite3_column_bytes(st, 3))), legacy))
                 return malformed();
             recordsSize = qint64(args->tables.records.size());
             c->args.push_back(std::move(args));
@@ -1129,7 +1114,7 @@ int column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
             sqlite3_result_null(ctx);
             break;
         }
-        const Cursor::ChunkArgs &chunkArgs = *c->args[r.argsChunk];
+        const ChunkArgs &chunkArgs = *c->args[r.argsChunk];
         const ArgsTables &tables = chunkArgs.tables;
         if (chunkArgs.legacy) {
             const std::string_view text = tables.records.substr(r.argsOffset, r.argsSize);

@@ -127,6 +127,17 @@ void encode(std::vector<Row> &rows, std::string_view records, const ArgsEncoder 
 // another. The v4 migration rewrites them; a read-only open reads them as they are.
 bool isLegacyChunk(const void *data, qint64 size);
 
+// A chunk's args blob, held, with its tables read (views into `blob`: keep it in place). A
+// schema v3 chunk not migrated (a read-only open) holds the JSON texts one after another.
+struct ChunkArgs
+{
+    std::string blob;
+    ArgsTables tables;
+    bool legacy = false;
+    // Takes `bytes` as the chunk's args blob. False when its tables are malformed.
+    [[nodiscard]] bool load(std::string_view bytes, bool legacyChunk);
+};
+
 // Reads a track's chunks without going through SQL (the `slice` table costs a VDBE step and
 // column calls per row; the dependency graph reads millions): rows chunk by chunk, each chunk
 // in canonical order, and with `withArgs` the chunk's args tables so a row's arg can be looked
@@ -135,11 +146,9 @@ class TrackReader
 {
 public:
     explicit TrackReader(const SqliteDb &db);
-    // Calls visit(row) for every row of `track`, chunk by chunk in id order. `sorted` (when
-    // given) tells whether the rows came in canonical order across chunks too. False (and
-    // errorString()) on a database error or a malformed chunk.
-    [[nodiscard]] bool read(TrackId track, bool withArgs, const std::function<void(const Row &)> &visit,
-                            bool *sorted = nullptr);
+    // Calls visit(row) for every row of `track`, chunk by chunk in id order (chunks may
+    // overlap in time). False (and errorString()) on a database error or a malformed chunk.
+    [[nodiscard]] bool read(TrackId track, bool withArgs, const std::function<void(const Row &)> &visit);
     // Inside visit: the JSON text of the value of the row's top-level arg `key` (a number's
     // digits, a string with its quotes), nullopt when it has none.
     std::optional<std::string_view> arg(const Row &row, std::string_view key);
@@ -147,10 +156,8 @@ public:
 
 private:
     SqliteStatement m_chunks;
-    std::string m_argsBlob;
-    ArgsTables m_tables;
-    bool m_legacy = false;
-    std::string m_keyAsked; // the key whose index in m_tables m_keyIndex holds
+    ChunkArgs m_args; // the chunk being visited
+    std::string m_keyAsked; // the key whose index in m_args.tables m_keyIndex holds
     qint64 m_keyIndex = -1;
     std::string m_json;
     QString m_error;
