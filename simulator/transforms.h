@@ -40,6 +40,21 @@ struct Selector
     QString describe() const;
 };
 
+// The nodes a selector picks, of the node kinds `defaultKinds` (bits 1 << NodeKind) unless
+// the selector names its own; invalid (with the reason in `error`) when a regex is.
+class NodeSelection
+{
+public:
+    NodeSelection(const DependencyGraph &g, const Selector &s, quint8 defaultKinds, QString *error);
+    bool valid() const { return m_valid; }
+    bool operator[](size_t i) const { return m_on[i]; }
+    qint64 count() const;
+
+private:
+    std::vector<char> m_on;
+    bool m_valid = false;
+};
+
 // One change to a run. Scenarios are lists of these, stored as JSON in the project.
 struct Transform
 {

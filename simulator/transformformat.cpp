@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Transforms as JSON, as text (describe) and as typed (REGEX=FACTOR, presets).
+#include "transformsinternal.h"
+
+#include "devicecatalog.h"
+#include "timeformat.h"
+
+#include <QJsonDocument>
+
+#include <cmath>
+
+namespace gml::sim {
+
+using namespace detail;
+
+namespace {
+
+const char *const kKindNames[] = {"cpu", "runtime", "kernel", "collective", "memcpy", "memset"};
+
+struct OpName
+{
+    Transform::Op op;
+    const char *name;
+};
+const OpName kOps[] = {{Transform::Op::Scale, "scale"},   {Transform::Op::Remove, "remove"},
+                       {Transform::Op::SetDuration, "set"}, {Transform::Op::Insert, "insert"},
+                       {Transform::Op::Fuse, "fuse"},     {Transform::Op::Device, "device"},
+                       {Transform::Op::Amp, "amp"},       {Transform::Op::Compute, "compute"},
+                       {Transform::Op::Memory, "memory"}, {Transform::Op::Input, "input"},
+                       {Transform::Op::Link, "link"},     {Transform::Op::Workers, "workers"},
+                       {Transform::Op::Reschedule, "reschedule"}};
+
+QString opName(Transform::Op op)
+{
+    for (const auto &o : kOps)
+        if (o.op == op)
+            return QString::fromLatin1(o.name);
+    return {};
+}
+
+
+} // namespace
+
+bool Selector::isEmpty() const
+{
+    return name.isEmpty() && track.isEmpty() && within.isEmpty() && category.isEmpty() && device.isEmpty() && !kinds &&
+           rank < 0 && !from && !to;
+}
+
+QJsonObject Selector::toJson() const
+{
+    QJsonObject o;
+    if (!name.isEmpty())
+        o.insert(QStringLiteral("name"), name);
+    if (!track.isEmpty())
+        o.insert(QStringLiteral("track"), track);
+    if (!within.isEmpty())
+        o.insert(QStringLiteral("within"), within);
+    if (!category.isEmpty())
+        o.insert(QStringLiteral("category"), category);
+    if (!device.isEmpty())
+        o.insert(QStringLiteral("device"), device);
+    if (kinds) {
+        QJsonArray k;
+        for (int i = 0; i < 6; ++i)
+            if (kinds & (1u << i))
+                k.append(QString::fromLatin1(kKindNames[i]));
+        o.insert(QStringLiteral("kind"), k);
+    }
+    if (rank >= 0)
+        o.insert(QStringLiteral("rank"), rank);
+    if (from)
+        o.insert(QStringLiteral("from_ns"), qint64(*from));
+    if (to)
+        o.insert(QStringLiteral("to_ns"), qint64(*to));
+    return o;
+}
+
+std::optional<Selector> Selector::fromJson(const QJsonObject &o, QString *error)
+{
+    Selector s;
+    s.name = o.value(QStringLiteral("name")).toString();
+    s.track = o.value(QStringLiteral("track")).toString();
+    s.within = o.value(QStringLiteral("within")).toString();
+    s.category = o.value(QStringLiteral("category")).toString();
+    s.device = o.value(QStringLiteral("device")).toString();
+    for (const auto &k : o.value(QStringLiteral("kind")).toArray()) {
+        int found = -1;
+        for (int i = 0; i < 6; ++i)
+            if (k.toString() == QLatin1String(kKindNames[i]))
+                found = i;
+        if (found < 0) {
+            *error = QStringLiteral("unknown node kind '%1' (cpu, runtime, kernel, collective, memcpy, memset)")
+                         .arg(k.toString());
+            return std::nullopt;
+        }
+        s.kinds |= quint8(1u << found);
+    }
+    s.rank = o.value(QStringLiteral("rank")).toInt(-1);
+    if (o.contains(QStringLiteral("from_ns")))
+        s.from = o.value(QStringLiteral("from_ns")).toInteger();
+    if (o.contains(QStringLiteral("to_ns")))
+        s.to = o.value(QStringLiteral("to_ns")).toInteger();
+    return s;
+}
+
+QString Selector::describe() const
+{
+    QStringList parts;
+    if (!name.isEmpty())
+        parts << QStringLiteral("/%1/").arg(name);
+    if (kinds) {
+        QStringList k;
+        for (int i = 0; i < 6; ++i)
+            if (kinds & (1u << i))
+                k << QString::fromLatin1(kKindNames[i]);
+        parts << k.join(QLatin1Char('|'));
+    }
+    if (!category.isEmpty())
+        parts << QStringLiteral("category /%1/").arg(category);
+    if (!track.isEmpty())
+        parts << QStringLiteral("on /%1/").arg(track);
+    if (!device.isEmpty())
+        parts << QStringLiteral("on GPU /%1/").arg(device);
+    if (rank >= 0)
+        parts << QStringLiteral("rank %1").arg(rank);
+    if (!within.isEmpty())
+        parts << QStringLiteral("within /%1/").arg(within);
+    if (from || to)
+        parts << QStringLiteral("in [%1, %2)")
+                     .arg(from ? formatDuration(*from) : QStringLiteral("start"),
+                          to ? formatDuration(*to) : QStringLiteral("end"));
+    return parts.join(QLatin1Char(' '));
+}
+
+QJsonObject Transform::toJson() const
+{
+    QJsonObject o;
+    o.insert(QStringLiteral("op"), opName(op));
+    if (!select.isEmpty())
+        o.insert(QStringLiteral("select"), select.toJson());
+    switch (op) {
+    case Op::Scale:
+    case Op::Compute:
+    case Op::Memory:
+    case Op::Input: o.insert(QStringLiteral("factor"), factor); break;
+    case Op::SetDuration: o.insert(QStringLiteral("duration_ns"), qint64(duration)); break;
+    case Op::Insert:
+        o.insert(QStringLiteral("name"), name);
+        if (duration > 0 || (flops <= 0 && bytes <= 0)) {
+            o.insert(QStringLiteral("duration_ns"), qint64(duration));
+            break;
+        }
+        if (flops > 0)
+            o.insert(QStringLiteral("flops"), flops);
+        if (bytes > 0)
+            o.insert(QStringLiteral("bytes"), bytes);
+        o.insert(QStringLiteral("precision"), precision);
+        break;
+    case Op::Fuse:
+        if (duration > 0) {
+            o.insert(QStringLiteral("duration_ns"), qint64(duration));
+            break;
+        }
+        o.insert(QStringLiteral("model"), model);
+        if (model == QLatin1String("overhead") && overhead >= 0)
+            o.insert(QStringLiteral("overhead_ns"), qint64(overhead));
+        break;
+    case Op::Reschedule: o.insert(QStringLiteral("priority"), priority); break;
+    case Op::Device: o.insert(QStringLiteral("target"), target); break;
+    case Op::Link:
+    case Op::Workers:
+        if (op == Op::Link)
+            o.insert(QStringLiteral("link"), link);
+        else {
+            o.insert(QStringLiteral("workers"), workers);
+            if (gradMB > 0)
+                o.insert(QStringLiteral("grad_mb"), gradMB);
+            o.insert(QStringLiteral("bucket_mb"), bucketMB);
+        }
+        if (op == Op::Link && bandwidthGBps > 0)
+            o.insert(QStringLiteral("bandwidth_gbps"), bandwidthGBps);
+        if (op == Op::Link && latencyUs >= 0)
+            o.insert(QStringLiteral("latency_us"), latencyUs);
+        if (!algorithm.isEmpty())
+            o.insert(QStringLiteral("algorithm"), algorithm);
+        break;
+    case Op::Remove:
+    case Op::Amp: break;
+    }
+    return o;
+}
+
+std::optional<Transform> Transform::fromJson(const QJsonObject &o, QString *error)
+{
+    Transform t;
+    const QString op = o.value(QStringLiteral("op")).toString();
+    bool known = false;
+    for (const auto &x : kOps)
+        if (op == QLatin1String(x.name)) {
+            t.op = x.op;
+            known = true;
+        }
+    if (!known) {
+        QStringList names;
+        for (const auto &x : kOps)
+            names << QString::fromLatin1(x.name);
+        *error = QStringLiteral("unknown transform '%1' (%2)").arg(op, names.join(QStringLiteral(", ")));
+        return std::nullopt;
+    }
+    const auto sel = Selector::fromJson(o.value(QStringLiteral("select")).toObject(), error);
+    if (!sel)
+        return std::nullopt;
+    t.select = *sel;
+    t.factor = o.value(QStringLiteral("factor")).toDouble(1);
+    t.duration = o.value(QStringLiteral("duration_ns")).toInteger(0);
+    t.name = o.value(QStringLiteral("name")).toString(QStringLiteral("inserted"));
+    t.target = o.value(QStringLiteral("target")).toString();
+    t.link = o.value(QStringLiteral("link")).toString(QStringLiteral("network"));
+    t.bandwidthGBps = o.value(QStringLiteral("bandwidth_gbps")).toDouble(0);
+    t.latencyUs = o.value(QStringLiteral("latency_us")).toDouble(-1);
+    t.workers = o.value(QStringLiteral("workers")).toInt(1);
+    t.gradMB = o.value(QStringLiteral("grad_mb")).toDouble(0);
+    t.bucketMB = o.value(QStringLiteral("bucket_mb")).toDouble(25);
+    t.flops = o.value(QStringLiteral("flops")).toDouble(0);
+    t.bytes = o.value(QStringLiteral("bytes")).toDouble(0);
+    t.precision = o.value(QStringLiteral("precision")).toString(QStringLiteral("fp32"));
+    t.model = o.value(QStringLiteral("model")).toString(QStringLiteral("sum"));
+    t.overhead = o.value(QStringLiteral("overhead_ns")).toInteger(-1);
+    t.priority = o.value(QStringLiteral("priority")).toInt(1);
+    t.algorithm = o.value(QStringLiteral("algorithm")).toString();
+    auto bad = [&](const QString &why) -> std::optional<Transform> {
+        *error = QStringLiteral("%1: %2").arg(op, why);
+        return std::nullopt;
+    };
+    if (!std::isfinite(t.factor) || t.factor < 0)
+        return bad(QStringLiteral("factor must be 0 or more"));
+    if ((t.op == Op::Compute || t.op == Op::Memory) && t.factor <= 0)
+        return bad(QStringLiteral("factor must be above 0"));
+    if (t.duration < 0)
+        return bad(QStringLiteral("duration must be 0 or more"));
+    if (t.op == Op::Device && !DeviceCatalog::builtin().device(t.target))
+        return bad(QStringLiteral("no device '%1' in the catalog").arg(t.target));
+    if (t.op == Op::Link && t.link != QLatin1String("network") && t.link != QLatin1String("host"))
+        return bad(QStringLiteral("link must be 'network' or 'host'"));
+    if (t.op == Op::Link && t.bandwidthGBps <= 0 && t.latencyUs < 0 && t.algorithm.isEmpty())
+        return bad(QStringLiteral("give a bandwidth, a latency, an algorithm or some of them"));
+    if (!t.algorithm.isEmpty() && !collectiveAlgorithms().contains(t.algorithm))
+        return bad(QStringLiteral("algorithm must be 'ring' or 'tree'"));
+    if (!std::isfinite(t.flops) || !std::isfinite(t.bytes) || t.flops < 0 || t.bytes < 0)
+        return bad(QStringLiteral("flops and bytes must be 0 or more"));
+    if (t.precision != QLatin1String("fp32") && t.precision != QLatin1String("fp16"))
+        return bad(QStringLiteral("precision must be 'fp32' or 'fp16'"));
+    if (t.model != QLatin1String("sum") && t.model != QLatin1String("overhead"))
+        return bad(QStringLiteral("model must be 'sum' or 'overhead'"));
+    if (t.op == Op::Workers && (t.workers < 1 || t.bucketMB <= 0))
+        return bad(QStringLiteral("need 1 or more workers and a positive bucket size"));
+    return t;
+}
+
+QString Transform::describe() const
+{
+    const QString sel = select.isEmpty() ? QString() : QStringLiteral(" ") + select.describe();
+    switch (op) {
+    case Op::Scale: return QStringLiteral("scale%1 x%2").arg(sel).arg(factor);
+    case Op::Remove: return QStringLiteral("remove%1").arg(sel);
+    case Op::SetDuration: return QStringLiteral("set%1 to %2").arg(sel, formatDuration(duration));
+    case Op::Insert: {
+        QString cost = formatDuration(duration);
+        if (duration <= 0 && (flops > 0 || bytes > 0))
+            cost = QStringLiteral("%1 GFLOP %2, %3 MB by the roofline")
+                       .arg(flops / 1e9, 0, 'g', 4)
+                       .arg(precision)
+                       .arg(bytes / 1e6, 0, 'g', 4);
+        return QStringLiteral("insert '%1' (%2) after%3").arg(name, cost, sel);
+    }
+    case Op::Fuse: {
+        QString cost = QStringLiteral("summed time");
+        if (duration > 0)
+            cost = formatDuration(duration);
+        else if (model == QLatin1String("overhead"))
+            cost = overhead >= 0 ? QStringLiteral("summed time less %1 per kernel").arg(formatDuration(overhead))
+                                 : QStringLiteral("summed time less the per-kernel fixed cost");
+        return QStringLiteral("fuse%1 into one (%2)").arg(sel, cost);
+    }
+    case Op::Reschedule: return QStringLiteral("priority %1 on its resource for%2").arg(priority).arg(sel);
+    case Op::Device: return QStringLiteral("run on %1%2").arg(target, sel);
+    case Op::Amp: return QStringLiteral("AMP: compute-bound kernels /3, memory-bound /2%1").arg(sel);
+    case Op::Compute: return QStringLiteral("compute-bound kernels %1x faster%2").arg(factor).arg(sel);
+    case Op::Memory: return QStringLiteral("memory-bound kernels and copies %1x faster%2").arg(factor).arg(sel);
+    case Op::Input:
+        return factor == 0 ? QStringLiteral("input pipeline free%1").arg(sel)
+                           : QStringLiteral("input pipeline %1x faster%2").arg(factor).arg(sel);
+    case Op::Link: {
+        QStringList p;
+        if (bandwidthGBps > 0)
+            p << QStringLiteral("%1 GB/s").arg(bandwidthGBps);
+        if (latencyUs >= 0)
+            p << QStringLiteral("%1 us latency").arg(latencyUs);
+        if (!algorithm.isEmpty())
+            p << QStringLiteral("%1 collectives").arg(algorithm);
+        return QStringLiteral("%1 link %2").arg(link, p.join(QStringLiteral(", ")));
+    }
+    case Op::Workers:
+        return QStringLiteral("%1-way data parallel%2%3")
+            .arg(workers)
+            .arg(gradMB > 0 ? QStringLiteral(", %1 MB gradients").arg(gradMB) : QString(),
+                 algorithm.isEmpty() ? QString() : QStringLiteral(", %1 all-reduce").arg(algorithm));
+    }
+    return {};
+}
+
+Transform Transform::scale(QString regex, double factor)
+{
+    Transform t;
+    t.select.name = std::move(regex);
+    t.factor = factor;
+    return t;
+}
+
+Transform Transform::amp()
+{
+    Transform t;
+    t.op = Op::Amp;
+    return t;
+}
+
+Transform Transform::fusedAdam()
+{
+    Transform t;
+    t.op = Op::Fuse;
+    t.select.within = optimizerPattern();
+    t.select.kinds = bit(NodeKind::Kernel);
+    t.model = QStringLiteral("overhead");
+    return t;
+}
+
+Transform Transform::input(double speedup)
+{
+    Transform t;
+    t.op = Op::Input;
+    t.factor = speedup;
+    return t;
+}
+
+Transform Transform::device(QString id)
+{
+    Transform t;
+    t.op = Op::Device;
+    t.target = std::move(id);
+    return t;
+}
+
+Transform Transform::network(double gbps, double latencyUs)
+{
+    Transform t;
+    t.op = Op::Link;
+    t.bandwidthGBps = gbps;
+    t.latencyUs = latencyUs;
+    return t;
+}
+
+Transform Transform::dataParallel(int n)
+{
+    Transform t;
+    t.op = Op::Workers;
+    t.workers = n;
+    return t;
+}
+
+QJsonArray transformsToJson(const QList<Transform> &transforms)
+{
+    QJsonArray a;
+    for (const auto &t : transforms)
+        a.append(t.toJson());
+    return a;
+}
+
+std::optional<QList<Transform>> transformsFromJson(const QJsonArray &a, QString *error)
+{
+    QList<Transform> out;
+    for (const auto &v : a) {
+        auto t = Transform::fromJson(v.toObject(), error);
+        if (!t)
+            return std::nullopt;
+        out.append(*t);
+    }
+    return out;
+}
+
+namespace {
+
+// "REGEX=VALUE", split at the last '=': the regex checked, the value a number of 0 or more
+// (`whole`: a whole number, any sign).
+std::optional<std::pair<QString, double>> regexAndValue(const QString &text, bool whole, QString *error)
+{
+    const qsizetype eq = text.lastIndexOf(QLatin1Char('='));
+    bool ok = false;
+    const double value = eq > 0 ? text.mid(eq + 1).toDouble(&ok) : 0;
+    if (eq <= 0 || !ok || !std::isfinite(value) || (whole ? value != std::trunc(value) || std::abs(value) > 1e6 : value < 0)) {
+        if (error)
+            *error = whole ? QStringLiteral("'%1' is not REGEX=PRIORITY with a whole-number priority").arg(text)
+                           : QStringLiteral("'%1' is not REGEX=FACTOR with a factor of 0 or more").arg(text);
+        return std::nullopt;
+    }
+    const QRegularExpression re(text.left(eq));
+    if (!re.isValid()) {
+        if (error)
+            *error = QStringLiteral("'%1': %2 at offset %3")
+                         .arg(text.left(eq), re.errorString())
+                         .arg(re.patternErrorOffset());
+        return std::nullopt;
+    }
+    return std::make_pair(text.left(eq), value);
+}
+
+} // namespace
+
+std::optional<Transform> parseScale(const QString &text, QString *error)
+{
+    const auto rv = regexAndValue(text, false, error);
+    if (!rv)
+        return std::nullopt;
+    return Transform::scale(rv->first, rv->second);
+}
+
+std::optional<Transform> parseTransform(const QString &text, QString *error)
+{
+    if (!text.trimmed().startsWith(QLatin1Char('{')))
+        return parseScale(text, error);
+    QJsonParseError pe;
+    const auto doc = QJsonDocument::fromJson(text.trimmed().toUtf8(), &pe);
+    if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
+        if (error)
+            *error = QStringLiteral("not a JSON object (offset %1: %2)")
+                         .arg(pe.offset)
+                         .arg(pe.error != QJsonParseError::NoError ? pe.errorString() : QStringLiteral("expected '{'"));
+        return std::nullopt;
+    }
+    QString why;
+    auto t = Transform::fromJson(doc.object(), &why);
+    if (!t && error)
+        *error = why;
+    return t;
+}
+
+std::optional<Transform> parseReschedule(const QString &text, QString *error)
+{
+    const auto rv = regexAndValue(text, true, error);
+    if (!rv)
+        return std::nullopt;
+    Transform t;
+    t.op = Transform::Op::Reschedule;
+    t.select.name = rv->first;
+    t.priority = int(rv->second);
+    return t;
+}
+
+QStringList presetNames()
+{
+    return {QStringLiteral("amp"), QStringLiteral("fusedadam"), QStringLiteral("input=N"),
+            QStringLiteral("input=free")};
+}
+
+std::optional<Transform> parsePreset(const QString &text, QString *error)
+{
+    const QString p = text.toLower();
+    if (p == QLatin1String("amp"))
+        return Transform::amp();
+    if (p == QLatin1String("fusedadam") || p == QLatin1String("fused-adam"))
+        return Transform::fusedAdam();
+    if (p == QLatin1String("input=free"))
+        return Transform::input(0);
+    if (p.startsWith(QLatin1String("input="))) {
+        bool ok = false;
+        const double n = p.mid(6).toDouble(&ok);
+        if (ok && n > 0 && std::isfinite(n))
+            return Transform::input(n);
+    }
+    if (error)
+        *error = QStringLiteral("unknown preset '%1' (%2)").arg(text, presetNames().join(QStringLiteral(", ")));
+    return std::nullopt;
+}
+
+} // namespace gml::sim

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Shared by the files of the what-if transforms (transforms.cpp, transformformat.cpp,
+// transformnetwork.cpp); not part of the simulator's interface.
+#pragma once
+
+#include "transforms.h"
+
+#include <QHash>
+
+#include <memory>
+
+namespace gml::sim::detail {
+
+constexpr quint8 bit(NodeKind k)
+{
+    return quint8(1u << unsigned(k));
+}
+
+// What encloses an optimizer step's work, as PyTorch's profiler labels it.
+const QString &optimizerPattern();
+TimeNs scaled(TimeNs t, double f);
+bool isHostCopy(const QString &name);
+// The catalog entry of the run's GPU; null with the reason in `error` when it is not known.
+const Device *measuredDevice(const WhatIfContext &ctx, const DeviceCatalog &cat, QString *error);
+
+struct Structural
+{
+    std::shared_ptr<DependencyGraph> graph;
+    QStringList notes;
+};
+
+// Inserts the all-reduce of each gradient bucket after the backward kernel that completes it,
+// on a new communication stream per rank; the first kernel after backward waits for the last.
+bool insertDataParallel(Structural &s, const Transform &t, const WhatIfContext &ctx, const DeviceCatalog &cat,
+                        QString *error);
+
+bool graphHasCollectives(const DependencyGraph &g);
+// `hasCollectives`: of the measured graph (graphHasCollectives), read once per prepare().
+bool isStructural(const Transform &t, bool hasCollectives);
+
+// How the collectives' network changes: each selected collective's ranks, algorithm and link
+// as the Workers and Link transforms leave them, applied in one rescale from the state it was
+// measured (or inserted) in, so the order of the transforms does not matter.
+class NetworkChange
+{
+public:
+    struct State
+    {
+        int ranks = 2;
+        QString algorithm;
+        double bwGBps = 0; // 0: unknown (then only the ranks and algorithm rescale)
+        double latencyUs = 0;
+        bool operator==(const State &o) const
+        {
+            return ranks == o.ranks && algorithm == o.algorithm && bwGBps == o.bwGBps && latencyUs == o.latencyUs;
+        }
+    };
+
+    NetworkChange(const DependencyGraph &g, const QList<Transform> &transforms, const WhatIfContext &ctx,
+                  bool hasCollectives);
+    int measuredRanks() const { return m_measured.ranks; }
+    void apply(const Transform &t, const NodeSelection &sel);
+    // latency x steps + the bandwidth part x (bus factor and bandwidth ratios); one rank has
+    // no collective at all (no work, no gap before it).
+    void rescale(std::vector<TimeNs> &work, std::vector<TimeNs> &slack) const;
+
+private:
+    State initial(size_t i) const { return m_graph.nodes()[i].slice == 0 ? m_inserted : m_measured; }
+
+    const DependencyGraph &m_graph;
+    State m_measured, m_inserted;
+    QHash<int, State> m_state;
+};
+
+} // namespace gml::sim::detail
