@@ -197,42 +197,113 @@ public:
             return out;
         for (size_t k = 0; k < d.resources.size(); ++k)
             out.streams.push_back({g.resources()[size_t(d.resources[k])].name, length(unite(std::move(perStream[k])))});
-        // Idle gaps, each split by the work that ended it.
+        // Idle gaps, each split by the work that ended it; the longest kept.
+        constexpr size_t kKept = 20;
+        auto longer = [](const IdleGap &x, const IdleGap &y) { return x.length() > y.length(); };
+        auto keep = [&](const IdleGap &gap) {
+            auto &kept = out.longestGaps;
+            if (kept.size() == kKept && !longer(gap, kept.front()))
+                return;
+            kept.push_back(gap);
+            std::push_heap(kept.begin(), kept.end(), longer);
+            if (kept.size() > kKept) {
+                std::pop_heap(kept.begin(), kept.end(), longer);
+                kept.pop_back();
+            }
+        };
         TimeNs at = a;
         auto gap = [&](TimeNs g0, TimeNs g1) {
             if (g1 <= g0)
                 return;
             ++out.idleGaps;
-            classify(d, g0, g1, out.idle);
+            IdleGap gap = classify(d, g0, g1);
+            keep(gap);
+            switch (gap.cause) {
+            case IdleCause::Launch: out.idle.launch += gap.length(); break;
+            case IdleCause::DataLoading: out.idle.dataLoading += gap.length(); break;
+            case IdleCause::Sync: out.idle.sync += gap.length(); break;
+            case IdleCause::OtherStream: out.idle.otherStream += gap.length(); break;
+            case IdleCause::Gpu: out.idle.gpu += gap.length(); break;
+            case IdleCause::Unattributed: out.idle.unattributed += gap.length(); break;
+            }
         };
         for (const auto &[s, e] : busy) {
             gap(at, s);
             at = e;
         }
-        if (at < b)
+        if (at < b) {
             out.idle.unattributed += b - at, ++out.idleGaps;
+            keep({at, b, IdleCause::Unattributed, -1});
+        }
+        std::sort(out.longestGaps.begin(), out.longestGaps.end(), longer);
+        out.queue = queue(d, a, b);
+        return out;
+    }
+
+    // The launch queue over [a, b) in 100 buckets: +1 when a launch call starts, -1 when the
+    // work it launched ends.
+    std::vector<QueueSample> queue(const GpuDevice &d, TimeNs a, TimeNs b)
+    {
+        const auto &nodes = g.nodes();
+        std::vector<std::pair<TimeNs, int>> steps;
+        for (int n : d.nodes) {
+            const Node &w = nodes[size_t(n)];
+            if (w.launcher < 0 || w.end <= a || nodes[size_t(w.launcher)].start >= b)
+                continue;
+            steps.emplace_back(nodes[size_t(w.launcher)].start, +1);
+            steps.emplace_back(w.end, -1);
+        }
+        std::sort(steps.begin(), steps.end());
+        constexpr int kBuckets = 100;
+        std::vector<QueueSample> out(kBuckets);
+        const double width = double(b - a) / kBuckets;
+        for (int k = 0; k < kBuckets; ++k) {
+            out[size_t(k)].start = a + TimeNs(width * k);
+            out[size_t(k)].end = k + 1 == kBuckets ? b : a + TimeNs(width * (k + 1));
+        }
+        int depth = 0;
+        TimeNs at = a;
+        auto account = [&](TimeNs until) { // depth holds over [at, until)
+            until = std::min(until, b);
+            while (at < until) {
+                const int k = std::min(kBuckets - 1, int(double(at - a) / width));
+                QueueSample &q = out[size_t(k)];
+                const TimeNs e = std::min(until, q.end);
+                q.most = std::max(q.most, depth);
+                if (q.end > q.start)
+                    q.mean += double(depth) * double(e - at) / double(q.end - q.start);
+                at = std::max(e, at + 1);
+            }
+        };
+        for (const auto &[t, delta] : steps) {
+            if (t > at)
+                account(t);
+            depth += delta;
+            if (t >= at && t < b) {
+                const int k = std::min(kBuckets - 1, int(double(std::max(t, a) - a) / width));
+                out[size_t(k)].most = std::max(out[size_t(k)].most, depth);
+            }
+        }
+        account(b);
         return out;
     }
 
     // What ended the idle gap [g0, g1) of device d.
-    void classify(const GpuDevice &d, TimeNs g0, TimeNs g1, IdleSplit &split)
+    IdleGap classify(const GpuDevice &d, TimeNs g0, TimeNs g1)
     {
         const auto &nodes = g.nodes();
-        const TimeNs span = g1 - g0;
+        IdleGap gap{g0, g1, IdleCause::Unattributed, -1};
         const auto it = std::lower_bound(d.nodes.begin(), d.nodes.end(), g1,
                                          [&](int n, TimeNs t) { return nodes[size_t(n)].start < t; });
-        if (it == d.nodes.end() || nodes[size_t(*it)].start != g1 || nodes[size_t(*it)].launcher < 0) {
-            split.unattributed += span;
-            return;
-        }
+        if (it == d.nodes.end() || nodes[size_t(*it)].start != g1 || nodes[size_t(*it)].launcher < 0)
+            return gap;
+        gap.work = *it;
         const Node &work = nodes[size_t(*it)];
         const Node &call = nodes[size_t(work.launcher)];
         if (call.start < g0) { // queued before the gap: the GPU waited on something else
-            if (streamWaited[size_t(*it)] || work.kind == NodeKind::Collective)
-                split.otherStream += span;
-            else
-                split.gpu += span;
-            return;
+            gap.cause = streamWaited[size_t(*it)] || work.kind == NodeKind::Collective ? IdleCause::OtherStream
+                                                                                        : IdleCause::Gpu;
+            return gap;
         }
         const Resource &thread = g.resources()[size_t(call.resource)];
         // Blocked in a synchronising call when the GPU ran dry: the last node of the launching
@@ -243,19 +314,20 @@ public:
         if (before != ids.begin()) {
             const Node &prev = nodes[size_t(*(before - 1))];
             if (prev.kind == NodeKind::Runtime && prev.end >= g0 - 1000 && isSync(prev.name)) {
-                split.sync += span;
-                return;
+                gap.cause = IdleCause::Sync;
+                return gap;
             }
         }
         // Loading data while the GPU waited for the launch.
         if (const auto l = dataLoading.find({thread.source, thread.rank, thread.pid}); l != dataLoading.end()) {
             const Intervals wait{{g0, std::max(g0 + 1, call.start)}};
             if (2 * overlap(l->second, wait) >= length(wait)) {
-                split.dataLoading += span;
-                return;
+                gap.cause = IdleCause::DataLoading;
+                return gap;
             }
         }
-        split.launch += span;
+        gap.cause = IdleCause::Launch;
+        return gap;
     }
 
     bool isSync(StringId name)
@@ -274,6 +346,19 @@ public:
 };
 
 } // namespace
+
+QString idleCauseName(IdleCause cause)
+{
+    switch (cause) {
+    case IdleCause::Launch: return QStringLiteral("host launching");
+    case IdleCause::DataLoading: return QStringLiteral("host data loading");
+    case IdleCause::Sync: return QStringLiteral("host synchronising");
+    case IdleCause::OtherStream: return QStringLiteral("other stream or rank");
+    case IdleCause::Gpu: return QStringLiteral("GPU-side");
+    case IdleCause::Unattributed: break;
+    }
+    return QStringLiteral("unattributed");
+}
 
 QString kernelFamily(const QString &name, NodeKind kind)
 {

@@ -52,6 +52,28 @@ struct IdleSplit
     TimeNs host() const { return launch + dataLoading + sync; }
 };
 
+enum class IdleCause : uint8_t { Launch, DataLoading, Sync, OtherStream, Gpu, Unattributed };
+QString idleCauseName(IdleCause cause); // "host launching", ...
+
+// One idle gap of a GPU and what ended it (`work`: the node that started at its end, -1: none).
+struct IdleGap
+{
+    TimeNs start = 0;
+    TimeNs end = 0;
+    IdleCause cause = IdleCause::Unattributed;
+    int work = -1;
+    TimeNs length() const { return end - start; }
+};
+
+// The launch queue of a GPU: GPU work launched (its runtime call started) and not finished.
+struct QueueSample
+{
+    TimeNs start = 0; // a bucket of the window
+    TimeNs end = 0;
+    int most = 0;     // the deepest the queue was in it
+    double mean = 0;  // its time-weighted mean depth
+};
+
 struct GpuBreakdown
 {
     QString device; // "rank 0 · GPU 0"
@@ -73,6 +95,8 @@ struct GpuBreakdown
         TimeNs busy = 0; // its own work's union in the window
     };
     std::vector<Stream> streams; // achieved occupancy: busy / window
+    std::vector<IdleGap> longestGaps; // the 20 longest, longest first
+    std::vector<QueueSample> queue;   // 100 buckets over the window
 };
 
 // One iteration (a ProfilerStep#N of a rank) on one of that rank's GPUs.

@@ -106,11 +106,12 @@ Replay replayInOrder(const DependencyGraph &graph, const ReplayInput &input)
         // its work; both for their inputs.
         TimeNs at = isStart ? origin : t[size_t(p) - 1];
         int by = isStart ? -1 : p - 1;
-        for (const auto &in : graph.inputs(p))
-            if (t[size_t(in.from)] + in.lag > at) {
-                at = t[size_t(in.from)] + in.lag;
-                by = in.from;
-            }
+        if (isStart || input.waitsAtEnd(i))
+            for (const auto &in : graph.inputs(p))
+                if (t[size_t(in.from)] + in.lag > at) {
+                    at = t[size_t(in.from)] + in.lag;
+                    by = in.from;
+                }
         t[size_t(p)] = at + (isStart ? input.slack[i] : input.work[i]);
         bound[size_t(p)] = by;
     }
@@ -163,6 +164,8 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
         const int chain = p % 2 == 0 && scheduledOf[size_t(resource)] >= 0 && pos > 0
                               ? 2 * resources[size_t(resource)].nodes[size_t(pos - 1)] + 1
                               : -1;
+        if (p % 2 && !input.waitsAtEnd(i))
+            return;
         bool skipped = false;
         for (const auto &in : graph.inputs(int(p))) {
             if (!skipped && in.from == chain && in.lag == 0) {

@@ -27,6 +27,9 @@ struct ReplayInput
     // Per node (empty: none): a resource with a non-zero priority on any of its nodes runs, when
     // free, the ready node of the highest priority instead of its next in measured order.
     std::vector<int> priority;
+    // Per node (empty: none): a synchronising call that no longer waits (its end edges dropped).
+    std::vector<char> unsynced;
+    bool waitsAtEnd(size_t node) const { return unsynced.empty() || !unsynced[node]; }
     static ReplayInput measured(const DependencyGraph &graph);
 };
 

@@ -28,7 +28,8 @@ const OpName kOps[] = {{Transform::Op::Scale, "scale"},   {Transform::Op::Remove
                        {Transform::Op::Amp, "amp"},       {Transform::Op::Compute, "compute"},
                        {Transform::Op::Memory, "memory"}, {Transform::Op::Input, "input"},
                        {Transform::Op::Link, "link"},     {Transform::Op::Workers, "workers"},
-                       {Transform::Op::Reschedule, "reschedule"}};
+                       {Transform::Op::Reschedule, "reschedule"}, {Transform::Op::Host, "host"},
+                       {Transform::Op::Unsync, "unsync"}};
 
 QString opName(Transform::Op op)
 {
@@ -143,7 +144,8 @@ QJsonObject Transform::toJson() const
     case Op::Scale:
     case Op::Compute:
     case Op::Memory:
-    case Op::Input: o.insert(QStringLiteral("factor"), factor); break;
+    case Op::Input:
+    case Op::Host: o.insert(QStringLiteral("factor"), factor); break;
     case Op::SetDuration: o.insert(QStringLiteral("duration_ns"), qint64(duration)); break;
     case Op::Insert:
         o.insert(QStringLiteral("name"), name);
@@ -186,7 +188,8 @@ QJsonObject Transform::toJson() const
             o.insert(QStringLiteral("algorithm"), algorithm);
         break;
     case Op::Remove:
-    case Op::Amp: break;
+    case Op::Amp:
+    case Op::Unsync: break;
     }
     return o;
 }
@@ -291,6 +294,10 @@ QString Transform::describe() const
     case Op::Input:
         return factor == 0 ? QStringLiteral("input pipeline free%1").arg(sel)
                            : QStringLiteral("input pipeline %1x faster%2").arg(factor).arg(sel);
+    case Op::Host:
+        return factor == 0 ? QStringLiteral("host launch path free%1").arg(sel)
+                           : QStringLiteral("host launch path %1x faster%2").arg(factor).arg(sel);
+    case Op::Unsync: return QStringLiteral("synchronising calls do not wait for the GPU%1").arg(sel);
     case Op::Link: {
         QStringList p;
         if (bandwidthGBps > 0)
@@ -340,6 +347,21 @@ Transform Transform::input(double speedup)
     Transform t;
     t.op = Op::Input;
     t.factor = speedup;
+    return t;
+}
+
+Transform Transform::host(double speedup)
+{
+    Transform t;
+    t.op = Op::Host;
+    t.factor = speedup;
+    return t;
+}
+
+Transform Transform::unsync()
+{
+    Transform t;
+    t.op = Op::Unsync;
     return t;
 }
 
@@ -458,8 +480,9 @@ std::optional<Transform> parseReschedule(const QString &text, QString *error)
 
 QStringList presetNames()
 {
-    return {QStringLiteral("amp"), QStringLiteral("fusedadam"), QStringLiteral("input=N"),
-            QStringLiteral("input=free")};
+    return {QStringLiteral("amp"),    QStringLiteral("fusedadam"), QStringLiteral("input=N"),
+            QStringLiteral("input=free"), QStringLiteral("host=N"), QStringLiteral("host=free"),
+            QStringLiteral("unsync")};
 }
 
 std::optional<Transform> parsePreset(const QString &text, QString *error)
@@ -471,12 +494,18 @@ std::optional<Transform> parsePreset(const QString &text, QString *error)
         return Transform::fusedAdam();
     if (p == QLatin1String("input=free"))
         return Transform::input(0);
-    if (p.startsWith(QLatin1String("input="))) {
-        bool ok = false;
-        const double n = p.mid(6).toDouble(&ok);
-        if (ok && n > 0 && std::isfinite(n))
-            return Transform::input(n);
-    }
+    if (p == QLatin1String("host=free"))
+        return Transform::host(0);
+    if (p == QLatin1String("unsync"))
+        return Transform::unsync();
+    for (const auto &[prefix, make] : {std::pair{QLatin1String("input="), &Transform::input},
+                                       std::pair{QLatin1String("host="), &Transform::host}})
+        if (p.startsWith(prefix)) {
+            bool ok = false;
+            const double n = p.mid(prefix.size()).toDouble(&ok);
+            if (ok && n > 0 && std::isfinite(n))
+                return make(n);
+        }
     if (error)
         *error = QStringLiteral("unknown preset '%1' (%2)").arg(text, presetNames().join(QStringLiteral(", ")));
     return std::nullopt;

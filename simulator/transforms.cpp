@@ -359,7 +359,9 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
         case Transform::Op::Amp:
         case Transform::Op::Compute: kinds = bit(NodeKind::Kernel); break;
         case Transform::Op::Memory: kinds = bit(NodeKind::Kernel) | bit(NodeKind::Memset) | bit(NodeKind::Memcpy); break;
-        case Transform::Op::Input: kinds = bit(NodeKind::Cpu) | bit(NodeKind::Runtime); break;
+        case Transform::Op::Input:
+        case Transform::Op::Host: kinds = bit(NodeKind::Cpu) | bit(NodeKind::Runtime); break;
+        case Transform::Op::Unsync: kinds = bit(NodeKind::Runtime); break;
         case Transform::Op::Link:
             kinds = t.link == QLatin1String("host") ? bit(NodeKind::Memcpy) : bit(NodeKind::Collective);
             break;
@@ -507,6 +509,49 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
                     slack[i] = scaled(slack[i], f);
                 }
             break;
+        case Transform::Op::Host: {
+            // The threads that launch GPU work; on them, what is not data loading and does not
+            // wait for the GPU.
+            std::vector<char> launches(g.resources().size(), 0);
+            for (const auto &n : nodes)
+                if (n.launcher >= 0)
+                    launches[size_t(nodes[size_t(n.launcher)].resource)] = 1;
+            Selector loading;
+            loading.within = inputPattern();
+            const NodeSelection input(g, loading, kinds, &err);
+            if (!input.valid())
+                return fail(t);
+            const double f = t.factor > 0 ? 1.0 / t.factor : 0.0;
+            QHash<StringId, bool> syncMemo;
+            qint64 changed = 0;
+            for (size_t i = 0; i < nodes.size(); ++i) {
+                if (!sel[i] || input[i] || !launches[size_t(nodes[i].resource)])
+                    continue;
+                auto it = syncMemo.find(nodes[i].name);
+                if (it == syncMemo.end())
+                    it = syncMemo.insert(nodes[i].name, isSynchronisingCall(g.name(nodes[i].name)));
+                if (*it)
+                    continue;
+                work[i] = scaled(work[i], f);
+                slack[i] = scaled(slack[i], f);
+                ++changed;
+            }
+            out.notes << QStringLiteral("host: %1 CPU ops and runtime calls on launching threads %2").arg(changed).arg(
+                             t.factor > 0 ? QStringLiteral("%1x faster").arg(t.factor) : QStringLiteral("free"));
+            break;
+        }
+        case Transform::Op::Unsync: {
+            qint64 changed = 0;
+            for (size_t i = 0; i < nodes.size(); ++i)
+                if (sel[i] && isSynchronisingCall(g.name(nodes[i].name))) {
+                    if (out.input.unsynced.empty())
+                        out.input.unsynced.assign(nodes.size(), 0);
+                    out.input.unsynced[i] = 1;
+                    ++changed;
+                }
+            out.notes << QStringLiteral("unsync: %1 synchronising calls no longer wait for the GPU").arg(changed);
+            break;
+        }
         case Transform::Op::Link: {
             const bool network = t.link != QLatin1String("host");
             const Link *m = measuredLink(context, network, &err);

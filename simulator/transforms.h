@@ -80,6 +80,12 @@ struct Transform
                   // the backward kernel that completes it, over the measured network link
         Reschedule, // the selected nodes get `priority` on their resource: when it is free it
                   // runs the ready node of the highest priority (measured order among equals)
+        Host,     // the host's launch path `factor` times faster (0: free, what replaying the
+                  // iteration as a CUDA graph approaches): the work and the gaps before it of
+                  // the CPU ops and runtime calls of threads that launch GPU work; data loading
+                  // and synchronising calls keep theirs
+        Unsync,   // synchronising calls (a device or stream synchronise, a blocking copy) stop
+                  // waiting for the GPU: their sync edges are dropped, their own work stays
     };
     Op op = Op::Scale;
     Selector select;
@@ -110,6 +116,8 @@ struct Transform
     static Transform amp();
     static Transform fusedAdam();
     static Transform input(double speedup);
+    static Transform host(double speedup);
+    static Transform unsync();
     static Transform device(QString id);
     static Transform network(double gbps, double latencyUs = -1);
     static Transform dataParallel(int n);
@@ -124,7 +132,8 @@ std::optional<Transform> parseScale(const QString &text, QString *error);
 std::optional<Transform> parseTransform(const QString &text, QString *error);
 // "REGEX=PRIORITY" (a whole number): a Reschedule of the slices whose name matches.
 std::optional<Transform> parseReschedule(const QString &text, QString *error);
-// A named preset: amp, fusedadam, input=N (N times faster), input=free, nvlink, ...
+// A named preset: amp, fusedadam, input=N (N times faster), input=free, host=N, host=free,
+// unsync.
 std::optional<Transform> parsePreset(const QString &text, QString *error);
 QStringList presetNames();
 // What the input transform selects by default: data-loading ranges (DataLoader, __next__, fetch).
