@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// grademl analyze: the automated analyses of a run (issue 16): each GPU's time breakdown with
-// its idle time split by cause, per-iteration breakdowns, kernel families and top kernels,
-// launch statistics, the straggler report of its collectives and the ranks' balance.
+// grademl analyze: the automated analyses of a run (issue 16): the ranked findings with their
+// what-if gains, each GPU's time breakdown with its idle time split by cause, per-iteration
+// breakdowns, kernel families and top kernels, launch statistics, the straggler report of its
+// collectives, the ranks' balance, and the counters of its monitoring logs by phase.
 #include "clicommands.h"
 
-#include "analysis.h"
+#include "findings.h"
 #include "project.h"
 #include "timeformat.h"
 
@@ -53,25 +54,21 @@ int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     const auto run = pickRun(*project, &runName, "analyze", err, &exitCode);
     if (!run)
         return exitCode;
-    const auto graph = sim::DependencyGraph::build(*project, *run, &error);
-    if (!graph) {
+    sim::AnalysisScope scoped = scope;
+    scoped.range = relative;
+    const auto report = sim::analyzeRun(*project, *run, runName, scoped, &error);
+    if (!report) {
         err << "grademl analyze: run '" << runName << "': " << error << '\n';
         return SomeFailed;
     }
-    if (relative)
-        scope.range = std::make_pair(graph->origin() + relative->first, graph->origin() + relative->second);
-    const sim::Analysis analysis = sim::analyze(*graph, scope);
-    if (scope.rank >= 0 && analysis.gpus.empty() && analysis.topKernels.empty()) {
+    if (scope.rank >= 0 && report->analysis && report->analysis->gpus.empty() && report->analysis->topKernels.empty()) {
         err << "grademl analyze: run '" << runName << "' has no GPU work on rank " << scope.rank << '\n';
         return SomeFailed;
     }
-    if (p.flags.contains(QStringLiteral("json"))) {
-        QJsonObject o = analysis.toJson();
-        o.insert(QStringLiteral("run"), runName);
-        out << QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented));
-    } else {
-        out << "run " << runName << '\n' << analysis.toText();
-    }
+    if (p.flags.contains(QStringLiteral("json")))
+        out << QString::fromUtf8(QJsonDocument(report->toJson()).toJson(QJsonDocument::Indented));
+    else
+        out << report->toText();
     return Ok;
 }
 

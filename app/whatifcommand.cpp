@@ -194,20 +194,13 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         }
         transforms = s->transforms + transforms;
     }
-    QJsonObject runParams;
-    {
-        auto st = project->db().prepare("SELECT params FROM run WHERE id = ?");
-        st.bind(1, *run);
-        if (st.step())
-            runParams = QJsonDocument::fromJson(st.text(0).toUtf8()).object();
-    }
     auto built = sim::DependencyGraph::build(*project, *run, &why);
     if (!built) {
         err << "grademl whatif: run '" << runName << "': " << why << '\n';
         return SomeFailed;
     }
     const auto graph = std::make_shared<const sim::DependencyGraph>(std::move(*built));
-    sim::WhatIfContext context = sim::WhatIfContext::forRun(*graph, runParams);
+    sim::WhatIfContext context = sim::WhatIfContext::forRun(*graph, *project, *run);
     if (has("from-device"))
         context.measuredDevice = p.options.value(QStringLiteral("from-device"));
     if (has("measured-link"))

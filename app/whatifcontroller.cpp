@@ -69,12 +69,7 @@ void WhatIfController::select(const QString &run)
             return g;
         g.graph = std::make_shared<const sim::DependencyGraph>(std::move(*built));
         g.identity = sim::replay(*g.graph, sim::ReplayInput::measured(*g.graph));
-        QJsonObject params;
-        auto st = project->db().prepare("SELECT params FROM run WHERE id = ?");
-        st.bind(1, *id);
-        if (st.step())
-            params = QJsonDocument::fromJson(st.text(0).toUtf8()).object();
-        g.context = sim::WhatIfContext::forRun(*g.graph, params);
+        g.context = sim::WhatIfContext::forRun(*g.graph, *project, *id);
         return g;
     }));
 }

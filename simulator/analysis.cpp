@@ -80,7 +80,7 @@ struct GpuDevice
     std::vector<int> resources;
     std::vector<int> nodes;      // its GPU nodes, by start
     std::vector<TimeNs> nodeEnd; // the latest end among nodes[0..k]: where a window's nodes begin
-    std::vector<int> containers; // GPU slices that hold others, by start
+    std::vector<int> containers; // GPU slices that hold others (not annotations), by start
     std::vector<TimeNs> containerEnd;
 };
 
@@ -107,9 +107,20 @@ public:
         for (size_t k = 0; k < devices.size(); ++k)
             for (int r : devices[k].resources)
                 deviceOfResource.emplace(r, k);
-        for (size_t c = 0; c < g.containers().size(); ++c)
-            if (const auto it = deviceOfResource.find(g.containers()[c].resource); it != deviceOfResource.end())
+        // GPU slices that hold others and are work themselves; a range the profiler draws on
+        // the GPU timeline (gpu_user_annotation) spans the gaps between its kernels, not busy.
+        std::unordered_map<StringId, bool> annotation;
+        for (size_t c = 0; c < g.containers().size(); ++c) {
+            const Container &con = g.containers()[c];
+            const auto it = deviceOfResource.find(con.resource);
+            if (it == deviceOfResource.end())
+                continue;
+            auto [a, fresh] = annotation.try_emplace(con.cat, false);
+            if (fresh)
+                a->second = g.name(con.cat).contains(QLatin1String("annotation"));
+            if (!a->second)
                 devices[it->second].containers.push_back(int(c));
+        }
         for (auto &d : devices) {
             for (int r : d.resources)
                 d.nodes.insert(d.nodes.end(), resources[size_t(r)].nodes.begin(), resources[size_t(r)].nodes.end());
@@ -130,10 +141,23 @@ public:
         // Data loading on each process's threads (DataLoader, __next__, fetch ranges).
         const QRegularExpression input(inputPattern());
         std::map<std::tuple<SourceId, int, QString>, Intervals> loading;
+        // The ranges that hold ops (containers), and those that hold none (nodes of their own).
+        std::unordered_map<StringId, bool> isInput;
+        auto matches = [&](StringId name) {
+            auto [it, fresh] = isInput.try_emplace(name, false);
+            if (fresh)
+                it->second = input.match(g.name(name)).hasMatch();
+            return it->second;
+        };
         for (const Container &c : g.containers()) {
             const Resource &r = resources[size_t(c.resource)];
-            if (!r.gpu && input.match(g.name(c.name)).hasMatch())
+            if (!r.gpu && matches(c.name))
                 loading[{r.source, r.rank, r.pid}].emplace_back(c.start, c.end);
+        }
+        for (const Node &n : g.nodes()) {
+            const Resource &r = resources[size_t(n.resource)];
+            if (!r.gpu && n.kind == NodeKind::Cpu && matches(n.name))
+                loading[{r.source, r.rank, r.pid}].emplace_back(n.start, n.end);
         }
         for (auto &[key, list] : loading)
             dataLoading.emplace(key, unite(std::move(list)));
@@ -306,6 +330,15 @@ public:
             return gap;
         }
         const Resource &thread = g.resources()[size_t(call.resource)];
+        // Loading data while the GPU waited for the launch (first: a step that synchronises and then
+        // loads the next batch waits for the batch).
+        if (const auto l = dataLoading.find({thread.source, thread.rank, thread.pid}); l != dataLoading.end()) {
+            const Intervals wait{{g0, std::max(g0 + 1, call.start)}};
+            if (2 * overlap(l->second, wait) >= length(wait)) {
+                gap.cause = IdleCause::DataLoading;
+                return gap;
+            }
+        }
         // Blocked in a synchronising call when the GPU ran dry: the last node of the launching
         // thread to start at or before the gap's start.
         const auto &ids = thread.nodes;
@@ -315,14 +348,6 @@ public:
             const Node &prev = nodes[size_t(*(before - 1))];
             if (prev.kind == NodeKind::Runtime && prev.end >= g0 - 1000 && isSync(prev.name)) {
                 gap.cause = IdleCause::Sync;
-                return gap;
-            }
-        }
-        // Loading data while the GPU waited for the launch.
-        if (const auto l = dataLoading.find({thread.source, thread.rank, thread.pid}); l != dataLoading.end()) {
-            const Intervals wait{{g0, std::max(g0 + 1, call.start)}};
-            if (2 * overlap(l->second, wait) >= length(wait)) {
-                gap.cause = IdleCause::DataLoading;
                 return gap;
             }
         }

@@ -24,9 +24,10 @@ struct AnalysisScope
 // memcpy or memset does, else idle (HTA's temporal breakdown, with overlap resolved in that
 // order). Idle gaps are split by what ended them (the GPU work that started at the gap's end):
 //   host: the work was launched during the gap, so the GPU waited for the host; the host was
-//         loading data (a DataLoader / __next__ range on a thread of the process overlapped the
-//         wait), or was blocked in a synchronising call when the gap began (device or stream
-//         synchronise, a blocking copy: `.item()`, `.cpu()`), or else launching (CPU-bound);
+//         loading data (a DataLoader / __next__ range on the launching thread covered at least
+//         half of the wait), else was blocked in a synchronising call when the gap began (device
+//         or stream synchronise, a blocking copy: `.item()`, `.cpu()`), else launching
+//         (CPU-bound);
 //   other stream or rank: it was launched before the gap and waited for another stream (an
 //         event) or is a collective waiting for its peers;
 //   gpu: launched before the gap, nothing to wait for: GPU-side launch latency;

@@ -7,6 +7,7 @@
 
 #include <QJsonDocument>
 
+#include <algorithm>
 #include <cmath>
 
 namespace gml::sim {
@@ -77,8 +78,29 @@ QJsonObject Selector::toJson() const
     return o;
 }
 
+namespace {
+
+// An unknown key is a typo that would silently select more than meant: say so.
+bool onlyKnownKeys(const QJsonObject &o, std::initializer_list<const char *> known, const QString &where, QString *error)
+{
+    for (auto it = o.begin(); it != o.end(); ++it)
+        if (std::none_of(known.begin(), known.end(), [&](const char *k) { return it.key() == QLatin1String(k); })) {
+            QStringList names;
+            for (const char *k : known)
+                names << QString::fromLatin1(k);
+            *error = QStringLiteral("%1: unknown key '%2' (expected %3)").arg(where, it.key(), names.join(QStringLiteral(", ")));
+            return false;
+        }
+    return true;
+}
+
+} // namespace
+
 std::optional<Selector> Selector::fromJson(const QJsonObject &o, QString *error)
 {
+    if (!onlyKnownKeys(o, {"name", "track", "within", "category", "device", "kind", "rank", "from_ns", "to_ns"},
+                       QStringLiteral("select"), error))
+        return std::nullopt;
     Selector s;
     s.name = o.value(QStringLiteral("name")).toString();
     s.track = o.value(QStringLiteral("track")).toString();
@@ -108,8 +130,10 @@ std::optional<Selector> Selector::fromJson(const QJsonObject &o, QString *error)
 QString Selector::describe() const
 {
     QStringList parts;
+    // A long regex (the names a finding selects) is cut for reading; toJson keeps it whole.
+    auto cut = [](const QString &re) { return re.size() > 60 ? re.left(57) + QStringLiteral("...") : re; };
     if (!name.isEmpty())
-        parts << QStringLiteral("/%1/").arg(name);
+        parts << QStringLiteral("/%1/").arg(cut(name));
     if (kinds) {
         QStringList k;
         for (int i = 0; i < 6; ++i)
@@ -211,6 +235,11 @@ std::optional<Transform> Transform::fromJson(const QJsonObject &o, QString *erro
         *error = QStringLiteral("unknown transform '%1' (%2)").arg(op, names.join(QStringLiteral(", ")));
         return std::nullopt;
     }
+    if (!onlyKnownKeys(o, {"op", "select", "factor", "duration_ns", "name", "target", "link", "bandwidth_gbps",
+                           "latency_us", "workers", "grad_mb", "bucket_mb", "flops", "bytes", "precision", "model",
+                           "overhead_ns", "priority", "algorithm"},
+                       op, error))
+        return std::nullopt;
     const auto sel = Selector::fromJson(o.value(QStringLiteral("select")).toObject(), error);
     if (!sel)
         return std::nullopt;

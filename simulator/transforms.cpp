@@ -3,6 +3,7 @@
 
 #include "clockalignment.h"
 #include "devicecatalog.h"
+#include "project.h"
 #include "timeformat.h"
 
 #include <QJsonDocument>
@@ -192,6 +193,16 @@ WhatIfContext WhatIfContext::forRun(const DependencyGraph &graph, const QJsonObj
     return c;
 }
 
+WhatIfContext WhatIfContext::forRun(const DependencyGraph &graph, Project &project, RunId run)
+{
+    QJsonObject params;
+    auto st = project.db().prepare("SELECT params FROM run WHERE id = ?");
+    st.bind(1, qint64(run));
+    if (st.step())
+        params = QJsonDocument::fromJson(st.text(0).toUtf8()).object();
+    return forRun(graph, params);
+}
+
 TimeNs rooflineTime(const Device &device, double flops, double bytes, bool halfPrecision)
 {
     const double peak = (halfPrecision ? device.fp16Tflops : device.fp32Tflops) * 1e12 * kAchieved;
@@ -374,11 +385,21 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
         case Transform::Op::Insert: break;
         }
         Selector select = t.select;
-        if (t.op == Transform::Op::Input && select.name.isEmpty() && select.within.isEmpty())
+        const bool defaultInput = t.op == Transform::Op::Input && select.name.isEmpty() && select.within.isEmpty();
+        if (defaultInput)
             select.within = kInputPattern;
         const NodeSelection sel(g, select, kinds, &err);
         if (!sel.valid())
             return fail(t);
+        // Data loading is the ranges the pattern names and what they hold: a range with no ops
+        // inside is a node of its own.
+        std::optional<NodeSelection> named;
+        if (defaultInput) {
+            Selector byName = t.select;
+            byName.name = kInputPattern;
+            named.emplace(g, byName, kinds, &err);
+        }
+        auto selected = [&](size_t i) { return sel[i] || (named && (*named)[i]); };
         switch (t.op) {
         case Transform::Op::Scale:
             for (size_t i = 0; i < nodes.size(); ++i)
@@ -503,7 +524,7 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
         }
         case Transform::Op::Input:
             for (size_t i = 0; i < nodes.size(); ++i)
-                if (sel[i]) {
+                if (selected(i)) {
                     const double f = t.factor > 0 ? 1.0 / t.factor : 0.0;
                     work[i] = scaled(work[i], f);
                     slack[i] = scaled(slack[i], f);
@@ -516,16 +537,17 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
             for (const auto &n : nodes)
                 if (n.launcher >= 0)
                     launches[size_t(nodes[size_t(n.launcher)].resource)] = 1;
-            Selector loading;
+            Selector loading, loadingByName;
             loading.within = inputPattern();
-            const NodeSelection input(g, loading, kinds, &err);
-            if (!input.valid())
+            loadingByName.name = inputPattern();
+            const NodeSelection input(g, loading, kinds, &err), inputByName(g, loadingByName, kinds, &err);
+            if (!input.valid() || !inputByName.valid())
                 return fail(t);
             const double f = t.factor > 0 ? 1.0 / t.factor : 0.0;
             QHash<StringId, bool> syncMemo;
             qint64 changed = 0;
             for (size_t i = 0; i < nodes.size(); ++i) {
-                if (!sel[i] || input[i] || !launches[size_t(nodes[i].resource)])
+                if (!sel[i] || input[i] || inputByName[i] || !launches[size_t(nodes[i].resource)])
                     continue;
                 auto it = syncMemo.find(nodes[i].name);
                 if (it == syncMemo.end())

@@ -13,6 +13,10 @@
 #include <memory>
 #include <optional>
 
+namespace gml {
+class Project;
+}
+
 namespace gml::sim {
 
 class DeviceCatalog;
@@ -149,6 +153,8 @@ struct WhatIfContext
     int measuredWorkers = 1; // ranks in the run
     // The GPU model (run params gpu_models) and the ranks of a measured run.
     static WhatIfContext forRun(const DependencyGraph &graph, const QJsonObject &runParams);
+    // The same with the run's params read from the project.
+    static WhatIfContext forRun(const DependencyGraph &graph, Project &project, RunId run);
 };
 
 // The link collectives (network true) or host copies ran over when measured: the context's

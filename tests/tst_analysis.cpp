@@ -23,7 +23,8 @@ using Intervals = std::vector<std::pair<TimeNs, TimeNs>>;
 
 // The GPU slices of a run straight from the project, per device (source, rank, device index):
 // every slice of a GPU or stream track with a duration, on the project clock, except Kineto's
-// cuda_sync markers and the profiler's own span (not GPU work).
+// cuda_sync markers, the ranges the profiler draws on the GPU timeline (gpu_user_annotation,
+// which span the gaps between their kernels) and the profiler's own span (not GPU work).
 std::map<QString, Intervals> gpuSlices(Project &project, const QString &run)
 {
     std::map<QString, Intervals> out;
@@ -31,7 +32,7 @@ std::map<QString, Intervals> gpuSlices(Project &project, const QString &run)
         "SELECT t.source_id || '/' || coalesce(t.rank, -1) || '/' || t.pid, s.ts + src.clock_offset_ns + src.align_ns, "
         "s.dur FROM slice s JOIN track t ON t.id = s.track_id JOIN source src ON src.id = t.source_id "
         "JOIN run r ON r.id = t.run_id LEFT JOIN string c ON c.id = s.cat_id JOIN string n ON n.id = s.name_id "
-        "WHERE r.name = ? AND t.kind IN (?, ?) AND s.dur > 0 AND coalesce(c.value, '') NOT IN ('cuda_sync', 'Trace') "
+        "WHERE r.name = ? AND t.kind IN (?, ?) AND s.dur > 0 AND coalesce(c.value, '') NOT IN ('cuda_sync', 'Trace', 'gpu_user_annotation') "
         "AND n.value NOT LIKE 'PyTorch Profiler (%'");
     st.bind(1, run);
     st.bind(2, qint64(TrackKind::Gpu));

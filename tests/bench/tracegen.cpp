@@ -4,7 +4,7 @@
 // benchmark inputs at run time. Nothing here is copied from a real trace.
 //
 //   grademl-tracegen --out DIR [--ranks N] [--steps N] [--layers N] [--target-mb MB] [--seed S]
-//                    [--monitor] [--host-skew-us US]
+//                    [--monitor] [--healthy] [--host-skew-us US]
 //
 // Per rank and step: a ProfilerStep#N annotation on the Python main thread, a host-to-device
 // copy of the batch, forward and backward CPU ops (aten::linear -> aten::addmm ->
@@ -15,6 +15,10 @@
 // rank when the last rank has joined it (plus the transfer), within 2 us across ranks. With
 // --host-skew-us, the second half of the ranks is written as if recorded on a second host whose
 // clock runs that far ahead (to exercise clock alignment). With --target-mb, steps are added until each file reaches that size.
+// With --healthy, nothing is wrong for the analysis to find: batches come ready from loader
+// workers (a 50-150 us __next__), copies are from pinned memory, matmuls run in FP16 on tensor
+// cores, the host never synchronises with the GPU and runs ahead of it, and a one-rank job
+// has no all-reduce. The matmul ops record their FLOPs ("flops", as with_flops=True does).
 // With --monitor, the folder also gets nvidia-smi.csv, as written by
 //   nvidia-smi --query-gpu=timestamp,index,name,utilization.gpu,memory.used,power.draw
 //              --format=csv -lms 10
@@ -89,6 +93,8 @@ struct Rank
     int64_t ext = 1;
     int64_t gpuFree[2] = {0, 0}; // stream 7, stream 20
     bool record = false; // --monitor: keep the GPU busy intervals
+    bool healthy = false; // --healthy: nothing for the analysis to find
+    bool allReduce = true; // a gradient all-reduce per step (not in a healthy one-rank job)
     std::vector<std::pair<int64_t, int64_t>> busy; // GPU work [start, end)
 };
 
@@ -117,7 +123,7 @@ void writeKernel(Rank &r, const char *kernel, int stream, int64_t kStart, int64_
 // A CPU op that launches one kernel; returns the end of the op on the CPU. With `defer`, the
 // kernel is not written: its start and ids go there, for writeKernel once its length is known.
 int64_t launchOp(Rank &r, int64_t t, const char *op, const char *inner, const char *kernel,
-                 int64_t kernelNs, int stream, Pending *defer = nullptr)
+                 int64_t kernelNs, int stream, Pending *defer = nullptr, bool matmul = false)
 {
     const int64_t ext = r.ext++;
     const int64_t corr = r.corr++;
@@ -128,8 +134,16 @@ int64_t launchOp(Rank &r, int64_t t, const char *op, const char *inner, const ch
     const int64_t launchDur = r.rng.range(4'000, 8'000);
     r.w->event(R"J({"ph": "X", "cat": "cpu_op", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64 R"J(, "Sequence number": %)J" PRId64 R"J(, "Fwd thread id": 0}})J",
                op, r.pid, r.tid, us(t).c_str(), us(opDur).c_str(), ext, ext);
-    r.w->event(R"J({"ph": "X", "cat": "cpu_op", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64 R"J(}})J",
-               inner, r.pid, r.tid, us(innerStart).c_str(), us(innerDur).c_str(), ext + 100000000);
+    if (matmul) {
+        // The FLOPs the profiler records with with_flops=True: the matmul's 2·M·N·K, here the
+        // kernel's time at 60% of an A100's FP32 peak, or 50% of its FP16 tensor-core peak.
+        const double flops = double(kernelNs) * 1e-9 * (r.healthy ? 312e12 * 0.5 : 19.5e12 * 0.6);
+        r.w->event(R"J({"ph": "X", "cat": "cpu_op", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64 R"J(, "flops": %.0f}})J",
+                   inner, r.pid, r.tid, us(innerStart).c_str(), us(innerDur).c_str(), ext + 100000000, flops);
+    } else {
+        r.w->event(R"J({"ph": "X", "cat": "cpu_op", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64 R"J(}})J",
+                   inner, r.pid, r.tid, us(innerStart).c_str(), us(innerDur).c_str(), ext + 100000000);
+    }
     r.w->event(R"J({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"cbid": 211, "correlation": %)J" PRId64 R"J(, "External id": %)J" PRId64 R"J(}})J",
                r.pid, r.tid, us(launchStart).c_str(), us(launchDur).c_str(), corr, ext);
     r.w->event(R"J({"ph": "s", "id": %)J" PRId64 R"J(, "pid": %d, "tid": %d, "ts": %s, "cat": "ac2g", "name": "ac2g"})J",
@@ -156,25 +170,30 @@ void writeStepUntilAllReduce(Rank &r, int layers, int64_t &t, Pending *allReduce
         r.w->event(R"J({"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"cbid": 41, "correlation": %)J" PRId64 R"J(, "External id": %)J" PRId64 R"J(}})J",
                    r.pid, r.tid, us(t + 2'000).c_str(), us(d).c_str(), corr, ext);
         const int64_t mStart = std::max(r.gpuFree[0], t + 4'000);
-        const int64_t mDur = r.rng.range(80'000, 120'000);
+        // 6 MiB: from pageable memory at ~60 GB/s as written, or pinned at ~22 GB/s.
+        const int64_t mDur = r.healthy ? r.rng.range(270'000, 300'000) : r.rng.range(80'000, 120'000);
         r.gpuFree[0] = mStart + mDur;
         if (r.record)
             r.busy.emplace_back(mStart, mStart + mDur);
-        r.w->event(R"J({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": %d, "tid": 7, "ts": %s, "dur": %s, "args": {"device": %d, "context": 1, "stream": 7, "correlation": %)J" PRId64 R"J(, "bytes": 6291456, "memory bandwidth (GB/s)": 62.9, "External id": %)J" PRId64 R"J(}})J",
-                   r.gpu, us(mStart).c_str(), us(mDur).c_str(), r.gpu, corr, ext);
+        r.w->event(R"J({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (%s -> Device)", "pid": %d, "tid": 7, "ts": %s, "dur": %s, "args": {"device": %d, "context": 1, "stream": 7, "correlation": %)J" PRId64 R"J(, "bytes": 6291456, "memory bandwidth (GB/s)": %.1f, "External id": %)J" PRId64 R"J(}})J",
+                   r.healthy ? "Pinned" : "Pageable", r.gpu, us(mStart).c_str(), us(mDur).c_str(), r.gpu, corr,
+                   6291456.0 / double(mDur), ext);
         t += d + 8'000;
     }
+    // A healthy job runs its matmuls on tensor cores in FP16 (AMP).
+    const char *gemmNn = r.healthy ? "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn" : "volta_sgemm_128x64_nn";
+    const char *gemmNt = r.healthy ? "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nt" : "volta_sgemm_128x64_nt";
     for (int l = 0; l < layers; ++l)
-        t = launchOp(r, t + r.rng.range(1'000, 3'000), "aten::linear", "aten::addmm",
-                     "volta_sgemm_128x64_nn", r.rng.range(60'000, 160'000), 7) ;
+        t = launchOp(r, t + r.rng.range(1'000, 3'000), "aten::linear", "aten::addmm", gemmNn,
+                     r.rng.range(60'000, 160'000), 7, nullptr, true);
     t = launchOp(r, t + 2'000, "aten::cross_entropy_loss", "aten::log_softmax",
                  "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>", r.rng.range(8'000, 12'000), 7);
     for (int l = layers - 1; l >= 0; --l) {
         t = launchOp(r, t + r.rng.range(1'000, 3'000), "autograd::engine::evaluate_function: AddmmBackward0",
-                     "aten::mm", "volta_sgemm_128x64_nt", r.rng.range(90'000, 220'000), 7);
+                     "aten::mm", gemmNt, r.rng.range(90'000, 220'000), 7, nullptr, true);
     }
     // Gradient all-reduce on the NCCL stream, after backward on the compute stream.
-    {
+    if (r.allReduce) {
         const int64_t before = r.gpuFree[0];
         r.gpuFree[1] = std::max(r.gpuFree[1], before);
         r.w->event(R"J({"ph": "X", "cat": "user_annotation", "name": "nccl:all_reduce", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64 R"J(}})J",
@@ -190,14 +209,19 @@ void writeStepAfterAllReduce(Rank &r, int step, int64_t stepStart, int64_t &t)
 {
     t = launchOp(r, t + 3'000, "Optimizer.step#SGD.step", "aten::_foreach_add_",
                  "void at::native::multi_tensor_apply_kernel<at::native::TensorListMetadata<2>>", r.rng.range(20'000, 40'000), 7);
-    // cudaStreamSynchronize waits for both streams at the end of the step.
-    const int64_t syncStart = t + 2'000;
-    const int64_t syncEnd = std::max({r.gpuFree[0], r.gpuFree[1], syncStart + 5'000}) + 3'000;
-    r.w->event(R"J({"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"cbid": 165, "correlation": %)J" PRId64 R"J(}})J",
-               r.pid, r.tid, us(syncStart).c_str(), us(syncEnd - syncStart).c_str(), r.corr++);
-    // Loading the next batch: the GPU waits for the input pipeline.
+    // cudaDeviceSynchronize waits for both streams at the end of the step (not in a healthy
+    // job, whose host runs ahead of the GPU).
+    int64_t syncEnd = t;
+    if (!r.healthy) {
+        const int64_t syncStart = t + 2'000;
+        syncEnd = std::max({r.gpuFree[0], r.gpuFree[1], syncStart + 5'000}) + 3'000;
+        r.w->event(R"J({"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"cbid": 165, "correlation": %)J" PRId64 R"J(}})J",
+                   r.pid, r.tid, us(syncStart).c_str(), us(syncEnd - syncStart).c_str(), r.corr++);
+    }
+    // Loading the next batch: the GPU waits for the input pipeline (a healthy job takes a
+    // batch its DataLoader workers have ready).
     const int64_t loadStart = syncEnd + r.rng.range(20'000, 40'000);
-    const int64_t loadDur = r.rng.range(15'000'000, 30'000'000);
+    const int64_t loadDur = r.healthy ? r.rng.range(50'000, 150'000) : r.rng.range(15'000'000, 30'000'000);
     r.w->event(R"J({"ph": "X", "cat": "user_annotation", "name": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64 R"J(}})J",
                r.pid, r.tid, us(loadStart).c_str(), us(loadDur).c_str(), r.ext++);
     t = loadStart + loadDur + r.rng.range(40'000, 90'000);
@@ -208,7 +232,7 @@ void writeStepAfterAllReduce(Rank &r, int step, int64_t stepStart, int64_t &t)
 int usage()
 {
     std::fprintf(stderr, "usage: grademl-tracegen --out DIR [--ranks N] [--steps N] [--layers N] "
-                         "[--target-mb MB] [--seed S] [--monitor] [--host-skew-us US]\n");
+                         "[--target-mb MB] [--seed S] [--monitor] [--healthy] [--host-skew-us US]\n");
     return 2;
 }
 
@@ -285,6 +309,7 @@ int main(int argc, char **argv)
     long targetMb = 0;
     uint64_t seed = 42;
     bool monitor = false;
+    bool healthy = false;
     long long skewUs = 0;
     for (int i = 1; i < argc; ++i) {
         auto need = [&](const char *flag) {
@@ -301,6 +326,7 @@ int main(int argc, char **argv)
         else if (need("--seed")) seed = std::strtoull(argv[i], nullptr, 10);
         else if (need("--host-skew-us")) skewUs = std::atoll(argv[i]);
         else if (std::strcmp(argv[i], "--monitor") == 0) monitor = true;
+        else if (std::strcmp(argv[i], "--healthy") == 0) healthy = true;
         else return usage();
     }
     if (out.empty() || ranks < 1 || steps < 1 || layers < 1)
@@ -339,7 +365,8 @@ int main(int argc, char **argv)
         files.push_back(f);
         writers.push_back(std::make_unique<Writer>(f));
         rs.push_back(Rank{rank, 4000 + rank, 4000 + rank, rank, writers.back().get(),
-                          Rng{seed * 7919 + uint64_t(rank) + 1}, 1, 1, {0, 0}, monitor, {}});
+                          Rng{seed * 7919 + uint64_t(rank) + 1}, 1, 1, {0, 0}, monitor, healthy,
+                          !healthy || ranks > 1, {}});
         Rank &r = rs.back();
         Writer &w = *writers.back();
         w.event(R"J({"name": "process_name", "ph": "M", "ts": 0, "pid": %d, "tid": 0, "args": {"name": "python3"}})J", r.pid);
@@ -367,8 +394,9 @@ int main(int argc, char **argv)
         const int64_t done = joined + collectives.range(300'000, 500'000);
         for (size_t i = 0; i < rs.size(); ++i) {
             const Pending &p = allReduce[i];
-            writeKernel(rs[i], p.kernel, p.stream, p.start, done + rs[i].rng.range(0, 2'000) - p.start,
-                        p.corr, p.ext);
+            if (rs[i].allReduce)
+                writeKernel(rs[i], p.kernel, p.stream, p.start, done + rs[i].rng.range(0, 2'000) - p.start,
+                            p.corr, p.ext);
             writeStepAfterAllReduce(rs[i], step, stepStart[i], t[i]);
         }
     }

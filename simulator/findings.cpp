@@ -1,0 +1,675 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "findings.h"
+
+#include "devicecatalog.h"
+#include "timeformat.h"
+
+#include <QJsonArray>
+#include <QRegularExpression>
+#include <QSet>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+namespace gml::sim {
+
+namespace {
+
+// The thresholds of the rules (README, "Findings").
+constexpr double kInputShare = 0.05;     // GPU idle while the host loads data
+constexpr double kLaunchShare = 0.10;    // GPU idle while the host launches
+constexpr TimeNs kShallowQueue = 1'000'000; // launch-to-start median under which the queue is shallow
+constexpr double kSyncShare = 0.05;      // GPU idle while the host is blocked in a synchronising call
+constexpr double kIdleShare = 0.15;      // GPU idle, all causes
+constexpr double kCopyShare = 0.005;     // pageable copies' time
+constexpr double kShortKernels = 0.5;    // kernels under 10 us, of all kernels
+constexpr qint64 kShortKernelCount = 1000;
+constexpr double kShortLaunchShare = 0.05; // ... while the GPU waits for launches
+constexpr double kFp32Share = 0.20;      // FP32 matrix kernels, of the GPU's compute time
+constexpr double kExposedShare = 0.10;   // collectives not overlapped with compute
+constexpr double kLastArrivals = 0.5;    // collectives a rank is last at
+constexpr double kLate = 0.05;           // its mean lateness, of an iteration
+constexpr double kLowUtilisation = 50;   // mean GPU utilisation, %, while active
+constexpr double kMemoryFull = 0.90;     // memory used, of the GPU's memory
+constexpr TimeNs kShortKernel = 10'000;
+
+QString pct(double f)
+{
+    return QStringLiteral("%1%").arg(f * 100, 0, 'f', f < 0.1 ? 1 : 0);
+}
+
+constexpr quint8 kindBit(NodeKind k)
+{
+    return quint8(1u << unsigned(k));
+}
+
+// The evidence of the idle gaps with one of `causes`, longest first, from every GPU.
+std::vector<Evidence> gapEvidence(const DependencyGraph &g, const Analysis &a, std::initializer_list<IdleCause> causes)
+{
+    std::vector<Evidence> out;
+    std::vector<std::pair<IdleGap, const GpuBreakdown *>> gaps;
+    for (const auto &gpu : a.gpus)
+        for (const auto &gap : gpu.longestGaps)
+            if (std::find(causes.begin(), causes.end(), gap.cause) != causes.end())
+                gaps.emplace_back(gap, &gpu);
+    std::sort(gaps.begin(), gaps.end(), [](const auto &x, const auto &y) { return x.first.length() > y.first.length(); });
+    for (const auto &[gap, gpu] : gaps) {
+        if (out.size() == 20)
+            break;
+        Evidence e;
+        e.rank = gpu->rank;
+        e.start = gap.start;
+        e.end = gap.end;
+        QString before;
+        if (gap.work >= 0) {
+            const Node &n = g.nodes()[size_t(gap.work)];
+            e.slice = n.slice;
+            before = QStringLiteral(" before %1").arg(g.name(n.name).left(80));
+        }
+        e.what = QStringLiteral("%1 idle %2%3 (%4)").arg(gpu->device, formatDuration(gap.length()), before,
+                                                         idleCauseName(gap.cause));
+        out.push_back(e);
+    }
+    return out;
+}
+
+// The 20 longest nodes that pass `test`, as evidence.
+template<typename Test>
+std::vector<Evidence> longestNodes(const DependencyGraph &g, Test &&test)
+{
+    std::vector<int> picked;
+    for (size_t i = 0; i < g.nodes().size(); ++i)
+        if (test(g.nodes()[i]))
+            picked.push_back(int(i));
+    auto length = [&](int i) { return g.nodes()[size_t(i)].end - g.nodes()[size_t(i)].start; };
+    const size_t n = std::min<size_t>(20, picked.size());
+    std::partial_sort(picked.begin(), picked.begin() + qsizetype(n), picked.end(),
+                      [&](int x, int y) { return length(x) > length(y); });
+    std::vector<Evidence> out;
+    for (size_t k = 0; k < n; ++k) {
+        const Node &node = g.nodes()[size_t(picked[k])];
+        out.push_back({QStringLiteral("%1 %2").arg(g.name(node.name).left(80), formatDuration(length(picked[k]))),
+                       g.resources()[size_t(node.resource)].rank, node.start, node.end, node.slice});
+    }
+    return out;
+}
+
+QString regexOfNames(const QStringList &names)
+{
+    QStringList escaped;
+    for (const auto &n : names)
+        escaped << QRegularExpression::escape(n);
+    return QStringLiteral("^(?:%1)$").arg(escaped.join(QLatin1Char('|')));
+}
+
+struct NameStat
+{
+    QString name;
+    NodeKind kind = NodeKind::Kernel;
+    qint64 count = 0;
+    TimeNs total = 0;
+    std::vector<TimeNs> durations;
+    qint64 bytes = 0;
+};
+
+// Per name, the GPU nodes of the run.
+std::vector<NameStat> gpuNames(const DependencyGraph &g)
+{
+    std::unordered_map<StringId, size_t> index;
+    std::vector<NameStat> out;
+    for (const Node &n : g.nodes()) {
+        if (!g.resources()[size_t(n.resource)].gpu)
+            continue;
+        auto [it, fresh] = index.try_emplace(n.name, out.size());
+        if (fresh) {
+            out.emplace_back();
+            out.back().name = g.name(n.name);
+            out.back().kind = n.kind;
+        }
+        NameStat &s = out[it->second];
+        ++s.count;
+        s.total += n.end - n.start;
+        s.durations.push_back(n.end - n.start);
+        s.bytes += n.bytes;
+    }
+    return out;
+}
+
+TimeNs median(std::vector<TimeNs> v)
+{
+    if (v.empty())
+        return 0;
+    std::nth_element(v.begin(), v.begin() + qsizetype(v.size() / 2), v.end());
+    return v[v.size() / 2];
+}
+
+} // namespace
+
+QString severityName(Severity s)
+{
+    switch (s) {
+    case Severity::High: return QStringLiteral("high");
+    case Severity::Medium: return QStringLiteral("medium");
+    case Severity::Low: break;
+    }
+    return QStringLiteral("low");
+}
+
+Severity Finding::severity() const
+{
+    const double v = priced ? gain() : share;
+    return v >= 0.20 ? Severity::High : v >= 0.05 ? Severity::Medium : Severity::Low;
+}
+
+QJsonObject Finding::toJson() const
+{
+    QJsonObject o;
+    o.insert(QStringLiteral("rule"), rule);
+    o.insert(QStringLiteral("title"), title);
+    o.insert(QStringLiteral("detail"), detail);
+    o.insert(QStringLiteral("severity"), severityName(severity()));
+    o.insert(QStringLiteral("share"), share);
+    if (!fix.isEmpty())
+        o.insert(QStringLiteral("fix"), transformsToJson(fix));
+    else
+        o.insert(QStringLiteral("no_fix"), noFix);
+    if (priced) {
+        o.insert(QStringLiteral("gain"), gain());
+        o.insert(QStringLiteral("iteration_before_ns"), qint64(before));
+        o.insert(QStringLiteral("iteration_after_ns"), qint64(after));
+    }
+    if (!priceError.isEmpty())
+        o.insert(QStringLiteral("price_error"), priceError);
+    if (!notes.isEmpty())
+        o.insert(QStringLiteral("model"), QJsonArray::fromStringList(notes));
+    QJsonArray ev;
+    for (const auto &e : evidence) {
+        QJsonObject x{{QStringLiteral("what"), e.what},
+                      {QStringLiteral("start_ns"), qint64(e.start)},
+                      {QStringLiteral("end_ns"), qint64(e.end)}};
+        if (e.rank >= 0)
+            x.insert(QStringLiteral("rank"), e.rank);
+        if (e.slice)
+            x.insert(QStringLiteral("slice"), qint64(e.slice));
+        ev.append(x);
+    }
+    o.insert(QStringLiteral("evidence"), ev);
+    return o;
+}
+
+std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *analysis,
+                                  const ResourceAttribution &resources, const WhatIfContext &context)
+{
+    std::vector<Finding> out;
+    const DeviceCatalog &catalog = context.catalog ? *context.catalog : DeviceCatalog::builtin();
+    if (graph && analysis && !analysis->gpus.empty()) {
+        const DependencyGraph &g = *graph;
+        const Analysis &a = *analysis;
+        TimeNs window = 0, idle = 0, compute = 0, exposed = 0;
+        IdleSplit split;
+        for (const auto &gpu : a.gpus) {
+            window += gpu.time.window;
+            idle += gpu.time.idle;
+            compute += gpu.time.compute;
+            exposed += gpu.time.communication;
+            split.launch += gpu.idle.launch;
+            split.dataLoading += gpu.idle.dataLoading;
+            split.sync += gpu.idle.sync;
+            split.otherStream += gpu.idle.otherStream;
+            split.gpu += gpu.idle.gpu;
+            split.unattributed += gpu.idle.unattributed;
+        }
+        const double W = double(std::max<TimeNs>(1, window));
+        const std::vector<NameStat> names = gpuNames(g);
+        qint64 kernels = 0;
+        for (const auto &s : names)
+            if (s.kind == NodeKind::Kernel)
+                kernels += s.count;
+
+        // Input-bound.
+        if (const double s = double(split.dataLoading) / W; s >= kInputShare) {
+            Finding f;
+            f.rule = QStringLiteral("input-bound");
+            f.share = s;
+            f.title = QStringLiteral("Input-bound: the GPUs wait %1 of their time for data loading").arg(pct(s));
+            f.detail = QStringLiteral("%1 of GPU idle time ended with work launched right after the host loaded a "
+                                      "batch (DataLoader __next__ on the launching thread). Load in background "
+                                      "workers (DataLoader num_workers > 0, pin_memory=True, prefetch_factor) so "
+                                      "the next batch is ready when the step ends.")
+                           .arg(formatDuration(split.dataLoading));
+            f.evidence = gapEvidence(g, a, {IdleCause::DataLoading});
+            f.fix = {Transform::input(0)};
+            out.push_back(std::move(f));
+        }
+        // Launch-bound.
+        if (const double s = double(split.launch) / W; s >= kLaunchShare && a.launch.delayP50 < kShallowQueue) {
+            Finding f;
+            f.rule = QStringLiteral("launch-bound");
+            f.share = s;
+            f.title = QStringLiteral("Launch-bound: the GPUs wait %1 of their time for the host to launch work").arg(pct(s));
+            f.detail = QStringLiteral("Work starts a median %1 after its launch call: the GPU queue is nearly empty, "
+                                      "so each kernel waits for the host to issue it (%2 launches, %3 in launch "
+                                      "calls). Capture the step in a CUDA graph (torch.cuda.graphs, torch.compile "
+                                      "mode=\"reduce-overhead\"), fuse small ops, or give the GPU larger batches.")
+                           .arg(formatDuration(a.launch.delayP50))
+                           .arg(a.launch.launches)
+                           .arg(formatDuration(a.launch.callTime));
+            f.evidence = gapEvidence(g, a, {IdleCause::Launch});
+            f.fix = {Transform::host(0)};
+            out.push_back(std::move(f));
+        }
+        // Synchronisation stalls.
+        if (const double s = double(split.sync) / W; s >= kSyncShare) {
+            QMap<QString, std::pair<qint64, TimeNs>> calls;
+            for (const Node &n : g.nodes())
+                if (n.kind == NodeKind::Runtime && isSynchronisingCall(g.name(n.name))) {
+                    auto &c = calls[g.name(n.name)];
+                    ++c.first;
+                    c.second += n.end - n.start;
+                }
+            QStringList which;
+            for (auto it = calls.begin(); it != calls.end(); ++it)
+                which << QStringLiteral("%1 x%2 (%3)").arg(it.key()).arg(it->first).arg(formatDuration(it->second));
+            Finding f;
+            f.rule = QStringLiteral("sync-stall");
+            f.share = s;
+            f.title = QStringLiteral("Synchronisation stalls: the GPUs idle %1 of their time after the host waited "
+                                     "for them")
+                          .arg(pct(s));
+            f.detail = QStringLiteral("The host blocks until the GPU drains, then the GPU waits for the next launch: "
+                                      "%1. Avoid .item(), .cpu(), printing tensors and explicit synchronize in "
+                                      "the step; log every N steps; use non_blocking copies.")
+                           .arg(which.join(QStringLiteral(", ")));
+            f.evidence = gapEvidence(g, a, {IdleCause::Sync});
+            f.fix = {Transform::unsync()};
+            out.push_back(std::move(f));
+        }
+        // Pageable and synchronous copies.
+        {
+            qint64 count = 0, bytes = 0;
+            TimeNs time = 0;
+            for (const auto &s : names)
+                if (s.kind == NodeKind::Memcpy && s.name.contains(QLatin1String("Pageable"))) {
+                    count += s.count;
+                    time += s.total;
+                    bytes += s.bytes;
+                }
+            if (const double s = double(time) / W; count > 0 && s >= kCopyShare) {
+                Finding f;
+                f.rule = QStringLiteral("pageable-memcpy");
+                f.share = s;
+                f.title = QStringLiteral("Pageable memory copies: %1 copies take %2 of the GPUs' time").arg(count).arg(pct(s));
+                f.detail = QStringLiteral("Copies from pageable host memory are staged through a driver buffer at a "
+                                          "fraction of the link's bandwidth and block the host. Pin the memory "
+                                          "(DataLoader pin_memory=True, tensor.pin_memory()) and copy with "
+                                          "non_blocking=True.");
+                QString why;
+                const Link *link = measuredLink(context, false, &why);
+                const double achieved = time > 0 ? double(bytes) / double(time) : 0; // GB/s
+                if (!link) {
+                    f.noFix = QStringLiteral("the host link's bandwidth is unknown: %1").arg(why);
+                } else if (bytes <= 0) {
+                    f.noFix = QStringLiteral("the trace records no bytes for these copies");
+                } else if (achieved >= link->bwGBps * kAchieved) {
+                    f.noFix = QStringLiteral("they already run at %1 GB/s, near %2's %3 GB/s")
+                                  .arg(achieved, 0, 'f', 1)
+                                  .arg(link->name)
+                                  .arg(link->bwGBps);
+                } else {
+                    Transform t = Transform::scale(QStringLiteral("Pageable"), achieved / (link->bwGBps * kAchieved));
+                    t.select.kinds = kindBit(NodeKind::Memcpy);
+                    f.fix = {t};
+                    f.notes << QStringLiteral("pinned copies at 70% of %1's %2 GB/s, against the %3 GB/s measured")
+                                   .arg(link->name)
+                                   .arg(link->bwGBps)
+                                   .arg(achieved, 0, 'f', 1);
+                }
+                f.evidence = longestNodes(g, [&](const Node &n) {
+                    return n.kind == NodeKind::Memcpy && g.name(n.name).contains(QLatin1String("Pageable"));
+                });
+                out.push_back(std::move(f));
+            }
+        }
+        // Small kernels.
+        if (kernels > 0 && a.launch.shortKernels >= kShortKernelCount &&
+            double(a.launch.shortKernels) >= kShortKernels * double(kernels) &&
+            double(split.launch) / W >= kShortLaunchShare) {
+            QStringList shortNames;
+            std::vector<const NameStat *> byCount;
+            for (const auto &s : names)
+                if (s.kind == NodeKind::Kernel && median(s.durations) < kShortKernel)
+                    byCount.push_back(&s);
+            std::sort(byCount.begin(), byCount.end(), [](auto *x, auto *y) { return x->count > y->count; });
+            for (size_t k = 0; k < byCount.size() && k < 200; ++k)
+                shortNames << byCount[k]->name;
+            Finding f;
+            f.rule = QStringLiteral("small-kernels");
+            f.share = double(a.launch.shortKernelTime) / W;
+            f.title = QStringLiteral("Small kernels: %1 of %2 kernels run under 10 µs").arg(a.launch.shortKernels).arg(kernels);
+            f.detail = QStringLiteral("Each pays a launch and a ramp-up that dwarf its work, while the GPU waits for the "
+                                      "host to launch the next. Fuse them (torch.compile, fused optimizers, "
+                                      "apex/transformer-engine kernels) or batch the work they do.");
+            Transform t;
+            t.op = Transform::Op::Fuse;
+            t.model = QStringLiteral("overhead");
+            t.select.name = regexOfNames(shortNames);
+            t.select.kinds = kindBit(NodeKind::Kernel);
+            f.fix = {t};
+            f.notes << QStringLiteral("adjacent kernels of the %1 names with a median under 10 µs fused, each fused "
+                                      "kernel saving the shortest kernel of its GPU per kernel it absorbs")
+                           .arg(shortNames.size());
+            out.push_back(std::move(f));
+        }
+        // FP32 matrix kernels where tensor cores could run.
+        {
+            TimeNs fp32 = 0;
+            std::vector<const NameStat *> which;
+            for (const auto &s : names) {
+                if (s.kind != NodeKind::Kernel || classifyKernel(s.name) != Bound::Compute || usesHalfPrecision(s.name))
+                    continue;
+                fp32 += s.total;
+                which.push_back(&s);
+            }
+            const Device *dev = context.measuredDevice.isEmpty() ? nullptr : catalog.device(context.measuredDevice);
+            const bool tensorCores = !dev || dev->fp16Tflops >= 2 * dev->fp32Tflops;
+            if (const double s = compute > 0 ? double(fp32) / double(compute) : 0.0; s >= kFp32Share && tensorCores) {
+                std::sort(which.begin(), which.end(), [](auto *x, auto *y) { return x->total > y->total; });
+                Finding f;
+                f.rule = QStringLiteral("fp32-matmul");
+                f.share = double(fp32) / W;
+                f.title = QStringLiteral("FP32 matrix kernels: %1 of GPU compute could run on tensor cores").arg(pct(s));
+                QStringList top;
+                for (size_t k = 0; k < which.size() && k < 3; ++k)
+                    top << which[k]->name.left(60);
+                f.detail = QStringLiteral("GEMM and convolution kernels run in FP32 (%1)%2. Train with automatic mixed "
+                                          "precision (torch.autocast with bfloat16 or float16) or allow TF32 "
+                                          "(torch.backends.cuda.matmul.allow_tf32).")
+                               .arg(top.join(QStringLiteral("; ")),
+                                    dev ? QStringLiteral(" on a %1 with %2 FP16 TFLOP/s against %3 FP32")
+                                              .arg(dev->name)
+                                              .arg(dev->fp16Tflops)
+                                              .arg(dev->fp32Tflops)
+                                        : QString());
+                f.fix = {Transform::amp()};
+                QSet<QString> fp32Names;
+                for (const auto *w : which)
+                    fp32Names.insert(w->name);
+                f.evidence = longestNodes(g, [&](const Node &n) {
+                    return n.kind == NodeKind::Kernel && fp32Names.contains(g.name(n.name));
+                });
+                out.push_back(std::move(f));
+            }
+        }
+        // Collectives not overlapped with compute.
+        if (const double s = double(exposed) / W; s >= kExposedShare) {
+            Finding f;
+            f.rule = QStringLiteral("nccl-exposed");
+            f.share = s;
+            f.title = QStringLiteral("Exposed communication: collectives run alone %1 of the GPUs' time").arg(pct(s));
+            f.detail = QStringLiteral("Collective kernels run while no compute kernel does. Overlap them with the "
+                                      "backward pass (DDP gradient buckets, bucket_cap_mb; FSDP prefetch), or cut "
+                                      "their volume (gradient compression, larger local batches).");
+            Transform t = Transform::scale(QString(), 0);
+            t.select.kinds = kindBit(NodeKind::Collective);
+            f.fix = {t};
+            f.notes << QStringLiteral("an upper bound: each collective hidden behind compute, its own time gone, its "
+                                      "wait for the other ranks kept");
+            for (const auto &gpu : a.gpus)
+                if (gpu.time.communication > 0)
+                    f.evidence.push_back({QStringLiteral("%1: %2 exposed of %3 communication")
+                                              .arg(gpu.device, formatDuration(gpu.time.communication),
+                                                   formatDuration(gpu.communicationTotal)),
+                                          gpu.rank, gpu.start, gpu.end, 0});
+            out.push_back(std::move(f));
+        }
+        // A straggler rank.
+        if (a.ranks.size() >= 2 && !a.stragglers.empty()) {
+            const RankLoad *worst = nullptr;
+            for (const auto &r : a.ranks)
+                if (!worst || r.lastArrivals > worst->lastArrivals)
+                    worst = &r;
+            TimeNs late = 0;
+            std::vector<const Straggler *> its;
+            for (const auto &s : a.stragglers)
+                if (s.lastRank == worst->rank) {
+                    late += s.lateVsMedian;
+                    its.push_back(&s);
+                }
+            TimeNs iteration = 0;
+            qint64 iterations = 0;
+            for (const auto &it : a.iterations)
+                if (it.rank == worst->rank) {
+                    iteration += it.end - it.start;
+                    ++iterations;
+                }
+            const TimeNs meanLate = its.empty() ? 0 : late / TimeNs(its.size());
+            const TimeNs per = iterations ? iteration / iterations : (g.measuredEnd() - g.origin());
+            if (double(worst->lastArrivals) >= kLastArrivals * double(a.stragglers.size()) &&
+                double(meanLate) >= kLate * double(std::max<TimeNs>(1, per))) {
+                Finding f;
+                f.rule = QStringLiteral("straggler");
+                f.share = double(late) / double(std::max<TimeNs>(1, per * std::max<qint64>(1, iterations)));
+                f.title = QStringLiteral("Straggler: rank %1 arrives last at %2 of %3 collectives, %4 after the median "
+                                         "on average")
+                              .arg(worst->rank)
+                              .arg(worst->lastArrivals)
+                              .arg(a.stragglers.size())
+                              .arg(formatDuration(meanLate));
+                // Its load against the others': the work of its non-collective nodes.
+                std::map<int, TimeNs> load;
+                for (const Node &n : g.nodes())
+                    if (n.kind != NodeKind::Collective)
+                        load[g.resources()[size_t(n.resource)].rank] += n.work;
+                TimeNs others = 0;
+                int count = 0;
+                for (const auto &[rank, l] : load)
+                    if (rank >= 0 && rank != worst->rank) {
+                        others += l;
+                        ++count;
+                    }
+                const double factor = count && load[worst->rank] > 0
+                                          ? double(others) / count / double(load[worst->rank])
+                                          : 1.0;
+                QMap<QString, int> before;
+                for (const auto *s : its)
+                    ++before[s->before.isEmpty() ? QStringLiteral("unknown") : s->before];
+                QStringList what;
+                for (auto it = before.begin(); it != before.end(); ++it)
+                    what << QStringLiteral("%1 (%2)").arg(it.key()).arg(it.value());
+                f.detail = QStringLiteral("The other ranks wait for it at each collective. Before arriving it ran: %1. "
+                                          "Look for uneven data (sequence lengths, sharding), a slower GPU or host, "
+                                          "or extra work on that rank (logging, checkpointing).")
+                               .arg(what.mid(0, 5).join(QStringLiteral(", ")));
+                if (factor < 0.99) {
+                    Transform t = Transform::scale(QString(), factor);
+                    t.select.rank = worst->rank;
+                    t.select.kinds = kindBit(NodeKind::Cpu) | kindBit(NodeKind::Runtime) | kindBit(NodeKind::Kernel) |
+                                     kindBit(NodeKind::Memcpy) | kindBit(NodeKind::Memset);
+                    f.fix = {t};
+                    f.notes << QStringLiteral("rank %1's work x%2: the mean of the other ranks'")
+                                   .arg(worst->rank)
+                                   .arg(factor, 0, 'f', 3);
+                } else {
+                    f.noFix = QStringLiteral("rank %1 does no more work than the others (x%2 of their mean); it "
+                                             "arrives late for another reason")
+                                  .arg(worst->rank)
+                                  .arg(1 / factor, 0, 'f', 2);
+                }
+                for (const auto *s : its) {
+                    if (f.evidence.size() == 20)
+                        break;
+                    f.evidence.push_back({QStringLiteral("%1 #%2: rank %3 %4 after the first, %5 after the median")
+                                              .arg(s->operation)
+                                              .arg(s->index)
+                                              .arg(s->lastRank)
+                                              .arg(formatDuration(s->late()), formatDuration(s->lateVsMedian)),
+                                          s->lastRank, s->firstArrival, s->lastArrival, 0});
+                }
+                out.push_back(std::move(f));
+            }
+        }
+        // GPU idle, all causes.
+        if (const double s = double(idle) / W; s >= kIdleShare) {
+            Finding f;
+            f.rule = QStringLiteral("gpu-idle");
+            f.share = s;
+            f.title = QStringLiteral("GPU idle %1 of the time").arg(pct(s));
+            QStringList parts;
+            for (const auto &[cause, t] : {std::pair{IdleCause::DataLoading, split.dataLoading},
+                                           std::pair{IdleCause::Launch, split.launch},
+                                           std::pair{IdleCause::Sync, split.sync},
+                                           std::pair{IdleCause::OtherStream, split.otherStream},
+                                           std::pair{IdleCause::Gpu, split.gpu},
+                                           std::pair{IdleCause::Unattributed, split.unattributed}})
+                if (t > 0)
+                    parts << QStringLiteral("%1 %2").arg(idleCauseName(cause), pct(double(t) / W));
+            f.detail = QStringLiteral("Idle by what ended each gap: %1 (%2 gaps).")
+                           .arg(parts.join(QStringLiteral(", ")))
+                           .arg(std::accumulate(a.gpus.begin(), a.gpus.end(), qint64(0),
+                                                [](qint64 n, const GpuBreakdown &b) { return n + b.idleGaps; }));
+            f.noFix = QStringLiteral("its causes are priced by their own findings where they pass their thresholds");
+            f.evidence = gapEvidence(g, a, {IdleCause::Launch, IdleCause::DataLoading, IdleCause::Sync,
+                                            IdleCause::OtherStream, IdleCause::Gpu, IdleCause::Unattributed});
+            out.push_back(std::move(f));
+        }
+    }
+
+    // Monitoring: low utilisation (runs without a kernel trace), memory near capacity.
+    for (const auto &u : resources.usage) {
+        const Phase &phase = resources.phases[size_t(u.phase)];
+        if (!graph && phase.kind == QLatin1String("active") && u.has(Metric::GpuUtilisation) &&
+            u.max[size_t(Metric::GpuUtilisation)] > 0 && u.mean[size_t(Metric::GpuUtilisation)] < kLowUtilisation) {
+            const double util = u.mean[size_t(Metric::GpuUtilisation)];
+            Finding f;
+            f.rule = QStringLiteral("low-utilisation");
+            f.share = 1 - util / 100;
+            f.title = QStringLiteral("Low utilisation: %1 runs kernels %2% of the time while the job runs")
+                          .arg(u.device)
+                          .arg(util, 0, 'f', 0);
+            f.detail = QStringLiteral("The monitoring logs sample whether a kernel ran; over the %1 of GPU activity "
+                                      "the mean is %2% (peak %3%)%4. Record a kernel trace (PyTorch profiler, "
+                                      "Nsight Systems) to see whether it waits for data, launches or the host.")
+                           .arg(formatDuration(phase.end - phase.start))
+                           .arg(util, 0, 'f', 1)
+                           .arg(u.max[size_t(Metric::GpuUtilisation)], 0, 'f', 0)
+                           .arg(u.has(Metric::SmActive) ? QStringLiteral(", SMs active %1% of the time")
+                                                              .arg(u.mean[size_t(Metric::SmActive)] * 100, 0, 'f', 1)
+                                                        : QString());
+            f.noFix = QStringLiteral("monitoring logs have no dependency graph to replay");
+            f.evidence.push_back({QStringLiteral("%1 during %2").arg(u.device, phase.name), -1, phase.start, phase.end, 0});
+            out.push_back(std::move(f));
+        }
+    }
+    {
+        // Memory near capacity: the peak over the run against the GPU's memory.
+        std::map<QString, std::pair<double, double>> memory; // device -> (peak used, total)
+        for (const auto &u : resources.usage) {
+            auto &m = memory[u.device];
+            if (u.has(Metric::MemoryUsed))
+                m.first = std::max(m.first, u.max[size_t(Metric::MemoryUsed)]);
+            if (u.has(Metric::MemoryTotal))
+                m.second = std::max(m.second, u.max[size_t(Metric::MemoryTotal)]);
+        }
+        for (const auto &[device, m] : memory)
+            if (m.second > 0 && m.first >= kMemoryFull * m.second) {
+                Finding f;
+                f.rule = QStringLiteral("memory-capacity");
+                f.share = m.first / m.second;
+                f.title = QStringLiteral("Memory near capacity: %1 peaks at %2 of %3 MiB")
+                              .arg(device, pct(m.first / m.second))
+                              .arg(m.second, 0, 'f', 0);
+                f.detail = QStringLiteral("A larger batch or model will not fit, and the allocator may be fragmenting "
+                                          "(cudaMalloc retries). Activation checkpointing, a smaller micro-batch with "
+                                          "gradient accumulation, or sharding optimizer state (ZeRO, FSDP) make room.");
+                f.noFix = QStringLiteral("memory is not time: no what-if transform removes it");
+                if (!resources.phases.empty())
+                    f.evidence.push_back({QStringLiteral("%1 memory used, peak %2 MiB").arg(device).arg(m.first, 0, 'f', 0),
+                                          -1, resources.phases.front().start, resources.phases.back().end, 0});
+                out.push_back(std::move(f));
+            }
+    }
+    return out;
+}
+
+TimeNs meanIteration(const DependencyGraph &graph, const Replay &replay)
+{
+    const auto its = graph.iterations();
+    if (its.empty())
+        return replay.makespan();
+    // From the first iteration's start to the end of the last one's work, GPU work launched
+    // inside the iterations included: with the host running ahead of the GPU (no sync at the
+    // step's end) the host's ranges end long before their kernels do.
+    const auto &cs = graph.containers();
+    TimeNs from = std::numeric_limits<TimeNs>::max(), to = std::numeric_limits<TimeNs>::min();
+    std::unordered_map<int, std::vector<std::pair<int, int>>> inside; // resource -> position ranges
+    for (int c : its) {
+        const auto [s, e] = replay.containerSpan(graph, c);
+        from = std::min(from, s);
+        to = std::max(to, e);
+        if (cs[size_t(c)].first >= 0)
+            inside[cs[size_t(c)].resource].emplace_back(graph.position(cs[size_t(c)].first),
+                                                        graph.position(cs[size_t(c)].last));
+    }
+    const auto &nodes = graph.nodes();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        const int l = nodes[i].launcher;
+        if (l < 0 || replay.end[i] <= to)
+            continue;
+        const auto it = inside.find(nodes[size_t(l)].resource);
+        if (it == inside.end())
+            continue;
+        const int pos = graph.position(l);
+        for (const auto &[a, b] : it->second)
+            if (pos >= a && pos <= b) {
+                to = replay.end[i];
+                break;
+            }
+    }
+    return (to - from) / TimeNs(its.size());
+}
+
+void rankFindings(std::vector<Finding> &findings)
+{
+    std::stable_sort(findings.begin(), findings.end(), [](const Finding &x, const Finding &y) {
+        if (x.priced != y.priced)
+            return x.priced;
+        if (x.priced && x.gain() != y.gain())
+            return x.gain() > y.gain();
+        return x.share > y.share;
+    });
+}
+
+void priceFindings(const std::shared_ptr<const DependencyGraph> &graph, std::vector<Finding> &findings,
+                   const WhatIfContext &context, const Replay *identity,
+                   const std::function<bool(int done, int total)> &progress)
+{
+    std::optional<Replay> own;
+    if (!identity) {
+        own = replay(*graph, ReplayInput::measured(*graph));
+        identity = &*own;
+    }
+    const TimeNs before = meanIteration(*graph, *identity);
+    int done = 0;
+    for (auto &f : findings) {
+        if (!f.fix.isEmpty()) {
+            QString error;
+            const auto prepared = prepare(graph, f.fix, context, &error);
+            if (!prepared) {
+                f.priceError = error;
+            } else {
+                const Replay predicted = replay(*prepared->graph, prepared->input);
+                f.before = before;
+                f.after = meanIteration(*prepared->graph, predicted);
+                f.priced = true;
+                f.notes << prepared->notes;
+            }
+        }
+        ++done;
+        if (progress && !progress(done, int(findings.size())))
+            break;
+    }
+    rankFindings(findings);
+}
+
+} // namespace gml::sim

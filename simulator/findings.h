@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "analysis.h"
+#include "resourceattribution.h"
+#include "transforms.h"
+
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace gml::sim {
+
+enum class Severity : uint8_t { Low, Medium, High };
+QString severityName(Severity s);
+
+// Where a finding shows: a time range on the project clock, the slice that shows it (0: none).
+struct Evidence
+{
+    QString what; // "idle 12.3 ms before volta_sgemm_128x64_nn"
+    int rank = -1;
+    TimeNs start = 0;
+    TimeNs end = 0;
+    SliceId slice = 0;
+};
+
+// One rule's verdict on a run (the README lists the rules and their thresholds). `share` is
+// the measured time it covers as a fraction of the GPUs' time (or of the phase, for the
+// monitoring rules); the gain is the what-if replay of `fix` on the run's graph.
+struct Finding
+{
+    QString rule;   // "input-bound", "launch-bound", ...
+    QString title;  // one line
+    QString detail; // the evidence in words, and what to do
+    double share = 0;
+    std::vector<Evidence> evidence; // the largest first, at most 20
+    QList<Transform> fix;           // empty: no transform removes it (`noFix` says why)
+    QString noFix;
+    // The replay of `fix`: the mean iteration (the run's makespan when it has no iterations)
+    // identity-replayed and predicted.
+    bool priced = false;
+    QString priceError; // the transform failed (an unknown GPU, ...)
+    TimeNs before = 0;
+    TimeNs after = 0;
+    QStringList notes; // the model's assumptions while pricing
+    double gain() const { return priced && before > 0 ? double(before - after) / double(before) : 0.0; }
+    Severity severity() const; // by the gain when priced, else by the share: >= 20% high, >= 5% medium
+    QJsonObject toJson() const;
+};
+
+// The rules, over the analysis of a run's graph (null: a run without a kernel trace) and its
+// resource attribution. Unpriced and unranked.
+std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *analysis,
+                                  const ResourceAttribution &resources, const WhatIfContext &context);
+
+// Prices each finding that has a fix by replaying it (identity: the measured graph's replay,
+// computed when null), then ranks them: priced by gain, then the rest by share. `progress`
+// (optional) is told after each finding; returning false from it stops (the rest unpriced).
+void priceFindings(const std::shared_ptr<const DependencyGraph> &graph, std::vector<Finding> &findings,
+                   const WhatIfContext &context, const Replay *identity = nullptr,
+                   const std::function<bool(int done, int total)> &progress = {});
+void rankFindings(std::vector<Finding> &findings);
+
+// The mean iteration of a replay: from the start of the lowest rank's first ProfilerStep#N to
+// the end of the work of its last one (GPU work they launched included), over their number;
+// the makespan when the run has none.
+TimeNs meanIteration(const DependencyGraph &graph, const Replay &replay);
+
+// The run at a glance (TensorBoard's overview): step time, GPU busy, MFU where FLOPs are known.
+struct RunSummary
+{
+    qint64 iterations = 0;
+    TimeNs stepTime = 0;        // mean iteration, measured (meanIteration: GPU work included)
+    double gpuBusy = -1;        // busy / window over the GPUs (-1: no kernel trace)
+    double mfu = -1;            // model FLOPs utilisation (-1: FLOPs or the GPU's peak unknown)
+    double flops = 0;           // recorded FLOPs of the ops in the iterations
+    QString device;             // the GPU model, as recorded
+    double gpuUtilisation = -1; // monitoring: mean GPU utilisation while active, %
+    double energyPerIterationJ = -1;
+    QJsonObject toJson() const;
+};
+// The FLOPs PyTorch's profiler recorded (with_flops=True: the "flops" arg of matmul and
+// convolution ops) on the graph's CPU threads, within its iterations when it has them.
+double recordedFlops(Project &project, const DependencyGraph &graph, QString *error);
+// `stepTime`: meanIteration() of the measured run (its identity replay).
+RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis, const ResourceAttribution &resources,
+                     const WhatIfContext &context, double flops, TimeNs stepTime);
+
+// Everything `grademl analyze` and the Analysis panel show of one run.
+struct RunReport
+{
+    QString run;
+    TimeNs origin = 0; // the run's start: evidence times are shown after it
+    RunSummary summary;
+    std::optional<Analysis> analysis; // none for a run without a kernel trace
+    ResourceAttribution resources;
+    std::vector<Finding> findings;    // ranked
+    QJsonObject toJson() const;
+    QString toText() const;
+};
+
+// What the analysis of a run is doing, for a progress bar: a stage and how far along it is.
+using AnalysisProgress = std::function<bool(const QString &stage, int done, int total)>;
+
+// Everything of one run: its graph (when it has a kernel trace) analysed over `scope` (a range
+// relative to the run's start), its counters attributed to phases, the findings found, priced
+// on the whole run's graph and ranked. Fails on a database error, or a run with neither a
+// kernel trace nor recognised counters. `graphOut` (optional) gets the graph for reuse.
+// `progress` returning false cancels: nullopt with `error` "cancelled".
+std::optional<RunReport> analyzeRun(Project &project, RunId run, const QString &runName, const AnalysisScope &scope,
+                                    QString *error, const AnalysisProgress &progress = {},
+                                    std::shared_ptr<const DependencyGraph> *graphOut = nullptr);
+
+// "up to -33.2% per iteration (176 ms -> 117 ms)", or why it has no price.
+QString gainText(const Finding &f);
+
+} // namespace gml::sim

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The run summary (step time, GPU busy, MFU, energy) and the report of `grademl analyze`.
+#include "findings.h"
+
+#include "devicecatalog.h"
+#include "project.h"
+#include "slicestore.h"
+#include "timeformat.h"
+
+#include <QJsonArray>
+
+#include <cmath>
+#include <cstdlib>
+
+namespace gml::sim {
+
+double recordedFlops(Project &project, const DependencyGraph &graph, QString *error)
+{
+    // The "flops" arg PyTorch's profiler records on matmul and convolution ops (with_flops=True),
+    // over the CPU threads of the graph, inside its iterations when it has them.
+    std::vector<std::pair<TimeNs, TimeNs>> windows;
+    for (int c : graph.iterations())
+        windows.emplace_back(graph.containers()[size_t(c)].start, graph.containers()[size_t(c)].end);
+    QHash<SourceId, TimeNs> offset; // stored times + the source's clock offset = project clock
+    {
+        auto st = project.db().prepare("SELECT id, clock_offset_ns + align_ns FROM source");
+        while (st.step())
+            offset.insert(SourceId(st.int64(0)), st.int64(1));
+    }
+    slicestore::TrackReader reader(project.db());
+    double total = 0;
+    QSet<TrackId> seen;
+    for (const Resource &r : graph.resources()) {
+        if (r.gpu || r.track == 0 || seen.contains(r.track))
+            continue;
+        seen.insert(r.track);
+        const TimeNs shift = offset.value(r.source);
+        const bool ok = reader.read(r.track, true, [&](const slicestore::Row &row) {
+            if (!row.hasArgs)
+                return;
+            const auto v = reader.arg(row, "flops");
+            if (!v)
+                return;
+            if (!windows.empty()) {
+                const TimeNs ts = row.ts + shift;
+                const auto it = std::upper_bound(windows.begin(), windows.end(), std::make_pair(ts, std::numeric_limits<TimeNs>::max()));
+                if (it == windows.begin() || ts >= std::prev(it)->second)
+                    return;
+            }
+            total += std::strtod(std::string(*v).c_str(), nullptr);
+        });
+        if (!ok) {
+            if (error)
+                *error = reader.errorString();
+            return 0;
+        }
+    }
+    return total;
+}
+
+RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis, const ResourceAttribution &resources,
+                     const WhatIfContext &context, double flops, TimeNs stepTime)
+{
+    RunSummary s;
+    s.device = context.measuredDevice;
+    s.flops = flops;
+    if (graph) {
+        const auto its = graph->iterations();
+        s.iterations = qint64(its.size());
+        s.stepTime = stepTime;
+        if (flops > 0) {
+            const DeviceCatalog &cat = context.catalog ? *context.catalog : DeviceCatalog::builtin();
+            const Device *dev = s.device.isEmpty() ? nullptr : cat.device(s.device);
+            // The peak at the precision most of the compute-bound kernel time ran in.
+            TimeNs half = 0, full = 0;
+            for (const Node &n : graph->nodes())
+                if (n.kind == NodeKind::Kernel && classifyKernel(graph->name(n.name)) == Bound::Compute)
+                    (usesHalfPrecision(graph->name(n.name)) ? half : full) += n.end - n.start;
+            const size_t gpus = graph->gpuDevices().size();
+            const TimeNs wall = s.stepTime * std::max<TimeNs>(1, TimeNs(its.size()));
+            if (dev && gpus > 0 && wall > 0) {
+                const double peak = (half > full ? dev->fp16Tflops : dev->fp32Tflops) * 1e12 * double(gpus);
+                s.mfu = flops / (double(wall) * 1e-9 * peak);
+            }
+        }
+    }
+    if (analysis && !analysis->gpus.empty()) {
+        TimeNs busy = 0, window = 0;
+        for (const auto &g : analysis->gpus) {
+            busy += g.time.busy();
+            window += g.time.window;
+        }
+        s.gpuBusy = window > 0 ? double(busy) / double(window) : -1;
+    }
+    // Monitoring: the mean utilisation of the GPUs that ran, over the active phase (or the run).
+    double utilSum = 0, energySum = 0;
+    int utilCount = 0, iterationPhases = 0;
+    std::vector<char> energyPhase(resources.phases.size(), 0);
+    for (const auto &u : resources.usage) {
+        const Phase &p = resources.phases[size_t(u.phase)];
+        if ((p.kind == QLatin1String("active") || p.kind == QLatin1String("run")) && u.has(Metric::GpuUtilisation) &&
+            u.max[size_t(Metric::GpuUtilisation)] > 0) {
+            utilSum += u.mean[size_t(Metric::GpuUtilisation)];
+            ++utilCount;
+        }
+        if (p.kind == QLatin1String("iteration") && !std::isnan(u.energyJ)) {
+            energySum += u.energyJ;
+            if (!energyPhase[size_t(u.phase)]) {
+                energyPhase[size_t(u.phase)] = 1;
+                ++iterationPhases;
+            }
+        }
+    }
+    if (utilCount)
+        s.gpuUtilisation = utilSum / utilCount;
+    if (iterationPhases)
+        s.energyPerIterationJ = energySum / iterationPhases;
+    return s;
+}
+
+std::optional<RunReport> analyzeRun(Project &project, RunId run, const QString &runName, const AnalysisScope &scope,
+                                    QString *error, const AnalysisProgress &progress,
+                                    std::shared_ptr<const DependencyGraph> *graphOut)
+{
+    auto step = [&](const QString &stage, int done, int total) {
+        if (progress && !progress(stage, done, total)) {
+            if (error)
+                *error = QStringLiteral("cancelled");
+            return false;
+        }
+        return true;
+    };
+    RunReport report;
+    report.run = runName;
+    if (!step(QStringLiteral("building the dependency graph"), 0, 1))
+        return std::nullopt;
+    QString why;
+    std::shared_ptr<const DependencyGraph> graph;
+    if (auto built = DependencyGraph::build(project, run, &why))
+        graph = std::make_shared<const DependencyGraph>(std::move(*built));
+    if (!step(QStringLiteral("attributing counters to phases"), 0, 1))
+        return std::nullopt;
+    QString counterError;
+    report.resources = attributeResources(project, run, graph.get(), &counterError);
+    if (!counterError.isEmpty()) {
+        if (error)
+            *error = counterError;
+        return std::nullopt;
+    }
+    if (!graph && report.resources.isEmpty()) {
+        if (error)
+            *error = why;
+        return std::nullopt;
+    }
+    WhatIfContext context;
+    double flops = 0;
+    if (graph) {
+        context = WhatIfContext::forRun(*graph, project, run);
+        AnalysisScope s = scope;
+        if (s.range)
+            s.range = std::make_pair(graph->origin() + s.range->first, graph->origin() + s.range->second);
+        if (!step(QStringLiteral("analysing GPU time"), 0, 1))
+            return std::nullopt;
+        report.analysis = analyze(*graph, s);
+        report.origin = graph->origin();
+        flops = recordedFlops(project, *graph, &why);
+    } else if (!report.resources.phases.empty()) {
+        report.origin = report.resources.phases.front().start;
+    }
+    report.findings = findFindings(graph.get(), report.analysis ? &*report.analysis : nullptr, report.resources, context);
+    std::optional<Replay> identity;
+    if (graph)
+        identity = replay(*graph, ReplayInput::measured(*graph));
+    report.summary = summarize(graph.get(), report.analysis ? &*report.analysis : nullptr, report.resources, context,
+                               flops, identity ? meanIteration(*graph, *identity) : 0);
+    if (graph) {
+        bool cancelled = false;
+        priceFindings(graph, report.findings, context, &*identity, [&](int done, int total) {
+            cancelled = !step(QStringLiteral("pricing the findings"), done, total);
+            return !cancelled;
+        });
+        if (cancelled)
+            return std::nullopt;
+    } else {
+        rankFindings(report.findings);
+    }
+    if (graphOut)
+        *graphOut = graph;
+    return report;
+}
+
+QJsonObject RunSummary::toJson() const
+{
+    QJsonObject o;
+    o.insert(QStringLiteral("iterations"), iterations);
+    o.insert(QStringLiteral("step_time_ns"), qint64(stepTime));
+    if (gpuBusy >= 0)
+        o.insert(QStringLiteral("gpu_busy"), gpuBusy);
+    if (flops > 0)
+        o.insert(QStringLiteral("flops"), flops);
+    if (mfu >= 0)
+        o.insert(QStringLiteral("mfu"), mfu);
+    if (!device.isEmpty())
+        o.insert(QStringLiteral("device"), device);
+    if (gpuUtilisation >= 0)
+        o.insert(QStringLiteral("gpu_utilisation"), gpuUtilisation);
+    if (energyPerIterationJ >= 0)
+        o.insert(QStringLiteral("energy_per_iteration_j"), energyPerIterationJ);
+    return o;
+}
+
+QJsonObject RunReport::toJson() const
+{
+    QJsonObject o = analysis ? analysis->toJson() : QJsonObject();
+    o.insert(QStringLiteral("run"), run);
+    o.insert(QStringLiteral("summary"), summary.toJson());
+    if (!resources.isEmpty())
+        o.insert(QStringLiteral("resources"), resources.toJson());
+    QJsonArray fs;
+    for (const auto &f : findings)
+        fs.append(f.toJson());
+    o.insert(QStringLiteral("findings"), fs);
+    return o;
+}
+
+QString gainText(const Finding &f)
+{
+    if (f.priced)
+        return QStringLiteral("up to -%1% per iteration (%2 -> %3)")
+            .arg(f.gain() * 100, 0, 'f', 1)
+            .arg(formatDuration(f.before), formatDuration(f.after));
+    if (!f.priceError.isEmpty())
+        return QStringLiteral("not priced: %1").arg(f.priceError);
+    return QStringLiteral("no what-if: %1").arg(f.noFix);
+}
+
+QString RunReport::toText() const
+{
+    QString t = QStringLiteral("run %1\n").arg(run);
+    QStringList head;
+    if (summary.iterations > 0)
+        head << QStringLiteral("%1 iterations, step %2").arg(summary.iterations).arg(formatDuration(summary.stepTime));
+    else if (summary.stepTime > 0)
+        head << QStringLiteral("span %1").arg(formatDuration(summary.stepTime));
+    if (summary.gpuBusy >= 0)
+        head << QStringLiteral("GPU busy %1%").arg(summary.gpuBusy * 100, 0, 'f', 1);
+    if (summary.mfu >= 0)
+        head << QStringLiteral("MFU %1%").arg(summary.mfu * 100, 0, 'f', 1);
+    if (summary.gpuUtilisation >= 0)
+        head << QStringLiteral("GPU utilisation %1% (monitoring)").arg(summary.gpuUtilisation, 0, 'f', 1);
+    if (summary.energyPerIterationJ >= 0)
+        head << QStringLiteral("%1 J per iteration").arg(summary.energyPerIterationJ, 0, 'f', 1);
+    if (!head.isEmpty())
+        t += QStringLiteral("Summary: %1\n").arg(head.join(QStringLiteral(" · ")));
+    t += QStringLiteral("Findings (%1), by what fixing each would gain:\n").arg(findings.size());
+    if (findings.empty())
+        t += QStringLiteral("  none: no rule passed its threshold\n");
+    for (size_t k = 0; k < findings.size(); ++k) {
+        const Finding &f = findings[k];
+        t += QStringLiteral("  %1. [%2] %3\n     %4\n     %5\n")
+                 .arg(k + 1)
+                 .arg(severityName(f.severity()), f.title, gainText(f), f.detail);
+        if (!f.fix.isEmpty()) {
+            QStringList what;
+            for (const auto &x : f.fix)
+                what << x.describe();
+            t += QStringLiteral("     what-if: %1\n").arg(what.join(QStringLiteral("; ")));
+        }
+        for (const auto &n : f.notes)
+            t += QStringLiteral("     model: %1\n").arg(n);
+        for (size_t e = 0; e < f.evidence.size() && e < 3; ++e)
+            t += QStringLiteral("     evidence: %1 at %2\n")
+                     .arg(f.evidence[e].what, formatDuration(f.evidence[e].start - origin));
+    }
+    if (analysis)
+        t += analysis->toText();
+    t += resources.toText();
+    return t;
+}
+
+} // namespace gml::sim

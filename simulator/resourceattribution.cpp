@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "resourceattribution.h"
+
+#include "countertrack.h"
+#include "project.h"
+#include "timeformat.h"
+#include "transforms.h"
+
+#include <QJsonArray>
+#include <QRegularExpression>
+
+#include <algorithm>
+#include <map>
+
+namespace gml::sim {
+
+QString metricName(Metric m)
+{
+    switch (m) {
+    case Metric::GpuUtilisation: return QStringLiteral("GPU utilisation");
+    case Metric::SmActive: return QStringLiteral("SM active");
+    case Metric::TensorActive: return QStringLiteral("tensor pipe active");
+    case Metric::MemoryUsed: return QStringLiteral("memory used");
+    case Metric::MemoryTotal: return QStringLiteral("memory total");
+    case Metric::Power: return QStringLiteral("power");
+    case Metric::HostCpu: return QStringLiteral("host CPU busy");
+    case Metric::HostMemory: return QStringLiteral("host memory used");
+    }
+    return {};
+}
+
+QString metricUnit(Metric m)
+{
+    switch (m) {
+    case Metric::GpuUtilisation:
+    case Metric::HostCpu: return QStringLiteral("%");
+    case Metric::SmActive:
+    case Metric::TensorActive: return QStringLiteral("ratio");
+    case Metric::MemoryUsed:
+    case Metric::MemoryTotal:
+    case Metric::HostMemory: return QStringLiteral("MiB");
+    case Metric::Power: return QStringLiteral("W");
+    }
+    return {};
+}
+
+std::optional<Metric> metricOfTrack(const QString &trackName)
+{
+    static const std::pair<QRegularExpression, Metric> patterns[] = {
+        {QRegularExpression(QStringLiteral("^nvidia-smi · utilization\\.gpu$|^dcgmi · GPUTL\\b")), Metric::GpuUtilisation},
+        {QRegularExpression(QStringLiteral("^dcgmi · SMACT\\b")), Metric::SmActive},
+        {QRegularExpression(QStringLiteral("^dcgmi · TENSO\\b")), Metric::TensorActive},
+        {QRegularExpression(QStringLiteral("^nvidia-smi · memory\\.used$|^dcgmi · FBUSD\\b")), Metric::MemoryUsed},
+        {QRegularExpression(QStringLiteral("^nvidia-smi · memory\\.total$")), Metric::MemoryTotal},
+        {QRegularExpression(QStringLiteral("^nvidia-smi · power\\.draw|^dcgmi · POWER\\b")), Metric::Power},
+        {QRegularExpression(QStringLiteral("^top · CPU busy$")), Metric::HostCpu},
+        {QRegularExpression(QStringLiteral("^top · memory used$")), Metric::HostMemory},
+    };
+    for (const auto &[re, m] : patterns)
+        if (re.match(trackName).hasMatch())
+            return m;
+    return std::nullopt;
+}
+
+namespace {
+
+struct Series
+{
+    QString device;
+    Metric metric;
+    CounterTrack track;
+};
+
+// Over [a, b) ∩ [first sample, last sample]: the time-weighted mean, the largest value in
+// effect, the samples inside and the integral (value x seconds); nullopt when they do not meet.
+struct Over
+{
+    double mean = 0;
+    double max = 0;
+    int samples = 0;
+    double integral = 0; // value-seconds
+};
+std::optional<Over> over(const CounterTrack &c, TimeNs a, TimeNs b)
+{
+    if (c.isEmpty())
+        return std::nullopt;
+    const TimeNs lo = std::max(a, c.ts(0));
+    const TimeNs hi = std::min(b, c.ts(c.size() - 1));
+    Over o;
+    if (hi <= lo) {
+        // A single sample, or a phase between two samples: the value in effect.
+        const qint64 at = c.sampleAt(std::min(std::max(a, c.ts(0)), c.ts(c.size() - 1)));
+        if (at < 0 || a > c.ts(c.size() - 1) || b < c.ts(0))
+            return std::nullopt;
+        o.mean = o.max = c.value(size_t(at));
+        o.samples = (c.ts(size_t(at)) >= a && c.ts(size_t(at)) < b) ? 1 : 0;
+        return o;
+    }
+    qint64 i = c.sampleAt(lo);
+    o.max = std::numeric_limits<double>::lowest();
+    TimeNs t = lo;
+    while (t < hi && i >= 0 && size_t(i) < c.size()) {
+        const TimeNs next = size_t(i) + 1 < c.size() ? std::min(hi, c.ts(size_t(i) + 1)) : hi;
+        o.integral += c.value(size_t(i)) * double(next - t) * 1e-9;
+        o.max = std::max(o.max, c.value(size_t(i)));
+        t = next;
+        ++i;
+    }
+    for (size_t k = c.lowerBound(a); k < c.size() && c.ts(k) < b; ++k)
+        ++o.samples;
+    o.mean = o.integral / (double(hi - lo) * 1e-9);
+    return o;
+}
+
+} // namespace
+
+ResourceAttribution attributeResources(Project &project, RunId run, const DependencyGraph *graph, QString *error)
+{
+    ResourceAttribution out;
+    auto st = project.db().prepare(
+        "SELECT t.id, t.name, p.kind, p.pid FROM track t LEFT JOIN track p ON p.id = t.parent_id "
+        "WHERE t.run_id = ? AND t.kind = ? ORDER BY t.id");
+    if (!st.isValid()) {
+        if (error)
+            *error = st.errorString();
+        return out;
+    }
+    st.bind(1, qint64(run));
+    st.bind(2, qint64(TrackKind::Counter));
+    std::vector<std::pair<TrackId, Series>> wanted;
+    while (st.step()) {
+        const auto metric = metricOfTrack(st.text(1));
+        if (!metric)
+            continue;
+        const bool gpu = !st.isNull(2) && st.int64(2) == qint64(TrackKind::Gpu);
+        Series s;
+        s.device = gpu ? QStringLiteral("GPU %1").arg(st.text(3)) : QStringLiteral("host");
+        s.metric = *metric;
+        wanted.emplace_back(st.int64(0), std::move(s));
+    }
+    std::vector<Series> series;
+    for (auto &[id, s] : wanted) {
+        s.track = CounterTrack::load(project, id, error);
+        out.samples += qint64(s.track.size());
+        if (!s.track.isEmpty())
+            series.push_back(std::move(s));
+    }
+    if (series.empty())
+        return out;
+    std::map<std::pair<int, QString>, int> deviceOrder; // GPUs by index, then the host
+    for (const auto &s : series) {
+        bool ok = false;
+        const int index = s.device.startsWith(QLatin1String("GPU ")) ? s.device.mid(4).toInt(&ok) : 0;
+        deviceOrder.emplace(std::make_pair(ok ? index : 1 << 20, s.device), 0);
+    }
+    for (const auto &[key, unused] : deviceOrder)
+        out.devices << key.second;
+
+    // The phases.
+    TimeNs first = std::numeric_limits<TimeNs>::max(), last = std::numeric_limits<TimeNs>::min();
+    for (const auto &s : series) {
+        first = std::min(first, s.track.ts(0));
+        last = std::max(last, s.track.ts(s.track.size() - 1));
+    }
+    if (graph && !graph->iterations().empty()) {
+        out.phaseSource = QStringLiteral("the execution model");
+        const auto &cs = graph->containers();
+        const auto its = graph->iterations();
+        out.phases.push_back({QStringLiteral("run"), QStringLiteral("run"),
+                              std::min(graph->origin(), cs[size_t(its.front())].start), graph->measuredEnd()});
+        std::vector<std::pair<TimeNs, TimeNs>> steps;
+        for (int c : its) {
+            out.phases.push_back({graph->name(cs[size_t(c)].name), QStringLiteral("iteration"), cs[size_t(c)].start,
+                                  cs[size_t(c)].end});
+            steps.emplace_back(cs[size_t(c)].start, cs[size_t(c)].end);
+        }
+        // Data loading within the iterations, on the lowest rank's threads, as one phase; the
+        // rest of the iterations as another. Summed over its spans.
+        const QRegularExpression input(inputPattern());
+        const int rank = graph->resources()[size_t(cs[size_t(graph->iterations().front())].resource)].rank;
+        std::vector<std::pair<TimeNs, TimeNs>> loading;
+        for (const Container &c : cs) {
+            const Resource &r = graph->resources()[size_t(c.resource)];
+            if (!r.gpu && r.rank == rank && c.start >= steps.front().first && c.end <= steps.back().second &&
+                input.match(graph->name(c.name)).hasMatch())
+                loading.emplace_back(c.start, c.end);
+        }
+        std::sort(loading.begin(), loading.end());
+        if (!loading.empty()) {
+            // The spans are kept as consecutive phases of one kind; usage is merged below.
+            for (const auto &[a, b] : loading)
+                out.phases.push_back({QStringLiteral("data loading"), QStringLiteral("data loading"), a, b});
+        }
+    } else {
+        out.phaseSource = QStringLiteral("GPU activity in the monitoring logs");
+        // Busy: a GPU utilisation or SM active sample above zero on any GPU.
+        TimeNs busyFrom = std::numeric_limits<TimeNs>::max(), busyTo = std::numeric_limits<TimeNs>::min();
+        for (const auto &s : series) {
+            if (s.metric != Metric::GpuUtilisation && s.metric != Metric::SmActive)
+                continue;
+            for (size_t k = 0; k < s.track.size(); ++k)
+                if (s.track.value(k) > 0) {
+                    busyFrom = std::min(busyFrom, s.track.ts(k));
+                    const TimeNs next = k + 1 < s.track.size() ? s.track.ts(k + 1) : s.track.ts(k);
+                    busyTo = std::max(busyTo, next);
+                }
+        }
+        if (busyFrom >= busyTo) {
+            out.phases.push_back({QStringLiteral("run (no GPU activity)"), QStringLiteral("before"), first, last});
+        } else {
+            if (busyFrom > first)
+                out.phases.push_back({QStringLiteral("before the GPU work"), QStringLiteral("before"), first, busyFrom});
+            out.phases.push_back({QStringLiteral("GPU active"), QStringLiteral("active"), busyFrom, busyTo});
+            if (busyTo < last)
+                out.phases.push_back({QStringLiteral("after the GPU work"), QStringLiteral("after"), busyTo, last});
+        }
+    }
+
+    // Usage per phase and device. Data loading spans merge into one row per device (their
+    // time-weighted means, their energies added).
+    std::map<std::pair<int, QString>, PhaseUsage> rows;
+    std::map<std::pair<int, QString>, std::array<double, kMetrics>> weight;
+    int loadingPhase = -1;
+    for (int p = 0; p < int(out.phases.size()); ++p) {
+        const Phase &phase = out.phases[size_t(p)];
+        int key = p;
+        if (phase.kind == QLatin1String("data loading")) {
+            if (loadingPhase < 0)
+                loadingPhase = p;
+            key = loadingPhase;
+        }
+        for (const auto &s : series) {
+            const auto o = over(s.track, phase.start, phase.end);
+            if (!o)
+                continue;
+            auto [it, fresh] = rows.try_emplace({key, s.device});
+            PhaseUsage &u = it->second;
+            if (fresh) {
+                u.phase = key;
+                u.device = s.device;
+                u.mean.fill(std::numeric_limits<double>::quiet_NaN());
+                u.max.fill(std::numeric_limits<double>::quiet_NaN());
+                weight[{key, s.device}].fill(0);
+            }
+            const size_t m = size_t(s.metric);
+            double &w = weight[{key, s.device}][m];
+            const double span = double(phase.end - phase.start);
+            const double wm = std::isnan(u.mean[m]) ? 0 : u.mean[m];
+            u.mean[m] = (wm * w + o->mean * span) / (w + span > 0 ? w + span : 1);
+            w += span;
+            u.max[m] = std::isnan(u.max[m]) ? o->max : std::max(u.max[m], o->max);
+            u.samples[m] += o->samples;
+            if (s.metric == Metric::Power)
+                u.energyJ = (std::isnan(u.energyJ) ? 0 : u.energyJ) + o->integral;
+        }
+    }
+    // Keep one data-loading phase (the first span, stretched over them all) for the rows.
+    if (loadingPhase >= 0) {
+        std::vector<Phase> kept;
+        std::vector<int> newIndex(out.phases.size(), -1);
+        TimeNs loadingTotal = 0;
+        for (const auto &phase : out.phases)
+            if (phase.kind == QLatin1String("data loading"))
+                loadingTotal += phase.end - phase.start;
+        for (size_t p = 0; p < out.phases.size(); ++p) {
+            if (out.phases[p].kind == QLatin1String("data loading") && int(p) != loadingPhase)
+                continue;
+            newIndex[p] = int(kept.size());
+            kept.push_back(out.phases[p]);
+            if (int(p) == loadingPhase)
+                kept.back().name = QStringLiteral("data loading (%1 in all)").arg(formatDuration(loadingTotal));
+        }
+        out.phases = std::move(kept);
+        for (auto &[key, u] : rows)
+            u.phase = newIndex[size_t(u.phase)];
+    }
+    for (auto &[key, u] : rows)
+        out.usage.push_back(u);
+    std::stable_sort(out.usage.begin(), out.usage.end(), [&](const PhaseUsage &x, const PhaseUsage &y) {
+        if (x.phase != y.phase)
+            return x.phase < y.phase;
+        return out.devices.indexOf(x.device) < out.devices.indexOf(y.device);
+    });
+    return out;
+}
+
+QJsonObject ResourceAttribution::toJson() const
+{
+    QJsonObject o;
+    o.insert(QStringLiteral("phase_source"), phaseSource);
+    o.insert(QStringLiteral("samples"), samples);
+    QJsonArray ps;
+    for (const auto &p : phases)
+        ps.append(QJsonObject{{QStringLiteral("name"), p.name},
+                              {QStringLiteral("kind"), p.kind},
+                              {QStringLiteral("start_ns"), qint64(p.start)},
+                              {QStringLiteral("end_ns"), qint64(p.end)}});
+    o.insert(QStringLiteral("phases"), ps);
+    QJsonArray us;
+    for (const auto &u : usage) {
+        QJsonObject r{{QStringLiteral("phase"), u.phase}, {QStringLiteral("device"), u.device}};
+        QJsonObject metrics;
+        for (int m = 0; m < kMetrics; ++m)
+            if (u.has(Metric(m)))
+                metrics.insert(metricName(Metric(m)), QJsonObject{{QStringLiteral("mean"), u.mean[size_t(m)]},
+                                                                  {QStringLiteral("max"), u.max[size_t(m)]},
+                                                                  {QStringLiteral("unit"), metricUnit(Metric(m))},
+                                                                  {QStringLiteral("samples"), u.samples[size_t(m)]}});
+        r.insert(QStringLiteral("metrics"), metrics);
+        if (!std::isnan(u.energyJ))
+            r.insert(QStringLiteral("energy_j"), u.energyJ);
+        us.append(r);
+    }
+    o.insert(QStringLiteral("usage"), us);
+    return o;
+}
+
+QString ResourceAttribution::toText() const
+{
+    if (isEmpty())
+        return {};
+    QString t = QStringLiteral("Resources by phase (%1 counter samples; phases from %2):\n").arg(samples).arg(phaseSource);
+    int shown = -1;
+    for (const auto &u : usage) {
+        const Phase &p = phases[size_t(u.phase)];
+        if (u.phase != shown) {
+            t += QStringLiteral("  %1 [%2 … %3]\n")
+                     .arg(p.name, formatDuration(p.start - phases.front().start), formatDuration(p.end - phases.front().start));
+            shown = u.phase;
+        }
+        QStringList parts;
+        for (int m = 0; m < kMetrics; ++m) {
+            if (!u.has(Metric(m)))
+                continue;
+            const bool ratio = metricUnit(Metric(m)) == QLatin1String("ratio");
+            parts << QStringLiteral("%1 %2%3 (max %4)")
+                         .arg(metricName(Metric(m)))
+                         .arg(ratio ? u.mean[size_t(m)] : u.mean[size_t(m)], 0, 'f', ratio ? 2 : 1)
+                         .arg(ratio ? QString() : QStringLiteral(" ") + metricUnit(Metric(m)))
+                         .arg(u.max[size_t(m)], 0, 'f', ratio ? 2 : 1);
+        }
+        if (!std::isnan(u.energyJ))
+            parts << QStringLiteral("energy %1 J").arg(u.energyJ, 0, 'f', 1);
+        t += QStringLiteral("    %1: %2\n").arg(u.device, parts.join(QStringLiteral(" · ")));
+    }
+    return t;
+}
+
+} // namespace gml::sim
