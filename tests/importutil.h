@@ -38,15 +38,17 @@ inline QList<gml::SourceReport> importInto(gml::Project &project, const QStringL
 
 // A data-parallel job written by grademl-tracegen into DIR/job (its path); with skewUs, the
 // second half of the ranks is on a host whose clock is that far ahead. Aborts on failure.
-inline QString generateJob(const QTemporaryDir &dir, int ranks, int steps, qint64 skewUs = 0)
+// `extra`: more grademl-tracegen options (--healthy, --monitor, --layers N).
+inline QString generateJob(const QTemporaryDir &dir, int ranks, int steps, qint64 skewUs = 0,
+                           const QStringList &extra = {})
 {
     const QString out = dir.filePath(QStringLiteral("job"));
     QDir().mkpath(out);
     QProcess gen;
-    gen.start(QStringLiteral(GRADEML_TRACEGEN),
-              {QStringLiteral("--out"), out, QStringLiteral("--ranks"), QString::number(ranks),
-               QStringLiteral("--steps"), QString::number(steps), QStringLiteral("--host-skew-us"),
-               QString::number(skewUs)});
+    const QStringList args{QStringLiteral("--out"), out, QStringLiteral("--ranks"), QString::number(ranks),
+                           QStringLiteral("--steps"), QString::number(steps), QStringLiteral("--host-skew-us"),
+                           QString::number(skewUs)};
+    gen.start(QStringLiteral(GRADEML_TRACEGEN), args + extra);
     if (!gen.waitForFinished(120000) || gen.exitCode() != 0)
         qFatal("grademl-tracegen failed: %s", gen.readAllStandardError().constData());
     return out;
