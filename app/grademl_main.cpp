@@ -27,8 +27,9 @@ static const char kUsage[] =
     "  graph FILE.grademl [--run NAME] [--level workflow|step|iteration|scope|operator|gpu]\n"
     "        [--json | --dot]                                the execution model: nodes, times, edges\n"
     "  analyze FILE.grademl [--run NAME] [--rank N] [--range START:END] [--json]\n"
-    "                                                        GPU time and idle causes, kernels, launches,\n"
-    "                                                        stragglers, rank balance\n"
+    "                                                        findings ranked by what fixing each would\n"
+    "                                                        gain; GPU time and idle causes, kernels,\n"
+    "                                                        launches, stragglers, counters by phase\n"
     "exit status: 0 ok, 1 some source or the command failed, 2 usage error\n";
 
 int main(int argc, char **argv)

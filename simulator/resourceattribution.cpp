@@ -112,6 +112,49 @@ std::optional<Over> over(const CounterTrack &c, TimeNs a, TimeNs b)
     return o;
 }
 
+// The active span cut where the busiest GPU's utilisation drops below half its typical busy
+// level and comes back (an epoch's evaluation, a checkpoint, a reshuffle): "busy N" and
+// "lull N" phases, when there are two busy stretches or more.
+void segment(const std::vector<Series> &series, TimeNs from, TimeNs to, std::vector<Phase> &phases)
+{
+    const Series *busiest = nullptr;
+    double best = 0;
+    for (const auto &s : series) {
+        if (s.metric != Metric::GpuUtilisation)
+            continue;
+        const auto o = over(s.track, from, to);
+        if (o && o->mean > best) {
+            best = o->mean;
+            busiest = &s;
+        }
+    }
+    if (!busiest)
+        return;
+    std::vector<double> positive;
+    const CounterTrack &c = busiest->track;
+    for (size_t k = c.lowerBound(from); k < c.size() && c.ts(k) < to; ++k)
+        if (c.value(k) > 0)
+            positive.push_back(c.value(k));
+    if (positive.size() < 4)
+        return;
+    std::nth_element(positive.begin(), positive.begin() + qsizetype(positive.size() / 2), positive.end());
+    const double threshold = positive[positive.size() / 2] / 2;
+    std::vector<Phase> cut;
+    int busy = 0, lull = 0;
+    for (size_t k = c.lowerBound(from); k < c.size() && c.ts(k) < to; ++k) {
+        const bool high = c.value(k) >= threshold;
+        const TimeNs end = k + 1 < c.size() ? std::min(to, c.ts(k + 1)) : to;
+        const QString kind = high ? QStringLiteral("busy") : QStringLiteral("lull");
+        if (!cut.empty() && cut.back().kind == kind) {
+            cut.back().end = end;
+            continue;
+        }
+        cut.push_back({QStringLiteral("%1 %2").arg(kind).arg(high ? ++busy : ++lull), kind, std::max(from, c.ts(k)), end});
+    }
+    if (busy >= 2)
+        phases.insert(phases.end(), cut.begin(), cut.end());
+}
+
 } // namespace
 
 ResourceAttribution attributeResources(Project &project, RunId run, const DependencyGraph *graph, QString *error)
@@ -211,6 +254,7 @@ ResourceAttribution attributeResources(Project &project, RunId run, const Depend
             if (busyFrom > first)
                 out.phases.push_back({QStringLiteral("before the GPU work"), QStringLiteral("before"), first, busyFrom});
             out.phases.push_back({QStringLiteral("GPU active"), QStringLiteral("active"), busyFrom, busyTo});
+            segment(series, busyFrom, busyTo, out.phases);
             if (busyTo < last)
                 out.phases.push_back({QStringLiteral("after the GPU work"), QStringLiteral("after"), busyTo, last});
         }
@@ -320,8 +364,25 @@ QString ResourceAttribution::toText() const
     if (isEmpty())
         return {};
     QString t = QStringLiteral("Resources by phase (%1 counter samples; phases from %2):\n").arg(samples).arg(phaseSource);
+    // GPUs that never ran (utilisation and memory at zero throughout) are named once.
+    QStringList idle;
+    for (const auto &d : devices) {
+        if (!d.startsWith(QLatin1String("GPU ")))
+            continue;
+        bool ran = false;
+        for (const auto &u : usage)
+            if (u.device == d && ((u.has(Metric::GpuUtilisation) && u.max[size_t(Metric::GpuUtilisation)] > 0) ||
+                                  (u.has(Metric::MemoryUsed) && u.max[size_t(Metric::MemoryUsed)] > 1)))
+                ran = true;
+        if (!ran)
+            idle << d;
+    }
+    if (!idle.isEmpty())
+        t += QStringLiteral("  idle throughout (no utilisation, no memory in use): %1\n").arg(idle.join(QStringLiteral(", ")));
     int shown = -1;
     for (const auto &u : usage) {
+        if (idle.contains(u.device))
+            continue;
         const Phase &p = phases[size_t(u.phase)];
         if (u.phase != shown) {
             t += QStringLiteral("  %1 [%2 … %3]\n")
