@@ -2,6 +2,7 @@
 #include "mainwindow.h"
 
 #include "aggregatemodel.h"
+#include "analysiscontroller.h"
 #include "clockalignment.h"
 #include "detailspanel.h"
 #include "figureexport.h"
@@ -164,6 +165,7 @@ void MainWindow::buildPanels()
     tabifyDockWidget(detailsDock, aggDock);
     tabifyDockWidget(aggDock, srcDock);
     buildWhatIfPanel(srcDock);
+    buildAnalysisPanel(srcDock);
     buildGraphPanel();
     detailsDock->raise();
     // The bottom panels span the window; the graph shares the top with the timeline.
@@ -176,171 +178,6 @@ void MainWindow::buildPanels()
         if (auto *details = findChild<QDockWidget *>(QStringLiteral("details")))
             resizeDocks({details}, {230}, Qt::Vertical);
     });
-}
-
-void MainWindow::buildGraphPanel()
-{
-    // The execution graph beside the timeline: a run picker over the graph view.
-    auto *box = new QWidget(this);
-    auto *layout = new QVBoxLayout(box);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(0);
-    auto *top = new QHBoxLayout;
-    top->setContentsMargins(6, 3, 6, 0);
-    auto *runs = new QComboBox(box);
-    runs->setMinimumContentsLength(24);
-    top->addWidget(new QLabel(tr("Run:"), box));
-    top->addWidget(runs, 1);
-    layout->addLayout(top);
-    m_graphView = new GraphView(box);
-    layout->addWidget(m_graphView, 1);
-    auto *dock = new QDockWidget(tr("Execution Graph"), this);
-    dock->setObjectName(QStringLiteral("graph"));
-    dock->setWidget(box);
-    addDockWidget(Qt::RightDockWidgetArea, dock);
-    m_graph = new GraphController(m_graphView, runs, m_state, m_timeline, this);
-    connect(dock, &QDockWidget::visibilityChanged, m_graph, &GraphController::setVisible);
-    connect(&m_whatIf, &WhatIfController::resultReady, m_graph, &GraphController::onWhatIfResult);
-}
-
-bool MainWindow::showGraph()
-{
-    auto *dock = findChild<QDockWidget *>(QStringLiteral("graph"));
-    dock->show();
-    dock->raise();
-    m_graph->setVisible(true);
-    m_graph->waitForIdle();
-    m_graphView->waitForLayout();
-    return m_graphView->picture() != nullptr;
-}
-
-void MainWindow::buildWhatIfPanel(QDockWidget *below)
-{
-    m_whatIfPanel = new WhatIfPanel(this);
-    auto *dock = new QDockWidget(tr("What-if"), this);
-    dock->setObjectName(QStringLiteral("whatif"));
-    dock->setWidget(m_whatIfPanel);
-    addDockWidget(Qt::BottomDockWidgetArea, dock);
-    tabifyDockWidget(below, dock);
-    // The graph is built when the panel is first looked at, not on every open.
-    connect(dock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
-        if (visible && !m_whatIf.graph() && !m_whatIf.isBusy() && m_measuredData)
-            m_whatIf.select(m_whatIfPanel->currentRun());
-    });
-    connect(m_whatIfPanel, &WhatIfPanel::runChanged, this, [this](const QString &run) {
-        m_timeline->setData(m_measuredData);
-        m_whatIf.select(run);
-    });
-    connect(m_whatIfPanel, &WhatIfPanel::transformsChanged, this,
-            [this] { m_whatIf.request(m_whatIfPanel->transforms()); });
-    connect(&m_whatIf, &WhatIfController::graphReady, this, [this](const QString &run, const QString &error) {
-        if (!error.isEmpty()) {
-            m_whatIfPanel->showMessage(tr("Cannot replay run '%1': %2").arg(run, error));
-            if (m_whatIfWanted) {
-                m_whatIfWanted = false;
-                Q_EMIT whatIfShown(false);
-            }
-            return;
-        }
-        const auto &g = *m_whatIf.graph();
-        WhatIfPanel::Measured m;
-        QString unknown; // the link sliders stay disabled
-        if (const auto *l = sim::measuredLink(g.context, true, &unknown)) {
-            m.networkGBps = l->bwGBps;
-            m.latencyUs = l->latencyUs;
-        }
-        m.workers = g.context.measuredWorkers;
-        m_whatIfPanel->setMeasured(m);
-        refreshScenarios();
-        if (!m_whatIfQueued.isEmpty())
-            m_whatIfPanel->setCustomTransforms(std::exchange(m_whatIfQueued, {}));
-        else
-            m_whatIf.request(m_whatIfPanel->transforms());
-    });
-    connect(&m_whatIf, &WhatIfController::resultReady, this, &MainWindow::onWhatIfResult);
-    connect(m_whatIfPanel, &WhatIfPanel::loadScenarioRequested, this, [this](const QString &name) {
-        const auto &g = m_whatIf.graph();
-        if (!g || !m_readProject)
-            return;
-        QString error;
-        if (auto s = sim::loadScenario(*m_readProject, g->runId, name, &error))
-            m_whatIfPanel->setCustomTransforms(s->transforms);
-        else
-            m_whatIfPanel->showMessage(error);
-    });
-    connect(m_whatIfPanel, &WhatIfPanel::saveScenarioRequested, this,
-            [this](const QString &name, const QList<sim::Transform> &transforms) {
-                const auto &g = m_whatIf.graph();
-                if (!g || isBusy())
-                    return;
-                const RunId run = g->runId;
-                startImport(m_projectPath, {}, tr("scenario %1").arg(name),
-                            [run, name, transforms](Project &p, QString *why) {
-                                return sim::saveScenario(p, run, name, transforms, {}, why);
-                            });
-            });
-    connect(m_whatIfPanel, &WhatIfPanel::saveRunRequested, this,
-            [this](const QString &name, const QList<sim::Transform> &transforms) {
-                const auto &g = m_whatIf.graph();
-                if (!g || isBusy())
-                    return;
-                // The graph is immutable: the worker replays the one already built.
-                const RunId run = g->runId;
-                const auto graph = g->graph;
-                const auto context = g->context;
-                startImport(m_projectPath, {}, tr("predicted run %1").arg(name),
-                            [=](Project &p, QString *why) {
-                                const auto res = sim::whatIf(graph, transforms, context, why);
-                                return res && sim::savePredictedRun(p, run, *res, transforms, name, why);
-                            });
-            });
-}
-
-void MainWindow::showWhatIf(const QList<sim::Transform> &transforms)
-{
-    m_whatIfWanted = true;
-    if (auto *dock = findChild<QDockWidget *>(QStringLiteral("whatif")))
-        dock->raise();
-    if (m_whatIf.graph())
-        m_whatIfPanel->setCustomTransforms(transforms);
-    else {
-        m_whatIfQueued = transforms;
-        if (!m_whatIf.isBusy() && m_measuredData)
-            m_whatIf.select(m_whatIfPanel->currentRun());
-    }
-}
-
-void MainWindow::refreshScenarios()
-{
-    const auto &g = m_whatIf.graph();
-    if (!g || !m_readProject)
-        return;
-    QString error;
-    QStringList names;
-    for (const auto &s : sim::listScenarios(*m_readProject, g->runId, &error))
-        names << s.name;
-    m_whatIfPanel->setScenarios(names);
-}
-
-void MainWindow::onWhatIfResult(const WhatIfController::Result &r)
-{
-    if (!r.error.isEmpty()) {
-        m_whatIfPanel->showMessage(r.error);
-    } else {
-        m_whatIfPanel->showResult(r.report, r.replayMs);
-        if (r.data && r.data != m_timeline->data()) {
-            const TimeNs t0 = m_state->windowStart(), t1 = m_state->windowEnd();
-            m_timeline->setData(r.data);
-            if (r.data->end != m_state->traceEnd() || r.data->start != m_state->traceStart()) {
-                m_state->setTraceRange(r.data->start, r.data->end);
-                m_state->setWindow(t0, t1); // keep the user's zoom
-            }
-        }
-    }
-    if (m_whatIfWanted && !m_whatIf.isBusy()) {
-        m_whatIfWanted = false;
-        Q_EMIT whatIfShown(r.error.isEmpty());
-    }
 }
 
 void MainWindow::buildMenus()
@@ -487,6 +324,7 @@ void MainWindow::onImportFinished(const ImportController::Result &r)
     m_measuredData = r.data;
     m_whatIf.setProject(m_projectPath, r.data);
     m_graph->setProject(m_projectPath, r.data);
+    m_analysis->setProject(m_projectPath, r.data);
     {
         QStringList measuredRuns;
         for (const auto &run : r.data->runs)

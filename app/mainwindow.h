@@ -23,6 +23,7 @@ class QTimer;
 namespace gml {
 
 class AggregateModel;
+class AnalysisController;
 class DetailsPanel;
 class GraphView;
 class Project;
@@ -63,6 +64,11 @@ public:
     // Shows the what-if panel, building the run's graph when needed, and replays `transforms`
     // (added to the panel's list); whatIfShown() follows the result.
     void showWhatIf(const QList<sim::Transform> &transforms = {});
+    // The same for `run` (the what-if panel switches to it first): the analysis' "try it".
+    void tryWhatIf(const QString &run, const QList<sim::Transform> &transforms);
+    // Shows the analysis dock and waits for the current run's report (screenshots, tests).
+    bool showAnalysis();
+    AnalysisController *analysis() const { return m_analysis; }
     QString projectPath() const { return m_projectPath; }
     // Find: the matches of the last search and the current one.
     void find(const QString &pattern, bool regex, bool backwards = false);
@@ -93,6 +99,7 @@ private:
     void updateStatus();
     void buildWhatIfPanel(QDockWidget *below);
     void buildGraphPanel();
+    void buildAnalysisPanel(QDockWidget *below);
     void onWhatIfResult(const WhatIfController::Result &result);
     void refreshScenarios();
 
@@ -116,6 +123,7 @@ private:
     WhatIfPanel *m_whatIfPanel = nullptr;
     GraphView *m_graphView = nullptr;
     GraphController *m_graph = nullptr;
+    AnalysisController *m_analysis = nullptr;
     std::shared_ptr<const TimelineData> m_measuredData; // the project as loaded, no prediction
     QList<sim::Transform> m_whatIfQueued;              // for showWhatIf before the graph is ready
     bool m_whatIfWanted = false;

@@ -65,6 +65,7 @@ std::vector<Evidence> gapEvidence(const DependencyGraph &g, const Analysis &a, s
         if (gap.work >= 0) {
             const Node &n = g.nodes()[size_t(gap.work)];
             e.slice = n.slice;
+            e.track = g.resources()[size_t(n.resource)].track;
             before = QStringLiteral(" before %1").arg(g.name(n.name).left(80));
         }
         e.what = QStringLiteral("%1 idle %2%3 (%4)").arg(gpu->device, formatDuration(gap.length()), before,
@@ -90,7 +91,8 @@ std::vector<Evidence> longestNodes(const DependencyGraph &g, Test &&test)
     for (size_t k = 0; k < n; ++k) {
         const Node &node = g.nodes()[size_t(picked[k])];
         out.push_back({QStringLiteral("%1 %2").arg(g.name(node.name).left(80), formatDuration(length(picked[k]))),
-                       g.resources()[size_t(node.resource)].rank, node.start, node.end, node.slice});
+                       g.resources()[size_t(node.resource)].rank, node.start, node.end, node.slice,
+                       g.resources()[size_t(node.resource)].track});
     }
     return out;
 }

@@ -27,6 +27,7 @@ struct Evidence
     TimeNs start = 0;
     TimeNs end = 0;
     SliceId slice = 0;
+    TrackId track = 0; // the slice's
 };
 
 // One rule's verdict on a run (the README lists the rules and their thresholds). `share` is
@@ -112,9 +113,12 @@ using AnalysisProgress = std::function<bool(const QString &stage, int done, int 
 // on the whole run's graph and ranked. Fails on a database error, or a run with neither a
 // kernel trace nor recognised counters. `graphOut` (optional) gets the graph for reuse.
 // `progress` returning false cancels: nullopt with `error` "cancelled".
+// `unpriced` (optional) gets the report before the findings are priced (a panel fills
+// progressively).
 std::optional<RunReport> analyzeRun(Project &project, RunId run, const QString &runName, const AnalysisScope &scope,
                                     QString *error, const AnalysisProgress &progress = {},
-                                    std::shared_ptr<const DependencyGraph> *graphOut = nullptr);
+                                    std::shared_ptr<const DependencyGraph> *graphOut = nullptr,
+                                    const std::function<void(const RunReport &)> &unpriced = {});
 
 // "up to -33.2% per iteration (176 ms -> 117 ms)", or why it has no price.
 QString gainText(const Finding &f);

@@ -120,7 +120,8 @@ RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis, con
 
 std::optional<RunReport> analyzeRun(Project &project, RunId run, const QString &runName, const AnalysisScope &scope,
                                     QString *error, const AnalysisProgress &progress,
-                                    std::shared_ptr<const DependencyGraph> *graphOut)
+                                    std::shared_ptr<const DependencyGraph> *graphOut,
+                                    const std::function<void(const RunReport &)> &unpriced)
 {
     auto step = [&](const QString &stage, int done, int total) {
         if (progress && !progress(stage, done, total)) {
@@ -173,6 +174,8 @@ std::optional<RunReport> analyzeRun(Project &project, RunId run, const QString &
         identity = replay(*graph, ReplayInput::measured(*graph));
     report.summary = summarize(graph.get(), report.analysis ? &*report.analysis : nullptr, report.resources, context,
                                flops, identity ? meanIteration(*graph, *identity) : 0);
+    if (unpriced)
+        unpriced(report);
     if (graph) {
         bool cancelled = false;
         priceFindings(graph, report.findings, context, &*identity, [&](int done, int total) {

@@ -198,6 +198,20 @@ ResourceAttribution attributeResources(Project &project, RunId run, const Depend
     }
     for (const auto &[key, unused] : deviceOrder)
         out.devices << key.second;
+    for (const auto &s : series) {
+        if (s.metric != Metric::GpuUtilisation && s.metric != Metric::Power && s.metric != Metric::HostCpu)
+            continue;
+        CounterSeries cs{s.device, s.metric, {}};
+        const size_t n = s.track.size(), every = (n + 1999) / 2000;
+        for (size_t k = 0; k < n; k += every) {
+            double sum = 0;
+            const size_t e = std::min(n, k + every);
+            for (size_t j = k; j < e; ++j)
+                sum += s.track.value(j);
+            cs.samples.emplace_back(s.track.ts(k), sum / double(e - k));
+        }
+        out.series.push_back(std::move(cs));
+    }
 
     // The phases.
     TimeNs first = std::numeric_limits<TimeNs>::max(), last = std::numeric_limits<TimeNs>::min();

@@ -60,6 +60,15 @@ struct PhaseUsage
     bool has(Metric m) const { return !std::isnan(mean[size_t(m)]); }
 };
 
+// A counter over time for the charts: a device's metric, at most 2,000 samples (bucket means
+// when it had more), on the project clock.
+struct CounterSeries
+{
+    QString device;
+    Metric metric = Metric::GpuUtilisation;
+    std::vector<std::pair<TimeNs, double>> samples;
+};
+
 struct ResourceAttribution
 {
     QString phaseSource; // "the execution model" or "GPU activity in the monitoring logs"
@@ -67,6 +76,7 @@ struct ResourceAttribution
     std::vector<PhaseUsage> usage; // by phase, then device
     QStringList devices;           // the devices with counters, GPUs first
     qint64 samples = 0;            // counter samples read
+    std::vector<CounterSeries> series; // GPU utilisation and power, host CPU, over time
     bool isEmpty() const { return usage.empty(); }
     QJsonObject toJson() const;
     QString toText() const;

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "analysiscontroller.h"
+
+#include "analysispanel.h"
+#include "project.h"
+#include "timelinestate.h"
+#include "timelineview.h"
+
+#include <QPointer>
+#include <QtConcurrent>
+
+namespace gml {
+
+AnalysisController::AnalysisController(AnalysisPanel *panel, TimelineState *state, TimelineView *timeline,
+                                       std::function<void(const QString &, const QList<sim::Transform> &)> tryIt,
+                                       QObject *parent)
+    : QObject(parent), m_panel(panel), m_state(state), m_timeline(timeline), m_tryIt(std::move(tryIt))
+{
+    qRegisterMetaType<sim::Evidence>();
+    connect(m_panel, &AnalysisPanel::runChanged, this, &AnalysisController::select);
+    connect(m_panel, &AnalysisPanel::cancelRequested, this, [this] {
+        if (m_cancel)
+            *m_cancel = true;
+    });
+    connect(m_panel, &AnalysisPanel::evidenceActivated, this, &AnalysisController::reveal);
+    connect(m_panel, &AnalysisPanel::tryRequested, this, [this](const QList<sim::Transform> &transforms) {
+        if (m_tryIt)
+            m_tryIt(m_run, transforms);
+    });
+    connect(&m_watcher, &QFutureWatcher<Result>::finished, this, [this] {
+        const Result r = m_watcher.result();
+        if (r.run != m_run) { // another run was picked meanwhile
+            start();
+            return;
+        }
+        if (r.report)
+            m_panel->showReport(*r.report, true);
+        else
+            m_panel->showMessage(tr("Cannot analyse run '%1': %2").arg(r.run, r.error));
+        Q_EMIT reportReady(r.run, r.report ? QString() : r.error);
+    });
+}
+
+AnalysisController::~AnalysisController()
+{
+    if (m_cancel)
+        *m_cancel = true;
+    m_watcher.waitForFinished();
+}
+
+void AnalysisController::setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data)
+{
+    m_projectPath = projectPath;
+    m_data = std::move(data);
+    QStringList runs;
+    if (m_data)
+        for (const auto &run : m_data->runs)
+            if (run.kind == QLatin1String("measured") && (run.slices > 0 || run.counterSamples > 0))
+                runs << run.name;
+    m_run = runs.value(0);
+    m_done = false;
+    m_panel->setRuns(runs, m_run);
+    m_panel->showMessage(runs.isEmpty() ? tr("The project has no measured run.") : tr("Analysing when shown…"));
+    if (m_visible)
+        start();
+}
+
+void AnalysisController::setVisible(bool visible)
+{
+    m_visible = visible;
+    if (visible && !m_done)
+        start();
+}
+
+void AnalysisController::select(const QString &run)
+{
+    if (run == m_run && m_done)
+        return;
+    m_run = run;
+    m_done = false;
+    if (m_visible)
+        start();
+}
+
+void AnalysisController::start()
+{
+    if (m_run.isEmpty() || m_projectPath.isEmpty())
+        return;
+    m_done = true;
+    if (m_watcher.isRunning()) { // the finished handler starts the new run's analysis
+        if (m_cancel)
+            *m_cancel = true;
+        return;
+    }
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    const quint64 generation = ++m_generation;
+    m_panel->showProgress(tr("Opening the project"), 0, 1);
+    QPointer<AnalysisController> self(this);
+    auto post = [self, generation](auto &&fn) {
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, generation, fn = std::forward<decltype(fn)>(fn)] {
+                if (self && self->m_generation == generation)
+                    fn(*self);
+            },
+            Qt::QueuedConnection);
+    };
+    m_watcher.setFuture(QtConcurrent::run([path = m_projectPath, run = m_run, cancel = m_cancel, post]() -> Result {
+        Result r;
+        r.run = run;
+        auto project = Project::open(path, Project::Mode::ReadOnly, &r.error);
+        if (!project)
+            return r;
+        const auto id = project->findRun(run);
+        if (!id) {
+            r.error = tr("no run named '%1'").arg(run);
+            return r;
+        }
+        r.report = sim::analyzeRun(
+            *project, *id, run, {}, &r.error,
+            [&](const QString &stage, int done, int total) {
+                post([stage, done, total](AnalysisController &c) { c.m_panel->showProgress(stage, done, total); });
+                return !*cancel;
+            },
+            nullptr,
+            [&](const sim::RunReport &unpriced) {
+                post([unpriced](AnalysisController &c) { c.m_panel->showReport(unpriced, false); });
+            });
+        return r;
+    }));
+}
+
+void AnalysisController::waitForIdle()
+{
+    while (m_watcher.isRunning() || !m_watcher.isFinished()) {
+        m_watcher.waitForFinished();
+        QCoreApplication::processEvents();
+    }
+    QCoreApplication::processEvents();
+}
+
+void AnalysisController::reveal(const sim::Evidence &e)
+{
+    if (e.end > e.start) {
+        // The evidence with a little context either side.
+        const TimeNs pad = std::max<TimeNs>(1000, (e.end - e.start) / 4);
+        m_state->setSelection(e.start, e.end);
+        m_state->setWindow(e.start - pad, e.end + pad);
+    }
+    if (e.slice && e.track && m_data) {
+        if (const auto slices = m_data->slices.value(e.track)) {
+            const qint64 index = slices->indexOf(e.slice);
+            if (index >= 0)
+                m_timeline->revealSlice(e.track, size_t(index), false);
+        }
+    }
+}
+
+} // namespace gml

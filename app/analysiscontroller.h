@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "findings.h"
+#include "timelinedata.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+
+namespace gml {
+
+class AnalysisPanel;
+class TimelineState;
+class TimelineView;
+
+// Wires the Analysis panel: analyses the chosen run off the GUI thread when the panel is first
+// looked at (grademl analyze's report: the graph, the breakdowns, the counters by phase, then
+// the findings, shown unpriced at once and again once each is priced by its what-if), with
+// progress and cancel. A click on a piece of evidence selects its range in the timeline, zooms
+// to it and reveals its slice; "try it" hands the finding's transforms to `tryIt` (the
+// main window opens the What-if panel with them).
+class AnalysisController : public QObject
+{
+    Q_OBJECT
+public:
+    AnalysisController(AnalysisPanel *panel, TimelineState *state, TimelineView *timeline,
+                       std::function<void(const QString &run, const QList<sim::Transform> &)> tryIt,
+                       QObject *parent = nullptr);
+    ~AnalysisController() override;
+
+    void setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data);
+    void setVisible(bool visible); // the dock: analyses the first time it shows
+    void select(const QString &run);
+    bool isBusy() const { return m_watcher.isRunning(); }
+    void waitForIdle(); // tests and screenshots: the final report is shown on return
+
+Q_SIGNALS:
+    void reportReady(const QString &run, const QString &error);
+
+private:
+    struct Result
+    {
+        QString run;
+        std::optional<sim::RunReport> report;
+        QString error;
+    };
+    void start();
+    void reveal(const sim::Evidence &evidence);
+
+    AnalysisPanel *m_panel;
+    TimelineState *m_state;
+    TimelineView *m_timeline;
+    std::function<void(const QString &, const QList<sim::Transform> &)> m_tryIt;
+    QString m_projectPath;
+    std::shared_ptr<const TimelineData> m_data;
+    QString m_run;
+    bool m_visible = false;
+    bool m_done = false; // m_run is analysed (or being analysed)
+    QFutureWatcher<Result> m_watcher;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+    quint64 m_generation = 0; // progress from an older analysis is dropped
+};
+
+} // namespace gml

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "analysischarts.h"
+
+#include <map>
+
+namespace gml {
+
+namespace {
+
+// The breakdown's colours, as the timeline draws those kinds of work.
+const QColor kCompute(0x4c, 0x78, 0xa8);
+const QColor kCommunication(0xe4, 0x57, 0x56);
+const QColor kCopies(0xf2, 0x8e, 0x2b);
+const QColor kIdle(0xc8, 0xc8, 0xc8);
+
+double ms(TimeNs t)
+{
+    return double(t) / 1e6;
+}
+
+std::vector<ChartSeries> breakdownSeries()
+{
+    return {{QStringLiteral("compute"), kCompute, {}},
+            {QStringLiteral("communication"), kCommunication, {}},
+            {QStringLiteral("copies"), kCopies, {}},
+            {QStringLiteral("idle"), kIdle, {}}};
+}
+
+void addBreakdown(std::vector<ChartSeries> &s, const sim::GpuTime &t)
+{
+    s[0].values.push_back(ms(t.compute));
+    s[1].values.push_back(ms(t.communication));
+    s[2].values.push_back(ms(t.copies));
+    s[3].values.push_back(ms(t.idle));
+}
+
+QColor familyColour(const QString &family)
+{
+    static const std::map<QString, QColor> colours{
+        {QStringLiteral("gemm"), QColor(0x4c, 0x78, 0xa8)},        {QStringLiteral("convolution"), QColor(0x59, 0xa1, 0x4f)},
+        {QStringLiteral("attention"), QColor(0xb0, 0x7a, 0xa1)},   {QStringLiteral("elementwise"), QColor(0xed, 0xc9, 0x48)},
+        {QStringLiteral("reduction"), QColor(0x76, 0xb7, 0xb2)},   {QStringLiteral("nccl"), QColor(0xe4, 0x57, 0x56)},
+        {QStringLiteral("copy"), QColor(0xf2, 0x8e, 0x2b)},        {QStringLiteral("other"), QColor(0x9c, 0x75, 0x5f)}};
+    const auto it = colours.find(family);
+    return it == colours.end() ? QColor(0x9c, 0x75, 0x5f) : it->second;
+}
+
+QColor lineColour(int k)
+{
+    static const QColor c[] = {QColor(0x4c, 0x78, 0xa8), QColor(0xe4, 0x57, 0x56), QColor(0x59, 0xa1, 0x4f),
+                               QColor(0xb0, 0x7a, 0xa1), QColor(0xf2, 0x8e, 0x2b), QColor(0x76, 0xb7, 0xb2),
+                               QColor(0x9c, 0x75, 0x5f), QColor(0xed, 0xc9, 0x48)};
+    return c[size_t(k) % (sizeof c / sizeof c[0])];
+}
+
+} // namespace
+
+AnalysisCharts analysisCharts(const sim::RunReport &report)
+{
+    AnalysisCharts out;
+    const TimeNs origin = report.origin;
+    if (report.analysis) {
+        const sim::Analysis &a = *report.analysis;
+        // Per iteration: the lowest rank's first GPU, one bar per ProfilerStep.
+        out.iterations.title = QStringLiteral("GPU time per iteration");
+        out.iterations.valueLabel = QStringLiteral("ms");
+        out.iterations.series = breakdownSeries();
+        QString device;
+        for (const auto &it : a.iterations) {
+            if (device.isEmpty())
+                device = it.device;
+            if (it.device != device)
+                continue;
+            out.iterations.categories << it.name.section(QLatin1Char('#'), -1).prepend(QLatin1Char('#'));
+            addBreakdown(out.iterations.series, it.time);
+        }
+        if (!device.isEmpty())
+            out.iterations.title += QStringLiteral(" (%1)").arg(device);
+        // Per GPU (a rank's GPUs in rank order).
+        out.ranks.title = QStringLiteral("GPU time per GPU");
+        out.ranks.valueLabel = QStringLiteral("ms");
+        out.ranks.series = breakdownSeries();
+        for (const auto &g : a.gpus) {
+            out.ranks.categories << g.device;
+            addBreakdown(out.ranks.series, g.time);
+        }
+        // Kernel families: one bar per family.
+        out.families.title = QStringLiteral("Kernel time by family");
+        out.families.valueLabel = QStringLiteral("ms");
+        ChartSeries time{QStringLiteral("kernel time"), QColor(0x4c, 0x78, 0xa8), {}};
+        for (const auto &f : a.families) {
+            out.families.categories << f.family;
+            time.values.push_back(ms(f.time));
+        }
+        if (!out.families.categories.isEmpty()) {
+            // One series per family so each bar has its colour (zero elsewhere).
+            for (int k = 0; k < out.families.categories.size(); ++k) {
+                ChartSeries s{out.families.categories[k], familyColour(out.families.categories[k]),
+                              std::vector<double>(size_t(out.families.categories.size()), 0.0)};
+                s.values[size_t(k)] = time.values[size_t(k)];
+                out.families.series.push_back(std::move(s));
+            }
+        }
+    }
+    // Utilisation over time with the phases shaded; without counters, the launch queue.
+    const auto &res = report.resources;
+    int k = 0;
+    for (const auto &s : res.series) {
+        if (s.metric != sim::Metric::GpuUtilisation)
+            continue;
+        double peak = 0;
+        for (const auto &[t, v] : s.samples)
+            peak = std::max(peak, v);
+        if (peak <= 0)
+            continue; // a GPU the job did not use
+        TimeChart::Line line{QStringLiteral("%1 utilisation").arg(s.device), lineColour(k++), {}, {}};
+        for (const auto &[t, v] : s.samples) {
+            line.x.push_back(double(t - origin) / 1e9);
+            line.y.push_back(v);
+        }
+        out.utilisation.lines.push_back(std::move(line));
+    }
+    if (!out.utilisation.lines.empty()) {
+        out.utilisation.title = QStringLiteral("GPU utilisation (monitoring), phases shaded");
+        out.utilisation.valueLabel = QStringLiteral("%");
+        for (const auto &p : res.phases) {
+            if (p.kind == QLatin1String("run") || p.kind == QLatin1String("active") || p.kind == QLatin1String("busy"))
+                continue;
+            const QColor c = p.kind == QLatin1String("data loading") ? QColor(0xf2, 0x8e, 0x2b, 60)
+                             : p.kind == QLatin1String("iteration")  ? QColor(0x4c, 0x78, 0xa8, 25)
+                                                                     : QColor(0x80, 0x80, 0x80, 45);
+            out.utilisation.bands.push_back({double(p.start - origin) / 1e9, double(p.end - origin) / 1e9, p.name, c});
+        }
+    } else if (report.analysis) {
+        out.utilisation.title = QStringLiteral("Launch queue: GPU work launched and not finished");
+        out.utilisation.valueLabel = QStringLiteral("kernels");
+        for (const auto &g : report.analysis->gpus) {
+            if (g.queue.empty())
+                continue;
+            TimeChart::Line line{QStringLiteral("%1 mean").arg(g.device), lineColour(k++), {}, {}};
+            for (const auto &q : g.queue) {
+                line.x.push_back(double((q.start + q.end) / 2 - origin) / 1e9);
+                line.y.push_back(q.mean);
+            }
+            out.utilisation.lines.push_back(std::move(line));
+            if (out.utilisation.lines.size() == 8)
+                break;
+        }
+        for (const auto &it : report.analysis->iterations)
+            if (it.rank == report.analysis->iterations.front().rank && it.device == report.analysis->iterations.front().device)
+                out.utilisation.bands.push_back({double(it.start - origin) / 1e9, double(it.end - origin) / 1e9,
+                                                 it.name, QColor(0x4c, 0x78, 0xa8, out.utilisation.bands.size() % 2 ? 18 : 36)});
+    }
+    return out;
+}
+
+} // namespace gml

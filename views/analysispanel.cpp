@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "analysispanel.h"
+
+#include "analysischarts.h"
+#include "chartlayer.h"
+#include "timeformat.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTextBrowser>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace gml {
+
+namespace {
+
+QColor severityColour(sim::Severity s)
+{
+    switch (s) {
+    case sim::Severity::High: return QColor(0xc0, 0x39, 0x2b);
+    case sim::Severity::Medium: return QColor(0xd6, 0x8a, 0x10);
+    case sim::Severity::Low: break;
+    }
+    return QColor(0x60, 0x60, 0x60);
+}
+
+QString gainColumn(const sim::Finding &f)
+{
+    if (f.priced)
+        return QStringLiteral("−%1%").arg(f.gain() * 100, 0, 'f', 1);
+    return f.priceError.isEmpty() ? QStringLiteral("–") : QStringLiteral("?");
+}
+
+} // namespace
+
+AnalysisPanel::AnalysisPanel(QWidget *parent) : QWidget(parent)
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    auto *top = new QHBoxLayout;
+    top->addWidget(new QLabel(tr("Run:"), this));
+    m_runs = new QComboBox(this);
+    m_runs->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    top->addWidget(m_runs);
+    m_status = new QLabel(this);
+    top->addWidget(m_status, 1);
+    m_progress = new QProgressBar(this);
+    m_progress->setMaximumWidth(160);
+    m_progress->setVisible(false);
+    top->addWidget(m_progress);
+    m_cancel = new QPushButton(tr("Cancel"), this);
+    m_cancel->setVisible(false);
+    top->addWidget(m_cancel);
+    layout->addLayout(top);
+
+    m_summary = new QLabel(this);
+    m_summary->setWordWrap(true);
+    m_summary->setTextFormat(Qt::RichText);
+    m_summary->setStyleSheet(QStringLiteral("QLabel { background: #f4f6f8; border: 1px solid #d8dde3; padding: 6px; }"));
+    layout->addWidget(m_summary);
+
+    // Side by side, as the dock is wide and short: the ranked findings, the selected one's
+    // detail and evidence, the charts.
+    auto *split = new QSplitter(Qt::Horizontal, this);
+    m_findings = new QTreeWidget(split);
+    m_findings->setRootIsDecorated(false);
+    m_findings->setUniformRowHeights(true);
+    m_findings->setWordWrap(false);
+    m_findings->setHeaderLabels({tr("Severity"), tr("Gain"), tr("Finding")});
+    m_findings->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_findings->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    m_findings->header()->setStretchLastSection(true);
+    auto *detailBox = new QWidget(split);
+    auto *detailLayout = new QVBoxLayout(detailBox);
+    detailLayout->setContentsMargins(0, 0, 0, 0);
+    m_detail = new QTextBrowser(detailBox);
+    m_detail->setOpenLinks(false);
+    detailLayout->addWidget(m_detail, 3);
+    auto *evidenceRow = new QHBoxLayout;
+    evidenceRow->addWidget(new QLabel(tr("Evidence (click: show in the timeline)"), detailBox), 1);
+    m_try = new QPushButton(tr("Try it in What-if"), detailBox);
+    m_try->setToolTip(tr("Apply this finding's transform in the What-if panel"));
+    m_try->setEnabled(false);
+    evidenceRow->addWidget(m_try);
+    detailLayout->addLayout(evidenceRow);
+    m_evidence = new QListWidget(detailBox);
+    detailLayout->addWidget(m_evidence, 2);
+
+    m_tabs = new QTabWidget(split);
+    m_iterations = new Chart(m_tabs);
+    m_ranks = new Chart(m_tabs);
+    m_families = new Chart(m_tabs);
+    m_time = new Chart(m_tabs);
+    m_tabs->addTab(m_iterations, tr("Iterations"));
+    m_tabs->addTab(m_ranks, tr("GPUs"));
+    m_tabs->addTab(m_families, tr("Kernels"));
+    m_tabs->addTab(m_time, tr("Over time"));
+    split->addWidget(m_findings);
+    split->addWidget(detailBox);
+    split->addWidget(m_tabs);
+    split->setStretchFactor(0, 4);
+    split->setStretchFactor(1, 4);
+    split->setStretchFactor(2, 3);
+    layout->addWidget(split, 1);
+
+    connect(m_runs, &QComboBox::currentTextChanged, this, [this](const QString &run) {
+        if (!run.isEmpty())
+            Q_EMIT runChanged(run);
+    });
+    connect(m_cancel, &QPushButton::clicked, this, &AnalysisPanel::cancelRequested);
+    connect(m_findings, &QTreeWidget::currentItemChanged, this, &AnalysisPanel::showFinding);
+    connect(m_evidence, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) {
+        Q_EMIT evidenceActivated(item->data(Qt::UserRole).value<sim::Evidence>());
+    });
+    connect(m_evidence, &QListWidget::itemClicked, this, [this](QListWidgetItem *item) {
+        Q_EMIT evidenceActivated(item->data(Qt::UserRole).value<sim::Evidence>());
+    });
+    connect(m_try, &QPushButton::clicked, this, [this] {
+        const int k = selectedFinding();
+        if (m_report && k >= 0 && !m_report->findings[size_t(k)].fix.isEmpty())
+            Q_EMIT tryRequested(m_report->findings[size_t(k)].fix);
+    });
+    showMessage(tr("Open a project to analyse its runs."));
+}
+
+void AnalysisPanel::setRuns(const QStringList &runs, const QString &current)
+{
+    const QSignalBlocker block(m_runs);
+    m_runs->clear();
+    m_runs->addItems(runs);
+    m_runs->setCurrentText(current);
+}
+
+QString AnalysisPanel::currentRun() const
+{
+    return m_runs->currentText();
+}
+
+void AnalysisPanel::showProgress(const QString &stage, int done, int total)
+{
+    m_status->setText(stage + QStringLiteral("…"));
+    m_progress->setVisible(true);
+    m_progress->setRange(0, std::max(1, total));
+    m_progress->setValue(done);
+    m_cancel->setVisible(true);
+}
+
+void AnalysisPanel::showMessage(const QString &text)
+{
+    m_status->setText(text);
+    m_progress->setVisible(false);
+    m_cancel->setVisible(false);
+}
+
+void AnalysisPanel::showReport(const sim::RunReport &report, bool final)
+{
+    const int keep = selectedFinding();
+    m_report = report;
+    const sim::RunSummary &s = report.summary;
+    QStringList head;
+    if (s.iterations > 0)
+        head << tr("<b>Step</b> %1 (%2 iterations)").arg(formatDuration(s.stepTime)).arg(s.iterations);
+    else if (s.stepTime > 0)
+        head << tr("<b>Span</b> %1").arg(formatDuration(s.stepTime));
+    if (s.gpuBusy >= 0)
+        head << tr("<b>GPU busy</b> %1%").arg(s.gpuBusy * 100, 0, 'f', 1);
+    head << (s.mfu >= 0 ? tr("<b>MFU</b> %1%").arg(s.mfu * 100, 0, 'f', 1)
+                        : tr("<b>MFU</b> – (no FLOPs recorded)"));
+    if (s.gpuUtilisation >= 0)
+        head << tr("<b>GPU utilisation</b> %1% (monitoring)").arg(s.gpuUtilisation, 0, 'f', 1);
+    if (s.energyPerIterationJ >= 0)
+        head << tr("<b>Energy</b> %1 J per iteration").arg(s.energyPerIterationJ, 0, 'f', 1);
+    QStringList top;
+    for (size_t k = 0; k < report.findings.size() && k < 3; ++k) {
+        const auto &f = report.findings[k];
+        top << QStringLiteral("%1. <span style='color:%2'>%3</span>%4")
+                   .arg(k + 1)
+                   .arg(severityColour(f.severity()).name(), f.title.section(QLatin1Char(':'), 0, 0).toHtmlEscaped(),
+                        f.priced ? QStringLiteral(" (up to −%1%)").arg(f.gain() * 100, 0, 'f', 1) : QString());
+    }
+    m_summary->setText(QStringLiteral("%1<br><b>Top findings:</b> %2")
+                           .arg(head.join(QStringLiteral(" &nbsp;·&nbsp; ")),
+                                top.isEmpty() ? tr("none — no rule passed its threshold") : top.join(QStringLiteral(" &nbsp; "))));
+    {
+        const QSignalBlocker block(m_findings);
+        m_findings->clear();
+        for (const auto &f : report.findings) {
+            auto *item = new QTreeWidgetItem(m_findings, {sim::severityName(f.severity()), gainColumn(f), f.title});
+            item->setForeground(0, severityColour(f.severity()));
+            item->setToolTip(2, f.title);
+            item->setToolTip(1, sim::gainText(f));
+        }
+    }
+    if (!report.findings.empty())
+        selectFinding(keep >= 0 && keep < int(report.findings.size()) ? keep : 0);
+    else
+        showFinding();
+    const AnalysisCharts charts = analysisCharts(report);
+    m_iterations->showBars(charts.iterations);
+    m_ranks->showBars(charts.ranks);
+    m_families->showBars(charts.families);
+    m_time->showTime(charts.utilisation);
+    m_tabs->setTabEnabled(0, !m_iterations->isEmpty());
+    m_tabs->setTabEnabled(1, !m_ranks->isEmpty());
+    m_tabs->setTabEnabled(2, !m_families->isEmpty());
+    m_tabs->setTabEnabled(3, !m_time->isEmpty());
+    if (!m_tabs->isTabEnabled(m_tabs->currentIndex()))
+        for (int k = 0; k < m_tabs->count(); ++k)
+            if (m_tabs->isTabEnabled(k)) {
+                m_tabs->setCurrentIndex(k);
+                break;
+            }
+    if (final)
+        showMessage(tr("%n finding(s)", nullptr, int(report.findings.size())));
+}
+
+int AnalysisPanel::selectedFinding() const
+{
+    const auto *item = m_findings->currentItem();
+    return item ? m_findings->indexOfTopLevelItem(const_cast<QTreeWidgetItem *>(item)) : -1;
+}
+
+void AnalysisPanel::selectFinding(int index)
+{
+    if (auto *item = m_findings->topLevelItem(index))
+        m_findings->setCurrentItem(item);
+    showFinding();
+}
+
+std::vector<Chart *> AnalysisPanel::charts() const
+{
+    return {m_iterations, m_ranks, m_families, m_time};
+}
+
+void AnalysisPanel::showFinding()
+{
+    m_evidence->clear();
+    const int k = selectedFinding();
+    if (!m_report || k < 0) {
+        m_detail->setHtml(m_report ? tr("<p>No rule passed its threshold: nothing stands out.</p>") : QString());
+        m_try->setEnabled(false);
+        return;
+    }
+    const sim::Finding &f = m_report->findings[size_t(k)];
+    QString html = QStringLiteral("<p><b>%1</b></p><p><i>%2</i></p><p>%3</p>")
+                       .arg(f.title.toHtmlEscaped(), sim::gainText(f).toHtmlEscaped(), f.detail.toHtmlEscaped());
+    if (!f.fix.isEmpty()) {
+        QStringList what;
+        for (const auto &t : f.fix)
+            what << t.describe().toHtmlEscaped();
+        html += tr("<p><b>What-if:</b> %1</p>").arg(what.join(QStringLiteral("; ")));
+    }
+    for (const auto &n : f.notes)
+        html += QStringLiteral("<p style='color:#555'>%1</p>").arg(n.toHtmlEscaped());
+    m_detail->setHtml(html);
+    m_try->setEnabled(!f.fix.isEmpty() && f.priced);
+    for (const auto &e : f.evidence) {
+        auto *item = new QListWidgetItem(QStringLiteral("%1  @ %2").arg(e.what, formatDuration(e.start - m_report->origin)),
+                                         m_evidence);
+        item->setData(Qt::UserRole, QVariant::fromValue(e));
+    }
+}
+
+} // namespace gml

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "findings.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QListWidget;
+class QProgressBar;
+class QPushButton;
+class QTabWidget;
+class QTextBrowser;
+class QTreeWidget;
+
+namespace gml {
+
+class Chart;
+
+// The Analysis panel: a run's summary header (step time, GPU busy, MFU, the top findings),
+// its findings ranked by what fixing each would gain, the selected finding's detail and
+// evidence, and the breakdown charts. It shows a report it is given; the controller computes
+// it off the GUI thread (first the findings unpriced, then priced).
+class AnalysisPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit AnalysisPanel(QWidget *parent = nullptr);
+
+    void setRuns(const QStringList &runs, const QString &current);
+    QString currentRun() const;
+    void showProgress(const QString &stage, int done, int total);
+    // `final`: the findings are priced and ranked (else they are still being priced).
+    void showReport(const sim::RunReport &report, bool final);
+    void showMessage(const QString &text);
+    const sim::RunReport *report() const { return m_report ? &*m_report : nullptr; }
+    int selectedFinding() const;
+    void selectFinding(int index);
+    std::vector<Chart *> charts() const;
+
+Q_SIGNALS:
+    void runChanged(const QString &run);
+    void cancelRequested();
+    void evidenceActivated(const gml::sim::Evidence &evidence);
+    void tryRequested(const QList<gml::sim::Transform> &transforms);
+
+private:
+    void showFinding();
+
+    QComboBox *m_runs;
+    QLabel *m_status;
+    QProgressBar *m_progress;
+    QPushButton *m_cancel;
+    QLabel *m_summary;
+    QTreeWidget *m_findings;
+    QTextBrowser *m_detail;
+    QListWidget *m_evidence;
+    QPushButton *m_try;
+    QTabWidget *m_tabs;
+    Chart *m_iterations;
+    Chart *m_ranks;
+    Chart *m_families;
+    Chart *m_time;
+    std::optional<sim::RunReport> m_report;
+};
+
+} // namespace gml
+
+Q_DECLARE_METATYPE(gml::sim::Evidence)

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "analysischarts.h"
+
+// qcustomplot.h uses Qt's keywords, which this project turns off (QT_NO_KEYWORDS).
+#define signals Q_SIGNALS
+#define slots Q_SLOTS
+#define emit Q_EMIT
+#define foreach Q_FOREACH
+#include <qcustomplot.h>
+#undef signals
+#undef slots
+#undef emit
+#undef foreach
+
+#include <vector>
+
+namespace gml {
+
+// The one chart layer of the studio (QCustomPlot): stacked bars and lines over time with
+// shaded bands, zoomed and dragged along their key axis, with a tooltip of the values under
+// the mouse. The analysis panel and `grademl export --view analysis` draw through it.
+class Chart : public QCustomPlot
+{
+    Q_OBJECT
+public:
+    explicit Chart(QWidget *parent = nullptr);
+
+    void showBars(const StackedBars &bars);
+    void showTime(const TimeChart &chart);
+    bool isEmpty() const { return m_empty; }
+    // What the tooltip says at a widget position (empty: nothing there).
+    QString tipAt(QPoint pos) const;
+
+protected:
+    void mouseMoveEvent(QMouseEvent *event) override;
+
+private:
+    void reset(const QString &title, const QString &valueLabel);
+
+    bool m_empty = true;
+    StackedBars m_bars; // what is shown, for the tooltip
+    TimeChart m_time;
+    bool m_showsBars = false;
+};
+
+// The charts as one figure through writeFigure (PNG, SVG or PDF by the extension): `columns`
+// to a row, each chart `cell` big, a title line above. Vector output stays vector.
+[[nodiscard]] bool exportCharts(const std::vector<Chart *> &charts, int columns, QSize cell, const QString &path,
+                                const QString &title, QString *error);
+
+} // namespace gml
