@@ -5,6 +5,8 @@
 // collectives, the ranks' balance, and the counters of its monitoring logs by phase.
 #include "clicommands.h"
 
+#include "analysischarts.h"
+#include "chartlayer.h"
 #include "findings.h"
 #include "project.h"
 #include "timeformat.h"
@@ -69,6 +71,60 @@ int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         out << QString::fromUtf8(QJsonDocument(report->toJson()).toJson(QJsonDocument::Indented));
     else
         out << report->toText();
+    return Ok;
+}
+
+int exportAnalysis(const Parsed &p, const QString &projectPath, const QString &outPath, QTextStream &out,
+                   QTextStream &err)
+{
+    QSize size(1600, 900);
+    if (p.options.contains(QStringLiteral("size"))) {
+        const QStringList wh = p.options.value(QStringLiteral("size")).split(QLatin1Char('x'));
+        bool okw = false, okh = false;
+        size = QSize(wh.value(0).toInt(&okw), wh.value(1).toInt(&okh));
+        if (wh.size() != 2 || !okw || !okh || size.width() < 400 || size.height() < 300 || size.width() > 10000 ||
+            size.height() > 10000) {
+            err << "grademl export: --size expects WxH from 400x300 to 10000x10000\n";
+            return Usage;
+        }
+    }
+    QString error;
+    auto project = Project::open(projectPath, Project::Mode::ReadOnly, &error);
+    if (!project) {
+        err << "grademl export: " << projectPath << ": " << error << '\n';
+        return SomeFailed;
+    }
+    QString runName = p.options.value(QStringLiteral("run"));
+    int exitCode = Ok;
+    const auto run = pickRun(*project, &runName, "export", err, &exitCode);
+    if (!run)
+        return exitCode;
+    const auto report = sim::analyzeRun(*project, *run, runName, {}, &error);
+    if (!report) {
+        err << "grademl export: run '" << runName << "': " << error << '\n';
+        return SomeFailed;
+    }
+    // The panel's four charts, drawn by the same chart layer.
+    const AnalysisCharts charts = analysisCharts(*report);
+    Chart iterations, ranks, families, time;
+    iterations.showBars(charts.iterations);
+    ranks.showBars(charts.ranks);
+    families.showBars(charts.families);
+    time.showTime(charts.utilisation);
+    QStringList head;
+    if (report->summary.iterations > 0)
+        head << QStringLiteral("step %1").arg(formatDuration(report->summary.stepTime));
+    if (report->summary.gpuBusy >= 0)
+        head << QStringLiteral("GPU busy %1%").arg(report->summary.gpuBusy * 100, 0, 'f', 1);
+    if (!report->findings.empty())
+        head << QStringLiteral("top finding: %1 (%2)")
+                    .arg(report->findings.front().title.section(QLatin1Char(':'), 0, 0), sim::gainText(report->findings.front()));
+    const QString title = QStringLiteral("%1 · %2").arg(runName, head.join(QStringLiteral(" · ")));
+    if (!exportCharts({&iterations, &ranks, &families, &time}, 2, size, outPath, title, &error)) {
+        err << "grademl export: " << error << '\n';
+        return SomeFailed;
+    }
+    out << "wrote " << outPath << '\n';
     return Ok;
 }
 

@@ -44,5 +44,9 @@ int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int alignCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // Needs a QGuiApplication (fonts): grademl_main creates one for this command.
 int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err);
+// export --view analysis (analyzecommand.cpp): needs a QApplication (the chart layer is
+// QCustomPlot, a widget).
+int exportAnalysis(const Parsed &p, const QString &projectPath, const QString &outPath, QTextStream &out,
+                   QTextStream &err);
 
 } // namespace gml::cli

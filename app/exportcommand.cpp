@@ -19,11 +19,14 @@ static const char kExportUsage[] =
     "                      --out OUT.(png|svg|pdf) [--size WxH]\n"
     "       grademl export FILE.grademl --view graph [--run NAME] [--level workflow|step|iteration|module|operator|gpu]\n"
     "                      [--budget NODES] [--focus NODE_NAME] --out OUT.(png|svg|pdf)\n"
+    "       grademl export FILE.grademl --view analysis [--run NAME] --out OUT.(png|svg|pdf) [--size WxH]\n"
     "  START_NS and END_NS are on the project clock (the start_ns/end_ns of `grademl info`).\n"
     "  The graph is opened as the studio opens it: the largest nodes first, down to --level, while\n"
     "  at most --budget boxes (default 150) are shown; --focus opens the first node of that name\n"
     "  (as a double-click does in the studio). --level workflow draws the project's workflow: its\n"
-    "  steps (runs, or what grademl.json declares) and the edges between them.\n";
+    "  steps (runs, or what grademl.json declares) and the edges between them. --view analysis\n"
+    "  draws the Analysis panel's charts (per iteration, per GPU, kernel families, utilisation or\n"
+    "  the launch queue over time) in a 2 x 2 grid, --size for the whole figure (default 1600x900).\n";
 
 // The graph view of one run, as the studio's graph dock first shows it.
 static int exportGraph(const Parsed &p, const QString &projectPath, const QString &outPath, QTextStream &out,
@@ -117,14 +120,24 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     if (p.positional.size() != 1)
         return usage(QStringLiteral("need exactly one project file"));
     const QString view = p.options.value(QStringLiteral("view"), QStringLiteral("timeline"));
-    if (view != QLatin1String("timeline") && view != QLatin1String("graph"))
-        return usage(QStringLiteral("unknown view '%1' (this version exports: timeline, graph)").arg(view));
+    if (view != QLatin1String("timeline") && view != QLatin1String("graph") && view != QLatin1String("analysis"))
+        return usage(QStringLiteral("unknown view '%1' (this version exports: timeline, graph, analysis)").arg(view));
     const QString outPath = p.options.value(QStringLiteral("out"));
     if (outPath.isEmpty())
         return usage(QStringLiteral("need --out OUT.png, OUT.svg or OUT.pdf"));
     const QString suffix = QFileInfo(outPath).suffix().toLower();
     if (suffix != QLatin1String("png") && suffix != QLatin1String("svg") && suffix != QLatin1String("pdf"))
         return usage(QStringLiteral("--out must end in .png, .svg or .pdf, got '%1'").arg(outPath));
+    if (view == QLatin1String("analysis")) {
+        if (p.options.contains(QStringLiteral("range")) || p.options.contains(QStringLiteral("level")) ||
+            p.options.contains(QStringLiteral("budget")) || p.options.contains(QStringLiteral("focus")))
+            return usage(QStringLiteral("--view analysis takes --run, --out and --size only"));
+        if (!QFileInfo::exists(p.positional.first())) {
+            err << "grademl export: " << p.positional.first() << ": no such project\n";
+            return SomeFailed;
+        }
+        return exportAnalysis(p, p.positional.first(), outPath, out, err);
+    }
     if (view == QLatin1String("graph")) {
         if (p.options.contains(QStringLiteral("range")) || p.options.contains(QStringLiteral("size")))
             return usage(QStringLiteral("--range and --size are for the timeline; the graph figure fits its layout"));

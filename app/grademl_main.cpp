@@ -3,6 +3,7 @@
 #include "clicommands.h"
 
 #include <QCoreApplication>
+#include <QApplication>
 #include <QGuiApplication>
 
 #include <memory>
@@ -39,8 +40,13 @@ int main(int argc, char **argv)
     if (exporting && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
         qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
-    std::unique_ptr<QCoreApplication> appHolder(exporting ? new QGuiApplication(argc, argv)
-                                                          : new QCoreApplication(argc, argv));
+    // The analysis charts are QCustomPlot widgets: that export alone needs a QApplication.
+    bool charts = false;
+    for (int i = 2; exporting && i + 1 < argc; ++i)
+        charts = charts || (qstrcmp(argv[i], "--view") == 0 && qstrcmp(argv[i + 1], "analysis") == 0);
+    std::unique_ptr<QCoreApplication> appHolder(charts      ? new QApplication(argc, argv)
+                                                : exporting ? new QGuiApplication(argc, argv)
+                                                            : new QCoreApplication(argc, argv));
     QCoreApplication::setApplicationName(QStringLiteral("grademl"));
     QCoreApplication::setApplicationVersion(QStringLiteral(GRADEML_VERSION));
     QTextStream out(stdout);

@@ -67,6 +67,7 @@ namespace {
 struct Series
 {
     QString device;
+    QString source;
     Metric metric;
     CounterTrack track;
 };
@@ -178,6 +179,7 @@ ResourceAttribution attributeResources(Project &project, RunId run, const Depend
         const bool gpu = !st.isNull(2) && st.int64(2) == qint64(TrackKind::Gpu);
         Series s;
         s.device = gpu ? QStringLiteral("GPU %1").arg(st.text(3)) : QStringLiteral("host");
+        s.source = st.text(1).section(QStringLiteral(" · "), 0, 0);
         s.metric = *metric;
         wanted.emplace_back(st.int64(0), std::move(s));
     }
@@ -201,7 +203,7 @@ ResourceAttribution attributeResources(Project &project, RunId run, const Depend
     for (const auto &s : series) {
         if (s.metric != Metric::GpuUtilisation && s.metric != Metric::Power && s.metric != Metric::HostCpu)
             continue;
-        CounterSeries cs{s.device, s.metric, {}};
+        CounterSeries cs{s.device, s.source, s.metric, {}};
         const size_t n = s.track.size(), every = (n + 1999) / 2000;
         for (size_t k = 0; k < n; k += every) {
             double sum = 0;

@@ -65,6 +65,7 @@ struct PhaseUsage
 struct CounterSeries
 {
     QString device;
+    QString source; // the tool that sampled it: "nvidia-smi", "dcgmi", "top"
     Metric metric = Metric::GpuUtilisation;
     std::vector<std::pair<TimeNs, double>> samples;
 };

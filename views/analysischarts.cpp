@@ -87,6 +87,7 @@ AnalysisCharts analysisCharts(const sim::RunReport &report)
         // Kernel families: one bar per family.
         out.families.title = QStringLiteral("Kernel time by family");
         out.families.valueLabel = QStringLiteral("ms");
+        out.families.legend = false;
         ChartSeries time{QStringLiteral("kernel time"), QColor(0x4c, 0x78, 0xa8), {}};
         for (const auto &f : a.families) {
             out.families.categories << f.family;
@@ -113,7 +114,7 @@ AnalysisCharts analysisCharts(const sim::RunReport &report)
             peak = std::max(peak, v);
         if (peak <= 0)
             continue; // a GPU the job did not use
-        TimeChart::Line line{QStringLiteral("%1 utilisation").arg(s.device), lineColour(k++), {}, {}};
+        TimeChart::Line line{QStringLiteral("%1 utilisation (%2)").arg(s.device, s.source), lineColour(k++), {}, {}};
         for (const auto &[t, v] : s.samples) {
             line.x.push_back(double(t - origin) / 1e9);
             line.y.push_back(v);

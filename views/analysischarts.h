@@ -27,6 +27,7 @@ struct StackedBars
     QString valueLabel; // the value axis ("ms", "% of the window")
     QStringList categories;
     std::vector<ChartSeries> series;
+    bool legend = true; // false: the categories name the series already
     bool isEmpty() const { return categories.isEmpty() || series.empty(); }
 };
 

@@ -76,7 +76,7 @@ void Chart::showBars(const StackedBars &bars)
         for (int k = 0; k < n && size_t(k) < s.values.size(); ++k)
             top = std::max(top, stack[size_t(k)] += s.values[size_t(k)]);
     }
-    legend->setVisible(bars.series.size() > 1 && bars.series.size() <= 6);
+    legend->setVisible(bars.legend && bars.series.size() > 1 && bars.series.size() <= 6);
     xAxis->setRange(0.4, n + 0.6);
     yAxis->setRange(0, top > 0 ? top * 1.08 : 1);
     replot();
@@ -172,7 +172,7 @@ void Chart::mouseMoveEvent(QMouseEvent *event)
         QToolTip::showText(event->globalPosition().toPoint(), tip, this);
 }
 
-bool exportCharts(const std::vector<Chart *> &charts, int columns, QSize cell, const QString &path,
+bool exportCharts(const std::vector<Chart *> &charts, int columns, QSize size, const QString &path,
                   const QString &title, QString *error)
 {
     std::vector<Chart *> shown;
@@ -186,7 +186,7 @@ bool exportCharts(const std::vector<Chart *> &charts, int columns, QSize cell, c
     columns = std::max(1, std::min(columns, int(shown.size())));
     const int rows = (int(shown.size()) + columns - 1) / columns;
     constexpr int kTitle = 28;
-    const QSize size(cell.width() * columns, kTitle + cell.height() * rows);
+    const QSize cell(size.width() / columns, std::max(120, (size.height() - kTitle) / rows));
     // Each chart recorded as vector drawing commands at its cell's size, then placed.
     std::vector<QPicture> pictures(shown.size());
     for (size_t k = 0; k < shown.size(); ++k) {

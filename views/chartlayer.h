@@ -45,9 +45,9 @@ private:
     bool m_showsBars = false;
 };
 
-// The charts as one figure through writeFigure (PNG, SVG or PDF by the extension): `columns`
-// to a row, each chart `cell` big, a title line above. Vector output stays vector.
-[[nodiscard]] bool exportCharts(const std::vector<Chart *> &charts, int columns, QSize cell, const QString &path,
+// The charts that have data as one `size` figure through writeFigure (PNG, SVG or PDF by the
+// extension): up to `columns` to a row, a title line above. Vector output stays vector.
+[[nodiscard]] bool exportCharts(const std::vector<Chart *> &charts, int columns, QSize size, const QString &path,
                                 const QString &title, QString *error);
 
 } // namespace gml
