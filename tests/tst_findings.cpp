@@ -9,6 +9,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QImage>
 #include <QProcess>
 #include <QTest>
 
@@ -222,6 +223,32 @@ private Q_SLOTS:
             iterations += p.kind == QLatin1String("iteration");
         QCOMPARE(iterations, 4);
         QVERIFY(report.summary.energyPerIterationJ > 0);
+    }
+
+    void exportAnalysisCharts()
+    {
+        // grademl export --view analysis: the panel's charts, as a vector SVG (text stays text)
+        // and a PNG of the requested size.
+        QTemporaryDir dir;
+        const QString traces = gmltest::generateJob(dir, 2, 3, 0, {QStringLiteral("--monitor")});
+        const QString project = dir.filePath(QStringLiteral("p.grademl"));
+        auto r = cli({QStringLiteral("import"), traces, QStringLiteral("--project"), project});
+        QVERIFY2(r.first == 0, qPrintable(r.second));
+        const QString svg = dir.filePath(QStringLiteral("a.svg")), png = dir.filePath(QStringLiteral("a.png"));
+        r = cli({QStringLiteral("export"), project, QStringLiteral("--view"), QStringLiteral("analysis"), QStringLiteral("--out"), svg});
+        QVERIFY2(r.first == 0, qPrintable(r.second));
+        QFile f(svg);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray text = f.readAll();
+        for (const char *title : {"GPU time per iteration", "GPU time per GPU", "Kernel time by family", "GPU utilisation"})
+            QVERIFY2(text.contains(title), title);
+        r = cli({QStringLiteral("export"), project, QStringLiteral("--view"), QStringLiteral("analysis"), QStringLiteral("--out"), png,
+                 QStringLiteral("--size"), QStringLiteral("1000x700")});
+        QVERIFY2(r.first == 0, qPrintable(r.second));
+        QCOMPARE(QImage(png).size(), QSize(1000, 700));
+        r = cli({QStringLiteral("export"), project, QStringLiteral("--view"), QStringLiteral("analysis"), QStringLiteral("--out"), png,
+                 QStringLiteral("--level"), QStringLiteral("gpu")});
+        QCOMPARE(r.first, 2);
     }
 
     void transformKeysAreChecked()

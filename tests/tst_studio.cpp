@@ -3,6 +3,9 @@
 // reopen, cancel), keyboard and mouse navigation, selection, details, range aggregate, find,
 // and the --screenshot mode; the real Kineto traces open and render.
 #include "aggregatemodel.h"
+#include "analysiscontroller.h"
+#include "analysispanel.h"
+#include "chartlayer.h"
 #include "detailspanel.h"
 #include "graphcontroller.h"
 #include "graphview.h"
@@ -16,6 +19,7 @@
 
 #include <QApplication>
 #include <QCheckBox>
+#include <QDockWidget>
 #include <QLabel>
 #include <QSlider>
 #include <QImage>
@@ -177,6 +181,65 @@ private Q_SLOTS:
         for (const auto &run : w.timeline()->data()->runs)
             saved |= run.name == QLatin1String("compute x4") && run.kind == QLatin1String("predicted") && run.slices > 0;
         QVERIFY(saved);
+    }
+
+    void analysisPanelRanksFindingsAndLinksThem()
+    {
+        MainWindow w;
+        showQuietly(w, QSize(1500, 950));
+        w.openFolder(m_demo);
+        QVERIFY(waitLoaded(w));
+        auto *panel = w.findChild<AnalysisPanel *>();
+        QVERIFY(panel);
+        // Off the GUI thread: the event loop keeps turning while the run is analysed.
+        int ticks = 0;
+        QTimer tick;
+        connect(&tick, &QTimer::timeout, [&] { ++ticks; });
+        tick.start(0);
+        QSignalSpy ready(w.analysis(), &AnalysisController::reportReady);
+        w.findChild<QDockWidget *>(QStringLiteral("analysis"))->raise();
+        w.analysis()->setVisible(true);
+        QVERIFY(w.analysis()->isBusy());
+        QVERIFY(ready.wait(120000));
+        QVERIFY(ticks > 0);
+        QVERIFY2(ready.first().at(1).toString().isEmpty(), qPrintable(ready.first().at(1).toString()));
+        const sim::RunReport *report = panel->report();
+        QVERIFY(report);
+        // The demo loads each batch for 15-30 ms on the training thread: input-bound first.
+        QVERIFY(!report->findings.empty());
+        const sim::Finding &top = report->findings.front();
+        QCOMPARE(top.rule, QStringLiteral("input-bound"));
+        QVERIFY(top.priced && top.gain() > 0.3);
+        QCOMPARE(panel->selectedFinding(), 0);
+        // The charts have the breakdowns; the tooltip over the first iteration's bar says so.
+        const auto charts = panel->charts();
+        QVERIFY(!charts[0]->isEmpty() && !charts[1]->isEmpty() && !charts[2]->isEmpty() && !charts[3]->isEmpty());
+        charts[0]->resize(600, 300);
+        charts[0]->replot();
+        const QPoint bar(int(charts[0]->xAxis->coordToPixel(1)), int(charts[0]->yAxis->coordToPixel(1)));
+        QVERIFY2(charts[0]->tipAt(bar).contains(QLatin1String("compute")), qPrintable(charts[0]->tipAt(bar)));
+        // A click on the evidence selects its range in the timeline and reveals its slice.
+        QVERIFY(!top.evidence.empty());
+        const sim::Evidence e = top.evidence.front();
+        Q_EMIT panel->evidenceActivated(e);
+        QCOMPARE(w.state()->selectionStart(), e.start);
+        QCOMPARE(w.state()->selectionEnd(), e.end);
+        QVERIFY(w.state()->windowStart() <= e.start && w.state()->windowEnd() >= e.end);
+        QCOMPARE(w.state()->selectedSlice(), e.slice);
+        // "Try it" replays the finding's transform in the What-if panel.
+        QSignalSpy shown(&w, &MainWindow::whatIfShown);
+        Q_EMIT panel->tryRequested(top.fix);
+        QVERIFY(shown.wait(60000));
+        QVERIFY(shown.first().first().toBool());
+        bool hasInput = false;
+        for (const auto &t : w.whatIfPanel()->transforms())
+            hasInput |= t.op == sim::Transform::Op::Input && t.factor == 0;
+        QVERIFY(hasInput);
+        // The charts export as the CLI writes them.
+        const QString png = m_tmp.filePath(QStringLiteral("analysis.png"));
+        QString error;
+        QVERIFY2(exportCharts(charts, 2, QSize(1200, 700), png, QStringLiteral("demo"), &error), qPrintable(error));
+        QCOMPARE(QImage(png).size(), QSize(1200, 700));
     }
 
     void importRunsOffTheGuiThreadAndCancels()
