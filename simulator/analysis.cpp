@@ -395,7 +395,7 @@ QString kernelFamily(const QString &name, NodeKind kind)
         {"nccl", QRegularExpression(QStringLiteral("(?i)nccl|rccl"))},
         {"attention", QRegularExpression(QStringLiteral("(?i)flash|fmha|attention|attn|sdpa|_mha"))},
         {"convolution", QRegularExpression(QStringLiteral("(?i)conv|cudnn|winograd|implicit_?gemm|wgrad|dgrad|fprop"))},
-        {"gemm", QRegularExpression(QStringLiteral("(?i)gemm|gemv|matmul|cublas|cutlass|xmma|wgmma|hmma|bmm|"
+        {"gemm", QRegularExpression(QStringLiteral("(?i)gemm|gemv|matmul|cublas|cutlass|xmma|wgmma|hmma|bmm|nvjet|"
                                                    "s884|s1688|h1688|h884|_mma"))},
         {"reduction", QRegularExpression(QStringLiteral("(?i)reduce|softmax|norm|argmax|argmin|topk|scan|cub::|sum_|mean_"))},
         {"elementwise", QRegularExpression(QStringLiteral("(?i)elementwise|vectorized|unrolled|pointwise|copy_kernel|fill|"

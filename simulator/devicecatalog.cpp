@@ -70,7 +70,7 @@ Bound classifyKernel(const QString &name)
     static const QRegularExpression compute(
         QStringLiteral("gemm|conv|cutlass|xmma|wgrad|dgrad|fprop|winograd|implicit|cudnn|cublas|rocblas|"
                        "miopen|^(sm\\d+|ampere|volta|turing|hopper|maxwell|kepler)_|fmha|flash|attention|"
-                       "matmul|mma|Cijk_"),
+                       "matmul|mma|Cijk_|nvjet"),
         QRegularExpression::CaseInsensitiveOption);
     // cuDNN helpers that only move or reduce data.
     static const QRegularExpression memory(QStringLiteral("bn_|batchnorm|norm_|nchwToNhwc|nhwcToNchw|transpose|"

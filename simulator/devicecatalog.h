@@ -55,7 +55,8 @@ private:
 // peak FLOP/s, memory-bound ones with memory bandwidth. Kernels are classified by name (no
 // Kineto or Nsight trace carries per-kernel FLOPs and bytes): GEMM, convolution and attention
 // kernels (cuBLAS/cuDNN/CUTLASS/rocBLAS families: gemm, conv, cutlass, xmma, wgrad, dgrad,
-// fprop, winograd, implicit, sm80_/sm90_/ampere_/volta_/turing_ prefixes, fmha, flash) are
+// fprop, winograd, implicit, sm80_/sm90_/ampere_/volta_/turing_ prefixes, fmha, flash, and
+// cuBLASLt's nvjet kernels on Hopper) are
 // compute-bound; everything else (elementwise, reductions, normalisation, softmax, indexing,
 // copies, optimizer updates) is memory-bound.
 enum class Bound { Compute, Memory };

@@ -97,6 +97,17 @@ std::vector<Evidence> longestNodes(const DependencyGraph &g, Test &&test)
     return out;
 }
 
+// A compute-bound kernel that says it runs in FP32 on the CUDA cores: cuBLAS/cuDNN's sgemm and
+// scudnn kernels, cutlass simt, or a float template argument; never one that names half
+// precision, tensor cores or TF32, nor FlashAttention (FP16/BF16 only).
+bool isFp32Matmul(const QString &name)
+{
+    static const QRegularExpression fp32(QStringLiteral("sgemm|scudnn|simt|fp32|f32|<float|\\(float|float,"),
+                                         QRegularExpression::CaseInsensitiveOption);
+    static const QRegularExpression other(QStringLiteral("flash|tf32|xf32|wmma|mma"), QRegularExpression::CaseInsensitiveOption);
+    return !usesHalfPrecision(name) && fp32.match(name).hasMatch() && !other.match(name).hasMatch();
+}
+
 QString regexOfNames(const QStringList &names)
 {
     QStringList escaped;
@@ -358,6 +369,7 @@ std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *
             t.select.name = regexOfNames(shortNames);
             t.select.kinds = kindBit(NodeKind::Kernel);
             f.fix = {t};
+            f.evidence = gapEvidence(g, a, {IdleCause::Launch});
             f.notes << QStringLiteral("adjacent kernels of the %1 names with a median under 10 µs fused, each fused "
                                       "kernel saving the shortest kernel of its GPU per kernel it absorbs")
                            .arg(shortNames.size());
@@ -368,7 +380,7 @@ std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *
             TimeNs fp32 = 0;
             std::vector<const NameStat *> which;
             for (const auto &s : names) {
-                if (s.kind != NodeKind::Kernel || classifyKernel(s.name) != Bound::Compute || usesHalfPrecision(s.name))
+                if (s.kind != NodeKind::Kernel || classifyKernel(s.name) != Bound::Compute || !isFp32Matmul(s.name))
                     continue;
                 fp32 += s.total;
                 which.push_back(&s);

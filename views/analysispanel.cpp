@@ -109,6 +109,9 @@ AnalysisPanel::AnalysisPanel(QWidget *parent) : QWidget(parent)
     split->setStretchFactor(0, 4);
     split->setStretchFactor(1, 4);
     split->setStretchFactor(2, 3);
+    split->setSizes({400, 400, 330}); // the proportions it opens with
+    m_findings->setMinimumWidth(220);
+    detailBox->setMinimumWidth(220);
     layout->addWidget(split, 1);
 
     connect(m_runs, &QComboBox::currentTextChanged, this, [this](const QString &run) {
@@ -167,7 +170,7 @@ void AnalysisPanel::showReport(const sim::RunReport &report, bool final)
     const sim::RunSummary &s = report.summary;
     QStringList head;
     if (s.iterations > 0)
-        head << tr("<b>Step</b> %1 (%2 iterations)").arg(formatDuration(s.stepTime)).arg(s.iterations);
+        head << tr("<b>Step</b> %1 (%n iteration(s))", nullptr, int(s.iterations)).arg(formatDuration(s.stepTime));
     else if (s.stepTime > 0)
         head << tr("<b>Span</b> %1").arg(formatDuration(s.stepTime));
     if (s.gpuBusy >= 0)

@@ -32,6 +32,9 @@ public:
     bool isEmpty() const { return m_empty; }
     // What the tooltip says at a widget position (empty: nothing there).
     QString tipAt(QPoint pos) const;
+    // A chart shrinks to what the dock gives it (QCustomPlot asks for its legend's full width).
+    QSize minimumSizeHint() const override { return {220, 150}; }
+    QSize sizeHint() const override { return {420, 260}; }
 
 protected:
     void mouseMoveEvent(QMouseEvent *event) override;
