@@ -74,20 +74,9 @@ int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     return Ok;
 }
 
-int exportAnalysis(const Parsed &p, const QString &projectPath, const QString &outPath, QTextStream &out,
+int exportAnalysis(const Parsed &p, const QString &projectPath, const QString &outPath, QSize size, QTextStream &out,
                    QTextStream &err)
 {
-    QSize size(1600, 900);
-    if (p.options.contains(QStringLiteral("size"))) {
-        const QStringList wh = p.options.value(QStringLiteral("size")).split(QLatin1Char('x'));
-        bool okw = false, okh = false;
-        size = QSize(wh.value(0).toInt(&okw), wh.value(1).toInt(&okh));
-        if (wh.size() != 2 || !okw || !okh || size.width() < 400 || size.height() < 300 || size.width() > 10000 ||
-            size.height() > 10000) {
-            err << "grademl export: --size expects WxH from 400x300 to 10000x10000\n";
-            return Usage;
-        }
-    }
     QString error;
     auto project = Project::open(projectPath, Project::Mode::ReadOnly, &error);
     if (!project) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QHash>
+#include <QSize>
 #include <QStringList>
 #include <QTextStream>
 
@@ -46,7 +47,7 @@ int alignCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // export --view analysis (analyzecommand.cpp): needs a QApplication (the chart layer is
 // QCustomPlot, a widget).
-int exportAnalysis(const Parsed &p, const QString &projectPath, const QString &outPath, QTextStream &out,
+int exportAnalysis(const Parsed &p, const QString &projectPath, const QString &outPath, QSize size, QTextStream &out,
                    QTextStream &err);
 
 } // namespace gml::cli

@@ -128,6 +128,15 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     const QString suffix = QFileInfo(outPath).suffix().toLower();
     if (suffix != QLatin1String("png") && suffix != QLatin1String("svg") && suffix != QLatin1String("pdf"))
         return usage(QStringLiteral("--out must end in .png, .svg or .pdf, got '%1'").arg(outPath));
+    std::optional<QSize> size; // --size, for the timeline and the analysis charts
+    if (p.options.contains(QStringLiteral("size"))) {
+        const QStringList wh = p.options.value(QStringLiteral("size")).split(QLatin1Char('x'));
+        bool okw = false, okh = false;
+        const int w = wh.value(0).toInt(&okw), h = wh.value(1).toInt(&okh);
+        if (wh.size() != 2 || !okw || !okh || w < 200 || h < 100 || w > 20000 || h > 20000)
+            return usage(QStringLiteral("--size expects WxH between 200x100 and 20000x20000"));
+        size = QSize(w, h);
+    }
     if (view == QLatin1String("analysis")) {
         if (p.options.contains(QStringLiteral("range")) || p.options.contains(QStringLiteral("level")) ||
             p.options.contains(QStringLiteral("budget")) || p.options.contains(QStringLiteral("focus")))
@@ -136,7 +145,7 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             err << "grademl export: " << p.positional.first() << ": no such project\n";
             return SomeFailed;
         }
-        return exportAnalysis(p, p.positional.first(), outPath, out, err);
+        return exportAnalysis(p, p.positional.first(), outPath, size.value_or(QSize(1600, 900)), out, err);
     }
     if (view == QLatin1String("graph")) {
         if (p.options.contains(QStringLiteral("range")) || p.options.contains(QStringLiteral("size")))
@@ -152,14 +161,8 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         return usage(QStringLiteral("--level, --budget and --focus are for --view graph"));
     FigureRequest req;
     req.path = outPath;
-    if (p.options.contains(QStringLiteral("size"))) {
-        const QStringList wh = p.options.value(QStringLiteral("size")).split(QLatin1Char('x'));
-        bool okw = false, okh = false;
-        const int w = wh.value(0).toInt(&okw), h = wh.value(1).toInt(&okh);
-        if (wh.size() != 2 || !okw || !okh || w < 200 || h < 100 || w > 20000 || h > 20000)
-            return usage(QStringLiteral("--size expects WxH between 200x100 and 20000x20000"));
-        req.size = QSize(w, h);
-    }
+    if (size)
+        req.size = *size;
     if (p.options.contains(QStringLiteral("range"))) {
         const QStringList r = p.options.value(QStringLiteral("range")).split(QLatin1Char(':'));
         bool oka = false, okb = false;
