@@ -73,9 +73,18 @@ RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis, con
             const Device *dev = s.device.isEmpty() ? nullptr : cat.device(s.device);
             // The peak at the precision most of the compute-bound kernel time ran in.
             TimeNs half = 0, full = 0;
-            for (const Node &n : graph->nodes())
-                if (n.kind == NodeKind::Kernel && classifyKernel(graph->name(n.name)) == Bound::Compute)
-                    (usesHalfPrecision(graph->name(n.name)) ? half : full) += n.end - n.start;
+            QHash<StringId, int> precision; // per name: 0 not compute-bound, 1 half, 2 full
+            for (const Node &n : graph->nodes()) {
+                if (n.kind != NodeKind::Kernel)
+                    continue;
+                auto it = precision.find(n.name);
+                if (it == precision.end()) {
+                    const QString name = graph->name(n.name);
+                    it = precision.insert(n.name, classifyKernel(name) != Bound::Compute ? 0 : usesHalfPrecision(name) ? 1 : 2);
+                }
+                if (*it)
+                    (*it == 1 ? half : full) += n.end - n.start;
+            }
             const size_t gpus = graph->gpuDevices().size();
             const TimeNs wall = s.stepTime * std::max<TimeNs>(1, TimeNs(its.size()));
             if (dev && gpus > 0 && wall > 0) {
