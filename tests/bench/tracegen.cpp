@@ -4,7 +4,7 @@
 // benchmark inputs at run time. Nothing here is copied from a real trace.
 //
 //   grademl-tracegen --out DIR [--ranks N] [--steps N] [--layers N] [--target-mb MB] [--seed S]
-//                    [--monitor] [--healthy] [--host-skew-us US]
+//                    [--monitor] [--healthy] [--slow-rank R] [--host-skew-us US]
 //
 // Per rank and step: a ProfilerStep#N annotation on the Python main thread, a host-to-device
 // copy of the batch, forward and backward CPU ops (aten::linear -> aten::addmm ->
@@ -19,6 +19,8 @@
 // workers (a 50-150 us __next__), copies are from pinned memory, matmuls run in FP16 on tensor
 // cores, the host never synchronises with the GPU and runs ahead of it, and a one-rank job
 // has no all-reduce. The matmul ops record their FLOPs ("flops", as with_flops=True does).
+// With --slow-rank R, rank R's kernels take 1.5 times as long (a slower GPU): it arrives last at
+// every all-reduce.
 // With --monitor, the folder also gets nvidia-smi.csv, as written by
 //   nvidia-smi --query-gpu=timestamp,index,name,utilization.gpu,memory.used,power.draw
 //              --format=csv -lms 10
@@ -95,6 +97,7 @@ struct Rank
     bool record = false; // --monitor: keep the GPU busy intervals
     bool healthy = false; // --healthy: nothing for the analysis to find
     bool allReduce = true; // a gradient all-reduce per step (not in a healthy one-rank job)
+    double slow = 1.0; // --slow-rank: this rank's kernels take that much longer
     std::vector<std::pair<int64_t, int64_t>> busy; // GPU work [start, end)
 };
 
@@ -127,6 +130,7 @@ int64_t launchOp(Rank &r, int64_t t, const char *op, const char *inner, const ch
 {
     const int64_t ext = r.ext++;
     const int64_t corr = r.corr++;
+    kernelNs = int64_t(double(kernelNs) * r.slow);
     const int64_t opDur = r.rng.range(18'000, 40'000);
     const int64_t innerStart = t + r.rng.range(2'000, 4'000);
     const int64_t innerDur = opDur - (innerStart - t) - 2'000;
@@ -232,7 +236,7 @@ void writeStepAfterAllReduce(Rank &r, int step, int64_t stepStart, int64_t &t)
 int usage()
 {
     std::fprintf(stderr, "usage: grademl-tracegen --out DIR [--ranks N] [--steps N] [--layers N] "
-                         "[--target-mb MB] [--seed S] [--monitor] [--healthy] [--host-skew-us US]\n");
+                         "[--target-mb MB] [--seed S] [--monitor] [--healthy] [--slow-rank R] [--host-skew-us US]\n");
     return 2;
 }
 
@@ -310,6 +314,7 @@ int main(int argc, char **argv)
     uint64_t seed = 42;
     bool monitor = false;
     bool healthy = false;
+    int slowRank = -1;
     long long skewUs = 0;
     for (int i = 1; i < argc; ++i) {
         auto need = [&](const char *flag) {
@@ -327,6 +332,7 @@ int main(int argc, char **argv)
         else if (need("--host-skew-us")) skewUs = std::atoll(argv[i]);
         else if (std::strcmp(argv[i], "--monitor") == 0) monitor = true;
         else if (std::strcmp(argv[i], "--healthy") == 0) healthy = true;
+        else if (need("--slow-rank")) slowRank = std::atoi(argv[i]);
         else return usage();
     }
     if (out.empty() || ranks < 1 || steps < 1 || layers < 1)
@@ -366,7 +372,7 @@ int main(int argc, char **argv)
         writers.push_back(std::make_unique<Writer>(f));
         rs.push_back(Rank{rank, 4000 + rank, 4000 + rank, rank, writers.back().get(),
                           Rng{seed * 7919 + uint64_t(rank) + 1}, 1, 1, {0, 0}, monitor, healthy,
-                          !healthy || ranks > 1, {}});
+                          !healthy || ranks > 1, rank == slowRank ? 1.5 : 1.0, {}});
         Rank &r = rs.back();
         Writer &w = *writers.back();
         w.event(R"J({"name": "process_name", "ph": "M", "ts": 0, "pid": %d, "tid": 0, "args": {"name": "python3"}})J", r.pid);
