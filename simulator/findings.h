@@ -101,6 +101,10 @@ struct RunReport
     std::optional<Analysis> analysis; // none for a run without a kernel trace
     ResourceAttribution resources;
     std::vector<Finding> findings;    // ranked
+    // The measured run's critical path (its identity replay) across ranks: the time each rank's
+    // work holds it, largest first (rank -1: resources without a rank).
+    std::vector<std::pair<int, TimeNs>> criticalByRank;
+    TimeNs criticalLength = 0;
     QJsonObject toJson() const;
     QString toText() const;
 };

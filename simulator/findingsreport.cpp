@@ -10,6 +10,7 @@
 #include <QJsonArray>
 
 #include <cmath>
+#include <map>
 #include <cstdlib>
 
 namespace gml::sim {
@@ -183,6 +184,15 @@ std::optional<RunReport> analyzeRun(Project &project, RunId run, const QString &
         identity = replay(*graph, ReplayInput::measured(*graph));
     report.summary = summarize(graph.get(), report.analysis ? &*report.analysis : nullptr, report.resources, context,
                                flops, identity ? meanIteration(*graph, *identity) : 0);
+    if (identity) {
+        std::map<int, TimeNs> byRank;
+        for (const auto &step : identity->criticalPath)
+            byRank[graph->resources()[size_t(graph->nodes()[size_t(step.node)].resource)].rank] += step.time;
+        report.criticalByRank.assign(byRank.begin(), byRank.end());
+        std::sort(report.criticalByRank.begin(), report.criticalByRank.end(),
+                  [](const auto &x, const auto &y) { return x.second > y.second; });
+        report.criticalLength = identity->makespan();
+    }
     if (unpriced)
         unpriced(report);
     if (graph) {
@@ -232,6 +242,10 @@ QJsonObject RunReport::toJson() const
     for (const auto &f : findings)
         fs.append(f.toJson());
     o.insert(QStringLiteral("findings"), fs);
+    QJsonArray critical;
+    for (const auto &[rank, time] : criticalByRank)
+        critical.append(QJsonObject{{QStringLiteral("rank"), rank}, {QStringLiteral("time_ns"), qint64(time)}});
+    o.insert(QStringLiteral("critical_path_by_rank"), critical);
     return o;
 }
 
@@ -283,6 +297,15 @@ QString RunReport::toText() const
         for (size_t e = 0; e < f.evidence.size() && e < 3; ++e)
             t += QStringLiteral("     evidence: %1 at %2\n")
                      .arg(f.evidence[e].what, formatDuration(f.evidence[e].start - origin));
+    }
+    if (criticalByRank.size() > 1) {
+        QStringList parts;
+        for (const auto &[rank, time] : criticalByRank)
+            parts << QStringLiteral("rank %1 %2 (%3%)")
+                         .arg(rank)
+                         .arg(formatDuration(time))
+                         .arg(criticalLength > 0 ? 100.0 * double(time) / double(criticalLength) : 0, 0, 'f', 1);
+        t += QStringLiteral("Critical path across ranks (%1): %2\n").arg(formatDuration(criticalLength), parts.join(QStringLiteral(", ")));
     }
     if (analysis)
         t += analysis->toText();

@@ -149,6 +149,10 @@ private Q_SLOTS:
                  qPrintable(QString::number(straggler->fix.front().factor)));
         QVERIFY(straggler->priced && straggler->gain() > 0);
         QCOMPARE(int(straggler->evidence.size()), last); // one per all-reduce it was last at
+        // And it holds the critical path across the ranks.
+        QVERIFY(!report.criticalByRank.empty());
+        QCOMPARE(report.criticalByRank.front().first, 2);
+        QVERIFY(report.criticalByRank.front().second > report.criticalLength / 2);
     }
 
     void unsyncDropsTheWait()

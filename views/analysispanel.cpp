@@ -181,6 +181,10 @@ void AnalysisPanel::showReport(const sim::RunReport &report, bool final)
         head << tr("<b>GPU utilisation</b> %1% (monitoring)").arg(s.gpuUtilisation, 0, 'f', 1);
     if (s.energyPerIterationJ >= 0)
         head << tr("<b>Energy</b> %1 J per iteration").arg(s.energyPerIterationJ, 0, 'f', 1);
+    if (report.analysis && report.analysis->ranks.size() > 1 && !report.criticalByRank.empty() && report.criticalLength > 0)
+        head << tr("<b>Critical path</b> %1% on rank %2")
+                    .arg(100.0 * double(report.criticalByRank.front().second) / double(report.criticalLength), 0, 'f', 0)
+                    .arg(report.criticalByRank.front().first);
     QStringList top;
     for (size_t k = 0; k < report.findings.size() && k < 3; ++k) {
         const auto &f = report.findings[k];
