@@ -372,41 +372,6 @@ public:
 
 } // namespace
 
-QString idleCauseName(IdleCause cause)
-{
-    switch (cause) {
-    case IdleCause::Launch: return QStringLiteral("host launching");
-    case IdleCause::DataLoading: return QStringLiteral("host data loading");
-    case IdleCause::Sync: return QStringLiteral("host synchronising");
-    case IdleCause::OtherStream: return QStringLiteral("other stream or rank");
-    case IdleCause::Gpu: return QStringLiteral("GPU-side");
-    case IdleCause::Unattributed: break;
-    }
-    return QStringLiteral("unattributed");
-}
-
-QString kernelFamily(const QString &name, NodeKind kind)
-{
-    if (kind == NodeKind::Collective)
-        return QStringLiteral("nccl");
-    if (kind == NodeKind::Memcpy || kind == NodeKind::Memset)
-        return QStringLiteral("copy");
-    static const std::pair<const char *, QRegularExpression> families[] = {
-        {"nccl", QRegularExpression(QStringLiteral("(?i)nccl|rccl"))},
-        {"attention", QRegularExpression(QStringLiteral("(?i)flash|fmha|attention|attn|sdpa|_mha"))},
-        {"convolution", QRegularExpression(QStringLiteral("(?i)conv|cudnn|winograd|implicit_?gemm|wgrad|dgrad|fprop"))},
-        {"gemm", QRegularExpression(QStringLiteral("(?i)gemm|gemv|matmul|cublas|cutlass|xmma|wgmma|hmma|bmm|nvjet|"
-                                                   "s884|s1688|h1688|h884|_mma"))},
-        {"reduction", QRegularExpression(QStringLiteral("(?i)reduce|softmax|norm|argmax|argmin|topk|scan|cub::|sum_|mean_"))},
-        {"elementwise", QRegularExpression(QStringLiteral("(?i)elementwise|vectorized|unrolled|pointwise|copy_kernel|fill|"
-                                                          "relu|gelu|silu|sigmoid|tanh|dropout|add|mul|div|cast"))},
-    };
-    for (const auto &[family, re] : families)
-        if (re.match(name).hasMatch())
-            return QLatin1String(family);
-    return QStringLiteral("other");
-}
-
 Analysis analyze(const DependencyGraph &g, const AnalysisScope &scope)
 {
     Analysis out;

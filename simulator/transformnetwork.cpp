@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The what-if transforms of the network: data parallelism (gradient all-reduces inserted or
-// rescaled), link changes, and NCCL's cost model of a collective.
+// rescaled), link changes, and NCCL's cost model of a collective; the measured run's context
+// (its GPU, links and ranks) and the roofline.
 #include "clockalignment.h"
 #include "devicecatalog.h"
+#include "project.h"
 #include "timeformat.h"
 #include "transformsinternal.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSet>
 
 #include <algorithm>
 #include <cmath>
@@ -301,6 +307,54 @@ TimeNs collectiveTime(const QString &operation, qint64 bytes, int n, const QStri
 {
     const CollectiveCost c = collectiveCost(operation, n, algorithm);
     return TimeNs(std::llround(c.steps * latencyUs * 1e3 + c.busFactor * double(bytes) / bwGBps));
+}
+
+const Link *measuredLink(const WhatIfContext &ctx, bool network, QString *error)
+{
+    const DeviceCatalog &cat = ctx.catalog ? *ctx.catalog : DeviceCatalog::builtin();
+    if (network && !ctx.measuredNetwork.isEmpty()) {
+        if (const Link *l = cat.link(ctx.measuredNetwork))
+            return l;
+        *error = QStringLiteral("no link '%1' in the catalog").arg(ctx.measuredNetwork);
+        return nullptr;
+    }
+    const Device *d = measuredDevice(ctx, cat, error);
+    if (!d)
+        return nullptr;
+    return cat.link(network ? d->peerLink : d->hostLink);
+}
+
+WhatIfContext WhatIfContext::forRun(const DependencyGraph &graph, const QJsonObject &runParams)
+{
+    WhatIfContext c;
+    const auto models = runParams.value(QStringLiteral("gpu_models")).toArray();
+    if (!models.isEmpty())
+        c.measuredDevice = models.first().toString();
+    QSet<int> ranks;
+    for (const auto &r : graph.resources())
+        if (r.rank >= 0)
+            ranks.insert(r.rank);
+    c.measuredWorkers = std::max<int>(1, int(ranks.size()));
+    c.measuredWorkers = std::max(c.measuredWorkers, runParams.value(QStringLiteral("world_size")).toInt(1));
+    return c;
+}
+
+WhatIfContext WhatIfContext::forRun(const DependencyGraph &graph, Project &project, RunId run)
+{
+    QJsonObject params;
+    auto st = project.db().prepare("SELECT params FROM run WHERE id = ?");
+    st.bind(1, qint64(run));
+    if (st.step())
+        params = QJsonDocument::fromJson(st.text(0).toUtf8()).object();
+    return forRun(graph, params);
+}
+
+TimeNs rooflineTime(const Device &device, double flops, double bytes, bool halfPrecision)
+{
+    const double peak = (halfPrecision ? device.fp16Tflops : device.fp32Tflops) * 1e12 * kAchieved;
+    const double bw = device.memBwGBps * 1e9 * kAchieved;
+    const double seconds = std::max(peak > 0 ? flops / peak : 0.0, bw > 0 ? bytes / bw : 0.0);
+    return TimeNs(std::llround(seconds * 1e9));
 }
 
 } // namespace gml::sim
