@@ -28,6 +28,7 @@ AnalysisController::AnalysisController(AnalysisPanel *panel, TimelineState *stat
             m_tryIt(m_run, transforms);
     });
     connect(&m_watcher, &QFutureWatcher<Result>::finished, this, [this] {
+        m_busy = false;
         const Result r = m_watcher.result();
         if (r.run != m_run) { // another run was picked meanwhile
             start();
@@ -87,12 +88,13 @@ void AnalysisController::start()
     if (m_run.isEmpty() || m_projectPath.isEmpty())
         return;
     m_done = true;
-    if (m_watcher.isRunning()) { // the finished handler starts the new run's analysis
+    if (m_busy) { // the finished handler starts the new run's analysis
         if (m_cancel)
             *m_cancel = true;
         return;
     }
     m_cancel = std::make_shared<std::atomic<bool>>(false);
+    m_busy = true;
     const quint64 generation = ++m_generation;
     m_panel->showProgress(tr("Opening the project"), 0, 1);
     QPointer<AnalysisController> self(this);
@@ -132,11 +134,10 @@ void AnalysisController::start()
 
 void AnalysisController::waitForIdle()
 {
-    while (m_watcher.isRunning() || !m_watcher.isFinished()) {
+    while (m_busy) {
         m_watcher.waitForFinished();
         QCoreApplication::processEvents();
     }
-    QCoreApplication::processEvents();
 }
 
 void AnalysisController::reveal(const sim::Evidence &e)

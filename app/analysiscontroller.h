@@ -35,7 +35,8 @@ public:
     void setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data);
     void setVisible(bool visible); // the dock: analyses the first time it shows
     void select(const QString &run);
-    bool isBusy() const { return m_watcher.isRunning(); }
+    // From start() until its report is shown (the future may not have begun running yet).
+    bool isBusy() const { return m_busy; }
     void waitForIdle(); // tests and screenshots: the final report is shown on return
 
 Q_SIGNALS:
@@ -61,6 +62,7 @@ private:
     bool m_visible = false;
     bool m_done = false; // m_run is analysed (or being analysed)
     QFutureWatcher<Result> m_watcher;
+    bool m_busy = false;
     std::shared_ptr<std::atomic<bool>> m_cancel;
     quint64 m_generation = 0; // progress from an older analysis is dropped
 };
