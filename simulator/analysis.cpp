@@ -346,7 +346,7 @@ public:
                                              [&](TimeNs t, int n) { return t < nodes[size_t(n)].start; });
         if (before != ids.begin()) {
             const Node &prev = nodes[size_t(*(before - 1))];
-            if (prev.kind == NodeKind::Runtime && prev.end >= g0 - 1000 && isSync(prev.name)) {
+            if (prev.synchronising && prev.end >= g0 - 1000) {
                 gap.cause = IdleCause::Sync;
                 return gap;
             }
@@ -355,19 +355,10 @@ public:
         return gap;
     }
 
-    bool isSync(StringId name)
-    {
-        auto [it, fresh] = syncOf.try_emplace(name, false);
-        if (fresh)
-            it->second = isSynchronisingCall(g.name(name));
-        return it->second;
-    }
-
     const DependencyGraph &g;
     std::vector<GpuDevice> devices;
     std::vector<char> streamWaited;
     std::map<std::tuple<SourceId, int, QString>, Intervals> dataLoading;
-    std::unordered_map<StringId, bool> syncOf;
 };
 
 } // namespace

@@ -534,13 +534,14 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
             markerFor.emplace(call, m->second);
     QHash<StringId, SyncScope> scopes;
     for (size_t i = 0; i < g.m_nodes.size(); ++i) {
-        const Node &n = g.m_nodes[i];
+        Node &n = g.m_nodes[i];
         if (n.kind != NodeKind::Runtime)
             continue;
         auto sc = scopes.constFind(n.name);
         if (sc == scopes.constEnd())
             sc = scopes.insert(n.name, syncScope(g.m_names.value(n.name)));
         const SyncScope scope = *sc;
+        n.synchronising = scope != SyncScope::None;
         if (scope == SyncScope::Launched) {
             for (int w : launched(i))
                 if (g.m_nodes[size_t(w)].end <= n.end + kSyncToleranceNs)

@@ -50,6 +50,7 @@ struct Node
     StringId cat = 0;
     int resource = 0;
     NodeKind kind = NodeKind::Cpu;
+    bool synchronising = false; // a runtime call that waits for the GPU (isSynchronisingCall)
     int collectiveOp = -1; // collectiveOperation() of a collective kernel
     int launcher = -1;     // GPU work: the runtime call that launched it
     int container = -1;    // the innermost container enclosing it on its resource, -1: none

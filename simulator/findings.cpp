@@ -276,7 +276,7 @@ std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *
         if (const double s = double(split.sync) / W; s >= kSyncShare) {
             QMap<QString, std::pair<qint64, TimeNs>> calls;
             for (const Node &n : g.nodes())
-                if (n.kind == NodeKind::Runtime && isSynchronisingCall(g.name(n.name))) {
+                if (n.synchronising) {
                     auto &c = calls[g.name(n.name)];
                     ++c.first;
                     c.second += n.end - n.start;

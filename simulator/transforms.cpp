@@ -279,6 +279,7 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
                 node.name = name;
                 node.launcher = -1;
                 node.collectiveOp = -1;
+                node.synchronising = false;
                 node.bytes = 0;
                 node.kind = s.graph->resources()[size_t(node.resource)].gpu ? NodeKind::Kernel : NodeKind::Cpu;
                 node.start = node.end;
@@ -495,15 +496,11 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
             if (!input.valid() || !inputByName.valid())
                 return fail(t);
             const double f = t.factor > 0 ? 1.0 / t.factor : 0.0;
-            QHash<StringId, bool> syncMemo;
             qint64 changed = 0;
             for (size_t i = 0; i < nodes.size(); ++i) {
                 if (!sel[i] || input[i] || inputByName[i] || !launches[size_t(nodes[i].resource)])
                     continue;
-                auto it = syncMemo.find(nodes[i].name);
-                if (it == syncMemo.end())
-                    it = syncMemo.insert(nodes[i].name, isSynchronisingCall(g.name(nodes[i].name)));
-                if (*it)
+                if (nodes[i].synchronising)
                     continue;
                 work[i] = scaled(work[i], f);
                 slack[i] = scaled(slack[i], f);
@@ -516,7 +513,7 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
         case Transform::Op::Unsync: {
             qint64 changed = 0;
             for (size_t i = 0; i < nodes.size(); ++i)
-                if (sel[i] && isSynchronisingCall(g.name(nodes[i].name))) {
+                if (sel[i] && nodes[i].synchronising) {
                     if (out.input.unsynced.empty())
                         out.input.unsynced.assign(nodes.size(), 0);
                     out.input.unsynced[i] = 1;
