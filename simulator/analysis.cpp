@@ -139,26 +139,11 @@ public:
             if (e.kind == EdgeKind::StreamWait)
                 streamWaited[size_t(e.to)] = 1;
         // Data loading on each process's threads (DataLoader, __next__, fetch ranges).
-        const QRegularExpression input(inputPattern());
         std::map<std::tuple<SourceId, int, QString>, Intervals> loading;
-        // The ranges that hold ops (containers), and those that hold none (nodes of their own).
-        std::unordered_map<StringId, bool> isInput;
-        auto matches = [&](StringId name) {
-            auto [it, fresh] = isInput.try_emplace(name, false);
-            if (fresh)
-                it->second = input.match(g.name(name)).hasMatch();
-            return it->second;
-        };
-        for (const Container &c : g.containers()) {
-            const Resource &r = resources[size_t(c.resource)];
-            if (!r.gpu && matches(c.name))
-                loading[{r.source, r.rank, r.pid}].emplace_back(c.start, c.end);
-        }
-        for (const Node &n : g.nodes()) {
-            const Resource &r = resources[size_t(n.resource)];
-            if (!r.gpu && n.kind == NodeKind::Cpu && matches(n.name))
-                loading[{r.source, r.rank, r.pid}].emplace_back(n.start, n.end);
-        }
+        forEachDataLoadingRange(g, [&](int resource, TimeNs start, TimeNs end) {
+            const Resource &r = resources[size_t(resource)];
+            loading[{r.source, r.rank, r.pid}].emplace_back(start, end);
+        });
         for (auto &[key, list] : loading)
             dataLoading.emplace(key, unite(std::move(list)));
     }

@@ -150,7 +150,7 @@ void segment(const std::vector<Series> &series, TimeNs from, TimeNs to, std::vec
             cut.back().end = end;
             continue;
         }
-        cut.push_back({QStringLiteral("%1 %2").arg(kind).arg(high ? ++busy : ++lull), kind, std::max(from, c.ts(k)), end});
+        cut.push_back({QStringLiteral("%1 %2").arg(kind).arg(high ? ++busy : ++lull), kind, std::max(from, c.ts(k)), end, {}});
     }
     if (busy >= 2)
         phases.insert(phases.end(), cut.begin(), cut.end());
@@ -226,29 +226,31 @@ ResourceAttribution attributeResources(Project &project, RunId run, const Depend
         const auto &cs = graph->containers();
         const auto its = graph->iterations();
         out.phases.push_back({QStringLiteral("run"), QStringLiteral("run"),
-                              std::min(graph->origin(), cs[size_t(its.front())].start), graph->measuredEnd()});
+                              std::min(graph->origin(), cs[size_t(its.front())].start), graph->measuredEnd(), {}});
         std::vector<std::pair<TimeNs, TimeNs>> steps;
         for (int c : its) {
             out.phases.push_back({graph->name(cs[size_t(c)].name), QStringLiteral("iteration"), cs[size_t(c)].start,
-                                  cs[size_t(c)].end});
+                                  cs[size_t(c)].end, {}});
             steps.emplace_back(cs[size_t(c)].start, cs[size_t(c)].end);
         }
-        // Data loading within the iterations, on the lowest rank's threads, as one phase; the
-        // rest of the iterations as another. Summed over its spans.
-        const QRegularExpression input(inputPattern());
-        const int rank = graph->resources()[size_t(cs[size_t(graph->iterations().front())].resource)].rank;
-        std::vector<std::pair<TimeNs, TimeNs>> loading;
-        for (const Container &c : cs) {
-            const Resource &r = graph->resources()[size_t(c.resource)];
-            if (!r.gpu && r.rank == rank && c.start >= steps.front().first && c.end <= steps.back().second &&
-                input.match(graph->name(c.name)).hasMatch())
-                loading.emplace_back(c.start, c.end);
-        }
-        std::sort(loading.begin(), loading.end());
-        if (!loading.empty()) {
-            // The spans are kept as consecutive phases of one kind; usage is merged below.
-            for (const auto &[a, b] : loading)
-                out.phases.push_back({QStringLiteral("data loading"), QStringLiteral("data loading"), a, b});
+        // Data loading within the iterations, on the lowest rank's threads: one phase over its
+        // ranges.
+        const int rank = graph->resources()[size_t(cs[size_t(its.front())].resource)].rank;
+        Phase loading{QString(), QStringLiteral("data loading"), 0, 0, {}};
+        TimeNs total = 0;
+        forEachDataLoadingRange(*graph, [&](int resource, TimeNs start, TimeNs end) {
+            const Resource &r = graph->resources()[size_t(resource)];
+            if (r.rank == rank && start >= steps.front().first && end <= steps.back().second) {
+                loading.spans.emplace_back(start, end);
+                total += end - start;
+            }
+        });
+        if (!loading.spans.empty()) {
+            std::sort(loading.spans.begin(), loading.spans.end());
+            loading.name = QStringLiteral("data loading (%1 in all)").arg(formatDuration(total));
+            loading.start = loading.spans.front().first;
+            loading.end = loading.spans.back().second;
+            out.phases.push_back(std::move(loading));
         }
     } else {
         out.phaseSource = QStringLiteral("GPU activity in the monitoring logs");
@@ -265,74 +267,49 @@ ResourceAttribution attributeResources(Project &project, RunId run, const Depend
                 }
         }
         if (busyFrom >= busyTo) {
-            out.phases.push_back({QStringLiteral("run (no GPU activity)"), QStringLiteral("before"), first, last});
+            out.phases.push_back({QStringLiteral("run (no GPU activity)"), QStringLiteral("before"), first, last, {}});
         } else {
             if (busyFrom > first)
-                out.phases.push_back({QStringLiteral("before the GPU work"), QStringLiteral("before"), first, busyFrom});
-            out.phases.push_back({QStringLiteral("GPU active"), QStringLiteral("active"), busyFrom, busyTo});
+                out.phases.push_back({QStringLiteral("before the GPU work"), QStringLiteral("before"), first, busyFrom, {}});
+            out.phases.push_back({QStringLiteral("GPU active"), QStringLiteral("active"), busyFrom, busyTo, {}});
             segment(series, busyFrom, busyTo, out.phases);
             if (busyTo < last)
-                out.phases.push_back({QStringLiteral("after the GPU work"), QStringLiteral("after"), busyTo, last});
+                out.phases.push_back({QStringLiteral("after the GPU work"), QStringLiteral("after"), busyTo, last, {}});
         }
     }
 
-    // Usage per phase and device. Data loading spans merge into one row per device (their
-    // time-weighted means, their energies added).
+    // Usage per phase and device; a phase of several spans (data loading) gets their
+    // time-weighted means, the largest value and the energies added.
     std::map<std::pair<int, QString>, PhaseUsage> rows;
     std::map<std::pair<int, QString>, std::array<double, kMetrics>> weight;
-    int loadingPhase = -1;
     for (int p = 0; p < int(out.phases.size()); ++p) {
         const Phase &phase = out.phases[size_t(p)];
-        int key = p;
-        if (phase.kind == QLatin1String("data loading")) {
-            if (loadingPhase < 0)
-                loadingPhase = p;
-            key = loadingPhase;
-        }
-        for (const auto &s : series) {
-            const auto o = over(s.track, phase.start, phase.end);
-            if (!o)
-                continue;
-            auto [it, fresh] = rows.try_emplace({key, s.device});
-            PhaseUsage &u = it->second;
-            if (fresh) {
-                u.phase = key;
-                u.device = s.device;
-                u.mean.fill(std::numeric_limits<double>::quiet_NaN());
-                u.max.fill(std::numeric_limits<double>::quiet_NaN());
-                weight[{key, s.device}].fill(0);
+        const std::vector<std::pair<TimeNs, TimeNs>> whole{{phase.start, phase.end}};
+        for (const auto &[start, end] : phase.spans.empty() ? whole : phase.spans)
+            for (const auto &s : series) {
+                const auto o = over(s.track, start, end);
+                if (!o)
+                    continue;
+                auto [it, fresh] = rows.try_emplace({p, s.device});
+                PhaseUsage &u = it->second;
+                if (fresh) {
+                    u.phase = p;
+                    u.device = s.device;
+                    u.mean.fill(std::numeric_limits<double>::quiet_NaN());
+                    u.max.fill(std::numeric_limits<double>::quiet_NaN());
+                    weight[{p, s.device}].fill(0);
+                }
+                const size_t m = size_t(s.metric);
+                double &w = weight[{p, s.device}][m];
+                const double span = double(end - start);
+                const double wm = std::isnan(u.mean[m]) ? 0 : u.mean[m];
+                u.mean[m] = (wm * w + o->mean * span) / (w + span > 0 ? w + span : 1);
+                w += span;
+                u.max[m] = std::isnan(u.max[m]) ? o->max : std::max(u.max[m], o->max);
+                u.samples[m] += o->samples;
+                if (s.metric == Metric::Power)
+                    u.energyJ = (std::isnan(u.energyJ) ? 0 : u.energyJ) + o->integral;
             }
-            const size_t m = size_t(s.metric);
-            double &w = weight[{key, s.device}][m];
-            const double span = double(phase.end - phase.start);
-            const double wm = std::isnan(u.mean[m]) ? 0 : u.mean[m];
-            u.mean[m] = (wm * w + o->mean * span) / (w + span > 0 ? w + span : 1);
-            w += span;
-            u.max[m] = std::isnan(u.max[m]) ? o->max : std::max(u.max[m], o->max);
-            u.samples[m] += o->samples;
-            if (s.metric == Metric::Power)
-                u.energyJ = (std::isnan(u.energyJ) ? 0 : u.energyJ) + o->integral;
-        }
-    }
-    // Keep one data-loading phase (the first span, stretched over them all) for the rows.
-    if (loadingPhase >= 0) {
-        std::vector<Phase> kept;
-        std::vector<int> newIndex(out.phases.size(), -1);
-        TimeNs loadingTotal = 0;
-        for (const auto &phase : out.phases)
-            if (phase.kind == QLatin1String("data loading"))
-                loadingTotal += phase.end - phase.start;
-        for (size_t p = 0; p < out.phases.size(); ++p) {
-            if (out.phases[p].kind == QLatin1String("data loading") && int(p) != loadingPhase)
-                continue;
-            newIndex[p] = int(kept.size());
-            kept.push_back(out.phases[p]);
-            if (int(p) == loadingPhase)
-                kept.back().name = QStringLiteral("data loading (%1 in all)").arg(formatDuration(loadingTotal));
-        }
-        out.phases = std::move(kept);
-        for (auto &[key, u] : rows)
-            u.phase = newIndex[size_t(u.phase)];
     }
     for (auto &[key, u] : rows)
         out.usage.push_back(u);

@@ -46,6 +46,9 @@ struct Phase
     QString kind; // "iteration", "data loading", "compute", "before", "active", "after"
     TimeNs start = 0;
     TimeNs end = 0;
+    // The ranges it covers when not the whole of [start, end) (data loading: each loading
+    // range; empty: [start, end)).
+    std::vector<std::pair<TimeNs, TimeNs>> spans;
 };
 
 // One device's (a GPU, or "host") counters over one phase; NaN where the metric is not sampled.

@@ -52,16 +52,24 @@ NodeSelection::NodeSelection(const DependencyGraph &g, const Selector &s, quint8
             return;
         inside.assign(nodes.size(), 0);
         QHash<StringId, bool> memo;
-        for (const auto &c : g.containers()) {
-            auto it = memo.find(c.name);
+        auto named = [&](StringId id) {
+            auto it = memo.find(id);
             if (it == memo.end())
-                it = memo.insert(c.name, within->match(g.name(c.name)).hasMatch());
-            if (!*it)
+                it = memo.insert(id, within->match(g.name(id)).hasMatch());
+            return *it;
+        };
+        for (const auto &c : g.containers()) {
+            if (!named(c.name))
                 continue;
             const auto &order = g.resources()[size_t(c.resource)].nodes;
             for (int k = g.position(c.first); k <= g.position(c.last); ++k)
                 inside[size_t(order[size_t(k)])] = 1;
         }
+        // A range with no ops inside is a node: within itself (a DataLoader range that holds
+        // ops in one trace and none in another is selected alike).
+        for (size_t i = 0; i < nodes.size(); ++i)
+            if (!inside[i] && nodes[i].kind == NodeKind::Cpu && named(nodes[i].name))
+                inside[i] = 1;
         for (size_t i = 0; i < nodes.size(); ++i)
             if (!inside[i] && nodes[i].launcher >= 0 && inside[size_t(nodes[i].launcher)])
                 inside[i] = 1;
@@ -159,6 +167,24 @@ bool isStructural(const Transform &t, bool hasCollectives)
 const QString &inputPattern()
 {
     return kInputPattern;
+}
+
+void forEachDataLoadingRange(const DependencyGraph &g, const std::function<void(int resource, TimeNs start, TimeNs end)> &visit)
+{
+    const QRegularExpression input(kInputPattern);
+    QHash<StringId, bool> memo;
+    auto named = [&](StringId id) {
+        auto it = memo.find(id);
+        if (it == memo.end())
+            it = memo.insert(id, input.match(g.name(id)).hasMatch());
+        return *it;
+    };
+    for (const Container &c : g.containers())
+        if (!g.resources()[size_t(c.resource)].gpu && named(c.name))
+            visit(c.resource, c.start, c.end);
+    for (const Node &n : g.nodes())
+        if (n.kind == NodeKind::Cpu && named(n.name))
+            visit(n.resource, n.start, n.end);
 }
 
 
@@ -337,21 +363,11 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
         case Transform::Op::Insert: break;
         }
         Selector select = t.select;
-        const bool defaultInput = t.op == Transform::Op::Input && select.name.isEmpty() && select.within.isEmpty();
-        if (defaultInput)
+        if (t.op == Transform::Op::Input && select.name.isEmpty() && select.within.isEmpty())
             select.within = kInputPattern;
         const NodeSelection sel(g, select, kinds, &err);
         if (!sel.valid())
             return fail(t);
-        // Data loading is the ranges the pattern names and what they hold: a range with no ops
-        // inside is a node of its own.
-        std::optional<NodeSelection> named;
-        if (defaultInput) {
-            Selector byName = t.select;
-            byName.name = kInputPattern;
-            named.emplace(g, byName, kinds, &err);
-        }
-        auto selected = [&](size_t i) { return sel[i] || (named && (*named)[i]); };
         switch (t.op) {
         case Transform::Op::Scale:
             for (size_t i = 0; i < nodes.size(); ++i)
@@ -476,7 +492,7 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
         }
         case Transform::Op::Input:
             for (size_t i = 0; i < nodes.size(); ++i)
-                if (selected(i)) {
+                if (sel[i]) {
                     const double f = t.factor > 0 ? 1.0 / t.factor : 0.0;
                     work[i] = scaled(work[i], f);
                     slack[i] = scaled(slack[i], f);
@@ -489,16 +505,15 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
             for (const auto &n : nodes)
                 if (n.launcher >= 0)
                     launches[size_t(nodes[size_t(n.launcher)].resource)] = 1;
-            Selector loading, loadingByName;
+            Selector loading;
             loading.within = inputPattern();
-            loadingByName.name = inputPattern();
-            const NodeSelection input(g, loading, kinds, &err), inputByName(g, loadingByName, kinds, &err);
-            if (!input.valid() || !inputByName.valid())
+            const NodeSelection input(g, loading, kinds, &err);
+            if (!input.valid())
                 return fail(t);
             const double f = t.factor > 0 ? 1.0 / t.factor : 0.0;
             qint64 changed = 0;
             for (size_t i = 0; i < nodes.size(); ++i) {
-                if (!sel[i] || input[i] || inputByName[i] || !launches[size_t(nodes[i].resource)])
+                if (!sel[i] || input[i] || !launches[size_t(nodes[i].resource)])
                     continue;
                 if (nodes[i].synchronising)
                     continue;

@@ -10,6 +10,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -30,7 +31,8 @@ struct Selector
     QString name;   // regex on the slice name
     QString track;  // regex on the resource (thread or stream) name
     QString within; // regex on an enclosing slice (an annotation, a layer, ProfilerStep#3); GPU
-                    // work is within what encloses the call that launched it
+                    // work is within what encloses the call that launched it; a CPU range that
+                    // holds no ops (a node of its own) is within itself
     QString category; // regex on the slice's category (cpu_op, kernel, gpu_memcpy, Operator, ...)
     QString device;   // regex on the GPU a node runs on (its device index, "0"); CPU nodes never match
     quint8 kinds = 0; // bit (1 << NodeKind); 0: any
@@ -142,6 +144,9 @@ std::optional<Transform> parsePreset(const QString &text, QString *error);
 QStringList presetNames();
 // What the input transform selects by default: data-loading ranges (DataLoader, __next__, fetch).
 const QString &inputPattern();
+// The graph's data-loading ranges: the containers and the CPU nodes (a range that holds no ops)
+// that inputPattern() names, each with its resource.
+void forEachDataLoadingRange(const DependencyGraph &g, const std::function<void(int resource, TimeNs start, TimeNs end)> &visit);
 
 // What the transforms need to know of the measured run.
 struct WhatIfContext

@@ -259,6 +259,11 @@ private Q_SLOTS:
             iterations += p.kind == QLatin1String("iteration");
         QCOMPARE(iterations, 4);
         QVERIFY(report.summary.energyPerIterationJ > 0);
+        // Data loading is one phase over the four loading ranges (ranges that hold no ops, here).
+        const auto loading = std::find_if(report.resources.phases.begin(), report.resources.phases.end(),
+                                          [](const Phase &p) { return p.kind == QLatin1String("data loading"); });
+        QVERIFY(loading != report.resources.phases.end());
+        QCOMPARE(loading->spans.size(), size_t(4)); // each step loads the next batch at its end
     }
 
     void exportAnalysisCharts()

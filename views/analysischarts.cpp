@@ -130,7 +130,9 @@ AnalysisCharts analysisCharts(const sim::RunReport &report)
             const QColor c = p.kind == QLatin1String("data loading") ? QColor(0xf2, 0x8e, 0x2b, 60)
                              : p.kind == QLatin1String("iteration")  ? QColor(0x4c, 0x78, 0xa8, 25)
                                                                      : QColor(0x80, 0x80, 0x80, 45);
-            out.utilisation.bands.push_back({double(p.start - origin) / 1e9, double(p.end - origin) / 1e9, p.name, c});
+            const std::vector<std::pair<TimeNs, TimeNs>> whole{{p.start, p.end}};
+            for (const auto &[start, end] : p.spans.empty() ? whole : p.spans)
+                out.utilisation.bands.push_back({double(start - origin) / 1e9, double(end - origin) / 1e9, p.name, c});
         }
     } else if (report.analysis) {
         out.utilisation.title = QStringLiteral("Launch queue: GPU work launched and not finished");
