@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <unordered_map>
 
@@ -221,7 +222,8 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
             return fail(st.errorString());
     }
     // Args the graph reads: a copy's "bytes"; a record_param_comms op's message ("In msg
-    // nelems" x the dtype's size), applied to the collectives it launched once launches are known.
+    // nelems" x the dtype's size), applied to the collectives it launched once launches are
+    // known; an op's "flops".
     const StringId commsName = db.scalar("SELECT id FROM string WHERE value = 'record_param_comms'", 0);
     std::unordered_map<SliceId, qint64> bytesOf;
     struct Comms
@@ -268,7 +270,7 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
             const bool gpu = r.gpu;
             rows.clear();
             descents.clear();
-            const bool ok = reader.read(r.track, gpu || commsName != 0, [&](const slicestore::Row &x) {
+            const bool ok = reader.read(r.track, true, [&](const slicestore::Row &x) {
                 if (x.dur <= 0)
                     return;
                 const Row row{x.id, x.ts + offset, x.ts + offset + x.dur, x.name, x.cat};
@@ -281,6 +283,8 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
                     if (const auto v = reader.arg(x, "bytes"))
                         if (const auto b = jsonInteger(*v))
                             bytesOf.emplace(x.id, *b);
+                } else if (const auto f = reader.arg(x, "flops")) {
+                    g.m_flops.emplace_back(row.start, std::strtod(std::string(*f).c_str(), nullptr));
                 } else if (x.name == commsName) {
                     const auto n = reader.arg(x, "In msg nelems");
                     const auto nelems = n ? jsonInteger(*n) : std::nullopt;

@@ -126,6 +126,9 @@ public:
     qint64 violations() const { return m_violations; }
     // The iterations: ProfilerStep#N containers of the lowest rank's threads, by start.
     std::vector<int> iterations() const;
+    // The FLOPs PyTorch's profiler recorded (with_flops=True: the "flops" arg of matmul and
+    // convolution ops) on the CPU threads: each op's start and count, in the order read.
+    const std::vector<std::pair<TimeNs, double>> &recordedFlops() const { return m_flops; }
 
     // The GPU resources by device: the streams of one device index of one rank of one source,
     // in (source, rank, device) order.
@@ -181,6 +184,7 @@ private:
     TimeNs m_end = 0;
     std::array<qint64, kEdgeKinds> m_edgeCounts{};
     qint64 m_violations = 0;
+    std::vector<std::pair<TimeNs, double>> m_flops;
 };
 
 } // namespace gml::sim

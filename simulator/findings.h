@@ -85,9 +85,9 @@ struct RunSummary
     double energyPerIterationJ = -1;
     QJsonObject toJson() const;
 };
-// The FLOPs PyTorch's profiler recorded (with_flops=True: the "flops" arg of matmul and
-// convolution ops) on the graph's CPU threads, within its iterations when it has them.
-double recordedFlops(Project &project, const DependencyGraph &graph, QString *error);
+// The FLOPs the graph's ops recorded (DependencyGraph::recordedFlops), within its iterations
+// when it has them.
+double recordedFlops(const DependencyGraph &graph);
 // `stepTime`: meanIteration() of the measured run (its identity replay).
 RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis, const ResourceAttribution &resources,
                      const WhatIfContext &context, double flops, TimeNs stepTime);

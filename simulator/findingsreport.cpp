@@ -4,57 +4,28 @@
 
 #include "devicecatalog.h"
 #include "project.h"
-#include "slicestore.h"
 #include "timeformat.h"
 
 #include <QJsonArray>
 
 #include <cmath>
 #include <map>
-#include <cstdlib>
 
 namespace gml::sim {
 
-double recordedFlops(Project &project, const DependencyGraph &graph, QString *error)
+double recordedFlops(const DependencyGraph &graph)
 {
-    // The "flops" arg PyTorch's profiler records on matmul and convolution ops (with_flops=True),
-    // over the CPU threads of the graph, inside its iterations when it has them.
     std::vector<std::pair<TimeNs, TimeNs>> windows;
     for (int c : graph.iterations())
         windows.emplace_back(graph.containers()[size_t(c)].start, graph.containers()[size_t(c)].end);
-    QHash<SourceId, TimeNs> offset; // stored times + the source's clock offset = project clock
-    {
-        auto st = project.db().prepare("SELECT id, clock_offset_ns + align_ns FROM source");
-        while (st.step())
-            offset.insert(SourceId(st.int64(0)), st.int64(1));
-    }
-    slicestore::TrackReader reader(project.db());
     double total = 0;
-    QSet<TrackId> seen;
-    for (const Resource &r : graph.resources()) {
-        if (r.gpu || r.track == 0 || seen.contains(r.track))
-            continue;
-        seen.insert(r.track);
-        const TimeNs shift = offset.value(r.source);
-        const bool ok = reader.read(r.track, true, [&](const slicestore::Row &row) {
-            if (!row.hasArgs)
-                return;
-            const auto v = reader.arg(row, "flops");
-            if (!v)
-                return;
-            if (!windows.empty()) {
-                const TimeNs ts = row.ts + shift;
-                const auto it = std::upper_bound(windows.begin(), windows.end(), std::make_pair(ts, std::numeric_limits<TimeNs>::max()));
-                if (it == windows.begin() || ts >= std::prev(it)->second)
-                    return;
-            }
-            total += std::strtod(std::string(*v).c_str(), nullptr);
-        });
-        if (!ok) {
-            if (error)
-                *error = reader.errorString();
-            return 0;
+    for (const auto &[ts, flops] : graph.recordedFlops()) {
+        if (!windows.empty()) {
+            const auto it = std::upper_bound(windows.begin(), windows.end(), std::make_pair(ts, std::numeric_limits<TimeNs>::max()));
+            if (it == windows.begin() || ts >= std::prev(it)->second)
+                continue;
         }
+        total += flops;
     }
     return total;
 }
@@ -174,7 +145,7 @@ std::optional<RunReport> analyzeRun(Project &project, RunId run, const QString &
             return std::nullopt;
         report.analysis = analyze(*graph, s);
         report.origin = graph->origin();
-        flops = recordedFlops(project, *graph, &why);
+        flops = recordedFlops(*graph);
     } else if (!report.resources.phases.empty()) {
         report.origin = report.resources.phases.front().start;
     }
