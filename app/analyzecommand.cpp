@@ -63,7 +63,7 @@ int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         err << "grademl analyze: run '" << runName << "': " << error << '\n';
         return SomeFailed;
     }
-    if (scope.rank >= 0 && report->analysis && report->analysis->gpus.empty() && report->analysis->topKernels.empty()) {
+    if (scope.rank >= 0 && report->analysis && report->analysis->gpus.empty() && report->analysis->kernels.empty()) {
         err << "grademl analyze: run '" << runName << "' has no GPU work on rank " << scope.rank << '\n';
         return SomeFailed;
     }

@@ -424,7 +424,7 @@ Analysis analyze(const DependencyGraph &g, const AnalysisScope &scope)
     // Kernels: families, the top ones, launches.
     std::map<QString, KernelFamily> families;
     std::unordered_map<StringId, std::vector<TimeNs>> durations;
-    std::unordered_map<StringId, NodeKind> kindOf;
+    std::unordered_map<StringId, std::pair<NodeKind, qint64>> kindOf; // and bytes
     std::vector<TimeNs> delays;
     std::vector<char> callSeen(nodes.size(), 0);
     for (size_t i = 0; i < nodes.size(); ++i) {
@@ -434,7 +434,7 @@ Analysis analyze(const DependencyGraph &g, const AnalysisScope &scope)
             continue;
         const TimeNs d = n.end - n.start;
         durations[n.name].push_back(d);
-        kindOf.emplace(n.name, n.kind);
+        kindOf.try_emplace(n.name, n.kind, 0).first->second.second += n.bytes;
         if (n.kind == NodeKind::Kernel && d < 10'000) {
             ++out.launch.shortKernels;
             out.launch.shortKernelTime += d;
@@ -459,7 +459,8 @@ Analysis analyze(const DependencyGraph &g, const AnalysisScope &scope)
         std::sort(list.begin(), list.end());
         KernelStat k;
         k.name = g.name(name);
-        k.family = kernelFamily(k.name, kindOf.at(name));
+        std::tie(k.kind, k.bytes) = kindOf.at(name);
+        k.family = kernelFamily(k.name, k.kind);
         k.count = qint64(list.size());
         k.total = std::accumulate(list.begin(), list.end(), TimeNs(0));
         k.p50 = percentile(list, 0.5);
@@ -469,13 +470,11 @@ Analysis analyze(const DependencyGraph &g, const AnalysisScope &scope)
         f.family = k.family;
         f.count += k.count;
         f.time += k.total;
-        out.topKernels.push_back(std::move(k));
+        out.kernels.push_back(std::move(k));
     }
-    std::sort(out.topKernels.begin(), out.topKernels.end(), [](const KernelStat &x, const KernelStat &y) {
+    std::sort(out.kernels.begin(), out.kernels.end(), [](const KernelStat &x, const KernelStat &y) {
         return x.total != y.total ? x.total > y.total : x.name < y.name;
     });
-    if (out.topKernels.size() > 15)
-        out.topKernels.resize(15);
     for (auto &[name, f] : families)
         out.families.push_back(f);
     std::sort(out.families.begin(), out.families.end(), [](const KernelFamily &x, const KernelFamily &y) {

@@ -123,6 +123,8 @@ struct KernelStat
 {
     QString name;
     QString family;
+    NodeKind kind = NodeKind::Kernel;
+    qint64 bytes = 0; // copies: bytes moved, added up
     qint64 count = 0;
     TimeNs total = 0;
     TimeNs p50 = 0;
@@ -172,7 +174,7 @@ struct Analysis
     std::vector<GpuBreakdown> gpus;
     std::vector<IterationBreakdown> iterations;
     std::vector<KernelFamily> families; // by time, largest first
-    std::vector<KernelStat> topKernels; // the 15 with the most time
+    std::vector<KernelStat> kernels; // every name of GPU work, the most time first (15 shown)
     LaunchStats launch;
     std::vector<Straggler> stragglers;
     std::vector<RankLoad> ranks;

@@ -7,6 +7,8 @@
 #include <QJsonArray>
 #include <QRegularExpression>
 
+#include <span>
+
 namespace gml::sim {
 
 namespace {
@@ -25,6 +27,8 @@ QString percent(TimeNs part, TimeNs whole)
 {
     return whole > 0 ? QStringLiteral("%1%").arg(100.0 * double(part) / double(whole), 0, 'f', 1) : QStringLiteral("-");
 }
+
+constexpr size_t kTopKernels = 15; // the kernels the report lists
 
 } // namespace
 
@@ -105,7 +109,7 @@ QJsonObject Analysis::toJson() const
                                        {QStringLiteral("count"), f.count},
                                        {QStringLiteral("time_ns"), f.time}});
     QJsonArray kernelArray;
-    for (const auto &k : topKernels)
+    for (const auto &k : std::span(kernels).first(std::min<size_t>(kTopKernels, kernels.size())))
         kernelArray.append(QJsonObject{{QStringLiteral("name"), k.name},
                                        {QStringLiteral("family"), k.family},
                                        {QStringLiteral("count"), k.count},
@@ -192,7 +196,7 @@ QString Analysis::toText() const
     for (const auto &f : families)
         t += QStringLiteral("  %1: %2 (%3) in %4 kernels\n").arg(f.family, formatDuration(f.time), percent(f.time, kernelTime)).arg(f.count);
     t += QStringLiteral("Top kernels:\n");
-    for (const auto &k : topKernels)
+    for (const auto &k : std::span(kernels).first(std::min<size_t>(kTopKernels, kernels.size())))
         t += QStringLiteral("  %1 [%2]: %3 in %4 · p50 %5 · p90 %6 · max %7\n")
                  .arg(k.name.left(100), k.family, formatDuration(k.total))
                  .arg(k.count)

@@ -116,47 +116,6 @@ QString regexOfNames(const QStringList &names)
     return QStringLiteral("^(?:%1)$").arg(escaped.join(QLatin1Char('|')));
 }
 
-struct NameStat
-{
-    QString name;
-    NodeKind kind = NodeKind::Kernel;
-    qint64 count = 0;
-    TimeNs total = 0;
-    std::vector<TimeNs> durations;
-    qint64 bytes = 0;
-};
-
-// Per name, the GPU nodes of the run.
-std::vector<NameStat> gpuNames(const DependencyGraph &g)
-{
-    std::unordered_map<StringId, size_t> index;
-    std::vector<NameStat> out;
-    for (const Node &n : g.nodes()) {
-        if (!g.resources()[size_t(n.resource)].gpu)
-            continue;
-        auto [it, fresh] = index.try_emplace(n.name, out.size());
-        if (fresh) {
-            out.emplace_back();
-            out.back().name = g.name(n.name);
-            out.back().kind = n.kind;
-        }
-        NameStat &s = out[it->second];
-        ++s.count;
-        s.total += n.end - n.start;
-        s.durations.push_back(n.end - n.start);
-        s.bytes += n.bytes;
-    }
-    return out;
-}
-
-TimeNs median(std::vector<TimeNs> v)
-{
-    if (v.empty())
-        return 0;
-    std::nth_element(v.begin(), v.begin() + qsizetype(v.size() / 2), v.end());
-    return v[v.size() / 2];
-}
-
 } // namespace
 
 QString severityName(Severity s)
@@ -234,7 +193,7 @@ std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *
             split.unattributed += gpu.idle.unattributed;
         }
         const double W = double(std::max<TimeNs>(1, window));
-        const std::vector<NameStat> names = gpuNames(g);
+        const std::vector<KernelStat> &names = a.kernels;
         qint64 kernels = 0;
         for (const auto &s : names)
             if (s.kind == NodeKind::Kernel)
@@ -349,9 +308,9 @@ std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *
             double(a.launch.shortKernels) >= kShortKernels * double(kernels) &&
             double(split.launch) / W >= kShortLaunchShare) {
             QStringList shortNames;
-            std::vector<const NameStat *> byCount;
+            std::vector<const KernelStat *> byCount;
             for (const auto &s : names)
-                if (s.kind == NodeKind::Kernel && median(s.durations) < kShortKernel)
+                if (s.kind == NodeKind::Kernel && s.p50 < kShortKernel)
                     byCount.push_back(&s);
             std::sort(byCount.begin(), byCount.end(), [](auto *x, auto *y) { return x->count > y->count; });
             for (size_t k = 0; k < byCount.size() && k < 200; ++k)
@@ -378,7 +337,7 @@ std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *
         // FP32 matrix kernels where tensor cores could run.
         {
             TimeNs fp32 = 0;
-            std::vector<const NameStat *> which;
+            std::vector<const KernelStat *> which;
             for (const auto &s : names) {
                 if (s.kind != NodeKind::Kernel || classifyKernel(s.name) != Bound::Compute || !isFp32Matmul(s.name))
                     continue;
