@@ -88,19 +88,13 @@ AnalysisCharts analysisCharts(const sim::RunReport &report)
         out.families.title = QStringLiteral("Kernel time by family");
         out.families.valueLabel = QStringLiteral("ms");
         out.families.legend = false;
-        ChartSeries time{QStringLiteral("kernel time"), QColor(0x4c, 0x78, 0xa8), {}};
-        for (const auto &f : a.families) {
+        // One series per family, so each bar has its colour (zero at the other families).
+        for (size_t k = 0; k < a.families.size(); ++k) {
+            const auto &f = a.families[k];
             out.families.categories << f.family;
-            time.values.push_back(ms(f.time));
-        }
-        if (!out.families.categories.isEmpty()) {
-            // One series per family so each bar has its colour (zero elsewhere).
-            for (int k = 0; k < out.families.categories.size(); ++k) {
-                ChartSeries s{out.families.categories[k], familyColour(out.families.categories[k]),
-                              std::vector<double>(size_t(out.families.categories.size()), 0.0)};
-                s.values[size_t(k)] = time.values[size_t(k)];
-                out.families.series.push_back(std::move(s));
-            }
+            ChartSeries bar{f.family, familyColour(f.family), std::vector<double>(a.families.size(), 0.0)};
+            bar.values[k] = ms(f.time);
+            out.families.series.push_back(std::move(bar));
         }
     }
     // Utilisation over time with the phases shaded; without counters, the launch queue.

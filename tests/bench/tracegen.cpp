@@ -138,16 +138,14 @@ int64_t launchOp(Rank &r, int64_t t, const char *op, const char *inner, const ch
     const int64_t launchDur = r.rng.range(4'000, 8'000);
     r.w->event(R"J({"ph": "X", "cat": "cpu_op", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64 R"J(, "Sequence number": %)J" PRId64 R"J(, "Fwd thread id": 0}})J",
                op, r.pid, r.tid, us(t).c_str(), us(opDur).c_str(), ext, ext);
-    if (matmul) {
-        // The FLOPs the profiler records with with_flops=True: the matmul's 2·M·N·K, here the
-        // kernel's time at 60% of an A100's FP32 peak, or 50% of its FP16 tensor-core peak.
-        const double flops = double(kernelNs) * 1e-9 * (r.healthy ? 312e12 * 0.5 : 19.5e12 * 0.6);
-        r.w->event(R"J({"ph": "X", "cat": "cpu_op", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64 R"J(, "flops": %.0f}})J",
-                   inner, r.pid, r.tid, us(innerStart).c_str(), us(innerDur).c_str(), ext + 100000000, flops);
-    } else {
-        r.w->event(R"J({"ph": "X", "cat": "cpu_op", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64 R"J(}})J",
-                   inner, r.pid, r.tid, us(innerStart).c_str(), us(innerDur).c_str(), ext + 100000000);
-    }
+    // A matmul records its FLOPs, as the profiler does with with_flops=True: its 2·M·N·K, here
+    // the kernel's time at 60% of an A100's FP32 peak, or 50% of its FP16 tensor-core peak.
+    char flops[48] = "";
+    if (matmul)
+        std::snprintf(flops, sizeof flops, ", \"flops\": %.0f",
+                      double(kernelNs) * 1e-9 * (r.healthy ? 312e12 * 0.5 : 19.5e12 * 0.6));
+    r.w->event(R"J({"ph": "X", "cat": "cpu_op", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64 R"J(%s}})J",
+               inner, r.pid, r.tid, us(innerStart).c_str(), us(innerDur).c_str(), ext + 100000000, flops);
     r.w->event(R"J({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"cbid": 211, "correlation": %)J" PRId64 R"J(, "External id": %)J" PRId64 R"J(}})J",
                r.pid, r.tid, us(launchStart).c_str(), us(launchDur).c_str(), corr, ext);
     r.w->event(R"J({"ph": "s", "id": %)J" PRId64 R"J(, "pid": %d, "tid": %d, "ts": %s, "cat": "ac2g", "name": "ac2g"})J",
