@@ -5,6 +5,7 @@
 #include "importjob.h"
 #include "project.h"
 #include "projectsummary.h"
+#include "runmetrics.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -257,8 +258,25 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                .arg(relinked ? QStringLiteral("; %1 execution traces of earlier imports linked again")
                                    .arg(relinked)
                              : QString());
+    if (!quiet)
+        for (const QString &line : describeGroupings(job.groupings()))
+            out << "grouping: " << line << '\n';
+    // The changed runs' headline metrics (what `grademl runs` and the Runs browser list).
+    QStringList metricErrors;
+    if (const QList<RunId> changed = job.changedRunIds(); !changed.isEmpty()) {
+        QElapsedTimer metricsTimer;
+        metricsTimer.start();
+        sim::updateRunMetrics(*project, changed, &metricErrors);
+        if (!quiet)
+            out << QStringLiteral("headline metrics of %1 run%2 computed in %3 s\n")
+                       .arg(changed.size())
+                       .arg(changed.size() == 1 ? QString() : QStringLiteral("s"))
+                       .arg(double(metricsTimer.nsecsElapsed()) / 1e9, 0, 'f', 2);
+    }
     out << "project: " << QFileInfo(projectPath).absoluteFilePath() << '\n';
     for (const auto &e : job.errors())
+        err << "grademl import: " << e << '\n';
+    for (const auto &e : std::as_const(metricErrors))
         err << "grademl import: " << e << '\n';
     return failed || !job.errors().isEmpty() ? SomeFailed : Ok;
 }

@@ -6,6 +6,7 @@
 #include <QStringList>
 #include <QTextStream>
 
+#include <memory>
 #include <optional>
 
 namespace gml {
@@ -42,6 +43,10 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int graphCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // grademl analyze FILE [--run NAME] [--rank N] [--range A:B] [--json]: the automated analyses.
 int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err);
+// grademl runs FILE [--filter TEXT] [--json]: experiments -> workloads -> runs (runscommand.cpp).
+int runsCommand(const QStringList &args, QTextStream &out, QTextStream &err);
+// The project opened for listing runs; their missing headline metrics computed when writable.
+std::unique_ptr<Project> openWithMetrics(const QString &path, const char *command, QTextStream &err, bool quiet);
 int alignCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // Needs a QGuiApplication (fonts): grademl_main creates one for this command.
 int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err);

@@ -31,6 +31,10 @@ static const char kUsage[] =
     "                                                        findings ranked by what fixing each would\n"
     "                                                        gain; GPU time and idle causes, kernels,\n"
     "                                                        launches, stragglers, counters by phase\n"
+    "  runs FILE.grademl [--filter TEXT|KEY=VALUE] [--json]\n"
+    "                                                        experiments, workloads and runs with their\n"
+    "                                                        kind, status, start, duration, step time,\n"
+    "                                                        GPU busy, energy\n"
     "exit status: 0 ok, 1 some source or the command failed, 2 usage error\n";
 
 int main(int argc, char **argv)
@@ -75,6 +79,8 @@ int main(int argc, char **argv)
         return gml::cli::analyzeCommand(args, out, err);
     if (command == QLatin1String("align"))
         return gml::cli::alignCommand(args, out, err);
+    if (command == QLatin1String("runs"))
+        return gml::cli::runsCommand(args, out, err);
     if (command == QLatin1String("query"))
         return gml::cli::queryCommand(args, out, err);
     err << "grademl: unknown command '" << command << "'\n" << kUsage;

@@ -64,6 +64,8 @@ struct FolderSettings
 {
     QString timeZone;
     bool workflow = false;
+    QString experiment;
+    QString workload;
 };
 
 FolderSettings folderSettings(const QString &dir, QStringList *errors)
@@ -90,6 +92,20 @@ FolderSettings folderSettings(const QString &dir, QStringList *errors)
     }
     FolderSettings settings;
     settings.workflow = doc.object().contains(QStringLiteral("workflow"));
+    for (const auto &[key, into] : {std::pair{QStringLiteral("experiment"), &settings.experiment},
+                                    std::pair{QStringLiteral("workload"), &settings.workload}}) {
+        const QJsonValue v = doc.object().value(key);
+        if (v.isString())
+            *into = v.toString().trimmed();
+        else if (!v.isUndefined() && errors)
+            errors->append(QStringLiteral("%1: \"%2\" must be a string (the name the runs are grouped "
+                                          "under); ignored")
+                               .arg(f.fileName(), key));
+    }
+    if (!settings.experiment.isEmpty() && settings.workload.isEmpty() && errors)
+        errors->append(QStringLiteral("%1: \"experiment\" without \"workload\": runs join a workload of "
+                                      "an experiment; name the workload too")
+                           .arg(f.fileName()));
     const QString tz = doc.object().value(QStringLiteral("timezone")).toString();
     if (!tz.isEmpty() && !QTimeZone(tz.toUtf8()).isValid()) {
         if (errors)
@@ -228,8 +244,14 @@ QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverr
             f.importer = sniffFile(f.path, &f.skipReason);
         f.timeZone = zoneOf(f.path, root);
         f.workflowFile = workflowOf(f.path, root);
+        const QString place = nearest(f.path, root, [](const FolderSettings &s) { return !s.workload.isEmpty(); });
+        if (!place.isEmpty()) {
+            f.experiment = settings.value(place).experiment;
+            f.workload = settings.value(place).workload;
+        }
         if (runOverride.isEmpty() && !mlflow->folder.isEmpty())
             f.runName = mlflow->name;
+        f.runFromFolder = runOverride.isEmpty() && mlflow->folder.isEmpty();
         out.append(f);
     };
     // A path that is not read (not a regular file, unreadable, a name that is not UTF-8): listed.

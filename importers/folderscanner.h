@@ -13,6 +13,9 @@ struct ScannedFile
 {
     QString path;    // absolute, clean
     QString runName; // the run the file goes into
+    // The run is named after the file's folder (no run given, not an MLflow run): the folder's
+    // traces may still be split into runs of one workload after import (rungrouping.h).
+    bool runFromFolder = false;
     const Importer *importer = nullptr; // null: skipped
     QString skipReason;
     qint64 size = 0;
@@ -21,6 +24,10 @@ struct ScannedFile
     QString timeZone;
     // The nearest grademl.json up to the scanned input that declares a workflow; empty: none.
     QString workflowFile;
+    // The experiment and workload the nearest grademl.json that names a workload puts the
+    // file's run in ({"experiment": "resnet sweep", "workload": "resnet50 bs64"}); empty: none.
+    QString experiment;
+    QString workload;
 };
 
 // The settings file a trace folder may carry; the scanner reads it and never imports it.

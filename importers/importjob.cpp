@@ -5,6 +5,7 @@
 #include "contenthash.h"
 #include "importer.h"
 #include "project.h"
+#include "runcatalog.h"
 #include "tracewriter.h"
 #include "workflowdeclaration.h"
 
@@ -14,7 +15,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
 #include <exception>
+#include <map>
 #include <new>
 #include <vector>
 
@@ -114,8 +117,19 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
         if (reports.back().status == SourceReport::Status::Imported)
             m_changedRuns.insert(files[i].runName);
     }
-    if (!cancelled)
+    if (!cancelled) {
+        RegroupResult regrouped = regroupFolderRuns(m_project, files, m_changedRuns);
+        for (SourceReport &r : reports)
+            if (auto it = regrouped.moved.constFind(r.path); it != regrouped.moved.constEnd())
+                r.runName = *it;
+        m_changedRuns.unite(regrouped.touchedRuns);
+        for (RunId run : std::as_const(regrouped.leftRuns))
+            m_leftRuns.insert(run);
+        m_errors += regrouped.errors;
+        m_groupings = regrouped.groupings;
         relinkExecutionTraces(files, reports);
+        placeRuns(files, reports);
+    }
     dropLeftRuns();
     storeWorkflows(files);
     // Ranks whose data changed are aligned again (a run's own transaction; a failure leaves
@@ -125,6 +139,23 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
         QString error;
         if (run && !alignRunClocks(m_project, *run, &error))
             m_errors.append(QStringLiteral("clock alignment of run '%1' failed: %2").arg(runName, error));
+    }
+    // Headline metrics of the changed runs are computed again by whoever lists them.
+    if (const QList<RunId> changed = changedRunIds(); !changed.isEmpty() && m_project.schemaVersion() >= 6) {
+        QString error;
+        if (m_project.begin(&error)) {
+            auto drop = m_project.db().prepare("DELETE FROM run_metrics WHERE run_id = ?");
+            bool ok = true;
+            for (RunId run : changed) {
+                drop.reset();
+                drop.bind(1, run);
+                ok = ok && drop.exec();
+            }
+            if (!ok || !m_project.commit(&error)) {
+                m_project.rollback();
+                m_errors.append(QStringLiteral("stale headline metrics not dropped: ") + (ok ? error : drop.errorString()));
+            }
+        }
     }
     // Commits sit in the -wal file until a checkpoint copies them into the project; do it now,
     // so that copying the .grademl alone keeps everything. A reader still on an older snapshot
@@ -138,6 +169,31 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
                                      ? QStringLiteral("a reader held it")
                                      : checkpoint.errorString()));
     return reports;
+}
+
+void ImportJob::placeRuns(const QList<ScannedFile> &files, const QList<SourceReport> &reports)
+{
+    // run -> (experiment, workload) that a grademl.json names, for the runs this job changed.
+    std::map<QString, std::pair<QString, QString>> places;
+    for (int i = 0; i < files.size() && i < reports.size(); ++i)
+        if (!files[i].workload.isEmpty() && m_changedRuns.contains(reports[i].runName))
+            places.emplace(reports[i].runName, std::make_pair(files[i].experiment, files[i].workload));
+    for (const auto &[run, place] : places) {
+        const auto id = m_project.findRun(run);
+        QString error;
+        if (id && !assignRuns(m_project, {*id}, place.first, place.second, &error))
+            m_errors.append(QStringLiteral("run '%1' not put in workload '%2': %3").arg(run, place.second, error));
+    }
+}
+
+QList<RunId> ImportJob::changedRunIds() const
+{
+    QList<RunId> out;
+    for (const QString &name : m_changedRuns)
+        if (const auto run = m_project.findRun(name))
+            out.append(*run);
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 void ImportJob::relinkExecutionTraces(const QList<ScannedFile> &files, QList<SourceReport> &reports)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "folderscanner.h"
+#include "rungrouping.h"
 
 #include <QList>
 #include <QSet>
@@ -67,11 +68,17 @@ public:
     QList<SourceReport> run(const QList<ScannedFile> &files);
     // Errors that belong to no single file (a run's clock alignment).
     const QStringList &errors() const { return m_errors; }
+    // How the folders' traces were grouped into runs, and why (rungrouping.h).
+    const QList<RunGrouping> &groupings() const { return m_groupings; }
+    // Runs whose data changed in this job (their headline metrics were dropped: runmetrics.h).
+    QList<RunId> changedRunIds() const;
 
 private:
     SourceReport importOne(const ScannedFile &file, int index, int count, bool *cancelled);
     void relinkExecutionTraces(const QList<ScannedFile> &files, QList<SourceReport> &reports);
     void dropLeftRuns();
+    // Runs into the workloads their folders' grademl.json name (rungrouping.h splits first).
+    void placeRuns(const QList<ScannedFile> &files, const QList<SourceReport> &reports);
     // Workflows the files' folders declare (grademl.json), stored for the workflow graph.
     void storeWorkflows(const QList<ScannedFile> &files);
     void recordSkipped(const ScannedFile &file, SourceReport &report);
@@ -85,6 +92,7 @@ private:
     QSet<QString> m_relink;      // paths read again whatever their state
     QSet<qint64> m_leftRuns;     // runs a source moved out of (ExecutionTraceImporter)
     QStringList m_errors;
+    QList<RunGrouping> m_groupings;
 };
 
 // The ContentHash of the file's bytes as "xxh64:" and 16 hex digits; empty when unreadable.

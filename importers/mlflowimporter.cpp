@@ -298,7 +298,9 @@ ImportOutcome MlflowRunImporter::import(ImportContext &ctx) const
                                  .arg(QString::fromUtf8(line.left(80))));
                 continue;
             }
-            w.addCounter(track, ts * 1'000'000, v);
+            bool stepOk = parts.size() == 3;
+            const qint64 step = stepOk ? parts[2].toLongLong(&stepOk) : 0;
+            w.addCounter(track, ts * 1'000'000, v, stepOk ? std::optional<qint64>(step) : std::nullopt);
             lastPoint = std::max(lastPoint, ts * 1'000'000);
         }
     }

@@ -21,7 +21,7 @@ class MlflowRunImporter final : public Importer
 {
 public:
     QString format() const override { return QStringLiteral("mlflow-run"); }
-    int version() const override { return 1; }
+    int version() const override { return 2; } // 2: metric points keep their step
     SniffResult sniff(const QString &path, const QByteArray &head) const override;
     ImportOutcome import(ImportContext &context) const override;
     QString fingerprint(const QString &path) const override;

@@ -203,9 +203,26 @@ CREATE TABLE workflow(
 );
 )SQL";
 
+// Version 6: runs browsed and compared (model/runcatalog.h).
+// - counter.step: the step an MLflow metric point was logged at (NULL for sampled counters),
+//   so runs compare at a chosen step, not only at a time.
+// - run_metrics: each run's headline metrics (mean and spread of the iteration time, GPU busy,
+//   energy, ...) as JSON, computed once after the run changes (simulator/runmetrics.h) so a
+//   project with thousands of runs lists them without analysing any. An import deletes the
+//   row of every run it changes.
+static constexpr std::string_view kV6 = R"SQL(
+ALTER TABLE counter ADD COLUMN step INTEGER;
+CREATE TABLE run_metrics(
+  run_id INTEGER PRIMARY KEY REFERENCES run(id) ON DELETE CASCADE,
+  metrics TEXT NOT NULL,
+  computed_at TEXT NOT NULL DEFAULT (datetime('now'))
+);
+CREATE INDEX run_workload ON run(workload_id);
+)SQL";
+
 const std::vector<std::string_view> &migrations()
 {
-    static const std::vector<std::string_view> all = {kV1, kV2, kV3, kV4, kV5};
+    static const std::vector<std::string_view> all = {kV1, kV2, kV3, kV4, kV5, kV6};
     return all;
 }
 

@@ -15,7 +15,7 @@ TraceWriter::TraceWriter(Project &project, RunId run, SourceId source)
     auto &db = project.db();
     m_insertTrack = db.prepare("INSERT INTO track(id, run_id, source_id, parent_id, kind, name, "
                                "sort_key, rank, pid, tid, unit) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
-    m_insertCounter = db.prepare("INSERT INTO counter(track_id, ts, value) VALUES(?,?,?)");
+    m_insertCounter = db.prepare("INSERT INTO counter(track_id, ts, value, step) VALUES(?,?,?,?)");
     // Ids are ours to assign inside the transaction that holds the write lock.
     m_firstTrack = m_nextTrack = db.scalar("SELECT coalesce(max(id), 0) + 1 FROM track");
 }
@@ -136,7 +136,7 @@ SliceId TraceWriter::addSlice(TrackId track, TimeNs ts, TimeNs dur, StringId nam
     return id;
 }
 
-void TraceWriter::addCounter(TrackId track, TimeNs ts, double value)
+void TraceWriter::addCounter(TrackId track, TimeNs ts, double value, std::optional<qint64> step)
 {
     if (const QString problem = timeRangeProblem(ts, 0); !problem.isEmpty()) {
         m_warnings.add(QStringLiteral("writer: counter time"), m_position,
@@ -155,6 +155,10 @@ void TraceWriter::addCounter(TrackId track, TimeNs ts, double value)
     st.bind(1, track);
     st.bind(2, ts);
     st.bind(3, value);
+    if (step)
+        st.bind(4, *step);
+    else
+        st.bindNull(4);
     if (!st.exec())
         fail(st);
     auto &s = stats(track);
@@ -189,25 +193,31 @@ TimeNs TraceWriter::earliest() const
     return t;
 }
 
-void TraceWriter::mergeRunParams(const QJsonObject &params)
+void mergeParams(QJsonObject &into, const QJsonObject &params)
 {
-    auto get = m_project.db().prepare("SELECT params FROM run WHERE id=?");
-    get.bind(1, m_run);
-    QJsonObject merged;
-    if (get.step())
-        merged = QJsonDocument::fromJson(get.text(0).toUtf8()).object();
     for (auto it = params.begin(); it != params.end(); ++it) {
-        const auto existing = merged.value(it.key());
+        const auto existing = into.value(it.key());
         if (existing.isArray() && it.value().isArray()) {
             QJsonArray joined = existing.toArray();
             for (const auto &v : it.value().toArray())
                 if (!joined.contains(v))
                     joined.append(v);
-            merged.insert(it.key(), joined);
+            into.insert(it.key(), joined);
         } else {
-            merged.insert(it.key(), it.value());
+            into.insert(it.key(), it.value());
         }
     }
+}
+
+void TraceWriter::mergeRunParams(const QJsonObject &params)
+{
+    mergeParams(m_runParams, params);
+    auto get = m_project.db().prepare("SELECT params FROM run WHERE id=?");
+    get.bind(1, m_run);
+    QJsonObject merged;
+    if (get.step())
+        merged = QJsonDocument::fromJson(get.text(0).toUtf8()).object();
+    mergeParams(merged, params);
     auto put = m_project.db().prepare("UPDATE run SET params=? WHERE id=?");
     put.bind(1, QString::fromUtf8(QJsonDocument(merged).toJson(QJsonDocument::Compact)));
     put.bind(2, m_run);
@@ -255,7 +265,10 @@ bool TraceWriter::finish(const QList<ImportWarning> &warnings, QString *error)
     src.bind(2, m_counters);
     src.bind(3, m_flows);
     src.bind(4, m_clockOffset);
-    src.bind(5, QString::fromUtf8(QJsonDocument(m_metadata).toJson(QJsonDocument::Compact)));
+    QJsonObject metadata = m_metadata;
+    if (!m_runParams.isEmpty())
+        metadata.insert(QStringLiteral("run_params"), m_runParams);
+    src.bind(5, QString::fromUtf8(QJsonDocument(metadata).toJson(QJsonDocument::Compact)));
     src.bind(6, QString::fromUtf8(QJsonDocument(w).toJson(QJsonDocument::Compact)));
     src.bind(7, m_source);
     if (!src.exec())

@@ -11,10 +11,14 @@
 
 #include <limits>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <vector>
 
 namespace gml {
+
+// `params` merged into `into`: arrays are joined (each value once), anything else replaced.
+void mergeParams(QJsonObject &into, const QJsonObject &params);
 
 inline constexpr qint64 kNoId = slicestore::kNull; // an absent correlation or external id
 
@@ -97,12 +101,16 @@ public:
                      qint64 correlation = kNoId, qint64 externalId = kNoId,
                      std::string_view argsJson = {});
     // Samples at a time outside the limits or with a value that is not finite are dropped (warned).
-    void addCounter(TrackId track, TimeNs ts, double value);
+    // `step`: the training step the value was logged at (MLflow metrics); none for samples.
+    void addCounter(TrackId track, TimeNs ts, double value, std::optional<qint64> step = std::nullopt);
     void addFlow(FlowKind kind, SliceId from, SliceId to);
 
     // Project time = source time + offset.
     void setClockOffset(TimeNs offset) { m_clockOffset = offset; }
     void setSourceMetadata(const QJsonObject &metadata) { m_metadata = metadata; }
+    // What this source merged into its run's params (mergeRunParams), kept in its metadata as
+    // "run_params" so a run's params can be made again when its sources move (rungrouping.h).
+    const QJsonObject &runParams() const { return m_runParams; }
     // Marks every track of this source as belonging to one rank of a distributed job.
     void setSourceRank(int rank);
     // Moves this source into another run (an execution trace joining the run that holds the
@@ -153,6 +161,7 @@ private:
     qint64 m_flows = 0;
     TimeNs m_clockOffset = 0;
     QJsonObject m_metadata;
+    QJsonObject m_runParams;
     QString m_error;
     WarningLog m_warnings;
     qint64 m_position = -1;

@@ -83,6 +83,10 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun, const
     params.insert(QStringLiteral("measured_run"), measuredName);
     params.insert(QStringLiteral("transforms"), transformsToJson(transforms));
     params.insert(QStringLiteral("predicted_ns"), qint64(result.report.predicted));
+    QStringList scenario;
+    for (const Transform &t : transforms)
+        scenario << t.describe();
+    params.insert(QStringLiteral("scenario"), scenario.join(QStringLiteral("; ")));
     if (!project.begin(error))
         return std::nullopt;
     if (auto existing = project.findRun(name)) {

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "rungrouping.h"
+
+#include "importer.h"
+#include "project.h"
+#include "timeformat.h"
+#include "tracewriter.h"
+
+#include <QDateTime>
+#include <QFileInfo>
+#include <QHash>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTimeZone>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <numeric>
+
+namespace gml {
+
+namespace {
+
+constexpr TimeNs kEpoch2001 = 1'000'000'000'000'000'000; // ns since 1970: Sept 2001
+constexpr TimeNs kApart = 600'000'000'000;                // 10 min
+
+struct Source
+{
+    SourceId id = 0;
+    RunId run = 0;
+    QString runName;
+    QString path;
+    bool trace = false;
+    int rank = -1;
+    int world = -1;
+    bool hasSpan = false;
+    TimeNs start = 0;
+    TimeNs end = 0;
+    bool absolute() const { return hasSpan && start > kEpoch2001; }
+};
+
+bool isTraceFormat(const QString &f)
+{
+    return f == QLatin1String("chrome-trace") || f == QLatin1String("nsys-sqlite");
+}
+
+bool isMonitoringFormat(const QString &f)
+{
+    return f == QLatin1String("nvidia-smi-csv") || f == QLatin1String("nvidia-smi-dmon") ||
+           f == QLatin1String("dcgmi-dmon") || f == QLatin1String("top-batch");
+}
+
+TimeNs overlap(const Source &a, const Source &b)
+{
+    return std::max<TimeNs>(0, std::min(a.end, b.end) - std::max(a.start, b.start));
+}
+
+bool overlapping(const Source &a, const Source &b)
+{
+    return a.absolute() && b.absolute() && a.start < b.end && b.start < a.end;
+}
+
+bool apart(const Source &a, const Source &b)
+{
+    return a.absolute() && b.absolute() && std::max(a.start, b.start) - std::min(a.end, b.end) > kApart;
+}
+
+// Why two traces are ranks of one job; empty: they are not.
+QString sameJob(const Source &a, const Source &b)
+{
+    if (a.rank >= 0 && b.rank >= 0 && a.rank != b.rank && a.world == b.world && !apart(a, b))
+        return QStringLiteral("distributed info");
+    if (overlapping(a, b))
+        return QStringLiteral("clock");
+    return {};
+}
+
+QString stem(const QString &path)
+{
+    const QString name = QFileInfo(path).fileName();
+    const int dot = int(name.indexOf(QLatin1Char('.')));
+    return dot > 0 ? name.left(dot) : name;
+}
+
+QString when(const Source &s)
+{
+    if (!s.hasSpan)
+        return QStringLiteral("no data");
+    if (!s.absolute())
+        return QStringLiteral("relative clock, %1").arg(formatDuration(s.end - s.start));
+    return QStringLiteral("%1 UTC, %2")
+        .arg(QDateTime::fromMSecsSinceEpoch(s.start / 1'000'000, QTimeZone::utc()).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
+             formatDuration(s.end - s.start));
+}
+
+QString rankText(const Source &s)
+{
+    if (s.rank < 0)
+        return QStringLiteral("no distributed info");
+    return s.world > 0 ? QStringLiteral("rank %1 of %2").arg(s.rank).arg(s.world) : QStringLiteral("rank %1").arg(s.rank);
+}
+
+} // namespace
+
+RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &files, const QSet<QString> &changedRuns)
+{
+    RegroupResult result;
+    std::map<QString, QStringList> folders; // folder run -> paths
+    for (const ScannedFile &f : files)
+        if (f.runFromFolder && f.importer && changedRuns.contains(f.runName))
+            folders[f.runName].append(f.path);
+    if (folders.empty())
+        return result;
+
+    auto &db = project.db();
+    auto read = db.prepare(
+        "SELECT s.id, s.run_id, r.name, s.format, json_extract(s.metadata, '$.distributedInfo.rank'), "
+        "json_extract(s.metadata, '$.distributedInfo.world_size'), "
+        "(SELECT max(t.rank) FROM track t WHERE t.source_id = s.id), "
+        "(SELECT min(t.start_ns) FROM track t WHERE t.source_id = s.id) + s.clock_offset_ns, "
+        "(SELECT max(t.end_ns) FROM track t WHERE t.source_id = s.id) + s.clock_offset_ns "
+        "FROM source s JOIN run r ON r.id = s.run_id WHERE s.path = ? AND s.status = 'imported'");
+    struct Plan
+    {
+        SourceId source;
+        QString from;
+        RunId fromId;
+        QString to;
+        QString path;
+    };
+    QList<Plan> plans;
+    QHash<QString, QString> workloadOf; // run -> the workload it joins
+    for (auto &[folderRun, paths] : folders) {
+        std::vector<Source> traces, monitors;
+        for (const QString &path : paths) {
+            read.reset();
+            read.bind(1, path);
+            if (!read.step())
+                continue;
+            Source s;
+            s.id = read.int64(0);
+            s.run = read.int64(1);
+            s.runName = read.text(2);
+            s.path = path;
+            const QString format = read.text(3);
+            s.trace = isTraceFormat(format);
+            if (!s.trace && !isMonitoringFormat(format))
+                continue;
+            s.rank = !read.isNull(4) ? int(read.int64(4)) : !read.isNull(6) ? int(read.int64(6)) : -1;
+            s.world = !read.isNull(5) ? int(read.int64(5)) : -1;
+            s.hasSpan = !read.isNull(7) && !read.isNull(8);
+            s.start = read.int64(7);
+            s.end = read.int64(8);
+            (s.trace ? traces : monitors).push_back(s);
+        }
+        if (traces.size() < 2 && std::all_of(traces.begin(), traces.end(),
+                                              [&](const Source &s) { return s.runName == folderRun; }))
+            continue;
+        // Components of "same job".
+        std::vector<size_t> parent(traces.size());
+        std::iota(parent.begin(), parent.end(), size_t(0));
+        std::function<size_t(size_t)> root = [&](size_t i) { return parent[i] == i ? i : parent[i] = root(parent[i]); };
+        QSet<QString> why;
+        for (size_t i = 0; i < traces.size(); ++i)
+            for (size_t j = i + 1; j < traces.size(); ++j)
+                if (const QString w = sameJob(traces[i], traces[j]); !w.isEmpty()) {
+                    parent[root(j)] = root(i);
+                    why.insert(w);
+                }
+        std::map<size_t, std::vector<size_t>> groups; // root -> members (paths sorted: first is lowest)
+        for (size_t i = 0; i < traces.size(); ++i)
+            groups[root(i)].push_back(i);
+        std::vector<std::vector<size_t>> ordered;
+        for (auto &[r, members] : groups)
+            ordered.push_back(members);
+        std::sort(ordered.begin(), ordered.end(), [&](const auto &x, const auto &y) {
+            return traces[x.front()].path < traces[y.front()].path;
+        });
+        RunGrouping g;
+        g.folderRun = folderRun;
+        std::vector<QString> target(traces.size());
+        QSet<QString> names;
+        for (const auto &members : ordered) {
+            QString name = folderRun;
+            if (ordered.size() > 1) {
+                const QString base = folderRun + QLatin1Char('/') + stem(traces[members.front()].path);
+                name = base;
+                for (int n = 2; names.contains(name); ++n)
+                    name = base + QStringLiteral("-%1").arg(n);
+            }
+            names.insert(name);
+            for (size_t m : members)
+                target[m] = name;
+            g.runs.append(name);
+            if (ordered.size() > 1)
+                workloadOf.insert(name, folderRun);
+            QStringList what;
+            if (members.size() <= 3) {
+                for (size_t m : members)
+                    what << QStringLiteral("%1 (%2; %3)").arg(QFileInfo(traces[m].path).fileName(), rankText(traces[m]), when(traces[m]));
+            } else {
+                QList<int> ranks;
+                for (size_t m : members)
+                    if (traces[m].rank >= 0)
+                        ranks << traces[m].rank;
+                std::sort(ranks.begin(), ranks.end());
+                QString r = ranks.size() == qsizetype(members.size()) && ranks.back() - ranks.front() + 1 == ranks.size()
+                                ? QStringLiteral("ranks %1-%2").arg(ranks.front()).arg(ranks.back())
+                                : QStringLiteral("%1 with a rank").arg(ranks.size());
+                if (traces[members.front()].world > 0)
+                    r += QStringLiteral(" of %1").arg(traces[members.front()].world);
+                what << QStringLiteral("%1 traces, %2 and %3 more (%4; from %5)")
+                            .arg(members.size())
+                            .arg(QFileInfo(traces[members.front()].path).fileName())
+                            .arg(members.size() - 1)
+                            .arg(r, when(traces[members.front()]));
+            }
+            QString line = QStringLiteral("%1: %2").arg(name, what.join(QStringLiteral(", ")));
+            if (members.size() > 1) {
+                QSet<int> ranks;
+                for (size_t m : members)
+                    ranks.insert(traces[m].rank);
+                line += why.contains(QStringLiteral("distributed info")) && !ranks.contains(-1)
+                            ? QStringLiteral(": ranks of one job (their distributed info)")
+                            : QStringLiteral(": processes of one job (their clocks overlap)");
+            }
+            g.reasons << line;
+        }
+        if (ordered.size() > 1)
+            g.reasons << QStringLiteral("separate runs of workload '%1': their distributed info does not make them "
+                                        "ranks of one job and their clocks do not overlap")
+                             .arg(folderRun);
+        for (size_t i = 0; i < traces.size(); ++i)
+            if (traces[i].runName != target[i])
+                plans.append({traces[i].id, traces[i].runName, traces[i].run, target[i], traces[i].path});
+        // Monitoring logs: with the run they overlap most.
+        for (const Source &m : monitors) {
+            QString to = folderRun;
+            TimeNs best = 0;
+            for (size_t i = 0; i < traces.size(); ++i)
+                if (const TimeNs o = m.absolute() && traces[i].absolute() ? overlap(m, traces[i]) : 0; o > best) {
+                    best = o;
+                    to = target[i];
+                }
+            if (ordered.size() > 1 && best > 0)
+                g.reasons << QStringLiteral("%1: with %2 (recorded at the same time)").arg(QFileInfo(m.path).fileName(), to);
+            if (m.runName != to)
+                plans.append({m.id, m.runName, m.run, to, m.path});
+        }
+        if (ordered.size() > 1 && std::any_of(monitors.begin(), monitors.end(), [&](const Source &m) {
+                return std::none_of(plans.begin(), plans.end(), [&](const Plan &p) { return p.source == m.id; }) &&
+                       m.runName == folderRun;
+            })) {
+            workloadOf.insert(folderRun, folderRun);
+            g.runs.append(folderRun);
+        }
+        result.groupings.append(g);
+    }
+    if (plans.isEmpty() && workloadOf.isEmpty())
+        return result;
+
+    QString error;
+    if (!project.begin(&error)) {
+        result.errors << QStringLiteral("runs not regrouped: ") + error;
+        return result;
+    }
+    auto fail = [&](const QString &why) {
+        project.rollback();
+        result.errors << QStringLiteral("runs not regrouped: ") + why;
+        result.moved.clear();
+        result.touchedRuns.clear();
+        result.leftRuns.clear();
+        return result;
+    };
+    auto moveSource = db.prepare("UPDATE source SET run_id = ?1 WHERE id = ?2");
+    auto moveTracks = db.prepare("UPDATE track SET run_id = ?1 WHERE source_id = ?2");
+    QSet<RunId> touchedIds;
+    for (const Plan &p : plans) {
+        const RunId to = project.ensureRun(p.to, &error);
+        if (!to)
+            return fail(error);
+        for (auto *st : {&moveSource, &moveTracks}) {
+            st->reset();
+            st->bind(1, to);
+            st->bind(2, p.source);
+            if (!st->exec())
+                return fail(st->errorString());
+        }
+        result.moved.insert(p.path, p.to);
+        result.touchedRuns << p.from << p.to;
+        result.leftRuns.insert(p.fromId);
+        touchedIds << p.fromId << to;
+    }
+    // Params again from the sources now in each run (those imported before run_params was
+    // kept add the run's old params).
+    auto sourcesOf = db.prepare("SELECT json_extract(metadata, '$.run_params') FROM source WHERE run_id = ? "
+                                "AND status = 'imported'");
+    auto paramsOf = db.prepare("SELECT params FROM run WHERE id = ?");
+    auto setParams = db.prepare("UPDATE run SET params = ? WHERE id = ?");
+    for (RunId run : std::as_const(touchedIds)) {
+        QJsonObject params;
+        bool complete = true;
+        sourcesOf.reset();
+        sourcesOf.bind(1, run);
+        while (sourcesOf.step()) {
+            if (sourcesOf.isNull(0))
+                complete = false;
+            else
+                mergeParams(params, QJsonDocument::fromJson(sourcesOf.text(0).toUtf8()).object());
+        }
+        if (!complete) {
+            paramsOf.reset();
+            paramsOf.bind(1, run);
+            if (paramsOf.step())
+                mergeParams(params, QJsonDocument::fromJson(paramsOf.text(0).toUtf8()).object());
+        }
+        setParams.reset();
+        setParams.bind(1, QString::fromUtf8(QJsonDocument(params).toJson(QJsonDocument::Compact)));
+        setParams.bind(2, run);
+        if (!setParams.exec())
+            return fail(setParams.errorString());
+    }
+    // The runs split from one folder are one workload, named after it (in no experiment unless
+    // the user put it in one).
+    for (auto it = workloadOf.begin(); it != workloadOf.end(); ++it) {
+        auto find = db.prepare("SELECT id FROM workload WHERE name = ? ORDER BY experiment_id IS NOT NULL LIMIT 1");
+        find.bind(1, it.value());
+        qint64 wl = 0;
+        if (find.step()) {
+            wl = find.int64(0);
+        } else {
+            auto add = db.prepare("INSERT INTO workload(experiment_id, name) VALUES(NULL, ?)");
+            add.bind(1, it.value());
+            if (!add.exec())
+                return fail(add.errorString());
+            wl = db.lastInsertRowId();
+        }
+        auto link = db.prepare("UPDATE run SET workload_id = ?1 WHERE name = ?2 AND workload_id IS NULL");
+        link.bind(1, wl);
+        link.bind(2, it.key());
+        if (!link.exec())
+            return fail(link.errorString());
+    }
+    if (!project.commit(&error))
+        return fail(error);
+    return result;
+}
+
+QStringList describeGroupings(const QList<RunGrouping> &groupings)
+{
+    QStringList out;
+    for (const RunGrouping &g : groupings) {
+        out << (g.runs.size() == 1 ? QStringLiteral("folder '%1': one run").arg(g.folderRun)
+                                   : QStringLiteral("folder '%1': %2 runs of workload '%1'").arg(g.folderRun).arg(g.runs.size()));
+        for (const QString &r : g.reasons)
+            out << QStringLiteral("  ") + r;
+    }
+    return out;
+}
+
+} // namespace gml

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "types.h"
+
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+
+#include <functional>
+#include <optional>
+
+namespace gml {
+class Project;
+}
+
+namespace gml::sim {
+
+// A run's headline metrics, as the Runs browser lists them and the comparison charts them,
+// stored in run_metrics (model/runcatalog.h) so that listing thousands of runs analyses none.
+// Keys (each only when known):
+//   iterations, step_mean_ns, step_sd_ns, step_min_ns, step_max_ns: the iteration time, from
+//     one ProfilerStep's start to the next one's (the last to the end of its work, GPU work
+//     included, as the Analysis panel's mean iteration), over the ranks;
+//   step_times_ns: each iteration's time, in order (at most 5,000);
+//   gpu_busy: busy / window over the GPUs (0..1); compute, communication, copies, idle: the
+//     GPUs' time split (fractions of the window, HTA's temporal breakdown);
+//   gpu_utilisation (% while active) and energy_j (power integrated over the iterations, or
+//     over the GPUs' active span) from monitoring logs; energy_per_iteration_j;
+//   mfu, device, ranks, gpus;
+//   predicted_ns: a predicted run's mean iteration, from its scenario's replay;
+//   last_metrics: {name: last value} of MLflow metrics.
+//   version: kRunMetricsVersion, so that metrics computed by an older program are made again.
+inline constexpr int kRunMetricsVersion = 1;
+std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QString *error);
+
+// Computes and stores the metrics of `runs` (the project must be writable). A run that cannot
+// be analysed gets the metrics it has (an empty object at least), so it is not tried again
+// until it changes. `progress(done, total, runName)` returning false stops; errors are collected
+// per run in *errors.
+bool updateRunMetrics(Project &project, const QList<RunId> &runs, QStringList *errors,
+                      const std::function<bool(int, int, const QString &)> &progress = {});
+
+} // namespace gml::sim
