@@ -237,14 +237,16 @@ void DependencyGraph::measure()
 
 std::vector<int> DependencyGraph::iterations() const
 {
+    // Host ranges only: Kineto also writes each step as a GPU user annotation on the streams
+    // (cat gpu_user_annotation), which would count every iteration twice.
     int lowest = INT_MAX;
     for (const auto &c : m_containers)
-        if (isProfilerStep(m_names.value(c.name)))
+        if (!m_resources[size_t(c.resource)].gpu && isProfilerStep(m_names.value(c.name)))
             lowest = std::min(lowest, std::max(m_resources[size_t(c.resource)].rank, 0));
     std::vector<int> out;
     for (size_t i = 0; i < m_containers.size(); ++i) {
         const auto &c = m_containers[i];
-        if (std::max(m_resources[size_t(c.resource)].rank, 0) == lowest &&
+        if (!m_resources[size_t(c.resource)].gpu && std::max(m_resources[size_t(c.resource)].rank, 0) == lowest &&
             isProfilerStep(m_names.value(c.name)))
             out.push_back(int(i));
     }
