@@ -45,6 +45,8 @@ int graphCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // grademl runs FILE [--filter TEXT] [--json]: experiments -> workloads -> runs (runscommand.cpp).
 int runsCommand(const QStringList &args, QTextStream &out, QTextStream &err);
+// grademl compare FILE RUN_A RUN_B [...] [--metric NAME] [--ranks A,B] [--iteration N] [--json]
+int compareCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // The project opened for listing runs; their missing headline metrics computed when writable.
 std::unique_ptr<Project> openWithMetrics(const QString &path, const char *command, QTextStream &err, bool quiet);
 int alignCommand(const QStringList &args, QTextStream &out, QTextStream &err);

@@ -35,6 +35,9 @@ static const char kUsage[] =
     "                                                        experiments, workloads and runs with their\n"
     "                                                        kind, status, start, duration, step time,\n"
     "                                                        GPU busy, energy\n"
+    "  compare FILE.grademl RUN_A RUN_B [RUN...] [--metric NAME] [--ranks A,B] [--iteration N] [--json]\n"
+    "                                                        headline metrics side by side, a metric over\n"
+    "                                                        time or step, the trace diff of RUN_A and RUN_B\n"
     "exit status: 0 ok, 1 some source or the command failed, 2 usage error\n";
 
 int main(int argc, char **argv)
@@ -81,6 +84,8 @@ int main(int argc, char **argv)
         return gml::cli::alignCommand(args, out, err);
     if (command == QLatin1String("runs"))
         return gml::cli::runsCommand(args, out, err);
+    if (command == QLatin1String("compare"))
+        return gml::cli::compareCommand(args, out, err);
     if (command == QLatin1String("query"))
         return gml::cli::queryCommand(args, out, err);
     err << "grademl: unknown command '" << command << "'\n" << kUsage;

@@ -6,9 +6,11 @@
 
 #include "project.h"
 #include "runcatalog.h"
+#include "runcompare.h"
 #include "runmetrics.h"
 
 #include <QElapsedTimer>
+#include <QJsonArray>
 #include <QJsonDocument>
 
 namespace gml::cli {
@@ -67,6 +69,75 @@ int runsCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         out << QJsonDocument(catalogToJson(*catalog, filter)).toJson(QJsonDocument::Indented);
     else
         out << catalogToText(*catalog, filter);
+    return Ok;
+}
+
+int compareCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    const Parsed p = parse(args, {QStringLiteral("metric"), QStringLiteral("ranks"), QStringLiteral("iteration")},
+                           {QStringLiteral("json")});
+    QString problem = p.error;
+    if (problem.isEmpty() && p.positional.size() < 3)
+        problem = QStringLiteral("need a project file and two runs or more");
+    sim::DiffOptions diff;
+    if (problem.isEmpty() && p.options.contains(QStringLiteral("ranks"))) {
+        const QStringList parts = p.options.value(QStringLiteral("ranks")).split(QLatin1Char(','));
+        bool okA = false, okB = false;
+        diff.rankA = parts.value(0).toInt(&okA);
+        diff.rankB = parts.size() == 2 ? parts.value(1).toInt(&okB) : -1;
+        if (!okA || !okB || diff.rankA < 0 || diff.rankB < 0)
+            problem = QStringLiteral("--ranks expects the ranks of the first two runs to diff, e.g. 0,1; got '%1'")
+                          .arg(p.options.value(QStringLiteral("ranks")));
+    }
+    if (problem.isEmpty() && p.options.contains(QStringLiteral("iteration"))) {
+        bool ok = false;
+        diff.pair = p.options.value(QStringLiteral("iteration")).toInt(&ok);
+        if (!ok || diff.pair < 0)
+            problem = QStringLiteral("--iteration expects the index of an aligned iteration pair (0 is the first), got '%1'")
+                          .arg(p.options.value(QStringLiteral("iteration")));
+    }
+    if (!problem.isEmpty()) {
+        err << "grademl compare: " << problem
+            << "\nusage: grademl compare FILE.grademl RUN_A RUN_B [RUN...] [--metric NAME] [--ranks A,B] "
+               "[--iteration N] [--json]\n";
+        return Usage;
+    }
+    const bool json = p.flags.contains(QStringLiteral("json"));
+    auto project = openWithMetrics(p.positional.first(), "compare", err, json);
+    if (!project)
+        return SomeFailed;
+    QString error;
+    const auto catalog = loadRunCatalog(*project, &error);
+    if (!catalog) {
+        err << "grademl compare: " << error << '\n';
+        return SomeFailed;
+    }
+    const QStringList names = p.positional.mid(1);
+    const QString metric = p.options.value(QStringLiteral("metric"));
+    QList<RunId> ids;
+    for (const QString &name : names)
+        if (const CatalogRun *r = catalog->run(name))
+            ids.append(r->id);
+    const QStringList metrics = sim::comparableMetrics(*project, ids);
+    if (!metric.isEmpty() && !metrics.contains(metric)) {
+        err << "grademl compare: none of the runs has the metric '" << metric << "'; they have: "
+            << (metrics.isEmpty() ? QStringLiteral("none") : metrics.join(QStringLiteral(", "))) << '\n';
+        return SomeFailed;
+    }
+    const auto comparison = sim::compareRuns(*project, *catalog, names, metric, diff, &error);
+    if (!comparison) {
+        err << "grademl compare: " << error << '\n';
+        return SomeFailed;
+    }
+    if (json) {
+        QJsonObject o = sim::comparisonJson(*comparison);
+        o.insert(QStringLiteral("metrics"), QJsonArray::fromStringList(metrics));
+        out << QJsonDocument(o).toJson(QJsonDocument::Indented);
+    } else {
+        out << sim::comparisonText(*comparison);
+        if (metric.isEmpty() && !metrics.isEmpty())
+            out << "\nmetrics to compare (--metric NAME): " << metrics.join(QStringLiteral(", ")) << '\n';
+    }
     return Ok;
 }
 
