@@ -69,16 +69,16 @@ struct Side
 
     bool onRank(int resource) const { return effectiveRank(g.resources()[size_t(resource)].rank) == rank; }
 
-    // The iteration a container is in (-1: none), its path and depth filled on the way.
+    // The iteration a container is in (-1: none), its path and depth filled on the way. An
+    // outermost range of another thread (the autograd thread's backward pass) belongs to the
+    // iteration it ran in.
     int resolve(int c)
     {
-        if (c < 0)
-            return wholeRun ? 0 : -1;
         if (iterationOf[size_t(c)] != -2)
             return iterationOf[size_t(c)];
         const Container &k = g.containers()[size_t(c)];
         const int parent = k.parent;
-        const int it = resolve(parent);
+        const int it = parent >= 0 ? resolve(parent) : iterationAt(k.start);
         iterationOf[size_t(c)] = it;
         if (it >= 0) {
             const QString name = g.name(k.name);
@@ -93,17 +93,23 @@ struct Side
         return it;
     }
 
-    // The iteration whose span (to the next one's start) holds t; -1: before the first.
+    // The iteration whose span (to the next one's start; the last one's to its end) holds t;
+    // -1: none.
     int iterationAt(TimeNs t) const
     {
         if (wholeRun)
             return 0;
         const auto &cs = g.containers();
-        int found = -1;
-        for (size_t i = 0; i < iterations.size() && cs[size_t(iterations[i])].start <= t; ++i)
-            found = int(i);
+        const auto after = std::upper_bound(iterations.begin(), iterations.end(), t,
+                                            [&](TimeNs x, int c) { return x < cs[size_t(c)].start; });
+        if (after == iterations.begin())
+            return -1;
+        const int found = int(after - iterations.begin()) - 1;
+        if (after == iterations.end() && t > cs[size_t(iterations.back())].end)
+            return -1;
         return found;
     }
+    int iterationOfNode(int container, TimeNs start) { return container >= 0 ? resolve(container) : iterationAt(start); }
 };
 
 std::optional<qint64> stepNumber(const QString &name)
@@ -222,7 +228,7 @@ TraceDiff diffTraces(const DependencyGraph &ga, const QString &runA, const Depen
                 continue;
             const bool gpu = g.resources()[size_t(n.resource)].gpu;
             if (!gpu) {
-                const int it = s.resolve(n.container);
+                const int it = s.iterationOfNode(n.container, n.start);
                 const int depth = (n.container >= 0 ? s.depthOf[size_t(n.container)] : 0) + 1;
                 if (!counts(pairOfIteration(it)) || depth > maxDepth)
                     continue;
@@ -233,7 +239,7 @@ TraceDiff diffTraces(const DependencyGraph &ga, const QString &runA, const Depen
             int container = -1, it = -1;
             if (n.launcher >= 0) {
                 container = nodes[size_t(n.launcher)].container;
-                it = s.resolve(container);
+                it = s.iterationOfNode(container, nodes[size_t(n.launcher)].start);
             } else {
                 it = s.iterationAt(n.start);
             }
@@ -281,7 +287,10 @@ TraceDiff diffTraces(const DependencyGraph &ga, const QString &runA, const Depen
         }
         std::sort(level.rows.begin(), level.rows.end(), [](const DiffRow &x, const DiffRow &y) {
             const double dx = std::abs(x.delta()), dy = std::abs(y.delta());
-            return dx != dy ? dx > dy : x.path < y.path;
+            if (dx != dy)
+                return dx > dy;
+            const double tx = std::max(x.timeA, x.timeB), ty = std::max(y.timeA, y.timeB);
+            return tx != ty ? tx > ty : x.path < y.path;
         });
     };
     std::sort(its.rows.begin(), its.rows.end(), [](const DiffRow &x, const DiffRow &y) {
