@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Runs browsed and compared (issue 17): run grouping on import, the catalog and its edits,
+// headline metrics, metric series across runs, and the trace diff.
+#include "importutil.h"
+#include "runcatalog.h"
+#include "runcompare.h"
+#include "runmetrics.h"
+#include "testutil.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace gml;
+
+namespace {
+
+// Links `files` (under the shared traces) into DIR/NAME, as a user puts traces side by side.
+QString sideBySide(const QTemporaryDir &dir, const QString &name, const QStringList &files)
+{
+    const QString folder = dir.filePath(name);
+    QDir().mkpath(folder);
+    for (const QString &f : files)
+        QFile::link(gmltest::sharedTraces() + QLatin1Char('/') + f, folder + QLatin1Char('/') + QFileInfo(f).fileName());
+    return folder;
+}
+
+RunCatalog catalogOf(Project &p)
+{
+    QString error;
+    auto c = loadRunCatalog(p, &error);
+    if (!c)
+        qFatal("catalog: %s", qPrintable(error));
+    return *c;
+}
+
+QByteArray cli(const QStringList &args, int *exitCode = nullptr)
+{
+    QProcess p;
+    p.start(QStringLiteral(GRADEML_CLI), args);
+    p.waitForFinished(120000);
+    if (exitCode)
+        *exitCode = p.exitCode();
+    return p.readAllStandardOutput();
+}
+
+const QString kResnet = QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100/worker0.1623143089861.pt.trace.json.gz");
+const QString kMi250 = QStringLiteral("pytorch_kineto/hta_amd_mi250_rocm62/mi250_minitoy_train_ROCm6_2_kineto.json.gz");
+const QString kDlrm = QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100");
+
+} // namespace
+
+class TestRuns : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    // Two rank-less traces from two GPUs in one folder are two runs of one workload, not two
+    // ranks of one run; importing again keeps them where they are.
+    void ranklessTracesBecomeRunsOfOneWorkload()
+    {
+        GML_REQUIRE_SHARED(kResnet);
+        GML_REQUIRE_SHARED(kMi250);
+        QTemporaryDir dir;
+        const QString folder = sideBySide(dir, QStringLiteral("side"), {kResnet, kMi250});
+        auto p = gmltest::newProject(dir);
+        QStringList errors;
+        ImportJob job(*p);
+        job.run(scanInputs({folder}, {}, &errors));
+        QVERIFY(job.errors().isEmpty());
+        const RunCatalog c = catalogOf(*p);
+        const CatalogRun *v100 = c.run(QStringLiteral("side/worker0"));
+        const CatalogRun *mi250 = c.run(QStringLiteral("side/mi250_minitoy_train_ROCm6_2_kineto"));
+        QVERIFY(v100 && mi250);
+        QVERIFY(!c.run(QStringLiteral("side"))); // the folder's run was emptied and dropped
+        QCOMPARE(v100->sources, 1);
+        QCOMPARE(mi250->sources, 1);
+        QVERIFY(v100->workloadId != 0);
+        QCOMPARE(v100->workloadId, mi250->workloadId);
+        QCOMPARE(c.workload(v100->workloadId)->name, QStringLiteral("side"));
+        // Each run keeps its own GPU in its params, not the union of the folder's.
+        QCOMPARE(v100->params.value(QStringLiteral("gpu_models")).toArray(), QJsonArray{QStringLiteral("Tesla V100-DGXS-32GB")});
+        QCOMPARE(mi250->params.value(QStringLiteral("gpu_models")).toArray(), QJsonArray{QStringLiteral("AMD Radeon Graphics")});
+        // The import summary says how and why.
+        const QStringList said = describeGroupings(job.groupings());
+        QVERIFY2(said.join(QLatin1Char('\n')).contains(QStringLiteral("2 runs of workload 'side'")), qPrintable(said.join(QLatin1Char('\n'))));
+        QVERIFY(said.join(QLatin1Char('\n')).contains(QStringLiteral("no distributed info")));
+        // Again: nothing moves, no run appears.
+        ImportJob again(*p);
+        again.run(scanInputs({folder}, {}, &errors));
+        QCOMPARE(catalogOf(*p).runs.size(), c.runs.size());
+        QVERIFY(catalogOf(*p).run(QStringLiteral("side/worker0")));
+    }
+
+    // The eight DLRM ranks (distributedInfo rank 0-7 of 8) stay one run.
+    void distributedRanksStayOneRun()
+    {
+        GML_REQUIRE_SHARED(kDlrm);
+        QTemporaryDir dir;
+        auto p = gmltest::newProject(dir);
+        QStringList errors;
+        ImportJob job(*p);
+        job.run(scanInputs({gmltest::sharedTraces() + QLatin1Char('/') + kDlrm}, {}, &errors));
+        const RunCatalog c = catalogOf(*p);
+        QCOMPARE(c.runs.size(), 1);
+        QCOMPARE(c.runs.front().sources, 8);
+        QCOMPARE(gmltest::scalar(*p, "SELECT count(DISTINCT rank) FROM track WHERE rank IS NOT NULL"), 8);
+        QCOMPARE(job.groupings().size(), 1);
+        QCOMPARE(job.groupings().front().runs, QStringList{QStringLiteral("param_dlrm_8rank_v100")});
+        QVERIFY(describeGroupings(job.groupings()).join(QLatin1Char('\n')).contains(QStringLiteral("ranks 0-7 of 8")));
+    }
+
+    // A folder's grademl.json names the experiment and workload of its runs; edits (moving runs,
+    // tags) are stored in the project.
+    void groupingAndTagsAreStored()
+    {
+        GML_REQUIRE_SHARED(kResnet);
+        GML_REQUIRE_SHARED(kMi250);
+        QTemporaryDir dir;
+        const QString folder = sideBySide(dir, QStringLiteral("vendors"), {kResnet, kMi250});
+        gmltest::writeFile(dir, QStringLiteral("vendors/grademl.json"),
+                           R"({"experiment": "cross-vendor", "workload": "toy models"})");
+        {
+            auto p = gmltest::newProject(dir);
+            gmltest::importInto(*p, {folder});
+            const RunCatalog c = catalogOf(*p);
+            QCOMPARE(c.runs.size(), 2);
+            for (const CatalogRun &r : c.runs)
+                QCOMPARE(c.placeOf(r), QStringLiteral("cross-vendor / toy models"));
+            QCOMPARE(c.workloads.size(), 1); // the folder's own workload was left empty and removed
+            QString error;
+            QVERIFY2(assignRuns(*p, {c.run(QStringLiteral("vendors/worker0"))->id}, QStringLiteral("resnet"),
+                                QStringLiteral("resnet50 v100"), &error),
+                     qPrintable(error));
+            QVERIFY(setRunTags(*p, c.run(QStringLiteral("vendors/worker0"))->id,
+                               QJsonObject{{QStringLiteral("baseline"), QStringLiteral("yes")}}, &error));
+        }
+        QString error;
+        auto p = Project::open(dir.filePath(QStringLiteral("p.grademl")), Project::Mode::ReadOnly, &error);
+        const RunCatalog c = catalogOf(*p);
+        const CatalogRun *v100 = c.run(QStringLiteral("vendors/worker0"));
+        QCOMPARE(c.placeOf(*v100), QStringLiteral("resnet / resnet50 v100"));
+        QCOMPARE(v100->tags.value(QStringLiteral("baseline")).toString(), QStringLiteral("yes"));
+        QVERIFY(runMatches(c, *v100, QStringLiteral("baseline=yes")));
+        QVERIFY(!runMatches(c, *c.run(QStringLiteral("vendors/mi250_minitoy_train_ROCm6_2_kineto")), QStringLiteral("baseline=yes")));
+        QCOMPARE(c.experiments.size(), 2);
+    }
+
+    // MLflow runs land in their experiment and workload; their metric charts with its values
+    // and steps, as the metrics file has them.
+    void mlflowRunsAndMetricSteps()
+    {
+        const QString store = QStringLiteral("mlflow/swahili_keras_autolog");
+        GML_REQUIRE_SHARED(store);
+        QTemporaryDir dir;
+        auto p = gmltest::newProject(dir);
+        gmltest::importInto(*p, {gmltest::sharedTraces() + QLatin1Char('/') + store});
+        QStringList errors;
+        QVERIFY(sim::updateRunMetrics(*p, runsWithoutMetrics(*p, sim::kRunMetricsVersion), &errors));
+        QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));
+        const RunCatalog c = catalogOf(*p);
+        const CatalogRun *run = nullptr;
+        for (const CatalogRun &r : c.runs)
+            if (r.params.value(QStringLiteral("mlflow.run_id")).toString() == QLatin1String("ed05f9cd599442fe9a0c9222184710b8"))
+                run = &r;
+        QVERIFY(run);
+        QCOMPARE(c.placeOf(*run), QStringLiteral("Speech model simple rnn / Speech model simple rnn"));
+        QCOMPARE(run->status, QStringLiteral("finished"));
+        QCOMPARE(run->param(QStringLiteral("epochs")), QStringLiteral("10"));
+        QCOMPARE(run->param(QStringLiteral("opt_learning_rate")), QStringLiteral("0.002"));
+        QVERIFY(!run->metrics.contains(QStringLiteral("step_mean_ns"))); // an MLflow run has no iterations
+
+        const QString metricsFile = gmltest::sharedTraces() + QLatin1Char('/') + store +
+                                    QStringLiteral("/mlruns/1/ed05f9cd599442fe9a0c9222184710b8/metrics/loss");
+        QFile f(metricsFile);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QList<QList<QByteArray>> lines;
+        for (const QByteArray &l : f.readAll().split('\n'))
+            if (!l.trimmed().isEmpty())
+                lines << l.simplified().split(' ');
+        QVERIFY(lines.size() > 3);
+        QCOMPARE(sim::comparableMetrics(*p, {run->id}), QStringList{QStringLiteral("loss")});
+        QString error;
+        const auto series = sim::metricSeries(*p, c, {run->id}, QStringLiteral("loss"), &error);
+        QCOMPARE(series.size(), size_t(1));
+        const sim::MetricSeries &s = series.front();
+        QVERIFY(s.hasSteps());
+        QCOMPARE(s.points.size(), size_t(lines.size()));
+        for (size_t i = 0; i < s.points.size(); ++i) {
+            QCOMPARE(s.points[i].t, lines[int(i)][0].toLongLong() * 1'000'000);
+            QCOMPARE(s.points[i].value, lines[int(i)][1].toDouble());
+            QCOMPARE(s.points[i].step, lines[int(i)][2].toLongLong());
+        }
+        QCOMPARE(run->metrics.value(QStringLiteral("last_metrics")).toObject().value(QStringLiteral("loss")).toDouble(),
+                 lines.back()[1].toDouble());
+    }
+
+    // Monitoring counters chart per GPU, with the values of the log.
+    void monitoringSeries()
+    {
+        const QString folder = QStringLiteral("gpu_monitoring/pmdlt_dgx_a100_mnist/02-nvidia-smi");
+        GML_REQUIRE_SHARED(folder);
+        QTemporaryDir dir;
+        auto p = gmltest::newProject(dir);
+        gmltest::importInto(*p, {gmltest::sharedTraces() + QLatin1Char('/') + folder});
+        const RunCatalog c = catalogOf(*p);
+        QCOMPARE(c.runs.size(), 1);
+        const QStringList metrics = sim::comparableMetrics(*p, {c.runs.front().id});
+        QVERIFY2(metrics.contains(QStringLiteral("GPU utilisation")) && metrics.contains(QStringLiteral("memory used")),
+                 qPrintable(metrics.join(QStringLiteral(", "))));
+        QString error;
+        const auto series = sim::metricSeries(*p, c, {c.runs.front().id}, QStringLiteral("GPU utilisation"), &error);
+        QVERIFY(!series.empty());
+        const qint64 samples = gmltest::scalar(*p, "SELECT count(*) FROM counter k JOIN track t ON t.id = k.track_id "
+                                                   "WHERE t.name LIKE '%utilization.gpu%'");
+        size_t points = 0;
+        for (const auto &s : series) {
+            QVERIFY(s.device.startsWith(QLatin1String("GPU ")));
+            QCOMPARE(s.unit, QStringLiteral("%"));
+            points += s.points.size();
+            for (const auto &pt : s.points)
+                QVERIFY(pt.value >= 0 && pt.value <= 100 && pt.step == -1);
+        }
+        QCOMPARE(qint64(points), samples);
+    }
+
+    // Headline metrics of a generated job: its iterations' times add up to the mean iteration
+    // times their count, and the GPU time splits into its parts.
+    void headlineMetrics()
+    {
+        QTemporaryDir dir;
+        const QString job = gmltest::generateJob(dir, 2, 6);
+        auto p = gmltest::newProject(dir);
+        gmltest::importInto(*p, {job});
+        const RunCatalog before = catalogOf(*p);
+        QCOMPARE(before.runs.size(), 1);
+        QVERIFY(!before.runs.front().hasMetrics);
+        QString error;
+        const auto m = sim::computeRunMetrics(*p, before.runs.front().id, &error);
+        QVERIFY2(m, qPrintable(error));
+        QCOMPARE(m->value(QStringLiteral("iterations")).toInt(), 6);
+        const QJsonArray times = m->value(QStringLiteral("step_times_ns")).toArray();
+        QCOMPARE(times.size(), 6);
+        double sum = 0;
+        for (const auto &t : times)
+            sum += t.toDouble();
+        QVERIFY(std::abs(sum / 6 - m->value(QStringLiteral("step_mean_ns")).toDouble()) < 1.0);
+        const double parts = m->value(QStringLiteral("compute")).toDouble() + m->value(QStringLiteral("communication")).toDouble() +
+                             m->value(QStringLiteral("copies")).toDouble() + m->value(QStringLiteral("idle")).toDouble();
+        QVERIFY(std::abs(parts - 1.0) < 1e-9);
+        QVERIFY(std::abs(m->value(QStringLiteral("gpu_busy")).toDouble() + m->value(QStringLiteral("idle")).toDouble() - 1.0) < 1e-9);
+        QCOMPARE(m->value(QStringLiteral("gpus")).toInt(), 2);
+        QVERIFY(storeRunMetrics(*p, before.runs.front().id, *m, &error));
+        QVERIFY(runsWithoutMetrics(*p, sim::kRunMetricsVersion).isEmpty());
+        QCOMPARE(runsWithoutMetrics(*p, sim::kRunMetricsVersion + 1).size(), 1); // a newer program computes again
+        // Importing the job again after a change drops the run's metrics.
+        QDir(job).removeRecursively();
+        gmltest::generateJob(dir, 2, 4);
+        gmltest::importInto(*p, {job});
+        QCOMPARE(runsWithoutMetrics(*p, sim::kRunMetricsVersion).size(), 1);
+    }
+
+    // A measured run against its own prediction with GEMMs twice as fast: the diff finds
+    // exactly that and nothing else.
+    void diffAgainstOwnPrediction()
+    {
+        GML_REQUIRE_SHARED(kResnet);
+        QTemporaryDir dir;
+        const QString folder = sideBySide(dir, QStringLiteral("r50"), {kResnet});
+        const QString project = dir.filePath(QStringLiteral("p.grademl"));
+        {
+            auto p = gmltest::newProject(dir);
+            gmltest::importInto(*p, {folder});
+        }
+        int code = -1;
+        cli({QStringLiteral("whatif"), project, QStringLiteral("--run"), QStringLiteral("r50"), QStringLiteral("--scale"),
+             QStringLiteral("gemm=0.5"), QStringLiteral("--save"), QStringLiteral("r50 gemm x0.5")},
+            &code);
+        QCOMPARE(code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(cli({QStringLiteral("compare"), project, QStringLiteral("r50"),
+                                                           QStringLiteral("r50 gemm x0.5"), QStringLiteral("--json")},
+                                                          &code))
+                                  .object();
+        QCOMPARE(code, 0);
+        const QJsonArray runs = o.value(QStringLiteral("runs")).toArray();
+        QCOMPARE(runs[1].toObject().value(QStringLiteral("measured_run")).toString(), QStringLiteral("r50"));
+        QVERIFY(runs[1].toObject().value(QStringLiteral("scenario")).toString().contains(QStringLiteral("gemm")));
+        const QJsonObject diff = o.value(QStringLiteral("diff")).toObject();
+        QCOMPARE(diff.value(QStringLiteral("alignment")).toString(), QStringLiteral("by step number"));
+        QCOMPARE(diff.value(QStringLiteral("pairs")).toArray().size(), 6);
+        int gemms = 0, others = 0;
+        for (const auto &lv : diff.value(QStringLiteral("levels")).toArray()) {
+            const QJsonObject level = lv.toObject();
+            const bool gpu = level.value(QStringLiteral("level")).toString() == QLatin1String("GPU work");
+            QCOMPARE(level.value(QStringLiteral("row_count")).toInt() > 0, true);
+            for (const auto &rv : level.value(QStringLiteral("rows")).toArray()) {
+                const QJsonObject r = rv.toObject();
+                const double a = r.value(QStringLiteral("a_ns")).toDouble(), b = r.value(QStringLiteral("b_ns")).toDouble();
+                QCOMPARE(r.value(QStringLiteral("a_count")).toDouble(), r.value(QStringLiteral("b_count")).toDouble());
+                if (gpu && r.value(QStringLiteral("name")).toString().contains(QStringLiteral("gemm"))) {
+                    QVERIFY2(std::abs(b - a / 2) <= 1.0, qPrintable(r.value(QStringLiteral("path")).toString()));
+                    ++gemms;
+                } else if (gpu || level.value(QStringLiteral("level")).toString().startsWith(QLatin1String("operators"))) {
+                    QVERIFY2(std::abs(b - a) <= 1.0, qPrintable(r.value(QStringLiteral("path")).toString()));
+                    ++others;
+                }
+            }
+        }
+        QVERIFY(gemms >= 5);
+        QVERIFY(others > 50);
+    }
+
+    // Two DLRM ranks: the one step aligned by its number; rank 1's forward pass waits 5.5 ms
+    // longer in its all-to-all, and the diff puts that first at every level.
+    void diffTwoRanks()
+    {
+        GML_REQUIRE_SHARED(kDlrm);
+        QTemporaryDir dir;
+        auto p = gmltest::newProject(dir);
+        gmltest::importInto(*p, {gmltest::sharedTraces() + QLatin1Char('/') + kDlrm});
+        QString error;
+        const RunCatalog c = catalogOf(*p);
+        sim::DiffOptions options;
+        options.rankA = 0;
+        options.rankB = 1;
+        const auto cmp = sim::compareRuns(*p, c, {c.runs.front().name, c.runs.front().name}, {}, options, &error);
+        QVERIFY2(cmp && cmp->diff, qPrintable(error));
+        const sim::TraceDiff &d = *cmp->diff;
+        QCOMPARE(d.alignment, QStringLiteral("by step number"));
+        QCOMPARE(d.pairs.size(), size_t(1));
+        QCOMPARE(d.a.rank, 0);
+        QCOMPARE(d.b.rank, 1);
+        const sim::DiffLevel *depth1 = nullptr, *gpu = nullptr;
+        for (const auto &l : d.levels) {
+            if (l.name == QLatin1String("operators, depth 1"))
+                depth1 = &l;
+            if (l.name == QLatin1String("GPU work"))
+                gpu = &l;
+        }
+        QVERIFY(depth1 && gpu);
+        QCOMPARE(depth1->rows.front().name, QStringLiteral("## forward ##"));
+        QVERIFY(depth1->rows.front().delta() > 5e6 && depth1->rows.front().delta() < 6e6);
+        QVERIFY(gpu->rows.front().name.startsWith(QLatin1String("ncclKernel_SendRecv")));
+        QVERIFY(gpu->rows.front().path.contains(QStringLiteral("alltoall")));
+        // Iteration time of each side: its ProfilerStep range.
+        QCOMPARE(d.levels.front().rows.front().timeA, double(d.pairs.front().lengthA()));
+    }
+
+    // grademl runs lists the hierarchy with the headline metrics it computed on the way.
+    void runsCommand()
+    {
+        QTemporaryDir dir;
+        const QString job = gmltest::generateJob(dir, 2, 3);
+        const QString project = dir.filePath(QStringLiteral("p.grademl"));
+        int code = -1;
+        cli({QStringLiteral("import"), job, QStringLiteral("--project"), project}, &code);
+        QCOMPARE(code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(cli({QStringLiteral("runs"), project, QStringLiteral("--json")}, &code)).object();
+        QCOMPARE(code, 0);
+        const QJsonArray runs = o.value(QStringLiteral("runs")).toArray();
+        QCOMPARE(runs.size(), 1);
+        const QJsonObject m = runs[0].toObject().value(QStringLiteral("metrics")).toObject();
+        QCOMPARE(m.value(QStringLiteral("iterations")).toInt(), 3);
+        QVERIFY(m.value(QStringLiteral("step_mean_ns")).toDouble() > 0);
+        const QString text = QString::fromUtf8(cli({QStringLiteral("runs"), project}, &code));
+        QVERIFY2(text.contains(QStringLiteral("step ")) && text.contains(QStringLiteral("GPU busy")), qPrintable(text));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRuns)
+#include "tst_runs.moc"
