@@ -103,6 +103,7 @@ void ImportController::start(const QString &projectPath, const QStringList &inpu
             });
             r.reports = importJob.run(files);
             r.scanErrors += importJob.errors();
+            r.groupings = describeGroupings(importJob.groupings());
             if (flag->load()) {
                 r.cancelled = true;
                 // What was imported before the cancel stays; show it.

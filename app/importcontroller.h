@@ -29,6 +29,7 @@ public:
         QString projectPath;
         QList<SourceReport> reports;
         QStringList scanErrors;
+        QStringList groupings; // how the folders' traces were grouped into runs, and why
         std::shared_ptr<const TimelineData> data;
         QString error;      // the project could not be opened or loaded
         bool cancelled = false;

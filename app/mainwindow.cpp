@@ -3,6 +3,7 @@
 
 #include "aggregatemodel.h"
 #include "analysiscontroller.h"
+#include "runscontroller.h"
 #include "clockalignment.h"
 #include "detailspanel.h"
 #include "figureexport.h"
@@ -166,6 +167,7 @@ void MainWindow::buildPanels()
     tabifyDockWidget(aggDock, srcDock);
     buildWhatIfPanel(srcDock);
     buildAnalysisPanel(srcDock);
+    buildRunsPanel(srcDock);
     buildGraphPanel();
     detailsDock->raise();
     // The bottom panels span the window; the graph shares the top with the timeline.
@@ -325,6 +327,7 @@ void MainWindow::onImportFinished(const ImportController::Result &r)
     m_whatIf.setProject(m_projectPath, r.data);
     m_graph->setProject(m_projectPath, r.data);
     m_analysis->setProject(m_projectPath, r.data);
+    m_runs->setProject(m_projectPath, r.groupings);
     {
         QStringList measuredRuns;
         for (const auto &run : r.data->runs)

@@ -24,6 +24,7 @@ namespace gml {
 
 class AggregateModel;
 class AnalysisController;
+class RunsController;
 class DetailsPanel;
 class GraphView;
 class Project;
@@ -69,6 +70,9 @@ public:
     // Shows the analysis dock and waits for the current run's report (screenshots, tests).
     bool showAnalysis();
     AnalysisController *analysis() const { return m_analysis; }
+    RunsController *runs() const { return m_runs; }
+    // Raises the Runs dock and waits for its catalog (screenshots).
+    bool showRuns();
     QString projectPath() const { return m_projectPath; }
     // Find: the matches of the last search and the current one.
     void find(const QString &pattern, bool regex, bool backwards = false);
@@ -100,6 +104,7 @@ private:
     void buildWhatIfPanel(QDockWidget *below);
     void buildGraphPanel();
     void buildAnalysisPanel(QDockWidget *below);
+    void buildRunsPanel(QDockWidget *below);
     void onWhatIfResult(const WhatIfController::Result &result);
     void refreshScenarios();
 
@@ -124,6 +129,7 @@ private:
     GraphView *m_graphView = nullptr;
     GraphController *m_graph = nullptr;
     AnalysisController *m_analysis = nullptr;
+    RunsController *m_runs = nullptr;
     std::shared_ptr<const TimelineData> m_measuredData; // the project as loaded, no prediction
     QList<sim::Transform> m_whatIfQueued;              // for showWhatIf before the graph is ready
     bool m_whatIfWanted = false;

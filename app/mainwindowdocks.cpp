@@ -9,6 +9,8 @@
 #include "graphview.h"
 #include "predictedrun.h"
 #include "project.h"
+#include "runsbrowser.h"
+#include "runscontroller.h"
 #include "timelinestate.h"
 #include "timelineview.h"
 #include "whatifpanel.h"
@@ -200,6 +202,27 @@ void MainWindow::buildAnalysisPanel(QDockWidget *below)
         panel, m_state, m_timeline,
         [this](const QString &run, const QList<sim::Transform> &transforms) { tryWhatIf(run, transforms); }, this);
     connect(dock, &QDockWidget::visibilityChanged, m_analysis, &AnalysisController::setVisible);
+}
+
+void MainWindow::buildRunsPanel(QDockWidget *below)
+{
+    auto *browser = new RunsBrowser(this);
+    auto *dock = new QDockWidget(tr("Runs"), this);
+    dock->setObjectName(QStringLiteral("runs"));
+    dock->setWidget(browser);
+    addDockWidget(Qt::BottomDockWidgetArea, dock);
+    tabifyDockWidget(below, dock);
+    m_runs = new RunsController(browser, this);
+}
+
+bool MainWindow::showRuns()
+{
+    auto *dock = findChild<QDockWidget *>(QStringLiteral("runs"));
+    if (!dock || m_projectPath.isEmpty())
+        return false;
+    dock->raise();
+    m_runs->waitForIdle();
+    return true;
 }
 
 bool MainWindow::showAnalysis()

@@ -35,7 +35,7 @@ int main(int argc, char **argv)
                               QStringLiteral("With --screenshot: find this slice name and select its first match"),
                               QStringLiteral("NAME"));
     QCommandLineOption panel(QStringLiteral("panel"),
-                             QStringLiteral("With --screenshot: raise this panel (details, aggregate, sources, whatif, graph, analysis)"),
+                             QStringLiteral("With --screenshot: raise this panel (details, aggregate, sources, whatif, graph, analysis, runs)"),
                              QStringLiteral("NAME"));
     parser.addOption(screenshot);
     parser.addOption(size);
@@ -93,11 +93,13 @@ int main(int argc, char **argv)
         if (parser.isSet(panel)) {
             auto *dock = window.findChild<QDockWidget *>(parser.value(panel));
             if (!dock) {
-                std::fprintf(stderr, "grademl-studio: no panel '%s' (details, aggregate, sources, whatif, graph, analysis)\n",
+                std::fprintf(stderr, "grademl-studio: no panel '%s' (details, aggregate, sources, whatif, graph, analysis, runs)\n",
                              qPrintable(parser.value(panel)));
                 return 2;
             }
             dock->raise();
+            if (parser.value(panel) == QLatin1String("runs"))
+                ok = window.showRuns();
             if (parser.value(panel) == QLatin1String("analysis"))
                 ok = window.showAnalysis();
         }

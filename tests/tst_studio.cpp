@@ -5,6 +5,8 @@
 #include "aggregatemodel.h"
 #include "analysiscontroller.h"
 #include "analysispanel.h"
+#include "runsbrowser.h"
+#include "runscontroller.h"
 #include "chartlayer.h"
 #include "detailspanel.h"
 #include "graphcontroller.h"
@@ -181,6 +183,34 @@ private Q_SLOTS:
         for (const auto &run : w.timeline()->data()->runs)
             saved |= run.name == QLatin1String("compute x4") && run.kind == QLatin1String("predicted") && run.slices > 0;
         QVERIFY(saved);
+    }
+
+    // The Runs dock lists the demo's run with its headline metrics (computed off the GUI
+    // thread on first open), filters by KEY=VALUE, and stores a move into a workload.
+    void runsBrowserListsFiltersAndGroups()
+    {
+        MainWindow w;
+        showQuietly(w, QSize(1500, 950));
+        w.openFolder(m_demo);
+        QVERIFY(waitLoaded(w));
+        QVERIFY(w.showRuns());
+        auto *browser = w.findChild<RunsBrowser *>();
+        QVERIFY(browser);
+        QCOMPARE(browser->catalog().runs.size(), 1);
+        const CatalogRun &run = browser->catalog().runs.front();
+        QVERIFY(run.hasMetrics);
+        QCOMPARE(run.metric(QStringLiteral("iterations")), 6.0);
+        QCOMPARE(browser->visibleRunCount(), 1);
+        browser->setFilter(QStringLiteral("kind=simulated"));
+        QCOMPARE(browser->visibleRunCount(), 0);
+        browser->setFilter(QString());
+        QCOMPARE(browser->visibleRunCount(), 1);
+        QSignalSpy loaded(w.runs(), &RunsController::catalogLoaded);
+        Q_EMIT browser->moveRequested({run.id}, QStringLiteral("demo experiment"), QStringLiteral("tiny transformer"));
+        QVERIFY(loaded.wait(60000));
+        QCOMPARE(browser->catalog().placeOf(browser->catalog().runs.front()), QStringLiteral("demo experiment / tiny transformer"));
+        browser->setFilter(QStringLiteral("tiny transformer"));
+        QCOMPARE(browser->visibleRunCount(), 1);
     }
 
     void analysisPanelRanksFindingsAndLinksThem()
