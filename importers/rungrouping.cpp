@@ -131,7 +131,9 @@ RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &file
     };
     QList<Plan> plans;
     QHash<QString, QString> workloadOf; // run -> the workload it joins
-    for (auto &[folderRun, paths] : folders) {
+    for (const auto &folder : folders) {
+        const QString &folderRun = folder.first; // named: lambdas below capture it (no structured binding)
+        const QStringList &paths = folder.second;
         std::vector<Source> traces, monitors;
         for (const QString &path : paths) {
             read.reset();
