@@ -6,12 +6,10 @@
 #include "timeformat.h"
 #include "tracewriter.h"
 
-#include <QDateTime>
 #include <QFileInfo>
 #include <QHash>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QTimeZone>
 
 #include <algorithm>
 #include <functional>
@@ -89,9 +87,7 @@ QString when(const Source &s)
         return QStringLiteral("no data");
     if (!s.absolute())
         return QStringLiteral("relative clock, %1").arg(formatDuration(s.end - s.start));
-    return QStringLiteral("%1 UTC, %2")
-        .arg(QDateTime::fromMSecsSinceEpoch(s.start / 1'000'000, QTimeZone::utc()).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
-             formatDuration(s.end - s.start));
+    return QStringLiteral("%1, %2").arg(formatUtc(s.start), formatDuration(s.end - s.start));
 }
 
 QString rankText(const Source &s)

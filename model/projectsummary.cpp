@@ -83,6 +83,19 @@ QList<TrackSummary> mergeDeviceRows(QList<TrackSummary> tracks)
 
 } // namespace
 
+QHash<RunId, std::pair<TimeNs, TimeNs>> runSpans(Project &project)
+{
+    QHash<RunId, std::pair<TimeNs, TimeNs>> out;
+    auto ext = project.db().prepare(
+        "SELECT t.run_id, min(t.start_ns + coalesce(src.clock_offset_ns + src.align_ns, 0)), "
+        "max(t.end_ns + coalesce(src.clock_offset_ns + src.align_ns, 0)) FROM track t "
+        "LEFT JOIN source src ON src.id = t.source_id WHERE t.start_ns IS NOT NULL "
+        "GROUP BY t.run_id");
+    while (ext.step())
+        out.insert(ext.int64(0), {ext.int64(1), ext.int64(2)});
+    return out;
+}
+
 QList<RunSummary> summarizeProject(Project &project, QString *error)
 {
     auto &db = project.db();
@@ -129,17 +142,12 @@ QList<RunSummary> summarizeProject(Project &project, QString *error)
             run.sources.append(src);
         }
     }
-    auto ext = db.prepare(
-        "SELECT t.run_id, min(t.start_ns + coalesce(src.clock_offset_ns + src.align_ns, 0)), "
-        "max(t.end_ns + coalesce(src.clock_offset_ns + src.align_ns, 0)) FROM track t "
-        "LEFT JOIN source src ON src.id = t.source_id WHERE t.start_ns IS NOT NULL "
-        "GROUP BY t.run_id");
-    while (ext.step()) {
-        if (auto it = index.constFind(ext.int64(0)); it != index.constEnd()) {
-            runs[*it].start = ext.int64(1);
-            runs[*it].end = ext.int64(2);
+    const auto spans = runSpans(project);
+    for (auto it = spans.begin(); it != spans.end(); ++it)
+        if (auto i = index.constFind(it.key()); i != index.constEnd()) {
+            runs[*i].start = it->first;
+            runs[*i].end = it->second;
         }
-    }
     QHash<RunId, QList<TrackSummary>> tracks;
     auto t = db.prepare("SELECT id, run_id, coalesce(parent_id, 0), kind, name, sort_key, "
                         "coalesce(rank, -1), unit, slice_count, counter_count, pid, tid FROM track");

@@ -4,12 +4,14 @@
 #include "clockalignment.h"
 #include "types.h"
 
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QList>
 #include <QString>
 
 #include <optional>
+#include <utility>
 
 namespace gml {
 
@@ -65,6 +67,10 @@ struct RunSummary
     // mergeDeviceRows), so their counters sit under the slices they explain.
     QList<TrackSummary> tracks;
 };
+
+// Each run's span on the project clock: its tracks' earliest start and latest end (runs
+// without data are left out). One aggregate query over the tracks.
+QHash<RunId, std::pair<TimeNs, TimeNs>> runSpans(Project &project);
 
 // Everything `grademl info` prints; one pass of a few aggregate queries.
 QList<RunSummary> summarizeProject(Project &project, QString *error);

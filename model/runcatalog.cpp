@@ -2,13 +2,12 @@
 #include "runcatalog.h"
 
 #include "project.h"
+#include "projectsummary.h"
 #include "timeformat.h"
 
-#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSet>
-#include <QTimeZone>
 
 #include <functional>
 
@@ -127,7 +126,7 @@ std::optional<RunCatalog> loadRunCatalog(Project &project, QString *error)
         auto st = db.prepare("SELECT id, name, params, tags FROM experiment ORDER BY name");
         while (st.step())
             c.experiments.append({st.int64(0), st.text(1), parseObject(st.text(2)), parseObject(st.text(3))});
-        if (st.lastResult() != 101 /*SQLITE_DONE*/)
+        if (!st.errorString().isEmpty())
             return fail(st);
     }
     {
@@ -156,7 +155,7 @@ std::optional<RunCatalog> loadRunCatalog(Project &project, QString *error)
             index.insert(r.id, int(c.runs.size()));
             c.runs.append(r);
         }
-        if (st.lastResult() != 101)
+        if (!st.errorString().isEmpty())
             return fail(st);
     }
     for (auto &r : c.runs)
@@ -184,21 +183,12 @@ std::optional<RunCatalog> loadRunCatalog(Project &project, QString *error)
         if (!mlflow.isEmpty() && r.status == QLatin1String("ok"))
             r.status = mlflow.toLower();
     }
-    {
-        // A run's span: its tracks' on the project clock (a few rows per run).
-        auto st = db.prepare(
-            "SELECT t.run_id, min(t.start_ns + coalesce(s.clock_offset_ns, 0) + coalesce(s.align_ns, 0)), "
-            "max(t.end_ns + coalesce(s.clock_offset_ns, 0) + coalesce(s.align_ns, 0)) "
-            "FROM track t LEFT JOIN source s ON s.id = t.source_id "
-            "WHERE t.start_ns IS NOT NULL AND t.end_ns IS NOT NULL GROUP BY t.run_id");
-        while (st.step()) {
-            auto it = index.constFind(st.int64(0));
-            if (it == index.constEnd())
-                continue;
-            c.runs[*it].start = st.int64(1);
-            c.runs[*it].end = st.int64(2);
+    const auto spans = runSpans(project);
+    for (auto it = spans.begin(); it != spans.end(); ++it)
+        if (auto i = index.constFind(it.key()); i != index.constEnd()) {
+            c.runs[*i].start = it->first;
+            c.runs[*i].end = it->second;
         }
-    }
     if (project.schemaVersion() >= 6) {
         auto st = db.prepare("SELECT run_id, metrics FROM run_metrics");
         while (st.step()) {
@@ -394,9 +384,7 @@ static QString metricText(const CatalogRun &r)
 
 static QString startText(TimeNs start)
 {
-    if (start <= 0)
-        return QStringLiteral("-");
-    return QDateTime::fromMSecsSinceEpoch(start / 1'000'000, QTimeZone::utc()).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss 'UTC'"));
+    return start > 0 ? formatUtc(start) : QStringLiteral("-");
 }
 
 QString catalogToText(const RunCatalog &c, const QString &filter)

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "timeformat.h"
 
+#include <QDateTime>
+#include <QTimeZone>
+
 #include <cmath>
 #include <cstdlib>
 
@@ -35,6 +38,11 @@ QString trimZeros(QString s)
 }
 
 } // namespace
+
+QString formatUtc(TimeNs t)
+{
+    return QDateTime::fromMSecsSinceEpoch(t / 1'000'000, QTimeZone::utc()).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss 'UTC'"));
+}
 
 QString formatDuration(TimeNs ns, int precision)
 {

@@ -124,8 +124,9 @@ public:
     // Nodes that started before the graph says they could (a measured order the model does not
     // explain, e.g. a kernel stamped before its launch); the replay starts them when it can.
     qint64 violations() const { return m_violations; }
-    // The iterations: ProfilerStep#N containers of the lowest rank's threads, by start.
-    std::vector<int> iterations() const;
+    // The iterations: the outermost ProfilerStep#N containers on the threads of `rank` (a
+    // rank-less trace is rank 0; -1: the lowest rank that has them), by start.
+    std::vector<int> iterations(int rank = -1) const;
     // The FLOPs PyTorch's profiler recorded (with_flops=True: the "flops" arg of matmul and
     // convolution ops) on the CPU threads: each op's start and count, in the order read.
     const std::vector<std::pair<TimeNs, double>> &recordedFlops() const { return m_flops; }

@@ -235,19 +235,29 @@ void DependencyGraph::measure()
     }
 }
 
-std::vector<int> DependencyGraph::iterations() const
+std::vector<int> DependencyGraph::iterations(int rank) const
 {
     // Host ranges only: Kineto also writes each step as a GPU user annotation on the streams
     // (cat gpu_user_annotation), which would count every iteration twice.
-    int lowest = INT_MAX;
-    for (const auto &c : m_containers)
-        if (!m_resources[size_t(c.resource)].gpu && isProfilerStep(m_names.value(c.name)))
-            lowest = std::min(lowest, std::max(m_resources[size_t(c.resource)].rank, 0));
+    auto isStep = [&](const Container &c) {
+        return !m_resources[size_t(c.resource)].gpu && isProfilerStep(m_names.value(c.name));
+    };
+    auto rankOf = [&](const Container &c) { return std::max(m_resources[size_t(c.resource)].rank, 0); };
+    if (rank < 0) {
+        rank = INT_MAX;
+        for (const auto &c : m_containers)
+            if (isStep(c))
+                rank = std::min(rank, rankOf(c));
+    }
     std::vector<int> out;
     for (size_t i = 0; i < m_containers.size(); ++i) {
         const auto &c = m_containers[i];
-        if (!m_resources[size_t(c.resource)].gpu && std::max(m_resources[size_t(c.resource)].rank, 0) == lowest &&
-            isProfilerStep(m_names.value(c.name)))
+        if (!isStep(c) || rankOf(c) != std::max(rank, 0))
+            continue;
+        bool nested = false;
+        for (int p = c.parent; p >= 0 && !nested; p = m_containers[size_t(p)].parent)
+            nested = isProfilerStep(m_names.value(m_containers[size_t(p)].name));
+        if (!nested)
             out.push_back(int(i));
     }
     std::sort(out.begin(), out.end(), [&](int a, int b) {

@@ -10,9 +10,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <functional>
 #include <map>
-#include <unordered_map>
 
 namespace gml::sim {
 
@@ -46,20 +44,8 @@ struct Side
             if (rank == INT_MAX)
                 rank = 0;
         }
+        iterations = g.iterations(rank);
         const auto &cs = g.containers();
-        for (size_t i = 0; i < cs.size(); ++i) {
-            const Container &c = cs[i];
-            const Resource &r = res[size_t(c.resource)];
-            if (r.gpu || effectiveRank(r.rank) != rank || !isProfilerStep(g.name(c.name)))
-                continue;
-            bool nested = false;
-            for (int p = c.parent; p >= 0 && !nested; p = cs[size_t(p)].parent)
-                nested = isProfilerStep(g.name(cs[size_t(p)].name));
-            if (!nested)
-                iterations.push_back(int(i));
-        }
-        std::sort(iterations.begin(), iterations.end(),
-                  [&](int x, int y) { return cs[size_t(x)].start < cs[size_t(y)].start; });
         iterationOf.assign(cs.size(), -2);
         pathOf.assign(cs.size(), QString());
         depthOf.assign(cs.size(), 0);
@@ -120,11 +106,6 @@ std::optional<qint64> stepNumber(const QString &name)
         return std::nullopt;
     return m.captured(1).toLongLong();
 }
-
-struct Aggregate
-{
-    std::vector<QHash<QString, DiffRow>> levels; // 0: GPU work, d: operators at depth d
-};
 
 } // namespace
 
