@@ -109,6 +109,10 @@ int exportAnalysis(const Parsed &p, const QString &projectPath, const QString &o
         head << QStringLiteral("top finding: %1 (%2)")
                     .arg(report->findings.front().title.section(QLatin1Char(':'), 0, 0), sim::gainText(report->findings.front()));
     const QString title = QStringLiteral("%1 · %2").arg(runName, head.join(QStringLiteral(" · ")));
+    if (charts.iterations.isEmpty() && charts.ranks.isEmpty() && charts.families.isEmpty() && charts.utilisation.isEmpty()) {
+        err << "grademl export: nothing to chart: run '" << runName << "' has no GPU trace and no counters\n";
+        return SomeFailed;
+    }
     if (!exportCharts({&iterations, &ranks, &families, &time}, 2, size, outPath, title, &error)) {
         err << "grademl export: " << error << '\n';
         return SomeFailed;

@@ -56,5 +56,8 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // QCustomPlot, a widget).
 int exportAnalysis(const Parsed &p, const QString &projectPath, const QString &outPath, QSize size, QTextStream &out,
                    QTextStream &err);
+// export --view compare (runscommand.cpp): the Compare panel's charts; needs a QApplication too.
+int exportCompare(const Parsed &p, const QString &projectPath, const QString &outPath, QSize size, QTextStream &out,
+                  QTextStream &err);
 
 } // namespace gml::cli

@@ -20,13 +20,19 @@ static const char kExportUsage[] =
     "       grademl export FILE.grademl --view graph [--run NAME] [--level workflow|step|iteration|module|operator|gpu]\n"
     "                      [--budget NODES] [--focus NODE_NAME] --out OUT.(png|svg|pdf)\n"
     "       grademl export FILE.grademl --view analysis [--run NAME] --out OUT.(png|svg|pdf) [--size WxH]\n"
+    "       grademl export FILE.grademl --view compare --runs A,B[,...] [--metric NAME] [--axis time|relative|step]\n"
+    "                      [--param KEY] --out OUT.(png|svg|pdf) [--size WxH]\n"
     "  START_NS and END_NS are on the project clock (the start_ns/end_ns of `grademl info`).\n"
     "  The graph is opened as the studio opens it: the largest nodes first, down to --level, while\n"
     "  at most --budget boxes (default 150) are shown; --focus opens the first node of that name\n"
     "  (as a double-click does in the studio). --level workflow draws the project's workflow: its\n"
     "  steps (runs, or what grademl.json declares) and the edges between them. --view analysis\n"
     "  draws the Analysis panel's charts (per iteration, per GPU, kernel families, utilisation or\n"
-    "  the launch queue over time) in a 2 x 2 grid, --size for the whole figure (default 1600x900).\n";
+    "  the launch queue over time) in a 2 x 2 grid, --size for the whole figure (default 1600x900).\n"
+    "  --view compare draws the Compare panel's charts: the metric overlaid (default: the runs'\n"
+    "  first, see `grademl compare`) on the time, relative-time or step axis, and bars of each run's\n"
+    "  iteration time (mean and spread), GPU time breakdown and energy; --param KEY adds the\n"
+    "  scatter of that param against the mean iteration time.\n";
 
 // The graph view of one run, as the studio's graph dock first shows it.
 static int exportGraph(const Parsed &p, const QString &projectPath, const QString &outPath, QTextStream &out,
@@ -109,7 +115,8 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     const Parsed p = parse(args,
                            {QStringLiteral("view"), QStringLiteral("run"), QStringLiteral("range"),
                             QStringLiteral("out"), QStringLiteral("size"), QStringLiteral("level"),
-                            QStringLiteral("budget"), QStringLiteral("focus")},
+                            QStringLiteral("budget"), QStringLiteral("focus"), QStringLiteral("runs"),
+                            QStringLiteral("metric"), QStringLiteral("axis"), QStringLiteral("param")},
                            {});
     const auto usage = [&](const QString &why) {
         err << "grademl export: " << why << '\n' << kExportUsage;
@@ -120,8 +127,13 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     if (p.positional.size() != 1)
         return usage(QStringLiteral("need exactly one project file"));
     const QString view = p.options.value(QStringLiteral("view"), QStringLiteral("timeline"));
-    if (view != QLatin1String("timeline") && view != QLatin1String("graph") && view != QLatin1String("analysis"))
-        return usage(QStringLiteral("unknown view '%1' (this version exports: timeline, graph, analysis)").arg(view));
+    if (view != QLatin1String("timeline") && view != QLatin1String("graph") && view != QLatin1String("analysis") &&
+        view != QLatin1String("compare"))
+        return usage(QStringLiteral("unknown view '%1' (this version exports: timeline, graph, analysis, compare)").arg(view));
+    const bool compareOptions = p.options.contains(QStringLiteral("runs")) || p.options.contains(QStringLiteral("metric")) ||
+                                p.options.contains(QStringLiteral("axis")) || p.options.contains(QStringLiteral("param"));
+    if (compareOptions && view != QLatin1String("compare"))
+        return usage(QStringLiteral("--runs, --metric, --axis and --param are for --view compare"));
     const QString outPath = p.options.value(QStringLiteral("out"));
     if (outPath.isEmpty())
         return usage(QStringLiteral("need --out OUT.png, OUT.svg or OUT.pdf"));
@@ -146,6 +158,19 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             return SomeFailed;
         }
         return exportAnalysis(p, p.positional.first(), outPath, size.value_or(QSize(1600, 900)), out, err);
+    }
+    if (view == QLatin1String("compare")) {
+        for (const char *other : {"run", "range", "level", "budget", "focus"})
+            if (p.options.contains(QLatin1String(other)))
+                return usage(QStringLiteral("--view compare takes --runs, --metric, --axis, --param, --out and --size only"));
+        const QStringList runs = p.options.value(QStringLiteral("runs")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+        if (runs.size() < 2)
+            return usage(QStringLiteral("--view compare needs --runs A,B (two runs or more)"));
+        if (!QFileInfo::exists(p.positional.first())) {
+            err << "grademl export: " << p.positional.first() << ": no such project\n";
+            return SomeFailed;
+        }
+        return exportCompare(p, p.positional.first(), outPath, size.value_or(QSize(1600, 1000)), out, err);
     }
     if (view == QLatin1String("graph")) {
         if (p.options.contains(QStringLiteral("range")) || p.options.contains(QStringLiteral("size")))

@@ -47,10 +47,12 @@ int main(int argc, char **argv)
     if (exporting && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
         qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
-    // The analysis charts are QCustomPlot widgets: that export alone needs a QApplication.
+    // The analysis and comparison charts are QCustomPlot widgets: those exports alone need a
+    // QApplication.
     bool charts = false;
     for (int i = 2; exporting && i + 1 < argc; ++i)
-        charts = charts || (qstrcmp(argv[i], "--view") == 0 && qstrcmp(argv[i + 1], "analysis") == 0);
+        charts = charts || (qstrcmp(argv[i], "--view") == 0 &&
+                            (qstrcmp(argv[i + 1], "analysis") == 0 || qstrcmp(argv[i + 1], "compare") == 0));
     std::unique_ptr<QCoreApplication> appHolder(charts      ? new QApplication(argc, argv)
                                                 : exporting ? new QGuiApplication(argc, argv)
                                                             : new QCoreApplication(argc, argv));

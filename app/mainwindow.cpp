@@ -3,6 +3,7 @@
 
 #include "aggregatemodel.h"
 #include "analysiscontroller.h"
+#include "comparecontroller.h"
 #include "runscontroller.h"
 #include "clockalignment.h"
 #include "detailspanel.h"
@@ -328,6 +329,7 @@ void MainWindow::onImportFinished(const ImportController::Result &r)
     m_graph->setProject(m_projectPath, r.data);
     m_analysis->setProject(m_projectPath, r.data);
     m_runs->setProject(m_projectPath, r.groupings);
+    m_compare->setProject(m_projectPath, r.data);
     {
         QStringList measuredRuns;
         for (const auto &run : r.data->runs)

@@ -24,6 +24,7 @@ namespace gml {
 
 class AggregateModel;
 class AnalysisController;
+class CompareController;
 class RunsController;
 class DetailsPanel;
 class GraphView;
@@ -73,6 +74,10 @@ public:
     RunsController *runs() const { return m_runs; }
     // Raises the Runs dock and waits for its catalog (screenshots).
     bool showRuns();
+    // Compares runs in the Compare dock and waits for its charts and diff (screenshots, tests);
+    // false when a run is not in the project.
+    bool showCompare(const QStringList &runs, const QString &metric = {});
+    CompareController *compare() const { return m_compare; }
     QString projectPath() const { return m_projectPath; }
     // Find: the matches of the last search and the current one.
     void find(const QString &pattern, bool regex, bool backwards = false);
@@ -130,6 +135,7 @@ private:
     GraphController *m_graph = nullptr;
     AnalysisController *m_analysis = nullptr;
     RunsController *m_runs = nullptr;
+    CompareController *m_compare = nullptr;
     std::shared_ptr<const TimelineData> m_measuredData; // the project as loaded, no prediction
     QList<sim::Transform> m_whatIfQueued;              // for showWhatIf before the graph is ready
     bool m_whatIfWanted = false;

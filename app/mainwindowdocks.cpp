@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The main window's docks beside the timeline: the execution graph, the what-if panel and the
-// analysis panel, each built here and wired by its controller.
+// The main window's docks beside the timeline: the execution graph, the what-if panel, the
+// analysis panel, the runs browser and the comparison, each built here and wired by its
+// controller.
 #include "mainwindow.h"
 
 #include "analysiscontroller.h"
 #include "analysispanel.h"
+#include "comparecontroller.h"
+#include "comparepanel.h"
 #include "devicecatalog.h"
 #include "graphview.h"
 #include "predictedrun.h"
@@ -213,6 +216,36 @@ void MainWindow::buildRunsPanel(QDockWidget *below)
     addDockWidget(Qt::BottomDockWidgetArea, dock);
     tabifyDockWidget(below, dock);
     m_runs = new RunsController(browser, this);
+
+    // The comparison of the runs picked in the browser, in a dock of its own.
+    auto *panel = new ComparePanel(this);
+    auto *compareDock = new QDockWidget(tr("Compare"), this);
+    compareDock->setObjectName(QStringLiteral("compare"));
+    compareDock->setWidget(panel);
+    addDockWidget(Qt::BottomDockWidgetArea, compareDock);
+    tabifyDockWidget(dock, compareDock);
+    m_compare = new CompareController(panel, this);
+    connect(browser, &RunsBrowser::compareRequested, this, [this, browser, compareDock](const QStringList &runs) {
+        compareDock->show();
+        compareDock->raise();
+        m_compare->compare(browser->catalog(), runs);
+    });
+}
+
+bool MainWindow::showCompare(const QStringList &runs, const QString &metric)
+{
+    auto *dock = findChild<QDockWidget *>(QStringLiteral("compare"));
+    auto *browser = findChild<RunsBrowser *>();
+    if (!dock || !browser || m_projectPath.isEmpty())
+        return false;
+    m_runs->waitForIdle();
+    for (const QString &r : runs)
+        if (!browser->catalog().run(r))
+            return false;
+    dock->raise();
+    m_compare->compare(browser->catalog(), runs, metric);
+    m_compare->waitForIdle();
+    return true;
 }
 
 bool MainWindow::showRuns()

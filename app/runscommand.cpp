@@ -4,6 +4,8 @@
 // first when the project is writable.
 #include "clicommands.h"
 
+#include "chartlayer.h"
+#include "comparecharts.h"
 #include "project.h"
 #include "runcatalog.h"
 #include "runcompare.h"
@@ -138,6 +140,92 @@ int compareCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         if (metric.isEmpty() && !metrics.isEmpty())
             out << "\nmetrics to compare (--metric NAME): " << metrics.join(QStringLiteral(", ")) << '\n';
     }
+    return Ok;
+}
+
+int exportCompare(const Parsed &p, const QString &projectPath, const QString &outPath, QSize size, QTextStream &out,
+                  QTextStream &err)
+{
+    std::optional<CompareAxis> axis = CompareAxis::Time;
+    if (p.options.contains(QStringLiteral("axis")))
+        axis = compareAxisFromName(p.options.value(QStringLiteral("axis")));
+    if (!axis) {
+        err << "grademl export: --axis is one of time, relative, step; got '" << p.options.value(QStringLiteral("axis")) << "'\n";
+        return Usage;
+    }
+    auto project = openWithMetrics(projectPath, "export", err, true);
+    if (!project)
+        return SomeFailed;
+    QString error;
+    const auto catalog = loadRunCatalog(*project, &error);
+    if (!catalog) {
+        err << "grademl export: " << error << '\n';
+        return SomeFailed;
+    }
+    QList<CatalogRun> runs;
+    QList<RunId> ids;
+    for (const QString &name : p.options.value(QStringLiteral("runs")).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const CatalogRun *r = catalog->run(name.trimmed());
+        if (!r) {
+            err << "grademl export: " << projectPath << ": no run named '" << name.trimmed() << "' (see grademl runs)\n";
+            return SomeFailed;
+        }
+        runs.append(*r);
+        ids.append(r->id);
+    }
+    const QStringList metrics = sim::comparableMetrics(*project, ids);
+    QString metric = p.options.value(QStringLiteral("metric"));
+    if (!metric.isEmpty() && !metrics.contains(metric)) {
+        err << "grademl export: none of the runs has the metric '" << metric << "'; they have: "
+            << (metrics.isEmpty() ? QStringLiteral("none") : metrics.join(QStringLiteral(", "))) << '\n';
+        return SomeFailed;
+    }
+    if (metric.isEmpty())
+        metric = metrics.value(0);
+    // The panel's charts, drawn by the same chart layer.
+    std::vector<std::unique_ptr<Chart>> charts;
+    if (!metric.isEmpty()) {
+        const auto series = sim::metricSeries(*project, *catalog, ids, metric, &error);
+        if (!error.isEmpty()) {
+            err << "grademl export: " << error << '\n';
+            return SomeFailed;
+        }
+        QString note;
+        const TimeChart chart = metricChart(series, runs, *axis, &note);
+        if (!note.isEmpty())
+            err << "grademl export: " << note << '\n';
+        charts.push_back(std::make_unique<Chart>());
+        charts.back()->showTime(chart);
+    }
+    const SummaryCharts summary = summaryCharts(runs);
+    for (const StackedBars *bars : {&summary.iteration, &summary.breakdown, &summary.energy}) {
+        charts.push_back(std::make_unique<Chart>());
+        charts.back()->showBars(*bars);
+    }
+    if (const QString param = p.options.value(QStringLiteral("param")); !param.isEmpty()) {
+        if (!catalog->paramKeys().contains(param)) {
+            err << "grademl export: no run has the param '" << param << "'; the runs' params are: "
+                << catalog->paramKeys().join(QStringLiteral(", ")) << '\n';
+            return SomeFailed;
+        }
+        const ScatterChart scatter = paramScatter(runs, param, sim::summaryMetrics().front());
+        if (scatter.isEmpty())
+            err << "grademl export: no scatter: none of these runs has both '" << param << "' and an iteration time\n";
+        charts.push_back(std::make_unique<Chart>());
+        charts.back()->showScatter(scatter);
+    }
+    std::vector<Chart *> shown;
+    for (const auto &c : charts)
+        shown.push_back(c.get());
+    QStringList names;
+    for (const CatalogRun &r : std::as_const(runs))
+        names << r.name;
+    const QString title = QStringLiteral("%1 \u00b7 %2").arg(names.join(QStringLiteral(" vs ")), sim::comparisonKind(*catalog, runs));
+    if (!exportCharts(shown, 2, size, outPath, title, &error)) {
+        err << "grademl export: " << error << '\n';
+        return SomeFailed;
+    }
+    out << "wrote " << outPath << '\n';
     return Ok;
 }
 

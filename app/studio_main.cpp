@@ -2,6 +2,7 @@
 // grademl-studio: the GradeML Studio window.
 #include "mainwindow.h"
 
+#include "comparepanel.h"
 #include "graphview.h"
 
 #include <QApplication>
@@ -35,7 +36,7 @@ int main(int argc, char **argv)
                               QStringLiteral("With --screenshot: find this slice name and select its first match"),
                               QStringLiteral("NAME"));
     QCommandLineOption panel(QStringLiteral("panel"),
-                             QStringLiteral("With --screenshot: raise this panel (details, aggregate, sources, whatif, graph, analysis, runs)"),
+                             QStringLiteral("With --screenshot: raise this panel (details, aggregate, sources, whatif, graph, analysis, runs, compare)"),
                              QStringLiteral("NAME"));
     parser.addOption(screenshot);
     parser.addOption(size);
@@ -57,6 +58,20 @@ int main(int argc, char **argv)
                                                "the project's workflow (the default when it has several runs)"),
                                 QStringLiteral("NAME"));
     parser.addOption(graphRun);
+    QCommandLineOption compareRuns(QStringLiteral("runs"),
+                                   QStringLiteral("With --screenshot: compare these runs (comma-separated) in the "
+                                                  "Compare panel"),
+                                   QStringLiteral("A,B"));
+    QCommandLineOption compareMetric(QStringLiteral("metric"),
+                                     QStringLiteral("With --runs: chart this metric (an MLflow metric or a counter such "
+                                                    "as 'GPU utilisation')"),
+                                     QStringLiteral("NAME"));
+    QCommandLineOption compareTab(QStringLiteral("compare-tab"),
+                                  QStringLiteral("With --runs: show this tab of the Compare panel (metrics, params, diff)"),
+                                  QStringLiteral("TAB"), QStringLiteral("metrics"));
+    parser.addOption(compareRuns);
+    parser.addOption(compareMetric);
+    parser.addOption(compareTab);
     parser.process(app);
 
     gml::MainWindow window;
@@ -93,7 +108,7 @@ int main(int argc, char **argv)
         if (parser.isSet(panel)) {
             auto *dock = window.findChild<QDockWidget *>(parser.value(panel));
             if (!dock) {
-                std::fprintf(stderr, "grademl-studio: no panel '%s' (details, aggregate, sources, whatif, graph, analysis, runs)\n",
+                std::fprintf(stderr, "grademl-studio: no panel '%s' (details, aggregate, sources, whatif, graph, analysis, runs, compare)\n",
                              qPrintable(parser.value(panel)));
                 return 2;
             }
@@ -102,6 +117,20 @@ int main(int argc, char **argv)
                 ok = window.showRuns();
             if (parser.value(panel) == QLatin1String("analysis"))
                 ok = window.showAnalysis();
+        }
+        if (ok && parser.isSet(compareRuns)) {
+            const QStringList runs = parser.value(compareRuns).split(QLatin1Char(','), Qt::SkipEmptyParts);
+            const QStringList tabs{QStringLiteral("metrics"), QStringLiteral("params"), QStringLiteral("diff")};
+            const int tab = int(tabs.indexOf(parser.value(compareTab)));
+            if (runs.size() < 2 || tab < 0) {
+                std::fprintf(stderr, "grademl-studio: --runs needs two runs or more; --compare-tab is one of metrics, params, diff\n");
+                return 2;
+            }
+            ok = window.showCompare(runs, parser.value(compareMetric));
+            if (!ok)
+                std::fprintf(stderr, "grademl-studio: --runs: no such runs in the project: %s\n", qPrintable(runs.join(QStringLiteral(", "))));
+            else if (auto *p = window.findChild<gml::ComparePanel *>())
+                p->showTab(tab);
         }
         if (ok && (parser.isSet(whatif) || parser.value(panel) == QLatin1String("whatif"))) {
             QList<gml::sim::Transform> transforms;

@@ -45,7 +45,9 @@ QColor familyColour(const QString &family)
     return it == colours.end() ? QColor(0x9c, 0x75, 0x5f) : it->second;
 }
 
-QColor lineColour(int k)
+} // namespace
+
+QColor chartColour(int k)
 {
     static const QColor c[] = {QColor(0x4c, 0x78, 0xa8), QColor(0xe4, 0x57, 0x56), QColor(0x59, 0xa1, 0x4f),
                                QColor(0xb0, 0x7a, 0xa1), QColor(0xf2, 0x8e, 0x2b), QColor(0x76, 0xb7, 0xb2),
@@ -53,7 +55,6 @@ QColor lineColour(int k)
     return c[size_t(k) % (sizeof c / sizeof c[0])];
 }
 
-} // namespace
 
 AnalysisCharts analysisCharts(const sim::RunReport &report)
 {
@@ -108,7 +109,7 @@ AnalysisCharts analysisCharts(const sim::RunReport &report)
             peak = std::max(peak, v);
         if (peak <= 0)
             continue; // a GPU the job did not use
-        TimeChart::Line line{QStringLiteral("%1 utilisation (%2)").arg(s.device, s.source), lineColour(k++), {}, {}};
+        TimeChart::Line line{QStringLiteral("%1 utilisation (%2)").arg(s.device, s.source), chartColour(k++), {}, {}};
         for (const auto &[t, v] : s.samples) {
             line.x.push_back(double(t - origin) / 1e9);
             line.y.push_back(v);
@@ -134,7 +135,7 @@ AnalysisCharts analysisCharts(const sim::RunReport &report)
         for (const auto &g : report.analysis->gpus) {
             if (g.queue.empty())
                 continue;
-            TimeChart::Line line{QStringLiteral("%1 mean").arg(g.device), lineColour(k++), {}, {}};
+            TimeChart::Line line{QStringLiteral("%1 mean").arg(g.device), chartColour(k++), {}, {}};
             for (const auto &q : g.queue) {
                 line.x.push_back(double((q.start + q.end) / 2 - origin) / 1e9);
                 line.y.push_back(q.mean);

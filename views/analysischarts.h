@@ -18,7 +18,11 @@ struct ChartSeries
     QString name;
     QColor color;
     std::vector<double> values; // one per category
+    Qt::BrushStyle pattern = Qt::SolidPattern; // predicted and simulated runs: hatched
 };
+
+// The studio's colours for lines and runs, in order (the k-th run of a comparison).
+QColor chartColour(int k);
 
 // Bars per category, the series stacked in order (the first at the base).
 struct StackedBars
@@ -28,6 +32,10 @@ struct StackedBars
     QStringList categories;
     std::vector<ChartSeries> series;
     bool legend = true; // false: the categories name the series already
+    // Whiskers of +- errors[k] at the top of bar k (the spread of a mean); empty: none.
+    std::vector<double> errors;
+    QStringList notes;       // a line per category for the tooltip ("predicted from 'x' (AMP)")
+    bool sharesOfTotal = true; // the tooltip gives each series' share of its bar
     bool isEmpty() const { return categories.isEmpty() || series.empty(); }
 };
 
@@ -39,6 +47,7 @@ struct TimeChart
         QString name;
         QColor color;
         std::vector<double> x, y;
+        bool dashed = false; // a predicted or simulated run
     };
     struct Band
     {
@@ -48,9 +57,29 @@ struct TimeChart
     };
     QString title;
     QString valueLabel;
+    QString keyLabel = QStringLiteral("s from the run's start");
+    bool steps = true;   // sampled counters hold their value until the next sample; false: joined points
+    bool markers = false; // a dot at each point (MLflow metrics, logged at steps)
     std::vector<Line> lines;
     std::vector<Band> bands;
     bool isEmpty() const { return lines.empty(); }
+};
+
+// Points of runs in a plane: a param (numbers, or categories when it is not numeric) against a
+// metric, one point per run.
+struct ScatterChart
+{
+    struct Point
+    {
+        double x = 0, y = 0;
+        QString label; // the run
+        QColor color;
+    };
+    QString title;
+    QString keyLabel, valueLabel;
+    QStringList categories; // non-empty: x is the index (from 1) of the param's value here
+    std::vector<Point> points;
+    bool isEmpty() const { return points.empty(); }
 };
 
 struct AnalysisCharts

@@ -3,10 +3,16 @@
 
 #include "figureexport.h"
 
+#include <QContextMenuEvent>
+#include <QFileDialog>
+#include <QMenu>
+#include <QMessageBox>
 #include <QPicture>
+#include <QRegularExpression>
 #include <QToolTip>
 
 #include <cmath>
+#include <map>
 
 namespace gml {
 
@@ -27,9 +33,20 @@ Chart::Chart(QWidget *parent) : QCustomPlot(parent)
     legend->setBorderPen(Qt::NoPen);
     legend->setFont(QFont(font().family(), 8));
     legend->setMargins(QMargins(2, 0, 2, 2));
+    // A click on a legend entry hides its series, another shows it again.
+    connect(this, &QCustomPlot::legendClick, this, [this](QCPLegend *, QCPAbstractLegendItem *item, QMouseEvent *) {
+        if (auto *pi = qobject_cast<QCPPlottableLegendItem *>(item))
+            toggleSeries(pi->plottable()->name());
+    });
 }
 
-void Chart::reset(const QString &title, const QString &valueLabel)
+QString Chart::title() const
+{
+    const auto *t = qobject_cast<QCPTextElement *>(plotLayout()->element(0, 0));
+    return t ? t->text() : QString();
+}
+
+void Chart::reset(const QString &title, const QString &valueLabel, Kind kind)
 {
     clearPlottables();
     clearItems();
@@ -37,16 +54,61 @@ void Chart::reset(const QString &title, const QString &valueLabel)
         t->setText(title);
     yAxis->setLabel(valueLabel);
     xAxis->setLabel(QString());
+    xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    xAxis->setTickLabelRotation(0);
+    xAxis->setSubTicks(true);
     legend->setVisible(false);
+    m_kind = kind;
     m_bars = {};
     m_time = {};
+    m_scatter = {};
+    const Qt::Orientations zoom = kind == Kind::Scatter ? Qt::Horizontal | Qt::Vertical : Qt::Horizontal;
+    axisRect()->setRangeDrag(zoom);
+    axisRect()->setRangeZoom(zoom);
+}
+
+void Chart::keepRanges()
+{
+    m_keyRange = xAxis->range();
+    m_valueRange = yAxis->range();
+    replot();
+}
+
+void Chart::resetZoom()
+{
+    xAxis->setRange(m_keyRange);
+    yAxis->setRange(m_valueRange);
+    replot();
+}
+
+bool Chart::toggleSeries(const QString &name)
+{
+    for (int i = 0; i < plottableCount(); ++i) {
+        QCPAbstractPlottable *p = plottable(i);
+        if (p->name() != name)
+            continue;
+        p->setVisible(!p->visible());
+        if (auto *item = legend->itemWithPlottable(p))
+            item->setTextColor(p->visible() ? Qt::black : Qt::gray);
+        replot();
+        return true;
+    }
+    return false;
+}
+
+bool Chart::isSeriesVisible(const QString &name) const
+{
+    auto *self = const_cast<Chart *>(this); // QCustomPlot's plottable() is not const
+    for (int i = 0; i < self->plottableCount(); ++i)
+        if (self->plottable(i)->name() == name)
+            return self->plottable(i)->visible();
+    return false;
 }
 
 void Chart::showBars(const StackedBars &bars)
 {
-    reset(bars.title, bars.valueLabel);
+    reset(bars.title, bars.valueLabel, Kind::Bars);
     m_bars = bars;
-    m_showsBars = true;
     m_empty = bars.isEmpty();
     const int n = int(bars.categories.size());
     QVector<double> keys(n);
@@ -57,7 +119,11 @@ void Chart::showBars(const StackedBars &bars)
     for (int k = 0; k < n; k += every)
         ticker->addTick(k + 1, bars.categories[k]);
     xAxis->setTicker(ticker);
-    xAxis->setTickLabelRotation(n > 8 ? 45 : 0);
+    // Labels that cannot sit side by side are slanted.
+    int chars = 0;
+    for (const QString &c : bars.categories)
+        chars += int(c.size()) + 2;
+    xAxis->setTickLabelRotation(n > 8 ? 45 : chars > 48 ? 25 : 0);
     xAxis->setSubTicks(false);
     QCPBars *below = nullptr;
     double top = 0;
@@ -65,44 +131,73 @@ void Chart::showBars(const StackedBars &bars)
     for (const auto &s : bars.series) {
         auto *b = new QCPBars(xAxis, yAxis);
         b->setName(s.name);
-        b->setPen(Qt::NoPen);
-        b->setBrush(s.color);
+        b->setPen(s.pattern == Qt::SolidPattern ? QPen(Qt::NoPen) : QPen(s.color.darker(130), 1));
+        b->setBrush(QBrush(s.color, s.pattern));
         b->setWidthType(QCPBars::wtPlotCoords);
         b->setWidth(0.75);
-        b->setData(keys, QVector<double>(s.values.begin(), s.values.end()), true);
+        // Only the bars that have a height: an empty one would still draw its outline.
+        for (int k = 0; k < n && size_t(k) < s.values.size(); ++k)
+            if (s.values[size_t(k)] != 0)
+                b->addData(keys[k], s.values[size_t(k)]);
         if (below)
             b->moveAbove(below);
         below = b;
         for (int k = 0; k < n && size_t(k) < s.values.size(); ++k)
             top = std::max(top, stack[size_t(k)] += s.values[size_t(k)]);
     }
-    legend->setVisible(bars.legend && bars.series.size() > 1 && bars.series.size() <= 6);
+    if (!bars.errors.empty()) {
+        // Whiskers at each bar's top, on a line graph that draws nothing itself.
+        auto *tops = addGraph();
+        tops->setName(QString());
+        tops->setLineStyle(QCPGraph::lsNone);
+        tops->removeFromLegend();
+        tops->setData(keys, QVector<double>(stack.begin(), stack.end()), true);
+        auto *whiskers = new QCPErrorBars(xAxis, yAxis);
+        whiskers->removeFromLegend();
+        whiskers->setName(QString());
+        whiskers->setDataPlottable(tops);
+        whiskers->setPen(QPen(Qt::black, 1.2));
+        whiskers->setWhiskerWidth(10);
+        QVector<double> err(n, 0.0);
+        for (int k = 0; k < n && size_t(k) < bars.errors.size(); ++k) {
+            err[k] = std::isfinite(bars.errors[size_t(k)]) ? bars.errors[size_t(k)] : 0.0;
+            top = std::max(top, stack[size_t(k)] + err[k]);
+        }
+        whiskers->setData(err);
+    }
+    legend->setVisible(bars.legend && bars.series.size() > 1 && bars.series.size() <= 8);
+    legend->setWrap(0);
     xAxis->setRange(0.4, n + 0.6);
     yAxis->setRange(0, top > 0 ? top * 1.08 : 1);
-    replot();
+    keepRanges();
 }
 
 void Chart::showTime(const TimeChart &chart)
 {
-    reset(chart.title, chart.valueLabel);
+    reset(chart.title, chart.valueLabel, Kind::Time);
     m_time = chart;
-    m_showsBars = false;
     m_empty = chart.isEmpty();
-    xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
-    xAxis->setTickLabelRotation(0);
-    xAxis->setSubTicks(true);
-    xAxis->setLabel(QStringLiteral("s from the run's start"));
-    double lo = std::numeric_limits<double>::max(), hi = std::numeric_limits<double>::lowest(), top = 0;
+    xAxis->setLabel(chart.keyLabel);
+    double lo = std::numeric_limits<double>::max(), hi = std::numeric_limits<double>::lowest();
+    double bottom = 0, top = 0;
     for (const auto &l : chart.lines) {
         auto *g = addGraph();
         g->setName(l.name);
-        g->setPen(QPen(l.color, 1.5));
-        g->setLineStyle(QCPGraph::lsStepLeft);
+        QPen pen(l.color, 1.5);
+        if (l.dashed)
+            pen.setStyle(Qt::DashLine);
+        g->setPen(pen);
+        g->setLineStyle(chart.steps ? QCPGraph::lsStepLeft : QCPGraph::lsLine);
+        if (chart.markers && l.x.size() <= 400)
+            g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, l.color, 4));
         g->setData(QVector<double>(l.x.begin(), l.x.end()), QVector<double>(l.y.begin(), l.y.end()), true);
         for (size_t k = 0; k < l.x.size(); ++k) {
             lo = std::min(lo, l.x[k]);
             hi = std::max(hi, l.x[k]);
-            top = std::max(top, l.y[k]);
+            if (std::isfinite(l.y[k])) {
+                top = std::max(top, l.y[k]);
+                bottom = std::min(bottom, l.y[k]);
+            }
         }
     }
     for (const auto &b : chart.bands) {
@@ -118,46 +213,155 @@ void Chart::showTime(const TimeChart &chart)
         r->setBrush(b.color);
         r->setClipToAxisRect(true);
     }
-    legend->setVisible(chart.lines.size() > 1 && chart.lines.size() <= 8);
+    legend->setVisible(chart.lines.size() > 1 && chart.lines.size() <= 12);
+    legend->setWrap(chart.lines.size() > 4 ? 4 : 0); // more entries than fit a row: rows of four
     if (lo <= hi)
         xAxis->setRange(lo, hi > lo ? hi : lo + 1);
-    yAxis->setRange(0, top > 0 ? top * 1.1 : 1);
-    replot();
+    // Values that never reach zero (a loss from 2.3 to 2.1) use the room they need.
+    const bool positive = bottom >= 0;
+    double from = positive ? 0 : bottom * 1.1;
+    if (positive && top > 0) {
+        double least = top;
+        for (const auto &l : chart.lines)
+            for (double y : l.y)
+                if (std::isfinite(y))
+                    least = std::min(least, y);
+        if (least > 0.5 * top)
+            from = least - 0.1 * (top - least);
+    }
+    yAxis->setRange(from, top > from ? top + 0.1 * (top - from) : from + 1);
+    keepRanges();
+}
+
+void Chart::showScatter(const ScatterChart &chart)
+{
+    reset(chart.title, chart.valueLabel, Kind::Scatter);
+    m_scatter = chart;
+    m_empty = chart.isEmpty();
+    xAxis->setLabel(chart.keyLabel);
+    if (!chart.categories.isEmpty()) {
+        auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+        for (int k = 0; k < chart.categories.size(); ++k)
+            ticker->addTick(k + 1, chart.categories[k]);
+        xAxis->setTicker(ticker);
+        xAxis->setSubTicks(false);
+        xAxis->setTickLabelRotation(chart.categories.size() > 8 ? 45 : 0);
+    }
+    // One graph per colour (a few runs: each its legend entry; many: one per colour).
+    std::map<QRgb, std::vector<const ScatterChart::Point *>> byColour;
+    for (const auto &p : chart.points)
+        byColour[p.color.rgba()].push_back(&p);
+    const bool named = chart.points.size() <= 12;
+    double xlo = std::numeric_limits<double>::max(), xhi = std::numeric_limits<double>::lowest();
+    double ylo = xlo, yhi = xhi;
+    for (const auto &p : chart.points) {
+        xlo = std::min(xlo, p.x);
+        xhi = std::max(xhi, p.x);
+        ylo = std::min(ylo, p.y);
+        yhi = std::max(yhi, p.y);
+    }
+    auto add = [&](const QString &name, const QColor &c, const std::vector<const ScatterChart::Point *> &pts) {
+        auto *g = addGraph();
+        g->setName(name);
+        g->setLineStyle(QCPGraph::lsNone);
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, c, named ? 9 : 6));
+        QVector<double> x, y;
+        for (const auto *p : pts) {
+            x << p->x;
+            y << p->y;
+        }
+        g->setData(x, y);
+        if (!named)
+            g->removeFromLegend();
+    };
+    if (named)
+        for (const auto &p : chart.points)
+            add(p.label, p.color, {&p});
+    else
+        for (const auto &[rgb, pts] : byColour)
+            add(QString(), QColor::fromRgba(rgb), pts);
+    legend->setVisible(named && chart.points.size() > 1);
+    legend->setWrap(chart.points.size() > 4 ? 4 : 0);
+    if (!chart.categories.isEmpty())
+        xAxis->setRange(0.5, chart.categories.size() + 0.5);
+    else if (xlo <= xhi) {
+        const double pad = xhi > xlo ? 0.08 * (xhi - xlo) : std::max(1.0, std::abs(xlo) * 0.1);
+        xAxis->setRange(xlo - pad, xhi + pad);
+    }
+    if (ylo <= yhi) {
+        const double pad = yhi > ylo ? 0.1 * (yhi - ylo) : std::max(1.0, std::abs(ylo) * 0.1);
+        yAxis->setRange(ylo >= 0 && ylo - pad < 0 ? 0 : ylo - pad, yhi + pad);
+    }
+    keepRanges();
+}
+
+QString Chart::scatterTipAt(QPoint pos) const
+{
+    const ScatterChart::Point *best = nullptr;
+    double bestD = 10 * 10; // px²
+    for (const auto &p : m_scatter.points) {
+        const double dx = xAxis->coordToPixel(p.x) - pos.x(), dy = yAxis->coordToPixel(p.y) - pos.y();
+        if (dx * dx + dy * dy < bestD) {
+            bestD = dx * dx + dy * dy;
+            best = &p;
+        }
+    }
+    if (!best)
+        return {};
+    const QString x = m_scatter.categories.isEmpty() ? QString::number(best->x, 'g', 6)
+                                                     : m_scatter.categories.value(int(std::lround(best->x)) - 1);
+    return QStringLiteral("<b>%1</b><br>%2: %3<br>%4: %5")
+        .arg(best->label.toHtmlEscaped(), m_scatter.keyLabel.toHtmlEscaped(), x.toHtmlEscaped(),
+             m_scatter.valueLabel.toHtmlEscaped())
+        .arg(best->y, 0, 'g', 5);
 }
 
 QString Chart::tipAt(QPoint pos) const
 {
     if (m_empty || !axisRect()->rect().contains(pos))
         return {};
+    if (m_kind == Kind::Scatter)
+        return scatterTipAt(pos);
     const double key = xAxis->pixelToCoord(pos.x());
-    if (m_showsBars) {
+    if (m_kind == Kind::Bars) {
         const int k = int(std::lround(key)) - 1;
         if (k < 0 || k >= m_bars.categories.size() || std::abs(key - (k + 1)) > 0.4)
             return {};
         QStringList lines{QStringLiteral("<b>%1</b>").arg(m_bars.categories[k].toHtmlEscaped())};
+        if (!m_bars.notes.value(k).isEmpty())
+            lines << QStringLiteral("<i>%1</i>").arg(m_bars.notes[k].toHtmlEscaped());
         double total = 0;
         for (const auto &s : m_bars.series)
             if (size_t(k) < s.values.size())
                 total += s.values[size_t(k)];
-        for (const auto &s : m_bars.series)
-            if (size_t(k) < s.values.size() && s.values[size_t(k)] > 0)
-                lines << QStringLiteral("%1: %2 %3 (%4%)")
-                             .arg(s.name.toHtmlEscaped())
-                             .arg(s.values[size_t(k)], 0, 'f', 3)
-                             .arg(m_bars.valueLabel)
-                             .arg(total > 0 ? 100 * s.values[size_t(k)] / total : 0, 0, 'f', 1);
+        for (const auto &s : m_bars.series) {
+            if (size_t(k) >= s.values.size() || s.values[size_t(k)] <= 0)
+                continue;
+            QString line = QStringLiteral("%1: %2 %3")
+                               .arg(s.name.toHtmlEscaped())
+                               .arg(s.values[size_t(k)], 0, 'f', 3)
+                               .arg(m_bars.valueLabel);
+            if (m_bars.sharesOfTotal)
+                line += QStringLiteral(" (%1%)").arg(total > 0 ? 100 * s.values[size_t(k)] / total : 0, 0, 'f', 1);
+            lines << line;
+        }
+        if (size_t(k) < m_bars.errors.size() && m_bars.errors[size_t(k)] > 0)
+            lines << QStringLiteral("spread: \u00b1 %1 %2").arg(m_bars.errors[size_t(k)], 0, 'f', 3).arg(m_bars.valueLabel);
         return lines.join(QStringLiteral("<br>"));
     }
-    QStringList lines{QStringLiteral("<b>%1 s</b>").arg(key, 0, 'f', 3)};
+    QStringList lines{QStringLiteral("<b>%1 %2</b>").arg(key, 0, 'f', 3).arg(m_time.keyLabel.toHtmlEscaped())};
     for (const auto &b : m_time.bands)
         if (key >= b.from && key < b.to)
             lines << b.label.toHtmlEscaped();
-    for (const auto &l : m_time.lines) {
+    for (int i = 0; i < int(m_time.lines.size()); ++i) {
+        const auto &l = m_time.lines[size_t(i)];
+        if (i < graphCount() && !graph(i)->visible())
+            continue;
         const auto it = std::upper_bound(l.x.begin(), l.x.end(), key);
         if (it == l.x.begin())
             continue;
-        const size_t i = size_t(it - l.x.begin()) - 1;
-        lines << QStringLiteral("%1: %2 %3").arg(l.name.toHtmlEscaped()).arg(l.y[i], 0, 'f', 1).arg(m_time.valueLabel);
+        const size_t at = size_t(it - l.x.begin()) - 1;
+        lines << QStringLiteral("%1: %2 %3").arg(l.name.toHtmlEscaped()).arg(l.y[at], 0, 'g', 5).arg(m_time.valueLabel);
     }
     return lines.join(QStringLiteral("<br>"));
 }
@@ -172,6 +376,38 @@ void Chart::mouseMoveEvent(QMouseEvent *event)
         QToolTip::showText(event->globalPosition().toPoint(), tip, this);
 }
 
+void Chart::mouseDoubleClickEvent(QMouseEvent *event)
+{
+    QCustomPlot::mouseDoubleClickEvent(event);
+    if (axisRect()->rect().contains(event->position().toPoint()))
+        resetZoom();
+}
+
+bool Chart::exportTo(const QString &path, QString *error)
+{
+    return exportCharts({this}, 1, size().expandedTo(QSize(480, 300)), path, title(), error);
+}
+
+void Chart::contextMenuEvent(QContextMenuEvent *event)
+{
+    QMenu menu(this);
+    QAction *reset = menu.addAction(tr("Reset Zoom"));
+    QAction *save = menu.addAction(tr("Export Chart…"));
+    save->setEnabled(!m_empty);
+    QAction *chosen = menu.exec(event->globalPos());
+    if (chosen == reset) {
+        resetZoom();
+    } else if (chosen == save) {
+        QString name = title().section(QLatin1Char(':'), 0, 0).simplified().toLower();
+        name.replace(QRegularExpression(QStringLiteral("[^a-z0-9]+")), QStringLiteral("-"));
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export Chart"), name + QStringLiteral(".png"),
+                                                          tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+        QString error;
+        if (!path.isEmpty() && !exportTo(path, &error))
+            QMessageBox::warning(this, tr("Export Chart"), tr("The chart was not exported: %1").arg(error));
+    }
+}
+
 bool exportCharts(const std::vector<Chart *> &charts, int columns, QSize size, const QString &path,
                   const QString &title, QString *error)
 {
@@ -180,7 +416,7 @@ bool exportCharts(const std::vector<Chart *> &charts, int columns, QSize size, c
         if (c && !c->isEmpty())
             shown.push_back(c);
     if (shown.empty()) {
-        *error = QStringLiteral("nothing to chart: the run has no GPU trace and no counters");
+        *error = QStringLiteral("nothing to chart: the charts are empty");
         return false;
     }
     columns = std::max(1, std::min(columns, int(shown.size())));
@@ -193,7 +429,7 @@ bool exportCharts(const std::vector<Chart *> &charts, int columns, QSize size, c
         QCPPainter p(&pictures[k]);
         shown[k]->toPainter(&p, cell.width(), cell.height());
     }
-    return writeFigure(path, size, title, QStringLiteral("GradeML Studio analysis charts"),
+    return writeFigure(path, size, title, QStringLiteral("GradeML Studio charts"),
                        [&](QPainter &painter) {
                            painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
                            QFont f = painter.font();

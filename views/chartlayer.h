@@ -18,9 +18,11 @@
 
 namespace gml {
 
-// The one chart layer of the studio (QCustomPlot): stacked bars and lines over time with
-// shaded bands, zoomed and dragged along their key axis, with a tooltip of the values under
-// the mouse. The analysis panel and `grademl export --view analysis` draw through it.
+// The one chart layer of the studio (QCustomPlot): stacked bars (with whiskers), lines over
+// time or step with shaded bands, and scatters; zoomed and dragged along their key axis (both
+// axes for a scatter), reset by a double-click, with a tooltip of the values under the mouse,
+// a click on a legend entry to hide or show its series, and a context menu that exports the
+// chart (PNG, SVG, PDF). The analysis and comparison panels and `grademl export` draw through it.
 class Chart : public QCustomPlot
 {
     Q_OBJECT
@@ -29,7 +31,15 @@ public:
 
     void showBars(const StackedBars &bars);
     void showTime(const TimeChart &chart);
+    void showScatter(const ScatterChart &chart);
     bool isEmpty() const { return m_empty; }
+    QString title() const;
+    // Hides or shows the series named `name` (what a click on its legend entry does).
+    bool toggleSeries(const QString &name);
+    bool isSeriesVisible(const QString &name) const;
+    void resetZoom(); // the ranges the chart was shown with
+    // This chart alone as a figure of its current size (PNG, SVG or PDF by the extension).
+    [[nodiscard]] bool exportTo(const QString &path, QString *error);
     // What the tooltip says at a widget position (empty: nothing there).
     QString tipAt(QPoint pos) const;
     // A chart shrinks to what the dock gives it (QCustomPlot asks for its legend's full width).
@@ -38,14 +48,21 @@ public:
 
 protected:
     void mouseMoveEvent(QMouseEvent *event) override;
+    void mouseDoubleClickEvent(QMouseEvent *event) override;
+    void contextMenuEvent(QContextMenuEvent *event) override;
 
 private:
-    void reset(const QString &title, const QString &valueLabel);
+    enum class Kind { Bars, Time, Scatter };
+    void reset(const QString &title, const QString &valueLabel, Kind kind);
+    void keepRanges();
+    QString scatterTipAt(QPoint pos) const;
 
     bool m_empty = true;
+    Kind m_kind = Kind::Time;
     StackedBars m_bars; // what is shown, for the tooltip
     TimeChart m_time;
-    bool m_showsBars = false;
+    ScatterChart m_scatter;
+    QCPRange m_keyRange, m_valueRange; // as shown, for resetZoom
 };
 
 // The charts that have data as one `size` figure through writeFigure (PNG, SVG or PDF by the

@@ -4,6 +4,7 @@
 #include "timeformat.h"
 
 #include <QDateTime>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QJsonArray>
@@ -11,6 +12,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QMimeData>
+#include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QStandardItemModel>
 #include <QTimeZone>
@@ -26,6 +29,69 @@ namespace {
 
 constexpr int kRunIdRole = Qt::UserRole + 1;
 constexpr int kSortRole = Qt::UserRole + 2;
+constexpr int kWorkloadRole = Qt::UserRole + 3; // a workload row's id; -1 on "Runs in no workload"
+const QString kRunsMime = QStringLiteral("application/x-grademl-run-ids");
+
+// The tree's model: run rows drag, workload rows (and "Runs in no workload") take them. A drop
+// asks for the move by `dropped` and changes nothing itself: the catalog is loaded again once
+// the move is stored. Copy, not move, so the view never deletes the dragged rows itself.
+class RunsModel : public QStandardItemModel
+{
+public:
+    using QStandardItemModel::QStandardItemModel;
+    std::function<void(const QList<RunId> &, qint64 workload)> dropped;
+
+    Qt::DropActions supportedDropActions() const override { return Qt::CopyAction; }
+    Qt::DropActions supportedDragActions() const override { return Qt::CopyAction; }
+    QStringList mimeTypes() const override { return {kRunsMime}; }
+    Qt::ItemFlags flags(const QModelIndex &index) const override
+    {
+        Qt::ItemFlags f = QStandardItemModel::flags(index);
+        if (!index.isValid())
+            return f;
+        const QModelIndex first = index.siblingAtColumn(0);
+        if (first.data(kRunIdRole).toLongLong())
+            f |= Qt::ItemIsDragEnabled;
+        if (first.data(kWorkloadRole).toLongLong())
+            f |= Qt::ItemIsDropEnabled;
+        return f;
+    }
+    QMimeData *mimeData(const QModelIndexList &indexes) const override
+    {
+        QStringList ids;
+        for (const QModelIndex &i : indexes)
+            if (const qint64 id = i.siblingAtColumn(0).data(kRunIdRole).toLongLong(); id && !ids.contains(QString::number(id)))
+                ids << QString::number(id);
+        if (ids.isEmpty())
+            return nullptr;
+        auto *data = new QMimeData;
+        data->setData(kRunsMime, ids.join(QLatin1Char(',')).toLatin1());
+        return data;
+    }
+    // The workload a drop at `parent` lands in (a run row counts as its workload's), 0: none.
+    static qint64 workloadAt(QModelIndex parent)
+    {
+        if (parent.isValid() && parent.siblingAtColumn(0).data(kRunIdRole).toLongLong())
+            parent = parent.parent();
+        return parent.isValid() ? parent.siblingAtColumn(0).data(kWorkloadRole).toLongLong() : 0;
+    }
+    bool canDropMimeData(const QMimeData *data, Qt::DropAction, int, int, const QModelIndex &parent) const override
+    {
+        return data && data->hasFormat(kRunsMime) && workloadAt(parent) != 0;
+    }
+    bool dropMimeData(const QMimeData *data, Qt::DropAction action, int row, int column, const QModelIndex &parent) override
+    {
+        if (!canDropMimeData(data, action, row, column, parent))
+            return false;
+        QList<RunId> ids;
+        for (const QByteArray &part : data->data(kRunsMime).split(','))
+            if (const qint64 id = part.toLongLong())
+                ids.append(id);
+        if (!ids.isEmpty() && dropped)
+            dropped(ids, workloadAt(parent));
+        return false; // nothing changes here; the catalog is loaded again
+    }
+};
 
 // Runs pass by RunCatalog's runMatches; experiments and workloads show when a run of theirs
 // does (recursive filtering), or always with no filter.
@@ -149,7 +215,9 @@ RunsBrowser::RunsBrowser(QWidget *parent) : QWidget(parent)
     m_filter = new QLineEdit(this);
     m_filter->setPlaceholderText(tr("Filter runs: text, or KEY=VALUE for a param or tag"));
     m_filter->setClearButtonEnabled(true);
-    m_model = new QStandardItemModel(this);
+    auto *model = new RunsModel(this);
+    model->dropped = [this](const QList<RunId> &ids, qint64 workload) { dropOnWorkload(ids, workload); };
+    m_model = model;
     m_model->setHorizontalHeaderLabels({tr("Run"), tr("Kind"), tr("Status"), tr("Start"), tr("Duration"), tr("Step time"),
                                         tr("Spread"), tr("GPU busy"), tr("Energy"), tr("Params"), tr("Tags")});
     m_proxy = new RunFilter(&m_catalog, this);
@@ -163,17 +231,34 @@ RunsBrowser::RunsBrowser(QWidget *parent) : QWidget(parent)
     m_tree->setAlternatingRowColors(true);
     m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
     m_tree->header()->setStretchLastSection(true);
+    // Runs are dragged onto a workload to move them there.
+    m_tree->setDragEnabled(true);
+    m_tree->setAcceptDrops(true);
+    m_tree->setDropIndicatorShown(true);
+    m_tree->setDragDropMode(QAbstractItemView::DragDrop);
+    m_tree->setDefaultDropAction(Qt::CopyAction);
+    m_compare = new QPushButton(tr("Compare"), this);
+    m_compare->setToolTip(tr("Compare the selected runs (two or more): metrics, headline metrics, params and a trace diff"));
+    m_compare->setEnabled(false);
     m_message = new QLabel(this);
     m_message->setWordWrap(true);
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_filter);
+    auto *top = new QHBoxLayout;
+    top->addWidget(m_filter, 1);
+    top->addWidget(m_compare);
+    layout->addLayout(top);
     layout->addWidget(m_tree, 1);
     layout->addWidget(m_message);
     connect(m_filter, &QLineEdit::textChanged, this, &RunsBrowser::setFilter);
     connect(m_tree->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-            [this] { Q_EMIT selectionChanged(selectedRuns()); });
+            [this] {
+                const QStringList runs = selectedRuns();
+                m_compare->setEnabled(runs.size() >= 2);
+                Q_EMIT selectionChanged(runs);
+            });
+    connect(m_compare, &QPushButton::clicked, this, [this] { Q_EMIT compareRequested(selectedRuns()); });
     connect(m_tree, &QTreeView::customContextMenuRequested, this, &RunsBrowser::contextMenu);
 }
 
@@ -191,6 +276,7 @@ void RunsBrowser::setCatalog(const RunCatalog &catalog)
     }
     for (const CatalogWorkload &w : m_catalog.workloads) {
         auto row = groupRow(w.name, tr("workload"));
+        row[0]->setData(w.id, kWorkloadRole);
         workloads.insert(w.id, row[0]);
         if (QStandardItem *e = experiments.value(w.experimentId))
             e->appendRow(row);
@@ -203,6 +289,7 @@ void RunsBrowser::setCatalog(const RunCatalog &catalog)
         if (!parent) {
             if (!loose) {
                 auto row = groupRow(tr("Runs in no workload"), QString());
+                row[0]->setData(qint64(-1), kWorkloadRole);
                 loose = row[0];
                 m_model->appendRow(row);
             }
@@ -292,18 +379,36 @@ int RunsBrowser::visibleRunCount() const
     return n;
 }
 
+void RunsBrowser::dropOnWorkload(const QList<RunId> &ids, qint64 workload)
+{
+    if (workload < 0) {
+        Q_EMIT moveRequested(ids, QString(), QString());
+        return;
+    }
+    const CatalogWorkload *w = m_catalog.workload(workload);
+    if (!w)
+        return;
+    const CatalogExperiment *e = m_catalog.experiment(w->experimentId);
+    Q_EMIT moveRequested(ids, e ? e->name : QString(), w->name);
+}
+
 void RunsBrowser::contextMenu(const QPoint &at)
 {
     const QList<RunId> ids = selectedIds();
     if (ids.isEmpty())
         return;
     QMenu menu(this);
+    QAction *compare = menu.addAction(tr("Compare"));
+    compare->setEnabled(ids.size() >= 2);
+    menu.addSeparator();
     QAction *move = menu.addAction(tr("Move to Workload…"));
     QAction *ungroup = menu.addAction(tr("Remove from Workload"));
     QAction *tags = menu.addAction(tr("Edit Tags…"));
     tags->setEnabled(ids.size() == 1);
     QAction *chosen = menu.exec(m_tree->viewport()->mapToGlobal(at));
-    if (chosen == move) {
+    if (chosen == compare) {
+        Q_EMIT compareRequested(selectedRuns());
+    } else if (chosen == move) {
         bool ok = false;
         const QString place = QInputDialog::getText(this, tr("Move to Workload"),
                                                     tr("Experiment / workload (the experiment may be left out):"),

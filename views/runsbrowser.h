@@ -7,6 +7,7 @@
 
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QSortFilterProxyModel;
 class QStandardItemModel;
 class QTreeView;
@@ -16,7 +17,9 @@ namespace gml {
 // The Runs browser: the project's experiments -> workloads -> runs with each run's kind,
 // status, start, duration, headline metrics, params and tags; sort by any column, filter by
 // text or KEY=VALUE (a param or tag), multi-select. It shows a catalog it is given and asks
-// for edits by signal (views never write the project): moving runs into a workload, tags.
+// for edits by signal (views never write the project): moving runs into a workload (from the
+// context menu, or by dragging them onto a workload), tags; and for a comparison of the
+// selected runs.
 class RunsBrowser : public QWidget
 {
     Q_OBJECT
@@ -38,15 +41,19 @@ Q_SIGNALS:
     void selectionChanged(const QStringList &runs);
     void moveRequested(const QList<gml::RunId> &runs, const QString &experiment, const QString &workload);
     void tagsRequested(gml::RunId run, const QJsonObject &tags);
+    void compareRequested(const QStringList &runs);
 
 private:
     void contextMenu(const QPoint &at);
+    // Runs dropped on a workload row (-1: on "Runs in no workload").
+    void dropOnWorkload(const QList<RunId> &ids, qint64 workload);
     QList<RunId> selectedIds() const;
 
     RunCatalog m_catalog;
     QLineEdit *m_filter;
     QTreeView *m_tree;
     QLabel *m_message;
+    QPushButton *m_compare;
     QStandardItemModel *m_model;
     QSortFilterProxyModel *m_proxy;
 };

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "runcompare.h"
+#include "timelinedata.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+
+#include <memory>
+
+namespace gml {
+
+class ComparePanel;
+
+// Wires the Compare panel: for the runs picked in the Runs browser, finds the metrics they can
+// be charted by and loads the chosen metric's series, then builds the first two runs' graphs
+// and diffs them, all off the GUI thread (a newer comparison drops an older one's results).
+// The graphs are kept, so picking another aligned iteration only diffs again.
+class CompareController : public QObject
+{
+    Q_OBJECT
+public:
+    explicit CompareController(ComparePanel *panel, QObject *parent = nullptr);
+    ~CompareController() override;
+
+    void setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data);
+    // `names`: runs of `catalog`, two or more; `metric`: shown first when the runs have it.
+    void compare(const RunCatalog &catalog, const QStringList &names, const QString &metric = {});
+    bool isBusy() const { return m_seriesBusy || m_diffBusy; }
+    void waitForIdle(); // tests and screenshots: series and diff are shown on return
+
+Q_SIGNALS:
+    void compared(const QString &error); // the series and the diff are shown (or failed)
+
+private:
+    struct SeriesResult
+    {
+        quint64 job = 0;
+        QStringList metrics; // empty on a metric change
+        QString metric;
+        std::vector<sim::MetricSeries> series;
+        QString error;
+    };
+    struct DiffResult
+    {
+        quint64 job = 0;
+        std::shared_ptr<const sim::DependencyGraph> a, b;
+        std::optional<sim::TraceDiff> diff;
+        QString error;
+    };
+    void loadSeries(const QString &metric, bool listMetrics, const QString &preferred);
+    void startDiff(int pair);
+    void finishIfIdle();
+
+    ComparePanel *m_panel;
+    QString m_projectPath;
+    std::shared_ptr<const TimelineData> m_data;
+    RunCatalog m_catalog;
+    QList<CatalogRun> m_runs;
+    std::shared_ptr<const sim::DependencyGraph> m_graphA, m_graphB;
+    QFutureWatcher<SeriesResult> m_series;
+    QFutureWatcher<DiffResult> m_diff;
+    quint64 m_job = 0;
+    bool m_seriesBusy = false, m_diffBusy = false;
+    QString m_error;
+};
+
+} // namespace gml

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "tracediffview.h"
+
+#include "timeformat.h"
+#include "timelinestate.h"
+#include "timelineview.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <unordered_set>
+
+namespace gml {
+
+namespace {
+
+enum Col { Name, TimeA, TimeB, Delta, DeltaPct, CountA, CountB, Path, Cols };
+
+QString signedDuration(double ns)
+{
+    const QString d = formatDuration(TimeNs(std::llround(std::abs(ns))));
+    return ns > 0 ? QStringLiteral("+") + d : ns < 0 ? QStringLiteral("\u2212") + d : d;
+}
+
+QString countText(double c)
+{
+    return std::abs(c - std::round(c)) < 1e-9 ? QString::number(qint64(std::llround(c))) : QString::number(c, 'f', 2);
+}
+
+const RunSummary *runNamed(const TimelineData &data, const QString &name)
+{
+    for (const RunSummary &r : data.runs)
+        if (r.name == name)
+            return &r;
+    return nullptr;
+}
+
+} // namespace
+
+TraceDiffView::TraceDiffView(QWidget *parent) : QWidget(parent)
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(6, 4, 6, 4);
+    m_head = new QLabel(this);
+    m_head->setWordWrap(true);
+    m_head->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_head);
+    auto *row = new QHBoxLayout;
+    m_pair = new QComboBox(this);
+    m_pair->setMinimumContentsLength(30);
+    m_level = new QComboBox(this);
+    row->addWidget(new QLabel(tr("Iteration:"), this));
+    row->addWidget(m_pair, 1);
+    row->addSpacing(12);
+    row->addWidget(new QLabel(tr("Level:"), this));
+    row->addWidget(m_level);
+    layout->addLayout(row);
+
+    auto *split = new QSplitter(Qt::Vertical, this);
+    m_table = new QTreeWidget(split);
+    m_table->setRootIsDecorated(false);
+    m_table->setUniformRowHeights(true);
+    m_table->setAlternatingRowColors(true);
+    m_table->setColumnCount(Cols);
+    m_table->setHeaderLabels({tr("Name"), tr("A"), tr("B"), tr("B \u2212 A"), tr("%"), tr("Count A"), tr("Count B"),
+                              tr("Call path")});
+    m_table->header()->setStretchLastSection(true);
+    m_table->setColumnWidth(Name, 280);
+    for (int c = TimeA; c <= CountB; ++c)
+        m_table->setColumnWidth(c, c >= CountA ? 64 : c == DeltaPct ? 70 : 116);
+    split->addWidget(m_table);
+
+    auto *sides = new QWidget(split);
+    auto *sl = new QVBoxLayout(sides);
+    sl->setContentsMargins(0, 0, 0, 0);
+    sl->setSpacing(2);
+    m_stateA = new TimelineState(this);
+    m_stateB = new TimelineState(this);
+    m_labelA = new QLabel(sides);
+    m_labelB = new QLabel(sides);
+    m_viewA = new TimelineView(m_stateA, sides);
+    m_viewB = new TimelineView(m_stateB, sides);
+    for (auto *v : {m_viewA, m_viewB})
+        v->setMinimumSize(300, 90);
+    sl->addWidget(m_labelA);
+    sl->addWidget(m_viewA, 1);
+    sl->addWidget(m_labelB);
+    sl->addWidget(m_viewB, 1);
+    split->addWidget(sides);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    split->setSizes({300, 450});
+    layout->addWidget(split, 1);
+
+    connect(m_level, &QComboBox::currentIndexChanged, this, [this] {
+        if (!m_filling)
+            showLevel();
+    });
+    connect(m_pair, &QComboBox::currentIndexChanged, this, [this](int index) {
+        if (!m_filling)
+            Q_EMIT pairRequested(m_pair->itemData(index).toInt());
+    });
+    connect(m_table, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem *item) {
+        highlight(item ? item->text(Name) : QString());
+    });
+    clear();
+}
+
+void TraceDiffView::setTimelineData(std::shared_ptr<const TimelineData> data)
+{
+    m_data = std::move(data);
+    m_viewA->setData(m_data);
+    m_viewB->setData(m_data);
+    if (m_diff)
+        showSides();
+}
+
+void TraceDiffView::clear()
+{
+    m_diff.reset();
+    m_filling = true;
+    m_pair->clear();
+    m_level->clear();
+    m_filling = false;
+    m_table->clear();
+    m_labelA->clear();
+    m_labelB->clear();
+    m_head->setText(tr("Select two runs in the Runs browser and choose Compare: their trace diff shows here."));
+}
+
+void TraceDiffView::showMessage(const QString &text)
+{
+    m_head->setText(text);
+}
+
+int TraceDiffView::levelIndex() const
+{
+    return m_level->currentIndex();
+}
+
+void TraceDiffView::setLevel(int index)
+{
+    m_level->setCurrentIndex(index);
+}
+
+void TraceDiffView::selectRow(int row)
+{
+    if (auto *item = m_table->topLevelItem(row))
+        m_table->setCurrentItem(item);
+}
+
+void TraceDiffView::setDiff(const sim::TraceDiff &diff)
+{
+    // The level shown: the user's, else the first where the runs differ.
+    int level = m_level->currentIndex();
+    if (level < 0) {
+        level = 0;
+        for (size_t k = 0; k < diff.levels.size(); ++k)
+            if (std::any_of(diff.levels[k].rows.begin(), diff.levels[k].rows.end(),
+                            [](const sim::DiffRow &r) { return r.delta() != 0 || r.countDelta() != 0; })) {
+                level = int(k);
+                break;
+            }
+    }
+    m_diff = diff;
+    m_filling = true;
+    m_pair->clear();
+    m_pair->addItem(tr("all %1 aligned iterations, averaged").arg(diff.pairs.size()), -1);
+    for (size_t k = 0; k < diff.pairs.size(); ++k) {
+        const auto &p = diff.pairs[k];
+        m_pair->addItem(QStringLiteral("%1 (%2)  \u2194  %3 (%4)")
+                            .arg(p.nameA, formatDuration(p.lengthA()), p.nameB, formatDuration(p.lengthB())),
+                        int(k));
+    }
+    m_pair->setCurrentIndex(diff.chosenPair + 1);
+    m_level->clear();
+    for (const auto &l : diff.levels)
+        m_level->addItem(l.name);
+    m_level->setCurrentIndex(std::min(level, m_level->count() - 1));
+    m_filling = false;
+    const auto side = [](const sim::DiffSide &s) {
+        return s.rank >= 0 ? QStringLiteral("'%1' rank %2").arg(s.run).arg(s.rank) : QStringLiteral("'%1'").arg(s.run);
+    };
+    m_head->setText(tr("A = %1, B = %2 · %3 aligned iteration%4, %5")
+                        .arg(side(diff.a), side(diff.b))
+                        .arg(diff.pairs.size())
+                        .arg(diff.pairs.size() == 1 ? QString() : QStringLiteral("s"))
+                        .arg(diff.alignment));
+    showLevel();
+    showSides();
+}
+
+void TraceDiffView::showLevel()
+{
+    m_table->clear();
+    const int li = m_level->currentIndex();
+    if (!m_diff || li < 0 || size_t(li) >= m_diff->levels.size())
+        return;
+    const sim::DiffLevel &level = m_diff->levels[size_t(li)];
+    QList<QTreeWidgetItem *> items;
+    const QColor slower(0xb0, 0x30, 0x30), faster(0x2a, 0x7a, 0x2a);
+    for (const sim::DiffRow &r : level.rows) {
+        auto *item = new QTreeWidgetItem;
+        item->setText(Name, r.name);
+        item->setToolTip(Name, r.path);
+        item->setText(TimeA, formatDuration(TimeNs(std::llround(r.timeA))));
+        item->setText(TimeB, formatDuration(TimeNs(std::llround(r.timeB))));
+        item->setText(Delta, signedDuration(r.delta()));
+        item->setText(DeltaPct, r.timeA > 0 ? QStringLiteral("%1%2%").arg(r.delta() >= 0 ? QStringLiteral("+") : QString())
+                                                  .arg(100 * r.delta() / r.timeA, 0, 'f', 1)
+                                            : tr("new"));
+        item->setText(CountA, countText(r.countA));
+        item->setText(CountB, countText(r.countB));
+        item->setText(Path, r.path);
+        if (r.delta() != 0)
+            item->setForeground(Delta, r.delta() > 0 ? slower : faster);
+        if (r.countDelta() != 0) {
+            item->setForeground(CountB, slower);
+            item->setToolTip(CountB, tr("%1 per iteration in A, %2 in B").arg(countText(r.countA), countText(r.countB)));
+        }
+        for (int c = TimeA; c <= CountB; ++c)
+            item->setTextAlignment(c, Qt::AlignRight | Qt::AlignVCenter);
+        items << item;
+    }
+    m_table->addTopLevelItems(items);
+    if (!m_table->headerItem())
+        return;
+    m_table->headerItem()->setToolTip(DeltaPct, tr("B against A; 'new' where A has none"));
+    m_table->headerItem()->setText(
+        TimeA, tr("A (%1)").arg(formatDuration(TimeNs(std::llround(level.totalA)))));
+    m_table->headerItem()->setText(
+        TimeB, tr("B (%1)").arg(formatDuration(TimeNs(std::llround(level.totalB)))));
+}
+
+void TraceDiffView::showSides()
+{
+    if (!m_diff || !m_data)
+        return;
+    const sim::TraceDiff &d = *m_diff;
+    const size_t pair = d.chosenPair >= 0 ? size_t(d.chosenPair) : 0;
+    struct Side
+    {
+        const sim::DiffSide &side;
+        TimelineState *state;
+        TimelineView *view;
+        QLabel *label;
+        QString letter;
+        bool first;
+    };
+    for (const Side &s : {Side{d.a, m_stateA, m_viewA, m_labelA, QStringLiteral("A"), true},
+                          Side{d.b, m_stateB, m_viewB, m_labelB, QStringLiteral("B"), false}}) {
+        const RunSummary *run = runNamed(*m_data, s.side.run);
+        s.view->showAllTracks();
+        if (!run) {
+            s.label->setText(tr("%1: run '%2' is not in the timeline").arg(s.letter, s.side.run));
+            continue;
+        }
+        // Only this run, and only the rank that was diffed.
+        for (const RunSummary &other : m_data->runs)
+            if (other.id != run->id)
+                s.view->setTrackHidden(-other.id, true);
+        for (const TrackSummary &t : run->tracks)
+            if (s.side.rank >= 0 && t.rank >= 0 && t.rank != s.side.rank)
+                s.view->setTrackHidden(t.id, true);
+        TimeNs t0 = run->start, t1 = run->end;
+        QString what = tr("the whole run");
+        if (pair < d.pairs.size()) {
+            const auto &p = d.pairs[pair];
+            t0 = s.first ? p.startA : p.startB;
+            t1 = s.first ? p.endA : p.endB;
+            what = QStringLiteral("%1, %2").arg(s.first ? p.nameA : p.nameB, formatDuration(t1 - t0));
+        }
+        s.state->setTraceRange(run->start, std::max(run->end, run->start + 1));
+        const TimeNs margin = std::max<TimeNs>(1, (t1 - t0) / 50);
+        s.state->setWindow(t0 - margin, t1 + margin);
+        s.label->setText(QStringLiteral("<b>%1</b> \u00b7 %2%3 \u00b7 %4")
+                             .arg(s.letter, s.side.run.toHtmlEscaped(),
+                                  s.side.rank >= 0 ? tr(" \u00b7 rank %1").arg(s.side.rank) : QString(), what.toHtmlEscaped()));
+    }
+    if (auto *item = m_table->currentItem())
+        highlight(item->text(Name));
+}
+
+void TraceDiffView::highlight(const QString &name)
+{
+    m_lit = {0, 0};
+    if (!m_diff || !m_data || name.isEmpty()) {
+        m_viewA->setHighlighted({});
+        m_viewB->setHighlighted({});
+        return;
+    }
+    std::unordered_set<StringId> ids;
+    for (size_t k = 0; k < m_data->names.size(); ++k)
+        if (m_data->names[k] == name)
+            ids.insert(StringId(k));
+    const sim::TraceDiff &d = *m_diff;
+    const size_t pair = d.chosenPair >= 0 ? size_t(d.chosenPair) : 0;
+    for (int side = 0; side < 2; ++side) {
+        const sim::DiffSide &s = side == 0 ? d.a : d.b;
+        TimelineView *view = side == 0 ? m_viewA : m_viewB;
+        std::vector<std::pair<TrackId, size_t>> lit;
+        const RunSummary *run = runNamed(*m_data, s.run);
+        if (run && !ids.empty()) {
+            TimeNs t0 = run->start, t1 = run->end;
+            if (pair < d.pairs.size()) {
+                t0 = side == 0 ? d.pairs[pair].startA : d.pairs[pair].startB;
+                t1 = side == 0 ? d.pairs[pair].endA : d.pairs[pair].endB;
+                t1 += (t1 - t0) / 10; // GPU work runs a little behind its iteration
+            }
+            for (const TrackSummary &t : run->tracks) {
+                if (s.rank >= 0 && t.rank >= 0 && t.rank != s.rank)
+                    continue;
+                const auto track = m_data->slices.value(t.id);
+                if (!track)
+                    continue;
+                track->forEachVisible(t0, t1, [&](size_t i) {
+                    if (ids.count(track->nameId(i)))
+                        lit.emplace_back(t.id, i);
+                });
+            }
+        }
+        (side == 0 ? m_lit.first : m_lit.second) = lit.size();
+        view->setHighlighted(std::move(lit));
+    }
+}
+
+} // namespace gml
