@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Runs browsed and compared (issue 17): run grouping on import, the catalog and its edits,
-// headline metrics, metric series across runs, and the trace diff.
+// headline metrics, metric series across runs, the comparison charts' data and figures, and
+// the trace diff.
+#include "comparecharts.h"
 #include "importutil.h"
 #include "runcatalog.h"
 #include "runcompare.h"
@@ -8,6 +10,7 @@
 #include "testutil.h"
 
 #include <QJsonArray>
+#include <QImage>
 #include <QJsonDocument>
 #include <QProcess>
 #include <QtTest>
@@ -346,6 +349,175 @@ private Q_SLOTS:
         QVERIFY(gpu->rows.front().path.contains(QStringLiteral("alltoall")));
         // Iteration time of each side: its ProfilerStep range.
         QCOMPARE(d.levels.front().rows.front().timeA, double(d.pairs.front().lengthA()));
+    }
+
+    // Two monitoring runs' GPU utilisation overlaid: on the time axis as they ran, on the
+    // relative axis each from its own start, and not on the step axis (counters have no steps);
+    // the MLflow loss on the step axis at its logged steps.
+    void metricChartsOnTheirAxes()
+    {
+        const QString smi = QStringLiteral("gpu_monitoring/pmdlt_dgx_a100_mnist/02-nvidia-smi");
+        const QString dcgmi = QStringLiteral("gpu_monitoring/pmdlt_dgx_a100_mnist/03-dcgmi");
+        const QString store = QStringLiteral("mlflow/swahili_keras_autolog");
+        GML_REQUIRE_SHARED(smi);
+        GML_REQUIRE_SHARED(dcgmi);
+        GML_REQUIRE_SHARED(store);
+        QTemporaryDir dir;
+        auto p = gmltest::newProject(dir);
+        gmltest::importInto(*p, {gmltest::sharedTraces() + QLatin1Char('/') + smi});
+        gmltest::importInto(*p, {gmltest::sharedTraces() + QLatin1Char('/') + dcgmi});
+        const RunCatalog c = catalogOf(*p);
+        const CatalogRun *a = c.run(QStringLiteral("02-nvidia-smi")), *b = c.run(QStringLiteral("03-dcgmi"));
+        QVERIFY(a && b);
+        QString error;
+        const auto series = sim::metricSeries(*p, c, {a->id, b->id}, QStringLiteral("GPU utilisation"), &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY(series.size() >= 2);
+        const QList<CatalogRun> runs{*a, *b};
+        const TimeNs origin = std::min(a->start, b->start);
+        const TimeChart time = metricChart(series, runs, CompareAxis::Time);
+        const TimeChart relative = metricChart(series, runs, CompareAxis::Relative);
+        QCOMPARE(time.lines.size(), series.size());
+        QCOMPARE(relative.lines.size(), series.size());
+        QSet<QString> names;
+        for (size_t i = 0; i < series.size(); ++i) {
+            const auto &s = series[i];
+            names.insert(time.lines[i].name);
+            QCOMPARE(time.lines[i].x.size(), s.points.size());
+            QCOMPARE(time.lines[i].y.front(), s.points.front().value);
+            QCOMPARE(time.lines[i].x.front(), double(s.points.front().t - origin) / 1e9);
+            QCOMPARE(relative.lines[i].x.back(), double(s.points.back().t - s.runStart) / 1e9);
+            QVERIFY(relative.lines[i].x.front() >= 0);
+        }
+        QCOMPARE(names.size(), int(series.size())); // a name per line, the source added where a GPU has two
+        QVERIFY(time.steps && !time.markers);
+        QString note;
+        QVERIFY(metricChart(series, runs, CompareAxis::Step, &note).lines.empty());
+        QVERIFY2(note.contains(QStringLiteral("not logged at steps")), qPrintable(note));
+
+        gmltest::importInto(*p, {gmltest::sharedTraces() + QLatin1Char('/') + store});
+        const RunCatalog withMlflow = catalogOf(*p);
+        QList<CatalogRun> logged;
+        for (const CatalogRun &r : withMlflow.runs)
+            if (!sim::comparableMetrics(*p, {r.id}).isEmpty() && sim::comparableMetrics(*p, {r.id}).contains(QStringLiteral("loss")))
+                logged << r;
+        QVERIFY(!logged.isEmpty());
+        const auto loss = sim::metricSeries(*p, withMlflow, {logged.front().id}, QStringLiteral("loss"), &error);
+        QCOMPARE(loss.size(), size_t(1));
+        const TimeChart steps = metricChart(loss, logged, CompareAxis::Step, &note);
+        QVERIFY(note.isEmpty());
+        QCOMPARE(steps.lines.size(), size_t(1));
+        QVERIFY(steps.markers && !steps.steps);
+        QCOMPARE(steps.keyLabel, QStringLiteral("step"));
+        for (size_t k = 0; k < loss.front().points.size(); ++k) {
+            QCOMPARE(steps.lines[0].x[k], double(loss.front().points[k].step));
+            QCOMPARE(steps.lines[0].y[k], loss.front().points[k].value);
+        }
+    }
+
+    // The bars of generated runs and of a prediction: each run's mean iteration time with its
+    // spread, the prediction hatched and saying where it came from, breakdowns adding up to 100%;
+    // world size against iteration time as numbers, the backend as a category.
+    void summaryBarsAndScatter()
+    {
+        QTemporaryDir dir;
+        const QString project = dir.filePath(QStringLiteral("p.grademl"));
+        int code = -1;
+        for (const QString ranks : {QStringLiteral("2"), QStringLiteral("4")}) {
+            const QString out = dir.filePath(QStringLiteral("w") + ranks);
+            QDir().mkpath(out);
+            QProcess gen;
+            gen.start(QStringLiteral(GRADEML_TRACEGEN), {QStringLiteral("--out"), out, QStringLiteral("--ranks"), ranks,
+                                                         QStringLiteral("--steps"), QStringLiteral("4")});
+            QVERIFY(gen.waitForFinished(120000) && gen.exitCode() == 0);
+            cli({QStringLiteral("import"), out, QStringLiteral("--project"), project}, &code);
+            QCOMPARE(code, 0);
+        }
+        cli({QStringLiteral("whatif"), project, QStringLiteral("--run"), QStringLiteral("w2"), QStringLiteral("--scale"),
+             QStringLiteral("gemm=0.5"), QStringLiteral("--save"), QStringLiteral("w2 gemm")},
+            &code);
+        QCOMPARE(code, 0);
+        cli({QStringLiteral("runs"), project}, &code); // computes the headline metrics
+        QCOMPARE(code, 0);
+        QString error;
+        auto p = Project::open(project, Project::Mode::ReadOnly, &error);
+        QVERIFY2(p, qPrintable(error));
+        const RunCatalog c = catalogOf(*p);
+        const QList<CatalogRun> runs{*c.run(QStringLiteral("w2")), *c.run(QStringLiteral("w4")), *c.run(QStringLiteral("w2 gemm"))};
+        const SummaryCharts s = summaryCharts(runs);
+        QCOMPARE(s.iteration.categories, (QStringList{QStringLiteral("w2"), QStringLiteral("w4"), QStringLiteral("w2 gemm")}));
+        QCOMPARE(s.iteration.series.size(), size_t(3));
+        for (int k = 0; k < 3; ++k) {
+            QCOMPARE(s.iteration.series[size_t(k)].values[size_t(k)], runs[k].metric(QStringLiteral("step_mean_ns")) / 1e6);
+            QCOMPARE(s.iteration.errors[size_t(k)], runs[k].metric(QStringLiteral("step_sd_ns")) / 1e6);
+            double total = 0;
+            for (const auto &part : s.breakdown.series)
+                total += part.values[size_t(k)];
+            QVERIFY2(std::abs(total - 100) < 1e-6, qPrintable(QString::number(total)));
+        }
+        QCOMPARE(s.iteration.series[0].pattern, Qt::SolidPattern);
+        QVERIFY(s.iteration.series[2].pattern != Qt::SolidPattern);
+        QVERIFY2(s.iteration.notes[2].contains(QStringLiteral("predicted from 'w2'")), qPrintable(s.iteration.notes[2]));
+
+        const sim::SummaryMetric &iteration = sim::summaryMetrics().front();
+        const ScatterChart numeric = paramScatter(runs, QStringLiteral("world_size"), iteration);
+        QVERIFY(numeric.categories.isEmpty());
+        QCOMPARE(numeric.points.size(), size_t(2)); // the prediction has no world size of its own
+        QCOMPARE(numeric.points[0].x, 2.0);
+        QCOMPARE(numeric.points[1].x, 4.0);
+        QCOMPARE(numeric.points[1].y, runs[1].metric(QStringLiteral("step_mean_ns")) / 1e6);
+        const ScatterChart categorical = paramScatter(runs, QStringLiteral("backend"), iteration);
+        QCOMPARE(categorical.categories, QStringList{QStringLiteral("nccl")});
+        QCOMPARE(categorical.points.front().x, 1.0);
+    }
+
+    // grademl export --view compare writes the panel's charts as a valid PNG, SVG (text kept)
+    // and PDF; a bad axis or run is refused with a reason.
+    void exportCompareFigures()
+    {
+        QTemporaryDir dir;
+        const QString job = gmltest::generateJob(dir, 2, 4);
+        const QString project = dir.filePath(QStringLiteral("p.grademl"));
+        int code = -1;
+        cli({QStringLiteral("import"), job, QStringLiteral("--project"), project}, &code);
+        QCOMPARE(code, 0);
+        cli({QStringLiteral("whatif"), project, QStringLiteral("--run"), QStringLiteral("job"), QStringLiteral("--preset"),
+             QStringLiteral("amp"), QStringLiteral("--save"), QStringLiteral("job amp")},
+            &code);
+        QCOMPARE(code, 0);
+        for (const QString ext : {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
+            const QString out = dir.filePath(QStringLiteral("cmp.") + ext);
+            cli({QStringLiteral("export"), project, QStringLiteral("--view"), QStringLiteral("compare"), QStringLiteral("--runs"),
+                 QStringLiteral("job,job amp"), QStringLiteral("--param"), QStringLiteral("world_size"), QStringLiteral("--out"), out,
+                 QStringLiteral("--size"), QStringLiteral("1200x900")},
+                &code);
+            QCOMPARE(code, 0);
+            QFile f(out);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QByteArray bytes = f.readAll();
+            if (ext == QLatin1String("png")) {
+                QCOMPARE(QImage(out).size(), QSize(1200, 900));
+            } else if (ext == QLatin1String("svg")) {
+                QVERIFY(bytes.contains("<svg"));
+                for (const char *text : {"Iteration time", "GPU time", "job amp", "world_size"})
+                    QVERIFY2(bytes.contains(text), text);
+            } else {
+                QVERIFY(bytes.startsWith("%PDF-"));
+                QVERIFY(bytes.trimmed().endsWith("%%EOF"));
+            }
+        }
+        QProcess bad;
+        bad.start(QStringLiteral(GRADEML_CLI), {QStringLiteral("export"), project, QStringLiteral("--view"), QStringLiteral("compare"),
+                                                QStringLiteral("--runs"), QStringLiteral("job,nope"), QStringLiteral("--out"),
+                                                dir.filePath(QStringLiteral("x.png"))});
+        QVERIFY(bad.waitForFinished(60000));
+        QCOMPARE(bad.exitCode(), 1);
+        QVERIFY(bad.readAllStandardError().contains("no run named 'nope'"));
+        cli({QStringLiteral("export"), project, QStringLiteral("--view"), QStringLiteral("compare"), QStringLiteral("--runs"),
+             QStringLiteral("job,job amp"), QStringLiteral("--axis"), QStringLiteral("sideways"), QStringLiteral("--out"),
+             dir.filePath(QStringLiteral("x.png"))},
+            &code);
+        QCOMPARE(code, 2);
     }
 
     // grademl runs lists the hierarchy with the headline metrics it computed on the way.

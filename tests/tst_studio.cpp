@@ -8,6 +8,9 @@
 #include "runsbrowser.h"
 #include "runscontroller.h"
 #include "chartlayer.h"
+#include "comparecontroller.h"
+#include "comparepanel.h"
+#include "tracediffview.h"
 #include "detailspanel.h"
 #include "graphcontroller.h"
 #include "graphview.h"
@@ -23,6 +26,8 @@
 #include <QCheckBox>
 #include <QDockWidget>
 #include <QLabel>
+#include <QMimeData>
+#include <QSortFilterProxyModel>
 #include <QSlider>
 #include <QImage>
 #include <QProcess>
@@ -211,6 +216,138 @@ private Q_SLOTS:
         QCOMPARE(browser->catalog().placeOf(browser->catalog().runs.front()), QStringLiteral("demo experiment / tiny transformer"));
         browser->setFilter(QStringLiteral("tiny transformer"));
         QCOMPARE(browser->visibleRunCount(), 1);
+    }
+
+    // The demo against its own prediction with GEMMs twice as fast, in the Compare panel: the
+    // bars, the trace diff (GEMMs halved, both timelines at the aligned step, the row's slices
+    // lit in both), another aligned step, legend toggles, chart export in each format and kind,
+    // and runs dragged onto a workload.
+    void comparePanelChartsDiffAndExport()
+    {
+        const QString folder = m_tmp.filePath(QStringLiteral("demo-compare"));
+        copyFolder(QStringLiteral(GRADEML_DEMO), folder);
+        const QString run = QStringLiteral("demo-compare"); // the folder's run
+        MainWindow w;
+        showQuietly(w, QSize(1500, 1000));
+        w.openFolder(folder);
+        QVERIFY(waitLoaded(w));
+        const QString project = w.projectPath();
+        QProcess cli;
+        cli.start(QStringLiteral(GRADEML_CLI), {QStringLiteral("whatif"), project, QStringLiteral("--run"), run,
+                                                QStringLiteral("--scale"), QStringLiteral("gemm=0.5"), QStringLiteral("--save"),
+                                                QStringLiteral("demo gemm")});
+        QVERIFY(cli.waitForFinished(120000));
+        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        w.openProject(project);
+        QVERIFY(waitLoaded(w));
+        QVERIFY(w.showRuns());
+        QVERIFY(!w.showCompare({run, QStringLiteral("no such run")}));
+        QVERIFY(w.showCompare({run, QStringLiteral("demo gemm")}));
+        auto *panel = w.findChild<ComparePanel *>();
+        QVERIFY(panel);
+        QCOMPARE(panel->runs().size(), 2);
+        QCOMPARE(panel->runs()[1].measuredRun, run);
+        // The demo's nvidia-smi log: its counters chart, one line per GPU of the measured run.
+        QVERIFY2(!panel->metric().isEmpty(), "no metric to chart");
+        const auto charts = panel->charts();
+        for (int k = 0; k < 4; ++k)
+            QVERIFY2(!charts[size_t(k)]->isEmpty(), qPrintable(charts[size_t(k)]->title()));
+        QVERIFY(charts[0]->graphCount() >= 2);
+        const QString line = charts[0]->graph(0)->name();
+        QVERIFY(charts[0]->isSeriesVisible(line));
+        QVERIFY(charts[0]->toggleSeries(line));
+        QVERIFY(!charts[0]->isSeriesVisible(line));
+        QVERIFY(charts[0]->toggleSeries(line));
+        // Iteration bars: the runs' mean iteration times, the prediction hatched.
+        charts[1]->resize(500, 300);
+        charts[1]->replot();
+        const QPoint second(int(charts[1]->xAxis->coordToPixel(2)), int(charts[1]->yAxis->coordToPixel(1)));
+        const QString tip = charts[1]->tipAt(second);
+        QVERIFY2(tip.contains(QStringLiteral("predicted from '%1'").arg(run)), qPrintable(tip));
+        // Each chart kind exports as PNG, SVG (text kept) and PDF.
+        for (Chart *c : {charts[0], charts[1]}) {
+            for (const QString &ext : {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
+                const QString out = m_tmp.filePath(QStringLiteral("chart-%1.%2").arg(quintptr(c)).arg(ext));
+                QString error;
+                QVERIFY2(c->exportTo(out, &error), qPrintable(error));
+                QFile f(out);
+                QVERIFY(f.open(QIODevice::ReadOnly));
+                const QByteArray bytes = f.readAll();
+                if (ext == QLatin1String("png"))
+                    QVERIFY(!QImage(out).isNull());
+                else if (ext == QLatin1String("svg"))
+                    QVERIFY2(bytes.contains("<text") && bytes.contains(c->title().left(8).toUtf8()), qPrintable(c->title()));
+                else
+                    QVERIFY(bytes.startsWith("%PDF") && bytes.trimmed().endsWith("%%EOF"));
+            }
+        }
+
+        // The trace diff: six steps aligned by number; on the GPU, only the GEMMs changed, halved.
+        TraceDiffView *diff = panel->diffView();
+        QVERIFY(diff->diff());
+        const sim::TraceDiff &d = *diff->diff();
+        QCOMPARE(d.alignment, QStringLiteral("by step number"));
+        QCOMPARE(int(d.pairs.size()), 6);
+        int gpu = -1;
+        for (size_t k = 0; k < d.levels.size(); ++k)
+            if (d.levels[k].name == QLatin1String("GPU work"))
+                gpu = int(k);
+        QVERIFY(gpu >= 0);
+        int differs = 0; // the level shown first: the first where the runs differ
+        while (size_t(differs) < d.levels.size() &&
+               std::all_of(d.levels[size_t(differs)].rows.begin(), d.levels[size_t(differs)].rows.end(),
+                           [](const sim::DiffRow &r) { return r.delta() == 0 && r.countDelta() == 0; }))
+            ++differs;
+        QCOMPARE(diff->levelIndex(), differs);
+        diff->setLevel(gpu);
+        const sim::DiffRow &top = d.levels[size_t(gpu)].rows.front();
+        QVERIFY2(top.name.contains(QStringLiteral("gemm")), qPrintable(top.name));
+        QVERIFY(std::abs(top.timeB - top.timeA / 2) <= top.countA); // a ns of rounding per kernel
+        QCOMPARE(diff->table()->topLevelItemCount(), int(d.levels[size_t(gpu)].rows.size()));
+        diff->selectRow(0);
+        const auto lit = diff->highlightedCounts();
+        QVERIFY2(lit.first > 0 && lit.first == lit.second, qPrintable(QStringLiteral("%1 %2").arg(lit.first).arg(lit.second)));
+        // Each timeline shows its own run at the first aligned step.
+        const auto windowOf = [](TimelineView *v) { return std::pair(v->viewport().t0, v->viewport().t1); };
+        QVERIFY(windowOf(diff->timelineA()).first <= d.pairs[0].startA && windowOf(diff->timelineA()).second >= d.pairs[0].endA);
+        QVERIFY(windowOf(diff->timelineB()).first <= d.pairs[0].startB && windowOf(diff->timelineB()).second >= d.pairs[0].endB);
+        QVERIFY(windowOf(diff->timelineA()).second - windowOf(diff->timelineA()).first < 2 * d.pairs[0].lengthA());
+        // Another step: diffed again from the kept graphs.
+        QSignalSpy compared(w.compare(), &CompareController::compared);
+        Q_EMIT diff->pairRequested(3);
+        QVERIFY(compared.wait(60000));
+        QCOMPARE(diff->diff()->chosenPair, 3);
+        QVERIFY(diff->timelineB()->viewport().t0 <= d.pairs[3].startB && diff->timelineB()->viewport().t1 >= d.pairs[3].endB);
+
+        // Runs dragged onto a workload move there.
+        auto *browser = w.findChild<RunsBrowser *>();
+        QSignalSpy moved(browser, &RunsBrowser::moveRequested);
+        QSignalSpy loaded(w.runs(), &RunsController::catalogLoaded);
+        Q_EMIT browser->moveRequested({browser->catalog().run(run)->id}, QString(), QStringLiteral("tiny"));
+        QVERIFY(loaded.wait(60000));
+        moved.clear();
+        auto *model = browser->tree()->model();
+        QModelIndex workload, gemmRun;
+        for (int i = 0; i < model->rowCount(); ++i) {
+            const QModelIndex top = model->index(i, 0);
+            if (top.data().toString().startsWith(QLatin1String("tiny")))
+                workload = top;
+            for (int j = 0; j < model->rowCount(top); ++j)
+                if (model->index(j, 0, top).data().toString() == QLatin1String("demo gemm"))
+                    gemmRun = model->index(j, 0, top);
+        }
+        QVERIFY(workload.isValid() && gemmRun.isValid());
+        QVERIFY(model->flags(gemmRun) & Qt::ItemIsDragEnabled);
+        std::unique_ptr<QMimeData> mime(model->mimeData({gemmRun}));
+        QVERIFY(mime);
+        QVERIFY(model->canDropMimeData(mime.get(), Qt::CopyAction, -1, -1, workload));
+        QVERIFY(!model->canDropMimeData(mime.get(), Qt::CopyAction, -1, -1, QModelIndex()));
+        model->dropMimeData(mime.get(), Qt::CopyAction, -1, -1, workload);
+        QCOMPARE(moved.size(), 1);
+        QCOMPARE(moved.first().at(2).toString(), QStringLiteral("tiny"));
+        QVERIFY(loaded.wait(60000));
+        const RunCatalog &c = browser->catalog();
+        QCOMPARE(c.run(QStringLiteral("demo gemm"))->workloadId, c.run(run)->workloadId);
     }
 
     void analysisPanelRanksFindingsAndLinksThem()
