@@ -199,6 +199,9 @@ std::optional<RunCatalog> loadRunCatalog(Project &project, QString *error)
             c.runs[*it].hasMetrics = true;
         }
     }
+    // A "run" whose every file was skipped (an MLflow experiment's own meta.yaml, a folder of
+    // notes) holds nothing to browse or compare; the Sources panel still lists its files.
+    c.runs.removeIf([](const CatalogRun &r) { return r.status == QLatin1String("no data (files skipped)"); });
     return c;
 }
 
