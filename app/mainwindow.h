@@ -110,6 +110,7 @@ private:
     void buildGraphPanel();
     void buildAnalysisPanel(QDockWidget *below);
     void buildRunsPanel(QDockWidget *below);
+    void raiseCompare();
     void onWhatIfResult(const WhatIfController::Result &result);
     void refreshScenarios();
 

@@ -225,11 +225,20 @@ void MainWindow::buildRunsPanel(QDockWidget *below)
     addDockWidget(Qt::BottomDockWidgetArea, compareDock);
     tabifyDockWidget(dock, compareDock);
     m_compare = new CompareController(panel, this);
-    connect(browser, &RunsBrowser::compareRequested, this, [this, browser, compareDock](const QStringList &runs) {
-        compareDock->show();
-        compareDock->raise();
+    connect(browser, &RunsBrowser::compareRequested, this, [this, browser](const QStringList &runs) {
+        raiseCompare();
         m_compare->compare(browser->catalog(), runs);
     });
+}
+
+void MainWindow::raiseCompare()
+{
+    // Charts and two stacked timelines need room: the dock takes most of the window's height.
+    auto *dock = findChild<QDockWidget *>(QStringLiteral("compare"));
+    dock->show();
+    dock->raise();
+    if (!dock->isFloating())
+        resizeDocks({dock}, {height() * 3 / 5}, Qt::Vertical);
 }
 
 bool MainWindow::showCompare(const QStringList &runs, const QString &metric)
@@ -242,7 +251,7 @@ bool MainWindow::showCompare(const QStringList &runs, const QString &metric)
     for (const QString &r : runs)
         if (!browser->catalog().run(r))
             return false;
-    dock->raise();
+    raiseCompare();
     m_compare->compare(browser->catalog(), runs, metric);
     m_compare->waitForIdle();
     return true;

@@ -117,14 +117,12 @@ TimeChart metricChart(const std::vector<sim::MetricSeries> &series, const QList<
     c.valueLabel = first.unit;
     bool withSteps = false;
     TimeNs origin = std::numeric_limits<TimeNs>::max();
-    std::map<RunId, int> seriesOfRun;
     for (const auto &s : series) {
         withSteps = withSteps || s.hasSteps();
         origin = std::min(origin, s.runStart > 0 ? s.runStart : s.points.front().t);
-        ++seriesOfRun[s.run];
     }
-    // A colour per run when each run has one series; else per series (the legend names the device).
-    const bool colourPerRun = std::all_of(seriesOfRun.begin(), seriesOfRun.end(), [](const auto &e) { return e.second == 1; });
+    // A colour per run, as in the bars and the panel's header; a run's devices in shades of it.
+    std::map<RunId, int> shadeOfRun;
     c.steps = !withSteps;
     c.markers = withSteps;
     switch (axis) {
@@ -158,7 +156,8 @@ TimeChart metricChart(const std::vector<sim::MetricSeries> &series, const QList<
             }
         TimeChart::Line line;
         line.name = labels.value(s.label()) > 1 ? QStringLiteral("%1 (%2)").arg(s.label(), s.source) : s.label();
-        line.color = chartColour(colourPerRun ? runIndex : int(i));
+        const int shade = shadeOfRun[s.run]++;
+        line.color = shade == 0 ? chartColour(runIndex) : chartColour(runIndex).lighter(100 + 22 * (shade % 4)).darker(100 + 15 * (shade / 4 % 3));
         line.dashed = run && !isMeasured(*run);
         const TimeNs zero = axis == CompareAxis::Relative ? (s.runStart > 0 ? s.runStart : s.points.front().t) : origin;
         for (const auto &p : s.points) {
@@ -206,6 +205,8 @@ SummaryCharts summaryCharts(const QList<CatalogRun> &runs)
         energy[k] = runs[int(k)].metric(perIteration ? QStringLiteral("energy_per_iteration_j") : QStringLiteral("energy_j"), NAN);
     out.iteration = perRunBars(runs, QStringLiteral("Iteration time (mean \u00b1 sd)"), QStringLiteral("ms"), mean);
     out.iteration.errors = sd;
+    if (out.iteration.isEmpty())
+        out.iteration.title = QStringLiteral("Iteration time: no ProfilerStep iterations in these runs");
     out.energy = perRunBars(runs, perIteration ? QStringLiteral("Energy per iteration") : QStringLiteral("Energy per run"),
                             QStringLiteral("J"), energy);
     if (out.energy.isEmpty())

@@ -36,6 +36,7 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     m_axis->addItem(tr("Time"), int(CompareAxis::Time));
     m_axis->addItem(tr("Relative time"), int(CompareAxis::Relative));
     m_axis->addItem(tr("Step"), int(CompareAxis::Step));
+    m_axis->setCurrentIndex(1); // runs laid over each other, whenever they ran
     m_axis->setToolTip(tr("Time: as the runs ran, from the first run's start. Relative: each run from its own "
                           "start, laid over each other. Step: the step an MLflow metric was logged at."));
     m_note = new QLabel(metrics);

@@ -95,7 +95,7 @@ TraceDiffView::TraceDiffView(QWidget *parent) : QWidget(parent)
     split->addWidget(sides);
     split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 3);
-    split->setSizes({300, 450});
+    split->setSizes({260, 500});
     layout->addWidget(split, 1);
 
     connect(m_level, &QComboBox::currentIndexChanged, this, [this] {
@@ -194,6 +194,8 @@ void TraceDiffView::setDiff(const sim::TraceDiff &diff)
                         .arg(diff.alignment));
     showLevel();
     showSides();
+    if (!m_table->currentItem())
+        selectRow(0); // the largest difference, lit in both timelines
 }
 
 void TraceDiffView::showLevel()
@@ -326,6 +328,13 @@ void TraceDiffView::highlight(const QString &name)
             }
         }
         (side == 0 ? m_lit.first : m_lit.second) = lit.size();
+        // The earliest lit slice comes into view (its row scrolled to, the window kept).
+        if (!lit.empty()) {
+            const auto first = *std::min_element(lit.begin(), lit.end(), [&](const auto &x, const auto &y) {
+                return m_data->slices.value(x.first)->start(x.second) < m_data->slices.value(y.first)->start(y.second);
+            });
+            view->revealSlice(first.first, first.second, false);
+        }
         view->setHighlighted(std::move(lit));
     }
 }
