@@ -50,6 +50,16 @@ QByteArray cli(const QStringList &args, int *exitCode = nullptr)
     return p.readAllStandardOutput();
 }
 
+// A generated job imported by the CLI into DIR/p.grademl, as a user does; empty on failure.
+QString importedJob(const QTemporaryDir &dir, int ranks, int steps)
+{
+    const QString job = gmltest::generateJob(dir, ranks, steps);
+    const QString project = dir.filePath(QStringLiteral("p.grademl"));
+    int code = -1;
+    cli({QStringLiteral("import"), job, QStringLiteral("--project"), project}, &code);
+    return code == 0 ? project : QString();
+}
+
 const QString kResnet = QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100/worker0.1623143089861.pt.trace.json.gz");
 const QString kMi250 = QStringLiteral("pytorch_kineto/hta_amd_mi250_rocm62/mi250_minitoy_train_ROCm6_2_kineto.json.gz");
 const QString kDlrm = QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100");
@@ -476,11 +486,9 @@ private Q_SLOTS:
     void exportCompareFigures()
     {
         QTemporaryDir dir;
-        const QString job = gmltest::generateJob(dir, 2, 4);
-        const QString project = dir.filePath(QStringLiteral("p.grademl"));
+        const QString project = importedJob(dir, 2, 4);
+        QVERIFY(!project.isEmpty());
         int code = -1;
-        cli({QStringLiteral("import"), job, QStringLiteral("--project"), project}, &code);
-        QCOMPARE(code, 0);
         cli({QStringLiteral("whatif"), project, QStringLiteral("--run"), QStringLiteral("job"), QStringLiteral("--preset"),
              QStringLiteral("amp"), QStringLiteral("--save"), QStringLiteral("job amp")},
             &code);
@@ -524,11 +532,9 @@ private Q_SLOTS:
     void runsCommand()
     {
         QTemporaryDir dir;
-        const QString job = gmltest::generateJob(dir, 2, 3);
-        const QString project = dir.filePath(QStringLiteral("p.grademl"));
+        const QString project = importedJob(dir, 2, 3);
+        QVERIFY(!project.isEmpty());
         int code = -1;
-        cli({QStringLiteral("import"), job, QStringLiteral("--project"), project}, &code);
-        QCOMPARE(code, 0);
         const QJsonObject o = QJsonDocument::fromJson(cli({QStringLiteral("runs"), project, QStringLiteral("--json")}, &code)).object();
         QCOMPARE(code, 0);
         const QJsonArray runs = o.value(QStringLiteral("runs")).toArray();
