@@ -32,7 +32,8 @@ static const char kExportUsage[] =
     "  --view compare draws the Compare panel's charts: the metric overlaid (default: the runs'\n"
     "  first, see `grademl compare`) on the time, relative-time or step axis, and bars of each run's\n"
     "  iteration time (mean and spread), GPU time breakdown and energy; --param KEY adds the\n"
-    "  scatter of that param against the mean iteration time.\n";
+    "  scatter of that param against the mean iteration time (or, for runs without iterations,\n"
+    "  the last value of their first MLflow metric).\n";
 
 // The graph view of one run, as the studio's graph dock first shows it.
 static int exportGraph(const Parsed &p, const QString &projectPath, const QString &outPath, QTextStream &out,

@@ -208,9 +208,11 @@ int exportCompare(const Parsed &p, const QString &projectPath, const QString &ou
                 << catalog->paramKeys().join(QStringLiteral(", ")) << '\n';
             return SomeFailed;
         }
-        const ScatterChart scatter = paramScatter(runs, param, sim::summaryMetrics().front());
+        // Against the first headline metric the runs have (iteration time, else an MLflow metric's last value).
+        const QList<sim::SummaryMetric> against = scatterMetrics(runs);
+        const ScatterChart scatter = against.isEmpty() ? ScatterChart{} : paramScatter(runs, param, against.front());
         if (scatter.isEmpty())
-            err << "grademl export: no scatter: none of these runs has both '" << param << "' and an iteration time\n";
+            err << "grademl export: no scatter: none of these runs has both '" << param << "' and a headline metric\n";
         charts.push_back(std::make_unique<Chart>());
         charts.back()->showScatter(scatter);
     }

@@ -144,7 +144,10 @@ const QList<SummaryMetric> &summaryMetrics()
 
 double summaryValue(const CatalogRun &run, const SummaryMetric &metric)
 {
-    const QJsonValue v = run.metrics.value(metric.key);
+    // "last_metrics.loss": the last value of an MLflow metric.
+    const QJsonValue v = metric.key.startsWith(QLatin1String("last_metrics."))
+                             ? run.metrics.value(QStringLiteral("last_metrics")).toObject().value(metric.key.mid(13))
+                             : run.metrics.value(metric.key);
     if (!v.isDouble())
         return std::numeric_limits<double>::quiet_NaN();
     return v.toDouble() * metric.scale;

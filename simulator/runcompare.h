@@ -59,7 +59,8 @@ struct SummaryMetric
     double scale = 1; // multiply the stored value by it for the unit
 };
 const QList<SummaryMetric> &summaryMetrics();
-// A headline metric of a run in its display unit (NaN: unknown).
+// A headline metric of a run in its display unit (NaN: unknown). A key "last_metrics.NAME" is
+// the last value of the run's MLflow metric NAME.
 double summaryValue(const CatalogRun &run, const SummaryMetric &metric);
 
 // What `grademl compare` prints: the runs' headline metrics, the metric's series summed up

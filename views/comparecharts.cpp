@@ -242,6 +242,23 @@ SummaryCharts summaryCharts(const QList<CatalogRun> &runs)
     return out;
 }
 
+QList<sim::SummaryMetric> scatterMetrics(const QList<CatalogRun> &runs)
+{
+    QList<sim::SummaryMetric> out;
+    for (const sim::SummaryMetric &m : sim::summaryMetrics())
+        if (std::any_of(runs.begin(), runs.end(), [&](const CatalogRun &r) { return std::isfinite(sim::summaryValue(r, m)); }))
+            out << m;
+    std::set<QString> logged;
+    for (const CatalogRun &r : runs) {
+        const QJsonObject last = r.metrics.value(QStringLiteral("last_metrics")).toObject();
+        for (auto it = last.begin(); it != last.end(); ++it)
+            logged.insert(it.key());
+    }
+    for (const QString &name : logged)
+        out << sim::SummaryMetric{QStringLiteral("last_metrics.") + name, QStringLiteral("%1 (last)").arg(name), QString(), 1};
+    return out;
+}
+
 ScatterChart paramScatter(const QList<CatalogRun> &runs, const QString &param, const sim::SummaryMetric &metric)
 {
     ScatterChart c;

@@ -30,6 +30,10 @@ struct SummaryCharts
 };
 SummaryCharts summaryCharts(const QList<CatalogRun> &runs);
 
+// What runs can be placed by in a scatter: the headline metrics some of them have, then the
+// last value of each of their MLflow metrics ("loss (last)").
+QList<sim::SummaryMetric> scatterMetrics(const QList<CatalogRun> &runs);
+
 // A param against a headline metric, one point per run that has both. Numeric params on a
 // numeric axis, others as categories.
 ScatterChart paramScatter(const QList<CatalogRun> &runs, const QString &param, const sim::SummaryMetric &metric);

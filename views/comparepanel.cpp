@@ -74,8 +74,6 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     m_param = new QComboBox(params);
     m_param->setMinimumContentsLength(16);
     m_scatterMetric = new QComboBox(params);
-    for (const sim::SummaryMetric &m : sim::summaryMetrics())
-        m_scatterMetric->addItem(m.label, m.key);
     m_scatterNote = new QLabel(params);
     m_scatterNote->setStyleSheet(QStringLiteral("color: #806000"));
     prow->addWidget(new QLabel(tr("Param:"), params));
@@ -142,6 +140,13 @@ void ComparePanel::setRuns(const QList<CatalogRun> &runs, const QString &kind, c
     m_param->addItems(params);
     if (params.contains(param))
         m_param->setCurrentText(param);
+    const QString against = m_scatterMetric->currentData().toString();
+    m_scatterMetrics = scatterMetrics(runs);
+    m_scatterMetric->clear();
+    for (const sim::SummaryMetric &m : std::as_const(m_scatterMetrics))
+        m_scatterMetric->addItem(m.label, m.key);
+    if (const int i = m_scatterMetric->findData(against); i >= 0)
+        m_scatterMetric->setCurrentIndex(i);
     m_filling = false;
     m_note->setText(metrics.isEmpty() ? tr("These runs have no metrics over time (no MLflow metrics, no monitoring logs).")
                                       : QString());
@@ -149,6 +154,10 @@ void ComparePanel::setRuns(const QList<CatalogRun> &runs, const QString &kind, c
     m_iteration->showBars(s.iteration);
     m_breakdown->showBars(s.breakdown);
     m_energy->showBars(s.energy);
+    // Runs with no trace and no power readings (MLflow runs alone): the metric takes the room.
+    const bool noBars = s.iteration.isEmpty() && s.breakdown.isEmpty() && s.energy.isEmpty() && !runs.isEmpty();
+    for (Chart *c : {m_iteration, m_breakdown, m_energy})
+        c->setVisible(!noBars);
     m_metricChart->showTime({});
     showScatter();
 }
@@ -233,10 +242,11 @@ void ComparePanel::showScatter()
         m_scatterNote->setText(m_runs.isEmpty() ? QString() : tr("These runs have no params."));
         return;
     }
-    const ScatterChart chart = paramScatter(m_runs, param, sim::summaryMetrics()[mi]);
+    const sim::SummaryMetric &against = m_scatterMetrics[mi];
+    const ScatterChart chart = paramScatter(m_runs, param, against);
     m_scatter->showScatter(chart);
     const int left = int(m_runs.size()) - int(chart.points.size());
-    m_scatterNote->setText(left > 0 ? tr("%1 of the %2 runs have no '%3' or no %4").arg(left).arg(m_runs.size()).arg(param, sim::summaryMetrics()[mi].label.toLower())
+    m_scatterNote->setText(left > 0 ? tr("%1 of the %2 runs have no '%3' or no %4").arg(left).arg(m_runs.size()).arg(param, against.label)
                                     : m_runs.size() < 3 ? tr("Select more runs for a fuller picture.") : QString());
 }
 

@@ -59,6 +59,7 @@ private:
     QLabel *m_note;
     Chart *m_metricChart, *m_iteration, *m_breakdown, *m_energy;
     QComboBox *m_param, *m_scatterMetric;
+    QList<sim::SummaryMetric> m_scatterMetrics; // what m_scatterMetric lists
     QLabel *m_scatterNote;
     Chart *m_scatter;
     TraceDiffView *m_diff;
