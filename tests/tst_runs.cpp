@@ -423,6 +423,16 @@ private Q_SLOTS:
             QCOMPARE(steps.lines[0].x[k], double(loss.front().points[k].step));
             QCOMPARE(steps.lines[0].y[k], loss.front().points[k].value);
         }
+        // A scatter can place the run by its last loss.
+        QStringList metricErrors;
+        QVERIFY(sim::updateRunMetrics(*p, runsWithoutMetrics(*p, sim::kRunMetricsVersion), &metricErrors));
+        const CatalogRun withLast = *catalogOf(*p).run(logged.front().name);
+        const auto against = scatterMetrics({withLast});
+        const auto last = std::find_if(against.begin(), against.end(),
+                                       [](const sim::SummaryMetric &m) { return m.key == QLatin1String("last_metrics.loss"); });
+        QVERIFY(last != against.end());
+        QCOMPARE(last->label, QStringLiteral("loss (last)"));
+        QCOMPARE(sim::summaryValue(withLast, *last), loss.front().points.back().value);
     }
 
     // The bars of generated runs and of a prediction: each run's mean iteration time with its
