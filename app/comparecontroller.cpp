@@ -8,6 +8,8 @@
 #include <QCoreApplication>
 #include <QtConcurrent>
 
+#include <set>
+
 namespace gml {
 
 namespace {
@@ -44,8 +46,7 @@ CompareController::CompareController(ComparePanel *panel, QObject *parent) : QOb
         if (r.job != m_job)
             return;
         m_diffBusy = false;
-        m_graphA = r.a;
-        m_graphB = r.b;
+        m_graphs = r.graphs;
         if (r.diff)
             m_panel->diffView()->setDiff(*r.diff);
         else
@@ -57,6 +58,11 @@ CompareController::CompareController(ComparePanel *panel, QObject *parent) : QOb
         loadSeries(metric, false, {});
     });
     connect(panel->diffView(), &TraceDiffView::pairRequested, this, [this](int pair) { startDiff(pair); });
+    connect(panel->diffView(), &TraceDiffView::sidesRequested, this, [this](int a, int b) {
+        m_sideA = a;
+        m_sideB = b;
+        startDiff(-1);
+    });
 }
 
 CompareController::~CompareController()
@@ -71,8 +77,7 @@ void CompareController::setProject(const QString &projectPath, std::shared_ptr<c
     m_projectPath = projectPath;
     m_data = std::move(data);
     m_runs.clear();
-    m_graphA.reset();
-    m_graphB.reset();
+    m_graphs.clear();
     m_seriesBusy = m_diffBusy = false;
     m_panel->setRuns({}, QString(), {}, {});
     m_panel->diffView()->clear();
@@ -90,13 +95,37 @@ void CompareController::compare(const RunCatalog &catalog, const QStringList &na
     for (const QString &name : names)
         if (const CatalogRun *r = catalog.run(name))
             m_runs.append(*r);
-    m_graphA.reset();
-    m_graphB.reset();
+    m_graphs.clear();
     m_panel->setRuns(m_runs, sim::comparisonKind(m_catalog, m_runs), {}, m_catalog.paramKeys());
     m_panel->showMessage(tr("Loading the runs' metrics…"));
     m_panel->diffView()->clear();
     loadSeries({}, true, metric);
+    // The diff's sides: each run at its lowest rank, then each rank of the runs with several.
+    m_sides.clear();
+    m_sideRuns.clear();
+    for (const CatalogRun &r : std::as_const(m_runs)) {
+        m_sides.append({r.name, -1});
+        m_sideRuns.append(r.id);
+    }
+    if (m_data)
+        for (const CatalogRun &r : std::as_const(m_runs))
+            for (const RunSummary &summary : m_data->runs) {
+                if (summary.id != r.id)
+                    continue;
+                std::set<int> ranks;
+                for (const TrackSummary &t : summary.tracks)
+                    if (t.rank >= 0)
+                        ranks.insert(t.rank);
+                if (ranks.size() > 1)
+                    for (int rank : ranks) {
+                        m_sides.append({r.name, rank});
+                        m_sideRuns.append(r.id);
+                    }
+            }
+    m_sideA = 0;
+    m_sideB = m_runs.size() >= 2 ? 1 : 0;
     if (m_runs.size() >= 2) {
+        m_panel->diffView()->setSides(m_sides, m_sideA, m_sideB);
         m_panel->diffView()->showMessage(tr("Building the graphs of '%1' and '%2' to diff them…").arg(m_runs[0].name, m_runs[1].name));
         startDiff(-1);
     } else {
@@ -133,43 +162,38 @@ void CompareController::loadSeries(const QString &metric, bool listMetrics, cons
 
 void CompareController::startDiff(int pair)
 {
-    if (m_runs.size() < 2)
+    if (m_runs.size() < 2 || m_sideA >= m_sides.size() || m_sideB >= m_sides.size())
         return;
     m_diffBusy = true;
     const quint64 job = m_job;
     const QString path = m_projectPath;
-    const CatalogRun a = m_runs[0], b = m_runs[1];
-    auto ga = m_graphA, gb = m_graphB;
+    const sim::DiffSide a = m_sides[m_sideA], b = m_sides[m_sideB];
+    const RunId runA = m_sideRuns[m_sideA], runB = m_sideRuns[m_sideB];
+    auto graphs = m_graphs;
     m_diff.setFuture(QtConcurrent::run([=]() mutable {
         DiffResult r;
         r.job = job;
-        if (!ga || !gb) {
+        // The graphs not built yet (one per run: two ranks of a run diff one graph).
+        for (const auto &[id, name] : {std::pair(runA, a.run), std::pair(runB, b.run)}) {
+            if (graphs.contains(id))
+                continue;
             auto project = Project::open(path, Project::Mode::ReadOnly, &r.error);
             if (!project)
                 return r;
             QString why;
-            auto built = sim::DependencyGraph::build(*project, a.id, &why);
+            auto built = sim::DependencyGraph::build(*project, id, &why);
             if (!built) {
-                r.error = tr("No trace diff: '%1': %2").arg(a.name, why);
+                r.error = tr("No trace diff: '%1': %2").arg(name, why);
                 return r;
             }
-            ga = std::make_shared<const sim::DependencyGraph>(std::move(*built));
-            if (b.id == a.id) {
-                gb = ga;
-            } else {
-                auto other = sim::DependencyGraph::build(*project, b.id, &why);
-                if (!other) {
-                    r.error = tr("No trace diff: '%1': %2").arg(b.name, why);
-                    return r;
-                }
-                gb = std::make_shared<const sim::DependencyGraph>(std::move(*other));
-            }
+            graphs.insert(id, std::make_shared<const sim::DependencyGraph>(std::move(*built)));
         }
-        r.a = ga;
-        r.b = gb;
+        r.graphs = graphs;
         sim::DiffOptions options;
         options.pair = pair;
-        r.diff = sim::diffTraces(*ga, a.name, *gb, b.name, options);
+        options.rankA = a.rank;
+        options.rankB = b.rank;
+        r.diff = sim::diffTraces(*graphs.value(runA), a.run, *graphs.value(runB), b.run, options);
         return r;
     }));
 }

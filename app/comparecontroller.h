@@ -5,6 +5,7 @@
 #include "timelinedata.h"
 
 #include <QFutureWatcher>
+#include <QHash>
 #include <QObject>
 
 #include <memory>
@@ -16,7 +17,8 @@ class ComparePanel;
 // Wires the Compare panel: for the runs picked in the Runs browser, finds the metrics they can
 // be charted by and loads the chosen metric's series, then builds the first two runs' graphs
 // and diffs them, all off the GUI thread (a newer comparison drops an older one's results).
-// The graphs are kept, so picking another aligned iteration only diffs again.
+// The diff view's sides can be any two of the runs, or two ranks of a run with several. The
+// graphs are kept, so picking another aligned iteration or rank only diffs again.
 class CompareController : public QObject
 {
     Q_OBJECT
@@ -45,7 +47,7 @@ private:
     struct DiffResult
     {
         quint64 job = 0;
-        std::shared_ptr<const sim::DependencyGraph> a, b;
+        QHash<RunId, std::shared_ptr<const sim::DependencyGraph>> graphs; // those built or kept
         std::optional<sim::TraceDiff> diff;
         QString error;
     };
@@ -58,7 +60,10 @@ private:
     std::shared_ptr<const TimelineData> m_data;
     RunCatalog m_catalog;
     QList<CatalogRun> m_runs;
-    std::shared_ptr<const sim::DependencyGraph> m_graphA, m_graphB;
+    QHash<RunId, std::shared_ptr<const sim::DependencyGraph>> m_graphs;
+    QList<sim::DiffSide> m_sides; // what the diff view offers
+    QList<RunId> m_sideRuns;      // the run of each side
+    int m_sideA = 0, m_sideB = 1;
     QFutureWatcher<SeriesResult> m_series;
     QFutureWatcher<DiffResult> m_diff;
     quint64 m_job = 0;

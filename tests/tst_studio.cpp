@@ -318,6 +318,18 @@ private Q_SLOTS:
         QVERIFY(compared.wait(60000));
         QCOMPARE(diff->diff()->chosenPair, 3);
         QVERIFY(diff->timelineB()->viewport().t0 <= d.pairs[3].startB && diff->timelineB()->viewport().t1 >= d.pairs[3].endB);
+        // Two ranks of one run: the demo's rank 0 against its rank 1.
+        const QStringList sides = diff->sideLabels();
+        const int rank0 = int(sides.indexOf(run + QStringLiteral(" \u00b7 rank 0")));
+        const int rank1 = int(sides.indexOf(run + QStringLiteral(" \u00b7 rank 1")));
+        QVERIFY2(rank0 >= 2 && rank1 > rank0, qPrintable(sides.join(QStringLiteral(", "))));
+        compared.clear();
+        Q_EMIT diff->sidesRequested(rank0, rank1);
+        QVERIFY(compared.wait(60000));
+        QCOMPARE(diff->diff()->a.run, run);
+        QCOMPARE(diff->diff()->b.run, run);
+        QCOMPARE(diff->diff()->a.rank, 0);
+        QCOMPARE(diff->diff()->b.rank, 1);
 
         // Runs dragged onto a workload move there.
         auto *browser = w.findChild<RunsBrowser *>();

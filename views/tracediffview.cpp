@@ -51,6 +51,19 @@ TraceDiffView::TraceDiffView(QWidget *parent) : QWidget(parent)
     m_head->setWordWrap(true);
     m_head->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_head);
+    auto *pick = new QHBoxLayout;
+    m_sideA = new QComboBox(this);
+    m_sideB = new QComboBox(this);
+    for (auto *c : {m_sideA, m_sideB}) {
+        c->setMinimumContentsLength(24);
+        c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    }
+    pick->addWidget(new QLabel(tr("A:"), this));
+    pick->addWidget(m_sideA, 1);
+    pick->addSpacing(12);
+    pick->addWidget(new QLabel(tr("B:"), this));
+    pick->addWidget(m_sideB, 1);
+    layout->addLayout(pick);
     auto *row = new QHBoxLayout;
     m_pair = new QComboBox(this);
     m_pair->setMinimumContentsLength(30);
@@ -106,6 +119,11 @@ TraceDiffView::TraceDiffView(QWidget *parent) : QWidget(parent)
         if (!m_filling)
             Q_EMIT pairRequested(m_pair->itemData(index).toInt());
     });
+    for (auto *c : {m_sideA, m_sideB})
+        connect(c, &QComboBox::currentIndexChanged, this, [this] {
+            if (!m_filling && m_sideA->currentIndex() >= 0 && m_sideB->currentIndex() >= 0)
+                Q_EMIT sidesRequested(m_sideA->currentIndex(), m_sideB->currentIndex());
+        });
     connect(m_table, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem *item) {
         highlight(item ? item->text(Name) : QString());
     });
@@ -121,10 +139,25 @@ void TraceDiffView::setTimelineData(std::shared_ptr<const TimelineData> data)
         showSides();
 }
 
+void TraceDiffView::setSides(const QList<sim::DiffSide> &sides, int a, int b)
+{
+    m_filling = true;
+    for (auto *c : {m_sideA, m_sideB}) {
+        c->clear();
+        for (const sim::DiffSide &side : sides)
+            c->addItem(side.rank >= 0 ? tr("%1 \u00b7 rank %2").arg(side.run).arg(side.rank) : side.run);
+    }
+    m_sideA->setCurrentIndex(a);
+    m_sideB->setCurrentIndex(b);
+    m_filling = false;
+}
+
 void TraceDiffView::clear()
 {
     m_diff.reset();
     m_filling = true;
+    m_sideA->clear();
+    m_sideB->clear();
     m_pair->clear();
     m_level->clear();
     m_filling = false;
@@ -137,6 +170,14 @@ void TraceDiffView::clear()
 void TraceDiffView::showMessage(const QString &text)
 {
     m_head->setText(text);
+}
+
+QStringList TraceDiffView::sideLabels() const
+{
+    QStringList out;
+    for (int i = 0; i < m_sideA->count(); ++i)
+        out << m_sideA->itemText(i);
+    return out;
 }
 
 int TraceDiffView::levelIndex() const

@@ -31,11 +31,15 @@ public:
 
     // The project's timeline, shared with the main timeline (read-only).
     void setTimelineData(std::shared_ptr<const TimelineData> data);
+    // What can be diffed: each compared run, and each rank of a run with several. `a` and `b`
+    // are the sides picked (indices into `sides`).
+    void setSides(const QList<sim::DiffSide> &sides, int a, int b);
     void setDiff(const sim::TraceDiff &diff);
     void showMessage(const QString &text);
     void clear();
 
     const std::optional<sim::TraceDiff> &diff() const { return m_diff; }
+    QStringList sideLabels() const; // what the A and B pickers offer
     int levelIndex() const;
     void setLevel(int index);
     void selectRow(int row); // of the current level, in table order (largest difference first)
@@ -48,6 +52,8 @@ public:
 Q_SIGNALS:
     // The user picked another aligned iteration (-1: all of them, averaged).
     void pairRequested(int pair);
+    // The user picked other sides to diff (indices into setSides' list).
+    void sidesRequested(int a, int b);
 
 private:
     void showLevel();
@@ -58,6 +64,7 @@ private:
     std::optional<sim::TraceDiff> m_diff;
     QLabel *m_head;
     QComboBox *m_pair;
+    QComboBox *m_sideA, *m_sideB;
     QComboBox *m_level;
     QTreeWidget *m_table;
     QLabel *m_labelA, *m_labelB;
