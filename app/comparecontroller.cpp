@@ -26,7 +26,7 @@ CompareController::CompareController(ComparePanel *panel, QObject *parent) : QOb
 {
     connect(&m_series, &QFutureWatcher<SeriesResult>::finished, this, [this] {
         const SeriesResult r = m_series.result();
-        if (r.job != m_job)
+        if (r.job != m_seriesJob)
             return;
         m_seriesBusy = false;
         if (!r.error.isEmpty()) {
@@ -43,7 +43,7 @@ CompareController::CompareController(ComparePanel *panel, QObject *parent) : QOb
     });
     connect(&m_diff, &QFutureWatcher<DiffResult>::finished, this, [this] {
         DiffResult r = m_diff.result();
-        if (r.job != m_job)
+        if (r.job != m_diffJob)
             return;
         m_diffBusy = false;
         m_graphs = r.graphs;
@@ -54,7 +54,7 @@ CompareController::CompareController(ComparePanel *panel, QObject *parent) : QOb
         finishIfIdle();
     });
     connect(panel, &ComparePanel::metricRequested, this, [this](const QString &metric) {
-        ++m_job; // an older metric's series is dropped; the diff goes on
+        ++m_seriesJob; // an older metric's series is dropped; the diff goes on
         loadSeries(metric, false, {});
     });
     connect(panel->diffView(), &TraceDiffView::pairRequested, this, [this](int pair) { startDiff(pair); });
@@ -73,7 +73,8 @@ CompareController::~CompareController()
 
 void CompareController::setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data)
 {
-    ++m_job;
+    ++m_seriesJob;
+    ++m_diffJob;
     m_projectPath = projectPath;
     m_data = std::move(data);
     m_runs.clear();
@@ -88,7 +89,9 @@ void CompareController::compare(const RunCatalog &catalog, const QStringList &na
 {
     if (m_projectPath.isEmpty())
         return;
-    ++m_job;
+    ++m_seriesJob;
+    ++m_diffJob; // the last comparison's diff, if still running, is dropped
+    m_diffBusy = false;
     m_catalog = catalog;
     m_runs.clear();
     m_error.clear();
@@ -136,7 +139,7 @@ void CompareController::compare(const RunCatalog &catalog, const QStringList &na
 void CompareController::loadSeries(const QString &metric, bool listMetrics, const QString &preferred)
 {
     m_seriesBusy = true;
-    const quint64 job = m_job;
+    const quint64 job = m_seriesJob;
     const QString path = m_projectPath;
     const RunCatalog catalog = m_catalog;
     QList<RunId> ids;
@@ -165,7 +168,7 @@ void CompareController::startDiff(int pair)
     if (m_runs.size() < 2 || m_sideA >= m_sides.size() || m_sideB >= m_sides.size())
         return;
     m_diffBusy = true;
-    const quint64 job = m_job;
+    const quint64 job = ++m_diffJob; // a diff of other sides or another pair replaces this one
     const QString path = m_projectPath;
     const sim::DiffSide a = m_sides[m_sideA], b = m_sides[m_sideB];
     const RunId runA = m_sideRuns[m_sideA], runB = m_sideRuns[m_sideB];

@@ -66,7 +66,7 @@ private:
     int m_sideA = 0, m_sideB = 1;
     QFutureWatcher<SeriesResult> m_series;
     QFutureWatcher<DiffResult> m_diff;
-    quint64 m_job = 0;
+    quint64 m_seriesJob = 0, m_diffJob = 0; // results of older jobs are dropped
     bool m_seriesBusy = false, m_diffBusy = false;
     QString m_error;
 };
