@@ -39,6 +39,11 @@ QString trimZeros(QString s)
 
 } // namespace
 
+QString formatSignedDuration(TimeNs ns)
+{
+    return (ns < 0 ? QStringLiteral("-") : QStringLiteral("+")) + formatDuration(ns < 0 ? -ns : ns);
+}
+
 QString formatUtc(TimeNs t)
 {
     return QDateTime::fromMSecsSinceEpoch(t / 1'000'000, QTimeZone::utc()).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss 'UTC'"));

@@ -295,12 +295,6 @@ TraceDiff diffTraces(const DependencyGraph &ga, const QString &runA, const Depen
     return out;
 }
 
-static QString signedDuration(double ns)
-{
-    const QString d = formatDuration(TimeNs(std::llround(std::abs(ns))));
-    return (ns < 0 ? QStringLiteral("-") : QStringLiteral("+")) + d;
-}
-
 static QString countText(double c)
 {
     return std::abs(c - std::round(c)) < 1e-9 ? QString::number(qint64(std::llround(c))) : QString::number(c, 'f', 1);
@@ -321,7 +315,7 @@ QString TraceDiff::toText(int rowsPerLevel) const
         const double d = level.totalB - level.totalA;
         out += QStringLiteral("\n%1: A %2, B %3 (%4%5)\n")
                    .arg(level.name, formatDuration(TimeNs(std::llround(level.totalA))),
-                        formatDuration(TimeNs(std::llround(level.totalB))), signedDuration(d),
+                        formatDuration(TimeNs(std::llround(level.totalB))), formatSignedDuration(TimeNs(std::llround(d))),
                         level.totalA > 0 ? QStringLiteral(", %1%2%").arg(d >= 0 ? QStringLiteral("+") : QString()).arg(100.0 * d / level.totalA, 0, 'f', 1)
                                          : QString());
         int shown = 0;
@@ -332,7 +326,7 @@ QString TraceDiff::toText(int rowsPerLevel) const
             if (std::abs(r.countDelta()) > 1e-9)
                 counts += QStringLiteral(" \u2192 \u00d7%1").arg(countText(r.countB));
             out += QStringLiteral("  %1  A %2  B %3  %4  %5\n")
-                       .arg(signedDuration(r.delta()).rightJustified(11), formatDuration(TimeNs(std::llround(r.timeA))).rightJustified(10),
+                       .arg(formatSignedDuration(TimeNs(std::llround(r.delta()))).rightJustified(11), formatDuration(TimeNs(std::llround(r.timeA))).rightJustified(10),
                             formatDuration(TimeNs(std::llround(r.timeB))).rightJustified(10), counts, r.path);
         }
         if (level.rows.size() > size_t(rowsPerLevel))

@@ -22,12 +22,6 @@ namespace {
 
 enum Col { Name, TimeA, TimeB, Delta, DeltaPct, CountA, CountB, Path, Cols };
 
-QString signedDuration(double ns)
-{
-    const QString d = formatDuration(TimeNs(std::llround(std::abs(ns))));
-    return ns > 0 ? QStringLiteral("+") + d : ns < 0 ? QStringLiteral("\u2212") + d : d;
-}
-
 QString countText(double c)
 {
     return std::abs(c - std::round(c)) < 1e-9 ? QString::number(qint64(std::llround(c))) : QString::number(c, 'f', 2);
@@ -254,7 +248,7 @@ void TraceDiffView::showLevel()
         item->setToolTip(Name, r.path);
         item->setText(TimeA, formatDuration(TimeNs(std::llround(r.timeA))));
         item->setText(TimeB, formatDuration(TimeNs(std::llround(r.timeB))));
-        item->setText(Delta, signedDuration(r.delta()));
+        item->setText(Delta, formatSignedDuration(TimeNs(std::llround(r.delta()))));
         item->setText(DeltaPct, r.timeA > 0 ? QStringLiteral("%1%2%").arg(r.delta() >= 0 ? QStringLiteral("+") : QString())
                                                   .arg(100 * r.delta() / r.timeA, 0, 'f', 1)
                                             : tr("new"));
