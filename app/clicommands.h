@@ -49,6 +49,8 @@ int runsCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int compareCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // The project opened for listing runs; their missing headline metrics computed when writable.
 std::unique_ptr<Project> openWithMetrics(const QString &path, const char *command, QTextStream &err, bool quiet);
+// grademl simulate FILE (--model M | --from-run RUN) ...: the strategy simulator (simulatecommand.cpp).
+int simulateCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int alignCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // Needs a QGuiApplication (fonts): grademl_main creates one for this command.
 int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err);

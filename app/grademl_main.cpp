@@ -38,6 +38,10 @@ static const char kUsage[] =
     "  compare FILE.grademl RUN_A RUN_B [RUN...] [--metric NAME] [--ranks A,B] [--iteration N] [--json]\n"
     "                                                        headline metrics side by side, a metric over\n"
     "                                                        time or step, the trace diff of RUN_A and RUN_B\n"
+    "  simulate FILE.grademl (--model M | --from-run RUN) [--strategy default|ps|mirrored|multiworker]\n"
+    "        [--workers N] [--servers M] [--batch B] [--cluster PRESET|FILE.json] [--sweep workers=1,2,4]\n"
+    "        [--json]                                        distributed training on a simulated cluster;\n"
+    "                                                        each simulated run is saved in the project\n"
     "exit status: 0 ok, 1 some source or the command failed, 2 usage error\n";
 
 int main(int argc, char **argv)
@@ -88,6 +92,8 @@ int main(int argc, char **argv)
         return gml::cli::runsCommand(args, out, err);
     if (command == QLatin1String("compare"))
         return gml::cli::compareCommand(args, out, err);
+    if (command == QLatin1String("simulate"))
+        return gml::cli::simulateCommand(args, out, err);
     if (command == QLatin1String("query"))
         return gml::cli::queryCommand(args, out, err);
     err << "grademl: unknown command '" << command << "'\n" << kUsage;

@@ -38,6 +38,9 @@ struct Resource
     int rank = -1;
     QString pid; // GPU tracks: the device index
     std::vector<int> nodes; // in measured order
+    // Runs its nodes side by side (their order only by edges): the transfers of one worker's
+    // network interface, which the links share (flownetwork.h).
+    bool concurrent = false;
 };
 
 // A slice that occupies its resource: a leaf slice of a CPU thread (an op at the level where it
@@ -144,6 +147,9 @@ public:
     // Puts a node on its resource right after `after` (-1: first); its slack and work are the
     // caller's (a new node has no measured times). Returns its index.
     int insertNode(Node n, int after);
+    // Puts a node last on its resource: O(1), for graphs built node by node (the strategy
+    // simulator).
+    int appendNode(const Node &n);
     // A name for synthetic nodes (negative ids, never in the project's string table).
     StringId syntheticName(const QString &name);
     void addEdge(const Edge &e);

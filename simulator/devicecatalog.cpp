@@ -40,6 +40,26 @@ const DeviceCatalog &DeviceCatalog::builtin()
                               o.value(QStringLiteral("bw_gbps")).toDouble(),
                               o.value(QStringLiteral("latency_us")).toDouble()});
         }
+        for (const auto &v : root.value(QStringLiteral("cpus")).toArray()) {
+            const QJsonObject o = v.toObject();
+            Cpu cpu;
+            cpu.id = o.value(QStringLiteral("id")).toString();
+            cpu.name = o.value(QStringLiteral("name")).toString();
+            cpu.vendor = o.value(QStringLiteral("vendor")).toString();
+            cpu.cores = o.value(QStringLiteral("cores")).toInt();
+            cpu.fp32Tflops = o.value(QStringLiteral("fp32_tflops")).toDouble();
+            cpu.memBwGBps = o.value(QStringLiteral("mem_bw_gbps")).toDouble();
+            cpu.maxW = o.value(QStringLiteral("max_w")).toDouble();
+            cpu.idleW = o.value(QStringLiteral("idle_w")).toDouble();
+            cpu.source = o.value(QStringLiteral("source")).toString();
+            c.m_cpus.append(cpu);
+        }
+        for (const auto &v : root.value(QStringLiteral("storage")).toArray()) {
+            const QJsonObject o = v.toObject();
+            c.m_storage.append({o.value(QStringLiteral("id")).toString(), o.value(QStringLiteral("name")).toString(),
+                                o.value(QStringLiteral("read_gbps")).toDouble(), o.value(QStringLiteral("shared")).toBool(),
+                                o.value(QStringLiteral("source")).toString()});
+        }
         return c;
     }();
     return catalog;
@@ -62,6 +82,22 @@ const Link *DeviceCatalog::link(const QString &id) const
     for (const auto &l : m_links)
         if (l.id.compare(id, Qt::CaseInsensitive) == 0)
             return &l;
+    return nullptr;
+}
+
+const Cpu *DeviceCatalog::cpu(const QString &id) const
+{
+    for (const auto &c : m_cpus)
+        if (c.id.compare(id, Qt::CaseInsensitive) == 0)
+            return &c;
+    return nullptr;
+}
+
+const Storage *DeviceCatalog::storageSystem(const QString &id) const
+{
+    for (const auto &s : m_storage)
+        if (s.id.compare(id, Qt::CaseInsensitive) == 0)
+            return &s;
     return nullptr;
 }
 

@@ -26,6 +26,31 @@ struct Device
     QString source;
 };
 
+// A host CPU (parameter servers, input pipelines): peak FP32 over all cores and the memory
+// bandwidth of all channels, as published.
+struct Cpu
+{
+    QString id;
+    QString name;
+    QString vendor;
+    int cores = 0;
+    double fp32Tflops = 0;
+    double memBwGBps = 0;
+    double maxW = 0; // TDP
+    double idleW = 0; // a typical reading, not a vendor figure
+    QString source;
+};
+
+// Where input data is read from: local (each node its own) or shared by all nodes.
+struct Storage
+{
+    QString id;
+    QString name;
+    double readGBps = 0;
+    bool shared = false;
+    QString source;
+};
+
 struct Link
 {
     QString id;
@@ -42,6 +67,10 @@ public:
 
     const QList<Device> &devices() const { return m_devices; }
     const QList<Link> &links() const { return m_links; }
+    const QList<Cpu> &cpus() const { return m_cpus; }
+    const QList<Storage> &storage() const { return m_storage; }
+    const Cpu *cpu(const QString &id) const;
+    const Storage *storageSystem(const QString &id) const;
     // By id ("H100", case-insensitive) or by a measured name ("Tesla V100-SXM2-32GB").
     const Device *device(const QString &idOrName) const;
     const Link *link(const QString &id) const;
@@ -49,6 +78,8 @@ public:
 private:
     QList<Device> m_devices;
     QList<Link> m_links;
+    QList<Cpu> m_cpus;
+    QList<Storage> m_storage;
 };
 
 // How a GPU kernel's time would change on other hardware. Compute-bound kernels scale with

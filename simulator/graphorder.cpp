@@ -121,7 +121,7 @@ void DependencyGraph::reorder()
     const size_t points = 2 * m_nodes.size();
     m_inStart.assign(points + 1, 0);
     for (const auto &r : m_resources)
-        for (size_t k = 1; k < r.nodes.size(); ++k)
+        for (size_t k = 1; k < r.nodes.size() && !r.concurrent; ++k)
             ++m_inStart[2 * size_t(r.nodes[k]) + 1];
     for (const auto &e : m_edges)
         ++m_inStart[2 * size_t(e.to) + (e.toEnd ? 1 : 0) + 1];
@@ -131,7 +131,7 @@ void DependencyGraph::reorder()
     {
         std::vector<int> fill(m_inStart.begin(), m_inStart.end() - 1);
         for (const auto &r : m_resources)
-            for (size_t k = 1; k < r.nodes.size(); ++k)
+            for (size_t k = 1; k < r.nodes.size() && !r.concurrent; ++k)
                 m_inData[size_t(fill[2 * size_t(r.nodes[k])]++)] = {2 * r.nodes[k - 1] + 1, 0};
         for (const auto &e : m_edges) {
             const size_t to = 2 * size_t(e.to) + (e.toEnd ? 1 : 0);
@@ -190,6 +190,14 @@ int DependencyGraph::insertNode(Node n, int after)
     if (after >= 0)
         at = std::find(order.begin(), order.end(), after) + 1;
     order.insert(at, idx);
+    m_nodes.push_back(n);
+    return idx;
+}
+
+int DependencyGraph::appendNode(const Node &n)
+{
+    const int idx = int(m_nodes.size());
+    m_resources[size_t(n.resource)].nodes.push_back(idx);
     m_nodes.push_back(n);
     return idx;
 }

@@ -2,6 +2,7 @@
 #include "replay.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <map>
@@ -118,8 +119,8 @@ Replay replayInOrder(const DependencyGraph &graph, const ReplayInput &input)
     return assemble(graph, input, t, bound);
 }
 
-// The event-driven replay for resources with priorities (replay.h). Nullopt when the order it
-// picks would wait on itself.
+// The event-driven replay for resources with priorities and for flows (replay.h). Nullopt
+// when the order it picks would wait on itself.
 std::optional<Replay> replayScheduled(const DependencyGraph &graph, const ReplayInput &input)
 {
     const auto &nodes = graph.nodes();
@@ -144,7 +145,8 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
     std::vector<Scheduled> scheduled;
     for (size_t r = 0; r < resources.size(); ++r) {
         const auto &order = resources[r].nodes;
-        if (std::none_of(order.begin(), order.end(), [&](int i) { return input.priority[size_t(i)] != 0; }))
+        if (input.priority.empty() ||
+            std::none_of(order.begin(), order.end(), [&](int i) { return input.priority[size_t(i)] != 0; }))
             continue;
         Scheduled s;
         s.freeAt = origin;
@@ -196,11 +198,49 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
     std::vector<TimeNs> t(2 * n, origin);
     std::vector<int> bound(2 * n, -1);
     std::vector<char> ready(n, 0);
-    // Events: (time, 0, point) a time point reached; (time, 1, resource) a dispatch. Points first
-    // at equal times, so a dispatch sees every node that is ready by then.
+    // Events: (time, 0, point) a time point reached; (time, 1, resource) a dispatch; (time, 2,
+    // flow) a flow starts moving; (time, 3, flow) a flow's predicted drain; (time, 4, 0) the
+    // rates are shared again. Points first at equal times, so a dispatch sees every node that is
+    // ready by then, and the rates are shared once after every flow of that time came or went.
     using Event = std::tuple<TimeNs, int, int>;
     std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
     size_t done = 0;
+    enum { kPoint = 0, kDispatch = 1, kActivate = 2, kDrain = 3, kShare = 4 };
+    // Flows (flownetwork.h): bytes left, rate, predicted drain, and the node each belongs to.
+    const FlowSpec *flows = input.flows.get();
+    std::optional<MaxMinSharing> sharing;
+    std::vector<double> remaining, rate;
+    std::vector<TimeNs> drainAt;
+    std::vector<int> nodeOfFlow;
+    TimeNs advancedTo = origin;
+    TimeNs shareAt = std::numeric_limits<TimeNs>::min();
+    std::vector<LinkLoad> loads;
+    if (flows) {
+        sharing.emplace(*flows);
+        remaining.assign(flows->flows.size(), 0);
+        rate.assign(flows->flows.size(), 0);
+        drainAt.assign(flows->flows.size(), std::numeric_limits<TimeNs>::max());
+        nodeOfFlow.assign(flows->flows.size(), -1);
+        for (size_t i = 0; i < flows->flowOfNode.size() && i < n; ++i)
+            if (flows->flowOfNode[i] >= 0)
+                nodeOfFlow[size_t(flows->flowOfNode[i])] = int(i);
+        loads.resize(flows->links.size());
+    }
+    auto flowOf = [&](size_t i) { return flows && i < flows->flowOfNode.size() ? flows->flowOfNode[i] : -1; };
+    auto advance = [&](TimeNs at) { // moves the bytes of the active flows up to `at`
+        if (at <= advancedTo)
+            return;
+        const double dt = double(at - advancedTo);
+        for (const int f : sharing->active())
+            remaining[size_t(f)] = std::max(0.0, remaining[size_t(f)] - rate[size_t(f)] * dt);
+        advancedTo = at;
+    };
+    auto shareLater = [&](TimeNs at) {
+        if (shareAt != at) {
+            shareAt = at;
+            events.emplace(at, kShare, 0);
+        }
+    };
     auto dispatchLater = [&](int s) {
         Scheduled &r = scheduled[size_t(s)];
         if (r.busy)
@@ -220,6 +260,15 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
     auto complete = [&](int p) { // all inputs of p are in: its time is known, or it is ready
         const size_t i = size_t(p / 2);
         if (p % 2) {
+            if (const int f = flowOf(i); f >= 0) {
+                if (flows->flows[size_t(f)].links.empty()) {
+                    t[size_t(p)] += flows->flows[size_t(f)].latency;
+                    events.emplace(t[size_t(p)], kPoint, p);
+                } else {
+                    events.emplace(t[size_t(p)], kActivate, f);
+                }
+                return;
+            }
             t[size_t(p)] += input.work[i];
             events.emplace(t[size_t(p)], 0, p);
             return;
@@ -238,6 +287,43 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
     while (!events.empty()) {
         const auto [at, kind, id] = events.top();
         events.pop();
+        if (kind == kActivate) {
+            advance(at);
+            remaining[size_t(id)] = flows->flows[size_t(id)].bytes;
+            rate[size_t(id)] = 0;
+            sharing->add(id);
+            shareLater(at);
+            continue;
+        }
+        if (kind == kDrain) {
+            if (drainAt[size_t(id)] != at)
+                continue; // its rate changed since
+            advance(at);
+            sharing->remove(id);
+            drainAt[size_t(id)] = std::numeric_limits<TimeNs>::max();
+            rate[size_t(id)] = 0;
+            const size_t endPoint = 2 * size_t(nodeOfFlow[size_t(id)]) + 1;
+            t[endPoint] = at + flows->flows[size_t(id)].latency;
+            events.emplace(t[endPoint], kPoint, int(endPoint));
+            shareLater(at);
+            continue;
+        }
+        if (kind == kShare) {
+            advance(at);
+            sharing->recompute();
+            for (const int f : sharing->active()) {
+                const double r = sharing->rate(f);
+                if (r == rate[size_t(f)] && drainAt[size_t(f)] != std::numeric_limits<TimeNs>::max())
+                    continue;
+                rate[size_t(f)] = r;
+                const double left = remaining[size_t(f)] / r;
+                drainAt[size_t(f)] = at + (left < 9e18 ? TimeNs(std::ceil(left)) : TimeNs(9e18));
+                events.emplace(drainAt[size_t(f)], kDrain, f);
+            }
+            for (const int l : sharing->changedLinks())
+                loads[size_t(l)].samples.emplace_back(at, sharing->load(l));
+            continue;
+        }
         if (kind == 1) {
             Scheduled &r = scheduled[size_t(id)];
             if (r.busy || at != r.dispatchAt)
@@ -291,17 +377,30 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
     }
     if (done != 2 * n)
         return std::nullopt;
-    return assemble(graph, input, t, bound);
+    Replay r = assemble(graph, input, t, bound);
+    r.linkLoads = std::move(loads);
+    return r;
 }
 
 } // namespace
 
 Replay replay(const DependencyGraph &graph, const ReplayInput &input)
 {
-    if (!input.priority.empty() && std::any_of(input.priority.begin(), input.priority.end(), [](int p) { return p != 0; })) {
+    const bool prioritised =
+        !input.priority.empty() && std::any_of(input.priority.begin(), input.priority.end(), [](int p) { return p != 0; });
+    if (prioritised || input.flows) {
         if (auto r = replayScheduled(graph, input))
             return *r;
-        Replay r = replayInOrder(graph, input);
+        // The order the priorities pick waits on itself: the measured order instead.
+        Replay r;
+        if (input.flows) {
+            ReplayInput inOrder = input;
+            inOrder.priority.clear();
+            if (auto again = replayScheduled(graph, inOrder))
+                r = std::move(*again);
+        } else {
+            r = replayInOrder(graph, input);
+        }
         r.rescheduleDeadlocked = true;
         return r;
     }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "dependencygraph.h"
+#include "flownetwork.h"
 
 #include <QJsonObject>
 
@@ -30,6 +31,9 @@ struct ReplayInput
     // Per node (empty: none): a synchronising call that no longer waits (its end edges dropped).
     std::vector<char> unsynced;
     bool waitsAtEnd(size_t node) const { return unsynced.empty() || !unsynced[node]; }
+    // Nodes whose time is a flow over shared links (flownetwork.h): such a node ends when its
+    // bytes are through and its latency has passed, instead of after its work.
+    std::shared_ptr<const FlowSpec> flows;
     static ReplayInput measured(const DependencyGraph &graph);
 };
 
@@ -43,6 +47,9 @@ struct ReplayInput
 // free resource starts the head of the highest level that is ready (work-conserving: a lower
 // level runs while the higher ones wait for their dependencies), in O((nodes + edges) log n).
 // All priorities equal reproduce the measured order exactly.
+// With flows, the event-driven simulation also moves the bytes of the active flows: at each
+// time a flow starts or ends, the rates of all of them are shared again (max-min fair), and
+// each flow's end is predicted from its rate until the next change.
 struct Replay
 {
     std::vector<TimeNs> start; // per node, project clock
@@ -61,6 +68,8 @@ struct Replay
     // A reschedule whose order would wait on itself (an order the measured dependencies cannot
     // allow); the measured order was replayed instead.
     bool rescheduleDeadlocked = false;
+    // With flows: each link's load over time (bytes/ns, at every change), per FlowSpec link.
+    std::vector<LinkLoad> linkLoads;
     TimeNs makespan() const { return finish - origin; }
     // A container's predicted span: its first and last node's, with the measured lead and tail
     // (clamped to the neighbouring nodes of its resource).

@@ -55,6 +55,16 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
 {
     QJsonObject m;
     QString why;
+    {
+        // A simulated run carries its metrics, as the simulator measured them.
+        auto st = project.db().prepare("SELECT kind, params FROM run WHERE id = ?");
+        st.bind(1, run);
+        if (st.step() && st.text(0) == QLatin1String("simulated")) {
+            const QJsonObject params = QJsonDocument::fromJson(st.text(1).toUtf8()).object();
+            if (params.contains(QStringLiteral("headline")))
+                return params.value(QStringLiteral("headline")).toObject();
+        }
+    }
     std::optional<DependencyGraph> graph = DependencyGraph::build(project, run, &why);
     // A graph of neither GPU work nor iterations (an MLflow run's own span) has no step time.
     if (graph && graph->iterations().empty() && graph->gpuDevices().empty())

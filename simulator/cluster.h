@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "devicecatalog.h"
+
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace gml::sim {
+
+// A cluster to simulate on: identical nodes, each with GPUs and CPUs from the catalog, the
+// GPUs of a node joined by an intra-node link and each to its host by a host link, the nodes
+// by a network (each node one interface up and one down, through a core that may be
+// oversubscribed), and a storage system for the input data.
+//
+// As JSON (a file, or a preset):
+//   {"name": "...", "nodes": 12, "gpu": "V100", "gpus_per_node": 4, "cpu": "xeon-6148",
+//    "cpus_per_node": 2, "intra_link": "nvlink2", "host_link": "pcie3", "network": "ib-edr",
+//    "oversubscription": 1, "storage": "lustre"}
+// plus optional overrides of the catalog's figures: "intra_gbps", "host_gbps",
+// "network_gbps", "network_latency_us", "storage_gbps" (GB/s per direction). host_link
+// defaults to the GPU's own.
+struct Cluster
+{
+    QString id;   // the preset's name, or the file's base name
+    QString name;
+    int nodes = 1;
+    int gpusPerNode = 1;
+    int cpusPerNode = 2;
+    double oversubscription = 1; // the nodes' total network bandwidth over the core's
+    Device gpu;
+    Cpu cpu;
+    Link intraLink;
+    Link hostLink;
+    Link network;
+    Storage storage;
+
+    int gpus() const { return nodes * gpusPerNode; }
+    QJsonObject toJson() const;
+
+    static QStringList presets();
+    // A preset name or a JSON file; errors name the file and the field.
+    static std::optional<Cluster> load(const QString &presetOrFile, QString *error);
+    static std::optional<Cluster> fromJson(const QJsonObject &o, const QString &origin, QString *error);
+};
+
+} // namespace gml::sim

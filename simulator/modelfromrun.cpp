@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "modelfromrun.h"
+
+#include "clockalignment.h"
+#include "dependencygraph.h"
+#include "devicecatalog.h"
+#include "project.h"
+#include "slicequery.h"
+#include "transforms.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QRegularExpression>
+
+#include <algorithm>
+#include <cmath>
+
+namespace gml::sim {
+
+namespace {
+
+enum class Phase { Forward, Backward, Optimizer };
+
+} // namespace
+
+std::optional<LayerGraph> layerGraphFromRun(Project &project, RunId run, QString *error)
+{
+    auto fail = [&](const QString &why) -> std::optional<LayerGraph> {
+        if (error)
+            *error = why;
+        return std::nullopt;
+    };
+    QString runName;
+    QJsonObject runParams;
+    {
+        auto st = project.db().prepare("SELECT name, params FROM run WHERE id = ?");
+        st.bind(1, run);
+        if (!st.step())
+            return fail(QStringLiteral("no run with id %1").arg(run));
+        runName = st.text(0);
+        runParams = QJsonDocument::fromJson(st.text(1).toUtf8()).object();
+    }
+    QString why;
+    auto built = DependencyGraph::build(project, run, &why);
+    if (!built)
+        return fail(QStringLiteral("run '%1': %2").arg(runName, why));
+    const DependencyGraph &g = *built;
+    const auto its = g.iterations();
+    if (its.empty())
+        return fail(QStringLiteral("run '%1' has no ProfilerStep#N iterations to take a layer graph from").arg(runName));
+    // The median iteration.
+    std::vector<int> byLength(its.begin(), its.end());
+    std::sort(byLength.begin(), byLength.end(), [&](int a, int b) {
+        const auto &ca = g.containers()[size_t(a)], &cb = g.containers()[size_t(b)];
+        return ca.end - ca.start < cb.end - cb.start;
+    });
+    const Container &step = g.containers()[size_t(byLength[byLength.size() / 2])];
+    const Resource &stepRes = g.resources()[size_t(step.resource)];
+    static const QRegularExpression backwardName(QStringLiteral("(?i)backward|evaluate_function"));
+    static const QRegularExpression optimizerName(QStringLiteral("^Optimizer\\.(step|zero_grad)#(\\w+)"));
+    QString optimizer;
+    auto phaseOf = [&](const Node &n) {
+        if (n.launcher < 0)
+            return Phase::Forward;
+        for (int c = g.nodes()[size_t(n.launcher)].container; c >= 0; c = g.containers()[size_t(c)].parent) {
+            const QString name = g.name(g.containers()[size_t(c)].name);
+            if (const auto m = optimizerName.match(name); m.hasMatch()) {
+                optimizer = m.captured(2);
+                return Phase::Optimizer;
+            }
+            if (backwardName.match(name).hasMatch())
+                return Phase::Backward;
+        }
+        return Phase::Forward;
+    };
+    // The top-level operator that launched a kernel (its outermost container under the step).
+    auto operatorOf = [&](const Node &n) -> int {
+        if (n.launcher < 0)
+            return -1;
+        int best = -1;
+        for (int c = g.nodes()[size_t(n.launcher)].container; c >= 0; c = g.containers()[size_t(c)].parent) {
+            if (isProfilerStep(g.name(g.containers()[size_t(c)].name)))
+                break;
+            best = c;
+        }
+        return best;
+    };
+    // The step's kernels on its rank's GPUs, in start order.
+    std::vector<int> kernels;
+    double allReduceBytes = 0;
+    const int allReduceOp = int(collectiveOperations().indexOf(QStringLiteral("AllReduce")));
+    for (size_t i = 0; i < g.nodes().size(); ++i) {
+        const Node &n = g.nodes()[i];
+        const Resource &r = g.resources()[size_t(n.resource)];
+        if (!r.gpu || r.source != stepRes.source || r.rank != stepRes.rank || n.start < step.start || n.start >= step.end)
+            continue;
+        if (n.kind == NodeKind::Collective && n.collectiveOp == allReduceOp)
+            allReduceBytes += double(n.bytes);
+        if (n.kind == NodeKind::Kernel)
+            kernels.push_back(int(i));
+    }
+    std::sort(kernels.begin(), kernels.end(), [&](int a, int b) { return g.nodes()[size_t(a)].start < g.nodes()[size_t(b)].start; });
+    if (kernels.empty())
+        return fail(QStringLiteral("run '%1' has no GPU kernels in its iteration %2 to take a layer graph from")
+                        .arg(runName, g.name(step.name)));
+    LayerGraph out;
+    out.id = QStringLiteral("run:%1").arg(runName);
+    out.name = QStringLiteral("%1 (measured)").arg(runName);
+    out.measuredRun = runName;
+    const WhatIfContext context = WhatIfContext::forRun(g, runParams);
+    const Device *device = DeviceCatalog::builtin().device(context.measuredDevice);
+    out.measuredDevice = device ? device->id : QString();
+    // Forward layers; backward and optimizer totals.
+    struct Acc
+    {
+        TimeNs busy = 0, compute = 0, gap = 0;
+    } backward, optimizerTime;
+    std::vector<Acc> forward;
+    std::vector<int> firstKernel;
+    bool hasCompute = false;
+    TimeNs lastEnd[3] = {-1, -1, -1};
+    int firstOperator = -1;
+    for (int k : kernels) {
+        const Node &n = g.nodes()[size_t(k)];
+        const Phase phase = phaseOf(n);
+        const TimeNs busy = n.end - n.start;
+        const bool compute = classifyKernel(g.name(n.name)) == Bound::Compute;
+        TimeNs &prev = lastEnd[int(phase)];
+        const TimeNs gap = prev >= 0 ? std::max<TimeNs>(0, n.start - prev) : 0;
+        prev = std::max(prev, n.end);
+        if (phase == Phase::Forward) {
+            if (forward.empty() || (compute && hasCompute)) {
+                forward.push_back({});
+                firstKernel.push_back(k);
+                hasCompute = false;
+            } else {
+                forward.back().gap += gap;
+            }
+            if (firstOperator < 0)
+                firstOperator = operatorOf(n);
+            hasCompute = hasCompute || compute;
+            forward.back().busy += busy;
+            forward.back().compute += compute ? busy : 0;
+        } else {
+            Acc &a = phase == Phase::Backward ? backward : optimizerTime;
+            a.busy += busy;
+            a.compute += compute ? busy : 0;
+            a.gap += gap;
+        }
+    }
+    if (forward.empty())
+        return fail(QStringLiteral("run '%1': no forward kernels in iteration %2 (every kernel was launched by a backward "
+                                   "or optimizer op)")
+                        .arg(runName, g.name(step.name)));
+    TimeNs forwardBusy = 0;
+    for (const Acc &a : forward)
+        forwardBusy += a.busy;
+    // The batch: the first forward operator's input, else the run's params.
+    int batch = 0;
+    if (firstOperator >= 0)
+        if (const auto details = sliceDetails(project, g.containers()[size_t(firstOperator)].slice)) {
+            const QJsonArray dims = details->args.value(QStringLiteral("Input Dims")).toArray();
+            for (const auto &d : dims)
+                if (d.toArray().size() >= 2) {
+                    batch = d.toArray().first().toInt();
+                    break;
+                }
+        }
+    for (const char *key : {"batch_size", "batch", "per_device_train_batch_size"})
+        if (batch <= 0 && runParams.contains(QLatin1String(key)))
+            batch = runParams.value(QLatin1String(key)).toVariant().toInt();
+    out.measuredBatch = batch > 0 ? batch : 1;
+    out.defaultBatch = out.measuredBatch;
+    if (batch <= 0)
+        out.name += QStringLiteral(" (batch size not recorded: one sample stands for one measured batch)");
+    out.optimizer = optimizer.contains(QLatin1String("adam"), Qt::CaseInsensitive) ? QStringLiteral("adam") : QStringLiteral("sgd");
+    // Parameters: the gradients all-reduced, else what the optimizer's memory traffic implies.
+    double params = allReduceBytes / 4;
+    QString paramsFrom = QStringLiteral("its gradient all-reduces");
+    if (params <= 0 && optimizerTime.busy > 0 && device) {
+        params = double(optimizerTime.busy) * device->memBwGBps * 0.8 / out.updateBytesPerParam();
+        paramsFrom = QStringLiteral("its optimizer kernels' time");
+    }
+    const double backwardShare = forwardBusy > 0 ? double(backward.busy) / double(forwardBusy) : 2;
+    TimeNs computeTotal = 0;
+    for (const Acc &a : forward)
+        computeTotal += a.compute;
+    for (size_t i = 0; i < forward.size(); ++i) {
+        const Acc &a = forward[i];
+        const Node &first = g.nodes()[size_t(firstKernel[i])];
+        const int op = operatorOf(first);
+        Layer l;
+        l.kind = QStringLiteral("measured");
+        l.name = QStringLiteral("%1 %2").arg(i).arg(op >= 0 ? g.name(g.containers()[size_t(op)].name) : g.name(first.name).left(40));
+        l.forwardNs = std::max<TimeNs>(1, a.busy);
+        l.backwardNs = TimeNs(std::llround(double(a.busy) * backwardShare));
+        l.computeShare = a.busy > 0 ? double(a.compute) / double(a.busy) : 0;
+        l.forwardGapNs = a.gap;
+        l.backwardGapNs = forwardBusy > 0 ? TimeNs(std::llround(double(backward.gap) * double(a.busy) / double(forwardBusy))) : 0;
+        const double weight = computeTotal > 0 ? double(a.compute) / double(computeTotal) : double(a.busy) / double(forwardBusy);
+        l.params = qint64(std::llround(params * weight));
+        // Only the measured time tells the device ratio; FLOPs stand for it at the catalog peak.
+        if (device)
+            l.flops = double(a.compute) * device->fp32Tflops * 1e3 / out.measuredBatch;
+        if (!out.layers.empty())
+            l.inputs = {int(out.layers.size()) - 1};
+        out.layers.push_back(l);
+    }
+    // Input: the step's host-to-device copies per sample; no decoding modelled (it was the
+    // host's, outside the GPU's timeline).
+    double copied = 0;
+    for (const Node &n : g.nodes()) {
+        const Resource &r = g.resources()[size_t(n.resource)];
+        if (r.gpu && r.source == stepRes.source && r.rank == stepRes.rank && n.kind == NodeKind::Memcpy &&
+            n.start >= step.start && n.start < step.end && g.name(n.name).contains(QLatin1String("HtoD")))
+            copied += double(n.bytes);
+    }
+    out.inputBytes = copied / out.measuredBatch;
+    out.sampleBytes = out.inputBytes;
+    out.preprocessNs = 0;
+    out.epochSamples = qint64(out.measuredBatch) * 1000;
+    out.reference = QStringLiteral("%1 layers from %2 of run '%3' on %4, batch %5; %6 M parameters from %7; backward %8x "
+                                   "the forward kernel time")
+                        .arg(out.layers.size())
+                        .arg(g.name(step.name), runName, out.measuredDevice.isEmpty() ? QStringLiteral("an unknown GPU") : out.measuredDevice)
+                        .arg(out.measuredBatch)
+                        .arg(params / 1e6, 0, 'f', 2)
+                        .arg(params > 0 ? paramsFrom : QStringLiteral("nothing (no all-reduce or optimizer kernels found)"))
+                        .arg(backwardShare, 0, 'f', 2);
+    return out;
+}
+
+} // namespace gml::sim

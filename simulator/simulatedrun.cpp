@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A simulated job as a run of the project (strategy.h: saveSimulatedRun).
+#include "strategyinternal.h"
+
+#include "project.h"
+#include "runmetrics.h"
+#include "tracewriter.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include <cmath>
+
+namespace gml::sim {
+
+namespace {
+
+// The run's headline metrics (runmetrics.h keys) from the simulator's own.
+QJsonObject headline(const SimResult &r)
+{
+    const SimMetrics &m = r.metrics;
+    QJsonObject o;
+    const auto &times = m.iterationTimes;
+    if (!times.empty()) {
+        double sum = 0, sq = 0;
+        TimeNs lo = times.front(), hi = times.front();
+        QJsonArray list;
+        for (TimeNs t : times) {
+            sum += double(t);
+            lo = std::min(lo, t);
+            hi = std::max(hi, t);
+            list.append(qint64(t));
+        }
+        const double mean = sum / double(times.size());
+        for (TimeNs t : times)
+            sq += (double(t) - mean) * (double(t) - mean);
+        o.insert(QStringLiteral("iterations"), qint64(times.size()));
+        o.insert(QStringLiteral("step_mean_ns"), qint64(std::llround(mean)));
+        o.insert(QStringLiteral("step_sd_ns"), times.size() > 1 ? qint64(std::llround(std::sqrt(sq / double(times.size() - 1)))) : qint64(0));
+        o.insert(QStringLiteral("step_min_ns"), qint64(lo));
+        o.insert(QStringLiteral("step_max_ns"), qint64(hi));
+        o.insert(QStringLiteral("step_times_ns"), list);
+    }
+    // The GPUs' time split, as fractions of the iteration (communication and copies overlap
+    // computation where the strategy lets them).
+    if (m.iterationNs > 0) {
+        const double it = double(m.iterationNs);
+        const double compute = std::min(1.0, double(m.computationNs) / it);
+        o.insert(QStringLiteral("gpu_busy"), compute);
+        o.insert(QStringLiteral("compute"), compute);
+        o.insert(QStringLiteral("communication"), std::min(1.0, double(m.communicationNs) / it));
+        o.insert(QStringLiteral("copies"), std::min(1.0, double(m.memoryNs) / it));
+        o.insert(QStringLiteral("idle"), std::max(0.0, 1.0 - compute));
+    }
+    o.insert(QStringLiteral("energy_j"), m.energyJ);
+    o.insert(QStringLiteral("energy_per_iteration_j"), m.energyPerIterationJ);
+    o.insert(QStringLiteral("device"), r.config.cluster.gpu.name);
+    o.insert(QStringLiteral("ranks"), r.config.workers);
+    o.insert(QStringLiteral("gpus"), r.config.workers);
+    o.insert(QStringLiteral("version"), kRunMetricsVersion);
+    return o;
+}
+
+} // namespace
+
+std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, const QString &name, QString *error)
+{
+    auto &db = project.db();
+    auto fail = [&](const QString &why) -> std::optional<RunId> {
+        if (error)
+            *error = why;
+        project.rollback();
+        return std::nullopt;
+    };
+    if (!project.begin(error))
+        return std::nullopt;
+    if (auto existing = project.findRun(name)) {
+        auto st = db.prepare("SELECT kind FROM run WHERE id = ?");
+        st.bind(1, *existing);
+        if (st.step() && st.text(0) != QLatin1String("simulated"))
+            return fail(QStringLiteral("run '%1' is a %2 run; a simulation never replaces one").arg(name, st.text(0)));
+        std::vector<SourceId> sources;
+        auto src = db.prepare("SELECT id FROM source WHERE run_id = ?");
+        src.bind(1, *existing);
+        while (src.step())
+            sources.push_back(src.int64(0));
+        QString why;
+        for (SourceId s : sources)
+            if (!project.deleteSource(s, &why))
+                return fail(why);
+        auto del = db.prepare("DELETE FROM run WHERE id = ?");
+        del.bind(1, *existing);
+        if (!del.exec())
+            return fail(del.errorString());
+    }
+    QString why;
+    const RunId run = project.ensureRun(name, &why);
+    if (!run)
+        return fail(why);
+    QJsonObject params = r.config.toJson();
+    params.insert(QStringLiteral("scenario"), r.config.describe());
+    params.insert(QStringLiteral("simulated"), r.metrics.toJson());
+    params.insert(QStringLiteral("headline"), headline(r));
+    if (!r.warnings.isEmpty())
+        params.insert(QStringLiteral("warnings"), QJsonArray::fromStringList(r.warnings));
+    {
+        auto st = db.prepare("UPDATE run SET kind = 'simulated', params = ? WHERE id = ?");
+        st.bind(1, QString::fromUtf8(QJsonDocument(params).toJson(QJsonDocument::Compact)));
+        st.bind(2, run);
+        if (!st.exec())
+            return fail(st.errorString());
+    }
+    SourceId source = 0;
+    {
+        auto st = db.prepare("INSERT INTO source(run_id, path, format, status) VALUES(?, ?, 'simulator', 'failed')");
+        st.bind(1, run);
+        st.bind(2, QStringLiteral("simulator:%1").arg(name));
+        if (!st.exec())
+            return fail(st.errorString());
+        source = db.lastInsertRowId();
+    }
+    TraceWriter w(project, run, source);
+    const SimConfig &c = r.config;
+    const DependencyGraph &g = *r.graph;
+    // Rows: per node its host; per worker its GPU with compute and copy streams, its input
+    // pipeline and network rows; per server its process and update row.
+    std::vector<TrackId> hostOf;
+    auto host = [&](int node) {
+        if (size_t(node) >= hostOf.size())
+            hostOf.resize(size_t(node) + 1, 0);
+        if (!hostOf[size_t(node)]) {
+            TrackSpec s;
+            s.kind = TrackKind::Host;
+            s.name = QStringLiteral("node%1 (%2x %3, %4x %5)")
+                         .arg(node)
+                         .arg(c.cluster.gpusPerNode)
+                         .arg(c.cluster.gpu.id)
+                         .arg(c.cluster.cpusPerNode)
+                         .arg(c.cluster.cpu.id);
+            s.sortKey = node;
+            s.pid = QString::number(node);
+            hostOf[size_t(node)] = w.addTrack(s);
+        }
+        return hostOf[size_t(node)];
+    };
+    std::vector<TrackId> gpuOf(static_cast<size_t>(c.workers), 0), serverOf;
+    std::vector<TrackId> trackOf(g.resources().size(), 0);
+    for (size_t res = 0; res < g.resources().size(); ++res) {
+        const auto &info = r.resources[res];
+        if (info.role == QLatin1String("barrier"))
+            continue;
+        TrackSpec s;
+        s.rank = info.worker;
+        s.pid = QString::number(info.node);
+        if (info.worker >= 0) {
+            TrackId &gpu = gpuOf[size_t(info.worker)];
+            if (!gpu) {
+                TrackSpec d;
+                d.kind = TrackKind::Gpu;
+                d.parent = host(info.node);
+                d.name = QStringLiteral("GPU %1 (%2) · worker %3").arg(info.worker % c.cluster.gpusPerNode).arg(c.cluster.gpu.id).arg(info.worker);
+                d.rank = info.worker;
+                d.pid = QString::number(info.worker % c.cluster.gpusPerNode);
+                d.sortKey = info.worker;
+                gpu = w.addTrack(d);
+            }
+            s.parent = gpu;
+            const bool stream = info.role == QLatin1String("compute") || info.role == QLatin1String("copy");
+            s.kind = stream ? TrackKind::Stream : TrackKind::Thread;
+            s.name = info.role == QLatin1String("compute") ? QStringLiteral("compute stream")
+                     : info.role == QLatin1String("copy")  ? QStringLiteral("copy stream (host to device)")
+                     : info.role == QLatin1String("input") ? QStringLiteral("input pipeline")
+                                                           : QStringLiteral("network (transfers)");
+            s.sortKey = info.role == QLatin1String("compute") ? 0 : info.role == QLatin1String("copy") ? 1 : info.role == QLatin1String("network") ? 2 : 3;
+        } else {
+            TrackSpec p;
+            p.kind = TrackKind::Process;
+            p.parent = host(info.node);
+            p.name = QStringLiteral("parameter server %1 (%2)").arg(info.server).arg(c.cluster.cpu.id);
+            p.sortKey = 1000 + info.server;
+            s.parent = w.addTrack(p);
+            s.kind = TrackKind::Thread;
+            s.name = QStringLiteral("updates");
+        }
+        trackOf[res] = w.addTrack(s);
+    }
+    // Slices: every node at its simulated time, and each worker's iterations on its compute
+    // stream around its passes.
+    const StringId kernelCat = w.intern("kernel");
+    const StringId copyCat = w.intern("gpu_memcpy");
+    const StringId netCat = w.intern("network");
+    const StringId cpuCat = w.intern("cpu_op");
+    const StringId updateCat = w.intern("ps_update");
+    QHash<StringId, StringId> nameIds;
+    for (size_t i = 0; i < g.nodes().size(); ++i) {
+        const Node &n = g.nodes()[i];
+        const auto &info = r.resources[size_t(n.resource)];
+        if (!trackOf[size_t(n.resource)])
+            continue;
+        StringId &id = nameIds[n.name];
+        if (!id)
+            id = w.intern(g.name(n.name).toStdString());
+        const StringId cat = info.role == QLatin1String("compute")   ? kernelCat
+                             : info.role == QLatin1String("copy")    ? copyCat
+                             : info.role == QLatin1String("network") ? netCat
+                             : info.role == QLatin1String("server")  ? updateCat
+                                                                     : cpuCat;
+        w.addSlice(trackOf[size_t(n.resource)], r.replay.start[i], r.replay.end[i] - r.replay.start[i], id, cat);
+    }
+    const auto spans = detail::iterationSpans(r);
+    const StringId stepCat = w.intern("iteration");
+    for (size_t res = 0; res < g.resources().size(); ++res) {
+        const auto &info = r.resources[res];
+        if (info.role != QLatin1String("compute"))
+            continue;
+        const auto &its = spans[size_t(info.worker)];
+        for (size_t k = 0; k < its.size(); ++k) {
+            // Up to the end of its last pass (the next iteration's first pass starts later).
+            TimeNs end = its[k].first;
+            for (int i : g.resources()[res].nodes)
+                if (r.iterationOfNode[size_t(i)] == int(k))
+                    end = std::max(end, r.replay.end[size_t(i)]);
+            w.addSlice(trackOf[res], its[k].first, end - its[k].first, w.intern(QStringLiteral("iteration %1").arg(k).toStdString()),
+                       stepCat);
+        }
+    }
+    // Counters: each link's utilisation and each device's power.
+    for (size_t l = 0; l < r.flows->links.size() && l < r.replay.linkLoads.size(); ++l) {
+        const auto &samples = r.replay.linkLoads[l].samples;
+        if (samples.empty())
+            continue;
+        const FlowLink &link = r.flows->links[l];
+        TrackSpec s;
+        s.kind = TrackKind::Counter;
+        s.name = QStringLiteral("link utilisation · %1").arg(link.name);
+        s.unit = QStringLiteral("%");
+        s.sortKey = 5000 + qint64(l);
+        bool ok = false;
+        const int node = link.name.startsWith(QLatin1String("node")) ? link.name.mid(4).section(QLatin1Char(' '), 0, 0).section(QLatin1Char('/'), 0, 0).toInt(&ok) : -1;
+        if (ok)
+            s.parent = host(node);
+        const TrackId t = w.addTrack(s);
+        for (const auto &[at, load] : samples)
+            w.addCounter(t, at, 100.0 * load / link.bytesPerNs);
+    }
+    for (const PowerTrack &p : r.power) {
+        TrackSpec s;
+        s.kind = TrackKind::Counter;
+        s.name = QStringLiteral("power · %1").arg(p.device);
+        s.unit = QStringLiteral("W");
+        s.sortKey = 4000;
+        s.parent = host(p.node);
+        const TrackId t = w.addTrack(s);
+        for (const auto &[at, watts] : p.samples)
+            w.addCounter(t, at, watts);
+    }
+    if (w.failed() || !w.finish({}, &why))
+        return fail(w.failed() ? w.errorString() : why);
+    {
+        // The headline metrics (runcatalog.h's run_metrics), in the same transaction.
+        auto st = db.prepare("INSERT OR REPLACE INTO run_metrics(run_id, metrics) VALUES(?, ?)");
+        st.bind(1, run);
+        st.bind(2, QString::fromUtf8(QJsonDocument(headline(r)).toJson(QJsonDocument::Compact)));
+        if (!st.exec())
+            return fail(st.errorString());
+    }
+    if (!project.commit(&why))
+        return fail(why);
+    return run;
+}
+
+} // namespace gml::sim
