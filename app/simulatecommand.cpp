@@ -18,7 +18,7 @@ const char kSimulateUsage[] =
     "usage: grademl simulate FILE.grademl (--model M | --from-run RUN) [--strategy S] [--workers N]\n"
     "         [--servers M] [--async] [--batch B | --global-batch G] [--cluster PRESET|FILE.json]\n"
     "         [--allreduce ring|tree] [--bucket-mb MB] [--scheduling dfs|critical-path] [--iterations K]\n"
-    "         [--sweep workers=1,2,4,8[;batch=16,32]] [--name RUN] [--no-save] [--json]\n"
+    "         [--sweep workers=1,2,4,8[;batch=16,32]] [--synthetic-data] [--name RUN] [--no-save] [--json]\n"
     "       grademl simulate --models | --clusters\n"
     "  --model M          alexnet, vgg16, vgg19, resnet50, inception3, bert-base, gpt2\n"
     "  --from-run RUN     the layer graph of a measured run of FILE (its median iteration)\n"
@@ -27,6 +27,7 @@ const char kSimulateUsage[] =
     "  --global-batch G   or G samples per iteration split over the workers\n"
     "  --cluster C        dgx1, dgx-a100, 12x4-v100-edr (default), 9x1-v100-25gbe, or a JSON file\n"
     "  --sweep            every combination, simulated in parallel; one run each\n"
+    "  --synthetic-data   batches made on the GPU: no storage reads, decoding or host copies\n"
     "each simulated run is saved in FILE as a run of kind 'simulated' (named by its configuration,\n"
     "or --name for a single one) unless --no-save; the metrics table goes to stdout.\n";
 
@@ -143,6 +144,7 @@ bool parseRequest(const Parsed &p, Project &project, SimulateRequest *request, Q
     if (!integer("iterations", 10, &c.iterations))
         return usage(QStringLiteral("--iterations is a whole number of at least 1"));
     c.asyncUpdates = p.flags.contains(QStringLiteral("async"));
+    c.syntheticData = p.flags.contains(QStringLiteral("synthetic-data"));
     c.allReduce = p.options.value(QStringLiteral("allreduce"), QStringLiteral("ring"));
     if (p.options.contains(QStringLiteral("bucket-mb"))) {
         bool ok = false;
@@ -184,7 +186,7 @@ int simulateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                             QStringLiteral("global-batch"), QStringLiteral("cluster"), QStringLiteral("allreduce"),
                             QStringLiteral("bucket-mb"), QStringLiteral("scheduling"), QStringLiteral("iterations"),
                             QStringLiteral("sweep"), QStringLiteral("name")},
-                           {QStringLiteral("async"), QStringLiteral("no-save"), QStringLiteral("json"),
+                           {QStringLiteral("async"), QStringLiteral("synthetic-data"), QStringLiteral("no-save"), QStringLiteral("json"),
                             QStringLiteral("models"), QStringLiteral("clusters")});
     if (!p.error.isEmpty()) {
         err << "grademl simulate: " << p.error << '\n' << kSimulateUsage;

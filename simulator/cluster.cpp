@@ -23,7 +23,7 @@ struct Preset
 const Preset kPresets[] = {
     {"dgx1", R"J({"name": "DGX-1 (8x V100, NVLink 2)", "nodes": 1, "gpu": "V100", "gpus_per_node": 8,
                  "cpu": "xeon-6148", "cpus_per_node": 2, "intra_link": "nvlink2", "network": "ib-edr",
-                 "storage": "nvme"})J"},
+                 "storage": "nvme", "gpus_per_pcie_switch": 2})J"},
     {"dgx-a100", R"J({"name": "DGX A100 (8x A100, NVLink 3)", "nodes": 1, "gpu": "A100", "gpus_per_node": 8,
                      "cpu": "epyc-7742", "cpus_per_node": 2, "intra_link": "nvlink3", "network": "ib-hdr",
                      "storage": "nvme"})J"},
@@ -106,6 +106,8 @@ std::optional<Cluster> Cluster::fromJson(const QJsonObject &o, const QString &or
         return fail(QStringLiteral("\"gpus_per_node\" must be a whole number of at least 1"));
     if (!count("cpus_per_node", 2, &c.cpusPerNode))
         return fail(QStringLiteral("\"cpus_per_node\" must be a whole number of at least 1"));
+    if (!count("gpus_per_pcie_switch", 1, &c.gpusPerHostLink))
+        return fail(QStringLiteral("\"gpus_per_pcie_switch\" must be a whole number of at least 1"));
     const QString gpu = o.value(QStringLiteral("gpu")).toString();
     const Device *d = cat.device(gpu);
     if (gpu.isEmpty() || !d) {
@@ -189,6 +191,7 @@ QJsonObject Cluster::toJson() const
     o.insert(QStringLiteral("gpus_per_node"), gpusPerNode);
     o.insert(QStringLiteral("cpu"), cpu.id);
     o.insert(QStringLiteral("cpus_per_node"), cpusPerNode);
+    o.insert(QStringLiteral("gpus_per_pcie_switch"), gpusPerHostLink);
     o.insert(QStringLiteral("intra_link"), intraLink.id);
     o.insert(QStringLiteral("intra_gbps"), intraLink.bwGBps);
     o.insert(QStringLiteral("host_link"), hostLink.id);

@@ -19,7 +19,7 @@ namespace gml::sim {
 // As JSON (a file, or a preset):
 //   {"name": "...", "nodes": 12, "gpu": "V100", "gpus_per_node": 4, "cpu": "xeon-6148",
 //    "cpus_per_node": 2, "intra_link": "nvlink2", "host_link": "pcie3", "network": "ib-edr",
-//    "oversubscription": 1, "storage": "lustre"}
+//    "oversubscription": 1, "storage": "lustre", "gpus_per_pcie_switch": 1}
 // plus optional overrides of the catalog's figures: "intra_gbps", "host_gbps",
 // "network_gbps", "network_latency_us", "storage_gbps" (GB/s per direction). host_link
 // defaults to the GPU's own.
@@ -30,6 +30,7 @@ struct Cluster
     int nodes = 1;
     int gpusPerNode = 1;
     int cpusPerNode = 2;
+    int gpusPerHostLink = 1; // GPUs behind one PCIe switch, sharing its uplink to the host
     double oversubscription = 1; // the nodes' total network bandwidth over the core's
     Device gpu;
     Cpu cpu;

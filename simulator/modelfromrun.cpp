@@ -59,19 +59,27 @@ std::optional<LayerGraph> layerGraphFromRun(Project &project, RunId run, QString
     static const QRegularExpression backwardName(QStringLiteral("(?i)backward|evaluate_function"));
     static const QRegularExpression optimizerName(QStringLiteral("^Optimizer\\.(step|zero_grad)#(\\w+)"));
     QString optimizer;
-    auto phaseOf = [&](const Node &n) {
+    // A kernel's phase, by the host op that launched it: the optimizer's step; forward when
+    // launched within the step by its own thread outside autograd's backward functions;
+    // backward otherwise (autograd's threads, gradient accumulation). Kernels launched before
+    // the step are the previous iteration's tail (the GPU lags the host): nullopt.
+    auto phaseOf = [&](const Node &n) -> std::optional<Phase> {
         if (n.launcher < 0)
-            return Phase::Forward;
-        for (int c = g.nodes()[size_t(n.launcher)].container; c >= 0; c = g.containers()[size_t(c)].parent) {
+            return std::nullopt;
+        const Node &call = g.nodes()[size_t(n.launcher)];
+        if (call.start < step.start || call.start >= step.end)
+            return std::nullopt;
+        bool backward = call.resource != step.resource;
+        for (int c = call.container; c >= 0; c = g.containers()[size_t(c)].parent) {
             const QString name = g.name(g.containers()[size_t(c)].name);
             if (const auto m = optimizerName.match(name); m.hasMatch()) {
                 optimizer = m.captured(2);
                 return Phase::Optimizer;
             }
             if (backwardName.match(name).hasMatch())
-                return Phase::Backward;
+                backward = true;
         }
-        return Phase::Forward;
+        return backward ? Phase::Backward : Phase::Forward;
     };
     // The top-level operator that launched a kernel (its outermost container under the step).
     auto operatorOf = [&](const Node &n) -> int {
@@ -92,7 +100,9 @@ std::optional<LayerGraph> layerGraphFromRun(Project &project, RunId run, QString
     for (size_t i = 0; i < g.nodes().size(); ++i) {
         const Node &n = g.nodes()[i];
         const Resource &r = g.resources()[size_t(n.resource)];
-        if (!r.gpu || r.source != stepRes.source || r.rank != stepRes.rank || n.start < step.start || n.start >= step.end)
+        // The step's kernels may run after it on the host (the GPU lags): a step's length more.
+        if (!r.gpu || r.source != stepRes.source || r.rank != stepRes.rank || n.start < step.start ||
+            n.start >= step.end + (step.end - step.start))
             continue;
         if (n.kind == NodeKind::Collective && n.collectiveOp == allReduceOp)
             allReduceBytes += double(n.bytes);
@@ -118,25 +128,28 @@ std::optional<LayerGraph> layerGraphFromRun(Project &project, RunId run, QString
     std::vector<Acc> forward;
     std::vector<int> firstKernel;
     bool hasCompute = false;
-    TimeNs lastEnd[3] = {-1, -1, -1};
+    TimeNs lastEnd = step.start; // the GPU idle before a kernel goes to that kernel's layer
     int firstOperator = -1;
     for (int k : kernels) {
         const Node &n = g.nodes()[size_t(k)];
-        const Phase phase = phaseOf(n);
+        const auto detected = phaseOf(n);
+        if (!detected) {
+            lastEnd = std::max(lastEnd, n.end);
+            continue;
+        }
+        const Phase phase = *detected;
         const TimeNs busy = n.end - n.start;
         const bool compute = classifyKernel(g.name(n.name)) == Bound::Compute;
-        TimeNs &prev = lastEnd[int(phase)];
-        const TimeNs gap = prev >= 0 ? std::max<TimeNs>(0, n.start - prev) : 0;
-        prev = std::max(prev, n.end);
+        const TimeNs gap = std::max<TimeNs>(0, n.start - lastEnd);
+        lastEnd = std::max(lastEnd, n.end);
         if (phase == Phase::Forward) {
             if (forward.empty() || (compute && hasCompute)) {
                 forward.push_back({});
                 firstKernel.push_back(k);
                 hasCompute = false;
-            } else {
-                forward.back().gap += gap;
             }
-            if (firstOperator < 0)
+            forward.back().gap += gap;
+            if (firstOperator < 0 && compute)
                 firstOperator = operatorOf(n);
             hasCompute = hasCompute || compute;
             forward.back().busy += busy;
@@ -155,6 +168,7 @@ std::optional<LayerGraph> layerGraphFromRun(Project &project, RunId run, QString
     TimeNs forwardBusy = 0;
     for (const Acc &a : forward)
         forwardBusy += a.busy;
+
     // The batch: the first forward operator's input, else the run's params.
     int batch = 0;
     if (firstOperator >= 0)
@@ -173,6 +187,7 @@ std::optional<LayerGraph> layerGraphFromRun(Project &project, RunId run, QString
     out.defaultBatch = out.measuredBatch;
     if (batch <= 0)
         out.name += QStringLiteral(" (batch size not recorded: one sample stands for one measured batch)");
+    out.measuredUpdateNs = optimizerTime.busy + optimizerTime.gap;
     out.optimizer = optimizer.contains(QLatin1String("adam"), Qt::CaseInsensitive) ? QStringLiteral("adam") : QStringLiteral("sgd");
     // Parameters: the gradients all-reduced, else what the optimizer's memory traffic implies.
     double params = allReduceBytes / 4;

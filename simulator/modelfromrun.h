@@ -20,8 +20,9 @@ namespace gml::sim {
 // forward layers, is shared among them in proportion to their forward time; so are the
 // parameters, whose total comes from the measured gradient all-reduces (fp32), else from the
 // optimizer's kernel time at the device's memory bandwidth. Collectives and host copies are
-// left out: the simulator models them itself. The batch is the first dimension of the first
-// forward operator's input (Input Dims), else the run's batch_size param.
+// left out: the simulator models them itself. The batch is the first dimension of the input of
+// the operator that launched the first compute-bound kernel (Input Dims), else the run's
+// batch_size param.
 std::optional<LayerGraph> layerGraphFromRun(Project &project, RunId run, QString *error);
 
 } // namespace gml::sim

@@ -57,6 +57,7 @@ struct LayerGraph
     int measuredBatch = 0;
     QString measuredDevice;
     QString measuredRun;
+    TimeNs measuredUpdateNs = 0; // the optimizer's kernels and the GPU idle between them
 
     qint64 params() const;
     double flops() const; // forward, per sample

@@ -41,6 +41,8 @@ struct SimConfig
     double bucketMB = 25;    // gradient buckets (multi-worker; PyTorch DDP's default)
     bool criticalPathFirst = false; // else depth-first order, as TensorFlow issues ops
     int iterations = 10;
+    // Batches made on the GPU (tf_cnn_benchmarks' default): no reading, decoding or copying.
+    bool syntheticData = false;
     Cluster cluster;
     // Fractions of the catalog's peak that kernels reach: cuDNN and cuBLAS convolutions and
     // GEMMs on large shapes, and element-wise kernels against memory bandwidth.

@@ -99,17 +99,20 @@ private:
     }
     std::vector<int> gpuToServer(int w, int s) const
     {
+        // The server copies what it receives (the RPC's buffers into its variables' memory).
         if (nodeOf(w) == m_serverNode[size_t(s)])
-            return {m_hostUp[size_t(w)]};
+            return {m_hostUp[size_t(w)], m_serverMem[size_t(s)]};
         auto p = withCore({m_nicUp[size_t(nodeOf(w))], m_nicDown[size_t(m_serverNode[size_t(s)])]});
         p.insert(p.begin(), m_hostUp[size_t(w)]);
+        p.push_back(m_serverMem[size_t(s)]);
         return p;
     }
     std::vector<int> serverToGpu(int s, int w) const
     {
         if (nodeOf(w) == m_serverNode[size_t(s)])
-            return {m_hostDown[size_t(w)]};
+            return {m_serverMem[size_t(s)], m_hostDown[size_t(w)]};
         auto p = withCore({m_nicUp[size_t(m_serverNode[size_t(s)])], m_nicDown[size_t(nodeOf(w))]});
+        p.insert(p.begin(), m_serverMem[size_t(s)]);
         p.push_back(m_hostDown[size_t(w)]);
         return p;
     }
@@ -140,7 +143,7 @@ private:
     int m_core = -1;
     int m_storageShared = -1;
     // Per worker: its resources.
-    std::vector<int> m_compute, m_network, m_input, m_copy;
+    std::vector<int> m_compute, m_network, m_input, m_reader, m_copy;
     std::vector<int> m_serverRes;
     int m_barrier = -1;
     // Per worker, current iteration: node ids of the layer passes.
@@ -181,6 +184,12 @@ TimeNs JobBuilder::passTime(const Layer &l, bool backward, int batch) const
 TimeNs JobBuilder::updateTime(qint64 params) const
 {
     const double bw = m_cl.gpu.memBwGBps * m_cfg.memoryEfficiency;
+    if (m_model.measuredUpdateNs > 0) {
+        // As measured, scaled by memory bandwidth (an update is memory-bound).
+        const Device *measured = DeviceCatalog::builtin().device(m_model.measuredDevice);
+        const double ratio = measured && measured->memBwGBps > 0 ? measured->memBwGBps / m_cl.gpu.memBwGBps : 1;
+        return TimeNs(std::llround(double(m_model.measuredUpdateNs) * ratio));
+    }
     // A fused (multi-tensor) update: a few kernels per parameter group.
     return TimeNs(std::llround(double(params) * m_model.updateBytesPerParam() / bw + 4.0 * double(m_cfg.kernelOverheadNs)));
 }
@@ -190,12 +199,22 @@ void JobBuilder::makeLinks()
     const int nodes = (m_workers + m_cl.gpusPerNode - 1) / m_cl.gpusPerNode;
     const int serverNodes = m_cfg.strategy == Strategy::ParameterServer ? std::min(m_cfg.servers, m_cl.nodes) : 0;
     const int usedNodes = std::max(nodes, serverNodes);
+    // GPUs behind one PCIe switch share its uplink to the host (DGX-1: two per switch).
+    const int perSwitch = std::max(1, m_cl.gpusPerHostLink);
+    int upLink = -1, downLink = -1;
     for (int w = 0; w < m_workers; ++w) {
-        const QString gpu = QStringLiteral("node%1/gpu%2").arg(nodeOf(w)).arg(w % m_cl.gpusPerNode);
+        const int local = w % m_cl.gpusPerNode;
+        const QString gpu = QStringLiteral("node%1/gpu%2").arg(nodeOf(w)).arg(local);
         m_intraOut.push_back(link(gpu + QStringLiteral(" ") + m_cl.intraLink.name + QStringLiteral(" out"), m_cl.intraLink.bwGBps));
         m_intraIn.push_back(link(gpu + QStringLiteral(" ") + m_cl.intraLink.name + QStringLiteral(" in"), m_cl.intraLink.bwGBps));
-        m_hostUp.push_back(link(gpu + QStringLiteral(" ") + m_cl.hostLink.name + QStringLiteral(" to host"), m_cl.hostLink.bwGBps));
-        m_hostDown.push_back(link(gpu + QStringLiteral(" ") + m_cl.hostLink.name + QStringLiteral(" from host"), m_cl.hostLink.bwGBps));
+        if (local % perSwitch == 0) {
+            const QString group = perSwitch == 1 ? gpu : QStringLiteral("node%1/gpu%2-%3").arg(nodeOf(w)).arg(local).arg(
+                                                             std::min(local + perSwitch, m_cl.gpusPerNode) - 1);
+            upLink = link(group + QStringLiteral(" ") + m_cl.hostLink.name + QStringLiteral(" to host"), m_cl.hostLink.bwGBps);
+            downLink = link(group + QStringLiteral(" ") + m_cl.hostLink.name + QStringLiteral(" from host"), m_cl.hostLink.bwGBps);
+        }
+        m_hostUp.push_back(upLink);
+        m_hostDown.push_back(downLink);
     }
     for (int n = 0; n < usedNodes; ++n) {
         m_nicUp.push_back(link(QStringLiteral("node%1 %2 out").arg(n).arg(m_cl.network.name), m_cl.network.bwGBps));
@@ -361,7 +380,10 @@ bool JobBuilder::build()
         const QString gpu = QStringLiteral("worker %1 (node%2/gpu%3 %4)").arg(w).arg(host).arg(w % m_cl.gpusPerNode).arg(m_cl.gpu.id);
         m_compute.push_back(resource(gpu + QStringLiteral(" compute"), true, false, host, w, -1, QStringLiteral("compute")));
         m_copy.push_back(resource(gpu + QStringLiteral(" host to device"), true, false, host, w, -1, QStringLiteral("copy")));
-        m_input.push_back(resource(gpu + QStringLiteral(" input pipeline"), false, false, host, w, -1, QStringLiteral("input")));
+        if (!m_cfg.syntheticData) {
+            m_reader.push_back(resource(gpu + QStringLiteral(" storage reads"), false, false, host, w, -1, QStringLiteral("reader")));
+            m_input.push_back(resource(gpu + QStringLiteral(" input pipeline"), false, false, host, w, -1, QStringLiteral("input")));
+        }
         m_network.push_back(resource(gpu + QStringLiteral(" network"), false, true, host, w, -1, QStringLiteral("network")));
     }
     for (int s = 0; s < int(m_serverMem.size()); ++s)
@@ -392,26 +414,31 @@ bool JobBuilder::build()
         for (int w = 0; w < n; ++w) {
             const int batch = m_cfg.batchOf(w);
             const int host = nodeOf(w);
-            // Input: read, decode, copy; a batch is read ahead while the previous one computes.
-            const double readBytes = batch * m_model.sampleBytes;
-            const int read = flow(m_input[size_t(w)], NodeKind::Memcpy, readName, readBytes,
-                                  m_cl.storage.shared ? std::vector<int>{m_storageShared, m_nicDown[size_t(host)]}
-                                                      : std::vector<int>{m_storageLocal[size_t(host)]},
-                                  m_cl.storage.shared ? networkLatency(false) : 0, it);
-            if (m_firstForward[size_t(w)] >= 0)
-                afterStart(m_firstForward[size_t(w)], read);
-            const int decode = node(m_input[size_t(w)], NodeKind::Cpu, decodeName,
-                                    TimeNs(std::llround(batch * m_model.preprocessNs / cores)), it);
-            const int copy = flow(m_copy[size_t(w)], NodeKind::Memcpy, copyName, batch * m_model.inputBytes,
-                                  {m_hostDown[size_t(w)]}, TimeNs(std::llround(1000 * m_cl.hostLink.latencyUs)), it);
-            after(decode, copy);
+            // Input: read, decode, copy, each stage a pipeline of its own; a batch is read
+            // ahead while the previous one computes. Synthetic data: none of it.
+            int copy = -1;
+            if (!m_cfg.syntheticData) {
+                const double readBytes = batch * m_model.sampleBytes;
+                const int read = flow(m_reader[size_t(w)], NodeKind::Memcpy, readName, readBytes,
+                                      m_cl.storage.shared ? std::vector<int>{m_storageShared, m_nicDown[size_t(host)]}
+                                                          : std::vector<int>{m_storageLocal[size_t(host)]},
+                                      m_cl.storage.shared ? networkLatency(false) : 0, it);
+                if (m_firstForward[size_t(w)] >= 0)
+                    afterStart(m_firstForward[size_t(w)], read);
+                const int decode = node(m_input[size_t(w)], NodeKind::Cpu, decodeName,
+                                        TimeNs(std::llround(batch * m_model.preprocessNs / cores)), it);
+                after(read, decode);
+                copy = flow(m_copy[size_t(w)], NodeKind::Memcpy, copyName, batch * m_model.inputBytes, {m_hostDown[size_t(w)]},
+                            TimeNs(std::llround(1000 * m_cl.hostLink.latencyUs)), it);
+                after(decode, copy);
+            }
             // Forward, in depth-first order.
             auto &fwd = m_fwd[size_t(w)];
             for (int l = 0; l < count; ++l) {
                 const int f = node(m_compute[size_t(w)], NodeKind::Kernel, fwdName[size_t(l)],
                                    passTime(layers[size_t(l)], false, batch), it);
                 fwd[size_t(l)] = f;
-                if (layers[size_t(l)].inputs.empty())
+                if (layers[size_t(l)].inputs.empty() && copy >= 0)
                     after(copy, f);
                 for (int i : layers[size_t(l)].inputs)
                     after(fwd[size_t(i)], f);

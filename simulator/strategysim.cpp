@@ -68,6 +68,8 @@ QString SimConfig::describe() const
     if (strategy == Strategy::MultiWorker)
         s += QStringLiteral(", %1 all-reduce").arg(allReduce);
     s += globalBatch > 0 ? QStringLiteral(", global batch %1").arg(globalBatch) : QStringLiteral(", batch %1").arg(batchOf(0));
+    if (syntheticData)
+        s += QStringLiteral(", synthetic data");
     s += QStringLiteral(" on %1").arg(cluster.id);
     return s;
 }
@@ -76,8 +78,10 @@ QJsonObject SimConfig::toJson() const
 {
     QJsonObject o;
     o.insert(QStringLiteral("model"), model.id);
-    if (!model.measuredRun.isEmpty())
+    if (!model.measuredRun.isEmpty()) {
         o.insert(QStringLiteral("from_run"), model.measuredRun);
+        o.insert(QStringLiteral("model_reference"), model.reference);
+    }
     o.insert(QStringLiteral("strategy"), strategyName(strategy));
     o.insert(QStringLiteral("workers"), workers);
     if (strategy == Strategy::ParameterServer) {
@@ -93,6 +97,8 @@ QJsonObject SimConfig::toJson() const
         o.insert(QStringLiteral("global_batch"), globalBatch);
     o.insert(QStringLiteral("scheduling"), criticalPathFirst ? QStringLiteral("critical-path") : QStringLiteral("dfs"));
     o.insert(QStringLiteral("iterations"), iterations);
+    if (syntheticData)
+        o.insert(QStringLiteral("synthetic_data"), true);
     o.insert(QStringLiteral("cluster"), cluster.toJson());
     o.insert(QStringLiteral("compute_efficiency"), computeEfficiency);
     o.insert(QStringLiteral("memory_efficiency"), memoryEfficiency);
@@ -589,6 +595,8 @@ QString simulatedRunName(const SimConfig &c)
     s += c.globalBatch > 0 ? QStringLiteral(" gb%1").arg(c.globalBatch) : QStringLiteral(" b%1").arg(c.batchOf(0));
     if (c.criticalPathFirst)
         s += QStringLiteral(" cpf");
+    if (c.syntheticData)
+        s += QStringLiteral(" synthetic");
     s += QLatin1Char(' ') + c.cluster.id;
     return s;
 }
