@@ -568,8 +568,10 @@ SweepOutcome runSweep(const QList<SimConfig> &configs, const std::function<bool(
                 errors[size_t(i)] = why;
             ++done;
         }));
-    while (!pool.waitForDone(50))
-        if (progress && !cancel.load() && !progress(done.load(), total))
+    if (!progress)
+        pool.waitForDone();
+    while (!pool.waitForDone(10))
+        if (!cancel.load() && !progress(done.load(), total))
             cancel = true;
     if (progress && !cancel.load() && !progress(total, total))
         cancel = true;
