@@ -60,6 +60,37 @@ int templateResource(const DependencyGraph &g, int res)
 
 } // namespace
 
+bool dropDerivedRun(Project &project, const QString &name, const QString &kind, const QString &what, QString *error)
+{
+    auto &db = project.db();
+    const auto existing = project.findRun(name);
+    if (!existing)
+        return true;
+    auto fail = [&](const QString &why) {
+        if (error)
+            *error = why;
+        return false;
+    };
+    auto st = db.prepare("SELECT kind FROM run WHERE id = ?");
+    st.bind(1, *existing);
+    if (st.step() && st.text(0) != kind)
+        return fail(QStringLiteral("run '%1' is a %2 run; %3 never replaces one").arg(name, st.text(0), what));
+    std::vector<SourceId> sources;
+    auto src = db.prepare("SELECT id FROM source WHERE run_id = ?");
+    src.bind(1, *existing);
+    while (src.step())
+        sources.push_back(src.int64(0));
+    QString why;
+    for (SourceId s : sources)
+        if (!project.deleteSource(s, &why))
+            return fail(why);
+    auto del = db.prepare("DELETE FROM run WHERE id = ?");
+    del.bind(1, *existing);
+    if (!del.exec())
+        return fail(del.errorString());
+    return true;
+}
+
 std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun, const WhatIfResult &result,
                                       const QList<Transform> &transforms, const QString &name, QString *error)
 {
@@ -89,25 +120,8 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun, const
     params.insert(QStringLiteral("scenario"), scenario.join(QStringLiteral("; ")));
     if (!project.begin(error))
         return std::nullopt;
-    if (auto existing = project.findRun(name)) {
-        auto st = db.prepare("SELECT kind FROM run WHERE id = ?");
-        st.bind(1, *existing);
-        if (st.step() && st.text(0) != QLatin1String("predicted"))
-            return fail(QStringLiteral("run '%1' is a %2 run; a prediction never replaces one").arg(name, st.text(0)));
-        std::vector<SourceId> sources;
-        auto src = db.prepare("SELECT id FROM source WHERE run_id = ?");
-        src.bind(1, *existing);
-        while (src.step())
-            sources.push_back(src.int64(0));
-        QString why;
-        for (SourceId s : sources)
-            if (!project.deleteSource(s, &why))
-                return fail(why);
-        auto del = db.prepare("DELETE FROM run WHERE id = ?");
-        del.bind(1, *existing);
-        if (!del.exec())
-            return fail(del.errorString());
-    }
+    if (QString why; !dropDerivedRun(project, name, QStringLiteral("predicted"), QStringLiteral("a prediction"), &why))
+        return fail(why);
     QString why;
     const RunId run = project.ensureRun(name, &why);
     if (!run)

@@ -51,6 +51,33 @@ static QJsonObject lastMlflowMetrics(Project &project, RunId run)
     return out;
 }
 
+QJsonObject stepStatistics(const std::vector<TimeNs> &times)
+{
+    QJsonObject m;
+    if (times.empty())
+        return m;
+    double sum = 0, sq = 0;
+    TimeNs lo = times.front(), hi = times.front();
+    QJsonArray list;
+    for (TimeNs t : times) {
+        sum += double(t);
+        lo = std::min(lo, t);
+        hi = std::max(hi, t);
+        if (list.size() < 5000)
+            list.append(qint64(t));
+    }
+    const double avg = sum / double(times.size());
+    for (TimeNs t : times)
+        sq += (double(t) - avg) * (double(t) - avg);
+    m.insert(QStringLiteral("iterations"), qint64(times.size()));
+    m.insert(QStringLiteral("step_mean_ns"), qint64(std::llround(avg)));
+    m.insert(QStringLiteral("step_sd_ns"), times.size() > 1 ? qint64(std::llround(std::sqrt(sq / double(times.size() - 1)))) : qint64(0));
+    m.insert(QStringLiteral("step_min_ns"), qint64(lo));
+    m.insert(QStringLiteral("step_max_ns"), qint64(hi));
+    m.insert(QStringLiteral("step_times_ns"), list);
+    return m;
+}
+
 std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QString *error)
 {
     QJsonObject m;
@@ -84,26 +111,9 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
         const RunSummary summary = summarize(&*graph, &analysis, resources, context, recordedFlops(*graph), mean);
         const std::vector<TimeNs> times = iterationTimes(*graph, mean);
         if (!times.empty()) {
-            double sum = 0, sq = 0;
-            TimeNs lo = times.front(), hi = times.front();
-            QJsonArray list;
-            for (TimeNs t : times) {
-                sum += double(t);
-                lo = std::min(lo, t);
-                hi = std::max(hi, t);
-                if (list.size() < 5000)
-                    list.append(qint64(t));
-            }
-            const double avg = sum / double(times.size());
-            for (TimeNs t : times)
-                sq += (double(t) - avg) * (double(t) - avg);
-            m.insert(QStringLiteral("iterations"), qint64(times.size()));
-            m.insert(QStringLiteral("step_mean_ns"), qint64(std::llround(avg)));
-            m.insert(QStringLiteral("step_sd_ns"),
-                     times.size() > 1 ? qint64(std::llround(std::sqrt(sq / double(times.size() - 1)))) : qint64(0));
-            m.insert(QStringLiteral("step_min_ns"), qint64(lo));
-            m.insert(QStringLiteral("step_max_ns"), qint64(hi));
-            m.insert(QStringLiteral("step_times_ns"), list);
+            const QJsonObject stats = stepStatistics(times);
+            for (auto it = stats.begin(); it != stats.end(); ++it)
+                m.insert(it.key(), it.value());
         } else if (mean > 0) {
             m.insert(QStringLiteral("step_mean_ns"), qint64(mean)); // the whole run, as one step
         }

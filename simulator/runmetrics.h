@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <optional>
+#include <vector>
 
 namespace gml {
 class Project;
@@ -32,6 +33,9 @@ namespace gml::sim {
 //   last_metrics: {name: last value} of MLflow metrics.
 //   version: kRunMetricsVersion, so that metrics computed by an older program are made again.
 inline constexpr int kRunMetricsVersion = 1;
+// The step keys above (iterations, step_mean_ns, step_sd_ns, step_min_ns, step_max_ns,
+// step_times_ns) of a run's iteration times; empty for none.
+QJsonObject stepStatistics(const std::vector<TimeNs> &times);
 std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QString *error);
 
 // Computes and stores the metrics of `runs` (the project must be writable). A run that cannot

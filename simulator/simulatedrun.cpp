@@ -2,6 +2,7 @@
 // A simulated job as a run of the project (strategy.h: saveSimulatedRun).
 #include "strategyinternal.h"
 
+#include "predictedrun.h"
 #include "project.h"
 #include "runmetrics.h"
 #include "tracewriter.h"
@@ -20,27 +21,7 @@ QJsonObject headline(const SimResult &r)
 {
     const SimMetrics &m = r.metrics;
     QJsonObject o;
-    const auto &times = m.iterationTimes;
-    if (!times.empty()) {
-        double sum = 0, sq = 0;
-        TimeNs lo = times.front(), hi = times.front();
-        QJsonArray list;
-        for (TimeNs t : times) {
-            sum += double(t);
-            lo = std::min(lo, t);
-            hi = std::max(hi, t);
-            list.append(qint64(t));
-        }
-        const double mean = sum / double(times.size());
-        for (TimeNs t : times)
-            sq += (double(t) - mean) * (double(t) - mean);
-        o.insert(QStringLiteral("iterations"), qint64(times.size()));
-        o.insert(QStringLiteral("step_mean_ns"), qint64(std::llround(mean)));
-        o.insert(QStringLiteral("step_sd_ns"), times.size() > 1 ? qint64(std::llround(std::sqrt(sq / double(times.size() - 1)))) : qint64(0));
-        o.insert(QStringLiteral("step_min_ns"), qint64(lo));
-        o.insert(QStringLiteral("step_max_ns"), qint64(hi));
-        o.insert(QStringLiteral("step_times_ns"), list);
-    }
+    o = stepStatistics(m.iterationTimes);
     // The GPUs' time split, as fractions of the iteration (communication and copies overlap
     // computation where the strategy lets them).
     if (m.iterationNs > 0) {
@@ -74,25 +55,8 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
     };
     if (!project.begin(error))
         return std::nullopt;
-    if (auto existing = project.findRun(name)) {
-        auto st = db.prepare("SELECT kind FROM run WHERE id = ?");
-        st.bind(1, *existing);
-        if (st.step() && st.text(0) != QLatin1String("simulated"))
-            return fail(QStringLiteral("run '%1' is a %2 run; a simulation never replaces one").arg(name, st.text(0)));
-        std::vector<SourceId> sources;
-        auto src = db.prepare("SELECT id FROM source WHERE run_id = ?");
-        src.bind(1, *existing);
-        while (src.step())
-            sources.push_back(src.int64(0));
-        QString why;
-        for (SourceId s : sources)
-            if (!project.deleteSource(s, &why))
-                return fail(why);
-        auto del = db.prepare("DELETE FROM run WHERE id = ?");
-        del.bind(1, *existing);
-        if (!del.exec())
-            return fail(del.errorString());
-    }
+    if (QString why; !dropDerivedRun(project, name, QStringLiteral("simulated"), QStringLiteral("a simulation"), &why))
+        return fail(why);
     QString why;
     const RunId run = project.ensureRun(name, &why);
     if (!run)
