@@ -104,8 +104,8 @@ std::optional<LayerGraph> layerGraphFromRun(Project &project, RunId run, QString
         if (!r.gpu || r.source != stepRes.source || r.rank != stepRes.rank || n.start < step.start ||
             n.start >= step.end + (step.end - step.start))
             continue;
-        if (n.kind == NodeKind::Collective && n.collectiveOp == allReduceOp)
-            allReduceBytes += double(n.bytes);
+        if (n.kind == NodeKind::Collective && n.collectiveOp == allReduceOp && phaseOf(n))
+            allReduceBytes += double(n.bytes); // launched within the step, not the next one's
         if (n.kind == NodeKind::Kernel)
             kernels.push_back(int(i));
     }

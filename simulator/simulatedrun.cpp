@@ -131,11 +131,16 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
             s.parent = gpu;
             const bool stream = info.role == QLatin1String("compute") || info.role == QLatin1String("copy");
             s.kind = stream ? TrackKind::Stream : TrackKind::Thread;
-            s.name = info.role == QLatin1String("compute") ? QStringLiteral("compute stream")
-                     : info.role == QLatin1String("copy")  ? QStringLiteral("copy stream (host to device)")
-                     : info.role == QLatin1String("input") ? QStringLiteral("input pipeline")
-                                                           : QStringLiteral("network (transfers)");
-            s.sortKey = info.role == QLatin1String("compute") ? 0 : info.role == QLatin1String("copy") ? 1 : info.role == QLatin1String("network") ? 2 : 3;
+            s.name = info.role == QLatin1String("compute")  ? QStringLiteral("compute stream")
+                     : info.role == QLatin1String("copy")   ? QStringLiteral("copy stream (host to device)")
+                     : info.role == QLatin1String("input")  ? QStringLiteral("input pipeline")
+                     : info.role == QLatin1String("reader") ? QStringLiteral("storage reads")
+                                                            : QStringLiteral("network (transfers)");
+            s.sortKey = info.role == QLatin1String("compute") ? 0
+                        : info.role == QLatin1String("copy")  ? 1
+                        : info.role == QLatin1String("network") ? 2
+                        : info.role == QLatin1String("reader")  ? 3
+                                                                : 4;
         } else {
             TrackSpec p;
             p.kind = TrackKind::Process;

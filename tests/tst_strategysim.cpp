@@ -427,6 +427,13 @@ private Q_SLOTS:
             QVERIFY(gmltest::scalar(*project, "SELECT count(*) FROM track WHERE unit = '%' AND name LIKE 'link utilisation%'") > 0);
             QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM run_metrics WHERE json_extract(metrics, '$.step_mean_ns') > 0"),
                      qint64(3));
+            // Each worker's rows, one of each.
+            QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM track t JOIN run r ON r.id = t.run_id "
+                                               "WHERE r.name LIKE 'sim resnet50 multiworker w8 %' AND t.name = 'network (transfers)'"),
+                     qint64(8));
+            QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM track t JOIN run r ON r.id = t.run_id "
+                                               "WHERE r.name LIKE 'sim resnet50 multiworker w8 %' AND t.name = 'storage reads'"),
+                     qint64(8));
             // 8 workers x 4 iterations x (54 layers forward + backward + update) on compute streams.
             QCOMPARE(gmltest::scalar(*project, "SELECT sum(t.slice_count) FROM track t JOIN run r ON r.id = t.run_id "
                                                "WHERE r.name LIKE 'sim resnet50 multiworker w8 %' AND t.name = 'compute stream'"),
