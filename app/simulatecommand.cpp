@@ -135,7 +135,7 @@ bool parseRequest(const Parsed &p, Project &project, SimulateRequest *request, Q
         return usage(QStringLiteral("--workers is a whole number of at least 1"));
     if (!integer("servers", 1, &c.servers))
         return usage(QStringLiteral("--servers is a whole number of at least 1"));
-    if (!integer("batch", 0 + c.model.defaultBatch, &c.batch))
+    if (!integer("batch", c.model.defaultBatch, &c.batch))
         return usage(QStringLiteral("--batch is a whole number of at least 1"));
     int global = 0;
     if (p.options.contains(QStringLiteral("global-batch")) && !integer("global-batch", 0, &global))

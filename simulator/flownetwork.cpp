@@ -44,8 +44,9 @@ void MaxMinSharing::recompute()
     ++m_epoch;
     // The links in use: capacity left and flows crossing; the links that carried load before
     // are visited too, so that a link whose last flow left drops to zero.
-    std::vector<int> previous;
+    std::vector<int> &previous = m_previous;
     previous.swap(m_touched);
+    m_touched.clear();
     for (const int f : m_active)
         for (const int l : m_spec.flows[size_t(f)].links) {
             if (m_seen[size_t(l)] != m_epoch) {
@@ -57,19 +58,19 @@ void MaxMinSharing::recompute()
             ++m_count[size_t(l)];
         }
     // Flows by link (CSR), to fix the flows of a bottleneck link.
-    std::vector<int> first(m_touched.size() + 1, 0);
+    std::vector<int> &first = m_first;
+    first.assign(m_touched.size() + 1, 0);
     std::vector<int> &position = m_position; // a link's index in m_touched
     for (size_t k = 0; k < m_touched.size(); ++k) {
         position[size_t(m_touched[k])] = int(k);
         first[k + 1] = first[k] + m_count[size_t(m_touched[k])];
     }
-    std::vector<int> flowsOf(size_t(first.back()));
-    {
-        std::vector<int> fill(first.begin(), first.end() - 1);
-        for (const int f : m_active)
-            for (const int l : m_spec.flows[size_t(f)].links)
-                flowsOf[size_t(fill[size_t(position[size_t(l)])]++)] = f;
-    }
+    std::vector<int> &flowsOf = m_flowsOf;
+    flowsOf.resize(size_t(first.back()));
+    m_fill.assign(first.begin(), first.end() - 1);
+    for (const int f : m_active)
+        for (const int l : m_spec.flows[size_t(f)].links)
+            flowsOf[size_t(m_fill[size_t(position[size_t(l)])]++)] = f;
     // Progressive filling.
     for (const int f : m_active)
         m_rate[size_t(f)] = -1; // unfixed
@@ -79,7 +80,7 @@ void MaxMinSharing::recompute()
             m_rate[size_t(f)] = std::numeric_limits<double>::infinity();
             ++fixed;
         }
-    std::vector<int> bottlenecks;
+    std::vector<int> &bottlenecks = m_bottlenecks;
     while (fixed < m_active.size()) {
         double share = std::numeric_limits<double>::infinity();
         for (const int l : m_touched)
@@ -109,7 +110,8 @@ void MaxMinSharing::recompute()
     }
     // Loads, and which changed.
     m_changed.clear();
-    std::vector<double> load(m_touched.size(), 0);
+    std::vector<double> &load = m_sum;
+    load.assign(m_touched.size(), 0);
     for (size_t k = 0; k < m_touched.size(); ++k)
         for (int j = first[k]; j < first[k + 1]; ++j)
             load[k] += m_rate[size_t(flowsOf[size_t(j)])];

@@ -254,7 +254,7 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
         const TimeNs at = std::max(r.freeAt, earliest);
         if (at < r.dispatchAt) {
             r.dispatchAt = at;
-            events.emplace(at, 1, s);
+            events.emplace(at, kDispatch, s);
         }
     };
     auto complete = [&](int p) { // all inputs of p are in: its time is known, or it is ready
@@ -270,7 +270,7 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
                 return;
             }
             t[size_t(p)] += input.work[i];
-            events.emplace(t[size_t(p)], 0, p);
+            events.emplace(t[size_t(p)], kPoint, p);
             return;
         }
         if (const int s = scheduledOf[size_t(nodes[i].resource)]; s >= 0) {
@@ -279,7 +279,7 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
             return;
         }
         t[size_t(p)] += input.slack[i];
-        events.emplace(t[size_t(p)], 0, p);
+        events.emplace(t[size_t(p)], kPoint, p);
     };
     for (size_t p = 0; p < 2 * n; p += 2)
         if (!pending[p])
@@ -324,7 +324,7 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
                 loads[size_t(l)].samples.emplace_back(at, sharing->load(l));
             continue;
         }
-        if (kind == 1) {
+        if (kind == kDispatch) {
             Scheduled &r = scheduled[size_t(id)];
             if (r.busy || at != r.dispatchAt)
                 continue; // superseded
@@ -345,7 +345,7 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
             }
             t[sp] += input.slack[size_t(i)];
             r.busy = true;
-            events.emplace(t[sp], 0, int(sp));
+            events.emplace(t[sp], kPoint, int(sp));
             continue;
         }
         ++done;

@@ -107,11 +107,12 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
         }
         return hostOf[size_t(node)];
     };
-    std::vector<TrackId> gpuOf(static_cast<size_t>(c.workers), 0), serverOf;
+    std::vector<TrackId> gpuOf(static_cast<size_t>(c.workers), 0);
     std::vector<TrackId> trackOf(g.resources().size(), 0);
+    using Role = SimResult::Role;
     for (size_t res = 0; res < g.resources().size(); ++res) {
         const auto &info = r.resources[res];
-        if (info.role == QLatin1String("barrier"))
+        if (info.role == Role::Barrier)
             continue;
         TrackSpec s;
         s.rank = info.worker;
@@ -129,18 +130,15 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
                 gpu = w.addTrack(d);
             }
             s.parent = gpu;
-            const bool stream = info.role == QLatin1String("compute") || info.role == QLatin1String("copy");
-            s.kind = stream ? TrackKind::Stream : TrackKind::Thread;
-            s.name = info.role == QLatin1String("compute")  ? QStringLiteral("compute stream")
-                     : info.role == QLatin1String("copy")   ? QStringLiteral("copy stream (host to device)")
-                     : info.role == QLatin1String("input")  ? QStringLiteral("input pipeline")
-                     : info.role == QLatin1String("reader") ? QStringLiteral("storage reads")
-                                                            : QStringLiteral("network (transfers)");
-            s.sortKey = info.role == QLatin1String("compute") ? 0
-                        : info.role == QLatin1String("copy")  ? 1
-                        : info.role == QLatin1String("network") ? 2
-                        : info.role == QLatin1String("reader")  ? 3
-                                                                : 4;
+            s.kind = info.role == Role::Compute || info.role == Role::Copy ? TrackKind::Stream : TrackKind::Thread;
+            s.sortKey = int(info.role); // compute, copy, network, reads, input
+            switch (info.role) {
+            case Role::Compute: s.name = QStringLiteral("compute stream"); break;
+            case Role::Copy: s.name = QStringLiteral("copy stream (host to device)"); break;
+            case Role::Reader: s.name = QStringLiteral("storage reads"); break;
+            case Role::Input: s.name = QStringLiteral("input pipeline"); break;
+            default: s.name = QStringLiteral("network (transfers)"); break;
+            }
         } else {
             TrackSpec p;
             p.kind = TrackKind::Process;
@@ -154,7 +152,7 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
         trackOf[res] = w.addTrack(s);
     }
     // Slices: every node at its simulated time, and each worker's iterations on its compute
-    // stream around its passes.
+    // stream around its passes (from the iteration's start to the end of its last pass).
     const StringId kernelCat = w.intern("kernel");
     const StringId copyCat = w.intern("gpu_memcpy");
     const StringId netCat = w.intern("network");
@@ -163,35 +161,35 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
     QHash<StringId, StringId> nameIds;
     for (size_t i = 0; i < g.nodes().size(); ++i) {
         const Node &n = g.nodes()[i];
-        const auto &info = r.resources[size_t(n.resource)];
+        const Role role = r.resources[size_t(n.resource)].role;
         if (!trackOf[size_t(n.resource)])
             continue;
         StringId &id = nameIds[n.name];
         if (!id)
             id = w.intern(g.name(n.name).toStdString());
-        const StringId cat = info.role == QLatin1String("compute")   ? kernelCat
-                             : info.role == QLatin1String("copy")    ? copyCat
-                             : info.role == QLatin1String("network") ? netCat
-                             : info.role == QLatin1String("server")  ? updateCat
-                                                                     : cpuCat;
+        const StringId cat = role == Role::Compute   ? kernelCat
+                             : role == Role::Copy    ? copyCat
+                             : role == Role::Network ? netCat
+                             : role == Role::Server  ? updateCat
+                                                     : cpuCat;
         w.addSlice(trackOf[size_t(n.resource)], r.replay.start[i], r.replay.end[i] - r.replay.start[i], id, cat);
     }
     const auto spans = detail::iterationSpans(r);
     const StringId stepCat = w.intern("iteration");
     for (size_t res = 0; res < g.resources().size(); ++res) {
         const auto &info = r.resources[res];
-        if (info.role != QLatin1String("compute"))
+        if (info.role != Role::Compute)
             continue;
         const auto &its = spans[size_t(info.worker)];
-        for (size_t k = 0; k < its.size(); ++k) {
-            // Up to the end of its last pass (the next iteration's first pass starts later).
-            TimeNs end = its[k].first;
-            for (int i : g.resources()[res].nodes)
-                if (r.iterationOfNode[size_t(i)] == int(k))
-                    end = std::max(end, r.replay.end[size_t(i)]);
-            w.addSlice(trackOf[res], its[k].first, end - its[k].first, w.intern(QStringLiteral("iteration %1").arg(k).toStdString()),
-                       stepCat);
-        }
+        std::vector<TimeNs> ends(its.size());
+        for (size_t k = 0; k < its.size(); ++k)
+            ends[k] = its[k].first;
+        for (int i : g.resources()[res].nodes)
+            if (const int k = r.iterationOfNode[size_t(i)]; k >= 0)
+                ends[size_t(k)] = std::max(ends[size_t(k)], r.replay.end[size_t(i)]);
+        for (size_t k = 0; k < its.size(); ++k)
+            w.addSlice(trackOf[res], its[k].first, ends[k] - its[k].first,
+                       w.intern(QStringLiteral("iteration %1").arg(k).toStdString()), stepCat);
     }
     // Counters: each link's utilisation and each device's power.
     for (size_t l = 0; l < r.flows->links.size() && l < r.replay.linkLoads.size(); ++l) {
@@ -204,9 +202,7 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
         s.name = QStringLiteral("link utilisation · %1").arg(link.name);
         s.unit = QStringLiteral("%");
         s.sortKey = 5000 + qint64(l);
-        bool ok = false;
-        const int node = link.name.startsWith(QLatin1String("node")) ? link.name.mid(4).section(QLatin1Char(' '), 0, 0).section(QLatin1Char('/'), 0, 0).toInt(&ok) : -1;
-        if (ok)
+        if (const int node = r.nodeOfLink[l]; node >= 0)
             s.parent = host(node);
         const TrackId t = w.addTrack(s);
         for (const auto &[at, load] : samples)

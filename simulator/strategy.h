@@ -101,13 +101,23 @@ struct SimResult
     Replay replay;
     SimMetrics metrics;
     std::vector<PowerTrack> power;
-    // Per graph resource: what it is (for the run's tracks).
+    // Per graph resource: what it is (for the metrics and the run's tracks).
+    // A worker's roles in the order its rows are shown.
+    enum class Role {
+        Compute, // a worker's GPU stream of layer passes and updates
+        Copy,    // its host-to-device copies
+        Network, // its transfers (side by side)
+        Reader,  // its storage reads
+        Input,   // its decoding
+        Server,  // a parameter server's updates
+        Barrier, // the collectives' joins
+    };
     struct ResourceInfo
     {
         int node = 0;
-        int worker = -1; // -1: a server, the storage or a barrier
+        int worker = -1; // -1: a server or the barrier
         int server = -1;
-        QString role;    // compute, network, input, copy, server, barrier
+        Role role = Role::Compute;
     };
     std::vector<ResourceInfo> resources;
     std::vector<int> iterationOfNode; // -1: not part of an iteration (barriers)
@@ -115,6 +125,7 @@ struct SimResult
     // done (a rank's part of a ring lasts until every rank's is through); else -1.
     std::vector<int> collectiveDone;
     std::vector<std::pair<int, int>> serverMemory; // per parameter server: its memory link and node
+    std::vector<int> nodeOfLink; // per flow link: the cluster node it is part of, -1: shared
     QList<QString> warnings;
 };
 

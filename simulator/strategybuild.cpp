@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace gml::sim::detail {
 
@@ -23,10 +24,11 @@ public:
         , m_g(*res.graph)
         , m_fs(*res.flows)
         , m_res(res)
+        , m_measured(DeviceCatalog::builtin().device(cfg.model.measuredDevice))
     {
     }
 
-    bool build();
+    void build();
 
 private:
     // Names, resources, nodes and flows.
@@ -38,7 +40,8 @@ private:
         m_names.insert(n, id);
         return id;
     }
-    int resource(const QString &label, bool gpu, bool concurrent, int node, int worker, int server, const QString &role)
+    using Role = SimResult::Role;
+    int resource(const QString &label, bool gpu, bool concurrent, int node, int worker, int server, Role role)
     {
         Resource r;
         r.name = label;
@@ -71,58 +74,66 @@ private:
         m_fs.flows.push_back({bytes, latency, std::move(path)});
         return id;
     }
-    int link(const QString &label, double gbps)
+    int link(const QString &label, double gbps, int node)
     {
         m_fs.links.push_back({label, gbps}); // 1 GB/s is 1 byte/ns
+        m_res.nodeOfLink.push_back(node);
         return int(m_fs.links.size()) - 1;
     }
+    static TimeNs us(double micros) { return TimeNs(std::llround(1000 * micros)); }
     void after(int from, int to, EdgeKind kind = EdgeKind::Data) { m_g.addEdge({from, to, kind, true, false, 0}); }
     void afterStart(int from, int to) { m_g.addEdge({from, to, EdgeKind::Data, false, false, 0}); }
 
     // Where things are.
     int nodeOf(int worker) const { return worker / m_cl.gpusPerNode; }
-    std::vector<int> withCore(std::vector<int> path) const
+    // From one node to another: out of its interface, through the core, into the other's.
+    void acrossNodes(std::vector<int> &path, int from, int to) const
     {
+        path.push_back(m_nicUp[size_t(from)]);
         if (m_core >= 0)
-            path.insert(path.begin() + 1, m_core);
-        return path;
+            path.push_back(m_core);
+        path.push_back(m_nicDown[size_t(to)]);
     }
     std::vector<int> gpuToGpu(int a, int b) const
     {
         if (nodeOf(a) == nodeOf(b))
             return {m_intraOut[size_t(a)], m_intraIn[size_t(b)]};
-        return withCore({m_nicUp[size_t(nodeOf(a))], m_nicDown[size_t(nodeOf(b))]});
+        std::vector<int> path;
+        acrossNodes(path, nodeOf(a), nodeOf(b));
+        return path;
     }
     TimeNs hopLatency(int a, int b) const
     {
-        return TimeNs(std::llround(1000 * (nodeOf(a) == nodeOf(b) ? m_cl.intraLink.latencyUs : m_cl.network.latencyUs)));
+        return us(nodeOf(a) == nodeOf(b) ? m_cl.intraLink.latencyUs : m_cl.network.latencyUs);
     }
+    // A worker and a server: over the worker's PCIe link, across nodes unless they share one,
+    // and through the server's memory (it copies the RPC's buffers into its variables).
     std::vector<int> gpuToServer(int w, int s) const
     {
-        // The server copies what it receives (the RPC's buffers into its variables' memory).
-        if (nodeOf(w) == m_serverNode[size_t(s)])
-            return {m_hostUp[size_t(w)], m_serverMem[size_t(s)]};
-        auto p = withCore({m_nicUp[size_t(nodeOf(w))], m_nicDown[size_t(m_serverNode[size_t(s)])]});
-        p.insert(p.begin(), m_hostUp[size_t(w)]);
-        p.push_back(m_serverMem[size_t(s)]);
-        return p;
+        std::vector<int> path{m_hostUp[size_t(w)]};
+        if (nodeOf(w) != m_serverNode[size_t(s)])
+            acrossNodes(path, nodeOf(w), m_serverNode[size_t(s)]);
+        path.push_back(m_serverMem[size_t(s)]);
+        return path;
     }
     std::vector<int> serverToGpu(int s, int w) const
     {
-        if (nodeOf(w) == m_serverNode[size_t(s)])
-            return {m_serverMem[size_t(s)], m_hostDown[size_t(w)]};
-        auto p = withCore({m_nicUp[size_t(m_serverNode[size_t(s)])], m_nicDown[size_t(nodeOf(w))]});
-        p.insert(p.begin(), m_serverMem[size_t(s)]);
-        p.push_back(m_hostDown[size_t(w)]);
-        return p;
+        std::vector<int> path{m_serverMem[size_t(s)]};
+        if (nodeOf(w) != m_serverNode[size_t(s)])
+            acrossNodes(path, m_serverNode[size_t(s)], nodeOf(w));
+        path.push_back(m_hostDown[size_t(w)]);
+        return path;
     }
-    TimeNs networkLatency(bool local) const
-    {
-        return TimeNs(std::llround(1000 * (local ? m_cl.hostLink.latencyUs : m_cl.network.latencyUs)));
-    }
+    TimeNs networkLatency(bool local) const { return us(local ? m_cl.hostLink.latencyUs : m_cl.network.latencyUs); }
 
     // Time of a layer pass on this cluster's GPU (roofline per part, plus kernel overheads).
     TimeNs passTime(const Layer &l, bool backward, int batch) const;
+    // Every layer's forward and backward time at a batch (workers differ by one sample at most).
+    struct PassTimes
+    {
+        std::vector<TimeNs> forward, backward;
+    };
+    const PassTimes &passTimes(int batch);
     TimeNs updateTime(qint64 params) const;
 
     void makeLinks();
@@ -157,7 +168,22 @@ private:
     std::vector<std::pair<int, double>> m_buckets;
     std::vector<std::vector<int>> m_consumers;
     std::vector<int> m_serverOfLayer;
+    const Device *m_measured; // the device a measured layer graph ran on
+    std::map<int, PassTimes> m_passTimes; // by batch
 };
+
+const JobBuilder::PassTimes &JobBuilder::passTimes(int batch)
+{
+    auto it = m_passTimes.find(batch);
+    if (it != m_passTimes.end())
+        return it->second;
+    PassTimes t;
+    for (const Layer &l : m_model.layers) {
+        t.forward.push_back(passTime(l, false, batch));
+        t.backward.push_back(passTime(l, true, batch));
+    }
+    return m_passTimes.emplace(batch, std::move(t)).first->second;
+}
 
 TimeNs JobBuilder::passTime(const Layer &l, bool backward, int batch) const
 {
@@ -166,11 +192,10 @@ TimeNs JobBuilder::passTime(const Layer &l, bool backward, int batch) const
     const double bw = m_cl.gpu.memBwGBps * m_cfg.memoryEfficiency;          // bytes per ns
     if (l.forwardNs > 0 || l.backwardNs > 0) {
         // Measured: scale by batch, and by device for its compute-bound and memory-bound parts.
-        const Device *measured = DeviceCatalog::builtin().device(m_model.measuredDevice);
         double ratio = 1;
-        if (measured && measured->fp32Tflops > 0 && measured->memBwGBps > 0)
-            ratio = l.computeShare * measured->fp32Tflops / m_cl.gpu.fp32Tflops +
-                    (1 - l.computeShare) * measured->memBwGBps / m_cl.gpu.memBwGBps;
+        if (m_measured && m_measured->fp32Tflops > 0 && m_measured->memBwGBps > 0)
+            ratio = l.computeShare * m_measured->fp32Tflops / m_cl.gpu.fp32Tflops +
+                    (1 - l.computeShare) * m_measured->memBwGBps / m_cl.gpu.memBwGBps;
         const double perSample = double(backward ? l.backwardNs : l.forwardNs) / std::max(1, m_model.measuredBatch);
         return TimeNs(std::llround(perSample * batch * ratio)) + (backward ? l.backwardGapNs : l.forwardGapNs);
     }
@@ -183,13 +208,12 @@ TimeNs JobBuilder::passTime(const Layer &l, bool backward, int batch) const
 
 TimeNs JobBuilder::updateTime(qint64 params) const
 {
-    const double bw = m_cl.gpu.memBwGBps * m_cfg.memoryEfficiency;
     if (m_model.measuredUpdateNs > 0) {
         // As measured, scaled by memory bandwidth (an update is memory-bound).
-        const Device *measured = DeviceCatalog::builtin().device(m_model.measuredDevice);
-        const double ratio = measured && measured->memBwGBps > 0 ? measured->memBwGBps / m_cl.gpu.memBwGBps : 1;
+        const double ratio = m_measured && m_measured->memBwGBps > 0 ? m_measured->memBwGBps / m_cl.gpu.memBwGBps : 1;
         return TimeNs(std::llround(double(m_model.measuredUpdateNs) * ratio));
     }
+    const double bw = m_cl.gpu.memBwGBps * m_cfg.memoryEfficiency;
     // A fused (multi-tensor) update: a few kernels per parameter group.
     return TimeNs(std::llround(double(params) * m_model.updateBytesPerParam() / bw + 4.0 * double(m_cfg.kernelOverheadNs)));
 }
@@ -205,34 +229,34 @@ void JobBuilder::makeLinks()
     for (int w = 0; w < m_workers; ++w) {
         const int local = w % m_cl.gpusPerNode;
         const QString gpu = QStringLiteral("node%1/gpu%2").arg(nodeOf(w)).arg(local);
-        m_intraOut.push_back(link(gpu + QStringLiteral(" ") + m_cl.intraLink.name + QStringLiteral(" out"), m_cl.intraLink.bwGBps));
-        m_intraIn.push_back(link(gpu + QStringLiteral(" ") + m_cl.intraLink.name + QStringLiteral(" in"), m_cl.intraLink.bwGBps));
+        m_intraOut.push_back(link(gpu + QStringLiteral(" ") + m_cl.intraLink.name + QStringLiteral(" out"), m_cl.intraLink.bwGBps, nodeOf(w)));
+        m_intraIn.push_back(link(gpu + QStringLiteral(" ") + m_cl.intraLink.name + QStringLiteral(" in"), m_cl.intraLink.bwGBps, nodeOf(w)));
         if (local % perSwitch == 0) {
             const QString group = perSwitch == 1 ? gpu : QStringLiteral("node%1/gpu%2-%3").arg(nodeOf(w)).arg(local).arg(
                                                              std::min(local + perSwitch, m_cl.gpusPerNode) - 1);
-            upLink = link(group + QStringLiteral(" ") + m_cl.hostLink.name + QStringLiteral(" to host"), m_cl.hostLink.bwGBps);
-            downLink = link(group + QStringLiteral(" ") + m_cl.hostLink.name + QStringLiteral(" from host"), m_cl.hostLink.bwGBps);
+            upLink = link(group + QStringLiteral(" ") + m_cl.hostLink.name + QStringLiteral(" to host"), m_cl.hostLink.bwGBps, nodeOf(w));
+            downLink = link(group + QStringLiteral(" ") + m_cl.hostLink.name + QStringLiteral(" from host"), m_cl.hostLink.bwGBps, nodeOf(w));
         }
         m_hostUp.push_back(upLink);
         m_hostDown.push_back(downLink);
     }
     for (int n = 0; n < usedNodes; ++n) {
-        m_nicUp.push_back(link(QStringLiteral("node%1 %2 out").arg(n).arg(m_cl.network.name), m_cl.network.bwGBps));
-        m_nicDown.push_back(link(QStringLiteral("node%1 %2 in").arg(n).arg(m_cl.network.name), m_cl.network.bwGBps));
+        m_nicUp.push_back(link(QStringLiteral("node%1 %2 out").arg(n).arg(m_cl.network.name), m_cl.network.bwGBps, n));
+        m_nicDown.push_back(link(QStringLiteral("node%1 %2 in").arg(n).arg(m_cl.network.name), m_cl.network.bwGBps, n));
         if (!m_cl.storage.shared)
-            m_storageLocal.push_back(link(QStringLiteral("node%1 %2").arg(n).arg(m_cl.storage.name), m_cl.storage.readGBps));
+            m_storageLocal.push_back(link(QStringLiteral("node%1 %2").arg(n).arg(m_cl.storage.name), m_cl.storage.readGBps, n));
     }
     if (m_cl.oversubscription > 1 && usedNodes > 1)
         m_core = link(QStringLiteral("network core (%1:1 oversubscribed)").arg(m_cl.oversubscription),
-                      usedNodes * m_cl.network.bwGBps / m_cl.oversubscription);
+                      usedNodes * m_cl.network.bwGBps / m_cl.oversubscription, -1);
     if (m_cl.storage.shared)
-        m_storageShared = link(m_cl.storage.name, m_cl.storage.readGBps);
+        m_storageShared = link(m_cl.storage.name, m_cl.storage.readGBps, -1);
     for (int s = 0; m_cfg.strategy == Strategy::ParameterServer && s < m_cfg.servers; ++s) {
         const int n = s % m_cl.nodes;
         m_serverNode.push_back(n);
         m_res.serverMemory.emplace_back(int(m_fs.links.size()), n);
         m_serverMem.push_back(link(QStringLiteral("server%1 memory (node%2 %3)").arg(s).arg(n).arg(m_cl.cpu.name),
-                                   m_cl.cpu.memBwGBps * m_cfg.memoryEfficiency));
+                                   m_cl.cpu.memBwGBps * m_cfg.memoryEfficiency, n));
     }
 }
 
@@ -281,8 +305,8 @@ void JobBuilder::allReduce(int iteration, int bucket, const std::vector<int> &re
     } else {
         const int nodes = (n + m_cl.gpusPerNode - 1) / m_cl.gpusPerNode;
         const int depth = int(std::ceil(std::log2(double(nodes))));
-        const TimeNs netLat = TimeNs(std::llround(1000 * m_cl.network.latencyUs));
-        const TimeNs intraLat = TimeNs(std::llround(1000 * m_cl.intraLink.latencyUs));
+        const TimeNs netLat = us(m_cl.network.latencyUs);
+        const TimeNs intraLat = us(m_cl.intraLink.latencyUs);
         const TimeNs latency = 2 * depth * netLat + 2 * (m_cl.gpusPerNode - 1) * intraLat;
         // Within each node: a ring over its GPUs.
         for (int node = 0; node < nodes; ++node) {
@@ -354,7 +378,7 @@ void JobBuilder::parameterServerIteration(int iteration)
     }
 }
 
-bool JobBuilder::build()
+void JobBuilder::build()
 {
     m_workers = m_cfg.workers;
     const int n = m_workers;
@@ -378,20 +402,20 @@ bool JobBuilder::build()
     for (int w = 0; w < n; ++w) {
         const int host = nodeOf(w);
         const QString gpu = QStringLiteral("worker %1 (node%2/gpu%3 %4)").arg(w).arg(host).arg(w % m_cl.gpusPerNode).arg(m_cl.gpu.id);
-        m_compute.push_back(resource(gpu + QStringLiteral(" compute"), true, false, host, w, -1, QStringLiteral("compute")));
-        m_copy.push_back(resource(gpu + QStringLiteral(" host to device"), true, false, host, w, -1, QStringLiteral("copy")));
+        m_compute.push_back(resource(gpu + QStringLiteral(" compute"), true, false, host, w, -1, Role::Compute));
+        m_copy.push_back(resource(gpu + QStringLiteral(" host to device"), true, false, host, w, -1, Role::Copy));
         if (!m_cfg.syntheticData) {
-            m_reader.push_back(resource(gpu + QStringLiteral(" storage reads"), false, false, host, w, -1, QStringLiteral("reader")));
-            m_input.push_back(resource(gpu + QStringLiteral(" input pipeline"), false, false, host, w, -1, QStringLiteral("input")));
+            m_reader.push_back(resource(gpu + QStringLiteral(" storage reads"), false, false, host, w, -1, Role::Reader));
+            m_input.push_back(resource(gpu + QStringLiteral(" input pipeline"), false, false, host, w, -1, Role::Input));
         }
-        m_network.push_back(resource(gpu + QStringLiteral(" network"), false, true, host, w, -1, QStringLiteral("network")));
+        m_network.push_back(resource(gpu + QStringLiteral(" network"), false, true, host, w, -1, Role::Network));
     }
     for (int s = 0; s < int(m_serverMem.size()); ++s)
         m_serverRes.push_back(resource(QStringLiteral("parameter server %1 (node%2 %3)").arg(s).arg(m_serverNode[size_t(s)]).arg(m_cl.cpu.id),
-                                       false, true, m_serverNode[size_t(s)], -1, s, QStringLiteral("server")));
+                                       false, true, m_serverNode[size_t(s)], -1, s, Role::Server));
     const bool collective = n > 1 && (m_cfg.strategy == Strategy::Mirrored || m_cfg.strategy == Strategy::MultiWorker);
     if (collective)
-        m_barrier = resource(QStringLiteral("collectives"), false, false, 0, -1, -1, QStringLiteral("barrier"));
+        m_barrier = resource(QStringLiteral("collectives"), false, false, 0, -1, -1, Role::Barrier);
     // Names, once.
     std::vector<StringId> fwdName(static_cast<size_t>(count)), bwdName(static_cast<size_t>(count));
     for (int l = 0; l < count; ++l) {
@@ -409,10 +433,11 @@ bool JobBuilder::build()
     m_bwd.assign(size_t(n), std::vector<int>(size_t(count), -1));
     m_pull.assign(size_t(n), std::vector<int>(size_t(count), -1));
     m_firstForward.assign(size_t(n), -1);
-    const qint64 params = m_model.params();
+    const TimeNs update = updateTime(m_model.params());
     for (int it = 0; it < m_cfg.iterations; ++it) {
         for (int w = 0; w < n; ++w) {
             const int batch = m_cfg.batchOf(w);
+            const PassTimes &times = passTimes(batch);
             const int host = nodeOf(w);
             // Input: read, decode, copy, each stage a pipeline of its own; a batch is read
             // ahead while the previous one computes. Synthetic data: none of it.
@@ -429,14 +454,13 @@ bool JobBuilder::build()
                                         TimeNs(std::llround(batch * m_model.preprocessNs / cores)), it);
                 after(read, decode);
                 copy = flow(m_copy[size_t(w)], NodeKind::Memcpy, copyName, batch * m_model.inputBytes, {m_hostDown[size_t(w)]},
-                            TimeNs(std::llround(1000 * m_cl.hostLink.latencyUs)), it);
+                            us(m_cl.hostLink.latencyUs), it);
                 after(decode, copy);
             }
             // Forward, in depth-first order.
             auto &fwd = m_fwd[size_t(w)];
             for (int l = 0; l < count; ++l) {
-                const int f = node(m_compute[size_t(w)], NodeKind::Kernel, fwdName[size_t(l)],
-                                   passTime(layers[size_t(l)], false, batch), it);
+                const int f = node(m_compute[size_t(w)], NodeKind::Kernel, fwdName[size_t(l)], times.forward[size_t(l)], it);
                 fwd[size_t(l)] = f;
                 if (layers[size_t(l)].inputs.empty() && copy >= 0)
                     after(copy, f);
@@ -449,8 +473,7 @@ bool JobBuilder::build()
             // Backward, in reverse.
             auto &bwd = m_bwd[size_t(w)];
             for (int l = count - 1; l >= 0; --l) {
-                const int b = node(m_compute[size_t(w)], NodeKind::Kernel, bwdName[size_t(l)],
-                                   passTime(layers[size_t(l)], true, batch), it);
+                const int b = node(m_compute[size_t(w)], NodeKind::Kernel, bwdName[size_t(l)], times.backward[size_t(l)], it);
                 bwd[size_t(l)] = b;
                 for (int c : m_consumers[size_t(l)])
                     after(bwd[size_t(c)], b);
@@ -463,7 +486,6 @@ bool JobBuilder::build()
             parameterServerIteration(it);
             continue;
         }
-        std::vector<int> done(static_cast<size_t>(n), -1);
         if (collective) {
             std::vector<int> ready(static_cast<size_t>(n));
             for (int b = 0; b < int(m_buckets.size()); ++b) {
@@ -472,27 +494,23 @@ bool JobBuilder::build()
                 allReduce(it, b, ready);
             }
         }
-        const int leave = collective ? m_res.graph->resources()[size_t(m_barrier)].nodes.back() : -1;
+        const int leave = collective ? m_g.resources()[size_t(m_barrier)].nodes.back() : -1;
         for (int w = 0; w < n; ++w) {
-            const int u = node(m_compute[size_t(w)], NodeKind::Kernel, updateName, updateTime(params), it);
+            const int u = node(m_compute[size_t(w)], NodeKind::Kernel, updateName, update, it);
             if (leave >= 0)
                 after(leave, u, EdgeKind::Collective);
         }
     }
-    return true;
 }
 
 } // namespace
 
-bool buildJob(const SimConfig &config, SimResult &result)
+void buildJob(const SimConfig &config, SimResult &result)
 {
     result.graph = std::make_shared<DependencyGraph>();
     result.flows = std::make_shared<FlowSpec>();
-    JobBuilder b(config, result);
-    if (!b.build())
-        return false;
+    JobBuilder(config, result).build();
     result.graph->reorder();
-    return true;
 }
 
 } // namespace gml::sim::detail

@@ -8,7 +8,7 @@ namespace gml::sim::detail {
 
 // The job's dependency graph and flows into result.graph / result.flows, with
 // result.resources and result.iterationOfNode; the configuration was checked.
-bool buildJob(const SimConfig &config, SimResult &result);
+void buildJob(const SimConfig &config, SimResult &result);
 
 // Each worker's iterations: [start, end) on the project clock, per worker then iteration.
 std::vector<std::vector<std::pair<TimeNs, TimeNs>>> iterationSpans(const SimResult &result);

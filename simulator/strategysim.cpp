@@ -289,13 +289,13 @@ void measure(SimResult &r)
             continue;
         for (int i : g.resources()[res].nodes) {
             const TimeNs s = rp.start[size_t(i)], e = rp.end[size_t(i)];
-            if (info.role == QLatin1String("compute")) {
+            if (info.role == SimResult::Role::Compute) {
                 compute[size_t(info.worker)] += e - s;
                 busyOf[size_t(info.worker)].emplace_back(s, e);
-            } else if (info.role == QLatin1String("network")) {
+            } else if (info.role == SimResult::Role::Network) {
                 const int done = r.collectiveDone[size_t(i)];
                 comm[size_t(info.worker)].emplace_back(s, done >= 0 ? std::max(e, rp.end[size_t(done)]) : e);
-            } else if (g.nodes()[size_t(i)].kind == NodeKind::Memcpy) {
+            } else if (info.role == SimResult::Role::Reader || info.role == SimResult::Role::Copy) {
                 memory[size_t(info.worker)].emplace_back(s, e);
             }
         }
@@ -352,19 +352,19 @@ void measure(SimResult &r)
             p.idleW = c.cluster.cpu.idleW;
             p.maxW = c.cluster.cpu.maxW;
             const double capacity = link.bytesPerNs;
+            // The load is a step function; its mean over each [a, b) as busy time. The bins
+            // come in order, so one cursor walks the samples once.
+            size_t next = 0;
+            double load = 0;
             p.samples = powerSamples(from, to, p.idleW, p.maxW, [&](TimeNs a, TimeNs b) {
-                // The load is a step function; its mean over [a, b) as busy time.
                 double busy = 0;
-                double load = 0;
                 TimeNs at = a;
-                for (const auto &[t, v] : samples) {
-                    if (t >= b)
-                        break;
-                    if (t > at) {
-                        busy += load * double(t - at);
-                        at = t;
+                for (; next < samples.size() && samples[next].first < b; ++next) {
+                    if (samples[next].first > at) {
+                        busy += load * double(samples[next].first - at);
+                        at = samples[next].first;
                     }
-                    load = v;
+                    load = samples[next].second;
                 }
                 busy += load * double(b - at);
                 return TimeNs(busy / capacity);
@@ -395,7 +395,7 @@ std::vector<std::vector<std::pair<TimeNs, TimeNs>>> iterationSpans(const SimResu
         for (int i : g.resources()[res].nodes) {
             const int it = r.iterationOfNode[size_t(i)];
             last[size_t(info.worker)] = std::max(last[size_t(info.worker)], r.replay.end[size_t(i)]);
-            if (info.role != QLatin1String("compute") || it < 0)
+            if (info.role != SimResult::Role::Compute || it < 0)
                 continue;
             TimeNs &s = start[size_t(info.worker)][size_t(it)];
             if (s < 0 || r.replay.start[size_t(i)] < s)
@@ -420,11 +420,7 @@ std::optional<SimResult> simulate(const SimConfig &config, QString *error)
         return std::nullopt;
     SimResult r;
     r.config = config;
-    if (!buildJob(config, r)) {
-        if (error)
-            *error = QStringLiteral("the job graph could not be built");
-        return std::nullopt;
-    }
+    buildJob(config, r);
     if (r.graph->hasCycle()) {
         if (error)
             *error = QStringLiteral("the job graph waits on itself (a simulator bug: please report the configuration)");
@@ -457,21 +453,18 @@ std::optional<SimResult> simulate(const SimConfig &config, QString *error)
                     bottomOf[from] = std::max(bottomOf[from], bottomOf[size_t(*p)]);
             }
         }
-        std::vector<TimeNs> bottom(g.nodes().size());
-        for (size_t i = 0; i < bottom.size(); ++i)
-            bottom[i] = bottomOf[2 * i];
         std::vector<std::pair<TimeNs, int>> ranked;
         for (size_t res = 0; res < r.resources.size(); ++res)
-            if (r.resources[res].role == QLatin1String("compute") && r.resources[res].worker == 0)
+            if (r.resources[res].role == SimResult::Role::Compute && r.resources[res].worker == 0)
                 for (int i : r.graph->resources()[res].nodes)
                     if (r.iterationOfNode[size_t(i)] == 0)
-                        ranked.emplace_back(bottom[size_t(i)], int(r.graph->nodes()[size_t(i)].name));
+                        ranked.emplace_back(bottomOf[2 * size_t(i)], int(r.graph->nodes()[size_t(i)].name));
         std::sort(ranked.begin(), ranked.end());
         QHash<int, int> rankOfName;
         for (size_t k = 0; k < ranked.size(); ++k)
             rankOfName.insert(ranked[k].second, int(k) + 1);
         for (size_t res = 0; res < r.resources.size(); ++res)
-            if (r.resources[res].role == QLatin1String("compute"))
+            if (r.resources[res].role == SimResult::Role::Compute)
                 for (int i : r.graph->resources()[res].nodes)
                     input.priority[size_t(i)] = rankOfName.value(int(r.graph->nodes()[size_t(i)].name), 0);
     }
@@ -511,11 +504,15 @@ std::optional<SimResult> simulateWithBaselines(const SimConfig &config, Baseline
         }
         return r->metrics.epochNs;
     };
+    // A one-worker configuration is its own speedup baseline, and the default strategy's NET
+    // baseline is the speedup's whenever one worker of the strategy is the default strategy.
     QString why;
-    const TimeNs self = epochOf(config, &why);
+    const bool selfIsOne = config.workers == 1;
+    const bool sameBaseline = config.strategy != Strategy::ParameterServer;
+    const TimeNs self = selfIsOne ? result->metrics.epochNs : epochOf(config, &why);
     SimConfig plain = config;
     plain.strategy = Strategy::Default;
-    const TimeNs base = self >= 0 ? epochOf(plain, &why) : -1;
+    const TimeNs base = self < 0 ? -1 : sameBaseline ? self : epochOf(plain, &why);
     if (self < 0 || base < 0) {
         result->warnings << QStringLiteral("no one-worker baseline: %1").arg(why);
         return result;

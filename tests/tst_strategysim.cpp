@@ -267,7 +267,7 @@ private Q_SLOTS:
             const double seconds = double(r.replay.finish - r.replay.origin) * 1e-9;
             double gpus = 0;
             for (size_t res = 0; res < r.resources.size(); ++res)
-                if (r.resources[res].role == QLatin1String("compute"))
+                if (r.resources[res].role == SimResult::Role::Compute)
                     for (int i : r.graph->resources()[res].nodes)
                         gpus += (c.cluster.gpu.maxW - c.cluster.gpu.idleW) * double(r.replay.end[size_t(i)] - r.replay.start[size_t(i)]) * 1e-9;
             gpus += c.workers * c.cluster.gpu.idleW * seconds;
