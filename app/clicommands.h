@@ -61,5 +61,8 @@ int exportAnalysis(const Parsed &p, const QString &projectPath, const QString &o
 // export --view compare (runscommand.cpp): the Compare panel's charts; needs a QApplication too.
 int exportCompare(const Parsed &p, const QString &projectPath, const QString &outPath, QSize size, QTextStream &out,
                   QTextStream &err);
+// export --view simulate (simulatecommand.cpp): the Simulate panel's sweep charts; a QApplication too.
+int exportSimulate(const Parsed &p, const QString &projectPath, const QString &outPath, QSize size, QTextStream &out,
+                   QTextStream &err);
 
 } // namespace gml::cli

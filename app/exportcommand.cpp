@@ -22,6 +22,7 @@ static const char kExportUsage[] =
     "       grademl export FILE.grademl --view analysis [--run NAME] --out OUT.(png|svg|pdf) [--size WxH]\n"
     "       grademl export FILE.grademl --view compare --runs A,B[,...] [--metric NAME] [--axis time|relative|step]\n"
     "                      [--param KEY] --out OUT.(png|svg|pdf) [--size WxH]\n"
+    "       grademl export FILE.grademl --view simulate [--runs A,B,...] --out OUT.(png|svg|pdf) [--size WxH]\n"
     "  START_NS and END_NS are on the project clock (the start_ns/end_ns of `grademl info`).\n"
     "  The graph is opened as the studio opens it: the largest nodes first, down to --level, while\n"
     "  at most --budget boxes (default 150) are shown; --focus opens the first node of that name\n"
@@ -33,7 +34,9 @@ static const char kExportUsage[] =
     "  first, see `grademl compare`) on the time, relative-time or step axis, and bars of each run's\n"
     "  iteration time (mean and spread), GPU time breakdown and energy; --param KEY adds the\n"
     "  scatter of that param against the mean iteration time (or, for runs without iterations,\n"
-    "  the last value of their first MLflow metric).\n";
+    "  the last value of their first MLflow metric). --view simulate draws the Simulate panel's\n"
+    "  charts of simulated runs (default: all of them): speedup, normalized execution time, device\n"
+    "  usage and energy per iteration against workers (or batch), a line per configuration.\n";
 
 // The graph view of one run, as the studio's graph dock first shows it.
 static int exportGraph(const Parsed &p, const QString &projectPath, const QString &outPath, QTextStream &out,
@@ -129,12 +132,14 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         return usage(QStringLiteral("need exactly one project file"));
     const QString view = p.options.value(QStringLiteral("view"), QStringLiteral("timeline"));
     if (view != QLatin1String("timeline") && view != QLatin1String("graph") && view != QLatin1String("analysis") &&
-        view != QLatin1String("compare"))
-        return usage(QStringLiteral("unknown view '%1' (this version exports: timeline, graph, analysis, compare)").arg(view));
-    const bool compareOptions = p.options.contains(QStringLiteral("runs")) || p.options.contains(QStringLiteral("metric")) ||
-                                p.options.contains(QStringLiteral("axis")) || p.options.contains(QStringLiteral("param"));
+        view != QLatin1String("compare") && view != QLatin1String("simulate"))
+        return usage(QStringLiteral("unknown view '%1' (this version exports: timeline, graph, analysis, compare, simulate)").arg(view));
+    const bool compareOptions = p.options.contains(QStringLiteral("metric")) || p.options.contains(QStringLiteral("axis")) ||
+                                p.options.contains(QStringLiteral("param"));
     if (compareOptions && view != QLatin1String("compare"))
-        return usage(QStringLiteral("--runs, --metric, --axis and --param are for --view compare"));
+        return usage(QStringLiteral("--metric, --axis and --param are for --view compare"));
+    if (p.options.contains(QStringLiteral("runs")) && view != QLatin1String("compare") && view != QLatin1String("simulate"))
+        return usage(QStringLiteral("--runs is for --view compare and --view simulate"));
     const QString outPath = p.options.value(QStringLiteral("out"));
     if (outPath.isEmpty())
         return usage(QStringLiteral("need --out OUT.png, OUT.svg or OUT.pdf"));
@@ -172,6 +177,16 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             return SomeFailed;
         }
         return exportCompare(p, p.positional.first(), outPath, size.value_or(QSize(1600, 1000)), out, err);
+    }
+    if (view == QLatin1String("simulate")) {
+        for (const char *other : {"run", "range", "level", "budget", "focus"})
+            if (p.options.contains(QLatin1String(other)))
+                return usage(QStringLiteral("--view simulate takes --runs, --out and --size only"));
+        if (!QFileInfo::exists(p.positional.first())) {
+            err << "grademl export: " << p.positional.first() << ": no such project\n";
+            return SomeFailed;
+        }
+        return exportSimulate(p, p.positional.first(), outPath, size.value_or(QSize(1600, 1000)), out, err);
     }
     if (view == QLatin1String("graph")) {
         if (p.options.contains(QStringLiteral("range")) || p.options.contains(QStringLiteral("size")))

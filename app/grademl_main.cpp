@@ -20,6 +20,8 @@ static const char kUsage[] =
     "         --out OUT.(png|svg|pdf) [--size WxH]           a figure, drawn as the GUI draws it\n"
     "  export FILE.grademl --view graph [--run NAME] [--level L] [--budget N] [--focus NAME]\n"
     "         --out OUT.(png|svg|pdf)                        the execution graph as the studio opens it\n"
+    "  export FILE.grademl --view analysis|compare|simulate ... --out OUT.(png|svg|pdf)\n"
+    "                                                        a panel's charts (options: grademl export)\n"
     "  align FILE.grademl [--run NAME] [--json] [--recompute]\n"
     "        [--source rank:N|PATH (--offset DURATION | --clear)]\n"
     "                                                        rank clock offsets, residuals, overrides\n"
@@ -51,12 +53,13 @@ int main(int argc, char **argv)
     if (exporting && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
         qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
-    // The analysis and comparison charts are QCustomPlot widgets: those exports alone need a
-    // QApplication.
+    // The analysis, comparison and sweep charts are QCustomPlot widgets: those exports alone
+    // need a QApplication.
     bool charts = false;
     for (int i = 2; exporting && i + 1 < argc; ++i)
         charts = charts || (qstrcmp(argv[i], "--view") == 0 &&
-                            (qstrcmp(argv[i + 1], "analysis") == 0 || qstrcmp(argv[i + 1], "compare") == 0));
+                            (qstrcmp(argv[i + 1], "analysis") == 0 || qstrcmp(argv[i + 1], "compare") == 0 ||
+                             qstrcmp(argv[i + 1], "simulate") == 0));
     std::unique_ptr<QCoreApplication> appHolder(charts      ? new QApplication(argc, argv)
                                                 : exporting ? new QGuiApplication(argc, argv)
                                                             : new QCoreApplication(argc, argv));

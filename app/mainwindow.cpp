@@ -5,6 +5,7 @@
 #include "analysiscontroller.h"
 #include "comparecontroller.h"
 #include "runscontroller.h"
+#include "simulatecontroller.h"
 #include "clockalignment.h"
 #include "detailspanel.h"
 #include "figureexport.h"
@@ -169,6 +170,7 @@ void MainWindow::buildPanels()
     buildWhatIfPanel(srcDock);
     buildAnalysisPanel(srcDock);
     buildRunsPanel(srcDock);
+    buildSimulatePanel(srcDock);
     buildGraphPanel();
     detailsDock->raise();
     // The bottom panels span the window; the graph shares the top with the timeline.
@@ -330,6 +332,7 @@ void MainWindow::onImportFinished(const ImportController::Result &r)
     m_analysis->setProject(m_projectPath, r.data);
     m_runs->setProject(m_projectPath, r.groupings);
     m_compare->setProject(m_projectPath, r.data);
+    m_simulate->setProject(m_projectPath);
     {
         QStringList measuredRuns;
         for (const auto &run : r.data->runs)

@@ -26,6 +26,7 @@ class AggregateModel;
 class AnalysisController;
 class CompareController;
 class RunsController;
+class SimulateController;
 class DetailsPanel;
 class GraphView;
 class Project;
@@ -78,6 +79,9 @@ public:
     // false when a run is not in the project.
     bool showCompare(const QStringList &runs, const QString &metric = {});
     CompareController *compare() const { return m_compare; }
+    // Raises the Simulate dock and waits for the project's simulated runs (screenshots, tests).
+    bool showSimulate();
+    SimulateController *simulate() const { return m_simulate; }
     QString projectPath() const { return m_projectPath; }
     // Find: the matches of the last search and the current one.
     void find(const QString &pattern, bool regex, bool backwards = false);
@@ -110,6 +114,7 @@ private:
     void buildGraphPanel();
     void buildAnalysisPanel(QDockWidget *below);
     void buildRunsPanel(QDockWidget *below);
+    void buildSimulatePanel(QDockWidget *below);
     void raiseCompare();
     void onWhatIfResult(const WhatIfController::Result &result);
     void refreshScenarios();
@@ -137,6 +142,7 @@ private:
     AnalysisController *m_analysis = nullptr;
     RunsController *m_runs = nullptr;
     CompareController *m_compare = nullptr;
+    SimulateController *m_simulate = nullptr;
     std::shared_ptr<const TimelineData> m_measuredData; // the project as loaded, no prediction
     QList<sim::Transform> m_whatIfQueued;              // for showWhatIf before the graph is ready
     bool m_whatIfWanted = false;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The main window's docks beside the timeline: the execution graph, the what-if panel, the
-// analysis panel, the runs browser and the comparison, each built here and wired by its
-// controller.
+// analysis panel, the runs browser, the comparison and the strategy simulator, each built here
+// and wired by its controller.
 #include "mainwindow.h"
 
 #include "analysiscontroller.h"
@@ -14,6 +14,8 @@
 #include "project.h"
 #include "runsbrowser.h"
 #include "runscontroller.h"
+#include "simulatecontroller.h"
+#include "simulatepanel.h"
 #include "timelinestate.h"
 #include "timelineview.h"
 #include "whatifpanel.h"
@@ -229,6 +231,64 @@ void MainWindow::buildRunsPanel(QDockWidget *below)
         raiseCompare();
         m_compare->compare(browser->catalog(), runs);
     });
+}
+
+void MainWindow::buildSimulatePanel(QDockWidget *below)
+{
+    auto *panel = new SimulatePanel(this);
+    auto *dock = new QDockWidget(tr("Simulate"), this);
+    dock->setObjectName(QStringLiteral("simulate"));
+    dock->setWidget(panel);
+    addDockWidget(Qt::BottomDockWidgetArea, dock);
+    tabifyDockWidget(below, dock);
+    // The sweep's results are saved through the import path (off the GUI thread, then the
+    // project reloads and every dock sees the new runs).
+    auto save = [this](const QList<sim::SimResult> &results, const QStringList &names) {
+        if (isBusy() || m_projectPath.isEmpty())
+            return false;
+        startImport(m_projectPath, {}, tr("%n simulated run(s)", nullptr, int(results.size())),
+                    [results, names](Project &p, QString *why) {
+                        for (qsizetype i = 0; i < results.size(); ++i)
+                            if (!sim::saveSimulatedRun(p, results[i], names[i], why)) {
+                                *why = tr("simulated run '%1' not saved: %2").arg(names[i], *why);
+                                return false;
+                            }
+                        return true;
+                    });
+        return true;
+    };
+    m_simulate = new SimulateController(panel, save, this);
+    auto *browser = findChild<RunsBrowser *>();
+    connect(m_runs, &RunsController::catalogLoaded, m_simulate,
+            [this, browser](int, const QString &error) {
+                if (error.isEmpty())
+                    m_simulate->setCatalog(browser->catalog());
+            });
+    connect(panel, &SimulatePanel::runActivated, this, [this, browser](const QString &run) {
+        // A simulated run against the others of its sweep: the Compare dock.
+        QStringList runs{run};
+        for (const SweepPoint &p : findChild<SimulatePanel *>()->points())
+            if (p.run != run && runs.size() < 4 && browser->catalog().run(p.run))
+                runs << p.run;
+        if (runs.size() >= 2 && browser->catalog().run(run)) {
+            raiseCompare();
+            m_compare->compare(browser->catalog(), runs);
+        }
+    });
+}
+
+bool MainWindow::showSimulate()
+{
+    auto *dock = findChild<QDockWidget *>(QStringLiteral("simulate"));
+    if (!dock || m_projectPath.isEmpty())
+        return false;
+    dock->show();
+    dock->raise();
+    if (!dock->isFloating())
+        resizeDocks({dock}, {height() * 3 / 5}, Qt::Vertical);
+    m_runs->waitForIdle();
+    m_simulate->waitForIdle();
+    return true;
 }
 
 void MainWindow::raiseCompare()

@@ -2,11 +2,16 @@
 // grademl simulate: the strategy simulator from the command line.
 #include "clicommands.h"
 
+#include "chartlayer.h"
+#include "runcatalog.h"
+#include "sweepcharts.h"
+
 #include "project.h"
 #include "strategy.h"
 #include "modelfromrun.h"
 #include "timeformat.h"
 
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -74,21 +79,6 @@ struct SimulateRequest
     QList<sim::SimConfig> configs;
     QString name;
 };
-
-QList<int> numberList(const QString &text, bool *ok)
-{
-    QList<int> out;
-    for (const QString &part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-        bool good = false;
-        const int v = part.trimmed().toInt(&good);
-        if (!good || v < 1)
-            *ok = false;
-        out << v;
-    }
-    if (out.isEmpty())
-        *ok = false;
-    return out;
-}
 
 bool parseRequest(const Parsed &p, Project &project, SimulateRequest *request, QString *error)
 {
@@ -164,11 +154,10 @@ bool parseRequest(const Parsed &p, Project &project, SimulateRequest *request, Q
     if (p.options.contains(QStringLiteral("sweep"))) {
         for (const QString &part : p.options.value(QStringLiteral("sweep")).split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
             const QString key = part.section(QLatin1Char('='), 0, 0).trimmed();
-            bool ok = true;
-            const QList<int> values = numberList(part.section(QLatin1Char('='), 1), &ok);
-            if (!ok || (key != QLatin1String("workers") && key != QLatin1String("batch")))
+            const auto values = sim::parseSweepValues(part.section(QLatin1Char('='), 1));
+            if (!values || (key != QLatin1String("workers") && key != QLatin1String("batch")))
                 return usage(QStringLiteral("--sweep is workers=1,2,4[;batch=16,32] (whole numbers of at least 1)"));
-            (key == QLatin1String("workers") ? workers : batches) = values;
+            (key == QLatin1String("workers") ? workers : batches) = *values;
         }
     }
     request->configs = sim::sweepConfigs(c, workers, batches);
@@ -262,6 +251,58 @@ int simulateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         printTable(outcome.results, names, out);
     }
     return failed ? SomeFailed : Ok;
+}
+
+int exportSimulate(const Parsed &p, const QString &projectPath, const QString &outPath, QSize size, QTextStream &out,
+                   QTextStream &err)
+{
+    QString error;
+    auto project = Project::open(projectPath, Project::Mode::ReadOnly, &error);
+    if (!project) {
+        err << "grademl export: " << projectPath << ": " << error << '\n';
+        return SomeFailed;
+    }
+    const auto catalog = loadRunCatalog(*project, &error);
+    if (!catalog) {
+        err << "grademl export: " << error << '\n';
+        return SomeFailed;
+    }
+    QList<CatalogRun> runs;
+    const QStringList names = p.options.value(QStringLiteral("runs")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    for (const QString &name : names) {
+        const CatalogRun *r = catalog->run(name.trimmed());
+        if (!r || r->kind != QLatin1String("simulated")) {
+            err << "grademl export: " << projectPath << ": no simulated run named '" << name.trimmed() << "' (see grademl runs)\n";
+            return SomeFailed;
+        }
+        runs.append(*r);
+    }
+    if (names.isEmpty())
+        runs = catalog->runs;
+    const QList<SweepPoint> points = sweepPoints(runs);
+    const SweepCharts charts = sweepCharts(points);
+    if (charts.isEmpty()) {
+        err << "grademl export: nothing to chart: " << projectPath << " has no simulated runs (see grademl simulate)\n";
+        return SomeFailed;
+    }
+    // The panel's four charts, drawn by the same chart layer.
+    Chart speedup, net, usage, energy;
+    speedup.showTime(charts.speedup);
+    net.showTime(charts.net);
+    usage.showTime(charts.usage);
+    energy.showTime(charts.energy);
+    const QString title = QStringLiteral("Simulated: %1 \u00b7 %2 configurations, %3 lines by %4")
+                              .arg(names.isEmpty() ? QStringLiteral("all simulated runs of %1").arg(QFileInfo(projectPath).fileName())
+                                                   : QStringLiteral("%1 runs").arg(names.size()))
+                              .arg(points.size())
+                              .arg(charts.lines)
+                              .arg(charts.key);
+    if (!exportCharts({&speedup, &net, &usage, &energy}, 2, size, outPath, title, &error)) {
+        err << "grademl export: " << error << '\n';
+        return SomeFailed;
+    }
+    out << "wrote " << outPath << " (" << points.size() << " simulated runs, " << charts.lines << " lines)\n";
+    return Ok;
 }
 
 } // namespace gml::cli

@@ -36,7 +36,7 @@ int main(int argc, char **argv)
                               QStringLiteral("With --screenshot: find this slice name and select its first match"),
                               QStringLiteral("NAME"));
     QCommandLineOption panel(QStringLiteral("panel"),
-                             QStringLiteral("With --screenshot: raise this panel (details, aggregate, sources, whatif, graph, analysis, runs, compare)"),
+                             QStringLiteral("With --screenshot: raise this panel (details, aggregate, sources, whatif, graph, analysis, runs, compare, simulate)"),
                              QStringLiteral("NAME"));
     parser.addOption(screenshot);
     parser.addOption(size);
@@ -108,7 +108,7 @@ int main(int argc, char **argv)
         if (parser.isSet(panel)) {
             auto *dock = window.findChild<QDockWidget *>(parser.value(panel));
             if (!dock) {
-                std::fprintf(stderr, "grademl-studio: no panel '%s' (details, aggregate, sources, whatif, graph, analysis, runs, compare)\n",
+                std::fprintf(stderr, "grademl-studio: no panel '%s' (details, aggregate, sources, whatif, graph, analysis, runs, compare, simulate)\n",
                              qPrintable(parser.value(panel)));
                 return 2;
             }
@@ -117,6 +117,8 @@ int main(int argc, char **argv)
                 ok = window.showRuns();
             if (parser.value(panel) == QLatin1String("analysis"))
                 ok = window.showAnalysis();
+            if (parser.value(panel) == QLatin1String("simulate"))
+                ok = window.showSimulate();
         }
         if (ok && parser.isSet(compareRuns)) {
             const QStringList runs = parser.value(compareRuns).split(QLatin1Char(','), Qt::SkipEmptyParts);

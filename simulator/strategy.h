@@ -146,8 +146,12 @@ std::optional<SimResult> simulateWithBaselines(const SimConfig &config, Baseline
 
 // A sweep: the configurations of `base` with the worker counts and batch sizes given (empty:
 // the base's), run in parallel on a thread pool; `progress(done, total)` returning false
-// cancels the rest (their results are not returned). Results in the order of the configs.
+// cancels the rest: the configurations that finished are returned, with `cancelled` set.
+// Results in the order of the configs.
 QList<SimConfig> sweepConfigs(const SimConfig &base, const QList<int> &workers, const QList<int> &batches);
+// A sweep's values as the CLI and the Simulate panel take them, "1,2,4,8": whole numbers of at
+// least 1, duplicates dropped, in the order given; nullopt on anything else or on none.
+std::optional<QList<int>> parseSweepValues(const QString &text);
 struct SweepOutcome
 {
     QList<SimResult> results;

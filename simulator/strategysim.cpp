@@ -7,13 +7,8 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QMutex>
-#include <QRunnable>
-#include <QThread>
-#include <QThreadPool>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 
 namespace gml::sim {
@@ -473,131 +468,6 @@ std::optional<SimResult> simulate(const SimConfig &config, QString *error)
         r.warnings << QStringLiteral("the critical-path-first order waited on itself; the depth-first order was simulated");
     measure(r);
     return r;
-}
-
-std::optional<SimResult> simulateWithBaselines(const SimConfig &config, BaselineCache *cache, QString *error)
-{
-    auto result = simulate(config, error);
-    if (!result)
-        return std::nullopt;
-    // One worker of the same strategy (speedup), and the default strategy (NET), each doing one
-    // worker's share of the same work: the same per-worker batch, or the whole global batch.
-    auto epochOf = [&](SimConfig one, QString *why) -> TimeNs {
-        one.workers = 1;
-        if (one.strategy == Strategy::Mirrored || one.strategy == Strategy::MultiWorker)
-            one.strategy = Strategy::Default;
-        const QString key = QStringLiteral("%1|%2|%3")
-                                .arg(QString::fromUtf8(QJsonDocument(one.toJson()).toJson(QJsonDocument::Compact)),
-                                     one.model.name)
-                                .arg(one.model.layers.size());
-        if (cache) {
-            QMutexLocker lock(&cache->mutex);
-            if (auto it = cache->epochNs.constFind(key); it != cache->epochNs.cend())
-                return *it;
-        }
-        auto r = simulate(one, why);
-        if (!r)
-            return -1;
-        if (cache) {
-            QMutexLocker lock(&cache->mutex);
-            cache->epochNs.insert(key, r->metrics.epochNs);
-        }
-        return r->metrics.epochNs;
-    };
-    // A one-worker configuration is its own speedup baseline, and the default strategy's NET
-    // baseline is the speedup's whenever one worker of the strategy is the default strategy.
-    QString why;
-    const bool selfIsOne = config.workers == 1;
-    const bool sameBaseline = config.strategy != Strategy::ParameterServer;
-    const TimeNs self = selfIsOne ? result->metrics.epochNs : epochOf(config, &why);
-    SimConfig plain = config;
-    plain.strategy = Strategy::Default;
-    const TimeNs base = self < 0 ? -1 : sameBaseline ? self : epochOf(plain, &why);
-    if (self < 0 || base < 0) {
-        result->warnings << QStringLiteral("no one-worker baseline: %1").arg(why);
-        return result;
-    }
-    SimMetrics &m = result->metrics;
-    m.speedup = m.epochNs > 0 ? double(self) / double(m.epochNs) : 0;
-    m.scalingEfficiency = m.speedup / config.workers;
-    m.normalizedExecution = base > 0 ? double(m.epochNs) / double(base) : 0;
-    return result;
-}
-
-QList<SimConfig> sweepConfigs(const SimConfig &base, const QList<int> &workers, const QList<int> &batches)
-{
-    QList<SimConfig> out;
-    const QList<int> ws = workers.isEmpty() ? QList<int>{base.workers} : workers;
-    const QList<int> bs = batches.isEmpty() ? QList<int>{base.globalBatch > 0 ? base.globalBatch : base.batchOf(0)} : batches;
-    for (int b : bs)
-        for (int w : ws) {
-            SimConfig c = base;
-            c.workers = w;
-            if (c.strategy == Strategy::Default && w > 1)
-                c.strategy = c.cluster.gpusPerNode >= w ? Strategy::Mirrored : Strategy::MultiWorker;
-            if (base.globalBatch > 0)
-                c.globalBatch = b;
-            else
-                c.batch = b;
-            out << c;
-        }
-    return out;
-}
-
-SweepOutcome runSweep(const QList<SimConfig> &configs, const std::function<bool(int, int)> &progress)
-{
-    SweepOutcome outcome;
-    const int total = int(configs.size());
-    std::vector<std::optional<SimResult>> results(static_cast<size_t>(total));
-    std::vector<QString> errors(static_cast<size_t>(total));
-    std::atomic<bool> cancel{false};
-    std::atomic<int> done{0};
-    BaselineCache cache;
-    QThreadPool pool;
-    pool.setMaxThreadCount(std::max(1, QThread::idealThreadCount()));
-    for (int i = 0; i < total; ++i)
-        pool.start(QRunnable::create([&, i] {
-            if (cancel.load())
-                return;
-            QString why;
-            results[size_t(i)] = simulateWithBaselines(configs[i], &cache, &why);
-            if (!results[size_t(i)])
-                errors[size_t(i)] = why;
-            ++done;
-        }));
-    if (!progress)
-        pool.waitForDone();
-    while (!pool.waitForDone(10))
-        if (!cancel.load() && !progress(done.load(), total))
-            cancel = true;
-    if (progress && !cancel.load() && !progress(total, total))
-        cancel = true;
-    outcome.cancelled = cancel.load();
-    if (outcome.cancelled)
-        return outcome;
-    for (int i = 0; i < total; ++i) {
-        if (results[size_t(i)])
-            outcome.results << std::move(*results[size_t(i)]);
-        else
-            outcome.errors << QStringLiteral("%1: %2").arg(configs[i].describe(), errors[size_t(i)]);
-    }
-    return outcome;
-}
-
-QString simulatedRunName(const SimConfig &c)
-{
-    QString s = QStringLiteral("sim %1 %2 w%3").arg(c.model.id, strategyName(c.strategy)).arg(c.workers);
-    if (c.strategy == Strategy::ParameterServer)
-        s += QStringLiteral(" s%1%2").arg(c.servers).arg(c.asyncUpdates ? QStringLiteral(" async") : QString());
-    if (c.strategy == Strategy::MultiWorker && c.allReduce != QLatin1String("ring"))
-        s += QLatin1Char(' ') + c.allReduce;
-    s += c.globalBatch > 0 ? QStringLiteral(" gb%1").arg(c.globalBatch) : QStringLiteral(" b%1").arg(c.batchOf(0));
-    if (c.criticalPathFirst)
-        s += QStringLiteral(" cpf");
-    if (c.syntheticData)
-        s += QStringLiteral(" synthetic");
-    s += QLatin1Char(' ') + c.cluster.id;
-    return s;
 }
 
 } // namespace gml::sim

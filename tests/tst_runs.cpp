@@ -443,7 +443,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString project = dir.filePath(QStringLiteral("p.grademl"));
         int code = -1;
-        for (const QString ranks : {QStringLiteral("2"), QStringLiteral("4")}) {
+        for (const QString &ranks : {QStringLiteral("2"), QStringLiteral("4")}) {
             const QString out = dir.filePath(QStringLiteral("w") + ranks);
             QDir().mkpath(out);
             QProcess gen;
@@ -503,7 +503,7 @@ private Q_SLOTS:
              QStringLiteral("amp"), QStringLiteral("--save"), QStringLiteral("job amp")},
             &code);
         QCOMPARE(code, 0);
-        for (const QString ext : {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
+        for (const QString &ext : {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
             const QString out = dir.filePath(QStringLiteral("cmp.") + ext);
             cli({QStringLiteral("export"), project, QStringLiteral("--view"), QStringLiteral("compare"), QStringLiteral("--runs"),
                  QStringLiteral("job,job amp"), QStringLiteral("--param"), QStringLiteral("world_size"), QStringLiteral("--out"), out,

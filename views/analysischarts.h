@@ -60,6 +60,8 @@ struct TimeChart
     QString keyLabel = QStringLiteral("s from the run's start");
     bool steps = true;   // sampled counters hold their value until the next sample; false: joined points
     bool markers = false; // a dot at each point (MLflow metrics, logged at steps)
+    bool logKey = false;  // the key axis in powers of two (worker counts, batch sizes)
+    bool logValue = false; // the value axis too (a speedup against workers: log-log)
     std::vector<Line> lines;
     std::vector<Band> bands;
     bool isEmpty() const { return lines.empty(); }

@@ -54,7 +54,12 @@ void Chart::reset(const QString &title, const QString &valueLabel, Kind kind)
         t->setText(title);
     yAxis->setLabel(valueLabel);
     xAxis->setLabel(QString());
+    xAxis->setScaleType(QCPAxis::stLinear);
+    yAxis->setScaleType(QCPAxis::stLinear);
     xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    xAxis->setNumberFormat(QStringLiteral("gbd"));
+    yAxis->setNumberFormat(QStringLiteral("gbd"));
     xAxis->setTickLabelRotation(0);
     xAxis->setSubTicks(true);
     legend->setVisible(false);
@@ -214,9 +219,42 @@ void Chart::showTime(const TimeChart &chart)
         r->setClipToAxisRect(true);
     }
     legend->setVisible(chart.lines.size() > 1 && chart.lines.size() <= 12);
-    legend->setWrap(chart.lines.size() > 4 ? 4 : 0); // more entries than fit a row: rows of four
-    if (lo <= hi)
-        xAxis->setRange(lo, hi > lo ? hi : lo + 1);
+    // More entries than fit a row: rows of up to four, fewer when the names are long.
+    qsizetype longest = 0;
+    for (const auto &l : chart.lines)
+        longest = std::max(longest, l.name.size());
+    const int perRow = std::clamp(int(96 / (longest + 6)), 1, 4);
+    legend->setWrap(int(chart.lines.size()) > perRow ? perRow : 0);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true); // the entries already added, again
+    if (chart.logKey && lo > 0) {
+        xAxis->setScaleType(QCPAxis::stLogarithmic);
+        auto ticker = QSharedPointer<QCPAxisTickerLog>::create();
+        ticker->setLogBase(2);
+        ticker->setSubTickCount(0);
+        xAxis->setTicker(ticker);
+        xAxis->setNumberFormat(QStringLiteral("g"));
+        // A little room either side, so the end points' markers are whole.
+        xAxis->setRange(lo / 1.25, (hi > lo ? hi : lo * 2) * 1.25);
+    } else if (lo <= hi) {
+        const double pad = chart.steps ? 0 : 0.04 * (hi - lo);
+        xAxis->setRange(lo - pad, hi > lo ? hi + pad : lo + 1);
+    }
+    if (chart.logValue && bottom >= 0 && top > 0) {
+        double least = top;
+        for (const auto &l : chart.lines)
+            for (double y : l.y)
+                if (std::isfinite(y) && y > 0)
+                    least = std::min(least, y);
+        yAxis->setScaleType(QCPAxis::stLogarithmic);
+        auto ticker = QSharedPointer<QCPAxisTickerLog>::create();
+        ticker->setLogBase(2);
+        ticker->setSubTickCount(0);
+        yAxis->setTicker(ticker);
+        yAxis->setNumberFormat(QStringLiteral("g"));
+        yAxis->setRange(least / 1.25, top * 1.25);
+        keepRanges();
+        return;
+    }
     // Values that never reach zero (a loss from 2.3 to 2.1) use the room they need.
     const bool positive = bottom >= 0;
     double from = positive ? 0 : bottom * 1.1;
@@ -316,6 +354,39 @@ QString Chart::scatterTipAt(QPoint pos) const
         .arg(best->y, 0, 'g', 5);
 }
 
+QString Chart::pointsTipAt(QPoint pos) const
+{
+    // Joined points (a sweep): the values of every shown line at the key nearest the mouse.
+    double best = 0, bestPx = 12;
+    bool found = false;
+    for (int i = 0; i < int(m_time.lines.size()); ++i) {
+        if (i < graphCount() && !graph(i)->visible())
+            continue;
+        for (double x : m_time.lines[size_t(i)].x) {
+            const double px = std::abs(xAxis->coordToPixel(x) - pos.x());
+            if (px < bestPx) {
+                bestPx = px;
+                best = x;
+                found = true;
+            }
+        }
+    }
+    if (!found)
+        return {};
+    QStringList lines{QStringLiteral("<b>%1 %2</b>").arg(best, 0, 'g', 6).arg(m_time.keyLabel.toHtmlEscaped())};
+    for (int i = 0; i < int(m_time.lines.size()); ++i) {
+        const auto &l = m_time.lines[size_t(i)];
+        if (i < graphCount() && !graph(i)->visible())
+            continue;
+        for (size_t k = 0; k < l.x.size(); ++k)
+            if (l.x[k] == best) {
+                lines << QStringLiteral("%1: %2 %3").arg(l.name.toHtmlEscaped()).arg(l.y[k], 0, 'g', 4).arg(m_time.valueLabel);
+                break;
+            }
+    }
+    return lines.join(QStringLiteral("<br>"));
+}
+
 QString Chart::tipAt(QPoint pos) const
 {
     if (m_empty || !axisRect()->rect().contains(pos))
@@ -349,6 +420,8 @@ QString Chart::tipAt(QPoint pos) const
             lines << QStringLiteral("spread: \u00b1 %1 %2").arg(m_bars.errors[size_t(k)], 0, 'f', 3).arg(m_bars.valueLabel);
         return lines.join(QStringLiteral("<br>"));
     }
+    if (!m_time.steps)
+        return pointsTipAt(pos);
     QStringList lines{QStringLiteral("<b>%1 %2</b>").arg(key, 0, 'f', 3).arg(m_time.keyLabel.toHtmlEscaped())};
     for (const auto &b : m_time.bands)
         if (key >= b.from && key < b.to)

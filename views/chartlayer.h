@@ -56,6 +56,7 @@ private:
     void reset(const QString &title, const QString &valueLabel, Kind kind);
     void keepRanges();
     QString scatterTipAt(QPoint pos) const;
+    QString pointsTipAt(QPoint pos) const;
 
     bool m_empty = true;
     Kind m_kind = Kind::Time;

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "simulatecontroller.h"
+
+#include "modelfromrun.h"
+#include "project.h"
+#include "simulatepanel.h"
+
+#include <QCoreApplication>
+#include <QtConcurrent>
+
+namespace gml {
+
+SimulateController::SimulateController(SimulatePanel *panel, Save save, QObject *parent)
+    : QObject(parent), m_panel(panel), m_save(std::move(save))
+{
+    connect(&m_watcher, &QFutureWatcher<Result>::finished, this, &SimulateController::onFinished);
+    connect(panel, &SimulatePanel::simulateRequested, this, &SimulateController::simulate);
+    connect(panel, &SimulatePanel::cancelRequested, this, &SimulateController::cancel);
+    connect(panel, &SimulatePanel::showAllRunsChanged, this, &SimulateController::showPoints);
+}
+
+SimulateController::~SimulateController()
+{
+    if (m_cancel)
+        *m_cancel = true;
+    m_watcher.waitForFinished();
+}
+
+void SimulateController::setProject(const QString &projectPath)
+{
+    if (projectPath == m_projectPath)
+        return; // the same project reloaded (after a save): the sweep stays shown
+    if (m_cancel)
+        *m_cancel = true;
+    ++m_job; // a sweep for the old project is dropped
+    m_busy = false;
+    m_projectPath = projectPath;
+    m_projectPoints.clear();
+    m_sweepPoints.clear();
+    m_savedPending = 0;
+    m_panel->setBusy(false);
+    m_panel->setMeasuredRuns({});
+    m_panel->setProjectOpen(!projectPath.isEmpty());
+    m_panel->setShowAllRuns(true);
+    showPoints();
+}
+
+void SimulateController::setCatalog(const RunCatalog &catalog)
+{
+    QStringList measured;
+    for (const CatalogRun &r : catalog.runs)
+        if (r.kind == QLatin1String("measured") && r.end > r.start)
+            measured << r.name;
+    m_panel->setMeasuredRuns(measured);
+    m_projectPoints = sweepPoints(catalog.runs);
+    if (m_savedPending > 0) {
+        int found = 0;
+        for (const SweepPoint &p : std::as_const(m_sweepPoints))
+            found += catalog.run(p.run) != nullptr;
+        m_panel->showMessage(tr("Saved %n simulated run(s) in the project: they are in the timeline, the Runs and the "
+                                "Compare docks.",
+                                nullptr, found));
+        m_savedPending = 0;
+    }
+    showPoints();
+}
+
+void SimulateController::showPoints()
+{
+    if (m_panel->showsAllRuns() || m_sweepPoints.isEmpty())
+        m_panel->setPoints(m_projectPoints, tr("all simulated runs of the project"));
+    else
+        m_panel->setPoints(m_sweepPoints, m_sweepWhat);
+}
+
+void SimulateController::simulate()
+{
+    if (m_busy || m_projectPath.isEmpty())
+        return;
+    QString error;
+    const auto request = m_panel->request(&error);
+    if (!request) {
+        m_panel->showMessage(error);
+        return;
+    }
+    m_busy = true;
+    const quint64 job = ++m_job;
+    m_cancel = std::make_shared<std::atomic_bool>(false);
+    const auto cancel = m_cancel;
+    const QString path = m_projectPath;
+    m_panel->setBusy(true);
+    m_panel->showProgress(0, request->configurations());
+    m_clock.start();
+    m_watcher.setFuture(QtConcurrent::run([this, job, cancel, path, req = *request]() {
+        Result r;
+        r.job = job;
+        sim::SimConfig base = req.base;
+        if (!req.fromRun.isEmpty()) {
+            // One connection per thread (DESIGN.md): this worker opens its own.
+            auto project = Project::open(path, Project::Mode::ReadOnly, &r.error);
+            if (!project)
+                return r;
+            const auto run = project->findRun(req.fromRun);
+            if (!run) {
+                r.error = tr("No run named '%1' in %2.").arg(req.fromRun, path);
+                return r;
+            }
+            auto model = sim::layerGraphFromRun(*project, *run, &r.error);
+            if (!model) {
+                r.error = tr("No layer graph from run '%1': %2").arg(req.fromRun, r.error);
+                return r;
+            }
+            base.model = std::move(*model);
+        } else {
+            auto model = sim::builtinModel(req.model, &r.error);
+            if (!model)
+                return r;
+            base.model = std::move(*model);
+        }
+        if (base.batch == 0 && base.globalBatch == 0)
+            base.batch = base.model.defaultBatch; // a measured run's own batch
+        auto cluster = sim::Cluster::load(req.cluster, &r.error);
+        if (!cluster)
+            return r;
+        base.cluster = std::move(*cluster);
+        const QList<sim::SimConfig> configs = sim::sweepConfigs(base, req.sweepWorkers, req.sweepBatches);
+        r.configurations = int(configs.size());
+        int shown = -1;
+        auto outcome = sim::runSweep(configs, [&](int done, int total) {
+            if (done != shown) { // the sweep asks every 10 ms; the panel hears of each step once
+                shown = done;
+                QMetaObject::invokeMethod(this, [this, job, done, total] {
+                    if (job == m_job && m_busy)
+                        m_panel->showProgress(done, total);
+                }, Qt::QueuedConnection);
+            }
+            return !cancel->load();
+        });
+        r.cancelled = outcome.cancelled;
+        r.errors = outcome.errors;
+        for (const sim::SimResult &res : std::as_const(outcome.results))
+            r.names << (configs.size() == 1 && !req.name.isEmpty() ? req.name : sim::simulatedRunName(res.config));
+        r.results = std::move(outcome.results);
+        return r;
+    }));
+}
+
+void SimulateController::cancel()
+{
+    if (m_cancel)
+        *m_cancel = true;
+}
+
+void SimulateController::onFinished()
+{
+    const Result r = m_watcher.result();
+    if (r.job != m_job)
+        return;
+    m_busy = false;
+    m_panel->setBusy(false);
+    const double seconds = double(m_clock.elapsed()) / 1000;
+    if (!r.error.isEmpty()) {
+        m_panel->showMessage(r.error);
+        Q_EMIT finished(0, r.error);
+        return;
+    }
+    m_sweepPoints.clear();
+    for (qsizetype i = 0; i < r.results.size(); ++i)
+        m_sweepPoints.append(sweepPoint(r.results[i], r.names.value(i)));
+    if (!r.results.isEmpty()) {
+        const sim::SimConfig &c = r.results.front().config;
+        m_sweepWhat = tr("this sweep: %1 on %2").arg(c.model.name, c.cluster.name);
+        m_panel->setShowAllRuns(false);
+    }
+    showPoints();
+    QStringList lines;
+    lines << (r.cancelled ? tr("Cancelled: %1 of %2 configurations simulated in %3 s.")
+                                .arg(r.results.size())
+                                .arg(r.configurations)
+                                .arg(seconds, 0, 'f', 1)
+                          : tr("%n configuration(s) simulated in %1 s.", nullptr, int(r.results.size())).arg(seconds, 0, 'f', 1));
+    for (const QString &e : r.errors)
+        lines << tr("Failed: %1").arg(e);
+    for (const sim::SimResult &res : r.results)
+        for (const QString &w : res.warnings)
+            lines << tr("Warning (%1): %2").arg(res.config.describe(), w);
+    int saved = 0;
+    if (!r.results.isEmpty()) {
+        if (m_save && m_save(r.results, r.names)) {
+            saved = int(r.results.size());
+            m_savedPending = saved;
+            lines << tr("Saving %n run(s) in the project…", nullptr, saved);
+        } else {
+            lines << tr("Not saved: the project is busy (an import is running). Simulate again once it is done.");
+        }
+    }
+    m_panel->showMessage(lines.join(QLatin1Char('\n')));
+    Q_EMIT finished(saved, r.errors.isEmpty() ? QString() : r.errors.join(QLatin1Char('\n')));
+}
+
+void SimulateController::waitForIdle()
+{
+    while (m_busy) {
+        m_watcher.waitForFinished();
+        QCoreApplication::processEvents();
+    }
+}
+
+} // namespace gml
