@@ -246,7 +246,7 @@ void MainWindow::buildSimulatePanel(QDockWidget *below)
     auto save = [this](const QList<sim::SimResult> &results, const QStringList &names) {
         if (isBusy() || m_projectPath.isEmpty())
             return false;
-        startImport(m_projectPath, {}, tr("%n simulated run(s)", nullptr, int(results.size())),
+        startImport(m_projectPath, {}, results.size() == 1 ? tr("a simulated run") : tr("%1 simulated runs").arg(results.size()),
                     [results, names](Project &p, QString *why) {
                         for (qsizetype i = 0; i < results.size(); ++i)
                             if (!sim::saveSimulatedRun(p, results[i], names[i], why)) {

@@ -57,9 +57,9 @@ void SimulateController::setCatalog(const RunCatalog &catalog)
         int found = 0;
         for (const SweepPoint &p : std::as_const(m_sweepPoints))
             found += catalog.run(p.run) != nullptr;
-        m_panel->showMessage(tr("Saved %n simulated run(s) in the project: they are in the timeline, the Runs and the "
-                                "Compare docks.",
-                                nullptr, found));
+        m_panel->showMessage(tr("Saved %1 simulated %2 in the project: in the timeline, the Runs and the Compare docks.")
+                                 .arg(found)
+                                 .arg(found == 1 ? tr("run") : tr("runs")));
         m_savedPending = 0;
     }
     showPoints();
@@ -178,7 +178,10 @@ void SimulateController::onFinished()
                                 .arg(r.results.size())
                                 .arg(r.configurations)
                                 .arg(seconds, 0, 'f', 1)
-                          : tr("%n configuration(s) simulated in %1 s.", nullptr, int(r.results.size())).arg(seconds, 0, 'f', 1));
+                          : tr("%1 %2 simulated in %3 s.")
+                                .arg(r.results.size())
+                                .arg(r.results.size() == 1 ? tr("configuration") : tr("configurations"))
+                                .arg(seconds, 0, 'f', 1));
     for (const QString &e : r.errors)
         lines << tr("Failed: %1").arg(e);
     for (const sim::SimResult &res : r.results)
@@ -189,7 +192,7 @@ void SimulateController::onFinished()
         if (m_save && m_save(r.results, r.names)) {
             saved = int(r.results.size());
             m_savedPending = saved;
-            lines << tr("Saving %n run(s) in the project…", nullptr, saved);
+            lines << (saved == 1 ? tr("Saving the run in the project…") : tr("Saving the %1 runs in the project…").arg(saved));
         } else {
             lines << tr("Not saved: the project is busy (an import is running). Simulate again once it is done.");
         }

@@ -57,6 +57,23 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
         return std::nullopt;
     if (QString why; !dropDerivedRun(project, name, QStringLiteral("simulated"), QStringLiteral("a simulation"), &why))
         return fail(why);
+    // Where the run starts on the project clock: with the measured run it came from, else with
+    // the project's first measured or predicted data (0 in a project of simulations only).
+    TimeNs origin = 0;
+    {
+        const QString &from = r.config.model.measuredRun;
+        // On the project clock: a track's times plus its source's clock offset and alignment.
+        auto st = db.prepare(from.isEmpty() ? "SELECT min(t.start_ns + coalesce(src.clock_offset_ns + src.align_ns, 0)) "
+                                              "FROM track t JOIN run r ON r.id = t.run_id "
+                                              "LEFT JOIN source src ON src.id = t.source_id WHERE r.kind != 'simulated'"
+                                            : "SELECT min(t.start_ns + coalesce(src.clock_offset_ns + src.align_ns, 0)) "
+                                              "FROM track t JOIN run r ON r.id = t.run_id "
+                                              "LEFT JOIN source src ON src.id = t.source_id WHERE r.name = ?");
+        if (!from.isEmpty())
+            st.bind(1, from);
+        if (st.step() && !st.isNull(0))
+            origin = st.int64(0);
+    }
     QString why;
     const RunId run = project.ensureRun(name, &why);
     if (!run)
@@ -172,7 +189,7 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
                              : role == Role::Network ? netCat
                              : role == Role::Server  ? updateCat
                                                      : cpuCat;
-        w.addSlice(trackOf[size_t(n.resource)], r.replay.start[i], r.replay.end[i] - r.replay.start[i], id, cat);
+        w.addSlice(trackOf[size_t(n.resource)], origin + r.replay.start[i], r.replay.end[i] - r.replay.start[i], id, cat);
     }
     const auto spans = detail::iterationSpans(r);
     const StringId stepCat = w.intern("iteration");
@@ -188,7 +205,7 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
             if (const int k = r.iterationOfNode[size_t(i)]; k >= 0)
                 ends[size_t(k)] = std::max(ends[size_t(k)], r.replay.end[size_t(i)]);
         for (size_t k = 0; k < its.size(); ++k)
-            w.addSlice(trackOf[res], its[k].first, ends[k] - its[k].first,
+            w.addSlice(trackOf[res], origin + its[k].first, ends[k] - its[k].first,
                        w.intern(QStringLiteral("iteration %1").arg(k).toStdString()), stepCat);
     }
     // Counters: each link's utilisation and each device's power.
@@ -206,7 +223,7 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
             s.parent = host(node);
         const TrackId t = w.addTrack(s);
         for (const auto &[at, load] : samples)
-            w.addCounter(t, at, 100.0 * load / link.bytesPerNs);
+            w.addCounter(t, origin + at, 100.0 * load / link.bytesPerNs);
     }
     for (const PowerTrack &p : r.power) {
         TrackSpec s;
@@ -217,7 +234,7 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
         s.parent = host(p.node);
         const TrackId t = w.addTrack(s);
         for (const auto &[at, watts] : p.samples)
-            w.addCounter(t, at, watts);
+            w.addCounter(t, origin + at, watts);
     }
     if (w.failed() || !w.finish({}, &why))
         return fail(w.failed() ? w.errorString() : why);

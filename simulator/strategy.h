@@ -162,9 +162,12 @@ SweepOutcome runSweep(const QList<SimConfig> &configs, const std::function<bool(
 
 // Writes a result as run `name` of kind 'simulated' in one transaction: per node a host row,
 // per worker its GPU with compute, input and network rows, parameter servers, the storage;
-// slices per layer pass, transfer and update, iterations as ProfilerStep#N on each worker's
-// compute row; counters of link utilisation and power. An existing simulated run of that name
-// is replaced; a measured or predicted one never is. Stores its headline metrics.
+// slices per layer pass, transfer and update, an "iteration k" slice per iteration on each
+// worker's compute row; counters of link utilisation and power. An existing simulated run of
+// that name is replaced; a measured or predicted one never is. Stores its headline metrics.
+// The run starts where the measured run its model came from starts, else at the project's
+// first measured or predicted data (0 in a project of simulations only), so the timeline lays
+// it beside those runs rather than years before them.
 std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &result, const QString &name, QString *error);
 
 // A name for a result's run: "sim resnet50 ps w8 s2 b32 12x4-v100-edr".

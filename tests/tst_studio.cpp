@@ -15,6 +15,8 @@
 #include "graphcontroller.h"
 #include "graphview.h"
 #include "mainwindow.h"
+#include "simulatecontroller.h"
+#include "simulatepanel.h"
 #include "sourcespanel.h"
 #include "testutil.h"
 #include "timelinestate.h"
@@ -26,6 +28,7 @@
 #include <QCheckBox>
 #include <QDockWidget>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMimeData>
 #include <QSortFilterProxyModel>
 #include <QSlider>
@@ -364,6 +367,163 @@ private Q_SLOTS:
         QVERIFY(loaded.wait(60000));
         const RunCatalog &c = browser->catalog();
         QCOMPARE(c.run(QStringLiteral("demo gemm"))->workloadId, c.run(run)->workloadId);
+    }
+
+    void simulatePanelSweepsSavesAndCancels()
+    {
+        const QString folder = m_tmp.filePath(QStringLiteral("demo-simulate"));
+        copyFolder(QStringLiteral(GRADEML_DEMO), folder);
+        const QString measured = QStringLiteral("demo-simulate"); // the folder's run
+        MainWindow w;
+        showQuietly(w, QSize(1500, 1000));
+        w.openFolder(folder);
+        QVERIFY(waitLoaded(w));
+        QVERIFY(w.showSimulate());
+        auto *panel = w.findChild<SimulatePanel *>();
+        QVERIFY(panel);
+        QVERIFY(panel->points().isEmpty());
+
+        // A bad sweep is refused by the form, saying what it expected.
+        auto *sweep = panel->findChild<QLineEdit *>(QStringLiteral("sweepWorkers"));
+        QVERIFY(sweep);
+        sweep->setText(QStringLiteral("1,2,x"));
+        QString error;
+        QVERIFY(!panel->request(&error));
+        QVERIFY2(error.contains(QStringLiteral("Sweep workers")) && error.contains(QStringLiteral("'1,2,x'")), qPrintable(error));
+        SimulatePanel::Request req;
+        req.model = QStringLiteral("resnet50");
+        req.cluster = QStringLiteral("dgx1");
+        req.base.strategy = sim::Strategy::MultiWorker;
+        req.base.batch = 32;
+        req.base.iterations = 3;
+        req.base.syntheticData = true;
+        req.sweepWorkers = {1, 2, 4};
+        panel->setRequest(req);
+        const auto asked = panel->request(&error);
+        QVERIFY2(asked, qPrintable(error));
+        QCOMPARE(asked->sweepWorkers, (QList<int>{1, 2, 4}));
+        QCOMPARE(asked->model, QStringLiteral("resnet50"));
+        QCOMPARE(asked->base.strategy, sim::Strategy::MultiWorker);
+        QCOMPARE(asked->configurations(), 3);
+
+        // A sweep of three: off the GUI thread, then saved through the import path.
+        QSignalSpy finished(w.simulate(), &SimulateController::finished);
+        w.simulate()->simulate();
+        QVERIFY(w.simulate()->isBusy());
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(finished.first().at(0).toInt(), 3);
+        QVERIFY2(finished.first().at(1).toString().isEmpty(), qPrintable(finished.first().at(1).toString()));
+        QVERIFY(waitLoaded(w)); // the runs written, the project reloaded
+        QVERIFY(w.showSimulate());
+        QTRY_VERIFY_WITH_TIMEOUT(panel->message().contains(QStringLiteral("Saved 3 simulated runs")), 30000);
+        QCOMPARE(panel->points().size(), 3);
+        QVERIFY(!panel->showsAllRuns());
+        {
+            auto project = Project::open(w.projectPath(), Project::Mode::ReadOnly, nullptr);
+            QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM run WHERE kind = 'simulated'"), qint64(3));
+            for (const SweepPoint &p : panel->points())
+                QCOMPARE(gmltest::scalar(*project, QStringLiteral("SELECT count(*) FROM run WHERE kind = 'simulated' AND name = '%1'")
+                                                       .arg(p.run)
+                                                       .toUtf8()
+                                                       .constData()),
+                         qint64(1));
+        }
+        int simulatedRuns = 0;
+        for (const auto &r : w.timeline()->data()->runs)
+            simulatedRuns += r.kind == QLatin1String("simulated");
+        QCOMPARE(simulatedRuns, 3);
+        // The speedup chart: the sweep's line through 1, 2 and 4 workers (never above linear),
+        // and the ideal line.
+        const auto charts = panel->charts();
+        for (Chart *c : charts)
+            QVERIFY2(!c->isEmpty(), qPrintable(c->title()));
+        QCOMPARE(charts[0]->graphCount(), 2);
+        const auto *line = charts[0]->graph(0)->data().data();
+        QCOMPARE(line->size(), 3);
+        for (auto it = line->constBegin(); it != line->constEnd(); ++it)
+            QVERIFY2(it->value > 0 && it->value <= it->key * 1.0001, qPrintable(QStringLiteral("%1 at %2").arg(it->value).arg(it->key)));
+        QCOMPARE(line->constBegin()->value, 1.0);
+        charts[0]->resize(600, 360);
+        charts[0]->replot();
+        const QString tip = charts[0]->tipAt(QPoint(int(charts[0]->xAxis->coordToPixel(2)), int(charts[0]->yAxis->coordToPixel(2))));
+        QVERIFY2(tip.contains(QStringLiteral("<b>2 workers")) && tip.contains(QStringLiteral("ideal (linear): 2")), qPrintable(tip));
+        // The four charts export as one figure (the panel's Export Charts), and the CLI draws them too.
+        const QString png = m_tmp.filePath(QStringLiteral("sweep.png"));
+        QVERIFY2(exportCharts(charts, 2, QSize(1200, 800), png, panel->chartsTitle(), &error), qPrintable(error));
+        QCOMPARE(QImage(png).size(), QSize(1200, 800));
+        QProcess cli;
+        const QString svg = m_tmp.filePath(QStringLiteral("sweep.svg"));
+        cli.start(QStringLiteral(GRADEML_CLI), {QStringLiteral("export"), w.projectPath(), QStringLiteral("--view"),
+                                                QStringLiteral("simulate"), QStringLiteral("--out"), svg});
+        QVERIFY(cli.waitForFinished(120000));
+        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        QVERIFY(cli.readAllStandardOutput().contains("3 simulated runs, 1 lines"));
+        QFile svgFile(svg);
+        QVERIFY(svgFile.open(QIODevice::ReadOnly));
+        QVERIFY(svgFile.readAll().contains("Speedup over one worker"));
+
+        // The measured run's layer graph on one GPU of the DGX-1, under a name of its own.
+        req = {};
+        req.fromRun = measured;
+        req.cluster = QStringLiteral("dgx1");
+        req.base.iterations = 3;
+        req.base.syntheticData = true;
+        req.name = QStringLiteral("demo on a V100");
+        panel->setRequest(req);
+        finished.clear();
+        w.simulate()->simulate();
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(finished.first().at(0).toInt(), 1);
+        QVERIFY(waitLoaded(w));
+        QVERIFY(w.showSimulate());
+        QCOMPARE(panel->points().size(), 1);
+        QCOMPARE(panel->points().front().run, QStringLiteral("demo on a V100"));
+        QCOMPARE(panel->points().front().config.value(QStringLiteral("from_run")).toString(), measured);
+        // Every simulated run of the project: the sweep's three and this one.
+        panel->setShowAllRuns(true);
+        Q_EMIT panel->showAllRunsChanged(true);
+        QCOMPARE(panel->points().size(), 4);
+
+        // A cluster file that is not JSON: a clear error naming it, nothing saved.
+        const QString bad = m_tmp.filePath(QStringLiteral("bad-cluster.json"));
+        {
+            QFile f(bad);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("{\"nodes\": 2,");
+        }
+        req = {};
+        req.model = QStringLiteral("alexnet");
+        req.cluster = bad;
+        panel->setRequest(req);
+        finished.clear();
+        w.simulate()->simulate();
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.first().at(0).toInt(), 0);
+        QVERIFY2(finished.first().at(1).toString().contains(QStringLiteral("bad-cluster.json")),
+                 qPrintable(finished.first().at(1).toString()));
+        QVERIFY(panel->message().contains(QStringLiteral("bad-cluster.json")));
+
+        // Cancel: a long sweep stops after the configurations already running; the window
+        // answers meanwhile, and what finished is kept.
+        req = {};
+        req.model = QStringLiteral("vgg16");
+        req.cluster = QStringLiteral("12x4-v100-edr");
+        req.base.strategy = sim::Strategy::ParameterServer;
+        req.base.iterations = 20;
+        req.sweepWorkers = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 24, 32, 40, 48};
+        req.sweepBatches = {16, 32, 64};
+        panel->setRequest(req);
+        finished.clear();
+        w.simulate()->simulate();
+        QVERIFY(w.simulate()->isBusy());
+        QCoreApplication::processEvents();
+        w.simulate()->cancel();
+        QVERIFY(finished.wait(120000));
+        QVERIFY2(panel->message().startsWith(QStringLiteral("Cancelled: ")), qPrintable(panel->message()));
+        QVERIFY(finished.first().at(0).toInt() < 60);
+        QVERIFY(!w.simulate()->isBusy());
+        if (finished.first().at(0).toInt() > 0)
+            QVERIFY(waitLoaded(w));
     }
 
     void analysisPanelRanksFindingsAndLinksThem()

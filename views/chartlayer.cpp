@@ -238,6 +238,18 @@ void Chart::showTime(const TimeChart &chart)
     } else if (lo <= hi) {
         const double pad = chart.steps ? 0 : 0.04 * (hi - lo);
         xAxis->setRange(lo - pad, hi > lo ? hi + pad : lo + 1);
+        // Whole keys (workers, batch sizes): ticks at whole numbers only.
+        bool whole = !chart.steps;
+        for (const auto &l : chart.lines)
+            for (double x : l.x)
+                whole = whole && x == std::floor(x);
+        if (whole) {
+            auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+            ticker->setTickStep(1);
+            ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+            xAxis->setTicker(ticker);
+            xAxis->setSubTicks(false);
+        }
     }
     if (chart.logValue && bottom >= 0 && top > 0) {
         double least = top;

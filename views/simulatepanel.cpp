@@ -127,9 +127,11 @@ SimulatePanel::SimulatePanel(QWidget *parent) : QWidget(parent)
     m_synthetic = new QCheckBox(tr("synthetic data (no reading, decoding or copies)"), formBox);
     form->addRow(QString(), m_synthetic);
     m_sweepWorkers = new QLineEdit(formBox);
+    m_sweepWorkers->setObjectName(QStringLiteral("sweepWorkers"));
     m_sweepWorkers->setPlaceholderText(tr("e.g. 1,2,4,8,16 (empty: Workers)"));
     form->addRow(tr("Sweep workers:"), m_sweepWorkers);
     m_sweepBatches = new QLineEdit(formBox);
+    m_sweepBatches->setObjectName(QStringLiteral("sweepBatches"));
     m_sweepBatches->setPlaceholderText(tr("e.g. 16,32,64 (empty: Batch)"));
     form->addRow(tr("Sweep batches:"), m_sweepBatches);
     m_name = new QLineEdit(formBox);
@@ -448,10 +450,12 @@ void SimulatePanel::setPoints(const QList<SweepPoint> &points, const QString &wh
     if (points.isEmpty())
         m_heading->setText(tr("<i>No simulated runs yet.</i>"));
     else
-        m_heading->setText(tr("<b>%1</b> · %n configuration(s), %2 line(s) by %3", nullptr, int(points.size()))
+        m_heading->setText(tr("<b>%1</b> · %2 %3, %4 %5 by %6")
                                .arg(what.toHtmlEscaped())
+                               .arg(points.size())
+                               .arg(points.size() == 1 ? tr("configuration") : tr("configurations"))
                                .arg(charts.lines)
-                               .arg(charts.key));
+                               .arg(charts.lines == 1 ? tr("line") : tr("lines"), charts.key));
 
     m_table->setSortingEnabled(false);
     m_table->clearContents();
