@@ -18,7 +18,6 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSpinBox>
-#include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -176,8 +175,9 @@ SimulatePanel::SimulatePanel(QWidget *parent) : QWidget(parent)
     m_export->setEnabled(false);
     head->addWidget(m_export);
     rl->addLayout(head);
-    auto *split = new QSplitter(Qt::Horizontal, results);
-    m_tabs = new QTabWidget(split);
+    // The charts and the table in tabs, each as wide as the dock allows (a table of thirteen
+    // columns beside a chart fits neither).
+    m_tabs = new QTabWidget(results);
     m_speedup = new Chart(m_tabs);
     m_net = new Chart(m_tabs);
     m_usage = new Chart(m_tabs);
@@ -186,7 +186,7 @@ SimulatePanel::SimulatePanel(QWidget *parent) : QWidget(parent)
     m_tabs->addTab(m_net, tr("NET"));
     m_tabs->addTab(m_usage, tr("Usage"));
     m_tabs->addTab(m_energy, tr("Energy"));
-    m_table = new QTableWidget(split);
+    m_table = new QTableWidget(m_tabs);
     m_table->setColumnCount(13);
     m_table->setHorizontalHeaderLabels({tr("Run"), tr("Workers"), tr("Batch"), tr("Iteration"), tr("Samples/s"),
                                         tr("Speedup"), tr("Efficiency"), tr("NET"), tr("Usage"), tr("Compute"),
@@ -206,11 +206,8 @@ SimulatePanel::SimulatePanel(QWidget *parent) : QWidget(parent)
     m_table->setColumnWidth(0, 230);
     m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
-    split->addWidget(m_tabs);
-    split->addWidget(m_table);
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 1);
-    rl->addWidget(split, 1);
+    m_tabs->addTab(m_table, tr("Table"));
+    rl->addWidget(m_tabs, 1);
 
     layout->addWidget(scroll);
     layout->addWidget(results, 1);
