@@ -264,10 +264,10 @@ void MainWindow::buildSimulatePanel(QDockWidget *below)
                 if (error.isEmpty())
                     m_simulate->setCatalog(browser->catalog());
             });
-    connect(panel, &SimulatePanel::runActivated, this, [this, browser](const QString &run) {
-        // A simulated run against the others of its sweep: the Compare dock.
+    connect(panel, &SimulatePanel::runActivated, this, [this, browser, panel](const QString &run) {
+        // A simulated run against the others shown (up to four runs): the Compare dock.
         QStringList runs{run};
-        for (const SweepPoint &p : findChild<SimulatePanel *>()->points())
+        for (const SweepPoint &p : panel->points())
             if (p.run != run && runs.size() < 4 && browser->catalog().run(p.run))
                 runs << p.run;
         if (runs.size() >= 2 && browser->catalog().run(run)) {

@@ -16,6 +16,21 @@
 
 namespace gml {
 
+namespace {
+
+// An axis in powers of two (1, 2, 4, 8 ...): worker counts, batch sizes, speedups.
+void setLog2(QCPAxis *axis)
+{
+    axis->setScaleType(QCPAxis::stLogarithmic);
+    auto ticker = QSharedPointer<QCPAxisTickerLog>::create();
+    ticker->setLogBase(2);
+    ticker->setSubTickCount(0);
+    axis->setTicker(ticker);
+    axis->setNumberFormat(QStringLiteral("g"));
+}
+
+} // namespace
+
 Chart::Chart(QWidget *parent) : QCustomPlot(parent)
 {
     setMouseTracking(true);
@@ -227,12 +242,7 @@ void Chart::showTime(const TimeChart &chart)
     legend->setWrap(int(chart.lines.size()) > perRow ? perRow : 0);
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true); // the entries already added, again
     if (chart.logKey && lo > 0) {
-        xAxis->setScaleType(QCPAxis::stLogarithmic);
-        auto ticker = QSharedPointer<QCPAxisTickerLog>::create();
-        ticker->setLogBase(2);
-        ticker->setSubTickCount(0);
-        xAxis->setTicker(ticker);
-        xAxis->setNumberFormat(QStringLiteral("g"));
+        setLog2(xAxis);
         // A little room either side, so the end points' markers are whole.
         xAxis->setRange(lo / 1.25, (hi > lo ? hi : lo * 2) * 1.25);
     } else if (lo <= hi) {
@@ -257,12 +267,7 @@ void Chart::showTime(const TimeChart &chart)
             for (double y : l.y)
                 if (std::isfinite(y) && y > 0)
                     least = std::min(least, y);
-        yAxis->setScaleType(QCPAxis::stLogarithmic);
-        auto ticker = QSharedPointer<QCPAxisTickerLog>::create();
-        ticker->setLogBase(2);
-        ticker->setSubTickCount(0);
-        yAxis->setTicker(ticker);
-        yAxis->setNumberFormat(QStringLiteral("g"));
+        setLog2(yAxis);
         yAxis->setRange(least / 1.25, top * 1.25);
         keepRanges();
         return;
