@@ -51,6 +51,8 @@ int compareCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 std::unique_ptr<Project> openWithMetrics(const QString &path, const char *command, QTextStream &err, bool quiet);
 // grademl simulate FILE (--model M | --from-run RUN) ...: the strategy simulator (simulatecommand.cpp).
 int simulateCommand(const QStringList &args, QTextStream &out, QTextStream &err);
+// grademl record --out DIR [--interval I] [--name RUN] -- COMMAND...: a trace folder of a run (recorder.h).
+int recordCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int alignCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // Needs a QGuiApplication (fonts): grademl_main creates one for this command.
 int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err);

@@ -22,6 +22,9 @@ static const char kUsage[] =
     "         --out OUT.(png|svg|pdf)                        the execution graph as the studio opens it\n"
     "  export FILE.grademl --view analysis|compare|simulate ... --out OUT.(png|svg|pdf)\n"
     "                                                        a panel's charts (options: grademl export)\n"
+    "  record --out DIR [--interval 100ms] [--name RUN] -- COMMAND [ARGS...]\n"
+    "                                                        run a command, sampling its processes, the host\n"
+    "                                                        and the GPUs into a trace folder\n"
     "  align FILE.grademl [--run NAME] [--json] [--recompute]\n"
     "        [--source rank:N|PATH (--offset DURATION | --clear)]\n"
     "                                                        rank clock offsets, residuals, overrides\n"
@@ -97,6 +100,8 @@ int main(int argc, char **argv)
         return gml::cli::compareCommand(args, out, err);
     if (command == QLatin1String("simulate"))
         return gml::cli::simulateCommand(args, out, err);
+    if (command == QLatin1String("record"))
+        return gml::cli::recordCommand(args, out, err);
     if (command == QLatin1String("query"))
         return gml::cli::queryCommand(args, out, err);
     err << "grademl: unknown command '" << command << "'\n" << kUsage;

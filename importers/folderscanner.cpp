@@ -66,6 +66,7 @@ struct FolderSettings
     bool workflow = false;
     QString experiment;
     QString workload;
+    QString run; // the name of the folder's run (grademl record --name), instead of the folder's
 };
 
 FolderSettings folderSettings(const QString &dir, QStringList *errors)
@@ -93,7 +94,8 @@ FolderSettings folderSettings(const QString &dir, QStringList *errors)
     FolderSettings settings;
     settings.workflow = doc.object().contains(QStringLiteral("workflow"));
     for (const auto &[key, into] : {std::pair{QStringLiteral("experiment"), &settings.experiment},
-                                    std::pair{QStringLiteral("workload"), &settings.workload}}) {
+                                    std::pair{QStringLiteral("workload"), &settings.workload},
+                                    std::pair{QStringLiteral("run"), &settings.run}}) {
         const QJsonValue v = doc.object().value(key);
         if (v.isString())
             *into = v.toString().trimmed();
@@ -252,6 +254,14 @@ QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverr
         if (runOverride.isEmpty() && !mlflow->folder.isEmpty())
             f.runName = mlflow->name;
         f.runFromFolder = runOverride.isEmpty() && mlflow->folder.isEmpty();
+        // A run named by the folder's own grademl.json (not a parent's: each folder is a run).
+        if (f.runFromFolder) {
+            const QString named = settings.value(dir).run;
+            if (!named.isEmpty() && settings.contains(dir)) {
+                f.runName = named;
+                f.runFromFolder = false;
+            }
+        }
         out.append(f);
     };
     // A path that is not read (not a regular file, unreadable, a name that is not UTF-8): listed.

@@ -5,6 +5,7 @@
 #include "mlflowimporter.h"
 #include "monitoringimporters.h"
 #include "nsysimporter.h"
+#include "samplesimporter.h"
 
 namespace gml {
 
@@ -20,6 +21,7 @@ const std::vector<std::unique_ptr<Importer>> &importers()
         v.push_back(std::make_unique<NvidiaSmiDmonImporter>());
         v.push_back(std::make_unique<DcgmiDmonImporter>());
         v.push_back(std::make_unique<TopBatchImporter>());
+        v.push_back(std::make_unique<SamplesImporter>());
         return v;
     }();
     return all;

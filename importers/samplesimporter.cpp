@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "samplesimporter.h"
+
+#include "inputstream.h"
+
+#include <QHash>
+
+#include <charconv>
+#include <cmath>
+
+namespace gml {
+
+namespace {
+
+constexpr qint64 kMaxBytes = qint64(4) << 30;
+
+ImportOutcome failed(qint64 offset, const QString &why)
+{
+    ImportOutcome o;
+    o.status = ImportOutcome::Status::Failed;
+    o.errorOffset = offset;
+    o.error = why;
+    return o;
+}
+
+} // namespace
+
+SniffResult SamplesImporter::sniff(const QString &, const QByteArray &head) const
+{
+    return head.startsWith("grademl-samples ") ? SniffResult{100, {}} : SniffResult{};
+}
+
+ImportOutcome SamplesImporter::import(ImportContext &ctx) const
+{
+    InputStream in;
+    if (!in.open(ctx.path))
+        return failed(-1, in.errorString());
+    QByteArray data;
+    char chunk[1 << 16];
+    for (;;) {
+        const qint64 n = in.read(chunk, sizeof chunk);
+        if (n < 0)
+            return failed(data.size(), QStringLiteral("read error: %1").arg(in.errorString()));
+        if (n == 0)
+            break;
+        data.append(chunk, n);
+        if (data.size() > kMaxBytes)
+            return failed(data.size(), QStringLiteral("a samples file over 4 GiB is not supported"));
+    }
+    TraceWriter &w = *ctx.writer;
+    QList<ImportWarning> warnings;
+    struct Series
+    {
+        TrackId track = 0;
+    };
+    QHash<int, Series> series;
+    QHash<QString, TrackId> rows; // entity row -> track
+    QString hostName = QStringLiteral("host");
+    TrackId hostTrack = 0;
+    auto host = [&] {
+        if (!hostTrack) {
+            TrackSpec s;
+            s.kind = TrackKind::Host;
+            s.name = QStringLiteral("host · %1 (recorded)").arg(hostName);
+            s.sortKey = 2'000'000;
+            s.tid = QStringLiteral("monitor");
+            hostTrack = w.addTrack(s);
+        }
+        return hostTrack;
+    };
+    // The row a series is drawn under: the host (its own and its cores' series), the command's
+    // tree, or one process.
+    auto rowOf = [&](const QString &entity) -> TrackId {
+        if (entity == QLatin1String("host") || (entity.startsWith(QLatin1String("cpu")) && entity.size() > 3))
+            return host();
+        if (auto it = rows.constFind(entity); it != rows.constEnd())
+            return *it;
+        TrackSpec s;
+        s.kind = TrackKind::Process;
+        s.parent = host();
+        s.tid = QStringLiteral("monitor");
+        if (entity == QLatin1String("command")) {
+            s.name = QStringLiteral("command (process tree)");
+            s.sortKey = 0;
+        } else {
+            const QStringList parts = entity.split(QLatin1Char(' '));
+            s.pid = parts.value(1);
+            s.name = QStringLiteral("%1 (pid %2)").arg(parts.mid(2).join(QLatin1Char(' ')), s.pid);
+            s.sortKey = 1 + s.pid.toLongLong();
+        }
+        return *rows.insert(entity, w.addTrack(s));
+    };
+    const QByteArrayView all(data);
+    qsizetype pos = 0;
+    int lineNo = 0;
+    qint64 values = 0;
+    while (pos < all.size()) {
+        qsizetype nl = all.indexOf('\n', pos);
+        const qint64 offset = pos;
+        ++lineNo;
+        if (nl < 0) {
+            // The recorder flushes whole samples: a line without its end was cut short.
+            warnings.append({QStringLiteral("the last line is cut short (the recorder stopped while writing it); left out"),
+                             offset});
+            break;
+        }
+        QByteArrayView line = all.sliced(pos, nl - pos);
+        pos = nl + 1;
+        if (line.endsWith('\r'))
+            line.chop(1);
+        if (lineNo == 1) {
+            if (line != "grademl-samples 1")
+                return failed(offset, QStringLiteral("line 1: expected 'grademl-samples 1' (this version reads "
+                                                     "version 1 of the format)"));
+            continue;
+        }
+        if (line.isEmpty() || line.startsWith('#'))
+            continue;
+        if (line.startsWith("host,")) {
+            hostName = QString::fromUtf8(line.sliced(5));
+            continue;
+        }
+        if (line.startsWith("series,")) {
+            const QList<QByteArray> f = line.toByteArray().split(',');
+            bool ok = false;
+            const int id = f.size() == 5 ? f[1].toInt(&ok) : 0;
+            if (!ok || f[2].isEmpty() || f[3].isEmpty())
+                return failed(offset, QStringLiteral("line %1: expected 'series,ID,ENTITY,METRIC,UNIT' with a whole "
+                                                     "number ID; got '%2'")
+                                          .arg(lineNo)
+                                          .arg(QString::fromUtf8(line.first(std::min<qsizetype>(line.size(), 80)))));
+            if (series.contains(id))
+                return failed(offset, QStringLiteral("line %1: series %2 is declared twice").arg(lineNo).arg(id));
+            const QString entity = QString::fromUtf8(f[2]);
+            TrackSpec s;
+            s.kind = TrackKind::Counter;
+            s.parent = rowOf(entity);
+            const bool core = entity.startsWith(QLatin1String("cpu"));
+            s.name = core ? QStringLiteral("%1 %2").arg(entity, QString::fromUtf8(f[3])) : QString::fromUtf8(f[3]);
+            // The host's own series first, then its cores in order.
+            s.sortKey = core ? 1000 + entity.mid(3).toInt() : id;
+            s.unit = QString::fromUtf8(f[4]);
+            series.insert(id, {w.addTrack(s)});
+            continue;
+        }
+        // TIME_NS,ID,VALUE
+        const qsizetype c1 = line.indexOf(','), c2 = c1 < 0 ? -1 : line.indexOf(',', c1 + 1);
+        qint64 t = 0;
+        int id = -1;
+        double v = 0;
+        const char *b = line.data();
+        const bool parsed = c1 > 0 && c2 > c1 && std::from_chars(b, b + c1, t).ptr == b + c1 &&
+                            std::from_chars(b + c1 + 1, b + c2, id).ptr == b + c2 &&
+                            std::from_chars(b + c2 + 1, b + line.size(), v).ptr == b + line.size();
+        if (!parsed)
+            return failed(offset, QStringLiteral("line %1: expected 'TIME_NS,SERIES,VALUE' (or a 'series,' or 'host,' "
+                                                 "line); got '%2'")
+                                      .arg(lineNo)
+                                      .arg(QString::fromUtf8(line.first(std::min<qsizetype>(line.size(), 80)))));
+        const auto it = series.constFind(id);
+        if (it == series.constEnd())
+            return failed(offset, QStringLiteral("line %1: series %2 is used before a 'series,%2,...' line declares it")
+                                      .arg(lineNo)
+                                      .arg(id));
+        w.addCounter(it->track, t, v);
+        ++values;
+        if ((lineNo & 0xffff) == 0 && ctx.progress && !ctx.progress(double(pos) / double(all.size()))) {
+            ImportOutcome o;
+            o.status = ImportOutcome::Status::Cancelled;
+            return o;
+        }
+    }
+    if (lineNo == 0)
+        return failed(0, QStringLiteral("empty file; expected 'grademl-samples 1' on the first line"));
+    QJsonObject meta;
+    meta.insert(QStringLiteral("host"), hostName);
+    meta.insert(QStringLiteral("series"), int(series.size()));
+    meta.insert(QStringLiteral("values"), values);
+    w.setSourceMetadata(meta);
+    ImportOutcome o;
+    o.warnings = warnings;
+    return o;
+}
+
+} // namespace gml
