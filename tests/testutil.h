@@ -9,12 +9,31 @@
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
+#include <QProcess>
 #include <QString>
 #include <QTemporaryDir>
 #include <QTest>
 
 
 namespace gmltest {
+
+#ifdef GRADEML_CLI
+// The grademl executable run to its end (two minutes at most): exit code, stdout, stderr.
+struct CliResult
+{
+    int code = -1;
+    QByteArray out, err;
+};
+inline CliResult runCli(const QStringList &args, const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
+{
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(GRADEML_CLI), args);
+    if (!p.waitForFinished(120000))
+        qFatal("grademl did not finish");
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+}
+#endif
 
 inline QString writeFile(const QTemporaryDir &dir, const QString &name, const QByteArray &bytes)
 {
