@@ -121,6 +121,10 @@ int main(int argc, char **argv)
         "      1 root      20   0  167420  11840   8392 S   0.0   0.0   0:10.00 systemd\n\n"
         "top - 15:16:06 up  5:03,  3 users,  load average: 1.30, 0.75, 0.80\n"
         "Tasks: 1306 total,   1 running, 1305 sleeping,   0 stopped,   0 zombie\n");
+    put("samples", "grademl-samples.csv",
+        "grademl-samples 1\nhost,node7\nseries,0,host,memory used,MiB\n1700000000000000000,0,1024.5\n"
+        "series,1,cpu0,busy,%\nseries,2,process 4242 python3,cpu,%\n1700000000100000000,1,99.5\n"
+        "1700000000100000000,2,100\nseries,3,command,processes,\n1700000000100000000,3,2\n");
     put("executiontrace", "et.json", R"({"schema":"1.0.1","pid":5,"time":"2024","start_ts":1,"nodes":[
 {"id":1,"name":"[pytorch|profiler|execution_graph|thread]","parent":1,"rf_id":0,"inputs":[],"outputs":[]},
 {"id":2,"name":"aten::add","parent":1,"rf_id":1,"scope":0,"inputs":[[1,1,0,4,4,"cpu"],1.0],"outputs":[[2,2,0,4,4,"cpu"]]},
