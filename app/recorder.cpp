@@ -85,6 +85,14 @@ std::vector<std::uint64_t> numbers(std::string_view line)
     return out;
 }
 
+// The first number of a line, 0 when it has none (a /proc file of an unexpected shape never
+// stops the recording).
+std::uint64_t firstNumber(std::string_view line)
+{
+    const auto v = numbers(line);
+    return v.empty() ? 0 : v.front();
+}
+
 template <typename F>
 void forEachLine(std::string_view text, F &&f)
 {
@@ -224,9 +232,9 @@ private:
             double total = -1, available = -1;
             forEachLine(m_buf, [&](std::string_view l) {
                 if (l.starts_with("MemTotal:"))
-                    total = double(numbers(l.substr(9)).at(0));
+                    total = double(firstNumber(l.substr(9)));
                 else if (l.starts_with("MemAvailable:"))
-                    available = double(numbers(l.substr(13)).at(0));
+                    available = double(firstNumber(l.substr(13)));
             });
             if (total > 0 && available >= 0)
                 m_out.value(t, "host", "memory used", "MiB", (total - available) / 1024.0);
@@ -347,9 +355,9 @@ private:
             if (readProc(path, m_buf))
                 forEachLine(m_buf, [&](std::string_view l) {
                     if (l.starts_with("read_bytes:"))
-                        p.readBytes = numbers(l.substr(11)).at(0);
+                        p.readBytes = firstNumber(l.substr(11));
                     else if (l.starts_with("write_bytes:"))
-                        p.writeBytes = numbers(l.substr(12)).at(0);
+                        p.writeBytes = firstNumber(l.substr(12));
                 });
             now.emplace(pid, std::move(p));
         }
@@ -511,7 +519,7 @@ double pssMiB()
     double kb = -1;
     forEachLine(buf, [&](std::string_view l) {
         if (l.starts_with("Pss:"))
-            kb = double(numbers(l.substr(4)).at(0));
+            kb = double(firstNumber(l.substr(4)));
     });
     return kb / 1024.0;
 }
