@@ -505,10 +505,10 @@ struct Tool
 QString describeStatus(int status)
 {
     if (WIFEXITED(status))
-        return QStringLiteral("exit status %1").arg(WEXITSTATUS(status));
+        return QStringLiteral("status %1").arg(WEXITSTATUS(status));
     if (WIFSIGNALED(status))
         return QStringLiteral("signal %1 (%2)").arg(WTERMSIG(status)).arg(QString::fromLocal8Bit(strsignal(WTERMSIG(status))));
-    return QStringLiteral("status %1").arg(status);
+    return QStringLiteral("wait status %1").arg(status);
 }
 
 double pssMiB()
@@ -635,15 +635,14 @@ int record(const Options &o, QTextStream &out, QTextStream &err)
     sampler.sample(nowNs(CLOCK_REALTIME), 0);
     const pid_t child = spawn(o.command, QString(), false, &error);
     int status = 0;
-    bool started = child > 0;
-    if (!started)
+    if (child <= 0)
         err << "grademl record: cannot run '" << o.command.value(0) << "': " << error << '\n';
     else
         g_child = child;
     const Ns monoStart = nowNs(CLOCK_MONOTONIC);
     Ns next = monoStart;
     std::int64_t ticks = 0;
-    while (started) {
+    for (bool running = child > 0; running;) {
         if (::waitpid(child, &status, WNOHANG) == child)
             break;
         sampler.sample(nowNs(CLOCK_REALTIME), child);
@@ -655,7 +654,7 @@ int record(const Options &o, QTextStream &out, QTextStream &err)
         timespec until{time_t(next / 1'000'000'000), long(next % 1'000'000'000)};
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr) == EINTR) {
             if (::waitpid(child, &status, WNOHANG) == child) {
-                started = false; // ended while we slept: sample once more below
+                running = false; // ended while we slept: sampled once more below
                 break;
             }
         }
@@ -690,15 +689,12 @@ int record(const Options &o, QTextStream &out, QTextStream &err)
     const double pss = pssMiB();
     int exitCode = 2;
     QString how;
-    if (!started && child <= 0) {
+    if (child <= 0) {
         how = QStringLiteral("did not start: %1").arg(error);
         exitCode = 127;
-    } else if (WIFEXITED(status)) {
-        exitCode = WEXITSTATUS(status);
-        how = QStringLiteral("exited with status %1").arg(exitCode);
-    } else if (WIFSIGNALED(status)) {
-        exitCode = 128 + WTERMSIG(status);
-        how = QStringLiteral("ended by signal %1 (%2)").arg(WTERMSIG(status)).arg(QString::fromLocal8Bit(strsignal(WTERMSIG(status))));
+    } else if (WIFEXITED(status) || WIFSIGNALED(status)) {
+        exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        how = (WIFEXITED(status) ? QStringLiteral("exited with ") : QStringLiteral("ended by ")) + describeStatus(status);
     }
     rec.insert(QStringLiteral("status"), g_signals > 0 ? QStringLiteral("interrupted") : QStringLiteral("finished"));
     rec.insert(QStringLiteral("exit"), how);

@@ -164,4 +164,29 @@ QByteArray InputStream::head(const QString &path, qint64 max, bool *compressed)
     return out;
 }
 
+std::optional<QByteArray> InputStream::readAll(const QString &path, qint64 maxBytes, const QString &what, QString *error)
+{
+    InputStream in;
+    if (!in.open(path)) {
+        *error = in.errorString();
+        return std::nullopt;
+    }
+    QByteArray buf;
+    char chunk[1 << 16];
+    for (;;) {
+        const qint64 n = in.read(chunk, sizeof chunk);
+        if (n < 0) {
+            *error = QStringLiteral("read error after byte %1: %2").arg(buf.size()).arg(in.errorString());
+            return std::nullopt;
+        }
+        if (n == 0)
+            return buf;
+        buf.append(chunk, n);
+        if (buf.size() > maxBytes) {
+            *error = QStringLiteral("%1 over %2 GiB is not supported").arg(what).arg(maxBytes >> 30);
+            return std::nullopt;
+        }
+    }
+}
+
 } // namespace gml

@@ -40,6 +40,9 @@ public:
 
     // The first `max` decompressed bytes of a file (for sniffing); empty on error.
     static QByteArray head(const QString &path, qint64 max, bool *compressed = nullptr);
+    // A whole (decompressed) file of at most `maxBytes`; nullopt with *error otherwise ("read
+    // error after byte N: ...", or "`what` over N GiB is not supported").
+    static std::optional<QByteArray> readAll(const QString &path, qint64 maxBytes, const QString &what, QString *error);
 
 private:
     void *m_gz = nullptr; // gzFile, for gzip files

@@ -39,28 +39,10 @@ struct TextFile
 
 bool readText(const QString &path, TextFile &out, QString *error)
 {
-    InputStream in;
-    if (!in.open(path)) {
-        *error = in.errorString();
+    auto buf = InputStream::readAll(path, kMaxLogBytes, QStringLiteral("a monitoring log"), error);
+    if (!buf)
         return false;
-    }
-    QByteArray buf;
-    char chunk[1 << 16];
-    for (;;) {
-        const qint64 n = in.read(chunk, sizeof chunk);
-        if (n < 0) {
-            *error = QStringLiteral("read error after byte %1: %2").arg(buf.size()).arg(in.errorString());
-            return false;
-        }
-        if (n == 0)
-            break;
-        buf.append(chunk, n);
-        if (buf.size() > kMaxLogBytes) {
-            *error = QStringLiteral("a monitoring log over 1 GiB is not supported");
-            return false;
-        }
-    }
-    out.data = std::move(buf);
+    out.data = std::move(*buf);
     const QByteArrayView all(out.data);
     qsizetype pos = 0;
     while (pos < all.size()) {

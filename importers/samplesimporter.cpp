@@ -32,21 +32,11 @@ SniffResult SamplesImporter::sniff(const QString &, const QByteArray &head) cons
 
 ImportOutcome SamplesImporter::import(ImportContext &ctx) const
 {
-    InputStream in;
-    if (!in.open(ctx.path))
-        return failed(-1, in.errorString());
-    QByteArray data;
-    char chunk[1 << 16];
-    for (;;) {
-        const qint64 n = in.read(chunk, sizeof chunk);
-        if (n < 0)
-            return failed(data.size(), QStringLiteral("read error: %1").arg(in.errorString()));
-        if (n == 0)
-            break;
-        data.append(chunk, n);
-        if (data.size() > kMaxBytes)
-            return failed(data.size(), QStringLiteral("a samples file over 4 GiB is not supported"));
-    }
+    QString error;
+    const auto read = InputStream::readAll(ctx.path, kMaxBytes, QStringLiteral("a samples file"), &error);
+    if (!read)
+        return failed(-1, error);
+    const QByteArray &data = *read;
     TraceWriter &w = *ctx.writer;
     QList<ImportWarning> warnings;
     struct Series

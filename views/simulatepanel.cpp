@@ -27,6 +27,7 @@ namespace gml {
 namespace {
 
 constexpr int kFileItem = -1; // the cluster combo's "JSON file…" entry (the only int data)
+constexpr int kBatchRole = Qt::UserRole + 1; // a built-in model's default batch (a run's: none, 0)
 
 // A cell shown as text and sorted by its number.
 class NumberItem : public QTableWidgetItem
@@ -61,8 +62,10 @@ SimulatePanel::SimulatePanel(QWidget *parent) : QWidget(parent)
     for (const QString &id : sim::builtinModels()) {
         const auto g = sim::builtinModel(id, nullptr);
         m_model->addItem(g ? g->name : id, QString(QStringLiteral("model:") + id));
-        if (g)
+        if (g) {
             m_model->setItemData(m_model->count() - 1, g->reference, Qt::ToolTipRole);
+            m_model->setItemData(m_model->count() - 1, g->defaultBatch, kBatchRole);
+        }
     }
     m_model->setCurrentIndex(std::max(0, int(sim::builtinModels().indexOf(QStringLiteral("resnet50")))));
     form->addRow(tr("Model:"), m_model);
@@ -212,16 +215,9 @@ SimulatePanel::SimulatePanel(QWidget *parent) : QWidget(parent)
     layout->addWidget(scroll);
     layout->addWidget(results, 1);
 
-    connect(m_model, &QComboBox::currentIndexChanged, this, [this] {
-        // A built-in model's own batch; a measured run's batch (0: as measured) by default.
-        const QString data = m_model->currentData().toString();
-        if (data.startsWith(QLatin1String("model:"))) {
-            if (const auto g = sim::builtinModel(data.mid(6), nullptr))
-                m_batch->setValue(g->defaultBatch);
-        } else {
-            m_batch->setValue(0);
-        }
-    });
+    // A built-in model's own batch; a measured run's batch (0: as measured) by default.
+    auto showModelBatch = [this] { m_batch->setValue(m_model->currentData(kBatchRole).toInt()); };
+    connect(m_model, &QComboBox::currentIndexChanged, this, showModelBatch);
     connect(m_strategy, &QComboBox::currentIndexChanged, this, &SimulatePanel::updateEnabled);
     connect(m_cluster, &QComboBox::activated, this, [this](int index) {
         if (m_cluster->itemData(index).typeId() != QMetaType::Int) // a preset or a file already picked
@@ -253,7 +249,7 @@ SimulatePanel::SimulatePanel(QWidget *parent) : QWidget(parent)
         if (const auto *item = m_table->item(row, 0); item && !item->text().isEmpty())
             Q_EMIT runActivated(item->text());
     });
-    Q_EMIT m_model->currentIndexChanged(m_model->currentIndex());
+    showModelBatch();
     updateEnabled();
     setPoints({}, QString());
     showMessage(tr("Open a project: simulated runs are saved in it."));
