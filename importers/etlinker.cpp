@@ -254,4 +254,90 @@ EtLink linkOperators(Project &project, RunId run, qint64 pid, StringId cpuOp,
     return order.matched > best.matched ? order : best;
 }
 
+std::optional<EtRunLink> linkToRun(TraceWriter &w, qint64 pid, const std::vector<EtOperator> &ops, QString *error)
+{
+    const StringId cpuOp = w.intern("cpu_op");
+    const RunId ownRun = w.runId();
+    EtRunLink out;
+    out.link = linkOperators(w.project(), ownRun, pid, cpuOp, ops);
+    if (out.link.matched > 0)
+        return out;
+    auto others = w.project().db().prepare(
+        "SELECT DISTINCT t.run_id, r.name FROM track t JOIN run r ON r.id = t.run_id "
+        "WHERE t.pid = ?1 AND t.run_id != ?2 AND r.kind = 'measured' ORDER BY t.run_id");
+    others.bind(1, QString::number(pid));
+    others.bind(2, ownRun);
+    EtLink best;
+    QString bestName;
+    while (others.step()) {
+        EtLink l = linkOperators(w.project(), others.int64(0), pid, cpuOp, ops);
+        // The same pid on another host is another process: most operators must be found, by
+        // name, in the other run.
+        if (l.matched * 2 >= qint64(ops.size()) && l.matched > best.matched) {
+            best = std::move(l);
+            bestName = others.text(1);
+        }
+    }
+    if (best.matched > 0) {
+        QString moveError;
+        if (!w.moveToRun(best.run, &moveError)) {
+            *error = QStringLiteral("could not write to the project: ") + moveError;
+            return std::nullopt;
+        }
+        out.link = std::move(best);
+        out.joinedRun = bestName;
+    }
+    return out;
+}
+
+void insertLinkMetadata(QJsonObject &meta, const EtRunLink &l)
+{
+    meta.insert(QStringLiteral("matched_operators"), l.link.matched);
+    meta.insert(QStringLiteral("matched_by"), methodName(l.link.method));
+    meta.insert(QStringLiteral("id_name_mismatches"), l.link.idMismatches);
+    if (!l.joinedRun.isEmpty())
+        meta.insert(QStringLiteral("joined_run"), l.joinedRun);
+}
+
+QList<ImportWarning> linkWarnings(const EtRunLink &l, qint64 pid, size_t ops, qint64 stored, size_t edges)
+{
+    QList<ImportWarning> out;
+    const qint64 matched = l.link.matched;
+    const QString by = methodName(l.link.method);
+    if (!l.joinedRun.isEmpty())
+        out.append(ImportWarning{
+            QStringLiteral("no operator matched a slice of its own run; joined run '%1', where "
+                           "process %2's cpu_op slices match %3 of %4 operators by %5")
+                .arg(l.joinedRun)
+                .arg(pid)
+                .arg(matched)
+                .arg(ops)
+                .arg(by),
+            -1, 1});
+    if (matched == 0 && ops > 0)
+        out.append(ImportWarning{
+            QStringLiteral("matched nothing: no cpu_op slice of process %1 in this run or any "
+                           "other matches an operator (by rf_id or by order and name), so none of "
+                           "its %2 data edges is in the graph (import the Kineto trace of the same "
+                           "job; it is linked then, whichever is imported first)")
+                .arg(pid)
+                .arg(edges),
+            -1, 1});
+    else if (matched < qint64(ops))
+        out.append(ImportWarning{
+            QStringLiteral("%1 of %2 operators (pid %3) have no cpu_op slice of the same name "
+                           "(matched by %4)%5; %6 of %7 data edges are kept")
+                .arg(qint64(ops) - matched)
+                .arg(ops)
+                .arg(pid)
+                .arg(by)
+                .arg(l.link.method == EtLink::Method::Order && l.link.idMismatches > 0
+                         ? QStringLiteral(", as %1 ids pointed at a slice of another operator").arg(l.link.idMismatches)
+                         : QString())
+                .arg(stored)
+                .arg(edges),
+            -1, 1});
+    return out;
+}
+
 } // namespace gml

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "tracewriter.h"
 #include "types.h"
 
 #include <QHash>
+#include <QJsonObject>
+#include <QList>
 #include <QString>
+
+#include <optional>
 
 #include <vector>
 
@@ -42,5 +47,25 @@ QString methodName(EtLink::Method method);
 // them best (PARAM's trace_link aligns by order too). The better of the two is kept.
 EtLink linkOperators(Project &project, RunId run, qint64 pid, StringId cpuOp,
                      const std::vector<EtOperator> &ops);
+
+// An execution trace's operators linked to the run it is imported into; when none of them
+// matches there, to the measured run whose process `pid` holds most of them (more than half,
+// by name: the same pid on another host is another process), and the source moves into that
+// run (`joinedRun` names it). nullopt with *error when the move fails.
+struct EtRunLink
+{
+    EtLink link;
+    QString joinedRun;
+};
+std::optional<EtRunLink> linkToRun(TraceWriter &writer, qint64 pid, const std::vector<EtOperator> &ops,
+                                   QString *error);
+
+// What every execution trace's metadata says of its link: matched_operators, matched_by,
+// id_name_mismatches, joined_run.
+void insertLinkMetadata(QJsonObject &meta, const EtRunLink &link);
+
+// The warnings of a link: joined another run, matched nothing, matched only some. `edges`
+// dependencies were found between operators, `stored` of them between matched ones.
+QList<ImportWarning> linkWarnings(const EtRunLink &link, qint64 pid, size_t ops, qint64 stored, size_t edges);
 
 } // namespace gml

@@ -96,24 +96,19 @@ SniffResult ExecutionTraceImporter::sniff(const QString &path, const QByteArray 
     const QByteArray h = head.trimmed();
     if (h.startsWith('{') && h.contains("\"nodes\"") && h.contains("\"schema\""))
         return {95, {}};
-    if (path.endsWith(QLatin1String(".et")))
-        return {0, QStringLiteral("Chakra protobuf execution trace: not read (the JSON "
-                                  "ExecutionTraceObserver output is)")};
     return {};
 }
 
 ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
 {
-    InputStream in;
-    if (!in.open(ctx.path))
-        return {ImportOutcome::Status::Failed, -1, in.errorString(), {}};
-    QByteArray bytes;
-    {
-        QByteArray buf(1 << 20, Qt::Uninitialized);
-        for (qint64 n; (n = in.read(buf.data(), buf.size())) > 0;)
-            bytes.append(buf.constData(), n);
-    }
-    ctx.contentHash = in.wholeFileHash(); // empty after a read error or for gzip
+    QString readError;
+    std::optional<quint64> hash;
+    const auto read = InputStream::readAll(ctx.path, qint64(4) << 30, QStringLiteral("an execution trace"),
+                                           &readError, &hash);
+    if (!read)
+        return ImportOutcome::failure(-1, readError);
+    const QByteArray &bytes = *read;
+    ctx.contentHash = hash; // empty after a read error or for gzip
     QJsonParseError pe;
     const QJsonDocument doc = QJsonDocument::fromJson(bytes, &pe);
     if (pe.error != QJsonParseError::NoError)
@@ -161,46 +156,20 @@ ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
     // else of the run that holds this process's operators (the Kineto trace imported from
     // another folder without --run): the source then joins that run.
     TraceWriter &w = *ctx.writer;
-    const StringId cpuOp = w.intern("cpu_op");
-    const RunId ownRun = w.runId();
     std::vector<EtOperator> refs;
     refs.reserve(ops.size());
     for (const Node *op : ops)
         refs.push_back({op->rfId, op->tid, op->name});
-    EtLink link = linkOperators(w.project(), ownRun, pid, cpuOp, refs);
-    QString joined;
-    if (link.matched == 0) {
-        auto others = w.project().db().prepare(
-            "SELECT DISTINCT t.run_id, r.name FROM track t JOIN run r ON r.id = t.run_id "
-            "WHERE t.pid = ?1 AND t.run_id != ?2 AND r.kind = 'measured' ORDER BY t.run_id");
-        others.bind(1, QString::number(pid));
-        others.bind(2, ownRun);
-        EtLink best;
-        QString bestName;
-        while (others.step()) {
-            EtLink l = linkOperators(w.project(), others.int64(0), pid, cpuOp, refs);
-            // The same pid on another host is another process: most operators must be found,
-            // by name, in the other run.
-            if (l.matched * 2 >= qint64(ops.size()) && l.matched > best.matched) {
-                best = std::move(l);
-                bestName = others.text(1);
-            }
-        }
-        if (best.matched > 0) {
-            QString error;
-            if (!w.moveToRun(best.run, &error))
-                return {ImportOutcome::Status::Failed, -1,
-                        QStringLiteral("could not write to the project: ") + error, {}};
-            link = std::move(best);
-            joined = bestName;
-        }
-    }
+    QString linkError;
+    const auto runLink = linkToRun(w, pid, refs, &linkError);
+    if (!runLink)
+        return ImportOutcome::failure(-1, linkError);
+    const EtLink &link = runLink->link;
     const QHash<qint64, SliceId> &slices = link.slices;
 
     // Producer -> consumer by tensor, in rf_id order.
     std::map<QPair<qint64, qint64>, const Node *> producer;
     std::set<std::pair<const Node *, const Node *>> edges;
-    const qint64 matched = link.matched;
     for (const Node *op : ops) {
         QList<QPair<qint64, qint64>> in, out;
         collectTensors(op->inputs, in);
@@ -229,49 +198,12 @@ ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
     meta.insert(QStringLiteral("nodes"), qint64(nodes.size()));
     meta.insert(QStringLiteral("operators"), operators);
     meta.insert(QStringLiteral("top_level_operators"), qint64(ops.size()));
-    meta.insert(QStringLiteral("matched_operators"), matched);
-    const QString by = methodName(link.method);
-    meta.insert(QStringLiteral("matched_by"), by);
-    meta.insert(QStringLiteral("id_name_mismatches"), link.idMismatches);
+    insertLinkMetadata(meta, *runLink);
     meta.insert(QStringLiteral("data_edges"), qint64(edges.size()));
-    if (!joined.isEmpty())
-        meta.insert(QStringLiteral("joined_run"), joined);
     meta.insert(QStringLiteral("data_edges_stored"), stored);
     w.setSourceMetadata(meta);
     ImportOutcome outcome;
-    if (!joined.isEmpty())
-        outcome.warnings.append(ImportWarning{
-            QStringLiteral("no operator matched a slice of its own run; joined run '%1', where "
-                           "process %2's cpu_op slices match %3 of %4 operators by %5")
-                .arg(joined)
-                .arg(pid)
-                .arg(matched)
-                .arg(ops.size())
-                .arg(by),
-            -1, 1});
-    if (matched == 0 && !ops.empty())
-        outcome.warnings.append(ImportWarning{
-            QStringLiteral("matched nothing: no cpu_op slice of process %1 in this run or any "
-                           "other matches an operator (by rf_id or by order and name), so none of "
-                           "its %2 data edges is in the graph (import the Kineto trace of the same "
-                           "job; it is linked then, whichever is imported first)")
-                .arg(pid)
-                .arg(edges.size()),
-            -1, 1});
-    else if (matched < qint64(ops.size()))
-        outcome.warnings.append(ImportWarning{
-            QStringLiteral("%1 of %2 operators (pid %3) have no cpu_op slice of the same name "
-                           "(matched by %4)%5; %6 of %7 data edges are kept")
-                .arg(qint64(ops.size()) - matched)
-                .arg(ops.size())
-                .arg(pid)
-                .arg(by)
-                .arg(link.method == EtLink::Method::Order && link.idMismatches > 0
-                         ? QStringLiteral(", as %1 ids pointed at a slice of another operator").arg(link.idMismatches)
-                         : QString())
-                .arg(stored)
-                .arg(edges.size()),
-            -1, 1});
+    outcome.warnings = linkWarnings(*runLink, pid, ops.size(), stored, edges.size());
     if (duplicateIds > 0)
         outcome.warnings.append(ImportWarning{
             QStringLiteral("%1 nodes repeat the id of an earlier node (first: id %2); each is "

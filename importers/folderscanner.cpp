@@ -11,6 +11,7 @@
 #include <QHash>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSet>
 #include <QTimeZone>
 
 #include <algorithm>
@@ -302,6 +303,30 @@ QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverr
                 add(e.path, run, root.absolutePath());
             else
                 skip(e.path, run, e.skipReason);
+        }
+    }
+    // A TensorFlow capture's trace viewer JSON is a conversion of its XSpace, which holds more
+    // (every stat, producer/consumer links): when both are read, the xplane is, and the JSON is
+    // listed with the reason.
+    {
+        QSet<QString> xplanes;
+        for (const ScannedFile &f : std::as_const(out))
+            if (f.importer && f.path.endsWith(QLatin1String(".xplane.pb")))
+                xplanes.insert(f.path.chopped(int(qstrlen(".xplane.pb"))));
+        for (ScannedFile &f : out) {
+            if (!f.importer)
+                continue;
+            for (const char *suffix : {".trace.json.gz", ".trace.json"}) {
+                if (!f.path.endsWith(QLatin1String(suffix)))
+                    continue;
+                const QString stem = f.path.chopped(int(qstrlen(suffix)));
+                if (xplanes.contains(stem)) {
+                    f.importer = nullptr;
+                    f.skipReason = QStringLiteral("the same capture's %1.xplane.pb is read instead (the "
+                                                  "XSpace this JSON was converted from)")
+                                       .arg(QFileInfo(stem).fileName());
+                }
+            }
         }
     }
     // Files that link to other sources' slices come after every other file.

@@ -42,6 +42,11 @@ struct [[nodiscard]] ImportOutcome
     QList<ImportWarning> warnings;
 
     bool ok() const { return status == Status::Imported; }
+    // A failed import: what was wrong at `offset` (-1: no position).
+    static ImportOutcome failure(qint64 offset, const QString &error)
+    {
+        return {Status::Failed, offset, error, {}};
+    }
     // "<path>: byte <offset>: <message>" — the form every error is shown in.
     QString describe(const QString &path) const;
 };

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "chakraimporter.h"
 #include "chrometraceimporter.h"
 #include "executiontraceimporter.h"
 #include "importer.h"
@@ -6,6 +7,7 @@
 #include "monitoringimporters.h"
 #include "nsysimporter.h"
 #include "samplesimporter.h"
+#include "xplaneimporter.h"
 
 namespace gml {
 
@@ -15,6 +17,8 @@ const std::vector<std::unique_ptr<Importer>> &importers()
         std::vector<std::unique_ptr<Importer>> v;
         v.push_back(std::make_unique<ChromeTraceImporter>());
         v.push_back(std::make_unique<ExecutionTraceImporter>());
+        v.push_back(std::make_unique<ChakraTraceImporter>());
+        v.push_back(std::make_unique<XPlaneImporter>());
         v.push_back(std::make_unique<NsysSqliteImporter>());
         v.push_back(std::make_unique<MlflowRunImporter>());
         v.push_back(std::make_unique<NvidiaSmiCsvImporter>());

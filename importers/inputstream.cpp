@@ -164,7 +164,8 @@ QByteArray InputStream::head(const QString &path, qint64 max, bool *compressed)
     return out;
 }
 
-std::optional<QByteArray> InputStream::readAll(const QString &path, qint64 maxBytes, const QString &what, QString *error)
+std::optional<QByteArray> InputStream::readAll(const QString &path, qint64 maxBytes, const QString &what,
+                                               QString *error, std::optional<quint64> *contentHash)
 {
     InputStream in;
     if (!in.open(path)) {
@@ -179,8 +180,11 @@ std::optional<QByteArray> InputStream::readAll(const QString &path, qint64 maxBy
             *error = QStringLiteral("read error after byte %1: %2").arg(buf.size()).arg(in.errorString());
             return std::nullopt;
         }
-        if (n == 0)
+        if (n == 0) {
+            if (contentHash)
+                *contentHash = in.wholeFileHash();
             return buf;
+        }
         buf.append(chunk, n);
         if (buf.size() > maxBytes) {
             *error = QStringLiteral("%1 over %2 GiB is not supported").arg(what).arg(maxBytes >> 30);

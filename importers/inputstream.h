@@ -41,8 +41,10 @@ public:
     // The first `max` decompressed bytes of a file (for sniffing); empty on error.
     static QByteArray head(const QString &path, qint64 max, bool *compressed = nullptr);
     // A whole (decompressed) file of at most `maxBytes`; nullopt with *error otherwise ("read
-    // error after byte N: ...", or "`what` over N GiB is not supported").
-    static std::optional<QByteArray> readAll(const QString &path, qint64 maxBytes, const QString &what, QString *error);
+    // error after byte N: ...", or "`what` over N GiB is not supported"). `contentHash`, when
+    // given, gets wholeFileHash() (for ImportContext::contentHash).
+    static std::optional<QByteArray> readAll(const QString &path, qint64 maxBytes, const QString &what,
+                                             QString *error, std::optional<quint64> *contentHash = nullptr);
 
 private:
     void *m_gz = nullptr; // gzFile, for gzip files

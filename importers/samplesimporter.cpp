@@ -14,14 +14,6 @@ namespace {
 
 constexpr qint64 kMaxBytes = qint64(4) << 30;
 
-ImportOutcome failed(qint64 offset, const QString &why)
-{
-    ImportOutcome o;
-    o.status = ImportOutcome::Status::Failed;
-    o.errorOffset = offset;
-    o.error = why;
-    return o;
-}
 
 } // namespace
 
@@ -35,7 +27,7 @@ ImportOutcome SamplesImporter::import(ImportContext &ctx) const
     QString error;
     const auto read = InputStream::readAll(ctx.path, kMaxBytes, QStringLiteral("a samples file"), &error);
     if (!read)
-        return failed(-1, error);
+        return ImportOutcome::failure(-1, error);
     const QByteArray &data = *read;
     TraceWriter &w = *ctx.writer;
     QList<ImportWarning> warnings;
@@ -100,7 +92,7 @@ ImportOutcome SamplesImporter::import(ImportContext &ctx) const
             line.chop(1);
         if (lineNo == 1) {
             if (line != "grademl-samples 1")
-                return failed(offset, QStringLiteral("line 1: expected 'grademl-samples 1' (this version reads "
+                return ImportOutcome::failure(offset, QStringLiteral("line 1: expected 'grademl-samples 1' (this version reads "
                                                      "version 1 of the format)"));
             continue;
         }
@@ -115,12 +107,12 @@ ImportOutcome SamplesImporter::import(ImportContext &ctx) const
             bool ok = false;
             const int id = f.size() == 5 ? f[1].toInt(&ok) : 0;
             if (!ok || f[2].isEmpty() || f[3].isEmpty())
-                return failed(offset, QStringLiteral("line %1: expected 'series,ID,ENTITY,METRIC,UNIT' with a whole "
+                return ImportOutcome::failure(offset, QStringLiteral("line %1: expected 'series,ID,ENTITY,METRIC,UNIT' with a whole "
                                                      "number ID; got '%2'")
                                           .arg(lineNo)
                                           .arg(QString::fromUtf8(line.first(std::min<qsizetype>(line.size(), 80)))));
             if (series.contains(id))
-                return failed(offset, QStringLiteral("line %1: series %2 is declared twice").arg(lineNo).arg(id));
+                return ImportOutcome::failure(offset, QStringLiteral("line %1: series %2 is declared twice").arg(lineNo).arg(id));
             const QString entity = QString::fromUtf8(f[2]);
             TrackSpec s;
             s.kind = TrackKind::Counter;
@@ -143,13 +135,13 @@ ImportOutcome SamplesImporter::import(ImportContext &ctx) const
                             std::from_chars(b + c1 + 1, b + c2, id).ptr == b + c2 &&
                             std::from_chars(b + c2 + 1, b + line.size(), v).ptr == b + line.size();
         if (!parsed)
-            return failed(offset, QStringLiteral("line %1: expected 'TIME_NS,SERIES,VALUE' (or a 'series,' or 'host,' "
+            return ImportOutcome::failure(offset, QStringLiteral("line %1: expected 'TIME_NS,SERIES,VALUE' (or a 'series,' or 'host,' "
                                                  "line); got '%2'")
                                       .arg(lineNo)
                                       .arg(QString::fromUtf8(line.first(std::min<qsizetype>(line.size(), 80)))));
         const auto it = series.constFind(id);
         if (it == series.constEnd())
-            return failed(offset, QStringLiteral("line %1: series %2 is used before a 'series,%2,...' line declares it")
+            return ImportOutcome::failure(offset, QStringLiteral("line %1: series %2 is used before a 'series,%2,...' line declares it")
                                       .arg(lineNo)
                                       .arg(id));
         w.addCounter(it->track, t, v);
@@ -161,7 +153,7 @@ ImportOutcome SamplesImporter::import(ImportContext &ctx) const
         }
     }
     if (lineNo == 0)
-        return failed(0, QStringLiteral("empty file; expected 'grademl-samples 1' on the first line"));
+        return ImportOutcome::failure(0, QStringLiteral("empty file; expected 'grademl-samples 1' on the first line"));
     QJsonObject meta;
     meta.insert(QStringLiteral("host"), hostName);
     meta.insert(QStringLiteral("series"), int(series.size()));

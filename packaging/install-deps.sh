@@ -11,6 +11,7 @@ PACKAGES=(
   libsqlite3-dev sqlite3
   libboost-graph-dev
   libsimdjson-dev zlib1g-dev
+  libprotobuf-dev protobuf-compiler
   libgl-dev
   qt6-qpa-plugins libqt6svg6 fonts-dejavu-core
   xvfb xauth

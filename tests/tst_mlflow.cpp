@@ -99,11 +99,12 @@ void TestMlflow::realStore()
     QCOMPARE(st.int64(0), 1628697792090LL * 1'000'000);
     QVERIFY(qAbs(st.real(1) - 332.6841735839844) < 1e-9);
     QCOMPARE(st.int64(2), points);
-    // The run's span, and the TF capture inside it (placed by its profile-empty event file).
+    // The run's span, and the TF capture inside it (placed by its profile-empty event file;
+    // read from its xplane.pb, which the folder has beside the trace.json.gz).
     QCOMPARE(gmltest::scalar(*project, "SELECT ts FROM slice_abs WHERE category = 'mlflow'"), 1628697775478LL * 1'000'000);
     QCOMPARE(gmltest::scalar(*project, "SELECT dur FROM slice_abs WHERE category = 'mlflow'"),
              (1628697851678LL - 1628697775478LL) * 1'000'000);
-    QCOMPARE(gmltest::scalar(*project, "SELECT clock_offset_ns FROM source WHERE format = 'chrome-trace'"),
+    QCOMPARE(gmltest::scalar(*project, "SELECT clock_offset_ns FROM source WHERE format = 'tensorflow-xplane'"),
              1628697787LL * 1'000'000'000);
     const qint64 tfStart = gmltest::scalar(*project, "SELECT min(ts) FROM slice_abs WHERE category IS NOT 'mlflow'");
     QVERIFY(tfStart >= 1628697775478LL * 1'000'000 && tfStart <= 1628697851678LL * 1'000'000);

@@ -105,9 +105,10 @@ void TestWorkflow::mlflowTensorflowMonitoringAndAPytorchJob()
     QCOMPARE(w->name, QStringLiteral("speech"));
     QCOMPARE(w->steps.size(), size_t(3));
     const auto &train = w->steps[size_t(w->find(QStringLiteral("train")))];
-    // The MLflow run took the TensorFlow capture and the nvidia-smi log: one run, one step.
+    // The MLflow run took the TensorFlow capture (its xplane.pb) and the nvidia-smi log: one
+    // run, one step.
     QCOMPARE(train.runs, QStringList{QStringLiteral("mlflow/Speech model simple rnn/ed05f9cd599442fe9a0c9222184710b8")});
-    for (const char *format : {"mlflow-run", "chrome-trace", "nvidia-smi-csv"})
+    for (const char *format : {"mlflow-run", "tensorflow-xplane", "nvidia-smi-csv"})
         QVERIFY2(train.formats.contains(QLatin1String(format)), qPrintable(train.formats.join(QLatin1Char(','))));
     QVERIFY(train.slices > 7000 && train.counterSamples > 1000);
     const auto &finetune = w->steps[size_t(w->find(QStringLiteral("finetune")))];

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "chakraimporter.h"
+
+#include "proto/chakra_et.pb.h"
+#include "etlinker.h"
+#include "inputstream.h"
+#include "jsonscan.h"
+#include "protowire.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace gml {
+
+namespace {
+
+constexpr qint64 kMaxBytes = qint64(4) << 30;
+
+QString text(const std::string &s)
+{
+    return QString::fromStdString(json::findInvalidUtf8(s.data(), s.size()) < 0 ? s : json::repairUtf8(s));
+}
+
+// The Chakra converter numbers the parts of one operator: "aten::copy_(1)".
+QString baseName(const QString &name)
+{
+    if (!name.endsWith(QLatin1Char(')')))
+        return name;
+    const qsizetype open = name.lastIndexOf(QLatin1Char('('));
+    if (open <= 0 || open + 2 >= name.size())
+        return name;
+    for (qsizetype i = open + 1; i + 1 < name.size(); ++i)
+        if (!name[i].isDigit())
+            return name;
+    return name.left(open);
+}
+
+qint64 intOf(const chakra::Attribute &a)
+{
+    using A = chakra::Attribute;
+    switch (a.value_case()) {
+    case A::kInt32Val: return a.int32_val();
+    case A::kInt64Val: return a.int64_val();
+    case A::kUint32Val: return a.uint32_val();
+    case A::kUint64Val: return qint64(a.uint64_val());
+    case A::kSint32Val: return a.sint32_val();
+    case A::kSint64Val: return a.sint64_val();
+    case A::kFixed32Val: return a.fixed32_val();
+    case A::kFixed64Val: return qint64(a.fixed64_val());
+    case A::kSfixed32Val: return a.sfixed32_val();
+    case A::kSfixed64Val: return a.sfixed64_val();
+    case A::kBoolVal: return a.bool_val() ? 1 : 0;
+    case A::kDoubleVal: return qint64(a.double_val());
+    case A::kFloatVal: return qint64(a.float_val());
+    default: return -1;
+    }
+}
+
+const char *const kNodeTypes[] = {"invalid", "metadata", "memory load", "memory store", "compute",
+                                  "send", "receive", "collective"};
+const char *const kCollectives[] = {"all_reduce", "reduce", "all_gather", "gather", "scatter", "broadcast",
+                                    "all_to_all", "reduce_scatter", "reduce_scatter_block", "barrier"};
+
+struct Node
+{
+    quint64 id = 0;
+    QString name;
+    int type = 0;
+    bool cpu = true; // is_cpu_op (the converter's default when absent)
+    qint64 rfId = -1, tid = -1, scope = -1;
+    qint64 commType = -1, commSize = -1;
+    quint64 duration = 0;
+    std::vector<quint64> ctrl, data;
+};
+
+bool isOperator(const Node &n)
+{
+    return n.cpu && !n.name.isEmpty() && n.scope != 7 && !n.name.startsWith(QLatin1String("##")) &&
+           !n.name.startsWith(QLatin1Char('['));
+}
+
+} // namespace
+
+SniffResult ChakraTraceImporter::sniff(const QString &path, const QByteArray &head) const
+{
+    if (!path.endsWith(QLatin1String(".et")) || head.isEmpty())
+        return {};
+    // A varint length, then a GlobalMetadata (version or attr: 0x0a, 0x12) or a Node (id: 0x08).
+    const char *p = head.constData(), *end = p + head.size();
+    quint64 length = 0;
+    if (!protowire::readVarint(p, end, length) || p >= end || length == 0)
+        return {0, QStringLiteral("named .et but not a length-prefixed Chakra protobuf stream")};
+    if (*p != 0x0a && *p != 0x12 && *p != 0x08)
+        return {0, QStringLiteral("named .et but its first message is not Chakra metadata or a node")};
+    return {90, {}};
+}
+
+ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
+{
+    QString error;
+    std::optional<quint64> hash;
+    const auto read = InputStream::readAll(ctx.path, kMaxBytes, QStringLiteral("a Chakra trace"), &error, &hash);
+    if (!read)
+        return ImportOutcome::failure(-1, error);
+    ctx.contentHash = hash;
+    const char *const begin = read->constData(), *const end = begin + read->size();
+    if (begin == end)
+        return ImportOutcome::failure(0, QStringLiteral("empty; expected a Chakra execution trace"));
+
+    QString schema;
+    qint64 pid = -1;
+    std::vector<Node> nodes;
+    const char *p = begin;
+    chakra::Node msg;
+    for (qint64 index = 0; p < end; ++index) {
+        const qint64 at = p - begin;
+        const QString what = index == 0 ? QStringLiteral("the first message") : QStringLiteral("message %1").arg(index + 1);
+        quint64 length = 0;
+        if (!protowire::readVarint(p, end, length))
+            return ImportOutcome::failure(at, QStringLiteral("the length of %1 is cut short or not a varint; "
+                                                             "expected a varint length and a Chakra message")
+                                                  .arg(what));
+        if (length > quint64(end - p))
+            return ImportOutcome::failure(
+                at, QStringLiteral("%1 says %2 bytes follow, but only %3 are left: the file was cut short or corrupted")
+                        .arg(what)
+                        .arg(length)
+                        .arg(end - p));
+        const qint64 bodyAt = p - begin;
+        const int size = int(length);
+        // The first message is the GlobalMetadata unless it starts like a Node (id: 0x08).
+        if (index == 0 && size > 0 && *p != 0x08) {
+            chakra::GlobalMetadata meta;
+            if (!meta.ParseFromArray(p, size)) {
+                auto problem = protowire::check(chakra::GlobalMetadata::descriptor(), p, size, bodyAt);
+                return ImportOutcome::failure(problem ? problem->offset : bodyAt,
+                                              problem ? problem->message
+                                                      : QStringLiteral("not a Chakra GlobalMetadata"));
+            }
+            schema = text(meta.version());
+            for (const auto &a : meta.attr()) {
+                if (a.name() == "schema" && schema.isEmpty())
+                    schema = text(a.string_val());
+                else if (a.name() == "pid")
+                    pid = intOf(a);
+            }
+        } else {
+            if (!msg.ParseFromArray(p, size)) {
+                auto problem = protowire::check(chakra::Node::descriptor(), p, size, bodyAt);
+                return ImportOutcome::failure(problem ? problem->offset : bodyAt,
+                                              problem ? problem->message
+                                                      : QStringLiteral("%1 is not a Chakra Node").arg(what));
+            }
+            Node n;
+            n.id = msg.id();
+            n.name = baseName(text(msg.name()));
+            n.type = msg.type();
+            n.duration = msg.duration_micros();
+            n.ctrl.assign(msg.ctrl_deps().begin(), msg.ctrl_deps().end());
+            n.data.assign(msg.data_deps().begin(), msg.data_deps().end());
+            for (const auto &a : msg.attr()) {
+                const std::string &name = a.name();
+                if (name == "is_cpu_op")
+                    n.cpu = intOf(a) != 0;
+                else if (name == "rf_id")
+                    n.rfId = intOf(a);
+                else if (name == "tid")
+                    n.tid = intOf(a);
+                else if (name == "scope")
+                    n.scope = intOf(a);
+                else if (name == "comm_type")
+                    n.commType = intOf(a);
+                else if (name == "comm_size")
+                    n.commSize = intOf(a);
+            }
+            nodes.push_back(std::move(n));
+        }
+        p += length;
+        if ((index & 0x3fff) == 0 && ctx.progress && !ctx.progress(0.5 * double(p - begin) / double(end - begin)))
+            return {ImportOutcome::Status::Cancelled, -1, {}, {}};
+    }
+    if (nodes.empty())
+        return ImportOutcome::failure(0, QStringLiteral("no nodes; expected a Chakra execution trace"));
+
+    std::unordered_map<quint64, size_t> byId;
+    qint64 duplicateIds = 0;
+    for (size_t i = 0; i < nodes.size(); ++i)
+        if (!byId.emplace(nodes[i].id, i).second)
+            ++duplicateIds;
+    // Operators, one per record-function id (the converter splits some into numbered parts).
+    std::vector<EtOperator> refs;
+    std::set<qint64> seenRf;
+    std::vector<const Node *> ops;
+    for (const Node &n : nodes) {
+        if (!isOperator(n))
+            continue;
+        ops.push_back(&n);
+        if (n.rfId < 0 || seenRf.insert(n.rfId).second)
+            refs.push_back({n.rfId, n.tid, n.name});
+    }
+    std::stable_sort(refs.begin(), refs.end(), [](const EtOperator &a, const EtOperator &b) { return a.rfId < b.rfId; });
+
+    TraceWriter &w = *ctx.writer;
+    QString linkError;
+    const auto runLink = linkToRun(w, pid, refs, &linkError);
+    if (!runLink)
+        return ImportOutcome::failure(-1, linkError);
+    const QHash<qint64, SliceId> &slices = runLink->link.slices;
+
+    // The operator a node stands for: itself, or for GPU work the operator it depends on.
+    auto operatorOf = [&](quint64 id) -> const Node * {
+        auto it = byId.find(id);
+        if (it == byId.end())
+            return nullptr;
+        const Node &n = nodes[it->second];
+        if (isOperator(n))
+            return &n;
+        if (!n.cpu)
+            for (quint64 d : n.data) {
+                auto j = byId.find(d);
+                if (j != byId.end() && isOperator(nodes[j->second]))
+                    return &nodes[j->second];
+            }
+        return nullptr;
+    };
+    auto sliceOf = [&](const Node *n) -> SliceId {
+        if (!n || n->rfId < 0)
+            return 0;
+        auto it = slices.constFind(n->rfId);
+        return it == slices.constEnd() ? 0 : *it;
+    };
+    std::set<std::pair<const Node *, const Node *>> dataEdges, ctrlEdges;
+    std::set<std::pair<SliceId, SliceId>> stored;
+    qint64 dataDeps = 0, ctrlDeps = 0, missingDeps = 0;
+    quint64 cpuUs = 0, gpuUs = 0, commUs = 0;
+    std::map<QString, std::pair<qint64, qint64>> collectives; // type -> (count, bytes)
+    std::map<QString, qint64> collectiveCalls;                // CPU call name -> count
+    std::set<qint64> collectiveCallIds;
+    std::map<int, qint64> byType;
+    qint64 gpuNodes = 0;
+    for (const Node &n : nodes) {
+        ++byType[n.type];
+        (n.cpu ? cpuUs : gpuUs) += n.duration;
+        gpuNodes += n.cpu ? 0 : 1;
+        if (n.type >= 5 && n.type <= 7) {
+            commUs += n.duration;
+            // The node that carries the collective's type and size (the converter's GPU side);
+            // the CPU calls (c10d::allreduce_) without them are counted by name, once per call.
+            if (n.type != 7 || n.commType >= 0) {
+                const QString type = n.type != 7 ? QLatin1String(kNodeTypes[n.type])
+                                     : n.commType < qint64(std::size(kCollectives))
+                                         ? QLatin1String(kCollectives[n.commType])
+                                         : QStringLiteral("collective type %1").arg(n.commType);
+                auto &c = collectives[type];
+                ++c.first;
+                c.second += std::max<qint64>(0, n.commSize);
+            } else if (n.rfId < 0 || collectiveCallIds.insert(n.rfId).second) {
+                ++collectiveCalls[n.name];
+            }
+        }
+        const Node *to = operatorOf(n.id);
+        for (quint64 d : n.data) {
+            ++dataDeps;
+            if (!byId.count(d)) {
+                ++missingDeps;
+                continue;
+            }
+            const Node *from = operatorOf(d);
+            if (from && to && from != to)
+                dataEdges.insert({from, to});
+        }
+        for (quint64 d : n.ctrl) {
+            ++ctrlDeps;
+            auto it = byId.find(d);
+            if (it == byId.end())
+                continue; // the converter's root node, not written
+            if (isOperator(n) && isOperator(nodes[it->second]))
+                ctrlEdges.insert({&nodes[it->second], &n});
+        }
+    }
+    qint64 dataStored = 0, ctrlStored = 0;
+    for (const auto &[from, to] : dataEdges) {
+        const SliceId a = sliceOf(from), b = sliceOf(to);
+        if (a && b && a != b && stored.insert({a, b}).second) {
+            w.addFlow(FlowKind::Data, a, b);
+            ++dataStored;
+        }
+    }
+    for (const auto &[from, to] : ctrlEdges) {
+        const SliceId a = sliceOf(from), b = sliceOf(to);
+        if (a && b && a != b && stored.insert({a, b}).second) {
+            w.addFlow(FlowKind::Sequence, a, b);
+            ++ctrlStored;
+        }
+    }
+
+    QJsonObject meta;
+    meta.insert(QStringLiteral("schema"), schema);
+    meta.insert(QStringLiteral("pid"), pid);
+    meta.insert(QStringLiteral("nodes"), qint64(nodes.size()));
+    QJsonObject types;
+    for (const auto &[type, count] : byType)
+        types.insert(type >= 0 && type < int(std::size(kNodeTypes)) ? QLatin1String(kNodeTypes[type])
+                                                                     : QStringLiteral("type %1").arg(type),
+                     count);
+    meta.insert(QStringLiteral("node_types"), types);
+    meta.insert(QStringLiteral("gpu_nodes"), gpuNodes);
+    meta.insert(QStringLiteral("operators"), qint64(ops.size()));
+    meta.insert(QStringLiteral("cpu_time_us"), qint64(cpuUs));
+    meta.insert(QStringLiteral("gpu_time_us"), qint64(gpuUs));
+    meta.insert(QStringLiteral("communication_time_us"), qint64(commUs));
+    QJsonArray comms;
+    for (const auto &[type, c] : collectives)
+        comms.append(QJsonObject{{QStringLiteral("type"), type},
+                                 {QStringLiteral("count"), c.first},
+                                 {QStringLiteral("bytes"), c.second}});
+    meta.insert(QStringLiteral("collectives"), comms);
+    QJsonObject calls;
+    for (const auto &[name, count] : collectiveCalls)
+        calls.insert(name, count);
+    if (!calls.isEmpty())
+        meta.insert(QStringLiteral("collective_calls"), calls);
+    meta.insert(QStringLiteral("data_deps"), dataDeps);
+    meta.insert(QStringLiteral("ctrl_deps"), ctrlDeps);
+    insertLinkMetadata(meta, *runLink);
+    meta.insert(QStringLiteral("data_edges"), qint64(dataEdges.size()));
+    meta.insert(QStringLiteral("data_edges_stored"), dataStored);
+    meta.insert(QStringLiteral("ctrl_edges"), qint64(ctrlEdges.size()));
+    meta.insert(QStringLiteral("ctrl_edges_stored"), ctrlStored);
+    w.setSourceMetadata(meta);
+
+    ImportOutcome outcome;
+    outcome.warnings = linkWarnings(*runLink, pid, refs.size(), dataStored, dataEdges.size());
+    if (missingDeps > 0)
+        outcome.warnings.append(ImportWarning{
+            QStringLiteral("%1 data dependencies name a node that is not in the file; left out").arg(missingDeps),
+            -1, missingDeps});
+    if (duplicateIds > 0)
+        outcome.warnings.append(ImportWarning{
+            QStringLiteral("%1 nodes repeat the id of an earlier node; dependencies on the id go to "
+                           "the first")
+                .arg(duplicateIds),
+            -1, duplicateIds});
+    return outcome;
+}
+
+} // namespace gml

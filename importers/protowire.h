@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QString>
+#include <QtGlobal>
+
+#include <optional>
+
+namespace google::protobuf {
+class Descriptor;
+}
+
+namespace gml::protowire {
+
+// Where protobuf bytes stop being a well-formed message, and what was there instead.
+struct Problem
+{
+    qint64 offset = -1; // byte offset in the file
+    QString message;
+};
+
+// Reads a base-128 varint at `p` (advanced past it). False when the bytes end first or the
+// varint runs past 10 bytes.
+bool readVarint(const char *&p, const char *end, quint64 &value);
+
+// Walks data[0, size) as an encoding of `type` (libprotobuf reports only that a parse failed,
+// not where): every tag, varint, fixed value and length, descending into the fields `type`
+// declares as messages. The first problem found, with its offset (`base` + position): a
+// length that runs past the end (the file was cut short), a tag or varint that is not one,
+// field number 0 or a wire type no encoder writes. nullopt: libprotobuf will parse it.
+std::optional<Problem> check(const google::protobuf::Descriptor *type, const char *data,
+                             qint64 size, qint64 base);
+
+} // namespace gml::protowire

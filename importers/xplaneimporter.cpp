@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "xplaneimporter.h"
+
+#include "inputstream.h"
+#include "jsonscan.h"
+#include "protowire.h"
+#include "tfcapture.h"
+#include "proto/xplane.pb.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QHash>
+#include <QJsonArray>
+#include <QJsonObject>
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+namespace gml {
+
+namespace {
+
+// libprotobuf parses at most 2 GiB from one buffer.
+constexpr qint64 kMaxBytes = (qint64(1) << 31) - 1;
+// Lines TensorFlow derives from a device's events have ids from here (kThreadIdDerivedMin).
+constexpr qint64 kDerivedLineIdMin = 0xdeadbeef;
+constexpr int kHostThreadsPid = 501; // the trace viewer's process id for host threads
+
+// Text as UTF-8, invalid sequences replaced.
+std::string utf8(const std::string &s)
+{
+    return json::findInvalidUtf8(s.data(), s.size()) < 0 ? s : json::repairUtf8(s);
+}
+
+void appendJsonString(std::string &out, std::string_view s)
+{
+    out += '"';
+    for (const char c : s) {
+        switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default:
+            if (static_cast<unsigned char>(c) < 0x20) {
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                out += buf;
+            } else {
+                out += c;
+            }
+        }
+    }
+    out += '"';
+}
+
+// A TensorFlow op's full name, "scope/name:Type", by tf_op_utils' rule: split at the first
+// colon, a name of [A-Za-z0-9.][A-Za-z0-9_./>-]* and a type of [A-Z_][A-Za-z0-9_]* (so
+// "ExecutorState::Process" is not one).
+bool isTfOpName(const std::string &full)
+{
+    const size_t colon = full.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 >= full.size())
+        return false;
+    auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+    if (!(alnum(full[0]) || full[0] == '.'))
+        return false;
+    for (size_t i = 1; i < colon; ++i) {
+        const char c = full[i];
+        if (!(alnum(c) || c == '_' || c == '.' || c == '/' || c == '>' || c == '-'))
+            return false;
+    }
+    const char first = full[colon + 1];
+    if (!(std::isupper(static_cast<unsigned char>(first)) || first == '_'))
+        return false;
+    for (size_t i = colon + 2; i < full.size(); ++i)
+        if (!(alnum(full[i]) || full[i] == '_'))
+            return false;
+    return true;
+}
+
+bool startsWith(std::string_view s, std::string_view prefix)
+{
+    return s.substr(0, prefix.size()) == prefix;
+}
+
+// The category of a device line TensorFlow derives, by its name; empty: a stream.
+std::string derivedLineCategory(const std::string &name, qint64 id)
+{
+    static const std::pair<const char *, const char *> known[] = {
+        {"Steps", "step"},
+        {"XLA Modules", "xla_module"},
+        {"XLA Ops", "xla_op"},
+        {"Async XLA Ops", "xla_op"},
+        {"XLA TraceMe", "xla_traceme"},
+        {"TensorFlow Ops", "tf_op"},
+        {"TensorFlow Name Scope", "tf_name_scope"},
+        {"Framework Ops", "framework_op"},
+        {"Framework Name Scope", "framework_name_scope"},
+        {"Launch Stats", "launch_stats"},
+        {"Source code", "source"},
+        {"Sparse Core Ops", "sparsecore_op"},
+        {"Sparse Core Modules", "sparsecore_module"},
+    };
+    for (const auto &[line, cat] : known)
+        if (name == line)
+            return cat;
+    if (id >= kDerivedLineIdMin)
+        return "derived";
+    return {};
+}
+
+struct PlaneTracks
+{
+    TrackId process = 0;
+    std::unordered_map<qint64, TrackId> lines;
+};
+
+struct Context // a producer/consumer context (_pt/_p, _ct/_c)
+{
+    quint64 type = 0;
+    quint64 id = 0;
+    bool operator<(const Context &o) const { return type != o.type ? type < o.type : id < o.id; }
+};
+
+} // namespace
+
+SniffResult XPlaneImporter::sniff(const QString &path, const QByteArray &head) const
+{
+    if (!path.endsWith(QLatin1String(".xplane.pb")))
+        return {};
+    // An XSpace starts with a plane (field 1) or, when it has none, errors, warnings or hosts.
+    if (!head.isEmpty() && head[0] != 0x0a && head[0] != 0x12 && head[0] != 0x1a && head[0] != 0x22)
+        return {0, QStringLiteral("named .xplane.pb but does not start like an XSpace protobuf")};
+    return {95, {}};
+}
+
+ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
+{
+    QString error;
+    std::optional<quint64> hash;
+    const auto read = InputStream::readAll(ctx.path, kMaxBytes, QStringLiteral("an xplane"), &error, &hash);
+    if (!read)
+        return ImportOutcome::failure(-1, error);
+    const QByteArray &bytes = *read;
+    ctx.contentHash = hash;
+    xplane::XSpace space;
+    if (!space.ParseFromArray(bytes.constData(), int(bytes.size()))) {
+        if (auto problem = protowire::check(xplane::XSpace::descriptor(), bytes.constData(), bytes.size(), 0))
+            return ImportOutcome::failure(problem->offset, problem->message);
+        return ImportOutcome::failure(0, QStringLiteral("libprotobuf could not parse it as an XSpace"));
+    }
+    if (space.planes_size() == 0)
+        return ImportOutcome::failure(0, QStringLiteral("an XSpace without planes; expected a TensorFlow "
+                                                        "profiler capture (planes of lines of events)"));
+    if (ctx.progress && !ctx.progress(0.3))
+        return {ImportOutcome::Status::Cancelled, -1, {}, {}};
+
+    TraceWriter &w = *ctx.writer;
+    WarningLog warnings;
+    qint64 aggregated = 0, noMetadata = 0;
+    std::map<Context, SliceId> producers;
+    std::vector<std::pair<Context, SliceId>> consumers;
+    std::unordered_map<quint64, SliceId> apiCalls;             // correlation_id -> CUPTI API call
+    std::vector<std::pair<quint64, SliceId>> launched;          // correlation_id -> GPU work
+    QJsonArray planesRead;
+    qint64 events = 0, totalEvents = 0;
+    for (const auto &plane : space.planes())
+        for (const auto &line : plane.lines())
+            totalEvents += line.events_size();
+    int otherPlanes = 0;
+    for (const auto &plane : space.planes()) {
+        qint64 planeEvents = 0;
+        for (const auto &line : plane.lines())
+            planeEvents += line.events_size();
+        const std::string planeName = utf8(plane.name());
+        if (planeEvents == 0)
+            continue; // "/host:metadata", "Task Environment", ...: no timeline
+        const bool device = startsWith(planeName, "/device:");
+        const bool hostCpu = planeName == "/host:CPU";
+        // The trace viewer's numbering: device N is pid 1 + N, the host's threads 501.
+        int pid = hostCpu ? kHostThreadsPid : kHostThreadsPid + 1 + otherPlanes;
+        if (device) {
+            const size_t colon = planeName.rfind(':');
+            int ordinal = -1;
+            const char *b = planeName.data() + colon + 1, *e = planeName.data() + planeName.size();
+            if (colon != std::string::npos && std::from_chars(b, e, ordinal).ptr == e && ordinal >= 0 && ordinal < 500)
+                pid = 1 + ordinal;
+        } else if (!hostCpu) {
+            ++otherPlanes;
+        }
+        PlaneTracks tracks;
+        TrackSpec ps;
+        ps.kind = device ? TrackKind::Gpu : TrackKind::Process;
+        ps.name = QStringLiteral("%1 (pid %2)").arg(QString::fromStdString(planeName)).arg(pid); // as the JSON's rows
+        ps.pid = QString::number(pid);
+        ps.sortKey = pid;
+        tracks.process = w.addTrack(ps);
+
+        auto statName = [&](qint64 id) -> const std::string & {
+            static const std::string none;
+            auto it = plane.stat_metadata().find(id);
+            return it == plane.stat_metadata().end() ? none : it->second.name();
+        };
+        // Stat ids the importer reads, by name.
+        auto statId = [&](const char *name) -> qint64 {
+            for (const auto &[id, m] : plane.stat_metadata())
+                if (m.name() == name)
+                    return id;
+            return -1;
+        };
+        const qint64 correlationStat = statId("correlation_id");
+        const qint64 memcpyStat = statId("memcpy_details"), memsetStat = statId("memset_details");
+        const qint64 pt = statId("_pt"), pId = statId("_p"), ct = statId("_ct"), cId = statId("_c");
+
+        // Per event metadata: name, category and the args every event of the kind has.
+        struct Kind
+        {
+            StringId name = 0;
+            std::string longName; // set when the display name is shown
+            bool tfOp = false;
+            bool memcpy = false, memset = false;
+            std::string args;     // the metadata's stats, as JSON members
+            bool cupti = false;   // a CUDA API call ("cu…" name) on a host plane
+            bool driver = false;
+        };
+        std::unordered_map<qint64, Kind> kinds;
+        // A stat as a JSON member appended to `out`; false for the ones not kept as args.
+        auto appendStat = [&](std::string &out, const xplane::XStat &stat) {
+            const std::string &name = statName(stat.metadata_id());
+            if (name.empty() || name[0] == '_' || stat.value_case() == xplane::XStat::kBytesValue ||
+                stat.value_case() == xplane::XStat::VALUE_NOT_SET)
+                return;
+            if (!out.empty())
+                out += ',';
+            appendJsonString(out, utf8(name));
+            out += ':';
+            char buf[32];
+            switch (stat.value_case()) {
+            case xplane::XStat::kDoubleValue: {
+                const double v = stat.double_value();
+                if (std::isfinite(v)) {
+                    auto r = std::to_chars(buf, buf + sizeof buf, v);
+                    out.append(buf, r.ptr);
+                } else {
+                    out += "null";
+                }
+                break;
+            }
+            case xplane::XStat::kUint64Value: {
+                auto r = std::to_chars(buf, buf + sizeof buf, stat.uint64_value());
+                out.append(buf, r.ptr);
+                break;
+            }
+            case xplane::XStat::kInt64Value: {
+                auto r = std::to_chars(buf, buf + sizeof buf, stat.int64_value());
+                out.append(buf, r.ptr);
+                break;
+            }
+            case xplane::XStat::kStrValue:
+                appendJsonString(out, utf8(stat.str_value()));
+                break;
+            case xplane::XStat::kRefValue:
+                appendJsonString(out, utf8(statName(qint64(stat.ref_value()))));
+                break;
+            default:
+                break;
+            }
+        };
+        auto kindOf = [&](qint64 id) -> const Kind & {
+            auto it = kinds.find(id);
+            if (it != kinds.end())
+                return it->second;
+            Kind k;
+            auto m = plane.event_metadata().find(id);
+            if (m == plane.event_metadata().end()) {
+                ++noMetadata;
+                k.name = w.intern("event " + std::to_string(id));
+                return kinds.emplace(id, std::move(k)).first->second;
+            }
+            const std::string name = utf8(m->second.name()), display = utf8(m->second.display_name());
+            k.name = w.intern(display.empty() ? name : display);
+            if (!display.empty() && display != name)
+                k.longName = name;
+            k.tfOp = isTfOpName(name);
+            k.memcpy = startsWith(display.empty() ? name : display, "Memcpy") || startsWith(name, "memcpy");
+            k.memset = startsWith(display.empty() ? name : display, "Memset") || startsWith(name, "memset");
+            k.cupti = !device && startsWith(name, "cu");
+            k.driver = k.cupti && !startsWith(name, "cuda");
+            for (const auto &stat : m->second.stats()) {
+                appendStat(k.args, stat);
+                if (stat.metadata_id() == memcpyStat && memcpyStat >= 0)
+                    k.memcpy = true;
+                else if (stat.metadata_id() == memsetStat && memsetStat >= 0)
+                    k.memset = true;
+            }
+            return kinds.emplace(id, std::move(k)).first->second;
+        };
+        std::unordered_map<std::string, StringId> categories;
+        auto category = [&](const std::string &c) {
+            auto it = categories.find(c);
+            return it != categories.end() ? it->second : categories.emplace(c, w.intern(c)).first->second;
+        };
+
+        qint64 sortKey = 0;
+        QJsonObject planeInfo;
+        planeInfo.insert(QStringLiteral("name"), QString::fromStdString(planeName));
+        planeInfo.insert(QStringLiteral("lines"), plane.lines_size());
+        planeInfo.insert(QStringLiteral("events"), planeEvents);
+        planesRead.append(planeInfo);
+        for (const auto &line : plane.lines()) {
+            if (line.events_size() == 0)
+                continue;
+            const std::string lineName = utf8(line.display_name().empty() ? line.name() : line.display_name());
+            const std::string derived = device ? derivedLineCategory(lineName, line.id()) : std::string();
+            const bool stream = device && derived.empty();
+            TrackId &track = tracks.lines[line.id()];
+            if (!track) {
+                TrackSpec ls;
+                ls.parent = tracks.process;
+                ls.kind = stream ? TrackKind::Stream : TrackKind::Thread;
+                ls.name = !lineName.empty() ? QString::fromStdString(lineName)
+                                            : QStringLiteral("thread %1").arg(line.id());
+                ls.pid = ps.pid;
+                ls.tid = QString::number(line.id());
+                ls.sortKey = ++sortKey;
+                track = w.addTrack(ls);
+            }
+            const StringId lineCat = derived.empty() ? 0 : category(derived);
+            std::string args;
+            for (const auto &event : line.events()) {
+                ++events;
+                if (event.data_case() == xplane::XEvent::kNumOccurrences) {
+                    ++aggregated;
+                    continue;
+                }
+                const Kind &k = kindOf(event.metadata_id());
+                // Picoseconds down to ns, start and end alike, so nested events stay nested.
+                auto floorNs = [](qint64 ps) { return ps >= 0 ? ps / 1000 : -((-ps + 999) / 1000); };
+                const qint64 offset = event.offset_ps();
+                const qint64 durationPs = std::max<qint64>(0, event.duration_ps());
+                if (offset > std::numeric_limits<qint64>::max() - durationPs ||
+                    std::abs(line.timestamp_ns()) > kMaxAbsTimeNs) {
+                    warnings.add(QStringLiteral("time"), -1,
+                                 QStringLiteral("an event's time is out of range (line '%1' at %2 ns, offset %3 ps); "
+                                                "left out")
+                                     .arg(QString::fromStdString(lineName))
+                                     .arg(line.timestamp_ns())
+                                     .arg(offset));
+                    continue;
+                }
+                const TimeNs ts = line.timestamp_ns() + floorNs(offset);
+                const TimeNs end = line.timestamp_ns() + floorNs(offset + durationPs);
+                StringId cat = lineCat;
+                if (!cat) {
+                    if (stream)
+                        cat = category(k.memcpy ? "gpu_memcpy" : k.memset ? "gpu_memset" : "kernel");
+                    else if (k.cupti)
+                        cat = category(k.driver ? "cuda_driver" : "cuda_runtime");
+                    else if (k.tfOp)
+                        cat = category("tf_op");
+                }
+                args.clear();
+                if (!k.longName.empty()) {
+                    appendJsonString(args, "long_name");
+                    args += ':';
+                    appendJsonString(args, k.longName);
+                }
+                if (!k.args.empty()) {
+                    if (!args.empty())
+                        args += ',';
+                    args += k.args;
+                }
+                qint64 correlation = kNoId;
+                std::optional<quint64> producerType, producerId, consumerType, consumerId;
+                auto intValue = [](const xplane::XStat &s) -> quint64 {
+                    return s.value_case() == xplane::XStat::kInt64Value ? quint64(s.int64_value()) : s.uint64_value();
+                };
+                for (const auto &stat : event.stats()) {
+                    const qint64 id = stat.metadata_id();
+                    if (id == correlationStat && correlationStat >= 0)
+                        correlation = qint64(intValue(stat));
+                    else if (id == pt && pt >= 0)
+                        producerType = intValue(stat);
+                    else if (id == pId && pId >= 0)
+                        producerId = intValue(stat);
+                    else if (id == ct && ct >= 0)
+                        consumerType = intValue(stat);
+                    else if (id == cId && cId >= 0)
+                        consumerId = intValue(stat);
+                    appendStat(args, stat);
+                }
+                std::string json;
+                if (!args.empty()) {
+                    json.reserve(args.size() + 2);
+                    json += '{';
+                    json += args;
+                    json += '}';
+                }
+                const SliceId slice = w.addSlice(track, ts, end - ts, k.name, cat, correlation, kNoId, json);
+                if (!slice)
+                    continue;
+                if (correlation != kNoId) {
+                    if (stream)
+                        launched.emplace_back(quint64(correlation), slice);
+                    else if (k.cupti)
+                        apiCalls.emplace(quint64(correlation), slice);
+                }
+                if (producerType && producerId)
+                    producers.emplace(Context{*producerType, *producerId}, slice);
+                if (consumerType && consumerId)
+                    consumers.emplace_back(Context{*consumerType, *consumerId}, slice);
+                if ((events & 0xffff) == 0 && ctx.progress &&
+                    !ctx.progress(0.3 + 0.6 * double(events) / double(std::max<qint64>(1, totalEvents))))
+                    return {ImportOutcome::Status::Cancelled, -1, {}, {}};
+            }
+        }
+    }
+    qint64 launches = 0, contextFlows = 0;
+    for (const auto &[corr, work] : launched) {
+        auto it = apiCalls.find(corr);
+        if (it != apiCalls.end()) {
+            w.addFlow(FlowKind::Launch, it->second, work);
+            ++launches;
+        }
+    }
+    for (const auto &[c, consumer] : consumers) {
+        auto it = producers.find(c);
+        if (it != producers.end() && it->second != consumer) {
+            w.addFlow(FlowKind::TraceFlow, it->second, consumer);
+            ++contextFlows;
+        }
+    }
+
+    QJsonObject meta;
+    meta.insert(QStringLiteral("planes"), planesRead);
+    meta.insert(QStringLiteral("events"), events);
+    meta.insert(QStringLiteral("aggregated_events"), aggregated);
+    meta.insert(QStringLiteral("launch_flows"), launches);
+    meta.insert(QStringLiteral("producer_consumer_flows"), contextFlows);
+    QJsonArray hosts;
+    for (const auto &h : space.hostnames())
+        hosts.append(QString::fromStdString(utf8(h)));
+    if (!hosts.isEmpty())
+        meta.insert(QStringLiteral("hostnames"), hosts);
+    // The trace viewer's JSON of the same capture, when it lies beside: read instead of it.
+    const QFileInfo fi(ctx.path);
+    const QString stem = fi.fileName().chopped(int(qstrlen(".xplane.pb")));
+    for (const char *suffix : {".trace.json.gz", ".trace.json"}) {
+        const QString json = stem + QLatin1String(suffix);
+        if (fi.dir().exists(json)) {
+            meta.insert(QStringLiteral("read_instead_of"), json);
+            break;
+        }
+    }
+    // Times relative to the capture (TensorFlow 2 normalises them): place it by its folder.
+    if (const TimeNs first = w.earliest(); first < kRelativeTimeLimit) {
+        if (auto start = tensorflowCaptureStart(ctx.path, ctx.timeZone)) {
+            w.setClockOffset(start->first);
+            meta.insert(QStringLiteral("time_placement"), start->second);
+        }
+    }
+    w.setSourceMetadata(meta);
+
+    ImportOutcome outcome;
+    for (const auto &e : space.errors())
+        warnings.add(QStringLiteral("xspace error ") + QString::fromStdString(utf8(e)), -1,
+                     QStringLiteral("the profiler reported an error: %1").arg(QString::fromStdString(utf8(e))));
+    for (const auto &e : space.warnings())
+        warnings.add(QStringLiteral("xspace warning ") + QString::fromStdString(utf8(e)), -1,
+                     QStringLiteral("the profiler reported: %1").arg(QString::fromStdString(utf8(e))));
+    outcome.warnings = warnings.list();
+    if (aggregated > 0)
+        outcome.warnings.append(ImportWarning{
+            QStringLiteral("%1 aggregated events (a count without a time) are counted in the "
+                           "source's metadata, not drawn")
+                .arg(aggregated),
+            -1, aggregated});
+    if (noMetadata > 0)
+        outcome.warnings.append(ImportWarning{
+            QStringLiteral("%1 event kinds have no metadata in their plane; their events are named "
+                           "'event ID'")
+                .arg(noMetadata),
+            -1, noMetadata});
+    return outcome;
+}
+
+} // namespace gml

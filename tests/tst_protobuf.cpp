@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The protobuf importers: TensorFlow's XSpace (`*.xplane.pb`) against the trace viewer JSON of
+// the same real capture, a GPU capture written by the test, Chakra execution traces (the real
+// converter output, and the real simple_add ET written as Chakra by the test and linked to its
+// Kineto trace), and cut or corrupted files.
+#include "importutil.h"
+#include "inputstream.h"
+#include "testutil.h"
+
+#include "proto/chakra_et.pb.h"
+#include "proto/xplane.pb.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMap>
+#include <QSet>
+#include <QTest>
+
+#include <functional>
+
+using namespace gml;
+using gmltest::importInto;
+using gmltest::newProject;
+
+namespace {
+
+const QString kCapture = QStringLiteral(
+    "tensorflow_profiler/keras_tf2_cpu_speech_rnn/plugins/profile/2021_08_11_16_03_07");
+const QString kHost = QStringLiteral("DESKTOP-V1DB051");
+const QString kChakra = QStringLiteral("pytorch_execution_trace/chakra_protobuf_et/chakra.0.et");
+const QString kEt = QStringLiteral("pytorch_execution_trace/hta_simple_add_with_kineto_a100/benchmark_simple_add_et.json.gz");
+const QString kKineto = QStringLiteral("pytorch_kineto/hta_simple_add_with_et_a100/benchmark_simple_add_trace.json.gz");
+
+QString shared(const QString &rel)
+{
+    return gmltest::sharedTraces() + QLatin1Char('/') + rel;
+}
+
+// Every slice as "tid|ts|dur|name" (times relative to the run's first slice), with its args.
+QMap<QString, QStringList> slices(Project &p)
+{
+    QMap<QString, QStringList> out;
+    const qint64 first = gmltest::scalar(p, "SELECT min(ts) FROM slice_abs");
+    auto st = p.db().prepare("SELECT t.tid, s.ts, s.dur, s.name, s.args FROM slice_abs s JOIN track t ON t.id = s.track_id");
+    while (st.step()) {
+        const QString key = QStringLiteral("%1|%2|%3|%4").arg(st.text(0)).arg(st.int64(1) - first).arg(st.int64(2)).arg(st.text(3));
+        out[key].append(st.text(4));
+    }
+    return out;
+}
+
+// Args with every value as text (the trace viewer's JSON writes numbers as strings).
+QJsonObject argsAsText(const QString &args)
+{
+    QJsonObject out;
+    const QJsonObject o = QJsonDocument::fromJson(args.toUtf8()).object();
+    for (auto it = o.begin(); it != o.end(); ++it)
+        out.insert(it.key(), it->isString() ? it->toString() : QString::number(it->toInteger()));
+    return out;
+}
+
+QByteArray serialize(const google::protobuf::MessageLite &m)
+{
+    std::string s;
+    m.SerializeToString(&s);
+    return QByteArray(s.data(), qsizetype(s.size()));
+}
+
+QByteArray varint(quint64 v)
+{
+    QByteArray out;
+    do {
+        char b = char(v & 0x7f);
+        v >>= 7;
+        out.append(v ? char(b | 0x80) : b);
+    } while (v);
+    return out;
+}
+
+// A length-prefixed Chakra stream.
+QByteArray delimited(const QList<QByteArray> &messages)
+{
+    QByteArray out;
+    for (const QByteArray &m : messages)
+        out += varint(quint64(m.size())) + m;
+    return out;
+}
+
+// A GPU capture as TensorFlow writes one: CUDA API calls on "/host:CUPTI", a kernel and a copy
+// on two streams of "/device:GPU:0" linked by correlation_id, an "XLA Ops" line TensorFlow
+// derives, an aggregated event, and two events whose picosecond times round into one ns.
+xplane::XSpace gpuCapture()
+{
+    xplane::XSpace space;
+    space.add_hostnames("node7");
+    auto *host = space.add_planes();
+    host->set_id(0);
+    host->set_name("/host:CUPTI");
+    (*host->mutable_stat_metadata())[1].set_name("correlation_id");
+    (*host->mutable_event_metadata())[1].set_name("cuLaunchKernel");
+    (*host->mutable_event_metadata())[2].set_name("cudaMemcpyAsync");
+    auto *thread = host->add_lines();
+    thread->set_id(4242);
+    thread->set_timestamp_ns(1'700'000'000'000'000'000);
+    auto addEvent = [](xplane::XLine *line, qint64 meta, qint64 offsetPs, qint64 durPs, qint64 corrStat = -1, qint64 corr = 0) {
+        auto *e = line->add_events();
+        e->set_metadata_id(meta);
+        e->set_offset_ps(offsetPs);
+        e->set_duration_ps(durPs);
+        if (corrStat >= 0) {
+            auto *s = e->add_stats();
+            s->set_metadata_id(corrStat);
+            s->set_uint64_value(quint64(corr));
+        }
+        return e;
+    };
+    addEvent(thread, 1, 1'000'000, 5'000'000, 1, 77);
+    addEvent(thread, 2, 9'000'000, 2'000'000, 1, 78);
+
+    auto *gpu = space.add_planes();
+    gpu->set_id(1);
+    gpu->set_name("/device:GPU:0");
+    (*gpu->mutable_stat_metadata())[10].set_name("correlation_id");
+    (*gpu->mutable_stat_metadata())[11].set_name("memcpy_details");
+    (*gpu->mutable_stat_metadata())[12].set_name("device_name");
+    auto &kernel = (*gpu->mutable_event_metadata())[1];
+    kernel.set_name("volta_sgemm_128x64_nn");
+    auto &copy = (*gpu->mutable_event_metadata())[2];
+    copy.set_name("MemcpyH2D");
+    auto *details = copy.add_stats();
+    details->set_metadata_id(11);
+    details->set_str_value("kind_src:pageable size:4096");
+    auto &fusion = (*gpu->mutable_event_metadata())[3];
+    fusion.set_name("fusion.1");
+    auto &outer = (*gpu->mutable_event_metadata())[4];
+    outer.set_name("cluster_0");
+    auto *stream = gpu->add_lines();
+    stream->set_id(14);
+    stream->set_name("Stream #14(Compute)");
+    stream->set_timestamp_ns(1'700'000'000'000'000'000);
+    addEvent(stream, 1, 8'000'000, 30'000'000, 10, 77);
+    auto *copies = gpu->add_lines();
+    copies->set_id(13);
+    copies->set_name("Stream #13(MemcpyH2D)");
+    copies->set_timestamp_ns(1'700'000'000'000'000'000);
+    addEvent(copies, 2, 12'000'000, 4'000'000, 10, 78);
+    auto *ops = gpu->add_lines();
+    ops->set_id(0xdeadbeef + 4);
+    ops->set_name("XLA Ops");
+    ops->set_timestamp_ns(1'700'000'000'000'000'000);
+    addEvent(ops, 4, 1'000, 2'000);        // [1, 3) ns
+    addEvent(ops, 3, 1'500, 999);          // [1.5, 2.499) ps-exact: [1, 2) ns, still inside
+    auto *aggregate = ops->add_events();   // a count without a time
+    aggregate->set_metadata_id(3);
+    aggregate->set_num_occurrences(12);
+    return space;
+}
+
+} // namespace
+
+class TestProtobuf : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void xplaneMatchesTheTraceViewerJson();
+    void folderReadsTheXplaneInsteadOfTheJson();
+    void xplaneGpuCapture();
+    void xplaneBadInput();
+    void chakraRealTrace();
+    void chakraLinksLikeTheJsonTrace();
+    void chakraBadInput();
+};
+
+void TestProtobuf::xplaneMatchesTheTraceViewerJson()
+{
+    GML_REQUIRE_SHARED(kCapture);
+    QTemporaryDir jsonDir, xplaneDir;
+    auto json = newProject(jsonDir);
+    auto xp = newProject(xplaneDir);
+    const auto jr = importInto(*json, {shared(kCapture) + QLatin1Char('/') + kHost + QLatin1String(".trace.json.gz")});
+    const auto xr = importInto(*xp, {shared(kCapture) + QLatin1Char('/') + kHost + QLatin1String(".xplane.pb")});
+    QCOMPARE(jr.front().status, SourceReport::Status::Imported);
+    QCOMPARE(xr.front().status, SourceReport::Status::Imported);
+    QCOMPARE(xr.front().format, QStringLiteral("tensorflow-xplane"));
+    // The same rows: "/host:CPU" with its seven threads, named alike.
+    const QString tracks = QStringLiteral("SELECT group_concat(name || '/' || kind || '/' || tid, ',') FROM "
+                                          "(SELECT name, kind, coalesce(tid, '') AS tid FROM track ORDER BY name, tid)");
+    QCOMPARE(gmltest::text(*xp, tracks), gmltest::text(*json, tracks));
+    // Event for event: the same thread, start and duration (ns) and name, and the same args
+    // (the JSON writes numbers as text), except two events the trace viewer leaves out:
+    // tf.data's PrefetchProduce and PrefetchConsume (producer/consumer markers).
+    const auto a = slices(*json), b = slices(*xp);
+    QCOMPARE(a.size(), 7831); // every event has its own (thread, start, duration, name)
+    QStringList onlyXplane, onlyJson;
+    int argsDiffer = 0, events = 0;
+    for (auto it = b.cbegin(); it != b.cend(); ++it) {
+        const auto other = a.constFind(it.key());
+        if (other == a.cend()) {
+            onlyXplane << it.key().section(QLatin1Char('|'), 3);
+            continue;
+        }
+        QCOMPARE(other->size(), it->size());
+        for (qsizetype i = 0; i < it->size(); ++i) {
+            ++events;
+            QJsonObject jx = argsAsText(it->at(i)), jj = argsAsText(other->at(i));
+            argsDiffer += jx != jj;
+        }
+    }
+    for (auto it = a.cbegin(); it != a.cend(); ++it)
+        if (!b.contains(it.key()))
+            onlyJson << it.key();
+    onlyXplane.sort();
+    QCOMPARE(onlyJson, QStringList());
+    QCOMPARE(onlyXplane, (QStringList{QStringLiteral("PrefetchConsume"), QStringLiteral("PrefetchProduce")}));
+    QCOMPARE(events, 7831);
+    QCOMPARE(argsDiffer, 0);
+    QCOMPARE(gmltest::scalar(*xp, "SELECT count(*) FROM slice"), 7833);
+    // TensorFlow ops get a category ("scope/name:Type"): the 4,797 events the JSON marks
+    // is_eager; the executor's own events get none, as in the JSON.
+    QCOMPARE(gmltest::scalar(*xp, "SELECT count(*) FROM slice_abs WHERE category = 'tf_op'"), 4797);
+    QCOMPARE(gmltest::scalar(*xp, "SELECT count(*) FROM slice_abs WHERE name = 'MatMul' AND category = 'tf_op'"), 944);
+    QCOMPARE(gmltest::scalar(*xp, "SELECT count(*) FROM slice_abs WHERE name = 'ExecutorState::Process' AND coalesce(category, '') = ''"), 2936);
+    // The producer/consumer contexts the JSON drops: FunctionRun hands each executor pass on.
+    QCOMPARE(gmltest::scalar(*xp, "SELECT count(*) FROM flow f JOIN slice_abs a ON a.id = f.from_slice "
+                                  "JOIN slice_abs b ON b.id = f.to_slice WHERE a.name = 'FunctionRun' "
+                                  "AND b.name = 'ExecutorState::Process' AND b.ts >= a.ts"),
+             2935);
+    QCOMPARE(gmltest::scalar(*json, "SELECT count(*) FROM flow"), 0);
+}
+
+void TestProtobuf::folderReadsTheXplaneInsteadOfTheJson()
+{
+    GML_REQUIRE_SHARED(kCapture);
+    QTemporaryDir pdir;
+    auto p = newProject(pdir);
+    const auto reports = importInto(*p, {shared(kCapture)});
+    int imported = 0;
+    for (const auto &r : reports) {
+        if (r.path.endsWith(QLatin1String(".trace.json.gz"))) {
+            QCOMPARE(r.status, SourceReport::Status::Skipped);
+            QVERIFY2(r.message.contains(QLatin1String("DESKTOP-V1DB051.xplane.pb is read instead")), qPrintable(r.message));
+        }
+        if (r.status == SourceReport::Status::Imported) {
+            ++imported;
+            QCOMPARE(r.format, QStringLiteral("tensorflow-xplane"));
+        }
+    }
+    QCOMPARE(imported, 1);
+    QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT json_extract(metadata, '$.read_instead_of') FROM source "
+                                              "WHERE format = 'tensorflow-xplane'")),
+             kHost + QLatin1String(".trace.json.gz"));
+    // Placed at the capture's start, as the JSON is: the folder's name, 2021-08-11 16:03:07.
+    const qint64 first = gmltest::scalar(*p, "SELECT min(ts) FROM slice_abs");
+    const QDateTime start = QDateTime::fromMSecsSinceEpoch(first / 1'000'000, QTimeZone::systemTimeZone());
+    QCOMPARE(start.date(), QDate(2021, 8, 11));
+}
+
+void TestProtobuf::xplaneGpuCapture()
+{
+    QTemporaryDir dir;
+    const QString path = gmltest::writeFile(dir, QStringLiteral("node7.xplane.pb"), serialize(gpuCapture()));
+    QTemporaryDir pdir;
+    auto p = newProject(pdir);
+    const auto r = importInto(*p, {path});
+    QCOMPARE(r.front().status, SourceReport::Status::Imported);
+    QCOMPARE(r.front().slices, 6);
+    QCOMPARE(r.front().warnings, 1); // the aggregated event
+    // The device is a GPU row (pid 1 + ordinal, as the trace viewer numbers it) with two
+    // streams; the line TensorFlow derives is a thread row, so it never counts as GPU work.
+    QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT kind || ' ' || pid FROM track WHERE name = '/device:GPU:0 (pid 1)'")),
+             QStringLiteral("4 1"));
+    QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM track WHERE kind = 5"), 2);
+    QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT kind FROM track WHERE name = 'XLA Ops'")), QStringLiteral("3"));
+    auto category = [&](const char *name) {
+        return gmltest::text(*p, QStringLiteral("SELECT category FROM slice_abs WHERE name = '%1'").arg(QLatin1String(name)));
+    };
+    QCOMPARE(category("volta_sgemm_128x64_nn"), QStringLiteral("kernel"));
+    QCOMPARE(category("MemcpyH2D"), QStringLiteral("gpu_memcpy"));
+    QCOMPARE(category("cuLaunchKernel"), QStringLiteral("cuda_driver"));
+    QCOMPARE(category("cudaMemcpyAsync"), QStringLiteral("cuda_runtime"));
+    QCOMPARE(category("fusion.1"), QStringLiteral("xla_op"));
+    // Each API call links to the GPU work of its correlation_id.
+    QCOMPARE(gmltest::text(*p, QStringLiteral(
+                 "SELECT group_concat(a.name || '>' || b.name, ' ') FROM (SELECT * FROM flow ORDER BY from_slice) f "
+                 "JOIN slice_abs a ON a.id = f.from_slice JOIN slice_abs b ON b.id = f.to_slice WHERE f.kind = 1")),
+             QStringLiteral("cuLaunchKernel>volta_sgemm_128x64_nn cudaMemcpyAsync>MemcpyH2D"));
+    // Picoseconds: 8 µs after the line's start; the nested pair stays nested in whole ns.
+    QCOMPARE(gmltest::scalar(*p, "SELECT ts - 1700000000000000000 FROM slice_abs WHERE name = 'volta_sgemm_128x64_nn'"), 8000);
+    QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT group_concat(name || ':' || (ts - 1700000000000000000) || '+' || dur, ' ') "
+                                              "FROM (SELECT * FROM slice_abs WHERE category = 'xla_op' ORDER BY ts, dur DESC)")),
+             QStringLiteral("cluster_0:1+2 fusion.1:1+1"));
+    QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT json_extract(args, '$.memcpy_details') FROM slice_abs WHERE name = 'MemcpyH2D'")),
+             QStringLiteral("kind_src:pageable size:4096"));
+    QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT json_extract(metadata, '$.hostnames[0]') FROM source")), QStringLiteral("node7"));
+}
+
+void TestProtobuf::xplaneBadInput()
+{
+    QTemporaryDir dir;
+    const QByteArray good = serialize(gpuCapture());
+    const QString valid = gmltest::writeFile(dir, QStringLiteral("a/node1.xplane.pb"), good);
+    // Cut short: the length of the second plane runs past the end.
+    const QString cut = gmltest::writeFile(dir, QStringLiteral("b/node2.xplane.pb"), good.left(good.size() - 40));
+    // A field with wire type 7 (no encoder writes one) after the valid planes.
+    const QString corrupt = gmltest::writeFile(dir, QStringLiteral("c/node3.xplane.pb"), good + QByteArray("\x0f\x01", 2));
+    QTemporaryDir pdir;
+    auto p = newProject(pdir);
+    QCOMPARE(importInto(*p, {valid}).front().status, SourceReport::Status::Imported);
+    const auto r = importInto(*p, {cut, corrupt});
+    QCOMPARE(r.size(), 2);
+    for (const auto &report : r) {
+        QCOMPARE(report.status, SourceReport::Status::Failed);
+        QVERIFY2(report.message.startsWith(report.path), qPrintable(report.message));
+    }
+    // "<path>: byte N: XSpace.planes (field 1) says N bytes follow, but only M are left: ..."
+    QVERIFY2(r[0].message.contains(QLatin1String("XSpace.planes (field 1) says")) &&
+                 r[0].message.contains(QLatin1String("cut short")),
+             qPrintable(r[0].message));
+    QVERIFY2(r[1].message.contains(QStringLiteral("byte %1:").arg(good.size())) && r[1].message.contains(QLatin1String("wire type 7")),
+             qPrintable(r[1].message));
+    // What was imported before is all there; nothing of the failed files is.
+    QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM slice"), 6);
+    QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM track t JOIN source s ON s.id = t.source_id WHERE s.status != 'imported'"), 0);
+}
+
+void TestProtobuf::chakraRealTrace()
+{
+    GML_REQUIRE_SHARED(kChakra);
+    QTemporaryDir pdir;
+    auto p = newProject(pdir);
+    const auto r = importInto(*p, {shared(kChakra)});
+    QCOMPARE(r.front().status, SourceReport::Status::Imported);
+    QCOMPARE(r.front().format, QStringLiteral("chakra-execution-trace"));
+    auto meta = [&](const char *key) {
+        return gmltest::text(*p, QStringLiteral("SELECT json_extract(metadata, '$.%1') FROM source").arg(QLatin1String(key)));
+    };
+    // Counted from the file with protoc --decode_raw: 3,664 nodes after the metadata (3,643
+    // compute, 21 collective), 2,448 of them CPU operators with an rf_id, 1,216 GPU nodes;
+    // the seven collectives are 5 all-reduces and 2 broadcasts (the GPU nodes carry the type
+    // and size; their CPU calls c10d::allreduce_ and c10d::broadcast_ are counted by name).
+    QCOMPARE(meta("schema"), QStringLiteral("1.0.1"));
+    QCOMPARE(meta("pid"), QStringLiteral("114598"));
+    QCOMPARE(meta("nodes"), QStringLiteral("3664"));
+    QCOMPARE(meta("node_types"), QStringLiteral("{\"collective\":21,\"compute\":3643}"));
+    QCOMPARE(meta("operators"), QStringLiteral("2448"));
+    QCOMPARE(meta("gpu_nodes"), QStringLiteral("1216"));
+    QCOMPARE(meta("collectives"),
+             QStringLiteral("[{\"bytes\":102228128,\"count\":5,\"type\":\"all_reduce\"},"
+                            "{\"bytes\":212904,\"count\":2,\"type\":\"broadcast\"}]"));
+    QCOMPARE(meta("collective_calls"), QStringLiteral("{\"c10d::allreduce_\":5,\"c10d::broadcast_\":2}"));
+    // No Kineto trace of process 114598 is in the project: nothing to link to, said so.
+    QCOMPARE(meta("matched_operators"), QStringLiteral("0"));
+    QVERIFY(meta("data_edges").toLongLong() > 1000);
+    QCOMPARE(r.front().flows, 0);
+    QCOMPARE(r.front().warnings, 1);
+}
+
+void TestProtobuf::chakraLinksLikeTheJsonTrace()
+{
+    GML_REQUIRE_SHARED(kEt);
+    GML_REQUIRE_SHARED(kKineto);
+    // The real simple_add ET written as the Chakra converter writes it: a GlobalMetadata, then
+    // a node per top-level operator with its data dependencies (the last writer of each input
+    // tensor), a "(N)" suffix on every other name, and a GPU node that depends on the first
+    // aten::rand and feeds the first aten::add (counted as rand > add, already an edge).
+    QString error;
+    const auto text = InputStream::readAll(shared(kEt), qint64(1) << 30, QStringLiteral("ET"), &error);
+    QVERIFY2(text, qPrintable(error));
+    const QJsonObject root = QJsonDocument::fromJson(*text).object();
+    QMap<qint64, QJsonObject> byId;
+    for (const auto &v : root.value(QStringLiteral("nodes")).toArray())
+        byId.insert(v.toObject().value(QStringLiteral("id")).toInteger(), v.toObject());
+    auto isOp = [](const QJsonObject &n) {
+        const QString name = n.value(QStringLiteral("name")).toString();
+        return !name.isEmpty() && n.value(QStringLiteral("scope")).toInt() != 7 && !name.startsWith(QLatin1String("##")) &&
+               !name.startsWith(QLatin1Char('['));
+    };
+    QMap<qint64, QJsonObject> top; // by rf_id
+    for (const auto &n : std::as_const(byId)) {
+        const qint64 parent = n.value(QStringLiteral("parent")).toInteger();
+        if (isOp(n) && !(byId.contains(parent) && isOp(byId[parent])))
+            top.insert(n.value(QStringLiteral("rf_id")).toInteger(), n);
+    }
+    std::function<void(const QJsonValue &, QSet<QString> &)> tensors = [&](const QJsonValue &v, QSet<QString> &out) {
+        const QJsonArray a = v.toArray();
+        if (a.size() == 6 && a[0].isDouble() && a[5].isString())
+            out.insert(QStringLiteral("%1/%2").arg(a[0].toInteger()).arg(a[1].toInteger()));
+        else
+            for (const auto &e : a)
+                tensors(e, out);
+    };
+    chakra::GlobalMetadata meta;
+    auto *schema = meta.add_attr();
+    schema->set_name("schema");
+    schema->set_string_val("1.0.1-chakra.0.0.4");
+    auto *pid = meta.add_attr();
+    pid->set_name("pid");
+    pid->set_uint64_val(quint64(root.value(QStringLiteral("pid")).toInteger()));
+    QList<QByteArray> messages{serialize(meta)};
+    QMap<QString, quint64> producer; // tensor -> node id
+    quint64 firstRand = 0, firstAdd = 0;
+    int index = 0;
+    for (const QJsonObject &n : std::as_const(top)) {
+        chakra::Node node;
+        const quint64 id = quint64(n.value(QStringLiteral("id")).toInteger());
+        const QString name = n.value(QStringLiteral("name")).toString();
+        node.set_id(id);
+        node.set_name((index++ % 2 ? name + QStringLiteral("(1)") : name).toStdString());
+        node.set_type(chakra::COMP_NODE);
+        node.add_ctrl_deps(quint64(n.value(QStringLiteral("parent")).toInteger()));
+        QSet<QString> in, out;
+        tensors(n.value(QStringLiteral("inputs")), in);
+        tensors(n.value(QStringLiteral("outputs")), out);
+        QSet<quint64> deps;
+        for (const QString &t : std::as_const(in))
+            if (producer.contains(t) && producer[t] != id)
+                deps.insert(producer[t]);
+        for (quint64 d : std::as_const(deps))
+            node.add_data_deps(d);
+        for (const QString &t : std::as_const(out))
+            producer[t] = id;
+        auto attr = [&](const char *key, qint64 v) {
+            auto *a = node.add_attr();
+            a->set_name(key);
+            a->set_int64_val(v);
+        };
+        attr("rf_id", n.value(QStringLiteral("rf_id")).toInteger());
+        attr("tid", n.value(QStringLiteral("tid")).toInteger());
+        attr("scope", n.value(QStringLiteral("scope")).toInteger());
+        auto *cpu = node.add_attr();
+        cpu->set_name("is_cpu_op");
+        cpu->set_bool_val(true);
+        if (name == QLatin1String("aten::rand") && !firstRand)
+            firstRand = id;
+        if (name == QLatin1String("aten::add") && !firstAdd) {
+            firstAdd = id;
+            node.add_data_deps(900000); // the GPU node below
+        }
+        messages << serialize(node);
+    }
+    QVERIFY(firstRand && firstAdd);
+    chakra::Node kernel;
+    kernel.set_id(900000);
+    kernel.set_name("void at::native::uniform_kernel(...)");
+    kernel.set_type(chakra::COMP_NODE);
+    kernel.add_data_deps(firstRand);
+    auto *gpu = kernel.add_attr();
+    gpu->set_name("is_cpu_op");
+    gpu->set_bool_val(false);
+    messages << serialize(kernel);
+
+    QTemporaryDir dir;
+    const QString et = gmltest::writeFile(dir, QStringLiteral("simple_add.et"), delimited(messages));
+    QTemporaryDir pdir;
+    auto p = newProject(pdir);
+    const auto reports = importInto(*p, {et, shared(kKineto)}, QStringLiteral("simple_add"));
+    QCOMPARE(reports.size(), 2);
+    QCOMPARE(reports[1].format, QStringLiteral("chakra-execution-trace"));
+    QCOMPARE(reports[1].status, SourceReport::Status::Imported);
+    QCOMPARE(reports[1].warnings, 0); // every operator found its cpu_op slice
+    // The same eight edges the JSON ET gives (tst_executiontrace realSimpleAdd).
+    QCOMPARE(gmltest::text(*p, QStringLiteral(
+                 "SELECT group_concat(e, ' ') FROM (SELECT a.name || '>' || b.name AS e FROM flow f "
+                 "JOIN slice_abs a ON a.id = f.from_slice JOIN slice_abs b ON b.id = f.to_slice "
+                 "WHERE f.kind = 5 ORDER BY e)")),
+             QStringLiteral("aten::rand>aten::add aten::rand>aten::add aten::rand>aten::add "
+                            "aten::rand>aten::add aten::to>aten::mul aten::to>aten::mul "
+                            "aten::zeros>aten::to aten::zeros>aten::to"));
+    // All ten top-level operators (28 operators in all) are linked.
+    QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT json_extract(metadata, '$.matched_operators') || ' of ' || "
+                                              "json_extract(metadata, '$.operators') FROM source "
+                                              "WHERE format = 'chakra-execution-trace'")),
+             QStringLiteral("10 of 10"));
+}
+
+void TestProtobuf::chakraBadInput()
+{
+    GML_REQUIRE_SHARED(kChakra);
+    QFile f(shared(kChakra));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray whole = f.readAll();
+    QTemporaryDir dir;
+    // Cut in the middle of a node.
+    const QString cut = gmltest::writeFile(dir, QStringLiteral("cut/chakra.0.et"), whole.left(1'500'000));
+    // A node whose bytes hold a field number 0 (a zeroed byte inside it).
+    chakra::Node node;
+    node.set_id(5);
+    node.set_name("aten::mm");
+    QByteArray body = serialize(node);
+    body[0] = 0x00; // the id's tag
+    const QByteArray head = delimited({whole.mid(1, 0x5e)}); // the real GlobalMetadata
+    const QString zero = gmltest::writeFile(dir, QStringLiteral("zero/chakra.0.et"), head + delimited({body}));
+    QTemporaryDir pdir;
+    auto p = newProject(pdir);
+    const auto r = importInto(*p, {cut, zero});
+    QCOMPARE(r.size(), 2);
+    QCOMPARE(r[0].status, SourceReport::Status::Failed);
+    QVERIFY2(r[0].message.startsWith(cut) && r[0].message.contains(QLatin1String("bytes follow, but only")) &&
+                 r[0].message.contains(QLatin1String("cut short")),
+             qPrintable(r[0].message));
+    QCOMPARE(r[1].status, SourceReport::Status::Failed);
+    // The node starts after the metadata (1 + 94 bytes) and its own length byte.
+    QVERIFY2(r[1].message.contains(QStringLiteral("byte %1:").arg(head.size() + 1)) &&
+                 r[1].message.contains(QLatin1String("field number 0")),
+             qPrintable(r[1].message));
+    QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM flow"), 0);
+}
+
+QTEST_GUILESS_MAIN(TestProtobuf)
+#include "tst_protobuf.moc"
