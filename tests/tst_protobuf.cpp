@@ -5,10 +5,8 @@
 // Kineto trace), and cut or corrupted files.
 #include "importutil.h"
 #include "inputstream.h"
+#include "protobuffixture.h"
 #include "testutil.h"
-
-#include "proto/chakra_et.pb.h"
-#include "proto/xplane.pb.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -21,7 +19,10 @@
 #include <functional>
 
 using namespace gml;
+using gmltest::delimited;
+using gmltest::gpuCapture;
 using gmltest::importInto;
+using gmltest::serialize;
 using gmltest::newProject;
 
 namespace {
@@ -61,103 +62,6 @@ QJsonObject argsAsText(const QString &args)
     return out;
 }
 
-QByteArray serialize(const google::protobuf::MessageLite &m)
-{
-    std::string s;
-    m.SerializeToString(&s);
-    return QByteArray(s.data(), qsizetype(s.size()));
-}
-
-QByteArray varint(quint64 v)
-{
-    QByteArray out;
-    do {
-        char b = char(v & 0x7f);
-        v >>= 7;
-        out.append(v ? char(b | 0x80) : b);
-    } while (v);
-    return out;
-}
-
-// A length-prefixed Chakra stream.
-QByteArray delimited(const QList<QByteArray> &messages)
-{
-    QByteArray out;
-    for (const QByteArray &m : messages)
-        out += varint(quint64(m.size())) + m;
-    return out;
-}
-
-// A GPU capture as TensorFlow writes one: CUDA API calls on "/host:CUPTI", a kernel and a copy
-// on two streams of "/device:GPU:0" linked by correlation_id, an "XLA Ops" line TensorFlow
-// derives, an aggregated event, and two events whose picosecond times round into one ns.
-xplane::XSpace gpuCapture()
-{
-    xplane::XSpace space;
-    space.add_hostnames("node7");
-    auto *host = space.add_planes();
-    host->set_id(0);
-    host->set_name("/host:CUPTI");
-    (*host->mutable_stat_metadata())[1].set_name("correlation_id");
-    (*host->mutable_event_metadata())[1].set_name("cuLaunchKernel");
-    (*host->mutable_event_metadata())[2].set_name("cudaMemcpyAsync");
-    auto *thread = host->add_lines();
-    thread->set_id(4242);
-    thread->set_timestamp_ns(1'700'000'000'000'000'000);
-    auto addEvent = [](xplane::XLine *line, qint64 meta, qint64 offsetPs, qint64 durPs, qint64 corrStat = -1, qint64 corr = 0) {
-        auto *e = line->add_events();
-        e->set_metadata_id(meta);
-        e->set_offset_ps(offsetPs);
-        e->set_duration_ps(durPs);
-        if (corrStat >= 0) {
-            auto *s = e->add_stats();
-            s->set_metadata_id(corrStat);
-            s->set_uint64_value(quint64(corr));
-        }
-        return e;
-    };
-    addEvent(thread, 1, 1'000'000, 5'000'000, 1, 77);
-    addEvent(thread, 2, 9'000'000, 2'000'000, 1, 78);
-
-    auto *gpu = space.add_planes();
-    gpu->set_id(1);
-    gpu->set_name("/device:GPU:0");
-    (*gpu->mutable_stat_metadata())[10].set_name("correlation_id");
-    (*gpu->mutable_stat_metadata())[11].set_name("memcpy_details");
-    (*gpu->mutable_stat_metadata())[12].set_name("device_name");
-    auto &kernel = (*gpu->mutable_event_metadata())[1];
-    kernel.set_name("volta_sgemm_128x64_nn");
-    auto &copy = (*gpu->mutable_event_metadata())[2];
-    copy.set_name("MemcpyH2D");
-    auto *details = copy.add_stats();
-    details->set_metadata_id(11);
-    details->set_str_value("kind_src:pageable size:4096");
-    auto &fusion = (*gpu->mutable_event_metadata())[3];
-    fusion.set_name("fusion.1");
-    auto &outer = (*gpu->mutable_event_metadata())[4];
-    outer.set_name("cluster_0");
-    auto *stream = gpu->add_lines();
-    stream->set_id(14);
-    stream->set_name("Stream #14(Compute)");
-    stream->set_timestamp_ns(1'700'000'000'000'000'000);
-    addEvent(stream, 1, 8'000'000, 30'000'000, 10, 77);
-    auto *copies = gpu->add_lines();
-    copies->set_id(13);
-    copies->set_name("Stream #13(MemcpyH2D)");
-    copies->set_timestamp_ns(1'700'000'000'000'000'000);
-    addEvent(copies, 2, 12'000'000, 4'000'000, 10, 78);
-    auto *ops = gpu->add_lines();
-    ops->set_id(0xdeadbeef + 4);
-    ops->set_name("XLA Ops");
-    ops->set_timestamp_ns(1'700'000'000'000'000'000);
-    addEvent(ops, 4, 1'000, 2'000);        // [1, 3) ns
-    addEvent(ops, 3, 1'500, 999);          // [1.5, 2.499) ps-exact: [1, 2) ns, still inside
-    auto *aggregate = ops->add_events();   // a count without a time
-    aggregate->set_metadata_id(3);
-    aggregate->set_num_occurrences(12);
-    return space;
-}
-
 } // namespace
 
 class TestProtobuf : public QObject
@@ -172,6 +76,7 @@ private Q_SLOTS:
     void chakraRealTrace();
     void chakraLinksLikeTheJsonTrace();
     void chakraBadInput();
+    void chakraSmallTrace();
 };
 
 void TestProtobuf::xplaneMatchesTheTraceViewerJson()
@@ -507,6 +412,27 @@ void TestProtobuf::chakraBadInput()
                  r[1].message.contains(QLatin1String("field number 0")),
              qPrintable(r[1].message));
     QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM flow"), 0);
+}
+
+void TestProtobuf::chakraSmallTrace()
+{
+    // The fuzzers' seed: a GPU node and a collective, no Kineto trace to link to.
+    QTemporaryDir dir;
+    const QString et = gmltest::writeFile(dir, QStringLiteral("small.et"), gmltest::smallChakraTrace());
+    QTemporaryDir pdir;
+    auto p = newProject(pdir);
+    const auto r = importInto(*p, {et});
+    QCOMPARE(r.front().status, SourceReport::Status::Imported);
+    auto meta = [&](const char *key) {
+        return gmltest::text(*p, QStringLiteral("SELECT json_extract(metadata, '$.%1') FROM source").arg(QLatin1String(key)));
+    };
+    QCOMPARE(meta("schema"), QStringLiteral("0.0.4"));
+    QCOMPARE(meta("node_types"), QStringLiteral("{\"collective\":1,\"compute\":3}"));
+    QCOMPARE(meta("gpu_nodes"), QStringLiteral("1"));
+    QCOMPARE(meta("gpu_time_us"), QStringLiteral("30"));
+    QCOMPARE(meta("collectives"), QStringLiteral("[{\"bytes\":1048576,\"count\":1,\"type\":\"all_reduce\"}]"));
+    // aten::mm > aten::relu, and the kernel's dependency counts as the same edge.
+    QCOMPARE(meta("data_edges"), QStringLiteral("1"));
 }
 
 QTEST_GUILESS_MAIN(TestProtobuf)

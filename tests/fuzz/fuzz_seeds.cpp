@@ -3,6 +3,7 @@
 // project ships no binary seed. Usage: grademl-fuzz-seeds OUTDIR (one folder per target).
 #include "../gziputil.h"
 #include "../nsysfixture.h"
+#include "../protobuffixture.h"
 #include "slicestore.h"
 
 #include <QDir>
@@ -133,6 +134,8 @@ int main(int argc, char **argv)
     put("executiontrace", "attrs.json", R"({"schema":"1.0.2-chakra.0.0.4","pid":5,"nodes":[
 {"id":2,"name":"aten::add","ctrl_deps":1,"attrs":[{"name":"rf_id","value":1},{"name":"scope","value":0}],
  "inputs":{"values":[[1,1,0,4,4,"cpu"]]},"outputs":{"values":[[2,2,0,4,4,"cpu"]]}}]})");
+    put("chakra", "small.et", gmltest::smallChakraTrace());
+    put("xplane", "gpu.xplane.pb", gmltest::serialize(gmltest::gpuCapture()));
 
     QString error;
     const QString nsysDir = g_out + QStringLiteral("/nsys");
