@@ -25,10 +25,27 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMessageBox>
+#include <QScrollArea>
 #include <QStatusBar>
 #include <QVBoxLayout>
 
 namespace gml {
+
+namespace {
+
+// A bottom panel in a scroll area. The bottom docks share one area, whose height can go no
+// lower than the tallest minimum among them: unwrapped, the Compare and What-if panels (450
+// and 300 px) held it at half the window and squeezed the timeline. Squeezed, a panel scrolls.
+QWidget *scrolled(QWidget *panel)
+{
+    auto *area = new QScrollArea;
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    area->setWidget(panel);
+    return area;
+}
+
+} // namespace
 
 void MainWindow::buildGraphPanel()
 {
@@ -71,7 +88,7 @@ void MainWindow::buildWhatIfPanel(QDockWidget *below)
     m_whatIfPanel = new WhatIfPanel(this);
     auto *dock = new QDockWidget(tr("What-if"), this);
     dock->setObjectName(QStringLiteral("whatif"));
-    dock->setWidget(m_whatIfPanel);
+    dock->setWidget(scrolled(m_whatIfPanel));
     addDockWidget(Qt::BottomDockWidgetArea, dock);
     tabifyDockWidget(below, dock);
     // The graph is built when the panel is first looked at, not on every open.
@@ -200,7 +217,7 @@ void MainWindow::buildAnalysisPanel(QDockWidget *below)
     auto *panel = new AnalysisPanel(this);
     auto *dock = new QDockWidget(tr("Analysis"), this);
     dock->setObjectName(QStringLiteral("analysis"));
-    dock->setWidget(panel);
+    dock->setWidget(scrolled(panel));
     addDockWidget(Qt::BottomDockWidgetArea, dock);
     tabifyDockWidget(below, dock);
     m_analysis = new AnalysisController(
@@ -223,7 +240,7 @@ void MainWindow::buildRunsPanel(QDockWidget *below)
     auto *panel = new ComparePanel(this);
     auto *compareDock = new QDockWidget(tr("Compare"), this);
     compareDock->setObjectName(QStringLiteral("compare"));
-    compareDock->setWidget(panel);
+    compareDock->setWidget(scrolled(panel));
     addDockWidget(Qt::BottomDockWidgetArea, compareDock);
     tabifyDockWidget(dock, compareDock);
     m_compare = new CompareController(panel, this);
@@ -238,7 +255,7 @@ void MainWindow::buildSimulatePanel(QDockWidget *below)
     auto *panel = new SimulatePanel(this);
     auto *dock = new QDockWidget(tr("Simulate"), this);
     dock->setObjectName(QStringLiteral("simulate"));
-    dock->setWidget(panel);
+    dock->setWidget(scrolled(panel));
     addDockWidget(Qt::BottomDockWidgetArea, dock);
     tabifyDockWidget(below, dock);
     // The sweep's results are saved through the import path (off the GUI thread, then the

@@ -20,6 +20,8 @@ int main(int argc, char **argv)
     QApplication::setApplicationName(QStringLiteral("grademl-studio"));
     QApplication::setOrganizationName(QStringLiteral("GradeML"));
     QApplication::setApplicationVersion(QStringLiteral(GRADEML_VERSION));
+    // The installed desktop entry (packaging/): lets the desktop match windows to its icon.
+    QGuiApplication::setDesktopFileName(QStringLiteral("org.grademl.studio"));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Performance explorer for machine-learning workflows"));

@@ -15,6 +15,7 @@ PACKAGES=(
   libgl-dev
   qt6-qpa-plugins libqt6svg6 fonts-dejavu-core
   xvfb xauth
+  appstream desktop-file-utils shared-mime-info groff-base
   python3
 )
 

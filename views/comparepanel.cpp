@@ -128,7 +128,10 @@ void ComparePanel::setRuns(const QList<CatalogRun> &runs, const QString &kind, c
                      .arg(chartColour(k).name(), runs[k].name.toHtmlEscaped(),
                           origin.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(origin.toHtmlEscaped()));
     }
-    m_head->setText(tr("%1 runs, %2: %3").arg(runs.size()).arg(kind.toHtmlEscaped(), names.join(QStringLiteral(", "))));
+    if (runs.isEmpty())
+        m_head->setText(tr("No runs to compare: select two or more in the Runs panel and press Compare."));
+    else
+        m_head->setText(tr("%1 runs, %2: %3").arg(runs.size()).arg(kind.toHtmlEscaped(), names.join(QStringLiteral(", "))));
     m_filling = true;
     m_metric->clear();
     m_metric->addItems(metrics);
