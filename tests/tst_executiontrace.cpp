@@ -5,6 +5,7 @@
 #include "folderscanner.h"
 #include "importjob.h"
 #include "project.h"
+#include "etutil.h"
 #include "importutil.h"
 #include "testutil.h"
 
@@ -13,7 +14,6 @@
 #include <QJsonObject>
 #include <QTest>
 
-#include <functional>
 
 using namespace gml;
 using gmltest::importInto;
@@ -43,38 +43,14 @@ EtCount countEt(const QString &path)
     const QJsonObject root = QJsonDocument::fromJson(f.readAll()).object();
     EtCount c;
     c.pid = root.value(QStringLiteral("pid")).toInteger();
-    QMap<qint64, QJsonObject> byId;
-    const QJsonArray nodes = root.value(QStringLiteral("nodes")).toArray();
-    for (const auto &n : nodes)
-        byId.insert(n.toObject().value(QStringLiteral("id")).toInteger(), n.toObject());
-    auto isOp = [](const QJsonObject &n) {
-        const QString name = n.value(QStringLiteral("name")).toString();
-        return !name.isEmpty() && n.value(QStringLiteral("scope")).toInt() != 7 &&
-               !name.startsWith(QLatin1String("##")) && !name.startsWith(QLatin1Char('['));
-    };
-    QMap<qint64, QJsonObject> top; // by rf_id: record order
-    for (const auto &v : nodes) {
-        const QJsonObject n = v.toObject();
-        const qint64 parent = n.value(QStringLiteral("parent")).toInteger();
-        if (isOp(n) && !(byId.contains(parent) && isOp(byId[parent])))
-            top.insert(n.value(QStringLiteral("rf_id")).toInteger(), n);
-    }
+    const QMap<qint64, QJsonObject> top = gmltest::topLevelEtOperators(root); // by rf_id: record order
     c.operators = int(top.size());
-    // A tensor is [id, storage, offset, numel, itemsize, device], possibly inside lists.
-    std::function<void(const QJsonValue &, QSet<QString> &)> tensors = [&](const QJsonValue &v, QSet<QString> &out) {
-        const QJsonArray a = v.toArray();
-        if (a.size() == 6 && a[0].isDouble() && a[5].isString())
-            out.insert(QStringLiteral("%1/%2").arg(a[0].toInteger()).arg(a[1].toInteger()));
-        else
-            for (const auto &e : a)
-                tensors(e, out);
-    };
     QMap<QString, qint64> producer; // tensor -> rf_id of its last writer
     QSet<QPair<qint64, qint64>> pairs;
     for (auto it = top.cbegin(); it != top.cend(); ++it) {
         QSet<QString> in, out;
-        tensors(it->value(QStringLiteral("inputs")), in);
-        tensors(it->value(QStringLiteral("outputs")), out);
+        gmltest::collectEtTensors(it->value(QStringLiteral("inputs")), in);
+        gmltest::collectEtTensors(it->value(QStringLiteral("outputs")), out);
         for (const QString &t : std::as_const(in))
             if (producer.contains(t) && producer[t] != it.key())
                 pairs.insert({producer[t], it.key()});

@@ -3,6 +3,7 @@
 // the same real capture, a GPU capture written by the test, Chakra execution traces (the real
 // converter output, and the real simple_add ET written as Chakra by the test and linked to its
 // Kineto trace), and cut or corrupted files.
+#include "etutil.h"
 #include "importutil.h"
 #include "inputstream.h"
 #include "protobuffixture.h"
@@ -16,7 +17,6 @@
 #include <QSet>
 #include <QTest>
 
-#include <functional>
 
 using namespace gml;
 using gmltest::delimited;
@@ -275,28 +275,7 @@ void TestProtobuf::chakraLinksLikeTheJsonTrace()
     const auto text = InputStream::readAll(shared(kEt), qint64(1) << 30, QStringLiteral("ET"), &error);
     QVERIFY2(text, qPrintable(error));
     const QJsonObject root = QJsonDocument::fromJson(*text).object();
-    QMap<qint64, QJsonObject> byId;
-    for (const auto &v : root.value(QStringLiteral("nodes")).toArray())
-        byId.insert(v.toObject().value(QStringLiteral("id")).toInteger(), v.toObject());
-    auto isOp = [](const QJsonObject &n) {
-        const QString name = n.value(QStringLiteral("name")).toString();
-        return !name.isEmpty() && n.value(QStringLiteral("scope")).toInt() != 7 && !name.startsWith(QLatin1String("##")) &&
-               !name.startsWith(QLatin1Char('['));
-    };
-    QMap<qint64, QJsonObject> top; // by rf_id
-    for (const auto &n : std::as_const(byId)) {
-        const qint64 parent = n.value(QStringLiteral("parent")).toInteger();
-        if (isOp(n) && !(byId.contains(parent) && isOp(byId[parent])))
-            top.insert(n.value(QStringLiteral("rf_id")).toInteger(), n);
-    }
-    std::function<void(const QJsonValue &, QSet<QString> &)> tensors = [&](const QJsonValue &v, QSet<QString> &out) {
-        const QJsonArray a = v.toArray();
-        if (a.size() == 6 && a[0].isDouble() && a[5].isString())
-            out.insert(QStringLiteral("%1/%2").arg(a[0].toInteger()).arg(a[1].toInteger()));
-        else
-            for (const auto &e : a)
-                tensors(e, out);
-    };
+    const QMap<qint64, QJsonObject> top = gmltest::topLevelEtOperators(root); // by rf_id
     chakra::GlobalMetadata meta;
     auto *schema = meta.add_attr();
     schema->set_name("schema");
@@ -317,8 +296,8 @@ void TestProtobuf::chakraLinksLikeTheJsonTrace()
         node.set_type(chakra::COMP_NODE);
         node.add_ctrl_deps(quint64(n.value(QStringLiteral("parent")).toInteger()));
         QSet<QString> in, out;
-        tensors(n.value(QStringLiteral("inputs")), in);
-        tensors(n.value(QStringLiteral("outputs")), out);
+        gmltest::collectEtTensors(n.value(QStringLiteral("inputs")), in);
+        gmltest::collectEtTensors(n.value(QStringLiteral("outputs")), out);
         QSet<quint64> deps;
         for (const QString &t : std::as_const(in))
             if (producer.contains(t) && producer[t] != id)
