@@ -10,6 +10,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 
+#include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -130,6 +131,11 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
                         .arg(what)
                         .arg(length)
                         .arg(end - p));
+        if (length > quint64(std::numeric_limits<int>::max()))
+            return ImportOutcome::failure(at, QStringLiteral("%1 says it is %2 bytes long; libprotobuf reads messages "
+                                                             "of up to 2 GiB")
+                                                  .arg(what)
+                                                  .arg(length));
         const qint64 bodyAt = p - begin;
         const int size = int(length);
         // The first message is the GlobalMetadata unless it starts like a Node (id: 0x08).

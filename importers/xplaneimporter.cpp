@@ -342,11 +342,12 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
                 }
                 const Kind &k = kindOf(event.metadata_id());
                 // Picoseconds down to ns, start and end alike, so nested events stay nested.
-                auto floorNs = [](qint64 ps) { return ps >= 0 ? ps / 1000 : -((-ps + 999) / 1000); };
+                // Offsets are from the line's start; one before it, or a time past the
+                // project's limits, is left out.
                 const qint64 offset = event.offset_ps();
                 const qint64 durationPs = std::max<qint64>(0, event.duration_ps());
-                if (offset > std::numeric_limits<qint64>::max() - durationPs ||
-                    std::abs(line.timestamp_ns()) > kMaxAbsTimeNs) {
+                if (offset < 0 || offset > std::numeric_limits<qint64>::max() - durationPs ||
+                    line.timestamp_ns() > kMaxAbsTimeNs || line.timestamp_ns() < -kMaxAbsTimeNs) {
                     warnings.add(QStringLiteral("time"), -1,
                                  QStringLiteral("an event's time is out of range (line '%1' at %2 ns, offset %3 ps); "
                                                 "left out")
@@ -355,8 +356,8 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
                                      .arg(offset));
                     continue;
                 }
-                const TimeNs ts = line.timestamp_ns() + floorNs(offset);
-                const TimeNs end = line.timestamp_ns() + floorNs(offset + durationPs);
+                const TimeNs ts = line.timestamp_ns() + offset / 1000;
+                const TimeNs end = line.timestamp_ns() + (offset + durationPs) / 1000;
                 StringId cat = lineCat;
                 if (!cat) {
                     if (stream)
