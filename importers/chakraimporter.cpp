@@ -103,11 +103,10 @@ SniffResult ChakraTraceImporter::sniff(const QString &path, const QByteArray &he
 ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
 {
     QString error;
-    std::optional<quint64> hash;
-    const auto read = InputStream::readAll(ctx.path, kMaxBytes, QStringLiteral("a Chakra trace"), &error, &hash);
+    const auto read = InputStream::readAll(ctx.path, kMaxBytes, QStringLiteral("a Chakra trace"), &error,
+                                           &ctx.contentHash); // empty for gzip
     if (!read)
         return ImportOutcome::failure(-1, error);
-    ctx.contentHash = hash;
     const char *const begin = read->constData(), *const end = begin + read->size();
     if (begin == end)
         return ImportOutcome::failure(0, QStringLiteral("empty; expected a Chakra execution trace"));

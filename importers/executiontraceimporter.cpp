@@ -102,13 +102,11 @@ SniffResult ExecutionTraceImporter::sniff(const QString &path, const QByteArray 
 ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
 {
     QString readError;
-    std::optional<quint64> hash;
     const auto read = InputStream::readAll(ctx.path, qint64(4) << 30, QStringLiteral("an execution trace"),
-                                           &readError, &hash);
+                                           &readError, &ctx.contentHash); // empty for gzip
     if (!read)
         return ImportOutcome::failure(-1, readError);
     const QByteArray &bytes = *read;
-    ctx.contentHash = hash; // empty after a read error or for gzip
     QJsonParseError pe;
     const QJsonDocument doc = QJsonDocument::fromJson(bytes, &pe);
     if (pe.error != QJsonParseError::NoError)

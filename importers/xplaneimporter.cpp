@@ -144,12 +144,11 @@ SniffResult XPlaneImporter::sniff(const QString &path, const QByteArray &head) c
 ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
 {
     QString error;
-    std::optional<quint64> hash;
-    const auto read = InputStream::readAll(ctx.path, kMaxBytes, QStringLiteral("an xplane"), &error, &hash);
+    const auto read = InputStream::readAll(ctx.path, kMaxBytes, QStringLiteral("an xplane"), &error,
+                                           &ctx.contentHash); // empty for gzip
     if (!read)
         return ImportOutcome::failure(-1, error);
     const QByteArray &bytes = *read;
-    ctx.contentHash = hash;
     xplane::XSpace space;
     if (!space.ParseFromArray(bytes.constData(), int(bytes.size()))) {
         if (auto problem = protowire::check(xplane::XSpace::descriptor(), bytes.constData(), bytes.size(), 0))
