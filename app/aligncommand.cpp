@@ -104,12 +104,9 @@ int alignCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     }
     const bool writes = setting || p.flags.contains(QStringLiteral("recompute"));
     QString error;
-    auto project = Project::open(p.positional.first(),
-                                 writes ? Project::Mode::ReadWrite : Project::Mode::ReadOnly, &error);
-    if (!project) {
-        err << "grademl align: " << error << '\n';
+    auto project = openProject(p.positional.first(), writes, QStringLiteral("grademl align: "), err);
+    if (!project)
         return SomeFailed;
-    }
     const QString only = p.options.value(QStringLiteral("run"));
     const auto runs = runsOf(*project, only);
     if (runs.isEmpty()) {

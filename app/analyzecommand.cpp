@@ -46,11 +46,9 @@ int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         return Usage;
     }
     QString error;
-    auto project = Project::open(p.positional.first(), Project::Mode::ReadOnly, &error);
-    if (!project) {
-        err << "grademl analyze: " << error << '\n';
+    auto project = openProject(p.positional.first(), false, QStringLiteral("grademl analyze: "), err);
+    if (!project)
         return SomeFailed;
-    }
     QString runName = p.options.value(QStringLiteral("run"));
     int exitCode = Ok;
     const auto run = pickRun(*project, &runName, "analyze", err, &exitCode);
@@ -78,11 +76,9 @@ int exportAnalysis(const Parsed &p, const QString &projectPath, const QString &o
                    QTextStream &err)
 {
     QString error;
-    auto project = Project::open(projectPath, Project::Mode::ReadOnly, &error);
-    if (!project) {
-        err << "grademl export: " << projectPath << ": " << error << '\n';
+    auto project = openProject(projectPath, false, QStringLiteral("grademl export: %1: ").arg(projectPath), err);
+    if (!project)
         return SomeFailed;
-    }
     QString runName = p.options.value(QStringLiteral("run"));
     int exitCode = Ok;
     const auto run = pickRun(*project, &runName, "export", err, &exitCode);

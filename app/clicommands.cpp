@@ -21,6 +21,15 @@
 
 namespace gml::cli {
 
+std::unique_ptr<Project> openProject(const QString &path, bool writable, const QString &prefix, QTextStream &err)
+{
+    QString error;
+    auto project = Project::open(path, writable ? Project::Mode::ReadWrite : Project::Mode::ReadOnly, &error);
+    if (!project)
+        err << prefix << error << '\n';
+    return project;
+}
+
 Parsed parse(const QStringList &args, const QStringList &valued, const QStringList &flags)
 {
     Parsed p;
@@ -144,11 +153,9 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         return Usage;
     }
     QString error;
-    auto project = Project::open(projectPath, Project::Mode::ReadWrite, &error);
-    if (!project) {
-        err << "grademl import: " << error << '\n';
+    auto project = openProject(projectPath, true, QStringLiteral("grademl import: "), err);
+    if (!project)
         return SomeFailed;
-    }
     const bool quiet = p.flags.contains(QStringLiteral("quiet"));
     // Live progress only on a terminal; logs get the per-file lines below.
     const bool live = !quiet && isatty(fileno(stderr));
@@ -290,11 +297,9 @@ int infoCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         return Usage;
     }
     QString error;
-    auto project = Project::open(p.positional.first(), Project::Mode::ReadOnly, &error);
-    if (!project) {
-        err << "grademl info: " << error << '\n';
+    auto project = openProject(p.positional.first(), false, QStringLiteral("grademl info: "), err);
+    if (!project)
         return SomeFailed;
-    }
     const auto runs = summarizeProject(*project, &error);
     if (!error.isEmpty()) {
         err << "grademl info: " << error << '\n';
@@ -315,12 +320,9 @@ int queryCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             << "\nusage: grademl query FILE.grademl \"SELECT ...\"\n";
         return Usage;
     }
-    QString error;
-    auto project = Project::open(p.positional[0], Project::Mode::ReadOnly, &error);
-    if (!project) {
-        err << "grademl query: " << error << '\n';
+    auto project = openProject(p.positional[0], false, QStringLiteral("grademl query: "), err);
+    if (!project)
         return SomeFailed;
-    }
     const QByteArray sql = p.positional[1].toUtf8();
     sqlite3_stmt *raw = nullptr;
     const char *tail = nullptr;

@@ -47,6 +47,9 @@ int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int runsCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // grademl compare FILE RUN_A RUN_B [...] [--metric NAME] [--ranks A,B] [--iteration N] [--json]
 int compareCommand(const QStringList &args, QTextStream &out, QTextStream &err);
+// The project at `path`, read-only unless `writable`; when it cannot be opened, says so on
+// `err` after `prefix` ("grademl info: ") and returns null.
+std::unique_ptr<Project> openProject(const QString &path, bool writable, const QString &prefix, QTextStream &err);
 // The project opened for listing runs; their missing headline metrics computed when writable.
 std::unique_ptr<Project> openWithMetrics(const QString &path, const char *command, QTextStream &err, bool quiet);
 // grademl simulate FILE (--model M | --from-run RUN) ...: the strategy simulator (simulatecommand.cpp).

@@ -60,11 +60,9 @@ static int exportGraph(const Parsed &p, const QString &projectPath, const QStrin
         }
     }
     QString error;
-    auto project = Project::open(projectPath, Project::Mode::ReadOnly, &error);
-    if (!project) {
-        err << "grademl export: " << projectPath << ": " << error << '\n';
+    auto project = openProject(projectPath, false, QStringLiteral("grademl export: %1: ").arg(projectPath), err);
+    if (!project)
         return SomeFailed;
-    }
     QString runName = p.options.value(QStringLiteral("run"));
     std::optional<sim::ExecutionModel> model;
     QStringList problems;

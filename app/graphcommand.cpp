@@ -33,11 +33,9 @@ int graphCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         return Usage;
     }
     QString error;
-    auto project = Project::open(p.positional.first(), Project::Mode::ReadOnly, &error);
-    if (!project) {
-        err << "grademl graph: " << error << '\n';
+    auto project = openProject(p.positional.first(), false, QStringLiteral("grademl graph: "), err);
+    if (!project)
         return SomeFailed;
-    }
     if (*level == sim::Level::Workflow) {
         // The project's workflow: its steps (runs, or what grademl.json declares) and edges.
         const auto workflow = sim::Workflow::load(*project, &error);

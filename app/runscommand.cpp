@@ -20,13 +20,10 @@ namespace gml::cli {
 // Opens a project for reading runs, computing the headline metrics it lacks when it can.
 std::unique_ptr<Project> openWithMetrics(const QString &path, const char *command, QTextStream &err, bool quiet)
 {
-    QString error;
     const bool writable = Project::whyNotWritable(path).isEmpty();
-    auto project = Project::open(path, writable ? Project::Mode::ReadWrite : Project::Mode::ReadOnly, &error);
-    if (!project) {
-        err << "grademl " << command << ": " << error << '\n';
+    auto project = openProject(path, writable, QStringLiteral("grademl %1: ").arg(QLatin1String(command)), err);
+    if (!project)
         return nullptr;
-    }
     const QList<RunId> missing = runsWithoutMetrics(*project, sim::kRunMetricsVersion);
     if (!missing.isEmpty() && writable) {
         QElapsedTimer t;

@@ -207,11 +207,9 @@ int simulateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     }
     const bool save = !p.flags.contains(QStringLiteral("no-save"));
     QString error;
-    auto project = Project::open(p.positional.first(), save ? Project::Mode::ReadWrite : Project::Mode::ReadOnly, &error);
-    if (!project) {
-        err << "grademl simulate: " << error << '\n';
+    auto project = openProject(p.positional.first(), save, QStringLiteral("grademl simulate: "), err);
+    if (!project)
         return SomeFailed;
-    }
     SimulateRequest request;
     if (!parseRequest(p, *project, &request, &error)) {
         err << "grademl simulate: " << error << '\n';
@@ -257,11 +255,9 @@ int exportSimulate(const Parsed &p, const QString &projectPath, const QString &o
                    QTextStream &err)
 {
     QString error;
-    auto project = Project::open(projectPath, Project::Mode::ReadOnly, &error);
-    if (!project) {
-        err << "grademl export: " << projectPath << ": " << error << '\n';
+    auto project = openProject(projectPath, false, QStringLiteral("grademl export: %1: ").arg(projectPath), err);
+    if (!project)
         return SomeFailed;
-    }
     const auto catalog = loadRunCatalog(*project, &error);
     if (!catalog) {
         err << "grademl export: " << error << '\n';

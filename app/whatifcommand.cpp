@@ -178,11 +178,9 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                          .arg(p.options.value(QStringLiteral("measured-link"))));
 
     const bool writes = has("save") || has("save-scenario");
-    auto project = Project::open(p.positional.first(), writes ? Project::Mode::ReadWrite : Project::Mode::ReadOnly, &why);
-    if (!project) {
-        err << "grademl whatif: " << why << '\n';
+    auto project = openProject(p.positional.first(), writes, QStringLiteral("grademl whatif: "), err);
+    if (!project)
         return SomeFailed;
-    }
     QString runName = p.options.value(QStringLiteral("run"));
     int exitCode = Ok;
     const auto run = pickRun(*project, &runName, "whatif", err, &exitCode);
