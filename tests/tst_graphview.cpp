@@ -4,6 +4,7 @@
 #include "dependencygraph.h"
 #include "executionmodel.h"
 #include "figureexport.h"
+#include "graphfigure.h"
 #include "graphpainter.h"
 #include "importutil.h"
 #include "testutil.h"

@@ -4,6 +4,7 @@
 
 #include "executionmodel.h"
 #include "figureexport.h"
+#include "graphfigure.h"
 #include "project.h"
 #include "timeformat.h"
 #include "timelinedata.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "graphview.h"
 
-#include "figureexport.h"
+#include "graphfigure.h"
 #include "timeformat.h"
 
 #include <QComboBox>

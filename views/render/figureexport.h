@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "graphpainter.h"
 #include "timelinepainter.h"
 
 #include <QString>
@@ -25,11 +24,6 @@ struct FigureRequest
 };
 
 [[nodiscard]] bool exportFigure(TimelinePainter &painter, const FigureRequest &request, QString *error);
-
-// The graph view as a figure: the whole picture at 1:1 (scaled down to at most `maxWidth`
-// wide), a title line above it, the legend in the corner.
-[[nodiscard]] bool exportGraphFigure(const GraphPicture &picture, const GraphOverlay &overlay, const QString &path,
-                                     const QString &title, QString *error, int maxWidth = 6000);
 
 // The one figure path every view exports through: PNG, SVG or PDF by the file's extension
 // (one device pixel = one point), `draw` painting a `size` canvas. The file is written to a
