@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// dcgmi dmon logs.
+#include "monitorlog.h"
+
+#include <QDateTime>
+
+#include <algorithm>
+#include <cmath>
+
+namespace gml {
+
+using namespace monitorlog;
+
+// --- dcgmi dmon -----------------------------------------------------------------------------
+
+namespace {
+
+struct DcgmField
+{
+    const char *name;
+    const char *label;
+    const char *unit;
+};
+// DCGM field short names (dcgmi dmon -l) with what they measure and their unit.
+constexpr DcgmField kDcgmFields[] = {
+    {"POWER", "power", "W"},
+    {"TOTEC", "total energy", "mJ"},
+    {"TXTPT", "PCIe TX throughput", "KB/s"},
+    {"RXTPT", "PCIe RX throughput", "KB/s"},
+    {"GPUTL", "GPU utilization", "%"},
+    {"MCUTL", "memory copy utilization", "%"},
+    {"GRACT", "graphics engine active", "ratio"},
+    {"SMACT", "SM active", "ratio"},
+    {"SMOCC", "SM occupancy", "ratio"},
+    {"TENSO", "tensor pipe active", "ratio"},
+    {"DRAMA", "DRAM active", "ratio"},
+    {"FP64A", "FP64 pipe active", "ratio"},
+    {"FP32A", "FP32 pipe active", "ratio"},
+    {"FP16A", "FP16 pipe active", "ratio"},
+    {"PCITX", "PCIe TX", "B/s"},
+    {"PCIRX", "PCIe RX", "B/s"},
+    {"NVLTX", "NVLink TX", "B/s"},
+    {"NVLRX", "NVLink RX", "B/s"},
+    {"SMCLK", "SM clock", "MHz"},
+    {"MMCLK", "memory clock", "MHz"},
+    {"TMPTR", "GPU temperature", "C"},
+    {"MMTMP", "memory temperature", "C"},
+    {"FBUSD", "framebuffer used", "MiB"},
+    {"FBFRE", "framebuffer free", "MiB"},
+};
+
+} // namespace
+
+SniffResult DcgmiDmonImporter::sniff(const QString &, const QByteArray &head) const
+{
+    const QByteArrayView h = QByteArrayView(head).trimmed();
+    return h.startsWith("#Entity") || h.startsWith("# Entity") ? SniffResult{95, {}} : SniffResult{};
+}
+
+ImportOutcome DcgmiDmonImporter::import(ImportContext &ctx) const
+{
+    LogImport log;
+    if (auto failure = startLog(ctx, log))
+        return *failure;
+    auto &[file, warnings, meta] = log;
+    struct Column
+    {
+        QString name, label, unit;
+        qsizetype position = 0;
+    };
+    std::vector<Column> columns; // after the entity column
+    QByteArray firstHeader;
+    qint64 badRows = 0;
+    std::pair<qint64, QString> firstBadRow;
+    bool expectUnits = false;
+    struct Row
+    {
+        QString entity;
+        std::vector<Token> values;
+        qint64 offset;
+    };
+    std::vector<Row> rows;
+    for (const Line &line : file.lines) {
+        const QByteArrayView l = line.text;
+        if (l.trimmed().isEmpty())
+            continue;
+        if (l.startsWith("#Entity") || l.startsWith("# Entity")) {
+            const QByteArray h = l.trimmed().toByteArray();
+            if (!firstHeader.isEmpty()) {
+                if (h != firstHeader)
+                    return failed(line.offset, QStringLiteral("the column header changes mid-file; "
+                                                              "expected the same fields as the "
+                                                              "first header"));
+                expectUnits = true;
+                continue;
+            }
+            firstHeader = h;
+            const auto t = tokens(l);
+            for (size_t i = (t[0].text == "#" ? 2 : 1); i < t.size(); ++i) {
+                Column c;
+                c.name = text(t[i].text);
+                c.position = t[i].column;
+                c.label = c.name;
+                for (const auto &f : kDcgmFields)
+                    if (c.name == QLatin1String(f.name)) {
+                        c.label = QStringLiteral("%1 (%2)").arg(c.name, QLatin1String(f.label));
+                        c.unit = QLatin1String(f.unit);
+                    }
+                columns.push_back(c);
+            }
+            expectUnits = true;
+            continue;
+        }
+        if (expectUnits && (l.startsWith("ID") || l.startsWith("# ID"))) {
+            expectUnits = false;
+            // Units sit under their column: take each token's column by position.
+            for (const auto &t : tokens(l)) {
+                if (t.text == "ID" || t.text == "#")
+                    continue;
+                for (size_t i = columns.size(); i-- > 0;) {
+                    if (columns[i].position <= t.column) {
+                        QString u = text(t.text);
+                        if (u.endsWith(QLatin1Char('/')))
+                            u += QLatin1Char('s'); // dcgmi truncates "KB/s" to the column width
+                        columns[i].unit = u;
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        expectUnits = false;
+        if (columns.empty())
+            return failed(line.offset, QStringLiteral("expected the '#Entity POWER ...' header "
+                                                      "line before the first sample"));
+        auto t = tokens(l);
+        if (t.size() < 2 || t.size() - 2 != columns.size()) {
+            const QString message = QStringLiteral("row at byte %1 has %2 values, expected an "
+                                                   "entity and %3 fields")
+                                        .arg(line.offset)
+                                        .arg(qsizetype(t.size()) - 2)
+                                        .arg(columns.size());
+            if (badRows++ == 0)
+                firstBadRow = {line.offset, message};
+            warnings.add(QStringLiteral("field count"), line.offset, message + QStringLiteral("; skipped"));
+            continue;
+        }
+        Row row;
+        row.entity = text(t[0].text) + QLatin1Char(' ') + text(t[1].text);
+        row.values.assign(t.begin() + 2, t.end());
+        row.offset = line.offset;
+        rows.push_back(std::move(row));
+    }
+    if (rows.empty() && badRows > 0)
+        return failed(firstBadRow.first,
+                      QStringLiteral("none of the %1 sample rows matches the header (%2); "
+                                     "expected 'dcgmi dmon' rows with one value per field")
+                          .arg(badRows)
+                          .arg(firstBadRow.second));
+    if (rows.empty())
+        return failed(0, QStringLiteral("no sample rows; expected 'dcgmi dmon' output"));
+
+    std::vector<QString> entities;
+    for (const Row &row : rows)
+        entities.push_back(row.entity);
+    const std::vector<int> sample = samplesByRepeat(entities);
+    MonitorSink sink(*ctx.writer, QStringLiteral("dcgmi"));
+    sink.setEstimated(true);
+    const TimeNs start = estimatedStart(ctx, qint64(sample.back()) + 1, kDefaultPeriod, meta);
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const Row &row = rows[i];
+        if ((i & 1023) == 0 && !reportProgress(ctx, log, row.offset))
+            return ImportOutcome{ImportOutcome::Status::Cancelled, -1, {}, {}};
+        const TimeNs ts = start + TimeNs(sample[i]) * kDefaultPeriod;
+        TrackId device = 0;
+        if (row.entity.startsWith(QLatin1String("GPU "))) {
+            bool ok = false;
+            const int index = row.entity.mid(4).toInt(&ok);
+            if (!ok) {
+                warnings.add(QStringLiteral("entity"), row.offset,
+                             QStringLiteral("row at byte %1: entity '%2' has no GPU number; skipped")
+                                 .arg(row.offset)
+                                 .arg(row.entity));
+                continue;
+            }
+            device = sink.gpu(index, {});
+        } else {
+            device = sink.host(row.entity); // GPU instances, switches, ...
+        }
+        for (size_t c = 0; c < columns.size(); ++c) {
+            if (isMissing(row.values[c].text))
+                continue;
+            const auto v = parseNumber(row.values[c].text);
+            if (!v) {
+                warnings.add(QStringLiteral("value:") + columns[c].name, row.offset,
+                             QStringLiteral("row at byte %1: '%2' in column %3 is not a number; "
+                                            "skipped")
+                                 .arg(row.offset)
+                                 .arg(text(row.values[c].text), columns[c].name));
+                continue;
+            }
+            sink.sample(device, columns[c].label, columns[c].unit, ts, *v);
+        }
+    }
+    return finishLog(ctx, log);
+}
+
+} // namespace gml

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// top -b logs: host load, CPU, memory and the busiest processes.
+#include "monitorlog.h"
+
+#include <QDateTime>
+#include <QFileInfo>
+#include <QRegularExpression>
+#include <QTimeZone>
+
+#include <algorithm>
+#include <cmath>
+
+namespace gml {
+
+using namespace monitorlog;
+
+// --- top -b ---------------------------------------------------------------------------------
+
+namespace {
+
+const QRegularExpression &topFirstLine()
+{
+    static const QRegularExpression re(QStringLiteral(
+        R"(^top - (\d{1,2}):(\d{2}):(\d{2}) up .*load average: ([^,\s]+), ([^,\s]+), ([^,\s]+)\s*$)"));
+    return re;
+}
+
+// "12.2g" / "3.0g" / "630580" (KiB by default) -> MiB.
+std::optional<double> topMemoryMiB(QByteArrayView v)
+{
+    double scale = 1.0 / 1024; // plain numbers are KiB
+    if (!v.isEmpty()) {
+        switch (v.back()) {
+        case 'k': case 'K': scale = 1.0 / 1024; v.chop(1); break;
+        case 'm': case 'M': scale = 1; v.chop(1); break;
+        case 'g': case 'G': scale = 1024; v.chop(1); break;
+        case 't': case 'T': scale = 1024.0 * 1024; v.chop(1); break;
+        case 'p': case 'P': scale = 1024.0 * 1024 * 1024; v.chop(1); break;
+        default: break;
+        }
+    }
+    auto d = parseNumber(v);
+    if (!d)
+        return std::nullopt;
+    return *d * scale;
+}
+
+// "MiB Mem : 515637.3 total, 508015.9 free, ..." -> {"total": ..., "free": ...} in MiB.
+std::vector<std::pair<QString, double>> topFields(QByteArrayView rest)
+{
+    std::vector<std::pair<QString, double>> out;
+    for (QByteArrayView part : split(rest, ',')) {
+        const auto t = tokens(part);
+        if (t.size() >= 2)
+            if (auto d = parseNumber(t[0].text))
+                out.emplace_back(text(part.sliced(t[1].column).trimmed()), *d);
+    }
+    return out;
+}
+
+} // namespace
+
+SniffResult TopBatchImporter::sniff(const QString &, const QByteArray &head) const
+{
+    const qsizetype nl = head.indexOf('\n');
+    const QString first = QString::fromUtf8(nl < 0 ? head : head.left(nl)).trimmed();
+    // Recognised by its shape alone; a block header with an odd value ("load average:
+    // 1e+30") is then reported by the import with its byte offset, not taken as unrecognised.
+    static const QRegularExpression shape(QStringLiteral(R"(^top - \S+ +up .*load average:)"));
+    return shape.match(first).hasMatch() ? SniffResult{90, {}} : SniffResult{};
+}
+
+ImportOutcome TopBatchImporter::import(ImportContext &ctx) const
+{
+    LogImport log;
+    if (auto failure = startLog(ctx, log))
+        return *failure;
+    auto &[file, warnings, meta] = log;
+
+    struct Sample
+    {
+        QString metric, unit;
+        double value;
+    };
+    struct ProcSample
+    {
+        QString key; // "python (pid 91607)"
+        double cpu, resMiB;
+    };
+    struct Block
+    {
+        QTime time;
+        qint64 offset;
+        std::vector<Sample> samples;
+        std::vector<ProcSample> procs;
+    };
+    std::vector<Block> blocks;
+    int pidCol = -1, cpuCol = -1, resCol = -1, cmdCol = -1;
+    size_t headerTokens = 0;
+    bool inTable = false;
+    for (const Line &line : file.lines) {
+        const QByteArrayView l = line.text;
+        if (l.startsWith("top - ")) {
+            const auto m = topFirstLine().match(text(l).trimmed());
+            if (!m.hasMatch()) {
+                warnings.add(QStringLiteral("block header"), line.offset,
+                             QStringLiteral("line at byte %1 starts like a top block but is not "
+                                            "'top - HH:MM:SS up ... load average: a, b, c'; the "
+                                            "block is skipped")
+                                 .arg(line.offset));
+                inTable = false;
+                continue;
+            }
+            Block b;
+            b.time = QTime(m.captured(1).toInt(), m.captured(2).toInt(), m.captured(3).toInt());
+            b.offset = line.offset;
+            bool numeric = false;
+            const double load = m.captured(4).toDouble(&numeric);
+            if (numeric && std::isfinite(load) && load >= 0 && load < 1e9)
+                b.samples.push_back({QStringLiteral("load average (1 min)"), QString(), load});
+            else
+                warnings.add(QStringLiteral("load average"), line.offset,
+                             QStringLiteral("the load average '%1' at byte %2 is not a plausible "
+                                            "number; not imported for that block")
+                                 .arg(m.captured(4))
+                                 .arg(line.offset));
+            blocks.push_back(std::move(b));
+            inTable = false;
+            continue;
+        }
+        if (blocks.empty()) {
+            if (!l.trimmed().isEmpty())
+                return failed(line.offset, QStringLiteral("expected a 'top - HH:MM:SS up ...' "
+                                                          "block header"));
+            continue;
+        }
+        Block &b = blocks.back();
+        const qsizetype colon = l.indexOf(':');
+        if (l.startsWith("Tasks:") || l.startsWith("Threads:")) {
+            for (const auto &[k, v] : topFields(l.sliced(colon + 1)))
+                if (k == QLatin1String("running"))
+                    b.samples.push_back({QStringLiteral("tasks running"), QString(), v});
+        } else if (l.startsWith("%Cpu(s):")) {
+            double idle = -1;
+            for (const auto &[k, v] : topFields(l.sliced(colon + 1))) {
+                if (k == QLatin1String("us"))
+                    b.samples.push_back({QStringLiteral("CPU user"), QStringLiteral("%"), v});
+                else if (k == QLatin1String("sy"))
+                    b.samples.push_back({QStringLiteral("CPU system"), QStringLiteral("%"), v});
+                else if (k == QLatin1String("wa"))
+                    b.samples.push_back({QStringLiteral("CPU iowait"), QStringLiteral("%"), v});
+                else if (k == QLatin1String("id"))
+                    idle = v;
+            }
+            if (idle >= 0)
+                b.samples.push_back({QStringLiteral("CPU busy"), QStringLiteral("%"), 100 - idle});
+        } else if (colon > 0 && (l.contains(" Mem") || l.contains(" Swap")) &&
+                   (l.startsWith("KiB") || l.startsWith("MiB") || l.startsWith("GiB"))) {
+            // The unit prefix scales every value of the line.
+            const double scale = l.startsWith("KiB") ? 1.0 / 1024 : l.startsWith("GiB") ? 1024 : 1;
+            const bool swap = l.contains(" Swap");
+            QByteArrayView rest = l.sliced(colon + 1);
+            if (const qsizetype dot = rest.indexOf(". "); swap && dot > 0)
+                rest = rest.first(dot); // "0.0 used. 508425.0 avail Mem"
+            for (const auto &[k, v] : topFields(rest)) {
+                if (!swap && (k == QLatin1String("used") || k == QLatin1String("buff/cache")))
+                    b.samples.push_back({QStringLiteral("memory ") + k, QStringLiteral("MiB"), v * scale});
+                else if (swap && k == QLatin1String("used"))
+                    b.samples.push_back({QStringLiteral("swap used"), QStringLiteral("MiB"), v * scale});
+            }
+        } else if (l.trimmed().startsWith("PID ")) {
+            const auto t = tokens(l);
+            pidCol = cpuCol = resCol = cmdCol = -1;
+            for (size_t i = 0; i < t.size(); ++i) {
+                if (t[i].text == "PID") pidCol = int(i);
+                else if (t[i].text == "%CPU") cpuCol = int(i);
+                else if (t[i].text == "RES") resCol = int(i);
+                else if (t[i].text == "COMMAND") cmdCol = int(i);
+            }
+            headerTokens = t.size();
+            inTable = pidCol >= 0 && cpuCol >= 0 && cmdCol == int(t.size()) - 1;
+        } else if (inTable && !l.trimmed().isEmpty()) {
+            const auto t = tokens(l);
+            if (t.size() < headerTokens) {
+                warnings.add(QStringLiteral("process row"), line.offset,
+                             QStringLiteral("process row at byte %1 has %2 columns, expected %3; "
+                                            "skipped")
+                                 .arg(line.offset)
+                                 .arg(t.size())
+                                 .arg(headerTokens));
+                continue;
+            }
+            const auto cpu = parseNumber(t[size_t(cpuCol)].text);
+            const auto res = resCol >= 0 ? topMemoryMiB(t[size_t(resCol)].text) : std::optional<double>(0);
+            if (!cpu || !res) {
+                warnings.add(QStringLiteral("process value"), line.offset,
+                             QStringLiteral("process row at byte %1: %CPU or RES is not a number; "
+                                            "skipped")
+                                 .arg(line.offset));
+                continue;
+            }
+            const QString cmd = text(l.sliced(t[size_t(cmdCol)].column).trimmed());
+            b.procs.push_back({QStringLiteral("%1 (pid %2)").arg(cmd, text(t[size_t(pidCol)].text)),
+                               *cpu, *res});
+        }
+    }
+    if (blocks.empty())
+        return failed(0, QStringLiteral("no 'top - HH:MM:SS' blocks; expected top -b output"));
+
+    // Dates: top prints the time of day only.
+    QDate date;
+    const int first = blocks.front().time.msecsSinceStartOfDay();
+    if (auto anchor = siblingTimeAnchor(ctx.path, ctx.timeZone)) {
+        const QDateTime a = QDateTime::fromMSecsSinceEpoch(anchor->start / 1'000'000, ctx.timeZone);
+        date = a.date();
+        qint64 best = std::numeric_limits<qint64>::max();
+        for (int shift = -1; shift <= 1; ++shift) {
+            const QDate d = a.date().addDays(shift);
+            const qint64 diff = std::abs(QDateTime(d, blocks.front().time, ctx.timeZone)
+                                             .msecsTo(a));
+            if (diff < best) {
+                best = diff;
+                date = d;
+            }
+        }
+        meta.insert(QStringLiteral("time_placement"),
+                    QStringLiteral("date from %1 (top prints the time of day only)").arg(anchor->from));
+    } else {
+        // The last block's date is the file's modification date.
+        const QDateTime m = QFileInfo(ctx.path).lastModified().toTimeZone(ctx.timeZone);
+        int days = 0;
+        int prev = first;
+        for (const Block &b : blocks) {
+            if (b.time.msecsSinceStartOfDay() < prev)
+                ++days;
+            prev = b.time.msecsSinceStartOfDay();
+        }
+        QDate last = m.date();
+        if (blocks.back().time > m.time().addSecs(60))
+            last = last.addDays(-1);
+        date = last.addDays(-days);
+        meta.insert(QStringLiteral("time_placement"),
+                    QStringLiteral("date from the file's modification time (top prints the time "
+                                   "of day only; no sibling log with dates)"));
+        meta.insert(QStringLiteral("time_estimated"), true);
+    }
+    // Processes worth a track: seen in two blocks or more, busy at least once.
+    QHash<QString, int> seen;
+    QHash<QString, double> peak;
+    for (const Block &b : blocks)
+        for (const auto &p : b.procs) {
+            ++seen[p.key];
+            peak[p.key] = std::max(peak.value(p.key), p.cpu);
+        }
+    constexpr double kBusyCpu = 10.0;
+    int leftOut = 0;
+    for (auto it = seen.cbegin(); it != seen.cend(); ++it)
+        if (it.value() < 2 || peak.value(it.key()) < kBusyCpu)
+            ++leftOut;
+    meta.insert(QStringLiteral("processes_left_out"),
+                QStringLiteral("%1 processes seen in one block only or never above %2% CPU")
+                    .arg(leftOut)
+                    .arg(kBusyCpu));
+
+    MonitorSink sink(*ctx.writer, QStringLiteral("top"));
+    const bool estimated = meta.value(QStringLiteral("time_estimated")).toBool();
+    sink.setEstimated(estimated);
+    const TrackId host = sink.host(QStringLiteral("host · top"));
+    int prev = first;
+    for (Block &b : blocks) {
+        if (b.time.msecsSinceStartOfDay() < prev)
+            date = date.addDays(1);
+        prev = b.time.msecsSinceStartOfDay();
+        const TimeNs ts = toNs(QDateTime(date, b.time, ctx.timeZone));
+        for (const auto &s : b.samples)
+            sink.sample(host, s.metric, s.unit, ts, s.value);
+        for (const auto &p : b.procs) {
+            if (seen.value(p.key) < 2 || peak.value(p.key) < kBusyCpu)
+                continue;
+            sink.sample(host, p.key + QStringLiteral(" %CPU"), QStringLiteral("%"), ts, p.cpu);
+            sink.sample(host, p.key + QStringLiteral(" RES"), QStringLiteral("MiB"), ts, p.resMiB);
+        }
+    }
+    return finishLog(ctx, log);
+}
+
+} // namespace gml
