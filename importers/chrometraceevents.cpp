@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The Chrome trace importer's event handlers: each trace event (X, B/E, i, C, M, s/t/f, b/e/n)
+// becomes slices, counters, track names or flow points of the session.
+#include "chrometracesession.h"
+
+#include "tfcapture.h"
+
+#include <QDateTime>
+#include <QJsonArray>
+#include <QJsonDocument>
+
+namespace gml::chrometrace {
+
+void Session::topLevel(std::string_view key, std::string_view raw, qint64 offset)
+{
+    const QString k = QString::fromUtf8(key.data(), qsizetype(key.size()));
+    QJsonParseError err;
+    const QByteArray bytes(raw.data(), qsizetype(raw.size()));
+    const QJsonDocument doc = QJsonDocument::fromJson("[" + bytes + "]", &err);
+    if (err.error != QJsonParseError::NoError) {
+        m_warnings.add(QStringLiteral("bad top-level value"), offset,
+                       QStringLiteral("top-level key '%1' holds invalid JSON (%2); ignored")
+                           .arg(k, err.errorString()));
+        return;
+    }
+    const QJsonValue v = doc.array().first();
+    m_metadata.insert(k, v);
+    if (k == QLatin1String("baseTimeNanoseconds")) {
+        json::Value num{Value::Type::Number, false, raw.data(), raw.size(), offset};
+        if (auto ns = json::toInt64(num)) {
+            m_baseTimeNs = *ns;
+            m_hasBaseTime = true;
+        }
+    } else if (k == QLatin1String("distributedInfo") && v.isObject()) {
+        const auto o = v.toObject();
+        if (o.contains(QStringLiteral("rank")))
+            m_rank = o.value(QStringLiteral("rank")).toInt(-1);
+    } else if (k == QLatin1String("deviceProperties") && v.isArray()) {
+        for (const auto &d : v.toArray()) {
+            const auto o = d.toObject();
+            m_deviceNames[o.value(QStringLiteral("id")).toInteger(-1)] =
+                o.value(QStringLiteral("name")).toString();
+        }
+    }
+}
+
+ProcessState *Session::process(const std::string &pid, bool gpu)
+{
+    auto &map = gpu ? m_gpuProcesses : m_cpuProcesses;
+    auto &slot = map[pid];
+    if (!slot) {
+        slot = std::make_unique<ProcessState>();
+        slot->pid = pid;
+        slot->gpu = gpu;
+        TrackSpec spec;
+        spec.kind = gpu ? TrackKind::Gpu : TrackKind::Process;
+        spec.name = (gpu ? QStringLiteral("GPU ") : QStringLiteral("pid ")) + q(pid);
+        spec.pid = q(pid);
+        spec.rank = m_rank;
+        slot->track = m_w.addTrack(spec);
+    }
+    return slot.get();
+}
+
+ThreadState *Session::thread(const Value &pidV, const Value &tidV, bool gpu)
+{
+    // Fast path: events of one thread come in runs; compare the raw pid/tid text (and the
+    // GPU/CPU kind) with the previous event's before building a key.
+    if (m_lastThread && m_lastGpu == gpu && pidV.raw() == m_lastPidRaw && tidV.raw() == m_lastTidRaw &&
+        pidV.type == m_lastPidType && tidV.type == m_lastTidType)
+        return m_lastThread;
+    m_scratch = keyText(pidV);
+    m_scratch += '\x1f';
+    m_scratch += keyText(tidV);
+    auto &slot = m_threads[m_scratch];
+    if (!slot) {
+        slot = std::make_unique<ThreadState>();
+        slot->pid = keyText(pidV);
+        slot->tid = keyText(tidV);
+        slot->gpu = gpu;
+        ProcessState *p = process(slot->pid, gpu);
+        TrackSpec spec;
+        spec.parent = p->track;
+        spec.kind = gpu ? TrackKind::Stream : TrackKind::Thread;
+        spec.name = (gpu ? QStringLiteral("stream ") : QStringLiteral("thread ")) + q(slot->tid);
+        spec.pid = q(slot->pid);
+        spec.tid = q(slot->tid);
+        spec.rank = m_rank;
+        slot->track = m_w.addTrack(spec);
+    }
+    m_lastPidRaw.assign(pidV.raw());
+    m_lastTidRaw.assign(tidV.raw());
+    m_lastPidType = pidV.type;
+    m_lastTidType = tidV.type;
+    m_lastGpu = gpu;
+    m_lastThread = slot.get();
+    return m_lastThread;
+}
+
+TrackId Session::auxTrack(const std::string &key, TrackId parent, TrackKind kind,
+                          const QString &name, const QString &unit)
+{
+    auto it = m_auxTracks.find(key);
+    if (it != m_auxTracks.end())
+        return it->second;
+    TrackSpec spec;
+    spec.parent = parent;
+    spec.kind = kind;
+    spec.name = name;
+    spec.unit = unit;
+    spec.rank = m_rank;
+    const TrackId id = m_w.addTrack(spec);
+    m_auxTracks.emplace(key, id);
+    return id;
+}
+
+StringId Session::internText(const Value &v, qint64 offset, const char *what)
+{
+    if (!v.isString()) {
+        if (v.isMissing())
+            return m_w.intern({});
+        return m_w.intern(v.raw()); // a number used as a name
+    }
+    if (!v.escaped) {
+        if (json::findInvalidUtf8(v.data, v.size) < 0)
+            return m_w.intern(v.raw());
+    }
+    std::string s = json::unescape(v);
+    if (const qint64 bad = json::findInvalidUtf8(s.data(), s.size()); bad >= 0) {
+        m_warnings.add(QStringLiteral("utf8:") + QLatin1String(what), v.offset,
+                       QStringLiteral("invalid UTF-8 in an event's %1 at byte %2 (replaced "
+                                      "with U+FFFD)")
+                           .arg(QLatin1String(what))
+                           .arg(v.offset + 1 + bad)); // +1: the opening quote
+        s = json::repairUtf8(s);
+    }
+    return m_w.intern(s);
+}
+
+std::string_view Session::checkedArgs(const TraceEventView &ev)
+{
+    if (ev.args.type != Value::Type::Object || ev.args.size <= 2)
+        return {};
+    if (const qint64 bad = json::findInvalidUtf8(ev.args.data, ev.args.size); bad >= 0) {
+        m_warnings.add(QStringLiteral("utf8:args"), ev.args.offset + bad,
+                       QStringLiteral("invalid UTF-8 in an event's args at byte %1 (replaced "
+                                      "with U+FFFD)")
+                           .arg(ev.args.offset + bad));
+        m_scratch = json::repairUtf8(ev.args.raw());
+        return m_scratch;
+    }
+    return ev.args.raw();
+}
+
+SliceId Session::addSlice(ThreadState *t, TimeNs ts, TimeNs dur, StringId name,
+                          std::string_view cat, qint64 corr, qint64 ext, std::string_view args)
+{
+    const StringId catId = cat.empty() ? 0 : m_w.intern(cat);
+    const SliceId id = m_w.addSlice(t->track, ts, dur, name, catId, corr, ext, args);
+    if (!id)
+        return 0; // outside the time limits: warned by the writer
+    t->slices.push_back({ts, ts + dur, id});
+    t->maxEnd = std::max(t->maxEnd, ts + dur);
+    if (corr != kNoId) {
+        if (isRuntimeCategory(cat))
+            m_runtimeByCorr.emplace_back(corr, id);
+        else if (isLaunchedWork(cat) || cat == "cuda_sync")
+            m_gpuByCorr.emplace_back(corr, id, cat == "cuda_sync");
+    }
+    if (ext != kNoId) {
+        if (isCpuOpCategory(cat))
+            m_opByExt.emplace_back(ext, id);
+        else if (isLaunchedWork(cat) || cat == "gpu_user_annotation")
+            m_gpuByExt.emplace_back(ext, id);
+    }
+    return id;
+}
+
+static qint64 argInt(const TraceEventView &ev, std::string_view key)
+{
+    if (!ev.argMembers)
+        return kNoId;
+    if (const Value *v = ev.arg(key))
+        if (auto x = json::toInt64(*v))
+            return *x;
+    return kNoId;
+}
+
+static qint64 externalIdOf(const TraceEventView &ev)
+{
+    const qint64 ext = argInt(ev, "External id");
+    return ext != kNoId ? ext : argInt(ev, "external id");
+}
+
+void Session::handleComplete(const TraceEventView &ev, TimeNs ts)
+{
+    TimeNs dur = 0;
+    if (!ev.dur.isMissing()) {
+        auto d = json::microsToNanos(ev.dur);
+        if (!d) {
+            m_warnings.add(QStringLiteral("dur nan"), ev.offset,
+                           QStringLiteral("event at byte %1 has a %2 'dur' (expected "
+                                          "microseconds); event skipped")
+                               .arg(ev.offset)
+                               .arg(ev.dur.type == json::Value::Type::Number
+                                        ? QStringLiteral("out-of-range")
+                                        : QStringLiteral("non-numeric")));
+            return;
+        }
+        if (*d < 0) {
+            m_warnings.add(QStringLiteral("dur negative"), ev.offset,
+                           QStringLiteral("event at byte %1 has a negative 'dur' (%2 µs); "
+                                          "expected a duration >= 0; event skipped")
+                               .arg(ev.offset)
+                               .arg(QString::fromUtf8(ev.dur.data, qsizetype(ev.dur.size))));
+            return;
+        }
+        dur = *d;
+    }
+    const std::string_view cat = ev.cat.isString() ? ev.cat.raw() : std::string_view{};
+    ThreadState *t = thread(ev.pid, ev.tid, isGpuCategory(cat));
+    const StringId name = internText(ev.name, ev.offset, "name");
+    const qint64 corr = argInt(ev, "correlation");
+    const qint64 ext = externalIdOf(ev);
+    const SliceId id = addSlice(t, ts, dur, name, cat, corr, ext, checkedArgs(ev));
+    if ((ev.flowOut || ev.flowIn) && !ev.bindId.isMissing()) {
+        const quint32 category = flowCategory(cat);
+        m_flows.push_back(FlowPoint{flowKey(0, ev.bindId, true), ev.flowOut ? 's' : 'f', true,
+                                    category, quint32(m_flows.size()), t, ts, id, ev.offset});
+    }
+}
+
+void Session::handleBegin(const TraceEventView &ev, TimeNs ts)
+{
+    const std::string cat = keyText(ev.cat);
+    ThreadState *t = thread(ev.pid, ev.tid, isGpuCategory(cat));
+    OpenSlice open{ts, {}, cat, std::string(checkedArgs(ev)), argInt(ev, "correlation"),
+                   externalIdOf(ev), ev.offset};
+    open.name = ev.name.isString() ? json::unescape(ev.name) : keyText(ev.name);
+    t->stack.push_back(std::move(open));
+}
+
+void Session::handleEnd(const TraceEventView &ev, TimeNs ts)
+{
+    const std::string_view cat = ev.cat.isString() ? ev.cat.raw() : std::string_view{};
+    ThreadState *t = thread(ev.pid, ev.tid, isGpuCategory(cat));
+    if (t->stack.empty()) {
+        m_warnings.add(QStringLiteral("E without B"), ev.offset,
+                       QStringLiteral("'E' event at byte %1 has no open 'B' on its thread; "
+                                      "event skipped")
+                           .arg(ev.offset));
+        return;
+    }
+    OpenSlice open = std::move(t->stack.back());
+    t->stack.pop_back();
+    if (ts < open.ts) {
+        m_warnings.add(QStringLiteral("E before B"), ev.offset,
+                       QStringLiteral("'E' event at byte %1 ends before its 'B' at byte %2 "
+                                      "began; the slice is kept with duration 0")
+                           .arg(ev.offset)
+                           .arg(open.offset));
+        ts = open.ts;
+    }
+    const StringId name = internName(open.name, open.offset);
+    std::string_view args = open.args;
+    if (args.empty())
+        args = checkedArgs(ev);
+    addSlice(t, open.ts, ts - open.ts, name, open.cat, open.correlation, open.externalId, args);
+}
+
+void Session::handleInstant(const TraceEventView &ev, TimeNs ts)
+{
+    const std::string_view cat = ev.cat.isString() ? ev.cat.raw() : std::string_view{};
+    const StringId name = internText(ev.name, ev.offset, "name");
+    const char scope = ev.s.isString() && ev.s.size > 0 ? ev.s.data[0] : 't';
+    if (scope == 'g') {
+        const TrackId track = auxTrack("global", 0, TrackKind::Thread,
+                                       QStringLiteral("global instant events"));
+        m_w.addSlice(track, ts, 0, name, cat.empty() ? 0 : m_w.intern(cat), kNoId, kNoId,
+                     checkedArgs(ev));
+        return;
+    }
+    if (scope == 'p') {
+        const std::string pid = keyText(ev.pid);
+        ProcessState *p = process(pid, false);
+        const TrackId track = auxTrack("pinst\x1f" + pid, p->track, TrackKind::Thread,
+                                       QStringLiteral("process instant events"));
+        m_w.addSlice(track, ts, 0, name, cat.empty() ? 0 : m_w.intern(cat), kNoId, kNoId,
+                     checkedArgs(ev));
+        return;
+    }
+    ThreadState *t = thread(ev.pid, ev.tid, isGpuCategory(cat));
+    addSlice(t, ts, 0, name, cat, kNoId, kNoId, checkedArgs(ev));
+}
+
+void Session::handleCounter(const TraceEventView &ev, TimeNs ts)
+{
+    const std::string pid = keyText(ev.pid);
+    std::string name = ev.name.isString() ? json::unescape(ev.name) : keyText(ev.name);
+    if (!ev.id.isMissing())
+        name += " " + keyText(ev.id);
+    ProcessState *p = process(pid, false);
+    bool any = false;
+    for (const auto &m : *ev.argMembers) {
+        auto value = json::toDouble(m.value);
+        if (!value || m.value.type != Value::Type::Number) {
+            m_warnings.add(QStringLiteral("counter value"), ev.offset,
+                           QStringLiteral("counter event at byte %1 has a non-numeric value for "
+                                          "'%2'; that series sample is skipped")
+                               .arg(ev.offset)
+                               .arg(QString::fromUtf8(m.key.data(), qsizetype(m.key.size()))));
+            continue;
+        }
+        const std::string series(m.key);
+        const std::string trackName =
+            (series == "value" || series == name) ? name : name + " " + series;
+        const TrackId track = auxTrack("counter\x1f" + pid + '\x1f' + trackName, p->track,
+                                       TrackKind::Counter, q(trackName));
+        m_w.addCounter(track, ts, *value);
+        any = true;
+    }
+    if (!any && ev.argMembers->empty())
+        m_warnings.add(QStringLiteral("counter empty"), ev.offset,
+                       QStringLiteral("counter event at byte %1 has no values in args; skipped")
+                           .arg(ev.offset));
+}
+
+void Session::handleMetadata(const TraceEventView &ev)
+{
+    const std::string kind = keyText(ev.name);
+    const std::string pid = keyText(ev.pid);
+    auto argText = [&](std::string_view key) -> std::string {
+        const Value *v = ev.arg(key);
+        return v ? keyText(*v) : std::string();
+    };
+    if (kind == "process_name" || kind == "process_labels" || kind == "process_sort_index") {
+        auto &meta = m_processMeta[pid];
+        if (meta.offset < 0)
+            meta.offset = ev.offset;
+        if (kind == "process_name")
+            meta.name = argText("name");
+        else if (kind == "process_labels")
+            meta.labels = argText("labels");
+        else
+            meta.sortIndex = argInt(ev, "sort_index");
+    } else if (kind == "thread_name" || kind == "thread_sort_index") {
+        auto &meta = m_threadMeta[pid + '\x1f' + keyText(ev.tid)];
+        if (kind == "thread_name")
+            meta.name = argText("name");
+        else
+            meta.sortIndex = argInt(ev, "sort_index");
+    } else {
+        m_warnings.add(QStringLiteral("M unknown"), ev.offset,
+                       QStringLiteral("metadata event '%1' at byte %2 is not one of "
+                                      "process_name/labels/sort_index, thread_name/sort_index; "
+                                      "ignored")
+                           .arg(q(kind))
+                           .arg(ev.offset));
+    }
+}
+
+quint32 Session::flowCategory(std::string_view cat)
+{
+    for (size_t i = 0; i < m_flowCategories.size(); ++i)
+        if (m_flowCategories[i] == cat)
+            return quint32(i);
+    m_flowCategories.emplace_back(cat);
+    return quint32(m_flowCategories.size() - 1);
+}
+
+FlowKey Session::flowKey(quint32 category, const Value &id, bool bind)
+{
+    std::string text;
+    if (id.type == Value::Type::Object || id.type == Value::Type::Array)
+        text = '\x02' + std::string(id.raw()); // id2 {"local": ...}, kept as written
+    else
+        text = keyText(id);
+    if (auto n = slicestore::exactInteger(text))
+        return FlowKey{category, bind ? FlowKey::Bind : FlowKey::Number, *n};
+    auto [it, added] = m_flowTextIds.try_emplace(std::move(text), qint64(m_flowTextIds.size()));
+    return FlowKey{category, bind ? FlowKey::BindText : FlowKey::Text, it->second};
+}
+
+void Session::handleFlow(const TraceEventView &ev, TimeNs ts, char phase)
+{
+    const quint32 category = flowCategory(keyText(ev.cat));
+    FlowKey key;
+    if (!ev.id.isMissing())
+        key = flowKey(category, ev.id, false);
+    else if (!ev.id2.isMissing())
+        key = flowKey(category, ev.id2, false);
+    else if (!ev.bindId.isMissing())
+        key = flowKey(category, ev.bindId, false);
+    else {
+        m_warnings.add(QStringLiteral("flow without id"), ev.offset,
+                       QStringLiteral("flow event at byte %1 has no 'id'; it cannot be linked "
+                                      "and is skipped")
+                           .arg(ev.offset));
+        return;
+    }
+    ThreadState *t = thread(ev.pid, ev.tid, isGpuCategory(m_flowCategories[category]));
+    // Chrome binds 's' and 't' to the enclosing slice, and 'f' to the next slice unless
+    // bp is "e" (enclosing).
+    const bool enclosing = phase != 'f' || ev.bp.equals("e");
+    m_flows.push_back(FlowPoint{key, phase, enclosing, category, quint32(m_flows.size()), t, ts,
+                                0, ev.offset});
+}
+
+void Session::handleAsync(const TraceEventView &ev, TimeNs ts, char phase)
+{
+    const std::string pid = keyText(ev.pid);
+    const std::string cat = keyText(ev.cat);
+    std::string key = pid + '\x1f' + cat + '\x1f';
+    if (!ev.id.isMissing())
+        key += keyText(ev.id);
+    else if (!ev.id2.isMissing())
+        key += std::string(ev.id2.raw());
+    key += '\x1f' + keyText(ev.scope);
+    std::string name = ev.name.isString() ? json::unescape(ev.name) : keyText(ev.name);
+    ProcessState *p = process(pid, false);
+    auto trackFor = [&](const std::string &trackName) {
+        return auxTrack("async\x1f" + pid + '\x1f' + trackName, p->track, TrackKind::Async,
+                        q(trackName));
+    };
+    if (phase == 'b') {
+        m_async[key].push_back(OpenSlice{ts, name, cat, std::string(checkedArgs(ev)), kNoId,
+                                         kNoId, ev.offset});
+        return;
+    }
+    auto &open = m_async[key];
+    if (phase == 'n') {
+        const std::string trackName = open.empty() ? name : open.front().name;
+        m_w.addSlice(trackFor(trackName), ts, 0, internName(name, ev.offset),
+                     cat.empty() ? 0 : m_w.intern(cat), kNoId, kNoId, checkedArgs(ev));
+        return;
+    }
+    if (open.empty()) {
+        m_warnings.add(QStringLiteral("async e without b"), ev.offset,
+                       QStringLiteral("async 'e' event at byte %1 has no open 'b' with the same "
+                                      "category and id; skipped")
+                           .arg(ev.offset));
+        return;
+    }
+    OpenSlice b = std::move(open.back());
+    open.pop_back();
+    const std::string trackName = open.empty() ? b.name : open.front().name;
+    m_w.addSlice(trackFor(trackName), b.ts, std::max<TimeNs>(0, ts - b.ts),
+                 internName(b.name, b.offset), b.cat.empty() ? 0 : m_w.intern(b.cat), kNoId,
+                 kNoId, b.args);
+    if (open.empty())
+        m_async.erase(key);
+}
+
+void Session::event(const TraceEventView &ev)
+{
+    if (ev.keyCount == 0)
+        return; // "{}" padding, as the TF profiler and Kineto write at the end
+    m_w.setPosition(ev.offset);
+    if (!ev.ph.isString() || ev.ph.size == 0) {
+        m_warnings.add(QStringLiteral("no ph"), ev.offset,
+                       QStringLiteral("event at byte %1 has no 'ph' (phase) string; skipped")
+                           .arg(ev.offset));
+        return;
+    }
+    const char phase = ev.ph.data[0];
+    if (phase == 'M') {
+        handleMetadata(ev);
+        return;
+    }
+    if (ev.ts.isMissing()) {
+        m_warnings.add(QStringLiteral("no ts"), ev.offset,
+                       QStringLiteral("event at byte %1 has no 'ts'; expected a timestamp in "
+                                      "microseconds; skipped")
+                           .arg(ev.offset));
+        return;
+    }
+    const auto ts = json::microsToNanos(ev.ts);
+    if (!ts) {
+        const QString text = QString::fromUtf8(ev.ts.data, qsizetype(std::min<size_t>(ev.ts.size, 40)));
+        if (ev.ts.type == json::Value::Type::Number)
+            m_warnings.add(QStringLiteral("ts range"), ev.ts.offset,
+                           QStringLiteral("event at byte %1 has a 'ts' out of range (%2 µs); "
+                                          "expected microseconds within ±%3 (about 95 years "
+                                          "from 1970); skipped")
+                               .arg(ev.offset)
+                               .arg(text)
+                               .arg(kMaxAbsTimeNs / 1000));
+        else
+            m_warnings.add(QStringLiteral("ts nan"), ev.ts.offset,
+                           QStringLiteral("event at byte %1 has a non-numeric 'ts' (%2); expected "
+                                          "a number of microseconds; skipped")
+                               .arg(ev.offset)
+                               .arg(text));
+        return;
+    }
+    switch (phase) {
+    case 'X': handleComplete(ev, *ts); break;
+    case 'B': handleBegin(ev, *ts); break;
+    case 'E': handleEnd(ev, *ts); break;
+    case 'i':
+    case 'I':
+    case 'R': handleInstant(ev, *ts); break;
+    case 'C': handleCounter(ev, *ts); break;
+    case 's':
+    case 't':
+    case 'f': handleFlow(ev, *ts, phase); break;
+    case 'b':
+    case 'e':
+    case 'n': handleAsync(ev, *ts, phase); break;
+    default:
+        m_warnings.add(QStringLiteral("phase ") + QLatin1Char(phase), ev.offset,
+                       QStringLiteral("events of phase '%1' are not supported (first at byte "
+                                      "%2); skipped")
+                           .arg(QLatin1Char(phase))
+                           .arg(ev.offset));
+    }
+}
+
+} // namespace gml::chrometrace
