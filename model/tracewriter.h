@@ -64,7 +64,7 @@ private:
     QList<ImportWarning> m_list;
 };
 
-// What the project accepts from any importer (README: input limits). Times are on the source's
+// What the project accepts from any importer (docs/limits.md). Times are on the source's
 // clock in ns; a source offset of the same range is added later, so no sum can overflow.
 inline constexpr TimeNs kMaxAbsTimeNs = 3'000'000'000'000'000'000; // about 95 years from 1970
 inline constexpr TimeNs kMaxDurationNs = TimeNs(366) * 24 * 3600 * 1'000'000'000; // a year

@@ -20,7 +20,7 @@ const char kWhatIfUsage[] =
     "       grademl whatif --devices\n"
     "transforms, applied in this order:\n"
     "  --scenario NAME       the transforms of a scenario saved with --save-scenario\n"
-    "  --transforms JSON     a JSON array of transforms, or @FILE holding one (see README)\n"
+    "  --transforms JSON     a JSON array of transforms, or @FILE holding one (docs/whatif.md)\n"
     "  --scale 'REGEX=F'     multiply the time of the slices whose name matches REGEX (0 removes them);\n"
     "                        may be given more than once\n"
     "  --preset P[,P...]     amp, fusedadam, input=N (data loading N times faster), input=free,\n"

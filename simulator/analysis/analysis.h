@@ -111,7 +111,7 @@ struct IterationBreakdown
     GpuTime time;
 };
 
-// Kernels by family, from their names (the README lists the patterns).
+// Kernels by family, from their names (docs/analysis.md lists the patterns).
 struct KernelFamily
 {
     QString family; // gemm, convolution, attention, elementwise, reduction, nccl, copy, other

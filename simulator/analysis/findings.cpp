@@ -16,7 +16,7 @@ namespace gml::sim {
 
 namespace {
 
-// The thresholds of the rules (README, "Findings").
+// The thresholds of the rules (docs/analysis.md, "Findings").
 constexpr double kInputShare = 0.05;     // GPU idle while the host loads data
 constexpr double kLaunchShare = 0.10;    // GPU idle while the host launches
 constexpr TimeNs kShallowQueue = 1'000'000; // launch-to-start median under which the queue is shallow

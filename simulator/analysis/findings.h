@@ -30,7 +30,7 @@ struct Evidence
     TrackId track = 0; // the slice's
 };
 
-// One rule's verdict on a run (the README lists the rules and their thresholds). `share` is
+// One rule's verdict on a run (docs/analysis.md lists the rules and their thresholds). `share` is
 // the measured time it covers as a fraction of the GPUs' time (or of the phase, for the
 // monitoring rules); the gain is the what-if replay of `fix` on the run's graph.
 struct Finding

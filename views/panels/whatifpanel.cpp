@@ -110,7 +110,7 @@ WhatIfPanel::WhatIfPanel(QWidget *parent) : QWidget(parent)
     m_custom->setPlaceholderText(tr("REGEX=FACTOR (sgemm=0.5) or a transform as JSON (Enter adds)"));
     m_custom->setToolTip(tr("REGEX=FACTOR scales the slices whose name matches; a JSON object is any transform, e.g. "
                             "{\"op\":\"reschedule\",\"priority\":1,\"select\":{\"name\":\"nccl\"}} "
-                            "(the README lists them)"));
+                            "(docs/whatif.md lists them)"));
     auto *remove = new QPushButton(tr("Remove"), customRow);
     cl->addWidget(m_custom, 1);
     cl->addWidget(remove);
