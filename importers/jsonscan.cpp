@@ -271,4 +271,14 @@ std::optional<qint64> microsToNanos(const Value &v)
     return qint64(std::llround(*d * 1000.0));
 }
 
+QString describeByte(const char *p, const char *e)
+{
+    if (p >= e)
+        return QStringLiteral("the end of the file");
+    const auto c = static_cast<unsigned char>(*p);
+    if (c >= 0x20 && c < 0x7F)
+        return QStringLiteral("'%1'").arg(QLatin1Char(char(c)));
+    return QStringLiteral("byte 0x%1").arg(c, 2, 16, QLatin1Char('0'));
+}
+
 } // namespace gml::json

@@ -45,6 +45,8 @@ struct ParseError
 
 // Decodes a JSON string value (escapes, \u surrogate pairs) into UTF-8.
 std::string unescape(const Value &v);
+// How an error names what it found at p: "'x'", "byte 0x1f", or "the end of the file".
+QString describeByte(const char *p, const char *e);
 // Index of the first byte that is not valid UTF-8, or -1 when all of it is valid.
 qint64 findInvalidUtf8(const char *p, size_t n);
 // Replaces invalid UTF-8 sequences with U+FFFD.
