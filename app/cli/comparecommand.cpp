@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// grademl compare FILE RUN_A RUN_B [RUN...] and export --view compare: runs side by side, a
+// metric's series, the trace diff; the Compare panel's charts as a figure.
+#include "clicommands.h"
+
+#include "chartlayer.h"
+#include "comparecharts.h"
+#include "project.h"
+#include "runcatalog.h"
+#include "runcompare.h"
+#include "runmetrics.h"
+
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+
+namespace gml::cli {
+
+int compareCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    const Parsed p = parse(args, {QStringLiteral("metric"), QStringLiteral("ranks"), QStringLiteral("iteration")},
+                           {QStringLiteral("json")});
+    QString problem = p.error;
+    if (problem.isEmpty() && p.positional.size() < 3)
+        problem = QStringLiteral("need a project file and two runs or more");
+    sim::DiffOptions diff;
+    if (problem.isEmpty() && p.options.contains(QStringLiteral("ranks"))) {
+        const QStringList parts = p.options.value(QStringLiteral("ranks")).split(QLatin1Char(','));
+        bool okA = false, okB = false;
+        diff.rankA = parts.value(0).toInt(&okA);
+        diff.rankB = parts.size() == 2 ? parts.value(1).toInt(&okB) : -1;
+        if (!okA || !okB || diff.rankA < 0 || diff.rankB < 0)
+            problem = QStringLiteral("--ranks expects the ranks of the first two runs to diff, e.g. 0,1; got '%1'")
+                          .arg(p.options.value(QStringLiteral("ranks")));
+    }
+    if (problem.isEmpty() && p.options.contains(QStringLiteral("iteration"))) {
+        bool ok = false;
+        diff.pair = p.options.value(QStringLiteral("iteration")).toInt(&ok);
+        if (!ok || diff.pair < 0)
+            problem = QStringLiteral("--iteration expects the index of an aligned iteration pair (0 is the first), got '%1'")
+                          .arg(p.options.value(QStringLiteral("iteration")));
+    }
+    if (!problem.isEmpty()) {
+        err << "grademl compare: " << problem
+            << "\nusage: grademl compare FILE.grademl RUN_A RUN_B [RUN...] [--metric NAME] [--ranks A,B] "
+               "[--iteration N] [--json]\n";
+        return Usage;
+    }
+    const bool json = p.flags.contains(QStringLiteral("json"));
+    auto project = openWithMetrics(p.positional.first(), "compare", err, json);
+    if (!project)
+        return SomeFailed;
+    QString error;
+    const auto catalog = loadRunCatalog(*project, &error);
+    if (!catalog) {
+        err << "grademl compare: " << error << '\n';
+        return SomeFailed;
+    }
+    const QStringList names = p.positional.mid(1);
+    const QString metric = p.options.value(QStringLiteral("metric"));
+    QList<RunId> ids;
+    for (const QString &name : names)
+        if (const CatalogRun *r = catalog->run(name))
+            ids.append(r->id);
+    const QStringList metrics = sim::comparableMetrics(*project, ids);
+    if (!metric.isEmpty() && !metrics.contains(metric)) {
+        err << "grademl compare: none of the runs has the metric '" << metric << "'; they have: "
+            << (metrics.isEmpty() ? QStringLiteral("none") : metrics.join(QStringLiteral(", "))) << '\n';
+        return SomeFailed;
+    }
+    const auto comparison = sim::compareRuns(*project, *catalog, names, metric, diff, &error);
+    if (!comparison) {
+        err << "grademl compare: " << error << '\n';
+        return SomeFailed;
+    }
+    if (json) {
+        QJsonObject o = sim::comparisonJson(*comparison);
+        o.insert(QStringLiteral("metrics"), QJsonArray::fromStringList(metrics));
+        out << QJsonDocument(o).toJson(QJsonDocument::Indented);
+    } else {
+        out << sim::comparisonText(*comparison);
+        if (metric.isEmpty() && !metrics.isEmpty())
+            out << "\nmetrics to compare (--metric NAME): " << metrics.join(QStringLiteral(", ")) << '\n';
+    }
+    return Ok;
+}
+
+int exportCompare(const Parsed &p, const QString &projectPath, const QString &outPath, QSize size, QTextStream &out,
+                  QTextStream &err)
+{
+    std::optional<CompareAxis> axis = CompareAxis::Time;
+    if (p.options.contains(QStringLiteral("axis")))
+        axis = compareAxisFromName(p.options.value(QStringLiteral("axis")));
+    if (!axis) {
+        err << "grademl export: --axis is one of time, relative, step; got '" << p.options.value(QStringLiteral("axis")) << "'\n";
+        return Usage;
+    }
+    auto project = openWithMetrics(projectPath, "export", err, true);
+    if (!project)
+        return SomeFailed;
+    QString error;
+    const auto catalog = loadRunCatalog(*project, &error);
+    if (!catalog) {
+        err << "grademl export: " << error << '\n';
+        return SomeFailed;
+    }
+    QList<CatalogRun> runs;
+    QList<RunId> ids;
+    for (const QString &name : p.options.value(QStringLiteral("runs")).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const CatalogRun *r = catalog->run(name.trimmed());
+        if (!r) {
+            err << "grademl export: " << projectPath << ": no run named '" << name.trimmed() << "' (see grademl runs)\n";
+            return SomeFailed;
+        }
+        runs.append(*r);
+        ids.append(r->id);
+    }
+    const QStringList metrics = sim::comparableMetrics(*project, ids);
+    QString metric = p.options.value(QStringLiteral("metric"));
+    if (!metric.isEmpty() && !metrics.contains(metric)) {
+        err << "grademl export: none of the runs has the metric '" << metric << "'; they have: "
+            << (metrics.isEmpty() ? QStringLiteral("none") : metrics.join(QStringLiteral(", "))) << '\n';
+        return SomeFailed;
+    }
+    if (metric.isEmpty())
+        metric = metrics.value(0);
+    // The panel's charts, drawn by the same chart layer.
+    std::vector<std::unique_ptr<Chart>> charts;
+    if (!metric.isEmpty()) {
+        const auto series = sim::metricSeries(*project, *catalog, ids, metric, &error);
+        if (!error.isEmpty()) {
+            err << "grademl export: " << error << '\n';
+            return SomeFailed;
+        }
+        QString note;
+        const TimeChart chart = metricChart(series, runs, *axis, &note);
+        if (!note.isEmpty())
+            err << "grademl export: " << note << '\n';
+        charts.push_back(std::make_unique<Chart>());
+        charts.back()->showTime(chart);
+    }
+    const SummaryCharts summary = summaryCharts(runs);
+    for (const StackedBars *bars : {&summary.iteration, &summary.breakdown, &summary.energy}) {
+        charts.push_back(std::make_unique<Chart>());
+        charts.back()->showBars(*bars);
+    }
+    if (const QString param = p.options.value(QStringLiteral("param")); !param.isEmpty()) {
+        if (!catalog->paramKeys().contains(param)) {
+            err << "grademl export: no run has the param '" << param << "'; the runs' params are: "
+                << catalog->paramKeys().join(QStringLiteral(", ")) << '\n';
+            return SomeFailed;
+        }
+        // Against the first headline metric the runs have (iteration time, else an MLflow metric's last value).
+        const QList<sim::SummaryMetric> against = scatterMetrics(runs);
+        const ScatterChart scatter = against.isEmpty() ? ScatterChart{} : paramScatter(runs, param, against.front());
+        if (scatter.isEmpty())
+            err << "grademl export: no scatter: none of these runs has both '" << param << "' and a headline metric\n";
+        charts.push_back(std::make_unique<Chart>());
+        charts.back()->showScatter(scatter);
+    }
+    std::vector<Chart *> shown;
+    for (const auto &c : charts)
+        shown.push_back(c.get());
+    QStringList names;
+    for (const CatalogRun &r : std::as_const(runs))
+        names << r.name;
+    const QString title = QStringLiteral("%1 \u00b7 %2").arg(names.join(QStringLiteral(" vs ")), sim::comparisonKind(*catalog, runs));
+    if (!exportCharts(shown, 2, size, outPath, title, &error)) {
+        err << "grademl export: " << error << '\n';
+        return SomeFailed;
+    }
+    out << "wrote " << outPath << '\n';
+    return Ok;
+}
+
+} // namespace gml::cli

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// grademl import PATH... --project FILE.grademl: trace files and folders into a project, each file in its own transaction.
+#include "clicommands.h"
+
+#include "folderscanner.h"
+#include "importjob.h"
+#include "project.h"
+#include "runmetrics.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QTimeZone>
+
+#include <algorithm>
+#include <cstdio>
+#include <unistd.h>
+
+namespace gml::cli {
+
+namespace {
+
+QString humanBytes(qint64 n)
+{
+    if (n >= (qint64(1) << 30))
+        return QString::number(double(n) / double(1 << 30), 'f', 2) + QStringLiteral(" GiB");
+    if (n >= (1 << 20))
+        return QString::number(double(n) / double(1 << 20), 'f', 1) + QStringLiteral(" MiB");
+    if (n >= (1 << 10))
+        return QString::number(double(n) / double(1 << 10), 'f', 1) + QStringLiteral(" KiB");
+    return QString::number(n) + QStringLiteral(" B");
+}
+
+} // namespace
+
+int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    const Parsed p = parse(args, {QStringLiteral("project"), QStringLiteral("run"),
+                                  QStringLiteral("timezone")},
+                           {QStringLiteral("quiet")});
+    if (!p.error.isEmpty() || p.positional.isEmpty() || !p.options.contains(QStringLiteral("project"))) {
+        err << "grademl import: " << (p.error.isEmpty() ? QStringLiteral("need PATH... and --project FILE.grademl") : p.error)
+            << "\nusage: grademl import PATH... --project FILE.grademl [--run NAME] "
+               "[--timezone IANA-NAME]\n";
+        return Usage;
+    }
+    QTimeZone zone;
+    if (p.options.contains(QStringLiteral("timezone"))) {
+        zone = QTimeZone(p.options.value(QStringLiteral("timezone")).toUtf8());
+        if (!zone.isValid()) {
+            err << "grademl import: unknown time zone '" << p.options.value(QStringLiteral("timezone"))
+                << "'; expected an IANA name such as UTC or Europe/Paris\n";
+            return Usage;
+        }
+    }
+    const QString projectPath = p.options.value(QStringLiteral("project"));
+    QStringList missing;
+    const QList<ScannedFile> files =
+        scanInputs(p.positional, p.options.value(QStringLiteral("run")), &missing);
+    if (!missing.isEmpty()) {
+        for (const auto &m : missing)
+            err << "grademl import: " << m << '\n';
+        return Usage;
+    }
+    QString error;
+    auto project = openProject(projectPath, true, QStringLiteral("grademl import: "), err);
+    if (!project)
+        return SomeFailed;
+    const bool quiet = p.flags.contains(QStringLiteral("quiet"));
+    // Live progress only on a terminal; logs get the per-file lines below.
+    const bool live = !quiet && isatty(fileno(stderr));
+    ImportJob job(*project);
+    job.setTimeZone(zone);
+    int lastPercent = -1;
+    int lastFile = -1;
+    bool toldWaiting = false;
+    job.setProgressCallback([&](const ImportProgress &pr) {
+        if (pr.waitingForWriter) {
+            if (!toldWaiting && !quiet)
+                err << "grademl import: another program is writing " << projectPath
+                    << " (an import in another shell or the studio?); waiting for it to finish\n";
+            err.flush();
+            toldWaiting = true;
+            return true;
+        }
+        if (!live)
+            return true;
+        const int percent = int(pr.fraction * 100);
+        if (pr.fileIndex != lastFile || percent >= lastPercent + 10) {
+            err << QStringLiteral("[%1/%2] %3 %4%\r")
+                       .arg(pr.fileIndex + 1)
+                       .arg(pr.fileCount)
+                       .arg(QDir::current().relativeFilePath(pr.path))
+                       .arg(percent);
+            err.flush();
+            lastFile = pr.fileIndex;
+            lastPercent = percent;
+        }
+        return true;
+    });
+    QElapsedTimer timer;
+    timer.start();
+    const QList<SourceReport> reports = job.run(files);
+    int imported = 0, unchanged = 0, failed = 0, skipped = 0, relinked = 0;
+    qint64 slices = 0, counters = 0, flows = 0, bytes = 0;
+    const qsizetype fileCount = std::count_if(reports.begin(), reports.end(),
+                                              [](const SourceReport &r) { return !r.relinked; });
+    for (int i = 0; i < reports.size(); ++i) {
+        const auto &r = reports[i];
+        const QString rel = QDir::current().relativeFilePath(r.path);
+        if (r.relinked) {
+            // An execution trace of an earlier import, read again to link to the new slices.
+            if (r.status == SourceReport::Status::Imported) {
+                ++relinked;
+                flows += r.flows;
+                if (!quiet)
+                    err << QStringLiteral("[linked again] %1 (run '%2'): %3 data edges\n")
+                               .arg(rel, r.runName)
+                               .arg(r.flows);
+            } else if (r.status == SourceReport::Status::Failed) {
+                ++failed;
+                err << QStringLiteral("[linked again] error: %1\n").arg(r.message);
+            }
+            continue;
+        }
+        QString line = QStringLiteral("[%1/%2] %3: %4").arg(i + 1).arg(fileCount).arg(rel, statusName(r.status));
+        switch (r.status) {
+        case SourceReport::Status::Imported:
+            ++imported;
+            line += QStringLiteral(" (%1, run '%2'): %3 slices, %4 counter samples, %5 flows")
+                        .arg(r.format, r.runName)
+                        .arg(r.slices)
+                        .arg(r.counterSamples)
+                        .arg(r.flows);
+            if (r.warnings)
+                line += QStringLiteral(", %1 warnings").arg(r.warnings);
+            line += QStringLiteral(" in %1 s").arg(r.seconds, 0, 'f', 2);
+            break;
+        case SourceReport::Status::Unchanged:
+            ++unchanged;
+            line += QStringLiteral(" since the last import, skipped");
+            break;
+        case SourceReport::Status::Skipped:
+            ++skipped;
+            line += QStringLiteral(" (") + r.message + QLatin1Char(')');
+            break;
+        case SourceReport::Status::Failed:
+        case SourceReport::Status::Cancelled:
+            ++failed;
+            line = QStringLiteral("[%1/%2] error: %3").arg(i + 1).arg(fileCount).arg(r.message);
+            break;
+        }
+        if (r.status == SourceReport::Status::Imported) {
+            slices += r.slices;
+            counters += r.counterSamples;
+            flows += r.flows;
+            bytes += r.bytes;
+        }
+        if (!quiet || r.status == SourceReport::Status::Failed)
+            err << line << (live ? "\x1b[K\n" : "\n");
+    }
+    const double secs = double(timer.nsecsElapsed()) / 1e9;
+    out << QStringLiteral("%1 files: %2 imported, %3 unchanged, %4 skipped, %5 failed; "
+                          "%6 slices, %7 counter samples, %8 flows from %9 in %10 s%11\n")
+               .arg(fileCount)
+               .arg(imported)
+               .arg(unchanged)
+               .arg(skipped)
+               .arg(failed)
+               .arg(slices)
+               .arg(counters)
+               .arg(flows)
+               .arg(humanBytes(bytes))
+               .arg(secs, 0, 'f', 2)
+               .arg(relinked ? QStringLiteral("; %1 execution traces of earlier imports linked again")
+                                   .arg(relinked)
+                             : QString());
+    if (!quiet)
+        for (const QString &line : describeGroupings(job.groupings()))
+            out << "grouping: " << line << '\n';
+    // The changed runs' headline metrics (what `grademl runs` and the Runs browser list).
+    QStringList metricErrors;
+    if (const QList<RunId> changed = job.changedRunIds(); !changed.isEmpty()) {
+        QElapsedTimer metricsTimer;
+        metricsTimer.start();
+        sim::updateRunMetrics(*project, changed, &metricErrors);
+        if (!quiet)
+            out << QStringLiteral("headline metrics of %1 run%2 computed in %3 s\n")
+                       .arg(changed.size())
+                       .arg(changed.size() == 1 ? QString() : QStringLiteral("s"))
+                       .arg(double(metricsTimer.nsecsElapsed()) / 1e9, 0, 'f', 2);
+    }
+    out << "project: " << QFileInfo(projectPath).absoluteFilePath() << '\n';
+    for (const auto &e : job.errors())
+        err << "grademl import: " << e << '\n';
+    for (const auto &e : std::as_const(metricErrors))
+        err << "grademl import: " << e << '\n';
+    return failed || !job.errors().isEmpty() ? SomeFailed : Ok;
+}
+
+} // namespace gml::cli
