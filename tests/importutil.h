@@ -5,6 +5,7 @@
 #include "folderscanner.h"
 #include "importjob.h"
 #include "project.h"
+#include "testutil.h"
 
 #include <QDir>
 #include <QProcess>
@@ -44,13 +45,12 @@ inline QString generateJob(const QTemporaryDir &dir, int ranks, int steps, qint6
 {
     const QString out = dir.filePath(QStringLiteral("job"));
     QDir().mkpath(out);
-    QProcess gen;
     const QStringList args{QStringLiteral("--out"), out, QStringLiteral("--ranks"), QString::number(ranks),
                            QStringLiteral("--steps"), QString::number(steps), QStringLiteral("--host-skew-us"),
                            QString::number(skewUs)};
-    gen.start(QStringLiteral(GRADEML_TRACEGEN), args + extra);
-    if (!gen.waitForFinished(120000) || gen.exitCode() != 0)
-        qFatal("grademl-tracegen failed: %s", gen.readAllStandardError().constData());
+    const auto gen = runProgram(QStringLiteral(GRADEML_TRACEGEN), args + extra);
+    if (gen.code != 0)
+        qFatal("grademl-tracegen failed: %s", gen.err.constData());
     return out;
 }
 

@@ -17,21 +17,48 @@
 
 namespace gmltest {
 
-#ifdef GRADEML_CLI
-// The grademl executable run to its end (two minutes at most): exit code, stdout, stderr.
+// A program run to its end: exit code (-1 when it crashed or did not finish), stdout, stderr.
 struct CliResult
 {
     int code = -1;
     QByteArray out, err;
+    bool finished = false; // false: still running after the time allowed, then killed
+    bool crashed = false;  // ended by a signal
+    QString outText() const { return QString::fromUtf8(out); }
+    QString all() const { return QString::fromUtf8(out + err); } // stdout then stderr
 };
-inline CliResult runCli(const QStringList &args, const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
+
+// The one runner of the tests' child processes: `program` run with `args` for at most
+// `seconds`; one still running then is killed and reported unfinished (a hang is the caller's
+// failure to report, as tst_badinputs does).
+inline CliResult runProgram(const QString &program, const QStringList &args, int seconds = 120,
+                            const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
 {
     QProcess p;
     p.setProcessEnvironment(env);
-    p.start(QStringLiteral(GRADEML_CLI), args);
-    if (!p.waitForFinished(120000))
-        qFatal("grademl did not finish");
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+    p.start(program, args);
+    CliResult r;
+    r.finished = p.waitForFinished(seconds * 1000);
+    if (!r.finished) {
+        p.kill();
+        p.waitForFinished();
+    }
+    r.crashed = p.exitStatus() != QProcess::NormalExit;
+    r.code = r.finished && !r.crashed ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+#ifdef GRADEML_CLI
+// The grademl executable run to its end; one that does not finish in `seconds` ends the test.
+inline CliResult runCli(const QStringList &args, const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment(),
+                        int seconds = 120)
+{
+    CliResult r = runProgram(QStringLiteral(GRADEML_CLI), args, seconds, env);
+    if (!r.finished)
+        qFatal("grademl %s did not finish in %d s", qPrintable(args.join(QLatin1Char(' '))), seconds);
+    return r;
 }
 #endif
 

@@ -9,7 +9,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTest>
 
 #include <map>
@@ -245,10 +244,8 @@ private Q_SLOTS:
         const QString traces = gmltest::generateJob(dir, 2, 3);
         const QString project = dir.filePath(QStringLiteral("p.grademl"));
         auto run = [](const QStringList &args) {
-            QProcess p;
-            p.start(QStringLiteral(GRADEML_CLI), args);
-            p.waitForFinished(60000);
-            return std::make_pair(p.exitCode(), QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError()));
+            const auto r = gmltest::runCli(args);
+            return std::make_pair(r.code, r.all());
         };
         auto r = run({QStringLiteral("import"), traces, QStringLiteral("--project"), project});
         QVERIFY2(r.first == 0, qPrintable(r.second));

@@ -29,20 +29,17 @@ class TestBadInputs : public QObject
     // Runs the CLI; a command that does not finish within `seconds` is a hang and fails the test.
     static Result run(const QStringList &args, int seconds = 60)
     {
-        QProcess p;
-        p.start(QStringLiteral(GRADEML_CLI), args);
-        if (!p.waitForFinished(seconds * 1000)) {
-            p.kill();
-            p.waitForFinished();
+        const auto c = gmltest::runProgram(QStringLiteral(GRADEML_CLI), args, seconds);
+        if (!c.finished) {
             qWarning("grademl %s did not finish in %d s", qPrintable(args.join(QLatin1Char(' '))), seconds);
             return {};
         }
-        if (p.exitStatus() != QProcess::NormalExit)
-            qWarning("grademl crashed: %s", p.readAllStandardError().constData());
+        if (c.crashed)
+            qWarning("grademl crashed: %s", c.err.constData());
         Result r;
-        r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-        r.out = QString::fromUtf8(p.readAllStandardOutput());
-        r.err = QString::fromUtf8(p.readAllStandardError());
+        r.code = c.crashed ? -2 : c.code;
+        r.out = QString::fromUtf8(c.out);
+        r.err = QString::fromUtf8(c.err);
         return r;
     }
     Result importAs(const QString &input, const QString &runName)
@@ -391,11 +388,11 @@ private Q_SLOTS:
     {
         // Two imports of the same large file at once: the second waits for the first's write
         // lock and then replaces its import; neither fails or blames the trace.
-        QProcess gen;
-        gen.start(QStringLiteral(GRADEML_TRACEGEN), {QStringLiteral("--out"), path(QStringLiteral("conc")),
-                                                     QStringLiteral("--ranks"), QStringLiteral("1"),
-                                                     QStringLiteral("--target-mb"), QStringLiteral("60")});
-        QVERIFY(gen.waitForFinished(120000) && gen.exitCode() == 0);
+        QCOMPARE(gmltest::runProgram(QStringLiteral(GRADEML_TRACEGEN), {QStringLiteral("--out"), path(QStringLiteral("conc")),
+                                                                        QStringLiteral("--ranks"), QStringLiteral("1"),
+                                                                        QStringLiteral("--target-mb"), QStringLiteral("60")})
+                     .code,
+                 0);
         QProcess first;
         first.start(QStringLiteral(GRADEML_CLI), {QStringLiteral("import"), path(QStringLiteral("conc")),
                                                   QStringLiteral("--project"), m_project, QStringLiteral("--run"), QStringLiteral("conc")});

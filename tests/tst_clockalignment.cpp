@@ -10,7 +10,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTest>
 
 using namespace gml;
@@ -27,13 +26,12 @@ std::vector<CollectiveEnd> sequence(const std::vector<std::pair<int, TimeNs>> &e
 
 int run(const QString &program, const QStringList &args, QByteArray *out = nullptr)
 {
-    QProcess p;
-    p.start(program, args);
-    if (!p.waitForFinished(120000))
+    const auto r = gmltest::runProgram(program, args);
+    if (!r.finished)
         qFatal("%s did not finish", qPrintable(program));
     if (out)
-        *out = p.readAllStandardOutput();
-    return p.exitCode();
+        *out = r.out;
+    return r.code;
 }
 
 // The alignment of a project's sources keyed by file name.

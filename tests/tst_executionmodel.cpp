@@ -10,7 +10,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTest>
 
 #include <set>
@@ -216,10 +215,8 @@ private Q_SLOTS:
         gmltest::writeFile(in, QStringLiteral("t/trace.json"), kTwoIterations);
         const QString project = in.filePath(QStringLiteral("p.grademl"));
         auto run = [](const QStringList &args) {
-            QProcess p;
-            p.start(QStringLiteral(GRADEML_CLI), args);
-            p.waitForFinished(60000);
-            return std::make_pair(p.exitCode(), QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError()));
+            const auto r = gmltest::runCli(args);
+            return std::make_pair(r.code, r.all());
         };
         const auto imported = run({QStringLiteral("import"), in.filePath(QStringLiteral("t")), QStringLiteral("--project"), project});
         QVERIFY2(imported.first == 0, qPrintable(imported.second));

@@ -6,7 +6,6 @@
 #include <QDomDocument>
 #include <QColor>
 #include <QImage>
-#include <QProcess>
 
 class TestExport : public QObject
 {
@@ -16,12 +15,10 @@ class TestExport : public QObject
 
     int cli(const QStringList &args, QByteArray *err = nullptr)
     {
-        QProcess p;
-        p.start(QStringLiteral(GRADEML_CLI), args);
-        p.waitForFinished(120000);
+        const auto r = gmltest::runCli(args);
         if (err)
-            *err = p.readAllStandardError();
-        return p.exitCode();
+            *err = r.err;
+        return r.code;
     }
 
 private Q_SLOTS:

@@ -10,7 +10,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QImage>
-#include <QProcess>
 #include <QTest>
 
 using namespace gml;
@@ -20,10 +19,8 @@ namespace {
 
 std::pair<int, QString> cli(const QStringList &args)
 {
-    QProcess p;
-    p.start(QStringLiteral(GRADEML_CLI), args);
-    p.waitForFinished(120000);
-    return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError())};
+    const auto r = gmltest::runCli(args);
+    return {r.code, r.all()};
 }
 
 RunReport reportOf(Project &project, const QString &run, const AnalysisScope &scope = {})

@@ -12,7 +12,6 @@
 #include <QJsonArray>
 #include <QImage>
 #include <QJsonDocument>
-#include <QProcess>
 #include <QtTest>
 
 #include <cmath>
@@ -42,12 +41,10 @@ RunCatalog catalogOf(Project &p)
 
 QByteArray cli(const QStringList &args, int *exitCode = nullptr)
 {
-    QProcess p;
-    p.start(QStringLiteral(GRADEML_CLI), args);
-    p.waitForFinished(120000);
+    const auto r = gmltest::runCli(args);
     if (exitCode)
-        *exitCode = p.exitCode();
-    return p.readAllStandardOutput();
+        *exitCode = r.code;
+    return r.out;
 }
 
 // A generated job imported by the CLI into DIR/p.grademl, as a user does; empty on failure.
@@ -446,10 +443,10 @@ private Q_SLOTS:
         for (const QString &ranks : {QStringLiteral("2"), QStringLiteral("4")}) {
             const QString out = dir.filePath(QStringLiteral("w") + ranks);
             QDir().mkpath(out);
-            QProcess gen;
-            gen.start(QStringLiteral(GRADEML_TRACEGEN), {QStringLiteral("--out"), out, QStringLiteral("--ranks"), ranks,
-                                                         QStringLiteral("--steps"), QStringLiteral("4")});
-            QVERIFY(gen.waitForFinished(120000) && gen.exitCode() == 0);
+            QCOMPARE(gmltest::runProgram(QStringLiteral(GRADEML_TRACEGEN), {QStringLiteral("--out"), out, QStringLiteral("--ranks"),
+                                                                           ranks, QStringLiteral("--steps"), QStringLiteral("4")})
+                         .code,
+                     0);
             cli({QStringLiteral("import"), out, QStringLiteral("--project"), project}, &code);
             QCOMPARE(code, 0);
         }
@@ -524,13 +521,11 @@ private Q_SLOTS:
                 QVERIFY(bytes.trimmed().endsWith("%%EOF"));
             }
         }
-        QProcess bad;
-        bad.start(QStringLiteral(GRADEML_CLI), {QStringLiteral("export"), project, QStringLiteral("--view"), QStringLiteral("compare"),
-                                                QStringLiteral("--runs"), QStringLiteral("job,nope"), QStringLiteral("--out"),
-                                                dir.filePath(QStringLiteral("x.png"))});
-        QVERIFY(bad.waitForFinished(60000));
-        QCOMPARE(bad.exitCode(), 1);
-        QVERIFY(bad.readAllStandardError().contains("no run named 'nope'"));
+        const auto bad = gmltest::runCli({QStringLiteral("export"), project, QStringLiteral("--view"), QStringLiteral("compare"),
+                                          QStringLiteral("--runs"), QStringLiteral("job,nope"), QStringLiteral("--out"),
+                                          dir.filePath(QStringLiteral("x.png"))});
+        QCOMPARE(bad.code, 1);
+        QVERIFY(bad.err.contains("no run named 'nope'"));
         cli({QStringLiteral("export"), project, QStringLiteral("--view"), QStringLiteral("compare"), QStringLiteral("--runs"),
              QStringLiteral("job,job amp"), QStringLiteral("--axis"), QStringLiteral("sideways"), QStringLiteral("--out"),
              dir.filePath(QStringLiteral("x.png"))},

@@ -67,14 +67,11 @@ struct Cli
 
 Cli cli(const QStringList &args)
 {
-    QProcess p;
-    p.start(QStringLiteral(GRADEML_CLI), args);
+    const auto c = gmltest::runCli(args, QProcessEnvironment::systemEnvironment(), 300);
     Cli r;
-    if (!p.waitForFinished(300000))
-        qFatal("grademl %s did not finish", qPrintable(args.join(QLatin1Char(' '))));
-    r.code = p.exitCode();
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
+    r.code = c.code;
+    r.out = c.out;
+    r.err = c.err;
     return r;
 }
 

@@ -33,7 +33,6 @@
 #include <QSortFilterProxyModel>
 #include <QSlider>
 #include <QImage>
-#include <QProcess>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTimer>
@@ -235,12 +234,10 @@ private Q_SLOTS:
         w.openFolder(folder);
         QVERIFY(waitLoaded(w));
         const QString project = w.projectPath();
-        QProcess cli;
-        cli.start(QStringLiteral(GRADEML_CLI), {QStringLiteral("whatif"), project, QStringLiteral("--run"), run,
-                                                QStringLiteral("--scale"), QStringLiteral("gemm=0.5"), QStringLiteral("--save"),
-                                                QStringLiteral("demo gemm")});
-        QVERIFY(cli.waitForFinished(120000));
-        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        const auto cli = gmltest::runCli({QStringLiteral("whatif"), project, QStringLiteral("--run"), run,
+                                          QStringLiteral("--scale"), QStringLiteral("gemm=0.5"), QStringLiteral("--save"),
+                                          QStringLiteral("demo gemm")});
+        QVERIFY2(cli.code == 0, cli.err.constData());
         w.openProject(project);
         QVERIFY(waitLoaded(w));
         QVERIFY(w.showRuns());
@@ -451,13 +448,11 @@ private Q_SLOTS:
         const QString png = m_tmp.filePath(QStringLiteral("sweep.png"));
         QVERIFY2(exportCharts(charts, 2, QSize(1200, 800), png, panel->chartsTitle(), &error), qPrintable(error));
         QCOMPARE(QImage(png).size(), QSize(1200, 800));
-        QProcess cli;
         const QString svg = m_tmp.filePath(QStringLiteral("sweep.svg"));
-        cli.start(QStringLiteral(GRADEML_CLI), {QStringLiteral("export"), w.projectPath(), QStringLiteral("--view"),
-                                                QStringLiteral("simulate"), QStringLiteral("--out"), svg});
-        QVERIFY(cli.waitForFinished(120000));
-        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
-        QVERIFY(cli.readAllStandardOutput().contains("3 simulated runs, 1 lines"));
+        const auto cli = gmltest::runCli({QStringLiteral("export"), w.projectPath(), QStringLiteral("--view"),
+                                          QStringLiteral("simulate"), QStringLiteral("--out"), svg});
+        QVERIFY2(cli.code == 0, cli.err.constData());
+        QVERIFY(cli.out.contains("3 simulated runs, 1 lines"));
         QFile svgFile(svg);
         QVERIFY(svgFile.open(QIODevice::ReadOnly));
         QVERIFY(svgFile.readAll().contains("Speedup over one worker"));
@@ -590,12 +585,12 @@ private Q_SLOTS:
         // A generated trace big enough to take a while: the event loop keeps turning meanwhile.
         const QString big = m_tmp.filePath(QStringLiteral("big"));
         QDir().mkpath(big);
-        QProcess gen;
-        gen.start(QStringLiteral(GRADEML_TRACEGEN), {QStringLiteral("--out"), big, QStringLiteral("--ranks"),
-                                                    QStringLiteral("1"), QStringLiteral("--steps"), QStringLiteral("60"),
-                                                    QStringLiteral("--layers"), QStringLiteral("24")});
-        QVERIFY(gen.waitForFinished(120000));
-        QCOMPARE(gen.exitCode(), 0);
+        const auto gen = gmltest::runProgram(QStringLiteral(GRADEML_TRACEGEN),
+                                             {QStringLiteral("--out"), big, QStringLiteral("--ranks"), QStringLiteral("1"),
+                                              QStringLiteral("--steps"), QStringLiteral("60"), QStringLiteral("--layers"),
+                                              QStringLiteral("24")});
+        QVERIFY(gen.finished);
+        QCOMPARE(gen.code, 0);
         MainWindow w;
         w.setInteractive(false);
         int ticks = 0;
@@ -806,11 +801,10 @@ private Q_SLOTS:
     void screenshotModeWritesThePng()
     {
         const QString out = m_tmp.filePath(QStringLiteral("shot.png"));
-        QProcess p;
-        p.start(QStringLiteral(GRADEML_STUDIO), {QStringLiteral("--screenshot"), out, QStringLiteral("--size"),
-                                                 QStringLiteral("1200x800"), m_demo});
-        QVERIFY(p.waitForFinished(120000));
-        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const auto p = gmltest::runProgram(QStringLiteral(GRADEML_STUDIO), {QStringLiteral("--screenshot"), out,
+                                                                           QStringLiteral("--size"), QStringLiteral("1200x800"), m_demo});
+        QVERIFY(p.finished);
+        QVERIFY2(p.code == 0, p.err.constData());
         const QImage img(out);
         QCOMPARE(img.size(), QSize(1200, 800));
     }

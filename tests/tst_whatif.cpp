@@ -76,12 +76,9 @@ WhatIfReport predict(const std::shared_ptr<const DependencyGraph> &g, const QLis
 
 int runCli(const QStringList &args, QByteArray *out)
 {
-    QProcess p;
-    p.start(QStringLiteral(GRADEML_CLI), args);
-    if (!p.waitForFinished(300000))
-        qFatal("grademl did not finish");
-    *out = p.readAllStandardOutput() + p.readAllStandardError();
-    return p.exitCode();
+    const auto r = gmltest::runCli(args, QProcessEnvironment::systemEnvironment(), 300);
+    *out = r.out + r.err;
+    return r.code;
 }
 
 } // namespace

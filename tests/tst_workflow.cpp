@@ -14,7 +14,6 @@
 #include <QDirIterator>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QProcess>
 #include <QTest>
 
 using namespace gml;
@@ -142,12 +141,10 @@ void TestWorkflow::mlflowTensorflowMonitoringAndAPytorchJob()
     QVERIFY(again->problems.isEmpty());
 
     // grademl graph --level workflow prints it.
-    QProcess cli;
-    cli.start(QStringLiteral(GRADEML_CLI), {QStringLiteral("graph"), p->path(), QStringLiteral("--level"),
-                                           QStringLiteral("workflow"), QStringLiteral("--json")});
-    QVERIFY(cli.waitForFinished(60000));
-    QCOMPARE(cli.exitCode(), 0);
-    const QJsonObject out = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
+    const auto cli = gmltest::runCli({QStringLiteral("graph"), p->path(), QStringLiteral("--level"),
+                                      QStringLiteral("workflow"), QStringLiteral("--json")});
+    QCOMPARE(cli.code, 0);
+    const QJsonObject out = QJsonDocument::fromJson(cli.out).object();
     QCOMPARE(out.value(QStringLiteral("workflow")).toObject().value(QStringLiteral("steps")).toArray().size(), 3);
     QCOMPARE(out.value(QStringLiteral("edges")).toArray().size(), 2);
     QCOMPARE(out.value(QStringLiteral("edges")).toArray().first().toObject().value(QStringLiteral("kind")).toString(),
@@ -205,13 +202,11 @@ void TestWorkflow::loopsAndEdgesNamingNoStep()
     QVERIFY(p->begin(&e) && storeWorkflowDeclaration(*p, *decl, &e) && p->commit(&e));
     const QString path = p->path();
     p.reset();
-    QProcess cli;
-    cli.start(QStringLiteral(GRADEML_CLI), {QStringLiteral("graph"), path, QStringLiteral("--level"), QStringLiteral("workflow")});
-    QVERIFY(cli.waitForFinished(60000));
-    QCOMPARE(cli.exitCode(), 1);
-    const QString err = QString::fromUtf8(cli.readAllStandardError());
+    const auto cli = gmltest::runCli({QStringLiteral("graph"), path, QStringLiteral("--level"), QStringLiteral("workflow")});
+    QCOMPARE(cli.code, 1);
+    const QString err = QString::fromUtf8(cli.err);
     QVERIFY2(err.contains(QStringLiteral("loop: a → b → c → a")) && err.contains(QLatin1String("matches no run")), qPrintable(err));
-    QVERIFY(QString::fromUtf8(cli.readAllStandardOutput()).contains(QLatin1String("step a: no run")));
+    QVERIFY(cli.outText().contains(QLatin1String("step a: no run")));
 }
 
 void TestWorkflow::malformedDeclarationIsReported()
