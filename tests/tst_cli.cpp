@@ -5,8 +5,70 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QFile>
+#include <QMap>
 #include <QProcess>
+#include <QRegularExpression>
+#include <QSet>
 #include <QTest>
+
+namespace {
+
+// The long options of a text: "--run", "--from-run" (man pages write them "\\-\\-run").
+QSet<QString> longOptions(QString text)
+{
+    text.replace(QLatin1String("\\-"), QLatin1String("-"));
+    QSet<QString> out;
+    static const QRegularExpression re(QStringLiteral("--[a-z]+(-[a-z]+)*"));
+    for (auto it = re.globalMatch(text); it.hasNext();)
+        out.insert(it.next().captured());
+    return out;
+}
+
+QString readSource(const QString &relative)
+{
+    QFile f(QStringLiteral(GRADEML_SOURCE_DIR "/") + relative);
+    if (!f.open(QIODevice::ReadOnly))
+        qFatal("cannot read %s", qPrintable(f.fileName()));
+    return QString::fromUtf8(f.readAll());
+}
+
+// `grademl --help`'s commands, each with the text of its entry ("  import PATH... --project ...").
+QMap<QString, QString> helpCommands(const QString &help)
+{
+    QMap<QString, QString> out;
+    QString current;
+    static const QRegularExpression command(QStringLiteral("^  ([a-z]+) "));
+    for (const QString &line : help.split(QLatin1Char('\n'))) {
+        const auto m = command.match(line);
+        if (m.hasMatch())
+            current = m.captured(1);
+        else if (!line.startsWith(QLatin1String("   ")))
+            current.clear();
+        if (!current.isEmpty())
+            out[current] += line + QLatin1Char('\n');
+    }
+    return out;
+}
+
+// The man page's COMMANDS entries (".TP" then ".BI \"import \" ..."), each with its text.
+QMap<QString, QString> manCommands(const QString &man)
+{
+    QMap<QString, QString> out;
+    const QString commands = man.section(QLatin1String(".SH COMMANDS"), 1).section(QLatin1String("\n.SH "), 0, 0);
+    static const QRegularExpression entry(QStringLiteral("^\\.BI \"([a-z]+)"));
+    QString current;
+    for (const QString &line : commands.split(QLatin1Char('\n'))) {
+        const auto m = entry.match(line);
+        if (m.hasMatch())
+            current = m.captured(1);
+        if (!current.isEmpty())
+            out[current] += line + QLatin1Char('\n');
+    }
+    return out;
+}
+
+} // namespace
 
 class TestCli : public QObject
 {
@@ -20,14 +82,35 @@ class TestCli : public QObject
     };
     Result run(const QStringList &args)
     {
-        QProcess p;
-        p.start(QStringLiteral(GRADEML_CLI), args);
-        if (!p.waitForFinished(120000))
-            qFatal("grademl did not finish");
-        return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+        const auto r = gmltest::runCli(args);
+        return {r.code, r.out, r.err};
     }
 
 private Q_SLOTS:
+    // The man pages (packaging/man) list every command and every option that --help lists.
+    void manPagesMatchHelp()
+    {
+        const Result help = run({QStringLiteral("--help")});
+        QCOMPARE(help.code, 0);
+        const auto fromHelp = helpCommands(QString::fromUtf8(help.out));
+        const auto fromMan = manCommands(readSource(QStringLiteral("packaging/man/grademl.1")));
+        QVERIFY(fromHelp.size() >= 12);
+        QCOMPARE(fromMan.keys(), fromHelp.keys());
+        for (auto it = fromHelp.begin(); it != fromHelp.end(); ++it) {
+            const QSet<QString> missing = longOptions(it.value()) - longOptions(fromMan.value(it.key()));
+            QVERIFY2(missing.isEmpty(), qPrintable(QStringLiteral("grademl.1 %1 lacks %2").arg(it.key(), QStringList(missing.values()).join(QLatin1Char(' ')))));
+        }
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        const auto studio = gmltest::runProgram(QStringLiteral(GRADEML_STUDIO), {QStringLiteral("--help")}, 120, env);
+        QCOMPARE(studio.code, 0);
+        const QSet<QString> studioOptions = longOptions(QString::fromUtf8(studio.out));
+        QVERIFY(studioOptions.contains(QStringLiteral("--screenshot")));
+        const QSet<QString> missing = studioOptions - longOptions(readSource(QStringLiteral("packaging/man/grademl-studio.1")));
+        QVERIFY2(missing.isEmpty(), qPrintable(QStringLiteral("grademl-studio.1 lacks ") + QStringList(missing.values()).join(QLatin1Char(' '))));
+    }
+
+
     void usageErrorsExitTwo()
     {
         QCOMPARE(run({}).code, 2);
