@@ -171,6 +171,10 @@ public:
     }
 
 private:
+    // build() in two steps: the nodes and containers from the slices, then the edges.
+    struct BuildReading; // graphbuild.h
+    bool readNodes(Project &project, RunId run, BuildReading &reading, QString *error);
+    bool addEdges(Project &project, const BuildReading &reading, QString *error);
     void inferStreamWaits();
     void inferThreadWaits();
     // Of the sibling resources (not `self`), the node whose end is the latest at or before `at`,

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// DependencyGraph::readNodes: a run's slices read from their chunks into nodes and containers.
+#include "graphbuild.h"
+
+#include "clockalignment.h"
+#include "project.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+namespace gml::sim {
+
+namespace {
+
+bool oneOf(const QString &s, std::initializer_list<const char *> list)
+{
+    for (const char *x : list)
+        if (s == QLatin1String(x))
+            return true;
+    return false;
+}
+
+struct Row
+{
+    SliceId id;
+    TimeNs start;
+    TimeNs end;
+    StringId name;
+    StringId cat;
+    bool leaf = true;
+};
+
+// The integer a JSON value's text spells ("123", "\"123\"", "1.5e3"), nullopt otherwise.
+std::optional<qint64> jsonInteger(std::string_view text)
+{
+    if (text.size() >= 2 && text.front() == '"' && text.back() == '"')
+        text = text.substr(1, text.size() - 2);
+    qint64 v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec == std::errc() && end == text.data() + text.size())
+        return v;
+    double d = 0;
+    const auto [dend, dec] = std::from_chars(text.data(), text.data() + text.size(), d);
+    if (dec == std::errc() && dend == text.data() + text.size() && std::isfinite(d) && std::abs(d) < 9e18)
+        return qint64(d);
+    return std::nullopt;
+}
+
+} // namespace
+
+// The nodes and containers of a run: its CPU threads' and GPU streams' slices nested per
+// track (leaves are nodes, the others containers), with what the edges need kept in `reading`.
+bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &reading, QString *error)
+{
+    DependencyGraph &g = *this;
+    auto &db = project.db();
+    auto fail = [&](const QString &why) {
+        if (error)
+            *error = why;
+        return false;
+    };
+    SliceMap &sliceMap = reading.sliceMap;
+    auto &markerResource = reading.markerResource;
+    auto &offsetOf = reading.offsetOf;
+    auto &bytesOf = reading.bytesOf;
+    auto &comms = reading.comms;
+
+    // Resources: CPU threads and GPU streams (and GPU rows that hold work directly).
+    std::unordered_map<TrackId, int> resourceOf;
+    {
+        auto st = db.prepare("SELECT id, kind, name, coalesce(rank, -1), pid, source_id FROM track "
+                             "WHERE run_id = ? AND kind IN (?, ?, ?) AND slice_count > 0 ORDER BY id");
+        st.bind(1, run);
+        st.bind(2, qint64(TrackKind::Thread));
+        st.bind(3, qint64(TrackKind::Gpu));
+        st.bind(4, qint64(TrackKind::Stream));
+        while (st.step()) {
+            Resource r;
+            r.track = st.int64(0);
+            r.gpu = TrackKind(st.int64(1)) != TrackKind::Thread;
+            r.name = st.text(2);
+            r.rank = int(st.int64(3));
+            r.pid = st.text(4);
+            r.source = st.int64(5);
+            resourceOf.emplace(r.track, int(g.m_resources.size()));
+            g.m_resources.push_back(std::move(r));
+        }
+        if (!st.errorString().isEmpty())
+            return fail(st.errorString());
+    }
+    // Names, read once per distinct name.
+    auto nameOf = [&](StringId id) -> QString {
+        auto it = g.m_names.constFind(id);
+        if (it == g.m_names.constEnd())
+            it = g.m_names.insert(id, project.string(id));
+        return *it;
+    };
+    // What a category or a name says about a slice, worked out once per distinct string (the
+    // rows of a large run share a few hundred of them).
+    enum CatClass : uint8_t { CatOther, CatSync, CatTrace, CatMemcpy, CatMemset, CatRuntime };
+    std::unordered_map<StringId, CatClass> catClass;
+    auto classOfCat = [&](StringId id) {
+        auto it = catClass.find(id);
+        if (it != catClass.end())
+            return it->second;
+        const QString cat = id ? nameOf(id) : QString(); // name(cat) serves category selectors
+        const CatClass c = cat == QLatin1String("cuda_sync") ? CatSync
+                           : cat.compare(QLatin1String("trace"), Qt::CaseInsensitive) == 0 ? CatTrace
+                           : oneOf(cat, {"gpu_memcpy", "Memcpy"})                          ? CatMemcpy
+                           : oneOf(cat, {"gpu_memset", "Memset"})                          ? CatMemset
+                           : oneOf(cat, {"cuda_runtime", "cuda_driver", "Runtime", "Driver",
+                                         "privateuse1_runtime", "privateuse1_driver"})
+                               ? CatRuntime
+                               : CatOther;
+        catClass.emplace(id, c);
+        return c;
+    };
+    struct NameClass
+    {
+        bool profilerSpan = false; // "PyTorch Profiler (0)": the capture window
+        bool memcpy = false;
+        bool memset = false;
+        int collective = -1;
+    };
+    std::unordered_map<StringId, NameClass> nameClass;
+    auto classOfName = [&](StringId id) -> const NameClass & {
+        auto it = nameClass.find(id);
+        if (it != nameClass.end())
+            return it->second;
+        const QString name = nameOf(id);
+        NameClass c;
+        c.profilerSpan = name.startsWith(QLatin1String("PyTorch Profiler ("));
+        c.memcpy = name.startsWith(QLatin1String("Memcpy"));
+        c.memset = name.startsWith(QLatin1String("Memset"));
+        c.collective = collectiveOperation(name);
+        return nameClass.emplace(id, c).first->second;
+    };
+    // Slices per track, nested: leaves become nodes, the others containers. Chunks are read
+    // directly (slicestore::TrackReader): through the `slice` table a row costs more than all
+    // the work below.
+    {
+        auto st = db.prepare("SELECT id, clock_offset_ns + align_ns FROM source WHERE run_id = ?");
+        st.bind(1, run);
+        while (st.step())
+            offsetOf.emplace(st.int64(0), st.int64(1));
+        if (!st.errorString().isEmpty())
+            return fail(st.errorString());
+    }
+    // Args the graph reads: a copy's "bytes"; a record_param_comms op's message ("In msg
+    // nelems" x the dtype's size), applied to the collectives it launched once launches are
+    // known; an op's "flops".
+    const StringId commsName = db.scalar("SELECT id FROM string WHERE value = 'record_param_comms'", 0);
+    auto dtypeSize = [](QString dtype) -> qint64 {
+        dtype = dtype.toLower();
+        return dtype.contains(QLatin1String("double")) || dtype == QLatin1String("long")               ? 8
+               : dtype.contains(QLatin1String("half")) || dtype.contains(QLatin1String("bfloat")) ? 2
+               : dtype == QLatin1String("byte") || dtype == QLatin1String("char") || dtype == QLatin1String("bool")
+                   ? 1
+                   : 4;
+    };
+    {
+        slicestore::TrackReader reader(db);
+        std::vector<Row> rows;
+        auto byStart = [](const Row &a, const Row &b) {
+            return a.start != b.start ? a.start < b.start : a.end != b.end ? a.end > b.end : a.id < b.id;
+        };
+        // Slices per resource (an upper bound of its nodes and containers): reserved once, so
+        // the arrays are not copied as they grow.
+        {
+            auto st = db.prepare("SELECT id, slice_count FROM track WHERE run_id = ?");
+            st.bind(1, run);
+            qint64 total = 0, largest = 0;
+            while (st.step())
+                if (resourceOf.count(st.int64(0))) {
+                    total += st.int64(1);
+                    largest = std::max(largest, st.int64(1));
+                }
+            g.m_nodes.reserve(size_t(total));
+            g.m_containers.reserve(size_t(total) / 2);
+            rows.reserve(size_t(largest));
+        }
+        std::vector<size_t> descents; // where a chunk starts before the row read last
+        std::vector<StringId> unnamed;
+        std::vector<char> requested; // by string id: asked for already (ids are small and dense)
+        for (size_t res = 0; res < g.m_resources.size(); ++res) {
+            Resource &r = g.m_resources[res];
+            const TimeNs offset = offsetOf.count(r.source) ? offsetOf.at(r.source) : 0;
+            const bool gpu = r.gpu;
+            rows.clear();
+            descents.clear();
+            const bool ok = reader.read(r.track, true, [&](const slicestore::Row &x) {
+                if (x.dur <= 0)
+                    return;
+                const Row row{x.id, x.ts + offset, x.ts + offset + x.dur, x.name, x.cat};
+                if (!rows.empty() && byStart(row, rows.back()))
+                    descents.push_back(rows.size());
+                rows.push_back(row);
+                if (!x.hasArgs)
+                    return;
+                if (gpu) {
+                    if (const auto v = reader.arg(x, "bytes"))
+                        if (const auto b = jsonInteger(*v))
+                            bytesOf.emplace(x.id, *b);
+                } else if (const auto f = reader.arg(x, "flops")) {
+                    g.m_flops.emplace_back(row.start, std::strtod(std::string(*f).c_str(), nullptr));
+                } else if (x.name == commsName) {
+                    const auto n = reader.arg(x, "In msg nelems");
+                    const auto nelems = n ? jsonInteger(*n) : std::nullopt;
+                    if (!nelems)
+                        return;
+                    const auto d = reader.arg(x, "dtype");
+                    QString dtype = d ? QString::fromUtf8(d->data(), qsizetype(d->size())) : QString();
+                    if (dtype.size() >= 2 && dtype.startsWith(QLatin1Char('"')))
+                        dtype = dtype.mid(1, dtype.size() - 2);
+                    comms.push_back({x.id, *nelems * dtypeSize(dtype)});
+                }
+            });
+            if (!ok)
+                return fail(reader.errorString());
+            // Each chunk is sorted; chunks written as an importer's buffer filled overlap a
+            // little where the file was not in time order. Each run merges into the sorted
+            // rows before it from the first row it precedes: linear when the overlap is small,
+            // and a sort of them all once the merges have cost more than that would.
+            size_t merged = 0;
+            for (size_t k = 0; k < descents.size(); ++k) {
+                const auto mid = rows.begin() + qsizetype(descents[k]);
+                const auto last = k + 1 < descents.size() ? rows.begin() + qsizetype(descents[k + 1]) : rows.end();
+                const auto from = std::upper_bound(rows.begin(), mid, *mid, byStart);
+                merged += size_t(last - from);
+                if (merged > 8 * rows.size()) {
+                    std::sort(rows.begin(), rows.end(), byStart);
+                    break;
+                }
+                std::inplace_merge(from, mid, last, byStart);
+            }
+            if (rows.empty())
+                continue;
+            // Names read in one query per resource rather than one per name.
+            unnamed.clear();
+            for (const Row &row : rows)
+                for (const StringId id : {row.name, row.cat}) {
+                    if (id <= 0)
+                        continue;
+                    if (size_t(id) >= requested.size())
+                        requested.resize(std::max(size_t(id) + 1, 2 * requested.size()), 0);
+                    if (!requested[size_t(id)]) {
+                        requested[size_t(id)] = 1;
+                        unnamed.push_back(id);
+                    }
+                }
+            project.strings(unnamed, g.m_names);
+            for (const StringId id : unnamed)
+                if (!g.m_names.contains(id))
+                    g.m_names.insert(id, QString());
+            // Kineto's cuda_sync markers are not work: kept aside before nesting, so a copy
+            // that a marker overlaps stays a leaf (as an enclosing "container" of nothing but
+            // a marker it was dropped, and with it 55 ms of copies of the AlexNet trace).
+            rows.erase(std::remove_if(rows.begin(), rows.end(),
+                                      [&](const Row &row) {
+                                          if (classOfCat(row.cat) != CatSync)
+                                              return false;
+                                          markerResource.emplace(row.id, int(res));
+                                          return true;
+                                      }),
+                       rows.end());
+            // Nesting: a slice inside the one below it on the stack is its child.
+            std::vector<int> stack;
+            std::vector<int> parent(rows.size(), -1);
+            for (size_t i = 0; i < rows.size(); ++i) {
+                while (!stack.empty() && rows[size_t(stack.back())].end <= rows[i].start)
+                    stack.pop_back();
+                if (!stack.empty()) {
+                    parent[i] = stack.back();
+                    rows[size_t(stack.back())].leaf = false;
+                }
+                stack.push_back(int(i));
+            }
+            std::vector<int> containerIndex(rows.size(), -1);
+            for (size_t i = 0; i < rows.size(); ++i) {
+                const Row &row = rows[i];
+                const CatClass cat = classOfCat(row.cat);
+                // The profiler's own span ("PyTorch Profiler (0)", category Trace) marks the
+                // capture window, not work: as a node it would pin the end of every prediction.
+                if (cat == CatTrace || classOfName(row.name).profilerSpan)
+                    continue;
+                // The innermost container around it (an index into m_containers as it is now;
+                // renumbered when containers without nodes are dropped below).
+                int enclosing = -1;
+                for (int p = parent[i]; p >= 0 && enclosing < 0; p = parent[size_t(p)])
+                    enclosing = containerIndex[size_t(p)];
+                if (!row.leaf) {
+                    Container c;
+                    c.parent = enclosing;
+                    c.slice = row.id;
+                    c.name = row.name;
+                    c.cat = row.cat;
+                    c.resource = int(res);
+                    c.start = row.start;
+                    c.end = row.end;
+                    containerIndex[i] = int(g.m_containers.size());
+                    g.m_containers.push_back(c);
+                    continue;
+                }
+                Node n;
+                n.slice = row.id;
+                n.name = row.name;
+                n.cat = row.cat;
+                n.resource = int(res);
+                n.container = enclosing;
+                n.start = row.start;
+                n.end = row.end;
+                if (gpu) {
+                    const NameClass &name = classOfName(row.name);
+                    if (cat == CatMemcpy || name.memcpy)
+                        n.kind = NodeKind::Memcpy;
+                    else if (cat == CatMemset || name.memset)
+                        n.kind = NodeKind::Memset;
+                    else if ((n.collectiveOp = name.collective) >= 0)
+                        n.kind = NodeKind::Collective;
+                    else
+                        n.kind = NodeKind::Kernel;
+                } else {
+                    n.kind = cat == CatRuntime ? NodeKind::Runtime : NodeKind::Cpu;
+                }
+                const int idx = int(g.m_nodes.size());
+                sliceMap.set(row.id, idx);
+                g.m_nodes.push_back(n);
+                // Leaves nested inside one another (a partial overlap) keep start order.
+                r.nodes.push_back(idx);
+                for (int p = parent[i]; p >= 0; p = parent[size_t(p)]) {
+                    const int ci = containerIndex[size_t(p)];
+                    if (ci < 0)
+                        continue;
+                    Container &c = g.m_containers[size_t(ci)];
+                    if (c.first < 0)
+                        c.first = idx;
+                    c.last = idx;
+                }
+            }
+        }
+    }
+    if (g.m_nodes.empty())
+        return fail(QStringLiteral("the run has no slices on CPU threads or GPU streams to replay"));
+    // Containers whose nodes were all dropped (only cuda_sync inside) are not kept. A kept
+    // container's enclosing ones hold its nodes too, so they are kept as well: renumbering
+    // parent and container indices never meets a dropped one.
+    std::vector<int> renumbered(g.m_containers.size(), -1);
+    for (size_t c = 0, kept = 0; c < g.m_containers.size(); ++c) {
+        if (g.m_containers[c].first >= 0)
+            renumbered[c] = int(kept++);
+        sliceMap.set(g.m_containers[c].slice, renumbered[c] >= 0 ? -2 - renumbered[c] : SliceMap::kNone);
+    }
+    g.m_containers.erase(std::remove_if(g.m_containers.begin(), g.m_containers.end(),
+                                        [](const Container &c) { return c.first < 0; }),
+                         g.m_containers.end());
+    for (auto &c : g.m_containers)
+        c.parent = c.parent >= 0 ? renumbered[size_t(c.parent)] : -1;
+    for (auto &n : g.m_nodes)
+        n.container = n.container >= 0 ? renumbered[size_t(n.container)] : -1;
+    for (const auto &n : g.m_nodes)
+        nameOf(n.name);
+    for (const auto &c : g.m_containers)
+        nameOf(c.name);
+    return true;
+}
+
+} // namespace gml::sim
