@@ -11,7 +11,11 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QJsonArray>
+#include <QRandomGenerator>
 #include <QTest>
+
+#include <cmath>
 
 using namespace gml;
 using namespace gml::sim;
@@ -524,6 +528,126 @@ private Q_SLOTS:
         QCOMPARE(r->prepared.graph->nodes().size(), g->nodes().size() + 1);
         QVERIFY2(r->report.notes.join(QLatin1Char('\n')).contains(QLatin1String("gradients 6.3 MB")),
                  qPrintable(r->report.notes.join(QLatin1Char('\n'))));
+    }
+
+    // A value of the wrong type or out of range is an error naming the transform by its index
+    // and the key, never a default taken silently (issue 33).
+    void badTransformValuesAreNamed_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("factor text") << QByteArray(R"([{"op":"scale","factor":2},{"op":"scale","factor":"abc"}])")
+                                     << QStringLiteral("transforms[1].factor: expected a number from 0 to 1000000, got \"abc\"");
+        QTest::newRow("factor huge") << QByteArray(R"([{"op":"scale","select":{"name":"."},"factor":1e308}])")
+                                     << QStringLiteral("transforms[0].factor: expected a number from 0 to 1000000, got 1e+308");
+        QTest::newRow("set huge") << QByteArray(R"([{"op":"set","duration_ns":1e30}])")
+                                  << QStringLiteral("transforms[0].duration_ns: expected a whole number from 0 to 3000000000000000000");
+        QTest::newRow("priority text") << QByteArray(R"([{"op":"reschedule","priority":"high"}])")
+                                       << QStringLiteral("transforms[0].priority: expected a whole number");
+        QTest::newRow("inverted range") << QByteArray(R"([{"op":"scale","select":{"from_ns":10,"to_ns":5}}])")
+                                        << QStringLiteral("transforms[0].select.to_ns: 5 is before from_ns 10");
+        QTest::newRow("bandwidth 0") << QByteArray(R"([{"op":"link","bandwidth_gbps":0}])")
+                                     << QStringLiteral("transforms[0].bandwidth_gbps: expected a number from 1e-06 to 1000000, got 0");
+        QTest::newRow("bandwidth negative") << QByteArray(R"([{"op":"link","bandwidth_gbps":-50}])")
+                                            << QStringLiteral("transforms[0].bandwidth_gbps: expected a number from 1e-06");
+        QTest::newRow("latency huge") << QByteArray(R"([{"op":"link","latency_us":1e308}])")
+                                      << QStringLiteral("transforms[0].latency_us: expected a number from 0 to 1000000000");
+        QTest::newRow("rank text") << QByteArray(R"([{"op":"scale","select":{"rank":"x"}}])")
+                                   << QStringLiteral("transforms[0].select.rank: expected a whole number from 0 to 1000000, got \"x\"");
+        QTest::newRow("kind text") << QByteArray(R"([{"op":"scale","select":{"kind":"kernel"}}])")
+                                   << QStringLiteral("transforms[0].select.kind: expected an array of strings, got \"kernel\"");
+        QTest::newRow("name number") << QByteArray(R"([{"op":"scale","select":{"name":5}}])")
+                                     << QStringLiteral("transforms[0].select.name: expected a string, got 5");
+        QTest::newRow("select array") << QByteArray(R"([{"op":"scale","select":[]}])")
+                                      << QStringLiteral("transforms[0].select: expected an object, got an array");
+        QTest::newRow("workers fraction") << QByteArray(R"([{"op":"workers","workers":2.5}])")
+                                          << QStringLiteral("transforms[0].workers: expected a whole number from 1 to 1000000, got 2.5");
+        QTest::newRow("not an object") << QByteArray(R"([{"op":"amp"},5])")
+                                       << QStringLiteral("transforms[1]: expected a transform object, got 5");
+        QTest::newRow("op number") << QByteArray(R"([{"op":7}])") << QStringLiteral("transforms[0].op: expected an op, got 7");
+        QTest::newRow("unknown key") << QByteArray(R"([{"op":"host","factr":0}])")
+                                     << QStringLiteral("transforms[0]: unknown key 'factr'");
+    }
+    void badTransformValuesAreNamed()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, message);
+        QString error;
+        QVERIFY(!transformsFromJson(QJsonDocument::fromJson(json).array(), &error));
+        QVERIFY2(error.startsWith(message), qPrintable(error));
+    }
+
+    // No transform list, however extreme, makes a predicted time negative or non-finite: the
+    // replay saturates or the transforms are refused with a reason (issue 33).
+    void noTransformMakesATimeNegative()
+    {
+        QTemporaryDir dir;
+        const QString traces = gmltest::generateJob(dir, 2, 3);
+        auto project = gmltest::newProject(dir);
+        gmltest::importInto(*project, {traces});
+        QString error;
+        const auto g = buildGraph(*project, QStringLiteral("job"), &error);
+        QVERIFY2(g, qPrintable(error));
+        // Values at and near every limit, and ordinary ones.
+        const QList<double> factors{0, 1e-6, 1e-3, 0.5, 1, 2, 1e3, 1e6};
+        const QList<double> durations{0, 1, 1e6, 1e12, 1e15, 3e18};
+        const QList<double> rates{1e-6, 1e-3, 1, 100, 1e6};
+        const QStringList ops{QStringLiteral("scale"), QStringLiteral("set"), QStringLiteral("insert"),
+                              QStringLiteral("fuse"), QStringLiteral("compute"), QStringLiteral("memory"),
+                              QStringLiteral("input"), QStringLiteral("host"), QStringLiteral("link"),
+                              QStringLiteral("workers"), QStringLiteral("reschedule"), QStringLiteral("amp"),
+                              QStringLiteral("unsync"), QStringLiteral("remove")};
+        QRandomGenerator rng(33);
+        auto pick = [&](const auto &list) { return list[int(rng.bounded(quint32(list.size())))]; };
+        int predicted = 0, refused = 0;
+        for (int trial = 0; trial < 300; ++trial) {
+            QJsonArray list;
+            const int n = 1 + int(rng.bounded(3u));
+            for (int k = 0; k < n; ++k) {
+                const QString op = pick(ops);
+                QJsonObject t{{QStringLiteral("op"), op}};
+                if (rng.bounded(2u))
+                    t.insert(QStringLiteral("select"), QJsonObject{{QStringLiteral("name"), pick(QStringList{
+                        QStringLiteral("."), QStringLiteral("gemm"), QStringLiteral("nccl"), QStringLiteral("^k")})}});
+                if (op == QLatin1String("compute") || op == QLatin1String("memory"))
+                    t.insert(QStringLiteral("factor"), pick(rates));
+                else if (op != QLatin1String("link") && op != QLatin1String("workers"))
+                    t.insert(QStringLiteral("factor"), pick(factors));
+                if (op == QLatin1String("set") || op == QLatin1String("insert") || op == QLatin1String("fuse"))
+                    t.insert(QStringLiteral("duration_ns"), pick(durations));
+                if (op == QLatin1String("link")) {
+                    t.insert(QStringLiteral("bandwidth_gbps"), pick(rates));
+                    t.insert(QStringLiteral("latency_us"), pick(QList<double>{0, 1, 1e6, 1e9}));
+                }
+                if (op == QLatin1String("workers")) {
+                    t.insert(QStringLiteral("workers"), pick(QList<double>{1, 2, 64, 1e6}));
+                    t.insert(QStringLiteral("grad_mb"), pick(QList<double>{0, 1, 1e9}));
+                    t.insert(QStringLiteral("bucket_mb"), pick(rates));
+                }
+                if (op == QLatin1String("reschedule"))
+                    t.insert(QStringLiteral("priority"), pick(QList<double>{-1e6, 0, 1e6}));
+                list.append(t);
+            }
+            const auto transforms = transformsFromJson(list, &error);
+            QVERIFY2(transforms, qPrintable(error + QStringLiteral(" in ") + QString::fromUtf8(QJsonDocument(list).toJson())));
+            const auto r = whatIf(g, *transforms, {}, &error);
+            if (!r) {
+                QVERIFY2(!error.isEmpty(), "a refusal says why");
+                ++refused;
+                continue;
+            }
+            ++predicted;
+            const QString what = QString::fromUtf8(QJsonDocument(list).toJson(QJsonDocument::Compact));
+            QVERIFY2(r->predicted.finish >= r->predicted.origin, qPrintable(what));
+            QVERIFY2(r->report.predicted >= 0, qPrintable(what));
+            QVERIFY2(std::isfinite(r->report.predictedBreakdown.total() * 1.0), qPrintable(what));
+            for (const auto &it : r->report.iterations)
+                QVERIFY2(it.predicted >= 0, qPrintable(what));
+            for (size_t i = 0; i < r->predicted.start.size(); ++i)
+                QVERIFY2(r->predicted.start[i] >= 0 && r->predicted.end[i] >= r->predicted.start[i], qPrintable(what));
+        }
+        QVERIFY(predicted > 100);
+        qInfo("%d transform lists predicted, %d refused with a reason", predicted, refused);
     }
 
     void transformsRoundTripThroughJson()

@@ -101,22 +101,26 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     QString why;
     if (has("transforms")) {
         QByteArray text = p.options.value(QStringLiteral("transforms")).toUtf8();
+        // Messages name the file the transforms came from, else the option.
+        QString source = QStringLiteral("--transforms");
         if (text.startsWith('@')) {
             QFile f(QString::fromUtf8(text.mid(1)));
             if (!f.open(QIODevice::ReadOnly))
                 return usage(QStringLiteral("cannot read %1: %2").arg(f.fileName(), f.errorString()));
             text = f.readAll();
+            source = f.fileName();
         }
         QJsonParseError pe;
         const auto doc = QJsonDocument::fromJson(text, &pe);
         if (pe.error != QJsonParseError::NoError || !doc.isArray())
-            return usage(QStringLiteral("--transforms: not a JSON array (offset %1: %2)")
+            return usage(QStringLiteral("%1: not a JSON array (offset %2: %3)")
+                             .arg(source)
                              .arg(pe.offset)
                              .arg(pe.error != QJsonParseError::NoError ? pe.errorString()
                                                                       : QStringLiteral("expected '['")));
         auto list = sim::transformsFromJson(doc.array(), &why);
         if (!list)
-            return usage(QStringLiteral("--transforms: ") + why);
+            return usage(source + QStringLiteral(": ") + why);
         transforms += *list;
     }
     for (const QString &s : p.repeated.value(QStringLiteral("scale"))) {

@@ -2,6 +2,9 @@
 // Transforms as JSON, as text (describe) and as typed (REGEX=FACTOR, presets).
 #include "transformsinternal.h"
 
+#include "jsonfields.h"
+#include "tracewriter.h"
+
 #include "devicecatalog.h"
 #include "timeformat.h"
 
@@ -80,50 +83,54 @@ QJsonObject Selector::toJson() const
 
 namespace {
 
-// An unknown key is a typo that would silently select more than meant: say so.
-bool onlyKnownKeys(const QJsonObject &o, std::initializer_list<const char *> known, const QString &where, QString *error)
-{
-    for (auto it = o.begin(); it != o.end(); ++it)
-        if (std::none_of(known.begin(), known.end(), [&](const char *k) { return it.key() == QLatin1String(k); })) {
-            QStringList names;
-            for (const char *k : known)
-                names << QString::fromLatin1(k);
-            *error = QStringLiteral("%1: unknown key '%2' (expected %3)").arg(where, it.key(), names.join(QStringLiteral(", ")));
-            return false;
-        }
-    return true;
-}
+// The limits of what a transform may ask for: beyond them a prediction means nothing, and the
+// arithmetic of the replay could overflow.
+constexpr double kMaxFactor = 1e6;      // a million times slower (scale, host, input: 0 is free)
+constexpr double kMinRate = 1e-6;       // the least speed-up, bandwidth or bucket size (not 0)
+constexpr double kMaxBandwidthGBps = 1e6; // 1 PB/s
+constexpr double kMaxLatencyUs = 1e9;     // 1,000 s
+constexpr qint64 kMaxWorkers = 1'000'000;
+constexpr double kMaxMB = 1e9;            // 1 PB of gradients or buckets
+constexpr double kMaxFlops = 1e24;
+constexpr double kMaxBytes = 1e18;
+constexpr qint64 kMaxPriority = 1'000'000;
+constexpr qint64 kMaxRank = 1'000'000;
 
 } // namespace
 
-std::optional<Selector> Selector::fromJson(const QJsonObject &o, QString *error)
+std::optional<Selector> Selector::fromJson(const QJsonObject &o, QString *error, const QString &where)
 {
-    if (!onlyKnownKeys(o, {"name", "track", "within", "category", "device", "kind", "rank", "from_ns", "to_ns"},
-                       QStringLiteral("select"), error))
-        return std::nullopt;
+    JsonFields f(o, where);
+    f.onlyKnown({"name", "track", "within", "category", "device", "kind", "rank", "from_ns", "to_ns"});
     Selector s;
-    s.name = o.value(QStringLiteral("name")).toString();
-    s.track = o.value(QStringLiteral("track")).toString();
-    s.within = o.value(QStringLiteral("within")).toString();
-    s.category = o.value(QStringLiteral("category")).toString();
-    s.device = o.value(QStringLiteral("device")).toString();
-    for (const auto &k : o.value(QStringLiteral("kind")).toArray()) {
+    s.name = f.string("name");
+    s.track = f.string("track");
+    s.within = f.string("within");
+    s.category = f.string("category");
+    s.device = f.string("device");
+    for (const QString &k : f.strings("kind")) {
         int found = -1;
         for (int i = 0; i < 6; ++i)
-            if (k.toString() == QLatin1String(kKindNames[i]))
+            if (k == QLatin1String(kKindNames[i]))
                 found = i;
         if (found < 0) {
-            *error = QStringLiteral("unknown node kind '%1' (cpu, runtime, kernel, collective, memcpy, memset)")
-                         .arg(k.toString());
-            return std::nullopt;
+            f.fail(QStringLiteral("kind"),
+                   QStringLiteral("unknown node kind '%1' (cpu, runtime, kernel, collective, memcpy, memset)").arg(k));
+            break;
         }
         s.kinds |= quint8(1u << found);
     }
-    s.rank = o.value(QStringLiteral("rank")).toInt(-1);
-    if (o.contains(QStringLiteral("from_ns")))
-        s.from = o.value(QStringLiteral("from_ns")).toInteger();
-    if (o.contains(QStringLiteral("to_ns")))
-        s.to = o.value(QStringLiteral("to_ns")).toInteger();
+    s.rank = int(f.integer("rank", -1, 0, kMaxRank));
+    if (f.has("from_ns"))
+        s.from = f.integer("from_ns", 0, -kMaxAbsTimeNs, kMaxAbsTimeNs);
+    if (f.has("to_ns"))
+        s.to = f.integer("to_ns", 0, -kMaxAbsTimeNs, kMaxAbsTimeNs);
+    if (f.ok() && s.from && s.to && *s.from > *s.to)
+        f.fail(QStringLiteral("to_ns"), QStringLiteral("%1 is before from_ns %2: the range is inverted").arg(*s.to).arg(*s.from));
+    if (!f.ok()) {
+        *error = f.error();
+        return std::nullopt;
+    }
     return s;
 }
 
@@ -218,10 +225,11 @@ QJsonObject Transform::toJson() const
     return o;
 }
 
-std::optional<Transform> Transform::fromJson(const QJsonObject &o, QString *error)
+std::optional<Transform> Transform::fromJson(const QJsonObject &o, QString *error, const QString &where)
 {
     Transform t;
-    const QString op = o.value(QStringLiteral("op")).toString();
+    const QJsonValue opValue = o.value(QStringLiteral("op"));
+    const QString op = opValue.toString();
     bool known = false;
     for (const auto &x : kOps)
         if (op == QLatin1String(x.name)) {
@@ -232,45 +240,53 @@ std::optional<Transform> Transform::fromJson(const QJsonObject &o, QString *erro
         QStringList names;
         for (const auto &x : kOps)
             names << QString::fromLatin1(x.name);
-        *error = QStringLiteral("unknown transform '%1' (%2)").arg(op, names.join(QStringLiteral(", ")));
+        const QString what = opValue.isString() ? QStringLiteral("unknown transform '%1'").arg(op)
+                                                : QStringLiteral("expected an op, got %1").arg(JsonFields::show(opValue));
+        *error = (where.isEmpty() ? QString() : where + QStringLiteral(".op: ")) + what +
+                 QStringLiteral(" (%1)").arg(names.join(QStringLiteral(", ")));
         return std::nullopt;
     }
-    if (!onlyKnownKeys(o, {"op", "select", "factor", "duration_ns", "name", "target", "link", "bandwidth_gbps",
-                           "latency_us", "workers", "grad_mb", "bucket_mb", "flops", "bytes", "precision", "model",
-                           "overhead_ns", "priority", "algorithm"},
-                       op, error))
+    JsonFields f(o, where.isEmpty() ? op : where);
+    f.onlyKnown({"op", "select", "factor", "duration_ns", "name", "target", "link", "bandwidth_gbps", "latency_us",
+                 "workers", "grad_mb", "bucket_mb", "flops", "bytes", "precision", "model", "overhead_ns", "priority",
+                 "algorithm"});
+    const QJsonObject select = f.object("select");
+    if (!f.ok()) {
+        *error = f.error();
         return std::nullopt;
-    const auto sel = Selector::fromJson(o.value(QStringLiteral("select")).toObject(), error);
+    }
+    const auto sel = Selector::fromJson(select, error, f.where() + QStringLiteral(".select"));
     if (!sel)
         return std::nullopt;
     t.select = *sel;
-    t.factor = o.value(QStringLiteral("factor")).toDouble(1);
-    t.duration = o.value(QStringLiteral("duration_ns")).toInteger(0);
-    t.name = o.value(QStringLiteral("name")).toString(QStringLiteral("inserted"));
-    t.target = o.value(QStringLiteral("target")).toString();
-    t.link = o.value(QStringLiteral("link")).toString(QStringLiteral("network"));
-    t.bandwidthGBps = o.value(QStringLiteral("bandwidth_gbps")).toDouble(0);
-    t.latencyUs = o.value(QStringLiteral("latency_us")).toDouble(-1);
-    t.workers = o.value(QStringLiteral("workers")).toInt(1);
-    t.gradMB = o.value(QStringLiteral("grad_mb")).toDouble(0);
-    t.bucketMB = o.value(QStringLiteral("bucket_mb")).toDouble(25);
-    t.flops = o.value(QStringLiteral("flops")).toDouble(0);
-    t.bytes = o.value(QStringLiteral("bytes")).toDouble(0);
-    t.precision = o.value(QStringLiteral("precision")).toString(QStringLiteral("fp32"));
-    t.model = o.value(QStringLiteral("model")).toString(QStringLiteral("sum"));
-    t.overhead = o.value(QStringLiteral("overhead_ns")).toInteger(-1);
-    t.priority = o.value(QStringLiteral("priority")).toInt(1);
-    t.algorithm = o.value(QStringLiteral("algorithm")).toString();
+    // Compute and memory are speed-ups (a factor of 0 would be infinitely fast); the others
+    // take 0 for "free" (scale removes, input and host free).
+    t.factor = t.op == Op::Compute || t.op == Op::Memory ? f.number("factor", 1, kMinRate, kMaxFactor)
+                                                          : f.number("factor", 1, 0, kMaxFactor);
+    t.duration = f.integer("duration_ns", 0, 0, kMaxAbsTimeNs);
+    t.name = f.string("name", QStringLiteral("inserted"));
+    t.target = f.string("target");
+    t.link = f.string("link", QStringLiteral("network"));
+    t.bandwidthGBps = f.number("bandwidth_gbps", 0, kMinRate, kMaxBandwidthGBps);
+    t.latencyUs = f.number("latency_us", -1, 0, kMaxLatencyUs);
+    t.workers = int(f.integer("workers", 1, 1, kMaxWorkers));
+    t.gradMB = f.number("grad_mb", 0, 0, kMaxMB);
+    t.bucketMB = f.number("bucket_mb", 25, kMinRate, kMaxMB);
+    t.flops = f.number("flops", 0, 0, kMaxFlops);
+    t.bytes = f.number("bytes", 0, 0, kMaxBytes);
+    t.precision = f.string("precision", QStringLiteral("fp32"));
+    t.model = f.string("model", QStringLiteral("sum"));
+    t.overhead = f.integer("overhead_ns", -1, 0, kMaxAbsTimeNs);
+    t.priority = int(f.integer("priority", 1, -kMaxPriority, kMaxPriority));
+    t.algorithm = f.string("algorithm");
+    if (!f.ok()) {
+        *error = f.error();
+        return std::nullopt;
+    }
     auto bad = [&](const QString &why) -> std::optional<Transform> {
-        *error = QStringLiteral("%1: %2").arg(op, why);
+        *error = QStringLiteral("%1: %2").arg(f.where(), why);
         return std::nullopt;
     };
-    if (!std::isfinite(t.factor) || t.factor < 0)
-        return bad(QStringLiteral("factor must be 0 or more"));
-    if ((t.op == Op::Compute || t.op == Op::Memory) && t.factor <= 0)
-        return bad(QStringLiteral("factor must be above 0"));
-    if (t.duration < 0)
-        return bad(QStringLiteral("duration must be 0 or more"));
     if (t.op == Op::Device && !DeviceCatalog::builtin().device(t.target))
         return bad(QStringLiteral("no device '%1' in the catalog").arg(t.target));
     if (t.op == Op::Link && t.link != QLatin1String("network") && t.link != QLatin1String("host"))
@@ -279,14 +295,10 @@ std::optional<Transform> Transform::fromJson(const QJsonObject &o, QString *erro
         return bad(QStringLiteral("give a bandwidth, a latency, an algorithm or some of them"));
     if (!t.algorithm.isEmpty() && !collectiveAlgorithms().contains(t.algorithm))
         return bad(QStringLiteral("algorithm must be 'ring' or 'tree'"));
-    if (!std::isfinite(t.flops) || !std::isfinite(t.bytes) || t.flops < 0 || t.bytes < 0)
-        return bad(QStringLiteral("flops and bytes must be 0 or more"));
     if (t.precision != QLatin1String("fp32") && t.precision != QLatin1String("fp16"))
         return bad(QStringLiteral("precision must be 'fp32' or 'fp16'"));
     if (t.model != QLatin1String("sum") && t.model != QLatin1String("overhead"))
         return bad(QStringLiteral("model must be 'sum' or 'overhead'"));
-    if (t.op == Op::Workers && (t.workers < 1 || t.bucketMB <= 0))
-        return bad(QStringLiteral("need 1 or more workers and a positive bucket size"));
     return t;
 }
 
@@ -430,8 +442,13 @@ QJsonArray transformsToJson(const QList<Transform> &transforms)
 std::optional<QList<Transform>> transformsFromJson(const QJsonArray &a, QString *error)
 {
     QList<Transform> out;
-    for (const auto &v : a) {
-        auto t = Transform::fromJson(v.toObject(), error);
+    for (qsizetype i = 0; i < a.size(); ++i) {
+        const QString where = QStringLiteral("transforms[%1]").arg(i);
+        if (!a.at(i).isObject()) {
+            *error = QStringLiteral("%1: expected a transform object, got %2").arg(where, JsonFields::show(a.at(i)));
+            return std::nullopt;
+        }
+        auto t = Transform::fromJson(a.at(i).toObject(), error, where);
         if (!t)
             return std::nullopt;
         out.append(*t);

@@ -4,6 +4,7 @@
 #include "clockalignment.h"
 #include "devicecatalog.h"
 #include "timeformat.h"
+#include "tracewriter.h"
 
 #include <QJsonDocument>
 #include <QSet>
@@ -129,7 +130,14 @@ bool isHostCopy(const QString &name)
 
 TimeNs scaled(TimeNs t, double f)
 {
-    return TimeNs(std::llround(double(t) * f));
+    // Saturated at the project's time limit: a long run scaled a million times must not wrap
+    // to a negative time (llround of a double past 2^63 is undefined).
+    const double v = double(t) * f;
+    if (!(v > -double(kMaxAbsTimeNs)))
+        return std::isnan(v) ? 0 : -kMaxAbsTimeNs;
+    if (!(v < double(kMaxAbsTimeNs)))
+        return kMaxAbsTimeNs;
+    return TimeNs(std::llround(v));
 }
 
 const Device *measuredDevice(const WhatIfContext &ctx, const DeviceCatalog &cat, QString *error)
@@ -586,6 +594,20 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
         }
     }
     net.rescale(work, slack);
+    // Every node one after the other is the longest a replay can take: a sum within the
+    // project's time limit keeps every time the replay computes in range, so no prediction
+    // can overflow into a negative time. Past it, the transforms are refused.
+    long double total = 0;
+    for (size_t i = 0; i < work.size(); ++i)
+        total += (long double)std::max<TimeNs>(work[i], 0) + (long double)std::max<TimeNs>(slack[i], 0);
+    if (total > (long double)kMaxAbsTimeNs) {
+        if (error)
+            *error = QStringLiteral("the transforms would make the run's work add up to %1 days, past the %2 days a "
+                                    "project's times can hold: a factor or duration that large predicts nothing")
+                         .arg(double(total / 86'400e9L), 0, 'g', 3)
+                         .arg(double(kMaxAbsTimeNs) / 86'400e9, 0, 'f', 0);
+        return std::nullopt;
+    }
     return out;
 }
 

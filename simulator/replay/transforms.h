@@ -42,7 +42,9 @@ struct Selector
 
     bool isEmpty() const;
     QJsonObject toJson() const;
-    static std::optional<Selector> fromJson(const QJsonObject &o, QString *error);
+    // `where` names the object in messages ("transforms[2].select").
+    static std::optional<Selector> fromJson(const QJsonObject &o, QString *error,
+                                            const QString &where = QStringLiteral("select"));
     QString describe() const;
 };
 
@@ -115,7 +117,9 @@ struct Transform
     double bucketMB = 25;     // Workers: DDP's bucket size
 
     QJsonObject toJson() const;
-    static std::optional<Transform> fromJson(const QJsonObject &o, QString *error);
+    // Every key's type and range is checked; a message names the transform by `where`
+    // ("transforms[2]"; empty: its op) and the key ("transforms[2].factor: expected ...").
+    static std::optional<Transform> fromJson(const QJsonObject &o, QString *error, const QString &where = {});
     QString describe() const;
 
     static Transform scale(QString regex, double factor);
@@ -130,6 +134,7 @@ struct Transform
 };
 
 QJsonArray transformsToJson(const QList<Transform> &transforms);
+// Transforms of a JSON array; a message names the one at fault by its index ("transforms[2]").
 std::optional<QList<Transform>> transformsFromJson(const QJsonArray &a, QString *error);
 
 // "REGEX=FACTOR" (the last '=' separates them); nullopt with the reason in `error`.
