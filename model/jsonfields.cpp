@@ -43,8 +43,8 @@ void JsonFields::fail(const QString &key, const QString &message)
 {
     if (!m_error.isEmpty())
         return;
-    m_error = (m_where.isEmpty() ? key : key.isEmpty() ? m_where : m_where + QLatin1Char('.') + key) +
-              QStringLiteral(": ") + message;
+    const QString at = m_where.isEmpty() ? key : key.isEmpty() ? m_where : m_where + QLatin1Char('.') + key;
+    m_error = at.isEmpty() ? message : at + QStringLiteral(": ") + message;
 }
 
 bool JsonFields::failed(const char *key, const QString &expected, const QJsonValue &got)
@@ -73,7 +73,10 @@ double JsonFields::number(const char *key, double fallback, double min, double m
         return fallback;
     const double d = v.toDouble(std::nan(""));
     if (!v.isDouble() || !std::isfinite(d) || d < min || d > max) {
-        failed(key, QStringLiteral("a number from %1 to %2").arg(numberText(min), numberText(max)), v);
+        failed(key,
+               min > 0 && min < 1 ? QStringLiteral("a number above 0, from %1 to %2").arg(numberText(min), numberText(max))
+                       : QStringLiteral("a number from %1 to %2").arg(numberText(min), numberText(max)),
+               v);
         return fallback;
     }
     return d;

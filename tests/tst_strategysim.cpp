@@ -331,6 +331,74 @@ private Q_SLOTS:
         QVERIFY2(simulateError(c).contains(QLatin1String("GB per GPU")), qPrintable(simulateError(c)));
     }
 
+    // A cluster file is read like a what-if transform: unknown keys and values of the wrong
+    // type or out of range are errors naming the file and the key (issue 33).
+    void clusterFileValuesAreChecked_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("unknown key") << QByteArray(R"({"gpu": "V100", "colour": "red"})") << QStringLiteral("unknown key 'colour'");
+        QTest::newRow("too many nodes") << QByteArray(R"({"gpu": "V100", "nodes": 125000000})")
+                                        << QStringLiteral("nodes: expected a whole number from 1 to 1000000, got 125000000");
+        QTest::newRow("nodes text") << QByteArray(R"({"gpu": "V100", "nodes": "two"})")
+                                    << QStringLiteral("nodes: expected a whole number from 1 to 1000000, got \"two\"");
+        QTest::newRow("too many GPUs") << QByteArray(R"({"gpu": "V100", "nodes": 1000000, "gpus_per_node": 8})")
+                                       << QStringLiteral("at most 1000000 GPUs in all");
+        QTest::newRow("latency huge") << QByteArray(R"({"gpu": "V100", "network_latency_us": 1e308})")
+                                      << QStringLiteral("network_latency_us: expected a number from 0 to 1000000, got 1e+308");
+        QTest::newRow("bandwidth tiny") << QByteArray(R"({"gpu": "V100", "network_gbps": 1e-300})")
+                                        << QStringLiteral("network_gbps: expected a number above 0, from 0.001 to 1000000, got 1e-300");
+        QTest::newRow("oversubscription huge") << QByteArray(R"({"gpu": "V100", "oversubscription": 1e308})")
+                                               << QStringLiteral("oversubscription: expected a number from 1 to 1000, got 1e+308");
+        QTest::newRow("gpu number") << QByteArray(R"({"gpu": 100})") << QStringLiteral("gpu: expected a string, got 100");
+    }
+    void clusterFileValuesAreChecked()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        const QString path = gmltest::writeFile(dir, QStringLiteral("cluster.json"), json);
+        QString error;
+        QVERIFY(!Cluster::load(path, &error));
+        QVERIFY2(error.startsWith(path + QStringLiteral(": ")) && error.contains(message), qPrintable(error));
+    }
+
+    // Clusters at the limits a file may declare simulate to finite, non-negative times, or are
+    // refused with a reason: never a negative or overflowed time (issue 33).
+    void extremeClustersNeverGiveNegativeTimes()
+    {
+        QTemporaryDir dir;
+        int simulated = 0, refused = 0;
+        for (const char *json : {R"({"gpu": "V100", "nodes": 4, "gpus_per_node": 2, "network_gbps": 0.001, "network_latency_us": 1000000})",
+                                 R"({"gpu": "V100", "nodes": 4, "gpus_per_node": 2, "oversubscription": 1000, "network_gbps": 0.001})",
+                                 R"({"gpu": "V100", "nodes": 4, "gpus_per_node": 2, "intra_gbps": 0.001, "host_gbps": 0.001, "storage_gbps": 0.001})",
+                                 R"({"gpu": "V100", "nodes": 4, "gpus_per_node": 2, "network_gbps": 1000000, "network_latency_us": 0})"}) {
+            QString error;
+            const auto cl = Cluster::load(gmltest::writeFile(dir, QStringLiteral("c.json"), json), &error);
+            QVERIFY2(cl, qPrintable(error));
+            for (Strategy strategy : {Strategy::MultiWorker, Strategy::ParameterServer}) {
+                SimConfig c = config(QStringLiteral("resnet50"), strategy, 8);
+                c.cluster = *cl;
+                c.iterations = 3;
+                const auto r = simulate(c, &error);
+                if (!r) {
+                    QVERIFY2(!error.isEmpty(), json);
+                    ++refused;
+                    continue;
+                }
+                ++simulated;
+                QVERIFY2(r->replay.finish > r->replay.origin, json);
+                QVERIFY2(r->metrics.executionNs > 0 && r->metrics.iterationNs > 0 && r->metrics.epochNs > 0, json);
+                QVERIFY2(std::isfinite(r->metrics.energyJ) && r->metrics.energyJ >= 0, json);
+                QVERIFY2(std::isfinite(r->metrics.throughput) && r->metrics.throughput > 0, json);
+                for (size_t i = 0; i < r->replay.start.size(); ++i)
+                    QVERIFY2(r->replay.start[i] >= 0 && r->replay.end[i] >= r->replay.start[i], json);
+            }
+        }
+        QVERIFY(simulated > 0);
+        qInfo("%d extreme clusters simulated, %d refused with a reason", simulated, refused);
+    }
+
     // The thesis's trends.
     void largerBatchesShortenTheEpoch()
     {

@@ -547,9 +547,9 @@ private Q_SLOTS:
         QTest::newRow("inverted range") << QByteArray(R"([{"op":"scale","select":{"from_ns":10,"to_ns":5}}])")
                                         << QStringLiteral("transforms[0].select.to_ns: 5 is before from_ns 10");
         QTest::newRow("bandwidth 0") << QByteArray(R"([{"op":"link","bandwidth_gbps":0}])")
-                                     << QStringLiteral("transforms[0].bandwidth_gbps: expected a number from 1e-06 to 1000000, got 0");
+                                     << QStringLiteral("transforms[0].bandwidth_gbps: expected a number above 0, from 1e-06 to 1000000, got 0");
         QTest::newRow("bandwidth negative") << QByteArray(R"([{"op":"link","bandwidth_gbps":-50}])")
-                                            << QStringLiteral("transforms[0].bandwidth_gbps: expected a number from 1e-06");
+                                            << QStringLiteral("transforms[0].bandwidth_gbps: expected a number above 0, from 1e-06");
         QTest::newRow("latency huge") << QByteArray(R"([{"op":"link","latency_us":1e308}])")
                                       << QStringLiteral("transforms[0].latency_us: expected a number from 0 to 1000000000");
         QTest::newRow("rank text") << QByteArray(R"([{"op":"scale","select":{"rank":"x"}}])")

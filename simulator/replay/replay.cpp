@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "replay.h"
 
+#include "tracewriter.h"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -11,6 +13,19 @@
 #include <tuple>
 
 namespace gml::sim {
+
+namespace {
+
+// `at` plus a duration, saturated at the project's time limit: work that adds up past it, or a
+// flow over a link of almost no bandwidth, must never wrap into a negative time. Callers that
+// find a time at the limit refuse the result (the strategy simulator) or never get there (the
+// what-if checks the total work first).
+inline TimeNs later(TimeNs at, TimeNs by)
+{
+    return by > kMaxAbsTimeNs - at ? kMaxAbsTimeNs : at + by;
+}
+
+} // namespace
 
 QJsonObject Breakdown::toJson() const
 {
@@ -113,7 +128,7 @@ Replay replayInOrder(const DependencyGraph &graph, const ReplayInput &input)
                     at = t[size_t(in.from)] + in.lag;
                     by = in.from;
                 }
-        t[size_t(p)] = at + (isStart ? input.slack[i] : input.work[i]);
+        t[size_t(p)] = later(at, isStart ? input.slack[i] : input.work[i]);
         bound[size_t(p)] = by;
     }
     return assemble(graph, input, t, bound);
@@ -262,14 +277,14 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
         if (p % 2) {
             if (const int f = flowOf(i); f >= 0) {
                 if (flows->flows[size_t(f)].links.empty()) {
-                    t[size_t(p)] += flows->flows[size_t(f)].latency;
+                    t[size_t(p)] = later(t[size_t(p)], flows->flows[size_t(f)].latency);
                     events.emplace(t[size_t(p)], kPoint, p);
                 } else {
                     events.emplace(t[size_t(p)], kActivate, f);
                 }
                 return;
             }
-            t[size_t(p)] += input.work[i];
+            t[size_t(p)] = later(t[size_t(p)], input.work[i]);
             events.emplace(t[size_t(p)], kPoint, p);
             return;
         }
@@ -278,7 +293,7 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
             dispatchLater(s);
             return;
         }
-        t[size_t(p)] += input.slack[i];
+        t[size_t(p)] = later(t[size_t(p)], input.slack[i]);
         events.emplace(t[size_t(p)], kPoint, p);
     };
     for (size_t p = 0; p < 2 * n; p += 2)
@@ -303,7 +318,7 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
             drainAt[size_t(id)] = std::numeric_limits<TimeNs>::max();
             rate[size_t(id)] = 0;
             const size_t endPoint = 2 * size_t(nodeOfFlow[size_t(id)]) + 1;
-            t[endPoint] = at + flows->flows[size_t(id)].latency;
+            t[endPoint] = later(at, flows->flows[size_t(id)].latency);
             events.emplace(t[endPoint], kPoint, int(endPoint));
             shareLater(at);
             continue;
@@ -317,7 +332,7 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
                     continue;
                 rate[size_t(f)] = r;
                 const double left = remaining[size_t(f)] / r;
-                drainAt[size_t(f)] = at + (left < 9e18 ? TimeNs(std::ceil(left)) : TimeNs(9e18));
+                drainAt[size_t(f)] = later(at, left < 9e18 ? TimeNs(std::ceil(left)) : kMaxAbsTimeNs);
                 events.emplace(drainAt[size_t(f)], kDrain, f);
             }
             for (const int l : sharing->changedLinks())
@@ -343,7 +358,7 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
                 t[sp] = r.freeAt;
                 bound[sp] = r.lastEnd;
             }
-            t[sp] += input.slack[size_t(i)];
+            t[sp] = later(t[sp], input.slack[size_t(i)]);
             r.busy = true;
             events.emplace(t[sp], kPoint, int(sp));
             continue;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cluster.h"
 
+#include "jsonfields.h"
+
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
@@ -8,6 +10,18 @@
 #include <cmath>
 
 namespace gml::sim {
+
+namespace {
+
+// What a cluster file may declare (docs/simulator.md).
+constexpr qint64 kMaxClusterNodes = 1'000'000; // nodes, and GPUs in all
+constexpr qint64 kMaxPerNode = 1024;           // GPUs, CPUs, GPUs behind one PCIe switch
+constexpr double kMinGBps = 1e-3;              // 1 MB/s
+constexpr double kMaxGBps = 1e6;               // 1 PB/s
+constexpr double kMaxLatencyUs = 1e6;          // 1 s a message
+constexpr double kMaxOversubscription = 1e3;
+
+} // namespace
 
 namespace {
 
@@ -80,35 +94,35 @@ std::optional<Cluster> Cluster::load(const QString &presetOrFile, QString *error
 std::optional<Cluster> Cluster::fromJson(const QJsonObject &o, const QString &origin, QString *error)
 {
     const DeviceCatalog &cat = DeviceCatalog::builtin();
+    // Keys are checked like a what-if transform's: an unknown one is a typo, a value of the
+    // wrong type or out of range an error naming the key. The ranges keep every simulated time
+    // far inside what a project holds (docs/simulator.md).
+    JsonFields f(o, QString());
+    f.onlyKnown({"id", "name", "nodes", "gpu", "gpus_per_node", "cpu", "cpus_per_node", "gpus_per_pcie_switch",
+                 "intra_link", "intra_gbps", "host_link", "host_gbps", "network", "network_gbps", "network_latency_us",
+                 "oversubscription", "storage", "storage_gbps"});
     auto fail = [&](const QString &why) -> std::optional<Cluster> {
         if (error)
             *error = QStringLiteral("%1: %2").arg(origin, why);
         return std::nullopt;
     };
     Cluster c;
-    c.name = o.value(QStringLiteral("name")).toString(origin);
-    c.id = o.value(QStringLiteral("id")).toString(QStringLiteral("custom"));
-    auto count = [&](const char *key, int fallback, int *out) {
-        const QJsonValue v = o.value(QLatin1String(key));
-        if (v.isUndefined()) {
-            *out = fallback;
-            return true;
-        }
-        const double d = v.toDouble(-1);
-        if (!v.isDouble() || d < 1 || d != std::floor(d) || d > 1e6)
-            return false;
-        *out = int(d);
-        return true;
-    };
-    if (!count("nodes", 1, &c.nodes))
-        return fail(QStringLiteral("\"nodes\" must be a whole number of at least 1"));
-    if (!count("gpus_per_node", 1, &c.gpusPerNode))
-        return fail(QStringLiteral("\"gpus_per_node\" must be a whole number of at least 1"));
-    if (!count("cpus_per_node", 2, &c.cpusPerNode))
-        return fail(QStringLiteral("\"cpus_per_node\" must be a whole number of at least 1"));
-    if (!count("gpus_per_pcie_switch", 1, &c.gpusPerHostLink))
-        return fail(QStringLiteral("\"gpus_per_pcie_switch\" must be a whole number of at least 1"));
-    const QString gpu = o.value(QStringLiteral("gpu")).toString();
+    c.name = f.string("name", origin);
+    c.id = f.string("id", QStringLiteral("custom"));
+    c.nodes = int(f.integer("nodes", 1, 1, kMaxClusterNodes));
+    c.gpusPerNode = int(f.integer("gpus_per_node", 1, 1, kMaxPerNode));
+    c.cpusPerNode = int(f.integer("cpus_per_node", 2, 1, kMaxPerNode));
+    c.gpusPerHostLink = int(f.integer("gpus_per_pcie_switch", 1, 1, kMaxPerNode));
+    const QString gpu = f.string("gpu");
+    const QString cpuId = f.string("cpu", QStringLiteral("xeon-6148"));
+    const QString storageId = f.string("storage", QStringLiteral("nvme"));
+    if (!f.ok()) {
+        if (error)
+            *error = QStringLiteral("%1: %2").arg(origin, f.error());
+        return std::nullopt;
+    }
+    if (qint64(c.nodes) * c.gpusPerNode > kMaxClusterNodes)
+        return fail(QStringLiteral("%1 nodes of %2 GPUs: at most %3 GPUs in all").arg(c.nodes).arg(c.gpusPerNode).arg(kMaxClusterNodes));
     const Device *d = cat.device(gpu);
     if (gpu.isEmpty() || !d) {
         QStringList ids;
@@ -117,7 +131,6 @@ std::optional<Cluster> Cluster::fromJson(const QJsonObject &o, const QString &or
         return fail(QStringLiteral("\"gpu\": '%1' is not in the device catalog (%2)").arg(gpu, ids.join(QStringLiteral(", "))));
     }
     c.gpu = *d;
-    const QString cpuId = o.value(QStringLiteral("cpu")).toString(QStringLiteral("xeon-6148"));
     const Cpu *cpu = cat.cpu(cpuId);
     if (!cpu) {
         QStringList ids;
@@ -126,24 +139,23 @@ std::optional<Cluster> Cluster::fromJson(const QJsonObject &o, const QString &or
         return fail(QStringLiteral("\"cpu\": '%1' is not in the catalog (%2)").arg(cpuId, ids.join(QStringLiteral(", "))));
     }
     c.cpu = *cpu;
-    auto link = [&](const char *key, const QString &fallback, Link *out) {
-        const QString id = o.value(QLatin1String(key)).toString(fallback);
-        const Link *l = cat.link(id);
-        if (!l)
-            return false;
-        *out = *l;
-        return true;
-    };
     QStringList linkIds;
     for (const Link &l : cat.links())
         linkIds << l.id;
-    if (!link("intra_link", c.gpu.peerLink, &c.intraLink))
-        return fail(QStringLiteral("\"intra_link\": not in the catalog (%1)").arg(linkIds.join(QStringLiteral(", "))));
-    if (!link("host_link", c.gpu.hostLink, &c.hostLink))
-        return fail(QStringLiteral("\"host_link\": not in the catalog (%1)").arg(linkIds.join(QStringLiteral(", "))));
-    if (!link("network", QStringLiteral("eth100"), &c.network))
-        return fail(QStringLiteral("\"network\": not in the catalog (%1)").arg(linkIds.join(QStringLiteral(", "))));
-    const QString storageId = o.value(QStringLiteral("storage")).toString(QStringLiteral("nvme"));
+    for (auto [key, fallback, out] : {std::tuple{"intra_link", c.gpu.peerLink, &c.intraLink},
+                                      std::tuple{"host_link", c.gpu.hostLink, &c.hostLink},
+                                      std::tuple{"network", QStringLiteral("eth100"), &c.network}}) {
+        const QString id = f.string(key, fallback);
+        const Link *l = cat.link(id);
+        if (!f.ok()) {
+            if (error)
+                *error = f.error();
+            return std::nullopt;
+        }
+        if (!l)
+            return fail(QStringLiteral("\"%1\": not in the catalog (%2)").arg(QLatin1String(key), linkIds.join(QStringLiteral(", "))));
+        *out = *l;
+    }
     const Storage *st = cat.storageSystem(storageId);
     if (!st) {
         QStringList ids;
@@ -152,31 +164,17 @@ std::optional<Cluster> Cluster::fromJson(const QJsonObject &o, const QString &or
         return fail(QStringLiteral("\"storage\": '%1' is not in the catalog (%2)").arg(storageId, ids.join(QStringLiteral(", "))));
     }
     c.storage = *st;
-    // Overrides; a bandwidth must be positive (a link that moves nothing never finishes).
-    auto positive = [&](const char *key, double *target) {
-        const QJsonValue v = o.value(QLatin1String(key));
-        if (v.isUndefined())
-            return true;
-        if (!v.isDouble() || !(v.toDouble() > 0) || !std::isfinite(v.toDouble()))
-            return false;
-        *target = v.toDouble();
-        return true;
-    };
-    for (auto [key, target] : {std::pair{"intra_gbps", &c.intraLink.bwGBps}, std::pair{"host_gbps", &c.hostLink.bwGBps},
-                               std::pair{"network_gbps", &c.network.bwGBps}, std::pair{"storage_gbps", &c.storage.readGBps}})
-        if (!positive(key, target))
-            return fail(QStringLiteral("\"%1\" must be a bandwidth above 0 GB/s").arg(QLatin1String(key)));
-    if (o.contains(QStringLiteral("network_latency_us"))) {
-        const double lat = o.value(QStringLiteral("network_latency_us")).toDouble(-1);
-        if (!(lat >= 0))
-            return fail(QStringLiteral("\"network_latency_us\" must be 0 or more"));
-        c.network.latencyUs = lat;
-    }
-    if (o.contains(QStringLiteral("oversubscription"))) {
-        const double over = o.value(QStringLiteral("oversubscription")).toDouble(-1);
-        if (!(over >= 1))
-            return fail(QStringLiteral("\"oversubscription\" must be 1 (none) or more"));
-        c.oversubscription = over;
+    // Overrides; a bandwidth must be above 0 (a link that moves nothing never finishes).
+    c.intraLink.bwGBps = f.number("intra_gbps", c.intraLink.bwGBps, kMinGBps, kMaxGBps);
+    c.hostLink.bwGBps = f.number("host_gbps", c.hostLink.bwGBps, kMinGBps, kMaxGBps);
+    c.network.bwGBps = f.number("network_gbps", c.network.bwGBps, kMinGBps, kMaxGBps);
+    c.storage.readGBps = f.number("storage_gbps", c.storage.readGBps, kMinGBps, kMaxGBps);
+    c.network.latencyUs = f.number("network_latency_us", c.network.latencyUs, 0, kMaxLatencyUs);
+    c.oversubscription = f.number("oversubscription", c.oversubscription, 1, kMaxOversubscription);
+    if (!f.ok()) {
+        if (error)
+            *error = QStringLiteral("%1: %2").arg(origin, f.error());
+        return std::nullopt;
     }
     return c;
 }

@@ -4,6 +4,7 @@
 #include "strategyinternal.h"
 
 #include "timeformat.h"
+#include "tracewriter.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -464,6 +465,16 @@ std::optional<SimResult> simulate(const SimConfig &config, QString *error)
                     input.priority[size_t(i)] = rankOfName.value(int(r.graph->nodes()[size_t(i)].name), 0);
     }
     r.replay = replay(*r.graph, input);
+    // The replay saturates its times at the project's limit: a job that gets there (a link of
+    // almost no bandwidth under a million workers) is refused, never saved with times that mean
+    // nothing.
+    if (r.replay.finish >= kMaxAbsTimeNs) {
+        if (error)
+            *error = QStringLiteral("the simulated job would run past the %1 days a project's times can hold: the "
+                                    "cluster's bandwidths or latencies are too far from any real one")
+                         .arg(double(kMaxAbsTimeNs) / 86'400e9, 0, 'f', 0);
+        return std::nullopt;
+    }
     if (r.replay.rescheduleDeadlocked)
         r.warnings << QStringLiteral("the critical-path-first order waited on itself; the depth-first order was simulated");
     measure(r);
