@@ -135,6 +135,19 @@ int main(int argc, char **argv)
 {"id":2,"name":"aten::add","ctrl_deps":1,"attrs":[{"name":"rf_id","value":1},{"name":"scope","value":0}],
  "inputs":{"values":[[1,1,0,4,4,"cpu"]]},"outputs":{"values":[[2,2,0,4,4,"cpu"]]}}]})");
     put("chakra", "small.et", gmltest::smallChakraTrace());
+    put("simjson", "transforms.json",
+        R"([{"op":"scale","select":{"name":"^k1$","kind":["kernel"],"rank":0,"from_ns":0,"to_ns":500000},"factor":0.5},
+{"op":"insert","select":{"name":"^aten::add$"},"duration_ns":20000,"name":"hook"},
+{"op":"fuse","select":{"kind":["kernel"]},"model":"overhead","overhead_ns":1000},
+{"op":"reschedule","select":{"name":"nccl"},"priority":1},{"op":"device","target":"H100"},{"op":"amp"},
+{"op":"compute","factor":2},{"op":"memory","factor":1.5},{"op":"input","factor":0},{"op":"host","factor":2},
+{"op":"link","link":"network","bandwidth_gbps":50,"latency_us":3},{"op":"workers","workers":8,"grad_mb":100,"bucket_mb":25,"algorithm":"tree"},
+{"op":"set","select":{"name":"k2"},"duration_ns":1000},{"op":"remove","select":{"name":"aten"}},{"op":"unsync"}])");
+    put("simjson", "cluster.json",
+        R"({"name":"two","nodes":2,"gpu":"V100","gpus_per_node":2,"cpu":"xeon-6148","cpus_per_node":2,"gpus_per_pcie_switch":2,
+"intra_link":"nvlink2","intra_gbps":150,"host_link":"pcie3","host_gbps":12,"network":"ib-edr","network_gbps":12.5,
+"network_latency_us":2,"oversubscription":2,"storage":"nvme","storage_gbps":3})");
+
     put("xplane", "gpu.xplane.pb", gmltest::serialize(gmltest::gpuCapture()));
 
     QString error;

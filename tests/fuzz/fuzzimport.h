@@ -40,12 +40,14 @@ inline QString inputPath(const char *suffix)
     return scratch.dir + QStringLiteral("/input") + QLatin1String(suffix);
 }
 
-inline int importOnce(const gml::Importer &importer, const uint8_t *data, size_t size, const char *suffix)
+// The in-memory project every input is imported into (with the QCoreApplication that QTimeZone
+// and friends want).
+inline gml::Project &project()
 {
     static int argc = 1;
     static char name[] = "fuzz";
     static char *argv[] = {name, nullptr};
-    static QCoreApplication app(argc, argv); // QTimeZone and friends want one
+    static QCoreApplication app(argc, argv);
     static std::unique_ptr<gml::Project> project = [] {
         QString error;
         auto p = gml::Project::open(QStringLiteral(":memory:"), gml::Project::Mode::ReadWrite, &error);
@@ -55,6 +57,14 @@ inline int importOnce(const gml::Importer &importer, const uint8_t *data, size_t
         }
         return p;
     }();
+    return *project;
+}
+
+// Imports one input; rolled back unless `keep` (a target's own fixed run, imported once).
+inline int importOnce(const gml::Importer &importer, const uint8_t *data, size_t size, const char *suffix,
+                      bool keep = false)
+{
+    gml::Project *project = &gmlfuzz::project();
     const QString path = inputPath(suffix);
     {
         QFile f(path);
@@ -87,6 +97,13 @@ inline int importOnce(const gml::Importer &importer, const uint8_t *data, size_t
         // What was written reads back: every slice with its args, every flow.
         (void)project->db().scalar("SELECT count(*) + sum(length(args)) FROM slice");
         (void)project->db().scalar("SELECT count(*) FROM flow");
+    }
+    if (keep) {
+        if (!outcome.ok() || !project->commit(&error)) {
+            fprintf(stderr, "cannot import the fixed run: %s\n", qPrintable(outcome.error + error));
+            abort();
+        }
+        return 0;
     }
     project->rollback();
     return 0;

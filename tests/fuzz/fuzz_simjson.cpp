@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Fuzzes the readers of what users write for the simulator (issue 33): an input that parses as
+// a JSON array is a what-if transform list (transformsFromJson), replayed on a small run when it
+// is accepted; one that parses as an object is a cluster file (Cluster::fromJson), simulated with
+// a small job when it is accepted. A crash, a sanitizer report (UBSan: a signed overflow), a hang,
+// or a predicted or simulated time that is negative is a finding.
+#include "chrometraceimporter.h"
+#include "cluster.h"
+#include "fuzzimport.h"
+#include "modelzoo.h"
+#include "strategy.h"
+#include "whatif.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace {
+
+// A thread launching two kernels and an all-reduce, then synchronising (tst_whatif's run).
+const char kTrace[] = R"J({"traceEvents":[
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":10,"args":{"correlation":1}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,"dur":10,"args":{"correlation":2}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":40,"dur":10,"args":{"correlation":3}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":1,"tid":1,"ts":60,"dur":240,"args":{"correlation":4}},
+ {"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":310,"dur":20,"args":{}},
+ {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":15,"dur":100,"args":{"correlation":1,"device":0,"stream":7}},
+ {"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":115,"dur":100,"args":{"correlation":2,"device":0,"stream":7}},
+ {"ph":"X","cat":"kernel","name":"ncclKernel_AllReduce_RING_LL_Sum_float","pid":0,"tid":20,"ts":217,"dur":80,"args":{"correlation":3,"device":0,"stream":20}}
+]})J";
+
+std::shared_ptr<const gml::sim::DependencyGraph> smallRun()
+{
+    const gml::ChromeTraceImporter importer;
+    gmlfuzz::importOnce(importer, reinterpret_cast<const uint8_t *>(kTrace), sizeof kTrace - 1, ".json", true);
+    QString error;
+    auto &project = gmlfuzz::project();
+    auto g = gml::sim::DependencyGraph::build(project, *project.findRun(QStringLiteral("fuzz")), &error);
+    if (!g) {
+        fprintf(stderr, "the small run has no graph: %s\n", qPrintable(error));
+        abort();
+    }
+    return std::make_shared<const gml::sim::DependencyGraph>(std::move(*g));
+}
+
+void check(bool ok, const char *what)
+{
+    if (!ok) {
+        fprintf(stderr, "finding: %s\n", what);
+        abort();
+    }
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const auto graph = smallRun();
+    QJsonParseError pe;
+    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray(reinterpret_cast<const char *>(data), qsizetype(size)), &pe);
+    if (pe.error != QJsonParseError::NoError)
+        return 0;
+    QString error;
+    if (doc.isArray()) {
+        const auto transforms = gml::sim::transformsFromJson(doc.array(), &error);
+        if (!transforms || transforms->size() > 16)
+            return 0;
+        const auto r = gml::sim::whatIf(graph, *transforms, {}, &error);
+        if (!r)
+            return 0;
+        check(r->predicted.finish >= r->predicted.origin && r->report.predicted >= 0, "a negative predicted time");
+        for (size_t i = 0; i < r->predicted.start.size(); ++i)
+            check(r->predicted.start[i] >= 0 && r->predicted.end[i] >= r->predicted.start[i], "a negative node time");
+        return 0;
+    }
+    const auto cluster = gml::sim::Cluster::fromJson(doc.object(), QStringLiteral("fuzz"), &error);
+    if (!cluster || cluster->gpus() < 2)
+        return 0;
+    static const auto model = gml::sim::builtinModel(QStringLiteral("alexnet"), &error);
+    gml::sim::SimConfig c;
+    c.model = *model;
+    c.cluster = *cluster;
+    c.strategy = cluster->gpusPerNode >= 2 ? gml::sim::Strategy::Mirrored : gml::sim::Strategy::MultiWorker;
+    c.workers = 2;
+    c.iterations = 2;
+    const auto r = gml::sim::simulate(c, &error);
+    if (!r)
+        return 0;
+    check(r->replay.finish >= r->replay.origin && r->metrics.executionNs >= 0 && r->metrics.iterationNs >= 0,
+          "a negative simulated time");
+    return 0;
+}
