@@ -2,7 +2,7 @@
 // Fuzzes the readers of what users write for the simulator (issue 33): an input that parses as
 // a JSON array is a what-if transform list (transformsFromJson), replayed on a small run when it
 // is accepted; one that parses as an object is a cluster file (Cluster::fromJson), simulated with
-// a small job when it is accepted. A crash, a sanitizer report (UBSan: a signed overflow), a hang,
+// a small job when it is accepted. The run is tst_whatif's (whatiffixture.h). A crash, a sanitizer report (UBSan: a signed overflow), a hang,
 // or a predicted or simulated time that is negative is a finding.
 #include "chrometraceimporter.h"
 #include "cluster.h"
@@ -10,6 +10,7 @@
 #include "modelzoo.h"
 #include "strategy.h"
 #include "whatif.h"
+#include "../whatiffixture.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -17,22 +18,11 @@
 
 namespace {
 
-// A thread launching two kernels and an all-reduce, then synchronising (tst_whatif's run).
-const char kTrace[] = R"J({"traceEvents":[
- {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":10,"args":{"correlation":1}},
- {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,"dur":10,"args":{"correlation":2}},
- {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":40,"dur":10,"args":{"correlation":3}},
- {"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":1,"tid":1,"ts":60,"dur":240,"args":{"correlation":4}},
- {"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":310,"dur":20,"args":{}},
- {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":15,"dur":100,"args":{"correlation":1,"device":0,"stream":7}},
- {"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":115,"dur":100,"args":{"correlation":2,"device":0,"stream":7}},
- {"ph":"X","cat":"kernel","name":"ncclKernel_AllReduce_RING_LL_Sum_float","pid":0,"tid":20,"ts":217,"dur":80,"args":{"correlation":3,"device":0,"stream":20}}
-]})J";
-
 std::shared_ptr<const gml::sim::DependencyGraph> smallRun()
 {
     const gml::ChromeTraceImporter importer;
-    gmlfuzz::importOnce(importer, reinterpret_cast<const uint8_t *>(kTrace), sizeof kTrace - 1, ".json", true);
+    gmlfuzz::importOnce(importer, reinterpret_cast<const uint8_t *>(gmltest::kWhatIfTrace),
+                        sizeof gmltest::kWhatIfTrace - 1, ".json", true);
     QString error;
     auto &project = gmlfuzz::project();
     auto g = gml::sim::DependencyGraph::build(project, *project.findRun(QStringLiteral("fuzz")), &error);
