@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Shared by the files of the what-if transforms (transforms.cpp, transformformat.cpp,
-// transformnetwork.cpp); not part of the simulator's interface.
+// Shared by the files of the what-if transforms (nodeselection.cpp, transforms.cpp,
+// transformformat.cpp, transformnetwork.cpp); not part of the simulator's interface.
 #pragma once
 
 #include "transforms.h"
