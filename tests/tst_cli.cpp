@@ -177,6 +177,22 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains("may not be modified"), r.err.constData());
         r = run({QStringLiteral("query"), project, QStringLiteral("SELECT count(*) AS n FROM slice")});
         QCOMPARE(r.out, QByteArray("n\n2\n"));
+        // Statements SQLite counts as read-only but that are not queries are refused in the
+        // project's words, not run as silent no-ops (issue 33).
+        for (const char *sql : {"PRAGMA writable_schema=1", "begin", "pragma optimize", "PRAGMA user_version=7",
+                                "ATTACH 'other.db' AS other", "SAVEPOINT a"}) {
+            r = run({QStringLiteral("query"), project, QString::fromLatin1(sql)});
+            QCOMPARE(r.code, 1);
+            QVERIFY2(r.err.startsWith("grademl query: refused: ") && r.err.contains("query command"), r.err.constData());
+        }
+        // PRAGMAs that only report still work, as statements and as table functions.
+        r = run({QStringLiteral("query"), project, QStringLiteral("PRAGMA table_info(track)")});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.startsWith("cid,name,type"));
+        r = run({QStringLiteral("query"), project, QStringLiteral("SELECT count(*) > 0 FROM pragma_table_info('slice')")});
+        QCOMPARE(r.out, QByteArray("count(*) > 0\n1\n"));
+        r = run({QStringLiteral("query"), project, QStringLiteral("PRAGMA user_version")});
+        QCOMPARE(r.code, 0);
     }
 };
 

@@ -6,6 +6,8 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <iterator>
 #include <memory>
 
 namespace gml::cli {
@@ -21,6 +23,52 @@ QString csvField(const QString &s)
         return QLatin1Char('"') + q + QLatin1Char('"');
     }
     return s;
+}
+
+// What a query may do beyond reading, refused at prepare time: SQLite counts BEGIN, ATTACH and
+// most PRAGMAs as read-only statements, so sqlite3_stmt_readonly alone lets them through as
+// silent no-ops (or, for ATTACH, as SQLite's own refusal in its words).
+struct Refusal
+{
+    QString why;
+};
+
+int authorize(void *context, int action, const char *arg1, const char *arg2, const char *, const char *)
+{
+    auto *refusal = static_cast<Refusal *>(context);
+    // PRAGMAs that only report something (as statements or as pragma_xxx() table functions):
+    // those of the first list take a table or index name (or a count) as their argument; those
+    // of the second would set a value with one.
+    static const char *const kReportingOf[] = {"table_info", "table_xinfo",      "table_list",      "index_list",
+                                               "index_info", "index_xinfo",      "foreign_key_list", "integrity_check",
+                                               "quick_check"};
+    static const char *const kReporting[] = {"user_version",   "schema_version", "application_id", "page_count",
+                                             "page_size",      "freelist_count", "compile_options", "database_list",
+                                             "collation_list", "function_list",  "module_list",     "pragma_list",
+                                             "encoding",       "data_version"};
+    auto named = [&](const auto &list) {
+        return arg1 && std::any_of(std::begin(list), std::end(list), [&](const char *n) { return qstricmp(arg1, n) == 0; });
+    };
+    switch (action) {
+    case SQLITE_TRANSACTION:
+    case SQLITE_SAVEPOINT:
+        refusal->why = QStringLiteral("transactions are not queries (the query command runs one read-only statement)");
+        return SQLITE_DENY;
+    case SQLITE_ATTACH:
+    case SQLITE_DETACH:
+        refusal->why = QStringLiteral("ATTACH and DETACH are not queries (the query command reads this project only)");
+        return SQLITE_DENY;
+    case SQLITE_PRAGMA: {
+        if (named(kReportingOf) || (!arg2 && named(kReporting)))
+            return SQLITE_OK;
+        refusal->why = QStringLiteral("PRAGMA %1%2 changes or maintains the project (the query command is read-only; "
+                                      "PRAGMAs that only report, such as table_info, are allowed)")
+                           .arg(QString::fromUtf8(arg1 ? arg1 : ""),
+                                arg2 ? QStringLiteral(" = %1").arg(QString::fromUtf8(arg2)) : QString());
+        return SQLITE_DENY;
+    }
+    default: return SQLITE_OK;
+    }
 }
 
 } // namespace
@@ -39,8 +87,15 @@ int queryCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     const QByteArray sql = p.positional[1].toUtf8();
     sqlite3_stmt *raw = nullptr;
     const char *tail = nullptr;
-    if (sqlite3_prepare_v2(project->db().handle(), sql.constData(), int(sql.size()), &raw, &tail) != SQLITE_OK) {
-        err << "grademl query: " << project->db().lastError() << '\n';
+    Refusal refusal;
+    sqlite3_set_authorizer(project->db().handle(), authorize, &refusal);
+    const int prepared = sqlite3_prepare_v2(project->db().handle(), sql.constData(), int(sql.size()), &raw, &tail);
+    sqlite3_set_authorizer(project->db().handle(), nullptr, nullptr);
+    if (prepared != SQLITE_OK) {
+        if (!refusal.why.isEmpty())
+            err << "grademl query: refused: " << refusal.why << '\n';
+        else
+            err << "grademl query: " << project->db().lastError() << '\n';
         return SomeFailed;
     }
     std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt *)> stmt(raw, sqlite3_finalize);
