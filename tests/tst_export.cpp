@@ -79,6 +79,27 @@ private Q_SLOTS:
         QVERIFY(bytes.contains("/FontFile2") || bytes.contains("/FontFile")); // embedded, text as glyphs of a font
     }
 
+    // An empty run says so, not "--range 0:1 holds no data" when no --range was given (issue 33).
+    void emptyRunSaysSo()
+    {
+        gmltest::writeFile(m_dir, QStringLiteral("empty/trace.json"), R"({"traceEvents":[]})");
+        const QString project = m_dir.filePath(QStringLiteral("empty.grademl"));
+        QCOMPARE(cli({QStringLiteral("import"), m_dir.filePath(QStringLiteral("empty")), QStringLiteral("--project"), project,
+                      QStringLiteral("--run"), QStringLiteral("nothing")}),
+                 0);
+        QByteArray err;
+        QCOMPARE(cli({QStringLiteral("export"), project, QStringLiteral("--view"), QStringLiteral("timeline"), QStringLiteral("--run"),
+                      QStringLiteral("nothing"), QStringLiteral("--out"), m_dir.filePath(QStringLiteral("e.png"))},
+                     &err),
+                 0);
+        QVERIFY2(err.contains("run 'nothing' holds no data to draw") && !err.contains("--range"), err.constData());
+        QCOMPARE(cli({QStringLiteral("export"), project, QStringLiteral("--view"), QStringLiteral("timeline"), QStringLiteral("--range"),
+                      QStringLiteral("5:10"), QStringLiteral("--out"), m_dir.filePath(QStringLiteral("f.png"))},
+                     &err),
+                 0);
+        QVERIFY2(err.contains("--range 5:10 holds no data"), err.constData());
+    }
+
     void badArguments()
     {
         QByteArray err;

@@ -250,9 +250,16 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         layout.build(*data, {}, hidden, painter.metrics());
         painter.setLayout(layout);
     }
-    if (req.t1 > req.t0 && (req.t1 <= data->start || req.t0 >= data->end))
+    const bool empty = req.t1 > req.t0 && (req.t1 <= data->start || req.t0 >= data->end);
+    if (empty && p.options.contains(QStringLiteral("range")))
         err << "grademl export: warning: --range " << req.t0 << ':' << req.t1
             << " holds no data; the project spans " << data->start << ':' << data->end << '\n';
+    else if (empty || data->end <= data->start) // the window was the run's or the project's own
+        err << "grademl export: warning: "
+            << (p.options.contains(QStringLiteral("run"))
+                    ? QStringLiteral("run '%1' holds no data to draw").arg(p.options.value(QStringLiteral("run")))
+                    : QStringLiteral("the project holds no data to draw"))
+            << '\n';
     if (!exportFigure(painter, req, &error)) {
         err << "grademl export: " << error << '\n';
         return SomeFailed;
