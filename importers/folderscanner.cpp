@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "folderscanner.h"
 
+#include "jsonfields.h"
+
 #include "importer.h"
 #include "inputstream.h"
 #include "mlflowimporter.h"
@@ -70,7 +72,7 @@ struct FolderSettings
     QString run; // the name of the folder's run (grademl record --name), instead of the folder's
 };
 
-FolderSettings folderSettings(const QString &dir, QStringList *errors)
+FolderSettings folderSettings(const QString &dir, QStringList *errors, QStringList *warnings)
 {
     QFile f(dir + QLatin1Char('/') + QLatin1String(kFolderSettingsFile));
     if (!f.exists())
@@ -100,15 +102,15 @@ FolderSettings folderSettings(const QString &dir, QStringList *errors)
         const QJsonValue v = doc.object().value(key);
         if (v.isString())
             *into = v.toString().trimmed();
-        else if (!v.isUndefined() && errors)
-            errors->append(QStringLiteral("%1: \"%2\" must be a string (the name the runs are grouped "
-                                          "under); ignored")
-                               .arg(f.fileName(), key));
+        else if (!v.isUndefined() && warnings)
+            warnings->append(QStringLiteral("%1: \"%2\" must be a string (the name the runs are grouped "
+                                            "under), got %3; ignored")
+                                 .arg(f.fileName(), key, JsonFields::show(v)));
     }
-    if (!settings.experiment.isEmpty() && settings.workload.isEmpty() && errors)
-        errors->append(QStringLiteral("%1: \"experiment\" without \"workload\": runs join a workload of "
-                                      "an experiment; name the workload too")
-                           .arg(f.fileName()));
+    if (!settings.experiment.isEmpty() && settings.workload.isEmpty() && warnings)
+        warnings->append(QStringLiteral("%1: \"experiment\" without \"workload\": runs join a workload of "
+                                        "an experiment; name the workload too")
+                             .arg(f.fileName()));
     const QString tz = doc.object().value(QStringLiteral("timezone")).toString();
     if (!tz.isEmpty() && !QTimeZone(tz.toUtf8()).isValid()) {
         if (errors)
@@ -193,8 +195,10 @@ void walkFolder(const QByteArray &dir, std::vector<WalkEntry> &out)
 } // namespace
 
 QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverride,
-                              QStringList *errors)
+                              QStringList *errors, QStringList *warnings)
 {
+    if (!warnings)
+        warnings = errors;
     QList<ScannedFile> out;
     QHash<QString, FolderSettings> settings; // folder -> what its grademl.json says
     struct MlflowRun
@@ -209,7 +213,7 @@ QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverr
         for (QString dir = QFileInfo(file).absolutePath();;) {
             auto it = settings.constFind(dir);
             if (it == settings.constEnd())
-                it = settings.insert(dir, folderSettings(dir, errors));
+                it = settings.insert(dir, folderSettings(dir, errors, warnings));
             if (says(*it))
                 return dir;
             if (root.isEmpty() || dir == root || !dir.startsWith(root))

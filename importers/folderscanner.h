@@ -38,8 +38,11 @@ inline constexpr char kFolderSettingsFile[] = "grademl.json";
 // `runOverride` when given, else one run per folder of traces, named after the folder
 // relative to the input (so the eight ranks of one job, kept in one folder, form one run).
 // Paths that do not exist are reported in *errors; unreadable or invalid grademl.json files too.
+// What a grademl.json declares that is ignored with the rest of it still read (a run name that
+// is not a string, an experiment without a workload) goes to *warnings when given, else to
+// *errors.
 QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverride,
-                              QStringList *errors);
+                              QStringList *errors, QStringList *warnings = nullptr);
 
 // The importer that reads this file best, or null with the reason in *reason.
 const Importer *sniffFile(const QString &path, QString *reason);

@@ -331,6 +331,20 @@ void TestMonitoring::folderSettingsFile()
     QVERIFY2(errors.front().contains(QLatin1String("grademl.json")) &&
                  errors.front().contains(QLatin1String("Mars/Olympus")),
              qPrintable(errors.front()));
+    // A run name that is not a string is ignored with a warning, and the import goes on with
+    // the rest of the file (issue 33: it said "ignored" but imported nothing, exit 2).
+    gmltest::writeFile(dir, QStringLiteral("logs/grademl.json"), R"J({"timezone": "Asia/Tokyo", "run": 5})J");
+    errors.clear();
+    QStringList warnings;
+    QCOMPARE(scanInputs({dir.filePath(QStringLiteral("logs"))}, QString(), &errors, &warnings).size(), 1);
+    QVERIFY(errors.isEmpty());
+    QCOMPARE(warnings.size(), 1);
+    QVERIFY2(warnings.front().contains(QLatin1String("\"run\" must be a string")) && warnings.front().contains(QLatin1String("got 5")),
+             qPrintable(warnings.front()));
+    const auto cli = gmltest::runCli({QStringLiteral("import"), dir.filePath(QStringLiteral("logs")), QStringLiteral("--project"),
+                                      pdir.filePath(QStringLiteral("cli.grademl"))});
+    QCOMPARE(cli.code, 0);
+    QVERIFY2(cli.err.contains("grademl import: warning: ") && cli.err.contains("ignored"), cli.err.constData());
 }
 
 void TestMonitoring::smiWithoutTimestampOrIndex()

@@ -54,14 +54,17 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         }
     }
     const QString projectPath = p.options.value(QStringLiteral("project"));
-    QStringList missing;
+    QStringList missing, ignored;
     const QList<ScannedFile> files =
-        scanInputs(p.positional, p.options.value(QStringLiteral("run")), &missing);
+        scanInputs(p.positional, p.options.value(QStringLiteral("run")), &missing, &ignored);
     if (!missing.isEmpty()) {
         for (const auto &m : missing)
             err << "grademl import: " << m << '\n';
         return Usage;
     }
+    // Settings a folder declares that are ignored do not stop the import.
+    for (const auto &w : std::as_const(ignored))
+        err << "grademl import: warning: " << w << '\n';
     QString error;
     auto project = openProject(projectPath, true, QStringLiteral("grademl import: "), err);
     if (!project)
