@@ -27,9 +27,17 @@ void Session::topLevel(std::string_view key, std::string_view raw, qint64 offset
     m_metadata.insert(k, v);
     if (k == QLatin1String("baseTimeNanoseconds")) {
         json::Value num{Value::Type::Number, false, raw.data(), raw.size(), offset};
-        if (auto ns = json::toInt64(num)) {
+        const auto ns = json::toInt64(num);
+        if (ns && *ns >= 0 && *ns <= kMaxAbsTimeNs) {
             m_baseTimeNs = *ns;
             m_hasBaseTime = true;
+        } else {
+            // Not a time since 1970 a project can hold (2^64 - 1 once became an offset of -1 ns).
+            m_warnings.add(QStringLiteral("bad baseTimeNanoseconds"), offset,
+                           QStringLiteral("baseTimeNanoseconds: expected whole nanoseconds from 0 to %1, got %2; "
+                                          "ignored (the trace's times are placed without it)")
+                               .arg(kMaxAbsTimeNs)
+                               .arg(QString::fromUtf8(bytes.left(40))));
         }
     } else if (k == QLatin1String("distributedInfo") && v.isObject()) {
         const auto o = v.toObject();

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 namespace gml::json {
 
@@ -193,7 +194,10 @@ std::optional<qint64> toInt64(const Value &v)
     for (; p < e; ++p) {
         if (*p < '0' || *p > '9')
             break;
-        x = x * 10 + (*p - '0');
+        const int digit = *p - '0';
+        if (x > (std::numeric_limits<qint64>::max() - digit) / 10)
+            return std::nullopt; // past 2^63 - 1 ("18446744073709551615" wrapped to -1)
+        x = x * 10 + digit;
     }
     if (p != e) {
         // "12.0" and "1e3" still name an integer; anything else does not.

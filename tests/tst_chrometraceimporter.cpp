@@ -232,6 +232,17 @@ private Q_SLOTS:
             R"({"traceEvents":[{"ph":"X","name":"b","pid":1,"tid":1,"ts":1694128201426556,"dur":3}]})");
         QCOMPARE(f.import(abs, QStringLiteral("r2")).status, SourceReport::Status::Imported);
         QCOMPARE(f.count(QStringLiteral("SELECT ts FROM slice_abs WHERE name='b'")), Q_INT64_C(1694128201426556000));
+        // A base time no project can hold (2^64 - 1 once became a clock offset of -1 ns) is a
+        // warning naming it, and the trace is placed without it (issue 33).
+        const QString huge = f.write(QStringLiteral("huge.json"),
+            R"({"baseTimeNanoseconds": 18446744073709551615,
+                "traceEvents":[{"ph":"X","name":"c","pid":1,"tid":1,"ts":1500,"dur":2}]})");
+        const auto r3 = f.import(huge, QStringLiteral("r3"));
+        QCOMPARE(r3.status, SourceReport::Status::Imported);
+        QCOMPARE(r3.warnings, 1);
+        QVERIFY2(f.warningText(huge).contains(QLatin1String("baseTimeNanoseconds: expected whole nanoseconds")),
+                 qPrintable(f.warningText(huge)));
+        QCOMPARE(f.count(QStringLiteral("SELECT ts FROM slice_abs WHERE name='c'")), 1'500'000);
     }
 
     void format2021AndLegacy()
