@@ -351,6 +351,8 @@ private Q_SLOTS:
         QTest::newRow("oversubscription huge") << QByteArray(R"({"gpu": "V100", "oversubscription": 1e308})")
                                                << QStringLiteral("oversubscription: expected a number from 1 to 1000, got 1e+308");
         QTest::newRow("gpu number") << QByteArray(R"({"gpu": 100})") << QStringLiteral("gpu: expected a string, got 100");
+        QTest::newRow("network number") << QByteArray(R"({"gpu": "V100", "network": 5})")
+                                        << QStringLiteral("network: expected a string, got 5");
     }
     void clusterFileValuesAreChecked()
     {

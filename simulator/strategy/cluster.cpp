@@ -116,11 +116,8 @@ std::optional<Cluster> Cluster::fromJson(const QJsonObject &o, const QString &or
     const QString gpu = f.string("gpu");
     const QString cpuId = f.string("cpu", QStringLiteral("xeon-6148"));
     const QString storageId = f.string("storage", QStringLiteral("nvme"));
-    if (!f.ok()) {
-        if (error)
-            *error = QStringLiteral("%1: %2").arg(origin, f.error());
-        return std::nullopt;
-    }
+    if (!f.ok())
+        return fail(f.error());
     if (qint64(c.nodes) * c.gpusPerNode > kMaxClusterNodes)
         return fail(QStringLiteral("%1 nodes of %2 GPUs: at most %3 GPUs in all").arg(c.nodes).arg(c.gpusPerNode).arg(kMaxClusterNodes));
     const Device *d = cat.device(gpu);
@@ -147,11 +144,8 @@ std::optional<Cluster> Cluster::fromJson(const QJsonObject &o, const QString &or
                                       std::tuple{"network", QStringLiteral("eth100"), &c.network}}) {
         const QString id = f.string(key, fallback);
         const Link *l = cat.link(id);
-        if (!f.ok()) {
-            if (error)
-                *error = f.error();
-            return std::nullopt;
-        }
+        if (!f.ok())
+            return fail(f.error());
         if (!l)
             return fail(QStringLiteral("\"%1\": not in the catalog (%2)").arg(QLatin1String(key), linkIds.join(QStringLiteral(", "))));
         *out = *l;
@@ -171,11 +165,8 @@ std::optional<Cluster> Cluster::fromJson(const QJsonObject &o, const QString &or
     c.storage.readGBps = f.number("storage_gbps", c.storage.readGBps, kMinGBps, kMaxGBps);
     c.network.latencyUs = f.number("network_latency_us", c.network.latencyUs, 0, kMaxLatencyUs);
     c.oversubscription = f.number("oversubscription", c.oversubscription, 1, kMaxOversubscription);
-    if (!f.ok()) {
-        if (error)
-            *error = QStringLiteral("%1: %2").arg(origin, f.error());
-        return std::nullopt;
-    }
+    if (!f.ok())
+        return fail(f.error());
     return c;
 }
 
