@@ -2,7 +2,6 @@
 #include "jsonfields.h"
 
 #include <QJsonArray>
-#include <QJsonDocument>
 
 #include <algorithm>
 #include <cmath>
@@ -47,10 +46,14 @@ void JsonFields::fail(const QString &key, const QString &message)
     m_error = at.isEmpty() ? message : at + QStringLiteral(": ") + message;
 }
 
-bool JsonFields::failed(const char *key, const QString &expected, const QJsonValue &got)
+void JsonFields::failed(const char *key, const QString &expected, const QJsonValue &got)
 {
     fail(QString::fromLatin1(key), QStringLiteral("expected %1, got %2").arg(expected, show(got)));
-    return false;
+}
+
+QJsonValue JsonFields::member(const char *key) const
+{
+    return ok() ? m_object.value(QLatin1String(key)) : QJsonValue(QJsonValue::Undefined);
 }
 
 bool JsonFields::onlyKnown(std::initializer_list<const char *> known)
@@ -68,8 +71,8 @@ bool JsonFields::onlyKnown(std::initializer_list<const char *> known)
 
 double JsonFields::number(const char *key, double fallback, double min, double max)
 {
-    const QJsonValue v = m_object.value(QLatin1String(key));
-    if (v.isUndefined() || !ok())
+    const QJsonValue v = member(key);
+    if (v.isUndefined())
         return fallback;
     const double d = v.toDouble(std::nan(""));
     if (!v.isDouble() || !std::isfinite(d) || d < min || d > max) {
@@ -84,8 +87,8 @@ double JsonFields::number(const char *key, double fallback, double min, double m
 
 qint64 JsonFields::integer(const char *key, qint64 fallback, qint64 min, qint64 max)
 {
-    const QJsonValue v = m_object.value(QLatin1String(key));
-    if (v.isUndefined() || !ok())
+    const QJsonValue v = member(key);
+    if (v.isUndefined())
         return fallback;
     const double d = v.toDouble(std::nan(""));
     // Doubles hold whole numbers exactly up to 2^53; the limits here are far below that.
@@ -98,8 +101,8 @@ qint64 JsonFields::integer(const char *key, qint64 fallback, qint64 min, qint64 
 
 QString JsonFields::string(const char *key, const QString &fallback)
 {
-    const QJsonValue v = m_object.value(QLatin1String(key));
-    if (v.isUndefined() || !ok())
+    const QJsonValue v = member(key);
+    if (v.isUndefined())
         return fallback;
     if (!v.isString()) {
         failed(key, QStringLiteral("a string"), v);
@@ -110,8 +113,8 @@ QString JsonFields::string(const char *key, const QString &fallback)
 
 QStringList JsonFields::strings(const char *key)
 {
-    const QJsonValue v = m_object.value(QLatin1String(key));
-    if (v.isUndefined() || !ok())
+    const QJsonValue v = member(key);
+    if (v.isUndefined())
         return {};
     QStringList out;
     if (v.isArray()) {
@@ -131,8 +134,8 @@ QStringList JsonFields::strings(const char *key)
 
 QJsonObject JsonFields::object(const char *key)
 {
-    const QJsonValue v = m_object.value(QLatin1String(key));
-    if (v.isUndefined() || !ok())
+    const QJsonValue v = member(key);
+    if (v.isUndefined())
         return {};
     if (!v.isObject()) {
         failed(key, QStringLiteral("an object"), v);

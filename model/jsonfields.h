@@ -46,7 +46,9 @@ public:
     static QString show(const QJsonValue &value);
 
 private:
-    bool failed(const char *key, const QString &expected, const QJsonValue &got);
+    void failed(const char *key, const QString &expected, const QJsonValue &got);
+    // The member under `key`; undefined once an error is kept, so later reads take their fallback.
+    QJsonValue member(const char *key) const;
 
     QJsonObject m_object;
     QString m_where;
