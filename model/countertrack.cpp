@@ -26,22 +26,33 @@ CounterTrack CounterTrack::build(std::vector<std::pair<TimeNs, double>> samples)
     return c;
 }
 
-CounterTrack CounterTrack::load(Project &project, TrackId track, QString *error)
+SqliteStatement CounterTrack::prepareLoad(Project &project)
 {
-    auto st = project.db().prepare(
+    return project.db().prepare(
         "SELECT k.ts + coalesce(src.clock_offset_ns + src.align_ns, 0), k.value FROM counter k "
         "JOIN track t ON t.id = k.track_id LEFT JOIN source src ON src.id = t.source_id "
         "WHERE k.track_id = ? ORDER BY k.ts");
+}
+
+CounterTrack CounterTrack::load(SqliteStatement &st, TrackId track, QString *error)
+{
     if (!st.isValid()) {
         if (error)
             *error = st.errorString();
         return {};
     }
+    st.reset();
     st.bind(1, track);
     std::vector<std::pair<TimeNs, double>> in;
     while (st.step())
         in.emplace_back(st.int64(0), st.real(1));
     return build(std::move(in));
+}
+
+CounterTrack CounterTrack::load(Project &project, TrackId track, QString *error)
+{
+    auto st = prepareLoad(project);
+    return load(st, track, error);
 }
 
 size_t CounterTrack::lowerBound(TimeNs t) const

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "sqlitedb.h"
 #include "types.h"
 
 #include <QString>
@@ -38,6 +39,10 @@ public:
     static SliceTrack build(std::vector<Input> slices);
     // Loads one track of a project, on the project clock (source offset applied).
     static SliceTrack load(Project &project, TrackId track, QString *error);
+    // The same with a statement from prepareLoad(), reused across tracks (preparing one per
+    // track was most of the time to open a capture of 200,000 one-slice tracks).
+    static SqliteStatement prepareLoad(Project &project);
+    static SliceTrack load(SqliteStatement &statement, TrackId track, QString *error);
 
     size_t size() const { return m_start.size(); }
     bool isEmpty() const { return m_start.empty(); }

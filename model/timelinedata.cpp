@@ -55,10 +55,10 @@ namespace {
 
 // Loads one slice or counter track into `into`; false with *error set on failure.
 template <typename Track>
-bool loadTrack(Project &project, TrackId id, QHash<TrackId, std::shared_ptr<const Track>> &into, QString *error)
+bool loadTrack(SqliteStatement &statement, TrackId id, QHash<TrackId, std::shared_ptr<const Track>> &into, QString *error)
 {
     QString why;
-    auto track = std::make_shared<const Track>(Track::load(project, id, &why));
+    auto track = std::make_shared<const Track>(Track::load(statement, id, &why));
     if (!why.isEmpty()) {
         if (error)
             *error = why;
@@ -100,6 +100,7 @@ std::shared_ptr<const TimelineData> loadTimelineData(const QString &projectPath,
     for (const auto &run : data->runs)
         total += int(run.tracks.size());
     int done = 0;
+    auto sliceRows = SliceTrack::prepareLoad(*project), counterRows = CounterTrack::prepareLoad(*project);
     for (const auto &run : data->runs) {
         for (const auto &t : run.tracks) {
             if (progress && !progress(done, total)) {
@@ -108,9 +109,9 @@ std::shared_ptr<const TimelineData> loadTimelineData(const QString &projectPath,
                 return nullptr;
             }
             ++done;
-            if (t.slices > 0 && !loadTrack(*project, t.id, data->slices, error))
+            if (t.slices > 0 && !loadTrack(sliceRows, t.id, data->slices, error))
                 return nullptr;
-            if (t.counterSamples > 0 && !loadTrack(*project, t.id, data->counters, error))
+            if (t.counterSamples > 0 && !loadTrack(counterRows, t.id, data->counters, error))
                 return nullptr;
         }
     }

@@ -177,9 +177,6 @@ private:
     bool addEdges(Project &project, const BuildReading &reading, QString *error);
     void inferStreamWaits();
     void inferThreadWaits();
-    // Of the sibling resources (not `self`), the node whose end is the latest at or before `at`,
-    // later than `after` and at most `window` before `at`; -1 if none.
-    int latestEndBefore(const std::vector<int> &siblings, int self, TimeNs at, TimeNs after, TimeNs window) const;
     void measure(); // slack and work from the measured times
 
     std::vector<Node> m_nodes;

@@ -22,18 +22,21 @@ public:
     {
         const qint64 chunk = id >> slicestore::kChunkRowBits;
         if (chunk != m_lastChunk) {
-            auto [it, fresh] = m_base.try_emplace(chunk, m_slots.size());
-            if (fresh)
-                m_slots.resize(m_slots.size() + slicestore::kChunkRows, kNone);
+            m_last = &m_chunks[chunk];
             m_lastChunk = chunk;
-            m_lastBase = it->second;
         }
-        m_slots[m_lastBase + size_t(id & (slicestore::kChunkRows - 1))] = value;
+        // A chunk's slots grow with the rows it has (doubling), not to kChunkRows at once: a
+        // capture of 200,000 tracks of one slice each would otherwise take 3 GB of slots.
+        const size_t row = size_t(id & (slicestore::kChunkRows - 1));
+        if (row >= m_last->size())
+            m_last->resize(std::min<size_t>(slicestore::kChunkRows, std::max<size_t>(row + 1, 2 * m_last->size())), kNone);
+        (*m_last)[row] = value;
     }
     int get(SliceId id) const
     {
-        const auto it = m_base.find(id >> slicestore::kChunkRowBits);
-        return it == m_base.end() ? kNone : m_slots[it->second + size_t(id & (slicestore::kChunkRows - 1))];
+        const auto it = m_chunks.find(id >> slicestore::kChunkRowBits);
+        const size_t row = size_t(id & (slicestore::kChunkRows - 1));
+        return it == m_chunks.end() || row >= it->second.size() ? kNone : it->second[row];
     }
     int node(SliceId id) const { return std::max(get(id), -1); }
     int container(SliceId id) const
@@ -44,10 +47,9 @@ public:
     static constexpr int kNone = -1;
 
 private:
-    std::unordered_map<qint64, size_t> m_base;
-    std::vector<int> m_slots;
+    std::unordered_map<qint64, std::vector<int>> m_chunks; // references stay valid on insert
+    std::vector<int> *m_last = nullptr;
     qint64 m_lastChunk = -1;
-    size_t m_lastBase = 0;
 };
 
 struct DependencyGraph::BuildReading
