@@ -10,6 +10,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <set>
@@ -76,7 +77,56 @@ struct Node
     qint64 commType = -1, commSize = -1;
     quint64 duration = 0;
     std::vector<quint64> ctrl, data;
+    qint64 at = 0; // byte offset of the node's message
 };
+
+// Durations past a year and starts past 2065 are not times (2^64 - 1 from a bad writer).
+constexpr quint64 kMaxDurationUs = quint64(kMaxDurationNs / 1000);
+constexpr quint64 kMaxStartUs = quint64(kMaxAbsTimeNs / 1000);
+
+bool isInteger(const chakra::Attribute &a)
+{
+    using A = chakra::Attribute;
+    switch (a.value_case()) {
+    case A::kDoubleVal:
+    case A::kFloatVal:
+    case A::kStringVal:
+    case A::kBytesVal:
+    case A::VALUE_NOT_SET:
+        return false;
+    default:
+        return true;
+    }
+}
+
+QString describe(const chakra::Attribute &a)
+{
+    using A = chakra::Attribute;
+    switch (a.value_case()) {
+    case A::kStringVal: return QStringLiteral("the text '%1'").arg(text(a.string_val().substr(0, 40)));
+    case A::kBytesVal: return QStringLiteral("%1 bytes").arg(a.bytes_val().size());
+    case A::kDoubleVal: return QStringLiteral("the real number %1").arg(a.double_val());
+    case A::kFloatVal: return QStringLiteral("the real number %1").arg(a.float_val());
+    case A::VALUE_NOT_SET: return QStringLiteral("without a value");
+    default: return QString::number(intOf(a));
+    }
+}
+
+// Python list text, "[[1, 2], [3]]": brackets that open with the text, balance and close it.
+bool isListText(const std::string &s)
+{
+    if (s.empty() || s.front() != '[')
+        return false;
+    int depth = 0;
+    for (size_t i = 0; i < s.size(); ++i) {
+        depth += s[i] == '[' ? 1 : s[i] == ']' ? -1 : 0;
+        if (depth < 0 || (depth == 0 && i + 1 < s.size() && s.find_first_not_of(" \t\r\n", i + 1) != std::string::npos))
+            return false;
+        if (depth == 0)
+            return true;
+    }
+    return false;
+}
 
 bool isOperator(const Node &n)
 {
@@ -113,6 +163,8 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
 
     QString schema;
     qint64 pid = -1;
+    bool hasMetadata = false;
+    WarningLog warnings;
     std::vector<Node> nodes;
     const char *p = begin;
     chakra::Node msg;
@@ -140,31 +192,66 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
         // The first message is the GlobalMetadata unless it starts like a Node (id: 0x08).
         if (index == 0 && size > 0 && *p != 0x08) {
             chakra::GlobalMetadata meta;
-            if (!meta.ParseFromArray(p, size)) {
-                auto problem = protowire::check(chakra::GlobalMetadata::descriptor(), p, size, bodyAt);
-                return ImportOutcome::failure(problem ? problem->offset : bodyAt,
-                                              problem ? problem->message
-                                                      : QStringLiteral("not a Chakra GlobalMetadata"));
-            }
+            // Checked first: libprotobuf drops a known field in the wrong wire type.
+            if (auto problem = protowire::check(chakra::GlobalMetadata::descriptor(), p, size, bodyAt))
+                return ImportOutcome::failure(problem->offset, problem->message);
+            if (!meta.ParseFromArray(p, size))
+                return ImportOutcome::failure(bodyAt, QStringLiteral("not a Chakra GlobalMetadata"));
+            hasMetadata = true;
             schema = text(meta.version());
             for (const auto &a : meta.attr()) {
-                if (a.name() == "schema" && schema.isEmpty())
+                if (a.name() == "schema" && schema.isEmpty()) {
                     schema = text(a.string_val());
-                else if (a.name() == "pid")
-                    pid = intOf(a);
+                } else if (a.name() == "pid") {
+                    pid = isInteger(a) ? intOf(a) : -1;
+                    if (pid < 0)
+                        warnings.add(QStringLiteral("pid"), bodyAt,
+                                     QStringLiteral("the metadata's pid is %1; expected a process id (an integer "
+                                                    ">= 0): the trace is linked without it")
+                                         .arg(describe(a)));
+                }
             }
         } else {
-            if (!msg.ParseFromArray(p, size)) {
-                auto problem = protowire::check(chakra::Node::descriptor(), p, size, bodyAt);
-                return ImportOutcome::failure(problem ? problem->offset : bodyAt,
-                                              problem ? problem->message
-                                                      : QStringLiteral("%1 is not a Chakra Node").arg(what));
-            }
+            if (auto problem = protowire::check(chakra::Node::descriptor(), p, size, bodyAt))
+                return ImportOutcome::failure(problem->offset, problem->message);
+            if (!msg.ParseFromArray(p, size))
+                return ImportOutcome::failure(bodyAt, QStringLiteral("%1 is not a Chakra Node").arg(what));
             Node n;
             n.id = msg.id();
+            n.at = bodyAt;
             n.name = baseName(text(msg.name()));
             n.type = msg.type();
+            if (n.type < 0 || n.type >= int(std::size(kNodeTypes)))
+                warnings.add(QStringLiteral("type"), bodyAt,
+                             QStringLiteral("node %1 has type %2; expected a Chakra NodeType (0 to %3): counted "
+                                            "as 'type %2' and not as work of any kind")
+                                 .arg(n.id)
+                                 .arg(n.type)
+                                 .arg(std::size(kNodeTypes) - 1));
             n.duration = msg.duration_micros();
+            if (n.duration > kMaxDurationUs) {
+                warnings.add(QStringLiteral("duration"), bodyAt,
+                             QStringLiteral("node %1 has a duration of %2 µs, past a year; left out of the "
+                                            "time totals")
+                                 .arg(n.id)
+                                 .arg(n.duration));
+                n.duration = 0;
+            }
+            if (msg.start_time_micros() > kMaxStartUs)
+                warnings.add(QStringLiteral("start"), bodyAt,
+                             QStringLiteral("node %1 starts at %2 µs, past what any clock reads (the year "
+                                            "2065); the importer does not place nodes by it")
+                                 .arg(n.id)
+                                 .arg(msg.start_time_micros()));
+            for (const auto *io : {&msg.inputs(), &msg.outputs()})
+                if (!io->values().empty() && !isListText(io->values()))
+                    warnings.add(QStringLiteral("io"), bodyAt,
+                                 QStringLiteral("node %1 has %2 values that are not a list ('%3'); expected "
+                                                "[[tensor_id, storage_id, offset, numel, itemsize, device], ...] "
+                                                "(the importer does not use tensor values, so nothing else changes)")
+                                     .arg(n.id)
+                                     .arg(io == &msg.inputs() ? QStringLiteral("input") : QStringLiteral("output"),
+                                          text(io->values().substr(0, 40))));
             n.ctrl.assign(msg.ctrl_deps().begin(), msg.ctrl_deps().end());
             n.data.assign(msg.data_deps().begin(), msg.data_deps().end());
             for (const auto &a : msg.attr()) {
@@ -238,6 +325,64 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
         auto it = slices.constFind(n->rfId);
         return it == slices.constEnd() ? 0 : *it;
     };
+    // A Chakra trace is a graph without cycles. Nodes on a cycle, or waiting for one, are
+    // found by Kahn's algorithm: over the data dependencies alone, then with the control
+    // dependencies too (some converter versions write control cycles and self-loops; the real
+    // chakra.0.et has 383). The edges among such nodes are not stored.
+    auto findCycles = [&](bool control, qint64 &selfDeps) {
+        std::vector<int> pending(nodes.size(), 0);
+        std::vector<std::vector<size_t>> dependents(nodes.size());
+        for (size_t i = 0; i < nodes.size(); ++i)
+            for (const auto *deps : {&nodes[i].data, &nodes[i].ctrl}) {
+                if (deps == &nodes[i].ctrl && !control)
+                    continue;
+                for (quint64 d : *deps) {
+                    auto it = byId.find(d);
+                    if (it == byId.end())
+                        continue;
+                    if (it->second == i) {
+                        selfDeps += deps == &nodes[i].ctrl ? 1 : 0;
+                        continue;
+                    }
+                    ++pending[i];
+                    dependents[it->second].push_back(i);
+                }
+            }
+        std::vector<size_t> ready;
+        for (size_t i = 0; i < nodes.size(); ++i)
+            if (pending[i] == 0)
+                ready.push_back(i);
+        while (!ready.empty()) {
+            const size_t i = ready.back();
+            ready.pop_back();
+            for (size_t j : dependents[i])
+                if (--pending[j] == 0)
+                    ready.push_back(j);
+        }
+        std::vector<char> left(nodes.size(), 0);
+        for (size_t i = 0; i < nodes.size(); ++i)
+            left[i] = pending[i] > 0;
+        return left;
+    };
+    qint64 selfData = 0, selfCtrl = 0;
+    for (const Node &n : nodes)
+        selfData += std::count(n.data.begin(), n.data.end(), n.id);
+    const std::vector<char> dataCycle = findCycles(false, selfCtrl), anyCycle = findCycles(true, selfCtrl);
+    for (const auto *cycle : {&dataCycle, &anyCycle}) {
+        const qint64 count = std::count(cycle->begin(), cycle->end(), 1);
+        if (count == 0 || (cycle == &anyCycle && std::count(dataCycle.begin(), dataCycle.end(), 1) > 0))
+            continue;
+        const Node &first = nodes[size_t(std::find(cycle->begin(), cycle->end(), 1) - cycle->begin())];
+        warnings.add(QStringLiteral("cycle"), first.at,
+                     QStringLiteral("%1 nodes are on a cycle of %2 dependencies or wait for one (the first in the "
+                                    "file: node %3); a Chakra trace is a graph without cycles, so the %4 edges "
+                                    "among them are not stored")
+                         .arg(count)
+                         .arg(cycle == &dataCycle ? QStringLiteral("data") : QStringLiteral("control"))
+                         .arg(first.id)
+                         .arg(cycle == &dataCycle ? QStringLiteral("data and control") : QStringLiteral("control")));
+    }
+    auto on = [&](const std::vector<char> &cycle, const Node *n) { return cycle[size_t(n - nodes.data())] != 0; };
     std::set<std::pair<const Node *, const Node *>> dataEdges, ctrlEdges;
     std::set<std::pair<SliceId, SliceId>> stored;
     qint64 dataDeps = 0, ctrlDeps = 0, missingDeps = 0;
@@ -275,7 +420,7 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
                 continue;
             }
             const Node *from = operatorOf(d);
-            if (from && to && from != to)
+            if (from && to && from != to && !(on(dataCycle, &n) && on(dataCycle, &nodes[byId.at(d)])))
                 dataEdges.insert({from, to});
         }
         for (quint64 d : n.ctrl) {
@@ -283,7 +428,8 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
             auto it = byId.find(d);
             if (it == byId.end())
                 continue; // the converter's root node, not written
-            if (isOperator(n) && isOperator(nodes[it->second]))
+            if (isOperator(n) && isOperator(nodes[it->second]) && &nodes[it->second] != &n &&
+                !(on(anyCycle, &n) && on(anyCycle, &nodes[it->second])))
                 ctrlEdges.insert({&nodes[it->second], &n});
         }
     }
@@ -340,6 +486,18 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
 
     ImportOutcome outcome;
     outcome.warnings = linkWarnings(*runLink, pid, refs.size(), dataStored, dataEdges.size());
+    if (!hasMetadata)
+        outcome.warnings.append(ImportWarning{
+            QStringLiteral("no GlobalMetadata message before the first node: the schema version and the "
+                           "process id are unknown, so the trace is linked by operator names only"),
+            0, 1});
+    if (selfData + selfCtrl > 0)
+        outcome.warnings.append(ImportWarning{
+            QStringLiteral("%1 data and %2 control dependencies name the node they belong to; left out")
+                .arg(selfData)
+                .arg(selfCtrl),
+            -1, selfData + selfCtrl});
+    outcome.warnings.append(warnings.list());
     if (missingDeps > 0)
         outcome.warnings.append(ImportWarning{
             QStringLiteral("%1 data dependencies name a node that is not in the file; left out").arg(missingDeps),

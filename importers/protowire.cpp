@@ -29,6 +29,42 @@ QString fieldName(const google::protobuf::Descriptor *type, quint64 number)
              : QStringLiteral("field %1 of %2").arg(number).arg(typeName);
 }
 
+// The wire type an encoder writes for a field of this type (a repeated number may also come
+// packed, as bytes).
+int wireTypeOf(const google::protobuf::FieldDescriptor *f)
+{
+    using google::protobuf::FieldDescriptor;
+    switch (f->type()) {
+    case FieldDescriptor::TYPE_DOUBLE:
+    case FieldDescriptor::TYPE_FIXED64:
+    case FieldDescriptor::TYPE_SFIXED64:
+        return 1;
+    case FieldDescriptor::TYPE_FLOAT:
+    case FieldDescriptor::TYPE_FIXED32:
+    case FieldDescriptor::TYPE_SFIXED32:
+        return 5;
+    case FieldDescriptor::TYPE_STRING:
+    case FieldDescriptor::TYPE_BYTES:
+    case FieldDescriptor::TYPE_MESSAGE:
+        return 2;
+    case FieldDescriptor::TYPE_GROUP:
+        return 3;
+    default:
+        return 0; // the varint numbers, bool and enum
+    }
+}
+
+QString wireTypeName(int wire)
+{
+    switch (wire) {
+    case 0: return QStringLiteral("a varint");
+    case 1: return QStringLiteral("an 8-byte value");
+    case 2: return QStringLiteral("bytes with a length");
+    case 5: return QStringLiteral("a 4-byte value");
+    default: return QStringLiteral("wire type %1").arg(wire);
+    }
+}
+
 // Messages nest a few levels in the formats read (XSpace > XPlane > XLine > XEvent > XStat);
 // libprotobuf stops at 100.
 constexpr int kMaxDepth = 64;
@@ -56,6 +92,17 @@ std::optional<Problem> walk(const google::protobuf::Descriptor *type, const char
                                    .arg(number)
                                    .arg(tag, 0, 16)
                                    .arg(QString::fromStdString(std::string(type->name())))};
+        // A field the format knows, in another wire type than its own: libprotobuf would keep
+        // it as an unknown field and read the message without it (a timestamp sent as bytes,
+        // a plane of length 0 whose contents are then read as the next fields).
+        if (const auto *f = type->FindFieldByNumber(int(number)); f && wire <= 5 && wire != 3 && wire != 4) {
+            const int expected = wireTypeOf(f);
+            const bool packed = wire == 2 && f->is_repeated() && expected != 2;
+            if (wire != expected && !packed)
+                return Problem{at, QStringLiteral("%1 is written as %2; expected %3 (the data is corrupted "
+                                                  "or not this format)")
+                                       .arg(fieldName(type, number), wireTypeName(wire), wireTypeName(expected))};
+        }
         switch (wire) {
         case 0: {
             quint64 v = 0;

@@ -27,7 +27,9 @@ bool readVarint(const char *&p, const char *end, quint64 &value);
 // not where): every tag, varint, fixed value and length, descending into the fields `type`
 // declares as messages. The first problem found, with its offset (`base` + position): a
 // length that runs past the end (the file was cut short), a tag or varint that is not one,
-// field number 0 or a wire type no encoder writes. nullopt: libprotobuf will parse it.
+// field number 0, a wire type no encoder writes, or a field of `type` in another wire type
+// than its own (libprotobuf would silently drop it). nullopt: libprotobuf will parse it and
+// every field it knows is read.
 std::optional<Problem> check(const google::protobuf::Descriptor *type, const char *data,
                              qint64 size, qint64 base);
 

@@ -30,6 +30,7 @@ constexpr qint64 kMaxBytes = (qint64(1) << 31) - 1;
 // Lines TensorFlow derives from a device's events have ids from here (kThreadIdDerivedMin).
 constexpr qint64 kDerivedLineIdMin = 0xdeadbeef;
 constexpr int kHostThreadsPid = 501; // the trace viewer's process id for host threads
+constexpr qint64 kMaxPlanesListed = 1000; // in the source's metadata; the rest are counted
 
 // Text as UTF-8, invalid sequences replaced.
 std::string utf8(const std::string &s)
@@ -149,16 +150,63 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
     if (!read)
         return ImportOutcome::failure(-1, error);
     const QByteArray &bytes = *read;
-    xplane::XSpace space;
-    if (!space.ParseFromArray(bytes.constData(), int(bytes.size()))) {
-        if (auto problem = protowire::check(xplane::XSpace::descriptor(), bytes.constData(), bytes.size(), 0))
-            return ImportOutcome::failure(problem->offset, problem->message);
-        return ImportOutcome::failure(0, QStringLiteral("libprotobuf could not parse it as an XSpace"));
+    // Every field checked first (libprotobuf drops a known field in the wrong wire type), then
+    // the planes parsed one at a time: memory follows the largest plane, not the file (8 M
+    // empty planes took 2.8 GB as one XSpace).
+    if (auto problem = protowire::check(xplane::XSpace::descriptor(), bytes.constData(), bytes.size(), 0))
+        return ImportOutcome::failure(problem->offset, problem->message);
+    struct Span
+    {
+        qint64 at, size;
+    };
+    std::vector<Span> planeSpans; // planes with contents (an empty one has no lines)
+    std::vector<std::string> spaceErrors, spaceWarnings, hostnames;
+    qint64 emptyPlanes = 0, binaryAt = -1; // the first error, warning or hostname that is not text
+    {
+        const char *const begin = bytes.constData(), *p = begin, *const end = begin + bytes.size();
+        while (p < end) { // well-formed: checked above
+            quint64 tag = 0, length = 0;
+            protowire::readVarint(p, end, tag);
+            if ((tag & 7) != 2) { // an unknown number or fixed field: skip it
+                quint64 v = 0;
+                if ((tag & 7) == 0)
+                    protowire::readVarint(p, end, v);
+                else
+                    p += (tag & 7) == 1 ? 8 : 4;
+                continue;
+            }
+            protowire::readVarint(p, end, length);
+            const std::string_view value(p, size_t(length));
+            if (binaryAt < 0 && (tag >> 3) >= 2 && (tag >> 3) <= 4 &&
+                (json::findInvalidUtf8(value.data(), value.size()) >= 0 ||
+                 std::any_of(value.begin(), value.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r'; })))
+                binaryAt = p - begin;
+            switch (tag >> 3) {
+            case 1:
+                if (length > 0)
+                    planeSpans.push_back({qint64(p - begin), qint64(length)});
+                else
+                    ++emptyPlanes;
+                break;
+            case 2: spaceErrors.emplace_back(value); break;
+            case 3: spaceWarnings.emplace_back(value); break;
+            case 4: hostnames.emplace_back(value); break;
+            default: break;
+            }
+            p += length;
+        }
     }
-    if (space.planes_size() == 0)
-        return ImportOutcome::failure(0, QStringLiteral("an XSpace without planes; expected a TensorFlow "
-                                                        "profiler capture (planes of lines of events)"));
-    if (ctx.progress && !ctx.progress(0.3))
+    if (planeSpans.empty()) {
+        QString message = emptyPlanes ? QStringLiteral("an XSpace whose %1 planes are all empty").arg(emptyPlanes)
+                                      : QStringLiteral("an XSpace without planes");
+        if (binaryAt >= 0)
+            return ImportOutcome::failure(binaryAt, message + QStringLiteral(", and its errors, warnings or hostnames hold "
+                                                                             "binary data from here, as when a plane's "
+                                                                             "length is lost: the file is corrupted"));
+        return ImportOutcome::failure(0, message + QStringLiteral("; expected a TensorFlow profiler capture (planes of "
+                                                                  "lines of events)"));
+    }
+    if (ctx.progress && !ctx.progress(0.1))
         return {ImportOutcome::Status::Cancelled, -1, {}, {}};
 
     TraceWriter &w = *ctx.writer;
@@ -169,12 +217,15 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
     std::unordered_map<quint64, SliceId> apiCalls;             // correlation_id -> CUPTI API call
     std::vector<std::pair<quint64, SliceId>> launched;          // correlation_id -> GPU work
     QJsonArray planesRead;
-    qint64 events = 0, totalEvents = 0;
-    for (const auto &plane : space.planes())
-        for (const auto &line : plane.lines())
-            totalEvents += line.events_size();
+    qint64 planesWithEvents = 0;
+    qint64 events = 0;
     int otherPlanes = 0;
-    for (const auto &plane : space.planes()) {
+    xplane::XPlane plane;
+    for (const Span &span : planeSpans) {
+        if (!plane.ParseFromArray(bytes.constData() + span.at, int(span.size)))
+            return ImportOutcome::failure(span.at, QStringLiteral("libprotobuf could not parse the plane here as an XPlane"));
+        if (ctx.progress && !ctx.progress(0.1 + 0.8 * double(span.at) / double(bytes.size())))
+            return {ImportOutcome::Status::Cancelled, -1, {}, {}};
         qint64 planeEvents = 0;
         for (const auto &line : plane.lines())
             planeEvents += line.events_size();
@@ -308,11 +359,13 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
         };
 
         qint64 sortKey = 0;
-        QJsonObject planeInfo;
-        planeInfo.insert(QStringLiteral("name"), QString::fromStdString(planeName));
-        planeInfo.insert(QStringLiteral("lines"), plane.lines_size());
-        planeInfo.insert(QStringLiteral("events"), planeEvents);
-        planesRead.append(planeInfo);
+        if (++planesWithEvents <= kMaxPlanesListed) {
+            QJsonObject planeInfo;
+            planeInfo.insert(QStringLiteral("name"), QString::fromStdString(planeName));
+            planeInfo.insert(QStringLiteral("lines"), plane.lines_size());
+            planeInfo.insert(QStringLiteral("events"), planeEvents);
+            planesRead.append(planeInfo);
+        }
         for (const auto &line : plane.lines()) {
             if (line.events_size() == 0)
                 continue;
@@ -345,6 +398,13 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
                 // project's limits, is left out.
                 const qint64 offset = event.offset_ps();
                 const qint64 durationPs = std::max<qint64>(0, event.duration_ps());
+                if (event.duration_ps() < 0)
+                    warnings.add(QStringLiteral("negative duration"), -1,
+                                 QStringLiteral("an event has a negative duration_ps (%1, line '%2' at offset %3 ps); "
+                                                "expected a duration >= 0, stored as 0")
+                                     .arg(event.duration_ps())
+                                     .arg(QString::fromStdString(lineName))
+                                     .arg(offset));
                 if (offset < 0 || offset > std::numeric_limits<qint64>::max() - durationPs ||
                     line.timestamp_ns() > kMaxAbsTimeNs || line.timestamp_ns() < -kMaxAbsTimeNs) {
                     warnings.add(QStringLiteral("time"), -1,
@@ -417,7 +477,7 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
                 if (consumerType && consumerId)
                     consumers.emplace_back(Context{*consumerType, *consumerId}, slice);
                 if ((events & 0xffff) == 0 && ctx.progress &&
-                    !ctx.progress(0.3 + 0.6 * double(events) / double(std::max<qint64>(1, totalEvents))))
+                    !ctx.progress(0.1 + 0.8 * double(span.at) / double(bytes.size())))
                     return {ImportOutcome::Status::Cancelled, -1, {}, {}};
             }
         }
@@ -440,12 +500,16 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
 
     QJsonObject meta;
     meta.insert(QStringLiteral("planes"), planesRead);
+    if (planesWithEvents > kMaxPlanesListed)
+        meta.insert(QStringLiteral("planes_not_listed"), planesWithEvents - kMaxPlanesListed);
+    if (emptyPlanes > 0)
+        meta.insert(QStringLiteral("empty_planes"), emptyPlanes);
     meta.insert(QStringLiteral("events"), events);
     meta.insert(QStringLiteral("aggregated_events"), aggregated);
     meta.insert(QStringLiteral("launch_flows"), launches);
     meta.insert(QStringLiteral("producer_consumer_flows"), contextFlows);
     QJsonArray hosts;
-    for (const auto &h : space.hostnames())
+    for (const auto &h : hostnames)
         hosts.append(QString::fromStdString(utf8(h)));
     if (!hosts.isEmpty())
         meta.insert(QStringLiteral("hostnames"), hosts);
@@ -469,13 +533,17 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
     w.setSourceMetadata(meta);
 
     ImportOutcome outcome;
-    for (const auto &e : space.errors())
+    for (const auto &e : spaceErrors)
         warnings.add(QStringLiteral("xspace error ") + QString::fromStdString(utf8(e)), -1,
                      QStringLiteral("the profiler reported an error: %1").arg(QString::fromStdString(utf8(e))));
-    for (const auto &e : space.warnings())
+    for (const auto &e : spaceWarnings)
         warnings.add(QStringLiteral("xspace warning ") + QString::fromStdString(utf8(e)), -1,
                      QStringLiteral("the profiler reported: %1").arg(QString::fromStdString(utf8(e))));
     outcome.warnings = warnings.list();
+    if (binaryAt >= 0)
+        outcome.warnings.append(ImportWarning{QStringLiteral("the XSpace's errors, warnings or hostnames hold binary data "
+                                                             "(the file may be corrupted); shown as text"),
+                                              binaryAt, 1});
     if (aggregated > 0)
         outcome.warnings.append(ImportWarning{
             QStringLiteral("%1 aggregated events (a count without a time) are counted in the "

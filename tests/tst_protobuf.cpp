@@ -77,6 +77,8 @@ private Q_SLOTS:
     void chakraLinksLikeTheJsonTrace();
     void chakraBadInput();
     void chakraSmallTrace();
+    void chakraOddValuesAreWarned();
+    void xplaneOddValues();
 };
 
 void TestProtobuf::xplaneMatchesTheTraceViewerJson()
@@ -260,7 +262,15 @@ void TestProtobuf::chakraRealTrace()
     QCOMPARE(meta("matched_operators"), QStringLiteral("0"));
     QVERIFY(meta("data_edges").toLongLong() > 1000);
     QCOMPARE(r.front().flows, 0);
-    QCOMPARE(r.front().warnings, 1);
+    // The converter's control dependencies hold 383 self-loops and cycles that 2,283 nodes are
+    // on or wait for (counted by a separate Kahn's-algorithm script over the raw protobuf);
+    // its data dependencies have none. Said, with the first node's byte offset.
+    const QString warnings = gmltest::text(*p, QStringLiteral("SELECT warnings FROM source"));
+    QVERIFY2(warnings.contains(QLatin1String("0 data and 383 control dependencies name the node they belong to")) &&
+                 warnings.contains(QLatin1String("2283 nodes are on a cycle of control dependencies or wait for one "
+                                                 "(the first in the file: node 3317)")),
+             qPrintable(warnings));
+    QCOMPARE(r.front().warnings, 1 + 383 + 1);
 }
 
 void TestProtobuf::chakraLinksLikeTheJsonTrace()
@@ -416,3 +426,112 @@ void TestProtobuf::chakraSmallTrace()
 
 QTEST_GUILESS_MAIN(TestProtobuf)
 #include "tst_protobuf.moc"
+
+void TestProtobuf::chakraOddValuesAreWarned()
+{
+    // No GlobalMetadata; node types outside NodeType, a duration and a start of 2^64 - 1, a
+    // node that depends on itself, two on each other, and an IOInfo that is not a list.
+    QList<QByteArray> messages;
+    auto node = [&](quint64 id, int type, QList<quint64> deps = {}) {
+        chakra::Node n;
+        n.set_id(id);
+        n.set_name("aten::op");
+        n.set_type(type);
+        for (quint64 d : deps)
+            n.add_data_deps(d);
+        return n;
+    };
+    chakra::Node huge = node(1, chakra::COMP_NODE);
+    huge.set_duration_micros(~quint64(0));
+    huge.set_start_time_micros(~quint64(0));
+    messages << serialize(huge) << serialize(node(2, -1)) << serialize(node(3, 999)) << serialize(node(4, 4, {4}))
+             << serialize(node(5, 4, {6})) << serialize(node(6, 4, {5}));
+    chakra::Node io = node(7, 4);
+    io.mutable_inputs()->set_values("tensor(3.)");
+    messages << serialize(io);
+    QTemporaryDir dir;
+    const QString et = gmltest::writeFile(dir, QStringLiteral("odd.et"), delimited(messages));
+    QTemporaryDir pdir;
+    auto p = newProject(pdir);
+    const auto r = importInto(*p, {et});
+    QCOMPARE(r.front().status, SourceReport::Status::Imported);
+    const QString warnings = gmltest::text(*p, QStringLiteral("SELECT warnings FROM source"));
+    for (const char *expected : {"no GlobalMetadata message before the first node", "node 2 has type -1; expected a Chakra NodeType (0 to 7)",
+                                 "node 1 has a duration of 18446744073709551615 µs, past a year",
+                                 "node 1 starts at 18446744073709551615 µs", "1 data and 0 control dependencies name the node they belong to",
+                                 "2 nodes are on a cycle of data dependencies or wait for one (the first in the file: node 5)",
+                                 "node 7 has input values that are not a list ('tensor(3.)')"})
+        QVERIFY2(warnings.contains(QString::fromUtf8(expected)), qPrintable(QStringLiteral("%1\nnot in %2").arg(QString::fromUtf8(expected), warnings)));
+    // Node 4 (self) is not on the cycle; 5 and 6 are. The type-999
+    // node is counted once as a warning of the same kind (the first is quoted).
+    QVERIFY2(warnings.contains(QLatin1String("\"count\":2,\"message\":\"node 2 has type -1")), qPrintable(warnings));
+    QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT json_extract(metadata, '$.cpu_time_us') FROM source")), QStringLiteral("0"));
+    // The metadata's pid as text: said, and linked without it.
+    chakra::GlobalMetadata meta;
+    auto *pid = meta.add_attr();
+    pid->set_name("pid");
+    pid->set_string_val("x");
+    const QString et2 = gmltest::writeFile(dir, QStringLiteral("pid.et"), delimited({serialize(meta), serialize(node(1, 4))}));
+    QCOMPARE(importInto(*p, {et2}).front().status, SourceReport::Status::Imported);
+    QVERIFY2(gmltest::text(*p, QStringLiteral("SELECT warnings FROM source WHERE path LIKE '%pid.et'"))
+                 .contains(QLatin1String("the metadata's pid is the text 'x'; expected a process id")),
+             qPrintable(gmltest::text(*p, QStringLiteral("SELECT warnings FROM source WHERE path LIKE '%pid.et'"))));
+    // A node's duration written as bytes (wire type 2) is an error at its byte, not dropped.
+    QByteArray bad = serialize(node(1, 4)) + QByteArray("\x3a\x01\x00", 3); // field 7, bytes
+    const QString et3 = gmltest::writeFile(dir, QStringLiteral("wire.et"), delimited({bad}));
+    const auto r3 = importInto(*p, {et3});
+    QCOMPARE(r3.front().status, SourceReport::Status::Failed);
+    QVERIFY2(r3.front().message.contains(QStringLiteral("byte %1: Node.duration_micros (field 7) is written as bytes with a "
+                                                        "length; expected a varint").arg(1 + bad.size() - 3)),
+             qPrintable(r3.front().message));
+}
+
+void TestProtobuf::xplaneOddValues()
+{
+    QTemporaryDir dir;
+    QTemporaryDir pdir;
+    auto p = newProject(pdir);
+    // A first plane of length 0 (its contents then read as the space's fields): an error at
+    // the byte where the misread begins, not 0 slices and warnings of binary garbage.
+    xplane::XSpace space = gpuCapture();
+    const QByteArray plane = serialize(space.planes(0));
+    const QString zero = gmltest::writeFile(dir, QStringLiteral("z/a.xplane.pb"), QByteArray("\x0a\x00", 2) + plane);
+    auto r = importInto(*p, {zero});
+    QCOMPARE(r.front().status, SourceReport::Status::Failed);
+    QVERIFY2(r.front().message.contains(QLatin1String("an XSpace whose 1 planes are all empty, and its errors, warnings or "
+                                                      "hostnames hold binary data from here")),
+             qPrintable(r.front().message));
+    // A plane that starts with its id (field 1, a varint) misread the same way: the wire type
+    // says where.
+    space.mutable_planes(0)->set_id(7);
+    const QString zeroId = gmltest::writeFile(dir, QStringLiteral("z2/a.xplane.pb"),
+                                              QByteArray("\x0a\x00", 2) + serialize(space.planes(0)));
+    r = importInto(*p, {zeroId});
+    QCOMPARE(r.front().status, SourceReport::Status::Failed);
+    QVERIFY2(r.front().message.contains(QLatin1String("byte 2: XSpace.planes (field 1) is written as a varint; expected bytes with a length")),
+             qPrintable(r.front().message));
+    // A line's timestamp as bytes.
+    xplane::XSpace wire;
+    auto *line = wire.add_planes()->add_lines();
+    line->set_id(1);
+    QByteArray lineBytes = serialize(*line) + QByteArray("\x1a\x01\x00", 3); // field 3 as bytes
+    QByteArray planeBytes = QByteArray("\x1a") + gmltest::varint(quint64(lineBytes.size())) + lineBytes;
+    const QString wired = gmltest::writeFile(dir, QStringLiteral("w/a.xplane.pb"),
+                                             QByteArray("\x0a") + gmltest::varint(quint64(planeBytes.size())) + planeBytes);
+    r = importInto(*p, {wired});
+    QCOMPARE(r.front().status, SourceReport::Status::Failed);
+    QVERIFY2(r.front().message.contains(QLatin1String("XLine.timestamp_ns (field 3) is written as bytes with a length; expected a varint")),
+             qPrintable(r.front().message));
+    // 100,000 empty planes before the capture: read, counted in the metadata; a negative
+    // duration_ps is a warning naming the line and offset, stored as 0.
+    xplane::XSpace neg = gpuCapture();
+    neg.mutable_planes(1)->mutable_lines(0)->mutable_events(0)->set_duration_ps(-5000);
+    const QString many = gmltest::writeFile(dir, QStringLiteral("m/a.xplane.pb"), QByteArray("\x0a\x00", 2).repeated(100'000) + serialize(neg));
+    r = importInto(*p, {many});
+    QCOMPARE(r.front().status, SourceReport::Status::Imported);
+    QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT json_extract(metadata, '$.empty_planes') FROM source WHERE path LIKE '%m/a.xplane.pb'")),
+             QStringLiteral("100000"));
+    const QString warnings = gmltest::text(*p, QStringLiteral("SELECT warnings FROM source WHERE path LIKE '%m/a.xplane.pb'"));
+    QVERIFY2(warnings.contains(QLatin1String("an event has a negative duration_ps (-5000, line")), qPrintable(warnings));
+    QCOMPARE(gmltest::scalar(*p, "SELECT min(dur) FROM slice"), 0);
+}
