@@ -82,6 +82,11 @@ FolderSettings folderSettings(const QString &dir, QStringList *errors, QStringLi
             errors->append(QStringLiteral("%1: cannot read: %2").arg(f.fileName(), f.errorString()));
         return {};
     }
+    if (f.size() > kMaxSettingsBytes) {
+        if (errors)
+            errors->append(QStringLiteral("%1: %2 bytes; a settings file is at most %3 bytes").arg(f.fileName()).arg(f.size()).arg(kMaxSettingsBytes));
+        return {};
+    }
     QJsonParseError pe;
     const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &pe);
     if (pe.error != QJsonParseError::NoError || !doc.isObject()) {

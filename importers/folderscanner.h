@@ -32,6 +32,9 @@ struct ScannedFile
 
 // The settings file a trace folder may carry; the scanner reads it and never imports it.
 inline constexpr char kFolderSettingsFile[] = "grademl.json";
+// A grademl.json larger than this is refused unread (a settings file is a few KB; the limits
+// of a workflow declaration keep a real one far below it).
+inline constexpr qint64 kMaxSettingsBytes = qint64(16) << 20;
 
 // Walks files and folders (recursively; hidden entries and project files are left out),
 // recognises each file's format by its content (gzip is looked through), and assigns runs:

@@ -272,6 +272,8 @@ void ImportJob::storeWorkflows(const QList<ScannedFile> &files)
             m_errors.append(QStringLiteral("%1: cannot read: %2").arg(path, file.errorString()));
             continue;
         }
+        if (file.size() > kMaxSettingsBytes)
+            continue; // the scan said so
         QJsonParseError pe;
         const QJsonObject root = QJsonDocument::fromJson(file.readAll(), &pe).object();
         if (pe.error != QJsonParseError::NoError || !root.value(QStringLiteral("workflow")).isObject()) {

@@ -34,11 +34,21 @@ struct WorkflowDeclaration
     std::vector<Step> steps;
     std::vector<std::pair<QString, QString>> edges; // step names, as declared (checked later)
 
+    // What a declaration may hold (docs/analysis.md): the graph view and the workflow's checks
+    // stay bounded whatever a file declares.
+    static constexpr qsizetype kMaxSteps = 1000;
+    static constexpr qsizetype kMaxEdges = 10'000;
+    static constexpr qsizetype kMaxNameChars = 200;     // the workflow's, a step's, a run's or a folder's
+    static constexpr qsizetype kMaxRunsPerStep = 10'000; // runs and folders a step names
+
     // Reads the "workflow" object of the settings file at `path`; step folders are resolved
-    // against the file's folder. Nullopt with *error ("workflow.steps[2]: expected ...") when
-    // its shape is wrong; what it says about runs and loops is checked when it is shown.
+    // against the file's folder. Nullopt with *error ("workflow.steps[2].run: expected ...")
+    // when its shape is wrong, a key is unknown, a limit above is passed or a step's folder
+    // holds the file's own folder (every run would be in it); what it says about runs and
+    // loops is checked when it is shown. `stored`: read back from a project (folders are
+    // absolute, the file may be gone).
     static std::optional<WorkflowDeclaration> parse(const QJsonObject &workflow, const QString &path,
-                                                    QString *error);
+                                                    QString *error, bool stored = false);
     QJsonObject toJson() const;
 };
 

@@ -13,6 +13,8 @@
 
 #include <QDirIterator>
 #include <QJsonArray>
+#include <QJsonObject>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QTest>
 
@@ -67,6 +69,9 @@ private Q_SLOTS:
     void inferredOrderChainsAndBranches();
     void loopsAndEdgesNamingNoStep();
     void malformedDeclarationIsReported();
+    void declarationLimits_data();
+    void declarationLimits();
+    void largestDeclarationStaysBounded();
 };
 
 void TestWorkflow::mlflowTensorflowMonitoringAndAPytorchJob()
@@ -228,6 +233,89 @@ void TestWorkflow::malformedDeclarationIsReported()
     const auto w = sim::Workflow::load(*p, nullptr);
     QVERIFY(w->inferred()); // nothing half-stored
     QCOMPARE(w->steps.size(), size_t(1));
+}
+
+void TestWorkflow::declarationLimits_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("expected");
+    const QByteArray step = R"({"name": "s", "run": "r"})";
+    auto steps = [](int n) -> QByteArray {
+        QByteArray out;
+        for (int i = 0; i < n; ++i)
+            out += (i ? "," : "") + QStringLiteral(R"({"name": "s%1", "run": "r%1"})").arg(i).toUtf8();
+        return "[" + out + "]";
+    };
+    QByteArray edges;
+    for (int i = 0; i < 10'001; ++i)
+        edges += (i ? "," : "") + QByteArray(R"(["s0", "s1"])");
+    QTest::newRow("unknown workflow key") << QByteArray(R"({"steps": [)" + step + R"(], "colour": "red"})")
+                                          << "workflow: unknown key 'colour' (expected name, steps, edges)";
+    QTest::newRow("unknown step key") << QByteArray(R"({"steps": [{"name": "s", "run": "r", "fodler": "x"}]})")
+                                      << "workflow.steps[0]: unknown key 'fodler' (expected name, run, runs, folder, folders)";
+    QTest::newRow("unknown edge key") << QByteArray(R"({"steps": )" + steps(2) + R"(, "edges": [{"from": "s0", "too": "s1"}]})")
+                                      << "workflow.edges[0]: unknown key 'too' (expected from, to)";
+    QTest::newRow("name not a string") << QByteArray(R"({"name": 5, "steps": [)" + step + "]}")
+                                       << "workflow.name: expected a string, got 5";
+    QTest::newRow("too many steps") << QByteArray(R"({"steps": )" + steps(1001) + "}")
+                                    << "workflow.steps: 1001 steps; a workflow declares at most 1000";
+    QTest::newRow("too many edges") << QByteArray(R"({"steps": )" + steps(2) + R"(, "edges": [)" + edges + "]}")
+                                    << "workflow.edges: 10001 edges; a workflow declares at most 10000";
+    QTest::newRow("long step name") << QByteArray(R"({"steps": [{"name": ")" + QByteArray(1 << 20, 'n') + R"(", "run": "r"}]})")
+                                    << "workflow.steps[0].name: expected a name of 1 to 200 characters, got 1048576 characters";
+    QTest::newRow("long run name") << QByteArray(R"({"steps": [{"name": "s", "runs": ["r", ")" + QByteArray(201, 'r') + R"("]}]})")
+                                   << "workflow.steps[0].runs[1]: a name of 201 characters; at most 200";
+    QTest::newRow("run not a string") << QByteArray(R"({"steps": [{"name": "s", "run": 5}]})")
+                                      << "workflow.steps[0].run: expected a non-empty string or a list of strings, got 5";
+    QTest::newRow("folder holding every run") << QByteArray(R"({"steps": [{"name": "train", "folder": "/"}]})")
+                                              << "workflow.steps[0]: the folder '/' holds this grademl.json's own folder, so every run would be in step 'train'";
+    QTest::newRow("folder of the file itself") << QByteArray(R"({"steps": [{"name": "eval", "folders": ["a", "."]}]})")
+                                               << "the folder '.' holds this grademl.json's own folder";
+}
+
+void TestWorkflow::declarationLimits()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    QString error;
+    const auto decl = WorkflowDeclaration::parse(QJsonDocument::fromJson(json).object(),
+                                                 dir.filePath(QStringLiteral("job/grademl.json")), &error);
+    QVERIFY(!decl);
+    QVERIFY2(error.contains(expected), qPrintable(error));
+}
+
+void TestWorkflow::largestDeclarationStaysBounded()
+{
+    // The most a declaration may hold: 1,000 steps, 10,000 edges with a loop through every
+    // step, none matching a run. The problems are listed up to a point and counted after it;
+    // the studio renders the workflow graph (a 100,000-step file took over 120 s before the
+    // limits, and is now refused at import).
+    QTemporaryDir dir;
+    QJsonArray steps, edges;
+    for (int i = 0; i < 1000; ++i)
+        steps.append(QJsonObject{{QStringLiteral("name"), QStringLiteral("s%1").arg(i)}, {QStringLiteral("run"), QStringLiteral("r%1").arg(i)}});
+    for (int i = 0; i < 10'000; ++i)
+        edges.append(QJsonArray{QStringLiteral("s%1").arg(i % 1000), QStringLiteral("s%1").arg(i < 1000 ? (i + 1) % 1000 : (i * 7 + 3) % 1000)});
+    const QJsonObject root{{QStringLiteral("workflow"), QJsonObject{{QStringLiteral("steps"), steps}, {QStringLiteral("edges"), edges}}}};
+    gmltest::writeFile(dir, QStringLiteral("job/grademl.json"), QJsonDocument(root).toJson());
+    gmltest::writeFile(dir, QStringLiteral("job/t.json"), R"J({"traceEvents": [{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 2}]})J");
+    QTemporaryDir pdir;
+    const QString project = pdir.filePath(QStringLiteral("p.grademl"));
+    QCOMPARE(gmltest::runCli({QStringLiteral("import"), dir.filePath(QStringLiteral("job")), QStringLiteral("--project"), project}).code, 0);
+    const auto cli = gmltest::runCli({QStringLiteral("graph"), project, QStringLiteral("--level"), QStringLiteral("workflow")});
+    QCOMPARE(cli.code, 1);
+    const QString err = QString::fromUtf8(cli.err);
+    QVERIFY2(err.contains(QLatin1String("980 more steps match no run")) &&
+                 err.contains(QStringLiteral("s3 → s4 → (991 more steps) → s996")),
+             qPrintable(err.right(600)));
+    QVERIFY2(err.count(QLatin1Char('\n')) < 40, qPrintable(err.left(2000)));
+    const auto shot = gmltest::runProgram(QStringLiteral(GRADEML_STUDIO),
+                                          {QStringLiteral("--screenshot"), pdir.filePath(QStringLiteral("w.png")), QStringLiteral("--size"),
+                                           QStringLiteral("1366x768"), QStringLiteral("--graph-run"), QStringLiteral("workflow"), project},
+                                          120);
+    QVERIFY2(shot.finished && shot.code == 0, qPrintable(shot.all()));
+    QVERIFY(QFileInfo(pdir.filePath(QStringLiteral("w.png"))).size() > 0);
 }
 
 QTEST_GUILESS_MAIN(TestWorkflow)

@@ -14,6 +14,8 @@ namespace gml::sim {
 
 namespace {
 
+constexpr int kProblemsListed = 20; // of one kind, per declaration; the rest are counted
+
 bool hasData(const RunSummary &run)
 {
     return run.kind == QLatin1String("measured") && (run.slices > 0 || run.counterSamples > 0);
@@ -138,6 +140,7 @@ Workflow Workflow::resolve(const std::vector<WorkflowDeclaration> &declarations,
         if (w.name.isEmpty())
             w.name = d.name;
         const int first = int(w.steps.size());
+        int emptySteps = 0;
         for (const auto &decl : d.steps) {
             WorkflowStep step;
             step.name = decl.name;
@@ -164,7 +167,9 @@ Workflow Workflow::resolve(const std::vector<WorkflowDeclaration> &declarations,
                 }
                 addRun(step, run);
             }
-            if (step.runs.isEmpty()) {
+            if (step.runs.isEmpty() && ++emptySteps > kProblemsListed) {
+                // Listed up to a point: a declaration of 1,000 steps and no runs yet is one problem.
+            } else if (step.runs.isEmpty()) {
                 QStringList what;
                 for (const auto &r : decl.runs)
                     what << QStringLiteral("no run is named '%1'").arg(r);
@@ -175,6 +180,10 @@ Workflow Workflow::resolve(const std::vector<WorkflowDeclaration> &declarations,
             }
             w.steps.push_back(std::move(step));
         }
+        if (emptySteps > kProblemsListed)
+            w.problems << QStringLiteral("%1: %2 more steps match no run; they are shown empty")
+                              .arg(d.path)
+                              .arg(emptySteps - kProblemsListed);
         auto index = [&](const QString &name) {
             for (int i = first; i < int(w.steps.size()); ++i)
                 if (w.steps[size_t(i)].name == name)
@@ -199,11 +208,16 @@ Workflow Workflow::resolve(const std::vector<WorkflowDeclaration> &declarations,
     if (w.name.isEmpty())
         w.name = QStringLiteral("workflow");
     if (!w.declaredIn.isEmpty()) {
-        if (const QStringList loop = findLoop(w); !loop.isEmpty())
+        if (QStringList loop = findLoop(w); !loop.isEmpty()) {
+            if (loop.size() > 12) { // the first and last steps, and how many between
+                const qsizetype between = loop.size() - 10;
+                loop = loop.mid(0, 5) + QStringList{QStringLiteral("(%1 more steps)").arg(between)} + loop.mid(loop.size() - 5);
+            }
             w.problems << QStringLiteral("the declared edges make a loop: %1; a workflow's steps "
                                          "must run one after another, so the edges are shown but "
                                          "the critical path leaves the loop's last edge out")
                               .arg(loop.join(QStringLiteral(" → ")));
+        }
         for (const auto &e : w.edges) {
             const WorkflowStep &a = w.steps[size_t(e.from)], &b = w.steps[size_t(e.to)];
             if (a.end > a.start && b.end > b.start && b.start < a.end)
