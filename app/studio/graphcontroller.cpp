@@ -30,9 +30,11 @@ GraphController::GraphController(GraphView *view, QComboBox *runs, TimelineState
         if (b.workflow)
             m_workflow = b.workflow;
         const QString title = b.workflow ? tr("workflow") : b.run;
-        if (!b.error.isEmpty()) {
-            m_view->showMessage(b.workflow ? tr("Cannot read the project's workflow: %1").arg(b.error)
-                                           : tr("Cannot build the graph of run '%1': %2").arg(b.run, b.error));
+        m_error = b.error.isEmpty() ? QString()
+                  : b.workflow      ? tr("Cannot read the project's workflow: %1").arg(b.error)
+                                    : tr("Cannot build the graph of run '%1': %2").arg(b.run, b.error);
+        if (!m_error.isEmpty()) {
+            m_view->showMessage(m_error);
         } else {
             m_view->setUpLink(b.workflow || m_runs->count() < 2 ? QString() : tr("Workflow"));
             m_view->setModel(m_model, title);

@@ -44,6 +44,9 @@ public:
     bool showsWorkflow() const { return m_workflowShown; }
     const sim::Workflow *workflow() const { return m_workflow.get(); }
     bool isBusy() const { return m_inFlight; }
+    // Why the last model could not be built; empty when it was, or when there is nothing to
+    // draw (a project of monitoring only).
+    QString error() const { return m_error; }
     void waitForIdle();
     void onWhatIfResult(const WhatIfController::Result &result);
     // Model node -> reveal in the timeline (what a click on a box does).
@@ -74,6 +77,7 @@ private:
     std::shared_ptr<const TimelineData> m_data;
     QString m_run;
     bool m_workflowShown = false; // the workflow, not m_run, is (being) shown
+    QString m_error;
     std::shared_ptr<const sim::Workflow> m_workflow;
     QStringList m_drawable; // runs with slices: those a step can open
     bool m_visible = false;

@@ -248,7 +248,8 @@ void MainWindow::openPath(const QString &path)
         startImport(project, {info.absoluteFilePath()}, info.fileName());
         m_openedPath = project;
     } else {
-        statusBar()->showMessage(tr("%1: no such file or folder").arg(path), 8000);
+        m_problem = tr("%1: no such file or folder").arg(path);
+        statusBar()->showMessage(m_problem, 8000);
         Q_EMIT loaded(false);
     }
 }
@@ -311,8 +312,9 @@ void MainWindow::onImportFinished(const ImportController::Result &r)
         failed += rep.status == SourceReport::Status::Failed;
     if (!r.data) {
         const QString why = r.cancelled ? tr("cancelled") : r.error;
-        statusBar()->showMessage(tr("Could not open %1: %2").arg(r.projectPath, why), 15000);
-        m_details->showMessage(tr("Could not open %1: %2").arg(r.projectPath, why));
+        m_problem = tr("Could not open %1: %2").arg(r.projectPath, why);
+        statusBar()->showMessage(m_problem, 15000);
+        m_details->showMessage(m_problem);
         Q_EMIT loaded(false);
         return;
     }

@@ -83,6 +83,8 @@ public:
     bool showSimulate();
     SimulateController *simulate() const { return m_simulate; }
     QString projectPath() const { return m_projectPath; }
+    // Why the last open or show*() failed, in the words the window shows (screenshots say it).
+    QString problem() const { return m_problem; }
     // Find: the matches of the last search and the current one.
     void find(const QString &pattern, bool regex, bool backwards = false);
     int findMatchCount() const { return int(m_matches.size()); }
@@ -146,6 +148,7 @@ private:
     std::shared_ptr<const TimelineData> m_measuredData; // the project as loaded, no prediction
     QList<sim::Transform> m_whatIfQueued;              // for showWhatIf before the graph is ready
     bool m_whatIfWanted = false;
+    QString m_problem;
     QString m_projectPath;
     QString m_openedPath; // the folder or file the user opened
     std::unique_ptr<Project> m_readProject; // GUI thread's read-only connection (details)

@@ -80,7 +80,9 @@ bool MainWindow::showGraph()
     m_graph->setVisible(true);
     m_graph->waitForIdle();
     m_graphView->waitForLayout();
-    return m_graphView->picture() != nullptr;
+    // A project with nothing to draw (monitoring only, an empty run) shows so; not a failure.
+    m_problem = m_graph->error();
+    return m_problem.isEmpty();
 }
 
 void MainWindow::buildWhatIfPanel(QDockWidget *below)
@@ -104,7 +106,8 @@ void MainWindow::buildWhatIfPanel(QDockWidget *below)
             [this] { m_whatIf.request(m_whatIfPanel->transforms()); });
     connect(&m_whatIf, &WhatIfController::graphReady, this, [this](const QString &run, const QString &error) {
         if (!error.isEmpty()) {
-            m_whatIfPanel->showMessage(tr("Cannot replay run '%1': %2").arg(run, error));
+            m_problem = tr("Cannot replay run '%1': %2").arg(run, error);
+            m_whatIfPanel->showMessage(m_problem);
             if (m_whatIfWanted) {
                 m_whatIfWanted = false;
                 Q_EMIT whatIfShown(false);
@@ -194,6 +197,7 @@ void MainWindow::refreshScenarios()
 void MainWindow::onWhatIfResult(const WhatIfController::Result &r)
 {
     if (!r.error.isEmpty()) {
+        m_problem = r.error;
         m_whatIfPanel->showMessage(r.error);
     } else {
         m_whatIfPanel->showResult(r.report, r.replayMs);
@@ -297,8 +301,10 @@ void MainWindow::buildSimulatePanel(QDockWidget *below)
 bool MainWindow::showSimulate()
 {
     auto *dock = findChild<QDockWidget *>(QStringLiteral("simulate"));
-    if (!dock || m_projectPath.isEmpty())
+    if (!dock || m_projectPath.isEmpty()) {
+        m_problem = tr("no project is open");
         return false;
+    }
     dock->show();
     dock->raise();
     if (!dock->isFloating())
@@ -322,12 +328,16 @@ bool MainWindow::showCompare(const QStringList &runs, const QString &metric)
 {
     auto *dock = findChild<QDockWidget *>(QStringLiteral("compare"));
     auto *browser = findChild<RunsBrowser *>();
-    if (!dock || !browser || m_projectPath.isEmpty())
+    if (!dock || !browser || m_projectPath.isEmpty()) {
+        m_problem = tr("no project is open");
         return false;
+    }
     m_runs->waitForIdle();
     for (const QString &r : runs)
-        if (!browser->catalog().run(r))
+        if (!browser->catalog().run(r)) {
+            m_problem = tr("no run '%1' in the project").arg(r);
             return false;
+        }
     raiseCompare();
     m_compare->compare(browser->catalog(), runs, metric);
     m_compare->waitForIdle();
@@ -337,8 +347,10 @@ bool MainWindow::showCompare(const QStringList &runs, const QString &metric)
 bool MainWindow::showRuns()
 {
     auto *dock = findChild<QDockWidget *>(QStringLiteral("runs"));
-    if (!dock || m_projectPath.isEmpty())
+    if (!dock || m_projectPath.isEmpty()) {
+        m_problem = tr("no project is open");
         return false;
+    }
     dock->raise();
     m_runs->waitForIdle();
     return true;
@@ -347,8 +359,10 @@ bool MainWindow::showRuns()
 bool MainWindow::showAnalysis()
 {
     auto *dock = findChild<QDockWidget *>(QStringLiteral("analysis"));
-    if (!dock || !m_measuredData)
+    if (!dock || !m_measuredData) {
+        m_problem = tr("no project is open");
         return false;
+    }
     dock->raise();
     m_analysis->setVisible(true);
     m_analysis->waitForIdle();

@@ -131,9 +131,7 @@ int main(int argc, char **argv)
                 return 2;
             }
             ok = window.showCompare(runs, parser.value(compareMetric));
-            if (!ok)
-                std::fprintf(stderr, "grademl-studio: --runs: no such runs in the project: %s\n", qPrintable(runs.join(QStringLiteral(", "))));
-            else if (auto *p = window.findChild<gml::ComparePanel *>())
+            if (auto *p = window.findChild<gml::ComparePanel *>(); ok && p)
                 p->showTab(tab);
         }
         if (ok && (parser.isSet(whatif) || parser.value(panel) == QLatin1String("whatif"))) {
@@ -191,5 +189,9 @@ int main(int argc, char **argv)
         return 1;
     }
     std::fprintf(stderr, "grademl-studio: wrote %s\n", qPrintable(out));
+    if (!ok) // every non-zero exit says why
+        std::fprintf(stderr, "grademl-studio: %s\n",
+                     qPrintable(window.problem().isEmpty() ? QStringLiteral("the requested view could not be shown")
+                                                           : window.problem()));
     return ok ? 0 : 1;
 }
