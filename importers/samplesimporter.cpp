@@ -76,6 +76,7 @@ ImportOutcome SamplesImporter::import(ImportContext &ctx) const
     qsizetype pos = 0;
     int lineNo = 0;
     qint64 values = 0;
+    WarningLog outOfRange;
     while (pos < all.size()) {
         qsizetype nl = all.indexOf('\n', pos);
         const qint64 offset = pos;
@@ -131,14 +132,30 @@ ImportOutcome SamplesImporter::import(ImportContext &ctx) const
         int id = -1;
         double v = 0;
         const char *b = line.data();
-        const bool parsed = c1 > 0 && c2 > c1 && std::from_chars(b, b + c1, t).ptr == b + c1 &&
+        std::from_chars_result rt{}, rv{};
+        const bool parsed = c1 > 0 && c2 > c1 && (rt = std::from_chars(b, b + c1, t)).ptr == b + c1 &&
                             std::from_chars(b + c1 + 1, b + c2, id).ptr == b + c2 &&
-                            std::from_chars(b + c2 + 1, b + line.size(), v).ptr == b + line.size();
+                            (rv = std::from_chars(b + c2 + 1, b + line.size(), v)).ptr == b + line.size();
         if (!parsed)
             return ImportOutcome::failure(offset, QStringLiteral("line %1: expected 'TIME_NS,SERIES,VALUE' (or a 'series,' or 'host,' "
                                                  "line); got '%2'")
                                       .arg(lineNo)
                                       .arg(QString::fromUtf8(line.first(std::min<qsizetype>(line.size(), 80)))));
+        // Digits past what a 64-bit time or a double holds (2^64, 1e999, 50 MB of digits):
+        // from_chars leaves the value as it was (0, 1970), so the sample is left out and said.
+        if (rt.ec == std::errc::result_out_of_range || rv.ec == std::errc::result_out_of_range) {
+            const bool time = rt.ec == std::errc::result_out_of_range;
+            const QByteArrayView text = time ? line.first(c1) : line.sliced(c2 + 1);
+            outOfRange.add(time ? QStringLiteral("time") : QStringLiteral("value"), offset,
+                           QStringLiteral("line %1: the %2 '%3' (%4 characters) is past what %5 holds; the sample is left out")
+                               .arg(lineNo)
+                               .arg(time ? QStringLiteral("time") : QStringLiteral("value"),
+                                    QString::fromUtf8(text.first(std::min<qsizetype>(text.size(), 24))) +
+                                        (text.size() > 24 ? QStringLiteral("…") : QString()))
+                               .arg(text.size())
+                               .arg(time ? QStringLiteral("a time in ns since 1970 (64 bits)") : QStringLiteral("a number")));
+            continue;
+        }
         const auto it = series.constFind(id);
         if (it == series.constEnd())
             return ImportOutcome::failure(offset, QStringLiteral("line %1: series %2 is used before a 'series,%2,...' line declares it")
@@ -160,7 +177,7 @@ ImportOutcome SamplesImporter::import(ImportContext &ctx) const
     meta.insert(QStringLiteral("values"), values);
     w.setSourceMetadata(meta);
     ImportOutcome o;
-    o.warnings = warnings;
+    o.warnings = warnings + outOfRange.list();
     return o;
 }
 

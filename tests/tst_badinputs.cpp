@@ -240,6 +240,24 @@ private Q_SLOTS:
         qInfo("40,000 one-kernel streams imported with their metrics in %lld ms", timer.elapsed());
     }
 
+    void recorderSamplesOutOfRange()
+    {
+        // A time of 2^64 was stored as 1970, a value of 1e999 or 50 MB of digits as 0.
+        const QByteArray digits(50 << 20, '9');
+        write(QStringLiteral("rec/grademl-samples.csv"),
+              "grademl-samples 1\nhost,h\nseries,1,host,cpu,%\n1700000000000000000,1,5\n18446744073709551616,1,5\n"
+              "1700000001000000000,1,1e999\n1700000002000000000,1," + digits + "\n1700000003000000000,1,7\n");
+        const Result r = importAs(path(QStringLiteral("rec")), QStringLiteral("rec"));
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QCOMPARE(counterCount(QStringLiteral("rec")), 2);
+        const QString text = sourceText(QStringLiteral("rec/grademl-samples.csv"));
+        QVERIFY2(text.contains(QStringLiteral("line 5: the time '18446744073709551616' (20 characters) is past what a time in ns "
+                                              "since 1970 (64 bits) holds; the sample is left out")),
+                 qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("\"count\":2,\"message\":\"line 6: the value '1e999'")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("\"offset\":69")), qPrintable(text));
+    }
+
     void nvidiaSmiNanKeepsTheColumn()
     {
         QByteArray log = "timestamp, index, utilization.gpu [%], power.draw [W]\n";
