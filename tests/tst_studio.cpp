@@ -33,6 +33,7 @@
 #include <QSortFilterProxyModel>
 #include <QSlider>
 #include <QImage>
+#include <sys/resource.h>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTimer>
@@ -807,6 +808,70 @@ private Q_SLOTS:
         QVERIFY2(p.code == 0, p.err.constData());
         const QImage img(out);
         QCOMPARE(img.size(), QSize(1200, 800));
+    }
+
+    // Projects a user can end up with that are not a profiled run: each opens in screenshot
+    // mode with the graph dock shown, exits 0 and stays within a time and memory bound.
+    void oddProjectsOpenWithinBounds_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::newRow("monitoring only") << QStringLiteral("monitoring");
+        QTest::newRow("execution trace only") << QStringLiteral("et");
+        QTest::newRow("empty run") << QStringLiteral("empty");
+        QTest::newRow("predicted and simulated runs") << QStringLiteral("predicted");
+        QTest::newRow("20,000 one-slice streams") << QStringLiteral("streams");
+    }
+
+    void oddProjectsOpenWithinBounds()
+    {
+        QFETCH(QString, name);
+        QTemporaryDir dir;
+        const QString in = dir.filePath(QStringLiteral("in")), project = dir.filePath(QStringLiteral("p.grademl"));
+        QStringList import{QStringLiteral("import"), in, QStringLiteral("--project"), project};
+        if (name == QLatin1String("monitoring")) {
+            QByteArray log = "timestamp, index, utilization.gpu [%], power.draw [W]\n";
+            for (int i = 0; i < 100; ++i)
+                log += QStringLiteral("2024/01/01 10:00:%1.000, 0, %2 %, 100 W\n").arg(i % 60, 2, 10, QLatin1Char('0')).arg(i).toUtf8();
+            gmltest::writeFile(dir, QStringLiteral("in/gpu.csv"), log);
+        } else if (name == QLatin1String("et")) {
+            gmltest::writeFile(dir, QStringLiteral("in/et.json"), R"({"schema":"1.0.1","pid":5,"nodes":[
+{"id":1,"name":"[pytorch|profiler|execution_graph|thread]","parent":1,"rf_id":0,"inputs":[],"outputs":[]},
+{"id":2,"name":"aten::add","parent":1,"rf_id":1,"inputs":[[1,1,0,4,4,"cpu"]],"outputs":[[2,2,0,4,4,"cpu"]]}]})");
+        } else if (name == QLatin1String("empty")) {
+            gmltest::writeFile(dir, QStringLiteral("in/t.json"),
+                               R"({"traceEvents":[{"ph":"M","name":"process_name","pid":1,"args":{"name":"idle"}}]})");
+        } else if (name == QLatin1String("predicted")) {
+            copyFolder(m_demo, in);
+        } else {
+            QByteArray events;
+            for (int i = 0; i < 20'000; ++i)
+                events += QStringLiteral(R"({"ph":"X","name":"k","cat":"kernel","pid":0,"tid":"stream %1","ts":%2,"dur":5},)")
+                              .arg(i).arg((qint64(i) * 7919) % 1'000'000).toUtf8();
+            gmltest::writeFile(dir, QStringLiteral("in/t.json"), "{\"traceEvents\":[" + events + "{}]}");
+        }
+        const auto imported = gmltest::runCli(import);
+        QVERIFY2(imported.code == 0 || name == QLatin1String("et"), qPrintable(imported.all()));
+        if (name == QLatin1String("predicted")) {
+            const QString run = gmltest::text(*Project::open(project, Project::Mode::ReadOnly, nullptr),
+                                              QStringLiteral("SELECT name FROM run LIMIT 1"));
+            const auto w = gmltest::runCli({QStringLiteral("whatif"), project, QStringLiteral("--run"), run, QStringLiteral("--preset"),
+                                            QStringLiteral("amp"), QStringLiteral("--save"), QStringLiteral("predicted")});
+            QVERIFY2(w.code == 0, qPrintable(w.all()));
+            const auto s = gmltest::runCli({QStringLiteral("simulate"), project, QStringLiteral("--model"), QStringLiteral("alexnet"),
+                                            QStringLiteral("--workers"), QStringLiteral("2"), QStringLiteral("--iterations"), QStringLiteral("2")});
+            QVERIFY2(s.code == 0, qPrintable(s.all()));
+        }
+        const QString png = dir.filePath(QStringLiteral("shot.png"));
+        const auto shot = gmltest::runProgram(QStringLiteral(GRADEML_STUDIO),
+                                              {QStringLiteral("--screenshot"), png, QStringLiteral("--size"), QStringLiteral("1366x768"),
+                                               QStringLiteral("--panel"), QStringLiteral("graph"), project},
+                                              120);
+        QVERIFY2(shot.finished && !shot.crashed, qPrintable(shot.all()));
+        QVERIFY2(shot.code == 0, qPrintable(shot.all()));
+        QCOMPARE(QImage(png).size(), QSize(1366, 768));
+        rusage usage{};
+        getrusage(RUSAGE_CHILDREN, &usage);
+        QVERIFY2(usage.ru_maxrss < 1024 * 1024, qPrintable(QStringLiteral("peak RSS %1 KiB").arg(usage.ru_maxrss)));
     }
 
     void realKinetoTracesOpenAndRender_data()
