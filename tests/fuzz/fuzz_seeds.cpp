@@ -148,6 +148,10 @@ int main(int argc, char **argv)
 "intra_link":"nvlink2","intra_gbps":150,"host_link":"pcie3","host_gbps":12,"network":"ib-edr","network_gbps":12.5,
 "network_latency_us":2,"oversubscription":2,"storage":"nvme","storage_gbps":3})");
 
+    put("simjson", "workflow.json",
+        R"({"workflow":{"name":"speech","steps":[{"name":"train","folder":"train"},{"name":"tune","runs":["fuzz","x"]},
+{"name":"eval","run":"eval-job","folders":["eval","../other"]}],"edges":[["train","tune"],{"from":"tune","to":"eval"},["eval","train"]]}})");
+
     put("xplane", "gpu.xplane.pb", gmltest::serialize(gmltest::gpuCapture()));
 
     QString error;

@@ -2,14 +2,20 @@
 // Fuzzes the readers of what users write for the simulator (issue 33): an input that parses as
 // a JSON array is a what-if transform list (transformsFromJson), replayed on a small run when it
 // is accepted; one that parses as an object is a cluster file (Cluster::fromJson), simulated with
-// a small job when it is accepted. The run is tst_whatif's (whatiffixture.h). A crash, a sanitizer report (UBSan: a signed overflow), a hang,
+// a small job when it is accepted; one with a "workflow" member is a workflow declaration
+// (WorkflowDeclaration::parse), resolved against the project's run and drawn as an execution
+// model. The run is tst_whatif's (whatiffixture.h). A crash, a sanitizer report (UBSan: a signed overflow), a hang,
 // or a predicted or simulated time that is negative is a finding.
 #include "chrometraceimporter.h"
 #include "cluster.h"
 #include "fuzzimport.h"
 #include "modelzoo.h"
 #include "strategy.h"
+#include "executionmodel.h"
+#include "projectsummary.h"
 #include "whatif.h"
+#include "workflow.h"
+#include "workflowdeclaration.h"
 #include "../whatiffixture.h"
 
 #include <QJsonArray>
@@ -61,6 +67,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check(r->predicted.finish >= r->predicted.origin && r->report.predicted >= 0, "a negative predicted time");
         for (size_t i = 0; i < r->predicted.start.size(); ++i)
             check(r->predicted.start[i] >= 0 && r->predicted.end[i] >= r->predicted.start[i], "a negative node time");
+        return 0;
+    }
+    if (doc.object().contains(QStringLiteral("workflow"))) {
+        const auto decl = gml::WorkflowDeclaration::parse(doc.object().value(QStringLiteral("workflow")).toObject(),
+                                                          QStringLiteral("/fuzz/job/grademl.json"), &error);
+        if (!decl)
+            return 0;
+        check(qsizetype(decl->steps.size()) <= gml::WorkflowDeclaration::kMaxSteps &&
+                  qsizetype(decl->edges.size()) <= gml::WorkflowDeclaration::kMaxEdges,
+              "a declaration past its limits accepted");
+        static const QList<gml::RunSummary> runs = gml::summarizeProject(gmlfuzz::project(), &error);
+        const auto w = gml::sim::Workflow::resolve({*decl}, runs);
+        const auto model = gml::sim::ExecutionModel::forWorkflow(w);
+        check(model.criticalLength() >= 0, "a negative workflow critical path");
         return 0;
     }
     const auto cluster = gml::sim::Cluster::fromJson(doc.object(), QStringLiteral("fuzz"), &error);
