@@ -384,6 +384,10 @@ ImportOutcome ChromeTraceImporter::import(ImportContext &ctx) const
         return out;
     }
     out.warnings = session.warnings();
+    if (reader.eventCount() == 0)
+        out.warnings.append(ImportWarning{QStringLiteral("the trace holds no events (its event array is empty): "
+                                                         "nothing to draw"),
+                                          -1, 1});
     ctx.contentHash = in.wholeFileHash();
     return out;
 }

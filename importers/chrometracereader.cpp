@@ -288,6 +288,9 @@ void ChromeTraceReader::parseUnit(const char *&p, const char *e)
             if (*p != '[')
                 fail(p, QStringLiteral("expected an array ('[') for traceEvents, found %1")
                             .arg(describeByte(p, e)));
+            if (m_sawTraceEvents) // JSON parsers keep one of the two; which one differs
+                m_handler.warning(offsetOf(p), QStringLiteral("a second 'traceEvents' array; a trace holds one, "
+                                                              "and the events of both are read"));
             ++p;
             m_sawTraceEvents = true;
             m_state = State::ArrayElement;
@@ -326,6 +329,7 @@ void ChromeTraceReader::parseUnit(const char *&p, const char *e)
             fail(p, QStringLiteral("expected an event object ('{') in the event array, found %1")
                         .arg(describeByte(p, e)));
         parseEvent(p, e);
+        ++m_eventCount;
         m_handler.event(m_event);
         m_state = State::ArrayAfterElement;
         return;

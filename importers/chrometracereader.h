@@ -59,6 +59,8 @@ public:
 
     ChromeTraceReader(InputStream &input, Handler &handler);
     Status run();
+    // Events read from traceEvents (or the top-level array).
+    qint64 eventCount() const { return m_eventCount; }
     const json::ParseError &error() const { return m_error; }
     qint64 bytesRead() const { return m_base + qint64(m_end); }
 
@@ -96,6 +98,7 @@ private:
     State m_state = State::Start;
     bool m_topIsArray = false;
     bool m_sawTraceEvents = false;
+    qint64 m_eventCount = 0;
     bool m_afterComma = false;
     json::ParseError m_error{0, {}};
     std::vector<json::Member> m_argMembers;

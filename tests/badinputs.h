@@ -41,4 +41,9 @@ inline void addBadInputRows()
         QTest::newRow("M event for an unknown pid") << "m.json"
             << QByteArray(R"([{"ph":"M","name":"process_name","pid":42,"args":{"name":"ghost"}},{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}])")
             << false << "name 1 processes that have no events (pids 42)" << qint64(1);
+        QTest::newRow("traceEvents twice") << "twice.json"
+            << QByteArray(R"({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}],"traceEvents":[{"ph":"X","name":"b","pid":1,"tid":1,"ts":5,"dur":1}]})")
+            << false << "a second 'traceEvents' array; a trace holds one, and the events of both are read" << qint64(84);
+        QTest::newRow("no events") << "none.json" << QByteArray(R"({"traceEvents":[],"displayTimeUnit":"ns"})")
+            << false << "the trace holds no events (its event array is empty): nothing to draw" << qint64(-1);
     }
