@@ -67,6 +67,7 @@ ImportOutcome DcgmiDmonImporter::import(ImportContext &ctx) const
     {
         QString name, label, unit;
         qsizetype position = 0;
+        bool repeated = false; // a field named twice: its second column is not read
     };
     std::vector<Column> columns; // after the entity column
     QByteArray firstHeader;
@@ -101,6 +102,14 @@ ImportOutcome DcgmiDmonImporter::import(ImportContext &ctx) const
                 c.name = text(t[i].text);
                 c.position = t[i].column;
                 c.label = c.name;
+                c.repeated = std::any_of(columns.begin(), columns.end(), [&](const Column &o) { return o.name == c.name; });
+                if (c.repeated)
+                    warnings.add(QStringLiteral("repeated column"), line.offset,
+                                 QStringLiteral("the header names %1 twice (column %2 at byte %3); two series would "
+                                                "share one name, so the second column is not read")
+                                     .arg(c.name)
+                                     .arg(columns.size() + 1)
+                                     .arg(line.offset + t[i].column));
                 for (const auto &f : kDcgmFields)
                     if (c.name == QLatin1String(f.name)) {
                         c.label = QStringLiteral("%1 (%2)").arg(c.name, QLatin1String(f.label));
@@ -188,7 +197,7 @@ ImportOutcome DcgmiDmonImporter::import(ImportContext &ctx) const
             device = sink.host(row.entity); // GPU instances, switches, ...
         }
         for (size_t c = 0; c < columns.size(); ++c) {
-            if (isMissing(row.values[c].text))
+            if (columns[c].repeated || isMissing(row.values[c].text))
                 continue;
             const auto v = parseNumber(row.values[c].text);
             if (!v) {

@@ -252,6 +252,16 @@ std::optional<ImportOutcome> startLog(ImportContext &ctx, LogImport &log)
     QString error;
     if (!readText(ctx.path, log.file, &error))
         return failed(-1, error);
+    // The tools write whole lines: a last line without its break was cut while being written
+    // (the log copied or the job killed mid-line), and its last value may be cut too ("45" of
+    // "456"). It is left out, and said; a file of that one line is read as it is.
+    auto &lines = log.file.lines;
+    if (lines.size() > 1 && !log.file.data.endsWith('\n') && !lines.back().text.trimmed().isEmpty()) {
+        log.warnings.add(QStringLiteral("cut"), lines.back().offset,
+                         QStringLiteral("the last line has no line break: the log was cut while it was being "
+                                        "written; that line is left out"));
+        lines.pop_back();
+    }
     log.meta.insert(QStringLiteral("time_zone"), QString::fromUtf8(ctx.timeZone.id()));
     return std::nullopt;
 }

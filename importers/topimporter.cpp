@@ -67,7 +67,18 @@ SniffResult TopBatchImporter::sniff(const QString &, const QByteArray &head) con
     // Recognised by its shape alone; a block header with an odd value ("load average:
     // 1e+30") is then reported by the import with its byte offset, not taken as unrecognised.
     static const QRegularExpression shape(QStringLiteral(R"(^top - \S+ +up .*load average:)"));
-    return shape.match(first).hasMatch() ? SniffResult{90, {}} : SniffResult{};
+    if (shape.match(first).hasMatch())
+        return SniffResult{90, {}};
+    // top's process table without its block headers (filtered with grep, or not `top -b`):
+    // said, rather than an unrecognised file, since nothing places its rows in time.
+    static const QRegularExpression table(QStringLiteral(R"((^|\n)\s*PID +USER +PR +NI +VIRT +RES)"));
+    static const QRegularExpression row(
+        QStringLiteral(R"((^|\n) *\d+ +\S+ +(-?\d+|rt) +-?\d+ +[\d.]+[kmgtpe]? +[\d.]+[kmgtpe]? +[\d.]+[kmgtpe]? +[RSDZTtIWX] +[\d.]+ +[\d.]+ +[\d:.]+ +\S)"));
+    const QString text = QString::fromUtf8(head);
+    if (table.match(text).hasMatch() || row.match(text).hasMatch())
+        return SniffResult{0, QStringLiteral("top's process table without the 'top - HH:MM:SS up …' header of each "
+                                             "sample, which times it; expected the output of top -b")};
+    return SniffResult{};
 }
 
 ImportOutcome TopBatchImporter::import(ImportContext &ctx) const

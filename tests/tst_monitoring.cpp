@@ -93,6 +93,7 @@ private Q_SLOTS:
     void smiWithIndexColumn();
     void dmonDatedAndUndated();
     void dcgmiWithoutSibling();
+    void dcgmiRepeatedColumn();
     void mergedUnderTraceGpu();
     void malformed_data();
     void malformed();
@@ -114,6 +115,9 @@ void TestMonitoring::sniffing()
         {"e.txt", "top - 15:19:26 up  5:06,  1 user,  load average: 1.80, 1.23, 0.98\n", "top-batch"},
         {"f.txt", "Train Epoch: 1 [0/60000 (0%)]\tLoss: 2.299824\n", nullptr},
         {"g.csv", "a,b,c\n1,2,3\n", nullptr},
+        // top's rows without their 'top - ' headers (grep'd): named as such, not "unrecognised".
+        {"h.txt", "  89616 ehyo      20   0 2381860 106644  72288 R  88.2   0.0   0:00.16 python\n"
+                  "   2885 root      20   0 3047480  42320  29476 S   5.9   0.0   0:53.04 containerd\n", nullptr},
     };
     for (const auto &c : cases) {
         const QString path = gmltest::writeFile(dir, QString::fromLatin1(c.name), c.content);
@@ -125,6 +129,8 @@ void TestMonitoring::sniffing()
         } else {
             QVERIFY2(!imp, c.name);
             QVERIFY(!why.isEmpty());
+            if (QByteArrayView(c.name) == "h.txt")
+                QVERIFY2(why.startsWith(QStringLiteral("top's process table without the 'top - HH:MM:SS up …' header")), qPrintable(why));
         }
     }
 }
@@ -451,6 +457,24 @@ void TestMonitoring::dcgmiWithoutSibling()
                 .contains(QLatin1String("modification time")));
 }
 
+void TestMonitoring::dcgmiRepeatedColumn()
+{
+    QTemporaryDir dir;
+    const QString path = gmltest::writeFile(dir, QStringLiteral("dcgmi.txt"),
+                                            "#Entity   POWER   POWER\n"
+                                            "ID        W       W\n"
+                                            "GPU 0     60.5    1.5\n"
+                                            "GPU 0     61.5    2.5\n");
+    QTemporaryDir pdir;
+    auto r = importPaths(pdir, {path});
+    QCOMPARE(r.reports.front().status, SourceReport::Status::Imported);
+    // One POWER series of the first column's values, and the header's repeat said.
+    QCOMPARE(firstSample(*r.project, QStringLiteral("GPU 0"), QStringLiteral("POWER")).second, 60.5);
+    QCOMPARE(gmltest::scalar(*r.project, "SELECT count(*) FROM counter"), 2);
+    const QString warnings = gmltest::text(*r.project, QStringLiteral("SELECT warnings FROM source"));
+    QVERIFY2(warnings.contains(QLatin1String("the header names POWER twice (column 2 at byte 18)")), qPrintable(warnings));
+}
+
 void TestMonitoring::mergedUnderTraceGpu()
 {
     // The demo folder: a Kineto trace per rank and one nvidia-smi log for the host. Each
@@ -501,8 +525,11 @@ void TestMonitoring::malformed_data()
     const QByteArray header = "timestamp, index, utilization.gpu [%]\n";
     const QByteArray row1 = "2023/02/21 15:16:55.262, 0, 33 %\n";
     const QByteArray row2 = "2023/02/21 15:16:56.262, 0, 34 %\n";
-    QTest::newRow("truncated row") << header + row1 + row2 + "2023/02/21 15:16:57.262, 0" << true << qint64(2)
+    QTest::newRow("truncated row") << header + row1 + row2 + "2023/02/21 15:16:57.262, 0\n" << true << qint64(2)
                                    << QStringLiteral("has 2 fields, expected 3");
+    // Cut mid-value ("4" of "45 %"): no line break at the end, so the row is not trusted.
+    QTest::newRow("cut mid-line") << header + row1 + row2 + "2023/02/21 15:16:57.262, 0, 4" << true << qint64(2)
+                                  << QStringLiteral("the last line has no line break: the log was cut while it was being written");
     QTest::newRow("unknown column") << QByteArray("timestamp, index, frobnication.level [zz]\n"
                                                   "2023/02/21 15:16:55.262, 0, 7 zz\n")
                                     << true << qint64(1) << QString();
