@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mlflowimporter.h"
 
+#include "jsonscan.h"
 #include "project.h"
 
 #include <QDir>
@@ -11,6 +12,8 @@
 #include <QJsonObject>
 
 #include <algorithm>
+
+#include <dirent.h>
 #include <cmath>
 
 namespace gml {
@@ -42,7 +45,7 @@ bool isRunMeta(const QHash<QString, QString> &yaml)
 // source that says so, and its tag and metric files are never read as traces of their own.
 bool hasRunLayout(const QDir &dir)
 {
-    if (!QFileInfo(dir.filePath(QStringLiteral("meta.yaml"))).isFile())
+    if (!QFileInfo::exists(dir.filePath(QStringLiteral("meta.yaml")))) // a folder of that name too
         return false;
     for (const char *sub : {"metrics", "params", "tags"})
         if (QFileInfo(dir.filePath(QLatin1String(sub))).isDir())
@@ -60,14 +63,56 @@ QString statusName(const QString &code)
 }
 
 // key -> raw value of every file under `dir` (keys may contain '/').
-QJsonObject readKeyFiles(const QString &dir)
+// The params or tags of a run, file name -> value. A value over kMaxSmallFile is kept as a
+// note of its size, said in `warnings` when given.
+QJsonObject readKeyFiles(const QString &dir, WarningLog *warnings = nullptr)
 {
     QJsonObject out;
     QDirIterator it(dir, QDir::Files, QDirIterator::Subdirectories);
     while (it.hasNext()) {
         const QString f = it.next();
-        out.insert(QDir(dir).relativeFilePath(f), QString::fromUtf8(readSmall(f)).trimmed());
+        const QString key = QDir(dir).relativeFilePath(f);
+        bool ok = false;
+        const QByteArray value = readSmall(f, &ok);
+        if (!ok) {
+            out.insert(key, QStringLiteral("(not kept: %1 bytes)").arg(it.fileInfo().size()));
+            if (warnings)
+                warnings->add(QStringLiteral("big value"), -1,
+                              QStringLiteral("%1/%2 is %3 bytes, over the limit of %4 for a param or tag; kept as "
+                                             "its size")
+                                  .arg(QDir(dir).dirName(), key)
+                                  .arg(it.fileInfo().size())
+                                  .arg(kMaxSmallFile));
+            continue;
+        }
+        out.insert(key, QString::fromUtf8(value).trimmed());
     }
+    return out;
+}
+
+// The files under `dir` whose names are not UTF-8, as "sub/acc\\xff": Qt's directory listing
+// leaves them out, so a metric named so would be missing without a word.
+QStringList namesNotUtf8(const QByteArray &dir, const QByteArray &prefix = {}, int depth = 0)
+{
+    QStringList out;
+    DIR *d = depth < 8 ? ::opendir(dir.constData()) : nullptr;
+    if (!d)
+        return out;
+    while (const dirent *e = ::readdir(d)) {
+        const QByteArray name(e->d_name);
+        if (name == "." || name == "..")
+            continue;
+        if (json::findInvalidUtf8(name.constData(), size_t(name.size())) >= 0) {
+            QString shown;
+            for (const char c : QByteArray(prefix + name))
+                shown += static_cast<unsigned char>(c) < 0x80 ? QString(QLatin1Char(c))
+                                                              : QStringLiteral("\\x%1").arg(static_cast<unsigned char>(c), 2, 16, QLatin1Char('0'));
+            out << shown;
+        } else if (e->d_type == DT_DIR) {
+            out << namesNotUtf8(dir + '/' + name, prefix + name + '/', depth + 1);
+        }
+    }
+    ::closedir(d);
     return out;
 }
 
@@ -154,7 +199,11 @@ QString mlflowRunDataReason(const QString &path, const QString &runFolder)
     const QString rel = QDir(runFolder).relativeFilePath(path);
     if (rel.startsWith(QLatin1String("metrics/")) || rel.startsWith(QLatin1String("params/")) ||
         rel.startsWith(QLatin1String("tags/")))
-        return QStringLiteral("MLflow run data, read with %1/meta.yaml").arg(QDir(runFolder).dirName());
+        return QFileInfo(runFolder + QStringLiteral("/meta.yaml")).isDir()
+                   ? QStringLiteral("MLflow run data, but the run's meta.yaml is a folder, not the run's record: "
+                                    "the run %1 cannot be read")
+                         .arg(QDir(runFolder).dirName())
+                   : QStringLiteral("MLflow run data, read with %1/meta.yaml").arg(QDir(runFolder).dirName());
     return {};
 }
 
@@ -201,11 +250,27 @@ ImportOutcome MlflowRunImporter::import(ImportContext &ctx) const
                     .arg(meta.value(QStringLiteral("start_time"))),
                 {}};
     }
+    // Epoch milliseconds a project holds (times are kept in ns): 1970 to about 2065.
+    constexpr qint64 kMaxMs = kMaxAbsTimeNs / 1'000'000;
+    if (startMs < 0 || startMs > kMaxMs)
+        return {ImportOutcome::Status::Failed, text.indexOf("start_time"),
+                QStringLiteral("start_time is %1; expected epoch milliseconds from 0 (1970) to %2").arg(startMs).arg(kMaxMs),
+                {}};
     bool endOk = false;
-    const qint64 endMs = meta.value(QStringLiteral("end_time")).toLongLong(&endOk);
-
+    qint64 endMs = meta.value(QStringLiteral("end_time")).toLongLong(&endOk);
     TraceWriter &w = *ctx.writer;
     WarningLog warnings;
+    bool endRefused = false; // said above; not again as "no end_time"
+    if (endOk && (endMs < startMs || endMs > kMaxMs)) {
+        endRefused = true;
+        warnings.add(QStringLiteral("end_time"), text.indexOf("end_time"),
+                     QStringLiteral("end_time %1 is %2 start_time %3; the run's span ends at its last metric point")
+                         .arg(endMs)
+                         .arg(endMs < startMs ? QStringLiteral("before") : QStringLiteral("past what a project holds, after"))
+                         .arg(startMs));
+        endOk = false;
+        endMs = 0;
+    }
     const QString runDir = QFileInfo(ctx.path).absolutePath();
     const QString projectRun = mlflowProjectRunName(runDir);
     const QString runLabel = projectRun.section(QLatin1Char('/'), 2);
@@ -250,7 +315,7 @@ ImportOutcome MlflowRunImporter::import(ImportContext &ctx) const
     params.insert(QStringLiteral("mlflow.user"), meta.value(QStringLiteral("user_id")));
     params.insert(QStringLiteral("mlflow.start_time_ms"), startMs);
     params.insert(QStringLiteral("mlflow.end_time_ms"), endOk ? QJsonValue(endMs) : QJsonValue());
-    params.insert(QStringLiteral("mlflow.params"), readKeyFiles(runDir + QStringLiteral("/params")));
+    params.insert(QStringLiteral("mlflow.params"), readKeyFiles(runDir + QStringLiteral("/params"), &warnings));
     params.insert(QStringLiteral("mlflow.tags"), readKeyFiles(runDir + QStringLiteral("/tags")));
     w.mergeRunParams(params);
 
@@ -270,6 +335,11 @@ ImportOutcome MlflowRunImporter::import(ImportContext &ctx) const
             metricFiles.append(it.next());
         std::sort(metricFiles.begin(), metricFiles.end());
     }
+    for (const QString &name : namesNotUtf8(QFile::encodeName(metricsDir)))
+        warnings.add(QStringLiteral("metric name"), -1,
+                     QStringLiteral("metrics/%1: a file name that is not UTF-8; that metric is not read (rename "
+                                    "the file)")
+                         .arg(name));
     for (const QString &file : std::as_const(metricFiles)) {
         const QString key = QDir(metricsDir).relativeFilePath(file);
         TrackSpec spec;
@@ -278,7 +348,15 @@ ImportOutcome MlflowRunImporter::import(ImportContext &ctx) const
         spec.name = key;
         spec.sortKey = metricIndex++;
         const TrackId track = w.addTrack(spec);
-        const QByteArray data = readSmall(file);
+        bool readOk = false;
+        const QByteArray data = readSmall(file, &readOk);
+        if (!readOk)
+            warnings.add(QStringLiteral("metric file"), -1,
+                         QStringLiteral("metrics/%1 is %2 bytes, over the limit of %3 for a metric file (or "
+                                        "unreadable); its points are not read")
+                             .arg(key)
+                             .arg(QFileInfo(file).size())
+                             .arg(kMaxSmallFile));
         int lineNo = 0;
         for (const QByteArray &raw : data.split('\n')) {
             ++lineNo;
@@ -289,13 +367,14 @@ ImportOutcome MlflowRunImporter::import(ImportContext &ctx) const
             bool tsOk = false, vOk = false;
             const qint64 ts = parts.size() >= 2 ? parts[0].toLongLong(&tsOk) : 0;
             const double v = parts.size() >= 2 ? parts[1].toDouble(&vOk) : 0;
-            if (!tsOk || !vOk || parts.size() > 3 || !std::isfinite(v)) {
+            if (!tsOk || !vOk || parts.size() > 3 || !std::isfinite(v) || ts < 0 || ts > kMaxMs) {
                 warnings.add(QStringLiteral("metric line"), -1,
                              QStringLiteral("metrics/%1 line %2: '%3' is not '<epoch ms> <value> "
-                                            "[<step>]'; skipped")
+                                            "[<step>]' (ms from 0 to %4, a finite value); skipped")
                                  .arg(key)
                                  .arg(lineNo)
-                                 .arg(QString::fromUtf8(line.left(80))));
+                                 .arg(QString::fromUtf8(line.left(80)))
+                                 .arg(kMaxMs));
                 continue;
             }
             bool stepOk = parts.size() == 3;
@@ -306,7 +385,7 @@ ImportOutcome MlflowRunImporter::import(ImportContext &ctx) const
     }
     const TimeNs start = startMs * 1'000'000;
     TimeNs end = endOk ? endMs * 1'000'000 : lastPoint;
-    if (!endOk)
+    if (!endOk && !endRefused)
         warnings.add(QStringLiteral("unfinished"), -1,
                      QStringLiteral("the run has no end_time (status %1): its span ends at its last "
                                     "metric point")

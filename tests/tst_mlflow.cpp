@@ -11,7 +11,11 @@
 #include <QDirIterator>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QScopeGuard>
 #include <QTest>
+
+#include <cstdio>
+#include <unistd.h>
 
 using namespace gml;
 using gmltest::importInto;
@@ -49,6 +53,7 @@ private Q_SLOTS:
     void realStore();
     void unfinishedRunAndBadLines();
     void strayFoldersAndGrowth();
+    void oddRunFilesAreSaid();
 };
 
 void TestMlflow::realStore()
@@ -170,6 +175,57 @@ void TestMlflow::strayFoldersAndGrowth()
             QCOMPARE(r.counterSamples, 3);
         }
     QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM counter_abs WHERE track = 'loss'"), 2);
+}
+
+void TestMlflow::oddRunFilesAreSaid()
+{
+    QTemporaryDir dir;
+    // end_time before start_time, a 17 MB param, an 17 MB metric file, a metric file name that
+    // is not UTF-8, a point at epoch ms past 2065.
+    writeRun(dir, QStringLiteral("flip"), "1600000000000", "3", "1700000002000 2.5 0\n99999999999999999 1.0 1\n");
+    gmltest::writeFile(dir, QStringLiteral("mlruns/7/flip/params/prompt"), QByteArray(17 << 20, 'p'));
+    gmltest::writeFile(dir, QStringLiteral("mlruns/7/flip/metrics/huge"), QByteArray("1700000002000 1 0\n").repeated(1 << 20));
+    {
+        const QByteArray name = QFile::encodeName(dir.filePath(QStringLiteral("mlruns/7/flip/metrics/"))) + "acc\xff";
+        FILE *f = std::fopen(name.constData(), "wb"); // the raw byte, which QString cannot hold
+        QVERIFY(f);
+        std::fputs("1700000003000 0.5 0\n", f);
+        std::fclose(f);
+    }
+    // QTemporaryDir cannot remove a name QString cannot hold.
+    const auto removeIt = qScopeGuard([&] {
+        ::unlink(QByteArray(QFile::encodeName(dir.filePath(QStringLiteral("mlruns/7/flip/metrics/"))) + "acc\xff").constData());
+    });
+    // A second run whose meta.yaml is a folder: its tags are not read as a trace.
+    writeRun(dir, QStringLiteral("dirmeta"), "1700000009000", "3", "1700000002000 2.5 0\n");
+    QVERIFY(QFile::remove(dir.filePath(QStringLiteral("mlruns/7/dirmeta/meta.yaml"))));
+    QVERIFY(QDir().mkpath(dir.filePath(QStringLiteral("mlruns/7/dirmeta/meta.yaml"))));
+    gmltest::writeFile(dir, QStringLiteral("mlruns/7/dirmeta/tags/mlflow.log-model.history"),
+                       R"([{"run_id": "dirmeta", "artifact_path": "model", "utc_time_created": "2024-01-01"}])");
+    QTemporaryDir pdir;
+    auto project = newProject(pdir);
+    const auto reports = importInto(*project, {dir.filePath(QStringLiteral("mlruns"))});
+    int imported = 0;
+    for (const auto &r : reports) {
+        imported += r.status == SourceReport::Status::Imported;
+        if (r.path.contains(QLatin1String("dirmeta/tags")))
+            QVERIFY2(r.status == SourceReport::Status::Skipped &&
+                         r.message.contains(QLatin1String("the run's meta.yaml is a folder, not the run's record")),
+                     qPrintable(r.message));
+    }
+    QCOMPARE(imported, 1); // the flipped run only; nothing of dirmeta
+    const QString warnings = gmltest::text(*project, QStringLiteral("SELECT warnings FROM source WHERE status = 'imported'"));
+    for (const char *expected : {"end_time 1600000000000 is before start_time 1700000000000",
+                                 "params/prompt is 17825792 bytes, over the limit of 16777216 for a param or tag; kept as its size",
+                                 "metrics/huge is 18874368 bytes, over the limit of 16777216",
+                                 "metrics/acc\\\\xff: a file name that is not UTF-8; that metric is not read",
+                                 "metrics/loss line 2: '99999999999999999 1.0 1' is not '<epoch ms> <value> [<step>]'"})
+        QVERIFY2(warnings.contains(QLatin1String(expected)), qPrintable(QStringLiteral("%1 not in %2").arg(QLatin1String(expected), warnings)));
+    QVERIFY2(!warnings.contains(QLatin1String("no end_time")), qPrintable(warnings));
+    // The span runs from start_time to the last metric point, never backwards.
+    // (the loss point at +2 s; acc\xff at +3 s is not read).
+    QCOMPARE(gmltest::scalar(*project, "SELECT dur FROM slice_abs WHERE category = 'mlflow'"), 2'000'000'000LL);
+    QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM run WHERE name LIKE '%dirmeta%'"), 0);
 }
 
 QTEST_GUILESS_MAIN(TestMlflow)
