@@ -3,6 +3,7 @@
 
 #include "etlinker.h"
 #include "inputstream.h"
+#include "jsonfields.h"
 #include "project.h"
 
 #include <QFileInfo>
@@ -13,6 +14,7 @@
 #include <QSet>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <vector>
@@ -32,35 +34,52 @@ struct Node
     QJsonArray inputs, outputs;
 };
 
+// A whole-number field of a node: -1 when absent; a value of another type ("abc", 1.5,
+// 1e300) is -1 too, counted in `warnings` with the node and the value, since it would
+// otherwise link nothing and say only "matched nothing".
+qint64 wholeNumber(const QJsonValue &v, const char *key, const QString &where, WarningLog &warnings)
+{
+    if (v.isUndefined() || v.isNull())
+        return -1;
+    const double d = v.toDouble(std::nan(""));
+    if (v.isDouble() && std::isfinite(d) && d == std::floor(d) && std::abs(d) <= 9007199254740992.0)
+        return v.toInteger(qint64(d));
+    warnings.add(QStringLiteral("type ") + QLatin1String(key), -1,
+                 QStringLiteral("%1: '%2' is %3; expected a whole number (read as absent)")
+                     .arg(where, QLatin1String(key), JsonFields::show(v)));
+    return -1;
+}
+
 // The node fields of either layout.
-Node readNode(const QJsonObject &o)
+Node readNode(const QJsonObject &o, WarningLog &warnings)
 {
     Node n;
-    n.id = o.value(QStringLiteral("id")).toInteger(-1);
+    const QString id = QStringLiteral("node ") + JsonFields::show(o.value(QStringLiteral("id")));
+    n.id = wholeNumber(o.value(QStringLiteral("id")), "id", id, warnings);
     n.name = o.value(QStringLiteral("name")).toString();
     if (o.contains(QStringLiteral("attrs"))) { // 1.0.2-chakra and later
         for (const auto &a : o.value(QStringLiteral("attrs")).toArray()) {
             const QJsonObject attr = a.toObject();
             const QString name = attr.value(QStringLiteral("name")).toString();
             if (name == QLatin1String("rf_id"))
-                n.rfId = attr.value(QStringLiteral("value")).toInteger(-1);
+                n.rfId = wholeNumber(attr.value(QStringLiteral("value")), "rf_id", id, warnings);
             else if (name == QLatin1String("scope"))
-                n.scope = attr.value(QStringLiteral("value")).toInteger(-1);
+                n.scope = wholeNumber(attr.value(QStringLiteral("value")), "scope", id, warnings);
             else if (name == QLatin1String("tid"))
-                n.tid = attr.value(QStringLiteral("value")).toInteger(-1);
+                n.tid = wholeNumber(attr.value(QStringLiteral("value")), "tid", id, warnings);
         }
         const QJsonArray ctrl = o.value(QStringLiteral("ctrl_deps")).isArray()
                                     ? o.value(QStringLiteral("ctrl_deps")).toArray()
                                     : QJsonArray{o.value(QStringLiteral("ctrl_deps"))};
         if (!ctrl.isEmpty())
-            n.parent = ctrl.first().toInteger(-1);
+            n.parent = wholeNumber(ctrl.first(), "ctrl_deps", id, warnings);
         n.inputs = o.value(QStringLiteral("inputs")).toObject().value(QStringLiteral("values")).toArray();
         n.outputs = o.value(QStringLiteral("outputs")).toObject().value(QStringLiteral("values")).toArray();
     } else { // 1.0.1 flat
-        n.parent = o.value(QStringLiteral("parent")).toInteger(-1);
-        n.rfId = o.value(QStringLiteral("rf_id")).toInteger(-1);
-        n.scope = o.value(QStringLiteral("scope")).toInteger(-1);
-        n.tid = o.value(QStringLiteral("tid")).toInteger(-1);
+        n.parent = wholeNumber(o.value(QStringLiteral("parent")), "parent", id, warnings);
+        n.rfId = wholeNumber(o.value(QStringLiteral("rf_id")), "rf_id", id, warnings);
+        n.scope = wholeNumber(o.value(QStringLiteral("scope")), "scope", id, warnings);
+        n.tid = wholeNumber(o.value(QStringLiteral("tid")), "tid", id, warnings);
         n.inputs = o.value(QStringLiteral("inputs")).toArray();
         n.outputs = o.value(QStringLiteral("outputs")).toArray();
     }
@@ -119,7 +138,8 @@ ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
     if (ctx.progress && !ctx.progress(0.3))
         return {ImportOutcome::Status::Cancelled, -1, {}, {}};
     const QString schema = root.value(QStringLiteral("schema")).toString();
-    const qint64 pid = root.value(QStringLiteral("pid")).toInteger(-1);
+    WarningLog warnings;
+    const qint64 pid = wholeNumber(root.value(QStringLiteral("pid")), "pid", QStringLiteral("the trace"), warnings);
 
     std::vector<Node> nodes;
     QHash<qint64, size_t> byId;
@@ -127,7 +147,14 @@ ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
     // it, and data edges are made between nodes themselves, so a repeat never redirects them.
     qint64 duplicateIds = 0, firstDuplicate = 0;
     for (const auto &v : root.value(QStringLiteral("nodes")).toArray()) {
-        nodes.push_back(readNode(v.toObject()));
+        nodes.push_back(readNode(v.toObject(), warnings));
+        // The root ("[pytorch|profiler|execution_trace|thread]") may name itself; an operator
+        // that does would hang off nothing.
+        if (nodes.back().parent == nodes.back().id && nodes.back().id >= 0 && !nodes.back().name.startsWith(QLatin1Char('[')))
+            warnings.add(QStringLiteral("self parent"), -1,
+                         QStringLiteral("node %1 (%2) names itself as its parent; it is read as a top-level node")
+                             .arg(nodes.back().id)
+                             .arg(nodes.back().name));
         if (byId.contains(nodes.back().id)) {
             if (duplicateIds++ == 0)
                 firstDuplicate = nodes.back().id;
@@ -202,6 +229,7 @@ ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
     w.setSourceMetadata(meta);
     ImportOutcome outcome;
     outcome.warnings = linkWarnings(*runLink, pid, ops.size(), stored, edges.size());
+    outcome.warnings.append(warnings.list());
     if (duplicateIds > 0)
         outcome.warnings.append(ImportWarning{
             QStringLiteral("%1 nodes repeat the id of an earlier node (first: id %2); each is "
