@@ -140,6 +140,16 @@ private:
         auto &cache = transform ? m_apiNames : m_names;
         auto it = cache.find(stringId);
         if (it == cache.end()) {
+            if (!m_strings.count(stringId)) {
+                // A reference into StringIds that is not there (a damaged or hand-edited export):
+                // named by its id, and said, rather than "?".
+                m_warnings.add(QStringLiteral("dangling string"), -1,
+                               QStringLiteral("string id %1 is used by an event but is not in StringIds (the export "
+                                              "is damaged); such names read 'string ID'")
+                                   .arg(stringId));
+                it = cache.emplace(stringId, m_w.intern("string " + std::to_string(stringId))).first;
+                return it->second;
+            }
             const std::string_view t = text(stringId);
             it = cache.emplace(stringId, transform ? m_w.intern(transform(t)) : m_w.intern(t)).first;
         }

@@ -99,6 +99,7 @@ private Q_SLOTS:
     void olderSchemaAndMissingTables();
     void nvtxTextIdsDomainsAndOpenRanges();
     void notAnExport();
+    void danglingStringReference();
     void damaged_data();
     void damaged();
 };
@@ -253,6 +254,20 @@ void TestNsys::notAnExport()
     QString why;
     QVERIFY(!sniffFile(path, &why));
     QVERIFY2(why.contains(QLatin1String("not an Nsight Systems export")), qPrintable(why));
+}
+
+void TestNsys::danglingStringReference()
+{
+    // The kernel's name (string 2) is gone from StringIds: named by its id and said, not "?".
+    QTemporaryDir dir;
+    const QString path = writeExport(dir, QStringLiteral("dangling.sqlite"), "DELETE FROM StringIds WHERE id = 2;", false);
+    QTemporaryDir pdir;
+    auto r = importOne(pdir, path);
+    QCOMPARE(r.report.status, SourceReport::Status::Imported);
+    QCOMPARE(gmltest::text(*r.project, QStringLiteral("SELECT name FROM slice_abs WHERE category='kernel'")), QStringLiteral("string 2"));
+    const QString warnings = gmltest::text(*r.project, QStringLiteral("SELECT warnings FROM source"));
+    QVERIFY2(warnings.contains(QLatin1String("string id 2 is used by an event but is not in StringIds (the export is damaged)")),
+             qPrintable(warnings));
 }
 
 void TestNsys::damaged_data()
