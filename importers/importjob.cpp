@@ -168,6 +168,9 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
                             .arg(checkpoint.errorString().isEmpty()
                                      ? QStringLiteral("a reader held it")
                                      : checkpoint.errorString()));
+    // A project deleted or replaced while this import wrote to it holds nothing of it now.
+    if (const QString why = m_project.fileProblem(); !why.isEmpty())
+        m_errors.append(why);
     return reports;
 }
 

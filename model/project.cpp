@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace gml {
@@ -24,13 +25,44 @@ QString Project::whyNotWritable(const QString &path)
         return QStringLiteral("the folder %1 does not exist").arg(dir.absoluteFilePath());
     if (!dir.isDir())
         return QStringLiteral("%1 is not a folder").arg(dir.absoluteFilePath());
-    if (file.exists() && !file.isWritable())
-        return QStringLiteral("the file is read-only for this user");
+    if (file.exists() && ::access(QFile::encodeName(file.absoluteFilePath()).constData(), W_OK) != 0)
+        return errno == EROFS ? QStringLiteral("it is on a read-only file system")
+                              : QStringLiteral("the file is read-only for this user");
     // SQLite writes its -wal and -shm files beside the project.
     if (::access(QFile::encodeName(dir.absoluteFilePath()).constData(), W_OK | X_OK) != 0)
-        return QStringLiteral("the folder %1 cannot be written (%2)")
-            .arg(dir.absoluteFilePath(), QString::fromLocal8Bit(std::strerror(errno)));
+        return errno == EROFS ? QStringLiteral("the folder %1 is on a read-only file system").arg(dir.absoluteFilePath())
+                              : QStringLiteral("the folder %1 cannot be written (%2)")
+                                    .arg(dir.absoluteFilePath(), QString::fromLocal8Bit(std::strerror(errno)));
     return {};
+}
+
+// A file that starts like an SQLite database but cannot be read as one: cut short (its header
+// says how many pages it has) or overwritten. Empty when it does not start like one.
+static QString damagedDatabase(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    const QByteArray head = f.read(100);
+    if (head.size() < 100 || !head.startsWith(QByteArrayView("SQLite format 3\0", 16)))
+        return {};
+    auto be = [&](int at, int bytes) {
+        quint64 v = 0;
+        for (int i = 0; i < bytes; ++i)
+            v = (v << 8) | static_cast<unsigned char>(head[at + i]);
+        return v;
+    };
+    const quint64 pageSize = be(16, 2) == 1 ? 65536 : be(16, 2), pages = be(28, 4);
+    const quint64 expected = pageSize * pages;
+    if (pages > 0 && quint64(f.size()) < expected)
+        return QStringLiteral("the project file is damaged: it is cut short (%1 of the %2 bytes its header "
+                              "names, %3%); restore it from a copy, or run `sqlite3 FILE .recover` to save "
+                              "what is readable")
+            .arg(f.size())
+            .arg(expected)
+            .arg(100.0 * double(f.size()) / double(expected), 0, 'f', 1);
+    return QStringLiteral("the project file is damaged: it starts as an SQLite database but its pages cannot be "
+                          "read; restore it from a copy, or run `sqlite3 FILE .recover` to save what is readable");
 }
 
 // What a file holds, read without writing a byte: SQLite never writes on these reads, and the
@@ -84,7 +116,14 @@ std::unique_ptr<Project> Project::open(const QString &path, Mode mode, QString *
     if (!p->m_db.open(path, mode == Mode::ReadOnly, &why) ||
         !slicestore::registerModule(p->m_db.handle(), &why))
         return failWith(QStringLiteral("cannot open project: ") + why);
+    if (struct stat st; !inMemory && ::stat(QFile::encodeName(path).constData(), &st) == 0) {
+        p->m_device = quint64(st.st_dev);
+        p->m_inode = quint64(st.st_ino);
+    }
     QString notProject = notAProject(p->m_db);
+    if (notProject.startsWith(QLatin1String("not a GradeML project file (not an SQLite database")))
+        if (const QString damage = damagedDatabase(path); !damage.isEmpty())
+            notProject = damage;
     if (!notProject.isEmpty() && mode == Mode::ReadOnly && exists && !whyNotWritable(path).isEmpty()) {
         // On read-only media SQLite cannot make the -shm file a WAL database needs to be read;
         // nobody can be writing there, so it is read as immutable.
@@ -123,6 +162,21 @@ std::unique_ptr<Project> Project::open(const QString &path, Mode mode, QString *
 }
 
 Project::~Project() = default;
+
+QString Project::fileProblem() const
+{
+    if (m_inode == 0)
+        return {};
+    struct stat st;
+    if (::stat(QFile::encodeName(m_path).constData(), &st) != 0)
+        return QStringLiteral("%1: the project file was deleted while it was open; what was written to it is lost")
+            .arg(m_path);
+    if (quint64(st.st_dev) != m_device || quint64(st.st_ino) != m_inode)
+        return QStringLiteral("%1: the project file was replaced while it was open; what was written to it is not "
+                              "in the file there now")
+            .arg(m_path);
+    return {};
+}
 
 int Project::schemaVersion() const
 {

@@ -45,6 +45,10 @@ public:
     // Why the project file at `path` cannot be written or created (a read-only file or medium,
     // a missing or unwritable folder); empty when it can.
     static QString whyNotWritable(const QString &path);
+    // Empty while the project's path still names the file this object opened; else what
+    // happened to it (deleted or replaced while open: what was written since is in the old
+    // file, which nobody can open any more).
+    QString fileProblem() const;
 
     SqliteDb &db() { return m_db; }
     const QString &path() const { return m_path; }
@@ -78,6 +82,7 @@ private:
     SqliteDb m_db;
     QString m_path;
     Mode m_mode = Mode::ReadWrite;
+    quint64 m_device = 0, m_inode = 0; // of the file opened (0: in memory)
     bool m_stringsLoaded = false;
     StringId m_maxStringId = 0;
     StringId m_stringIdAtBegin = 0;

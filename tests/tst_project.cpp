@@ -3,6 +3,7 @@
 #include "schema.h"
 #include "testutil.h"
 
+#include <QFile>
 #include <QTest>
 
 using namespace gml;
@@ -94,6 +95,7 @@ private Q_SLOTS:
         QCOMPARE(p->string(a), QStringLiteral("aten::addmm"));
     }
 
+    void deletedReplacedAndCutShort();
     void readOnlyRefusesWrites()
     {
         QTemporaryDir dir;
@@ -106,6 +108,44 @@ private Q_SLOTS:
         QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM run"), 0);
     }
 };
+
+void TestProject::deletedReplacedAndCutShort()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("a.grademl"));
+    QString error;
+    {
+        auto p = Project::open(path, Project::Mode::ReadWrite, &error);
+        QVERIFY2(p, qPrintable(error));
+        QVERIFY(p->fileProblem().isEmpty());
+        // Deleted while open (an import reported "imported", exit 0, before: issue 33).
+        QVERIFY(QFile::remove(path));
+        QVERIFY2(p->fileProblem().contains(QLatin1String("the project file was deleted while it was open")),
+                 qPrintable(p->fileProblem()));
+    }
+    {
+        auto p = Project::open(path, Project::Mode::ReadWrite, &error);
+        QVERIFY(p->ensureRun(QStringLiteral("r1"), &error) > 0);
+        QVERIFY(QFile::copy(path, path + QStringLiteral(".copy")));
+        QVERIFY(QFile::remove(path) && QFile::rename(path + QStringLiteral(".copy"), path));
+        QVERIFY2(p->fileProblem().contains(QLatin1String("the project file was replaced while it was open")),
+                 qPrintable(p->fileProblem()));
+    }
+    // Cut short: said as damage with how much is there, not "not an SQLite database".
+    {
+        auto p = Project::open(path, Project::Mode::ReadWrite, &error);
+        for (int i = 0; i < 50; ++i)
+            QVERIFY(p->ensureRun(QStringLiteral("run %1").arg(i), &error) > 0);
+        QVERIFY(p->db().exec("PRAGMA wal_checkpoint(TRUNCATE);"));
+    }
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadWrite));
+    const qint64 size = f.size();
+    QVERIFY(size > 65536 && f.resize(100)); // cut inside its first page, after the header
+    f.close();
+    QVERIFY(!Project::open(path, Project::Mode::ReadOnly, &error));
+    QVERIFY2(error.contains(QLatin1String("the project file is damaged: it is cut short (100 of the")), qPrintable(error));
+}
 
 QTEST_GUILESS_MAIN(TestProject)
 #include "tst_project.moc"
