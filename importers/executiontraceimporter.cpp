@@ -4,6 +4,7 @@
 #include "etlinker.h"
 #include "inputstream.h"
 #include "jsonfields.h"
+#include "jsonscan.h"
 #include "project.h"
 
 #include <QFileInfo>
@@ -132,13 +133,20 @@ ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
         return {ImportOutcome::Status::Failed, pe.offset,
                 pe.errorString() + QStringLiteral("; expected an execution trace JSON object"), {}};
     const QJsonObject root = doc.object();
+    WarningLog warnings;
+    // Qt keeps the last of a repeated key's values ("rf_id": 1, "rf_id": 7): said.
+    if (const auto repeated = json::findRepeatedKeys(bytes.constData(), size_t(bytes.size())); repeated.count > 0)
+        warnings.add(QStringLiteral("repeated keys"), repeated.firstOffset,
+                     QStringLiteral("%1 keys repeat within their object (first: '%2'); the last value of each "
+                                    "is read")
+                         .arg(repeated.count)
+                         .arg(QString::fromStdString(repeated.firstKey)));
     if (!root.value(QStringLiteral("nodes")).isArray())
         return {ImportOutcome::Status::Failed, 0,
                 QStringLiteral("no 'nodes' array; expected an ExecutionTraceObserver JSON object"), {}};
     if (ctx.progress && !ctx.progress(0.3))
         return {ImportOutcome::Status::Cancelled, -1, {}, {}};
     const QString schema = root.value(QStringLiteral("schema")).toString();
-    WarningLog warnings;
     const qint64 pid = wholeNumber(root.value(QStringLiteral("pid")), "pid", QStringLiteral("the trace"), warnings);
 
     std::vector<Node> nodes;

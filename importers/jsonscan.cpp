@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "jsonscan.h"
 
+#include <unordered_set>
+#include <vector>
+
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -283,6 +286,46 @@ QString describeByte(const char *p, const char *e)
     if (c >= 0x20 && c < 0x7F)
         return QStringLiteral("'%1'").arg(QLatin1Char(char(c)));
     return QStringLiteral("byte 0x%1").arg(c, 2, 16, QLatin1Char('0'));
+}
+
+RepeatedKeys findRepeatedKeys(const char *data, size_t n)
+{
+    RepeatedKeys out;
+    // Per open container: an object's keys so far (a set per level; objects are small), or
+    // none for an array. A string is a key when it opens an object member.
+    struct Level
+    {
+        bool object;
+        bool expectKey;
+        std::unordered_set<std::string_view> keys;
+    };
+    std::vector<Level> stack;
+    for (size_t i = 0; i < n; ++i) {
+        const char c = data[i];
+        if (c == '"') {
+            const size_t start = ++i;
+            while (i < n && data[i] != '"')
+                i += data[i] == '\\' ? 2 : 1;
+            if (i > n)
+                break;
+            if (!stack.empty() && stack.back().object && stack.back().expectKey) {
+                const std::string_view key(data + start, i - start);
+                if (!stack.back().keys.insert(key).second && out.count++ == 0) {
+                    out.firstKey = std::string(key);
+                    out.firstOffset = qint64(start) - 1;
+                }
+                stack.back().expectKey = false;
+            }
+        } else if (c == '{' || c == '[') {
+            stack.push_back({c == '{', c == '{', {}});
+        } else if (c == '}' || c == ']') {
+            if (!stack.empty())
+                stack.pop_back();
+        } else if (c == ',' && !stack.empty() && stack.back().object) {
+            stack.back().expectKey = true;
+        }
+    }
+    return out;
 }
 
 } // namespace gml::json

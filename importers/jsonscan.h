@@ -59,4 +59,14 @@ std::optional<double> toDouble(const Value &v);
 // Parses the text itself: a double would lose the ns digits of absolute epoch microseconds.
 std::optional<qint64> microsToNanos(const Value &v);
 
+// Keys that repeat within one object of a well-formed JSON document (most parsers keep only
+// one of the values, which one differs): how many, and the first as its key and byte offset.
+struct RepeatedKeys
+{
+    qint64 count = 0;
+    std::string firstKey;
+    qint64 firstOffset = -1;
+};
+RepeatedKeys findRepeatedKeys(const char *p, size_t n);
+
 } // namespace gml::json

@@ -303,12 +303,13 @@ void TestExecutionTrace::badInput()
 void TestExecutionTrace::wrongTypesAndSelfParentAreSaid()
 {
     // A pid and rf_ids of the wrong type linked nothing and said only "matched nothing ...
-    // import the Kineto trace"; an operator that is its own parent was read silently.
+    // import the Kineto trace"; an operator that is its own parent and a repeated key were
+    // read silently.
     QTemporaryDir dir;
     const QString path = gmltest::writeFile(dir, QStringLiteral("et.json"), R"J({"schema":"1.0.1","pid":"x","nodes":[
 {"id":1,"name":"[pytorch|profiler|execution_graph|thread]","parent":1,"rf_id":0,"inputs":[],"outputs":[]},
 {"id":2,"name":"aten::add","parent":2,"rf_id":"abc","inputs":[],"outputs":[]},
-{"id":3,"name":"aten::mul","parent":1,"rf_id":1e300,"inputs":[],"outputs":[]}]})J");
+{"id":3,"name":"aten::mul","parent":1,"rf_id":1e300,"scope":0,"scope":7,"inputs":[],"outputs":[]}]})J");
     QTemporaryDir pdir;
     auto p = newProject(pdir);
     const auto r = importInto(*p, {path}, QString());
@@ -316,7 +317,8 @@ void TestExecutionTrace::wrongTypesAndSelfParentAreSaid()
     const QString warnings = gmltest::text(*p, QStringLiteral("SELECT warnings FROM source"));
     for (const char *expected : {"the trace: 'pid' is \\\"x\\\"; expected a whole number (read as absent)",
                                  "\"count\":2,\"message\":\"node 2: 'rf_id' is \\\"abc\\\"; expected a whole number",
-                                 "node 2 (aten::add) names itself as its parent; it is read as a top-level node"})
+                                 "node 2 (aten::add) names itself as its parent; it is read as a top-level node",
+                                 "1 keys repeat within their object (first: 'scope'); the last value of each is read"})
         QVERIFY2(warnings.contains(QLatin1String(expected)), qPrintable(QStringLiteral("%1 not in %2").arg(QLatin1String(expected), warnings)));
     // The root naming itself is the format's own convention: not warned.
     QVERIFY(!warnings.contains(QLatin1String("node 1 (")));
