@@ -7,10 +7,13 @@
 #include "graphfigure.h"
 #include "graphpainter.h"
 #include "importutil.h"
+#include "projectsummary.h"
 #include "testutil.h"
+#include "workflow.h"
 
 #include <QFile>
 #include <QImage>
+#include <QPainter>
 #include <QRandomGenerator>
 #include <QTest>
 
@@ -289,6 +292,43 @@ private Q_SLOTS:
         for (size_t i = 0; i < p->scene.items.size(); ++i)
             under += ranksUnder(*p, i).size();
         QCOMPARE(under, size_t(240));
+    }
+
+    void sideBySideBoxesShowTheirEdge()
+    {
+        // Two steps run one after the other: laid out side by side, joined by a straight
+        // horizontal edge, whose bounding box (height 0) intersected nothing and was not drawn.
+        RunSummary a, b;
+        a.name = QStringLiteral("a");
+        b.name = QStringLiteral("b");
+        a.kind = b.kind = QStringLiteral("measured");
+        a.start = 0;
+        a.end = 10;
+        b.start = 20;
+        b.end = 30;
+        a.slices = b.slices = 1;
+        const auto w = sim::Workflow::resolve({}, {a, b});
+        QCOMPARE(w.edges.size(), size_t(1));
+        const auto model = std::make_shared<const sim::ExecutionModel>(sim::ExecutionModel::forWorkflow(w));
+        const auto p = GraphPicture::make(model, GraphCollapse{});
+        QCOMPARE(p->layout.boxes.size(), size_t(2));
+        const QRectF left = p->layout.boxes[0].left() < p->layout.boxes[1].left() ? p->layout.boxes[0] : p->layout.boxes[1];
+        const QRectF right = left == p->layout.boxes[0] ? p->layout.boxes[1] : p->layout.boxes[0];
+        QCOMPARE(left.center().y(), right.center().y());
+        QImage image(p->layout.bounds.size().toSize() + QSize(40, 40), QImage::Format_ARGB32);
+        image.fill(Qt::white);
+        {
+            QPainter painter(&image);
+            const QTransform t = QTransform::fromTranslate(20 - p->layout.bounds.left(), 20 - p->layout.bounds.top());
+            GraphOverlay overlay;
+            overlay.legend = false;
+            GraphPainter::paint(painter, *p, t, QRectF(image.rect()), overlay);
+        }
+        // Midway between the boxes, on their centre line: the edge's colour, not the background.
+        const QPointF mid((left.right() + right.left()) / 2 + 20 - p->layout.bounds.left(), left.center().y() + 20 - p->layout.bounds.top());
+        const QRgb background = image.pixel((mid + QPointF(0, -20)).toPoint());
+        QVERIFY2(image.pixel(mid.toPoint()) != background,
+                 qPrintable(QStringLiteral("pixel %1 at (%2, %3), as the background").arg(image.pixel(mid.toPoint()), 0, 16).arg(mid.x()).arg(mid.y())));
     }
 
     void figuresArePngSvgAndPdf()

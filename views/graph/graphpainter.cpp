@@ -265,7 +265,9 @@ void GraphPainter::paint(QPainter &p, const GraphPicture &picture, const QTransf
             const int k = drawn[pair]++, n = parallel[pair];
             const double offset = (k - (n - 1) / 2.0) * 5.0;
             const QPainterPath path = routePath(route, offset);
-            if (!path.boundingRect().intersects(visible))
+            // Widened: a straight horizontal edge (two boxes side by side) has a bounding box of
+            // height 0, which intersects nothing, and was never drawn.
+            if (!path.boundingRect().adjusted(-1, -1, 1, 1).intersects(visible))
                 continue;
             const QColor color = e.critical ? kCritical : edgeColor(e.kind);
             QPen pen(color, (e.critical ? 1.2 : 0.0) + edgeWidth(e.kind));
