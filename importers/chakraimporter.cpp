@@ -120,10 +120,8 @@ bool isListText(const std::string &s)
     int depth = 0;
     for (size_t i = 0; i < s.size(); ++i) {
         depth += s[i] == '[' ? 1 : s[i] == ']' ? -1 : 0;
-        if (depth < 0 || (depth == 0 && i + 1 < s.size() && s.find_first_not_of(" \t\r\n", i + 1) != std::string::npos))
-            return false;
-        if (depth == 0)
-            return true;
+        if (depth == 0) // the first bracket closed: only whitespace may follow
+            return s.find_first_not_of(" \t\r\n", i + 1) == std::string::npos;
     }
     return false;
 }
@@ -329,7 +327,7 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
     // found by Kahn's algorithm: over the data dependencies alone, then with the control
     // dependencies too (some converter versions write control cycles and self-loops; the real
     // chakra.0.et has 383). The edges among such nodes are not stored.
-    auto findCycles = [&](bool control, qint64 &selfDeps) {
+    auto findCycles = [&](bool control) {
         std::vector<int> pending(nodes.size(), 0);
         std::vector<std::vector<size_t>> dependents(nodes.size());
         for (size_t i = 0; i < nodes.size(); ++i)
@@ -340,10 +338,8 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
                     auto it = byId.find(d);
                     if (it == byId.end())
                         continue;
-                    if (it->second == i) {
-                        selfDeps += deps == &nodes[i].ctrl ? 1 : 0;
-                        continue;
-                    }
+                    if (it->second == i)
+                        continue; // counted below
                     ++pending[i];
                     dependents[it->second].push_back(i);
                 }
@@ -365,9 +361,11 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
         return left;
     };
     qint64 selfData = 0, selfCtrl = 0;
-    for (const Node &n : nodes)
+    for (const Node &n : nodes) {
         selfData += std::count(n.data.begin(), n.data.end(), n.id);
-    const std::vector<char> dataCycle = findCycles(false, selfCtrl), anyCycle = findCycles(true, selfCtrl);
+        selfCtrl += std::count(n.ctrl.begin(), n.ctrl.end(), n.id);
+    }
+    const std::vector<char> dataCycle = findCycles(false), anyCycle = findCycles(true);
     for (const auto *cycle : {&dataCycle, &anyCycle}) {
         const qint64 count = std::count(cycle->begin(), cycle->end(), 1);
         if (count == 0 || (cycle == &anyCycle && std::count(dataCycle.begin(), dataCycle.end(), 1) > 0))

@@ -74,7 +74,7 @@ SniffResult TopBatchImporter::sniff(const QString &, const QByteArray &head) con
     static const QRegularExpression table(QStringLiteral(R"((^|\n)\s*PID +USER +PR +NI +VIRT +RES)"));
     static const QRegularExpression row(
         QStringLiteral(R"((^|\n) *\d+ +\S+ +(-?\d+|rt) +-?\d+ +[\d.]+[kmgtpe]? +[\d.]+[kmgtpe]? +[\d.]+[kmgtpe]? +[RSDZTtIWX] +[\d.]+ +[\d.]+ +[\d:.]+ +\S)"));
-    const QString text = QString::fromUtf8(head);
+    const QString text = QString::fromUtf8(head.left(4096)); // the first lines; every file is sniffed
     if (table.match(text).hasMatch() || row.match(text).hasMatch())
         return SniffResult{0, QStringLiteral("top's process table without the 'top - HH:MM:SS up …' header of each "
                                              "sample, which times it; expected the output of top -b")};

@@ -67,12 +67,15 @@ static QString damagedDatabase(const QString &path)
 
 // What a file holds, read without writing a byte: SQLite never writes on these reads, and the
 // journal mode (which changes the header) is set only once the file is known to be a project.
-static QString notAProject(SqliteDb &db)
+static QString notAProject(SqliteDb &db, const QString &path)
 {
     const qint64 version = db.scalar("PRAGMA user_version;", -1);
     const qint64 objects = db.scalar("SELECT count(*) FROM sqlite_master", -1);
-    if (version < 0 || objects < 0)
+    if (version < 0 || objects < 0) {
+        if (const QString damage = damagedDatabase(path); !damage.isEmpty())
+            return damage;
         return QStringLiteral("not a GradeML project file (not an SQLite database: %1)").arg(db.lastError());
+    }
     if (objects == 0)
         return {}; // empty: a new project
     if (db.scalar("SELECT count(*) FROM sqlite_master WHERE name='run'") == 0) {
@@ -120,16 +123,13 @@ std::unique_ptr<Project> Project::open(const QString &path, Mode mode, QString *
         p->m_device = quint64(st.st_dev);
         p->m_inode = quint64(st.st_ino);
     }
-    QString notProject = notAProject(p->m_db);
-    if (notProject.startsWith(QLatin1String("not a GradeML project file (not an SQLite database")))
-        if (const QString damage = damagedDatabase(path); !damage.isEmpty())
-            notProject = damage;
+    QString notProject = notAProject(p->m_db, path);
     if (!notProject.isEmpty() && mode == Mode::ReadOnly && exists && !whyNotWritable(path).isEmpty()) {
         // On read-only media SQLite cannot make the -shm file a WAL database needs to be read;
         // nobody can be writing there, so it is read as immutable.
         if (!p->m_db.openImmutable(path, &why) || !slicestore::registerModule(p->m_db.handle(), &why))
             return failWith(QStringLiteral("cannot open project: ") + why);
-        notProject = notAProject(p->m_db);
+        notProject = notAProject(p->m_db, path);
     }
     if (!notProject.isEmpty())
         return failWith(notProject);

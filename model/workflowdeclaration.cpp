@@ -53,6 +53,19 @@ bool readNames(const QJsonObject &o, const QString &key, const QString &where, Q
     return false;
 }
 
+// The workflow's or a step's name: 1 to kMaxNameChars characters; false (with *error naming
+// `at`) otherwise.
+bool checkName(const QString &name, const QString &at, QString *error)
+{
+    if (!name.isEmpty() && name.size() <= WorkflowDeclaration::kMaxNameChars)
+        return true;
+    *error = QStringLiteral("%1: expected a name of 1 to %2 characters, got %3 characters")
+                 .arg(at)
+                 .arg(WorkflowDeclaration::kMaxNameChars)
+                 .arg(name.size());
+    return false;
+}
+
 // True when `folder` is `dir` or holds it.
 bool holds(const QString &folder, const QString &dir)
 {
@@ -77,12 +90,8 @@ std::optional<WorkflowDeclaration> WorkflowDeclaration::parse(const QJsonObject 
         *err = fields.error();
         return std::nullopt;
     }
-    if (d.name.isEmpty() || d.name.size() > kMaxNameChars) {
-        *err = QStringLiteral("workflow.name: expected a name of 1 to %1 characters, got %2 characters")
-                   .arg(kMaxNameChars)
-                   .arg(d.name.size());
+    if (!checkName(d.name, QStringLiteral("workflow.name"), err))
         return std::nullopt;
-    }
     const QJsonValue steps = workflow.value(QStringLiteral("steps"));
     if (!steps.isArray() || steps.toArray().isEmpty()) {
         *err = QStringLiteral("workflow.steps: expected a list of steps such as "
@@ -111,12 +120,8 @@ std::optional<WorkflowDeclaration> WorkflowDeclaration::parse(const QJsonObject 
             *err = stepFields.error();
             return std::nullopt;
         }
-        if (step.name.isEmpty() || step.name.size() > kMaxNameChars) {
-            *err = where + QStringLiteral(".name: expected a name of 1 to %1 characters, got %2 characters")
-                               .arg(kMaxNameChars)
-                               .arg(step.name.size());
+        if (!checkName(step.name, where + QStringLiteral(".name"), err))
             return std::nullopt;
-        }
         if (names.contains(step.name)) {
             *err = where + QStringLiteral(".name: '%1' names an earlier step too; step names must differ").arg(step.name);
             return std::nullopt;

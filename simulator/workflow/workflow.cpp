@@ -14,7 +14,7 @@ namespace gml::sim {
 
 namespace {
 
-constexpr int kProblemsListed = 20; // of one kind, per declaration; the rest are counted
+constexpr int kProblemsListed = 20; // steps matching no run, per declaration; the rest are counted
 
 bool hasData(const RunSummary &run)
 {
@@ -167,9 +167,8 @@ Workflow Workflow::resolve(const std::vector<WorkflowDeclaration> &declarations,
                 }
                 addRun(step, run);
             }
-            if (step.runs.isEmpty() && ++emptySteps > kProblemsListed) {
-                // Listed up to a point: a declaration of 1,000 steps and no runs yet is one problem.
-            } else if (step.runs.isEmpty()) {
+            // Listed up to a point: a declaration of 1,000 steps and no runs yet is one problem.
+            if (step.runs.isEmpty() && ++emptySteps <= kProblemsListed) {
                 QStringList what;
                 for (const auto &r : decl.runs)
                     what << QStringLiteral("no run is named '%1'").arg(r);
