@@ -287,6 +287,7 @@ bool Project::deleteSource(SourceId id, QString *error)
 {
     static constexpr std::string_view steps[] = {
         "DELETE FROM slice_chunk WHERE track_id IN (SELECT id FROM track WHERE source_id=?1)",
+        "DELETE FROM slice_lod WHERE track_id IN (SELECT id FROM track WHERE source_id=?1)",
         "DELETE FROM counter WHERE track_id IN (SELECT id FROM track WHERE source_id=?1)",
         "DELETE FROM flow_chunk WHERE source_id=?1",
         "DELETE FROM track WHERE source_id=?1",

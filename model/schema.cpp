@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "schema.h"
 
+#include "slicelod.h"
 #include "slicestore.h"
 
 #include <map>
@@ -220,9 +221,27 @@ CREATE TABLE run_metrics(
 CREATE INDEX run_workload ON run(workload_id);
 )SQL";
 
+// Version 7: level-of-detail summaries of slice tracks (model/slicelod.h), so that opening a
+// project and painting a viewport read what the viewport shows instead of every slice (issue
+// 34). track.max_depth is set with them (the timeline's row height before any slice is read);
+// NULL means not summarised. migrateData() summarises every slice track of an older project.
+static constexpr std::string_view kV7 = R"SQL(
+CREATE TABLE slice_lod(
+  id INTEGER PRIMARY KEY,
+  track_id INTEGER NOT NULL,
+  shift INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  min_ts INTEGER NOT NULL,
+  max_end INTEGER NOT NULL,
+  data BLOB NOT NULL
+);
+CREATE INDEX slice_lod_track ON slice_lod(track_id, shift, min_ts);
+ALTER TABLE track ADD COLUMN max_depth INTEGER;
+)SQL";
+
 const std::vector<std::string_view> &migrations()
 {
-    static const std::vector<std::string_view> all = {kV1, kV2, kV3, kV4, kV5, kV6};
+    static const std::vector<std::string_view> all = {kV1, kV2, kV3, kV4, kV5, kV6, kV7};
     return all;
 }
 
@@ -273,6 +292,8 @@ bool migrateData(int version, SqliteDb &db, QString *error)
 {
     if (version == 4)
         return encodeChunkArgs(db, error);
+    if (version == 7)
+        return lod::summarizeAll(db, error);
     if (version != 3)
         return true;
     auto fail = [error](const QString &why) {

@@ -17,25 +17,19 @@ SliceTrack SliceTrack::build(std::vector<Input> slices)
         return a.duration > b.duration;
     });
     const size_t n = slices.size();
-    // Nesting: a stack of open ends. A slice nests under the top if it starts before the top
-    // ends; slices that end first are popped. A slice that overlaps its parent's end (bad
-    // input) still gets the next depth, so it never hides under its neighbour; a depth is
-    // only reused after its previous slice ended, so slices of one depth never overlap.
+    const bool given = n && std::all_of(slices.begin(), slices.end(), [](const Input &s) { return s.depth >= 0; });
     std::vector<uint16_t> depth(n);
     std::vector<size_t> perDepth;
-    std::vector<TimeNs> stack;
+    Nesting nesting;
     for (size_t i = 0; i < n; ++i) {
         auto &s = slices[i];
         s.duration = std::max<TimeNs>(0, s.duration);
-        while (!stack.empty() && stack.back() <= s.start)
-            stack.pop_back();
-        const size_t d = std::min<size_t>(stack.size(), std::numeric_limits<uint16_t>::max());
+        const size_t d = given ? size_t(std::min(s.depth, int(std::numeric_limits<uint16_t>::max())))
+                               : nesting.push(s.start, s.start + s.duration);
         depth[i] = uint16_t(d);
         if (perDepth.size() <= d)
             perDepth.resize(d + 1, 0);
         ++perDepth[d];
-        if (stack.size() < std::numeric_limits<uint16_t>::max())
-            stack.push_back(s.start + s.duration);
     }
     SliceTrack t;
     t.m_depthBegin.assign(perDepth.size() + 1, 0);

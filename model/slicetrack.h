@@ -6,12 +6,36 @@
 
 #include <QString>
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace gml {
 
 class Project;
+
+// Nesting depth of slices fed in canonical order (start, then longer first): a stack of open
+// ends. A slice nests under the top if it starts before the top ends; slices that end first
+// are popped. A slice that overlaps its parent's end (bad input) still gets the next depth, so
+// it never hides under its neighbour; a depth is only reused after its previous slice ended,
+// so slices of one depth never overlap. Shared by SliceTrack::build and the summaries.
+class Nesting
+{
+public:
+    uint16_t push(TimeNs start, TimeNs end)
+    {
+        while (!m_stack.empty() && m_stack.back() <= start)
+            m_stack.pop_back();
+        const size_t d = std::min<size_t>(m_stack.size(), std::numeric_limits<uint16_t>::max());
+        if (m_stack.size() < std::numeric_limits<uint16_t>::max())
+            m_stack.push_back(end);
+        return uint16_t(d);
+    }
+
+private:
+    std::vector<TimeNs> m_stack;
+};
 
 // One timeline row held in memory: a struct of arrays grouped by nesting depth, each depth
 // sorted by start time. Immutable once built, so it can be shared read-only across threads.
@@ -31,11 +55,13 @@ public:
         TimeNs duration;
         SliceId id;
         StringId name;
+        int depth = -1; // given (a level-of-detail summary's, slicelod.h), else computed by nesting
     };
 
     SliceTrack() = default;
     // Sorts (start, then longer first so a parent precedes its children), computes nesting
-    // and groups by depth. Durations below zero are clamped to 0.
+    // (unless every input's depth is given: slices of one depth must then be disjoint) and
+    // groups by depth. Durations below zero are clamped to 0.
     static SliceTrack build(std::vector<Input> slices);
     // Loads one track of a project, on the project clock (source offset applied).
     static SliceTrack load(Project &project, TrackId track, QString *error);

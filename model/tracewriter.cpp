@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tracewriter.h"
 
+#include "slicelod.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -248,6 +250,9 @@ bool TraceWriter::finish(const QList<ImportWarning> &warnings, QString *error)
         st.bind(5, m_firstTrack + qint64(i));
         if (!st.exec())
             fail(st);
+        // Summaries for the timeline (slicelod.h), from the chunks just written.
+        if (s.slices > 0 && !failed() && !lod::summarizeTrack(m_project.db(), m_firstTrack + qint64(i), &why))
+            m_error = why;
     }
     QJsonArray w;
     for (const auto &warning : warnings) {

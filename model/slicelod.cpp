@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "slicelod.h"
+
+#include "chunkformat.h"
+#include "slicetrack.h"
+
+#include <algorithm>
+
+namespace gml::lod {
+
+namespace {
+
+constexpr unsigned char kPieceVersion = 1;
+
+// One level from a finer one (or from the slices): per depth and bucket of 2^shift ns, the
+// longest entry starting there (the first of equals). `from` is grouped by depth, each depth in
+// start order, and so is the result: one linear pass, no sort.
+std::vector<Entry> coarsen(const std::vector<Entry> &from, int shift)
+{
+    std::vector<Entry> out;
+    out.reserve(from.size() / 2 + 16);
+    size_t best = 0;
+    for (size_t i = 1; i <= from.size(); ++i) {
+        const bool same = i < from.size() && from[i].depth == from[best].depth &&
+                          (from[i].start >> shift) == (from[best].start >> shift); // arithmetic: floor before 1970
+        if (same) {
+            if (from[i].duration > from[best].duration)
+                best = i;
+            continue;
+        }
+        if (!from.empty())
+            out.push_back(from[best]);
+        best = i;
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<Level> buildLevels(const std::vector<Entry> &slices)
+{
+    std::vector<Level> levels;
+    if (slices.size() < kMinSlices)
+        return levels;
+    const size_t keepBelow = slices.size() / 4;
+    std::vector<Entry> current = coarsen(slices, kMinShift);
+    for (int shift = kMinShift; shift < 62; ++shift) {
+        if (shift > kMinShift)
+            current = coarsen(current, shift);
+        const bool smaller = levels.empty() || current.size() < levels.back().entries.size();
+        if (current.size() <= keepBelow && smaller)
+            levels.push_back({shift, current});
+        if (!levels.empty() && current.size() <= kCoarsestEntries)
+            break;
+    }
+    return levels;
+}
+
+void encodePiece(const Entry *begin, const Entry *end, std::string &out)
+{
+    using namespace slicestore;
+    out.clear();
+    out.push_back(char(kPieceVersion));
+    TimeNs prevStart = 0;
+    SliceId prevId = 0;
+    for (const Entry *e = begin; e != end; ++e) {
+        putVarint(out, zigzag(e->start - prevStart));
+        putVarint(out, quint64(std::max<TimeNs>(0, e->duration)));
+        putVarint(out, e->depth);
+        putVarint(out, quint64(std::max<StringId>(0, e->name)));
+        putVarint(out, zigzag(e->id - prevId));
+        prevStart = e->start;
+        prevId = e->id;
+    }
+}
+
+bool decodePiece(std::string_view data, std::vector<Entry> &out)
+{
+    using namespace slicestore;
+    auto p = reinterpret_cast<const unsigned char *>(data.data());
+    const unsigned char *e = p + data.size();
+    if (data.empty() || *p++ != kPieceVersion)
+        return false;
+    quint64 start = 0, id = 0; // unsigned: a malformed delta wraps instead of overflowing
+    for (size_t n = 0; p < e; ++n) {
+        quint64 ds, dur, depth, name, did;
+        if (n >= kPieceEntries || !getVarint(p, e, ds) || !getVarint(p, e, dur) || !getVarint(p, e, depth) ||
+            !getVarint(p, e, name) || !getVarint(p, e, did) || depth > 0xffff || name > quint64(INT32_MAX) ||
+            dur > quint64(INT64_MAX))
+            return false;
+        start += quint64(unzigzag(ds));
+        id += quint64(unzigzag(did));
+        const TimeNs s = TimeNs(start), d = TimeNs(dur);
+        if (s > INT64_MAX - d)
+            return false;
+        out.push_back({s, d, SliceId(id), StringId(name), uint16_t(depth)});
+    }
+    return true;
+}
+
+bool summarizeTrack(SqliteDb &db, TrackId track, QString *error)
+{
+    std::vector<Entry> slices;
+    {
+        slicestore::TrackReader reader(db);
+        if (!reader.read(track, false, [&](const slicestore::Row &r) {
+                slices.push_back({r.ts, std::max<TimeNs>(0, r.dur), r.id, StringId(r.name), 0});
+            })) {
+            if (error)
+                *error = QStringLiteral("summarising track %1: %2").arg(track).arg(reader.errorString());
+            return false;
+        }
+    }
+    // Chunks are each in canonical order but may overlap one another (rows that arrived out
+    // of order): sort when they do, nest, then group by depth for buildLevels.
+    const auto canonical = [](const Entry &a, const Entry &b) {
+        if (a.start != b.start)
+            return a.start < b.start;
+        if (a.duration != b.duration)
+            return a.duration > b.duration;
+        return a.id < b.id;
+    };
+    if (!std::is_sorted(slices.begin(), slices.end(), canonical))
+        std::sort(slices.begin(), slices.end(), canonical);
+    Nesting nesting;
+    int maxDepth = -1;
+    for (Entry &e : slices) {
+        e.depth = nesting.push(e.start, e.start + e.duration);
+        maxDepth = std::max(maxDepth, int(e.depth));
+    }
+    std::stable_sort(slices.begin(), slices.end(), [](const Entry &a, const Entry &b) { return a.depth < b.depth; });
+    const std::vector<Level> levels = buildLevels(slices);
+    slices = {};
+    auto fail = [&](const SqliteStatement &st) {
+        if (error)
+            *error = QStringLiteral("summarising track %1: %2").arg(track).arg(st.errorString());
+        return false;
+    };
+    auto clear = db.prepare("DELETE FROM slice_lod WHERE track_id = ?");
+    clear.bind(1, track);
+    if (!clear.exec())
+        return fail(clear);
+    auto put = db.prepare("INSERT INTO slice_lod(track_id, shift, count, min_ts, max_end, data) VALUES(?,?,?,?,?,?)");
+    std::string blob;
+    for (const Level &level : levels) {
+        // Pieces of one depth each (so each is in start order), of at most kPieceEntries.
+        for (size_t i = 0; i < level.entries.size();) {
+            const Entry *b = level.entries.data() + i;
+            const Entry *e = b + 1;
+            while (e != b + std::min(kPieceEntries, level.entries.size() - i) && e->depth == b->depth)
+                ++e;
+            i += size_t(e - b);
+            TimeNs maxEnd = b->start;
+            for (const Entry *x = b; x != e; ++x)
+                maxEnd = std::max(maxEnd, x->start + x->duration);
+            encodePiece(b, e, blob);
+            put.bind(1, track);
+            put.bind(2, qint64(level.shift));
+            put.bind(3, qint64(e - b));
+            put.bind(4, b->start);
+            put.bind(5, maxEnd);
+            put.bindBlob(6, blob);
+            if (!put.exec())
+                return fail(put);
+        }
+    }
+    auto depth = db.prepare("UPDATE track SET max_depth = ? WHERE id = ?");
+    depth.bind(1, qint64(maxDepth));
+    depth.bind(2, track);
+    if (!depth.exec())
+        return fail(depth);
+    return true;
+}
+
+bool summarizeAll(SqliteDb &db, QString *error)
+{
+    std::vector<TrackId> tracks;
+    {
+        auto st = db.prepare("SELECT id FROM track WHERE max_depth IS NULL AND slice_count > 0 ORDER BY id");
+        while (st.step())
+            tracks.push_back(st.int64(0));
+        if (!st.errorString().isEmpty()) {
+            if (error)
+                *error = st.errorString();
+            return false;
+        }
+    }
+    for (TrackId t : tracks)
+        if (!summarizeTrack(db, t, error))
+            return false;
+    return true;
+}
+
+Stored stored(const SqliteDb &db, TrackId track)
+{
+    Stored s;
+    {
+        auto st = db.prepare("SELECT max_depth FROM track WHERE id = ?");
+        st.bind(1, track);
+        if (!st.step() || st.isNull(0))
+            return s;
+        s.summarised = true;
+        s.maxDepth = int(st.int64(0));
+    }
+    auto st = db.prepare("SELECT DISTINCT shift FROM slice_lod WHERE track_id = ? ORDER BY shift");
+    st.bind(1, track);
+    while (st.step())
+        s.shifts.push_back(int(st.int64(0)));
+    return s;
+}
+
+bool readLevel(const SqliteDb &db, TrackId track, int shift, TimeNs t0, TimeNs t1, std::vector<Entry> &out,
+               QString *error)
+{
+    auto st = db.prepare("SELECT id, data FROM slice_lod WHERE track_id = ?1 AND shift = ?2 AND min_ts < ?3 "
+                         "AND max_end >= ?4 ORDER BY min_ts, id");
+    st.bind(1, track);
+    st.bind(2, qint64(shift));
+    st.bind(3, t1);
+    st.bind(4, t0);
+    std::vector<Entry> piece;
+    while (st.step()) {
+        piece.clear();
+        if (!decodePiece(st.blobView(1), piece)) {
+            if (error)
+                *error = QStringLiteral("summary piece %1 of track %2 is malformed").arg(st.int64(0)).arg(track);
+            return false;
+        }
+        for (const Entry &e : piece)
+            if (e.start < t1 && (e.start + e.duration > t0 || (e.duration == 0 && e.start >= t0)))
+                out.push_back(e);
+    }
+    if (!st.errorString().isEmpty()) {
+        if (error)
+            *error = st.errorString();
+        return false;
+    }
+    return true;
+}
+
+} // namespace gml::lod
