@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "slicequery.h"
 
+#include <limits>
+
 #include "project.h"
 #include "timelinedata.h"
 
@@ -40,6 +42,23 @@ std::optional<SliceDetails> sliceDetails(Project &project, SliceId id, QString *
     return d;
 }
 
+std::optional<SliceRef> findSliceRef(const TimelineData &data, TrackId track, SliceId id)
+{
+    if (const auto s = data.slices.value(track)) {
+        const qint64 i = s->indexOf(id);
+        if (i < 0)
+            return std::nullopt;
+        return SliceRef{track, id, s->start(size_t(i)), s->end(size_t(i))};
+    }
+    if (data.projectPath.isEmpty())
+        return std::nullopt;
+    auto project = Project::open(data.projectPath, Project::Mode::ReadOnly, nullptr);
+    const auto d = project ? sliceDetails(*project, id) : std::nullopt;
+    if (!d || d->track != track)
+        return std::nullopt;
+    return SliceRef{track, id, d->start, d->start + d->duration};
+}
+
 QList<LinkedSlice> linkedSlices(Project &project, SliceId id)
 {
     QList<LinkedSlice> out;
@@ -65,13 +84,31 @@ QList<LinkedSlice> linkedSlices(Project &project, SliceId id)
     return out;
 }
 
+namespace {
+
+// A track's slices over [t0, t1): held whole, or read from the project when paged.
+std::shared_ptr<const SliceTrack> slicesOf(const TimelineData &data, TrackId id, TimeNs t0, TimeNs t1, QString *error)
+{
+    if (auto s = data.slices.value(id))
+        return s;
+    if (!data.pager || !data.pager->has(id))
+        return nullptr;
+    QString why;
+    auto s = data.pager->readSlices(id, t0, t1, &why);
+    if (!s && error && error->isEmpty())
+        *error = why;
+    return s;
+}
+
+} // namespace
+
 std::vector<AggregateRow> aggregateSlices(const TimelineData &data, const QList<TrackId> &tracks,
-                                          TimeNs t0, TimeNs t1)
+                                          TimeNs t0, TimeNs t1, QString *error)
 {
     QHash<StringId, size_t> index;
     std::vector<AggregateRow> rows;
     for (TrackId id : tracks) {
-        const auto track = data.slices.value(id);
+        const auto track = slicesOf(data, id, t0, t1, error);
         if (!track)
             continue;
         track->forEachVisible(t0, t1, [&](size_t i) {
@@ -94,10 +131,10 @@ std::vector<AggregateRow> aggregateSlices(const TimelineData &data, const QList<
     return rows;
 }
 
-std::vector<SliceMatch> findSlices(const TimelineData &data, const QList<TrackId> &tracks,
-                                   const QString &pattern, bool regex, QString *error)
+std::vector<SliceRef> findSlices(const TimelineData &data, const QList<TrackId> &tracks,
+                                 const QString &pattern, bool regex, QString *error)
 {
-    std::vector<SliceMatch> out;
+    std::vector<SliceRef> out;
     if (pattern.isEmpty())
         return out;
     QRegularExpression re;
@@ -123,18 +160,17 @@ std::vector<SliceMatch> findSlices(const TimelineData &data, const QList<TrackId
     if (!any)
         return out;
     for (TrackId id : tracks) {
-        const auto track = data.slices.value(id);
+        const auto track = slicesOf(data, id, std::numeric_limits<TimeNs>::min(), std::numeric_limits<TimeNs>::max(), error);
         if (!track)
             continue;
         for (size_t i = 0; i < track->size(); ++i) {
             const auto name = size_t(track->nameId(i));
             if (name < hit.size() && hit[name])
-                out.push_back({track->start(i), id, i});
+                out.push_back({id, track->id(i), track->start(i), track->end(i)});
         }
     }
     // Track order is kept for ties (stable), so "next" walks rows top to bottom at one time.
-    std::stable_sort(out.begin(), out.end(),
-                     [](const SliceMatch &a, const SliceMatch &b) { return a.start < b.start; });
+    std::stable_sort(out.begin(), out.end(), [](const SliceRef &a, const SliceRef &b) { return a.start < b.start; });
     return out;
 }
 

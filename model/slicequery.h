@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "timelinedata.h"
 #include "types.h"
 
 #include <QJsonObject>
@@ -15,7 +16,6 @@
 namespace gml {
 
 class Project;
-struct TimelineData;
 
 // One slice as the details panel shows it (project clock).
 struct SliceDetails
@@ -45,6 +45,9 @@ struct LinkedSlice
 
 std::optional<SliceDetails> sliceDetails(Project &project, SliceId id, QString *error = nullptr);
 QList<LinkedSlice> linkedSlices(Project &project, SliceId id);
+// Slice `id` of `track` as the timeline reveals it: from the track when held whole, else read
+// from the project (a paged track). Nullopt when it is in neither.
+std::optional<SliceRef> findSliceRef(const TimelineData &data, TrackId track, SliceId id);
 
 // Per-name statistics of the slices of `tracks` that overlap [t0, t1) (Perfetto's area
 // selection): count, total / average / maximum duration (whole slices, not clipped).
@@ -56,18 +59,15 @@ struct AggregateRow
     TimeNs max = 0;
     double average() const { return count ? double(total) / double(count) : 0.0; }
 };
+// Paged tracks are read from the project for the range (run it off the GUI thread); *error is
+// set when one cannot be read.
 std::vector<AggregateRow> aggregateSlices(const TimelineData &data, const QList<TrackId> &tracks,
-                                          TimeNs t0, TimeNs t1);
+                                          TimeNs t0, TimeNs t1, QString *error = nullptr);
 
-// Every slice whose name matches, in time order (ties by track order), over `tracks`.
-struct SliceMatch
-{
-    TimeNs start = 0;
-    TrackId track = 0;
-    size_t index = 0; // into the track's SliceTrack
-};
-// Plain text matches as a case-insensitive substring; a regex as QRegularExpression.
-std::vector<SliceMatch> findSlices(const TimelineData &data, const QList<TrackId> &tracks,
-                                   const QString &pattern, bool regex, QString *error = nullptr);
+// Every slice whose name matches, in time order (ties by track order), over `tracks`, paged
+// ones read from the project. Plain text matches as a case-insensitive substring; a regex as
+// QRegularExpression.
+std::vector<SliceRef> findSlices(const TimelineData &data, const QList<TrackId> &tracks,
+                                 const QString &pattern, bool regex, QString *error = nullptr);
 
 } // namespace gml

@@ -3,7 +3,9 @@
 
 #include "project.h"
 
+#include <algorithm>
 #include <limits>
+#include <unordered_map>
 
 namespace gml {
 
@@ -33,9 +35,16 @@ QString TimelineData::trackPath(TrackId id) const
     return parts.join(QStringLiteral(" › "));
 }
 
+int TimelineData::depthCount(TrackId id) const
+{
+    if (const auto s = slices.value(id))
+        return s->depthCount();
+    return pager ? pager->depthCount(id) : 0;
+}
+
 size_t TimelineData::sliceCount() const
 {
-    size_t n = 0;
+    size_t n = size_t(pagedSlices);
     for (const auto &t : slices)
         n += t->size();
     return n;
@@ -48,6 +57,8 @@ size_t TimelineData::memoryBytes() const
         n += t->memoryBytes();
     for (const auto &c : counters)
         n += c->memoryBytes();
+    if (pager)
+        n += pager->memoryBytes();
     return n;
 }
 
@@ -71,7 +82,7 @@ bool loadTrack(SqliteStatement &statement, TrackId id, QHash<TrackId, std::share
 } // namespace
 
 std::shared_ptr<const TimelineData> loadTimelineData(const QString &projectPath, QString *error,
-                                                     const std::function<bool(int, int)> &progress)
+                                                     const std::function<bool(int, int)> &progress, bool page)
 {
     auto project = Project::open(projectPath, Project::Mode::ReadOnly, error);
     if (!project)
@@ -96,6 +107,40 @@ std::shared_ptr<const TimelineData> loadTimelineData(const QString &projectPath,
             data->names[size_t(id)] = st.text(1);
         }
     }
+    // Tracks with summaries are paged: their extent, depth and levels are all that is read now.
+    struct Paged
+    {
+        SlicePager::Track track;
+        TimeNs start = 0, end = 0;
+        qint64 slices = 0;
+    };
+    std::unordered_map<TrackId, Paged> paged;
+    if (page && project->schemaVersion() >= 7) {
+        auto st = project->db().prepare(
+            "SELECT t.id, t.max_depth, coalesce(src.clock_offset_ns + src.align_ns, 0), t.start_ns, t.end_ns, "
+            "t.slice_count FROM track t LEFT JOIN source src ON src.id = t.source_id "
+            "WHERE t.max_depth IS NOT NULL AND t.start_ns IS NOT NULL AND "
+            "EXISTS (SELECT 1 FROM slice_lod l WHERE l.track_id = t.id)");
+        while (st.step()) {
+            Paged p;
+            p.track.id = st.int64(0);
+            p.track.maxDepth = int(std::clamp<qint64>(st.int64(1), 0, 0xffff));
+            p.track.offset = st.int64(2);
+            p.start = st.int64(3) + p.track.offset;
+            p.end = st.int64(4) + p.track.offset;
+            p.slices = st.int64(5);
+            paged.emplace(p.track.id, p);
+        }
+        auto levels = project->db().prepare("SELECT DISTINCT track_id, shift FROM slice_lod ORDER BY track_id, shift");
+        while (levels.step())
+            if (const auto it = paged.find(levels.int64(0)); it != paged.end())
+                it->second.track.shifts.push_back(int(levels.int64(1)));
+        if (!st.errorString().isEmpty() || !levels.errorString().isEmpty()) {
+            if (error)
+                *error = st.errorString().isEmpty() ? levels.errorString() : st.errorString();
+            return nullptr;
+        }
+    }
     int total = 0;
     for (const auto &run : data->runs)
         total += int(run.tracks.size());
@@ -109,7 +154,7 @@ std::shared_ptr<const TimelineData> loadTimelineData(const QString &projectPath,
                 return nullptr;
             }
             ++done;
-            if (t.slices > 0 && !loadTrack(sliceRows, t.id, data->slices, error))
+            if (t.slices > 0 && !paged.count(t.id) && !loadTrack(sliceRows, t.id, data->slices, error))
                 return nullptr;
             if (t.counterSamples > 0 && !loadTrack(counterRows, t.id, data->counters, error))
                 return nullptr;
@@ -126,6 +171,16 @@ std::shared_ptr<const TimelineData> loadTimelineData(const QString &projectPath,
             lo = std::min(lo, c->ts(0));
             hi = std::max(hi, c->ts(c->size() - 1));
         }
+    if (!paged.empty()) {
+        std::vector<SlicePager::Track> tracks;
+        for (auto &[id, p] : paged) {
+            lo = std::min(lo, p.start);
+            hi = std::max(hi, p.end);
+            data->pagedSlices += p.slices;
+            tracks.push_back(std::move(p.track));
+        }
+        data->pager = std::make_shared<SlicePager>(projectPath, std::move(tracks));
+    }
     if (lo <= hi) {
         data->start = lo;
         data->end = std::max(hi, lo + 1);

@@ -145,7 +145,7 @@ private Q_SLOTS:
         const auto steps = findSlices(*m_data, allSliceTracks(), QStringLiteral("ProfilerStep#0"), false);
         QVERIFY(!steps.empty());
         const auto track = m_data->slices.value(steps.front().track);
-        const size_t i = steps.front().index;
+        const size_t i = size_t(track->find(steps.front().id, steps.front().start));
         QVERIFY(track->selfTime(i) < track->duration(i));
         QVERIFY(track->selfTime(i) >= 0);
         QVERIFY(m_data->trackPath(steps.front().track).contains(QStringLiteral(" › ")));

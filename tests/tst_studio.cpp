@@ -18,6 +18,7 @@
 #include "simulatecontroller.h"
 #include "simulatepanel.h"
 #include "sourcespanel.h"
+#include "importutil.h"
 #include "testutil.h"
 #include "timelinestate.h"
 #include "timelineview.h"
@@ -684,6 +685,7 @@ private Q_SLOTS:
 
         // Find walks the matches in time order and selects each.
         w.find(QStringLiteral("ProfilerStep"), false);
+        w.waitForSearch();
         QCOMPARE(w.findMatchCount(), 12);
         const TimeNs first = st->selectedSliceStart();
         w.find(QStringLiteral("ProfilerStep"), false);
@@ -691,6 +693,64 @@ private Q_SLOTS:
         QCOMPARE(w.findCurrent(), 1);
         w.find(QStringLiteral("ProfilerStep"), false, true);
         QCOMPARE(w.findCurrent(), 0);
+    }
+
+    // A track of 20,000 slices is paged (issue 34): it paints from its summaries, and find,
+    // selection, details and the range aggregate still see every slice.
+    void pagedTrackFindsSelectsAndAggregates()
+    {
+        const QString job = gmltest::generateJob(m_tmp, 1, 400);
+        MainWindow w;
+        showQuietly(w, QSize(1400, 900));
+        w.openFolder(job);
+        QVERIFY(waitLoaded(w));
+        TimelineView *tv = w.timeline();
+        TimelineState *st = w.state();
+        const auto data = tv->data();
+        QVERIFY(data && data->pager);
+        QString error;
+        auto project = Project::open(data->projectPath, Project::Mode::ReadOnly, &error);
+        QVERIFY2(project, qPrintable(error));
+        const TrackId thread = gmltest::scalar(*project, "SELECT id FROM track WHERE name LIKE '%main thread' LIMIT 1");
+        QVERIFY(data->pager->has(thread) && !data->slices.contains(thread));
+        QCOMPARE(data->depthCount(thread), int(gmltest::scalar(*project, "SELECT max_depth + 1 FROM track WHERE name LIKE '%main thread'")));
+        tv->waitForPages();
+        QVERIFY(tv->painter().complete());
+        QVERIFY(data->pager->shown(thread) && data->pager->shown(thread)->size() < 20000); // a summary
+
+        // Find sees every step, and the first is selected with its details.
+        w.find(QStringLiteral("ProfilerStep"), false);
+        w.waitForSearch();
+        QCOMPARE(qint64(w.findMatchCount()), gmltest::scalar(*project, "SELECT count(*) FROM slice_abs WHERE name LIKE 'ProfilerStep%'"));
+        QVERIFY(st->hasSelectedSlice());
+        QVERIFY2(w.details()->plainText().contains(QStringLiteral("ProfilerStep")), qPrintable(w.details()->plainText()));
+        QVERIFY(w.details()->plainText().contains(QStringLiteral("Self time")));
+
+        // Zoomed to the step, the rows are the slices themselves: a click on it selects it.
+        const SliceId step = st->selectedSlice();
+        const TimeNs stepStart = st->selectedSliceStart();
+        st->zoomToSelection();
+        tv->waitForPages();
+        const auto shown = data->pager->shown(thread);
+        QVERIFY(shown);
+        const qint64 index = shown->find(step, stepStart);
+        QVERIFY(index >= 0);
+        st->clearSelectedSlice();
+        const QRectF r = tv->painter().sliceRect(tv->viewport(), thread, size_t(index));
+        QVERIFY(!r.isEmpty());
+        QTest::mouseClick(tv, Qt::LeftButton, {}, r.center().toPoint());
+        QCOMPARE(st->selectedSlice(), step);
+
+        // The range aggregate counts every slice overlapping the range, paged or not.
+        const TimeNs t0 = data->start + (data->end - data->start) / 4, t1 = data->start + (data->end - data->start) / 2;
+        st->setSelection(t0, t1);
+        QTRY_VERIFY(w.aggregate()->rowCount() > 3);
+        qint64 counted = 0;
+        for (int i = 0; i < w.aggregate()->rowCount(); ++i)
+            counted += w.aggregate()->index(i, AggregateModel::Count).data(Qt::UserRole).toLongLong();
+        const QString sql = QStringLiteral("SELECT count(*) FROM slice_abs WHERE ts < %1 AND (ts + dur > %2 OR (dur = 0 AND ts >= %2))")
+                                .arg(t1).arg(t0);
+        QCOMPARE(counted, qint64(gmltest::text(*project, sql).toLongLong()));
     }
 
     void graphSelectionLinksBothWaysWithTheTimeline()

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Layout, level-of-detail geometry and hit testing of the timeline painter. Compares geometry,
-// not pixels; the data is built in memory, deterministic.
+// not pixels; the data is built in memory, deterministic (and, for paged tracks, written to a
+// project first).
+#include "project.h"
 #include "timelinepainter.h"
+#include "tracewriter.h"
 
 #include <QGuiApplication>
 #include <QImage>
 #include <QPainter>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace gml;
@@ -203,6 +208,97 @@ private Q_SLOTS:
         QPainter painter(&img);
         p.paint(painter, TimelineViewport{img.size(), 0, 100, 0}, TimelineOverlay{});
         QVERIFY(p.lastPaintMs() >= 0);
+    }
+
+    // A project's large tracks are paged from their summaries (issue 34): at the whole trace and
+    // at a zoom between levels the paged rows cover the pixels the whole tracks do (a summary
+    // shows a slice wherever there is one), and zoomed in past the finest level they are the
+    // slices themselves, drawn identically.
+    void pagedTracksPaintWhatWholeTracksDo()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("paged.grademl"));
+        {
+            QString error;
+            auto p = Project::open(path, Project::Mode::ReadWrite, &error);
+            QVERIFY2(p && p->begin(&error), qPrintable(error));
+            const RunId run = p->ensureRun(QStringLiteral("r"), &error);
+            QVERIFY(p->db().exec("INSERT INTO source(run_id, path, format, status, clock_offset_ns) "
+                                 "VALUES(1, 'x', 'test', 'failed', 0)"));
+            TraceWriter w(*p, run, p->db().lastInsertRowId());
+            TrackSpec spec;
+            spec.name = QStringLiteral("thread");
+            const TrackId thread = w.addTrack(spec);
+            spec.kind = TrackKind::Stream;
+            spec.name = QStringLiteral("stream");
+            const TrackId stream = w.addTrack(spec);
+            QRandomGenerator rng(17);
+            std::vector<StringId> names;
+            for (int i = 0; i < 40; ++i)
+                names.push_back(p->intern(QStringLiteral("op_%1").arg(i).toStdString()));
+            TimeNs t = 0, k = 0;
+            for (int i = 0; i < 30000; ++i) { // parents with 0-3 children, and kernels
+                const TimeNs dur = rng.bounded(1000, 60000);
+                w.addSlice(thread, t, dur, names[size_t(rng.bounded(40))], 0);
+                const int kids = rng.bounded(4);
+                for (int j = 0; j < kids; ++j)
+                    w.addSlice(thread, t + 200 + j * (dur / 4), dur / 5, names[size_t(rng.bounded(40))], 0);
+                t += dur + rng.bounded(0, 10000);
+                for (; k < t; k += rng.bounded(3000, 20000))
+                    w.addSlice(stream, k, rng.bounded(1000, 15000) / 8, names[size_t(rng.bounded(40))], 0);
+            }
+            QVERIFY2(w.finish({}, &error), qPrintable(error));
+            QVERIFY2(p->commit(&error), qPrintable(error));
+        }
+        QString error;
+        const auto paged = loadTimelineData(path, &error);
+        const auto whole = loadTimelineData(path, &error, {}, false);
+        QVERIFY2(paged && whole, qPrintable(error));
+        QVERIFY(paged->pager && paged->slices.isEmpty());
+        QCOMPARE(paged->sliceCount(), whole->sliceCount());
+        QCOMPARE(paged->start, whole->start);
+        QCOMPARE(paged->end, whole->end);
+        // The slice boxes' pixels (labels and overview aside).
+        const auto mask = [](const TimelineGeometry &g, QSize size) {
+            QImage img(size, QImage::Format_Grayscale8);
+            img.fill(0);
+            QPainter p(&img);
+            for (const auto &boxes : g.boxes)
+                for (const QRect &r : boxes)
+                    p.fillRect(r, Qt::white);
+            return img;
+        };
+        TimelinePainter a, b;
+        a.setData(paged);
+        b.setData(whole);
+        const TimeNs span = whole->end - whole->start;
+        for (const TimeNs width : {span, span / 7, TimeNs(300'000)}) {
+            const TimelineViewport v{QSize(1366, 400), whole->start + span / 3, whole->start + span / 3 + width, 0};
+            for (int i = 0; i < 8 && !(a.geometry(v), a.complete()); ++i) {
+                paged->pager->waitForIdle();
+                a.pagesArrived();
+            }
+            QVERIFY(a.complete());
+            const QImage pa = mask(a.geometry(v), v.size), wh = mask(b.geometry(v), v.size);
+            qint64 both = 0, onlyPaged = 0, onlyWhole = 0;
+            for (int y = 0; y < pa.height(); ++y)
+                for (int x = 0; x < pa.width(); ++x) {
+                    const bool p = qGray(pa.pixel(x, y)) > 0, w = qGray(wh.pixel(x, y)) > 0;
+                    both += p && w;
+                    onlyPaged += p && !w;
+                    onlyWhole += w && !p;
+                }
+            QVERIFY(both > 10000);
+            if (width == TimeNs(300'000)) { // past the finest level: the slices themselves
+                QCOMPARE(onlyPaged, 0);
+                QCOMPARE(onlyWhole, 0);
+            } else {
+                // A summary never draws where the track has nothing, and misses at most a few
+                // pixels where a bucket's longest slice lies just outside a pixel it shares.
+                QCOMPARE(onlyPaged, 0);
+                QVERIFY2(double(onlyWhole) < 0.005 * double(both), qPrintable(QString::number(onlyWhole)));
+            }
+        }
     }
 };
 

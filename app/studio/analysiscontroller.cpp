@@ -3,6 +3,7 @@
 
 #include "analysispanel.h"
 #include "project.h"
+#include "slicequery.h"
 #include "timelinestate.h"
 #include "timelineview.h"
 
@@ -149,11 +150,8 @@ void AnalysisController::reveal(const sim::Evidence &e)
         m_state->setWindow(e.start - pad, e.end + pad);
     }
     if (e.slice && e.track && m_data) {
-        if (const auto slices = m_data->slices.value(e.track)) {
-            const qint64 index = slices->indexOf(e.slice);
-            if (index >= 0)
-                m_timeline->revealSlice(e.track, size_t(index), false);
-        }
+        if (const auto ref = findSliceRef(*m_data, e.track, e.slice))
+            m_timeline->revealSlice(*ref, false);
     }
 }
 

@@ -3,6 +3,7 @@
 
 #include "graphview.h"
 #include "project.h"
+#include "slicequery.h"
 #include "slicetrack.h"
 #include "timelinestate.h"
 #include "timelineview.h"
@@ -224,12 +225,9 @@ void GraphController::reveal(int node)
     // Its first slice on its own track (an operator's range, a kernel); a step or the
     // workflow has none, and its span is the selection.
     const TrackId track = m_model->trackOf(n.resource);
-    const auto slices = m_data ? m_data->slices.value(track) : nullptr;
-    if (const auto own = m_model->slices(node); slices && !own.empty()) {
-        const qint64 index = slices->indexOf(own.front());
-        if (index >= 0)
-            m_timeline->revealSlice(track, size_t(index), false);
-    }
+    if (const auto own = m_model->slices(node); m_data && !own.empty())
+        if (const auto ref = findSliceRef(*m_data, track, own.front()))
+            m_timeline->revealSlice(*ref, false);
     highlightFromTimeline();
 }
 

@@ -106,6 +106,8 @@ MainWindow::MainWindow(QWidget *parent)
     m_aggregateTimer->setSingleShot(true);
     m_aggregateTimer->setInterval(60); // coalesce a drag's many range changes into one pass
     connect(m_aggregateTimer, &QTimer::timeout, this, &MainWindow::updateAggregate);
+    connect(&m_search, &SearchController::aggregated, this, &MainWindow::onAggregated);
+    connect(&m_search, &SearchController::found, this, &MainWindow::onFound);
     connect(m_state, &TimelineState::selectionChanged, m_aggregateTimer, qOverload<>(&QTimer::start));
     connect(m_timeline, &TimelineView::layoutChanged, m_aggregateTimer, qOverload<>(&QTimer::start));
     connect(&m_import, &ImportController::progressed, this, &MainWindow::onImportProgress);
@@ -124,10 +126,9 @@ void MainWindow::buildPanels()
     detailsDock->setWidget(m_details);
     addDockWidget(Qt::BottomDockWidgetArea, detailsDock);
     connect(m_details, &DetailsPanel::linkedSliceActivated, this, [this](qint64 track, qint64 id) {
-        const auto s = m_timeline->data() ? m_timeline->data()->slices.value(track) : nullptr;
-        const qint64 idx = s ? s->indexOf(id) : -1;
-        if (idx >= 0)
-            m_timeline->revealSlice(track, size_t(idx), false);
+        if (const auto data = m_timeline->data())
+            if (const auto ref = findSliceRef(*data, track, id))
+                m_timeline->revealSlice(*ref, false);
     });
 
     auto *aggregate = new QWidget(this);
@@ -389,7 +390,12 @@ void MainWindow::onSelectedSliceChanged()
     const auto links = linkedSlices(*m_readProject, id);
     m_timeline->setLinks(links);
     TimeNs self = details->duration;
-    if (const auto s = data->slices.value(details->track)) {
+    // Self time from the slice's children: a held track has them; a paged one reads the slice's
+    // own span (a summary on screen holds only the longest slices).
+    auto s = data->slices.value(details->track);
+    if (!s && data->pager && data->pager->has(details->track))
+        s = data->pager->readSlices(details->track, details->start, details->start + details->duration + 1, nullptr);
+    if (s) {
         const qint64 idx = s->find(id, details->start);
         if (idx >= 0)
             self = s->selfTime(size_t(idx));
@@ -408,8 +414,15 @@ void MainWindow::updateAggregate()
         m_aggregateTitle->setText(tr("Select a range (drag on the ruler) to aggregate its slices."));
         return;
     }
-    auto rows = aggregateSlices(*data, m_timeline->layout().sliceTracks(), m_state->selectionStart(),
-                                m_state->selectionEnd());
+    m_search.aggregate(data, m_timeline->layout().sliceTracks(), m_state->selectionStart(), m_state->selectionEnd());
+}
+
+void MainWindow::onAggregated(const std::vector<AggregateRow> &found, TimeNs t0, TimeNs t1, const QString &error)
+{
+    const auto data = m_timeline->data();
+    if (!data || !m_state->hasSelection() || t0 != m_state->selectionStart() || t1 != m_state->selectionEnd())
+        return; // a newer range is on its way
+    auto rows = found;
     qint64 total = 0;
     for (const auto &r : rows)
         total += r.count;
@@ -420,7 +433,8 @@ void MainWindow::updateAggregate()
                                   .arg(total)
                                   .arg(formatDuration(m_state->selectionEnd() - m_state->selectionStart()),
                                        formatDuration(m_state->selectionStart() - data->start),
-                                       formatDuration(m_state->selectionEnd() - data->start)));
+                                       formatDuration(m_state->selectionEnd() - data->start)) +
+                            (error.isEmpty() ? QString() : tr(" — some tracks could not be read: %1").arg(error)));
     if (auto *dock = findChild<QDockWidget *>(QStringLiteral("aggregate")))
         dock->raise();
 }
@@ -434,16 +448,35 @@ void MainWindow::find(const QString &pattern, bool regex, bool backwards)
         return;
     }
     if (pattern != m_matchPattern || regex != m_matchRegex || m_matches.empty()) {
-        QString error;
-        m_matches = findSlices(*data, m_timeline->layout().sliceTracks(), pattern, regex, &error);
         m_matchPattern = pattern;
         m_matchRegex = regex;
         m_matchIndex = -1;
-        if (!error.isEmpty()) {
-            m_findLabel->setText(error);
-            return;
-        }
+        m_matches.clear();
+        m_findPending = true;
+        m_findBackwards = backwards;
+        m_findLabel->setText(tr("searching…"));
+        m_search.find(data, m_timeline->layout().sliceTracks(), pattern, regex);
+        return;
     }
+    stepMatch(backwards);
+}
+
+void MainWindow::onFound(const std::vector<SliceRef> &matches, const QString &error)
+{
+    if (!m_findPending)
+        return;
+    m_findPending = false;
+    m_matches = matches;
+    if (!error.isEmpty()) {
+        m_matches.clear();
+        m_findLabel->setText(error);
+        return;
+    }
+    stepMatch(m_findBackwards);
+}
+
+void MainWindow::stepMatch(bool backwards)
+{
     if (m_matches.empty()) {
         m_findLabel->setText(tr("no match"));
         m_timeline->setHighlighted({});
@@ -454,14 +487,14 @@ void MainWindow::find(const QString &pattern, bool regex, bool backwards)
         // Start from the window: the first match at or after its start (or before its end).
         const TimeNs from = m_state->windowStart();
         const auto it = std::lower_bound(m_matches.begin(), m_matches.end(), from,
-                                         [](const SliceMatch &m, TimeNs t) { return m.start < t; });
+                                         [](const SliceRef &m, TimeNs t) { return m.start < t; });
         m_matchIndex = backwards ? (int(it - m_matches.begin()) - 1 + n) % n : int(it - m_matches.begin()) % n;
     } else {
         m_matchIndex = (m_matchIndex + (backwards ? n - 1 : 1)) % n;
     }
     const auto &m = m_matches[size_t(m_matchIndex)];
-    m_timeline->setHighlighted({{m.track, m.index}});
-    m_timeline->revealSlice(m.track, m.index, false);
+    m_timeline->setHighlighted({m});
+    m_timeline->revealSlice(m, false);
     m_findLabel->setText(tr("%1 of %2").arg(m_matchIndex + 1).arg(n));
 }
 

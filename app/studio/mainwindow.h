@@ -4,6 +4,7 @@
 #include "graphcontroller.h"
 #include "importcontroller.h"
 #include "whatifcontroller.h"
+#include "searchcontroller.h"
 #include "slicequery.h"
 
 #include <QMainWindow>
@@ -86,7 +87,10 @@ public:
     // Why the last open or show*() failed, in the words the window shows (screenshots say it).
     QString problem() const { return m_problem; }
     // Find: the matches of the last search and the current one.
+    // Searches off the GUI thread when the pattern changed, then steps to the next (previous)
+    // match; waitForSearch() blocks until a search and its step are done.
     void find(const QString &pattern, bool regex, bool backwards = false);
+    void waitForSearch() { m_search.waitForIdle(); }
     int findMatchCount() const { return int(m_matches.size()); }
     int findCurrent() const { return m_matchIndex; }
 
@@ -108,6 +112,9 @@ private:
     void onImportFinished(const ImportController::Result &result);
     void onSelectedSliceChanged();
     void updateAggregate();
+    void onAggregated(const std::vector<AggregateRow> &rows, TimeNs t0, TimeNs t1, const QString &error);
+    void onFound(const std::vector<SliceRef> &matches, const QString &error);
+    void stepMatch(bool backwards);
     void exportFigure();
     void addRecent(const QString &path);
     void rebuildRecentMenu();
@@ -152,7 +159,10 @@ private:
     QString m_projectPath;
     QString m_openedPath; // the folder or file the user opened
     std::unique_ptr<Project> m_readProject; // GUI thread's read-only connection (details)
-    std::vector<SliceMatch> m_matches;
+    std::vector<SliceRef> m_matches;
+    SearchController m_search;
+    bool m_findPending = false;   // a search runs; its result takes this step:
+    bool m_findBackwards = false;
     QString m_matchPattern;
     bool m_matchRegex = false;
     int m_matchIndex = -1;

@@ -4,6 +4,7 @@
 
 #include "comparepanel.h"
 #include "graphview.h"
+#include "timelineview.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -105,8 +106,10 @@ int main(int argc, char **argv)
         });
         window.openPath(paths.first());
         loop.exec();
-        if (ok && parser.isSet(select))
+        if (ok && parser.isSet(select)) {
             window.find(parser.value(select), false);
+            window.waitForSearch();
+        }
         if (parser.isSet(panel)) {
             auto *dock = window.findChild<QDockWidget *>(parser.value(panel));
             if (!dock) {
@@ -183,6 +186,8 @@ int main(int argc, char **argv)
         }
     }
     QCoreApplication::processEvents();
+    if (auto *timeline = window.findChild<gml::TimelineView *>())
+        timeline->waitForPages();
     const QString out = parser.value(screenshot);
     if (!window.grab().save(out)) {
         std::fprintf(stderr, "grademl-studio: cannot write %s\n", qPrintable(out));

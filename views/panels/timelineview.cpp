@@ -5,6 +5,8 @@
 #include "timelinestate.h"
 
 #include <QContextMenuEvent>
+#include <QCoreApplication>
+#include <QPointer>
 #include <QMenu>
 #include <QPainter>
 #include <QScrollBar>
@@ -36,10 +38,36 @@ TimelineView::TimelineView(TimelineState *state, QWidget *parent)
 
 void TimelineView::setData(std::shared_ptr<const TimelineData> data)
 {
+    if (data && data->pager) {
+        // Reads finish on the pager's thread: repaint on the GUI thread, if still there.
+        QPointer<TimelineView> self(this);
+        data->pager->setListener([self] {
+            QMetaObject::invokeMethod(
+                qApp,
+                [self] {
+                    if (self) {
+                        self->m_painter.pagesArrived();
+                        self->update();
+                    }
+                },
+                Qt::QueuedConnection);
+        });
+    }
     m_painter.setData(std::move(data));
     m_links.clear();
     m_highlighted.clear();
     relayout();
+}
+
+void TimelineView::waitForPages()
+{
+    for (int i = 0; i < 16 && data() && data()->pager; ++i) {
+        (void)m_painter.geometry(viewport()); // asks for what is missing
+        if (m_painter.complete())
+            return;
+        data()->pager->waitForIdle();
+        QCoreApplication::processEvents(); // delivers pagesArrived
+    }
 }
 
 TimelineViewport TimelineView::viewport() const
@@ -75,7 +103,7 @@ void TimelineView::setLinks(const QList<LinkedSlice> &links)
     update();
 }
 
-void TimelineView::setHighlighted(std::vector<std::pair<TrackId, size_t>> slices)
+void TimelineView::setHighlighted(std::vector<SliceRef> slices)
 {
     m_highlighted = std::move(slices);
     update();
@@ -83,8 +111,15 @@ void TimelineView::setHighlighted(std::vector<std::pair<TrackId, size_t>> slices
 
 void TimelineView::revealSlice(TrackId track, size_t index, bool zoomTo)
 {
-    const auto s = data() ? data()->slices.value(track) : nullptr;
-    if (!s || index >= s->size())
+    const auto s = data() ? data()->shown(track) : nullptr;
+    if (s && index < s->size())
+        revealSlice(SliceRef{track, s->id(index), s->start(index), s->end(index)}, zoomTo);
+}
+
+void TimelineView::revealSlice(const SliceRef &slice, bool zoomTo)
+{
+    const TrackId track = slice.track;
+    if (!data() || !data()->track(track))
         return;
     // A slice under a collapsed or hidden ancestor: show its row first.
     if (layout().rowOfTrack(track) < 0) {
@@ -101,8 +136,8 @@ void TimelineView::revealSlice(TrackId track, size_t index, bool zoomTo)
             relayout();
         }
     }
-    const TimeNs a = s->start(index), b = s->end(index);
-    m_state->setSelectedSlice(track, s->id(index), a, b);
+    const TimeNs a = slice.start, b = slice.end;
+    m_state->setSelectedSlice(track, slice.id, a, b);
     const TimeNs w = m_state->windowDuration();
     if (zoomTo) {
         m_state->zoomToSelection();
@@ -113,7 +148,11 @@ void TimelineView::revealSlice(TrackId track, size_t index, bool zoomTo)
     if (r >= 0) {
         const auto &row = layout().rows()[size_t(r)];
         const int rowsHeight = height() - m_painter.metrics().headerHeight();
-        const int y = row.y + m_painter.metrics().rowPadding + s->depth(index) * m_painter.metrics().depthHeight;
+        // Its depth when the window shown holds it (a paged track's may be read only now).
+        const auto s = data()->shown(track);
+        const qint64 index = s ? s->find(slice.id, slice.start) : -1;
+        const int depth = index >= 0 ? s->depth(size_t(index)) : 0;
+        const int y = row.y + m_painter.metrics().rowPadding + depth * m_painter.metrics().depthHeight;
         if (y < m_vbar->value() || y > m_vbar->value() + rowsHeight - 30)
             m_vbar->setValue(std::max(0, y - rowsHeight / 3));
     }
@@ -275,7 +314,7 @@ void TimelineView::mouseMoveEvent(QMouseEvent *e)
     if (m_drag == Drag::None) {
         QString text;
         if (hit.index >= 0) {
-            const auto s = data()->slices.value(hit.track);
+            const auto s = data()->shown(hit.track);
             text = QStringLiteral("%1 · %2").arg(data()->name(s->nameId(size_t(hit.index))),
                                                  formatDuration(s->duration(size_t(hit.index))));
         }
@@ -308,7 +347,7 @@ void TimelineView::selectAt(QPointF pos)
     if (hit.area != TimelineHit::Area::Rows)
         return;
     if (hit.index >= 0) {
-        const auto s = data()->slices.value(hit.track);
+        const auto s = data()->shown(hit.track);
         const size_t i = size_t(hit.index);
         m_state->setSelectedSlice(hit.track, s->id(i), s->start(i), s->end(i));
     } else {

@@ -25,14 +25,19 @@ public:
 
     void setData(std::shared_ptr<const TimelineData> data);
     const std::shared_ptr<const TimelineData> &data() const { return m_painter.data(); }
+    // Blocks until the rows in view show what their scale wants (paged tracks read): for
+    // screenshots and tests, never on a user's path.
+    void waitForPages();
     TimelinePainter &painter() { return m_painter; }
     const TimelineLayout &layout() const { return m_painter.layout(); }
     TimelineViewport viewport() const;
     TimelineOverlay overlay() const;
 
     void setLinks(const QList<LinkedSlice> &links);
-    void setHighlighted(std::vector<std::pair<TrackId, size_t>> slices);
+    void setHighlighted(std::vector<SliceRef> slices);
     // Selects slice `index` of `track` and scrolls so it is visible (find, links).
+    void revealSlice(const SliceRef &slice, bool zoomTo);
+    // The same for slice `index` of the track as shown now (data()->shown()).
     void revealSlice(TrackId track, size_t index, bool zoomTo);
 
     void setTrackHidden(qint64 key, bool hidden);
@@ -73,7 +78,7 @@ private:
     QSet<qint64> m_hidden;
     QSet<qint64> m_collapsed;
     QList<LinkedSlice> m_links;
-    std::vector<std::pair<TrackId, size_t>> m_highlighted;
+    std::vector<SliceRef> m_highlighted;
 
     enum class Drag { None, Pan, Range, Overview };
     Drag m_drag = Drag::None;

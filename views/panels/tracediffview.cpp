@@ -341,7 +341,7 @@ void TraceDiffView::highlight(const QString &name)
     for (int side = 0; side < 2; ++side) {
         const sim::DiffSide &s = side == 0 ? d.a : d.b;
         TimelineView *view = side == 0 ? m_viewA : m_viewB;
-        std::vector<std::pair<TrackId, size_t>> lit;
+        std::vector<SliceRef> lit;
         const RunSummary *run = runNamed(*m_data, s.run);
         if (run && !ids.empty()) {
             TimeNs t0 = run->start, t1 = run->end;
@@ -353,22 +353,24 @@ void TraceDiffView::highlight(const QString &name)
             for (const TrackSummary &t : run->tracks) {
                 if (s.rank >= 0 && t.rank >= 0 && t.rank != s.rank)
                     continue;
-                const auto track = m_data->slices.value(t.id);
+                // A paged track: the slices of this one iteration, read now.
+                auto track = m_data->slices.value(t.id);
+                if (!track && m_data->pager && m_data->pager->has(t.id))
+                    track = m_data->pager->readSlices(t.id, t0, t1, nullptr);
                 if (!track)
                     continue;
                 track->forEachVisible(t0, t1, [&](size_t i) {
                     if (ids.count(track->nameId(i)))
-                        lit.emplace_back(t.id, i);
+                        lit.push_back({t.id, track->id(i), track->start(i), track->end(i)});
                 });
             }
         }
         (side == 0 ? m_lit.first : m_lit.second) = lit.size();
         // The earliest lit slice comes into view (its row scrolled to, the window kept).
         if (!lit.empty()) {
-            const auto first = *std::min_element(lit.begin(), lit.end(), [&](const auto &x, const auto &y) {
-                return m_data->slices.value(x.first)->start(x.second) < m_data->slices.value(y.first)->start(y.second);
-            });
-            view->revealSlice(first.first, first.second, false);
+            const auto first = *std::min_element(lit.begin(), lit.end(),
+                                                 [](const SliceRef &x, const SliceRef &y) { return x.start < y.start; });
+            view->revealSlice(first, false);
         }
         view->setHighlighted(std::move(lit));
     }

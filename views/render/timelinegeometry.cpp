@@ -91,6 +91,7 @@ void TimelinePainter::buildGeometry(const TimelineViewport &v)
     m_geometry.labels.clear();
     m_geometry.counters.clear();
     m_geometry.visibleSlices = m_geometry.exactBoxes = m_geometry.mergedBoxes = 0;
+    m_geometryComplete = true;
     if (!m_data)
         return;
     const int header = m_metrics.headerHeight();
@@ -100,7 +101,14 @@ void TimelinePainter::buildGeometry(const TimelineViewport &v)
             continue;
         const int top = header + row.y - v.scrollY;
         if (row.depthCount > 0) {
-            if (const auto s = m_data->slices.value(row.track))
+            auto s = m_data->slices.value(row.track);
+            if (!s && m_data->pager) { // a paged track: what the pager has for this window and scale
+                s = m_data->pager->view(row.track, v.t0, v.t1,
+                                        double(std::max<TimeNs>(1, v.t1 - v.t0)) /
+                                            std::max(1.0, double(v.size.width() - m_metrics.labelWidth)));
+                m_geometryComplete = m_geometryComplete && m_data->pager->exact(row.track);
+            }
+            if (s)
                 buildSliceRow(v, row, *s, top);
         } else if (row.isCounter) {
             if (const auto c = m_data->counters.value(row.track))

@@ -57,8 +57,8 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
             row.hasChildren = parents.contains(t.id);
             row.expanded = !collapsed.contains(t.id);
             row.y = y;
-            if (const auto s = data.slices.value(t.id); s && !s->isEmpty()) {
-                row.depthCount = s->depthCount();
+            if (const int depths = data.depthCount(t.id); depths > 0) {
+                row.depthCount = depths;
                 row.height = row.depthCount * m.depthHeight + 2 * m.rowPadding;
             } else if (data.counters.contains(t.id)) {
                 row.isCounter = true;

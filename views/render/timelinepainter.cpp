@@ -120,7 +120,7 @@ void TimelinePainter::paintRows(QPainter &p, const TimelineViewport &v, const Ti
 QRectF TimelinePainter::sliceRect(const TimelineViewport &v, TrackId track, size_t index) const
 {
     const int r = m_layout.rowOfTrack(track);
-    const auto s = m_data ? m_data->slices.value(track) : nullptr;
+    const auto s = m_data ? m_data->shown(track) : nullptr;
     if (r < 0 || !s || index >= s->size())
         return {};
     const auto &row = m_layout.rows()[size_t(r)];
@@ -145,8 +145,10 @@ void TimelinePainter::paintOverlay(QPainter &p, const TimelineViewport &v, const
         p.fillRect(QRectF(b, header, 1, v.size.height() - header), kAccent);
     }
     p.setRenderHint(QPainter::Antialiasing, true);
-    for (const auto &[track, index] : o.highlighted) {
-        const QRectF r = sliceRect(v, track, index);
+    for (const SliceRef &h : o.highlighted) {
+        const auto s = m_data ? m_data->shown(h.track) : nullptr;
+        const qint64 index = s ? s->find(h.id, h.start) : -1;
+        const QRectF r = index >= 0 ? sliceRect(v, h.track, size_t(index)) : QRectF();
         if (r.isEmpty())
             continue;
         p.setPen(QPen(QColor(0xff, 0xa0, 0x00), 2));
@@ -155,7 +157,7 @@ void TimelinePainter::paintOverlay(QPainter &p, const TimelineViewport &v, const
     }
     QRectF selected;
     if (o.selectedSlice) {
-        if (const auto s = m_data ? m_data->slices.value(o.selectedTrack) : nullptr) {
+        if (const auto s = m_data ? m_data->shown(o.selectedTrack) : nullptr) {
             const qint64 idx = s->find(o.selectedSlice, o.selectedStart);
             if (idx >= 0)
                 selected = sliceRect(v, o.selectedTrack, size_t(idx));
@@ -168,7 +170,7 @@ void TimelinePainter::paintOverlay(QPainter &p, const TimelineViewport &v, const
     }
     // Links of the selected slice: curved arrows between the two slices' starts.
     for (const auto &l : o.links) {
-        const auto s = m_data ? m_data->slices.value(l.track) : nullptr;
+        const auto s = m_data ? m_data->shown(l.track) : nullptr;
         if (!s || selected.isEmpty())
             continue;
         const qint64 idx = s->find(l.id, l.start);
@@ -343,7 +345,14 @@ const std::vector<float> &TimelinePainter::overviewDensity(int width)
         return m_overview;
     // Busy time of the top-level slices per column, summed over tracks, normalised to the peak.
     const double span = double(std::max<TimeNs>(1, m_data->end - m_data->start));
-    for (const auto &t : m_data->slices) {
+    // Paged tracks count with what is read of them (the windows on screen).
+    std::vector<std::shared_ptr<const SliceTrack>> tracks(m_data->slices.begin(), m_data->slices.end());
+    if (m_data->pager)
+        for (const auto &run : m_data->runs)
+            for (const auto &t : run.tracks)
+                if (auto s = m_data->pager->has(t.id) ? m_data->pager->shown(t.id) : nullptr)
+                    tracks.push_back(std::move(s));
+    for (const auto &t : tracks) {
         if (t->depthCount() == 0)
             continue;
         for (size_t i = t->depthBegin(0); i < t->depthEnd(0); ++i) {
@@ -411,7 +420,7 @@ TimelineHit TimelinePainter::hitTest(const TimelineViewport &v, QPointF pt) cons
     }
     hit.area = TimelineHit::Area::Rows;
     hit.time = timeForX(v, pt.x());
-    const auto s = (m_data && row.depthCount > 0) ? m_data->slices.value(row.track) : nullptr;
+    const auto s = (m_data && row.depthCount > 0) ? m_data->shown(row.track) : nullptr;
     if (!s)
         return hit;
     const int d = (y - row.y - m_metrics.rowPadding) / m_metrics.depthHeight;

@@ -40,7 +40,7 @@ struct TimelineOverlay
     QList<LinkedSlice> links; // of the selected slice
     bool hasCursor = false;
     TimeNs cursor = 0;
-    std::vector<std::pair<TrackId, size_t>> highlighted; // the current find match
+    std::vector<SliceRef> highlighted; // the current find match
 };
 
 // Slice and counter geometry for one viewport, in device coordinates. Built once per
@@ -97,6 +97,15 @@ public:
     void setData(std::shared_ptr<const TimelineData> data);
     const std::shared_ptr<const TimelineData> &data() const { return m_data; }
     void setLayout(const TimelineLayout &layout) { m_layout = layout; m_geometryValid = false; }
+    // The pager read more of a track: the next paint builds the rows and overview again.
+    void pagesArrived()
+    {
+        m_geometryValid = false;
+        m_overviewWidth = -1;
+    }
+    // True when every row of the last geometry showed what its scale wants (nothing paged is
+    // still being read): the first complete paint of a project.
+    bool complete() const { return m_geometryComplete; }
     const TimelineLayout &layout() const { return m_layout; }
     const TimelineMetrics &metrics() const { return m_metrics; }
     void setFont(const QFont &font);
@@ -143,6 +152,7 @@ private:
     TimelineViewport m_geometryViewport;
     quint64 m_geometryLayoutVersion = 0;
     bool m_geometryValid = false;
+    bool m_geometryComplete = true;
     std::vector<float> m_overview;
     int m_overviewWidth = -1;
     double m_lastBuildMs = 0;

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "slicetrack.h"
+#include "types.h"
+
+#include <QString>
+
+#include <condition_variable>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+namespace gml {
+
+class Project;
+
+// The slices of large tracks, read as the viewport needs them (issue 34): a window at a
+// resolution gets the coarsest summary level (slicelod.h) whose buckets are at most a quarter
+// of a pixel, or the slices themselves from the chunks that overlap the window once zoomed in past
+// the finest level. What was read is kept per track and level, three windows wide so panning
+// by a screen reads nothing, and dropped least recently used beyond a byte budget. Reads run
+// on one background thread with its own read-only connection; view() never waits for them.
+//
+// Thread-safe. Times are on the project clock (each track's source offset is applied).
+class SlicePager
+{
+public:
+    struct Track
+    {
+        TrackId id = 0;
+        TimeNs offset = 0;        // project time = stored time + offset
+        int maxDepth = 0;
+        std::vector<int> shifts;  // stored summary levels, finest first
+    };
+
+    SlicePager(QString projectPath, std::vector<Track> tracks, size_t budgetBytes = size_t(160) << 20);
+    ~SlicePager();
+    SlicePager(const SlicePager &) = delete;
+    SlicePager &operator=(const SlicePager &) = delete;
+
+    bool has(TrackId track) const { return m_tracks.count(track) != 0; }
+    int depthCount(TrackId track) const;
+
+    // What to draw of `track` over [t0, t1) at `nsPerPixel`: the wanted level or window when it
+    // was read, else the closest one read that covers the window, else whatever of the track
+    // was read last (null when nothing was). When the wanted one is not there it is asked for;
+    // listener() is called (on the reader's thread) once it is.
+    std::shared_ptr<const SliceTrack> view(TrackId track, TimeNs t0, TimeNs t1, double nsPerPixel);
+    // True when the last view() of `track` returned what it wanted.
+    bool exact(TrackId track) const;
+    // The last thing view() returned for `track` (what is on screen), null when none.
+    std::shared_ptr<const SliceTrack> shown(TrackId track) const;
+    void setListener(std::function<void()> listener);
+    // Blocks until no read is queued or running (benchmarks, screenshots, tests).
+    void waitForIdle();
+    // Every slice of `track` overlapping [t0, t1), read now on the caller's thread with a
+    // connection of its own (aggregates and searches over paged tracks, off the GUI thread).
+    // Null (and *error) on failure.
+    std::shared_ptr<const SliceTrack> readSlices(TrackId track, TimeNs t0, TimeNs t1, QString *error) const;
+
+    // Bytes held by the windows read (the memory benchmark), and the first read error.
+    size_t memoryBytes() const;
+    QString errorString() const;
+
+    // The level a resolution reads: the coarsest stored shift whose bucket (2^shift ns) is at
+    // most a quarter of a pixel; -1 (the slices themselves) when every stored level is coarser.
+    static int levelFor(const std::vector<int> &shifts, double nsPerPixel);
+
+private:
+    struct Window
+    {
+        int shift = -1; // -1: the slices themselves
+        TimeNs t0 = 0, t1 = 0;
+        std::shared_ptr<const SliceTrack> slices;
+        size_t bytes = 0;
+    };
+    struct Request
+    {
+        TrackId track = 0;
+        int shift = -1;
+        TimeNs t0 = 0, t1 = 0;
+    };
+    void run();
+    // `exact`: the slices even when a summary would stand for a dense window.
+    std::shared_ptr<const SliceTrack> read(Project &project, const Request &r, bool exact, QString *error) const;
+    void evict();
+
+    QString m_path;
+    std::unordered_map<TrackId, Track> m_tracks;
+    size_t m_budget;
+
+    mutable std::mutex m_mutex;
+    std::condition_variable m_wake, m_idle;
+    std::list<std::pair<TrackId, Window>> m_windows; // most recently used first
+    std::unordered_map<TrackId, std::shared_ptr<const SliceTrack>> m_shown;
+    std::unordered_map<TrackId, bool> m_exact;
+    std::vector<Request> m_queue; // newest last
+    bool m_busy = false;
+    bool m_stop = false;
+    size_t m_bytes = 0;
+    QString m_error;
+    std::function<void()> m_listener;
+    std::thread m_thread;
+};
+
+} // namespace gml
