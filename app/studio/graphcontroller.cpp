@@ -65,6 +65,14 @@ GraphController::GraphController(GraphView *view, QComboBox *runs, TimelineState
     connect(m_view, &GraphView::nodeActivated, this, &GraphController::reveal);
     connect(m_view, &GraphView::leafOpened, this, &GraphController::openStep);
     connect(m_view, &GraphView::upRequested, this, &GraphController::selectWorkflow);
+    connect(m_view, &GraphView::noticeLinkActivated, this, [this](const QString &link) {
+        if (link != QLatin1String("build") || m_run.isEmpty())
+            return;
+        m_asked.insert(m_run);
+        m_view->setNotice({});
+        m_view->showMessage(tr("Building the execution graph of %1…").arg(m_run));
+        start();
+    });
     connect(m_view, &GraphView::pictureShown, this, &GraphController::highlightFromTimeline);
     connect(m_state, &TimelineState::selectedSliceChanged, this, &GraphController::highlightFromTimeline);
     connect(m_state, &TimelineState::selectionChanged, this, &GraphController::highlightFromTimeline);
@@ -95,6 +103,7 @@ void GraphController::setProject(const QString &projectPath, std::shared_ptr<con
     m_built = false;
     m_workflow.reset();
     m_drawable.clear();
+    m_asked.clear();
     int steps = 0; // measured runs with data: the inferred workflow's steps
     if (m_data)
         for (const auto &run : m_data->runs) {
@@ -135,6 +144,7 @@ void GraphController::selectRun(const QString &run)
     m_run = run;
     m_workflowShown = false;
     m_built = false;
+    m_asked.insert(run); // picked by the user: built whatever its size
     m_runs->setCurrentText(run);
     m_view->showMessage(tr("Building the execution graph of %1…").arg(run));
     start();
@@ -175,6 +185,22 @@ void GraphController::start()
     if (!m_visible || m_built || (m_run.isEmpty() && !m_workflowShown) || m_projectPath.isEmpty() ||
         m_watcher.isRunning())
         return;
+    if (!m_workflowShown && !m_asked.contains(m_run) && m_data) {
+        qint64 slices = 0;
+        for (const auto &r : m_data->runs)
+            if (r.name == m_run)
+                slices = r.slices;
+        if (slices > kAskAbove) {
+            m_view->showMessage(tr("Run %1 has %L2 slices: its execution graph is built when you ask.")
+                                    .arg(m_run)
+                                    .arg(slices));
+            const double gb = double(slices) * 380 / 1e9; // bench_graph --project: 1.24 GiB for 3.44 M slices
+            m_view->setNotice(tr("Building it takes a few seconds and about %1 of memory. <a href=\"build\">Build "
+                                 "the execution graph</a>")
+                                  .arg(gb >= 1 ? tr("%1 GB").arg(gb, 0, 'f', 1) : tr("%1 MB").arg(qRound(gb * 1000))));
+            return;
+        }
+    }
     m_built = true;
     m_inFlight = true;
     const QString path = m_projectPath, run = m_run;

@@ -8,6 +8,7 @@
 
 #include <QFutureWatcher>
 #include <QObject>
+#include <QSet>
 
 #include <memory>
 
@@ -82,6 +83,10 @@ private:
     QStringList m_drawable; // runs with slices: those a step can open
     bool m_visible = false;
     bool m_built = false; // the model of m_run is built (or being built)
+    // Runs whose graph the user asked for: a run of more slices than kAskAbove is built only
+    // then (its model takes seconds and about 380 bytes a slice), not because the dock shows.
+    QSet<QString> m_asked;
+    static constexpr qint64 kAskAbove = 1'000'000;
     std::shared_ptr<const sim::ExecutionModel> m_model;
     std::vector<std::pair<SliceId, int>> m_sliceIndex;
     QFutureWatcher<Built> m_watcher;

@@ -66,6 +66,8 @@ GraphView::GraphView(QWidget *parent) : QWidget(parent)
     m_notice->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_notice->setStyleSheet(QStringLiteral("QLabel { background: #fff4d6; color: #5a4300; border-bottom: 1px solid #e6d08a; }"));
     m_notice->hide();
+    m_notice->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse);
+    connect(m_notice, &QLabel::linkActivated, this, &GraphView::noticeLinkActivated);
     layout->addWidget(m_notice);
     m_canvas = new GraphCanvas(this);
     layout->addWidget(m_canvas, 1);

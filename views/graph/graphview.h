@@ -76,6 +76,8 @@ Q_SIGNALS:
     void pictureShown();
     // A double-click on a box with nothing inside to open (a workflow's step).
     void leafOpened(int node);
+    // A link of the notice was clicked (its href).
+    void noticeLinkActivated(const QString &link);
     void upRequested();
 
 private:
