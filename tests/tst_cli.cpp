@@ -10,6 +10,7 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSet>
+#include <QStandardPaths>
 #include <QTest>
 
 namespace {
@@ -118,6 +119,31 @@ private Q_SLOTS:
         QCOMPARE(run({QStringLiteral("import"), QStringLiteral("x.json")}).code, 2); // no --project
         QCOMPARE(run({QStringLiteral("frobnicate")}).code, 2);
         QCOMPARE(run({QStringLiteral("import"), QStringLiteral("/nonexistent/dir"), QStringLiteral("--project"), QStringLiteral("/tmp/x.grademl")}).code, 2);
+    }
+
+    // On a terminal the import draws a progress line (file, share, bytes of all; rate and time
+    // left once measurable) and erases it before the per-file lines; piped, it stays quiet.
+    void importProgressLineOnlyOnATerminal()
+    {
+        if (QStandardPaths::findExecutable(QStringLiteral("script")).isEmpty())
+            QSKIP("script(1) is not installed: no terminal to run the import on");
+        QTemporaryDir dir;
+        gmltest::writeFile(dir, QStringLiteral("in/a.json"),
+                           R"({"traceEvents":[{"ph":"X","name":"k","pid":1,"tid":1,"ts":1,"dur":2}]})");
+        const QString project = dir.filePath(QStringLiteral("p.grademl"));
+        const QString command = QStringLiteral("'%1' import '%2' --project '%3'")
+                                    .arg(QStringLiteral(GRADEML_CLI), dir.filePath(QStringLiteral("in")), project);
+        auto r = gmltest::runProgram(QStringLiteral("script"),
+                                     {QStringLiteral("-q"), QStringLiteral("-e"), QStringLiteral("-c"), command,
+                                      QStringLiteral("/dev/null")});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("a.json 0% · 0 B of 70 B\x1b[K"), r.out.constData());
+        QVERIFY2(r.out.contains("\x1b[K\r\x1b[K[1/1] "), r.out.constData()); // erased before the file's line
+        QVERIFY2(r.out.contains("a.json: imported"), r.out.constData());
+        QFile::remove(project);
+        const auto piped = run({QStringLiteral("import"), dir.filePath(QStringLiteral("in")), QStringLiteral("--project"), project});
+        QCOMPARE(piped.code, 0);
+        QVERIFY2(!piped.err.contains("\x1b[K") && !piped.err.contains(" of 70 B"), piped.err.constData());
     }
 
     void importInfoQuery()

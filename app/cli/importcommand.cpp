@@ -13,8 +13,10 @@
 #include <QTimeZone>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <unistd.h>
+#include <vector>
 
 namespace gml::cli {
 
@@ -29,6 +31,13 @@ QString humanBytes(qint64 n)
     if (n >= (1 << 10))
         return QString::number(double(n) / double(1 << 10), 'f', 1) + QStringLiteral(" KiB");
     return QString::number(n) + QStringLiteral(" B");
+}
+
+// "42 s", "3 min 20 s": a progress line's time left, to the second.
+QString secondsLeft(double seconds)
+{
+    const qint64 s = qint64(std::ceil(std::max(0.0, seconds)));
+    return s < 60 ? QStringLiteral("%1 s").arg(s) : QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60);
 }
 
 } // namespace
@@ -74,8 +83,17 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     const bool live = !quiet && isatty(fileno(stderr));
     ImportJob job(*project);
     job.setTimeZone(zone);
-    int lastPercent = -1;
+    // The progress line: file, share of it, bytes of all, rate and time left, redrawn at most
+    // every 200 ms (and on each new file).
+    std::vector<qint64> sizeBefore(size_t(files.size()) + 1, 0); // bytes of the files before each
+    for (qsizetype i = 0; i < files.size(); ++i)
+        sizeBefore[size_t(i) + 1] = sizeBefore[size_t(i)] + (files[i].importer ? files[i].size : 0);
+    const qint64 totalBytes = sizeBefore.back();
+    QElapsedTimer clock;
+    clock.start();
+    qint64 lastDrawn = -1000;
     int lastFile = -1;
+    bool drawn = false;
     bool toldWaiting = false;
     job.setProgressCallback([&](const ImportProgress &pr) {
         if (pr.waitingForWriter) {
@@ -86,24 +104,35 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             toldWaiting = true;
             return true;
         }
-        if (!live)
+        if (!live || (pr.fileIndex == lastFile && clock.elapsed() - lastDrawn < 200))
             return true;
-        const int percent = int(pr.fraction * 100);
-        if (pr.fileIndex != lastFile || percent >= lastPercent + 10) {
-            err << QStringLiteral("[%1/%2] %3 %4%\r")
-                       .arg(pr.fileIndex + 1)
-                       .arg(pr.fileCount)
-                       .arg(QDir::current().relativeFilePath(pr.path))
-                       .arg(percent);
-            err.flush();
-            lastFile = pr.fileIndex;
-            lastPercent = percent;
-        }
+        lastFile = pr.fileIndex;
+        lastDrawn = clock.elapsed();
+        const qsizetype i = std::clamp<qsizetype>(pr.fileIndex, 0, files.size() - 1);
+        const qint64 own = files.isEmpty() || !files[i].importer ? 0 : files[i].size;
+        const qint64 done = sizeBefore[size_t(i)] + qint64(std::clamp(pr.fraction, 0.0, 1.0) * double(own));
+        const double seconds = double(clock.elapsed()) / 1000.0;
+        const double rate = seconds > 0.5 ? double(done) / seconds : 0; // bytes/s
+        QString line = QStringLiteral("[%1/%2] %3 %4% · %5 of %6")
+                           .arg(pr.fileIndex + 1)
+                           .arg(pr.fileCount)
+                           .arg(QDir::current().relativeFilePath(pr.path))
+                           .arg(int(pr.fraction * 100))
+                           .arg(humanBytes(done), humanBytes(totalBytes));
+        if (rate > 0)
+            line += QStringLiteral(" · %1/s · %2 left")
+                        .arg(humanBytes(qint64(rate)))
+                        .arg(secondsLeft(double(totalBytes - done) / rate));
+        err << '\r' << line << "\x1b[K"; // the rest of the previous, longer line erased
+        err.flush();
+        drawn = true;
         return true;
     });
     QElapsedTimer timer;
     timer.start();
     const QList<SourceReport> reports = job.run(files);
+    if (drawn)
+        err << "\r\x1b[K"; // the per-file lines replace the progress line
     int imported = 0, unchanged = 0, failed = 0, skipped = 0, relinked = 0;
     qint64 slices = 0, counters = 0, flows = 0, bytes = 0;
     const qsizetype fileCount = std::count_if(reports.begin(), reports.end(),

@@ -151,6 +151,9 @@ int child(const QString &path, bool page, QSize size)
         paintUntilComplete(v, &first);
         paint.push_back(first);
         complete.push_back(double(t.nsecsElapsed()) / 1e6);
+        if (qEnvironmentVariableIsSet("BENCH_VERBOSE"))
+            std::fprintf(stderr, "  frame %2d window %.3g ns: paint %.2f ms, complete %.2f ms, %zu KB read\n", f, w, first,
+                         complete.back(), data->pager ? data->pager->memoryBytes() / 1024 : 0);
     }
     std::sort(paint.begin(), paint.end());
     std::sort(complete.begin(), complete.end());
