@@ -128,7 +128,17 @@ bool summarizeTrack(SqliteDb &db, TrackId track, QString *error)
         e.depth = nesting.push(e.start, e.start + e.duration);
         maxDepth = std::max(maxDepth, int(e.depth));
     }
-    std::stable_sort(slices.begin(), slices.end(), [](const Entry &a, const Entry &b) { return a.depth < b.depth; });
+    { // grouped by depth, keeping start order: a counting scatter (no comparison sort)
+        std::vector<size_t> at(size_t(maxDepth) + 2, 0);
+        for (const Entry &e : slices)
+            ++at[size_t(e.depth) + 1];
+        for (size_t d = 1; d < at.size(); ++d)
+            at[d] += at[d - 1];
+        std::vector<Entry> grouped(slices.size());
+        for (const Entry &e : slices)
+            grouped[at[e.depth]++] = e;
+        slices = std::move(grouped);
+    }
     const std::vector<Level> levels = buildLevels(slices);
     slices = {};
     auto fail = [&](const SqliteStatement &st) {

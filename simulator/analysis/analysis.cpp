@@ -44,6 +44,17 @@ TimeNs overlap(const Intervals &x, const Intervals &y)
     return sum;
 }
 
+// The length of [a, b) covered by a union (sorted, disjoint): a binary search, then only the
+// intervals that meet it (the union may hold a whole run's data loading; this is asked per gap).
+TimeNs overlap(const Intervals &x, TimeNs a, TimeNs b)
+{
+    TimeNs sum = 0;
+    auto it = std::lower_bound(x.begin(), x.end(), a, [](const std::pair<TimeNs, TimeNs> &v, TimeNs t) { return v.second <= t; });
+    for (; it != x.end() && it->first < b; ++it)
+        sum += std::min(b, it->second) - std::max(a, it->first);
+    return sum;
+}
+
 Intervals joined(const Intervals &x, const Intervals &y)
 {
     Intervals all = x;
@@ -318,8 +329,8 @@ public:
         // Loading data while the GPU waited for the launch (first: a step that synchronises and then
         // loads the next batch waits for the batch).
         if (const auto l = dataLoading.find({thread.source, thread.rank, thread.pid}); l != dataLoading.end()) {
-            const Intervals wait{{g0, std::max(g0 + 1, call.start)}};
-            if (2 * overlap(l->second, wait) >= length(wait)) {
+            const TimeNs w0 = g0, w1 = std::max(g0 + 1, call.start);
+            if (2 * overlap(l->second, w0, w1) >= w1 - w0) {
                 gap.cause = IdleCause::DataLoading;
                 return gap;
             }

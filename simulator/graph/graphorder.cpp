@@ -283,9 +283,15 @@ std::vector<int> DependencyGraph::iterations(int rank) const
 {
     // Host ranges only: Kineto also writes each step as a GPU user annotation on the streams
     // (cat gpu_user_annotation), which would count every iteration twice.
-    auto isStep = [&](const Container &c) {
-        return !m_resources[size_t(c.resource)].gpu && isProfilerStep(m_names.value(c.name));
+    // Each distinct name matched once (the regex per container was most of this function).
+    std::unordered_map<StringId, bool> stepName;
+    auto isStepName = [&](StringId name) {
+        auto it = stepName.find(name);
+        if (it == stepName.end())
+            it = stepName.emplace(name, isProfilerStep(m_names.value(name))).first;
+        return it->second;
     };
+    auto isStep = [&](const Container &c) { return !m_resources[size_t(c.resource)].gpu && isStepName(c.name); };
     auto rankOf = [&](const Container &c) { return std::max(m_resources[size_t(c.resource)].rank, 0); };
     if (rank < 0) {
         rank = INT_MAX;
@@ -300,7 +306,7 @@ std::vector<int> DependencyGraph::iterations(int rank) const
             continue;
         bool nested = false;
         for (int p = c.parent; p >= 0 && !nested; p = m_containers[size_t(p)].parent)
-            nested = isProfilerStep(m_names.value(m_containers[size_t(p)].name));
+            nested = isStepName(m_containers[size_t(p)].name);
         if (!nested)
             out.push_back(int(i));
     }
