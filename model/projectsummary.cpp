@@ -112,7 +112,7 @@ QList<RunSummary> summarizeProject(Project &project, QString *error)
         runs.append(run);
     }
     auto s = db.prepare("SELECT id, run_id, path, format, status, error, warnings, slices, "
-                        "counter_samples, flows, clock_offset_ns, metadata, align_ns, alignment, "
+                        "counter_samples, flows, clock_offset_ns, NULL, align_ns, alignment, "
                         "align_user_ns FROM source ORDER BY path");
     while (s.step()) {
         SourceSummary src;
@@ -128,7 +128,6 @@ QList<RunSummary> summarizeProject(Project &project, QString *error)
         src.counterSamples = s.int64(8);
         src.flows = s.int64(9);
         src.clockOffset = s.int64(10);
-        src.metadata = QJsonDocument::fromJson(s.text(11).toUtf8()).object();
         src.alignOffset = s.int64(12);
         if (!s.isNull(13))
             src.alignment = SourceAlignment::fromRow(src.id, src.path, s.text(13),

@@ -114,13 +114,20 @@ std::shared_ptr<const TimelineData> loadTimelineData(const QString &projectPath,
         TimeNs start = 0, end = 0;
         qint64 slices = 0;
     };
+    // Large tracks are paged; in a large project every summarised track is (1,024 ranks of
+    // small tracks would otherwise all be read: the rows in view are what is needed).
+    constexpr qint64 kPageAllAbove = 2'000'000;
+    qint64 projectSlices = 0;
+    for (const auto &run : data->runs)
+        projectSlices += run.slices;
     std::unordered_map<TrackId, Paged> paged;
     if (page && project->schemaVersion() >= 7) {
         auto st = project->db().prepare(
             "SELECT t.id, t.max_depth, coalesce(src.clock_offset_ns + src.align_ns, 0), t.start_ns, t.end_ns, "
             "t.slice_count FROM track t LEFT JOIN source src ON src.id = t.source_id "
-            "WHERE t.max_depth IS NOT NULL AND t.start_ns IS NOT NULL AND "
-            "EXISTS (SELECT 1 FROM slice_lod l WHERE l.track_id = t.id)");
+            "WHERE t.max_depth IS NOT NULL AND t.start_ns IS NOT NULL AND t.slice_count > 0 AND "
+            "(?1 OR EXISTS (SELECT 1 FROM slice_lod l WHERE l.track_id = t.id))");
+        st.bind(1, qint64(projectSlices > kPageAllAbove));
         while (st.step()) {
             Paged p;
             p.track.id = st.int64(0);
