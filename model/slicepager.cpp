@@ -30,7 +30,7 @@ SlicePager::~SlicePager()
     {
         std::lock_guard lock(m_mutex);
         m_stop = true;
-        m_listener = nullptr;
+        m_listeners.clear();
     }
     m_wake.notify_all();
     m_thread.join();
@@ -119,10 +119,21 @@ std::shared_ptr<const SliceTrack> SlicePager::shown(TrackId track) const
     return it == m_shown.end() ? nullptr : it->second;
 }
 
-void SlicePager::setListener(std::function<void()> listener)
+void SlicePager::setListener(const void *owner, std::function<void()> listener)
 {
     std::lock_guard lock(m_mutex);
-    m_listener = std::move(listener);
+    for (auto &[o, l] : m_listeners)
+        if (o == owner) {
+            l = std::move(listener);
+            return;
+        }
+    m_listeners.emplace_back(owner, std::move(listener));
+}
+
+void SlicePager::removeListener(const void *owner)
+{
+    std::lock_guard lock(m_mutex);
+    std::erase_if(m_listeners, [owner](const auto &l) { return l.first == owner; });
 }
 
 void SlicePager::waitForIdle()
@@ -175,7 +186,7 @@ void SlicePager::run()
             project = Project::open(m_path, Project::Mode::ReadOnly, &openError);
         QString error = openError;
         std::shared_ptr<const SliceTrack> slices = project ? read(*project, r, false, &error) : nullptr;
-        std::function<void()> listener;
+        std::vector<std::function<void()>> listeners;
         {
             std::lock_guard lock(m_mutex);
             if (!slices) {
@@ -194,10 +205,11 @@ void SlicePager::run()
             m_bytes += w.bytes;
             m_windows.emplace_front(r.track, std::move(w));
             evict();
-            listener = m_listener;
+            for (const auto &l : m_listeners)
+                listeners.push_back(l.second);
         }
-        if (listener)
-            listener();
+        for (const auto &l : listeners)
+            l();
     }
 }
 

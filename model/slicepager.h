@@ -55,7 +55,10 @@ public:
     bool exact(TrackId track) const;
     // The last thing view() returned for `track` (what is on screen), null when none.
     std::shared_ptr<const SliceTrack> shown(TrackId track) const;
-    void setListener(std::function<void()> listener);
+    // Calls `listener` (on the reader's thread) after each read; one per owner (a view), so
+    // several views of the same data each repaint. removeListener() before the owner goes.
+    void setListener(const void *owner, std::function<void()> listener);
+    void removeListener(const void *owner);
     // Blocks until no read is queued or running (benchmarks, screenshots, tests).
     void waitForIdle();
     // Every slice of `track` overlapping [t0, t1), read now on the caller's thread with a
@@ -104,7 +107,7 @@ private:
     bool m_stop = false;
     size_t m_bytes = 0;
     QString m_error;
-    std::function<void()> m_listener;
+    std::vector<std::pair<const void *, std::function<void()>>> m_listeners;
     std::thread m_thread;
 };
 

@@ -274,10 +274,7 @@ private Q_SLOTS:
         const TimeNs span = whole->end - whole->start;
         for (const TimeNs width : {span, span / 7, TimeNs(300'000)}) {
             const TimelineViewport v{QSize(1366, 400), whole->start + span / 3, whole->start + span / 3 + width, 0};
-            for (int i = 0; i < 8 && !(a.geometry(v), a.complete()); ++i) {
-                paged->pager->waitForIdle();
-                a.pagesArrived();
-            }
+            QVERIFY(a.waitForPages(v));
             QVERIFY(a.complete());
             const QImage pa = mask(a.geometry(v), v.size), wh = mask(b.geometry(v), v.size);
             qint64 both = 0, onlyPaged = 0, onlyWhole = 0;

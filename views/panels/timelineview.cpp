@@ -36,12 +36,20 @@ TimelineView::TimelineView(TimelineState *state, QWidget *parent)
     connect(m_state, &TimelineState::cursorChanged, this, qOverload<>(&QWidget::update));
 }
 
+TimelineView::~TimelineView()
+{
+    if (const auto &d = m_painter.data(); d && d->pager)
+        d->pager->removeListener(this);
+}
+
 void TimelineView::setData(std::shared_ptr<const TimelineData> data)
 {
+    if (const auto &old = m_painter.data(); old && old->pager && (!data || old->pager != data->pager))
+        old->pager->removeListener(this);
     if (data && data->pager) {
         // Reads finish on the pager's thread: repaint on the GUI thread, if still there.
         QPointer<TimelineView> self(this);
-        data->pager->setListener([self] {
+        data->pager->setListener(this, [self] {
             QMetaObject::invokeMethod(
                 qApp,
                 [self] {
@@ -61,13 +69,8 @@ void TimelineView::setData(std::shared_ptr<const TimelineData> data)
 
 void TimelineView::waitForPages()
 {
-    for (int i = 0; i < 16 && data() && data()->pager; ++i) {
-        (void)m_painter.geometry(viewport()); // asks for what is missing
-        if (m_painter.complete())
-            return;
-        data()->pager->waitForIdle();
-        QCoreApplication::processEvents(); // delivers pagesArrived
-    }
+    m_painter.waitForPages(viewport());
+    QCoreApplication::processEvents(); // the listener's queued repaints
 }
 
 TimelineViewport TimelineView::viewport() const

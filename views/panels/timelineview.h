@@ -22,6 +22,7 @@ class TimelineView : public QWidget
     Q_OBJECT
 public:
     explicit TimelineView(TimelineState *state, QWidget *parent = nullptr);
+    ~TimelineView() override;
 
     void setData(std::shared_ptr<const TimelineData> data);
     const std::shared_ptr<const TimelineData> &data() const { return m_painter.data(); }

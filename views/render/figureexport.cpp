@@ -31,6 +31,7 @@ bool exportFigure(TimelinePainter &painter, const FigureRequest &request, QStrin
         overlay.traceStart = data->start;
         overlay.traceEnd = data->end;
     }
+    painter.waitForPages(v); // a paged track's rows as the figure's scale wants them
     return writeFigure(request.path, v.size, QStringLiteral("GradeML Studio timeline"),
                        QStringLiteral("Timeline of %1").arg(QFileInfo(data->projectPath).fileName()),
                        [&](QPainter &p) { painter.paint(p, v, overlay); }, error);

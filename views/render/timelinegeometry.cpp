@@ -84,6 +84,19 @@ const TimelineGeometry &TimelinePainter::geometry(const TimelineViewport &v)
     return m_geometry;
 }
 
+bool TimelinePainter::waitForPages(const TimelineViewport &v, int rounds)
+{
+    for (int i = 0; i < rounds; ++i) {
+        (void)geometry(v);
+        if (m_geometryComplete || !m_data || !m_data->pager)
+            return m_geometryComplete;
+        m_data->pager->waitForIdle();
+        pagesArrived();
+    }
+    (void)geometry(v);
+    return m_geometryComplete;
+}
+
 void TimelinePainter::buildGeometry(const TimelineViewport &v)
 {
     for (auto &b : m_geometry.boxes)

@@ -106,6 +106,9 @@ public:
     // True when every row of the last geometry showed what its scale wants (nothing paged is
     // still being read): the first complete paint of a project.
     bool complete() const { return m_geometryComplete; }
+    // Builds the geometry of `v`, waiting for the pager until every row is complete (figure
+    // export, screenshots, tests; never on a user's path). False if some row is still not.
+    bool waitForPages(const TimelineViewport &v, int rounds = 16);
     const TimelineLayout &layout() const { return m_layout; }
     const TimelineMetrics &metrics() const { return m_metrics; }
     void setFont(const QFont &font);
