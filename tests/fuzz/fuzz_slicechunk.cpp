@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The slice-chunk decoder: what the `slice` virtual table runs on every blob it reads. An input
 // is [4 bytes: the data blob's length, little-endian][data blob][args blob], as a slice_chunk
-// row holds them. Malformed blobs must be refused, never read past.
+// row holds them. Malformed blobs must be refused, never read past. The data blob is also
+// decoded as a level-of-detail summary piece (slice_lod.data, slicelod.h), which a viewport
+// reads the same way.
+#include "slicelod.h"
 #include "slicestore.h"
 
 #include <cstdint>
@@ -23,6 +26,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         dataSize = uint32_t(size);
     const std::string_view chunk(reinterpret_cast<const char *>(data), dataSize);
     const std::string_view blob(reinterpret_cast<const char *>(data) + dataSize, size - dataSize);
+    {
+        std::vector<gml::lod::Entry> entries;
+        if (gml::lod::decodePiece(chunk, entries))
+            for (const auto &e : entries) // what the pager builds from them: never an overflowing end
+                if (e.duration < 0 || e.start > INT64_MAX - e.duration)
+                    __builtin_trap();
+    }
     std::vector<Row> rows;
     ArgsTables tables;
     const bool legacy = isLegacyChunk(chunk.data(), qint64(chunk.size()));
