@@ -127,6 +127,10 @@ private Q_SLOTS:
     {
         if (QStandardPaths::findExecutable(QStringLiteral("script")).isEmpty())
             QSKIP("script(1) is not installed: no terminal to run the import on");
+        if (gmltest::runProgram(QStringLiteral("script"), {QStringLiteral("-q"), QStringLiteral("-e"), QStringLiteral("-c"),
+                                                           QStringLiteral("true"), QStringLiteral("/dev/null")})
+                .code != 0)
+            QSKIP("script(1) cannot open a pseudo-terminal here: no terminal to run the import on");
         QTemporaryDir dir;
         gmltest::writeFile(dir, QStringLiteral("in/a.json"),
                            R"({"traceEvents":[{"ph":"X","name":"k","pid":1,"tid":1,"ts":1,"dur":2}]})");
