@@ -237,7 +237,7 @@ bool readLevel(const SqliteDb &db, TrackId track, int shift, TimeNs t0, TimeNs t
             return false;
         }
         for (const Entry &e : piece)
-            if (e.start < t1 && (e.start + e.duration > t0 || (e.duration == 0 && e.start >= t0)))
+            if (inWindow(e.start, e.duration, t0, t1))
                 out.push_back(e);
     }
     if (!st.errorString().isEmpty()) {

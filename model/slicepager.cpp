@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "slicepager.h"
 
-#include "chunkformat.h"
 #include "project.h"
 #include "slicelod.h"
+#include "slicestore.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace gml {
 
@@ -244,28 +245,13 @@ std::shared_ptr<const SliceTrack> SlicePager::read(Project &project, const Reque
             shift = info.shifts.front();
     }
     if (shift < 0) {
-        auto st = project.db().prepare(
-            "SELECT id, data FROM slice_chunk WHERE track_id = ?1 AND min_ts < ?2 AND max_end >= ?3 ORDER BY id");
-        st.bind(1, r.track);
-        st.bind(2, t1);
-        st.bind(3, t0);
-        std::vector<slicestore::Row> rows;
-        while (st.step()) {
-            const std::string_view data = st.blobView(1);
-            rows.clear();
-            if (!slicestore::decode(st.int64(0), data.data(), qint64(data.size()), std::numeric_limits<qint64>::max(),
-                                    0, rows, true)) {
-                if (error)
-                    *error = QStringLiteral("slice chunk %1 is malformed").arg(st.int64(0));
-                return nullptr;
-            }
-            for (const auto &row : rows)
-                if (row.ts < t1 && (row.ts + row.dur > t0 || (row.dur <= 0 && row.ts >= t0)))
+        slicestore::TrackReader reader(project.db());
+        if (!reader.read(r.track, t0, t1, [&](const slicestore::Row &row) {
+                if (inWindow(row.ts, row.dur, t0, t1))
                     in.push_back({row.ts + info.offset, row.dur, row.id, StringId(row.name)});
-        }
-        if (!st.errorString().isEmpty()) {
+            })) {
             if (error)
-                *error = st.errorString();
+                *error = reader.errorString();
             return nullptr;
         }
     } else {

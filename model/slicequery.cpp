@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "slicequery.h"
 
-#include <limits>
-
 #include "project.h"
 #include "timelinedata.h"
 
@@ -10,6 +8,7 @@
 #include <QJsonDocument>
 
 #include <algorithm>
+#include <limits>
 
 namespace gml {
 
@@ -84,31 +83,13 @@ QList<LinkedSlice> linkedSlices(Project &project, SliceId id)
     return out;
 }
 
-namespace {
-
-// A track's slices over [t0, t1): held whole, or read from the project when paged.
-std::shared_ptr<const SliceTrack> slicesOf(const TimelineData &data, TrackId id, TimeNs t0, TimeNs t1, QString *error)
-{
-    if (auto s = data.slices.value(id))
-        return s;
-    if (!data.pager || !data.pager->has(id))
-        return nullptr;
-    QString why;
-    auto s = data.pager->readSlices(id, t0, t1, &why);
-    if (!s && error && error->isEmpty())
-        *error = why;
-    return s;
-}
-
-} // namespace
-
 std::vector<AggregateRow> aggregateSlices(const TimelineData &data, const QList<TrackId> &tracks,
                                           TimeNs t0, TimeNs t1, QString *error)
 {
     QHash<StringId, size_t> index;
     std::vector<AggregateRow> rows;
     for (TrackId id : tracks) {
-        const auto track = slicesOf(data, id, t0, t1, error);
+        const auto track = data.slicesIn(id, t0, t1, error);
         if (!track)
             continue;
         track->forEachVisible(t0, t1, [&](size_t i) {
@@ -160,7 +141,7 @@ std::vector<SliceRef> findSlices(const TimelineData &data, const QList<TrackId> 
     if (!any)
         return out;
     for (TrackId id : tracks) {
-        const auto track = slicesOf(data, id, std::numeric_limits<TimeNs>::min(), std::numeric_limits<TimeNs>::max(), error);
+        const auto track = data.slicesIn(id, std::numeric_limits<TimeNs>::min(), std::numeric_limits<TimeNs>::max(), error);
         if (!track)
             continue;
         for (size_t i = 0; i < track->size(); ++i) {

@@ -31,19 +31,36 @@ bool ChunkArgs::load(std::string_view bytes, bool legacyChunk)
 }
 
 TrackReader::TrackReader(const SqliteDb &db)
-    : m_chunks(db.prepare("SELECT id, data, args FROM slice_chunk WHERE track_id = ? ORDER BY id"))
+    : m_db(db), m_chunks(db.prepare("SELECT id, data, args FROM slice_chunk WHERE track_id = ? ORDER BY id"))
 {
 }
 
 bool TrackReader::read(TrackId track, bool withArgs, const std::function<void(const Row &)> &visit)
 {
-    m_error.clear();
     m_chunks.reset();
     m_chunks.bind(1, track);
+    return readChunks(m_chunks, withArgs, visit);
+}
+
+bool TrackReader::read(TrackId track, TimeNs t0, TimeNs t1, const std::function<void(const Row &)> &visit)
+{
+    if (!m_window.isValid())
+        m_window = m_db.prepare("SELECT id, data, args FROM slice_chunk WHERE track_id = ?1 AND min_ts < ?2 "
+                                "AND max_end >= ?3 ORDER BY id");
+    m_window.reset();
+    m_window.bind(1, track);
+    m_window.bind(2, t1);
+    m_window.bind(3, t0);
+    return readChunks(m_window, false, visit);
+}
+
+bool TrackReader::readChunks(SqliteStatement &chunks, bool withArgs, const std::function<void(const Row &)> &visit)
+{
+    m_error.clear();
     std::vector<Row> rows;
-    while (m_chunks.step()) {
-        const qint64 chunk = m_chunks.int64(0);
-        const std::string_view data = m_chunks.blobView(1);
+    while (chunks.step()) {
+        const qint64 chunk = chunks.int64(0);
+        const std::string_view data = chunks.blobView(1);
         const bool legacy = isLegacyChunk(data.data(), qint64(data.size()));
         qint64 recordsSize = std::numeric_limits<qint64>::max();
         m_args.blob.clear(); // capacity kept for the next chunk's blob
@@ -52,8 +69,8 @@ bool TrackReader::read(TrackId track, bool withArgs, const std::function<void(co
         m_keyIndex = -1;
         if (withArgs) {
             recordsSize = -1;
-            if (!m_chunks.isNull(2)) {
-                if (!m_args.load(m_chunks.blobView(2), legacy)) {
+            if (!chunks.isNull(2)) {
+                if (!m_args.load(chunks.blobView(2), legacy)) {
                     m_error = QStringLiteral("slice chunk %1 is malformed (its args tables)").arg(chunk);
                     return false;
                 }
@@ -68,8 +85,8 @@ bool TrackReader::read(TrackId track, bool withArgs, const std::function<void(co
         for (const Row &r : rows)
             visit(r);
     }
-    if (!m_chunks.errorString().isEmpty()) {
-        m_error = m_chunks.errorString();
+    if (!chunks.errorString().isEmpty()) {
+        m_error = chunks.errorString();
         return false;
     }
     m_args = {};

@@ -149,13 +149,20 @@ public:
     // Calls visit(row) for every row of `track`, chunk by chunk in id order (chunks may
     // overlap in time). False (and errorString()) on a database error or a malformed chunk.
     [[nodiscard]] bool read(TrackId track, bool withArgs, const std::function<void(const Row &)> &visit);
+    // The same over the chunks that overlap [t0, t1) (source clock, chunk extents): every row
+    // of those chunks, without args; the caller keeps the rows it wants (the slice pager).
+    [[nodiscard]] bool read(TrackId track, TimeNs t0, TimeNs t1, const std::function<void(const Row &)> &visit);
     // Inside visit: the JSON text of the value of the row's top-level arg `key` (a number's
     // digits, a string with its quotes), nullopt when it has none.
     std::optional<std::string_view> arg(const Row &row, std::string_view key);
     QString errorString() const { return m_error; }
 
 private:
+    bool readChunks(SqliteStatement &chunks, bool withArgs, const std::function<void(const Row &)> &visit);
+
+    const SqliteDb &m_db;
     SqliteStatement m_chunks;
+    SqliteStatement m_window; // prepared on first use
     ChunkArgs m_args; // the chunk being visited
     std::string m_keyAsked; // the key whose index in m_args.tables m_keyIndex holds
     qint64 m_keyIndex = -1;

@@ -15,6 +15,14 @@ namespace gml {
 
 class Project;
 
+// Whether a slice shows in the half-open window [t0, t1): it overlaps it, or it has no length
+// and lies at t0 or inside (the convention of SliceTrack::firstIndex). For rows read from the
+// project (the pager's window, a summary piece), before they are built into a SliceTrack.
+inline bool inWindow(TimeNs start, TimeNs duration, TimeNs t0, TimeNs t1)
+{
+    return start < t1 && (start + duration > t0 || (duration <= 0 && start >= t0));
+}
+
 // Nesting depth of slices fed in canonical order (start, then longer first): a stack of open
 // ends. A slice nests under the top if it starts before the top ends; slices that end first
 // are popped. A slice that overlaps its parent's end (bad input) still gets the next depth, so

@@ -35,6 +35,19 @@ QString TimelineData::trackPath(TrackId id) const
     return parts.join(QStringLiteral(" › "));
 }
 
+std::shared_ptr<const SliceTrack> TimelineData::slicesIn(TrackId id, TimeNs t0, TimeNs t1, QString *error) const
+{
+    if (auto s = slices.value(id))
+        return s;
+    if (!pager || !pager->has(id))
+        return nullptr;
+    QString why;
+    auto s = pager->readSlices(id, t0, t1, &why);
+    if (!s && error && error->isEmpty())
+        *error = why;
+    return s;
+}
+
 int TimelineData::depthCount(TrackId id) const
 {
     if (const auto s = slices.value(id))

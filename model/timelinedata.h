@@ -58,6 +58,10 @@ struct TimelineData
             return s;
         return pager ? pager->shown(id) : nullptr;
     }
+    // Every slice of a track overlapping [t0, t1): the whole track when held, else read now
+    // from the project (a paged track, on the caller's thread). Null when the track has none
+    // or cannot be read (then *error is set, unless it already says something).
+    std::shared_ptr<const SliceTrack> slicesIn(TrackId id, TimeNs t0, TimeNs t1, QString *error = nullptr) const;
     // Nesting depths of a track's slices (0: no slices), whether held or paged.
     int depthCount(TrackId id) const;
     const TrackSummary *track(TrackId id) const;

@@ -392,10 +392,7 @@ void MainWindow::onSelectedSliceChanged()
     TimeNs self = details->duration;
     // Self time from the slice's children: a held track has them; a paged one reads the slice's
     // own span (a summary on screen holds only the longest slices).
-    auto s = data->slices.value(details->track);
-    if (!s && data->pager && data->pager->has(details->track))
-        s = data->pager->readSlices(details->track, details->start, details->start + details->duration + 1, nullptr);
-    if (s) {
+    if (const auto s = data->slicesIn(details->track, details->start, details->start + details->duration + 1)) {
         const qint64 idx = s->find(id, details->start);
         if (idx >= 0)
             self = s->selfTime(size_t(idx));

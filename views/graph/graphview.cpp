@@ -63,10 +63,9 @@ GraphView::GraphView(QWidget *parent) : QWidget(parent)
     m_notice = new QLabel(this);
     m_notice->setWordWrap(true);
     m_notice->setContentsMargins(8, 4, 8, 4);
-    m_notice->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_notice->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse);
     m_notice->setStyleSheet(QStringLiteral("QLabel { background: #fff4d6; color: #5a4300; border-bottom: 1px solid #e6d08a; }"));
     m_notice->hide();
-    m_notice->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse);
     connect(m_notice, &QLabel::linkActivated, this, &GraphView::noticeLinkActivated);
     layout->addWidget(m_notice);
     m_canvas = new GraphCanvas(this);

@@ -36,7 +36,7 @@ public:
 
     void setLinks(const QList<LinkedSlice> &links);
     void setHighlighted(std::vector<SliceRef> slices);
-    // Selects slice `index` of `track` and scrolls so it is visible (find, links).
+    // Selects the slice and scrolls so it is visible (find, links); zoomTo also zooms to it.
     void revealSlice(const SliceRef &slice, bool zoomTo);
     // The same for slice `index` of the track as shown now (data()->shown()).
     void revealSlice(TrackId track, size_t index, bool zoomTo);

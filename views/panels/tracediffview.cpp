@@ -353,10 +353,8 @@ void TraceDiffView::highlight(const QString &name)
             for (const TrackSummary &t : run->tracks) {
                 if (s.rank >= 0 && t.rank >= 0 && t.rank != s.rank)
                     continue;
-                // A paged track: the slices of this one iteration, read now.
-                auto track = m_data->slices.value(t.id);
-                if (!track && m_data->pager && m_data->pager->has(t.id))
-                    track = m_data->pager->readSlices(t.id, t0, t1, nullptr);
+                // Held whole, or for a paged track this iteration's slices, read now.
+                const auto track = m_data->slicesIn(t.id, t0, t1);
                 if (!track)
                     continue;
                 track->forEachVisible(t0, t1, [&](size_t i) {
