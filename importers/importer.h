@@ -70,6 +70,9 @@ public:
     // True when the import links to slices that other sources of the run wrote (execution
     // traces): such files are imported after the others, and again when any of them is.
     virtual bool linksToRun() const { return false; }
+    // True when the import touches the project only through its TraceWriter: the file can then
+    // be imported on another thread into a side project (sideimport.h) and copied in.
+    virtual bool importsAside() const { return !linksToRun(); }
     // Extra state that decides whether an unchanged file must be read again (the files an
     // importer reads besides `path`); compared with the stored hash.
     virtual QString fingerprint(const QString &path) const
@@ -81,5 +84,9 @@ public:
 
 // All importers known to the folder scanner, most specific first.
 const std::vector<std::unique_ptr<Importer>> &importers();
+
+// importer.import(ctx), with what it throws (a bug, a failed allocation) turned into a failed
+// outcome, so that such a file fails alone and the program and the rest of the folder go on.
+ImportOutcome importGuarded(const Importer &importer, ImportContext &ctx);
 
 } // namespace gml

@@ -9,7 +9,28 @@
 #include "samplesimporter.h"
 #include "xplaneimporter.h"
 
+#include <exception>
+#include <new>
+
 namespace gml {
+
+// Importers return error values; this is the net under them, so that a bug in one (an uncaught
+// std::out_of_range, a failed allocation on a huge value) fails its file alone and never
+// aborts the program and the rest of the folder.
+ImportOutcome importGuarded(const Importer &importer, ImportContext &ctx)
+{
+    try {
+        return importer.import(ctx);
+    } catch (const std::bad_alloc &) {
+        return {ImportOutcome::Status::Failed, -1,
+                QStringLiteral("ran out of memory reading this file (a value too large to hold?)"), {}};
+    } catch (const std::exception &e) {
+        return {ImportOutcome::Status::Failed, -1,
+                QStringLiteral("internal error in the %1 importer: %2 (please report it with the file)")
+                    .arg(importer.format(), QString::fromLocal8Bit(e.what())),
+                {}};
+    }
+}
 
 const std::vector<std::unique_ptr<Importer>> &importers()
 {

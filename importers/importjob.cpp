@@ -6,18 +6,25 @@
 #include "importer.h"
 #include "project.h"
 #include "runcatalog.h"
+#include "sideimport.h"
+#include "sideproject.h"
 #include "tracewriter.h"
 #include "workflowdeclaration.h"
 
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
+#include <QThread>
 
 #include <algorithm>
 #include <exception>
 #include <map>
+#include <memory>
 #include <new>
 #include <vector>
 
@@ -49,24 +56,6 @@ QString fileHash(const QString &path)
         hash.add(buf.data(), size_t(n));
     }
     return ContentHash::text(hash.digest());
-}
-
-// Importers return error values; this is the net under them, so that a bug in one (an uncaught
-// std::out_of_range, a failed allocation on a huge value) fails its file alone and never
-// aborts the program and the rest of the folder.
-static ImportOutcome importGuarded(const Importer &importer, ImportContext &ctx)
-{
-    try {
-        return importer.import(ctx);
-    } catch (const std::bad_alloc &) {
-        return {ImportOutcome::Status::Failed, -1,
-                QStringLiteral("ran out of memory reading this file (a value too large to hold?)"), {}};
-    } catch (const std::exception &e) {
-        return {ImportOutcome::Status::Failed, -1,
-                QStringLiteral("internal error in the %1 importer: %2 (please report it with the file)")
-                    .arg(importer.format(), QString::fromLocal8Bit(e.what())),
-                {}};
-    }
 }
 
 static qint64 mtimeNs(const QString &path)
@@ -103,6 +92,33 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
 {
     QList<SourceReport> reports;
     bool cancelled = false;
+    // The files that changed and whose importer writes only through its TraceWriter are read
+    // on worker threads into side projects and copied in here, in order (sideimport.h); the
+    // others (execution traces, MLflow runs) are imported here in their turn.
+    const int threads = m_threads > 0 ? m_threads : std::max(1, QThread::idealThreadCount());
+    std::vector<int> taskOf(size_t(files.size()), -1);
+    std::vector<std::optional<SourceReport>> sameAsBefore(size_t(files.size()));
+    std::vector<QString> hashes(size_t(files.size()));
+    QList<SideImports::Task> tasks;
+    for (int i = 0; threads > 1 && i < files.size(); ++i) {
+        if (!files[i].importer || !files[i].importer->importsAside())
+            continue;
+        SourceReport r = startReport(files[i]);
+        if (unchanged(files[i], r, hashes[size_t(i)])) {
+            sameAsBefore[size_t(i)] = r;
+            continue;
+        }
+        taskOf[size_t(i)] = int(tasks.size());
+        tasks.append({files[i], zoneOf(files[i])});
+    }
+    std::unique_ptr<ImportIds> ids;
+    std::unique_ptr<SideImports> aside;
+    QTemporaryDir scratch(QDir::tempPath() + QStringLiteral("/grademl-import-XXXXXX"));
+    if (tasks.size() >= 2 && scratch.isValid()) {
+        ids = std::make_unique<ImportIds>(m_project);
+        m_project.shareIds(ids.get());
+        aside = std::make_unique<SideImports>(*ids, tasks, threads, scratch.path());
+    }
     for (int i = 0; i < files.size(); ++i) {
         if (cancelled) {
             SourceReport r;
@@ -113,10 +129,19 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
             reports.append(r);
             continue;
         }
-        reports.append(importOne(files[i], i, int(files.size()), &cancelled));
+        const size_t at = size_t(i);
+        if (sameAsBefore[at])
+            reports.append(*sameAsBefore[at]);
+        else if (aside && taskOf[at] >= 0)
+            reports.append(copyAside(files[i], i, int(files.size()), *aside, taskOf[at], hashes[at], &cancelled));
+        else
+            reports.append(importOne(files[i], i, int(files.size()), &cancelled));
         if (reports.back().status == SourceReport::Status::Imported)
             m_changedRuns.insert(files[i].runName);
     }
+    aside.reset(); // stops what a cancel left running, removes the side projects
+    if (ids)
+        m_project.shareIds(nullptr);
     if (!cancelled) {
         RegroupResult regrouped = regroupFolderRuns(m_project, files, m_changedRuns);
         for (SourceReport &r : reports)
@@ -375,12 +400,127 @@ void ImportJob::recordSkipped(const ScannedFile &file, SourceReport &report)
     m_project.rollback();
 }
 
-SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count, bool *cancelled)
+QTimeZone ImportJob::zoneOf(const ScannedFile &file) const
+{
+    return m_timeZone.isValid() ? m_timeZone
+           : !file.timeZone.isEmpty() ? QTimeZone(file.timeZone.toUtf8())
+                                      : QTimeZone::systemTimeZone();
+}
+
+QString ImportJob::withFingerprint(const ScannedFile &file, const QString &content) const
+{
+    const QString fingerprint = file.importer->fingerprint(file.path);
+    return fingerprint.isEmpty() ? content : content + QLatin1Char('+') + fingerprint;
+}
+
+bool ImportJob::unchanged(const ScannedFile &file, SourceReport &report, QString &hash)
+{
+    const Importer &importer = *file.importer;
+    const auto existing = m_project.sourceByPath(file.path);
+    // A file linking to its run's slices is read again when another file of the run was.
+    const bool runChanged = importer.linksToRun() &&
+                            (m_changedRuns.contains(file.runName) || m_relink.contains(file.path));
+    // The hash is read up front only when it decides something: for a file whose size and
+    // mtime match its last import. Any other file's hash comes from the importer's own read
+    // (ImportContext::contentHash), so a large plain trace is read once, not twice.
+    if (runChanged || !existing || existing->status != QLatin1String("imported") ||
+        existing->size != file.size || existing->mtimeNs != mtimeNs(file.path) ||
+        existing->format != importer.format() ||
+        existing->hash != (hash = withFingerprint(file, fileHash(file.path))))
+        return false;
+    auto v = m_project.db().prepare("SELECT importer_version, slices, counter_samples, flows, "
+                                    "json_extract(metadata, '$.time_zone') FROM source WHERE id=?");
+    v.bind(1, existing->id);
+    // A log read in local time is read again when the time zone setting changed.
+    if (!v.step() || v.int64(0) != importer.version() ||
+        !(v.isNull(4) || v.text(4) == QString::fromUtf8(zoneOf(file).id())))
+        return false;
+    report.status = SourceReport::Status::Unchanged;
+    report.slices = v.int64(1);
+    report.counterSamples = v.int64(2);
+    report.flows = v.int64(3);
+    return true;
+}
+
+SourceReport ImportJob::startReport(const ScannedFile &file) const
 {
     SourceReport report;
     report.path = file.path;
     report.runName = file.runName;
     report.bytes = file.size;
+    if (file.importer)
+        report.format = file.importer->format();
+    return report;
+}
+
+bool ImportJob::openSource(const ScannedFile &file, int index, int count, const QString &hash,
+                           std::optional<SourceRecord> &existing, RunId &run, SourceId &source,
+                           QString *error)
+{
+    if (!begin(file, index, count, error)) {
+        *error = QStringLiteral("not imported: ") + *error;
+        return false;
+    }
+    // Read again inside the transaction: another import may have written this file since.
+    existing = m_project.sourceByPath(file.path);
+    bool ok = true;
+    if (existing)
+        ok = m_project.deleteSource(existing->id, error);
+    run = ok ? m_project.ensureRun(file.runName, error) : 0;
+    if (ok && run) {
+        source = insertFailedSource(m_project, run, file, *file.importer, mtimeNs(file.path), hash,
+                                    QStringLiteral("import in progress"), error);
+        ok = source != 0;
+        // The user's clock override belongs to the file, not to one import of it.
+        if (ok && existing && existing->alignUserNs) {
+            auto u = m_project.db().prepare(
+                "UPDATE source SET align_user_ns = ?1, align_ns = ?1 WHERE id = ?2");
+            u.bind(1, qint64(*existing->alignUserNs));
+            u.bind(2, source);
+            ok = u.exec();
+            if (!ok)
+                *error = u.errorString();
+        }
+    }
+    if (ok && run)
+        return true;
+    m_project.rollback();
+    *error = QStringLiteral("cannot write to the project: ") + *error;
+    return false;
+}
+
+void ImportJob::recordFailure(const ScannedFile &file, int index, int count,
+                              const std::optional<SourceRecord> &existing, const QString &hash,
+                              const SourceReport &report)
+{
+    // Its own small transaction. A file imported before keeps its data: its row stays
+    // 'imported' and carries the latest error.
+    QString error;
+    if (!begin(file, index, count, &error))
+        return;
+    bool recorded = false;
+    if (existing && existing->status == QLatin1String("imported")) {
+        auto st = m_project.db().prepare("UPDATE source SET error=? WHERE id=?");
+        st.bind(1, QStringLiteral("re-import failed, previous import kept: ") + report.message);
+        st.bind(2, existing->id);
+        recorded = st.exec();
+    } else {
+        bool ok = true;
+        if (existing)
+            ok = m_project.deleteSource(existing->id, &error);
+        const RunId r = ok ? m_project.ensureRun(file.runName, &error) : 0;
+        if (r)
+            recorded = insertFailedSource(m_project, r, file, *file.importer, mtimeNs(file.path),
+                                          hash.isEmpty() ? withFingerprint(file, fileHash(file.path)) : hash,
+                                          report.message, &error) != 0;
+    }
+    if (!(recorded && m_project.commit(&error)))
+        m_project.rollback();
+}
+
+SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count, bool *cancelled)
+{
+    SourceReport report = startReport(file);
     if (!file.importer) {
         report.status = SourceReport::Status::Skipped;
         report.message = file.skipReason;
@@ -388,78 +528,22 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
         return report;
     }
     const Importer &importer = *file.importer;
-    report.format = importer.format();
     QElapsedTimer timer;
     timer.start();
-
-    const qint64 mtime = mtimeNs(file.path);
-    auto existing = m_project.sourceByPath(file.path);
-    const QString fingerprint = importer.fingerprint(file.path);
-    auto withFingerprint = [&](const QString &content) -> QString {
-        return fingerprint.isEmpty() ? content : content + QLatin1Char('+') + fingerprint;
-    };
-    const QTimeZone zone = m_timeZone.isValid() ? m_timeZone
-                           : !file.timeZone.isEmpty() ? QTimeZone(file.timeZone.toUtf8())
-                                                      : QTimeZone::systemTimeZone();
-    // A file linking to its run's slices is read again when another file of the run was.
-    const bool runChanged = importer.linksToRun() &&
-                            (m_changedRuns.contains(file.runName) || m_relink.contains(file.path));
-    // The hash is read up front only when it decides something: for a file whose size and
-    // mtime match its last import. Any other file's hash comes from the importer's own read
-    // (ImportContext::contentHash), so a large plain trace is read once, not twice.
     QString hash;
-    if (!runChanged && existing && existing->status == QLatin1String("imported") &&
-        existing->size == file.size && existing->mtimeNs == mtime &&
-        existing->format == importer.format() &&
-        existing->hash == (hash = withFingerprint(fileHash(file.path)))) {
-        auto v = m_project.db().prepare("SELECT importer_version, slices, counter_samples, flows, "
-                                        "json_extract(metadata, '$.time_zone') FROM source WHERE id=?");
-        v.bind(1, existing->id);
-        // A log read in local time is read again when the time zone setting changed.
-        if (v.step() && v.int64(0) == importer.version() &&
-            (v.isNull(4) || v.text(4) == QString::fromUtf8(zone.id()))) {
-            report.status = SourceReport::Status::Unchanged;
-            report.slices = v.int64(1);
-            report.counterSamples = v.int64(2);
-            report.flows = v.int64(3);
-            return report;
-        }
-    }
+    if (unchanged(file, report, hash))
+        return report;
 
     auto failWith = [&](const QString &message) {
         report.status = SourceReport::Status::Failed;
         report.message = message;
     };
     QString error;
-    if (!begin(file, index, count, &error)) {
-        failWith(file.path + QStringLiteral(": not imported: ") + error);
-        return report;
-    }
-    // Read again inside the transaction: another import may have written this file since.
-    existing = m_project.sourceByPath(file.path);
-    bool ok = true;
-    if (existing)
-        ok = m_project.deleteSource(existing->id, &error);
-    const RunId run = ok ? m_project.ensureRun(file.runName, &error) : 0;
+    std::optional<SourceRecord> existing;
+    RunId run = 0;
     SourceId sourceId = 0;
-    if (ok && run) {
-        sourceId = insertFailedSource(m_project, run, file, importer, mtime, hash,
-                                      QStringLiteral("import in progress"), &error);
-        ok = sourceId != 0;
-        // The user's clock override belongs to the file, not to one import of it.
-        if (ok && existing && existing->alignUserNs) {
-            auto u = m_project.db().prepare(
-                "UPDATE source SET align_user_ns = ?1, align_ns = ?1 WHERE id = ?2");
-            u.bind(1, qint64(*existing->alignUserNs));
-            u.bind(2, sourceId);
-            ok = u.exec();
-            if (!ok)
-                error = u.errorString();
-        }
-    }
-    if (!ok || !run) {
-        m_project.rollback();
-        failWith(file.path + QStringLiteral(": cannot write to the project: ") + error);
+    if (!openSource(file, index, count, hash, existing, run, sourceId, &error)) {
+        failWith(file.path + QStringLiteral(": ") + error);
         return report;
     }
 
@@ -468,7 +552,7 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
     ctx.path = file.path;
     ctx.fileSize = file.size;
     ctx.writer = &writer;
-    ctx.timeZone = zone;
+    ctx.timeZone = zoneOf(file);
     ctx.progress = [&](double fraction) {
         if (!m_progress)
             return true;
@@ -488,8 +572,8 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
     }
     auto takeHash = [&] {
         if (hash.isEmpty())
-            hash = withFingerprint(ctx.contentHash ? ContentHash::text(*ctx.contentHash)
-                                                   : fileHash(file.path));
+            hash = withFingerprint(file, ctx.contentHash ? ContentHash::text(*ctx.contentHash)
+                                                         : fileHash(file.path));
     };
     if (outcome.ok()) {
         takeHash();
@@ -535,30 +619,77 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
         outcome = ImportOutcome{ImportOutcome::Status::Failed, -1,
                                 QStringLiteral("could not write to the project: ") + error, {}};
     failWith(outcome.describe(file.path));
-
-    // Record the failure in its own small transaction. A file imported before keeps its data:
-    // its row stays 'imported' and carries the latest error.
-    if (begin(file, index, count, &error)) {
-        bool recorded = false;
-        if (existing && existing->status == QLatin1String("imported")) {
-            auto st = m_project.db().prepare("UPDATE source SET error=? WHERE id=?");
-            st.bind(1, QStringLiteral("re-import failed, previous import kept: ") + report.message);
-            st.bind(2, existing->id);
-            recorded = st.exec();
-        } else {
-            bool ok2 = true;
-            if (existing)
-                ok2 = m_project.deleteSource(existing->id, &error);
-            const RunId r = ok2 ? m_project.ensureRun(file.runName, &error) : 0;
-            takeHash();
-            if (r)
-                recorded = insertFailedSource(m_project, r, file, importer, mtime, hash,
-                                              report.message, &error) != 0;
-        }
-        if (!(recorded && m_project.commit(&error)))
-            m_project.rollback();
-    }
+    takeHash();
+    recordFailure(file, index, count, existing, hash, report);
     report.seconds = double(timer.nsecsElapsed()) / 1e9;
+    return report;
+}
+
+SourceReport ImportJob::copyAside(const ScannedFile &file, int index, int count, SideImports &aside,
+                                  int task, const QString &knownHash, bool *cancelled)
+{
+    SourceReport report = startReport(file);
+    if (m_progress && !m_progress(ImportProgress{index, count, file.path, 0.0}))
+        aside.cancel();
+    const SideResult side = aside.take(task, [&](double fraction) {
+        return !m_progress || m_progress(ImportProgress{index, count, file.path, fraction});
+    });
+    QString hash = knownHash;
+    if (hash.isEmpty())
+        hash = withFingerprint(file, side.contentHash ? ContentHash::text(*side.contentHash)
+                                                      : fileHash(file.path));
+    if (side.outcome.status == ImportOutcome::Status::Cancelled) {
+        *cancelled = true;
+        report.status = SourceReport::Status::Cancelled;
+        report.message = QStringLiteral("cancelled; nothing of this file was kept");
+        return report;
+    }
+    QString error;
+    std::optional<SourceRecord> existing;
+    if (side.outcome.ok()) {
+        RunId run = 0;
+        SourceId source = 0;
+        bool conflict = false;
+        if (attachSide(m_project, side.projectPath, &error)) {
+            const bool opened = openSource(file, index, count, hash, existing, run, source, &error);
+            if (opened && copySideSource(m_project, side.source, run, source, &conflict, &error) &&
+                m_project.commit(&error)) {
+                detachSide(m_project);
+                aside.release(task);
+                auto counts = m_project.db().prepare(
+                    "SELECT slices, counter_samples, flows, warnings FROM source WHERE id = ?");
+                counts.bind(1, source);
+                if (counts.step()) {
+                    report.slices = counts.int64(0);
+                    report.counterSamples = counts.int64(1);
+                    report.flows = counts.int64(2);
+                    const auto warnings = QJsonDocument::fromJson(counts.text(3).toUtf8()).array();
+                    for (const auto &w : warnings)
+                        report.warnings += w.toObject().value(QStringLiteral("count")).toInteger(1);
+                }
+                report.status = SourceReport::Status::Imported;
+                report.readAside = true;
+                report.seconds = side.seconds;
+                return report;
+            }
+            if (opened)
+                m_project.rollback();
+            detachSide(m_project);
+        }
+        aside.release(task);
+        // Another program imported into the project meanwhile and took the ids the side project
+        // used: read the file again, directly.
+        if (conflict)
+            return importOne(file, index, count, cancelled);
+        report.status = SourceReport::Status::Failed;
+        report.message = file.path + QStringLiteral(": ") + error;
+    } else {
+        report.status = SourceReport::Status::Failed;
+        report.message = side.outcome.describe(file.path);
+    }
+    existing = m_project.sourceByPath(file.path);
+    recordFailure(file, index, count, existing, hash, report);
+    report.seconds = side.seconds;
     return report;
 }
 

@@ -10,10 +10,13 @@
 #include <QTimeZone>
 
 #include <functional>
+#include <optional>
 
 namespace gml {
 
 class Project;
+class SideImports;
+struct SourceRecord;
 
 // What happened to one file.
 struct SourceReport
@@ -33,6 +36,8 @@ struct SourceReport
     // Not among the job's files: an execution trace read again because the run it links to
     // changed (ImportJob::run).
     bool relinked = false;
+    // Read on a worker thread into a side project and copied in (sideimport.h).
+    bool readAside = false;
 };
 
 QString statusName(SourceReport::Status status);
@@ -61,6 +66,9 @@ public:
     {
         m_progress = std::move(callback);
     }
+    // How many files are read at once (sideimport.h); 0: one per core. 1 reads them in turn on
+    // the calling thread.
+    void setThreads(int threads) { m_threads = threads; }
     // The time zone of local-time logs, over any folder's grademl.json; invalid: not set.
     void setTimeZone(const QTimeZone &zone) { m_timeZone = zone; }
     // Imports, then re-aligns the clocks of every run that changed (clockalignment.h).
@@ -75,6 +83,23 @@ public:
 
 private:
     SourceReport importOne(const ScannedFile &file, int index, int count, bool *cancelled);
+    // The file imported on a worker (task `task` of `aside`), copied into the project.
+    SourceReport copyAside(const ScannedFile &file, int index, int count, SideImports &aside,
+                           int task, const QString &knownHash, bool *cancelled);
+    SourceReport startReport(const ScannedFile &file) const;
+    // True when the file was imported before as it is (report filled in); `hash` is set when
+    // it had to be read to tell.
+    bool unchanged(const ScannedFile &file, SourceReport &report, QString &hash);
+    // Begins the source's transaction: its previous import deleted, its run made, a row
+    // inserted as 'failed' (made 'imported' by TraceWriter::finish or the side copy).
+    [[nodiscard]] bool openSource(const ScannedFile &file, int index, int count, const QString &hash,
+                                  std::optional<SourceRecord> &existing, RunId &run,
+                                  SourceId &source, QString *error);
+    void recordFailure(const ScannedFile &file, int index, int count,
+                       const std::optional<SourceRecord> &existing, const QString &hash,
+                       const SourceReport &report);
+    QTimeZone zoneOf(const ScannedFile &file) const;
+    QString withFingerprint(const ScannedFile &file, const QString &content) const;
     void relinkExecutionTraces(const QList<ScannedFile> &files, QList<SourceReport> &reports);
     void dropLeftRuns();
     // Runs into the workloads their folders' grademl.json name (rungrouping.h splits first).
@@ -88,6 +113,7 @@ private:
     Project &m_project;
     std::function<bool(const ImportProgress &)> m_progress;
     QTimeZone m_timeZone;
+    int m_threads = 0;
     QSet<QString> m_changedRuns; // runs with a file imported by this job
     QSet<QString> m_relink;      // paths read again whatever their state
     QSet<qint64> m_leftRuns;     // runs a source moved out of (ExecutionTraceImporter)

@@ -25,6 +25,8 @@ public:
     SniffResult sniff(const QString &path, const QByteArray &head) const override;
     ImportOutcome import(ImportContext &context) const override;
     QString fingerprint(const QString &path) const override;
+    // It writes the experiment and workload records of the project itself.
+    bool importsAside() const override { return false; }
 };
 
 // "key: value" lines of a flat YAML mapping, quotes removed, "null" / "~" as a null string.

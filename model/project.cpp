@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "project.h"
 
+#include "sideproject.h"
+
 #include "schema.h"
 #include "slicestore.h"
 
@@ -228,6 +230,11 @@ bool Project::commit(QString *error)
 void Project::rollback()
 {
     (void)m_db.exec("ROLLBACK;");
+    if (m_sharedIds) { // shared ids are not in order: read the strings again when next needed
+        m_strings.clear();
+        m_stringsLoaded = false;
+        return;
+    }
     // Strings inserted inside the rolled-back transaction are gone from the file.
     for (auto it = m_strings.begin(); it != m_strings.end();) {
         if (it->second > m_stringIdAtBegin)
@@ -325,6 +332,18 @@ StringId Project::intern(std::string_view text)
 
     if (it != m_strings.end())
         return it->second;
+    if (m_sharedIds) {
+        // The id may be in the file already: a side project's source copied in since.
+        if (!m_insertString.isValid())
+            m_insertString = m_db.prepare("INSERT OR IGNORE INTO string(id, value) VALUES(?, ?)");
+        const StringId id = m_sharedIds->intern(text);
+        m_insertString.bind(1, id);
+        m_insertString.bind(2, text);
+        if (!m_insertString.exec())
+            return 0;
+        m_strings.emplace(std::string(text), id);
+        return id;
+    }
     if (!m_insertString.isValid())
         m_insertString = m_db.prepare("INSERT INTO string(id, value) VALUES(?, ?)");
     const StringId id = ++m_maxStringId;
@@ -336,6 +355,16 @@ StringId Project::intern(std::string_view text)
     }
     m_strings.emplace(std::string(text), id);
     return id;
+}
+
+void Project::shareIds(ImportIds *ids)
+{
+    m_sharedIds = ids;
+    // The statement differs by mode; the strings and the largest id are read again.
+    m_insertString = {};
+    m_strings.clear();
+    m_stringsLoaded = false;
+    m_maxStringId = 0;
 }
 
 void Project::strings(const std::vector<StringId> &ids, QHash<StringId, QString> &out)

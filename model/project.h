@@ -16,6 +16,8 @@
 
 namespace gml {
 
+class ImportIds;
+
 // What the project remembers of one imported file (a row of `source`).
 struct SourceRecord
 {
@@ -71,6 +73,10 @@ public:
     // Interned strings: one id per distinct UTF-8 text, shared by the whole project.
     StringId intern(std::string_view text);
     QString string(StringId id);
+    // While an import job writes side projects (sideproject.h): this project's new string ids
+    // and slice-chunk ids come from `ids`, shared with them; nullptr ends that.
+    void shareIds(ImportIds *ids);
+    ImportIds *sharedIds() const { return m_sharedIds; }
     // The texts of many ids in one query each 10,000 (into `out`; unknown ids are left out).
     void strings(const std::vector<StringId> &ids, QHash<StringId, QString> &out);
 
@@ -93,6 +99,7 @@ private:
     };
     std::unordered_map<std::string, StringId, StringHash, std::equal_to<>> m_strings;
     SqliteStatement m_insertString;
+    ImportIds *m_sharedIds = nullptr;
     SqliteStatement m_selectString; // prepared on first use: a graph reads thousands of names
 };
 

@@ -174,7 +174,7 @@ SliceId ChunkWriter::add(TrackId track, TimeNs ts, TimeNs dur, StringId name, St
 {
     Open &o = open(track);
     if (o.rows.empty())
-        o.chunk = m_nextChunk++;
+        o.chunk = m_allocate ? m_allocate() : m_nextChunk++;
     Row r;
     r.ts = ts;
     r.dur = dur;

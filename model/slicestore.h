@@ -195,6 +195,9 @@ class ChunkWriter
 {
 public:
     explicit ChunkWriter(SqliteDb &db);
+    // Chunk ids from `next` instead of after the project's largest (ids shared with other
+    // writers: sideproject.h). Before the first add().
+    void takeChunkIdsFrom(std::function<qint64()> next) { m_allocate = std::move(next); }
 
     SliceId add(TrackId track, TimeNs ts, TimeNs dur, StringId name, StringId category,
                 qint64 correlation, qint64 externalId, std::string_view args, bool hasArgs);
@@ -217,6 +220,7 @@ private:
     SqliteDb &m_db;
     SqliteStatement m_insert;
     qint64 m_nextChunk = 1;
+    std::function<qint64()> m_allocate;
     std::vector<Open> m_open;
     std::unordered_map<TrackId, size_t> m_openOf;
     TrackId m_lastTrack = -1;

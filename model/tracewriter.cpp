@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tracewriter.h"
 
+#include "sideproject.h"
 #include "slicelod.h"
 
 #include <QJsonArray>
@@ -18,6 +19,8 @@ TraceWriter::TraceWriter(Project &project, RunId run, SourceId source)
     m_insertTrack = db.prepare("INSERT INTO track(id, run_id, source_id, parent_id, kind, name, "
                                "sort_key, rank, pid, tid, unit) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
     m_insertCounter = db.prepare("INSERT INTO counter(track_id, ts, value, step) VALUES(?,?,?,?)");
+    if (ImportIds *ids = project.sharedIds())
+        m_slices.takeChunkIdsFrom([ids] { return ids->nextChunk(); });
     // Ids are ours to assign inside the transaction that holds the write lock.
     m_firstTrack = m_nextTrack = db.scalar("SELECT coalesce(max(id), 0) + 1 FROM track");
 }

@@ -45,12 +45,12 @@ QString secondsLeft(double seconds)
 int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
     const Parsed p = parse(args, {QStringLiteral("project"), QStringLiteral("run"),
-                                  QStringLiteral("timezone")},
+                                  QStringLiteral("timezone"), QStringLiteral("jobs")},
                            {QStringLiteral("quiet")});
     if (!p.error.isEmpty() || p.positional.isEmpty() || !p.options.contains(QStringLiteral("project"))) {
         err << "grademl import: " << (p.error.isEmpty() ? QStringLiteral("need PATH... and --project FILE.grademl") : p.error)
             << "\nusage: grademl import PATH... --project FILE.grademl [--run NAME] "
-               "[--timezone IANA-NAME]\n";
+               "[--timezone IANA-NAME] [--jobs N]\n";
         return Usage;
     }
     QTimeZone zone;
@@ -59,6 +59,16 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         if (!zone.isValid()) {
             err << "grademl import: unknown time zone '" << p.options.value(QStringLiteral("timezone"))
                 << "'; expected an IANA name such as UTC or Europe/Paris\n";
+            return Usage;
+        }
+    }
+    int jobs = 0; // one per core
+    if (p.options.contains(QStringLiteral("jobs"))) {
+        bool ok = false;
+        jobs = p.options.value(QStringLiteral("jobs")).toInt(&ok);
+        if (!ok || jobs < 1 || jobs > 1024) {
+            err << "grademl import: --jobs '" << p.options.value(QStringLiteral("jobs"))
+                << "': expected how many files to read at once, 1 to 1024\n";
             return Usage;
         }
     }
@@ -83,6 +93,7 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     const bool live = !quiet && isatty(fileno(stderr));
     ImportJob job(*project);
     job.setTimeZone(zone);
+    job.setThreads(jobs);
     // The progress line: file, share of it, bytes of all, rate and time left, redrawn at most
     // every 200 ms (and on each new file).
     std::vector<qint64> sizeBefore(size_t(files.size()) + 1, 0); // bytes of the files before each

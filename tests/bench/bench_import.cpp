@@ -2,10 +2,11 @@
 // bench_import: imports the given files into a fresh project and prints throughput and peak
 // memory. One invocation per input set, so the peak resident size belongs to that input.
 //
-//   bench_import [--label NAME] [--project FILE] [--stages] FILE...
+//   bench_import [--label NAME] [--project FILE] [--stages] [--threads N] FILE...
 //
 // Prints: label, input bytes (decompressed), seconds, MB/s, slices+samples (events placed),
-// events/s, peak RSS (MiB) and peak RSS / input bytes; then how long reading every slice track
+// events/s, peak RSS (MiB) and peak RSS / input bytes; the threads the files were read on
+// (--threads, default one per core: ImportJob::setThreads) and MB/s per thread; then how long reading every slice track
 // back takes (SliceTrack::load, as the timeline does when a track is first drawn).
 // --stages first times, in the same run, the two floors under the import: reading the bytes
 // (InputStream) and parsing them with the Chrome trace reader into a handler that keeps nothing.
@@ -20,6 +21,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
+#include <QThread>
 
 #include <sys/resource.h>
 
@@ -94,18 +96,21 @@ int main(int argc, char **argv)
     QString projectPath;
     QStringList inputs;
     bool stages = false;
+    int threads = 0;
     for (int i = 0; i < args.size(); ++i) {
         if (args[i] == QLatin1String("--label") && i + 1 < args.size())
             label = args[++i];
         else if (args[i] == QLatin1String("--project") && i + 1 < args.size())
             projectPath = args[++i];
+        else if (args[i] == QLatin1String("--threads") && i + 1 < args.size())
+            threads = args[++i].toInt();
         else if (args[i] == QLatin1String("--stages"))
             stages = true;
         else
             inputs << args[i];
     }
     if (inputs.isEmpty()) {
-        std::fprintf(stderr, "usage: bench_import [--label NAME] [--project FILE] [--stages] FILE...\n");
+        std::fprintf(stderr, "usage: bench_import [--label NAME] [--project FILE] [--stages] [--threads N] FILE...\n");
         return 2;
     }
     QTemporaryDir tmp;
@@ -133,14 +138,18 @@ int main(int argc, char **argv)
         return 1;
     }
     gml::ImportJob job(*project);
+    if (threads <= 0)
+        threads = std::max(1, QThread::idealThreadCount());
+    job.setThreads(threads);
     QElapsedTimer timer;
     timer.start();
     const auto reports = job.run(files);
     const double secs = double(timer.nsecsElapsed()) / 1e9;
     qint64 events = 0;
-    int failed = 0;
+    int failed = 0, aside = 0;
     for (const auto &r : reports) {
         events += r.slices + r.counterSamples;
+        aside += r.readAside;
         if (r.status == gml::SourceReport::Status::Failed) {
             ++failed;
             std::fprintf(stderr, "failed: %s\n", qPrintable(r.message));
@@ -154,6 +163,10 @@ int main(int argc, char **argv)
                 qPrintable(label), double(bytes) / 1e6, secs, double(bytes) / 1e6 / secs,
                 static_cast<long long>(events), double(events) / secs, rssMiB,
                 double(ru.ru_maxrss) * 1024.0 / double(std::max<qint64>(bytes, 1)));
+    const int used = aside > 0 ? std::min(threads, aside) : 1;
+    std::printf("%-28s read on %d thread%s (%d of %lld files aside): %.1f MB/s per thread\n",
+                qPrintable(label), used, used == 1 ? "" : "s", aside,
+                static_cast<long long>(reports.size()), double(bytes) / 1e6 / secs / used);
     // Read-back: every track with slices, loaded as the timeline loads it.
     std::vector<gml::TrackId> tracks;
     {

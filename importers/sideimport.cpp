@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "sideimport.h"
+
+#include "project.h"
+#include "sideproject.h"
+#include "tracewriter.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+
+#include <chrono>
+
+namespace gml {
+
+qint64 expandedSize(const ScannedFile &file)
+{
+    return file.path.endsWith(QLatin1String(".gz")) ? file.size * 8 : file.size;
+}
+
+static QString sidePath(const QString &folder, int index)
+{
+    return folder + QStringLiteral("/side-%1.grademl").arg(index);
+}
+
+static void removeSide(const QString &path)
+{
+    for (const char *suffix : {"", "-wal", "-shm", "-journal"})
+        QFile::remove(path + QLatin1String(suffix));
+}
+
+SideImports::SideImports(ImportIds &ids, QList<Task> tasks, int threads, const QString &folder)
+    : m_ids(ids), m_tasks(std::move(tasks)), m_folder(folder)
+{
+    m_results.resize(size_t(m_tasks.size()));
+    for (qsizetype i = 0; i < m_tasks.size(); ++i)
+        m_fraction.push_back(std::make_unique<std::atomic<double>>(0.0));
+    threads = std::max(1, std::min(threads, int(m_tasks.size())));
+    // Files done but not yet copied wait on disk; a few per thread keep every thread busy
+    // while the job copies one that took longer.
+    m_lookAhead = 2 * threads;
+    for (int i = 0; i < threads; ++i)
+        m_workers.emplace_back([this] { work(); });
+}
+
+SideImports::~SideImports()
+{
+    cancel();
+    for (auto &t : m_workers)
+        t.join();
+    for (int i = 0; i < int(m_tasks.size()); ++i)
+        release(i);
+}
+
+void SideImports::cancel()
+{
+    m_cancelled = true;
+    std::lock_guard lock(m_mutex);
+    m_changed.notify_all();
+}
+
+bool SideImports::mayStart(int index) const
+{
+    if (index >= m_taken + m_lookAhead)
+        return false;
+    return m_running == 0 || m_reading + expandedSize(m_tasks[index].file) <= kBudgetBytes;
+}
+
+void SideImports::work()
+{
+    for (;;) {
+        int index = 0;
+        qint64 bytes = 0;
+        {
+            std::unique_lock lock(m_mutex);
+            m_changed.wait(lock, [&] {
+                return m_cancelled || m_next >= int(m_tasks.size()) || mayStart(m_next);
+            });
+            if (m_cancelled || m_next >= int(m_tasks.size()))
+                return;
+            index = m_next++;
+            bytes = expandedSize(m_tasks[index].file);
+            m_reading += bytes;
+            ++m_running;
+        }
+        SideResult result = importOne(index);
+        std::lock_guard lock(m_mutex);
+        m_results[size_t(index)] = std::move(result);
+        m_reading -= bytes;
+        --m_running;
+        m_changed.notify_all();
+    }
+}
+
+SideResult SideImports::take(int index, const std::function<bool(double)> &waiting)
+{
+    std::unique_lock lock(m_mutex);
+    m_taken = index;
+    m_changed.notify_all();
+    for (;;) {
+        if (m_cancelled) { // what was read is not kept, as a cancel of a direct import
+            SideResult r;
+            r.outcome = {ImportOutcome::Status::Cancelled, -1, QStringLiteral("cancelled"), {}};
+            return r;
+        }
+        if (m_results[size_t(index)])
+            break;
+        m_changed.wait_for(lock, std::chrono::milliseconds(100));
+        if (m_results[size_t(index)] || m_cancelled)
+            continue;
+        lock.unlock();
+        const bool goOn = !waiting || waiting(*m_fraction[size_t(index)]);
+        lock.lock();
+        if (!goOn) {
+            m_cancelled = true;
+            m_changed.notify_all();
+        }
+    }
+    return *m_results[size_t(index)];
+}
+
+void SideImports::release(int index)
+{
+    removeSide(sidePath(m_folder, index));
+}
+
+SideResult SideImports::importOne(int index)
+{
+    const Task &task = m_tasks[index];
+    const Importer &importer = *task.file.importer;
+    SideResult result;
+    QElapsedTimer timer;
+    timer.start();
+    auto failed = [&](const QString &why) {
+        result.outcome = ImportOutcome::failure(-1, why);
+        return result;
+    };
+    const QString path = sidePath(m_folder, index);
+    removeSide(path);
+    QString error;
+    auto side = Project::open(path, Project::Mode::ReadWrite, &error);
+    if (!side)
+        return failed(QStringLiteral("could not make a side project to import into: ") + error);
+    // A scratch file read once by the job and removed: nothing to make durable.
+    (void)side->db().exec("PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF;");
+    side->shareIds(&m_ids);
+    if (!side->begin(&error))
+        return failed(QStringLiteral("could not write the side project: ") + error);
+    const RunId run = side->ensureRun(task.file.runName, &error);
+    auto st = side->db().prepare("INSERT INTO source(run_id, path, format, status) VALUES(?,?,?,'failed')");
+    st.bind(1, run);
+    st.bind(2, task.file.path);
+    st.bind(3, importer.format());
+    if (!run || !st.exec()) {
+        side->rollback();
+        return failed(QStringLiteral("could not write the side project: ") +
+                      (run ? st.errorString() : error));
+    }
+    const SourceId source = side->db().lastInsertRowId();
+    TraceWriter writer(*side, run, source);
+    ImportContext ctx;
+    ctx.path = task.file.path;
+    ctx.fileSize = task.file.size;
+    ctx.writer = &writer;
+    ctx.timeZone = task.zone;
+    std::atomic<double> &fraction = *m_fraction[size_t(index)];
+    ctx.progress = [&](double f) {
+        fraction = f;
+        return !m_cancelled.load();
+    };
+    ImportOutcome outcome = m_cancelled ? ImportOutcome{ImportOutcome::Status::Cancelled, -1, {}, {}}
+                                        : importGuarded(importer, ctx);
+    if (outcome.ok() && writer.failed())
+        outcome = ImportOutcome::failure(-1, QStringLiteral("could not write to the project: ") +
+                                                 writer.errorString());
+    outcome.warnings += writer.warnings();
+    if (outcome.ok() && !(writer.finish(outcome.warnings, &error) && side->commit(&error)))
+        outcome = ImportOutcome::failure(-1, QStringLiteral("could not write to the project: ") + error);
+    if (!outcome.ok())
+        side->rollback();
+    result.outcome = outcome;
+    result.contentHash = ctx.contentHash;
+    if (outcome.ok()) {
+        result.projectPath = path;
+        result.source = source;
+    }
+    side.reset();
+    if (!outcome.ok())
+        removeSide(path);
+    result.seconds = double(timer.nsecsElapsed()) / 1e9;
+    return result;
+}
+
+} // namespace gml

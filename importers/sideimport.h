@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "folderscanner.h"
+#include "importer.h"
+
+#include <QList>
+#include <QString>
+#include <QTimeZone>
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace gml {
+
+class ImportIds;
+
+// One file imported into a side project (sideproject.h) on a worker thread.
+struct SideResult
+{
+    ImportOutcome outcome;        // Failed with the error, Cancelled, or Imported
+    QString projectPath;          // the side project, when the file was imported
+    SourceId source = 0;          // its source there
+    std::optional<quint64> contentHash; // ImportContext::contentHash
+    double seconds = 0;
+};
+
+// Imports files on worker threads, each into its own side project in `folder`, while the job's
+// thread copies the results into the project one by one, in the files' order (ImportJob). At
+// most `threads` files are read at once, at most a few files ahead of the one being copied,
+// and a file is started only while the bytes being read stay under a budget (or nothing else
+// is being read), so that a folder of large traces does not hold several in memory at once.
+class SideImports
+{
+public:
+    struct Task
+    {
+        ScannedFile file;
+        QTimeZone zone;
+    };
+    SideImports(ImportIds &ids, QList<Task> tasks, int threads, const QString &folder);
+    // Cancels what is still running, waits for the workers and removes the side projects.
+    ~SideImports();
+    SideImports(const SideImports &) = delete;
+    SideImports &operator=(const SideImports &) = delete;
+
+    // Waits for task `index` (the next one in order), calling `waiting(fraction read)` about
+    // ten times a second; it returns false to cancel every task. The side project stays until
+    // release(index).
+    SideResult take(int index, const std::function<bool(double)> &waiting);
+    void release(int index);
+    void cancel();
+
+    // The bytes of input read in parallel at most (about 0.5 of them held while importing).
+    static constexpr qint64 kBudgetBytes = qint64(2) << 30;
+
+private:
+    void work();
+    SideResult importOne(int index);
+    bool mayStart(int index) const; // under m_mutex
+
+    ImportIds &m_ids;
+    QList<Task> m_tasks;
+    QString m_folder;
+    std::vector<std::optional<SideResult>> m_results;
+    std::vector<std::unique_ptr<std::atomic<double>>> m_fraction;
+    std::mutex m_mutex;
+    std::condition_variable m_changed;
+    int m_next = 0;      // the next task a worker starts
+    int m_taken = 0;     // the task the job waits for or copies
+    qint64 m_reading = 0; // estimated bytes of the tasks being read
+    int m_running = 0;
+    int m_lookAhead = 0;
+    std::atomic<bool> m_cancelled{false};
+    std::vector<std::thread> m_workers;
+};
+
+// The bytes a file expands to while read (a gzip file about eight times its size).
+qint64 expandedSize(const ScannedFile &file);
+
+} // namespace gml

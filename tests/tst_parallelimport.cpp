@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A folder's files read on several threads (importers/sideimport.h, model/sideproject.h): the
+// project holds exactly what reading them one after another gives, a bad file fails alone with
+// its position, a cancel keeps nothing half-written and leaves no side project behind.
+#include "importjob.h"
+#include "importutil.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QTest>
+
+using namespace gml;
+
+namespace {
+
+// Everything a reader sees of a project, ids left out (chunk and string ids differ with the
+// order files were read in): per source its counts and metadata; per track its fields; every
+// slice, counter sample and flow by content; run params; the summaries' shape.
+QByteArray contents(Project &project)
+{
+    QByteArray out;
+    auto dump = [&](const char *sql) {
+        auto st = project.db().prepare(sql);
+        while (st.step()) {
+            for (int c = 0; c < st.columnCount(); ++c)
+                out += (st.isNull(c) ? QStringLiteral("NULL") : st.text(c)).toUtf8() + '|';
+            out += '\n';
+        }
+        out += "--\n";
+    };
+    dump("SELECT path, format, status, error, slices, counter_samples, flows, clock_offset_ns, "
+         "metadata, warnings, hash, size FROM source ORDER BY path");
+    dump("SELECT r.name, r.params, r.kind FROM run r ORDER BY r.name");
+    dump("SELECT s.path, t.name, t.kind, t.rank, t.pid, t.tid, t.unit, t.sort_key, t.start_ns, "
+         "t.end_ns, t.slice_count, t.counter_count, t.max_depth, p.name FROM track t JOIN source s "
+         "ON s.id = t.source_id LEFT JOIN track p ON p.id = t.parent_id ORDER BY 1, 8, 2, 5, 6");
+    dump("SELECT s.path, t.name, t.tid, x.ts, x.dur, n.value, c.value, x.correlation, x.external_id, "
+         "x.args FROM slice x JOIN track t ON t.id = x.track_id JOIN source s ON s.id = t.source_id "
+         "JOIN string n ON n.id = x.name_id LEFT JOIN string c ON c.id = x.cat_id ORDER BY 1, 2, 3, 4, 5, 6");
+    dump("SELECT s.path, t.name, k.ts, k.value, k.step FROM counter k JOIN track t ON t.id = "
+         "k.track_id JOIN source s ON s.id = t.source_id ORDER BY 1, 2, 3");
+    dump("SELECT s.path, f.kind, a.ts, na.value, b.ts, nb.value FROM flow f JOIN source s ON s.id = "
+         "f.source_id JOIN slice a ON a.id = f.from_slice JOIN slice b ON b.id = f.to_slice JOIN "
+         "string na ON na.id = a.name_id JOIN string nb ON nb.id = b.name_id ORDER BY 1, 3, 5, 2, 4, 6");
+    dump("SELECT s.path, t.name, t.tid, l.shift, l.count, l.min_ts, l.max_end FROM slice_lod l JOIN track t "
+         "ON t.id = l.track_id JOIN source s ON s.id = t.source_id ORDER BY 1, 2, 3, 4, 6");
+    return out;
+}
+
+QList<SourceReport> importWith(Project &project, const QStringList &paths, int threads,
+                               const std::function<bool(const ImportProgress &)> &progress = {})
+{
+    QStringList errors;
+    ImportJob job(project);
+    job.setThreads(threads);
+    if (progress)
+        job.setProgressCallback(progress);
+    return job.run(scanInputs(paths, {}, &errors));
+}
+
+QStringList sideFolders()
+{
+    return QDir(QDir::tempPath()).entryList({QStringLiteral("grademl-import-*")}, QDir::Dirs);
+}
+
+} // namespace
+
+class TestParallelImport : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void sameProjectOnOneThreadOrSeveral()
+    {
+        QTemporaryDir gen;
+        // Eight ranks (flows, args, nested CPU ops, GPU streams) with monitoring logs beside.
+        const QString job = gmltest::generateJob(gen, 8, 3, 0, {QStringLiteral("--monitor")});
+        QByteArray first;
+        for (int threads : {1, 2, 3}) {
+            QTemporaryDir dir;
+            auto project = gmltest::newProject(dir);
+            const auto reports = importWith(*project, {job}, threads);
+            int aside = 0;
+            for (const auto &r : reports) {
+                QVERIFY2(r.status == SourceReport::Status::Imported || r.status == SourceReport::Status::Skipped,
+                         qPrintable(r.path + QStringLiteral(": ") + r.message));
+                aside += r.readAside;
+            }
+            // One thread reads every file itself; more read every trace aside.
+            QVERIFY2(threads == 1 ? aside == 0 : aside >= 8, qPrintable(QString::number(aside)));
+            const QByteArray now = contents(*project);
+            if (first.isEmpty())
+                first = now;
+            else
+                QCOMPARE(QCryptographicHash::hash(now, QCryptographicHash::Sha256).toHex(),
+                         QCryptographicHash::hash(first, QCryptographicHash::Sha256).toHex());
+            QVERIFY(project->db().scalar("SELECT count(*) FROM slice") > 1000);
+            QVERIFY(project->db().scalar("SELECT count(*) FROM flow") > 100);
+            // Every name a slice uses is in the string table (ids handed out on other threads).
+            QCOMPARE(project->db().scalar("SELECT count(*) FROM slice x LEFT JOIN string n ON "
+                                          "n.id = x.name_id WHERE n.id IS NULL"),
+                     qint64(0));
+            // Importing again finds every file unchanged.
+            for (const auto &r : importWith(*project, {job}, threads))
+                QVERIFY(r.status != SourceReport::Status::Imported);
+        }
+    }
+
+    void realKinetoFolderSameEitherWay()
+    {
+        const QString kineto = QStringLiteral(GRADEML_SHARED_TRACES "/pytorch_kineto");
+        if (!QDir(kineto).exists())
+            QSKIP("../shared/traces/pytorch_kineto is absent (real traces from public projects)");
+        QByteArray one, two;
+        for (int threads : {1, 2}) {
+            QTemporaryDir dir;
+            auto project = gmltest::newProject(dir);
+            int aside = 0;
+            for (const auto &r : importWith(*project, {kineto}, threads))
+                aside += r.readAside;
+            QCOMPARE(aside > 0, threads > 1);
+            (threads == 1 ? one : two) = contents(*project);
+        }
+        QCOMPARE(one.size(), two.size());
+        QVERIFY(one == two);
+    }
+
+    void badFileAmongThemFailsAlone()
+    {
+        QTemporaryDir gen;
+        const QString job = gmltest::generateJob(gen, 4, 2);
+        // A trace cut short in the middle of an event.
+        QFile cut(job + QStringLiteral("/rank2.pt.trace.json"));
+        QVERIFY(cut.open(QIODevice::ReadWrite));
+        const qint64 half = cut.size() / 2;
+        QVERIFY(cut.resize(half));
+        cut.close();
+        QTemporaryDir dir;
+        auto project = gmltest::newProject(dir);
+        int imported = 0;
+        for (const auto &r : importWith(*project, {job}, 2)) {
+            if (r.path.endsWith(QLatin1String("rank2.pt.trace.json"))) {
+                QCOMPARE(r.status, SourceReport::Status::Failed);
+                QVERIFY2(r.message.startsWith(r.path + QStringLiteral(": at byte ")), qPrintable(r.message));
+            } else if (r.status == SourceReport::Status::Imported) {
+                ++imported;
+                QVERIFY(r.readAside);
+            }
+        }
+        QCOMPARE(imported, 3);
+        QCOMPARE(project->db().scalar("SELECT count(*) FROM source WHERE status = 'failed' AND "
+                                      "path LIKE '%rank2.pt.trace.json'"),
+                 qint64(1));
+        QCOMPARE(project->db().scalar("SELECT count(*) FROM track t JOIN source s ON s.id = "
+                                      "t.source_id WHERE s.status = 'failed'"),
+                 qint64(0));
+    }
+
+    void cancelKeepsNothingHalfWritten()
+    {
+        QTemporaryDir gen;
+        const QString job = gmltest::generateJob(gen, 6, 2);
+        const QStringList before = sideFolders();
+        QTemporaryDir dir;
+        auto project = gmltest::newProject(dir);
+        int calls = 0;
+        const auto reports = importWith(*project, {job}, 2, [&](const ImportProgress &) { return ++calls < 3; });
+        int imported = 0, cancelled = 0;
+        for (const auto &r : reports) {
+            imported += r.status == SourceReport::Status::Imported;
+            cancelled += r.status == SourceReport::Status::Cancelled;
+        }
+        QVERIFY(cancelled > 0);
+        // What was kept is whole: a source row per imported file, each with all its tracks.
+        QCOMPARE(project->db().scalar("SELECT count(*) FROM source WHERE status = 'imported'"), qint64(imported));
+        QCOMPARE(project->db().scalar("SELECT count(DISTINCT source_id) FROM track"), qint64(imported));
+        QCOMPARE(project->db().scalar("SELECT count(*) FROM source WHERE status = 'failed'"), qint64(0));
+        QCOMPARE(sideFolders(), before);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestParallelImport)
+#include "tst_parallelimport.moc"
