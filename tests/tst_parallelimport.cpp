@@ -4,6 +4,8 @@
 // its position, a cancel keeps nothing half-written and leaves no side project behind.
 #include "importjob.h"
 #include "importutil.h"
+#include "sideproject.h"
+#include "tracewriter.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -153,6 +155,57 @@ private Q_SLOTS:
         QCOMPARE(project->db().scalar("SELECT count(*) FROM track t JOIN source s ON s.id = "
                                       "t.source_id WHERE s.status = 'failed'"),
                  qint64(0));
+    }
+
+    // Another program imports into the project while a side project is read: the side's
+    // chunk ids are taken, and the copy says so instead of mixing two sources' slices.
+    void copyRefusesIdsTakenMeanwhile()
+    {
+        QTemporaryDir dir;
+        auto project = gmltest::newProject(dir);
+        ImportIds ids(*project);
+        auto writeOne = [](Project &p, const QString &path, const char *name) {
+            QString error;
+            QVERIFY2(p.begin(&error), qPrintable(error));
+            const RunId run = p.ensureRun(QStringLiteral("r"), &error);
+            auto st = p.db().prepare("INSERT INTO source(run_id, path, format, status) VALUES(?,?,'x','failed')");
+            st.bind(1, run);
+            st.bind(2, path);
+            QVERIFY(st.exec());
+            TraceWriter w(p, run, p.db().lastInsertRowId());
+            TrackSpec spec;
+            spec.name = QStringLiteral("t");
+            const TrackId t = w.addTrack(spec);
+            QVERIFY(w.addSlice(t, 10, 5, w.intern(name), 0) != 0);
+            QVERIFY2(w.finish({}, &error) && p.commit(&error), qPrintable(error));
+        };
+        QString error;
+        const QString sidePath = dir.filePath(QStringLiteral("side.grademl"));
+        {
+            auto side = Project::open(sidePath, Project::Mode::ReadWrite, &error);
+            QVERIFY2(side, qPrintable(error));
+            side->shareIds(&ids);
+            writeOne(*side, QStringLiteral("/a.json"), "from the side");
+        }
+        {
+            // The other program: its own connection, ids after the file's largest.
+            auto other = Project::open(project->path(), Project::Mode::ReadWrite, &error);
+            writeOne(*other, QStringLiteral("/b.json"), "meanwhile");
+        }
+        QVERIFY2(attachSide(*project, sidePath, &error), qPrintable(error));
+        QVERIFY(project->begin(&error));
+        auto st = project->db().prepare("INSERT INTO source(run_id, path, format, status) VALUES(?,?,'x','failed')");
+        st.bind(1, project->ensureRun(QStringLiteral("r"), &error));
+        st.bind(2, QStringLiteral("/a.json"));
+        QVERIFY(st.exec());
+        bool conflict = false;
+        QVERIFY(!copySideSource(*project, 1, 1, project->db().lastInsertRowId(), &conflict, &error));
+        QVERIFY(conflict);
+        project->rollback();
+        detachSide(*project);
+        QCOMPARE(gmltest::text(*project, QStringLiteral("SELECT group_concat(n.value) FROM slice s "
+                                                        "JOIN string n ON n.id = s.name_id")),
+                 QStringLiteral("meanwhile"));
     }
 
     void cancelKeepsNothingHalfWritten()
