@@ -113,7 +113,10 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
     }
     std::unique_ptr<ImportIds> ids;
     std::unique_ptr<SideImports> aside;
-    QTemporaryDir scratch(QDir::tempPath() + QStringLiteral("/grademl-import-XXXXXX"));
+    // Beside the project: on the disk chosen for it, not in a /tmp that may be memory.
+    const QFileInfo projectFile(m_project.path());
+    QTemporaryDir scratch((projectFile.isFile() ? projectFile.absolutePath() : QDir::tempPath()) +
+                          QStringLiteral("/.grademl-import-XXXXXX"));
     if (tasks.size() >= 2 && scratch.isValid()) {
         ids = std::make_unique<ImportIds>(m_project);
         m_project.shareIds(ids.get());
