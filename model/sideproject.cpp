@@ -144,20 +144,9 @@ bool copySideSource(Project &into, SourceId from, RunId run, SourceId to, bool *
     // The run params the source merged into its run (kept in its metadata by TraceWriter).
     auto meta = db.prepare("SELECT json_extract(metadata, '$.run_params') FROM side.source WHERE id = ?");
     meta.bind(1, from);
-    if (meta.step() && !meta.isNull(0)) {
-        const QJsonObject params = QJsonDocument::fromJson(meta.text(0).toUtf8()).object();
-        auto get = db.prepare("SELECT params FROM main.run WHERE id = ?");
-        get.bind(1, run);
-        QJsonObject merged;
-        if (get.step())
-            merged = QJsonDocument::fromJson(get.text(0).toUtf8()).object();
-        mergeParams(merged, params);
-        auto put = db.prepare("UPDATE main.run SET params = ? WHERE id = ?");
-        put.bind(1, QString::fromUtf8(QJsonDocument(merged).toJson(QJsonDocument::Compact)));
-        put.bind(2, run);
-        if (!put.exec())
-            return fail(put.errorString());
-    }
+    if (meta.step() && !meta.isNull(0) &&
+        !mergeIntoRunParams(db, run, QJsonDocument::fromJson(meta.text(0).toUtf8()).object(), error))
+        return false;
     return true;
 }
 

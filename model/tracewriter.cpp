@@ -214,20 +214,30 @@ void mergeParams(QJsonObject &into, const QJsonObject &params)
     }
 }
 
-void TraceWriter::mergeRunParams(const QJsonObject &params)
+bool mergeIntoRunParams(SqliteDb &db, RunId run, const QJsonObject &params, QString *error)
 {
-    mergeParams(m_runParams, params);
-    auto get = m_project.db().prepare("SELECT params FROM run WHERE id=?");
-    get.bind(1, m_run);
+    auto get = db.prepare("SELECT params FROM run WHERE id=?");
+    get.bind(1, run);
     QJsonObject merged;
     if (get.step())
         merged = QJsonDocument::fromJson(get.text(0).toUtf8()).object();
     mergeParams(merged, params);
-    auto put = m_project.db().prepare("UPDATE run SET params=? WHERE id=?");
+    auto put = db.prepare("UPDATE run SET params=? WHERE id=?");
     put.bind(1, QString::fromUtf8(QJsonDocument(merged).toJson(QJsonDocument::Compact)));
-    put.bind(2, m_run);
-    if (!put.exec())
-        fail(put);
+    put.bind(2, run);
+    if (put.exec())
+        return true;
+    if (error)
+        *error = put.errorString();
+    return false;
+}
+
+void TraceWriter::mergeRunParams(const QJsonObject &params)
+{
+    mergeParams(m_runParams, params);
+    QString why;
+    if (!mergeIntoRunParams(m_project.db(), m_run, params, &why) && m_error.isEmpty())
+        m_error = why;
 }
 
 bool TraceWriter::finish(const QList<ImportWarning> &warnings, QString *error)

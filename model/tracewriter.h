@@ -19,6 +19,8 @@ namespace gml {
 
 // `params` merged into `into`: arrays are joined (each value once), anything else replaced.
 void mergeParams(QJsonObject &into, const QJsonObject &params);
+// mergeParams into run `run`'s stored params. False (and `error`) on a database error.
+[[nodiscard]] bool mergeIntoRunParams(SqliteDb &db, RunId run, const QJsonObject &params, QString *error);
 
 inline constexpr qint64 kNoId = slicestore::kNull; // an absent correlation or external id
 
