@@ -361,6 +361,8 @@ ImportOutcome ChromeTraceImporter::import(ImportContext &ctx) const
         out.error = QStringLiteral("cannot open: %1").arg(in.errorString());
         return out;
     }
+    // Reading and gunzipping on a second thread, the parse and the writer on this one.
+    in.readAhead();
     Session session(ctx, in);
     ChromeTraceReader reader(in, session);
     const auto status = reader.run();

@@ -6,12 +6,69 @@
 
 #include <zlib.h>
 
+#include <atomic>
 #include <cerrno>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
 #include <cstring>
 #include <fcntl.h>
 #include <unistd.h>
 
 namespace gml {
+
+// The reading thread of readAhead(): blocks of the stream in order, at most kDepth ahead.
+struct InputStream::Ahead
+{
+    static constexpr qint64 kBlock = qint64(1) << 20;
+    static constexpr size_t kDepth = 4;
+    std::thread thread;
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::deque<std::string> ready; // under mutex
+    bool done = false;             // under mutex: the end or an error was reached
+    bool failed = false;           // under mutex: an error (m_error says which)
+    bool stop = false;             // under mutex
+    std::atomic<qint64> filePosition{0};
+    std::string current; // the consumer's block
+    size_t at = 0;
+};
+
+void InputStream::readAhead()
+{
+    if (m_ahead || (m_fd < 0 && !m_gz))
+        return;
+    m_ahead = std::make_unique<Ahead>();
+    Ahead &a = *m_ahead;
+    a.filePosition = filePosition();
+    a.thread = std::thread([this, &a] {
+        for (;;) {
+            std::string block(size_t(Ahead::kBlock), '\0');
+            const qint64 n = readDirect(block.data(), Ahead::kBlock);
+            const qint64 position = m_fd >= 0 ? m_position
+                                              : qint64(gzoffset(static_cast<gzFile>(m_gz)));
+            std::unique_lock lock(a.mutex);
+            a.filePosition = position;
+            if (n > 0) {
+                block.resize(size_t(n));
+                a.ready.push_back(std::move(block));
+            } else {
+                a.done = true;
+                a.failed = n < 0;
+            }
+            a.changed.notify_all();
+            if (a.done)
+                return;
+            a.changed.wait(lock, [&] { return a.stop || a.ready.size() < Ahead::kDepth; });
+            if (a.stop)
+                return;
+        }
+    });
+}
+
+InputStream::InputStream() = default;
 
 InputStream::~InputStream()
 {
@@ -59,6 +116,15 @@ bool InputStream::open(const QString &path)
 
 void InputStream::close()
 {
+    if (m_ahead) {
+        {
+            std::lock_guard lock(m_ahead->mutex);
+            m_ahead->stop = true;
+            m_ahead->changed.notify_all();
+        }
+        m_ahead->thread.join();
+        m_ahead.reset();
+    }
     if (m_gz) {
         gzclose_r(static_cast<gzFile>(m_gz));
         m_gz = nullptr;
@@ -72,6 +138,31 @@ void InputStream::close()
 }
 
 qint64 InputStream::read(char *data, qint64 n)
+{
+    if (!m_ahead)
+        return readDirect(data, n);
+    Ahead &a = *m_ahead;
+    qint64 total = 0;
+    while (total < n) {
+        if (a.at == a.current.size()) {
+            std::unique_lock lock(a.mutex);
+            a.changed.wait(lock, [&] { return !a.ready.empty() || a.done; });
+            if (a.ready.empty()) // the end, or the error after the bytes handed out
+                return a.failed && total == 0 ? -1 : total;
+            a.current = std::move(a.ready.front());
+            a.ready.pop_front();
+            a.at = 0;
+            a.changed.notify_all();
+        }
+        const size_t take = size_t(std::min<qint64>(n - total, qint64(a.current.size() - a.at)));
+        std::memcpy(data + total, a.current.data() + a.at, take);
+        a.at += take;
+        total += qint64(take);
+    }
+    return total;
+}
+
+qint64 InputStream::readDirect(char *data, qint64 n)
 {
     if (m_fd >= 0) {
         qint64 total = 0;
@@ -134,17 +225,22 @@ qint64 InputStream::read(char *data, qint64 n)
 
 std::optional<quint64> InputStream::wholeFileHash()
 {
-    if (m_fd < 0 || m_failed)
+    if (m_fd < 0)
         return std::nullopt;
     char rest[1 << 16];
     for (qint64 got; (got = read(rest, sizeof rest)) != 0;)
         if (got < 0)
             return std::nullopt;
+    // At the end the reading thread, if any, has stopped: its hash and state are final.
+    if (m_failed)
+        return std::nullopt;
     return m_hash.digest();
 }
 
 qint64 InputStream::filePosition() const
 {
+    if (m_ahead)
+        return m_ahead->filePosition;
     if (m_fd >= 0)
         return m_position;
     return m_gz ? qint64(gzoffset(static_cast<gzFile>(m_gz))) : 0;

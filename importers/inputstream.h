@@ -7,6 +7,7 @@
 
 #include "contenthash.h"
 
+#include <memory>
 #include <optional>
 
 namespace gml {
@@ -17,13 +18,17 @@ namespace gml {
 class InputStream
 {
 public:
-    InputStream() = default;
+    InputStream();
     ~InputStream();
     InputStream(const InputStream &) = delete;
     InputStream &operator=(const InputStream &) = delete;
 
     [[nodiscard]] bool open(const QString &path);
     void close();
+    // From now on a second thread reads (and gunzips) the file a few blocks ahead of read(),
+    // so that reading overlaps with what the caller does with the bytes (issue 34: a large
+    // file's import in stages). Same bytes, errors and offsets as without.
+    void readAhead();
 
     // Reads up to n bytes; returns the count, 0 at the end, -1 on error (see errorString()).
     qint64 read(char *data, qint64 n);
@@ -47,6 +52,9 @@ public:
                                              QString *error, std::optional<quint64> *contentHash = nullptr);
 
 private:
+    qint64 readDirect(char *data, qint64 n);
+    struct Ahead;
+    std::unique_ptr<Ahead> m_ahead;
     void *m_gz = nullptr; // gzFile, for gzip files
     int m_fd = -1;        // plain files
     qint64 m_position = 0; // plain files: bytes read

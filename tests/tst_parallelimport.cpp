@@ -3,7 +3,9 @@
 // project holds exactly what reading them one after another gives, a bad file fails alone with
 // its position, a cancel keeps nothing half-written and leaves no side project behind.
 #include "importjob.h"
+#include "gziputil.h"
 #include "importutil.h"
+#include "inputstream.h"
 #include "sideproject.h"
 #include "tracewriter.h"
 
@@ -207,6 +209,63 @@ private Q_SLOTS:
         QCOMPARE(gmltest::text(*project, QStringLiteral("SELECT group_concat(n.value) FROM slice s "
                                                         "JOIN string n ON n.id = s.name_id")),
                  QStringLiteral("meanwhile"));
+    }
+
+    // A large file's bytes are read (and gunzipped) on a second thread while the importer
+    // parses: the same bytes, the same error after the same count, the same content hash.
+    void readAheadGivesTheSameBytesAndErrors()
+    {
+        QTemporaryDir dir;
+        QByteArray data;
+        for (int i = 0; data.size() < (7 << 19); ++i)
+            data += "{\"ph\":\"X\",\"name\":\"op" + QByteArray::number(i * 7919 % 100003) + "\",\"ts\":" +
+                    QByteArray::number(i) + "},\n";
+        const QByteArray packed = gmltest::gzip(data);
+        const QString plain = gmltest::writeFile(dir, QStringLiteral("a.json"), data);
+        const QString gz = gmltest::writeFile(dir, QStringLiteral("a.json.gz"), packed);
+        const QString cut = gmltest::writeFile(dir, QStringLiteral("cut.json.gz"), packed.left(packed.size() * 3 / 5));
+        struct Read
+        {
+            QByteArray bytes;
+            qint64 last = 0;
+            QString error;
+            std::optional<quint64> hash;
+        };
+        auto readAll = [](const QString &path, bool ahead) {
+            InputStream in;
+            Read r;
+            if (!in.open(path))
+                return r;
+            if (ahead)
+                in.readAhead();
+            QByteArray buf(777'777, Qt::Uninitialized); // not a multiple of any block
+            while ((r.last = in.read(buf.data(), buf.size())) > 0)
+                r.bytes.append(buf.constData(), r.last);
+            r.error = in.errorString();
+            r.hash = in.wholeFileHash();
+            return r;
+        };
+        for (const QString &path : {plain, gz, cut}) {
+            const Read direct = readAll(path, false), ahead = readAll(path, true);
+            QCOMPARE(ahead.bytes.size(), direct.bytes.size());
+            QVERIFY(ahead.bytes == direct.bytes);
+            QCOMPARE(ahead.last, direct.last);
+            QCOMPARE(ahead.error, direct.error);
+            QCOMPARE(ahead.hash, direct.hash);
+        }
+        QCOMPARE(readAll(plain, true).bytes, data);
+        QCOMPARE(readAll(gz, true).bytes, data);
+        QCOMPARE(readAll(cut, true).last, qint64(-1));
+        QVERIFY(readAll(cut, true).error.startsWith(QStringLiteral("gzip data is corrupt or cut short")));
+        QVERIFY(readAll(plain, true).hash.has_value());
+        // Stopping early joins the reading thread (no hang, no read past the stream's end).
+        {
+            InputStream in;
+            QVERIFY(in.open(gz));
+            in.readAhead();
+            char few[10];
+            QCOMPARE(in.read(few, sizeof few), qint64(sizeof few));
+        }
     }
 
     void cancelKeepsNothingHalfWritten()
