@@ -92,6 +92,7 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
 {
     QList<SourceReport> reports;
     bool cancelled = false;
+    m_stage = ImportProgress::Stage::Reading;
     // The files that changed and whose importer writes only through its TraceWriter are read
     // on worker threads into side projects and copied in here, in order (sideimport.h); the
     // others (execution traces, MLflow runs) are imported here in their turn.
@@ -161,8 +162,15 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
     dropLeftRuns();
     storeWorkflows(files);
     // Ranks whose data changed are aligned again (a run's own transaction; a failure leaves
-    // the previous alignment and is reported).
+    // the previous alignment and is reported). Not cancellable: the data is in.
+    m_stage = ImportProgress::Stage::Aligning;
+    int aligned = 0;
     for (const QString &runName : std::as_const(m_changedRuns)) {
+        if (m_progress) {
+            ImportProgress p = progressAt(aligned++, int(m_changedRuns.size()), {}, 0.0);
+            p.run = runName;
+            (void)m_progress(p);
+        }
         const auto run = m_project.findRun(runName);
         QString error;
         if (run && !alignRunClocks(m_project, *run, &error))
@@ -280,6 +288,7 @@ void ImportJob::relinkExecutionTraces(const QList<ScannedFile> &files, QList<Sou
         f.size = info.size();
         again.append(f);
     }
+    m_stage = ImportProgress::Stage::Relinking;
     for (int i = 0; i < again.size(); ++i) {
         m_relink.insert(again[i].path);
         bool cancelled = false;
@@ -289,6 +298,7 @@ void ImportJob::relinkExecutionTraces(const QList<ScannedFile> &files, QList<Sou
         if (cancelled)
             break;
     }
+    m_stage = ImportProgress::Stage::Reading;
 }
 
 void ImportJob::storeWorkflows(const QList<ScannedFile> &files)
@@ -364,7 +374,7 @@ bool ImportJob::begin(const ScannedFile &file, int index, int count, QString *er
             return false;
         // Each try already waited SQLite's busy timeout (5 s). Without a callback to ask, give
         // up after ten minutes.
-        const bool goOn = m_progress ? m_progress(ImportProgress{index, count, file.path, 0.0, true})
+        const bool goOn = m_progress ? m_progress(progressAt(index, count, file.path, 0.0, true))
                                      : waited.elapsed() < 600'000;
         if (!goOn) {
             if (error)
@@ -401,6 +411,19 @@ void ImportJob::recordSkipped(const ScannedFile &file, SourceReport &report)
     if (ok && run && m_project.commit(&error))
         return;
     m_project.rollback();
+}
+
+ImportProgress ImportJob::progressAt(int index, int count, const QString &path, double fraction,
+                                     bool waiting) const
+{
+    ImportProgress p;
+    p.stage = m_stage;
+    p.fileIndex = index;
+    p.fileCount = count;
+    p.path = path;
+    p.fraction = fraction;
+    p.waitingForWriter = waiting;
+    return p;
 }
 
 QTimeZone ImportJob::zoneOf(const ScannedFile &file) const
@@ -559,9 +582,9 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
     ctx.progress = [&](double fraction) {
         if (!m_progress)
             return true;
-        return m_progress(ImportProgress{index, count, file.path, fraction});
+        return m_progress(progressAt(index, count, file.path, fraction));
     };
-    if (m_progress && !m_progress(ImportProgress{index, count, file.path, 0.0})) {
+    if (m_progress && !m_progress(progressAt(index, count, file.path, 0.0))) {
         m_project.rollback();
         *cancelled = true;
         report.status = SourceReport::Status::Cancelled;
@@ -632,10 +655,10 @@ SourceReport ImportJob::copyAside(const ScannedFile &file, int index, int count,
                                   int task, const QString &knownHash, bool *cancelled)
 {
     SourceReport report = startReport(file);
-    if (m_progress && !m_progress(ImportProgress{index, count, file.path, 0.0}))
+    if (m_progress && !m_progress(progressAt(index, count, file.path, aside.fraction(task))))
         aside.cancel();
     const SideResult side = aside.take(task, [&](double fraction) {
-        return !m_progress || m_progress(ImportProgress{index, count, file.path, fraction});
+        return !m_progress || m_progress(progressAt(index, count, file.path, fraction));
     });
     QString hash = knownHash;
     if (hash.isEmpty())

@@ -44,6 +44,12 @@ QString statusName(SourceReport::Status status);
 
 struct ImportProgress
 {
+    // Reading: the job's files (fileIndex of fileCount, fraction of the current one).
+    // Relinking: execution traces of earlier imports read again (index of count).
+    // Aligning: the clocks of the changed runs (index of count, `run`).
+    enum class Stage { Reading, Relinking, Aligning };
+    Stage stage = Stage::Reading;
+    QString run;
     int fileIndex = 0; // 0-based
     int fileCount = 0;
     QString path;
@@ -99,6 +105,8 @@ private:
                        const std::optional<SourceRecord> &existing, const QString &hash,
                        const SourceReport &report);
     QTimeZone zoneOf(const ScannedFile &file) const;
+    ImportProgress progressAt(int index, int count, const QString &path, double fraction,
+                              bool waiting = false) const;
     QString withFingerprint(const ScannedFile &file, const QString &content) const;
     void relinkExecutionTraces(const QList<ScannedFile> &files, QList<SourceReport> &reports);
     void dropLeftRuns();
@@ -114,6 +122,7 @@ private:
     std::function<bool(const ImportProgress &)> m_progress;
     QTimeZone m_timeZone;
     int m_threads = 0;
+    ImportProgress::Stage m_stage = ImportProgress::Stage::Reading;
     QSet<QString> m_changedRuns; // runs with a file imported by this job
     QSet<QString> m_relink;      // paths read again whatever their state
     QSet<qint64> m_leftRuns;     // runs a source moved out of (ExecutionTraceImporter)

@@ -118,6 +118,12 @@ SideResult SideImports::take(int index, const std::function<bool(double)> &waiti
     return *m_results[size_t(index)];
 }
 
+double SideImports::fraction(int index)
+{
+    std::lock_guard lock(m_mutex);
+    return m_results[size_t(index)] ? 1.0 : m_fraction[size_t(index)]->load();
+}
+
 void SideImports::release(int index)
 {
     removeSide(sidePath(m_folder, index));

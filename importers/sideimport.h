@@ -56,6 +56,8 @@ public:
     SideResult take(int index, const std::function<bool(double)> &waiting);
     void release(int index);
     void cancel();
+    // How much of task `index` was read (1 once it is done).
+    double fraction(int index);
 
     // The bytes of input read in parallel at most (about 0.5 of them held while importing).
     static constexpr qint64 kBudgetBytes = qint64(2) << 30;

@@ -93,7 +93,8 @@ static QString notAProject(SqliteDb &db, const QString &path)
     return {};
 }
 
-std::unique_ptr<Project> Project::open(const QString &path, Mode mode, QString *error)
+std::unique_ptr<Project> Project::open(const QString &path, Mode mode, QString *error,
+                                       const MigrationProgress &progress)
 {
     std::unique_ptr<Project> p(new Project);
     p->m_path = path;
@@ -155,7 +156,7 @@ std::unique_ptr<Project> Project::open(const QString &path, Mode mode, QString *
             *error = QStringLiteral("%1: %2").arg(path, why);
         return nullptr;
     }
-    if (!p->migrate(&why)) {
+    if (!p->migrate(&why, progress)) {
         if (error)
             *error = QStringLiteral("%1: %2").arg(path, why);
         return nullptr;
@@ -185,7 +186,7 @@ int Project::schemaVersion() const
     return int(m_db.scalar("PRAGMA user_version;", 0));
 }
 
-bool Project::migrate(QString *error)
+bool Project::migrate(QString *error, const MigrationProgress &progress)
 {
     const int have = schemaVersion();
     const auto &steps = schema::migrations();
@@ -205,7 +206,18 @@ bool Project::migrate(QString *error)
             return false;
         const std::string sql = std::string(steps[size_t(v)]) + "\nPRAGMA user_version=" +
                                 std::to_string(v + 1) + ";";
-        if (!m_db.exec(sql, error) || !schema::migrateData(v + 1, m_db, error)) {
+        const QString what = QStringLiteral("upgrading the project to format %1%2")
+                                 .arg(v + 1)
+                                 .arg(v + 1 == 7 ? QStringLiteral(": summarising its tracks for the timeline")
+                                                 : QString());
+        if (progress && !progress(what, 0, 0)) {
+            (void)m_db.exec("ROLLBACK;");
+            if (error)
+                *error = QStringLiteral("cancelled");
+            return false;
+        }
+        auto step = [&](int done, int total) { return !progress || progress(what, done, total); };
+        if (!m_db.exec(sql, error) || !schema::migrateData(v + 1, m_db, error, step)) {
             (void)m_db.exec("ROLLBACK;");
             return false;
         }

@@ -7,6 +7,7 @@
 #include <QHash>
 #include <QString>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,8 +41,13 @@ class Project
 public:
     enum class Mode { ReadWrite, ReadOnly };
 
+    // Called while an older project is brought to this program's schema: what is being done
+    // and how far (done of total; total 0: unknown). Return false to stop (the open then fails
+    // with "cancelled" and the file keeps its last completed version).
+    using MigrationProgress = std::function<bool(const QString &what, int done, int total)>;
     [[nodiscard]] static std::unique_ptr<Project> open(const QString &path, Mode mode,
-                                                       QString *error);
+                                                       QString *error,
+                                                       const MigrationProgress &progress = {});
     ~Project();
 
     // Why the project file at `path` cannot be written or created (a read-only file or medium,
@@ -82,7 +88,7 @@ public:
 
 private:
     Project() = default;
-    [[nodiscard]] bool migrate(QString *error);
+    [[nodiscard]] bool migrate(QString *error, const MigrationProgress &progress);
     void loadStrings();
 
     SqliteDb m_db;

@@ -288,12 +288,12 @@ static bool encodeChunkArgs(SqliteDb &db, QString *error)
     return true;
 }
 
-bool migrateData(int version, SqliteDb &db, QString *error)
+bool migrateData(int version, SqliteDb &db, QString *error, const std::function<bool(int, int)> &progress)
 {
     if (version == 4)
         return encodeChunkArgs(db, error);
     if (version == 7)
-        return lod::summarizeAll(db, error);
+        return lod::summarizeAll(db, error, progress);
     if (version != 3)
         return true;
     auto fail = [error](const QString &why) {

@@ -3,6 +3,7 @@
 
 #include <QString>
 
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -17,7 +18,10 @@ namespace gml::schema {
 const std::vector<std::string_view> &migrations();
 inline int currentVersion() { return int(migrations().size()); }
 // The part of the migration to `version` that SQL alone cannot do, run after its SQL inside the
-// same transaction (version 3: slice rows into chunks).
-[[nodiscard]] bool migrateData(int version, SqliteDb &db, QString *error);
+// same transaction (version 3: slice rows into chunks). `progress(done, total)` is called as
+// the summaries of version 7 are made, track by track (return false to stop: the migration
+// then fails with "cancelled" and rolls back).
+[[nodiscard]] bool migrateData(int version, SqliteDb &db, QString *error,
+                               const std::function<bool(int, int)> &progress = {});
 
 } // namespace gml::schema

@@ -182,7 +182,7 @@ bool summarizeTrack(SqliteDb &db, TrackId track, QString *error)
     return true;
 }
 
-bool summarizeAll(SqliteDb &db, QString *error)
+bool summarizeAll(SqliteDb &db, QString *error, const std::function<bool(int, int)> &progress)
 {
     std::vector<TrackId> tracks;
     {
@@ -195,9 +195,15 @@ bool summarizeAll(SqliteDb &db, QString *error)
             return false;
         }
     }
-    for (TrackId t : tracks)
-        if (!summarizeTrack(db, t, error))
+    for (size_t i = 0; i < tracks.size(); ++i) {
+        if (progress && !progress(int(i), int(tracks.size()))) {
+            if (error)
+                *error = QStringLiteral("cancelled");
             return false;
+        }
+        if (!summarizeTrack(db, tracks[i], error))
+            return false;
+    }
     return true;
 }
 

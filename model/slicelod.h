@@ -7,6 +7,7 @@
 #include <QString>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace gml::lod {
@@ -51,8 +52,10 @@ std::vector<Level> buildLevels(const std::vector<Entry> &slices);
 // Reads `track`'s slices from its chunks, computes its levels and depth, and stores them
 // (replacing any). Inside the caller's transaction.
 [[nodiscard]] bool summarizeTrack(SqliteDb &db, TrackId track, QString *error);
-// The same for every slice track not summarised yet (the v7 migration).
-[[nodiscard]] bool summarizeAll(SqliteDb &db, QString *error);
+// The same for every slice track not summarised yet (the v7 migration), calling
+// progress(tracks done, tracks) before each; false from it stops with *error "cancelled".
+[[nodiscard]] bool summarizeAll(SqliteDb &db, QString *error,
+                                const std::function<bool(int, int)> &progress = {});
 
 // What is stored for a track: its levels' shifts, finest first, and whether it was summarised.
 struct Stored

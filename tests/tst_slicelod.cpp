@@ -2,7 +2,8 @@
 // Level-of-detail summaries of slice tracks (schema v7, issue 34): each level holds, per depth
 // and bucket, the longest slice starting there (checked against a brute force on a generated
 // track); levels shrink and stay a fraction of the track; an import writes them and a window
-// reads back only what it overlaps; a v6 project migrates; a damaged piece is an error.
+// reads back only what it overlaps; a v6 project migrates (with progress, cancellable); a
+// damaged piece is an error.
 #include "project.h"
 #include "slicelod.h"
 #include "slicetrack.h"
@@ -185,6 +186,20 @@ private Q_SLOTS:
             QVERIFY2(ro, qPrintable(error));
             QCOMPARE(ro->schemaVersion(), 6);
             QVERIFY(!lod::stored(ro->db(), track).summarised);
+        }
+        // The upgrade says what it does and how far, and a cancel leaves the file at version 6.
+        QStringList told;
+        QVERIFY(!Project::open(path, Project::Mode::ReadWrite, &error, [&](const QString &what, int done, int total) {
+            told << QStringLiteral("%1 %2/%3").arg(what).arg(done).arg(total);
+            return total == 0; // stop at the first track
+        }));
+        QCOMPARE(error, QStringLiteral("%1: cancelled").arg(path));
+        QCOMPARE(told, QStringList({QStringLiteral("upgrading the project to format 7: summarising its tracks for the timeline 0/0"),
+                                    QStringLiteral("upgrading the project to format 7: summarising its tracks for the timeline 0/2")})); // two slice tracks
+        {
+            auto ro = Project::open(path, Project::Mode::ReadOnly, &error);
+            QVERIFY2(ro, qPrintable(error));
+            QCOMPARE(ro->schemaVersion(), 6);
         }
         auto p = Project::open(path, Project::Mode::ReadWrite, &error);
         QVERIFY2(p, qPrintable(error));

@@ -4,6 +4,7 @@
 
 #include "folderscanner.h"
 #include "importjob.h"
+#include "importmeter.h"
 #include "project.h"
 #include "runmetrics.h"
 
@@ -20,27 +21,6 @@
 
 namespace gml::cli {
 
-namespace {
-
-QString humanBytes(qint64 n)
-{
-    if (n >= (qint64(1) << 30))
-        return QString::number(double(n) / double(1 << 30), 'f', 2) + QStringLiteral(" GiB");
-    if (n >= (1 << 20))
-        return QString::number(double(n) / double(1 << 20), 'f', 1) + QStringLiteral(" MiB");
-    if (n >= (1 << 10))
-        return QString::number(double(n) / double(1 << 10), 'f', 1) + QStringLiteral(" KiB");
-    return QString::number(n) + QStringLiteral(" B");
-}
-
-// "42 s", "3 min 20 s": a progress line's time left, to the second.
-QString secondsLeft(double seconds)
-{
-    const qint64 s = qint64(std::ceil(std::max(0.0, seconds)));
-    return s < 60 ? QStringLiteral("%1 s").arg(s) : QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60);
-}
-
-} // namespace
 
 int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
@@ -94,16 +74,13 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     ImportJob job(*project);
     job.setTimeZone(zone);
     job.setThreads(jobs);
-    // The progress line: file, share of it, bytes of all, rate and time left, redrawn at most
-    // every 200 ms (and on each new file).
-    std::vector<qint64> sizeBefore(size_t(files.size()) + 1, 0); // bytes of the files before each
-    for (qsizetype i = 0; i < files.size(); ++i)
-        sizeBefore[size_t(i) + 1] = sizeBefore[size_t(i)] + (files[i].importer ? files[i].size : 0);
-    const qint64 totalBytes = sizeBefore.back();
+    // The progress line (ImportMeter), redrawn at most every 200 ms and on each new file or stage.
+    const ImportMeter meter(files);
     QElapsedTimer clock;
     clock.start();
     qint64 lastDrawn = -1000;
     int lastFile = -1;
+    auto lastStage = ImportProgress::Stage::Reading;
     bool drawn = false;
     bool toldWaiting = false;
     job.setProgressCallback([&](const ImportProgress &pr) {
@@ -115,25 +92,12 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             toldWaiting = true;
             return true;
         }
-        if (!live || (pr.fileIndex == lastFile && clock.elapsed() - lastDrawn < 200))
+        if (!live || (pr.fileIndex == lastFile && pr.stage == lastStage && clock.elapsed() - lastDrawn < 200))
             return true;
         lastFile = pr.fileIndex;
+        lastStage = pr.stage;
         lastDrawn = clock.elapsed();
-        const qsizetype i = std::clamp<qsizetype>(pr.fileIndex, 0, files.size() - 1);
-        const qint64 own = files.isEmpty() || !files[i].importer ? 0 : files[i].size;
-        const qint64 done = sizeBefore[size_t(i)] + qint64(std::clamp(pr.fraction, 0.0, 1.0) * double(own));
-        const double seconds = double(clock.elapsed()) / 1000.0;
-        const double rate = seconds > 0.5 ? double(done) / seconds : 0; // bytes/s
-        QString line = QStringLiteral("[%1/%2] %3 %4% · %5 of %6")
-                           .arg(pr.fileIndex + 1)
-                           .arg(pr.fileCount)
-                           .arg(QDir::current().relativeFilePath(pr.path))
-                           .arg(int(pr.fraction * 100))
-                           .arg(humanBytes(done), humanBytes(totalBytes));
-        if (rate > 0)
-            line += QStringLiteral(" · %1/s · %2 left")
-                        .arg(humanBytes(qint64(rate)))
-                        .arg(secondsLeft(double(totalBytes - done) / rate));
+        const QString line = meter.line(pr, QDir::current().relativeFilePath(pr.path));
         err << '\r' << line << "\x1b[K"; // the rest of the previous, longer line erased
         err.flush();
         drawn = true;

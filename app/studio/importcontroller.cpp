@@ -2,14 +2,18 @@
 #include "importcontroller.h"
 
 #include "folderscanner.h"
+#include "importmeter.h"
 #include "project.h"
 
 #include <QCryptographicHash>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QPointer>
 #include <QStandardPaths>
 #include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
 
 namespace gml {
 
@@ -83,22 +87,49 @@ void ImportController::start(const QString &projectPath, const QStringList &inpu
             },
             Qt::QueuedConnection);
     };
+    // An older project is upgraded when opened for writing (the summaries of schema 7 take a
+    // while on a large one): shown as its own stage, and cancellable.
+    const Project::MigrationProgress upgrading = [report, flag](const QString &what, int done, int total) {
+        report(tr("Upgrading the project"), what, done, total);
+        return !flag->load();
+    };
     m_watcher.setFuture(QtConcurrent::run([=]() {
         Result r;
         r.job = job;
         r.projectPath = projectPath;
         if (!inputs.isEmpty()) {
             // One connection per thread: this worker opens its own (DESIGN.md).
-            auto project = Project::open(projectPath, Project::Mode::ReadWrite, &r.error);
-            if (!project)
+            auto project = Project::open(projectPath, Project::Mode::ReadWrite, &r.error, upgrading);
+            if (!project) {
+                r.cancelled = flag->load();
                 return r;
+            }
             report(tr("Scanning"), inputs.join(QStringLiteral(", ")), 0, 0);
             const auto files = scanInputs(inputs, QString(), &r.scanErrors);
             ImportJob importJob(*project);
+            const ImportMeter meter(files);
+            QElapsedTimer shown;
+            shown.start();
+            auto lastStage = ImportProgress::Stage::Reading;
+            int lastFile = -1;
             importJob.setProgressCallback([&](const ImportProgress &p) {
-                report(p.waitingForWriter ? tr("Waiting for another import to finish writing the project")
-                                          : tr("Importing"),
-                       p.path, p.fileIndex, p.fileCount);
+                // At most ten updates a second, and each new file or stage.
+                if (p.fileIndex == lastFile && p.stage == lastStage && !p.waitingForWriter &&
+                    shown.elapsed() < 100)
+                    return !flag->load();
+                shown.restart();
+                lastFile = p.fileIndex;
+                lastStage = p.stage;
+                const ImportMeter::Reading bytes = meter.at(p);
+                const QString line = meter.line(p, QFileInfo(p.path).fileName());
+                if (p.waitingForWriter)
+                    report(tr("Waiting for another import to finish writing the project"), line, 0, 0);
+                else if (p.stage == ImportProgress::Stage::Aligning)
+                    report(tr("Aligning clocks"), line, p.fileIndex, p.fileCount);
+                else if (p.stage == ImportProgress::Stage::Relinking)
+                    report(tr("Linking execution traces"), line, p.fileIndex, p.fileCount);
+                else // bytes in MiB, so that the bar's range fits an int
+                    report(tr("Importing"), line, int(bytes.done >> 20), int(std::max<qint64>(1, bytes.total >> 20)));
                 return !flag->load();
             });
             r.reports = importJob.run(files);
@@ -110,9 +141,11 @@ void ImportController::start(const QString &projectPath, const QStringList &inpu
             }
         }
         if (edit) {
-            auto project = Project::open(projectPath, Project::Mode::ReadWrite, &r.error);
-            if (!project)
+            auto project = Project::open(projectPath, Project::Mode::ReadWrite, &r.error, upgrading);
+            if (!project) {
+                r.cancelled = flag->load();
                 return r;
+            }
             QString why;
             if (!edit(*project, &why))
                 r.scanErrors.append(why);
@@ -123,7 +156,7 @@ void ImportController::start(const QString &projectPath, const QStringList &inpu
         }
         r.data = loadTimelineData(projectPath, &r.error, [&](int done, int total) {
             if (done % 16 == 0 || done == total)
-                report(tr("Loading tracks"), QString(), done, total);
+                report(tr("Loading tracks"), tr("%1 of %2 tracks").arg(done).arg(total), done, total);
             return !flag->load();
         });
         if (!r.data && r.error.isEmpty())

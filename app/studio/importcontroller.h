@@ -54,7 +54,9 @@ public:
     static QString projectPathForFolder(const QString &folder);
 
 Q_SIGNALS:
-    void progressed(const QString &stage, const QString &file, int done, int total);
+    // A stage ("Importing", "Upgrading the project", "Aligning clocks", "Loading tracks"), what
+    // it is doing, and how far (done of total; total 0: unknown).
+    void progressed(const QString &stage, const QString &detail, int done, int total);
     void finished(const gml::ImportController::Result &result);
 
 private:

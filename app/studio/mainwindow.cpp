@@ -293,13 +293,12 @@ void MainWindow::startImport(const QString &projectPath, const QStringList &inpu
     m_import.start(projectPath, inputs, std::move(edit));
 }
 
-void MainWindow::onImportProgress(const QString &stage, const QString &file, int done, int total)
+void MainWindow::onImportProgress(const QString &stage, const QString &detail, int done, int total)
 {
     if (!m_progress)
         return;
-    m_progress->setLabelText(file.isEmpty() ? stage
-                                            : QStringLiteral("%1 %2/%3\n%4").arg(stage).arg(done + 1).arg(total).arg(
-                                                  QFileInfo(file).fileName()));
+    // The stage, then what it is doing (ImportController: the file, bytes, rate and time left).
+    m_progress->setLabelText(detail.isEmpty() ? stage : stage + QLatin1Char('\n') + detail);
     m_progress->setRange(0, std::max(total, 0));
     m_progress->setValue(std::min(done, total));
 }

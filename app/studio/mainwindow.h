@@ -108,7 +108,7 @@ private:
     void buildPanels();
     void startImport(const QString &projectPath, const QStringList &inputs, const QString &what,
                      ImportController::Edit edit = {});
-    void onImportProgress(const QString &stage, const QString &file, int done, int total);
+    void onImportProgress(const QString &stage, const QString &detail, int done, int total);
     void onImportFinished(const ImportController::Result &result);
     void onSelectedSliceChanged();
     void updateAggregate();
