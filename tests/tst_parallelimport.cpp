@@ -160,6 +160,38 @@ private Q_SLOTS:
                  qint64(0));
     }
 
+    // A file imported before and broken since keeps its previous import when read again aside.
+    void brokenReimportKeepsThePreviousImport()
+    {
+        QTemporaryDir gen;
+        const QString job = gmltest::generateJob(gen, 3, 2);
+        QTemporaryDir dir;
+        auto project = gmltest::newProject(dir);
+        for (const auto &r : importWith(*project, {job}, 2))
+            QCOMPARE(r.status, SourceReport::Status::Imported);
+        const qint64 slices = project->db().scalar("SELECT count(*) FROM slice");
+        // Two files change: one still reads, one is cut short.
+        for (const char *name : {"/rank0.pt.trace.json", "/rank1.pt.trace.json"}) {
+            QFile f(job + QLatin1String(name));
+            QVERIFY(f.open(QIODevice::ReadWrite));
+            QVERIFY(f.resize(name[5] == '1' ? f.size() / 2 : f.size() + 1)); // rank0: a byte of padding
+            if (name[5] == '0') {
+                QVERIFY(f.seek(f.size() - 1));
+                QVERIFY(f.write(" ") == 1);
+            }
+        }
+        int imported = 0, failed = 0;
+        for (const auto &r : importWith(*project, {job}, 2)) {
+            imported += r.status == SourceReport::Status::Imported;
+            failed += r.status == SourceReport::Status::Failed;
+        }
+        QCOMPARE(imported, 1);
+        QCOMPARE(failed, 1);
+        QCOMPARE(project->db().scalar("SELECT count(*) FROM slice"), slices);
+        QVERIFY(gmltest::text(*project, QStringLiteral("SELECT status || ': ' || error FROM source WHERE path LIKE '%rank1.pt.trace.json'"))
+                    .startsWith(QStringLiteral("imported: re-import failed, previous import kept: ")));
+    }
+
     // Another program imports into the project while a side project is read: the side's
     // chunk ids are taken, and the copy says so instead of mixing two sources' slices.
     void copyRefusesIdsTakenMeanwhile()
