@@ -725,6 +725,8 @@ private Q_SLOTS:
         QVERIFY(st->hasSelectedSlice());
         QVERIFY2(w.details()->plainText().contains(QStringLiteral("ProfilerStep")), qPrintable(w.details()->plainText()));
         QVERIFY(w.details()->plainText().contains(QStringLiteral("Self time")));
+        // The step's self time was read off the GUI thread, and has arrived.
+        QVERIFY2(!w.details()->plainText().contains(QStringLiteral("computing")), qPrintable(w.details()->plainText()));
 
         // Zoomed to the step, the rows are the slices themselves: a click on it selects it.
         const SliceId step = st->selectedSlice();

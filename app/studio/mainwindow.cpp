@@ -21,6 +21,8 @@
 
 
 #include <QAction>
+#include <QPointer>
+#include <QtConcurrent/QtConcurrentRun>
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
@@ -371,6 +373,13 @@ void MainWindow::onImportFinished(const ImportController::Result &r)
     Q_EMIT loaded(true);
 }
 
+void MainWindow::waitForSearch()
+{
+    m_search.waitForIdle();
+    m_selfTime.waitForFinished();
+    QCoreApplication::sendPostedEvents(); // the self time, queued to this thread
+}
+
 void MainWindow::onSelectedSliceChanged()
 {
     const SliceId id = m_state->selectedSlice();
@@ -388,16 +397,36 @@ void MainWindow::onSelectedSliceChanged()
     }
     const auto links = linkedSlices(*m_readProject, id);
     m_timeline->setLinks(links);
-    TimeNs self = details->duration;
     // Self time from the slice's children: a held track has them; a paged one reads the slice's
-    // own span (a summary on screen holds only the longest slices).
-    if (const auto s = data->slicesIn(details->track, details->start, details->start + details->duration + 1)) {
-        const qint64 idx = s->find(id, details->start);
-        if (idx >= 0)
-            self = s->selfTime(size_t(idx));
-    }
+    // own span (a summary on screen holds only the longest slices), off the GUI thread: the span
+    // of an outer slice can be most of a track of millions.
+    const auto selfTime = [data, id, d = *details]() -> TimeNs {
+        if (const auto s = data->slicesIn(d.track, d.start, d.start + d.duration + 1)) {
+            const qint64 idx = s->find(id, d.start);
+            if (idx >= 0)
+                return s->selfTime(size_t(idx));
+        }
+        return d.duration;
+    };
     const auto trackName = [data](TrackId t) { return data->trackPath(t); };
-    m_details->showSlice(*details, data->trackPath(details->track), data->start, self, links, trackName);
+    const QString path = data->trackPath(details->track);
+    if (data->slices.contains(details->track)) {
+        m_details->showSlice(*details, path, data->start, selfTime(), links, trackName);
+    } else {
+        m_details->showSlice(*details, path, data->start, std::nullopt, links, trackName);
+        QPointer<MainWindow> self(this);
+        m_selfTime = QtConcurrent::run([self, selfTime, id, d = *details, path, links, trackName, data] {
+            const TimeNs t = selfTime();
+            if (!self)
+                return;
+            QMetaObject::invokeMethod(
+                self, [self, t, id, d, path, links, trackName, data] {
+                    if (self && self->m_state->selectedSlice() == id && self->m_timeline->data() == data)
+                        self->m_details->showSlice(d, path, data->start, t, links, trackName);
+                },
+                Qt::QueuedConnection);
+        });
+    }
     if (auto *dock = findChild<QDockWidget *>(QStringLiteral("details")))
         dock->raise();
 }

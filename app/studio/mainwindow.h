@@ -7,6 +7,7 @@
 #include "searchcontroller.h"
 #include "slicequery.h"
 
+#include <QFuture>
 #include <QMainWindow>
 
 #include <memory>
@@ -90,7 +91,8 @@ public:
     // Searches off the GUI thread when the pattern changed, then steps to the next (previous)
     // match; waitForSearch() blocks until a search and its step are done.
     void find(const QString &pattern, bool regex, bool backwards = false);
-    void waitForSearch() { m_search.waitForIdle(); }
+    // Also the selected slice's self time, read off the GUI thread for a paged track.
+    void waitForSearch();
     int findMatchCount() const { return int(m_matches.size()); }
     int findCurrent() const { return m_matchIndex; }
 
@@ -167,6 +169,7 @@ private:
     bool m_matchRegex = false;
     int m_matchIndex = -1;
     bool m_interactive = true;
+    QFuture<void> m_selfTime; // the selected slice's self time (onSelectedSliceChanged)
 };
 
 } // namespace gml

@@ -38,7 +38,7 @@ QString DetailsPanel::plainText() const
 }
 
 void DetailsPanel::showSlice(const SliceDetails &s, const QString &trackLabel, TimeNs traceStart,
-                             TimeNs selfTime, const QList<LinkedSlice> &links,
+                             std::optional<TimeNs> selfTime, const QList<LinkedSlice> &links,
                              const std::function<QString(TrackId)> &trackName)
 {
     const auto row = [](const QString &k, const QString &v) {
@@ -50,7 +50,8 @@ void DetailsPanel::showSlice(const SliceDetails &s, const QString &trackLabel, T
     html += row(tr("Track"), trackLabel.toHtmlEscaped());
     html += row(tr("Start"), formatDuration(s.start - traceStart, 4).toHtmlEscaped());
     html += row(tr("Duration"), formatDuration(s.duration, 4).toHtmlEscaped());
-    html += row(tr("Self time"), formatDuration(selfTime, 4).toHtmlEscaped());
+    html += row(tr("Self time"), selfTime ? formatDuration(*selfTime, 4).toHtmlEscaped()
+                                          : tr("computing…").toHtmlEscaped());
     if (s.correlation)
         html += row(tr("Correlation"), QString::number(*s.correlation));
     if (s.externalId)

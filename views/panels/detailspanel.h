@@ -17,8 +17,9 @@ class DetailsPanel : public QWidget
 public:
     explicit DetailsPanel(QWidget *parent = nullptr);
 
+    // `selfTime` nullopt: being computed (shown as such; showSlice again with it).
     void showSlice(const SliceDetails &slice, const QString &trackLabel, TimeNs traceStart,
-                   TimeNs selfTime, const QList<LinkedSlice> &links,
+                   std::optional<TimeNs> selfTime, const QList<LinkedSlice> &links,
                    const std::function<QString(TrackId)> &trackName);
     void showMessage(const QString &text);
     QString plainText() const;
