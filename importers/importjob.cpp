@@ -113,15 +113,19 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
         tasks.append({files[i], zoneOf(files[i])});
     }
     std::unique_ptr<ImportIds> ids;
+    std::unique_ptr<QTemporaryDir> scratch;
     std::unique_ptr<SideImports> aside;
-    // Beside the project: on the disk chosen for it, not in a /tmp that may be memory.
-    const QFileInfo projectFile(m_project.path());
-    QTemporaryDir scratch((projectFile.isFile() ? projectFile.absolutePath() : QDir::tempPath()) +
-                          QStringLiteral("/.grademl-import-XXXXXX"));
-    if (tasks.size() >= 2 && scratch.isValid()) {
-        ids = std::make_unique<ImportIds>(m_project);
-        m_project.shareIds(ids.get());
-        aside = std::make_unique<SideImports>(*ids, tasks, threads, scratch.path());
+    if (tasks.size() >= 2) {
+        // Beside the project: on the disk chosen for it, not in a /tmp that may be memory.
+        const QFileInfo projectFile(m_project.path());
+        scratch = std::make_unique<QTemporaryDir>(
+            (projectFile.isFile() ? projectFile.absolutePath() : QDir::tempPath()) +
+            QStringLiteral("/.grademl-import-XXXXXX"));
+        if (scratch->isValid()) {
+            ids = std::make_unique<ImportIds>(m_project);
+            m_project.shareIds(ids.get());
+            aside = std::make_unique<SideImports>(*ids, tasks, threads, scratch->path());
+        }
     }
     for (int i = 0; i < files.size(); ++i) {
         if (cancelled) {
