@@ -664,16 +664,17 @@ SourceReport ImportJob::copyAside(const ScannedFile &file, int index, int count,
     const SideResult side = aside.take(task, [&](double fraction) {
         return !m_progress || m_progress(progressAt(index, count, file.path, fraction));
     });
-    QString hash = knownHash;
-    if (hash.isEmpty())
-        hash = withFingerprint(file, side.contentHash ? ContentHash::text(*side.contentHash)
-                                                      : fileHash(file.path));
     if (side.outcome.status == ImportOutcome::Status::Cancelled) {
         *cancelled = true;
         report.status = SourceReport::Status::Cancelled;
         report.message = QStringLiteral("cancelled; nothing of this file was kept");
         return report;
     }
+    // The worker's read hashed a plain file; a gzip one (or a failed read) is hashed here.
+    QString hash = knownHash;
+    if (hash.isEmpty())
+        hash = withFingerprint(file, side.contentHash ? ContentHash::text(*side.contentHash)
+                                                      : fileHash(file.path));
     QString error;
     std::optional<SourceRecord> existing;
     if (side.outcome.ok()) {
