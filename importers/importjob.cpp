@@ -15,7 +15,6 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
-#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -540,8 +539,7 @@ void ImportJob::recordFailure(const ScannedFile &file, int index, int count,
             ok = m_project.deleteSource(existing->id, &error);
         const RunId r = ok ? m_project.ensureRun(file.runName, &error) : 0;
         if (r)
-            recorded = insertFailedSource(m_project, r, file, *file.importer, mtimeNs(file.path),
-                                          hash.isEmpty() ? withFingerprint(file, fileHash(file.path)) : hash,
+            recorded = insertFailedSource(m_project, r, file, *file.importer, mtimeNs(file.path), hash,
                                           report.message, &error) != 0;
     }
     if (!(recorded && m_project.commit(&error)))
@@ -687,24 +685,21 @@ SourceReport ImportJob::copyAside(const ScannedFile &file, int index, int count,
                 m_project.commit(&error)) {
                 detachSide(m_project);
                 aside.release(task);
-                auto counts = m_project.db().prepare(
-                    "SELECT slices, counter_samples, flows, warnings FROM source WHERE id = ?");
-                counts.bind(1, source);
-                if (counts.step()) {
-                    report.slices = counts.int64(0);
-                    report.counterSamples = counts.int64(1);
-                    report.flows = counts.int64(2);
-                    const auto warnings = QJsonDocument::fromJson(counts.text(3).toUtf8()).array();
-                    for (const auto &w : warnings)
-                        report.warnings += w.toObject().value(QStringLiteral("count")).toInteger(1);
-                }
+                report.slices = side.slices;
+                report.counterSamples = side.counterSamples;
+                report.flows = side.flows;
+                for (const auto &w : side.outcome.warnings)
+                    report.warnings += w.count;
                 report.status = SourceReport::Status::Imported;
                 report.readAside = true;
                 report.seconds = side.seconds;
                 return report;
             }
-            if (opened)
+            if (opened) { // the copy or the commit failed
                 m_project.rollback();
+                if (!conflict)
+                    error = QStringLiteral("cannot write to the project: ") + error;
+            }
             detachSide(m_project);
         }
         aside.release(task);

@@ -101,6 +101,7 @@ private:
     [[nodiscard]] bool openSource(const ScannedFile &file, int index, int count, const QString &hash,
                                   std::optional<SourceRecord> &existing, RunId &run,
                                   SourceId &source, QString *error);
+    // The failed file recorded in its own transaction (`hash`: its content hash).
     void recordFailure(const ScannedFile &file, int index, int count,
                        const std::optional<SourceRecord> &existing, const QString &hash,
                        const SourceReport &report);

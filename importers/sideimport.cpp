@@ -188,6 +188,9 @@ SideResult SideImports::importOne(int index)
     if (outcome.ok()) {
         result.projectPath = path;
         result.source = source;
+        result.slices = writer.sliceCount();
+        result.counterSamples = writer.counterCount();
+        result.flows = writer.flowCount();
     }
     side.reset();
     if (!outcome.ok())

@@ -28,6 +28,7 @@ struct SideResult
     QString projectPath;          // the side project, when the file was imported
     SourceId source = 0;          // its source there
     std::optional<quint64> contentHash; // ImportContext::contentHash
+    qint64 slices = 0, counterSamples = 0, flows = 0; // what the writer wrote
     double seconds = 0;
 };
 
