@@ -239,9 +239,21 @@ CREATE INDEX slice_lod_track ON slice_lod(track_id, shift, min_ts);
 ALTER TABLE track ADD COLUMN max_depth INTEGER;
 )SQL";
 
+// Version 8: a summary of each source's slices (model/sourcesummary.h: its GPUs' time split,
+// its ranks' iterations, recorded FLOPs), written when the source is imported, so that a run's
+// headline metrics merge them instead of reading every slice again (issue 34). A source
+// imported before has none: it is summarised the first time its run's metrics are computed.
+static constexpr std::string_view kV8 = R"SQL(
+CREATE TABLE source_summary(
+  source_id INTEGER PRIMARY KEY REFERENCES source(id) ON DELETE CASCADE,
+  version INTEGER NOT NULL,
+  data BLOB NOT NULL
+);
+)SQL";
+
 const std::vector<std::string_view> &migrations()
 {
-    static const std::vector<std::string_view> all = {kV1, kV2, kV3, kV4, kV5, kV6, kV7};
+    static const std::vector<std::string_view> all = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8};
     return all;
 }
 

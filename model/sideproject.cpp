@@ -122,6 +122,7 @@ bool copySideSource(Project &into, SourceId from, RunId run, SourceId to, bool *
         {"slice_lod", {{"track_id", "track_id + " + off}}, {"id"}, " ORDER BY id"},
         {"counter", {{"track_id", "track_id + " + off}}, {}, ""},
         {"flow_chunk", {{"source_id", std::to_string(to)}}, {"id"}, " WHERE source_id = " + src + " ORDER BY id"},
+        {"source_summary", {{"source_id", std::to_string(to)}}, {}, " WHERE source_id = " + src},
     };
     for (const Copy &c : copies) {
         std::string names;

@@ -3,6 +3,7 @@
 
 #include "sideproject.h"
 #include "slicelod.h"
+#include "sourcesummary.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -266,6 +267,13 @@ bool TraceWriter::finish(const QList<ImportWarning> &warnings, QString *error)
         // Summaries for the timeline (slicelod.h), from the chunks just written.
         if (s.slices > 0 && !failed() && !lod::summarizeTrack(m_project.db(), m_firstTrack + qint64(i), &why))
             m_error = why;
+    }
+    // What the run's headline metrics need from this source (sourcesummary.h), from the
+    // chunks and flows just written.
+    if (!failed() && m_sliceCount > 0) {
+        const auto summary = summarizeSource(m_project, m_source, &why);
+        if (!summary || !storeSourceSummary(m_project.db(), m_source, *summary, &why))
+            m_error = QStringLiteral("summarising the source: ") + why;
     }
     QJsonArray w;
     for (const auto &warning : warnings) {

@@ -2,6 +2,7 @@
 #include "analysis.h"
 
 #include "clockalignment.h"
+#include "gputime.h"
 #include "executionmodel.h"
 #include "timeformat.h"
 #include "transforms.h"
@@ -17,50 +18,6 @@
 namespace gml::sim {
 
 namespace {
-
-using Intervals = std::vector<std::pair<TimeNs, TimeNs>>;
-
-TimeNs length(const Intervals &u)
-{
-    TimeNs sum = 0;
-    for (const auto &[a, b] : u)
-        sum += b - a;
-    return sum;
-}
-
-// The length of the intersection of two unions (sorted, disjoint).
-TimeNs overlap(const Intervals &x, const Intervals &y)
-{
-    TimeNs sum = 0;
-    for (size_t i = 0, j = 0; i < x.size() && j < y.size();) {
-        const TimeNs a = std::max(x[i].first, y[j].first), b = std::min(x[i].second, y[j].second);
-        if (b > a)
-            sum += b - a;
-        if (x[i].second < y[j].second)
-            ++i;
-        else
-            ++j;
-    }
-    return sum;
-}
-
-// The length of [a, b) covered by a union (sorted, disjoint): a binary search, then only the
-// intervals that meet it (the union may hold a whole run's data loading; this is asked per gap).
-TimeNs overlap(const Intervals &x, TimeNs a, TimeNs b)
-{
-    TimeNs sum = 0;
-    auto it = std::lower_bound(x.begin(), x.end(), a, [](const std::pair<TimeNs, TimeNs> &v, TimeNs t) { return v.second <= t; });
-    for (; it != x.end() && it->first < b; ++it)
-        sum += std::min(b, it->second) - std::max(a, it->first);
-    return sum;
-}
-
-Intervals joined(const Intervals &x, const Intervals &y)
-{
-    Intervals all = x;
-    all.insert(all.end(), y.begin(), y.end());
-    return unite(std::move(all));
-}
 
 TimeNs percentile(std::vector<TimeNs> &sorted, double p)
 {
@@ -128,7 +85,7 @@ public:
                 continue;
             auto [a, fresh] = annotation.try_emplace(con.cat, false);
             if (fresh)
-                a->second = g.name(con.cat).contains(QLatin1String("annotation"));
+                a->second = isGpuAnnotationCategory(g.name(con.cat));
             if (!a->second)
                 devices[it->second].containers.push_back(int(c));
         }
@@ -202,17 +159,10 @@ public:
             if (c.first >= 0)
                 add(c.resource, nodes[size_t(c.first)].kind, c.start, c.end);
         }
-        compute = unite(std::move(compute));
-        communication = unite(std::move(communication));
-        copies = unite(std::move(copies));
-        const Intervals computeOrComm = joined(compute, communication);
-        const Intervals busy = joined(computeOrComm, copies);
-        out.time.compute = length(compute);
-        out.communicationTotal = length(communication);
-        out.communicationOverlapped = overlap(communication, compute);
-        out.time.communication = out.communicationTotal - out.communicationOverlapped;
-        out.time.copies = length(copies) - overlap(copies, computeOrComm);
-        out.time.idle = out.time.window - length(busy);
+        GpuPartition part = partitionGpuTime(out.time.window, std::move(compute), std::move(communication), std::move(copies));
+        out.time = part.time;
+        out.communicationTotal = part.communicationTotal;
+        out.communicationOverlapped = part.communicationOverlapped;
         if (!details)
             return out;
         for (size_t k = 0; k < d.resources.size(); ++k)
@@ -247,7 +197,7 @@ public:
             case IdleCause::Unattributed: out.idle.unattributed += gap.length(); break;
             }
         };
-        for (const auto &[s, e] : busy) {
+        for (const auto &[s, e] : part.busy) {
             gap(at, s);
             at = e;
         }

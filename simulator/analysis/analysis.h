@@ -2,6 +2,7 @@
 #pragma once
 
 #include "dependencygraph.h"
+#include "gputime.h"
 
 #include <QJsonObject>
 #include <QString>
@@ -19,10 +20,7 @@ struct AnalysisScope
     std::optional<std::pair<TimeNs, TimeNs>> range;
 };
 
-// Where one GPU's time goes over a window. The window is partitioned: an instant counts as
-// compute when a kernel runs, else communication when a collective does, else copies when a
-// memcpy or memset does, else idle (HTA's temporal breakdown, with overlap resolved in that
-// order). Idle gaps are split by what ended them (the GPU work that started at the gap's end):
+// Where one GPU's time goes over a window: GpuTime (model/gputime.h). Idle gaps are split by what ended them (the GPU work that started at the gap's end):
 //   host: the work was launched during the gap, so the GPU waited for the host; the host was
 //         loading data (a DataLoader / __next__ range on the launching thread covered at least
 //         half of the wait), else was blocked in a synchronising call when the gap began (device
@@ -32,16 +30,6 @@ struct AnalysisScope
 //         event) or is a collective waiting for its peers;
 //   gpu: launched before the gap, nothing to wait for: GPU-side launch latency;
 //   unattributed: no launch is recorded for it (or the window ends idle).
-struct GpuTime
-{
-    TimeNs window = 0;
-    TimeNs compute = 0;
-    TimeNs communication = 0;
-    TimeNs copies = 0;
-    TimeNs idle = 0;
-    TimeNs busy() const { return window - idle; }
-};
-
 struct IdleSplit
 {
     TimeNs launch = 0;       // host: launching (CPU-bound)

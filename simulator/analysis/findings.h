@@ -85,8 +85,8 @@ struct RunSummary
     double energyPerIterationJ = -1;
     QJsonObject toJson() const;
 };
-// The FLOPs the graph's ops recorded (DependencyGraph::recordedFlops), within its iterations
-// when it has them.
+// The FLOPs the graph's ops recorded (DependencyGraph::recordedFlops): each rank's inside that
+// rank's iterations of the same trace when the run has iterations, else all of them.
 double recordedFlops(const DependencyGraph &graph);
 // `stepTime`: meanIteration() of the measured run (its identity replay).
 RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis, const ResourceAttribution &resources,

@@ -10,22 +10,48 @@
 
 #include <cmath>
 #include <map>
+#include <unordered_map>
 
 namespace gml::sim {
 
 double recordedFlops(const DependencyGraph &graph)
 {
-    std::vector<std::pair<TimeNs, TimeNs>> windows;
-    for (int c : graph.iterations())
-        windows.emplace_back(graph.containers()[size_t(c)].start, graph.containers()[size_t(c)].end);
+    // Each trace's ranks' iterations (sourcesummary.h counts the same way, per source).
+    const auto &cs = graph.containers();
+    const auto &resources = graph.resources();
+    std::unordered_map<StringId, bool> stepName;
+    auto isStep = [&](const Container &c) {
+        auto it = stepName.find(c.name);
+        if (it == stepName.end())
+            it = stepName.emplace(c.name, isProfilerStep(graph.name(c.name))).first;
+        return it->second;
+    };
+    auto keyOf = [&](int resource) {
+        return std::make_pair(resources[size_t(resource)].source, std::max(resources[size_t(resource)].rank, 0));
+    };
+    std::map<std::pair<SourceId, int>, std::vector<std::pair<TimeNs, TimeNs>>> windows;
+    for (const Container &c : cs) {
+        if (resources[size_t(c.resource)].gpu || !isStep(c))
+            continue;
+        bool nested = false;
+        for (int p = c.parent; p >= 0 && !nested; p = cs[size_t(p)].parent)
+            nested = isStep(cs[size_t(p)]);
+        if (!nested)
+            windows[keyOf(c.resource)].emplace_back(c.start, c.end);
+    }
+    for (auto &[key, list] : windows)
+        std::sort(list.begin(), list.end());
     double total = 0;
-    for (const auto &[ts, flops] : graph.recordedFlops()) {
+    for (const auto &f : graph.recordedFlops()) {
         if (!windows.empty()) {
-            const auto it = std::upper_bound(windows.begin(), windows.end(), std::make_pair(ts, std::numeric_limits<TimeNs>::max()));
-            if (it == windows.begin() || ts >= std::prev(it)->second)
+            const auto w = windows.find(keyOf(f.resource));
+            if (w == windows.end())
+                continue;
+            const auto it = std::upper_bound(w->second.begin(), w->second.end(), std::make_pair(f.start, std::numeric_limits<TimeNs>::max()));
+            if (it == w->second.begin() || f.start >= std::prev(it)->second)
                 continue;
         }
-        total += flops;
+        total += f.count;
     }
     return total;
 }

@@ -158,7 +158,38 @@ void segment(const std::vector<Series> &series, TimeNs from, TimeNs to, std::vec
 
 } // namespace
 
+PhaseFrame phaseFrame(const DependencyGraph &graph)
+{
+    PhaseFrame frame;
+    frame.origin = graph.origin();
+    frame.end = graph.measuredEnd();
+    const auto &cs = graph.containers();
+    const auto its = graph.iterations();
+    if (its.empty())
+        return frame;
+    for (int c : its)
+        frame.iterations.push_back({graph.name(cs[size_t(c)].name), QStringLiteral("iteration"), cs[size_t(c)].start, cs[size_t(c)].end, {}});
+    // Data loading within the iterations, on the lowest rank's threads: one phase over its
+    // ranges.
+    const int rank = graph.resources()[size_t(cs[size_t(its.front())].resource)].rank;
+    const TimeNs first = cs[size_t(its.front())].start, last = cs[size_t(its.back())].end;
+    forEachDataLoadingRange(graph, [&](int resource, TimeNs start, TimeNs end) {
+        if (graph.resources()[size_t(resource)].rank == rank && start >= first && end <= last)
+            frame.dataLoading.emplace_back(start, end);
+    });
+    std::sort(frame.dataLoading.begin(), frame.dataLoading.end());
+    return frame;
+}
+
 ResourceAttribution attributeResources(Project &project, RunId run, const DependencyGraph *graph, QString *error)
+{
+    if (!graph)
+        return attributeResources(project, run, static_cast<const PhaseFrame *>(nullptr), error);
+    const PhaseFrame frame = phaseFrame(*graph);
+    return attributeResources(project, run, &frame, error);
+}
+
+ResourceAttribution attributeResources(Project &project, RunId run, const PhaseFrame *frame, QString *error)
 {
     ResourceAttribution out;
     auto st = project.db().prepare(
@@ -221,32 +252,16 @@ ResourceAttribution attributeResources(Project &project, RunId run, const Depend
         first = std::min(first, s.track.ts(0));
         last = std::max(last, s.track.ts(s.track.size() - 1));
     }
-    if (graph && !graph->iterations().empty()) {
+    if (frame && !frame->iterations.empty()) {
         out.phaseSource = QStringLiteral("the execution model");
-        const auto &cs = graph->containers();
-        const auto its = graph->iterations();
         out.phases.push_back({QStringLiteral("run"), QStringLiteral("run"),
-                              std::min(graph->origin(), cs[size_t(its.front())].start), graph->measuredEnd(), {}});
-        std::vector<std::pair<TimeNs, TimeNs>> steps;
-        for (int c : its) {
-            out.phases.push_back({graph->name(cs[size_t(c)].name), QStringLiteral("iteration"), cs[size_t(c)].start,
-                                  cs[size_t(c)].end, {}});
-            steps.emplace_back(cs[size_t(c)].start, cs[size_t(c)].end);
-        }
-        // Data loading within the iterations, on the lowest rank's threads: one phase over its
-        // ranges.
-        const int rank = graph->resources()[size_t(cs[size_t(its.front())].resource)].rank;
-        Phase loading{QString(), QStringLiteral("data loading"), 0, 0, {}};
-        TimeNs total = 0;
-        forEachDataLoadingRange(*graph, [&](int resource, TimeNs start, TimeNs end) {
-            const Resource &r = graph->resources()[size_t(resource)];
-            if (r.rank == rank && start >= steps.front().first && end <= steps.back().second) {
-                loading.spans.emplace_back(start, end);
+                              std::min(frame->origin, frame->iterations.front().start), frame->end, {}});
+        out.phases.insert(out.phases.end(), frame->iterations.begin(), frame->iterations.end());
+        if (!frame->dataLoading.empty()) {
+            Phase loading{QString(), QStringLiteral("data loading"), 0, 0, frame->dataLoading};
+            TimeNs total = 0;
+            for (const auto &[start, end] : loading.spans)
                 total += end - start;
-            }
-        });
-        if (!loading.spans.empty()) {
-            std::sort(loading.spans.begin(), loading.spans.end());
             loading.name = QStringLiteral("data loading (%1 in all)").arg(formatDuration(total));
             loading.start = loading.spans.front().first;
             loading.end = loading.spans.back().second;

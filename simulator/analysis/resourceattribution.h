@@ -86,8 +86,22 @@ struct ResourceAttribution
     QString toText() const;
 };
 
-// The counters of `run` attributed to its phases; `graph` (null for a run without a kernel
-// trace) gives the iterations and data loading. Empty when the run has no recognised counters.
+// What the phases of a run with a kernel trace come from: its work's span (the first node's
+// start to the last one's end), the iterations of its lowest rank that has them (by start) and
+// that rank's data loading within them (sorted).
+struct PhaseFrame
+{
+    TimeNs origin = 0;
+    TimeNs end = 0;
+    std::vector<Phase> iterations;
+    std::vector<std::pair<TimeNs, TimeNs>> dataLoading;
+};
+PhaseFrame phaseFrame(const DependencyGraph &graph);
+
+// The counters of `run` attributed to its phases; `frame` (null for a run without a kernel
+// trace, or one without iterations) gives the iterations and data loading. Empty when the run
+// has no recognised counters.
+ResourceAttribution attributeResources(Project &project, RunId run, const PhaseFrame *frame, QString *error);
 ResourceAttribution attributeResources(Project &project, RunId run, const DependencyGraph *graph, QString *error);
 
 } // namespace gml::sim

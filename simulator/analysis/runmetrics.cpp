@@ -1,37 +1,89 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runmetrics.h"
 
-#include "analysis.h"
-#include "dependencygraph.h"
+#include "devicecatalog.h"
 #include "findings.h"
 #include "project.h"
-#include "replay.h"
 #include "resourceattribution.h"
 #include "runcatalog.h"
-#include "transforms.h"
+#include "sourcesummary.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 
+#include <QSet>
+
+#include <climits>
 #include <cmath>
+#include <limits>
 
 namespace gml::sim {
 
 // Each iteration's time: from its start to the next one's; the last one to the end of the
-// run's iteration work (meanIteration's end), so that the times add up to meanIteration x N.
-static std::vector<TimeNs> iterationTimes(const DependencyGraph &graph, TimeNs mean)
+// run's iteration work (the mean iteration's end), so that the times add up to mean x N.
+static std::vector<TimeNs> iterationTimes(const std::vector<std::pair<TimeNs, TimeNs>> &its, TimeNs mean)
 {
-    const auto its = graph.iterations();
     std::vector<TimeNs> out;
     if (its.empty())
         return out;
-    const auto &cs = graph.containers();
-    const TimeNs from = cs[size_t(its.front())].start;
+    const TimeNs from = its.front().first;
     for (size_t i = 0; i + 1 < its.size(); ++i)
-        out.push_back(cs[size_t(its[i + 1])].start - cs[size_t(its[i])].start);
-    const TimeNs lastStart = cs[size_t(its.back())].start;
+        out.push_back(its[i + 1].first - its[i].first);
+    const TimeNs lastStart = its.back().first;
     const TimeNs last = from + mean * TimeNs(its.size()) - lastStart;
-    out.push_back(last > 0 ? last : cs[size_t(its.back())].end - lastStart);
+    out.push_back(last > 0 ? last : its.back().second - lastStart);
+    return out;
+}
+
+namespace {
+
+// A source's summary on the project clock (its offset and alignment added).
+struct Summarised
+{
+    SourceSummary summary;
+    TimeNs offset = 0;
+};
+
+} // namespace
+
+// The summaries of the run's sources that hold slices on threads or streams. A source without
+// one (imported before summaries were written, or a predicted run) is summarised now, and the
+// summary kept when the project is writable.
+static std::optional<std::vector<Summarised>> runSummaries(Project &project, RunId run, QString *error)
+{
+    std::vector<std::pair<SourceId, TimeNs>> sources;
+    {
+        auto st = project.db().prepare(
+            "SELECT s.id, s.clock_offset_ns + s.align_ns FROM source s WHERE s.run_id = ? AND EXISTS "
+            "(SELECT 1 FROM track t WHERE t.source_id = s.id AND t.kind IN (?, ?, ?) AND t.slice_count > 0) ORDER BY s.id");
+        st.bind(1, run);
+        st.bind(2, qint64(TrackKind::Thread));
+        st.bind(3, qint64(TrackKind::Gpu));
+        st.bind(4, qint64(TrackKind::Stream));
+        while (st.step())
+            sources.emplace_back(st.int64(0), st.int64(1));
+        if (!st.errorString().isEmpty()) {
+            if (error)
+                *error = st.errorString();
+            return std::nullopt;
+        }
+    }
+    std::vector<Summarised> out;
+    for (const auto &[source, offset] : sources) {
+        auto summary = loadSourceSummary(project.db(), source);
+        if (!summary) {
+            summary = summarizeSource(project, source, error);
+            if (!summary)
+                return std::nullopt;
+            // Kept for next time where the project can be written; a busy or read-only one
+            // only costs the summary again.
+            if (!project.isReadOnly()) {
+                QString ignored;
+                (void)storeSourceSummary(project.db(), source, *summary, &ignored);
+            }
+        }
+        out.push_back({std::move(*summary), offset});
+    }
     return out;
 }
 
@@ -81,7 +133,6 @@ QJsonObject stepStatistics(const std::vector<TimeNs> &times)
 std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QString *error)
 {
     QJsonObject m;
-    QString why;
     {
         // A simulated run carries its metrics, as the simulator measured them.
         auto st = project.db().prepare("SELECT kind, params FROM run WHERE id = ?");
@@ -92,38 +143,92 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
                 return params.value(QStringLiteral("headline")).toObject();
         }
     }
-    std::optional<DependencyGraph> graph = DependencyGraph::build(project, run, &why);
-    // A graph of neither GPU work nor iterations (an MLflow run's own span) has no step time.
-    if (graph && graph->iterations().empty() && graph->gpuDevices().empty())
-        graph.reset();
+    const auto summaries = runSummaries(project, run, error);
+    if (!summaries)
+        return std::nullopt;
+    // The run's work, merged from its sources: nodes, span, GPUs, the lowest rank's iterations.
+    qint64 nodes = 0;
+    TimeNs origin = std::numeric_limits<TimeNs>::max(), end = std::numeric_limits<TimeNs>::min();
+    int lowest = INT_MAX;
+    GpuTime total;
+    size_t gpus = 0;
+    QSet<int> ranks;
+    TimeNs half = 0, full = 0;
+    for (const Summarised &x : *summaries) {
+        const SourceSummary &s = x.summary;
+        if (s.nodes == 0)
+            continue;
+        nodes += s.nodes;
+        origin = std::min(origin, s.origin + x.offset);
+        end = std::max(end, s.end + x.offset);
+        for (const auto &r : s.ranks)
+            lowest = std::min(lowest, r.rank);
+        for (const auto &g : s.gpus) {
+            ++gpus;
+            total.window += g.end - g.start;
+            total.compute += g.compute;
+            total.communication += g.communication;
+            total.copies += g.copies;
+            total.idle += g.idle;
+            if (g.rank >= 0)
+                ranks.insert(g.rank);
+        }
+        half += s.halfPrecisionNs;
+        full += s.fullPrecisionNs;
+    }
+    // A run of neither GPU work nor iterations (an MLflow run's own span) has no step time.
+    const bool work = nodes > 0 && (lowest != INT_MAX || gpus > 0);
+    PhaseFrame frame;
+    std::vector<std::pair<TimeNs, TimeNs>> iterations;
+    TimeNs mean = 0;
+    double flops = 0;
+    if (work) {
+        // The mean iteration: from the first iteration's start to the end of the last one's
+        // work, GPU work launched inside the iterations included (findings.h, meanIteration);
+        // without iterations, the run's span.
+        TimeNs to = std::numeric_limits<TimeNs>::min();
+        for (const Summarised &x : *summaries)
+            for (const auto &r : x.summary.ranks) {
+                flops += r.flops;
+                if (r.rank != lowest)
+                    continue;
+                for (const auto &[a, b] : r.iterations) {
+                    iterations.emplace_back(a + x.offset, b + x.offset);
+                    to = std::max(to, b + x.offset);
+                }
+                if (r.workEnd != 0)
+                    to = std::max(to, r.workEnd + x.offset);
+            }
+        std::sort(iterations.begin(), iterations.end());
+        if (iterations.empty()) {
+            mean = end - origin;
+            for (const Summarised &x : *summaries)
+                flops += x.summary.flops;
+        } else {
+            mean = (to - iterations.front().first) / TimeNs(iterations.size());
+        }
+        frame.origin = origin;
+        frame.end = end;
+        for (size_t k = 0; k < iterations.size(); ++k)
+            frame.iterations.push_back({QStringLiteral("iteration %1").arg(k + 1), QStringLiteral("iteration"),
+                                        iterations[k].first, iterations[k].second, {}});
+    }
     QString counterError;
-    const ResourceAttribution resources = attributeResources(project, run, graph ? &*graph : nullptr, &counterError);
+    const ResourceAttribution resources = attributeResources(project, run, work ? &frame : nullptr, &counterError);
     if (!counterError.isEmpty()) {
         if (error)
             *error = counterError;
         return std::nullopt;
     }
-    if (graph) {
-        const Analysis analysis = analyze(*graph, {});
-        const Replay identity = replay(*graph, ReplayInput::measured(*graph));
-        const TimeNs mean = meanIteration(*graph, identity);
-        const WhatIfContext context = WhatIfContext::forRun(*graph, project, run);
-        const RunSummary summary = summarize(&*graph, &analysis, resources, context, recordedFlops(*graph), mean);
-        const std::vector<TimeNs> times = iterationTimes(*graph, mean);
+    const RunSummary usage = summarize(nullptr, nullptr, resources, {}, 0, 0);
+    if (work) {
+        const std::vector<TimeNs> times = iterationTimes(iterations, mean);
         if (!times.empty()) {
             const QJsonObject stats = stepStatistics(times);
             for (auto it = stats.begin(); it != stats.end(); ++it)
                 m.insert(it.key(), it.value());
         } else if (mean > 0) {
             m.insert(QStringLiteral("step_mean_ns"), qint64(mean)); // the whole run, as one step
-        }
-        GpuTime total;
-        for (const GpuBreakdown &g : analysis.gpus) {
-            total.window += g.time.window;
-            total.compute += g.time.compute;
-            total.communication += g.time.communication;
-            total.copies += g.time.copies;
-            total.idle += g.time.idle;
         }
         if (total.window > 0) {
             const double w = double(total.window);
@@ -133,22 +238,31 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
             m.insert(QStringLiteral("copies"), double(total.copies) / w);
             m.insert(QStringLiteral("idle"), double(total.idle) / w);
         }
-        if (summary.mfu >= 0)
-            m.insert(QStringLiteral("mfu"), summary.mfu);
-        if (!summary.device.isEmpty())
-            m.insert(QStringLiteral("device"), summary.device);
-        m.insert(QStringLiteral("gpus"), qint64(analysis.gpus.size()));
-        if (!analysis.ranks.empty())
-            m.insert(QStringLiteral("ranks"), qint64(analysis.ranks.size()));
-        if (summary.gpuUtilisation >= 0)
-            m.insert(QStringLiteral("gpu_utilisation"), summary.gpuUtilisation);
-        if (summary.energyPerIterationJ >= 0)
-            m.insert(QStringLiteral("energy_per_iteration_j"), summary.energyPerIterationJ);
-    } else if (!resources.isEmpty()) {
-        const RunSummary summary = summarize(nullptr, nullptr, resources, {}, 0, 0);
-        if (summary.gpuUtilisation >= 0)
-            m.insert(QStringLiteral("gpu_utilisation"), summary.gpuUtilisation);
+        // The device the run names (its GPU model), and the MFU against its peak at the
+        // precision most of the compute-bound kernel time ran in.
+        QString device;
+        {
+            auto st = project.db().prepare("SELECT params FROM run WHERE id = ?");
+            st.bind(1, run);
+            if (st.step())
+                device = QJsonDocument::fromJson(st.text(0).toUtf8()).object().value(QStringLiteral("gpu_models")).toArray().first().toString();
+        }
+        const Device *dev = device.isEmpty() ? nullptr : DeviceCatalog::builtin().device(device);
+        const TimeNs wall = mean * std::max<TimeNs>(1, TimeNs(iterations.size()));
+        if (flops > 0 && dev && gpus > 0 && wall > 0) {
+            const double peak = (half > full ? dev->fp16Tflops : dev->fp32Tflops) * 1e12 * double(gpus);
+            m.insert(QStringLiteral("mfu"), flops / (double(wall) * 1e-9 * peak));
+        }
+        if (!device.isEmpty())
+            m.insert(QStringLiteral("device"), device);
+        m.insert(QStringLiteral("gpus"), qint64(gpus));
+        if (!ranks.isEmpty())
+            m.insert(QStringLiteral("ranks"), qint64(ranks.size()));
+        if (usage.energyPerIterationJ >= 0)
+            m.insert(QStringLiteral("energy_per_iteration_j"), usage.energyPerIterationJ);
     }
+    if (usage.gpuUtilisation >= 0)
+        m.insert(QStringLiteral("gpu_utilisation"), usage.gpuUtilisation);
     // Energy: the GPUs' power integrated over the iterations (or the active span of a run with
     // only monitoring logs).
     bool hasIterations = false;

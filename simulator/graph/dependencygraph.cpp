@@ -43,12 +43,6 @@ bool isSynchronisingCall(const QString &name)
     return syncScope(name) != SyncScope::None;
 }
 
-bool isProfilerStep(const QString &name)
-{
-    static const QRegularExpression step(QStringLiteral("^ProfilerStep#\\d+$"));
-    return step.match(name).hasMatch();
-}
-
 void DependencyGraph::addEdge(const Edge &e)
 {
     m_edges.push_back(e);

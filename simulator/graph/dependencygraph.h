@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "sliceclass.h"
 #include "types.h"
 
 #include <QHash>
@@ -20,8 +21,6 @@ namespace gml::sim {
 // A runtime call that waits for the GPU: a device or stream synchronise, or a blocking copy or
 // set (cudaMemcpy, as `.item()` and `.cpu()` issue); the graph gives these sync edges.
 bool isSynchronisingCall(const QString &name);
-// A PyTorch profiler step range: "ProfilerStep#N".
-bool isProfilerStep(const QString &name);
 
 // What a node's time counts as in a breakdown.
 enum class NodeKind : uint8_t { Cpu, Runtime, Kernel, Collective, Memcpy, Memset };
@@ -131,8 +130,14 @@ public:
     // rank-less trace is rank 0; -1: the lowest rank that has them), by start.
     std::vector<int> iterations(int rank = -1) const;
     // The FLOPs PyTorch's profiler recorded (with_flops=True: the "flops" arg of matmul and
-    // convolution ops) on the CPU threads: each op's start and count, in the order read.
-    const std::vector<std::pair<TimeNs, double>> &recordedFlops() const { return m_flops; }
+    // convolution ops) on the CPU threads: each op's start, count and resource, in the order read.
+    struct Flops
+    {
+        TimeNs start = 0;
+        double count = 0;
+        int resource = 0;
+    };
+    const std::vector<Flops> &recordedFlops() const { return m_flops; }
 
     // The GPU resources by device: the streams of one device index of one rank of one source,
     // in (source, rank, device) order.
@@ -192,7 +197,7 @@ private:
     TimeNs m_end = 0;
     std::array<qint64, kEdgeKinds> m_edgeCounts{};
     qint64 m_violations = 0;
-    std::vector<std::pair<TimeNs, double>> m_flops;
+    std::vector<Flops> m_flops;
 };
 
 } // namespace gml::sim

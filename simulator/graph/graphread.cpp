@@ -14,24 +14,6 @@ namespace gml::sim {
 
 namespace {
 
-bool oneOf(const QString &s, std::initializer_list<const char *> list)
-{
-    for (const char *x : list)
-        if (s == QLatin1String(x))
-            return true;
-    return false;
-}
-
-struct Row
-{
-    SliceId id;
-    TimeNs start;
-    TimeNs end;
-    StringId name;
-    StringId cat;
-    bool leaf = true;
-};
-
 // The integer a JSON value's text spells ("123", "\"123\"", "1.5e3"), nullopt otherwise.
 std::optional<qint64> jsonInteger(std::string_view text)
 {
@@ -97,45 +79,21 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
             it = g.m_names.insert(id, project.string(id));
         return *it;
     };
-    // What a category or a name says about a slice, worked out once per distinct string (the
-    // rows of a large run share a few hundred of them).
-    enum CatClass : uint8_t { CatOther, CatSync, CatTrace, CatMemcpy, CatMemset, CatRuntime };
-    std::unordered_map<StringId, CatClass> catClass;
+    // What a category or a name says about a slice (sliceclass.h), worked out once per distinct
+    // string (the rows of a large run share a few hundred of them).
+    std::unordered_map<StringId, CategoryClass> catClass;
     auto classOfCat = [&](StringId id) {
         auto it = catClass.find(id);
-        if (it != catClass.end())
-            return it->second;
-        const QString cat = id ? nameOf(id) : QString(); // name(cat) serves category selectors
-        const CatClass c = cat == QLatin1String("cuda_sync") ? CatSync
-                           : cat.compare(QLatin1String("trace"), Qt::CaseInsensitive) == 0 ? CatTrace
-                           : oneOf(cat, {"gpu_memcpy", "Memcpy"})                          ? CatMemcpy
-                           : oneOf(cat, {"gpu_memset", "Memset"})                          ? CatMemset
-                           : oneOf(cat, {"cuda_runtime", "cuda_driver", "Runtime", "Driver",
-                                         "privateuse1_runtime", "privateuse1_driver"})
-                               ? CatRuntime
-                               : CatOther;
-        catClass.emplace(id, c);
-        return c;
+        if (it == catClass.end())
+            it = catClass.emplace(id, categoryClass(id ? nameOf(id) : QString())).first; // name(cat) serves category selectors
+        return it->second;
     };
-    struct NameClass
-    {
-        bool profilerSpan = false; // "PyTorch Profiler (0)": the capture window
-        bool memcpy = false;
-        bool memset = false;
-        int collective = -1;
-    };
-    std::unordered_map<StringId, NameClass> nameClass;
+    std::unordered_map<StringId, NameClass> nameClasses;
     auto classOfName = [&](StringId id) -> const NameClass & {
-        auto it = nameClass.find(id);
-        if (it != nameClass.end())
-            return it->second;
-        const QString name = nameOf(id);
-        NameClass c;
-        c.profilerSpan = name.startsWith(QLatin1String("PyTorch Profiler ("));
-        c.memcpy = name.startsWith(QLatin1String("Memcpy"));
-        c.memset = name.startsWith(QLatin1String("Memset"));
-        c.collective = collectiveOperation(name);
-        return nameClass.emplace(id, c).first->second;
+        auto it = nameClasses.find(id);
+        if (it == nameClasses.end())
+            it = nameClasses.emplace(id, nameClass(nameOf(id))).first;
+        return it->second;
     };
     // Slices per track, nested: leaves become nodes, the others containers. Chunks are read
     // directly (slicestore::TrackReader): through the `slice` table a row costs more than all
@@ -162,10 +120,7 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
     };
     {
         slicestore::TrackReader reader(db);
-        std::vector<Row> rows;
-        auto byStart = [](const Row &a, const Row &b) {
-            return a.start != b.start ? a.start < b.start : a.end != b.end ? a.end > b.end : a.id < b.id;
-        };
+        std::vector<NestRow> rows;
         // Slices per resource (an upper bound of its nodes and containers): reserved once, so
         // the arrays are not copied as they grow.
         {
@@ -193,8 +148,8 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
             const bool ok = reader.read(r.track, true, [&](const slicestore::Row &x) {
                 if (x.dur <= 0)
                     return;
-                const Row row{x.id, x.ts + offset, x.ts + offset + x.dur, x.name, x.cat};
-                if (!rows.empty() && byStart(row, rows.back()))
+                const NestRow row{x.id, x.ts + offset, x.ts + offset + x.dur, x.name, x.cat};
+                if (!rows.empty() && nestsBefore(row, rows.back()))
                     descents.push_back(rows.size());
                 rows.push_back(row);
                 if (!x.hasArgs)
@@ -204,7 +159,7 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
                         if (const auto b = jsonInteger(*v))
                             bytesOf.emplace(x.id, *b);
                 } else if (const auto f = reader.arg(x, "flops")) {
-                    g.m_flops.emplace_back(row.start, std::strtod(std::string(*f).c_str(), nullptr));
+                    g.m_flops.push_back({row.start, std::strtod(std::string(*f).c_str(), nullptr), int(res)});
                 } else if (x.name == commsName) {
                     const auto n = reader.arg(x, "In msg nelems");
                     const auto nelems = n ? jsonInteger(*n) : std::nullopt;
@@ -219,27 +174,12 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
             });
             if (!ok)
                 return fail(reader.errorString());
-            // Each chunk is sorted; chunks written as an importer's buffer filled overlap a
-            // little where the file was not in time order. Each run merges into the sorted
-            // rows before it from the first row it precedes: linear when the overlap is small,
-            // and a sort of them all once the merges have cost more than that would.
-            size_t merged = 0;
-            for (size_t k = 0; k < descents.size(); ++k) {
-                const auto mid = rows.begin() + qsizetype(descents[k]);
-                const auto last = k + 1 < descents.size() ? rows.begin() + qsizetype(descents[k + 1]) : rows.end();
-                const auto from = std::upper_bound(rows.begin(), mid, *mid, byStart);
-                merged += size_t(last - from);
-                if (merged > 8 * rows.size()) {
-                    std::sort(rows.begin(), rows.end(), byStart);
-                    break;
-                }
-                std::inplace_merge(from, mid, last, byStart);
-            }
+            sortNestRows(rows, descents);
             if (rows.empty())
                 continue;
             // Names read in one query per resource rather than one per name.
             unnamed.clear();
-            for (const Row &row : rows)
+            for (const NestRow &row : rows)
                 for (const StringId id : {row.name, row.cat}) {
                     if (id <= 0)
                         continue;
@@ -258,32 +198,22 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
             // that a marker overlaps stays a leaf (as an enclosing "container" of nothing but
             // a marker it was dropped, and with it 55 ms of copies of the AlexNet trace).
             rows.erase(std::remove_if(rows.begin(), rows.end(),
-                                      [&](const Row &row) {
-                                          if (classOfCat(row.cat) != CatSync)
+                                      [&](const NestRow &row) {
+                                          if (classOfCat(row.cat) != CategoryClass::Sync)
                                               return false;
                                           markerResource.emplace(row.id, int(res));
                                           return true;
                                       }),
                        rows.end());
-            // Nesting: a slice inside the one below it on the stack is its child.
-            std::vector<int> stack;
-            std::vector<int> parent(rows.size(), -1);
-            for (size_t i = 0; i < rows.size(); ++i) {
-                while (!stack.empty() && rows[size_t(stack.back())].end <= rows[i].start)
-                    stack.pop_back();
-                if (!stack.empty()) {
-                    parent[i] = stack.back();
-                    rows[size_t(stack.back())].leaf = false;
-                }
-                stack.push_back(int(i));
-            }
+            std::vector<int> parent;
+            nestRows(rows, parent);
             std::vector<int> containerIndex(rows.size(), -1);
             for (size_t i = 0; i < rows.size(); ++i) {
-                const Row &row = rows[i];
-                const CatClass cat = classOfCat(row.cat);
+                const NestRow &row = rows[i];
+                const CategoryClass cat = classOfCat(row.cat);
                 // The profiler's own span ("PyTorch Profiler (0)", category Trace) marks the
                 // capture window, not work: as a node it would pin the end of every prediction.
-                if (cat == CatTrace || classOfName(row.name).profilerSpan)
+                if (cat == CategoryClass::Trace || classOfName(row.name).profilerSpan)
                     continue;
                 // The innermost container around it (an index into m_containers as it is now;
                 // renumbered when containers without nodes are dropped below).
@@ -312,17 +242,17 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
                 n.start = row.start;
                 n.end = row.end;
                 if (gpu) {
-                    const NameClass &name = classOfName(row.name);
-                    if (cat == CatMemcpy || name.memcpy)
-                        n.kind = NodeKind::Memcpy;
-                    else if (cat == CatMemset || name.memset)
-                        n.kind = NodeKind::Memset;
-                    else if ((n.collectiveOp = name.collective) >= 0)
+                    switch (gpuWork(cat, classOfName(row.name))) {
+                    case GpuWork::Memcpy: n.kind = NodeKind::Memcpy; break;
+                    case GpuWork::Memset: n.kind = NodeKind::Memset; break;
+                    case GpuWork::Collective:
                         n.kind = NodeKind::Collective;
-                    else
-                        n.kind = NodeKind::Kernel;
+                        n.collectiveOp = classOfName(row.name).collective;
+                        break;
+                    case GpuWork::Kernel: n.kind = NodeKind::Kernel; break;
+                    }
                 } else {
-                    n.kind = cat == CatRuntime ? NodeKind::Runtime : NodeKind::Cpu;
+                    n.kind = cat == CategoryClass::Runtime ? NodeKind::Runtime : NodeKind::Cpu;
                 }
                 const int idx = int(g.m_nodes.size());
                 sliceMap.set(row.id, idx);

@@ -15,19 +15,6 @@
 
 namespace gml::sim {
 
-std::vector<std::pair<TimeNs, TimeNs>> unite(std::vector<std::pair<TimeNs, TimeNs>> v)
-{
-    std::sort(v.begin(), v.end());
-    std::vector<std::pair<TimeNs, TimeNs>> out;
-    for (const auto &iv : v) {
-        if (!out.empty() && iv.first <= out.back().second)
-            out.back().second = std::max(out.back().second, iv.second);
-        else
-            out.push_back(iv);
-    }
-    return out;
-}
-
 QString levelName(Level level)
 {
     static const char *names[kLevels] = {"workflow", "step", "iteration", "scope", "operator", "gpu"};

@@ -21,8 +21,6 @@ struct Workflow;
 // The levels of GradeML's execution model, outermost first.
 enum class Level : uint8_t { Workflow, Step, Iteration, Scope, Operator, GpuWork };
 constexpr int kLevels = 6;
-// Intervals [start, end) merged where they overlap or touch, in order.
-std::vector<std::pair<TimeNs, TimeNs>> unite(std::vector<std::pair<TimeNs, TimeNs>> intervals);
 
 QString levelName(Level level);          // "workflow", "step", "iteration", "scope", "operator", "gpu"
 std::optional<Level> levelFromName(const QString &name);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workflow.h"
 
+#include "gputime.h"
 #include "timeformat.h"
 
 #include <QHash>

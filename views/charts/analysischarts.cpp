@@ -26,7 +26,7 @@ std::vector<ChartSeries> breakdownSeries()
             {QStringLiteral("idle"), kIdle, {}}};
 }
 
-void addBreakdown(std::vector<ChartSeries> &s, const sim::GpuTime &t)
+void addBreakdown(std::vector<ChartSeries> &s, const GpuTime &t)
 {
     s[0].values.push_back(ms(t.compute));
     s[1].values.push_back(ms(t.communication));

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "sliceclass.h"
+
+#include "clockalignment.h"
+
+#include <QRegularExpression>
+
+#include <algorithm>
+#include <initializer_list>
+
+namespace gml {
+
+static bool oneOf(const QString &s, std::initializer_list<const char *> list)
+{
+    for (const char *x : list)
+        if (s == QLatin1String(x))
+            return true;
+    return false;
+}
+
+bool isProfilerStep(const QString &name)
+{
+    static const QRegularExpression step(QStringLiteral("^ProfilerStep#\\d+$"));
+    return step.match(name).hasMatch();
+}
+
+CategoryClass categoryClass(const QString &cat)
+{
+    return cat == QLatin1String("cuda_sync")                                   ? CategoryClass::Sync
+           : cat.compare(QLatin1String("trace"), Qt::CaseInsensitive) == 0     ? CategoryClass::Trace
+           : oneOf(cat, {"gpu_memcpy", "Memcpy"})                              ? CategoryClass::Memcpy
+           : oneOf(cat, {"gpu_memset", "Memset"})                              ? CategoryClass::Memset
+           : oneOf(cat, {"cuda_runtime", "cuda_driver", "Runtime", "Driver", "privateuse1_runtime",
+                         "privateuse1_driver"})
+               ? CategoryClass::Runtime
+               : CategoryClass::Other;
+}
+
+NameClass nameClass(const QString &name)
+{
+    NameClass c;
+    c.profilerSpan = name.startsWith(QLatin1String("PyTorch Profiler ("));
+    c.memcpy = name.startsWith(QLatin1String("Memcpy"));
+    c.memset = name.startsWith(QLatin1String("Memset"));
+    c.collective = collectiveOperation(name);
+    return c;
+}
+
+bool isGpuAnnotationCategory(const QString &category)
+{
+    return category.contains(QLatin1String("annotation"));
+}
+
+Bound classifyKernel(const QString &name)
+{
+    static const QRegularExpression compute(
+        QStringLiteral("gemm|conv|cutlass|xmma|wgrad|dgrad|fprop|winograd|implicit|cudnn|cublas|rocblas|"
+                       "miopen|^(sm\\d+|ampere|volta|turing|hopper|maxwell|kepler)_|fmha|flash|attention|"
+                       "matmul|mma|Cijk_|nvjet"),
+        QRegularExpression::CaseInsensitiveOption);
+    // cuDNN helpers that only move or reduce data.
+    static const QRegularExpression memory(QStringLiteral("bn_|batchnorm|norm_|nchwToNhwc|nhwcToNchw|transpose|"
+                                                          "splitKreduce|reduce|cudnn::ops::"),
+                                           QRegularExpression::CaseInsensitiveOption);
+    if (compute.match(name).hasMatch() && !memory.match(name).hasMatch())
+        return Bound::Compute;
+    return Bound::Memory;
+}
+
+bool usesHalfPrecision(const QString &name)
+{
+    static const QRegularExpression half(
+        QStringLiteral("h884|h1688|h16816|s884|s1688|s16816|hmma|f16|fp16|bf16|half|tensorop|_h_|884|1688|16816"),
+        QRegularExpression::CaseInsensitiveOption);
+    return half.match(name).hasMatch();
+}
+
+void sortNestRows(std::vector<NestRow> &rows, const std::vector<size_t> &descents)
+{
+    size_t merged = 0;
+    for (size_t k = 0; k < descents.size(); ++k) {
+        const auto mid = rows.begin() + qsizetype(descents[k]);
+        const auto last = k + 1 < descents.size() ? rows.begin() + qsizetype(descents[k + 1]) : rows.end();
+        const auto from = std::upper_bound(rows.begin(), mid, *mid, nestsBefore);
+        merged += size_t(last - from);
+        if (merged > 8 * rows.size()) {
+            std::sort(rows.begin(), rows.end(), nestsBefore);
+            return;
+        }
+        std::inplace_merge(from, mid, last, nestsBefore);
+    }
+}
+
+void nestRows(std::vector<NestRow> &rows, std::vector<int> &parent)
+{
+    std::vector<int> stack;
+    parent.assign(rows.size(), -1);
+    for (size_t i = 0; i < rows.size(); ++i) {
+        while (!stack.empty() && rows[size_t(stack.back())].end <= rows[i].start)
+            stack.pop_back();
+        if (!stack.empty()) {
+            parent[i] = stack.back();
+            rows[size_t(stack.back())].leaf = false;
+        }
+        stack.push_back(int(i));
+    }
+}
+
+} // namespace gml

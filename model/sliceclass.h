@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// What a slice's name and category say about it, decided in one place for everything that
+// reads traces as work: the execution model (simulator/graph), the analyses and the summaries
+// written at import (sourcesummary.h).
+
+#include "types.h"
+
+#include <QString>
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace gml {
+
+// A PyTorch profiler step range: "ProfilerStep#N".
+bool isProfilerStep(const QString &name);
+
+// What a slice's category says.
+enum class CategoryClass : uint8_t {
+    Other,
+    Sync,    // Kineto's cuda_sync markers: not work
+    Trace,   // the profiler's own span (category Trace): the capture window, not work
+    Memcpy,  // gpu_memcpy, Memcpy
+    Memset,  // gpu_memset, Memset
+    Runtime, // CUDA/HIP runtime and driver calls
+};
+CategoryClass categoryClass(const QString &category);
+
+// What a slice's name says.
+struct NameClass
+{
+    bool profilerSpan = false; // "PyTorch Profiler (0)": the capture window
+    bool memcpy = false;
+    bool memset = false;
+    int collective = -1; // collectiveOperation() (clockalignment.h)
+};
+NameClass nameClass(const QString &name);
+
+// What a leaf slice of a GPU stream is.
+enum class GpuWork : uint8_t { Kernel, Collective, Memcpy, Memset };
+inline GpuWork gpuWork(CategoryClass cat, const NameClass &name)
+{
+    return cat == CategoryClass::Memcpy || name.memcpy   ? GpuWork::Memcpy
+           : cat == CategoryClass::Memset || name.memset ? GpuWork::Memset
+           : name.collective >= 0                         ? GpuWork::Collective
+                                                          : GpuWork::Kernel;
+}
+
+// A range the profiler draws on the GPU timeline (gpu_user_annotation): it spans the gaps
+// between its kernels, so it is not busy time.
+bool isGpuAnnotationCategory(const QString &category);
+
+// How a GPU kernel's time would change on other hardware. Compute-bound kernels scale with
+// peak FLOP/s, memory-bound ones with memory bandwidth. Kernels are classified by name (no
+// Kineto or Nsight trace carries per-kernel FLOPs and bytes): GEMM, convolution and attention
+// kernels (cuBLAS/cuDNN/CUTLASS/rocBLAS families: gemm, conv, cutlass, xmma, wgrad, dgrad,
+// fprop, winograd, implicit, sm80_/sm90_/ampere_/volta_/turing_ prefixes, fmha, flash, and
+// cuBLASLt's nvjet kernels on Hopper) are
+// compute-bound; everything else (elementwise, reductions, normalisation, softmax, indexing,
+// copies, optimizer updates) is memory-bound.
+enum class Bound { Compute, Memory };
+Bound classifyKernel(const QString &name);
+// A compute-bound kernel that runs on tensor/matrix cores in half precision (h884, s1688,
+// hmma, fp16, bf16, ...): it scales with the fp16 rate, other compute-bound kernels with fp32.
+bool usesHalfPrecision(const QString &name);
+
+// One slice of a track as the nesting below reads it.
+struct NestRow
+{
+    SliceId id;
+    TimeNs start;
+    TimeNs end;
+    StringId name;
+    StringId cat;
+    bool leaf = true;
+};
+// The order slices nest in: by start, the longer first, then by id.
+inline bool nestsBefore(const NestRow &a, const NestRow &b)
+{
+    return a.start != b.start ? a.start < b.start : a.end != b.end ? a.end > b.end : a.id < b.id;
+}
+// Sorts rows read chunk by chunk: `descents` are the indices where a row sorts before the one
+// read before it (each chunk is sorted; chunks written as an importer's buffer filled overlap a
+// little where the file was not in time order). Each run merges into the sorted rows before it
+// from the first row it precedes: linear when the overlap is small, and a sort of them all once
+// the merges have cost more than that would.
+void sortNestRows(std::vector<NestRow> &rows, const std::vector<size_t> &descents);
+// Nesting of sorted rows: a slice inside the one below it on the stack is its child. Sets
+// `parent` (index, -1: none) and clears `leaf` of every row that has a child.
+void nestRows(std::vector<NestRow> &rows, std::vector<int> &parent);
+
+} // namespace gml

@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "sourcesummary.h"
+
+#include "gputime.h"
+#include "project.h"
+#include "sliceclass.h"
+#include "slicestore.h"
+#include "sqlitedb.h"
+
+#include <QCborArray>
+#include <QCborMap>
+#include <QCborValue>
+#include <QHash>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace gml {
+
+namespace {
+
+// Names and categories, and what they say, worked out once per distinct string.
+class Names
+{
+public:
+    explicit Names(Project &project) : m_project(project) {}
+
+    // Fetches the strings of `rows` not asked for yet, in one query.
+    void fetch(const std::vector<NestRow> &rows)
+    {
+        m_unnamed.clear();
+        for (const NestRow &row : rows)
+            for (const StringId id : {row.name, row.cat})
+                if (id > 0 && m_asked.insert(id).second)
+                    m_unnamed.push_back(id);
+        if (m_unnamed.empty())
+            return;
+        m_project.strings(m_unnamed, m_text);
+    }
+    QString text(StringId id) const { return m_text.value(id); }
+    CategoryClass category(StringId id)
+    {
+        auto it = m_cat.find(id);
+        if (it == m_cat.end())
+            it = m_cat.emplace(id, categoryClass(text(id))).first;
+        return it->second;
+    }
+    const NameClass &name(StringId id)
+    {
+        auto it = m_name.find(id);
+        if (it == m_name.end())
+            it = m_name.emplace(id, nameClass(text(id))).first;
+        return it->second;
+    }
+    bool step(StringId id)
+    {
+        auto it = m_step.find(id);
+        if (it == m_step.end())
+            it = m_step.emplace(id, isProfilerStep(text(id))).first;
+        return it->second;
+    }
+    bool annotation(StringId cat)
+    {
+        auto it = m_annotation.find(cat);
+        if (it == m_annotation.end())
+            it = m_annotation.emplace(cat, isGpuAnnotationCategory(text(cat))).first;
+        return it->second;
+    }
+    // 0: not compute-bound, 1: half precision, 2: full.
+    int precision(StringId id)
+    {
+        auto it = m_precision.find(id);
+        if (it == m_precision.end()) {
+            const QString n = text(id);
+            it = m_precision.emplace(id, classifyKernel(n) != Bound::Compute ? 0 : usesHalfPrecision(n) ? 1 : 2).first;
+        }
+        return it->second;
+    }
+
+private:
+    Project &m_project;
+    QHash<StringId, QString> m_text;
+    std::unordered_set<StringId> m_asked;
+    std::vector<StringId> m_unnamed;
+    std::unordered_map<StringId, CategoryClass> m_cat;
+    std::unordered_map<StringId, NameClass> m_name;
+    std::unordered_map<StringId, bool> m_step;
+    std::unordered_map<StringId, bool> m_annotation;
+    std::unordered_map<StringId, int> m_precision;
+};
+
+struct Track
+{
+    TrackId id = 0;
+    bool gpu = false;
+    int rank = -1;
+    QString pid;
+};
+
+// Each chunk read, its rows with a duration in nesting order, without Kineto's cuda_sync
+// markers (not work; see DependencyGraph::readNodes). `args(row)` sees each row with args.
+template <typename Args>
+bool readTrack(slicestore::TrackReader &reader, Names &names, TrackId track, bool withArgs, std::vector<NestRow> &rows,
+               std::vector<size_t> &descents, Args &&args)
+{
+    rows.clear();
+    descents.clear();
+    const bool ok = reader.read(track, withArgs, [&](const slicestore::Row &x) {
+        if (x.dur <= 0)
+            return;
+        const NestRow row{x.id, x.ts, x.ts + x.dur, x.name, x.cat};
+        if (!rows.empty() && nestsBefore(row, rows.back()))
+            descents.push_back(rows.size());
+        rows.push_back(row);
+        if (x.hasArgs)
+            args(x, row);
+    });
+    if (!ok)
+        return false;
+    sortNestRows(rows, descents);
+    names.fetch(rows);
+    rows.erase(std::remove_if(rows.begin(), rows.end(),
+                              [&](const NestRow &row) { return names.category(row.cat) == CategoryClass::Sync; }),
+               rows.end());
+    return true;
+}
+
+constexpr qint64 kNoEnd = std::numeric_limits<qint64>::min();
+
+} // namespace
+
+std::optional<SourceSummary> summarizeSource(Project &project, SourceId source, QString *error)
+{
+    auto fail = [&](const QString &why) -> std::optional<SourceSummary> {
+        if (error)
+            *error = why;
+        return std::nullopt;
+    };
+    const SqliteDb &db = project.db();
+    std::vector<Track> tracks;
+    {
+        // Threads first: the GPU pass needs the launches from inside iterations.
+        auto st = db.prepare("SELECT id, kind, coalesce(rank, -1), pid FROM track WHERE source_id = ? "
+                             "AND kind IN (?, ?, ?) AND slice_count > 0 ORDER BY kind <> ?, id");
+        st.bind(1, source);
+        st.bind(2, qint64(TrackKind::Thread));
+        st.bind(3, qint64(TrackKind::Gpu));
+        st.bind(4, qint64(TrackKind::Stream));
+        st.bind(5, qint64(TrackKind::Thread));
+        while (st.step())
+            tracks.push_back({st.int64(0), TrackKind(st.int64(1)) != TrackKind::Thread, int(st.int64(2)), st.text(3)});
+        if (!st.errorString().isEmpty())
+            return fail(st.errorString());
+    }
+    SourceSummary out;
+    out.origin = std::numeric_limits<TimeNs>::max();
+    out.end = std::numeric_limits<TimeNs>::min();
+    Names names(project);
+    slicestore::TrackReader reader(db);
+    std::vector<NestRow> rows;
+    std::vector<size_t> descents;
+    std::vector<int> parent;
+    auto node = [&](const NestRow &row) {
+        ++out.nodes;
+        out.origin = std::min(out.origin, row.start);
+        out.end = std::max(out.end, row.end);
+    };
+    auto skipped = [&](const NestRow &row) {
+        // The profiler's own span marks the capture window, not work: neither node nor container.
+        return names.category(row.cat) == CategoryClass::Trace || names.name(row.name).profilerSpan;
+    };
+
+    // CPU threads: the iterations per rank, the runtime calls inside them, the recorded FLOPs.
+    std::map<int, std::vector<std::pair<TimeNs, TimeNs>>> iterations; // by rank
+    std::vector<std::pair<SliceId, int>> insideCalls;                 // (slice, rank): leaves inside an iteration
+    std::vector<std::tuple<TimeNs, double, int>> flops;               // (start, flops, rank)
+    size_t t = 0;
+    for (; t < tracks.size() && !tracks[t].gpu; ++t) {
+        const int rank = std::max(tracks[t].rank, 0);
+        const bool ok = readTrack(reader, names, tracks[t].id, true, rows, descents,
+                                  [&](const slicestore::Row &x, const NestRow &row) {
+                                      if (const auto f = reader.arg(x, "flops"))
+                                          flops.emplace_back(row.start, std::strtod(std::string(*f).c_str(), nullptr), rank);
+                                  });
+        if (!ok)
+            return fail(reader.errorString());
+        nestRows(rows, parent);
+        // The outermost iteration around each row (-1: none), as an index into `candidates`;
+        // an iteration holding no work is not one.
+        struct Candidate
+        {
+            TimeNs start, end;
+            bool work = false;
+        };
+        std::vector<Candidate> candidates;
+        std::vector<int> iterationOf(rows.size(), -1);
+        for (size_t i = 0; i < rows.size(); ++i) {
+            const NestRow &row = rows[i];
+            const int inherited = parent[i] >= 0 ? iterationOf[size_t(parent[i])] : -1;
+            iterationOf[i] = inherited;
+            if (skipped(row))
+                continue;
+            if (!row.leaf) {
+                if (inherited < 0 && names.step(row.name)) {
+                    iterationOf[i] = int(candidates.size());
+                    candidates.push_back({row.start, row.end});
+                }
+                continue;
+            }
+            node(row);
+            if (inherited >= 0) {
+                candidates[size_t(inherited)].work = true;
+                insideCalls.emplace_back(row.id, rank);
+            }
+        }
+        for (const Candidate &c : candidates)
+            if (c.work)
+                iterations[rank].emplace_back(c.start, c.end);
+    }
+    for (auto &[rank, list] : iterations)
+        std::sort(list.begin(), list.end());
+    // FLOPs inside their rank's iterations (all of them without iterations).
+    std::map<int, double> flopsInside;
+    for (const auto &[ts, count, rank] : flops) {
+        out.flops += count;
+        const auto it = iterations.find(rank);
+        if (it == iterations.end())
+            continue;
+        const auto &windows = it->second;
+        const auto w = std::upper_bound(windows.begin(), windows.end(), std::make_pair(ts, std::numeric_limits<TimeNs>::max()));
+        if (w != windows.begin() && ts < std::prev(w)->second)
+            flopsInside[rank] += count;
+    }
+    // The GPU work launched from inside an iteration: (work slice, launching rank), by slice.
+    std::vector<std::pair<SliceId, int>> launched;
+    if (!insideCalls.empty()) {
+        std::sort(insideCalls.begin(), insideCalls.end());
+        std::vector<slicestore::Flow> flows;
+        QString why;
+        if (!slicestore::readFlows(db, source, flows, &why))
+            return fail(why);
+        for (const auto &f : flows) {
+            if (FlowKind(f.kind) != FlowKind::Launch)
+                continue;
+            const auto it = std::lower_bound(insideCalls.begin(), insideCalls.end(), std::make_pair(f.from, INT_MIN));
+            if (it != insideCalls.end() && it->first == f.from)
+                launched.emplace_back(f.to, it->second);
+        }
+        std::sort(launched.begin(), launched.end());
+    }
+    std::map<int, TimeNs> workEnd;
+
+    // GPU streams, by device: the work in three classes, its window.
+    struct Device
+    {
+        TimeNs start = std::numeric_limits<TimeNs>::max();
+        TimeNs end = std::numeric_limits<TimeNs>::min();
+        bool work = false;
+        Intervals compute, communication, copies;
+    };
+    std::map<std::pair<int, QString>, Device> devices;
+    for (; t < tracks.size(); ++t) {
+        if (!readTrack(reader, names, tracks[t].id, false, rows, descents, [](const slicestore::Row &, const NestRow &) {}))
+            return fail(reader.errorString());
+        nestRows(rows, parent);
+        Device &d = devices[{tracks[t].rank, tracks[t].pid}];
+        auto add = [&](GpuWork kind, TimeNs s, TimeNs e) {
+            (kind == GpuWork::Kernel ? d.compute : kind == GpuWork::Collective ? d.communication : d.copies).emplace_back(s, e);
+        };
+        // A GPU slice nested in another (a container) is busy time too, counted as the kind of
+        // the first work inside it; annotations are not.
+        constexpr int kNone = -1;
+        std::vector<int> firstKind(rows.size(), kNone);
+        for (size_t i = 0; i < rows.size(); ++i) {
+            const NestRow &row = rows[i];
+            if (skipped(row) || !row.leaf)
+                continue;
+            const GpuWork kind = gpuWork(names.category(row.cat), names.name(row.name));
+            node(row);
+            d.work = true;
+            d.start = std::min(d.start, row.start);
+            d.end = std::max(d.end, row.end);
+            add(kind, row.start, row.end);
+            if (kind == GpuWork::Kernel)
+                if (const int p = names.precision(row.name))
+                    (p == 1 ? out.halfPrecisionNs : out.fullPrecisionNs) += row.end - row.start;
+            for (int p = parent[i]; p >= 0 && firstKind[size_t(p)] == kNone; p = parent[size_t(p)])
+                firstKind[size_t(p)] = int(kind);
+            const auto it = std::lower_bound(launched.begin(), launched.end(), std::make_pair(row.id, INT_MIN));
+            if (it != launched.end() && it->first == row.id) {
+                TimeNs &e = workEnd.try_emplace(it->second, kNoEnd).first->second;
+                e = std::max(e, row.end);
+            }
+        }
+        for (size_t i = 0; i < rows.size(); ++i) {
+            const NestRow &row = rows[i];
+            if (row.leaf || firstKind[i] == kNone || skipped(row) || names.annotation(row.cat))
+                continue;
+            add(GpuWork(firstKind[i]), row.start, row.end);
+            d.start = std::min(d.start, row.start);
+            d.end = std::max(d.end, row.end);
+        }
+    }
+    for (auto &[key, d] : devices) {
+        if (!d.work)
+            continue;
+        const GpuPartition part = partitionGpuTime(d.end - d.start, std::move(d.compute), std::move(d.communication), std::move(d.copies));
+        SourceSummary::Gpu g;
+        g.rank = key.first;
+        g.device = key.second;
+        g.start = d.start;
+        g.end = d.end;
+        g.compute = part.time.compute;
+        g.communication = part.time.communication;
+        g.copies = part.time.copies;
+        g.idle = part.time.idle;
+        g.communicationTotal = part.communicationTotal;
+        out.gpus.push_back(g);
+    }
+    for (auto &[rank, list] : iterations) {
+        SourceSummary::Rank r;
+        r.rank = rank;
+        r.iterations = std::move(list);
+        const auto it = workEnd.find(rank);
+        r.workEnd = it == workEnd.end() ? 0 : it->second;
+        r.flops = flopsInside.count(rank) ? flopsInside.at(rank) : 0.0;
+        out.ranks.push_back(std::move(r));
+    }
+    if (out.nodes == 0)
+        out.origin = out.end = 0;
+    return out;
+}
+
+QByteArray SourceSummary::toCbor() const
+{
+    QCborMap m;
+    m.insert(QStringLiteral("nodes"), nodes);
+    m.insert(QStringLiteral("origin"), origin);
+    m.insert(QStringLiteral("end"), end);
+    m.insert(QStringLiteral("flops"), flops);
+    m.insert(QStringLiteral("half_ns"), halfPrecisionNs);
+    m.insert(QStringLiteral("full_ns"), fullPrecisionNs);
+    QCborArray gs;
+    for (const Gpu &g : gpus)
+        gs.append(QCborArray{g.rank, g.device, g.start, g.end, g.compute, g.communication, g.copies, g.idle,
+                             g.communicationTotal});
+    m.insert(QStringLiteral("gpus"), gs);
+    QCborArray rs;
+    for (const Rank &r : ranks) {
+        QCborArray its;
+        for (const auto &[s, e] : r.iterations) {
+            its.append(s);
+            its.append(e);
+        }
+        rs.append(QCborMap{{QStringLiteral("rank"), r.rank},
+                           {QStringLiteral("iterations"), its},
+                           {QStringLiteral("work_end"), r.workEnd},
+                           {QStringLiteral("flops"), r.flops}});
+    }
+    m.insert(QStringLiteral("ranks"), rs);
+    return m.toCborValue().toCbor();
+}
+
+std::optional<SourceSummary> SourceSummary::fromCbor(const QByteArray &data)
+{
+    QCborParserError err;
+    const QCborValue v = QCborValue::fromCbor(data, &err);
+    if (err.error != QCborError::NoError || !v.isMap())
+        return std::nullopt;
+    const QCborMap m = v.toMap();
+    SourceSummary s;
+    s.nodes = m.value(QStringLiteral("nodes")).toInteger();
+    s.origin = m.value(QStringLiteral("origin")).toInteger();
+    s.end = m.value(QStringLiteral("end")).toInteger();
+    s.flops = m.value(QStringLiteral("flops")).toDouble();
+    s.halfPrecisionNs = m.value(QStringLiteral("half_ns")).toInteger();
+    s.fullPrecisionNs = m.value(QStringLiteral("full_ns")).toInteger();
+    for (const QCborValue &gv : m.value(QStringLiteral("gpus")).toArray()) {
+        const QCborArray a = gv.toArray();
+        if (a.size() != 9)
+            return std::nullopt;
+        s.gpus.push_back({int(a[0].toInteger()), a[1].toString(), a[2].toInteger(), a[3].toInteger(), a[4].toInteger(),
+                          a[5].toInteger(), a[6].toInteger(), a[7].toInteger(), a[8].toInteger()});
+    }
+    for (const QCborValue &rv : m.value(QStringLiteral("ranks")).toArray()) {
+        const QCborMap r = rv.toMap();
+        Rank rank;
+        rank.rank = int(r.value(QStringLiteral("rank")).toInteger());
+        const QCborArray its = r.value(QStringLiteral("iterations")).toArray();
+        for (qsizetype k = 0; k + 1 < its.size(); k += 2)
+            rank.iterations.emplace_back(its[k].toInteger(), its[k + 1].toInteger());
+        rank.workEnd = r.value(QStringLiteral("work_end")).toInteger();
+        rank.flops = r.value(QStringLiteral("flops")).toDouble();
+        s.ranks.push_back(std::move(rank));
+    }
+    return s;
+}
+
+bool storeSourceSummary(SqliteDb &db, SourceId source, const SourceSummary &summary, QString *error)
+{
+    auto st = db.prepare("INSERT OR REPLACE INTO source_summary(source_id, version, data) VALUES (?, ?, ?)");
+    st.bind(1, source);
+    st.bind(2, qint64(kSourceSummaryVersion));
+    const QByteArray data = summary.toCbor();
+    st.bindBlob(3, std::string_view(data.constData(), size_t(data.size())));
+    if (st.exec())
+        return true;
+    if (error)
+        *error = st.errorString();
+    return false;
+}
+
+std::optional<SourceSummary> loadSourceSummary(const SqliteDb &db, SourceId source)
+{
+    auto st = db.prepare("SELECT data FROM source_summary WHERE source_id = ? AND version = ?");
+    st.bind(1, source);
+    st.bind(2, qint64(kSourceSummaryVersion));
+    if (!st.step())
+        return std::nullopt;
+    const std::string_view blob = st.blobView(0);
+    return SourceSummary::fromCbor(QByteArray(blob.data(), qsizetype(blob.size())));
+}
+
+} // namespace gml

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// What one source's slices say about its run, summarised once when the source is imported
+// (TraceWriter::finish) and stored in `source_summary`, so that a run's headline metrics
+// (simulator/analysis/runmetrics.h) merge a few numbers per source instead of building the
+// execution model of every slice again. The definitions are the execution model's
+// (simulator/graph/dependencygraph.h) and the analysis's (simulator/analysis/analysis.h):
+//   - nodes: the leaf slices of CPU threads and GPU streams that are work (not Kineto's cuda_sync
+//     markers, not the profiler's own span);
+//   - a GPU: the streams of one device index of one rank; its window runs from its first work to
+//     its last (GPU slices that hold others included, not annotations), partitioned as
+//     partitionGpuTime() says (model/gputime.h);
+//   - iterations: the outermost ProfilerStep#N ranges (holding work) on a rank's threads, and
+//     the latest end of the GPU work launched from inside them;
+//   - FLOPs: the "flops" args of a rank's CPU slices inside that rank's iterations (all of them
+//     in a source without iterations);
+//   - precision: the compute-bound kernels' time, half precision or not (sliceclass.h).
+// Times are on the source's own clock: its clock offset and alignment are added by the reader.
+
+#include "types.h"
+
+#include <QByteArray>
+#include <QString>
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace gml {
+
+class Project;
+class SqliteDb;
+
+// Bumped whenever what a summary holds or how it is computed changes: an older one is computed
+// again from the slices.
+inline constexpr int kSourceSummaryVersion = 1;
+
+struct SourceSummary
+{
+    struct Gpu
+    {
+        int rank = -1;
+        QString device; // the track's pid: the device index
+        TimeNs start = 0; // its window
+        TimeNs end = 0;
+        TimeNs compute = 0;
+        TimeNs communication = 0; // not overlapped with compute
+        TimeNs copies = 0;
+        TimeNs idle = 0;
+        TimeNs communicationTotal = 0;
+    };
+    struct Rank
+    {
+        int rank = 0; // a rank-less trace is rank 0
+        std::vector<std::pair<TimeNs, TimeNs>> iterations; // by start
+        TimeNs workEnd = 0; // the latest end of GPU work launched inside them (0: none)
+        double flops = 0;   // recorded inside them
+    };
+    qint64 nodes = 0;
+    TimeNs origin = 0; // the first node's start and the last one's end
+    TimeNs end = 0;
+    double flops = 0; // every "flops" arg of the source's CPU slices
+    TimeNs halfPrecisionNs = 0; // compute-bound kernels' time, half precision or not
+    TimeNs fullPrecisionNs = 0;
+    std::vector<Gpu> gpus;   // by (rank, device)
+    std::vector<Rank> ranks; // ranks with iterations, by rank
+
+    QByteArray toCbor() const;
+    static std::optional<SourceSummary> fromCbor(const QByteArray &data);
+};
+
+// Reads the source's slices and flows (every chunk once) and summarises them. nullopt (and
+// `error`) on a database error or a malformed chunk.
+std::optional<SourceSummary> summarizeSource(Project &project, SourceId source, QString *error);
+// Stores it (replacing an older one). False (and `error`) on a database error.
+[[nodiscard]] bool storeSourceSummary(SqliteDb &db, SourceId source, const SourceSummary &summary, QString *error);
+// The stored summary of the current version; nullopt when there is none (a project written
+// before summaries, or by an older program).
+std::optional<SourceSummary> loadSourceSummary(const SqliteDb &db, SourceId source);
+
+} // namespace gml
