@@ -13,85 +13,82 @@
 #include <QHash>
 
 #include <algorithm>
+#include <bitset>
 #include <climits>
 #include <cstdlib>
 #include <limits>
 #include <map>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace gml {
 
 namespace {
 
-// Names and categories, and what they say, worked out once per distinct string.
+// Names and categories, and what they say, worked out once per distinct string when it is
+// first met and then read by id (ids are small and dense).
 class Names
 {
 public:
     explicit Names(Project &project) : m_project(project) {}
 
-    // Fetches the strings of `rows` not asked for yet, in one query.
+    // Fetches the strings of `rows` not met yet, in one query.
     void fetch(const std::vector<NestRow> &rows)
     {
         m_unnamed.clear();
         for (const NestRow &row : rows)
-            for (const StringId id : {row.name, row.cat})
-                if (id > 0 && m_asked.insert(id).second)
+            for (const StringId id : {row.name, row.cat}) {
+                if (id <= 0)
+                    continue;
+                if (size_t(id) >= m_facts.size())
+                    m_facts.resize(std::max(size_t(id) + 1, 2 * m_facts.size()));
+                if (!m_facts[size_t(id)].known) {
+                    m_facts[size_t(id)].known = true;
                     m_unnamed.push_back(id);
+                }
+            }
         if (m_unnamed.empty())
             return;
-        m_project.strings(m_unnamed, m_text);
-    }
-    QString text(StringId id) const { return m_text.value(id); }
-    CategoryClass category(StringId id)
-    {
-        auto it = m_cat.find(id);
-        if (it == m_cat.end())
-            it = m_cat.emplace(id, categoryClass(text(id))).first;
-        return it->second;
-    }
-    const NameClass &name(StringId id)
-    {
-        auto it = m_name.find(id);
-        if (it == m_name.end())
-            it = m_name.emplace(id, nameClass(text(id))).first;
-        return it->second;
-    }
-    bool step(StringId id)
-    {
-        auto it = m_step.find(id);
-        if (it == m_step.end())
-            it = m_step.emplace(id, isProfilerStep(text(id))).first;
-        return it->second;
-    }
-    bool annotation(StringId cat)
-    {
-        auto it = m_annotation.find(cat);
-        if (it == m_annotation.end())
-            it = m_annotation.emplace(cat, isGpuAnnotationCategory(text(cat))).first;
-        return it->second;
-    }
-    // 0: not compute-bound, 1: half precision, 2: full.
-    int precision(StringId id)
-    {
-        auto it = m_precision.find(id);
-        if (it == m_precision.end()) {
-            const QString n = text(id);
-            it = m_precision.emplace(id, classifyKernel(n) != Bound::Compute ? 0 : usesHalfPrecision(n) ? 1 : 2).first;
+        QHash<StringId, QString> text;
+        m_project.strings(m_unnamed, text);
+        for (const StringId id : m_unnamed) {
+            const QString t = text.value(id);
+            Facts &f = m_facts[size_t(id)];
+            f.category = categoryClass(t);
+            f.name = nameClass(t);
+            f.step = isProfilerStep(t);
+            f.annotation = isGpuAnnotationCategory(t);
+            f.precision = classifyKernel(t) != Bound::Compute ? 0 : usesHalfPrecision(t) ? 1 : 2;
         }
-        return it->second;
     }
+    // Of ids fetched (0: no string).
+    CategoryClass category(StringId id) const { return facts(id).category; }
+    const NameClass &name(StringId id) const { return facts(id).name; }
+    bool step(StringId id) const { return facts(id).step; }
+    bool annotation(StringId cat) const { return facts(cat).annotation; }
+    int precision(StringId id) const { return facts(id).precision; } // 0: not compute-bound, 1: half, 2: full
 
 private:
+    struct Facts
+    {
+        bool known = false;
+        CategoryClass category = CategoryClass::Other;
+        NameClass name;
+        bool step = false;
+        bool annotation = false;
+        uint8_t precision = 0;
+    };
+    const Facts &facts(StringId id) const
+    {
+        static const Facts none = [] {
+            Facts f;
+            f.name = nameClass(QString());
+            return f;
+        }();
+        return id > 0 && size_t(id) < m_facts.size() ? m_facts[size_t(id)] : none;
+    }
     Project &m_project;
-    QHash<StringId, QString> m_text;
-    std::unordered_set<StringId> m_asked;
+    std::vector<Facts> m_facts;
     std::vector<StringId> m_unnamed;
-    std::unordered_map<StringId, CategoryClass> m_cat;
-    std::unordered_map<StringId, NameClass> m_name;
-    std::unordered_map<StringId, bool> m_step;
-    std::unordered_map<StringId, bool> m_annotation;
-    std::unordered_map<StringId, int> m_precision;
 };
 
 struct Track
@@ -143,17 +140,20 @@ std::optional<SourceSummary> summarizeSource(Project &project, SourceId source, 
     };
     const SqliteDb &db = project.db();
     std::vector<Track> tracks;
+    qint64 largest = 0; // slices of the largest track: the row buffers are sized once
     {
         // Threads first: the GPU pass needs the launches from inside iterations.
-        auto st = db.prepare("SELECT id, kind, coalesce(rank, -1), pid FROM track WHERE source_id = ? "
+        auto st = db.prepare("SELECT id, kind, coalesce(rank, -1), pid, slice_count FROM track WHERE source_id = ? "
                              "AND kind IN (?, ?, ?) AND slice_count > 0 ORDER BY kind <> ?, id");
         st.bind(1, source);
         st.bind(2, qint64(TrackKind::Thread));
         st.bind(3, qint64(TrackKind::Gpu));
         st.bind(4, qint64(TrackKind::Stream));
         st.bind(5, qint64(TrackKind::Thread));
-        while (st.step())
+        while (st.step()) {
             tracks.push_back({st.int64(0), TrackKind(st.int64(1)) != TrackKind::Thread, int(st.int64(2)), st.text(3)});
+            largest = std::max(largest, st.int64(4));
+        }
         if (!st.errorString().isEmpty())
             return fail(st.errorString());
     }
@@ -165,6 +165,8 @@ std::optional<SourceSummary> summarizeSource(Project &project, SourceId source, 
     std::vector<NestRow> rows;
     std::vector<size_t> descents;
     std::vector<int> parent;
+    rows.reserve(size_t(largest));
+    parent.reserve(size_t(largest));
     auto node = [&](const NestRow &row) {
         ++out.nodes;
         out.origin = std::min(out.origin, row.start);
@@ -177,8 +179,16 @@ std::optional<SourceSummary> summarizeSource(Project &project, SourceId source, 
 
     // CPU threads: the iterations per rank, the runtime calls inside them, the recorded FLOPs.
     std::map<int, std::vector<std::pair<TimeNs, TimeNs>>> iterations; // by rank
-    std::vector<std::pair<SliceId, int>> insideCalls;                 // (slice, rank): leaves inside an iteration
+    // The leaves inside an iteration, by chunk (a slice id is its chunk's and its row in it;
+    // a chunk's rows are of one track, so of one rank).
+    struct Calls
+    {
+        int rank = 0;
+        std::bitset<slicestore::kChunkRows> rows;
+    };
+    std::unordered_map<qint64, Calls> insideCalls;
     std::vector<std::tuple<TimeNs, double, int>> flops;               // (start, flops, rank)
+    std::vector<int> iterationOf; // per row of a track (kept for the next track's rows)
     size_t t = 0;
     for (; t < tracks.size() && !tracks[t].gpu; ++t) {
         const int rank = std::max(tracks[t].rank, 0);
@@ -198,7 +208,7 @@ std::optional<SourceSummary> summarizeSource(Project &project, SourceId source, 
             bool work = false;
         };
         std::vector<Candidate> candidates;
-        std::vector<int> iterationOf(rows.size(), -1);
+        iterationOf.assign(rows.size(), -1);
         for (size_t i = 0; i < rows.size(); ++i) {
             const NestRow &row = rows[i];
             const int inherited = parent[i] >= 0 ? iterationOf[size_t(parent[i])] : -1;
@@ -215,7 +225,9 @@ std::optional<SourceSummary> summarizeSource(Project &project, SourceId source, 
             node(row);
             if (inherited >= 0) {
                 candidates[size_t(inherited)].work = true;
-                insideCalls.emplace_back(row.id, rank);
+                Calls &c = insideCalls[row.id >> slicestore::kChunkRowBits];
+                c.rank = rank;
+                c.rows.set(size_t(row.id & (slicestore::kChunkRows - 1)));
             }
         }
         for (const Candidate &c : candidates)
@@ -236,23 +248,17 @@ std::optional<SourceSummary> summarizeSource(Project &project, SourceId source, 
         if (w != windows.begin() && ts < std::prev(w)->second)
             flopsInside[rank] += count;
     }
-    // The GPU work launched from inside an iteration: (work slice, launching rank), by slice.
-    std::vector<std::pair<SliceId, int>> launched;
-    if (!insideCalls.empty()) {
-        std::sort(insideCalls.begin(), insideCalls.end());
-        std::vector<slicestore::Flow> flows;
-        QString why;
-        if (!slicestore::readFlows(db, source, flows, &why))
-            return fail(why);
-        for (const auto &f : flows) {
-            if (FlowKind(f.kind) != FlowKind::Launch)
-                continue;
-            const auto it = std::lower_bound(insideCalls.begin(), insideCalls.end(), std::make_pair(f.from, INT_MIN));
-            if (it != insideCalls.end() && it->first == f.from)
-                launched.emplace_back(f.to, it->second);
-        }
-        std::sort(launched.begin(), launched.end());
+    // Only GPU work that ends after all of a source rank's iterations can end that rank's last
+    // iteration (its end is the later of the two): such work is kept in the GPU pass, and the
+    // launches then tell which of it came from inside an iteration.
+    TimeNs threshold = std::numeric_limits<TimeNs>::max();
+    for (const auto &[rank, list] : iterations) {
+        TimeNs last = std::numeric_limits<TimeNs>::min();
+        for (const auto &[a, b] : list)
+            last = std::max(last, b);
+        threshold = std::min(threshold, last);
     }
+    std::vector<std::pair<SliceId, TimeNs>> late; // (GPU work, its end)
     std::map<int, TimeNs> workEnd;
 
     // GPU streams, by device: the work in three classes, its window.
@@ -264,6 +270,8 @@ std::optional<SourceSummary> summarizeSource(Project &project, SourceId source, 
         Intervals compute, communication, copies;
     };
     std::map<std::pair<int, QString>, Device> devices;
+    constexpr int kNone = -1;
+    std::vector<int> firstKind; // per row of a track
     for (; t < tracks.size(); ++t) {
         if (!readTrack(reader, names, tracks[t].id, false, rows, descents, [](const slicestore::Row &, const NestRow &) {}))
             return fail(reader.errorString());
@@ -274,8 +282,7 @@ std::optional<SourceSummary> summarizeSource(Project &project, SourceId source, 
         };
         // A GPU slice nested in another (a container) is busy time too, counted as the kind of
         // the first work inside it; annotations are not.
-        constexpr int kNone = -1;
-        std::vector<int> firstKind(rows.size(), kNone);
+        firstKind.assign(rows.size(), kNone);
         for (size_t i = 0; i < rows.size(); ++i) {
             const NestRow &row = rows[i];
             if (skipped(row) || !row.leaf)
@@ -291,11 +298,8 @@ std::optional<SourceSummary> summarizeSource(Project &project, SourceId source, 
                     (p == 1 ? out.halfPrecisionNs : out.fullPrecisionNs) += row.end - row.start;
             for (int p = parent[i]; p >= 0 && firstKind[size_t(p)] == kNone; p = parent[size_t(p)])
                 firstKind[size_t(p)] = int(kind);
-            const auto it = std::lower_bound(launched.begin(), launched.end(), std::make_pair(row.id, INT_MIN));
-            if (it != launched.end() && it->first == row.id) {
-                TimeNs &e = workEnd.try_emplace(it->second, kNoEnd).first->second;
-                e = std::max(e, row.end);
-            }
+            if (row.end > threshold)
+                late.emplace_back(row.id, row.end);
         }
         for (size_t i = 0; i < rows.size(); ++i) {
             const NestRow &row = rows[i];
@@ -304,6 +308,25 @@ std::optional<SourceSummary> summarizeSource(Project &project, SourceId source, 
             add(GpuWork(firstKind[i]), row.start, row.end);
             d.start = std::min(d.start, row.start);
             d.end = std::max(d.end, row.end);
+        }
+    }
+    if (!late.empty() && !insideCalls.empty()) {
+        std::sort(late.begin(), late.end());
+        std::vector<slicestore::Flow> flows;
+        QString why;
+        if (!slicestore::readFlows(db, source, flows, &why))
+            return fail(why);
+        for (const auto &f : flows) {
+            if (FlowKind(f.kind) != FlowKind::Launch)
+                continue;
+            const auto work = std::lower_bound(late.begin(), late.end(), std::make_pair(f.to, std::numeric_limits<TimeNs>::min()));
+            if (work == late.end() || work->first != f.to)
+                continue;
+            const auto calls = insideCalls.find(f.from >> slicestore::kChunkRowBits);
+            if (calls == insideCalls.end() || !calls->second.rows.test(size_t(f.from & (slicestore::kChunkRows - 1))))
+                continue;
+            TimeNs &e = workEnd.try_emplace(calls->second.rank, kNoEnd).first->second;
+            e = std::max(e, work->second);
         }
     }
     for (auto &[key, d] : devices) {

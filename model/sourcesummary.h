@@ -54,7 +54,7 @@ struct SourceSummary
     {
         int rank = 0; // a rank-less trace is rank 0
         std::vector<std::pair<TimeNs, TimeNs>> iterations; // by start
-        TimeNs workEnd = 0; // the latest end of GPU work launched inside them (0: none)
+        TimeNs workEnd = 0; // the latest end of GPU work launched inside them, when after them all (0: none)
         double flops = 0;   // recorded inside them
     };
     qint64 nodes = 0;
