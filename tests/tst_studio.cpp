@@ -815,6 +815,28 @@ private Q_SLOTS:
         QVERIFY(QFileInfo(svg).size() > 1000);
     }
 
+    // A run above the threshold is not built because the dock shows: the dock says what
+    // building costs and builds when the link is followed.
+    void graphOfALargeRunIsBuiltWhenAsked()
+    {
+        MainWindow w;
+        showQuietly(w, QSize(1400, 900));
+        w.graph()->setAskAbove(100); // the demo's run has thousands of slices
+        w.openFolder(m_demo);
+        QVERIFY(waitLoaded(w));
+        QVERIFY(w.showGraph());
+        GraphView *view = w.graphView();
+        QVERIFY(!view->model());
+        QVERIFY2(view->notice().contains(QLatin1String("href=\"build\"")), qPrintable(view->notice()));
+        QVERIFY2(view->notice().contains(QLatin1String(" MB")), qPrintable(view->notice()));
+        Q_EMIT view->noticeLinkActivated(QStringLiteral("build"));
+        w.graph()->waitForIdle();
+        view->waitForLayout();
+        QVERIFY(view->model());
+        QVERIFY(view->model()->countAt(sim::Level::Iteration) > 0);
+        QVERIFY(view->notice().isEmpty());
+    }
+
     void graphShowsTheWorkflowAndOpensItsSteps()
     {
         // Two jobs (copies of the demo) declared as steps of one workflow.

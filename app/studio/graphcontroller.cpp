@@ -10,6 +10,7 @@
 
 #include <QComboBox>
 #include <QElapsedTimer>
+#include <QSettings>
 #include <QtConcurrent>
 
 namespace gml {
@@ -18,6 +19,10 @@ GraphController::GraphController(GraphView *view, QComboBox *runs, TimelineState
                                  QObject *parent)
     : QObject(parent), m_view(view), m_runs(runs), m_state(state), m_timeline(timeline)
 {
+    bool ok = false;
+    const qint64 askAbove = QSettings().value(QStringLiteral("graph/askAboveSlices")).toLongLong(&ok);
+    if (ok && askAbove >= 0)
+        m_askAbove = askAbove;
     connect(&m_watcher, &QFutureWatcher<Built>::finished, this, [this] {
         m_inFlight = false;
         Built b = m_watcher.result();
@@ -190,7 +195,7 @@ void GraphController::start()
         for (const auto &r : m_data->runs)
             if (r.name == m_run)
                 slices = r.slices;
-        if (slices > kAskAbove) {
+        if (slices > m_askAbove) {
             m_view->showMessage(tr("Run %1 has %L2 slices: its execution graph is built when you ask.")
                                     .arg(m_run)
                                     .arg(slices));

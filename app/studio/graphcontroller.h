@@ -45,6 +45,11 @@ public:
     bool showsWorkflow() const { return m_workflowShown; }
     const sim::Workflow *workflow() const { return m_workflow.get(); }
     bool isBusy() const { return m_inFlight; }
+    // Runs of more slices than this are built when the user asks, not when the dock shows
+    // (default kAskAbove; the setting "graph/askAboveSlices" overrides it).
+    static constexpr qint64 kAskAbove = 1'000'000;
+    void setAskAbove(qint64 slices) { m_askAbove = slices; }
+    qint64 askAbove() const { return m_askAbove; }
     // Why the last model could not be built; empty when it was, or when there is nothing to
     // draw (a project of monitoring only).
     QString error() const { return m_error; }
@@ -83,10 +88,10 @@ private:
     QStringList m_drawable; // runs with slices: those a step can open
     bool m_visible = false;
     bool m_built = false; // the model of m_run is built (or being built)
-    // Runs whose graph the user asked for: a run of more slices than kAskAbove is built only
+    // Runs whose graph the user asked for: a run of more slices than m_askAbove is built only
     // then (its model takes seconds and about 380 bytes a slice), not because the dock shows.
     QSet<QString> m_asked;
-    static constexpr qint64 kAskAbove = 1'000'000;
+    qint64 m_askAbove = kAskAbove;
     std::shared_ptr<const sim::ExecutionModel> m_model;
     std::vector<std::pair<SliceId, int>> m_sliceIndex;
     QFutureWatcher<Built> m_watcher;
