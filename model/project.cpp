@@ -201,6 +201,9 @@ bool Project::migrate(QString *error, const MigrationProgress &progress)
             *error = QStringLiteral("not a GradeML project file (it holds other tables)");
         return false;
     }
+    // A new file gets its tables in one go, without progress and so without a cancel that
+    // would leave an empty database behind (quick: there is no data to convert).
+    const MigrationProgress told = have == 0 ? MigrationProgress() : progress;
     for (int v = have; v < int(steps.size()); ++v) {
         if (!m_db.exec("BEGIN IMMEDIATE;", error))
             return false;
@@ -210,13 +213,13 @@ bool Project::migrate(QString *error, const MigrationProgress &progress)
                                  .arg(v + 1)
                                  .arg(v + 1 == 7 ? QStringLiteral(": summarising its tracks for the timeline")
                                                  : QString());
-        if (progress && !progress(what, 0, 0)) {
+        if (told && !told(what, 0, 0)) {
             (void)m_db.exec("ROLLBACK;");
             if (error)
                 *error = QStringLiteral("cancelled");
             return false;
         }
-        auto step = [&](int done, int total) { return !progress || progress(what, done, total); };
+        auto step = [&](int done, int total) { return !told || told(what, done, total); };
         if (!m_db.exec(sql, error) || !schema::migrateData(v + 1, m_db, error, step)) {
             (void)m_db.exec("ROLLBACK;");
             return false;

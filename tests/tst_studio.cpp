@@ -616,8 +616,9 @@ private Q_SLOTS:
         QVERIFY(spy.wait(60000) || !w2.isBusy());
         const QString path = big2 + QStringLiteral("/.grademl/project.grademl");
         if (QFileInfo::exists(path)) {
-            auto project = Project::open(path, Project::Mode::ReadOnly, nullptr);
-            QVERIFY(project);
+            QString error;
+            auto project = Project::open(path, Project::Mode::ReadOnly, &error);
+            QVERIFY2(project, qPrintable(error));
             QVERIFY(gmltest::scalar(*project, "SELECT count(*) FROM source WHERE status='failed'") == 0);
         }
     }
