@@ -91,6 +91,21 @@ void sortNestRows(std::vector<NestRow> &rows, const std::vector<size_t> &descent
     }
 }
 
+void unseenStrings(const std::vector<NestRow> &rows, std::vector<char> &seen, std::vector<StringId> &out)
+{
+    for (const NestRow &row : rows)
+        for (const StringId id : {row.name, row.cat}) {
+            if (id <= 0)
+                continue;
+            if (size_t(id) >= seen.size())
+                seen.resize(std::max(size_t(id) + 1, 2 * seen.size()), 0);
+            if (!seen[size_t(id)]) {
+                seen[size_t(id)] = 1;
+                out.push_back(id);
+            }
+        }
+}
+
 void nestRows(std::vector<NestRow> &rows, std::vector<int> &parent)
 {
     std::vector<int> stack;

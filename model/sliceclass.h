@@ -88,6 +88,9 @@ inline bool nestsBefore(const NestRow &a, const NestRow &b)
 // from the first row it precedes: linear when the overlap is small, and a sort of them all once
 // the merges have cost more than that would.
 void sortNestRows(std::vector<NestRow> &rows, const std::vector<size_t> &descents);
+// The name and category ids of `rows` not marked in `seen` (by id) yet: marked now and
+// appended to `out`, so each string is read once (ids are small and dense).
+void unseenStrings(const std::vector<NestRow> &rows, std::vector<char> &seen, std::vector<StringId> &out);
 // Nesting of sorted rows: a slice inside the one below it on the stack is its child. Sets
 // `parent` (index, -1: none) and clears `leaf` of every row that has a child.
 void nestRows(std::vector<NestRow> &rows, std::vector<int> &parent);

@@ -35,17 +35,9 @@ public:
     void fetch(const std::vector<NestRow> &rows)
     {
         m_unnamed.clear();
-        for (const NestRow &row : rows)
-            for (const StringId id : {row.name, row.cat}) {
-                if (id <= 0)
-                    continue;
-                if (size_t(id) >= m_facts.size())
-                    m_facts.resize(std::max(size_t(id) + 1, 2 * m_facts.size()));
-                if (!m_facts[size_t(id)].known) {
-                    m_facts[size_t(id)].known = true;
-                    m_unnamed.push_back(id);
-                }
-            }
+        unseenStrings(rows, m_seen, m_unnamed);
+        if (m_seen.size() > m_facts.size())
+            m_facts.resize(m_seen.size());
         if (m_unnamed.empty())
             return;
         QHash<StringId, QString> text;
@@ -70,7 +62,6 @@ public:
 private:
     struct Facts
     {
-        bool known = false;
         CategoryClass category = CategoryClass::Other;
         NameClass name;
         bool step = false;
@@ -88,6 +79,7 @@ private:
     }
     Project &m_project;
     std::vector<Facts> m_facts;
+    std::vector<char> m_seen;
     std::vector<StringId> m_unnamed;
 };
 

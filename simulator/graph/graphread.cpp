@@ -179,17 +179,7 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
                 continue;
             // Names read in one query per resource rather than one per name.
             unnamed.clear();
-            for (const NestRow &row : rows)
-                for (const StringId id : {row.name, row.cat}) {
-                    if (id <= 0)
-                        continue;
-                    if (size_t(id) >= requested.size())
-                        requested.resize(std::max(size_t(id) + 1, 2 * requested.size()), 0);
-                    if (!requested[size_t(id)]) {
-                        requested[size_t(id)] = 1;
-                        unnamed.push_back(id);
-                    }
-                }
+            unseenStrings(rows, requested, unnamed);
             project.strings(unnamed, g.m_names);
             for (const StringId id : unnamed)
                 if (!g.m_names.contains(id))
