@@ -123,9 +123,9 @@ constexpr qint64 kNoEnd = std::numeric_limits<qint64>::min();
 
 } // namespace
 
-std::optional<SourceSummary> summarizeSource(Project &project, SourceId source, QString *error)
+std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QString *error)
 {
-    auto fail = [&](const QString &why) -> std::optional<SourceSummary> {
+    auto fail = [&](const QString &why) -> std::optional<SourceWork> {
         if (error)
             *error = why;
         return std::nullopt;
@@ -149,7 +149,7 @@ std::optional<SourceSummary> summarizeSource(Project &project, SourceId source, 
         if (!st.errorString().isEmpty())
             return fail(st.errorString());
     }
-    SourceSummary out;
+    SourceWork out;
     out.origin = std::numeric_limits<TimeNs>::max();
     out.end = std::numeric_limits<TimeNs>::min();
     Names names(project);
@@ -325,7 +325,7 @@ std::optional<SourceSummary> summarizeSource(Project &project, SourceId source, 
         if (!d.work)
             continue;
         const GpuPartition part = partitionGpuTime(d.end - d.start, std::move(d.compute), std::move(d.communication), std::move(d.copies));
-        SourceSummary::Gpu g;
+        SourceWork::Gpu g;
         g.rank = key.first;
         g.device = key.second;
         g.start = d.start;
@@ -338,7 +338,7 @@ std::optional<SourceSummary> summarizeSource(Project &project, SourceId source, 
         out.gpus.push_back(g);
     }
     for (auto &[rank, list] : iterations) {
-        SourceSummary::Rank r;
+        SourceWork::Rank r;
         r.rank = rank;
         r.iterations = std::move(list);
         const auto it = workEnd.find(rank);
@@ -351,7 +351,7 @@ std::optional<SourceSummary> summarizeSource(Project &project, SourceId source, 
     return out;
 }
 
-QByteArray SourceSummary::toCbor() const
+QByteArray SourceWork::toCbor() const
 {
     QCborMap m;
     m.insert(QStringLiteral("nodes"), nodes);
@@ -381,14 +381,14 @@ QByteArray SourceSummary::toCbor() const
     return m.toCborValue().toCbor();
 }
 
-std::optional<SourceSummary> SourceSummary::fromCbor(const QByteArray &data)
+std::optional<SourceWork> SourceWork::fromCbor(const QByteArray &data)
 {
     QCborParserError err;
     const QCborValue v = QCborValue::fromCbor(data, &err);
     if (err.error != QCborError::NoError || !v.isMap())
         return std::nullopt;
     const QCborMap m = v.toMap();
-    SourceSummary s;
+    SourceWork s;
     s.nodes = m.value(QStringLiteral("nodes")).toInteger();
     s.origin = m.value(QStringLiteral("origin")).toInteger();
     s.end = m.value(QStringLiteral("end")).toInteger();
@@ -416,7 +416,7 @@ std::optional<SourceSummary> SourceSummary::fromCbor(const QByteArray &data)
     return s;
 }
 
-bool storeSourceSummary(SqliteDb &db, SourceId source, const SourceSummary &summary, QString *error)
+bool storeSourceSummary(SqliteDb &db, SourceId source, const SourceWork &summary, QString *error)
 {
     auto st = db.prepare("INSERT OR REPLACE INTO source_summary(source_id, version, data) VALUES (?, ?, ?)");
     st.bind(1, source);
@@ -430,7 +430,7 @@ bool storeSourceSummary(SqliteDb &db, SourceId source, const SourceSummary &summ
     return false;
 }
 
-std::optional<SourceSummary> loadSourceSummary(const SqliteDb &db, SourceId source)
+std::optional<SourceWork> loadSourceSummary(const SqliteDb &db, SourceId source)
 {
     auto st = db.prepare("SELECT data FROM source_summary WHERE source_id = ? AND version = ?");
     st.bind(1, source);
@@ -438,7 +438,7 @@ std::optional<SourceSummary> loadSourceSummary(const SqliteDb &db, SourceId sour
     if (!st.step())
         return std::nullopt;
     const std::string_view blob = st.blobView(0);
-    return SourceSummary::fromCbor(QByteArray(blob.data(), qsizetype(blob.size())));
+    return SourceWork::fromCbor(QByteArray(blob.data(), qsizetype(blob.size())));
 }
 
 } // namespace gml

@@ -36,7 +36,9 @@ class SqliteDb;
 // again from the slices.
 inline constexpr int kSourceSummaryVersion = 1;
 
-struct SourceSummary
+// (Not projectsummary.h's SourceSummary, the source's row as the studio lists it: one struct
+// name per namespace, or the linker silently takes either.)
+struct SourceWork
 {
     struct Gpu
     {
@@ -67,16 +69,16 @@ struct SourceSummary
     std::vector<Rank> ranks; // ranks with iterations, by rank
 
     QByteArray toCbor() const;
-    static std::optional<SourceSummary> fromCbor(const QByteArray &data);
+    static std::optional<SourceWork> fromCbor(const QByteArray &data);
 };
 
 // Reads the source's slices and flows (every chunk once) and summarises them. nullopt (and
 // `error`) on a database error or a malformed chunk.
-std::optional<SourceSummary> summarizeSource(Project &project, SourceId source, QString *error);
+std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QString *error);
 // Stores it (replacing an older one). False (and `error`) on a database error.
-[[nodiscard]] bool storeSourceSummary(SqliteDb &db, SourceId source, const SourceSummary &summary, QString *error);
+[[nodiscard]] bool storeSourceSummary(SqliteDb &db, SourceId source, const SourceWork &summary, QString *error);
 // The stored summary of the current version; nullopt when there is none (a project written
 // before summaries, or by an older program).
-std::optional<SourceSummary> loadSourceSummary(const SqliteDb &db, SourceId source);
+std::optional<SourceWork> loadSourceSummary(const SqliteDb &db, SourceId source);
 
 } // namespace gml

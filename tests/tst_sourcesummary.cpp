@@ -152,7 +152,7 @@ private Q_SLOTS:
         QCOMPARE(two.size(), one.size());
         for (const auto &[source, data] : one)
             QCOMPARE(two.at(source), data);
-        const auto s = SourceSummary::fromCbor(one.begin()->second);
+        const auto s = SourceWork::fromCbor(one.begin()->second);
         QVERIFY(s);
         QCOMPARE(s->ranks.size(), size_t(1));
         QCOMPARE(s->ranks.front().iterations.size(), size_t(5));

@@ -40,7 +40,7 @@ namespace {
 // A source's summary on the project clock (its offset and alignment added).
 struct Summarised
 {
-    SourceSummary summary;
+    SourceWork summary;
     TimeNs offset = 0;
 };
 
@@ -155,7 +155,7 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
     QSet<int> ranks;
     TimeNs half = 0, full = 0;
     for (const Summarised &x : *summaries) {
-        const SourceSummary &s = x.summary;
+        const SourceWork &s = x.summary;
         if (s.nodes == 0)
             continue;
         nodes += s.nodes;
