@@ -7,6 +7,7 @@
 #include "resourceattribution.h"
 #include "runcatalog.h"
 #include "sourcesummary.h"
+#include "transforms.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -133,16 +134,19 @@ QJsonObject stepStatistics(const std::vector<TimeNs> &times)
 std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QString *error)
 {
     QJsonObject m;
+    QString kind;
+    QJsonObject params;
     {
-        // A simulated run carries its metrics, as the simulator measured them.
         auto st = project.db().prepare("SELECT kind, params FROM run WHERE id = ?");
         st.bind(1, run);
-        if (st.step() && st.text(0) == QLatin1String("simulated")) {
-            const QJsonObject params = QJsonDocument::fromJson(st.text(1).toUtf8()).object();
-            if (params.contains(QStringLiteral("headline")))
-                return params.value(QStringLiteral("headline")).toObject();
+        if (st.step()) {
+            kind = st.text(0);
+            params = QJsonDocument::fromJson(st.text(1).toUtf8()).object();
         }
     }
+    // A simulated run carries its metrics, as the simulator measured them.
+    if (kind == QLatin1String("simulated") && params.contains(QStringLiteral("headline")))
+        return params.value(QStringLiteral("headline")).toObject();
     const auto summaries = runSummaries(project, run, error);
     if (!summaries)
         return std::nullopt;
@@ -240,13 +244,7 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
         }
         // The device the run names (its GPU model), and the MFU against its peak at the
         // precision most of the compute-bound kernel time ran in.
-        QString device;
-        {
-            auto st = project.db().prepare("SELECT params FROM run WHERE id = ?");
-            st.bind(1, run);
-            if (st.step())
-                device = QJsonDocument::fromJson(st.text(0).toUtf8()).object().value(QStringLiteral("gpu_models")).toArray().first().toString();
-        }
+        const QString device = WhatIfContext::deviceOf(params);
         const Device *dev = device.isEmpty() ? nullptr : DeviceCatalog::builtin().device(device);
         const TimeNs wall = mean * std::max<TimeNs>(1, TimeNs(iterations.size()));
         if (flops > 0 && dev && gpus > 0 && wall > 0) {
@@ -280,15 +278,8 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
     }
     if (energyKnown)
         m.insert(QStringLiteral("energy_j"), energy);
-    {
-        auto st = project.db().prepare("SELECT kind, params FROM run WHERE id = ?");
-        st.bind(1, run);
-        if (st.step() && st.text(0) == QLatin1String("predicted")) {
-            const QJsonObject params = QJsonDocument::fromJson(st.text(1).toUtf8()).object();
-            if (params.contains(QStringLiteral("predicted_ns")))
-                m.insert(QStringLiteral("predicted_ns"), params.value(QStringLiteral("predicted_ns")));
-        }
-    }
+    if (kind == QLatin1String("predicted") && params.contains(QStringLiteral("predicted_ns")))
+        m.insert(QStringLiteral("predicted_ns"), params.value(QStringLiteral("predicted_ns")));
     const QJsonObject last = lastMlflowMetrics(project, run);
     if (!last.isEmpty())
         m.insert(QStringLiteral("last_metrics"), last);

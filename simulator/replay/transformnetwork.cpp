@@ -324,12 +324,16 @@ const Link *measuredLink(const WhatIfContext &ctx, bool network, QString *error)
     return cat.link(network ? d->peerLink : d->hostLink);
 }
 
+QString WhatIfContext::deviceOf(const QJsonObject &runParams)
+{
+    const auto models = runParams.value(QStringLiteral("gpu_models")).toArray();
+    return models.isEmpty() ? QString() : models.first().toString();
+}
+
 WhatIfContext WhatIfContext::forRun(const DependencyGraph &graph, const QJsonObject &runParams)
 {
     WhatIfContext c;
-    const auto models = runParams.value(QStringLiteral("gpu_models")).toArray();
-    if (!models.isEmpty())
-        c.measuredDevice = models.first().toString();
+    c.measuredDevice = deviceOf(runParams);
     QSet<int> ranks;
     for (const auto &r : graph.resources())
         if (r.rank >= 0)

@@ -163,6 +163,8 @@ struct WhatIfContext
     int measuredWorkers = 1; // ranks in the run
     // The GPU model (run params gpu_models) and the ranks of a measured run.
     static WhatIfContext forRun(const DependencyGraph &graph, const QJsonObject &runParams);
+    // The measured GPU model alone, from the run's params (empty: not recorded).
+    static QString deviceOf(const QJsonObject &runParams);
     // The same with the run's params read from the project.
     static WhatIfContext forRun(const DependencyGraph &graph, Project &project, RunId run);
 };
