@@ -346,20 +346,14 @@ Analysis analyze(const DependencyGraph &g, const AnalysisScope &scope)
     }
 
     // Iterations: the outermost ProfilerStep#N ranges on each rank's threads.
-    std::map<int, std::vector<const Container *>> iterationsOf;
+    std::map<int, std::vector<const Container *>> iterationsOf; // steps() by rank, by start
     const auto &containers = g.containers();
-    for (const Container &c : containers) {
-        const Resource &r = resources[size_t(c.resource)];
-        if (r.gpu || (scope.rank >= 0 && r.rank != scope.rank) || !isProfilerStep(g.name(c.name)))
-            continue;
-        bool nested = false;
-        for (int p = c.parent; p >= 0 && !nested; p = containers[size_t(p)].parent)
-            nested = isProfilerStep(g.name(containers[size_t(p)].name));
-        if (!nested)
-            iterationsOf[r.rank].push_back(&c);
+    for (int c : g.steps()) {
+        const Resource &r = resources[size_t(containers[size_t(c)].resource)];
+        if (scope.rank < 0 || r.rank == scope.rank)
+            iterationsOf[r.rank].push_back(&containers[size_t(c)]);
     }
     for (auto &[rank, list] : iterationsOf) {
-        std::sort(list.begin(), list.end(), [](const Container *x, const Container *y) { return x->start < y->start; });
         for (const Container *c : list) {
             TimeNs a = c->start, b = c->end;
             if (scope.range) {

@@ -19,26 +19,12 @@ double recordedFlops(const DependencyGraph &graph)
     // Each trace's ranks' iterations (sourcesummary.h counts the same way, per source).
     const auto &cs = graph.containers();
     const auto &resources = graph.resources();
-    std::unordered_map<StringId, bool> stepName;
-    auto isStep = [&](const Container &c) {
-        auto it = stepName.find(c.name);
-        if (it == stepName.end())
-            it = stepName.emplace(c.name, isProfilerStep(graph.name(c.name))).first;
-        return it->second;
-    };
     auto keyOf = [&](int resource) {
         return std::make_pair(resources[size_t(resource)].source, std::max(resources[size_t(resource)].rank, 0));
     };
     std::map<std::pair<SourceId, int>, std::vector<std::pair<TimeNs, TimeNs>>> windows;
-    for (const Container &c : cs) {
-        if (resources[size_t(c.resource)].gpu || !isStep(c))
-            continue;
-        bool nested = false;
-        for (int p = c.parent; p >= 0 && !nested; p = cs[size_t(p)].parent)
-            nested = isStep(cs[size_t(p)]);
-        if (!nested)
-            windows[keyOf(c.resource)].emplace_back(c.start, c.end);
-    }
+    for (int c : graph.steps())
+        windows[keyOf(cs[size_t(c)].resource)].emplace_back(cs[size_t(c)].start, cs[size_t(c)].end);
     for (auto &[key, list] : windows)
         std::sort(list.begin(), list.end());
     double total = 0;

@@ -126,8 +126,10 @@ public:
     // Nodes that started before the graph says they could (a measured order the model does not
     // explain, e.g. a kernel stamped before its launch); the replay starts them when it can.
     qint64 violations() const { return m_violations; }
-    // The iterations: the outermost ProfilerStep#N containers on the threads of `rank` (a
-    // rank-less trace is rank 0; -1: the lowest rank that has them), by start.
+    // The outermost ProfilerStep#N containers on CPU threads, of every rank, by start.
+    std::vector<int> steps() const;
+    // The iterations: steps() on the threads of `rank` (a rank-less trace is rank 0; -1: the
+    // lowest rank that has them).
     std::vector<int> iterations(int rank = -1) const;
     // The FLOPs PyTorch's profiler recorded (with_flops=True: the "flops" arg of matmul and
     // convolution ops) on the CPU threads: each op's start, count and resource, in the order read.

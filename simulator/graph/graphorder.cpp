@@ -279,7 +279,7 @@ void DependencyGraph::measure()
     }
 }
 
-std::vector<int> DependencyGraph::iterations(int rank) const
+std::vector<int> DependencyGraph::steps() const
 {
     // Host ranges only: Kineto also writes each step as a GPU user annotation on the streams
     // (cat gpu_user_annotation), which would count every iteration twice.
@@ -291,18 +291,10 @@ std::vector<int> DependencyGraph::iterations(int rank) const
             it = stepName.emplace(name, isProfilerStep(m_names.value(name))).first;
         return it->second;
     };
-    auto isStep = [&](const Container &c) { return !m_resources[size_t(c.resource)].gpu && isStepName(c.name); };
-    auto rankOf = [&](const Container &c) { return std::max(m_resources[size_t(c.resource)].rank, 0); };
-    if (rank < 0) {
-        rank = INT_MAX;
-        for (const auto &c : m_containers)
-            if (isStep(c))
-                rank = std::min(rank, rankOf(c));
-    }
     std::vector<int> out;
     for (size_t i = 0; i < m_containers.size(); ++i) {
         const auto &c = m_containers[i];
-        if (!isStep(c) || rankOf(c) != std::max(rank, 0))
+        if (m_resources[size_t(c.resource)].gpu || !isStepName(c.name))
             continue;
         bool nested = false;
         for (int p = c.parent; p >= 0 && !nested; p = m_containers[size_t(p)].parent)
@@ -310,9 +302,22 @@ std::vector<int> DependencyGraph::iterations(int rank) const
         if (!nested)
             out.push_back(int(i));
     }
-    std::sort(out.begin(), out.end(), [&](int a, int b) {
+    std::stable_sort(out.begin(), out.end(), [&](int a, int b) {
         return m_containers[size_t(a)].start < m_containers[size_t(b)].start;
     });
+    return out;
+}
+
+std::vector<int> DependencyGraph::iterations(int rank) const
+{
+    std::vector<int> out = steps();
+    auto rankOf = [&](int c) { return std::max(m_resources[size_t(m_containers[size_t(c)].resource)].rank, 0); };
+    if (rank < 0) {
+        rank = INT_MAX;
+        for (int c : out)
+            rank = std::min(rank, rankOf(c));
+    }
+    std::erase_if(out, [&](int c) { return rankOf(c) != rank; });
     return out;
 }
 
