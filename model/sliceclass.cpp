@@ -91,6 +91,26 @@ void sortNestRows(std::vector<NestRow> &rows, const std::vector<size_t> &descent
     }
 }
 
+bool readNestRows(slicestore::TrackReader &reader, TrackId track, bool withArgs, TimeNs offset, std::vector<NestRow> &rows,
+                  const std::function<void(const slicestore::Row &, const NestRow &)> &args)
+{
+    rows.clear();
+    std::vector<size_t> descents;
+    const bool ok = reader.read(track, withArgs, [&](const slicestore::Row &x) {
+        if (x.dur <= 0)
+            return;
+        const NestRow row{x.id, x.ts + offset, x.ts + offset + x.dur, x.name, x.cat};
+        if (!rows.empty() && nestsBefore(row, rows.back()))
+            descents.push_back(rows.size());
+        rows.push_back(row);
+        if (x.hasArgs && args)
+            args(x, row);
+    });
+    if (ok)
+        sortNestRows(rows, descents);
+    return ok;
+}
+
 void unseenStrings(const std::vector<NestRow> &rows, std::vector<char> &seen, std::vector<StringId> &out)
 {
     for (const NestRow &row : rows)

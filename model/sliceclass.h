@@ -5,11 +5,13 @@
 // reads traces as work: the execution model (simulator/graph), the analyses and the summaries
 // written at import (sourcesummary.h).
 
+#include "slicestore.h"
 #include "types.h"
 
 #include <QString>
 
 #include <cstdint>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -88,6 +90,12 @@ inline bool nestsBefore(const NestRow &a, const NestRow &b)
 // from the first row it precedes: linear when the overlap is small, and a sort of them all once
 // the merges have cost more than that would.
 void sortNestRows(std::vector<NestRow> &rows, const std::vector<size_t> &descents);
+// A track's slices that have a duration, in nesting order, their times plus `offset`:
+// `args(slice, row)` sees each slice that has args (TrackReader::arg reads them there). Each
+// chunk is sorted; chunks overlap a little where the file was not in time order
+// (sortNestRows). False on a read error (reader.errorString()).
+bool readNestRows(slicestore::TrackReader &reader, TrackId track, bool withArgs, TimeNs offset, std::vector<NestRow> &rows,
+                  const std::function<void(const slicestore::Row &, const NestRow &)> &args);
 // The name and category ids of `rows` not marked in `seen` (by id) yet: marked now and
 // appended to `out`, so each string is read once (ids are small and dense).
 void unseenStrings(const std::vector<NestRow> &rows, std::vector<char> &seen, std::vector<StringId> &out);

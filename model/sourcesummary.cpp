@@ -91,27 +91,13 @@ struct Track
     QString pid;
 };
 
-// Each chunk read, its rows with a duration in nesting order, without Kineto's cuda_sync
-// markers (not work; see DependencyGraph::readNodes). `args(row)` sees each row with args.
-template <typename Args>
+// A track's rows with a duration in nesting order (readNestRows), their strings fetched,
+// without Kineto's cuda_sync markers (not work; see DependencyGraph::readNodes).
 bool readTrack(slicestore::TrackReader &reader, Names &names, TrackId track, bool withArgs, std::vector<NestRow> &rows,
-               std::vector<size_t> &descents, Args &&args)
+               const std::function<void(const slicestore::Row &, const NestRow &)> &args)
 {
-    rows.clear();
-    descents.clear();
-    const bool ok = reader.read(track, withArgs, [&](const slicestore::Row &x) {
-        if (x.dur <= 0)
-            return;
-        const NestRow row{x.id, x.ts, x.ts + x.dur, x.name, x.cat};
-        if (!rows.empty() && nestsBefore(row, rows.back()))
-            descents.push_back(rows.size());
-        rows.push_back(row);
-        if (x.hasArgs)
-            args(x, row);
-    });
-    if (!ok)
+    if (!readNestRows(reader, track, withArgs, 0, rows, args))
         return false;
-    sortNestRows(rows, descents);
     names.fetch(rows);
     rows.erase(std::remove_if(rows.begin(), rows.end(),
                               [&](const NestRow &row) { return names.category(row.cat) == CategoryClass::Sync; }),
@@ -155,7 +141,6 @@ std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QSt
     Names names(project);
     slicestore::TrackReader reader(db);
     std::vector<NestRow> rows;
-    std::vector<size_t> descents;
     std::vector<int> parent;
     rows.reserve(size_t(largest));
     parent.reserve(size_t(largest));
@@ -184,7 +169,7 @@ std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QSt
     size_t t = 0;
     for (; t < tracks.size() && !tracks[t].gpu; ++t) {
         const int rank = std::max(tracks[t].rank, 0);
-        const bool ok = readTrack(reader, names, tracks[t].id, true, rows, descents,
+        const bool ok = readTrack(reader, names, tracks[t].id, true, rows,
                                   [&](const slicestore::Row &x, const NestRow &row) {
                                       if (const auto f = reader.arg(x, "flops"))
                                           flops.emplace_back(row.start, std::strtod(std::string(*f).c_str(), nullptr), rank);
@@ -265,7 +250,7 @@ std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QSt
     constexpr int kNone = -1;
     std::vector<int> firstKind; // per row of a track
     for (; t < tracks.size(); ++t) {
-        if (!readTrack(reader, names, tracks[t].id, false, rows, descents, [](const slicestore::Row &, const NestRow &) {}))
+        if (!readTrack(reader, names, tracks[t].id, false, rows, {}))
             return fail(reader.errorString());
         nestRows(rows, parent);
         Device &d = devices[{tracks[t].rank, tracks[t].pid}];

@@ -136,24 +136,13 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
             g.m_containers.reserve(size_t(total) / 2);
             rows.reserve(size_t(largest));
         }
-        std::vector<size_t> descents; // where a chunk starts before the row read last
         std::vector<StringId> unnamed;
         std::vector<char> requested; // by string id: asked for already (ids are small and dense)
         for (size_t res = 0; res < g.m_resources.size(); ++res) {
             Resource &r = g.m_resources[res];
             const TimeNs offset = offsetOf.count(r.source) ? offsetOf.at(r.source) : 0;
             const bool gpu = r.gpu;
-            rows.clear();
-            descents.clear();
-            const bool ok = reader.read(r.track, true, [&](const slicestore::Row &x) {
-                if (x.dur <= 0)
-                    return;
-                const NestRow row{x.id, x.ts + offset, x.ts + offset + x.dur, x.name, x.cat};
-                if (!rows.empty() && nestsBefore(row, rows.back()))
-                    descents.push_back(rows.size());
-                rows.push_back(row);
-                if (!x.hasArgs)
-                    return;
+            const bool ok = readNestRows(reader, r.track, true, offset, rows, [&](const slicestore::Row &x, const NestRow &row) {
                 if (gpu) {
                     if (const auto v = reader.arg(x, "bytes"))
                         if (const auto b = jsonInteger(*v))
@@ -174,7 +163,6 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
             });
             if (!ok)
                 return fail(reader.errorString());
-            sortNestRows(rows, descents);
             if (rows.empty())
                 continue;
             // Names read in one query per resource rather than one per name.
