@@ -195,7 +195,10 @@ private Q_SLOTS:
         // The evaluation order holds every time point; an edge back to an earlier node of the
         // same thread closes a cycle, which the order reports instead of looping or throwing.
         QVERIFY(!g->hasCycle());
-        QCOMPARE(g->order().size(), 2 * g->nodes().size());
+        // Each step's all-reduce is one join of the three ranks: a point of its own.
+        QCOMPARE(g->joins().size(), size_t(4));
+        QCOMPARE(g->points(), 2 * g->nodes().size() + 4);
+        QCOMPARE(g->order().size(), g->points());
         {
             DependencyGraph cyclic = *g;
             const auto &thread = cyclic.resources().front().nodes;
@@ -216,6 +219,75 @@ private Q_SLOTS:
         QVERIFY(faster.predicted < report.measured);
         for (int i = 0; i < faster.iterations.size(); ++i)
             QVERIFY(faster.iterations[i].predicted < faster.iterations[i].measured);
+    }
+
+    // A join holds a collective group's pairs once: replays of the graph with joins and of the
+    // same graph with every pair as an edge agree to the nanosecond, critical path included,
+    // in the measured order, with transforms, under a reschedule (event-driven) and with flows.
+    void joinsReplayAsTheirPairs_data()
+    {
+        QTest::addColumn<QString>("folder");
+        QTest::newRow("generated 3 ranks") << QString();
+        QTest::newRow("dlrm 8 ranks") << QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100");
+    }
+
+    void joinsReplayAsTheirPairs()
+    {
+        QFETCH(QString, folder);
+        QTemporaryDir dir;
+        QString traces;
+        if (folder.isEmpty()) {
+            traces = gmltest::generateJob(dir, 3, 4);
+        } else {
+            GML_REQUIRE_SHARED(folder);
+            traces = gmltest::sharedTraces() + QLatin1Char('/') + folder;
+        }
+        auto project = gmltest::newProject(dir);
+        gmltest::importInto(*project, {traces}, QStringLiteral("r"));
+        QString error;
+        const auto g = buildGraph(*project, QStringLiteral("r"), &error);
+        QVERIFY2(g, qPrintable(error));
+        QVERIFY(!g->joins().empty());
+        DependencyGraph expanded = *g;
+        expanded.expandJoins();
+        expanded.reorder();
+        const auto pairs = std::make_shared<const DependencyGraph>(std::move(expanded));
+        QVERIFY(pairs->joins().empty());
+        QCOMPARE(pairs->edgeCounts(), g->edgeCounts());
+        qint64 collectiveEdges = 0;
+        for (const Edge &e : pairs->edges())
+            collectiveEdges += e.kind == EdgeKind::Collective;
+        QCOMPARE(collectiveEdges, g->edgeCounts()[size_t(EdgeKind::Collective)]);
+        QString why;
+        const QList<QList<Transform>> cases = {
+            {},
+            {*parseScale(QStringLiteral("(?i)nccl=0.5"), &why)},
+            {*parseScale(QStringLiteral("(?i)(gemm|sgemm|volta|ampere|Kernel)=0.3"), &why)},
+            {*parsePreset(QStringLiteral("input=2"), &why)},
+            {*parseReschedule(QStringLiteral("(?i)nccl=2"), &why)},
+            {Transform::network(1.0, 20)},
+        };
+        WhatIfContext context;
+        context.measuredDevice = QStringLiteral("V100");
+        for (const auto &transforms : cases) {
+            const auto a = whatIf(g, transforms, context, &why);
+            QVERIFY2(a, qPrintable(why));
+            const auto b = whatIf(pairs, transforms, context, &why);
+            QVERIFY2(b, qPrintable(why));
+            const QString what = transforms.isEmpty() ? QStringLiteral("identity") : transforms.front().describe();
+            QVERIFY2(a->predicted.start == b->predicted.start, qPrintable(what));
+            QVERIFY2(a->predicted.end == b->predicted.end, qPrintable(what));
+            QCOMPARE(a->report.predicted, b->report.predicted);
+            if (!transforms.isEmpty() && transforms.front().op != Transform::Op::Reschedule)
+                QVERIFY2(a->report.predicted != a->report.identity, qPrintable(what)); // it did something
+            QCOMPARE(a->report.predictedBreakdown.total(), b->report.predictedBreakdown.total());
+            QCOMPARE(a->report.predictedBreakdown.communication, b->report.predictedBreakdown.communication);
+            QCOMPARE(a->predicted.criticalPath.size(), b->predicted.criticalPath.size());
+            for (size_t k = 0; k < a->predicted.criticalPath.size(); ++k) {
+                QCOMPARE(a->predicted.criticalPath[k].node, b->predicted.criticalPath[k].node);
+                QCOMPARE(a->predicted.criticalPath[k].time, b->predicted.criticalPath[k].time);
+            }
+        }
     }
 
     void identityReplayOnSharedGpuTraces_data()

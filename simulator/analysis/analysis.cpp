@@ -436,19 +436,25 @@ Analysis analyze(const DependencyGraph &g, const AnalysisScope &scope)
         return x.time != y.time ? x.time > y.time : x.family < y.family;
     });
 
-    // Collectives matched across ranks (the graph's collective edges join each group).
+    // Collectives matched across ranks (the graph's joins and collective edges tie each group).
     std::vector<int> parent(nodes.size());
     std::iota(parent.begin(), parent.end(), 0);
     std::function<int(int)> find = [&](int x) { return parent[size_t(x)] == x ? x : parent[size_t(x)] = find(parent[size_t(x)]); };
     for (const Edge &e : g.edges())
         if (e.kind == EdgeKind::Collective)
             parent[size_t(find(e.from))] = find(e.to);
+    for (const Join &j : g.joins())
+        for (int a : j.arriving)
+            parent[size_t(find(a))] = find(j.arriving.front());
     std::map<int, std::vector<int>> groups;
     for (const Edge &e : g.edges())
         if (e.kind == EdgeKind::Collective) {
             groups[find(e.from)].push_back(e.from);
             groups[find(e.from)].push_back(e.to);
         }
+    for (const Join &j : g.joins())
+        for (int a : j.arriving)
+            groups[find(a)].push_back(a);
     const auto &ops = collectiveOperations();
     for (auto &[root, members] : groups) {
         std::sort(members.begin(), members.end());

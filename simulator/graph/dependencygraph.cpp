@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -47,6 +48,22 @@ void DependencyGraph::addEdge(const Edge &e)
 {
     m_edges.push_back(e);
     ++m_edgeCounts[size_t(e.kind)];
+}
+
+void DependencyGraph::addJoin(Join j)
+{
+    m_edgeCounts[size_t(EdgeKind::Collective)] += qint64(j.waiting.size()) * qint64(j.arriving.size() - 1);
+    m_joins.push_back(std::move(j));
+}
+
+void DependencyGraph::expandJoins()
+{
+    for (const Join &j : m_joins)
+        for (int a : j.arriving)
+            for (int b : j.waiting)
+                if (a != b)
+                    m_edges.push_back({a, b, EdgeKind::Collective, false, true, 0});
+    m_joins.clear();
 }
 
 std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId run, QString *error)
@@ -240,10 +257,25 @@ bool DependencyGraph::addEdges(Project &project, const BuildReading &reading, QS
                 if (group.size() < 2 || op == QLatin1String("SendRecv") || op == QLatin1String("Send") ||
                     op == QLatin1String("Recv"))
                     continue; // point-to-point: the peer is not known
+                // Every member that ended after the last arrival waits for all of them: one join.
+                // One that ended before it (a match the measured times contradict) waits only for
+                // those that started before its end, edge by edge.
+                TimeNs lastArrival = std::numeric_limits<TimeNs>::min();
                 for (int a : group)
-                    for (int b : group)
+                    lastArrival = std::max(lastArrival, g.m_nodes[size_t(a)].start);
+                Join join;
+                join.arriving = group;
+                for (int b : group) {
+                    if (g.m_nodes[size_t(b)].end >= lastArrival) {
+                        join.waiting.push_back(b);
+                        continue;
+                    }
+                    for (int a : group)
                         if (a != b && g.m_nodes[size_t(a)].start <= g.m_nodes[size_t(b)].end)
                             g.addEdge({a, b, EdgeKind::Collective, false, true, 0});
+                }
+                if (!join.waiting.empty())
+                    g.addJoin(std::move(join));
             }
         }
     }

@@ -73,7 +73,8 @@ struct Node
 //         stream, blocking copies (cudaMemcpy) wait for the copy they launched.
 //   Collective: start(rank q's collective) -> end(rank r's): a collective ends when every rank
 //         has joined it (AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll,
-//         matched across the run's ranks as in clock alignment).
+//         matched across the run's ranks as in clock alignment). A group's pairs are held as
+//         one Join (below), not as k(k-1) edges.
 //   Data: end(producer op's last leaf) -> start(consumer op's first leaf), from execution traces.
 //   StreamWait: end(work on another stream of the device) -> start(GPU work), inferred where a
 //         GPU node started later than its stream and launch allowed, within 10 us after work on
@@ -92,6 +93,17 @@ struct Edge
     bool fromEnd = false;
     bool toEnd = false;
     TimeNs lag = 0;
+};
+
+// The Collective dependencies of one group held once: the end of each `waiting` node is no
+// earlier than the start of every `arriving` node (each pair but a node with itself). It is a
+// time point of its own in the evaluation order (the latest arrival), so a group of k ranks
+// costs 2k inputs instead of k(k-1): 1,024 ranks would otherwise need a million edges per
+// collective. `waiting` is a subset of `arriving`.
+struct Join
+{
+    std::vector<int> arriving;
+    std::vector<int> waiting;
 };
 
 // A slice that encloses nodes (aten::linear around its runtime calls, ProfilerStep#N): not
@@ -160,18 +172,41 @@ public:
     // A name for synthetic nodes (negative ids, never in the project's string table).
     StringId syntheticName(const QString &name);
     void addEdge(const Edge &e);
+    void addJoin(Join j); // counted as its pairs in edgeCounts()
+    const std::vector<Join> &joins() const { return m_joins; }
+    // Replaces each join by its pairs as Collective edges (same dependencies, k(k-1) edges per
+    // group: what the graph held before joins; the tests replay both). Call reorder() after.
+    void expandJoins();
+    // Each Collective dependency as (from node's start, to node's end): the Collective edges,
+    // then each join's pairs.
+    template<class Fn> void forEachCollectivePair(Fn &&fn) const
+    {
+        for (const Edge &e : m_edges)
+            if (e.kind == EdgeKind::Collective)
+                fn(e.from, e.to);
+        for (const Join &j : m_joins)
+            for (int b : j.waiting)
+                for (int a : j.arriving)
+                    if (a != b)
+                        fn(a, b);
+    }
     void reorder(); // dependencies and evaluation order, keeping slack and work
 
-    // Evaluation order of time points: 2i is node i's start, 2i + 1 its end.
+    // Time points: 2i is node i's start, 2i + 1 its end, 2N + j join j (N nodes): the latest
+    // start of its arriving nodes, with no time of its own.
+    size_t points() const { return 2 * m_nodes.size() + m_joins.size(); }
+    bool isJoin(int point) const { return size_t(point) >= 2 * m_nodes.size(); }
+    // Evaluation order of the time points.
     const std::vector<int> &order() const { return m_order; }
-    bool hasCycle() const { return m_order.size() < 2 * m_nodes.size(); }
+    bool hasCycle() const { return m_order.size() < points(); }
     struct In
     {
         int from; // time point
         TimeNs lag;
     };
     // The dependencies into a time point: for a start, the resource predecessor's end (lag 0)
-    // and start edges; for an end, end edges only (its own start is implied).
+    // and start edges; for an end, end edges and its joins (its own start is implied); for a
+    // join, its arriving nodes' starts.
     std::span<const In> inputs(int point) const
     {
         return {m_inData.data() + m_inStart[size_t(point)], size_t(m_inStart[size_t(point) + 1] - m_inStart[size_t(point)])};
@@ -188,6 +223,7 @@ private:
 
     std::vector<Node> m_nodes;
     std::vector<Edge> m_edges;
+    std::vector<Join> m_joins;
     std::vector<Resource> m_resources;
     std::vector<Container> m_containers;
     std::vector<int> m_inStart; // per point, where its inputs begin in m_inData (points + 1)

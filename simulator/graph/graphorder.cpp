@@ -153,14 +153,21 @@ void DependencyGraph::reorder()
         for (size_t k = 0; k < r.nodes.size(); ++k)
             m_position[size_t(r.nodes[k])] = int(k);
     // The inputs of each point as one array with offsets: the resource predecessor's end
-    // first, then the edges in the order they were added (a replay breaks ties by it).
-    const size_t points = 2 * m_nodes.size();
+    // first, then the edges in the order they were added (a replay breaks ties by it), then the
+    // joins.
+    const size_t nodePoints = 2 * m_nodes.size();
+    const size_t points = this->points();
     m_inStart.assign(points + 1, 0);
     for (const auto &r : m_resources)
         for (size_t k = 1; k < r.nodes.size() && !r.concurrent; ++k)
             ++m_inStart[2 * size_t(r.nodes[k]) + 1];
     for (const auto &e : m_edges)
         ++m_inStart[2 * size_t(e.to) + (e.toEnd ? 1 : 0) + 1];
+    for (size_t j = 0; j < m_joins.size(); ++j) {
+        for (int b : m_joins[j].waiting)
+            ++m_inStart[2 * size_t(b) + 2];
+        m_inStart[nodePoints + j + 1] += int(m_joins[j].arriving.size());
+    }
     for (size_t p = 0; p < points; ++p)
         m_inStart[p + 1] += m_inStart[p];
     m_inData.resize(size_t(m_inStart[points]));
@@ -173,6 +180,12 @@ void DependencyGraph::reorder()
             const size_t to = 2 * size_t(e.to) + (e.toEnd ? 1 : 0);
             m_inData[size_t(fill[to]++)] = {2 * e.from + (e.fromEnd ? 1 : 0), e.lag};
         }
+        for (size_t j = 0; j < m_joins.size(); ++j) {
+            for (int b : m_joins[j].waiting)
+                m_inData[size_t(fill[2 * size_t(b) + 1]++)] = {int(nodePoints + j), 0};
+            for (int a : m_joins[j].arriving)
+                m_inData[size_t(fill[nodePoints + j]++)] = {2 * a, 0};
+        }
     }
     // Evaluation order: Kahn's algorithm over the same arrays turned around (a node's end also
     // waits for its start). Every edge was checked against the measured times and resource
@@ -182,9 +195,9 @@ void DependencyGraph::reorder()
     for (size_t p = 0; p < points; ++p) {
         for (const In &in : inputs(int(p)))
             ++outStart[size_t(in.from) + 1];
-        pending[p] = int(m_inStart[p + 1] - m_inStart[p]) + int(p % 2);
+        pending[p] = int(m_inStart[p + 1] - m_inStart[p]) + int(p < nodePoints && p % 2);
     }
-    for (size_t p = 0; p < points; p += 2)
+    for (size_t p = 0; p < nodePoints; p += 2)
         ++outStart[p + 1]; // start -> end
     for (size_t p = 0; p < points; ++p)
         outStart[p + 1] += outStart[p];
@@ -192,7 +205,7 @@ void DependencyGraph::reorder()
     {
         std::vector<int> fill(outStart.begin(), outStart.end() - 1);
         for (size_t p = 0; p < points; ++p) {
-            if (p % 2)
+            if (p < nodePoints && p % 2)
                 out[size_t(fill[p - 1]++)] = int(p);
             for (const In &in : inputs(int(p)))
                 out[size_t(fill[size_t(in.from)]++)] = int(p);
@@ -260,7 +273,13 @@ void DependencyGraph::measure()
     }
     // Slack and work against the measured times (every edge was checked against them, so only
     // resource order can be contradicted: leaves overlapping on one thread or stream).
+    std::vector<TimeNs> latestArrival(m_joins.size(), std::numeric_limits<TimeNs>::min());
+    for (size_t j = 0; j < m_joins.size(); ++j)
+        for (int a : m_joins[j].arriving)
+            latestArrival[j] = std::max(latestArrival[j], m_nodes[size_t(a)].start);
     auto measured = [&](int point) {
+        if (isJoin(point))
+            return latestArrival[size_t(point) - 2 * m_nodes.size()];
         const Node &n = m_nodes[size_t(point / 2)];
         return point % 2 ? n.end : n.start;
     };

@@ -72,9 +72,14 @@ Replay assemble(const DependencyGraph &graph, const ReplayInput &input, const st
             last = int(i);
     }
     r.finish = last >= 0 ? r.end[size_t(last)] : origin;
-    // Each step of the critical path goes to what it is.
+    // Each step of the critical path goes to what it is; a join is the latest arrival it passes
+    // on, with no time of its own.
     for (int p = last >= 0 ? 2 * last + 1 : -1; p >= 0;) {
         const int by = bound[size_t(p)];
+        if (graph.isJoin(p)) {
+            p = by;
+            continue;
+        }
         const TimeNs dt = t[size_t(p)] - (by >= 0 ? t[size_t(by)] : origin);
         const Node &node = nodes[size_t(p / 2)];
         if (r.criticalPath.empty() || r.criticalPath.back().node != p / 2)
@@ -90,7 +95,7 @@ Replay assemble(const DependencyGraph &graph, const ReplayInput &input, const st
             } else {
                 const TimeNs slack = std::min(dt, input.slack[size_t(p / 2)]);
                 r.critical.idle += slack;
-                const bool fromCpu = by >= 0 && !graph.resources()[size_t(nodes[size_t(by / 2)].resource)].gpu;
+                const bool fromCpu = by >= 0 && !graph.isJoin(by) && !graph.resources()[size_t(nodes[size_t(by / 2)].resource)].gpu;
                 (fromCpu ? r.critical.cpu : r.critical.idle) += dt - slack;
             }
         } else {
@@ -111,11 +116,22 @@ Replay assemble(const DependencyGraph &graph, const ReplayInput &input, const st
 
 Replay replayInOrder(const DependencyGraph &graph, const ReplayInput &input)
 {
-    const size_t n = graph.nodes().size();
-    std::vector<TimeNs> t(2 * n);
-    std::vector<int> bound(2 * n, -1);
+    std::vector<TimeNs> t(graph.points());
+    std::vector<int> bound(graph.points(), -1);
     const TimeNs origin = graph.origin();
     for (const int p : graph.order()) {
+        if (graph.isJoin(p)) { // the latest of its inputs (ties: the first)
+            TimeNs at = origin;
+            int by = -1;
+            for (const auto &in : graph.inputs(p))
+                if (by < 0 || t[size_t(in.from)] + in.lag > at) {
+                    at = t[size_t(in.from)] + in.lag;
+                    by = in.from;
+                }
+            t[size_t(p)] = at;
+            bound[size_t(p)] = by;
+            continue;
+        }
         const size_t i = size_t(p / 2);
         const bool isStart = p % 2 == 0;
         // A start waits from the origin on, plus its slack; an end from its own start on, plus
@@ -174,7 +190,13 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
         scheduled.push_back(std::move(s));
     }
     // The inputs of point p, less the measured predecessor's end for a scheduled node's start.
+    const size_t points = graph.points();
     auto forEachInput = [&](size_t p, auto &&fn) {
+        if (graph.isJoin(int(p))) {
+            for (const auto &in : graph.inputs(int(p)))
+                fn(in);
+            return;
+        }
         const size_t i = p / 2;
         const int resource = nodes[i].resource;
         const int pos = graph.position(int(i));
@@ -193,25 +215,25 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
         }
     };
     // Forward edges, as offsets into one array, and what each point still waits for.
-    std::vector<int> pending(2 * n, 0), first(2 * n + 1, 0);
-    for (size_t p = 0; p < 2 * n; ++p) {
+    std::vector<int> pending(points, 0), first(points + 1, 0);
+    for (size_t p = 0; p < points; ++p) {
         forEachInput(p, [&](const DependencyGraph::In &in) {
             ++first[size_t(in.from) + 1];
             ++pending[p];
         });
-        if (p % 2)
+        if (p < 2 * n && p % 2)
             ++pending[p]; // its own start
     }
-    for (size_t p = 0; p < 2 * n; ++p)
+    for (size_t p = 0; p < points; ++p)
         first[p + 1] += first[p];
-    std::vector<DependencyGraph::In> out(static_cast<size_t>(first[2 * n]));
+    std::vector<DependencyGraph::In> out(static_cast<size_t>(first[points]));
     {
         std::vector<int> fill(first.begin(), first.end() - 1);
-        for (size_t p = 0; p < 2 * n; ++p)
+        for (size_t p = 0; p < points; ++p)
             forEachInput(p, [&](const DependencyGraph::In &in) { out[size_t(fill[size_t(in.from)]++)] = {int(p), in.lag}; });
     }
-    std::vector<TimeNs> t(2 * n, origin);
-    std::vector<int> bound(2 * n, -1);
+    std::vector<TimeNs> t(points, origin);
+    std::vector<int> bound(points, -1);
     std::vector<char> ready(n, 0);
     // Events: (time, 0, point) a time point reached; (time, 1, resource) a dispatch; (time, 2,
     // flow) a flow starts moving; (time, 3, flow) a flow's predicted drain; (time, 4, 0) the
@@ -273,6 +295,10 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
         }
     };
     auto complete = [&](int p) { // all inputs of p are in: its time is known, or it is ready
+        if (graph.isJoin(p)) {
+            events.emplace(t[size_t(p)], kPoint, p);
+            return;
+        }
         const size_t i = size_t(p / 2);
         if (p % 2) {
             if (const int f = flowOf(i); f >= 0) {
@@ -374,6 +400,8 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
             if (!--pending[size_t(e.from)])
                 complete(e.from);
         }
+        if (graph.isJoin(id))
+            continue;
         if (id % 2 == 0) {
             const size_t endPoint = size_t(id) + 1; // its own end begins no earlier (ties: it)
             if (at >= t[endPoint]) {
@@ -390,7 +418,7 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
             dispatchLater(s);
         }
     }
-    if (done != 2 * n)
+    if (done != points)
         return std::nullopt;
     Replay r = assemble(graph, input, t, bound);
     r.linkLoads = std::move(loads);

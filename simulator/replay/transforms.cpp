@@ -231,8 +231,8 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
             if (error)
                 *error = QStringLiteral("the transforms make the dependency graph wait on itself (%1 of %2 time "
                                         "points are on or after a cycle)")
-                             .arg(2 * s.graph->nodes().size() - s.graph->order().size())
-                             .arg(2 * s.graph->nodes().size());
+                             .arg(s.graph->points() - s.graph->order().size())
+                             .arg(s.graph->points());
             return std::nullopt;
         }
         out.graph = s.graph;

@@ -435,8 +435,13 @@ std::optional<SimResult> simulate(const SimConfig &config, QString *error)
         input.priority.assign(r.graph->nodes().size(), 0);
         const DependencyGraph &g = *r.graph;
         const auto &order = g.order();
-        std::vector<TimeNs> bottomOf(2 * g.nodes().size(), 0);
+        std::vector<TimeNs> bottomOf(g.points(), 0);
         for (auto p = order.rbegin(); p != order.rend(); ++p) {
+            if (g.isJoin(*p)) { // a join passes its arrivals on (the job graph has none today)
+                for (const auto &in : g.inputs(*p))
+                    bottomOf[size_t(in.from)] = std::max(bottomOf[size_t(in.from)], bottomOf[size_t(*p)]);
+                continue;
+            }
             const size_t i = size_t(*p / 2);
             if (*p % 2 == 0)
                 bottomOf[size_t(*p)] = std::max(bottomOf[size_t(*p)], input.work[i] + bottomOf[size_t(*p) + 1]);
@@ -445,7 +450,7 @@ std::optional<SimResult> simulate(const SimConfig &config, QString *error)
             const size_t skipChain = (*p % 2 == 0 && !res.concurrent && g.position(int(i)) > 0) ? 1 : 0;
             for (size_t k = skipChain; k < ins.size(); ++k) {
                 const size_t from = size_t(ins[k].from);
-                if (r.iterationOfNode[from / 2] == r.iterationOfNode[i])
+                if (g.isJoin(int(from)) || r.iterationOfNode[from / 2] == r.iterationOfNode[i])
                     bottomOf[from] = std::max(bottomOf[from], bottomOf[size_t(*p)]);
             }
         }

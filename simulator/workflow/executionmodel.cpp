@@ -204,9 +204,14 @@ ExecutionModel ExecutionModel::build(const DependencyGraph &g, const QString &ru
     m.m_leafEdges.reserve(g.edges().size());
     for (const Edge &e : g.edges()) {
         const int a = m.m_ofGraphNode[size_t(e.from)], b = m.m_ofGraphNode[size_t(e.to)];
-        if (a != b)
+        if (a != b && e.kind != EdgeKind::Collective)
             m.m_leafEdges.push_back({a, b, ModelEdge::Kind(int(e.kind)), 1});
     }
+    g.forEachCollectivePair([&](int from, int to) {
+        const int a = m.m_ofGraphNode[size_t(from)], b = m.m_ofGraphNode[size_t(to)];
+        if (a != b)
+            m.m_leafEdges.push_back({a, b, ModelEdge::Kind::Collective, 1});
+    });
     m.finish(g);
     return m;
 }
