@@ -71,6 +71,8 @@ public:
             d.resources = std::move(streams);
             devices.push_back(std::move(d));
         }
+        // By rank (rank 2 before rank 10, whatever order the files were imported in), then as read.
+        std::stable_sort(devices.begin(), devices.end(), [](const GpuDevice &a, const GpuDevice &b) { return a.rank < b.rank; });
         std::unordered_map<int, size_t> deviceOfResource;
         for (size_t k = 0; k < devices.size(); ++k)
             for (int r : devices[k].resources)
