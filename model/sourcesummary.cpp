@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <bitset>
 #include <climits>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <map>
@@ -106,6 +107,40 @@ bool readTrack(slicestore::TrackReader &reader, Names &names, TrackId track, boo
 }
 
 constexpr qint64 kNoEnd = std::numeric_limits<qint64>::min();
+
+// The share of each bucket of [from, from + buckets * width) that a union covers, 0..255.
+QByteArray shareByBucket(const Intervals &u, TimeNs from, TimeNs width, int buckets)
+{
+    std::vector<TimeNs> covered(size_t(buckets), 0);
+    for (const auto &[a, b] : u) {
+        for (TimeNs k = std::max<TimeNs>(0, (a - from) / width); k < buckets; ++k) {
+            const TimeNs lo = from + k * width, hi = lo + width;
+            if (lo >= b)
+                break;
+            covered[size_t(k)] += std::min(b, hi) - std::max(a, lo);
+        }
+    }
+    QByteArray out(buckets, '\0');
+    for (int k = 0; k < buckets; ++k)
+        out[k] = char(quint8(std::clamp(std::lround(double(covered[size_t(k)]) * 255.0 / double(width)), 0L, 255L)));
+    return out;
+}
+
+// Bucket width (a power of two) and start for a window in at most kActivityBuckets buckets.
+SourceWork::Activity activityOf(TimeNs start, TimeNs end, const Intervals &busy, const Intervals &communication)
+{
+    SourceWork::Activity a;
+    TimeNs width = 1;
+    auto floorTo = [](TimeNs t, TimeNs w) { return t >= 0 ? t / w * w : -((-t + w - 1) / w) * w; };
+    while (width < (TimeNs(1) << 62) && (end - floorTo(start, width) + width - 1) / width > kActivityBuckets)
+        width *= 2;
+    a.width = width;
+    a.from = floorTo(start, width);
+    const int buckets = int(std::max<TimeNs>(1, (end - a.from + width - 1) / width));
+    a.busy = shareByBucket(busy, a.from, width, buckets);
+    a.communication = shareByBucket(communication, a.from, width, buckets);
+    return a;
+}
 
 } // namespace
 
@@ -309,6 +344,7 @@ std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QSt
     for (auto &[key, d] : devices) {
         if (!d.work)
             continue;
+        const Intervals communication = unite(d.communication);
         const GpuPartition part = partitionGpuTime(d.end - d.start, std::move(d.compute), std::move(d.communication), std::move(d.copies));
         SourceWork::Gpu g;
         g.rank = key.first;
@@ -320,6 +356,7 @@ std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QSt
         g.copies = part.time.copies;
         g.idle = part.time.idle;
         g.communicationTotal = part.communicationTotal;
+        g.activity = activityOf(d.start, d.end, part.busy, communication);
         out.gpus.push_back(g);
     }
     for (auto &[rank, list] : iterations) {
@@ -348,7 +385,8 @@ QByteArray SourceWork::toCbor() const
     QCborArray gs;
     for (const Gpu &g : gpus)
         gs.append(QCborArray{g.rank, g.device, g.start, g.end, g.compute, g.communication, g.copies, g.idle,
-                             g.communicationTotal});
+                             g.communicationTotal, g.activity.from, g.activity.width, g.activity.busy,
+                             g.activity.communication});
     m.insert(QStringLiteral("gpus"), gs);
     QCborArray rs;
     for (const Rank &r : ranks) {
@@ -382,10 +420,14 @@ std::optional<SourceWork> SourceWork::fromCbor(const QByteArray &data)
     s.fullPrecisionNs = m.value(QStringLiteral("full_ns")).toInteger();
     for (const QCborValue &gv : m.value(QStringLiteral("gpus")).toArray()) {
         const QCborArray a = gv.toArray();
-        if (a.size() != 9)
+        if (a.size() != 13)
             return std::nullopt;
-        s.gpus.push_back({int(a[0].toInteger()), a[1].toString(), a[2].toInteger(), a[3].toInteger(), a[4].toInteger(),
-                          a[5].toInteger(), a[6].toInteger(), a[7].toInteger(), a[8].toInteger()});
+        Gpu g{int(a[0].toInteger()), a[1].toString(), a[2].toInteger(), a[3].toInteger(), a[4].toInteger(),
+              a[5].toInteger(), a[6].toInteger(), a[7].toInteger(), a[8].toInteger(), {}};
+        g.activity = {a[9].toInteger(), a[10].toInteger(), a[11].toByteArray(), a[12].toByteArray()};
+        if (g.activity.width < 0 || g.activity.busy.size() != g.activity.communication.size())
+            return std::nullopt;
+        s.gpus.push_back(std::move(g));
     }
     for (const QCborValue &rv : m.value(QStringLiteral("ranks")).toArray()) {
         const QCborMap r = rv.toMap();
@@ -424,6 +466,44 @@ std::optional<SourceWork> loadSourceSummary(const SqliteDb &db, SourceId source)
         return std::nullopt;
     const std::string_view blob = st.blobView(0);
     return SourceWork::fromCbor(QByteArray(blob.data(), qsizetype(blob.size())));
+}
+
+std::optional<std::vector<RunSourceWork>> runSourceWork(Project &project, RunId run, QString *error)
+{
+    std::vector<std::pair<SourceId, TimeNs>> sources;
+    {
+        auto st = project.db().prepare(
+            "SELECT s.id, s.clock_offset_ns + s.align_ns FROM source s WHERE s.run_id = ? AND EXISTS "
+            "(SELECT 1 FROM track t WHERE t.source_id = s.id AND t.kind IN (?, ?, ?) AND t.slice_count > 0) ORDER BY s.id");
+        st.bind(1, run);
+        st.bind(2, qint64(TrackKind::Thread));
+        st.bind(3, qint64(TrackKind::Gpu));
+        st.bind(4, qint64(TrackKind::Stream));
+        while (st.step())
+            sources.emplace_back(st.int64(0), st.int64(1));
+        if (!st.errorString().isEmpty()) {
+            if (error)
+                *error = st.errorString();
+            return std::nullopt;
+        }
+    }
+    std::vector<RunSourceWork> out;
+    for (const auto &[source, offset] : sources) {
+        auto summary = loadSourceSummary(project.db(), source);
+        if (!summary) {
+            summary = summarizeSource(project, source, error);
+            if (!summary)
+                return std::nullopt;
+            // Kept for next time where the project can be written; a busy or read-only one
+            // only costs the summary again.
+            if (!project.isReadOnly()) {
+                QString ignored;
+                (void)storeSourceSummary(project.db(), source, *summary, &ignored);
+            }
+        }
+        out.push_back({source, std::move(*summary), offset});
+    }
+    return out;
 }
 
 } // namespace gml

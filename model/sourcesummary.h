@@ -15,7 +15,9 @@
 //     the latest end of the GPU work launched from inside them;
 //   - FLOPs: the "flops" args of a rank's CPU slices inside that rank's iterations (all of them
 //     in a source without iterations);
-//   - precision: the compute-bound kernels' time, half precision or not (sliceclass.h).
+//   - precision: the compute-bound kernels' time, half precision or not (sliceclass.h);
+//   - activity: each GPU's busy and communication share over its window in at most
+//     kActivityBuckets buckets, for the rank overview's heat strips (rankoverview.h).
 // Times are on the source's own clock: its clock offset and alignment are added by the reader.
 
 #include "types.h"
@@ -34,12 +36,24 @@ class SqliteDb;
 
 // Bumped whenever what a summary holds or how it is computed changes: an older one is computed
 // again from the slices.
-inline constexpr int kSourceSummaryVersion = 1;
+inline constexpr int kSourceSummaryVersion = 2;
+// Buckets at most in a GPU's activity profile.
+inline constexpr int kActivityBuckets = 1024;
 
 // (Not projectsummary.h's SourceSummary, the source's row as the studio lists it: one struct
 // name per namespace, or the linker silently takes either.)
 struct SourceWork
 {
+    // A GPU's activity at a coarse resolution: bucket k covers [from + k width, from + (k+1)
+    // width); `busy` and `communication` hold the share of each bucket (0..255) when any work,
+    // and when a collective, ran. `width` is a power of two, `from` a multiple of it.
+    struct Activity
+    {
+        TimeNs from = 0;
+        TimeNs width = 0; // 0: no activity
+        QByteArray busy;
+        QByteArray communication;
+    };
     struct Gpu
     {
         int rank = -1;
@@ -51,6 +65,7 @@ struct SourceWork
         TimeNs copies = 0;
         TimeNs idle = 0;
         TimeNs communicationTotal = 0;
+        Activity activity;
     };
     struct Rank
     {
@@ -80,5 +95,18 @@ std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QSt
 // The stored summary of the current version; nullopt when there is none (a project written
 // before summaries, or by an older program).
 std::optional<SourceWork> loadSourceSummary(const SqliteDb &db, SourceId source);
+
+// A source's summary with the offset that puts its times on the project clock (its clock
+// offset and alignment).
+struct RunSourceWork
+{
+    SourceId source = 0;
+    SourceWork work;
+    TimeNs offset = 0;
+};
+// The summaries of a run's sources that hold slices on threads or streams, by source id. A
+// source without one (imported before summaries were written, by an older program, or a
+// predicted run) is summarised now, and the summary kept when the project is writable.
+std::optional<std::vector<RunSourceWork>> runSourceWork(Project &project, RunId run, QString *error);
 
 } // namespace gml

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Summaries written at import (model/sourcesummary.h) and the headline metrics merged from them
 // (issue 34): the same numbers as the analysis of the whole execution model, on real traces and
-// generated jobs; written by every import path; made later for projects written before them.
+// generated jobs; written by every import path; made later for projects written before them;
+// the rank overview drawn from them.
 #include "findings.h"
 #include "importutil.h"
+#include "rankoverview.h"
 #include "runcatalog.h"
 #include "runmetrics.h"
 #include "sourcesummary.h"
@@ -129,6 +131,87 @@ private Q_SLOTS:
         QCOMPARE(m->value(QStringLiteral("ranks")).toInt(), 4);
         QCOMPARE(m->value(QStringLiteral("iterations")).toInt(), 8);
         QVERIFY(m->contains(QStringLiteral("energy_j")));
+    }
+
+    // The rank overview: a lane per GPU by rank, its activity adding up to the GPU's busy and
+    // communication time (to the rounding of one 255th of a bucket), its rank's iterations, and
+    // the lanes ranked by their own work.
+    void rankOverviewFromTheSummaries_data()
+    {
+        QTest::addColumn<QString>("folder");
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<int>("iterations");
+        QTest::newRow("generated 4 ranks") << QString() << 4 << 8;
+        QTest::newRow("dlrm 8 ranks") << QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100") << 8 << -1;
+    }
+
+    void rankOverviewFromTheSummaries()
+    {
+        QFETCH(QString, folder);
+        QFETCH(int, ranks);
+        QFETCH(int, iterations);
+        QTemporaryDir dir;
+        QString traces;
+        if (folder.isEmpty()) {
+            traces = gmltest::generateJob(dir, ranks, iterations, 3000);
+        } else {
+            GML_REQUIRE_SHARED(folder);
+            traces = gmltest::sharedTraces() + QLatin1Char('/') + folder;
+        }
+        auto p = gmltest::newProject(dir);
+        gmltest::importInto(*p, {traces});
+        QString error;
+        const RunId run = runsOf(*p).front();
+        const auto o = loadRankOverview(*p, run, &error);
+        QVERIFY2(o, qPrintable(error));
+        QCOMPARE(int(o->lanes.size()), ranks);
+        const auto works = runSourceWork(*p, run, &error);
+        QVERIFY2(works, qPrintable(error));
+        TimeNs busyAll = 0;
+        for (int k = 0; k < ranks; ++k) {
+            const RankLane &lane = o->lanes[size_t(k)];
+            QCOMPARE(lane.rank, k);
+            QVERIFY(lane.start >= o->origin && lane.end <= o->end && lane.start < lane.end);
+            if (iterations > 0)
+                QCOMPARE(int(lane.iterations.size()), iterations);
+            const SourceWork::Gpu *gpu = nullptr;
+            TimeNs offset = 0;
+            for (const auto &w : *works)
+                for (const auto &g : w.work.gpus)
+                    if (w.source == lane.source && g.device == lane.device && g.rank == lane.rank) {
+                        gpu = &g;
+                        offset = w.offset;
+                    }
+            QVERIFY(gpu);
+            QCOMPARE(lane.start, gpu->start + offset);
+            const auto &a = lane.activity;
+            QVERIFY(a.width > 0 && (a.width & (a.width - 1)) == 0);
+            QVERIFY(a.busy.size() <= kActivityBuckets && a.busy.size() == a.communication.size());
+            QVERIFY(a.from <= lane.start && a.from + a.width * a.busy.size() >= lane.end);
+            double busy = 0, comm = 0;
+            for (qsizetype b = 0; b < a.busy.size(); ++b) {
+                busy += quint8(a.busy[b]) * double(a.width) / 255.0;
+                comm += quint8(a.communication[b]) * double(a.width) / 255.0;
+                QVERIFY(quint8(a.communication[b]) <= quint8(a.busy[b]) + 1);
+            }
+            const double tolerance = double(a.busy.size()) * double(a.width) / 510.0 + 1;
+            const TimeNs busyNs = gpu->end - gpu->start - gpu->idle;
+            QVERIFY2(std::abs(busy - double(busyNs)) <= tolerance, qPrintable(QStringLiteral("lane %1: %2 vs %3").arg(k).arg(busy).arg(busyNs)));
+            QVERIFY2(std::abs(comm - double(gpu->communicationTotal)) <= tolerance, qPrintable(QStringLiteral("lane %1").arg(k)));
+            busyAll += busyNs;
+            // One column over the lane's own window: its busy share.
+            float b1 = 0, c1 = 0;
+            RankOverview::shares(lane, lane.start, lane.end, 1, &b1, &c1);
+            QVERIFY(std::abs(double(b1) - double(busyNs) / double(lane.end - lane.start)) < 0.02);
+            // Columns outside the activity hold none.
+            RankOverview::shares(lane, a.from - 10 * a.width, a.from - a.width, 3, &b1, &c1);
+            QCOMPARE(b1, -1.0f);
+        }
+        QVERIFY(busyAll > 0);
+        const auto order = o->byWork();
+        QCOMPARE(int(order.size()), ranks);
+        for (size_t k = 1; k < order.size(); ++k)
+            QVERIFY(o->lanes[size_t(order[k - 1])].work >= o->lanes[size_t(order[k])].work);
     }
 
     // Files read aside on worker threads carry their summaries into the project: the same bytes

@@ -36,58 +36,6 @@ static std::vector<TimeNs> iterationTimes(const std::vector<std::pair<TimeNs, Ti
     return out;
 }
 
-namespace {
-
-// A source's summary on the project clock (its offset and alignment added).
-struct Summarised
-{
-    SourceWork summary;
-    TimeNs offset = 0;
-};
-
-} // namespace
-
-// The summaries of the run's sources that hold slices on threads or streams. A source without
-// one (imported before summaries were written, or a predicted run) is summarised now, and the
-// summary kept when the project is writable.
-static std::optional<std::vector<Summarised>> runSummaries(Project &project, RunId run, QString *error)
-{
-    std::vector<std::pair<SourceId, TimeNs>> sources;
-    {
-        auto st = project.db().prepare(
-            "SELECT s.id, s.clock_offset_ns + s.align_ns FROM source s WHERE s.run_id = ? AND EXISTS "
-            "(SELECT 1 FROM track t WHERE t.source_id = s.id AND t.kind IN (?, ?, ?) AND t.slice_count > 0) ORDER BY s.id");
-        st.bind(1, run);
-        st.bind(2, qint64(TrackKind::Thread));
-        st.bind(3, qint64(TrackKind::Gpu));
-        st.bind(4, qint64(TrackKind::Stream));
-        while (st.step())
-            sources.emplace_back(st.int64(0), st.int64(1));
-        if (!st.errorString().isEmpty()) {
-            if (error)
-                *error = st.errorString();
-            return std::nullopt;
-        }
-    }
-    std::vector<Summarised> out;
-    for (const auto &[source, offset] : sources) {
-        auto summary = loadSourceSummary(project.db(), source);
-        if (!summary) {
-            summary = summarizeSource(project, source, error);
-            if (!summary)
-                return std::nullopt;
-            // Kept for next time where the project can be written; a busy or read-only one
-            // only costs the summary again.
-            if (!project.isReadOnly()) {
-                QString ignored;
-                (void)storeSourceSummary(project.db(), source, *summary, &ignored);
-            }
-        }
-        out.push_back({std::move(*summary), offset});
-    }
-    return out;
-}
-
 // The last value of each MLflow metric of the run (its counter tracks under the run's track).
 static QJsonObject lastMlflowMetrics(Project &project, RunId run)
 {
@@ -147,7 +95,7 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
     // A simulated run carries its metrics, as the simulator measured them.
     if (kind == QLatin1String("simulated") && params.contains(QStringLiteral("headline")))
         return params.value(QStringLiteral("headline")).toObject();
-    const auto summaries = runSummaries(project, run, error);
+    const auto summaries = runSourceWork(project, run, error);
     if (!summaries)
         return std::nullopt;
     // The run's work, merged from its sources: nodes, span, GPUs, the lowest rank's iterations.
@@ -158,8 +106,8 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
     size_t gpus = 0;
     QSet<int> ranks;
     TimeNs half = 0, full = 0;
-    for (const Summarised &x : *summaries) {
-        const SourceWork &s = x.summary;
+    for (const RunSourceWork &x : *summaries) {
+        const SourceWork &s = x.work;
         if (s.nodes == 0)
             continue;
         nodes += s.nodes;
@@ -191,8 +139,8 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
         // work, GPU work launched inside the iterations included (findings.h, meanIteration);
         // without iterations, the run's span.
         TimeNs to = std::numeric_limits<TimeNs>::min();
-        for (const Summarised &x : *summaries)
-            for (const auto &r : x.summary.ranks) {
+        for (const RunSourceWork &x : *summaries)
+            for (const auto &r : x.work.ranks) {
                 flops += r.flops;
                 if (r.rank != lowest)
                     continue;
@@ -206,8 +154,8 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
         std::sort(iterations.begin(), iterations.end());
         if (iterations.empty()) {
             mean = end - origin;
-            for (const Summarised &x : *summaries)
-                flops += x.summary.flops;
+            for (const RunSourceWork &x : *summaries)
+                flops += x.work.flops;
         } else {
             mean = (to - iterations.front().first) / TimeNs(iterations.size());
         }

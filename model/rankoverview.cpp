@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "rankoverview.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <numeric>
+
+namespace gml {
+
+void RankOverview::shares(const RankLane &lane, TimeNs a, TimeNs b, int columns, float *busy, float *communication)
+{
+    const auto &act = lane.activity;
+    const qsizetype buckets = act.busy.size();
+    for (int c = 0; c < columns; ++c) {
+        busy[c] = communication[c] = -1;
+        if (act.width <= 0 || buckets == 0 || b <= a)
+            continue;
+        // The column's span, in buckets (fractional at both ends).
+        const double x0 = (double(a - act.from) + double(b - a) * c / columns) / double(act.width);
+        const double x1 = (double(a - act.from) + double(b - a) * (c + 1) / columns) / double(act.width);
+        const double lo = std::max(0.0, x0), hi = std::min(double(buckets), x1);
+        if (hi <= lo)
+            continue;
+        double sumBusy = 0, sumComm = 0;
+        for (qsizetype k = qsizetype(lo); k < buckets && double(k) < hi; ++k) {
+            const double w = std::min(hi, double(k + 1)) - std::max(lo, double(k));
+            sumBusy += w * quint8(act.busy[k]);
+            sumComm += w * quint8(act.communication[k]);
+        }
+        // Shares of the whole column: the part outside the window was idle.
+        busy[c] = float(sumBusy / 255.0 / (x1 - x0));
+        communication[c] = float(sumComm / 255.0 / (x1 - x0));
+    }
+}
+
+std::vector<int> RankOverview::byWork() const
+{
+    std::vector<int> out(lanes.size());
+    std::iota(out.begin(), out.end(), 0);
+    std::stable_sort(out.begin(), out.end(), [&](int x, int y) { return lanes[size_t(x)].work > lanes[size_t(y)].work; });
+    return out;
+}
+
+std::optional<RankOverview> loadRankOverview(Project &project, RunId run, QString *error)
+{
+    const auto sources = runSourceWork(project, run, error);
+    if (!sources)
+        return std::nullopt;
+    RankOverview o;
+    o.origin = std::numeric_limits<TimeNs>::max();
+    o.end = std::numeric_limits<TimeNs>::min();
+    std::map<int, std::vector<std::pair<TimeNs, TimeNs>>> iterations;
+    for (const RunSourceWork &s : *sources) {
+        for (const auto &r : s.work.ranks)
+            for (const auto &[a, b] : r.iterations)
+                iterations[r.rank].emplace_back(a + s.offset, b + s.offset);
+        for (const auto &g : s.work.gpus) {
+            RankLane lane;
+            lane.rank = g.rank;
+            lane.device = g.device;
+            lane.source = s.source;
+            lane.start = g.start + s.offset;
+            lane.end = g.end + s.offset;
+            lane.work = g.compute + g.copies;
+            lane.communication = g.communication;
+            lane.activity = g.activity;
+            lane.activity.from += s.offset;
+            o.origin = std::min(o.origin, lane.start);
+            o.end = std::max(o.end, lane.end);
+            o.lanes.push_back(std::move(lane));
+        }
+    }
+    if (o.lanes.empty()) {
+        o.origin = o.end = 0;
+        return o;
+    }
+    for (auto &[rank, list] : iterations)
+        std::sort(list.begin(), list.end());
+    std::stable_sort(o.lanes.begin(), o.lanes.end(), [](const RankLane &a, const RankLane &b) {
+        if (a.rank != b.rank)
+            return a.rank < b.rank;
+        bool okA = false, okB = false;
+        const int da = a.device.toInt(&okA), db = b.device.toInt(&okB);
+        return okA && okB ? da < db : a.device < b.device;
+    });
+    for (RankLane &lane : o.lanes)
+        if (const auto it = iterations.find(lane.rank < 0 ? 0 : lane.rank); it != iterations.end())
+            lane.iterations = it->second;
+    return o;
+}
+
+} // namespace gml

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// The rank overview of a run: one lane per GPU of every rank, from the source summaries
+// written at import (sourcesummary.h), so that a 1,024-rank job is drawn without reading a
+// slice: each lane's busy and communication heat over the run, its rank's iterations, and what
+// ranks it by (its own work, the time it did not wait in collectives: the rank the others wait
+// for has the most). Times are on the project clock.
+
+#include "sourcesummary.h"
+#include "types.h"
+
+#include <QString>
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace gml {
+
+class Project;
+
+struct RankLane
+{
+    int rank = -1;
+    QString device;
+    SourceId source = 0;
+    TimeNs start = 0; // the GPU's window
+    TimeNs end = 0;
+    TimeNs work = 0;          // compute and copies (busy time not spent only in collectives)
+    TimeNs communication = 0; // collectives not overlapped with compute
+    SourceWork::Activity activity; // `from` on the project clock
+    std::vector<std::pair<TimeNs, TimeNs>> iterations; // its rank's, by start
+};
+
+struct RankOverview
+{
+    TimeNs origin = 0; // the earliest window start and the latest end
+    TimeNs end = 0;
+    std::vector<RankLane> lanes; // by rank, then device
+
+    // A lane's busy and communication share in `columns` equal columns over [a, b) (0..1 each,
+    // the mean of the buckets a column covers; -1 where the lane has no activity).
+    static void shares(const RankLane &lane, TimeNs a, TimeNs b, int columns, float *busy, float *communication);
+    // The lanes by their own work, most first (ties by rank): the slowest rank first.
+    std::vector<int> byWork() const;
+};
+
+// The overview of a run's GPUs; an empty one for a run without GPU work. nullopt (and `error`)
+// on a database error.
+std::optional<RankOverview> loadRankOverview(Project &project, RunId run, QString *error);
+
+} // namespace gml
