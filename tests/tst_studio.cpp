@@ -20,6 +20,8 @@
 #include "sourcespanel.h"
 #include "importutil.h"
 #include "testutil.h"
+#include "rankoverviewcontroller.h"
+#include "rankoverviewview.h"
 #include "timelinestate.h"
 #include "timelineview.h"
 #include "predictedrun.h"
@@ -38,6 +40,7 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTimer>
+#include <QToolButton>
 #include <QTreeWidget>
 
 using namespace gml;
@@ -754,6 +757,76 @@ private Q_SLOTS:
         const QString sql = QStringLiteral("SELECT count(*) FROM slice_abs WHERE ts < %1 AND (ts + dur > %2 OR (dur = 0 AND ts >= %2))")
                                 .arg(t1).arg(t0);
         QCOMPARE(counted, qint64(gmltest::text(*project, sql).toLongLong()));
+    }
+
+    // A multi-rank run opens with its rank overview above the timeline: a lane per GPU, lined
+    // up with the timeline's columns; a click opens that rank's GPU row at the top of the
+    // timeline with the cursor at the time clicked; Slowest picks the lane with the most own
+    // work. A one-rank project shows none.
+    void rankOverviewShowsEveryRankAndOpensOne()
+    {
+        const QString job = gmltest::generateJob(m_tmp, 6, 5);
+        MainWindow w;
+        showQuietly(w, QSize(1366, 768));
+        w.openFolder(job);
+        QVERIFY(waitLoaded(w));
+        w.rankOverview()->waitForIdle();
+        RankOverviewView *view = w.rankView();
+        QVERIFY(view->isVisible());
+        QVERIFY(view->overview());
+        QCOMPARE(int(view->overview()->lanes.size()), 6);
+        QCOMPARE(w.rankOverview()->run(), QStringLiteral("job"));
+        // Every lane has its own row (6 lanes fit), top to bottom by rank.
+        const auto layout = RankOverviewPainter::layout(QRect(0, 0, view->width() - w.timeline()->scrollBarWidth(), view->height()),
+                                                        w.timeline()->painter().metrics().labelWidth, 6);
+        QVERIFY2(view->height() >= 100, qPrintable(QString::number(view->height())));
+        QCOMPARE(layout.rows, 6);
+        QCOMPARE(layout.lanes.left(), w.timeline()->painter().metrics().labelWidth);
+        // Rank 4's lane, a third of the way in.
+        const int x = layout.lanes.left() + layout.lanes.width() / 3;
+        const QPoint at(x, layout.rowTop(4) + 2);
+        QCOMPARE(view->laneAt(at), 4);
+        const TimeNs when = view->timeAt(x);
+        QTest::mouseClick(view, Qt::LeftButton, {}, at);
+        QCOMPARE(view->highlighted(), 4);
+        const TrackId track = w.rankOverview()->trackOf(4);
+        QVERIFY(track);
+        const auto *info = w.timeline()->data()->track(track);
+        QVERIFY(info && info->rank == 4 && info->kind == TrackKind::Gpu);
+        const int row = w.timeline()->layout().rowOfTrack(track);
+        QVERIFY(row >= 0);
+        // Scrolled to the top, or as far as the rows below it allow: in view.
+        const int rowY = w.timeline()->layout().rows()[size_t(row)].y - w.timeline()->viewport().scrollY;
+        QVERIFY2(rowY >= 0 && rowY < w.timeline()->height() - w.timeline()->painter().metrics().headerHeight() - 20,
+                 qPrintable(QString::number(rowY)));
+        QVERIFY(w.state()->hasCursor());
+        QCOMPARE(w.state()->cursor(), when);
+        // A collapsed rank opens in place.
+        w.timeline()->setCollapsed(track, true);
+        QTest::mouseClick(view, Qt::LeftButton, {}, at);
+        QVERIFY(!w.timeline()->layout().rows()[size_t(w.timeline()->layout().rowOfTrack(track))].hasChildren ||
+                w.timeline()->layout().rows()[size_t(w.timeline()->layout().rowOfTrack(track))].expanded);
+        // Slowest: the lane with the most work of its own.
+        auto *slowest = view->findChild<QToolButton *>();
+        QVERIFY(slowest && slowest->text() == QStringLiteral("Slowest"));
+        slowest->click();
+        QCOMPARE(view->highlighted(), view->overview()->byWork().front());
+        // Hovering says which rank and what it did there.
+        QSignalSpy hover(view, &RankOverviewView::hoverTextChanged);
+        QTest::mouseMove(view, at);
+        QVERIFY(!hover.isEmpty());
+        QVERIFY2(hover.last().first().toString().startsWith(QStringLiteral("rank 4 · GPU")), qPrintable(hover.last().first().toString()));
+
+        // One rank: no overview.
+        QTemporaryDir single;
+        const QString oneRank = gmltest::generateJob(single, 1, 3);
+        MainWindow one;
+        showQuietly(one, QSize(1366, 768));
+        one.openFolder(oneRank);
+        QVERIFY(waitLoaded(one));
+        one.rankOverview()->waitForIdle();
+        QVERIFY(one.rankOverview()->run().isEmpty());
+        QVERIFY(!one.rankView()->isVisible());
     }
 
     void graphSelectionLinksBothWaysWithTheTimeline()

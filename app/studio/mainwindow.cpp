@@ -4,6 +4,8 @@
 #include "aggregatemodel.h"
 #include "analysiscontroller.h"
 #include "comparecontroller.h"
+#include "rankoverviewcontroller.h"
+#include "rankoverviewview.h"
 #include "runscontroller.h"
 #include "simulatecontroller.h"
 #include "clockalignment.h"
@@ -32,6 +34,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QSplitter>
 #include <QHeaderView>
 #include <QKeySequence>
 #include <QLabel>
@@ -85,7 +88,21 @@ MainWindow::MainWindow(QWidget *parent)
     findLayout->addWidget(next);
     findLayout->addWidget(m_findLabel);
     layout->addWidget(findBar);
-    layout->addWidget(m_timeline, 1);
+    // A multi-rank run's overview above the timeline (hidden otherwise), resizable.
+    auto *split = new QSplitter(Qt::Vertical, central);
+    split->setChildrenCollapsible(false);
+    m_rankView = new RankOverviewView(m_state, split);
+    split->addWidget(m_rankView);
+    split->addWidget(m_timeline);
+    split->setStretchFactor(1, 1);
+    split->setSizes({150, 600});
+    layout->addWidget(split, 1);
+    m_rankOverview = new RankOverviewController(m_rankView, m_timeline, m_state, this);
+    connect(m_rankOverview, &RankOverviewController::loaded, split, [this, split] {
+        const int total = split->height();
+        const int overview = std::min(m_rankView->preferredHeight(), total / 2);
+        split->setSizes({overview, std::max(0, total - overview)});
+    });
     setCentralWidget(central);
     connect(m_findEdit, &QLineEdit::returnPressed, this, [this] {
         find(m_findEdit->text(), m_findRegex->isChecked(), QApplication::keyboardModifiers() & Qt::ShiftModifier);
@@ -103,6 +120,7 @@ MainWindow::MainWindow(QWidget *parent)
     statusBar()->addWidget(m_statusHover, 1);
     statusBar()->addPermanentWidget(m_statusWindow);
     connect(m_timeline, &TimelineView::hoverTextChanged, m_statusHover, &QLabel::setText);
+    connect(m_rankView, &RankOverviewView::hoverTextChanged, m_statusHover, &QLabel::setText);
     connect(m_state, &TimelineState::windowChanged, this, &MainWindow::updateStatus);
     connect(m_state, &TimelineState::selectedSliceChanged, this, &MainWindow::onSelectedSliceChanged);
     m_aggregateTimer->setSingleShot(true);
@@ -333,6 +351,7 @@ void MainWindow::onImportFinished(const ImportController::Result &r)
     m_measuredData = r.data;
     m_whatIf.setProject(m_projectPath, r.data);
     m_graph->setProject(m_projectPath, r.data);
+    m_rankOverview->setProject(m_projectPath, r.data);
     m_analysis->setProject(m_projectPath, r.data);
     m_runs->setProject(m_projectPath, r.groupings);
     m_compare->setProject(m_projectPath, r.data);

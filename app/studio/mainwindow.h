@@ -27,6 +27,8 @@ namespace gml {
 class AggregateModel;
 class AnalysisController;
 class CompareController;
+class RankOverviewController;
+class RankOverviewView;
 class RunsController;
 class SimulateController;
 class DetailsPanel;
@@ -74,6 +76,8 @@ public:
     // Shows the analysis dock and waits for the current run's report (screenshots, tests).
     bool showAnalysis();
     AnalysisController *analysis() const { return m_analysis; }
+    RankOverviewController *rankOverview() const { return m_rankOverview; }
+    RankOverviewView *rankView() const { return m_rankView; }
     RunsController *runs() const { return m_runs; }
     // Raises the Runs dock and waits for its catalog (screenshots).
     bool showRuns();
@@ -151,6 +155,8 @@ private:
     GraphView *m_graphView = nullptr;
     GraphController *m_graph = nullptr;
     AnalysisController *m_analysis = nullptr;
+    RankOverviewView *m_rankView = nullptr;
+    RankOverviewController *m_rankOverview = nullptr;
     RunsController *m_runs = nullptr;
     CompareController *m_compare = nullptr;
     SimulateController *m_simulate = nullptr;

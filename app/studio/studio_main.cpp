@@ -4,6 +4,7 @@
 
 #include "comparepanel.h"
 #include "graphview.h"
+#include "rankoverviewcontroller.h"
 #include "timelineview.h"
 
 #include <QApplication>
@@ -185,6 +186,7 @@ int main(int argc, char **argv)
             window.graph()->reveal(node);
         }
     }
+    window.rankOverview()->waitForIdle();
     QCoreApplication::processEvents();
     if (auto *timeline = window.findChild<gml::TimelineView *>())
         timeline->waitForPages();

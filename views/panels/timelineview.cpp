@@ -124,21 +124,7 @@ void TimelineView::revealSlice(const SliceRef &slice, bool zoomTo)
     const TrackId track = slice.track;
     if (!data() || !data()->track(track))
         return;
-    // A slice under a collapsed or hidden ancestor: show its row first.
-    if (layout().rowOfTrack(track) < 0) {
-        if (const auto *info = data()->track(track)) {
-            for (TrackId p = info->parent; p; ) {
-                m_collapsed.remove(p);
-                m_hidden.remove(p);
-                const auto *pi = data()->track(p);
-                p = pi ? pi->parent : 0;
-            }
-            m_hidden.remove(track);
-            if (const auto *run = data()->runOfTrack(track))
-                m_collapsed.remove(-run->id), m_hidden.remove(-run->id);
-            relayout();
-        }
-    }
+    ensureShown(track); // a slice under a collapsed or hidden ancestor: its row first
     const TimeNs a = slice.start, b = slice.end;
     m_state->setSelectedSlice(track, slice.id, a, b);
     const TimeNs w = m_state->windowDuration();
@@ -160,6 +146,42 @@ void TimelineView::revealSlice(const SliceRef &slice, bool zoomTo)
             m_vbar->setValue(std::max(0, y - rowsHeight / 3));
     }
     update();
+}
+
+void TimelineView::ensureShown(TrackId track)
+{
+    if (layout().rowOfTrack(track) >= 0)
+        return;
+    const auto *info = data()->track(track);
+    if (!info)
+        return;
+    for (TrackId p = info->parent; p;) {
+        m_collapsed.remove(p);
+        m_hidden.remove(p);
+        const auto *pi = data()->track(p);
+        p = pi ? pi->parent : 0;
+    }
+    m_hidden.remove(track);
+    if (const auto *run = data()->runOfTrack(track))
+        m_collapsed.remove(-run->id), m_hidden.remove(-run->id);
+    relayout();
+}
+
+void TimelineView::revealTrack(TrackId track)
+{
+    if (!data() || !data()->track(track))
+        return;
+    ensureShown(track);
+    if (m_collapsed.remove(track))
+        relayout();
+    if (const int r = layout().rowOfTrack(track); r >= 0)
+        m_vbar->setValue(std::min(m_vbar->maximum(), layout().rows()[size_t(r)].y));
+    update();
+}
+
+int TimelineView::scrollBarWidth() const
+{
+    return m_vbar->isVisible() ? m_vbar->width() : 0;
 }
 
 void TimelineView::setMember(QSet<qint64> &set, qint64 key, bool member)

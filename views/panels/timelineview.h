@@ -41,6 +41,10 @@ public:
     // The same for slice `index` of the track as shown now (data()->shown()).
     void revealSlice(TrackId track, size_t index, bool zoomTo);
 
+    // Shows a track's row (expanding and unhiding what holds it) and scrolls it to the top.
+    void revealTrack(TrackId track);
+    int scrollBarWidth() const; // 0 when it is hidden
+
     void setTrackHidden(qint64 key, bool hidden);
     void setCollapsed(qint64 key, bool collapsed);
     void showAllTracks();
@@ -66,6 +70,7 @@ protected:
 
 private:
     void relayout();
+    void ensureShown(TrackId track); // expands and unhides its ancestors
     // Adds or removes `key` and lays the rows out again when that changed something.
     void setMember(QSet<qint64> &set, qint64 key, bool member);
     void updateScrollBar();

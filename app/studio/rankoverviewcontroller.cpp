@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "rankoverviewcontroller.h"
+
+#include "project.h"
+#include "rankoverviewview.h"
+#include "timelinestate.h"
+#include "timelineview.h"
+
+#include <QtConcurrent>
+
+#include <set>
+
+namespace gml {
+
+RankOverviewController::RankOverviewController(RankOverviewView *view, TimelineView *timeline, TimelineState *state,
+                                               QObject *parent)
+    : QObject(parent), m_view(view), m_timeline(timeline), m_state(state)
+{
+    m_view->hide();
+    connect(&m_watcher, &QFutureWatcher<Result>::finished, this, [this] {
+        const Result r = m_watcher.result();
+        if (r.generation != m_generation)
+            return; // a project opened since
+        m_view->setOverview(r.overview, m_run);
+        m_view->setVisible(r.overview && r.overview->lanes.size() > 1);
+        Q_EMIT loaded(r.error);
+    });
+    connect(m_view, &RankOverviewView::laneActivated, this, [this](int lane, qint64 at) { reveal(lane, at); });
+    // Lined up with the timeline's columns.
+    connect(m_timeline, &TimelineView::layoutChanged, this, [this] {
+        m_view->setLabelWidth(m_timeline->painter().metrics().labelWidth);
+        m_view->setRightMargin(m_timeline->scrollBarWidth());
+    });
+}
+
+RankOverviewController::~RankOverviewController()
+{
+    m_watcher.waitForFinished();
+}
+
+void RankOverviewController::setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data)
+{
+    ++m_generation;
+    m_data = std::move(data);
+    m_view->clear();
+    m_view->hide();
+    m_view->setLabelWidth(m_timeline->painter().metrics().labelWidth);
+    // The run over the most ranks (GPU tracks of two ranks at least).
+    m_run.clear();
+    m_runId = 0;
+    size_t most = 1;
+    for (const RunSummary &run : m_data ? m_data->runs : QList<RunSummary>{}) {
+        std::set<int> ranks;
+        for (const TrackSummary &t : run.tracks)
+            if ((t.kind == TrackKind::Gpu || t.kind == TrackKind::Stream) && t.slices > 0)
+                ranks.insert(t.rank);
+        if (ranks.size() > most) {
+            most = ranks.size();
+            m_run = run.name;
+            m_runId = run.id;
+        }
+    }
+    if (m_run.isEmpty())
+        return;
+    m_watcher.setFuture(QtConcurrent::run([path = projectPath, run = m_runId, generation = m_generation]() {
+        Result r;
+        r.generation = generation;
+        auto project = Project::open(path, Project::Mode::ReadOnly, &r.error);
+        if (!project)
+            return r;
+        auto overview = loadRankOverview(*project, run, &r.error);
+        if (overview)
+            r.overview = std::make_shared<const RankOverview>(std::move(*overview));
+        return r;
+    }));
+}
+
+void RankOverviewController::waitForIdle()
+{
+    m_watcher.waitForFinished();
+    // Its result is delivered by the event loop; showing the view then lays the splitter out.
+    QCoreApplication::processEvents();
+    QCoreApplication::processEvents();
+}
+
+TrackId RankOverviewController::trackOf(int lane) const
+{
+    const auto &overview = m_view->overview();
+    if (!overview || !m_data || lane < 0 || size_t(lane) >= overview->lanes.size())
+        return 0;
+    const RankLane &l = overview->lanes[size_t(lane)];
+    TrackId stream = 0, any = 0;
+    for (const RunSummary &run : m_data->runs) {
+        if (run.id != m_runId)
+            continue;
+        for (const TrackSummary &t : run.tracks) {
+            if (t.rank != l.rank)
+                continue;
+            if (t.kind == TrackKind::Gpu && t.pid == l.device)
+                return t.id; // the device's row, its streams under it
+            if (t.kind == TrackKind::Stream && t.pid == l.device && !stream)
+                stream = t.id;
+            if (!any)
+                any = t.id;
+        }
+    }
+    return stream ? stream : any;
+}
+
+void RankOverviewController::reveal(int lane, TimeNs at)
+{
+    if (const TrackId track = trackOf(lane)) {
+        m_timeline->revealTrack(track);
+        m_state->setCursor(at);
+    }
+}
+
+} // namespace gml

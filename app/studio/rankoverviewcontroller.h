@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "rankoverview.h"
+#include "timelinedata.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+
+#include <memory>
+
+namespace gml {
+
+class RankOverviewView;
+class TimelineState;
+class TimelineView;
+
+// Feeds the rank overview above the timeline: for a project whose run spans several ranks (the
+// run with the most), reads its overview from the source summaries off the GUI thread and shows
+// it; hides it otherwise. A lane clicked (or picked as slowest, median, fastest) opens that
+// rank's GPU row in the timeline, scrolled to the top, with the cursor at the time clicked.
+class RankOverviewController : public QObject
+{
+    Q_OBJECT
+public:
+    RankOverviewController(RankOverviewView *view, TimelineView *timeline, TimelineState *state,
+                           QObject *parent = nullptr);
+    ~RankOverviewController() override;
+
+    void setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data);
+    void waitForIdle(); // tests and screenshots
+    // The run shown (empty: none), and the track a lane opens.
+    const QString &run() const { return m_run; }
+    TrackId trackOf(int lane) const;
+
+Q_SIGNALS:
+    void loaded(const QString &error);
+
+private:
+    struct Result
+    {
+        quint64 generation = 0;
+        std::shared_ptr<const RankOverview> overview;
+        QString error;
+    };
+    void reveal(int lane, TimeNs at);
+
+    RankOverviewView *m_view;
+    TimelineView *m_timeline;
+    TimelineState *m_state;
+    std::shared_ptr<const TimelineData> m_data;
+    QString m_run;
+    RunId m_runId = 0;
+    QFutureWatcher<Result> m_watcher;
+    quint64 m_generation = 0;
+};
+
+} // namespace gml

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "rankoverviewview.h"
+
+#include "timeformat.h"
+#include "timelinestate.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLocale>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolButton>
+
+#include <algorithm>
+#include <set>
+
+namespace gml {
+
+RankOverviewView::RankOverviewView(TimelineState *state, QWidget *parent) : QWidget(parent), m_state(state)
+{
+    setMouseTracking(true);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    auto *header = new QHBoxLayout;
+    header->setContentsMargins(6, 1, 6, 0);
+    header->setSpacing(4);
+    m_title = new QLabel(this);
+    header->addWidget(m_title);
+    header->addStretch(1);
+    auto legend = [&](const QColor &c, const QString &text) {
+        auto *l = new QLabel(QStringLiteral("<span style=\"color:%1\">■</span> %2").arg(c.name(), text), this);
+        header->addWidget(l);
+    };
+    legend(RankOverviewPainter::heat(1, 0), tr("compute"));
+    legend(RankOverviewPainter::heat(1, 1), tr("communication"));
+    legend(RankOverviewPainter::heat(0, 0), tr("idle"));
+    header->addSpacing(12);
+    auto button = [&](const QString &text, const QString &tip, int which) {
+        auto *b = new QToolButton(this);
+        b->setText(text);
+        b->setToolTip(tip);
+        b->setAutoRaise(true);
+        connect(b, &QToolButton::clicked, this, [this, which] { pick(which); });
+        header->addWidget(b);
+        return b;
+    };
+    m_slowest = button(tr("Slowest"), tr("The rank with the most work of its own: the one the others wait for"), 0);
+    m_median = button(tr("Median"), tr("The rank in the middle by work of its own"), 1);
+    m_fastest = button(tr("Fastest"), tr("The rank with the least work of its own: it waits the most"), 2);
+    auto *outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addLayout(header);
+    outer->addStretch(1);
+    connect(m_state, &TimelineState::windowChanged, this, qOverload<>(&QWidget::update));
+    clear();
+}
+
+void RankOverviewView::setOverview(std::shared_ptr<const RankOverview> overview, const QString &run)
+{
+    m_overview = std::move(overview);
+    m_run = run;
+    m_highlight = -1;
+    m_byWork = m_overview ? m_overview->byWork() : std::vector<int>{};
+    const size_t lanes = m_overview ? m_overview->lanes.size() : 0;
+    std::set<int> ranks;
+    if (m_overview)
+        for (const auto &l : m_overview->lanes)
+            ranks.insert(l.rank);
+    m_title->setText(lanes ? tr("<b>Ranks</b> · %1: %2 ranks, %3 GPUs")
+                                 .arg(run.toHtmlEscaped(), QLocale().toString(qlonglong(ranks.size())),
+                                      QLocale().toString(qlonglong(lanes)))
+                           : QString());
+    for (auto *b : {m_slowest, m_median, m_fastest})
+        b->setEnabled(lanes > 1);
+    update();
+}
+
+void RankOverviewView::clear()
+{
+    setOverview(nullptr, {});
+}
+
+void RankOverviewView::setLabelWidth(int width)
+{
+    if (width != m_labelWidth) {
+        m_labelWidth = width;
+        update();
+    }
+}
+
+void RankOverviewView::setRightMargin(int margin)
+{
+    if (margin != m_rightMargin) {
+        m_rightMargin = margin;
+        update();
+    }
+}
+
+void RankOverviewView::setHighlighted(int lane)
+{
+    m_highlight = lane;
+    update();
+}
+
+int RankOverviewView::preferredHeight() const
+{
+    const int lanes = m_overview ? int(m_overview->lanes.size()) : 0;
+    return RankOverviewPainter::kHeaderHeight + std::clamp(lanes * RankOverviewPainter::kMaxLaneHeight, 24, 160) + 8;
+}
+
+QRect RankOverviewView::area() const
+{
+    return QRect(0, 0, std::max(0, width() - m_rightMargin), height());
+}
+
+int RankOverviewView::laneAt(QPoint pos) const
+{
+    if (!m_overview)
+        return -1;
+    const auto l = RankOverviewPainter::layout(area(), m_labelWidth, m_overview->lanes.size());
+    if (pos.x() < l.lanes.left() || pos.x() >= l.lanes.right())
+        return -1;
+    const auto [first, last] = l.lanesAt(pos.y());
+    if (first == last)
+        return -1;
+    // A row that holds several lanes answers its first, whatever the time.
+    return int(first);
+}
+
+TimeNs RankOverviewView::timeAt(int x) const
+{
+    const auto l = RankOverviewPainter::layout(area(), m_labelWidth, 0);
+    const double f = l.lanes.width() > 0 ? double(x - l.lanes.left()) / l.lanes.width() : 0.0;
+    return m_state->windowStart() + TimeNs(f * double(m_state->windowDuration()));
+}
+
+void RankOverviewView::paintEvent(QPaintEvent *)
+{
+    QPainter p(this);
+    p.fillRect(rect(), palette().window());
+    if (!m_overview)
+        return;
+    RankOverviewPainter::paint(p, area(), m_labelWidth, *m_overview, m_state->windowStart(), m_state->windowEnd(), m_highlight);
+}
+
+void RankOverviewView::resizeEvent(QResizeEvent *)
+{
+    update();
+}
+
+void RankOverviewView::mouseMoveEvent(QMouseEvent *e)
+{
+    const int lane = laneAt(e->position().toPoint());
+    if (lane < 0) {
+        Q_EMIT hoverTextChanged(QString());
+        return;
+    }
+    const RankLane &l = m_overview->lanes[size_t(lane)];
+    const auto layout = RankOverviewPainter::layout(area(), m_labelWidth, m_overview->lanes.size());
+    const auto [first, last] = layout.lanesAt(e->position().toPoint().y());
+    // The share of the pixel column under the mouse.
+    const TimeNs a = timeAt(e->position().toPoint().x()), b = timeAt(e->position().toPoint().x() + 1);
+    float busy = -1, comm = 0;
+    RankOverview::shares(l, a, std::max(b, a + 1), 1, &busy, &comm);
+    QString what = l.rank >= 0 ? tr("rank %1 · GPU %2").arg(l.rank).arg(l.device) : tr("GPU %1").arg(l.device);
+    if (last - first > 1)
+        what += tr(" (this row: %1 GPUs, the first shown)").arg(last - first);
+    const QString at = formatDuration(a - m_state->traceStart());
+    const QString share = busy < 0 ? tr("no work recorded")
+                                   : tr("%1% busy, %2% communication").arg(qRound(busy * 100)).arg(qRound(comm * 100));
+    Q_EMIT hoverTextChanged(tr("%1 at %2: %3 · own work %4, exposed communication %5 · click to show it in the timeline")
+                                .arg(what, at, share, formatDuration(l.work), formatDuration(l.communication)));
+}
+
+void RankOverviewView::mousePressEvent(QMouseEvent *e)
+{
+    if (e->button() != Qt::LeftButton)
+        return;
+    const int lane = laneAt(e->position().toPoint());
+    if (lane < 0)
+        return;
+    setHighlighted(lane);
+    Q_EMIT laneActivated(lane, timeAt(e->position().toPoint().x()));
+}
+
+void RankOverviewView::leaveEvent(QEvent *)
+{
+    Q_EMIT hoverTextChanged(QString());
+}
+
+void RankOverviewView::pick(int which)
+{
+    if (m_byWork.empty())
+        return;
+    const size_t k = which == 0 ? 0 : which == 1 ? m_byWork.size() / 2 : m_byWork.size() - 1;
+    const int lane = m_byWork[k];
+    setHighlighted(lane);
+    Q_EMIT laneActivated(lane, m_state->windowStart() + m_state->windowDuration() / 2);
+}
+
+} // namespace gml

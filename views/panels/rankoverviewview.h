@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "rankoverview.h"
+#include "rankoverviewpainter.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QLabel;
+class QToolButton;
+
+namespace gml {
+
+class TimelineState;
+
+// The rank overview above the timeline of a multi-rank run: every GPU of every rank as a thin
+// heat strip (busy, communication, idle) over the timeline's window, lined up with its columns,
+// with each rank's iteration starts. Hovering says what a lane did there; a click, or Slowest /
+// Median / Fastest (the lanes ranked by their own work: the rank the others wait for has the
+// most), asks for that rank in the timeline.
+class RankOverviewView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit RankOverviewView(TimelineState *state, QWidget *parent = nullptr);
+
+    void setOverview(std::shared_ptr<const RankOverview> overview, const QString &run);
+    void clear();
+    const std::shared_ptr<const RankOverview> &overview() const { return m_overview; }
+    // The timeline's label column, so the columns line up with its rows.
+    void setLabelWidth(int width);
+    void setRightMargin(int margin); // the timeline's vertical scroll bar
+    void setHighlighted(int lane);
+    int highlighted() const { return m_highlight; }
+    // The lane at a widget position (-1: none), and the time under x.
+    int laneAt(QPoint pos) const;
+    TimeNs timeAt(int x) const;
+    // The height that shows every lane at full height, up to 190 px (a 1,024-rank job shares rows).
+    int preferredHeight() const;
+    QSize sizeHint() const override { return {1200, preferredHeight()}; }
+    QSize minimumSizeHint() const override { return {300, 60}; }
+
+Q_SIGNALS:
+    void laneActivated(int lane, qint64 at); // a click (at: the time under it) or a ranking button
+    void hoverTextChanged(const QString &text);
+
+protected:
+    void paintEvent(QPaintEvent *) override;
+    void resizeEvent(QResizeEvent *) override;
+    void mouseMoveEvent(QMouseEvent *) override;
+    void mousePressEvent(QMouseEvent *) override;
+    void leaveEvent(QEvent *) override;
+
+private:
+    void pick(int rankInOrder); // 0: slowest, 1: median, 2: fastest
+    QRect area() const;
+
+    TimelineState *m_state;
+    std::shared_ptr<const RankOverview> m_overview;
+    std::vector<int> m_byWork;
+    QString m_run;
+    int m_labelWidth = 280;
+    int m_rightMargin = 0;
+    int m_highlight = -1;
+    QLabel *m_title;
+    QToolButton *m_slowest, *m_median, *m_fastest;
+};
+
+} // namespace gml

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "rankoverviewpainter.h"
+
+#include <QImage>
+#include <QPainter>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace gml {
+
+QColor RankOverviewPainter::heat(float busy, float communication)
+{
+    if (busy < 0)
+        return QColor(250, 250, 250); // no activity recorded there
+    // On a square-root scale, so that 10% busy still shows; communication keeps its part of it.
+    const float b0 = std::clamp(busy, 0.0f, 1.0f);
+    const float c0 = std::clamp(communication, 0.0f, b0);
+    const float b = std::sqrt(b0);
+    const float c = b0 > 0 ? b * c0 / b0 : 0.0f;
+    const float k = b - c, idle = 1 - b;
+    // idle #e9ecef, compute #e8590c, communication #1c7ed6
+    auto mix = [&](float i, float x, float y) { return int(std::lround(idle * i + k * x + c * y)); };
+    return QColor(mix(233, 232, 28), mix(236, 89, 126), mix(239, 12, 214));
+}
+
+std::pair<size_t, size_t> RankOverviewPainter::Layout::lanesAt(int y) const
+{
+    if (rows <= 0 || y < lanes.top() || y >= lanes.top() + int(std::ceil(rows * rowHeight)))
+        return {0, 0};
+    const int row = std::min(rows - 1, int((y - lanes.top()) / rowHeight));
+    return {laneCount * size_t(row) / size_t(rows), laneCount * size_t(row + 1) / size_t(rows)};
+}
+
+int RankOverviewPainter::Layout::rowTop(size_t lane) const
+{
+    if (laneCount == 0)
+        return lanes.top();
+    // Row r holds lanes [n r / rows, n (r+1) / rows): the row of `lane` is the last r whose
+    // first lane is at or before it.
+    const size_t row = std::min(size_t(rows - 1), ((lane + 1) * size_t(rows) - 1) / laneCount);
+    return lanes.top() + int(std::floor(double(row) * rowHeight));
+}
+
+RankOverviewPainter::Layout RankOverviewPainter::layout(const QRect &area, int labelWidth, size_t lanes)
+{
+    Layout l;
+    l.laneCount = lanes;
+    l.lanes = QRect(area.left() + labelWidth, area.top() + kHeaderHeight, std::max(0, area.width() - labelWidth),
+                    std::max(0, area.height() - kHeaderHeight - 4));
+    if (lanes == 0 || l.lanes.height() <= 0)
+        return l;
+    l.rows = int(std::min<size_t>(lanes, size_t(l.lanes.height())));
+    l.rowHeight = std::min(double(kMaxLaneHeight), double(l.lanes.height()) / l.rows);
+    return l;
+}
+
+void RankOverviewPainter::paint(QPainter &p, const QRect &area, int labelWidth, const RankOverview &overview,
+                                TimeNs t0, TimeNs t1, int highlight)
+{
+    const Layout l = layout(area, labelWidth, overview.lanes.size());
+    p.fillRect(area, QColor(250, 250, 250));
+    if (l.rows <= 0 || l.lanes.width() <= 0 || t1 <= t0)
+        return;
+    const int columns = l.lanes.width();
+    const int height = int(std::ceil(l.rows * l.rowHeight));
+    // One pixel per column and row, each row the mean of its lanes, scaled up to the row height.
+    QImage image(columns, l.rows, QImage::Format_RGB32);
+    const size_t n = size_t(columns);
+    std::vector<float> busy(n), comm(n), sumBusy(n), sumComm(n);
+    std::vector<int> count(n);
+    for (int row = 0; row < l.rows; ++row) {
+        const size_t first = overview.lanes.size() * size_t(row) / size_t(l.rows);
+        const size_t last = overview.lanes.size() * size_t(row + 1) / size_t(l.rows);
+        std::fill(sumBusy.begin(), sumBusy.end(), 0.0f);
+        std::fill(sumComm.begin(), sumComm.end(), 0.0f);
+        std::fill(count.begin(), count.end(), 0);
+        for (size_t lane = first; lane < last; ++lane) {
+            RankOverview::shares(overview.lanes[lane], t0, t1, columns, busy.data(), comm.data());
+            for (int c = 0; c < columns; ++c)
+                if (busy[size_t(c)] >= 0) {
+                    sumBusy[size_t(c)] += busy[size_t(c)];
+                    sumComm[size_t(c)] += comm[size_t(c)];
+                    ++count[size_t(c)];
+                }
+        }
+        auto *line = reinterpret_cast<QRgb *>(image.scanLine(row));
+        for (int c = 0; c < columns; ++c) {
+            const int n = count[size_t(c)];
+            line[c] = heat(n ? sumBusy[size_t(c)] / float(n) : -1.0f, n ? sumComm[size_t(c)] / float(n) : 0.0f).rgb();
+        }
+    }
+    p.drawImage(QRect(l.lanes.left(), l.lanes.top(), columns, height), image);
+
+    // Lanes apart when tall enough to tell.
+    p.save();
+    p.setClipRect(QRect(l.lanes.left(), l.lanes.top(), columns, height));
+    if (l.rowHeight >= 5) {
+        p.setPen(QPen(QColor(250, 250, 250), 1));
+        for (int row = 1; row < l.rows; ++row) {
+            const double y = l.lanes.top() + row * l.rowHeight - 0.5;
+            p.drawLine(QPointF(l.lanes.left(), y), QPointF(l.lanes.left() + columns, y));
+        }
+    }
+    // Iteration starts, where they are at least 6 px apart: on each lane when lanes are tall
+    // enough to tell apart, else the first lane's across all of them.
+    auto xOf = [&](TimeNs t) { return l.lanes.left() + double(t - t0) / double(t1 - t0) * columns; };
+    auto sparse = [&](const std::vector<std::pair<TimeNs, TimeNs>> &its) {
+        const auto a = std::lower_bound(its.begin(), its.end(), std::make_pair(t0, std::numeric_limits<TimeNs>::min()));
+        const auto b = std::lower_bound(its.begin(), its.end(), std::make_pair(t1, std::numeric_limits<TimeNs>::min()));
+        return b - a <= std::max<std::ptrdiff_t>(1, columns / 6);
+    };
+    if (l.rowHeight >= 4 && l.rows == int(overview.lanes.size())) {
+        p.setPen(QPen(QColor(33, 37, 41, 170), 1));
+        for (size_t lane = 0; lane < overview.lanes.size(); ++lane) {
+            const auto &its = overview.lanes[lane].iterations;
+            if (!sparse(its))
+                continue;
+            const int top = l.rowTop(lane);
+            for (const auto &[a, b] : its)
+                if (a >= t0 && a < t1)
+                    p.drawLine(QPointF(xOf(a), top), QPointF(xOf(a), top + l.rowHeight - 1));
+        }
+    } else if (!overview.lanes.empty() && sparse(overview.lanes.front().iterations)) {
+        p.setPen(QPen(QColor(33, 37, 41, 90), 1));
+        for (const auto &[a, b] : overview.lanes.front().iterations)
+            if (a >= t0 && a < t1)
+                p.drawLine(QPointF(xOf(a), l.lanes.top()), QPointF(xOf(a), l.lanes.top() + height));
+    }
+    if (highlight >= 0 && size_t(highlight) < overview.lanes.size()) {
+        const int top = l.rowTop(size_t(highlight));
+        p.setPen(QPen(QColor(33, 37, 41), 1.5));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(QRectF(l.lanes.left() + 0.75, top - 1.25, columns - 1.5, std::max(2.0, l.rowHeight) + 1.5));
+    }
+    p.restore();
+
+    // Rank numbers in the label column, as many as fit.
+    p.setPen(QColor(73, 80, 87));
+    QFont f = p.font();
+    f.setPointSizeF(std::max(6.5, f.pointSizeF() - 1.5));
+    p.setFont(f);
+    const int textHeight = p.fontMetrics().height();
+    int lastBottom = l.lanes.top() - textHeight;
+    for (size_t lane = 0; lane < overview.lanes.size(); ++lane) {
+        const int top = l.rowTop(lane);
+        const int y = top + int(l.rowHeight / 2);
+        if (y - textHeight / 2 < lastBottom + 2)
+            continue;
+        const RankLane &r = overview.lanes[lane];
+        const QString label = r.rank >= 0 ? QStringLiteral("rank %1").arg(r.rank) : QStringLiteral("GPU %1").arg(r.device);
+        p.drawText(QRect(area.left() + 4, y - textHeight / 2, labelWidth - 10, textHeight), Qt::AlignRight | Qt::AlignVCenter, label);
+        lastBottom = y + textHeight / 2;
+    }
+}
+
+} // namespace gml

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "rankoverview.h"
+
+#include <QColor>
+#include <QRect>
+
+class QPainter;
+
+namespace gml {
+
+// Draws a run's rank overview (model/rankoverview.h): one lane per GPU, top to bottom by rank,
+// as a heat strip over [t0, t1) lined up with the timeline's columns (the same label width and
+// time range), iteration starts as ticks, and rank numbers in the label column. More lanes than
+// pixel rows share a row (their mean); a lane gets up to kMaxLaneHeight px. Qt Gui only, so a
+// figure can draw it as the widget does.
+class RankOverviewPainter
+{
+public:
+    static constexpr int kMaxLaneHeight = 12;
+    static constexpr int kHeaderHeight = 22; // title, legend (drawn by the caller's widgets too)
+
+    // The colour of a column: idle grey to compute orange, communication blue, on a square-root
+    // scale of the busy share (a lane 10% busy is a third of the way to full colour).
+    static QColor heat(float busy, float communication);
+
+    struct Layout
+    {
+        QRect lanes;     // where lanes are drawn (right of the label column, below the header)
+        int rows = 0;    // pixel rows used: one per group of lanes
+        double rowHeight = 0;
+        size_t laneCount = 0;
+        // The first lane and one past the last that pixel row y (widget coordinates) shows;
+        // {0, 0} outside the lanes.
+        std::pair<size_t, size_t> lanesAt(int y) const;
+        int rowTop(size_t lane) const; // the top of the row that shows `lane`
+    };
+    static Layout layout(const QRect &area, int labelWidth, size_t lanes);
+
+    // `highlight`: a lane index drawn with an outline (-1: none). `traceStart`: the time the
+    // ruler counts from (the timeline's).
+    static void paint(QPainter &p, const QRect &area, int labelWidth, const RankOverview &overview,
+                      TimeNs t0, TimeNs t1, int highlight);
+};
+
+} // namespace gml
