@@ -817,6 +817,28 @@ private Q_SLOTS:
         QVERIFY(!hover.isEmpty());
         QVERIFY2(hover.last().first().toString().startsWith(QStringLiteral("rank 4 · GPU")), qPrintable(hover.last().first().toString()));
 
+        // Summaries of an older program are made again once, and kept.
+        const QString projectPath = w.timeline()->data()->projectPath;
+        {
+            QString error;
+            auto p = Project::open(projectPath, Project::Mode::ReadWrite, &error);
+            QVERIFY2(p, qPrintable(error));
+            QVERIFY(p->db().exec("UPDATE source_summary SET version = version - 1"));
+        }
+        MainWindow again;
+        showQuietly(again, QSize(1366, 768));
+        again.openProject(projectPath);
+        QVERIFY(waitLoaded(again));
+        again.rankOverview()->waitForIdle();
+        QCOMPARE(int(again.rankView()->overview()->lanes.size()), 6);
+        {
+            QString error;
+            auto p = Project::open(projectPath, Project::Mode::ReadOnly, &error);
+            QVERIFY2(p, qPrintable(error));
+            const QByteArray current = QStringLiteral("SELECT count(*) FROM source_summary WHERE version = %1").arg(kSourceSummaryVersion).toUtf8();
+            QCOMPARE(gmltest::scalar(*p, current.constData()), qint64(6));
+        }
+
         // One rank: no overview.
         QTemporaryDir single;
         const QString oneRank = gmltest::generateJob(single, 1, 3);

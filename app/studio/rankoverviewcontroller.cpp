@@ -65,7 +65,12 @@ void RankOverviewController::setProject(const QString &projectPath, std::shared_
     m_watcher.setFuture(QtConcurrent::run([path = projectPath, run = m_runId, generation = m_generation]() {
         Result r;
         r.generation = generation;
-        auto project = Project::open(path, Project::Mode::ReadOnly, &r.error);
+        // Writable where it can be: a summary made now (a source imported by an older program)
+        // is then kept, and the next open reads it.
+        const auto mode = Project::whyNotWritable(path).isEmpty() ? Project::Mode::ReadWrite : Project::Mode::ReadOnly;
+        auto project = Project::open(path, mode, &r.error);
+        if (!project && mode == Project::Mode::ReadWrite)
+            project = Project::open(path, Project::Mode::ReadOnly, &r.error);
         if (!project)
             return r;
         auto overview = loadRankOverview(*project, run, &r.error);

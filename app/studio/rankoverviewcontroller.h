@@ -17,7 +17,8 @@ class TimelineView;
 
 // Feeds the rank overview above the timeline: for a project whose run spans several ranks (the
 // run with the most), reads its overview from the source summaries off the GUI thread and shows
-// it; hides it otherwise. A lane clicked (or picked as slowest, median, fastest) opens that
+// it; hides it otherwise. A source without a current summary (imported by an older program) is
+// summarised then, and the summary kept where the project can be written. A lane clicked (or picked as slowest, median, fastest) opens that
 // rank's GPU row in the timeline, scrolled to the top, with the cursor at the time clicked.
 class RankOverviewController : public QObject
 {
