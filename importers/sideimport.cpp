@@ -143,11 +143,10 @@ SideResult SideImports::importOne(int index)
     const QString path = sidePath(m_folder, index);
     removeSide(path);
     QString error;
-    auto side = Project::open(path, Project::Mode::ReadWrite, &error);
+    // A scratch file read once by the job and removed: nothing to make durable.
+    auto side = Project::open(path, Project::Mode::Scratch, &error);
     if (!side)
         return failed(QStringLiteral("could not make a side project to import into: ") + error);
-    // A scratch file read once by the job and removed: nothing to make durable.
-    (void)side->db().exec("PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF;");
     side->shareIds(&m_ids);
     if (!side->begin(&error))
         return failed(QStringLiteral("could not write the side project: ") + error);

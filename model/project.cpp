@@ -111,7 +111,7 @@ std::unique_ptr<Project> Project::open(const QString &path, Mode mode, QString *
         return failWith(QStringLiteral("no such project file"));
     if (exists && !QFileInfo(path).isFile())
         return failWith(QStringLiteral("not a file"));
-    if (mode == Mode::ReadWrite && !inMemory) {
+    if (mode != Mode::ReadOnly && !inMemory) {
         if (const QString why = whyNotWritable(path); !why.isEmpty())
             return failWith(QStringLiteral("cannot %1 the project: %2%3")
                                 .arg(exists ? QStringLiteral("write") : QStringLiteral("create"), why,
@@ -149,8 +149,11 @@ std::unique_ptr<Project> Project::open(const QString &path, Mode mode, QString *
     // up to a few MB, and with 4 KiB pages each was a chain of hundreds of overflow pages, one
     // WAL frame and one write each. Importing 200 MB of trace committed in half the time.
     // Existing projects keep their page size (changing it needs a VACUUM outside WAL mode).
-    if (!p->m_db.exec("PRAGMA page_size=65536; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-                      "PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536;",
+    // A scratch file journals in memory and never syncs, set before the schema is written.
+    const char *durability = mode == Mode::Scratch ? "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF;"
+                                                   : "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;";
+    if (!p->m_db.exec(std::string("PRAGMA page_size=65536; ") + durability +
+                          "PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536;",
                       &why)) {
         if (error)
             *error = QStringLiteral("%1: %2").arg(path, why);
