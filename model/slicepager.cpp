@@ -196,13 +196,18 @@ void SlicePager::run()
                 continue;
             }
             Window w{r.shift, r.t0, r.t1, slices, slices->memoryBytes() + sizeof(Window)};
-            // A newer read of the same level replaces the older one.
-            for (auto it = m_windows.begin(); it != m_windows.end(); ++it)
-                if (it->first == r.track && it->second.shift == r.shift) {
+            // A read replaces the windows of the same level that it covers. One it does not
+            // cover stays (the budget drops it when unused): the newest request is read first,
+            // so a read landing now may be of an older, other window (a viewport the view had
+            // before its range was set), and must not push out the window on screen.
+            for (auto it = m_windows.begin(); it != m_windows.end();) {
+                if (it->first == r.track && it->second.shift == r.shift && r.t0 <= it->second.t0 && it->second.t1 <= r.t1) {
                     m_bytes -= it->second.bytes;
-                    m_windows.erase(it);
-                    break;
+                    it = m_windows.erase(it);
+                } else {
+                    ++it;
                 }
+            }
             m_bytes += w.bytes;
             m_windows.emplace_front(r.track, std::move(w));
             evict();

@@ -3,6 +3,7 @@
 // not pixels; the data is built in memory, deterministic (and, for paged tracks, written to a
 // project first).
 #include "project.h"
+#include "slicepager.h"
 #include "timelinepainter.h"
 #include "tracewriter.h"
 
@@ -296,6 +297,24 @@ private Q_SLOTS:
                 QVERIFY2(double(onlyWhole) < 0.005 * double(both), qPrintable(QString::number(onlyWhole)));
             }
         }
+        // A read of another window of the same level, landing later (the reader takes the
+        // newest request first, so it may be of a viewport the view no longer has), keeps the
+        // window on screen: the first rows of a 1,024-rank job were drawn empty when a paint
+        // before the trace range was set read the window [0, 1) last.
+        SlicePager &pager = *paged->pager;
+        const TrackId thread = paged->runs.front().tracks.back().id;
+        QVERIFY(pager.has(thread));
+        const TimeNs a0 = whole->start + span / 3, b0 = whole->end - 400'000;
+        const double nsPerPixel = 300'000.0 / 1000;
+        (void)pager.view(thread, a0, a0 + 300'000, nsPerPixel);
+        pager.waitForIdle();
+        QVERIFY(pager.view(thread, a0, a0 + 300'000, nsPerPixel) && pager.exact(thread));
+        (void)pager.view(thread, b0, b0 + 300'000, nsPerPixel);
+        pager.waitForIdle();
+        QVERIFY(pager.view(thread, b0, b0 + 300'000, nsPerPixel) && pager.exact(thread));
+        const auto back = pager.view(thread, a0, a0 + 300'000, nsPerPixel);
+        QVERIFY(back && back->size() > 0);
+        QVERIFY(pager.exact(thread));
     }
 };
 

@@ -345,8 +345,9 @@ void MainWindow::onImportFinished(const ImportController::Result &r)
     m_matchIndex = -1;
     m_state->clearSelectedSlice();
     m_state->clearSelection();
-    m_timeline->setData(r.data);
+    // The range first: a paint between the two would ask the pager for the old range's window.
     m_state->setTraceRange(r.data->start, r.data->end);
+    m_timeline->setData(r.data);
     m_sources->setRuns(r.data->runs);
     m_measuredData = r.data;
     m_whatIf.setProject(m_projectPath, r.data);

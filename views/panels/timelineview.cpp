@@ -69,8 +69,13 @@ void TimelineView::setData(std::shared_ptr<const TimelineData> data)
 
 void TimelineView::waitForPages()
 {
-    m_painter.waitForPages(viewport());
-    QCoreApplication::processEvents(); // the listener's queued repaints
+    // The listener's queued repaints may bring reads of older windows: until it holds.
+    for (int round = 0; round < 4; ++round) {
+        const bool complete = m_painter.waitForPages(viewport());
+        QCoreApplication::processEvents();
+        if (complete && m_painter.waitForPages(viewport(), 0))
+            break;
+    }
 }
 
 TimelineViewport TimelineView::viewport() const
