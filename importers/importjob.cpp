@@ -176,13 +176,13 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
         }
         const auto run = m_project.findRun(runName);
         QString error;
-        if (run && !alignRunClocks(m_project, *run, &error))
+        if (run && !waitingForLock([&] { return alignRunClocks(m_project, *run, &error); }))
             m_errors.append(QStringLiteral("clock alignment of run '%1' failed: %2").arg(runName, error));
     }
     // Headline metrics of the changed runs are computed again by whoever lists them.
     if (const QList<RunId> changed = changedRunIds(); !changed.isEmpty() && m_project.schemaVersion() >= 6) {
         QString error;
-        if (m_project.begin(&error)) {
+        if (waitingForLock([&] { return m_project.begin(&error); })) {
             auto drop = m_project.db().prepare("DELETE FROM run_metrics WHERE run_id = ?");
             bool ok = true;
             for (RunId run : changed) {
@@ -333,7 +333,8 @@ void ImportJob::storeWorkflows(const QList<ScannedFile> &files)
             m_errors.append(QStringLiteral("%1: the workflow was not read: %2").arg(path, error));
             continue;
         }
-        if (!m_project.begin(&error) || !storeWorkflowDeclaration(m_project, *declaration, &error) ||
+        if (!waitingForLock([&] { return m_project.begin(&error); }) ||
+            !storeWorkflowDeclaration(m_project, *declaration, &error) ||
             !m_project.commit(&error)) {
             m_project.rollback();
             m_errors.append(QStringLiteral("%1: the workflow was not stored: %2").arg(path, error));
@@ -346,7 +347,7 @@ void ImportJob::dropLeftRuns()
     if (m_leftRuns.isEmpty())
         return;
     QString error;
-    if (!m_project.begin(&error)) {
+    if (!waitingForLock([&] { return m_project.begin(&error); })) {
         m_errors.append(QStringLiteral("could not remove runs left empty: ") + error);
         return;
     }
@@ -363,6 +364,18 @@ void ImportJob::dropLeftRuns()
         m_errors.append(QStringLiteral("could not remove runs left empty: ") +
                         (ok ? error : drop.errorString()));
         m_project.rollback();
+    }
+}
+
+bool ImportJob::waitingForLock(const std::function<bool()> &step)
+{
+    QElapsedTimer waited;
+    waited.start();
+    for (;;) {
+        if (step())
+            return true;
+        if (!m_project.db().lastErrorWasBusy() || waited.elapsed() >= 600'000)
+            return false;
     }
 }
 

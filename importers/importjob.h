@@ -117,6 +117,11 @@ private:
     void storeWorkflows(const QList<ScannedFile> &files);
     void recordSkipped(const ScannedFile &file, SourceReport &report);
     // Project::begin that waits, with progress, while another connection writes the project.
+    // Runs `step` (which begins its own transaction) again while it failed because another
+    // program held the write lock, for up to ten minutes as a file's import waits: the steps
+    // after the files (runs left empty, workflows, clock alignment, stale metrics) otherwise
+    // failed after SQLite's 5 s when a second import of the project was writing its file.
+    bool waitingForLock(const std::function<bool()> &step);
     [[nodiscard]] bool begin(const ScannedFile &file, int index, int count, QString *error);
 
     Project &m_project;
