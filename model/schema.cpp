@@ -251,9 +251,18 @@ CREATE TABLE source_summary(
 );
 )SQL";
 
+// Version 9: what the studio remembers of a project across sessions (model/viewstate.h: the
+// runs last in focus), as keyed JSON texts. Never needed to read the data.
+static constexpr std::string_view kV9 = R"SQL(
+CREATE TABLE view_state(
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+)SQL";
+
 const std::vector<std::string_view> &migrations()
 {
-    static const std::vector<std::string_view> all = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8};
+    static const std::vector<std::string_view> all = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8, kV9};
     return all;
 }
 

@@ -68,17 +68,41 @@ TimeNs niceStep(double minimum)
 {
     if (minimum <= 1)
         return 1;
-    double p = std::pow(10.0, std::floor(std::log10(minimum)));
-    for (;;) {
-        for (double m : {1.0, 2.0, 5.0})
-            if (m * p >= minimum)
-                return TimeNs(m * p);
-        p *= 10;
+    constexpr TimeNs kS = 1'000'000'000, kMin = 60 * kS, kH = 3600 * kS, kD = 86400 * kS, kY = 365 * kD;
+    if (minimum <= double(10 * kS)) {
+        double p = std::pow(10.0, std::floor(std::log10(minimum)));
+        for (;;) {
+            for (double m : {1.0, 2.0, 5.0})
+                if (m * p >= minimum)
+                    return TimeNs(m * p);
+            p *= 10;
+        }
     }
+    static constexpr TimeNs kClock[] = {
+        15 * kS,  30 * kS,  kMin,     2 * kMin,  5 * kMin,  10 * kMin, 15 * kMin, 30 * kMin, kH,
+        2 * kH,   3 * kH,   6 * kH,   12 * kH,   kD,        2 * kD,    5 * kD,    10 * kD,   20 * kD,
+        50 * kD,  100 * kD, 200 * kD, kY,        2 * kY,    5 * kY,    10 * kY,   20 * kY,   50 * kY,
+        100 * kY};
+    for (TimeNs step : kClock)
+        if (double(step) >= minimum)
+            return step;
+    return 100 * kY;
 }
 
 QString formatTick(TimeNs t, TimeNs step)
 {
+    constexpr double kMinNs = 60e9, kHNs = 3600e9, kDNs = 86400e9, kYNs = 365 * kDNs;
+    // Minutes and more: the step's own unit, as many decimals as it needs.
+    static const std::pair<double, const char16_t *> kLong[] = {
+        {kYNs, u" y"}, {kDNs, u" d"}, {kHNs, u" h"}, {kMinNs, u" min"}};
+    for (const auto &[ns, name] : kLong) {
+        if (double(step) < ns)
+            continue;
+        int decimals = 0;
+        for (double s = double(step) / ns; s - std::floor(s) > 1e-9 && decimals < 3; s *= 10)
+            ++decimals;
+        return QString::number(double(t) / ns, 'f', decimals) + QStringView(name);
+    }
     const Unit &u = unitFor(double(std::max<TimeNs>(step, 1)) * 10);
     int decimals = 0;
     for (double s = double(step) / u.ns; s < 0.999 && decimals < 9; s *= 10)

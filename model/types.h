@@ -14,6 +14,10 @@ using TrackId = qint64;
 using SliceId = qint64;
 using StringId = qint64;
 
+// The what-if panel's prediction, held in memory beside the run it predicts (never stored):
+// its run and track ids are above every project id.
+inline constexpr RunId kLivePredictionRun = RunId(1) << 40;
+
 // Values are stored in the project file: never renumber, only append.
 enum class TrackKind : int {
     Host = 1,

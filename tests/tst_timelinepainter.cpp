@@ -11,6 +11,7 @@
 #include <QImage>
 #include <QPainter>
 #include <QRandomGenerator>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -200,6 +201,105 @@ private Q_SLOTS:
         QCOMPARE(hit.area, TimelineHit::Area::Ruler);
         QCOMPARE(hit.time, TimeNs(500));
         QCOMPARE(p.hitTest(v, QPointF(p.xForTime(v, 500), 5)).area, TimelineHit::Area::Overview);
+    }
+
+    // Run-scoped time (issue 35): a second run a day later. Focused alone, its span is the
+    // trace range; focused with the first and aligned, it is shifted to start where the first
+    // does (drawn, hit and overlaid there); on the project clock it stays where it ran.
+    void focusedRunsAlignAtTheirStarts()
+    {
+        auto d = makeData({{0, 100'000, 1, 1}}, {{0, 10, 3, 3}});
+        constexpr TimeNs kDay = 86'400'000'000'000;
+        RunSummary later = d->runs.first();
+        later.id = 2;
+        later.name = QStringLiteral("later");
+        for (auto &t : later.tracks)
+            t.id += 10, t.parent = t.parent ? t.parent + 10 : 0;
+        d->runs.first().start = 0;
+        d->runs.first().end = 1'000'000;
+        later.start = kDay;
+        later.end = kDay + 500'000;
+        d->runs.append(later);
+        d->slices.insert(12, std::make_shared<const SliceTrack>(SliceTrack::build({{kDay, 200'000, 7, 1}})));
+        d->end = kDay + 500'000;
+        TimelineLayout all;
+        all.build(*d, {}, {});
+        QCOMPARE(all.spanStart(), TimeNs(0));
+        QCOMPARE(all.spanEnd(), kDay + 500'000); // the whole project: a day
+        TimelineLayout one;
+        one.build(*d, {}, {}, {}, TimelineFocus{{2}, false});
+        QCOMPARE(one.spanStart(), kDay);
+        QCOMPARE(one.spanEnd(), kDay + 500'000);
+        QCOMPARE(one.rows().front().label, QStringLiteral("later"));
+        QCOMPARE(one.rowOfTrack(2), -1); // the other run's tracks are not laid out
+        TimelineLayout both;
+        both.build(*d, {}, {}, {}, TimelineFocus{{1, 2}, false});
+        QCOMPARE(both.spanStart(), TimeNs(0));
+        QCOMPARE(both.spanEnd(), TimeNs(1'000'000));
+        QCOMPARE(both.shiftOf(12), kDay);
+        QCOMPARE(both.shiftOf(2), TimeNs(0));
+        TimelinePainter p;
+        p.setData(d);
+        p.setLayout(both);
+        const TimelineViewport v{QSize(p.metrics().labelWidth + 1000, 800), 0, 1'000'000, 0};
+        const auto &g = p.geometry(v);
+        QVERIFY(g.visibleSlices >= 2); // the later run's slice is drawn at its aligned place
+        const QRectF r = p.sliceRect(v, 12, 0);
+        QCOMPARE(r.left(), p.xForTime(v, 0));
+        QCOMPARE(r.width(), p.xForTime(v, 200'000) - p.xForTime(v, 0));
+        const auto hit = p.hitTest(v, r.center());
+        QCOMPARE(hit.track, TrackId(12));
+        QCOMPARE(hit.index, qint64(0));
+        TimelineLayout clock;
+        clock.build(*d, {}, {}, {}, TimelineFocus{{1, 2}, true});
+        QCOMPARE(clock.shiftOf(12), TimeNs(0));
+        QCOMPARE(clock.spanEnd(), kDay + 500'000);
+    }
+
+    // The ruler's labels never overlap, from a nanosecond to years, at both screen widths; long
+    // spans count in minutes, hours, days and years, not in ten-digit seconds.
+    void rulerLabelsNeverOverlap_data()
+    {
+        QTest::addColumn<TimeNs>("span");
+        QTest::addColumn<int>("width");
+        QTest::addColumn<QString>("unit");
+        constexpr TimeNs kS = 1'000'000'000;
+        for (int w : {1366, 1920}) {
+            QTest::addRow("1 ns @%d", w) << TimeNs(1) << w << QStringLiteral(" ns");
+            QTest::addRow("1 us @%d", w) << TimeNs(1000) << w << QStringLiteral(" (ns|µs)");
+            QTest::addRow("1 s @%d", w) << kS << w << QStringLiteral(" m?s");
+            QTest::addRow("19 h @%d", w) << 19 * 3600 * kS << w << QStringLiteral(" h");
+            QTest::addRow("1 day @%d", w) << 86400 * kS << w << QStringLiteral(" h");
+            // Steps of 100 or 200 days, or of years, as the width allows.
+            QTest::addRow("5 years @%d", w) << 5 * 365 * 86400 * kS << w << QStringLiteral(" [dy]");
+            QTest::addRow("2000 days @%d", w) << 2000 * 86400 * kS << w << QStringLiteral(" [dy]");
+        }
+    }
+
+    void rulerLabelsNeverOverlap()
+    {
+        QFETCH(TimeNs, span);
+        QFETCH(int, width);
+        QFETCH(QString, unit);
+        auto d = makeData({{0, 10, 1, 1}}, {{0, 10, 3, 3}});
+        TimelinePainter p;
+        p.setData(d);
+        QImage img(width, 300, QImage::Format_ARGB32_Premultiplied);
+        QPainter painter(&img);
+        // A window that starts off a tick (the labels' magnitudes are not round).
+        const TimeNs t0 = span / 3 + 7;
+        p.paint(painter, TimelineViewport{img.size(), t0, t0 + span, 0}, TimelineOverlay{0, span * 2});
+        const auto &labels = p.rulerLabels();
+        // A tick a nanosecond at most: a window of a few nanoseconds holds one or two.
+        QVERIFY2(labels.size() >= (span >= 100 ? 3u : 1u), qPrintable(QString::number(labels.size())));
+        for (size_t i = 0; i + 1 < labels.size(); ++i)
+            QVERIFY2(labels[i].x + labels[i].width + 4 <= labels[i + 1].x,
+                     qPrintable(QStringLiteral("'%1' at %2 (+%3) and '%4' at %5")
+                                    .arg(labels[i].text).arg(labels[i].x).arg(labels[i].width)
+                                    .arg(labels[i + 1].text).arg(labels[i + 1].x)));
+        QVERIFY2(QRegularExpression(QStringLiteral("^-?[0-9.]+") + unit + QLatin1Char('$')).match(labels.back().text).hasMatch(),
+                 qPrintable(labels.back().text));
+        QVERIFY(labels.size() <= size_t(width / 40));
     }
 
     void paintsWithoutData()

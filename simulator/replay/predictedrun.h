@@ -38,8 +38,8 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun, const
 
 // The same run held in memory for the timeline, placed right after the measured run in a copy
 // of `base` (sharing its tracks); a previous in-memory prediction is dropped. Track and run ids
-// are above every project id (kLivePredictionRun).
-inline constexpr RunId kLivePredictionRun = RunId(1) << 40;
+// are above every project id (kLivePredictionRun, model/types.h).
+using gml::kLivePredictionRun;
 std::shared_ptr<const TimelineData> withPredictedRun(const std::shared_ptr<const TimelineData> &base,
                                                      RunId measuredRun, const DependencyGraph &graph,
                                                      const Replay &predicted, const QString &label);

@@ -113,19 +113,22 @@ void TimelinePainter::buildGeometry(const TimelineViewport &v)
         if (row.y + row.height <= viewTop || row.y >= viewBottom || row.type != TimelineRow::Type::Track)
             continue;
         const int top = header + row.y - v.scrollY;
+        TimelineViewport rv = v; // on the row's clock
+        rv.t0 += row.shift;
+        rv.t1 += row.shift;
         if (row.depthCount > 0) {
             auto s = m_data->slices.value(row.track);
             if (!s && m_data->pager) { // a paged track: what the pager has for this window and scale
-                s = m_data->pager->view(row.track, v.t0, v.t1,
-                                        double(std::max<TimeNs>(1, v.t1 - v.t0)) /
+                s = m_data->pager->view(row.track, rv.t0, rv.t1,
+                                        double(std::max<TimeNs>(1, rv.t1 - rv.t0)) /
                                             std::max(1.0, double(v.size.width() - m_metrics.labelWidth)));
                 m_geometryComplete = m_geometryComplete && m_data->pager->exact(row.track);
             }
             if (s)
-                buildSliceRow(v, row, *s, top);
+                buildSliceRow(rv, row, *s, top);
         } else if (row.isCounter) {
             if (const auto c = m_data->counters.value(row.track))
-                buildCounterRow(v, row, *c, top);
+                buildCounterRow(rv, row, *c, top);
         }
     }
 }

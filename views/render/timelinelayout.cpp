@@ -8,11 +8,56 @@
 namespace gml {
 
 void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collapsed,
-                           const QSet<qint64> &hidden, const TimelineMetrics &m)
+                           const QSet<qint64> &hidden, const TimelineMetrics &m, const TimelineFocus &focus)
 {
     m_rows.clear();
+    m_shiftOfRun.clear();
+    m_shiftOfTrack.clear();
+    // The runs to lay out, with their shifts: the first focused run with data is the anchor.
+    std::vector<std::pair<const RunSummary *, TimeNs>> runs;
+    QHash<RunId, const RunSummary *> byId;
+    for (const auto &run : data.runs)
+        byId.insert(run.id, &run);
+    const auto hasData = [](const RunSummary &r) { return r.end > r.start; };
+    if (focus.runs.isEmpty()) {
+        for (const auto &run : data.runs)
+            runs.emplace_back(&run, 0);
+    } else {
+        const RunSummary *anchor = nullptr;
+        for (RunId id : focus.runs)
+            if (const auto *r = byId.value(id); r && hasData(*r) && !anchor)
+                anchor = r;
+        for (RunId id : focus.runs) {
+            const auto *r = byId.value(id);
+            if (!r || m_shiftOfRun.contains(id))
+                continue;
+            const TimeNs shift = (focus.projectClock || !anchor || !hasData(*r)) ? 0 : r->start - anchor->start;
+            runs.emplace_back(r, shift);
+            m_shiftOfRun.insert(id, shift);
+            // A live prediction sits right after the run it predicts, on its clock.
+            const qsizetype at = r - data.runs.constData();
+            if (at >= 0 && at + 1 < data.runs.size() && data.runs[at + 1].id == kLivePredictionRun)
+                runs.emplace_back(&data.runs[at + 1], shift);
+        }
+    }
+    m_spanStart = data.start;
+    m_spanEnd = std::max(data.end, data.start + 1);
+    bool first = true;
+    for (const auto &[run, shift] : runs) {
+        m_shiftOfRun.insert(run->id, shift);
+        if (!hasData(*run) || focus.runs.isEmpty())
+            continue;
+        m_spanStart = first ? run->start - shift : std::min(m_spanStart, run->start - shift);
+        m_spanEnd = first ? run->end - shift : std::max(m_spanEnd, run->end - shift);
+        first = false;
+    }
+    m_spanEnd = std::max(m_spanEnd, m_spanStart + 1);
     int y = 0;
-    for (const auto &run : data.runs) {
+    for (const auto &[runPtr, shift] : runs) {
+        const RunSummary &run = *runPtr;
+        if (shift)
+            for (const auto &t : run.tracks)
+                m_shiftOfTrack.insert(t.id, shift);
         TimelineRow header;
         header.type = TimelineRow::Type::Run;
         header.run = run.id;
@@ -54,6 +99,7 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
             row.label = trackLabel(t);
             row.unit = t.unit;
             row.indent = lvl + 1;
+            row.shift = shift;
             row.hasChildren = parents.contains(t.id);
             row.expanded = !collapsed.contains(t.id);
             row.y = y;

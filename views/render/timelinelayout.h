@@ -4,6 +4,8 @@
 #include "timelinedata.h"
 #include "types.h"
 
+#include <QHash>
+#include <QList>
 #include <QSet>
 #include <QString>
 
@@ -42,17 +44,37 @@ struct TimelineRow
     int height = 0;
     int depthCount = 0;     // slice rows
     bool isCounter = false;
+    TimeNs shift = 0;       // its run's: track time = view time + shift (TimelineState)
     // The key used by the collapsed/hidden sets: the track id, or -run id for a run.
     qint64 key() const { return type == Type::Run ? -run : track; }
 };
 
+// The runs a layout shows (TimelineState::focusRuns): empty shows every run on the project clock.
+struct TimelineFocus
+{
+    QList<RunId> runs;
+    bool projectClock = false;
+};
+
 // The rows shown, top to bottom: run -> tracks depth-first, siblings by sort index. A collapsed
 // row keeps its own content and hides its descendants; a hidden row hides itself and them.
+// Only the runs in focus are laid out, in the focus' order (a run not in the project is left
+// out); the what-if panel's live prediction follows the run it predicts.
 class TimelineLayout
 {
 public:
     void build(const TimelineData &data, const QSet<qint64> &collapsed, const QSet<qint64> &hidden,
-               const TimelineMetrics &metrics = {});
+               const TimelineMetrics &metrics = {}, const TimelineFocus &focus = {});
+
+    // The focused runs' span in view time (the trace range; its start is the axis origin).
+    TimeNs spanStart() const { return m_spanStart; }
+    TimeNs spanEnd() const { return m_spanEnd; }
+    bool showsRun(RunId run) const { return m_shiftOfRun.contains(run); }
+    TimeNs shiftOfRun(RunId run) const { return m_shiftOfRun.value(run, 0); }
+    // Track time = view time + shift; 0 but for the other runs of an aligned focus.
+    TimeNs shiftOf(TrackId track) const { return m_shiftOfTrack.value(track, 0); }
+    // The runs laid out (whether or not collapsed), with their shifts.
+    const QHash<RunId, TimeNs> &shownRuns() const { return m_shiftOfRun; }
 
     const std::vector<TimelineRow> &rows() const { return m_rows; }
     int contentHeight() const { return m_contentHeight; }
@@ -66,6 +88,9 @@ public:
 
 private:
     std::vector<TimelineRow> m_rows;
+    QHash<RunId, TimeNs> m_shiftOfRun;
+    QHash<TrackId, TimeNs> m_shiftOfTrack; // non-zero shifts only
+    TimeNs m_spanStart = 0, m_spanEnd = 1;
     int m_contentHeight = 0;
     quint64 m_version = 0;
 };

@@ -42,8 +42,8 @@ void TimelinePainter::paint(QPainter &p, const TimelineViewport &v, const Timeli
 {
     TimelineOverlay o = overlay;
     if (o.traceEnd <= o.traceStart && m_data) {
-        o.traceStart = m_data->start;
-        o.traceEnd = m_data->end;
+        o.traceStart = m_layout.spanStart();
+        o.traceEnd = m_layout.spanEnd();
     }
     QElapsedTimer timer;
     timer.start();
@@ -79,7 +79,7 @@ void TimelinePainter::paintRows(QPainter &p, const TimelineViewport &v, const Ti
         p.fillRect(QRect(left, top + row.height - 1, v.size.width() - left, 1), kGrid);
     }
     // Grid lines at the ruler's ticks.
-    const TimeNs step = tickStep(v);
+    const TimeNs step = tickStep(v, o.traceStart);
     // At most a few hundred ticks fit; the count bounds the loop even on absurd ranges (a
     // project written before import limits), where t + step could overflow.
     int ticks = 0;
@@ -126,7 +126,7 @@ QRectF TimelinePainter::sliceRect(const TimelineViewport &v, TrackId track, size
     const auto &row = m_layout.rows()[size_t(r)];
     const double top = m_metrics.headerHeight() + row.y - v.scrollY + m_metrics.rowPadding +
                        s->depth(index) * m_metrics.depthHeight;
-    const double a = xForTime(v, s->start(index)), b = xForTime(v, s->end(index));
+    const double a = xForTime(v, s->start(index) - row.shift), b = xForTime(v, s->end(index) - row.shift);
     return QRectF(a, top, std::max(1.0, b - a), m_metrics.depthHeight - 1);
 }
 
@@ -257,14 +257,16 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
     const int oh = m_metrics.overviewHeight, rh = m_metrics.rulerHeight;
     p.fillRect(QRect(0, 0, v.size.width(), oh + rh), kHeader);
     paintOverview(p, v, o);
-    // Ruler: labels relative to the trace start.
-    const TimeNs step = tickStep(v);
+    // Ruler: labels relative to the trace start (the axis origin).
+    const TimeNs step = tickStep(v, o.traceStart);
     const double pxPerNs = double(v.size.width() - left) / double(std::max<TimeNs>(1, v.t1 - v.t0));
     p.save();
     p.setClipRect(QRect(left, oh, v.size.width() - left, rh));
     p.fillRect(QRect(left, oh, v.size.width() - left, rh), QColor(0xf6, 0xf7, 0xf9));
     p.setPen(kText);
     const TimeNs origin = o.traceStart;
+    const QFontMetricsF tfm(m_font);
+    m_rulerLabels.clear();
     int ticks = 0;
     for (TimeNs t = nextTick(firstTick(v, origin, step), -step);
          t < nextTick(v.t1, step) && ticks++ < kMaxTicks; t = nextTick(t, step)) {
@@ -272,7 +274,11 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
         p.fillRect(QRectF(x, oh + rh - 8, 1, 8), kMuted);
         for (int k = 1; k < 5; ++k)
             p.fillRect(QRectF(x + k * step * pxPerNs / 5, oh + rh - 3, 1, 3), kMuted);
-        p.drawText(QRectF(x + 3, oh, 120, rh - 6), Qt::AlignLeft | Qt::AlignVCenter, formatTick(t - origin, step));
+        const QString text = formatTick(t - origin, step);
+        const double tw = tfm.horizontalAdvance(text);
+        p.drawText(QRectF(x + 3, oh, tw + 2, rh - 6), Qt::AlignLeft | Qt::AlignVCenter, text);
+        if (x + 3 + tw > left && x + 3 < v.size.width())
+            m_rulerLabels.push_back({text, x + 3, tw});
     }
     // Range selection and cursor readouts.
     if (o.selectionEnd > o.selectionStart) {
@@ -311,10 +317,41 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
                QStringLiteral("window %1").arg(formatDuration(v.t1 - v.t0)));
 }
 
-TimeNs TimelinePainter::tickStep(const TimelineViewport &v) const
+TimeNs TimelinePainter::tickStep(const TimelineViewport &v, TimeNs origin) const
 {
-    const double pxPerNs = double(v.size.width() - m_metrics.labelWidth) / double(std::max<TimeNs>(1, v.t1 - v.t0));
-    return niceStep(100.0 / std::max(pxPerNs, 1e-12));
+    const double pxPerNs = std::max(double(v.size.width() - m_metrics.labelWidth) /
+                                        double(std::max<TimeNs>(1, v.t1 - v.t0)), 1e-15);
+    const QFontMetricsF fm(m_font);
+    constexpr double kGap = 14; // px between one label's end and the next tick's label
+    double minPx = 60;
+    TimeNs step = niceStep(minPx / pxPerNs);
+    // The widest labels are at the window's ends (the largest magnitudes); a longer step may
+    // need other decimals or another unit, so measure again until the step holds its labels.
+    for (int round = 0; round < 12; ++round) {
+        const TimeNs first = nextTick(firstTick(v, origin, step), -step);
+        const TimeNs last = firstTick(TimelineViewport{v.size, v.t1, v.t1 + 1, 0}, origin, step);
+        double widest = 0;
+        for (TimeNs t : {first, nextTick(first, step), last})
+            widest = std::max(widest, fm.horizontalAdvance(formatTick(t - origin, step)));
+        if (double(step) * pxPerNs >= widest + kGap)
+            break;
+        minPx = std::max(minPx, widest + kGap);
+        const TimeNs wider = niceStep(std::max(minPx / pxPerNs, double(step) + 1));
+        if (wider <= step)
+            break; // the longest step: nothing wider exists
+        step = wider;
+    }
+    return step;
+}
+
+void TimelinePainter::setLayout(const TimelineLayout &layout)
+{
+    // Another set of runs: the overview strip counts other tracks on another span.
+    if (layout.shownRuns() != m_layout.shownRuns() || layout.spanStart() != m_layout.spanStart() ||
+        layout.spanEnd() != m_layout.spanEnd())
+        m_overviewWidth = -1;
+    m_layout = layout;
+    m_geometryValid = false;
 }
 
 TimeNs TimelinePainter::firstTick(const TimelineViewport &v, TimeNs origin, TimeNs step)
@@ -343,21 +380,30 @@ const std::vector<float> &TimelinePainter::overviewDensity(int width)
     m_overview.assign(size_t(std::max(width, 0)), 0.0f);
     if (!m_data || width <= 0)
         return m_overview;
-    // Busy time of the top-level slices per column, summed over tracks, normalised to the peak.
-    const double span = double(std::max<TimeNs>(1, m_data->end - m_data->start));
+    // Busy time of the top-level slices per column, summed over the focused runs' tracks,
+    // normalised to the peak.
+    const TimeNs origin = m_layout.spanStart();
+    const double span = double(std::max<TimeNs>(1, m_layout.spanEnd() - origin));
     // Paged tracks count with what is read of them (the windows on screen).
-    std::vector<std::shared_ptr<const SliceTrack>> tracks(m_data->slices.begin(), m_data->slices.end());
-    if (m_data->pager)
-        for (const auto &run : m_data->runs)
-            for (const auto &t : run.tracks)
-                if (auto s = m_data->pager->has(t.id) ? m_data->pager->shown(t.id) : nullptr)
-                    tracks.push_back(std::move(s));
-    for (const auto &t : tracks) {
+    std::vector<std::pair<std::shared_ptr<const SliceTrack>, TimeNs>> tracks;
+    for (const auto &run : m_data->runs) {
+        if (!m_layout.showsRun(run.id))
+            continue;
+        const TimeNs shift = m_layout.shiftOfRun(run.id);
+        for (const auto &t : run.tracks) {
+            auto s = m_data->slices.value(t.id);
+            if (!s && m_data->pager && m_data->pager->has(t.id))
+                s = m_data->pager->shown(t.id);
+            if (s)
+                tracks.emplace_back(std::move(s), shift);
+        }
+    }
+    for (const auto &[t, shift] : tracks) {
         if (t->depthCount() == 0)
             continue;
         for (size_t i = t->depthBegin(0); i < t->depthEnd(0); ++i) {
-            const double a = double(t->start(i) - m_data->start) / span * width;
-            const double b = double(t->end(i) - m_data->start) / span * width;
+            const double a = double(t->start(i) - shift - origin) / span * width;
+            const double b = double(t->end(i) - shift - origin) / span * width;
             for (int c = std::max(0, int(a)); c < std::min(width, int(b) + 1); ++c)
                 m_overview[size_t(c)] += float(std::min<double>(b, c + 1) - std::max<double>(a, c));
         }
@@ -426,15 +472,15 @@ TimelineHit TimelinePainter::hitTest(const TimelineViewport &v, QPointF pt) cons
     const int d = (y - row.y - m_metrics.rowPadding) / m_metrics.depthHeight;
     if (y - row.y < m_metrics.rowPadding || d >= s->depthCount())
         return hit;
-    hit.index = s->sliceAt(d, hit.time);
+    const TimeNs t = hit.time + row.shift; // on the track's clock
+    hit.index = s->sliceAt(d, t);
     if (hit.index < 0) {
         // Tiny slices: accept the nearest one within 3 px.
         const TimeNs tol = timeForX(v, pt.x() + 3) - hit.time;
-        const size_t first = s->firstIndex(d, hit.time - tol), last = s->lastIndex(d, hit.time + tol + 1);
+        const size_t first = s->firstIndex(d, t - tol), last = s->lastIndex(d, t + tol + 1);
         TimeNs best = tol + 1;
         for (size_t i = first; i < last && i < first + 64; ++i) {
-            const TimeNs dist = hit.time < s->start(i) ? s->start(i) - hit.time
-                                : hit.time >= s->end(i) ? hit.time - s->end(i) : 0;
+            const TimeNs dist = t < s->start(i) ? s->start(i) - t : t >= s->end(i) ? t - s->end(i) : 0;
             if (dist < best) {
                 best = dist;
                 hit.index = qint64(i);

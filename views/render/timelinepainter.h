@@ -96,7 +96,7 @@ public:
 
     void setData(std::shared_ptr<const TimelineData> data);
     const std::shared_ptr<const TimelineData> &data() const { return m_data; }
-    void setLayout(const TimelineLayout &layout) { m_layout = layout; m_geometryValid = false; }
+    void setLayout(const TimelineLayout &layout);
     // The pager read more of a track: the next paint builds the rows and overview again.
     void pagesArrived()
     {
@@ -124,6 +124,16 @@ public:
     // Rectangle of slice `index` of a track row (device coordinates), empty when not shown.
     QRectF sliceRect(const TimelineViewport &v, TrackId track, size_t index) const;
 
+    // The ruler's tick labels of the last paint, left to right, where they were drawn (x and
+    // width of the text, device coordinates; the state dump and tests check they never overlap).
+    struct RulerLabel
+    {
+        QString text;
+        double x = 0;
+        double width = 0;
+    };
+    const std::vector<RulerLabel> &rulerLabels() const { return m_rulerLabels; }
+
     double lastBuildMs() const { return m_lastBuildMs; }
     double lastPaintMs() const { return m_lastPaintMs; }
 
@@ -137,9 +147,10 @@ private:
     void paintOverlay(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o);
     void paintOverview(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o);
     const std::vector<float> &overviewDensity(int width);
-    // The ruler's tick step (1-2-5, at least 100 px apart) and its first tick at or before t0,
-    // counted from `origin`: the ruler and the grid lines of the rows share them.
-    TimeNs tickStep(const TimelineViewport &v) const;
+    // The ruler's tick step (niceStep: at least 60 px apart and wider than its widest label
+    // plus a gap) and its first tick at or before t0, counted from `origin`: the ruler and the
+    // grid lines of the rows share them.
+    TimeNs tickStep(const TimelineViewport &v, TimeNs origin) const;
     static TimeNs firstTick(const TimelineViewport &v, TimeNs origin, TimeNs step);
     static TimeNs nextTick(TimeNs t, TimeNs step);
     static constexpr int kMaxTicks = 1000;
@@ -156,6 +167,7 @@ private:
     quint64 m_geometryLayoutVersion = 0;
     bool m_geometryValid = false;
     bool m_geometryComplete = true;
+    std::vector<RulerLabel> m_rulerLabels;
     std::vector<float> m_overview;
     int m_overviewWidth = -1;
     double m_lastBuildMs = 0;

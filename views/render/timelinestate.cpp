@@ -8,6 +8,15 @@ namespace gml {
 
 TimelineState::TimelineState(QObject *parent) : QObject(parent) {}
 
+void TimelineState::setFocus(const QList<RunId> &runs, bool projectClock)
+{
+    if (runs == m_focusRuns && projectClock == m_projectClock)
+        return;
+    m_focusRuns = runs;
+    m_projectClock = projectClock;
+    Q_EMIT focusChanged();
+}
+
 void TimelineState::setTraceRange(TimeNs start, TimeNs end)
 {
     end = std::max(end, start + 1);
@@ -82,8 +91,8 @@ void TimelineState::zoomToSelection()
         a = m_selectionStart;
         b = m_selectionEnd;
     } else if (hasSelectedSlice()) {
-        a = m_selectedStart;
-        b = std::max(m_selectedEnd, m_selectedStart + kMinWindow);
+        a = m_selectedStart - m_selectedShift;
+        b = std::max(m_selectedEnd, m_selectedStart + kMinWindow) - m_selectedShift;
     } else {
         return;
     }
@@ -91,8 +100,9 @@ void TimelineState::zoomToSelection()
     setWindow(a - margin, b + margin);
 }
 
-void TimelineState::setSelectedSlice(TrackId track, SliceId slice, TimeNs start, TimeNs end)
+void TimelineState::setSelectedSlice(TrackId track, SliceId slice, TimeNs start, TimeNs end, TimeNs shift)
 {
+    m_selectedShift = shift;
     if (track == m_selectedTrack && slice == m_selectedSlice)
         return;
     m_selectedTrack = track;

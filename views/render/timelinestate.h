@@ -3,13 +3,20 @@
 
 #include "types.h"
 
+#include <QList>
 #include <QObject>
 
 namespace gml {
 
 // The one zoom/selection state every view listens to (DESIGN.md; Qt Creator's
-// TimelineZoomControl): the trace range, the visible window, a selected time range, the
-// selected slice and the cursor. Each part has its own ...Changed signal. Ranges are half-open.
+// TimelineZoomControl): the runs in focus, the trace range, the visible window, a selected time
+// range, the selected slice and the cursor. Each part has its own ...Changed signal. Ranges are
+// half-open.
+//
+// Times are view times: the project clock of the first run in focus. With several runs in
+// focus and aligned (not on the project clock), each other run is shifted so that it starts
+// where the first does (TimelineLayout::shiftOf: track time = view time + shift). The trace
+// range is the focused runs' span, and the ruler counts from its start (the axis origin).
 class TimelineState : public QObject
 {
     Q_OBJECT
@@ -17,6 +24,12 @@ public:
     static constexpr TimeNs kMinWindow = 100; // ns: deeper zoom shows nothing new
 
     explicit TimelineState(QObject *parent = nullptr);
+
+    // The runs shown, in order (empty: every run, on the project clock). `projectClock` false
+    // aligns them at their starts; true keeps them where they ran (runs that ran together).
+    const QList<RunId> &focusRuns() const { return m_focusRuns; }
+    bool projectClock() const { return m_projectClock; }
+    void setFocus(const QList<RunId> &runs, bool projectClock = false);
 
     TimeNs traceStart() const { return m_traceStart; }
     TimeNs traceEnd() const { return m_traceEnd; }
@@ -45,7 +58,8 @@ public:
     TimeNs selectedSliceStart() const { return m_selectedStart; }
     TimeNs selectedSliceEnd() const { return m_selectedEnd; }
     bool hasSelectedSlice() const { return m_selectedSlice != 0; }
-    void setSelectedSlice(TrackId track, SliceId slice, TimeNs start, TimeNs end);
+    // start and end on the track's clock; `shift` is its run's (view time = track time - shift).
+    void setSelectedSlice(TrackId track, SliceId slice, TimeNs start, TimeNs end, TimeNs shift = 0);
     void clearSelectedSlice();
 
     // Cursor time under the mouse (for the readout); -1 when outside.
@@ -55,6 +69,7 @@ public:
     void clearCursor();
 
 Q_SIGNALS:
+    void focusChanged();
     void traceRangeChanged(qint64 start, qint64 end);
     void windowChanged(qint64 start, qint64 end);
     void selectionChanged(qint64 start, qint64 end);
@@ -62,6 +77,9 @@ Q_SIGNALS:
     void cursorChanged();
 
 private:
+    QList<RunId> m_focusRuns;
+    bool m_projectClock = false;
+    TimeNs m_selectedShift = 0;
     TimeNs m_traceStart = 0, m_traceEnd = 1;
     TimeNs m_windowStart = 0, m_windowEnd = 1;
     TimeNs m_selectionStart = 0, m_selectionEnd = 0;
