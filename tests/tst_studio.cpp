@@ -15,6 +15,9 @@
 #include "graphcontroller.h"
 #include "graphview.h"
 #include "mainwindow.h"
+#include "statedump.h"
+#include "focuscontroller.h"
+#include "viewstate.h"
 #include "simulatecontroller.h"
 #include "simulatepanel.h"
 #include "sourcespanel.h"
@@ -30,6 +33,8 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QDockWidget>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMimeData>
@@ -179,6 +184,8 @@ private Q_SLOTS:
         QCOMPARE(w.timeline()->data()->runs[1].id, sim::kLivePredictionRun);
         QCOMPARE(w.timeline()->data()->runs[1].kind, QStringLiteral("predicted"));
         QVERIFY(w.whatIfPanel()->summaryLabel()->text().contains(QLatin1String("Predicted")));
+        // The prediction is laid out with the run it predicts (the run in focus).
+        QVERIFY(w.timeline()->layout().showsRun(sim::kLivePredictionRun));
         // A burst of slider moves is coalesced: fewer replays than moves, the last one wins.
         results.clear();
         for (int v = 9; v <= 16; ++v)
@@ -191,6 +198,16 @@ private Q_SLOTS:
         // Save the scenario and the prediction as a run: both land in the project.
         Q_EMIT w.whatIfPanel()->saveRunRequested(QStringLiteral("compute x4"), w.whatIfPanel()->transforms());
         QVERIFY(waitLoaded(w));
+        // A preset handed to the panel ticks its box rather than joining the custom list.
+        QSignalSpy amp(&w, &MainWindow::whatIfShown);
+        w.showWhatIf({sim::Transform::amp()});
+        QVERIFY(amp.wait(60000));
+        QCheckBox *ampBox = nullptr;
+        for (auto *box : w.whatIfPanel()->findChildren<QCheckBox *>())
+            if (box->text() == QLatin1String("AMP"))
+                ampBox = box;
+        QVERIFY(ampBox && ampBox->isChecked());
+        QCOMPARE(w.whatIfPanel()->transforms().size(), 1);
         bool saved = false;
         for (const auto &run : w.timeline()->data()->runs)
             saved |= run.name == QLatin1String("compute x4") && run.kind == QLatin1String("predicted") && run.slices > 0;
@@ -540,7 +557,8 @@ private Q_SLOTS:
         connect(&tick, &QTimer::timeout, [&] { ++ticks; });
         tick.start(0);
         QSignalSpy ready(w.analysis(), &AnalysisController::reportReady);
-        w.findChild<QDockWidget *>(QStringLiteral("analysis"))->raise();
+        QVERIFY(w.showView(QStringLiteral("analysis")));
+        QCOMPARE(w.frontView(), QStringLiteral("analysis"));
         w.analysis()->setVisible(true);
         QVERIFY(w.analysis()->isBusy());
         QVERIFY(ready.wait(120000));
@@ -569,6 +587,7 @@ private Q_SLOTS:
         QCOMPARE(w.state()->selectionEnd(), e.end);
         QVERIFY(w.state()->windowStart() <= e.start && w.state()->windowEnd() >= e.end);
         QCOMPARE(w.state()->selectedSlice(), e.slice);
+        QCOMPARE(w.frontView(), QStringLiteral("timeline")); // shown where it was asked to be
         // "Try it" replays the finding's transform in the What-if panel.
         QSignalSpy shown(&w, &MainWindow::whatIfShown);
         Q_EMIT panel->tryRequested(top.fix);
@@ -1082,6 +1101,108 @@ private Q_SLOTS:
         // For a person to look at: build/.../tests/screenshots/.
         QDir().mkpath(QStringLiteral("screenshots"));
         w.grab().save(QStringLiteral("screenshots/%1.png").arg(QFileInfo(folder).fileName()));
+    }
+
+    // Issue 35: the whole shared folder (runs of many days) opens on one run, its window about
+    // that run's length; the ruler's labels never overlap; the layout fits both screen sizes
+    // (read through the state dump); several runs in focus align at their starts.
+    void workspaceFocusesOneRunAndFitsBothScreens()
+    {
+        GML_REQUIRE_SHARED(QString());
+        // A project left by an earlier run of this test remembers its last focus: forget it.
+        const QString project = ImportController::projectPathForFolder(gmltest::sharedTraces());
+        QString error;
+        if (QFileInfo::exists(project))
+            QVERIFY2(writeViewState(project, QStringLiteral("timeline.focus"), {}, &error), qPrintable(error));
+        MainWindow w;
+        showQuietly(w, QSize(1920, 1080));
+        w.openFolder(gmltest::sharedTraces());
+        QVERIFY(waitLoaded(w, 900000));
+        const auto data = w.timeline()->data();
+        QVERIFY(data && data->runs.size() > 3);
+        for (const QSize size : {QSize(1920, 1080), QSize(1366, 768)}) {
+            w.resize(size);
+            QCoreApplication::processEvents();
+            w.timeline()->waitForPages();
+            (void)w.grab(); // a paint at this size: the ruler's labels
+            const QJsonObject st = studioState(w);
+            QCOMPARE(st.value(QStringLiteral("front_view")).toString(), QStringLiteral("timeline"));
+            const QJsonArray focus = st.value(QStringLiteral("focus_runs")).toArray();
+            QCOMPARE(focus.size(), 1);
+            const RunSummary *run = nullptr;
+            for (const auto &r : data->runs)
+                if (r.name == focus.first().toString())
+                    run = &r;
+            QVERIFY(run && run->end > run->start && run->slices > 0);
+            const QJsonObject win = st.value(QStringLiteral("window")).toObject();
+            const double span = win.value(QStringLiteral("end_ns")).toDouble() - win.value(QStringLiteral("start_ns")).toDouble();
+            QVERIFY2(span <= 1.5 * double(run->end - run->start), qPrintable(QString::number(span)));
+            QCOMPARE(win.value(QStringLiteral("origin_ns")).toInteger(), run->start);
+            // The rows on screen are the focused run's.
+            const QJsonArray tracks = st.value(QStringLiteral("tracks")).toArray();
+            QVERIFY(tracks.size() >= 3);
+            for (const auto &t : tracks)
+                QCOMPARE(t.toObject().value(QStringLiteral("run")).toString(), run->name);
+            // Ruler labels: several, none overlapping.
+            const QJsonArray ruler = st.value(QStringLiteral("ruler")).toArray();
+            QVERIFY(ruler.size() >= 4);
+            for (qsizetype i = 0; i + 1 < ruler.size(); ++i) {
+                const QJsonObject a = ruler[i].toObject(), b = ruler[i + 1].toObject();
+                QVERIFY2(a.value(QStringLiteral("x")).toDouble() + a.value(QStringLiteral("width")).toDouble() <
+                             b.value(QStringLiteral("x")).toDouble(),
+                         qPrintable(a.value(QStringLiteral("label")).toString()));
+            }
+            // Panels: none floating, the shown ones inside the window, the selection panes below
+            // the timeline with room for a few lines, the timeline most of the height.
+            bool details = false;
+            for (const auto &v : st.value(QStringLiteral("panels")).toArray()) {
+                const QJsonObject p = v.toObject();
+                QVERIFY(!p.value(QStringLiteral("floating")).toBool());
+                if (!p.value(QStringLiteral("visible")).toBool())
+                    continue;
+                const QRect r(p.value(QStringLiteral("x")).toInt(), p.value(QStringLiteral("y")).toInt(),
+                              p.value(QStringLiteral("width")).toInt(), p.value(QStringLiteral("height")).toInt());
+                QVERIFY2(QRect(QPoint(0, 0), size).contains(r), qPrintable(p.value(QStringLiteral("name")).toString()));
+                if (p.value(QStringLiteral("name")).toString() == QLatin1String("details")) {
+                    details = true;
+                    QVERIFY(r.height() >= 120 && r.height() <= size.height() / 3);
+                }
+            }
+            QVERIFY(details);
+            QVERIFY(w.timeline()->height() >= size.height() / 2);
+            QVERIFY(st.value(QStringLiteral("first_paint_ms")).toDouble() >= 0);
+        }
+        // Two runs of different days in focus: aligned at zero, each from its own start.
+        QStringList two;
+        for (const auto &r : data->runs)
+            if (r.slices > 0 && two.size() < 2 && (two.isEmpty() || r.start != data->runs.first().start))
+                two << r.name;
+        QCOMPARE(two.size(), 2);
+        w.focus()->focusRuns(two);
+        QCOMPARE(w.focus()->focusNames(), two);
+        const auto &l = w.timeline()->layout();
+        TimeNs starts[2] = {0, 0}, ends[2] = {0, 0};
+        for (const auto &r : data->runs)
+            for (int i = 0; i < 2; ++i)
+                if (r.name == two[i])
+                    starts[i] = r.start, ends[i] = r.end;
+        RunId second = 0;
+        for (const auto &r : data->runs)
+            if (r.name == two[1])
+                second = r.id;
+        QCOMPARE(l.shiftOfRun(second), starts[1] - starts[0]);
+        QCOMPARE(w.state()->traceStart(), starts[0]);
+        QCOMPARE(w.state()->traceEnd(), starts[0] + std::max(ends[0] - starts[0], ends[1] - starts[1]));
+        w.focus()->focusRuns(two, true); // the project clock: where they ran
+        QCOMPARE(w.timeline()->layout().shiftOfRun(second), TimeNs(0));
+        QCOMPARE(w.state()->traceEnd() - w.state()->traceStart(),
+                 std::max(ends[0], ends[1]) - std::min(starts[0], starts[1]));
+        // The project remembers: opened again, it shows the same runs the same way.
+        w.focus()->waitForIdle();
+        w.openFolder(gmltest::sharedTraces());
+        QVERIFY(waitLoaded(w, 300000));
+        QCOMPARE(w.focus()->focusNames(), two);
+        QVERIFY(w.state()->projectClock());
     }
 };
 

@@ -143,16 +143,27 @@ void AnalysisController::waitForIdle()
 
 void AnalysisController::reveal(const sim::Evidence &e)
 {
+    if (!m_data)
+        return;
+    // The analysed run in focus first (the evidence's times are on its clock).
+    RunId run = 0;
+    for (const auto &r : m_data->runs)
+        if (r.name == m_run)
+            run = r.id;
+    if (run && !m_timeline->layout().showsRun(run))
+        m_state->setFocus({run});
+    const TimeNs shift = m_timeline->layout().shiftOfRun(run);
     if (e.end > e.start) {
         // The evidence with a little context either side.
         const TimeNs pad = std::max<TimeNs>(1000, (e.end - e.start) / 4);
-        m_state->setSelection(e.start, e.end);
-        m_state->setWindow(e.start - pad, e.end + pad);
+        m_state->setSelection(e.start - shift, e.end - shift);
+        m_state->setWindow(e.start - shift - pad, e.end - shift + pad);
     }
-    if (e.slice && e.track && m_data) {
+    if (e.slice && e.track) {
         if (const auto ref = findSliceRef(*m_data, e.track, e.slice))
             m_timeline->revealSlice(*ref, false);
     }
+    Q_EMIT revealed();
 }
 
 } // namespace gml

@@ -41,6 +41,8 @@ public:
 
 Q_SIGNALS:
     void reportReady(const QString &run, const QString &error);
+    // A piece of evidence was shown in the timeline (its run put in focus).
+    void revealed();
 
 private:
     struct Result

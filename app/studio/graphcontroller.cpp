@@ -64,8 +64,10 @@ GraphController::GraphController(GraphView *view, QComboBox *runs, TimelineState
     connect(m_runs, &QComboBox::activated, this, [this](int index) {
         if (m_runs->itemData(index).toString() == QLatin1String("workflow"))
             selectWorkflow();
-        else
+        else {
             selectRun(m_runs->currentText());
+            Q_EMIT runChosen(m_runs->currentText());
+        }
     });
     connect(m_view, &GraphView::nodeActivated, this, &GraphController::reveal);
     connect(m_view, &GraphView::leafOpened, this, &GraphController::openStep);
@@ -176,6 +178,7 @@ void GraphController::openStep(int node)
     for (const QString &run : step.runs)
         if (m_drawable.contains(run)) {
             selectRun(run);
+            Q_EMIT runChosen(run);
             return;
         }
     m_view->setNotice(step.runs.isEmpty()

@@ -60,6 +60,8 @@ public:
 
 Q_SIGNALS:
     void modelReady(const QString &run, const QString &error);
+    // The user chose a run (the picker, a workflow step opened): the timeline focuses it.
+    void runChosen(const QString &run);
 
 private:
     struct Built

@@ -4,6 +4,7 @@
 #include "aggregatemodel.h"
 #include "analysiscontroller.h"
 #include "comparecontroller.h"
+#include "focuscontroller.h"
 #include "rankoverviewcontroller.h"
 #include "rankoverviewview.h"
 #include "runscontroller.h"
@@ -45,6 +46,7 @@
 #include <QProgressDialog>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
 #include <QToolButton>
@@ -81,12 +83,23 @@ MainWindow::MainWindow(QWidget *parent)
     next->setText(tr("Next ▶"));
     m_findLabel = new QLabel(findBar);
     m_findLabel->setMinimumWidth(160);
+    // The run switcher: which runs the timeline shows, each from its own start.
+    auto *switcher = new QToolButton(findBar);
+    switcher->setObjectName(QStringLiteral("runSwitcher"));
+    m_focus = new FocusController(m_state, switcher, this);
+    findLayout->addWidget(switcher);
+    findLayout->addSpacing(12);
     findLayout->addWidget(new QLabel(tr("Find:"), findBar));
     findLayout->addWidget(m_findEdit, 1);
     findLayout->addWidget(m_findRegex);
     findLayout->addWidget(prev);
     findLayout->addWidget(next);
     findLayout->addWidget(m_findLabel);
+    m_whatIfButton = new QToolButton(findBar);
+    m_whatIfButton->setText(tr("What-if…"));
+    m_whatIfButton->setToolTip(tr("Replay the run in focus with changes (Alt+0)"));
+    m_whatIfButton->setCheckable(true);
+    findLayout->addWidget(m_whatIfButton);
     layout->addWidget(findBar);
     // A multi-rank run's overview above the timeline (hidden otherwise), resizable.
     auto *split = new QSplitter(Qt::Vertical, central);
@@ -97,13 +110,25 @@ MainWindow::MainWindow(QWidget *parent)
     split->setStretchFactor(1, 1);
     split->setSizes({150, 600});
     layout->addWidget(split, 1);
+    central->setObjectName(QStringLiteral("timeline"));
+    // The big views share the centre as tabs, the timeline first (MainWindow::showView).
+    m_views = new QTabWidget(this);
+    m_views->setObjectName(QStringLiteral("views"));
+    m_views->setDocumentMode(true);
+    m_views->addTab(central, tr("Timeline"));
     m_rankOverview = new RankOverviewController(m_rankView, m_timeline, m_state, this);
     connect(m_rankOverview, &RankOverviewController::loaded, split, [this, split] {
         const int total = split->height();
         const int overview = std::min(m_rankView->preferredHeight(), total / 2);
         split->setSizes({overview, std::max(0, total - overview)});
     });
-    setCentralWidget(central);
+    setCentralWidget(m_views);
+    // Esc in the find box hands the keyboard back to the timeline (W/A/S/D work again).
+    auto *escape = new QAction(m_findEdit);
+    escape->setShortcut(QKeySequence(Qt::Key_Escape));
+    escape->setShortcutContext(Qt::WidgetShortcut);
+    m_findEdit->addAction(escape);
+    connect(escape, &QAction::triggered, this, [this] { m_timeline->setFocus(Qt::ShortcutFocusReason); });
     connect(m_findEdit, &QLineEdit::returnPressed, this, [this] {
         find(m_findEdit->text(), m_findRegex->isChecked(), QApplication::keyboardModifiers() & Qt::ShiftModifier);
     });
@@ -188,22 +213,102 @@ void MainWindow::buildPanels()
     addDockWidget(Qt::BottomDockWidgetArea, srcDock);
     tabifyDockWidget(detailsDock, aggDock);
     tabifyDockWidget(aggDock, srcDock);
-    buildWhatIfPanel(srcDock);
-    buildAnalysisPanel(srcDock);
-    buildRunsPanel(srcDock);
-    buildSimulatePanel(srcDock);
+    // The central views in this order: Timeline, Analysis, Graph, Compare (with the Runs pane),
+    // Simulate.
+    buildAnalysisPanel();
     buildGraphPanel();
+    buildRunsPanel(srcDock);
+    buildSimulatePanel();
+    buildWhatIfPanel();
+    // Docks move and close but never float: one careless drag used to leave a panel over the
+    // timeline. Each has a shortcut (View menu) that brings it to the front.
+    for (auto *dock : findChildren<QDockWidget *>())
+        dock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable);
     detailsDock->raise();
-    // The bottom panels span the window; the graph shares the top with the timeline.
+    findChild<QDockWidget *>(QStringLiteral("whatif"))->hide(); // until asked for (its button, Alt+0)
+    // The bottom panes span the window; What-if keeps the right edge beside the timeline.
     setCorner(Qt::BottomRightCorner, Qt::BottomDockWidgetArea);
     setCorner(Qt::BottomLeftCorner, Qt::BottomDockWidgetArea);
-    resizeDocks({detailsDock}, {230}, Qt::Vertical);
-    QTimer::singleShot(0, this, [this] {
-        if (auto *graph = findChild<QDockWidget *>(QStringLiteral("graph")))
-            resizeDocks({graph}, {width() * 2 / 5}, Qt::Horizontal);
-        if (auto *details = findChild<QDockWidget *>(QStringLiteral("details")))
-            resizeDocks({details}, {230}, Qt::Vertical);
-    });
+    applyDefaultSizes();
+}
+
+void MainWindow::applyDefaultSizes()
+{
+    // A fifth of the height for the selection panes (at least 160 px), the What-if pane a third
+    // of the width (400 to 480 px); hidden until asked for.
+    auto *details = findChild<QDockWidget *>(QStringLiteral("details"));
+    auto *whatif = findChild<QDockWidget *>(QStringLiteral("whatif"));
+    resizeDocks({details}, {std::max(160, height() / 5)}, Qt::Vertical);
+    resizeDocks({whatif}, {std::clamp(width() / 3, 400, 480)}, Qt::Horizontal);
+}
+
+void MainWindow::resetLayout()
+{
+    for (auto *dock : findChildren<QDockWidget *>()) {
+        removeDockWidget(dock);
+    }
+    auto *details = findChild<QDockWidget *>(QStringLiteral("details"));
+    const char *bottom[] = {"aggregate", "sources", "runs"};
+    addDockWidget(Qt::BottomDockWidgetArea, details);
+    details->show();
+    QDockWidget *prev = details;
+    for (const char *name : bottom) {
+        auto *d = findChild<QDockWidget *>(QLatin1String(name));
+        addDockWidget(Qt::BottomDockWidgetArea, d);
+        tabifyDockWidget(prev, d);
+        d->show();
+        prev = d;
+    }
+    auto *whatif = findChild<QDockWidget *>(QStringLiteral("whatif"));
+    addDockWidget(Qt::RightDockWidgetArea, whatif);
+    whatif->hide();
+    details->raise();
+    m_views->setCurrentIndex(0);
+    applyDefaultSizes();
+    QTimer::singleShot(0, this, &MainWindow::applyDefaultSizes); // once the docks are laid out
+}
+
+namespace {
+const QString kLayoutKey = QStringLiteral("layout/state");
+const QString kGeometryKey = QStringLiteral("layout/geometry");
+const QString kViewKey = QStringLiteral("layout/view");
+constexpr int kLayoutVersion = 2; // docks and views as of issue 35
+} // namespace
+
+void MainWindow::restoreLayout()
+{
+    QSettings settings;
+    restoreGeometry(settings.value(kGeometryKey).toByteArray());
+    restoreState(settings.value(kLayoutKey).toByteArray(), kLayoutVersion);
+    showView(settings.value(kViewKey, QStringLiteral("timeline")).toString());
+}
+
+void MainWindow::saveLayout()
+{
+    QSettings settings;
+    settings.setValue(kGeometryKey, saveGeometry());
+    settings.setValue(kLayoutKey, saveState(kLayoutVersion));
+    settings.setValue(kViewKey, frontView());
+}
+
+bool MainWindow::showView(const QString &name)
+{
+    for (int i = 0; i < m_views->count(); ++i)
+        if (m_views->widget(i)->objectName() == name) {
+            m_views->setCurrentIndex(i);
+            return true;
+        }
+    if (auto *dock = findChild<QDockWidget *>(name)) {
+        dock->show();
+        dock->raise();
+        return true;
+    }
+    return false;
+}
+
+QString MainWindow::frontView() const
+{
+    return m_views->currentWidget()->objectName();
 }
 
 void MainWindow::buildMenus()
@@ -232,6 +337,22 @@ void MainWindow::buildMenus()
     file->addAction(tr("&Quit"), QKeySequence(QKeySequence::Quit), this, &QWidget::close);
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
+    // One shortcut per view and panel (Alt+digit: Ctrl+digit is left to bookmarks).
+    const std::pair<const char *, QString> views[] = {
+        {"timeline", tr("&Timeline")}, {"analysis", tr("&Analysis")}, {"graph", tr("Execution &Graph")},
+        {"compare", tr("&Compare")},   {"simulate", tr("Si&mulate")}, {"details", tr("&Details")},
+        {"aggregate", tr("A&ggregate")}, {"sources", tr("&Sources")}, {"runs", tr("&Runs")},
+        {"whatif", tr("&What-if")}};
+    QMenu *show = view->addMenu(tr("&Show"));
+    int key = 1;
+    for (const auto &[name, title] : views) {
+        QAction *a = show->addAction(title, this, [this, n = QString::fromLatin1(name)] { showView(n); });
+        a->setShortcut(QKeySequence(Qt::ALT | Qt::Key(Qt::Key_0 + key % 10)));
+        a->setObjectName(QStringLiteral("show-") + QLatin1String(name));
+        ++key;
+    }
+    view->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout);
+    view->addSeparator();
     view->addAction(tr("Zoom to &Fit"), QKeySequence(tr("0")), m_state, &TimelineState::showAll);
     view->addAction(tr("Zoom to &Selection"), this, [this] { m_state->zoomToSelection(); });
     view->addAction(tr("Show &All Tracks"), m_timeline, &TimelineView::showAllTracks);
@@ -247,11 +368,18 @@ void MainWindow::buildMenus()
     help->addAction(tr("&Keyboard and Mouse"), this, [this] {
         QMessageBox::information(
             this, tr("Keyboard and Mouse"),
-            tr("W / S: zoom in / out around the mouse\nA / D: pan left / right\n"
+            tr("Timeline\n"
+               "W / S: zoom in / out around the mouse\nA / D: pan left / right\n"
                "Mouse wheel: zoom; Shift+wheel: scroll tracks\nDrag: pan\n"
-               "Drag on the ruler or Shift+drag: select a range (aggregate table)\n"
+               "Drag on the ruler or Shift+drag: select a range (Aggregate pane)\n"
                "Click: select a slice; double-click: zoom to it\nF: zoom to the selection\n"
-               "0: zoom to fit\nEsc: clear the selection\nRight-click a row: hide, collapse"));
+               "0: zoom to fit\nEsc: clear the selection\nRight-click a row: hide, collapse\n\n"
+               "Window\n"
+               "Alt+1 … Alt+5: Timeline, Analysis, Graph, Compare, Simulate\n"
+               "Alt+6 … Alt+9, Alt+0: Details, Aggregate, Sources, Runs, What-if\n"
+               "Ctrl+F: find (Enter: next, Shift+Enter: previous, Esc: back to the timeline)\n"
+               "Ctrl+O / Ctrl+Shift+O: open a folder / a project; F5: reload\n"
+               "Ctrl+E: export a figure; Ctrl+Q: quit"));
     });
 }
 
@@ -345,8 +473,9 @@ void MainWindow::onImportFinished(const ImportController::Result &r)
     m_matchIndex = -1;
     m_state->clearSelectedSlice();
     m_state->clearSelection();
-    // The range first: a paint between the two would ask the pager for the old range's window.
-    m_state->setTraceRange(r.data->start, r.data->end);
+    // The runs in focus first: the timeline's first layout sets the trace range to theirs before
+    // any paint asks the pager for rows.
+    m_focus->setProject(m_projectPath, r.data, m_readProject.get());
     m_timeline->setData(r.data);
     m_sources->setRuns(r.data->runs);
     m_measuredData = r.data;
@@ -385,10 +514,6 @@ void MainWindow::onImportFinished(const ImportController::Result &r)
     for (const auto &e : r.scanErrors)
         msg += QStringLiteral("; ") + e;
     statusBar()->showMessage(msg, 15000);
-    if (failed || !r.scanErrors.isEmpty()) {
-        if (auto *dock = findChild<QDockWidget *>(QStringLiteral("sources")))
-            dock->raise();
-    }
     updateStatus();
     Q_EMIT loaded(true);
 }
@@ -430,25 +555,25 @@ void MainWindow::onSelectedSliceChanged()
     };
     const auto trackName = [data](TrackId t) { return data->trackPath(t); };
     const QString path = data->trackPath(details->track);
+    // Times from the axis origin, on the slice's own run's clock.
+    const TimeNs origin = m_state->traceStart() + m_timeline->layout().shiftOf(details->track);
     if (data->slices.contains(details->track)) {
-        m_details->showSlice(*details, path, data->start, selfTime(), links, trackName);
+        m_details->showSlice(*details, path, origin, selfTime(), links, trackName);
     } else {
-        m_details->showSlice(*details, path, data->start, std::nullopt, links, trackName);
+        m_details->showSlice(*details, path, origin, std::nullopt, links, trackName);
         QPointer<MainWindow> self(this);
-        m_selfTime = QtConcurrent::run([self, selfTime, id, d = *details, path, links, trackName, data] {
+        m_selfTime = QtConcurrent::run([self, selfTime, id, d = *details, path, links, trackName, data, origin] {
             const TimeNs t = selfTime();
             if (!self)
                 return;
             QMetaObject::invokeMethod(
-                self, [self, t, id, d, path, links, trackName, data] {
+                self, [self, t, id, d, path, links, trackName, data, origin] {
                     if (self && self->m_state->selectedSlice() == id && self->m_timeline->data() == data)
-                        self->m_details->showSlice(d, path, data->start, t, links, trackName);
+                        self->m_details->showSlice(d, path, origin, t, links, trackName);
                 },
                 Qt::QueuedConnection);
         });
     }
-    if (auto *dock = findChild<QDockWidget *>(QStringLiteral("details")))
-        dock->raise();
 }
 
 void MainWindow::updateAggregate()
@@ -477,11 +602,9 @@ void MainWindow::onAggregated(const std::vector<AggregateRow> &found, TimeNs t0,
     m_aggregateTitle->setText(tr("%1 slices in %2 (%3 → %4)")
                                   .arg(total)
                                   .arg(formatDuration(m_state->selectionEnd() - m_state->selectionStart()),
-                                       formatDuration(m_state->selectionStart() - data->start),
-                                       formatDuration(m_state->selectionEnd() - data->start)) +
+                                       formatDuration(m_state->selectionStart() - m_state->traceStart()),
+                                       formatDuration(m_state->selectionEnd() - m_state->traceStart())) +
                             (error.isEmpty() ? QString() : tr(" — some tracks could not be read: %1").arg(error)));
-    if (auto *dock = findChild<QDockWidget *>(QStringLiteral("aggregate")))
-        dock->raise();
 }
 
 void MainWindow::find(const QString &pattern, bool regex, bool backwards)
@@ -598,8 +721,8 @@ void MainWindow::updateStatus()
     if (!data)
         return;
     m_statusWindow->setText(tr("%1 → %2 (%3) · paint %4 ms")
-                                .arg(formatDuration(m_state->windowStart() - data->start),
-                                     formatDuration(m_state->windowEnd() - data->start),
+                                .arg(formatDuration(m_state->windowStart() - m_state->traceStart()),
+                                     formatDuration(m_state->windowEnd() - m_state->traceStart()),
                                      formatDuration(m_state->windowDuration()))
                                 .arg(m_timeline->painter().lastPaintMs(), 0, 'f', 1));
 }
@@ -621,6 +744,9 @@ void MainWindow::dropEvent(QDropEvent *e)
 
 void MainWindow::closeEvent(QCloseEvent *e)
 {
+    if (m_interactive)
+        saveLayout();
+    m_focus->waitForIdle();
     m_whatIf.waitForIdle();
     m_import.cancel();
     m_import.waitForFinished();

@@ -19,14 +19,17 @@ class QLabel;
 class QLineEdit;
 class QMenu;
 class QProgressDialog;
+class QTabWidget;
 class QTableView;
 class QTimer;
+class QToolButton;
 
 namespace gml {
 
 class AggregateModel;
 class AnalysisController;
 class CompareController;
+class FocusController;
 class RankOverviewController;
 class RankOverviewView;
 class RunsController;
@@ -79,6 +82,7 @@ public:
     RankOverviewController *rankOverview() const { return m_rankOverview; }
     RankOverviewView *rankView() const { return m_rankView; }
     RunsController *runs() const { return m_runs; }
+    FocusController *focus() const { return m_focus; }
     // Raises the Runs dock and waits for its catalog (screenshots).
     bool showRuns();
     // Compares runs in the Compare dock and waits for its charts and diff (screenshots, tests);
@@ -89,6 +93,17 @@ public:
     bool showSimulate();
     SimulateController *simulate() const { return m_simulate; }
     QString projectPath() const { return m_projectPath; }
+    // The central view in front ("timeline", "analysis", "graph", "compare", "simulate").
+    QString frontView() const;
+    // Brings a central view or a panel (details, aggregate, sources, runs, whatif) to the
+    // front, as its tab, its shortcut or a "show in…" action does; false for an unknown name.
+    bool showView(const QString &name);
+    // The layout as first built (View › Reset Layout).
+    void resetLayout();
+    // The user's layout (docks, sizes, the view in front), kept per user in QSettings; the
+    // screenshot mode never reads it, so its pictures do not depend on who runs it.
+    void restoreLayout();
+    void saveLayout();
     // Why the last open or show*() failed, in the words the window shows (screenshots say it).
     QString problem() const { return m_problem; }
     // Find: the matches of the last search and the current one.
@@ -125,11 +140,12 @@ private:
     void addRecent(const QString &path);
     void rebuildRecentMenu();
     void updateStatus();
-    void buildWhatIfPanel(QDockWidget *below);
+    void buildWhatIfPanel();
     void buildGraphPanel();
-    void buildAnalysisPanel(QDockWidget *below);
+    void buildAnalysisPanel();
     void buildRunsPanel(QDockWidget *below);
-    void buildSimulatePanel(QDockWidget *below);
+    void buildSimulatePanel();
+    void applyDefaultSizes();
     void raiseCompare();
     void onWhatIfResult(const WhatIfController::Result &result);
     void refreshScenarios();
@@ -160,6 +176,9 @@ private:
     RunsController *m_runs = nullptr;
     CompareController *m_compare = nullptr;
     SimulateController *m_simulate = nullptr;
+    FocusController *m_focus = nullptr;
+    QTabWidget *m_views = nullptr; // the central views
+    QToolButton *m_whatIfButton = nullptr;
     std::shared_ptr<const TimelineData> m_measuredData; // the project as loaded, no prediction
     QList<sim::Transform> m_whatIfQueued;              // for showWhatIf before the graph is ready
     bool m_whatIfWanted = false;

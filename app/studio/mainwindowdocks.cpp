@@ -9,6 +9,7 @@
 #include "comparecontroller.h"
 #include "comparepanel.h"
 #include "devicecatalog.h"
+#include "focuscontroller.h"
 #include "graphview.h"
 #include "predictedrun.h"
 #include "project.h"
@@ -27,6 +28,8 @@
 #include <QMessageBox>
 #include <QScrollArea>
 #include <QStatusBar>
+#include <QTabWidget>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace gml {
@@ -63,20 +66,17 @@ void MainWindow::buildGraphPanel()
     layout->addLayout(top);
     m_graphView = new GraphView(box);
     layout->addWidget(m_graphView, 1);
-    auto *dock = new QDockWidget(tr("Execution Graph"), this);
-    dock->setObjectName(QStringLiteral("graph"));
-    dock->setWidget(box);
-    addDockWidget(Qt::RightDockWidgetArea, dock);
+    box->setObjectName(QStringLiteral("graph"));
+    m_views->addTab(box, tr("Graph"));
     m_graph = new GraphController(m_graphView, runs, m_state, m_timeline, this);
-    connect(dock, &QDockWidget::visibilityChanged, m_graph, &GraphController::setVisible);
+    connect(m_graph, &GraphController::runChosen, this, [this](const QString &run) { m_focus->focusRuns({run}); });
+    connect(m_views, &QTabWidget::currentChanged, m_graph, [this, box] { m_graph->setVisible(m_views->currentWidget() == box); });
     connect(&m_whatIf, &WhatIfController::resultReady, m_graph, &GraphController::onWhatIfResult);
 }
 
 bool MainWindow::showGraph()
 {
-    auto *dock = findChild<QDockWidget *>(QStringLiteral("graph"));
-    dock->show();
-    dock->raise();
+    showView(QStringLiteral("graph"));
     m_graph->setVisible(true);
     m_graph->waitForIdle();
     m_graphView->waitForLayout();
@@ -85,14 +85,21 @@ bool MainWindow::showGraph()
     return m_problem.isEmpty();
 }
 
-void MainWindow::buildWhatIfPanel(QDockWidget *below)
+void MainWindow::buildWhatIfPanel()
 {
+    // Beside the timeline, full height: its sliders replay the run the timeline shows.
     m_whatIfPanel = new WhatIfPanel(this);
     auto *dock = new QDockWidget(tr("What-if"), this);
     dock->setObjectName(QStringLiteral("whatif"));
     dock->setWidget(scrolled(m_whatIfPanel));
-    addDockWidget(Qt::BottomDockWidgetArea, dock);
-    tabifyDockWidget(below, dock);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    connect(m_whatIfButton, &QToolButton::toggled, dock, [dock](bool on) {
+        dock->setVisible(on);
+        if (on)
+            dock->raise();
+    });
+    connect(dock, &QDockWidget::visibilityChanged, m_whatIfButton,
+            [this, dock] { m_whatIfButton->setChecked(!dock->isHidden()); });
     // The graph is built when the panel is first looked at, not on every open.
     connect(dock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
         if (visible && !m_whatIf.graph() && !m_whatIf.isBusy() && m_measuredData)
@@ -100,6 +107,7 @@ void MainWindow::buildWhatIfPanel(QDockWidget *below)
     });
     connect(m_whatIfPanel, &WhatIfPanel::runChanged, this, [this](const QString &run) {
         m_timeline->setData(m_measuredData);
+        m_focus->focusRuns({run}); // the replayed run and its prediction in the timeline
         m_whatIf.select(run);
     });
     connect(m_whatIfPanel, &WhatIfPanel::transformsChanged, this,
@@ -171,8 +179,7 @@ void MainWindow::buildWhatIfPanel(QDockWidget *below)
 void MainWindow::showWhatIf(const QList<sim::Transform> &transforms)
 {
     m_whatIfWanted = true;
-    if (auto *dock = findChild<QDockWidget *>(QStringLiteral("whatif")))
-        dock->raise();
+    showView(QStringLiteral("whatif"));
     if (m_whatIf.graph())
         m_whatIfPanel->setCustomTransforms(transforms);
     else {
@@ -202,12 +209,11 @@ void MainWindow::onWhatIfResult(const WhatIfController::Result &r)
     } else {
         m_whatIfPanel->showResult(r.report, r.replayMs);
         if (r.data && r.data != m_timeline->data()) {
+            // The prediction joins the run it predicts; a longer one widens the trace range,
+            // and the user's zoom is kept.
             const TimeNs t0 = m_state->windowStart(), t1 = m_state->windowEnd();
             m_timeline->setData(r.data);
-            if (r.data->end != m_state->traceEnd() || r.data->start != m_state->traceStart()) {
-                m_state->setTraceRange(r.data->start, r.data->end);
-                m_state->setWindow(t0, t1); // keep the user's zoom
-            }
+            m_state->setWindow(t0, t1);
         }
     }
     if (m_whatIfWanted && !m_whatIf.isBusy()) {
@@ -216,22 +222,24 @@ void MainWindow::onWhatIfResult(const WhatIfController::Result &r)
     }
 }
 
-void MainWindow::buildAnalysisPanel(QDockWidget *below)
+void MainWindow::buildAnalysisPanel()
 {
     auto *panel = new AnalysisPanel(this);
-    auto *dock = new QDockWidget(tr("Analysis"), this);
-    dock->setObjectName(QStringLiteral("analysis"));
-    dock->setWidget(scrolled(panel));
-    addDockWidget(Qt::BottomDockWidgetArea, dock);
-    tabifyDockWidget(below, dock);
+    QWidget *page = scrolled(panel);
+    page->setObjectName(QStringLiteral("analysis"));
+    m_views->addTab(page, tr("Analysis"));
     m_analysis = new AnalysisController(
         panel, m_state, m_timeline,
         [this](const QString &run, const QList<sim::Transform> &transforms) { tryWhatIf(run, transforms); }, this);
-    connect(dock, &QDockWidget::visibilityChanged, m_analysis, &AnalysisController::setVisible);
+    connect(m_views, &QTabWidget::currentChanged, m_analysis,
+            [this, page] { m_analysis->setVisible(m_views->currentWidget() == page); });
+    // A piece of evidence clicked: shown in the timeline, which comes to the front (asked for).
+    connect(m_analysis, &AnalysisController::revealed, this, [this] { showView(QStringLiteral("timeline")); });
 }
 
 void MainWindow::buildRunsPanel(QDockWidget *below)
 {
+    // The catalog sits with the selection panes; the comparison is a view of its own.
     auto *browser = new RunsBrowser(this);
     auto *dock = new QDockWidget(tr("Runs"), this);
     dock->setObjectName(QStringLiteral("runs"));
@@ -239,14 +247,14 @@ void MainWindow::buildRunsPanel(QDockWidget *below)
     addDockWidget(Qt::BottomDockWidgetArea, dock);
     tabifyDockWidget(below, dock);
     m_runs = new RunsController(browser, this);
+    connect(browser, &RunsBrowser::showInTimelineRequested, this,
+            [this](const QStringList &runs, bool projectClock) { m_focus->focusRuns(runs, projectClock); });
 
     // The comparison of the runs picked in the browser, in a dock of its own.
     auto *panel = new ComparePanel(this);
-    auto *compareDock = new QDockWidget(tr("Compare"), this);
-    compareDock->setObjectName(QStringLiteral("compare"));
-    compareDock->setWidget(scrolled(panel));
-    addDockWidget(Qt::BottomDockWidgetArea, compareDock);
-    tabifyDockWidget(dock, compareDock);
+    QWidget *page = scrolled(panel);
+    page->setObjectName(QStringLiteral("compare"));
+    m_views->addTab(page, tr("Compare"));
     m_compare = new CompareController(panel, this);
     connect(browser, &RunsBrowser::compareRequested, this, [this, browser](const QStringList &runs) {
         raiseCompare();
@@ -254,14 +262,12 @@ void MainWindow::buildRunsPanel(QDockWidget *below)
     });
 }
 
-void MainWindow::buildSimulatePanel(QDockWidget *below)
+void MainWindow::buildSimulatePanel()
 {
     auto *panel = new SimulatePanel(this);
-    auto *dock = new QDockWidget(tr("Simulate"), this);
-    dock->setObjectName(QStringLiteral("simulate"));
-    dock->setWidget(scrolled(panel));
-    addDockWidget(Qt::BottomDockWidgetArea, dock);
-    tabifyDockWidget(below, dock);
+    QWidget *page = scrolled(panel);
+    page->setObjectName(QStringLiteral("simulate"));
+    m_views->addTab(page, tr("Simulate"));
     // The sweep's results are saved through the import path (off the GUI thread, then the
     // project reloads and every dock sees the new runs).
     auto save = [this](const QList<sim::SimResult> &results, const QStringList &names) {
@@ -300,15 +306,11 @@ void MainWindow::buildSimulatePanel(QDockWidget *below)
 
 bool MainWindow::showSimulate()
 {
-    auto *dock = findChild<QDockWidget *>(QStringLiteral("simulate"));
-    if (!dock || m_projectPath.isEmpty()) {
+    if (m_projectPath.isEmpty()) {
         m_problem = tr("no project is open");
         return false;
     }
-    dock->show();
-    dock->raise();
-    if (!dock->isFloating())
-        resizeDocks({dock}, {height() * 3 / 5}, Qt::Vertical);
+    showView(QStringLiteral("simulate"));
     m_runs->waitForIdle();
     m_simulate->waitForIdle();
     return true;
@@ -316,19 +318,13 @@ bool MainWindow::showSimulate()
 
 void MainWindow::raiseCompare()
 {
-    // Charts and two stacked timelines need room: the dock takes most of the window's height.
-    auto *dock = findChild<QDockWidget *>(QStringLiteral("compare"));
-    dock->show();
-    dock->raise();
-    if (!dock->isFloating())
-        resizeDocks({dock}, {height() * 3 / 5}, Qt::Vertical);
+    showView(QStringLiteral("compare"));
 }
 
 bool MainWindow::showCompare(const QStringList &runs, const QString &metric)
 {
-    auto *dock = findChild<QDockWidget *>(QStringLiteral("compare"));
     auto *browser = findChild<RunsBrowser *>();
-    if (!dock || !browser || m_projectPath.isEmpty()) {
+    if (!browser || m_projectPath.isEmpty()) {
         m_problem = tr("no project is open");
         return false;
     }
@@ -346,24 +342,22 @@ bool MainWindow::showCompare(const QStringList &runs, const QString &metric)
 
 bool MainWindow::showRuns()
 {
-    auto *dock = findChild<QDockWidget *>(QStringLiteral("runs"));
-    if (!dock || m_projectPath.isEmpty()) {
+    if (m_projectPath.isEmpty()) {
         m_problem = tr("no project is open");
         return false;
     }
-    dock->raise();
+    showView(QStringLiteral("runs"));
     m_runs->waitForIdle();
     return true;
 }
 
 bool MainWindow::showAnalysis()
 {
-    auto *dock = findChild<QDockWidget *>(QStringLiteral("analysis"));
-    if (!dock || !m_measuredData) {
+    if (!m_measuredData) {
         m_problem = tr("no project is open");
         return false;
     }
-    dock->raise();
+    showView(QStringLiteral("analysis"));
     m_analysis->setVisible(true);
     m_analysis->waitForIdle();
     return true;
@@ -384,8 +378,7 @@ void MainWindow::tryWhatIf(const QString &run, const QList<sim::Transform> &tran
     m_timeline->setData(m_measuredData);
     m_whatIfWanted = true;
     m_whatIfQueued = transforms;
-    if (auto *dock = findChild<QDockWidget *>(QStringLiteral("whatif")))
-        dock->raise();
+    showView(QStringLiteral("whatif"));
     m_whatIf.select(run);
 }
 

@@ -26,10 +26,12 @@ RankOverviewController::RankOverviewController(RankOverviewView *view, TimelineV
         Q_EMIT loaded(r.error);
     });
     connect(m_view, &RankOverviewView::laneActivated, this, [this](int lane, qint64 at) { reveal(lane, at); });
-    // Lined up with the timeline's columns.
+    // Lined up with the timeline's columns; the run shown follows the focus.
     connect(m_timeline, &TimelineView::layoutChanged, this, [this] {
         m_view->setLabelWidth(m_timeline->painter().metrics().labelWidth);
         m_view->setRightMargin(m_timeline->scrollBarWidth());
+        if (m_data && m_timeline->data() && m_timeline->data()->projectPath == m_data->projectPath)
+            followFocus();
     });
 }
 
@@ -40,29 +42,46 @@ RankOverviewController::~RankOverviewController()
 
 void RankOverviewController::setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data)
 {
-    ++m_generation;
+    m_projectPath = projectPath;
     m_data = std::move(data);
-    m_view->clear();
-    m_view->hide();
-    m_view->setLabelWidth(m_timeline->painter().metrics().labelWidth);
-    // The run over the most ranks (GPU tracks of two ranks at least).
     m_run.clear();
     m_runId = 0;
+    followFocus();
+}
+
+void RankOverviewController::followFocus()
+{
+    // The focused run over the most ranks (GPU tracks of two ranks at least); every run when
+    // none is focused.
+    const QList<RunId> focus = m_state->focusRuns();
+    QString name;
+    RunId id = 0;
     size_t most = 1;
     for (const RunSummary &run : m_data ? m_data->runs : QList<RunSummary>{}) {
+        if (!focus.isEmpty() && !focus.contains(run.id))
+            continue;
         std::set<int> ranks;
         for (const TrackSummary &t : run.tracks)
             if ((t.kind == TrackKind::Gpu || t.kind == TrackKind::Stream) && t.slices > 0)
                 ranks.insert(t.rank);
         if (ranks.size() > most) {
             most = ranks.size();
-            m_run = run.name;
-            m_runId = run.id;
+            name = run.name;
+            id = run.id;
         }
     }
+    m_view->setShift(m_timeline->layout().shiftOfRun(id));
+    if (id == m_runId && m_view->overview())
+        return; // shown already
+    ++m_generation;
+    m_run = name;
+    m_runId = id;
+    m_view->clear();
+    m_view->hide();
+    m_view->setLabelWidth(m_timeline->painter().metrics().labelWidth);
     if (m_run.isEmpty())
         return;
-    m_watcher.setFuture(QtConcurrent::run([path = projectPath, run = m_runId, generation = m_generation]() {
+    m_watcher.setFuture(QtConcurrent::run([path = m_projectPath, run = m_runId, generation = m_generation]() {
         Result r;
         r.generation = generation;
         // Writable where it can be: a summary made now (a source imported by an older program)

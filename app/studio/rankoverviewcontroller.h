@@ -15,8 +15,8 @@ class RankOverviewView;
 class TimelineState;
 class TimelineView;
 
-// Feeds the rank overview above the timeline: for a project whose run spans several ranks (the
-// run with the most), reads its overview from the source summaries off the GUI thread and shows
+// Feeds the rank overview above the timeline: when a run in focus spans several ranks (the
+// focused run with the most), reads its overview from the source summaries off the GUI thread and shows
 // it; hides it otherwise. A source without a current summary (imported by an older program) is
 // summarised then, and the summary kept where the project can be written. A lane clicked (or picked as slowest, median, fastest) opens that
 // rank's GPU row in the timeline, scrolled to the top, with the cursor at the time clicked.
@@ -45,11 +45,13 @@ private:
         QString error;
     };
     void reveal(int lane, TimeNs at);
+    void followFocus(); // shows the focused run over the most ranks, if any
 
     RankOverviewView *m_view;
     TimelineView *m_timeline;
     TimelineState *m_state;
     std::shared_ptr<const TimelineData> m_data;
+    QString m_projectPath;
     QString m_run;
     RunId m_runId = 0;
     QFutureWatcher<Result> m_watcher;

@@ -5,13 +5,16 @@
 #include "comparepanel.h"
 #include "graphview.h"
 #include "rankoverviewcontroller.h"
+#include "statedump.h"
 #include "timelineview.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDockWidget>
 #include <QEventLoop>
+#include <QFile>
 #include <QFont>
+#include <QJsonDocument>
 #include <QTimer>
 
 #include <cstdio>
@@ -40,7 +43,7 @@ int main(int argc, char **argv)
                               QStringLiteral("With --screenshot: find this slice name and select its first match"),
                               QStringLiteral("NAME"));
     QCommandLineOption panel(QStringLiteral("panel"),
-                             QStringLiteral("With --screenshot: raise this panel (details, aggregate, sources, whatif, graph, analysis, runs, compare, simulate)"),
+                             QStringLiteral("With --screenshot: bring this view or panel to the front (timeline, analysis, graph, compare, simulate, details, aggregate, sources, runs, whatif)"),
                              QStringLiteral("NAME"));
     parser.addOption(screenshot);
     parser.addOption(size);
@@ -76,11 +79,17 @@ int main(int argc, char **argv)
     parser.addOption(compareRuns);
     parser.addOption(compareMetric);
     parser.addOption(compareTab);
+    QCommandLineOption stateOut(QStringLiteral("state"),
+                                QStringLiteral("With --screenshot: also write the window's state (views, panels, runs in "
+                                               "focus, time window, tracks, ruler labels) to OUT.json"),
+                                QStringLiteral("OUT.json"));
+    parser.addOption(stateOut);
     parser.process(app);
 
     gml::MainWindow window;
     const QStringList paths = parser.positionalArguments();
     if (!parser.isSet(screenshot)) {
+        window.restoreLayout();
         window.show();
         if (!paths.isEmpty())
             window.openPath(paths.first());
@@ -112,13 +121,11 @@ int main(int argc, char **argv)
             window.waitForSearch();
         }
         if (parser.isSet(panel)) {
-            auto *dock = window.findChild<QDockWidget *>(parser.value(panel));
-            if (!dock) {
-                std::fprintf(stderr, "grademl-studio: no panel '%s' (details, aggregate, sources, whatif, graph, analysis, runs, compare, simulate)\n",
+            if (!window.showView(parser.value(panel))) {
+                std::fprintf(stderr, "grademl-studio: no view or panel '%s' (timeline, analysis, graph, compare, simulate, details, aggregate, sources, runs, whatif)\n",
                              qPrintable(parser.value(panel)));
                 return 2;
             }
-            dock->raise();
             if (parser.value(panel) == QLatin1String("runs"))
                 ok = window.showRuns();
             if (parser.value(panel) == QLatin1String("analysis"))
@@ -162,8 +169,7 @@ int main(int argc, char **argv)
     }
     // The graph dock is drawn once its model is built and laid out (off the GUI thread): when
     // it is in view, the screenshot waits for it rather than showing "Laying out…".
-    const auto *graphDock = window.findChild<QDockWidget *>(QStringLiteral("graph"));
-    const bool graphInView = graphDock && graphDock->isVisible() && !graphDock->visibleRegion().isEmpty();
+    const bool graphInView = window.frontView() == QLatin1String("graph");
     if (ok && !paths.isEmpty() &&
         (graphInView || parser.isSet(graphFocus) || parser.isSet(graphRun) || parser.value(panel) == QLatin1String("graph"))) {
         ok = window.showGraph();
@@ -196,6 +202,14 @@ int main(int argc, char **argv)
         return 1;
     }
     std::fprintf(stderr, "grademl-studio: wrote %s\n", qPrintable(out));
+    if (parser.isSet(stateOut)) {
+        QFile f(parser.value(stateOut));
+        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+            f.write(QJsonDocument(gml::studioState(window)).toJson()) < 0) {
+            std::fprintf(stderr, "grademl-studio: cannot write %s\n", qPrintable(parser.value(stateOut)));
+            return 1;
+        }
+    }
     if (!ok) // every non-zero exit says why
         std::fprintf(stderr, "grademl-studio: %s\n",
                      qPrintable(window.problem().isEmpty() ? QStringLiteral("the requested view could not be shown")

@@ -139,7 +139,14 @@ void RankOverviewView::paintEvent(QPaintEvent *)
     p.fillRect(rect(), palette().window());
     if (!m_overview)
         return;
-    RankOverviewPainter::paint(p, area(), m_labelWidth, *m_overview, m_state->windowStart(), m_state->windowEnd(), m_highlight);
+    RankOverviewPainter::paint(p, area(), m_labelWidth, *m_overview, m_state->windowStart() + m_shift,
+                               m_state->windowEnd() + m_shift, m_highlight);
+}
+
+void RankOverviewView::setShift(TimeNs shift)
+{
+    m_shift = shift;
+    update();
 }
 
 void RankOverviewView::resizeEvent(QResizeEvent *)
@@ -158,13 +165,14 @@ void RankOverviewView::mouseMoveEvent(QMouseEvent *e)
     const auto layout = RankOverviewPainter::layout(area(), m_labelWidth, m_overview->lanes.size());
     const auto [first, last] = layout.lanesAt(e->position().toPoint().y());
     // The share of the pixel column under the mouse.
-    const TimeNs a = timeAt(e->position().toPoint().x()), b = timeAt(e->position().toPoint().x() + 1);
+    const TimeNs view = timeAt(e->position().toPoint().x());
+    const TimeNs a = view + m_shift, b = timeAt(e->position().toPoint().x() + 1) + m_shift;
     float busy = -1, comm = 0;
     RankOverview::shares(l, a, std::max(b, a + 1), 1, &busy, &comm);
     QString what = l.rank >= 0 ? tr("rank %1 · GPU %2").arg(l.rank).arg(l.device) : tr("GPU %1").arg(l.device);
     if (last - first > 1)
         what += tr(" (this row: %1 GPUs, the first shown)").arg(last - first);
-    const QString at = formatDuration(a - m_state->traceStart());
+    const QString at = formatDuration(view - m_state->traceStart());
     const QString share = busy < 0 ? tr("no work recorded")
                                    : tr("%1% busy, %2% communication").arg(qRound(busy * 100)).arg(qRound(comm * 100));
     Q_EMIT hoverTextChanged(tr("%1 at %2: %3 · own work %4, exposed communication %5 · click to show it in the timeline")

@@ -27,6 +27,8 @@ public:
     explicit RankOverviewView(TimelineState *state, QWidget *parent = nullptr);
 
     void setOverview(std::shared_ptr<const RankOverview> overview, const QString &run);
+    // The run's shift in the timeline (TimelineLayout::shiftOfRun): run time = view time + shift.
+    void setShift(TimeNs shift);
     void clear();
     const std::shared_ptr<const RankOverview> &overview() const { return m_overview; }
     // The timeline's label column, so the columns line up with its rows.
@@ -58,6 +60,7 @@ private:
     QRect area() const;
 
     TimelineState *m_state;
+    TimeNs m_shift = 0;
     std::shared_ptr<const RankOverview> m_overview;
     std::vector<int> m_byWork;
     QString m_run;

@@ -260,6 +260,11 @@ RunsBrowser::RunsBrowser(QWidget *parent) : QWidget(parent)
             });
     connect(m_compare, &QPushButton::clicked, this, [this] { Q_EMIT compareRequested(selectedRuns()); });
     connect(m_tree, &QTreeView::customContextMenuRequested, this, &RunsBrowser::contextMenu);
+    connect(m_tree, &QTreeView::doubleClicked, this, [this](const QModelIndex &index) {
+        const RunId id = index.siblingAtColumn(Name).data(kRunIdRole).toLongLong();
+        if (const CatalogRun *r = id ? m_catalog.run(id) : nullptr)
+            Q_EMIT showInTimelineRequested({r->name}, false);
+    });
 }
 
 void RunsBrowser::setCatalog(const RunCatalog &catalog)
@@ -398,6 +403,8 @@ void RunsBrowser::contextMenu(const QPoint &at)
     if (ids.isEmpty())
         return;
     QMenu menu(this);
+    QAction *show = menu.addAction(ids.size() == 1 ? tr("Show in Timeline") : tr("Show in Timeline, Aligned at Start"));
+    QAction *together = ids.size() > 1 ? menu.addAction(tr("Show in Timeline on the Project Clock")) : nullptr;
     QAction *compare = menu.addAction(tr("Compare"));
     compare->setEnabled(ids.size() >= 2);
     menu.addSeparator();
@@ -406,7 +413,9 @@ void RunsBrowser::contextMenu(const QPoint &at)
     QAction *tags = menu.addAction(tr("Edit Tags…"));
     tags->setEnabled(ids.size() == 1);
     QAction *chosen = menu.exec(m_tree->viewport()->mapToGlobal(at));
-    if (chosen == compare) {
+    if (chosen && (chosen == show || chosen == together)) {
+        Q_EMIT showInTimelineRequested(selectedRuns(), chosen == together);
+    } else if (chosen == compare) {
         Q_EMIT compareRequested(selectedRuns());
     } else if (chosen == move) {
         bool ok = false;

@@ -42,6 +42,9 @@ Q_SIGNALS:
     void moveRequested(const QList<gml::RunId> &runs, const QString &experiment, const QString &workload);
     void tagsRequested(gml::RunId run, const QJsonObject &tags);
     void compareRequested(const QStringList &runs);
+    // Double-click, or "Show in Timeline" on the selection: these runs in the timeline's focus
+    // (`projectClock`: where they ran, else aligned at their starts).
+    void showInTimelineRequested(const QStringList &runs, bool projectClock);
 
 private:
     void contextMenu(const QPoint &at);

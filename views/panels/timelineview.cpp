@@ -34,6 +34,7 @@ TimelineView::TimelineView(TimelineState *state, QWidget *parent)
     connect(m_state, &TimelineState::selectionChanged, this, qOverload<>(&QWidget::update));
     connect(m_state, &TimelineState::selectedSliceChanged, this, qOverload<>(&QWidget::update));
     connect(m_state, &TimelineState::cursorChanged, this, qOverload<>(&QWidget::update));
+    connect(m_state, &TimelineState::focusChanged, this, &TimelineView::relayout);
 }
 
 TimelineView::~TimelineView()
@@ -62,6 +63,8 @@ void TimelineView::setData(std::shared_ptr<const TimelineData> data)
         });
     }
     m_painter.setData(std::move(data));
+    m_firstPaintMs = -1;
+    m_firstPaintPending = true;
     m_links.clear();
     m_highlighted.clear();
     relayout();
@@ -129,9 +132,11 @@ void TimelineView::revealSlice(const SliceRef &slice, bool zoomTo)
     const TrackId track = slice.track;
     if (!data() || !data()->track(track))
         return;
+    focusRunOf(track);
     ensureShown(track); // a slice under a collapsed or hidden ancestor: its row first
-    const TimeNs a = slice.start, b = slice.end;
-    m_state->setSelectedSlice(track, slice.id, a, b);
+    const TimeNs shift = layout().shiftOf(track);
+    m_state->setSelectedSlice(track, slice.id, slice.start, slice.end, shift);
+    const TimeNs a = slice.start - shift, b = slice.end - shift; // in view time
     const TimeNs w = m_state->windowDuration();
     if (zoomTo) {
         m_state->zoomToSelection();
@@ -151,6 +156,20 @@ void TimelineView::revealSlice(const SliceRef &slice, bool zoomTo)
             m_vbar->setValue(std::max(0, y - rowsHeight / 3));
     }
     update();
+}
+
+void TimelineView::focusRunOf(TrackId track)
+{
+    const auto *run = data() ? data()->runOfTrack(track) : nullptr;
+    if (!run || layout().showsRun(run->id))
+        return;
+    // A live prediction is shown with the run it predicts.
+    RunId focus = run->id;
+    if (run->id == kLivePredictionRun)
+        for (qsizetype i = 1; i < data()->runs.size(); ++i)
+            if (data()->runs[i].id == kLivePredictionRun)
+                focus = data()->runs[i - 1].id;
+    m_state->setFocus({focus}, false); // relayout() follows
 }
 
 void TimelineView::ensureShown(TrackId track)
@@ -176,12 +195,18 @@ void TimelineView::revealTrack(TrackId track)
 {
     if (!data() || !data()->track(track))
         return;
+    focusRunOf(track);
     ensureShown(track);
     if (m_collapsed.remove(track))
         relayout();
     if (const int r = layout().rowOfTrack(track); r >= 0)
         m_vbar->setValue(std::min(m_vbar->maximum(), layout().rows()[size_t(r)].y));
     update();
+}
+
+int TimelineView::scrollY() const
+{
+    return m_vbar->value();
 }
 
 int TimelineView::scrollBarWidth() const
@@ -220,8 +245,12 @@ void TimelineView::relayout()
 {
     TimelineLayout l;
     if (data())
-        l.build(*data(), m_collapsed, m_hidden, m_painter.metrics());
+        l.build(*data(), m_collapsed, m_hidden, m_painter.metrics(),
+                TimelineFocus{m_state->focusRuns(), m_state->projectClock()});
     m_painter.setLayout(l);
+    // The focused runs' span is the trace range (set before any paint asks the pager for rows).
+    if (data() && (l.spanStart() != m_state->traceStart() || l.spanEnd() != m_state->traceEnd()))
+        m_state->setTraceRange(l.spanStart(), l.spanEnd());
     updateScrollBar();
     update();
     Q_EMIT layoutChanged();
@@ -244,6 +273,10 @@ void TimelineView::paintEvent(QPaintEvent *)
     QPainter p(this);
     const auto v = viewport();
     m_painter.paint(p, v, overlay());
+    if (m_firstPaintPending && data()) {
+        m_firstPaintPending = false;
+        m_firstPaintMs = m_painter.lastPaintMs();
+    }
     if (v.size.width() < width()) // the scroll bar's column, above and below the bar
         p.fillRect(QRect(v.size.width(), 0, width() - v.size.width(), height()), palette().window());
 }
@@ -379,7 +412,7 @@ void TimelineView::selectAt(QPointF pos)
     if (hit.index >= 0) {
         const auto s = data()->shown(hit.track);
         const size_t i = size_t(hit.index);
-        m_state->setSelectedSlice(hit.track, s->id(i), s->start(i), s->end(i));
+        m_state->setSelectedSlice(hit.track, s->id(i), s->start(i), s->end(i), layout().shiftOf(hit.track));
     } else {
         m_state->clearSelectedSlice();
     }

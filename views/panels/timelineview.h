@@ -30,6 +30,7 @@ public:
     // screenshots and tests, never on a user's path.
     void waitForPages();
     TimelinePainter &painter() { return m_painter; }
+    const TimelinePainter &painter() const { return m_painter; }
     const TimelineLayout &layout() const { return m_painter.layout(); }
     TimelineViewport viewport() const;
     TimelineOverlay overlay() const;
@@ -44,6 +45,9 @@ public:
     // Shows a track's row (expanding and unhiding what holds it) and scrolls it to the top.
     void revealTrack(TrackId track);
     int scrollBarWidth() const; // 0 when it is hidden
+    int scrollY() const;        // the rows' vertical scroll
+    // How long the first paint after setData() took (ms; -1 before it): the state dump's figure.
+    double firstPaintMs() const { return m_firstPaintMs; }
 
     void setTrackHidden(qint64 key, bool hidden);
     void setCollapsed(qint64 key, bool collapsed);
@@ -71,6 +75,7 @@ protected:
 private:
     void relayout();
     void ensureShown(TrackId track); // expands and unhides its ancestors
+    void focusRunOf(TrackId track);  // puts its run in focus when it is not shown
     // Adds or removes `key` and lays the rows out again when that changed something.
     void setMember(QSet<qint64> &set, qint64 key, bool member);
     void updateScrollBar();
@@ -92,6 +97,8 @@ private:
     QPointF m_lastPos;
     TimeNs m_rangeAnchor = 0;
     bool m_moved = false;
+    double m_firstPaintMs = -1;
+    bool m_firstPaintPending = false;
     QPointF m_mousePos{-1, -1};
 };
 

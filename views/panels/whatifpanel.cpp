@@ -10,6 +10,7 @@
 #include <QChartView>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QBoxLayout>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHorizontalStackedBarSeries>
@@ -40,9 +41,19 @@ QString times(double f)
 
 } // namespace
 
+void WhatIfPanel::resizeEvent(QResizeEvent *e)
+{
+    const auto direction = width() >= 760 ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom;
+    if (m_outer->direction() != direction)
+        m_outer->setDirection(direction);
+    QWidget::resizeEvent(e);
+}
+
 WhatIfPanel::WhatIfPanel(QWidget *parent) : QWidget(parent)
 {
-    auto *outer = new QHBoxLayout(this);
+    // Side by side when wide (a bottom pane), stacked when narrow (the pane beside the timeline).
+    auto *outer = new QBoxLayout(QBoxLayout::TopToBottom, this);
+    m_outer = outer;
     outer->setContentsMargins(6, 4, 6, 4);
     auto *controls = new QWidget(this);
     auto *form = new QFormLayout(controls);
@@ -57,14 +68,15 @@ WhatIfPanel::WhatIfPanel(QWidget *parent) : QWidget(parent)
     m_amp->setToolTip(tr("Mixed precision (Daydream): compute-bound kernels ÷3, memory-bound ÷2"));
     m_fusedAdam = new QCheckBox(tr("Fused optimizer"), presets);
     m_fusedAdam->setToolTip(tr("The kernels of each Optimizer.step fused into one; their launches vanish"));
-    m_device = new QComboBox(presets);
+    m_device = new QComboBox(controls);
     m_device->addItem(tr("GPU as measured"), QString());
     for (const auto &d : sim::DeviceCatalog::builtin().devices())
         m_device->addItem(tr("Run on %1").arg(d.id), d.id);
     pl->addWidget(m_amp);
     pl->addWidget(m_fusedAdam);
-    pl->addWidget(m_device, 1);
+    pl->addStretch(1);
     form->addRow(tr("Presets"), presets);
+    form->addRow(tr("Device"), m_device);
     const QString names[6] = {tr("Compute speed"), tr("Memory bandwidth"), tr("Link bandwidth"),
                               tr("Link latency"), tr("Input pipeline"), tr("Workers")};
     const QString tips[6] = {
@@ -128,8 +140,9 @@ WhatIfPanel::WhatIfPanel(QWidget *parent) : QWidget(parent)
     sl->addWidget(m_scenario, 1);
     sl->addWidget(load);
     sl->addWidget(save);
-    sl->addWidget(saveRun);
     form->addRow(tr("Scenario"), scenarioRow);
+    form->addRow(QString(), saveRun);
+    saveRun->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Fixed);
     outer->addWidget(controls, 3);
 
     auto *right = new QWidget(this);
@@ -297,7 +310,25 @@ QList<sim::Transform> WhatIfPanel::transforms() const
 void WhatIfPanel::setCustomTransforms(const QList<sim::Transform> &transforms)
 {
     setMeasured(m_measured);
-    m_customTransforms = transforms;
+    // A preset the panel has a box for ticks it (the same transform, not a custom one), and a
+    // device the catalog knows is picked in the Device list.
+    QList<sim::Transform> custom;
+    m_updating = true;
+    const QJsonObject amp = sim::Transform::amp().toJson(), fused = sim::Transform::fusedAdam().toJson();
+    for (const auto &t : transforms) {
+        const QJsonObject j = t.toJson();
+        if (j == amp)
+            m_amp->setChecked(true);
+        else if (j == fused)
+            m_fusedAdam->setChecked(true);
+        else if (const int i = m_device->findData(t.target); t.op == sim::Transform::Op::Device && i > 0 &&
+                 j == sim::Transform::device(t.target).toJson())
+            m_device->setCurrentIndex(i);
+        else
+            custom << t;
+    }
+    m_updating = false;
+    m_customTransforms = custom;
     changed();
 }
 

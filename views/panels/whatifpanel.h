@@ -6,6 +6,7 @@
 
 #include <QWidget>
 
+class QBoxLayout;
 class QCheckBox;
 class QComboBox;
 class QLabel;
@@ -62,7 +63,11 @@ Q_SIGNALS:
     void loadScenarioRequested(const QString &name);
     void saveRunRequested(const QString &name, const QList<sim::Transform> &transforms);
 
+protected:
+    void resizeEvent(QResizeEvent *e) override;
+
 private:
+    QBoxLayout *m_outer = nullptr;
     void changed();
     void updateLabels();
     double sliderValue(Slider which) const;

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "statedump.h"
+
+#include "focuscontroller.h"
+#include "mainwindow.h"
+#include "timelinestate.h"
+#include "timelineview.h"
+
+#include <QDockWidget>
+#include <QJsonArray>
+
+namespace gml {
+
+QJsonObject studioState(const MainWindow &w)
+{
+    QJsonObject out;
+    out.insert(QStringLiteral("size"), QJsonObject{{QStringLiteral("width"), w.width()},
+                                                   {QStringLiteral("height"), w.height()}});
+    out.insert(QStringLiteral("front_view"), w.frontView());
+    QJsonArray panels;
+    for (const QDockWidget *dock : w.findChildren<QDockWidget *>()) {
+        // A panel behind another's tab, or closed, has no place on screen: zeros.
+        const bool visible = dock->isVisible() && !dock->visibleRegion().isEmpty();
+        const QRect r = visible ? QRect(dock->mapTo(&w, QPoint(0, 0)), dock->size()) : QRect();
+        panels.append(QJsonObject{{QStringLiteral("name"), dock->objectName()},
+                                  {QStringLiteral("title"), dock->windowTitle()},
+                                  {QStringLiteral("visible"), visible},
+                                  {QStringLiteral("floating"), dock->isFloating()},
+                                  {QStringLiteral("x"), r.x()},
+                                  {QStringLiteral("y"), r.y()},
+                                  {QStringLiteral("width"), r.width()},
+                                  {QStringLiteral("height"), r.height()}});
+    }
+    out.insert(QStringLiteral("panels"), panels);
+    out.insert(QStringLiteral("focus_runs"), QJsonArray::fromStringList(w.focus()->focusNames()));
+    const TimelineState *s = w.state();
+    out.insert(QStringLiteral("window"), QJsonObject{{QStringLiteral("start_ns"), s->windowStart()},
+                                                     {QStringLiteral("end_ns"), s->windowEnd()},
+                                                     {QStringLiteral("origin_ns"), s->traceStart()},
+                                                     {QStringLiteral("project_clock"), s->projectClock()}});
+    const TimelineView *t = w.timeline();
+    const QPoint origin = t->mapTo(&w, QPoint(0, 0));
+    const bool shown = t->isVisible() && !t->visibleRegion().isEmpty();
+    QJsonArray tracks;
+    const auto &data = t->data();
+    if (shown && data) {
+        const int header = t->painter().metrics().headerHeight();
+        for (const auto &row : t->layout().rows()) {
+            const int y = header + row.y - t->scrollY();
+            if (y + row.height <= header || y >= t->height())
+                continue;
+            const auto *info = row.type == TimelineRow::Type::Track ? data->track(row.track) : nullptr;
+            QString runName;
+            for (const auto &r : data->runs)
+                if (r.id == row.run)
+                    runName = r.name;
+            tracks.append(QJsonObject{
+                {QStringLiteral("name"), row.label},
+                {QStringLiteral("kind"), row.type == TimelineRow::Type::Run ? QStringLiteral("run") : trackKindName(row.kind)},
+                {QStringLiteral("run"), runName},
+                {QStringLiteral("rank"), info ? info->rank : -1},
+                {QStringLiteral("y"), origin.y() + y},
+                {QStringLiteral("height"), row.height}});
+        }
+    }
+    out.insert(QStringLiteral("tracks"), tracks);
+    QJsonArray ruler;
+    if (shown)
+        for (const auto &l : t->painter().rulerLabels())
+            ruler.append(QJsonObject{{QStringLiteral("label"), l.text},
+                                     {QStringLiteral("x"), origin.x() + l.x},
+                                     {QStringLiteral("width"), l.width}});
+    out.insert(QStringLiteral("ruler"), ruler);
+    out.insert(QStringLiteral("first_paint_ms"), t->firstPaintMs());
+    return out;
+}
+
+} // namespace gml
