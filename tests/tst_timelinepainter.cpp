@@ -256,6 +256,70 @@ private Q_SLOTS:
         QCOMPARE(clock.spanEnd(), kDay + 500'000);
     }
 
+    // Track management (issue 35): a name filter keeps the matching tracks and their
+    // ancestors; a side keeps GPU devices and streams, or the CPU side; a pinned track leaves
+    // its place for a band above the scrolling rows, where it is drawn and hit.
+    void filtersAndPinsTracks()
+    {
+        auto d = makeData({{0, 100, 1, 1}, {10, 50, 2, 2}}, {{0, 10, 3, 3}});
+        const auto labels = [](const TimelineLayout &l) {
+            QStringList out;
+            for (const auto &r : l.rows())
+                out << r.label;
+            return out;
+        };
+        TimelineLayout l;
+        TimelineTrackFilter f;
+        f.text = QStringLiteral("stream");
+        l.build(*d, {}, {}, {}, {}, f);
+        QCOMPARE(labels(l), (QStringList{QStringLiteral("r"), QStringLiteral("rank 0 · GPU 0"), QStringLiteral("stream 7")}));
+        f.text = QStringLiteral("PYTHON"); // any case; its thread matches through its path
+        l.build(*d, {}, {}, {}, {}, f);
+        QCOMPARE(labels(l), (QStringList{QStringLiteral("r"), QStringLiteral("rank 0 · python (pid 1)"),
+                                         QStringLiteral("main thread")}));
+        f.text.clear();
+        f.only = TimelineTrackFilter::Only::Gpu;
+        l.build(*d, {}, {}, {}, {}, f);
+        QCOMPARE(labels(l), (QStringList{QStringLiteral("r"), QStringLiteral("rank 0 · GPU 0"), QStringLiteral("stream 7")}));
+        f.only = TimelineTrackFilter::Only::Cpu; // the GPU's counter is the GPU side's
+        l.build(*d, {}, {}, {}, {}, f);
+        QCOMPARE(labels(l), (QStringList{QStringLiteral("r"), QStringLiteral("rank 0 · python (pid 1)"),
+                                         QStringLiteral("main thread")}));
+        f.text = QStringLiteral("no such track");
+        f.only = TimelineTrackFilter::Only::All;
+        l.build(*d, {}, {}, {}, {}, f);
+        QVERIFY(l.rows().empty());
+        // Pinned: the stream in the band, out of its place in the tree.
+        TimelineTrackFilter pin;
+        pin.pinned = {4};
+        l.build(*d, {}, {}, {}, {}, pin);
+        QCOMPARE(l.pinnedCount(), size_t(1));
+        QVERIFY(l.rows().front().pinned);
+        QCOMPARE(l.rows().front().label, QStringLiteral("rank 0 · GPU 0 › stream 7"));
+        QCOMPARE(l.pinnedHeight(), l.rows().front().height);
+        int streams = 0;
+        for (const auto &r : l.rows())
+            streams += r.track == 4;
+        QCOMPARE(streams, 1);
+        TimelinePainter p;
+        p.setData(d);
+        p.setLayout(l);
+        const TimelineViewport v{QSize(p.metrics().labelWidth + 1000, 600), 0, 1'000'000, 200}; // scrolled
+        QCOMPARE(p.rowsTop(), p.metrics().headerHeight() + l.pinnedHeight());
+        const QRectF r = p.sliceRect(v, 4, 0); // drawn in the band whatever the scroll
+        QVERIFY(r.top() >= p.metrics().headerHeight() && r.bottom() <= p.rowsTop());
+        const auto hit = p.hitTest(v, r.center());
+        QCOMPARE(hit.track, TrackId(4));
+        QCOMPARE(hit.index, qint64(0));
+        const auto &g = p.geometry(v);
+        size_t pinnedBoxes = 0;
+        for (size_t c : g.pinnedBoxes)
+            pinnedBoxes += c;
+        QVERIFY(pinnedBoxes >= 1);
+        // Collapse all: every parent key of the focused runs.
+        QCOMPARE(TimelineLayout::parentKeys(*d, {}), (QList<qint64>{-1, 1, 3}));
+    }
+
     // The ruler's labels never overlap, from a nanosecond to years, at both screen widths; long
     // spans count in minutes, hours, days and years, not in ten-digit seconds.
     void rulerLabelsNeverOverlap_data()

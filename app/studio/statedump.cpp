@@ -44,10 +44,11 @@ QJsonObject studioState(const MainWindow &w)
     QJsonArray tracks;
     const auto &data = t->data();
     if (shown && data) {
-        const int header = t->painter().metrics().headerHeight();
+        const TimelineViewport v = t->viewport();
         for (const auto &row : t->layout().rows()) {
-            const int y = header + row.y - t->scrollY();
-            if (y + row.height <= header || y >= t->height())
+            const int y = t->painter().rowTop(row, v);
+            const int top = row.pinned ? t->painter().metrics().headerHeight() : t->painter().rowsTop();
+            if (y + row.height <= top || y >= t->height())
                 continue;
             const auto *info = row.type == TimelineRow::Type::Track ? data->track(row.track) : nullptr;
             QString runName;
@@ -60,7 +61,8 @@ QJsonObject studioState(const MainWindow &w)
                 {QStringLiteral("run"), runName},
                 {QStringLiteral("rank"), info ? info->rank : -1},
                 {QStringLiteral("y"), origin.y() + y},
-                {QStringLiteral("height"), row.height}});
+                {QStringLiteral("height"), row.height},
+                {QStringLiteral("pinned"), row.pinned}});
         }
     }
     out.insert(QStringLiteral("tracks"), tracks);

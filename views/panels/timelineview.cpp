@@ -146,13 +146,13 @@ void TimelineView::revealSlice(const SliceRef &slice, bool zoomTo)
     const int r = layout().rowOfTrack(track);
     if (r >= 0) {
         const auto &row = layout().rows()[size_t(r)];
-        const int rowsHeight = height() - m_painter.metrics().headerHeight();
+        const int rowsHeight = height() - m_painter.rowsTop();
         // Its depth when the window shown holds it (a paged track's may be read only now).
         const auto s = data()->shown(track);
         const qint64 index = s ? s->find(slice.id, slice.start) : -1;
         const int depth = index >= 0 ? s->depth(size_t(index)) : 0;
         const int y = row.y + m_painter.metrics().rowPadding + depth * m_painter.metrics().depthHeight;
-        if (y < m_vbar->value() || y > m_vbar->value() + rowsHeight - 30)
+        if (!row.pinned && (y < m_vbar->value() || y > m_vbar->value() + rowsHeight - 30))
             m_vbar->setValue(std::max(0, y - rowsHeight / 3));
     }
     update();
@@ -199,7 +199,7 @@ void TimelineView::revealTrack(TrackId track)
     ensureShown(track);
     if (m_collapsed.remove(track))
         relayout();
-    if (const int r = layout().rowOfTrack(track); r >= 0)
+    if (const int r = layout().rowOfTrack(track); r >= 0 && !layout().rows()[size_t(r)].pinned)
         m_vbar->setValue(std::min(m_vbar->maximum(), layout().rows()[size_t(r)].y));
     update();
 }
@@ -241,12 +241,66 @@ void TimelineView::showAllTracks()
     relayout();
 }
 
+void TimelineView::collapseAll(bool collapsed)
+{
+    if (!data())
+        return;
+    const auto keys = TimelineLayout::parentKeys(*data(), TimelineFocus{m_state->focusRuns(), m_state->projectClock()});
+    for (qint64 key : keys)
+        if (collapsed && key >= 0) // runs stay open: collapsing them would leave one row each
+            m_collapsed.insert(key);
+        else if (!collapsed)
+            m_collapsed.remove(key);
+    relayout();
+}
+
+void TimelineView::setTrackFilter(const QString &text, TimelineTrackFilter::Only only)
+{
+    if (text == m_filter.text && only == m_filter.only)
+        return;
+    m_filter.text = text;
+    m_filter.only = only;
+    m_vbar->setValue(0);
+    relayout();
+}
+
+void TimelineView::setPinned(TrackId track, bool pinned)
+{
+    if (pinned == m_filter.pinned.contains(track))
+        return;
+    if (pinned)
+        m_filter.pinned.append(track);
+    else
+        m_filter.pinned.removeAll(track);
+    relayout();
+    Q_EMIT trackFilterChanged();
+}
+
+void TimelineView::unpinAll()
+{
+    m_filter.pinned.clear();
+    relayout();
+    Q_EMIT trackFilterChanged();
+}
+
+void TimelineView::setLabelWidth(int width)
+{
+    m_painter.setLabelWidth(std::min(width, std::max(120, this->width() / 2)));
+    relayout();
+}
+
+bool TimelineView::onLabelEdge(QPointF pos) const
+{
+    return pos.y() >= m_painter.metrics().overviewHeight &&
+           std::abs(pos.x() - m_painter.metrics().labelWidth) <= 3;
+}
+
 void TimelineView::relayout()
 {
     TimelineLayout l;
     if (data())
         l.build(*data(), m_collapsed, m_hidden, m_painter.metrics(),
-                TimelineFocus{m_state->focusRuns(), m_state->projectClock()});
+                TimelineFocus{m_state->focusRuns(), m_state->projectClock()}, m_filter);
     m_painter.setLayout(l);
     // The focused runs' span is the trace range (set before any paint asks the pager for rows).
     if (data() && (l.spanStart() != m_state->traceStart() || l.spanEnd() != m_state->traceEnd()))
@@ -258,13 +312,13 @@ void TimelineView::relayout()
 
 void TimelineView::updateScrollBar()
 {
-    const int rowsHeight = height() - m_painter.metrics().headerHeight();
+    const int rowsHeight = height() - m_painter.rowsTop();
     const int content = layout().contentHeight();
     m_vbar->setRange(0, std::max(0, content - rowsHeight + 20));
     m_vbar->setPageStep(std::max(1, rowsHeight));
     m_vbar->setSingleStep(m_painter.metrics().depthHeight);
     m_vbar->setVisible(content > rowsHeight);
-    m_vbar->setGeometry(width() - m_vbar->sizeHint().width(), m_painter.metrics().headerHeight(),
+    m_vbar->setGeometry(width() - m_vbar->sizeHint().width(), m_painter.rowsTop(),
                         m_vbar->sizeHint().width(), std::max(0, rowsHeight));
 }
 
@@ -316,6 +370,10 @@ void TimelineView::mousePressEvent(QMouseEvent *e)
     m_moved = false;
     if (e->button() != Qt::LeftButton)
         return;
+    if (onLabelEdge(e->position())) {
+        m_drag = Drag::LabelEdge;
+        return;
+    }
     const auto hit = m_painter.hitTest(viewport(), e->position());
     switch (hit.area) {
     case TimelineHit::Area::Overview:
@@ -370,9 +428,14 @@ void TimelineView::mouseMoveEvent(QMouseEvent *e)
     case Drag::Overview:
         moveOverviewTo(e->position().x());
         break;
+    case Drag::LabelEdge:
+        setLabelWidth(int(e->position().x()));
+        break;
     case Drag::None:
         break;
     }
+    setCursor(m_drag == Drag::LabelEdge || (m_drag == Drag::None && onLabelEdge(e->position())) ? Qt::SplitHCursor
+                                                                                              : Qt::ArrowCursor);
     m_lastPos = e->position();
     if (m_drag == Drag::None) {
         QString text;
@@ -459,12 +522,19 @@ void TimelineView::contextMenuEvent(QContextMenuEvent *e)
     QMenu menu(this);
     if (hit.row >= 0) {
         const auto row = layout().rows()[size_t(hit.row)];
-        menu.addAction(tr("Hide \"%1\"").arg(row.label), this, [this, row] { setTrackHidden(row.key(), true); });
+        if (row.type == TimelineRow::Type::Track)
+            menu.addAction(row.pinned ? tr("Unpin") : tr("Pin to Top"), this,
+                           [this, row] { setPinned(row.track, !row.pinned); });
+        if (!row.pinned)
+            menu.addAction(tr("Hide \"%1\"").arg(row.label), this, [this, row] { setTrackHidden(row.key(), true); });
         if (row.hasChildren)
             menu.addAction(row.expanded ? tr("Collapse") : tr("Expand"), this,
                            [this, row] { setCollapsed(row.key(), row.expanded); });
     }
     menu.addAction(tr("Show all hidden tracks"), this, &TimelineView::showAllTracks)->setEnabled(!m_hidden.isEmpty());
+    menu.addAction(tr("Unpin all"), this, &TimelineView::unpinAll)->setEnabled(!m_filter.pinned.isEmpty());
+    menu.addAction(tr("Collapse all"), this, [this] { collapseAll(true); });
+    menu.addAction(tr("Expand all"), this, [this] { collapseAll(false); });
     menu.addAction(tr("Zoom to fit (0)"), m_state, &TimelineState::showAll);
     menu.exec(e->globalPos());
 }

@@ -53,12 +53,22 @@ public:
     void setCollapsed(qint64 key, bool collapsed);
     void showAllTracks();
     const QSet<qint64> &hiddenTracks() const { return m_hidden; }
+    // Track management: every run and parent row collapsed or expanded; the tracks kept by a
+    // name filter and a side (GPU streams only, CPU only); tracks pinned in a band at the top.
+    void collapseAll(bool collapsed);
+    void setTrackFilter(const QString &text, TimelineTrackFilter::Only only);
+    const TimelineTrackFilter &trackFilter() const { return m_filter; }
+    void setPinned(TrackId track, bool pinned);
+    void unpinAll();
+    // The resource column's width (dragging its right edge changes it too).
+    void setLabelWidth(int width);
 
     QSize sizeHint() const override { return {1200, 700}; }
 
 Q_SIGNALS:
     void hoverTextChanged(const QString &text);
     void layoutChanged();
+    void trackFilterChanged(); // by the view itself (a row's context menu)
 
 protected:
     void paintEvent(QPaintEvent *) override;
@@ -91,7 +101,10 @@ private:
     QList<LinkedSlice> m_links;
     std::vector<SliceRef> m_highlighted;
 
-    enum class Drag { None, Pan, Range, Overview };
+    TimelineTrackFilter m_filter;
+    bool onLabelEdge(QPointF pos) const;
+
+    enum class Drag { None, Pan, Range, Overview, LabelEdge };
     Drag m_drag = Drag::None;
     QPointF m_pressPos;
     QPointF m_lastPos;

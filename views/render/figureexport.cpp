@@ -23,7 +23,7 @@ bool exportFigure(TimelinePainter &painter, const FigureRequest &request, QStrin
     TimelineViewport v;
     v.t0 = request.t1 > request.t0 ? request.t0 : data->start;
     v.t1 = request.t1 > request.t0 ? request.t1 : data->end;
-    const int fullHeight = painter.metrics().headerHeight() + painter.layout().contentHeight() + 1;
+    const int fullHeight = painter.rowsTop() + painter.layout().contentHeight() + 1;
     v.size = QSize(request.size.width(), request.fitHeight ? std::max(request.size.height(), fullHeight)
                                                            : request.size.height());
     TimelineOverlay overlay = request.overlay;

@@ -107,12 +107,21 @@ void TimelinePainter::buildGeometry(const TimelineViewport &v)
     m_geometryComplete = true;
     if (!m_data)
         return;
-    const int header = m_metrics.headerHeight();
-    const int viewTop = v.scrollY, viewBottom = v.scrollY + v.size.height() - header;
-    for (const auto &row : m_layout.rows()) {
-        if (row.y + row.height <= viewTop || row.y >= viewBottom || row.type != TimelineRow::Type::Track)
+    const auto &rows = m_layout.rows();
+    for (size_t r = 0; r < rows.size(); ++r) {
+        if (r == m_layout.pinnedCount()) { // the pinned band's part ends here
+            for (int c = 0; c < SlicePalette::kSize; ++c)
+                m_geometry.pinnedBoxes[size_t(c)] = m_geometry.boxes[size_t(c)].size();
+            m_geometry.pinnedLabels = m_geometry.labels.size();
+            m_geometry.pinnedCounters = m_geometry.counters.size();
+        }
+        const TimelineRow &row = rows[r];
+        const int top = rowTop(row, v);
+        // A scrolling row is drawn below the band, a pinned one in it.
+        const int clipTop = row.pinned ? m_metrics.headerHeight() : rowsTop();
+        const int clipBottom = row.pinned ? rowsTop() : v.size.height();
+        if (top + row.height <= clipTop || top >= clipBottom || row.type != TimelineRow::Type::Track)
             continue;
-        const int top = header + row.y - v.scrollY;
         TimelineViewport rv = v; // on the row's clock
         rv.t0 += row.shift;
         rv.t1 += row.shift;
@@ -125,16 +134,22 @@ void TimelinePainter::buildGeometry(const TimelineViewport &v)
                 m_geometryComplete = m_geometryComplete && m_data->pager->exact(row.track);
             }
             if (s)
-                buildSliceRow(rv, row, *s, top);
+                buildSliceRow(rv, row, *s, top, clipTop, clipBottom);
         } else if (row.isCounter) {
             if (const auto c = m_data->counters.value(row.track))
                 buildCounterRow(rv, row, *c, top);
         }
     }
+    if (m_layout.pinnedCount() >= rows.size()) {
+        for (int c = 0; c < SlicePalette::kSize; ++c)
+            m_geometry.pinnedBoxes[size_t(c)] = m_geometry.boxes[size_t(c)].size();
+        m_geometry.pinnedLabels = m_geometry.labels.size();
+        m_geometry.pinnedCounters = m_geometry.counters.size();
+    }
 }
 
 void TimelinePainter::buildSliceRow(const TimelineViewport &v, const TimelineRow &row,
-                                    const SliceTrack &track, int top)
+                                    const SliceTrack &track, int top, int viewTop, int viewBottom)
 {
     const double left = m_metrics.labelWidth, right = v.size.width();
     const double width = std::max(1.0, right - left);
@@ -143,10 +158,9 @@ void TimelinePainter::buildSliceRow(const TimelineViewport &v, const TimelineRow
     const auto px = [&](TimeNs t) { return left + double(t - v.t0) * scale; };
     const QFontMetricsF fm(m_font);
     const double h = m_metrics.depthHeight - 1;
-    const int viewTop = m_metrics.headerHeight(), viewBottom = v.size.height();
     for (int d = 0; d < track.depthCount(); ++d) {
         const double y = top + m_metrics.rowPadding + d * m_metrics.depthHeight;
-        if (y + h < viewTop || y > viewBottom)
+        if (y + h < viewTop || y > viewBottom) // the paint clips a level half out of its band
             continue;
         const size_t last = track.lastIndex(d, v.t1);
         size_t i = track.firstIndex(d, v.t0);

@@ -8,7 +8,8 @@
 namespace gml {
 
 void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collapsed,
-                           const QSet<qint64> &hidden, const TimelineMetrics &m, const TimelineFocus &focus)
+                           const QSet<qint64> &hidden, const TimelineMetrics &m, const TimelineFocus &focus,
+                           const TimelineTrackFilter &filter)
 {
     m_rows.clear();
     m_shiftOfRun.clear();
@@ -52,6 +53,84 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
         first = false;
     }
     m_spanEnd = std::max(m_spanEnd, m_spanStart + 1);
+    // Which tracks the filter keeps: those that match it (kind and name, the name with its
+    // ancestors', so "rank 3" keeps rank 3's threads), and their ancestors for context.
+    const bool filtering = filter.active();
+    QSet<TrackId> kept;
+    if (filtering) {
+        const QString text = filter.text.trimmed();
+        for (const auto &[runPtr, shift] : runs) {
+            QHash<TrackId, TrackKind> kindOf;
+            QHash<TrackId, TrackId> parentOf;
+            QHash<TrackId, QString> pathOf;
+            std::vector<TrackId> matched;
+            for (const auto &t : runPtr->tracks) {
+                kindOf.insert(t.id, t.kind);
+                parentOf.insert(t.id, t.parent);
+                const QString path = (t.parent ? pathOf.value(t.parent) + QStringLiteral(" › ") : QString()) + trackLabel(t);
+                pathOf.insert(t.id, path);
+                // A counter belongs to the side of the row it sits under (a GPU's utilisation).
+                bool onGpu = t.kind == TrackKind::Gpu || t.kind == TrackKind::Stream;
+                for (TrackId p = t.parent; p && !onGpu; p = parentOf.value(p))
+                    onGpu = kindOf.value(p) == TrackKind::Gpu;
+                const bool kindOk = filter.only == TimelineTrackFilter::Only::All ||
+                                    (filter.only == TimelineTrackFilter::Only::Gpu
+                                         ? (t.kind == TrackKind::Gpu || t.kind == TrackKind::Stream)
+                                         : !onGpu);
+                const bool textOk = text.isEmpty() || path.contains(text, Qt::CaseInsensitive) ||
+                                    runPtr->name.contains(text, Qt::CaseInsensitive);
+                if (kindOk && textOk)
+                    matched.push_back(t.id);
+            }
+            for (TrackId id : matched)
+                for (TrackId p = id; p && !kept.contains(p); p = parentOf.value(p))
+                    kept.insert(p);
+        }
+    }
+    // Pinned tracks first, in a band of their own (their own y, from 0), then the rest.
+    QHash<TrackId, const TrackSummary *> byTrack;
+    QHash<TrackId, std::pair<RunId, TimeNs>> runOfTrack;
+    for (const auto &[runPtr, shift] : runs)
+        for (const auto &t : runPtr->tracks) {
+            byTrack.insert(t.id, &t);
+            runOfTrack.insert(t.id, {runPtr->id, shift});
+        }
+    const auto trackRow = [&](const TrackSummary &t, RunId run, TimeNs shift, int indent) {
+        TimelineRow row;
+        row.run = run;
+        row.track = t.id;
+        row.kind = t.kind;
+        row.label = trackLabel(t);
+        row.unit = t.unit;
+        row.indent = indent;
+        row.shift = shift;
+        if (const int depths = data.depthCount(t.id); depths > 0) {
+            row.depthCount = depths;
+            row.height = row.depthCount * m.depthHeight + 2 * m.rowPadding;
+        } else if (data.counters.contains(t.id)) {
+            row.isCounter = true;
+            row.height = m.counterHeight;
+        } else {
+            row.height = m.groupHeight;
+        }
+        return row;
+    };
+    QSet<TrackId> pinnedSet;
+    m_pinnedHeight = 0;
+    for (TrackId id : filter.pinned) {
+        const auto *t = byTrack.value(id);
+        if (!t || pinnedSet.contains(id))
+            continue;
+        const auto [run, shift] = runOfTrack.value(id);
+        TimelineRow row = trackRow(*t, run, shift, 1);
+        row.label = data.trackPath(id); // out of its tree: the whole path says which it is
+        row.pinned = true;
+        row.y = m_pinnedHeight;
+        m_pinnedHeight += row.height;
+        m_rows.push_back(row);
+        pinnedSet.insert(id);
+    }
+    m_firstScrolling = m_rows.size();
     int y = 0;
     for (const auto &[runPtr, shift] : runs) {
         const RunSummary &run = *runPtr;
@@ -70,6 +149,9 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
         header.height = m.groupHeight;
         if (hidden.contains(-run.id))
             continue;
+        if (filtering && std::none_of(run.tracks.begin(), run.tracks.end(),
+                                      [&](const TrackSummary &t) { return kept.contains(t.id); }))
+            continue;
         m_rows.push_back(header);
         y += header.height;
         if (!header.expanded)
@@ -77,7 +159,6 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
         // run.tracks is depth-first with siblings ordered, so one pass with the ancestor chain
         // decides visibility and indentation.
         QHash<TrackId, int> level;        // tree depth of each track
-        QHash<TrackId, bool> shown;       // the track's row is shown
         QHash<TrackId, bool> childrenShown;
         QSet<TrackId> parents;
         for (const auto &t : run.tracks)
@@ -85,33 +166,16 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
                 parents.insert(t.parent);
         for (const auto &t : run.tracks) {
             const bool parentOk = !t.parent || childrenShown.value(t.parent, false);
-            const bool visible = parentOk && !hidden.contains(t.id);
+            const bool visible = parentOk && !hidden.contains(t.id) && (!filtering || kept.contains(t.id));
             const int lvl = t.parent ? level.value(t.parent, 0) + 1 : 0;
             level.insert(t.id, lvl);
-            shown.insert(t.id, visible);
             childrenShown.insert(t.id, visible && !collapsed.contains(t.id));
-            if (!visible)
+            if (!visible || pinnedSet.contains(t.id))
                 continue;
-            TimelineRow row;
-            row.run = run.id;
-            row.track = t.id;
-            row.kind = t.kind;
-            row.label = trackLabel(t);
-            row.unit = t.unit;
-            row.indent = lvl + 1;
-            row.shift = shift;
+            TimelineRow row = trackRow(t, run.id, shift, lvl + 1);
             row.hasChildren = parents.contains(t.id);
             row.expanded = !collapsed.contains(t.id);
             row.y = y;
-            if (const int depths = data.depthCount(t.id); depths > 0) {
-                row.depthCount = depths;
-                row.height = row.depthCount * m.depthHeight + 2 * m.rowPadding;
-            } else if (data.counters.contains(t.id)) {
-                row.isCounter = true;
-                row.height = m.counterHeight;
-            } else {
-                row.height = m.groupHeight;
-            }
             m_rows.push_back(row);
             y += row.height;
         }
@@ -122,12 +186,38 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
 
 int TimelineLayout::rowAt(int y) const
 {
-    const auto it = std::upper_bound(m_rows.begin(), m_rows.end(), y,
-                                     [](int v, const TimelineRow &r) { return v < r.y; });
-    if (it == m_rows.begin())
+    const auto first = m_rows.begin() + qsizetype(m_firstScrolling);
+    const auto it = std::upper_bound(first, m_rows.end(), y, [](int v, const TimelineRow &r) { return v < r.y; });
+    if (it == first)
         return -1;
     const auto &r = *(it - 1);
     return y < r.y + r.height ? int(it - m_rows.begin()) - 1 : -1;
+}
+
+int TimelineLayout::pinnedRowAt(int y) const
+{
+    for (size_t i = 0; i < m_firstScrolling; ++i)
+        if (y >= m_rows[i].y && y < m_rows[i].y + m_rows[i].height)
+            return int(i);
+    return -1;
+}
+
+QList<qint64> TimelineLayout::parentKeys(const TimelineData &data, const TimelineFocus &focus)
+{
+    QList<qint64> out;
+    for (const auto &run : data.runs) {
+        if (!focus.runs.isEmpty() && !focus.runs.contains(run.id))
+            continue;
+        out << -run.id;
+        QSet<TrackId> parents;
+        for (const auto &t : run.tracks)
+            if (t.parent)
+                parents.insert(t.parent);
+        for (const auto &t : run.tracks)
+            if (parents.contains(t.id))
+                out << t.id;
+    }
+    return out;
 }
 
 int TimelineLayout::rowOfTrack(TrackId track) const

@@ -45,6 +45,7 @@ struct TimelineRow
     int depthCount = 0;     // slice rows
     bool isCounter = false;
     TimeNs shift = 0;       // its run's: track time = view time + shift (TimelineState)
+    bool pinned = false;    // in the pinned band above the rows (y from the band's top)
     // The key used by the collapsed/hidden sets: the track id, or -run id for a run.
     qint64 key() const { return type == Type::Run ? -run : track; }
 };
@@ -56,6 +57,18 @@ struct TimelineFocus
     bool projectClock = false;
 };
 
+// Which tracks are shown within the runs in focus: those whose name (with their ancestors') holds
+// `text`, of one side only (GPU devices and streams, or everything else: the CPU side and its
+// counters), with their ancestors for context; `pinned` tracks in a band of their own at the top.
+struct TimelineTrackFilter
+{
+    enum class Only { All, Gpu, Cpu };
+    QString text;
+    Only only = Only::All;
+    QList<TrackId> pinned;
+    bool active() const { return !text.trimmed().isEmpty() || only != Only::All; }
+};
+
 // The rows shown, top to bottom: run -> tracks depth-first, siblings by sort index. A collapsed
 // row keeps its own content and hides its descendants; a hidden row hides itself and them.
 // Only the runs in focus are laid out, in the focus' order (a run not in the project is left
@@ -64,7 +77,10 @@ class TimelineLayout
 {
 public:
     void build(const TimelineData &data, const QSet<qint64> &collapsed, const QSet<qint64> &hidden,
-               const TimelineMetrics &metrics = {}, const TimelineFocus &focus = {});
+               const TimelineMetrics &metrics = {}, const TimelineFocus &focus = {},
+               const TimelineTrackFilter &filter = {});
+    // Every key that can be collapsed (runs and tracks with children) of the focused runs.
+    static QList<qint64> parentKeys(const TimelineData &data, const TimelineFocus &focus);
 
     // The focused runs' span in view time (the trace range; its start is the axis origin).
     TimeNs spanStart() const { return m_spanStart; }
@@ -76,10 +92,14 @@ public:
     // The runs laid out (whether or not collapsed), with their shifts.
     const QHash<RunId, TimeNs> &shownRuns() const { return m_shiftOfRun; }
 
+    // Pinned rows first (pinnedCount() of them, y in the band), then the scrolling rows.
     const std::vector<TimelineRow> &rows() const { return m_rows; }
-    int contentHeight() const { return m_contentHeight; }
-    // Index of the row containing content y, else -1.
+    size_t pinnedCount() const { return m_firstScrolling; }
+    int pinnedHeight() const { return m_pinnedHeight; }
+    int contentHeight() const { return m_contentHeight; } // of the scrolling rows
+    // Index of the scrolling row containing content y, else -1; of the pinned row at band y.
     int rowAt(int y) const;
+    int pinnedRowAt(int y) const;
     int rowOfTrack(TrackId track) const;
     // Slice tracks in row order (for find and the aggregate table).
     QList<TrackId> sliceTracks() const;
@@ -91,6 +111,8 @@ private:
     QHash<RunId, TimeNs> m_shiftOfRun;
     QHash<TrackId, TimeNs> m_shiftOfTrack; // non-zero shifts only
     TimeNs m_spanStart = 0, m_spanEnd = 1;
+    size_t m_firstScrolling = 0;
+    int m_pinnedHeight = 0;
     int m_contentHeight = 0;
     quint64 m_version = 0;
 };

@@ -52,27 +52,38 @@ void TimelinePainter::paint(QPainter &p, const TimelineViewport &v, const Timeli
     p.setRenderHint(QPainter::TextAntialiasing, true);
     p.fillRect(QRect(QPoint(0, 0), v.size), kBackground);
     p.setFont(m_font);
-    paintRows(p, v, o);
+    paintRows(p, v, o, false);
+    if (m_layout.pinnedHeight() > 0)
+        paintRows(p, v, o, true);
     paintOverlay(p, v, o);
-    paintLabels(p, v);
+    paintLabels(p, v, false);
+    if (m_layout.pinnedHeight() > 0)
+        paintLabels(p, v, true);
     paintHeader(p, v, o);
     p.restore();
     m_lastPaintMs = double(timer.nsecsElapsed()) / 1e6;
 }
 
-void TimelinePainter::paintRows(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o)
+void TimelinePainter::paintRows(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o, bool pinned)
 {
-    const int header = m_metrics.headerHeight();
+    const int header = pinned ? m_metrics.headerHeight() : rowsTop();
+    const int bottom = pinned ? rowsTop() : v.size.height();
     const int left = m_metrics.labelWidth;
     p.save();
-    p.setClipRect(QRect(left, header, v.size.width() - left, v.size.height() - header));
+    p.setClipRect(QRect(left, header, v.size.width() - left, bottom - header));
+    if (pinned) {
+        p.fillRect(QRect(left, header, v.size.width() - left, bottom - header), kBackground);
+        p.fillRect(QRect(left, bottom - 2, v.size.width() - left, 2), QColor(0xc4, 0xc9, 0xd0));
+    }
     // Row backgrounds: alternate per top-level group so a process and its threads read as one.
     int group = 0;
-    for (const auto &row : m_layout.rows()) {
-        if (row.indent <= 1)
+    const auto &rows = m_layout.rows();
+    for (size_t r = pinned ? 0 : m_layout.pinnedCount(); r < (pinned ? m_layout.pinnedCount() : rows.size()); ++r) {
+        const TimelineRow &row = rows[r];
+        if (row.indent <= 1 || pinned)
             ++group;
-        const int top = header + row.y - v.scrollY;
-        if (top > v.size.height() || top + row.height < header)
+        const int top = rowTop(row, v);
+        if (top > bottom || top + row.height < header)
             continue;
         if (group % 2 == 0)
             p.fillRect(QRect(left, top, v.size.width() - left, row.height), kRowAlt);
@@ -87,22 +98,24 @@ void TimelinePainter::paintRows(QPainter &p, const TimelineViewport &v, const Ti
          t = nextTick(t, step)) {
         const double x = xForTime(v, t);
         if (x >= left)
-            p.fillRect(QRectF(x, header, 1, v.size.height() - header), kGrid);
+            p.fillRect(QRectF(x, header, 1, bottom - header), kGrid);
     }
     const TimelineGeometry &g = geometry(v);
     p.setPen(Qt::NoPen);
     for (int c = 0; c < SlicePalette::kSize; ++c) {
         const auto &boxes = g.boxes[size_t(c)];
-        if (boxes.empty())
+        const size_t a = pinned ? 0 : g.pinnedBoxes[size_t(c)], b = pinned ? g.pinnedBoxes[size_t(c)] : boxes.size();
+        if (b <= a)
             continue;
         p.setBrush(SlicePalette::color(c));
-        p.drawRects(boxes.data(), int(boxes.size()));
+        p.drawRects(boxes.data() + a, int(b - a));
     }
     p.setBrush(Qt::NoBrush);
     p.setPen(kText);
-    for (const auto &l : g.labels)
-        p.drawText(l.rect, Qt::AlignLeft | Qt::AlignVCenter | Qt::TextSingleLine, l.text);
-    for (const auto &c : g.counters) {
+    for (size_t i = pinned ? 0 : g.pinnedLabels; i < (pinned ? g.pinnedLabels : g.labels.size()); ++i)
+        p.drawText(g.labels[i].rect, Qt::AlignLeft | Qt::AlignVCenter | Qt::TextSingleLine, g.labels[i].text);
+    for (size_t i = pinned ? 0 : g.pinnedCounters; i < (pinned ? g.pinnedCounters : g.counters.size()); ++i) {
+        const auto &c = g.counters[i];
         QColor fill = SlicePalette::color(c.colorIndex);
         fill.setAlpha(150);
         p.setPen(Qt::NoPen);
@@ -124,8 +137,9 @@ QRectF TimelinePainter::sliceRect(const TimelineViewport &v, TrackId track, size
     if (r < 0 || !s || index >= s->size())
         return {};
     const auto &row = m_layout.rows()[size_t(r)];
-    const double top = m_metrics.headerHeight() + row.y - v.scrollY + m_metrics.rowPadding +
-                       s->depth(index) * m_metrics.depthHeight;
+    const double top = rowTop(row, v) + m_metrics.rowPadding + s->depth(index) * m_metrics.depthHeight;
+    if (!row.pinned && top < rowsTop())
+        return {}; // scrolled under the pinned band
     const double a = xForTime(v, s->start(index) - row.shift), b = xForTime(v, s->end(index) - row.shift);
     return QRectF(a, top, std::max(1.0, b - a), m_metrics.depthHeight - 1);
 }
@@ -205,19 +219,24 @@ void TimelinePainter::paintOverlay(QPainter &p, const TimelineViewport &v, const
     p.restore();
 }
 
-void TimelinePainter::paintLabels(QPainter &p, const TimelineViewport &v)
+void TimelinePainter::paintLabels(QPainter &p, const TimelineViewport &v, bool pinned)
 {
-    const int header = m_metrics.headerHeight();
+    const int header = pinned ? m_metrics.headerHeight() : rowsTop();
+    const int bottom = pinned ? rowsTop() : v.size.height();
     const int width = m_metrics.labelWidth;
     p.save();
-    p.setClipRect(QRect(0, header, width, v.size.height() - header));
-    p.fillRect(QRect(0, header, width, v.size.height() - header), kHeader);
+    p.setClipRect(QRect(0, header, width, bottom - header));
+    p.fillRect(QRect(0, header, width, bottom - header), kHeader);
     const QFontMetricsF fm(m_font);
-    for (const auto &row : m_layout.rows()) {
-        const int top = header + row.y - v.scrollY;
-        if (top > v.size.height() || top + row.height < header)
+    const auto &rows = m_layout.rows();
+    for (size_t r = pinned ? 0 : m_layout.pinnedCount(); r < (pinned ? m_layout.pinnedCount() : rows.size()); ++r) {
+        const TimelineRow &row = rows[r];
+        const int rowTopY = rowTop(row, v);
+        if (rowTopY > bottom || rowTopY + row.height < header)
             continue;
         const int lineH = std::min(row.height, m_metrics.groupHeight);
+        // Sticky: a tall row scrolled half out keeps its label at the top of what is left.
+        const int top = std::max(rowTopY, std::min(header, rowTopY + row.height - lineH));
         int x = 16 + row.indent * m_metrics.indent;
         if (row.hasChildren) {
             // The expand/collapse triangle.
@@ -245,9 +264,11 @@ void TimelinePainter::paintLabels(QPainter &p, const TimelineViewport &v)
             p.setPen(kMuted);
             p.drawText(QRectF(x, top + lineH - 2, width - x - 4, lineH), Qt::AlignLeft | Qt::AlignTop, row.unit);
         }
-        p.fillRect(QRect(0, top + row.height - 1, width, 1), kGrid);
+        p.fillRect(QRect(0, rowTopY + row.height - 1, width, 1), kGrid);
     }
-    p.fillRect(QRect(width - 1, header, 1, v.size.height() - header), QColor(0xc4, 0xc9, 0xd0));
+    if (pinned)
+        p.fillRect(QRect(0, bottom - 2, width, 2), QColor(0xc4, 0xc9, 0xd0));
+    p.fillRect(QRect(width - 1, header, 1, bottom - header), QColor(0xc4, 0xc9, 0xd0));
     p.restore();
 }
 
@@ -342,6 +363,13 @@ TimeNs TimelinePainter::tickStep(const TimelineViewport &v, TimeNs origin) const
         step = wider;
     }
     return step;
+}
+
+void TimelinePainter::setLabelWidth(int width)
+{
+    m_metrics.labelWidth = std::max(120, width);
+    m_geometryValid = false;
+    m_overviewWidth = -1;
 }
 
 void TimelinePainter::setLayout(const TimelineLayout &layout)
@@ -451,8 +479,10 @@ TimelineHit TimelinePainter::hitTest(const TimelineViewport &v, QPointF pt) cons
         hit.time = timeForX(v, pt.x());
         return hit;
     }
-    const int y = int(pt.y()) - header + v.scrollY;
-    hit.row = m_layout.rowAt(y);
+    // y in the coordinates of the row's band: the pinned band, or the scrolled content.
+    const bool inBand = pt.y() < rowsTop();
+    const int y = inBand ? int(pt.y()) - header : int(pt.y()) - rowsTop() + v.scrollY;
+    hit.row = inBand ? m_layout.pinnedRowAt(y) : m_layout.rowAt(y);
     if (hit.row < 0)
         return hit;
     const auto &row = m_layout.rows()[size_t(hit.row)];

@@ -65,6 +65,10 @@ struct TimelineGeometry
     std::array<std::vector<QRect>, SlicePalette::kSize> boxes;
     std::vector<Label> labels;
     std::vector<CounterShape> counters;
+    // The pinned rows' part comes first in each list: this many of each.
+    std::array<size_t, SlicePalette::kSize> pinnedBoxes{};
+    size_t pinnedLabels = 0;
+    size_t pinnedCounters = 0;
     size_t visibleSlices = 0; // slices covered by the drawn boxes
     size_t exactBoxes = 0;    // boxes of one slice each
     size_t mergedBoxes = 0;   // boxes standing for a pixel bucket of narrow slices
@@ -118,6 +122,15 @@ public:
     void paint(QPainter &painter, const TimelineViewport &viewport, const TimelineOverlay &overlay);
     TimelineHit hitTest(const TimelineViewport &viewport, QPointF point) const;
 
+    // Where a row's top is drawn (device y): in the pinned band, or scrolled below it.
+    int rowTop(const TimelineRow &row, const TimelineViewport &v) const
+    {
+        return m_metrics.headerHeight() + (row.pinned ? row.y : m_layout.pinnedHeight() + row.y - v.scrollY);
+    }
+    int rowsTop() const { return m_metrics.headerHeight() + m_layout.pinnedHeight(); }
+    // Width of the resource column (the track labels), at least 120 px.
+    void setLabelWidth(int width);
+
     // Time <-> x in the rows area for a viewport.
     double xForTime(const TimelineViewport &v, TimeNs t) const;
     TimeNs timeForX(const TimelineViewport &v, double x) const;
@@ -139,10 +152,12 @@ public:
 
 private:
     void buildGeometry(const TimelineViewport &v);
-    void buildSliceRow(const TimelineViewport &v, const TimelineRow &row, const SliceTrack &track, int top);
+    void buildSliceRow(const TimelineViewport &v, const TimelineRow &row, const SliceTrack &track, int top,
+                       int viewTop, int viewBottom);
     void buildCounterRow(const TimelineViewport &v, const TimelineRow &row, const CounterTrack &track, int top);
-    void paintRows(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o);
-    void paintLabels(QPainter &p, const TimelineViewport &v);
+    // One band: the pinned rows, or the scrolling rows below them.
+    void paintRows(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o, bool pinned);
+    void paintLabels(QPainter &p, const TimelineViewport &v, bool pinned);
     void paintHeader(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o);
     void paintOverlay(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o);
     void paintOverview(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o);
