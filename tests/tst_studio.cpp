@@ -17,6 +17,7 @@
 #include "mainwindow.h"
 #include "statedump.h"
 #include "focuscontroller.h"
+#include "commandpalette.h"
 #include "viewstate.h"
 #include "simulatecontroller.h"
 #include "simulatepanel.h"
@@ -1101,6 +1102,58 @@ private Q_SLOTS:
         // For a person to look at: build/.../tests/screenshots/.
         QDir().mkpath(QStringLiteral("screenshots"));
         w.grab().save(QStringLiteral("screenshots/%1.png").arg(QFileInfo(folder).fileName()));
+    }
+
+    // Issue 35: the keyboard reaches every view: the command palette lists every action with
+    // its shortcut and runs the one typed; Esc in the find box gives the keys back to the
+    // timeline; a pinned track and a track filter change what is laid out.
+    void keyboardReachesEveryViewAndTracksAreManaged()
+    {
+        MainWindow w;
+        showQuietly(w, QSize(1366, 768));
+        w.openFolder(m_demo);
+        QVERIFY(waitLoaded(w));
+        w.showPalette();
+        auto *palette = w.palette();
+        QVERIFY(palette && palette->isVisible());
+        const QStringList all = palette->shown();
+        QVERIFY(all.size() > 20);
+        QVERIFY2(all.contains(QStringLiteral("View › Show › Analysis    Alt+2")), qPrintable(all.join(QLatin1Char('\n'))));
+        QVERIFY2(std::any_of(all.begin(), all.end(), [](const QString &t) { return t.startsWith(QStringLiteral("Focus › demo")); }), qPrintable(all.join(QLatin1Char('\n'))));
+        palette->edit()->setText(QStringLiteral("show anal"));
+        QCOMPARE(palette->shown(), QStringList{QStringLiteral("View › Show › Analysis    Alt+2")});
+        palette->runCurrent();
+        QVERIFY(!palette->isVisible());
+        QCOMPARE(w.frontView(), QStringLiteral("analysis"));
+        QVERIFY(w.showView(QStringLiteral("timeline")));
+        // Esc in the find box.
+        auto *find = w.findChild<QLineEdit *>();
+        QVERIFY(find);
+        for (auto *e : w.findChildren<QLineEdit *>())
+            if (e->placeholderText() == QLatin1String("Find slices by name"))
+                find = e;
+        find->setFocus();
+        QTest::keyClick(find, Qt::Key_Escape);
+        QCOMPARE(QApplication::focusWidget(), static_cast<QWidget *>(w.timeline()));
+        // Pin a stream, filter to the GPU side.
+        TrackId stream = 0;
+        for (const auto &r : w.timeline()->layout().rows())
+            if (r.kind == TrackKind::Stream && !stream)
+                stream = r.track;
+        QVERIFY(stream);
+        w.timeline()->setPinned(stream, true);
+        QCOMPARE(w.timeline()->layout().pinnedCount(), size_t(1));
+        QVERIFY(w.timeline()->layout().rows().front().pinned);
+        w.timeline()->setTrackFilter({}, TimelineTrackFilter::Only::Gpu);
+        for (const auto &r : w.timeline()->layout().rows())
+            QVERIFY(r.type == TimelineRow::Type::Run || r.kind == TrackKind::Gpu || r.kind == TrackKind::Stream);
+        w.timeline()->collapseAll(true);
+        const size_t collapsed = w.timeline()->layout().rows().size();
+        w.timeline()->collapseAll(false);
+        QVERIFY(w.timeline()->layout().rows().size() > collapsed);
+        // The label column follows a drag of its edge, and the rank overview follows it.
+        w.timeline()->setLabelWidth(360);
+        QCOMPARE(w.timeline()->painter().metrics().labelWidth, 360);
     }
 
     // Issue 35: the whole shared folder (runs of many days) opens on one run, its window about

@@ -18,6 +18,8 @@
 #include "timeformat.h"
 #include "timelinestate.h"
 #include "timelineview.h"
+#include "trackbar.h"
+#include "commandpalette.h"
 #include "whatifpanel.h"
 #include "devicecatalog.h"
 #include "predictedrun.h"
@@ -74,15 +76,18 @@ MainWindow::MainWindow(QWidget *parent)
     auto *findLayout = new QHBoxLayout(findBar);
     findLayout->setContentsMargins(6, 3, 6, 3);
     m_findEdit = new QLineEdit(findBar);
-    m_findEdit->setPlaceholderText(tr("Find slices by name (Enter: next, Shift+Enter: previous)"));
+    m_findEdit->setPlaceholderText(tr("Find slices by name"));
+    m_findEdit->setToolTip(tr("Enter: next match, Shift+Enter: previous, Esc: back to the timeline"));
     m_findEdit->setClearButtonEnabled(true);
     m_findRegex = new QCheckBox(tr("Regex"), findBar);
     auto *prev = new QToolButton(findBar);
-    prev->setText(tr("◀ Previous"));
+    prev->setText(QStringLiteral("◀"));
+    prev->setToolTip(tr("Previous match (Shift+Enter)"));
     auto *next = new QToolButton(findBar);
-    next->setText(tr("Next ▶"));
+    next->setText(QStringLiteral("▶"));
+    next->setToolTip(tr("Next match (Enter)"));
     m_findLabel = new QLabel(findBar);
-    m_findLabel->setMinimumWidth(160);
+    m_findLabel->setMinimumWidth(80);
     // The run switcher: which runs the timeline shows, each from its own start.
     auto *switcher = new QToolButton(findBar);
     switcher->setObjectName(QStringLiteral("runSwitcher"));
@@ -90,11 +95,13 @@ MainWindow::MainWindow(QWidget *parent)
     findLayout->addWidget(switcher);
     findLayout->addSpacing(12);
     findLayout->addWidget(new QLabel(tr("Find:"), findBar));
-    findLayout->addWidget(m_findEdit, 1);
+    findLayout->addWidget(m_findEdit, 2);
     findLayout->addWidget(m_findRegex);
     findLayout->addWidget(prev);
     findLayout->addWidget(next);
     findLayout->addWidget(m_findLabel);
+    findLayout->addSpacing(8);
+    findLayout->addWidget(new TrackBar(m_timeline, findBar), 1);
     m_whatIfButton = new QToolButton(findBar);
     m_whatIfButton->setText(tr("What-if…"));
     m_whatIfButton->setToolTip(tr("Replay the run in focus with changes (Alt+0)"));
@@ -291,6 +298,21 @@ void MainWindow::saveLayout()
     settings.setValue(kViewKey, frontView());
 }
 
+void MainWindow::showPalette()
+{
+    if (!m_palette)
+        m_palette = new CommandPalette(this);
+    // Every menu action, and the runs to focus (the switcher's menu).
+    auto actions = CommandPalette::collect(menuBar()->actions());
+    if (auto *switcher = findChild<QToolButton *>(QStringLiteral("runSwitcher")); switcher && switcher->menu())
+        actions += CommandPalette::collect(switcher->menu()->actions(), tr("Focus"));
+    m_palette->setActions(actions);
+    m_palette->move(geometry().center() - QPoint(m_palette->width() / 2, height() / 3));
+    m_palette->show();
+    m_palette->raise();
+    m_palette->edit()->setFocus();
+}
+
 bool MainWindow::showView(const QString &name)
 {
     for (int i = 0; i < m_views->count(); ++i)
@@ -352,6 +374,7 @@ void MainWindow::buildMenus()
         ++key;
     }
     view->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout);
+    view->addAction(tr("Command &Palette…"), QKeySequence(tr("Ctrl+Shift+P")), this, &MainWindow::showPalette);
     view->addSeparator();
     view->addAction(tr("Zoom to &Fit"), QKeySequence(tr("0")), m_state, &TimelineState::showAll);
     view->addAction(tr("Zoom to &Selection"), this, [this] { m_state->zoomToSelection(); });
@@ -377,6 +400,7 @@ void MainWindow::buildMenus()
                "Window\n"
                "Alt+1 … Alt+5: Timeline, Analysis, Graph, Compare, Simulate\n"
                "Alt+6 … Alt+9, Alt+0: Details, Aggregate, Sources, Runs, What-if\n"
+               "Ctrl+Shift+P: command palette (every action, by name)\n"
                "Ctrl+F: find (Enter: next, Shift+Enter: previous, Esc: back to the timeline)\n"
                "Ctrl+O / Ctrl+Shift+O: open a folder / a project; F5: reload\n"
                "Ctrl+E: export a figure; Ctrl+Q: quit"));

@@ -28,6 +28,7 @@ namespace gml {
 
 class AggregateModel;
 class AnalysisController;
+class CommandPalette;
 class CompareController;
 class FocusController;
 class RankOverviewController;
@@ -104,6 +105,9 @@ public:
     // screenshot mode never reads it, so its pictures do not depend on who runs it.
     void restoreLayout();
     void saveLayout();
+    // Ctrl+Shift+P: every action and run focus by name.
+    void showPalette();
+    CommandPalette *palette() const { return m_palette; }
     // Why the last open or show*() failed, in the words the window shows (screenshots say it).
     QString problem() const { return m_problem; }
     // Find: the matches of the last search and the current one.
@@ -179,6 +183,7 @@ private:
     FocusController *m_focus = nullptr;
     QTabWidget *m_views = nullptr; // the central views
     QToolButton *m_whatIfButton = nullptr;
+    CommandPalette *m_palette = nullptr;
     std::shared_ptr<const TimelineData> m_measuredData; // the project as loaded, no prediction
     QList<sim::Transform> m_whatIfQueued;              // for showWhatIf before the graph is ready
     bool m_whatIfWanted = false;
