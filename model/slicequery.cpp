@@ -83,33 +83,49 @@ QList<LinkedSlice> linkedSlices(Project &project, SliceId id)
     return out;
 }
 
-std::vector<AggregateRow> aggregateSlices(const TimelineData &data, const QList<TrackId> &tracks,
+std::vector<AggregateRow> aggregateSlices(const TimelineData &data, const std::vector<AggregateTrack> &tracks,
                                           TimeNs t0, TimeNs t1, QString *error)
 {
-    QHash<StringId, size_t> index;
+    QHash<std::pair<RunId, StringId>, size_t> index;
     std::vector<AggregateRow> rows;
-    for (TrackId id : tracks) {
-        const auto track = data.slicesIn(id, t0, t1, error);
+    for (const AggregateTrack &at : tracks) {
+        const TimeNs a = t0 + at.shift, b = t1 + at.shift; // the range on the track's clock
+        const auto track = data.slicesIn(at.track, a, b, error);
         if (!track)
             continue;
-        track->forEachVisible(t0, t1, [&](size_t i) {
+        const RunSummary *run = data.runOfTrack(at.track);
+        const RunId runId = run ? run->id : 0;
+        track->forEachVisible(a, b, [&](size_t i) {
             const StringId name = track->nameId(i);
-            auto it = index.find(name);
+            auto it = index.find({runId, name});
             if (it == index.end()) {
-                it = index.insert(name, rows.size());
-                rows.push_back({name, 0, 0, 0});
+                it = index.insert({runId, name}, rows.size());
+                rows.push_back({name, runId, 0, 0, 0, 0});
             }
             auto &r = rows[it.value()];
             const TimeNs d = track->duration(i);
+            const TimeNs s = track->start(i);
             ++r.count;
+            r.inRange += std::max<TimeNs>(0, std::min(s + d, b) - std::max(s, a));
             r.total += d;
             r.max = std::max(r.max, d);
         });
     }
     std::sort(rows.begin(), rows.end(), [](const AggregateRow &a, const AggregateRow &b) {
-        return a.total != b.total ? a.total > b.total : a.name < b.name;
+        if (a.inRange != b.inRange)
+            return a.inRange > b.inRange;
+        return a.run != b.run ? a.run < b.run : a.name < b.name;
     });
     return rows;
+}
+
+std::vector<AggregateRow> aggregateSlices(const TimelineData &data, const QList<TrackId> &tracks,
+                                          TimeNs t0, TimeNs t1, QString *error)
+{
+    std::vector<AggregateTrack> all;
+    for (TrackId t : tracks)
+        all.push_back({t, 0});
+    return aggregateSlices(data, all, t0, t1, error);
 }
 
 std::vector<SliceRef> findSlices(const TimelineData &data, const QList<TrackId> &tracks,

@@ -49,18 +49,30 @@ QList<LinkedSlice> linkedSlices(Project &project, SliceId id);
 // from the project (a paged track). Nullopt when it is in neither.
 std::optional<SliceRef> findSliceRef(const TimelineData &data, TrackId track, SliceId id);
 
-// Per-name statistics of the slices of `tracks` that overlap [t0, t1) (Perfetto's area
-// selection): count, total / average / maximum duration (whole slices, not clipped).
+// Per-run, per-name statistics of the slices of `tracks` that overlap [t0, t1) (Perfetto's area
+// selection): count; the time they spend inside the range (clipped to it: a profiler span of a
+// second shows the 62 ms it covers of a 62 ms range); and total / average / maximum of their
+// whole durations. Split by run, so a measured run and its prediction are never summed.
 struct AggregateRow
 {
     StringId name = 0;
+    RunId run = 0;
     qint64 count = 0;
+    TimeNs inRange = 0;
     TimeNs total = 0;
     TimeNs max = 0;
     double average() const { return count ? double(total) / double(count) : 0.0; }
 };
+// A track and its shift in the timeline (TimelineLayout::shiftOf): [t0, t1) is in view time.
+struct AggregateTrack
+{
+    TrackId track = 0;
+    TimeNs shift = 0;
+};
 // Paged tracks are read from the project for the range (run it off the GUI thread); *error is
-// set when one cannot be read.
+// set when one cannot be read. Sorted by time in range, largest first.
+std::vector<AggregateRow> aggregateSlices(const TimelineData &data, const std::vector<AggregateTrack> &tracks,
+                                          TimeNs t0, TimeNs t1, QString *error = nullptr);
 std::vector<AggregateRow> aggregateSlices(const TimelineData &data, const QList<TrackId> &tracks,
                                           TimeNs t0, TimeNs t1, QString *error = nullptr);
 

@@ -64,11 +64,14 @@ private Q_SLOTS:
         QFETCH(qint64, a);
         QFETCH(qint64, b);
         const auto rows = aggregateSlices(*m_data, allSliceTracks(), a, b);
-        QHash<QString, AggregateRow> got;
-        for (const auto &r : rows)
+        QHash<QString, AggregateRow> got; // one run here: one row per name
+        for (const auto &r : rows) {
+            QVERIFY(!got.contains(m_data->name(r.name)));
             got.insert(m_data->name(r.name), r);
+        }
+        // In range: each slice clipped to the range.
         auto st = m_project->db().prepare(
-            "SELECT name, count(*), sum(dur), max(dur) FROM slice_abs "
+            "SELECT name, count(*), sum(dur), max(dur), sum(max(0, min(ts + dur, ?1) - max(ts, ?2))) FROM slice_abs "
             "WHERE ts < ?1 AND (ts + dur > ?2 OR ts = ?2) GROUP BY name");
         st.bind(1, b);
         st.bind(2, a);
@@ -80,10 +83,12 @@ private Q_SLOTS:
             QCOMPARE(got[name].count, st.int64(1));
             QCOMPARE(got[name].total, st.int64(2));
             QCOMPARE(got[name].max, st.int64(3));
+            QCOMPARE(got[name].inRange, st.int64(4));
+            QVERIFY(got[name].inRange <= b - a || got[name].count > 1);
         }
         QCOMPARE(int(rows.size()), n);
-        for (size_t i = 1; i < rows.size(); ++i) // sorted by total, largest first
-            QVERIFY(rows[i - 1].total >= rows[i].total);
+        for (size_t i = 1; i < rows.size(); ++i) // sorted by time in range, largest first
+            QVERIFY(rows[i - 1].inRange >= rows[i].inRange);
     }
 
     void aggregateModelIsAWellBehavedModel()

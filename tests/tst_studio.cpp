@@ -187,6 +187,21 @@ private Q_SLOTS:
         QVERIFY(w.whatIfPanel()->summaryLabel()->text().contains(QLatin1String("Predicted")));
         // The prediction is laid out with the run it predicts (the run in focus).
         QVERIFY(w.timeline()->layout().showsRun(sim::kLivePredictionRun));
+        // The range aggregate splits the measured run from its prediction, each clipped to the
+        // range (a slice longer than the range counts the range at most).
+        const TimeNs a0 = w.state()->traceStart() + 20'000'000, a1 = a0 + 30'000'000;
+        w.state()->setSelection(a0, a1);
+        QTRY_VERIFY(w.aggregate()->rowCount() > 3);
+        QSet<QString> runsSeen;
+        for (int i = 0; i < w.aggregate()->rowCount(); ++i) {
+            runsSeen.insert(w.aggregate()->index(i, AggregateModel::Run).data().toString());
+            const qint64 count = w.aggregate()->index(i, AggregateModel::Count).data(Qt::UserRole).toLongLong();
+            const qint64 in = w.aggregate()->index(i, AggregateModel::InRange).data(Qt::UserRole).toLongLong();
+            QVERIFY(in <= count * (a1 - a0));
+            QVERIFY(in <= w.aggregate()->index(i, AggregateModel::Total).data(Qt::UserRole).toLongLong());
+        }
+        QCOMPARE(runsSeen.size(), 2);
+        w.state()->clearSelection();
         // A burst of slider moves is coalesced: fewer replays than moves, the last one wins.
         results.clear();
         for (int v = 9; v <= 16; ++v)

@@ -192,7 +192,7 @@ void MainWindow::buildPanels()
     m_aggregateView = new QTableView(aggregate);
     m_aggregateView->setModel(m_aggregateModel);
     m_aggregateView->setSortingEnabled(true);
-    m_aggregateView->sortByColumn(AggregateModel::Total, Qt::DescendingOrder);
+    m_aggregateView->sortByColumn(AggregateModel::InRange, Qt::DescendingOrder);
     m_aggregateView->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_aggregateView->verticalHeader()->hide();
     m_aggregateView->setAlternatingRowColors(true);
@@ -608,7 +608,7 @@ void MainWindow::updateAggregate()
         m_aggregateTitle->setText(tr("Select a range (drag on the ruler) to aggregate its slices."));
         return;
     }
-    m_search.aggregate(data, m_timeline->layout().sliceTracks(), m_state->selectionStart(), m_state->selectionEnd());
+    m_search.aggregate(data, m_timeline->layout().aggregateTracks(), m_state->selectionStart(), m_state->selectionEnd());
 }
 
 void MainWindow::onAggregated(const std::vector<AggregateRow> &found, TimeNs t0, TimeNs t1, const QString &error)

@@ -24,7 +24,8 @@ public:
 
     void find(std::shared_ptr<const TimelineData> data, const QList<TrackId> &tracks, const QString &pattern,
               bool regex);
-    void aggregate(std::shared_ptr<const TimelineData> data, const QList<TrackId> &tracks, TimeNs t0, TimeNs t1);
+    void aggregate(std::shared_ptr<const TimelineData> data, const std::vector<AggregateTrack> &tracks, TimeNs t0,
+                   TimeNs t1);
     bool isSearching() const { return m_find.isRunning(); }
     // Blocks until both are done and their results delivered (screenshots, tests).
     void waitForIdle();

@@ -16,6 +16,15 @@ void AggregateModel::setRows(std::shared_ptr<const TimelineData> data, std::vect
     endResetModel();
 }
 
+QString AggregateModel::runName(RunId run) const
+{
+    if (m_data)
+        for (const auto &r : m_data->runs)
+            if (r.id == run)
+                return r.name;
+    return {};
+}
+
 int AggregateModel::rowCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : int(m_rows.size());
@@ -34,7 +43,9 @@ QVariant AggregateModel::data(const QModelIndex &index, int role) const
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
         case Name: return m_data ? m_data->name(r.name) : QString();
+        case Run: return runName(r.run);
         case Count: return r.count;
+        case InRange: return formatDuration(r.inRange);
         case Total: return formatDuration(r.total);
         case Average: return formatDuration(TimeNs(r.average()));
         case Max: return formatDuration(r.max);
@@ -42,12 +53,14 @@ QVariant AggregateModel::data(const QModelIndex &index, int role) const
     } else if (role == Qt::UserRole) { // raw values, for sorting and tests
         switch (index.column()) {
         case Name: return m_data ? m_data->name(r.name) : QString();
+        case Run: return runName(r.run);
         case Count: return r.count;
+        case InRange: return r.inRange;
         case Total: return r.total;
         case Average: return r.average();
         case Max: return r.max;
         }
-    } else if (role == Qt::TextAlignmentRole && index.column() != Name) {
+    } else if (role == Qt::TextAlignmentRole && index.column() != Name && index.column() != Run) {
         return int(Qt::AlignRight | Qt::AlignVCenter);
     }
     return {};
@@ -59,8 +72,10 @@ QVariant AggregateModel::headerData(int section, Qt::Orientation orientation, in
         return {};
     switch (section) {
     case Name: return tr("Name");
+    case Run: return tr("Run");
     case Count: return tr("Count");
-    case Total: return tr("Total");
+    case InRange: return tr("In range");
+    case Total: return tr("Whole total");
     case Average: return tr("Average");
     case Max: return tr("Max");
     }
@@ -73,14 +88,16 @@ void AggregateModel::sort(int column, Qt::SortOrder order)
     const auto key = [&](const AggregateRow &r) -> double {
         switch (column) {
         case Count: return double(r.count);
+        case InRange: return double(r.inRange);
         case Average: return r.average();
         case Max: return double(r.max);
         default: return double(r.total);
         }
     };
     std::stable_sort(m_rows.begin(), m_rows.end(), [&](const AggregateRow &a, const AggregateRow &b) {
-        if (column == Name && m_data) {
-            const int c = QString::compare(m_data->name(a.name), m_data->name(b.name), Qt::CaseInsensitive);
+        if ((column == Name || column == Run) && m_data) {
+            const int c = column == Name ? QString::compare(m_data->name(a.name), m_data->name(b.name), Qt::CaseInsensitive)
+                                         : QString::compare(runName(a.run), runName(b.run), Qt::CaseInsensitive);
             return order == Qt::AscendingOrder ? c < 0 : c > 0;
         }
         return order == Qt::AscendingOrder ? key(a) < key(b) : key(a) > key(b);

@@ -11,13 +11,14 @@ namespace gml {
 
 struct TimelineData;
 
-// The range selection's aggregate table (Perfetto's area selection): one row per slice name
-// with count, total, average and maximum duration. Sortable by any column.
+// The range selection's aggregate table (Perfetto's area selection): one row per run and slice
+// name with count, the time inside the range, and the total, average and maximum of the whole
+// slices. Sortable by any column.
 class AggregateModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { Name, Count, Total, Average, Max, ColumnCount };
+    enum Column { Name, Run, Count, InRange, Total, Average, Max, ColumnCount };
     using QAbstractTableModel::QAbstractTableModel;
 
     void setRows(std::shared_ptr<const TimelineData> data, std::vector<AggregateRow> rows);
@@ -30,6 +31,8 @@ public:
     void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
 
 private:
+    QString runName(RunId run) const;
+
     std::shared_ptr<const TimelineData> m_data;
     std::vector<AggregateRow> m_rows;
 };

@@ -228,6 +228,15 @@ int TimelineLayout::rowOfTrack(TrackId track) const
     return -1;
 }
 
+std::vector<AggregateTrack> TimelineLayout::aggregateTracks() const
+{
+    std::vector<AggregateTrack> out;
+    for (const auto &r : m_rows)
+        if (r.type == TimelineRow::Type::Track && r.depthCount > 0)
+            out.push_back({r.track, r.shift});
+    return out;
+}
+
 QList<TrackId> TimelineLayout::sliceTracks() const
 {
     QList<TrackId> out;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "slicequery.h"
 #include "timelinedata.h"
 #include "types.h"
 
@@ -103,6 +104,8 @@ public:
     int rowOfTrack(TrackId track) const;
     // Slice tracks in row order (for find and the aggregate table).
     QList<TrackId> sliceTracks() const;
+    // The same with their shifts (the range aggregate reads each run on its own clock).
+    std::vector<AggregateTrack> aggregateTracks() const;
     // Bumped by each build: the painters' geometry caches key on it.
     quint64 version() const { return m_version; }
 
