@@ -5,6 +5,7 @@
 #include "aggregatemodel.h"
 #include "analysiscontroller.h"
 #include "analysispanel.h"
+#include "ranksview.h"
 #include "runsbrowser.h"
 #include "runscontroller.h"
 #include "chartlayer.h"
@@ -45,6 +46,7 @@
 #include <sys/resource.h>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTableWidget>
 #include <QTimer>
 #include <QToolButton>
 #include <QTreeWidget>
@@ -604,6 +606,23 @@ private Q_SLOTS:
         QVERIFY(w.state()->windowStart() <= e.start && w.state()->windowEnd() >= e.end);
         QCOMPARE(w.state()->selectedSlice(), e.slice);
         QCOMPARE(w.frontView(), QStringLiteral("timeline")); // shown where it was asked to be
+        // The Ranks page: the demo's two ranks in the heat map and the load table, its
+        // collectives' stragglers; a straggler clicked is shown in the timeline, its rank's GPU
+        // row at the top.
+        auto *ranks = panel->ranksView();
+        QCOMPARE(ranks->heatMap()->rankCount(), 2);
+        QVERIFY(ranks->heatMap()->iterationCount() >= 5);
+        QCOMPARE(ranks->rankTable()->rowCount(), 2);
+        QVERIFY(ranks->stragglerTable()->rowCount() > 0);
+        QVERIFY(w.showView(QStringLiteral("ranks")));
+        Q_EMIT ranks->stragglerTable()->cellClicked(0, 1);
+        QCOMPARE(w.frontView(), QStringLiteral("timeline"));
+        QVERIFY(w.state()->hasSelection());
+        const int lastRank = ranks->stragglerTable()->item(0, 3)->data(Qt::UserRole).toInt();
+        const auto &rows = w.timeline()->layout().rows();
+        const int first = w.timeline()->layout().rowAt(w.timeline()->scrollY());
+        QVERIFY(first >= 0);
+        QCOMPARE(w.timeline()->data()->track(rows[size_t(first)].track)->rank, lastRank);
         // "Try it" replays the finding's transform in the What-if panel.
         QSignalSpy shown(&w, &MainWindow::whatIfShown);
         Q_EMIT panel->tryRequested(top.fix);

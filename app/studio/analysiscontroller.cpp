@@ -162,6 +162,16 @@ void AnalysisController::reveal(const sim::Evidence &e)
     if (e.slice && e.track) {
         if (const auto ref = findSliceRef(*m_data, e.track, e.slice))
             m_timeline->revealSlice(*ref, false);
+    } else if (e.rank >= 0) {
+        // A rank's iteration or a collective's straggler: that rank's GPU row, at the top.
+        for (const auto &r : m_data->runs)
+            if (r.id == run)
+                for (const auto &t : r.tracks)
+                    if (t.rank == e.rank && t.kind == TrackKind::Gpu) {
+                        m_timeline->revealTrack(t.id);
+                        Q_EMIT revealed();
+                        return;
+                    }
     }
     Q_EMIT revealed();
 }

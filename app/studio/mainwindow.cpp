@@ -3,6 +3,7 @@
 
 #include "aggregatemodel.h"
 #include "analysiscontroller.h"
+#include "analysispanel.h"
 #include "comparecontroller.h"
 #include "focuscontroller.h"
 #include "rankoverviewcontroller.h"
@@ -315,6 +316,11 @@ void MainWindow::showPalette()
 
 bool MainWindow::showView(const QString &name)
 {
+    if (name == QLatin1String("ranks")) { // the Analysis view's multi-rank page
+        if (auto *panel = findChild<AnalysisPanel *>())
+            panel->pages()->setCurrentIndex(1);
+        return showView(QStringLiteral("analysis"));
+    }
     for (int i = 0; i < m_views->count(); ++i)
         if (m_views->widget(i)->objectName() == name) {
             m_views->setCurrentIndex(i);

@@ -43,7 +43,7 @@ int main(int argc, char **argv)
                               QStringLiteral("With --screenshot: find this slice name and select its first match"),
                               QStringLiteral("NAME"));
     QCommandLineOption panel(QStringLiteral("panel"),
-                             QStringLiteral("With --screenshot: bring this view or panel to the front (timeline, analysis, graph, compare, simulate, details, aggregate, sources, runs, whatif)"),
+                             QStringLiteral("With --screenshot: bring this view or panel to the front (timeline, analysis, ranks, graph, compare, simulate, details, aggregate, sources, runs, whatif)"),
                              QStringLiteral("NAME"));
     parser.addOption(screenshot);
     parser.addOption(size);
@@ -122,13 +122,13 @@ int main(int argc, char **argv)
         }
         if (parser.isSet(panel)) {
             if (!window.showView(parser.value(panel))) {
-                std::fprintf(stderr, "grademl-studio: no view or panel '%s' (timeline, analysis, graph, compare, simulate, details, aggregate, sources, runs, whatif)\n",
+                std::fprintf(stderr, "grademl-studio: no view or panel '%s' (timeline, analysis, ranks, graph, compare, simulate, details, aggregate, sources, runs, whatif)\n",
                              qPrintable(parser.value(panel)));
                 return 2;
             }
             if (parser.value(panel) == QLatin1String("runs"))
                 ok = window.showRuns();
-            if (parser.value(panel) == QLatin1String("analysis"))
+            if (parser.value(panel) == QLatin1String("analysis") || parser.value(panel) == QLatin1String("ranks"))
                 ok = window.showAnalysis();
             if (parser.value(panel) == QLatin1String("simulate"))
                 ok = window.showSimulate();

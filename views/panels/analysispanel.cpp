@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "analysispanel.h"
 
+#include "ranksview.h"
+
 #include "analysischarts.h"
 #include "chartlayer.h"
 #include "timeformat.h"
@@ -67,9 +69,11 @@ AnalysisPanel::AnalysisPanel(QWidget *parent) : QWidget(parent)
     m_summary->setStyleSheet(QStringLiteral("QLabel { background: #f4f6f8; border: 1px solid #d8dde3; padding: 6px; }"));
     layout->addWidget(m_summary);
 
-    // Side by side, as the dock is wide and short: the ranked findings, the selected one's
-    // detail and evidence, the charts.
-    auto *split = new QSplitter(Qt::Horizontal, this);
+    // Two pages: the findings (side by side: the ranked findings, the selected one's detail and
+    // evidence, the charts) and the ranks (a multi-rank run's stragglers, loads, step times).
+    m_pages = new QTabWidget(this);
+    m_pages->setDocumentMode(true);
+    auto *split = new QSplitter(Qt::Horizontal, m_pages);
     m_findings = new QTreeWidget(split);
     m_findings->setRootIsDecorated(false);
     m_findings->setUniformRowHeights(true);
@@ -112,7 +116,11 @@ AnalysisPanel::AnalysisPanel(QWidget *parent) : QWidget(parent)
     split->setSizes({400, 400, 330}); // the proportions it opens with
     m_findings->setMinimumWidth(220);
     detailBox->setMinimumWidth(220);
-    layout->addWidget(split, 1);
+    m_pages->addTab(split, tr("Findings"));
+    m_rankView = new RanksView(m_pages);
+    m_pages->addTab(m_rankView, tr("Ranks"));
+    layout->addWidget(m_pages, 1);
+    connect(m_rankView, &RanksView::revealRequested, this, &AnalysisPanel::evidenceActivated);
 
     connect(m_runs, &QComboBox::currentTextChanged, this, [this](const QString &run) {
         if (!run.isEmpty())
@@ -167,6 +175,10 @@ void AnalysisPanel::showReport(const sim::RunReport &report, bool final)
 {
     const int keep = selectedFinding();
     m_report = report;
+    m_rankView->setAnalysis(report.analysis);
+    m_pages->setTabText(1, report.analysis && report.analysis->ranks.size() > 1
+                               ? tr("Ranks (%1)").arg(report.analysis->ranks.size())
+                               : tr("Ranks"));
     const sim::RunSummary &s = report.summary;
     QStringList head;
     if (s.iterations > 0)

@@ -17,6 +17,7 @@ class QTreeWidget;
 namespace gml {
 
 class Chart;
+class RanksView;
 
 // The Analysis panel: a run's summary header (step time, GPU busy, MFU, the top findings),
 // its findings ranked by what fixing each would gain, the selected finding's detail and
@@ -38,6 +39,8 @@ public:
     int selectedFinding() const;
     void selectFinding(int index);
     std::vector<Chart *> charts() const;
+    RanksView *ranksView() const { return m_rankView; }
+    QTabWidget *pages() const { return m_pages; }
 
 Q_SIGNALS:
     void runChanged(const QString &run);
@@ -57,6 +60,8 @@ private:
     QTextBrowser *m_detail;
     QListWidget *m_evidence;
     QPushButton *m_try;
+    QTabWidget *m_pages;
+    RanksView *m_rankView;
     QTabWidget *m_tabs;
     Chart *m_iterations;
     Chart *m_ranks;

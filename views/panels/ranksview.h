@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "analysis.h"
+#include "findings.h"
+
+#include <QWidget>
+
+#include <optional>
+
+class QLabel;
+class QTableWidget;
+
+namespace gml {
+
+class StepHeatMap;
+
+// The multi-rank answers of an analysis, in the Analysis view's Ranks tab: a rank × iteration
+// heat map of step time (the slow cells stand out against the iteration's median), the
+// straggler of each collective (who arrived last, how late, what it ran before) and each rank's
+// compute and communication. A click on a cell or a row asks for it in the timeline.
+class RanksView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit RanksView(QWidget *parent = nullptr);
+
+    // Empty (a message) for a run of one rank or without a kernel trace.
+    void setAnalysis(const std::optional<sim::Analysis> &analysis);
+    QTableWidget *stragglerTable() const { return m_stragglers; }
+    QTableWidget *rankTable() const { return m_ranks; }
+    StepHeatMap *heatMap() const { return m_heat; }
+
+Q_SIGNALS:
+    void revealRequested(const gml::sim::Evidence &evidence);
+
+private:
+    QLabel *m_message;
+    StepHeatMap *m_heat;
+    QTableWidget *m_stragglers;
+    QTableWidget *m_ranks;
+    std::vector<sim::Straggler> m_stragglerRows;
+};
+
+// Rows: ranks; columns: iterations in order; colour: the step time of that rank's iteration
+// against the median of the same iteration over the ranks (white at the median, red slower,
+// blue faster, by up to ±25%). More ranks than pixel rows share a row (their slowest).
+class StepHeatMap : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit StepHeatMap(QWidget *parent = nullptr);
+
+    void setIterations(const std::vector<sim::IterationBreakdown> &iterations);
+    int rankCount() const { return int(m_ranks.size()); }
+    int iterationCount() const { return m_columns; }
+    // The cell at a widget position: (rank index, iteration index), or (-1, -1).
+    std::pair<int, int> cellAt(QPoint pos) const;
+    const sim::IterationBreakdown *iteration(int rankIndex, int column) const;
+    QSize sizeHint() const override { return {600, 260}; }
+    QSize minimumSizeHint() const override { return {200, 120}; }
+
+Q_SIGNALS:
+    void cellActivated(int rankIndex, int column);
+    void hoverTextChanged(const QString &text);
+
+protected:
+    void paintEvent(QPaintEvent *) override;
+    void mouseMoveEvent(QMouseEvent *) override;
+    void mousePressEvent(QMouseEvent *) override;
+
+private:
+    QRect grid() const;
+
+    std::vector<int> m_ranks;                                  // rank of each row
+    std::vector<std::vector<sim::IterationBreakdown>> m_cells; // per row, its iterations in order
+    std::vector<TimeNs> m_median;                              // per column
+    int m_columns = 0;
+};
+
+} // namespace gml
