@@ -59,6 +59,7 @@ void AnalysisController::setProject(const QString &projectPath, std::shared_ptr<
         for (const auto &run : m_data->runs)
             if (run.kind == QLatin1String("measured") && (run.slices > 0 || run.counterSamples > 0))
                 runs << run.name;
+    m_runs = runs;
     m_run = runs.value(0);
     m_done = false;
     m_panel->setRuns(runs, m_run);
@@ -82,6 +83,26 @@ void AnalysisController::select(const QString &run)
     m_done = false;
     if (m_visible)
         start();
+}
+
+void AnalysisController::follow(const QString &run)
+{
+    if (!m_runs.contains(run) || run == m_run)
+        return;
+    m_panel->setRuns(m_runs, run);
+    select(run);
+}
+
+void AnalysisController::analyse(const QString &run)
+{
+    if (!m_runs.contains(run))
+        return;
+    if (run != m_run)
+        m_panel->setRuns(m_runs, run);
+    if (run == m_run && m_done)
+        return; // analysed already, or on its way
+    m_run = run;
+    start();
 }
 
 void AnalysisController::start()

@@ -35,6 +35,11 @@ public:
     void setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data);
     void setVisible(bool visible); // the dock: analyses the first time it shows
     void select(const QString &run);
+    // The run in focus in the timeline: the panel switches to it when it can analyse it.
+    void follow(const QString &run);
+    // Analyses `run` now, shown or not (the rank overview's straggler marks).
+    void analyse(const QString &run);
+    const QString &run() const { return m_run; }
     // From start() until its report is shown (the future may not have begun running yet).
     bool isBusy() const { return m_busy; }
     void waitForIdle(); // tests and screenshots: the final report is shown on return
@@ -61,6 +66,7 @@ private:
     QString m_projectPath;
     std::shared_ptr<const TimelineData> m_data;
     QString m_run;
+    QStringList m_runs; // the runs it can analyse
     bool m_visible = false;
     bool m_done = false; // m_run is analysed (or being analysed)
     QFutureWatcher<Result> m_watcher;

@@ -125,6 +125,10 @@ MainWindow::MainWindow(QWidget *parent)
     m_views->setDocumentMode(true);
     m_views->addTab(central, tr("Timeline"));
     m_rankOverview = new RankOverviewController(m_rankView, m_timeline, m_state, this);
+    connect(m_rankView, &RankOverviewView::stragglersRequested, this, [this] {
+        m_analysis->analyse(m_rankOverview->run());
+        statusBar()->showMessage(tr("Analysing %1 to mark its stragglers…").arg(m_rankOverview->run()), 8000);
+    });
     connect(m_rankOverview, &RankOverviewController::loaded, split, [this, split] {
         const int total = split->height();
         const int overview = std::min(m_rankView->preferredHeight(), total / 2);
@@ -513,6 +517,8 @@ void MainWindow::onImportFinished(const ImportController::Result &r)
     m_graph->setProject(m_projectPath, r.data);
     m_rankOverview->setProject(m_projectPath, r.data);
     m_analysis->setProject(m_projectPath, r.data);
+    const QString focused = m_focus->focusNames().value(0); // one run everywhere
+    m_analysis->follow(focused);
     m_runs->setProject(m_projectPath, r.groupings);
     m_compare->setProject(m_projectPath, r.data);
     m_simulate->setProject(m_projectPath);
@@ -521,12 +527,13 @@ void MainWindow::onImportFinished(const ImportController::Result &r)
         for (const auto &run : r.data->runs)
             if (run.kind == QLatin1String("measured") && run.slices > 0)
                 measuredRuns << run.name;
-        m_whatIfPanel->setRuns(measuredRuns, measuredRuns.value(0));
+        const QString current = measuredRuns.contains(focused) ? focused : measuredRuns.value(0);
+        m_whatIfPanel->setRuns(measuredRuns, current);
         m_whatIfPanel->showMessage(measuredRuns.isEmpty() ? tr("The project has no measured run with slices.")
                                                           : tr("Building the dependency graph…"));
         const auto *dock = findChild<QDockWidget *>(QStringLiteral("whatif"));
         if (dock && !dock->visibleRegion().isEmpty() && !measuredRuns.isEmpty())
-            m_whatIf.select(measuredRuns.first());
+            m_whatIf.select(current);
     }
     addRecent(m_openedPath);
     // A project on read-only media is shown as it is; edits (clock offsets, Save as Run) would fail.

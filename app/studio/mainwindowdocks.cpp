@@ -10,6 +10,7 @@
 #include "comparepanel.h"
 #include "devicecatalog.h"
 #include "focuscontroller.h"
+#include "rankoverviewcontroller.h"
 #include "graphview.h"
 #include "predictedrun.h"
 #include "project.h"
@@ -235,6 +236,16 @@ void MainWindow::buildAnalysisPanel()
             [this, page] { m_analysis->setVisible(m_views->currentWidget() == page); });
     // A piece of evidence clicked: shown in the timeline, which comes to the front (asked for).
     connect(m_analysis, &AnalysisController::revealed, this, [this] { showView(QStringLiteral("timeline")); });
+    // One run everywhere: the Analysis view follows the timeline's focus, and an analysis of
+    // the rank overview's run marks its stragglers there.
+    connect(m_state, &TimelineState::focusChanged, m_analysis, [this] {
+        if (const QStringList f = m_focus->focusNames(); !f.isEmpty())
+            m_analysis->follow(f.first());
+    });
+    connect(m_analysis, &AnalysisController::reportReady, this, [this, panel](const QString &run, const QString &error) {
+        if (error.isEmpty() && panel->report() && panel->report()->analysis)
+            m_rankOverview->setStragglers(run, panel->report()->analysis->stragglers);
+    });
 }
 
 void MainWindow::buildRunsPanel(QDockWidget *below)

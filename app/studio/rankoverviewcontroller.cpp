@@ -99,6 +99,17 @@ void RankOverviewController::followFocus()
     }));
 }
 
+void RankOverviewController::setStragglers(const QString &run, const std::vector<sim::Straggler> &stragglers)
+{
+    if (run != m_run)
+        return;
+    std::vector<RankOverviewView::Mark> marks;
+    for (const auto &s : stragglers)
+        if (s.lastRank >= 0 && s.late() > 0)
+            marks.push_back({s.lastRank, s.lastArrival});
+    m_view->setMarks(std::move(marks));
+}
+
 void RankOverviewController::waitForIdle()
 {
     m_watcher.waitForFinished();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "analysis.h"
 #include "rankoverview.h"
 #include "timelinedata.h"
 
@@ -32,6 +33,9 @@ public:
     void waitForIdle(); // tests and screenshots
     // The run shown (empty: none), and the track a lane opens.
     const QString &run() const { return m_run; }
+    // The analysis of the run shown: its collectives' stragglers are marked (another run's are
+    // ignored).
+    void setStragglers(const QString &run, const std::vector<sim::Straggler> &stragglers);
     TrackId trackOf(int lane) const;
 
 Q_SIGNALS:

@@ -12,6 +12,7 @@
 #include <QToolButton>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace gml {
@@ -43,6 +44,13 @@ RankOverviewView::RankOverviewView(TimelineState *state, QWidget *parent) : QWid
         header->addWidget(b);
         return b;
     };
+    m_stragglers = new QToolButton(this);
+    m_stragglers->setAutoRaise(true);
+    m_stragglers->setText(tr("Mark Stragglers"));
+    m_stragglers->setToolTip(tr("Analyse the run (in the background) and mark the rank that arrived last at each "
+                                "collective"));
+    connect(m_stragglers, &QToolButton::clicked, this, &RankOverviewView::stragglersRequested);
+    header->addWidget(m_stragglers);
     m_slowest = button(tr("Slowest"), tr("The rank with the most work of its own: the one the others wait for"), 0);
     m_median = button(tr("Median"), tr("The rank in the middle by work of its own"), 1);
     m_fastest = button(tr("Fastest"), tr("The rank with the least work of its own: it waits the most"), 2);
@@ -71,6 +79,14 @@ void RankOverviewView::setOverview(std::shared_ptr<const RankOverview> overview,
                            : QString());
     for (auto *b : {m_slowest, m_median, m_fastest})
         b->setEnabled(lanes > 1);
+    m_stragglers->setEnabled(lanes > 1);
+    setMarks({});
+}
+
+void RankOverviewView::setMarks(std::vector<Mark> marks)
+{
+    m_marks = std::move(marks);
+    m_stragglers->setText(m_marks.empty() ? tr("Mark Stragglers") : tr("%n straggler(s) marked", nullptr, int(m_marks.size())));
     update();
 }
 
@@ -139,8 +155,24 @@ void RankOverviewView::paintEvent(QPaintEvent *)
     p.fillRect(rect(), palette().window());
     if (!m_overview)
         return;
-    RankOverviewPainter::paint(p, area(), m_labelWidth, *m_overview, m_state->windowStart() + m_shift,
-                               m_state->windowEnd() + m_shift, m_highlight);
+    const TimeNs t0 = m_state->windowStart() + m_shift, t1 = m_state->windowEnd() + m_shift;
+    RankOverviewPainter::paint(p, area(), m_labelWidth, *m_overview, t0, t1, m_highlight);
+    if (m_marks.empty() || t1 <= t0)
+        return;
+    // Straggler marks: a red tick across each lane of the last rank, at its arrival.
+    const auto l = RankOverviewPainter::layout(area(), m_labelWidth, m_overview->lanes.size());
+    std::map<int, std::vector<size_t>> lanesOf;
+    for (size_t i = 0; i < m_overview->lanes.size(); ++i)
+        lanesOf[m_overview->lanes[i].rank].push_back(i);
+    p.setClipRect(l.lanes);
+    const int h = std::max(2, int(l.rowHeight));
+    for (const Mark &m : m_marks) {
+        if (m.at < t0 || m.at >= t1)
+            continue;
+        const int x = l.lanes.left() + int(double(m.at - t0) / double(t1 - t0) * l.lanes.width());
+        for (size_t lane : lanesOf[m.rank])
+            p.fillRect(QRect(x - 1, l.rowTop(lane), 3, h), QColor(0xd0, 0x10, 0x10));
+    }
 }
 
 void RankOverviewView::setShift(TimeNs shift)

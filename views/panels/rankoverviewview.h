@@ -29,6 +29,14 @@ public:
     void setOverview(std::shared_ptr<const RankOverview> overview, const QString &run);
     // The run's shift in the timeline (TimelineLayout::shiftOfRun): run time = view time + shift.
     void setShift(TimeNs shift);
+    // Each collective's straggler: a red mark on the last rank's lanes at its arrival (run time).
+    struct Mark
+    {
+        int rank = -1;
+        TimeNs at = 0;
+    };
+    void setMarks(std::vector<Mark> marks);
+    size_t markCount() const { return m_marks.size(); }
     void clear();
     const std::shared_ptr<const RankOverview> &overview() const { return m_overview; }
     // The timeline's label column, so the columns line up with its rows.
@@ -46,6 +54,7 @@ public:
 
 Q_SIGNALS:
     void laneActivated(int lane, qint64 at); // a click (at: the time under it) or a ranking button
+    void stragglersRequested();              // "Stragglers": analyse the run to mark them
     void hoverTextChanged(const QString &text);
 
 protected:
@@ -69,6 +78,8 @@ private:
     int m_highlight = -1;
     QLabel *m_title;
     QToolButton *m_slowest, *m_median, *m_fastest;
+    QToolButton *m_stragglers;
+    std::vector<Mark> m_marks;
 };
 
 } // namespace gml
