@@ -1155,6 +1155,27 @@ private Q_SLOTS:
         w.grab().save(QStringLiteral("screenshots/%1.png").arg(QFileInfo(folder).fileName()));
     }
 
+    // Issue 35: a generated 1,024-rank job shows every rank in the overview on one 1080-px
+    // screen (lanes share pixel rows), above a timeline that keeps most of the height.
+    void thousandRanksOnOneScreen()
+    {
+        QTemporaryDir dir;
+        const QString job = gmltest::generateJob(dir, 1024, 1);
+        MainWindow w;
+        showQuietly(w, QSize(1920, 1080));
+        w.openFolder(job);
+        QVERIFY(waitLoaded(w, 600000));
+        w.rankOverview()->waitForIdle();
+        QCoreApplication::processEvents();
+        const QJsonObject ro = studioState(w).value(QStringLiteral("rank_overview")).toObject();
+        QVERIFY(ro.value(QStringLiteral("visible")).toBool());
+        QCOMPARE(ro.value(QStringLiteral("ranks")).toInt(), 1024);
+        QCOMPARE(ro.value(QStringLiteral("lanes")).toInt(), 1024);
+        QVERIFY(ro.value(QStringLiteral("rows")).toInt() >= 100); // no lane left out: they share rows
+        QVERIFY(ro.value(QStringLiteral("y")).toInt() + ro.value(QStringLiteral("height")).toInt() <= 1080 / 3);
+        QVERIFY(w.timeline()->height() >= 1080 / 3);
+    }
+
     // Issue 35: the keyboard reaches every view: the command palette lists every action with
     // its shortcut and runs the one typed; Esc in the find box gives the keys back to the
     // timeline; a pinned track and a track filter change what is laid out.

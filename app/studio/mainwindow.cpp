@@ -102,7 +102,7 @@ MainWindow::MainWindow(QWidget *parent)
     findLayout->addWidget(next);
     findLayout->addWidget(m_findLabel);
     findLayout->addSpacing(8);
-    findLayout->addWidget(new TrackBar(m_timeline, findBar), 1);
+    findLayout->addWidget(new TrackBar(m_timeline, findBar));
     m_whatIfButton = new QToolButton(findBar);
     m_whatIfButton->setText(tr("What-if…"));
     m_whatIfButton->setToolTip(tr("Replay the run in focus with changes (Alt+0)"));

@@ -3,11 +3,16 @@
 
 #include "focuscontroller.h"
 #include "mainwindow.h"
+#include "rankoverviewcontroller.h"
+#include "rankoverviewpainter.h"
+#include "rankoverviewview.h"
 #include "timelinestate.h"
 #include "timelineview.h"
 
 #include <QDockWidget>
 #include <QJsonArray>
+
+#include <set>
 
 namespace gml {
 
@@ -74,6 +79,26 @@ QJsonObject studioState(const MainWindow &w)
                                      {QStringLiteral("width"), l.width}});
     out.insert(QStringLiteral("ruler"), ruler);
     out.insert(QStringLiteral("first_paint_ms"), t->firstPaintMs());
+    // The rank overview: how many lanes (GPUs) of how many ranks, in how many pixel rows.
+    if (const RankOverviewView *ro = w.rankView(); ro && ro->overview()) {
+        const auto &lanes = ro->overview()->lanes;
+        std::set<int> ranks;
+        for (const auto &l : lanes)
+            ranks.insert(l.rank);
+        const QPoint at = ro->mapTo(&w, QPoint(0, 0));
+        const bool visible = ro->isVisible() && !ro->visibleRegion().isEmpty();
+        const auto l = RankOverviewPainter::layout(QRect(QPoint(0, 0), ro->size()), t->painter().metrics().labelWidth,
+                                                   lanes.size());
+        out.insert(QStringLiteral("rank_overview"),
+                   QJsonObject{{QStringLiteral("run"), w.rankOverview()->run()},
+                               {QStringLiteral("visible"), visible},
+                               {QStringLiteral("lanes"), qint64(lanes.size())},
+                               {QStringLiteral("ranks"), qint64(ranks.size())},
+                               {QStringLiteral("rows"), l.rows},
+                               {QStringLiteral("y"), at.y()},
+                               {QStringLiteral("height"), ro->height()},
+                               {QStringLiteral("marks"), qint64(ro->markCount())}});
+    }
     return out;
 }
 

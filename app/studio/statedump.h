@@ -13,8 +13,9 @@ class MainWindow;
 // screen), `focus_runs` [names], `window` {`start_ns`, `end_ns`, `origin_ns`} (project clock of
 // the first focused run; the ruler counts from the origin), `tracks` [{`name`, `kind`, `run`,
 // `rank`, `y`, `height`}] (the rows on screen, window coordinates), `ruler` [{`label`, `x`,
-// `width`}] (the tick labels drawn, window coordinates), `first_paint_ms`, and `size`
-// {`width`, `height`}.
+// `width`}] (the tick labels drawn, window coordinates), `first_paint_ms`, `size` {`width`,
+// `height`}, and for a multi-rank run `rank_overview` {`run`, `visible`, `lanes`, `ranks`,
+// `rows` (pixel rows drawn: lanes share a row past one a pixel), `y`, `height`, `marks`}.
 QJsonObject studioState(const MainWindow &window);
 
 } // namespace gml
