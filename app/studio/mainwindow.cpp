@@ -172,7 +172,13 @@ MainWindow::MainWindow(QWidget *parent)
     resize(1400, 900);
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The base destructors hide and remove the children (a dock hidden, a tab removed), which
+    // emit: no slot of this window, half destroyed by then, may answer.
+    for (QObject *child : findChildren<QObject *>())
+        child->blockSignals(true);
+}
 
 void MainWindow::buildPanels()
 {

@@ -94,13 +94,13 @@ void MainWindow::buildWhatIfPanel()
     dock->setObjectName(QStringLiteral("whatif"));
     dock->setWidget(scrolled(m_whatIfPanel));
     addDockWidget(Qt::RightDockWidgetArea, dock);
-    connect(m_whatIfButton, &QToolButton::toggled, dock, [dock](bool on) {
+    QToolButton *button = m_whatIfButton;
+    connect(button, &QToolButton::toggled, dock, [dock](bool on) {
         dock->setVisible(on);
         if (on)
             dock->raise();
     });
-    connect(dock, &QDockWidget::visibilityChanged, m_whatIfButton,
-            [this, dock] { m_whatIfButton->setChecked(!dock->isHidden()); });
+    connect(dock, &QDockWidget::visibilityChanged, button, [button, dock] { button->setChecked(!dock->isHidden()); });
     // The graph is built when the panel is first looked at, not on every open.
     connect(dock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
         if (visible && !m_whatIf.graph() && !m_whatIf.isBusy() && m_measuredData)
