@@ -93,8 +93,7 @@ std::vector<AggregateRow> aggregateSlices(const TimelineData &data, const std::v
         const auto track = data.slicesIn(at.track, a, b, error);
         if (!track)
             continue;
-        const RunSummary *run = data.runOfTrack(at.track);
-        const RunId runId = run ? run->id : 0;
+        const RunId runId = at.run;
         track->forEachVisible(a, b, [&](size_t i) {
             const StringId name = track->nameId(i);
             auto it = index.find({runId, name});
@@ -123,8 +122,10 @@ std::vector<AggregateRow> aggregateSlices(const TimelineData &data, const QList<
                                           TimeNs t0, TimeNs t1, QString *error)
 {
     std::vector<AggregateTrack> all;
-    for (TrackId t : tracks)
-        all.push_back({t, 0});
+    for (TrackId t : tracks) {
+        const RunSummary *run = data.runOfTrack(t);
+        all.push_back({t, run ? run->id : 0, 0});
+    }
     return aggregateSlices(data, all, t0, t1, error);
 }
 

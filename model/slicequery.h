@@ -63,10 +63,12 @@ struct AggregateRow
     TimeNs max = 0;
     double average() const { return count ? double(total) / double(count) : 0.0; }
 };
-// A track and its shift in the timeline (TimelineLayout::shiftOf): [t0, t1) is in view time.
+// A track, its run and its shift in the timeline (TimelineLayout::shiftOf): [t0, t1) is in
+// view time.
 struct AggregateTrack
 {
     TrackId track = 0;
+    RunId run = 0;
     TimeNs shift = 0;
 };
 // Paged tracks are read from the project for the range (run it off the GUI thread); *error is

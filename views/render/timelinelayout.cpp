@@ -20,9 +20,13 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
     for (const auto &run : data.runs)
         byId.insert(run.id, &run);
     const auto hasData = [](const RunSummary &r) { return r.end > r.start; };
+    const auto add = [&](const RunSummary *r, TimeNs shift) {
+        runs.emplace_back(r, shift);
+        m_shiftOfRun.insert(r->id, shift);
+    };
     if (focus.runs.isEmpty()) {
         for (const auto &run : data.runs)
-            runs.emplace_back(&run, 0);
+            add(&run, 0);
     } else {
         const RunSummary *anchor = nullptr;
         for (RunId id : focus.runs)
@@ -33,19 +37,17 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
             if (!r || m_shiftOfRun.contains(id))
                 continue;
             const TimeNs shift = (focus.projectClock || !anchor || !hasData(*r)) ? 0 : r->start - anchor->start;
-            runs.emplace_back(r, shift);
-            m_shiftOfRun.insert(id, shift);
+            add(r, shift);
             // A live prediction sits right after the run it predicts, on its clock.
             const qsizetype at = r - data.runs.constData();
             if (at >= 0 && at + 1 < data.runs.size() && data.runs[at + 1].id == kLivePredictionRun)
-                runs.emplace_back(&data.runs[at + 1], shift);
+                add(&data.runs[at + 1], shift);
         }
     }
     m_spanStart = data.start;
     m_spanEnd = std::max(data.end, data.start + 1);
     bool first = true;
     for (const auto &[run, shift] : runs) {
-        m_shiftOfRun.insert(run->id, shift);
         if (!hasData(*run) || focus.runs.isEmpty())
             continue;
         m_spanStart = first ? run->start - shift : std::min(m_spanStart, run->start - shift);
@@ -88,13 +90,14 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
         }
     }
     // Pinned tracks first, in a band of their own (their own y, from 0), then the rest.
-    QHash<TrackId, const TrackSummary *> byTrack;
+    QHash<TrackId, const TrackSummary *> byTrack; // of the focused runs, only when some are pinned
     QHash<TrackId, std::pair<RunId, TimeNs>> runOfTrack;
-    for (const auto &[runPtr, shift] : runs)
-        for (const auto &t : runPtr->tracks) {
-            byTrack.insert(t.id, &t);
-            runOfTrack.insert(t.id, {runPtr->id, shift});
-        }
+    if (!filter.pinned.isEmpty())
+        for (const auto &[runPtr, shift] : runs)
+            for (const auto &t : runPtr->tracks) {
+                byTrack.insert(t.id, &t);
+                runOfTrack.insert(t.id, {runPtr->id, shift});
+            }
     const auto trackRow = [&](const TrackSummary &t, RunId run, TimeNs shift, int indent) {
         TimelineRow row;
         row.run = run;
@@ -233,7 +236,7 @@ std::vector<AggregateTrack> TimelineLayout::aggregateTracks() const
     std::vector<AggregateTrack> out;
     for (const auto &r : m_rows)
         if (r.type == TimelineRow::Type::Track && r.depthCount > 0)
-            out.push_back({r.track, r.shift});
+            out.push_back({r.track, r.run, r.shift});
     return out;
 }
 

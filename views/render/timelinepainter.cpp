@@ -52,19 +52,22 @@ void TimelinePainter::paint(QPainter &p, const TimelineViewport &v, const Timeli
     p.setRenderHint(QPainter::TextAntialiasing, true);
     p.fillRect(QRect(QPoint(0, 0), v.size), kBackground);
     p.setFont(m_font);
-    paintRows(p, v, o, false);
+    // One ruler step for the frame: the grid lines of both bands and the ruler share it.
+    const TimeNs step = tickStep(v, o.traceStart);
+    paintRows(p, v, o, step, false);
     if (m_layout.pinnedHeight() > 0)
-        paintRows(p, v, o, true);
+        paintRows(p, v, o, step, true);
     paintOverlay(p, v, o);
     paintLabels(p, v, false);
     if (m_layout.pinnedHeight() > 0)
         paintLabels(p, v, true);
-    paintHeader(p, v, o);
+    paintHeader(p, v, o, step);
     p.restore();
     m_lastPaintMs = double(timer.nsecsElapsed()) / 1e6;
 }
 
-void TimelinePainter::paintRows(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o, bool pinned)
+void TimelinePainter::paintRows(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o, TimeNs step,
+                                bool pinned)
 {
     const int header = pinned ? m_metrics.headerHeight() : rowsTop();
     const int bottom = pinned ? rowsTop() : v.size.height();
@@ -90,7 +93,6 @@ void TimelinePainter::paintRows(QPainter &p, const TimelineViewport &v, const Ti
         p.fillRect(QRect(left, top + row.height - 1, v.size.width() - left, 1), kGrid);
     }
     // Grid lines at the ruler's ticks.
-    const TimeNs step = tickStep(v, o.traceStart);
     // At most a few hundred ticks fit; the count bounds the loop even on absurd ranges (a
     // project written before import limits), where t + step could overflow.
     int ticks = 0;
@@ -272,14 +274,13 @@ void TimelinePainter::paintLabels(QPainter &p, const TimelineViewport &v, bool p
     p.restore();
 }
 
-void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o)
+void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o, TimeNs step)
 {
     const int left = m_metrics.labelWidth;
     const int oh = m_metrics.overviewHeight, rh = m_metrics.rulerHeight;
     p.fillRect(QRect(0, 0, v.size.width(), oh + rh), kHeader);
     paintOverview(p, v, o);
     // Ruler: labels relative to the trace start (the axis origin).
-    const TimeNs step = tickStep(v, o.traceStart);
     const double pxPerNs = double(v.size.width() - left) / double(std::max<TimeNs>(1, v.t1 - v.t0));
     p.save();
     p.setClipRect(QRect(left, oh, v.size.width() - left, rh));

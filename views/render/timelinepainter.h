@@ -156,9 +156,9 @@ private:
                        int viewTop, int viewBottom);
     void buildCounterRow(const TimelineViewport &v, const TimelineRow &row, const CounterTrack &track, int top);
     // One band: the pinned rows, or the scrolling rows below them.
-    void paintRows(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o, bool pinned);
+    void paintRows(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o, TimeNs step, bool pinned);
     void paintLabels(QPainter &p, const TimelineViewport &v, bool pinned);
-    void paintHeader(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o);
+    void paintHeader(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o, TimeNs step);
     void paintOverlay(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o);
     void paintOverview(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o);
     const std::vector<float> &overviewDensity(int width);
