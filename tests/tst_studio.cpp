@@ -1223,6 +1223,23 @@ private Q_SLOTS:
         const size_t collapsed = w.timeline()->layout().rows().size();
         w.timeline()->collapseAll(false);
         QVERIFY(w.timeline()->layout().rows().size() > collapsed);
+        // View › Reset Layout: the panes where they first were, the timeline in front.
+        const auto panes = [&w] {
+            QStringList out;
+            for (const auto &v : studioState(w).value(QStringLiteral("panels")).toArray())
+                out << QStringLiteral("%1=%2").arg(v.toObject().value(QStringLiteral("name")).toString())
+                           .arg(v.toObject().value(QStringLiteral("visible")).toBool());
+            out.sort();
+            return out;
+        };
+        const QStringList first = panes();
+        QVERIFY(w.showView(QStringLiteral("whatif")));
+        QVERIFY(w.showView(QStringLiteral("runs")));
+        QVERIFY(w.showView(QStringLiteral("analysis")));
+        w.resetLayout();
+        QCoreApplication::processEvents();
+        QCOMPARE(w.frontView(), QStringLiteral("timeline"));
+        QCOMPARE(panes(), first);
         // The label column follows a drag of its edge, and the rank overview follows it.
         w.timeline()->setLabelWidth(360);
         QCOMPARE(w.timeline()->painter().metrics().labelWidth, 360);

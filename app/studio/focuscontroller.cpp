@@ -102,24 +102,30 @@ void FocusController::setProject(const QString &projectPath, std::shared_ptr<con
                 names << v.toString();
             projectClock = saved->value(QStringLiteral("project_clock")).toBool();
         }
-    m_loading = true;
-    m_state->setFocus({}, false); // a project's own runs only, never the last project's ids
-    focusRuns(names, projectClock);
-    const bool any = !m_state->focusRuns().isEmpty();
-    if (!any && m_data)
+    // One change of focus, to this project's own runs (never the last project's ids).
+    QList<RunId> ids = idsOf(names);
+    if (ids.isEmpty() && m_data)
         if (const RunId run = defaultRun(*m_data))
-            m_state->setFocus({run}, false);
+            ids = {run};
+    m_loading = true;
+    m_state->setFocus(ids, projectClock && ids.size() > 1);
     m_loading = false;
     update();
 }
 
-void FocusController::focusRuns(const QStringList &names, bool projectClock)
+QList<RunId> FocusController::idsOf(const QStringList &names) const
 {
     QList<RunId> ids;
     for (const QString &name : names)
         for (const auto &r : m_data ? m_data->runs : QList<RunSummary>{})
             if (r.name == name && r.id != kLivePredictionRun && !ids.contains(r.id))
                 ids << r.id;
+    return ids;
+}
+
+void FocusController::focusRuns(const QStringList &names, bool projectClock)
+{
+    const QList<RunId> ids = idsOf(names);
     m_state->setFocus(ids, projectClock && ids.size() > 1);
 }
 

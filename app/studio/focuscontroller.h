@@ -40,6 +40,7 @@ public:
     void waitForIdle(); // the last remembering written (tests, close)
 
 private:
+    QList<RunId> idsOf(const QStringList &names) const; // the project's runs of these names
     void chooseSeveral();
     void update();   // the switcher's text and menu
     void remember(); // into the project, off the GUI thread

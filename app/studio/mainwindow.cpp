@@ -187,7 +187,6 @@ void MainWindow::buildPanels()
     auto *detailsDock = new QDockWidget(tr("Details"), this);
     detailsDock->setObjectName(QStringLiteral("details"));
     detailsDock->setWidget(m_details);
-    addDockWidget(Qt::BottomDockWidgetArea, detailsDock);
     connect(m_details, &DetailsPanel::linkedSliceActivated, this, [this](qint64 track, qint64 id) {
         if (const auto data = m_timeline->data())
             if (const auto ref = findSliceRef(*data, track, id))
@@ -213,7 +212,6 @@ void MainWindow::buildPanels()
     auto *aggDock = new QDockWidget(tr("Aggregate"), this);
     aggDock->setObjectName(QStringLiteral("aggregate"));
     aggDock->setWidget(aggregate);
-    addDockWidget(Qt::BottomDockWidgetArea, aggDock);
 
     m_sources = new SourcesPanel(this);
     connect(m_sources, &SourcesPanel::clockOverrideRequested, this,
@@ -228,25 +226,40 @@ void MainWindow::buildPanels()
     auto *srcDock = new QDockWidget(tr("Sources"), this);
     srcDock->setObjectName(QStringLiteral("sources"));
     srcDock->setWidget(m_sources);
-    addDockWidget(Qt::BottomDockWidgetArea, srcDock);
-    tabifyDockWidget(detailsDock, aggDock);
-    tabifyDockWidget(aggDock, srcDock);
     // The central views in this order: Timeline, Analysis, Graph, Compare (with the Runs pane),
     // Simulate.
     buildAnalysisPanel();
     buildGraphPanel();
-    buildRunsPanel(srcDock);
+    buildRunsPanel();
     buildSimulatePanel();
     buildWhatIfPanel();
     // Docks move and close but never float: one careless drag used to leave a panel over the
     // timeline. Each has a shortcut (View menu) that brings it to the front.
     for (auto *dock : findChildren<QDockWidget *>())
         dock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable);
-    detailsDock->raise();
-    findChild<QDockWidget *>(QStringLiteral("whatif"))->hide(); // until asked for (its button, Alt+0)
     // The bottom panes span the window; What-if keeps the right edge beside the timeline.
     setCorner(Qt::BottomRightCorner, Qt::BottomDockWidgetArea);
     setCorner(Qt::BottomLeftCorner, Qt::BottomDockWidgetArea);
+    arrangeDocks();
+}
+
+void MainWindow::arrangeDocks()
+{
+    // The selection panes tabbed below the centre, Details in front; What-if at the right,
+    // hidden until asked for (its button, Alt+0). The first layout and View › Reset Layout.
+    QDockWidget *prev = nullptr;
+    for (const char *name : {"details", "aggregate", "sources", "runs"}) {
+        auto *dock = findChild<QDockWidget *>(QLatin1String(name));
+        addDockWidget(Qt::BottomDockWidgetArea, dock);
+        if (prev)
+            tabifyDockWidget(prev, dock);
+        dock->show();
+        prev = dock;
+    }
+    auto *whatif = findChild<QDockWidget *>(QStringLiteral("whatif"));
+    addDockWidget(Qt::RightDockWidgetArea, whatif);
+    whatif->hide();
+    findChild<QDockWidget *>(QStringLiteral("details"))->raise();
     applyDefaultSizes();
 }
 
@@ -262,27 +275,10 @@ void MainWindow::applyDefaultSizes()
 
 void MainWindow::resetLayout()
 {
-    for (auto *dock : findChildren<QDockWidget *>()) {
+    for (auto *dock : findChildren<QDockWidget *>())
         removeDockWidget(dock);
-    }
-    auto *details = findChild<QDockWidget *>(QStringLiteral("details"));
-    const char *bottom[] = {"aggregate", "sources", "runs"};
-    addDockWidget(Qt::BottomDockWidgetArea, details);
-    details->show();
-    QDockWidget *prev = details;
-    for (const char *name : bottom) {
-        auto *d = findChild<QDockWidget *>(QLatin1String(name));
-        addDockWidget(Qt::BottomDockWidgetArea, d);
-        tabifyDockWidget(prev, d);
-        d->show();
-        prev = d;
-    }
-    auto *whatif = findChild<QDockWidget *>(QStringLiteral("whatif"));
-    addDockWidget(Qt::RightDockWidgetArea, whatif);
-    whatif->hide();
-    details->raise();
+    arrangeDocks();
     m_views->setCurrentIndex(0);
-    applyDefaultSizes();
     QTimer::singleShot(0, this, &MainWindow::applyDefaultSizes); // once the docks are laid out
 }
 

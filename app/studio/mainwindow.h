@@ -147,7 +147,8 @@ private:
     void buildWhatIfPanel();
     void buildGraphPanel();
     void buildAnalysisPanel();
-    void buildRunsPanel(QDockWidget *below);
+    void buildRunsPanel();
+    void arrangeDocks(); // where each pane sits, first and after View › Reset Layout
     void buildSimulatePanel();
     void applyDefaultSizes();
     void raiseCompare();

@@ -93,7 +93,6 @@ void MainWindow::buildWhatIfPanel()
     auto *dock = new QDockWidget(tr("What-if"), this);
     dock->setObjectName(QStringLiteral("whatif"));
     dock->setWidget(scrolled(m_whatIfPanel));
-    addDockWidget(Qt::RightDockWidgetArea, dock);
     QToolButton *button = m_whatIfButton;
     connect(button, &QToolButton::toggled, dock, [dock](bool on) {
         dock->setVisible(on);
@@ -248,15 +247,13 @@ void MainWindow::buildAnalysisPanel()
     });
 }
 
-void MainWindow::buildRunsPanel(QDockWidget *below)
+void MainWindow::buildRunsPanel()
 {
     // The catalog sits with the selection panes; the comparison is a view of its own.
     auto *browser = new RunsBrowser(this);
     auto *dock = new QDockWidget(tr("Runs"), this);
     dock->setObjectName(QStringLiteral("runs"));
     dock->setWidget(browser);
-    addDockWidget(Qt::BottomDockWidgetArea, dock);
-    tabifyDockWidget(below, dock);
     m_runs = new RunsController(browser, this);
     connect(browser, &RunsBrowser::showInTimelineRequested, this,
             [this](const QStringList &runs, bool projectClock) { m_focus->focusRuns(runs, projectClock); });

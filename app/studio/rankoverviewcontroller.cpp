@@ -46,6 +46,16 @@ void RankOverviewController::setProject(const QString &projectPath, std::shared_
     m_data = std::move(data);
     m_run.clear();
     m_runId = 0;
+    // Each run's ranks (GPU tracks with slices), counted once: the focus is followed at every
+    // layout of the timeline.
+    m_ranksOfRun.clear();
+    for (const RunSummary &run : m_data ? m_data->runs : QList<RunSummary>{}) {
+        std::set<int> ranks;
+        for (const TrackSummary &t : run.tracks)
+            if ((t.kind == TrackKind::Gpu || t.kind == TrackKind::Stream) && t.slices > 0)
+                ranks.insert(t.rank);
+        m_ranksOfRun.insert(run.id, ranks.size());
+    }
     followFocus();
 }
 
@@ -60,12 +70,8 @@ void RankOverviewController::followFocus()
     for (const RunSummary &run : m_data ? m_data->runs : QList<RunSummary>{}) {
         if (!focus.isEmpty() && !focus.contains(run.id))
             continue;
-        std::set<int> ranks;
-        for (const TrackSummary &t : run.tracks)
-            if ((t.kind == TrackKind::Gpu || t.kind == TrackKind::Stream) && t.slices > 0)
-                ranks.insert(t.rank);
-        if (ranks.size() > most) {
-            most = ranks.size();
+        if (const size_t ranks = m_ranksOfRun.value(run.id); ranks > most) {
+            most = ranks;
             name = run.name;
             id = run.id;
         }

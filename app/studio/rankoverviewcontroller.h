@@ -6,6 +6,7 @@
 #include "timelinedata.h"
 
 #include <QFutureWatcher>
+#include <QHash>
 #include <QObject>
 
 #include <memory>
@@ -56,6 +57,7 @@ private:
     TimelineState *m_state;
     std::shared_ptr<const TimelineData> m_data;
     QString m_projectPath;
+    QHash<RunId, size_t> m_ranksOfRun; // of m_data, counted in setProject
     QString m_run;
     RunId m_runId = 0;
     QFutureWatcher<Result> m_watcher;
