@@ -4,6 +4,8 @@
 // the end-to-end time, identity replay on every shared GPU trace, and `grademl whatif`.
 #include "dependencygraph.h"
 #include "importutil.h"
+#include "predictedrun.h"
+#include "project.h"
 #include "testutil.h"
 #include "whatiffixture.h"
 #include "whatif.h"
@@ -346,6 +348,122 @@ private Q_SLOTS:
         QCOMPARE(scheduled->report.predictedBreakdown.total(), scheduled->report.identityBreakdown.total());
     }
 
+
+    // A predicted run nests as the measured one does: each step keeps its lead and tail only as
+    // far as the gap it sits in allows, so siblings never overlap and no step ends up inside the
+    // one before it. Checked by saving AMP's prediction of each shared GPU trace and comparing
+    // each CPU thread's nesting depth with the measured run's.
+    void predictedRunsNestAsMeasured_data()
+    {
+        QTest::addColumn<QString>("folder");
+        for (const QString &f : gmltest::sharedGpuTraces())
+            QTest::newRow(qPrintable(f)) << f;
+        QTest::newRow("dlrm 8 ranks") << QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100");
+    }
+
+    void predictedRunsNestAsMeasured()
+    {
+        QFETCH(QString, folder);
+        GML_REQUIRE_SHARED(folder);
+        QTemporaryDir dir;
+        auto project = gmltest::newProject(dir);
+        gmltest::importInto(*project, {gmltest::sharedTraces() + QLatin1Char('/') + folder}, QStringLiteral("r"));
+        QString error;
+        const auto g = buildGraph(*project, QStringLiteral("r"), &error);
+        QVERIFY2(g, qPrintable(error));
+        const RunId run = *project->findRun(QStringLiteral("r"));
+        // Scenarios that move the host: AMP, a fused optimizer, free data loading, every slice at
+        // half its time. Each saved as a run of its own.
+        const WhatIfContext context = WhatIfContext::forRun(*g, *project, run);
+        QStringList saved;
+        for (const QString &preset : {QStringLiteral("amp"), QStringLiteral("fusedadam"), QStringLiteral("input=free"),
+                                      QStringLiteral("half")}) {
+            const auto t = preset == QLatin1String("half") ? parseScale(QStringLiteral(".=0.5"), &error)
+                                                           : parsePreset(preset, &error);
+            QVERIFY2(t, qPrintable(error));
+            const auto result = whatIf(g, {*t}, context, &error);
+            if (!result)
+                continue; // a preset the run cannot take (no optimizer, no device): said why
+            QVERIFY2(savePredictedRun(*project, run, *result, {*t}, preset, &error), qPrintable(error));
+            saved << preset;
+        }
+        QVERIFY(saved.contains(QStringLiteral("half")));
+        // Each thread's depth, by its path (the predicted run has the measured run's tracks).
+        auto depths = [&](const QString &name) {
+            auto st = project->db().prepare(
+                "SELECT coalesce(p.name, '') || ' / ' || t.name, t.max_depth FROM track t "
+                "LEFT JOIN track p ON p.id = t.parent_id JOIN run r ON r.id = t.run_id "
+                "WHERE r.name = ? AND t.kind = ? AND t.slice_count > 0 ORDER BY 1");
+            st.bind(1, name);
+            st.bind(2, qint64(TrackKind::Thread));
+            QMap<QString, qint64> out;
+            while (st.step())
+                out.insert(st.text(0), st.int64(1));
+            return out;
+        };
+        const auto measured = depths(QStringLiteral("r"));
+        for (const QString &name : saved) {
+            const auto predicted = depths(name);
+            QVERIFY(!predicted.isEmpty());
+            for (auto it = predicted.begin(); it != predicted.end(); ++it) {
+                QVERIFY2(measured.contains(it.key()), qPrintable(it.key()));
+                // Removed slices (free input) may take the deepest stack with them.
+                const bool removes = name == QLatin1String("input=free");
+                QVERIFY2(removes ? it.value() <= measured.value(it.key()) : it.value() == measured.value(it.key()),
+                         qPrintable(QStringLiteral("%1, %2: %3 levels predicted, %4 measured")
+                                        .arg(name, it.key()).arg(it.value()).arg(measured.value(it.key()))));
+            }
+        }
+    }
+
+    // Steps keep their order when the gap between them shrinks: the main thread waits for a
+    // data-loading thread between two steps; with loading 100x faster the gap shrinks from
+    // 180 µs to 21.6 µs, and each step's measured tail (30 µs) and lead (15 µs) shrink with it
+    // instead of overlapping (the old clamp nested the second step inside the first).
+    void stepsKeepTheirOrderWhenGapsShrink()
+    {
+        static const char trace[] = R"J({"traceEvents":[
+ {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":50},
+ {"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":5,"dur":15},
+ {"ph":"X","cat":"cpu_op","name":"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__","pid":1,"tid":2,"ts":20,"dur":160},
+ {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":185,"dur":50},
+ {"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":1,"ts":200,"dur":15}
+]})J";
+        QTemporaryDir dir;
+        gmltest::writeFile(dir, QStringLiteral("gap/gap.json"), trace);
+        auto project = gmltest::newProject(dir);
+        gmltest::importInto(*project, {dir.filePath(QStringLiteral("gap"))});
+        QString error;
+        const auto g = buildGraph(*project, QStringLiteral("gap"), &error);
+        QVERIFY2(g, qPrintable(error));
+        // The loader waits for a, b for the loader.
+        QCOMPARE(g->edgeCounts()[size_t(EdgeKind::ThreadWait)], 2);
+        const auto steps = g->iterations();
+        QCOMPARE(steps.size(), size_t(2));
+        const auto faster = whatIf(g, {*parseScale(QStringLiteral("^enumerate=0.01"), &error)}, {}, &error);
+        QVERIFY2(faster, qPrintable(error));
+        // a ends at 20, the loader at 21.6, b 20 µs later: [41.6, 56.6). The gap from a to b
+        // went from 180 to 21.6 µs (x0.12): step 1's tail 30 -> 3.6 µs, step 2's lead 15 ->
+        // 1.8 µs. (Kept whole, they overlapped over [26.6, 41.6).)
+        const auto [s1, e1] = faster->predicted.containerSpan(*g, steps[0]);
+        const auto [s2, e2] = faster->predicted.containerSpan(*g, steps[1]);
+        QCOMPARE(s1, us(0));
+        QCOMPARE(e1, us(23.6));
+        QCOMPARE(s2, us(39.8));
+        QCOMPARE(e2, us(76.6)); // b's 20 µs tail kept: nothing follows
+        // The identity replay keeps them as measured.
+        QCOMPARE(faster->identity.containerSpan(*g, steps[0]), std::make_pair(us(0), us(50)));
+        QCOMPARE(faster->identity.containerSpan(*g, steps[1]), std::make_pair(us(185), us(235)));
+        // Iterations by the one definition: step start to step start, the last to its end.
+        QCOMPARE(faster->report.iterations.size(), 2);
+        QCOMPARE(faster->report.iterations[0].measured, us(185));
+        QCOMPARE(faster->report.iterations[1].measured, us(50));
+        QCOMPARE(faster->report.meanMeasured, us(117.5));
+        QCOMPARE(faster->report.iterations[0].predicted, us(39.8));
+        QCOMPARE(faster->report.iterations[1].predicted, us(36.8));
+        QCOMPARE(faster->report.meanPredicted, us(38.3));
+
+    }
 
     void eachTransformMatchesHandPredictions()
     {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "analysis.h"
+#include "iterations.h" // meanIteration: the one definition of an iteration
 #include "resourceattribution.h"
 #include "transforms.h"
 
@@ -66,11 +67,6 @@ void priceFindings(const std::shared_ptr<const DependencyGraph> &graph, std::vec
                    const WhatIfContext &context, const Replay *identity = nullptr,
                    const std::function<bool(int done, int total)> &progress = {});
 void rankFindings(std::vector<Finding> &findings);
-
-// The mean iteration of a replay: from the start of the lowest rank's first ProfilerStep#N to
-// the end of the work of its last one (GPU work they launched included), over their number;
-// the makespan when the run has none.
-TimeNs meanIteration(const DependencyGraph &graph, const Replay &replay);
 
 // The run at a glance (TensorBoard's overview): step time, GPU busy, MFU where FLOPs are known.
 struct RunSummary

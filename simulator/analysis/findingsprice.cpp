@@ -4,47 +4,8 @@
 #include "findings.h"
 
 #include <algorithm>
-#include <limits>
-#include <unordered_map>
 
 namespace gml::sim {
-
-TimeNs meanIteration(const DependencyGraph &graph, const Replay &replay)
-{
-    const auto its = graph.iterations();
-    if (its.empty())
-        return replay.makespan();
-    // From the first iteration's start to the end of the last one's work, GPU work launched
-    // inside the iterations included: with the host running ahead of the GPU (no sync at the
-    // step's end) the host's ranges end long before their kernels do.
-    const auto &cs = graph.containers();
-    TimeNs from = std::numeric_limits<TimeNs>::max(), to = std::numeric_limits<TimeNs>::min();
-    std::unordered_map<int, std::vector<std::pair<int, int>>> inside; // resource -> position ranges
-    for (int c : its) {
-        const auto [s, e] = replay.containerSpan(graph, c);
-        from = std::min(from, s);
-        to = std::max(to, e);
-        if (cs[size_t(c)].first >= 0)
-            inside[cs[size_t(c)].resource].emplace_back(graph.position(cs[size_t(c)].first),
-                                                        graph.position(cs[size_t(c)].last));
-    }
-    const auto &nodes = graph.nodes();
-    for (size_t i = 0; i < nodes.size(); ++i) {
-        const int l = nodes[i].launcher;
-        if (l < 0 || replay.end[i] <= to)
-            continue;
-        const auto it = inside.find(nodes[size_t(l)].resource);
-        if (it == inside.end())
-            continue;
-        const int pos = graph.position(l);
-        for (const auto &[a, b] : it->second)
-            if (pos >= a && pos <= b) {
-                to = replay.end[i];
-                break;
-            }
-    }
-    return (to - from) / TimeNs(its.size());
-}
 
 void rankFindings(std::vector<Finding> &findings)
 {

@@ -3,6 +3,7 @@
 
 #include "devicecatalog.h"
 #include "findings.h"
+#include "iterations.h"
 #include "project.h"
 #include "resourceattribution.h"
 #include "runcatalog.h"
@@ -19,22 +20,6 @@
 #include <limits>
 
 namespace gml::sim {
-
-// Each iteration's time: from its start to the next one's; the last one to the end of the
-// run's iteration work (the mean iteration's end), so that the times add up to mean x N.
-static std::vector<TimeNs> iterationTimes(const std::vector<std::pair<TimeNs, TimeNs>> &its, TimeNs mean)
-{
-    std::vector<TimeNs> out;
-    if (its.empty())
-        return out;
-    const TimeNs from = its.front().first;
-    for (size_t i = 0; i + 1 < its.size(); ++i)
-        out.push_back(its[i + 1].first - its[i].first);
-    const TimeNs lastStart = its.back().first;
-    const TimeNs last = from + mean * TimeNs(its.size()) - lastStart;
-    out.push_back(last > 0 ? last : its.back().second - lastStart);
-    return out;
-}
 
 // The last value of each MLflow metric of the run (its counter tracks under the run's track).
 static QJsonObject lastMlflowMetrics(Project &project, RunId run)
@@ -132,12 +117,13 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
     const bool work = nodes > 0 && (lowest != INT_MAX || gpus > 0);
     PhaseFrame frame;
     std::vector<std::pair<TimeNs, TimeNs>> iterations;
+    Iterations its; // the one definition of an iteration (iterations.h), from the summaries
     TimeNs mean = 0;
     double flops = 0;
     if (work) {
         // The mean iteration: from the first iteration's start to the end of the last one's
-        // work, GPU work launched inside the iterations included (findings.h, meanIteration);
-        // without iterations, the run's span.
+        // work, GPU work launched inside the iterations included; without iterations, the
+        // run's span.
         TimeNs to = std::numeric_limits<TimeNs>::min();
         for (const RunSourceWork &x : *summaries)
             for (const auto &r : x.work.ranks) {
@@ -157,7 +143,10 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
             for (const RunSourceWork &x : *summaries)
                 flops += x.work.flops;
         } else {
-            mean = (to - iterations.front().first) / TimeNs(iterations.size());
+            for (const auto &[a, b] : iterations)
+                its.starts.push_back(a);
+            its.workEnd = to;
+            mean = its.mean();
         }
         frame.origin = origin;
         frame.end = end;
@@ -174,7 +163,7 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
     }
     const RunSummary usage = summarize(nullptr, nullptr, resources, {}, 0, 0);
     if (work) {
-        const std::vector<TimeNs> times = iterationTimes(iterations, mean);
+        const std::vector<TimeNs> times = its.times();
         if (!times.empty()) {
             const QJsonObject stats = stepStatistics(times);
             for (auto it = stats.begin(); it != stats.end(); ++it)

@@ -29,7 +29,8 @@ namespace gml::sim {
 //   gpu_utilisation (% while active) and energy_j (power integrated over the iterations, or
 //     over the GPUs' active span) from monitoring logs; energy_per_iteration_j;
 //   mfu, device, ranks, gpus;
-//   predicted_ns: a predicted run's mean iteration, from its scenario's replay;
+//   predicted_ns: a predicted run's end-to-end time, from its scenario's replay (its step keys
+//     come from its own slices, as any run's);
 //   last_metrics: {name: last value} of MLflow metrics.
 //   version: kRunMetricsVersion, so that metrics computed by an older program are made again.
 inline constexpr int kRunMetricsVersion = 1;

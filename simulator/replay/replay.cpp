@@ -455,15 +455,26 @@ std::pair<TimeNs, TimeNs> Replay::containerSpan(const DependencyGraph &graph, in
     const Container &c = graph.containers()[size_t(container)];
     const Node &first = graph.nodes()[size_t(c.first)];
     const Node &last = graph.nodes()[size_t(c.last)];
-    TimeNs s = start[size_t(c.first)] - (first.start - c.start);
-    TimeNs e = end[size_t(c.last)] + (c.end - last.end);
-    // The measured lead and tail never reach over the neighbouring nodes of the resource (a
-    // step that got shorter does not overlap the next one).
+    // The measured lead (before the first node) and tail (after the last) shrink with the gap
+    // they sit in: where the replay brings the neighbouring nodes of the resource closer than
+    // measured, by the same ratio. So a step that got shorter never overlaps the next one, and
+    // containers nest and follow one another as measured (a parent's lead holds its child's).
     const auto &order = graph.resources()[size_t(c.resource)].nodes;
+    const auto &nodes = graph.nodes();
+    auto shrunk = [&](TimeNs part, int before, int after) {
+        const TimeNs measuredGap = nodes[size_t(after)].start - nodes[size_t(before)].end;
+        const TimeNs gap = start[size_t(after)] - end[size_t(before)];
+        if (part <= 0 || measuredGap <= 0 || gap >= measuredGap)
+            return std::max<TimeNs>(0, part);
+        return gap <= 0 ? 0 : TimeNs(double(part) * double(gap) / double(measuredGap));
+    };
+    TimeNs lead = first.start - c.start, tail = c.end - last.end;
     if (const int p = graph.position(c.first); p > 0)
-        s = std::max(s, std::min(start[size_t(c.first)], end[size_t(order[size_t(p - 1)])]));
+        lead = shrunk(lead, order[size_t(p - 1)], c.first);
     if (const int p = graph.position(c.last); p + 1 < int(order.size()))
-        e = std::min(e, std::max(end[size_t(c.last)], start[size_t(order[size_t(p + 1)])]));
+        tail = shrunk(tail, c.last, order[size_t(p + 1)]);
+    const TimeNs s = start[size_t(c.first)] - lead;
+    const TimeNs e = end[size_t(c.last)] + tail;
     return {s, e};
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "whatif.h"
 
+#include "iterations.h"
+
 #include "timeformat.h"
 
 #include <QJsonArray>
@@ -54,17 +56,17 @@ std::optional<WhatIfResult> whatIf(const std::shared_ptr<const DependencyGraph> 
     if (res.predicted.rescheduleDeadlocked)
         rep.notes << QStringLiteral("reschedule: the priorities would make a resource wait for work it has not run "
                                     "yet (a call waiting for work launched after it); the measured order was kept");
-    for (int c : graph.iterations()) {
-        const auto &con = graph.containers()[size_t(c)];
-        WhatIfReport::Iteration it;
-        it.name = graph.name(con.name);
-        it.measured = con.end - con.start;
-        const auto [is, ie] = res.identity.containerSpan(graph, c);
-        const auto [ps, pe] = res.predicted.containerSpan(graph, c);
-        it.identity = ie - is;
-        it.predicted = pe - ps;
-        rep.iterations.append(it);
-    }
+    // Per iteration and on average, by the one definition (iterations.h).
+    const Iterations measured = measuredIterations(graph);
+    const Iterations identity = replayedIterations(graph, res.identity);
+    const Iterations predicted = replayedIterations(*res.prepared.graph, res.predicted);
+    const auto mt = measured.times(), it = identity.times(), pt = predicted.times();
+    const auto steps = graph.iterations();
+    for (size_t k = 0; k < steps.size() && k < it.size() && k < pt.size(); ++k)
+        rep.iterations.append({graph.name(graph.containers()[size_t(steps[k])].name), mt[k], it[k], pt[k]});
+    rep.meanMeasured = measured.mean();
+    rep.meanIdentity = identity.mean();
+    rep.meanPredicted = predicted.mean();
     return res;
 }
 
@@ -96,6 +98,13 @@ QJsonObject WhatIfReport::toJson() const
         its.append(j);
     }
     o.insert(QStringLiteral("iterations"), its);
+    if (!iterations.isEmpty()) {
+        QJsonObject m;
+        m.insert(QStringLiteral("measured_ns"), qint64(meanMeasured));
+        m.insert(QStringLiteral("identity_ns"), qint64(meanIdentity));
+        m.insert(QStringLiteral("predicted_ns"), qint64(meanPredicted));
+        o.insert(QStringLiteral("mean_iteration"), m);
+    }
     QJsonObject b;
     b.insert(QStringLiteral("identity"), identityBreakdown.toJson());
     b.insert(QStringLiteral("predicted"), predictedBreakdown.toJson());
@@ -133,7 +142,11 @@ QString WhatIfReport::toText() const
              .arg(formatDuration(measured), formatDuration(identity), pct(identityError()),
                   formatDuration(predicted), change(predicted, measured));
     if (!iterations.isEmpty()) {
-        s += QStringLiteral("iterations (worst identity error %1):\n").arg(pct(worstIterationError()));
+        s += QStringLiteral("mean iteration: measured %1, identity replay %2, predicted %3 (%4)\n")
+                 .arg(formatDuration(meanMeasured), formatDuration(meanIdentity), formatDuration(meanPredicted),
+                      change(meanPredicted, meanMeasured));
+        s += QStringLiteral("iterations, step start to step start (worst identity error %1):\n")
+                 .arg(pct(worstIterationError()));
         for (const auto &it : iterations)
             s += QStringLiteral("  %1: measured %2, identity %3, predicted %4 (%5)\n")
                      .arg(it.name, formatDuration(it.measured), formatDuration(it.identity),

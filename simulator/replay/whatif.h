@@ -12,7 +12,8 @@
 namespace gml::sim {
 
 // Measured, identity-replayed and predicted times of a run, end to end and per iteration (the
-// ProfilerStep#N of its lowest rank), and the critical-path breakdowns.
+// ProfilerStep#N of its lowest rank with the GPU work it launched: iterations.h), and the
+// critical-path breakdowns.
 struct WhatIfReport
 {
     qint64 nodes = 0;
@@ -28,7 +29,10 @@ struct WhatIfReport
         TimeNs identity = 0;
         TimeNs predicted = 0;
     };
-    QList<Iteration> iterations;
+    QList<Iteration> iterations; // Iterations::times(): they add up to the mean x N
+    TimeNs meanMeasured = 0;     // Iterations::mean(); 0 without iterations
+    TimeNs meanIdentity = 0;
+    TimeNs meanPredicted = 0;
     Breakdown identityBreakdown;
     Breakdown predictedBreakdown;
     QStringList transforms;

@@ -371,11 +371,6 @@ void WhatIfPanel::showResult(const sim::WhatIfReport &r, double replayMs)
         const double pct = (double(a) - double(b)) / double(b) * 100;
         return QStringLiteral("%1%2%").arg(pct >= 0 ? QStringLiteral("+") : QString()).arg(pct, 0, 'f', 1);
     };
-    TimeNs meanMeasured = 0, meanPredicted = 0;
-    for (const auto &it : r.iterations) {
-        meanMeasured += it.measured;
-        meanPredicted += it.predicted;
-    }
     QString text = tr("<b>Predicted %1</b> (%2) against measured %3 · identity replay error %4% · %5 nodes · replay %6 ms")
                        .arg(formatDuration(r.predicted), change(r.predicted, r.measured), formatDuration(r.measured))
                        .arg(r.identityError() * 100, 0, 'f', 2)
@@ -386,8 +381,8 @@ void WhatIfPanel::showResult(const sim::WhatIfReport &r, double replayMs)
         text += tr("<br>Mean iteration (%1 × %2): %3 → <b>%4</b> (%5)")
                     .arg(n)
                     .arg(r.iterations.first().name.section(QLatin1Char('#'), 0, 0))
-                    .arg(formatDuration(meanMeasured / n), formatDuration(meanPredicted / n),
-                         change(meanPredicted, meanMeasured));
+                    .arg(formatDuration(r.meanMeasured), formatDuration(r.meanPredicted),
+                         change(r.meanPredicted, r.meanMeasured));
     }
     for (const auto &note : r.notes)
         text += QStringLiteral("<br><small>") + note.toHtmlEscaped() + QStringLiteral("</small>");

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "replay.h"
+
+#include <vector>
+
+namespace gml::sim {
+
+// One definition of an iteration, shared by what-if, the findings' prices, the Runs pane and
+// Compare (simulator/analysis/runmetrics.cpp): the host step (a ProfilerStep#N of the lowest
+// rank, DependencyGraph::iterations()) plus the GPU work it launched.
+//   - The iterations' work ends at the latest end of their host steps and of the GPU work
+//     launched from inside them: a host running ahead of the GPU (no sync at the step's end)
+//     ends its steps long before their kernels do.
+//   - Iteration k's time runs from its step's start to the next step's start; the last one's
+//     to the end of the work. The times add up to the mean iteration x N, with
+//     mean = (work end - first start) / N.
+struct Iterations
+{
+    std::vector<TimeNs> starts; // each step's start, in DependencyGraph::iterations() order
+    TimeNs workEnd = 0;
+    bool empty() const { return starts.empty(); }
+    // Each iteration's time (never negative).
+    std::vector<TimeNs> times() const;
+    // (workEnd - first start) / N, to the nearest ns; 0 for none.
+    TimeNs mean() const;
+};
+
+// The iterations as measured, and as a replay of the graph places them.
+Iterations measuredIterations(const DependencyGraph &graph);
+Iterations replayedIterations(const DependencyGraph &graph, const Replay &replay);
+
+// The mean iteration of a replay; a graph without iterations: the replay's makespan.
+TimeNs meanIteration(const DependencyGraph &graph, const Replay &replay);
+
+} // namespace gml::sim
