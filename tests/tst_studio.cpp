@@ -817,9 +817,10 @@ private Q_SLOTS:
     }
 
     // A multi-rank run opens with its rank overview above the timeline: a lane per GPU, lined
-    // up with the timeline's columns; a click opens that rank's GPU row at the top of the
-    // timeline with the cursor at the time clicked; Slowest picks the lane with the most own
-    // work. A one-rank project shows none.
+    // up with the timeline's columns; a click expands that rank's GPU streams in place (pinned
+    // under the overview) with the cursor at the time clicked, a double-click opens its GPU row
+    // in the track tree; Slowest picks the lane with the most own work. A one-rank project
+    // shows none.
     void rankOverviewShowsEveryRankAndOpensOne()
     {
         const QString job = gmltest::generateJob(m_tmp, 6, 5);
@@ -844,8 +845,34 @@ private Q_SLOTS:
         const QPoint at(x, layout.rowTop(4) + 2);
         QCOMPARE(view->laneAt(at), 4);
         const TimeNs when = view->timeAt(x);
+        // A click expands the rank in place: its GPU streams pinned under the overview, the
+        // rows below not scrolled.
+        const int scrolledBefore = w.timeline()->scrollY();
         QTest::mouseClick(view, Qt::LeftButton, {}, at);
         QCOMPARE(view->highlighted(), 4);
+        QCOMPARE(w.rankOverview()->expandedLane(), 4);
+        const QList<TrackId> streams = w.rankOverview()->streamsOf(4);
+        QVERIFY(!streams.isEmpty());
+        QCOMPARE(int(w.timeline()->layout().pinnedCount()), int(streams.size()));
+        for (TrackId s : streams) {
+            const auto *info = w.timeline()->data()->track(s);
+            QVERIFY(info && info->rank == 4 && info->kind == TrackKind::Stream && info->slices > 0);
+            QVERIFY(w.timeline()->layout().rows()[size_t(w.timeline()->layout().rowOfTrack(s))].pinned);
+        }
+        QCOMPARE(w.timeline()->scrollY(), scrolledBefore);
+        QVERIFY(w.state()->hasCursor());
+        QCOMPARE(w.state()->cursor(), when);
+        // Another lane swaps them; a second click folds them away.
+        const QPoint at2(x, layout.rowTop(2) + 2);
+        QTest::mouseClick(view, Qt::LeftButton, {}, at2);
+        QCOMPARE(view->highlighted(), 2);
+        QCOMPARE(int(w.timeline()->layout().pinnedCount()), int(w.rankOverview()->streamsOf(2).size()));
+        QVERIFY(!w.timeline()->layout().rows()[size_t(w.timeline()->layout().rowOfTrack(streams.front()))].pinned);
+        QTest::mouseClick(view, Qt::LeftButton, {}, at2);
+        QCOMPARE(view->highlighted(), -1);
+        QCOMPARE(int(w.timeline()->layout().pinnedCount()), 0);
+        // A double-click opens the rank's GPU row in the track tree, scrolled into view.
+        QTest::mouseDClick(view, Qt::LeftButton, {}, at);
         const TrackId track = w.rankOverview()->trackOf(4);
         QVERIFY(track);
         const auto *info = w.timeline()->data()->track(track);
@@ -856,11 +883,9 @@ private Q_SLOTS:
         const int rowY = w.timeline()->layout().rows()[size_t(row)].y - w.timeline()->viewport().scrollY;
         QVERIFY2(rowY >= 0 && rowY < w.timeline()->height() - w.timeline()->painter().metrics().headerHeight() - 20,
                  qPrintable(QString::number(rowY)));
-        QVERIFY(w.state()->hasCursor());
-        QCOMPARE(w.state()->cursor(), when);
-        // A collapsed rank opens in place.
+        // A collapsed rank opens.
         w.timeline()->setCollapsed(track, true);
-        QTest::mouseClick(view, Qt::LeftButton, {}, at);
+        QTest::mouseDClick(view, Qt::LeftButton, {}, at);
         QVERIFY(!w.timeline()->layout().rows()[size_t(w.timeline()->layout().rowOfTrack(track))].hasChildren ||
                 w.timeline()->layout().rows()[size_t(w.timeline()->layout().rowOfTrack(track))].expanded);
         // Slowest: the lane with the most work of its own.

@@ -35,6 +35,7 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
+#include <QShowEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -260,7 +261,6 @@ void MainWindow::arrangeDocks()
     addDockWidget(Qt::RightDockWidgetArea, whatif);
     whatif->hide();
     findChild<QDockWidget *>(QStringLiteral("details"))->raise();
-    applyDefaultSizes();
 }
 
 void MainWindow::applyDefaultSizes()
@@ -293,8 +293,19 @@ void MainWindow::restoreLayout()
 {
     QSettings settings;
     restoreGeometry(settings.value(kGeometryKey).toByteArray());
-    restoreState(settings.value(kLayoutKey).toByteArray(), kLayoutVersion);
+    m_sized = restoreState(settings.value(kLayoutKey).toByteArray(), kLayoutVersion);
     showView(settings.value(kViewKey, QStringLiteral("timeline")).toString());
+}
+
+void MainWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    // The default sizes are fractions of the window: applied once it has its size (a
+    // screenshot's --size, a restored geometry), when the docks are laid out.
+    if (!m_sized) {
+        m_sized = true;
+        QTimer::singleShot(0, this, &MainWindow::applyDefaultSizes);
+    }
 }
 
 void MainWindow::saveLayout()

@@ -127,6 +127,7 @@ protected:
     void dragEnterEvent(QDragEnterEvent *) override;
     void dropEvent(QDropEvent *) override;
     void closeEvent(QCloseEvent *) override;
+    void showEvent(QShowEvent *) override; // the first show sizes the panes (unless restored)
 
 private:
     void buildMenus();
@@ -200,6 +201,7 @@ private:
     bool m_matchRegex = false;
     int m_matchIndex = -1;
     bool m_interactive = true;
+    bool m_sized = false; // the panes have their sizes: restored, or defaults at the first show
     QFuture<void> m_selfTime; // the selected slice's self time (onSelectedSliceChanged)
 };
 

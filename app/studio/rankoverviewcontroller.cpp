@@ -9,6 +9,7 @@
 #include <QtConcurrent>
 
 #include <set>
+#include <utility>
 
 namespace gml {
 
@@ -25,7 +26,9 @@ RankOverviewController::RankOverviewController(RankOverviewView *view, TimelineV
         m_view->setVisible(r.overview && r.overview->lanes.size() > 1);
         Q_EMIT loaded(r.error);
     });
-    connect(m_view, &RankOverviewView::laneActivated, this, [this](int lane, qint64 at) { reveal(lane, at); });
+    connect(m_view, &RankOverviewView::laneActivated, this, [this](int lane, qint64 at) { expand(lane, at, true); });
+    connect(m_view, &RankOverviewView::lanePicked, this, [this](int lane, qint64 at) { expand(lane, at, false); });
+    connect(m_view, &RankOverviewView::laneOpened, this, [this](int lane, qint64 at) { reveal(lane, at); });
     // Lined up with the timeline's columns; the run shown follows the focus.
     connect(m_timeline, &TimelineView::layoutChanged, this, [this] {
         m_view->setLabelWidth(m_timeline->painter().metrics().labelWidth);
@@ -44,6 +47,8 @@ void RankOverviewController::setProject(const QString &projectPath, std::shared_
 {
     m_projectPath = projectPath;
     m_data = std::move(data);
+    m_expanded.clear(); // tracks of the project before
+    m_expandedLane = -1;
     m_run.clear();
     m_runId = 0;
     // Each run's ranks (GPU tracks with slices), counted once: the focus is followed at every
@@ -80,6 +85,7 @@ void RankOverviewController::followFocus()
     if (id == m_runId && m_view->overview())
         return; // shown already
     ++m_generation;
+    fold();
     m_run = name;
     m_runId = id;
     m_view->clear();
@@ -146,6 +152,47 @@ TrackId RankOverviewController::trackOf(int lane) const
         }
     }
     return stream ? stream : any;
+}
+
+QList<TrackId> RankOverviewController::streamsOf(int lane) const
+{
+    QList<TrackId> out;
+    const auto &overview = m_view->overview();
+    if (!overview || !m_data || lane < 0 || size_t(lane) >= overview->lanes.size())
+        return out;
+    const RankLane &l = overview->lanes[size_t(lane)];
+    for (const RunSummary &run : m_data->runs)
+        if (run.id == m_runId)
+            for (const TrackSummary &t : run.tracks)
+                if (t.rank == l.rank && t.pid == l.device && t.kind == TrackKind::Stream && t.slices > 0)
+                    out.append(t.id);
+    if (out.isEmpty())
+        if (const TrackId t = trackOf(lane))
+            out.append(t);
+    return out;
+}
+
+void RankOverviewController::fold()
+{
+    for (TrackId t : std::exchange(m_expanded, {}))
+        m_timeline->setPinned(t, false);
+    m_expandedLane = -1;
+    m_view->setHighlighted(-1);
+}
+
+void RankOverviewController::expand(int lane, TimeNs at, bool toggle)
+{
+    const bool again = toggle && lane == m_expandedLane;
+    fold();
+    if (!again) {
+        m_expanded = streamsOf(lane);
+        for (TrackId t : m_expanded)
+            m_timeline->setPinned(t, true);
+        m_expandedLane = m_expanded.isEmpty() ? -1 : lane;
+        m_view->setHighlighted(m_expandedLane);
+    }
+    if (!m_expanded.isEmpty() || again)
+        m_state->setCursor(at);
 }
 
 void RankOverviewController::reveal(int lane, TimeNs at)

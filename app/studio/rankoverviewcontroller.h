@@ -20,8 +20,12 @@ class TimelineView;
 // Feeds the rank overview above the timeline: when a run in focus spans several ranks (the
 // focused run with the most), reads its overview from the source summaries off the GUI thread and shows
 // it; hides it otherwise. A source without a current summary (imported by an older program) is
-// summarised then, and the summary kept where the project can be written. A lane clicked (or picked as slowest, median, fastest) opens that
-// rank's GPU row in the timeline, scrolled to the top, with the cursor at the time clicked.
+// summarised then, and the summary kept where the project can be written.
+// A lane clicked (or picked as slowest, median, fastest) expands in place: that rank's GPU
+// streams open in the timeline's pinned band, right under the overview, the rows below staying
+// where they are; a second click folds them away, a click on another lane swaps them. The
+// cursor goes to the time clicked. A double-click opens the rank's GPU row in the track tree
+// instead, scrolled to the top.
 class RankOverviewController : public QObject
 {
     Q_OBJECT
@@ -38,6 +42,10 @@ public:
     // ignored).
     void setStragglers(const QString &run, const std::vector<sim::Straggler> &stragglers);
     TrackId trackOf(int lane) const;
+    // The tracks a lane expands to (its GPU's streams with slices; else trackOf), and the lane
+    // expanded now (-1: none).
+    QList<TrackId> streamsOf(int lane) const;
+    int expandedLane() const { return m_expandedLane; }
 
 Q_SIGNALS:
     void loaded(const QString &error);
@@ -49,6 +57,8 @@ private:
         std::shared_ptr<const RankOverview> overview;
         QString error;
     };
+    void expand(int lane, TimeNs at, bool toggle);
+    void fold(); // unpins the expanded lane's streams
     void reveal(int lane, TimeNs at);
     void followFocus(); // shows the focused run over the most ranks, if any
 
@@ -60,6 +70,8 @@ private:
     QHash<RunId, size_t> m_ranksOfRun; // of m_data, counted in setProject
     QString m_run;
     RunId m_runId = 0;
+    int m_expandedLane = -1;
+    QList<TrackId> m_expanded; // pinned by the overview
     QFutureWatcher<Result> m_watcher;
     quint64 m_generation = 0;
 };

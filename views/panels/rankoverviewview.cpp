@@ -218,8 +218,15 @@ void RankOverviewView::mousePressEvent(QMouseEvent *e)
     const int lane = laneAt(e->position().toPoint());
     if (lane < 0)
         return;
-    setHighlighted(lane);
     Q_EMIT laneActivated(lane, timeAt(e->position().toPoint().x()));
+}
+
+void RankOverviewView::mouseDoubleClickEvent(QMouseEvent *e)
+{
+    if (e->button() != Qt::LeftButton)
+        return;
+    if (const int lane = laneAt(e->position().toPoint()); lane >= 0)
+        Q_EMIT laneOpened(lane, timeAt(e->position().toPoint().x()));
 }
 
 void RankOverviewView::leaveEvent(QEvent *)
@@ -233,8 +240,7 @@ void RankOverviewView::pick(int which)
         return;
     const size_t k = which == 0 ? 0 : which == 1 ? m_byWork.size() / 2 : m_byWork.size() - 1;
     const int lane = m_byWork[k];
-    setHighlighted(lane);
-    Q_EMIT laneActivated(lane, m_state->windowStart() + m_state->windowDuration() / 2);
+    Q_EMIT lanePicked(lane, m_state->windowStart() + m_state->windowDuration() / 2);
 }
 
 } // namespace gml

@@ -53,7 +53,9 @@ public:
     QSize minimumSizeHint() const override { return {300, 60}; }
 
 Q_SIGNALS:
-    void laneActivated(int lane, qint64 at); // a click (at: the time under it) or a ranking button
+    void laneActivated(int lane, qint64 at); // a click (at: the time under it)
+    void lanePicked(int lane, qint64 at);    // a ranking button (slowest, median, fastest)
+    void laneOpened(int lane, qint64 at);    // a double-click
     void stragglersRequested();              // "Stragglers": analyse the run to mark them
     void hoverTextChanged(const QString &text);
 
@@ -62,6 +64,7 @@ protected:
     void resizeEvent(QResizeEvent *) override;
     void mouseMoveEvent(QMouseEvent *) override;
     void mousePressEvent(QMouseEvent *) override;
+    void mouseDoubleClickEvent(QMouseEvent *) override;
     void leaveEvent(QEvent *) override;
 
 private:
