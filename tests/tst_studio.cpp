@@ -860,6 +860,8 @@ private Q_SLOTS:
             QVERIFY(w.timeline()->layout().rows()[size_t(w.timeline()->layout().rowOfTrack(s))].pinned);
         }
         QCOMPARE(w.timeline()->scrollY(), scrolledBefore);
+        QDir().mkpath(QStringLiteral("screenshots")); // for a person to look at
+        w.grab().save(QStringLiteral("screenshots/rank-expanded.png"));
         QVERIFY(w.state()->hasCursor());
         QCOMPARE(w.state()->cursor(), when);
         // Another lane swaps them; a second click folds them away.
