@@ -238,8 +238,9 @@ void MainWindow::buildPanels()
     // timeline. Each has a shortcut (View menu) that brings it to the front.
     for (auto *dock : findChildren<QDockWidget *>())
         dock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable);
-    // The bottom panes span the window; What-if keeps the right edge beside the timeline.
-    setCorner(Qt::BottomRightCorner, Qt::BottomDockWidgetArea);
+    // The bottom panes span the window's left; What-if, when shown, takes the whole right edge
+    // (its controls and chart need the height more than Details needs the width).
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
     setCorner(Qt::BottomLeftCorner, Qt::BottomDockWidgetArea);
     arrangeDocks();
 }

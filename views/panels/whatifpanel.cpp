@@ -157,7 +157,11 @@ WhatIfPanel::WhatIfPanel(QWidget *parent) : QWidget(parent)
     m_chart->setBackgroundRoundness(0);
     auto *chartView = new QChartView(m_chart, right);
     chartView->setRenderHint(QPainter::Antialiasing);
+    // Its size hint does not count: the pane sits in a scroll area that takes the panel's
+    // preferred height for its width (the summary wraps), and the chart's would push the
+    // legend past the bottom at 1366x768. It gets what the controls leave, at least 150 px.
     chartView->setMinimumHeight(150);
+    chartView->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);
     rv->addWidget(m_summary);
     rv->addWidget(chartView, 1);
     outer->addWidget(right, 4);
