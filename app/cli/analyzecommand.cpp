@@ -31,14 +31,7 @@ int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     }
     std::optional<std::pair<TimeNs, TimeNs>> relative;
     if (problem.isEmpty() && p.options.contains(QStringLiteral("range"))) {
-        const QString text = p.options.value(QStringLiteral("range"));
-        const QStringList parts = text.split(QLatin1Char(':'));
-        const auto a = parts.size() == 2 ? parseDuration(parts[0]) : std::nullopt;
-        const auto b = parts.size() == 2 ? parseDuration(parts[1]) : std::nullopt;
-        if (!a || !b || *b <= *a)
-            problem = QStringLiteral("--range expects START:END after the run's start, e.g. 10ms:250ms, got '%1'").arg(text);
-        else
-            relative = std::make_pair(*a, *b);
+        relative = parseRunRange(p.options.value(QStringLiteral("range")), "range", &problem);
     }
     if (!problem.isEmpty()) {
         err << "grademl analyze: " << problem

@@ -6,6 +6,7 @@
 #include "project.h"
 #include "runcatalog.h"
 #include "runmetrics.h"
+#include "timeformat.h"
 
 #include <QElapsedTimer>
 
@@ -59,6 +60,18 @@ Parsed parse(const QStringList &args, const QStringList &valued, const QStringLi
 }
 
 
+
+std::optional<std::pair<qint64, qint64>> parseRunRange(const QString &text, const char *option, QString *problem)
+{
+    const QStringList parts = text.split(QLatin1Char(':'));
+    const auto a = parts.size() == 2 ? parseDuration(parts[0]) : std::nullopt;
+    const auto b = parts.size() == 2 ? parseDuration(parts[1]) : std::nullopt;
+    if (a && b && *b > *a)
+        return std::make_pair(*a, *b);
+    *problem = QStringLiteral("--%1 expects START:END after the run's start, e.g. 10ms:250ms, got '%2'")
+                   .arg(QLatin1String(option), text);
+    return std::nullopt;
+}
 
 std::optional<qint64> pickRun(Project &project, QString *requested, const char *command,
                               QTextStream &err, int *exitCode)

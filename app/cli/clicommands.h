@@ -35,6 +35,10 @@ Parsed parse(const QStringList &args, const QStringList &valued, const QStringLi
 std::optional<qint64> pickRun(Project &project, QString *requested, const char *command,
                               QTextStream &err, int *exitCode);
 
+// "START:END" after a run's start, each a duration ("10ms:250ms"); nullopt with *problem set
+// (naming `option`) when it is not one.
+std::optional<std::pair<qint64, qint64>> parseRunRange(const QString &text, const char *option, QString *problem);
+
 int importCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int infoCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int queryCommand(const QStringList &args, QTextStream &out, QTextStream &err);
@@ -43,6 +47,9 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int graphCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // grademl analyze FILE [--run NAME] [--rank N] [--range A:B] [--json]: the automated analyses.
 int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err);
+// grademl flame FILE [--run NAME] [--range A:B] [--rank N] [--gpu] [--format folded|json]
+// [--diff-run NAME | --diff-range A:B]: the flame graph of a range (flamecommand.cpp).
+int flameCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // grademl runs FILE [--filter TEXT] [--json]: experiments -> workloads -> runs (runscommand.cpp).
 int runsCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // grademl compare FILE RUN_A RUN_B [...] [--metric NAME] [--ranks A,B] [--iteration N] [--json]

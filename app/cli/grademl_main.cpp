@@ -32,6 +32,9 @@ static const char kUsage[] =
     "                                                        replay a run: measured, identity, predicted\n"
     "  graph FILE.grademl [--run NAME] [--level workflow|step|iteration|scope|operator|gpu]\n"
     "        [--json | --dot]                                the execution model: nodes, times, edges\n"
+    "  flame FILE.grademl [--run NAME] [--range START:END] [--rank N] [--gpu] [--format folded|json]\n"
+    "        [--diff-run NAME | --diff-range START:END]      the flame graph of a range: CPU self time\n"
+    "                                                        (or GPU time under its launches), folded\n"
     "  analyze FILE.grademl [--run NAME] [--rank N] [--range START:END] [--json]\n"
     "                                                        findings ranked by what fixing each would\n"
     "                                                        gain; GPU time and idle causes, kernels,\n"
@@ -90,6 +93,8 @@ int main(int argc, char **argv)
         return gml::cli::whatifCommand(args, out, err);
     if (command == QLatin1String("graph"))
         return gml::cli::graphCommand(args, out, err);
+    if (command == QLatin1String("flame"))
+        return gml::cli::flameCommand(args, out, err);
     if (command == QLatin1String("analyze"))
         return gml::cli::analyzeCommand(args, out, err);
     if (command == QLatin1String("align"))
