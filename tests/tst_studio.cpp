@@ -24,6 +24,7 @@
 #include "simulatepanel.h"
 #include "sourcespanel.h"
 #include "importutil.h"
+#include "studioutil.h"
 #include "testutil.h"
 #include "rankoverviewcontroller.h"
 #include "rankoverviewview.h"
@@ -55,21 +56,8 @@ using namespace gml;
 
 namespace {
 
-bool waitLoaded(MainWindow &w, int timeoutMs = 120000)
-{
-    QSignalSpy spy(&w, &MainWindow::loaded);
-    if (!spy.wait(timeoutMs))
-        return false;
-    return spy.first().first().toBool();
-}
-
-// A shown window that never pops up a progress dialog (tests drive it without a user).
-void showQuietly(MainWindow &w, QSize size)
-{
-    w.setInteractive(false);
-    w.resize(size);
-    w.show();
-}
+using gmltest::showQuietly;
+using gmltest::waitLoaded;
 
 void copyFolder(const QString &from, const QString &to)
 {

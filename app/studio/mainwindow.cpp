@@ -2,6 +2,8 @@
 #include "mainwindow.h"
 
 #include "aggregatemodel.h"
+#include "flamecontroller.h"
+#include "flameview.h"
 #include "analysiscontroller.h"
 #include "analysispanel.h"
 #include "comparecontroller.h"
@@ -159,6 +161,7 @@ MainWindow::MainWindow(QWidget *parent)
     statusBar()->addPermanentWidget(m_statusWindow);
     connect(m_timeline, &TimelineView::hoverTextChanged, m_statusHover, &QLabel::setText);
     connect(m_rankView, &RankOverviewView::hoverTextChanged, m_statusHover, &QLabel::setText);
+    connect(findChild<FlameView *>(), &FlameView::hoverTextChanged, m_statusHover, &QLabel::setText);
     connect(m_state, &TimelineState::windowChanged, this, &MainWindow::updateStatus);
     connect(m_state, &TimelineState::selectedSliceChanged, this, &MainWindow::onSelectedSliceChanged);
     m_aggregateTimer->setSingleShot(true);
@@ -234,6 +237,7 @@ void MainWindow::buildPanels()
     buildRunsPanel();
     buildSimulatePanel();
     buildWhatIfPanel();
+    buildFlamePanel();
     // Docks move and close but never float: one careless drag used to leave a panel over the
     // timeline. Each has a shortcut (View menu) that brings it to the front.
     for (auto *dock : findChildren<QDockWidget *>())
@@ -250,7 +254,7 @@ void MainWindow::arrangeDocks()
     // The selection panes tabbed below the centre, Details in front; What-if at the right,
     // hidden until asked for (its button, Alt+0). The first layout and View › Reset Layout.
     QDockWidget *prev = nullptr;
-    for (const char *name : {"details", "aggregate", "sources", "runs"}) {
+    for (const char *name : {"details", "aggregate", "flame", "sources", "runs"}) {
         auto *dock = findChild<QDockWidget *>(QLatin1String(name));
         addDockWidget(Qt::BottomDockWidgetArea, dock);
         if (prev)
@@ -287,7 +291,7 @@ namespace {
 const QString kLayoutKey = QStringLiteral("layout/state");
 const QString kGeometryKey = QStringLiteral("layout/geometry");
 const QString kViewKey = QStringLiteral("layout/view");
-constexpr int kLayoutVersion = 2; // docks and views as of issue 35
+constexpr int kLayoutVersion = 3; // docks and views as of issue 36 (the flame graph)
 } // namespace
 
 void MainWindow::restoreLayout()
@@ -397,6 +401,9 @@ void MainWindow::buildMenus()
         a->setObjectName(QStringLiteral("show-") + QLatin1String(name));
         ++key;
     }
+    QAction *flame = show->addAction(tr("&Flame Graph"), this, [this] { showView(QStringLiteral("flame")); });
+    flame->setShortcut(QKeySequence(tr("Ctrl+Shift+F")));
+    flame->setObjectName(QStringLiteral("show-flame"));
     view->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout);
     view->addAction(tr("Command &Palette…"), QKeySequence(tr("Ctrl+Shift+P")), this, &MainWindow::showPalette);
     view->addSeparator();
@@ -424,6 +431,8 @@ void MainWindow::buildMenus()
                "Window\n"
                "Alt+1 … Alt+5: Timeline, Analysis, Graph, Compare, Simulate\n"
                "Alt+6 … Alt+9, Alt+0: Details, Aggregate, Sources, Runs, What-if\n"
+               "Ctrl+Shift+F: Flame Graph of the selection (click a frame: its slices in the timeline;\n"
+               "  double-click: zoom into it; Esc: zoom out)\n"
                "Ctrl+Shift+P: command palette (every action, by name)\n"
                "Ctrl+F: find (Enter: next, Shift+Enter: previous, Esc: back to the timeline)\n"
                "Ctrl+O / Ctrl+Shift+O: open a folder / a project; F5: reload\n"
@@ -530,6 +539,7 @@ void MainWindow::onImportFinished(const ImportController::Result &r)
     m_whatIf.setProject(m_projectPath, r.data);
     m_graph->setProject(m_projectPath, r.data);
     m_rankOverview->setProject(m_projectPath, r.data);
+    m_flame->setData(r.data);
     m_analysis->setProject(m_projectPath, r.data);
     const QString focused = m_focus->focusNames().value(0); // one run everywhere
     m_analysis->follow(focused);

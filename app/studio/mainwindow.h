@@ -30,6 +30,7 @@ class AggregateModel;
 class AnalysisController;
 class CommandPalette;
 class CompareController;
+class FlameController;
 class FocusController;
 class RankOverviewController;
 class RankOverviewView;
@@ -81,6 +82,7 @@ public:
     bool showAnalysis();
     AnalysisController *analysis() const { return m_analysis; }
     RankOverviewController *rankOverview() const { return m_rankOverview; }
+    FlameController *flame() const { return m_flame; }
     RankOverviewView *rankView() const { return m_rankView; }
     RunsController *runs() const { return m_runs; }
     FocusController *focus() const { return m_focus; }
@@ -146,6 +148,7 @@ private:
     void rebuildRecentMenu();
     void updateStatus();
     void buildWhatIfPanel();
+    void buildFlamePanel();
     void buildGraphPanel();
     void buildAnalysisPanel();
     void buildRunsPanel();
@@ -183,6 +186,7 @@ private:
     CompareController *m_compare = nullptr;
     SimulateController *m_simulate = nullptr;
     FocusController *m_focus = nullptr;
+    FlameController *m_flame = nullptr;
     QTabWidget *m_views = nullptr; // the central views
     QToolButton *m_whatIfButton = nullptr;
     CommandPalette *m_palette = nullptr;

@@ -21,6 +21,8 @@
 #include "timelinestate.h"
 #include "timelineview.h"
 #include "whatifpanel.h"
+#include "flamecontroller.h"
+#include "flameview.h"
 
 #include <QComboBox>
 #include <QDockWidget>
@@ -84,6 +86,21 @@ bool MainWindow::showGraph()
     // A project with nothing to draw (monitoring only, an empty run) shows so; not a failure.
     m_problem = m_graph->error();
     return m_problem.isEmpty();
+}
+
+void MainWindow::buildFlamePanel()
+{
+    // With the selection panes: the call stacks of the selection (or of the run in focus).
+    auto *view = new FlameView(this);
+    auto *dock = new QDockWidget(tr("Flame Graph"), this);
+    dock->setObjectName(QStringLiteral("flame"));
+    dock->setWidget(view);
+    m_flame = new FlameController(view, m_timeline, m_state, this);
+    connect(dock, &QDockWidget::visibilityChanged, m_flame, [this](bool visible) {
+        if (visible)
+            m_flame->refresh();
+    });
+    connect(m_flame, &FlameController::showTimelineRequested, this, [this] { showView(QStringLiteral("timeline")); });
 }
 
 void MainWindow::buildWhatIfPanel()

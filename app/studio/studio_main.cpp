@@ -3,6 +3,7 @@
 #include "mainwindow.h"
 
 #include "comparepanel.h"
+#include "flamecontroller.h"
 #include "graphview.h"
 #include "rankoverviewcontroller.h"
 #include "statedump.h"
@@ -43,7 +44,7 @@ int main(int argc, char **argv)
                               QStringLiteral("With --screenshot: find this slice name and select its first match"),
                               QStringLiteral("NAME"));
     QCommandLineOption panel(QStringLiteral("panel"),
-                             QStringLiteral("With --screenshot: bring this view or panel to the front (timeline, analysis, ranks, graph, compare, simulate, details, aggregate, sources, runs, whatif)"),
+                             QStringLiteral("With --screenshot: bring this view or panel to the front (timeline, analysis, ranks, graph, compare, simulate, details, aggregate, flame, sources, runs, whatif)"),
                              QStringLiteral("NAME"));
     parser.addOption(screenshot);
     parser.addOption(size);
@@ -122,7 +123,7 @@ int main(int argc, char **argv)
         }
         if (parser.isSet(panel)) {
             if (!window.showView(parser.value(panel))) {
-                std::fprintf(stderr, "grademl-studio: no view or panel '%s' (timeline, analysis, ranks, graph, compare, simulate, details, aggregate, sources, runs, whatif)\n",
+                std::fprintf(stderr, "grademl-studio: no view or panel '%s' (timeline, analysis, ranks, graph, compare, simulate, details, aggregate, flame, sources, runs, whatif)\n",
                              qPrintable(parser.value(panel)));
                 return 2;
             }
@@ -193,6 +194,8 @@ int main(int argc, char **argv)
         }
     }
     window.rankOverview()->waitForIdle();
+    QCoreApplication::processEvents();
+    window.flame()->waitForIdle(); // computed when its pane is in view
     QCoreApplication::processEvents();
     if (auto *timeline = window.findChild<gml::TimelineView *>())
         timeline->waitForPages();

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "flamecontroller.h"
+
+#include "flameview.h"
+#include "project.h"
+#include "timeformat.h"
+#include "timelinestate.h"
+#include "timelineview.h"
+
+#include <QtConcurrent>
+
+namespace gml {
+
+FlameController::FlameController(FlameView *view, TimelineView *timeline, TimelineState *state, QObject *parent)
+    : QObject(parent), m_view(view), m_timeline(timeline), m_state(state)
+{
+    m_view->setMessage(tr("Open a trace folder; the flame graph shows the call stacks of the selection "
+                          "(drag on the ruler), or of the whole run."));
+    m_debounce.setSingleShot(true);
+    m_debounce.setInterval(120); // a drag's many range changes: one graph
+    connect(&m_debounce, &QTimer::timeout, this, &FlameController::refresh);
+    connect(m_state, &TimelineState::selectionChanged, &m_debounce, qOverload<>(&QTimer::start));
+    connect(m_state, &TimelineState::focusChanged, &m_debounce, qOverload<>(&QTimer::start));
+    connect(m_view, &FlameView::requestChanged, this, [this] {
+        m_dirty = true;
+        refresh();
+    });
+    connect(m_view, &FlameView::frameSelected, this, [this](int frame) { highlight(frame, false); });
+    connect(m_view, &FlameView::showInTimelineRequested, this, [this](int frame) {
+        highlight(frame, true);
+        Q_EMIT showTimelineRequested();
+    });
+    connect(&m_watcher, &QFutureWatcher<Result>::finished, this, [this] {
+        const Result r = m_watcher.result();
+        if (r.serial != m_serial)
+            return; // a newer request is on its way
+        if (!r.graph)
+            m_view->setMessage(r.error);
+        else if (r.graph->total() == 0 && (!r.graph->isDiff() || r.graph->root().baseTotal == 0))
+            m_view->setMessage(m_view->metric() == FlameMetric::GpuTime
+                                   ? tr("No GPU work with a recorded launch in %1.").arg(describe(*m_shown))
+                                   : tr("No CPU slices in %1.").arg(describe(*m_shown)));
+        else
+            m_view->setGraph(r.graph, describe(*m_shown) + (r.graph->isDiff() ? tr(" · red: grew, blue: shrank") : QString()));
+        Q_EMIT computed();
+    });
+}
+
+FlameController::~FlameController()
+{
+    m_watcher.waitForFinished();
+}
+
+void FlameController::setData(std::shared_ptr<const TimelineData> data)
+{
+    m_data = std::move(data);
+    m_shown.reset();
+    m_previous.reset();
+    QStringList runs;
+    for (const RunSummary &r : m_data ? m_data->runs : QList<RunSummary>{})
+        if (r.id != kLivePredictionRun && r.slices > 0)
+            runs << r.name;
+    m_view->setRuns(runs);
+    m_dirty = true;
+    refresh();
+}
+
+std::optional<FlameController::Span> FlameController::currentSpan() const
+{
+    if (!m_data)
+        return std::nullopt;
+    const QList<RunId> focus = m_state->focusRuns();
+    for (const RunSummary &r : m_data->runs) {
+        if (r.slices <= 0 || r.id == kLivePredictionRun || (!focus.isEmpty() && r.id != focus.first()))
+            continue;
+        Span s{r.id, r.start, r.end};
+        if (m_state->hasSelection()) { // view time -> the run's clock
+            const TimeNs shift = m_timeline->layout().shiftOfRun(r.id);
+            s.t0 = m_state->selectionStart() + shift;
+            s.t1 = m_state->selectionEnd() + shift;
+        }
+        return s;
+    }
+    return std::nullopt;
+}
+
+QString FlameController::describe(const Span &span) const
+{
+    QString run;
+    TimeNs start = 0;
+    for (const RunSummary &r : m_data ? m_data->runs : QList<RunSummary>{})
+        if (r.id == span.run) {
+            run = r.name;
+            start = r.start;
+        }
+    return tr("%1, %2 → %3 (%4)")
+        .arg(run, formatDuration(span.t0 - start), formatDuration(span.t1 - start), formatDuration(span.t1 - span.t0));
+}
+
+void FlameController::refresh()
+{
+    const auto span = currentSpan();
+    if (span != m_shown || m_dirty)
+        m_dirty = true;
+    if (!m_view->isVisible() || !m_dirty)
+        return; // computed when the pane is shown
+    if (!span) {
+        m_view->setMessage(tr("No run with slices is in focus."));
+        return;
+    }
+    if (m_shown && !(*m_shown == *span))
+        m_previous = m_shown;
+    m_shown = span;
+    m_dirty = false;
+    FlameRequest request;
+    request.run = span->run;
+    request.t0 = span->t0;
+    request.t1 = span->t1;
+    request.metric = m_view->metric();
+    // The baseline: the previous selection, or the same span after another run's start.
+    std::optional<FlameRequest> base;
+    if (m_view->against() == FlameView::Against::PreviousSelection && m_previous) {
+        base = request;
+        base->run = m_previous->run;
+        base->t0 = m_previous->t0;
+        base->t1 = m_previous->t1;
+    } else if (m_view->against() == FlameView::Against::Run) {
+        TimeNs start = 0;
+        for (const RunSummary &r : m_data->runs)
+            if (r.id == span->run)
+                start = r.start;
+        for (const RunSummary &r : m_data->runs)
+            if (r.name == m_view->againstRun()) {
+                base = request;
+                base->run = r.id;
+                base->t0 = r.start + (span->t0 - start);
+                base->t1 = r.start + (span->t1 - start);
+            }
+    }
+    m_view->setMessage(tr("Computing the flame graph of %1…").arg(describe(*span)));
+    m_watcher.setFuture(QtConcurrent::run([data = m_data, request, base, serial = ++m_serial]() {
+        Result r;
+        r.serial = serial;
+        std::unique_ptr<Project> project;
+        if (request.metric == FlameMetric::GpuTime &&
+            !(project = Project::open(data->projectPath, Project::Mode::ReadOnly, &r.error)))
+            return r;
+        FlameGraph after, before;
+        if (!buildFlameGraph(*data, project.get(), request, &after, &r.error) ||
+            (base && !buildFlameGraph(*data, project.get(), *base, &before, &r.error)))
+            return r;
+        r.graph = std::make_shared<const FlameGraph>(base ? FlameGraph::diff(before, after) : std::move(after));
+        return r;
+    }));
+}
+
+void FlameController::waitForIdle()
+{
+    if (m_debounce.isActive()) {
+        m_debounce.stop();
+        refresh();
+    }
+    m_watcher.waitForFinished();
+    QCoreApplication::processEvents();
+}
+
+void FlameController::highlight(int frame, bool reveal)
+{
+    const auto &graph = m_view->graph();
+    if (!graph || frame <= 0 || size_t(frame) >= graph->frames().size()) {
+        m_timeline->setHighlighted({});
+        return;
+    }
+    // The frame's own slices (the first kMaxSlices of them): each call of that path.
+    const auto &own = graph->frames()[size_t(frame)].slices;
+    const SliceRef first = own.empty() ? SliceRef{} : own.front();
+    std::vector<SliceRef> slices(own.begin(), own.end());
+    m_timeline->setHighlighted(std::move(slices));
+    if (reveal && first.track)
+        m_timeline->revealSlice(first, false);
+}
+
+} // namespace gml

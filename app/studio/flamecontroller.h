@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "flamegraph.h"
+#include "timelinedata.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QTimer>
+
+#include <memory>
+
+namespace gml {
+
+class FlameView;
+class TimelineState;
+class TimelineView;
+
+// Feeds the Flame Graph pane: the first run in focus over the timeline's selection (the whole
+// run without one), computed off the GUI thread when the pane is shown and the selection, the
+// focus or the pane's choices change (the latest request wins). A diff is against the previous
+// selection, or another run over the same span after its start. A frame clicked highlights its
+// slices in the timeline; "Show in Timeline" also reveals the first of them there.
+class FlameController : public QObject
+{
+    Q_OBJECT
+public:
+    FlameController(FlameView *view, TimelineView *timeline, TimelineState *state, QObject *parent = nullptr);
+    ~FlameController() override;
+
+    void setData(std::shared_ptr<const TimelineData> data);
+    void refresh(); // recompute now if the pane is shown (else when it is)
+    void waitForIdle(); // tests and screenshots: the running request's result delivered
+
+Q_SIGNALS:
+    void showTimelineRequested();
+    void computed(); // a graph (or a message) is shown
+
+private:
+    struct Span
+    {
+        RunId run = 0;
+        TimeNs t0 = 0, t1 = 0; // project clock
+        bool operator==(const Span &o) const { return run == o.run && t0 == o.t0 && t1 == o.t1; }
+    };
+    struct Result
+    {
+        quint64 serial = 0;
+        std::shared_ptr<const FlameGraph> graph;
+        QString error;
+    };
+    std::optional<Span> currentSpan() const;
+    QString describe(const Span &span) const;
+    void highlight(int frame, bool reveal);
+
+    FlameView *m_view;
+    TimelineView *m_timeline;
+    TimelineState *m_state;
+    std::shared_ptr<const TimelineData> m_data;
+    QTimer m_debounce;
+    QFutureWatcher<Result> m_watcher;
+    quint64 m_serial = 0;
+    bool m_dirty = true;
+    std::optional<Span> m_shown;    // the span of the graph shown
+    std::optional<Span> m_previous; // the one before it (a diff's baseline)
+};
+
+} // namespace gml
