@@ -260,9 +260,40 @@ CREATE TABLE view_state(
 );
 )SQL";
 
+// Version 10: views that make queries natural (the Query view, grademl query; docs/query.md).
+// `slice` stays the raw table (source clock, interned names).
+// - slice_info: each slice on the project clock (ts, dur, end_ts) with its name, category,
+//   track (id, name, kind), run (id, name) and rank;
+// - kernel: the GPU work on the streams (kernels, copies, sets, collectives; not the
+//   profiler's gpu_user_annotation ranges);
+// - cpu_op: the operators on the CPU threads (category cpu_op, or operator);
+// - counter_series: each counter sample on the project clock with its series, unit, run, rank.
+static constexpr std::string_view kV10 = R"SQL(
+CREATE VIEW slice_info AS
+  SELECT s.id, s.ts + coalesce(src.clock_offset_ns + src.align_ns, 0) AS ts, s.dur,
+         s.ts + coalesce(src.clock_offset_ns + src.align_ns, 0) + s.dur AS end_ts,
+         n.value AS name, c.value AS category, s.track_id, t.name AS track, t.kind AS track_kind,
+         t.run_id, r.name AS run, t.rank, s.correlation, s.external_id, s.args
+  FROM slice s JOIN track t ON t.id = s.track_id
+  JOIN run r ON r.id = t.run_id
+  LEFT JOIN source src ON src.id = t.source_id
+  LEFT JOIN string n ON n.id = s.name_id
+  LEFT JOIN string c ON c.id = s.cat_id;
+CREATE VIEW kernel AS
+  SELECT * FROM slice_info WHERE track_kind = 5 AND coalesce(category, '') <> 'gpu_user_annotation';
+CREATE VIEW cpu_op AS
+  SELECT * FROM slice_info WHERE track_kind = 3 AND category IN ('cpu_op', 'operator');
+CREATE VIEW counter_series AS
+  SELECT k.track_id, t.name AS series, t.unit, t.run_id, r.name AS run, t.rank,
+         k.ts + coalesce(src.clock_offset_ns + src.align_ns, 0) AS ts, k.value
+  FROM counter k JOIN track t ON t.id = k.track_id
+  JOIN run r ON r.id = t.run_id
+  LEFT JOIN source src ON src.id = t.source_id;
+)SQL";
+
 const std::vector<std::string_view> &migrations()
 {
-    static const std::vector<std::string_view> all = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8, kV9};
+    static const std::vector<std::string_view> all = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8, kV9, kV10};
     return all;
 }
 

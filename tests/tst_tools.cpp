@@ -4,13 +4,18 @@
 #include "flameview.h"
 #include "importutil.h"
 #include "mainwindow.h"
+#include "querycontroller.h"
+#include "queryview.h"
 #include "studioutil.h"
 #include "testutil.h"
 #include "timelinestate.h"
 #include "timelineview.h"
 
 #include <QComboBox>
+#include <QCompleter>
 #include <QDockWidget>
+#include <QLabel>
+#include <QTableView>
 #include <QStandardPaths>
 #include <QTest>
 
@@ -111,6 +116,67 @@ private Q_SLOTS:
         QVERIFY(frameNamed(*view->graph(), QStringLiteral("ProfilerStep#*;aten::linear;aten::mm;cudaLaunchKernel;gemm")) > 0);
         // Nothing comes to the front by itself: the pane stays where the user put it.
         QCOMPARE(w.frontView(), QStringLiteral("timeline"));
+    }
+
+    // The Query view: the views of schema 10 answer; read-only as grademl query; a result of
+    // a million rows pages; a row with a slice or a time shows it in the timeline.
+    void queryViewRunsReadOnlySqlAndPages()
+    {
+        MainWindow w;
+        showQuietly(w, QSize(1366, 768));
+        w.openFolder(m_tmp.filePath(QStringLiteral("hand")));
+        QVERIFY(waitLoaded(w));
+        QVERIFY(w.showView(QStringLiteral("query")));
+        auto *view = w.findChild<QueryView *>();
+        QVERIFY(view && view->isVisible());
+        auto run = [&](const QString &sql) {
+            view->editor()->setPlainText(sql);
+            QTest::keyClick(view->editor(), Qt::Key_Return, Qt::ControlModifier);
+            w.query()->waitForIdle();
+        };
+        QueryModel *model = view->model();
+        run(QStringLiteral("SELECT name, dur, run, rank FROM kernel ORDER BY ts"));
+        QCOMPARE(model->rowCount(), 2);
+        QCOMPARE(model->columns(), QStringList({QStringLiteral("name"), QStringLiteral("dur"), QStringLiteral("run"), QStringLiteral("rank")}));
+        QCOMPARE(model->row(0).value(0).toString(), QStringLiteral("gemm"));
+        QCOMPARE(model->row(1).value(1).toLongLong(), 80'000);
+        QCOMPARE(model->row(0).value(2).toString(), QStringLiteral("hand"));
+        run(QStringLiteral("SELECT count(*) FROM cpu_op"));
+        QCOMPARE(model->row(0).value(0).toLongLong(), 4);
+        // Read-only, in grademl query's words.
+        run(QStringLiteral("DELETE FROM run"));
+        QCOMPARE(model->rowCount(), 0);
+        auto *status = view->findChild<QLabel *>(QStringLiteral("queryStatus"));
+        QVERIFY2(status->text().contains(QLatin1String("refused")), qPrintable(status->text()));
+        // A million rows: 500 first, more as the grid scrolls to its end.
+        run(QStringLiteral("WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n LIMIT 1000000) SELECT x FROM n"));
+        QCOMPARE(model->rowCount(), 500);
+        QVERIFY(model->canFetchMore({}));
+        view->table()->scrollToBottom();
+        QCoreApplication::processEvents();
+        w.query()->waitForIdle();
+        QCOMPARE(model->rowCount(), 2500);
+        QCOMPARE(model->row(2499).value(0).toLongLong(), 2500);
+        // A slice row: selected in the timeline, which comes to the front (an explicit action).
+        run(QStringLiteral("SELECT id, track_id, ts, dur, name FROM slice_info WHERE name = 'aten::mm' ORDER BY ts"));
+        QCOMPARE(model->rowCount(), 2);
+        const qint64 id = model->row(1).value(0).toLongLong();
+        view->table()->setCurrentIndex(model->index(1, 0));
+        QTest::keyClick(view->table(), Qt::Key_Return);
+        QCOMPARE(w.state()->selectedSlice(), id);
+        QCOMPARE(w.frontView(), QStringLiteral("timeline"));
+        // A time row: selected as a range.
+        QVERIFY(w.showView(QStringLiteral("query")));
+        run(QStringLiteral("SELECT ts, dur FROM kernel ORDER BY ts LIMIT 1"));
+        QVERIFY(w.query()->reveal(0));
+        QCOMPARE(w.state()->selectionEnd() - w.state()->selectionStart(), 50'000);
+        // The history keeps what ran, newest first.
+        auto *history = view->findChild<QComboBox *>(QStringLiteral("queryHistory"));
+        QCOMPARE(history->itemData(0).toString(), QStringLiteral("SELECT ts, dur FROM kernel ORDER BY ts LIMIT 1"));
+        // Completion knows the views and their columns.
+        QTest::keyClicks(view->editor(), QStringLiteral(" counter_se"));
+        QVERIFY(view->editor()->completer()->completionCount() >= 1);
+        QCOMPARE(view->editor()->completer()->currentCompletion(), QStringLiteral("counter_series"));
     }
 };
 

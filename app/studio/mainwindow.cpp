@@ -4,6 +4,7 @@
 #include "aggregatemodel.h"
 #include "flamecontroller.h"
 #include "flameview.h"
+#include "querycontroller.h"
 #include "analysiscontroller.h"
 #include "analysispanel.h"
 #include "comparecontroller.h"
@@ -236,6 +237,7 @@ void MainWindow::buildPanels()
     buildGraphPanel();
     buildRunsPanel();
     buildSimulatePanel();
+    buildQueryPanel();
     buildWhatIfPanel();
     buildFlamePanel();
     // Docks move and close but never float: one careless drag used to leave a panel over the
@@ -404,6 +406,9 @@ void MainWindow::buildMenus()
     QAction *flame = show->addAction(tr("&Flame Graph"), this, [this] { showView(QStringLiteral("flame")); });
     flame->setShortcut(QKeySequence(tr("Ctrl+Shift+F")));
     flame->setObjectName(QStringLiteral("show-flame"));
+    QAction *query = show->addAction(tr("&Query (SQL)"), this, [this] { showView(QStringLiteral("query")); });
+    query->setShortcut(QKeySequence(tr("Ctrl+Shift+Q")));
+    query->setObjectName(QStringLiteral("show-query"));
     view->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout);
     view->addAction(tr("Command &Palette…"), QKeySequence(tr("Ctrl+Shift+P")), this, &MainWindow::showPalette);
     view->addSeparator();
@@ -431,6 +436,7 @@ void MainWindow::buildMenus()
                "Window\n"
                "Alt+1 … Alt+5: Timeline, Analysis, Graph, Compare, Simulate\n"
                "Alt+6 … Alt+9, Alt+0: Details, Aggregate, Sources, Runs, What-if\n"
+               "Ctrl+Shift+Q: Query view (SQL; Ctrl+Enter runs; Enter on a row: show it in the timeline)\n"
                "Ctrl+Shift+F: Flame Graph of the selection (click a frame: its slices in the timeline;\n"
                "  double-click: zoom into it; Esc: zoom out)\n"
                "Ctrl+Shift+P: command palette (every action, by name)\n"
@@ -546,6 +552,7 @@ void MainWindow::onImportFinished(const ImportController::Result &r)
     m_runs->setProject(m_projectPath, r.groupings);
     m_compare->setProject(m_projectPath, r.data);
     m_simulate->setProject(m_projectPath);
+    m_query->setProject(m_projectPath, r.data);
     {
         QStringList measuredRuns;
         for (const auto &run : r.data->runs)

@@ -32,6 +32,7 @@ class CommandPalette;
 class CompareController;
 class FlameController;
 class FocusController;
+class QueryController;
 class RankOverviewController;
 class RankOverviewView;
 class RunsController;
@@ -83,6 +84,7 @@ public:
     AnalysisController *analysis() const { return m_analysis; }
     RankOverviewController *rankOverview() const { return m_rankOverview; }
     FlameController *flame() const { return m_flame; }
+    QueryController *query() const { return m_query; }
     RankOverviewView *rankView() const { return m_rankView; }
     RunsController *runs() const { return m_runs; }
     FocusController *focus() const { return m_focus; }
@@ -149,6 +151,7 @@ private:
     void updateStatus();
     void buildWhatIfPanel();
     void buildFlamePanel();
+    void buildQueryPanel();
     void buildGraphPanel();
     void buildAnalysisPanel();
     void buildRunsPanel();
@@ -187,6 +190,7 @@ private:
     SimulateController *m_simulate = nullptr;
     FocusController *m_focus = nullptr;
     FlameController *m_flame = nullptr;
+    QueryController *m_query = nullptr;
     QTabWidget *m_views = nullptr; // the central views
     QToolButton *m_whatIfButton = nullptr;
     CommandPalette *m_palette = nullptr;

@@ -23,6 +23,8 @@
 #include "whatifpanel.h"
 #include "flamecontroller.h"
 #include "flameview.h"
+#include "querycontroller.h"
+#include "queryview.h"
 
 #include <QComboBox>
 #include <QDockWidget>
@@ -285,6 +287,15 @@ void MainWindow::buildRunsPanel()
         raiseCompare();
         m_compare->compare(browser->catalog(), runs);
     });
+}
+
+void MainWindow::buildQueryPanel()
+{
+    // A full-size tab: SQL over the project, read-only as grademl query.
+    auto *view = new QueryView(this);
+    m_views->addTab(view, tr("Query"));
+    m_query = new QueryController(view, m_timeline, m_state, this);
+    connect(m_query, &QueryController::showTimelineRequested, this, [this] { showView(QStringLiteral("timeline")); });
 }
 
 void MainWindow::buildSimulatePanel()

@@ -4,6 +4,8 @@
 
 #include "comparepanel.h"
 #include "flamecontroller.h"
+#include "querycontroller.h"
+#include "queryview.h"
 #include "graphview.h"
 #include "rankoverviewcontroller.h"
 #include "statedump.h"
@@ -44,7 +46,7 @@ int main(int argc, char **argv)
                               QStringLiteral("With --screenshot: find this slice name and select its first match"),
                               QStringLiteral("NAME"));
     QCommandLineOption panel(QStringLiteral("panel"),
-                             QStringLiteral("With --screenshot: bring this view or panel to the front (timeline, analysis, ranks, graph, compare, simulate, details, aggregate, flame, sources, runs, whatif)"),
+                             QStringLiteral("With --screenshot: bring this view or panel to the front (timeline, analysis, ranks, graph, compare, simulate, query, details, aggregate, flame, sources, runs, whatif)"),
                              QStringLiteral("NAME"));
     parser.addOption(screenshot);
     parser.addOption(size);
@@ -85,6 +87,10 @@ int main(int argc, char **argv)
                                                "focus, time window, tracks, ruler labels) to OUT.json"),
                                 QStringLiteral("OUT.json"));
     parser.addOption(stateOut);
+    QCommandLineOption queryOption(QStringLiteral("query"),
+                                   QStringLiteral("With --screenshot: show the Query view running this SQL"),
+                                   QStringLiteral("SQL"));
+    parser.addOption(queryOption);
     parser.process(app);
 
     gml::MainWindow window;
@@ -123,7 +129,7 @@ int main(int argc, char **argv)
         }
         if (parser.isSet(panel)) {
             if (!window.showView(parser.value(panel))) {
-                std::fprintf(stderr, "grademl-studio: no view or panel '%s' (timeline, analysis, ranks, graph, compare, simulate, details, aggregate, flame, sources, runs, whatif)\n",
+                std::fprintf(stderr, "grademl-studio: no view or panel '%s' (timeline, analysis, ranks, graph, compare, simulate, query, details, aggregate, flame, sources, runs, whatif)\n",
                              qPrintable(parser.value(panel)));
                 return 2;
             }
@@ -192,6 +198,13 @@ int main(int argc, char **argv)
             window.graphView()->waitForLayout();
             window.graph()->reveal(node);
         }
+    }
+    if (ok && parser.isSet(queryOption)) {
+        window.showView(QStringLiteral("query"));
+        if (auto *view = window.findChild<gml::QueryView *>())
+            view->editor()->setPlainText(parser.value(queryOption));
+        window.query()->run(parser.value(queryOption));
+        window.query()->waitForIdle();
     }
     window.rankOverview()->waitForIdle();
     QCoreApplication::processEvents();

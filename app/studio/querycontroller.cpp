@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "querycontroller.h"
+
+#include "project.h"
+#include "queryview.h"
+#include "readonlyquery.h"
+#include "slicequery.h"
+#include "timelinestate.h"
+#include "timelineview.h"
+
+#include <QSettings>
+#include <QTableView>
+#include <QtConcurrent>
+
+#include <set>
+
+namespace gml {
+
+struct QueryController::Cursor
+{
+    std::unique_ptr<Project> project;
+    std::unique_ptr<ReadOnlyQuery> query;
+};
+
+namespace {
+
+constexpr int kFirstRows = 500;
+constexpr int kMoreRows = 2000;
+constexpr int kHistory = 50;
+const QString kHistoryKey = QStringLiteral("query/history");
+
+} // namespace
+
+QueryController::QueryController(QueryView *view, TimelineView *timeline, TimelineState *state, QObject *parent)
+    : QObject(parent), m_view(view), m_timeline(timeline), m_state(state)
+{
+    m_history = QSettings().value(kHistoryKey).toStringList();
+    m_view->setHistory(m_history);
+    connect(m_view, &QueryView::runRequested, this, &QueryController::run);
+    connect(m_view, &QueryView::cancelRequested, this, [this] {
+        if (m_cursor && m_cursor->query)
+            m_cursor->query->interrupt();
+    });
+    connect(m_view->model(), &QueryModel::moreWanted, this, &QueryController::fetchMore);
+    connect(m_view, &QueryView::rowActivated, this, [this](int row) {
+        if (reveal(row))
+            Q_EMIT showTimelineRequested();
+        else
+            m_view->setStatus(tr("Row %1 holds no slice (id and track_id columns) and no time (ts): nothing to show "
+                                 "in the timeline.").arg(row + 1));
+    });
+    connect(&m_words, &QFutureWatcher<QStringList>::finished, this, [this] { m_view->setCompletions(m_words.result()); });
+    connect(&m_watcher, &QFutureWatcher<Batch>::finished, this, [this] {
+        Batch b = m_watcher.result();
+        if (b.serial != m_serial)
+            return; // another query started since
+        m_view->setRunning(false);
+        if (b.first) {
+            m_cursor = b.cursor;
+            m_view->model()->reset(b.columns);
+        }
+        const qint64 ms = m_clock.elapsed();
+        m_view->model()->append(std::move(b.rows), b.done || !b.error.isEmpty());
+        const int rows = m_view->model()->rowCount();
+        if (!b.error.isEmpty())
+            m_view->setStatus(tr("Error: %1").arg(b.error));
+        else
+            m_view->setStatus(b.done ? tr("%n row(s) in %1 ms", nullptr, rows).arg(ms)
+                                     : tr("%n row(s) so far in %1 ms; more as you scroll", nullptr, rows).arg(ms));
+        if (b.done || !b.error.isEmpty())
+            m_cursor.reset(); // the statement and its connection are closed
+        if (b.first) {
+            m_view->fitColumns();
+            Q_EMIT finished();
+        }
+    });
+}
+
+QueryController::~QueryController()
+{
+    if (m_cursor && m_cursor->query)
+        m_cursor->query->interrupt();
+    m_watcher.waitForFinished();
+    m_words.waitForFinished();
+}
+
+void QueryController::setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data)
+{
+    m_projectPath = projectPath;
+    m_data = std::move(data);
+    ++m_serial;
+    if (m_cursor && m_cursor->query)
+        m_cursor->query->interrupt();
+    m_cursor.reset();
+    m_view->model()->reset({});
+    m_view->model()->append({}, true);
+    loadCompletions();
+}
+
+void QueryController::loadCompletions()
+{
+    // Tables, views and their columns, with the SQL words people type most.
+    m_words.waitForFinished();
+    m_words.setFuture(QtConcurrent::run([path = m_projectPath]() {
+        std::set<QString> words{QStringLiteral("SELECT"), QStringLiteral("FROM"), QStringLiteral("WHERE"),
+                                QStringLiteral("GROUP BY"), QStringLiteral("ORDER BY"), QStringLiteral("LIMIT"),
+                                QStringLiteral("JOIN"), QStringLiteral("count"), QStringLiteral("sum"),
+                                QStringLiteral("avg"), QStringLiteral("max"), QStringLiteral("min")};
+        QString error;
+        auto project = Project::open(path, Project::Mode::ReadOnly, &error);
+        if (!project)
+            return QStringList();
+        QStringList tables;
+        auto st = project->db().prepare("SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND "
+                                        "name NOT LIKE 'sqlite_%'");
+        while (st.step())
+            tables << st.text(0);
+        for (const QString &t : tables) {
+            words.insert(t);
+            auto cols = project->db().prepare("SELECT name FROM pragma_table_info(?)");
+            cols.bind(1, t);
+            while (cols.step())
+                words.insert(cols.text(0));
+        }
+        return QStringList(words.begin(), words.end());
+    }));
+}
+
+void QueryController::run(const QString &sql)
+{
+    if (m_projectPath.isEmpty()) {
+        m_view->setStatus(tr("Open a trace folder or a project first."));
+        return;
+    }
+    m_history.removeAll(sql);
+    m_history.prepend(sql);
+    while (m_history.size() > kHistory)
+        m_history.removeLast();
+    QSettings().setValue(kHistoryKey, m_history);
+    m_view->setHistory(m_history);
+    if (m_cursor && m_cursor->query)
+        m_cursor->query->interrupt(); // the previous statement stops reading
+    m_cursor.reset();
+    m_view->setRunning(true);
+    m_view->setStatus(tr("Running…"));
+    m_clock.start();
+    m_watcher.setFuture(QtConcurrent::run([path = m_projectPath, sql, serial = ++m_serial]() {
+        Batch b;
+        b.serial = serial;
+        b.first = true;
+        b.cursor = std::make_shared<Cursor>();
+        b.cursor->project = Project::open(path, Project::Mode::ReadOnly, &b.error);
+        if (!b.cursor->project)
+            return b;
+        ReadOnlyQuery::Error why;
+        b.cursor->query = ReadOnlyQuery::prepare(b.cursor->project->db(), sql, &why);
+        if (!b.cursor->query) {
+            b.error = why.message;
+            return b;
+        }
+        b.columns = b.cursor->query->columns();
+        b.cursor->query->fetch(kFirstRows, b.rows, &b.done, &b.error);
+        return b;
+    }));
+}
+
+void QueryController::fetchMore()
+{
+    if (!m_cursor || m_watcher.isRunning())
+        return;
+    m_view->setRunning(true);
+    m_watcher.setFuture(QtConcurrent::run([cursor = m_cursor, serial = m_serial]() {
+        Batch b;
+        b.serial = serial;
+        cursor->query->fetch(kMoreRows, b.rows, &b.done, &b.error);
+        return b;
+    }));
+}
+
+void QueryController::waitForIdle()
+{
+    m_watcher.waitForFinished();
+    m_words.waitForFinished();
+    QCoreApplication::processEvents();
+}
+
+bool QueryController::reveal(int row)
+{
+    const QueryModel *model = m_view->model();
+    if (!m_data || row < 0 || row >= model->rowCount())
+        return false;
+    const QStringList &cols = model->columns();
+    const QVariantList &values = model->row(row);
+    auto value = [&](std::initializer_list<const char *> names) -> QVariant {
+        for (const char *n : names)
+            if (const qsizetype c = cols.indexOf(QLatin1String(n), 0); c >= 0 && values.value(c).isValid())
+                return values.value(c);
+        return {};
+    };
+    // A slice: its id and its track.
+    const QVariant id = value({"id", "slice_id"}), track = value({"track_id"});
+    if (id.isValid() && track.isValid())
+        if (const auto ref = findSliceRef(*m_data, track.toLongLong(), id.toLongLong())) {
+            m_timeline->revealSlice(*ref, false);
+            return true;
+        }
+    // A time (project clock), over its duration if there is one; its run in focus first.
+    const QVariant ts = value({"ts", "start_ns"});
+    if (!ts.isValid())
+        return false;
+    const QVariant runId = value({"run_id"}), runName = value({"run"});
+    RunId run = 0;
+    for (const RunSummary &r : m_data->runs)
+        if ((runId.isValid() && r.id == runId.toLongLong()) || (!runId.isValid() && runName.isValid() && r.name == runName.toString()))
+            run = r.id;
+    if (run && !m_timeline->layout().showsRun(run))
+        m_state->setFocus({run});
+    const TimeNs shift = m_timeline->layout().shiftOfRun(run);
+    const TimeNs t = ts.toLongLong() - shift;
+    const TimeNs d = std::max<qint64>(0, value({"dur", "dur_ns"}).toLongLong());
+    if (d > 0) {
+        const TimeNs pad = std::max<TimeNs>(1000, d / 4);
+        m_state->setSelection(t, t + d);
+        m_state->setWindow(t - pad, t + d + pad);
+    } else {
+        m_state->setCursor(t);
+        const TimeNs w = m_state->windowDuration();
+        m_state->setWindow(t - w / 2, t + w / 2);
+    }
+    return true;
+}
+
+} // namespace gml
