@@ -291,9 +291,30 @@ CREATE VIEW counter_series AS
   LEFT JOIN source src ON src.id = t.source_id;
 )SQL";
 
+// Version 11: notes on a time, a range or a slice, and bookmarks 1-9 (model/notes.h). A note
+// names its run (and a slice note its slice and track) instead of pointing at their rows, so
+// re-importing a run keeps its notes.
+static constexpr std::string_view kV11 = R"SQL(
+CREATE TABLE note(
+  id INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL CHECK (kind IN ('time', 'range', 'slice')),
+  run TEXT NOT NULL DEFAULT '',
+  start_ns INTEGER NOT NULL,
+  end_ns INTEGER NOT NULL,
+  slice_id INTEGER,
+  track_id INTEGER,
+  slice_name TEXT,
+  track_name TEXT,
+  text TEXT NOT NULL,
+  bookmark INTEGER CHECK (bookmark BETWEEN 1 AND 9),
+  created_at TEXT NOT NULL DEFAULT (datetime('now'))
+);
+CREATE UNIQUE INDEX note_bookmark ON note(bookmark) WHERE bookmark IS NOT NULL;
+)SQL";
+
 const std::vector<std::string_view> &migrations()
 {
-    static const std::vector<std::string_view> all = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8, kV9, kV10};
+    static const std::vector<std::string_view> all = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8, kV9, kV10, kV11};
     return all;
 }
 

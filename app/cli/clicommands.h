@@ -50,6 +50,8 @@ int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // grademl flame FILE [--run NAME] [--range A:B] [--rank N] [--gpu] [--format folded|json]
 // [--diff-run NAME | --diff-range A:B]: the flame graph of a range (flamecommand.cpp).
 int flameCommand(const QStringList &args, QTextStream &out, QTextStream &err);
+// grademl note FILE add|list|remove ...: notes and bookmarks (notecommand.cpp).
+int noteCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // grademl runs FILE [--filter TEXT] [--json]: experiments -> workloads -> runs (runscommand.cpp).
 int runsCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // grademl compare FILE RUN_A RUN_B [...] [--metric NAME] [--ranks A,B] [--iteration N] [--json]

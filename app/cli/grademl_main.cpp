@@ -32,6 +32,8 @@ static const char kUsage[] =
     "                                                        replay a run: measured, identity, predicted\n"
     "  graph FILE.grademl [--run NAME] [--level workflow|step|iteration|scope|operator|gpu]\n"
     "        [--json | --dot]                                the execution model: nodes, times, edges\n"
+    "  note FILE.grademl add (--at NS | --range A:B | --slice ID) --text T [--run NAME] [--bookmark N]\n"
+    "  note FILE.grademl list [--json] | remove ID          notes and bookmarks 1-9 on times, ranges, slices\n"
     "  flame FILE.grademl [--run NAME] [--range START:END] [--rank N] [--gpu] [--format folded|json]\n"
     "        [--diff-run NAME | --diff-range START:END]      the flame graph of a range: CPU self time\n"
     "                                                        (or GPU time under its launches), folded\n"
@@ -93,6 +95,8 @@ int main(int argc, char **argv)
         return gml::cli::whatifCommand(args, out, err);
     if (command == QLatin1String("graph"))
         return gml::cli::graphCommand(args, out, err);
+    if (command == QLatin1String("note"))
+        return gml::cli::noteCommand(args, out, err);
     if (command == QLatin1String("flame"))
         return gml::cli::flameCommand(args, out, err);
     if (command == QLatin1String("analyze"))

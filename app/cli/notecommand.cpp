@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// grademl note: notes and bookmarks of a project (model/notes.h): add, list, remove.
+#include "clicommands.h"
+
+#include "notes.h"
+#include "project.h"
+#include "timeformat.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+namespace gml::cli {
+
+namespace {
+
+constexpr char kNoteUsage[] =
+    "usage: grademl note FILE.grademl add (--at NS | --range A:B | --slice ID) --text TEXT [--run NAME] [--bookmark N]\n"
+    "       grademl note FILE.grademl list [--json]\n"
+    "       grademl note FILE.grademl remove ID\n"
+    "  times are nanoseconds on the project clock (as grademl info prints start_ns and end_ns);\n"
+    "  --bookmark 1-9 makes the note that bookmark (the studio jumps to it with the key).\n";
+
+std::optional<qint64> integer(const QString &text)
+{
+    bool ok = false;
+    const qint64 v = text.toLongLong(&ok);
+    return ok ? std::optional<qint64>(v) : std::nullopt;
+}
+
+} // namespace
+
+int noteCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    const Parsed p = parse(args,
+                           {QStringLiteral("at"), QStringLiteral("range"), QStringLiteral("slice"), QStringLiteral("text"),
+                            QStringLiteral("run"), QStringLiteral("bookmark")},
+                           {QStringLiteral("json")});
+    const QString action = p.positional.value(1);
+    QString problem = p.error;
+    if (problem.isEmpty() && (p.positional.size() < 2 || !QStringList{QStringLiteral("add"), QStringLiteral("list"),
+                                                                        QStringLiteral("remove")}
+                                                              .contains(action)))
+        problem = QStringLiteral("need a project file and add, list or remove");
+    Note note;
+    if (problem.isEmpty() && action == QLatin1String("add")) {
+        const int where = int(p.options.contains(QStringLiteral("at"))) + int(p.options.contains(QStringLiteral("range"))) +
+                          int(p.options.contains(QStringLiteral("slice")));
+        note.text = p.options.value(QStringLiteral("text"));
+        if (where != 1)
+            problem = QStringLiteral("add needs one of --at NS, --range A:B, --slice ID");
+        else if (note.text.trimmed().isEmpty())
+            problem = QStringLiteral("add needs --text TEXT");
+        if (problem.isEmpty() && p.options.contains(QStringLiteral("at"))) {
+            const auto at = integer(p.options.value(QStringLiteral("at")));
+            if (!at)
+                problem = QStringLiteral("--at expects nanoseconds on the project clock, got '%1'").arg(p.options.value(QStringLiteral("at")));
+            else
+                note.start = note.end = *at;
+        }
+        if (problem.isEmpty() && p.options.contains(QStringLiteral("range"))) {
+            const QStringList parts = p.options.value(QStringLiteral("range")).split(QLatin1Char(':'));
+            const auto a = parts.size() == 2 ? integer(parts[0]) : std::nullopt;
+            const auto b = parts.size() == 2 ? integer(parts[1]) : std::nullopt;
+            if (!a || !b || *b <= *a)
+                problem = QStringLiteral("--range expects START_NS:END_NS on the project clock, got '%1'")
+                              .arg(p.options.value(QStringLiteral("range")));
+            else {
+                note.kind = Note::Kind::Range;
+                note.start = *a;
+                note.end = *b;
+            }
+        }
+        if (problem.isEmpty() && p.options.contains(QStringLiteral("slice")) && !integer(p.options.value(QStringLiteral("slice"))))
+            problem = QStringLiteral("--slice expects a slice id, got '%1'").arg(p.options.value(QStringLiteral("slice")));
+        if (problem.isEmpty() && p.options.contains(QStringLiteral("bookmark"))) {
+            const auto n = integer(p.options.value(QStringLiteral("bookmark")));
+            if (!n || *n < 1 || *n > 9)
+                problem = QStringLiteral("--bookmark expects 1 to 9, got '%1'").arg(p.options.value(QStringLiteral("bookmark")));
+            else
+                note.bookmark = int(*n);
+        }
+    }
+    if (problem.isEmpty() && action == QLatin1String("remove") && (p.positional.size() != 3 || !integer(p.positional[2])))
+        problem = QStringLiteral("remove needs a note id (grademl note FILE list)");
+    if (!problem.isEmpty()) {
+        err << "grademl note: " << problem << '\n' << kNoteUsage;
+        return Usage;
+    }
+    const bool writing = action != QLatin1String("list");
+    auto project = openProject(p.positional.first(), writing, QStringLiteral("grademl note: "), err);
+    if (!project)
+        return SomeFailed;
+    QString error;
+    if (action == QLatin1String("list")) {
+        const auto notes = listNotes(*project, &error);
+        if (!error.isEmpty()) {
+            err << "grademl note: " << error << '\n';
+            return SomeFailed;
+        }
+        if (p.flags.contains(QStringLiteral("json"))) {
+            QJsonArray a;
+            for (const Note &n : notes)
+                a.append(n.toJson());
+            out << QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("notes"), a}}).toJson(QJsonDocument::Indented));
+            return Ok;
+        }
+        for (const Note &n : notes) {
+            out << n.id << (n.bookmark ? QStringLiteral(" [%1]").arg(n.bookmark) : QString()) << "  "
+                << Note::kindName(n.kind) << "  " << (n.run.isEmpty() ? QStringLiteral("-") : n.run) << "  " << n.start;
+            if (n.end != n.start)
+                out << ':' << n.end << " (" << formatDuration(n.end - n.start) << ')';
+            if (n.kind == Note::Kind::Slice)
+                out << "  " << n.sliceName << (n.slice ? QString() : QStringLiteral(" (not found)"));
+            out << "  " << n.text << '\n';
+        }
+        return Ok;
+    }
+    if (action == QLatin1String("remove")) {
+        if (!removeNote(*project, *integer(p.positional[2]), &error)) {
+            err << "grademl note: " << error << '\n';
+            return SomeFailed;
+        }
+        return Ok;
+    }
+    if (p.options.contains(QStringLiteral("slice"))) {
+        const auto onSlice = noteOnSlice(*project, *integer(p.options.value(QStringLiteral("slice"))), note.text, &error);
+        if (!onSlice) {
+            err << "grademl note: " << error << '\n';
+            return SomeFailed;
+        }
+        const int bookmark = note.bookmark;
+        note = *onSlice;
+        note.bookmark = bookmark;
+    } else {
+        note.run = p.options.contains(QStringLiteral("run")) ? p.options.value(QStringLiteral("run")) : runAt(*project, note.start);
+        if (p.options.contains(QStringLiteral("run")) && !project->findRun(note.run)) {
+            err << "grademl note: no run '" << note.run << "'\n";
+            return SomeFailed;
+        }
+    }
+    const auto id = addNote(*project, note, &error);
+    if (!id) {
+        err << "grademl note: " << error << '\n';
+        return SomeFailed;
+    }
+    out << *id << '\n';
+    return Ok;
+}
+
+} // namespace gml::cli
