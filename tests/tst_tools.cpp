@@ -5,6 +5,8 @@
 #include "importutil.h"
 #include "mainwindow.h"
 #include "querycontroller.h"
+#include "notescontroller.h"
+#include "notespanel.h"
 #include "queryview.h"
 #include "studioutil.h"
 #include "testutil.h"
@@ -16,6 +18,8 @@
 #include <QDockWidget>
 #include <QLabel>
 #include <QTableView>
+#include <QTableWidget>
+#include <QDir>
 #include <QStandardPaths>
 #include <QTest>
 
@@ -177,6 +181,66 @@ private Q_SLOTS:
         QTest::keyClicks(view->editor(), QStringLiteral(" counter_se"));
         QVERIFY(view->editor()->completer()->completionCount() >= 1);
         QCOMPARE(view->editor()->completer()->currentCompletion(), QStringLiteral("counter_series"));
+    }
+
+    // Notes and bookmarks in the window: a note on the selected slice, a bookmark on a range
+    // (Ctrl+2), a jump back to it (2); marks on the timeline; the pane lists them; all kept in
+    // the project.
+    void notesAndBookmarks()
+    {
+        MainWindow w;
+        showQuietly(w, QSize(1366, 768));
+        w.openFolder(m_tmp.filePath(QStringLiteral("hand")));
+        QVERIFY(waitLoaded(w));
+        w.notes()->waitForIdle();
+        const size_t before = w.notes()->notes().size(); // earlier tests' project is fresh
+        QCOMPARE(before, size_t(0));
+        // A note on the selected slice.
+        w.find(QStringLiteral("aten::mm"), false);
+        w.waitForSearch();
+        QVERIFY(w.state()->hasSelectedSlice());
+        w.notes()->addNote(QStringLiteral("the slow mm"));
+        w.notes()->waitForIdle();
+        QCOMPARE(w.notes()->notes().size(), size_t(1));
+        QCOMPARE(w.notes()->notes().front().kind, Note::Kind::Slice);
+        QCOMPARE(w.notes()->notes().front().sliceName, QStringLiteral("aten::mm"));
+        QCOMPARE(w.timeline()->overlay().notes.size(), size_t(1));
+        // Ctrl+2 on a range: bookmark 2.
+        w.state()->clearSelectedSlice();
+        const TimeNs origin = w.state()->traceStart();
+        w.state()->setSelection(origin + 100'000, origin + 200'000);
+        QTest::keyClick(w.timeline(), Qt::Key_2, Qt::ControlModifier);
+        w.notes()->waitForIdle();
+        QCOMPARE(w.notes()->notes().size(), size_t(2));
+        const Note &range = w.notes()->notes().back();
+        QCOMPARE(range.kind, Note::Kind::Range);
+        QCOMPARE(range.bookmark, 2);
+        QCOMPARE(range.end - range.start, 100'000);
+        // 2 goes back to it.
+        w.state()->clearSelection();
+        w.state()->showAll();
+        QTest::keyClick(w.timeline(), Qt::Key_2);
+        QVERIFY(w.state()->hasSelection());
+        QCOMPARE(w.state()->selectionStart(), origin + 100'000);
+        QCOMPARE(w.state()->selectionEnd(), origin + 200'000);
+        // The pane lists both; the marks are on the timeline; a second window reads them back.
+        auto *panel = w.findChild<NotesPanel *>();
+        QCOMPARE(panel->table()->rowCount(), 2);
+        QCOMPARE(panel->table()->item(1, 0)->text(), QStringLiteral("2"));
+        QCOMPARE(w.timeline()->overlay().notes.size(), size_t(2));
+        QVERIFY(w.showView(QStringLiteral("notes")));
+        QDir().mkpath(QStringLiteral("screenshots"));
+        w.grab().save(QStringLiteral("screenshots/notes.png"));
+        w.notes()->remove(w.notes()->notes().front().id);
+        w.notes()->waitForIdle();
+        QCOMPARE(w.notes()->notes().size(), size_t(1));
+        MainWindow again;
+        showQuietly(again, QSize(1366, 768));
+        again.openFolder(m_tmp.filePath(QStringLiteral("hand")));
+        QVERIFY(waitLoaded(again));
+        again.notes()->waitForIdle();
+        QCOMPARE(again.notes()->notes().size(), size_t(1));
+        QCOMPARE(again.notes()->notes().front().bookmark, 2);
     }
 };
 

@@ -5,6 +5,7 @@
 #include "flamecontroller.h"
 #include "flameview.h"
 #include "querycontroller.h"
+#include "notescontroller.h"
 #include "analysiscontroller.h"
 #include "analysispanel.h"
 #include "comparecontroller.h"
@@ -240,6 +241,7 @@ void MainWindow::buildPanels()
     buildQueryPanel();
     buildWhatIfPanel();
     buildFlamePanel();
+    buildNotesPanel();
     // Docks move and close but never float: one careless drag used to leave a panel over the
     // timeline. Each has a shortcut (View menu) that brings it to the front.
     for (auto *dock : findChildren<QDockWidget *>())
@@ -256,7 +258,7 @@ void MainWindow::arrangeDocks()
     // The selection panes tabbed below the centre, Details in front; What-if at the right,
     // hidden until asked for (its button, Alt+0). The first layout and View › Reset Layout.
     QDockWidget *prev = nullptr;
-    for (const char *name : {"details", "aggregate", "flame", "sources", "runs"}) {
+    for (const char *name : {"details", "aggregate", "flame", "notes", "sources", "runs"}) {
         auto *dock = findChild<QDockWidget *>(QLatin1String(name));
         addDockWidget(Qt::BottomDockWidgetArea, dock);
         if (prev)
@@ -423,6 +425,7 @@ void MainWindow::buildMenus()
     for (auto *dock : findChildren<QDockWidget *>())
         view->addAction(dock->toggleViewAction());
 
+    buildNotesMenu();
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Keyboard and Mouse"), this, [this] {
         QMessageBox::information(
@@ -436,6 +439,8 @@ void MainWindow::buildMenus()
                "Window\n"
                "Alt+1 … Alt+5: Timeline, Analysis, Graph, Compare, Simulate\n"
                "Alt+6 … Alt+9, Alt+0: Details, Aggregate, Sources, Runs, What-if\n"
+               "Ctrl+M: add a note on the selected slice, range or the cursor (Notes pane)\n"
+               "Ctrl+1 … Ctrl+9: set bookmark 1 … 9 there; 1 … 9: go to it\n"
                "Ctrl+Shift+Q: Query view (SQL; Ctrl+Enter runs; Enter on a row: show it in the timeline)\n"
                "Ctrl+Shift+F: Flame Graph of the selection (click a frame: its slices in the timeline;\n"
                "  double-click: zoom into it; Esc: zoom out)\n"
@@ -553,6 +558,7 @@ void MainWindow::onImportFinished(const ImportController::Result &r)
     m_compare->setProject(m_projectPath, r.data);
     m_simulate->setProject(m_projectPath);
     m_query->setProject(m_projectPath, r.data);
+    m_notes->setProject(m_projectPath, r.data);
     {
         QStringList measuredRuns;
         for (const auto &run : r.data->runs)

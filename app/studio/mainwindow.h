@@ -33,6 +33,7 @@ class CompareController;
 class FlameController;
 class FocusController;
 class QueryController;
+class NotesController;
 class RankOverviewController;
 class RankOverviewView;
 class RunsController;
@@ -85,6 +86,7 @@ public:
     RankOverviewController *rankOverview() const { return m_rankOverview; }
     FlameController *flame() const { return m_flame; }
     QueryController *query() const { return m_query; }
+    NotesController *notes() const { return m_notes; }
     RankOverviewView *rankView() const { return m_rankView; }
     RunsController *runs() const { return m_runs; }
     FocusController *focus() const { return m_focus; }
@@ -152,6 +154,8 @@ private:
     void buildWhatIfPanel();
     void buildFlamePanel();
     void buildQueryPanel();
+    void buildNotesPanel();
+    void buildNotesMenu();
     void buildGraphPanel();
     void buildAnalysisPanel();
     void buildRunsPanel();
@@ -191,6 +195,7 @@ private:
     FocusController *m_focus = nullptr;
     FlameController *m_flame = nullptr;
     QueryController *m_query = nullptr;
+    NotesController *m_notes = nullptr;
     QTabWidget *m_views = nullptr; // the central views
     QToolButton *m_whatIfButton = nullptr;
     CommandPalette *m_palette = nullptr;

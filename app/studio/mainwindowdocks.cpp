@@ -25,6 +25,8 @@
 #include "flameview.h"
 #include "querycontroller.h"
 #include "queryview.h"
+#include "notescontroller.h"
+#include "notespanel.h"
 
 #include <QComboBox>
 #include <QDockWidget>
@@ -32,6 +34,11 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QScrollArea>
+#include <QStatusBar>
+#include <QInputDialog>
+#include <QMenu>
+#include <QMenuBar>
+#include <QLineEdit>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QToolButton>
@@ -287,6 +294,48 @@ void MainWindow::buildRunsPanel()
         raiseCompare();
         m_compare->compare(browser->catalog(), runs);
     });
+}
+
+void MainWindow::buildNotesPanel()
+{
+    // With the selection panes: the project's notes and bookmarks.
+    auto *panel = new NotesPanel(this);
+    auto *dock = new QDockWidget(tr("Notes"), this);
+    dock->setObjectName(QStringLiteral("notes"));
+    dock->setWidget(panel);
+    m_notes = new NotesController(panel, m_timeline, m_state, this);
+}
+
+void MainWindow::buildNotesMenu()
+{
+    // Notes: Ctrl+M on what is selected (its text asked for); bookmarks Ctrl+1…9 to set and
+    // 1…9 to go to (typing a digit in a text field still types it: a field takes the key first).
+    QMenu *menu = menuBar()->addMenu(tr("&Notes"));
+    QAction *add = menu->addAction(tr("&Add Note…"), QKeySequence(tr("Ctrl+M")), this, [this] {
+        QString text = tr("Note");
+        if (m_interactive) {
+            bool ok = false;
+            text = QInputDialog::getText(this, tr("Add Note"),
+                                         tr("A note on the selected slice, else the selected range, else the cursor:"),
+                                         QLineEdit::Normal, QString(), &ok);
+            if (!ok || text.trimmed().isEmpty())
+                return;
+        }
+        m_notes->addNote(text.trimmed());
+    });
+    connect(findChild<NotesPanel *>(), &NotesPanel::addRequested, add, &QAction::trigger);
+    menu->addAction(tr("Show &Notes"), this, [this] { showView(QStringLiteral("notes")); });
+    QMenu *set = menu->addMenu(tr("&Set Bookmark"));
+    QMenu *go = menu->addMenu(tr("&Go to Bookmark"));
+    for (int n = 1; n <= 9; ++n) {
+        QAction *s = set->addAction(tr("Bookmark %1").arg(n), this, [this, n] { m_notes->setBookmark(n); });
+        s->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_0 + n)));
+        QAction *g = go->addAction(tr("Bookmark %1").arg(n), this, [this, n] {
+            if (!m_notes->goToBookmark(n))
+                statusBar()->showMessage(tr("No bookmark %1 yet: Ctrl+%1 sets it on what is selected.").arg(n), 5000);
+        });
+        g->setShortcut(QKeySequence(Qt::Key(Qt::Key_0 + n)));
+    }
 }
 
 void MainWindow::buildQueryPanel()

@@ -105,12 +105,19 @@ TimelineOverlay TimelineView::overlay() const
     o.hasCursor = m_state->hasCursor();
     o.cursor = m_state->cursor();
     o.highlighted = m_highlighted;
+    o.notes = m_notes;
     return o;
 }
 
 void TimelineView::setLinks(const QList<LinkedSlice> &links)
 {
     m_links = links;
+    update();
+}
+
+void TimelineView::setNotes(std::vector<TimelineOverlay::NoteMark> notes)
+{
+    m_notes = std::move(notes);
     update();
 }
 

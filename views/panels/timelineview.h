@@ -37,6 +37,7 @@ public:
 
     void setLinks(const QList<LinkedSlice> &links);
     void setHighlighted(std::vector<SliceRef> slices);
+    void setNotes(std::vector<TimelineOverlay::NoteMark> notes); // in view time
     // Selects the slice and scrolls so it is visible (find, links); zoomTo also zooms to it.
     void revealSlice(const SliceRef &slice, bool zoomTo);
     // The same for slice `index` of the track as shown now (data()->shown()).
@@ -100,6 +101,7 @@ private:
     QSet<qint64> m_collapsed;
     QList<LinkedSlice> m_links;
     std::vector<SliceRef> m_highlighted;
+    std::vector<TimelineOverlay::NoteMark> m_notes;
 
     TimelineTrackFilter m_filter;
     bool onLabelEdge(QPointF pos) const;

@@ -23,6 +23,7 @@ const QColor kText(0x20, 0x24, 0x2a);
 const QColor kMuted(0x6a, 0x72, 0x7c);
 const QColor kHeader(0xe9, 0xec, 0xf0);
 const QColor kAccent(0x1f, 0x6f, 0xd1);
+const QColor kNote(0xc0, 0x7a, 0x00); // notes and bookmarks
 
 QColor kindColor(TrackKind kind)
 {
@@ -160,6 +161,18 @@ void TimelinePainter::paintOverlay(QPainter &p, const TimelineViewport &v, const
         p.fillRect(QRectF(a, header, 1, v.size.height() - header), kAccent);
         p.fillRect(QRectF(b, header, 1, v.size.height() - header), kAccent);
     }
+    // Notes: ranges shaded amber, times as dashed lines (their flags are on the ruler).
+    for (const auto &n : o.notes) {
+        if (n.end < v.t0 || n.start > v.t1)
+            continue;
+        const double a = xForTime(v, n.start), b = xForTime(v, n.end);
+        if (n.end > n.start)
+            p.fillRect(QRectF(a, header, std::max(1.0, b - a), v.size.height() - header), QColor(0xe0, 0x9a, 0x10, 28));
+        p.setPen(QPen(kNote, 1, Qt::DashLine));
+        p.drawLine(QPointF(a, header), QPointF(a, v.size.height()));
+        if (n.end > n.start)
+            p.drawLine(QPointF(b, header), QPointF(b, v.size.height()));
+    }
     p.setRenderHint(QPainter::Antialiasing, true);
     for (const SliceRef &h : o.highlighted) {
         const auto s = m_data ? m_data->shown(h.track) : nullptr;
@@ -219,6 +232,28 @@ void TimelinePainter::paintOverlay(QPainter &p, const TimelineViewport &v, const
         p.fillRect(QRectF(x, header, 1, v.size.height() - header), QColor(0x55, 0x55, 0x55, 140));
     }
     p.restore();
+}
+
+void TimelinePainter::paintNoteFlags(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o)
+{
+    // A flag at the top of the ruler per note in view: its bookmark number, or a dot; a range
+    // gets a band under the flag as long as the range.
+    const int oh = m_metrics.overviewHeight;
+    const QFontMetricsF fm(m_boldFont);
+    p.setFont(m_boldFont);
+    for (const auto &n : o.notes) {
+        if (n.end < v.t0 || n.start > v.t1)
+            continue;
+        const double a = xForTime(v, n.start), b = xForTime(v, n.end);
+        if (n.end > n.start)
+            p.fillRect(QRectF(a, oh, b - a, 3), kNote);
+        const QString mark = n.bookmark ? QString::number(n.bookmark) : QStringLiteral("•");
+        const QRectF flag(a, oh, fm.horizontalAdvance(mark) + 6, 12);
+        p.fillRect(flag, kNote);
+        p.setPen(Qt::white);
+        p.drawText(flag, Qt::AlignCenter, mark);
+    }
+    p.setFont(m_font);
 }
 
 void TimelinePainter::paintLabels(QPainter &p, const TimelineViewport &v, bool pinned)
@@ -302,6 +337,7 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
         if (x + 3 + tw > left && x + 3 < v.size.width())
             m_rulerLabels.push_back({text, x + 3, tw});
     }
+    paintNoteFlags(p, v, o);
     // Range selection and cursor readouts.
     if (o.selectionEnd > o.selectionStart) {
         const double a = xForTime(v, o.selectionStart), b = xForTime(v, o.selectionEnd);

@@ -41,6 +41,15 @@ struct TimelineOverlay
     bool hasCursor = false;
     TimeNs cursor = 0;
     std::vector<SliceRef> highlighted; // the current find match
+    // Notes (model/notes.h) in view time: a range is shaded, a time is a dashed line; each has
+    // a flag on the ruler with its bookmark number (0: none).
+    struct NoteMark
+    {
+        TimeNs start = 0, end = 0;
+        int bookmark = 0;
+        QString text;
+    };
+    std::vector<NoteMark> notes;
 };
 
 // Slice and counter geometry for one viewport, in device coordinates. Built once per
@@ -160,6 +169,7 @@ private:
     void paintLabels(QPainter &p, const TimelineViewport &v, bool pinned);
     void paintHeader(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o, TimeNs step);
     void paintOverlay(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o);
+    void paintNoteFlags(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o);
     void paintOverview(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o);
     const std::vector<float> &overviewDensity(int width);
     // The ruler's tick step (niceStep: at least 60 px apart and wider than its widest label
