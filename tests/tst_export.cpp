@@ -66,6 +66,46 @@ private Q_SLOTS:
         QVERIFY(all.join(QLatin1Char('|')).contains(QStringLiteral("stream 7")));
     }
 
+    // Issue 36: a paper figure: chosen tracks, a width in cm at a DPI, no window chrome.
+    void paperFigure()
+    {
+        const QString png = m_dir.filePath(QStringLiteral("paper.png"));
+        QByteArray err;
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), png, QStringLiteral("--tracks"),
+                      QStringLiteral("stream"), QStringLiteral("--width-cm"), QStringLiteral("8.5"), QStringLiteral("--dpi"),
+                      QStringLiteral("300"), QStringLiteral("--no-chrome")},
+                     &err),
+                 0);
+        const QImage img(png);
+        QVERIFY2(!img.isNull(), err.constData());
+        QVERIFY2(qAbs(img.width() - 1004) <= 1, qPrintable(QString::number(img.width()))); // 8.5 cm at 300 dpi, to the pixel
+        QCOMPARE(qRound(img.dotsPerMeterX() * 0.0254), 300);
+        // Four stream rows and their GPU and run rows: far shorter than the 12,000-px figure of
+        // every track.
+        QVERIFY2(img.height() < 900, qPrintable(QString::number(img.height())));
+        // SVG: the chosen tracks only, and no chrome text.
+        const QString svg = m_dir.filePath(QStringLiteral("paper.svg"));
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), svg, QStringLiteral("--tracks"),
+                      QStringLiteral("stream 7"), QStringLiteral("--width-cm"), QStringLiteral("17"), QStringLiteral("--no-chrome")}),
+                 0);
+        QFile f(svg);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(f.readAll());
+        QVERIFY(text.contains(QStringLiteral("stream 7")));
+        QVERIFY(!text.contains(QStringLiteral("stream 20")));
+        QVERIFY(!text.contains(QStringLiteral("thread 4000")));
+        QVERIFY(!text.contains(QStringLiteral("Overview")));
+        QVERIFY(!text.contains(QStringLiteral("window ")));
+        // A regex matching nothing, and sizes out of range, are named.
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), svg, QStringLiteral("--tracks"),
+                      QStringLiteral("nothing-like-this")}, &err), 1);
+        QVERIFY2(err.contains("no track matches --tracks"), err.constData());
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), svg, QStringLiteral("--width-cm"),
+                      QStringLiteral("900")}, &err), 2);
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), png, QStringLiteral("--dpi"),
+                      QStringLiteral("5")}, &err), 2);
+    }
+
     void pdfKeepsText()
     {
         const QString out = m_dir.filePath(QStringLiteral("t.pdf"));

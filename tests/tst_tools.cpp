@@ -7,6 +7,8 @@
 #include "querycontroller.h"
 #include "notescontroller.h"
 #include "notespanel.h"
+#include "figuredialog.h"
+#include "figurewriter.h"
 #include "queryview.h"
 #include "studioutil.h"
 #include "testutil.h"
@@ -20,6 +22,7 @@
 #include <QTableView>
 #include <QTableWidget>
 #include <QDir>
+#include <QImage>
 #include <QStandardPaths>
 #include <QTest>
 
@@ -241,6 +244,64 @@ private Q_SLOTS:
         again.notes()->waitForIdle();
         QCOMPARE(again.notes()->notes().size(), size_t(1));
         QCOMPARE(again.notes()->notes().front().bookmark, 2);
+    }
+
+    // File › Export Figure's choices: the rows on screen by default (not every track scrolled
+    // out), the selection, chosen tracks, a size in cm, no chrome.
+    void figureOfWhatIsOnScreen()
+    {
+        // A copy of the demo: opening a folder writes its project beside the traces.
+        const QString demo = m_tmp.filePath(QStringLiteral("demo"));
+        QDir().mkpath(demo);
+        for (const QFileInfo &fi : QDir(QStringLiteral(GRADEML_DEMO)).entryInfoList(QDir::Files))
+            QFile::copy(fi.absoluteFilePath(), demo + QLatin1Char('/') + fi.fileName());
+        MainWindow w;
+        showQuietly(w, QSize(1366, 768));
+        w.openFolder(demo);
+        QVERIFY(waitLoaded(w));
+        QList<QPair<TrackId, QString>> tracks;
+        for (const TimelineRow &row : w.timeline()->layout().rows())
+            if (row.track)
+                tracks.append({row.track, w.timeline()->data()->trackPath(row.track)});
+        FigureDialog dialog(tracks, false, false, w.timeline()->size());
+        FigureDialog::Choice c = dialog.choice();
+        QCOMPARE(c.tracks, FigureDialog::Tracks::OnScreen);
+        QVERIFY(!c.chrome);
+        c.path = m_tmp.filePath(QStringLiteral("screen.png"));
+        QString error;
+        QVERIFY2(writeTimelineFigure(c, *w.timeline(), *w.state(), &error), qPrintable(error));
+        const QImage screen(c.path);
+        QCOMPARE(screen.width(), w.timeline()->width());
+        QVERIFY2(screen.height() <= w.timeline()->height() + 60, qPrintable(QString::number(screen.height())));
+        // Every shown track: taller than the screen (the demo scrolls).
+        c.tracks = FigureDialog::Tracks::Shown;
+        c.path = m_tmp.filePath(QStringLiteral("all.png"));
+        QVERIFY2(writeTimelineFigure(c, *w.timeline(), *w.state(), &error), qPrintable(error));
+        QVERIFY(QImage(c.path).height() > screen.height());
+        // Two chosen streams, 12 cm wide at 200 dpi, over a selection; SVG keeps their names.
+        c.tracks = FigureDialog::Tracks::Chosen;
+        for (const auto &[id, path] : tracks)
+            if (path.endsWith(QLatin1String("stream 7")))
+                c.chosen.insert(id);
+        QCOMPARE(c.chosen.size(), 2);
+        c.centimetres = true;
+        c.width = 12;
+        c.dpi = 200;
+        c.path = m_tmp.filePath(QStringLiteral("chosen.png"));
+        w.state()->setSelection(w.state()->traceStart(), w.state()->traceStart() + 20'000'000);
+        c.selection = true;
+        QVERIFY2(writeTimelineFigure(c, *w.timeline(), *w.state(), &error), qPrintable(error));
+        QVERIFY(qAbs(QImage(c.path).width() - 945) <= 1); // 12 cm at 200 dpi
+        c.path = m_tmp.filePath(QStringLiteral("chosen.svg"));
+        QVERIFY2(writeTimelineFigure(c, *w.timeline(), *w.state(), &error), qPrintable(error));
+        QFile svg(c.path);
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        const QByteArray text = svg.readAll();
+        QVERIFY(text.contains("stream 7") && !text.contains("stream 20"));
+        // Nothing pinned: said so.
+        c.tracks = FigureDialog::Tracks::Pinned;
+        QVERIFY(!writeTimelineFigure(c, *w.timeline(), *w.state(), &error));
+        QVERIFY2(error.contains(QLatin1String("nothing is pinned")), qPrintable(error));
     }
 };
 

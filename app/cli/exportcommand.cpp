@@ -5,19 +5,22 @@
 #include "executionmodel.h"
 #include "figureexport.h"
 #include "graphfigure.h"
+#include "notes.h"
 #include "project.h"
 #include "timeformat.h"
 #include "timelinedata.h"
 #include "workflow.h"
 
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QSet>
 
 namespace gml::cli {
 
 static const char kExportUsage[] =
     "usage: grademl export FILE.grademl --view timeline [--run NAME] [--range START_NS:END_NS]\n"
-    "                      --out OUT.(png|svg|pdf) [--size WxH]\n"
+    "                      --out OUT.(png|svg|pdf) [--size WxH | --width-cm W [--height-cm H]] [--dpi D]\n"
+    "                      [--tracks REGEX] [--no-chrome] [--notes]\n"
     "       grademl export FILE.grademl --view graph [--run NAME] [--level workflow|step|iteration|module|operator|gpu]\n"
     "                      [--budget NODES] [--focus NODE_NAME] --out OUT.(png|svg|pdf)\n"
     "       grademl export FILE.grademl --view analysis [--run NAME] --out OUT.(png|svg|pdf) [--size WxH]\n"
@@ -25,6 +28,10 @@ static const char kExportUsage[] =
     "                      [--param KEY] --out OUT.(png|svg|pdf) [--size WxH]\n"
     "       grademl export FILE.grademl --view simulate [--runs A,B,...] --out OUT.(png|svg|pdf) [--size WxH]\n"
     "  START_NS and END_NS are on the project clock (the start_ns/end_ns of `grademl info`).\n"
+    "  A timeline figure: --tracks keeps the tracks whose path (\"rank 0 · GPU 0 › stream 7\")\n"
+    "  matches REGEX; --width-cm/--height-cm size it for paper (the height fits the rows without\n"
+    "  --height-cm), --dpi sets a PNG's pixels per inch (default 96); --no-chrome leaves out the\n"
+    "  overview strip, the expand triangles and the window text; --notes draws the notes.\n"
     "  The graph is opened as the studio opens it: the largest nodes first, down to --level, while\n"
     "  at most --budget boxes (default 150) are shown; --focus opens the first node of that name\n"
     "  (as a double-click does in the studio). --level workflow draws the project's workflow: its\n"
@@ -119,8 +126,10 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                            {QStringLiteral("view"), QStringLiteral("run"), QStringLiteral("range"),
                             QStringLiteral("out"), QStringLiteral("size"), QStringLiteral("level"),
                             QStringLiteral("budget"), QStringLiteral("focus"), QStringLiteral("runs"),
-                            QStringLiteral("metric"), QStringLiteral("axis"), QStringLiteral("param")},
-                           {});
+                            QStringLiteral("metric"), QStringLiteral("axis"), QStringLiteral("param"),
+                            QStringLiteral("tracks"), QStringLiteral("width-cm"), QStringLiteral("height-cm"),
+                            QStringLiteral("dpi")},
+                           {QStringLiteral("no-chrome"), QStringLiteral("notes")});
     const auto usage = [&](const QString &why) {
         err << "grademl export: " << why << '\n' << kExportUsage;
         return Usage;
@@ -203,6 +212,38 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     req.path = outPath;
     if (size)
         req.size = *size;
+    auto number = [&](const char *name, double low, double high, double *value) {
+        bool ok = false;
+        *value = p.options.value(QLatin1String(name)).toDouble(&ok);
+        return ok && *value >= low && *value <= high;
+    };
+    if (p.options.contains(QStringLiteral("width-cm"))) {
+        double w = 0, h = 0;
+        if (size)
+            return usage(QStringLiteral("--size and --width-cm exclude each other"));
+        if (!number("width-cm", 2, 200, &w))
+            return usage(QStringLiteral("--width-cm expects centimetres from 2 to 200"));
+        req.size = QSize(FigureRequest::fromCm(w, outPath), 60);
+        if (p.options.contains(QStringLiteral("height-cm"))) {
+            if (!number("height-cm", 1, 200, &h))
+                return usage(QStringLiteral("--height-cm expects centimetres from 1 to 200"));
+            req.size.setHeight(FigureRequest::fromCm(h, outPath));
+            req.fitHeight = false;
+        }
+    } else if (p.options.contains(QStringLiteral("height-cm"))) {
+        return usage(QStringLiteral("--height-cm goes with --width-cm"));
+    }
+    if (p.options.contains(QStringLiteral("dpi")) && !number("dpi", 24, 1200, &req.dpi))
+        return usage(QStringLiteral("--dpi expects 24 to 1200 pixels per inch"));
+    req.chrome = !p.flags.contains(QStringLiteral("no-chrome"));
+    req.notes = p.flags.contains(QStringLiteral("notes"));
+    QRegularExpression tracksRe;
+    if (p.options.contains(QStringLiteral("tracks"))) {
+        tracksRe = QRegularExpression(p.options.value(QStringLiteral("tracks")), QRegularExpression::CaseInsensitiveOption);
+        if (!tracksRe.isValid())
+            return usage(QStringLiteral("--tracks: '%1' is not a regular expression: %2")
+                             .arg(p.options.value(QStringLiteral("tracks")), tracksRe.errorString()));
+    }
     if (p.options.contains(QStringLiteral("range"))) {
         const QStringList r = p.options.value(QStringLiteral("range")).split(QLatin1Char(':'));
         bool oka = false, okb = false;
@@ -224,9 +265,9 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     }
     TimelinePainter painter;
     painter.setData(data);
+    QSet<qint64> hidden;
     if (p.options.contains(QStringLiteral("run"))) {
         const QString name = p.options.value(QStringLiteral("run"));
-        QSet<qint64> hidden;
         bool found = false;
         for (const auto &run : data->runs) {
             if (run.name == name) {
@@ -246,9 +287,32 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             err << "grademl export: " << projectPath << ": no run named '" << name << "'\n";
             return SomeFailed;
         }
+    }
+    TimelineTrackFilter filter;
+    if (p.options.contains(QStringLiteral("tracks"))) {
+        for (const auto &run : data->runs)
+            for (const auto &t : run.tracks)
+                if (!hidden.contains(-run.id) && tracksRe.match(data->trackPath(t.id)).hasMatch())
+                    filter.chosen.insert(t.id);
+        if (filter.chosen.isEmpty()) {
+            err << "grademl export: " << projectPath << ": no track matches --tracks '"
+                << p.options.value(QStringLiteral("tracks")) << "'\n";
+            return SomeFailed;
+        }
+    }
+    if (!hidden.isEmpty() || !filter.chosen.isEmpty()) {
         TimelineLayout layout;
-        layout.build(*data, {}, hidden, painter.metrics());
+        layout.build(*data, {}, hidden, painter.metrics(), {}, filter);
         painter.setLayout(layout);
+    }
+    if (req.notes) {
+        auto project = Project::open(projectPath, Project::Mode::ReadOnly, &error);
+        if (!project) {
+            err << "grademl export: " << error << '\n';
+            return SomeFailed;
+        }
+        for (const Note &n : listNotes(*project, &error))
+            req.overlay.notes.push_back({n.start, n.end, n.bookmark, n.text});
     }
     const bool empty = req.t1 > req.t0 && (req.t1 <= data->start || req.t0 >= data->end);
     if (empty && p.options.contains(QStringLiteral("range")))

@@ -6,6 +6,7 @@
 #include "flameview.h"
 #include "querycontroller.h"
 #include "notescontroller.h"
+#include "figurewriter.h"
 #include "analysiscontroller.h"
 #include "analysispanel.h"
 #include "comparecontroller.h"
@@ -744,26 +745,22 @@ void MainWindow::exportFigure()
 {
     if (!m_timeline->data())
         return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export Figure"), QStringLiteral("timeline.png"),
-                                                      tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
-    if (path.isEmpty())
+    QList<QPair<TrackId, QString>> tracks;
+    for (const TimelineRow &row : m_timeline->layout().rows())
+        if (row.track)
+            tracks.append({row.track, m_timeline->data()->trackPath(row.track)});
+    FigureDialog dialog(tracks, m_state->hasSelection(), !m_timeline->trackFilter().pinned.isEmpty(),
+                        m_timeline->size(), this);
+    if (m_lastFigure)
+        dialog.setChoice(*m_lastFigure);
+    if (dialog.exec() != QDialog::Accepted)
         return;
-    // The visible window and the shown tracks (hidden and collapsed rows stay out).
-    TimelinePainter painter;
-    painter.setData(m_timeline->data());
-    painter.setLayout(m_timeline->layout());
-    FigureRequest req;
-    req.path = path;
-    req.size = QSize(m_timeline->width(), m_timeline->height());
-    req.t0 = m_state->windowStart();
-    req.t1 = m_state->windowEnd();
-    req.overlay = m_timeline->overlay();
-    req.overlay.hasCursor = false;
+    m_lastFigure = dialog.choice();
     QString error;
-    if (!gml::exportFigure(painter, req, &error))
+    if (!writeTimelineFigure(*m_lastFigure, *m_timeline, *m_state, &error))
         QMessageBox::warning(this, tr("Export Figure"), error);
     else
-        statusBar()->showMessage(tr("Wrote %1").arg(path), 8000);
+        statusBar()->showMessage(tr("Wrote %1").arg(m_lastFigure->path), 8000);
 }
 
 void MainWindow::addRecent(const QString &path)

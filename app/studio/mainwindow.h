@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "figuredialog.h"
 #include "graphcontroller.h"
 #include "importcontroller.h"
 #include "whatifcontroller.h"
@@ -11,6 +12,7 @@
 #include <QMainWindow>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 class QCheckBox;
@@ -196,6 +198,7 @@ private:
     FlameController *m_flame = nullptr;
     QueryController *m_query = nullptr;
     NotesController *m_notes = nullptr;
+    std::optional<FigureDialog::Choice> m_lastFigure; // File › Export Figure's last settings
     QTabWidget *m_views = nullptr; // the central views
     QToolButton *m_whatIfButton = nullptr;
     CommandPalette *m_palette = nullptr;

@@ -317,6 +317,28 @@ void TimelineView::relayout()
     Q_EMIT layoutChanged();
 }
 
+QSet<TrackId> TimelineView::tracksOnScreen() const
+{
+    QSet<TrackId> out;
+    const int top = m_vbar->value(), bottom = top + height() - m_painter.rowsTop();
+    for (const TimelineRow &row : layout().rows())
+        if (row.track && (row.pinned || (row.y + row.height > top && row.y < bottom)))
+            out.insert(row.track);
+    return out;
+}
+
+TimelineLayout TimelineView::layoutOf(const QSet<TrackId> &chosen) const
+{
+    TimelineLayout l;
+    TimelineTrackFilter filter = m_filter;
+    filter.pinned.clear();
+    filter.chosen = chosen;
+    if (data())
+        l.build(*data(), m_collapsed, m_hidden, m_painter.metrics(), TimelineFocus{m_state->focusRuns(), m_state->projectClock()},
+                filter);
+    return l;
+}
+
 void TimelineView::updateScrollBar()
 {
     const int rowsHeight = height() - m_painter.rowsTop();

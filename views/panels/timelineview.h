@@ -60,6 +60,10 @@ public:
     void setTrackFilter(const QString &text, TimelineTrackFilter::Only only);
     const TimelineTrackFilter &trackFilter() const { return m_filter; }
     void setPinned(TrackId track, bool pinned);
+    // For a figure: the tracks of the rows on screen (pinned ones included), and the layout of
+    // the view keeping only `chosen` tracks (with their ancestors), unpinned.
+    QSet<TrackId> tracksOnScreen() const;
+    TimelineLayout layoutOf(const QSet<TrackId> &chosen) const;
     void unpinAll();
     // The resource column's width (dragging its right edge changes it too).
     void setLabelWidth(int width);

@@ -3,6 +3,7 @@
 
 #include <QFileInfo>
 
+#include <algorithm>
 #include <cmath>
 #include <QImage>
 #include <QPageSize>
@@ -20,6 +21,12 @@ bool exportFigure(TimelinePainter &painter, const FigureRequest &request, QStrin
         *error = QStringLiteral("nothing to export: the project has no timeline data");
         return false;
     }
+    const bool chrome = painter.figureMode();
+    const int labelWidth = painter.metrics().labelWidth;
+    painter.setFigureMode(!request.chrome);
+    // A narrow (paper) figure keeps most of its width for time: the labels take a third at most.
+    if (labelWidth > request.size.width() / 3)
+        painter.setLabelWidth(request.size.width() / 3);
     TimelineViewport v;
     v.t0 = request.t1 > request.t0 ? request.t0 : data->start;
     v.t1 = request.t1 > request.t0 ? request.t1 : data->end;
@@ -31,15 +38,21 @@ bool exportFigure(TimelinePainter &painter, const FigureRequest &request, QStrin
         overlay.traceStart = data->start;
         overlay.traceEnd = data->end;
     }
+    if (!request.notes)
+        overlay.notes.clear();
     painter.waitForPages(v); // a paged track's rows as the figure's scale wants them
-    return writeFigure(request.path, v.size, QStringLiteral("GradeML Studio timeline"),
-                       QStringLiteral("Timeline of %1").arg(QFileInfo(data->projectPath).fileName()),
-                       [&](QPainter &p) { painter.paint(p, v, overlay); }, error);
+    const bool ok = writeFigure(request.path, v.size, QStringLiteral("GradeML Studio timeline"),
+                                QStringLiteral("Timeline of %1").arg(QFileInfo(data->projectPath).fileName()),
+                                [&](QPainter &p) { painter.paint(p, v, overlay); }, error, request.dpi);
+    painter.setFigureMode(chrome);
+    painter.setLabelWidth(labelWidth);
+    return ok;
 }
 
 bool writeFigure(const QString &path, QSize size, const QString &title, const QString &description,
-                 const std::function<void(QPainter &)> &draw, QString *error)
+                 const std::function<void(QPainter &)> &draw, QString *error, double dpi)
 {
+    const double scale = std::clamp(dpi, 24.0, 1200.0) / 96.0; // device pixels per logical pixel (PNG)
     const QString suffix = QFileInfo(path).suffix().toLower();
     QSaveFile file(path);
     if (suffix != QLatin1String("png") && suffix != QLatin1String("svg") && suffix != QLatin1String("pdf")) {
@@ -51,17 +64,21 @@ bool writeFigure(const QString &path, QSize size, const QString &title, const QS
         return false;
     }
     if (suffix == QLatin1String("png")) {
-        QImage image(size, QImage::Format_ARGB32_Premultiplied);
+        const QSize pixels(int(std::lround(size.width() * scale)), int(std::lround(size.height() * scale)));
+        QImage image(pixels, QImage::Format_ARGB32_Premultiplied);
         if (image.isNull()) {
-            *error = QStringLiteral("%1: a %2x%3 image is too large to allocate").arg(path).arg(size.width()).arg(size.height());
+            *error = QStringLiteral("%1: a %2x%3 image is too large to allocate").arg(path).arg(pixels.width()).arg(pixels.height());
             file.cancelWriting();
             return false;
         }
         image.fill(Qt::white);
         {
             QPainter p(&image);
+            p.scale(scale, scale); // fonts at the screen's 96 per inch, then scaled with the rest
             draw(p);
         }
+        image.setDotsPerMeterX(int(std::lround(dpi / 0.0254))); // the PNG says its print size
+        image.setDotsPerMeterY(int(std::lround(dpi / 0.0254)));
         if (!image.save(&file, "PNG")) {
             *error = QStringLiteral("%1: PNG encoding failed").arg(path);
             file.cancelWriting();

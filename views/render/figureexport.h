@@ -5,6 +5,7 @@
 
 #include <QString>
 
+#include <cmath>
 #include <functional>
 
 class QPainter;
@@ -14,13 +15,27 @@ namespace gml {
 // Writes the timeline as a figure: PNG, SVG or PDF by the file's extension, drawn by the same
 // TimelinePainter as the screen, so text stays text in SVG and PDF. The figure shows every row
 // of the layout (the height grows to fit when `fitHeight`), the window [t0, t1).
+// Paper sizes: `size` is the canvas in logical pixels (what the painter lays out). A PNG has
+// 96 of them per inch and `dpi` / 96 device pixels per logical one (300 dpi: sharp text at
+// print size); in SVG and PDF one logical pixel is one point (72 per inch; text stays text).
 struct FigureRequest
 {
     QString path;
     QSize size{1600, 900};
     TimeNs t0 = 0, t1 = 0; // empty: the whole trace
-    bool fitHeight = true;
+    bool fitHeight = true; // the height grows to hold every row of the painter's layout
+    double dpi = 96;
+    bool chrome = true;    // false: no overview strip, expand triangles or window text
+    bool notes = true;     // the overlay's notes drawn
     TimelineOverlay overlay;
+    // Logical pixels of a length in centimetres, for a figure written to `path` (by its
+    // extension: 96 per inch for PNG, 72 for SVG and PDF).
+    static int fromCm(double cm, const QString &path)
+    {
+        const bool vector = path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive) ||
+                            path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive);
+        return int(std::lround(cm / 2.54 * (vector ? 72.0 : 96.0)));
+    }
 };
 
 [[nodiscard]] bool exportFigure(TimelinePainter &painter, const FigureRequest &request, QString *error);
@@ -29,6 +44,6 @@ struct FigureRequest
 // (one device pixel = one point), `draw` painting a `size` canvas. The file is written to a
 // temporary first, so a failed export never leaves half a figure where the old one was.
 [[nodiscard]] bool writeFigure(const QString &path, QSize size, const QString &title, const QString &description,
-                               const std::function<void(QPainter &)> &draw, QString *error);
+                               const std::function<void(QPainter &)> &draw, QString *error, double dpi = 96);
 
 } // namespace gml

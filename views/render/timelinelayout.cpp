@@ -81,7 +81,8 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
                                          : !onGpu);
                 const bool textOk = text.isEmpty() || path.contains(text, Qt::CaseInsensitive) ||
                                     runPtr->name.contains(text, Qt::CaseInsensitive);
-                if (kindOk && textOk)
+                const bool chosenOk = filter.chosen.isEmpty() || filter.chosen.contains(t.id);
+                if (kindOk && textOk && chosenOk)
                     matched.push_back(t.id);
             }
             for (TrackId id : matched)

@@ -67,7 +67,10 @@ struct TimelineTrackFilter
     QString text;
     Only only = Only::All;
     QList<TrackId> pinned;
-    bool active() const { return !text.trimmed().isEmpty() || only != Only::All; }
+    // Non-empty: only these tracks (with their ancestors for context), as a figure of chosen
+    // tracks lays them out.
+    QSet<TrackId> chosen;
+    bool active() const { return !text.trimmed().isEmpty() || only != Only::All || !chosen.isEmpty(); }
 };
 
 // The rows shown, top to bottom: run -> tracks depth-first, siblings by sort index. A collapsed

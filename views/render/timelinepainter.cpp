@@ -275,7 +275,7 @@ void TimelinePainter::paintLabels(QPainter &p, const TimelineViewport &v, bool p
         // Sticky: a tall row scrolled half out keeps its label at the top of what is left.
         const int top = std::max(rowTopY, std::min(header, rowTopY + row.height - lineH));
         int x = 16 + row.indent * m_metrics.indent;
-        if (row.hasChildren) {
+        if (row.hasChildren && !m_figure) {
             // The expand/collapse triangle.
             QPolygonF tri;
             const double cx = x - 8, cy = top + lineH / 2.0;
@@ -314,7 +314,8 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
     const int left = m_metrics.labelWidth;
     const int oh = m_metrics.overviewHeight, rh = m_metrics.rulerHeight;
     p.fillRect(QRect(0, 0, v.size.width(), oh + rh), kHeader);
-    paintOverview(p, v, o);
+    if (oh > 0)
+        paintOverview(p, v, o);
     // Ruler: labels relative to the trace start (the axis origin).
     const double pxPerNs = double(v.size.width() - left) / double(std::max<TimeNs>(1, v.t1 - v.t0));
     p.save();
@@ -366,6 +367,8 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
     }
     p.restore();
     p.fillRect(QRect(0, oh + rh - 1, v.size.width(), 1), QColor(0xc4, 0xc9, 0xd0));
+    if (m_figure)
+        return;
     // Top-left corner: the visible window's width.
     p.setPen(kText);
     p.setFont(m_boldFont);
@@ -400,6 +403,14 @@ TimeNs TimelinePainter::tickStep(const TimelineViewport &v, TimeNs origin) const
         step = wider;
     }
     return step;
+}
+
+void TimelinePainter::setFigureMode(bool figure)
+{
+    m_figure = figure;
+    m_metrics.overviewHeight = figure ? 0 : TimelineMetrics().overviewHeight;
+    m_geometryValid = false;
+    m_overviewWidth = -1;
 }
 
 void TimelinePainter::setLabelWidth(int width)

@@ -139,6 +139,10 @@ public:
     int rowsTop() const { return m_metrics.headerHeight() + m_layout.pinnedHeight(); }
     // Width of the resource column (the track labels), at least 120 px.
     void setLabelWidth(int width);
+    // A figure without the window's chrome: no overview strip, no expand triangles, no
+    // "Overview" / "window …" text (the figure export's "chrome off").
+    void setFigureMode(bool figure);
+    bool figureMode() const { return m_figure; }
 
     // Time <-> x in the rows area for a viewport.
     double xForTime(const TimelineViewport &v, TimeNs t) const;
@@ -184,6 +188,7 @@ private:
     std::shared_ptr<const TimelineData> m_data;
     TimelineLayout m_layout;
     TimelineMetrics m_metrics;
+    bool m_figure = false;
     QFont m_font;
     QFont m_boldFont;
     std::vector<uint8_t> m_colorOfName;
