@@ -307,7 +307,10 @@ private Q_SLOTS:
         b.start = 20;
         b.end = 30;
         a.slices = b.slices = 1;
-        const auto w = sim::Workflow::resolve({}, {a, b});
+        // One experiment: they belong together.
+        const QHash<QString, QStringList> groups{{QStringLiteral("a"), {QStringLiteral("experiment:1")}},
+                                                 {QStringLiteral("b"), {QStringLiteral("experiment:1")}}};
+        const auto w = sim::Workflow::resolve({}, {a, b}, groups);
         QCOMPARE(w.edges.size(), size_t(1));
         const auto model = std::make_shared<const sim::ExecutionModel>(sim::ExecutionModel::forWorkflow(w));
         const auto p = GraphPicture::make(model, GraphCollapse{});

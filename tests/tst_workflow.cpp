@@ -67,6 +67,7 @@ class TestWorkflow : public QObject
 private Q_SLOTS:
     void mlflowTensorflowMonitoringAndAPytorchJob();
     void inferredOrderChainsAndBranches();
+    void noInventedWorkflows();
     void loopsAndEdgesNamingNoStep();
     void malformedDeclarationIsReported();
     void declarationLimits_data();
@@ -156,6 +157,47 @@ void TestWorkflow::mlflowTensorflowMonitoringAndAPytorchJob()
              QStringLiteral("workflow"));
 }
 
+// Issue 36: runs are chained only when they belong together (one workload or experiment, or one
+// trace folder, within a day); unrelated ones are steps with no edges and a note says why, and
+// the critical path never crosses them.
+void TestWorkflow::noInventedWorkflows()
+{
+    constexpr TimeNs day = sim::Workflow::kTogetherWithin;
+    auto inFolder = [](RunSummary r, const QString &folder) {
+        SourceSummary s;
+        s.path = folder + QStringLiteral("/trace.json");
+        s.status = QStringLiteral("imported");
+        r.sources << s;
+        return r;
+    };
+    // Two runs of one folder an hour apart chain; a run of another folder, days later, and one
+    // of a third folder the same hour stand alone.
+    const TimeNs hour = day / 24;
+    const QList<RunSummary> runs = {inFolder(run(QStringLiteral("train"), 0, hour), QStringLiteral("/t/job")),
+                                    inFolder(run(QStringLiteral("eval"), 2 * hour, 3 * hour), QStringLiteral("/t/job")),
+                                    inFolder(run(QStringLiteral("other"), 2 * hour, 4 * hour), QStringLiteral("/t/else")),
+                                    inFolder(run(QStringLiteral("old"), -800 * day, -800 * day + hour), QStringLiteral("/t/2019"))};
+    auto w = sim::Workflow::resolve({}, runs);
+    QCOMPARE(edgeList(w), QStringLiteral("train>eval"));
+    QVERIFY2(w.notes.join(QLatin1Char('\n')).contains(QLatin1String("2 run(s) share no workload, experiment or trace folder")),
+             qPrintable(w.notes.join(QLatin1Char('\n'))));
+    const auto model = sim::ExecutionModel::forWorkflow(w);
+    QCOMPARE(model.criticalLength(), 2 * hour); // other alone: not chained after anything
+    // One workload, but days apart: no edge, said so.
+    const QHash<QString, QStringList> workload{{QStringLiteral("train"), {QStringLiteral("workload:7")}},
+                                               {QStringLiteral("old"), {QStringLiteral("workload:7")}}};
+    w = sim::Workflow::resolve({}, runs, workload);
+    QCOMPARE(edgeList(w), QStringLiteral("train>eval"));
+    QVERIFY2(w.notes.join(QLatin1Char('\n')).contains(QLatin1String("more than a day apart")), qPrintable(w.notes.join(QLatin1Char('\n'))));
+    // One experiment over everything within a day: other joins the chain after train.
+    QHash<QString, QStringList> experiment;
+    for (const RunSummary &r : runs)
+        if (r.name != QLatin1String("old"))
+            experiment[r.name] = {QStringLiteral("experiment:2")};
+    w = sim::Workflow::resolve({}, runs, experiment);
+    QCOMPARE(edgeList(w), QStringLiteral("train>eval train>other"));
+}
+
 void TestWorkflow::inferredOrderChainsAndBranches()
 {
     // a then b and c side by side, then d; e runs through all of them; an empty run is no step.
@@ -165,7 +207,10 @@ void TestWorkflow::inferredOrderChainsAndBranches()
     QList<RunSummary> withEmpty = runs;
     withEmpty << run(QStringLiteral("empty"), 0, 0);
     withEmpty.back().slices = 0;
-    const auto w = sim::Workflow::resolve({}, withEmpty);
+    QHash<QString, QStringList> oneExperiment;
+    for (const RunSummary &r : withEmpty)
+        oneExperiment[r.name] = {QStringLiteral("experiment:1")};
+    const auto w = sim::Workflow::resolve({}, withEmpty, oneExperiment);
     QVERIFY(w.inferred());
     QCOMPARE(w.steps.size(), size_t(5));
     QCOMPARE(w.steps.front().name, QStringLiteral("a")); // in start order

@@ -2,13 +2,17 @@
 #include "workflow.h"
 
 #include "gputime.h"
+#include "project.h"
 #include "timeformat.h"
 
+#include <QFileInfo>
 #include <QHash>
 #include <QJsonArray>
 #include <QSet>
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <numeric>
 
 namespace gml::sim {
@@ -81,6 +85,69 @@ std::vector<WorkflowEdge> inferOrder(const std::vector<WorkflowStep> &steps, con
     return out;
 }
 
+// The inferred edges, among runs that belong together only: the steps are split into groups
+// (one workload or experiment, or one trace folder, in common), each ordered on its own, and an
+// edge over more than a day is dropped. A step alone in its group gets no edge, and the notes
+// say so.
+void inferWithinGroups(Workflow &w, const QList<RunSummary> &runs, const QHash<QString, QStringList> &groups)
+{
+    QHash<QString, QStringList> keysOf; // run -> its workload, experiment and folder keys
+    for (const RunSummary &run : runs) {
+        QStringList keys = groups.value(run.name);
+        for (const SourceSummary &src : run.sources)
+            keys << QStringLiteral("folder:") + QFileInfo(src.path).absolutePath();
+        keysOf.insert(run.name, keys);
+    }
+    // Union-find over the steps by shared keys.
+    const size_t n = w.steps.size();
+    std::vector<int> parent(n);
+    std::iota(parent.begin(), parent.end(), 0);
+    const std::function<int(int)> root = [&](int i) { return parent[size_t(i)] == i ? i : parent[size_t(i)] = root(parent[size_t(i)]); };
+    QHash<QString, int> firstWithKey;
+    for (size_t i = 0; i < n; ++i)
+        for (const QString &run : w.steps[i].runs)
+            for (const QString &key : keysOf.value(run)) {
+                const auto it = firstWithKey.constFind(key);
+                if (it == firstWithKey.constEnd())
+                    firstWithKey.insert(key, int(i));
+                else
+                    parent[size_t(root(int(i)))] = root(*it);
+            }
+    std::map<int, std::vector<int>> members;
+    for (size_t i = 0; i < n; ++i)
+        members[root(int(i))].push_back(int(i));
+    QStringList alone;
+    qint64 apart = 0;
+    for (const auto &[group, steps] : members) {
+        if (steps.size() == 1) {
+            alone << w.steps[size_t(steps.front())].name;
+            continue;
+        }
+        for (const WorkflowEdge &e : inferOrder(w.steps, steps)) {
+            if (w.steps[size_t(e.to)].start - w.steps[size_t(e.from)].end > Workflow::kTogetherWithin) {
+                ++apart;
+                continue;
+            }
+            w.edges.push_back(e);
+        }
+    }
+    std::sort(w.edges.begin(), w.edges.end(), [](const WorkflowEdge &a, const WorkflowEdge &b) {
+        return std::tie(a.from, a.to) < std::tie(b.from, b.to);
+    });
+    if (!alone.isEmpty() && n > 1) {
+        constexpr int kListed = 8;
+        const QString listed = alone.mid(0, kListed).join(QStringLiteral(", ")) +
+                               (alone.size() > kListed ? QStringLiteral(" and %1 more").arg(alone.size() - kListed) : QString());
+        w.notes << QStringLiteral("%1 run(s) share no workload, experiment or trace folder with another run, so nothing "
+                                  "says what feeds them: shown as separate steps with no edges (%2); declare a workflow in "
+                                  "grademl.json to connect them")
+                       .arg(alone.size())
+                       .arg(listed);
+    }
+    if (apart > 0)
+        w.notes << QStringLiteral("%1 possible edge(s) left out: the runs are more than a day apart").arg(apart);
+}
+
 // One loop among the edges (step names, the first repeated at the end), empty when none.
 QStringList findLoop(const Workflow &w)
 {
@@ -131,7 +198,8 @@ int Workflow::find(const QString &step) const
     return -1;
 }
 
-Workflow Workflow::resolve(const std::vector<WorkflowDeclaration> &declarations, const QList<RunSummary> &runs)
+Workflow Workflow::resolve(const std::vector<WorkflowDeclaration> &declarations, const QList<RunSummary> &runs,
+                           const QHash<QString, QStringList> &groups)
 {
     Workflow w;
     QHash<QString, QString> stepOfRun; // run -> the declared step that took it first
@@ -241,9 +309,7 @@ Workflow Workflow::resolve(const std::vector<WorkflowDeclaration> &declarations,
         std::sort(w.steps.begin(), w.steps.end(), [](const WorkflowStep &a, const WorkflowStep &b) {
             return std::tie(a.start, a.name) < std::tie(b.start, b.name);
         });
-        std::vector<int> all(w.steps.size());
-        std::iota(all.begin(), all.end(), 0);
-        w.edges = inferOrder(w.steps, all);
+        inferWithinGroups(w, runs, groups);
     } else if (!loose.empty()) {
         QStringList names;
         for (int i : loose)
@@ -266,7 +332,18 @@ std::optional<Workflow> Workflow::load(Project &project, QString *error)
     }
     QString declError;
     const auto declarations = workflowDeclarations(project, &declError);
-    Workflow w = resolve(declarations, runs);
+    // Each run's workload and experiment, which say which runs belong together.
+    QHash<QString, QStringList> groups;
+    auto q = project.db().prepare("SELECT r.name, r.workload_id, w.experiment_id FROM run r "
+                                  "LEFT JOIN workload w ON w.id = r.workload_id");
+    while (q.step()) {
+        QStringList &keys = groups[q.text(0)];
+        if (!q.isNull(1))
+            keys << QStringLiteral("workload:%1").arg(q.int64(1));
+        if (!q.isNull(2))
+            keys << QStringLiteral("experiment:%1").arg(q.int64(2));
+    }
+    Workflow w = resolve(declarations, runs, groups);
     if (!declError.isEmpty())
         w.problems.prepend(declError);
     return w;

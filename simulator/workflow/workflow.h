@@ -37,7 +37,10 @@ struct WorkflowEdge
 // The workflow of a project: its steps and which feeds which. Declared in grademl.json files
 // (model/workflowdeclaration.h), else inferred: every measured run with data is a step, and a
 // step feeds each step that starts after it ends with no other step in between (so sequential
-// jobs chain and concurrent ones branch). What is wrong with a declaration (a loop, a step
+// jobs chain and concurrent ones branch) — only among runs that belong together: of one
+// workload or experiment, or imported from one trace folder, and at most a day apart. Runs that
+// belong with no other are steps with no edges, and `notes` says why (issue 36: a project of
+// unrelated runs from different days is not one workflow). What is wrong with a declaration (a loop, a step
 // that matches no run, an edge naming no step, a run in two steps) is in `problems`; nothing
 // is dropped for it: a step that matched nothing is still a step, a loop's edges are kept.
 struct Workflow
@@ -52,8 +55,12 @@ struct Workflow
     bool inferred() const { return declaredIn.isEmpty(); }
     int find(const QString &step) const;
 
-    // From the project's runs (grademl info's summary) and stored declarations.
-    static Workflow resolve(const std::vector<WorkflowDeclaration> &declarations, const QList<RunSummary> &runs);
+    // From the project's runs (grademl info's summary) and stored declarations. `groups`: each
+    // run's workload and experiment keys ("workload:3", "experiment:1"); the trace folders come
+    // from the runs' sources.
+    static Workflow resolve(const std::vector<WorkflowDeclaration> &declarations, const QList<RunSummary> &runs,
+                            const QHash<QString, QStringList> &groups = {});
+    static constexpr TimeNs kTogetherWithin = 24LL * 3600 * 1'000'000'000; // a day
     static std::optional<Workflow> load(Project &project, QString *error);
 
     QJsonObject toJson() const;
