@@ -106,6 +106,20 @@ private Q_SLOTS:
                       QStringLiteral("5")}, &err), 2);
     }
 
+    // --theme dark: the figure in the studio's dark theme.
+    void darkFigure()
+    {
+        const QString out = m_dir.filePath(QStringLiteral("dark.png"));
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), out, QStringLiteral("--theme"),
+                      QStringLiteral("dark"), QStringLiteral("--size"), QStringLiteral("800x300")}),
+                 0);
+        const QImage img(out);
+        QVERIFY(img.pixelColor(img.width() - 5, img.height() - 5).lightness() < 60);
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), out, QStringLiteral("--theme"),
+                      QStringLiteral("purple")}),
+                 2);
+    }
+
     void pdfKeepsText()
     {
         const QString out = m_dir.filePath(QStringLiteral("t.pdf"));

@@ -9,6 +9,8 @@
 #include "notespanel.h"
 #include "figuredialog.h"
 #include "figurewriter.h"
+#include "rankoverviewpainter.h"
+#include "theme.h"
 #include "queryview.h"
 #include "studioutil.h"
 #include "testutil.h"
@@ -16,6 +18,8 @@
 #include "timelineview.h"
 
 #include <QComboBox>
+#include <QAction>
+#include <QApplication>
 #include <QCompleter>
 #include <QDockWidget>
 #include <QLabel>
@@ -302,6 +306,31 @@ private Q_SLOTS:
         c.tracks = FigureDialog::Tracks::Pinned;
         QVERIFY(!writeTimelineFigure(c, *w.timeline(), *w.state(), &error));
         QVERIFY2(error.contains(QLatin1String("nothing is pinned")), qPrintable(error));
+    }
+
+    // One palette and a dark theme: View › Theme switches every view; resources keep one colour
+    // (the rank overview's heat is the palette's compute and communication).
+    void darkTheme()
+    {
+        MainWindow w;
+        showQuietly(w, QSize(1366, 768));
+        w.openFolder(m_tmp.filePath(QStringLiteral("hand")));
+        QVERIFY(waitLoaded(w));
+        w.setTheme(QStringLiteral("dark"), false);
+        QVERIFY(Theme::current().dark);
+        QVERIFY(QApplication::palette().color(QPalette::Window).lightness() < 80);
+        const QImage dark = w.timeline()->grab().toImage();
+        // The rows' background (below the last row) is the dark theme's base.
+        const QColor bottom = dark.pixelColor(dark.width() - 40, dark.height() - 10);
+        QVERIFY2(bottom.lightness() < 60, qPrintable(bottom.name()));
+        QCOMPARE(RankOverviewPainter::heat(1, 0), Theme::current().resource(ResourceClass::Compute));
+        QCOMPARE(RankOverviewPainter::heat(1, 1), Theme::current().resource(ResourceClass::Communication));
+        // Slice labels stay dark on the slice colours in both themes.
+        QVERIFY(Theme::current().sliceText.lightness() < 60);
+        w.setTheme(QStringLiteral("light"), false);
+        const QImage light = w.timeline()->grab().toImage();
+        QVERIFY(light.pixelColor(light.width() - 40, light.height() - 10).lightness() > 200);
+        QVERIFY(w.findChild<QAction *>(QStringLiteral("theme-light"))->isChecked());
     }
 };
 

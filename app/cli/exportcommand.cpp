@@ -6,6 +6,7 @@
 #include "figureexport.h"
 #include "graphfigure.h"
 #include "notes.h"
+#include "theme.h"
 #include "project.h"
 #include "timeformat.h"
 #include "timelinedata.h"
@@ -20,7 +21,7 @@ namespace gml::cli {
 static const char kExportUsage[] =
     "usage: grademl export FILE.grademl --view timeline [--run NAME] [--range START_NS:END_NS]\n"
     "                      --out OUT.(png|svg|pdf) [--size WxH | --width-cm W [--height-cm H]] [--dpi D]\n"
-    "                      [--tracks REGEX] [--no-chrome] [--notes]\n"
+    "                      [--tracks REGEX] [--no-chrome] [--notes] [--theme light|dark]\n"
     "       grademl export FILE.grademl --view graph [--run NAME] [--level workflow|step|iteration|module|operator|gpu]\n"
     "                      [--budget NODES] [--focus NODE_NAME] --out OUT.(png|svg|pdf)\n"
     "       grademl export FILE.grademl --view analysis [--run NAME] --out OUT.(png|svg|pdf) [--size WxH]\n"
@@ -32,6 +33,7 @@ static const char kExportUsage[] =
     "  matches REGEX; --width-cm/--height-cm size it for paper (the height fits the rows without\n"
     "  --height-cm), --dpi sets a PNG's pixels per inch (default 96); --no-chrome leaves out the\n"
     "  overview strip, the expand triangles and the window text; --notes draws the notes.\n"
+    "  --theme dark draws any view in the studio's dark theme (default light).\n"
     "  The graph is opened as the studio opens it: the largest nodes first, down to --level, while\n"
     "  at most --budget boxes (default 150) are shown; --focus opens the first node of that name\n"
     "  (as a double-click does in the studio). --level workflow draws the project's workflow: its\n"
@@ -128,7 +130,7 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                             QStringLiteral("budget"), QStringLiteral("focus"), QStringLiteral("runs"),
                             QStringLiteral("metric"), QStringLiteral("axis"), QStringLiteral("param"),
                             QStringLiteral("tracks"), QStringLiteral("width-cm"), QStringLiteral("height-cm"),
-                            QStringLiteral("dpi")},
+                            QStringLiteral("dpi"), QStringLiteral("theme")},
                            {QStringLiteral("no-chrome"), QStringLiteral("notes")});
     const auto usage = [&](const QString &why) {
         err << "grademl export: " << why << '\n' << kExportUsage;
@@ -138,6 +140,13 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         return usage(p.error);
     if (p.positional.size() != 1)
         return usage(QStringLiteral("need exactly one project file"));
+    if (p.options.contains(QStringLiteral("theme"))) {
+        bool dark = false;
+        if (!Theme::parse(p.options.value(QStringLiteral("theme")), false, &dark) ||
+            p.options.value(QStringLiteral("theme")) == QLatin1String("system"))
+            return usage(QStringLiteral("--theme expects light or dark, got '%1'").arg(p.options.value(QStringLiteral("theme"))));
+        Theme::use(dark); // every view's figure takes its colours from it
+    }
     const QString view = p.options.value(QStringLiteral("view"), QStringLiteral("timeline"));
     if (view != QLatin1String("timeline") && view != QLatin1String("graph") && view != QLatin1String("analysis") &&
         view != QLatin1String("compare") && view != QLatin1String("simulate"))

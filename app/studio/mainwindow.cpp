@@ -413,6 +413,7 @@ void MainWindow::buildMenus()
     query->setShortcut(QKeySequence(tr("Ctrl+Shift+Q")));
     query->setObjectName(QStringLiteral("show-query"));
     view->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout);
+    buildThemeMenu(view);
     view->addAction(tr("Command &Palette…"), QKeySequence(tr("Ctrl+Shift+P")), this, &MainWindow::showPalette);
     view->addSeparator();
     view->addAction(tr("Zoom to &Fit"), QKeySequence(tr("0")), m_state, &TimelineState::showAll);

@@ -87,6 +87,11 @@ public:
     AnalysisController *analysis() const { return m_analysis; }
     RankOverviewController *rankOverview() const { return m_rankOverview; }
     FlameController *flame() const { return m_flame; }
+    // View › Theme: "light", "dark" or "system" (the platform's, read at start), applied to
+    // every view; remembered per user unless `remember` is false (--theme, screenshots).
+    void setTheme(const QString &name, bool remember = true);
+    static void setSystemDark(bool dark); // the platform palette's, before the studio sets one
+    static QString savedTheme();          // the user's choice ("system" when none)
     QueryController *query() const { return m_query; }
     NotesController *notes() const { return m_notes; }
     RankOverviewView *rankView() const { return m_rankView; }
@@ -158,6 +163,7 @@ private:
     void buildQueryPanel();
     void buildNotesPanel();
     void buildNotesMenu();
+    void buildThemeMenu(QMenu *view);
     void buildGraphPanel();
     void buildAnalysisPanel();
     void buildRunsPanel();

@@ -27,6 +27,7 @@
 #include "queryview.h"
 #include "notescontroller.h"
 #include "notespanel.h"
+#include "theme.h"
 
 #include <QComboBox>
 #include <QDockWidget>
@@ -35,7 +36,10 @@
 #include <QMessageBox>
 #include <QScrollArea>
 #include <QStatusBar>
+#include <QActionGroup>
+#include <QApplication>
 #include <QInputDialog>
+#include <QSettings>
 #include <QMenu>
 #include <QMenuBar>
 #include <QLineEdit>
@@ -304,6 +308,48 @@ void MainWindow::buildNotesPanel()
     dock->setObjectName(QStringLiteral("notes"));
     dock->setWidget(panel);
     m_notes = new NotesController(panel, m_timeline, m_state, this);
+}
+
+namespace {
+bool g_systemDark = false;
+const QString kThemeKey = QStringLiteral("view/theme");
+} // namespace
+
+void MainWindow::setSystemDark(bool dark)
+{
+    g_systemDark = dark;
+}
+
+void MainWindow::setTheme(const QString &name, bool remember)
+{
+    bool dark = false;
+    if (!Theme::parse(name, g_systemDark, &dark))
+        return;
+    Theme::use(dark);
+    QApplication::setPalette(Theme::current().palette()); // every widget repaints in it
+    if (remember)
+        QSettings().setValue(kThemeKey, name);
+    for (QAction *a : findChildren<QAction *>())
+        if (a->objectName().startsWith(QLatin1String("theme-")))
+            a->setChecked(a->objectName() == QStringLiteral("theme-") + name);
+}
+
+void MainWindow::buildThemeMenu(QMenu *view)
+{
+    QMenu *menu = view->addMenu(tr("T&heme"));
+    auto *group = new QActionGroup(menu);
+    for (const auto &[name, title] : {std::pair{"light", tr("&Light")}, std::pair{"dark", tr("&Dark")},
+                                      std::pair{"system", tr("&System")}}) {
+        QAction *a = menu->addAction(title, this, [this, n = QString::fromLatin1(name)] { setTheme(n); });
+        a->setCheckable(true);
+        a->setObjectName(QStringLiteral("theme-") + QLatin1String(name));
+        group->addAction(a);
+    }
+}
+
+QString MainWindow::savedTheme()
+{
+    return QSettings().value(kThemeKey, QStringLiteral("system")).toString();
 }
 
 void MainWindow::buildNotesMenu()

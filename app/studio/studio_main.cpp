@@ -91,9 +91,26 @@ int main(int argc, char **argv)
                                    QStringLiteral("With --screenshot: show the Query view running this SQL"),
                                    QStringLiteral("SQL"));
     parser.addOption(queryOption);
+    QCommandLineOption themeOption(QStringLiteral("theme"),
+                                   QStringLiteral("light, dark or system (default: the last chosen; screenshots: light)"),
+                                   QStringLiteral("THEME"));
+    parser.addOption(themeOption);
     parser.process(app);
 
+    gml::MainWindow::setSystemDark(app.palette().color(QPalette::Window).lightness() < 128);
+    const QString theme = parser.value(themeOption);
+    if (parser.isSet(themeOption) && theme != QLatin1String("light") && theme != QLatin1String("dark") &&
+        theme != QLatin1String("system")) {
+        std::fprintf(stderr, "grademl-studio: --theme expects light, dark or system, got '%s'\n", qPrintable(theme));
+        return 2;
+    }
     gml::MainWindow window;
+    // The theme: --theme (not remembered), else the user's last choice; a screenshot is light
+    // unless asked, so its pictures are the same for everyone.
+    window.setTheme(parser.isSet(themeOption) ? theme
+                    : parser.isSet(screenshot) ? QStringLiteral("light")
+                                               : gml::MainWindow::savedTheme(),
+                    false);
     const QStringList paths = parser.positionalArguments();
     if (!parser.isSet(screenshot)) {
         window.restoreLayout();

@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "analysischarts.h"
 
+#include "theme.h"
+
 #include <map>
 
 namespace gml {
 
 namespace {
 
-// The breakdown's colours, as the timeline draws those kinds of work.
-const QColor kCompute(0x4c, 0x78, 0xa8);
-const QColor kCommunication(0xe4, 0x57, 0x56);
-const QColor kCopies(0xf2, 0x8e, 0x2b);
-const QColor kIdle(0xc8, 0xc8, 0xc8);
+// The breakdown's colours: the studio's one palette (render/theme.h).
+QColor resource(ResourceClass c)
+{
+    return Theme::current().resource(c);
+}
 
 double ms(TimeNs t)
 {
@@ -20,10 +22,10 @@ double ms(TimeNs t)
 
 std::vector<ChartSeries> breakdownSeries()
 {
-    return {{QStringLiteral("compute"), kCompute, {}},
-            {QStringLiteral("communication"), kCommunication, {}},
-            {QStringLiteral("copies"), kCopies, {}},
-            {QStringLiteral("idle"), kIdle, {}}};
+    return {{QStringLiteral("compute"), resource(ResourceClass::Compute), {}},
+            {QStringLiteral("communication"), resource(ResourceClass::Communication), {}},
+            {QStringLiteral("copies"), resource(ResourceClass::Copies), {}},
+            {QStringLiteral("idle"), resource(ResourceClass::Idle), {}}};
 }
 
 void addBreakdown(std::vector<ChartSeries> &s, const GpuTime &t)

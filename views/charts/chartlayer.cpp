@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "chartlayer.h"
 
+#include "theme.h"
+
 #include "figureexport.h"
 
 #include <QContextMenuEvent>
@@ -61,8 +63,38 @@ QString Chart::title() const
     return t ? t->text() : QString();
 }
 
+void Chart::applyTheme()
+{
+    const Theme &t = Theme::current();
+    setBackground(t.base);
+    axisRect()->setBackground(t.base);
+    for (QCPAxis *axis : {xAxis, yAxis, xAxis2, yAxis2}) {
+        axis->setBasePen(QPen(t.muted));
+        axis->setTickPen(QPen(t.muted));
+        axis->setSubTickPen(QPen(t.muted));
+        axis->setTickLabelColor(t.text);
+        axis->setLabelColor(t.text);
+        axis->grid()->setPen(QPen(t.grid, 0, Qt::DotLine));
+        axis->grid()->setZeroLinePen(QPen(t.border));
+    }
+    legend->setBrush(t.base);
+    legend->setTextColor(t.text);
+    if (auto *title = qobject_cast<QCPTextElement *>(plotLayout()->element(0, 0)))
+        title->setTextColor(t.text);
+}
+
+void Chart::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::PaletteChange) {
+        applyTheme();
+        replot();
+    }
+    QCustomPlot::changeEvent(event);
+}
+
 void Chart::reset(const QString &title, const QString &valueLabel, Kind kind)
 {
+    applyTheme();
     clearPlottables();
     clearItems();
     if (auto *t = qobject_cast<QCPTextElement *>(plotLayout()->element(0, 0)))
@@ -109,7 +141,7 @@ bool Chart::toggleSeries(const QString &name)
             continue;
         p->setVisible(!p->visible());
         if (auto *item = legend->itemWithPlottable(p))
-            item->setTextColor(p->visible() ? Qt::black : Qt::gray);
+            item->setTextColor(p->visible() ? Theme::current().text : Theme::current().muted);
         replot();
         return true;
     }
@@ -176,7 +208,7 @@ void Chart::showBars(const StackedBars &bars)
         whiskers->removeFromLegend();
         whiskers->setName(QString());
         whiskers->setDataPlottable(tops);
-        whiskers->setPen(QPen(Qt::black, 1.2));
+        whiskers->setPen(QPen(Theme::current().text, 1.2));
         whiskers->setWhiskerWidth(10);
         QVector<double> err(n, 0.0);
         for (int k = 0; k < n && size_t(k) < bars.errors.size(); ++k) {
@@ -521,12 +553,12 @@ bool exportCharts(const std::vector<Chart *> &charts, int columns, QSize size, c
     }
     return writeFigure(path, size, title, QStringLiteral("GradeML Studio charts"),
                        [&](QPainter &painter) {
-                           painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+                           painter.fillRect(QRect(QPoint(0, 0), size), Theme::current().base);
                            QFont f = painter.font();
                            f.setPointSizeF(11);
                            f.setBold(true);
                            painter.setFont(f);
-                           painter.setPen(Qt::black);
+                           painter.setPen(Theme::current().text);
                            painter.drawText(QRect(8, 0, size.width() - 16, kTitle), Qt::AlignVCenter | Qt::AlignLeft, title);
                            for (size_t k = 0; k < pictures.size(); ++k)
                                painter.drawPicture(QPoint(int(k % size_t(columns)) * cell.width(),

@@ -38,6 +38,7 @@ public:
     bool toggleSeries(const QString &name);
     bool isSeriesVisible(const QString &name) const;
     void resetZoom(); // the ranges the chart was shown with
+    void applyTheme(); // background, axes, grid and legend in the current theme (render/theme.h)
     // This chart alone as a figure of its current size (PNG, SVG or PDF by the extension).
     [[nodiscard]] bool exportTo(const QString &path, QString *error);
     // What the tooltip says at a widget position (empty: nothing there).
@@ -50,6 +51,7 @@ protected:
     void mouseMoveEvent(QMouseEvent *event) override;
     void mouseDoubleClickEvent(QMouseEvent *event) override;
     void contextMenuEvent(QContextMenuEvent *event) override;
+    void changeEvent(QEvent *event) override; // a new theme: restyled and drawn again
 
 private:
     enum class Kind { Bars, Time, Scatter };

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "comparecharts.h"
 
+#include "theme.h"
+
 #include <QHash>
 
 #include <cmath>
@@ -217,14 +219,15 @@ SummaryCharts summaryCharts(const QList<CatalogRun> &runs)
     b.valueLabel = QStringLiteral("%");
     b.categories = runNames(runs);
     b.notes = runNotes(runs);
-    static const struct
+    const Theme &theme = Theme::current();
+    const struct
     {
         const char16_t *key, *name;
         QColor color;
-    } parts[] = {{u"compute", u"compute", QColor(0x4c, 0x78, 0xa8)},
-                 {u"communication", u"communication", QColor(0xe4, 0x57, 0x56)},
-                 {u"copies", u"copies", QColor(0xf2, 0x8e, 0x2b)},
-                 {u"idle", u"idle", QColor(0xc8, 0xc8, 0xc8)}};
+    } parts[] = {{u"compute", u"compute", theme.resource(ResourceClass::Compute)},
+                 {u"communication", u"communication", theme.resource(ResourceClass::Communication)},
+                 {u"copies", u"copies", theme.resource(ResourceClass::Copies)},
+                 {u"idle", u"idle", theme.resource(ResourceClass::Idle)}};
     bool any = false;
     for (const auto &p : parts) {
         ChartSeries s{QString::fromUtf16(p.name), p.color, {}};

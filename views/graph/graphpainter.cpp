@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "graphpainter.h"
 
+#include "theme.h"
+
 #include "timeformat.h"
 
 #include <QElapsedTimer>
@@ -17,8 +19,13 @@ using sim::ModelEdge;
 
 namespace {
 
-const QColor kMixColors[5] = {QColor(0x4e, 0x79, 0xa7), QColor(0x59, 0xa1, 0x4f), QColor(0xb0, 0x7a, 0xa1),
-                              QColor(0xf2, 0x8e, 0x2b), QColor(0xd3, 0xd3, 0xd3)};
+// A node's time split, in the studio's one palette (render/theme.h).
+const ResourceClass kMixClasses[5] = {ResourceClass::Cpu, ResourceClass::Compute, ResourceClass::Communication,
+                                      ResourceClass::Copies, ResourceClass::Idle};
+QColor mixColor(int k)
+{
+    return Theme::current().resource(kMixClasses[k]);
+}
 const char *const kMixNames[5] = {"CPU", "GPU compute", "communication", "copies", "idle"};
 const QColor kCritical(0xd6, 0x27, 0x28);
 const QColor kSelected(0x1f, 0x6f, 0xeb);
@@ -236,11 +243,11 @@ void GraphPainter::paint(QPainter &p, const GraphPicture &picture, const QTransf
     p.save();
     p.setRenderHint(QPainter::Antialiasing, true);
     p.setRenderHint(QPainter::TextAntialiasing, true);
-    p.fillRect(viewport, QColor(0xfb, 0xfb, 0xfc));
+    p.fillRect(viewport, Theme::current().base);
     const auto &scene = picture.scene;
     const auto &layout = picture.layout;
     if (scene.items.empty()) {
-        p.setPen(QColor(0x60, 0x60, 0x60));
+        p.setPen(Theme::current().muted);
         p.drawText(viewport, Qt::AlignCenter, QStringLiteral("Nothing to show at this level."));
         p.restore();
         return;
@@ -342,7 +349,7 @@ void GraphPainter::paint(QPainter &p, const GraphPicture &picture, const QTransf
             p.setPen(Qt::NoPen);
             for (int k = 0; k < 5; ++k) {
                 const double w = bar.width() * double(parts[k]) / double(sum);
-                p.setBrush(kMixColors[k]);
+                p.setBrush(mixColor(k));
                 p.drawRect(QRectF(x, bar.top(), w, bar.height()));
                 x += w;
             }
@@ -407,14 +414,16 @@ void GraphPainter::paint(QPainter &p, const GraphPicture &picture, const QTransf
         const QFontMetricsF fm(f);
         const QRectF strip(viewport.left(), viewport.bottom() - kLegendHeight, viewport.width(), kLegendHeight);
         p.setPen(Qt::NoPen);
-        p.setBrush(QColor(255, 255, 255, 235));
+        QColor back = Theme::current().header;
+        back.setAlpha(235);
+        p.setBrush(back);
         p.drawRect(strip);
-        p.setPen(QColor(0xdd, 0xdd, 0xdd));
+        p.setPen(Theme::current().border);
         p.drawLine(strip.topLeft(), strip.topRight());
         double x = strip.left() + 10;
         const double mid = strip.center().y();
         auto label = [&](const QString &text) {
-            p.setPen(QColor(0x30, 0x30, 0x30));
+            p.setPen(Theme::current().text);
             const double w = fm.horizontalAdvance(text);
             p.drawText(QRectF(x, strip.top(), w + 2, strip.height()), Qt::AlignLeft | Qt::AlignVCenter, text);
             x += w + 16;
@@ -434,7 +443,7 @@ void GraphPainter::paint(QPainter &p, const GraphPicture &picture, const QTransf
         x += 8;
         for (int k = 0; k < 5; ++k) {
             p.setPen(Qt::NoPen);
-            p.setBrush(kMixColors[k]);
+            p.setBrush(mixColor(k));
             p.drawRect(QRectF(x, mid - 3, 14, 6));
             x += 18;
             label(QLatin1String(kMixNames[k]));

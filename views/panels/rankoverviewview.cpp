@@ -27,13 +27,9 @@ RankOverviewView::RankOverviewView(TimelineState *state, QWidget *parent) : QWid
     m_title = new QLabel(this);
     header->addWidget(m_title);
     header->addStretch(1);
-    auto legend = [&](const QColor &c, const QString &text) {
-        auto *l = new QLabel(QStringLiteral("<span style=\"color:%1\">■</span> %2").arg(c.name(), text), this);
-        header->addWidget(l);
-    };
-    legend(RankOverviewPainter::heat(1, 0), tr("compute"));
-    legend(RankOverviewPainter::heat(1, 1), tr("communication"));
-    legend(RankOverviewPainter::heat(0, 0), tr("idle"));
+    m_legend = new QLabel(this);
+    header->addWidget(m_legend);
+    updateLegend();
     header->addSpacing(12);
     auto button = [&](const QString &text, const QString &tip, int which) {
         auto *b = new QToolButton(this);
@@ -81,6 +77,24 @@ void RankOverviewView::setOverview(std::shared_ptr<const RankOverview> overview,
         b->setEnabled(lanes > 1);
     m_stragglers->setEnabled(lanes > 1);
     setMarks({});
+}
+
+void RankOverviewView::updateLegend()
+{
+    // The heat strip's colours (the studio's palette, in the current theme).
+    auto swatch = [](const QColor &c, const QString &text) {
+        return QStringLiteral("<span style=\"color:%1\">■</span> %2").arg(c.name(), text);
+    };
+    m_legend->setText(swatch(RankOverviewPainter::heat(1, 0), tr("compute")) + QStringLiteral("&nbsp;&nbsp;") +
+                      swatch(RankOverviewPainter::heat(1, 1), tr("communication")) + QStringLiteral("&nbsp;&nbsp;") +
+                      swatch(RankOverviewPainter::heat(0, 0), tr("idle")));
+}
+
+void RankOverviewView::changeEvent(QEvent *e)
+{
+    if (e->type() == QEvent::PaletteChange)
+        updateLegend(); // the theme changed
+    QWidget::changeEvent(e);
 }
 
 void RankOverviewView::setMarks(std::vector<Mark> marks)

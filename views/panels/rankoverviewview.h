@@ -66,6 +66,7 @@ protected:
     void mousePressEvent(QMouseEvent *) override;
     void mouseDoubleClickEvent(QMouseEvent *) override;
     void leaveEvent(QEvent *) override;
+    void changeEvent(QEvent *) override;
 
 private:
     void pick(int rankInOrder); // 0: slowest, 1: median, 2: fastest
@@ -80,6 +81,8 @@ private:
     int m_rightMargin = 0;
     int m_highlight = -1;
     QLabel *m_title;
+    QLabel *m_legend;
+    void updateLegend();
     QToolButton *m_slowest, *m_median, *m_fastest;
     QToolButton *m_stragglers;
     std::vector<Mark> m_marks;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "whatifpanel.h"
 
+#include "theme.h"
+
 #include "devicecatalog.h"
 #include "timeformat.h"
 
@@ -405,11 +407,12 @@ void WhatIfPanel::showResult(const sim::WhatIfReport &r, double replayMs)
         TimeNs sim::Breakdown::*field;
         QColor colour;
     };
-    const Part parts[] = {{"compute", &sim::Breakdown::compute, QColor(0x4c, 0x72, 0xb0)},
-                          {"communication", &sim::Breakdown::communication, QColor(0xdd, 0x84, 0x52)},
-                          {"memcpy", &sim::Breakdown::memcpy, QColor(0x55, 0xa8, 0x68)},
-                          {"CPU", &sim::Breakdown::cpu, QColor(0x8c, 0x8c, 0x8c)},
-                          {"idle", &sim::Breakdown::idle, QColor(0xe0, 0xe0, 0xe0)}};
+    const Theme &theme = Theme::current();
+    const Part parts[] = {{"compute", &sim::Breakdown::compute, theme.resource(ResourceClass::Compute)},
+                          {"communication", &sim::Breakdown::communication, theme.resource(ResourceClass::Communication)},
+                          {"memcpy", &sim::Breakdown::memcpy, theme.resource(ResourceClass::Copies)},
+                          {"CPU", &sim::Breakdown::cpu, theme.resource(ResourceClass::Cpu)},
+                          {"idle", &sim::Breakdown::idle, theme.resource(ResourceClass::Idle)}};
     for (const auto &p : parts) {
         auto *set = new QBarSet(tr(p.name));
         set->setColor(p.colour);
@@ -429,6 +432,30 @@ void WhatIfPanel::showResult(const sim::WhatIfReport &r, double replayMs)
     m_chart->addAxis(values, Qt::AlignBottom);
     series->attachAxis(values);
     values->applyNiceNumbers();
+    styleChart();
+}
+
+void WhatIfPanel::styleChart()
+{
+    // Background, axes and legend in the current theme (render/theme.h); the bars keep the
+    // studio's resource colours.
+    const Theme &t = Theme::current();
+    m_chart->setBackgroundBrush(t.base);
+    m_chart->setPlotAreaBackgroundVisible(false);
+    m_chart->legend()->setLabelColor(t.text);
+    for (auto *axis : m_chart->axes()) {
+        axis->setLabelsColor(t.text);
+        axis->setTitleBrush(t.text);
+        axis->setLinePenColor(t.muted);
+        axis->setGridLineColor(t.grid);
+    }
+}
+
+void WhatIfPanel::changeEvent(QEvent *e)
+{
+    if (e->type() == QEvent::PaletteChange)
+        styleChart();
+    QWidget::changeEvent(e);
 }
 
 } // namespace gml

@@ -65,8 +65,10 @@ Q_SIGNALS:
 
 protected:
     void resizeEvent(QResizeEvent *e) override;
+    void changeEvent(QEvent *e) override;
 
 private:
+    void styleChart();
     QBoxLayout *m_outer = nullptr;
     void changed();
     void updateLabels();

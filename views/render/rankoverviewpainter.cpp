@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "rankoverviewpainter.h"
 
+#include "theme.h"
+
 #include <QImage>
 #include <QPainter>
 
@@ -12,17 +14,20 @@ namespace gml {
 
 QColor RankOverviewPainter::heat(float busy, float communication)
 {
+    const Theme &t = Theme::current();
     if (busy < 0)
-        return QColor(250, 250, 250); // no activity recorded there
+        return t.base; // no activity recorded there
     // On a square-root scale, so that 10% busy still shows; communication keeps its part of it.
     const float b0 = std::clamp(busy, 0.0f, 1.0f);
     const float c0 = std::clamp(communication, 0.0f, b0);
     const float b = std::sqrt(b0);
     const float c = b0 > 0 ? b * c0 / b0 : 0.0f;
     const float k = b - c, idle = 1 - b;
-    // idle #e9ecef, compute #e8590c, communication #1c7ed6
-    auto mix = [&](float i, float x, float y) { return int(std::lround(idle * i + k * x + c * y)); };
-    return QColor(mix(233, 232, 28), mix(236, 89, 126), mix(239, 12, 214));
+    // Idle, compute and communication in the studio's one palette (render/theme.h).
+    const QColor i = t.resource(ResourceClass::Idle), x = t.resource(ResourceClass::Compute),
+                 y = t.resource(ResourceClass::Communication);
+    auto mix = [&](int a, int b, int d) { return int(std::lround(idle * float(a) + k * float(b) + c * float(d))); };
+    return QColor(mix(i.red(), x.red(), y.red()), mix(i.green(), x.green(), y.green()), mix(i.blue(), x.blue(), y.blue()));
 }
 
 std::pair<size_t, size_t> RankOverviewPainter::Layout::lanesAt(int y) const
@@ -60,7 +65,8 @@ void RankOverviewPainter::paint(QPainter &p, const QRect &area, int labelWidth, 
                                 TimeNs t0, TimeNs t1, int highlight)
 {
     const Layout l = layout(area, labelWidth, overview.lanes.size());
-    p.fillRect(area, QColor(250, 250, 250));
+    const Theme &theme = Theme::current();
+    p.fillRect(area, theme.base);
     if (l.rows <= 0 || l.lanes.width() <= 0 || t1 <= t0)
         return;
     const int columns = l.lanes.width();
@@ -97,7 +103,7 @@ void RankOverviewPainter::paint(QPainter &p, const QRect &area, int labelWidth, 
     p.save();
     p.setClipRect(QRect(l.lanes.left(), l.lanes.top(), columns, height));
     if (l.rowHeight >= 5) {
-        p.setPen(QPen(QColor(250, 250, 250), 1));
+        p.setPen(QPen(theme.base, 1));
         for (int row = 1; row < l.rows; ++row) {
             const double y = l.lanes.top() + row * l.rowHeight - 0.5;
             p.drawLine(QPointF(l.lanes.left(), y), QPointF(l.lanes.left() + columns, y));
@@ -112,7 +118,9 @@ void RankOverviewPainter::paint(QPainter &p, const QRect &area, int labelWidth, 
         return b - a <= std::max<std::ptrdiff_t>(1, columns / 6);
     };
     if (l.rowHeight >= 4 && l.rows == int(overview.lanes.size())) {
-        p.setPen(QPen(QColor(33, 37, 41, 170), 1));
+        QColor tick = theme.text;
+        tick.setAlpha(170);
+        p.setPen(QPen(tick, 1));
         for (size_t lane = 0; lane < overview.lanes.size(); ++lane) {
             const auto &its = overview.lanes[lane].iterations;
             if (!sparse(its))
@@ -123,21 +131,23 @@ void RankOverviewPainter::paint(QPainter &p, const QRect &area, int labelWidth, 
                     p.drawLine(QPointF(xOf(a), top), QPointF(xOf(a), top + l.rowHeight - 1));
         }
     } else if (!overview.lanes.empty() && sparse(overview.lanes.front().iterations)) {
-        p.setPen(QPen(QColor(33, 37, 41, 90), 1));
+        QColor tick = theme.text;
+        tick.setAlpha(90);
+        p.setPen(QPen(tick, 1));
         for (const auto &[a, b] : overview.lanes.front().iterations)
             if (a >= t0 && a < t1)
                 p.drawLine(QPointF(xOf(a), l.lanes.top()), QPointF(xOf(a), l.lanes.top() + height));
     }
     if (highlight >= 0 && size_t(highlight) < overview.lanes.size()) {
         const int top = l.rowTop(size_t(highlight));
-        p.setPen(QPen(QColor(33, 37, 41), 1.5));
+        p.setPen(QPen(theme.text, 1.5));
         p.setBrush(Qt::NoBrush);
         p.drawRect(QRectF(l.lanes.left() + 0.75, top - 1.25, columns - 1.5, std::max(2.0, l.rowHeight) + 1.5));
     }
     p.restore();
 
     // Rank numbers in the label column, as many as fit.
-    p.setPen(QColor(73, 80, 87));
+    p.setPen(theme.muted);
     QFont f = p.font();
     f.setPointSizeF(std::max(6.5, f.pointSizeF() - 1.5));
     p.setFont(f);

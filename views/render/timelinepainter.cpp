@@ -2,6 +2,8 @@
 // TimelinePainter, part 2: painting the cached geometry and the overlays, hit testing.
 #include "timelinepainter.h"
 
+#include "theme.h"
+
 #include "timeformat.h"
 
 #include <QElapsedTimer>
@@ -16,31 +18,27 @@ namespace gml {
 
 namespace {
 
-const QColor kBackground(0xfb, 0xfb, 0xfc);
-const QColor kRowAlt(0xf1, 0xf3, 0xf6);
-const QColor kGrid(0xdd, 0xe1, 0xe6);
-const QColor kText(0x20, 0x24, 0x2a);
-const QColor kMuted(0x6a, 0x72, 0x7c);
-const QColor kHeader(0xe9, 0xec, 0xf0);
-const QColor kAccent(0x1f, 0x6f, 0xd1);
-const QColor kNote(0xc0, 0x7a, 0x00); // notes and bookmarks
-
-QColor kindColor(TrackKind kind)
+// The theme of the paint in progress (TimelinePainter::paint sets it: the painter's own, else
+// the current one).
+thread_local const Theme *t_theme = nullptr;
+const Theme &T()
 {
-    switch (kind) {
-    case TrackKind::Gpu:
-    case TrackKind::Stream: return QColor(0x4c, 0xaf, 0x50);
-    case TrackKind::Counter: return QColor(0xf0, 0x9a, 0x1a);
-    case TrackKind::Process:
-    case TrackKind::Thread: return QColor(0x42, 0x85, 0xf4);
-    default: return QColor(0x9e, 0x9e, 0x9e);
-    }
+    return t_theme ? *t_theme : Theme::current();
 }
 
 } // namespace
 
 void TimelinePainter::paint(QPainter &p, const TimelineViewport &v, const TimelineOverlay &overlay)
 {
+    struct ThemeScope
+    {
+        explicit ThemeScope(const Theme *t) { t_theme = t; }
+        ~ThemeScope() { t_theme = nullptr; }
+    } scope(m_theme);
+    if (m_paintedDark != int(T().dark)) { // cached pictures were drawn in the other theme
+        m_paintedDark = int(T().dark);
+        m_overviewWidth = -1;
+    }
     TimelineOverlay o = overlay;
     if (o.traceEnd <= o.traceStart && m_data) {
         o.traceStart = m_layout.spanStart();
@@ -51,7 +49,7 @@ void TimelinePainter::paint(QPainter &p, const TimelineViewport &v, const Timeli
     p.save();
     p.setRenderHint(QPainter::Antialiasing, false);
     p.setRenderHint(QPainter::TextAntialiasing, true);
-    p.fillRect(QRect(QPoint(0, 0), v.size), kBackground);
+    p.fillRect(QRect(QPoint(0, 0), v.size), T().base);
     p.setFont(m_font);
     // One ruler step for the frame: the grid lines of both bands and the ruler share it.
     const TimeNs step = tickStep(v, o.traceStart);
@@ -76,8 +74,8 @@ void TimelinePainter::paintRows(QPainter &p, const TimelineViewport &v, const Ti
     p.save();
     p.setClipRect(QRect(left, header, v.size.width() - left, bottom - header));
     if (pinned) {
-        p.fillRect(QRect(left, header, v.size.width() - left, bottom - header), kBackground);
-        p.fillRect(QRect(left, bottom - 2, v.size.width() - left, 2), QColor(0xc4, 0xc9, 0xd0));
+        p.fillRect(QRect(left, header, v.size.width() - left, bottom - header), T().base);
+        p.fillRect(QRect(left, bottom - 2, v.size.width() - left, 2), T().border);
     }
     // Row backgrounds: alternate per top-level group so a process and its threads read as one.
     int group = 0;
@@ -90,8 +88,8 @@ void TimelinePainter::paintRows(QPainter &p, const TimelineViewport &v, const Ti
         if (top > bottom || top + row.height < header)
             continue;
         if (group % 2 == 0)
-            p.fillRect(QRect(left, top, v.size.width() - left, row.height), kRowAlt);
-        p.fillRect(QRect(left, top + row.height - 1, v.size.width() - left, 1), kGrid);
+            p.fillRect(QRect(left, top, v.size.width() - left, row.height), T().alternate);
+        p.fillRect(QRect(left, top + row.height - 1, v.size.width() - left, 1), T().grid);
     }
     // Grid lines at the ruler's ticks.
     // At most a few hundred ticks fit; the count bounds the loop even on absurd ranges (a
@@ -101,7 +99,7 @@ void TimelinePainter::paintRows(QPainter &p, const TimelineViewport &v, const Ti
          t = nextTick(t, step)) {
         const double x = xForTime(v, t);
         if (x >= left)
-            p.fillRect(QRectF(x, header, 1, bottom - header), kGrid);
+            p.fillRect(QRectF(x, header, 1, bottom - header), T().grid);
     }
     const TimelineGeometry &g = geometry(v);
     p.setPen(Qt::NoPen);
@@ -114,7 +112,7 @@ void TimelinePainter::paintRows(QPainter &p, const TimelineViewport &v, const Ti
         p.drawRects(boxes.data() + a, int(b - a));
     }
     p.setBrush(Qt::NoBrush);
-    p.setPen(kText);
+    p.setPen(T().sliceText);
     for (size_t i = pinned ? 0 : g.pinnedLabels; i < (pinned ? g.pinnedLabels : g.labels.size()); ++i)
         p.drawText(g.labels[i].rect, Qt::AlignLeft | Qt::AlignVCenter | Qt::TextSingleLine, g.labels[i].text);
     for (size_t i = pinned ? 0 : g.pinnedCounters; i < (pinned ? g.pinnedCounters : g.counters.size()); ++i) {
@@ -127,7 +125,7 @@ void TimelinePainter::paintRows(QPainter &p, const TimelineViewport &v, const Ti
         p.setBrush(Qt::NoBrush);
         p.setPen(QPen(SlicePalette::darker(c.colorIndex), 1));
         p.drawPolyline(c.line);
-        p.setPen(kMuted);
+        p.setPen(T().muted);
         p.drawText(c.rect.adjusted(4, 1, -4, 0), Qt::AlignLeft | Qt::AlignTop, c.maxText);
     }
     p.restore();
@@ -155,11 +153,11 @@ void TimelinePainter::paintOverlay(QPainter &p, const TimelineViewport &v, const
     p.setClipRect(QRect(left, header, v.size.width() - left, v.size.height() - header));
     if (o.selectionEnd > o.selectionStart) {
         const double a = xForTime(v, o.selectionStart), b = xForTime(v, o.selectionEnd);
-        QColor shade = kAccent;
+        QColor shade = T().accent;
         shade.setAlpha(40);
         p.fillRect(QRectF(a, header, b - a, v.size.height() - header), shade);
-        p.fillRect(QRectF(a, header, 1, v.size.height() - header), kAccent);
-        p.fillRect(QRectF(b, header, 1, v.size.height() - header), kAccent);
+        p.fillRect(QRectF(a, header, 1, v.size.height() - header), T().accent);
+        p.fillRect(QRectF(b, header, 1, v.size.height() - header), T().accent);
     }
     // Notes: ranges shaded amber, times as dashed lines (their flags are on the ruler).
     for (const auto &n : o.notes) {
@@ -167,8 +165,8 @@ void TimelinePainter::paintOverlay(QPainter &p, const TimelineViewport &v, const
             continue;
         const double a = xForTime(v, n.start), b = xForTime(v, n.end);
         if (n.end > n.start)
-            p.fillRect(QRectF(a, header, std::max(1.0, b - a), v.size.height() - header), QColor(0xe0, 0x9a, 0x10, 28));
-        p.setPen(QPen(kNote, 1, Qt::DashLine));
+            p.fillRect(QRectF(a, header, std::max(1.0, b - a), v.size.height() - header), QColor(T().note.red(), T().note.green(), T().note.blue(), 28));
+        p.setPen(QPen(T().note, 1, Qt::DashLine));
         p.drawLine(QPointF(a, header), QPointF(a, v.size.height()));
         if (n.end > n.start)
             p.drawLine(QPointF(b, header), QPointF(b, v.size.height()));
@@ -180,7 +178,7 @@ void TimelinePainter::paintOverlay(QPainter &p, const TimelineViewport &v, const
         const QRectF r = index >= 0 ? sliceRect(v, h.track, size_t(index)) : QRectF();
         if (r.isEmpty())
             continue;
-        p.setPen(QPen(QColor(0xff, 0xa0, 0x00), 2));
+        p.setPen(QPen(T().highlight, 2));
         p.setBrush(Qt::NoBrush);
         p.drawRect(r);
     }
@@ -192,7 +190,7 @@ void TimelinePainter::paintOverlay(QPainter &p, const TimelineViewport &v, const
                 selected = sliceRect(v, o.selectedTrack, size_t(idx));
         }
         if (!selected.isEmpty()) {
-            p.setPen(QPen(kText, 2));
+            p.setPen(QPen(T().text, 2));
             p.setBrush(Qt::NoBrush);
             p.drawRect(selected.adjusted(-1, -1, 1, 1));
         }
@@ -229,7 +227,7 @@ void TimelinePainter::paintOverlay(QPainter &p, const TimelineViewport &v, const
     if (o.hasCursor && o.cursor >= v.t0 && o.cursor < v.t1) {
         const double x = xForTime(v, o.cursor);
         p.setRenderHint(QPainter::Antialiasing, false);
-        p.fillRect(QRectF(x, header, 1, v.size.height() - header), QColor(0x55, 0x55, 0x55, 140));
+        p.fillRect(QRectF(x, header, 1, v.size.height() - header), QColor(T().muted.red(), T().muted.green(), T().muted.blue(), 160));
     }
     p.restore();
 }
@@ -246,10 +244,10 @@ void TimelinePainter::paintNoteFlags(QPainter &p, const TimelineViewport &v, con
             continue;
         const double a = xForTime(v, n.start), b = xForTime(v, n.end);
         if (n.end > n.start)
-            p.fillRect(QRectF(a, oh, b - a, 3), kNote);
+            p.fillRect(QRectF(a, oh, b - a, 3), T().note);
         const QString mark = n.bookmark ? QString::number(n.bookmark) : QStringLiteral("•");
         const QRectF flag(a, oh, fm.horizontalAdvance(mark) + 6, 12);
-        p.fillRect(flag, kNote);
+        p.fillRect(flag, T().note);
         p.setPen(Qt::white);
         p.drawText(flag, Qt::AlignCenter, mark);
     }
@@ -263,7 +261,7 @@ void TimelinePainter::paintLabels(QPainter &p, const TimelineViewport &v, bool p
     const int width = m_metrics.labelWidth;
     p.save();
     p.setClipRect(QRect(0, header, width, bottom - header));
-    p.fillRect(QRect(0, header, width, bottom - header), kHeader);
+    p.fillRect(QRect(0, header, width, bottom - header), T().header);
     const QFontMetricsF fm(m_font);
     const auto &rows = m_layout.rows();
     for (size_t r = pinned ? 0 : m_layout.pinnedCount(); r < (pinned ? m_layout.pinnedCount() : rows.size()); ++r) {
@@ -285,27 +283,27 @@ void TimelinePainter::paintLabels(QPainter &p, const TimelineViewport &v, bool p
                 tri << QPointF(cx - 2, cy - 4) << QPointF(cx + 3, cy) << QPointF(cx - 2, cy + 4);
             p.setRenderHint(QPainter::Antialiasing, true);
             p.setPen(Qt::NoPen);
-            p.setBrush(kMuted);
+            p.setBrush(T().muted);
             p.drawPolygon(tri);
             p.setRenderHint(QPainter::Antialiasing, false);
         }
         if (row.type == TimelineRow::Type::Track) {
-            p.fillRect(QRect(x, top + 5, 3, lineH - 10), kindColor(row.kind));
+            p.fillRect(QRect(x, top + 5, 3, lineH - 10), T().trackKind(row.kind));
             x += 7;
         }
         p.setFont(row.type == TimelineRow::Type::Run ? m_boldFont : m_font);
-        p.setPen(kText);
+        p.setPen(T().text);
         const QString text = fm.elidedText(row.label, Qt::ElideMiddle, width - x - 6);
         p.drawText(QRectF(x, top, width - x - 4, lineH), Qt::AlignLeft | Qt::AlignVCenter, text);
         if (row.isCounter && !row.unit.isEmpty()) {
-            p.setPen(kMuted);
+            p.setPen(T().muted);
             p.drawText(QRectF(x, top + lineH - 2, width - x - 4, lineH), Qt::AlignLeft | Qt::AlignTop, row.unit);
         }
-        p.fillRect(QRect(0, rowTopY + row.height - 1, width, 1), kGrid);
+        p.fillRect(QRect(0, rowTopY + row.height - 1, width, 1), T().grid);
     }
     if (pinned)
-        p.fillRect(QRect(0, bottom - 2, width, 2), QColor(0xc4, 0xc9, 0xd0));
-    p.fillRect(QRect(width - 1, header, 1, bottom - header), QColor(0xc4, 0xc9, 0xd0));
+        p.fillRect(QRect(0, bottom - 2, width, 2), T().border);
+    p.fillRect(QRect(width - 1, header, 1, bottom - header), T().border);
     p.restore();
 }
 
@@ -313,15 +311,15 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
 {
     const int left = m_metrics.labelWidth;
     const int oh = m_metrics.overviewHeight, rh = m_metrics.rulerHeight;
-    p.fillRect(QRect(0, 0, v.size.width(), oh + rh), kHeader);
+    p.fillRect(QRect(0, 0, v.size.width(), oh + rh), T().header);
     if (oh > 0)
         paintOverview(p, v, o);
     // Ruler: labels relative to the trace start (the axis origin).
     const double pxPerNs = double(v.size.width() - left) / double(std::max<TimeNs>(1, v.t1 - v.t0));
     p.save();
     p.setClipRect(QRect(left, oh, v.size.width() - left, rh));
-    p.fillRect(QRect(left, oh, v.size.width() - left, rh), QColor(0xf6, 0xf7, 0xf9));
-    p.setPen(kText);
+    p.fillRect(QRect(left, oh, v.size.width() - left, rh), T().alternate);
+    p.setPen(T().text);
     const TimeNs origin = o.traceStart;
     const QFontMetricsF tfm(m_font);
     m_rulerLabels.clear();
@@ -329,9 +327,9 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
     for (TimeNs t = nextTick(firstTick(v, origin, step), -step);
          t < nextTick(v.t1, step) && ticks++ < kMaxTicks; t = nextTick(t, step)) {
         const double x = xForTime(v, t);
-        p.fillRect(QRectF(x, oh + rh - 8, 1, 8), kMuted);
+        p.fillRect(QRectF(x, oh + rh - 8, 1, 8), T().muted);
         for (int k = 1; k < 5; ++k)
-            p.fillRect(QRectF(x + k * step * pxPerNs / 5, oh + rh - 3, 1, 3), kMuted);
+            p.fillRect(QRectF(x + k * step * pxPerNs / 5, oh + rh - 3, 1, 3), T().muted);
         const QString text = formatTick(t - origin, step);
         const double tw = tfm.horizontalAdvance(text);
         p.drawText(QRectF(x + 3, oh, tw + 2, rh - 6), Qt::AlignLeft | Qt::AlignVCenter, text);
@@ -342,14 +340,14 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
     // Range selection and cursor readouts.
     if (o.selectionEnd > o.selectionStart) {
         const double a = xForTime(v, o.selectionStart), b = xForTime(v, o.selectionEnd);
-        QColor shade = kAccent;
+        QColor shade = T().accent;
         shade.setAlpha(60);
         p.fillRect(QRectF(a, oh, b - a, rh), shade);
         const QString text = formatDuration(o.selectionEnd - o.selectionStart);
         const QFontMetricsF fm(m_boldFont);
         const double tw = fm.horizontalAdvance(text) + 10;
         QRectF box((a + b - tw) / 2, oh + 3, tw, rh - 6);
-        p.fillRect(box, kAccent);
+        p.fillRect(box, T().accent);
         p.setFont(m_boldFont);
         p.setPen(Qt::white);
         p.drawText(box, Qt::AlignCenter, text);
@@ -366,11 +364,11 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
         p.drawText(box, Qt::AlignCenter, text);
     }
     p.restore();
-    p.fillRect(QRect(0, oh + rh - 1, v.size.width(), 1), QColor(0xc4, 0xc9, 0xd0));
+    p.fillRect(QRect(0, oh + rh - 1, v.size.width(), 1), T().border);
     if (m_figure)
         return;
     // Top-left corner: the visible window's width.
-    p.setPen(kText);
+    p.setPen(T().text);
     p.setFont(m_boldFont);
     p.drawText(QRect(8, 0, left - 12, oh), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("Overview"));
     p.setFont(m_font);
@@ -504,11 +502,11 @@ void TimelinePainter::paintOverview(QPainter &p, const TimelineViewport &v, cons
     const double span = double(std::max<TimeNs>(1, o.traceEnd - o.traceStart));
     const double a = left + double(v.t0 - o.traceStart) / span * width;
     const double b = left + double(v.t1 - o.traceStart) / span * width;
-    QColor shade = kAccent;
+    QColor shade = T().accent;
     shade.setAlpha(45);
     const QRectF window(a, 1, std::max(2.0, b - a), oh - 2);
     p.fillRect(window, shade);
-    p.setPen(QPen(kAccent, 1));
+    p.setPen(QPen(T().accent, 1));
     p.setBrush(Qt::NoBrush);
     p.drawRect(window);
 }

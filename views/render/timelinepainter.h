@@ -142,6 +142,8 @@ public:
     // A figure without the window's chrome: no overview strip, no expand triangles, no
     // "Overview" / "window …" text (the figure export's "chrome off").
     void setFigureMode(bool figure);
+    // The theme to paint in (null: Theme::current(), the studio's).
+    void setTheme(const struct Theme *theme) { m_theme = theme; }
     bool figureMode() const { return m_figure; }
 
     // Time <-> x in the rows area for a viewport.
@@ -189,6 +191,8 @@ private:
     TimelineLayout m_layout;
     TimelineMetrics m_metrics;
     bool m_figure = false;
+    const struct Theme *m_theme = nullptr;
+    int m_paintedDark = -1; // the theme of the cached overview (-1: none)
     QFont m_font;
     QFont m_boldFont;
     std::vector<uint8_t> m_colorOfName;
