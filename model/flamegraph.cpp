@@ -31,6 +31,20 @@ bool inRequest(const TrackSummary &t, const FlameRequest &r, TrackKind kind)
     return r.tracks.isEmpty() || r.tracks.contains(t.id);
 }
 
+// A track's slices over [t0, t1): false with *error set when it cannot be read; *out null
+// when it has none.
+bool readTrack(const TimelineData &data, TrackId id, TimeNs t0, TimeNs t1, std::shared_ptr<const SliceTrack> *out,
+               QString *error)
+{
+    QString why;
+    *out = data.slicesIn(id, t0, t1, &why);
+    if (!*out && !why.isEmpty()) {
+        *error = why;
+        return false;
+    }
+    return true;
+}
+
 // The parent of each slice of a track (index, -1: top level), from the slice covering its start
 // one depth up.
 std::vector<qint64> parents(const SliceTrack &s)
@@ -100,15 +114,11 @@ bool cpuSelf(const TimelineData &data, const RunSummary &run, const FlameRequest
     for (const TrackSummary &t : run.tracks) {
         if (!inRequest(t, r, TrackKind::Thread))
             continue;
-        QString why;
-        const auto s = data.slicesIn(t.id, r.t0, r.t1, &why);
-        if (!s) {
-            if (!why.isEmpty()) {
-                *error = why;
-                return false;
-            }
+        std::shared_ptr<const SliceTrack> s;
+        if (!readTrack(data, t.id, r.t0, r.t1, &s, error))
+            return false;
+        if (!s)
             continue;
-        }
         const auto parent = parents(*s);
         // Self time in range: the clipped time less the part each child covers of it (children
         // of one depth are disjoint; a child overlapping its parent's end keeps the rest).
@@ -163,15 +173,11 @@ bool gpuTime(const TimelineData &data, Project &project, const RunSummary &run, 
     for (const TrackSummary &t : run.tracks) {
         if (!inRequest(t, r, TrackKind::Stream))
             continue;
-        QString why;
-        const auto s = data.slicesIn(t.id, r.t0, r.t1, &why);
-        if (!s) {
-            if (!why.isEmpty()) {
-                *error = why;
-                return false;
-            }
+        std::shared_ptr<const SliceTrack> s;
+        if (!readTrack(data, t.id, r.t0, r.t1, &s, error))
+            return false;
+        if (!s)
             continue;
-        }
         s->forEachVisible(r.t0, r.t1, [&](size_t i) {
             const auto l = launcher.find(s->id(i));
             if (l == launcher.end() && hasChild(*s, i))
@@ -189,15 +195,11 @@ bool gpuTime(const TimelineData &data, Project &project, const RunSummary &run, 
         if (wanted.empty() || t.kind != TrackKind::Thread || t.slices <= 0 ||
             (r.rank >= 0 && std::max(t.rank, 0) != r.rank))
             continue;
-        QString why;
-        const auto s = data.slicesIn(t.id, std::numeric_limits<TimeNs>::min(), std::numeric_limits<TimeNs>::max(), &why);
-        if (!s) {
-            if (!why.isEmpty()) {
-                *error = why;
-                return false;
-            }
+        std::shared_ptr<const SliceTrack> s;
+        if (!readTrack(data, t.id, std::numeric_limits<TimeNs>::min(), std::numeric_limits<TimeNs>::max(), &s, error))
+            return false;
+        if (!s)
             continue;
-        }
         bool any = false;
         for (size_t i = 0; i < s->size() && !any; ++i)
             any = wanted.count(s->id(i)) > 0;

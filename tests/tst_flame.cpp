@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Issue 36: flame graphs of a range (model/flamegraph.h) and `grademl flame`.
 #include "flamegraph.h"
+#include "handtrace.h"
 #include "importutil.h"
 #include "project.h"
 #include "testutil.h"
@@ -14,20 +15,6 @@
 using namespace gml;
 
 namespace {
-
-// Two steps on one thread, each linear -> mm -> cudaLaunchKernel, each launching a gemm.
-const char kTrace[] = R"J({"traceEvents":[
- {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
- {"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":10,"dur":50},
- {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":20,"dur":30},
- {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":30,"dur":10,"args":{"correlation":1}},
- {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":100,"dur":100},
- {"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":110,"dur":70},
- {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":120,"dur":50},
- {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":130,"dur":10,"args":{"correlation":2}},
- {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":45,"dur":50,"args":{"correlation":1,"device":0,"stream":7}},
- {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":150,"dur":80,"args":{"correlation":2,"device":0,"stream":7}}
-]})J";
 
 constexpr TimeNs us(double v)
 {
@@ -79,7 +66,7 @@ class TestFlame : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        gmltest::writeFile(m_dir, QStringLiteral("hand/hand.json"), kTrace);
+        gmltest::writeFile(m_dir, QStringLiteral("hand/hand.json"), gmltest::kHandTrace);
         auto project = gmltest::newProject(m_dir);
         gmltest::importInto(*project, {m_dir.filePath(QStringLiteral("hand"))});
         m_file = project->path();

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Issue 36: notes and bookmarks (model/notes.h, schema 11) and `grademl note`.
+#include "handtrace.h"
 #include "importutil.h"
 #include "notes.h"
 #include "project.h"
@@ -13,18 +14,6 @@
 
 using namespace gml;
 
-namespace {
-
-const char kTrace[] = R"J({"traceEvents":[
- {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
- {"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":10,"dur":50},
- {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":20,"dur":30},
- {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":100,"dur":100},
- {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":120,"dur":50}
-]})J";
-
-} // namespace
-
 class TestNotes : public QObject
 {
     Q_OBJECT
@@ -35,7 +24,7 @@ private Q_SLOTS:
     void cliAddListRemove()
     {
         QTemporaryDir dir;
-        gmltest::writeFile(dir, QStringLiteral("hand/hand.json"), kTrace);
+        gmltest::writeFile(dir, QStringLiteral("hand/hand.json"), gmltest::kHandTrace);
         QString file;
         qint64 mm = 0, start = 0;
         {
@@ -105,7 +94,7 @@ private Q_SLOTS:
     void notesSurviveReimportAndUpgrade()
     {
         QTemporaryDir dir;
-        gmltest::writeFile(dir, QStringLiteral("hand/hand.json"), kTrace);
+        gmltest::writeFile(dir, QStringLiteral("hand/hand.json"), gmltest::kHandTrace);
         QString error;
         auto project = gmltest::newProject(dir);
         gmltest::importInto(*project, {dir.filePath(QStringLiteral("hand"))});

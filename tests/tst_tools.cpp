@@ -2,6 +2,7 @@
 // Issue 36: the tools around the timeline, driven in the studio's window: the flame graph pane.
 #include "flamecontroller.h"
 #include "flameview.h"
+#include "handtrace.h"
 #include "importutil.h"
 #include "mainwindow.h"
 #include "querycontroller.h"
@@ -36,21 +37,6 @@ using gmltest::waitLoaded;
 
 namespace {
 
-// Two steps on one thread, each linear -> mm -> cudaLaunchKernel, each launching a gemm
-// (the same as tst_flame's).
-const char kTrace[] = R"J({"traceEvents":[
- {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
- {"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":10,"dur":50},
- {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":20,"dur":30},
- {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":30,"dur":10,"args":{"correlation":1}},
- {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":100,"dur":100},
- {"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":110,"dur":70},
- {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":120,"dur":50},
- {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":130,"dur":10,"args":{"correlation":2}},
- {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":45,"dur":50,"args":{"correlation":1,"device":0,"stream":7}},
- {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":150,"dur":80,"args":{"correlation":2,"device":0,"stream":7}}
-]})J";
-
 int frameNamed(const FlameGraph &g, const QString &path)
 {
     for (size_t i = 1; i < g.frames().size(); ++i)
@@ -70,7 +56,7 @@ private Q_SLOTS:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);
-        gmltest::writeFile(m_tmp, QStringLiteral("hand/hand.json"), kTrace);
+        gmltest::writeFile(m_tmp, QStringLiteral("hand/hand.json"), gmltest::kHandTrace);
     }
 
     // The Flame Graph pane: computed only once shown; the whole run without a selection, the

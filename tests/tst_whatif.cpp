@@ -56,6 +56,15 @@ std::shared_ptr<const DependencyGraph> buildGraph(Project &project, const QStrin
     return g ? std::make_shared<const DependencyGraph>(std::move(*g)) : nullptr;
 }
 
+// A shared trace imported as run "r" into a project in `dir`, and its dependency graph.
+std::shared_ptr<const DependencyGraph> importShared(const QTemporaryDir &dir, const QString &folder,
+                                                   std::unique_ptr<Project> *project, QString *error)
+{
+    *project = gmltest::newProject(dir);
+    gmltest::importInto(**project, {gmltest::sharedTraces() + QLatin1Char('/') + folder}, QStringLiteral("r"));
+    return buildGraph(**project, QStringLiteral("r"), error);
+}
+
 WhatIfReport predict(const std::shared_ptr<const DependencyGraph> &g, const QList<Transform> &transforms,
                      const WhatIfContext &context = {})
 {
@@ -307,10 +316,9 @@ private Q_SLOTS:
         QFETCH(double, aim);
         GML_REQUIRE_SHARED(folder);
         QTemporaryDir dir;
-        auto project = gmltest::newProject(dir);
-        gmltest::importInto(*project, {gmltest::sharedTraces() + QLatin1Char('/') + folder}, QStringLiteral("r"));
+        std::unique_ptr<Project> project;
         QString error;
-        const auto g = buildGraph(*project, QStringLiteral("r"), &error);
+        const auto g = importShared(dir, folder, &project, &error);
         QVERIFY2(g, qPrintable(error));
         QVERIFY(g->edgeCounts()[size_t(EdgeKind::Launch)] > 0);
         const auto report = predict(g, {});
@@ -366,10 +374,9 @@ private Q_SLOTS:
         QFETCH(QString, folder);
         GML_REQUIRE_SHARED(folder);
         QTemporaryDir dir;
-        auto project = gmltest::newProject(dir);
-        gmltest::importInto(*project, {gmltest::sharedTraces() + QLatin1Char('/') + folder}, QStringLiteral("r"));
+        std::unique_ptr<Project> project;
         QString error;
-        const auto g = buildGraph(*project, QStringLiteral("r"), &error);
+        const auto g = importShared(dir, folder, &project, &error);
         QVERIFY2(g, qPrintable(error));
         const RunId run = *project->findRun(QStringLiteral("r"));
         // Scenarios that move the host: AMP, a fused optimizer, free data loading, every slice at
