@@ -22,6 +22,11 @@ NotesController::NotesController(NotesPanel *panel, TimelineView *timeline, Time
     connect(m_timeline, &TimelineView::layoutChanged, this, &NotesController::showMarks);
     connect(&m_watcher, &QFutureWatcher<Result>::finished, this, [this] {
         const Result r = m_watcher.result();
+        if (!m_pending.empty()) { // the next change, then its list
+            auto next = std::move(m_pending.front());
+            m_pending.erase(m_pending.begin());
+            submit(std::move(next));
+        }
         if (r.serial != m_serial)
             return;
         if (!r.error.isEmpty() && r.notes.empty() && m_notes.empty()) {
@@ -50,6 +55,7 @@ void NotesController::setProject(const QString &projectPath, std::shared_ptr<con
     m_projectPath = projectPath;
     m_data = std::move(data);
     m_notes.clear();
+    m_pending.clear(); // changes for the project before
     submit({});
 }
 
@@ -57,7 +63,12 @@ void NotesController::submit(std::function<bool(Project &, QString *)> change)
 {
     if (m_projectPath.isEmpty())
         return;
-    m_watcher.waitForFinished(); // writes one after another
+    // One job at a time, in order: a change asked for while another runs waits its turn (the
+    // GUI thread never waits for the project).
+    if (m_watcher.isRunning()) {
+        m_pending.push_back(std::move(change));
+        return;
+    }
     m_watcher.setFuture(QtConcurrent::run([path = m_projectPath, change, serial = ++m_serial]() {
         Result r;
         r.serial = serial;
@@ -186,8 +197,10 @@ void NotesController::remove(qint64 id)
 
 void NotesController::waitForIdle()
 {
-    m_watcher.waitForFinished();
-    QCoreApplication::processEvents();
+    do {
+        m_watcher.waitForFinished();
+        QCoreApplication::processEvents(); // delivers the result, starting any pending change
+    } while (m_watcher.isRunning() || !m_pending.empty());
 }
 
 } // namespace gml

@@ -7,6 +7,8 @@
 #include <QFutureWatcher>
 #include <QObject>
 
+#include <functional>
+
 #include <memory>
 #include <vector>
 
@@ -62,6 +64,7 @@ private:
     std::shared_ptr<const TimelineData> m_data;
     std::vector<Note> m_notes;
     QFutureWatcher<Result> m_watcher;
+    std::vector<std::function<bool(Project &, QString *)>> m_pending; // changes waiting their turn
     quint64 m_serial = 0;
 };
 
