@@ -136,7 +136,8 @@ void QueryController::run(const QString &sql)
     m_history.prepend(sql);
     while (m_history.size() > kHistory)
         m_history.removeLast();
-    QSettings().setValue(kHistoryKey, m_history);
+    if (m_remember)
+        QSettings().setValue(kHistoryKey, m_history);
     m_view->setHistory(m_history);
     if (m_cursor && m_cursor->query)
         m_cursor->query->interrupt(); // the previous statement stops reading

@@ -30,6 +30,8 @@ public:
 
     void setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data);
     void run(const QString &sql);
+    // Whether the queries run go into the user's history (not a screenshot's).
+    void setRemember(bool remember) { m_remember = remember; }
     void waitForIdle(); // tests and screenshots
     // Shows row `row` of the result in the timeline; false when it holds neither a slice nor a time.
     bool reveal(int row);
@@ -64,6 +66,7 @@ private:
     quint64 m_serial = 0;
     QElapsedTimer m_clock;
     QStringList m_history;
+    bool m_remember = true;
 };
 
 } // namespace gml

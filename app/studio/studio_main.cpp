@@ -220,6 +220,7 @@ int main(int argc, char **argv)
         window.showView(QStringLiteral("query"));
         if (auto *view = window.findChild<gml::QueryView *>())
             view->editor()->setPlainText(parser.value(queryOption));
+        window.query()->setRemember(false); // a screenshot leaves the user's history alone
         window.query()->run(parser.value(queryOption));
         window.query()->waitForIdle();
     }
