@@ -24,11 +24,15 @@ TimeNs clipped(TimeNs s, TimeNs e, TimeNs t0, TimeNs t1)
     return std::max<TimeNs>(0, std::min(e, t1) - std::max(s, t0));
 }
 
+// A track of `kind` with slices, on the request's rank.
+bool ofKind(const TrackSummary &t, const FlameRequest &r, TrackKind kind)
+{
+    return t.kind == kind && t.slices > 0 && (r.rank < 0 || std::max(t.rank, 0) == r.rank);
+}
+
 bool inRequest(const TrackSummary &t, const FlameRequest &r, TrackKind kind)
 {
-    if (t.kind != kind || t.slices <= 0 || (r.rank >= 0 && std::max(t.rank, 0) != r.rank))
-        return false;
-    return r.tracks.isEmpty() || r.tracks.contains(t.id);
+    return ofKind(t, r, kind) && (r.tracks.isEmpty() || r.tracks.contains(t.id));
 }
 
 // A track's slices over [t0, t1): false with *error set when it cannot be read; *out null
@@ -89,24 +93,38 @@ private:
     std::unordered_map<StringId, std::pair<QString, bool>> m_cache;
 };
 
-// The frame of each slice of a CPU track: its name under its parent's frame (-1: left out).
-std::vector<int> framesOf(FlameGraph &g, FrameNames &names, const SliceTrack &s, const std::vector<qint64> &parent)
+// The frame of each slice of a CPU track: its name under its parent's frame (-1: left out, its
+// children hanging where it would). Made on first use, so only the stacks of the slices asked
+// for become frames (a range of a track held whole, the launches of some GPU work).
+class StackFrames
 {
-    std::vector<int> frame(s.size(), 0);
-    for (int d = 0; d < s.depthCount(); ++d)
-        for (size_t i = s.depthBegin(d); i < s.depthEnd(d); ++i) {
-            const qint64 p = parent[i];
-            int under = 0;
-            for (qint64 q = p; q >= 0; q = parent[size_t(q)])
-                if (frame[size_t(q)] >= 0) {
-                    under = frame[size_t(q)];
-                    break;
-                }
-            const auto &[name, skipped] = names(s.nameId(i));
-            frame[i] = skipped ? -1 : g.child(under, name, false);
-        }
-    return frame;
-}
+public:
+    StackFrames(FlameGraph &g, FrameNames &names, const SliceTrack &s, const std::vector<qint64> &parent)
+        : m_g(g), m_names(names), m_s(s), m_parent(parent), m_frame(s.size(), kUnknown)
+    {
+    }
+    int of(size_t i)
+    {
+        if (m_frame[i] != kUnknown)
+            return m_frame[i];
+        int under = 0;
+        for (qint64 q = m_parent[i]; q >= 0; q = m_parent[size_t(q)])
+            if (const int f = of(size_t(q)); f >= 0) {
+                under = f;
+                break;
+            }
+        const auto &[name, skipped] = m_names(m_s.nameId(i));
+        return m_frame[i] = skipped ? -1 : m_g.child(under, name, false);
+    }
+
+private:
+    static constexpr int kUnknown = -2;
+    FlameGraph &m_g;
+    FrameNames &m_names;
+    const SliceTrack &m_s;
+    const std::vector<qint64> &m_parent;
+    std::vector<int> m_frame;
+};
 
 bool cpuSelf(const TimelineData &data, const RunSummary &run, const FlameRequest &r, FlameGraph &g, QString *error)
 {
@@ -129,10 +147,11 @@ bool cpuSelf(const TimelineData &data, const RunSummary &run, const FlameRequest
             if (const qint64 p = parent[i]; p >= 0)
                 self[size_t(p)] -= clipped(std::max(s->start(i), s->start(size_t(p))),
                                            std::min(s->end(i), s->end(size_t(p))), r.t0, r.t1);
-        const auto frame = framesOf(g, names, *s, parent);
+        StackFrames frames(g, names, *s, parent);
         for (size_t i = 0; i < s->size(); ++i)
-            if (frame[i] >= 0 && inWindow(s->start(i), s->duration(i), r.t0, r.t1))
-                g.add(frame[i], std::max<TimeNs>(0, self[i]), {t.id, s->id(i), s->start(i), s->end(i)});
+            if (inWindow(s->start(i), s->duration(i), r.t0, r.t1))
+                if (const int f = frames.of(i); f >= 0)
+                    g.add(f, std::max<TimeNs>(0, self[i]), {t.id, s->id(i), s->start(i), s->end(i)});
     }
     return true;
 }
@@ -192,8 +211,7 @@ bool gpuTime(const TimelineData &data, Project &project, const RunSummary &run, 
     std::unordered_map<SliceId, int> frameOfCall;
     FrameNames names(data);
     for (const TrackSummary &t : run.tracks) {
-        if (wanted.empty() || t.kind != TrackKind::Thread || t.slices <= 0 ||
-            (r.rank >= 0 && std::max(t.rank, 0) != r.rank))
+        if (wanted.empty() || !ofKind(t, r, TrackKind::Thread))
             continue;
         std::shared_ptr<const SliceTrack> s;
         if (!readTrack(data, t.id, std::numeric_limits<TimeNs>::min(), std::numeric_limits<TimeNs>::max(), &s, error))
@@ -205,10 +223,12 @@ bool gpuTime(const TimelineData &data, Project &project, const RunSummary &run, 
             any = wanted.count(s->id(i)) > 0;
         if (!any)
             continue;
-        const auto frame = framesOf(g, names, *s, parents(*s));
+        const auto parent = parents(*s);
+        StackFrames frames(g, names, *s, parent);
         for (size_t i = 0; i < s->size(); ++i)
-            if (frame[i] >= 0 && wanted.count(s->id(i)))
-                frameOfCall.emplace(s->id(i), frame[i]);
+            if (wanted.count(s->id(i)))
+                if (const int f = frames.of(i); f >= 0)
+                    frameOfCall.emplace(s->id(i), f);
     }
     const QString unknown = QStringLiteral("(launch not recorded)");
     for (const Work &w : work) {
