@@ -27,6 +27,22 @@ const RunSummary *TimelineData::runOfTrack(TrackId id) const
     return nullptr;
 }
 
+const RunSummary *TimelineData::run(RunId id) const
+{
+    for (const auto &r : runs)
+        if (r.id == id)
+            return &r;
+    return nullptr;
+}
+
+const RunSummary *TimelineData::runNamed(const QString &name) const
+{
+    for (const auto &r : runs)
+        if (r.name == name)
+            return &r;
+    return nullptr;
+}
+
 QString TimelineData::trackPath(TrackId id) const
 {
     QStringList parts;

@@ -66,6 +66,8 @@ struct TimelineData
     int depthCount(TrackId id) const;
     const TrackSummary *track(TrackId id) const;
     const RunSummary *runOfTrack(TrackId id) const;
+    const RunSummary *run(RunId id) const;              // null: none
+    const RunSummary *runNamed(const QString &name) const;
     // "rank 0 · GPU 0 · NVIDIA A100 › stream 7": the track's label after its ancestors'.
     QString trackPath(TrackId id) const;
     size_t sliceCount() const;

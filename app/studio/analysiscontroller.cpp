@@ -166,20 +166,14 @@ void AnalysisController::reveal(const sim::Evidence &e)
 {
     if (!m_data)
         return;
-    // The analysed run in focus first (the evidence's times are on its clock).
-    RunId run = 0;
-    for (const auto &r : m_data->runs)
-        if (r.name == m_run)
-            run = r.id;
-    if (run && !m_timeline->layout().showsRun(run))
+    // The analysed run in focus first (the evidence's times are on its clock), the evidence
+    // with a little context either side.
+    const RunSummary *analysed = m_data->runNamed(m_run);
+    const RunId run = analysed ? analysed->id : 0;
+    if (e.end > e.start)
+        m_timeline->revealTime(run, e.start, e.end);
+    else if (run && !m_timeline->layout().showsRun(run))
         m_state->setFocus({run});
-    const TimeNs shift = m_timeline->layout().shiftOfRun(run);
-    if (e.end > e.start) {
-        // The evidence with a little context either side.
-        const TimeNs pad = std::max<TimeNs>(1000, (e.end - e.start) / 4);
-        m_state->setSelection(e.start - shift, e.end - shift);
-        m_state->setWindow(e.start - shift - pad, e.end - shift + pad);
-    }
     if (e.slice && e.track) {
         if (const auto ref = findSliceRef(*m_data, e.track, e.slice))
             m_timeline->revealSlice(*ref, false);

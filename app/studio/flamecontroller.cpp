@@ -86,21 +86,16 @@ std::optional<FlameController::Span> FlameController::currentSpan() const
 
 QString FlameController::describe(const Span &span) const
 {
-    QString run;
-    TimeNs start = 0;
-    for (const RunSummary &r : m_data ? m_data->runs : QList<RunSummary>{})
-        if (r.id == span.run) {
-            run = r.name;
-            start = r.start;
-        }
+    const RunSummary *r = m_data ? m_data->run(span.run) : nullptr;
+    const TimeNs start = r ? r->start : 0;
     return tr("%1, %2 → %3 (%4)")
-        .arg(run, formatDuration(span.t0 - start), formatDuration(span.t1 - start), formatDuration(span.t1 - span.t0));
+        .arg(r ? r->name : QString(), formatDuration(span.t0 - start), formatDuration(span.t1 - start), formatDuration(span.t1 - span.t0));
 }
 
 void FlameController::refresh()
 {
     const auto span = currentSpan();
-    if (span != m_shown || m_dirty)
+    if (span != m_shown)
         m_dirty = true;
     if (!m_view->isVisible() || !m_dirty)
         return; // computed when the pane is shown
@@ -125,17 +120,13 @@ void FlameController::refresh()
         base->t0 = m_previous->t0;
         base->t1 = m_previous->t1;
     } else if (m_view->against() == FlameView::Against::Run) {
-        TimeNs start = 0;
-        for (const RunSummary &r : m_data->runs)
-            if (r.id == span->run)
-                start = r.start;
-        for (const RunSummary &r : m_data->runs)
-            if (r.name == m_view->againstRun()) {
-                base = request;
-                base->run = r.id;
-                base->t0 = r.start + (span->t0 - start);
-                base->t1 = r.start + (span->t1 - start);
-            }
+        const RunSummary *shown = m_data->run(span->run), *other = m_data->runNamed(m_view->againstRun());
+        if (shown && other) {
+            base = request;
+            base->run = other->id;
+            base->t0 = other->start + (span->t0 - shown->start);
+            base->t1 = other->start + (span->t1 - shown->start);
+        }
     }
     m_view->setMessage(tr("Computing the flame graph of %1…").arg(describe(*span)));
     m_watcher.setFuture(QtConcurrent::run([data = m_data, request, base, serial = ++m_serial]() {

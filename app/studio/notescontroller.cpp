@@ -89,10 +89,8 @@ void NotesController::submit(std::function<bool(Project &, QString *)> change)
 
 RunId NotesController::runId(const QString &name) const
 {
-    for (const RunSummary &r : m_data ? m_data->runs : QList<RunSummary>{})
-        if (r.name == name)
-            return r.id;
-    return 0;
+    const RunSummary *r = m_data ? m_data->runNamed(name) : nullptr;
+    return r ? r->id : 0;
 }
 
 void NotesController::showMarks()
@@ -117,11 +115,9 @@ void NotesController::addNote(const QString &text, int bookmark)
     // What is selected: a slice, a range, the cursor, else the middle of the window (view
     // time, back to the project clock by the first run in focus's shift).
     const QList<RunId> focus = m_state->focusRuns();
-    QString run;
-    for (const RunSummary &r : m_data->runs)
-        if (!focus.isEmpty() && r.id == focus.first())
-            run = r.name;
-    const TimeNs shift = m_timeline->layout().shiftOfRun(runId(run));
+    const RunSummary *focused = focus.isEmpty() ? nullptr : m_data->run(focus.first());
+    const QString run = focused ? focused->name : QString();
+    const TimeNs shift = m_timeline->layout().shiftOfRun(focused ? focused->id : 0);
     if (m_state->hasSelectedSlice()) {
         const SliceId slice = m_state->selectedSlice();
         submit([slice, text, bookmark](Project &p, QString *why) {
@@ -173,21 +169,7 @@ void NotesController::goTo(const Note &n)
             m_timeline->revealSlice(*ref, false);
             return;
         }
-    const RunId run = runId(n.run);
-    if (run && !m_timeline->layout().showsRun(run))
-        m_state->setFocus({run});
-    const TimeNs shift = m_timeline->layout().shiftOfRun(run);
-    const TimeNs a = n.start - shift, b = n.end - shift;
-    if (b > a) {
-        const TimeNs pad = std::max<TimeNs>(1000, (b - a) / 4);
-        m_state->setSelection(a, b);
-        m_state->setWindow(a - pad, b + pad);
-    } else {
-        m_state->setCursor(a);
-        const TimeNs w = m_state->windowDuration();
-        if (a < m_state->windowStart() || a >= m_state->windowEnd())
-            m_state->setWindow(a - w / 2, a + w / 2);
-    }
+    m_timeline->revealTime(runId(n.run), n.start, n.end);
 }
 
 void NotesController::remove(qint64 id)

@@ -210,24 +210,11 @@ bool QueryController::reveal(int row)
     if (!ts.isValid())
         return false;
     const QVariant runId = value({"run_id"}), runName = value({"run"});
-    RunId run = 0;
-    for (const RunSummary &r : m_data->runs)
-        if ((runId.isValid() && r.id == runId.toLongLong()) || (!runId.isValid() && runName.isValid() && r.name == runName.toString()))
-            run = r.id;
-    if (run && !m_timeline->layout().showsRun(run))
-        m_state->setFocus({run});
-    const TimeNs shift = m_timeline->layout().shiftOfRun(run);
-    const TimeNs t = ts.toLongLong() - shift;
-    const TimeNs d = std::max<qint64>(0, value({"dur", "dur_ns"}).toLongLong());
-    if (d > 0) {
-        const TimeNs pad = std::max<TimeNs>(1000, d / 4);
-        m_state->setSelection(t, t + d);
-        m_state->setWindow(t - pad, t + d + pad);
-    } else {
-        m_state->setCursor(t);
-        const TimeNs w = m_state->windowDuration();
-        m_state->setWindow(t - w / 2, t + w / 2);
-    }
+    const RunSummary *run = runId.isValid() ? m_data->run(runId.toLongLong())
+                            : runName.isValid() ? m_data->runNamed(runName.toString())
+                                                : nullptr;
+    const TimeNs t = ts.toLongLong();
+    m_timeline->revealTime(run ? run->id : 0, t, t + std::max<qint64>(0, value({"dur", "dur_ns"}).toLongLong()));
     return true;
 }
 

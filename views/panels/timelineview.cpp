@@ -165,6 +165,24 @@ void TimelineView::revealSlice(const SliceRef &slice, bool zoomTo)
     update();
 }
 
+void TimelineView::revealTime(RunId run, TimeNs start, TimeNs end)
+{
+    if (run && !layout().showsRun(run))
+        m_state->setFocus({run}); // relayout() follows: the shift below is the new layout's
+    const TimeNs shift = layout().shiftOfRun(run);
+    const TimeNs a = start - shift, b = end - shift; // view time
+    if (b > a) {
+        const TimeNs pad = std::max<TimeNs>(1000, (b - a) / 4);
+        m_state->setSelection(a, b);
+        m_state->setWindow(a - pad, b + pad);
+        return;
+    }
+    m_state->setCursor(a);
+    const TimeNs w = m_state->windowDuration();
+    if (a < m_state->windowStart() || a >= m_state->windowEnd())
+        m_state->setWindow(a - w / 2, a + w / 2);
+}
+
 void TimelineView::focusRunOf(TrackId track)
 {
     const auto *run = data() ? data()->runOfTrack(track) : nullptr;

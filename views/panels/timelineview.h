@@ -43,6 +43,10 @@ public:
     // The same for slice `index` of the track as shown now (data()->shown()).
     void revealSlice(TrackId track, size_t index, bool zoomTo);
 
+    // Shows [start, end) of run `run` (project clock; 0: the runs shown), its run in focus first:
+    // a range is selected with a quarter of context either side, a time gets the cursor and is
+    // centred when out of view (analysis evidence, query rows, notes).
+    void revealTime(RunId run, TimeNs start, TimeNs end);
     // Shows a track's row (expanding and unhiding what holds it) and scrolls it to the top.
     void revealTrack(TrackId track);
     int scrollBarWidth() const; // 0 when it is hidden
