@@ -138,6 +138,14 @@ private Q_SLOTS:
         QCOMPARE(edges[1].kind, ModelEdge::Kind::ProgramOrder);
         // The two iterations differ in shape: no folding.
         QCOMPARE(m.foldedChildren(1, Level::Iteration).size(), size_t(2));
+        // Iteration 1 tells its phases: the DataLoader, the forward pass, the backward op.
+        const int first = m.find(QStringLiteral("ProfilerStep#1"));
+        QStringList phases;
+        for (int c : m.nodes()[size_t(first)].children)
+            phases << m.nodes()[size_t(c)].name;
+        QCOMPARE(phases, (QStringList{QStringLiteral("data loading"), QStringLiteral("forward"), QStringLiteral("backward")}));
+        // One rank (or none): folding ranks changes nothing.
+        QCOMPARE(m.foldRanks().nodes().size(), m.nodes().size());
     }
 
     void resnet50Iterations()
@@ -150,17 +158,32 @@ private Q_SLOTS:
         QCOMPARE(namesAt(m, Level::Iteration),
                  (QStringList{QStringLiteral("ProfilerStep#5"), QStringLiteral("ProfilerStep#6"), QStringLiteral("ProfilerStep#7"),
                               QStringLiteral("ProfilerStep#8"), QStringLiteral("ProfilerStep#9"), QStringLiteral("ProfilerStep#10")}));
-        // Each iteration: the DataLoader, zero_grad and step scopes, in that order.
+        // Each iteration: the DataLoader, zero_grad and step scopes, in that order, in the
+        // phases the training loop runs: the batch loaded, the forward pass, zero_grad after
+        // it, the backward pass (the autograd thread's, and the main thread's seed of the
+        // gradient after zero_grad), the optimizer's step.
         QCOMPARE(m.countAt(Level::Scope), 18);
+        QCOMPARE(m.countAt(Level::Phase), 30);
         for (const auto &n : m.nodes()) {
             if (n.level != Level::Iteration)
                 continue;
-            QStringList scopes;
-            for (int c : n.children)
-                if (m.nodes()[size_t(c)].level == Level::Scope)
-                    scopes << m.nodes()[size_t(c)].name.section(QLatin1Char('#'), 0, 0);
+            QStringList scopes, phases;
+            for (int c : n.children) {
+                QCOMPARE(m.nodes()[size_t(c)].level, Level::Phase);
+                phases << m.nodes()[size_t(c)].name;
+                for (int s : m.nodes()[size_t(c)].children)
+                    if (m.nodes()[size_t(s)].level == Level::Scope)
+                        scopes << m.nodes()[size_t(s)].name.section(QLatin1Char('#'), 0, 0);
+            }
             QCOMPARE(scopes, (QStringList{QStringLiteral("enumerate(DataLoader)"), QStringLiteral("Optimizer.zero_grad"),
                                           QStringLiteral("Optimizer.step")}));
+            QCOMPARE(phases, (QStringList{QStringLiteral("data loading"), QStringLiteral("forward"), QStringLiteral("optimizer"),
+                                          QStringLiteral("backward"), QStringLiteral("optimizer")}));
+            // The backward pass holds every autograd op of the iteration.
+            for (size_t o = 0; o < m.nodes().size(); ++o)
+                if (m.nodes()[o].name.startsWith(QLatin1String("autograd::engine::evaluate_function")) &&
+                    m.ancestorAt(int(o), Level::Iteration) == int(&n - m.nodes().data()))
+                    QCOMPARE(m.nodes()[size_t(m.ancestorAt(int(o), Level::Phase))].name, QStringLiteral("backward"));
         }
         // The iterations follow one another in program order; each holds the same operators.
         const auto edges = m.edges(Level::Iteration);
@@ -207,6 +230,47 @@ private Q_SLOTS:
         // Ranks do not fold into one another: they run side by side, not one after the other.
         QCOMPARE(m.foldedChildren(1, Level::Iteration).size(), size_t(8));
         QCOMPARE(leaf, b->graph->edgeCounts()[size_t(EdgeKind::Collective)]);
+    }
+
+    // The 8 ranks folded: one ProfilerStep#10 over all of them, spanning the slowest; the same
+    // phases; every slice still in exactly one node; collectives between ranks inside the
+    // nodes that fold them; the critical path charged as before.
+    void dlrmRanksFold()
+    {
+        GML_REQUIRE_SHARED(QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100"));
+        const auto b = build({gmltest::sharedTraces() + QStringLiteral("/pytorch_kineto/param_dlrm_8rank_v100")},
+                             QStringLiteral("dlrm"));
+        const ExecutionModel &m = *b->model;
+        QCOMPARE(m.rankCount(), 8);
+        const ExecutionModel f = m.foldRanks();
+        checkInvariants(*b->graph, f);
+        QCOMPARE(namesAt(f, Level::Iteration), QStringList{QStringLiteral("ProfilerStep#10")});
+        const int it = f.find(QStringLiteral("ProfilerStep#10"));
+        QCOMPARE(f.nodes()[size_t(it)].ranks, 8);
+        QCOMPARE(f.nodes()[size_t(it)].rank, -1);
+        TimeNs start = std::numeric_limits<TimeNs>::max(), end = std::numeric_limits<TimeNs>::min();
+        for (const auto &n : m.nodes())
+            if (n.level == Level::Iteration) {
+                start = std::min(start, n.start);
+                end = std::max(end, n.end);
+            }
+        QCOMPARE(f.nodes()[size_t(it)].start, start);
+        QCOMPARE(f.nodes()[size_t(it)].end, end);
+        QStringList phases;
+        for (int c : f.nodes()[size_t(it)].children)
+            phases << f.nodes()[size_t(c)].name;
+        QCOMPARE(phases, (QStringList{QStringLiteral("optimizer"), QStringLiteral("forward"), QStringLiteral("backward"),
+                                      QStringLiteral("optimizer")}));
+        for (const ModelEdge &e : f.edges(Level::Iteration))
+            QVERIFY(e.kind != ModelEdge::Kind::Collective);
+        QCOMPARE(f.criticalLength(), m.criticalLength());
+        QCOMPARE(f.nodes()[size_t(it)].critical, [&] {
+            TimeNs sum = 0;
+            for (const auto &n : m.nodes())
+                if (n.level == Level::Iteration)
+                    sum += n.critical;
+            return sum;
+        }());
     }
 
     void cliFormats()

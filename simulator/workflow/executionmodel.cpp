@@ -17,7 +17,7 @@ namespace gml::sim {
 
 QString levelName(Level level)
 {
-    static const char *names[kLevels] = {"workflow", "step", "iteration", "scope", "operator", "gpu"};
+    static const char *names[kLevels] = {"workflow", "step", "iteration", "phase", "scope", "operator", "gpu"};
     return QLatin1String(names[int(level)]);
 }
 
@@ -68,6 +68,7 @@ int ExecutionModel::add(Level level, int parent, const QString &name, int rank, 
     n.parent = parent;
     n.name = name;
     n.rank = rank;
+    n.ranks = rank >= 0 ? 1 : 0;
     n.resource = resource;
     n.start = std::numeric_limits<TimeNs>::max();
     n.end = std::numeric_limits<TimeNs>::min();
@@ -184,6 +185,7 @@ ExecutionModel ExecutionModel::build(const DependencyGraph &g, const QString &ru
             take(at, n.start, n.end);
         }
     }
+    m.addPhases(modelOf);
     // Each node's slices, in the order they were taken: iteration ranges, the other
     // containers, CPU leaves, GPU work.
     m.m_sliceStart.assign(m.m_nodes.size() + 1, 0);
@@ -314,6 +316,12 @@ void ExecutionModel::finish(const DependencyGraph &g)
     }
     arena = {};
     scratch = {};
+    settle();
+}
+
+void ExecutionModel::settle()
+{
+    const size_t count = m_nodes.size();
     for (ModelNode &n : m_nodes) {
         std::sort(n.children.begin(), n.children.end(), [&](int a, int b) {
             return std::tie(m_nodes[size_t(a)].start, a) < std::tie(m_nodes[size_t(b)].start, b);

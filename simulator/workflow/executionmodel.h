@@ -19,10 +19,12 @@ namespace gml::sim {
 struct Workflow;
 
 // The levels of GradeML's execution model, outermost first.
-enum class Level : uint8_t { Workflow, Step, Iteration, Scope, Operator, GpuWork };
-constexpr int kLevels = 6;
+// A phase is the part of an iteration that a reader names: data loading, forward, backward,
+// optimizer (phases.cpp says how it is told).
+enum class Level : uint8_t { Workflow, Step, Iteration, Phase, Scope, Operator, GpuWork };
+constexpr int kLevels = 7;
 
-QString levelName(Level level);          // "workflow", "step", "iteration", "scope", "operator", "gpu"
+QString levelName(Level level);          // "workflow", "step", "iteration", "phase", "scope", "operator", "gpu"
 std::optional<Level> levelFromName(const QString &name);
 
 // Where a node's time goes: the leaf work under it, by kind, and the part of its span in which
@@ -41,7 +43,8 @@ struct ModelNode
     Level level = Level::Step;
     int parent = -1;
     QString name;
-    int rank = -1;     // -1: not one rank's (the workflow, a step of several ranks)
+    int rank = -1;     // -1: not one rank's (the workflow, a step of several ranks, a rank fold)
+    int ranks = 1;     // ranks folded into it (ExecutionModel::foldRanks), 0: none (the workflow, a step)
     int resource = -1; // the dependency-graph resource of its first slice (-1: none)
     TimeNs start = 0;  // span of its slices and its children's, project clock
     TimeNs end = 0;
@@ -69,13 +72,15 @@ struct ModelEdge
 };
 QString edgeKindName(ModelEdge::Kind kind);
 
-// The hierarchy of one run (workflow -> step -> iteration -> scope -> operator -> GPU work),
-// built from the dependency graph: containers nest by their slices' nesting on each thread;
-// ProfilerStep#N (and NVTX ranges named iteration/step/epoch N) are iterations, record_function
-// and nn.Module ranges scopes, aten:: and autograd ops operators (an op nested in an op is part
-// of it); GPU work hangs under the operator whose runtime call launched it. Work outside any
-// iteration joins the iteration of its rank that it starts in (the autograd thread's backward
-// pass), else the step. Every node keeps its slice ids.
+// The hierarchy of one run (workflow -> step -> iteration -> phase -> scope -> operator -> GPU
+// work), built from the dependency graph: containers nest by their slices' nesting on each
+// thread; ProfilerStep#N (and NVTX ranges named iteration/step/epoch N) are iterations,
+// record_function and nn.Module ranges scopes, aten:: and autograd ops operators (an op nested
+// in an op is part of it); GPU work hangs under the operator whose runtime call launched it.
+// Work outside any iteration joins the iteration of its rank that it starts in (the autograd
+// thread's backward pass), else the step. An iteration whose work tells two or more phases
+// apart (data loading, forward, backward, optimizer) holds them as phase nodes, each over the
+// run of its children in time. Every node keeps its slice ids.
 class ExecutionModel
 {
 public:
@@ -89,6 +94,13 @@ public:
     // user opens it) and the workflow edges between them; the critical path is the longest
     // chain of steps by duration (workflow.cpp).
     static ExecutionModel forWorkflow(const Workflow &workflow);
+    // The model with the ranks of a distributed run folded (rankfold.cpp): the k-th node of a
+    // name under a parent, with " · rank N" left out of the name, becomes one node over every
+    // rank's; its span is theirs together (the slowest rank's end), its mix and critical time
+    // their sum, its slices theirs. Edges between ranks fold into the nodes; nothing is lost.
+    // A run of one rank comes back as it is.
+    ExecutionModel foldRanks() const;
+    int rankCount() const; // distinct ranks of the nodes (0: none)
 
     const std::vector<ModelNode> &nodes() const { return m_nodes; }
     // The edges between the nodes at `level` (deeper nodes are folded into their ancestor there).
@@ -161,7 +173,13 @@ public:
 
 private:
     int add(Level level, int parent, const QString &name, int rank, int resource);
+    // Puts the children of each iteration under phase nodes where they tell two phases apart
+    // and renumbers the nodes so that parents still come first (phases.cpp); `modelOf` (per
+    // container) is renumbered with them.
+    void addPhases(std::vector<int> &modelOf);
     void finish(const DependencyGraph &graph);
+    // Children sorted by start, self times and shapes, from the nodes' spans and children.
+    void settle();
 
     std::vector<ModelNode> m_nodes;
     std::vector<quint32> m_sliceStart; // per node, where its slices begin in m_sliceIds (nodes + 1)
