@@ -179,6 +179,7 @@ private Q_SLOTS:
         // the boxes' critical times add up to the iteration's.
         c = GraphCollapse{};
         c.focus = m->find(QStringLiteral("ProfilerStep#6"));
+        c.level = Level::Operator;
         p = GraphPicture::make(m, c);
         checkLayout(*p);
         QVERIFY(p->scene.items.size() > 100);
@@ -189,8 +190,87 @@ private Q_SLOTS:
         const auto crumbs = p->scene.breadcrumb();
         QCOMPARE(crumbs.size(), size_t(3)); // workflow › step › ProfilerStep#6
         QCOMPARE(crumbs.back(), c.focus);
-        // A long operator chain wraps instead of running off to the right.
-        QVERIFY(p->layout.bands > 1);
+        // A long operator chain is not wrapped into rows of boxes: it reads left to right,
+        // one row, and the view scrolls.
+        QCOMPARE(p->layout.bands, 1);
+        QVERIFY(!p->rowPerIteration);
+    }
+
+    // Opened as the studio opens a run: iteration > phase > module, a row per iteration, and
+    // the answer to "which module of which iteration holds the time" on screen: the longest
+    // node of the module level (a phase, or a module in one) is a box of its own whose top line
+    // names its iteration. Labels show whole where they fit a box; sync edges only on demand;
+    // every edge counted has a route.
+    void aRunReadsIterationPhaseModule()
+    {
+        GML_REQUIRE_SHARED(QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"));
+        const auto m = modelOf(gmltest::sharedTraces() + QStringLiteral("/pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"),
+                               QStringLiteral("resnet50"));
+        const auto p = GraphPicture::make(m, GraphCollapse{});
+        checkLayout(*p);
+        const auto &nodes = m->nodes();
+        QCOMPARE(p->scene.items.size(), size_t(30)); // 6 iterations x 5 phases
+        QVERIFY(p->rowPerIteration);
+        QCOMPARE(p->layout.bands, 6);
+        int longest = -1;
+        for (size_t n = 0; n < nodes.size(); ++n)
+            if ((nodes[n].level == Level::Phase || nodes[n].level == Level::Scope) &&
+                (longest < 0 || nodes[n].inclusive() > nodes[size_t(longest)].inclusive()))
+                longest = int(n);
+        QVERIFY(longest >= 0);
+        // Its own box, or (a phase of one module, opened) its module's, with nearly all its time.
+        int item = -1;
+        for (size_t i = 0; i < p->scene.items.size(); ++i)
+            for (int n = p->scene.items[i].node; n >= 0; n = nodes[size_t(n)].parent)
+                if (n == longest && p->scene.items[i].time >= nodes[size_t(longest)].inclusive() * 9 / 10)
+                    item = int(i);
+        QVERIFY(item >= 0);
+        const int iteration = m->ancestorAt(longest, Level::Iteration);
+        QVERIFY(GraphPainter::context(p->scene, item).startsWith(nodes[size_t(iteration)].name));
+        // Each row is one iteration, its phases in time order left to right.
+        for (size_t i = 0; i < p->scene.items.size(); ++i)
+            for (size_t j = 0; j < p->scene.items.size(); ++j) {
+                const int a = m->ancestorAt(p->scene.items[i].node, Level::Iteration);
+                const int b = m->ancestorAt(p->scene.items[j].node, Level::Iteration);
+                const QRectF ba = p->layout.boxes[i], bb = p->layout.boxes[j];
+                QCOMPARE(a == b, qAbs(ba.center().y() - bb.center().y()) < GraphPainter::kNodeHeight);
+                if (a == b && p->scene.items[i].start < p->scene.items[j].start)
+                    QVERIFY(ba.right() < bb.left());
+            }
+        // Names: whole where they fit the widest box, else elided (the box is as wide as allowed).
+        const QFontMetricsF names([] {
+            QFont f;
+            f.setPixelSize(12);
+            f.setBold(true);
+            return f;
+        }());
+        for (size_t i = 0; i < p->scene.items.size(); ++i) {
+            const double text = names.horizontalAdvance(p->scene.items[i].label);
+            const double box = p->layout.boxes[i].width();
+            QVERIFY(text + 14 <= box || box == GraphPainter::kMaxNodeWidth);
+        }
+        // Sync edges (the NCCL run's phases wait on the device): left out until asked for,
+        // unless on the critical path, and then every one is drawn.
+        GML_REQUIRE_SHARED(QStringLiteral("pytorch_kineto/hta_nccl_allreduce_rank0of2_a100"));
+        const auto nccl = modelOf(gmltest::sharedTraces() + QStringLiteral("/pytorch_kineto/hta_nccl_allreduce_rank0of2_a100"),
+                                  QStringLiteral("nccl"));
+        GraphCollapse c;
+        const auto quiet = GraphPicture::make(nccl, c);
+        c.syncEdges = true;
+        const auto all = GraphPicture::make(nccl, c);
+        checkLayout(*all);
+        const auto syncs = [](const GraphPicture &g) {
+            return std::count_if(g.scene.edges.begin(), g.scene.edges.end(),
+                                 [](const GraphSceneEdge &e) { return e.kind == ModelEdge::Kind::Sync; });
+        };
+        QVERIFY(quiet->scene.hiddenSync > 0);
+        QCOMPARE(qsizetype(all->scene.edges.size()), qsizetype(quiet->scene.edges.size()) + quiet->scene.hiddenSync);
+        QCOMPARE(syncs(*all), syncs(*quiet) + quiet->scene.hiddenSync);
+        for (const auto &e : quiet->scene.edges)
+            QVERIFY(e.kind != ModelEdge::Kind::Sync || e.critical);
+        // The legend wraps into rows rather than being cut.
+        QCOMPARE(GraphPainter::legendHeight(*all, 1900), GraphPainter::kLegendHeight);
+        QVERIFY(GraphPainter::legendHeight(*all, 500) >= 2 * GraphPainter::kLegendHeight);
     }
 
     void dlrmRanksJoinAtTheirCollectives()

@@ -22,8 +22,9 @@ static const char kExportUsage[] =
     "usage: grademl export FILE.grademl --view timeline [--run NAME] [--range START_NS:END_NS]\n"
     "                      --out OUT.(png|svg|pdf) [--size WxH | --width-cm W [--height-cm H]] [--dpi D]\n"
     "                      [--tracks REGEX] [--no-chrome] [--notes] [--theme light|dark]\n"
-    "       grademl export FILE.grademl --view graph [--run NAME] [--level workflow|step|iteration|module|operator|gpu]\n"
-    "                      [--budget NODES] [--focus NODE_NAME] --out OUT.(png|svg|pdf)\n"
+    "       grademl export FILE.grademl --view graph [--run NAME]\n"
+    "                      [--level workflow|step|iteration|phase|module|operator|gpu] [--budget NODES]\n"
+    "                      [--focus NODE_NAME] [--ranks folded|apart] [--sync-edges] --out OUT.(png|svg|pdf)\n"
     "       grademl export FILE.grademl --view analysis [--run NAME] --out OUT.(png|svg|pdf) [--size WxH]\n"
     "       grademl export FILE.grademl --view compare --runs A,B[,...] [--metric NAME] [--axis time|relative|step]\n"
     "                      [--param KEY] --out OUT.(png|svg|pdf) [--size WxH]\n"
@@ -35,8 +36,11 @@ static const char kExportUsage[] =
     "  overview strip, the expand triangles and the window text; --notes draws the notes.\n"
     "  --theme dark draws any view in the studio's dark theme (default light).\n"
     "  The graph is opened as the studio opens it: the largest nodes first, down to --level, while\n"
-    "  at most --budget boxes (default 150) are shown; --focus opens the first node of that name\n"
-    "  (as a double-click does in the studio). --level workflow draws the project's workflow: its\n"
+    "  at most --budget boxes (default 150) are shown (default level: module, so iteration >\n"
+    "  phase > module); --focus opens the first node of that name (as a double-click does in the\n"
+    "  studio). The ranks of a distributed run are folded into one hierarchy unless --ranks apart;\n"
+    "  sync edges are drawn with --sync-edges (those on the critical path always are).\n"
+    "  --level workflow draws the project's workflow: its\n"
     "  steps (runs, or what grademl.json declares) and the edges between them. --view analysis\n"
     "  draws the Analysis panel's charts (per iteration, per GPU, kernel families, utilisation or\n"
     "  the launch queue over time) in a 2 x 2 grid, --size for the whole figure (default 1600x900).\n"
@@ -52,15 +56,21 @@ static const char kExportUsage[] =
 static int exportGraph(const Parsed &p, const QString &projectPath, const QString &outPath, QTextStream &out,
                        QTextStream &err)
 {
-    const QString levelText = p.options.value(QStringLiteral("level"), QStringLiteral("operator"));
+    const QString levelText = p.options.value(QStringLiteral("level"), QStringLiteral("module"));
     const auto level = sim::levelFromName(levelText);
     if (!level) {
         err << "grademl export: unknown --level '" << levelText
-            << "' (expected workflow, step, iteration, module, operator or gpu)\n" << kExportUsage;
+            << "' (expected workflow, step, iteration, phase, module, operator or gpu)\n" << kExportUsage;
+        return Usage;
+    }
+    const QString ranks = p.options.value(QStringLiteral("ranks"), QStringLiteral("folded"));
+    if (ranks != QLatin1String("folded") && ranks != QLatin1String("apart")) {
+        err << "grademl export: --ranks expects folded or apart, not '" << ranks << "'\n" << kExportUsage;
         return Usage;
     }
     GraphCollapse collapse;
     collapse.level = *level;
+    collapse.syncEdges = p.flags.contains(QStringLiteral("sync-edges"));
     if (p.options.contains(QStringLiteral("budget"))) {
         bool ok = false;
         collapse.budget = p.options.value(QStringLiteral("budget")).toInt(&ok);
@@ -96,6 +106,8 @@ static int exportGraph(const Parsed &p, const QString &projectPath, const QStrin
             err << "grademl export: run '" << runName << "': " << error << '\n';
             return SomeFailed;
         }
+        if (ranks == QLatin1String("folded"))
+            model = model->foldRanks();
     }
     const auto shared = std::make_shared<const sim::ExecutionModel>(std::move(*model));
     if (p.options.contains(QStringLiteral("focus"))) {
@@ -130,8 +142,8 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                             QStringLiteral("budget"), QStringLiteral("focus"), QStringLiteral("runs"),
                             QStringLiteral("metric"), QStringLiteral("axis"), QStringLiteral("param"),
                             QStringLiteral("tracks"), QStringLiteral("width-cm"), QStringLiteral("height-cm"),
-                            QStringLiteral("dpi"), QStringLiteral("theme")},
-                           {QStringLiteral("no-chrome"), QStringLiteral("notes")});
+                            QStringLiteral("dpi"), QStringLiteral("theme"), QStringLiteral("ranks")},
+                           {QStringLiteral("no-chrome"), QStringLiteral("notes"), QStringLiteral("sync-edges")});
     const auto usage = [&](const QString &why) {
         err << "grademl export: " << why << '\n' << kExportUsage;
         return Usage;

@@ -30,7 +30,7 @@ static const char kUsage[] =
     "                                                        rank clock offsets, residuals, overrides\n"
     "  whatif FILE.grademl [--run NAME] [--scale 'REGEX=FACTOR'] [--json]\n"
     "                                                        replay a run: measured, identity, predicted\n"
-    "  graph FILE.grademl [--run NAME] [--level workflow|step|iteration|scope|operator|gpu]\n"
+    "  graph FILE.grademl [--run NAME] [--level workflow|step|iteration|phase|scope|operator|gpu]\n"
     "        [--json | --dot]                                the execution model: nodes, times, edges\n"
     "  note FILE.grademl add (--at NS | --range A:B | --slice ID) --text T [--run NAME] [--bookmark N]\n"
     "  note FILE.grademl list [--json] | remove ID          notes and bookmarks 1-9 on times, ranges, slices\n"

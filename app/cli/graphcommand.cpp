@@ -29,7 +29,7 @@ int graphCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     if (!problem.isEmpty()) {
         err << "grademl graph: " << problem
             << "\nusage: grademl graph FILE.grademl [--run NAME] "
-               "[--level workflow|step|iteration|scope|operator|gpu] [--json | --dot]\n";
+               "[--level workflow|step|iteration|phase|scope|operator|gpu] [--json | --dot]\n";
         return Usage;
     }
     QString error;

@@ -31,8 +31,12 @@ GraphController::GraphController(GraphView *view, QComboBox *runs, TimelineState
             start();
             return;
         }
-        m_model = b.model;
-        m_sliceIndex = std::move(b.sliceIndex);
+        m_models[0] = {b.model, std::move(b.sliceIndex)};
+        m_models[1] = {b.folded, std::move(b.foldedIndex)};
+        const bool folded = b.folded && m_view->ranksFolded();
+        m_model = m_models[folded].model;
+        m_sliceIndex = m_models[folded].index;
+        m_view->setRanksFoldable(bool(b.folded));
         if (b.workflow)
             m_workflow = b.workflow;
         const QString title = b.workflow ? tr("workflow") : b.run;
@@ -81,6 +85,18 @@ GraphController::GraphController(GraphView *view, QComboBox *runs, TimelineState
         start();
     });
     connect(m_view, &GraphView::pictureShown, this, &GraphController::highlightFromTimeline);
+    m_view->setRanksFolded(QSettings().value(QStringLiteral("graph/foldRanks"), true).toBool());
+    connect(m_view, &GraphView::foldRanksToggled, this, [this](bool folded) {
+        QSettings().setValue(QStringLiteral("graph/foldRanks"), folded);
+        if (m_workflowShown || !m_models[1].model || m_inFlight)
+            return;
+        m_model = m_models[folded].model;
+        m_sliceIndex = m_models[folded].index;
+        m_view->setModel(m_model, m_run);
+        if (m_whatIf)
+            onWhatIfResult(*m_whatIf);
+        highlightFromTimeline();
+    });
     connect(m_state, &TimelineState::selectedSliceChanged, this, &GraphController::highlightFromTimeline);
     connect(m_state, &TimelineState::selectionChanged, this, &GraphController::highlightFromTimeline);
 }
@@ -107,6 +123,8 @@ void GraphController::setProject(const QString &projectPath, std::shared_ptr<con
     m_data = std::move(data);
     m_model.reset();
     m_sliceIndex.clear();
+    m_models[0] = m_models[1] = {};
+    m_whatIf.reset();
     m_built = false;
     m_workflow.reset();
     m_drawable.clear();
@@ -241,6 +259,11 @@ void GraphController::start()
         if (!model)
             return b;
         b.sliceIndex = model->sliceIndex();
+        if (model->rankCount() > 1) {
+            auto folded = model->foldRanks();
+            b.foldedIndex = folded.sliceIndex();
+            b.folded = std::make_shared<const sim::ExecutionModel>(std::move(folded));
+        }
         b.model = std::make_shared<const sim::ExecutionModel>(std::move(*model));
         b.ms = double(timer.nsecsElapsed()) / 1e6;
         return b;
@@ -291,6 +314,7 @@ void GraphController::onWhatIfResult(const WhatIfController::Result &result)
 {
     if (!m_model || m_workflowShown || result.run != m_run)
         return;
+    m_whatIf = result;
     if (!result.predicted || !result.identity) {
         m_view->setPredictedChange({});
         return;

@@ -11,6 +11,7 @@
 #include <QSet>
 
 #include <memory>
+#include <optional>
 
 class QComboBox;
 
@@ -70,6 +71,8 @@ private:
         std::shared_ptr<const sim::Workflow> workflow;
         std::shared_ptr<const sim::ExecutionModel> model;
         std::vector<std::pair<SliceId, int>> sliceIndex;
+        std::shared_ptr<const sim::ExecutionModel> folded; // its ranks folded; null: one rank
+        std::vector<std::pair<SliceId, int>> foldedIndex;
         QString error;
         double ms = 0;
     };
@@ -94,6 +97,14 @@ private:
     // then (its model takes seconds and about 380 bytes a slice), not because the dock shows.
     QSet<QString> m_asked;
     qint64 m_askAbove = kAskAbove;
+    // The run's model with its ranks apart and folded (null: one rank); m_model is the one shown.
+    struct Shown
+    {
+        std::shared_ptr<const sim::ExecutionModel> model;
+        std::vector<std::pair<SliceId, int>> index;
+    };
+    Shown m_models[2];
+    std::optional<WhatIfController::Result> m_whatIf; // the last on this run: kept across a fold
     std::shared_ptr<const sim::ExecutionModel> m_model;
     std::vector<std::pair<SliceId, int>> m_sliceIndex;
     QFutureWatcher<Built> m_watcher;

@@ -8,6 +8,7 @@
 #include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QScrollBar>
 #include <QToolTip>
 #include <QWheelEvent>
 
@@ -19,6 +20,63 @@ GraphCanvas::GraphCanvas(GraphView *view) : QWidget(view), m_view(view)
     setFocusPolicy(Qt::StrongFocus);
     setMinimumSize(200, 150);
     setAttribute(Qt::WA_OpaquePaintEvent);
+}
+
+void GraphCanvas::setScrollBars(QScrollBar *horizontal, QScrollBar *vertical)
+{
+    m_bars[0] = horizontal;
+    m_bars[1] = vertical;
+    for (int k = 0; k < 2; ++k)
+        connect(m_bars[k], &QScrollBar::valueChanged, this, [this, k](int value) {
+            if (m_syncing || !m_picture)
+                return;
+            const QRectF c = content();
+            if (k == 0)
+                m_offset.setX(-value - c.left() * m_scale);
+            else
+                m_offset.setY(-value - c.top() * m_scale);
+            update();
+        });
+}
+
+QRectF GraphCanvas::content() const
+{
+    return m_picture ? m_picture->layout.bounds.adjusted(-24, -24, 24, 24) : QRectF();
+}
+
+QRectF GraphCanvas::viewport() const
+{
+    return QRectF(rect()).adjusted(0, 0, 0, m_picture ? -GraphPainter::legendHeight(*m_picture, width()) : 0);
+}
+
+void GraphCanvas::changed()
+{
+    update();
+    if (!m_bars[0] || !m_bars[1])
+        return;
+    m_syncing = true;
+    const QRectF c = content();
+    const QRectF v = viewport();
+    // Scroll positions: how far the picture's left (top) edge lies beyond the view's.
+    const double extent[2] = {c.width() * m_scale - v.width(), c.height() * m_scale - v.height()};
+    const double at[2] = {-(m_offset.x() + c.left() * m_scale), -(m_offset.y() + c.top() * m_scale)};
+    for (int k = 0; k < 2; ++k) {
+        QScrollBar *bar = m_bars[k];
+        const bool needed = m_picture && extent[k] > 1;
+        if (needed) {
+            bar->setRange(std::min(0, int(std::floor(at[k]))), std::max(int(std::ceil(extent[k])), int(std::ceil(at[k]))));
+            bar->setPageStep(int(k == 0 ? v.width() : v.height()));
+            bar->setSingleStep(40);
+            bar->setValue(int(std::lround(at[k])));
+        }
+        bar->setVisible(needed);
+    }
+    m_syncing = false;
+}
+
+void GraphCanvas::resizeEvent(QResizeEvent *)
+{
+    changed();
 }
 
 QTransform GraphCanvas::transform() const
@@ -33,30 +91,31 @@ void GraphCanvas::fit()
 {
     if (!m_picture)
         return;
-    const QTransform t = GraphPainter::fit(*m_picture, QRectF(rect()).adjusted(0, 0, 0, -GraphPainter::kLegendHeight), 1.0);
-    m_scale = std::max(0.02, t.m11());
-    m_offset = QPointF(t.dx(), t.dy());
-    update();
+    const QRectF v = viewport();
+    const QTransform t = GraphPainter::fit(*m_picture, v, 1.0);
+    if (t.m11() >= GraphPainter::kMinReadableScale) {
+        m_scale = t.m11();
+        m_offset = QPointF(t.dx(), t.dy());
+    } else { // legible, from the start; the rest scrolls (the wheel zooms out further)
+        m_scale = GraphPainter::kMinReadableScale;
+        const QRectF c = content();
+        const double h = c.height() * m_scale;
+        m_offset = QPointF(-c.left() * m_scale, h < v.height() ? v.center().y() - c.center().y() * m_scale
+                                                                : -c.top() * m_scale);
+    }
+    changed();
 }
 
 void GraphCanvas::showStart()
 {
-    if (!m_picture)
-        return;
     fit();
-    if (m_scale >= 0.45)
-        return;
-    m_scale = 0.6;
-    const QRectF b = m_picture->layout.bounds;
-    m_offset = QPointF(16, 16) - b.topLeft() * m_scale;
-    update();
 }
 
 void GraphCanvas::centreOn(QPointF scenePoint)
 {
     m_scale = std::max(m_scale, 0.8);
     m_offset = QPointF(width() / 2.0, height() / 2.0) - scenePoint * m_scale;
-    update();
+    changed();
 }
 
 int GraphCanvas::itemAt(QPoint p) const
@@ -90,12 +149,19 @@ void GraphCanvas::paintEvent(QPaintEvent *)
 
 void GraphCanvas::wheelEvent(QWheelEvent *e)
 {
+    // Shift+wheel or a horizontal wheel scrolls sideways (a long chain of operators).
+    if (e->modifiers() & Qt::ShiftModifier || e->angleDelta().x() != 0) {
+        const int d = e->angleDelta().x() != 0 ? e->angleDelta().x() : e->angleDelta().y();
+        m_offset.rx() += d;
+        changed();
+        return;
+    }
     const double factor = std::pow(1.0015, e->angleDelta().y());
     const QPointF at = e->position();
     const double scale = std::clamp(m_scale * factor, 0.02, 4.0);
     m_offset = at - (at - m_offset) * (scale / m_scale);
     m_scale = scale;
-    update();
+    changed();
 }
 
 void GraphCanvas::mousePressEvent(QMouseEvent *e)
@@ -112,7 +178,7 @@ void GraphCanvas::mouseMoveEvent(QMouseEvent *e)
             m_dragged = true;
             m_offset += d;
             m_press = e->position();
-            update();
+            changed();
         }
         return;
     }
@@ -169,10 +235,10 @@ void GraphCanvas::keyPressEvent(QKeyEvent *e)
             m_view->setFocusNode(crumbs[crumbs.size() - 2]);
     } else if (e->key() == Qt::Key_Plus || e->key() == Qt::Key_Equal) {
         m_scale = std::min(4.0, m_scale * 1.25);
-        update();
+        changed();
     } else if (e->key() == Qt::Key_Minus) {
         m_scale = std::max(0.02, m_scale / 1.25);
-        update();
+        changed();
     } else {
         QWidget::keyPressEvent(e);
     }

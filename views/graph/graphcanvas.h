@@ -8,20 +8,26 @@
 
 #include <memory>
 
+class QScrollBar;
+
 namespace gml {
 
 class GraphView;
 
-// The drawing surface: pan (drag), zoom (wheel, around the cursor), hover tooltips, clicks.
+// The drawing surface: pan (drag, the scroll bars, Shift+wheel), zoom (wheel, around the
+// cursor), hover tooltips, clicks.
 class GraphCanvas : public QWidget
 {
 public:
     GraphCanvas(GraphView *view);
     QTransform transform() const;
+    // The whole picture when its names stay legible at that scale, else its start at the
+    // smallest legible scale (GraphPainter::kMinReadableScale), the rest a scroll away.
     void fit();
-    // A new picture: fitted when its labels stay readable, else its start at a readable scale
-    // (the rest is a pan away; Fit shows it all).
-    void showStart();
+    void showStart(); // a new picture: as fit()
+    // The bars that scroll the picture (the view lays them out; hidden when all of it shows).
+    void setScrollBars(QScrollBar *horizontal, QScrollBar *vertical);
+    void changed(); // repaint and move the scroll bars (a pan, a zoom, a new picture)
     void centreOn(QPointF scenePoint);
     int itemAt(QPoint p) const;
 
@@ -39,8 +45,13 @@ protected:
     void leaveEvent(QEvent *) override;
     void keyPressEvent(QKeyEvent *e) override;
     void contextMenuEvent(QContextMenuEvent *e) override;
+    void resizeEvent(QResizeEvent *) override;
 
 private:
+    QRectF content() const;  // the picture with its margin, scene coordinates
+    QRectF viewport() const; // the device area above the legend
+    QScrollBar *m_bars[2] = {nullptr, nullptr};
+    bool m_syncing = false;
     GraphView *m_view;
     double m_scale = 1.0;
     QPointF m_offset;

@@ -13,11 +13,12 @@ namespace gml {
 bool exportGraphFigure(const GraphPicture &picture, const GraphOverlay &overlay, const QString &path,
                        const QString &title, QString *error, int maxWidth)
 {
-    constexpr double kTitle = 34, kMargin = 24, kLegend = GraphPainter::kLegendHeight + 8;
+    constexpr double kTitle = 34, kMargin = 24;
     const QRectF b = picture.layout.bounds;
     const double scale = std::min(1.0, double(maxWidth) / std::max(1.0, b.width() + 2 * kMargin));
-    const QSize size(std::max(1100, int(std::ceil((b.width() + 2 * kMargin) * scale))),
-                     std::max(300, int(std::ceil((b.height() + 2 * kMargin) * scale + kTitle + kLegend))));
+    const int width = std::max(1100, int(std::ceil((b.width() + 2 * kMargin) * scale)));
+    const double kLegend = GraphPainter::legendHeight(picture, width) + 8;
+    const QSize size(width, std::max(300, int(std::ceil((b.height() + 2 * kMargin) * scale + kTitle + kLegend))));
     return writeFigure(path, size, QStringLiteral("GradeML Studio graph"), title, [&](QPainter &p) {
         p.fillRect(QRect(QPoint(0, 0), size), Qt::white);
         QFont f = p.font();

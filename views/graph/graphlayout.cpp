@@ -324,23 +324,32 @@ GraphLayoutResult layoutGraph(const GraphLayoutInput &input)
         bottom = std::max(bottom, y[v] + 0.5 * height[v]);
     }
     const double bandHeight = bottom - top, fullWidth = left.back() + width.back();
-    int perBand = layers;
-    // Only a thin graph wraps (few boxes per layer): cutting a wide one sends its many long
-    // edges across the bands.
-    if (input.aspect > 0 && double(n) <= input.wrapBelow * double(layers) &&
-        fullWidth > input.aspect * 1.5 * (bandHeight + input.bandGap)) {
+    // Bands start at these layers: the rows the caller asked for (one per iteration), or
+    // equal cuts of a thin graph (few boxes per layer: cutting a wide one sends its many long
+    // edges across the bands).
+    std::vector<int> bandStart{0};
+    if (!input.rowStarts.empty()) {
+        for (int v : input.rowStarts)
+            if (v >= 0 && v < n && layer[size_t(v)] > 0)
+                bandStart.push_back(layer[size_t(v)]);
+        std::sort(bandStart.begin(), bandStart.end());
+        bandStart.erase(std::unique(bandStart.begin(), bandStart.end()), bandStart.end());
+    } else if (input.aspect > 0 && double(n) <= input.wrapBelow * double(layers) &&
+               fullWidth > input.aspect * 1.5 * (bandHeight + input.bandGap)) {
         const int bands = int(std::ceil(std::sqrt(fullWidth / (input.aspect * (bandHeight + input.bandGap)))));
-        perBand = std::max(2, (layers + bands - 1) / bands);
+        const int perBand = std::max(2, (layers + bands - 1) / bands);
+        for (int l = perBand; l < layers; l += perBand)
+            bandStart.push_back(l);
     }
-    out.bands = (layers + perBand - 1) / perBand;
-    auto band = [&](int l) { return l / perBand; };
+    out.bands = int(bandStart.size());
+    auto band = [&](int l) { return int(std::upper_bound(bandStart.begin(), bandStart.end(), l) - bandStart.begin()) - 1; };
     std::vector<double> bandRight(size_t(out.bands), 0);
     for (int l = 0; l < layers; ++l)
         bandRight[size_t(band(l))] = std::max(bandRight[size_t(band(l))],
-                                              left[size_t(l)] + width[size_t(l)] - left[size_t(band(l) * perBand)]);
+                                              left[size_t(l)] + width[size_t(l)] - left[size_t(bandStart[size_t(band(l))])]);
     auto place2 = [&](double x, double yy, int l) {
         const int b = band(l);
-        return QPointF(x - left[size_t(b * perBand)], yy - top + b * (bandHeight + input.bandGap));
+        return QPointF(x - left[size_t(bandStart[size_t(b)])], yy - top + b * (bandHeight + input.bandGap));
     };
     for (int v = 0; v < n; ++v) {
         const QSizeF s = input.sizes[size_t(v)];

@@ -20,7 +20,8 @@ namespace gml {
 //  5. vertical positions: each node pulled to the mean of its neighbours' positions, solved as
 //     a least-squares problem under the no-overlap constraints of its layer (pool adjacent
 //     violators), alternating directions;
-//  6. a graph much wider than `aspect` wraps into bands of consecutive layers;
+//  6. a graph much wider than `aspect` wraps into bands of consecutive layers, or the bands
+//     start where the caller says (one row per iteration);
 //  7. edges routed through their dummies (and from one band into the next).
 // Pure geometry: no Qt Gui, safe off the GUI thread.
 struct GraphLayoutInput
@@ -32,6 +33,9 @@ struct GraphLayoutInput
     double aspect = 1.6;                      // wrap into bands when wider than this (0: never)
     double bandGap = 60;                      // between bands
     double wrapBelow = 12;                    // ... and it has fewer boxes per layer than this
+    // Rows asked for: each of these nodes starts a new band at its layer (one row per
+    // iteration); when given, `aspect` is not used.
+    std::vector<int> rowStarts;
 };
 
 struct GraphLayoutResult

@@ -10,8 +10,10 @@
 #include <QPainter>
 #include <QPainterPath>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 namespace gml {
 
@@ -31,6 +33,28 @@ const QColor kCritical(0xd6, 0x27, 0x28);
 const QColor kSelected(0x1f, 0x6f, 0xeb);
 const QColor kHighlighted(0xff, 0x9f, 0x1c);
 const QColor kMatch(0xf5, 0xc5, 0x18);
+
+QFont nameFont()
+{
+    QFont f;
+    f.setPixelSize(12);
+    f.setBold(true);
+    return f;
+}
+
+QFont smallFont()
+{
+    QFont f;
+    f.setPixelSize(10);
+    return f;
+}
+
+QFont legendFont()
+{
+    QFont f;
+    f.setPixelSize(11);
+    return f;
+}
 
 QColor mix(const QColor &a, const QColor &b, double t)
 {
@@ -103,6 +127,90 @@ void arrowHead(QPainter &p, QPointF tip, double direction, const QColor &color, 
     p.drawPolygon(head);
 }
 
+struct LegendEntry
+{
+    std::optional<ModelEdge::Kind> edge;
+    bool critical = false;
+    int mix = -1;
+    double swatch = 0; // the width before the text
+    QString text;
+};
+
+std::vector<LegendEntry> legendEntries(const GraphScene &scene)
+{
+    std::vector<ModelEdge::Kind> kinds;
+    for (const auto &e : scene.edges)
+        if (std::find(kinds.begin(), kinds.end(), e.kind) == kinds.end())
+            kinds.push_back(e.kind);
+    std::sort(kinds.begin(), kinds.end());
+    std::vector<LegendEntry> out;
+    for (auto kind : kinds)
+        out.push_back({kind, false, -1, 26, edgeLabel(kind)});
+    out.push_back({std::nullopt, true, -1, 26, QStringLiteral("critical path")});
+    for (int k = 0; k < 5; ++k)
+        out.push_back({std::nullopt, false, k, 18, QLatin1String(kMixNames[k])});
+    out.push_back({std::nullopt, false, -1, 0, QStringLiteral("×N: repeats folded · colour: share of time")});
+    return out;
+}
+
+struct LegendPlace
+{
+    int row = 0;
+    double x = 0;
+};
+
+// Entries left to right, a new row when the next does not fit.
+std::vector<LegendPlace> flowLegend(const std::vector<LegendEntry> &entries, const QFontMetricsF &fm, double width)
+{
+    std::vector<LegendPlace> out;
+    int row = 0;
+    double x = 10;
+    for (const LegendEntry &e : entries) {
+        const double w = e.swatch + fm.horizontalAdvance(e.text);
+        if (x > 10 && x + w > width - 6) {
+            ++row;
+            x = 10;
+        }
+        out.push_back({row, x});
+        x += w + 16;
+    }
+    return out;
+}
+
+// One row per iteration when the boxes are the insides of several iterations that run one
+// after another (one rank's, or ranks folded): iterations down, their phases and modules
+// across, so "which module of which iteration" reads off the rows. The first box of each
+// iteration but the first starts a row.
+std::vector<int> iterationRows(const GraphScene &scene)
+{
+    const auto &model = *scene.model;
+    std::map<int, int> firstItem; // iteration node -> its earliest item
+    for (size_t i = 0; i < scene.items.size(); ++i) {
+        const int it = model.ancestorAt(scene.items[i].node, sim::Level::Iteration);
+        if (it < 0 || it == scene.items[i].node || scene.items[i].isGroup())
+            return {}; // a box outside the iterations, an iteration closed, a group of them
+        auto [at, fresh] = firstItem.try_emplace(it, int(i));
+        if (!fresh && scene.items[i].start < scene.items[size_t(at->second)].start)
+            at->second = int(i);
+    }
+    if (firstItem.size() < 2)
+        return {};
+    std::vector<int> iterations;
+    for (const auto &[it, item] : firstItem)
+        iterations.push_back(it);
+    const auto &nodes = model.nodes();
+    std::sort(iterations.begin(), iterations.end(),
+              [&](int a, int b) { return nodes[size_t(a)].start < nodes[size_t(b)].start; });
+    // One rank's, or ranks folded (an iteration's GPU tail may overlap the next one's start).
+    for (size_t k = 1; k < iterations.size(); ++k)
+        if (nodes[size_t(iterations[k])].rank != nodes[size_t(iterations[0])].rank)
+            return {}; // side by side (ranks apart): no rows
+    std::vector<int> out;
+    for (size_t k = 1; k < iterations.size(); ++k)
+        out.push_back(firstItem[iterations[k]]);
+    return out;
+}
+
 } // namespace
 
 std::shared_ptr<const GraphPicture> GraphPicture::make(std::shared_ptr<const sim::ExecutionModel> model,
@@ -115,7 +223,19 @@ std::shared_ptr<const GraphPicture> GraphPicture::make(std::shared_ptr<const sim
     picture->buildMs = double(timer.nsecsElapsed()) / 1e6;
     timer.restart();
     GraphLayoutInput input;
-    input.sizes.assign(picture->scene.items.size(), QSizeF(GraphPainter::kNodeWidth, GraphPainter::kNodeHeight));
+    // A chain of operators reads left to right, one row: wrapping it into bands of rows made
+    // edges loop around the whole graph. The view scrolls instead.
+    input.aspect = 0;
+    const QFontMetricsF names(nameFont()), tags(smallFont());
+    input.sizes.reserve(picture->scene.items.size());
+    for (size_t i = 0; i < picture->scene.items.size(); ++i) {
+        const GraphItem &item = picture->scene.items[i];
+        const double want = std::max(names.horizontalAdvance(item.label) + 16,
+                                     tags.horizontalAdvance(GraphPainter::context(picture->scene, int(i))) +
+                                         (item.count > 1 ? 62 : 30));
+        input.sizes.emplace_back(std::clamp(std::ceil(want), GraphPainter::kNodeWidth, GraphPainter::kMaxNodeWidth),
+                                 GraphPainter::kNodeHeight);
+    }
     // Collectives join ranks that run side by side: they do not order the layers (they would
     // make cycles of every all-reduce); they are drawn straight between the boxes instead.
     std::vector<size_t> laidOut;
@@ -126,6 +246,8 @@ std::shared_ptr<const GraphPicture> GraphPicture::make(std::shared_ptr<const sim
             laidOut.push_back(i);
         }
     }
+    input.rowStarts = iterationRows(picture->scene);
+    picture->rowPerIteration = !input.rowStarts.empty();
     GraphLayoutResult layout = layoutGraph(input);
     std::vector<std::vector<QPointF>> routes(picture->scene.edges.size());
     std::vector<bool> reversed(picture->scene.edges.size(), false);
@@ -153,6 +275,29 @@ std::shared_ptr<const GraphPicture> GraphPicture::make(std::shared_ptr<const sim
     picture->layout = std::move(layout);
     picture->layoutMs = double(timer.nsecsElapsed()) / 1e6;
     return picture;
+}
+
+double GraphPainter::legendHeight(const GraphPicture &picture, double width)
+{
+    const auto entries = legendEntries(picture.scene);
+    return kLegendHeight * double(flowLegend(entries, QFontMetricsF(legendFont()), width).back().row + 1);
+}
+
+QString GraphPainter::context(const GraphScene &scene, int index)
+{
+    const GraphItem &item = scene.items[size_t(index)];
+    const auto &nodes = scene.model->nodes();
+    const sim::ModelNode &node = nodes[size_t(item.node)];
+    QStringList path;
+    for (int p = node.parent; p >= 0 && p != scene.collapse.focus; p = nodes[size_t(p)].parent)
+        if (nodes[size_t(p)].level == sim::Level::Iteration || nodes[size_t(p)].level == sim::Level::Phase)
+            path.prepend(nodes[size_t(p)].name);
+    QString tag = path.isEmpty() ? sim::levelName(node.level) : path.join(QStringLiteral(" › "));
+    if (node.ranks > 1)
+        tag += QStringLiteral(" · %1 ranks").arg(node.ranks);
+    else if (node.rank >= 0 && node.level <= sim::Level::Iteration)
+        tag += QStringLiteral(" · rank %1").arg(node.rank);
+    return tag;
 }
 
 int GraphPicture::itemAt(QPointF point) const
@@ -199,7 +344,7 @@ QString GraphPainter::tooltip(const GraphPicture &picture, int index)
         return {};
     const GraphItem &item = scene.items[size_t(index)];
     const auto &node = scene.model->nodes()[size_t(item.node)];
-    QString t = QStringLiteral("<b>%1</b> · %2").arg(item.label.toHtmlEscaped(), sim::levelName(node.level));
+    QString t = QStringLiteral("<b>%1</b> · %2").arg(item.label.toHtmlEscaped(), context(scene, index).toHtmlEscaped());
     if (item.range)
         t += QStringLiteral("<br>%1 nodes in a row, %2 on average (more than the view shows at once)")
                  .arg(item.count)
@@ -228,7 +373,9 @@ QString GraphPainter::tooltip(const GraphPicture &picture, int index)
             t += QStringLiteral("<br>&nbsp;&nbsp;%1 %2 (%3%)")
                      .arg(QLatin1String(kMixNames[k]), formatDuration(parts[k]))
                      .arg(sum > 0 ? 100.0 * double(parts[k]) / double(sum) : 0.0, 0, 'f', 1);
-    if (node.rank >= 0)
+    if (node.ranks > 1)
+        t += QStringLiteral("<br>%1 ranks folded: their span together, their work added up").arg(node.ranks);
+    else if (node.rank >= 0)
         t += QStringLiteral("<br>rank %1").arg(node.rank);
     t += QStringLiteral("<br>%1 slice(s)").arg(qint64(scene.model->slices(item.node).size()));
     if (item.openable)
@@ -294,11 +441,8 @@ void GraphPainter::paint(QPainter &p, const GraphPicture &picture, const QTransf
     TimeNs maxTime = 1;
     for (const auto &item : scene.items)
         maxTime = std::max(maxTime, item.time);
-    QFont nameFont = p.font();
-    nameFont.setPixelSize(12);
-    nameFont.setBold(true);
-    QFont smallFont = p.font();
-    smallFont.setPixelSize(10);
+    const QFont nameFont = gml::nameFont();
+    const QFont smallFont = gml::smallFont();
     const QFontMetricsF nameMetrics(nameFont);
     const bool text = scale >= 0.3;
     for (size_t i = 0; i < scene.items.size(); ++i) {
@@ -306,7 +450,6 @@ void GraphPainter::paint(QPainter &p, const GraphPicture &picture, const QTransf
         const QRectF box = layout.boxes[i];
         if (!box.intersects(visible))
             continue;
-        const auto &node = scene.model->nodes()[size_t(item.node)];
         // Fill: the share of the focus's time (square root, so small items still show), or the
         // predicted change when a what-if colours the graph.
         QColor fill = mix(QColor(0xf7, 0xfb, 0xff), QColor(0x6b, 0xae, 0xd6),
@@ -358,19 +501,19 @@ void GraphPainter::paint(QPainter &p, const GraphPicture &picture, const QTransf
             continue;
         p.setFont(smallFont);
         p.setPen(QColor(0x5a, 0x60, 0x6a));
-        QString tag = sim::levelName(node.level);
-        if (node.rank >= 0 && node.level <= sim::Level::Iteration)
-            tag += QStringLiteral(" · rank %1").arg(node.rank);
+        QString tag = context(scene, int(i));
         if (item.period > 1)
             tag += QStringLiteral(" · block of %1").arg(item.period);
-        p.drawText(QRectF(box.left() + 7, box.top() + 3, box.width() - 60, 13), Qt::AlignLeft | Qt::AlignVCenter, tag);
+        const double tagWidth = box.width() - (item.count > 1 ? 60 : 28);
+        p.drawText(QRectF(box.left() + 7, box.top() + 3, tagWidth, 13), Qt::AlignLeft | Qt::AlignVCenter,
+                   QFontMetricsF(smallFont).elidedText(tag, Qt::ElideRight, tagWidth));
         if (item.openable && item.count == 1)
             p.drawText(QRectF(box.right() - 20, box.top() + 3, 14, 13), Qt::AlignRight | Qt::AlignVCenter,
                        QStringLiteral("+"));
         p.setFont(nameFont);
         p.setPen(QColor(0x1d, 0x22, 0x29));
         p.drawText(QRectF(box.left() + 7, box.top() + 16, box.width() - 14, 16), Qt::AlignLeft | Qt::AlignVCenter,
-                   nameMetrics.elidedText(item.label, Qt::ElideMiddle, box.width() - 14));
+                   nameMetrics.elidedText(item.label, Qt::ElideRight, box.width() - 14));
         p.setFont(smallFont);
         p.setPen(QColor(0x30, 0x36, 0x3d));
         QString line = formatDuration(item.time);
@@ -400,19 +543,16 @@ void GraphPainter::paint(QPainter &p, const GraphPicture &picture, const QTransf
     }
 
     // Legend, in device coordinates: a strip along the bottom with the edge kinds present,
-    // the critical path, the mix colours and the ×N mark.
+    // the critical path, the mix colours and the ×N mark, in as many rows as the width needs.
     p.setWorldTransform(QTransform());
     if (overlay.legend) {
-        std::vector<ModelEdge::Kind> kinds;
-        for (const auto &e : scene.edges)
-            if (std::find(kinds.begin(), kinds.end(), e.kind) == kinds.end())
-                kinds.push_back(e.kind);
-        std::sort(kinds.begin(), kinds.end());
-        QFont f = p.font();
-        f.setPixelSize(11);
+        const auto entries = legendEntries(scene);
+        const QFont f = legendFont();
         p.setFont(f);
         const QFontMetricsF fm(f);
-        const QRectF strip(viewport.left(), viewport.bottom() - kLegendHeight, viewport.width(), kLegendHeight);
+        const auto rows = flowLegend(entries, fm, viewport.width());
+        const double height = kLegendHeight * double(rows.back().row + 1);
+        const QRectF strip(viewport.left(), viewport.bottom() - height, viewport.width(), height);
         p.setPen(Qt::NoPen);
         QColor back = Theme::current().header;
         back.setAlpha(235);
@@ -420,35 +560,28 @@ void GraphPainter::paint(QPainter &p, const GraphPicture &picture, const QTransf
         p.drawRect(strip);
         p.setPen(Theme::current().border);
         p.drawLine(strip.topLeft(), strip.topRight());
-        double x = strip.left() + 10;
-        const double mid = strip.center().y();
-        auto label = [&](const QString &text) {
+        for (size_t k = 0; k < entries.size(); ++k) {
+            const LegendEntry &e = entries[k];
+            double x = strip.left() + rows[k].x;
+            const double top = strip.top() + kLegendHeight * rows[k].row, mid = top + kLegendHeight / 2;
+            if (e.edge) {
+                QPen pen(edgeColor(*e.edge), edgeWidth(*e.edge));
+                pen.setStyle(edgeStyle(*e.edge));
+                p.setPen(pen);
+                p.drawLine(QPointF(x, mid), QPointF(x + 22, mid));
+            } else if (e.critical) {
+                p.setPen(QPen(kCritical, 2.4));
+                p.drawLine(QPointF(x, mid), QPointF(x + 22, mid));
+            } else if (e.mix >= 0) {
+                p.setPen(Qt::NoPen);
+                p.setBrush(mixColor(e.mix));
+                p.drawRect(QRectF(x, mid - 3, 14, 6));
+            }
+            x += e.swatch;
             p.setPen(Theme::current().text);
-            const double w = fm.horizontalAdvance(text);
-            p.drawText(QRectF(x, strip.top(), w + 2, strip.height()), Qt::AlignLeft | Qt::AlignVCenter, text);
-            x += w + 16;
-        };
-        for (auto kind : kinds) {
-            QPen pen(edgeColor(kind), edgeWidth(kind));
-            pen.setStyle(edgeStyle(kind));
-            p.setPen(pen);
-            p.drawLine(QPointF(x, mid), QPointF(x + 22, mid));
-            x += 26;
-            label(edgeLabel(kind));
+            p.drawText(QRectF(x, top, fm.horizontalAdvance(e.text) + 2, kLegendHeight), Qt::AlignLeft | Qt::AlignVCenter,
+                       e.text);
         }
-        p.setPen(QPen(kCritical, 2.4));
-        p.drawLine(QPointF(x, mid), QPointF(x + 22, mid));
-        x += 26;
-        label(QStringLiteral("critical path"));
-        x += 8;
-        for (int k = 0; k < 5; ++k) {
-            p.setPen(Qt::NoPen);
-            p.setBrush(mixColor(k));
-            p.drawRect(QRectF(x, mid - 3, 14, 6));
-            x += 18;
-            label(QLatin1String(kMixNames[k]));
-        }
-        label(QStringLiteral("×N: repeats folded · colour: share of time"));
     }
     p.restore();
 }

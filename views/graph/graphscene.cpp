@@ -23,7 +23,7 @@ quint64 GraphCollapse::key() const
         std::sort(v.begin(), v.end());
         return v;
     };
-    quint64 h = qHash(focus, quint64(level) * 31 + quint64(budget));
+    quint64 h = qHash(focus, (quint64(level) * 31 + quint64(budget)) * 2 + quint64(syncEdges));
     for (const QSet<int> *set : {&opened, &closed, &unfolded}) {
         h = h * 1099511628211ull + 0x9e3779b97f4a7c15ull;
         for (int v : sorted(*set))
@@ -358,9 +358,13 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
     }
     for (const auto &[key, count] : folded) {
         const auto [a, b, kind] = key;
-        scene.edges.push_back({a, b, ModelEdge::Kind(kind), count,
-                               criticalPairs.count({a, b}) > 0 || (ModelEdge::Kind(kind) == ModelEdge::Kind::Collective &&
-                                                                   criticalPairs.count({b, a}) > 0)});
+        const bool critical = criticalPairs.count({a, b}) > 0 ||
+                              (ModelEdge::Kind(kind) == ModelEdge::Kind::Collective && criticalPairs.count({b, a}) > 0);
+        if (ModelEdge::Kind(kind) == ModelEdge::Kind::Sync && !collapse.syncEdges && !critical) {
+            ++scene.hiddenSync;
+            continue;
+        }
+        scene.edges.push_back({a, b, ModelEdge::Kind(kind), count, critical});
     }
     return scene;
 }

@@ -20,8 +20,13 @@ namespace gml {
 struct GraphCollapse
 {
     int focus = 0;
-    sim::Level level = sim::Level::Operator;
+    // Module level: iteration > phase > module, what a reader of a run looks for first; a
+    // phase or a module opens into its operators on a double-click.
+    sim::Level level = sim::Level::Scope;
     int budget = 150;
+    // Sync edges (a host waiting for the device) are drawn on demand: at every level they
+    // join most boxes to a synchronize and say little; those on the critical path always show.
+    bool syncEdges = false;
     QSet<int> opened;
     QSet<int> closed;
     QSet<int> unfolded; // first member of a group; GraphItem::rangeKey(first) of a range
@@ -74,6 +79,7 @@ struct GraphScene
     TimeNs total = 0;            // the focus's inclusive time
     TimeNs criticalLength = 0;
     int hiddenForBudget = 0;     // items an opening would have added beyond the budget
+    int hiddenSync = 0;          // sync edges left out (GraphCollapse::syncEdges)
 
     static GraphScene build(std::shared_ptr<const sim::ExecutionModel> model, const GraphCollapse &collapse);
     // The item that shows model node `node` (its own or an ancestor's), -1: not in view.

@@ -9,6 +9,7 @@
 #include <QComboBox>
 #include <QContextMenuEvent>
 #include <QFileDialog>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -16,6 +17,7 @@
 #include <QMessageBox>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QScrollBar>
 #include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -41,11 +43,25 @@ GraphView::GraphView(QWidget *parent) : QWidget(parent)
     barLayout->addWidget(m_crumbs, 1);
     barLayout->addWidget(new QLabel(tr("Open down to:"), bar));
     m_level = new QComboBox(bar);
-    for (sim::Level l : {sim::Level::Iteration, sim::Level::Scope, sim::Level::Operator, sim::Level::GpuWork})
+    for (sim::Level l : {sim::Level::Iteration, sim::Level::Phase, sim::Level::Scope, sim::Level::Operator,
+                         sim::Level::GpuWork})
         m_level->addItem(l == sim::Level::Scope ? tr("module / scope") : sim::levelName(l), int(l));
-    m_level->setCurrentIndex(2);
-    m_level->setToolTip(tr("The deepest level opened automatically while the boxes fit"));
+    m_level->setCurrentIndex(m_level->findData(int(GraphCollapse{}.level)));
+    m_level->setToolTip(tr("The deepest level opened automatically while the boxes fit; a double-click opens "
+                           "a box further"));
     barLayout->addWidget(m_level);
+    m_foldRanks = new QToolButton(bar);
+    m_foldRanks->setText(tr("Fold ranks"));
+    m_foldRanks->setCheckable(true);
+    m_foldRanks->setChecked(true);
+    m_foldRanks->setToolTip(tr("One box for the same work of every rank (their span together), or each rank's apart"));
+    m_foldRanks->hide();
+    barLayout->addWidget(m_foldRanks);
+    m_syncEdges = new QToolButton(bar);
+    m_syncEdges->setText(tr("Sync edges"));
+    m_syncEdges->setCheckable(true);
+    m_syncEdges->setToolTip(tr("Draw where the host waits for the device (those on the critical path always show)"));
+    barLayout->addWidget(m_syncEdges);
     m_find = new QLineEdit(bar);
     m_find->setPlaceholderText(tr("Find node (Enter: next)"));
     m_find->setClearButtonEnabled(true);
@@ -69,7 +85,20 @@ GraphView::GraphView(QWidget *parent) : QWidget(parent)
     connect(m_notice, &QLabel::linkActivated, this, &GraphView::noticeLinkActivated);
     layout->addWidget(m_notice);
     m_canvas = new GraphCanvas(this);
-    layout->addWidget(m_canvas, 1);
+    {
+        auto *area = new QGridLayout;
+        area->setContentsMargins(0, 0, 0, 0);
+        area->setSpacing(0);
+        auto *horizontal = new QScrollBar(Qt::Horizontal, this);
+        auto *vertical = new QScrollBar(Qt::Vertical, this);
+        horizontal->hide();
+        vertical->hide();
+        area->addWidget(m_canvas, 0, 0);
+        area->addWidget(vertical, 0, 1);
+        area->addWidget(horizontal, 1, 0);
+        m_canvas->setScrollBars(horizontal, vertical);
+        layout->addLayout(area, 1);
+    }
     m_status = new QLabel(this);
     m_status->setContentsMargins(6, 2, 6, 2);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -83,6 +112,12 @@ GraphView::GraphView(QWidget *parent) : QWidget(parent)
             find({});
     });
     connect(fitButton, &QToolButton::clicked, this, &GraphView::fit);
+    connect(m_foldRanks, &QToolButton::toggled, this, &GraphView::foldRanksToggled);
+    connect(m_syncEdges, &QToolButton::toggled, this, [this](bool on) {
+        GraphCollapse c = m_collapse;
+        c.syncEdges = on;
+        setCollapse(c);
+    });
     connect(exportButton, &QToolButton::clicked, this, &GraphView::exportDialog);
     connect(&m_watcher, &QFutureWatcher<std::shared_ptr<const GraphPicture>>::finished, this, [this] {
         auto picture = m_watcher.result();
@@ -121,6 +156,7 @@ void GraphView::setModel(std::shared_ptr<const sim::ExecutionModel> model, const
     m_canvas->m_overlay = {};
     GraphCollapse c;
     c.level = sim::Level(m_level->currentData().toInt());
+    c.syncEdges = m_syncEdges->isChecked();
     c.focus = focus;
     m_collapse = c;
     if (!m_model || m_model->nodes().empty()) {
@@ -259,8 +295,23 @@ void GraphView::show(std::shared_ptr<const GraphPicture> picture)
     m_status->setText(statusText());
     if (newFocus)
         m_canvas->showStart();
-    m_canvas->update();
+    m_canvas->changed();
     Q_EMIT pictureShown();
+}
+
+void GraphView::setRanksFoldable(bool foldable)
+{
+    m_foldRanks->setVisible(foldable);
+}
+
+bool GraphView::ranksFolded() const
+{
+    return m_foldRanks->isChecked();
+}
+
+void GraphView::setRanksFolded(bool folded)
+{
+    m_foldRanks->setChecked(folded);
 }
 
 QString GraphView::statusText() const
@@ -269,8 +320,12 @@ QString GraphView::statusText() const
         return m_message;
     const auto &s = m_picture->scene;
     QString t = tr("%1 · %2 boxes, %3 edges").arg(m_title).arg(s.items.size()).arg(s.edges.size());
-    if (m_picture->layout.bands > 1)
+    if (m_picture->rowPerIteration)
+        t += tr(", a row per iteration");
+    else if (m_picture->layout.bands > 1)
         t += tr(", wrapped in %1 rows").arg(m_picture->layout.bands);
+    if (s.hiddenSync > 0)
+        t += tr(" · %n sync edge(s) not drawn (Sync edges shows them)", nullptr, s.hiddenSync);
     if (s.hiddenForBudget > 0)
         t += tr(" · %n more would open past the %1-box budget (double-click to open)", nullptr, s.hiddenForBudget)
                  .arg(s.collapse.budget);

@@ -68,6 +68,10 @@ public:
     void fit();
     bool exportTo(const QString &path, QString *error) const;
     QString statusText() const;
+    // The run has several ranks: offer to fold them (the controller swaps the model).
+    void setRanksFoldable(bool foldable);
+    bool ranksFolded() const;
+    void setRanksFolded(bool folded);
 
 Q_SIGNALS:
     // A click on a box: reveal the model node's slices in the timeline.
@@ -79,6 +83,7 @@ Q_SIGNALS:
     // A link of the notice was clicked (its href).
     void noticeLinkActivated(const QString &link);
     void upRequested();
+    void foldRanksToggled(bool folded);
 
 private:
     void request();
@@ -105,6 +110,8 @@ private:
     QHBoxLayout *m_crumbLayout;
     QComboBox *m_level;
     QLineEdit *m_find;
+    QToolButton *m_foldRanks;
+    QToolButton *m_syncEdges;
     QLabel *m_status;
     QLabel *m_notice;
     GraphCanvas *m_canvas;
