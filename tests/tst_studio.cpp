@@ -995,6 +995,36 @@ private Q_SLOTS:
         const QString svg = m_tmp.filePath(QStringLiteral("graph.svg"));
         QVERIFY2(view->exportTo(svg, &error), qPrintable(error));
         QVERIFY(QFileInfo(svg).size() > 1000);
+        // The demo's two ranks are folded by default: one box per iteration over both ranks;
+        // Fold ranks off shows each rank's apart, on again folds them back.
+        const auto iterationsOf = [](const sim::ExecutionModel &m) {
+            std::vector<const sim::ModelNode *> out;
+            for (const auto &n : m.nodes())
+                if (n.level == sim::Level::Iteration)
+                    out.push_back(&n);
+            return out;
+        };
+        QVERIFY(view->ranksFolded());
+        const auto folded = iterationsOf(*view->model());
+        QVERIFY(!folded.empty());
+        for (const auto *n : folded)
+            QCOMPARE(n->ranks, 2);
+        view->setRanksFolded(false);
+        view->waitForLayout();
+        QCOMPARE(iterationsOf(*view->model()).size(), 2 * folded.size());
+        view->setRanksFolded(true);
+        view->waitForLayout();
+        QCOMPARE(iterationsOf(*view->model()).size(), folded.size());
+        // An iteration opened down to operators: one row that scrolls, not rows of boxes.
+        view->setLevel(sim::Level::Operator);
+        view->setFocusNode(view->model()->find(folded.front()->name));
+        view->waitForLayout();
+        QApplication::processEvents();
+        QCOMPARE(view->picture()->layout.bands, 1);
+        const auto bars = view->findChildren<QScrollBar *>();
+        QVERIFY(std::any_of(bars.begin(), bars.end(), [](QScrollBar *b) {
+            return b->orientation() == Qt::Horizontal && b->isVisible() && b->maximum() > 0;
+        }));
     }
 
     // A run above the threshold is not built because the dock shows: the dock says what
