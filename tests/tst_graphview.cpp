@@ -268,6 +268,12 @@ private Q_SLOTS:
         QCOMPARE(syncs(*all), syncs(*quiet) + quiet->scene.hiddenSync);
         for (const auto &e : quiet->scene.edges)
             QVERIFY(e.kind != ModelEdge::Kind::Sync || e.critical);
+        // A phase of operators opens (a double-click) into its operators, one row.
+        GraphCollapse open;
+        open.focus = m->find(QStringLiteral("backward"));
+        const auto backward = GraphPicture::make(m, open);
+        QVERIFY(backward->scene.items.size() > 20);
+        QCOMPARE(backward->layout.bands, 1);
         // The legend wraps into rows rather than being cut.
         QCOMPARE(GraphPainter::legendHeight(*all, 1900), GraphPainter::kLegendHeight);
         QVERIFY(GraphPainter::legendHeight(*all, 500) >= 2 * GraphPainter::kLegendHeight);

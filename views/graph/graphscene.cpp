@@ -163,8 +163,18 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
             if (forcedOpen(entries[size_t(c)]))
                 open(c, Level::GpuWork);
     };
+    // The level a node opens down to: the one chosen, or deeper when its children all are (a
+    // phase of operators opened at module level shows its operators, not nothing).
     auto levelBelow = [&](int node) {
-        return std::max(collapse.level, Level(std::min(int(nodes[size_t(node)].level) + 1, sim::kLevels - 1)));
+        Level level = std::max(collapse.level, Level(std::min(int(nodes[size_t(node)].level) + 1, sim::kLevels - 1)));
+        const auto &children = nodes[size_t(node)].children;
+        if (!children.empty()) {
+            Level shallowest = Level::GpuWork;
+            for (int c : children)
+                shallowest = std::min(shallowest, nodes[size_t(c)].level);
+            level = std::max(level, shallowest);
+        }
+        return level;
     };
     const int root = makeEntry({{focus}, 1, false, {}});
     open(root, levelBelow(focus));
