@@ -36,6 +36,15 @@ struct ResourceMix
     TimeNs communication = 0; // collective kernels
     TimeNs copies = 0;        // memcpy and memset
     TimeNs idle = 0;          // span minus the union of the leaf work's intervals
+    ResourceMix &operator+=(const ResourceMix &o) // nodes taken together (a group, a rank fold)
+    {
+        cpu += o.cpu;
+        gpuCompute += o.gpuCompute;
+        communication += o.communication;
+        copies += o.copies;
+        idle += o.idle;
+        return *this;
+    }
 };
 
 struct ModelNode

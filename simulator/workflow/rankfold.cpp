@@ -78,11 +78,7 @@ ExecutionModel ExecutionModel::foldRanks() const
                 m.end = std::max(m.end, n.end);
                 m.count += n.count;
                 m.critical += n.critical;
-                m.mix.cpu += n.mix.cpu;
-                m.mix.gpuCompute += n.mix.gpuCompute;
-                m.mix.communication += n.mix.communication;
-                m.mix.copies += n.mix.copies;
-                m.mix.idle += n.mix.idle;
+                m.mix += n.mix;
                 if (m.rank != n.rank)
                     m.rank = -1;
                 m.ranks += n.rank >= 0 ? 1 : 0; // one node per rank and key: each adds a rank

@@ -282,11 +282,7 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
             item.time += n.inclusive();
             item.self += n.self;
             item.critical += n.critical;
-            item.mix.cpu += n.mix.cpu;
-            item.mix.gpuCompute += n.mix.gpuCompute;
-            item.mix.communication += n.mix.communication;
-            item.mix.copies += n.mix.copies;
-            item.mix.idle += n.mix.idle;
+            item.mix += n.mix;
         }
         item.openable = e.members.size() > 1 || !first.children.empty();
         if (e.range) { // spans its first to its last part
