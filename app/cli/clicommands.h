@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QHash>
+#include <QList>
 #include <QSize>
 #include <QStringList>
 #include <QTextStream>
@@ -11,6 +12,10 @@
 
 namespace gml {
 class Project;
+}
+namespace gml::sim {
+struct Transform;
+struct WhatIfContext;
 }
 
 namespace gml::cli {
@@ -43,6 +48,17 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int infoCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int queryCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err);
+// grademl validate FILE --run A [TRANSFORMS] --against B [--json]: a prediction against a
+// measured run (simulator/analysis/validation.h).
+int validateCommand(const QStringList &args, QTextStream &out, QTextStream &err);
+// The transform options of whatif and validate (--scale, --preset, --device, ... and the
+// measured context: --from-device, --measured-link, --measured-algorithm; --scenario is read
+// by the command, from the project).
+const QStringList &transformOptions();
+extern const char kTransformOptionsHelp[];
+// The transforms those options give, in whatif's order; nullopt with the reason in *why.
+std::optional<QList<sim::Transform>> transformsOfOptions(const Parsed &p, QString *why);
+void applyContextOptions(const Parsed &p, sim::WhatIfContext &context);
 // grademl graph FILE [--run NAME] [--level L] [--json | --dot]: the execution model.
 int graphCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // grademl analyze FILE [--run NAME] [--rank N] [--range A:B] [--json]: the automated analyses.

@@ -30,6 +30,9 @@ static const char kUsage[] =
     "                                                        rank clock offsets, residuals, overrides\n"
     "  whatif FILE.grademl [--run NAME] [--scale 'REGEX=FACTOR'] [--json]\n"
     "                                                        replay a run: measured, identity, predicted\n"
+    "  validate FILE.grademl --run A [TRANSFORMS] --against B [--top N] [--json]\n"
+    "                                                        a prediction from A against B, measured with\n"
+    "                                                        the change made: errors and assumptions\n"
     "  graph FILE.grademl [--run NAME] [--level workflow|step|iteration|phase|scope|operator|gpu]\n"
     "        [--json | --dot]                                the execution model: nodes, times, edges\n"
     "  note FILE.grademl add (--at NS | --range A:B | --slice ID) --text T [--run NAME] [--bookmark N]\n"
@@ -93,6 +96,8 @@ int main(int argc, char **argv)
         return gml::cli::exportCommand(args, out, err);
     if (command == QLatin1String("whatif"))
         return gml::cli::whatifCommand(args, out, err);
+    if (command == QLatin1String("validate"))
+        return gml::cli::validateCommand(args, out, err);
     if (command == QLatin1String("graph"))
         return gml::cli::graphCommand(args, out, err);
     if (command == QLatin1String("note"))

@@ -13,11 +13,7 @@
 
 namespace gml::cli {
 
-namespace {
-
-const char kWhatIfUsage[] =
-    "usage: grademl whatif FILE.grademl [--run NAME] [TRANSFORMS] [--save RUN] [--save-scenario NAME] [--json]\n"
-    "       grademl whatif --devices\n"
+const char kTransformOptionsHelp[] =
     "transforms, applied in this order:\n"
     "  --scenario NAME       the transforms of a scenario saved with --save-scenario\n"
     "  --transforms JSON     a JSON array of transforms, or @FILE holding one (docs/whatif.md)\n"
@@ -36,8 +32,14 @@ const char kWhatIfUsage[] =
     "  --algorithm A         collectives as ring or tree (NCCL's cost model); --measured-algorithm A\n"
     "                        the one they were measured with (default ring)\n"
     "  --reschedule 'REGEX=P' the slices whose name matches REGEX get priority P on their resource\n"
-    "                        (higher runs first when both are ready); may be given more than once\n"
-    "  --save RUN            write the predicted run into the project as run RUN (kind predicted)\n";
+    "                        (higher runs first when both are ready); may be given more than once\n";
+
+namespace {
+
+const QString kWhatIfUsage = QStringLiteral(
+    "usage: grademl whatif FILE.grademl [--run NAME] [TRANSFORMS] [--save RUN] [--save-scenario NAME] [--json]\n"
+    "       grademl whatif --devices\n") + QLatin1String(kTransformOptionsHelp) + QStringLiteral(
+    "  --save RUN            write the predicted run into the project as run RUN (kind predicted)\n");
 
 double number(const Parsed &p, const char *key, bool *ok)
 {
@@ -69,36 +71,26 @@ void listDevices(QTextStream &out)
 
 } // namespace
 
-int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+const QStringList &transformOptions()
 {
-    const QStringList valued = {QStringLiteral("run"),          QStringLiteral("scale"),
-                                QStringLiteral("preset"),       QStringLiteral("device"),
-                                QStringLiteral("from-device"),  QStringLiteral("bandwidth"),
-                                QStringLiteral("latency"),      QStringLiteral("measured-link"),
-                                QStringLiteral("host-bandwidth"), QStringLiteral("workers"),
-                                QStringLiteral("grad-mb"),      QStringLiteral("bucket-mb"),
-                                QStringLiteral("scenario"),     QStringLiteral("transforms"),
-                                QStringLiteral("save"),         QStringLiteral("save-scenario"),
-                                QStringLiteral("algorithm"),    QStringLiteral("measured-algorithm"),
-                                QStringLiteral("reschedule")};
-    const Parsed p = parse(args, valued, {QStringLiteral("json"), QStringLiteral("devices")});
-    auto usage = [&](const QString &why) {
-        err << "grademl whatif: " << why << '\n' << kWhatIfUsage;
-        return Usage;
-    };
-    if (!p.error.isEmpty())
-        return usage(p.error);
-    if (p.flags.contains(QStringLiteral("devices"))) {
-        listDevices(out);
-        return Ok;
-    }
-    if (p.positional.size() != 1)
-        return usage(QStringLiteral("need one project file"));
-    auto has = [&](const char *k) { return p.options.contains(QString::fromLatin1(k)); };
+    static const QStringList options = {
+        QStringLiteral("scale"),          QStringLiteral("preset"),      QStringLiteral("device"),
+        QStringLiteral("from-device"),    QStringLiteral("bandwidth"),   QStringLiteral("latency"),
+        QStringLiteral("measured-link"),  QStringLiteral("host-bandwidth"), QStringLiteral("workers"),
+        QStringLiteral("grad-mb"),        QStringLiteral("bucket-mb"),   QStringLiteral("scenario"),
+        QStringLiteral("transforms"),     QStringLiteral("algorithm"),   QStringLiteral("measured-algorithm"),
+        QStringLiteral("reschedule")};
+    return options;
+}
 
-    // Transforms given on the command line (the scenario's come first, read below).
+std::optional<QList<sim::Transform>> transformsOfOptions(const Parsed &p, QString *why)
+{
     QList<sim::Transform> transforms;
-    QString why;
+    auto has = [&](const char *k) { return p.options.contains(QString::fromLatin1(k)); };
+    auto usage = [&](const QString &text) {
+        *why = text;
+        return std::nullopt;
+    };
     if (has("transforms")) {
         QByteArray text = p.options.value(QStringLiteral("transforms")).toUtf8();
         // Messages name the file the transforms came from, else the option.
@@ -118,21 +110,21 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                              .arg(pe.offset)
                              .arg(pe.error != QJsonParseError::NoError ? pe.errorString()
                                                                       : QStringLiteral("expected '['")));
-        auto list = sim::transformsFromJson(doc.array(), &why);
+        auto list = sim::transformsFromJson(doc.array(), why);
         if (!list)
-            return usage(source + QStringLiteral(": ") + why);
+            return usage(source + QStringLiteral(": ") + *why);
         transforms += *list;
     }
     for (const QString &s : p.repeated.value(QStringLiteral("scale"))) {
-        auto t = sim::parseScale(s, &why);
+        auto t = sim::parseScale(s, why);
         if (!t)
-            return usage(why);
+            return std::nullopt;
         transforms.append(*t);
     }
     for (const QString &preset : p.options.value(QStringLiteral("preset")).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-        auto t = sim::parsePreset(preset.trimmed(), &why);
+        auto t = sim::parsePreset(preset.trimmed(), why);
         if (!t)
-            return usage(why);
+            return std::nullopt;
         transforms.append(*t);
     }
     if (has("device")) {
@@ -142,9 +134,9 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         transforms.append(sim::Transform::device(id));
     }
     for (const QString &s : p.repeated.value(QStringLiteral("reschedule"))) {
-        auto t = sim::parseReschedule(s, &why);
+        auto t = sim::parseReschedule(s, why);
         if (!t)
-            return usage(why);
+            return std::nullopt;
         transforms.append(*t);
     }
     const QString algorithm = p.options.value(QStringLiteral("algorithm"));
@@ -181,6 +173,44 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         return usage(QStringLiteral("no link '%1' in the catalog (grademl whatif --devices)")
                          .arg(p.options.value(QStringLiteral("measured-link"))));
 
+    return transforms;
+}
+
+void applyContextOptions(const Parsed &p, sim::WhatIfContext &context)
+{
+    if (p.options.contains(QStringLiteral("from-device")))
+        context.measuredDevice = p.options.value(QStringLiteral("from-device"));
+    if (p.options.contains(QStringLiteral("measured-link")))
+        context.measuredNetwork = p.options.value(QStringLiteral("measured-link"));
+    if (p.options.contains(QStringLiteral("measured-algorithm")))
+        context.measuredAlgorithm = p.options.value(QStringLiteral("measured-algorithm"));
+}
+
+int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    const QStringList valued = transformOptions() + QStringList{QStringLiteral("run"), QStringLiteral("save"),
+                                                                QStringLiteral("save-scenario")};
+    const Parsed p = parse(args, valued, {QStringLiteral("json"), QStringLiteral("devices")});
+    auto usage = [&](const QString &why) {
+        err << "grademl whatif: " << why << '\n' << kWhatIfUsage;
+        return Usage;
+    };
+    if (!p.error.isEmpty())
+        return usage(p.error);
+    if (p.flags.contains(QStringLiteral("devices"))) {
+        listDevices(out);
+        return Ok;
+    }
+    if (p.positional.size() != 1)
+        return usage(QStringLiteral("need one project file"));
+    auto has = [&](const char *k) { return p.options.contains(QString::fromLatin1(k)); };
+
+    // Transforms given on the command line (the scenario's come first, read below).
+    QString why;
+    auto given = transformsOfOptions(p, &why);
+    if (!given)
+        return usage(why);
+    QList<sim::Transform> transforms = *given;
     const bool writes = has("save") || has("save-scenario");
     auto project = openProject(p.positional.first(), writes, QStringLiteral("grademl whatif: "), err);
     if (!project)
@@ -205,12 +235,7 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     }
     const auto graph = std::make_shared<const sim::DependencyGraph>(std::move(*built));
     sim::WhatIfContext context = sim::WhatIfContext::forRun(*graph, *project, *run);
-    if (has("from-device"))
-        context.measuredDevice = p.options.value(QStringLiteral("from-device"));
-    if (has("measured-link"))
-        context.measuredNetwork = p.options.value(QStringLiteral("measured-link"));
-    if (has("measured-algorithm"))
-        context.measuredAlgorithm = p.options.value(QStringLiteral("measured-algorithm"));
+    applyContextOptions(p, context);
     const auto result = sim::whatIf(graph, transforms, context, &why);
     if (!result) {
         err << "grademl whatif: run '" << runName << "': " << why << '\n';

@@ -25,7 +25,13 @@ struct Iterations
     std::vector<TimeNs> times() const;
     // (workEnd - first start) / N, to the nearest ns; 0 for none.
     TimeNs mean() const;
+    // The q-quantile of times() (0.5: the median, 0.9: p90), 0 for none.
+    TimeNs quantile(double q) const;
 };
+
+// The q-quantile of a sample: linear between the closest ranks (numpy's default, so a median
+// of an even count is the mean of the middle two), rounded to the ns; 0 for none.
+TimeNs quantile(std::vector<TimeNs> values, double q);
 
 // The iterations as measured, and as a replay of the graph places them.
 Iterations measuredIterations(const DependencyGraph &graph);

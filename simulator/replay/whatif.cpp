@@ -67,6 +67,9 @@ std::optional<WhatIfResult> whatIf(const std::shared_ptr<const DependencyGraph> 
     rep.meanMeasured = measured.mean();
     rep.meanIdentity = identity.mean();
     rep.meanPredicted = predicted.mean();
+    rep.spreadMeasured = {measured.quantile(0.5), measured.quantile(0.9)};
+    rep.spreadIdentity = {identity.quantile(0.5), identity.quantile(0.9)};
+    rep.spreadPredicted = {predicted.quantile(0.5), predicted.quantile(0.9)};
     return res;
 }
 
@@ -104,6 +107,13 @@ QJsonObject WhatIfReport::toJson() const
         m.insert(QStringLiteral("identity_ns"), qint64(meanIdentity));
         m.insert(QStringLiteral("predicted_ns"), qint64(meanPredicted));
         o.insert(QStringLiteral("mean_iteration"), m);
+        for (const auto &[key, pick] : {std::pair{"median_iteration", &Spread::median}, std::pair{"p90_iteration", &Spread::p90}}) {
+            QJsonObject q;
+            q.insert(QStringLiteral("measured_ns"), qint64(spreadMeasured.*pick));
+            q.insert(QStringLiteral("identity_ns"), qint64(spreadIdentity.*pick));
+            q.insert(QStringLiteral("predicted_ns"), qint64(spreadPredicted.*pick));
+            o.insert(QLatin1String(key), q);
+        }
     }
     QJsonObject b;
     b.insert(QStringLiteral("identity"), identityBreakdown.toJson());
@@ -145,6 +155,10 @@ QString WhatIfReport::toText() const
         s += QStringLiteral("mean iteration: measured %1, identity replay %2, predicted %3 (%4)\n")
                  .arg(formatDuration(meanMeasured), formatDuration(meanIdentity), formatDuration(meanPredicted),
                       change(meanPredicted, meanMeasured));
+        s += QStringLiteral("median iteration: measured %1, predicted %2 (%3); p90: measured %4, predicted %5 (%6)\n")
+                 .arg(formatDuration(spreadMeasured.median), formatDuration(spreadPredicted.median),
+                      change(spreadPredicted.median, spreadMeasured.median), formatDuration(spreadMeasured.p90),
+                      formatDuration(spreadPredicted.p90), change(spreadPredicted.p90, spreadMeasured.p90));
         s += QStringLiteral("iterations, step start to step start (worst identity error %1):\n")
                  .arg(pct(worstIterationError()));
         for (const auto &it : iterations)

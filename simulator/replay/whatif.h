@@ -33,6 +33,14 @@ struct WhatIfReport
     TimeNs meanMeasured = 0;     // Iterations::mean(); 0 without iterations
     TimeNs meanIdentity = 0;
     TimeNs meanPredicted = 0;
+    // The distribution, not only the mean: a run with two slow steps has its median where the
+    // others are and its p90 and end to end where the slow ones are (0 without iterations).
+    struct Spread
+    {
+        TimeNs median = 0;
+        TimeNs p90 = 0;
+    };
+    Spread spreadMeasured, spreadIdentity, spreadPredicted;
     Breakdown identityBreakdown;
     Breakdown predictedBreakdown;
     QStringList transforms;

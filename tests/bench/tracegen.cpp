@@ -4,7 +4,7 @@
 // benchmark inputs at run time. Nothing here is copied from a real trace.
 //
 //   grademl-tracegen --out DIR [--ranks N] [--steps N] [--layers N] [--target-mb MB] [--seed S]
-//                    [--monitor] [--healthy] [--slow-rank R] [--host-skew-us US]
+//                    [--monitor] [--healthy] [--slow-rank R] [--host-skew-us US] [--kernel-scale F]
 //
 // Per rank and step: a ProfilerStep#N annotation on the Python main thread, a host-to-device
 // copy of the batch, forward and backward CPU ops (aten::linear -> aten::addmm ->
@@ -21,6 +21,9 @@
 // has no all-reduce. The matmul ops record their FLOPs ("flops", as with_flops=True does).
 // With --slow-rank R, rank R's kernels take 1.5 times as long (a slower GPU): it arrives last at
 // every all-reduce.
+// With --kernel-scale F, every compute kernel (not the copies, not the all-reduce) takes F times
+// as long, and everything else is drawn from the same random numbers: the same job on a GPU F
+// times slower, the measured twin a what-if prediction is validated against (grademl validate).
 // With --monitor, the folder also gets nvidia-smi.csv, as written by
 //   nvidia-smi --query-gpu=timestamp,index,name,utilization.gpu,memory.used,power.draw
 //              --format=csv -lms 10
@@ -97,7 +100,7 @@ struct Rank
     bool record = false; // --monitor: keep the GPU busy intervals
     bool healthy = false; // --healthy: nothing for the analysis to find
     bool allReduce = true; // a gradient all-reduce per step (not in a healthy one-rank job)
-    double slow = 1.0; // --slow-rank: this rank's kernels take that much longer
+    double slow = 1.0; // --slow-rank: this rank's kernels take that much longer; --kernel-scale too
     std::vector<std::pair<int64_t, int64_t>> busy; // GPU work [start, end)
 };
 
@@ -234,7 +237,8 @@ void writeStepAfterAllReduce(Rank &r, int step, int64_t stepStart, int64_t &t)
 int usage()
 {
     std::fprintf(stderr, "usage: grademl-tracegen --out DIR [--ranks N] [--steps N] [--layers N] "
-                         "[--target-mb MB] [--seed S] [--monitor] [--healthy] [--slow-rank R] [--host-skew-us US]\n");
+                         "[--target-mb MB] [--seed S] [--monitor] [--healthy] [--slow-rank R] [--host-skew-us US]\n"
+                         "                        [--kernel-scale F]\n");
     return 2;
 }
 
@@ -313,6 +317,7 @@ int main(int argc, char **argv)
     bool monitor = false;
     bool healthy = false;
     int slowRank = -1;
+    double kernelScale = 1.0;
     long long skewUs = 0;
     for (int i = 1; i < argc; ++i) {
         auto need = [&](const char *flag) {
@@ -331,9 +336,10 @@ int main(int argc, char **argv)
         else if (std::strcmp(argv[i], "--monitor") == 0) monitor = true;
         else if (std::strcmp(argv[i], "--healthy") == 0) healthy = true;
         else if (need("--slow-rank")) slowRank = std::atoi(argv[i]);
+        else if (need("--kernel-scale")) kernelScale = std::atof(argv[i]);
         else return usage();
     }
-    if (out.empty() || ranks < 1 || steps < 1 || layers < 1)
+    if (out.empty() || ranks < 1 || steps < 1 || layers < 1 || !(kernelScale > 0))
         return usage();
     std::error_code mkdirError;
     std::filesystem::create_directories(out, mkdirError);
@@ -370,7 +376,7 @@ int main(int argc, char **argv)
         writers.push_back(std::make_unique<Writer>(f));
         rs.push_back(Rank{rank, 4000 + rank, 4000 + rank, rank, writers.back().get(),
                           Rng{seed * 7919 + uint64_t(rank) + 1}, 1, 1, {0, 0}, monitor, healthy,
-                          !healthy || ranks > 1, rank == slowRank ? 1.5 : 1.0, {}});
+                          !healthy || ranks > 1, (rank == slowRank ? 1.5 : 1.0) * kernelScale, {}});
         Rank &r = rs.back();
         Writer &w = *writers.back();
         w.event(R"J({"name": "process_name", "ph": "M", "ts": 0, "pid": %d, "tid": 0, "args": {"name": "python3"}})J", r.pid);

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// grademl validate: how far a prediction lands from a run measured with the change made.
+#include "clicommands.h"
+
+#include "dependencygraph.h"
+#include "predictedrun.h"
+#include "project.h"
+#include "validation.h"
+#include "whatif.h"
+
+#include <QJsonDocument>
+
+namespace gml::cli {
+
+namespace {
+
+const QString kValidateUsage = QStringLiteral(
+    "usage: grademl validate FILE.grademl --run A [TRANSFORMS] --against B [--top N] [--json]\n"
+    "  Replays run A with the transforms (as grademl whatif does) and sets the prediction against\n"
+    "  run B, measured with that change made: the error end to end, on the mean, median and p90\n"
+    "  iteration and step by step (in order), per kernel family and for the N operators (default\n"
+    "  10) that took the most time in B, by call path; with the model's assumptions. Without\n"
+    "  transforms, A's identity replay against B (A against itself: every error is 0).\n") +
+    QLatin1String(kTransformOptionsHelp);
+
+} // namespace
+
+int validateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    const Parsed p = parse(args, transformOptions() + QStringList{QStringLiteral("run"), QStringLiteral("against"),
+                                                                  QStringLiteral("top")},
+                           {QStringLiteral("json")});
+    auto usage = [&](const QString &why) {
+        err << "grademl validate: " << why << '\n' << kValidateUsage;
+        return Usage;
+    };
+    if (!p.error.isEmpty())
+        return usage(p.error);
+    if (p.positional.size() != 1)
+        return usage(QStringLiteral("need one project file"));
+    if (!p.options.contains(QStringLiteral("run")) || !p.options.contains(QStringLiteral("against")))
+        return usage(QStringLiteral("need --run (the run to predict from) and --against (the measured run)"));
+    bool ok = true;
+    const int top = p.options.value(QStringLiteral("top"), QStringLiteral("10")).toInt(&ok);
+    if (!ok || top < 0)
+        return usage(QStringLiteral("--top expects a number of operators, 0 or more"));
+    QString why;
+    auto given = transformsOfOptions(p, &why);
+    if (!given)
+        return usage(why);
+    auto project = openProject(p.positional.first(), false, QStringLiteral("grademl validate: "), err);
+    if (!project)
+        return SomeFailed;
+    QString runName = p.options.value(QStringLiteral("run")), againstName = p.options.value(QStringLiteral("against"));
+    int exitCode = Ok;
+    const auto run = pickRun(*project, &runName, "validate", err, &exitCode);
+    if (!run)
+        return exitCode;
+    const auto against = pickRun(*project, &againstName, "validate", err, &exitCode);
+    if (!against)
+        return exitCode;
+    QList<sim::Transform> transforms = *given;
+    if (p.options.contains(QStringLiteral("scenario"))) {
+        auto s = sim::loadScenario(*project, *run, p.options.value(QStringLiteral("scenario")), &why);
+        if (!s) {
+            err << "grademl validate: " << why << '\n';
+            return SomeFailed;
+        }
+        transforms = s->transforms + transforms;
+    }
+    auto graphOf = [&](qint64 id, const QString &name) -> std::shared_ptr<const sim::DependencyGraph> {
+        auto built = sim::DependencyGraph::build(*project, id, &why);
+        if (!built) {
+            err << "grademl validate: run '" << name << "': " << why << '\n';
+            return nullptr;
+        }
+        return std::make_shared<const sim::DependencyGraph>(std::move(*built));
+    };
+    const auto graph = graphOf(*run, runName);
+    const auto measured = graphOf(*against, againstName);
+    if (!graph || !measured)
+        return SomeFailed;
+    sim::WhatIfContext context = sim::WhatIfContext::forRun(*graph, *project, *run);
+    applyContextOptions(p, context);
+    const auto result = sim::whatIf(graph, transforms, context, &why);
+    if (!result) {
+        err << "grademl validate: run '" << runName << "': " << why << '\n';
+        return SomeFailed;
+    }
+    sim::ValidationReport report = sim::validate(*result, *measured, top);
+    report.predictedRun = runName;
+    report.measuredRun = againstName;
+    if (p.flags.contains(QStringLiteral("json")))
+        out << QString::fromUtf8(QJsonDocument(report.toJson()).toJson(QJsonDocument::Indented));
+    else
+        out << report.toText();
+    return Ok;
+}
+
+} // namespace gml::cli

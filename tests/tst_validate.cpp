@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Issue 37: how far to trust a prediction. `grademl validate` against pairs the project makes
+// itself: a run against itself (every error exactly 0), and a grademl-tracegen job against
+// its twin whose compute kernels take half as long (drawn from the same random numbers), which
+// the model predicts exactly; the reported errors are checked against figures worked out
+// independently, with SQL over the measured slices.
+#include "testutil.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+#include <cmath>
+
+namespace {
+
+QJsonObject json(const gmltest::CliResult &r)
+{
+    return QJsonDocument::fromJson(r.out).object();
+}
+
+double errorOf(const QJsonArray &rows, const QString &what)
+{
+    for (const auto &v : rows)
+        if (v.toObject().value(QStringLiteral("what")).toString() == what)
+            return v.toObject().value(QStringLiteral("error")).toDouble();
+    qFatal("no row '%s'", qPrintable(what));
+}
+
+qint64 sqlNumber(const QString &project, const QString &sql)
+{
+    const auto r = gmltest::runCli({QStringLiteral("query"), project, sql});
+    if (r.code != 0)
+        qFatal("query failed: %s", r.err.constData());
+    return r.outText().split(QLatin1Char('\n'), Qt::SkipEmptyParts).value(1).toLongLong();
+}
+
+} // namespace
+
+class TestValidate : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_tmp;
+    QString m_project;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        // Two ranks, 6 steps; the twin on a GPU twice as fast.
+        const QString tracegen = QStringLiteral(GRADEML_TRACEGEN);
+        for (const auto &[dir, scale] : {std::pair{QStringLiteral("a"), QStringLiteral("1")},
+                                          std::pair{QStringLiteral("b"), QStringLiteral("0.5")}}) {
+            const auto gen = gmltest::runProgram(tracegen, {QStringLiteral("--out"), m_tmp.filePath(dir), QStringLiteral("--steps"),
+                                                            QStringLiteral("6"), QStringLiteral("--layers"), QStringLiteral("8"),
+                                                            QStringLiteral("--seed"), QStringLiteral("7"),
+                                                            QStringLiteral("--kernel-scale"), scale});
+            QCOMPARE(gen.code, 0);
+        }
+        m_project = m_tmp.filePath(QStringLiteral("p.grademl"));
+        for (const QString run : {QStringLiteral("a"), QStringLiteral("b")})
+            QCOMPARE(gmltest::runCli({QStringLiteral("import"), m_tmp.filePath(run), QStringLiteral("--project"), m_project,
+                                      QStringLiteral("--run"), run})
+                         .code,
+                     0);
+    }
+
+    // Identity replay is exact: a run against itself, without transforms, has every error 0.
+    void aRunAgainstItselfIsExact()
+    {
+        const auto r = gmltest::runCli({QStringLiteral("validate"), m_project, QStringLiteral("--run"), QStringLiteral("a"),
+                                        QStringLiteral("--against"), QStringLiteral("a"), QStringLiteral("--json")});
+        QCOMPARE(r.code, 0);
+        const QJsonObject o = json(r);
+        QCOMPARE(o.value(QStringLiteral("end_to_end")).toObject().value(QStringLiteral("error")).toDouble(), 0.0);
+        for (const QString key : {QStringLiteral("iterations"), QStringLiteral("steps"), QStringLiteral("kernel_families"),
+                                  QStringLiteral("operators")}) {
+            const QJsonArray rows = o.value(key).toArray();
+            QVERIFY2(!rows.isEmpty(), qPrintable(key));
+            for (const auto &v : rows)
+                QCOMPARE(v.toObject().value(QStringLiteral("predicted_ns")).toInteger(),
+                         v.toObject().value(QStringLiteral("measured_ns")).toInteger());
+        }
+        QCOMPARE(o.value(QStringLiteral("steps_measured")).toInt(), 6);
+    }
+
+    // Without a transform, A's replay against the twin: the errors are what the two runs'
+    // measured figures say, worked out here from their slices.
+    void errorsAreTheMeasuredDifference()
+    {
+        const auto r = gmltest::runCli({QStringLiteral("validate"), m_project, QStringLiteral("--run"), QStringLiteral("a"),
+                                        QStringLiteral("--against"), QStringLiteral("b"), QStringLiteral("--json")});
+        QCOMPARE(r.code, 0);
+        const QJsonObject o = json(r);
+        // End to end: B as measured, A's identity replay, as `grademl whatif` reports them.
+        auto whatif = [&](const QString &run) {
+            const auto w = gmltest::runCli({QStringLiteral("whatif"), m_project, QStringLiteral("--run"), run, QStringLiteral("--json")});
+            return json(w);
+        };
+        const qint64 a = whatif(QStringLiteral("a")).value(QStringLiteral("identity_ns")).toInteger();
+        const qint64 b = whatif(QStringLiteral("b")).value(QStringLiteral("measured_ns")).toInteger();
+        QVERIFY(a > b && b > 0);
+        const QJsonObject e2e = o.value(QStringLiteral("end_to_end")).toObject();
+        QCOMPARE(e2e.value(QStringLiteral("measured_ns")).toInteger(), b);
+        QCOMPARE(e2e.value(QStringLiteral("predicted_ns")).toInteger(), a);
+        QCOMPARE(e2e.value(QStringLiteral("error")).toDouble(), (double(a) - double(b)) / double(b));
+        // GEMM time: twice the twin's, to the ns of rounding (each kernel's half rounds down).
+        auto gemm = [&](const QString &run) {
+            return sqlNumber(m_project, QStringLiteral("SELECT sum(dur) FROM kernel WHERE run = '%1' AND name LIKE '%sgemm%'")
+                                            .arg(run));
+        };
+        const qint64 ga = gemm(QStringLiteral("a")), gb = gemm(QStringLiteral("b"));
+        QVERIFY(std::abs(double(ga) - 2.0 * double(gb)) < 2000);
+        QCOMPARE(errorOf(o.value(QStringLiteral("kernel_families")).toArray(), QStringLiteral("gemm")),
+                 (double(ga) - double(gb)) / double(gb));
+    }
+
+    // The twin as predicted: the compute kernels at half their time. The generator schedules
+    // as the replay does (a kernel starts when its stream and its launch allow, the host waits
+    // at its synchronise), so the prediction holds end to end, on the median and p90 step and
+    // per family, to rounding.
+    void theTwinIsPredicted()
+    {
+        const auto r = gmltest::runCli({QStringLiteral("validate"), m_project, QStringLiteral("--run"), QStringLiteral("a"),
+                                        QStringLiteral("--against"), QStringLiteral("b"), QStringLiteral("--scale"),
+                                        QStringLiteral("sgemm|SoftMax|multi_tensor_apply=0.5"), QStringLiteral("--json")});
+        QCOMPARE(r.code, 0);
+        const QJsonObject o = json(r);
+        QVERIFY(std::abs(o.value(QStringLiteral("end_to_end")).toObject().value(QStringLiteral("error")).toDouble()) < 1e-4);
+        const QJsonArray its = o.value(QStringLiteral("iterations")).toArray();
+        for (const QString what : {QStringLiteral("mean iteration"), QStringLiteral("median iteration"), QStringLiteral("p90 iteration")})
+            QVERIFY2(std::abs(errorOf(its, what)) < 1e-4, qPrintable(what));
+        QVERIFY(std::abs(errorOf(o.value(QStringLiteral("kernel_families")).toArray(), QStringLiteral("gemm"))) < 1e-4);
+        QCOMPARE(o.value(QStringLiteral("transforms")).toArray().size(), 1);
+        // The text says the same, with the transform it replayed.
+        const auto text = gmltest::runCli({QStringLiteral("validate"), m_project, QStringLiteral("--run"), QStringLiteral("a"),
+                                           QStringLiteral("--against"), QStringLiteral("b"), QStringLiteral("--scale"),
+                                           QStringLiteral("sgemm|SoftMax|multi_tensor_apply=0.5")});
+        QVERIFY(text.outText().contains(QLatin1String("against measured run b")));
+        QVERIFY(text.outText().contains(QLatin1String("median iteration")));
+    }
+
+    void badUse()
+    {
+        auto r = gmltest::runCli({QStringLiteral("validate"), m_project, QStringLiteral("--run"), QStringLiteral("a")});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.all().contains(QLatin1String("--against")));
+        r = gmltest::runCli({QStringLiteral("validate"), m_project, QStringLiteral("--run"), QStringLiteral("a"),
+                             QStringLiteral("--against"), QStringLiteral("nosuch")});
+        QVERIFY(r.code != 0);
+        QVERIFY(r.all().contains(QLatin1String("nosuch")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestValidate)
+#include "tst_validate.moc"
