@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Issue 37: how far to trust a prediction. `grademl validate` against pairs the project makes
-// itself: a run against itself (every error exactly 0), and a grademl-tracegen job against
+// Issue 37: predictions that hold on runs the model has never seen, and how far to trust one.
+// Waiting is not work: an op that blocks on the GPU shortens with it, a background thread does
+// not pin the end. `grademl validate` against pairs the project makes itself: a run against itself (every error exactly 0), and a grademl-tracegen job against
 // its twin whose compute kernels take half as long (drawn from the same random numbers), which
 // the model predicts exactly; the reported errors are checked against figures worked out
 // independently, with SQL over the measured slices.
@@ -14,6 +15,30 @@
 #include <cmath>
 
 namespace {
+
+// One thread, two steps; each: aten::mm launching a 500 us gemm, then aten::item waiting for it
+// (no synchronising call of its own: it ends 10 us after the gemm), then aten::add launching a
+// 15 us kernel. A second thread holds one Python range that only waits, from the start to
+// 5 ms, long after the job: a progress-bar monitor.
+constexpr char kWaitingTrace[] = R"J({"traceEvents":[
+ {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":1000},
+ {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":10,"dur":30},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,"dur":10,"args":{"correlation":1}},
+ {"ph":"X","cat":"cpu_op","name":"aten::item","pid":1,"tid":1,"ts":50,"dur":495},
+ {"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":560,"dur":40},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":570,"dur":10,"args":{"correlation":2}},
+ {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":1000,"dur":1000},
+ {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1010,"dur":30},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1020,"dur":10,"args":{"correlation":3}},
+ {"ph":"X","cat":"cpu_op","name":"aten::item","pid":1,"tid":1,"ts":1050,"dur":495},
+ {"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":1560,"dur":40},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1570,"dur":10,"args":{"correlation":4}},
+ {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":35,"dur":500,"args":{"correlation":1,"device":0,"stream":7}},
+ {"ph":"X","cat":"kernel","name":"add_kernel","pid":0,"tid":7,"ts":585,"dur":15,"args":{"correlation":2,"device":0,"stream":7}},
+ {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":1035,"dur":500,"args":{"correlation":3,"device":0,"stream":7}},
+ {"ph":"X","cat":"kernel","name":"add_kernel","pid":0,"tid":7,"ts":1585,"dur":15,"args":{"correlation":4,"device":0,"stream":7}},
+ {"ph":"X","cat":"python_function","name":"threading.py(324): wait","pid":1,"tid":2,"ts":0,"dur":5000}
+]})J";
 
 QJsonObject json(const gmltest::CliResult &r)
 {
@@ -138,6 +163,40 @@ private Q_SLOTS:
                                            QStringLiteral("sgemm|SoftMax|multi_tensor_apply=0.5")});
         QVERIFY(text.outText().contains(QLatin1String("against measured run b")));
         QVERIFY(text.outText().contains(QLatin1String("median iteration")));
+    }
+
+    // The monitor thread does not bound the run: measured and identity end with the job, at
+    // 1.6 ms, not at 5 ms. aten::item waited for its gemm: with the gemms at half their time it
+    // ends 10 us after the shorter gemm, and the job ends at 1.1 ms, as worked out by hand:
+    // step 1's gemm [35, 285) us, item to 295, add 310-350 (its kernel to 350); step 2 starts its
+    // mm after the measured 410 us gap, at 760, and ends the same way 340 us later.
+    void waitingIsNotWork()
+    {
+        QTemporaryDir dir;
+        gmltest::writeFile(dir, QStringLiteral("t/trace.json"), kWaitingTrace);
+        const QString project = dir.filePath(QStringLiteral("w.grademl"));
+        QCOMPARE(gmltest::runCli({QStringLiteral("import"), dir.filePath(QStringLiteral("t")), QStringLiteral("--project"), project,
+                                  QStringLiteral("--run"), QStringLiteral("w")})
+                     .code,
+                 0);
+        auto whatif = [&](const QStringList &extra) {
+            const auto r = gmltest::runCli(QStringList{QStringLiteral("whatif"), project, QStringLiteral("--json")} + extra);
+            if (r.code != 0)
+                qFatal("whatif: %s", r.err.constData());
+            return json(r);
+        };
+        const QJsonObject asMeasured = whatif({});
+        QCOMPARE(asMeasured.value(QStringLiteral("measured_ns")).toInteger(), 1'600'000);
+        QCOMPARE(asMeasured.value(QStringLiteral("identity_ns")).toInteger(), 1'600'000);
+        QCOMPARE(asMeasured.value(QStringLiteral("edges")).toObject().value(QStringLiteral("sync")).toInt(), 2);
+        const QJsonObject halved = whatif({QStringLiteral("--scale"), QStringLiteral("^gemm$=0.5")});
+        QCOMPARE(halved.value(QStringLiteral("predicted_ns")).toInteger(), 1'100'000);
+        // Iterations: step to step (step 2 keeps its 10 us lead before its mm: it starts at
+        // 750), the last to the end of its host step (which keeps its 400 us tail: 1.5 ms).
+        const QJsonArray its = halved.value(QStringLiteral("iterations")).toArray();
+        QCOMPARE(its.size(), 2);
+        QCOMPARE(its[0].toObject().value(QStringLiteral("predicted_ns")).toInteger(), 750'000);
+        QCOMPARE(its[1].toObject().value(QStringLiteral("predicted_ns")).toInteger(), 750'000);
     }
 
     void badUse()

@@ -282,6 +282,7 @@ bool DependencyGraph::addEdges(Project &project, const BuildReading &reading, QS
 
     g.inferStreamWaits();
     g.inferThreadWaits();
+    g.inferBlockingOps();
 
     // Data edges of execution traces: producer op -> consumer op, between their leaves.
     for (const auto &[from, to] : dataFlows) {
@@ -320,6 +321,7 @@ bool DependencyGraph::addEdges(Project &project, const BuildReading &reading, QS
                 if (g.m_nodes[size_t(w)].kind == NodeKind::Collective)
                     g.m_nodes[size_t(w)].bytes = c.bytes;
     }
+    g.markBounds();
     g.measure();
     return true;
 }

@@ -52,7 +52,13 @@ struct Node
     StringId cat = 0;
     int resource = 0;
     NodeKind kind = NodeKind::Cpu;
-    bool synchronising = false; // a runtime call that waits for the GPU (isSynchronisingCall)
+    bool synchronising = false; // a runtime call that waits for the GPU (isSynchronisingCall), or
+                                // an op found blocking on it (DependencyGraph::build, graphwaits.cpp)
+    // Its end can bound the run's: false for a Python range that only waits (sleep, wait,
+    // select, join, acquire, a queue's get) and for the nodes of a background thread (a CPU
+    // thread with no edge to any other resource's work: a progress-bar monitor). Waiting is
+    // not work: what such a node measured must not pin a prediction's end.
+    bool bounds = true;
     int collectiveOp = -1; // collectiveOperation() of a collective kernel
     int launcher = -1;     // GPU work: the runtime call that launched it
     int container = -1;    // the innermost container enclosing it on its resource, -1: none
@@ -133,7 +139,7 @@ public:
     const std::vector<Container> &containers() const { return m_containers; }
     QString name(StringId id) const { return m_names.value(id); } // names and categories
     TimeNs origin() const { return m_origin; } // the earliest measured node start
-    TimeNs measuredEnd() const { return m_end; }
+    TimeNs measuredEnd() const { return m_end; } // the latest end of a node that bounds (Node::bounds)
     std::array<qint64, kEdgeKinds> edgeCounts() const { return m_edgeCounts; }
     // Nodes that started before the graph says they could (a measured order the model does not
     // explain, e.g. a kernel stamped before its launch); the replay starts them when it can.
@@ -219,6 +225,10 @@ private:
     bool addEdges(Project &project, const BuildReading &reading, QString *error);
     void inferStreamWaits();
     void inferThreadWaits();
+    // graphwaits.cpp: Sync edges into CPU ops that blocked on the GPU without a synchronising
+    // call of their own, and Node::bounds.
+    void inferBlockingOps();
+    void markBounds();
     void measure(); // slack and work from the measured times
 
     std::vector<Node> m_nodes;

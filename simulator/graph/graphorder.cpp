@@ -267,9 +267,13 @@ void DependencyGraph::measure()
 {
     m_origin = std::numeric_limits<TimeNs>::max();
     m_end = std::numeric_limits<TimeNs>::min();
+    bool anyBounds = false;
+    for (const auto &n : m_nodes)
+        anyBounds = anyBounds || n.bounds;
     for (const auto &n : m_nodes) {
         m_origin = std::min(m_origin, n.start);
-        m_end = std::max(m_end, n.end);
+        if (n.bounds || !anyBounds)
+            m_end = std::max(m_end, n.end);
     }
     // Slack and work against the measured times (every edge was checked against them, so only
     // resource order can be contradicted: leaves overlapping on one thread or stream).
