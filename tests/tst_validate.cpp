@@ -199,6 +199,37 @@ private Q_SLOTS:
         QCOMPARE(its[1].toObject().value(QStringLiteral("predicted_ns")).toInteger(), 750'000);
     }
 
+    // Another vendor: the launch calls by the catalog's launch-cost ratio (AMD 8 us against
+    // NVIDIA's 5 us), the host assumed unchanged unless a host factor is given, and the report
+    // says which.
+    void aVendorChangeIsMoreThanKernels()
+    {
+        QTemporaryDir dir;
+        gmltest::writeFile(dir, QStringLiteral("t/trace.json"), kWaitingTrace);
+        const QString project = dir.filePath(QStringLiteral("w.grademl"));
+        QCOMPARE(gmltest::runCli({QStringLiteral("import"), dir.filePath(QStringLiteral("t")), QStringLiteral("--project"), project})
+                     .code,
+                 0);
+        auto whatif = [&](const QStringList &extra) {
+            const auto r = gmltest::runCli(QStringList{QStringLiteral("whatif"), project, QStringLiteral("--json"),
+                                                       QStringLiteral("--device"), QStringLiteral("MI250"),
+                                                       QStringLiteral("--from-device"), QStringLiteral("V100")} +
+                                           extra);
+            if (r.code != 0)
+                qFatal("whatif: %s", r.err.constData());
+            return json(r);
+        };
+        const QJsonObject plain = whatif({});
+        const QString notes = plain.value(QStringLiteral("notes")).toVariant().toStringList().join(QLatin1Char('\n'));
+        QVERIFY2(notes.contains(QLatin1String("4 launch calls x1.60")), qPrintable(notes));
+        QVERIFY(notes.contains(QLatin1String("host CPU assumed unchanged")));
+        const QJsonObject faster = whatif({QStringLiteral("--host-factor"), QStringLiteral("2")});
+        const QString fasterNotes = faster.value(QStringLiteral("notes")).toVariant().toStringList().join(QLatin1Char('\n'));
+        QVERIFY2(fasterNotes.contains(QLatin1String("host CPU 2x faster")), qPrintable(fasterNotes));
+        QVERIFY(faster.value(QStringLiteral("predicted_ns")).toInteger() < plain.value(QStringLiteral("predicted_ns")).toInteger());
+        QCOMPARE(gmltest::runCli({QStringLiteral("whatif"), project, QStringLiteral("--host-factor"), QStringLiteral("2")}).code, 2);
+    }
+
     void badUse()
     {
         auto r = gmltest::runCli({QStringLiteral("validate"), m_project, QStringLiteral("--run"), QStringLiteral("a")});

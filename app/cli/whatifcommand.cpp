@@ -11,6 +11,8 @@
 #include <QFile>
 #include <QJsonDocument>
 
+#include <cmath>
+
 namespace gml::cli {
 
 const char kTransformOptionsHelp[] =
@@ -23,7 +25,8 @@ const char kTransformOptionsHelp[] =
     "                        host=N (the host's launch path N times faster), host=free, unsync\n"
     "                        (synchronising calls stop waiting for the GPU)\n"
     "  --device ID           run on a catalog GPU (grademl whatif --devices); --from-device ID names the\n"
-    "                        measured GPU when the trace does not\n"
+    "                        measured GPU when the trace does not; --host-factor F: the new machine's\n"
+    "                        host CPU F times faster (else assumed unchanged, and the report says so)\n"
     "  --bandwidth GBPS      network bandwidth of collectives; --latency US their per-step latency;\n"
     "                        --measured-link ID the link they ran over (default: the GPU's peer link)\n"
     "  --host-bandwidth GBPS host<->device copy bandwidth\n"
@@ -79,7 +82,7 @@ const QStringList &transformOptions()
         QStringLiteral("measured-link"),  QStringLiteral("host-bandwidth"), QStringLiteral("workers"),
         QStringLiteral("grad-mb"),        QStringLiteral("bucket-mb"),   QStringLiteral("scenario"),
         QStringLiteral("transforms"),     QStringLiteral("algorithm"),   QStringLiteral("measured-algorithm"),
-        QStringLiteral("reschedule")};
+        QStringLiteral("reschedule"),     QStringLiteral("host-factor")};
     return options;
 }
 
@@ -131,7 +134,16 @@ std::optional<QList<sim::Transform>> transformsOfOptions(const Parsed &p, QStrin
         const QString id = p.options.value(QStringLiteral("device"));
         if (!sim::DeviceCatalog::builtin().device(id))
             return usage(QStringLiteral("no device '%1' in the catalog (grademl whatif --devices)").arg(id));
-        transforms.append(sim::Transform::device(id));
+        auto t = sim::Transform::device(id);
+        if (has("host-factor")) {
+            bool good = false;
+            t.hostFactor = p.options.value(QStringLiteral("host-factor")).toDouble(&good);
+            if (!good || !(t.hostFactor > 0) || !std::isfinite(t.hostFactor))
+                return usage(QStringLiteral("--host-factor expects a speed-up above 0"));
+        }
+        transforms.append(t);
+    } else if (has("host-factor")) {
+        return usage(QStringLiteral("--host-factor goes with --device"));
     }
     for (const QString &s : p.repeated.value(QStringLiteral("reschedule"))) {
         auto t = sim::parseReschedule(s, why);

@@ -23,6 +23,9 @@ struct Device
     double memGB = 0;
     double maxW = 0;
     double idleW = 0; // a typical reading, not a vendor figure
+    // The host-side time of one kernel launch through the vendor's runtime, typical (not a
+    // vendor figure): moving to another vendor scales the measured launch calls by the ratio.
+    double launchUs = 0;
     QString hostLink; // link ids
     QString peerLink;
     QString source;

@@ -200,7 +200,11 @@ QJsonObject Transform::toJson() const
             o.insert(QStringLiteral("overhead_ns"), qint64(overhead));
         break;
     case Op::Reschedule: o.insert(QStringLiteral("priority"), priority); break;
-    case Op::Device: o.insert(QStringLiteral("target"), target); break;
+    case Op::Device:
+        o.insert(QStringLiteral("target"), target);
+        if (hostFactor > 0)
+            o.insert(QStringLiteral("host_factor"), hostFactor);
+        break;
     case Op::Link:
     case Op::Workers:
         if (op == Op::Link)
@@ -249,7 +253,7 @@ std::optional<Transform> Transform::fromJson(const QJsonObject &o, QString *erro
     JsonFields f(o, where.isEmpty() ? op : where);
     f.onlyKnown({"op", "select", "factor", "duration_ns", "name", "target", "link", "bandwidth_gbps", "latency_us",
                  "workers", "grad_mb", "bucket_mb", "flops", "bytes", "precision", "model", "overhead_ns", "priority",
-                 "algorithm"});
+                 "algorithm", "host_factor"});
     const QJsonObject select = f.object("select");
     if (!f.ok()) {
         *error = f.error();
@@ -279,6 +283,7 @@ std::optional<Transform> Transform::fromJson(const QJsonObject &o, QString *erro
     t.overhead = f.integer("overhead_ns", -1, 0, kMaxAbsTimeNs);
     t.priority = int(f.integer("priority", 1, -kMaxPriority, kMaxPriority));
     t.algorithm = f.string("algorithm");
+    t.hostFactor = f.number("host_factor", 0, 0, kMaxFactor);
     if (!f.ok()) {
         *error = f.error();
         return std::nullopt;
@@ -328,7 +333,9 @@ QString Transform::describe() const
         return QStringLiteral("fuse%1 into one (%2)").arg(sel, cost);
     }
     case Op::Reschedule: return QStringLiteral("priority %1 on its resource for%2").arg(priority).arg(sel);
-    case Op::Device: return QStringLiteral("run on %1%2").arg(target, sel);
+    case Op::Device:
+        return QStringLiteral("run on %1%2%3")
+            .arg(target, hostFactor > 0 ? QStringLiteral(", host CPU %1x faster").arg(hostFactor) : QString(), sel);
     case Op::Amp: return QStringLiteral("AMP: compute-bound kernels /3, memory-bound /2%1").arg(sel);
     case Op::Compute: return QStringLiteral("compute-bound kernels %1x faster%2").arg(factor).arg(sel);
     case Op::Memory: return QStringLiteral("memory-bound kernels and copies %1x faster%2").arg(factor).arg(sel);

@@ -114,6 +114,34 @@ const Device *deviceInEffect(const QList<Transform> &transforms, const WhatIfCon
     return measuredDevice(ctx, cat, error);
 }
 
+// The host's launch path `factor` times faster (0: free): on the threads that launch GPU work,
+// the work and the gap before it of what `sel` picks, less data loading and what waits for the
+// GPU. The count changed; nullopt with *error on a bad pattern.
+std::optional<qint64> speedUpHostPath(const DependencyGraph &g, const NodeSelection &sel, double factor,
+                                      std::vector<TimeNs> &work, std::vector<TimeNs> &slack, QString *error)
+{
+    const auto &nodes = g.nodes();
+    std::vector<char> launches(g.resources().size(), 0);
+    for (const auto &n : nodes)
+        if (n.launcher >= 0)
+            launches[size_t(nodes[size_t(n.launcher)].resource)] = 1;
+    Selector loading;
+    loading.within = inputPattern();
+    const NodeSelection input(g, loading, quint8((1 << int(NodeKind::Cpu)) | (1 << int(NodeKind::Runtime))), error);
+    if (!input.valid())
+        return std::nullopt;
+    const double f = factor > 0 ? 1.0 / factor : 0.0;
+    qint64 changed = 0;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        if (!sel[i] || input[i] || !launches[size_t(nodes[i].resource)] || nodes[i].synchronising)
+            continue;
+        work[i] = scaled(work[i], f);
+        slack[i] = scaled(slack[i], f);
+        ++changed;
+    }
+    return changed;
+}
+
 // The shortest measured work of each node kind on each GPU (all its streams) or CPU thread.
 class ShortestWork
 {
@@ -377,11 +405,48 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
                 computeFp16 = from->fp16Tflops / to->fp16Tflops;
                 memory = from->memBwGBps / to->memBwGBps;
                 out.notes << QStringLiteral("%1 -> %2: compute-bound kernels x%3 (fp32) / x%4 (fp16), memory-bound "
-                                            "x%5")
+                                            "x%5 (the peak rates' ratios: each kernel assumed as efficient on the new "
+                                            "GPU, its own kernels' algorithms unknown)")
                                  .arg(from->id, to->id)
                                  .arg(computeFp32, 0, 'f', 3)
                                  .arg(computeFp16, 0, 'f', 3)
                                  .arg(memory, 0, 'f', 3);
+                // Another vendor's runtime launches at another cost: the launch calls of the
+                // selected work, by the catalog's ratio.
+                if (from->launchUs > 0 && to->launchUs > 0 && from->launchUs != to->launchUs) {
+                    const double ratio = to->launchUs / from->launchUs;
+                    std::vector<char> done(nodes.size(), 0);
+                    qint64 calls = 0;
+                    for (size_t i = 0; i < nodes.size(); ++i) {
+                        const int l = nodes[i].launcher;
+                        if (!sel[i] || l < 0 || done[size_t(l)] || nodes[size_t(l)].kind != NodeKind::Runtime)
+                            continue;
+                        done[size_t(l)] = 1;
+                        work[size_t(l)] = scaled(work[size_t(l)], ratio);
+                        ++calls;
+                    }
+                    out.notes << QStringLiteral("%1 launch calls x%2 (%3 launches in about %4 us, %5 in about %6 us)")
+                                     .arg(calls)
+                                     .arg(ratio, 0, 'f', 2)
+                                     .arg(from->vendor)
+                                     .arg(from->launchUs)
+                                     .arg(to->vendor)
+                                     .arg(to->launchUs);
+                }
+                if (t.hostFactor > 0) {
+                    Selector all;
+                    const NodeSelection host(g, all, quint8((1 << int(NodeKind::Cpu)) | (1 << int(NodeKind::Runtime))), &err);
+                    const auto changed = speedUpHostPath(g, host, t.hostFactor, work, slack, &err);
+                    if (!changed)
+                        return fail(t);
+                    out.notes << QStringLiteral("host CPU %1x faster, as given: %2 CPU ops and runtime calls on launching "
+                                                "threads")
+                                     .arg(t.hostFactor)
+                                     .arg(*changed);
+                } else {
+                    out.notes << QStringLiteral("host CPU assumed unchanged (give host_factor when the new machine's CPU "
+                                                "differs: a vendor change often moves the host path too)");
+                }
             }
             QHash<StringId, double> factorOf;
             for (size_t i = 0; i < nodes.size(); ++i) {
@@ -411,29 +476,10 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
                 }
             break;
         case Transform::Op::Host: {
-            // The threads that launch GPU work; on them, what is not data loading and does not
-            // wait for the GPU.
-            std::vector<char> launches(g.resources().size(), 0);
-            for (const auto &n : nodes)
-                if (n.launcher >= 0)
-                    launches[size_t(nodes[size_t(n.launcher)].resource)] = 1;
-            Selector loading;
-            loading.within = inputPattern();
-            const NodeSelection input(g, loading, kinds, &err);
-            if (!input.valid())
+            const auto changed = speedUpHostPath(g, sel, t.factor, work, slack, &err);
+            if (!changed)
                 return fail(t);
-            const double f = t.factor > 0 ? 1.0 / t.factor : 0.0;
-            qint64 changed = 0;
-            for (size_t i = 0; i < nodes.size(); ++i) {
-                if (!sel[i] || input[i] || !launches[size_t(nodes[i].resource)])
-                    continue;
-                if (nodes[i].synchronising)
-                    continue;
-                work[i] = scaled(work[i], f);
-                slack[i] = scaled(slack[i], f);
-                ++changed;
-            }
-            out.notes << QStringLiteral("host: %1 CPU ops and runtime calls on launching threads %2").arg(changed).arg(
+            out.notes << QStringLiteral("host: %1 CPU ops and runtime calls on launching threads %2").arg(*changed).arg(
                              t.factor > 0 ? QStringLiteral("%1x faster").arg(t.factor) : QStringLiteral("free"));
             break;
         }

@@ -76,7 +76,9 @@ struct Transform
                   // `duration`, or by `model` the summed work ("sum") or the summed work less
                   // the per-kernel fixed cost of all but one ("overhead"); the others and their
                   // launch calls vanish
-        Device,   // run on catalog device `target` instead of the measured one
+        Device,   // run on catalog device `target` instead of the measured one: kernels by the
+                  // peak-rate ratios, launch calls by the vendors' launch-cost ratio, and the
+                  // host path (as Host) `hostFactor` times faster when the user gives one
         Amp,      // mixed precision: compute-bound kernels / 3, memory-bound / 2 (Daydream)
         Compute,  // compute-bound kernels `factor` times faster (a sustained-FLOP/s slider)
         Memory,   // memory-bound kernels, memsets and device copies `factor` times faster
@@ -109,6 +111,8 @@ struct Transform
     int priority = 1;  // Reschedule
     QString algorithm; // Link, Workers: collective algorithm "ring" or "tree" (empty: as measured)
     QString target; // Device: catalog id
+    double hostFactor = 0; // Device: the new machine's host CPU this many times faster (0: not
+                           // known, assumed unchanged, and the report says so)
     QString link = QStringLiteral("network");
     double bandwidthGBps = 0; // Link: 0 keeps the measured link's
     double latencyUs = -1;    // Link: < 0 keeps the measured link's
