@@ -230,6 +230,47 @@ private Q_SLOTS:
         QCOMPARE(gmltest::runCli({QStringLiteral("whatif"), project, QStringLiteral("--host-factor"), QStringLiteral("2")}).code, 2);
     }
 
+    // DataLoader workers 0 -> N: a queue. The job loads each batch on its main thread (15-30 ms,
+    // at the end of each step, for the next); on 2 workers the first step still waits for its
+    // batch as measured, later steps wait only when the workers fell behind, so the steps'
+    // times spread (p90 above the median) and the mean drops. A run without data loading
+    // says so.
+    void aLoaderIsAQueue()
+    {
+        const auto r = gmltest::runCli({QStringLiteral("whatif"), m_project, QStringLiteral("--run"), QStringLiteral("a"),
+                                        QStringLiteral("--preset"), QStringLiteral("loader=2"), QStringLiteral("--json")});
+        QCOMPARE(r.code, 0);
+        const QJsonObject o = json(r);
+        const QJsonArray its = o.value(QStringLiteral("iterations")).toArray();
+        QCOMPARE(its.size(), 6);
+        QCOMPARE(its[0].toObject().value(QStringLiteral("predicted_ns")).toInteger(),
+                 its[0].toObject().value(QStringLiteral("measured_ns")).toInteger());
+        const QJsonObject mean = o.value(QStringLiteral("mean_iteration")).toObject();
+        QVERIFY(mean.value(QStringLiteral("predicted_ns")).toInteger() < mean.value(QStringLiteral("measured_ns")).toInteger() * 3 / 4);
+        const QJsonObject median = o.value(QStringLiteral("median_iteration")).toObject(),
+                          p90 = o.value(QStringLiteral("p90_iteration")).toObject();
+        QVERIFY(p90.value(QStringLiteral("predicted_ns")).toInteger() > median.value(QStringLiteral("predicted_ns")).toInteger());
+        for (const auto &v : its)
+            QVERIFY(v.toObject().value(QStringLiteral("predicted_ns")).toInteger() <=
+                    v.toObject().value(QStringLiteral("measured_ns")).toInteger());
+        const QString notes = o.value(QStringLiteral("notes")).toVariant().toStringList().join(QLatin1Char('\n'));
+        QVERIFY2(notes.contains(QLatin1String("2 workers per loading thread")), qPrintable(notes));
+        // The same as JSON.
+        const auto j = gmltest::runCli({QStringLiteral("whatif"), m_project, QStringLiteral("--run"), QStringLiteral("a"),
+                                        QStringLiteral("--transforms"), QStringLiteral(R"([{"op": "input", "workers": 2}])"),
+                                        QStringLiteral("--json")});
+        QCOMPARE(json(j).value(QStringLiteral("predicted_ns")).toInteger(), o.value(QStringLiteral("predicted_ns")).toInteger());
+        QTemporaryDir dir;
+        gmltest::writeFile(dir, QStringLiteral("t/trace.json"), kWaitingTrace);
+        const QString project = dir.filePath(QStringLiteral("w.grademl"));
+        QCOMPARE(gmltest::runCli({QStringLiteral("import"), dir.filePath(QStringLiteral("t")), QStringLiteral("--project"), project})
+                     .code,
+                 0);
+        const auto none = gmltest::runCli({QStringLiteral("whatif"), project, QStringLiteral("--preset"), QStringLiteral("loader=2")});
+        QCOMPARE(none.code, 1);
+        QVERIFY(none.all().contains(QLatin1String("no data loading")));
+    }
+
     void badUse()
     {
         auto r = gmltest::runCli({QStringLiteral("validate"), m_project, QStringLiteral("--run"), QStringLiteral("a")});

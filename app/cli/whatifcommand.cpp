@@ -22,6 +22,7 @@ const char kTransformOptionsHelp[] =
     "  --scale 'REGEX=F'     multiply the time of the slices whose name matches REGEX (0 removes them);\n"
     "                        may be given more than once\n"
     "  --preset P[,P...]     amp, fusedadam, input=N (data loading N times faster), input=free,\n"
+    "                        loader=N (data loading from the step's thread onto N DataLoader workers),\n"
     "                        host=N (the host's launch path N times faster), host=free, unsync\n"
     "                        (synchronising calls stop waiting for the GPU)\n"
     "  --device ID           run on a catalog GPU (grademl whatif --devices); --from-device ID names the\n"

@@ -176,6 +176,10 @@ QJsonObject Transform::toJson() const
     case Op::Compute:
     case Op::Memory:
     case Op::Input:
+        o.insert(QStringLiteral("factor"), factor);
+        if (workers > 1)
+            o.insert(QStringLiteral("workers"), workers);
+        break;
     case Op::Host: o.insert(QStringLiteral("factor"), factor); break;
     case Op::SetDuration: o.insert(QStringLiteral("duration_ns"), qint64(duration)); break;
     case Op::Insert:
@@ -340,6 +344,11 @@ QString Transform::describe() const
     case Op::Compute: return QStringLiteral("compute-bound kernels %1x faster%2").arg(factor).arg(sel);
     case Op::Memory: return QStringLiteral("memory-bound kernels and copies %1x faster%2").arg(factor).arg(sel);
     case Op::Input:
+        if (workers > 1)
+            return QStringLiteral("input pipeline on %1 loader workers%2%3")
+                .arg(workers)
+                .arg(factor != 1 ? QStringLiteral(", each %1x faster").arg(factor) : QString())
+                .arg(sel);
         return factor == 0 ? QStringLiteral("input pipeline free%1").arg(sel)
                            : QStringLiteral("input pipeline %1x faster%2").arg(factor).arg(sel);
     case Op::Host:
@@ -534,8 +543,8 @@ std::optional<Transform> parseReschedule(const QString &text, QString *error)
 QStringList presetNames()
 {
     return {QStringLiteral("amp"),    QStringLiteral("fusedadam"), QStringLiteral("input=N"),
-            QStringLiteral("input=free"), QStringLiteral("host=N"), QStringLiteral("host=free"),
-            QStringLiteral("unsync")};
+            QStringLiteral("input=free"), QStringLiteral("loader=N"), QStringLiteral("host=N"),
+            QStringLiteral("host=free"), QStringLiteral("unsync")};
 }
 
 std::optional<Transform> parsePreset(const QString &text, QString *error)
@@ -551,6 +560,15 @@ std::optional<Transform> parsePreset(const QString &text, QString *error)
         return Transform::host(0);
     if (p == QLatin1String("unsync"))
         return Transform::unsync();
+    if (p.startsWith(QLatin1String("loader="))) { // DataLoader workers 0 -> N: a queue
+        bool ok = false;
+        const int n = p.mid(7).toInt(&ok);
+        if (ok && n >= 2 && n <= 1024) {
+            Transform t = Transform::input(1);
+            t.workers = n;
+            return t;
+        }
+    }
     for (const auto &[prefix, make] : {std::pair{QLatin1String("input="), &Transform::input},
                                        std::pair{QLatin1String("host="), &Transform::host}})
         if (p.startsWith(prefix)) {

@@ -70,7 +70,8 @@ bool graphHasCollectives(const DependencyGraph &g)
 // `hasCollectives`: of the measured graph (graphHasCollectives), read once per prepare().
 bool isStructural(const Transform &t, bool hasCollectives)
 {
-    return t.op == Transform::Op::Insert || (t.op == Transform::Op::Workers && t.workers > 1 && !hasCollectives);
+    return t.op == Transform::Op::Insert || (t.op == Transform::Op::Workers && t.workers > 1 && !hasCollectives) ||
+           (t.op == Transform::Op::Input && t.workers > 1);
 }
 
 
@@ -221,6 +222,11 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
                     return fail(t);
                 continue;
             }
+            if (t.op == Transform::Op::Input) {
+                if (!insertLoaderWorkers(s, t, &err))
+                    return fail(t);
+                continue;
+            }
             const NodeSelection sel(*s.graph, t.select, 0xff, &err);
             if (!sel.valid())
                 return fail(t);
@@ -280,8 +286,13 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
     // the Workers and Link transforms make of them; rescaled once, at the end (network()).
     NetworkChange net(g, transforms, context, hasCollectives);
     for (const auto &t : transforms) {
-        if (isStructural(t, hasCollectives))
-            continue; // applied to the graph above
+        if (isStructural(t, hasCollectives)) {
+            // Applied to the graph above; data loading moved to workers leaves its ranges
+            // waiting for their batches.
+            if (t.op == Transform::Op::Input)
+                waitForLoaderWorkers(g, work, slack);
+            continue;
+        }
         quint8 kinds = 0xff;
         switch (t.op) {
         case Transform::Op::Device: kinds = bit(NodeKind::Kernel) | bit(NodeKind::Memset) | bit(NodeKind::Memcpy); break;

@@ -82,7 +82,9 @@ struct Transform
         Amp,      // mixed precision: compute-bound kernels / 3, memory-bound / 2 (Daydream)
         Compute,  // compute-bound kernels `factor` times faster (a sustained-FLOP/s slider)
         Memory,   // memory-bound kernels, memsets and device copies `factor` times faster
-        Input,    // data loading `factor` times faster (0: free)
+        Input,    // data loading `factor` times faster (0: free); with `workers` N > 1, a queue:
+                  // each batch on one of N loader workers in its measured time (/ factor), the
+                  // step waiting for it, prefetch 2 per worker (transformloader.cpp)
         Link,     // `link` "network" (collectives) or "host" (host<->device copies): new
                   // bandwidth and/or latency
         Workers,  // N-way data parallel: a run with collectives has them rescaled to N ranks

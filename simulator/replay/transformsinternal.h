@@ -34,6 +34,24 @@ struct Structural
 bool insertDataParallel(Structural &s, const Transform &t, const WhatIfContext &ctx, const DeviceCatalog &cat,
                         QString *error);
 
+// transformloader.cpp: the input transform with workers > 1. A data-loading range of a CPU
+// thread (the outermost, forEachDataLoadingRange) with the positions of the thread's nodes in it.
+struct LoadingRange
+{
+    int resource = 0;
+    int first = 0; // positions in the resource's order
+    int last = 0;
+    TimeNs start = 0;
+    TimeNs end = 0;
+};
+std::vector<LoadingRange> loadingRanges(const DependencyGraph &g);
+// Adds the workers (per loading thread, `t.workers` CPU resources), a node per batch on them
+// and the edges of the queue.
+bool insertLoaderWorkers(Structural &s, const Transform &t, QString *error);
+// On the loading threads, the ranges' own work becomes waiting for the batch (their nodes no
+// work, no gaps inside); the count changed.
+qint64 waitForLoaderWorkers(const DependencyGraph &g, std::vector<TimeNs> &work, std::vector<TimeNs> &slack);
+
 bool graphHasCollectives(const DependencyGraph &g);
 // `hasCollectives`: of the measured graph (graphHasCollectives), read once per prepare().
 bool isStructural(const Transform &t, bool hasCollectives);

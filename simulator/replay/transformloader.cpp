@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Data loading with workers is a queue (the input transform with `workers` > 1): each batch is
+// loaded on one of N worker threads in the time the measured run loaded it on its main thread,
+// the step waits for its batch when the workers fall behind, the first batches all wait for
+// the workers' start, and a worker runs at most `prefetch` batches per worker ahead of the step
+// (PyTorch's DataLoader: prefetch_factor 2).
+#include "transformsinternal.h"
+
+#include "timeformat.h"
+
+#include <QRegularExpression>
+
+#include <algorithm>
+#include <map>
+
+namespace gml::sim::detail {
+
+namespace {
+constexpr int kPrefetch = 2;
+}
+
+std::vector<LoadingRange> loadingRanges(const DependencyGraph &g)
+{
+    // The data-loading ranges of each CPU thread, the outermost where they nest.
+    std::map<int, std::vector<std::pair<TimeNs, TimeNs>>> byResource;
+    forEachDataLoadingRange(g, [&](int resource, TimeNs start, TimeNs end) { byResource[resource].emplace_back(start, end); });
+    std::vector<LoadingRange> out;
+    for (auto &[resource, list] : byResource) {
+        std::sort(list.begin(), list.end());
+        const auto &order = g.resources()[size_t(resource)].nodes;
+        for (size_t k = 0; k < list.size();) {
+            auto [start, end] = list[k];
+            size_t j = k + 1;
+            while (j < list.size() && list[j].first < end)
+                end = std::max(end, list[j++].second);
+            k = j;
+            // The thread's nodes inside it, in order.
+            const auto first = std::lower_bound(order.begin(), order.end(), start,
+                                                [&](int n, TimeNs t) { return g.nodes()[size_t(n)].start < t; });
+            auto last = first;
+            while (last != order.end() && g.nodes()[size_t(*last)].end <= end)
+                ++last;
+            if (last == first)
+                continue;
+            out.push_back({resource, int(first - order.begin()), int(last - order.begin()) - 1, start, end});
+        }
+    }
+    return out;
+}
+
+bool insertLoaderWorkers(Structural &s, const Transform &t, QString *error)
+{
+    DependencyGraph &g = *s.graph;
+    const auto ranges = loadingRanges(g);
+    if (ranges.empty()) {
+        *error = QStringLiteral("no data loading in the run (ranges named %1)").arg(inputPattern());
+        return false;
+    }
+    const StringId name = g.syntheticName(QStringLiteral("loader worker: batch"));
+    const double speed = t.factor > 0 ? 1.0 / t.factor : 0.0;
+    std::map<int, std::vector<const LoadingRange *>> byThread;
+    for (const auto &r : ranges)
+        byThread[r.resource].push_back(&r);
+    TimeNs total = 0;
+    qint64 batches = 0;
+    for (const auto &[resource, list] : byThread) {
+        const Resource &main = g.resources()[size_t(resource)];
+        std::vector<int> workers;
+        for (int w = 0; w < t.workers; ++w) {
+            Resource r;
+            r.source = main.source;
+            r.rank = main.rank;
+            r.pid = main.pid;
+            r.track = 0;
+            r.name = QStringLiteral("%1 · DataLoader worker %2").arg(main.name).arg(w);
+            workers.push_back(g.addResource(std::move(r)));
+        }
+        const auto &order = g.resources()[size_t(resource)].nodes;
+        const int firstOfAll = order[size_t(list.front()->first)];
+        std::vector<int> lastOf; // per batch, the step's last node of its loading range
+        for (size_t i = 0; i < list.size(); ++i) {
+            const LoadingRange &r = *list[i];
+            const int first = order[size_t(r.first)], last = order[size_t(r.last)];
+            lastOf.push_back(last);
+            Node n;
+            n.name = name;
+            n.resource = workers[i % workers.size()];
+            n.kind = NodeKind::Cpu;
+            n.start = n.end = r.start;
+            n.work = scaled(r.end - r.start, speed);
+            total += n.work;
+            ++batches;
+            const int w = g.appendNode(n);
+            // The workers start with the loader (the first request); a worker is at most
+            // `prefetch` batches ahead of the step; the step's range ends when its batch is in.
+            if (i < workers.size())
+                g.addEdge({firstOfAll, w, EdgeKind::ThreadWait, false, false, 0});
+            const size_t ahead = workers.size() * kPrefetch;
+            if (i >= ahead)
+                g.addEdge({lastOf[i - ahead], w, EdgeKind::ThreadWait, true, false, 0});
+            g.addEdge({w, last, EdgeKind::ThreadWait, true, true, 0});
+            Q_UNUSED(first);
+        }
+    }
+    s.notes << QStringLiteral("data loading: %1 workers per loading thread (prefetch %2 batches each): %3 batches of "
+                              "%4 on average, each on one worker in the time measured on the step's thread%5; the step "
+                              "waits for its batch")
+                   .arg(t.workers)
+                   .arg(kPrefetch)
+                   .arg(batches)
+                   .arg(formatDuration(batches ? total / batches : 0))
+                   .arg(t.factor != 1 ? QStringLiteral(" (x%1 faster)").arg(t.factor) : QString());
+    return true;
+}
+
+qint64 waitForLoaderWorkers(const DependencyGraph &g, std::vector<TimeNs> &work, std::vector<TimeNs> &slack)
+{
+    qint64 changed = 0;
+    for (const auto &r : loadingRanges(g)) {
+        const auto &order = g.resources()[size_t(r.resource)].nodes;
+        for (int k = r.first; k <= r.last; ++k) {
+            const size_t n = size_t(order[size_t(k)]);
+            work[n] = 0;
+            if (k > r.first)
+                slack[n] = 0;
+            ++changed;
+        }
+    }
+    return changed;
+}
+
+} // namespace gml::sim::detail
