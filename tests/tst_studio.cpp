@@ -12,6 +12,7 @@
 #include "comparecontroller.h"
 #include "comparepanel.h"
 #include "tracediffview.h"
+#include "validationview.h"
 #include "detailspanel.h"
 #include "graphcontroller.h"
 #include "graphview.h"
@@ -340,6 +341,19 @@ private Q_SLOTS:
         QVERIFY(windowOf(diff->timelineA()).first <= d.pairs[0].startA && windowOf(diff->timelineA()).second >= d.pairs[0].endA);
         QVERIFY(windowOf(diff->timelineB()).first <= d.pairs[0].startB && windowOf(diff->timelineB()).second >= d.pairs[0].endB);
         QVERIFY(windowOf(diff->timelineA()).second - windowOf(diff->timelineA()).first < 2 * d.pairs[0].lengthA());
+        // Validation: the predicted run against the measured one, here the run it was
+        // predicted from (the note says so): GEMM time halved, -50.0%.
+        ValidationView *validation = panel->validationView();
+        QTableWidget *table = validation->table();
+        QVERIFY(table->rowCount() > 4);
+        QCOMPARE(table->item(1, 0)->text(), QStringLiteral("end to end"));
+        int gemmRow = -1;
+        for (int r = 0; r < table->rowCount(); ++r)
+            if (table->item(r, 0) && table->item(r, 0)->text() == QLatin1String("gemm"))
+                gemmRow = r;
+        QVERIFY(gemmRow > 0);
+        QCOMPARE(table->item(gemmRow, 3)->text(), QStringLiteral("-50.0%"));
+        QVERIFY(validation->findChild<QLabel *>()->text().contains(QLatin1String("the run it was predicted from")));
         // Another step: diffed again from the kept graphs.
         QSignalSpy compared(w.compare(), &CompareController::compared);
         Q_EMIT diff->pairRequested(3);

@@ -7,6 +7,7 @@
 // independently, with SQL over the measured slices.
 #include "testutil.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -163,6 +164,18 @@ private Q_SLOTS:
                                            QStringLiteral("sgemm|SoftMax|multi_tensor_apply=0.5")});
         QVERIFY(text.outText().contains(QLatin1String("against measured run b")));
         QVERIFY(text.outText().contains(QLatin1String("median iteration")));
+        // Saved as a run, the prediction keeps its ranges' categories (the Compare view's
+        // validation finds its operators by them).
+        QTemporaryDir copy;
+        const QString saved = copy.filePath(QStringLiteral("s.grademl"));
+        QVERIFY(QFile::copy(m_project, saved));
+        QCOMPARE(gmltest::runCli({QStringLiteral("whatif"), saved, QStringLiteral("--run"), QStringLiteral("a"), QStringLiteral("--scale"),
+                                  QStringLiteral("sgemm=0.5"), QStringLiteral("--save"), QStringLiteral("p")})
+                     .code,
+                 0);
+        QCOMPARE(sqlNumber(saved, QStringLiteral("SELECT count(*) FROM slice_info WHERE run = 'p' AND name LIKE 'autograd::engine%' "
+                                                 "AND category = 'cpu_op'")),
+                 sqlNumber(saved, QStringLiteral("SELECT count(*) FROM slice_info WHERE run = 'a' AND name LIKE 'autograd::engine%'")));
     }
 
     // The monitor thread does not bound the run: measured and identity end with the job, at

@@ -4,6 +4,7 @@
 #include "comparepanel.h"
 #include "project.h"
 #include "tracediffview.h"
+#include "validationview.h"
 
 #include <QCoreApplication>
 #include <QtConcurrent>
@@ -51,6 +52,12 @@ CompareController::CompareController(ComparePanel *panel, QObject *parent) : QOb
             m_panel->diffView()->setDiff(*r.diff);
         else
             m_panel->diffView()->showMessage(r.error);
+        if (r.validation)
+            m_panel->validationView()->setReport(*r.validation, r.validationNote);
+        else
+            m_panel->validationView()->showMessage(
+                tr("Compare a predicted run (What-if, Save as Run) with a measured run, as the first two, to see how "
+                   "far its prediction lands."));
         finishIfIdle();
     });
     connect(panel, &ComparePanel::metricRequested, this, [this](const QString &metric) {
@@ -173,6 +180,18 @@ void CompareController::startDiff(int pair)
     const sim::DiffSide a = m_sides[m_sideA], b = m_sides[m_sideB];
     const RunId runA = m_sideRuns[m_sideA], runB = m_sideRuns[m_sideB];
     auto graphs = m_graphs;
+    // A predicted run and a measured one among the two: validated, the predicted first.
+    auto runOf = [&](RunId id) {
+        for (const CatalogRun &r : m_runs)
+            if (r.id == id)
+                return r;
+        return CatalogRun{};
+    };
+    CatalogRun predicted = runOf(runA), measured = runOf(runB);
+    if (predicted.kind != QLatin1String("predicted"))
+        std::swap(predicted, measured);
+    const bool validate = runA != runB && predicted.kind == QLatin1String("predicted") &&
+                          measured.kind == QLatin1String("measured");
     m_diff.setFuture(QtConcurrent::run([=]() mutable {
         DiffResult r;
         r.job = job;
@@ -197,6 +216,19 @@ void CompareController::startDiff(int pair)
         options.rankA = a.rank;
         options.rankB = b.rank;
         r.diff = sim::diffTraces(*graphs.value(runA), a.run, *graphs.value(runB), b.run, options);
+        if (validate) {
+            r.validation = sim::validateRuns(*graphs.value(predicted.id), *graphs.value(measured.id));
+            r.validation->predictedRun = predicted.name;
+            r.validation->measuredRun = measured.name;
+            if (!predicted.scenario.isEmpty())
+                r.validation->transforms << predicted.scenario;
+            r.validation->assumptions << tr("the scenario: %1").arg(predicted.scenario.isEmpty() ? tr("not recorded")
+                                                                                                 : predicted.scenario);
+            if (predicted.measuredRun == measured.name)
+                r.validationNote = tr("%1 is the run it was predicted from: the errors are the predicted change, not a "
+                                      "validation. Compare it with a run measured with the change made.")
+                                       .arg(measured.name);
+        }
         return r;
     }));
 }

@@ -3,6 +3,7 @@
 
 #include "runcompare.h"
 #include "timelinedata.h"
+#include "validation.h"
 
 #include <QFutureWatcher>
 #include <QHash>
@@ -50,6 +51,9 @@ private:
         QHash<RunId, std::shared_ptr<const sim::DependencyGraph>> graphs; // those built or kept
         std::optional<sim::TraceDiff> diff;
         QString error;
+        // A predicted run against a measured one: how far its prediction lands.
+        std::optional<sim::ValidationReport> validation;
+        QString validationNote;
     };
     void loadSeries(const QString &metric, bool listMetrics, const QString &preferred);
     void startDiff(int pair);

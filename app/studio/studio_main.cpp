@@ -77,7 +77,7 @@ int main(int argc, char **argv)
                                                     "as 'GPU utilisation')"),
                                      QStringLiteral("NAME"));
     QCommandLineOption compareTab(QStringLiteral("compare-tab"),
-                                  QStringLiteral("With --runs: show this tab of the Compare panel (metrics, params, diff)"),
+                                  QStringLiteral("With --runs: show this tab of the Compare panel (metrics, params, diff, validation)"),
                                   QStringLiteral("TAB"), QStringLiteral("metrics"));
     parser.addOption(compareRuns);
     parser.addOption(compareMetric);
@@ -159,10 +159,11 @@ int main(int argc, char **argv)
         }
         if (ok && parser.isSet(compareRuns)) {
             const QStringList runs = parser.value(compareRuns).split(QLatin1Char(','), Qt::SkipEmptyParts);
-            const QStringList tabs{QStringLiteral("metrics"), QStringLiteral("params"), QStringLiteral("diff")};
+            const QStringList tabs{QStringLiteral("metrics"), QStringLiteral("params"), QStringLiteral("diff"),
+                                   QStringLiteral("validation")};
             const int tab = int(tabs.indexOf(parser.value(compareTab)));
             if (runs.size() < 2 || tab < 0) {
-                std::fprintf(stderr, "grademl-studio: --runs needs two runs or more; --compare-tab is one of metrics, params, diff\n");
+                std::fprintf(stderr, "grademl-studio: --runs needs two runs or more; --compare-tab is one of metrics, params, diff, validation\n");
                 return 2;
             }
             ok = window.showCompare(runs, parser.value(compareMetric));

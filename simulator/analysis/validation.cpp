@@ -10,6 +10,7 @@
 #include <QRegularExpression>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace gml::sim {
@@ -52,7 +53,11 @@ bool isOperator(const DependencyGraph &g, const Container &c)
 template <typename Span>
 std::map<QString, TimeNs> operatorTimes(const DependencyGraph &g, Span span)
 {
-    static const QRegularExpression number(QStringLiteral("#\\d+$"));
+    // Iteration ranges are left out of the path: a step's predicted span may end before an op of
+    // its backward pass does, and a run saved from a prediction nests by its predicted times.
+    static const QRegularExpression iteration(
+        QStringLiteral(R"(^(ProfilerStep#\d+|(iteration|iter|step|epoch)[\s_#:=-]*\d+)$)"),
+        QRegularExpression::CaseInsensitiveOption);
     std::map<QString, TimeNs> out;
     const auto &cs = g.containers();
     for (size_t c = 0; c < cs.size(); ++c) {
@@ -65,9 +70,9 @@ std::map<QString, TimeNs> operatorTimes(const DependencyGraph &g, Span span)
                 nested = true;
                 break;
             }
-            QString name = g.name(cs[size_t(p)].name);
-            name.replace(number, QStringLiteral("#*"));
-            path.prepend(name);
+            const QString name = g.name(cs[size_t(p)].name);
+            if (!iteration.match(name).hasMatch())
+                path.prepend(name);
         }
         if (nested)
             continue;
@@ -79,13 +84,12 @@ std::map<QString, TimeNs> operatorTimes(const DependencyGraph &g, Span span)
 
 } // namespace
 
-ValidationReport validate(const WhatIfResult &result, const DependencyGraph &measured, int topOperators)
+namespace {
+
+// `p`: the times of graph `a`'s nodes (a replay, or its measured times).
+ValidationReport validateTimes(const DependencyGraph &a, const Replay &p, const DependencyGraph &measured, int topOperators)
 {
     ValidationReport r;
-    const DependencyGraph &a = *result.prepared.graph;
-    const Replay &p = result.predicted;
-    r.transforms = result.report.transforms;
-    r.assumptions = result.report.notes;
     r.endToEnd = {QStringLiteral("end to end"), p.makespan(), measured.measuredEnd() - measured.origin()};
 
     const Iterations pi = replayedIterations(a, p), mi = measuredIterations(measured);
@@ -130,6 +134,29 @@ ValidationReport validate(const WhatIfResult &result, const DependencyGraph &mea
     return r;
 }
 
+} // namespace
+
+ValidationReport validate(const WhatIfResult &result, const DependencyGraph &measured, int topOperators)
+{
+    ValidationReport r = validateTimes(*result.prepared.graph, result.predicted, measured, topOperators);
+    r.transforms = result.report.transforms;
+    r.assumptions = result.report.notes;
+    return r;
+}
+
+ValidationReport validateRuns(const DependencyGraph &predicted, const DependencyGraph &measured, int topOperators)
+{
+    // The saved run's own times, as a replay that ran them.
+    Replay times;
+    times.origin = predicted.origin();
+    times.finish = predicted.measuredEnd();
+    for (const Node &n : predicted.nodes()) {
+        times.start.push_back(n.start);
+        times.end.push_back(n.end);
+    }
+    return validateTimes(predicted, times, measured, topOperators);
+}
+
 QJsonObject ValidationReport::toJson() const
 {
     auto rows = [](const QList<ValidationRow> &list) {
@@ -165,7 +192,9 @@ QString ValidationReport::toText() const
     for (const QString &a : assumptions)
         s += QStringLiteral("  assumed: %1\n").arg(a);
     auto line = [&](const ValidationRow &row, int width) {
-        const double e = row.error() * 100;
+        double e = row.error() * 100;
+        if (std::abs(e) < 0.05)
+            e = 0; // no "-0.0%"
         // A long call path keeps its end, the op.
         const QString what = row.what.size() > width ? QStringLiteral("…") + row.what.right(width - 1) : row.what;
         s += QStringLiteral("  %1 %2 %3 %4\n")

@@ -27,8 +27,8 @@ struct ValidationRow
 // transforms, set against run B, measured with that change made. Aligned end to end; on the
 // iterations' distribution (by the one definition, iterations.h: mean, median, p90, step by
 // step in order); per kernel family (GPU time summed over every rank); and for the operators
-// that took the most time in B, by call path (the enclosing ranges, "ProfilerStep#*" for every
-// step, then the op). The model's assumptions stand beside the figures.
+// that took the most time in B, by call path (the enclosing ranges but the iterations', then
+// the op). The model's assumptions stand beside the figures.
 struct ValidationReport
 {
     QString predictedRun;
@@ -47,5 +47,8 @@ struct ValidationReport
 };
 
 ValidationReport validate(const WhatIfResult &predicted, const DependencyGraph &measured, int topOperators = 10);
+// The same for a predicted run saved in the project (grademl whatif --save, the What-if pane's
+// Save as Run): its stored times against the measured run (the Compare view).
+ValidationReport validateRuns(const DependencyGraph &predicted, const DependencyGraph &measured, int topOperators = 10);
 
 } // namespace gml::sim

@@ -39,7 +39,7 @@ std::vector<Placed> place(const DependencyGraph &g, const Replay &r)
     for (size_t c = 0; c < g.containers().size(); ++c) {
         const Container &con = g.containers()[c];
         const auto [s, e] = r.containerSpan(g, int(c));
-        out.push_back({con.resource, s, std::max(s, e), con.slice, con.name, 0, -1});
+        out.push_back({con.resource, s, std::max(s, e), con.slice, con.name, con.cat, -1}); // its category kept
     }
     return out;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "comparepanel.h"
 
+#include "validationview.h"
+
 #include "chartlayer.h"
 #include "tracediffview.h"
 
@@ -90,6 +92,8 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
 
     m_diff = new TraceDiffView(m_tabs);
     m_tabs->addTab(m_diff, tr("Trace diff"));
+    m_validation = new ValidationView(m_tabs);
+    m_tabs->addTab(m_validation, tr("Validation"));
 
     connect(m_metric, &QComboBox::currentIndexChanged, this, [this] {
         if (m_filling || metric().isEmpty())

@@ -13,12 +13,14 @@ namespace gml {
 
 class Chart;
 class TraceDiffView;
+class ValidationView;
 
 // The Compare panel (issue 17): two runs or more, measured, predicted or simulated, side by
 // side. "Metrics": a metric overlaid over time, relative time or step, and bars of the headline
 // metrics per run (iteration time with its spread, the GPU time breakdown, energy). "Params":
 // a param against a headline metric, a point per run. "Trace diff": the first two runs'
-// TraceDiffView. It shows what the controller gives it and asks for a metric's series and a
+// TraceDiffView. "Validation": a predicted run against a measured one (ValidationView). It
+// shows what the controller gives it and asks for a metric's series and a
 // diff by signal.
 class ComparePanel : public QWidget
 {
@@ -39,9 +41,10 @@ public:
     CompareAxis axis() const;
     void setAxis(CompareAxis axis);
     void setScatter(const QString &param, const QString &metricKey);
-    void showTab(int index); // 0 metrics, 1 params, 2 trace diff
+    void showTab(int index); // 0 metrics, 1 params, 2 trace diff, 3 validation
     std::vector<Chart *> charts() const; // metric, iteration, breakdown, energy, scatter
     TraceDiffView *diffView() const { return m_diff; }
+    ValidationView *validationView() const { return m_validation; }
 
 Q_SIGNALS:
     void metricRequested(const QString &metric);
@@ -63,6 +66,7 @@ private:
     QLabel *m_scatterNote;
     Chart *m_scatter;
     TraceDiffView *m_diff;
+    ValidationView *m_validation;
     bool m_filling = false;
 };
 
