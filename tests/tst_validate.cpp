@@ -84,7 +84,7 @@ private Q_SLOTS:
             QCOMPARE(gen.code, 0);
         }
         m_project = m_tmp.filePath(QStringLiteral("p.grademl"));
-        for (const QString run : {QStringLiteral("a"), QStringLiteral("b")})
+        for (const QString &run : {QStringLiteral("a"), QStringLiteral("b")})
             QCOMPARE(gmltest::runCli({QStringLiteral("import"), m_tmp.filePath(run), QStringLiteral("--project"), m_project,
                                       QStringLiteral("--run"), run})
                          .code,
@@ -99,7 +99,7 @@ private Q_SLOTS:
         QCOMPARE(r.code, 0);
         const QJsonObject o = json(r);
         QCOMPARE(o.value(QStringLiteral("end_to_end")).toObject().value(QStringLiteral("error")).toDouble(), 0.0);
-        for (const QString key : {QStringLiteral("iterations"), QStringLiteral("steps"), QStringLiteral("kernel_families"),
+        for (const QString &key : {QStringLiteral("iterations"), QStringLiteral("steps"), QStringLiteral("kernel_families"),
                                   QStringLiteral("operators")}) {
             const QJsonArray rows = o.value(key).toArray();
             QVERIFY2(!rows.isEmpty(), qPrintable(key));
@@ -154,7 +154,7 @@ private Q_SLOTS:
         const QJsonObject o = json(r);
         QVERIFY(std::abs(o.value(QStringLiteral("end_to_end")).toObject().value(QStringLiteral("error")).toDouble()) < 1e-4);
         const QJsonArray its = o.value(QStringLiteral("iterations")).toArray();
-        for (const QString what : {QStringLiteral("mean iteration"), QStringLiteral("median iteration"), QStringLiteral("p90 iteration")})
+        for (const QString &what : {QStringLiteral("mean iteration"), QStringLiteral("median iteration"), QStringLiteral("p90 iteration")})
             QVERIFY2(std::abs(errorOf(its, what)) < 1e-4, qPrintable(what));
         QVERIFY(std::abs(errorOf(o.value(QStringLiteral("kernel_families")).toArray(), QStringLiteral("gemm"))) < 1e-4);
         QCOMPARE(o.value(QStringLiteral("transforms")).toArray().size(), 1);

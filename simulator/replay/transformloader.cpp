@@ -64,7 +64,8 @@ bool insertLoaderWorkers(Structural &s, const Transform &t, QString *error)
     TimeNs total = 0;
     qint64 batches = 0;
     for (const auto &[resource, list] : byThread) {
-        const Resource &main = g.resources()[size_t(resource)];
+        // A copy: adding resources moves the graph's list.
+        const Resource main = g.resources()[size_t(resource)];
         std::vector<int> workers;
         for (int w = 0; w < t.workers; ++w) {
             Resource r;
