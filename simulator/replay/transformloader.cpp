@@ -81,7 +81,7 @@ bool insertLoaderWorkers(Structural &s, const Transform &t, QString *error)
         std::vector<int> lastOf; // per batch, the step's last node of its loading range
         for (size_t i = 0; i < list.size(); ++i) {
             const LoadingRange &r = *list[i];
-            const int first = order[size_t(r.first)], last = order[size_t(r.last)];
+            const int last = order[size_t(r.last)];
             lastOf.push_back(last);
             Node n;
             n.name = name;
@@ -100,7 +100,6 @@ bool insertLoaderWorkers(Structural &s, const Transform &t, QString *error)
             if (i >= ahead)
                 g.addEdge({lastOf[i - ahead], w, EdgeKind::ThreadWait, true, false, 0});
             g.addEdge({w, last, EdgeKind::ThreadWait, true, true, 0});
-            Q_UNUSED(first);
         }
     }
     s.notes << QStringLiteral("data loading: %1 workers per loading thread (prefetch %2 batches each): %3 batches of "

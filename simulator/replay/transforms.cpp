@@ -128,7 +128,7 @@ std::optional<qint64> speedUpHostPath(const DependencyGraph &g, const NodeSelect
             launches[size_t(nodes[size_t(n.launcher)].resource)] = 1;
     Selector loading;
     loading.within = inputPattern();
-    const NodeSelection input(g, loading, quint8((1 << int(NodeKind::Cpu)) | (1 << int(NodeKind::Runtime))), error);
+    const NodeSelection input(g, loading, quint8(bit(NodeKind::Cpu) | bit(NodeKind::Runtime)), error);
     if (!input.valid())
         return std::nullopt;
     const double f = factor > 0 ? 1.0 / factor : 0.0;
@@ -446,7 +446,7 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
                 }
                 if (t.hostFactor > 0) {
                     Selector all;
-                    const NodeSelection host(g, all, quint8((1 << int(NodeKind::Cpu)) | (1 << int(NodeKind::Runtime))), &err);
+                    const NodeSelection host(g, all, quint8(bit(NodeKind::Cpu) | bit(NodeKind::Runtime)), &err);
                     const auto changed = speedUpHostPath(g, host, t.hostFactor, work, slack, &err);
                     if (!changed)
                         return fail(t);
