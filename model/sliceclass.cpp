@@ -24,6 +24,14 @@ bool isProfilerStep(const QString &name)
     return step.match(name).hasMatch();
 }
 
+bool isIterationName(const QString &name)
+{
+    static const QRegularExpression iteration(
+        QStringLiteral(R"(^(ProfilerStep#\d+|(iteration|iter|step|epoch)[\s_#:=-]*\d+)$)"),
+        QRegularExpression::CaseInsensitiveOption);
+    return iteration.match(name).hasMatch();
+}
+
 CategoryClass categoryClass(const QString &cat)
 {
     return cat == QLatin1String("cuda_sync")                                   ? CategoryClass::Sync

@@ -20,6 +20,11 @@ namespace gml {
 // A PyTorch profiler step range: "ProfilerStep#N".
 bool isProfilerStep(const QString &name);
 
+// A range that is one iteration of the training loop: "ProfilerStep#N", or "iteration 3",
+// "step_12", "epoch:2" and the like (case-insensitive). The one definition the execution model,
+// what-if and validation share.
+bool isIterationName(const QString &name);
+
 // What a slice's category says.
 enum class CategoryClass : uint8_t {
     Other,

@@ -34,8 +34,7 @@ GraphController::GraphController(GraphView *view, QComboBox *runs, TimelineState
         m_models[0] = {b.model, std::move(b.sliceIndex)};
         m_models[1] = {b.folded, std::move(b.foldedIndex)};
         const bool folded = b.folded && m_view->ranksFolded();
-        m_model = m_models[folded].model;
-        m_sliceIndex = m_models[folded].index;
+        m_shown = folded ? 1 : 0;
         m_view->setRanksFoldable(bool(b.folded));
         if (b.workflow)
             m_workflow = b.workflow;
@@ -47,7 +46,7 @@ GraphController::GraphController(GraphView *view, QComboBox *runs, TimelineState
             m_view->showMessage(m_error);
         } else {
             m_view->setUpLink(b.workflow || m_runs->count() < 2 ? QString() : tr("Workflow"));
-            m_view->setModel(m_model, title);
+            m_view->setModel(shown().model, title);
         }
         if (b.workflow) {
             QStringList lines;
@@ -90,9 +89,8 @@ GraphController::GraphController(GraphView *view, QComboBox *runs, TimelineState
         QSettings().setValue(QStringLiteral("graph/foldRanks"), folded);
         if (m_workflowShown || !m_models[1].model || m_inFlight)
             return;
-        m_model = m_models[folded].model;
-        m_sliceIndex = m_models[folded].index;
-        m_view->setModel(m_model, m_run);
+        m_shown = folded ? 1 : 0;
+        m_view->setModel(shown().model, m_run);
         if (m_whatIf)
             onWhatIfResult(*m_whatIf);
         highlightFromTimeline();
@@ -121,9 +119,8 @@ void GraphController::setProject(const QString &projectPath, std::shared_ptr<con
     m_watcher.waitForFinished();
     m_projectPath = projectPath;
     m_data = std::move(data);
-    m_model.reset();
-    m_sliceIndex.clear();
     m_models[0] = m_models[1] = {};
+    m_shown = 0;
     m_whatIf.reset();
     m_built = false;
     m_workflow.reset();
@@ -272,17 +269,18 @@ void GraphController::start()
 
 void GraphController::reveal(int node)
 {
-    if (!m_model || node < 0 || size_t(node) >= m_model->nodes().size())
+    const auto &model = shown().model;
+    if (!model || node < 0 || size_t(node) >= model->nodes().size())
         return;
-    const sim::ModelNode &n = m_model->nodes()[size_t(node)];
+    const sim::ModelNode &n = model->nodes()[size_t(node)];
     if (n.end > n.start) {
         m_state->setSelection(n.start, n.end);
         m_state->zoomToSelection();
     }
     // Its first slice on its own track (an operator's range, a kernel); a step or the
     // workflow has none, and its span is the selection.
-    const TrackId track = m_model->trackOf(n.resource);
-    if (const auto own = m_model->slices(node); m_data && !own.empty())
+    const TrackId track = model->trackOf(n.resource);
+    if (const auto own = model->slices(node); m_data && !own.empty())
         if (const auto ref = findSliceRef(*m_data, track, own.front()))
             m_timeline->revealSlice(*ref, false);
     highlightFromTimeline();
@@ -290,13 +288,13 @@ void GraphController::reveal(int node)
 
 void GraphController::highlightFromTimeline()
 {
-    if (!m_model)
+    if (!shown().model)
         return;
     std::vector<int> nodes;
     // A selected slice: the node that holds it; else a selected range: every shown box that
     // overlaps it.
     if (m_state->hasSelectedSlice()) {
-        const int n = sim::ExecutionModel::nodeOfSlice(m_sliceIndex, m_state->selectedSlice());
+        const int n = sim::ExecutionModel::nodeOfSlice(shown().index, m_state->selectedSlice());
         if (n >= 0)
             nodes.push_back(n);
     }
@@ -312,14 +310,15 @@ void GraphController::highlightFromTimeline()
 
 void GraphController::onWhatIfResult(const WhatIfController::Result &result)
 {
-    if (!m_model || m_workflowShown || result.run != m_run)
+    const auto &model = shown().model;
+    if (!model || m_workflowShown || result.run != m_run)
         return;
     m_whatIf = result;
     if (!result.predicted || !result.identity) {
         m_view->setPredictedChange({});
         return;
     }
-    m_view->setPredictedChange(m_model->spanChange(*result.identity, *result.predicted));
+    m_view->setPredictedChange(model->spanChange(*result.identity, *result.predicted));
 }
 
 } // namespace gml

@@ -97,16 +97,16 @@ private:
     // then (its model takes seconds and about 380 bytes a slice), not because the dock shows.
     QSet<QString> m_asked;
     qint64 m_askAbove = kAskAbove;
-    // The run's model with its ranks apart and folded (null: one rank); m_model is the one shown.
+    // The run's model with its ranks apart and folded (null: one rank); m_models[m_shown] is shown.
     struct Shown
     {
         std::shared_ptr<const sim::ExecutionModel> model;
         std::vector<std::pair<SliceId, int>> index;
     };
     Shown m_models[2];
+    int m_shown = 0;
+    const Shown &shown() const { return m_models[m_shown]; }
     std::optional<WhatIfController::Result> m_whatIf; // the last on this run: kept across a fold
-    std::shared_ptr<const sim::ExecutionModel> m_model;
-    std::vector<std::pair<SliceId, int>> m_sliceIndex;
     QFutureWatcher<Built> m_watcher;
     bool m_inFlight = false; // from a build's start until its result is handled
 };

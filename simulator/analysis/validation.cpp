@@ -4,10 +4,10 @@
 #include "analysis.h"
 #include "iterations.h"
 
+#include "sliceclass.h"
 #include "timeformat.h"
 
 #include <QJsonArray>
-#include <QRegularExpression>
 
 #include <algorithm>
 #include <cmath>
@@ -55,9 +55,6 @@ std::map<QString, TimeNs> operatorTimes(const DependencyGraph &g, Span span)
 {
     // Iteration ranges are left out of the path: a step's predicted span may end before an op of
     // its backward pass does, and a run saved from a prediction nests by its predicted times.
-    static const QRegularExpression iteration(
-        QStringLiteral(R"(^(ProfilerStep#\d+|(iteration|iter|step|epoch)[\s_#:=-]*\d+)$)"),
-        QRegularExpression::CaseInsensitiveOption);
     std::map<QString, TimeNs> out;
     const auto &cs = g.containers();
     for (size_t c = 0; c < cs.size(); ++c) {
@@ -71,7 +68,7 @@ std::map<QString, TimeNs> operatorTimes(const DependencyGraph &g, Span span)
                 break;
             }
             const QString name = g.name(cs[size_t(p)].name);
-            if (!iteration.match(name).hasMatch())
+            if (!isIterationName(name))
                 path.prepend(name);
         }
         if (nested)

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "executionmodel.h"
 
+#include "sliceclass.h"
 #include "timeformat.h"
 
 #include <QJsonArray>
-#include <QRegularExpression>
 
 #include <algorithm>
 #include <climits>
@@ -44,10 +44,7 @@ namespace {
 // What a slice that encloses others (or a leaf CPU slice) is in the hierarchy.
 Level classify(const QString &name, const QString &cat)
 {
-    static const QRegularExpression iteration(
-        QStringLiteral(R"(^(ProfilerStep#\d+|(iteration|iter|step|epoch)[\s_#:=-]*\d+)$)"),
-        QRegularExpression::CaseInsensitiveOption);
-    if (iteration.match(name).hasMatch())
+    if (isIterationName(name))
         return Level::Iteration;
     // record_function ranges ("Optimizer.step#SGD.step", "## forward ##"), nn.Module and Python
     // ranges, NVTX ranges; Kineto's 2021 layout files them all under "Operator".
