@@ -65,18 +65,24 @@ Replay assemble(const DependencyGraph &graph, const ReplayInput &input, const st
     r.start.resize(n);
     r.end.resize(n);
     // The finish: the latest end of a node that bounds the run (a wait, a background thread,
-    // does not: Node::bounds), or of any node when none does.
-    int last = -1, lastAny = -1;
+    // does not: Node::bounds), or of any node when none does. The latest end of all is found
+    // first: it nearly always bounds, and the nodes (88 bytes each) are then read only once.
+    int last = -1;
     for (size_t i = 0; i < n; ++i) {
         r.start[i] = t[2 * i];
         r.end[i] = t[2 * i + 1];
-        if (lastAny < 0 || r.end[i] > r.end[size_t(lastAny)])
-            lastAny = int(i);
-        if (nodes[i].bounds && (last < 0 || r.end[i] > r.end[size_t(last)]))
+        if (last < 0 || r.end[i] > r.end[size_t(last)])
             last = int(i);
     }
-    if (last < 0)
-        last = lastAny;
+    if (last >= 0 && !nodes[size_t(last)].bounds) {
+        const int lastAny = last;
+        last = -1;
+        for (size_t i = 0; i < n; ++i)
+            if (nodes[i].bounds && (last < 0 || r.end[i] > r.end[size_t(last)]))
+                last = int(i);
+        if (last < 0)
+            last = lastAny;
+    }
     r.finish = last >= 0 ? r.end[size_t(last)] : origin;
     // Each step of the critical path goes to what it is; a join is the latest arrival it passes
     // on, with no time of its own.
