@@ -4,6 +4,7 @@
 #include "tracewriter.h"
 
 #include <QByteArray>
+#include <QByteArrayView>
 #include <QList>
 #include <QString>
 #include <QTimeZone>
@@ -30,6 +31,28 @@ struct ImportContext
     // Set by an importer that read every byte of the file (InputStream::wholeFileHash): the
     // file's ContentHash, so the job need not read the file a second time to record it.
     std::optional<quint64> contentHash;
+
+    // Set when a growing log is read in parts (logtail.h): the importer reads `text` instead of
+    // the file. It is the format's prelude (the lines read before that it needs to read on: a
+    // header, series declarations) followed by the file's whole lines from byte `fileOffset`.
+    struct Tail
+    {
+        QByteArray text;
+        qsizetype preludeBytes = 0;
+        qint64 preludeLines = 0;
+        qint64 fileOffset = 0; // where text[preludeBytes] is in the file
+        qint64 firstLine = 1;  // the line number of that byte in the file
+    };
+    std::optional<Tail> tail;
+    // A byte offset or a 1-based line number in what the importer read, in the file.
+    qint64 fileOffset(qint64 offset) const
+    {
+        return tail && offset >= tail->preludeBytes ? tail->fileOffset + offset - tail->preludeBytes : offset;
+    }
+    qint64 fileLine(qint64 line) const
+    {
+        return tail && line > tail->preludeLines ? tail->firstLine + line - tail->preludeLines - 1 : line;
+    }
 };
 
 // The result of importing one source: an error value, never an exception.
@@ -80,6 +103,19 @@ public:
         Q_UNUSED(path);
         return {};
     }
+    // Logs that grow by whole lines while a job runs (the recorder's samples, nvidia-smi -l)
+    // are read in parts when followed (logtail.h). Given the prelude so far (empty at the start
+    // of the file) and the whole lines just read, returns the new prelude: the lines a later
+    // part needs before its own to be read alone. Nullopt: this file cannot be read in parts
+    // (its format does not grow by lines, or its times are placed from the whole file) and is
+    // read whole each time it changes.
+    virtual std::optional<QByteArray> tailPrelude(QByteArrayView prelude, QByteArrayView lines) const
+    {
+        Q_UNUSED(prelude);
+        Q_UNUSED(lines);
+        return std::nullopt;
+    }
+    virtual bool tails() const { return false; } // tailPrelude may say yes
 };
 
 // All importers known to the folder scanner, most specific first.

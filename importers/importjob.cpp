@@ -101,7 +101,9 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
     std::vector<QString> hashes(size_t(files.size()));
     QList<SideImports::Task> tasks;
     for (int i = 0; threads > 1 && i < files.size(); ++i) {
-        if (!files[i].importer || !files[i].importer->importsAside())
+        // A log read in parts is read here (tailOne): its parts continue the source in place.
+        if (!files[i].importer || !files[i].importer->importsAside() || files[i].importer->tails() ||
+            m_deferred.contains(files[i].path))
             continue;
         SourceReport r = startReport(files[i]);
         if (unchanged(files[i], r, hashes[size_t(i)])) {
@@ -137,16 +139,27 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
             continue;
         }
         const size_t at = size_t(i);
-        if (sameAsBefore[at])
+        if (m_deferred.contains(files[i].path)) {
+            SourceReport r = startReport(files[i]);
+            r.status = SourceReport::Status::Skipped;
+            r.message = QStringLiteral("still being written: imported once it stops changing");
+            reports.append(r);
+        } else if (sameAsBefore[at])
             reports.append(*sameAsBefore[at]);
         else if (aside && taskOf[at] >= 0)
             reports.append(copyAside(files[i], i, int(files.size()), *aside, taskOf[at], hashes[at], &cancelled));
         else
             reports.append(importOne(files[i], i, int(files.size()), &cancelled));
-        if (reports.back().status == SourceReport::Status::Imported)
+        if (reports.back().status == SourceReport::Status::Imported) {
+            if (reports.back().appended && !m_changedRuns.contains(files[i].runName))
+                m_appendedRuns.insert(files[i].runName);
+            else
+                m_appendedRuns.remove(files[i].runName);
             m_changedRuns.insert(files[i].runName);
+        }
     }
     aside.reset(); // stops what a cancel left running, removes the side projects
+    QSet<QString> regroupedRuns;
     if (ids)
         m_project.shareIds(nullptr);
     if (!cancelled) {
@@ -155,6 +168,7 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
             if (auto it = regrouped.moved.constFind(r.path); it != regrouped.moved.constEnd())
                 r.runName = *it;
         m_changedRuns.unite(regrouped.touchedRuns);
+        regroupedRuns = regrouped.touchedRuns;
         for (RunId run : std::as_const(regrouped.leftRuns))
             m_leftRuns.insert(run);
         m_errors += regrouped.errors;
@@ -169,6 +183,9 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
     m_stage = ImportProgress::Stage::Aligning;
     int aligned = 0;
     for (const QString &runName : std::as_const(m_changedRuns)) {
+        // Lines appended to a log keep its source's clock offset: nothing to align again.
+        if (m_appendedRuns.contains(runName) && !regroupedRuns.contains(runName))
+            continue;
         if (m_progress) {
             ImportProgress p = progressAt(aligned++, int(m_changedRuns.size()), {}, 0.0);
             p.run = runName;
@@ -462,13 +479,22 @@ bool ImportJob::unchanged(const ScannedFile &file, SourceReport &report, QString
     // A file linking to its run's slices is read again when another file of the run was.
     const bool runChanged = importer.linksToRun() &&
                             (m_changedRuns.contains(file.runName) || m_relink.contains(file.path));
+    // Following a folder, a file that failed is not read again until it changes.
+    if (m_quickCheck && !runChanged && existing && existing->status == QLatin1String("failed") &&
+        existing->size == file.size && existing->mtimeNs == mtimeNs(file.path) &&
+        existing->format == importer.format()) {
+        report.status = SourceReport::Status::Failed;
+        report.message = existing->error;
+        return true;
+    }
     // The hash is read up front only when it decides something: for a file whose size and
     // mtime match its last import. Any other file's hash comes from the importer's own read
     // (ImportContext::contentHash), so a large plain trace is read once, not twice.
     if (runChanged || !existing || existing->status != QLatin1String("imported") ||
         existing->size != file.size || existing->mtimeNs != mtimeNs(file.path) ||
         existing->format != importer.format() ||
-        existing->hash != (hash = withFingerprint(file, fileHash(file.path))))
+        (m_quickCheck ? !existing->hash.endsWith(withFingerprint(file, {}))
+                      : existing->hash != (hash = withFingerprint(file, fileHash(file.path)))))
         return false;
     auto v = m_project.db().prepare("SELECT importer_version, slices, counter_samples, flows, "
                                     "json_extract(metadata, '$.time_zone') FROM source WHERE id=?");
@@ -571,6 +597,8 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
     const Importer &importer = *file.importer;
     QElapsedTimer timer;
     timer.start();
+    if (auto tailed = tailOne(file, index, count, cancelled))
+        return *tailed;
     QString hash;
     if (unchanged(file, report, hash))
         return report;

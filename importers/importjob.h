@@ -38,6 +38,9 @@ struct SourceReport
     bool relinked = false;
     // Read on a worker thread into a side project and copied in (sideimport.h).
     bool readAside = false;
+    // A growing log of which only the lines appended since its last import were read
+    // (logtail.cpp); the counts are the source's totals.
+    bool appended = false;
 };
 
 QString statusName(SourceReport::Status status);
@@ -75,6 +78,12 @@ public:
     // How many files are read at once (sideimport.h); 0: one per core. 1 reads them in turn on
     // the calling thread.
     void setThreads(int threads) { m_threads = threads; }
+    // Following a folder (folderfollower.h): these files are still being written and are passed
+    // over this time (reported Skipped; nothing is recorded of them).
+    void setDeferred(QSet<QString> paths) { m_deferred = std::move(paths); }
+    // A file whose size and modification time match its last import is taken as unchanged
+    // without reading it to compare its hash (a follower polls every second).
+    void setQuickCheck(bool quick) { m_quickCheck = quick; }
     // The time zone of local-time logs, over any folder's grademl.json; invalid: not set.
     void setTimeZone(const QTimeZone &zone) { m_timeZone = zone; }
     // Imports, then re-aligns the clocks of every run that changed (clockalignment.h).
@@ -89,12 +98,15 @@ public:
 
 private:
     SourceReport importOne(const ScannedFile &file, int index, int count, bool *cancelled);
+    // A log its format reads in parts (logtail.cpp): its whole lines since the last import.
+    // Nullopt: the file is read whole (importOne).
+    std::optional<SourceReport> tailOne(const ScannedFile &file, int index, int count, bool *cancelled);
     // The file imported on a worker (task `task` of `aside`), copied into the project.
     SourceReport copyAside(const ScannedFile &file, int index, int count, SideImports &aside,
                            int task, const QString &knownHash, bool *cancelled);
     SourceReport startReport(const ScannedFile &file) const;
-    // True when the file was imported before as it is (report filled in); `hash` is set when
-    // it had to be read to tell.
+    // True when the file was imported before as it is, or failed as it is while following a
+    // folder (report filled in); `hash` is set when it had to be read to tell.
     bool unchanged(const ScannedFile &file, SourceReport &report, QString &hash);
     // Begins the source's transaction: its previous import deleted, its run made, a row
     // inserted as 'failed' (made 'imported' by TraceWriter::finish or the side copy).
@@ -128,8 +140,11 @@ private:
     std::function<bool(const ImportProgress &)> m_progress;
     QTimeZone m_timeZone;
     int m_threads = 0;
+    QSet<QString> m_deferred;
+    bool m_quickCheck = false;
     ImportProgress::Stage m_stage = ImportProgress::Stage::Reading;
     QSet<QString> m_changedRuns; // runs with a file imported by this job
+    QSet<QString> m_appendedRuns; // runs where the only change was lines appended to logs
     QSet<QString> m_relink;      // paths read again whatever their state
     QSet<qint64> m_leftRuns;     // runs a source moved out of (ExecutionTraceImporter)
     QStringList m_errors;

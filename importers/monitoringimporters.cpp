@@ -24,7 +24,14 @@ bool readText(const QString &path, TextFile &out, QString *error)
     auto buf = InputStream::readAll(path, kMaxLogBytes, QStringLiteral("a monitoring log"), error);
     if (!buf)
         return false;
-    out.data = std::move(*buf);
+    splitLines(std::move(*buf), out);
+    return true;
+}
+
+void splitLines(QByteArray data, TextFile &out, const std::function<qint64(qint64)> &fileOffset)
+{
+    out.data = std::move(data);
+    out.lines.clear();
     const QByteArrayView all(out.data);
     qsizetype pos = 0;
     while (pos < all.size()) {
@@ -34,10 +41,9 @@ bool readText(const QString &path, TextFile &out, QString *error)
         QByteArrayView line = all.sliced(pos, nl - pos);
         if (line.endsWith('\r'))
             line.chop(1);
-        out.lines.push_back({line, pos});
+        out.lines.push_back({line, fileOffset ? fileOffset(pos) : pos});
         pos = nl + 1;
     }
-    return true;
 }
 
 std::vector<QByteArrayView> split(QByteArrayView v, char sep)
@@ -250,7 +256,9 @@ ImportOutcome failed(qint64 offset, const QString &message)
 std::optional<ImportOutcome> startLog(ImportContext &ctx, LogImport &log)
 {
     QString error;
-    if (!readText(ctx.path, log.file, &error))
+    if (ctx.tail) // a followed log, read in parts: its prelude and the lines appended (importer.h)
+        splitLines(ctx.tail->text, log.file, [&ctx](qint64 at) { return ctx.fileOffset(at); });
+    else if (!readText(ctx.path, log.file, &error))
         return failed(-1, error);
     // The tools write whole lines: a last line without its break was cut while being written
     // (the log copied or the job killed mid-line), and its last value may be cut too ("45" of

@@ -28,6 +28,8 @@ namespace gml {
 // date; a time of day earlier than the previous block's starts the next day.
 
 // nvidia-smi --query-gpu=... --format=csv[,nounits][,noheader is not supported: no names]
+// A log with timestamp and index (or uuid, or bus id) columns, as `nvidia-smi -l` writes for
+// hours, is read in parts when followed (logtail.h).
 class NvidiaSmiCsvImporter final : public Importer
 {
 public:
@@ -35,6 +37,8 @@ public:
     int version() const override { return 1; }
     SniffResult sniff(const QString &path, const QByteArray &head) const override;
     ImportOutcome import(ImportContext &context) const override;
+    bool tails() const override { return true; }
+    std::optional<QByteArray> tailPrelude(QByteArrayView prelude, QByteArrayView lines) const override;
 };
 
 // nvidia-smi dmon [-o DT] [-s ...]

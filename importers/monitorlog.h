@@ -13,6 +13,7 @@
 #include <QSet>
 #include <QString>
 
+#include <functional>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -57,6 +58,8 @@ QString text(QByteArrayView v);
 TimeNs toNs(const QDateTime &dt);
 TimeNs fileMtimeNs(const QString &path);
 bool readText(const QString &path, TextFile &out, QString *error);
+// `data` into lines; `fileOffset` maps a position in it to the file's (a log read in parts).
+void splitLines(QByteArray data, TextFile &out, const std::function<qint64(qint64)> &fileOffset = {});
 
 // Creates the device tracks and one counter track per (device, metric) as they first appear.
 class MonitorSink

@@ -23,6 +23,23 @@ SniffResult NvidiaSmiCsvImporter::sniff(const QString &, const QByteArray &head)
     return looksLikeQueryHeader(first) ? SniffResult{90, {}} : SniffResult{};
 }
 
+std::optional<QByteArray> NvidiaSmiCsvImporter::tailPrelude(QByteArrayView prelude, QByteArrayView lines) const
+{
+    if (!prelude.isEmpty())
+        return prelude.toByteArray();
+    // The header, when its rows can be read alone: each has its time and its GPU. Without a
+    // timestamp the samples are placed from the whole file; without an id, GPUs are told apart
+    // by their position in a sample, which a part may cut.
+    qsizetype nl = lines.indexOf('\n');
+    QByteArrayView header = lines.first(nl < 0 ? lines.size() : nl);
+    if (header.endsWith('\r'))
+        header.chop(1);
+    const SmiColumns cols = smiColumns(header);
+    if (!looksLikeQueryHeader(header) || cols.timestamp < 0 || (cols.index < 0 && cols.uuid < 0 && cols.busId < 0))
+        return std::nullopt;
+    return header.toByteArray() + '\n';
+}
+
 ImportOutcome NvidiaSmiCsvImporter::import(ImportContext &ctx) const
 {
     LogImport log;
@@ -80,6 +97,8 @@ ImportOutcome NvidiaSmiCsvImporter::import(ImportContext &ctx) const
         }
         rows.push_back(std::move(row));
     }
+    if (rows.empty() && ctx.tail) // a followed log with no row yet
+        return finishLog(ctx, log);
     if (rows.empty())
         return failed(file.lines.size() > 1 ? file.lines[1].offset : headerLine.size(),
                       QStringLiteral("no sample rows after the header; expected lines of %1 "

@@ -17,6 +17,23 @@ constexpr qint64 kMaxBytes = qint64(4) << 30;
 
 } // namespace
 
+std::optional<QByteArray> SamplesImporter::tailPrelude(QByteArrayView prelude, QByteArrayView lines) const
+{
+    // The format line, the host and every series declared so far.
+    QByteArray out = prelude.toByteArray();
+    qsizetype pos = 0;
+    while (pos < lines.size()) {
+        qsizetype nl = lines.indexOf('\n', pos);
+        if (nl < 0)
+            nl = lines.size();
+        const QByteArrayView line = lines.sliced(pos, nl - pos);
+        if (out.isEmpty() || line.startsWith("host,") || line.startsWith("series,"))
+            out.append(line).append('\n');
+        pos = nl + 1;
+    }
+    return out;
+}
+
 SniffResult SamplesImporter::sniff(const QString &, const QByteArray &head) const
 {
     return head.startsWith("grademl-samples ") ? SniffResult{100, {}} : SniffResult{};
@@ -25,7 +42,9 @@ SniffResult SamplesImporter::sniff(const QString &, const QByteArray &head) cons
 ImportOutcome SamplesImporter::import(ImportContext &ctx) const
 {
     QString error;
-    const auto read = InputStream::readAll(ctx.path, kMaxBytes, QStringLiteral("a samples file"), &error);
+    // A followed file is read in parts: its prelude and the lines appended (importer.h).
+    const auto read = ctx.tail ? std::optional<QByteArray>(ctx.tail->text)
+                               : InputStream::readAll(ctx.path, kMaxBytes, QStringLiteral("a samples file"), &error);
     if (!read)
         return ImportOutcome::failure(-1, error);
     const QByteArray &data = *read;
@@ -75,11 +94,10 @@ ImportOutcome SamplesImporter::import(ImportContext &ctx) const
     const QByteArrayView all(data);
     qsizetype pos = 0;
     int lineNo = 0;
-    qint64 values = 0;
     WarningLog outOfRange;
     while (pos < all.size()) {
         qsizetype nl = all.indexOf('\n', pos);
-        const qint64 offset = pos;
+        const qint64 offset = ctx.fileOffset(pos);
         ++lineNo;
         if (nl < 0) {
             // The recorder flushes whole samples: a line without its end was cut short.
@@ -110,10 +128,10 @@ ImportOutcome SamplesImporter::import(ImportContext &ctx) const
             if (!ok || f[2].isEmpty() || f[3].isEmpty())
                 return ImportOutcome::failure(offset, QStringLiteral("line %1: expected 'series,ID,ENTITY,METRIC,UNIT' with a whole "
                                                      "number ID; got '%2'")
-                                          .arg(lineNo)
+                                          .arg(ctx.fileLine(lineNo))
                                           .arg(QString::fromUtf8(line.first(std::min<qsizetype>(line.size(), 80)))));
             if (series.contains(id))
-                return ImportOutcome::failure(offset, QStringLiteral("line %1: series %2 is declared twice").arg(lineNo).arg(id));
+                return ImportOutcome::failure(offset, QStringLiteral("line %1: series %2 is declared twice").arg(ctx.fileLine(lineNo)).arg(id));
             const QString entity = QString::fromUtf8(f[2]);
             TrackSpec s;
             s.kind = TrackKind::Counter;
@@ -139,7 +157,7 @@ ImportOutcome SamplesImporter::import(ImportContext &ctx) const
         if (!parsed)
             return ImportOutcome::failure(offset, QStringLiteral("line %1: expected 'TIME_NS,SERIES,VALUE' (or a 'series,' or 'host,' "
                                                  "line); got '%2'")
-                                      .arg(lineNo)
+                                      .arg(ctx.fileLine(lineNo))
                                       .arg(QString::fromUtf8(line.first(std::min<qsizetype>(line.size(), 80)))));
         // Digits past what a 64-bit time or a double holds (2^64, 1e999, 50 MB of digits):
         // from_chars leaves the value as it was (0, 1970), so the sample is left out and said.
@@ -148,7 +166,7 @@ ImportOutcome SamplesImporter::import(ImportContext &ctx) const
             const QByteArrayView text = time ? line.first(c1) : line.sliced(c2 + 1);
             outOfRange.add(time ? QStringLiteral("time") : QStringLiteral("value"), offset,
                            QStringLiteral("line %1: the %2 '%3' (%4 characters) is past what %5 holds; the sample is left out")
-                               .arg(lineNo)
+                               .arg(ctx.fileLine(lineNo))
                                .arg(time ? QStringLiteral("time") : QStringLiteral("value"),
                                     QString::fromUtf8(text.first(std::min<qsizetype>(text.size(), 24))) +
                                         (text.size() > 24 ? QStringLiteral("…") : QString()))
@@ -159,10 +177,9 @@ ImportOutcome SamplesImporter::import(ImportContext &ctx) const
         const auto it = series.constFind(id);
         if (it == series.constEnd())
             return ImportOutcome::failure(offset, QStringLiteral("line %1: series %2 is used before a 'series,%2,...' line declares it")
-                                      .arg(lineNo)
+                                      .arg(ctx.fileLine(lineNo))
                                       .arg(id));
         w.addCounter(it->track, t, v);
-        ++values;
         if ((lineNo & 0xffff) == 0 && ctx.progress && !ctx.progress(double(pos) / double(all.size()))) {
             ImportOutcome o;
             o.status = ImportOutcome::Status::Cancelled;
@@ -174,7 +191,7 @@ ImportOutcome SamplesImporter::import(ImportContext &ctx) const
     QJsonObject meta;
     meta.insert(QStringLiteral("host"), hostName);
     meta.insert(QStringLiteral("series"), int(series.size()));
-    meta.insert(QStringLiteral("values"), values);
+    meta.insert(QStringLiteral("values"), w.counterCount()); // with a followed file's earlier parts
     w.setSourceMetadata(meta);
     ImportOutcome o;
     o.warnings = warnings + outOfRange.list();

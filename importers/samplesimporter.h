@@ -27,6 +27,9 @@ public:
     int version() const override { return 1; }
     SniffResult sniff(const QString &path, const QByteArray &head) const override;
     ImportOutcome import(ImportContext &context) const override;
+    // The recorder appends whole lines: a followed file is read in parts.
+    bool tails() const override { return true; }
+    std::optional<QByteArray> tailPrelude(QByteArrayView prelude, QByteArrayView lines) const override;
 };
 
 } // namespace gml

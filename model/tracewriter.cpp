@@ -64,13 +64,55 @@ StringId TraceWriter::intern(std::string_view text)
     return m_project.intern(std::string(text.substr(0, cut)) + "\u2026");
 }
 
-TraceWriter::TrackStats &TraceWriter::stats(TrackId track)
+static QString trackKey(TrackId parent, TrackKind kind, const QString &name)
 {
-    return m_trackStats[size_t(track - m_firstTrack)];
+    return QString::number(parent) + QLatin1Char('\x1f') + QString::number(int(kind)) + QLatin1Char('\x1f') + name;
+}
+
+bool TraceWriter::resume(QString *error)
+{
+    Q_ASSERT(m_nextTrack == m_firstTrack && !m_resumed);
+    auto &db = m_project.db();
+    auto tracks = db.prepare("SELECT id, coalesce(parent_id, 0), kind, name, start_ns, end_ns, slice_count, "
+                             "counter_count FROM track WHERE source_id = ?");
+    tracks.bind(1, m_source);
+    while (tracks.step()) {
+        const TrackId id = tracks.int64(0);
+        m_resumedTracks.insert(trackKey(tracks.int64(1), TrackKind(tracks.int64(2)), tracks.text(3)), id);
+        TrackStats st;
+        if (!tracks.isNull(4)) {
+            st.start = tracks.int64(4);
+            st.end = tracks.int64(5);
+        }
+        st.slices = tracks.int64(6);
+        st.counters = tracks.int64(7);
+        m_resumedStats.emplace(id, st);
+    }
+    auto src = db.prepare("SELECT slices, counter_samples, flows, clock_offset_ns, metadata, warnings "
+                          "FROM source WHERE id = ?");
+    src.bind(1, m_source);
+    if (!tracks.errorString().isEmpty() || !src.step()) {
+        if (error)
+            *error = tracks.errorString().isEmpty() ? src.errorString() : tracks.errorString();
+        return false;
+    }
+    m_sliceCount = src.int64(0);
+    m_counters = src.int64(1);
+    m_flows = src.int64(2);
+    m_clockOffset = src.int64(3);
+    m_resumedMetadata = QJsonDocument::fromJson(src.text(4).toUtf8()).object();
+    m_runParams = m_resumedMetadata.value(QStringLiteral("run_params")).toObject();
+    m_resumedWarnings = QJsonDocument::fromJson(src.text(5).toUtf8()).array();
+    m_resumed = true;
+    return true;
 }
 
 TrackId TraceWriter::addTrack(const TrackSpec &spec)
 {
+    if (m_resumed)
+        if (auto it = m_resumedTracks.constFind(trackKey(spec.parent, spec.kind, spec.name));
+            it != m_resumedTracks.constEnd())
+            return *it;
     const TrackId id = m_nextTrack++;
     auto &st = m_insertTrack;
     st.bind(1, id);
@@ -196,6 +238,8 @@ TimeNs TraceWriter::earliest() const
     TimeNs t = std::numeric_limits<TimeNs>::max();
     for (const auto &s : m_trackStats)
         t = std::min(t, s.start);
+    for (const auto &[id, s] : m_resumedStats)
+        t = std::min(t, s.start);
     return t;
 }
 
@@ -250,8 +294,11 @@ bool TraceWriter::finish(const QList<ImportWarning> &warnings, QString *error)
     m_flowRows = {};
     auto st = m_project.db().prepare("UPDATE track SET start_ns=?, end_ns=?, slice_count=?, "
                                      "counter_count=? WHERE id=?");
-    for (size_t i = 0; i < m_trackStats.size(); ++i) {
-        const auto &s = m_trackStats[i];
+    // A resumed source's tracks first (their slices summarised again with the new ones).
+    std::vector<std::pair<TrackId, TrackStats>> all(m_resumedStats.begin(), m_resumedStats.end());
+    for (size_t i = 0; i < m_trackStats.size(); ++i)
+        all.emplace_back(m_firstTrack + qint64(i), m_trackStats[i]);
+    for (const auto &[track, s] : all) {
         if (s.slices + s.counters > 0) {
             st.bind(1, s.start);
             st.bind(2, s.end);
@@ -261,11 +308,11 @@ bool TraceWriter::finish(const QList<ImportWarning> &warnings, QString *error)
         }
         st.bind(3, s.slices);
         st.bind(4, s.counters);
-        st.bind(5, m_firstTrack + qint64(i));
+        st.bind(5, track);
         if (!st.exec())
             fail(st);
         // Summaries for the timeline (slicelod.h), from the chunks just written.
-        if (s.slices > 0 && !failed() && !lod::summarizeTrack(m_project.db(), m_firstTrack + qint64(i), &why))
+        if (s.slices > 0 && !failed() && !lod::summarizeTrack(m_project.db(), track, &why))
             m_error = why;
     }
     // What the run's headline metrics need from this source (sourcesummary.h), from the
@@ -275,13 +322,29 @@ bool TraceWriter::finish(const QList<ImportWarning> &warnings, QString *error)
         if (!summary || !storeSourceSummary(m_project.db(), m_source, *summary, &why))
             m_error = QStringLiteral("summarising the source: ") + why;
     }
-    QJsonArray w;
+    QJsonArray w = m_resumedWarnings;
     for (const auto &warning : warnings) {
         QJsonObject o;
         o.insert(QStringLiteral("message"), warning.message);
         if (warning.offset >= 0)
             o.insert(QStringLiteral("offset"), warning.offset);
         o.insert(QStringLiteral("count"), warning.count);
+        w.append(o);
+    }
+    // A source read in parts for a day adds each part's warnings: past a hundred, the later
+    // ones are counted in the last entry, so the row stays small.
+    constexpr qsizetype kMaxWarnings = 100;
+    if (w.size() > kMaxWarnings) {
+        qint64 more = 0;
+        while (w.size() >= kMaxWarnings) {
+            const QJsonObject last = w.last().toObject();
+            more += last.value(QStringLiteral("more")).toInteger(last.value(QStringLiteral("count")).toInteger(1));
+            w.removeLast();
+        }
+        QJsonObject o;
+        o.insert(QStringLiteral("message"), QStringLiteral("%1 more warnings of later parts of the file are not listed").arg(more));
+        o.insert(QStringLiteral("count"), more);
+        o.insert(QStringLiteral("more"), more);
         w.append(o);
     }
     auto src = m_project.db().prepare(
@@ -291,7 +354,9 @@ bool TraceWriter::finish(const QList<ImportWarning> &warnings, QString *error)
     src.bind(2, m_counters);
     src.bind(3, m_flows);
     src.bind(4, m_clockOffset);
-    QJsonObject metadata = m_metadata;
+    QJsonObject metadata = m_resumedMetadata;
+    for (auto it = m_metadata.begin(); it != m_metadata.end(); ++it)
+        metadata.insert(it.key(), it.value());
     if (!m_runParams.isEmpty())
         metadata.insert(QStringLiteral("run_params"), m_runParams);
     src.bind(5, QString::fromUtf8(QJsonDocument(metadata).toJson(QJsonDocument::Compact)));

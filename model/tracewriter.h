@@ -5,6 +5,8 @@
 #include "slicestore.h"
 #include "types.h"
 
+#include <QHash>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QList>
 #include <QString>
@@ -85,6 +87,11 @@ class TraceWriter
 public:
     TraceWriter(Project &project, RunId run, SourceId source);
 
+    // Continues the source as imported before (a followed log read in parts, logtail.h):
+    // addTrack finds its tracks again by (parent, kind, name); its counts, extents and clock
+    // offset go on; finish() merges its metadata and joins its warnings. Before anything is added.
+    [[nodiscard]] bool resume(QString *error);
+
     Project &project() { return m_project; }
     RunId runId() const { return m_run; }
     SourceId sourceId() const { return m_source; }
@@ -145,7 +152,10 @@ private:
         qint64 slices = 0;
         qint64 counters = 0;
     };
-    TrackStats &stats(TrackId track);
+    TrackStats &stats(TrackId track)
+    {
+        return track < m_firstTrack ? m_resumedStats[track] : m_trackStats[size_t(track - m_firstTrack)];
+    }
     void fail(const SqliteStatement &st);
 
     Project &m_project;
@@ -167,6 +177,12 @@ private:
     QString m_error;
     WarningLog m_warnings;
     qint64 m_position = -1;
+    // resume(): the source's tracks by (parent, kind, name), their stats, what it held before.
+    bool m_resumed = false;
+    QHash<QString, TrackId> m_resumedTracks;
+    std::map<TrackId, TrackStats> m_resumedStats;
+    QJsonObject m_resumedMetadata;
+    QJsonArray m_resumedWarnings;
 };
 
 } // namespace gml

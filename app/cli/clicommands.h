@@ -6,6 +6,7 @@
 #include <QSize>
 #include <QStringList>
 #include <QTextStream>
+#include <QTimeZone>
 
 #include <memory>
 #include <optional>
@@ -45,6 +46,18 @@ std::optional<qint64> pickRun(Project &project, QString *requested, const char *
 std::optional<std::pair<qint64, qint64>> parseRunRange(const QString &text, const char *option, QString *problem);
 
 int importCommand(const QStringList &args, QTextStream &out, QTextStream &err);
+// grademl import ... --follow: what it follows and how (followcommand.cpp).
+struct FollowSettings
+{
+    QStringList inputs;
+    QString runName;
+    QTimeZone timeZone;
+    int threads = 0;
+    qint64 pollMs = 1000;
+    qint64 idleExitMs = 0; // 0: until a signal
+    bool quiet = false;
+};
+int followImport(Project &project, const FollowSettings &settings, QTextStream &out, QTextStream &err);
 int infoCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int queryCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err);

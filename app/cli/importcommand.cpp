@@ -14,6 +14,7 @@
 #include <QTimeZone>
 
 #include <algorithm>
+#include <tuple>
 #include <cmath>
 #include <cstdio>
 #include <unistd.h>
@@ -25,13 +26,33 @@ namespace gml::cli {
 int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
     const Parsed p = parse(args, {QStringLiteral("project"), QStringLiteral("run"),
-                                  QStringLiteral("timezone"), QStringLiteral("jobs")},
-                           {QStringLiteral("quiet")});
+                                  QStringLiteral("timezone"), QStringLiteral("jobs"),
+                                  QStringLiteral("idle-exit"), QStringLiteral("poll")},
+                           {QStringLiteral("quiet"), QStringLiteral("follow")});
     if (!p.error.isEmpty() || p.positional.isEmpty() || !p.options.contains(QStringLiteral("project"))) {
         err << "grademl import: " << (p.error.isEmpty() ? QStringLiteral("need PATH... and --project FILE.grademl") : p.error)
             << "\nusage: grademl import PATH... --project FILE.grademl [--run NAME] "
-               "[--timezone IANA-NAME] [--jobs N]\n";
+               "[--timezone IANA-NAME] [--jobs N]\n"
+               "                      [--follow [--idle-exit SECONDS] [--poll SECONDS]]\n";
         return Usage;
+    }
+    const bool follow = p.flags.contains(QStringLiteral("follow"));
+    FollowSettings followSettings;
+    for (const auto &[name, target, least] : {std::tuple{"idle-exit", &followSettings.idleExitMs, 0.0},
+                                              std::tuple{"poll", &followSettings.pollMs, 0.05}}) {
+        const QString key = QString::fromLatin1(name);
+        if (!p.options.contains(key))
+            continue;
+        bool ok = false;
+        const double seconds = p.options.value(key).toDouble(&ok);
+        if (!follow || !ok || !std::isfinite(seconds) || seconds < least || seconds > 1e6) {
+            err << "grademl import: --" << key << " '" << p.options.value(key) << "': "
+                << (follow ? QStringLiteral("expected seconds, %1 to 1000000").arg(least)
+                           : QStringLiteral("only with --follow"))
+                << '\n';
+            return Usage;
+        }
+        *target = qint64(seconds * 1000.0);
     }
     QTimeZone zone;
     if (p.options.contains(QStringLiteral("timezone"))) {
@@ -69,6 +90,14 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     if (!project)
         return SomeFailed;
     const bool quiet = p.flags.contains(QStringLiteral("quiet"));
+    if (follow) {
+        followSettings.inputs = p.positional;
+        followSettings.runName = p.options.value(QStringLiteral("run"));
+        followSettings.timeZone = zone;
+        followSettings.threads = jobs;
+        followSettings.quiet = quiet;
+        return followImport(*project, followSettings, out, err);
+    }
     // Live progress only on a terminal; logs get the per-file lines below.
     const bool live = !quiet && isatty(fileno(stderr));
     ImportJob job(*project);

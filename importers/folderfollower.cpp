@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "folderfollower.h"
+
+#include "folderscanner.h"
+#include "importer.h"
+#include "project.h"
+
+#include <QDirIterator>
+#include <QFileInfo>
+#include <QSet>
+
+namespace gml {
+
+FolderFollower::FolderFollower(Project &project, Options options)
+    : m_project(project), m_options(std::move(options))
+{
+}
+
+QHash<QString, FolderFollower::Seen> FolderFollower::list() const
+{
+    // What the scanner would walk (folderscanner.h): hidden entries and project files are left
+    // out, so the project written inside a followed folder does not wake the follower.
+    auto skipped = [](const QString &name) {
+        return name.startsWith(QLatin1Char('.')) || name.endsWith(QLatin1String(".grademl")) ||
+               name.endsWith(QLatin1String(".grademl-wal")) || name.endsWith(QLatin1String(".grademl-shm")) ||
+               name.endsWith(QLatin1String(".grademl-journal"));
+    };
+    QHash<QString, Seen> out;
+    auto add = [&](const QFileInfo &info) {
+        out.insert(info.absoluteFilePath(), {info.size(), info.lastModified().toMSecsSinceEpoch()});
+    };
+    for (const QString &input : m_options.inputs) {
+        const QFileInfo top(input);
+        if (top.isFile()) {
+            add(top);
+            continue;
+        }
+        if (!top.isDir())
+            continue;
+        const QString root = top.absoluteFilePath();
+        QDirIterator it(root, QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot | QDir::Hidden,
+                        QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            it.next();
+            const QFileInfo info = it.fileInfo();
+            // Any hidden part of the path below the input hides the entry.
+            const QString rel = info.absoluteFilePath().mid(root.size() + 1);
+            bool hidden = false;
+            for (const QString &part : rel.split(QLatin1Char('/')))
+                hidden = hidden || skipped(part);
+            if (!hidden && info.isFile())
+                add(info);
+        }
+    }
+    return out;
+}
+
+FolderFollower::Poll FolderFollower::poll(qint64 nowMs)
+{
+    Poll result;
+    const QHash<QString, Seen> now = list();
+    const bool changed = now != m_last;
+    if (!changed && !m_pending)
+        return result;
+    QStringList warnings;
+    const QList<ScannedFile> files = scanInputs(m_options.inputs, m_options.runName, &result.errors, &warnings);
+    result.errors += warnings;
+    // A file other than a log read in parts waits until it has kept its size and time for the
+    // settle period: a trace is written whole, then closed.
+    QSet<QString> deferred;
+    for (const ScannedFile &f : files) {
+        if (!f.importer || f.importer->tails())
+            continue;
+        const Seen seen = now.value(f.path);
+        if ((m_polled && !(seen == m_last.value(f.path))) || nowMs - seen.mtimeMs < m_options.settleMs)
+            deferred.insert(f.path);
+    }
+    m_last = now;
+    m_polled = true;
+    m_pending = !deferred.isEmpty();
+    result.waiting = int(deferred.size());
+
+    ImportJob job(m_project);
+    job.setTimeZone(m_options.timeZone);
+    job.setThreads(m_options.threads);
+    job.setQuickCheck(true);
+    job.setDeferred(deferred);
+    if (m_progress)
+        job.setProgressCallback(m_progress);
+    const QList<SourceReport> reports = job.run(files);
+    for (const SourceReport &r : reports) {
+        if (r.status == SourceReport::Status::Imported) {
+            result.imported = true;
+            result.nonAppend = result.nonAppend || !r.appended;
+            result.reports.append(r);
+        } else if (r.status == SourceReport::Status::Failed || r.status == SourceReport::Status::Cancelled) {
+            // A failure is told once, until its file changes and fails differently.
+            if (m_failed.value(r.path) != r.message)
+                result.reports.append(r);
+            m_failed.insert(r.path, r.message);
+        }
+    }
+    result.errors += job.errors();
+    result.changedRuns = job.changedRunIds();
+    return result;
+}
+
+} // namespace gml

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A growing log read in parts (ImportJob::tailOne; importer.h: Importer::tailPrelude).
+//
+// The first import of a log a format can read in parts reads its whole lines; each later one
+// reads only the whole lines appended since, after the format's prelude (its header, the
+// series declared so far), and adds them to the same source and tracks in one transaction
+// with the new read position. A commit is the only way the position moves: a part that fails
+// or is cancelled leaves the project as it was, and the same bytes are read again next time,
+// so nothing imported is lost or read twice. A line cut short (the writer is in the middle of
+// it) waits for its end. A file now shorter than what was read, or whose first bytes changed
+// (truncated, or replaced by a rotation), is read again from its start, with a warning.
+//
+// The position is kept in the source's metadata under "tail": offset (bytes read), line (the
+// next line's number), prelude (base64), head (the hash of the first bytes read, up to 4 KiB).
+#include "contenthash.h"
+#include "importer.h"
+#include "importjob.h"
+#include "project.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace gml {
+
+namespace {
+
+constexpr qint64 kHeadBytes = 4096;
+constexpr qint64 kMaxPartBytes = qint64(64) << 20; // one transaction's worth
+
+struct TailState
+{
+    qint64 offset = 0;
+    qint64 line = 1;
+    QByteArray prelude;
+    QString head;
+};
+
+QString headHash(QFile &f, qint64 bytes)
+{
+    if (!f.seek(0))
+        return {};
+    const QByteArray head = f.read(std::min(bytes, kHeadBytes));
+    ContentHash h;
+    h.add(head.constData(), size_t(head.size()));
+    return ContentHash::text(h.digest());
+}
+
+qint64 mtimeOf(const QString &path)
+{
+    const QFileInfo info(path);
+    return info.lastModified().toMSecsSinceEpoch() * 1'000'000;
+}
+
+std::optional<TailState> stateOf(const QString &metadata)
+{
+    const QJsonObject tail = QJsonDocument::fromJson(metadata.toUtf8()).object().value(QStringLiteral("tail")).toObject();
+    if (tail.isEmpty())
+        return std::nullopt;
+    TailState s;
+    s.offset = tail.value(QStringLiteral("offset")).toInteger(-1);
+    s.line = tail.value(QStringLiteral("line")).toInteger(1);
+    s.prelude = QByteArray::fromBase64(tail.value(QStringLiteral("prelude")).toString().toLatin1());
+    s.head = tail.value(QStringLiteral("head")).toString();
+    if (s.offset < 0 || s.line < 1)
+        return std::nullopt;
+    return s;
+}
+
+QString stateText(const TailState &s)
+{
+    QJsonObject o;
+    o.insert(QStringLiteral("offset"), s.offset);
+    o.insert(QStringLiteral("line"), s.line);
+    o.insert(QStringLiteral("prelude"), QString::fromLatin1(s.prelude.toBase64()));
+    o.insert(QStringLiteral("head"), s.head);
+    return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
+}
+
+} // namespace
+
+std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int index, int count, bool *cancelled)
+{
+    if (!file.importer || !file.importer->tails())
+        return std::nullopt;
+    const Importer &importer = *file.importer;
+    QFile f(file.path);
+    if (!f.open(QIODevice::ReadOnly))
+        return std::nullopt; // the whole-file path says why
+    if (f.peek(2) == QByteArray("\x1f\x8b", 2))
+        return std::nullopt; // gzip: read whole
+    const qint64 size = f.size();
+    const qint64 mtime = mtimeOf(file.path);
+    QElapsedTimer timer;
+    timer.start();
+    SourceReport report = startReport(file);
+
+    // Where the last import of this file stopped, if it was read in parts and still applies.
+    std::optional<SourceRecord> existing = m_project.sourceByPath(file.path);
+    std::optional<TailState> state;
+    QList<ImportWarning> restart;
+    if (existing && existing->format == importer.format()) {
+        auto q = m_project.db().prepare("SELECT importer_version, metadata, json_extract(metadata, '$.time_zone'), "
+                                        "slices, counter_samples, flows FROM source WHERE id = ?");
+        q.bind(1, existing->id);
+        if (q.step() && q.int64(0) == importer.version() &&
+            (q.isNull(2) || q.text(2) == QString::fromUtf8(zoneOf(file).id()))) {
+            if (existing->size == size && existing->mtimeNs == mtime) { // nothing new
+                report.status = existing->status == QLatin1String("imported") ? SourceReport::Status::Unchanged
+                                                                              : SourceReport::Status::Failed;
+                report.message = existing->error;
+                report.slices = q.int64(3);
+                report.counterSamples = q.int64(4);
+                report.flows = q.int64(5);
+                return report;
+            }
+            if (existing->status == QLatin1String("imported"))
+                state = stateOf(q.text(1));
+        }
+    }
+    if (state && (size < state->offset || headHash(f, state->offset) != state->head)) {
+        restart.append({QStringLiteral("the file was %1 while it was followed (%2 bytes now, %3 read before); "
+                                       "it was read again from its start")
+                            .arg(size < state->offset ? QStringLiteral("truncated") : QStringLiteral("replaced"))
+                            .arg(size)
+                            .arg(state->offset),
+                        0, 1});
+        state.reset();
+    }
+    const bool resumed = state.has_value();
+    TailState at;
+    if (resumed)
+        at = *state;
+    bool any = false;
+    while (at.offset < size) {
+        if (!f.seek(at.offset))
+            break;
+        QByteArray part = f.read(std::min(size - at.offset, kMaxPartBytes));
+        part.truncate(part.lastIndexOf('\n') + 1); // whole lines only: a cut one waits for its end
+        if (part.isEmpty())
+            break;
+        const std::optional<QByteArray> prelude = importer.tailPrelude(at.prelude, part);
+        if (!prelude) {
+            if (!any && !resumed)
+                return std::nullopt; // this file is read whole
+            break;
+        }
+        const bool cont = resumed || any;
+        QString error;
+        RunId run = 0;
+        SourceId sourceId = 0;
+        if (cont) {
+            if (!begin(file, index, count, &error)) {
+                report.status = SourceReport::Status::Failed;
+                report.message = file.path + QStringLiteral(": not imported: ") + error;
+                return report;
+            }
+            existing = m_project.sourceByPath(file.path); // inside the transaction
+            if (!existing) {
+                m_project.rollback();
+                report.status = SourceReport::Status::Failed;
+                report.message = file.path + QStringLiteral(": its import was deleted while it was followed");
+                return report;
+            }
+            run = existing->runId;
+            sourceId = existing->id;
+        } else if (!openSource(file, index, count, QString(), existing, run, sourceId, &error)) {
+            report.status = SourceReport::Status::Failed;
+            report.message = file.path + QStringLiteral(": ") + error;
+            return report;
+        }
+        TraceWriter writer(m_project, run, sourceId);
+        if (cont && !writer.resume(&error)) {
+            m_project.rollback();
+            report.status = SourceReport::Status::Failed;
+            report.message = file.path + QStringLiteral(": cannot continue its import: ") + error;
+            return report;
+        }
+        ImportContext ctx;
+        ctx.path = file.path;
+        ctx.fileSize = size;
+        ctx.writer = &writer;
+        ctx.timeZone = zoneOf(file);
+        ctx.tail = ImportContext::Tail{at.prelude + part, at.prelude.size(), at.prelude.count('\n'), at.offset, at.line};
+        const qint64 from = at.offset;
+        ctx.progress = [&](double fraction) {
+            const double done = (double(from) + fraction * double(part.size())) / double(std::max<qint64>(1, size));
+            return !m_progress || m_progress(progressAt(index, count, file.path, done));
+        };
+        ImportOutcome outcome = importGuarded(importer, ctx);
+        if (outcome.ok() && writer.failed())
+            outcome = ImportOutcome::failure(-1, QStringLiteral("could not write to the project: ") + writer.errorString());
+        TailState next{at.offset + part.size(), at.line + part.count('\n'), *prelude, {}};
+        next.head = headHash(f, next.offset);
+        outcome.warnings += writer.warnings();
+        if (!cont)
+            outcome.warnings = restart + outcome.warnings;
+        if (outcome.ok() && writer.finish(outcome.warnings, &error)) {
+            auto st = m_project.db().prepare("UPDATE source SET size = ?, mtime_ns = ?, hash = ?, "
+                                             "metadata = json_set(metadata, '$.tail', json(?)) WHERE id = ?");
+            st.bind(1, size);
+            st.bind(2, mtime);
+            st.bind(3, QStringLiteral("tail:") + next.head);
+            st.bind(4, stateText(next));
+            st.bind(5, sourceId);
+            if (st.exec() && m_project.commit(&error)) {
+                any = true;
+                at = next;
+                report.status = SourceReport::Status::Imported;
+                report.appended = report.appended || cont;
+                report.slices = writer.sliceCount();
+                report.counterSamples = writer.counterCount();
+                report.flows = writer.flowCount();
+                for (const auto &w : outcome.warnings)
+                    report.warnings += w.count;
+                continue;
+            }
+            if (error.isEmpty())
+                error = st.errorString();
+        }
+        m_project.rollback();
+        if (outcome.status == ImportOutcome::Status::Cancelled) {
+            *cancelled = true;
+            report.status = SourceReport::Status::Cancelled;
+            report.message = QStringLiteral("cancelled; the lines after byte %1 were not kept").arg(at.offset);
+            return report;
+        }
+        if (outcome.ok())
+            outcome = ImportOutcome::failure(-1, QStringLiteral("could not write to the project: ") + error);
+        report.status = SourceReport::Status::Failed;
+        report.message = outcome.describe(file.path);
+        // What was read before stays, and the error is kept with it.
+        recordFailure(file, index, count, cont ? m_project.sourceByPath(file.path) : existing, QString(), report);
+        break;
+    }
+    if (!any && report.status != SourceReport::Status::Failed) {
+        // No whole line yet (or none since the last part): nothing to write.
+        report.status = existing ? SourceReport::Status::Unchanged : SourceReport::Status::Skipped;
+        if (!existing)
+            report.message = QStringLiteral("no whole line yet");
+    }
+    report.seconds = double(timer.nsecsElapsed()) / 1e9;
+    return report;
+}
+
+} // namespace gml
