@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Following a folder while a job writes it (issue 38): growing logs read in parts, cut mid-line,
+// truncated and rotated, equal to a one-shot import of what the folder ends up holding; a trace
+// imported once it stops changing; and `grademl record` followed by `grademl import --follow`
+// from another process, read mid-run by `grademl info`.
+#include "folderfollower.h"
+#include "folderscanner.h"
+#include "importjob.h"
+#include "project.h"
+#include "testutil.h"
+
+#include <QDateTime>
+#include <QProcess>
+#include <QRandomGenerator>
+#include <QRegularExpression>
+#include <QThread>
+
+using namespace gml;
+
+namespace {
+
+// Counts and sums of every counter track, by the track's path (parent › name), as text to compare.
+QString countersOf(Project &p)
+{
+    auto st = p.db().prepare(
+        "SELECT coalesce((SELECT name FROM track WHERE id = t.parent_id), '') || ' > ' || t.name, "
+        "count(c.ts), total(c.value), min(c.ts), max(c.ts) FROM track t LEFT JOIN counter c ON c.track_id = t.id "
+        "WHERE t.kind = 6 OR c.ts IS NOT NULL GROUP BY t.id ORDER BY 1, 2, 3");
+    QStringList rows;
+    while (st.step())
+        rows << QStringLiteral("%1: %2 samples, sum %3, %4..%5")
+                    .arg(st.text(0))
+                    .arg(st.int64(1))
+                    .arg(st.real(2), 0, 'g', 15)
+                    .arg(st.int64(3))
+                    .arg(st.int64(4));
+    return rows.join(QLatin1Char('\n'));
+}
+
+std::unique_ptr<Project> openProject(const QString &path)
+{
+    QString error;
+    auto p = Project::open(path, Project::Mode::ReadWrite, &error);
+    if (!p)
+        qFatal("cannot open %s: %s", qPrintable(path), qPrintable(error));
+    return p;
+}
+
+// The folder imported in one go into a new project: what following it must end up equal to.
+QString oneShot(const QString &folder, const QString &projectPath)
+{
+    auto p = openProject(projectPath);
+    QStringList errors;
+    ImportJob job(*p);
+    job.setThreads(1);
+    const auto reports = job.run(scanInputs({folder}, {}, &errors));
+    for (const auto &r : reports)
+        if (r.status == SourceReport::Status::Failed)
+            qFatal("one-shot import failed: %s", qPrintable(r.message));
+    return countersOf(*p);
+}
+
+// A samples file as the recorder writes it: three series, `samples` rows of each, one series
+// declared late (a process that started mid-run).
+QByteArray samplesFile(int samples, qint64 t0 = 1'700'000'000'000'000'000)
+{
+    QByteArray out = "grademl-samples 1\nhost,testhost\nseries,0,host,cpu busy,%\nseries,1,cpu0,busy,%\n";
+    for (int i = 0; i < samples; ++i) {
+        if (i == samples / 2)
+            out += "series,2,process 42 python,cpu,%\n";
+        const qint64 t = t0 + qint64(i) * 100'000'000;
+        out += QByteArray::number(t) + ",0," + QByteArray::number(i % 97 + 0.25) + '\n';
+        out += QByteArray::number(t) + ",1," + QByteArray::number((i * 7) % 100) + '\n';
+        if (i >= samples / 2)
+            out += QByteArray::number(t) + ",2," + QByteArray::number(i * 0.5) + '\n';
+    }
+    return out;
+}
+
+void writeAll(const QString &path, const QByteArray &bytes, QIODevice::OpenMode mode = QIODevice::WriteOnly)
+{
+    QFile f(path);
+    if (!f.open(mode))
+        qFatal("cannot write %s", qPrintable(path));
+    f.write(bytes);
+}
+
+// Whole lines in `bytes` (what may be imported of a file cut there).
+qint64 wholeValueLines(const QByteArray &bytes)
+{
+    qint64 n = 0;
+    const QByteArray whole = bytes.left(bytes.lastIndexOf('\n') + 1);
+    for (const QByteArray &line : whole.split('\n'))
+        if (line.count(',') == 2 && !line.startsWith("series,"))
+            ++n;
+    return n;
+}
+
+qint64 nowMs()
+{
+    return QDateTime::currentMSecsSinceEpoch();
+}
+
+} // namespace
+
+class TestFollow : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_tmp;
+
+    QString path(const QString &name) const { return m_tmp.filePath(name); }
+
+private Q_SLOTS:
+    void samplesInPartsEqualAOneShotImport()
+    {
+        // The file grows by pieces cut anywhere, mid-line included; each poll imports the whole
+        // lines so far, never one twice; the end equals one import of the whole file.
+        const QString dir = path(QStringLiteral("parts"));
+        QDir().mkpath(dir);
+        const QString log = dir + QStringLiteral("/grademl-samples.csv");
+        const QByteArray all = samplesFile(3000);
+        auto project = openProject(path(QStringLiteral("parts.grademl")));
+        FolderFollower follower(*project, {{dir}, {}, {}, 1, 2000});
+        QRandomGenerator rng(38);
+        qsizetype written = 0;
+        int polls = 0, appended = 0;
+        writeAll(log, {});
+        while (written < all.size()) {
+            const qsizetype piece = std::min<qsizetype>(all.size() - written, 1 + rng.bounded(9000));
+            writeAll(log, all.mid(written, piece), QIODevice::Append);
+            written += piece;
+            const auto poll = follower.poll(nowMs());
+            ++polls;
+            for (const auto &r : poll.reports) {
+                QVERIFY2(r.status == SourceReport::Status::Imported, qPrintable(r.message));
+                appended += r.appended ? 1 : 0;
+            }
+            // Exactly the whole lines written so far are in.
+            QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM counter"), wholeValueLines(all.left(written)));
+        }
+        QVERIFY(polls > 20);
+        QVERIFY(appended > 10); // later parts continued the source
+        QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM source"), 1);
+        QCOMPARE(gmltest::text(*project, QStringLiteral("SELECT warnings FROM source")), QStringLiteral("[]"));
+        // No track was made twice.
+        QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM track"),
+                 gmltest::scalar(*project, "SELECT count(DISTINCT coalesce(parent_id, 0) || name) FROM track"));
+        QCOMPARE(countersOf(*project), oneShot(dir, path(QStringLiteral("parts-oneshot.grademl"))));
+        // The source's state says where reading stopped: the end of the file.
+        QCOMPARE(gmltest::scalar(*project, "SELECT json_extract(metadata, '$.tail.offset') FROM source"), all.size());
+    }
+
+    void truncatedOrReplacedLogIsReadAgain()
+    {
+        const QString dir = path(QStringLiteral("trunc"));
+        QDir().mkpath(dir);
+        const QString log = dir + QStringLiteral("/grademl-samples.csv");
+        auto project = openProject(path(QStringLiteral("trunc.grademl")));
+        FolderFollower follower(*project, {{dir}, {}, {}, 1, 2000});
+        writeAll(log, samplesFile(400));
+        QVERIFY(follower.poll(nowMs()).imported);
+        // Truncated and rewritten shorter, from another start: read again from its start.
+        writeAll(log, samplesFile(50, 1'700'000'100'000'000'000));
+        auto poll = follower.poll(nowMs());
+        QVERIFY(poll.imported);
+        QVERIFY(!poll.reports.value(0).appended);
+        QVERIFY2(gmltest::text(*project, QStringLiteral("SELECT warnings FROM source")).contains(QLatin1String("truncated")),
+                 qPrintable(gmltest::text(*project, QStringLiteral("SELECT warnings FROM source"))));
+        QCOMPARE(countersOf(*project), oneShot(dir, path(QStringLiteral("trunc-oneshot.grademl"))));
+        // Replaced by a file as long, with other first bytes: read again too.
+        const QByteArray longer = samplesFile(400, 1'700'000'200'000'000'000);
+        writeAll(log, longer);
+        // As long as before: only its time tells it changed (within one millisecond it would not).
+        QVERIFY(gmltest::setMtime(log, QDateTime::currentDateTime().addSecs(5)));
+        poll = follower.poll(nowMs());
+        QVERIFY(poll.imported);
+        QVERIFY(gmltest::text(*project, QStringLiteral("SELECT warnings FROM source")).contains(QLatin1String("replaced")));
+        QCOMPARE(countersOf(*project), oneShot(dir, path(QStringLiteral("replaced-oneshot.grademl"))));
+    }
+
+    void rotatedLogLosesNothing()
+    {
+        // logrotate's way: the log is renamed to .1 (with lines the follower has not read yet)
+        // and a new one started. Both end up imported, each line once.
+        const QString dir = path(QStringLiteral("rotate"));
+        QDir().mkpath(dir);
+        const QString log = dir + QStringLiteral("/grademl-samples.csv");
+        auto project = openProject(path(QStringLiteral("rotate.grademl")));
+        FolderFollower follower(*project, {{dir}, {}, {}, 1, 2000});
+        const QByteArray first = samplesFile(600);
+        writeAll(log, first.left(first.size() / 3));
+        QVERIFY(follower.poll(nowMs()).imported);
+        writeAll(log, first.mid(first.size() / 3), QIODevice::Append);
+        QVERIFY(QFile::rename(log, log + QStringLiteral(".1")));
+        writeAll(log, samplesFile(200, 1'700'000'000'000'000'000 + 600 * qint64(100'000'000)));
+        QVERIFY(follower.poll(nowMs()).imported);
+        QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM counter"),
+                 wholeValueLines(first) + wholeValueLines(samplesFile(200)));
+        QCOMPARE(countersOf(*project), oneShot(dir, path(QStringLiteral("rotate-oneshot.grademl"))));
+    }
+
+    void nvidiaSmiLogInParts()
+    {
+        // nvidia-smi --query-gpu=timestamp,index,name,utilization.gpu,power.draw --format=csv -l 1
+        const QString dir = path(QStringLiteral("smi"));
+        QDir().mkpath(dir);
+        const QString log = dir + QStringLiteral("/nvidia-smi.csv");
+        QByteArray all = "timestamp, index, name, utilization.gpu [%], power.draw [W]\n";
+        const QDateTime t0(QDate(2026, 11, 27), QTime(10, 0), Qt::UTC);
+        for (int s = 0; s < 300; ++s)
+            for (int gpu = 0; gpu < 2; ++gpu)
+                all += t0.addMSecs(qint64(s) * 1000 + gpu * 3).toString(QStringLiteral("yyyy/MM/dd HH:mm:ss.zzz")).toUtf8() +
+                       ", " + QByteArray::number(gpu) + ", NVIDIA H100 80GB HBM3, " + QByteArray::number((s * 13 + gpu) % 101) +
+                       " %, " + QByteArray::number(100 + s % 50) + ".25 W\n";
+        auto project = openProject(path(QStringLiteral("smi.grademl")));
+        FolderFollower follower(*project, {{dir}, {}, QTimeZone::utc(), 1, 2000});
+        writeAll(log, {});
+        int appended = 0;
+        for (qsizetype at = 0; at < all.size(); at += 1777) {
+            writeAll(log, all.mid(at, 1777), QIODevice::Append);
+            for (const auto &r : follower.poll(nowMs()).reports) {
+                QVERIFY2(r.status == SourceReport::Status::Imported, qPrintable(r.message));
+                appended += r.appended ? 1 : 0;
+            }
+        }
+        QVERIFY(appended > 10);
+        QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM counter"), 300 * 2 * 2);
+        QCOMPARE(gmltest::text(*project, QStringLiteral("SELECT warnings FROM source")), QStringLiteral("[]"));
+        const auto oneShotProject = path(QStringLiteral("smi-oneshot.grademl"));
+        {
+            auto p = openProject(oneShotProject);
+            ImportJob job(*p);
+            job.setTimeZone(QTimeZone::utc());
+            QStringList errors;
+            (void)job.run(scanInputs({dir}, {}, &errors));
+        }
+        auto p = openProject(oneShotProject);
+        QCOMPARE(countersOf(*project), countersOf(*p));
+    }
+
+    void traceIsImportedOnceItStopsChanging()
+    {
+        // A trace file (not a log read in parts) is left alone while it is being written.
+        const QString dir = path(QStringLiteral("trace"));
+        QDir().mkpath(dir);
+        auto project = openProject(path(QStringLiteral("trace.grademl")));
+        FolderFollower follower(*project, {{dir}, {}, {}, 1, 2000});
+        const QString trace = dir + QStringLiteral("/worker0.pt.trace.json");
+        writeAll(trace, R"({"traceEvents": [{"ph": "X", "name": "aten::mm", "cat": "cpu_op", "pid": 1, "tid": 1, "ts": 10, "dur": 5},
+                                           {"ph": "X", "name": "gemm", "cat": "kernel", "pid": 0, "tid": 7, "ts": 12, "dur": 3}]})");
+        const qint64 written = QFileInfo(trace).lastModified().toMSecsSinceEpoch();
+        auto poll = follower.poll(written + 100);
+        QCOMPARE(poll.waiting, 1);
+        QVERIFY(!poll.imported);
+        QVERIFY(follower.busy());
+        poll = follower.poll(written + 2500);
+        QVERIFY(poll.imported);
+        QCOMPARE(poll.waiting, 0);
+        QCOMPARE(gmltest::scalar(*project, "SELECT sum(slices) FROM source"), 2);
+        // Nothing changed: nothing is read, nothing is reported.
+        poll = follower.poll(written + 5000);
+        QVERIFY(!poll.imported && poll.reports.isEmpty());
+        QVERIFY(!follower.busy());
+    }
+
+    void badLineIsToldOnceAndKeepsWhatCameBefore()
+    {
+        const QString dir = path(QStringLiteral("bad"));
+        QDir().mkpath(dir);
+        const QString log = dir + QStringLiteral("/grademl-samples.csv");
+        auto project = openProject(path(QStringLiteral("bad.grademl")));
+        FolderFollower follower(*project, {{dir}, {}, {}, 1, 2000});
+        const QByteArray good = samplesFile(100);
+        writeAll(log, good);
+        QVERIFY(follower.poll(nowMs()).imported);
+        writeAll(log, "garbage line\n", QIODevice::Append);
+        auto poll = follower.poll(nowMs());
+        QCOMPARE(poll.reports.size(), 1);
+        QCOMPARE(poll.reports[0].status, SourceReport::Status::Failed);
+        // The file, the byte and the line it failed at.
+        QVERIFY2(poll.reports[0].message.contains(QStringLiteral("byte %1: line %2:").arg(good.size()).arg(good.count('\n') + 1)),
+                 qPrintable(poll.reports[0].message));
+        QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM counter"), wholeValueLines(good));
+        // Told once: the next poll of an unchanged folder says nothing.
+        QVERIFY(follower.poll(nowMs()).reports.isEmpty());
+    }
+
+    void recordedCommandFollowedFromAnotherProcess()
+    {
+        // The recorder samples a 10-second command into a folder while `grademl import --follow`
+        // imports it; `grademl info` reads the project mid-run; at the end the followed project
+        // equals a one-shot import of the folder.
+        const QString dir = path(QStringLiteral("live"));
+        const QString followed = path(QStringLiteral("live.grademl"));
+        QProcess record, follow;
+        record.start(QStringLiteral(GRADEML_CLI),
+                     {QStringLiteral("record"), QStringLiteral("--out"), dir, QStringLiteral("--interval"), QStringLiteral("100ms"),
+                      QStringLiteral("--nvidia-smi"), QStringLiteral("none"), QStringLiteral("--dcgmi"), QStringLiteral("none"),
+                      QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
+                      QStringLiteral("end=$(($(date +%s) + 10)); while [ $(date +%s) -lt $end ]; do :; done")});
+        QVERIFY(record.waitForStarted());
+        // The recorder makes the folder.
+        for (int i = 0; i < 50 && !QFileInfo(dir + QStringLiteral("/grademl-samples.csv")).exists(); ++i)
+            QThread::msleep(100);
+        follow.start(QStringLiteral(GRADEML_CLI), {QStringLiteral("import"), dir, QStringLiteral("--project"), followed,
+                                                   QStringLiteral("--follow"), QStringLiteral("--idle-exit"), QStringLiteral("3"),
+                                                   QStringLiteral("--poll"), QStringLiteral("0.5")});
+        QVERIFY(follow.waitForStarted());
+        QThread::msleep(4000);
+        QCOMPARE(record.state(), QProcess::Running);
+        const auto info = gmltest::runCli({QStringLiteral("info"), followed});
+        QCOMPARE(info.code, 0);
+        const QRegularExpression samples(QStringLiteral(R"((\d+) counter samples)"));
+        const auto m = samples.match(info.all());
+        QVERIFY2(m.hasMatch() && m.captured(1).toLongLong() > 0, info.all().toUtf8().constData());
+        QVERIFY(record.waitForFinished(30'000));
+        QCOMPARE(record.exitCode(), 0);
+        QVERIFY2(follow.waitForFinished(30'000), "the follower did not stop 3 s after the folder stopped changing");
+        QCOMPARE(follow.exitCode(), 0);
+        const QString followOut = QString::fromUtf8(follow.readAllStandardOutput() + follow.readAllStandardError());
+        QVERIFY2(followOut.contains(QLatin1String("counter samples appended")), qPrintable(followOut));
+        auto p = openProject(followed);
+        QVERIFY(gmltest::scalar(*p, "SELECT count(*) FROM counter") > m.captured(1).toLongLong());
+        QCOMPARE(countersOf(*p), oneShot(dir, path(QStringLiteral("live-oneshot.grademl"))));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFollow)
+#include "tst_follow.moc"
