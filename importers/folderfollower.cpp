@@ -83,7 +83,7 @@ FolderFollower::Poll FolderFollower::poll(qint64 nowMs)
     ImportJob job(m_project);
     job.setTimeZone(m_options.timeZone);
     job.setThreads(m_options.threads);
-    job.setQuickCheck(true);
+    job.setFollowing(true);
     job.setDeferred(deferred);
     if (m_progress)
         job.setProgressCallback(m_progress);

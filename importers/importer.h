@@ -42,6 +42,7 @@ struct ImportContext
         qint64 preludeLines = 0;
         qint64 fileOffset = 0; // where text[preludeBytes] is in the file
         qint64 firstLine = 1;  // the line number of that byte in the file
+        bool growing = false;  // followed: more lines may come (a header alone is no error)
     };
     std::optional<Tail> tail;
     // A byte offset or a 1-based line number in what the importer read, in the file.

@@ -480,7 +480,7 @@ bool ImportJob::unchanged(const ScannedFile &file, SourceReport &report, QString
     const bool runChanged = importer.linksToRun() &&
                             (m_changedRuns.contains(file.runName) || m_relink.contains(file.path));
     // Following a folder, a file that failed is not read again until it changes.
-    if (m_quickCheck && !runChanged && existing && existing->status == QLatin1String("failed") &&
+    if (m_following && !runChanged && existing && existing->status == QLatin1String("failed") &&
         existing->size == file.size && existing->mtimeNs == mtimeNs(file.path) &&
         existing->format == importer.format()) {
         report.status = SourceReport::Status::Failed;
@@ -493,7 +493,7 @@ bool ImportJob::unchanged(const ScannedFile &file, SourceReport &report, QString
     if (runChanged || !existing || existing->status != QLatin1String("imported") ||
         existing->size != file.size || existing->mtimeNs != mtimeNs(file.path) ||
         existing->format != importer.format() ||
-        (m_quickCheck ? !existing->hash.endsWith(withFingerprint(file, {}))
+        (m_following ? !existing->hash.endsWith(withFingerprint(file, {}))
                       : existing->hash != (hash = withFingerprint(file, fileHash(file.path)))))
         return false;
     auto v = m_project.db().prepare("SELECT importer_version, slices, counter_samples, flows, "

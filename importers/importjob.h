@@ -81,9 +81,11 @@ public:
     // Following a folder (folderfollower.h): these files are still being written and are passed
     // over this time (reported Skipped; nothing is recorded of them).
     void setDeferred(QSet<QString> paths) { m_deferred = std::move(paths); }
-    // A file whose size and modification time match its last import is taken as unchanged
-    // without reading it to compare its hash (a follower polls every second).
-    void setQuickCheck(bool quick) { m_quickCheck = quick; }
+    // Following a folder (a follower polls every second): a file whose size and modification
+    // time match its last import is taken as unchanged without reading it to compare its hash,
+    // one that failed is not read again until it changes, and a growing log's last line without
+    // its break, or a header with no row yet, is waited for rather than warned about.
+    void setFollowing(bool following) { m_following = following; }
     // The time zone of local-time logs, over any folder's grademl.json; invalid: not set.
     void setTimeZone(const QTimeZone &zone) { m_timeZone = zone; }
     // Imports, then re-aligns the clocks of every run that changed (clockalignment.h).
@@ -141,7 +143,7 @@ private:
     QTimeZone m_timeZone;
     int m_threads = 0;
     QSet<QString> m_deferred;
-    bool m_quickCheck = false;
+    bool m_following = false;
     ImportProgress::Stage m_stage = ImportProgress::Stage::Reading;
     QSet<QString> m_changedRuns; // runs with a file imported by this job
     QSet<QString> m_appendedRuns; // runs where the only change was lines appended to logs

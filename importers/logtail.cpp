@@ -138,9 +138,16 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
         if (!f.seek(at.offset))
             break;
         QByteArray part = f.read(std::min(size - at.offset, kMaxPartBytes));
+        const bool toEnd = at.offset + part.size() == size;
+        const qsizetype read = part.size();
         part.truncate(part.lastIndexOf('\n') + 1); // whole lines only: a cut one waits for its end
-        if (part.isEmpty())
+        // Not followed, a last line without its break was cut short (the writer killed mid-line).
+        const bool cut = toEnd && part.size() < read && !m_following;
+        if (part.isEmpty()) {
+            if (!m_following && !resumed && !any)
+                return std::nullopt; // not one whole line: the importer says what is wrong
             break;
+        }
         const std::optional<QByteArray> prelude = importer.tailPrelude(at.prelude, part);
         if (!prelude) {
             if (!any && !resumed)
@@ -183,7 +190,8 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
         ctx.fileSize = size;
         ctx.writer = &writer;
         ctx.timeZone = zoneOf(file);
-        ctx.tail = ImportContext::Tail{at.prelude + part, at.prelude.size(), at.prelude.count('\n'), at.offset, at.line};
+        ctx.tail = ImportContext::Tail{at.prelude + part, at.prelude.size(), at.prelude.count('\n'), at.offset, at.line,
+                                       m_following};
         const qint64 from = at.offset;
         ctx.progress = [&](double fraction) {
             const double done = (double(from) + fraction * double(part.size())) / double(std::max<qint64>(1, size));
@@ -197,6 +205,10 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
         outcome.warnings += writer.warnings();
         if (!cont)
             outcome.warnings = restart + outcome.warnings;
+        if (cut)
+            outcome.warnings.append({QStringLiteral("the last line has no line break: the log was cut while it was "
+                                                    "being written; that line is left out"),
+                                     at.offset + part.size(), 1});
         if (outcome.ok() && writer.finish(outcome.warnings, &error)) {
             auto st = m_project.db().prepare("UPDATE source SET size = ?, mtime_ns = ?, hash = ?, "
                                              "metadata = json_set(metadata, '$.tail', json(?)) WHERE id = ?");
