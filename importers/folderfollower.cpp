@@ -55,6 +55,11 @@ QHash<QString, FolderFollower::Seen> FolderFollower::list() const
     return out;
 }
 
+QString FolderFollower::finish()
+{
+    return foldWriteAheadLog(m_project);
+}
+
 FolderFollower::Poll FolderFollower::poll(qint64 nowMs)
 {
     Poll result;

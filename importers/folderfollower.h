@@ -59,6 +59,9 @@ public:
     Poll poll(qint64 nowMs);
     // Something changed since the last poll, or files are waiting to settle.
     bool busy() const { return m_pending; }
+    // When following stops: folds the write-ahead log into the project file (polls leave that to
+    // SQLite's checkpoints, which never wait for a reader). Empty, or why not.
+    QString finish();
 
 private:
     struct Seen

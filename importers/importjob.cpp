@@ -213,21 +213,28 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
             }
         }
     }
-    // Commits sit in the -wal file until a checkpoint copies them into the project; do it now,
-    // so that copying the .grademl alone keeps everything. A reader still on an older snapshot
-    // (the studio) can hold part of it back; SQLite's busy timeout waits for it a while.
-    auto checkpoint = m_project.db().prepare("PRAGMA wal_checkpoint(TRUNCATE);");
-    if (!checkpoint.step() || checkpoint.int64(0) != 0)
-        m_errors.append(QStringLiteral("the project's write-ahead log was not folded into the "
-                                       "project file (%1); keep the .grademl-wal file beside it "
-                                       "until the next import")
-                            .arg(checkpoint.errorString().isEmpty()
-                                     ? QStringLiteral("a reader held it")
-                                     : checkpoint.errorString()));
+    // Following, SQLite's own checkpoints (which never wait) fold the log in as it grows, and
+    // the follower folds the rest when it stops (FolderFollower::finish).
+    if (!m_following)
+        if (const QString why = foldWriteAheadLog(m_project); !why.isEmpty())
+            m_errors.append(why);
     // A project deleted or replaced while this import wrote to it holds nothing of it now.
     if (const QString why = m_project.fileProblem(); !why.isEmpty())
         m_errors.append(why);
     return reports;
+}
+
+QString foldWriteAheadLog(Project &project)
+{
+    // Commits sit in the -wal file until a checkpoint copies them into the project; do it now,
+    // so that copying the .grademl alone keeps everything. A reader still on an older snapshot
+    // (the studio) can hold part of it back; SQLite's busy timeout waits for it a while.
+    auto checkpoint = project.db().prepare("PRAGMA wal_checkpoint(TRUNCATE);");
+    if (checkpoint.step() && checkpoint.int64(0) == 0)
+        return {};
+    return QStringLiteral("the project's write-ahead log was not folded into the project file (%1); keep the "
+                          ".grademl-wal file beside it until the next import")
+        .arg(checkpoint.errorString().isEmpty() ? QStringLiteral("a reader held it") : checkpoint.errorString());
 }
 
 void ImportJob::placeRuns(const QList<ScannedFile> &files, const QList<SourceReport> &reports)

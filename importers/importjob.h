@@ -153,6 +153,10 @@ private:
     QList<RunGrouping> m_groupings;
 };
 
+// Copies the project's write-ahead log into the project file (a checkpoint), so that the
+// .grademl alone holds every commit. Empty, or why not.
+QString foldWriteAheadLog(Project &project);
+
 // The ContentHash of the file's bytes as "xxh64:" and 16 hex digits; empty when unreadable.
 QString fileHash(const QString &path);
 

@@ -125,6 +125,10 @@ int followImport(Project &project, const FollowSettings &settings, QTextStream &
             QThread::msleep(ulong(std::min<qint64>(50, settings.pollMs - slept)));
     }
     updateMetrics();
+    if (const QString why = follower.finish(); !why.isEmpty()) {
+        anyError = true;
+        err << "grademl import: " << why << '\n';
+    }
     sigaction(SIGINT, &oldInt, nullptr);
     sigaction(SIGTERM, &oldTerm, nullptr);
     out << QStringLiteral("followed for %1 s: %2 polls, %3 imports (%4 counter samples appended), %5 failed; stopped %6\n")
