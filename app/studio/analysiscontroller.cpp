@@ -10,6 +10,8 @@
 #include <QPointer>
 #include <QtConcurrent>
 
+#include <climits>
+
 namespace gml {
 
 AnalysisController::AnalysisController(AnalysisPanel *panel, TimelineState *state, TimelineView *timeline,
@@ -19,6 +21,10 @@ AnalysisController::AnalysisController(AnalysisPanel *panel, TimelineState *stat
 {
     qRegisterMetaType<sim::Evidence>();
     connect(m_panel, &AnalysisPanel::runChanged, this, &AnalysisController::select);
+    connect(m_panel, &AnalysisPanel::refreshRequested, this, [this] {
+        m_done = false;
+        start();
+    });
     connect(m_panel, &AnalysisPanel::cancelRequested, this, [this] {
         if (m_cancel)
             *m_cancel = true;
@@ -66,6 +72,33 @@ void AnalysisController::setProject(const QString &projectPath, std::shared_ptr<
     m_panel->showMessage(runs.isEmpty() ? tr("The project has no measured run.") : tr("Analysing when shown…"));
     if (m_visible)
         start();
+}
+
+void AnalysisController::dataGrew(std::shared_ptr<const TimelineData> data)
+{
+    auto slicesOf = [this](const std::shared_ptr<const TimelineData> &d) -> qint64 {
+        if (d)
+            for (const auto &run : d->runs)
+                if (run.name == m_run)
+                    return run.slices;
+        return 0;
+    };
+    const qint64 before = slicesOf(m_data), after = slicesOf(data);
+    m_data = std::move(data);
+    QStringList runs;
+    for (const auto &run : m_data->runs)
+        if (run.kind == QLatin1String("measured") && (run.slices > 0 || run.counterSamples > 0))
+            runs << run.name;
+    if (runs != m_runs) {
+        m_runs = runs;
+        m_panel->setRuns(runs, m_run.isEmpty() ? runs.value(0) : m_run);
+        if (m_run.isEmpty())
+            m_run = runs.value(0);
+    }
+    // New slices (a profiler cycle's trace, new iterations) make the shown findings stale.
+    if (after > before && m_done)
+        m_panel->offerRefresh(tr("%n new slices in %1 since this analysis", nullptr, int(std::min<qint64>(after - before, INT_MAX)))
+                                  .arg(m_run));
 }
 
 void AnalysisController::setVisible(bool visible)

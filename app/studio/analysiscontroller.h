@@ -33,6 +33,9 @@ public:
     ~AnalysisController() override;
 
     void setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data);
+    // A followed folder brought new data: the shown report is kept, and the panel offers to
+    // analyse again (with `data`) when the run it shows grew.
+    void dataGrew(std::shared_ptr<const TimelineData> data);
     void setVisible(bool visible); // the dock: analyses the first time it shows
     void select(const QString &run);
     // The run in focus in the timeline: the panel switches to it when it can analyse it.

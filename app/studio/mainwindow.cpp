@@ -162,6 +162,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_statusHover = new QLabel(this);
     statusBar()->addWidget(m_statusHover, 1);
     statusBar()->addPermanentWidget(m_statusWindow);
+    buildLiveControls();
     connect(m_timeline, &TimelineView::hoverTextChanged, m_statusHover, &QLabel::setText);
     connect(m_rankView, &RankOverviewView::hoverTextChanged, m_statusHover, &QLabel::setText);
     connect(findChild<FlameView *>(), &FlameView::hoverTextChanged, m_statusHover, &QLabel::setText);
@@ -382,6 +383,15 @@ void MainWindow::buildMenus()
     });
     m_recentMenu = file->addMenu(tr("&Recent"));
     rebuildRecentMenu();
+    file->addSeparator();
+    file->addAction(tr("Fo&llow Folder…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Follow a Folder While a Job Writes It"));
+        if (!dir.isEmpty())
+            followFolder(dir);
+    });
+    file->addAction(tr("Record &Command…"), this, &MainWindow::askRecordCommand);
+    file->addAction(tr("S&top Following"), this, [this] { m_follow.stop(); });
+    file->addSeparator();
     file->addAction(tr("&Reload"), QKeySequence(QKeySequence::Refresh), this, [this] {
         if (!m_openedPath.isEmpty())
             openPath(m_openedPath);
@@ -822,6 +832,7 @@ void MainWindow::closeEvent(QCloseEvent *e)
     m_whatIf.waitForIdle();
     m_import.cancel();
     m_import.waitForFinished();
+    m_follow.stop(); // a recorded command gets Ctrl-C, its recorder writes what it has
     e->accept();
 }
 

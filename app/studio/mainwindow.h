@@ -3,6 +3,7 @@
 
 #include "figuredialog.h"
 #include "graphcontroller.h"
+#include "followcontroller.h"
 #include "importcontroller.h"
 #include "whatifcontroller.h"
 #include "searchcontroller.h"
@@ -132,6 +133,15 @@ public:
     int findMatchCount() const { return int(m_matches.size()); }
     int findCurrent() const { return m_matchIndex; }
 
+    // Live (mainwindowlive.cpp): follows a folder while a job writes it (File › Follow Folder…,
+    // --follow), or records a command and follows its folder (File › Record Command…, --record).
+    // The window opens the folder's project at the first update and takes in each later one
+    // without losing the user's place; the timeline follows the data's end unless the user
+    // looked elsewhere (the status bar's Follow button brings it back).
+    void followFolder(const QString &folder);
+    bool recordCommand(const QStringList &command, const QString &interval, const QString &out, QString *error);
+    FollowController &follower() { return m_follow; }
+
 Q_SIGNALS:
     void loaded(bool ok);
     void whatIfShown(bool ok);
@@ -149,6 +159,9 @@ private:
                      ImportController::Edit edit = {});
     void onImportProgress(const QString &stage, const QString &detail, int done, int total);
     void onImportFinished(const ImportController::Result &result);
+    void onLiveUpdate(const FollowController::Update &update);
+    void buildLiveControls();
+    void askRecordCommand();
     void onSelectedSliceChanged();
     void updateAggregate();
     void onAggregated(const std::vector<AggregateRow> &rows, TimeNs t0, TimeNs t1, const QString &error);
@@ -190,6 +203,10 @@ private:
     QProgressDialog *m_progress = nullptr;
     QTimer *m_aggregateTimer;
     ImportController m_import;
+    FollowController m_follow;
+    QToolButton *m_liveButton = nullptr; // "Follow": the timeline back to the live end
+    QLabel *m_liveLabel = nullptr;
+    qint64 m_liveUpdates = 0;
     WhatIfController m_whatIf;
     WhatIfPanel *m_whatIfPanel = nullptr;
     GraphView *m_graphView = nullptr;

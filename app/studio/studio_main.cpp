@@ -14,6 +14,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFile>
 #include <QFont>
@@ -95,6 +96,29 @@ int main(int argc, char **argv)
                                    QStringLiteral("light, dark or system (default: the last chosen; screenshots: light)"),
                                    QStringLiteral("THEME"));
     parser.addOption(themeOption);
+    QCommandLineOption followOption(QStringLiteral("follow"),
+                                    QStringLiteral("Follow this folder while a job writes it: import what arrives "
+                                                   "and keep the timeline at its end"),
+                                    QStringLiteral("DIR"));
+    parser.addOption(followOption);
+    QCommandLineOption recordOption(QStringLiteral("record"),
+                                    QStringLiteral("Record the command given after -- (grademl record) into a new "
+                                                   "folder and follow it; closing the window stops both"));
+    parser.addOption(recordOption);
+    QCommandLineOption intervalOption(QStringLiteral("interval"),
+                                      QStringLiteral("With --record: how often to sample (default 100ms)"),
+                                      QStringLiteral("DURATION"));
+    parser.addOption(intervalOption);
+    QCommandLineOption outOption(QStringLiteral("out"),
+                                 QStringLiteral("With --record: the folder to record into (default: a new one under "
+                                                "the user's data folder)"),
+                                 QStringLiteral("DIR"));
+    parser.addOption(outOption);
+    QCommandLineOption liveSeconds(QStringLiteral("live-seconds"),
+                                   QStringLiteral("With --screenshot and --follow or --record: take the picture after "
+                                                  "this many seconds of live data"),
+                                   QStringLiteral("SECONDS"), QStringLiteral("0"));
+    parser.addOption(liveSeconds);
     parser.process(app);
 
     gml::MainWindow::setSystemDark(app.palette().color(QPalette::Window).lightness() < 128);
@@ -111,12 +135,33 @@ int main(int argc, char **argv)
                     : parser.isSet(screenshot) ? QStringLiteral("light")
                                                : gml::MainWindow::savedTheme(),
                     false);
-    const QStringList paths = parser.positionalArguments();
+    QStringList paths = parser.positionalArguments();
+    // Live: a folder to follow, or a command to record (everything after --) and follow.
+    const bool live = parser.isSet(followOption) || parser.isSet(recordOption);
+    if (parser.isSet(recordOption) && paths.isEmpty()) {
+        std::fprintf(stderr, "grademl-studio: --record needs a command after --\n");
+        return 2;
+    }
+    auto startLive = [&]() -> bool {
+        if (parser.isSet(followOption)) {
+            window.followFolder(parser.value(followOption));
+            return true;
+        }
+        QString why;
+        if (window.recordCommand(paths, parser.value(intervalOption), parser.value(outOption), &why))
+            return true;
+        std::fprintf(stderr, "grademl-studio: %s\n", qPrintable(why));
+        return false;
+    };
     if (!parser.isSet(screenshot)) {
         window.restoreLayout();
         window.show();
-        if (!paths.isEmpty())
+        if (live) {
+            if (!startLive())
+                return 1;
+        } else if (!paths.isEmpty()) {
             window.openPath(paths.first());
+        }
         return QApplication::exec();
     }
 
@@ -132,14 +177,25 @@ int main(int argc, char **argv)
     window.resize(w, h);
     window.show();
     bool ok = true;
-    if (!paths.isEmpty()) {
+    if (live && !startLive())
+        return 1;
+    if (!paths.isEmpty() || live) {
         QEventLoop loop;
         QObject::connect(&window, &gml::MainWindow::loaded, &loop, [&](bool success) {
             ok = success;
             loop.quit();
         });
-        window.openPath(paths.first());
+        if (!live)
+            window.openPath(paths.first());
         loop.exec();
+        // Live: the picture after this many seconds of data arriving.
+        if (ok && live) {
+            QElapsedTimer waited;
+            waited.start();
+            const qint64 ms = qint64(parser.value(liveSeconds).toDouble() * 1000);
+            while (waited.elapsed() < ms)
+                window.follower().waitForUpdate(int(std::max<qint64>(1, ms - waited.elapsed())));
+        }
         if (ok && parser.isSet(select)) {
             window.find(parser.value(select), false);
             window.waitForSearch();

@@ -61,6 +61,10 @@ AnalysisPanel::AnalysisPanel(QWidget *parent) : QWidget(parent)
     m_cancel = new QPushButton(tr("Cancel"), this);
     m_cancel->setVisible(false);
     top->addWidget(m_cancel);
+    m_refresh = new QPushButton(tr("Refresh"), this);
+    m_refresh->setToolTip(tr("Analyse the run again with the data that arrived since"));
+    m_refresh->setVisible(false);
+    top->addWidget(m_refresh);
     layout->addLayout(top);
 
     m_summary = new QLabel(this);
@@ -127,6 +131,10 @@ AnalysisPanel::AnalysisPanel(QWidget *parent) : QWidget(parent)
             Q_EMIT runChanged(run);
     });
     connect(m_cancel, &QPushButton::clicked, this, &AnalysisPanel::cancelRequested);
+    connect(m_refresh, &QPushButton::clicked, this, [this] {
+        m_refresh->setVisible(false);
+        Q_EMIT refreshRequested();
+    });
     connect(m_findings, &QTreeWidget::currentItemChanged, this, &AnalysisPanel::showFinding);
     connect(m_evidence, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) {
         Q_EMIT evidenceActivated(item->data(Qt::UserRole).value<sim::Evidence>());
@@ -171,8 +179,15 @@ void AnalysisPanel::showMessage(const QString &text)
     m_cancel->setVisible(false);
 }
 
+void AnalysisPanel::offerRefresh(const QString &text)
+{
+    m_status->setText(text);
+    m_refresh->setVisible(true);
+}
+
 void AnalysisPanel::showReport(const sim::RunReport &report, bool final)
 {
+    m_refresh->setVisible(false);
     const int keep = selectedFinding();
     m_report = report;
     m_rankView->setAnalysis(report.analysis);

@@ -35,6 +35,9 @@ public:
     // `final`: the findings are priced and ranked (else they are still being priced).
     void showReport(const sim::RunReport &report, bool final);
     void showMessage(const QString &text);
+    // New data arrived in a followed folder (FollowController): a "Refresh" button beside
+    // `text` until it is pressed or the next report is shown.
+    void offerRefresh(const QString &text);
     const sim::RunReport *report() const { return m_report ? &*m_report : nullptr; }
     int selectedFinding() const;
     void selectFinding(int index);
@@ -45,6 +48,7 @@ public:
 Q_SIGNALS:
     void runChanged(const QString &run);
     void cancelRequested();
+    void refreshRequested();
     void evidenceActivated(const gml::sim::Evidence &evidence);
     void tryRequested(const QList<gml::sim::Transform> &transforms);
 
@@ -55,6 +59,7 @@ private:
     QLabel *m_status;
     QProgressBar *m_progress;
     QPushButton *m_cancel;
+    QPushButton *m_refresh;
     QLabel *m_summary;
     QTreeWidget *m_findings;
     QTextBrowser *m_detail;

@@ -34,7 +34,7 @@ TimelineView::TimelineView(TimelineState *state, QWidget *parent)
     connect(m_state, &TimelineState::selectionChanged, this, qOverload<>(&QWidget::update));
     connect(m_state, &TimelineState::selectedSliceChanged, this, qOverload<>(&QWidget::update));
     connect(m_state, &TimelineState::cursorChanged, this, qOverload<>(&QWidget::update));
-    connect(m_state, &TimelineState::focusChanged, this, &TimelineView::relayout);
+    connect(m_state, &TimelineState::focusChanged, this, [this] { relayout(); });
 }
 
 TimelineView::~TimelineView()
@@ -44,6 +44,16 @@ TimelineView::~TimelineView()
 }
 
 void TimelineView::setData(std::shared_ptr<const TimelineData> data)
+{
+    adopt(std::move(data));
+    m_firstPaintMs = -1;
+    m_firstPaintPending = true;
+    m_links.clear();
+    m_highlighted.clear();
+    relayout();
+}
+
+void TimelineView::adopt(std::shared_ptr<const TimelineData> data)
 {
     if (const auto &old = m_painter.data(); old && old->pager && (!data || old->pager != data->pager))
         old->pager->removeListener(this);
@@ -63,11 +73,12 @@ void TimelineView::setData(std::shared_ptr<const TimelineData> data)
         });
     }
     m_painter.setData(std::move(data));
-    m_firstPaintMs = -1;
-    m_firstPaintPending = true;
-    m_links.clear();
-    m_highlighted.clear();
-    relayout();
+}
+
+void TimelineView::updateLiveData(std::shared_ptr<const TimelineData> data)
+{
+    adopt(std::move(data));
+    relayout(true);
 }
 
 void TimelineView::waitForPages()
@@ -320,7 +331,7 @@ bool TimelineView::onLabelEdge(QPointF pos) const
            std::abs(pos.x() - m_painter.metrics().labelWidth) <= 3;
 }
 
-void TimelineView::relayout()
+void TimelineView::relayout(bool live)
 {
     TimelineLayout l;
     if (data())
@@ -328,8 +339,12 @@ void TimelineView::relayout()
                 TimelineFocus{m_state->focusRuns(), m_state->projectClock()}, m_filter);
     m_painter.setLayout(l);
     // The focused runs' span is the trace range (set before any paint asks the pager for rows).
-    if (data() && (l.spanStart() != m_state->traceStart() || l.spanEnd() != m_state->traceEnd()))
-        m_state->setTraceRange(l.spanStart(), l.spanEnd());
+    if (data() && (l.spanStart() != m_state->traceStart() || l.spanEnd() != m_state->traceEnd())) {
+        if (live)
+            m_state->extendTraceRange(l.spanStart(), l.spanEnd());
+        else
+            m_state->setTraceRange(l.spanStart(), l.spanEnd());
+    }
     updateScrollBar();
     update();
     Q_EMIT layoutChanged();

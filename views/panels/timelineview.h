@@ -25,6 +25,9 @@ public:
     ~TimelineView() override;
 
     void setData(std::shared_ptr<const TimelineData> data);
+    // A followed folder's data grew: the new data in, the selection, rows and a window away
+    // from the end kept (TimelineState::extendTraceRange).
+    void updateLiveData(std::shared_ptr<const TimelineData> data);
     const std::shared_ptr<const TimelineData> &data() const { return m_painter.data(); }
     // Blocks until the rows in view show what their scale wants (paged tracks read): for
     // screenshots and tests, never on a user's path.
@@ -92,7 +95,9 @@ protected:
     void contextMenuEvent(QContextMenuEvent *) override;
 
 private:
-    void relayout();
+    void relayout(bool live = false);
+    // The data drawn, and its pager's reads repainting this view.
+    void adopt(std::shared_ptr<const TimelineData> data);
     void ensureShown(TrackId track); // expands and unhides its ancestors
     void focusRunOf(TrackId track);  // puts its run in focus when it is not shown
     // Adds or removes `key` and lays the rows out again when that changed something.

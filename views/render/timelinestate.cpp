@@ -28,6 +28,36 @@ void TimelineState::setTraceRange(TimeNs start, TimeNs end)
     showAll();
 }
 
+bool TimelineState::atTraceEnd() const
+{
+    return m_windowEnd >= m_traceEnd - std::max<TimeNs>(1, windowDuration() / 100);
+}
+
+void TimelineState::showTraceEnd()
+{
+    const TimeNs width = std::min(windowDuration(), m_traceEnd - m_traceStart);
+    setWindow(m_traceEnd - width, m_traceEnd);
+}
+
+void TimelineState::extendTraceRange(TimeNs start, TimeNs end)
+{
+    end = std::max(end, start + 1);
+    if (start == m_traceStart && end == m_traceEnd)
+        return;
+    const bool all = m_windowStart <= m_traceStart && m_windowEnd >= m_traceEnd;
+    const bool following = atTraceEnd();
+    const TimeNs width = windowDuration();
+    m_traceStart = start;
+    m_traceEnd = end;
+    Q_EMIT traceRangeChanged(start, end);
+    if (all)
+        showAll();
+    else if (following)
+        setWindow(end - width, end);
+    else
+        setWindow(m_windowStart, m_windowEnd); // clamped to the new range
+}
+
 void TimelineState::setWindow(TimeNs start, TimeNs end)
 {
     const TimeNs margin = std::max<TimeNs>(1, (m_traceEnd - m_traceStart) / 20);

@@ -34,6 +34,14 @@ public:
     TimeNs traceStart() const { return m_traceStart; }
     TimeNs traceEnd() const { return m_traceEnd; }
     void setTraceRange(TimeNs start, TimeNs end); // also shows the whole trace
+    // The trace grew while it is followed (a live folder): a window that showed its end moves
+    // with it, its width kept (one that showed all of it shows all); any other is left where
+    // the user put it. The window showed the end when it reached within 1% of its width of it.
+    void extendTraceRange(TimeNs start, TimeNs end);
+    // The window's end is at the trace's end (what extendTraceRange follows).
+    bool atTraceEnd() const;
+    // Moves the window, its width kept, to end at the trace's end (the Follow button).
+    void showTraceEnd();
 
     TimeNs windowStart() const { return m_windowStart; }
     TimeNs windowEnd() const { return m_windowEnd; }
