@@ -14,6 +14,7 @@
 static const char kUsage[] =
     "usage: grademl COMMAND ...\n"
     "  import PATH... --project FILE.grademl [--run NAME]   import trace files or folders\n"
+    "         [--follow [--idle-exit SECONDS] [--poll SECONDS]]  ... and keep importing while they change\n"
     "  info FILE.grademl [--json]                            runs, sources, counts, track tree\n"
     "  query FILE.grademl \"SELECT ...\"                       one read-only SQL statement, CSV out\n"
     "  export FILE.grademl --view timeline [--run NAME] [--range START_NS:END_NS]\n"

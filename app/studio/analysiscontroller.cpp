@@ -8,6 +8,7 @@
 #include "timelineview.h"
 
 #include <QPointer>
+#include <QSignalBlocker>
 #include <QtConcurrent>
 
 #include <climits>
@@ -22,6 +23,10 @@ AnalysisController::AnalysisController(AnalysisPanel *panel, TimelineState *stat
     qRegisterMetaType<sim::Evidence>();
     connect(m_panel, &AnalysisPanel::runChanged, this, &AnalysisController::select);
     connect(m_panel, &AnalysisPanel::refreshRequested, this, [this] {
+        if (!m_refreshRun.isEmpty() && m_refreshRun != m_run) {
+            m_panel->setRuns(m_runs, m_refreshRun);
+            m_run = m_refreshRun;
+        }
         m_done = false;
         start();
     });
@@ -85,20 +90,43 @@ void AnalysisController::dataGrew(std::shared_ptr<const TimelineData> data)
     };
     const qint64 before = slicesOf(m_data), after = slicesOf(data);
     m_data = std::move(data);
-    QStringList runs;
+    QStringList runs, newRuns;
     for (const auto &run : m_data->runs)
-        if (run.kind == QLatin1String("measured") && (run.slices > 0 || run.counterSamples > 0))
+        if (run.kind == QLatin1String("measured") && (run.slices > 0 || run.counterSamples > 0)) {
             runs << run.name;
+            if (!m_runs.contains(run.name) && run.slices > 0)
+                newRuns << run.name;
+        }
     if (runs != m_runs) {
         m_runs = runs;
-        m_panel->setRuns(runs, m_run.isEmpty() ? runs.value(0) : m_run);
-        if (m_run.isEmpty())
-            m_run = runs.value(0);
+        // The run shown may have been renamed (a folder's second trace splits it into runs of
+        // one workload, rungrouping.h): its first successor is analysed in its place.
+        const bool gone = !runs.contains(m_run);
+        if (gone)
+            m_run = newRuns.value(0, runs.value(0));
+        {
+            const QSignalBlocker quiet(m_panel);
+            m_panel->setRuns(runs, m_run);
+        }
+        if (gone) {
+            newRuns.removeAll(m_run);
+            m_done = false;
+            if (m_visible)
+                start();
+        }
     }
-    // New slices (a profiler cycle's trace, new iterations) make the shown findings stale.
-    if (after > before && m_done)
+    if (!m_done)
+        return; // not analysed yet: it will be with the new data
+    // New slices make the shown findings stale: new iterations of the run shown, or a new run
+    // (torch.profiler writes a trace per cycle, and each is a run of the folder's workload).
+    m_refreshRun = QString();
+    if (!newRuns.isEmpty()) {
+        m_refreshRun = newRuns.last();
+        m_panel->offerRefresh(tr("New run %1 arrived: Refresh analyses it").arg(m_refreshRun));
+    } else if (after > before) {
         m_panel->offerRefresh(tr("%n new slices in %1 since this analysis", nullptr, int(std::min<qint64>(after - before, INT_MAX)))
                                   .arg(m_run));
+    }
 }
 
 void AnalysisController::setVisible(bool visible)
@@ -112,6 +140,8 @@ void AnalysisController::select(const QString &run)
 {
     if (run == m_run && m_done)
         return;
+    if (run != m_run)
+        m_panel->withdrawRefresh();
     m_run = run;
     m_done = false;
     if (m_visible)

@@ -69,6 +69,7 @@ private:
     QString m_projectPath;
     std::shared_ptr<const TimelineData> m_data;
     QString m_run;
+    QString m_refreshRun; // the run Refresh analyses (a new one), empty: m_run again
     QStringList m_runs; // the runs it can analyse
     bool m_visible = false;
     bool m_done = false; // m_run is analysed (or being analysed)

@@ -127,9 +127,12 @@ bool FollowController::record(const QStringList &command, const QString &interva
         *error = tr("no command to record");
         return false;
     }
-    const QString cli = QCoreApplication::applicationDirPath() + QStringLiteral("/grademl");
-    if (!QFileInfo(cli).isExecutable()) {
-        *error = tr("%1: the recorder (grademl record) is not installed beside the studio").arg(cli);
+    // The grademl beside the studio (the package installs both in one folder), else on PATH.
+    QString cli = QCoreApplication::applicationDirPath() + QStringLiteral("/grademl");
+    if (!QFileInfo(cli).isExecutable())
+        cli = QStandardPaths::findExecutable(QStringLiteral("grademl"));
+    if (cli.isEmpty()) {
+        *error = tr("the recorder (grademl record) is neither beside the studio nor on PATH");
         return false;
     }
     QString dir = out;

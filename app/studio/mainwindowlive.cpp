@@ -132,9 +132,9 @@ void MainWindow::onLiveUpdate(const FollowController::Update &u)
     m_measuredData = u.data;
     m_timeline->updateLiveData(u.data);
     m_sources->setRuns(u.data->runs);
-    m_analysis->dataGrew(u.data);
-    if (newRuns) // a new run appeared: the focus list offers it (the focus itself is kept)
+    if (newRuns) // a new run appeared: the focus list offers it
         m_focus->setProject(m_projectPath, u.data, m_readProject.get());
+    m_analysis->dataGrew(u.data); // after the focus: it may offer to analyse the new run
     qint64 samples = 0;
     for (const auto &run : u.data->runs)
         samples += run.counterSamples;

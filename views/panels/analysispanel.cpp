@@ -185,9 +185,13 @@ void AnalysisPanel::offerRefresh(const QString &text)
     m_refresh->setVisible(true);
 }
 
-void AnalysisPanel::showReport(const sim::RunReport &report, bool final)
+void AnalysisPanel::withdrawRefresh()
 {
     m_refresh->setVisible(false);
+}
+
+void AnalysisPanel::showReport(const sim::RunReport &report, bool final)
+{
     const int keep = selectedFinding();
     m_report = report;
     m_rankView->setAnalysis(report.analysis);
