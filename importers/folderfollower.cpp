@@ -72,10 +72,17 @@ FolderFollower::Poll FolderFollower::poll(qint64 nowMs)
     result.errors += warnings;
     // A file other than a log read in parts waits until it has kept its size and time for the
     // settle period: a trace is written whole, then closed.
+    // A growing log is read while it grows: in parts, or whole at most every kRereadMs.
     QSet<QString> deferred;
     for (const ScannedFile &f : files) {
-        if (!f.importer || f.importer->tails())
+        if (!f.importer)
             continue;
+        if (f.importer->grows()) {
+            if (const auto read = m_wholeReads.constFind(f.path);
+                read != m_wholeReads.constEnd() && nowMs - *read < kRereadMs)
+                deferred.insert(f.path);
+            continue;
+        }
         const Seen seen = now.value(f.path);
         if ((m_polled && !(seen == m_last.value(f.path))) || nowMs - seen.mtimeMs < m_options.settleMs)
             deferred.insert(f.path);
@@ -95,6 +102,8 @@ FolderFollower::Poll FolderFollower::poll(qint64 nowMs)
     const QList<SourceReport> reports = job.run(files);
     for (const SourceReport &r : reports) {
         if (r.status == SourceReport::Status::Imported) {
+            if (!r.inParts)
+                m_wholeReads.insert(r.path, nowMs);
             result.imported = true;
             result.nonAppend = result.nonAppend || !r.appended;
             result.reports.append(r);

@@ -22,8 +22,10 @@ class Project;
 // an import job of what is ready:
 //   - a log its format reads in parts (the recorder's samples, nvidia-smi -l with timestamps
 //     and GPU ids) at once: only its whole lines appended since the last poll (logtail.cpp);
+//   - another growing log (dcgmi dmon, top -b, nvidia-smi dmon, an MLflow run's metrics) whole,
+//     while it grows, at most every 30 s (Importer::grows);
 //   - any other file once it has stopped changing for `settleMs` (a Kineto trace written per
-//     profiler cycle, an Nsight export, a dmon log): it is read whole, and again when it changes.
+//     profiler cycle, an Nsight export): it is read whole, and again when it changes.
 // A file whose size and modification time match its last import is not read (ImportJob's quick
 // check). Runs on the calling thread, which owns the Project.
 class FolderFollower
@@ -77,6 +79,10 @@ private:
     std::function<bool(const ImportProgress &)> m_progress;
     QHash<QString, Seen> m_last;
     QHash<QString, QString> m_failed; // path -> the failure last told
+    // Growing logs read whole (their format, or this file, cannot be read in parts): when
+    // each was last read; it is read again at most every kRereadMs while it grows.
+    static constexpr qint64 kRereadMs = 30'000;
+    QHash<QString, qint64> m_wholeReads;
     bool m_pending = true; // the first poll imports
     bool m_polled = false;
 };

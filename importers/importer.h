@@ -117,6 +117,10 @@ public:
         return std::nullopt;
     }
     virtual bool tails() const { return false; } // tailPrelude may say yes
+    // A log a tool appends to for as long as the job runs (GPU and host monitors, the
+    // recorder's samples, an MLflow run's metrics): followed, it is read while it grows rather
+    // than once it stops changing; one not read in parts is read whole at most every 30 s.
+    virtual bool grows() const { return tails(); }
 };
 
 // All importers known to the folder scanner, most specific first.

@@ -41,6 +41,7 @@ struct SourceReport
     // A growing log of which only the lines appended since its last import were read
     // (logtail.cpp); the counts are the source's totals.
     bool appended = false;
+    bool inParts = false; // read as a log in parts (logtail.cpp), whether or not it continued
 };
 
 QString statusName(SourceReport::Status status);

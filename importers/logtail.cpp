@@ -96,6 +96,7 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
     QElapsedTimer timer;
     timer.start();
     SourceReport report = startReport(file);
+    report.inParts = true;
 
     // Where the last import of this file stopped, if it was read in parts and still applies.
     std::optional<SourceRecord> existing = m_project.sourceByPath(file.path);

@@ -24,6 +24,7 @@ public:
     int version() const override { return 2; } // 2: metric points keep their step
     SniffResult sniff(const QString &path, const QByteArray &head) const override;
     ImportOutcome import(ImportContext &context) const override;
+    bool grows() const override { return true; } // its metrics, while the run lives
     QString fingerprint(const QString &path) const override;
     // It writes the experiment and workload records of the project itself.
     bool importsAside() const override { return false; }

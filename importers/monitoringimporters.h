@@ -49,6 +49,7 @@ public:
     int version() const override { return 1; }
     SniffResult sniff(const QString &path, const QByteArray &head) const override;
     ImportOutcome import(ImportContext &context) const override;
+    bool grows() const override { return true; }
 };
 
 // dcgmi dmon -e ... (fixed-width columns, header and units repeated, N/A, no timestamps)
@@ -59,6 +60,7 @@ public:
     int version() const override { return 1; }
     SniffResult sniff(const QString &path, const QByteArray &head) const override;
     ImportOutcome import(ImportContext &context) const override;
+    bool grows() const override { return true; }
 };
 
 // top -b batch output: load, tasks, CPU split, memory and swap, and the busiest processes.
@@ -69,6 +71,7 @@ public:
     int version() const override { return 1; }
     SniffResult sniff(const QString &path, const QByteArray &head) const override;
     ImportOutcome import(ImportContext &context) const override;
+    bool grows() const override { return true; }
 };
 
 // The first absolute time (project clock, ns) found in a log with absolute timestamps in the

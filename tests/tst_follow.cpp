@@ -263,6 +263,34 @@ private Q_SLOTS:
         QVERIFY(!follower.busy());
     }
 
+    void logReadWholeAtMostEveryThirtySeconds()
+    {
+        // A GPU log that cannot be read in parts (no timestamps: its samples are placed from the
+        // whole file) never stops changing while the job runs: it is read whole as it grows,
+        // at most every 30 s, not once it settles (it would not).
+        const QString dir = path(QStringLiteral("whole"));
+        QDir().mkpath(dir);
+        const QString log = dir + QStringLiteral("/nvidia-smi.csv");
+        writeAll(log, "index, utilization.gpu [%]\n0, 5 %\n1, 7 %\n");
+        auto project = openProject(path(QStringLiteral("whole.grademl")));
+        FolderFollower follower(*project, {{dir}, {}, {}, 1, 2000});
+        const qint64 t = nowMs();
+        auto poll = follower.poll(t);
+        QVERIFY(poll.imported);
+        QVERIFY(!poll.reports[0].inParts);
+        QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM counter"), 2);
+        writeAll(log, "0, 6 %\n1, 8 %\n", QIODevice::Append);
+        poll = follower.poll(t + 1000);
+        QVERIFY(!poll.imported);
+        QCOMPARE(poll.waiting, 1);
+        QVERIFY(follower.busy());
+        writeAll(log, "0, 9 %\n1, 9 %\n", QIODevice::Append);
+        poll = follower.poll(t + 31'000);
+        QVERIFY(poll.imported);
+        QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM counter"), 6);
+        QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM source"), 1);
+    }
+
     void badLineIsToldOnceAndKeepsWhatCameBefore()
     {
         const QString dir = path(QStringLiteral("bad"));
