@@ -49,6 +49,9 @@ public:
     int version() const override { return 1; }
     SniffResult sniff(const QString &path, const QByteArray &head) const override;
     ImportOutcome import(ImportContext &context) const override;
+    // With -o DT (each row dated) a followed log is read in parts (logtail.h).
+    bool tails() const override { return true; }
+    std::optional<QByteArray> tailPrelude(QByteArrayView prelude, QByteArrayView lines) const override;
     bool grows() const override { return true; }
 };
 

@@ -257,6 +257,35 @@ SniffResult NvidiaSmiDmonImporter::sniff(const QString &, const QByteArray &head
     return isDmonHeader(first.trimmed()) ? SniffResult{90, {}} : SniffResult{};
 }
 
+std::optional<QByteArray> NvidiaSmiDmonImporter::tailPrelude(QByteArrayView prelude, QByteArrayView lines) const
+{
+    if (!prelude.isEmpty())
+        return prelude.toByteArray();
+    // The first header and its units line, when the rows carry their date and time (-o DT);
+    // without them, samples are placed from the whole file.
+    QByteArray out;
+    qsizetype pos = 0;
+    while (pos < lines.size()) {
+        qsizetype nl = lines.indexOf('\n', pos);
+        if (nl < 0)
+            nl = lines.size();
+        const QByteArrayView line = lines.sliced(pos, nl - pos).trimmed();
+        pos = nl + 1;
+        if (line.isEmpty())
+            continue;
+        if (out.isEmpty()) {
+            if (!isDmonHeader(line) || !line.sliced(1).trimmed().startsWith("Date"))
+                return std::nullopt;
+            out = line.toByteArray() + '\n';
+            continue;
+        }
+        if (line.startsWith('#') && !isDmonHeader(line))
+            out += line.toByteArray() + '\n'; // the units
+        break;
+    }
+    return out.isEmpty() ? std::nullopt : std::optional<QByteArray>(out);
+}
+
 ImportOutcome NvidiaSmiDmonImporter::import(ImportContext &ctx) const
 {
     LogImport log;
@@ -310,6 +339,8 @@ ImportOutcome NvidiaSmiDmonImporter::import(ImportContext &ctx) const
         }
         rows.push_back({std::move(t), line.offset});
     }
+    if (rows.empty() && ctx.tail && ctx.tail->growing) // a followed log with no row yet
+        return finishLog(ctx, log);
     if (rows.empty())
         return failed(0, QStringLiteral("no sample rows; expected 'nvidia-smi dmon' output"));
 

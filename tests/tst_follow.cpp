@@ -238,6 +238,51 @@ private Q_SLOTS:
         QCOMPARE(countersOf(*project), countersOf(*p));
     }
 
+    void nvidiaSmiDmonLogInParts()
+    {
+        // nvidia-smi dmon -o DT -s pu: the header repeats every 20 rows, as dmon prints it.
+        const QString dir = path(QStringLiteral("dmon"));
+        QDir().mkpath(dir);
+        const QString log = dir + QStringLiteral("/dmon.log");
+        QByteArray all;
+        const QDateTime t0(QDate(2026, 11, 27), QTime(10, 0), Qt::UTC);
+        for (int s = 0; s < 200; ++s) {
+            if (s % 10 == 0)
+                all += "#Date       Time        gpu   pwr gtemp    sm   mem\n"
+                       "#YYYYMMDD   HH:MM:SS    Idx     W     C     %     %\n";
+            for (int gpu = 0; gpu < 2; ++gpu)
+                all += " " + t0.addSecs(s).toString(QStringLiteral("yyyyMMdd   HH:mm:ss")).toUtf8() + "      " +
+                       QByteArray::number(gpu) + "    " + QByteArray::number(100 + s % 40) + "    " +
+                       QByteArray::number(50 + gpu) + "    " + QByteArray::number(s % 100) + "     " +
+                       (s % 7 ? QByteArray::number(s % 50) : QByteArray("-")) + "\n";
+        }
+        auto project = openProject(path(QStringLiteral("dmon.grademl")));
+        FolderFollower follower(*project, {{dir}, {}, QTimeZone::utc(), 1, 2000});
+        writeAll(log, {});
+        int appended = 0;
+        for (qsizetype at = 0; at < all.size(); at += 613) {
+            writeAll(log, all.mid(at, 613), QIODevice::Append);
+            for (const auto &r : follower.poll(nowMs()).reports) {
+                QVERIFY2(r.status == SourceReport::Status::Imported, qPrintable(r.message));
+                QVERIFY(r.inParts);
+                appended += r.appended ? 1 : 0;
+            }
+        }
+        QVERIFY(appended > 10);
+        QCOMPARE(gmltest::text(*project, QStringLiteral("SELECT warnings FROM source")), QStringLiteral("[]"));
+        const auto oneShotProject = path(QStringLiteral("dmon-oneshot.grademl"));
+        {
+            auto p = openProject(oneShotProject);
+            ImportJob job(*p);
+            job.setTimeZone(QTimeZone::utc());
+            QStringList errors;
+            (void)job.run(scanInputs({dir}, {}, &errors));
+        }
+        auto p = openProject(oneShotProject);
+        QVERIFY(gmltest::scalar(*p, "SELECT count(*) FROM counter") > 1000);
+        QCOMPARE(countersOf(*project), countersOf(*p));
+    }
+
     void traceIsImportedOnceItStopsChanging()
     {
         // A trace file (not a log read in parts) is left alone while it is being written.
