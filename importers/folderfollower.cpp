@@ -67,9 +67,16 @@ FolderFollower::Poll FolderFollower::poll(qint64 nowMs)
     const bool changed = now != m_last;
     if (!changed && !m_pending)
         return result;
-    QStringList warnings;
-    const QList<ScannedFile> files = scanInputs(m_options.inputs, m_options.runName, &result.errors, &warnings);
-    result.errors += warnings;
+    QStringList errors, warnings;
+    const QList<ScannedFile> files = scanInputs(m_options.inputs, m_options.runName, &errors, &warnings);
+    // The scan's complaints (a folder gone, a bad grademl.json) are told once, not every second.
+    QSet<QString> scanned;
+    for (const QString &e : errors + warnings) {
+        scanned.insert(e);
+        if (!m_toldErrors.contains(e))
+            result.errors.append(e);
+    }
+    m_toldErrors = scanned;
     // A file other than a log read in parts waits until it has kept its size and time for the
     // settle period: a trace is written whole, then closed.
     // A growing log is read while it grows: in parts, or whole at most every kRereadMs.

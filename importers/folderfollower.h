@@ -5,6 +5,7 @@
 
 #include <QHash>
 #include <QList>
+#include <QSet>
 #include <QString>
 #include <QStringList>
 #include <QTimeZone>
@@ -79,6 +80,7 @@ private:
     std::function<bool(const ImportProgress &)> m_progress;
     QHash<QString, Seen> m_last;
     QHash<QString, QString> m_failed; // path -> the failure last told
+    QSet<QString> m_toldErrors;       // the scan's, as last told
     // Growing logs read whole (their format, or this file, cannot be read in parts): when
     // each was last read; it is read again at most every kRereadMs while it grows.
     static constexpr qint64 kRereadMs = 30'000;
