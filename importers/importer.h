@@ -32,8 +32,8 @@ struct ImportContext
     // file's ContentHash, so the job need not read the file a second time to record it.
     std::optional<quint64> contentHash;
 
-    // Set when a growing log is read in parts (logtail.h): the importer reads `text` instead of
-    // the file. It is the format's prelude (the lines read before that it needs to read on: a
+    // Set when a followed log is read in parts (logtail.cpp; more lines may come, so a header
+    // with no row yet is no error): the importer reads `text` instead of the file. It is the format's prelude (the lines read before that it needs to read on: a
     // header, series declarations) followed by the file's whole lines from byte `fileOffset`.
     struct Tail
     {
@@ -42,7 +42,6 @@ struct ImportContext
         qint64 preludeLines = 0;
         qint64 fileOffset = 0; // where text[preludeBytes] is in the file
         qint64 firstLine = 1;  // the line number of that byte in the file
-        bool growing = false;  // followed: more lines may come (a header alone is no error)
     };
     std::optional<Tail> tail;
     // A byte offset or a 1-based line number in what the importer read, in the file.

@@ -101,9 +101,11 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
     std::vector<QString> hashes(size_t(files.size()));
     QList<SideImports::Task> tasks;
     for (int i = 0; threads > 1 && i < files.size(); ++i) {
-        // A log read in parts is read here (tailOne): its parts continue the source in place.
-        if (!files[i].importer || !files[i].importer->importsAside() || files[i].importer->tails() ||
-            m_deferred.contains(files[i].path))
+        // Following, a log read in parts is read here (tailOne): its parts continue the source
+        // in place. A one-shot import reads it aside like any file (a folder of 1,024 ranks'
+        // GPU logs on every core).
+        if (!files[i].importer || !files[i].importer->importsAside() ||
+            (m_following && files[i].importer->tails()) || m_deferred.contains(files[i].path))
             continue;
         SourceReport r = startReport(files[i]);
         if (unchanged(files[i], r, hashes[size_t(i)])) {

@@ -84,8 +84,8 @@ public:
     void setDeferred(QSet<QString> paths) { m_deferred = std::move(paths); }
     // Following a folder (a follower polls every second): a file whose size and modification
     // time match its last import is taken as unchanged without reading it to compare its hash,
-    // one that failed is not read again until it changes, and a growing log's last line without
-    // its break, or a header with no row yet, is waited for rather than warned about.
+    // one that failed is not read again until it changes, and a log its format can read in
+    // parts is read in parts (logtail.cpp; a one-shot import reads every file whole).
     void setFollowing(bool following) { m_following = following; }
     // The time zone of local-time logs, over any folder's grademl.json; invalid: not set.
     void setTimeZone(const QTimeZone &zone) { m_timeZone = zone; }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// A growing log read in parts (ImportJob::tailOne; importer.h: Importer::tailPrelude).
+// A followed log read in parts (ImportJob::tailOne, used only when following a folder;
+// importer.h: Importer::tailPrelude).
 //
 // The first import of a log a format can read in parts reads its whole lines; each later one
 // reads only the whole lines appended since, after the format's prelude (its header, the
@@ -83,7 +84,9 @@ QString stateText(const TailState &s)
 
 std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int index, int count, bool *cancelled)
 {
-    if (!file.importer || !file.importer->tails())
+    // Only a follower reads logs in parts: a one-shot import reads every file whole, the same
+    // on one thread or several (sideimport.h).
+    if (!m_following || !file.importer || !file.importer->tails())
         return std::nullopt;
     const Importer &importer = *file.importer;
     QFile f(file.path);
@@ -139,16 +142,9 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
         if (!f.seek(at.offset))
             break;
         QByteArray part = f.read(std::min(size - at.offset, kMaxPartBytes));
-        const bool toEnd = at.offset + part.size() == size;
-        const qsizetype read = part.size();
         part.truncate(part.lastIndexOf('\n') + 1); // whole lines only: a cut one waits for its end
-        // Not followed, a last line without its break was cut short (the writer killed mid-line).
-        const bool cut = toEnd && part.size() < read && !m_following;
-        if (part.isEmpty()) {
-            if (!m_following && !resumed && !any)
-                return std::nullopt; // not one whole line: the importer says what is wrong
+        if (part.isEmpty())
             break;
-        }
         const std::optional<QByteArray> prelude = importer.tailPrelude(at.prelude, part);
         if (!prelude) {
             if (!any && !resumed)
@@ -191,8 +187,7 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
         ctx.fileSize = size;
         ctx.writer = &writer;
         ctx.timeZone = zoneOf(file);
-        ctx.tail = ImportContext::Tail{at.prelude + part, at.prelude.size(), at.prelude.count('\n'), at.offset, at.line,
-                                       m_following};
+        ctx.tail = ImportContext::Tail{at.prelude + part, at.prelude.size(), at.prelude.count('\n'), at.offset, at.line};
         const qint64 from = at.offset;
         ctx.progress = [&](double fraction) {
             const double done = (double(from) + fraction * double(part.size())) / double(std::max<qint64>(1, size));
@@ -206,10 +201,6 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
         outcome.warnings += writer.warnings();
         if (!cont)
             outcome.warnings = restart + outcome.warnings;
-        if (cut)
-            outcome.warnings.append({QStringLiteral("the last line has no line break: the log was cut while it was "
-                                                    "being written; that line is left out"),
-                                     at.offset + part.size(), 1});
         if (outcome.ok() && writer.finish(outcome.warnings, &error)) {
             auto st = m_project.db().prepare("UPDATE source SET size = ?, mtime_ns = ?, hash = ?, "
                                              "metadata = json_set(metadata, '$.tail', json(?)) WHERE id = ?");

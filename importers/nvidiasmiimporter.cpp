@@ -97,7 +97,7 @@ ImportOutcome NvidiaSmiCsvImporter::import(ImportContext &ctx) const
         }
         rows.push_back(std::move(row));
     }
-    if (rows.empty() && ctx.tail && ctx.tail->growing) // a followed log with no row yet
+    if (rows.empty() && ctx.tail) // a followed log with no row yet
         return finishLog(ctx, log);
     if (rows.empty())
         return failed(file.lines.size() > 1 ? file.lines[1].offset : headerLine.size(),
@@ -339,7 +339,7 @@ ImportOutcome NvidiaSmiDmonImporter::import(ImportContext &ctx) const
         }
         rows.push_back({std::move(t), line.offset});
     }
-    if (rows.empty() && ctx.tail && ctx.tail->growing) // a followed log with no row yet
+    if (rows.empty() && ctx.tail) // a followed log with no row yet
         return finishLog(ctx, log);
     if (rows.empty())
         return failed(0, QStringLiteral("no sample rows; expected 'nvidia-smi dmon' output"));
