@@ -6,6 +6,7 @@
 
 #include <QString>
 
+#include <optional>
 #include <vector>
 
 namespace gml {
@@ -24,6 +25,12 @@ public:
     // track was most of the time to open a capture of 200,000 one-slice tracks).
     static SqliteStatement prepareLoad(Project &project);
     static CounterTrack load(SqliteStatement &statement, TrackId track, QString *error);
+    // The samples of a track after project time `after`, for a track that grew since it was
+    // loaded (a followed log): prepareLoadAfter()'s statement; `old` with them appended, or
+    // nullopt when they do not follow its last sample (then load the track whole).
+    static SqliteStatement prepareLoadAfter(Project &project);
+    static std::optional<CounterTrack> loadAfter(SqliteStatement &statement, const CounterTrack &old, TrackId track,
+                                                 QString *error);
 
     size_t size() const { return m_ts.size(); }
     bool isEmpty() const { return m_ts.empty(); }

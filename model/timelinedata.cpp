@@ -110,8 +110,31 @@ bool loadTrack(SqliteStatement &statement, TrackId id, QHash<TrackId, std::share
 
 } // namespace
 
+namespace {
+
+std::shared_ptr<const TimelineData> load(const QString &projectPath, QString *error,
+                                         const std::function<bool(int, int)> &progress, bool page,
+                                         const TimelineData *previous);
+
+} // namespace
+
 std::shared_ptr<const TimelineData> loadTimelineData(const QString &projectPath, QString *error,
                                                      const std::function<bool(int, int)> &progress, bool page)
+{
+    return load(projectPath, error, progress, page, nullptr);
+}
+
+std::shared_ptr<const TimelineData> reloadTimelineData(const std::shared_ptr<const TimelineData> &previous,
+                                                       QString *error, const std::function<bool(int, int)> &progress)
+{
+    return load(previous->projectPath, error, progress, true, previous.get());
+}
+
+namespace {
+
+std::shared_ptr<const TimelineData> load(const QString &projectPath, QString *error,
+                                         const std::function<bool(int, int)> &progress, bool page,
+                                         const TimelineData *previous)
 {
     auto project = Project::open(projectPath, Project::Mode::ReadOnly, error);
     if (!project)
@@ -182,6 +205,26 @@ std::shared_ptr<const TimelineData> loadTimelineData(const QString &projectPath,
         total += int(run.tracks.size());
     int done = 0;
     auto sliceRows = SliceTrack::prepareLoad(*project), counterRows = CounterTrack::prepareLoad(*project);
+    SqliteStatement counterRowsAfter;
+    if (previous)
+        counterRowsAfter = CounterTrack::prepareLoadAfter(*project);
+    // A counter track held by `previous`: shared when it has as many samples, extended by its
+    // new ones when it grew; false: load it whole.
+    auto reuse = [&](TrackId id, qint64 samples) {
+        const auto old = previous ? previous->counters.value(id) : nullptr;
+        if (!old || qint64(old->size()) > samples)
+            return false;
+        if (qint64(old->size()) == samples) {
+            data->counters.insert(id, old);
+            return true;
+        }
+        QString why;
+        auto grown = CounterTrack::loadAfter(counterRowsAfter, *old, id, &why);
+        if (!grown || qint64(grown->size()) != samples) // not only appended: read it whole
+            return false;
+        data->counters.insert(id, std::make_shared<const CounterTrack>(std::move(*grown)));
+        return true;
+    };
     for (const auto &run : data->runs) {
         for (const auto &t : run.tracks) {
             if (progress && !progress(done, total)) {
@@ -192,7 +235,8 @@ std::shared_ptr<const TimelineData> loadTimelineData(const QString &projectPath,
             ++done;
             if (t.slices > 0 && !paged.count(t.id) && !loadTrack(sliceRows, t.id, data->slices, error))
                 return nullptr;
-            if (t.counterSamples > 0 && !loadTrack(counterRows, t.id, data->counters, error))
+            if (t.counterSamples > 0 && !reuse(t.id, t.counterSamples) &&
+                !loadTrack(counterRows, t.id, data->counters, error))
                 return nullptr;
         }
     }
@@ -225,6 +269,8 @@ std::shared_ptr<const TimelineData> loadTimelineData(const QString &projectPath,
         progress(total, total);
     return data;
 }
+
+} // namespace
 
 QString trackLabel(const TrackSummary &track)
 {

@@ -83,6 +83,14 @@ std::shared_ptr<const TimelineData> loadTimelineData(const QString &projectPath,
                                                      const std::function<bool(int, int)> &progress = {},
                                                      bool page = true);
 
+// The same for a project that only grew by samples appended to counter tracks since `previous`
+// was loaded from it, with no clock changed (a followed folder's logs read in parts:
+// FollowController): a counter track of the size it had is shared with `previous`, one that
+// grew reads only its new samples; everything else is loaded as loadTimelineData does.
+std::shared_ptr<const TimelineData> reloadTimelineData(const std::shared_ptr<const TimelineData> &previous,
+                                                       QString *error,
+                                                       const std::function<bool(int, int)> &progress = {});
+
 // A track's readable label for the timeline: the importer's name, which already says what the
 // row is ("rank 1 · GPU 1 · NVIDIA A100", "stream 7"), or a fallback from kind and ids.
 QString trackLabel(const TrackSummary &track);

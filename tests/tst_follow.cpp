@@ -8,6 +8,7 @@
 #include "importjob.h"
 #include "project.h"
 #include "testutil.h"
+#include "timelinedata.h"
 
 #include <QDateTime>
 #include <QProcess>
@@ -148,6 +149,52 @@ private Q_SLOTS:
         QCOMPARE(countersOf(*project), oneShot(dir, path(QStringLiteral("parts-oneshot.grademl"))));
         // The source's state says where reading stopped: the end of the file.
         QCOMPARE(gmltest::scalar(*project, "SELECT json_extract(metadata, '$.tail.offset') FROM source"), all.size());
+    }
+
+    void reloadReadsOnlyTheNewSamples()
+    {
+        // The studio's reload after lines were appended: counters equal to a full load, the
+        // tracks that did not grow shared with the previous load.
+        const QString dir = path(QStringLiteral("reload"));
+        QDir().mkpath(dir);
+        const QString log = dir + QStringLiteral("/grademl-samples.csv");
+        const QString projectPath = path(QStringLiteral("reload.grademl"));
+        auto project = openProject(projectPath);
+        FolderFollower follower(*project, {{dir}, {}, {}, 1, 2000});
+        const QByteArray all = samplesFile(400);
+        // Up to the sample where series 2 appears, then the rest.
+        const qsizetype cut = all.indexOf("series,2,");
+        writeAll(log, all.left(cut));
+        QVERIFY(follower.poll(nowMs()).imported);
+        QString error;
+        const auto before = loadTimelineData(projectPath, &error);
+        QVERIFY2(before, qPrintable(error));
+        writeAll(log, all.mid(cut), QIODevice::Append);
+        QVERIFY(follower.poll(nowMs()).imported);
+        const auto reloaded = reloadTimelineData(before, &error);
+        const auto full = loadTimelineData(projectPath, &error);
+        QVERIFY(reloaded && full);
+        QCOMPARE(reloaded->counters.size(), full->counters.size());
+        QCOMPARE(reloaded->counters.size(), before->counters.size() + 1); // series 2 is new
+        int shared = 0;
+        for (auto it = full->counters.begin(); it != full->counters.end(); ++it) {
+            const auto r = reloaded->counters.value(it.key());
+            QVERIFY(r);
+            QCOMPARE(r->size(), it.value()->size());
+            for (size_t i = 0; i < r->size(); ++i) {
+                QCOMPARE(r->ts(i), it.value()->ts(i));
+                QCOMPARE(r->value(i), it.value()->value(i));
+            }
+            QCOMPARE(r->minValue(), it.value()->minValue());
+            QCOMPARE(r->maxValue(), it.value()->maxValue());
+            shared += before->counters.value(it.key()) == r ? 1 : 0;
+        }
+        QCOMPARE(shared, 0); // both older series grew
+        // Nothing new: every track is shared.
+        const auto again = reloadTimelineData(reloaded, &error);
+        for (auto it = again->counters.begin(); it != again->counters.end(); ++it)
+            QCOMPARE(it.value(), reloaded->counters.value(it.key()));
+        QCOMPARE(again->end, full->end);
     }
 
     void truncatedOrReplacedLogIsReadAgain()

@@ -91,6 +91,7 @@ void FollowController::follow(const QString &folder)
         FolderFollower follower(*project, {{dir}, {}, {}, 0, 2000});
         follower.setProgressCallback([flag](const ImportProgress &) { return !flag->load(); });
         Update next = first;
+        std::shared_ptr<const TimelineData> shown; // the last delivered
         bool dirty = false;
         QElapsedTimer sinceLoad;
         sinceLoad.start();
@@ -105,7 +106,11 @@ void FollowController::follow(const QString &folder)
             if (next.first || (dirty && sinceLoad.elapsed() >= std::max<qint64>(1000, 10 * loadMs))) {
                 QElapsedTimer load;
                 load.start();
-                next.data = loadTimelineData(projectPath, &next.error, [flag](int, int) { return !flag->load(); });
+                // Lines appended to logs: the counters held stay, grown ones read their new samples.
+                const auto stop = [flag](int, int) { return !flag->load(); };
+                next.data = shown && !next.reshaped ? reloadTimelineData(shown, &next.error, stop)
+                                                    : loadTimelineData(projectPath, &next.error, stop);
+                shown = next.data;
                 loadMs = load.elapsed();
                 sinceLoad.restart();
                 if (!next.data && next.error.isEmpty())

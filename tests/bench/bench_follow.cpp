@@ -10,16 +10,19 @@
 // it appends that much to both logs and polls a FolderFollower, timing the poll's CPU (thread
 // CPU time). Prints the CPU per poll early and late in the run (bounded: no growth with the
 // project), the follower's share of one core at the real poll period, the resident memory
-// early and late, and a baseline measured in the same run: a one-shot import of the final
-// folder (followed CPU in all / one-shot CPU).
+// early and late, the studio's refresh after one more poll (the whole timeline loaded again
+// against a reload that keeps the counters it holds), and a baseline measured in the same run:
+// a one-shot import of the final folder (followed CPU in all / one-shot CPU).
 #include "folderfollower.h"
 #include "folderscanner.h"
 #include "importjob.h"
 #include "project.h"
+#include "timelinedata.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTimeZone>
@@ -149,6 +152,26 @@ int main(int argc, char **argv)
     }
     const double rssLate = rssMb();
     const qint64 counters = project->db().scalar("SELECT count(*) FROM counter", -1);
+    // The studio's refresh after one more poll: the whole timeline loaded again, against a
+    // reload that keeps the counters held and reads only the new samples (FollowController).
+    const QString projectPath = project->path();
+    auto before = loadTimelineData(projectPath, &error);
+    {
+        QByteArray s;
+        const qint64 tns = (t0ms + polls * pollS * 1000) * 1'000'000;
+        for (int id = 0; id < series; ++id)
+            s += QByteArray::number(tns) + ',' + QByteArray::number(id) + ",1.5\n";
+        append(samples, s);
+        (void)follower.poll(QDateTime::currentMSecsSinceEpoch());
+    }
+    QElapsedTimer timer;
+    timer.start();
+    const auto full = loadTimelineData(projectPath, &error);
+    const double fullMs = double(timer.nsecsElapsed()) / 1e6;
+    timer.restart();
+    const auto reloaded = before ? reloadTimelineData(before, &error) : nullptr;
+    const double reloadMs = double(timer.nsecsElapsed()) / 1e6;
+    const double timelineMb = full ? double(full->memoryBytes()) / 1e6 : 0;
     project.reset();
 
     // Baseline: the final folder imported once.
@@ -172,6 +195,9 @@ int main(int argc, char **argv)
                 median(early) / pollS * 100, median(late) / pollS * 100);
     std::printf("  resident memory: %.1f MB after %lld polls, %.1f MB at the end\n", rssEarly,
                 static_cast<long long>(window), rssLate);
+    std::printf("studio refresh after a poll: whole timeline loaded again %.1f ms, reloaded keeping its counters %.1f ms "
+                "(%.1fx); the timeline holds %.1f MB\n",
+                fullMs, reloadMs, reloadMs > 0 ? fullMs / reloadMs : 0.0, timelineMb);
     std::printf("baseline: one-shot import of the final folder %.2f s CPU; followed in all %.2f s CPU (%.2fx)\n", onceCpu,
                 followedCpu, onceCpu > 0 ? followedCpu / onceCpu : 0.0);
     return 0;
