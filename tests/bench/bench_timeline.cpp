@@ -2,7 +2,11 @@
 // bench_timeline: paint time of the timeline at zoom levels from the whole trace down to 1 µs,
 // and memory per loaded slice.
 //
-//   bench_timeline [--slices N] [--tracks T] [--frames F] [--size WxH]
+//   bench_timeline [--slices N] [--tracks T] [--frames F] [--size WxH] [--counter-hours H]
+//
+// --counter-hours adds what a followed recorder log holds after H hours (60 series at 10 Hz)
+// as counter tracks: paint times at two values of H say whether painting keeps its figures
+// while a live view's data grows.
 //
 // The trace is generated in memory (nested CPU-op-like slices of 200 names, 1-60 µs, with
 // gaps), N slices spread over T tracks, and loaded into the same SliceTrack/TimelineData the
@@ -70,6 +74,37 @@ static std::shared_ptr<TimelineData> generate(qint64 total, int tracks)
     return d;
 }
 
+// `hours` of a 10 Hz sampler's 60 series (what a followed recorder log holds after that long),
+// as counter tracks of their own run, over the same span as the slices when there are any.
+static std::shared_ptr<TimelineData> withCounters(std::shared_ptr<TimelineData> d, double hours)
+{
+    const qint64 samples = qint64(hours * 3600 * 10);
+    if (samples <= 0)
+        return d;
+    RunSummary run;
+    run.id = 2;
+    run.name = QStringLiteral("recorded");
+    run.kind = QStringLiteral("measured");
+    const TimeNs span = d->end > 0 ? d->end : TimeNs(samples) * 100'000'000;
+    for (int k = 0; k < 60; ++k) {
+        QRandomGenerator rng(quint32(2000 + k));
+        std::vector<std::pair<TimeNs, double>> in;
+        in.reserve(size_t(samples));
+        for (qint64 i = 0; i < samples; ++i)
+            in.emplace_back(span * i / samples, double(rng.bounded(1000)) / 10.0);
+        TrackSummary tr;
+        tr.id = 100'000 + k;
+        tr.kind = TrackKind::Counter;
+        tr.name = QStringLiteral("series %1").arg(k);
+        tr.counterSamples = samples;
+        run.tracks.append(tr);
+        d->counters.insert(tr.id, std::make_shared<const CounterTrack>(CounterTrack::build(std::move(in))));
+    }
+    d->runs.append(run);
+    d->end = std::max(d->end, span);
+    return d;
+}
+
 static void runCase(const char *label, TimelinePainter &painter, QSize size, int frames, TimeNs span)
 {
     QImage image(size, QImage::Format_ARGB32_Premultiplied);
@@ -131,6 +166,7 @@ int main(int argc, char **argv)
     QGuiApplication app(argc, argv);
     qint64 slices = 10'000'000;
     int tracks = 64, frames = 100;
+    double counterHours = 0;
     QSize size(1920, 1080);
     const QStringList args = QGuiApplication::arguments();
     for (int i = 1; i + 1 < args.size(); i += 2) {
@@ -140,16 +176,21 @@ int main(int argc, char **argv)
             tracks = args[i + 1].toInt();
         else if (args[i] == QLatin1String("--frames"))
             frames = std::max(2, args[i + 1].toInt());
+        else if (args[i] == QLatin1String("--counter-hours"))
+            counterHours = args[i + 1].toDouble();
         else if (args[i] == QLatin1String("--size"))
             size = QSize(args[i + 1].section(QLatin1Char('x'), 0, 0).toInt(), args[i + 1].section(QLatin1Char('x'), 1, 1).toInt());
     }
     QElapsedTimer timer;
     timer.start();
-    const auto data = generate(slices, tracks);
+    const auto data = withCounters(generate(slices, tracks), counterHours);
     const double genS = double(timer.nsecsElapsed()) / 1e9;
     std::printf("generated %zu slices over %d tracks in %.1f s; span %.3f s; SliceTrack memory %.1f bytes/slice\n",
                 data->sliceCount(), tracks, genS, double(data->end) / 1e9,
-                double(data->memoryBytes()) / double(data->sliceCount()));
+                double(data->memoryBytes()) / double(std::max<size_t>(1, data->sliceCount())));
+    if (counterHours > 0)
+        std::printf("with %.1f h of a 10 Hz sampler's 60 series: %lld counter samples\n", counterHours,
+                    static_cast<long long>(qint64(counterHours * 3600 * 10) * 60));
     TimelinePainter painter;
     painter.setData(data);
     runCase("window (rows that fit)", painter, size, frames, data->end);
