@@ -20,11 +20,7 @@ QHash<QString, FolderFollower::Seen> FolderFollower::list() const
 {
     // What the scanner would walk (folderscanner.h): hidden entries and project files are left
     // out, so the project written inside a followed folder does not wake the follower.
-    auto skipped = [](const QString &name) {
-        return name.startsWith(QLatin1Char('.')) || name.endsWith(QLatin1String(".grademl")) ||
-               name.endsWith(QLatin1String(".grademl-wal")) || name.endsWith(QLatin1String(".grademl-shm")) ||
-               name.endsWith(QLatin1String(".grademl-journal"));
-    };
+    auto skipped = [](const QString &name) { return name.startsWith(QLatin1Char('.')) || isProjectFile(name); };
     QHash<QString, Seen> out;
     auto add = [&](const QFileInfo &info) {
         out.insert(info.absoluteFilePath(), {info.size(), info.lastModified().toMSecsSinceEpoch()});
@@ -77,9 +73,9 @@ FolderFollower::Poll FolderFollower::poll(qint64 nowMs)
             result.errors.append(e);
     }
     m_toldErrors = scanned;
-    // A file other than a log read in parts waits until it has kept its size and time for the
-    // settle period: a trace is written whole, then closed.
-    // A growing log is read while it grows: in parts, or whole at most every kRereadMs.
+    // A growing log is read while it grows: in parts, or whole at most every kRereadMs. Any
+    // other file waits until it has kept its size and time for the settle period: a trace is
+    // written whole, then closed.
     QSet<QString> deferred;
     for (const ScannedFile &f : files) {
         if (!f.importer)

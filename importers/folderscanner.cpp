@@ -52,7 +52,7 @@ const Importer *sniffFile(const QString &path, QString *reason)
     return best;
 }
 
-static bool isProjectFile(const QString &name)
+bool isProjectFile(const QString &name)
 {
     return name.endsWith(QLatin1String(".grademl")) ||
            name.endsWith(QLatin1String(".grademl-wal")) ||

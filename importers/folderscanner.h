@@ -47,6 +47,9 @@ inline constexpr qint64 kMaxSettingsBytes = qint64(16) << 20;
 QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverride,
                               QStringList *errors, QStringList *warnings = nullptr);
 
+// A project file or its SQLite companions (.grademl, -wal, -shm, -journal): never scanned.
+bool isProjectFile(const QString &name);
+
 // The importer that reads this file best, or null with the reason in *reason.
 const Importer *sniffFile(const QString &path, QString *reason);
 

@@ -33,8 +33,9 @@ struct ImportContext
     std::optional<quint64> contentHash;
 
     // Set when a followed log is read in parts (logtail.cpp; more lines may come, so a header
-    // with no row yet is no error): the importer reads `text` instead of the file. It is the format's prelude (the lines read before that it needs to read on: a
-    // header, series declarations) followed by the file's whole lines from byte `fileOffset`.
+    // with no row yet is no error): the importer reads `text` instead of the file. It is the
+    // format's prelude (the lines read before that it needs to read on: a header, series
+    // declarations) followed by the file's whole lines from byte `fileOffset`.
     struct Tail
     {
         QByteArray text;
@@ -104,7 +105,7 @@ public:
         return {};
     }
     // Logs that grow by whole lines while a job runs (the recorder's samples, nvidia-smi -l)
-    // are read in parts when followed (logtail.h). Given the prelude so far (empty at the start
+    // are read in parts when followed (logtail.cpp). Given the prelude so far (empty at the start
     // of the file) and the whole lines just read, returns the new prelude: the lines a later
     // part needs before its own to be read alone. Nullopt: this file cannot be read in parts
     // (its format does not grow by lines, or its times are placed from the whole file) and is

@@ -57,7 +57,7 @@ QString fileHash(const QString &path)
     return ContentHash::text(hash.digest());
 }
 
-static qint64 mtimeNs(const QString &path)
+qint64 fileMtimeNs(const QString &path)
 {
     return QFileInfo(path).lastModified().toMSecsSinceEpoch() * 1'000'000;
 }
@@ -446,7 +446,7 @@ void ImportJob::recordSkipped(const ScannedFile &file, SourceReport &report)
         st.bind(1, run);
         st.bind(2, file.path);
         st.bind(3, file.size);
-        st.bind(4, mtimeNs(file.path));
+        st.bind(4, fileMtimeNs(file.path));
         st.bind(5, file.skipReason);
         ok = st.exec();
     }
@@ -488,10 +488,11 @@ bool ImportJob::unchanged(const ScannedFile &file, SourceReport &report, QString
     // A file linking to its run's slices is read again when another file of the run was.
     const bool runChanged = importer.linksToRun() &&
                             (m_changedRuns.contains(file.runName) || m_relink.contains(file.path));
+    // The file has the size, time and format of its last import (nothing read to tell).
+    const bool sameFile = !runChanged && existing && existing->size == file.size &&
+                          existing->mtimeNs == fileMtimeNs(file.path) && existing->format == importer.format();
     // Following a folder, a file that failed is not read again until it changes.
-    if (m_following && !runChanged && existing && existing->status == QLatin1String("failed") &&
-        existing->size == file.size && existing->mtimeNs == mtimeNs(file.path) &&
-        existing->format == importer.format()) {
+    if (m_following && sameFile && existing->status == QLatin1String("failed")) {
         report.status = SourceReport::Status::Failed;
         report.message = existing->error;
         return true;
@@ -499,9 +500,7 @@ bool ImportJob::unchanged(const ScannedFile &file, SourceReport &report, QString
     // The hash is read up front only when it decides something: for a file whose size and
     // mtime match its last import. Any other file's hash comes from the importer's own read
     // (ImportContext::contentHash), so a large plain trace is read once, not twice.
-    if (runChanged || !existing || existing->status != QLatin1String("imported") ||
-        existing->size != file.size || existing->mtimeNs != mtimeNs(file.path) ||
-        existing->format != importer.format() ||
+    if (!sameFile || existing->status != QLatin1String("imported") ||
         (m_following ? !existing->hash.endsWith(withFingerprint(file, {}))
                       : existing->hash != (hash = withFingerprint(file, fileHash(file.path)))))
         return false;
@@ -545,7 +544,7 @@ bool ImportJob::openSource(const ScannedFile &file, int index, int count, const 
         ok = m_project.deleteSource(existing->id, error);
     run = ok ? m_project.ensureRun(file.runName, error) : 0;
     if (ok && run) {
-        source = insertFailedSource(m_project, run, file, *file.importer, mtimeNs(file.path), hash,
+        source = insertFailedSource(m_project, run, file, *file.importer, fileMtimeNs(file.path), hash,
                                     QStringLiteral("import in progress"), error);
         ok = source != 0;
         // The user's clock override belongs to the file, not to one import of it.
@@ -587,7 +586,7 @@ void ImportJob::recordFailure(const ScannedFile &file, int index, int count,
             ok = m_project.deleteSource(existing->id, &error);
         const RunId r = ok ? m_project.ensureRun(file.runName, &error) : 0;
         if (r)
-            recorded = insertFailedSource(m_project, r, file, *file.importer, mtimeNs(file.path), hash,
+            recorded = insertFailedSource(m_project, r, file, *file.importer, fileMtimeNs(file.path), hash,
                                           report.message, &error) != 0;
     }
     if (!(recorded && m_project.commit(&error)))

@@ -158,6 +158,9 @@ private:
 // .grademl alone holds every commit. Empty, or why not.
 QString foldWriteAheadLog(Project &project);
 
+// The file's modification time as source.mtime_ns records it (ms precision, in ns).
+qint64 fileMtimeNs(const QString &path);
+
 // The ContentHash of the file's bytes as "xxh64:" and 16 hex digits; empty when unreadable.
 QString fileHash(const QString &path);
 

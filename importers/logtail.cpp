@@ -20,7 +20,6 @@
 
 #include <QElapsedTimer>
 #include <QFile>
-#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -47,12 +46,6 @@ QString headHash(QFile &f, qint64 bytes)
     ContentHash h;
     h.add(head.constData(), size_t(head.size()));
     return ContentHash::text(h.digest());
-}
-
-qint64 mtimeOf(const QString &path)
-{
-    const QFileInfo info(path);
-    return info.lastModified().toMSecsSinceEpoch() * 1'000'000;
 }
 
 std::optional<TailState> stateOf(const QString &metadata)
@@ -95,7 +88,7 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
     if (f.peek(2) == QByteArray("\x1f\x8b", 2))
         return std::nullopt; // gzip: read whole
     const qint64 size = f.size();
-    const qint64 mtime = mtimeOf(file.path);
+    const qint64 mtime = fileMtimeNs(file.path);
     QElapsedTimer timer;
     timer.start();
     SourceReport report = startReport(file);

@@ -29,7 +29,7 @@ namespace gml {
 
 // nvidia-smi --query-gpu=... --format=csv[,nounits][,noheader is not supported: no names]
 // A log with timestamp and index (or uuid, or bus id) columns, as `nvidia-smi -l` writes for
-// hours, is read in parts when followed (logtail.h).
+// hours, is read in parts when followed (logtail.cpp).
 class NvidiaSmiCsvImporter final : public Importer
 {
 public:
@@ -49,7 +49,7 @@ public:
     int version() const override { return 1; }
     SniffResult sniff(const QString &path, const QByteArray &head) const override;
     ImportOutcome import(ImportContext &context) const override;
-    // With -o DT (each row dated) a followed log is read in parts (logtail.h).
+    // With -o DT (each row dated) a followed log is read in parts (logtail.cpp).
     bool tails() const override { return true; }
     std::optional<QByteArray> tailPrelude(QByteArrayView prelude, QByteArrayView lines) const override;
     bool grows() const override { return true; }

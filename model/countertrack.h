@@ -25,9 +25,10 @@ public:
     // track was most of the time to open a capture of 200,000 one-slice tracks).
     static SqliteStatement prepareLoad(Project &project);
     static CounterTrack load(SqliteStatement &statement, TrackId track, QString *error);
-    // The samples of a track after project time `after`, for a track that grew since it was
-    // loaded (a followed log): prepareLoadAfter()'s statement; `old` with them appended, or
-    // nullopt when they do not follow its last sample (then load the track whole).
+    // A track that grew since `old` was loaded (a followed log): `old` with the samples after
+    // its last one appended, read with prepareLoadAfter()'s statement; nullopt when `old` is
+    // empty or the read failed. The caller compares the size with the track's count: samples
+    // that did not come after `old`'s last one mean the track must be loaded whole.
     static SqliteStatement prepareLoadAfter(Project &project);
     static std::optional<CounterTrack> loadAfter(SqliteStatement &statement, const CounterTrack &old, TrackId track,
                                                  QString *error);

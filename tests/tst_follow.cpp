@@ -48,12 +48,14 @@ std::unique_ptr<Project> openProject(const QString &path)
 }
 
 // The folder imported in one go into a new project: what following it must end up equal to.
-QString oneShot(const QString &folder, const QString &projectPath)
+// `zone`: the time zone of local-time logs (invalid: not set).
+QString oneShot(const QString &folder, const QString &projectPath, const QTimeZone &zone = {})
 {
     auto p = openProject(projectPath);
     QStringList errors;
     ImportJob job(*p);
     job.setThreads(1);
+    job.setTimeZone(zone);
     const auto reports = job.run(scanInputs({folder}, {}, &errors));
     for (const auto &r : reports)
         if (r.status == SourceReport::Status::Failed)
@@ -273,16 +275,7 @@ private Q_SLOTS:
         QVERIFY(appended > 10);
         QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM counter"), 300 * 2 * 2);
         QCOMPARE(gmltest::text(*project, QStringLiteral("SELECT warnings FROM source")), QStringLiteral("[]"));
-        const auto oneShotProject = path(QStringLiteral("smi-oneshot.grademl"));
-        {
-            auto p = openProject(oneShotProject);
-            ImportJob job(*p);
-            job.setTimeZone(QTimeZone::utc());
-            QStringList errors;
-            (void)job.run(scanInputs({dir}, {}, &errors));
-        }
-        auto p = openProject(oneShotProject);
-        QCOMPARE(countersOf(*project), countersOf(*p));
+        QCOMPARE(countersOf(*project), oneShot(dir, path(QStringLiteral("smi-oneshot.grademl")), QTimeZone::utc()));
     }
 
     void nvidiaSmiDmonLogInParts()
@@ -318,16 +311,10 @@ private Q_SLOTS:
         QVERIFY(appended > 10);
         QCOMPARE(gmltest::text(*project, QStringLiteral("SELECT warnings FROM source")), QStringLiteral("[]"));
         const auto oneShotProject = path(QStringLiteral("dmon-oneshot.grademl"));
-        {
-            auto p = openProject(oneShotProject);
-            ImportJob job(*p);
-            job.setTimeZone(QTimeZone::utc());
-            QStringList errors;
-            (void)job.run(scanInputs({dir}, {}, &errors));
-        }
+        const QString expected = oneShot(dir, oneShotProject, QTimeZone::utc());
         auto p = openProject(oneShotProject);
         QVERIFY(gmltest::scalar(*p, "SELECT count(*) FROM counter") > 1000);
-        QCOMPARE(countersOf(*project), countersOf(*p));
+        QCOMPARE(countersOf(*project), expected);
     }
 
     void traceIsImportedOnceItStopsChanging()

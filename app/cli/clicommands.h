@@ -13,6 +13,7 @@
 
 namespace gml {
 class Project;
+struct SourceReport;
 }
 namespace gml::sim {
 struct Transform;
@@ -46,6 +47,9 @@ std::optional<qint64> pickRun(Project &project, QString *requested, const char *
 std::optional<std::pair<qint64, qint64>> parseRunRange(const QString &text, const char *option, QString *problem);
 
 int importCommand(const QStringList &args, QTextStream &out, QTextStream &err);
+// "(FORMAT, run 'NAME'): N slices, M counter samples, F flows[, W warnings]": an imported
+// file, as import and import --follow print it.
+QString importedSummary(const SourceReport &report);
 // grademl import ... --follow: what it follows and how (followcommand.cpp).
 struct FollowSettings
 {

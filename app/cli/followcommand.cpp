@@ -99,12 +99,7 @@ int followImport(Project &project, const FollowSettings &settings, QTextStream &
                                .arg(r.counterSamples)
                                .arg(r.warnings ? QStringLiteral(", %1 warnings").arg(r.warnings) : QString());
             } else if (!settings.quiet) {
-                err << QStringLiteral("[follow] %1: imported (%2, run '%3'): %4 slices, %5 counter samples, %6 flows%7\n")
-                           .arg(rel, r.format, r.runName)
-                           .arg(r.slices)
-                           .arg(r.counterSamples)
-                           .arg(r.flows)
-                           .arg(r.warnings ? QStringLiteral(", %1 warnings").arg(r.warnings) : QString());
+                err << QStringLiteral("[follow] %1: imported %2\n").arg(rel, importedSummary(r));
             }
         }
         for (const QString &e : poll.errors) {

@@ -23,6 +23,18 @@
 namespace gml::cli {
 
 
+QString importedSummary(const SourceReport &r)
+{
+    QString text = QStringLiteral("(%1, run '%2'): %3 slices, %4 counter samples, %5 flows")
+                       .arg(r.format, r.runName)
+                       .arg(r.slices)
+                       .arg(r.counterSamples)
+                       .arg(r.flows);
+    if (r.warnings)
+        text += QStringLiteral(", %1 warnings").arg(r.warnings);
+    return text;
+}
+
 int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
     const Parsed p = parse(args, {QStringLiteral("project"), QStringLiteral("run"),
@@ -163,14 +175,7 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         switch (r.status) {
         case SourceReport::Status::Imported:
             ++imported;
-            line += QStringLiteral(" (%1, run '%2'): %3 slices, %4 counter samples, %5 flows")
-                        .arg(r.format, r.runName)
-                        .arg(r.slices)
-                        .arg(r.counterSamples)
-                        .arg(r.flows);
-            if (r.warnings)
-                line += QStringLiteral(", %1 warnings").arg(r.warnings);
-            line += QStringLiteral(" in %1 s").arg(r.seconds, 0, 'f', 2);
+            line += QLatin1Char(' ') + importedSummary(r) + QStringLiteral(" in %1 s").arg(r.seconds, 0, 'f', 2);
             break;
         case SourceReport::Status::Unchanged:
             ++unchanged;

@@ -61,15 +61,22 @@ AnalysisController::~AnalysisController()
     m_watcher.waitForFinished();
 }
 
+// The runs the panel offers: measured ones with data.
+static QStringList analysable(const TimelineData *data)
+{
+    QStringList runs;
+    if (data)
+        for (const auto &run : data->runs)
+            if (run.kind == QLatin1String("measured") && (run.slices > 0 || run.counterSamples > 0))
+                runs << run.name;
+    return runs;
+}
+
 void AnalysisController::setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data)
 {
     m_projectPath = projectPath;
     m_data = std::move(data);
-    QStringList runs;
-    if (m_data)
-        for (const auto &run : m_data->runs)
-            if (run.kind == QLatin1String("measured") && (run.slices > 0 || run.counterSamples > 0))
-                runs << run.name;
+    const QStringList runs = analysable(m_data.get());
     m_runs = runs;
     m_run = runs.value(0);
     m_done = false;
@@ -82,21 +89,16 @@ void AnalysisController::setProject(const QString &projectPath, std::shared_ptr<
 void AnalysisController::dataGrew(std::shared_ptr<const TimelineData> data)
 {
     auto slicesOf = [this](const std::shared_ptr<const TimelineData> &d) -> qint64 {
-        if (d)
-            for (const auto &run : d->runs)
-                if (run.name == m_run)
-                    return run.slices;
-        return 0;
+        const RunSummary *run = d ? d->runNamed(m_run) : nullptr;
+        return run ? run->slices : 0;
     };
     const qint64 before = slicesOf(m_data), after = slicesOf(data);
     m_data = std::move(data);
-    QStringList runs, newRuns;
-    for (const auto &run : m_data->runs)
-        if (run.kind == QLatin1String("measured") && (run.slices > 0 || run.counterSamples > 0)) {
-            runs << run.name;
-            if (!m_runs.contains(run.name) && run.slices > 0)
-                newRuns << run.name;
-        }
+    const QStringList runs = analysable(m_data.get());
+    QStringList newRuns;
+    for (const QString &run : runs)
+        if (!m_runs.contains(run) && m_data->runNamed(run)->slices > 0)
+            newRuns << run;
     if (runs != m_runs) {
         m_runs = runs;
         // The run shown may have been renamed (a folder's second trace splits it into runs of

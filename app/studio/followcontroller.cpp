@@ -101,7 +101,7 @@ void FollowController::follow(const QString &folder)
             next.reports += poll.reports;
             next.errors += poll.errors;
             next.reshaped = next.reshaped || poll.nonAppend;
-            dirty = dirty || poll.imported || !poll.reports.isEmpty();
+            dirty = dirty || !poll.reports.isEmpty(); // imported, or failed: the window says which
             // A fresh timeline at most once a second, and for at most a tenth of the time.
             if (next.first || (dirty && sinceLoad.elapsed() >= std::max<qint64>(1000, 10 * loadMs))) {
                 QElapsedTimer load;
@@ -116,7 +116,9 @@ void FollowController::follow(const QString &folder)
                 if (!next.data && next.error.isEmpty())
                     break; // stopped while loading
                 deliver(next);
-                next = Update{dir, projectPath, {}, {}, {}, false, false, {}};
+                next = Update{};
+                next.folder = dir;
+                next.projectPath = projectPath;
                 dirty = false;
             }
             for (int i = 0; i < 20 && !flag->load(); ++i)

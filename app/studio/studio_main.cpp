@@ -135,7 +135,7 @@ int main(int argc, char **argv)
                     : parser.isSet(screenshot) ? QStringLiteral("light")
                                                : gml::MainWindow::savedTheme(),
                     false);
-    QStringList paths = parser.positionalArguments();
+    const QStringList paths = parser.positionalArguments();
     // Live: a folder to follow, or a command to record (everything after --) and follow.
     const bool live = parser.isSet(followOption) || parser.isSet(recordOption);
     if (parser.isSet(recordOption) && paths.isEmpty()) {

@@ -36,9 +36,9 @@ public:
     void showReport(const sim::RunReport &report, bool final);
     void showMessage(const QString &text);
     // New data arrived in a followed folder (FollowController): a "Refresh" button beside
-    // `text` until it is pressed or another analysis starts.
+    // `text` until it is pressed or another run is picked.
     void offerRefresh(const QString &text);
-    void withdrawRefresh(); // an analysis of the new data started
+    void withdrawRefresh(); // another run was picked: the offer was about the one shown
     const sim::RunReport *report() const { return m_report ? &*m_report : nullptr; }
     int selectedFinding() const;
     void selectFinding(int index);

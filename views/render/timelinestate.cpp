@@ -46,14 +46,13 @@ void TimelineState::extendTraceRange(TimeNs start, TimeNs end)
         return;
     const bool all = m_windowStart <= m_traceStart && m_windowEnd >= m_traceEnd;
     const bool following = atTraceEnd();
-    const TimeNs width = windowDuration();
     m_traceStart = start;
     m_traceEnd = end;
     Q_EMIT traceRangeChanged(start, end);
     if (all)
         showAll();
     else if (following)
-        setWindow(end - width, end);
+        showTraceEnd();
     else
         setWindow(m_windowStart, m_windowEnd); // clamped to the new range
 }
