@@ -57,6 +57,35 @@ SniffResult DcgmiDmonImporter::sniff(const QString &, const QByteArray &head) co
     return h.startsWith("#Entity") || h.startsWith("# Entity") ? SniffResult{95, {}} : SniffResult{};
 }
 
+std::optional<QByteArray> DcgmiDmonImporter::tailPrelude(QByteArrayView prelude, QByteArrayView lines) const
+{
+    if (!prelude.isEmpty())
+        return prelude.toByteArray();
+    // The first header and the units line under it; dcgmi repeats them every few samples.
+    QByteArray out;
+    qsizetype pos = 0;
+    while (pos < lines.size()) {
+        qsizetype nl = lines.indexOf('\n', pos);
+        if (nl < 0)
+            nl = lines.size();
+        const QByteArrayView line = lines.sliced(pos, nl - pos);
+        pos = nl + 1;
+        const QByteArrayView l = line.trimmed();
+        if (l.isEmpty())
+            continue;
+        if (out.isEmpty()) {
+            if (!l.startsWith("#Entity") && !l.startsWith("# Entity"))
+                return std::nullopt; // not dcgmi's header: the whole-file read says why
+            out = line.toByteArray() + '\n';
+            continue;
+        }
+        if (l.startsWith("ID") || l.startsWith("# ID"))
+            out += line.toByteArray() + '\n';
+        break;
+    }
+    return out.isEmpty() ? std::optional<QByteArray>(QByteArray()) : std::optional<QByteArray>(out);
+}
+
 ImportOutcome DcgmiDmonImporter::import(ImportContext &ctx) const
 {
     LogImport log;
@@ -166,16 +195,19 @@ ImportOutcome DcgmiDmonImporter::import(ImportContext &ctx) const
                                      "expected 'dcgmi dmon' rows with one value per field")
                           .arg(badRows)
                           .arg(firstBadRow.second));
+    if (rows.empty() && ctx.tail) // a followed log with no row yet
+        return finishLog(ctx, log);
     if (rows.empty())
         return failed(0, QStringLiteral("no sample rows; expected 'dcgmi dmon' output"));
 
-    std::vector<QString> entities;
+    SamplePlacement placement(ctx);
+    std::vector<qint64> sample;
+    sample.reserve(rows.size());
     for (const Row &row : rows)
-        entities.push_back(row.entity);
-    const std::vector<int> sample = samplesByRepeat(entities);
+        sample.push_back(placement.next(row.entity));
     MonitorSink sink(*ctx.writer, QStringLiteral("dcgmi"));
     sink.setEstimated(true);
-    const TimeNs start = estimatedStart(ctx, qint64(sample.back()) + 1, kDefaultPeriod, meta);
+    const TimeNs start = placement.start(ctx, meta);
     for (size_t i = 0; i < rows.size(); ++i) {
         const Row &row = rows[i];
         if ((i & 1023) == 0 && !reportProgress(ctx, log, row.offset))

@@ -107,6 +107,7 @@ FolderFollower::Poll FolderFollower::poll(qint64 nowMs)
         if (r.status == SourceReport::Status::Imported) {
             if (!r.inParts)
                 m_wholeReads.insert(r.path, nowMs);
+            m_pending = m_pending || r.held; // its last block is read once finished
             result.imported = true;
             result.nonAppend = result.nonAppend || !r.appended;
             result.reports.append(r);

@@ -5,6 +5,7 @@
 
 #include <QByteArray>
 #include <QByteArrayView>
+#include <QJsonObject>
 #include <QList>
 #include <QString>
 #include <QTimeZone>
@@ -43,6 +44,16 @@ struct ImportContext
         qint64 preludeLines = 0;
         qint64 fileOffset = 0; // where text[preludeBytes] is in the file
         qint64 firstLine = 1;  // the line number of that byte in the file
+        // What the format carries from one part to the next besides its prelude: how its
+        // samples are numbered and placed in time (monitorlog.h: SamplePlacement). In: what the
+        // last part left (empty on the first); the import updates it for the next.
+        QJsonObject state;
+        // The file has not changed for a second: its writer is between writes, so a block
+        // with no end line yet (top -b) is finished.
+        bool quiet = false;
+        // Out: the bytes at the end of `text` the format did not read (an unfinished block);
+        // they are read again, with what follows them, in the next part.
+        qint64 held = 0;
     };
     std::optional<Tail> tail;
     // A byte offset or a 1-based line number in what the importer read, in the file.

@@ -42,6 +42,9 @@ struct SourceReport
     // (logtail.cpp); the counts are the source's totals.
     bool appended = false;
     bool inParts = false; // read as a log in parts (logtail.cpp), whether or not it continued
+    // Its last lines were left for the next part (a top -b block with no end yet): the
+    // follower polls again, even if nothing else changes.
+    bool held = false;
 };
 
 QString statusName(SourceReport::Status status);

@@ -12,12 +12,19 @@
 // (truncated, or replaced by a rotation), is read again from its start, with a warning.
 //
 // The position is kept in the source's metadata under "tail": offset (bytes read), line (the
-// next line's number), prelude (base64), head (the hash of the first bytes read, up to 4 KiB).
+// next line's number), prelude (base64), head (the hash of the first bytes read, up to 4 KiB),
+// state (what the format numbers and places its samples by: ImportContext::Tail::state).
+//
+// A format may leave the last lines of a part unread (ImportContext::Tail::held: a top -b
+// block whose end has not come). Its source then records the bytes read as its size, so the
+// next poll reads those lines again with what follows them; once the file has been quiet for a
+// second the format takes the block as finished.
 #include "contenthash.h"
 #include "importer.h"
 #include "importjob.h"
 #include "project.h"
 
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
@@ -36,7 +43,9 @@ struct TailState
     qint64 line = 1;
     QByteArray prelude;
     QString head;
+    QJsonObject state;
 };
+constexpr qint64 kQuietNs = 1'000'000'000;
 
 QString headHash(QFile &f, qint64 bytes)
 {
@@ -58,6 +67,7 @@ std::optional<TailState> stateOf(const QString &metadata)
     s.line = tail.value(QStringLiteral("line")).toInteger(1);
     s.prelude = QByteArray::fromBase64(tail.value(QStringLiteral("prelude")).toString().toLatin1());
     s.head = tail.value(QStringLiteral("head")).toString();
+    s.state = tail.value(QStringLiteral("state")).toObject();
     if (s.offset < 0 || s.line < 1)
         return std::nullopt;
     return s;
@@ -70,6 +80,8 @@ QString stateText(const TailState &s)
     o.insert(QStringLiteral("line"), s.line);
     o.insert(QStringLiteral("prelude"), QString::fromLatin1(s.prelude.toBase64()));
     o.insert(QStringLiteral("head"), s.head);
+    if (!s.state.isEmpty())
+        o.insert(QStringLiteral("state"), s.state);
     return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
 }
 
@@ -180,7 +192,8 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
         ctx.fileSize = size;
         ctx.writer = &writer;
         ctx.timeZone = zoneOf(file);
-        ctx.tail = ImportContext::Tail{at.prelude + part, at.prelude.size(), at.prelude.count('\n'), at.offset, at.line};
+        ctx.tail = ImportContext::Tail{at.prelude + part, at.prelude.size(), at.prelude.count('\n'), at.offset, at.line,
+                                       at.state, QDateTime::currentMSecsSinceEpoch() * 1'000'000 - mtime >= kQuietNs, 0};
         const qint64 from = at.offset;
         ctx.progress = [&](double fraction) {
             const double done = (double(from) + fraction * double(part.size())) / double(std::max<qint64>(1, size));
@@ -189,7 +202,12 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
         ImportOutcome outcome = importGuarded(importer, ctx);
         if (outcome.ok() && writer.failed())
             outcome = ImportOutcome::failure(-1, QStringLiteral("could not write to the project: ") + writer.errorString());
-        TailState next{at.offset + part.size(), at.line + part.count('\n'), *prelude, {}};
+        // What the format left for the next part (an unfinished block) is read again then.
+        const qint64 held = std::clamp<qint64>(ctx.tail->held, 0, part.size());
+        const QByteArrayView read = QByteArrayView(part).first(part.size() - held);
+        TailState next{at.offset + read.size(), at.line + read.count('\n'), *prelude, {}, ctx.tail->state};
+        if (held > 0)
+            next.prelude = importer.tailPrelude(at.prelude, read).value_or(*prelude);
         next.head = headHash(f, next.offset);
         outcome.warnings += writer.warnings();
         if (!cont)
@@ -197,7 +215,7 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
         if (outcome.ok() && writer.finish(outcome.warnings, &error)) {
             auto st = m_project.db().prepare("UPDATE source SET size = ?, mtime_ns = ?, hash = ?, "
                                              "metadata = json_set(metadata, '$.tail', json(?)) WHERE id = ?");
-            st.bind(1, size);
+            st.bind(1, held > 0 ? next.offset : size); // not the file's size: read again next poll
             st.bind(2, mtime);
             st.bind(3, QStringLiteral("tail:") + next.head);
             st.bind(4, stateText(next));
@@ -207,11 +225,14 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
                 at = next;
                 report.status = SourceReport::Status::Imported;
                 report.appended = report.appended || cont;
+                report.held = held > 0;
                 report.slices = writer.sliceCount();
                 report.counterSamples = writer.counterCount();
                 report.flows = writer.flowCount();
                 for (const auto &w : outcome.warnings)
                     report.warnings += w.count;
+                if (held > 0)
+                    break; // the rest waits for its end
                 continue;
             }
             if (error.isEmpty())

@@ -7,6 +7,7 @@
 #include "inputstream.h"
 
 #include <QDateTime>
+#include <QJsonArray>
 #include <QDir>
 #include <QFileInfo>
 #include <QRegularExpression>
@@ -305,6 +306,49 @@ TimeNs estimatedStart(ImportContext &ctx, qint64 samples, TimeNs period, QJsonOb
                 QStringLiteral("last sample at the file's modification time, one sample per %1 s")
                     .arg(double(period) / 1e9));
     return fileMtimeNs(ctx.path) - std::max<qint64>(samples - 1, 0) * period;
+}
+
+SamplePlacement::SamplePlacement(const ImportContext &ctx)
+{
+    if (!ctx.tail)
+        return;
+    const QJsonObject &s = ctx.tail->state;
+    bool ok = false;
+    const TimeNs start = s.value(QStringLiteral("start")).toString().toLongLong(&ok);
+    if (!ok)
+        return; // the first part with rows
+    m_start = start;
+    m_any = true;
+    m_sample = s.value(QStringLiteral("sample")).toInteger();
+    for (const QJsonValue &d : s.value(QStringLiteral("in_sample")).toArray())
+        m_inSample.insert(d.toString());
+}
+
+qint64 SamplePlacement::next(const QString &device)
+{
+    if (m_inSample.contains(device)) {
+        ++m_sample;
+        m_inSample.clear();
+    }
+    m_inSample.insert(device);
+    m_any = true;
+    return m_sample;
+}
+
+TimeNs SamplePlacement::start(ImportContext &ctx, QJsonObject &meta)
+{
+    if (!m_start)
+        m_start = estimatedStart(ctx, m_any ? m_sample + 1 : 0, kDefaultPeriod, meta);
+    if (ctx.tail && m_any) {
+        QJsonObject &s = ctx.tail->state;
+        s.insert(QStringLiteral("start"), QString::number(*m_start)); // ns: past a double's 53 bits
+        s.insert(QStringLiteral("sample"), m_sample);
+        QJsonArray in;
+        for (const QString &d : m_inSample)
+            in.append(d);
+        s.insert(QStringLiteral("in_sample"), in);
+    }
+    return *m_start;
 }
 
 } // namespace monitorlog

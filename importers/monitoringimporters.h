@@ -28,8 +28,9 @@ namespace gml {
 // date; a time of day earlier than the previous block's starts the next day.
 
 // nvidia-smi --query-gpu=... --format=csv[,nounits][,noheader is not supported: no names]
-// A log with timestamp and index (or uuid, or bus id) columns, as `nvidia-smi -l` writes for
-// hours, is read in parts when followed (logtail.cpp).
+// A log with an index (or uuid, or bus id) column, as `nvidia-smi -l` writes for hours, is
+// read in parts when followed (logtail.cpp); one without its samples' times is placed as
+// dcgmi dmon's are (monitorlog.h: SamplePlacement).
 class NvidiaSmiCsvImporter final : public Importer
 {
 public:
@@ -49,13 +50,16 @@ public:
     int version() const override { return 1; }
     SniffResult sniff(const QString &path, const QByteArray &head) const override;
     ImportOutcome import(ImportContext &context) const override;
-    // With -o DT (each row dated) a followed log is read in parts (logtail.cpp).
+    // A followed log is read in parts (logtail.cpp); without -o DT its samples are placed as
+    // dcgmi dmon's are (monitorlog.h: SamplePlacement).
     bool tails() const override { return true; }
     std::optional<QByteArray> tailPrelude(QByteArrayView prelude, QByteArrayView lines) const override;
     bool grows() const override { return true; }
 };
 
-// dcgmi dmon -e ... (fixed-width columns, header and units repeated, N/A, no timestamps)
+// dcgmi dmon -e ... (fixed-width columns, header and units repeated, N/A, no timestamps).
+// A followed log is read in parts (logtail.cpp), its samples numbered and placed across the
+// parts (monitorlog.h: SamplePlacement).
 class DcgmiDmonImporter final : public Importer
 {
 public:
@@ -63,18 +67,21 @@ public:
     int version() const override { return 1; }
     SniffResult sniff(const QString &path, const QByteArray &head) const override;
     ImportOutcome import(ImportContext &context) const override;
-    bool grows() const override { return true; }
+    bool tails() const override { return true; }
+    std::optional<QByteArray> tailPrelude(QByteArrayView prelude, QByteArrayView lines) const override;
 };
 
 // top -b batch output: load, tasks, CPU split, memory and swap, and the busiest processes.
+// A followed log is read in parts (logtail.cpp), a block at a time.
 class TopBatchImporter final : public Importer
 {
 public:
     QString format() const override { return QStringLiteral("top-batch"); }
-    int version() const override { return 1; }
+    int version() const override { return 2; } // 2: process tracks by two blocks in a row
     SniffResult sniff(const QString &path, const QByteArray &head) const override;
     ImportOutcome import(ImportContext &context) const override;
-    bool grows() const override { return true; }
+    bool tails() const override { return true; }
+    std::optional<QByteArray> tailPrelude(QByteArrayView prelude, QByteArrayView lines) const override;
 };
 
 // The first absolute time (project clock, ns) found in a log with absolute timestamps in the

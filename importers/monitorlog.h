@@ -164,26 +164,31 @@ std::optional<ImportOutcome> startLog(ImportContext &ctx, LogImport &log);
 ImportOutcome finishLog(ImportContext &ctx, const LogImport &log);
 bool reportProgress(ImportContext &ctx, const LogImport &log, qint64 offset);
 
-// The sample of each row: a new sample starts where a device of the current one repeats.
-template <typename Key>
-std::vector<int> samplesByRepeat(const std::vector<Key> &devices)
-{
-    std::vector<int> sample(devices.size());
-    QSet<Key> inSample;
-    int s = 0;
-    for (size_t i = 0; i < devices.size(); ++i) {
-        if (inSample.contains(devices[i])) {
-            ++s;
-            inSample.clear();
-        }
-        inSample.insert(devices[i]);
-        sample[i] = s;
-    }
-    return sample;
-}
-
 // Places samples without absolute times: the sibling anchor, else the file's modification
 // time as the last sample's time. Records the rule in the source metadata.
 TimeNs estimatedStart(ImportContext &ctx, qint64 samples, TimeNs period, QJsonObject &meta);
+
+// The samples of a log without times (dcgmi dmon, nvidia-smi without timestamps): a new
+// sample starts where a device of the current one repeats; samples are placed one period apart
+// from estimatedStart. A followed log read
+// in parts (ImportContext::Tail) carries the numbering and the start from one part to the
+// next in its tail state, so its parts place every sample where a one-shot read of the file
+// at the time of the first part would (the start is fixed then: the file's time at that
+// point, or the sibling anchor).
+class SamplePlacement
+{
+public:
+    explicit SamplePlacement(const ImportContext &ctx);
+    // The sample of the next row, from its device.
+    qint64 next(const QString &device);
+    // Sample 0's time (once every row was numbered); saves the state for the next part.
+    TimeNs start(ImportContext &ctx, QJsonObject &meta);
+
+private:
+    qint64 m_sample = 0;
+    bool m_any = false; // a row was numbered, in this part or before
+    QSet<QString> m_inSample;
+    std::optional<TimeNs> m_start;
+};
 
 } // namespace gml::monitorlog

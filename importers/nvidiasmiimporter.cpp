@@ -27,15 +27,14 @@ std::optional<QByteArray> NvidiaSmiCsvImporter::tailPrelude(QByteArrayView prelu
 {
     if (!prelude.isEmpty())
         return prelude.toByteArray();
-    // The header, when its rows can be read alone: each has its time and its GPU. Without a
-    // timestamp the samples are placed from the whole file; without an id, GPUs are told apart
-    // by their position in a sample, which a part may cut.
+    // The header, when each row names its GPU. Without an id, GPUs are told apart by their
+    // position in a sample or by the period of the rows' names, which a part may cut.
     qsizetype nl = lines.indexOf('\n');
     QByteArrayView header = lines.first(nl < 0 ? lines.size() : nl);
     if (header.endsWith('\r'))
         header.chop(1);
     const SmiColumns cols = smiColumns(header);
-    if (!looksLikeQueryHeader(header) || cols.timestamp < 0 || (cols.index < 0 && cols.uuid < 0 && cols.busId < 0))
+    if (!looksLikeQueryHeader(header) || (cols.index < 0 && cols.uuid < 0 && cols.busId < 0))
         return std::nullopt;
     return header.toByteArray() + '\n';
 }
@@ -107,9 +106,16 @@ ImportOutcome NvidiaSmiCsvImporter::import(ImportContext &ctx) const
 
     // Device of each row and sample index.
     const int idCol = cols.index >= 0 ? cols.index : (cols.uuid >= 0 ? cols.uuid : cols.busId);
-    std::vector<int> device(rows.size()), sample(rows.size());
+    std::vector<int> device(rows.size());
+    std::vector<qint64> sample(rows.size());
+    SamplePlacement placement(ctx);
     if (idCol >= 0) {
+        // A uuid or bus id is numbered in order of appearance, the numbering carried from one
+        // part of a followed log to the next.
         QHash<QString, int> ids;
+        const QJsonObject kept = ctx.tail ? ctx.tail->state.value(QStringLiteral("ids")).toObject() : QJsonObject();
+        for (auto it = kept.begin(); it != kept.end(); ++it)
+            ids.insert(it.key(), it.value().toInt());
         for (size_t i = 0; i < rows.size(); ++i) {
             const QString key = text(rows[i].fields[size_t(idCol)]);
             int d = 0;
@@ -125,8 +131,14 @@ ImportOutcome NvidiaSmiCsvImporter::import(ImportContext &ctx) const
                 ids.insert(key, d);
             }
             device[i] = d;
+            sample[i] = placement.next(QString::number(d));
         }
-        sample = samplesByRepeat(device);
+        if (ctx.tail && !ids.isEmpty()) {
+            QJsonObject out;
+            for (auto it = ids.cbegin(); it != ids.cend(); ++it)
+                out.insert(it.key(), it.value());
+            ctx.tail->state.insert(QStringLiteral("ids"), out);
+        }
     } else if (cols.timestamp >= 0) {
         int s = 0, pos = 0;
         for (size_t i = 0; i < rows.size(); ++i) {
@@ -176,7 +188,8 @@ ImportOutcome NvidiaSmiCsvImporter::import(ImportContext &ctx) const
     TimeNs start = 0;
     if (cols.timestamp < 0) {
         sink.setEstimated(true);
-        start = estimatedStart(ctx, qint64(sample.back()) + 1, kDefaultPeriod, meta);
+        start = idCol >= 0 ? placement.start(ctx, meta)
+                           : estimatedStart(ctx, sample.back() + 1, kDefaultPeriod, meta);
     }
     // Per column: values that are numbers, and those that are not (the first one shown). A
     // column of text ("Enabled") is left out; a number column keeps its numbers around a 'nan'.
@@ -261,8 +274,7 @@ std::optional<QByteArray> NvidiaSmiDmonImporter::tailPrelude(QByteArrayView prel
 {
     if (!prelude.isEmpty())
         return prelude.toByteArray();
-    // The first header and its units line, when the rows carry their date and time (-o DT);
-    // without them, samples are placed from the whole file.
+    // The first header and its units line.
     QByteArray out;
     qsizetype pos = 0;
     while (pos < lines.size()) {
@@ -274,7 +286,7 @@ std::optional<QByteArray> NvidiaSmiDmonImporter::tailPrelude(QByteArrayView prel
         if (line.isEmpty())
             continue;
         if (out.isEmpty()) {
-            if (!isDmonHeader(line) || !line.sliced(1).trimmed().startsWith("Date"))
+            if (!isDmonHeader(line))
                 return std::nullopt;
             out = line.toByteArray() + '\n';
             continue;
@@ -345,14 +357,15 @@ ImportOutcome NvidiaSmiDmonImporter::import(ImportContext &ctx) const
         return failed(0, QStringLiteral("no sample rows; expected 'nvidia-smi dmon' output"));
 
     MonitorSink sink(*ctx.writer, QStringLiteral("nvidia-smi dmon"));
-    std::vector<QString> gpus;
+    SamplePlacement placement(ctx);
+    std::vector<qint64> sample;
+    sample.reserve(rows.size());
     for (const Row &row : rows)
-        gpus.push_back(text(row.t[size_t(gpuCol)].text));
-    const std::vector<int> sample = samplesByRepeat(gpus);
+        sample.push_back(placement.next(text(row.t[size_t(gpuCol)].text)));
     TimeNs start = 0;
     if (!dated) {
         sink.setEstimated(true);
-        start = estimatedStart(ctx, qint64(sample.back()) + 1, kDefaultPeriod, meta);
+        start = placement.start(ctx, meta);
     }
     for (size_t i = 0; i < rows.size(); ++i) {
         const auto &t = rows[i].t;

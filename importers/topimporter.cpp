@@ -4,11 +4,14 @@
 
 #include <QDateTime>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QRegularExpression>
 #include <QTimeZone>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <limits>
 
 namespace gml {
 
@@ -58,6 +61,115 @@ std::vector<std::pair<QString, double>> topFields(QByteArrayView rest)
     return out;
 }
 
+struct ProcSample
+{
+    QString key; // "python (pid 91607)"
+    double cpu, resMiB;
+};
+
+// The date of the first block: top prints the time of day only. From a sibling log with dates,
+// else the last block's date is the file's modification date.
+QDate topFirstDate(const ImportContext &ctx, QTime first, const std::vector<QTime> &times, QJsonObject &meta)
+{
+    if (auto anchor = siblingTimeAnchor(ctx.path, ctx.timeZone)) {
+        const QDateTime a = QDateTime::fromMSecsSinceEpoch(anchor->start / 1'000'000, ctx.timeZone);
+        QDate date = a.date();
+        qint64 best = std::numeric_limits<qint64>::max();
+        for (int shift = -1; shift <= 1; ++shift) {
+            const QDate d = a.date().addDays(shift);
+            const qint64 diff = std::abs(QDateTime(d, first, ctx.timeZone).msecsTo(a));
+            if (diff < best) {
+                best = diff;
+                date = d;
+            }
+        }
+        meta.insert(QStringLiteral("time_placement"),
+                    QStringLiteral("date from %1 (top prints the time of day only)").arg(anchor->from));
+        return date;
+    }
+    const QDateTime m = QFileInfo(ctx.path).lastModified().toTimeZone(ctx.timeZone);
+    int days = 0;
+    int prev = first.msecsSinceStartOfDay();
+    for (const QTime &t : times) {
+        if (t.msecsSinceStartOfDay() < prev)
+            ++days;
+        prev = t.msecsSinceStartOfDay();
+    }
+    QDate last = m.date();
+    if (times.back() > m.time().addSecs(60))
+        last = last.addDays(-1);
+    meta.insert(QStringLiteral("time_placement"),
+                QStringLiteral("date from the file's modification time (top prints the time "
+                               "of day only; no sibling log with dates)"));
+    meta.insert(QStringLiteral("time_estimated"), true);
+    return last.addDays(-days);
+}
+
+// Processes worth a track: from the first two blocks in a row that show the process, at
+// kBusyCpu or more in one of them; the track starts with the first of the two. A process seen
+// in one block only, or never busy, has none. The rule looks back one block only, so a
+// followed log read in parts gets the tracks a one-shot read gets (the last block's processes
+// and the processes with a track are its tail state).
+class ProcessTracks
+{
+public:
+    static constexpr double kBusyCpu = 10.0;
+    using Emit = std::function<void(const QString &key, TimeNs ts, double cpu, double resMiB)>;
+
+    explicit ProcessTracks(const QJsonObject &state)
+    {
+        m_prevTs = state.value(QStringLiteral("prev_ts")).toString().toLongLong();
+        const QJsonObject prev = state.value(QStringLiteral("prev")).toObject();
+        for (auto it = prev.begin(); it != prev.end(); ++it) {
+            const QJsonArray v = it.value().toArray();
+            m_prev.insert(it.key(), {v.at(0).toDouble(), v.at(1).toDouble()});
+        }
+        for (const QJsonValue &k : state.value(QStringLiteral("tracked")).toArray())
+            m_tracked.insert(k.toString());
+    }
+
+    void block(TimeNs ts, const std::vector<ProcSample> &procs, const Emit &emit)
+    {
+        QHash<QString, std::pair<double, double>> now;
+        now.reserve(qsizetype(procs.size()));
+        for (const ProcSample &p : procs) {
+            if (now.contains(p.key))
+                continue; // the same pid twice in a block: the first row counts
+            now.insert(p.key, {p.cpu, p.resMiB});
+            if (!m_tracked.contains(p.key)) {
+                const auto before = m_prev.constFind(p.key);
+                if (before == m_prev.constEnd() || std::max(before->first, p.cpu) < kBusyCpu)
+                    continue;
+                m_tracked.insert(p.key);
+                emit(p.key, m_prevTs, before->first, before->second);
+            }
+            emit(p.key, ts, p.cpu, p.resMiB);
+        }
+        m_prev = std::move(now);
+        m_prevTs = ts;
+    }
+
+    qsizetype admitted() const { return m_tracked.size(); }
+
+    QJsonObject state() const
+    {
+        QJsonObject prev;
+        for (auto it = m_prev.cbegin(); it != m_prev.cend(); ++it)
+            prev.insert(it.key(), QJsonArray{it->first, it->second});
+        QJsonArray tracked;
+        for (const QString &k : m_tracked)
+            tracked.append(k);
+        return QJsonObject{{QStringLiteral("prev"), prev},
+                           {QStringLiteral("prev_ts"), QString::number(m_prevTs)},
+                           {QStringLiteral("tracked"), tracked}};
+    }
+
+private:
+    QHash<QString, std::pair<double, double>> m_prev; // the last block's processes: cpu, RES
+    TimeNs m_prevTs = 0;
+    QSet<QString> m_tracked;
+};
+
 } // namespace
 
 SniffResult TopBatchImporter::sniff(const QString &, const QByteArray &head) const
@@ -81,6 +193,11 @@ SniffResult TopBatchImporter::sniff(const QString &, const QByteArray &head) con
     return SniffResult{};
 }
 
+std::optional<QByteArray> TopBatchImporter::tailPrelude(QByteArrayView, QByteArrayView) const
+{
+    return QByteArray(); // each block starts with its own header: only the tail state is carried
+}
+
 ImportOutcome TopBatchImporter::import(ImportContext &ctx) const
 {
     LogImport log;
@@ -92,11 +209,6 @@ ImportOutcome TopBatchImporter::import(ImportContext &ctx) const
     {
         QString metric, unit;
         double value;
-    };
-    struct ProcSample
-    {
-        QString key; // "python (pid 91607)"
-        double cpu, resMiB;
     };
     struct Block
     {
@@ -215,69 +327,39 @@ ImportOutcome TopBatchImporter::import(ImportContext &ctx) const
                                *cpu, *res});
         }
     }
+    if (ctx.tail && !ctx.tail->quiet && !blocks.empty()) {
+        // A followed log: top writes a block at once, but the part may have been read while it
+        // did, so the last block waits for the next one's header, or for the file to go quiet.
+        const qint64 end = ctx.tail->fileOffset + ctx.tail->text.size() - ctx.tail->preludeBytes;
+        ctx.tail->held = end - blocks.back().offset;
+        blocks.pop_back();
+    }
+    if (blocks.empty() && ctx.tail) // a followed log with no finished block yet
+        return finishLog(ctx, log);
     if (blocks.empty())
         return failed(0, QStringLiteral("no 'top - HH:MM:SS' blocks; expected top -b output"));
 
-    // Dates: top prints the time of day only.
-    QDate date;
-    const int first = blocks.front().time.msecsSinceStartOfDay();
-    if (auto anchor = siblingTimeAnchor(ctx.path, ctx.timeZone)) {
-        const QDateTime a = QDateTime::fromMSecsSinceEpoch(anchor->start / 1'000'000, ctx.timeZone);
-        date = a.date();
-        qint64 best = std::numeric_limits<qint64>::max();
-        for (int shift = -1; shift <= 1; ++shift) {
-            const QDate d = a.date().addDays(shift);
-            const qint64 diff = std::abs(QDateTime(d, blocks.front().time, ctx.timeZone)
-                                             .msecsTo(a));
-            if (diff < best) {
-                best = diff;
-                date = d;
-            }
-        }
-        meta.insert(QStringLiteral("time_placement"),
-                    QStringLiteral("date from %1 (top prints the time of day only)").arg(anchor->from));
-    } else {
-        // The last block's date is the file's modification date.
-        const QDateTime m = QFileInfo(ctx.path).lastModified().toTimeZone(ctx.timeZone);
-        int days = 0;
-        int prev = first;
-        for (const Block &b : blocks) {
-            if (b.time.msecsSinceStartOfDay() < prev)
-                ++days;
-            prev = b.time.msecsSinceStartOfDay();
-        }
-        QDate last = m.date();
-        if (blocks.back().time > m.time().addSecs(60))
-            last = last.addDays(-1);
-        date = last.addDays(-days);
-        meta.insert(QStringLiteral("time_placement"),
-                    QStringLiteral("date from the file's modification time (top prints the time "
-                                   "of day only; no sibling log with dates)"));
-        meta.insert(QStringLiteral("time_estimated"), true);
+    // Dates: top prints the time of day only. A part of a followed log goes on from the last
+    // block's date and time.
+    const QJsonObject kept = ctx.tail ? ctx.tail->state : QJsonObject();
+    QDate date = QDate::fromString(kept.value(QStringLiteral("date")).toString(), Qt::ISODate);
+    int prev = kept.value(QStringLiteral("time_ms")).toInt();
+    if (!date.isValid()) {
+        prev = blocks.front().time.msecsSinceStartOfDay();
+        date = topFirstDate(ctx, blocks.front().time, [&] {
+            std::vector<QTime> times;
+            for (const Block &b : blocks)
+                times.push_back(b.time);
+            return times;
+        }(), meta);
     }
-    // Processes worth a track: seen in two blocks or more, busy at least once.
-    QHash<QString, int> seen;
-    QHash<QString, double> peak;
-    for (const Block &b : blocks)
-        for (const auto &p : b.procs) {
-            ++seen[p.key];
-            peak[p.key] = std::max(peak.value(p.key), p.cpu);
-        }
-    constexpr double kBusyCpu = 10.0;
-    int leftOut = 0;
-    for (auto it = seen.cbegin(); it != seen.cend(); ++it)
-        if (it.value() < 2 || peak.value(it.key()) < kBusyCpu)
-            ++leftOut;
-    meta.insert(QStringLiteral("processes_left_out"),
-                QStringLiteral("%1 processes seen in one block only or never above %2% CPU")
-                    .arg(leftOut)
-                    .arg(kBusyCpu));
 
     MonitorSink sink(*ctx.writer, QStringLiteral("top"));
-    const bool estimated = meta.value(QStringLiteral("time_estimated")).toBool();
+    const bool estimated = meta.value(QStringLiteral("time_estimated")).toBool() ||
+                           kept.value(QStringLiteral("estimated")).toBool();
     sink.setEstimated(estimated);
     const TrackId host = sink.host(QStringLiteral("host · top"));
-    int prev = first;
+    ProcessTracks processes(kept);
     for (Block &b : blocks) {
         if (b.time.msecsSinceStartOfDay() < prev)
             date = date.addDays(1);
@@ -285,12 +367,22 @@ ImportOutcome TopBatchImporter::import(ImportContext &ctx) const
         const TimeNs ts = toNs(QDateTime(date, b.time, ctx.timeZone));
         for (const auto &s : b.samples)
             sink.sample(host, s.metric, s.unit, ts, s.value);
-        for (const auto &p : b.procs) {
-            if (seen.value(p.key) < 2 || peak.value(p.key) < kBusyCpu)
-                continue;
-            sink.sample(host, p.key + QStringLiteral(" %CPU"), QStringLiteral("%"), ts, p.cpu);
-            sink.sample(host, p.key + QStringLiteral(" RES"), QStringLiteral("MiB"), ts, p.resMiB);
-        }
+        processes.block(ts, b.procs, [&](const QString &key, TimeNs at, double cpu, double resMiB) {
+            sink.sample(host, key + QStringLiteral(" %CPU"), QStringLiteral("%"), at, cpu);
+            sink.sample(host, key + QStringLiteral(" RES"), QStringLiteral("MiB"), at, resMiB);
+        });
+    }
+    meta.insert(QStringLiteral("processes_kept"),
+                QStringLiteral("%1 processes with a track: seen in two blocks in a row, at %2% CPU or more in "
+                               "one of them")
+                    .arg(processes.admitted())
+                    .arg(ProcessTracks::kBusyCpu));
+    if (ctx.tail) {
+        QJsonObject &state = ctx.tail->state;
+        state = processes.state();
+        state.insert(QStringLiteral("date"), date.toString(Qt::ISODate));
+        state.insert(QStringLiteral("time_ms"), prev);
+        state.insert(QStringLiteral("estimated"), estimated);
     }
     return finishLog(ctx, log);
 }

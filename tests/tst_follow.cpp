@@ -317,6 +317,121 @@ private Q_SLOTS:
         QCOMPARE(countersOf(*project), expected);
     }
 
+    void logsWithoutTimesInParts()
+    {
+        // dcgmi dmon, nvidia-smi dmon without -o DT, an nvidia-smi CSV without timestamps (GPUs
+        // by uuid) and top -b place their samples without dates of their own: here from the
+        // sibling log with dates. Read in parts, each sample keeps the number and time a
+        // one-shot read gives it, across a sample cut by a part, a new day (top), and a top
+        // block read while it was being written (it waits for its end).
+        const QString dir = path(QStringLiteral("undated"));
+        QDir().mkpath(dir);
+        const QDateTime t0(QDate(2026, 11, 26), QTime(23, 59, 30), Qt::UTC);
+        writeAll(dir + QStringLiteral("/smi-dated.csv"),
+                 "timestamp, index, utilization.gpu [%]\n" +
+                     t0.toString(QStringLiteral("yyyy/MM/dd HH:mm:ss.zzz")).toUtf8() + ", 0, 3 %\n");
+        QByteArray dcgmi, dmon, csv, top;
+        for (int s = 0; s < 120; ++s) {
+            if (s % 20 == 0) {
+                dcgmi += "#Entity   POWER             GPUTL             SMACT        \n"
+                         "ID        W                                                \n";
+                dmon += "# gpu   pwr gtemp    sm   mem\n# Idx     W     C     %     %\n";
+            }
+            for (int gpu = 0; gpu < 3; ++gpu) {
+                const QByteArray g = QByteArray::number(gpu);
+                dcgmi += "GPU " + g + "     " + (gpu == 2 && s % 5 == 0 ? QByteArray("N/A") : QByteArray::number(50 + s % 9 + gpu) + ".5") +
+                         "            " + QByteArray::number((s * 7 + gpu) % 100) + "                 0." +
+                         QByteArray::number(s % 10) + "00        \n";
+                dmon += "    " + g + "   " + QByteArray::number(100 + s % 40) + "    " + QByteArray::number(50 + gpu) + "    " +
+                        QByteArray::number(s % 100) + "     " + QByteArray::number(s % 50) + "\n";
+                csv += "GPU-" + QByteArray::number(7 - gpu) + "f3a, " + QByteArray::number((s * 3 + gpu) % 101) + " %\n";
+            }
+        }
+        csv = "uuid, utilization.gpu [%]\n" + csv;
+        for (int b = 0; b < 40; ++b) {
+            const QTime at = t0.time().addSecs(b * 3);
+            top += (b ? "\n" : "") + QByteArray("top - ") + at.toString(QStringLiteral("HH:mm:ss")).toUtf8() +
+                   " up  5:06,  1 user,  load average: 1." + QByteArray::number(b % 10) + "0, 1.23, 0.98\n"
+                   "Tasks: 305 total,   " + QByteArray::number(1 + b % 3) + " running, 303 sleeping,   0 stopped,   0 zombie\n"
+                   "%Cpu(s):  0.8 us,  1.3 sy,  0.0 ni, 9" + QByteArray::number(b % 10) + ".0 id,  0.0 wa,  0.0 hi,  0.0 si,  0.0 st\n"
+                   "MiB Mem : 515637.3 total, 508015.9 free,   " + QByteArray::number(3000 + b) + ".5 used,   4260.1 buff/cache\n"
+                   "MiB Swap:      0.0 total,      0.0 free,      0.0 used. 508425.0 avail Mem \n\n"
+                   "    PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND\n"
+                   "   2225 root      20   0  670432 120924  18596 S  99.0   0.0   8:37.44 nv-hostengine\n";
+            if (b >= 5) // starts busy mid-log
+                top += "  91607 ehyo      20   0 2381332 " + QByteArray::number(105800 + b) + "  71704 R  " +
+                       QByteArray::number(50 + b) + ".8   0.0   0:00.16 python\n";
+            if (b == 7) // one block only
+                top += "  91700 ehyo      20   0   20696  14804   2492 S  50.0   0.0   0:00.09 nvidia-smi\n";
+            if (b % 4 == 1) // busy now and then, not two blocks in a row
+                top += "  91800 ehyo      20   0   20696  14804   2492 S  40.0   0.0   0:00.09 ls\n";
+            top += "  91604 ehyo      20   0   21792   5188   3280 R   " + QByteArray::number(b % 8) + ".2   0.0   0:00.02 top\n";
+        }
+        struct Log
+        {
+            QString name;
+            QByteArray all;
+            qsizetype piece;
+            qsizetype at = 0;
+            int appended = 0;
+        };
+        std::vector<Log> logs{{QStringLiteral("dcgmi.log"), dcgmi, 701},
+                              {QStringLiteral("dmon.log"), dmon, 389},
+                              {QStringLiteral("smi-uuid.csv"), csv, 97},
+                              {QStringLiteral("top.log"), top, 523}};
+        auto project = openProject(path(QStringLiteral("undated.grademl")));
+        FolderFollower follower(*project, {{dir}, {}, QTimeZone::utc(), 1, 2000});
+        for (Log &l : logs)
+            writeAll(dir + QLatin1Char('/') + l.name, {});
+        bool more = true;
+        bool held = false;
+        while (more) {
+            more = false;
+            for (Log &l : logs) {
+                writeAll(dir + QLatin1Char('/') + l.name, l.all.mid(l.at, l.piece), QIODevice::Append);
+                l.at += l.piece;
+                more = more || l.at < l.all.size();
+            }
+            for (const auto &r : follower.poll(nowMs()).reports) {
+                QVERIFY2(r.status == SourceReport::Status::Imported, qPrintable(r.path + r.message));
+                if (r.path.endsWith(QLatin1String("smi-dated.csv")))
+                    continue;
+                QVERIFY2(r.inParts, qPrintable(r.path));
+                held = held || r.held;
+                for (Log &l : logs)
+                    if (r.path.endsWith(l.name))
+                        l.appended += r.appended ? 1 : 0;
+            }
+        }
+        for (const Log &l : logs)
+            QVERIFY2(l.appended > 5, qPrintable(l.name));
+        // top's last block waits for the file to go quiet, then comes in.
+        QVERIFY(held);
+        QVERIFY(follower.busy());
+        QThread::msleep(1100);
+        follower.poll(nowMs());
+        QVERIFY(!follower.busy());
+        QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM source WHERE warnings != '[]'"), 0);
+        const QString expected = oneShot(dir, path(QStringLiteral("undated-oneshot.grademl")), QTimeZone::utc());
+        QCOMPARE(countersOf(*project), expected);
+        // What the tracks hold: 120 samples a GPU metric; top's python from the block before its
+        // first busy one's pair (it starts busy: block 5), across midnight; nvidia-smi and ls
+        // without a track.
+        auto p = openProject(path(QStringLiteral("undated-oneshot.grademl")));
+        QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM counter c JOIN track t ON t.id = c.track_id "
+                                     "WHERE t.name LIKE 'dcgmi · GPUTL%'"), 360);
+        QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM counter c JOIN track t ON t.id = c.track_id "
+                                     "WHERE t.name LIKE 'top · python (pid 91607) \%CPU%'"), 35);
+        QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM track WHERE name LIKE '%nvidia-smi (pid%' OR name LIKE '%ls (pid%'"), 0);
+        const qint64 first = t0.toMSecsSinceEpoch() * 1'000'000;
+        QCOMPARE(gmltest::scalar(*p, "SELECT min(c.ts) FROM counter c JOIN track t ON t.id = c.track_id "
+                                     "WHERE t.name LIKE 'top · python%'"), first + 5 * 3'000'000'000LL);
+        QCOMPARE(gmltest::scalar(*p, "SELECT max(c.ts) FROM counter c JOIN track t ON t.id = c.track_id "
+                                     "WHERE t.name LIKE 'top · load%'"), first + 39 * 3'000'000'000LL);
+        QCOMPARE(gmltest::scalar(*p, "SELECT max(c.ts) FROM counter c JOIN track t ON t.id = c.track_id "
+                                     "WHERE t.name LIKE 'dcgmi · POWER%'"), first + 119 * 1'000'000'000LL);
+    }
+
     void traceIsImportedOnceItStopsChanging()
     {
         // A trace file (not a log read in parts) is left alone while it is being written.
@@ -344,13 +459,13 @@ private Q_SLOTS:
 
     void logReadWholeAtMostEveryThirtySeconds()
     {
-        // A GPU log that cannot be read in parts (no timestamps: its samples are placed from the
-        // whole file) never stops changing while the job runs: it is read whole as it grows,
+        // A GPU log that cannot be read in parts (no GPU id: GPUs are told apart by the period
+        // of the rows' names, which a part may cut) never stops changing while the job runs: it is read whole as it grows,
         // at most every 30 s, not once it settles (it would not).
         const QString dir = path(QStringLiteral("whole"));
         QDir().mkpath(dir);
         const QString log = dir + QStringLiteral("/nvidia-smi.csv");
-        writeAll(log, "index, utilization.gpu [%]\n0, 5 %\n1, 7 %\n");
+        writeAll(log, "name, utilization.gpu [%]\nGPU-A, 5 %\nGPU-B, 7 %\n");
         auto project = openProject(path(QStringLiteral("whole.grademl")));
         FolderFollower follower(*project, {{dir}, {}, {}, 1, 2000});
         const qint64 t = nowMs();
@@ -358,12 +473,12 @@ private Q_SLOTS:
         QVERIFY(poll.imported);
         QVERIFY(!poll.reports[0].inParts);
         QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM counter"), 2);
-        writeAll(log, "0, 6 %\n1, 8 %\n", QIODevice::Append);
+        writeAll(log, "GPU-A, 6 %\nGPU-B, 8 %\n", QIODevice::Append);
         poll = follower.poll(t + 1000);
         QVERIFY(!poll.imported);
         QCOMPARE(poll.waiting, 1);
         QVERIFY(follower.busy());
-        writeAll(log, "0, 9 %\n1, 9 %\n", QIODevice::Append);
+        writeAll(log, "GPU-A, 9 %\nGPU-B, 9 %\n", QIODevice::Append);
         poll = follower.poll(t + 31'000);
         QVERIFY(poll.imported);
         QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM counter"), 6);
