@@ -7,21 +7,39 @@
 
 namespace gml {
 
+void CounterTrack::append(TimeNs t, double v)
+{
+    if (m_segments.empty() || m_segments.back()->ts.size() == kSegmentSize) {
+        m_segments.push_back(std::make_shared<Segment>());
+        m_ts.push_back(nullptr);
+        m_value.push_back(nullptr);
+    }
+    Segment &seg = *m_segments.back();
+    seg.ts.push_back(t);
+    seg.value.push_back(v);
+    m_ts.back() = seg.ts.data(); // it may have moved
+    m_value.back() = seg.value.data();
+    m_min = m_size == 0 ? v : std::min(m_min, v);
+    m_max = m_size == 0 ? v : std::max(m_max, v);
+    ++m_size;
+}
+
 CounterTrack CounterTrack::build(std::vector<std::pair<TimeNs, double>> samples)
 {
     std::stable_sort(samples.begin(), samples.end(),
                      [](const auto &a, const auto &b) { return a.first < b.first; });
     CounterTrack c;
-    c.m_ts.reserve(samples.size());
-    c.m_value.reserve(samples.size());
-    for (const auto &[t, v] : samples) {
-        c.m_ts.push_back(t);
-        c.m_value.push_back(v);
-    }
-    if (!samples.empty()) {
-        const auto [lo, hi] = std::minmax_element(c.m_value.begin(), c.m_value.end());
-        c.m_min = *lo;
-        c.m_max = *hi;
+    c.m_segments.reserve(samples.size() / kSegmentSize + 1);
+    for (size_t i = 0; i < samples.size(); ++i) {
+        if (i % kSegmentSize == 0) { // each segment holds what it will hold, no more
+            auto seg = std::make_shared<Segment>();
+            seg->ts.reserve(std::min(kSegmentSize, samples.size() - i));
+            seg->value.reserve(seg->ts.capacity());
+            c.m_segments.push_back(std::move(seg));
+            c.m_ts.push_back(nullptr);
+            c.m_value.push_back(nullptr);
+        }
+        c.append(samples[i].first, samples[i].second);
     }
     return c;
 }
@@ -69,22 +87,17 @@ std::optional<CounterTrack> CounterTrack::loadAfter(SqliteStatement &st, const C
     }
     st.reset();
     st.bind(1, track);
-    st.bind(2, old.m_ts.back());
-    CounterTrack c;
-    c.m_ts.reserve(old.m_ts.size() + 1024);
-    c.m_value.reserve(old.m_value.size() + 1024);
-    c.m_ts = old.m_ts;
-    c.m_value = old.m_value;
-    c.m_min = old.m_min;
-    c.m_max = old.m_max;
-    while (st.step()) {
-        const TimeNs t = st.int64(0);
-        const double v = st.real(1);
-        c.m_ts.push_back(t);
-        c.m_value.push_back(v);
-        c.m_min = std::min(c.m_min, v);
-        c.m_max = std::max(c.m_max, v);
+    st.bind(2, old.ts(old.size() - 1));
+    // The full segments are shared; the last, partial one is copied before samples are
+    // appended to it.
+    CounterTrack c = old;
+    if (c.m_segments.back()->ts.size() < kSegmentSize) {
+        c.m_segments.back() = std::make_shared<Segment>(*c.m_segments.back());
+        c.m_ts.back() = c.m_segments.back()->ts.data();
+        c.m_value.back() = c.m_segments.back()->value.data();
     }
+    while (st.step())
+        c.append(st.int64(0), st.real(1));
     if (!st.errorString().isEmpty()) {
         if (error)
             *error = st.errorString();
@@ -99,15 +112,44 @@ CounterTrack CounterTrack::load(Project &project, TrackId track, QString *error)
     return load(st, track, error);
 }
 
+template <bool after>
+size_t CounterTrack::bound(TimeNs t) const
+{
+    // The segment holding the bound: the first whose last sample passes t.
+    auto passes = [t](TimeNs x) { return after ? x > t : x >= t; };
+    const auto seg = std::partition_point(m_segments.begin(), m_segments.end(),
+                                          [&](const auto &s) { return !passes(s->ts.back()); });
+    if (seg == m_segments.end())
+        return m_size;
+    const auto &ts = (*seg)->ts;
+    const auto in = after ? std::upper_bound(ts.begin(), ts.end(), t) : std::lower_bound(ts.begin(), ts.end(), t);
+    return (size_t(seg - m_segments.begin()) << kSegmentBits) + size_t(in - ts.begin());
+}
+
 size_t CounterTrack::lowerBound(TimeNs t) const
 {
-    return size_t(std::lower_bound(m_ts.begin(), m_ts.end(), t) - m_ts.begin());
+    return bound<false>(t);
 }
 
 qint64 CounterTrack::sampleAt(TimeNs t) const
 {
-    const auto it = std::upper_bound(m_ts.begin(), m_ts.end(), t);
-    return it == m_ts.begin() ? -1 : qint64(it - m_ts.begin()) - 1;
+    return qint64(bound<true>(t)) - 1;
+}
+
+size_t CounterTrack::memoryBytes() const
+{
+    size_t bytes = 0;
+    for (const auto &s : m_segments)
+        bytes += s->ts.capacity() * sizeof(TimeNs) + s->value.capacity() * sizeof(double);
+    return bytes;
+}
+
+size_t CounterTrack::sharedSegments(const CounterTrack &other) const
+{
+    size_t n = 0;
+    for (size_t i = 0; i < std::min(m_segments.size(), other.m_segments.size()); ++i)
+        n += m_segments[i] == other.m_segments[i] ? 1 : 0;
+    return n;
 }
 
 } // namespace gml

@@ -156,14 +156,15 @@ private Q_SLOTS:
     void reloadReadsOnlyTheNewSamples()
     {
         // The studio's reload after lines were appended: counters equal to a full load, the
-        // tracks that did not grow shared with the previous load.
+        // tracks that did not grow shared with the previous load, those that grew sharing
+        // their full segments (150,000 samples: two segments and a part).
         const QString dir = path(QStringLiteral("reload"));
         QDir().mkpath(dir);
         const QString log = dir + QStringLiteral("/grademl-samples.csv");
         const QString projectPath = path(QStringLiteral("reload.grademl"));
         auto project = openProject(projectPath);
         FolderFollower follower(*project, {{dir}, {}, {}, 1, 2000});
-        const QByteArray all = samplesFile(400);
+        const QByteArray all = samplesFile(150'000);
         // Up to the sample where series 2 appears, then the rest.
         const qsizetype cut = all.indexOf("series,2,");
         writeAll(log, all.left(cut));
@@ -189,7 +190,22 @@ private Q_SLOTS:
             }
             QCOMPARE(r->minValue(), it.value()->minValue());
             QCOMPARE(r->maxValue(), it.value()->maxValue());
-            shared += before->counters.value(it.key()) == r ? 1 : 0;
+            // Searches across the segments' edges agree with one over all the times.
+            std::vector<TimeNs> flat(r->size());
+            for (size_t i = 0; i < r->size(); ++i)
+                flat[i] = r->ts(i);
+            for (size_t i = 0; i < r->size(); i += r->size() / 97 + 1)
+                for (const TimeNs t : {flat[i] - 1, flat[i], flat[i] + 1}) {
+                    QCOMPARE(r->lowerBound(t), size_t(std::lower_bound(flat.begin(), flat.end(), t) - flat.begin()));
+                    QCOMPARE(r->sampleAt(t), qint64(std::upper_bound(flat.begin(), flat.end(), t) - flat.begin()) - 1);
+                }
+            QCOMPARE(r->lowerBound(flat.back() + 1), r->size());
+            QCOMPARE(r->sampleAt(flat.front() - 1), qint64(-1));
+            if (const auto old = before->counters.value(it.key())) {
+                shared += old == r ? 1 : 0;
+                QCOMPARE(old->size(), size_t(75'000));
+                QCOMPARE(r->sharedSegments(*old), size_t(1)); // its full segment, not copied
+            }
         }
         QCOMPARE(shared, 0); // both older series grew
         // Nothing new: every track is shared.
