@@ -190,6 +190,69 @@ static TimeNs appliedOffset(const SourceAlignment &a)
     return a.significant && a.computed ? *a.computed : 0;
 }
 
+std::vector<SourceAlignment> computeAlignment(std::vector<AlignmentInput> sources)
+{
+    // Reference: the lowest known rank with collectives, else the first path.
+    const AlignmentInput *ref = nullptr;
+    auto key = [](const AlignmentInput &x) { return std::make_tuple(x.rank < 0, x.rank, x.path); };
+    for (AlignmentInput &s : sources) {
+        std::sort(s.ends.begin(), s.ends.end(),
+                  [](const CollectiveEnd &a, const CollectiveEnd &b) { return a.start < b.start; });
+        if (!s.ends.empty() && (!ref || key(s) < key(*ref)))
+            ref = &s;
+    }
+    std::vector<SourceAlignment> out;
+    out.reserve(sources.size());
+    for (const AlignmentInput &s : sources) {
+        SourceAlignment a;
+        a.source = s.source;
+        a.path = s.path;
+        a.rank = s.rank;
+        a.user = s.user;
+        a.collectives = int(s.ends.size());
+        if (ref && sources.size() > 1 && !s.ends.empty()) {
+            a.reference = ref->source;
+            a.referenceRank = ref->rank;
+            if (&s == ref) {
+                a.computed = 0;
+                a.matched = a.collectives;
+                a.note = QStringLiteral("reference");
+            } else if (const auto fit = fitCollectives(ref->ends, s.ends)) {
+                a.computed = fit->offset;
+                a.residual = fit->residual;
+                a.matched = fit->matched;
+                a.significant = std::abs(fit->offset) > kMinSignificantNs &&
+                                std::abs(fit->offset) > kResidualFactor * fit->residual;
+            } else {
+                a.note = QStringLiteral("no collective of the same operation as the reference's");
+            }
+        }
+        a.applied = appliedOffset(a);
+        out.push_back(std::move(a));
+    }
+    return out;
+}
+
+bool storeAlignment(SqliteDb &db, const std::vector<SourceAlignment> &alignment, QString *error)
+{
+    auto up = db.prepare("UPDATE source SET alignment = ?, align_ns = ? WHERE id = ?");
+    for (const SourceAlignment &a : alignment) {
+        up.reset();
+        if (a.reference != 0 || a.user)
+            up.bind(1, QString::fromUtf8(QJsonDocument(a.toJson()).toJson(QJsonDocument::Compact)));
+        else
+            up.bindNull(1);
+        up.bind(2, qint64(a.applied));
+        up.bind(3, qint64(a.source));
+        if (!up.exec()) {
+            if (error)
+                *error = up.errorString();
+            return false;
+        }
+    }
+    return true;
+}
+
 // alignRunClocks inside the caller's transaction.
 static bool alignRun(Project &project, RunId run, QString *error)
 {
@@ -202,12 +265,7 @@ static bool alignRun(Project &project, RunId run, QString *error)
             if (const int op = collectiveOperation(st.text(1)); op >= 0)
                 ops.insert(st.int64(0), op);
     }
-    struct Src
-    {
-        SourceAlignment a;
-        std::vector<CollectiveEnd> ends;
-    };
-    std::map<SourceId, Src> sources;
+    std::map<SourceId, AlignmentInput> sources;
     {
         auto st = db.prepare(
             "SELECT src.id, src.path, src.align_user_ns, "
@@ -215,13 +273,13 @@ static bool alignRun(Project &project, RunId run, QString *error)
             "WHERE src.run_id = ? AND src.status = 'imported'");
         st.bind(1, run);
         while (st.step()) {
-            Src s;
-            s.a.source = st.int64(0);
-            s.a.path = st.text(1);
+            AlignmentInput s;
+            s.source = st.int64(0);
+            s.path = st.text(1);
             if (!st.isNull(2))
-                s.a.user = st.int64(2);
-            s.a.rank = st.isNull(3) ? -1 : int(st.int64(3));
-            sources.emplace(s.a.source, std::move(s));
+                s.user = st.int64(2);
+            s.rank = st.isNull(3) ? -1 : int(st.int64(3));
+            sources.emplace(s.source, std::move(s));
         }
     }
     if (!ops.isEmpty()) {
@@ -251,55 +309,10 @@ static bool alignRun(Project &project, RunId run, QString *error)
             return false;
         }
     }
-    // Reference: the lowest known rank with collectives, else the first path.
-    const Src *ref = nullptr;
-    for (auto &[id, s] : sources) {
-        std::sort(s.ends.begin(), s.ends.end(),
-                  [](const CollectiveEnd &a, const CollectiveEnd &b) { return a.start < b.start; });
-        s.a.collectives = int(s.ends.size());
-        if (s.ends.empty())
-            continue;
-        auto key = [](const Src &x) {
-            return std::make_tuple(x.a.rank < 0, x.a.rank, x.a.path);
-        };
-        if (!ref || key(s) < key(*ref))
-            ref = &s;
-    }
-    auto up = db.prepare("UPDATE source SET alignment = ?, align_ns = ? WHERE id = ?");
-    for (auto &[id, s] : sources) {
-        auto &a = s.a;
-        const bool recorded = ref && sources.size() > 1 && !s.ends.empty();
-        if (recorded) {
-            a.reference = ref->a.source;
-            a.referenceRank = ref->a.rank;
-            if (&s == ref) {
-                a.computed = 0;
-                a.matched = a.collectives;
-                a.note = QStringLiteral("reference");
-            } else if (const auto fit = fitCollectives(ref->ends, s.ends)) {
-                a.computed = fit->offset;
-                a.residual = fit->residual;
-                a.matched = fit->matched;
-                a.significant = std::abs(fit->offset) > kMinSignificantNs &&
-                                std::abs(fit->offset) > kResidualFactor * fit->residual;
-            } else {
-                a.note = QStringLiteral("no collective of the same operation as the reference's");
-            }
-        }
-        a.applied = appliedOffset(a);
-        if (recorded || a.user)
-            up.bind(1, QString::fromUtf8(QJsonDocument(a.toJson()).toJson(QJsonDocument::Compact)));
-        else
-            up.bindNull(1);
-        up.bind(2, qint64(a.applied));
-        up.bind(3, qint64(id));
-        if (!up.exec()) {
-            if (error)
-                *error = up.errorString();
-            return false;
-        }
-    }
-    return true;
+    std::vector<AlignmentInput> inputs;
+    for (auto &[id, s] : sources)
+        inputs.push_back(std::move(s));
+    return storeAlignment(db, computeAlignment(std::move(inputs)), error);
 }
 
 bool alignRunClocks(Project &project, RunId run, QString *error)

@@ -13,6 +13,7 @@
 namespace gml {
 
 class Project;
+class SqliteDb;
 
 // Aligning the clocks of a distributed run's ranks (sources) recorded on different hosts, as
 // dPRO does: one collective (an NCCL/RCCL kernel) ends at nearly the same moment on every rank
@@ -77,6 +78,23 @@ struct AlignmentFit
 // collective. Both sequences are in start order.
 std::optional<AlignmentFit> fitCollectives(const std::vector<CollectiveEnd> &reference,
                                            const std::vector<CollectiveEnd> &other);
+
+// One source's collectives for computeAlignment: their ends on the source's clock plus its
+// clock offset (not its alignment).
+struct AlignmentInput
+{
+    SourceId source = 0;
+    QString path;
+    int rank = -1;
+    std::optional<TimeNs> user;
+    std::vector<CollectiveEnd> ends; // any order
+};
+// The alignment of a run's sources as described above, in their order: every source gets a
+// record (reference 0 and no computed offset where it has none).
+std::vector<SourceAlignment> computeAlignment(std::vector<AlignmentInput> sources);
+// Stores each record (source.alignment; NULL for one without a reference or override) and
+// applies its offset (source.align_ns). In the caller's transaction.
+[[nodiscard]] bool storeAlignment(SqliteDb &db, const std::vector<SourceAlignment> &alignment, QString *error);
 
 // Recomputes the alignment of every source of `run` that holds collective kernels, stores it
 // (source.alignment) and applies it (source.align_ns), keeping user overrides, in one

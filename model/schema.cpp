@@ -312,9 +312,36 @@ CREATE TABLE note(
 CREATE UNIQUE INDEX note_bookmark ON note(bookmark) WHERE bookmark IS NOT NULL;
 )SQL";
 
+// Version 12: jobs imported in shards (issue 39; model/clusterproject.h).
+// - rank_facts: what a cross-rank analysis needs of a source beyond its summary (its collectives
+//   with their arrival and end and what ran before them, its kernel families), written by the
+//   shard import (simulator/analysis/rankfacts.h) so that a cluster project reduces them;
+// - shard: in a cluster project, the shard projects it references (a path relative to it) and
+//   how their import went;
+// - source.shard_id / shard_source_id: in a cluster project, the shard holding the source's
+//   detail and the source's id there (NULL in any other project).
+static constexpr std::string_view kV12 = R"SQL(
+CREATE TABLE rank_facts(
+  source_id INTEGER PRIMARY KEY REFERENCES source(id) ON DELETE CASCADE,
+  version INTEGER NOT NULL,
+  data BLOB NOT NULL
+);
+CREATE TABLE shard(
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL UNIQUE,
+  status TEXT NOT NULL CHECK (status IN ('merged', 'failed', 'missing')),
+  error TEXT,
+  files TEXT NOT NULL DEFAULT '[]',
+  bytes INTEGER NOT NULL DEFAULT 0,
+  sources INTEGER NOT NULL DEFAULT 0
+);
+ALTER TABLE source ADD COLUMN shard_id INTEGER REFERENCES shard(id);
+ALTER TABLE source ADD COLUMN shard_source_id INTEGER;
+)SQL";
+
 const std::vector<std::string_view> &migrations()
 {
-    static const std::vector<std::string_view> all = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8, kV9, kV10, kV11};
+    static const std::vector<std::string_view> all = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8, kV9, kV10, kV11, kV12};
     return all;
 }
 

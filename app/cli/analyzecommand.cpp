@@ -7,10 +7,13 @@
 
 #include "analysischarts.h"
 #include "chartlayer.h"
+#include "clusteranalysis.h"
+#include "clustermerge.h"
 #include "findings.h"
 #include "project.h"
 #include "timeformat.h"
 
+#include <QDir>
 #include <QJsonDocument>
 
 namespace gml::cli {
@@ -47,6 +50,36 @@ int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     const auto run = pickRun(*project, &runName, "analyze", err, &exitCode);
     if (!run)
         return exitCode;
+    if (sim::isClusterProject(*project)) {
+        // A cluster project holds no slice: the cross-rank analyses reduce its rank facts; one
+        // rank's analyses run on the shard that holds it.
+        if (scope.rank < 0) {
+            if (relative) {
+                err << "grademl analyze: --range needs --rank on a cluster project (the cross-rank analyses cover the whole run)\n";
+                return Usage;
+            }
+            const auto cluster = sim::analyzeCluster(*project, *run, runName, &error);
+            if (!cluster) {
+                err << "grademl analyze: run '" << runName << "': " << error << '\n';
+                return SomeFailed;
+            }
+            if (p.flags.contains(QStringLiteral("json")))
+                out << QString::fromUtf8(QJsonDocument(cluster->toJson()).toJson(QJsonDocument::Indented));
+            else
+                out << cluster->toText();
+            return cluster->missing.isEmpty() ? Ok : SomeFailed;
+        }
+        const auto shard = sim::shardOfRank(*project, *run, scope.rank, &error);
+        if (!shard) {
+            err << "grademl analyze: run '" << runName << "': " << error << '\n';
+            return SomeFailed;
+        }
+        if (!p.flags.contains(QStringLiteral("json")))
+            out << QStringLiteral("rank %1 from shard %2\n").arg(scope.rank).arg(QDir::toNativeSeparators(*shard));
+        QStringList forward = args;
+        forward[forward.indexOf(p.positional.first())] = *shard;
+        return analyzeCommand(forward, out, err);
+    }
     sim::AnalysisScope scoped = scope;
     scoped.range = relative;
     const auto report = sim::analyzeRun(*project, *run, runName, scoped, &error);

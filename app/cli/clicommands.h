@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "types.h"
+
 #include <QHash>
 #include <QList>
 #include <QSize>
@@ -10,10 +12,12 @@
 
 #include <memory>
 #include <optional>
+#include <utility>
 
 namespace gml {
 class Project;
 struct SourceReport;
+struct ScannedFile;
 }
 namespace gml::sim {
 struct Transform;
@@ -62,6 +66,16 @@ struct FollowSettings
     bool quiet = false;
 };
 int followImport(Project &project, const FollowSettings &settings, QTextStream &out, QTextStream &err);
+// grademl import ... --shard I/N (shardcommand.cpp): shard I's share of the files (contiguous in
+// path order, so a rank's files kept side by side stay together), nullopt with *why when the
+// option is not I/N with 0 <= I < N.
+std::optional<std::pair<int, int>> parseShard(const QString &text, QString *why);
+QList<ScannedFile> shardOfFiles(const QList<ScannedFile> &files, int index, int count);
+// After a shard's import into PROJECT.partial: its rank facts stored, then the file put in
+// place at `projectPath` in one step. False with what failed on `err`.
+bool finishShard(const QString &partialPath, const QString &projectPath, const QList<RunId> &runs, QTextStream &err);
+// grademl merge CLUSTER.grademl SHARD.grademl...: the cluster project of a sharded import.
+int mergeCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int infoCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int queryCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err);

@@ -15,6 +15,9 @@ static const char kUsage[] =
     "usage: grademl COMMAND ...\n"
     "  import PATH... --project FILE.grademl [--run NAME]   import trace files or folders\n"
     "         [--follow [--idle-exit SECONDS] [--poll SECONDS]]  ... and keep importing while they change\n"
+    "         [--shard I/N]                                  ... shard I's share of the files, with the\n"
+    "                                                        ranks' facts a cluster project merges\n"
+    "  merge CLUSTER.grademl SHARD.grademl...                the cluster project of a sharded job\n"
     "  info FILE.grademl [--json]                            runs, sources, counts, track tree\n"
     "  query FILE.grademl \"SELECT ...\"                       one read-only SQL statement, CSV out\n"
     "  export FILE.grademl --view timeline [--run NAME] [--range START_NS:END_NS]\n"
@@ -93,6 +96,8 @@ int main(int argc, char **argv)
         return gml::cli::importCommand(args, out, err);
     if (command == QLatin1String("info"))
         return gml::cli::infoCommand(args, out, err);
+    if (command == QLatin1String("merge"))
+        return gml::cli::mergeCommand(args, out, err);
     if (command == QLatin1String("export"))
         return gml::cli::exportCommand(args, out, err);
     if (command == QLatin1String("whatif"))

@@ -9,6 +9,7 @@
 #include "runmetrics.h"
 
 #include <QDir>
+#include <QFile>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QTimeZone>
@@ -39,13 +40,13 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
     const Parsed p = parse(args, {QStringLiteral("project"), QStringLiteral("run"),
                                   QStringLiteral("timezone"), QStringLiteral("jobs"),
-                                  QStringLiteral("idle-exit"), QStringLiteral("poll")},
+                                  QStringLiteral("idle-exit"), QStringLiteral("poll"), QStringLiteral("shard")},
                            {QStringLiteral("quiet"), QStringLiteral("follow")});
     if (!p.error.isEmpty() || p.positional.isEmpty() || !p.options.contains(QStringLiteral("project"))) {
         err << "grademl import: " << (p.error.isEmpty() ? QStringLiteral("need PATH... and --project FILE.grademl") : p.error)
             << "\nusage: grademl import PATH... --project FILE.grademl [--run NAME] "
                "[--timezone IANA-NAME] [--jobs N]\n"
-               "                      [--follow [--idle-exit SECONDS] [--poll SECONDS]]\n";
+               "                      [--follow [--idle-exit SECONDS] [--poll SECONDS]] [--shard I/N]\n";
         return Usage;
     }
     const bool follow = p.flags.contains(QStringLiteral("follow"));
@@ -85,10 +86,26 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             return Usage;
         }
     }
-    const QString projectPath = p.options.value(QStringLiteral("project"));
+    std::optional<std::pair<int, int>> shard;
+    if (p.options.contains(QStringLiteral("shard"))) {
+        QString why;
+        shard = parseShard(p.options.value(QStringLiteral("shard")), &why);
+        if (!shard || follow) {
+            err << "grademl import: " << (shard ? QStringLiteral("--shard and --follow do not go together") : why) << '\n';
+            return Usage;
+        }
+    }
+    // A shard is written beside its place and put there whole (finishShard): a task killed
+    // mid-import leaves no half-written shard, and a retried one starts afresh.
+    const QString finalPath = p.options.value(QStringLiteral("project"));
+    const QString projectPath = shard ? finalPath + QStringLiteral(".partial") : finalPath;
+    if (shard)
+        for (const char *suffix : {"", "-wal", "-shm"})
+            QFile::remove(projectPath + QLatin1String(suffix));
     QStringList missing, ignored;
-    const QList<ScannedFile> files =
-        scanInputs(p.positional, p.options.value(QStringLiteral("run")), &missing, &ignored);
+    QList<ScannedFile> files = scanInputs(p.positional, p.options.value(QStringLiteral("run")), &missing, &ignored);
+    if (shard)
+        files = shardOfFiles(files, shard->first, shard->second);
     if (!missing.isEmpty()) {
         for (const auto &m : missing)
             err << "grademl import: " << m << '\n';
@@ -231,11 +248,21 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                        .arg(changed.size() == 1 ? QString() : QStringLiteral("s"))
                        .arg(double(metricsTimer.nsecsElapsed()) / 1e9, 0, 'f', 2);
     }
-    out << "project: " << QFileInfo(projectPath).absoluteFilePath() << '\n';
     for (const auto &e : job.errors())
         err << "grademl import: " << e << '\n';
     for (const auto &e : std::as_const(metricErrors))
         err << "grademl import: " << e << '\n';
+    if (shard) {
+        QList<RunId> runs;
+        auto st = project->db().prepare("SELECT id FROM run ORDER BY id");
+        while (st.step())
+            runs.append(st.int64(0));
+        project.reset();
+        if (!finishShard(projectPath, finalPath, runs, err))
+            return SomeFailed;
+        out << QStringLiteral("shard %1 of %2: %3 files\n").arg(shard->first).arg(shard->second).arg(files.size());
+    }
+    out << "project: " << QFileInfo(finalPath).absoluteFilePath() << '\n';
     return failed || !job.errors().isEmpty() ? SomeFailed : Ok;
 }
 

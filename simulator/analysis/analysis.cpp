@@ -311,6 +311,70 @@ public:
 
 } // namespace
 
+CollectiveArrival collectiveArrival(const DependencyGraph &g, int id)
+{
+    const auto &nodes = g.nodes();
+    const auto &resources = g.resources();
+    const auto &containers = g.containers();
+    const Node &n = nodes[size_t(id)];
+    const Resource &stream = resources[size_t(n.resource)];
+    const auto &ops = collectiveOperations();
+    CollectiveArrival a;
+    a.rank = stream.rank;
+    a.op = n.collectiveOp;
+    a.operation = n.collectiveOp >= 0 && n.collectiveOp < ops.size() ? ops[n.collectiveOp] : g.name(n.name);
+    a.start = n.start;
+    a.end = n.end;
+    if (const int pos = g.position(id); pos > 0) {
+        const Node &prev = nodes[size_t(stream.nodes[size_t(pos - 1)])];
+        a.prevEnd = prev.end;
+        a.prevName = g.name(prev.name);
+    }
+    if (n.launcher >= 0) {
+        // The host op that launched it (its outermost range below the iteration), and the op
+        // that ran on that thread before it.
+        auto outermost = [&](int node) {
+            int c = nodes[size_t(node)].container;
+            while (c >= 0 && containers[size_t(c)].parent >= 0 &&
+                   !isProfilerStep(g.name(containers[size_t(containers[size_t(c)].parent)].name)))
+                c = containers[size_t(c)].parent;
+            return c;
+        };
+        const Node &call = nodes[size_t(n.launcher)];
+        const auto &thread = resources[size_t(call.resource)].nodes;
+        const int launchingOp = outermost(n.launcher);
+        const int firstOfOp = launchingOp >= 0 ? containers[size_t(launchingOp)].first : n.launcher;
+        if (const int cp = g.position(firstOfOp); cp > 0) {
+            const int prev = thread[size_t(cp - 1)];
+            const int prevOp = outermost(prev);
+            a.hostBefore = QStringLiteral("host: ") +
+                           g.name(prevOp >= 0 ? containers[size_t(prevOp)].name : nodes[size_t(prev)].name);
+        }
+    }
+    return a;
+}
+
+Straggler stragglerOf(std::vector<CollectiveArrival> members)
+{
+    std::stable_sort(members.begin(), members.end(),
+                     [](const CollectiveArrival &x, const CollectiveArrival &y) { return x.start < y.start; });
+    const CollectiveArrival &first = members.front(), &last = members.back();
+    Straggler s;
+    s.operation = last.operation;
+    s.ranks = int(members.size());
+    s.firstArrival = first.start;
+    s.lastArrival = last.start;
+    s.lastRank = last.rank;
+    s.lateVsMedian = last.start - members[members.size() / 2].start;
+    // What the last rank ran just before: its stream's previous work when that ran past the
+    // first arrival, else what its host did before launching late.
+    if (last.prevEnd > first.start)
+        s.before = QStringLiteral("GPU: ") + last.prevName;
+    else
+        s.before = last.hostBefore;
+    return s;
+}
+
 Analysis analyze(const DependencyGraph &g, const AnalysisScope &scope)
 {
     Analysis out;
@@ -457,49 +521,18 @@ Analysis analyze(const DependencyGraph &g, const AnalysisScope &scope)
     for (const Join &j : g.joins())
         for (int a : j.arriving)
             groups[find(a)].push_back(a);
-    const auto &ops = collectiveOperations();
     for (auto &[root, members] : groups) {
         std::sort(members.begin(), members.end());
         members.erase(std::unique(members.begin(), members.end()), members.end());
-        std::sort(members.begin(), members.end(), [&](int x, int y) { return nodes[size_t(x)].start < nodes[size_t(y)].start; });
-        const Node &first = nodes[size_t(members.front())], &last = nodes[size_t(members.back())];
-        if (members.size() < 2 || !inRange(first.start))
+        if (members.size() < 2)
             continue;
-        Straggler s;
-        s.operation = last.collectiveOp >= 0 && last.collectiveOp < ops.size() ? ops[last.collectiveOp] : g.name(last.name);
-        s.ranks = int(members.size());
-        s.firstArrival = first.start;
-        s.lastArrival = last.start;
-        s.lastRank = resources[size_t(last.resource)].rank;
-        s.lateVsMedian = last.start - nodes[size_t(members[members.size() / 2])].start;
-        // What the last rank ran just before: its stream's previous work when that ran past
-        // the first arrival, else what its host did before launching late.
-        const Resource &stream = resources[size_t(last.resource)];
-        const int pos = g.position(members.back());
-        if (pos > 0 && nodes[size_t(stream.nodes[size_t(pos - 1)])].end > first.start) {
-            s.before = QStringLiteral("GPU: ") + g.name(nodes[size_t(stream.nodes[size_t(pos - 1)])].name);
-        } else if (last.launcher >= 0) {
-            // The host op that launched it (its outermost range below the iteration), and the
-            // op that ran on that thread before it.
-            auto outermost = [&](int node) {
-                int c = nodes[size_t(node)].container;
-                while (c >= 0 && containers[size_t(c)].parent >= 0 &&
-                       !isProfilerStep(g.name(containers[size_t(containers[size_t(c)].parent)].name)))
-                    c = containers[size_t(c)].parent;
-                return c;
-            };
-            const Node &call = nodes[size_t(last.launcher)];
-            const auto &thread = resources[size_t(call.resource)].nodes;
-            const int launchingOp = outermost(last.launcher);
-            const int firstOfOp = launchingOp >= 0 ? containers[size_t(launchingOp)].first : last.launcher;
-            const int cp = g.position(firstOfOp);
-            if (cp > 0) {
-                const int prev = thread[size_t(cp - 1)];
-                const int prevOp = outermost(prev);
-                s.before = QStringLiteral("host: ") +
-                           g.name(prevOp >= 0 ? containers[size_t(prevOp)].name : nodes[size_t(prev)].name);
-            }
-        }
+        std::vector<CollectiveArrival> arrivals;
+        arrivals.reserve(members.size());
+        for (int m : members)
+            arrivals.push_back(collectiveArrival(g, m));
+        Straggler s = stragglerOf(std::move(arrivals));
+        if (!inRange(s.firstArrival))
+            continue;
         out.stragglers.push_back(s);
         if (s.lastRank >= 0)
             ++loads[s.lastRank].lastArrivals;
@@ -514,19 +547,25 @@ Analysis analyze(const DependencyGraph &g, const AnalysisScope &scope)
             load.rank = rank;
             out.ranks.push_back(load);
         }
-    if (out.ranks.size() >= 2) {
-        auto imbalance = [&](auto get) {
-            TimeNs sum = 0, most = 0;
-            for (const auto &r : out.ranks) {
-                sum += get(r);
-                most = std::max(most, get(r));
-            }
-            return sum > 0 ? double(most) * double(out.ranks.size()) / double(sum) : 0.0;
-        };
-        out.computeImbalance = imbalance([](const RankLoad &r) { return r.compute; });
-        out.communicationImbalance = imbalance([](const RankLoad &r) { return r.communication; });
-    }
+    setImbalance(out);
     return out;
+}
+
+void setImbalance(Analysis &out)
+{
+    out.computeImbalance = out.communicationImbalance = 0;
+    if (out.ranks.size() < 2)
+        return;
+    auto imbalance = [&](auto get) {
+        TimeNs sum = 0, most = 0;
+        for (const auto &r : out.ranks) {
+            sum += get(r);
+            most = std::max(most, get(r));
+        }
+        return sum > 0 ? double(most) * double(out.ranks.size()) / double(sum) : 0.0;
+    };
+    out.computeImbalance = imbalance([](const RankLoad &r) { return r.compute; });
+    out.communicationImbalance = imbalance([](const RankLoad &r) { return r.communication; });
 }
 
 } // namespace gml::sim

@@ -7,6 +7,7 @@
 #include <QJsonObject>
 #include <QString>
 
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -148,6 +149,26 @@ struct Straggler
     QString before;          // what the last rank ran just before arriving
 };
 
+// One rank's arrival at a collective: its kernel's start and end, what its stream ran just before
+// (that work's end and name) and what its host ran before launching it. Extracted per node
+// (collectiveArrival) so that a collective's straggler is found the same way from the whole
+// run's graph and from the arrivals shards kept of their ranks (simulator/cluster).
+struct CollectiveArrival
+{
+    int rank = -1;
+    int op = -1;        // collectiveOperation()
+    QString operation;  // its name (the kernel's when op < 0)
+    TimeNs start = 0;
+    TimeNs end = 0;
+    TimeNs prevEnd = std::numeric_limits<TimeNs>::min(); // none
+    QString prevName;
+    QString hostBefore; // "host: OP", or empty
+};
+CollectiveArrival collectiveArrival(const DependencyGraph &g, int node);
+// The straggler of one collective from its members' arrivals (two or more, any order); its
+// index is left to the caller.
+Straggler stragglerOf(std::vector<CollectiveArrival> members);
+
 struct RankLoad
 {
     int rank = -1;
@@ -173,6 +194,10 @@ struct Analysis
     QJsonObject toJson() const;
     QString toText() const;
 };
+
+// max / mean of the ranks' compute and communication (Analysis::computeImbalance, ...) from
+// out.ranks.
+void setImbalance(Analysis &out);
 
 // The analyses of one run's dependency graph (measured times).
 Analysis analyze(const DependencyGraph &graph, const AnalysisScope &scope = {});

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// The cross-rank analyses of a cluster project's run (clustermerge.h), reduced from its
+// sources' rank facts and summaries without reading a slice: the stragglers of every collective
+// (matched across ranks as the execution model matches them, with the ranks' clocks aligned
+// across shards), each rank's compute and communication and the imbalance between ranks, the
+// kernel families, and the rank × iteration step times. The same functions as a whole-run
+// analysis (analysis.h: stragglerOf, setImbalance) give the same report for the same job.
+
+#include "analysis.h"
+#include "types.h"
+
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace gml {
+class Project;
+} // namespace gml
+
+namespace gml::sim {
+
+struct RankSteps
+{
+    int rank = -1;
+    std::vector<std::pair<TimeNs, TimeNs>> iterations; // on the project clock, by start
+};
+
+struct ClusterAnalysis
+{
+    QString run;
+    int shards = 0, mergedShards = 0;
+    QStringList missing; // the shards and files the run lacks, with why
+    int ranks = 0;       // ranks with GPU work or iterations
+    Analysis cross;      // stragglers, ranks, imbalance, kernel families (no per-GPU breakdown)
+    std::vector<RankSteps> steps;
+
+    QJsonObject toJson() const;
+    QString toText() const;
+};
+
+std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const QString &runName, QString *error);
+
+} // namespace gml::sim

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// A cluster project: the catalog of a job imported in shards (docs/cluster.md). It references
+// each shard project by a path relative to itself, and holds what opening the job and its
+// cross-rank analyses need without any slice: the shards' runs, sources and tracks (with new
+// ids; each source knows its shard and its id there), their summaries (model/sourcesummary.h)
+// and rank facts (rankfacts.h), the ranks' clocks aligned across all shards from those facts,
+// and each run's headline metrics. A shard that failed or is missing is listed with why, so the
+// project says which ranks it lacks.
+
+#include "types.h"
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace gml {
+class Project;
+} // namespace gml
+
+namespace gml::sim {
+
+struct ShardInput
+{
+    QString path;  // the shard project (absolute, or relative to the working folder)
+    QString error; // set: the shard's import failed and wrote no project (said in the catalog)
+};
+
+struct MergeReport
+{
+    int shards = 0, merged = 0, failed = 0, missing = 0;
+    qint64 sources = 0, failedSources = 0, tracks = 0;
+    qint64 shardBytes = 0;
+    double seconds = 0;
+    QStringList problems; // one line per shard not merged, or per failed source
+};
+
+// Writes the cluster project at `path` from `shards` (replacing any project there, in one step:
+// it is written beside and renamed, so a reader sees the old one or the new one whole). False
+// (and `error`) when it cannot be written; a shard that cannot be read is a problem, not an
+// error.
+bool mergeShards(const QString &path, const QList<ShardInput> &shards, MergeReport *report, QString *error);
+
+// True when `project` is a cluster project (it references shards).
+bool isClusterProject(Project &project);
+
+// The shard project holding `rank` of `run` (its path made absolute from the cluster
+// project's folder); nullopt with why (no such rank, or its shard failed or is missing).
+std::optional<QString> shardOfRank(Project &cluster, RunId run, int rank, QString *why);
+
+} // namespace gml::sim

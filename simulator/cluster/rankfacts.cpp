@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "rankfacts.h"
+
+#include "dependencygraph.h"
+#include "project.h"
+
+#include <QCborArray>
+#include <QCborMap>
+#include <QCborValue>
+
+#include <algorithm>
+
+namespace gml::sim {
+
+QByteArray RankFacts::toCbor() const
+{
+    QCborArray cs;
+    for (const CollectiveArrival &c : collectives)
+        cs.append(QCborArray{c.rank, c.op, c.operation, c.start, c.end,
+                             c.prevEnd == std::numeric_limits<TimeNs>::min() ? QCborValue() : QCborValue(c.prevEnd),
+                             c.prevName, c.hostBefore});
+    QCborArray ls;
+    for (const RankLoad &l : loads)
+        ls.append(QCborArray{l.rank, l.compute, l.communication});
+    QCborArray fs;
+    for (const KernelFamily &f : families)
+        fs.append(QCborArray{f.family, f.count, f.time});
+    return QCborMap{{QStringLiteral("collectives"), cs}, {QStringLiteral("loads"), ls}, {QStringLiteral("families"), fs}}
+        .toCborValue()
+        .toCbor();
+}
+
+std::optional<RankFacts> RankFacts::fromCbor(const QByteArray &data)
+{
+    QCborParserError err;
+    const QCborValue v = QCborValue::fromCbor(data, &err);
+    if (err.error != QCborError::NoError || !v.isMap())
+        return std::nullopt;
+    const QCborMap m = v.toMap();
+    RankFacts f;
+    for (const QCborValue &cv : m.value(QStringLiteral("collectives")).toArray()) {
+        const QCborArray a = cv.toArray();
+        if (a.size() != 8)
+            return std::nullopt;
+        CollectiveArrival c;
+        c.rank = int(a[0].toInteger());
+        c.op = int(a[1].toInteger());
+        c.operation = a[2].toString();
+        c.start = a[3].toInteger();
+        c.end = a[4].toInteger();
+        if (a[5].isInteger())
+            c.prevEnd = a[5].toInteger();
+        c.prevName = a[6].toString();
+        c.hostBefore = a[7].toString();
+        f.collectives.push_back(std::move(c));
+    }
+    for (const QCborValue &lv : m.value(QStringLiteral("loads")).toArray()) {
+        const QCborArray a = lv.toArray();
+        if (a.size() != 3)
+            return std::nullopt;
+        f.loads.push_back({int(a[0].toInteger()), a[1].toInteger(), a[2].toInteger(), 0});
+    }
+    for (const QCborValue &fv : m.value(QStringLiteral("families")).toArray()) {
+        const QCborArray a = fv.toArray();
+        if (a.size() != 3)
+            return std::nullopt;
+        f.families.push_back({a[0].toString(), a[1].toInteger(), a[2].toInteger()});
+    }
+    return f;
+}
+
+std::optional<std::map<SourceId, RankFacts>> computeRankFacts(Project &project, RunId run, QString *error)
+{
+    auto graph = DependencyGraph::build(project, run, error);
+    if (!graph)
+        return std::nullopt;
+    const DependencyGraph &g = *graph;
+    // The offset that put each source on the project clock, taken off again.
+    std::map<SourceId, TimeNs> offset;
+    {
+        auto st = project.db().prepare("SELECT id, clock_offset_ns + align_ns FROM source WHERE run_id = ?");
+        st.bind(1, run);
+        while (st.step())
+            offset[st.int64(0)] = st.int64(1);
+    }
+    std::map<SourceId, RankFacts> out;
+    std::map<SourceId, std::map<QString, KernelFamily>> families;
+    const auto &nodes = g.nodes();
+    const auto &resources = g.resources();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        const Node &n = nodes[i];
+        const Resource &r = resources[size_t(n.resource)];
+        if (!r.gpu)
+            continue;
+        const TimeNs off = offset[r.source];
+        KernelFamily &f = families[r.source][kernelFamily(g.name(n.name), n.kind)];
+        ++f.count;
+        f.time += n.end - n.start;
+        if (n.kind != NodeKind::Collective)
+            continue;
+        CollectiveArrival a = collectiveArrival(g, int(i));
+        a.start -= off;
+        a.end -= off;
+        if (a.prevEnd != std::numeric_limits<TimeNs>::min())
+            a.prevEnd -= off;
+        out[r.source].collectives.push_back(std::move(a));
+    }
+    for (auto &[source, byName] : families) {
+        RankFacts &facts = out[source];
+        for (auto &[name, f] : byName) {
+            f.family = name;
+            facts.families.push_back(f);
+        }
+        std::stable_sort(facts.collectives.begin(), facts.collectives.end(),
+                         [](const CollectiveArrival &x, const CollectiveArrival &y) { return x.start < y.start; });
+    }
+    // Each rank's compute and communication, as the analysis adds them up, to the source of
+    // its GPUs.
+    const Analysis whole = analyze(g);
+    std::map<int, SourceId> sourceOfRank;
+    for (const Resource &r : resources)
+        if (r.gpu && !r.nodes.empty())
+            sourceOfRank.try_emplace(r.rank, r.source);
+    for (const RankLoad &l : whole.ranks)
+        if (auto it = sourceOfRank.find(l.rank); it != sourceOfRank.end())
+            out[it->second].loads.push_back({l.rank, l.compute, l.communication, 0});
+    return out;
+}
+
+bool storeRankFacts(Project &project, const QList<RunId> &runs, QString *error)
+{
+    std::vector<std::pair<SourceId, QByteArray>> rows;
+    for (RunId run : runs) {
+        const auto facts = computeRankFacts(project, run, error);
+        if (!facts)
+            return false;
+        for (const auto &[source, f] : *facts)
+            rows.emplace_back(source, f.toCbor());
+    }
+    if (!project.begin(error))
+        return false;
+    auto st = project.db().prepare("INSERT OR REPLACE INTO rank_facts(source_id, version, data) VALUES (?, ?, ?)");
+    for (const auto &[source, data] : rows) {
+        st.reset();
+        st.bind(1, source);
+        st.bind(2, qint64(kRankFactsVersion));
+        st.bindBlob(3, std::string_view(data.constData(), size_t(data.size())));
+        if (!st.exec()) {
+            if (error)
+                *error = st.errorString();
+            project.rollback();
+            return false;
+        }
+    }
+    return project.commit(error);
+}
+
+std::optional<RankFacts> loadRankFacts(const SqliteDb &db, SourceId source)
+{
+    auto st = db.prepare("SELECT data FROM rank_facts WHERE source_id = ? AND version = ?");
+    st.bind(1, source);
+    st.bind(2, qint64(kRankFactsVersion));
+    if (!st.step())
+        return std::nullopt;
+    const std::string_view blob = st.blobView(0);
+    return RankFacts::fromCbor(QByteArray(blob.data(), qsizetype(blob.size())));
+}
+
+} // namespace gml::sim
