@@ -335,7 +335,7 @@ CREATE TABLE shard(
   bytes INTEGER NOT NULL DEFAULT 0,
   sources INTEGER NOT NULL DEFAULT 0
 );
-ALTER TABLE source ADD COLUMN shard_id INTEGER REFERENCES shard(id);
+ALTER TABLE source ADD COLUMN shard_id INTEGER; -- shard(id)
 ALTER TABLE source ADD COLUMN shard_source_id INTEGER;
 )SQL";
 

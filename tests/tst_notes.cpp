@@ -100,7 +100,8 @@ private Q_SLOTS:
         gmltest::importInto(*project, {dir.filePath(QStringLiteral("hand"))});
         const QString file = project->path();
         // Back to schema 10, as a project written before notes.
-        QVERIFY(project->db().exec("DROP TABLE note; PRAGMA user_version = 10;"));
+        QVERIFY(project->db().exec("DROP TABLE rank_facts; DROP TABLE shard; ALTER TABLE source DROP COLUMN shard_id; "
+                                   "ALTER TABLE source DROP COLUMN shard_source_id; DROP TABLE note; PRAGMA user_version = 10;"));
         project.reset();
         project = Project::open(file, Project::Mode::ReadWrite, &error);
         QVERIFY2(project, qPrintable(error));
