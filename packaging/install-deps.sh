@@ -16,7 +16,7 @@ PACKAGES=(
   qt6-qpa-plugins libqt6svg6 fonts-dejavu-core
   xvfb xauth
   appstream desktop-file-utils shared-mime-info groff-base
-  python3
+  python3 python3-distributed
 )
 
 # `install-deps.sh fuzz` adds what the fuzz preset needs: clang and its libFuzzer runtime.

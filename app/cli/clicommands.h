@@ -74,6 +74,12 @@ QList<ScannedFile> shardOfFiles(const QList<ScannedFile> &files, int index, int 
 // After a shard's import into PROJECT.partial: its rank facts stored, then the file put in
 // place at `projectPath` in one step. False with what failed on `err`.
 bool finishShard(const QString &partialPath, const QString &projectPath, const QList<RunId> &runs, QTextStream &err);
+// grademl import --plan: the files an import would read, as JSON ({"files": [{path, size,
+// format}]}, in path order), for the Dask driver to size its shards.
+QString planJson(const QList<ScannedFile> &files);
+// grademl import ... --scheduler ADDRESS: runs the Dask driver (app/cluster/grademl-dask) with
+// this grademl, forwarding its output; its exit status.
+int importOnCluster(const Parsed &p, QTextStream &err);
 // grademl merge CLUSTER.grademl SHARD.grademl...: the cluster project of a sharded import.
 int mergeCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int infoCommand(const QStringList &args, QTextStream &out, QTextStream &err);

@@ -40,13 +40,15 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
     const Parsed p = parse(args, {QStringLiteral("project"), QStringLiteral("run"),
                                   QStringLiteral("timezone"), QStringLiteral("jobs"),
-                                  QStringLiteral("idle-exit"), QStringLiteral("poll"), QStringLiteral("shard")},
-                           {QStringLiteral("quiet"), QStringLiteral("follow")});
+                                  QStringLiteral("idle-exit"), QStringLiteral("poll"), QStringLiteral("shard"),
+                                  QStringLiteral("scheduler"), QStringLiteral("shards"), QStringLiteral("retries")},
+                           {QStringLiteral("quiet"), QStringLiteral("follow"), QStringLiteral("plan")});
     if (!p.error.isEmpty() || p.positional.isEmpty() || !p.options.contains(QStringLiteral("project"))) {
         err << "grademl import: " << (p.error.isEmpty() ? QStringLiteral("need PATH... and --project FILE.grademl") : p.error)
             << "\nusage: grademl import PATH... --project FILE.grademl [--run NAME] "
                "[--timezone IANA-NAME] [--jobs N]\n"
-               "                      [--follow [--idle-exit SECONDS] [--poll SECONDS]] [--shard I/N]\n";
+               "                      [--follow [--idle-exit SECONDS] [--poll SECONDS]] [--shard I/N]\n"
+               "                      [--scheduler tcp://HOST:PORT [--shards N] [--retries R]] [--plan]\n";
         return Usage;
     }
     const bool follow = p.flags.contains(QStringLiteral("follow"));
@@ -86,6 +88,13 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             return Usage;
         }
     }
+    if (p.options.contains(QStringLiteral("scheduler"))) {
+        if (follow || p.options.contains(QStringLiteral("shard"))) {
+            err << "grademl import: --scheduler runs every shard itself: not with --follow or --shard\n";
+            return Usage;
+        }
+        return importOnCluster(p, err);
+    }
     std::optional<std::pair<int, int>> shard;
     if (p.options.contains(QStringLiteral("shard"))) {
         QString why;
@@ -106,6 +115,10 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     QList<ScannedFile> files = scanInputs(p.positional, p.options.value(QStringLiteral("run")), &missing, &ignored);
     if (shard)
         files = shardOfFiles(files, shard->first, shard->second);
+    if (p.flags.contains(QStringLiteral("plan"))) { // what would be read, for the Dask driver
+        out << planJson(files) << '\n';
+        return Ok;
+    }
     if (!missing.isEmpty()) {
         for (const auto &m : missing)
             err << "grademl import: " << m << '\n';

@@ -5,14 +5,20 @@
 
 #include "clustermerge.h"
 #include "folderscanner.h"
+#include "importer.h"
 #include "importjob.h"
 #include "importmeter.h"
 #include "project.h"
 #include "rankfacts.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
 #include <QRegularExpression>
 
 #include <cstdio>
@@ -67,6 +73,60 @@ bool finishShard(const QString &partialPath, const QString &projectPath, const Q
         return false;
     }
     return true;
+}
+
+QString planJson(const QList<ScannedFile> &files)
+{
+    QList<ScannedFile> sorted = files;
+    std::stable_sort(sorted.begin(), sorted.end(), [](const ScannedFile &a, const ScannedFile &b) { return a.path < b.path; });
+    QJsonArray list;
+    for (const ScannedFile &f : sorted)
+        if (f.importer)
+            list.append(QJsonObject{{QStringLiteral("path"), f.path},
+                                    {QStringLiteral("size"), f.size},
+                                    {QStringLiteral("format"), f.importer->format()}});
+    return QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("files"), list}}).toJson(QJsonDocument::Compact));
+}
+
+int importOnCluster(const Parsed &p, QTextStream &err)
+{
+    // The driver beside this program (the build tree) or in its libexec folder (installed).
+    const QString here = QCoreApplication::applicationDirPath();
+    QString driver;
+    const QStringList candidates{QString(here + QStringLiteral("/grademl-dask")),
+                                 QString(here + QStringLiteral("/../libexec/grademl/grademl-dask"))};
+    for (const QString &candidate : candidates)
+        if (QFileInfo(candidate).isExecutable()) {
+            driver = QFileInfo(candidate).absoluteFilePath();
+            break;
+        }
+    if (driver.isEmpty()) {
+        err << "grademl import: --scheduler needs the Dask driver grademl-dask, not found in " << here
+            << " or " << QDir::cleanPath(here + QStringLiteral("/../libexec/grademl")) << '\n';
+        return SomeFailed;
+    }
+    QStringList args{QStringLiteral("--scheduler"), p.options.value(QStringLiteral("scheduler")),
+                     QStringLiteral("--project"), p.options.value(QStringLiteral("project")),
+                     QStringLiteral("--grademl"), QCoreApplication::applicationFilePath()};
+    for (const char *option : {"shards", "retries", "run", "timezone"})
+        if (p.options.contains(QLatin1String(option)))
+            args << QStringLiteral("--") + QLatin1String(option) << p.options.value(QLatin1String(option));
+    args << p.positional;
+    err.flush();
+    QProcess driverProcess;
+    driverProcess.setProcessChannelMode(QProcess::ForwardedChannels);
+    driverProcess.start(driver, args);
+    if (!driverProcess.waitForStarted(-1)) {
+        err << "grademl import: cannot run " << driver << ": " << driverProcess.errorString()
+            << " (the Dask driver needs python3-distributed)\n";
+        return SomeFailed;
+    }
+    driverProcess.waitForFinished(-1);
+    if (driverProcess.exitStatus() != QProcess::NormalExit) {
+        err << "grademl import: the Dask driver stopped: " << driverProcess.errorString() << '\n';
+        return SomeFailed;
+    }
+    return driverProcess.exitCode();
 }
 
 int mergeCommand(const QStringList &args, QTextStream &out, QTextStream &err)

@@ -5,6 +5,7 @@
 #include "project.h"
 #include "rankfacts.h"
 #include "runmetrics.h"
+#include "tracewriter.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -12,6 +13,7 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 
 #include <map>
 #include <string>
@@ -111,6 +113,17 @@ bool mergeOne(Project &cluster, const QString &shardPath, qint64 shardId, MergeR
         "INSERT INTO main.rank_facts(source_id, version, data) SELECT source_id + " + base +
             ", version, data FROM shard.rank_facts",
     };
+    {
+        // A run another shard brought already gets this shard's params merged in (the ranks,
+        // GPU models each source adds), as its sources' imports would have.
+        auto st = db.prepare("SELECT m.id, r.params FROM shard.run r JOIN main.run m ON m.name = r.name");
+        std::vector<std::pair<RunId, QJsonObject>> params;
+        while (st.step())
+            params.emplace_back(st.int64(0), QJsonDocument::fromJson(st.text(1).toUtf8()).object());
+        for (const auto &[run, p] : params)
+            if (!mergeIntoRunParams(db, run, p, &error))
+                return fail(error);
+    }
     for (const std::string &sql : steps) {
         auto st = db.prepare(sql);
         if (!st.exec()) {

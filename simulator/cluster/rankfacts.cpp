@@ -71,6 +71,13 @@ std::optional<RankFacts> RankFacts::fromCbor(const QByteArray &data)
 
 std::optional<std::map<SourceId, RankFacts>> computeRankFacts(Project &project, RunId run, QString *error)
 {
+    {
+        // A run of counters only, or whose traces all failed, has no execution model: no facts.
+        auto st = project.db().prepare("SELECT EXISTS (SELECT 1 FROM track WHERE run_id = ? AND slice_count > 0)");
+        st.bind(1, run);
+        if (st.step() && st.int64(0) == 0)
+            return std::map<SourceId, RankFacts>{};
+    }
     auto graph = DependencyGraph::build(project, run, error);
     if (!graph)
         return std::nullopt;
