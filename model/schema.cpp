@@ -316,8 +316,8 @@ CREATE UNIQUE INDEX note_bookmark ON note(bookmark) WHERE bookmark IS NOT NULL;
 // - rank_facts: what a cross-rank analysis needs of a source beyond its summary (its collectives
 //   with their arrival and end and what ran before them, its kernel families), written by the
 //   shard import (simulator/analysis/rankfacts.h) so that a cluster project reduces them;
-// - shard: in a cluster project, the shard projects it references (a path relative to it) and
-//   how their import went;
+// - shard: in a cluster project, the shard projects it references (a path relative to it), how
+//   their import went, and the offsets that made their source and track ids the cluster's;
 // - source.shard_id / shard_source_id: in a cluster project, the shard holding the source's
 //   detail and the source's id there (NULL in any other project).
 static constexpr std::string_view kV12 = R"SQL(
@@ -333,7 +333,9 @@ CREATE TABLE shard(
   error TEXT,
   files TEXT NOT NULL DEFAULT '[]',
   bytes INTEGER NOT NULL DEFAULT 0,
-  sources INTEGER NOT NULL DEFAULT 0
+  sources INTEGER NOT NULL DEFAULT 0,
+  source_base INTEGER NOT NULL DEFAULT 0, -- cluster id = shard id + base
+  track_base INTEGER NOT NULL DEFAULT 0
 );
 ALTER TABLE source ADD COLUMN shard_id INTEGER; -- shard(id)
 ALTER TABLE source ADD COLUMN shard_source_id INTEGER;

@@ -146,10 +146,13 @@ bool mergeOne(Project &cluster, const QString &shardPath, qint64 shardId, MergeR
         }
     }
     report.tracks += scalar("SELECT count(*) FROM shard.track");
-    auto up = db.prepare("UPDATE main.shard SET status = 'merged', files = ?, sources = ? WHERE id = ?");
+    auto up = db.prepare("UPDATE main.shard SET status = 'merged', files = ?, sources = ?, source_base = ?, "
+                         "track_base = ? WHERE id = ?");
     up.bind(1, QString::fromUtf8(QJsonDocument(files).toJson(QJsonDocument::Compact)));
     up.bind(2, qint64(files.size()));
-    up.bind(3, shardId);
+    up.bind(3, sourceBase);
+    up.bind(4, trackBase);
+    up.bind(5, shardId);
     if (!up.exec())
         return fail(up.errorString());
     if (!cluster.commit(&error))
