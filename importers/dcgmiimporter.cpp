@@ -59,31 +59,10 @@ SniffResult DcgmiDmonImporter::sniff(const QString &, const QByteArray &head) co
 
 std::optional<QByteArray> DcgmiDmonImporter::tailPrelude(QByteArrayView prelude, QByteArrayView lines) const
 {
-    if (!prelude.isEmpty())
-        return prelude.toByteArray();
     // The first header and the units line under it; dcgmi repeats them every few samples.
-    QByteArray out;
-    qsizetype pos = 0;
-    while (pos < lines.size()) {
-        qsizetype nl = lines.indexOf('\n', pos);
-        if (nl < 0)
-            nl = lines.size();
-        const QByteArrayView line = lines.sliced(pos, nl - pos);
-        pos = nl + 1;
-        const QByteArrayView l = line.trimmed();
-        if (l.isEmpty())
-            continue;
-        if (out.isEmpty()) {
-            if (!l.startsWith("#Entity") && !l.startsWith("# Entity"))
-                return std::nullopt; // not dcgmi's header: the whole-file read says why
-            out = line.toByteArray() + '\n';
-            continue;
-        }
-        if (l.startsWith("ID") || l.startsWith("# ID"))
-            out += line.toByteArray() + '\n';
-        break;
-    }
-    return out.isEmpty() ? std::optional<QByteArray>(QByteArray()) : std::optional<QByteArray>(out);
+    return headerPrelude(
+        prelude, lines, [](QByteArrayView l) { return l.startsWith("#Entity") || l.startsWith("# Entity"); },
+        [](QByteArrayView l) { return l.startsWith("ID") || l.startsWith("# ID"); });
 }
 
 ImportOutcome DcgmiDmonImporter::import(ImportContext &ctx) const

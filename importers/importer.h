@@ -134,6 +134,21 @@ public:
     virtual bool grows() const { return tails(); }
 };
 
+// Calls f on each line of `text` (without its break) until f returns false.
+template <typename F>
+void forEachLine(QByteArrayView text, F f)
+{
+    qsizetype pos = 0;
+    while (pos < text.size()) {
+        qsizetype nl = text.indexOf('\n', pos);
+        if (nl < 0)
+            nl = text.size();
+        if (!f(text.sliced(pos, nl - pos)))
+            return;
+        pos = nl + 1;
+    }
+}
+
 // All importers known to the folder scanner, most specific first.
 const std::vector<std::unique_ptr<Importer>> &importers();
 

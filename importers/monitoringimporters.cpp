@@ -308,6 +308,30 @@ TimeNs estimatedStart(ImportContext &ctx, qint64 samples, TimeNs period, QJsonOb
     return fileMtimeNs(ctx.path) - std::max<qint64>(samples - 1, 0) * period;
 }
 
+std::optional<QByteArray> headerPrelude(QByteArrayView prelude, QByteArrayView lines,
+                                        bool (*isHeader)(QByteArrayView), bool (*isUnits)(QByteArrayView))
+{
+    if (!prelude.isEmpty())
+        return prelude.toByteArray();
+    QByteArray out;
+    bool header = true;
+    forEachLine(lines, [&](QByteArrayView line) {
+        const QByteArrayView l = line.trimmed();
+        if (l.isEmpty())
+            return true;
+        if (out.isEmpty()) {
+            header = isHeader(l);
+            if (header)
+                out = line.toByteArray() + '\n';
+            return header;
+        }
+        if (isUnits(l))
+            out += line.toByteArray() + '\n';
+        return false;
+    });
+    return header ? std::optional<QByteArray>(out) : std::nullopt;
+}
+
 SamplePlacement::SamplePlacement(const ImportContext &ctx)
 {
     if (!ctx.tail)

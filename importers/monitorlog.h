@@ -164,6 +164,13 @@ std::optional<ImportOutcome> startLog(ImportContext &ctx, LogImport &log);
 ImportOutcome finishLog(ImportContext &ctx, const LogImport &log);
 bool reportProgress(ImportContext &ctx, const LogImport &log, qint64 offset);
 
+// The prelude of a log that starts with a header and, under it, a units line (nvidia-smi dmon,
+// dcgmi dmon): the first header and its units line, read once (`prelude` already holds them
+// after the first part). Nullopt when the first line is not a header (the whole-file read says
+// why); empty while no line has come.
+std::optional<QByteArray> headerPrelude(QByteArrayView prelude, QByteArrayView lines,
+                                        bool (*isHeader)(QByteArrayView), bool (*isUnits)(QByteArrayView));
+
 // Places samples without absolute times: the sibling anchor, else the file's modification
 // time as the last sample's time. Records the rule in the source metadata.
 TimeNs estimatedStart(ImportContext &ctx, qint64 samples, TimeNs period, QJsonObject &meta);

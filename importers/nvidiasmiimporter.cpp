@@ -272,30 +272,9 @@ SniffResult NvidiaSmiDmonImporter::sniff(const QString &, const QByteArray &head
 
 std::optional<QByteArray> NvidiaSmiDmonImporter::tailPrelude(QByteArrayView prelude, QByteArrayView lines) const
 {
-    if (!prelude.isEmpty())
-        return prelude.toByteArray();
     // The first header and its units line.
-    QByteArray out;
-    qsizetype pos = 0;
-    while (pos < lines.size()) {
-        qsizetype nl = lines.indexOf('\n', pos);
-        if (nl < 0)
-            nl = lines.size();
-        const QByteArrayView line = lines.sliced(pos, nl - pos).trimmed();
-        pos = nl + 1;
-        if (line.isEmpty())
-            continue;
-        if (out.isEmpty()) {
-            if (!isDmonHeader(line))
-                return std::nullopt;
-            out = line.toByteArray() + '\n';
-            continue;
-        }
-        if (line.startsWith('#') && !isDmonHeader(line))
-            out += line.toByteArray() + '\n'; // the units
-        break;
-    }
-    return out.isEmpty() ? std::nullopt : std::optional<QByteArray>(out);
+    return headerPrelude(prelude, lines, &isDmonHeader,
+                         [](QByteArrayView l) { return l.startsWith('#') && !isDmonHeader(l); });
 }
 
 ImportOutcome NvidiaSmiDmonImporter::import(ImportContext &ctx) const

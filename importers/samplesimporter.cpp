@@ -21,16 +21,11 @@ std::optional<QByteArray> SamplesImporter::tailPrelude(QByteArrayView prelude, Q
 {
     // The format line, the host and every series declared so far.
     QByteArray out = prelude.toByteArray();
-    qsizetype pos = 0;
-    while (pos < lines.size()) {
-        qsizetype nl = lines.indexOf('\n', pos);
-        if (nl < 0)
-            nl = lines.size();
-        const QByteArrayView line = lines.sliced(pos, nl - pos);
+    forEachLine(lines, [&](QByteArrayView line) {
         if (out.isEmpty() || line.startsWith("host,") || line.startsWith("series,"))
             out.append(line).append('\n');
-        pos = nl + 1;
-    }
+        return true;
+    });
     return out;
 }
 

@@ -253,6 +253,27 @@ bool storeAlignment(SqliteDb &db, const std::vector<SourceAlignment> &alignment,
     return true;
 }
 
+std::map<SourceId, AlignmentInput> alignmentSources(SqliteDb &db, RunId run, std::map<SourceId, TimeNs> *clockOffsets)
+{
+    std::map<SourceId, AlignmentInput> sources;
+    auto st = db.prepare("SELECT src.id, src.path, src.align_user_ns, "
+                         "(SELECT min(rank) FROM track WHERE source_id = src.id), src.clock_offset_ns FROM source src "
+                         "WHERE src.run_id = ? AND src.status = 'imported'");
+    st.bind(1, run);
+    while (st.step()) {
+        AlignmentInput s;
+        s.source = st.int64(0);
+        s.path = st.text(1);
+        if (!st.isNull(2))
+            s.user = st.int64(2);
+        s.rank = st.isNull(3) ? -1 : int(st.int64(3));
+        if (clockOffsets)
+            (*clockOffsets)[s.source] = st.int64(4);
+        sources.emplace(s.source, std::move(s));
+    }
+    return sources;
+}
+
 // alignRunClocks inside the caller's transaction.
 static bool alignRun(Project &project, RunId run, QString *error)
 {
@@ -265,23 +286,7 @@ static bool alignRun(Project &project, RunId run, QString *error)
             if (const int op = collectiveOperation(st.text(1)); op >= 0)
                 ops.insert(st.int64(0), op);
     }
-    std::map<SourceId, AlignmentInput> sources;
-    {
-        auto st = db.prepare(
-            "SELECT src.id, src.path, src.align_user_ns, "
-            "(SELECT min(rank) FROM track WHERE source_id = src.id) FROM source src "
-            "WHERE src.run_id = ? AND src.status = 'imported'");
-        st.bind(1, run);
-        while (st.step()) {
-            AlignmentInput s;
-            s.source = st.int64(0);
-            s.path = st.text(1);
-            if (!st.isNull(2))
-                s.user = st.int64(2);
-            s.rank = st.isNull(3) ? -1 : int(st.int64(3));
-            sources.emplace(s.source, std::move(s));
-        }
-    }
+    std::map<SourceId, AlignmentInput> sources = alignmentSources(db, run);
     if (!ops.isEmpty()) {
         std::string ids;
         for (auto it = ops.cbegin(); it != ops.cend(); ++it) {

@@ -7,6 +7,7 @@
 #include <QList>
 #include <QString>
 
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -89,6 +90,10 @@ struct AlignmentInput
     std::optional<TimeNs> user;
     std::vector<CollectiveEnd> ends; // any order
 };
+// The imported sources of `run` as inputs, their collectives not read (ends empty), by id;
+// `clockOffsets` gets each one's clock offset.
+std::map<SourceId, AlignmentInput> alignmentSources(SqliteDb &db, RunId run,
+                                                    std::map<SourceId, TimeNs> *clockOffsets = nullptr);
 // The alignment of a run's sources as described above, in their order: every source gets a
 // record (reference 0 and no computed offset where it has none).
 std::vector<SourceAlignment> computeAlignment(std::vector<AlignmentInput> sources);

@@ -534,25 +534,26 @@ Analysis analyze(const DependencyGraph &g, const AnalysisScope &scope)
         if (!inRange(s.firstArrival))
             continue;
         out.stragglers.push_back(s);
+    }
+    finishRanks(out, std::move(loads));
+    return out;
+}
+
+void finishRanks(Analysis &out, std::map<int, RankLoad> loads)
+{
+    for (const Straggler &s : out.stragglers)
         if (s.lastRank >= 0)
             ++loads[s.lastRank].lastArrivals;
-    }
     std::sort(out.stragglers.begin(), out.stragglers.end(),
               [](const Straggler &x, const Straggler &y) { return x.firstArrival < y.firstArrival; });
     for (size_t k = 0; k < out.stragglers.size(); ++k)
         out.stragglers[k].index = int(k);
-
+    out.ranks.clear();
     for (auto &[rank, load] : loads)
         if (rank >= 0) {
             load.rank = rank;
             out.ranks.push_back(load);
         }
-    setImbalance(out);
-    return out;
-}
-
-void setImbalance(Analysis &out)
-{
     out.computeImbalance = out.communicationImbalance = 0;
     if (out.ranks.size() < 2)
         return;

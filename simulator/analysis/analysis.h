@@ -8,6 +8,7 @@
 #include <QString>
 
 #include <limits>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -195,9 +196,10 @@ struct Analysis
     QString toText() const;
 };
 
-// max / mean of the ranks' compute and communication (Analysis::computeImbalance, ...) from
-// out.ranks.
-void setImbalance(Analysis &out);
+// The cross-rank part's end, for a whole-run analysis and a cluster project's reduce alike:
+// the stragglers ordered by their first arrival (their index), each rank's last arrivals counted
+// into `loads`, out.ranks from them, and the imbalance between ranks (max / mean).
+void finishRanks(Analysis &out, std::map<int, RankLoad> loads);
 
 // The analyses of one run's dependency graph (measured times).
 Analysis analyze(const DependencyGraph &graph, const AnalysisScope &scope = {});

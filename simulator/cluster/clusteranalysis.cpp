@@ -127,19 +127,7 @@ std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const
     }
     Analysis &a = out.cross;
     a.stragglers = matchStragglers(std::move(bySource));
-    for (const Straggler &s : a.stragglers)
-        if (s.lastRank >= 0)
-            ++loads[s.lastRank].lastArrivals;
-    std::sort(a.stragglers.begin(), a.stragglers.end(),
-              [](const Straggler &x, const Straggler &y) { return x.firstArrival < y.firstArrival; });
-    for (size_t k = 0; k < a.stragglers.size(); ++k)
-        a.stragglers[k].index = int(k);
-    for (auto &[rank, load] : loads)
-        if (rank >= 0) {
-            load.rank = rank;
-            a.ranks.push_back(load);
-        }
-    setImbalance(a);
+    finishRanks(a, std::move(loads));
     for (auto &[name, f] : families)
         a.families.push_back(f);
     std::sort(a.families.begin(), a.families.end(), [](const KernelFamily &x, const KernelFamily &y) {

@@ -6,7 +6,7 @@
 // (matched across ranks as the execution model matches them, with the ranks' clocks aligned
 // across shards), each rank's compute and communication and the imbalance between ranks, the
 // kernel families, and the rank × iteration step times. The same functions as a whole-run
-// analysis (analysis.h: stragglerOf, setImbalance) give the same report for the same job.
+// analysis (analysis.h: stragglerOf, finishRanks) give the same report for the same job.
 
 #include "analysis.h"
 #include "types.h"

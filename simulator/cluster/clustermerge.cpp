@@ -165,30 +165,29 @@ bool mergeOne(Project &cluster, const QString &shardPath, qint64 shardId, MergeR
 bool alignAcrossShards(Project &cluster, QString *error)
 {
     auto &db = cluster.db();
-    std::map<RunId, std::vector<AlignmentInput>> runs;
-    auto st = db.prepare("SELECT s.id, s.run_id, s.path, s.align_user_ns, s.clock_offset_ns, "
-                         "(SELECT min(rank) FROM track WHERE source_id = s.id) FROM source s WHERE s.status = 'imported'");
-    while (st.step()) {
-        AlignmentInput in;
-        in.source = st.int64(0);
-        in.path = st.text(2);
-        if (!st.isNull(3))
-            in.user = st.int64(3);
-        in.rank = st.isNull(5) ? -1 : int(st.int64(5));
-        const TimeNs clock = st.int64(4);
-        if (const auto facts = loadRankFacts(db, in.source))
-            for (const CollectiveArrival &c : facts->collectives)
-                if (c.op >= 0)
-                    in.ends.push_back({c.op, c.start + clock, c.end + clock});
-        runs[st.int64(1)].push_back(std::move(in));
+    std::vector<RunId> runs;
+    {
+        auto st = db.prepare("SELECT id FROM run ORDER BY id");
+        while (st.step())
+            runs.push_back(st.int64(0));
     }
     if (!cluster.begin(error))
         return false;
-    for (auto &[run, inputs] : runs)
+    for (RunId run : runs) {
+        std::map<SourceId, TimeNs> clock;
+        std::vector<AlignmentInput> inputs;
+        for (auto &[id, in] : alignmentSources(db, run, &clock)) {
+            if (const auto facts = loadRankFacts(db, id))
+                for (const CollectiveArrival &c : facts->collectives)
+                    if (c.op >= 0)
+                        in.ends.push_back({c.op, c.start + clock[id], c.end + clock[id]});
+            inputs.push_back(std::move(in));
+        }
         if (!storeAlignment(db, computeAlignment(std::move(inputs)), error)) {
             cluster.rollback();
             return false;
         }
+    }
     return cluster.commit(error);
 }
 
