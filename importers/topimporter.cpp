@@ -69,8 +69,9 @@ struct ProcSample
 
 // The date of the first block: top prints the time of day only. From a sibling log with dates,
 // else the last block's date is the file's modification date.
-QDate topFirstDate(const ImportContext &ctx, QTime first, const std::vector<QTime> &times, QJsonObject &meta)
+QDate topFirstDate(const ImportContext &ctx, const std::vector<QTime> &times, QJsonObject &meta)
 {
+    const QTime first = times.front();
     if (auto anchor = siblingTimeAnchor(ctx.path, ctx.timeZone)) {
         const QDateTime a = QDateTime::fromMSecsSinceEpoch(anchor->start / 1'000'000, ctx.timeZone);
         QDate date = a.date();
@@ -346,7 +347,7 @@ ImportOutcome TopBatchImporter::import(ImportContext &ctx) const
     int prev = kept.value(QStringLiteral("time_ms")).toInt();
     if (!date.isValid()) {
         prev = blocks.front().time.msecsSinceStartOfDay();
-        date = topFirstDate(ctx, blocks.front().time, [&] {
+        date = topFirstDate(ctx, [&] {
             std::vector<QTime> times;
             for (const Block &b : blocks)
                 times.push_back(b.time);

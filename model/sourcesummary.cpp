@@ -13,6 +13,7 @@
 #include <QHash>
 
 #include <algorithm>
+#include <string>
 #include <bitset>
 #include <climits>
 #include <cmath>
@@ -443,12 +444,23 @@ std::optional<SourceWork> SourceWork::fromCbor(const QByteArray &data)
     return s;
 }
 
-bool storeSourceSummary(SqliteDb &db, SourceId source, const SourceWork &summary, QString *error)
+std::optional<QByteArray> loadSourceBlob(const SqliteDb &db, const char *table, SourceId source, int version)
 {
-    auto st = db.prepare("INSERT OR REPLACE INTO source_summary(source_id, version, data) VALUES (?, ?, ?)");
+    auto st = db.prepare(std::string("SELECT data FROM ") + table + " WHERE source_id = ? AND version = ?");
     st.bind(1, source);
-    st.bind(2, qint64(kSourceSummaryVersion));
-    const QByteArray data = summary.toCbor();
+    st.bind(2, qint64(version));
+    if (!st.step())
+        return std::nullopt;
+    const std::string_view blob = st.blobView(0);
+    return QByteArray(blob.data(), qsizetype(blob.size()));
+}
+
+bool storeSourceBlob(SqliteDb &db, const char *table, SourceId source, int version, const QByteArray &data,
+                     QString *error)
+{
+    auto st = db.prepare(std::string("INSERT OR REPLACE INTO ") + table + "(source_id, version, data) VALUES (?, ?, ?)");
+    st.bind(1, source);
+    st.bind(2, qint64(version));
     st.bindBlob(3, std::string_view(data.constData(), size_t(data.size())));
     if (st.exec())
         return true;
@@ -457,15 +469,15 @@ bool storeSourceSummary(SqliteDb &db, SourceId source, const SourceWork &summary
     return false;
 }
 
+bool storeSourceSummary(SqliteDb &db, SourceId source, const SourceWork &summary, QString *error)
+{
+    return storeSourceBlob(db, "source_summary", source, kSourceSummaryVersion, summary.toCbor(), error);
+}
+
 std::optional<SourceWork> loadSourceSummary(const SqliteDb &db, SourceId source)
 {
-    auto st = db.prepare("SELECT data FROM source_summary WHERE source_id = ? AND version = ?");
-    st.bind(1, source);
-    st.bind(2, qint64(kSourceSummaryVersion));
-    if (!st.step())
-        return std::nullopt;
-    const std::string_view blob = st.blobView(0);
-    return SourceWork::fromCbor(QByteArray(blob.data(), qsizetype(blob.size())));
+    const auto data = loadSourceBlob(db, "source_summary", source, kSourceSummaryVersion);
+    return data ? SourceWork::fromCbor(*data) : std::nullopt;
 }
 
 std::optional<std::vector<RunSourceWork>> runSourceWork(Project &project, RunId run, QString *error)

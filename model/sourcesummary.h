@@ -96,6 +96,13 @@ std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QSt
 // before summaries, or by an older program).
 std::optional<SourceWork> loadSourceSummary(const SqliteDb &db, SourceId source);
 
+// What a per-source table of versioned blobs (source_summary, rank_facts) holds for `source`
+// at `version`, and its storing (replacing an older one). The table name is the caller's
+// constant, never input.
+std::optional<QByteArray> loadSourceBlob(const SqliteDb &db, const char *table, SourceId source, int version);
+[[nodiscard]] bool storeSourceBlob(SqliteDb &db, const char *table, SourceId source, int version,
+                                   const QByteArray &data, QString *error);
+
 // A source's summary with the offset that puts its times on the project clock (its clock
 // offset and alignment).
 struct RunSourceWork

@@ -71,9 +71,10 @@ int followImport(Project &project, const FollowSettings &settings, QTextStream &
 // option is not I/N with 0 <= I < N.
 std::optional<std::pair<int, int>> parseShard(const QString &text, QString *why);
 QList<ScannedFile> shardOfFiles(const QList<ScannedFile> &files, int index, int count);
-// After a shard's import into PROJECT.partial: its rank facts stored, then the file put in
-// place at `projectPath` in one step. False with what failed on `err`.
-bool finishShard(const QString &partialPath, const QString &projectPath, const QList<RunId> &runs, QTextStream &err);
+// After a shard's import into `partial` (PROJECT.partial): the rank facts of its runs stored,
+// its write-ahead log folded in, the project closed, then the file put in place at
+// `projectPath` in one step. False with what failed on `err`.
+bool finishShard(std::unique_ptr<Project> partial, const QString &projectPath, QTextStream &err);
 // grademl import --plan: the files an import would read, as JSON ({"files": [{path, size,
 // format}]}, in path order), for the Dask driver to size its shards.
 QString planJson(const QList<ScannedFile> &files);

@@ -266,12 +266,7 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     for (const auto &e : std::as_const(metricErrors))
         err << "grademl import: " << e << '\n';
     if (shard) {
-        QList<RunId> runs;
-        auto st = project->db().prepare("SELECT id FROM run ORDER BY id");
-        while (st.step())
-            runs.append(st.int64(0));
-        project.reset();
-        if (!finishShard(projectPath, finalPath, runs, err))
+        if (!finishShard(std::move(project), finalPath, err))
             return SomeFailed;
         out << QStringLiteral("shard %1 of %2: %3 files\n").arg(shard->first).arg(shard->second).arg(files.size());
     }

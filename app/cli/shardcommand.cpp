@@ -49,20 +49,25 @@ QList<ScannedFile> shardOfFiles(const QList<ScannedFile> &files, int index, int 
     return sorted.mid(from, to - from);
 }
 
-bool finishShard(const QString &partialPath, const QString &projectPath, const QList<RunId> &runs, QTextStream &err)
+bool finishShard(std::unique_ptr<Project> partial, const QString &projectPath, QTextStream &err)
 {
+    const QString partialPath = partial->path();
     {
+        QList<RunId> runs;
+        auto st = partial->db().prepare("SELECT id FROM run ORDER BY id");
+        while (st.step())
+            runs.append(st.int64(0));
         QString error;
-        auto project = Project::open(partialPath, Project::Mode::ReadWrite, &error);
-        if (!project || !sim::storeRankFacts(*project, runs, &error)) {
+        if (!sim::storeRankFacts(*partial, runs, &error)) {
             err << "grademl import: " << partialPath << ": cannot store the ranks' facts: " << error << '\n';
             return false;
         }
         // Everything in the file itself before it moves (nobody else has it open).
-        if (const QString why = foldWriteAheadLog(*project); !why.isEmpty()) {
+        if (const QString why = foldWriteAheadLog(*partial); !why.isEmpty()) {
             err << "grademl import: " << partialPath << ": " << why << '\n';
             return false;
         }
+        partial.reset();
     }
     for (const char *suffix : {"-wal", "-shm"}) {
         QFile::remove(partialPath + QLatin1String(suffix));

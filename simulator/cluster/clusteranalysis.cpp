@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <set>
 
 namespace gml::sim {
 
@@ -137,11 +138,11 @@ std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const
         std::sort(s.iterations.begin(), s.iterations.end());
         out.steps.push_back(std::move(s));
     }
-    std::map<int, bool> ranks;
+    std::set<int> ranks;
     for (const RankLoad &l : a.ranks)
-        ranks[l.rank] = true;
+        ranks.insert(l.rank);
     for (const RankSteps &s : out.steps)
-        ranks[s.rank] = true;
+        ranks.insert(s.rank);
     out.ranks = int(ranks.size());
     return out;
 }

@@ -3,6 +3,7 @@
 
 #include "dependencygraph.h"
 #include "project.h"
+#include "sourcesummary.h"
 
 #include <QCborArray>
 #include <QCborMap>
@@ -146,31 +147,18 @@ bool storeRankFacts(Project &project, const QList<RunId> &runs, QString *error)
     }
     if (!project.begin(error))
         return false;
-    auto st = project.db().prepare("INSERT OR REPLACE INTO rank_facts(source_id, version, data) VALUES (?, ?, ?)");
-    for (const auto &[source, data] : rows) {
-        st.reset();
-        st.bind(1, source);
-        st.bind(2, qint64(kRankFactsVersion));
-        st.bindBlob(3, std::string_view(data.constData(), size_t(data.size())));
-        if (!st.exec()) {
-            if (error)
-                *error = st.errorString();
+    for (const auto &[source, data] : rows)
+        if (!storeSourceBlob(project.db(), "rank_facts", source, kRankFactsVersion, data, error)) {
             project.rollback();
             return false;
         }
-    }
     return project.commit(error);
 }
 
 std::optional<RankFacts> loadRankFacts(const SqliteDb &db, SourceId source)
 {
-    auto st = db.prepare("SELECT data FROM rank_facts WHERE source_id = ? AND version = ?");
-    st.bind(1, source);
-    st.bind(2, qint64(kRankFactsVersion));
-    if (!st.step())
-        return std::nullopt;
-    const std::string_view blob = st.blobView(0);
-    return RankFacts::fromCbor(QByteArray(blob.data(), qsizetype(blob.size())));
+    const auto data = loadSourceBlob(db, "rank_facts", source, kRankFactsVersion);
+    return data ? RankFacts::fromCbor(*data) : std::nullopt;
 }
 
 } // namespace gml::sim
