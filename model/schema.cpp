@@ -315,7 +315,7 @@ CREATE UNIQUE INDEX note_bookmark ON note(bookmark) WHERE bookmark IS NOT NULL;
 // Version 12: jobs imported in shards (issue 39; model/clusterproject.h).
 // - rank_facts: what a cross-rank analysis needs of a source beyond its summary (its collectives
 //   with their arrival and end and what ran before them, its kernel families), written by the
-//   shard import (simulator/analysis/rankfacts.h) so that a cluster project reduces them;
+//   shard import (simulator/cluster/rankfacts.h) so that a cluster project reduces them;
 // - shard: in a cluster project, the shard projects it references (a path relative to it), how
 //   their import went, and the offsets that made their source and track ids the cluster's;
 // - source.shard_id / shard_source_id: in a cluster project, the shard holding the source's

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "slicepager.h"
 
+#include "clusterproject.h"
 #include "project.h"
 #include "slicelod.h"
 #include "slicestore.h"
@@ -16,13 +17,35 @@ namespace {
 // they are more than this many (a dense burst): then the finest level stands for them.
 constexpr qint64 kMaxDetailSlices = 2'000'000;
 constexpr size_t kMaxQueue = 4096;
+constexpr size_t kMaxOpenShards = 8;
 } // namespace
 
-SlicePager::SlicePager(QString projectPath, std::vector<Track> tracks, size_t budgetBytes)
+struct SlicePager::Connections
+{
+    explicit Connections(QString p) : path(std::move(p)) {}
+    QString path;
+    std::unique_ptr<Project> project;
+    QString openError;
+    std::list<std::pair<qint64, std::unique_ptr<Project>>> shards; // most recently used first
+    std::unordered_map<qint64, QString> shardErrors;
+
+    Project *main(QString *error)
+    {
+        if (!project && openError.isEmpty())
+            project = Project::open(path, Project::Mode::ReadOnly, &openError);
+        if (!project && error)
+            *error = openError;
+        return project.get();
+    }
+};
+
+SlicePager::SlicePager(QString projectPath, std::vector<Track> tracks, size_t budgetBytes, std::vector<Shard> shards)
     : m_path(std::move(projectPath)), m_budget(budgetBytes)
 {
     for (auto &t : tracks)
         m_tracks.emplace(t.id, std::move(t));
+    for (auto &sh : shards)
+        m_shards.emplace(sh.id, std::move(sh));
     m_thread = std::thread([this] { run(); });
 }
 
@@ -60,8 +83,8 @@ std::shared_ptr<const SliceTrack> SlicePager::view(TrackId track, TimeNs t0, Tim
     const auto info = m_tracks.find(track);
     if (info == m_tracks.end())
         return nullptr;
-    const int wanted = levelFor(info->second.shifts, nsPerPixel);
     std::unique_lock lock(m_mutex);
+    const int wanted = levelFor(levelsOf(info->second), nsPerPixel);
     auto best = m_windows.end(), latest = m_windows.end();
     for (auto it = m_windows.begin(); it != m_windows.end(); ++it) {
         if (it->first != track)
@@ -85,7 +108,7 @@ std::shared_ptr<const SliceTrack> SlicePager::view(TrackId track, TimeNs t0, Tim
         // Three windows wide: panning by a screen either way reads nothing.
         const TimeNs w = std::max<TimeNs>(1, t1 - t0);
         const Request r{track, wanted, t0 > std::numeric_limits<TimeNs>::min() + w ? t0 - w : t0,
-                        t1 < std::numeric_limits<TimeNs>::max() - w ? t1 + w : t1};
+                        t1 < std::numeric_limits<TimeNs>::max() - w ? t1 + w : t1, nsPerPixel};
         const auto same = std::find_if(m_queue.begin(), m_queue.end(),
                                        [&](const Request &q) { return q.track == track && q.shift == wanted; });
         if (same != m_queue.end())
@@ -163,10 +186,65 @@ void SlicePager::evict()
     }
 }
 
+std::vector<int> SlicePager::levelsOf(const Track &info) const
+{
+    if (!info.shard)
+        return info.shifts;
+    const auto learnt = m_shardShifts.find(info.id);
+    return learnt == m_shardShifts.end() ? std::vector<int>{} : learnt->second;
+}
+
+Project *SlicePager::shardOf(Connections &c, qint64 shard, QString *error) const
+{
+    for (auto it = c.shards.begin(); it != c.shards.end(); ++it)
+        if (it->first == shard) {
+            c.shards.splice(c.shards.begin(), c.shards, it);
+            return c.shards.front().second.get();
+        }
+    const auto fail = [&](const QString &why) -> Project * {
+        c.shardErrors[shard] = why;
+        if (error)
+            *error = why;
+        return nullptr;
+    };
+    if (const auto e = c.shardErrors.find(shard); e != c.shardErrors.end())
+        return fail(e->second);
+    const auto info = m_shards.find(shard);
+    if (info == m_shards.end())
+        return fail(QStringLiteral("the project references no shard %1").arg(shard));
+    QString why;
+    auto project = Project::open(info->second.path, Project::Mode::ReadOnly, &why);
+    if (!project)
+        return fail(QStringLiteral("shard %1: %2").arg(info->second.path, why));
+    bool known;
+    {
+        std::lock_guard lock(m_mutex);
+        known = m_shardNames.count(shard) != 0;
+    }
+    if (!known) {
+        // Its names in the cluster's ids, and its tracks' levels.
+        Project *cluster = c.main(error);
+        if (!cluster)
+            return nullptr;
+        auto names = cluster::stringMap(project->db(), cluster->db());
+        std::unordered_map<TrackId, std::vector<int>> levels;
+        auto st = project->db().prepare("SELECT DISTINCT track_id, shift FROM slice_lod ORDER BY track_id, shift");
+        while (st.step())
+            levels[st.int64(0) + info->second.trackBase].push_back(int(st.int64(1)));
+        std::lock_guard lock(m_mutex);
+        m_shardNames[shard] = std::move(names);
+        for (auto &[track, shifts] : levels)
+            m_shardShifts[track] = std::move(shifts);
+    }
+    c.shards.emplace_front(shard, std::move(project));
+    if (c.shards.size() > kMaxOpenShards)
+        c.shards.pop_back();
+    return c.shards.front().second.get();
+}
+
 void SlicePager::run()
 {
-    std::unique_ptr<Project> project;
-    QString openError;
+    Connections c(m_path);
     for (;;) {
         Request r;
         {
@@ -183,18 +261,27 @@ void SlicePager::run()
             m_queue.pop_back();
             m_busy = true;
         }
-        if (!project && openError.isEmpty())
-            project = Project::open(m_path, Project::Mode::ReadOnly, &openError);
-        QString error = openError;
-        std::shared_ptr<const SliceTrack> slices = project ? read(*project, r, false, &error) : nullptr;
+        QString error;
+        std::shared_ptr<const SliceTrack> slices = read(c, r, false, &error);
         std::vector<std::function<void()>> listeners;
         {
             std::lock_guard lock(m_mutex);
             if (!slices) {
-                if (m_error.isEmpty())
-                    m_error = error;
-                continue;
+                // The first error is told (errorString()); later ones would repaint in a loop.
+                if (!m_error.isEmpty())
+                    continue;
+                m_error = error.isEmpty() ? QStringLiteral("cannot read track %1").arg(r.track) : error;
+                for (const auto &l : m_listeners)
+                    listeners.push_back(l.second);
             }
+        }
+        if (!slices) {
+            for (const auto &l : listeners)
+                l();
+            continue;
+        }
+        {
+            std::lock_guard lock(m_mutex);
             Window w{r.shift, r.t0, r.t1, slices, slices->memoryBytes() + sizeof(Window)};
             // A read replaces the windows of the same level that it covers. One it does not
             // cover stays (the budget drops it when unused): the newest request is read first,
@@ -223,13 +310,26 @@ std::shared_ptr<const SliceTrack> SlicePager::readSlices(TrackId track, TimeNs t
 {
     if (!has(track))
         return nullptr;
-    auto project = Project::open(m_path, Project::Mode::ReadOnly, error);
-    return project ? read(*project, Request{track, -1, t0, t1}, true, error) : nullptr;
+    Connections c(m_path);
+    Request r{track, -1, t0, t1, 0};
+    return read(c, r, true, error);
 }
 
-std::shared_ptr<const SliceTrack> SlicePager::read(Project &project, const Request &r, bool exact, QString *error) const
+std::shared_ptr<const SliceTrack> SlicePager::read(Connections &c, Request &r, bool exact, QString *error) const
 {
     const Track &info = m_tracks.at(r.track);
+    // Where a level (or the slices: -1) is read: the project, or the track's shard.
+    std::shared_ptr<const std::unordered_map<StringId, StringId>> names;
+    Project *project = info.shard ? shardOf(c, info.shard, error) : c.main(error);
+    if (!project)
+        return nullptr;
+    const TrackId stored = info.shard ? info.storedId : r.track;
+    if (info.shard && !exact) {
+        // The shard's levels are learnt when it is first opened: the level read is the one
+        // the resolution asks for among all of them.
+        std::lock_guard lock(m_mutex);
+        r.shift = levelFor(levelsOf(info), r.nsPerPixel);
+    }
     // The window on the stored clock (saturating: a window may reach past the time limits).
     const auto minus = [](TimeNs t, TimeNs offset) {
         TimeNs out;
@@ -241,19 +341,39 @@ std::shared_ptr<const SliceTrack> SlicePager::read(Project &project, const Reque
     int shift = r.shift;
     std::vector<SliceTrack::Input> in;
     if (shift < 0 && !exact) {
-        auto count = project.db().prepare(
+        auto count = project->db().prepare(
             "SELECT coalesce(sum(count), 0) FROM slice_chunk WHERE track_id = ?1 AND min_ts < ?2 AND max_end >= ?3");
-        count.bind(1, r.track);
+        count.bind(1, stored);
         count.bind(2, t1);
         count.bind(3, t0);
-        if (count.step() && count.int64(0) > kMaxDetailSlices && !info.shifts.empty())
-            shift = info.shifts.front();
+        std::vector<int> levels;
+        {
+            std::lock_guard lock(m_mutex);
+            levels = levelsOf(info);
+        }
+        if (count.step() && count.int64(0) > kMaxDetailSlices && !levels.empty())
+            shift = levels.front();
     }
+    // What a shard holds gets the cluster's ids.
+    const bool inShard = info.shard != 0;
+    if (inShard) {
+        std::lock_guard lock(m_mutex);
+        names = m_shardNames[info.shard];
+    }
+    const auto nameOf = [&](qint64 name) -> StringId {
+        if (!inShard)
+            return StringId(name);
+        if (!names)
+            return 0;
+        const auto it = names->find(StringId(name));
+        return it != names->end() ? it->second : 0;
+    };
+    const auto idOf = [&](SliceId id) { return inShard ? cluster::sliceIdOf(info.shard, id) : id; };
     if (shift < 0) {
-        slicestore::TrackReader reader(project.db());
-        if (!reader.read(r.track, t0, t1, [&](const slicestore::Row &row) {
+        slicestore::TrackReader reader(project->db());
+        if (!reader.read(stored, t0, t1, [&](const slicestore::Row &row) {
                 if (inWindow(row.ts, row.dur, t0, t1))
-                    in.push_back({row.ts + info.offset, row.dur, row.id, StringId(row.name)});
+                    in.push_back({row.ts + info.offset, row.dur, idOf(row.id), nameOf(row.name)});
             })) {
             if (error)
                 *error = reader.errorString();
@@ -261,11 +381,11 @@ std::shared_ptr<const SliceTrack> SlicePager::read(Project &project, const Reque
         }
     } else {
         std::vector<lod::Entry> entries;
-        if (!lod::readLevel(project.db(), r.track, shift, t0, t1, entries, error))
+        if (!lod::readLevel(project->db(), stored, shift, t0, t1, entries, error))
             return nullptr;
         in.reserve(entries.size());
         for (const auto &e : entries)
-            in.push_back({e.start + info.offset, e.duration, e.id, e.name, int(e.depth)});
+            in.push_back({e.start + info.offset, e.duration, idOf(e.id), nameOf(e.name), int(e.depth)});
     }
     return std::make_shared<const SliceTrack>(SliceTrack::build(std::move(in)));
 }

@@ -26,6 +26,10 @@ class Project;
 // by a screen reads nothing, and dropped least recently used beyond a byte budget. Reads run
 // on one background thread with its own read-only connection; view() never waits for them.
 //
+// In a cluster project every track is read from its shard, opened when first needed (at most
+// kMaxOpenShards at once per reader), which tells its levels; what is read from a shard gets
+// the cluster's slice and string ids.
+//
 // Thread-safe. Times are on the project clock (each track's source offset is applied).
 class SlicePager
 {
@@ -36,9 +40,21 @@ public:
         TimeNs offset = 0;        // project time = stored time + offset
         int maxDepth = 0;
         std::vector<int> shifts;  // stored summary levels, finest first
+        // In a cluster project (clusterproject.h): the shard holding the track's slices and
+        // levels (0: the project itself; `shifts` is then learnt from it), and its id there.
+        qint64 shard = 0;
+        TrackId storedId = 0;
+    };
+    // A cluster project's shard: where it is, and what makes its track ids the cluster's.
+    struct Shard
+    {
+        qint64 id = 0;
+        QString path;
+        TrackId trackBase = 0;
     };
 
-    SlicePager(QString projectPath, std::vector<Track> tracks, size_t budgetBytes = size_t(160) << 20);
+    SlicePager(QString projectPath, std::vector<Track> tracks, size_t budgetBytes = size_t(160) << 20,
+               std::vector<Shard> shards = {});
     ~SlicePager();
     SlicePager(const SlicePager &) = delete;
     SlicePager &operator=(const SlicePager &) = delete;
@@ -55,7 +71,8 @@ public:
     bool exact(TrackId track) const;
     // The last thing view() returned for `track` (what is on screen), null when none.
     std::shared_ptr<const SliceTrack> shown(TrackId track) const;
-    // Calls `listener` (on the reader's thread) after each read; one per owner (a view), so
+    // Calls `listener` (on the reader's thread) after each read, and after the first read that
+    // fails (errorString() then says why); one per owner (a view), so
     // several views of the same data each repaint. removeListener() before the owner goes.
     void setListener(const void *owner, std::function<void()> listener);
     void removeListener(const void *owner);
@@ -87,14 +104,23 @@ private:
         TrackId track = 0;
         int shift = -1;
         TimeNs t0 = 0, t1 = 0;
+        double nsPerPixel = 0;
     };
+    struct Connections; // one reader's: the project, and the shards it opened
     void run();
-    // `exact`: the slices even when a summary would stand for a dense window.
-    std::shared_ptr<const SliceTrack> read(Project &project, const Request &r, bool exact, QString *error) const;
+    // `exact`: the slices even when a summary would stand for a dense window. A shard's track
+    // gets r.shift set to the level r.nsPerPixel reads (its levels may not have been known when
+    // `r` was asked).
+    std::shared_ptr<const SliceTrack> read(Connections &c, Request &r, bool exact, QString *error) const;
+    // The shard's project (opened now when needed), its levels learnt; null (and *error).
+    Project *shardOf(Connections &c, qint64 shard, QString *error) const;
+    // The levels of `info` known now (a shard's track: none until its shard was opened).
+    std::vector<int> levelsOf(const Track &info) const; // m_mutex held
     void evict();
 
     QString m_path;
     std::unordered_map<TrackId, Track> m_tracks;
+    std::unordered_map<qint64, Shard> m_shards;
     size_t m_budget;
 
     mutable std::mutex m_mutex;
@@ -108,6 +134,10 @@ private:
     size_t m_bytes = 0;
     QString m_error;
     std::vector<std::pair<const void *, std::function<void()>>> m_listeners;
+    // What the shards' projects said, once one was opened (m_mutex): each track's levels
+    // there, and each shard's string ids in the cluster's.
+    mutable std::unordered_map<TrackId, std::vector<int>> m_shardShifts;
+    mutable std::unordered_map<qint64, std::shared_ptr<const std::unordered_map<StringId, StringId>>> m_shardNames;
     std::thread m_thread;
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "slicequery.h"
 
+#include "clusterproject.h"
 #include "project.h"
 #include "timelinedata.h"
 
@@ -14,6 +15,8 @@ namespace gml {
 
 std::optional<SliceDetails> sliceDetails(Project &project, SliceId id, QString *error)
 {
+    if (cluster::shardOfSlice(id) > 0) // a cluster project's slice, held by its shard
+        return cluster::sliceDetails(project, id, error);
     auto st = project.db().prepare(
         "SELECT id, track_id, name, category, ts, dur, correlation, external_id, args "
         "FROM slice_abs WHERE id = ?");
@@ -60,6 +63,8 @@ std::optional<SliceRef> findSliceRef(const TimelineData &data, TrackId track, Sl
 
 QList<LinkedSlice> linkedSlices(Project &project, SliceId id)
 {
+    if (cluster::shardOfSlice(id) > 0)
+        return cluster::linkedSlices(project, id);
     QList<LinkedSlice> out;
     auto st = project.db().prepare(
         "SELECT f.kind, 1, s.id, s.track_id, s.name, s.ts, s.dur FROM flow f "

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "timelinedata.h"
 
+#include "clusterproject.h"
+
 #include "project.h"
 
 #include <algorithm>
@@ -173,18 +175,29 @@ std::shared_ptr<const TimelineData> load(const QString &projectPath, QString *er
     for (const auto &run : data->runs)
         projectSlices += run.slices;
     std::unordered_map<TrackId, Paged> paged;
+    // A cluster project's slices are all in its shards: every track is paged from there.
+    std::vector<SlicePager::Shard> shards;
+    for (const cluster::Shard &sh : cluster::shards(*project))
+        if (sh.status == QLatin1String("merged"))
+            shards.push_back({sh.id, sh.path, sh.trackBase});
     if (page && project->schemaVersion() >= 7) {
+        const bool sharded = project->schemaVersion() >= 12;
         auto st = project->db().prepare(
-            "SELECT t.id, t.max_depth, coalesce(src.clock_offset_ns + src.align_ns, 0), t.start_ns, t.end_ns, "
-            "t.slice_count FROM track t LEFT JOIN source src ON src.id = t.source_id "
+            std::string("SELECT t.id, t.max_depth, coalesce(src.clock_offset_ns + src.align_ns, 0), t.start_ns, t.end_ns, "
+                        "t.slice_count, ") +
+            (sharded ? "sh.id, t.id - sh.track_base FROM track t LEFT JOIN source src ON src.id = t.source_id "
+                       "LEFT JOIN shard sh ON sh.id = src.shard_id AND sh.status = 'merged' "
+                     : "NULL, NULL FROM track t LEFT JOIN source src ON src.id = t.source_id ") +
             "WHERE t.max_depth IS NOT NULL AND t.start_ns IS NOT NULL AND t.slice_count > 0 AND "
             "(?1 OR EXISTS (SELECT 1 FROM slice_lod l WHERE l.track_id = t.id))");
-        st.bind(1, qint64(projectSlices > kPageAllAbove));
+        st.bind(1, qint64(projectSlices > kPageAllAbove || !shards.empty()));
         while (st.step()) {
             Paged p;
             p.track.id = st.int64(0);
             p.track.maxDepth = int(std::clamp<qint64>(st.int64(1), 0, 0xffff));
             p.track.offset = st.int64(2);
+            p.track.shard = st.isNull(6) ? 0 : st.int64(6);
+            p.track.storedId = st.isNull(7) ? 0 : st.int64(7);
             p.start = st.int64(3) + p.track.offset;
             p.end = st.int64(4) + p.track.offset;
             p.slices = st.int64(5);
@@ -259,7 +272,7 @@ std::shared_ptr<const TimelineData> load(const QString &projectPath, QString *er
             data->pagedSlices += p.slices;
             tracks.push_back(std::move(p.track));
         }
-        data->pager = std::make_shared<SlicePager>(projectPath, std::move(tracks));
+        data->pager = std::make_shared<SlicePager>(projectPath, std::move(tracks), size_t(160) << 20, std::move(shards));
     }
     if (lo <= hi) {
         data->start = lo;

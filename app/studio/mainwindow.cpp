@@ -164,6 +164,8 @@ MainWindow::MainWindow(QWidget *parent)
     statusBar()->addPermanentWidget(m_statusWindow);
     buildLiveControls();
     connect(m_timeline, &TimelineView::hoverTextChanged, m_statusHover, &QLabel::setText);
+    connect(m_timeline, &TimelineView::pagingFailed, this,
+            [this](const QString &why) { statusBar()->showMessage(tr("Part of the timeline cannot be read: %1").arg(why)); });
     connect(m_rankView, &RankOverviewView::hoverTextChanged, m_statusHover, &QLabel::setText);
     connect(findChild<FlameView *>(), &FlameView::hoverTextChanged, m_statusHover, &QLabel::setText);
     connect(m_state, &TimelineState::windowChanged, this, &MainWindow::updateStatus);

@@ -67,10 +67,13 @@ QJsonObject studioState(const MainWindow &w)
                 {QStringLiteral("rank"), info ? info->rank : -1},
                 {QStringLiteral("y"), origin.y() + y},
                 {QStringLiteral("height"), row.height},
-                {QStringLiteral("pinned"), row.pinned}});
+                {QStringLiteral("pinned"), row.pinned},
+                // What the row draws now (a paged track: what was read for the viewport).
+                {QStringLiteral("slices"), info ? qint64(data->shown(row.track) ? data->shown(row.track)->size() : 0) : 0}});
         }
     }
     out.insert(QStringLiteral("tracks"), tracks);
+    out.insert(QStringLiteral("paging_error"), data && data->pager ? data->pager->errorString() : QString());
     QJsonArray ruler;
     if (shown)
         for (const auto &l : t->painter().rulerLabels())

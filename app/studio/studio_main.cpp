@@ -293,6 +293,12 @@ int main(int argc, char **argv)
         return 1;
     }
     std::fprintf(stderr, "grademl-studio: wrote %s\n", qPrintable(out));
+    // A track it could not read (a cluster project's shard gone) is drawn empty: said, and a failure.
+    bool unreadable = false;
+    if (const auto data = window.timeline()->data(); data && data->pager && !data->pager->errorString().isEmpty()) {
+        std::fprintf(stderr, "grademl-studio: part of the timeline cannot be read: %s\n", qPrintable(data->pager->errorString()));
+        unreadable = true;
+    }
     if (parser.isSet(stateOut)) {
         QFile f(parser.value(stateOut));
         if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
@@ -305,5 +311,5 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "grademl-studio: %s\n",
                      qPrintable(window.problem().isEmpty() ? QStringLiteral("the requested view could not be shown")
                                                            : window.problem()));
-    return ok ? 0 : 1;
+    return ok && !unreadable ? 0 : 1;
 }

@@ -112,6 +112,11 @@ bool mergeOne(Project &cluster, const QString &shardPath, qint64 shardId, MergeR
             ", version, data FROM shard.source_summary",
         "INSERT INTO main.rank_facts(source_id, version, data) SELECT source_id + " + base +
             ", version, data FROM shard.rank_facts",
+        // Every name, so that what is paged from the shard keeps its name (matched by value).
+        "INSERT OR IGNORE INTO main.string(value) SELECT value FROM shard.string ORDER BY id",
+        // The counters are held whole: monitor logs are small next to the slices, and the
+        // studio draws them from the cluster project.
+        "INSERT INTO main.counter(track_id, ts, value) SELECT track_id + " + tbase + ", ts, value FROM shard.counter",
     };
     {
         // A run another shard brought already gets this shard's params merged in (the ranks,

@@ -3,17 +3,20 @@
 # Issue 39's checks on this machine: a local Dask scheduler and two workers bound to 127.0.0.1
 # import a generated 64-rank job in shards (grademl import --scheduler), and the cluster project
 # equals a direct import (per-source slice counts and summaries, headline metrics, straggler
-# report, rank loads, imbalance, kernel families); one rank's analysis pages its shard in. Then
+# report, rank loads, imbalance, kernel families); the studio opens the cluster project on its
+# rank overview and draws the ranks' rows from their shards (a screenshot and its state dump);
+# one rank's analysis pages its shard in. Then
 # a worker killed mid-import (its tasks run again elsewhere, the result is complete and no shard
 # is half written), and one rank file corrupted (its file is named, the other 63 land, the
 # cluster project says what is missing). The services are stopped at the end, whatever happens.
 #
-#   tst_dask.sh GRADEML GRADEML_TRACEGEN
+#   tst_dask.sh GRADEML GRADEML_TRACEGEN GRADEML_STUDIO
 # Exit 77 (skipped) when python3-distributed is not installed (packaging/install-deps.sh
 # installs it).
 set -euo pipefail
 GRADEML=$(readlink -f "$1")
 TRACEGEN=$(readlink -f "$2")
+STUDIO=$(readlink -f "$3")
 PY=/usr/bin/python3
 if ! [ -x /usr/bin/dask-scheduler ] || ! "$PY" -c 'import distributed' 2>/dev/null; then
   echo "SKIP: python3-distributed is not installed (bash packaging/install-deps.sh installs it)"
@@ -106,6 +109,18 @@ print(f"equal: {len(c)} sources, {sum(int(v.split(',')[2]) for v in c.values())}
 PYEOF
 }
 compare direct.grademl cluster.grademl || fail "cluster project against direct import"
+QT_QPA_PLATFORM=offscreen "$STUDIO" --screenshot cluster.png --size 1366x768 --state studio.json cluster.grademl \
+  > studio.log 2>&1 || fail "the studio on the cluster project"
+"$PY" - studio.json <<'PYEOF' || fail "the studio did not draw the ranks from their shards"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["paging_error"] == "", s["paging_error"]
+assert s["rank_overview"]["lanes"] == 64 and s["rank_overview"]["visible"], s["rank_overview"]
+drawn = [t for t in s["tracks"] if t["rank"] >= 0 and t["slices"] > 0]
+assert drawn, "no rank row drew a slice: " + json.dumps(s["tracks"])[:1000]
+print(f"studio: 64 lanes in the rank overview; {len(drawn)} rank rows drawn from their shards "
+      f"(ranks {sorted({t['rank'] for t in drawn})})")
+PYEOF
 "$GRADEML" analyze cluster.grademl --rank 7 > rank7.log 2>&1 || fail "one rank's analysis from its shard"
 grep -q "rank 7 from shard .*/cluster.shards/shard-61-of-64.grademl" rank7.log || fail "rank 7 not paged from its shard"
 grep -q "Findings" rank7.log || fail "rank 7's analysis is empty"

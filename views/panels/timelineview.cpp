@@ -46,6 +46,7 @@ TimelineView::~TimelineView()
 void TimelineView::setData(std::shared_ptr<const TimelineData> data)
 {
     adopt(std::move(data));
+    m_pagingError.clear();
     m_firstPaintMs = -1;
     m_firstPaintPending = true;
     m_links.clear();
@@ -67,6 +68,12 @@ void TimelineView::adopt(std::shared_ptr<const TimelineData> data)
                     if (self) {
                         self->m_painter.pagesArrived();
                         self->update();
+                        const auto &d = self->m_painter.data();
+                        if (const QString e = d && d->pager ? d->pager->errorString() : QString();
+                            !e.isEmpty() && e != self->m_pagingError) {
+                            self->m_pagingError = e;
+                            Q_EMIT self->pagingFailed(e);
+                        }
                     }
                 },
                 Qt::QueuedConnection);

@@ -81,6 +81,8 @@ Q_SIGNALS:
     void hoverTextChanged(const QString &text);
     void layoutChanged();
     void trackFilterChanged(); // by the view itself (a row's context menu)
+    // A paged track could not be read (a cluster project's shard gone, a damaged file): why.
+    void pagingFailed(const QString &why);
 
 protected:
     void paintEvent(QPaintEvent *) override;
@@ -115,6 +117,7 @@ private:
     QList<LinkedSlice> m_links;
     std::vector<SliceRef> m_highlighted;
     std::vector<TimelineOverlay::NoteMark> m_notes;
+    QString m_pagingError; // the last one told
 
     TimelineTrackFilter m_filter;
     bool onLabelEdge(QPointF pos) const;

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// How readers of a cluster project reach the detail its shards hold (issue 39; docs/cluster.md).
+// A cluster project (written by simulator/cluster/clustermerge.h) holds the catalog, the
+// summaries of each source and run, and the counters; the slices, flows and level-of-detail
+// summaries stay in the shard projects it references (table shard, by a path relative to it),
+// read for what is on screen as a single project's are (model/slicepager.h).
+//
+// Ids: a shard's sources and tracks got the cluster's ids by adding the shard's source_base and
+// track_base. Its slices keep their shard id in the low kShardSliceBits bits of the cluster's
+// id, the shard's id above (a cluster project has no slice of its own, so the two never
+// collide); its strings were all copied into the cluster's string table, matched by value.
+// Times: a shard's rows are on their source's clock, as in any project; the cluster's source
+// row carries the offset that puts them on the cluster's clock (aligned across all shards).
+
+#include "types.h"
+
+#include <QList>
+#include <QString>
+
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+namespace gml {
+
+class Project;
+class SqliteDb;
+struct SliceDetails;
+struct LinkedSlice;
+
+namespace cluster {
+
+inline constexpr int kShardSliceBits = 40;
+
+inline SliceId sliceIdOf(qint64 shard, SliceId stored) { return (SliceId(shard) << kShardSliceBits) | stored; }
+inline qint64 shardOfSlice(SliceId id) { return id >> kShardSliceBits; }
+inline SliceId storedSlice(SliceId id) { return id & ((SliceId(1) << kShardSliceBits) - 1); }
+
+// A shard as the cluster project references it.
+struct Shard
+{
+    qint64 id = 0;
+    QString path;   // absolute (resolved against the cluster project's folder)
+    QString status; // merged, failed or missing
+    qint64 sourceBase = 0, trackBase = 0;
+};
+
+// The shards of `project`: none when it is not a cluster project (or older than schema 12).
+std::vector<Shard> shards(Project &project);
+std::optional<Shard> shard(Project &project, qint64 id);
+
+// Shard string id -> cluster string id, for every string of the shard (opened as `shardDb`),
+// looked up in `clusterDb`. A string the cluster lacks (a shard changed after the merge) maps to
+// 0 (no name).
+std::shared_ptr<const std::unordered_map<StringId, StringId>> stringMap(const SqliteDb &shardDb, const SqliteDb &clusterDb);
+
+// The details of a slice held by a shard (its id says which) and the slices linked to it, in
+// the cluster's ids and on its clock. Opens the shard read-only for the call.
+std::optional<SliceDetails> sliceDetails(Project &cluster, SliceId id, QString *error);
+QList<LinkedSlice> linkedSlices(Project &cluster, SliceId id);
+
+} // namespace cluster
+} // namespace gml

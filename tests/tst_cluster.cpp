@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A job imported in shards on this machine (grademl import --shard I/N, then grademl merge;
+// tests/cluster/tst_dask.sh runs the same through Dask): the cluster project's timeline pages
+// each rank from its shard with the names, times and nesting a direct import of the job shows;
+// a slice's details and its flows come from its shard, in the cluster's ids and on its clock;
+// the studio opens the cluster project, expands a rank from the rank overview and draws its
+// streams (screenshot); a shard that is gone is said, naming it.
+#include "clusterproject.h"
+#include "detailspanel.h"
+#include "importutil.h"
+#include "mainwindow.h"
+#include "project.h"
+#include "rankoverviewcontroller.h"
+#include "rankoverviewpainter.h"
+#include "rankoverviewview.h"
+#include "slicequery.h"
+#include "studioutil.h"
+#include "testutil.h"
+#include "timelinedata.h"
+#include "timelinestate.h"
+#include "timelineview.h"
+
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <limits>
+#include <map>
+
+using namespace gml;
+
+namespace {
+
+constexpr TimeNs kAll0 = std::numeric_limits<TimeNs>::min(), kAll1 = std::numeric_limits<TimeNs>::max();
+
+// Each slice track with slices, by its place: the run's rank and the track's path.
+std::map<QString, TrackId> tracksByPath(const TimelineData &data)
+{
+    std::map<QString, TrackId> out;
+    for (const auto &run : data.runs)
+        for (const auto &t : run.tracks)
+            if (t.slices > 0)
+                out[QStringLiteral("%1/%2").arg(t.rank).arg(data.trackPath(t.id))] = t.id;
+    return out;
+}
+
+} // namespace
+
+class TestCluster : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_tmp;
+    QString m_direct, m_cluster;
+
+    void run(const QStringList &args)
+    {
+        const auto p = gmltest::runProgram(QStringLiteral(GRADEML_CLI), args);
+        QVERIFY2(p.code == 0, qPrintable(args.join(QLatin1Char(' ')) + QStringLiteral(": ") + QString::fromUtf8(p.err)));
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_tmp.isValid());
+        const QString job = gmltest::generateJob(m_tmp, 6, 4, 2000, {QStringLiteral("--slow-rank"), QStringLiteral("3")});
+        m_direct = m_tmp.filePath(QStringLiteral("direct.grademl"));
+        m_cluster = m_tmp.filePath(QStringLiteral("cluster.grademl"));
+        run({QStringLiteral("import"), job, QStringLiteral("--project"), m_direct, QStringLiteral("--quiet")});
+        QDir().mkpath(m_tmp.filePath(QStringLiteral("cluster.shards")));
+        QStringList merge{QStringLiteral("merge"), m_cluster};
+        for (int i = 0; i < 3; ++i) {
+            const QString shard = m_tmp.filePath(QStringLiteral("cluster.shards/shard-%1-of-3.grademl").arg(i));
+            run({QStringLiteral("import"), job, QStringLiteral("--project"), shard, QStringLiteral("--shard"),
+                 QStringLiteral("%1/3").arg(i), QStringLiteral("--quiet")});
+            merge << shard;
+        }
+        run(merge);
+    }
+
+    // Every slice of every track, read from the shards, is the direct import's: same start,
+    // duration and name, in the same order.
+    void timelinePagesEachRankFromItsShard()
+    {
+        QString error;
+        const auto direct = loadTimelineData(m_direct, &error, {}, false);
+        QVERIFY2(direct, qPrintable(error));
+        const auto cluster = loadTimelineData(m_cluster, &error);
+        QVERIFY2(cluster, qPrintable(error));
+        QVERIFY(cluster->pager);
+        QVERIFY(cluster->slices.isEmpty()); // nothing is held: every track is in a shard
+        QCOMPARE(qint64(cluster->pagedSlices), qint64(direct->sliceCount()));
+        const auto want = tracksByPath(*direct), got = tracksByPath(*cluster);
+        QCOMPARE(got.size(), want.size());
+        qint64 compared = 0;
+        for (const auto &[path, id] : want) {
+            QVERIFY2(got.count(path), qPrintable(path));
+            const auto d = direct->slicesIn(id, kAll0, kAll1);
+            const auto c = cluster->slicesIn(got.at(path), kAll0, kAll1, &error);
+            QVERIFY2(d && c, qPrintable(path + QStringLiteral(": ") + error));
+            QCOMPARE(c->size(), d->size());
+            for (size_t i = 0; i < d->size(); ++i) {
+                QCOMPARE(c->start(i), d->start(i));
+                QCOMPARE(c->duration(i), d->duration(i));
+                QCOMPARE(c->depth(i), d->depth(i));
+                QCOMPARE(cluster->name(c->nameId(i)), direct->name(d->nameId(i)));
+                QVERIFY(cluster::shardOfSlice(c->id(i)) > 0);
+            }
+            compared += qint64(d->size());
+        }
+        QCOMPARE(compared, qint64(direct->sliceCount()));
+
+        // A viewport of the whole run reads its level from the shard.
+        const TimeNs span = cluster->end - cluster->start;
+        const TrackId busiest = std::max_element(got.begin(), got.end(), [&](const auto &a, const auto &b) {
+                                    return cluster->track(a.second)->slices < cluster->track(b.second)->slices;
+                                })->second;
+        SlicePager &pager = *cluster->pager;
+        (void)pager.view(busiest, cluster->start, cluster->end, double(span) / 1000);
+        pager.waitForIdle();
+        const auto shown = pager.view(busiest, cluster->start, cluster->end, double(span) / 1000);
+        QVERIFY(shown && shown->size() > 0);
+        QVERIFY(pager.exact(busiest));
+        QVERIFY2(pager.errorString().isEmpty(), qPrintable(pager.errorString()));
+    }
+
+    // A kernel's details and its launch come from its shard, in the cluster's ids and clock.
+    void sliceDetailsAndFlowsComeFromTheShard()
+    {
+        QString error;
+        const auto direct = loadTimelineData(m_direct, &error, {}, false);
+        const auto cluster = loadTimelineData(m_cluster, &error);
+        QVERIFY(direct && cluster);
+        auto project = Project::open(m_cluster, Project::Mode::ReadOnly, &error);
+        auto directProject = Project::open(m_direct, Project::Mode::ReadOnly, &error);
+        QVERIFY2(project && directProject, qPrintable(error));
+        const auto want = tracksByPath(*direct), got = tracksByPath(*cluster);
+        int kernels = 0;
+        for (const auto &[path, id] : got) {
+            if (cluster->track(id)->kind != TrackKind::Stream)
+                continue;
+            const auto c = cluster->slicesIn(id, kAll0, kAll1);
+            const auto d = direct->slicesIn(want.at(path), kAll0, kAll1);
+            QVERIFY(c && d && c->size() > 2);
+            const size_t i = c->size() / 2;
+            const auto details = sliceDetails(*project, c->id(i), &error);
+            QVERIFY2(details, qPrintable(error));
+            const auto expected = sliceDetails(*directProject, d->id(i));
+            QVERIFY(expected);
+            QCOMPARE(details->id, c->id(i));
+            QCOMPARE(details->track, id);
+            QCOMPARE(details->start, c->start(i));
+            QCOMPARE(details->duration, expected->duration);
+            QCOMPARE(details->name, expected->name);
+            QCOMPARE(details->category, expected->category);
+            QCOMPARE(details->args, expected->args);
+            // Its flows (the launch on the CPU): the same slices as the direct import's.
+            const auto links = linkedSlices(*project, c->id(i));
+            const auto expectedLinks = linkedSlices(*directProject, d->id(i));
+            QVERIFY(!expectedLinks.isEmpty());
+            QCOMPARE(links.size(), expectedLinks.size());
+            for (qsizetype k = 0; k < links.size(); ++k) {
+                QCOMPARE(links[k].name, expectedLinks[k].name);
+                QCOMPARE(links[k].start, expectedLinks[k].start);
+                QCOMPARE(links[k].kind, expectedLinks[k].kind);
+                QVERIFY(cluster->track(links[k].track));
+                QCOMPARE(cluster->track(links[k].track)->rank, cluster->track(id)->rank);
+                // The linked slice is found again on its track (what a click on the link does).
+                QVERIFY(findSliceRef(*cluster, links[k].track, links[k].id));
+            }
+            ++kernels;
+        }
+        QVERIFY(kernels >= 6);
+        // An id naming a shard the project does not have is an error, not a crash.
+        QVERIFY(!sliceDetails(*project, cluster::sliceIdOf(99, 1), &error));
+        QVERIFY2(error.contains(QLatin1String("shard 99")), qPrintable(error));
+    }
+
+    // The studio opens the cluster project on its rank overview; a click on a rank pins its
+    // streams, drawn from the shard; a click on a kernel shows its details.
+    void studioOpensTheClusterProjectAndPagesARankIn()
+    {
+        for (const QSize size : {QSize(1366, 768), QSize(1920, 1080)}) {
+            MainWindow w;
+            gmltest::showQuietly(w, size);
+            w.openProject(m_cluster);
+            QVERIFY(gmltest::waitLoaded(w));
+            w.rankOverview()->waitForIdle();
+            RankOverviewView *view = w.rankView();
+            QVERIFY(view->isVisible() && view->overview());
+            QCOMPARE(int(view->overview()->lanes.size()), 6);
+            const auto layout = RankOverviewPainter::layout(QRect(0, 0, view->width() - w.timeline()->scrollBarWidth(), view->height()),
+                                                            w.timeline()->painter().metrics().labelWidth, 6);
+            QTest::mouseClick(view, Qt::LeftButton, {}, QPoint(layout.lanes.left() + layout.lanes.width() / 2, layout.rowTop(3) + 2));
+            const QList<TrackId> streams = w.rankOverview()->streamsOf(3);
+            QVERIFY(!streams.isEmpty());
+            const auto data = w.timeline()->data();
+            QVERIFY(data && data->pager);
+            // Paint, let the reads land, paint again.
+            w.timeline()->repaint();
+            data->pager->waitForIdle();
+            QCoreApplication::processEvents();
+            w.timeline()->repaint();
+            const TrackId stream = streams.front();
+            const auto shown = data->pager->shown(stream);
+            QVERIFY2(shown && shown->size() > 0, "rank 3's stream was not paged in");
+            QVERIFY(data->pager->exact(stream));
+            QDir().mkpath(QStringLiteral("screenshots")); // for a person to look at
+            w.grab().save(QStringLiteral("screenshots/cluster-rank3-%1x%2.png").arg(size.width()).arg(size.height()));
+
+            // A click on its widest kernel.
+            size_t pick = 0;
+            for (size_t i = 1; i < shown->size(); ++i)
+                if (shown->duration(i) > shown->duration(pick))
+                    pick = i;
+            const QRectF r = w.timeline()->painter().sliceRect(w.timeline()->viewport(), stream, pick);
+            QVERIFY(!r.isEmpty());
+            QTest::mouseClick(w.timeline(), Qt::LeftButton, {}, r.center().toPoint());
+            QVERIFY(w.state()->hasSelectedSlice());
+            QVERIFY(cluster::shardOfSlice(w.state()->selectedSlice()) > 0);
+            QTRY_VERIFY2(w.details()->plainText().contains(data->name(shown->nameId(pick))), qPrintable(w.details()->plainText()));
+            QVERIFY2(!w.details()->plainText().contains(QLatin1String("not in the project")), qPrintable(w.details()->plainText()));
+        }
+    }
+
+    // The cluster project copied away from its shards: it opens (the rank overview is in it),
+    // and the timeline says which shard it cannot read.
+    void aShardGoneIsSaid()
+    {
+        QTemporaryDir away;
+        const QString moved = away.filePath(QStringLiteral("cluster.grademl"));
+        QVERIFY(QFile::copy(m_cluster, moved));
+        MainWindow w;
+        gmltest::showQuietly(w, QSize(1366, 768));
+        w.openProject(moved);
+        QVERIFY(gmltest::waitLoaded(w));
+        const auto data = w.timeline()->data();
+        QVERIFY(data && data->pager);
+        w.timeline()->repaint();
+        data->pager->waitForIdle();
+        QTRY_VERIFY(!data->pager->errorString().isEmpty());
+        QVERIFY2(data->pager->errorString().contains(QLatin1String("cluster.shards/shard-")), qPrintable(data->pager->errorString()));
+        QTRY_VERIFY2(w.statusBar()->currentMessage().contains(QLatin1String("cannot be read")),
+                     qPrintable(w.statusBar()->currentMessage()));
+    }
+};
+
+QTEST_MAIN(TestCluster)
+#include "tst_cluster.moc"
