@@ -48,6 +48,13 @@ struct Shard
     qint64 sourceBase = 0, trackBase = 0;
 };
 
+// True when `project` is a cluster project (it references shards).
+bool isClusterProject(Project &project);
+
+// The shard project holding `rank` of `run` (its path made absolute from the cluster
+// project's folder); nullopt with why (no such rank, or its shard failed or is missing).
+std::optional<QString> shardOfRank(Project &cluster, RunId run, int rank, QString *why);
+
 // The shards of `project`: none when it is not a cluster project (or older than schema 12).
 std::vector<Shard> shards(Project &project);
 std::optional<Shard> shard(Project &project, qint64 id);

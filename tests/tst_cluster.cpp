@@ -20,6 +20,10 @@
 #include "timelinestate.h"
 #include "timelineview.h"
 
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -220,6 +224,62 @@ private Q_SLOTS:
             QTRY_VERIFY2(w.details()->plainText().contains(data->name(shown->nameId(pick))), qPrintable(w.details()->plainText()));
             QVERIFY2(!w.details()->plainText().contains(QLatin1String("not in the project")), qPrintable(w.details()->plainText()));
         }
+    }
+
+    // The command line on a cluster project: the cross-rank report equals the whole-run
+    // analysis (stragglers, loads; the critical path by rank, reduced from the collectives,
+    // within 5% of the replayed one); a trace diff of two ranks in different shards equals the
+    // direct import's; the analysis figure is drawn from one rank's shard.
+    void commandsOnAClusterProject()
+    {
+        const auto json = [this](const QStringList &args, int code = 0) {
+            const auto p = gmltest::runProgram(QStringLiteral(GRADEML_CLI), args);
+            if (p.code != code)
+                qWarning() << args << p.code << p.err;
+            return p.code == code ? QJsonDocument::fromJson(p.out).object() : QJsonObject();
+        };
+        const QJsonObject cluster = json({QStringLiteral("analyze"), m_cluster, QStringLiteral("--json")});
+        const QJsonObject direct = json({QStringLiteral("analyze"), m_direct, QStringLiteral("--json")});
+        QVERIFY(!cluster.isEmpty() && !direct.isEmpty());
+        QCOMPARE(cluster.value(QStringLiteral("stragglers")), direct.value(QStringLiteral("stragglers")));
+        QCOMPARE(cluster.value(QStringLiteral("rank_loads")), direct.value(QStringLiteral("ranks")));
+        QVERIFY(!cluster.value(QStringLiteral("stragglers")).toArray().isEmpty());
+        const QJsonArray mine = cluster.value(QStringLiteral("critical_path_by_rank")).toArray();
+        const QJsonArray theirs = direct.value(QStringLiteral("critical_path_by_rank")).toArray();
+        QVERIFY(!mine.isEmpty() && !theirs.isEmpty());
+        qint64 length = 0;
+        for (const auto &r : theirs)
+            length += r.toObject().value(QStringLiteral("time_ns")).toInteger();
+        QCOMPARE(mine.first().toObject().value(QStringLiteral("rank")), theirs.first().toObject().value(QStringLiteral("rank")));
+        for (const auto &r : theirs) {
+            const int rank = r.toObject().value(QStringLiteral("rank")).toInt();
+            qint64 found = 0;
+            for (const auto &m : mine)
+                if (m.toObject().value(QStringLiteral("rank")).toInt() == rank)
+                    found = m.toObject().value(QStringLiteral("time_ns")).toInteger();
+            const qint64 want = r.toObject().value(QStringLiteral("time_ns")).toInteger();
+            QVERIFY2(std::abs(found - want) <= length / 20,
+                     qPrintable(QStringLiteral("rank %1: %2 ns reduced, %3 ns replayed").arg(rank).arg(found).arg(want)));
+        }
+        // Ranks 1 and 4 are in different shards.
+        const QStringList diff{QStringLiteral("job"), QStringLiteral("job"), QStringLiteral("--ranks"), QStringLiteral("1,4"), QStringLiteral("--json")};
+        const QJsonObject c = json(QStringList{QStringLiteral("compare"), m_cluster} + diff);
+        const QJsonObject d = json(QStringList{QStringLiteral("compare"), m_direct} + diff);
+        QVERIFY(c.contains(QStringLiteral("diff")) && d.contains(QStringLiteral("diff")));
+        QCOMPARE(c.value(QStringLiteral("diff")).toObject().value(QStringLiteral("pairs")),
+                 d.value(QStringLiteral("diff")).toObject().value(QStringLiteral("pairs")));
+        // Figures of one rank, from its shard; without --rank, why not.
+        const QString png = m_tmp.filePath(QStringLiteral("analysis-rank4.png"));
+        const auto figure = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("export"), m_cluster, QStringLiteral("--view"),
+                                                                              QStringLiteral("analysis"), QStringLiteral("--rank"), QStringLiteral("4"),
+                                                                              QStringLiteral("--out"), png});
+        QVERIFY2(figure.code == 0, figure.err.constData());
+        QVERIFY(figure.out.contains("rank 4 from shard") && figure.out.contains("shard-2-of-3.grademl"));
+        QVERIFY(!QImage(png).isNull());
+        const auto refused = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("export"), m_cluster, QStringLiteral("--view"),
+                                                                               QStringLiteral("graph"), QStringLiteral("--out"), png});
+        QCOMPARE(refused.code, 2);
+        QVERIFY2(refused.err.contains("--rank N"), refused.err.constData());
     }
 
     // The cluster project copied away from its shards: it opens (the rank overview is in it),

@@ -8,7 +8,7 @@
 #include "analysischarts.h"
 #include "chartlayer.h"
 #include "clusteranalysis.h"
-#include "clustermerge.h"
+#include "clusterproject.h"
 #include "findings.h"
 #include "project.h"
 #include "timeformat.h"
@@ -50,7 +50,7 @@ int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     const auto run = pickRun(*project, &runName, "analyze", err, &exitCode);
     if (!run)
         return exitCode;
-    if (sim::isClusterProject(*project)) {
+    if (cluster::isClusterProject(*project)) {
         // A cluster project holds no slice: the cross-rank analyses reduce its rank facts; one
         // rank's analyses run on the shard that holds it.
         if (scope.rank < 0) {
@@ -69,7 +69,7 @@ int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                 out << cluster->toText();
             return cluster->missing.isEmpty() ? Ok : SomeFailed;
         }
-        const auto shard = sim::shardOfRank(*project, *run, scope.rank, &error);
+        const auto shard = cluster::shardOfRank(*project, *run, scope.rank, &error);
         if (!shard) {
             err << "grademl analyze: run '" << runName << "': " << error << '\n';
             return SomeFailed;

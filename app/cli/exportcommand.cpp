@@ -2,6 +2,7 @@
 // grademl export: a view of a project as a PNG, SVG or PDF figure, drawn by the GUI's painter.
 #include "clicommands.h"
 
+#include "clusterproject.h"
 #include "executionmodel.h"
 #include "figureexport.h"
 #include "graphfigure.h"
@@ -12,6 +13,7 @@
 #include "timelinedata.h"
 #include "workflow.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QSet>
@@ -26,6 +28,7 @@ static const char kExportUsage[] =
     "                      [--level workflow|step|iteration|phase|module|operator|gpu] [--budget NODES]\n"
     "                      [--focus NODE_NAME] [--ranks folded|apart] [--sync-edges] --out OUT.(png|svg|pdf)\n"
     "       grademl export FILE.grademl --view analysis [--run NAME] --out OUT.(png|svg|pdf) [--size WxH]\n"
+    "       (a cluster project: --view graph and --view analysis take --rank N, drawn from its shard)\n"
     "       grademl export FILE.grademl --view compare --runs A,B[,...] [--metric NAME] [--axis time|relative|step]\n"
     "                      [--param KEY] --out OUT.(png|svg|pdf) [--size WxH]\n"
     "       grademl export FILE.grademl --view simulate [--runs A,B,...] --out OUT.(png|svg|pdf) [--size WxH]\n"
@@ -142,7 +145,7 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                             QStringLiteral("budget"), QStringLiteral("focus"), QStringLiteral("runs"),
                             QStringLiteral("metric"), QStringLiteral("axis"), QStringLiteral("param"),
                             QStringLiteral("tracks"), QStringLiteral("width-cm"), QStringLiteral("height-cm"),
-                            QStringLiteral("dpi"), QStringLiteral("theme"), QStringLiteral("ranks")},
+                            QStringLiteral("dpi"), QStringLiteral("theme"), QStringLiteral("ranks"), QStringLiteral("rank")},
                            {QStringLiteral("no-chrome"), QStringLiteral("notes"), QStringLiteral("sync-edges")});
     const auto usage = [&](const QString &why) {
         err << "grademl export: " << why << '\n' << kExportUsage;
@@ -184,6 +187,46 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             return usage(QStringLiteral("--size expects WxH between 200x100 and 20000x20000"));
         size = QSize(w, h);
     }
+    if ((view == QLatin1String("analysis") || view == QLatin1String("graph")) && QFileInfo::exists(p.positional.first())) {
+        // A cluster project's run spans its shards: these figures are drawn from the shard
+        // holding one rank (as `grademl analyze --rank` reads it).
+        QString error;
+        auto project = Project::open(p.positional.first(), Project::Mode::ReadOnly, &error);
+        if (project && cluster::isClusterProject(*project)) {
+            if (!p.options.contains(QStringLiteral("rank")))
+                return usage(QStringLiteral("a cluster project's run spans its shards: --view %1 draws the shard holding one "
+                                            "rank, given by --rank N (the cross-rank report is `grademl analyze`)")
+                                 .arg(view));
+            bool ok = false;
+            const int rank = p.options.value(QStringLiteral("rank")).toInt(&ok);
+            if (!ok || rank < 0)
+                return usage(QStringLiteral("--rank expects a rank number, got '%1'").arg(p.options.value(QStringLiteral("rank"))));
+            QString runName = p.options.value(QStringLiteral("run"));
+            int exitCode = Ok;
+            const auto run = pickRun(*project, &runName, "export", err, &exitCode);
+            if (!run)
+                return exitCode;
+            const auto shard = cluster::shardOfRank(*project, *run, rank, &error);
+            if (!shard) {
+                err << "grademl export: run '" << runName << "': " << error << '\n';
+                return SomeFailed;
+            }
+            out << QStringLiteral("rank %1 from shard %2\n").arg(rank).arg(QDir::toNativeSeparators(*shard));
+            QStringList forward;
+            for (qsizetype i = 0; i < args.size(); ++i) {
+                if (args[i] == QLatin1String("--rank")) {
+                    ++i; // and its value
+                    continue;
+                }
+                if (!args[i].startsWith(QLatin1String("--rank=")))
+                    forward.append(args[i] == p.positional.first() ? *shard : args[i]);
+            }
+            project.reset();
+            return exportCommand(forward, out, err);
+        }
+    }
+    if (p.options.contains(QStringLiteral("rank")))
+        return usage(QStringLiteral("--rank is for --view analysis and --view graph of a cluster project"));
     if (view == QLatin1String("analysis")) {
         if (p.options.contains(QStringLiteral("range")) || p.options.contains(QStringLiteral("level")) ||
             p.options.contains(QStringLiteral("budget")) || p.options.contains(QStringLiteral("focus")))

@@ -21,9 +21,10 @@ namespace {
 // The execution model's matching (dependencygraph.cpp): each (rank, source)'s collectives in
 // start order are fitted to the lowest one's; the k-th of the reference and the arrivals
 // matched to it are one collective. Point-to-point operations have no group.
-std::vector<Straggler> matchStragglers(std::map<std::pair<int, SourceId>, std::vector<CollectiveArrival>> bySource)
+using Group = std::vector<CollectiveArrival>;
+std::vector<Group> matchCollectives(std::map<std::pair<int, SourceId>, std::vector<CollectiveArrival>> bySource)
 {
-    std::vector<Straggler> out;
+    std::vector<Group> out;
     if (bySource.size() < 2)
         return out;
     auto ends = [](const std::vector<CollectiveArrival> &v) {
@@ -57,8 +58,55 @@ std::vector<Straggler> matchStragglers(std::map<std::pair<int, SourceId>, std::v
         if (group.size() < 2 || op == QLatin1String("SendRecv") || op == QLatin1String("Send") ||
             op == QLatin1String("Recv"))
             continue;
-        out.push_back(stragglerOf(std::move(group)));
+        out.push_back(std::move(group));
     }
+    return out;
+}
+
+// The critical path across ranks as the collectives tell it, without the graph: a collective
+// starts when its last rank arrives, so from the previous collective's end the path runs on
+// that rank up to its arrival, then through the collective (to that rank's end of it); before
+// the first one it runs on its last rank from the run's first step, after the last one on the
+// rank whose steps end last. The run's span is thus split between ranks, each moment to the
+// rank that held everyone up then.
+std::vector<std::pair<int, TimeNs>> criticalByRank(std::vector<Group> groups, const std::map<int, RankSteps> &steps,
+                                                   TimeNs *length)
+{
+    std::map<int, TimeNs> byRank;
+    const auto last = [](const Group &g) {
+        return *std::max_element(g.begin(), g.end(), [](const CollectiveArrival &x, const CollectiveArrival &y) {
+            return x.start != y.start ? x.start < y.start : x.rank > y.rank;
+        });
+    };
+    std::sort(groups.begin(), groups.end(), [&](const Group &x, const Group &y) { return last(x).start < last(y).start; });
+    TimeNs runStart = std::numeric_limits<TimeNs>::max(), runEnd = std::numeric_limits<TimeNs>::min();
+    int endRank = -1;
+    for (const auto &[rank, s] : steps)
+        for (const auto &[a, b] : s.iterations) {
+            runStart = std::min(runStart, a);
+            if (b > runEnd) {
+                runEnd = b;
+                endRank = rank;
+            }
+        }
+    TimeNs cursor = std::numeric_limits<TimeNs>::min();
+    for (const Group &g : groups) {
+        const CollectiveArrival l = last(g);
+        const TimeNs from = cursor == std::numeric_limits<TimeNs>::min() ? std::min(runStart, l.start) : cursor;
+        const TimeNs to = std::max(l.end, from);
+        byRank[l.rank] += to - from;
+        cursor = to;
+    }
+    if (endRank >= 0 && cursor != std::numeric_limits<TimeNs>::min() && runEnd > cursor)
+        byRank[endRank] += runEnd - cursor;
+    std::vector<std::pair<int, TimeNs>> out;
+    *length = 0;
+    for (const auto &[rank, time] : byRank)
+        if (time > 0) {
+            out.emplace_back(rank, time);
+            *length += time;
+        }
+    std::sort(out.begin(), out.end(), [](const auto &x, const auto &y) { return x.second != y.second ? x.second > y.second : x.first < y.first; });
     return out;
 }
 
@@ -127,7 +175,10 @@ std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const
         return std::nullopt;
     }
     Analysis &a = out.cross;
-    a.stragglers = matchStragglers(std::move(bySource));
+    const std::vector<Group> groups = matchCollectives(std::move(bySource));
+    for (const Group &g : groups)
+        a.stragglers.push_back(stragglerOf(g));
+    out.criticalByRank = criticalByRank(groups, steps, &out.criticalLength);
     finishRanks(a, std::move(loads));
     for (auto &[name, f] : families)
         a.families.push_back(f);
@@ -157,6 +208,9 @@ QJsonObject ClusterAnalysis::toJson() const
             its.append(QJsonArray{a, b});
         stepArray.append(QJsonObject{{QStringLiteral("rank"), s.rank}, {QStringLiteral("iterations_ns"), its}});
     }
+    QJsonArray critical;
+    for (const auto &[rank, time] : criticalByRank)
+        critical.append(QJsonObject{{QStringLiteral("rank"), rank}, {QStringLiteral("time_ns"), qint64(time)}});
     return QJsonObject{{QStringLiteral("run"), run},
                        {QStringLiteral("shards"), shards},
                        {QStringLiteral("merged_shards"), mergedShards},
@@ -167,6 +221,8 @@ QJsonObject ClusterAnalysis::toJson() const
                        {QStringLiteral("rank_loads"), whole.value(QStringLiteral("ranks"))},
                        {QStringLiteral("compute_imbalance"), cross.computeImbalance},
                        {QStringLiteral("communication_imbalance"), cross.communicationImbalance},
+                       {QStringLiteral("critical_path_by_rank"), critical},
+                       {QStringLiteral("critical_path_ns"), qint64(criticalLength)},
                        {QStringLiteral("steps"), stepArray}};
 }
 
@@ -216,6 +272,17 @@ QString ClusterAnalysis::toText() const
                  .arg(worst->lastRank)
                  .arg(formatDuration(worst->lateVsMedian))
                  .arg(worst->before.isEmpty() ? QString() : QStringLiteral(", after ") + worst->before);
+    }
+    if (criticalByRank.size() > 1) {
+        QStringList parts;
+        for (size_t k = 0; k < std::min<size_t>(8, criticalByRank.size()); ++k)
+            parts << QStringLiteral("rank %1 %2 (%3%)")
+                         .arg(criticalByRank[k].first)
+                         .arg(formatDuration(criticalByRank[k].second))
+                         .arg(criticalLength > 0 ? 100.0 * double(criticalByRank[k].second) / double(criticalLength) : 0, 0, 'f', 1);
+        t += QStringLiteral("Critical path across ranks, from the collectives (%1): %2%3\n")
+                 .arg(formatDuration(criticalLength), parts.join(QStringLiteral(", ")),
+                      criticalByRank.size() > 8 ? QStringLiteral(", ...") : QString());
     }
     if (cross.ranks.size() >= 2)
         t += QStringLiteral("Imbalance across %1 ranks (max / mean): compute %2, communication %3\n")

@@ -5,8 +5,10 @@
 // sources' rank facts and summaries without reading a slice: the stragglers of every collective
 // (matched across ranks as the execution model matches them, with the ranks' clocks aligned
 // across shards), each rank's compute and communication and the imbalance between ranks, the
-// kernel families, and the rank × iteration step times. The same functions as a whole-run
-// analysis (analysis.h: stragglerOf, finishRanks) give the same report for the same job.
+// kernel families, the rank × iteration step times, and the critical path across ranks as the
+// collectives tell it. The same functions as a whole-run analysis (analysis.h: stragglerOf,
+// finishRanks) give the same report for the same job; the critical path is the one reduce of
+// its own (a whole run's comes from replaying its graph).
 
 #include "analysis.h"
 #include "types.h"
@@ -39,6 +41,10 @@ struct ClusterAnalysis
     int ranks = 0;       // ranks with GPU work or iterations
     Analysis cross;      // stragglers, ranks, imbalance, kernel families (no per-GPU breakdown)
     std::vector<RankSteps> steps;
+    // The run's span split between the ranks that held the others up (criticalByRank in
+    // clusteranalysis.cpp), longest first, and its length.
+    std::vector<std::pair<int, TimeNs>> criticalByRank;
+    TimeNs criticalLength = 0;
 
     QJsonObject toJson() const;
     QString toText() const;

@@ -198,35 +198,6 @@ bool alignAcrossShards(Project &cluster, QString *error)
 
 } // namespace
 
-std::optional<QString> shardOfRank(Project &cluster, RunId run, int rank, QString *why)
-{
-    auto st = cluster.db().prepare("SELECT sh.path, sh.status, s.status, s.path FROM track t JOIN source s ON s.id = t.source_id "
-                                   "JOIN shard sh ON sh.id = s.shard_id WHERE t.run_id = ? AND t.rank = ? "
-                                   "ORDER BY s.status = 'imported' DESC LIMIT 1");
-    st.bind(1, run);
-    st.bind(2, qint64(rank));
-    if (!st.step()) {
-        *why = QStringLiteral("no rank %1 in any shard").arg(rank);
-        return std::nullopt;
-    }
-    const QString path = QFileInfo(cluster.path()).absoluteDir().absoluteFilePath(st.text(0));
-    if (st.text(1) != QLatin1String("merged") || !QFileInfo(path).isFile()) {
-        *why = QStringLiteral("rank %1 is in shard %2, which is %3").arg(rank).arg(path, QFileInfo(path).isFile() ? st.text(1) : QStringLiteral("gone"));
-        return std::nullopt;
-    }
-    if (st.text(2) != QLatin1String("imported")) {
-        *why = QStringLiteral("rank %1's file %2 was not imported").arg(rank).arg(st.text(3));
-        return std::nullopt;
-    }
-    return path;
-}
-
-bool isClusterProject(Project &project)
-{
-    auto st = project.db().prepare("SELECT EXISTS (SELECT 1 FROM shard)");
-    return st.step() && st.int64(0) != 0;
-}
-
 bool mergeShards(const QString &path, const QList<ShardInput> &shards, MergeReport *report, QString *error)
 {
     QElapsedTimer timer;

@@ -44,11 +44,4 @@ struct MergeReport
 // error.
 bool mergeShards(const QString &path, const QList<ShardInput> &shards, MergeReport *report, QString *error);
 
-// True when `project` is a cluster project (it references shards).
-bool isClusterProject(Project &project);
-
-// The shard project holding `rank` of `run` (its path made absolute from the cluster
-// project's folder); nullopt with why (no such rank, or its shard failed or is missing).
-std::optional<QString> shardOfRank(Project &cluster, RunId run, int rank, QString *why);
-
 } // namespace gml::sim

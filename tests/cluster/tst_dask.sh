@@ -100,6 +100,13 @@ if not missing:
                          ("compute_imbalance", "compute_imbalance"), ("communication_imbalance", "communication_imbalance")):
         assert ac[mine] == ad[theirs], f"{mine} differs:\n{json.dumps(ac[mine])[:1500]}\n{json.dumps(ad[theirs])[:1500]}"
     assert ac["missing"] == [], ac["missing"]
+    # The critical path by rank, reduced from the collectives, against the replayed one.
+    mine = {r["rank"]: r["time_ns"] for r in ac["critical_path_by_rank"]}
+    theirs = {r["rank"]: r["time_ns"] for r in ad["critical_path_by_rank"]}
+    length = sum(theirs.values())
+    assert ac["critical_path_by_rank"][0]["rank"] == ad["critical_path_by_rank"][0]["rank"], (mine, theirs)
+    off = max(abs(mine.get(r, 0) - theirs.get(r, 0)) for r in set(mine) | set(theirs))
+    assert off <= length / 20, f"critical path by rank off by {off} ns of {length}: {mine} {theirs}"
     assert len(ac["stragglers"]) > 0 and ac["ranks"] == 64, (len(ac["stragglers"]), ac["ranks"])
 else:
     assert any(missing in m for m in ac["missing"]), f"the cluster project does not say {missing} is missing: {ac['missing']}"
