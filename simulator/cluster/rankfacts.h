@@ -25,8 +25,8 @@ class SqliteDb;
 
 namespace gml::sim {
 
-// Bumped whenever what the facts hold or how they are computed changes.
-inline constexpr int kRankFactsVersion = 1;
+// Bumped whenever what the facts hold or how they are computed changes (2: stored compressed).
+inline constexpr int kRankFactsVersion = 2;
 
 struct RankFacts
 {
