@@ -130,6 +130,15 @@ std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const
         failed.bind(1, run);
         while (failed.step())
             out.missing.append(QStringLiteral("%1: not imported: %2").arg(failed.text(0), failed.text(1)));
+        auto stale = db.prepare("SELECT s.path, f.version FROM rank_facts f JOIN source s ON s.id = f.source_id "
+                                "WHERE s.run_id = ? AND f.version != ? ORDER BY s.path");
+        stale.bind(1, run);
+        stale.bind(2, qint64(kRankFactsVersion));
+        while (stale.step())
+            out.missing.append(QStringLiteral("%1: its rank facts are of version %2, this program reads %3 (import its shard again)")
+                                   .arg(stale.text(0))
+                                   .arg(stale.int64(1))
+                                   .arg(kRankFactsVersion));
     }
     std::map<std::pair<int, SourceId>, std::vector<CollectiveArrival>> bySource;
     std::map<int, RankLoad> loads;
