@@ -2,6 +2,8 @@
 #include "analysiscontroller.h"
 
 #include "analysispanel.h"
+#include "clusteranalysis.h"
+#include "clusterproject.h"
 #include "project.h"
 #include "slicequery.h"
 #include "timelinestate.h"
@@ -203,6 +205,11 @@ void AnalysisController::start()
         const auto id = project->findRun(run);
         if (!id) {
             r.error = tr("no run named '%1'").arg(run);
+            return r;
+        }
+        if (cluster::isClusterProject(*project)) { // no slice here: the reduce of its shards' facts
+            if (auto c = sim::analyzeCluster(*project, *id, run, &r.error))
+                r.report = c->toRunReport();
             return r;
         }
         r.report = sim::analyzeRun(

@@ -101,6 +101,9 @@ struct RunReport
     // work holds it, largest first (rank -1: resources without a rank).
     std::vector<std::pair<int, TimeNs>> criticalByRank;
     TimeNs criticalLength = 0;
+    // Set when the report has no findings by design (a cluster project's cross-rank report,
+    // simulator/cluster): says where they are, in place of "no rule passed its threshold".
+    QString noFindingsBecause;
     QJsonObject toJson() const;
     QString toText() const;
 };

@@ -235,6 +235,33 @@ QJsonObject ClusterAnalysis::toJson() const
                        {QStringLiteral("steps"), stepArray}};
 }
 
+RunReport ClusterAnalysis::toRunReport() const
+{
+    RunReport r;
+    r.run = run;
+    r.analysis = cross;
+    r.criticalByRank = criticalByRank;
+    r.criticalLength = criticalLength;
+    TimeNs sum = 0, origin = std::numeric_limits<TimeNs>::max();
+    qint64 count = 0;
+    for (const RankSteps &s : steps)
+        for (const auto &[a, b] : s.iterations) {
+            sum += b - a;
+            ++count;
+            origin = std::min(origin, a);
+            r.summary.iterations = std::max<qint64>(r.summary.iterations, qint64(s.iterations.size()));
+        }
+    if (count > 0) {
+        r.summary.stepTime = sum / count;
+        r.origin = origin;
+    }
+    r.noFindingsBecause = QStringLiteral("a cluster project's report is across ranks (%1 of %2 shards); each rank's findings "
+                                         "are found on its shard: grademl analyze PROJECT --rank N")
+                              .arg(mergedShards)
+                              .arg(shards);
+    return r;
+}
+
 QString ClusterAnalysis::toText() const
 {
     QString t = QStringLiteral("Run '%1' of a cluster project: %2 ranks from %3 of %4 shards\n")

@@ -11,6 +11,7 @@
 // its own (a whole run's comes from replaying its graph).
 
 #include "analysis.h"
+#include "findings.h"
 #include "types.h"
 
 #include <QJsonObject>
@@ -48,6 +49,9 @@ struct ClusterAnalysis
 
     QJsonObject toJson() const;
     QString toText() const;
+    // As the Analysis panel shows a run: the cross-rank analyses, the mean step over ranks and
+    // iterations, no findings (each rank's are found on its shard: `grademl analyze --rank`).
+    RunReport toRunReport() const;
 };
 
 std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const QString &runName, QString *error);

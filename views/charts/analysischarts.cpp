@@ -87,6 +87,16 @@ AnalysisCharts analysisCharts(const sim::RunReport &report)
             out.ranks.categories << g.device;
             addBreakdown(out.ranks.series, g.time);
         }
+        if (a.gpus.empty() && a.ranks.size() > 1) {
+            // A cluster project's report has each rank's compute and communication only.
+            out.ranks.title = QStringLiteral("GPU time per rank");
+            out.ranks.series.resize(2);
+            for (const auto &r : a.ranks) {
+                out.ranks.categories << QStringLiteral("rank %1").arg(r.rank);
+                out.ranks.series[0].values.push_back(ms(r.compute));
+                out.ranks.series[1].values.push_back(ms(r.communication));
+            }
+        }
         // Kernel families: one bar per family.
         out.families.title = QStringLiteral("Kernel time by family");
         out.families.valueLabel = QStringLiteral("ms");
@@ -146,6 +156,8 @@ AnalysisCharts analysisCharts(const sim::RunReport &report)
             if (out.utilisation.lines.size() == 8)
                 break;
         }
+        if (out.utilisation.lines.empty())
+            out.utilisation = {}; // no queue recorded (a cluster project's report): no chart
         for (const auto &it : report.analysis->iterations)
             if (it.rank == report.analysis->iterations.front().rank && it.device == report.analysis->iterations.front().device)
                 out.utilisation.bands.push_back({double(it.start - origin) / 1e9, double(it.end - origin) / 1e9,

@@ -226,7 +226,9 @@ void AnalysisPanel::showReport(const sim::RunReport &report, bool final)
     }
     m_summary->setText(QStringLiteral("%1<br><b>Top findings:</b> %2")
                            .arg(head.join(QStringLiteral(" &nbsp;·&nbsp; ")),
-                                top.isEmpty() ? tr("none — no rule passed its threshold") : top.join(QStringLiteral(" &nbsp; "))));
+                                top.isEmpty() ? (report.noFindingsBecause.isEmpty() ? tr("none — no rule passed its threshold")
+                                                                                    : report.noFindingsBecause.toHtmlEscaped())
+                                              : top.join(QStringLiteral(" &nbsp; "))));
     {
         const QSignalBlocker block(m_findings);
         m_findings->clear();
@@ -283,7 +285,9 @@ void AnalysisPanel::showFinding()
     m_evidence->clear();
     const int k = selectedFinding();
     if (!m_report || k < 0) {
-        m_detail->setHtml(m_report ? tr("<p>No rule passed its threshold: nothing stands out.</p>") : QString());
+        m_detail->setHtml(!m_report                                 ? QString()
+                          : m_report->noFindingsBecause.isEmpty() ? tr("<p>No rule passed its threshold: nothing stands out.</p>")
+                                                                  : QStringLiteral("<p>%1.</p>").arg(m_report->noFindingsBecause.toHtmlEscaped()));
         m_try->setEnabled(false);
         return;
     }
