@@ -5,6 +5,9 @@
 // a slice's details and its flows come from its shard, in the cluster's ids and on its clock;
 // the studio opens the cluster project, expands a rank from the rank overview and draws its
 // streams (screenshot); a shard that is gone is said, naming it.
+#include "analysiscontroller.h"
+#include "analysispanel.h"
+#include "chartlayer.h"
 #include "clusterproject.h"
 #include "detailspanel.h"
 #include "importutil.h"
@@ -24,7 +27,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSignalSpy>
 #include <QStatusBar>
+#include <QToolButton>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -224,6 +229,45 @@ private Q_SLOTS:
             QTRY_VERIFY2(w.details()->plainText().contains(data->name(shown->nameId(pick))), qPrintable(w.details()->plainText()));
             QVERIFY2(!w.details()->plainText().contains(QLatin1String("not in the project")), qPrintable(w.details()->plainText()));
         }
+    }
+
+    // The Analysis panel shows the cross-rank report (no findings, and why); Mark Stragglers
+    // marks each collective's last rank in the rank overview.
+    void studioAnalysesTheClusterProjectAcrossRanks()
+    {
+        MainWindow w;
+        gmltest::showQuietly(w, QSize(1366, 768));
+        w.openProject(m_cluster);
+        QVERIFY(gmltest::waitLoaded(w));
+        w.rankOverview()->waitForIdle();
+        auto *panel = w.findChild<AnalysisPanel *>();
+        QVERIFY(panel);
+        QSignalSpy ready(w.analysis(), &AnalysisController::reportReady);
+        QVERIFY(w.showView(QStringLiteral("analysis")));
+        w.analysis()->setVisible(true);
+        QVERIFY(ready.wait(120000));
+        QVERIFY2(ready.first().at(1).toString().isEmpty(), qPrintable(ready.first().at(1).toString()));
+        const sim::RunReport *report = panel->report();
+        QVERIFY(report && report->analysis);
+        QVERIFY(report->findings.empty());
+        QVERIFY(report->noFindingsBecause.contains(QLatin1String("--rank")));
+        QCOMPARE(int(report->analysis->ranks.size()), 6);
+        QVERIFY(!report->analysis->stragglers.empty());
+        QVERIFY(!report->criticalByRank.empty());
+        QVERIFY(report->summary.stepTime > 0);
+        const auto charts = panel->charts();
+        QVERIFY(!charts[1]->isEmpty() && !charts[2]->isEmpty()); // per rank, kernel families
+        QVERIFY(charts[3]->isEmpty());                           // no launch queue without the slices
+        QVERIFY(w.showView(QStringLiteral("timeline")));
+        QToolButton *stragglers = nullptr;
+        for (auto *b : w.rankView()->findChildren<QToolButton *>())
+            if (b->text().contains(QLatin1String("traggler")))
+                stragglers = b;
+        QVERIFY(stragglers);
+        if (w.rankView()->markCount() == 0) // not marked by the analysis just shown
+            stragglers->click();
+        QTRY_VERIFY(w.rankView()->markCount() > 0);
+        QVERIFY2(stragglers->text().contains(QLatin1String("marked")), qPrintable(stragglers->text()));
     }
 
     // The command line on a cluster project: the cross-rank report equals the whole-run
