@@ -11,6 +11,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QHash>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSet>
@@ -344,6 +345,63 @@ QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverr
         const bool lb = b.importer && b.importer->linksToRun();
         return !la && lb;
     });
+    return out;
+}
+
+QByteArray writePlan(const QList<ScannedFile> &files)
+{
+    QList<ScannedFile> sorted = files;
+    std::stable_sort(sorted.begin(), sorted.end(), [](const ScannedFile &a, const ScannedFile &b) { return a.path < b.path; });
+    QJsonArray list;
+    for (const ScannedFile &f : sorted)
+        if (f.importer)
+            list.append(QJsonObject{{QStringLiteral("path"), f.path},
+                                    {QStringLiteral("size"), f.size},
+                                    {QStringLiteral("format"), f.importer->format()},
+                                    {QStringLiteral("run"), f.runName},
+                                    {QStringLiteral("run_from_folder"), f.runFromFolder},
+                                    {QStringLiteral("timezone"), f.timeZone},
+                                    {QStringLiteral("workflow_file"), f.workflowFile},
+                                    {QStringLiteral("experiment"), f.experiment},
+                                    {QStringLiteral("workload"), f.workload}});
+    return QJsonDocument(QJsonObject{{QStringLiteral("files"), list}}).toJson(QJsonDocument::Compact);
+}
+
+std::optional<QList<ScannedFile>> readPlan(const QByteArray &json, QString *error)
+{
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
+    if (parseError.error != QJsonParseError::NoError || !doc.isObject() || !doc.object().value(QStringLiteral("files")).isArray()) {
+        *error = parseError.error != QJsonParseError::NoError
+                     ? QStringLiteral("at byte %1: %2").arg(parseError.offset).arg(parseError.errorString())
+                     : QStringLiteral("expected an object with a \"files\" array");
+        return std::nullopt;
+    }
+    QList<ScannedFile> out;
+    const QJsonArray files = doc.object().value(QStringLiteral("files")).toArray();
+    for (qsizetype i = 0; i < files.size(); ++i) {
+        const QJsonObject o = files[i].toObject();
+        ScannedFile f;
+        f.path = o.value(QStringLiteral("path")).toString();
+        f.size = o.value(QStringLiteral("size")).toInteger();
+        f.runName = o.value(QStringLiteral("run")).toString();
+        f.runFromFolder = o.value(QStringLiteral("run_from_folder")).toBool();
+        f.timeZone = o.value(QStringLiteral("timezone")).toString();
+        f.workflowFile = o.value(QStringLiteral("workflow_file")).toString();
+        f.experiment = o.value(QStringLiteral("experiment")).toString();
+        f.workload = o.value(QStringLiteral("workload")).toString();
+        const QString format = o.value(QStringLiteral("format")).toString();
+        for (const auto &importer : importers())
+            if (importer->format() == format)
+                f.importer = importer.get();
+        if (f.path.isEmpty() || f.runName.isEmpty() || !f.importer) {
+            *error = QStringLiteral("file %1 of the plan: expected a path, a run and a known format, got %2")
+                         .arg(i)
+                         .arg(QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact)));
+            return std::nullopt;
+        }
+        out.append(f);
+    }
     return out;
 }
 

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QByteArray>
 #include <QList>
 #include <QString>
 #include <QStringList>
+
+#include <optional>
 
 namespace gml {
 
@@ -46,6 +49,14 @@ inline constexpr qint64 kMaxSettingsBytes = qint64(16) << 20;
 // *errors.
 QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverride,
                               QStringList *errors, QStringList *warnings = nullptr);
+
+// A scan written out and read back: `grademl import --plan` writes the files a sharded import
+// reads, with everything the scan settled for each (its run, time zone, workflow file,
+// experiment and workload, format), in path order; each shard task reads its part from it
+// (--from-plan) instead of scanning the whole input again (docs/cluster.md). Files without an
+// importer are left out. readPlan fails (with why) on malformed JSON or an unknown format.
+QByteArray writePlan(const QList<ScannedFile> &files);
+std::optional<QList<ScannedFile>> readPlan(const QByteArray &json, QString *error);
 
 // A project file or its SQLite companions (.grademl, -wal, -shm, -journal): never scanned.
 bool isProjectFile(const QString &name);

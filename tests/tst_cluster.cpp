@@ -4,7 +4,8 @@
 // each rank from its shard with the names, times and nesting a direct import of the job shows;
 // a slice's details and its flows come from its shard, in the cluster's ids and on its clock;
 // the studio opens the cluster project, expands a rank from the rank overview and draws its
-// streams (screenshot); a shard that is gone is said, naming it.
+// streams (screenshot); a shard that is gone is said, naming it. The cross-rank report, compare
+// and export on it; the shipped Slurm template run as an array's tasks.
 #include "analysiscontroller.h"
 #include "analysispanel.h"
 #include "chartlayer.h"
@@ -24,6 +25,7 @@
 #include "timelineview.h"
 
 #include <QImage>
+#include <QRegularExpression>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -324,6 +326,62 @@ private Q_SLOTS:
                                                                                QStringLiteral("graph"), QStringLiteral("--out"), png});
         QCOMPARE(refused.code, 2);
         QVERIFY2(refused.err.contains("--rank N"), refused.err.constData());
+        // A shard task's plan (the driver's scan) that is not one: named, with where.
+        const QString plan = m_tmp.filePath(QStringLiteral("bad-plan.json"));
+        QFile f(plan);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"files\": [{\"path\": \"/x\", \"run\": \"r\", \"format\": \"chrome-trace\"},");
+        f.close();
+        const auto bad = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("import"), QStringLiteral("--from-plan"), plan,
+                                                                           QStringLiteral("--shard"), QStringLiteral("0/1"), QStringLiteral("--project"),
+                                                                           m_tmp.filePath(QStringLiteral("never.grademl"))});
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains(plan.toUtf8()) && bad.err.contains("at byte"), bad.err.constData());
+        QVERIFY(!QFile::exists(m_tmp.filePath(QStringLiteral("never.grademl"))));
+    }
+
+    // The shipped Slurm template, run by hand as the three tasks of an array (no Slurm here):
+    // its shards, from the plan, merge into the cluster project the shard import above made.
+    void slurmTemplateRunsAsAnArray()
+    {
+        QFile in(QStringLiteral(GRADEML_SOURCE_DIR "/app/cluster/grademl-shards.sbatch"));
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QString script = QString::fromUtf8(in.readAll());
+        const QString job = m_tmp.filePath(QStringLiteral("job")), project = m_tmp.filePath(QStringLiteral("slurm.grademl"));
+        script.replace(QRegularExpression(QStringLiteral("\\nTRACES=[^\\n]*")), QStringLiteral("\nTRACES=") + job);
+        script.replace(QRegularExpression(QStringLiteral("\\nPROJECT=[^\\n]*")), QStringLiteral("\nPROJECT=") + project);
+        const QString path = m_tmp.filePath(QStringLiteral("shards.sbatch"));
+        QFile out(path);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(script.toUtf8());
+        out.close();
+        QDir().mkpath(m_tmp.filePath(QStringLiteral("slurm.shards")));
+        const auto plan = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("import"), job, QStringLiteral("--project"),
+                                                                            QStringLiteral("/dev/null"), QStringLiteral("--plan")});
+        QCOMPARE(plan.code, 0);
+        QFile planFile(m_tmp.filePath(QStringLiteral("slurm.shards/plan.json")));
+        QVERIFY(planFile.open(QIODevice::WriteOnly));
+        planFile.write(plan.out);
+        planFile.close();
+        QStringList merge{QStringLiteral("merge"), project};
+        for (int i = 0; i < 3; ++i) {
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert(QStringLiteral("SLURM_ARRAY_TASK_COUNT"), QStringLiteral("3"));
+            env.insert(QStringLiteral("SLURM_ARRAY_TASK_ID"), QString::number(i));
+            env.insert(QStringLiteral("PATH"), QFileInfo(QStringLiteral(GRADEML_CLI)).absolutePath() + QLatin1Char(':') + env.value(QStringLiteral("PATH")));
+            const auto task = gmltest::runProgram(QStringLiteral("bash"), {path}, 120, env);
+            QVERIFY2(task.code == 0, qPrintable(task.all()));
+            merge << m_tmp.filePath(QStringLiteral("slurm.shards/shard-%1-of-3.grademl").arg(i));
+        }
+        run(merge);
+        // The same catalog as the shard import's: sources, slices and summaries.
+        const QString sql = QStringLiteral("SELECT s.path, s.slices, hex(ss.data) FROM source s LEFT JOIN source_summary ss "
+                                           "ON ss.source_id = s.id ORDER BY s.path");
+        const auto a = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("query"), project, sql});
+        const auto b = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("query"), m_cluster, sql});
+        QCOMPARE(a.code, 0);
+        QVERIFY(a.out.count('\n') >= 7);
+        QCOMPARE(a.out, b.out);
     }
 
     // The cluster project copied away from its shards: it opens (the rank overview is in it),

@@ -75,9 +75,6 @@ QList<ScannedFile> shardOfFiles(const QList<ScannedFile> &files, int index, int 
 // its write-ahead log folded in, the project closed, then the file put in place at
 // `projectPath` in one step. False with what failed on `err`.
 bool finishShard(std::unique_ptr<Project> partial, const QString &projectPath, QTextStream &err);
-// grademl import --plan: the files an import would read, as JSON ({"files": [{path, size,
-// format}]}, in path order), for the Dask driver to size its shards.
-QString planJson(const QList<ScannedFile> &files);
 // grademl import ... --scheduler ADDRESS: runs the Dask driver (app/cluster/grademl-dask) with
 // this grademl, forwarding its output; its exit status.
 int importOnCluster(const Parsed &p, QTextStream &err);

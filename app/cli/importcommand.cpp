@@ -41,14 +41,21 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     const Parsed p = parse(args, {QStringLiteral("project"), QStringLiteral("run"),
                                   QStringLiteral("timezone"), QStringLiteral("jobs"),
                                   QStringLiteral("idle-exit"), QStringLiteral("poll"), QStringLiteral("shard"),
-                                  QStringLiteral("scheduler"), QStringLiteral("shards"), QStringLiteral("retries")},
+                                  QStringLiteral("scheduler"), QStringLiteral("shards"), QStringLiteral("retries"),
+                                  QStringLiteral("from-plan")},
                            {QStringLiteral("quiet"), QStringLiteral("follow"), QStringLiteral("plan")});
-    if (!p.error.isEmpty() || p.positional.isEmpty() || !p.options.contains(QStringLiteral("project"))) {
-        err << "grademl import: " << (p.error.isEmpty() ? QStringLiteral("need PATH... and --project FILE.grademl") : p.error)
+    const bool fromPlan = p.options.contains(QStringLiteral("from-plan"));
+    if (!p.error.isEmpty() || p.positional.isEmpty() == !fromPlan || !p.options.contains(QStringLiteral("project")) ||
+        (fromPlan && !p.options.contains(QStringLiteral("shard")))) {
+        err << "grademl import: "
+            << (!p.error.isEmpty() ? p.error
+                : fromPlan         ? QStringLiteral("--from-plan reads a shard's files from the plan instead of PATH...: it needs --shard I/N and no PATH")
+                                   : QStringLiteral("need PATH... and --project FILE.grademl"))
             << "\nusage: grademl import PATH... --project FILE.grademl [--run NAME] "
                "[--timezone IANA-NAME] [--jobs N]\n"
                "                      [--follow [--idle-exit SECONDS] [--poll SECONDS]] [--shard I/N]\n"
-               "                      [--scheduler tcp://HOST:PORT [--shards N] [--retries R]] [--plan]\n";
+               "                      [--scheduler tcp://HOST:PORT [--shards N] [--retries R]] [--plan]\n"
+               "       grademl import --from-plan PLAN.json --shard I/N --project SHARD.grademl [--timezone IANA-NAME] [--jobs N]\n";
         return Usage;
     }
     const bool follow = p.flags.contains(QStringLiteral("follow"));
@@ -112,11 +119,24 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         for (const char *suffix : {"", "-wal", "-shm"})
             QFile::remove(projectPath + QLatin1String(suffix));
     QStringList missing, ignored;
-    QList<ScannedFile> files = scanInputs(p.positional, p.options.value(QStringLiteral("run")), &missing, &ignored);
+    QList<ScannedFile> files;
+    if (fromPlan) { // the files the driver's scan settled (docs/cluster.md), not scanned again
+        const QString planPath = p.options.value(QStringLiteral("from-plan"));
+        QFile plan(planPath);
+        QString why;
+        const auto planned = plan.open(QIODevice::ReadOnly) ? readPlan(plan.readAll(), &why) : std::nullopt;
+        if (!planned) {
+            err << "grademl import: " << planPath << ": " << (why.isEmpty() ? plan.errorString() : why) << '\n';
+            return Usage;
+        }
+        files = *planned;
+    } else {
+        files = scanInputs(p.positional, p.options.value(QStringLiteral("run")), &missing, &ignored);
+    }
     if (shard)
         files = shardOfFiles(files, shard->first, shard->second);
     if (p.flags.contains(QStringLiteral("plan"))) { // what would be read, for the Dask driver
-        out << planJson(files) << '\n';
+        out << QString::fromUtf8(writePlan(files)) << '\n';
         return Ok;
     }
     if (!missing.isEmpty()) {

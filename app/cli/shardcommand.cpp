@@ -80,19 +80,6 @@ bool finishShard(std::unique_ptr<Project> partial, const QString &projectPath, Q
     return true;
 }
 
-QString planJson(const QList<ScannedFile> &files)
-{
-    QList<ScannedFile> sorted = files;
-    std::stable_sort(sorted.begin(), sorted.end(), [](const ScannedFile &a, const ScannedFile &b) { return a.path < b.path; });
-    QJsonArray list;
-    for (const ScannedFile &f : sorted)
-        if (f.importer)
-            list.append(QJsonObject{{QStringLiteral("path"), f.path},
-                                    {QStringLiteral("size"), f.size},
-                                    {QStringLiteral("format"), f.importer->format()}});
-    return QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("files"), list}}).toJson(QJsonDocument::Compact));
-}
-
 int importOnCluster(const Parsed &p, QTextStream &err)
 {
     // The driver beside this program (the build tree) or in its libexec folder (installed).
