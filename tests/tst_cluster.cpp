@@ -270,6 +270,17 @@ private Q_SLOTS:
             stragglers->click();
         QTRY_VERIFY(w.rankView()->markCount() > 0);
         QVERIFY2(stragglers->text().contains(QLatin1String("marked")), qPrintable(stragglers->text()));
+        // A rank's shard opens from its lane (the right-click menu's last entry): its findings.
+        int lane = -1;
+        for (size_t i = 0; i < w.rankView()->overview()->lanes.size(); ++i)
+            if (w.rankView()->overview()->lanes[i].rank == 4)
+                lane = int(i);
+        QVERIFY(lane >= 0);
+        QVERIFY(w.rankOverview()->shardOf(lane).endsWith(QLatin1String("cluster.shards/shard-2-of-3.grademl")));
+        w.rankOverview()->openShard(lane);
+        QVERIFY(gmltest::waitLoaded(w));
+        QVERIFY2(w.projectPath().endsWith(QLatin1String("shard-2-of-3.grademl")), qPrintable(w.projectPath()));
+        QVERIFY(w.timeline()->data() && !w.timeline()->data()->slices.isEmpty()); // an ordinary project
     }
 
     // The command line on a cluster project: the cross-rank report equals the whole-run

@@ -135,6 +135,7 @@ MainWindow::MainWindow(QWidget *parent)
         m_analysis->analyse(m_rankOverview->run());
         statusBar()->showMessage(tr("Analysing %1 to mark its stragglers…").arg(m_rankOverview->run()), 8000);
     });
+    connect(m_rankOverview, &RankOverviewController::openProjectRequested, this, &MainWindow::openProject);
     connect(m_rankOverview, &RankOverviewController::loaded, split, [this, split] {
         const int total = split->height();
         const int overview = std::min(m_rankView->preferredHeight(), total / 2);

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "rankoverviewcontroller.h"
 
+#include "clusterproject.h"
 #include "project.h"
 #include "rankoverviewview.h"
 #include "timelinestate.h"
 #include "timelineview.h"
 
+#include <QMenu>
 #include <QtConcurrent>
 
 #include <set>
@@ -29,6 +31,7 @@ RankOverviewController::RankOverviewController(RankOverviewView *view, TimelineV
     connect(m_view, &RankOverviewView::laneActivated, this, [this](int lane, qint64 at) { expand(lane, at, true); });
     connect(m_view, &RankOverviewView::lanePicked, this, [this](int lane, qint64 at) { expand(lane, at, false); });
     connect(m_view, &RankOverviewView::laneOpened, this, [this](int lane, qint64 at) { reveal(lane, at); });
+    connect(m_view, &RankOverviewView::laneMenuRequested, this, &RankOverviewController::showLaneMenu);
     // Lined up with the timeline's columns; the run shown follows the focus.
     connect(m_timeline, &TimelineView::layoutChanged, this, [this] {
         m_view->setLabelWidth(m_timeline->painter().metrics().labelWidth);
@@ -41,6 +44,50 @@ RankOverviewController::RankOverviewController(RankOverviewView *view, TimelineV
 RankOverviewController::~RankOverviewController()
 {
     m_watcher.waitForFinished();
+}
+
+QString RankOverviewController::shardOf(int lane, QString *why) const
+{
+    const auto overview = m_view->overview();
+    if (!overview || lane < 0 || size_t(lane) >= overview->lanes.size() || m_projectPath.isEmpty())
+        return {};
+    QString error;
+    auto project = Project::open(m_projectPath, Project::Mode::ReadOnly, &error);
+    if (!project || !cluster::isClusterProject(*project))
+        return {};
+    const auto path = cluster::shardOfRank(*project, m_runId, overview->lanes[size_t(lane)].rank, &error);
+    if (!path && why)
+        *why = error;
+    return path.value_or(QString());
+}
+
+void RankOverviewController::openShard(int lane)
+{
+    if (const QString path = shardOf(lane); !path.isEmpty())
+        Q_EMIT openProjectRequested(path);
+}
+
+void RankOverviewController::showLaneMenu(int lane, TimeNs at, const QPoint &globalPos)
+{
+    const auto overview = m_view->overview();
+    if (!overview || lane < 0 || size_t(lane) >= overview->lanes.size())
+        return;
+    const int rank = overview->lanes[size_t(lane)].rank;
+    QMenu menu;
+    menu.addAction(m_expandedLane == lane ? tr("Fold rank %1's streams").arg(rank) : tr("Expand rank %1's streams").arg(rank),
+                   this, [this, lane, at] { expand(lane, at, true); });
+    menu.addAction(tr("Show rank %1's GPU row").arg(rank), this, [this, lane, at] { reveal(lane, at); });
+    QString why;
+    const QString shard = shardOf(lane, &why);
+    if (!shard.isEmpty() || !why.isEmpty()) {
+        menu.addSeparator();
+        QAction *open = menu.addAction(tr("Open rank %1's shard (findings, graph, what-if)").arg(rank), this,
+                                       [this, shard] { Q_EMIT openProjectRequested(shard); });
+        open->setEnabled(!shard.isEmpty());
+        open->setToolTip(shard.isEmpty() ? why : shard);
+        menu.setToolTipsVisible(true);
+    }
+    menu.exec(globalPos);
 }
 
 void RankOverviewController::setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data)

@@ -25,7 +25,8 @@ class TimelineView;
 // streams open in the timeline's pinned band, right under the overview, the rows below staying
 // where they are; a second click folds them away, a click on another lane swaps them. The
 // cursor goes to the time clicked. A double-click opens the rank's GPU row in the track tree
-// instead, scrolled to the top.
+// instead, scrolled to the top. A right-click offers both, and in a cluster project opening the
+// shard that holds the rank (its findings, graph and what-if).
 class RankOverviewController : public QObject
 {
     Q_OBJECT
@@ -47,8 +48,15 @@ public:
     QList<TrackId> streamsOf(int lane) const;
     int expandedLane() const { return m_expandedLane; }
 
+    // In a cluster project (model/clusterproject.h): the shard holding a lane's rank (empty:
+    // none, with why), and asking the window to open it (a right-click on the lane offers it,
+    // with expanding the lane and showing its GPU row).
+    QString shardOf(int lane, QString *why = nullptr) const;
+    void openShard(int lane);
+
 Q_SIGNALS:
     void loaded(const QString &error);
+    void openProjectRequested(const QString &path);
 
 private:
     struct Result
@@ -61,6 +69,7 @@ private:
     void fold(); // unpins the expanded lane's streams
     void reveal(int lane, TimeNs at);
     void followFocus(); // shows the focused run over the most ranks, if any
+    void showLaneMenu(int lane, TimeNs at, const QPoint &globalPos);
 
     RankOverviewView *m_view;
     TimelineView *m_timeline;

@@ -3,6 +3,7 @@
 #include "graphbuild.h"
 
 #include "clockalignment.h"
+#include "clusterproject.h"
 #include "project.h"
 
 #include <algorithm>
@@ -250,7 +251,11 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
         }
     }
     if (g.m_nodes.empty())
-        return fail(QStringLiteral("the run has no slices on CPU threads or GPU streams to replay"));
+        return fail(cluster::isClusterProject(project)
+                        ? QStringLiteral("a cluster project holds no slice: a run's graph and replays are built on the shard "
+                                         "of one of its ranks (grademl analyze PROJECT --rank N names it; open that shard), "
+                                         "its cross-rank analyses by grademl analyze PROJECT")
+                        : QStringLiteral("the run has no slices on CPU threads or GPU streams to replay"));
     // Containers whose nodes were all dropped (only cuda_sync inside) are not kept. A kept
     // container's enclosing ones hold its nodes too, so they are kept as well: renumbering
     // parent and container indices never meets a dropped one.

@@ -7,6 +7,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
+#include <QContextMenuEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolButton>
@@ -241,6 +242,12 @@ void RankOverviewView::mouseDoubleClickEvent(QMouseEvent *e)
         return;
     if (const int lane = laneAt(e->position().toPoint()); lane >= 0)
         Q_EMIT laneOpened(lane, timeAt(e->position().toPoint().x()));
+}
+
+void RankOverviewView::contextMenuEvent(QContextMenuEvent *e)
+{
+    if (const int lane = laneAt(e->pos()); lane >= 0)
+        Q_EMIT laneMenuRequested(lane, timeAt(e->pos().x()), e->globalPos());
 }
 
 void RankOverviewView::leaveEvent(QEvent *)

@@ -56,6 +56,7 @@ Q_SIGNALS:
     void laneActivated(int lane, qint64 at); // a click (at: the time under it)
     void lanePicked(int lane, qint64 at);    // a ranking button (slowest, median, fastest)
     void laneOpened(int lane, qint64 at);    // a double-click
+    void laneMenuRequested(int lane, qint64 at, const QPoint &globalPos); // a right-click
     void stragglersRequested();              // "Stragglers": analyse the run to mark them
     void hoverTextChanged(const QString &text);
 
@@ -65,6 +66,7 @@ protected:
     void mouseMoveEvent(QMouseEvent *) override;
     void mousePressEvent(QMouseEvent *) override;
     void mouseDoubleClickEvent(QMouseEvent *) override;
+    void contextMenuEvent(QContextMenuEvent *) override;
     void leaveEvent(QEvent *) override;
     void changeEvent(QEvent *) override;
 
