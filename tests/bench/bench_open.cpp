@@ -5,6 +5,7 @@
 // 0-3 children), half GPU-stream-like (kernels of 2-200 us), slices spread evenly.
 //
 //   bench_open [--slices M,M,...] [--ranks R] [--size WxH] [--dir DIR] [--keep]
+//   bench_open --projects A.grademl,B.grademl,... [--size WxH]
 //
 // For each size (millions of slices; default 3.4,14,40) it writes DIR/open-<M>M.grademl once,
 // then runs itself twice per mode in a fresh process (so memory is the process's own):
@@ -13,6 +14,8 @@
 // Each child prints: time to load, time until the first paint shows every row complete, peak
 // resident memory, then 40 pan and zoom frames from the whole trace to 10 us: the paint time of
 // each frame with what is read so far (median, worst), and the time until the frame is complete.
+// With --projects, the given projects instead (a cluster project against a small one and the
+// direct import of the same job), paged, three fresh processes each, with ratios to the first.
 #include "project.h"
 #include "timelinedata.h"
 #include "timelinepainter.h"
@@ -172,6 +175,7 @@ int main(int argc, char **argv)
     int ranks = 4;
     QSize size(1366, 768);
     QString dir = QDir::tempPath();
+    QStringList projects;
     const QStringList args = QGuiApplication::arguments();
     for (int i = 1; i + 1 < args.size(); i += 2) {
         if (args[i] == QLatin1String("--child"))
@@ -181,12 +185,49 @@ int main(int argc, char **argv)
             sizes = args[i + 1].split(QLatin1Char(','));
         else if (args[i] == QLatin1String("--ranks"))
             ranks = args[i + 1].toInt();
+        else if (args[i] == QLatin1String("--projects"))
+            projects = args[i + 1].split(QLatin1Char(','));
         else if (args[i] == QLatin1String("--dir"))
             dir = args[i + 1];
         else if (args[i] == QLatin1String("--size")) {
             const QStringList wh = args[i + 1].split(QLatin1Char('x'));
             size = QSize(wh.value(0).toInt(), wh.value(1).toInt());
         }
+    }
+    if (!projects.isEmpty()) {
+        // Given projects (a cluster project and its peers, issue 39), paged as the studio does,
+        // three fresh processes each; ratios against the first project of the list.
+        std::printf("%-28s %9s %14s %9s %14s %16s\n", "project", "load ms", "first paint ms", "peak MB", "pan median ms",
+                    "complete med ms");
+        double baseLoad = 0, basePaint = 0;
+        for (int k = 0; k < projects.size(); ++k) {
+            std::vector<double> load, paint;
+            for (int round = 0; round < 3; ++round) {
+                QProcess p;
+                p.start(QCoreApplication::applicationFilePath(), {QStringLiteral("--child"), projects[k], QStringLiteral("paged"),
+                                                                  QString::number(size.width()), QString::number(size.height())});
+                p.waitForFinished(-1);
+                const QStringList f = QString::fromLatin1(p.readAllStandardOutput()).split(QLatin1Char(' '));
+                if (p.exitCode() != 0 || f.size() < 9) {
+                    std::fprintf(stderr, "bench_open: %s: %s\n", qPrintable(projects[k]), p.readAllStandardError().constData());
+                    return 1;
+                }
+                load.push_back(f[0].toDouble());
+                paint.push_back(f[1].toDouble());
+                std::printf("%-28s %9s %14s %9s %14s %16s\n", qPrintable(QFileInfo(projects[k]).fileName()), qPrintable(f[0]),
+                            qPrintable(f[1]), qPrintable(f[2]), qPrintable(f[3]), qPrintable(f[5]));
+            }
+            std::sort(load.begin(), load.end());
+            std::sort(paint.begin(), paint.end());
+            if (k == 0) {
+                baseLoad = load[1];
+                basePaint = paint[1];
+            }
+            std::printf("%-28s median load %.1f ms (%.2fx the first), first paint %.1f ms (%.2fx)\n",
+                        qPrintable(QFileInfo(projects[k]).fileName()), load[1], load[1] / std::max(baseLoad, 1e-6), paint[1],
+                        paint[1] / std::max(basePaint, 1e-6));
+        }
+        return 0;
     }
     std::printf("%-8s %-6s %9s %13s %9s %14s %14s %16s %16s %9s\n", "slices", "mode", "load ms", "first paint ms",
                 "peak MB", "pan median ms", "pan worst ms", "complete med ms", "complete worst ms", "end MB");
