@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "flamegraph.h"
 
+#include "clusterproject.h"
+
 #include "project.h"
 #include "sliceclass.h"
 
@@ -374,6 +376,12 @@ bool buildFlameGraph(const TimelineData &data, Project *project, const FlameRequ
 {
     QString why;
     FlameGraph g;
+    if (request.metric == FlameMetric::GpuTime && project && cluster::isClusterProject(*project)) {
+        if (error)
+            *error = QStringLiteral("GPU time under its launches needs the launch flows, which a cluster project leaves in "
+                                    "its shards: open a rank's shard for it (CPU self time works here)");
+        return false;
+    }
     for (const RunSummary &run : data.runs) {
         if (request.run && run.id != request.run)
             continue;

@@ -11,6 +11,7 @@
 #include "chartlayer.h"
 #include "clusterproject.h"
 #include "detailspanel.h"
+#include "flamegraph.h"
 #include "importutil.h"
 #include "mainwindow.h"
 #include "project.h"
@@ -119,6 +120,41 @@ private Q_SLOTS:
             compared += qint64(d->size());
         }
         QCOMPARE(compared, qint64(direct->sliceCount()));
+
+        // Find, the range aggregate and the flame graph read the shards as they read a project.
+        QList<TrackId> allDirect, allCluster;
+        for (const auto &[path, id] : want) {
+            allDirect << id;
+            allCluster << got.at(path);
+        }
+        const auto foundD = findSlices(*direct, allDirect, QStringLiteral("nccl"), false);
+        const auto foundC = findSlices(*cluster, allCluster, QStringLiteral("nccl"), false, &error);
+        QVERIFY(!foundD.empty());
+        QCOMPARE(foundC.size(), foundD.size());
+        for (size_t i = 0; i < foundD.size(); ++i)
+            QCOMPARE(foundC[i].start, foundD[i].start);
+        const TimeNs a = direct->start + (direct->end - direct->start) / 3, b = direct->start + (direct->end - direct->start) / 2;
+        auto rowsOf = [](const TimelineData &data, const std::vector<AggregateRow> &rows) {
+            std::map<QString, std::tuple<qint64, TimeNs, TimeNs>> out;
+            for (const AggregateRow &r : rows)
+                out[data.name(r.name)] = {r.count, r.inRange, r.total};
+            return out;
+        };
+        const auto aggD = rowsOf(*direct, aggregateSlices(*direct, allDirect, a, b));
+        const auto aggC = rowsOf(*cluster, aggregateSlices(*cluster, allCluster, a, b, &error));
+        QVERIFY(aggD.size() > 3);
+        QVERIFY(aggC == aggD);
+        FlameGraph flameD, flameC;
+        FlameRequest request;
+        QVERIFY(buildFlameGraph(*direct, nullptr, request, &flameD, &error));
+        QVERIFY2(buildFlameGraph(*cluster, nullptr, request, &flameC, &error), qPrintable(error));
+        QVERIFY(flameD.total() > 0);
+        QCOMPARE(flameC.folded(), flameD.folded());
+        // GPU time under launches needs the flows, which stay in the shards: said.
+        auto clusterProject = Project::open(m_cluster, Project::Mode::ReadOnly, &error);
+        request.metric = FlameMetric::GpuTime;
+        QVERIFY(!buildFlameGraph(*cluster, clusterProject.get(), request, &flameC, &error));
+        QVERIFY2(error.contains(QLatin1String("shard")), qPrintable(error));
 
         // A viewport of the whole run reads its level from the shard.
         const TimeNs span = cluster->end - cluster->start;
