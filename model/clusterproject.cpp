@@ -6,7 +6,6 @@
 
 #include <QDir>
 #include <QFileInfo>
-#include <QJsonDocument>
 
 #include <algorithm>
 
@@ -93,7 +92,7 @@ std::optional<SliceDetails> sliceDetails(Project &cluster, SliceId id, QString *
     if (!p)
         return std::nullopt;
     auto st = p->db().prepare(
-        "SELECT s.track_id, t.source_id, n.value, c.value, s.ts, s.dur, s.correlation, s.external_id, s.args "
+        "SELECT s.id, s.track_id, n.value, c.value, s.ts, s.dur, s.correlation, s.external_id, s.args, t.source_id "
         "FROM slice s JOIN track t ON t.id = s.track_id LEFT JOIN string n ON n.id = s.name_id "
         "LEFT JOIN string c ON c.id = s.cat_id WHERE s.id = ?");
     st.bind(1, storedSlice(id));
@@ -102,19 +101,10 @@ std::optional<SliceDetails> sliceDetails(Project &cluster, SliceId id, QString *
             *error = st.errorString().isEmpty() ? QStringLiteral("not in its shard %1").arg(sh.path) : st.errorString();
         return std::nullopt;
     }
-    SliceDetails d;
+    SliceDetails d = sliceDetailsOf(st); // on the shard's ids and its source's clock
     d.id = id;
-    d.track = st.int64(0) + sh.trackBase;
-    d.name = st.text(2);
-    d.category = st.text(3);
-    d.start = st.int64(4) + clusterOffset(cluster, st.int64(1) + sh.sourceBase);
-    d.duration = st.int64(5);
-    if (!st.isNull(6))
-        d.correlation = st.int64(6);
-    if (!st.isNull(7))
-        d.externalId = st.int64(7);
-    if (!st.isNull(8))
-        d.args = QJsonDocument::fromJson(st.text(8).toUtf8()).object();
+    d.track += sh.trackBase;
+    d.start += clusterOffset(cluster, st.int64(9) + sh.sourceBase);
     return d;
 }
 

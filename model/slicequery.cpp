@@ -28,6 +28,11 @@ std::optional<SliceDetails> sliceDetails(Project &project, SliceId id, QString *
     st.bind(1, id);
     if (!st.step())
         return std::nullopt;
+    return sliceDetailsOf(st);
+}
+
+SliceDetails sliceDetailsOf(const SqliteStatement &st)
+{
     SliceDetails d;
     d.id = st.int64(0);
     d.track = st.int64(1);

@@ -16,6 +16,7 @@
 namespace gml {
 
 class Project;
+class SqliteStatement;
 
 // One slice as the details panel shows it (project clock).
 struct SliceDetails
@@ -44,6 +45,9 @@ struct LinkedSlice
 };
 
 std::optional<SliceDetails> sliceDetails(Project &project, SliceId id, QString *error = nullptr);
+// The row a statement stands on, of columns id, track, name, category, ts, dur, correlation,
+// external_id, args (in that order).
+SliceDetails sliceDetailsOf(const SqliteStatement &st);
 QList<LinkedSlice> linkedSlices(Project &project, SliceId id);
 // Slice `id` of `track` as the timeline reveals it: from the track when held whole, else read
 // from the project (a paged track). Nullopt when it is in neither.
