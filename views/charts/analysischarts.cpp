@@ -89,10 +89,12 @@ AnalysisCharts analysisCharts(const sim::RunReport &report)
         }
         if (a.gpus.empty() && a.ranks.size() > 1) {
             // A cluster project's report has each rank's compute and communication only.
-            out.ranks.title = QStringLiteral("GPU time per rank");
+            // Many ranks: their numbers alone, which fit under bars a few pixels wide.
+            const bool many = a.ranks.size() > 8;
+            out.ranks.title = many ? QStringLiteral("GPU time per rank (by rank number)") : QStringLiteral("GPU time per rank");
             out.ranks.series.resize(2);
             for (const auto &r : a.ranks) {
-                out.ranks.categories << QStringLiteral("rank %1").arg(r.rank);
+                out.ranks.categories << (many ? QString::number(r.rank) : QStringLiteral("rank %1").arg(r.rank));
                 out.ranks.series[0].values.push_back(ms(r.compute));
                 out.ranks.series[1].values.push_back(ms(r.communication));
             }
