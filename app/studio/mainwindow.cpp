@@ -185,6 +185,9 @@ MainWindow::MainWindow(QWidget *parent)
 
 MainWindow::~MainWindow()
 {
+    // A slice's self time being computed holds a pointer to this window: it ends first, while
+    // the window is still whole.
+    m_selfTime.waitForFinished();
     // The base destructors hide and remove the children (a dock hidden, a tab removed), which
     // emit: no slot of this window, half destroyed by then, may answer.
     for (QObject *child : findChildren<QObject *>())
