@@ -11,6 +11,7 @@
 #include "chartlayer.h"
 #include "clusterproject.h"
 #include "detailspanel.h"
+#include "flamecontroller.h"
 #include "flamegraph.h"
 #include "importutil.h"
 #include "mainwindow.h"
@@ -267,6 +268,22 @@ private Q_SLOTS:
             QTRY_VERIFY2(w.details()->plainText().contains(data->name(shown->nameId(pick))), qPrintable(w.details()->plainText()));
             QVERIFY2(!w.details()->plainText().contains(QLatin1String("not in the project")), qPrintable(w.details()->plainText()));
         }
+    }
+
+    // The flame graph pane tabbed behind Details is not computed at open (it read every
+    // shard); brought to the front, it is.
+    void flameGraphWaitsUntilShown()
+    {
+        MainWindow w;
+        gmltest::showQuietly(w, QSize(1366, 768));
+        QSignalSpy computed(w.flame(), &FlameController::computed);
+        w.openProject(m_cluster);
+        QVERIFY(gmltest::waitLoaded(w));
+        w.timeline()->waitForPages();
+        QTest::qWait(300); // past the flame's debounce
+        QCOMPARE(computed.count(), 0);
+        QVERIFY(w.showView(QStringLiteral("flame")));
+        QVERIFY(computed.wait(60000));
     }
 
     // The Analysis panel shows the cross-rank report (no findings, and why); Mark Stragglers

@@ -97,7 +97,7 @@ void FlameController::refresh()
     const auto span = currentSpan();
     if (span != m_shown)
         m_dirty = true;
-    if (!m_view->isVisible() || !m_dirty)
+    if (!m_inView || !m_view->isVisible() || !m_dirty)
         return; // computed when the pane is shown
     if (!span) {
         m_view->setMessage(tr("No run with slices is in focus."));
@@ -143,6 +143,13 @@ void FlameController::refresh()
         r.graph = std::make_shared<const FlameGraph>(base ? FlameGraph::diff(before, after) : std::move(after));
         return r;
     }));
+}
+
+void FlameController::setInView(bool inView)
+{
+    m_inView = inView;
+    if (inView)
+        refresh();
 }
 
 void FlameController::waitForIdle()

@@ -30,6 +30,10 @@ public:
 
     void setData(std::shared_ptr<const TimelineData> data);
     void refresh(); // recompute now if the pane is shown (else when it is)
+    // Whether the pane is in front (its dock's visibilityChanged): a pane tabbed behind another
+    // still says isVisible(), and computing it there read every track of the run at each open
+    // (every shard of a cluster project).
+    void setInView(bool inView);
     void waitForIdle(); // tests and screenshots: the running request's result delivered
 
 Q_SIGNALS:
@@ -54,6 +58,7 @@ private:
     void highlight(int frame, bool reveal);
 
     FlameView *m_view;
+    bool m_inView = false;
     TimelineView *m_timeline;
     TimelineState *m_state;
     std::shared_ptr<const TimelineData> m_data;

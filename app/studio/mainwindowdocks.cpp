@@ -109,10 +109,7 @@ void MainWindow::buildFlamePanel()
     dock->setObjectName(QStringLiteral("flame"));
     dock->setWidget(view);
     m_flame = new FlameController(view, m_timeline, m_state, this);
-    connect(dock, &QDockWidget::visibilityChanged, m_flame, [this](bool visible) {
-        if (visible)
-            m_flame->refresh();
-    });
+    connect(dock, &QDockWidget::visibilityChanged, m_flame, &FlameController::setInView);
     connect(m_flame, &FlameController::showTimelineRequested, this, [this] { showView(QStringLiteral("timeline")); });
 }
 
