@@ -39,7 +39,7 @@ struct SlicePager::Connections
     }
 };
 
-SlicePager::SlicePager(QString projectPath, std::vector<Track> tracks, size_t budgetBytes, std::vector<Shard> shards)
+SlicePager::SlicePager(QString projectPath, std::vector<Track> tracks, size_t budgetBytes, std::vector<cluster::Shard> shards)
     : m_path(std::move(projectPath)), m_budget(budgetBytes)
 {
     for (auto &t : tracks)
@@ -319,7 +319,6 @@ std::shared_ptr<const SliceTrack> SlicePager::read(Connections &c, Request &r, b
 {
     const Track &info = m_tracks.at(r.track);
     // Where a level (or the slices: -1) is read: the project, or the track's shard.
-    std::shared_ptr<const std::unordered_map<StringId, StringId>> names;
     Project *project = info.shard ? shardOf(c, info.shard, error) : c.main(error);
     if (!project)
         return nullptr;
@@ -356,6 +355,7 @@ std::shared_ptr<const SliceTrack> SlicePager::read(Connections &c, Request &r, b
     }
     // What a shard holds gets the cluster's ids.
     const bool inShard = info.shard != 0;
+    std::shared_ptr<const std::unordered_map<StringId, StringId>> names;
     if (inShard) {
         std::lock_guard lock(m_mutex);
         names = m_shardNames[info.shard];

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "clusterproject.h"
 #include "slicetrack.h"
 #include "types.h"
 
@@ -41,20 +42,15 @@ public:
         int maxDepth = 0;
         std::vector<int> shifts;  // stored summary levels, finest first
         // In a cluster project (clusterproject.h): the shard holding the track's slices and
-        // levels (0: the project itself; `shifts` is then learnt from it), and its id there.
+        // levels (0: the project itself), and the track's id there. A shard's track has its
+        // levels learnt when the shard is opened (`shifts` stays empty).
         qint64 shard = 0;
         TrackId storedId = 0;
     };
-    // A cluster project's shard: where it is, and what makes its track ids the cluster's.
-    struct Shard
-    {
-        qint64 id = 0;
-        QString path;
-        TrackId trackBase = 0;
-    };
 
+    // `shards`: a cluster project's shards that tracks are read from.
     SlicePager(QString projectPath, std::vector<Track> tracks, size_t budgetBytes = size_t(160) << 20,
-               std::vector<Shard> shards = {});
+               std::vector<cluster::Shard> shards = {});
     ~SlicePager();
     SlicePager(const SlicePager &) = delete;
     SlicePager &operator=(const SlicePager &) = delete;
@@ -120,7 +116,7 @@ private:
 
     QString m_path;
     std::unordered_map<TrackId, Track> m_tracks;
-    std::unordered_map<qint64, Shard> m_shards;
+    std::unordered_map<qint64, cluster::Shard> m_shards;
     size_t m_budget;
 
     mutable std::mutex m_mutex;

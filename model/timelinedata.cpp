@@ -2,7 +2,6 @@
 #include "timelinedata.h"
 
 #include "clusterproject.h"
-
 #include "project.h"
 
 #include <algorithm>
@@ -176,10 +175,8 @@ std::shared_ptr<const TimelineData> load(const QString &projectPath, QString *er
         projectSlices += run.slices;
     std::unordered_map<TrackId, Paged> paged;
     // A cluster project's slices are all in its shards: every track is paged from there.
-    std::vector<SlicePager::Shard> shards;
-    for (const cluster::Shard &sh : cluster::shards(*project))
-        if (sh.status == QLatin1String("merged"))
-            shards.push_back({sh.id, sh.path, sh.trackBase});
+    std::vector<cluster::Shard> shards = cluster::shards(*project);
+    std::erase_if(shards, [](const cluster::Shard &sh) { return sh.status != QLatin1String("merged"); });
     if (page && project->schemaVersion() >= 7) {
         const bool sharded = project->schemaVersion() >= 12;
         auto st = project->db().prepare(

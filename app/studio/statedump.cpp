@@ -56,6 +56,7 @@ QJsonObject studioState(const MainWindow &w)
             if (y + row.height <= top || y >= t->height())
                 continue;
             const auto *info = row.type == TimelineRow::Type::Track ? data->track(row.track) : nullptr;
+            const auto drawn = info ? data->shown(row.track) : nullptr;
             QString runName;
             for (const auto &r : data->runs)
                 if (r.id == row.run)
@@ -69,7 +70,7 @@ QJsonObject studioState(const MainWindow &w)
                 {QStringLiteral("height"), row.height},
                 {QStringLiteral("pinned"), row.pinned},
                 // What the row draws now (a paged track: what was read for the viewport).
-                {QStringLiteral("slices"), info ? qint64(data->shown(row.track) ? data->shown(row.track)->size() : 0) : 0}});
+                {QStringLiteral("slices"), drawn ? qint64(drawn->size()) : 0}});
         }
     }
     out.insert(QStringLiteral("tracks"), tracks);

@@ -9,6 +9,7 @@
 
 #include <QJsonArray>
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -175,6 +176,60 @@ QString comparisonKind(const RunCatalog &catalog, const QList<CatalogRun> &runs)
                                                                           .arg(workloads.size() == 1 ? QString() : QStringLiteral("s"));
 }
 
+// A cluster project holds no slice: each side's rank is read from the shard that holds it (the
+// graph of that shard's part of the run), and the diff's iterations put on the cluster's clock
+// (its ranks aligned across all shards).
+static void diffOnShards(Project &project, const std::array<RunId, 2> &ids, const std::array<QString, 2> &runNames,
+                         const DiffOptions &diffOptions, Comparison &c)
+{
+    DiffOptions options = diffOptions;
+    std::unique_ptr<Project> shards[2];
+    std::optional<DependencyGraph> graphs[2];
+    TimeNs toCluster[2] = {0, 0};
+    QString why;
+    for (int i = 0; i < 2 && why.isEmpty(); ++i) {
+        int &rank = i == 0 ? options.rankA : options.rankB;
+        if (rank < 0) { // the run's lowest rank, as for a single project
+            auto st = project.db().prepare("SELECT min(rank) FROM track WHERE run_id = ? AND rank >= 0");
+            st.bind(1, ids[i]);
+            rank = st.step() && !st.isNull(0) ? int(st.int64(0)) : 0;
+        }
+        QString problem;
+        const auto path = cluster::shardOfRank(project, ids[i], rank, &problem);
+        if (path)
+            shards[i] = Project::open(*path, Project::Mode::ReadOnly, &problem);
+        const std::optional<RunId> inShard = shards[i] ? shards[i]->findRun(runNames[i]) : std::nullopt;
+        if (shards[i] && !inShard)
+            problem = QStringLiteral("its shard %1 has no run of that name").arg(*path);
+        if (inShard) {
+            graphs[i] = DependencyGraph::build(*shards[i], *inShard, &problem);
+            auto src = shards[i]->db().prepare("SELECT s.path, s.clock_offset_ns + s.align_ns FROM source s "
+                                               "JOIN track t ON t.source_id = s.id WHERE t.run_id = ? AND t.rank = ? LIMIT 1");
+            src.bind(1, *inShard);
+            src.bind(2, qint64(rank));
+            if (src.step()) {
+                auto mine = project.db().prepare("SELECT clock_offset_ns + align_ns FROM source WHERE path = ?");
+                mine.bind(1, src.text(0));
+                if (mine.step())
+                    toCluster[i] = mine.int64(0) - src.int64(1);
+            }
+        }
+        if (!graphs[i])
+            why = QStringLiteral("'%1' rank %2: %3").arg(runNames[i]).arg(rank).arg(problem);
+    }
+    if (!why.isEmpty()) {
+        c.diffNote = QStringLiteral("no trace diff: %1").arg(why);
+        return;
+    }
+    c.diff = diffTraces(*graphs[0], runNames[0], *graphs[1], runNames[1], options);
+    for (IterationPair &pair : c.diff->pairs) {
+        pair.startA += toCluster[0];
+        pair.endA += toCluster[0];
+        pair.startB += toCluster[1];
+        pair.endB += toCluster[1];
+    }
+}
+
 std::optional<Comparison> compareRuns(Project &project, const RunCatalog &catalog, const QStringList &runNames,
                                       const QString &metric, const DiffOptions &diffOptions, QString *error)
 {
@@ -202,58 +257,7 @@ std::optional<Comparison> compareRuns(Project &project, const RunCatalog &catalo
         }
     }
     if (ids.size() >= 2 && cluster::isClusterProject(project)) {
-        // A cluster project holds no slice: each side's rank is read from the shard that
-        // holds it (the graph of that shard's part of the run).
-        DiffOptions options = diffOptions;
-        std::unique_ptr<Project> shards[2];
-        std::optional<DependencyGraph> graphs[2];
-        TimeNs toCluster[2] = {0, 0}; // a shard's clock to the cluster's (aligned across all shards)
-        QString why;
-        for (int i = 0; i < 2 && why.isEmpty(); ++i) {
-            int &rank = i == 0 ? options.rankA : options.rankB;
-            if (rank < 0) { // the run's lowest rank, as for a single project
-                auto st = project.db().prepare("SELECT min(rank) FROM track WHERE run_id = ? AND rank >= 0");
-                st.bind(1, ids[i]);
-                rank = st.step() && !st.isNull(0) ? int(st.int64(0)) : 0;
-            }
-            QString problem;
-            const auto path = cluster::shardOfRank(project, ids[i], rank, &problem);
-            if (path)
-                shards[i] = Project::open(*path, Project::Mode::ReadOnly, &problem);
-            RunId inShard = 0;
-            if (shards[i]) {
-                auto st = shards[i]->db().prepare("SELECT id FROM run WHERE name = ?");
-                st.bind(1, runNames[i]);
-                inShard = st.step() ? st.int64(0) : 0;
-                if (!inShard)
-                    problem = QStringLiteral("its shard %1 has no run of that name").arg(*path);
-            }
-            if (inShard) {
-                graphs[i] = DependencyGraph::build(*shards[i], inShard, &problem);
-                auto src = shards[i]->db().prepare("SELECT s.path, s.clock_offset_ns + s.align_ns FROM source s "
-                                                   "JOIN track t ON t.source_id = s.id WHERE t.run_id = ? AND t.rank = ? LIMIT 1");
-                src.bind(1, inShard);
-                src.bind(2, qint64(rank));
-                if (src.step()) {
-                    auto mine = project.db().prepare("SELECT clock_offset_ns + align_ns FROM source WHERE path = ?");
-                    mine.bind(1, src.text(0));
-                    if (mine.step())
-                        toCluster[i] = mine.int64(0) - src.int64(1);
-                }
-            }
-            if (!graphs[i])
-                why = QStringLiteral("'%1' rank %2: %3").arg(runNames[i]).arg(rank).arg(problem);
-        }
-        if (why.isEmpty()) {
-            c.diff = diffTraces(*graphs[0], runNames[0], *graphs[1], runNames[1], options);
-            for (IterationPair &pair : c.diff->pairs) {
-                pair.startA += toCluster[0];
-                pair.endA += toCluster[0];
-                pair.startB += toCluster[1];
-                pair.endB += toCluster[1];
-            }
-        } else
-            c.diffNote = QStringLiteral("no trace diff: %1").arg(why);
+        diffOnShards(project, {ids[0], ids[1]}, {runNames[0], runNames[1]}, diffOptions, c);
     } else if (ids.size() >= 2) {
         QString whyA, whyB;
         // Two ranks of one run diff one graph against itself.

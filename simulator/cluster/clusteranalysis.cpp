@@ -69,16 +69,18 @@ std::vector<Group> matchCollectives(std::map<std::pair<int, SourceId>, std::vect
 // the first one it runs on its last rank from the run's first step, after the last one on the
 // rank whose steps end last. The run's span is thus split between ranks, each moment to the
 // rank that held everyone up then.
-std::vector<std::pair<int, TimeNs>> criticalByRank(std::vector<Group> groups, const std::map<int, RankSteps> &steps,
+std::vector<std::pair<int, TimeNs>> criticalByRank(const std::vector<Group> &groups, const std::map<int, RankSteps> &steps,
                                                    TimeNs *length)
 {
     std::map<int, TimeNs> byRank;
-    const auto last = [](const Group &g) {
-        return *std::max_element(g.begin(), g.end(), [](const CollectiveArrival &x, const CollectiveArrival &y) {
+    // Each collective's last arrival (the lowest rank among ties), in the order they came.
+    std::vector<const CollectiveArrival *> lasts;
+    lasts.reserve(groups.size());
+    for (const Group &g : groups)
+        lasts.push_back(&*std::max_element(g.begin(), g.end(), [](const CollectiveArrival &x, const CollectiveArrival &y) {
             return x.start != y.start ? x.start < y.start : x.rank > y.rank;
-        });
-    };
-    std::sort(groups.begin(), groups.end(), [&](const Group &x, const Group &y) { return last(x).start < last(y).start; });
+        }));
+    std::sort(lasts.begin(), lasts.end(), [](const CollectiveArrival *x, const CollectiveArrival *y) { return x->start < y->start; });
     TimeNs runStart = std::numeric_limits<TimeNs>::max(), runEnd = std::numeric_limits<TimeNs>::min();
     int endRank = -1;
     for (const auto &[rank, s] : steps)
@@ -90,8 +92,8 @@ std::vector<std::pair<int, TimeNs>> criticalByRank(std::vector<Group> groups, co
             }
         }
     TimeNs cursor = std::numeric_limits<TimeNs>::min();
-    for (const Group &g : groups) {
-        const CollectiveArrival l = last(g);
+    for (const CollectiveArrival *last : lasts) {
+        const CollectiveArrival &l = *last;
         const TimeNs from = cursor == std::numeric_limits<TimeNs>::min() ? std::min(runStart, l.start) : cursor;
         const TimeNs to = std::max(l.end, from);
         byRank[l.rank] += to - from;

@@ -158,12 +158,12 @@ AnalysisCharts analysisCharts(const sim::RunReport &report)
             if (out.utilisation.lines.size() == 8)
                 break;
         }
-        if (out.utilisation.lines.empty())
-            out.utilisation = {}; // no queue recorded (a cluster project's report): no chart
         for (const auto &it : report.analysis->iterations)
             if (it.rank == report.analysis->iterations.front().rank && it.device == report.analysis->iterations.front().device)
                 out.utilisation.bands.push_back({double(it.start - origin) / 1e9, double(it.end - origin) / 1e9,
                                                  it.name, QColor(0x4c, 0x78, 0xa8, out.utilisation.bands.size() % 2 ? 18 : 36)});
+        if (out.utilisation.lines.empty())
+            out.utilisation = {}; // no queue recorded (a cluster project's report): no chart
     }
     return out;
 }
