@@ -186,12 +186,13 @@ void SlicePager::evict()
     }
 }
 
-std::vector<int> SlicePager::levelsOf(const Track &info) const
+const std::vector<int> &SlicePager::levelsOf(const Track &info) const
 {
+    static const std::vector<int> none;
     if (!info.shard)
         return info.shifts;
     const auto learnt = m_shardShifts.find(info.id);
-    return learnt == m_shardShifts.end() ? std::vector<int>{} : learnt->second;
+    return learnt == m_shardShifts.end() ? none : learnt->second;
 }
 
 Project *SlicePager::shardOf(Connections &c, qint64 shard, QString *error) const
@@ -345,13 +346,14 @@ std::shared_ptr<const SliceTrack> SlicePager::read(Connections &c, Request &r, b
         count.bind(1, stored);
         count.bind(2, t1);
         count.bind(3, t0);
-        std::vector<int> levels;
+        int finest = -1;
         {
             std::lock_guard lock(m_mutex);
-            levels = levelsOf(info);
+            if (const auto &levels = levelsOf(info); !levels.empty())
+                finest = levels.front();
         }
-        if (count.step() && count.int64(0) > kMaxDetailSlices && !levels.empty())
-            shift = levels.front();
+        if (count.step() && count.int64(0) > kMaxDetailSlices && finest >= 0)
+            shift = finest;
     }
     // What a shard holds gets the cluster's ids.
     const bool inShard = info.shard != 0;

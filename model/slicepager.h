@@ -110,8 +110,9 @@ private:
     std::shared_ptr<const SliceTrack> read(Connections &c, Request &r, bool exact, QString *error) const;
     // The shard's project (opened now when needed), its levels learnt; null (and *error).
     Project *shardOf(Connections &c, qint64 shard, QString *error) const;
-    // The levels of `info` known now (a shard's track: none until its shard was opened).
-    std::vector<int> levelsOf(const Track &info) const; // m_mutex held
+    // The levels of `info` known now (a shard's track: none until its shard was opened); valid
+    // while m_mutex is held (it is called with it held: view() paints every row with it).
+    const std::vector<int> &levelsOf(const Track &info) const;
     void evict();
 
     QString m_path;
