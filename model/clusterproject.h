@@ -46,7 +46,30 @@ struct Shard
     QString path;   // absolute (resolved against the cluster project's folder)
     QString status; // merged, failed or missing
     qint64 sourceBase = 0, trackBase = 0;
+    // The shard's identity as merged (ShardIdentity); empty in projects merged before schema 13.
+    QString job, stamp;
+    int index = -1, count = 0;
 };
+
+// What a shard project says of itself (table shard_identity, schema 13): the job it belongs to
+// (a hash of the job's whole file list: the same in every shard of one import), which shard of
+// how many it is, and a stamp drawn anew each time it is imported.
+struct ShardIdentity
+{
+    QString job, stamp;
+    int index = 0, count = 0;
+};
+
+// The job of a file list, as jobIdentity computes it from the plan's bytes (writePlan).
+QString jobIdentity(const QByteArray &plan);
+// The shard identity `project` holds; nullopt when it is not a shard (or older than schema 13).
+std::optional<ShardIdentity> shardIdentity(Project &project);
+// Writes `identity` (with a new stamp) into the shard project, in a transaction of its own.
+[[nodiscard]] bool storeShardIdentity(Project &project, const QString &job, int index, int count, QString *error);
+// Why the project opened as `shardProject` is not the shard `expected` that the cluster project
+// merged (another job, another index, imported again since, or itself a cluster project);
+// empty when it is. Every reader of a cluster project checks a shard before reading it.
+QString shardMismatch(Project &shardProject, const Shard &expected);
 
 // True when `project` is a cluster project (it references shards).
 bool isClusterProject(Project &project);

@@ -341,9 +341,28 @@ ALTER TABLE source ADD COLUMN shard_id INTEGER; -- shard(id)
 ALTER TABLE source ADD COLUMN shard_source_id INTEGER;
 )SQL";
 
+// Version 13: shard identities (issue 56). A shard project says which job it belongs to (a
+// hash of the job's file list, the same in every shard of one import), which shard of how many
+// it is, and a stamp drawn anew at each import of it; a cluster project keeps each shard's
+// identity as it merged it, so that merge refuses shards of another job or given twice, and a
+// reader refuses a shard swapped, replaced or imported again since the merge.
+static constexpr std::string_view kV13 = R"SQL(
+CREATE TABLE shard_identity(
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  job TEXT NOT NULL,
+  shard_index INTEGER NOT NULL CHECK (shard_index >= 0),
+  shard_count INTEGER NOT NULL CHECK (shard_count > shard_index),
+  stamp TEXT NOT NULL
+);
+ALTER TABLE shard ADD COLUMN job TEXT;
+ALTER TABLE shard ADD COLUMN shard_index INTEGER;
+ALTER TABLE shard ADD COLUMN shard_count INTEGER;
+ALTER TABLE shard ADD COLUMN stamp TEXT;
+)SQL";
+
 const std::vector<std::string_view> &migrations()
 {
-    static const std::vector<std::string_view> all = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8, kV9, kV10, kV11, kV12};
+    static const std::vector<std::string_view> all = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8, kV9, kV10, kV11, kV12, kV13};
     return all;
 }
 

@@ -215,7 +215,9 @@ Project *SlicePager::shardOf(Connections &c, qint64 shard, QString *error) const
         return fail(QStringLiteral("the project references no shard %1").arg(shard));
     QString why;
     auto project = Project::open(info->second.path, Project::Mode::ReadOnly, &why);
-    if (!project)
+    if (project)
+        why = cluster::shardMismatch(*project, info->second);
+    if (!why.isEmpty())
         return fail(QStringLiteral("shard %1: %2").arg(info->second.path, why));
     bool known;
     {

@@ -26,6 +26,7 @@
 #include "timelinestate.h"
 #include "timelineview.h"
 
+#include <QCryptographicHash>
 #include <QImage>
 #include <QRegularExpression>
 #include <QJsonArray>
@@ -467,6 +468,111 @@ private Q_SLOTS:
         QVERIFY2(data->pager->errorString().contains(QLatin1String("cluster.shards/shard-")), qPrintable(data->pager->errorString()));
         QTRY_VERIFY2(w.statusBar()->currentMessage().contains(QLatin1String("cannot be read")),
                      qPrintable(w.statusBar()->currentMessage()));
+    }
+
+    // Issue 56: merge never replaces a file it did not create for that purpose, and refuses
+    // what is not one job's shards, each time naming the file; nothing is left half-written.
+    void mergeRefusesWhatItMustNotOverwrite()
+    {
+        QTemporaryDir dir;
+        QStringList shards;
+        for (int i = 0; i < 3; ++i) {
+            shards << dir.filePath(QStringLiteral("shard-%1-of-3.grademl").arg(i));
+            QVERIFY(QFile::copy(m_tmp.filePath(QStringLiteral("cluster.shards/shard-%1-of-3.grademl").arg(i)), shards.last()));
+        }
+        const QString mine = dir.filePath(QStringLiteral("mine.grademl"));
+        QVERIFY(QFile::copy(m_direct, mine));
+        auto bytesOf = [](const QString &path) {
+            QFile f(path);
+            return f.open(QIODevice::ReadOnly) ? QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256) : QByteArray();
+        };
+        const QByteArray mineBefore = bytesOf(mine), shard0Before = bytesOf(shards[0]);
+        const QString out = dir.filePath(QStringLiteral("out.grademl"));
+        auto refused = [&](const QStringList &inputs, const QString &output, const char *expected, const QString &named) {
+            const auto r = gmltest::runProgram(QStringLiteral(GRADEML_CLI), QStringList{QStringLiteral("merge"), output} + inputs);
+            QVERIFY2(r.code != 0, expected);
+            const QString text = QString::fromUtf8(r.err);
+            QVERIFY2(text.contains(QLatin1String(expected)) && text.contains(QFileInfo(named).fileName()), qPrintable(text));
+            QVERIFY2(!QFileInfo::exists(output + QStringLiteral(".partial")), expected);
+        };
+        // An ordinary project as the output, or a shard that is also an input.
+        refused(shards, mine, "not a cluster project", mine);
+        refused(QStringList{shards[0]} + shards, shards[0], "not a cluster project", shards[0]);
+        // A shard twice, a copy of a shard, a project that is not a shard, an unfinished shard.
+        refused(QStringList{shards[0]} + shards, out, "is given twice", shards[0]);
+        const QString copy = dir.filePath(QStringLiteral("copy.grademl"));
+        QVERIFY(QFile::copy(shards[1], copy));
+        refused(shards + QStringList{copy}, out, "are both shard 1 of 3", copy);
+        refused(shards + QStringList{mine}, out, "is not a shard", mine);
+        const QString partial = dir.filePath(QStringLiteral("shard-9.grademl.partial"));
+        QVERIFY(QFile::copy(shards[2], partial));
+        refused(shards.mid(0, 2) + QStringList{partial}, out, "unfinished shard", partial);
+        // A shard of another job (other files), with the same run name.
+        QTemporaryDir otherDir;
+        const QString otherJob = gmltest::generateJob(otherDir, 3, 2);
+        const QString other = dir.filePath(QStringLiteral("other.grademl"));
+        run({QStringLiteral("import"), otherJob, QStringLiteral("--project"), other, QStringLiteral("--shard"),
+             QStringLiteral("2/3"), QStringLiteral("--quiet")});
+        refused(shards.mid(0, 2) + QStringList{other}, out, "shards of one job only", other);
+        QVERIFY(!QFileInfo::exists(out));
+        QCOMPARE(bytesOf(mine), mineBefore);
+        QCOMPARE(bytesOf(shards[0]), shard0Before);
+
+        // A shard of the job not given: merged without it, said, exit 1.
+        auto r = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("merge"), out, shards[0], shards[2]});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("shard 1 of 3 of job") && r.out.contains("2 merged, 0 failed, 1 missing"), r.err.constData());
+
+        // A damaged shard: refused from the merge, named, exit 1.
+        const QString damaged = dir.filePath(QStringLiteral("damaged/shard-1-of-3.grademl"));
+        QDir().mkpath(QFileInfo(damaged).absolutePath());
+        QVERIFY(QFile::copy(shards[1], damaged));
+        {
+            QFile f(damaged);
+            QVERIFY(f.open(QIODevice::ReadWrite));
+            const qint64 page = 65536, pages = f.size() / page;
+            QVERIFY(pages > 10);
+            for (qint64 k = 0; k < 8; ++k) { // 8 pages in the middle overwritten
+                f.seek((pages / 2 + k) * page);
+                f.write(QByteArray(int(page), '\xAB'));
+            }
+        }
+        r = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("merge"), out, shards[0], damaged, shards[2]});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("damaged") && r.err.contains("shard-1-of-3.grademl"), r.err.constData());
+    }
+
+    // A cluster project reads only the shards it merged: swapped or imported again since, the
+    // rank's commands and the figure refuse them, naming the file (issue 56).
+    void clusterProjectChecksItsShards()
+    {
+        QTemporaryDir dir;
+        QStringList shards;
+        for (int i = 0; i < 3; ++i) {
+            shards << dir.filePath(QStringLiteral("shard-%1-of-3.grademl").arg(i));
+            QVERIFY(QFile::copy(m_tmp.filePath(QStringLiteral("cluster.shards/shard-%1-of-3.grademl").arg(i)), shards.last()));
+        }
+        const QString cluster = dir.filePath(QStringLiteral("cluster.grademl"));
+        run(QStringList{QStringLiteral("merge"), cluster} + shards);
+        // Ranks 0-1 are in shard 0 and 2-3 in shard 1 (6 ranks in 3 shards).
+        run({QStringLiteral("analyze"), cluster, QStringLiteral("--rank"), QStringLiteral("2")});
+        const QString aside = dir.filePath(QStringLiteral("aside"));
+        QVERIFY(QFile::rename(shards[1], aside) && QFile::rename(shards[2], shards[1]) && QFile::rename(aside, shards[2]));
+        auto r = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("analyze"), cluster, QStringLiteral("--rank"), QStringLiteral("2")});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("shards swapped") && r.err.contains("shard-1-of-3.grademl"), r.err.constData());
+        r = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("export"), cluster, QStringLiteral("--view"),
+                                                              QStringLiteral("timeline"), QStringLiteral("--out"), dir.filePath(QStringLiteral("t.png"))});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("cannot be read") && r.err.contains("shards swapped"), r.err.constData());
+        // Put back, then shard 1 imported again: its stamp is new.
+        QVERIFY(QFile::rename(shards[1], aside) && QFile::rename(shards[2], shards[1]) && QFile::rename(aside, shards[2]));
+        run({QStringLiteral("analyze"), cluster, QStringLiteral("--rank"), QStringLiteral("2")});
+        run({QStringLiteral("import"), m_tmp.filePath(QStringLiteral("job")), QStringLiteral("--project"), shards[1],
+             QStringLiteral("--shard"), QStringLiteral("1/3"), QStringLiteral("--quiet")});
+        r = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("analyze"), cluster, QStringLiteral("--rank"), QStringLiteral("2")});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("imported again after the merge"), r.err.constData());
     }
 };
 

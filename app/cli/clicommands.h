@@ -71,10 +71,12 @@ int followImport(Project &project, const FollowSettings &settings, QTextStream &
 // option is not I/N with 0 <= I < N.
 std::optional<std::pair<int, int>> parseShard(const QString &text, QString *why);
 QList<ScannedFile> shardOfFiles(const QList<ScannedFile> &files, int index, int count);
-// After a shard's import into `partial` (PROJECT.partial): the rank facts of its runs stored,
+// After a shard's import into `partial` (PROJECT.partial): its identity (the job `job`, shard
+// I of N; model/clusterproject.h) and the rank facts of its runs stored,
 // its write-ahead log folded in, the project closed, then the file put in place at
 // `projectPath` in one step. False with what failed on `err`.
-bool finishShard(std::unique_ptr<Project> partial, const QString &projectPath, QTextStream &err);
+bool finishShard(std::unique_ptr<Project> partial, const QString &projectPath, const QString &job, std::pair<int, int> shard,
+                 QTextStream &err);
 // grademl import ... --scheduler ADDRESS: runs the Dask driver (app/cluster/grademl-dask) with
 // this grademl, forwarding its output; its exit status.
 int importOnCluster(const Parsed &p, QTextStream &err);

@@ -10,6 +10,7 @@
 #include "theme.h"
 #include "project.h"
 #include "timeformat.h"
+#include "slicepager.h"
 #include "timelinedata.h"
 #include "workflow.h"
 
@@ -393,6 +394,13 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         return SomeFailed;
     }
     out << "wrote " << outPath << '\n';
+    // A cluster project's rows come from its shards: one that cannot be read (missing, damaged,
+    // swapped) left its rows blank in the figure, which is said, as the studio says it.
+    if (data->pager && !data->pager->errorString().isEmpty()) {
+        err << "grademl export: " << projectPath << ": part of the timeline cannot be read (its rows are blank): "
+            << data->pager->errorString() << '\n';
+        return SomeFailed;
+    }
     return Ok;
 }
 

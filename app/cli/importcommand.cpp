@@ -2,6 +2,7 @@
 // grademl import PATH... --project FILE.grademl: trace files and folders into a project, each file in its own transaction.
 #include "clicommands.h"
 
+#include "clusterproject.h"
 #include "folderscanner.h"
 #include "importjob.h"
 #include "importmeter.h"
@@ -133,6 +134,8 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     } else {
         files = scanInputs(p.positional, p.options.value(QStringLiteral("run")), &missing, &ignored);
     }
+    // The job a shard belongs to: the same for every shard of one file list (clusterproject.h).
+    const QString jobId = shard ? cluster::jobIdentity(writePlan(files)) : QString();
     if (shard)
         files = shardOfFiles(files, shard->first, shard->second);
     if (p.flags.contains(QStringLiteral("plan"))) { // what would be read, for the Dask driver
@@ -286,7 +289,7 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     for (const auto &e : std::as_const(metricErrors))
         err << "grademl import: " << e << '\n';
     if (shard) {
-        if (!finishShard(std::move(project), finalPath, err))
+        if (!finishShard(std::move(project), finalPath, jobId, *shard, err))
             return SomeFailed;
         out << QStringLiteral("shard %1 of %2: %3 files\n").arg(shard->first).arg(shard->second).arg(files.size());
     }

@@ -4,6 +4,7 @@
 #include "clicommands.h"
 
 #include "clustermerge.h"
+#include "clusterproject.h"
 #include "folderscanner.h"
 #include "importer.h"
 #include "importjob.h"
@@ -49,10 +50,17 @@ QList<ScannedFile> shardOfFiles(const QList<ScannedFile> &files, int index, int 
     return sorted.mid(from, to - from);
 }
 
-bool finishShard(std::unique_ptr<Project> partial, const QString &projectPath, QTextStream &err)
+bool finishShard(std::unique_ptr<Project> partial, const QString &projectPath, const QString &job, std::pair<int, int> shard,
+                 QTextStream &err)
 {
     const QString partialPath = partial->path();
     {
+        // Which job, which shard: merge refuses shards of another job or given twice, and a
+        // cluster project refuses a shard swapped or imported again since it was merged.
+        if (QString why; !cluster::storeShardIdentity(*partial, job, shard.first, shard.second, &why)) {
+            err << "grademl import: " << partialPath << ": cannot store the shard's identity: " << why << '\n';
+            return false;
+        }
         QList<RunId> runs;
         auto st = partial->db().prepare("SELECT id FROM run ORDER BY id");
         while (st.step())

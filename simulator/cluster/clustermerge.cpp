@@ -2,6 +2,7 @@
 #include "clustermerge.h"
 
 #include "clockalignment.h"
+#include "clusterproject.h"
 #include "project.h"
 #include "rankfacts.h"
 #include "runmetrics.h"
@@ -14,7 +15,11 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 
+#include <cerrno>
+#include <cstring>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -60,6 +65,18 @@ bool mergeOne(Project &cluster, const QString &shardPath, qint64 shardId, MergeR
             *problem = QStringLiteral("written by another version of GradeML (schema %1, expected %2)")
                            .arg(shard->schemaVersion())
                            .arg(cluster.schemaVersion());
+            return false;
+        }
+        // A damaged shard is not merged: its pages would be copied, or fail half-way.
+        auto check = shard->db().prepare("PRAGMA quick_check(5)");
+        QStringList damage;
+        while (check.step())
+            if (const QString line = check.text(0); line != QLatin1String("ok"))
+                damage.append(line);
+        if (!check.errorString().isEmpty())
+            damage.append(check.errorString());
+        if (!damage.isEmpty()) {
+            *problem = QStringLiteral("the shard is damaged (SQLite's check: %1); import it again").arg(damage.join(QStringLiteral("; ")));
             return false;
         }
     }
@@ -196,6 +213,102 @@ bool alignAcrossShards(Project &cluster, QString *error)
     return cluster.commit(error);
 }
 
+// A path as one file is known by: its canonical path when it exists, else its clean absolute one.
+QString fileKey(const QString &path)
+{
+    const QFileInfo info(path);
+    const QString canonical = info.canonicalFilePath();
+    return canonical.isEmpty() ? QDir::cleanPath(info.absoluteFilePath()) : canonical;
+}
+
+// The shard index a missing input's name gives (the Dask driver's shard-I-of-N.grademl), or -1.
+int indexFromName(const QString &path, int count)
+{
+    static const QRegularExpression re(QStringLiteral(R"(shard-0*(\d+)-of-(\d+)\.grademl$)"));
+    const auto m = re.match(path);
+    return m.hasMatch() && m.captured(2).toInt() == count ? m.captured(1).toInt() : -1;
+}
+
+// Everything merge refuses before it writes a byte (issue 56): an output that is not a cluster
+// project or is one of the inputs, an input given twice or unfinished (.partial), a project that
+// is not a shard, shards of other jobs or of other counts, two files that are the same shard.
+// The identity of each input that is a shard goes to `identities` (by input index).
+bool checkInputs(const QString &path, const QList<ShardInput> &shards, std::map<int, cluster::ShardIdentity> &identities,
+                 QString *error)
+{
+    auto refuse = [&](const QString &why) {
+        if (error)
+            *error = why;
+        return false;
+    };
+    const QString out = fileKey(path);
+    if (QFileInfo(path).exists()) {
+        QString why;
+        auto existing = Project::open(path, Project::Mode::ReadOnly, &why);
+        if (!existing)
+            return refuse(QStringLiteral("%1 exists and is not a cluster project (%2); merge writes a new cluster project "
+                                         "and never replaces another file: name another one")
+                              .arg(path, why));
+        if (!cluster::isClusterProject(*existing)) {
+            const qint64 runs = existing->db().scalar("SELECT count(*) FROM run", 0);
+            return refuse(QStringLiteral("%1 is a%2 project with %3 run%4, not a cluster project; merge writes a new "
+                                         "cluster project and never replaces another project: name another file")
+                              .arg(path, cluster::shardIdentity(*existing) ? QStringLiteral(" shard") : QString())
+                              .arg(runs)
+                              .arg(runs == 1 ? QString() : QStringLiteral("s")));
+        }
+    }
+    std::map<QString, int> seen;
+    for (int i = 0; i < shards.size(); ++i) {
+        const QString &s = shards[i].path;
+        if (s.endsWith(QLatin1String(".partial")))
+            return refuse(QStringLiteral("%1 is an unfinished shard (its import was stopped before it was put in place); "
+                                         "import that shard again and merge its .grademl")
+                              .arg(s));
+        const QString key = fileKey(s);
+        if (key == out)
+            return refuse(QStringLiteral("%1 is both the cluster project to write and one of its shards").arg(s));
+        if (const auto [at, added] = seen.emplace(key, i); !added)
+            return refuse(QStringLiteral("%1 is given twice (arguments %2 and %3)").arg(s).arg(at->second + 2).arg(i + 2));
+        if (!shards[i].error.isEmpty() || !QFileInfo(s).isFile())
+            continue;
+        QString why;
+        auto shard = Project::open(s, Project::Mode::ReadOnly, &why);
+        if (!shard)
+            continue; // cannot be read: listed as failed, with why
+        if (cluster::isClusterProject(*shard))
+            return refuse(QStringLiteral("%1 is a cluster project, not a shard").arg(s));
+        const auto id = cluster::shardIdentity(*shard);
+        if (!id)
+            return refuse(QStringLiteral("%1 is not a shard (a project imported without --shard I/N%2); merge takes the "
+                                         "shards of one `grademl import --shard` job")
+                              .arg(s, shard->schemaVersion() < 13 ? QStringLiteral(", or by an older GradeML") : QString()));
+        identities.emplace(i, *id);
+    }
+    if (identities.empty())
+        return true;
+    const auto &[firstAt, first] = *identities.begin();
+    std::map<int, int> byIndex;
+    for (const auto &[i, id] : identities) {
+        if (id.job != first.job || id.count != first.count)
+            return refuse(QStringLiteral("%1 is shard %2 of %3 of job %4, but %5 is shard %6 of %7 of job %8: shards "
+                                         "of one job only (the same inputs imported with the same --shard count)")
+                              .arg(shards[i].path)
+                              .arg(id.index)
+                              .arg(id.count)
+                              .arg(id.job, shards[firstAt].path)
+                              .arg(first.index)
+                              .arg(first.count)
+                              .arg(first.job));
+        if (const auto [at, added] = byIndex.emplace(id.index, i); !added)
+            return refuse(QStringLiteral("%1 and %2 are both shard %3 of %4 (a copy?): give each shard once")
+                              .arg(shards[at->second].path, shards[i].path)
+                              .arg(id.index)
+                              .arg(id.count));
+    }
+    return true;
+}
+
 } // namespace
 
 bool mergeShards(const QString &path, const QList<ShardInput> &shards, MergeReport *report, QString *error)
@@ -205,34 +318,77 @@ bool mergeShards(const QString &path, const QList<ShardInput> &shards, MergeRepo
     MergeReport r;
     const QFileInfo target(path);
     const QDir dir = target.absoluteDir();
+    std::map<int, cluster::ShardIdentity> identities;
+    if (!checkInputs(path, shards, identities, error))
+        return false;
     const QString partial = target.absoluteFilePath() + QStringLiteral(".partial");
-    for (const char *suffix : {"", "-wal", "-shm", "-journal"})
-        QFile::remove(partial + QLatin1String(suffix));
+    auto removePartial = [&] {
+        for (const char *suffix : {"", "-wal", "-shm", "-journal"})
+            QFile::remove(partial + QLatin1String(suffix));
+    };
+    removePartial();
+    // Whatever stops the merge leaves no .partial behind (the output is only ever renamed whole).
+    struct Cleanup
+    {
+        std::function<void()> run;
+        ~Cleanup() { if (run) run(); }
+    } cleanup{removePartial};
     {
         auto cluster = Project::open(partial, Project::Mode::Scratch, error);
         if (!cluster)
             return false;
-        auto addShard = cluster->db().prepare("INSERT INTO shard(path, status, error, bytes) VALUES (?, ?, ?, ?)");
-        for (const ShardInput &s : shards) {
+        auto addShard = cluster->db().prepare("INSERT INTO shard(path, status, error, bytes, job, shard_index, shard_count, "
+                                              "stamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+        // The shards of the job that no input is: said, and counted as missing.
+        const int count = identities.empty() ? 0 : identities.begin()->second.count;
+        const QString job = identities.empty() ? QString() : identities.begin()->second.job;
+        std::vector<bool> covered(size_t(count), false);
+        for (const auto &[i, id] : identities)
+            covered[size_t(id.index)] = true;
+        for (int i = 0; i < shards.size(); ++i)
+            if (!identities.count(i))
+                if (const int index = indexFromName(shards[i].path, count); index >= 0 && index < count)
+                    covered[size_t(index)] = true;
+        QList<ShardInput> all = shards;
+        std::vector<int> notGiven;
+        for (int index = 0; index < count; ++index)
+            if (!covered[size_t(index)]) {
+                notGiven.push_back(index);
+                all.append({QStringLiteral("(shard %1 of %2 of job %3, not given)").arg(index).arg(count).arg(job),
+                            QStringLiteral("shard %1 of %2 of job %3 is not among the shards given to merge").arg(index).arg(count).arg(job)});
+            }
+        for (int i = 0; i < all.size(); ++i) {
+            const ShardInput &s = all[i];
             ++r.shards;
             const QFileInfo info(s.path);
             QString status = QStringLiteral("merged"), why = s.error;
             if (QFile note(s.path + QStringLiteral(".error")); why.isEmpty() && !info.isFile() && note.open(QIODevice::ReadOnly))
                 why = QString::fromUtf8(note.readAll()).trimmed(); // what the shard's import said (docs/cluster.md)
-            if (!why.isEmpty())
+            if (i >= shards.size())
+                status = QStringLiteral("missing"); // a shard of the job not given
+            else if (!why.isEmpty())
                 status = QStringLiteral("failed");
             else if (!info.isFile()) {
                 status = QStringLiteral("missing");
                 why = QStringLiteral("no shard project at %1").arg(info.absoluteFilePath());
             }
             addShard.reset();
-            addShard.bind(1, dir.relativeFilePath(info.absoluteFilePath()));
+            addShard.bind(1, i >= shards.size() ? s.path : dir.relativeFilePath(info.absoluteFilePath()));
             addShard.bind(2, status);
             if (why.isEmpty())
                 addShard.bindNull(3);
             else
                 addShard.bind(3, why);
             addShard.bind(4, info.isFile() ? info.size() : qint64(0));
+            if (const auto id = identities.find(i); id != identities.end()) {
+                addShard.bind(5, id->second.job);
+                addShard.bind(6, qint64(id->second.index));
+                addShard.bind(7, qint64(id->second.count));
+                addShard.bind(8, id->second.stamp);
+            } else {
+                for (int column = 5; column <= 8; ++column)
+                    addShard.bindNull(column);
+            }
             if (!addShard.exec()) {
                 if (error)
                     *error = addShard.errorString();
@@ -254,7 +410,7 @@ bool mergeShards(const QString &path, const QList<ShardInput> &shards, MergeRepo
                 (void)up.exec();
             }
             (status == QLatin1String("missing") ? r.missing : r.failed) += 1;
-            r.problems.append(QStringLiteral("shard %1: %2").arg(QDir::toNativeSeparators(s.path), why));
+            r.problems.append(i >= shards.size() ? why : QStringLiteral("shard %1: %2").arg(QDir::toNativeSeparators(s.path), why));
         }
         {
             auto st = cluster->db().prepare("SELECT path, error FROM source WHERE status = 'failed' ORDER BY path");
@@ -280,9 +436,11 @@ bool mergeShards(const QString &path, const QList<ShardInput> &shards, MergeRepo
     QFile::remove(target.absoluteFilePath() + QStringLiteral("-shm"));
     if (::rename(QFile::encodeName(partial).constData(), QFile::encodeName(target.absoluteFilePath()).constData()) != 0) {
         if (error)
-            *error = QStringLiteral("cannot put the cluster project in place at %1").arg(target.absoluteFilePath());
+            *error = QStringLiteral("cannot put the cluster project in place at %1: %2")
+                         .arg(target.absoluteFilePath(), QString::fromLocal8Bit(std::strerror(errno)));
         return false;
     }
+    cleanup.run = nullptr;
     r.seconds = double(timer.nsecsElapsed()) / 1e9;
     if (report)
         *report = r;

@@ -38,10 +38,14 @@ struct MergeReport
     QStringList problems; // one line per shard not merged, or per failed source
 };
 
-// Writes the cluster project at `path` from `shards` (replacing any project there, in one step:
-// it is written beside and renamed, so a reader sees the old one or the new one whole). False
-// (and `error`) when it cannot be written; a shard that cannot be read is a problem, not an
-// error.
+// Writes the cluster project at `path` from `shards` (replacing only a cluster project there,
+// in one step: it is written beside and renamed, so a reader sees the old one or the new one
+// whole; nothing is left beside it when it stops). False (and `error`, naming the file) when it
+// cannot be written or refuses its inputs, before writing anything: an output that is another
+// kind of file or one of the inputs, an input given twice or unfinished (.partial), a project
+// that is not a shard, shards of different jobs or counts, two files that are the same shard.
+// A shard that cannot be read or is damaged is listed as failed, and a shard of the job that is
+// not given as missing: problems, not errors.
 bool mergeShards(const QString &path, const QList<ShardInput> &shards, MergeReport *report, QString *error);
 
 } // namespace gml::sim
