@@ -164,10 +164,52 @@ std::unique_ptr<Project> Project::open(const QString &path, Mode mode, QString *
             *error = QStringLiteral("%1: %2").arg(path, why);
         return nullptr;
     }
+    p->noteCompanions();
     return p;
 }
 
-Project::~Project() = default;
+// The inode of `path`'s companion file `suffix` on the project's device, 0 when there is none.
+static quint64 companionInode(const QString &path, const char *suffix, quint64 device)
+{
+    struct stat st;
+    if (::stat(QFile::encodeName(path + QLatin1String(suffix)).constData(), &st) != 0 || quint64(st.st_dev) != device)
+        return 0;
+    return quint64(st.st_ino);
+}
+
+void Project::noteCompanions()
+{
+    if (m_inode == 0 || m_mode != Mode::ReadWrite || !fileProblem().isEmpty())
+        return;
+    if (m_walInode == 0)
+        m_walInode = companionInode(m_path, "-wal", m_device);
+    if (m_shmInode == 0)
+        m_shmInode = companionInode(m_path, "-shm", m_device);
+}
+
+void Project::removeOrphanedCompanions()
+{
+    // Only the files this connection wrote: the same inodes as when the project was still its own.
+    const bool wal = m_walInode != 0 && companionInode(m_path, "-wal", m_device) == m_walInode;
+    const bool shm = m_shmInode != 0 && companionInode(m_path, "-shm", m_device) == m_shmInode;
+    if (wal)
+        QFile::remove(m_path + QStringLiteral("-wal"));
+    if (shm)
+        QFile::remove(m_path + QStringLiteral("-shm"));
+}
+
+Project::~Project()
+{
+    // SQLite keeps a log whose database was moved (it cannot tell whose it is); it is this
+    // connection's, and its project is gone: removed once the connection is closed.
+    const bool orphaned = m_inode != 0 && m_mode == Mode::ReadWrite && !fileProblem().isEmpty();
+    if (!orphaned)
+        return;
+    m_insertString = {};
+    m_selectString = {};
+    m_db.close();
+    removeOrphanedCompanions();
+}
 
 QString Project::fileProblem() const
 {
@@ -237,7 +279,10 @@ bool Project::begin(QString *error)
 {
     loadStrings();
     m_stringIdAtBegin = m_maxStringId;
-    return m_db.exec("BEGIN IMMEDIATE;", error);
+    if (!m_db.exec("BEGIN IMMEDIATE;", error))
+        return false;
+    noteCompanions();
+    return true;
 }
 
 bool Project::commit(QString *error)

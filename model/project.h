@@ -98,6 +98,12 @@ private:
     QString m_path;
     Mode m_mode = Mode::ReadWrite;
     quint64 m_device = 0, m_inode = 0; // of the file opened (0: in memory)
+    // The -wal and -shm files this connection uses (0: not seen yet). When the project file was
+    // deleted or replaced while open, SQLite leaves them behind on close, and the next open of
+    // whatever is at the path then would read this log into it: the destructor removes them.
+    quint64 m_walInode = 0, m_shmInode = 0;
+    void noteCompanions();
+    void removeOrphanedCompanions();
     bool m_stringsLoaded = false;
     StringId m_maxStringId = 0;
     StringId m_stringIdAtBegin = 0;

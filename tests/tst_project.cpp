@@ -131,6 +131,38 @@ void TestProject::deletedReplacedAndCutShort()
         QVERIFY2(p->fileProblem().contains(QLatin1String("the project file was replaced while it was open")),
                  qPrintable(p->fileProblem()));
     }
+    // Its log and shared memory go with it (issue 56): left behind, the next open of the file at
+    // the path (a backup copied back) read as damaged, and the next import wrote the stale log
+    // into it.
+    {
+        const QString backup = dir.filePath(QStringLiteral("backup.grademl"));
+        QVERIFY(QFile::copy(path, backup));
+        for (const bool replace : {false, true}) {
+            {
+                auto p = Project::open(path, Project::Mode::ReadWrite, &error);
+                QVERIFY2(p, qPrintable(error));
+                QVERIFY(p->begin(&error));
+                for (int i = 0; i < 200; ++i)
+                    QVERIFY(p->ensureRun(QStringLiteral("lost %1").arg(i), &error) > 0);
+                QVERIFY(p->commit(&error));
+                QVERIFY(QFileInfo::exists(path + QStringLiteral("-wal")));
+                QVERIFY(QFile::remove(path));
+                if (replace)
+                    QVERIFY(QFile::copy(backup, path));
+            }
+            QVERIFY(!QFileInfo::exists(path + QStringLiteral("-wal")));
+            QVERIFY(!QFileInfo::exists(path + QStringLiteral("-shm")));
+            if (!replace)
+                QVERIFY(QFile::copy(backup, path));
+            auto p = Project::open(path, Project::Mode::ReadWrite, &error);
+            QVERIFY2(p, qPrintable(error));
+            QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM run WHERE name LIKE 'lost%'"), 0);
+            QCOMPARE(gmltest::text(*p, QStringLiteral("PRAGMA quick_check")), QStringLiteral("ok"));
+            p.reset();
+            QVERIFY(QFile::remove(path));
+            QVERIFY(QFile::copy(backup, path));
+        }
+    }
     // Cut short: said as damage with how much is there, not "not an SQLite database".
     {
         auto p = Project::open(path, Project::Mode::ReadWrite, &error);
