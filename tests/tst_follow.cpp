@@ -561,6 +561,41 @@ private Q_SLOTS:
         QVERIFY(gmltest::scalar(*p, "SELECT count(*) FROM counter") > m.captured(1).toLongLong());
         QCOMPARE(countersOf(*p), oneShot(dir, path(QStringLiteral("live-oneshot.grademl"))));
     }
+
+    // The project's wal-index (-shm, memory-mapped by SQLite) cut to nothing under a running
+    // follower: its next commit faulted with SIGBUS (exit 135, no word). Now an I/O error that
+    // names the file, exit 1, and the project keeps what was committed (issue 56).
+    void mappedFileThatCannotBeWrittenIsAnIoError()
+    {
+        const QString dir = path(QStringLiteral("sigbus"));
+        QDir().mkpath(dir);
+        const QString log = dir + QStringLiteral("/grademl-samples.csv");
+        const QByteArray all = samplesFile(60);
+        const qsizetype half = all.indexOf('\n', all.size() / 2) + 1;
+        writeAll(log, all.left(half));
+        const QString followed = path(QStringLiteral("sigbus.grademl"));
+        QProcess follow;
+        follow.start(QStringLiteral(GRADEML_CLI), {QStringLiteral("import"), dir, QStringLiteral("--project"), followed,
+                                                   QStringLiteral("--follow"), QStringLiteral("--idle-exit"), QStringLiteral("20"),
+                                                   QStringLiteral("--poll"), QStringLiteral("0.1")});
+        QVERIFY(follow.waitForStarted());
+        QByteArray said;
+        for (int i = 0; i < 100 && !said.contains("imported"); ++i) {
+            follow.waitForReadyRead(100);
+            said += follow.readAllStandardError() + follow.readAllStandardOutput();
+        }
+        QVERIFY2(said.contains("imported"), said.constData());
+        QVERIFY(QFile::resize(followed + QStringLiteral("-shm"), 0));
+        writeAll(log, all.mid(half), QIODevice::Append);
+        QVERIFY(follow.waitForFinished(30'000));
+        said += follow.readAllStandardError() + follow.readAllStandardOutput();
+        QCOMPARE(follow.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(follow.exitCode(), 1);
+        QVERIFY2(said.contains("I/O error") && said.contains("sigbus.grademl-shm"), said.constData());
+        auto p = openProject(followed);
+        QVERIFY(gmltest::scalar(*p, "SELECT count(*) FROM counter") >= wholeValueLines(all.left(half)));
+        QCOMPARE(gmltest::text(*p, QStringLiteral("PRAGMA quick_check")), QStringLiteral("ok"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestFollow)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // grademl: the headless command line of GradeML Studio.
 #include "clicommands.h"
+#include "mappedwriteguard.h"
 
 #include <QCoreApplication>
 #include <QApplication>
@@ -63,6 +64,7 @@ static const char kUsage[] =
 
 int main(int argc, char **argv)
 {
+    gml::installMappedWriteGuard("grademl"); // a project's -shm that cannot be written: said, not SIGBUS
     // Figures need fonts, hence a QGuiApplication; headless machines get the offscreen platform.
     const bool exporting = argc > 1 && qstrcmp(argv[1], "export") == 0;
     if (exporting && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&

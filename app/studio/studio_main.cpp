@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // grademl-studio: the GradeML Studio window.
 #include "mainwindow.h"
+#include "mappedwriteguard.h"
 
 #include "comparepanel.h"
 #include "flamecontroller.h"
@@ -25,6 +26,7 @@
 
 int main(int argc, char **argv)
 {
+    gml::installMappedWriteGuard("grademl-studio"); // a project's -shm that cannot be written: said, not SIGBUS
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("grademl-studio"));
     QApplication::setOrganizationName(QStringLiteral("GradeML"));
