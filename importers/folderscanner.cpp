@@ -2,6 +2,7 @@
 #include "folderscanner.h"
 
 #include "jsonfields.h"
+#include "safetext.h"
 
 #include "importer.h"
 #include "inputstream.h"
@@ -18,6 +19,7 @@
 #include <QTimeZone>
 
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <cstring>
 #include <functional>
@@ -367,6 +369,13 @@ QByteArray writePlan(const QList<ScannedFile> &files)
     return QJsonDocument(QJsonObject{{QStringLiteral("files"), list}}).toJson(QJsonDocument::Compact);
 }
 
+// A JSON value as its text, safe to print.
+static QString jsonText(const QJsonValue &v)
+{
+    const QByteArray array = QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact); // [value]
+    return safeText(QString::fromUtf8(array.mid(1, array.size() - 2)));
+}
+
 std::optional<QList<ScannedFile>> readPlan(const QByteArray &json, QString *error)
 {
     QJsonParseError parseError;
@@ -377,13 +386,46 @@ std::optional<QList<ScannedFile>> readPlan(const QByteArray &json, QString *erro
                      : QStringLiteral("expected an object with a \"files\" array");
         return std::nullopt;
     }
+    for (const QString &key : doc.object().keys())
+        if (key != QLatin1String("files")) {
+            *error = QStringLiteral("unknown key \"%1\" (a plan holds \"files\" only)").arg(safeText(key));
+            return std::nullopt;
+        }
+    // Every field of every entry checked as any input is (issue 56): a plan is written by
+    // `grademl import --plan`, but it is a file on a shared disk that anything may have changed.
+    static const QStringList kStrings{QStringLiteral("path"),          QStringLiteral("format"),     QStringLiteral("run"),
+                                      QStringLiteral("timezone"),      QStringLiteral("workflow_file"),
+                                      QStringLiteral("experiment"),    QStringLiteral("workload")};
     QList<ScannedFile> out;
+    QHash<QString, qsizetype> seen;
     const QJsonArray files = doc.object().value(QStringLiteral("files")).toArray();
     for (qsizetype i = 0; i < files.size(); ++i) {
+        auto fail = [&](const QString &why) {
+            *error = QStringLiteral("file %1 of the plan: %2").arg(i).arg(why);
+            return std::nullopt;
+        };
+        if (!files[i].isObject())
+            return fail(QStringLiteral("expected an object, got %1").arg(jsonText(files[i])));
         const QJsonObject o = files[i].toObject();
+        for (auto it = o.begin(); it != o.end(); ++it) {
+            const bool known = kStrings.contains(it.key()) || it.key() == QLatin1String("size") ||
+                               it.key() == QLatin1String("run_from_folder");
+            if (!known)
+                return fail(QStringLiteral("unknown key \"%1\"").arg(safeText(it.key())));
+            if (kStrings.contains(it.key()) && !it.value().isString())
+                return fail(QStringLiteral("\"%1\" must be a string").arg(it.key()));
+        }
+        if (o.contains(QStringLiteral("run_from_folder")) && !o.value(QStringLiteral("run_from_folder")).isBool())
+            return fail(QStringLiteral("\"run_from_folder\" must be true or false"));
+        // Sizes are byte counts: whole, from 0 to 2^53 (what a JSON number holds exactly).
+        const QJsonValue size = o.value(QStringLiteral("size"));
+        const double bytes = size.toDouble(-1);
+        if (!size.isDouble() || !(bytes >= 0) || bytes > 9007199254740992.0 || bytes != std::floor(bytes))
+            return fail(QStringLiteral("\"size\" must be a whole number of bytes from 0 to 2^53, got %1")
+                            .arg(jsonText(size)));
         ScannedFile f;
         f.path = o.value(QStringLiteral("path")).toString();
-        f.size = o.value(QStringLiteral("size")).toInteger();
+        f.size = qint64(bytes);
         f.runName = o.value(QStringLiteral("run")).toString();
         f.runFromFolder = o.value(QStringLiteral("run_from_folder")).toBool();
         f.timeZone = o.value(QStringLiteral("timezone")).toString();
@@ -394,12 +436,19 @@ std::optional<QList<ScannedFile>> readPlan(const QByteArray &json, QString *erro
         for (const auto &importer : importers())
             if (importer->format() == format)
                 f.importer = importer.get();
-        if (f.path.isEmpty() || f.runName.isEmpty() || !f.importer) {
-            *error = QStringLiteral("file %1 of the plan: expected a path, a run and a known format, got %2")
-                         .arg(i)
-                         .arg(QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact)));
-            return std::nullopt;
-        }
+        if (f.path.isEmpty() || !QDir::isAbsolutePath(f.path))
+            return fail(QStringLiteral("\"path\" must be an absolute path, got \"%1\"").arg(safeText(f.path)));
+        if (f.runName.trimmed().isEmpty())
+            return fail(QStringLiteral("\"run\" must name a run"));
+        if (!f.importer)
+            return fail(QStringLiteral("unknown format \"%1\"").arg(safeText(format)));
+        if (!f.timeZone.isEmpty() && !QTimeZone(f.timeZone.toUtf8()).isValid())
+            return fail(QStringLiteral("unknown time zone \"%1\"; expected an IANA name such as UTC or Europe/Paris")
+                            .arg(safeText(f.timeZone)));
+        f.path = QDir::cleanPath(f.path);
+        if (const auto at = seen.constFind(f.path); at != seen.constEnd())
+            return fail(QStringLiteral("%1 is listed already as file %2: each file once").arg(safeText(f.path)).arg(*at));
+        seen.insert(f.path, i);
         out.append(f);
     }
     return out;

@@ -28,6 +28,7 @@
 
 #include <QCryptographicHash>
 #include <QImage>
+#include <QProcess>
 #include <QRegularExpression>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -403,6 +404,64 @@ private Q_SLOTS:
         QCOMPARE(bad.code, 2);
         QVERIFY2(bad.err.contains(plan.toUtf8()) && bad.err.contains("at byte"), bad.err.constData());
         QVERIFY(!QFile::exists(m_tmp.filePath(QStringLiteral("never.grademl"))));
+    }
+
+    // A plan is validated as any input (issue 56): each wrong field, a repeated file, a device, a
+    // FIFO or missing files are refused at once (exit 2), naming the entry, and nothing is written.
+    void planIsValidated()
+    {
+        const auto planned = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("import"), m_tmp.filePath(QStringLiteral("job")),
+                                                                               QStringLiteral("--project"), QStringLiteral("/dev/null"), QStringLiteral("--plan")});
+        QCOMPARE(planned.code, 0);
+        const QJsonArray files = QJsonDocument::fromJson(planned.out).object().value(QStringLiteral("files")).toArray();
+        QVERIFY(files.size() >= 6);
+        const QJsonObject good = files[0].toObject();
+        const QString fifo = m_tmp.filePath(QStringLiteral("plan-fifo"));
+        QVERIFY(QProcess::execute(QStringLiteral("mkfifo"), {fifo}) == 0);
+        auto with = [&](const char *key, const QJsonValue &v) {
+            QJsonObject o = good;
+            o.insert(QLatin1String(key), v);
+            return QJsonArray{o};
+        };
+        QJsonArray manyMissing;
+        for (int i = 0; i < 100000; ++i)
+            manyMissing.append(QJsonObject(with("path", QStringLiteral("/nonexistent/f%1.json").arg(i))[0].toObject()));
+        QJsonArray repeated;
+        for (int i = 0; i < 8; ++i)
+            for (const QJsonValue &f : files)
+                repeated.append(f);
+        const std::vector<std::pair<QJsonArray, const char *>> cases = {
+            {with("size", QStringLiteral("abc")), "\"size\" must be a whole number"},
+            {with("size", -1), "\"size\" must be a whole number"},
+            {with("size", 1e308), "\"size\" must be a whole number"},
+            {with("size", 18446744073709551616.0), "\"size\" must be a whole number"},
+            {with("timezone", QStringLiteral("Mars/Olympus")), "unknown time zone \"Mars/Olympus\""},
+            {with("colour", QStringLiteral("red")), "unknown key \"colour\""},
+            {with("run", 5), "\"run\" must be a string"},
+            {with("path", QStringLiteral("relative.json")), "must be an absolute path"},
+            {repeated, "is listed already as file 0"},
+            {with("path", QStringLiteral("/dev/zero")), "/dev/zero (not a regular file)"},
+            {with("path", QStringLiteral("/dev/urandom")), "/dev/urandom (not a regular file)"},
+            {with("path", fifo), "plan-fifo (not a regular file)"},
+            {manyMissing, "100000 of the plan's 100000 files cannot be read"},
+        };
+        const QString project = m_tmp.filePath(QStringLiteral("plan-shard.grademl"));
+        for (const auto &[list, expected] : cases) {
+            const QString plan = m_tmp.filePath(QStringLiteral("checked-plan.json"));
+            QFile f(plan);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(QJsonDocument(QJsonObject{{QStringLiteral("files"), list}}).toJson(QJsonDocument::Compact));
+            f.close();
+            const auto r = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("import"), QStringLiteral("--from-plan"), plan,
+                                                                             QStringLiteral("--shard"), QStringLiteral("0/1"),
+                                                                             QStringLiteral("--project"), project}, 60);
+            QVERIFY2(r.finished, expected);
+            QCOMPARE(r.code, 2);
+            QVERIFY2(r.err.contains(expected) && r.err.contains("checked-plan.json"), r.err.constData());
+            QVERIFY2(r.err.size() < 2000, "the message names a few files, not 100,000");
+            for (const char *suffix : {"", ".partial", ".partial-wal", ".partial-shm"})
+                QVERIFY(!QFileInfo::exists(project + QLatin1String(suffix)));
+        }
     }
 
     // The shipped Slurm template, run by hand as the three tasks of an array (no Slurm here):
