@@ -116,14 +116,11 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
         tasks.append({files[i], zoneOf(files[i])});
     }
     std::unique_ptr<ImportIds> ids;
-    std::unique_ptr<QTemporaryDir> scratch;
+    std::unique_ptr<ScratchFolder> scratch;
     std::unique_ptr<SideImports> aside;
     if (tasks.size() >= 2) {
         // Beside the project: on the disk chosen for it, not in a /tmp that may be memory.
-        const QFileInfo projectFile(m_project.path());
-        scratch = std::make_unique<QTemporaryDir>(
-            (projectFile.isFile() ? projectFile.absolutePath() : QDir::tempPath()) +
-            QStringLiteral("/.grademl-import-XXXXXX"));
+        scratch = std::make_unique<ScratchFolder>(m_project.path());
         if (scratch->isValid()) {
             ids = std::make_unique<ImportIds>(m_project);
             m_project.shareIds(ids.get());

@@ -5,12 +5,75 @@
 #include "sideproject.h"
 #include "tracewriter.h"
 
+#include <QDateTime>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
+#include <QTemporaryDir>
 
 #include <chrono>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 namespace gml {
+
+namespace {
+constexpr char kScratchPattern[] = ".grademl-import-";
+constexpr char kLockName[] = "owner.lock";
+} // namespace
+
+ScratchFolder::ScratchFolder(const QString &besideProject)
+{
+    const QFileInfo projectFile(besideProject);
+    const QString parent = projectFile.isFile() ? projectFile.absolutePath() : QDir::tempPath();
+    // Folders of imports that are gone: their lock is free. A folder without a lock file is
+    // one being made, or one of an older version: left alone when younger than a day.
+    const QFileInfoList stale = QDir(parent).entryInfoList({QLatin1String(kScratchPattern) + QLatin1Char('*')},
+                                                           QDir::Dirs | QDir::Hidden | QDir::NoDotAndDotDot);
+    for (const QFileInfo &dir : stale) {
+        const QString lock = dir.absoluteFilePath() + QLatin1Char('/') + QLatin1String(kLockName);
+        const int fd = ::open(QFile::encodeName(lock).constData(), O_RDWR | O_CLOEXEC);
+        bool gone = false;
+        if (fd >= 0) {
+            gone = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+            ::close(fd);
+        } else {
+            gone = dir.lastModified().secsTo(QDateTime::currentDateTime()) > 86400;
+        }
+        if (gone)
+            QDir(dir.absoluteFilePath()).removeRecursively();
+    }
+    m_dir = std::make_unique<QTemporaryDir>(parent + QLatin1Char('/') + QLatin1String(kScratchPattern) + QStringLiteral("XXXXXX"));
+    if (!m_dir->isValid())
+        return;
+    const QString lock = m_dir->path() + QLatin1Char('/') + QLatin1String(kLockName);
+    m_lock = ::open(QFile::encodeName(lock).constData(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (m_lock >= 0 && ::flock(m_lock, LOCK_EX | LOCK_NB) != 0) {
+        ::close(m_lock);
+        m_lock = -1;
+    }
+}
+
+ScratchFolder::~ScratchFolder()
+{
+    m_dir.reset(); // removes the folder, then the lock goes
+    if (m_lock >= 0)
+        ::close(m_lock);
+}
+
+bool ScratchFolder::isValid() const
+{
+    return m_dir && m_dir->isValid();
+}
+
+QString ScratchFolder::path() const
+{
+    return m_dir ? m_dir->path() : QString();
+}
+
 
 qint64 expandedSize(const ScannedFile &file)
 {

@@ -5,6 +5,7 @@
 #include "importer.h"
 
 #include <QList>
+#include <QTemporaryDir>
 #include <QString>
 #include <QTimeZone>
 
@@ -20,6 +21,25 @@
 namespace gml {
 
 class ImportIds;
+
+// The folder an import's side projects are written in, `.grademl-import-XXXXXX` beside the
+// project (on the disk chosen for it). Its owner holds a lock on a file in it while it lives;
+// creating one first removes the folders beside it whose owner is gone (an import killed with
+// kill -9 left its folder, and its side projects, behind: issue 56).
+class ScratchFolder
+{
+public:
+    explicit ScratchFolder(const QString &besideProject);
+    ~ScratchFolder();
+    ScratchFolder(const ScratchFolder &) = delete;
+    ScratchFolder &operator=(const ScratchFolder &) = delete;
+    bool isValid() const;
+    QString path() const;
+
+private:
+    std::unique_ptr<QTemporaryDir> m_dir;
+    int m_lock = -1;
+};
 
 // One file imported into a side project (sideproject.h) on a worker thread.
 struct SideResult

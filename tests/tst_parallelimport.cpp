@@ -13,6 +13,10 @@
 #include <QDir>
 #include <QTest>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 using namespace gml;
 
 namespace {
@@ -323,6 +327,32 @@ private Q_SLOTS:
         QCOMPARE(project->db().scalar("SELECT count(*) FROM source WHERE status = 'failed'"), qint64(0));
         QCOMPARE(sideFoldersSeen, 1);
         QCOMPARE(sideFolders(dir), QStringList());
+    }
+
+    // The side folder of an import killed with kill -9 stays behind; the next import beside it
+    // removes it (its owner's lock is free) and never one whose import is still running.
+    void sideFolderOfAKilledImportIsRemoved()
+    {
+        QTemporaryDir gen;
+        const QString job = gmltest::generateJob(gen, 4, 2);
+        QTemporaryDir dir;
+        auto project = gmltest::newProject(dir);
+        // A folder as a killed import leaves it: a side project and a lock nobody holds.
+        const QString killed = dir.filePath(QStringLiteral(".grademl-import-Killed"));
+        QVERIFY(QDir().mkpath(killed));
+        gmltest::writeFile(dir, QStringLiteral(".grademl-import-Killed/side-0.grademl"), QByteArray(4096, 'x'));
+        gmltest::writeFile(dir, QStringLiteral(".grademl-import-Killed/owner.lock"), {});
+        // One whose owner is alive: its lock held (here by this process, on another descriptor).
+        const QString alive = dir.filePath(QStringLiteral(".grademl-import-Alive"));
+        QVERIFY(QDir().mkpath(alive));
+        gmltest::writeFile(dir, QStringLiteral(".grademl-import-Alive/owner.lock"), {});
+        const int held = ::open(QFile::encodeName(alive + QStringLiteral("/owner.lock")).constData(), O_RDWR);
+        QVERIFY(held >= 0 && ::flock(held, LOCK_EX | LOCK_NB) == 0);
+        const auto reports = importWith(*project, {job}, 2);
+        for (const auto &r : reports)
+            QCOMPARE(r.status, SourceReport::Status::Imported);
+        QCOMPARE(sideFolders(dir), QStringList{QStringLiteral(".grademl-import-Alive")});
+        ::close(held);
     }
 };
 
