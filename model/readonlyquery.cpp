@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <chrono>
 #include <iterator>
 
 namespace gml {
@@ -60,20 +61,57 @@ int authorize(void *context, int action, const char *arg1, const char *arg2, con
 
 } // namespace
 
-ReadOnlyQuery::ReadOnlyQuery(sqlite3 *db, sqlite3_stmt *stmt) : m_db(db), m_stmt(stmt)
+namespace {
+qint64 steadyNs()
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+} // namespace
+
+ReadOnlyQuery::ReadOnlyQuery(sqlite3 *db, sqlite3_stmt *stmt, const Limits &limits)
+    : m_db(db), m_stmt(stmt), m_limits(limits)
 {
     const int cols = sqlite3_column_count(stmt);
     for (int c = 0; c < cols; ++c)
         m_columns << QString::fromUtf8(sqlite3_column_name(stmt, c));
+    // Checked every few thousand virtual-machine steps: a query never runs far past its time,
+    // and a cancel that came before a step started is not lost.
+    sqlite3_progress_handler(m_db, 4000, &ReadOnlyQuery::onProgress, this);
 }
 
 ReadOnlyQuery::~ReadOnlyQuery()
 {
     sqlite3_finalize(m_stmt);
+    sqlite3_progress_handler(m_db, 0, nullptr, nullptr);
+}
+
+int ReadOnlyQuery::onProgress(void *self)
+{
+    auto *q = static_cast<ReadOnlyQuery *>(self);
+    if (q->m_cancelled)
+        return 1;
+    if (q->m_deadlineNs == 0 || steadyNs() < q->m_deadlineNs)
+        return 0;
+    q->m_timedOut = true;
+    return 1; // SQLITE_INTERRUPT
 }
 
 std::unique_ptr<ReadOnlyQuery> ReadOnlyQuery::prepare(SqliteDb &db, const QString &sql, Error *error)
 {
+    return prepare(db, sql, error, Limits());
+}
+
+void ReadOnlyQuery::restartClock()
+{
+    m_deadlineNs = m_limits.timeoutMs > 0 ? steadyNs() + m_limits.timeoutMs * 1'000'000 : 0;
+}
+
+std::unique_ptr<ReadOnlyQuery> ReadOnlyQuery::prepare(SqliteDb &db, const QString &sql, Error *error, const Limits &limits)
+{
+    if (limits.processHeapBytes > 0)
+        sqlite3_hard_heap_limit64(limits.processHeapBytes);
+    if (limits.maxValueBytes > 0)
+        sqlite3_limit(db.handle(), SQLITE_LIMIT_LENGTH, int(std::min<qint64>(limits.maxValueBytes, 1'000'000'000)));
     const QByteArray text = sql.toUtf8();
     sqlite3_stmt *raw = nullptr;
     const char *tail = nullptr;
@@ -94,12 +132,14 @@ std::unique_ptr<ReadOnlyQuery> ReadOnlyQuery::prepare(SqliteDb &db, const QStrin
         return fail(QStringLiteral("only one statement is allowed"), true);
     if (!sqlite3_stmt_readonly(raw))
         return fail(QStringLiteral("refused: the statement would write to the project (queries are read-only)"), false);
-    return std::unique_ptr<ReadOnlyQuery>(new ReadOnlyQuery(db.handle(), raw));
+    return std::unique_ptr<ReadOnlyQuery>(new ReadOnlyQuery(db.handle(), raw, limits));
 }
 
 bool ReadOnlyQuery::fetch(int max, std::vector<QVariantList> &rows, bool *done, QString *error)
 {
     const int cols = int(m_columns.size());
+    if (m_deadlineNs == 0)
+        restartClock();
     for (int n = 0; n < max && !m_done; ++n) {
         const int rc = sqlite3_step(m_stmt);
         if (rc == SQLITE_DONE) {
@@ -107,7 +147,23 @@ bool ReadOnlyQuery::fetch(int max, std::vector<QVariantList> &rows, bool *done, 
             break;
         }
         if (rc != SQLITE_ROW) {
-            *error = rc == SQLITE_INTERRUPT ? QStringLiteral("interrupted") : QString::fromUtf8(sqlite3_errmsg(m_db));
+            const int primary = rc & 0xff;
+            if (primary == SQLITE_INTERRUPT && m_cancelled)
+                *error = QStringLiteral("cancelled");
+            else if (primary == SQLITE_INTERRUPT && m_timedOut)
+                *error = QStringLiteral("stopped: the query ran past its time limit of %1 s").arg(double(m_limits.timeoutMs) / 1000.0);
+            else if (primary == SQLITE_INTERRUPT)
+                *error = QStringLiteral("interrupted");
+            else if (primary == SQLITE_TOOBIG)
+                *error = QStringLiteral("stopped: a value of the query is larger than its limit of %1 MB for one value")
+                             .arg(m_limits.maxValueBytes >> 20);
+            else if (primary == SQLITE_NOMEM)
+                *error = m_limits.processHeapBytes > 0
+                             ? QStringLiteral("stopped: the query needed more than its memory limit of %1 MB")
+                                   .arg(m_limits.processHeapBytes >> 20)
+                             : QStringLiteral("stopped: the query ran out of memory");
+            else
+                *error = QString::fromUtf8(sqlite3_errmsg(m_db));
             m_done = true;
             *done = true;
             return false;
@@ -136,6 +192,7 @@ bool ReadOnlyQuery::fetch(int max, std::vector<QVariantList> &rows, bool *done, 
 
 void ReadOnlyQuery::interrupt()
 {
+    m_cancelled = true;
     sqlite3_interrupt(m_db);
 }
 

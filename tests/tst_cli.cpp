@@ -225,6 +225,31 @@ private Q_SLOTS:
         QCOMPARE(r.out, QByteArray("count(*) > 0\n1\n"));
         r = run({QStringLiteral("query"), project, QStringLiteral("PRAGMA user_version")});
         QCOMPARE(r.code, 0);
+
+        // Limits (issue 56): a query that never ends stops at its time limit, a value too big
+        // fails as such, both said with how to change them; output already printed stays.
+        const QString forever = QStringLiteral("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) ");
+        r = run({QStringLiteral("query"), project, QStringLiteral("--timeout"), QStringLiteral("1"), forever + QStringLiteral("SELECT count(*) FROM c")});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("ran past its time limit of 1 s") && r.err.contains("--timeout"), r.err.constData());
+        r = run({QStringLiteral("query"), project, QStringLiteral("--timeout=1"), forever + QStringLiteral("SELECT x FROM c")});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("time limit") && r.out.startsWith("x\n1\n2\n3\n"), r.err.constData());
+        r = run({QStringLiteral("query"), project, QStringLiteral("SELECT hex(zeroblob(3e8))")});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("larger than its limit of 256 MB"), r.err.constData());
+        for (const char *bad : {"-1", "abc", "nan", "1e9"}) {
+            r = run({QStringLiteral("query"), project, QStringLiteral("--timeout"), QString::fromLatin1(bad), QStringLiteral("SELECT 1")});
+            QCOMPARE(r.code, 2);
+            QVERIFY2(r.err.contains("--timeout"), r.err.constData());
+        }
+        // A statement that opens with a comment is a statement, and "--" ends the options.
+        r = run({QStringLiteral("query"), project, QStringLiteral("-- how many slices\nSELECT count(*) AS n FROM slice")});
+        QCOMPARE(r.code, 0);
+        QCOMPARE(r.out, QByteArray("n\n2\n"));
+        r = run({QStringLiteral("query"), project, QStringLiteral("--"), QStringLiteral("--x\nSELECT 7 AS n")});
+        QCOMPARE(r.code, 0);
+        QCOMPARE(r.out, QByteArray("n\n7\n"));
     }
 };
 

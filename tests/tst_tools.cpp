@@ -19,6 +19,8 @@
 #include "timelineview.h"
 
 #include <QComboBox>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QAction>
 #include <QApplication>
 #include <QCompleter>
@@ -154,6 +156,26 @@ private Q_SLOTS:
         w.query()->waitForIdle();
         QCOMPARE(model->rowCount(), 2500);
         QCOMPARE(model->row(2499).value(0).toLongLong(), 2500);
+        // A query that never ends stops at the view's time limit and says so (issue 56); Cancel
+        // stops one sooner.
+        auto *limit = view->findChild<QSpinBox *>(QStringLiteral("queryTimeLimit"));
+        QVERIFY(limit && limit->isVisible());
+        limit->setValue(1);
+        run(QStringLiteral("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c"));
+        QVERIFY2(status->text().contains(QLatin1String("time limit of 1 s")), qPrintable(status->text()));
+        limit->setValue(0);
+        view->editor()->setPlainText(QStringLiteral("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c"));
+        QTest::keyClick(view->editor(), Qt::Key_Return, Qt::ControlModifier);
+        QTest::qWait(200);
+        QPushButton *cancel = nullptr;
+        for (auto *b : view->findChildren<QPushButton *>())
+            if (b->text() == QLatin1String("Cancel"))
+                cancel = b;
+        QVERIFY(cancel && cancel->isEnabled());
+        cancel->click();
+        w.query()->waitForIdle();
+        QVERIFY2(status->text().contains(QLatin1String("cancelled")), qPrintable(status->text()));
+        limit->setValue(60);
         // A slice row: selected in the timeline, which comes to the front (an explicit action).
         run(QStringLiteral("SELECT id, track_id, ts, dur, name FROM slice_info WHERE name = 'aten::mm' ORDER BY ts"));
         QCOMPARE(model->rowCount(), 2);

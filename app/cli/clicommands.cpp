@@ -6,9 +6,11 @@
 #include "project.h"
 #include "runcatalog.h"
 #include "runmetrics.h"
+#include "safetext.h"
 #include "timeformat.h"
 
 #include <QElapsedTimer>
+#include <QRegularExpression>
 
 namespace gml::cli {
 
@@ -24,9 +26,17 @@ std::unique_ptr<Project> openProject(const QString &path, bool writable, const Q
 Parsed parse(const QStringList &args, const QStringList &valued, const QStringList &flags)
 {
     Parsed p;
+    // An option is --name or --name=value with a name of letters, digits and dashes; anything
+    // else that starts with "--" (an SQL statement opening with a comment) is an argument, and
+    // "--" alone ends the options.
+    static const QRegularExpression optionName(QStringLiteral("^--[A-Za-z0-9][A-Za-z0-9-]*(=|$)"));
     for (int i = 0; i < args.size(); ++i) {
         const QString &a = args[i];
-        if (a.startsWith(QLatin1String("--"))) {
+        if (a == QLatin1String("--")) {
+            p.positional += args.mid(i + 1);
+            break;
+        }
+        if (a.startsWith(QLatin1String("--")) && optionName.match(a).hasMatch()) {
             QString key = a.mid(2);
             QString value;
             const qsizetype eq = key.indexOf(QLatin1Char('='));
@@ -34,7 +44,7 @@ Parsed parse(const QStringList &args, const QStringList &valued, const QStringLi
                 value = key.mid(eq + 1);
                 key = key.left(eq);
                 if (!valued.contains(key)) {
-                    p.error = QStringLiteral("unknown option --%1").arg(key);
+                    p.error = QStringLiteral("unknown option --%1").arg(safeText(key, 60));
                     return p;
                 }
                 p.options.insert(key, value);
@@ -49,7 +59,7 @@ Parsed parse(const QStringList &args, const QStringList &valued, const QStringLi
             } else if (flags.contains(key)) {
                 p.flags.append(key);
             } else {
-                p.error = QStringLiteral("unknown option --%1").arg(key);
+                p.error = QStringLiteral("unknown option --%1").arg(safeText(key, 60));
                 return p;
             }
         } else {

@@ -12,14 +12,37 @@
 #include <QTableView>
 #include <QtConcurrent>
 
+#include <mutex>
 #include <set>
 
 namespace gml {
 
+// A running statement and its connection, made on a worker thread; the GUI thread holds it
+// from the start, so that Cancel (and a new query, a new project, closing) stops even the
+// first page of rows, which ran to its end before.
 struct QueryController::Cursor
 {
+    std::mutex mutex;
+    bool cancelled = false;
     std::unique_ptr<Project> project;
     std::unique_ptr<ReadOnlyQuery> query;
+
+    void cancel()
+    {
+        std::lock_guard lock(mutex);
+        cancelled = true;
+        if (query)
+            query->interrupt();
+    }
+    // The prepared statement, unless cancelled meanwhile (then false).
+    bool adopt(std::unique_ptr<ReadOnlyQuery> q)
+    {
+        std::lock_guard lock(mutex);
+        query = std::move(q);
+        if (cancelled)
+            query->interrupt();
+        return !cancelled;
+    }
 };
 
 namespace {
@@ -38,8 +61,8 @@ QueryController::QueryController(QueryView *view, TimelineView *timeline, Timeli
     m_view->setHistory(m_history);
     connect(m_view, &QueryView::runRequested, this, &QueryController::run);
     connect(m_view, &QueryView::cancelRequested, this, [this] {
-        if (m_cursor && m_cursor->query)
-            m_cursor->query->interrupt();
+        if (m_cursor)
+            m_cursor->cancel();
     });
     connect(m_view->model(), &QueryModel::moreWanted, this, &QueryController::fetchMore);
     connect(m_view, &QueryView::rowActivated, this, [this](int row) {
@@ -78,8 +101,8 @@ QueryController::QueryController(QueryView *view, TimelineView *timeline, Timeli
 
 QueryController::~QueryController()
 {
-    if (m_cursor && m_cursor->query)
-        m_cursor->query->interrupt();
+    if (m_cursor)
+        m_cursor->cancel();
     m_watcher.waitForFinished();
     m_words.waitForFinished();
 }
@@ -89,8 +112,8 @@ void QueryController::setProject(const QString &projectPath, std::shared_ptr<con
     m_projectPath = projectPath;
     m_data = std::move(data);
     ++m_serial;
-    if (m_cursor && m_cursor->query)
-        m_cursor->query->interrupt();
+    if (m_cursor)
+        m_cursor->cancel();
     m_cursor.reset();
     m_view->model()->reset({});
     m_view->model()->append({}, true);
@@ -139,27 +162,36 @@ void QueryController::run(const QString &sql)
     if (m_remember)
         QSettings().setValue(kHistoryKey, m_history);
     m_view->setHistory(m_history);
-    if (m_cursor && m_cursor->query)
-        m_cursor->query->interrupt(); // the previous statement stops reading
+    if (m_cursor)
+        m_cursor->cancel(); // the previous statement stops reading
     m_cursor.reset();
     m_view->setRunning(true);
     m_view->setStatus(tr("Running…"));
     m_clock.start();
-    m_watcher.setFuture(QtConcurrent::run([path = m_projectPath, sql, serial = ++m_serial]() {
+    // Limits as `grademl query` has them, but the time counts per page of rows (the next page is
+    // read when the user scrolls) and SQLite's memory is not capped for the whole studio.
+    ReadOnlyQuery::Limits limits;
+    limits.timeoutMs = qint64(m_view->timeLimitSeconds()) * 1000;
+    m_cursor = std::make_shared<Cursor>();
+    m_watcher.setFuture(QtConcurrent::run([path = m_projectPath, sql, limits, cursor = m_cursor, serial = ++m_serial]() {
         Batch b;
         b.serial = serial;
         b.first = true;
-        b.cursor = std::make_shared<Cursor>();
+        b.cursor = cursor;
         b.cursor->project = Project::open(path, Project::Mode::ReadOnly, &b.error);
         if (!b.cursor->project)
             return b;
         ReadOnlyQuery::Error why;
-        b.cursor->query = ReadOnlyQuery::prepare(b.cursor->project->db(), sql, &why);
-        if (!b.cursor->query) {
+        auto query = ReadOnlyQuery::prepare(b.cursor->project->db(), sql, &why, limits);
+        if (!query) {
             b.error = why.message;
             return b;
         }
-        b.columns = b.cursor->query->columns();
+        b.columns = query->columns();
+        if (!b.cursor->adopt(std::move(query))) {
+            b.error = QStringLiteral("cancelled");
+            return b;
+        }
         b.cursor->query->fetch(kFirstRows, b.rows, &b.done, &b.error);
         return b;
     }));
@@ -173,6 +205,7 @@ void QueryController::fetchMore()
     m_watcher.setFuture(QtConcurrent::run([cursor = m_cursor, serial = m_serial]() {
         Batch b;
         b.serial = serial;
+        cursor->query->restartClock();
         cursor->query->fetch(kMoreRows, b.rows, &b.done, &b.error);
         return b;
     }));

@@ -10,6 +10,8 @@
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
 #include <QScrollBar>
 #include <QShortcut>
 #include <QSplitter>
@@ -186,6 +188,11 @@ void SqlEditor::keyPressEvent(QKeyEvent *e)
 
 // --- the view ---------------------------------------------------------------------------
 
+int QueryView::timeLimitSeconds() const
+{
+    return m_timeLimit->value();
+}
+
 QueryView::QueryView(QWidget *parent) : QWidget(parent)
 {
     setObjectName(QStringLiteral("query"));
@@ -201,6 +208,16 @@ QueryView::QueryView(QWidget *parent) : QWidget(parent)
     m_run->setToolTip(tr("Run the query (Ctrl+Enter)"));
     m_cancel = new QPushButton(tr("Cancel"), this);
     m_cancel->setEnabled(false);
+    m_timeLimit = new QSpinBox(this);
+    m_timeLimit->setObjectName(QStringLiteral("queryTimeLimit"));
+    m_timeLimit->setRange(0, 3600);
+    m_timeLimit->setSuffix(tr(" s"));
+    m_timeLimit->setSpecialValueText(tr("no limit"));
+    m_timeLimit->setValue(QSettings().value(QStringLiteral("query/timeLimitSeconds"), 60).toInt());
+    m_timeLimit->setToolTip(tr("A query that runs longer than this (for one page of rows) is stopped and says so; "
+                               "Cancel stops it at any time"));
+    connect(m_timeLimit, &QSpinBox::valueChanged, this,
+            [](int seconds) { QSettings().setValue(QStringLiteral("query/timeLimitSeconds"), seconds); });
     m_status = new QLabel(tr("Read-only SQL over the project: slice_info, kernel, cpu_op, counter_series, run, track, "
                              "flow … (docs/query.md)"),
                           this);
@@ -211,6 +228,8 @@ QueryView::QueryView(QWidget *parent) : QWidget(parent)
     bar->addWidget(m_history, 1);
     bar->addWidget(m_run);
     bar->addWidget(m_cancel);
+    bar->addWidget(new QLabel(tr("Time limit:"), this));
+    bar->addWidget(m_timeLimit);
     layout->addLayout(bar);
     auto *split = new QSplitter(Qt::Vertical, this);
     m_editor = new SqlEditor(split);

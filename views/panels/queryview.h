@@ -11,6 +11,7 @@ class QComboBox;
 class QCompleter;
 class QLabel;
 class QPushButton;
+class QSpinBox;
 class QTableView;
 
 namespace gml {
@@ -87,6 +88,8 @@ public:
     void setStatus(const QString &text);
     void setRunning(bool running);
     void fitColumns(); // to the rows shown, at most half the width each
+    // How long one page of rows may take, in seconds (0: no limit); kept in the settings.
+    int timeLimitSeconds() const;
 
 Q_SIGNALS:
     void runRequested(const QString &sql);
@@ -98,6 +101,7 @@ private:
     QComboBox *m_history;
     QPushButton *m_run;
     QPushButton *m_cancel;
+    QSpinBox *m_timeLimit;
     QLabel *m_status;
     QTableView *m_table;
     QueryModel *m_model;
