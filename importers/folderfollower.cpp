@@ -6,6 +6,7 @@
 #include "project.h"
 
 #include <QDirIterator>
+#include <QFile>
 #include <QFileInfo>
 #include <QSet>
 
@@ -56,11 +57,38 @@ QString FolderFollower::finish()
     return foldWriteAheadLog(m_project);
 }
 
+QStringList FolderFollower::cutLastLines()
+{
+    QStringList out;
+    auto st = m_project.db().prepare("SELECT path, json_extract(metadata, '$.tail.offset'), json_extract(metadata, "
+                                     "'$.tail.line') FROM source WHERE json_extract(metadata, '$.tail.offset') IS NOT NULL "
+                                     "ORDER BY path");
+    while (st.step()) {
+        const QString path = st.text(0);
+        const qint64 offset = st.int64(1);
+        QFile f(path);
+        if (!f.open(QIODevice::ReadOnly) || f.size() <= offset || !f.seek(offset))
+            continue;
+        const qint64 rest = f.size() - offset;
+        // Only a line with no end is left: whole lines after it would have been read by the poll.
+        if (f.read(std::min<qint64>(rest, qint64(64) << 20)).contains('\n'))
+            continue;
+        out.append(QStringLiteral("%1: line %2 (byte %3) is cut: its last %4 bytes have no line end, and were not imported "
+                                  "when following stopped")
+                       .arg(path)
+                       .arg(st.int64(2))
+                       .arg(offset)
+                       .arg(rest));
+    }
+    return out;
+}
+
 FolderFollower::Poll FolderFollower::poll(qint64 nowMs)
 {
     Poll result;
     const QHash<QString, Seen> now = list();
     const bool changed = now != m_last;
+    result.grew = m_polled && changed;
     if (!changed && !m_pending)
         return result;
     QStringList errors, warnings;
@@ -119,6 +147,27 @@ FolderFollower::Poll FolderFollower::poll(qint64 nowMs)
         }
     }
     result.errors += job.errors();
+    result.warnings += job.warnings();
+    // A log read in parts that is empty now (truncated, its writer not yet at its first line)
+    // is no trace to sniff, so no import sees it: said once, its samples stay where they are.
+    for (auto it = now.constBegin(); it != now.constEnd(); ++it) {
+        if (it->size != 0) {
+            m_toldEmpty.remove(it.key());
+            continue;
+        }
+        if (m_toldEmpty.contains(it.key()))
+            continue;
+        auto st = m_project.db().prepare("SELECT json_extract(metadata, '$.tail.offset') FROM source WHERE path = ?");
+        st.bind(1, it.key());
+        if (st.step() && st.int64(0) > 0) {
+            m_toldEmpty.insert(it.key());
+            result.warnings.append(QStringLiteral("%1: the file is empty now (truncated while it was followed, %2 bytes "
+                                                  "read before); what was read stays imported, and is kept aside as its "
+                                                  "own source when the file is written again")
+                                       .arg(it.key())
+                                       .arg(st.int64(0)));
+        }
+    }
     result.changedRuns = job.changedRunIds();
     return result;
 }

@@ -43,10 +43,12 @@ public:
     struct Poll
     {
         bool imported = false;   // a job ran and wrote something
+        bool grew = false;       // a followed file changed size or time (written to, whole lines or not)
         bool nonAppend = false;  // ... more than lines appended to logs (runs may have changed shape)
         int waiting = 0;         // files still being written, passed over this time
         QList<SourceReport> reports; // the job's files that were imported or failed this time
         QStringList errors;      // the scan's and the job's
+        QStringList warnings;    // the job's: a log truncated or replaced, its samples kept aside
         QList<RunId> changedRuns;
     };
 
@@ -65,6 +67,9 @@ public:
     // When following stops: folds the write-ahead log into the project file (polls leave that to
     // SQLite's checkpoints, which never wait for a reader). Empty, or why not.
     QString finish();
+    // When following stops: the logs read in parts whose last line is still cut (the writer was
+    // in the middle of it), said as a one-shot import says it: that line is not imported.
+    QStringList cutLastLines();
 
 private:
     struct Seen
@@ -81,6 +86,7 @@ private:
     QHash<QString, Seen> m_last;
     QHash<QString, QString> m_failed; // path -> the failure last told
     QSet<QString> m_toldErrors;       // the scan's, as last told
+    QSet<QString> m_toldEmpty;        // logs read in parts found empty, as told
     // Growing logs read whole (their format, or this file, cannot be read in parts): when
     // each was last read; it is read again at most every kRereadMs while it grows.
     static constexpr qint64 kRereadMs = 30'000;

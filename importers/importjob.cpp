@@ -427,6 +427,12 @@ bool ImportJob::begin(const ScannedFile &file, int index, int count, QString *er
 
 void ImportJob::recordSkipped(const ScannedFile &file, SourceReport &report)
 {
+    // A file imported before that no format reads now (emptied, overwritten): what it gave is
+    // kept, and said (a followed log truncated to nothing lost its samples: issue 56).
+    if (const auto earlier = m_project.sourceByPath(file.path); earlier && earlier->status == QLatin1String("imported")) {
+        report.message += QStringLiteral("; what was imported of it before is kept");
+        return;
+    }
     QString error;
     if (!begin(file, 0, 1, &error)) {
         report.status = SourceReport::Status::Failed;

@@ -97,6 +97,9 @@ public:
     QList<SourceReport> run(const QList<ScannedFile> &files);
     // Errors that belong to no single file (a run's clock alignment).
     const QStringList &errors() const { return m_errors; }
+    // What a follower must say though nothing failed: a followed log truncated or replaced,
+    // whose earlier samples were kept aside (logtail.cpp).
+    const QStringList &warnings() const { return m_warnings; }
     // How the folders' traces were grouped into runs, and why (rungrouping.h).
     const QList<RunGrouping> &groupings() const { return m_groupings; }
     // Runs whose data changed in this job (their headline metrics were dropped: runmetrics.h).
@@ -107,6 +110,11 @@ private:
     // A log its format reads in parts (logtail.cpp): its whole lines since the last import.
     // Nullopt: the file is read whole (importOne).
     std::optional<SourceReport> tailOne(const ScannedFile &file, int index, int count, bool *cancelled);
+    // A followed log no longer holds what was read of it (truncated, or replaced by another
+    // file): its source is kept under another name, unless the lines read are in another file
+    // of its folder (a rotation, imported as its own source); false with *error when the
+    // project cannot be written. The warning says which.
+    bool keepAside(const SourceRecord &existing, const QString &why, qint64 readBytes, const QString &head, QString *error);
     // The file imported on a worker (task `task` of `aside`), copied into the project.
     SourceReport copyAside(const ScannedFile &file, int index, int count, SideImports &aside,
                            int task, const QString &knownHash, bool *cancelled);
@@ -154,6 +162,7 @@ private:
     QSet<QString> m_relink;      // paths read again whatever their state
     QSet<qint64> m_leftRuns;     // runs a source moved out of (ExecutionTraceImporter)
     QStringList m_errors;
+    QStringList m_warnings;
     QList<RunGrouping> m_groupings;
 };
 

@@ -25,6 +25,8 @@
 #include "project.h"
 
 #include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
@@ -87,6 +89,44 @@ QString stateText(const TailState &s)
 
 } // namespace
 
+bool ImportJob::keepAside(const SourceRecord &existing, const QString &why, qint64 readBytes, const QString &head, QString *error)
+{
+    // A rotation (the file renamed, a new one begun): the lines read are in a file beside it,
+    // which is imported as its own source, so this one's samples are dropped as before.
+    const QFileInfo info(existing.path);
+    const QFileInfoList siblings = info.absoluteDir().entryInfoList(QDir::Files | QDir::Hidden);
+    for (const QFileInfo &other : siblings) {
+        if (other.absoluteFilePath() == info.absoluteFilePath() || other.size() < readBytes)
+            continue;
+        QFile g(other.absoluteFilePath());
+        if (g.open(QIODevice::ReadOnly) && headHash(g, readBytes) == head) {
+            m_warnings.append(QStringLiteral("%1: %2; it was rotated to %3, imported as its own source, and is read "
+                                             "again from its start")
+                                  .arg(existing.path, why, other.fileName()));
+            return true;
+        }
+    }
+    const QString kept = QStringLiteral("%1 (read until %2, before it was %3)")
+                             .arg(existing.path, QDateTime::currentDateTimeUtc().toString(Qt::ISODate),
+                                  why.contains(QLatin1String("truncated")) ? QStringLiteral("truncated")
+                                                                           : QStringLiteral("replaced"));
+    if (!m_project.begin(error))
+        return false;
+    auto st = m_project.db().prepare("UPDATE source SET path = ? WHERE id = ?");
+    st.bind(1, kept);
+    st.bind(2, existing.id);
+    if (!st.exec() || !m_project.commit(error)) {
+        if (error && error->isEmpty())
+            *error = st.errorString();
+        m_project.rollback();
+        return false;
+    }
+    m_warnings.append(QStringLiteral("%1: %2; the samples read before are kept as source \"%3\", and the file is read "
+                                     "again from its start as a new source")
+                          .arg(existing.path, why, kept));
+    return true;
+}
+
 std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int index, int count, bool *cancelled)
 {
     // Only a follower reads logs in parts: a one-shot import reads every file whole, the same
@@ -130,12 +170,20 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
         }
     }
     if (state && (size < state->offset || headHash(f, state->offset) != state->head)) {
-        restart.append({QStringLiteral("the file was %1 while it was followed (%2 bytes now, %3 read before); "
-                                       "it was read again from its start")
-                            .arg(size < state->offset ? QStringLiteral("truncated") : QStringLiteral("replaced"))
-                            .arg(size)
-                            .arg(state->offset),
-                        0, 1});
+        // What was read of it is kept (issue 56: a log truncated to nothing at one poll lost
+        // its samples without a word), then the file is read again from its start.
+        const QString why = QStringLiteral("the file was %1 while it was followed (%2 bytes now, %3 read before)")
+                                .arg(size < state->offset ? QStringLiteral("truncated") : QStringLiteral("replaced"))
+                                .arg(size)
+                                .arg(state->offset);
+        QString error;
+        if (!keepAside(*existing, why, state->offset, state->head, &error)) {
+            report.status = SourceReport::Status::Failed;
+            report.message = file.path + QStringLiteral(": ") + why + QStringLiteral("; its earlier samples could not be kept aside: ") + error;
+            return report;
+        }
+        restart.append({why + QStringLiteral("; it was read again from its start"), 0, 1});
+        existing.reset();
         state.reset();
     }
     const bool resumed = state.has_value();

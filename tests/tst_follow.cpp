@@ -224,23 +224,82 @@ private Q_SLOTS:
         FolderFollower follower(*project, {{dir}, {}, {}, 1, 2000});
         writeAll(log, samplesFile(400));
         QVERIFY(follower.poll(nowMs()).imported);
-        // Truncated and rewritten shorter, from another start: read again from its start.
-        writeAll(log, samplesFile(50, 1'700'000'100'000'000'000));
+        auto samplesOf = [&](const QString &like) {
+            auto st = project->db().prepare("SELECT count(*) FROM counter c JOIN track t ON t.id = c.track_id "
+                                            "JOIN source s ON s.id = t.source_id WHERE s.path LIKE ?");
+            st.bind(1, like);
+            return st.step() ? st.int64(0) : -1;
+        };
+        const qint64 first = wholeValueLines(samplesFile(400));
+        QCOMPARE(samplesOf(log), first);
+        // Truncated to nothing at one poll (issue 56: its samples were dropped without a word):
+        // they are kept under another name, and that is said.
+        writeAll(log, {});
         auto poll = follower.poll(nowMs());
+        QVERIFY2(poll.warnings.size() == 1 && poll.warnings[0].contains(QLatin1String("empty now")),
+                 qPrintable(poll.warnings.join(QLatin1Char('\n'))));
+        QCOMPARE(samplesOf(log), first);
+        QVERIFY(follower.poll(nowMs()).warnings.isEmpty()); // told once
+        // Rewritten from another start: read from its start as a new source, the samples read
+        // before kept aside, and said.
+        writeAll(log, samplesFile(50, 1'700'000'100'000'000'000));
+        poll = follower.poll(nowMs());
+        QVERIFY2(poll.warnings.size() == 1 && poll.warnings[0].contains(QLatin1String("truncated")) &&
+                     poll.warnings[0].contains(QLatin1String("kept as source")),
+                 qPrintable(poll.warnings.join(QLatin1Char('\n'))));
+        QCOMPARE(samplesOf(log + QStringLiteral(" (read until % before it was truncated)")), first);
         QVERIFY(poll.imported);
         QVERIFY(!poll.reports.value(0).appended);
-        QVERIFY2(gmltest::text(*project, QStringLiteral("SELECT warnings FROM source")).contains(QLatin1String("truncated")),
-                 qPrintable(gmltest::text(*project, QStringLiteral("SELECT warnings FROM source"))));
-        QCOMPARE(countersOf(*project), oneShot(dir, path(QStringLiteral("trunc-oneshot.grademl"))));
-        // Replaced by a file as long, with other first bytes: read again too.
+        QCOMPARE(samplesOf(log), wholeValueLines(samplesFile(50)));
+        QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM counter"), first + wholeValueLines(samplesFile(50)));
+        // Replaced by a file as long, with other first bytes: the same.
         const QByteArray longer = samplesFile(400, 1'700'000'200'000'000'000);
         writeAll(log, longer);
         // As long as before: only its time tells it changed (within one millisecond it would not).
         QVERIFY(gmltest::setMtime(log, QDateTime::currentDateTime().addSecs(5)));
         poll = follower.poll(nowMs());
         QVERIFY(poll.imported);
-        QVERIFY(gmltest::text(*project, QStringLiteral("SELECT warnings FROM source")).contains(QLatin1String("replaced")));
-        QCOMPARE(countersOf(*project), oneShot(dir, path(QStringLiteral("replaced-oneshot.grademl"))));
+        QVERIFY2(poll.warnings.size() == 1 && poll.warnings[0].contains(QLatin1String("replaced")),
+                 qPrintable(poll.warnings.join(QLatin1Char('\n'))));
+        QVERIFY(gmltest::text(*project, QStringLiteral("SELECT warnings FROM source WHERE path = '%1'").arg(log))
+                    .contains(QLatin1String("replaced")));
+        QCOMPARE(samplesOf(log), wholeValueLines(longer));
+        QCOMPARE(samplesOf(log + QStringLiteral(" (read until % before it was replaced)")), wholeValueLines(samplesFile(50)));
+        QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM source"), 3);
+    }
+
+    // The follower's idle clock counts growth, not imports (issue 56): a line written a byte at
+    // a time imports nothing for seconds, and the follower stopped "after 5 s without a change"
+    // and never imported what came after. A line still cut when it stops is said.
+    void lineWrittenSlowlyKeepsTheFollowerAndACutOneIsSaid()
+    {
+        const QString dir = path(QStringLiteral("slow"));
+        QDir().mkpath(dir);
+        const QString log = dir + QStringLiteral("/grademl-samples.csv");
+        const QByteArray all = samplesFile(40);
+        const qsizetype lastLine = all.lastIndexOf('\n', all.size() - 2) + 1; // the last line's start
+        writeAll(log, all.left(lastLine));
+        QProcess follow;
+        follow.start(QStringLiteral(GRADEML_CLI), {QStringLiteral("import"), dir, QStringLiteral("--project"), path(QStringLiteral("slow.grademl")),
+                                                   QStringLiteral("--follow"), QStringLiteral("--idle-exit"), QStringLiteral("2"),
+                                                   QStringLiteral("--poll"), QStringLiteral("0.1")});
+        QVERIFY(follow.waitForStarted());
+        // The last line, a byte every 250 ms: about 6 s, three times the idle exit.
+        const QByteArray line = all.mid(lastLine);
+        for (qsizetype i = 0; i + 1 < line.size(); ++i) {
+            QThread::msleep(250);
+            writeAll(log, line.mid(i, 1), QIODevice::Append);
+            QVERIFY2(follow.state() == QProcess::Running, "the follower stopped while the line was being written");
+        }
+        writeAll(log, "\n", QIODevice::Append);
+        // Then a line that never ends.
+        writeAll(log, all.mid(lastLine, line.size() / 2), QIODevice::Append);
+        QVERIFY(follow.waitForFinished(30'000));
+        const QString said = QString::fromUtf8(follow.readAllStandardError() + follow.readAllStandardOutput());
+        QCOMPARE(follow.exitCode(), 0);
+        QVERIFY2(said.contains(QLatin1String("is cut")) && said.contains(QLatin1String("were not imported")), qPrintable(said));
+        auto p = openProject(path(QStringLiteral("slow.grademl")));
+        QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM counter"), wholeValueLines(all));
     }
 
     void rotatedLogLosesNothing()

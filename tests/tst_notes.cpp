@@ -100,7 +100,7 @@ private Q_SLOTS:
         gmltest::importInto(*project, {dir.filePath(QStringLiteral("hand"))});
         const QString file = project->path();
         // Back to schema 10, as a project written before notes.
-        QVERIFY(project->db().exec("DROP TABLE rank_facts; DROP TABLE shard; ALTER TABLE source DROP COLUMN shard_id; "
+        QVERIFY(project->db().exec("DROP TABLE shard_identity; DROP TABLE rank_facts; DROP TABLE shard; ALTER TABLE source DROP COLUMN shard_id; "
                                    "ALTER TABLE source DROP COLUMN shard_source_id; DROP TABLE note; PRAGMA user_version = 10;"));
         project.reset();
         project = Project::open(file, Project::Mode::ReadWrite, &error);

@@ -178,7 +178,7 @@ private Q_SLOTS:
             QVERIFY(!lod::readLevel(p->db(), track, s.shifts.front(), slices.front().start, t1, window, &error));
             QVERIFY2(error.contains(QLatin1String("malformed")), qPrintable(error));
             // Back to schema v6.
-            QVERIFY(p->db().exec("DROP TABLE rank_facts; DROP TABLE shard; ALTER TABLE source DROP COLUMN shard_id; "
+            QVERIFY(p->db().exec("DROP TABLE shard_identity; DROP TABLE rank_facts; DROP TABLE shard; ALTER TABLE source DROP COLUMN shard_id; "
                                  "ALTER TABLE source DROP COLUMN shard_source_id; DROP TABLE note; DROP VIEW kernel; DROP VIEW cpu_op; DROP VIEW counter_series; DROP VIEW slice_info; "
                                  "DROP TABLE view_state; DROP TABLE source_summary; DROP TABLE slice_lod; ALTER TABLE track DROP COLUMN max_depth; "
                                  "PRAGMA user_version=6;"));

@@ -106,12 +106,16 @@ int followImport(Project &project, const FollowSettings &settings, QTextStream &
             anyError = true;
             err << "grademl import: " << e << '\n';
         }
+        for (const QString &w : poll.warnings)
+            err << "grademl import: warning: " << w << '\n';
         err.flush();
         for (RunId run : poll.changedRuns)
             staleMetrics.insert(run);
         if (poll.nonAppend || (!staleMetrics.isEmpty() && clock.elapsed() - lastMetrics >= kMetricsEveryMs))
             updateMetrics();
-        if (poll.imported || poll.waiting > 0 || !poll.reports.isEmpty())
+        // Growth counts, not imports: a line written a byte at a time, or a 1 GiB line, imports
+        // nothing until its end, and the follower waited only 5 s for it.
+        if (poll.grew || poll.imported || poll.waiting > 0 || !poll.reports.isEmpty())
             lastActivity = clock.elapsed();
         if (settings.idleExitMs > 0 && clock.elapsed() - lastActivity >= settings.idleExitMs)
             break;
@@ -120,6 +124,8 @@ int followImport(Project &project, const FollowSettings &settings, QTextStream &
             QThread::msleep(ulong(std::min<qint64>(50, settings.pollMs - slept)));
     }
     updateMetrics();
+    for (const QString &w : follower.cutLastLines())
+        err << "grademl import: warning: " << w << '\n';
     if (const QString why = follower.finish(); !why.isEmpty()) {
         anyError = true;
         err << "grademl import: " << why << '\n';
@@ -133,7 +139,7 @@ int followImport(Project &project, const FollowSettings &settings, QTextStream &
                .arg(appendedSamples)
                .arg(failures)
                .arg(g_stop ? QStringLiteral("by a signal")
-                           : QStringLiteral("after %1 s without a change").arg(settings.idleExitMs / 1000.0));
+                           : QStringLiteral("after %1 s without a file growing").arg(settings.idleExitMs / 1000.0));
     out << "project: " << QFileInfo(project.path()).absoluteFilePath() << '\n';
     return anyError ? SomeFailed : Ok;
 }

@@ -100,8 +100,10 @@ void FollowController::follow(const QString &folder)
             const FolderFollower::Poll poll = follower.poll(QDateTime::currentMSecsSinceEpoch());
             next.reports += poll.reports;
             next.errors += poll.errors;
+            for (const QString &w : poll.warnings)
+                next.errors += QStringLiteral("warning: ") + w;
             next.reshaped = next.reshaped || poll.nonAppend;
-            dirty = dirty || !poll.reports.isEmpty(); // imported, or failed: the window says which
+            dirty = dirty || !poll.reports.isEmpty() || !poll.warnings.isEmpty(); // the window says what happened
             // A fresh timeline at most once a second, and for at most a tenth of the time.
             if (next.first || (dirty && sinceLoad.elapsed() >= std::max<qint64>(1000, 10 * loadMs))) {
                 QElapsedTimer load;
