@@ -86,6 +86,12 @@ std::vector<Note> listNotes(Project &project, QString *error)
         n.text = q.text(9);
         n.bookmark = q.isNull(10) ? 0 : int(q.int64(10));
         n.created = q.text(11);
+        // Rows another program wrote, read as this one writes them: a range in order, a bookmark
+        // 1-9 or none.
+        if (n.end < n.start)
+            std::swap(n.start, n.end);
+        if (n.bookmark < 1 || n.bookmark > 9)
+            n.bookmark = 0;
         out.push_back(std::move(n));
     }
     if (!q.errorString().isEmpty()) {

@@ -154,6 +154,19 @@ private Q_SLOTS:
         r = run({QStringLiteral("--range"), QStringLiteral("1s:2s")});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("no CPU slices in the range"), r.err.constData());
+        // Issue 56: a diff against an empty side, a negative start, a rank that is not there.
+        r = run({QStringLiteral("--range"), QStringLiteral("0us:100us"), QStringLiteral("--diff-range"), QStringLiteral("1s:2s")});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("the baseline: run 'hand' has no CPU slices in the range"), r.err.constData());
+        r = run({QStringLiteral("--range"), QStringLiteral("1s:2s"), QStringLiteral("--diff-range"), QStringLiteral("0us:100us")});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("run 'hand' has no CPU slices in the range"), r.err.constData());
+        r = run({QStringLiteral("--range"), QStringLiteral("-10us:100us")});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("0 <= START < END"), r.err.constData());
+        r = run({QStringLiteral("--rank"), QStringLiteral("99")});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("has no rank 99"), r.err.constData());
     }
 
     // The shared ResNet-50 trace: in a range, the folded weights add up to the CPU self time in

@@ -87,6 +87,32 @@ private Q_SLOTS:
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("no slice 999999999"), r.err.constData());
         QCOMPARE(onSlice > 0, true);
+        // Times outside the project (issue 56: -5 ns, 9e18 ns, -10:-5 were accepted).
+        for (const QStringList &outside : {QStringList{QStringLiteral("--at"), QStringLiteral("-5")},
+                                           QStringList{QStringLiteral("--at"), QStringLiteral("9000000000000000000")},
+                                           QStringList{QStringLiteral("--range"), QStringLiteral("-10:-5")}}) {
+            r = cli(QStringList{QStringLiteral("add")} + outside + QStringList{QStringLiteral("--text"), QStringLiteral("x")});
+            QCOMPARE(r.code, 2);
+            QVERIFY2(r.err.contains("is outside the project, which spans"), r.err.constData());
+        }
+        // What another program wrote is listed safely: control characters shown, not run by the
+        // terminal; a reversed range in order; a bookmark out of 1-9 as none.
+        {
+            QString error;
+            auto project = Project::open(file, Project::Mode::ReadWrite, &error);
+            QVERIFY2(project, qPrintable(error));
+            QVERIFY(project->db().exec(QStringLiteral("PRAGMA ignore_check_constraints = 1; INSERT INTO note(kind, run, start_ns, "
+                                                      "end_ns, text, bookmark) VALUES ('range', 'hand', %1, %2, 'red' || "
+                                                      "char(27) || '[31m' || char(0) || 'x', 11)")
+                                           .arg(start + 10)
+                                           .arg(start + 5)
+                                           .toStdString()));
+        }
+        r = cli({QStringLiteral("list")});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(!r.out.contains('\x1b') && r.out.contains("red\\x1b[31m"), r.out.constData());
+        const QByteArray ordered = QByteArray::number(start + 5) + ':' + QByteArray::number(start + 10);
+        QVERIFY2(!r.out.contains("[11]") && !r.out.contains("(-") && r.out.contains(ordered), r.out.constData());
     }
 
     // Notes survive a re-import of their run (a slice note finds its slice again, new id) and

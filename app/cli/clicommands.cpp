@@ -76,10 +76,10 @@ std::optional<std::pair<qint64, qint64>> parseRunRange(const QString &text, cons
     const QStringList parts = text.split(QLatin1Char(':'));
     const auto a = parts.size() == 2 ? parseDuration(parts[0]) : std::nullopt;
     const auto b = parts.size() == 2 ? parseDuration(parts[1]) : std::nullopt;
-    if (a && b && *b > *a)
+    if (a && b && *a >= 0 && *b > *a)
         return std::make_pair(*a, *b);
-    *problem = QStringLiteral("--%1 expects START:END after the run's start, e.g. 10ms:250ms, got '%2'")
-                   .arg(QLatin1String(option), text);
+    *problem = QStringLiteral("--%1 expects START:END after the run's start (0 <= START < END), e.g. 10ms:250ms, got '%2'")
+                   .arg(QLatin1String(option), safeText(text, 80));
     return std::nullopt;
 }
 

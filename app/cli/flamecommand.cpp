@@ -87,23 +87,45 @@ int flameCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             }
         return buildFlameGraph(*data, project.get(), r, g, &error);
     };
-    FlameGraph graph;
-    if (!build(*run, range, &graph)) {
-        err << "grademl flame: run '" << runName << "': " << error << '\n';
-        return SomeFailed;
-    }
-    if (p.options.contains(QStringLiteral("diff-run")) || diffRange) {
-        FlameGraph before;
-        if (!build(*baseRun, diffRange ? diffRange : range, &before)) {
-            err << "grademl flame: run '" << baseName << "': " << error << '\n';
+    // A rank the run does not have is said as such, not as an empty range.
+    if (request.rank >= 0) {
+        QStringList ranks;
+        auto st = project->db().prepare("SELECT DISTINCT rank FROM track WHERE run_id = ? AND rank IS NOT NULL ORDER BY rank");
+        st.bind(1, *run);
+        bool found = false;
+        while (st.step()) {
+            ranks << QString::number(st.int64(0));
+            found = found || st.int64(0) == request.rank;
+        }
+        if (!found) {
+            err << "grademl flame: run '" << runName << "' has no rank " << request.rank << " ("
+                << (ranks.isEmpty() ? QStringLiteral("it has no ranks") : QStringLiteral("its ranks: ") + ranks.join(QStringLiteral(", ")))
+                << ")\n";
             return SomeFailed;
         }
-        graph = FlameGraph::diff(before, graph);
     }
-    if (graph.total() == 0 && (!graph.isDiff() || graph.root().baseTotal == 0)) {
-        err << "grademl flame: run '" << runName << "' has no "
-            << (request.metric == FlameMetric::GpuTime ? "GPU work" : "CPU slices") << " in the range\n";
+    const char *what = request.metric == FlameMetric::GpuTime ? "GPU work" : "CPU slices";
+    // Each side of a graph must hold something: a diff against nothing read as "all new".
+    auto built = [&](RunId id, const QString &name, const std::optional<std::pair<TimeNs, TimeNs>> &relative, FlameGraph *g,
+                     const char *role) {
+        if (!build(id, relative, g)) {
+            err << "grademl flame: run '" << name << "': " << error << '\n';
+            return false;
+        }
+        if (g->total() == 0) {
+            err << "grademl flame: " << role << "run '" << name << "' has no " << what << " in the range\n";
+            return false;
+        }
+        return true;
+    };
+    FlameGraph graph;
+    if (!built(*run, runName, range, &graph, ""))
         return SomeFailed;
+    if (p.options.contains(QStringLiteral("diff-run")) || diffRange) {
+        FlameGraph before;
+        if (!built(*baseRun, baseName.isEmpty() ? runName : baseName, diffRange ? diffRange : range, &before, "the baseline: "))
+            return SomeFailed;
+        graph = FlameGraph::diff(before, graph);
     }
     if (format == QLatin1String("json")) {
         QJsonObject o = graph.toJson();

@@ -4,6 +4,8 @@
 
 #include "notes.h"
 #include "project.h"
+#include "projectsummary.h"
+#include "safetext.h"
 #include "timeformat.h"
 
 #include <QJsonArray>
@@ -106,12 +108,13 @@ int noteCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         }
         for (const Note &n : notes) {
             out << n.id << (n.bookmark ? QStringLiteral(" [%1]").arg(n.bookmark) : QString()) << "  "
-                << Note::kindName(n.kind) << "  " << (n.run.isEmpty() ? QStringLiteral("-") : n.run) << "  " << n.start;
+                << Note::kindName(n.kind) << "  " << (n.run.isEmpty() ? QStringLiteral("-") : safeText(n.run)) << "  " << n.start;
             if (n.end != n.start)
                 out << ':' << n.end << " (" << formatDuration(n.end - n.start) << ')';
             if (n.kind == Note::Kind::Slice)
-                out << "  " << n.sliceName << (n.slice ? QString() : QStringLiteral(" (not found)"));
-            out << "  " << n.text << '\n';
+                out << "  " << safeText(n.sliceName) << (n.slice ? QString() : QStringLiteral(" (not found)"));
+            // Control characters and escape sequences in a note are shown, not run by the terminal.
+            out << "  " << safeText(n.text, 4000) << '\n';
         }
         return Ok;
     }
@@ -121,6 +124,26 @@ int noteCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             return SomeFailed;
         }
         return Ok;
+    }
+    if (!p.options.contains(QStringLiteral("slice"))) {
+        // A time or range is on the project's clock, inside what it holds (-5 ns or 9e18 ns
+        // were accepted: issue 56).
+        TimeNs first = 0, last = -1;
+        for (const auto &[a, b] : runSpans(*project)) {
+            first = last < first ? a : std::min(first, a);
+            last = std::max(last, b);
+        }
+        if (last < first) {
+            err << "grademl note: the project holds no data to put a note on\n";
+            return SomeFailed;
+        }
+        if (note.start < first || note.end > last) {
+            err << "grademl note: " << (note.kind == Note::Kind::Range ? "--range " : "--at ") << note.start
+                << (note.kind == Note::Kind::Range ? QStringLiteral(":%1").arg(note.end) : QString())
+                << " is outside the project, which spans " << first << ':' << last
+                << " ns on its clock (as grademl info prints start_ns and end_ns)\n";
+            return Usage;
+        }
     }
     if (p.options.contains(QStringLiteral("slice"))) {
         const auto onSlice = noteOnSlice(*project, *integer(p.options.value(QStringLiteral("slice"))), note.text, &error);
