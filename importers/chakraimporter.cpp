@@ -11,6 +11,9 @@
 #include <QJsonObject>
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <set>
@@ -124,6 +127,42 @@ bool isListText(const std::string &s)
             return s.find_first_not_of(" \t\r\n", i + 1) == std::string::npos;
     }
     return false;
+}
+
+// In a list of tensor values ([[tensor_id, storage_id, offset, numel, itemsize, device], ...]),
+// the first number that is not finite (nan, inf, 1e999), which no tensor has. Empty: none.
+// (Negative numbers appear in real traces: -1 for an absent optional argument.)
+std::string badIoNumber(const std::string &s)
+{
+    for (size_t i = 0; i < s.size();) {
+        const char c = s[i];
+        if (c == '"' || c == '\'') { // a device name
+            const size_t close = s.find(c, i + 1);
+            i = close == std::string::npos ? s.size() : close + 1;
+            continue;
+        }
+        if (std::isalpha(static_cast<unsigned char>(c)) || c == '-' || c == '+' || std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
+            size_t j = i;
+            while (j < s.size() && s[j] != ',' && s[j] != ']' && s[j] != '[' && s[j] != ' ')
+                ++j;
+            const std::string token = s.substr(i, j - i);
+            i = j;
+            const bool numeric = std::isdigit(static_cast<unsigned char>(token.back())) || token.back() == '.';
+            std::string lower = token;
+            for (char &ch : lower)
+                ch = char(std::tolower(static_cast<unsigned char>(ch)));
+            const bool nonFinite = lower.find("nan") != std::string::npos || lower.find("inf") != std::string::npos;
+            if (!numeric && !nonFinite)
+                continue; // a word, such as a dtype
+            char *end = nullptr;
+            const double v = std::strtod(token.c_str(), &end);
+            if (nonFinite || !std::isfinite(v))
+                return token;
+            continue;
+        }
+        ++i;
+    }
+    return {};
 }
 
 bool isOperator(const Node &n)
@@ -250,6 +289,15 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
                                      .arg(n.id)
                                      .arg(io == &msg.inputs() ? QStringLiteral("input") : QStringLiteral("output"),
                                           text(io->values().substr(0, 40))));
+                else if (const std::string bad = badIoNumber(io->values()); !bad.empty())
+                    warnings.add(QStringLiteral("io number"), bodyAt,
+                                 QStringLiteral("node %1 has %2 values with '%3', which no tensor id, offset or size is "
+                                                "(not a finite number); expected [[tensor_id, storage_id, offset, "
+                                                "numel, itemsize, device], ...] (the importer does not use tensor "
+                                                "values, so nothing else changes)")
+                                     .arg(n.id)
+                                     .arg(io == &msg.inputs() ? QStringLiteral("input") : QStringLiteral("output"),
+                                          text(bad.substr(0, 40))));
             n.ctrl.assign(msg.ctrl_deps().begin(), msg.ctrl_deps().end());
             n.data.assign(msg.data_deps().begin(), msg.data_deps().end());
             for (const auto &a : msg.attr()) {

@@ -461,8 +461,12 @@ void Session::handleAsync(const TraceEventView &ev, TimeNs ts, char phase)
 
 void Session::event(const TraceEventView &ev)
 {
-    if (ev.keyCount == 0)
-        return; // "{}" padding, as the TF profiler and Kineto write at the end
+    if (ev.keyCount == 0) { // "{}" padding, as the TF profiler and Kineto write at the end
+        if (m_emptyEvents++ == 0)
+            m_firstEmpty = ev.offset;
+        return;
+    }
+    ++m_events;
     m_w.setPosition(ev.offset);
     if (!ev.ph.isString() || ev.ph.size == 0) {
         m_warnings.add(QStringLiteral("no ph"), ev.offset,

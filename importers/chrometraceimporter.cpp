@@ -247,6 +247,13 @@ void Session::nameTracks()
 
 bool Session::finish(QString *error)
 {
+    // Empty events are the profilers' padding (one, at the end); a trace of nothing else, or
+    // with many, is said (issue 56: a trace of "{}" events imported as nothing, without a word).
+    if (m_emptyEvents > 1 && m_events > 0)
+        m_warnings.add(QStringLiteral("empty events"), m_firstEmpty,
+                       QStringLiteral("%1 events are empty objects '{}' (the first at byte %2); skipped")
+                           .arg(m_emptyEvents)
+                           .arg(m_firstEmpty));
     // Close B events left open at the end of their track, as chrome://tracing does.
     for (auto &[key, t] : m_threads) {
         while (!t->stack.empty()) {
@@ -377,6 +384,14 @@ ImportOutcome ChromeTraceImporter::import(ImportContext &ctx) const
         out.error = reader.error().message;
         if (in.isCompressed())
             out.error += QStringLiteral(" (offset in the decompressed data)");
+        return out;
+    }
+    if (const auto empty = session.onlyEmptyEvents()) {
+        out.status = ImportOutcome::Status::Failed;
+        out.errorOffset = empty->first;
+        out.error = QStringLiteral("the trace's %1 events are all empty objects '{}'; expected events with a 'ph' "
+                                   "(phase), such as {\"ph\": \"X\", \"name\": ..., \"ts\": ...}")
+                        .arg(empty->second);
         return out;
     }
     QString error;

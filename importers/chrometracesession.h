@@ -175,6 +175,11 @@ public:
     }
 
     bool finish(QString *error);
+    // Where the first of them is and how many, when every event read was an empty '{}'.
+    std::optional<std::pair<qint64, qint64>> onlyEmptyEvents() const
+    {
+        return m_events == 0 && m_emptyEvents > 0 ? std::optional(std::pair{m_firstEmpty, m_emptyEvents}) : std::nullopt;
+    }
     QList<ImportWarning> warnings() const { return m_warnings.list(); }
 
 private:
@@ -219,6 +224,7 @@ private:
     std::unordered_map<std::string, ProcessMeta> m_processMeta;
     std::unordered_map<std::string, ThreadMeta> m_threadMeta;
     ThreadState *m_lastThread = nullptr;
+    qint64 m_events = 0, m_emptyEvents = 0, m_firstEmpty = -1; // events read; "{}" among them
     std::string m_lastPidRaw;
     std::string m_lastTidRaw;
     Value::Type m_lastPidType = Value::Type::Missing;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "etlinker.h"
 
+#include <QFileInfo>
+
 #include "project.h"
 
 #include <algorithm>
@@ -262,6 +264,13 @@ std::optional<EtRunLink> linkToRun(TraceWriter &w, qint64 pid, const std::vector
     out.link = linkOperators(w.project(), ownRun, pid, cpuOp, ops);
     if (out.link.matched > 0)
         return out;
+    {
+        auto kineto = w.project().db().prepare("SELECT path FROM source WHERE run_id = ? AND format = 'chrome-trace' "
+                                               "AND status = 'imported' ORDER BY path LIMIT 4");
+        kineto.bind(1, ownRun);
+        while (kineto.step())
+            out.kinetoTraces.append(QFileInfo(kineto.text(0)).fileName());
+    }
     auto others = w.project().db().prepare(
         "SELECT DISTINCT t.run_id, r.name FROM track t JOIN run r ON r.id = t.run_id "
         "WHERE t.pid = ?1 AND t.run_id != ?2 AND r.kind = 'measured' ORDER BY t.run_id");
@@ -314,7 +323,16 @@ QList<ImportWarning> linkWarnings(const EtRunLink &l, qint64 pid, size_t ops, qi
                 .arg(ops)
                 .arg(by),
             -1, 1});
-    if (matched == 0 && ops > 0)
+    if (matched == 0 && ops > 0 && !l.kinetoTraces.isEmpty() && l.joinedRun.isEmpty())
+        out.append(ImportWarning{
+            QStringLiteral("matched nothing: the run's Kineto trace (%1) has no cpu_op slice of process %2 that matches "
+                           "an operator (by rf_id or by order and name), so none of its %3 data edges is in the graph; "
+                           "were the two recorded by different processes, or over different iterations?")
+                .arg(l.kinetoTraces.join(QStringLiteral(", ")))
+                .arg(pid)
+                .arg(edges),
+            -1, 1});
+    else if (matched == 0 && ops > 0)
         out.append(ImportWarning{
             QStringLiteral("matched nothing: no cpu_op slice of process %1 in this run or any "
                            "other matches an operator (by rf_id or by order and name), so none of "

@@ -8,6 +8,7 @@
 #include <QJsonObject>
 #include <QList>
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 
@@ -56,6 +57,7 @@ struct EtRunLink
 {
     EtLink link;
     QString joinedRun;
+    QStringList kinetoTraces; // the Kineto (Chrome JSON) traces already in the execution trace's run
 };
 std::optional<EtRunLink> linkToRun(TraceWriter &writer, qint64 pid, const std::vector<EtOperator> &ops,
                                    QString *error);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "executiontraceimporter.h"
+#include "safetext.h"
 
 #include "etlinker.h"
 #include "inputstream.h"
@@ -153,7 +154,8 @@ ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
     QHash<qint64, size_t> byId;
     // Ids should be unique; where a file repeats one, parent links go to the first node with
     // it, and data edges are made between nodes themselves, so a repeat never redirects them.
-    qint64 duplicateIds = 0, firstDuplicate = 0;
+    qint64 duplicateIds = 0, firstDuplicate = 0, missingIds = 0;
+    QString firstMissing;
     for (const auto &v : root.value(QStringLiteral("nodes")).toArray()) {
         nodes.push_back(readNode(v.toObject(), warnings));
         // The root ("[pytorch|profiler|execution_trace|thread]") may name itself; an operator
@@ -163,7 +165,11 @@ ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
                          QStringLiteral("node %1 (%2) names itself as its parent; it is read as a top-level node")
                              .arg(nodes.back().id)
                              .arg(nodes.back().name));
-        if (byId.contains(nodes.back().id)) {
+        if (nodes.back().id < 0) {
+            // No id (or not a number: said by wholeNumber): its own operator, nobody's parent.
+            if (missingIds++ == 0)
+                firstMissing = nodes.back().name;
+        } else if (byId.contains(nodes.back().id)) {
             if (duplicateIds++ == 0)
                 firstDuplicate = nodes.back().id;
         } else {
@@ -238,6 +244,13 @@ ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
     ImportOutcome outcome;
     outcome.warnings = linkWarnings(*runLink, pid, ops.size(), stored, edges.size());
     outcome.warnings.append(warnings.list());
+    if (missingIds > 0)
+        outcome.warnings.append(ImportWarning{
+            QStringLiteral("%1 nodes have no 'id' (first: '%2'); each is kept as its own operator, and no node can "
+                           "name it as its parent")
+                .arg(missingIds)
+                .arg(safeText(firstMissing, 80)),
+            -1, missingIds});
     if (duplicateIds > 0)
         outcome.warnings.append(ImportWarning{
             QStringLiteral("%1 nodes repeat the id of an earlier node (first: id %2); each is "

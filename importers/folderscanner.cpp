@@ -23,6 +23,7 @@
 #include <cerrno>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include <dirent.h>
@@ -119,6 +120,35 @@ FolderSettings folderSettings(const QString &dir, QStringList *errors, QStringLi
         warnings->append(QStringLiteral("%1: \"experiment\" without \"workload\": runs join a workload of "
                                         "an experiment; name the workload too")
                              .arg(f.fileName()));
+    if (const QJsonValue z = doc.object().value(QStringLiteral("timezone")); !z.isUndefined() && !z.isString() && warnings)
+        warnings->append(QStringLiteral("%1: \"timezone\" must be a string, an IANA name such as \"Europe/Paris\", got "
+                                        "%2; ignored")
+                             .arg(f.fileName(), JsonFields::show(z)));
+    // The recorder's own record of the run (grademl record): its times checked, though only
+    // people read them (issue 56: an end before the start, or a start of "x", passed unsaid).
+    if (const QJsonValue rec = doc.object().value(QStringLiteral("recorder")); rec.isObject() && warnings) {
+        std::optional<qint64> times[2];
+        const char *keys[2] = {"start_ns", "end_ns"};
+        for (int i = 0; i < 2; ++i) {
+            const QJsonValue v = rec.toObject().value(QLatin1String(keys[i]));
+            if (v.isUndefined())
+                continue;
+            bool ok = false;
+            const qint64 ns = v.isString() ? v.toString().toLongLong(&ok) : 0;
+            if (ok && ns > 0)
+                times[i] = ns;
+            else
+                warnings->append(QStringLiteral("%1: recorder.%2 is %3; expected the wall-clock time in nanoseconds as a "
+                                                "string of digits; the recording's record is damaged")
+                                     .arg(f.fileName(), QLatin1String(keys[i]), safeText(JsonFields::show(v), 80)));
+        }
+        if (times[0] && times[1] && *times[1] < *times[0])
+            warnings->append(QStringLiteral("%1: recorder.end_ns (%2) is before recorder.start_ns (%3); the recording's "
+                                            "record is damaged")
+                                 .arg(f.fileName())
+                                 .arg(*times[1])
+                                 .arg(*times[0]));
+    }
     const QString tz = doc.object().value(QStringLiteral("timezone")).toString();
     if (!tz.isEmpty() && !QTimeZone(tz.toUtf8()).isValid()) {
         if (errors)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mlflowimporter.h"
+#include "safetext.h"
 
 #include "jsonscan.h"
 #include "project.h"
@@ -33,6 +34,24 @@ QByteArray readSmall(const QString &path, bool *ok = nullptr)
     if (ok)
         *ok = true;
     return f.readAll();
+}
+
+// The offset of the first byte that breaks UTF-8 in `text`, or -1 when it is valid.
+qsizetype firstInvalidUtf8(const QByteArray &text)
+{
+    const auto *p = reinterpret_cast<const unsigned char *>(text.constData());
+    const qsizetype n = text.size();
+    for (qsizetype i = 0; i < n;) {
+        const unsigned char c = p[i];
+        const int extra = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : -1;
+        if (extra < 0 || (extra == 1 && c < 0xc2) || i + extra >= n + (extra == 0 ? 1 : 0))
+            return i;
+        for (int k = 1; k <= extra; ++k)
+            if ((p[i + k] & 0xc0) != 0x80)
+                return i;
+        i += extra + 1;
+    }
+    return -1;
 }
 
 bool isRunMeta(const QHash<QString, QString> &yaml)
@@ -271,6 +290,27 @@ ImportOutcome MlflowRunImporter::import(ImportContext &ctx) const
         endOk = false;
         endMs = 0;
     }
+    // Flipped bytes in a meta.yaml: a key no MLflow writes, or text that is not UTF-8 (issue 56:
+    // read without a word).
+    if (const qsizetype bad = firstInvalidUtf8(text); bad >= 0)
+        warnings.add(QStringLiteral("meta.yaml utf8"), bad,
+                     QStringLiteral("the run's meta.yaml is not valid UTF-8 at byte %1 (damaged?); its values are read "
+                                    "as they are")
+                         .arg(bad));
+    static const QStringList kRunKeys{
+        QStringLiteral("artifact_uri"),   QStringLiteral("end_time"),       QStringLiteral("entry_point_name"),
+        QStringLiteral("experiment_id"),  QStringLiteral("lifecycle_stage"), QStringLiteral("name"),
+        QStringLiteral("run_id"),         QStringLiteral("run_uuid"),       QStringLiteral("source_name"),
+        QStringLiteral("source_type"),    QStringLiteral("source_version"), QStringLiteral("start_time"),
+        QStringLiteral("status"),         QStringLiteral("tags"),           QStringLiteral("user_id"),
+        QStringLiteral("deleted_time"),   QStringLiteral("run_name")};
+    for (auto it = meta.constBegin(); it != meta.constEnd(); ++it)
+        if (!kRunKeys.contains(it.key()))
+            warnings.add(QStringLiteral("meta.yaml key"), text.indexOf(it.key().toUtf8()),
+                         QStringLiteral("the run's meta.yaml has a key MLflow does not write, '%1' at byte %2 "
+                                        "(damaged?); ignored")
+                             .arg(safeText(it.key(), 60))
+                             .arg(text.indexOf(it.key().toUtf8())));
     const QString runDir = QFileInfo(ctx.path).absolutePath();
     const QString projectRun = mlflowProjectRunName(runDir);
     const QString runLabel = projectRun.section(QLatin1Char('/'), 2);

@@ -70,7 +70,7 @@ QString wireTypeName(int wire)
 constexpr int kMaxDepth = 64;
 
 std::optional<Problem> walk(const google::protobuf::Descriptor *type, const char *begin,
-                            const char *end, qint64 base, int depth)
+                            const char *end, qint64 base, int depth, UnknownFields *unknown)
 {
     using google::protobuf::FieldDescriptor;
     if (depth > kMaxDepth)
@@ -95,6 +95,12 @@ std::optional<Problem> walk(const google::protobuf::Descriptor *type, const char
         // A field the format knows, in another wire type than its own: libprotobuf would keep
         // it as an unknown field and read the message without it (a timestamp sent as bytes,
         // a plane of length 0 whose contents are then read as the next fields).
+        if (unknown && !type->FindFieldByNumber(int(number)) && !type->IsExtensionNumber(int(number))) {
+            if (unknown->count++ == 0) {
+                unknown->firstOffset = at;
+                unknown->first = QStringLiteral("%1 field %2").arg(QString::fromStdString(std::string(type->name()))).arg(number);
+            }
+        }
         if (const auto *f = type->FindFieldByNumber(int(number)); f && wire <= 5 && wire != 3 && wire != 4) {
             const int expected = wireTypeOf(f);
             const bool packed = wire == 2 && f->is_repeated() && expected != 2;
@@ -135,7 +141,7 @@ std::optional<Problem> walk(const google::protobuf::Descriptor *type, const char
                                        .arg(end - p)};
             const auto *f = type->FindFieldByNumber(int(number));
             if (f && f->type() == FieldDescriptor::TYPE_MESSAGE) {
-                if (auto problem = walk(f->message_type(), p, p + length, base + (p - begin), depth + 1))
+                if (auto problem = walk(f->message_type(), p, p + length, base + (p - begin), depth + 1, unknown))
                     return problem;
             }
             p += length;
@@ -154,9 +160,10 @@ std::optional<Problem> walk(const google::protobuf::Descriptor *type, const char
 
 } // namespace
 
-std::optional<Problem> check(const google::protobuf::Descriptor *type, const char *data, qint64 size, qint64 base)
+std::optional<Problem> check(const google::protobuf::Descriptor *type, const char *data, qint64 size, qint64 base,
+                             UnknownFields *unknown)
 {
-    return walk(type, data, data + size, base, 0);
+    return walk(type, data, data + size, base, 0, unknown);
 }
 
 } // namespace gml::protowire

@@ -30,7 +30,16 @@ bool readVarint(const char *&p, const char *end, quint64 &value);
 // field number 0, a wire type no encoder writes, or a field of `type` in another wire type
 // than its own (libprotobuf would silently drop it). nullopt: libprotobuf will parse it and
 // every field it knows is read.
+// `unknown`, when given, counts the fields whose number `type` (or a message in it) does not
+// define: libprotobuf skips them without a word, and in a file of a known writer they mean a
+// damaged file (a flipped bit) or a newer writer, which the importer says (issue 56).
+struct UnknownFields
+{
+    qint64 count = 0;
+    qint64 firstOffset = -1;
+    QString first; // "XEvent field 9"
+};
 std::optional<Problem> check(const google::protobuf::Descriptor *type, const char *data,
-                             qint64 size, qint64 base);
+                             qint64 size, qint64 base, UnknownFields *unknown = nullptr);
 
 } // namespace gml::protowire

@@ -21,6 +21,11 @@ using namespace monitorlog;
 
 namespace {
 
+bool isDigit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
 const QRegularExpression &topFirstLine()
 {
     static const QRegularExpression re(QStringLiteral(
@@ -303,6 +308,13 @@ ImportOutcome TopBatchImporter::import(ImportContext &ctx) const
             }
             headerTokens = t.size();
             inTable = pidCol >= 0 && cpuCol >= 0 && cmdCol == int(t.size()) - 1;
+        } else if (!inTable && !l.trimmed().isEmpty() && !blocks.empty() && isDigit(l.trimmed().front())) {
+            // Process rows with no 'PID USER … COMMAND' line above them in their block: their
+            // columns cannot be told apart (issue 56: they were left out without a word).
+            warnings.add(QStringLiteral("process rows without header"), line.offset,
+                         QStringLiteral("process row at byte %1 comes without the column header line ('PID USER PR "
+                                        "… %CPU … COMMAND') of its block; skipped")
+                             .arg(line.offset));
         } else if (inTable && !l.trimmed().isEmpty()) {
             const auto t = tokens(l);
             if (t.size() < headerTokens) {

@@ -153,7 +153,8 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
     // Every field checked first (libprotobuf drops a known field in the wrong wire type), then
     // the planes parsed one at a time: memory follows the largest plane, not the file (8 M
     // empty planes took 2.8 GB as one XSpace).
-    if (auto problem = protowire::check(xplane::XSpace::descriptor(), bytes.constData(), bytes.size(), 0))
+    protowire::UnknownFields unknown;
+    if (auto problem = protowire::check(xplane::XSpace::descriptor(), bytes.constData(), bytes.size(), 0, &unknown))
         return ImportOutcome::failure(problem->offset, problem->message);
     struct Span
     {
@@ -556,6 +557,14 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
                            "'event ID'")
                 .arg(noMetadata),
             -1, noMetadata});
+    if (unknown.count > 0)
+        outcome.warnings.append(ImportWarning{
+            QStringLiteral("%1 fields that XPlane does not define were skipped (the first: %2 at byte %3); the file may be "
+                           "damaged, or written by a newer TensorFlow")
+                .arg(unknown.count)
+                .arg(unknown.first)
+                .arg(unknown.firstOffset),
+            unknown.firstOffset, unknown.count});
     return outcome;
 }
 

@@ -307,6 +307,61 @@ private Q_SLOTS:
         QCOMPARE(p->db().scalar("SELECT count(*) FROM flow f JOIN source s ON s.id = f.source_id WHERE s.path LIKE '%et/et.json'"), 2);
     }
 
+    // Issue 56, class 14: inputs the importers read without a word before.
+    void silentInputsAreSaid()
+    {
+        // A Chrome trace of empty events only: refused, with where.
+        write(QStringLiteral("empty/t.json"), R"({"traceEvents":[{},{},{}]})");
+        Result r = importAs(path(QStringLiteral("empty")), QStringLiteral("empty"));
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(QLatin1String("t.json: at byte 16: the trace's 3 events are all empty objects")), qPrintable(r.err));
+        // top's process rows without their column header line.
+        write(QStringLiteral("top/top.log"),
+              "top - 15:16:05 up  5:03,  3 users,  load average: 0.5, 0.73, 0.79\n"
+              "Tasks: 1306 total,   2 running, 1304 sleeping,   0 stopped,   0 zombie\n\n"
+              "   1234 root      20   0  123456  12345   1234 S   5.0   0.1   0:01.23 python\n");
+        r = importAs(path(QStringLiteral("top")), QStringLiteral("top"));
+        QCOMPARE(r.code, 0);
+        QVERIFY2(sourceText(QStringLiteral("top/top.log")).contains(QLatin1String("comes without the column header line")),
+                 qPrintable(sourceText(QStringLiteral("top/top.log"))));
+        // An MLflow run's meta.yaml with flipped bytes: in a key, and a byte that is not UTF-8.
+        const QString run = QStringLiteral("mlf/mlruns/3/0123456789abcdef");
+        write(QStringLiteral("mlf/mlruns/3/meta.yaml"), "experiment_id: '3'\nname: exp\n");
+        write(run + QStringLiteral("/meta.yaml"), "artifact_uri: file:///x\nexperiment_id: '3'\nlifecyble_stage: active\n"
+                                                 "run_id: 0123456789abcdef\nstart_time: 1628697775478\nuser_id: M\xe1laf\n");
+        write(run + QStringLiteral("/metrics/loss"), "1628697775478 0.5 0\n");
+        r = run_(path(QStringLiteral("mlf")));
+        QCOMPARE(r.code, 0);
+        const QString meta = sourceText(run + QStringLiteral("/meta.yaml"));
+        QVERIFY2(meta.contains(QLatin1String("a key MLflow does not write, 'lifecyble_stage' at byte 43")) &&
+                     meta.contains(QLatin1String("is not valid UTF-8 at byte 128")),
+                 qPrintable(meta));
+        // Execution-trace nodes without ids; the Kineto trace of the run already imported.
+        write(QStringLiteral("etid/kineto.json"),
+              R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::add","pid":6,"tid":6,"ts":10,"dur":5}]})");
+        write(QStringLiteral("etid/et.json"),
+              R"({"schema":"1.0.1","pid":77,"nodes":[
+                 {"id":1,"name":"[pytorch|profiler|execution_graph|thread]","parent":1,"rf_id":0,"inputs":[],"outputs":[]},
+                 {"name":"aten::add","parent":1,"rf_id":1,"op_schema":"x","inputs":[[1,1,0,4,4,"cpu"]],"outputs":[[2,2,0,4,4,"cpu"]]},
+                 {"name":"aten::mul","parent":1,"rf_id":2,"op_schema":"x","inputs":[[2,2,0,4,4,"cpu"]],"outputs":[[3,3,0,4,4,"cpu"]]}]})");
+        r = importAs(path(QStringLiteral("etid")), QStringLiteral("etid"));
+        const QString et = sourceText(QStringLiteral("etid/et.json"));
+        QVERIFY2(et.contains(QLatin1String("2 nodes have no 'id' (first: 'aten::add')")) && !et.contains(QLatin1String("repeat")),
+                 qPrintable(et));
+        QVERIFY2(et.contains(QLatin1String("the run's Kineto trace (kineto.json) has no cpu_op slice of process 77")) &&
+                     !et.contains(QLatin1String("import the Kineto trace")),
+                 qPrintable(et));
+        // A recorder's grademl.json: a start of "x", an end before the start, a time zone of 5.
+        write(QStringLiteral("rec/grademl-samples.csv"), "grademl-samples 1\nhost,h\nseries,0,host,cpu busy,%\n1700000000000000000,0,1\n");
+        write(QStringLiteral("rec/grademl.json"), R"({"timezone": 5, "recorder": {"start_ns": "x1", "end_ns": "5"}})");
+        r = importAs(path(QStringLiteral("rec")), QStringLiteral("rec"));
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.err.contains(QLatin1String("\"timezone\" must be a string")) && r.err.contains(QLatin1String("recorder.start_ns is \"x1\"")), qPrintable(r.err));
+        write(QStringLiteral("rec/grademl.json"), R"({"recorder": {"start_ns": "1700000000000000000", "end_ns": "1600000000000000000"}})");
+        r = importAs(path(QStringLiteral("rec")), QStringLiteral("rec"));
+        QVERIFY2(r.err.contains(QLatin1String("recorder.end_ns (1600000000000000000) is before recorder.start_ns")), qPrintable(r.err));
+    }
+
     void truncatedMlflowRun()
     {
         const QString run = QStringLiteral("ml/mlruns/3/0123456789abcdef");
