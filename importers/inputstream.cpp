@@ -269,6 +269,17 @@ std::optional<QByteArray> InputStream::readAll(const QString &path, qint64 maxBy
         return std::nullopt;
     }
     QByteArray buf;
+    // An uncompressed file over the limit is refused before a byte is read, and one under it
+    // read into a buffer of its size: growing the buffer as it filled took twice the limit
+    // (about 2 GB for a log over 1 GiB) before refusing it (issue 56).
+    if (!in.isCompressed()) {
+        const qint64 size = QFileInfo(path).size();
+        if (size > maxBytes) {
+            *error = QStringLiteral("%1 over %2 GiB is not supported (this one is %3 bytes)").arg(what).arg(maxBytes >> 30).arg(size);
+            return std::nullopt;
+        }
+        buf.reserve(qsizetype(size));
+    }
     char chunk[1 << 16];
     for (;;) {
         const qint64 n = in.read(chunk, sizeof chunk);

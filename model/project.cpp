@@ -10,6 +10,7 @@
 #include <QFileInfo>
 
 #include <cerrno>
+#include <optional>
 #include <cstring>
 
 #include <sys/stat.h>
@@ -71,9 +72,16 @@ static QString damagedDatabase(const QString &path)
 // journal mode (which changes the header) is set only once the file is known to be a project.
 static QString notAProject(SqliteDb &db, const QString &path)
 {
-    const qint64 version = db.scalar("PRAGMA user_version;", -1);
+    // Read as a statement, not with a fallback: user_version is signed, and -1 is a version
+    // (another program's), not a read error (issue 56: it was reported as a damaged file).
+    std::optional<qint64> version;
+    {
+        auto st = db.prepare("PRAGMA user_version;");
+        if (st.step())
+            version = st.int64(0);
+    }
     const qint64 objects = db.scalar("SELECT count(*) FROM sqlite_master", -1);
-    if (version < 0 || objects < 0) {
+    if (!version || objects < 0) {
         if (const QString damage = damagedDatabase(path); !damage.isEmpty())
             return damage;
         return QStringLiteral("not a GradeML project file (not an SQLite database: %1)").arg(db.lastError());
@@ -87,9 +95,13 @@ static QString notAProject(SqliteDb &db, const QString &path)
         return QStringLiteral("not a GradeML project file (an SQLite database with other tables); "
                               "it was not changed");
     }
-    if (version > schema::currentVersion())
+    if (*version < 0)
+        return QStringLiteral("not a GradeML project file: its format number (SQLite's user_version) is %1, which no "
+                              "GradeML writes; it was not changed")
+            .arg(*version);
+    if (*version > schema::currentVersion())
         return QStringLiteral("project schema %1 is newer than this program's %2")
-            .arg(version).arg(schema::currentVersion());
+            .arg(*version).arg(schema::currentVersion());
     return {};
 }
 

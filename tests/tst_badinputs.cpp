@@ -4,6 +4,7 @@
 // and (where there is one) the position; the run imported before stays intact (counts and sums,
 // PRAGMA integrity_check); nothing crashes; every command finishes within its time bound.
 #include "nsysfixture.h"
+#include "sqlitedb.h"
 #include "testutil.h"
 
 #include <QElapsedTimer>
@@ -441,6 +442,36 @@ private Q_SLOTS:
         r = run({QStringLiteral("import"), path(QStringLiteral("base")), QStringLiteral("--project"), QStringLiteral("/missing/dir/p.grademl")});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains(QStringLiteral("/missing/dir/p.grademl: cannot create the project: the folder /missing/dir does not exist")), qPrintable(r.err));
+        // A user_version of -1 is another program's format number, not damage (issue 56).
+        const QString negative = path(QStringLiteral("notproject/negative.grademl"));
+        {
+            gml::SqliteDb db;
+            QString error;
+            QVERIFY(db.open(negative, false, &error));
+            QVERIFY(db.exec("CREATE TABLE run(id INTEGER PRIMARY KEY); PRAGMA user_version = -1;"));
+        }
+        r = run({QStringLiteral("info"), negative});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("its format number (SQLite's user_version) is -1, which no GradeML writes")) &&
+                     !r.err.contains(QStringLiteral("damaged")),
+                 qPrintable(r.err));
+    }
+
+    // What a file or an argument holds is quoted in messages with its control bytes shown, and
+    // a long argument is cut (issue 56: escape sequences reached the terminal, a 10 MB regular
+    // expression was echoed whole).
+    void messagesCarryNoControlBytes()
+    {
+        const QString runDir = QStringLiteral("esc/mlruns/3/0123456789abcdef");
+        write(QStringLiteral("esc/mlruns/3/meta.yaml"), "experiment_id: '3'\nname: exp\n");
+        write(runDir + QStringLiteral("/meta.yaml"), "experiment_id: '3'\nrun_id: 0123456789abcdef\nstart_time: 16\x1b[2J28\n");
+        Result r = run_(path(QStringLiteral("esc")));
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("start_time is '16\\x1b[2J28'")) && !r.err.contains(QChar(0x1b)), qPrintable(r.err));
+        const QString huge(100'000, QLatin1Char('(')); // one argument may hold 128 KiB
+        r = run({QStringLiteral("export"), m_project, QStringLiteral("--tracks"), huge, QStringLiteral("--out"), path(QStringLiteral("x.png"))});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.size() < 5000 && r.err.contains(QStringLiteral("(100000 characters)")), qPrintable(r.err.left(300)));
     }
 
     void clearMessages_data()

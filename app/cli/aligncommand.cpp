@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // grademl align: the clock alignment of a project's ranks, and the user's overrides.
 #include "clicommands.h"
+#include "safetext.h"
 
 #include "clockalignment.h"
 #include "project.h"
@@ -96,7 +97,7 @@ int alignCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         offset = parseDuration(p.options.value(QStringLiteral("offset")));
         if (!offset)
             usageError = QStringLiteral("--offset '%1' is not a duration such as -37.5ms or 120us")
-                             .arg(p.options.value(QStringLiteral("offset")));
+                             .arg(safeText(p.options.value(QStringLiteral("offset"))));
     }
     if (!usageError.isEmpty()) {
         err << "grademl align: " << usageError << '\n' << kAlignUsage;

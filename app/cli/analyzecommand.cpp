@@ -4,6 +4,7 @@
 // breakdowns, kernel families and top kernels, launch statistics, the straggler report of its
 // collectives, the ranks' balance, and the counters of its monitoring logs by phase.
 #include "clicommands.h"
+#include "safetext.h"
 
 #include "analysischarts.h"
 #include "chartlayer.h"
@@ -30,7 +31,7 @@ int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         bool ok = false;
         scope.rank = p.options.value(QStringLiteral("rank")).toInt(&ok);
         if (!ok || scope.rank < 0)
-            problem = QStringLiteral("--rank expects a rank number, got '%1'").arg(p.options.value(QStringLiteral("rank")));
+            problem = QStringLiteral("--rank expects a rank number, got '%1'").arg(safeText(p.options.value(QStringLiteral("rank"))));
     }
     std::optional<std::pair<TimeNs, TimeNs>> relative;
     if (problem.isEmpty() && p.options.contains(QStringLiteral("range"))) {

@@ -2,6 +2,7 @@
 // grademl compare FILE RUN_A RUN_B [RUN...] and export --view compare: runs side by side, a
 // metric's series, the trace diff; the Compare panel's charts as a figure.
 #include "clicommands.h"
+#include "safetext.h"
 
 #include "chartlayer.h"
 #include "comparecharts.h"
@@ -31,14 +32,14 @@ int compareCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         diff.rankB = parts.size() == 2 ? parts.value(1).toInt(&okB) : -1;
         if (!okA || !okB || diff.rankA < 0 || diff.rankB < 0)
             problem = QStringLiteral("--ranks expects the ranks of the first two runs to diff, e.g. 0,1; got '%1'")
-                          .arg(p.options.value(QStringLiteral("ranks")));
+                          .arg(safeText(p.options.value(QStringLiteral("ranks"))));
     }
     if (problem.isEmpty() && p.options.contains(QStringLiteral("iteration"))) {
         bool ok = false;
         diff.pair = p.options.value(QStringLiteral("iteration")).toInt(&ok);
         if (!ok || diff.pair < 0)
             problem = QStringLiteral("--iteration expects the index of an aligned iteration pair (0 is the first), got '%1'")
-                          .arg(p.options.value(QStringLiteral("iteration")));
+                          .arg(safeText(p.options.value(QStringLiteral("iteration"))));
     }
     if (!problem.isEmpty()) {
         err << "grademl compare: " << problem
@@ -92,7 +93,7 @@ int exportCompare(const Parsed &p, const QString &projectPath, const QString &ou
     if (p.options.contains(QStringLiteral("axis")))
         axis = compareAxisFromName(p.options.value(QStringLiteral("axis")));
     if (!axis) {
-        err << "grademl export: --axis is one of time, relative, step; got '" << p.options.value(QStringLiteral("axis")) << "'\n";
+        err << "grademl export: --axis is one of time, relative, step; got '" << safeText(p.options.value(QStringLiteral("axis"))) << "'\n";
         return Usage;
     }
     auto project = openWithMetrics(projectPath, "export", err, true);

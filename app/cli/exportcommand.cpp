@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // grademl export: a view of a project as a PNG, SVG or PDF figure, drawn by the GUI's painter.
 #include "clicommands.h"
+#include "safetext.h"
 
 #include "clusterproject.h"
 #include "executionmodel.h"
@@ -160,7 +161,7 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         bool dark = false;
         if (!Theme::parse(p.options.value(QStringLiteral("theme")), false, &dark) ||
             p.options.value(QStringLiteral("theme")) == QLatin1String("system"))
-            return usage(QStringLiteral("--theme expects light or dark, got '%1'").arg(p.options.value(QStringLiteral("theme"))));
+            return usage(QStringLiteral("--theme expects light or dark, got '%1'").arg(safeText(p.options.value(QStringLiteral("theme")))));
         Theme::use(dark); // every view's figure takes its colours from it
     }
     const QString view = p.options.value(QStringLiteral("view"), QStringLiteral("timeline"));
@@ -201,7 +202,7 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             bool ok = false;
             const int rank = p.options.value(QStringLiteral("rank")).toInt(&ok);
             if (!ok || rank < 0)
-                return usage(QStringLiteral("--rank expects a rank number, got '%1'").arg(p.options.value(QStringLiteral("rank"))));
+                return usage(QStringLiteral("--rank expects a rank number, got '%1'").arg(safeText(p.options.value(QStringLiteral("rank")))));
             QString runName = p.options.value(QStringLiteral("run"));
             int exitCode = Ok;
             const auto run = pickRun(*project, &runName, "export", err, &exitCode);
@@ -307,7 +308,7 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         tracksRe = QRegularExpression(p.options.value(QStringLiteral("tracks")), QRegularExpression::CaseInsensitiveOption);
         if (!tracksRe.isValid())
             return usage(QStringLiteral("--tracks: '%1' is not a regular expression: %2")
-                             .arg(p.options.value(QStringLiteral("tracks")), tracksRe.errorString()));
+                             .arg(safeText(p.options.value(QStringLiteral("tracks"))), tracksRe.errorString()));
     }
     if (p.options.contains(QStringLiteral("range"))) {
         const QStringList r = p.options.value(QStringLiteral("range")).split(QLatin1Char(':'));
@@ -361,7 +362,7 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                     filter.chosen.insert(t.id);
         if (filter.chosen.isEmpty()) {
             err << "grademl export: " << projectPath << ": no track matches --tracks '"
-                << p.options.value(QStringLiteral("tracks")) << "'\n";
+                << safeText(p.options.value(QStringLiteral("tracks"))) << "'\n";
             return SomeFailed;
         }
     }
@@ -386,7 +387,7 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     else if (empty || data->end <= data->start) // the window was the run's or the project's own
         err << "grademl export: warning: "
             << (p.options.contains(QStringLiteral("run"))
-                    ? QStringLiteral("run '%1' holds no data to draw").arg(p.options.value(QStringLiteral("run")))
+                    ? QStringLiteral("run '%1' holds no data to draw").arg(safeText(p.options.value(QStringLiteral("run"))))
                     : QStringLiteral("the project holds no data to draw"))
             << '\n';
     if (!exportFigure(painter, req, &error)) {

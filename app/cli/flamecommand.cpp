@@ -3,6 +3,7 @@
 // (flamegraph.pl, inferno, speedscope) or JSON; with --diff-run or --diff-range, the
 // differential one against a baseline.
 #include "clicommands.h"
+#include "safetext.h"
 
 #include "flamegraph.h"
 #include "project.h"
@@ -41,7 +42,7 @@ int flameCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         bool ok = false;
         request.rank = p.options.value(QStringLiteral("rank")).toInt(&ok);
         if (!ok || request.rank < 0)
-            problem = QStringLiteral("--rank expects a rank number, got '%1'").arg(p.options.value(QStringLiteral("rank")));
+            problem = QStringLiteral("--rank expects a rank number, got '%1'").arg(safeText(p.options.value(QStringLiteral("rank"))));
     }
     std::optional<std::pair<TimeNs, TimeNs>> range, diffRange;
     if (problem.isEmpty() && p.options.contains(QStringLiteral("range")))

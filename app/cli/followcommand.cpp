@@ -7,6 +7,7 @@
 #include "folderfollower.h"
 #include "project.h"
 #include "runmetrics.h"
+#include "safetext.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -84,7 +85,7 @@ int followImport(Project &project, const FollowSettings &settings, QTextStream &
             if (r.status != SourceReport::Status::Imported) {
                 ++failures;
                 anyError = true;
-                err << "[follow] error: " << r.message << '\n';
+                err << "[follow] error: " << safeText(r.message, 4000) << '\n';
                 continue;
             }
             ++imports;
@@ -104,10 +105,10 @@ int followImport(Project &project, const FollowSettings &settings, QTextStream &
         }
         for (const QString &e : poll.errors) {
             anyError = true;
-            err << "grademl import: " << e << '\n';
+            err << "grademl import: " << safeText(e, 4000) << '\n';
         }
         for (const QString &w : poll.warnings)
-            err << "grademl import: warning: " << w << '\n';
+            err << "grademl import: warning: " << safeText(w, 4000) << '\n';
         err.flush();
         for (RunId run : poll.changedRuns)
             staleMetrics.insert(run);

@@ -70,7 +70,7 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         bool ok = false;
         const double seconds = p.options.value(key).toDouble(&ok);
         if (!follow || !ok || !std::isfinite(seconds) || seconds < least || seconds > 1e6) {
-            err << "grademl import: --" << key << " '" << p.options.value(key) << "': "
+            err << "grademl import: --" << key << " '" << safeText(p.options.value(key)) << "': "
                 << (follow ? QStringLiteral("expected seconds, %1 to 1000000").arg(least)
                            : QStringLiteral("only with --follow"))
                 << '\n';
@@ -82,7 +82,7 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     if (p.options.contains(QStringLiteral("timezone"))) {
         zone = QTimeZone(p.options.value(QStringLiteral("timezone")).toUtf8());
         if (!zone.isValid()) {
-            err << "grademl import: unknown time zone '" << p.options.value(QStringLiteral("timezone"))
+            err << "grademl import: unknown time zone '" << safeText(p.options.value(QStringLiteral("timezone")))
                 << "'; expected an IANA name such as UTC or Europe/Paris\n";
             return Usage;
         }
@@ -92,7 +92,7 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         bool ok = false;
         jobs = p.options.value(QStringLiteral("jobs")).toInt(&ok);
         if (!ok || jobs < 1 || jobs > 1024) {
-            err << "grademl import: --jobs '" << p.options.value(QStringLiteral("jobs"))
+            err << "grademl import: --jobs '" << safeText(p.options.value(QStringLiteral("jobs")))
                 << "': expected how many files to read at once, 1 to 1024\n";
             return Usage;
         }
@@ -238,7 +238,7 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                                .arg(r.flows);
             } else if (r.status == SourceReport::Status::Failed) {
                 ++failed;
-                err << QStringLiteral("[linked again] error: %1\n").arg(r.message);
+                err << QStringLiteral("[linked again] error: %1\n").arg(safeText(r.message, 4000));
             }
             continue;
         }
@@ -254,12 +254,13 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             break;
         case SourceReport::Status::Skipped:
             ++skipped;
-            line += QStringLiteral(" (") + r.message + QLatin1Char(')');
+            line += QStringLiteral(" (") + safeText(r.message, 4000) + QLatin1Char(')');
             break;
         case SourceReport::Status::Failed:
         case SourceReport::Status::Cancelled:
             ++failed;
-            line = QStringLiteral("[%1/%2] error: %3").arg(i + 1).arg(fileCount).arg(r.message);
+            // What a file holds is quoted in messages: its control bytes are shown, not sent to the terminal.
+            line = QStringLiteral("[%1/%2] error: %3").arg(i + 1).arg(fileCount).arg(safeText(r.message, 4000));
             break;
         }
         if (r.status == SourceReport::Status::Imported) {
@@ -303,9 +304,9 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                        .arg(double(metricsTimer.nsecsElapsed()) / 1e9, 0, 'f', 2);
     }
     for (const auto &e : job.errors())
-        err << "grademl import: " << e << '\n';
+        err << "grademl import: " << safeText(e, 4000) << '\n';
     for (const auto &e : std::as_const(metricErrors))
-        err << "grademl import: " << e << '\n';
+        err << "grademl import: " << safeText(e, 4000) << '\n';
     if (shard) {
         if (!finishShard(std::move(project), finalPath, jobId, *shard, err)) {
             for (const char *suffix : {"", "-wal", "-shm"}) // no unfinished shard left for merge to meet

@@ -55,7 +55,7 @@ int noteCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         if (problem.isEmpty() && p.options.contains(QStringLiteral("at"))) {
             const auto at = integer(p.options.value(QStringLiteral("at")));
             if (!at)
-                problem = QStringLiteral("--at expects nanoseconds on the project clock, got '%1'").arg(p.options.value(QStringLiteral("at")));
+                problem = QStringLiteral("--at expects nanoseconds on the project clock, got '%1'").arg(safeText(p.options.value(QStringLiteral("at"))));
             else
                 note.start = note.end = *at;
         }
@@ -65,7 +65,7 @@ int noteCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             const auto b = parts.size() == 2 ? integer(parts[1]) : std::nullopt;
             if (!a || !b || *b <= *a)
                 problem = QStringLiteral("--range expects START_NS:END_NS on the project clock, got '%1'")
-                              .arg(p.options.value(QStringLiteral("range")));
+                              .arg(safeText(p.options.value(QStringLiteral("range"))));
             else {
                 note.kind = Note::Kind::Range;
                 note.start = *a;
@@ -73,11 +73,11 @@ int noteCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             }
         }
         if (problem.isEmpty() && p.options.contains(QStringLiteral("slice")) && !integer(p.options.value(QStringLiteral("slice"))))
-            problem = QStringLiteral("--slice expects a slice id, got '%1'").arg(p.options.value(QStringLiteral("slice")));
+            problem = QStringLiteral("--slice expects a slice id, got '%1'").arg(safeText(p.options.value(QStringLiteral("slice"))));
         if (problem.isEmpty() && p.options.contains(QStringLiteral("bookmark"))) {
             const auto n = integer(p.options.value(QStringLiteral("bookmark")));
             if (!n || *n < 1 || *n > 9)
-                problem = QStringLiteral("--bookmark expects 1 to 9, got '%1'").arg(p.options.value(QStringLiteral("bookmark")));
+                problem = QStringLiteral("--bookmark expects 1 to 9, got '%1'").arg(safeText(p.options.value(QStringLiteral("bookmark"))));
             else
                 note.bookmark = int(*n);
         }

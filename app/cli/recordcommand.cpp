@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // grademl record --out DIR [--interval 100ms] [--name RUN] -- COMMAND ARGS...
 #include "clicommands.h"
+#include "safetext.h"
 #include "recorder.h"
 
 namespace gml::cli {
@@ -46,7 +47,7 @@ int recordCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         o.intervalNs = rec::parseInterval(p.options.value(QStringLiteral("interval")));
         if (o.intervalNs < 10'000'000 || o.intervalNs > 3'600'000'000'000)
             return usage(QStringLiteral("--interval is a duration from 10ms to 1h, such as 100ms or 1s; got '%1'")
-                             .arg(p.options.value(QStringLiteral("interval"))));
+                             .arg(safeText(p.options.value(QStringLiteral("interval")))));
     }
     o.runName = p.options.value(QStringLiteral("name"));
     o.nvidiaSmi = p.options.value(QStringLiteral("nvidia-smi"));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // grademl whatif: replay a run's dependency graph, as measured and with transforms.
 #include "clicommands.h"
+#include "safetext.h"
 
 #include "dependencygraph.h"
 #include "devicecatalog.h"
@@ -184,7 +185,7 @@ std::optional<QList<sim::Transform>> transformsOfOptions(const Parsed &p, QStrin
         return usage(QStringLiteral("a numeric option is not a number of 0 or more (--workers: a whole number)"));
     if (has("measured-link") && !sim::DeviceCatalog::builtin().link(p.options.value(QStringLiteral("measured-link"))))
         return usage(QStringLiteral("no link '%1' in the catalog (grademl whatif --devices)")
-                         .arg(p.options.value(QStringLiteral("measured-link"))));
+                         .arg(safeText(p.options.value(QStringLiteral("measured-link")))));
 
     return transforms;
 }
@@ -276,9 +277,9 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     } else {
         out << "run " << runName << '\n' << result->report.toText();
         if (has("save"))
-            out << "saved the predicted run as '" << p.options.value(QStringLiteral("save")) << "'\n";
+            out << "saved the predicted run as '" << safeText(p.options.value(QStringLiteral("save"))) << "'\n";
         if (has("save-scenario"))
-            out << "saved scenario '" << p.options.value(QStringLiteral("save-scenario")) << "'\n";
+            out << "saved scenario '" << safeText(p.options.value(QStringLiteral("save-scenario"))) << "'\n";
     }
     return Ok;
 }
