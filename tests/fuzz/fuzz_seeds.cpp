@@ -164,5 +164,31 @@ int main(int argc, char **argv)
 
     put("slicechunk", "args.bin", chunk(40, true));
     put("slicechunk", "plain.bin", chunk(7, false));
+
+    // Issue 56: plans, notes, followed logs, what a cluster reads of a shard.
+    put("plan", "plan.json",
+        R"({"files":[{"path":"/job/rank0.pt.trace.json","size":1024,"format":"chrome-trace","run":"job","run_from_folder":true,)"
+        R"("timezone":"Europe/Paris","workflow_file":"","experiment":"","workload":""},)"
+        R"({"path":"/job/nvidia-smi.csv","size":77,"format":"nvidia-smi-csv","run":"job"}]})");
+    {
+        QByteArray notes;
+        for (int i = 0; i < 3; ++i) {
+            const qint64 start = 1'700'000'000'000'000'000 + i * 1000, end = start - 5 + i * 20;
+            notes += QByteArray(reinterpret_cast<const char *>(&start), 8) + QByteArray(reinterpret_cast<const char *>(&end), 8);
+            notes += char(i);
+            notes += char(i == 2 ? 11 : i);
+            notes += QByteArray("note \x1b[31m");
+            notes += char(0);
+            notes += "x";
+        }
+        put("notes", "rows.bin", notes);
+    }
+    put("follow", "samples.bin",
+        QByteArray(1, char(1 | (60 << 1))) + "grademl-samples 1\nhost,h\nseries,0,host,cpu busy,%\n"
+        "1700000000000000000,0,1\n1700000000100000000,0,2\n1700000000200000000,0,3\n1700000000300000000,0,4\n");
+    put("follow", "smi.bin",
+        QByteArray(1, char(0 | (90 << 1))) + "timestamp, index, utilization.gpu [%]\n2023/02/21 15:16:55.262, 0, 33 %\n"
+        "2023/02/21 15:16:56.262, 0, 35 %\n2023/02/21 15:16:57.262, 0, 37 %\n");
+    put("shardmeta", "identity.bin", QByteArray("\x01\x04\x15") + "0123456789abcdefstamp" + QByteArray(16, '\0'));
     return 0;
 }
