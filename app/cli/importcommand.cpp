@@ -190,7 +190,7 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     const ImportMeter meter(files);
     QElapsedTimer clock;
     clock.start();
-    qint64 lastDrawn = -1000;
+    qint64 lastDrawn = 0; // the first periodic line after 10 s
     int lastFile = -1;
     auto lastStage = ImportProgress::Stage::Reading;
     bool drawn = false;
@@ -202,6 +202,15 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                     << " (an import in another shell or the studio?); waiting for it to finish\n";
             err.flush();
             toldWaiting = true;
+            return true;
+        }
+        // Piped or redirected (a Dask task's log, CI): a progress line every 10 s, so that a long
+        // import is seen to move before its result lines (issue 56: 100,000 files said nothing
+        // for minutes).
+        if (!live && !quiet && clock.elapsed() - lastDrawn >= 10'000) {
+            lastDrawn = clock.elapsed();
+            err << "grademl import: " << meter.line(pr, QDir::current().relativeFilePath(pr.path)) << '\n';
+            err.flush();
             return true;
         }
         if (!live || (pr.fileIndex == lastFile && pr.stage == lastStage && clock.elapsed() - lastDrawn < 200))
