@@ -466,7 +466,8 @@ std::optional<QList<ScannedFile>> readPlan(const QByteArray &json, QString *erro
         for (const auto &importer : importers())
             if (importer->format() == format)
                 f.importer = importer.get();
-        if (f.path.isEmpty() || !QDir::isAbsolutePath(f.path))
+        // From the root: QDir::isAbsolutePath also takes ":name" (a Qt resource) as absolute.
+        if (!f.path.startsWith(QLatin1Char('/')))
             return fail(QStringLiteral("\"path\" must be an absolute path, got \"%1\"").arg(safeText(f.path)));
         if (f.runName.trimmed().isEmpty())
             return fail(QStringLiteral("\"run\" must name a run"));

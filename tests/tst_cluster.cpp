@@ -16,6 +16,7 @@
 #include "importutil.h"
 #include "mainwindow.h"
 #include "project.h"
+#include "rankfacts.h"
 #include "rankoverviewcontroller.h"
 #include "rankoverviewpainter.h"
 #include "rankoverviewview.h"
@@ -439,6 +440,7 @@ private Q_SLOTS:
             {with("colour", QStringLiteral("red")), "unknown key \"colour\""},
             {with("run", 5), "\"run\" must be a string"},
             {with("path", QStringLiteral("relative.json")), "must be an absolute path"},
+            {with("path", QStringLiteral(":jot.trace.json")), "must be an absolute path"}, // a Qt resource path (fuzz_plan)
             {repeated, "is listed already as file 0"},
             {with("path", QStringLiteral("/dev/zero")), "/dev/zero (not a regular file)"},
             {with("path", QStringLiteral("/dev/urandom")), "/dev/urandom (not a regular file)"},
@@ -599,6 +601,30 @@ private Q_SLOTS:
         r = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("merge"), out, shards[0], damaged, shards[2]});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("damaged") && r.err.contains("shard-1-of-3.grademl"), r.err.constData());
+    }
+
+    // Rank facts whose compressed header names gigabytes read as damaged, not allocated (found
+    // by fuzz_shardmeta: qUncompress allocated the size the header named).
+    void damagedRankFactsAreNotAllocated()
+    {
+        QString error;
+        auto p = Project::open(m_tmp.filePath(QStringLiteral("cluster.shards/shard-0-of-3.grademl")), Project::Mode::ReadOnly, &error);
+        QVERIFY2(p, qPrintable(error));
+        auto st = p->db().prepare("SELECT source_id FROM rank_facts LIMIT 1");
+        QVERIFY(st.step());
+        const SourceId source = st.int64(0);
+        QVERIFY(sim::loadRankFacts(p->db(), source)); // the real one reads
+        QTemporaryDir dir;
+        const QString copy = dir.filePath(QStringLiteral("s.grademl"));
+        QVERIFY(QFile::copy(p->path(), copy));
+        p.reset();
+        auto w = Project::open(copy, Project::Mode::ReadWrite, &error);
+        QVERIFY2(w, qPrintable(error));
+        auto up = w->db().prepare("UPDATE rank_facts SET data = ? WHERE source_id = ?");
+        up.bindBlob(1, std::string_view("\xff\xff\xff\x00\x78\x9c", 6));
+        up.bind(2, source);
+        QVERIFY(up.exec());
+        QVERIFY(!sim::loadRankFacts(w->db(), source));
     }
 
     // A cluster project reads only the shards it merged: swapped or imported again since, the

@@ -158,7 +158,17 @@ bool storeRankFacts(Project &project, const QList<RunId> &runs, QString *error)
 std::optional<RankFacts> loadRankFacts(const SqliteDb &db, SourceId source)
 {
     const auto data = loadSourceBlob(db, "rank_facts", source, kRankFactsVersion);
-    return data ? RankFacts::fromCbor(qUncompress(*data)) : std::nullopt;
+    // qCompress's header names the size it expands to; a damaged blob naming gigabytes would be
+    // allocated whole before zlib said anything (found by fuzz_shardmeta). A rank's facts are
+    // a few hundred KB.
+    constexpr quint32 kMaxFactsBytes = quint32(256) << 20;
+    if (!data || data->size() < 4)
+        return std::nullopt;
+    const auto *head = reinterpret_cast<const uchar *>(data->constData());
+    const quint32 expanded = (quint32(head[0]) << 24) | (quint32(head[1]) << 16) | (quint32(head[2]) << 8) | quint32(head[3]);
+    if (expanded > kMaxFactsBytes)
+        return std::nullopt;
+    return RankFacts::fromCbor(qUncompress(*data));
 }
 
 } // namespace gml::sim

@@ -26,10 +26,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)project.db().exec("PRAGMA ignore_check_constraints = 1;");
     auto id = project.db().prepare("INSERT OR REPLACE INTO shard_identity(id, job, shard_index, shard_count, stamp) "
                                    "VALUES (1, ?, ?, ?, ?)");
-    id.bind(1, text.left(16));
+    id.bind(1, std::string_view(text.constData(), size_t(std::min<qsizetype>(text.size(), 16))));
     id.bind(2, qint64(index));
     id.bind(3, qint64(count));
-    id.bind(4, text.mid(16));
+    id.bind(4, text.size() > 16 ? std::string_view(text.constData() + 16, size_t(text.size() - 16)) : std::string_view());
     (void)id.exec();
     (void)project.db().exec("PRAGMA ignore_check_constraints = 0;");
     gml::cluster::Shard merged;
