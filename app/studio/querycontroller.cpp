@@ -86,7 +86,9 @@ QueryController::QueryController(QueryView *view, TimelineView *timeline, Timeli
         m_view->model()->append(std::move(b.rows), b.done || !b.error.isEmpty());
         const int rows = m_view->model()->rowCount();
         if (!b.error.isEmpty())
-            m_view->setStatus(tr("Error: %1").arg(b.error));
+            m_view->setStatus(b.error.contains(QLatin1String("time limit"))
+                                  ? tr("Error: %1 (the Time limit box sets it; 0 s: no limit)").arg(b.error)
+                                  : tr("Error: %1").arg(b.error));
         else
             m_view->setStatus(b.done ? tr("%n row(s) in %1 ms", nullptr, rows).arg(ms)
                                      : tr("%n row(s) so far in %1 ms; more as you scroll", nullptr, rows).arg(ms));
