@@ -558,7 +558,7 @@ private Q_SLOTS:
         };
         // An ordinary project as the output, or a shard that is also an input.
         refused(shards, mine, "not a cluster project", mine);
-        refused(QStringList{shards[0]} + shards, shards[0], "not a cluster project", shards[0]);
+        refused(shards, shards[0], "is both the cluster project to write and one of its shards", shards[0]);
         // A shard twice, a copy of a shard, a project that is not a shard, an unfinished shard.
         refused(QStringList{shards[0]} + shards, out, "is given twice", shards[0]);
         const QString copy = dir.filePath(QStringLiteral("copy.grademl"));

@@ -70,9 +70,10 @@ bool mergeOne(Project &cluster, const QString &shardPath, qint64 shardId, MergeR
         // A damaged shard is not merged: its pages would be copied, or fail half-way.
         auto check = shard->db().prepare("PRAGMA quick_check(5)");
         QStringList damage;
-        while (check.step())
-            if (const QString line = check.text(0); line != QLatin1String("ok"))
-                damage.append(line);
+        while (check.step()) // one row or several, each of one or more lines
+            for (const QString &line : check.text(0).split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+                if (line != QLatin1String("ok") && !line.startsWith(QLatin1String("***")))
+                    damage.append(line);
         if (!check.errorString().isEmpty())
             damage.append(check.errorString());
         if (!damage.isEmpty()) {
@@ -242,6 +243,9 @@ bool checkInputs(const QString &path, const QList<ShardInput> &shards, std::map<
         return false;
     };
     const QString out = fileKey(path);
+    for (const ShardInput &s : shards)
+        if (fileKey(s.path) == out)
+            return refuse(QStringLiteral("%1 is both the cluster project to write and one of its shards").arg(s.path));
     if (QFileInfo(path).exists()) {
         QString why;
         auto existing = Project::open(path, Project::Mode::ReadOnly, &why);
