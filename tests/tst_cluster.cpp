@@ -656,7 +656,7 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains("shard 0 of 3: ") && r.out.contains("shard-0-of-3.grademl: ok") &&
                      r.out.contains("shard-1-of-3.grademl: cannot be read: it holds shard 2 of 3") &&
                      r.err.contains("2 shards are not the one merged"),
-                 (r.out + r.err).constData());
+                 QByteArray(r.out + r.err).constData());
         // Put back, then shard 1 imported again: its stamp is new.
         QVERIFY(QFile::rename(shards[1], aside) && QFile::rename(shards[2], shards[1]) && QFile::rename(aside, shards[2]));
         run({QStringLiteral("analyze"), cluster, QStringLiteral("--rank"), QStringLiteral("2")});
