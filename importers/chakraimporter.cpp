@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "chakraimporter.h"
 
-#include "proto/chakra_et.pb.h"
 #include "etlinker.h"
 #include "inputstream.h"
 #include "jsonscan.h"
+#include "proto/chakra_et.pb.h"
 #include "protowire.h"
 
 #include <QJsonArray>
@@ -27,7 +27,8 @@ constexpr qint64 kMaxBytes = qint64(4) << 30;
 
 QString text(const std::string &s)
 {
-    return QString::fromStdString(json::findInvalidUtf8(s.data(), s.size()) < 0 ? s : json::repairUtf8(s));
+    return QString::fromStdString(
+        json::findInvalidUtf8(s.data(), s.size()) < 0 ? s : json::repairUtf8(s));
 }
 
 // The Chakra converter numbers the parts of one operator: "aten::copy_(1)".
@@ -48,27 +49,42 @@ qint64 intOf(const chakra::Attribute &a)
 {
     using A = chakra::Attribute;
     switch (a.value_case()) {
-    case A::kInt32Val: return a.int32_val();
-    case A::kInt64Val: return a.int64_val();
-    case A::kUint32Val: return a.uint32_val();
-    case A::kUint64Val: return qint64(a.uint64_val());
-    case A::kSint32Val: return a.sint32_val();
-    case A::kSint64Val: return a.sint64_val();
-    case A::kFixed32Val: return a.fixed32_val();
-    case A::kFixed64Val: return qint64(a.fixed64_val());
-    case A::kSfixed32Val: return a.sfixed32_val();
-    case A::kSfixed64Val: return a.sfixed64_val();
-    case A::kBoolVal: return a.bool_val() ? 1 : 0;
-    case A::kDoubleVal: return qint64(a.double_val());
-    case A::kFloatVal: return qint64(a.float_val());
-    default: return -1;
+    case A::kInt32Val:
+        return a.int32_val();
+    case A::kInt64Val:
+        return a.int64_val();
+    case A::kUint32Val:
+        return a.uint32_val();
+    case A::kUint64Val:
+        return qint64(a.uint64_val());
+    case A::kSint32Val:
+        return a.sint32_val();
+    case A::kSint64Val:
+        return a.sint64_val();
+    case A::kFixed32Val:
+        return a.fixed32_val();
+    case A::kFixed64Val:
+        return qint64(a.fixed64_val());
+    case A::kSfixed32Val:
+        return a.sfixed32_val();
+    case A::kSfixed64Val:
+        return a.sfixed64_val();
+    case A::kBoolVal:
+        return a.bool_val() ? 1 : 0;
+    case A::kDoubleVal:
+        return qint64(a.double_val());
+    case A::kFloatVal:
+        return qint64(a.float_val());
+    default:
+        return -1;
     }
 }
 
-const char *const kNodeTypes[] = {"invalid", "metadata", "memory load", "memory store", "compute",
-                                  "send", "receive", "collective"};
-const char *const kCollectives[] = {"all_reduce", "reduce", "all_gather", "gather", "scatter", "broadcast",
-                                    "all_to_all", "reduce_scatter", "reduce_scatter_block", "barrier"};
+const char *const kNodeTypes[] = {"invalid", "metadata", "memory load", "memory store",
+                                  "compute", "send",     "receive",     "collective"};
+const char *const kCollectives[] = {
+    "all_reduce", "reduce",         "all_gather",           "gather", "scatter", "broadcast",
+    "all_to_all", "reduce_scatter", "reduce_scatter_block", "barrier"};
 
 struct Node
 {
@@ -106,12 +122,18 @@ QString describe(const chakra::Attribute &a)
 {
     using A = chakra::Attribute;
     switch (a.value_case()) {
-    case A::kStringVal: return QStringLiteral("the text '%1'").arg(text(a.string_val().substr(0, 40)));
-    case A::kBytesVal: return QStringLiteral("%1 bytes").arg(a.bytes_val().size());
-    case A::kDoubleVal: return QStringLiteral("the real number %1").arg(a.double_val());
-    case A::kFloatVal: return QStringLiteral("the real number %1").arg(a.float_val());
-    case A::VALUE_NOT_SET: return QStringLiteral("without a value");
-    default: return QString::number(intOf(a));
+    case A::kStringVal:
+        return QStringLiteral("the text '%1'").arg(text(a.string_val().substr(0, 40)));
+    case A::kBytesVal:
+        return QStringLiteral("%1 bytes").arg(a.bytes_val().size());
+    case A::kDoubleVal:
+        return QStringLiteral("the real number %1").arg(a.double_val());
+    case A::kFloatVal:
+        return QStringLiteral("the real number %1").arg(a.float_val());
+    case A::VALUE_NOT_SET:
+        return QStringLiteral("without a value");
+    default:
+        return QString::number(intOf(a));
     }
 }
 
@@ -141,17 +163,20 @@ std::string badIoNumber(const std::string &s)
             i = close == std::string::npos ? s.size() : close + 1;
             continue;
         }
-        if (std::isalpha(static_cast<unsigned char>(c)) || c == '-' || c == '+' || std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
+        if (std::isalpha(static_cast<unsigned char>(c)) || c == '-' || c == '+' ||
+            std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
             size_t j = i;
             while (j < s.size() && s[j] != ',' && s[j] != ']' && s[j] != '[' && s[j] != ' ')
                 ++j;
             const std::string token = s.substr(i, j - i);
             i = j;
-            const bool numeric = std::isdigit(static_cast<unsigned char>(token.back())) || token.back() == '.';
+            const bool numeric =
+                std::isdigit(static_cast<unsigned char>(token.back())) || token.back() == '.';
             std::string lower = token;
             for (char &ch : lower)
                 ch = char(std::tolower(static_cast<unsigned char>(ch)));
-            const bool nonFinite = lower.find("nan") != std::string::npos || lower.find("inf") != std::string::npos;
+            const bool nonFinite =
+                lower.find("nan") != std::string::npos || lower.find("inf") != std::string::npos;
             if (!numeric && !nonFinite)
                 continue; // a word, such as a dtype
             char *end = nullptr;
@@ -183,20 +208,23 @@ SniffResult ChakraTraceImporter::sniff(const QString &path, const QByteArray &he
     if (!protowire::readVarint(p, end, length) || p >= end || length == 0)
         return {0, QStringLiteral("named .et but not a length-prefixed Chakra protobuf stream")};
     if (*p != 0x0a && *p != 0x12 && *p != 0x08)
-        return {0, QStringLiteral("named .et but its first message is not Chakra metadata or a node")};
+        return {0,
+                QStringLiteral("named .et but its first message is not Chakra metadata or a node")};
     return {90, {}};
 }
 
 ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
 {
     QString error;
-    const auto read = InputStream::readAll(ctx.path, kMaxBytes, QStringLiteral("a Chakra trace"), &error,
-                                           &ctx.contentHash); // empty for gzip
+    const auto read =
+        InputStream::readAll(ctx.path, kMaxBytes, QStringLiteral("a Chakra trace"), &error,
+                             &ctx.contentHash); // empty for gzip
     if (!read)
         return ImportOutcome::failure(-1, error);
     const char *const begin = read->constData(), *const end = begin + read->size();
     if (begin == end)
-        return ImportOutcome::failure(0, QStringLiteral("empty; expected a Chakra execution trace"));
+        return ImportOutcome::failure(0,
+                                      QStringLiteral("empty; expected a Chakra execution trace"));
 
     QString schema;
     qint64 pid = -1;
@@ -207,33 +235,39 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
     chakra::Node msg;
     for (qint64 index = 0; p < end; ++index) {
         const qint64 at = p - begin;
-        const QString what = index == 0 ? QStringLiteral("the first message") : QStringLiteral("message %1").arg(index + 1);
+        const QString what = index == 0 ? QStringLiteral("the first message")
+                                        : QStringLiteral("message %1").arg(index + 1);
         quint64 length = 0;
         if (!protowire::readVarint(p, end, length))
-            return ImportOutcome::failure(at, QStringLiteral("the length of %1 is cut short or not a varint; "
-                                                             "expected a varint length and a Chakra message")
-                                                  .arg(what));
+            return ImportOutcome::failure(
+                at, QStringLiteral("the length of %1 is cut short or not a varint; "
+                                   "expected a varint length and a Chakra message")
+                        .arg(what));
         if (length > quint64(end - p))
             return ImportOutcome::failure(
-                at, QStringLiteral("%1 says %2 bytes follow, but only %3 are left: the file was cut short or corrupted")
+                at, QStringLiteral("%1 says %2 bytes follow, but only %3 are left: the file was "
+                                   "cut short or corrupted")
                         .arg(what)
                         .arg(length)
                         .arg(end - p));
         if (length > quint64(std::numeric_limits<int>::max()))
-            return ImportOutcome::failure(at, QStringLiteral("%1 says it is %2 bytes long; libprotobuf reads messages "
-                                                             "of up to 2 GiB")
-                                                  .arg(what)
-                                                  .arg(length));
+            return ImportOutcome::failure(
+                at, QStringLiteral("%1 says it is %2 bytes long; libprotobuf reads messages "
+                                   "of up to 2 GiB")
+                        .arg(what)
+                        .arg(length));
         const qint64 bodyAt = p - begin;
         const int size = int(length);
         // The first message is the GlobalMetadata unless it starts like a Node (id: 0x08).
         if (index == 0 && size > 0 && *p != 0x08) {
             chakra::GlobalMetadata meta;
             // Checked first: libprotobuf drops a known field in the wrong wire type.
-            if (auto problem = protowire::check(chakra::GlobalMetadata::descriptor(), p, size, bodyAt))
+            if (auto problem =
+                    protowire::check(chakra::GlobalMetadata::descriptor(), p, size, bodyAt))
                 return ImportOutcome::failure(problem->offset, problem->message);
             if (!meta.ParseFromArray(p, size))
-                return ImportOutcome::failure(bodyAt, QStringLiteral("not a Chakra GlobalMetadata"));
+                return ImportOutcome::failure(bodyAt,
+                                              QStringLiteral("not a Chakra GlobalMetadata"));
             hasMetadata = true;
             schema = text(meta.version());
             for (const auto &a : meta.attr()) {
@@ -242,62 +276,76 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
                 } else if (a.name() == "pid") {
                     pid = isInteger(a) ? intOf(a) : -1;
                     if (pid < 0)
-                        warnings.add(QStringLiteral("pid"), bodyAt,
-                                     QStringLiteral("the metadata's pid is %1; expected a process id (an integer "
-                                                    ">= 0): the trace is linked without it")
-                                         .arg(describe(a)));
+                        warnings.add(
+                            QStringLiteral("pid"), bodyAt,
+                            QStringLiteral(
+                                "the metadata's pid is %1; expected a process id (an integer "
+                                ">= 0): the trace is linked without it")
+                                .arg(describe(a)));
                 }
             }
         } else {
             if (auto problem = protowire::check(chakra::Node::descriptor(), p, size, bodyAt))
                 return ImportOutcome::failure(problem->offset, problem->message);
             if (!msg.ParseFromArray(p, size))
-                return ImportOutcome::failure(bodyAt, QStringLiteral("%1 is not a Chakra Node").arg(what));
+                return ImportOutcome::failure(bodyAt,
+                                              QStringLiteral("%1 is not a Chakra Node").arg(what));
             Node n;
             n.id = msg.id();
             n.at = bodyAt;
             n.name = baseName(text(msg.name()));
             n.type = msg.type();
             if (n.type < 0 || n.type >= int(std::size(kNodeTypes)))
-                warnings.add(QStringLiteral("type"), bodyAt,
-                             QStringLiteral("node %1 has type %2; expected a Chakra NodeType (0 to %3): counted "
-                                            "as 'type %2' and not as work of any kind")
-                                 .arg(n.id)
-                                 .arg(n.type)
-                                 .arg(std::size(kNodeTypes) - 1));
+                warnings.add(
+                    QStringLiteral("type"), bodyAt,
+                    QStringLiteral(
+                        "node %1 has type %2; expected a Chakra NodeType (0 to %3): counted "
+                        "as 'type %2' and not as work of any kind")
+                        .arg(n.id)
+                        .arg(n.type)
+                        .arg(std::size(kNodeTypes) - 1));
             n.duration = msg.duration_micros();
             if (n.duration > kMaxDurationUs) {
-                warnings.add(QStringLiteral("duration"), bodyAt,
-                             QStringLiteral("node %1 has a duration of %2 µs, past a year; left out of the "
-                                            "time totals")
-                                 .arg(n.id)
-                                 .arg(n.duration));
+                warnings.add(
+                    QStringLiteral("duration"), bodyAt,
+                    QStringLiteral("node %1 has a duration of %2 µs, past a year; left out of the "
+                                   "time totals")
+                        .arg(n.id)
+                        .arg(n.duration));
                 n.duration = 0;
             }
             if (msg.start_time_micros() > kMaxStartUs)
-                warnings.add(QStringLiteral("start"), bodyAt,
-                             QStringLiteral("node %1 starts at %2 µs, past what any clock reads (the year "
-                                            "2065); the importer does not place nodes by it")
-                                 .arg(n.id)
-                                 .arg(msg.start_time_micros()));
+                warnings.add(
+                    QStringLiteral("start"), bodyAt,
+                    QStringLiteral("node %1 starts at %2 µs, past what any clock reads (the year "
+                                   "2065); the importer does not place nodes by it")
+                        .arg(n.id)
+                        .arg(msg.start_time_micros()));
             for (const auto *io : {&msg.inputs(), &msg.outputs()})
                 if (!io->values().empty() && !isListText(io->values()))
-                    warnings.add(QStringLiteral("io"), bodyAt,
-                                 QStringLiteral("node %1 has %2 values that are not a list ('%3'); expected "
-                                                "[[tensor_id, storage_id, offset, numel, itemsize, device], ...] "
-                                                "(the importer does not use tensor values, so nothing else changes)")
-                                     .arg(n.id)
-                                     .arg(io == &msg.inputs() ? QStringLiteral("input") : QStringLiteral("output"),
-                                          text(io->values().substr(0, 40))));
+                    warnings.add(
+                        QStringLiteral("io"), bodyAt,
+                        QStringLiteral(
+                            "node %1 has %2 values that are not a list ('%3'); expected "
+                            "[[tensor_id, storage_id, offset, numel, itemsize, device], ...] "
+                            "(the importer does not use tensor values, so nothing else changes)")
+                            .arg(n.id)
+                            .arg(io == &msg.inputs() ? QStringLiteral("input")
+                                                     : QStringLiteral("output"),
+                                 text(io->values().substr(0, 40))));
                 else if (const std::string bad = badIoNumber(io->values()); !bad.empty())
-                    warnings.add(QStringLiteral("io number"), bodyAt,
-                                 QStringLiteral("node %1 has %2 values with '%3', which no tensor id, offset or size is "
-                                                "(not a finite number); expected [[tensor_id, storage_id, offset, "
-                                                "numel, itemsize, device], ...] (the importer does not use tensor "
-                                                "values, so nothing else changes)")
-                                     .arg(n.id)
-                                     .arg(io == &msg.inputs() ? QStringLiteral("input") : QStringLiteral("output"),
-                                          text(bad.substr(0, 40))));
+                    warnings.add(
+                        QStringLiteral("io number"), bodyAt,
+                        QStringLiteral(
+                            "node %1 has %2 values with '%3', which no tensor id, offset or size "
+                            "is "
+                            "(not a finite number); expected [[tensor_id, storage_id, offset, "
+                            "numel, itemsize, device], ...] (the importer does not use tensor "
+                            "values, so nothing else changes)")
+                            .arg(n.id)
+                            .arg(io == &msg.inputs() ? QStringLiteral("input")
+                                                     : QStringLiteral("output"),
+                                 text(bad.substr(0, 40))));
             n.ctrl.assign(msg.ctrl_deps().begin(), msg.ctrl_deps().end());
             n.data.assign(msg.data_deps().begin(), msg.data_deps().end());
             for (const auto &a : msg.attr()) {
@@ -318,11 +366,13 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
             nodes.push_back(std::move(n));
         }
         p += length;
-        if ((index & 0x3fff) == 0 && ctx.progress && !ctx.progress(0.5 * double(p - begin) / double(end - begin)))
+        if ((index & 0x3fff) == 0 && ctx.progress &&
+            !ctx.progress(0.5 * double(p - begin) / double(end - begin)))
             return {ImportOutcome::Status::Cancelled, -1, {}, {}};
     }
     if (nodes.empty())
-        return ImportOutcome::failure(0, QStringLiteral("no nodes; expected a Chakra execution trace"));
+        return ImportOutcome::failure(
+            0, QStringLiteral("no nodes; expected a Chakra execution trace"));
 
     std::unordered_map<quint64, size_t> byId;
     qint64 duplicateIds = 0;
@@ -340,7 +390,8 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
         if (n.rfId < 0 || seenRf.insert(n.rfId).second)
             refs.push_back({n.rfId, n.tid, n.name});
     }
-    std::stable_sort(refs.begin(), refs.end(), [](const EtOperator &a, const EtOperator &b) { return a.rfId < b.rfId; });
+    std::stable_sort(refs.begin(), refs.end(),
+                     [](const EtOperator &a, const EtOperator &b) { return a.rfId < b.rfId; });
 
     TraceWriter &w = *ctx.writer;
     QString linkError;
@@ -416,19 +467,26 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
     const std::vector<char> dataCycle = findCycles(false), anyCycle = findCycles(true);
     for (const auto *cycle : {&dataCycle, &anyCycle}) {
         const qint64 count = std::count(cycle->begin(), cycle->end(), 1);
-        if (count == 0 || (cycle == &anyCycle && std::count(dataCycle.begin(), dataCycle.end(), 1) > 0))
+        if (count == 0 ||
+            (cycle == &anyCycle && std::count(dataCycle.begin(), dataCycle.end(), 1) > 0))
             continue;
-        const Node &first = nodes[size_t(std::find(cycle->begin(), cycle->end(), 1) - cycle->begin())];
-        warnings.add(QStringLiteral("cycle"), first.at,
-                     QStringLiteral("%1 nodes are on a cycle of %2 dependencies or wait for one (the first in the "
-                                    "file: node %3); a Chakra trace is a graph without cycles, so the %4 edges "
-                                    "among them are not stored")
-                         .arg(count)
-                         .arg(cycle == &dataCycle ? QStringLiteral("data") : QStringLiteral("control"))
-                         .arg(first.id)
-                         .arg(cycle == &dataCycle ? QStringLiteral("data and control") : QStringLiteral("control")));
+        const Node &first =
+            nodes[size_t(std::find(cycle->begin(), cycle->end(), 1) - cycle->begin())];
+        warnings.add(
+            QStringLiteral("cycle"), first.at,
+            QStringLiteral(
+                "%1 nodes are on a cycle of %2 dependencies or wait for one (the first in the "
+                "file: node %3); a Chakra trace is a graph without cycles, so the %4 edges "
+                "among them are not stored")
+                .arg(count)
+                .arg(cycle == &dataCycle ? QStringLiteral("data") : QStringLiteral("control"))
+                .arg(first.id)
+                .arg(cycle == &dataCycle ? QStringLiteral("data and control")
+                                         : QStringLiteral("control")));
     }
-    auto on = [&](const std::vector<char> &cycle, const Node *n) { return cycle[size_t(n - nodes.data())] != 0; };
+    auto on = [&](const std::vector<char> &cycle, const Node *n) {
+        return cycle[size_t(n - nodes.data())] != 0;
+    };
     std::set<std::pair<const Node *, const Node *>> dataEdges, ctrlEdges;
     std::set<std::pair<SliceId, SliceId>> stored;
     qint64 dataDeps = 0, ctrlDeps = 0, missingDeps = 0;
@@ -466,7 +524,8 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
                 continue;
             }
             const Node *from = operatorOf(d);
-            if (from && to && from != to && !(on(dataCycle, &n) && on(dataCycle, &nodes[byId.at(d)])))
+            if (from && to && from != to &&
+                !(on(dataCycle, &n) && on(dataCycle, &nodes[byId.at(d)])))
                 dataEdges.insert({from, to});
         }
         for (quint64 d : n.ctrl) {
@@ -501,8 +560,9 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
     meta.insert(QStringLiteral("nodes"), qint64(nodes.size()));
     QJsonObject types;
     for (const auto &[type, count] : byType)
-        types.insert(type >= 0 && type < int(std::size(kNodeTypes)) ? QLatin1String(kNodeTypes[type])
-                                                                     : QStringLiteral("type %1").arg(type),
+        types.insert(type >= 0 && type < int(std::size(kNodeTypes))
+                         ? QLatin1String(kNodeTypes[type])
+                         : QStringLiteral("type %1").arg(type),
                      count);
     meta.insert(QStringLiteral("node_types"), types);
     meta.insert(QStringLiteral("gpu_nodes"), gpuNodes);
@@ -534,24 +594,28 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
     outcome.warnings = linkWarnings(*runLink, pid, refs.size(), dataStored, dataEdges.size());
     if (!hasMetadata)
         outcome.warnings.append(ImportWarning{
-            QStringLiteral("no GlobalMetadata message before the first node: the schema version and the "
-                           "process id are unknown, so the trace is linked by operator names only"),
+            QStringLiteral(
+                "no GlobalMetadata message before the first node: the schema version and the "
+                "process id are unknown, so the trace is linked by operator names only"),
             0, 1});
     if (selfData + selfCtrl > 0)
         outcome.warnings.append(ImportWarning{
-            QStringLiteral("%1 data and %2 control dependencies name the node they belong to; left out")
+            QStringLiteral(
+                "%1 data and %2 control dependencies name the node they belong to; left out")
                 .arg(selfData)
                 .arg(selfCtrl),
             -1, selfData + selfCtrl});
     outcome.warnings.append(warnings.list());
     if (missingDeps > 0)
         outcome.warnings.append(ImportWarning{
-            QStringLiteral("%1 data dependencies name a node that is not in the file; left out").arg(missingDeps),
+            QStringLiteral("%1 data dependencies name a node that is not in the file; left out")
+                .arg(missingDeps),
             -1, missingDeps});
     if (duplicateIds > 0)
         outcome.warnings.append(ImportWarning{
-            QStringLiteral("%1 nodes repeat the id of an earlier node; dependencies on the id go to "
-                           "the first")
+            QStringLiteral(
+                "%1 nodes repeat the id of an earlier node; dependencies on the id go to "
+                "the first")
                 .arg(duplicateIds),
             -1, duplicateIds});
     return outcome;

@@ -33,11 +33,13 @@ void Session::topLevel(std::string_view key, std::string_view raw, qint64 offset
             m_hasBaseTime = true;
         } else {
             // Not a time since 1970 a project can hold (2^64 - 1 once became an offset of -1 ns).
-            m_warnings.add(QStringLiteral("bad baseTimeNanoseconds"), offset,
-                           QStringLiteral("baseTimeNanoseconds: expected whole nanoseconds from 0 to %1, got %2; "
-                                          "ignored (the trace's times are placed without it)")
-                               .arg(kMaxAbsTimeNs)
-                               .arg(QString::fromUtf8(bytes.left(40))));
+            m_warnings.add(
+                QStringLiteral("bad baseTimeNanoseconds"), offset,
+                QStringLiteral(
+                    "baseTimeNanoseconds: expected whole nanoseconds from 0 to %1, got %2; "
+                    "ignored (the trace's times are placed without it)")
+                    .arg(kMaxAbsTimeNs)
+                    .arg(QString::fromUtf8(bytes.left(40))));
         }
     } else if (k == QLatin1String("distributedInfo") && v.isObject()) {
         const auto o = v.toObject();
@@ -74,8 +76,8 @@ ThreadState *Session::thread(const Value &pidV, const Value &tidV, bool gpu)
 {
     // Fast path: events of one thread come in runs; compare the raw pid/tid text (and the
     // GPU/CPU kind) with the previous event's before building a key.
-    if (m_lastThread && m_lastGpu == gpu && pidV.raw() == m_lastPidRaw && tidV.raw() == m_lastTidRaw &&
-        pidV.type == m_lastPidType && tidV.type == m_lastTidType)
+    if (m_lastThread && m_lastGpu == gpu && pidV.raw() == m_lastPidRaw &&
+        tidV.raw() == m_lastTidRaw && pidV.type == m_lastPidType && tidV.type == m_lastTidType)
         return m_lastThread;
     m_scratch = keyText(pidV);
     m_scratch += '\x1f';
@@ -242,8 +244,13 @@ void Session::handleBegin(const TraceEventView &ev, TimeNs ts)
 {
     const std::string cat = keyText(ev.cat);
     ThreadState *t = thread(ev.pid, ev.tid, isGpuCategory(cat));
-    OpenSlice open{ts, {}, cat, std::string(checkedArgs(ev)), argInt(ev, "correlation"),
-                   externalIdOf(ev), ev.offset};
+    OpenSlice open{ts,
+                   {},
+                   cat,
+                   std::string(checkedArgs(ev)),
+                   argInt(ev, "correlation"),
+                   externalIdOf(ev),
+                   ev.offset};
     open.name = ev.name.isString() ? json::unescape(ev.name) : keyText(ev.name);
     t->stack.push_back(std::move(open));
 }
@@ -282,8 +289,8 @@ void Session::handleInstant(const TraceEventView &ev, TimeNs ts)
     const StringId name = internText(ev.name, ev.offset, "name");
     const char scope = ev.s.isString() && ev.s.size > 0 ? ev.s.data[0] : 't';
     if (scope == 'g') {
-        const TrackId track = auxTrack("global", 0, TrackKind::Thread,
-                                       QStringLiteral("global instant events"));
+        const TrackId track =
+            auxTrack("global", 0, TrackKind::Thread, QStringLiteral("global instant events"));
         m_w.addSlice(track, ts, 0, name, cat.empty() ? 0 : m_w.intern(cat), kNoId, kNoId,
                      checkedArgs(ev));
         return;
@@ -410,8 +417,8 @@ void Session::handleFlow(const TraceEventView &ev, TimeNs ts, char phase)
     // Chrome binds 's' and 't' to the enclosing slice, and 'f' to the next slice unless
     // bp is "e" (enclosing).
     const bool enclosing = phase != 'f' || ev.bp.equals("e");
-    m_flows.push_back(FlowPoint{key, phase, enclosing, category, quint32(m_flows.size()), t, ts,
-                                0, ev.offset});
+    m_flows.push_back(
+        FlowPoint{key, phase, enclosing, category, quint32(m_flows.size()), t, ts, 0, ev.offset});
 }
 
 void Session::handleAsync(const TraceEventView &ev, TimeNs ts, char phase)
@@ -431,8 +438,8 @@ void Session::handleAsync(const TraceEventView &ev, TimeNs ts, char phase)
                         q(trackName));
     };
     if (phase == 'b') {
-        m_async[key].push_back(OpenSlice{ts, name, cat, std::string(checkedArgs(ev)), kNoId,
-                                         kNoId, ev.offset});
+        m_async[key].push_back(
+            OpenSlice{ts, name, cat, std::string(checkedArgs(ev)), kNoId, kNoId, ev.offset});
         return;
     }
     auto &open = m_async[key];
@@ -453,8 +460,8 @@ void Session::handleAsync(const TraceEventView &ev, TimeNs ts, char phase)
     open.pop_back();
     const std::string trackName = open.empty() ? b.name : open.front().name;
     m_w.addSlice(trackFor(trackName), b.ts, std::max<TimeNs>(0, ts - b.ts),
-                 internName(b.name, b.offset), b.cat.empty() ? 0 : m_w.intern(b.cat), kNoId,
-                 kNoId, b.args);
+                 internName(b.name, b.offset), b.cat.empty() ? 0 : m_w.intern(b.cat), kNoId, kNoId,
+                 b.args);
     if (open.empty())
         m_async.erase(key);
 }
@@ -469,9 +476,9 @@ void Session::event(const TraceEventView &ev)
     ++m_events;
     m_w.setPosition(ev.offset);
     if (!ev.ph.isString() || ev.ph.size == 0) {
-        m_warnings.add(QStringLiteral("no ph"), ev.offset,
-                       QStringLiteral("event at byte %1 has no 'ph' (phase) string; skipped")
-                           .arg(ev.offset));
+        m_warnings.add(
+            QStringLiteral("no ph"), ev.offset,
+            QStringLiteral("event at byte %1 has no 'ph' (phase) string; skipped").arg(ev.offset));
         return;
     }
     const char phase = ev.ph.data[0];
@@ -488,7 +495,8 @@ void Session::event(const TraceEventView &ev)
     }
     const auto ts = json::microsToNanos(ev.ts);
     if (!ts) {
-        const QString text = QString::fromUtf8(ev.ts.data, qsizetype(std::min<size_t>(ev.ts.size, 40)));
+        const QString text =
+            QString::fromUtf8(ev.ts.data, qsizetype(std::min<size_t>(ev.ts.size, 40)));
         if (ev.ts.type == json::Value::Type::Number)
             m_warnings.add(QStringLiteral("ts range"), ev.ts.offset,
                            QStringLiteral("event at byte %1 has a 'ts' out of range (%2 µs); "
@@ -506,19 +514,33 @@ void Session::event(const TraceEventView &ev)
         return;
     }
     switch (phase) {
-    case 'X': handleComplete(ev, *ts); break;
-    case 'B': handleBegin(ev, *ts); break;
-    case 'E': handleEnd(ev, *ts); break;
+    case 'X':
+        handleComplete(ev, *ts);
+        break;
+    case 'B':
+        handleBegin(ev, *ts);
+        break;
+    case 'E':
+        handleEnd(ev, *ts);
+        break;
     case 'i':
     case 'I':
-    case 'R': handleInstant(ev, *ts); break;
-    case 'C': handleCounter(ev, *ts); break;
+    case 'R':
+        handleInstant(ev, *ts);
+        break;
+    case 'C':
+        handleCounter(ev, *ts);
+        break;
     case 's':
     case 't':
-    case 'f': handleFlow(ev, *ts, phase); break;
+    case 'f':
+        handleFlow(ev, *ts, phase);
+        break;
     case 'b':
     case 'e':
-    case 'n': handleAsync(ev, *ts, phase); break;
+    case 'n':
+        handleAsync(ev, *ts, phase);
+        break;
     default:
         m_warnings.add(QStringLiteral("phase ") + QLatin1Char(phase), ev.offset,
                        QStringLiteral("events of phase '%1' are not supported (first at byte "

@@ -4,14 +4,14 @@
 #include "chrometracesession.h"
 #include "tfcapture.h"
 
-#include <QFileInfo>
-#include <QTimeZone>
-#include <QRegularExpression>
-#include <QDir>
 #include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
+#include <QTimeZone>
 
 #include <algorithm>
 #include <charconv>
@@ -65,8 +65,9 @@ void Session::linkCorrelations()
         m_linkedCorrelations.push_back(corr);
     }
     std::sort(m_linkedCorrelations.begin(), m_linkedCorrelations.end());
-    m_linkedCorrelations.erase(std::unique(m_linkedCorrelations.begin(), m_linkedCorrelations.end()),
-                               m_linkedCorrelations.end());
+    m_linkedCorrelations.erase(
+        std::unique(m_linkedCorrelations.begin(), m_linkedCorrelations.end()),
+        m_linkedCorrelations.end());
     if (unmatched)
         m_warnings.add(QStringLiteral("corr unmatched"), -1,
                        QStringLiteral("%1 GPU events carry a correlation id that matches no "
@@ -75,8 +76,8 @@ void Session::linkCorrelations()
                            .arg(unmatched));
     std::sort(m_opByExt.begin(), m_opByExt.end());
     for (const auto &[ext, gpu] : m_gpuByExt) {
-        auto it = std::lower_bound(m_opByExt.begin(), m_opByExt.end(),
-                                   std::make_pair(ext, SliceId(0)));
+        auto it =
+            std::lower_bound(m_opByExt.begin(), m_opByExt.end(), std::make_pair(ext, SliceId(0)));
         if (it != m_opByExt.end() && it->first == ext)
             m_w.addFlow(FlowKind::CpuOpToGpu, it->second, gpu);
     }
@@ -114,9 +115,8 @@ void Session::linkFlows()
         // Kineto's launch flows carry the correlation id as their id: when the correlation
         // already gave the launch edge, the flow pair adds nothing.
         const bool numericId = key.kind == FlowKey::Number || key.kind == FlowKey::Bind;
-        const bool linkedById =
-            numericId && std::binary_search(m_linkedCorrelations.begin(),
-                                            m_linkedCorrelations.end(), key.id);
+        const bool linkedById = numericId && std::binary_search(m_linkedCorrelations.begin(),
+                                                                m_linkedCorrelations.end(), key.id);
         SliceId current = 0;
         qint64 currentOffset = -1;
         for (size_t i = begin; i < end; ++i) {
@@ -184,7 +184,8 @@ void Session::nameTracks()
         const auto number = integerId(pid);
         if (meta.name.empty() && !number && !pid.empty())
             name = q(pid);
-        const qint64 sort = meta.sortIndex != kNoId ? meta.sortIndex : number.value_or(qint64(1) << 40);
+        const qint64 sort =
+            meta.sortIndex != kNoId ? meta.sortIndex : number.value_or(qint64(1) << 40);
         m_w.setTrackName(p->track, rankPrefix + name, sort);
     }
     for (const auto &[pid, p] : m_gpuProcesses) {
@@ -194,7 +195,8 @@ void Session::nameTracks()
         if (const auto device = integerId(pid)) {
             const qint64 dev = *device;
             name = QStringLiteral("GPU %1").arg(dev);
-            if (auto it = m_deviceNames.find(dev); it != m_deviceNames.end() && !it->second.isEmpty())
+            if (auto it = m_deviceNames.find(dev);
+                it != m_deviceNames.end() && !it->second.isEmpty())
                 name += QStringLiteral(" · ") + it->second;
             if (sort == kNoId) // GPUs after processes, in device order (a huge id sorts last)
                 sort = (qint64(1) << 24) + std::clamp<qint64>(dev, 0, qint64(1) << 32);
@@ -250,10 +252,11 @@ bool Session::finish(QString *error)
     // Empty events are the profilers' padding (one, at the end); a trace of nothing else, or
     // with many, is said (issue 56: a trace of "{}" events imported as nothing, without a word).
     if (m_emptyEvents > 1 && m_events > 0)
-        m_warnings.add(QStringLiteral("empty events"), m_firstEmpty,
-                       QStringLiteral("%1 events are empty objects '{}' (the first at byte %2); skipped")
-                           .arg(m_emptyEvents)
-                           .arg(m_firstEmpty));
+        m_warnings.add(
+            QStringLiteral("empty events"), m_firstEmpty,
+            QStringLiteral("%1 events are empty objects '{}' (the first at byte %2); skipped")
+                .arg(m_emptyEvents)
+                .arg(m_firstEmpty));
     // Close B events left open at the end of their track, as chrome://tracing does.
     for (auto &[key, t] : m_threads) {
         while (!t->stack.empty()) {
@@ -264,8 +267,8 @@ bool Session::finish(QString *error)
                            QStringLiteral("'B' event at byte %1 has no matching 'E'; closed at "
                                           "the end of its track")
                                .arg(open.offset));
-            addSlice(t.get(), open.ts, end - open.ts, internName(open.name, open.offset),
-                     open.cat, open.correlation, open.externalId, open.args);
+            addSlice(t.get(), open.ts, end - open.ts, internName(open.name, open.offset), open.cat,
+                     open.correlation, open.externalId, open.args);
         }
     }
     for (auto &[key, open] : m_async) {
@@ -293,8 +296,8 @@ bool Session::finish(QString *error)
 
     QJsonObject params;
     const QJsonObject dist = m_metadata.value(QStringLiteral("distributedInfo")).toObject();
-    for (const auto &k : {QStringLiteral("backend"), QStringLiteral("world_size"),
-                          QStringLiteral("nccl_version")})
+    for (const auto &k :
+         {QStringLiteral("backend"), QStringLiteral("world_size"), QStringLiteral("nccl_version")})
         if (dist.contains(k))
             params.insert(k, dist.value(k));
     if (m_rank >= 0)
@@ -329,8 +332,8 @@ QString ImportOutcome::describe(const QString &path) const
 SniffResult ChromeTraceImporter::sniff(const QString &path, const QByteArray &head) const
 {
     const QString lower = QFileInfo(path).fileName().toLower();
-    const bool jsonName = lower.endsWith(QLatin1String(".json")) ||
-                          lower.endsWith(QLatin1String(".json.gz"));
+    const bool jsonName =
+        lower.endsWith(QLatin1String(".json")) || lower.endsWith(QLatin1String(".json.gz"));
     qsizetype i = 0;
     if (head.startsWith("\xEF\xBB\xBF"))
         i = 3;
@@ -389,9 +392,11 @@ ImportOutcome ChromeTraceImporter::import(ImportContext &ctx) const
     if (const auto empty = session.onlyEmptyEvents()) {
         out.status = ImportOutcome::Status::Failed;
         out.errorOffset = empty->first;
-        out.error = QStringLiteral("the trace's %1 events are all empty objects '{}'; expected events with a 'ph' "
-                                   "(phase), such as {\"ph\": \"X\", \"name\": ..., \"ts\": ...}")
-                        .arg(empty->second);
+        out.error =
+            QStringLiteral(
+                "the trace's %1 events are all empty objects '{}'; expected events with a 'ph' "
+                "(phase), such as {\"ph\": \"X\", \"name\": ..., \"ts\": ...}")
+                .arg(empty->second);
         return out;
     }
     QString error;
@@ -402,9 +407,10 @@ ImportOutcome ChromeTraceImporter::import(ImportContext &ctx) const
     }
     out.warnings = session.warnings();
     if (reader.eventCount() == 0)
-        out.warnings.append(ImportWarning{QStringLiteral("the trace holds no events (its event array is empty): "
-                                                         "nothing to draw"),
-                                          -1, 1});
+        out.warnings.append(
+            ImportWarning{QStringLiteral("the trace holds no events (its event array is empty): "
+                                         "nothing to draw"),
+                          -1, 1});
     ctx.contentHash = in.wholeFileHash();
     return out;
 }

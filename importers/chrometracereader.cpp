@@ -19,7 +19,8 @@ ChromeTraceReader::ChromeTraceReader(InputStream &input, Handler &handler)
 {
     // A small file gets a small buffer (it grows when a unit needs more): allocating 4 MB for
     // each of many small files was most of the cost of reading them.
-    const qint64 expected = m_input.isCompressed() ? m_input.fileSize() * 8 : m_input.fileSize() + 1;
+    const qint64 expected =
+        m_input.isCompressed() ? m_input.fileSize() * 8 : m_input.fileSize() + 1;
     m_buf.resize(size_t(std::clamp<qint64>(expected, qint64(64) << 10, qint64(kInitialBuffer))));
     m_event.argMembers = &m_argMembers;
 }
@@ -38,8 +39,9 @@ void ChromeTraceReader::refill(size_t keepFrom)
         m_buf.resize(m_buf.size() * 2); // one unit larger than the buffer: grow
     const qint64 got = m_input.read(m_buf.data() + m_end, qint64(m_buf.size() - m_end));
     if (got < 0)
-        throw json::ParseError{m_base + qint64(m_end),
-                               QStringLiteral("cannot read further: %1").arg(m_input.errorString())};
+        throw json::ParseError{
+            m_base + qint64(m_end),
+            QStringLiteral("cannot read further: %1").arg(m_input.errorString())};
     if (got == 0)
         m_eof = true;
     m_end += size_t(got);
@@ -107,7 +109,8 @@ void ChromeTraceReader::skipOversizedUnit(size_t unitStart)
             continue;
         }
         if (inScalar) {
-            if (c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+            if (c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' ||
+                c == '\t') {
                 --m_pos; // the delimiter belongs to the enclosing level
                 break;
             }
@@ -125,14 +128,15 @@ void ChromeTraceReader::skipOversizedUnit(size_t unitStart)
             inScalar = true;
         }
     }
-    m_handler.warning(startOffset,
-                      QStringLiteral("%1 at byte %2 ends at byte %3, over the limit of %4 MiB for "
-                                     "one %5; skipped without being read")
-                          .arg(event ? QStringLiteral("the event") : QStringLiteral("the top-level member"))
-                          .arg(startOffset)
-                          .arg(offsetOf(m_buf.data() + m_pos))
-                          .arg(kMaxUnitBytes >> 20)
-                          .arg(event ? QStringLiteral("event") : QStringLiteral("member")));
+    m_handler.warning(
+        startOffset,
+        QStringLiteral("%1 at byte %2 ends at byte %3, over the limit of %4 MiB for "
+                       "one %5; skipped without being read")
+            .arg(event ? QStringLiteral("the event") : QStringLiteral("the top-level member"))
+            .arg(startOffset)
+            .arg(offsetOf(m_buf.data() + m_pos))
+            .arg(kMaxUnitBytes >> 20)
+            .arg(event ? QStringLiteral("event") : QStringLiteral("member")));
     m_state = event ? State::ArrayAfterElement : State::ObjectAfterValue;
 }
 
@@ -157,7 +161,8 @@ void ChromeTraceReader::parseEvent(const char *&p, const char *e)
         if (p >= e)
             throw NeedMore{};
         if (*p != '"')
-            fail(p, QStringLiteral("expected a key string in an event, found %1").arg(describeByte(p, e)));
+            fail(p, QStringLiteral("expected a key string in an event, found %1")
+                        .arg(describeByte(p, e)));
         Value key;
         parseString(p, e, key);
         expect(p, e, ':', "':' after a key");
@@ -239,7 +244,8 @@ void ChromeTraceReader::parseEvent(const char *&p, const char *e)
             ++p;
             return;
         }
-        fail(p, QStringLiteral("expected ',' or '}' in an event, found %1").arg(describeByte(p, e)));
+        fail(p,
+             QStringLiteral("expected ',' or '}' in an event, found %1").arg(describeByte(p, e)));
     }
 }
 
@@ -289,8 +295,9 @@ void ChromeTraceReader::parseUnit(const char *&p, const char *e)
                 fail(p, QStringLiteral("expected an array ('[') for traceEvents, found %1")
                             .arg(describeByte(p, e)));
             if (m_sawTraceEvents) // JSON parsers keep one of the two; which one differs
-                m_handler.warning(offsetOf(p), QStringLiteral("a second 'traceEvents' array; a trace holds one, "
-                                                              "and the events of both are read"));
+                m_handler.warning(offsetOf(p),
+                                  QStringLiteral("a second 'traceEvents' array; a trace holds one, "
+                                                 "and the events of both are read"));
             ++p;
             m_sawTraceEvents = true;
             m_state = State::ArrayElement;
@@ -298,9 +305,8 @@ void ChromeTraceReader::parseUnit(const char *&p, const char *e)
             return;
         }
         const Value v = parseValue(p, e);
-        const std::string_view raw = v.type == Value::Type::String
-                                         ? std::string_view(v.data - 1, v.size + 2)
-                                         : v.raw();
+        const std::string_view raw =
+            v.type == Value::Type::String ? std::string_view(v.data - 1, v.size + 2) : v.raw();
         m_handler.topLevel(key.raw(), raw, v.offset);
         m_state = State::ObjectAfterValue;
         return;
@@ -344,7 +350,9 @@ void ChromeTraceReader::parseUnit(const char *&p, const char *e)
             m_state = m_topIsArray ? State::Done : State::ObjectAfterValue;
             return;
         }
-        fail(p, QStringLiteral("expected ',' or ']' after an event, found %1").arg(describeByte(p, e)));
+        fail(
+            p,
+            QStringLiteral("expected ',' or ']' after an event, found %1").arg(describeByte(p, e)));
     case State::Done:
         return;
     }
@@ -356,7 +364,7 @@ void ChromeTraceReader::handleEof()
     switch (m_state) {
     case State::Start:
         throw json::ParseError{at, at == 0 ? QStringLiteral("the file is empty; expected a Chrome "
-                                                             "trace (JSON object or array)")
+                                                            "trace (JSON object or array)")
                                            : QStringLiteral("the file holds only whitespace; "
                                                             "expected a Chrome trace")};
     case State::ArrayElement:

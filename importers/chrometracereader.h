@@ -20,7 +20,7 @@ struct TraceEventView
     bool flowIn = false;
     bool flowOut = false;
     int keyCount = 0;
-    qint64 offset = 0; // stream offset of the event's '{'
+    qint64 offset = 0;                                     // stream offset of the event's '{'
     const std::vector<json::Member> *argMembers = nullptr; // top-level members of args
 
     const json::Value *arg(std::string_view key) const
@@ -66,8 +66,12 @@ public:
 
 private:
     enum class State { Start, ObjectKey, ObjectAfterValue, ArrayElement, ArrayAfterElement, Done };
-    struct NeedMore {};
-    struct Cancelled {};
+    struct NeedMore
+    {
+    };
+    struct Cancelled
+    {
+    };
 
     void refill(size_t keepFrom);
     void parseUnit(const char *&p, const char *e);

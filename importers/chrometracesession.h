@@ -178,7 +178,9 @@ public:
     // Where the first of them is and how many, when every event read was an empty '{}'.
     std::optional<std::pair<qint64, qint64>> onlyEmptyEvents() const
     {
-        return m_events == 0 && m_emptyEvents > 0 ? std::optional(std::pair{m_firstEmpty, m_emptyEvents}) : std::nullopt;
+        return m_events == 0 && m_emptyEvents > 0
+                   ? std::optional(std::pair{m_firstEmpty, m_emptyEvents})
+                   : std::nullopt;
     }
     QList<ImportWarning> warnings() const { return m_warnings.list(); }
 
@@ -233,7 +235,8 @@ private:
 
     std::vector<std::pair<qint64, SliceId>> m_runtimeByCorr;
     std::vector<std::tuple<qint64, SliceId, bool>> m_gpuByCorr; // bool: a cuda_sync event
-    std::vector<qint64> m_linkedCorrelations; // launch/sync edges made from correlation ids (sorted)
+    std::vector<qint64>
+        m_linkedCorrelations; // launch/sync edges made from correlation ids (sorted)
     std::vector<std::pair<qint64, SliceId>> m_opByExt;
     std::vector<std::pair<qint64, SliceId>> m_gpuByExt;
     std::vector<FlowPoint> m_flows; // every s/t/f point, grouped by FlowKey in linkFlows()

@@ -11,8 +11,8 @@
 
 namespace gml {
 
-using json::Value;
 using json::describeByte;
+using json::Value;
 
 // From just after a string's opening quote: its closing quote, or nullptr when the buffer ends
 // first. Sets `escaped` when the string holds a backslash escape. Sixteen bytes at a time where
@@ -53,7 +53,8 @@ void ChromeTraceReader::expect(const char *&p, const char *e, char c, const char
     if (p >= e)
         throw NeedMore{};
     if (*p != c)
-        fail(p, QStringLiteral("expected %1, found %2").arg(QLatin1String(what), describeByte(p, e)));
+        fail(p,
+             QStringLiteral("expected %1, found %2").arg(QLatin1String(what), describeByte(p, e)));
     ++p;
 }
 
@@ -123,7 +124,12 @@ Value ChromeTraceReader::parseValue(const char *&p, const char *e)
         v.data = s;
         v.size = size_t(p - s);
     } else {
-        static constexpr struct { const char *text; size_t n; Value::Type type; } literals[] = {
+        static constexpr struct
+        {
+            const char *text;
+            size_t n;
+            Value::Type type;
+        } literals[] = {
             {"true", 4, Value::Type::True},
             {"false", 5, Value::Type::False},
             {"null", 4, Value::Type::Null},
@@ -167,7 +173,8 @@ void ChromeTraceReader::parseArgs(const char *&p, const char *e, Value &out)
             if (p >= e)
                 throw NeedMore{};
             if (*p != '"')
-                fail(p, QStringLiteral("expected a key string in args, found %1").arg(describeByte(p, e)));
+                fail(p, QStringLiteral("expected a key string in args, found %1")
+                            .arg(describeByte(p, e)));
             Value key;
             parseString(p, e, key);
             expect(p, e, ':', "':' after a key in args");
@@ -186,7 +193,8 @@ void ChromeTraceReader::parseArgs(const char *&p, const char *e, Value &out)
                 ++p;
                 break;
             }
-            fail(p, QStringLiteral("expected ',' or '}' in args, found %1").arg(describeByte(p, e)));
+            fail(p,
+                 QStringLiteral("expected ',' or '}' in args, found %1").arg(describeByte(p, e)));
         }
     }
     out.data = s;

@@ -54,14 +54,17 @@ constexpr DcgmField kDcgmFields[] = {
 SniffResult DcgmiDmonImporter::sniff(const QString &, const QByteArray &head) const
 {
     const QByteArrayView h = QByteArrayView(head).trimmed();
-    return h.startsWith("#Entity") || h.startsWith("# Entity") ? SniffResult{95, {}} : SniffResult{};
+    return h.startsWith("#Entity") || h.startsWith("# Entity") ? SniffResult{95, {}}
+                                                               : SniffResult{};
 }
 
-std::optional<QByteArray> DcgmiDmonImporter::tailPrelude(QByteArrayView prelude, QByteArrayView lines) const
+std::optional<QByteArray> DcgmiDmonImporter::tailPrelude(QByteArrayView prelude,
+                                                         QByteArrayView lines) const
 {
     // The first header and the units line under it; dcgmi repeats them every few samples.
     return headerPrelude(
-        prelude, lines, [](QByteArrayView l) { return l.startsWith("#Entity") || l.startsWith("# Entity"); },
+        prelude, lines,
+        [](QByteArrayView l) { return l.startsWith("#Entity") || l.startsWith("# Entity"); },
         [](QByteArrayView l) { return l.startsWith("ID") || l.startsWith("# ID"); });
 }
 
@@ -110,14 +113,17 @@ ImportOutcome DcgmiDmonImporter::import(ImportContext &ctx) const
                 c.name = text(t[i].text);
                 c.position = t[i].column;
                 c.label = c.name;
-                c.repeated = std::any_of(columns.begin(), columns.end(), [&](const Column &o) { return o.name == c.name; });
+                c.repeated = std::any_of(columns.begin(), columns.end(),
+                                         [&](const Column &o) { return o.name == c.name; });
                 if (c.repeated)
-                    warnings.add(QStringLiteral("repeated column"), line.offset,
-                                 QStringLiteral("the header names %1 twice (column %2 at byte %3); two series would "
-                                                "share one name, so the second column is not read")
-                                     .arg(c.name)
-                                     .arg(columns.size() + 1)
-                                     .arg(line.offset + t[i].column));
+                    warnings.add(
+                        QStringLiteral("repeated column"), line.offset,
+                        QStringLiteral(
+                            "the header names %1 twice (column %2 at byte %3); two series would "
+                            "share one name, so the second column is not read")
+                            .arg(c.name)
+                            .arg(columns.size() + 1)
+                            .arg(line.offset + t[i].column));
                 for (const auto &f : kDcgmFields)
                     if (c.name == QLatin1String(f.name)) {
                         c.label = QStringLiteral("%1 (%2)").arg(c.name, QLatin1String(f.label));
@@ -159,7 +165,8 @@ ImportOutcome DcgmiDmonImporter::import(ImportContext &ctx) const
                                         .arg(columns.size());
             if (badRows++ == 0)
                 firstBadRow = {line.offset, message};
-            warnings.add(QStringLiteral("field count"), line.offset, message + QStringLiteral("; skipped"));
+            warnings.add(QStringLiteral("field count"), line.offset,
+                         message + QStringLiteral("; skipped"));
             continue;
         }
         Row row;
@@ -197,10 +204,11 @@ ImportOutcome DcgmiDmonImporter::import(ImportContext &ctx) const
             bool ok = false;
             const int index = row.entity.mid(4).toInt(&ok);
             if (!ok) {
-                warnings.add(QStringLiteral("entity"), row.offset,
-                             QStringLiteral("row at byte %1: entity '%2' has no GPU number; skipped")
-                                 .arg(row.offset)
-                                 .arg(row.entity));
+                warnings.add(
+                    QStringLiteral("entity"), row.offset,
+                    QStringLiteral("row at byte %1: entity '%2' has no GPU number; skipped")
+                        .arg(row.offset)
+                        .arg(row.entity));
                 continue;
             }
             device = sink.gpu(index, {});

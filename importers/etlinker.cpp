@@ -20,19 +20,20 @@ struct CpuOp
     TrackId track = 0;
     TimeNs ts = 0;
     TimeNs end = 0;
-    int name = 0;       // index into the shared name table
+    int name = 0; // index into the shared name table
     qint64 external = -1;
     qint64 recordFunction = -1;
 };
 
-constexpr size_t kWindow = 32;    // how far ahead an operator's slice may be (skipped slices)
-constexpr size_t kProbe = 64;     // operators scored for each candidate start
+constexpr size_t kWindow = 32;     // how far ahead an operator's slice may be (skipped slices)
+constexpr size_t kProbe = 64;      // operators scored for each candidate start
 constexpr double kMaxCells = 64e6; // the largest alignment table (bytes); beyond it, greedy
 
 // Greedy in-order alignment of `names` (the ET's) with `seq` (the trace's) from `start`;
 // calls `onMatch(i, k)` for each pair and returns how many matched.
 template <typename F>
-qint64 align(const std::vector<int> &names, size_t count, const std::vector<int> &seq, size_t start, F &&onMatch)
+qint64 align(const std::vector<int> &names, size_t count, const std::vector<int> &seq, size_t start,
+             F &&onMatch)
 {
     qint64 matched = 0;
     size_t j = start;
@@ -113,10 +114,12 @@ EtLink linkOperators(Project &project, RunId run, qint64 pid, StringId cpuOp,
 {
     EtLink best;
     best.run = run;
-    auto st = project.db().prepare(
-        "SELECT s.id, s.track_id, s.ts, s.dur, s.name_id, s.external_id, "
-        "json_extract(s.args, '$.\"Record function id\"') FROM slice s JOIN track t ON t.id = s.track_id "
-        "WHERE t.run_id = ?1 AND t.pid = ?2 AND s.cat_id = ?3 ORDER BY s.track_id, s.ts, s.dur DESC");
+    auto st =
+        project.db().prepare("SELECT s.id, s.track_id, s.ts, s.dur, s.name_id, s.external_id, "
+                             "json_extract(s.args, '$.\"Record function id\"') FROM slice s JOIN "
+                             "track t ON t.id = s.track_id "
+                             "WHERE t.run_id = ?1 AND t.pid = ?2 AND s.cat_id = ?3 ORDER BY "
+                             "s.track_id, s.ts, s.dur DESC");
     st.bind(1, run);
     st.bind(2, QString::number(pid));
     st.bind(3, cpuOp);
@@ -139,7 +142,8 @@ EtLink linkOperators(Project &project, RunId run, qint64 pid, StringId cpuOp,
         c.end = c.ts + st.int64(3);
         const StringId sid = st.int64(4);
         auto n = byStringId.constFind(sid);
-        c.name = n != byStringId.constEnd() ? *n : *byStringId.insert(sid, indexOf(project.string(sid)));
+        c.name =
+            n != byStringId.constEnd() ? *n : *byStringId.insert(sid, indexOf(project.string(sid)));
         c.external = st.isNull(5) ? -1 : st.int64(5);
         c.recordFunction = st.isNull(6) ? -1 : st.int64(6);
         slices.push_back(c);
@@ -161,7 +165,8 @@ EtLink linkOperators(Project &project, RunId run, qint64 pid, StringId cpuOp,
             if (key >= 0)
                 byId.insert(key, &c);
         }
-        best.method = byRecordFunction ? EtLink::Method::RecordFunctionId : EtLink::Method::ExternalId;
+        best.method =
+            byRecordFunction ? EtLink::Method::RecordFunctionId : EtLink::Method::ExternalId;
         for (size_t i = 0; i < ops.size(); ++i) {
             auto c = byId.constFind(ops[i].rfId);
             if (c == byId.constEnd())
@@ -225,8 +230,8 @@ EtLink linkOperators(Project &project, RunId run, qint64 pid, StringId cpuOp,
             for (const CpuOp *c : members)
                 seq.push_back(c->name);
             for (size_t s = 0; s < seq.size(); ++s) {
-                if (std::find(names.begin(), names.begin() + std::min<size_t>(4, names.size()), seq[s]) ==
-                    names.begin() + std::min<size_t>(4, names.size()))
+                if (std::find(names.begin(), names.begin() + std::min<size_t>(4, names.size()),
+                              seq[s]) == names.begin() + std::min<size_t>(4, names.size()))
                     continue;
                 const qint64 score = align(names, probe, seq, s, [](size_t, size_t) {});
                 if (score > bestScore) {
@@ -241,7 +246,8 @@ EtLink linkOperators(Project &project, RunId run, qint64 pid, StringId cpuOp,
         used.insert(bestTrack);
         const auto &members = threads[bestTrack];
         std::vector<int> seq;
-        const size_t stop = std::min(members.size(), bestStart + names.size() + names.size() / 2 + kWindow);
+        const size_t stop =
+            std::min(members.size(), bestStart + names.size() + names.size() / 2 + kWindow);
         for (size_t k = bestStart; k < stop; ++k)
             seq.push_back(members[k]->name);
         auto onMatch = [&](size_t i, size_t k) {
@@ -256,7 +262,8 @@ EtLink linkOperators(Project &project, RunId run, qint64 pid, StringId cpuOp,
     return order.matched > best.matched ? order : best;
 }
 
-std::optional<EtRunLink> linkToRun(TraceWriter &w, qint64 pid, const std::vector<EtOperator> &ops, QString *error)
+std::optional<EtRunLink> linkToRun(TraceWriter &w, qint64 pid, const std::vector<EtOperator> &ops,
+                                   QString *error)
 {
     const StringId cpuOp = w.intern("cpu_op");
     const RunId ownRun = w.runId();
@@ -265,8 +272,9 @@ std::optional<EtRunLink> linkToRun(TraceWriter &w, qint64 pid, const std::vector
     if (out.link.matched > 0)
         return out;
     {
-        auto kineto = w.project().db().prepare("SELECT path FROM source WHERE run_id = ? AND format = 'chrome-trace' "
-                                               "AND status = 'imported' ORDER BY path LIMIT 4");
+        auto kineto = w.project().db().prepare(
+            "SELECT path FROM source WHERE run_id = ? AND format = 'chrome-trace' "
+            "AND status = 'imported' ORDER BY path LIMIT 4");
         kineto.bind(1, ownRun);
         while (kineto.step())
             out.kinetoTraces.append(QFileInfo(kineto.text(0)).fileName());
@@ -308,7 +316,8 @@ void insertLinkMetadata(QJsonObject &meta, const EtRunLink &l)
         meta.insert(QStringLiteral("joined_run"), l.joinedRun);
 }
 
-QList<ImportWarning> linkWarnings(const EtRunLink &l, qint64 pid, size_t ops, qint64 stored, size_t edges)
+QList<ImportWarning> linkWarnings(const EtRunLink &l, qint64 pid, size_t ops, qint64 stored,
+                                  size_t edges)
 {
     QList<ImportWarning> out;
     const qint64 matched = l.link.matched;
@@ -325,9 +334,12 @@ QList<ImportWarning> linkWarnings(const EtRunLink &l, qint64 pid, size_t ops, qi
             -1, 1});
     if (matched == 0 && ops > 0 && !l.kinetoTraces.isEmpty() && l.joinedRun.isEmpty())
         out.append(ImportWarning{
-            QStringLiteral("matched nothing: the run's Kineto trace (%1) has no cpu_op slice of process %2 that matches "
-                           "an operator (by rf_id or by order and name), so none of its %3 data edges is in the graph; "
-                           "were the two recorded by different processes, or over different iterations?")
+            QStringLiteral(
+                "matched nothing: the run's Kineto trace (%1) has no cpu_op slice of process %2 "
+                "that matches "
+                "an operator (by rf_id or by order and name), so none of its %3 data edges is in "
+                "the graph; "
+                "were the two recorded by different processes, or over different iterations?")
                 .arg(l.kinetoTraces.join(QStringLiteral(", ")))
                 .arg(pid)
                 .arg(edges),
@@ -350,7 +362,8 @@ QList<ImportWarning> linkWarnings(const EtRunLink &l, qint64 pid, size_t ops, qi
                 .arg(pid)
                 .arg(by)
                 .arg(l.link.method == EtLink::Method::Order && l.link.idMismatches > 0
-                         ? QStringLiteral(", as %1 ids pointed at a slice of another operator").arg(l.link.idMismatches)
+                         ? QStringLiteral(", as %1 ids pointed at a slice of another operator")
+                               .arg(l.link.idMismatches)
                          : QString())
                 .arg(stored)
                 .arg(edges),

@@ -57,10 +57,11 @@ struct EtRunLink
 {
     EtLink link;
     QString joinedRun;
-    QStringList kinetoTraces; // the Kineto (Chrome JSON) traces already in the execution trace's run
+    QStringList
+        kinetoTraces; // the Kineto (Chrome JSON) traces already in the execution trace's run
 };
-std::optional<EtRunLink> linkToRun(TraceWriter &writer, qint64 pid, const std::vector<EtOperator> &ops,
-                                   QString *error);
+std::optional<EtRunLink> linkToRun(TraceWriter &writer, qint64 pid,
+                                   const std::vector<EtOperator> &ops, QString *error);
 
 // What every execution trace's metadata says of its link: matched_operators, matched_by,
 // id_name_mismatches, joined_run.
@@ -68,6 +69,7 @@ void insertLinkMetadata(QJsonObject &meta, const EtRunLink &link);
 
 // The warnings of a link: joined another run, matched nothing, matched only some. `edges`
 // dependencies were found between operators, `stored` of them between matched ones.
-QList<ImportWarning> linkWarnings(const EtRunLink &link, qint64 pid, size_t ops, qint64 stored, size_t edges);
+QList<ImportWarning> linkWarnings(const EtRunLink &link, qint64 pid, size_t ops, qint64 stored,
+                                  size_t edges);
 
 } // namespace gml

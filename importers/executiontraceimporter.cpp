@@ -75,8 +75,10 @@ Node readNode(const QJsonObject &o, WarningLog &warnings)
                                     : QJsonArray{o.value(QStringLiteral("ctrl_deps"))};
         if (!ctrl.isEmpty())
             n.parent = wholeNumber(ctrl.first(), "ctrl_deps", id, warnings);
-        n.inputs = o.value(QStringLiteral("inputs")).toObject().value(QStringLiteral("values")).toArray();
-        n.outputs = o.value(QStringLiteral("outputs")).toObject().value(QStringLiteral("values")).toArray();
+        n.inputs =
+            o.value(QStringLiteral("inputs")).toObject().value(QStringLiteral("values")).toArray();
+        n.outputs =
+            o.value(QStringLiteral("outputs")).toObject().value(QStringLiteral("values")).toArray();
     } else { // 1.0.1 flat
         n.parent = wholeNumber(o.value(QStringLiteral("parent")), "parent", id, warnings);
         n.rfId = wholeNumber(o.value(QStringLiteral("rf_id")), "rf_id", id, warnings);
@@ -123,32 +125,40 @@ SniffResult ExecutionTraceImporter::sniff(const QString &path, const QByteArray 
 ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
 {
     QString readError;
-    const auto read = InputStream::readAll(ctx.path, qint64(4) << 30, QStringLiteral("an execution trace"),
-                                           &readError, &ctx.contentHash); // empty for gzip
+    const auto read =
+        InputStream::readAll(ctx.path, qint64(4) << 30, QStringLiteral("an execution trace"),
+                             &readError, &ctx.contentHash); // empty for gzip
     if (!read)
         return ImportOutcome::failure(-1, readError);
     const QByteArray &bytes = *read;
     QJsonParseError pe;
     const QJsonDocument doc = QJsonDocument::fromJson(bytes, &pe);
     if (pe.error != QJsonParseError::NoError)
-        return {ImportOutcome::Status::Failed, pe.offset,
-                pe.errorString() + QStringLiteral("; expected an execution trace JSON object"), {}};
+        return {ImportOutcome::Status::Failed,
+                pe.offset,
+                pe.errorString() + QStringLiteral("; expected an execution trace JSON object"),
+                {}};
     const QJsonObject root = doc.object();
     WarningLog warnings;
     // Qt keeps the last of a repeated key's values ("rf_id": 1, "rf_id": 7): said.
-    if (const auto repeated = json::findRepeatedKeys(bytes.constData(), size_t(bytes.size())); repeated.count > 0)
+    if (const auto repeated = json::findRepeatedKeys(bytes.constData(), size_t(bytes.size()));
+        repeated.count > 0)
         warnings.add(QStringLiteral("repeated keys"), repeated.firstOffset,
-                     QStringLiteral("%1 keys repeat within their object (first: '%2'); the last value of each "
-                                    "is read")
+                     QStringLiteral(
+                         "%1 keys repeat within their object (first: '%2'); the last value of each "
+                         "is read")
                          .arg(repeated.count)
                          .arg(QString::fromStdString(repeated.firstKey)));
     if (!root.value(QStringLiteral("nodes")).isArray())
-        return {ImportOutcome::Status::Failed, 0,
-                QStringLiteral("no 'nodes' array; expected an ExecutionTraceObserver JSON object"), {}};
+        return {ImportOutcome::Status::Failed,
+                0,
+                QStringLiteral("no 'nodes' array; expected an ExecutionTraceObserver JSON object"),
+                {}};
     if (ctx.progress && !ctx.progress(0.3))
         return {ImportOutcome::Status::Cancelled, -1, {}, {}};
     const QString schema = root.value(QStringLiteral("schema")).toString();
-    const qint64 pid = wholeNumber(root.value(QStringLiteral("pid")), "pid", QStringLiteral("the trace"), warnings);
+    const qint64 pid = wholeNumber(root.value(QStringLiteral("pid")), "pid",
+                                   QStringLiteral("the trace"), warnings);
 
     std::vector<Node> nodes;
     QHash<qint64, size_t> byId;
@@ -160,11 +170,14 @@ ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
         nodes.push_back(readNode(v.toObject(), warnings));
         // The root ("[pytorch|profiler|execution_trace|thread]") may name itself; an operator
         // that does would hang off nothing.
-        if (nodes.back().parent == nodes.back().id && nodes.back().id >= 0 && !nodes.back().name.startsWith(QLatin1Char('[')))
-            warnings.add(QStringLiteral("self parent"), -1,
-                         QStringLiteral("node %1 (%2) names itself as its parent; it is read as a top-level node")
-                             .arg(nodes.back().id)
-                             .arg(nodes.back().name));
+        if (nodes.back().parent == nodes.back().id && nodes.back().id >= 0 &&
+            !nodes.back().name.startsWith(QLatin1Char('[')))
+            warnings.add(
+                QStringLiteral("self parent"), -1,
+                QStringLiteral(
+                    "node %1 (%2) names itself as its parent; it is read as a top-level node")
+                    .arg(nodes.back().id)
+                    .arg(nodes.back().name));
         if (nodes.back().id < 0) {
             // No id (or not a number: said by wholeNumber): its own operator, nobody's parent.
             if (missingIds++ == 0)
@@ -245,12 +258,13 @@ ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
     outcome.warnings = linkWarnings(*runLink, pid, ops.size(), stored, edges.size());
     outcome.warnings.append(warnings.list());
     if (missingIds > 0)
-        outcome.warnings.append(ImportWarning{
-            QStringLiteral("%1 nodes have no 'id' (first: '%2'); each is kept as its own operator, and no node can "
-                           "name it as its parent")
-                .arg(missingIds)
-                .arg(safeText(firstMissing, 80)),
-            -1, missingIds});
+        outcome.warnings.append(
+            ImportWarning{QStringLiteral("%1 nodes have no 'id' (first: '%2'); each is kept as its "
+                                         "own operator, and no node can "
+                                         "name it as its parent")
+                              .arg(missingIds)
+                              .arg(safeText(firstMissing, 80)),
+                          -1, missingIds});
     if (duplicateIds > 0)
         outcome.warnings.append(ImportWarning{
             QStringLiteral("%1 nodes repeat the id of an earlier node (first: id %2); each is "

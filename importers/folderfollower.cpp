@@ -21,7 +21,9 @@ QHash<QString, FolderFollower::Seen> FolderFollower::list() const
 {
     // What the scanner would walk (folderscanner.h): hidden entries and project files are left
     // out, so the project written inside a followed folder does not wake the follower.
-    auto skipped = [](const QString &name) { return name.startsWith(QLatin1Char('.')) || isProjectFile(name); };
+    auto skipped = [](const QString &name) {
+        return name.startsWith(QLatin1Char('.')) || isProjectFile(name);
+    };
     QHash<QString, Seen> out;
     auto add = [&](const QFileInfo &info) {
         out.insert(info.absoluteFilePath(), {info.size(), info.lastModified().toMSecsSinceEpoch()});
@@ -60,9 +62,10 @@ QString FolderFollower::finish()
 QStringList FolderFollower::cutLastLines()
 {
     QStringList out;
-    auto st = m_project.db().prepare("SELECT path, json_extract(metadata, '$.tail.offset'), json_extract(metadata, "
-                                     "'$.tail.line') FROM source WHERE json_extract(metadata, '$.tail.offset') IS NOT NULL "
-                                     "ORDER BY path");
+    auto st = m_project.db().prepare(
+        "SELECT path, json_extract(metadata, '$.tail.offset'), json_extract(metadata, "
+        "'$.tail.line') FROM source WHERE json_extract(metadata, '$.tail.offset') IS NOT NULL "
+        "ORDER BY path");
     while (st.step()) {
         const QString path = st.text(0);
         const qint64 offset = st.int64(1);
@@ -73,7 +76,8 @@ QStringList FolderFollower::cutLastLines()
         // Only a line with no end is left: whole lines after it would have been read by the poll.
         if (f.read(std::min<qint64>(rest, qint64(64) << 20)).contains('\n'))
             continue;
-        out.append(QStringLiteral("%1: line %2 (byte %3) is cut: its last %4 bytes have no line end, and were not imported "
+        out.append(QStringLiteral("%1: line %2 (byte %3) is cut: its last %4 bytes have no line "
+                                  "end, and were not imported "
                                   "when following stopped")
                        .arg(path)
                        .arg(st.int64(2))
@@ -92,7 +96,8 @@ FolderFollower::Poll FolderFollower::poll(qint64 nowMs)
     if (!changed && !m_pending)
         return result;
     QStringList errors, warnings;
-    const QList<ScannedFile> files = scanInputs(m_options.inputs, m_options.runName, &errors, &warnings);
+    const QList<ScannedFile> files =
+        scanInputs(m_options.inputs, m_options.runName, &errors, &warnings);
     // The scan's complaints (a folder gone, a bad grademl.json) are told once, not every second.
     QSet<QString> scanned;
     for (const QString &e : errors + warnings) {
@@ -115,7 +120,8 @@ FolderFollower::Poll FolderFollower::poll(qint64 nowMs)
             continue;
         }
         const Seen seen = now.value(f.path);
-        if ((m_polled && !(seen == m_last.value(f.path))) || nowMs - seen.mtimeMs < m_options.settleMs)
+        if ((m_polled && !(seen == m_last.value(f.path))) ||
+            nowMs - seen.mtimeMs < m_options.settleMs)
             deferred.insert(f.path);
     }
     m_last = now;
@@ -139,7 +145,8 @@ FolderFollower::Poll FolderFollower::poll(qint64 nowMs)
             result.imported = true;
             result.nonAppend = result.nonAppend || !r.appended;
             result.reports.append(r);
-        } else if (r.status == SourceReport::Status::Failed || r.status == SourceReport::Status::Cancelled) {
+        } else if (r.status == SourceReport::Status::Failed ||
+                   r.status == SourceReport::Status::Cancelled) {
             // A failure is told once, until its file changes and fails differently.
             if (m_failed.value(r.path) != r.message)
                 result.reports.append(r);
@@ -157,15 +164,18 @@ FolderFollower::Poll FolderFollower::poll(qint64 nowMs)
         }
         if (m_toldEmpty.contains(it.key()))
             continue;
-        auto st = m_project.db().prepare("SELECT json_extract(metadata, '$.tail.offset') FROM source WHERE path = ?");
+        auto st = m_project.db().prepare(
+            "SELECT json_extract(metadata, '$.tail.offset') FROM source WHERE path = ?");
         st.bind(1, it.key());
         if (st.step() && st.int64(0) > 0) {
             m_toldEmpty.insert(it.key());
-            result.warnings.append(QStringLiteral("%1: the file is empty now (truncated while it was followed, %2 bytes "
-                                                  "read before); what was read stays imported, and is kept aside as its "
-                                                  "own source when the file is written again")
-                                       .arg(it.key())
-                                       .arg(st.int64(0)));
+            result.warnings.append(
+                QStringLiteral(
+                    "%1: the file is empty now (truncated while it was followed, %2 bytes "
+                    "read before); what was read stays imported, and is kept aside as its "
+                    "own source when the file is written again")
+                    .arg(it.key())
+                    .arg(st.int64(0)));
         }
     }
     result.changedRuns = job.changedRunIds();

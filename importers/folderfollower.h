@@ -42,13 +42,14 @@ public:
     };
     struct Poll
     {
-        bool imported = false;   // a job ran and wrote something
-        bool grew = false;       // a followed file changed size or time (written to, whole lines or not)
-        bool nonAppend = false;  // ... more than lines appended to logs (runs may have changed shape)
-        int waiting = 0;         // files still being written, passed over this time
+        bool imported = false; // a job ran and wrote something
+        bool grew = false; // a followed file changed size or time (written to, whole lines or not)
+        bool nonAppend =
+            false;       // ... more than lines appended to logs (runs may have changed shape)
+        int waiting = 0; // files still being written, passed over this time
         QList<SourceReport> reports; // the job's files that were imported or failed this time
-        QStringList errors;      // the scan's and the job's
-        QStringList warnings;    // the job's: a log truncated or replaced, its samples kept aside
+        QStringList errors;          // the scan's and the job's
+        QStringList warnings; // the job's: a log truncated or replaced, its samples kept aside
         QList<RunId> changedRuns;
     };
 

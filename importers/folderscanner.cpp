@@ -19,8 +19,8 @@
 #include <QTimeZone>
 
 #include <algorithm>
-#include <cmath>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <optional>
@@ -83,12 +83,16 @@ FolderSettings folderSettings(const QString &dir, QStringList *errors, QStringLi
         return {};
     if (!f.open(QIODevice::ReadOnly)) {
         if (errors)
-            errors->append(QStringLiteral("%1: cannot read: %2").arg(f.fileName(), f.errorString()));
+            errors->append(
+                QStringLiteral("%1: cannot read: %2").arg(f.fileName(), f.errorString()));
         return {};
     }
     if (f.size() > kMaxSettingsBytes) {
         if (errors)
-            errors->append(QStringLiteral("%1: %2 bytes; a settings file is at most %3 bytes").arg(f.fileName()).arg(f.size()).arg(kMaxSettingsBytes));
+            errors->append(QStringLiteral("%1: %2 bytes; a settings file is at most %3 bytes")
+                               .arg(f.fileName())
+                               .arg(f.size())
+                               .arg(kMaxSettingsBytes));
         return {};
     }
     QJsonParseError pe;
@@ -99,8 +103,9 @@ FolderSettings folderSettings(const QString &dir, QStringList *errors, QStringLi
                                           "{\"timezone\": \"Europe/Paris\"}")
                                .arg(f.fileName())
                                .arg(pe.offset)
-                               .arg(pe.error != QJsonParseError::NoError ? pe.errorString()
-                                                                         : QStringLiteral("not an object")));
+                               .arg(pe.error != QJsonParseError::NoError
+                                        ? pe.errorString()
+                                        : QStringLiteral("not an object")));
         return {};
     }
     FolderSettings settings;
@@ -112,21 +117,27 @@ FolderSettings folderSettings(const QString &dir, QStringList *errors, QStringLi
         if (v.isString())
             *into = v.toString().trimmed();
         else if (!v.isUndefined() && warnings)
-            warnings->append(QStringLiteral("%1: \"%2\" must be a string (the name the runs are grouped "
-                                            "under), got %3; ignored")
-                                 .arg(f.fileName(), key, JsonFields::show(v)));
+            warnings->append(
+                QStringLiteral("%1: \"%2\" must be a string (the name the runs are grouped "
+                               "under), got %3; ignored")
+                    .arg(f.fileName(), key, JsonFields::show(v)));
     }
     if (!settings.experiment.isEmpty() && settings.workload.isEmpty() && warnings)
-        warnings->append(QStringLiteral("%1: \"experiment\" without \"workload\": runs join a workload of "
-                                        "an experiment; name the workload too")
-                             .arg(f.fileName()));
-    if (const QJsonValue z = doc.object().value(QStringLiteral("timezone")); !z.isUndefined() && !z.isString() && warnings)
-        warnings->append(QStringLiteral("%1: \"timezone\" must be a string, an IANA name such as \"Europe/Paris\", got "
-                                        "%2; ignored")
-                             .arg(f.fileName(), JsonFields::show(z)));
+        warnings->append(
+            QStringLiteral("%1: \"experiment\" without \"workload\": runs join a workload of "
+                           "an experiment; name the workload too")
+                .arg(f.fileName()));
+    if (const QJsonValue z = doc.object().value(QStringLiteral("timezone"));
+        !z.isUndefined() && !z.isString() && warnings)
+        warnings->append(
+            QStringLiteral(
+                "%1: \"timezone\" must be a string, an IANA name such as \"Europe/Paris\", got "
+                "%2; ignored")
+                .arg(f.fileName(), JsonFields::show(z)));
     // The recorder's own record of the run (grademl record): its times checked, though only
     // people read them (issue 56: an end before the start, or a start of "x", passed unsaid).
-    if (const QJsonValue rec = doc.object().value(QStringLiteral("recorder")); rec.isObject() && warnings) {
+    if (const QJsonValue rec = doc.object().value(QStringLiteral("recorder"));
+        rec.isObject() && warnings) {
         std::optional<qint64> times[2];
         const char *keys[2] = {"start_ns", "end_ns"};
         for (int i = 0; i < 2; ++i) {
@@ -138,16 +149,21 @@ FolderSettings folderSettings(const QString &dir, QStringList *errors, QStringLi
             if (ok && ns > 0)
                 times[i] = ns;
             else
-                warnings->append(QStringLiteral("%1: recorder.%2 is %3; expected the wall-clock time in nanoseconds as a "
-                                                "string of digits; the recording's record is damaged")
-                                     .arg(f.fileName(), QLatin1String(keys[i]), safeText(JsonFields::show(v), 80)));
+                warnings->append(
+                    QStringLiteral(
+                        "%1: recorder.%2 is %3; expected the wall-clock time in nanoseconds as a "
+                        "string of digits; the recording's record is damaged")
+                        .arg(f.fileName(), QLatin1String(keys[i]),
+                             safeText(JsonFields::show(v), 80)));
         }
         if (times[0] && times[1] && *times[1] < *times[0])
-            warnings->append(QStringLiteral("%1: recorder.end_ns (%2) is before recorder.start_ns (%3); the recording's "
-                                            "record is damaged")
-                                 .arg(f.fileName())
-                                 .arg(*times[1])
-                                 .arg(*times[0]));
+            warnings->append(
+                QStringLiteral(
+                    "%1: recorder.end_ns (%2) is before recorder.start_ns (%3); the recording's "
+                    "record is damaged")
+                    .arg(f.fileName())
+                    .arg(*times[1])
+                    .arg(*times[0]));
     }
     const QString tz = doc.object().value(QStringLiteral("timezone")).toString();
     if (!tz.isEmpty() && !QTimeZone(tz.toUtf8()).isValid()) {
@@ -173,8 +189,9 @@ QString notAnInput(const QByteArray &path)
     if (!S_ISREG(st.st_mode))
         return S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)
                    ? QStringLiteral("not a regular file (a device); only regular files are read")
-               : S_ISFIFO(st.st_mode) ? QStringLiteral("not a regular file (a FIFO); only regular files are read")
-                                      : QStringLiteral("not a regular file; only regular files are read");
+               : S_ISFIFO(st.st_mode)
+                   ? QStringLiteral("not a regular file (a FIFO); only regular files are read")
+                   : QStringLiteral("not a regular file; only regular files are read");
     if (::access(path.constData(), R_OK) != 0)
         return QStringLiteral("cannot read: %1").arg(QString::fromLocal8Bit(std::strerror(errno)));
     return {};
@@ -194,8 +211,9 @@ void walkFolder(const QByteArray &dir, std::vector<WalkEntry> &out)
 {
     DIR *d = ::opendir(dir.constData());
     if (!d) {
-        out.push_back({QFile::decodeName(dir),
-                       QStringLiteral("folder not read: %1").arg(QString::fromLocal8Bit(std::strerror(errno)))});
+        out.push_back(
+            {QFile::decodeName(dir), QStringLiteral("folder not read: %1")
+                                         .arg(QString::fromLocal8Bit(std::strerror(errno)))});
         return;
     }
     std::vector<QByteArray> subdirs;
@@ -208,7 +226,7 @@ void walkFolder(const QByteArray &dir, std::vector<WalkEntry> &out)
             out.push_back({QFile::decodeName(full),
                            QStringLiteral("the file name is not valid UTF-8 (bytes shown as %1); "
                                           "rename it to import it")
-                               .arg(QString::fromLatin1(name.toPercentEncoding("/-_."))) });
+                               .arg(QString::fromLatin1(name.toPercentEncoding("/-_.")))});
             continue;
         }
         struct stat lst;
@@ -263,12 +281,14 @@ QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverr
         }
     };
     auto zoneOf = [&](const QString &file, const QString &root) {
-        const QString dir = nearest(file, root, [](const FolderSettings &s) { return !s.timeZone.isEmpty(); });
+        const QString dir =
+            nearest(file, root, [](const FolderSettings &s) { return !s.timeZone.isEmpty(); });
         return dir.isEmpty() ? QString() : settings.value(dir).timeZone;
     };
     auto workflowOf = [&](const QString &file, const QString &root) {
         const QString dir = nearest(file, root, [](const FolderSettings &s) { return s.workflow; });
-        return dir.isEmpty() ? QString() : dir + QLatin1Char('/') + QLatin1String(kFolderSettingsFile);
+        return dir.isEmpty() ? QString()
+                             : dir + QLatin1Char('/') + QLatin1String(kFolderSettingsFile);
     };
     auto add = [&](const QString &file, const QString &run, const QString &root) {
         ScannedFile f;
@@ -282,14 +302,16 @@ QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverr
         if (mlflow == mlflowRuns.constEnd()) {
             const QString runFolder = mlflowRunFolder(f.path);
             mlflow = mlflowRuns.insert(
-                dir, {runFolder, runFolder.isEmpty() ? QString() : mlflowProjectRunName(runFolder)});
+                dir,
+                {runFolder, runFolder.isEmpty() ? QString() : mlflowProjectRunName(runFolder)});
         }
         f.skipReason = mlflowRunDataReason(f.path, mlflow->folder);
         if (f.skipReason.isEmpty())
             f.importer = sniffFile(f.path, &f.skipReason);
         f.timeZone = zoneOf(f.path, root);
         f.workflowFile = workflowOf(f.path, root);
-        const QString place = nearest(f.path, root, [](const FolderSettings &s) { return !s.workload.isEmpty(); });
+        const QString place =
+            nearest(f.path, root, [](const FolderSettings &s) { return !s.workload.isEmpty(); });
         if (!place.isEmpty()) {
             f.experiment = settings.value(place).experiment;
             f.workload = settings.value(place).workload;
@@ -340,7 +362,8 @@ QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverr
                   [](const WalkEntry &a, const WalkEntry &b) { return a.path < b.path; });
         for (const WalkEntry &e : entries) {
             const QString rel = root.relativeFilePath(QFileInfo(e.path).absolutePath());
-            const QString run = rel == QLatin1String(".") ? rootName : rootName + QLatin1Char('/') + rel;
+            const QString run =
+                rel == QLatin1String(".") ? rootName : rootName + QLatin1Char('/') + rel;
             if (e.skipReason.isEmpty())
                 add(e.path, run, root.absolutePath());
             else
@@ -364,9 +387,10 @@ QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverr
                 const QString stem = f.path.chopped(int(qstrlen(suffix)));
                 if (xplanes.contains(stem)) {
                     f.importer = nullptr;
-                    f.skipReason = QStringLiteral("the same capture's %1.xplane.pb is read instead (the "
-                                                  "XSpace this JSON was converted from)")
-                                       .arg(QFileInfo(stem).fileName());
+                    f.skipReason =
+                        QStringLiteral("the same capture's %1.xplane.pb is read instead (the "
+                                       "XSpace this JSON was converted from)")
+                            .arg(QFileInfo(stem).fileName());
                 }
             }
         }
@@ -383,7 +407,8 @@ QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverr
 QByteArray writePlan(const QList<ScannedFile> &files)
 {
     QList<ScannedFile> sorted = files;
-    std::stable_sort(sorted.begin(), sorted.end(), [](const ScannedFile &a, const ScannedFile &b) { return a.path < b.path; });
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const ScannedFile &a, const ScannedFile &b) { return a.path < b.path; });
     QJsonArray list;
     for (const ScannedFile &f : sorted)
         if (f.importer)
@@ -396,7 +421,8 @@ QByteArray writePlan(const QList<ScannedFile> &files)
                                     {QStringLiteral("workflow_file"), f.workflowFile},
                                     {QStringLiteral("experiment"), f.experiment},
                                     {QStringLiteral("workload"), f.workload}});
-    return QJsonDocument(QJsonObject{{QStringLiteral("files"), list}}).toJson(QJsonDocument::Compact);
+    return QJsonDocument(QJsonObject{{QStringLiteral("files"), list}})
+        .toJson(QJsonDocument::Compact);
 }
 
 // A JSON value as its text, safe to print.
@@ -410,22 +436,27 @@ std::optional<QList<ScannedFile>> readPlan(const QByteArray &json, QString *erro
 {
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
-    if (parseError.error != QJsonParseError::NoError || !doc.isObject() || !doc.object().value(QStringLiteral("files")).isArray()) {
+    if (parseError.error != QJsonParseError::NoError || !doc.isObject() ||
+        !doc.object().value(QStringLiteral("files")).isArray()) {
         *error = parseError.error != QJsonParseError::NoError
-                     ? QStringLiteral("at byte %1: %2").arg(parseError.offset).arg(parseError.errorString())
+                     ? QStringLiteral("at byte %1: %2")
+                           .arg(parseError.offset)
+                           .arg(parseError.errorString())
                      : QStringLiteral("expected an object with a \"files\" array");
         return std::nullopt;
     }
     for (const QString &key : doc.object().keys())
         if (key != QLatin1String("files")) {
-            *error = QStringLiteral("unknown key \"%1\" (a plan holds \"files\" only)").arg(safeText(key));
+            *error = QStringLiteral("unknown key \"%1\" (a plan holds \"files\" only)")
+                         .arg(safeText(key));
             return std::nullopt;
         }
     // Every field of every entry checked as any input is (issue 56): a plan is written by
     // `grademl import --plan`, but it is a file on a shared disk that anything may have changed.
-    static const QStringList kStrings{QStringLiteral("path"),          QStringLiteral("format"),     QStringLiteral("run"),
-                                      QStringLiteral("timezone"),      QStringLiteral("workflow_file"),
-                                      QStringLiteral("experiment"),    QStringLiteral("workload")};
+    static const QStringList kStrings{QStringLiteral("path"),          QStringLiteral("format"),
+                                      QStringLiteral("run"),           QStringLiteral("timezone"),
+                                      QStringLiteral("workflow_file"), QStringLiteral("experiment"),
+                                      QStringLiteral("workload")};
     QList<ScannedFile> out;
     QHash<QString, qsizetype> seen;
     const QJsonArray files = doc.object().value(QStringLiteral("files")).toArray();
@@ -445,14 +476,17 @@ std::optional<QList<ScannedFile>> readPlan(const QByteArray &json, QString *erro
             if (kStrings.contains(it.key()) && !it.value().isString())
                 return fail(QStringLiteral("\"%1\" must be a string").arg(it.key()));
         }
-        if (o.contains(QStringLiteral("run_from_folder")) && !o.value(QStringLiteral("run_from_folder")).isBool())
+        if (o.contains(QStringLiteral("run_from_folder")) &&
+            !o.value(QStringLiteral("run_from_folder")).isBool())
             return fail(QStringLiteral("\"run_from_folder\" must be true or false"));
         // Sizes are byte counts: whole, from 0 to 2^53 (what a JSON number holds exactly).
         const QJsonValue size = o.value(QStringLiteral("size"));
         const double bytes = size.toDouble(-1);
-        if (!size.isDouble() || !(bytes >= 0) || bytes > 9007199254740992.0 || bytes != std::floor(bytes))
-            return fail(QStringLiteral("\"size\" must be a whole number of bytes from 0 to 2^53, got %1")
-                            .arg(jsonText(size)));
+        if (!size.isDouble() || !(bytes >= 0) || bytes > 9007199254740992.0 ||
+            bytes != std::floor(bytes))
+            return fail(
+                QStringLiteral("\"size\" must be a whole number of bytes from 0 to 2^53, got %1")
+                    .arg(jsonText(size)));
         ScannedFile f;
         f.path = o.value(QStringLiteral("path")).toString();
         f.size = qint64(bytes);
@@ -468,17 +502,22 @@ std::optional<QList<ScannedFile>> readPlan(const QByteArray &json, QString *erro
                 f.importer = importer.get();
         // From the root: QDir::isAbsolutePath also takes ":name" (a Qt resource) as absolute.
         if (!f.path.startsWith(QLatin1Char('/')))
-            return fail(QStringLiteral("\"path\" must be an absolute path, got \"%1\"").arg(safeText(f.path)));
+            return fail(QStringLiteral("\"path\" must be an absolute path, got \"%1\"")
+                            .arg(safeText(f.path)));
         if (f.runName.trimmed().isEmpty())
             return fail(QStringLiteral("\"run\" must name a run"));
         if (!f.importer)
             return fail(QStringLiteral("unknown format \"%1\"").arg(safeText(format)));
         if (!f.timeZone.isEmpty() && !QTimeZone(f.timeZone.toUtf8()).isValid())
-            return fail(QStringLiteral("unknown time zone \"%1\"; expected an IANA name such as UTC or Europe/Paris")
-                            .arg(safeText(f.timeZone)));
+            return fail(
+                QStringLiteral(
+                    "unknown time zone \"%1\"; expected an IANA name such as UTC or Europe/Paris")
+                    .arg(safeText(f.timeZone)));
         f.path = QDir::cleanPath(f.path);
         if (const auto at = seen.constFind(f.path); at != seen.constEnd())
-            return fail(QStringLiteral("%1 is listed already as file %2: each file once").arg(safeText(f.path)).arg(*at));
+            return fail(QStringLiteral("%1 is listed already as file %2: each file once")
+                            .arg(safeText(f.path))
+                            .arg(*at));
         seen.insert(f.path, i);
         out.append(f);
     }

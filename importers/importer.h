@@ -59,11 +59,13 @@ struct ImportContext
     // A byte offset or a 1-based line number in what the importer read, in the file.
     qint64 fileOffset(qint64 offset) const
     {
-        return tail && offset >= tail->preludeBytes ? tail->fileOffset + offset - tail->preludeBytes : offset;
+        return tail && offset >= tail->preludeBytes ? tail->fileOffset + offset - tail->preludeBytes
+                                                    : offset;
     }
     qint64 fileLine(qint64 line) const
     {
-        return tail && line > tail->preludeLines ? tail->firstLine + line - tail->preludeLines - 1 : line;
+        return tail && line > tail->preludeLines ? tail->firstLine + line - tail->preludeLines - 1
+                                                 : line;
     }
 };
 
@@ -121,7 +123,8 @@ public:
     // part needs before its own to be read alone. Nullopt: this file cannot be read in parts
     // (its format does not grow by lines, or its times are placed from the whole file) and is
     // read whole each time it changes.
-    virtual std::optional<QByteArray> tailPrelude(QByteArrayView prelude, QByteArrayView lines) const
+    virtual std::optional<QByteArray> tailPrelude(QByteArrayView prelude,
+                                                  QByteArrayView lines) const
     {
         Q_UNUSED(prelude);
         Q_UNUSED(lines);
@@ -135,8 +138,7 @@ public:
 };
 
 // Calls f on each line of `text` (without its break) until f returns false.
-template <typename F>
-void forEachLine(QByteArrayView text, F f)
+template <typename F> void forEachLine(QByteArrayView text, F f)
 {
     qsizetype pos = 0;
     while (pos < text.size()) {

@@ -22,13 +22,17 @@ ImportOutcome importGuarded(const Importer &importer, ImportContext &ctx)
     try {
         return importer.import(ctx);
     } catch (const std::bad_alloc &) {
-        return {ImportOutcome::Status::Failed, -1,
-                QStringLiteral("ran out of memory reading this file (a value too large to hold?)"), {}};
-    } catch (const std::exception &e) {
-        return {ImportOutcome::Status::Failed, -1,
-                QStringLiteral("internal error in the %1 importer: %2 (please report it with the file)")
-                    .arg(importer.format(), QString::fromLocal8Bit(e.what())),
+        return {ImportOutcome::Status::Failed,
+                -1,
+                QStringLiteral("ran out of memory reading this file (a value too large to hold?)"),
                 {}};
+    } catch (const std::exception &e) {
+        return {
+            ImportOutcome::Status::Failed,
+            -1,
+            QStringLiteral("internal error in the %1 importer: %2 (please report it with the file)")
+                .arg(importer.format(), QString::fromLocal8Bit(e.what())),
+            {}};
     }
 }
 

@@ -32,11 +32,16 @@ namespace gml {
 QString statusName(SourceReport::Status status)
 {
     switch (status) {
-    case SourceReport::Status::Imported: return QStringLiteral("imported");
-    case SourceReport::Status::Unchanged: return QStringLiteral("unchanged");
-    case SourceReport::Status::Failed: return QStringLiteral("failed");
-    case SourceReport::Status::Skipped: return QStringLiteral("skipped");
-    case SourceReport::Status::Cancelled: return QStringLiteral("cancelled");
+    case SourceReport::Status::Imported:
+        return QStringLiteral("imported");
+    case SourceReport::Status::Unchanged:
+        return QStringLiteral("unchanged");
+    case SourceReport::Status::Failed:
+        return QStringLiteral("failed");
+    case SourceReport::Status::Skipped:
+        return QStringLiteral("skipped");
+    case SourceReport::Status::Cancelled:
+        return QStringLiteral("cancelled");
     }
     return {};
 }
@@ -146,7 +151,8 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
         } else if (sameAsBefore[at])
             reports.append(*sameAsBefore[at]);
         else if (aside && taskOf[at] >= 0)
-            reports.append(copyAside(files[i], i, int(files.size()), *aside, taskOf[at], hashes[at], &cancelled));
+            reports.append(copyAside(files[i], i, int(files.size()), *aside, taskOf[at], hashes[at],
+                                     &cancelled));
         else
             reports.append(importOne(files[i], i, int(files.size()), &cancelled));
         if (reports.back().status == SourceReport::Status::Imported) {
@@ -193,10 +199,12 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
         const auto run = m_project.findRun(runName);
         QString error;
         if (run && !waitingForLock([&] { return alignRunClocks(m_project, *run, &error); }))
-            m_errors.append(QStringLiteral("clock alignment of run '%1' failed: %2").arg(runName, error));
+            m_errors.append(
+                QStringLiteral("clock alignment of run '%1' failed: %2").arg(runName, error));
     }
     // Headline metrics of the changed runs are computed again by whoever lists them.
-    if (const QList<RunId> changed = changedRunIds(); !changed.isEmpty() && m_project.schemaVersion() >= 6) {
+    if (const QList<RunId> changed = changedRunIds();
+        !changed.isEmpty() && m_project.schemaVersion() >= 6) {
         QString error;
         if (waitingForLock([&] { return m_project.begin(&error); })) {
             auto drop = m_project.db().prepare("DELETE FROM run_metrics WHERE run_id = ?");
@@ -208,7 +216,8 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
             }
             if (!ok || !m_project.commit(&error)) {
                 m_project.rollback();
-                m_errors.append(QStringLiteral("stale headline metrics not dropped: ") + (ok ? error : drop.errorString()));
+                m_errors.append(QStringLiteral("stale headline metrics not dropped: ") +
+                                (ok ? error : drop.errorString()));
             }
         }
     }
@@ -231,9 +240,11 @@ QString foldWriteAheadLog(Project &project)
     auto checkpoint = project.db().prepare("PRAGMA wal_checkpoint(TRUNCATE);");
     if (checkpoint.step() && checkpoint.int64(0) == 0)
         return {};
-    return QStringLiteral("the project's write-ahead log was not folded into the project file (%1); keep the "
-                          ".grademl-wal file beside it until the next import")
-        .arg(checkpoint.errorString().isEmpty() ? QStringLiteral("a reader held it") : checkpoint.errorString());
+    return QStringLiteral(
+               "the project's write-ahead log was not folded into the project file (%1); keep the "
+               ".grademl-wal file beside it until the next import")
+        .arg(checkpoint.errorString().isEmpty() ? QStringLiteral("a reader held it")
+                                                : checkpoint.errorString());
 }
 
 void ImportJob::placeRuns(const QList<ScannedFile> &files, const QList<SourceReport> &reports)
@@ -242,12 +253,14 @@ void ImportJob::placeRuns(const QList<ScannedFile> &files, const QList<SourceRep
     std::map<QString, std::pair<QString, QString>> places;
     for (int i = 0; i < files.size() && i < reports.size(); ++i)
         if (!files[i].workload.isEmpty() && m_changedRuns.contains(reports[i].runName))
-            places.emplace(reports[i].runName, std::make_pair(files[i].experiment, files[i].workload));
+            places.emplace(reports[i].runName,
+                           std::make_pair(files[i].experiment, files[i].workload));
     for (const auto &[run, place] : places) {
         const auto id = m_project.findRun(run);
         QString error;
         if (id && !assignRuns(m_project, {*id}, place.first, place.second, &error))
-            m_errors.append(QStringLiteral("run '%1' not put in workload '%2': %3").arg(run, place.second, error));
+            m_errors.append(QStringLiteral("run '%1' not put in workload '%2': %3")
+                                .arg(run, place.second, error));
     }
 }
 
@@ -275,8 +288,8 @@ void ImportJob::relinkExecutionTraces(const QList<ScannedFile> &files, QList<Sou
         "SELECT s.path, s.format, r.name, json_extract(s.metadata, '$.matched_operators'), "
         "json_extract(s.metadata, '$.pid') FROM source s JOIN run r ON r.id = s.run_id "
         "WHERE s.status = 'imported' ORDER BY s.id");
-    auto hasPid = m_project.db().prepare(
-        "SELECT 1 FROM track t JOIN run r ON r.id = t.run_id WHERE r.name = ?1 AND t.pid = ?2 LIMIT 1");
+    auto hasPid = m_project.db().prepare("SELECT 1 FROM track t JOIN run r ON r.id = t.run_id "
+                                         "WHERE r.name = ?1 AND t.pid = ?2 LIMIT 1");
     QList<ScannedFile> again;
     while (st.step()) {
         const QString path = st.text(0);
@@ -302,9 +315,10 @@ void ImportJob::relinkExecutionTraces(const QList<ScannedFile> &files, QList<Sou
             continue;
         const QFileInfo info(path);
         if (!info.isFile()) {
-            m_errors.append(QStringLiteral("%1: not linked again to run '%2' (the file is gone); its "
-                                           "data edges may point at slices that were replaced")
-                                .arg(path, st.text(2)));
+            m_errors.append(
+                QStringLiteral("%1: not linked again to run '%2' (the file is gone); its "
+                               "data edges may point at slices that were replaced")
+                    .arg(path, st.text(2)));
             continue;
         }
         ScannedFile f;
@@ -343,15 +357,17 @@ void ImportJob::storeWorkflows(const QList<ScannedFile> &files)
             continue; // the scan said so
         QJsonParseError pe;
         const QJsonObject root = QJsonDocument::fromJson(file.readAll(), &pe).object();
-        if (pe.error != QJsonParseError::NoError || !root.value(QStringLiteral("workflow")).isObject()) {
-            m_errors.append(QStringLiteral("%1: the workflow was not read: expected \"workflow\" to be "
-                                           "an object with steps and edges")
-                                .arg(path));
+        if (pe.error != QJsonParseError::NoError ||
+            !root.value(QStringLiteral("workflow")).isObject()) {
+            m_errors.append(
+                QStringLiteral("%1: the workflow was not read: expected \"workflow\" to be "
+                               "an object with steps and edges")
+                    .arg(path));
             continue;
         }
         QString error;
-        const auto declaration =
-            WorkflowDeclaration::parse(root.value(QStringLiteral("workflow")).toObject(), path, &error);
+        const auto declaration = WorkflowDeclaration::parse(
+            root.value(QStringLiteral("workflow")).toObject(), path, &error);
         if (!declaration) {
             m_errors.append(QStringLiteral("%1: the workflow was not read: %2").arg(path, error));
             continue;
@@ -429,7 +445,8 @@ void ImportJob::recordSkipped(const ScannedFile &file, SourceReport &report)
 {
     // A file imported before that no format reads now (emptied, overwritten): what it gave is
     // kept, and said (a followed log truncated to nothing lost its samples: issue 56).
-    if (const auto earlier = m_project.sourceByPath(file.path); earlier && earlier->status == QLatin1String("imported")) {
+    if (const auto earlier = m_project.sourceByPath(file.path);
+        earlier && earlier->status == QLatin1String("imported")) {
         report.message += QStringLiteral("; what was imported of it before is kept");
         return;
     }
@@ -473,7 +490,7 @@ ImportProgress ImportJob::progressAt(int index, int count, const QString &path, 
 
 QTimeZone ImportJob::zoneOf(const ScannedFile &file) const
 {
-    return m_timeZone.isValid() ? m_timeZone
+    return m_timeZone.isValid()       ? m_timeZone
            : !file.timeZone.isEmpty() ? QTimeZone(file.timeZone.toUtf8())
                                       : QTimeZone::systemTimeZone();
 }
@@ -493,7 +510,8 @@ bool ImportJob::unchanged(const ScannedFile &file, SourceReport &report, QString
                             (m_changedRuns.contains(file.runName) || m_relink.contains(file.path));
     // The file has the size, time and format of its last import (nothing read to tell).
     const bool sameFile = !runChanged && existing && existing->size == file.size &&
-                          existing->mtimeNs == fileMtimeNs(file.path) && existing->format == importer.format();
+                          existing->mtimeNs == fileMtimeNs(file.path) &&
+                          existing->format == importer.format();
     // Following a folder, a file that failed is not read again until it changes.
     if (m_following && sameFile && existing->status == QLatin1String("failed")) {
         report.status = SourceReport::Status::Failed;
@@ -505,7 +523,7 @@ bool ImportJob::unchanged(const ScannedFile &file, SourceReport &report, QString
     // (ImportContext::contentHash), so a large plain trace is read once, not twice.
     if (!sameFile || existing->status != QLatin1String("imported") ||
         (m_following ? !existing->hash.endsWith(withFingerprint(file, {}))
-                      : existing->hash != (hash = withFingerprint(file, fileHash(file.path)))))
+                     : existing->hash != (hash = withFingerprint(file, fileHash(file.path)))))
         return false;
     auto v = m_project.db().prepare("SELECT importer_version, slices, counter_samples, flows, "
                                     "json_extract(metadata, '$.time_zone') FROM source WHERE id=?");
@@ -547,8 +565,8 @@ bool ImportJob::openSource(const ScannedFile &file, int index, int count, const 
         ok = m_project.deleteSource(existing->id, error);
     run = ok ? m_project.ensureRun(file.runName, error) : 0;
     if (ok && run) {
-        source = insertFailedSource(m_project, run, file, *file.importer, fileMtimeNs(file.path), hash,
-                                    QStringLiteral("import in progress"), error);
+        source = insertFailedSource(m_project, run, file, *file.importer, fileMtimeNs(file.path),
+                                    hash, QStringLiteral("import in progress"), error);
         ok = source != 0;
         // The user's clock override belongs to the file, not to one import of it.
         if (ok && existing && existing->alignUserNs) {
@@ -589,8 +607,9 @@ void ImportJob::recordFailure(const ScannedFile &file, int index, int count,
             ok = m_project.deleteSource(existing->id, &error);
         const RunId r = ok ? m_project.ensureRun(file.runName, &error) : 0;
         if (r)
-            recorded = insertFailedSource(m_project, r, file, *file.importer, fileMtimeNs(file.path), hash,
-                                          report.message, &error) != 0;
+            recorded =
+                insertFailedSource(m_project, r, file, *file.importer, fileMtimeNs(file.path), hash,
+                                   report.message, &error) != 0;
     }
     if (!(recorded && m_project.commit(&error)))
         m_project.rollback();
@@ -696,8 +715,10 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
         return report;
     }
     if (outcome.ok()) // the importer succeeded, but finishing or committing did not
-        outcome = ImportOutcome{ImportOutcome::Status::Failed, -1,
-                                QStringLiteral("could not write to the project: ") + error, {}};
+        outcome = ImportOutcome{ImportOutcome::Status::Failed,
+                                -1,
+                                QStringLiteral("could not write to the project: ") + error,
+                                {}};
     failWith(outcome.describe(file.path));
     takeHash();
     recordFailure(file, index, count, existing, hash, report);

@@ -109,12 +109,14 @@ private:
     SourceReport importOne(const ScannedFile &file, int index, int count, bool *cancelled);
     // A log its format reads in parts (logtail.cpp): its whole lines since the last import.
     // Nullopt: the file is read whole (importOne).
-    std::optional<SourceReport> tailOne(const ScannedFile &file, int index, int count, bool *cancelled);
+    std::optional<SourceReport> tailOne(const ScannedFile &file, int index, int count,
+                                        bool *cancelled);
     // A followed log no longer holds what was read of it (truncated, or replaced by another
     // file): its source is kept under another name, unless the lines read are in another file
     // of its folder (a rotation, imported as its own source); false with *error when the
     // project cannot be written. The warning says which.
-    bool keepAside(const SourceRecord &existing, const QString &why, qint64 readBytes, const QString &head, QString *error);
+    bool keepAside(const SourceRecord &existing, const QString &why, qint64 readBytes,
+                   const QString &head, QString *error);
     // The file imported on a worker (task `task` of `aside`), copied into the project.
     SourceReport copyAside(const ScannedFile &file, int index, int count, SideImports &aside,
                            int task, const QString &knownHash, bool *cancelled);
@@ -124,9 +126,9 @@ private:
     bool unchanged(const ScannedFile &file, SourceReport &report, QString &hash);
     // Begins the source's transaction: its previous import deleted, its run made, a row
     // inserted as 'failed' (made 'imported' by TraceWriter::finish or the side copy).
-    [[nodiscard]] bool openSource(const ScannedFile &file, int index, int count, const QString &hash,
-                                  std::optional<SourceRecord> &existing, RunId &run,
-                                  SourceId &source, QString *error);
+    [[nodiscard]] bool openSource(const ScannedFile &file, int index, int count,
+                                  const QString &hash, std::optional<SourceRecord> &existing,
+                                  RunId &run, SourceId &source, QString *error);
     // The failed file recorded in its own transaction (`hash`: its content hash).
     void recordFailure(const ScannedFile &file, int index, int count,
                        const std::optional<SourceRecord> &existing, const QString &hash,
@@ -157,10 +159,10 @@ private:
     QSet<QString> m_deferred;
     bool m_following = false;
     ImportProgress::Stage m_stage = ImportProgress::Stage::Reading;
-    QSet<QString> m_changedRuns; // runs with a file imported by this job
+    QSet<QString> m_changedRuns;  // runs with a file imported by this job
     QSet<QString> m_appendedRuns; // runs where the only change was lines appended to logs
-    QSet<QString> m_relink;      // paths read again whatever their state
-    QSet<qint64> m_leftRuns;     // runs a source moved out of (ExecutionTraceImporter)
+    QSet<QString> m_relink;       // paths read again whatever their state
+    QSet<qint64> m_leftRuns;      // runs a source moved out of (ExecutionTraceImporter)
     QStringList m_errors;
     QStringList m_warnings;
     QList<RunGrouping> m_groupings;

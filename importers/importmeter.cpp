@@ -20,14 +20,16 @@ QString humanBytes(qint64 n)
 QString secondsLeft(double seconds)
 {
     const qint64 s = qint64(std::ceil(std::max(0.0, seconds)));
-    return s < 60 ? QStringLiteral("%1 s").arg(s) : QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60);
+    return s < 60 ? QStringLiteral("%1 s").arg(s)
+                  : QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60);
 }
 
 ImportMeter::ImportMeter(const QList<ScannedFile> &files)
 {
     m_sizeBefore.assign(size_t(files.size()) + 1, 0);
     for (qsizetype i = 0; i < files.size(); ++i)
-        m_sizeBefore[size_t(i) + 1] = m_sizeBefore[size_t(i)] + (files[i].importer ? files[i].size : 0);
+        m_sizeBefore[size_t(i) + 1] =
+            m_sizeBefore[size_t(i)] + (files[i].importer ? files[i].size : 0);
     m_clock.start();
 }
 
@@ -53,10 +55,14 @@ QString ImportMeter::line(const ImportProgress &p, const QString &shownPath) con
     switch (p.stage) {
     case ImportProgress::Stage::Relinking:
         return QStringLiteral("linking execution traces again [%1/%2] %3")
-            .arg(p.fileIndex + 1).arg(p.fileCount).arg(shownPath);
+            .arg(p.fileIndex + 1)
+            .arg(p.fileCount)
+            .arg(shownPath);
     case ImportProgress::Stage::Aligning:
         return QStringLiteral("aligning the clocks of run '%1' (%2/%3)")
-            .arg(p.run).arg(p.fileIndex + 1).arg(p.fileCount);
+            .arg(p.run)
+            .arg(p.fileIndex + 1)
+            .arg(p.fileCount);
     case ImportProgress::Stage::Reading:
         break;
     }

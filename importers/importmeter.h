@@ -26,9 +26,9 @@ public:
 
     struct Reading
     {
-        qint64 done = 0;  // bytes of the job's files read (the files before, the share of this one)
+        qint64 done = 0; // bytes of the job's files read (the files before, the share of this one)
         qint64 total = 0;
-        double rate = 0;  // bytes/s, once half a second was measured; 0 before
+        double rate = 0; // bytes/s, once half a second was measured; 0 before
     };
     Reading at(const ImportProgress &progress) const;
     // "[3/16] rank2.pt.trace.json 45% · 412.0 MiB of 1.86 GiB · 97.3 MiB/s · 16 s left" while

@@ -9,12 +9,12 @@
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
+#include <fcntl.h>
 #include <mutex>
 #include <string>
 #include <thread>
-#include <cstring>
-#include <fcntl.h>
 #include <unistd.h>
 
 namespace gml {
@@ -47,8 +47,8 @@ void InputStream::readAhead()
         for (;;) {
             std::string block(size_t(Ahead::kBlock), '\0');
             const qint64 n = readDirect(block.data(), Ahead::kBlock);
-            const qint64 position = m_fd >= 0 ? m_position
-                                              : qint64(gzoffset(static_cast<gzFile>(m_gz)));
+            const qint64 position =
+                m_fd >= 0 ? m_position : qint64(gzoffset(static_cast<gzFile>(m_gz)));
             std::unique_lock lock(a.mutex);
             a.filePosition = position;
             if (n > 0) {
@@ -260,8 +260,9 @@ QByteArray InputStream::head(const QString &path, qint64 max, bool *compressed)
     return out;
 }
 
-std::optional<QByteArray> InputStream::readAll(const QString &path, qint64 maxBytes, const QString &what,
-                                               QString *error, std::optional<quint64> *contentHash)
+std::optional<QByteArray> InputStream::readAll(const QString &path, qint64 maxBytes,
+                                               const QString &what, QString *error,
+                                               std::optional<quint64> *contentHash)
 {
     InputStream in;
     if (!in.open(path)) {
@@ -275,7 +276,10 @@ std::optional<QByteArray> InputStream::readAll(const QString &path, qint64 maxBy
     if (!in.isCompressed()) {
         const qint64 size = QFileInfo(path).size();
         if (size > maxBytes) {
-            *error = QStringLiteral("%1 over %2 GiB is not supported (this one is %3 bytes)").arg(what).arg(maxBytes >> 30).arg(size);
+            *error = QStringLiteral("%1 over %2 GiB is not supported (this one is %3 bytes)")
+                         .arg(what)
+                         .arg(maxBytes >> 30)
+                         .arg(size);
             return std::nullopt;
         }
         buf.reserve(qsizetype(size));
@@ -284,7 +288,9 @@ std::optional<QByteArray> InputStream::readAll(const QString &path, qint64 maxBy
     for (;;) {
         const qint64 n = in.read(chunk, sizeof chunk);
         if (n < 0) {
-            *error = QStringLiteral("read error after byte %1: %2").arg(buf.size()).arg(in.errorString());
+            *error = QStringLiteral("read error after byte %1: %2")
+                         .arg(buf.size())
+                         .arg(in.errorString());
             return std::nullopt;
         }
         if (n == 0) {
@@ -294,7 +300,8 @@ std::optional<QByteArray> InputStream::readAll(const QString &path, qint64 maxBy
         }
         buf.append(chunk, n);
         if (buf.size() > maxBytes) {
-            *error = QStringLiteral("%1 over %2 GiB is not supported").arg(what).arg(maxBytes >> 30);
+            *error =
+                QStringLiteral("%1 over %2 GiB is not supported").arg(what).arg(maxBytes >> 30);
             return std::nullopt;
         }
     }

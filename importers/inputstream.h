@@ -48,15 +48,16 @@ public:
     // A whole (decompressed) file of at most `maxBytes`; nullopt with *error otherwise ("read
     // error after byte N: ...", or "`what` over N GiB is not supported"). `contentHash`, when
     // given, gets wholeFileHash() (for ImportContext::contentHash).
-    static std::optional<QByteArray> readAll(const QString &path, qint64 maxBytes, const QString &what,
-                                             QString *error, std::optional<quint64> *contentHash = nullptr);
+    static std::optional<QByteArray> readAll(const QString &path, qint64 maxBytes,
+                                             const QString &what, QString *error,
+                                             std::optional<quint64> *contentHash = nullptr);
 
 private:
     qint64 readDirect(char *data, qint64 n);
     struct Ahead;
     std::unique_ptr<Ahead> m_ahead;
-    void *m_gz = nullptr; // gzFile, for gzip files
-    int m_fd = -1;        // plain files
+    void *m_gz = nullptr;  // gzFile, for gzip files
+    int m_fd = -1;         // plain files
     qint64 m_position = 0; // plain files: bytes read
     ContentHash m_hash;    // plain files: of the bytes read
     bool m_failed = false;

@@ -70,11 +70,21 @@ std::string unescape(const Value &v)
             break;
         const char c = *p++;
         switch (c) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
+        case 'n':
+            out += '\n';
+            break;
+        case 't':
+            out += '\t';
+            break;
+        case 'r':
+            out += '\r';
+            break;
+        case 'b':
+            out += '\b';
+            break;
+        case 'f':
+            out += '\f';
+            break;
         case 'u': {
             uint32_t cp = 0;
             if (!readHex4(p, &cp)) {
@@ -97,7 +107,9 @@ std::string unescape(const Value &v)
             appendUtf8(out, cp);
             break;
         }
-        default: out += c; break; // \" \\ \/ and anything else verbatim
+        default:
+            out += c;
+            break; // \" \\ \/ and anything else verbatim
         }
     }
     return out;
@@ -270,7 +282,8 @@ std::optional<qint64> microsToNanos(const Value &v)
     // Exact while it fits: absolute epoch µs have 16 digits. Beyond (a 16-digit value over
     // 9.2e15 µs overflowed here; found by fuzz_chrometrace) the double path bounds it.
     qint64 ns = 0;
-    if (p == e && !__builtin_mul_overflow(whole, qint64(1000), &ns) && !__builtin_add_overflow(ns, frac, &ns))
+    if (p == e && !__builtin_mul_overflow(whole, qint64(1000), &ns) &&
+        !__builtin_add_overflow(ns, frac, &ns))
         return neg ? -ns : ns;
     auto d = toDouble(v);
     if (!d || std::abs(*d) > 9.2e15)

@@ -18,7 +18,7 @@ struct Value
 {
     enum class Type : quint8 { Missing, String, Number, Object, Array, True, False, Null };
     Type type = Type::Missing;
-    bool escaped = false;  // String only: contains backslash escapes
+    bool escaped = false;       // String only: contains backslash escapes
     const char *data = nullptr; // String: contents without quotes; others: the raw text
     size_t size = 0;
     qint64 offset = -1; // stream offset of the value's first byte

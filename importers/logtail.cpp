@@ -26,9 +26,9 @@
 
 #include <QDateTime>
 #include <QDir>
-#include <QFileInfo>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -61,7 +61,10 @@ QString headHash(QFile &f, qint64 bytes)
 
 std::optional<TailState> stateOf(const QString &metadata)
 {
-    const QJsonObject tail = QJsonDocument::fromJson(metadata.toUtf8()).object().value(QStringLiteral("tail")).toObject();
+    const QJsonObject tail = QJsonDocument::fromJson(metadata.toUtf8())
+                                 .object()
+                                 .value(QStringLiteral("tail"))
+                                 .toObject();
     if (tail.isEmpty())
         return std::nullopt;
     TailState s;
@@ -89,7 +92,8 @@ QString stateText(const TailState &s)
 
 } // namespace
 
-bool ImportJob::keepAside(const SourceRecord &existing, const QString &why, qint64 readBytes, const QString &head, QString *error)
+bool ImportJob::keepAside(const SourceRecord &existing, const QString &why, qint64 readBytes,
+                          const QString &head, QString *error)
 {
     // A rotation (the file renamed, a new one begun): the lines read are in a file beside it,
     // which is imported as its own source, so this one's samples are dropped as before.
@@ -100,16 +104,19 @@ bool ImportJob::keepAside(const SourceRecord &existing, const QString &why, qint
             continue;
         QFile g(other.absoluteFilePath());
         if (g.open(QIODevice::ReadOnly) && headHash(g, readBytes) == head) {
-            m_warnings.append(QStringLiteral("%1: %2; it was rotated to %3, imported as its own source, and is read "
-                                             "again from its start")
-                                  .arg(existing.path, why, other.fileName()));
+            m_warnings.append(
+                QStringLiteral(
+                    "%1: %2; it was rotated to %3, imported as its own source, and is read "
+                    "again from its start")
+                    .arg(existing.path, why, other.fileName()));
             return true;
         }
     }
-    const QString kept = QStringLiteral("%1 (read until %2, before it was %3)")
-                             .arg(existing.path, QDateTime::currentDateTimeUtc().toString(Qt::ISODate),
-                                  why.contains(QLatin1String("truncated")) ? QStringLiteral("truncated")
-                                                                           : QStringLiteral("replaced"));
+    const QString kept =
+        QStringLiteral("%1 (read until %2, before it was %3)")
+            .arg(existing.path, QDateTime::currentDateTimeUtc().toString(Qt::ISODate),
+                 why.contains(QLatin1String("truncated")) ? QStringLiteral("truncated")
+                                                          : QStringLiteral("replaced"));
     if (!m_project.begin(error))
         return false;
     auto st = m_project.db().prepare("UPDATE source SET path = ? WHERE id = ?");
@@ -121,13 +128,16 @@ bool ImportJob::keepAside(const SourceRecord &existing, const QString &why, qint
         m_project.rollback();
         return false;
     }
-    m_warnings.append(QStringLiteral("%1: %2; the samples read before are kept as source \"%3\", and the file is read "
-                                     "again from its start as a new source")
-                          .arg(existing.path, why, kept));
+    m_warnings.append(
+        QStringLiteral(
+            "%1: %2; the samples read before are kept as source \"%3\", and the file is read "
+            "again from its start as a new source")
+            .arg(existing.path, why, kept));
     return true;
 }
 
-std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int index, int count, bool *cancelled)
+std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int index, int count,
+                                               bool *cancelled)
 {
     // Only a follower reads logs in parts: a one-shot import reads every file whole, the same
     // on one thread or several (sideimport.h).
@@ -151,14 +161,16 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
     std::optional<TailState> state;
     QList<ImportWarning> restart;
     if (existing && existing->format == importer.format()) {
-        auto q = m_project.db().prepare("SELECT importer_version, metadata, json_extract(metadata, '$.time_zone'), "
-                                        "slices, counter_samples, flows FROM source WHERE id = ?");
+        auto q = m_project.db().prepare(
+            "SELECT importer_version, metadata, json_extract(metadata, '$.time_zone'), "
+            "slices, counter_samples, flows FROM source WHERE id = ?");
         q.bind(1, existing->id);
         if (q.step() && q.int64(0) == importer.version() &&
             (q.isNull(2) || q.text(2) == QString::fromUtf8(zoneOf(file).id()))) {
             if (existing->size == size && existing->mtimeNs == mtime) { // nothing new
-                report.status = existing->status == QLatin1String("imported") ? SourceReport::Status::Unchanged
-                                                                              : SourceReport::Status::Failed;
+                report.status = existing->status == QLatin1String("imported")
+                                    ? SourceReport::Status::Unchanged
+                                    : SourceReport::Status::Failed;
                 report.message = existing->error;
                 report.slices = q.int64(3);
                 report.counterSamples = q.int64(4);
@@ -172,14 +184,18 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
     if (state && (size < state->offset || headHash(f, state->offset) != state->head)) {
         // What was read of it is kept (issue 56: a log truncated to nothing at one poll lost
         // its samples without a word), then the file is read again from its start.
-        const QString why = QStringLiteral("the file was %1 while it was followed (%2 bytes now, %3 read before)")
-                                .arg(size < state->offset ? QStringLiteral("truncated") : QStringLiteral("replaced"))
-                                .arg(size)
-                                .arg(state->offset);
+        const QString why =
+            QStringLiteral("the file was %1 while it was followed (%2 bytes now, %3 read before)")
+                .arg(size < state->offset ? QStringLiteral("truncated")
+                                          : QStringLiteral("replaced"))
+                .arg(size)
+                .arg(state->offset);
         QString error;
         if (!keepAside(*existing, why, state->offset, state->head, &error)) {
             report.status = SourceReport::Status::Failed;
-            report.message = file.path + QStringLiteral(": ") + why + QStringLiteral("; its earlier samples could not be kept aside: ") + error;
+            report.message = file.path + QStringLiteral(": ") + why +
+                             QStringLiteral("; its earlier samples could not be kept aside: ") +
+                             error;
             return report;
         }
         restart.append({why + QStringLiteral("; it was read again from its start"), 0, 1});
@@ -218,7 +234,8 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
             if (!existing) {
                 m_project.rollback();
                 report.status = SourceReport::Status::Failed;
-                report.message = file.path + QStringLiteral(": its import was deleted while it was followed");
+                report.message =
+                    file.path + QStringLiteral(": its import was deleted while it was followed");
                 return report;
             }
             run = existing->runId;
@@ -240,20 +257,30 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
         ctx.fileSize = size;
         ctx.writer = &writer;
         ctx.timeZone = zoneOf(file);
-        ctx.tail = ImportContext::Tail{at.prelude + part, at.prelude.size(), at.prelude.count('\n'), at.offset, at.line,
-                                       at.state, QDateTime::currentMSecsSinceEpoch() * 1'000'000 - mtime >= kQuietNs, 0};
+        ctx.tail =
+            ImportContext::Tail{at.prelude + part,
+                                at.prelude.size(),
+                                at.prelude.count('\n'),
+                                at.offset,
+                                at.line,
+                                at.state,
+                                QDateTime::currentMSecsSinceEpoch() * 1'000'000 - mtime >= kQuietNs,
+                                0};
         const qint64 from = at.offset;
         ctx.progress = [&](double fraction) {
-            const double done = (double(from) + fraction * double(part.size())) / double(std::max<qint64>(1, size));
+            const double done =
+                (double(from) + fraction * double(part.size())) / double(std::max<qint64>(1, size));
             return !m_progress || m_progress(progressAt(index, count, file.path, done));
         };
         ImportOutcome outcome = importGuarded(importer, ctx);
         if (outcome.ok() && writer.failed())
-            outcome = ImportOutcome::failure(-1, QStringLiteral("could not write to the project: ") + writer.errorString());
+            outcome = ImportOutcome::failure(
+                -1, QStringLiteral("could not write to the project: ") + writer.errorString());
         // What the format left for the next part (an unfinished block) is read again then.
         const qint64 held = std::clamp<qint64>(ctx.tail->held, 0, part.size());
         const QByteArrayView read = QByteArrayView(part).first(part.size() - held);
-        TailState next{at.offset + read.size(), at.line + read.count('\n'), *prelude, {}, ctx.tail->state};
+        TailState next{
+            at.offset + read.size(), at.line + read.count('\n'), *prelude, {}, ctx.tail->state};
         if (held > 0)
             next.prelude = importer.tailPrelude(at.prelude, read).value_or(*prelude);
         next.head = headHash(f, next.offset);
@@ -261,8 +288,9 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
         if (!cont)
             outcome.warnings = restart + outcome.warnings;
         if (outcome.ok() && writer.finish(outcome.warnings, &error)) {
-            auto st = m_project.db().prepare("UPDATE source SET size = ?, mtime_ns = ?, hash = ?, "
-                                             "metadata = json_set(metadata, '$.tail', json(?)) WHERE id = ?");
+            auto st = m_project.db().prepare(
+                "UPDATE source SET size = ?, mtime_ns = ?, hash = ?, "
+                "metadata = json_set(metadata, '$.tail', json(?)) WHERE id = ?");
             st.bind(1, held > 0 ? next.offset : size); // not the file's size: read again next poll
             st.bind(2, mtime);
             st.bind(3, QStringLiteral("tail:") + next.head);
@@ -290,15 +318,18 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
         if (outcome.status == ImportOutcome::Status::Cancelled) {
             *cancelled = true;
             report.status = SourceReport::Status::Cancelled;
-            report.message = QStringLiteral("cancelled; the lines after byte %1 were not kept").arg(at.offset);
+            report.message =
+                QStringLiteral("cancelled; the lines after byte %1 were not kept").arg(at.offset);
             return report;
         }
         if (outcome.ok())
-            outcome = ImportOutcome::failure(-1, QStringLiteral("could not write to the project: ") + error);
+            outcome = ImportOutcome::failure(
+                -1, QStringLiteral("could not write to the project: ") + error);
         report.status = SourceReport::Status::Failed;
         report.message = outcome.describe(file.path);
         // What was read before stays, and the error is kept with it.
-        recordFailure(file, index, count, cont ? m_project.sourceByPath(file.path) : existing, QString(), report);
+        recordFailure(file, index, count, cont ? m_project.sourceByPath(file.path) : existing,
+                      QString(), report);
         break;
     }
     if (!any && report.status != SourceReport::Status::Failed) {

@@ -14,8 +14,8 @@
 
 #include <algorithm>
 
-#include <dirent.h>
 #include <cmath>
+#include <dirent.h>
 
 namespace gml {
 
@@ -43,7 +43,11 @@ qsizetype firstInvalidUtf8(const QByteArray &text)
     const qsizetype n = text.size();
     for (qsizetype i = 0; i < n;) {
         const unsigned char c = p[i];
-        const int extra = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : -1;
+        const int extra = c < 0x80             ? 0
+                          : (c & 0xe0) == 0xc0 ? 1
+                          : (c & 0xf0) == 0xe0 ? 2
+                          : (c & 0xf8) == 0xf0 ? 3
+                                               : -1;
         if (extra < 0 || (extra == 1 && c < 0xc2) || i + extra >= n + (extra == 0 ? 1 : 0))
             return i;
         for (int k = 1; k <= extra; ++k)
@@ -75,8 +79,10 @@ bool hasRunLayout(const QDir &dir)
 QString statusName(const QString &code)
 {
     static const QHash<QString, QString> names = {
-        {QStringLiteral("1"), QStringLiteral("RUNNING")}, {QStringLiteral("2"), QStringLiteral("SCHEDULED")},
-        {QStringLiteral("3"), QStringLiteral("FINISHED")}, {QStringLiteral("4"), QStringLiteral("FAILED")},
+        {QStringLiteral("1"), QStringLiteral("RUNNING")},
+        {QStringLiteral("2"), QStringLiteral("SCHEDULED")},
+        {QStringLiteral("3"), QStringLiteral("FINISHED")},
+        {QStringLiteral("4"), QStringLiteral("FAILED")},
         {QStringLiteral("5"), QStringLiteral("KILLED")}};
     return names.value(code, code);
 }
@@ -96,12 +102,14 @@ QJsonObject readKeyFiles(const QString &dir, WarningLog *warnings = nullptr)
         if (!ok) {
             out.insert(key, QStringLiteral("(not kept: %1 bytes)").arg(it.fileInfo().size()));
             if (warnings)
-                warnings->add(QStringLiteral("big value"), -1,
-                              QStringLiteral("%1/%2 is %3 bytes, over the limit of %4 for a param or tag; kept as "
-                                             "its size")
-                                  .arg(QDir(dir).dirName(), key)
-                                  .arg(it.fileInfo().size())
-                                  .arg(kMaxSmallFile));
+                warnings->add(
+                    QStringLiteral("big value"), -1,
+                    QStringLiteral(
+                        "%1/%2 is %3 bytes, over the limit of %4 for a param or tag; kept as "
+                        "its size")
+                        .arg(QDir(dir).dirName(), key)
+                        .arg(it.fileInfo().size())
+                        .arg(kMaxSmallFile));
             continue;
         }
         out.insert(key, QString::fromUtf8(value).trimmed());
@@ -124,8 +132,10 @@ QStringList namesNotUtf8(const QByteArray &dir, const QByteArray &prefix = {}, i
         if (json::findInvalidUtf8(name.constData(), size_t(name.size())) >= 0) {
             QString shown;
             for (const char c : QByteArray(prefix + name))
-                shown += static_cast<unsigned char>(c) < 0x80 ? QString(QLatin1Char(c))
-                                                              : QStringLiteral("\\x%1").arg(static_cast<unsigned char>(c), 2, 16, QLatin1Char('0'));
+                shown += static_cast<unsigned char>(c) < 0x80
+                             ? QString(QLatin1Char(c))
+                             : QStringLiteral("\\x%1").arg(static_cast<unsigned char>(c), 2, 16,
+                                                           QLatin1Char('0'));
             out << shown;
         } else if (e->d_type == DT_DIR) {
             out << namesNotUtf8(dir + '/' + name, prefix + name + '/', depth + 1);
@@ -151,8 +161,9 @@ QHash<QString, QString> readFlatYaml(const QByteArray &text)
             continue;
         const QString key = QString::fromUtf8(bare ? line.chopped(1) : line.left(colon)).trimmed();
         QString value = bare ? QString() : QString::fromUtf8(line.mid(colon + 2)).trimmed();
-        if (value.size() >= 2 && ((value.startsWith(QLatin1Char('\'')) && value.endsWith(QLatin1Char('\''))) ||
-                                  (value.startsWith(QLatin1Char('"')) && value.endsWith(QLatin1Char('"')))))
+        if (value.size() >= 2 &&
+            ((value.startsWith(QLatin1Char('\'')) && value.endsWith(QLatin1Char('\''))) ||
+             (value.startsWith(QLatin1Char('"')) && value.endsWith(QLatin1Char('"')))))
             value = value.mid(1, value.size() - 2);
         else if (value == QLatin1String("null") || value == QLatin1String("~"))
             value = QString();
@@ -166,7 +177,8 @@ QString mlflowRunFolder(const QString &path)
     QDir dir = QFileInfo(path).absoluteDir();
     for (int i = 0; i < 8; ++i) {
         const QString meta = dir.filePath(QStringLiteral("meta.yaml"));
-        if (QFileInfo::exists(meta) && (isRunMeta(readFlatYaml(readSmall(meta))) || hasRunLayout(dir)))
+        if (QFileInfo::exists(meta) &&
+            (isRunMeta(readFlatYaml(readSmall(meta))) || hasRunLayout(dir)))
             return dir.absolutePath();
         if (!dir.cdUp())
             break;
@@ -178,7 +190,8 @@ QString mlflowProjectRunName(const QString &runFolder)
 {
     const auto meta = readFlatYaml(readSmall(runFolder + QStringLiteral("/meta.yaml")));
     const auto experiment = readFlatYaml(readSmall(runFolder + QStringLiteral("/../meta.yaml")));
-    QString run = QString::fromUtf8(readSmall(runFolder + QStringLiteral("/tags/mlflow.runName"))).trimmed();
+    QString run =
+        QString::fromUtf8(readSmall(runFolder + QStringLiteral("/tags/mlflow.runName"))).trimmed();
     if (run.isEmpty())
         run = meta.value(QStringLiteral("run_name"));
     if (run.isEmpty())
@@ -219,10 +232,12 @@ QString mlflowRunDataReason(const QString &path, const QString &runFolder)
     if (rel.startsWith(QLatin1String("metrics/")) || rel.startsWith(QLatin1String("params/")) ||
         rel.startsWith(QLatin1String("tags/")))
         return QFileInfo(runFolder + QStringLiteral("/meta.yaml")).isDir()
-                   ? QStringLiteral("MLflow run data, but the run's meta.yaml is a folder, not the run's record: "
+                   ? QStringLiteral("MLflow run data, but the run's meta.yaml is a folder, not the "
+                                    "run's record: "
                                     "the run %1 cannot be read")
                          .arg(QDir(runFolder).dirName())
-                   : QStringLiteral("MLflow run data, read with %1/meta.yaml").arg(QDir(runFolder).dirName());
+                   : QStringLiteral("MLflow run data, read with %1/meta.yaml")
+                         .arg(QDir(runFolder).dirName());
     return {};
 }
 
@@ -232,7 +247,8 @@ QString MlflowRunImporter::fingerprint(const QString &path) const
     const QString dir = QFileInfo(path).absolutePath();
     qint64 bytes = 0, newest = 0, files = 0;
     for (const char *sub : {"metrics", "params", "tags"}) {
-        QDirIterator it(dir + QLatin1Char('/') + QLatin1String(sub), QDir::Files, QDirIterator::Subdirectories);
+        QDirIterator it(dir + QLatin1Char('/') + QLatin1String(sub), QDir::Files,
+                        QDirIterator::Subdirectories);
         while (it.hasNext()) {
             it.next();
             ++files;
@@ -248,23 +264,30 @@ ImportOutcome MlflowRunImporter::import(ImportContext &ctx) const
     bool ok = false;
     const QByteArray text = readSmall(ctx.path, &ok);
     if (!ok)
-        return {ImportOutcome::Status::Failed, -1, QStringLiteral("cannot read the run's meta.yaml"), {}};
+        return {ImportOutcome::Status::Failed,
+                -1,
+                QStringLiteral("cannot read the run's meta.yaml"),
+                {}};
     const auto meta = readFlatYaml(text);
-    const QString runId = meta.value(QStringLiteral("run_id"), meta.value(QStringLiteral("run_uuid")));
+    const QString runId =
+        meta.value(QStringLiteral("run_id"), meta.value(QStringLiteral("run_uuid")));
     const QString runFolder = QFileInfo(ctx.path).absoluteDir().dirName();
     if (runId.isEmpty() || !meta.contains(QStringLiteral("start_time")))
-        return {ImportOutcome::Status::Failed, text.size(),
-                QStringLiteral("the meta.yaml of MLflow run '%1' has no %2 (%3 bytes; truncated?); "
-                               "expected 'run_id: <id>', 'experiment_id' and 'start_time: <epoch ms>'")
-                    .arg(runFolder,
-                         runId.isEmpty() ? QStringLiteral("'run_id'") : QStringLiteral("'start_time'"))
-                    .arg(text.size()),
-                {}};
+        return {
+            ImportOutcome::Status::Failed,
+            text.size(),
+            QStringLiteral("the meta.yaml of MLflow run '%1' has no %2 (%3 bytes; truncated?); "
+                           "expected 'run_id: <id>', 'experiment_id' and 'start_time: <epoch ms>'")
+                .arg(runFolder,
+                     runId.isEmpty() ? QStringLiteral("'run_id'") : QStringLiteral("'start_time'"))
+                .arg(text.size()),
+            {}};
     bool startOk = false;
     const qint64 startMs = meta.value(QStringLiteral("start_time")).toLongLong(&startOk);
     if (!startOk) {
         const qsizetype at = text.indexOf("start_time");
-        return {ImportOutcome::Status::Failed, at,
+        return {ImportOutcome::Status::Failed,
+                at,
                 QStringLiteral("start_time is '%1'; expected epoch milliseconds")
                     .arg(meta.value(QStringLiteral("start_time"))),
                 {}};
@@ -272,8 +295,11 @@ ImportOutcome MlflowRunImporter::import(ImportContext &ctx) const
     // Epoch milliseconds a project holds (times are kept in ns): 1970 to about 2065.
     constexpr qint64 kMaxMs = kMaxAbsTimeNs / 1'000'000;
     if (startMs < 0 || startMs > kMaxMs)
-        return {ImportOutcome::Status::Failed, text.indexOf("start_time"),
-                QStringLiteral("start_time is %1; expected epoch milliseconds from 0 (1970) to %2").arg(startMs).arg(kMaxMs),
+        return {ImportOutcome::Status::Failed,
+                text.indexOf("start_time"),
+                QStringLiteral("start_time is %1; expected epoch milliseconds from 0 (1970) to %2")
+                    .arg(startMs)
+                    .arg(kMaxMs),
                 {}};
     bool endOk = false;
     qint64 endMs = meta.value(QStringLiteral("end_time")).toLongLong(&endOk);
@@ -282,33 +308,42 @@ ImportOutcome MlflowRunImporter::import(ImportContext &ctx) const
     bool endRefused = false; // said above; not again as "no end_time"
     if (endOk && (endMs < startMs || endMs > kMaxMs)) {
         endRefused = true;
-        warnings.add(QStringLiteral("end_time"), text.indexOf("end_time"),
-                     QStringLiteral("end_time %1 is %2 start_time %3; the run's span ends at its last metric point")
-                         .arg(endMs)
-                         .arg(endMs < startMs ? QStringLiteral("before") : QStringLiteral("past what a project holds, after"))
-                         .arg(startMs));
+        warnings.add(
+            QStringLiteral("end_time"), text.indexOf("end_time"),
+            QStringLiteral(
+                "end_time %1 is %2 start_time %3; the run's span ends at its last metric point")
+                .arg(endMs)
+                .arg(endMs < startMs ? QStringLiteral("before")
+                                     : QStringLiteral("past what a project holds, after"))
+                .arg(startMs));
         endOk = false;
         endMs = 0;
     }
     // Flipped bytes in a meta.yaml: a key no MLflow writes, or text that is not UTF-8 (issue 56:
     // read without a word).
     if (const qsizetype bad = firstInvalidUtf8(text); bad >= 0)
-        warnings.add(QStringLiteral("meta.yaml utf8"), bad,
-                     QStringLiteral("the run's meta.yaml is not valid UTF-8 at byte %1 (damaged?); its values are read "
-                                    "as they are")
-                         .arg(bad));
+        warnings.add(
+            QStringLiteral("meta.yaml utf8"), bad,
+            QStringLiteral(
+                "the run's meta.yaml is not valid UTF-8 at byte %1 (damaged?); its values are read "
+                "as they are")
+                .arg(bad));
     static const QStringList kRunKeys{
-        QStringLiteral("artifact_uri"),   QStringLiteral("end_time"),       QStringLiteral("entry_point_name"),
-        QStringLiteral("experiment_id"),  QStringLiteral("lifecycle_stage"), QStringLiteral("name"),
-        QStringLiteral("run_id"),         QStringLiteral("run_uuid"),       QStringLiteral("source_name"),
-        QStringLiteral("source_type"),    QStringLiteral("source_version"), QStringLiteral("start_time"),
-        QStringLiteral("status"),         QStringLiteral("tags"),           QStringLiteral("user_id"),
-        QStringLiteral("deleted_time"),   QStringLiteral("run_name")};
+        QStringLiteral("artifact_uri"),     QStringLiteral("end_time"),
+        QStringLiteral("entry_point_name"), QStringLiteral("experiment_id"),
+        QStringLiteral("lifecycle_stage"),  QStringLiteral("name"),
+        QStringLiteral("run_id"),           QStringLiteral("run_uuid"),
+        QStringLiteral("source_name"),      QStringLiteral("source_type"),
+        QStringLiteral("source_version"),   QStringLiteral("start_time"),
+        QStringLiteral("status"),           QStringLiteral("tags"),
+        QStringLiteral("user_id"),          QStringLiteral("deleted_time"),
+        QStringLiteral("run_name")};
     for (auto it = meta.constBegin(); it != meta.constEnd(); ++it)
         if (!kRunKeys.contains(it.key()))
             warnings.add(QStringLiteral("meta.yaml key"), text.indexOf(it.key().toUtf8()),
-                         QStringLiteral("the run's meta.yaml has a key MLflow does not write, '%1' at byte %2 "
-                                        "(damaged?); ignored")
+                         QStringLiteral(
+                             "the run's meta.yaml has a key MLflow does not write, '%1' at byte %2 "
+                             "(damaged?); ignored")
                              .arg(safeText(it.key(), 60))
                              .arg(text.indexOf(it.key().toUtf8())));
     const QString runDir = QFileInfo(ctx.path).absolutePath();
@@ -345,17 +380,21 @@ ImportOutcome MlflowRunImporter::import(ImportContext &ctx) const
                                            .toJson(QJsonDocument::Compact)));
         link.bind(3, w.runId());
         if (!e.exec() || !wl.exec() || !link.exec())
-            return {ImportOutcome::Status::Failed, -1,
-                    QStringLiteral("could not write the experiment record: ") + db.lastError(), {}};
+            return {ImportOutcome::Status::Failed,
+                    -1,
+                    QStringLiteral("could not write the experiment record: ") + db.lastError(),
+                    {}};
     }
     QJsonObject params;
     params.insert(QStringLiteral("mlflow.run_id"), runId);
     params.insert(QStringLiteral("mlflow.experiment"), expName);
-    params.insert(QStringLiteral("mlflow.status"), statusName(meta.value(QStringLiteral("status"))));
+    params.insert(QStringLiteral("mlflow.status"),
+                  statusName(meta.value(QStringLiteral("status"))));
     params.insert(QStringLiteral("mlflow.user"), meta.value(QStringLiteral("user_id")));
     params.insert(QStringLiteral("mlflow.start_time_ms"), startMs);
     params.insert(QStringLiteral("mlflow.end_time_ms"), endOk ? QJsonValue(endMs) : QJsonValue());
-    params.insert(QStringLiteral("mlflow.params"), readKeyFiles(runDir + QStringLiteral("/params"), &warnings));
+    params.insert(QStringLiteral("mlflow.params"),
+                  readKeyFiles(runDir + QStringLiteral("/params"), &warnings));
     params.insert(QStringLiteral("mlflow.tags"), readKeyFiles(runDir + QStringLiteral("/tags")));
     w.mergeRunParams(params);
 
@@ -376,10 +415,12 @@ ImportOutcome MlflowRunImporter::import(ImportContext &ctx) const
         std::sort(metricFiles.begin(), metricFiles.end());
     }
     for (const QString &name : namesNotUtf8(QFile::encodeName(metricsDir)))
-        warnings.add(QStringLiteral("metric name"), -1,
-                     QStringLiteral("metrics/%1: a file name that is not UTF-8; that metric is not read (rename "
-                                    "the file)")
-                         .arg(name));
+        warnings.add(
+            QStringLiteral("metric name"), -1,
+            QStringLiteral(
+                "metrics/%1: a file name that is not UTF-8; that metric is not read (rename "
+                "the file)")
+                .arg(name));
     for (const QString &file : std::as_const(metricFiles)) {
         const QString key = QDir(metricsDir).relativeFilePath(file);
         TrackSpec spec;
@@ -391,12 +432,13 @@ ImportOutcome MlflowRunImporter::import(ImportContext &ctx) const
         bool readOk = false;
         const QByteArray data = readSmall(file, &readOk);
         if (!readOk)
-            warnings.add(QStringLiteral("metric file"), -1,
-                         QStringLiteral("metrics/%1 is %2 bytes, over the limit of %3 for a metric file (or "
-                                        "unreadable); its points are not read")
-                             .arg(key)
-                             .arg(QFileInfo(file).size())
-                             .arg(kMaxSmallFile));
+            warnings.add(
+                QStringLiteral("metric file"), -1,
+                QStringLiteral("metrics/%1 is %2 bytes, over the limit of %3 for a metric file (or "
+                               "unreadable); its points are not read")
+                    .arg(key)
+                    .arg(QFileInfo(file).size())
+                    .arg(kMaxSmallFile));
         int lineNo = 0;
         for (const QByteArray &raw : data.split('\n')) {
             ++lineNo;
@@ -419,17 +461,19 @@ ImportOutcome MlflowRunImporter::import(ImportContext &ctx) const
             }
             bool stepOk = parts.size() == 3;
             const qint64 step = stepOk ? parts[2].toLongLong(&stepOk) : 0;
-            w.addCounter(track, ts * 1'000'000, v, stepOk ? std::optional<qint64>(step) : std::nullopt);
+            w.addCounter(track, ts * 1'000'000, v,
+                         stepOk ? std::optional<qint64>(step) : std::nullopt);
             lastPoint = std::max(lastPoint, ts * 1'000'000);
         }
     }
     const TimeNs start = startMs * 1'000'000;
     TimeNs end = endOk ? endMs * 1'000'000 : lastPoint;
     if (!endOk && !endRefused)
-        warnings.add(QStringLiteral("unfinished"), -1,
-                     QStringLiteral("the run has no end_time (status %1): its span ends at its last "
-                                    "metric point")
-                         .arg(statusName(meta.value(QStringLiteral("status")))));
+        warnings.add(
+            QStringLiteral("unfinished"), -1,
+            QStringLiteral("the run has no end_time (status %1): its span ends at its last "
+                           "metric point")
+                .arg(statusName(meta.value(QStringLiteral("status")))));
     QJsonObject args;
     args.insert(QStringLiteral("run_id"), runId);
     args.insert(QStringLiteral("status"), statusName(meta.value(QStringLiteral("status"))));
@@ -437,8 +481,9 @@ ImportOutcome MlflowRunImporter::import(ImportContext &ctx) const
     args.insert(QStringLiteral("experiment"), expName);
     const QByteArray json = QJsonDocument(args).toJson(QJsonDocument::Compact);
     w.addSlice(runTrack, start, std::max<TimeNs>(end - start, 0),
-               w.intern(QString(QStringLiteral("run ") + runLabel).toStdString()), w.intern("mlflow"), kNoId,
-               kNoId, std::string_view(json.constData(), size_t(json.size())));
+               w.intern(QString(QStringLiteral("run ") + runLabel).toStdString()),
+               w.intern("mlflow"), kNoId, kNoId,
+               std::string_view(json.constData(), size_t(json.size())));
     ImportOutcome outcome;
     outcome.warnings = warnings.list();
     return outcome;

@@ -7,9 +7,9 @@
 #include "inputstream.h"
 
 #include <QDateTime>
-#include <QJsonArray>
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QRegularExpression>
 
 #include <algorithm>
@@ -96,7 +96,8 @@ bool isMissing(QByteArrayView v)
 {
     v = v.trimmed();
     return v.isEmpty() || v == "N/A" || v == "-" || v.startsWith("[N/A") ||
-           v.startsWith("[Not Supported") || v.startsWith("[Unknown") || v == "[Insufficient Permissions]";
+           v.startsWith("[Not Supported") || v.startsWith("[Unknown") ||
+           v == "[Insufficient Permissions]";
 }
 
 QString text(QByteArrayView v)
@@ -147,7 +148,8 @@ bool looksLikeQueryHeader(QByteArrayView line)
         if (!field.match(s).hasMatch())
             return false;
         known = known || s.contains(QLatin1Char('.')) || s == QLatin1String("timestamp") ||
-                s == QLatin1String("index") || s == QLatin1String("uuid") || s == QLatin1String("pstate");
+                s == QLatin1String("index") || s == QLatin1String("uuid") ||
+                s == QLatin1String("pstate");
     }
     return known;
 }
@@ -265,10 +267,12 @@ std::optional<ImportOutcome> startLog(ImportContext &ctx, LogImport &log)
     // (the log copied or the job killed mid-line), and its last value may be cut too ("45" of
     // "456"). It is left out, and said; a file of that one line is read as it is.
     auto &lines = log.file.lines;
-    if (lines.size() > 1 && !log.file.data.endsWith('\n') && !lines.back().text.trimmed().isEmpty()) {
-        log.warnings.add(QStringLiteral("cut"), lines.back().offset,
-                         QStringLiteral("the last line has no line break: the log was cut while it was being "
-                                        "written; that line is left out"));
+    if (lines.size() > 1 && !log.file.data.endsWith('\n') &&
+        !lines.back().text.trimmed().isEmpty()) {
+        log.warnings.add(
+            QStringLiteral("cut"), lines.back().offset,
+            QStringLiteral("the last line has no line break: the log was cut while it was being "
+                           "written; that line is left out"));
         lines.pop_back();
     }
     log.meta.insert(QStringLiteral("time_zone"), QString::fromUtf8(ctx.timeZone.id()));
@@ -309,7 +313,8 @@ TimeNs estimatedStart(ImportContext &ctx, qint64 samples, TimeNs period, QJsonOb
 }
 
 std::optional<QByteArray> headerPrelude(QByteArrayView prelude, QByteArrayView lines,
-                                        bool (*isHeader)(QByteArrayView), bool (*isUnits)(QByteArrayView))
+                                        bool (*isHeader)(QByteArrayView),
+                                        bool (*isUnits)(QByteArrayView))
 {
     if (!prelude.isEmpty())
         return prelude.toByteArray();

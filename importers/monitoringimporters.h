@@ -39,7 +39,8 @@ public:
     SniffResult sniff(const QString &path, const QByteArray &head) const override;
     ImportOutcome import(ImportContext &context) const override;
     bool tails() const override { return true; }
-    std::optional<QByteArray> tailPrelude(QByteArrayView prelude, QByteArrayView lines) const override;
+    std::optional<QByteArray> tailPrelude(QByteArrayView prelude,
+                                          QByteArrayView lines) const override;
 };
 
 // nvidia-smi dmon [-o DT] [-s ...]
@@ -53,7 +54,8 @@ public:
     // A followed log is read in parts (logtail.cpp); without -o DT its samples are placed as
     // dcgmi dmon's are (monitorlog.h: SamplePlacement).
     bool tails() const override { return true; }
-    std::optional<QByteArray> tailPrelude(QByteArrayView prelude, QByteArrayView lines) const override;
+    std::optional<QByteArray> tailPrelude(QByteArrayView prelude,
+                                          QByteArrayView lines) const override;
     bool grows() const override { return true; }
 };
 
@@ -68,7 +70,8 @@ public:
     SniffResult sniff(const QString &path, const QByteArray &head) const override;
     ImportOutcome import(ImportContext &context) const override;
     bool tails() const override { return true; }
-    std::optional<QByteArray> tailPrelude(QByteArrayView prelude, QByteArrayView lines) const override;
+    std::optional<QByteArray> tailPrelude(QByteArrayView prelude,
+                                          QByteArrayView lines) const override;
 };
 
 // top -b batch output: load, tasks, CPU split, memory and swap, and the busiest processes.
@@ -81,7 +84,8 @@ public:
     SniffResult sniff(const QString &path, const QByteArray &head) const override;
     ImportOutcome import(ImportContext &context) const override;
     bool tails() const override { return true; }
-    std::optional<QByteArray> tailPrelude(QByteArrayView prelude, QByteArrayView lines) const override;
+    std::optional<QByteArray> tailPrelude(QByteArrayView prelude,
+                                          QByteArrayView lines) const override;
 };
 
 // The first absolute time (project clock, ns) found in a log with absolute timestamps in the

@@ -59,7 +59,8 @@ TimeNs toNs(const QDateTime &dt);
 TimeNs fileMtimeNs(const QString &path);
 bool readText(const QString &path, TextFile &out, QString *error);
 // `data` into lines; `fileOffset` maps a position in it to the file's (a log read in parts).
-void splitLines(QByteArray data, TextFile &out, const std::function<qint64(qint64)> &fileOffset = {});
+void splitLines(QByteArray data, TextFile &out,
+                const std::function<qint64(qint64)> &fileOffset = {});
 
 // Creates the device tracks and one counter track per (device, metric) as they first appear.
 class MonitorSink
@@ -147,7 +148,8 @@ SmiColumns smiColumns(QByteArrayView header);
 
 // dmon: "#Date Time gpu pwr ..." / "# gpu pwr ...".
 bool isDmonHeader(QByteArrayView line);
-std::optional<QDateTime> parseDmonDateTime(QByteArrayView date, QByteArrayView time, const QTimeZone &zone);
+std::optional<QDateTime> parseDmonDateTime(QByteArrayView date, QByteArrayView time,
+                                           const QTimeZone &zone);
 
 ImportOutcome failed(qint64 offset, const QString &message);
 
@@ -169,7 +171,8 @@ bool reportProgress(ImportContext &ctx, const LogImport &log, qint64 offset);
 // after the first part). Nullopt when the first line is not a header (the whole-file read says
 // why); empty while no line has come.
 std::optional<QByteArray> headerPrelude(QByteArrayView prelude, QByteArrayView lines,
-                                        bool (*isHeader)(QByteArrayView), bool (*isUnits)(QByteArrayView));
+                                        bool (*isHeader)(QByteArrayView),
+                                        bool (*isUnits)(QByteArrayView));
 
 // Places samples without absolute times: the sibling anchor, else the file's modification
 // time as the last sample's time. Records the rule in the source metadata.

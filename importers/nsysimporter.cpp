@@ -58,9 +58,10 @@ bool Session::readGpu(const char *table, const char *category)
     std::string sql = "SELECT start, end, deviceId, streamId, correlationId, globalPid";
     if (kernel)
         sql += ", " + col(table, "demangledName") + ", " + col(table, "shortName") + ", " +
-               col(table, "gridX") + ", " + col(table, "gridY") + ", " + col(table, "gridZ") + ", " +
-               col(table, "blockX") + ", " + col(table, "blockY") + ", " + col(table, "blockZ") + ", " +
-               col(table, "registersPerThread") + ", " + col(table, "staticSharedMemory", "0") + " + " +
+               col(table, "gridX") + ", " + col(table, "gridY") + ", " + col(table, "gridZ") +
+               ", " + col(table, "blockX") + ", " + col(table, "blockY") + ", " +
+               col(table, "blockZ") + ", " + col(table, "registersPerThread") + ", " +
+               col(table, "staticSharedMemory", "0") + " + " +
                col(table, "dynamicSharedMemory", "0") + ", " + col(table, "graphId");
     else if (memcpy)
         sql += ", bytes, " + col(table, "copyKind") + ", " + col(table, "srcKind") + ", " +
@@ -83,8 +84,10 @@ bool Session::readGpu(const char *table, const char *category)
                 memKinds.insert(e.int64(0), e.text(1));
         }
     }
-    static const QHash<qint64, QString> shortKinds = {{1, QStringLiteral("HtoD")}, {2, QStringLiteral("DtoH")},
-                                                      {8, QStringLiteral("DtoD")}, {9, QStringLiteral("HtoH")},
+    static const QHash<qint64, QString> shortKinds = {{1, QStringLiteral("HtoD")},
+                                                      {2, QStringLiteral("DtoH")},
+                                                      {8, QStringLiteral("DtoD")},
+                                                      {9, QStringLiteral("HtoH")},
                                                       {10, QStringLiteral("PtoP")}};
     const StringId memsetName = m_w.intern("Memset (Device)");
     while (st.step()) {
@@ -105,9 +108,11 @@ bool Session::readGpu(const char *table, const char *category)
             if (!st.isNull(7))
                 args.insert(QStringLiteral("short name"), QString::fromUtf8(text(st.int64(7))));
             if (!st.isNull(8))
-                args.insert(QStringLiteral("grid"), QJsonArray{st.int64(8), st.int64(9), st.int64(10)});
+                args.insert(QStringLiteral("grid"),
+                            QJsonArray{st.int64(8), st.int64(9), st.int64(10)});
             if (!st.isNull(11))
-                args.insert(QStringLiteral("block"), QJsonArray{st.int64(11), st.int64(12), st.int64(13)});
+                args.insert(QStringLiteral("block"),
+                            QJsonArray{st.int64(11), st.int64(12), st.int64(13)});
             if (!st.isNull(14))
                 args.insert(QStringLiteral("registers per thread"), st.int64(14));
             if (!st.isNull(15))
@@ -117,10 +122,12 @@ bool Session::readGpu(const char *table, const char *category)
         } else if (memcpy) {
             const qint64 bytes = st.int64(6);
             const qint64 kind = st.int64(7);
-            const QString shortKind = shortKinds.value(kind, copyKinds.value(kind, QStringLiteral("Unknown")));
+            const QString shortKind =
+                shortKinds.value(kind, copyKinds.value(kind, QStringLiteral("Unknown")));
             QString label = QStringLiteral("Memcpy ") + shortKind;
             if (!st.isNull(8) && !st.isNull(9) && memKinds.contains(st.int64(8)))
-                label += QStringLiteral(" (%1 -> %2)").arg(memKinds.value(st.int64(8)), memKinds.value(st.int64(9)));
+                label += QStringLiteral(" (%1 -> %2)")
+                             .arg(memKinds.value(st.int64(8)), memKinds.value(st.int64(9)));
             name = m_w.intern(label.toStdString());
             args.insert(QStringLiteral("bytes"), bytes);
             if (dur > 0)
@@ -133,8 +140,9 @@ bool Session::readGpu(const char *table, const char *category)
                 args.insert(QStringLiteral("value"), st.int64(7));
         }
         const QByteArray json = QJsonDocument(args).toJson(QJsonDocument::Compact);
-        const SliceId id = m_w.addSlice(stream(device, streamId), start, dur, name, cat, corr, kNoId,
-                                        std::string_view(json.constData(), size_t(json.size())));
+        const SliceId id =
+            m_w.addSlice(stream(device, streamId), start, dur, name, cat, corr, kNoId,
+                         std::string_view(json.constData(), size_t(json.size())));
         auto launch = m_launches.find((quint64(pid) << 32) | quint64(corr & 0xFFFFFFFF));
         if (launch != m_launches.end())
             m_w.addFlow(FlowKind::Launch, launch->second, id);
@@ -168,7 +176,8 @@ bool Session::readNvtx()
                             (hasDomain ? "e.domainId" : "0") + " FROM NVTX_EVENTS e " +
                             (hasTextId ? "LEFT JOIN StringIds s ON s.id = e.textId " : "") +
                             "WHERE e.eventType IN (34, 59, 60) ORDER BY e.start";
-    auto st = m_db.prepare(sql.substr(0, sql.find(" FROM ")) + ", e.rowid" + sql.substr(sql.find(" FROM ")));
+    auto st = m_db.prepare(sql.substr(0, sql.find(" FROM ")) + ", e.rowid" +
+                           sql.substr(sql.find(" FROM ")));
     const StringId unnamed = m_w.intern("(unnamed NVTX range)");
     while (st.step()) {
         const qint64 type = st.int64(2);
@@ -229,8 +238,8 @@ bool Session::readSync()
         const QByteArray json = QJsonDocument(args).toJson(QJsonDocument::Compact);
         m_w.addSlice(processAux(pidOf(st.int64(2)), QStringLiteral("CUDA synchronization"),
                                 TrackKind::Async, 1'000'001),
-                     start, end - start, labels.value(st.int64(5), fallback), cat,
-                     st.int64(4), kNoId, std::string_view(json.constData(), size_t(json.size())));
+                     start, end - start, labels.value(st.int64(5), fallback), cat, st.int64(4),
+                     kNoId, std::string_view(json.constData(), size_t(json.size())));
     }
     return st.errorString().isEmpty() || fail(st, table);
 }
@@ -238,7 +247,8 @@ bool Session::readSync()
 ImportOutcome Session::run()
 {
     if (!m_db.hasTable("META_DATA_EXPORT"))
-        return {ImportOutcome::Status::Failed, -1,
+        return {ImportOutcome::Status::Failed,
+                -1,
                 QStringLiteral("an SQLite database without a META_DATA_EXPORT table: expected an "
                                "'nsys export --type sqlite' file"),
                 {}};
@@ -248,8 +258,8 @@ ImportOutcome Session::run()
         while (st.step()) {
             const QString key = st.text(0);
             if (key.startsWith(QLatin1String("EXPORT_SCHEMA_VERSION")) ||
-                key == QLatin1String("EXPORT_PRODUCT_VERSION") || key == QLatin1String("EXPORT_HOST") ||
-                key.startsWith(QLatin1String("DERIVED_")))
+                key == QLatin1String("EXPORT_PRODUCT_VERSION") ||
+                key == QLatin1String("EXPORT_HOST") || key.startsWith(QLatin1String("DERIVED_")))
                 meta.insert(key, st.text(1));
         }
     }
@@ -297,17 +307,20 @@ ImportOutcome Session::run()
                                       "window began after the launch); no launch link for them")
                            .arg(m_unmatched));
     // Tables with data this importer does not read, so nobody thinks they were.
-    static const QSet<QString> read = {
-        QStringLiteral("CUPTI_ACTIVITY_KIND_RUNTIME"), QStringLiteral("CUPTI_ACTIVITY_KIND_DRIVER"),
-        QStringLiteral("CUPTI_ACTIVITY_KIND_KERNEL"), QStringLiteral("CUPTI_ACTIVITY_KIND_MEMCPY"),
-        QStringLiteral("CUPTI_ACTIVITY_KIND_MEMSET"), QStringLiteral("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"),
-        QStringLiteral("NVTX_EVENTS")};
+    static const QSet<QString> read = {QStringLiteral("CUPTI_ACTIVITY_KIND_RUNTIME"),
+                                       QStringLiteral("CUPTI_ACTIVITY_KIND_DRIVER"),
+                                       QStringLiteral("CUPTI_ACTIVITY_KIND_KERNEL"),
+                                       QStringLiteral("CUPTI_ACTIVITY_KIND_MEMCPY"),
+                                       QStringLiteral("CUPTI_ACTIVITY_KIND_MEMSET"),
+                                       QStringLiteral("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"),
+                                       QStringLiteral("NVTX_EVENTS")};
     QJsonArray notRead;
-    auto tables = m_db.prepare("SELECT name FROM sqlite_master WHERE type='table' AND "
-                               "(name LIKE 'CUPTI_ACTIVITY_KIND_%' OR name LIKE 'OSRT_%' OR "
-                               "name LIKE 'CUDNN_%' OR name LIKE 'CUBLAS_%' OR name LIKE 'GPU_METRICS%' "
-                               "OR name LIKE 'MPI_%' OR name LIKE 'NCCL_%' OR name = 'SCHED_EVENTS' "
-                               "OR name = 'COMPOSITE_EVENTS')");
+    auto tables =
+        m_db.prepare("SELECT name FROM sqlite_master WHERE type='table' AND "
+                     "(name LIKE 'CUPTI_ACTIVITY_KIND_%' OR name LIKE 'OSRT_%' OR "
+                     "name LIKE 'CUDNN_%' OR name LIKE 'CUBLAS_%' OR name LIKE 'GPU_METRICS%' "
+                     "OR name LIKE 'MPI_%' OR name LIKE 'NCCL_%' OR name = 'SCHED_EVENTS' "
+                     "OR name = 'COMPOSITE_EVENTS')");
     while (tables.step()) {
         const QString t = tables.text(0);
         if (read.contains(t))
@@ -331,7 +344,6 @@ ImportOutcome Session::run()
 } // namespace nsys
 
 using nsys::Session;
-
 
 SniffResult NsysSqliteImporter::sniff(const QString &path, const QByteArray &head) const
 {
@@ -357,11 +369,15 @@ ImportOutcome NsysSqliteImporter::import(ImportContext &ctx) const
     SqliteDb db;
     QString error;
     if (!db.openImmutable(ctx.path, &error))
-        return {ImportOutcome::Status::Failed, -1, QStringLiteral("cannot open as SQLite: ") + error, {}};
+        return {ImportOutcome::Status::Failed,
+                -1,
+                QStringLiteral("cannot open as SQLite: ") + error,
+                {}};
     // A file that is not a database fails here, on the first read of its schema.
     auto check = db.prepare("SELECT count(*) FROM sqlite_master");
     if (!check.step())
-        return {ImportOutcome::Status::Failed, -1,
+        return {ImportOutcome::Status::Failed,
+                -1,
                 QStringLiteral("not a readable SQLite database (%1); expected an "
                                "'nsys export --type sqlite' file")
                     .arg(check.errorString().isEmpty() ? db.lastError() : check.errorString()),

@@ -11,10 +11,10 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <sqlite3.h>
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <sqlite3.h>
 #include <string>
 #include <unordered_map>
 
@@ -25,8 +25,14 @@ namespace gml::nsys {
 constexpr qint64 kNvtxMark = 34;
 constexpr qint64 kNvtxStartEnd = 60;
 
-inline qint64 pidOf(qint64 global) { return (global >> 24) & 0xFFFFFF; }
-inline qint64 tidOf(qint64 globalTid) { return globalTid & 0xFFFFFF; }
+inline qint64 pidOf(qint64 global)
+{
+    return (global >> 24) & 0xFFFFFF;
+}
+inline qint64 tidOf(qint64 globalTid)
+{
+    return globalTid & 0xFFFFFF;
+}
 
 // "cudaLaunchKernel_v7000" -> "cudaLaunchKernel", as Kineto and the Nsight GUI show them.
 inline std::string apiName(std::string_view name)
@@ -96,7 +102,8 @@ private:
             if (kind == QLatin1String("view"))
                 m_warnings.add(QStringLiteral("view ") + key, -1,
                                QStringLiteral("%1 is a view, not a table as Nsight Systems writes "
-                                              "it; not read").arg(key));
+                                              "it; not read")
+                                   .arg(key));
             it = m_columns.insert(key, kind == QLatin1String("table") ? m_db.columns(table)
                                                                       : QStringList());
         }
@@ -105,7 +112,8 @@ private:
     // The time in column `c` of a row of `table` (its rowid in the last column): a number of
     // ns within the writer's limits, else a warning counted per table and problem, naming the
     // first row, and nothing.
-    std::optional<TimeNs> time(const SqliteStatement &st, int c, const char *table, const char *column);
+    std::optional<TimeNs> time(const SqliteStatement &st, int c, const char *table,
+                               const char *column);
     // [start, end) of a row whose end column may be NULL (an instant), or nothing (warned).
     std::optional<std::pair<TimeNs, TimeNs>> interval(const SqliteStatement &st, const char *table,
                                                       bool openEnd = false);
@@ -114,7 +122,9 @@ private:
     {
         m_warnings.add(QLatin1String(table) + QLatin1Char(' ') + problem, -1,
                        QStringLiteral("%1 row %2: %3; rows like it were not imported")
-                           .arg(QLatin1String(table)).arg(row).arg(message));
+                           .arg(QLatin1String(table))
+                           .arg(row)
+                           .arg(message));
     }
     // `column` when the table has it, else `fallback` (an SQL expression).
     std::string col(const char *table, const char *column, const char *fallback = "NULL")
@@ -143,15 +153,19 @@ private:
             if (!m_strings.count(stringId)) {
                 // A reference into StringIds that is not there (a damaged or hand-edited export):
                 // named by its id, and said, rather than "?".
-                m_warnings.add(QStringLiteral("dangling string"), -1,
-                               QStringLiteral("string id %1 is used by an event but is not in StringIds (the export "
-                                              "is damaged); such names read 'string ID'")
-                                   .arg(stringId));
-                it = cache.emplace(stringId, m_w.intern("string " + std::to_string(stringId))).first;
+                m_warnings.add(
+                    QStringLiteral("dangling string"), -1,
+                    QStringLiteral(
+                        "string id %1 is used by an event but is not in StringIds (the export "
+                        "is damaged); such names read 'string ID'")
+                        .arg(stringId));
+                it =
+                    cache.emplace(stringId, m_w.intern("string " + std::to_string(stringId))).first;
                 return it->second;
             }
             const std::string_view t = text(stringId);
-            it = cache.emplace(stringId, transform ? m_w.intern(transform(t)) : m_w.intern(t)).first;
+            it =
+                cache.emplace(stringId, transform ? m_w.intern(transform(t)) : m_w.intern(t)).first;
         }
         return it->second;
     }

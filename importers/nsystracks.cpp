@@ -76,10 +76,12 @@ std::optional<TimeNs> Session::time(const SqliteStatement &st, int c, const char
                       .arg(QLatin1String(column), st.text(c).left(40));
         break;
     default:
-        problem = QStringLiteral("'%1' holds a blob; expected a time in ns").arg(QLatin1String(column));
+        problem =
+            QStringLiteral("'%1' holds a blob; expected a time in ns").arg(QLatin1String(column));
         break;
     }
-    rowWarning(table, QLatin1String(column) + QString::number(st.columnType(c)), rowId(st), problem);
+    rowWarning(table, QLatin1String(column) + QString::number(st.columnType(c)), rowId(st),
+               problem);
     return std::nullopt;
 }
 

@@ -23,7 +23,8 @@ SniffResult NvidiaSmiCsvImporter::sniff(const QString &, const QByteArray &head)
     return looksLikeQueryHeader(first) ? SniffResult{90, {}} : SniffResult{};
 }
 
-std::optional<QByteArray> NvidiaSmiCsvImporter::tailPrelude(QByteArrayView prelude, QByteArrayView lines) const
+std::optional<QByteArray> NvidiaSmiCsvImporter::tailPrelude(QByteArrayView prelude,
+                                                            QByteArrayView lines) const
 {
     if (!prelude.isEmpty())
         return prelude.toByteArray();
@@ -113,7 +114,8 @@ ImportOutcome NvidiaSmiCsvImporter::import(ImportContext &ctx) const
         // A uuid or bus id is numbered in order of appearance, the numbering carried from one
         // part of a followed log to the next.
         QHash<QString, int> ids;
-        const QJsonObject kept = ctx.tail ? ctx.tail->state.value(QStringLiteral("ids")).toObject() : QJsonObject();
+        const QJsonObject kept =
+            ctx.tail ? ctx.tail->state.value(QStringLiteral("ids")).toObject() : QJsonObject();
         for (auto it = kept.begin(); it != kept.end(); ++it)
             ids.insert(it.key(), it.value().toInt());
         for (size_t i = 0; i < rows.size(); ++i) {
@@ -230,8 +232,9 @@ ImportOutcome NvidiaSmiCsvImporter::import(ImportContext &ctx) const
                 continue;
             }
             ++check.numbers;
-            sink.sample(gpu, field, field == QLatin1String("pstate") ? QStringLiteral("P-state") : unit,
-                        ts, *value);
+            sink.sample(gpu, field,
+                        field == QLatin1String("pstate") ? QStringLiteral("P-state") : unit, ts,
+                        *value);
         }
     }
     for (size_t c = 0; c < ncols; ++c) {
@@ -270,7 +273,8 @@ SniffResult NvidiaSmiDmonImporter::sniff(const QString &, const QByteArray &head
     return isDmonHeader(first.trimmed()) ? SniffResult{90, {}} : SniffResult{};
 }
 
-std::optional<QByteArray> NvidiaSmiDmonImporter::tailPrelude(QByteArrayView prelude, QByteArrayView lines) const
+std::optional<QByteArray> NvidiaSmiDmonImporter::tailPrelude(QByteArrayView prelude,
+                                                             QByteArrayView lines) const
 {
     // The first header and its units line.
     return headerPrelude(prelude, lines, &isDmonHeader,

@@ -21,7 +21,7 @@ namespace gml {
 namespace {
 
 constexpr TimeNs kEpoch2001 = 1'000'000'000'000'000'000; // ns since 1970: Sept 2001
-constexpr TimeNs kApart = 600'000'000'000;                // 10 min
+constexpr TimeNs kApart = 600'000'000'000;               // 10 min
 
 struct Source
 {
@@ -61,7 +61,8 @@ bool overlapping(const Source &a, const Source &b)
 
 bool apart(const Source &a, const Source &b)
 {
-    return a.absolute() && b.absolute() && std::max(a.start, b.start) - std::min(a.end, b.end) > kApart;
+    return a.absolute() && b.absolute() &&
+           std::max(a.start, b.start) - std::min(a.end, b.end) > kApart;
 }
 
 // Why two traces are ranks of one job; empty: they are not.
@@ -94,12 +95,14 @@ QString rankText(const Source &s)
 {
     if (s.rank < 0)
         return QStringLiteral("no distributed info");
-    return s.world > 0 ? QStringLiteral("rank %1 of %2").arg(s.rank).arg(s.world) : QStringLiteral("rank %1").arg(s.rank);
+    return s.world > 0 ? QStringLiteral("rank %1 of %2").arg(s.rank).arg(s.world)
+                       : QStringLiteral("rank %1").arg(s.rank);
 }
 
 } // namespace
 
-RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &files, const QSet<QString> &changedRuns)
+RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &files,
+                                const QSet<QString> &changedRuns)
 {
     RegroupResult result;
     std::map<QString, QStringList> folders; // folder run -> paths
@@ -111,7 +114,8 @@ RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &file
 
     auto &db = project.db();
     auto read = db.prepare(
-        "SELECT s.id, s.run_id, r.name, s.format, json_extract(s.metadata, '$.distributedInfo.rank'), "
+        "SELECT s.id, s.run_id, r.name, s.format, json_extract(s.metadata, "
+        "'$.distributedInfo.rank'), "
         "json_extract(s.metadata, '$.distributedInfo.world_size'), "
         "(SELECT max(t.rank) FROM track t WHERE t.source_id = s.id), "
         "(SELECT min(t.start_ns) FROM track t WHERE t.source_id = s.id) + s.clock_offset_ns, "
@@ -128,7 +132,8 @@ RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &file
     QList<Plan> plans;
     QHash<QString, QString> workloadOf; // run -> the workload it joins
     for (const auto &folder : folders) {
-        const QString &folderRun = folder.first; // named: lambdas below capture it (no structured binding)
+        const QString &folderRun =
+            folder.first; // named: lambdas below capture it (no structured binding)
         const QStringList &paths = folder.second;
         std::vector<Source> traces, monitors;
         for (const QString &path : paths) {
@@ -145,20 +150,25 @@ RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &file
             s.trace = isTraceFormat(format);
             if (!s.trace && !isMonitoringFormat(format))
                 continue;
-            s.rank = !read.isNull(4) ? int(read.int64(4)) : !read.isNull(6) ? int(read.int64(6)) : -1;
+            s.rank = !read.isNull(4)   ? int(read.int64(4))
+                     : !read.isNull(6) ? int(read.int64(6))
+                                       : -1;
             s.world = !read.isNull(5) ? int(read.int64(5)) : -1;
             s.hasSpan = !read.isNull(7) && !read.isNull(8);
             s.start = read.int64(7);
             s.end = read.int64(8);
             (s.trace ? traces : monitors).push_back(s);
         }
-        if (traces.size() < 2 && std::all_of(traces.begin(), traces.end(),
-                                              [&](const Source &s) { return s.runName == folderRun; }))
+        if (traces.size() < 2 && std::all_of(traces.begin(), traces.end(), [&](const Source &s) {
+                return s.runName == folderRun;
+            }))
             continue;
         // Components of "same job".
         std::vector<size_t> parent(traces.size());
         std::iota(parent.begin(), parent.end(), size_t(0));
-        std::function<size_t(size_t)> root = [&](size_t i) { return parent[i] == i ? i : parent[i] = root(parent[i]); };
+        std::function<size_t(size_t)> root = [&](size_t i) {
+            return parent[i] == i ? i : parent[i] = root(parent[i]);
+        };
         QSet<QString> why;
         for (size_t i = 0; i < traces.size(); ++i)
             for (size_t j = i + 1; j < traces.size(); ++j)
@@ -166,7 +176,8 @@ RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &file
                     parent[root(j)] = root(i);
                     why.insert(w);
                 }
-        std::map<size_t, std::vector<size_t>> groups; // root -> members (paths sorted: first is lowest)
+        std::map<size_t, std::vector<size_t>>
+            groups; // root -> members (paths sorted: first is lowest)
         for (size_t i = 0; i < traces.size(); ++i)
             groups[root(i)].push_back(i);
         std::vector<std::vector<size_t>> ordered;
@@ -182,7 +193,8 @@ RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &file
         for (const auto &members : ordered) {
             QString name = folderRun;
             if (ordered.size() > 1) {
-                const QString base = folderRun + QLatin1Char('/') + stem(traces[members.front()].path);
+                const QString base =
+                    folderRun + QLatin1Char('/') + stem(traces[members.front()].path);
                 name = base;
                 for (int n = 2; names.contains(name); ++n)
                     name = base + QStringLiteral("-%1").arg(n);
@@ -196,14 +208,17 @@ RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &file
             QStringList what;
             if (members.size() <= 3) {
                 for (size_t m : members)
-                    what << QStringLiteral("%1 (%2; %3)").arg(QFileInfo(traces[m].path).fileName(), rankText(traces[m]), when(traces[m]));
+                    what << QStringLiteral("%1 (%2; %3)")
+                                .arg(QFileInfo(traces[m].path).fileName(), rankText(traces[m]),
+                                     when(traces[m]));
             } else {
                 QList<int> ranks;
                 for (size_t m : members)
                     if (traces[m].rank >= 0)
                         ranks << traces[m].rank;
                 std::sort(ranks.begin(), ranks.end());
-                QString r = ranks.size() == qsizetype(members.size()) && ranks.back() - ranks.front() + 1 == ranks.size()
+                QString r = ranks.size() == qsizetype(members.size()) &&
+                                    ranks.back() - ranks.front() + 1 == ranks.size()
                                 ? QStringLiteral("ranks %1-%2").arg(ranks.front()).arg(ranks.back())
                                 : QStringLiteral("%1 with a rank").arg(ranks.size());
                 if (traces[members.front()].world > 0)
@@ -226,28 +241,36 @@ RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &file
             g.reasons << line;
         }
         if (ordered.size() > 1)
-            g.reasons << QStringLiteral("separate runs of workload '%1': their distributed info does not make them "
-                                        "ranks of one job and their clocks do not overlap")
-                             .arg(folderRun);
+            g.reasons
+                << QStringLiteral(
+                       "separate runs of workload '%1': their distributed info does not make them "
+                       "ranks of one job and their clocks do not overlap")
+                       .arg(folderRun);
         for (size_t i = 0; i < traces.size(); ++i)
             if (traces[i].runName != target[i])
-                plans.append({traces[i].id, traces[i].runName, traces[i].run, target[i], traces[i].path});
+                plans.append(
+                    {traces[i].id, traces[i].runName, traces[i].run, target[i], traces[i].path});
         // Monitoring logs: with the run they overlap most.
         for (const Source &m : monitors) {
             QString to = folderRun;
             TimeNs best = 0;
             for (size_t i = 0; i < traces.size(); ++i)
-                if (const TimeNs o = m.absolute() && traces[i].absolute() ? overlap(m, traces[i]) : 0; o > best) {
+                if (const TimeNs o =
+                        m.absolute() && traces[i].absolute() ? overlap(m, traces[i]) : 0;
+                    o > best) {
                     best = o;
                     to = target[i];
                 }
             if (ordered.size() > 1 && best > 0)
-                g.reasons << QStringLiteral("%1: with %2 (recorded at the same time)").arg(QFileInfo(m.path).fileName(), to);
+                g.reasons << QStringLiteral("%1: with %2 (recorded at the same time)")
+                                 .arg(QFileInfo(m.path).fileName(), to);
             if (m.runName != to)
                 plans.append({m.id, m.runName, m.run, to, m.path});
         }
-        if (ordered.size() > 1 && std::any_of(monitors.begin(), monitors.end(), [&](const Source &m) {
-                return std::none_of(plans.begin(), plans.end(), [&](const Plan &p) { return p.source == m.id; }) &&
+        if (ordered.size() > 1 &&
+            std::any_of(monitors.begin(), monitors.end(), [&](const Source &m) {
+                return std::none_of(plans.begin(), plans.end(),
+                                    [&](const Plan &p) { return p.source == m.id; }) &&
                        m.runName == folderRun;
             })) {
             workloadOf.insert(folderRun, folderRun);
@@ -292,8 +315,9 @@ RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &file
     }
     // Params again from the sources now in each run (those imported before run_params was
     // kept add the run's old params).
-    auto sourcesOf = db.prepare("SELECT json_extract(metadata, '$.run_params') FROM source WHERE run_id = ? "
-                                "AND status = 'imported'");
+    auto sourcesOf =
+        db.prepare("SELECT json_extract(metadata, '$.run_params') FROM source WHERE run_id = ? "
+                   "AND status = 'imported'");
     auto paramsOf = db.prepare("SELECT params FROM run WHERE id = ?");
     auto setParams = db.prepare("UPDATE run SET params = ? WHERE id = ?");
     for (RunId run : std::as_const(touchedIds)) {
@@ -322,7 +346,8 @@ RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &file
     // The runs split from one folder are one workload, named after it (in no experiment unless
     // the user put it in one).
     for (auto it = workloadOf.begin(); it != workloadOf.end(); ++it) {
-        auto find = db.prepare("SELECT id FROM workload WHERE name = ? ORDER BY experiment_id IS NOT NULL LIMIT 1");
+        auto find = db.prepare(
+            "SELECT id FROM workload WHERE name = ? ORDER BY experiment_id IS NOT NULL LIMIT 1");
         find.bind(1, it.value());
         qint64 wl = 0;
         if (find.step()) {
@@ -334,7 +359,8 @@ RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &file
                 return fail(add.errorString());
             wl = db.lastInsertRowId();
         }
-        auto link = db.prepare("UPDATE run SET workload_id = ?1 WHERE name = ?2 AND workload_id IS NULL");
+        auto link =
+            db.prepare("UPDATE run SET workload_id = ?1 WHERE name = ?2 AND workload_id IS NULL");
         link.bind(1, wl);
         link.bind(2, it.key());
         if (!link.exec())
@@ -350,7 +376,9 @@ QStringList describeGroupings(const QList<RunGrouping> &groupings)
     QStringList out;
     for (const RunGrouping &g : groupings) {
         out << (g.runs.size() == 1 ? QStringLiteral("folder '%1': one run").arg(g.folderRun)
-                                   : QStringLiteral("folder '%1': %2 runs of workload '%1'").arg(g.folderRun).arg(g.runs.size()));
+                                   : QStringLiteral("folder '%1': %2 runs of workload '%1'")
+                                         .arg(g.folderRun)
+                                         .arg(g.runs.size()));
         for (const QString &r : g.reasons)
             out << QStringLiteral("  ") + r;
     }

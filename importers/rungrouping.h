@@ -34,16 +34,17 @@ struct RunGrouping
 
 struct RegroupResult
 {
-    QList<RunGrouping> groupings; // folders with two or more traces
+    QList<RunGrouping> groupings;  // folders with two or more traces
     QHash<QString, QString> moved; // path -> the run its source moved to
-    QSet<QString> touchedRuns;    // runs that gained or lost a source
+    QSet<QString> touchedRuns;     // runs that gained or lost a source
     QSet<RunId> leftRuns;          // runs a source left (dropped when empty)
     QStringList errors;
 };
 
 // Regroups the folders of `files` that had a file imported in this job (runFromFolder files
 // only; a run the user named keeps everything). One transaction; on failure nothing moves.
-RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &files, const QSet<QString> &changedRuns);
+RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &files,
+                                const QSet<QString> &changedRuns);
 
 // One line per folder: "folder 'x': 2 runs of workload 'x' (h100, mi300x): traces without
 // distributed info whose clocks do not overlap".

@@ -14,10 +14,10 @@ namespace {
 
 constexpr qint64 kMaxBytes = qint64(4) << 30;
 
-
 } // namespace
 
-std::optional<QByteArray> SamplesImporter::tailPrelude(QByteArrayView prelude, QByteArrayView lines) const
+std::optional<QByteArray> SamplesImporter::tailPrelude(QByteArrayView prelude,
+                                                       QByteArrayView lines) const
 {
     // The format line, the host and every series declared so far.
     QByteArray out = prelude.toByteArray();
@@ -39,7 +39,8 @@ ImportOutcome SamplesImporter::import(ImportContext &ctx) const
     QString error;
     // A followed file is read in parts: its prelude and the lines appended (importer.h).
     const auto read = ctx.tail ? std::optional<QByteArray>(ctx.tail->text)
-                               : InputStream::readAll(ctx.path, kMaxBytes, QStringLiteral("a samples file"), &error);
+                               : InputStream::readAll(ctx.path, kMaxBytes,
+                                                      QStringLiteral("a samples file"), &error);
     if (!read)
         return ImportOutcome::failure(-1, error);
     const QByteArray &data = *read;
@@ -67,7 +68,8 @@ ImportOutcome SamplesImporter::import(ImportContext &ctx) const
     // The row a series is drawn under: the host (its own and its cores' series), the command's
     // tree, or one process.
     auto rowOf = [&](const QString &entity) -> TrackId {
-        if (entity == QLatin1String("host") || (entity.startsWith(QLatin1String("cpu")) && entity.size() > 3))
+        if (entity == QLatin1String("host") ||
+            (entity.startsWith(QLatin1String("cpu")) && entity.size() > 3))
             return host();
         if (auto it = rows.constFind(entity); it != rows.constEnd())
             return *it;
@@ -96,7 +98,8 @@ ImportOutcome SamplesImporter::import(ImportContext &ctx) const
         ++lineNo;
         if (nl < 0) {
             // The recorder flushes whole samples: a line without its end was cut short.
-            warnings.append({QStringLiteral("the last line is cut short (the recorder stopped while writing it); left out"),
+            warnings.append({QStringLiteral("the last line is cut short (the recorder stopped "
+                                            "while writing it); left out"),
                              offset});
             break;
         }
@@ -106,8 +109,10 @@ ImportOutcome SamplesImporter::import(ImportContext &ctx) const
             line.chop(1);
         if (lineNo == 1) {
             if (line != "grademl-samples 1")
-                return ImportOutcome::failure(offset, QStringLiteral("line 1: expected 'grademl-samples 1' (this version reads "
-                                                     "version 1 of the format)"));
+                return ImportOutcome::failure(
+                    offset,
+                    QStringLiteral("line 1: expected 'grademl-samples 1' (this version reads "
+                                   "version 1 of the format)"));
             continue;
         }
         if (line.isEmpty() || line.startsWith('#'))
@@ -121,18 +126,24 @@ ImportOutcome SamplesImporter::import(ImportContext &ctx) const
             bool ok = false;
             const int id = f.size() == 5 ? f[1].toInt(&ok) : 0;
             if (!ok || f[2].isEmpty() || f[3].isEmpty())
-                return ImportOutcome::failure(offset, QStringLiteral("line %1: expected 'series,ID,ENTITY,METRIC,UNIT' with a whole "
-                                                     "number ID; got '%2'")
-                                          .arg(ctx.fileLine(lineNo))
-                                          .arg(QString::fromUtf8(line.first(std::min<qsizetype>(line.size(), 80)))));
+                return ImportOutcome::failure(
+                    offset,
+                    QStringLiteral("line %1: expected 'series,ID,ENTITY,METRIC,UNIT' with a whole "
+                                   "number ID; got '%2'")
+                        .arg(ctx.fileLine(lineNo))
+                        .arg(QString::fromUtf8(line.first(std::min<qsizetype>(line.size(), 80)))));
             if (series.contains(id))
-                return ImportOutcome::failure(offset, QStringLiteral("line %1: series %2 is declared twice").arg(ctx.fileLine(lineNo)).arg(id));
+                return ImportOutcome::failure(offset,
+                                              QStringLiteral("line %1: series %2 is declared twice")
+                                                  .arg(ctx.fileLine(lineNo))
+                                                  .arg(id));
             const QString entity = QString::fromUtf8(f[2]);
             TrackSpec s;
             s.kind = TrackKind::Counter;
             s.parent = rowOf(entity);
             const bool core = entity.startsWith(QLatin1String("cpu"));
-            s.name = core ? QStringLiteral("%1 %2").arg(entity, QString::fromUtf8(f[3])) : QString::fromUtf8(f[3]);
+            s.name = core ? QStringLiteral("%1 %2").arg(entity, QString::fromUtf8(f[3]))
+                          : QString::fromUtf8(f[3]);
             // The host's own series first, then its cores in order.
             s.sortKey = core ? 1000 + entity.mid(3).toInt() : id;
             s.unit = QString::fromUtf8(f[4]);
@@ -146,43 +157,54 @@ ImportOutcome SamplesImporter::import(ImportContext &ctx) const
         double v = 0;
         const char *b = line.data();
         std::from_chars_result rt{}, rv{};
-        const bool parsed = c1 > 0 && c2 > c1 && (rt = std::from_chars(b, b + c1, t)).ptr == b + c1 &&
-                            std::from_chars(b + c1 + 1, b + c2, id).ptr == b + c2 &&
-                            (rv = std::from_chars(b + c2 + 1, b + line.size(), v)).ptr == b + line.size();
+        const bool parsed =
+            c1 > 0 && c2 > c1 && (rt = std::from_chars(b, b + c1, t)).ptr == b + c1 &&
+            std::from_chars(b + c1 + 1, b + c2, id).ptr == b + c2 &&
+            (rv = std::from_chars(b + c2 + 1, b + line.size(), v)).ptr == b + line.size();
         if (!parsed)
-            return ImportOutcome::failure(offset, QStringLiteral("line %1: expected 'TIME_NS,SERIES,VALUE' (or a 'series,' or 'host,' "
-                                                 "line); got '%2'")
-                                      .arg(ctx.fileLine(lineNo))
-                                      .arg(QString::fromUtf8(line.first(std::min<qsizetype>(line.size(), 80)))));
+            return ImportOutcome::failure(
+                offset,
+                QStringLiteral(
+                    "line %1: expected 'TIME_NS,SERIES,VALUE' (or a 'series,' or 'host,' "
+                    "line); got '%2'")
+                    .arg(ctx.fileLine(lineNo))
+                    .arg(QString::fromUtf8(line.first(std::min<qsizetype>(line.size(), 80)))));
         // Digits past what a 64-bit time or a double holds (2^64, 1e999, 50 MB of digits):
         // from_chars leaves the value as it was (0, 1970), so the sample is left out and said.
         if (rt.ec == std::errc::result_out_of_range || rv.ec == std::errc::result_out_of_range) {
             const bool time = rt.ec == std::errc::result_out_of_range;
             const QByteArrayView text = time ? line.first(c1) : line.sliced(c2 + 1);
-            outOfRange.add(time ? QStringLiteral("time") : QStringLiteral("value"), offset,
-                           QStringLiteral("line %1: the %2 '%3' (%4 characters) is past what %5 holds; the sample is left out")
-                               .arg(ctx.fileLine(lineNo))
-                               .arg(time ? QStringLiteral("time") : QStringLiteral("value"),
-                                    QString::fromUtf8(text.first(std::min<qsizetype>(text.size(), 24))) +
-                                        (text.size() > 24 ? QStringLiteral("…") : QString()))
-                               .arg(text.size())
-                               .arg(time ? QStringLiteral("a time in ns since 1970 (64 bits)") : QStringLiteral("a number")));
+            outOfRange.add(
+                time ? QStringLiteral("time") : QStringLiteral("value"), offset,
+                QStringLiteral("line %1: the %2 '%3' (%4 characters) is past what %5 holds; the "
+                               "sample is left out")
+                    .arg(ctx.fileLine(lineNo))
+                    .arg(time ? QStringLiteral("time") : QStringLiteral("value"),
+                         QString::fromUtf8(text.first(std::min<qsizetype>(text.size(), 24))) +
+                             (text.size() > 24 ? QStringLiteral("…") : QString()))
+                    .arg(text.size())
+                    .arg(time ? QStringLiteral("a time in ns since 1970 (64 bits)")
+                              : QStringLiteral("a number")));
             continue;
         }
         const auto it = series.constFind(id);
         if (it == series.constEnd())
-            return ImportOutcome::failure(offset, QStringLiteral("line %1: series %2 is used before a 'series,%2,...' line declares it")
-                                      .arg(ctx.fileLine(lineNo))
-                                      .arg(id));
+            return ImportOutcome::failure(
+                offset, QStringLiteral(
+                            "line %1: series %2 is used before a 'series,%2,...' line declares it")
+                            .arg(ctx.fileLine(lineNo))
+                            .arg(id));
         w.addCounter(it->track, t, v);
-        if ((lineNo & 0xffff) == 0 && ctx.progress && !ctx.progress(double(pos) / double(all.size()))) {
+        if ((lineNo & 0xffff) == 0 && ctx.progress &&
+            !ctx.progress(double(pos) / double(all.size()))) {
             ImportOutcome o;
             o.status = ImportOutcome::Status::Cancelled;
             return o;
         }
     }
     if (lineNo == 0)
-        return ImportOutcome::failure(0, QStringLiteral("empty file; expected 'grademl-samples 1' on the first line"));
+        return ImportOutcome::failure(
+            0, QStringLiteral("empty file; expected 'grademl-samples 1' on the first line"));
     QJsonObject meta;
     meta.insert(QStringLiteral("host"), hostName);
     meta.insert(QStringLiteral("series"), int(series.size()));

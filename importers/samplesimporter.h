@@ -29,7 +29,8 @@ public:
     ImportOutcome import(ImportContext &context) const override;
     // The recorder appends whole lines: a followed file is read in parts.
     bool tails() const override { return true; }
-    std::optional<QByteArray> tailPrelude(QByteArrayView prelude, QByteArrayView lines) const override;
+    std::optional<QByteArray> tailPrelude(QByteArrayView prelude,
+                                          QByteArrayView lines) const override;
 };
 
 } // namespace gml

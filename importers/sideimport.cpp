@@ -31,8 +31,9 @@ ScratchFolder::ScratchFolder(const QString &besideProject)
     const QString parent = projectFile.isFile() ? projectFile.absolutePath() : QDir::tempPath();
     // Folders of imports that are gone: their lock is free. A folder without a lock file is
     // one being made, or one of an older version: left alone when younger than a day.
-    const QFileInfoList stale = QDir(parent).entryInfoList({QLatin1String(kScratchPattern) + QLatin1Char('*')},
-                                                           QDir::Dirs | QDir::Hidden | QDir::NoDotAndDotDot);
+    const QFileInfoList stale =
+        QDir(parent).entryInfoList({QLatin1String(kScratchPattern) + QLatin1Char('*')},
+                                   QDir::Dirs | QDir::Hidden | QDir::NoDotAndDotDot);
     for (const QFileInfo &dir : stale) {
         const QString lock = dir.absoluteFilePath() + QLatin1Char('/') + QLatin1String(kLockName);
         const int fd = ::open(QFile::encodeName(lock).constData(), O_RDWR | O_CLOEXEC);
@@ -46,7 +47,8 @@ ScratchFolder::ScratchFolder(const QString &besideProject)
         if (gone)
             QDir(dir.absoluteFilePath()).removeRecursively();
     }
-    m_dir = std::make_unique<QTemporaryDir>(parent + QLatin1Char('/') + QLatin1String(kScratchPattern) + QStringLiteral("XXXXXX"));
+    m_dir = std::make_unique<QTemporaryDir>(
+        parent + QLatin1Char('/') + QLatin1String(kScratchPattern) + QStringLiteral("XXXXXX"));
     if (!m_dir->isValid())
         return;
     const QString lock = m_dir->path() + QLatin1Char('/') + QLatin1String(kLockName);
@@ -73,7 +75,6 @@ QString ScratchFolder::path() const
 {
     return m_dir ? m_dir->path() : QString();
 }
-
 
 qint64 expandedSize(const ScannedFile &file)
 {
@@ -214,7 +215,8 @@ SideResult SideImports::importOne(int index)
     if (!side->begin(&error))
         return failed(QStringLiteral("could not write the side project: ") + error);
     const RunId run = side->ensureRun(task.file.runName, &error);
-    auto st = side->db().prepare("INSERT INTO source(run_id, path, format, status) VALUES(?,?,?,'failed')");
+    auto st = side->db().prepare(
+        "INSERT INTO source(run_id, path, format, status) VALUES(?,?,?,'failed')");
     st.bind(1, run);
     st.bind(2, task.file.path);
     st.bind(3, importer.format());
@@ -235,14 +237,16 @@ SideResult SideImports::importOne(int index)
         fraction = f;
         return !m_cancelled.load();
     };
-    ImportOutcome outcome = m_cancelled ? ImportOutcome{ImportOutcome::Status::Cancelled, -1, {}, {}}
-                                        : importGuarded(importer, ctx);
+    ImportOutcome outcome = m_cancelled
+                                ? ImportOutcome{ImportOutcome::Status::Cancelled, -1, {}, {}}
+                                : importGuarded(importer, ctx);
     if (outcome.ok() && writer.failed())
         outcome = ImportOutcome::failure(-1, QStringLiteral("could not write to the project: ") +
                                                  writer.errorString());
     outcome.warnings += writer.warnings();
     if (outcome.ok() && !(writer.finish(outcome.warnings, &error) && side->commit(&error)))
-        outcome = ImportOutcome::failure(-1, QStringLiteral("could not write to the project: ") + error);
+        outcome =
+            ImportOutcome::failure(-1, QStringLiteral("could not write to the project: ") + error);
     if (!outcome.ok())
         side->rollback();
     result.outcome = outcome;

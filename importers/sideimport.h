@@ -5,8 +5,8 @@
 #include "importer.h"
 
 #include <QList>
-#include <QTemporaryDir>
 #include <QString>
+#include <QTemporaryDir>
 #include <QTimeZone>
 
 #include <atomic>
@@ -44,9 +44,9 @@ private:
 // One file imported into a side project (sideproject.h) on a worker thread.
 struct SideResult
 {
-    ImportOutcome outcome;        // Failed with the error, Cancelled, or Imported
-    QString projectPath;          // the side project, when the file was imported
-    SourceId source = 0;          // its source there
+    ImportOutcome outcome;              // Failed with the error, Cancelled, or Imported
+    QString projectPath;                // the side project, when the file was imported
+    SourceId source = 0;                // its source there
     std::optional<quint64> contentHash; // ImportContext::contentHash
     qint64 slices = 0, counterSamples = 0, flows = 0; // what the writer wrote
     double seconds = 0;
@@ -95,8 +95,8 @@ private:
     std::vector<std::unique_ptr<std::atomic<double>>> m_fraction;
     std::mutex m_mutex;
     std::condition_variable m_changed;
-    int m_next = 0;      // the next task a worker starts
-    int m_taken = 0;     // the task the job waits for or copies
+    int m_next = 0;       // the next task a worker starts
+    int m_taken = 0;      // the task the job waits for or copies
     qint64 m_reading = 0; // estimated bytes of the tasks being read
     int m_running = 0;
     int m_lookAhead = 0;

@@ -19,6 +19,7 @@ inline constexpr TimeNs kRelativeTimeLimit = 1'000'000'000'000'000;
 // profile-empty marks the same moment without a time zone. The capture start (epoch ns) of
 // the file at `path` and how it was found; nullopt outside such a folder. Both files of a
 // capture (trace.json.gz, xplane.pb) hold times relative to it.
-std::optional<std::pair<TimeNs, QString>> tensorflowCaptureStart(const QString &path, const QTimeZone &zone);
+std::optional<std::pair<TimeNs, QString>> tensorflowCaptureStart(const QString &path,
+                                                                 const QTimeZone &zone);
 
 } // namespace gml

@@ -39,12 +39,33 @@ std::optional<double> topMemoryMiB(QByteArrayView v)
     double scale = 1.0 / 1024; // plain numbers are KiB
     if (!v.isEmpty()) {
         switch (v.back()) {
-        case 'k': case 'K': scale = 1.0 / 1024; v.chop(1); break;
-        case 'm': case 'M': scale = 1; v.chop(1); break;
-        case 'g': case 'G': scale = 1024; v.chop(1); break;
-        case 't': case 'T': scale = 1024.0 * 1024; v.chop(1); break;
-        case 'p': case 'P': scale = 1024.0 * 1024 * 1024; v.chop(1); break;
-        default: break;
+        case 'k':
+        case 'K':
+            scale = 1.0 / 1024;
+            v.chop(1);
+            break;
+        case 'm':
+        case 'M':
+            scale = 1;
+            v.chop(1);
+            break;
+        case 'g':
+        case 'G':
+            scale = 1024;
+            v.chop(1);
+            break;
+        case 't':
+        case 'T':
+            scale = 1024.0 * 1024;
+            v.chop(1);
+            break;
+        case 'p':
+        case 'P':
+            scale = 1024.0 * 1024 * 1024;
+            v.chop(1);
+            break;
+        default:
+            break;
         }
     }
     auto d = parseNumber(v);
@@ -89,8 +110,9 @@ QDate topFirstDate(const ImportContext &ctx, const std::vector<QTime> &times, QJ
                 date = d;
             }
         }
-        meta.insert(QStringLiteral("time_placement"),
-                    QStringLiteral("date from %1 (top prints the time of day only)").arg(anchor->from));
+        meta.insert(
+            QStringLiteral("time_placement"),
+            QStringLiteral("date from %1 (top prints the time of day only)").arg(anchor->from));
         return date;
     }
     const QDateTime m = QFileInfo(ctx.path).lastModified().toTimeZone(ctx.timeZone);
@@ -189,13 +211,17 @@ SniffResult TopBatchImporter::sniff(const QString &, const QByteArray &head) con
         return SniffResult{90, {}};
     // top's process table without its block headers (filtered with grep, or not `top -b`):
     // said, rather than an unrecognised file, since nothing places its rows in time.
-    static const QRegularExpression table(QStringLiteral(R"((^|\n)\s*PID +USER +PR +NI +VIRT +RES)"));
-    static const QRegularExpression row(
-        QStringLiteral(R"((^|\n) *\d+ +\S+ +(-?\d+|rt) +-?\d+ +[\d.]+[kmgtpe]? +[\d.]+[kmgtpe]? +[\d.]+[kmgtpe]? +[RSDZTtIWX] +[\d.]+ +[\d.]+ +[\d:.]+ +\S)"));
-    const QString text = QString::fromUtf8(head.left(4096)); // the first lines; every file is sniffed
+    static const QRegularExpression table(
+        QStringLiteral(R"((^|\n)\s*PID +USER +PR +NI +VIRT +RES)"));
+    static const QRegularExpression row(QStringLiteral(
+        R"((^|\n) *\d+ +\S+ +(-?\d+|rt) +-?\d+ +[\d.]+[kmgtpe]? +[\d.]+[kmgtpe]? +[\d.]+[kmgtpe]? +[RSDZTtIWX] +[\d.]+ +[\d.]+ +[\d:.]+ +\S)"));
+    const QString text =
+        QString::fromUtf8(head.left(4096)); // the first lines; every file is sniffed
     if (table.match(text).hasMatch() || row.match(text).hasMatch())
-        return SniffResult{0, QStringLiteral("top's process table without the 'top - HH:MM:SS up …' header of each "
-                                             "sample, which times it; expected the output of top -b")};
+        return SniffResult{
+            0,
+            QStringLiteral("top's process table without the 'top - HH:MM:SS up …' header of each "
+                           "sample, which times it; expected the output of top -b")};
     return SniffResult{};
 }
 
@@ -293,28 +319,37 @@ ImportOutcome TopBatchImporter::import(ImportContext &ctx) const
                 rest = rest.first(dot); // "0.0 used. 508425.0 avail Mem"
             for (const auto &[k, v] : topFields(rest)) {
                 if (!swap && (k == QLatin1String("used") || k == QLatin1String("buff/cache")))
-                    b.samples.push_back({QStringLiteral("memory ") + k, QStringLiteral("MiB"), v * scale});
+                    b.samples.push_back(
+                        {QStringLiteral("memory ") + k, QStringLiteral("MiB"), v * scale});
                 else if (swap && k == QLatin1String("used"))
-                    b.samples.push_back({QStringLiteral("swap used"), QStringLiteral("MiB"), v * scale});
+                    b.samples.push_back(
+                        {QStringLiteral("swap used"), QStringLiteral("MiB"), v * scale});
             }
         } else if (l.trimmed().startsWith("PID ")) {
             const auto t = tokens(l);
             pidCol = cpuCol = resCol = cmdCol = -1;
             for (size_t i = 0; i < t.size(); ++i) {
-                if (t[i].text == "PID") pidCol = int(i);
-                else if (t[i].text == "%CPU") cpuCol = int(i);
-                else if (t[i].text == "RES") resCol = int(i);
-                else if (t[i].text == "COMMAND") cmdCol = int(i);
+                if (t[i].text == "PID")
+                    pidCol = int(i);
+                else if (t[i].text == "%CPU")
+                    cpuCol = int(i);
+                else if (t[i].text == "RES")
+                    resCol = int(i);
+                else if (t[i].text == "COMMAND")
+                    cmdCol = int(i);
             }
             headerTokens = t.size();
             inTable = pidCol >= 0 && cpuCol >= 0 && cmdCol == int(t.size()) - 1;
-        } else if (!inTable && !l.trimmed().isEmpty() && !blocks.empty() && isDigit(l.trimmed().front())) {
+        } else if (!inTable && !l.trimmed().isEmpty() && !blocks.empty() &&
+                   isDigit(l.trimmed().front())) {
             // Process rows with no 'PID USER … COMMAND' line above them in their block: their
             // columns cannot be told apart (issue 56: they were left out without a word).
-            warnings.add(QStringLiteral("process rows without header"), line.offset,
-                         QStringLiteral("process row at byte %1 comes without the column header line ('PID USER PR "
-                                        "… %CPU … COMMAND') of its block; skipped")
-                             .arg(line.offset));
+            warnings.add(
+                QStringLiteral("process rows without header"), line.offset,
+                QStringLiteral(
+                    "process row at byte %1 comes without the column header line ('PID USER PR "
+                    "… %CPU … COMMAND') of its block; skipped")
+                    .arg(line.offset));
         } else if (inTable && !l.trimmed().isEmpty()) {
             const auto t = tokens(l);
             if (t.size() < headerTokens) {
@@ -327,7 +362,8 @@ ImportOutcome TopBatchImporter::import(ImportContext &ctx) const
                 continue;
             }
             const auto cpu = parseNumber(t[size_t(cpuCol)].text);
-            const auto res = resCol >= 0 ? topMemoryMiB(t[size_t(resCol)].text) : std::optional<double>(0);
+            const auto res =
+                resCol >= 0 ? topMemoryMiB(t[size_t(resCol)].text) : std::optional<double>(0);
             if (!cpu || !res) {
                 warnings.add(QStringLiteral("process value"), line.offset,
                              QStringLiteral("process row at byte %1: %CPU or RES is not a number; "
@@ -336,8 +372,8 @@ ImportOutcome TopBatchImporter::import(ImportContext &ctx) const
                 continue;
             }
             const QString cmd = text(l.sliced(t[size_t(cmdCol)].column).trimmed());
-            b.procs.push_back({QStringLiteral("%1 (pid %2)").arg(cmd, text(t[size_t(pidCol)].text)),
-                               *cpu, *res});
+            b.procs.push_back(
+                {QStringLiteral("%1 (pid %2)").arg(cmd, text(t[size_t(pidCol)].text)), *cpu, *res});
         }
     }
     if (ctx.tail && !ctx.tail->quiet && !blocks.empty()) {
@@ -359,12 +395,15 @@ ImportOutcome TopBatchImporter::import(ImportContext &ctx) const
     int prev = kept.value(QStringLiteral("time_ms")).toInt();
     if (!date.isValid()) {
         prev = blocks.front().time.msecsSinceStartOfDay();
-        date = topFirstDate(ctx, [&] {
-            std::vector<QTime> times;
-            for (const Block &b : blocks)
-                times.push_back(b.time);
-            return times;
-        }(), meta);
+        date = topFirstDate(
+            ctx,
+            [&] {
+                std::vector<QTime> times;
+                for (const Block &b : blocks)
+                    times.push_back(b.time);
+                return times;
+            }(),
+            meta);
     }
 
     MonitorSink sink(*ctx.writer, QStringLiteral("top"));
@@ -386,8 +425,9 @@ ImportOutcome TopBatchImporter::import(ImportContext &ctx) const
         });
     }
     meta.insert(QStringLiteral("processes_kept"),
-                QStringLiteral("%1 processes with a track: seen in two blocks in a row, at %2% CPU or more in "
-                               "one of them")
+                QStringLiteral(
+                    "%1 processes with a track: seen in two blocks in a row, at %2% CPU or more in "
+                    "one of them")
                     .arg(processes.admitted())
                     .arg(ProcessTracks::kBusyCpu));
     if (ctx.tail) {

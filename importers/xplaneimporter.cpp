@@ -3,9 +3,9 @@
 
 #include "inputstream.h"
 #include "jsonscan.h"
+#include "proto/xplane.pb.h"
 #include "protowire.h"
 #include "tfcapture.h"
-#include "proto/xplane.pb.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -29,7 +29,7 @@ namespace {
 constexpr qint64 kMaxBytes = (qint64(1) << 31) - 1;
 // Lines TensorFlow derives from a device's events have ids from here (kThreadIdDerivedMin).
 constexpr qint64 kDerivedLineIdMin = 0xdeadbeef;
-constexpr int kHostThreadsPid = 501; // the trace viewer's process id for host threads
+constexpr int kHostThreadsPid = 501;      // the trace viewer's process id for host threads
 constexpr qint64 kMaxPlanesListed = 1000; // in the source's metadata; the rest are counted
 
 // Text as UTF-8, invalid sequences replaced.
@@ -43,11 +43,21 @@ void appendJsonString(std::string &out, std::string_view s)
     out += '"';
     for (const char c : s) {
         switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
         default:
             if (static_cast<unsigned char>(c) < 0x20) {
                 char buf[8];
@@ -154,7 +164,8 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
     // the planes parsed one at a time: memory follows the largest plane, not the file (8 M
     // empty planes took 2.8 GB as one XSpace).
     protowire::UnknownFields unknown;
-    if (auto problem = protowire::check(xplane::XSpace::descriptor(), bytes.constData(), bytes.size(), 0, &unknown))
+    if (auto problem = protowire::check(xplane::XSpace::descriptor(), bytes.constData(),
+                                        bytes.size(), 0, &unknown))
         return ImportOutcome::failure(problem->offset, problem->message);
     struct Span
     {
@@ -180,7 +191,10 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
             const std::string_view value(p, size_t(length));
             if (binaryAt < 0 && (tag >> 3) >= 2 && (tag >> 3) <= 4 &&
                 (json::findInvalidUtf8(value.data(), value.size()) >= 0 ||
-                 std::any_of(value.begin(), value.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r'; })))
+                 std::any_of(value.begin(), value.end(), [](char c) {
+                     return static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' &&
+                            c != '\r';
+                 })))
                 binaryAt = p - begin;
             switch (tag >> 3) {
             case 1:
@@ -189,23 +203,33 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
                 else
                     ++emptyPlanes;
                 break;
-            case 2: spaceErrors.emplace_back(value); break;
-            case 3: spaceWarnings.emplace_back(value); break;
-            case 4: hostnames.emplace_back(value); break;
-            default: break;
+            case 2:
+                spaceErrors.emplace_back(value);
+                break;
+            case 3:
+                spaceWarnings.emplace_back(value);
+                break;
+            case 4:
+                hostnames.emplace_back(value);
+                break;
+            default:
+                break;
             }
             p += length;
         }
     }
     if (planeSpans.empty()) {
-        QString message = emptyPlanes ? QStringLiteral("an XSpace whose %1 planes are all empty").arg(emptyPlanes)
-                                      : QStringLiteral("an XSpace without planes");
+        QString message =
+            emptyPlanes ? QStringLiteral("an XSpace whose %1 planes are all empty").arg(emptyPlanes)
+                        : QStringLiteral("an XSpace without planes");
         if (binaryAt >= 0)
-            return ImportOutcome::failure(binaryAt, message + QStringLiteral(", and its errors, warnings or hostnames hold "
-                                                                             "binary data from here, as when a plane's "
-                                                                             "length is lost: the file is corrupted"));
-        return ImportOutcome::failure(0, message + QStringLiteral("; expected a TensorFlow profiler capture (planes of "
-                                                                  "lines of events)"));
+            return ImportOutcome::failure(
+                binaryAt, message + QStringLiteral(", and its errors, warnings or hostnames hold "
+                                                   "binary data from here, as when a plane's "
+                                                   "length is lost: the file is corrupted"));
+        return ImportOutcome::failure(
+            0, message + QStringLiteral("; expected a TensorFlow profiler capture (planes of "
+                                        "lines of events)"));
     }
     if (ctx.progress && !ctx.progress(0.1))
         return {ImportOutcome::Status::Cancelled, -1, {}, {}};
@@ -215,8 +239,8 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
     qint64 aggregated = 0, noMetadata = 0;
     std::map<Context, SliceId> producers;
     std::vector<std::pair<Context, SliceId>> consumers;
-    std::unordered_map<quint64, SliceId> apiCalls;             // correlation_id -> CUPTI API call
-    std::vector<std::pair<quint64, SliceId>> launched;          // correlation_id -> GPU work
+    std::unordered_map<quint64, SliceId> apiCalls;     // correlation_id -> CUPTI API call
+    std::vector<std::pair<quint64, SliceId>> launched; // correlation_id -> GPU work
     QJsonArray planesRead;
     qint64 planesWithEvents = 0;
     qint64 events = 0;
@@ -224,7 +248,8 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
     xplane::XPlane plane;
     for (const Span &span : planeSpans) {
         if (!plane.ParseFromArray(bytes.constData() + span.at, int(span.size)))
-            return ImportOutcome::failure(span.at, QStringLiteral("libprotobuf could not parse the plane here as an XPlane"));
+            return ImportOutcome::failure(
+                span.at, QStringLiteral("libprotobuf could not parse the plane here as an XPlane"));
         if (ctx.progress && !ctx.progress(0.1 + 0.8 * double(span.at) / double(bytes.size())))
             return {ImportOutcome::Status::Cancelled, -1, {}, {}};
         qint64 planeEvents = 0;
@@ -241,7 +266,8 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
             const size_t colon = planeName.rfind(':');
             int ordinal = -1;
             const char *b = planeName.data() + colon + 1, *e = planeName.data() + planeName.size();
-            if (colon != std::string::npos && std::from_chars(b, e, ordinal).ptr == e && ordinal >= 0 && ordinal < 500)
+            if (colon != std::string::npos && std::from_chars(b, e, ordinal).ptr == e &&
+                ordinal >= 0 && ordinal < 500)
                 pid = 1 + ordinal;
         } else if (!hostCpu) {
             ++otherPlanes;
@@ -249,7 +275,9 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
         PlaneTracks tracks;
         TrackSpec ps;
         ps.kind = device ? TrackKind::Gpu : TrackKind::Process;
-        ps.name = QStringLiteral("%1 (pid %2)").arg(QString::fromStdString(planeName)).arg(pid); // as the JSON's rows
+        ps.name = QStringLiteral("%1 (pid %2)")
+                      .arg(QString::fromStdString(planeName))
+                      .arg(pid); // as the JSON's rows
         ps.pid = QString::number(pid);
         ps.sortKey = pid;
         tracks.process = w.addTrack(ps);
@@ -277,8 +305,8 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
             std::string longName; // set when the display name is shown
             bool tfOp = false;
             bool memcpy = false, memset = false;
-            std::string args;     // the metadata's stats, as JSON members
-            bool cupti = false;   // a CUDA API call ("cu…" name) on a host plane
+            std::string args;   // the metadata's stats, as JSON members
+            bool cupti = false; // a CUDA API call ("cu…" name) on a host plane
             bool driver = false;
         };
         std::unordered_map<qint64, Kind> kinds;
@@ -335,13 +363,16 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
                 k.name = w.intern("event " + std::to_string(id));
                 return kinds.emplace(id, std::move(k)).first->second;
             }
-            const std::string name = utf8(m->second.name()), display = utf8(m->second.display_name());
+            const std::string name = utf8(m->second.name()),
+                              display = utf8(m->second.display_name());
             k.name = w.intern(display.empty() ? name : display);
             if (!display.empty() && display != name)
                 k.longName = name;
             k.tfOp = isTfOpName(name);
-            k.memcpy = startsWith(display.empty() ? name : display, "Memcpy") || startsWith(name, "memcpy");
-            k.memset = startsWith(display.empty() ? name : display, "Memset") || startsWith(name, "memset");
+            k.memcpy = startsWith(display.empty() ? name : display, "Memcpy") ||
+                       startsWith(name, "memcpy");
+            k.memset = startsWith(display.empty() ? name : display, "Memset") ||
+                       startsWith(name, "memset");
             k.cupti = !device && startsWith(name, "cu");
             k.driver = k.cupti && !startsWith(name, "cuda");
             for (const auto &stat : m->second.stats()) {
@@ -356,7 +387,8 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
         std::unordered_map<std::string, StringId> categories;
         auto category = [&](const std::string &c) {
             auto it = categories.find(c);
-            return it != categories.end() ? it->second : categories.emplace(c, w.intern(c)).first->second;
+            return it != categories.end() ? it->second
+                                          : categories.emplace(c, w.intern(c)).first->second;
         };
 
         qint64 sortKey = 0;
@@ -370,8 +402,10 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
         for (const auto &line : plane.lines()) {
             if (line.events_size() == 0)
                 continue;
-            const std::string lineName = utf8(line.display_name().empty() ? line.name() : line.display_name());
-            const std::string derived = device ? derivedLineCategory(lineName, line.id()) : std::string();
+            const std::string lineName =
+                utf8(line.display_name().empty() ? line.name() : line.display_name());
+            const std::string derived =
+                device ? derivedLineCategory(lineName, line.id()) : std::string();
             const bool stream = device && derived.empty();
             TrackId &track = tracks.lines[line.id()];
             if (!track) {
@@ -400,20 +434,24 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
                 const qint64 offset = event.offset_ps();
                 const qint64 durationPs = std::max<qint64>(0, event.duration_ps());
                 if (event.duration_ps() < 0)
-                    warnings.add(QStringLiteral("negative duration"), -1,
-                                 QStringLiteral("an event has a negative duration_ps (%1, line '%2' at offset %3 ps); "
-                                                "expected a duration >= 0, stored as 0")
-                                     .arg(event.duration_ps())
-                                     .arg(QString::fromStdString(lineName))
-                                     .arg(offset));
+                    warnings.add(
+                        QStringLiteral("negative duration"), -1,
+                        QStringLiteral(
+                            "an event has a negative duration_ps (%1, line '%2' at offset %3 ps); "
+                            "expected a duration >= 0, stored as 0")
+                            .arg(event.duration_ps())
+                            .arg(QString::fromStdString(lineName))
+                            .arg(offset));
                 if (offset < 0 || offset > std::numeric_limits<qint64>::max() - durationPs ||
                     line.timestamp_ns() > kMaxAbsTimeNs || line.timestamp_ns() < -kMaxAbsTimeNs) {
-                    warnings.add(QStringLiteral("time"), -1,
-                                 QStringLiteral("an event's time is out of range (line '%1' at %2 ns, offset %3 ps); "
-                                                "left out")
-                                     .arg(QString::fromStdString(lineName))
-                                     .arg(line.timestamp_ns())
-                                     .arg(offset));
+                    warnings.add(
+                        QStringLiteral("time"), -1,
+                        QStringLiteral(
+                            "an event's time is out of range (line '%1' at %2 ns, offset %3 ps); "
+                            "left out")
+                            .arg(QString::fromStdString(lineName))
+                            .arg(line.timestamp_ns())
+                            .arg(offset));
                     continue;
                 }
                 const TimeNs ts = line.timestamp_ns() + offset / 1000;
@@ -421,7 +459,9 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
                 StringId cat = lineCat;
                 if (!cat) {
                     if (stream)
-                        cat = category(k.memcpy ? "gpu_memcpy" : k.memset ? "gpu_memset" : "kernel");
+                        cat = category(k.memcpy   ? "gpu_memcpy"
+                                       : k.memset ? "gpu_memset"
+                                                  : "kernel");
                     else if (k.cupti)
                         cat = category(k.driver ? "cuda_driver" : "cuda_runtime");
                     else if (k.tfOp)
@@ -441,7 +481,8 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
                 qint64 correlation = kNoId;
                 std::optional<quint64> producerType, producerId, consumerType, consumerId;
                 auto intValue = [](const xplane::XStat &s) -> quint64 {
-                    return s.value_case() == xplane::XStat::kInt64Value ? quint64(s.int64_value()) : s.uint64_value();
+                    return s.value_case() == xplane::XStat::kInt64Value ? quint64(s.int64_value())
+                                                                        : s.uint64_value();
                 };
                 for (const auto &stat : event.stats()) {
                     const qint64 id = stat.metadata_id();
@@ -464,7 +505,8 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
                     json += args;
                     json += '}';
                 }
-                const SliceId slice = w.addSlice(track, ts, end - ts, k.name, cat, correlation, kNoId, json);
+                const SliceId slice =
+                    w.addSlice(track, ts, end - ts, k.name, cat, correlation, kNoId, json);
                 if (!slice)
                     continue;
                 if (correlation != kNoId) {
@@ -536,15 +578,18 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
     ImportOutcome outcome;
     for (const auto &e : spaceErrors)
         warnings.add(QStringLiteral("xspace error ") + QString::fromStdString(utf8(e)), -1,
-                     QStringLiteral("the profiler reported an error: %1").arg(QString::fromStdString(utf8(e))));
+                     QStringLiteral("the profiler reported an error: %1")
+                         .arg(QString::fromStdString(utf8(e))));
     for (const auto &e : spaceWarnings)
-        warnings.add(QStringLiteral("xspace warning ") + QString::fromStdString(utf8(e)), -1,
-                     QStringLiteral("the profiler reported: %1").arg(QString::fromStdString(utf8(e))));
+        warnings.add(
+            QStringLiteral("xspace warning ") + QString::fromStdString(utf8(e)), -1,
+            QStringLiteral("the profiler reported: %1").arg(QString::fromStdString(utf8(e))));
     outcome.warnings = warnings.list();
     if (binaryAt >= 0)
-        outcome.warnings.append(ImportWarning{QStringLiteral("the XSpace's errors, warnings or hostnames hold binary data "
-                                                             "(the file may be corrupted); shown as text"),
-                                              binaryAt, 1});
+        outcome.warnings.append(ImportWarning{
+            QStringLiteral("the XSpace's errors, warnings or hostnames hold binary data "
+                           "(the file may be corrupted); shown as text"),
+            binaryAt, 1});
     if (aggregated > 0)
         outcome.warnings.append(ImportWarning{
             QStringLiteral("%1 aggregated events (a count without a time) are counted in the "
@@ -558,13 +603,14 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
                 .arg(noMetadata),
             -1, noMetadata});
     if (unknown.count > 0)
-        outcome.warnings.append(ImportWarning{
-            QStringLiteral("%1 fields that XPlane does not define were skipped (the first: %2 at byte %3); the file may be "
-                           "damaged, or written by a newer TensorFlow")
-                .arg(unknown.count)
-                .arg(unknown.first)
-                .arg(unknown.firstOffset),
-            unknown.firstOffset, unknown.count});
+        outcome.warnings.append(
+            ImportWarning{QStringLiteral("%1 fields that XPlane does not define were skipped (the "
+                                         "first: %2 at byte %3); the file may be "
+                                         "damaged, or written by a newer TensorFlow")
+                              .arg(unknown.count)
+                              .arg(unknown.first)
+                              .arg(unknown.firstOffset),
+                          unknown.firstOffset, unknown.count});
     return outcome;
 }
 

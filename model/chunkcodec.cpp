@@ -18,7 +18,6 @@ namespace gml::slicestore {
 
 namespace {
 
-
 bool isWs(char c)
 {
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';

@@ -79,7 +79,7 @@ struct FlowRow
 };
 
 // Appends a flow chunk's rows that pass `keep` to `out`. False when the blob is malformed.
-template<typename Keep>
+template <typename Keep>
 bool decodeFlows(qint64 chunk, qint64 source, const void *data, qint64 size,
                  std::vector<FlowRow> &out, Keep keep)
 {

@@ -161,7 +161,8 @@ SourceAlignment SourceAlignment::fromJson(const QJsonObject &o)
     a.reference = o.value(QStringLiteral("reference_source")).toInteger();
     a.referenceRank = o.value(QStringLiteral("reference_rank")).toInt(-1);
     a.matched = o.value(QStringLiteral("matched")).toInt();
-    if (const auto v = o.value(QStringLiteral("computed_offset_ns")); !v.isNull() && !v.isUndefined())
+    if (const auto v = o.value(QStringLiteral("computed_offset_ns"));
+        !v.isNull() && !v.isUndefined())
         a.computed = v.toInteger();
     a.residual = o.value(QStringLiteral("residual_ns")).toInteger();
     a.significant = o.value(QStringLiteral("significant")).toBool();
@@ -172,8 +173,9 @@ SourceAlignment SourceAlignment::fromJson(const QJsonObject &o)
     return a;
 }
 
-SourceAlignment SourceAlignment::fromRow(SourceId source, const QString &path, const QString &record,
-                                         std::optional<TimeNs> user, TimeNs applied)
+SourceAlignment SourceAlignment::fromRow(SourceId source, const QString &path,
+                                         const QString &record, std::optional<TimeNs> user,
+                                         TimeNs applied)
 {
     auto a = fromJson(QJsonDocument::fromJson(record.toUtf8()).object());
     a.source = source;
@@ -253,11 +255,13 @@ bool storeAlignment(SqliteDb &db, const std::vector<SourceAlignment> &alignment,
     return true;
 }
 
-std::map<SourceId, AlignmentInput> alignmentSources(SqliteDb &db, RunId run, std::map<SourceId, TimeNs> *clockOffsets)
+std::map<SourceId, AlignmentInput> alignmentSources(SqliteDb &db, RunId run,
+                                                    std::map<SourceId, TimeNs> *clockOffsets)
 {
     std::map<SourceId, AlignmentInput> sources;
     auto st = db.prepare("SELECT src.id, src.path, src.align_user_ns, "
-                         "(SELECT min(rank) FROM track WHERE source_id = src.id), src.clock_offset_ns FROM source src "
+                         "(SELECT min(rank) FROM track WHERE source_id = src.id), "
+                         "src.clock_offset_ns FROM source src "
                          "WHERE src.run_id = ? AND src.status = 'imported'");
     st.bind(1, run);
     while (st.step()) {
@@ -294,12 +298,13 @@ static bool alignRun(Project &project, RunId run, QString *error)
                 ids += ',';
             ids += std::to_string(it.key());
         }
-        auto st = db.prepare("SELECT t.source_id, s.ts + src.clock_offset_ns, s.dur, s.name_id "
-                             "FROM slice s JOIN track t ON t.id = s.track_id "
-                             "JOIN source src ON src.id = t.source_id WHERE t.run_id = ? "
-                             "AND t.kind IN (" + std::to_string(int(TrackKind::Gpu)) + "," +
-                             std::to_string(int(TrackKind::Stream)) + ") AND s.name_id IN (" +
-                             ids + ")");
+        auto st =
+            db.prepare("SELECT t.source_id, s.ts + src.clock_offset_ns, s.dur, s.name_id "
+                       "FROM slice s JOIN track t ON t.id = s.track_id "
+                       "JOIN source src ON src.id = t.source_id WHERE t.run_id = ? "
+                       "AND t.kind IN (" +
+                       std::to_string(int(TrackKind::Gpu)) + "," +
+                       std::to_string(int(TrackKind::Stream)) + ") AND s.name_id IN (" + ids + ")");
         st.bind(1, run);
         while (st.step()) {
             auto it = sources.find(st.int64(0));
@@ -334,16 +339,17 @@ bool alignRunClocks(Project &project, RunId run, QString *error)
 QList<SourceAlignment> loadRunAlignment(Project &project, RunId run)
 {
     QList<SourceAlignment> out;
-    auto st = project.db().prepare(
-        "SELECT id, path, alignment, align_user_ns, align_ns FROM source "
-        "WHERE run_id = ? AND alignment IS NOT NULL");
+    auto st =
+        project.db().prepare("SELECT id, path, alignment, align_user_ns, align_ns FROM source "
+                             "WHERE run_id = ? AND alignment IS NOT NULL");
     st.bind(1, run);
     while (st.step())
-        out.append(SourceAlignment::fromRow(st.int64(0), st.text(1), st.text(2),
-                                            st.isNull(3) ? std::nullopt : std::optional<TimeNs>(st.int64(3)),
-                                            st.int64(4)));
+        out.append(SourceAlignment::fromRow(
+            st.int64(0), st.text(1), st.text(2),
+            st.isNull(3) ? std::nullopt : std::optional<TimeNs>(st.int64(3)), st.int64(4)));
     std::sort(out.begin(), out.end(), [](const SourceAlignment &x, const SourceAlignment &y) {
-        return std::make_tuple(x.rank < 0, x.rank, x.path) < std::make_tuple(y.rank < 0, y.rank, y.path);
+        return std::make_tuple(x.rank < 0, x.rank, x.path) <
+               std::make_tuple(y.rank < 0, y.rank, y.path);
     });
     return out;
 }

@@ -36,17 +36,17 @@ struct SourceAlignment
 {
     SourceId source = 0;
     QString path;
-    int rank = -1;               // lowest track rank of the source; -1 when unknown
-    int collectives = 0;         // collective kernels found in the source
-    SourceId reference = 0;      // the rank it was aligned to; its own id for the reference
+    int rank = -1;          // lowest track rank of the source; -1 when unknown
+    int collectives = 0;    // collective kernels found in the source
+    SourceId reference = 0; // the rank it was aligned to; its own id for the reference
     int referenceRank = -1;
-    int matched = 0;             // collective pairs used
+    int matched = 0;                // collective pairs used
     std::optional<TimeNs> computed; // unset: no collectives matched
     TimeNs residual = 0;
     bool significant = false;
-    std::optional<TimeNs> user;  // the user's override
-    TimeNs applied = 0;          // what project times include (source.align_ns)
-    QString note;                // why nothing was computed, when so
+    std::optional<TimeNs> user; // the user's override
+    TimeNs applied = 0;         // what project times include (source.align_ns)
+    QString note;               // why nothing was computed, when so
 
     QJsonObject toJson() const;
     static SourceAlignment fromJson(const QJsonObject &o);
@@ -92,14 +92,15 @@ struct AlignmentInput
 };
 // The imported sources of `run` as inputs, their collectives not read (ends empty), by id;
 // `clockOffsets` gets each one's clock offset.
-std::map<SourceId, AlignmentInput> alignmentSources(SqliteDb &db, RunId run,
-                                                    std::map<SourceId, TimeNs> *clockOffsets = nullptr);
+std::map<SourceId, AlignmentInput>
+alignmentSources(SqliteDb &db, RunId run, std::map<SourceId, TimeNs> *clockOffsets = nullptr);
 // The alignment of a run's sources as described above, in their order: every source gets a
 // record (reference 0 and no computed offset where it has none).
 std::vector<SourceAlignment> computeAlignment(std::vector<AlignmentInput> sources);
 // Stores each record (source.alignment; NULL for one without a reference or override) and
 // applies its offset (source.align_ns). In the caller's transaction.
-[[nodiscard]] bool storeAlignment(SqliteDb &db, const std::vector<SourceAlignment> &alignment, QString *error);
+[[nodiscard]] bool storeAlignment(SqliteDb &db, const std::vector<SourceAlignment> &alignment,
+                                  QString *error);
 
 // Recomputes the alignment of every source of `run` that holds collective kernels, stores it
 // (source.alignment) and applies it (source.align_ns), keeping user overrides, in one

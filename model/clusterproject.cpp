@@ -17,7 +17,15 @@ namespace {
 
 Shard shardFrom(SqliteStatement &st, const QDir &dir)
 {
-    Shard s{st.int64(0), dir.absoluteFilePath(st.text(1)), st.text(2), st.int64(3), st.int64(4), {}, {}, -1, 0};
+    Shard s{st.int64(0),
+            dir.absoluteFilePath(st.text(1)),
+            st.text(2),
+            st.int64(3),
+            st.int64(4),
+            {},
+            {},
+            -1,
+            0};
     if (st.columnCount() > 5 && !st.isNull(5)) {
         s.job = st.text(5);
         s.index = int(st.int64(6));
@@ -30,15 +38,17 @@ Shard shardFrom(SqliteStatement &st, const QDir &dir)
 // The identity columns exist from schema 13 on.
 std::string shardColumns(Project &project)
 {
-    return project.schemaVersion() >= 13 ? "SELECT id, path, status, source_base, track_base, job, shard_index, "
-                                           "shard_count, stamp FROM shard"
-                                         : "SELECT id, path, status, source_base, track_base FROM shard";
+    return project.schemaVersion() >= 13
+               ? "SELECT id, path, status, source_base, track_base, job, shard_index, "
+                 "shard_count, stamp FROM shard"
+               : "SELECT id, path, status, source_base, track_base FROM shard";
 }
 
 // The offset that puts source `source` of the cluster on its clock.
 TimeNs clusterOffset(Project &cluster, SourceId source)
 {
-    auto st = cluster.db().prepare("SELECT coalesce(clock_offset_ns + align_ns, 0) FROM source WHERE id = ?");
+    auto st = cluster.db().prepare(
+        "SELECT coalesce(clock_offset_ns + align_ns, 0) FROM source WHERE id = ?");
     st.bind(1, source);
     return st.step() ? st.int64(0) : 0;
 }
@@ -49,7 +59,8 @@ std::unique_ptr<Project> openShardOf(Project &cluster, SliceId id, Shard *out, Q
     const auto sh = shard(cluster, shardOfSlice(id));
     if (!sh) {
         if (error)
-            *error = QStringLiteral("slice %1 names shard %2, which this cluster project does not reference")
+            *error = QStringLiteral(
+                         "slice %1 names shard %2, which this cluster project does not reference")
                          .arg(id)
                          .arg(shardOfSlice(id));
         return nullptr;
@@ -92,7 +103,8 @@ std::optional<Shard> shard(Project &project, qint64 id)
     return shardFrom(st, QFileInfo(project.path()).absoluteDir());
 }
 
-std::shared_ptr<const std::unordered_map<StringId, StringId>> stringMap(const SqliteDb &shardDb, const SqliteDb &clusterDb)
+std::shared_ptr<const std::unordered_map<StringId, StringId>> stringMap(const SqliteDb &shardDb,
+                                                                        const SqliteDb &clusterDb)
 {
     auto out = std::make_shared<std::unordered_map<StringId, StringId>>();
     auto all = shardDb.prepare("SELECT id, value FROM string");
@@ -112,13 +124,15 @@ std::optional<SliceDetails> sliceDetails(Project &cluster, SliceId id, QString *
     if (!p)
         return std::nullopt;
     auto st = p->db().prepare(
-        "SELECT s.id, s.track_id, n.value, c.value, s.ts, s.dur, s.correlation, s.external_id, s.args, t.source_id "
+        "SELECT s.id, s.track_id, n.value, c.value, s.ts, s.dur, s.correlation, s.external_id, "
+        "s.args, t.source_id "
         "FROM slice s JOIN track t ON t.id = s.track_id LEFT JOIN string n ON n.id = s.name_id "
         "LEFT JOIN string c ON c.id = s.cat_id WHERE s.id = ?");
     st.bind(1, storedSlice(id));
     if (!st.step()) {
         if (error)
-            *error = st.errorString().isEmpty() ? QStringLiteral("not in its shard %1").arg(sh.path) : st.errorString();
+            *error = st.errorString().isEmpty() ? QStringLiteral("not in its shard %1").arg(sh.path)
+                                                : st.errorString();
         return std::nullopt;
     }
     SliceDetails d = sliceDetailsOf(st); // on the shard's ids and its source's clock
@@ -160,15 +174,18 @@ QList<LinkedSlice> linkedSlices(Project &cluster, SliceId id)
         l.duration = st.int64(7);
         out.append(l);
     }
-    std::stable_sort(out.begin(), out.end(), [](const LinkedSlice &a, const LinkedSlice &b) { return a.start < b.start; });
+    std::stable_sort(out.begin(), out.end(),
+                     [](const LinkedSlice &a, const LinkedSlice &b) { return a.start < b.start; });
     return out;
 }
 
 std::optional<QString> shardOfRank(Project &cluster, RunId run, int rank, QString *why)
 {
-    auto st = cluster.db().prepare("SELECT sh.path, sh.status, s.status, s.path, sh.id FROM track t JOIN source s ON s.id = t.source_id "
-                                   "JOIN shard sh ON sh.id = s.shard_id WHERE t.run_id = ? AND t.rank = ? "
-                                   "ORDER BY s.status = 'imported' DESC LIMIT 1");
+    auto st = cluster.db().prepare(
+        "SELECT sh.path, sh.status, s.status, s.path, sh.id FROM track t JOIN source s ON s.id = "
+        "t.source_id "
+        "JOIN shard sh ON sh.id = s.shard_id WHERE t.run_id = ? AND t.rank = ? "
+        "ORDER BY s.status = 'imported' DESC LIMIT 1");
     st.bind(1, run);
     st.bind(2, qint64(rank));
     if (!st.step()) {
@@ -177,7 +194,9 @@ std::optional<QString> shardOfRank(Project &cluster, RunId run, int rank, QStrin
     }
     const QString path = QFileInfo(cluster.path()).absoluteDir().absoluteFilePath(st.text(0));
     if (st.text(1) != QLatin1String("merged") || !QFileInfo(path).isFile()) {
-        *why = QStringLiteral("rank %1 is in shard %2, which is %3").arg(rank).arg(path, QFileInfo(path).isFile() ? st.text(1) : QStringLiteral("gone"));
+        *why = QStringLiteral("rank %1 is in shard %2, which is %3")
+                   .arg(rank)
+                   .arg(path, QFileInfo(path).isFile() ? st.text(1) : QStringLiteral("gone"));
         return std::nullopt;
     }
     if (st.text(2) != QLatin1String("imported")) {
@@ -191,7 +210,9 @@ std::optional<QString> shardOfRank(Project &cluster, RunId run, int rank, QStrin
     if (opened && expected)
         problem = shardMismatch(*opened, *expected);
     if (!problem.isEmpty()) {
-        *why = QStringLiteral("rank %1 is in shard %2, which cannot be read: %3").arg(rank).arg(path, problem);
+        *why = QStringLiteral("rank %1 is in shard %2, which cannot be read: %3")
+                   .arg(rank)
+                   .arg(path, problem);
         return std::nullopt;
     }
     return path;
@@ -199,14 +220,16 @@ std::optional<QString> shardOfRank(Project &cluster, RunId run, int rank, QStrin
 
 QString jobIdentity(const QByteArray &plan)
 {
-    return QString::fromLatin1(QCryptographicHash::hash(plan, QCryptographicHash::Sha256).toHex().left(16));
+    return QString::fromLatin1(
+        QCryptographicHash::hash(plan, QCryptographicHash::Sha256).toHex().left(16));
 }
 
 std::optional<ShardIdentity> shardIdentity(Project &project)
 {
     if (project.schemaVersion() < 13)
         return std::nullopt;
-    auto st = project.db().prepare("SELECT job, shard_index, shard_count, stamp FROM shard_identity WHERE id = 1");
+    auto st = project.db().prepare(
+        "SELECT job, shard_index, shard_count, stamp FROM shard_identity WHERE id = 1");
     if (!st.step())
         return std::nullopt;
     return ShardIdentity{st.text(0), st.text(3), int(st.int64(1)), int(st.int64(2))};
@@ -214,13 +237,15 @@ std::optional<ShardIdentity> shardIdentity(Project &project)
 
 bool storeShardIdentity(Project &project, const QString &job, int index, int count, QString *error)
 {
-    const QString stamp = QStringLiteral("%1%2")
-                              .arg(QRandomGenerator::system()->generate64(), 16, 16, QLatin1Char('0'))
-                              .arg(QRandomGenerator::system()->generate64(), 16, 16, QLatin1Char('0'));
+    const QString stamp =
+        QStringLiteral("%1%2")
+            .arg(QRandomGenerator::system()->generate64(), 16, 16, QLatin1Char('0'))
+            .arg(QRandomGenerator::system()->generate64(), 16, 16, QLatin1Char('0'));
     if (!project.begin(error))
         return false;
-    auto st = project.db().prepare("INSERT OR REPLACE INTO shard_identity(id, job, shard_index, shard_count, stamp) "
-                                   "VALUES (1, ?, ?, ?, ?)");
+    auto st = project.db().prepare(
+        "INSERT OR REPLACE INTO shard_identity(id, job, shard_index, shard_count, stamp) "
+        "VALUES (1, ?, ?, ?, ?)");
     st.bind(1, job);
     st.bind(2, qint64(index));
     st.bind(3, qint64(count));
@@ -237,18 +262,21 @@ bool storeShardIdentity(Project &project, const QString &job, int index, int cou
 QString shardMismatch(Project &shardProject, const Shard &expected)
 {
     if (isClusterProject(shardProject))
-        return QStringLiteral("it is a cluster project, not a shard (was it merged over a shard?); import the "
-                              "shard again and merge again");
+        return QStringLiteral(
+            "it is a cluster project, not a shard (was it merged over a shard?); import the "
+            "shard again and merge again");
     if (expected.stamp.isEmpty())
         return {}; // merged before shards had identities: nothing to compare
     const auto id = shardIdentity(shardProject);
     if (!id)
-        return QStringLiteral("it is not a shard project (it has no shard identity); the file merged as shard %1 "
+        return QStringLiteral("it is not a shard project (it has no shard identity); the file "
+                              "merged as shard %1 "
                               "of %2 was replaced since the merge")
             .arg(expected.index)
             .arg(expected.count);
     if (id->job != expected.job || id->index != expected.index || id->count != expected.count)
-        return QStringLiteral("it holds shard %1 of %2 of job %3, not shard %4 of %5 of job %6 that was merged "
+        return QStringLiteral("it holds shard %1 of %2 of job %3, not shard %4 of %5 of job %6 "
+                              "that was merged "
                               "(shards swapped, or from another job); merge again")
             .arg(id->index)
             .arg(id->count)

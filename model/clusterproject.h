@@ -35,9 +35,18 @@ namespace cluster {
 
 inline constexpr int kShardSliceBits = 40;
 
-inline SliceId sliceIdOf(qint64 shard, SliceId stored) { return (SliceId(shard) << kShardSliceBits) | stored; }
-inline qint64 shardOfSlice(SliceId id) { return id >> kShardSliceBits; }
-inline SliceId storedSlice(SliceId id) { return id & ((SliceId(1) << kShardSliceBits) - 1); }
+inline SliceId sliceIdOf(qint64 shard, SliceId stored)
+{
+    return (SliceId(shard) << kShardSliceBits) | stored;
+}
+inline qint64 shardOfSlice(SliceId id)
+{
+    return id >> kShardSliceBits;
+}
+inline SliceId storedSlice(SliceId id)
+{
+    return id & ((SliceId(1) << kShardSliceBits) - 1);
+}
 
 // A shard as the cluster project references it.
 struct Shard
@@ -65,7 +74,8 @@ QString jobIdentity(const QByteArray &plan);
 // The shard identity `project` holds; nullopt when it is not a shard (or older than schema 13).
 std::optional<ShardIdentity> shardIdentity(Project &project);
 // Writes `identity` (with a new stamp) into the shard project, in a transaction of its own.
-[[nodiscard]] bool storeShardIdentity(Project &project, const QString &job, int index, int count, QString *error);
+[[nodiscard]] bool storeShardIdentity(Project &project, const QString &job, int index, int count,
+                                      QString *error);
 // Why the project opened as `shardProject` is not the shard `expected` that the cluster project
 // merged (another job, another index, imported again since, or itself a cluster project);
 // empty when it is. Every reader of a cluster project checks a shard before reading it.
@@ -85,7 +95,8 @@ std::optional<Shard> shard(Project &project, qint64 id);
 // Shard string id -> cluster string id, for every string of the shard (opened as `shardDb`),
 // looked up in `clusterDb`. A string the cluster lacks (a shard changed after the merge) maps to
 // 0 (no name).
-std::shared_ptr<const std::unordered_map<StringId, StringId>> stringMap(const SqliteDb &shardDb, const SqliteDb &clusterDb);
+std::shared_ptr<const std::unordered_map<StringId, StringId>> stringMap(const SqliteDb &shardDb,
+                                                                        const SqliteDb &clusterDb);
 
 // The details of a slice held by a shard (its id says which) and the slices linked to it, in
 // the cluster's ids and on its clock. Opens the shard read-only for the call.

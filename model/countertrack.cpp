@@ -71,14 +71,15 @@ SqliteStatement CounterTrack::prepareLoadAfter(Project &project)
 {
     // The track's clock offset is one number, read first: the index on (track_id, ts) then
     // finds the new rows.
-    return project.db().prepare(
-        "SELECT k.ts + o.off, k.value FROM (SELECT coalesce((SELECT src.clock_offset_ns + src.align_ns FROM track t "
-        "LEFT JOIN source src ON src.id = t.source_id WHERE t.id = ?1), 0) AS off) o CROSS JOIN counter k "
-        "WHERE k.track_id = ?1 AND k.ts > ?2 - o.off ORDER BY k.ts");
+    return project.db().prepare("SELECT k.ts + o.off, k.value FROM (SELECT coalesce((SELECT "
+                                "src.clock_offset_ns + src.align_ns FROM track t "
+                                "LEFT JOIN source src ON src.id = t.source_id WHERE t.id = ?1), 0) "
+                                "AS off) o CROSS JOIN counter k "
+                                "WHERE k.track_id = ?1 AND k.ts > ?2 - o.off ORDER BY k.ts");
 }
 
-std::optional<CounterTrack> CounterTrack::loadAfter(SqliteStatement &st, const CounterTrack &old, TrackId track,
-                                                    QString *error)
+std::optional<CounterTrack> CounterTrack::loadAfter(SqliteStatement &st, const CounterTrack &old,
+                                                    TrackId track, QString *error)
 {
     if (!st.isValid() || old.isEmpty()) {
         if (error && !st.isValid())
@@ -112,8 +113,7 @@ CounterTrack CounterTrack::load(Project &project, TrackId track, QString *error)
     return load(st, track, error);
 }
 
-template <bool after>
-size_t CounterTrack::bound(TimeNs t) const
+template <bool after> size_t CounterTrack::bound(TimeNs t) const
 {
     // The segment holding the bound: the first whose last sample passes t.
     auto passes = [t](TimeNs x) { return after ? x > t : x >= t; };
@@ -122,7 +122,8 @@ size_t CounterTrack::bound(TimeNs t) const
     if (seg == m_segments.end())
         return m_size;
     const auto &ts = (*seg)->ts;
-    const auto in = after ? std::upper_bound(ts.begin(), ts.end(), t) : std::lower_bound(ts.begin(), ts.end(), t);
+    const auto in = after ? std::upper_bound(ts.begin(), ts.end(), t)
+                          : std::lower_bound(ts.begin(), ts.end(), t);
     return (size_t(seg - m_segments.begin()) << kSegmentBits) + size_t(in - ts.begin());
 }
 

@@ -39,8 +39,8 @@ public:
     // empty or the read failed. The caller compares the size with the track's count: samples
     // that did not come after `old`'s last one mean the track must be loaded whole.
     static SqliteStatement prepareLoadAfter(Project &project);
-    static std::optional<CounterTrack> loadAfter(SqliteStatement &statement, const CounterTrack &old, TrackId track,
-                                                 QString *error);
+    static std::optional<CounterTrack>
+    loadAfter(SqliteStatement &statement, const CounterTrack &old, TrackId track, QString *error);
 
     size_t size() const { return m_size; }
     bool isEmpty() const { return m_size == 0; }
@@ -65,8 +65,7 @@ private:
     };
     void append(TimeNs t, double v);
     // Index of the first sample with a time after t (before: at or after t).
-    template <bool after>
-    size_t bound(TimeNs t) const;
+    template <bool after> size_t bound(TimeNs t) const;
 
     std::vector<std::shared_ptr<Segment>> m_segments; // all full but the last; shared once built
     std::vector<const TimeNs *> m_ts;                 // each segment's data, for ts(i)

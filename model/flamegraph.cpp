@@ -39,8 +39,8 @@ bool inRequest(const TrackSummary &t, const FlameRequest &r, TrackKind kind)
 
 // A track's slices over [t0, t1): false with *error set when it cannot be read; *out null
 // when it has none.
-bool readTrack(const TimelineData &data, TrackId id, TimeNs t0, TimeNs t1, std::shared_ptr<const SliceTrack> *out,
-               QString *error)
+bool readTrack(const TimelineData &data, TrackId id, TimeNs t0, TimeNs t1,
+               std::shared_ptr<const SliceTrack> *out, QString *error)
 {
     QString why;
     *out = data.slicesIn(id, t0, t1, &why);
@@ -84,8 +84,12 @@ public:
         auto it = m_cache.find(id);
         if (it == m_cache.end()) {
             const QString name = m_data.name(id);
-            it = m_cache.emplace(id, std::make_pair(isProfilerStep(name) ? QStringLiteral("ProfilerStep#*") : name,
-                                                    nameClass(name).profilerSpan)).first;
+            it =
+                m_cache
+                    .emplace(id, std::make_pair(
+                                     isProfilerStep(name) ? QStringLiteral("ProfilerStep#*") : name,
+                                     nameClass(name).profilerSpan))
+                    .first;
         }
         return it->second;
     }
@@ -101,7 +105,8 @@ private:
 class StackFrames
 {
 public:
-    StackFrames(FlameGraph &g, FrameNames &names, const SliceTrack &s, const std::vector<qint64> &parent)
+    StackFrames(FlameGraph &g, FrameNames &names, const SliceTrack &s,
+                const std::vector<qint64> &parent)
         : m_g(g), m_names(names), m_s(s), m_parent(parent), m_frame(s.size(), kUnknown)
     {
     }
@@ -128,7 +133,8 @@ private:
     std::vector<int> m_frame;
 };
 
-bool cpuSelf(const TimelineData &data, const RunSummary &run, const FlameRequest &r, FlameGraph &g, QString *error)
+bool cpuSelf(const TimelineData &data, const RunSummary &run, const FlameRequest &r, FlameGraph &g,
+             QString *error)
 {
     FrameNames names(data);
     for (const TrackSummary &t : run.tracks) {
@@ -153,26 +159,29 @@ bool cpuSelf(const TimelineData &data, const RunSummary &run, const FlameRequest
         for (size_t i = 0; i < s->size(); ++i)
             if (inWindow(s->start(i), s->duration(i), r.t0, r.t1))
                 if (const int f = frames.of(i); f >= 0)
-                    g.add(f, std::max<TimeNs>(0, self[i]), {t.id, s->id(i), s->start(i), s->end(i)});
+                    g.add(f, std::max<TimeNs>(0, self[i]),
+                          {t.id, s->id(i), s->start(i), s->end(i)});
     }
     return true;
 }
 
-bool gpuTime(const TimelineData &data, Project &project, const RunSummary &run, const FlameRequest &r, FlameGraph &g,
-             QString *error)
+bool gpuTime(const TimelineData &data, Project &project, const RunSummary &run,
+             const FlameRequest &r, FlameGraph &g, QString *error)
 {
     // Who launched what: runtime call -> GPU work, else op -> GPU work (External id).
     std::unordered_map<SliceId, SliceId> launcher;
     {
         std::unordered_map<SliceId, SliceId> byOp;
-        auto st = project.db().prepare("SELECT from_slice, to_slice, kind FROM flow WHERE source_id = ? AND kind IN (?, ?)");
+        auto st = project.db().prepare(
+            "SELECT from_slice, to_slice, kind FROM flow WHERE source_id = ? AND kind IN (?, ?)");
         for (const SourceSummary &src : run.sources) {
             st.reset();
             st.bind(1, src.id);
             st.bind(2, qint64(FlowKind::Launch));
             st.bind(3, qint64(FlowKind::CpuOpToGpu));
             while (st.step())
-                (st.int64(2) == qint64(FlowKind::Launch) ? launcher : byOp).emplace(st.int64(1), st.int64(0));
+                (st.int64(2) == qint64(FlowKind::Launch) ? launcher : byOp)
+                    .emplace(st.int64(1), st.int64(0));
             if (!st.errorString().isEmpty()) {
                 *error = st.errorString();
                 return false;
@@ -216,7 +225,8 @@ bool gpuTime(const TimelineData &data, Project &project, const RunSummary &run, 
         if (wanted.empty() || !ofKind(t, r, TrackKind::Thread))
             continue;
         std::shared_ptr<const SliceTrack> s;
-        if (!readTrack(data, t.id, std::numeric_limits<TimeNs>::min(), std::numeric_limits<TimeNs>::max(), &s, error))
+        if (!readTrack(data, t.id, std::numeric_limits<TimeNs>::min(),
+                       std::numeric_limits<TimeNs>::max(), &s, error))
             return false;
         if (!s)
             continue;
@@ -237,7 +247,8 @@ bool gpuTime(const TimelineData &data, Project &project, const RunSummary &run, 
         const auto l = launcher.find(w.id);
         const auto f = l == launcher.end() ? frameOfCall.end() : frameOfCall.find(l->second);
         const int under = f != frameOfCall.end() ? f->second : g.child(0, unknown, false);
-        g.add(g.child(under, data.name(w.name), true), clipped(w.start, w.end, r.t0, r.t1), {w.track, w.id, w.start, w.end});
+        g.add(g.child(under, data.name(w.name), true), clipped(w.start, w.end, r.t0, r.t1),
+              {w.track, w.id, w.start, w.end});
     }
     return true;
 }
@@ -301,7 +312,8 @@ QString FlameGraph::path(int frame) const
 {
     QStringList parts;
     for (int f = frame; f > 0; f = m_frames[size_t(f)].parent)
-        parts.prepend(QString(m_frames[size_t(f)].name).replace(QLatin1Char(';'), QLatin1Char(':')));
+        parts.prepend(
+            QString(m_frames[size_t(f)].name).replace(QLatin1Char(';'), QLatin1Char(':')));
     return parts.join(QLatin1Char(';'));
 }
 
@@ -371,15 +383,17 @@ FlameGraph FlameGraph::diff(const FlameGraph &before, const FlameGraph &after)
     return g;
 }
 
-bool buildFlameGraph(const TimelineData &data, Project *project, const FlameRequest &request, FlameGraph *out,
-                     QString *error)
+bool buildFlameGraph(const TimelineData &data, Project *project, const FlameRequest &request,
+                     FlameGraph *out, QString *error)
 {
     QString why;
     FlameGraph g;
     if (request.metric == FlameMetric::GpuTime && project && cluster::isClusterProject(*project)) {
         if (error)
-            *error = QStringLiteral("GPU time under its launches needs the launch flows, which a cluster project leaves in "
-                                    "its shards: open a rank's shard for it (CPU self time works here)");
+            *error =
+                QStringLiteral("GPU time under its launches needs the launch flows, which a "
+                               "cluster project leaves in "
+                               "its shards: open a rank's shard for it (CPU self time works here)");
         return false;
     }
     for (const RunSummary &run : data.runs) {
@@ -390,7 +404,8 @@ bool buildFlameGraph(const TimelineData &data, Project *project, const FlameRequ
                             : project && gpuTime(data, *project, run, request, g, &why);
         if (!ok) {
             if (error)
-                *error = why.isEmpty() ? QStringLiteral("GPU time needs the project's launch flows") : why;
+                *error = why.isEmpty() ? QStringLiteral("GPU time needs the project's launch flows")
+                                       : why;
             return false;
         }
     }

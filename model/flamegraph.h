@@ -29,8 +29,8 @@ enum class FlameMetric { CpuSelf, GpuTime };
 
 struct FlameRequest
 {
-    RunId run = 0;   // 0: every run
-    int rank = -1;   // -1: every rank
+    RunId run = 0;                                  // 0: every run
+    int rank = -1;                                  // -1: every rank
     TimeNs t0 = std::numeric_limits<TimeNs>::min(); // project clock, half-open [t0, t1)
     TimeNs t1 = std::numeric_limits<TimeNs>::max();
     FlameMetric metric = FlameMetric::CpuSelf;
@@ -42,12 +42,12 @@ struct FlameFrame
     QString name;
     bool gpu = false; // GPU work (GpuTime's leaves)
     int parent = -1;
-    int depth = 0;     // the root's children are depth 0
-    TimeNs self = 0;   // the weight of this frame itself
-    TimeNs total = 0;  // self and the children's totals
-    TimeNs baseSelf = 0;  // a diff's baseline (diffFlame): the frame's self in `before`
+    int depth = 0;       // the root's children are depth 0
+    TimeNs self = 0;     // the weight of this frame itself
+    TimeNs total = 0;    // self and the children's totals
+    TimeNs baseSelf = 0; // a diff's baseline (diffFlame): the frame's self in `before`
     TimeNs baseTotal = 0;
-    qint64 count = 0;     // slices merged into it
+    qint64 count = 0;             // slices merged into it
     std::vector<int> children;    // by total, largest first (after finish())
     std::vector<SliceRef> slices; // the first kMaxSlices of them, to select in the timeline
 };
@@ -69,8 +69,8 @@ public:
     // writes both weights, "a;b;c before after" (difffolded.pl's output, which flamegraph.pl
     // draws as a differential flame graph). ';' in a name becomes ':'.
     QByteArray folded() const;
-    // {"name", "self_ns", "total_ns", ["base_self_ns", "base_total_ns",] "count", "gpu", "children"}
-    // from the root ("all").
+    // {"name", "self_ns", "total_ns", ["base_self_ns", "base_total_ns",] "count", "gpu",
+    // "children"} from the root ("all").
     QJsonObject toJson() const;
 
     // Building: the child of `parent` named so (made when new), then weights and totals.
@@ -91,7 +91,7 @@ private:
 // Builds the flame graph of `request` from the timeline data (paged tracks are read from the
 // project for the range: run it off the GUI thread). GpuTime reads the launch flows from
 // `project`. Returns false with *error set when a track or the flows cannot be read.
-bool buildFlameGraph(const TimelineData &data, Project *project, const FlameRequest &request, FlameGraph *out,
-                     QString *error);
+bool buildFlameGraph(const TimelineData &data, Project *project, const FlameRequest &request,
+                     FlameGraph *out, QString *error);
 
 } // namespace gml

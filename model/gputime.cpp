@@ -44,7 +44,10 @@ TimeNs overlap(const Intervals &x, const Intervals &y)
 TimeNs overlap(const Intervals &x, TimeNs a, TimeNs b)
 {
     TimeNs sum = 0;
-    auto it = std::lower_bound(x.begin(), x.end(), a, [](const std::pair<TimeNs, TimeNs> &v, TimeNs t) { return v.second <= t; });
+    auto it =
+        std::lower_bound(x.begin(), x.end(), a, [](const std::pair<TimeNs, TimeNs> &v, TimeNs t) {
+            return v.second <= t;
+        });
     for (; it != x.end() && it->first < b; ++it)
         sum += std::min(b, it->second) - std::max(a, it->first);
     return sum;
@@ -57,7 +60,8 @@ Intervals joined(const Intervals &x, const Intervals &y)
     return unite(std::move(all));
 }
 
-GpuPartition partitionGpuTime(TimeNs window, Intervals compute, Intervals communication, Intervals copies)
+GpuPartition partitionGpuTime(TimeNs window, Intervals compute, Intervals communication,
+                              Intervals copies)
 {
     compute = unite(std::move(compute));
     communication = unite(std::move(communication));

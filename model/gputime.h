@@ -48,6 +48,7 @@ struct GpuPartition
 };
 // The partition of a window of `window` ns from the work in it (each list any order, clipped
 // to the window by the caller).
-GpuPartition partitionGpuTime(TimeNs window, Intervals compute, Intervals communication, Intervals copies);
+GpuPartition partitionGpuTime(TimeNs window, Intervals compute, Intervals communication,
+                              Intervals copies);
 
 } // namespace gml

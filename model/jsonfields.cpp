@@ -17,7 +17,10 @@ QString numberText(double v)
 
 } // namespace
 
-JsonFields::JsonFields(const QJsonObject &object, QString where) : m_object(object), m_where(std::move(where)) {}
+JsonFields::JsonFields(const QJsonObject &object, QString where)
+    : m_object(object), m_where(std::move(where))
+{
+}
 
 QString JsonFields::show(const QJsonValue &v)
 {
@@ -28,12 +31,18 @@ QString JsonFields::show(const QJsonValue &v)
             s = s.left(37) + QStringLiteral("...");
         return QLatin1Char('"') + s + QLatin1Char('"');
     }
-    case QJsonValue::Double: return numberText(v.toDouble());
-    case QJsonValue::Bool: return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-    case QJsonValue::Null: return QStringLiteral("null");
-    case QJsonValue::Array: return QStringLiteral("an array");
-    case QJsonValue::Object: return QStringLiteral("an object");
-    case QJsonValue::Undefined: break;
+    case QJsonValue::Double:
+        return numberText(v.toDouble());
+    case QJsonValue::Bool:
+        return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    case QJsonValue::Null:
+        return QStringLiteral("null");
+    case QJsonValue::Array:
+        return QStringLiteral("an array");
+    case QJsonValue::Object:
+        return QStringLiteral("an object");
+    case QJsonValue::Undefined:
+        break;
     }
     return QStringLiteral("nothing");
 }
@@ -42,7 +51,9 @@ void JsonFields::fail(const QString &key, const QString &message)
 {
     if (!m_error.isEmpty())
         return;
-    const QString at = m_where.isEmpty() ? key : key.isEmpty() ? m_where : m_where + QLatin1Char('.') + key;
+    const QString at = m_where.isEmpty() ? key
+                       : key.isEmpty()   ? m_where
+                                         : m_where + QLatin1Char('.') + key;
     m_error = at.isEmpty() ? message : at + QStringLiteral(": ") + message;
 }
 
@@ -59,11 +70,13 @@ QJsonValue JsonFields::member(const char *key) const
 bool JsonFields::onlyKnown(std::initializer_list<const char *> known)
 {
     for (auto it = m_object.begin(); it != m_object.end(); ++it)
-        if (std::none_of(known.begin(), known.end(), [&](const char *k) { return it.key() == QLatin1String(k); })) {
+        if (std::none_of(known.begin(), known.end(),
+                         [&](const char *k) { return it.key() == QLatin1String(k); })) {
             QStringList names;
             for (const char *k : known)
                 names << QString::fromLatin1(k);
-            fail(QString(), QStringLiteral("unknown key '%1' (expected %2)").arg(it.key(), names.join(QStringLiteral(", "))));
+            fail(QString(), QStringLiteral("unknown key '%1' (expected %2)")
+                                .arg(it.key(), names.join(QStringLiteral(", "))));
             return false;
         }
     return true;
@@ -77,8 +90,10 @@ double JsonFields::number(const char *key, double fallback, double min, double m
     const double d = v.toDouble(std::nan(""));
     if (!v.isDouble() || !std::isfinite(d) || d < min || d > max) {
         failed(key,
-               min > 0 && min < 1 ? QStringLiteral("a number above 0, from %1 to %2").arg(numberText(min), numberText(max))
-                       : QStringLiteral("a number from %1 to %2").arg(numberText(min), numberText(max)),
+               min > 0 && min < 1
+                   ? QStringLiteral("a number above 0, from %1 to %2")
+                         .arg(numberText(min), numberText(max))
+                   : QStringLiteral("a number from %1 to %2").arg(numberText(min), numberText(max)),
                v);
         return fallback;
     }
@@ -92,7 +107,8 @@ qint64 JsonFields::integer(const char *key, qint64 fallback, qint64 min, qint64 
         return fallback;
     const double d = v.toDouble(std::nan(""));
     // Doubles hold whole numbers exactly up to 2^53; the limits here are far below that.
-    if (!v.isDouble() || !std::isfinite(d) || d != std::floor(d) || d < double(min) || d > double(max)) {
+    if (!v.isDouble() || !std::isfinite(d) || d != std::floor(d) || d < double(min) ||
+        d > double(max)) {
         failed(key, QStringLiteral("a whole number from %1 to %2").arg(min).arg(max), v);
         return fallback;
     }

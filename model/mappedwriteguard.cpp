@@ -90,10 +90,12 @@ void onBusError(int, siginfo_t *info, void *)
     put(g_program);
     put(": I/O error: a write to ");
     put(file[0] ? file : "a memory-mapped file");
-    put(" failed (bus error): the file or its disk refused it (full, read-only or immutable, or gone). ");
+    put(" failed (bus error): the file or its disk refused it (full, read-only or immutable, or "
+        "gone). ");
     if (file[0] && std::strstr(file, ".grademl"))
         put("The project keeps its last completed commit; what was being written is not in it. ");
-    put("Make the file and its folder writable (and the disk not full), then run the command again.\n");
+    put("Make the file and its folder writable (and the disk not full), then run the command "
+        "again.\n");
     ::_exit(1);
 }
 

@@ -13,15 +13,18 @@ namespace {
 
 Note::Kind kindOf(const QString &text)
 {
-    return text == QLatin1String("slice") ? Note::Kind::Slice : text == QLatin1String("range") ? Note::Kind::Range : Note::Kind::Time;
+    return text == QLatin1String("slice")   ? Note::Kind::Slice
+           : text == QLatin1String("range") ? Note::Kind::Range
+                                            : Note::Kind::Time;
 }
 
 // Finds a slice note's slice again: on a track of its run with its track's name, its name and
 // its start (project clock).
 std::optional<std::pair<SliceId, TrackId>> findAgain(Project &project, const Note &n)
 {
-    auto q = project.db().prepare("SELECT id, track_id FROM slice_info WHERE run = ? AND track = ? AND name = ? AND ts = ? "
-                                  "LIMIT 1");
+    auto q = project.db().prepare(
+        "SELECT id, track_id FROM slice_info WHERE run = ? AND track = ? AND name = ? AND ts = ? "
+        "LIMIT 1");
     q.bind(1, n.run);
     q.bind(2, n.trackName);
     q.bind(3, n.sliceName);
@@ -33,7 +36,8 @@ std::optional<std::pair<SliceId, TrackId>> findAgain(Project &project, const Not
 
 bool stillThere(Project &project, const Note &n)
 {
-    auto q = project.db().prepare("SELECT n.value FROM slice s LEFT JOIN string n ON n.id = s.name_id WHERE s.id = ?");
+    auto q = project.db().prepare(
+        "SELECT n.value FROM slice s LEFT JOIN string n ON n.id = s.name_id WHERE s.id = ?");
     q.bind(1, n.slice);
     return q.step() && q.text(0) == n.sliceName;
 }
@@ -42,7 +46,9 @@ bool stillThere(Project &project, const Note &n)
 
 QString Note::kindName(Kind kind)
 {
-    return kind == Kind::Slice ? QStringLiteral("slice") : kind == Kind::Range ? QStringLiteral("range") : QStringLiteral("time");
+    return kind == Kind::Slice   ? QStringLiteral("slice")
+           : kind == Kind::Range ? QStringLiteral("range")
+                                 : QStringLiteral("time");
 }
 
 QJsonObject Note::toJson() const
@@ -70,8 +76,9 @@ std::vector<Note> listNotes(Project &project, QString *error)
     std::vector<Note> out;
     if (project.schemaVersion() < 11)
         return out;
-    auto q = project.db().prepare("SELECT id, kind, run, start_ns, end_ns, slice_id, track_id, slice_name, track_name, text, "
-                                  "bookmark, created_at FROM note ORDER BY start_ns, id");
+    auto q = project.db().prepare(
+        "SELECT id, kind, run, start_ns, end_ns, slice_id, track_id, slice_name, track_name, text, "
+        "bookmark, created_at FROM note ORDER BY start_ns, id");
     while (q.step()) {
         Note n;
         n.id = q.int64(0);
@@ -107,7 +114,8 @@ std::vector<Note> listNotes(Project &project, QString *error)
         n.slice = again ? again->first : 0;
         n.track = again ? again->second : 0;
         if (!project.isReadOnly()) {
-            auto u = project.db().prepare("UPDATE note SET slice_id = ?, track_id = ? WHERE id = ?");
+            auto u =
+                project.db().prepare("UPDATE note SET slice_id = ?, track_id = ? WHERE id = ?");
             if (n.slice) {
                 u.bind(1, n.slice);
                 u.bind(2, n.track);
@@ -124,7 +132,8 @@ std::vector<Note> listNotes(Project &project, QString *error)
 
 std::optional<Note> noteOnSlice(Project &project, SliceId id, const QString &text, QString *error)
 {
-    auto q = project.db().prepare("SELECT ts, end_ts, name, track_id, track, run FROM slice_info WHERE id = ?");
+    auto q = project.db().prepare(
+        "SELECT ts, end_ts, name, track_id, track, run FROM slice_info WHERE id = ?");
     q.bind(1, id);
     if (!q.step()) {
         if (error)
@@ -149,7 +158,8 @@ QString runAt(Project &project, TimeNs t)
     const auto spans = runSpans(project);
     auto q = project.db().prepare("SELECT id, name FROM run ORDER BY id");
     while (q.step())
-        if (const auto it = spans.find(q.int64(0)); it != spans.end() && t >= it->first && t <= it->second)
+        if (const auto it = spans.find(q.int64(0));
+            it != spans.end() && t >= it->first && t <= it->second)
             return q.text(1);
     return QString();
 }
@@ -174,8 +184,9 @@ std::optional<qint64> addNote(Project &project, const Note &note, QString *error
         if (!clear.exec())
             return fail(clear.errorString());
     }
-    auto q = project.db().prepare("INSERT INTO note(kind, run, start_ns, end_ns, slice_id, track_id, slice_name, track_name, "
-                                  "text, bookmark) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    auto q = project.db().prepare(
+        "INSERT INTO note(kind, run, start_ns, end_ns, slice_id, track_id, slice_name, track_name, "
+        "text, bookmark) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     q.bind(1, Note::kindName(note.kind));
     q.bind(2, note.run);
     q.bind(3, qint64(note.start));
@@ -228,7 +239,8 @@ bool setNoteBookmark(Project &project, qint64 id, int bookmark, QString *error)
     }
     if (!project.begin(error))
         return false;
-    auto clear = project.db().prepare("UPDATE note SET bookmark = NULL WHERE bookmark = ? OR id = ?");
+    auto clear =
+        project.db().prepare("UPDATE note SET bookmark = NULL WHERE bookmark = ? OR id = ?");
     clear.bind(1, qint64(bookmark));
     clear.bind(2, id);
     auto set = project.db().prepare("UPDATE note SET bookmark = ? WHERE id = ?");

@@ -22,15 +22,15 @@ struct Note
     enum class Kind { Time, Range, Slice };
     qint64 id = 0;
     Kind kind = Kind::Time;
-    QString run;               // the run's name (empty: none in particular)
-    TimeNs start = 0;          // Time: start == end
+    QString run;      // the run's name (empty: none in particular)
+    TimeNs start = 0; // Time: start == end
     TimeNs end = 0;
-    SliceId slice = 0;         // a Slice note: the slice as last found (0: not found now)
+    SliceId slice = 0; // a Slice note: the slice as last found (0: not found now)
     TrackId track = 0;
     QString sliceName, trackName;
     QString text;
-    int bookmark = 0;          // 1-9; 0: none
-    QString created;           // UTC, "YYYY-MM-DD HH:MM:SS"
+    int bookmark = 0; // 1-9; 0: none
+    QString created;  // UTC, "YYYY-MM-DD HH:MM:SS"
 
     QJsonObject toJson() const;
     static QString kindName(Kind kind); // "time", "range", "slice"

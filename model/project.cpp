@@ -10,8 +10,8 @@
 #include <QFileInfo>
 
 #include <cerrno>
-#include <optional>
 #include <cstring>
+#include <optional>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -28,14 +28,17 @@ QString Project::whyNotWritable(const QString &path)
         return QStringLiteral("the folder %1 does not exist").arg(dir.absoluteFilePath());
     if (!dir.isDir())
         return QStringLiteral("%1 is not a folder").arg(dir.absoluteFilePath());
-    if (file.exists() && ::access(QFile::encodeName(file.absoluteFilePath()).constData(), W_OK) != 0)
+    if (file.exists() &&
+        ::access(QFile::encodeName(file.absoluteFilePath()).constData(), W_OK) != 0)
         return errno == EROFS ? QStringLiteral("it is on a read-only file system")
                               : QStringLiteral("the file is read-only for this user");
     // SQLite writes its -wal and -shm files beside the project.
     if (::access(QFile::encodeName(dir.absoluteFilePath()).constData(), W_OK | X_OK) != 0)
-        return errno == EROFS ? QStringLiteral("the folder %1 is on a read-only file system").arg(dir.absoluteFilePath())
-                              : QStringLiteral("the folder %1 cannot be written (%2)")
-                                    .arg(dir.absoluteFilePath(), QString::fromLocal8Bit(std::strerror(errno)));
+        return errno == EROFS
+                   ? QStringLiteral("the folder %1 is on a read-only file system")
+                         .arg(dir.absoluteFilePath())
+                   : QStringLiteral("the folder %1 cannot be written (%2)")
+                         .arg(dir.absoluteFilePath(), QString::fromLocal8Bit(std::strerror(errno)));
     return {};
 }
 
@@ -58,14 +61,16 @@ static QString damagedDatabase(const QString &path)
     const quint64 pageSize = be(16, 2) == 1 ? 65536 : be(16, 2), pages = be(28, 4);
     const quint64 expected = pageSize * pages;
     if (pages > 0 && quint64(f.size()) < expected)
-        return QStringLiteral("the project file is damaged: it is cut short (%1 of the %2 bytes its header "
-                              "names, %3%); restore it from a copy, or run `sqlite3 FILE .recover` to save "
-                              "what is readable")
+        return QStringLiteral(
+                   "the project file is damaged: it is cut short (%1 of the %2 bytes its header "
+                   "names, %3%); restore it from a copy, or run `sqlite3 FILE .recover` to save "
+                   "what is readable")
             .arg(f.size())
             .arg(expected)
             .arg(100.0 * double(f.size()) / double(expected), 0, 'f', 1);
-    return QStringLiteral("the project file is damaged: it starts as an SQLite database but its pages cannot be "
-                          "read; restore it from a copy, or run `sqlite3 FILE .recover` to save what is readable");
+    return QStringLiteral(
+        "the project file is damaged: it starts as an SQLite database but its pages cannot be "
+        "read; restore it from a copy, or run `sqlite3 FILE .recover` to save what is readable");
 }
 
 // What a file holds, read without writing a byte: SQLite never writes on these reads, and the
@@ -84,7 +89,8 @@ static QString notAProject(SqliteDb &db, const QString &path)
     if (!version || objects < 0) {
         if (const QString damage = damagedDatabase(path); !damage.isEmpty())
             return damage;
-        return QStringLiteral("not a GradeML project file (not an SQLite database: %1)").arg(db.lastError());
+        return QStringLiteral("not a GradeML project file (not an SQLite database: %1)")
+            .arg(db.lastError());
     }
     if (objects == 0)
         return {}; // empty: a new project
@@ -96,12 +102,14 @@ static QString notAProject(SqliteDb &db, const QString &path)
                               "it was not changed");
     }
     if (*version < 0)
-        return QStringLiteral("not a GradeML project file: its format number (SQLite's user_version) is %1, which no "
+        return QStringLiteral("not a GradeML project file: its format number (SQLite's "
+                              "user_version) is %1, which no "
                               "GradeML writes; it was not changed")
             .arg(*version);
     if (*version > schema::currentVersion())
         return QStringLiteral("project schema %1 is newer than this program's %2")
-            .arg(*version).arg(schema::currentVersion());
+            .arg(*version)
+            .arg(schema::currentVersion());
     return {};
 }
 
@@ -126,7 +134,8 @@ std::unique_ptr<Project> Project::open(const QString &path, Mode mode, QString *
     if (mode != Mode::ReadOnly && !inMemory) {
         if (const QString why = whyNotWritable(path); !why.isEmpty())
             return failWith(QStringLiteral("cannot %1 the project: %2%3")
-                                .arg(exists ? QStringLiteral("write") : QStringLiteral("create"), why,
+                                .arg(exists ? QStringLiteral("write") : QStringLiteral("create"),
+                                     why,
                                      exists ? QStringLiteral(" (it can still be opened read-only)")
                                             : QString()));
     }
@@ -139,10 +148,12 @@ std::unique_ptr<Project> Project::open(const QString &path, Mode mode, QString *
         p->m_inode = quint64(st.st_ino);
     }
     QString notProject = notAProject(p->m_db, path);
-    if (!notProject.isEmpty() && mode == Mode::ReadOnly && exists && !whyNotWritable(path).isEmpty()) {
+    if (!notProject.isEmpty() && mode == Mode::ReadOnly && exists &&
+        !whyNotWritable(path).isEmpty()) {
         // On read-only media SQLite cannot make the -shm file a WAL database needs to be read;
         // nobody can be writing there, so it is read as immutable.
-        if (!p->m_db.openImmutable(path, &why) || !slicestore::registerModule(p->m_db.handle(), &why))
+        if (!p->m_db.openImmutable(path, &why) ||
+            !slicestore::registerModule(p->m_db.handle(), &why))
             return failWith(QStringLiteral("cannot open project: ") + why);
         notProject = notAProject(p->m_db, path);
     }
@@ -162,11 +173,13 @@ std::unique_ptr<Project> Project::open(const QString &path, Mode mode, QString *
     // WAL frame and one write each. Importing 200 MB of trace committed in half the time.
     // Existing projects keep their page size (changing it needs a VACUUM outside WAL mode).
     // A scratch file journals in memory and never syncs, set before the schema is written.
-    const char *durability = mode == Mode::Scratch ? "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF;"
-                                                   : "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;";
-    if (!p->m_db.exec(std::string("PRAGMA page_size=65536; ") + durability +
-                          "PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536;",
-                      &why)) {
+    const char *durability = mode == Mode::Scratch
+                                 ? "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF;"
+                                 : "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;";
+    if (!p->m_db.exec(
+            std::string("PRAGMA page_size=65536; ") + durability +
+                "PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536;",
+            &why)) {
         if (error)
             *error = QStringLiteral("%1: %2").arg(path, why);
         return nullptr;
@@ -184,7 +197,8 @@ std::unique_ptr<Project> Project::open(const QString &path, Mode mode, QString *
 static quint64 companionInode(const QString &path, const char *suffix, quint64 device)
 {
     struct stat st;
-    if (::stat(QFile::encodeName(path + QLatin1String(suffix)).constData(), &st) != 0 || quint64(st.st_dev) != device)
+    if (::stat(QFile::encodeName(path + QLatin1String(suffix)).constData(), &st) != 0 ||
+        quint64(st.st_dev) != device)
         return 0;
     return quint64(st.st_ino);
 }
@@ -229,10 +243,12 @@ QString Project::fileProblem() const
         return {};
     struct stat st;
     if (::stat(QFile::encodeName(m_path).constData(), &st) != 0)
-        return QStringLiteral("%1: the project file was deleted while it was open; what was written to it is lost")
+        return QStringLiteral("%1: the project file was deleted while it was open; what was "
+                              "written to it is lost")
             .arg(m_path);
     if (quint64(st.st_dev) != m_device || quint64(st.st_ino) != m_inode)
-        return QStringLiteral("%1: the project file was replaced while it was open; what was written to it is not "
+        return QStringLiteral("%1: the project file was replaced while it was open; what was "
+                              "written to it is not "
                               "in the file there now")
             .arg(m_path);
     return {};
@@ -250,7 +266,8 @@ bool Project::migrate(QString *error, const MigrationProgress &progress)
     if (have > int(steps.size())) {
         if (error)
             *error = QStringLiteral("project schema %1 is newer than this program's %2")
-                         .arg(have).arg(steps.size());
+                         .arg(have)
+                         .arg(steps.size());
         return false;
     }
     if (have == 0 && m_db.scalar("SELECT count(*) FROM sqlite_master") != 0) {
@@ -264,12 +281,13 @@ bool Project::migrate(QString *error, const MigrationProgress &progress)
     for (int v = have; v < int(steps.size()); ++v) {
         if (!m_db.exec("BEGIN IMMEDIATE;", error))
             return false;
-        const std::string sql = std::string(steps[size_t(v)]) + "\nPRAGMA user_version=" +
-                                std::to_string(v + 1) + ";";
-        const QString what = QStringLiteral("upgrading the project to format %1%2")
-                                 .arg(v + 1)
-                                 .arg(v + 1 == 7 ? QStringLiteral(": summarising its tracks for the timeline")
-                                                 : QString());
+        const std::string sql =
+            std::string(steps[size_t(v)]) + "\nPRAGMA user_version=" + std::to_string(v + 1) + ";";
+        const QString what =
+            QStringLiteral("upgrading the project to format %1%2")
+                .arg(v + 1)
+                .arg(v + 1 == 7 ? QStringLiteral(": summarising its tracks for the timeline")
+                                : QString());
         if (told && !told(what, 0, 0)) {
             (void)m_db.exec("ROLLBACK;");
             if (error)
@@ -445,7 +463,8 @@ void Project::shareIds(ImportIds *ids)
 void Project::strings(const std::vector<StringId> &ids, QHash<StringId, QString> &out)
 {
     constexpr size_t kBatch = 10'000;
-    auto st = m_db.prepare("SELECT s.id, s.value FROM json_each(?) j JOIN string s ON s.id = j.value");
+    auto st =
+        m_db.prepare("SELECT s.id, s.value FROM json_each(?) j JOIN string s ON s.id = j.value");
     for (size_t at = 0; at < ids.size(); at += kBatch) {
         std::string list = "[";
         for (size_t i = at; i < std::min(ids.size(), at + kBatch); ++i) {

@@ -48,9 +48,8 @@ public:
     // and how far (done of total; total 0: unknown). Return false to stop (the open then fails
     // with "cancelled" and the file keeps its last completed version).
     using MigrationProgress = std::function<bool(const QString &what, int done, int total)>;
-    [[nodiscard]] static std::unique_ptr<Project> open(const QString &path, Mode mode,
-                                                       QString *error,
-                                                       const MigrationProgress &progress = {});
+    [[nodiscard]] static std::unique_ptr<Project>
+    open(const QString &path, Mode mode, QString *error, const MigrationProgress &progress = {});
     ~Project();
 
     // Why the project file at `path` cannot be written or created (a read-only file or medium,

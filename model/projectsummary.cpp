@@ -130,9 +130,9 @@ QList<RunSummary> summarizeProject(Project &project, QString *error)
         src.clockOffset = s.int64(10);
         src.alignOffset = s.int64(12);
         if (!s.isNull(13))
-            src.alignment = SourceAlignment::fromRow(src.id, src.path, s.text(13),
-                                                     s.isNull(14) ? std::nullopt : std::optional<TimeNs>(s.int64(14)),
-                                                     src.alignOffset);
+            src.alignment = SourceAlignment::fromRow(
+                src.id, src.path, s.text(13),
+                s.isNull(14) ? std::nullopt : std::optional<TimeNs>(s.int64(14)), src.alignOffset);
         if (auto it = index.constFind(s.int64(1)); it != index.constEnd()) {
             auto &run = runs[*it];
             run.slices += src.slices;
@@ -148,8 +148,9 @@ QList<RunSummary> summarizeProject(Project &project, QString *error)
             runs[*i].end = it->second;
         }
     QHash<RunId, QList<TrackSummary>> tracks;
-    auto t = db.prepare("SELECT id, run_id, coalesce(parent_id, 0), kind, name, sort_key, "
-                        "coalesce(rank, -1), unit, slice_count, counter_count, pid, tid FROM track");
+    auto t =
+        db.prepare("SELECT id, run_id, coalesce(parent_id, 0), kind, name, sort_key, "
+                   "coalesce(rank, -1), unit, slice_count, counter_count, pid, tid FROM track");
     while (t.step()) {
         TrackSummary ts;
         ts.id = t.int64(0);
@@ -247,18 +248,19 @@ static QString signedDuration(TimeNs ns)
 QString describeAlignment(const SourceAlignment &a)
 {
     QString s;
-    const QString who = a.rank >= 0 ? QStringLiteral("rank %1").arg(a.rank) : QStringLiteral("source");
+    const QString who =
+        a.rank >= 0 ? QStringLiteral("rank %1").arg(a.rank) : QStringLiteral("source");
     if (a.source == a.reference && a.computed)
         s = QStringLiteral("%1 is the reference of the run's clock alignment (%2 collectives)")
                 .arg(who)
                 .arg(a.collectives);
     else if (!a.computed)
-        s = QStringLiteral("%1 not aligned: %2").arg(who, a.note.isEmpty() ? QStringLiteral("no collectives") : a.note);
+        s = QStringLiteral("%1 not aligned: %2")
+                .arg(who, a.note.isEmpty() ? QStringLiteral("no collectives") : a.note);
     else
         s = QStringLiteral("%1 vs %2 on %3 matched collectives: offset %4, residual %5, %6")
-                .arg(who,
-                     a.referenceRank >= 0 ? QStringLiteral("rank %1").arg(a.referenceRank)
-                                          : QStringLiteral("the reference"))
+                .arg(who, a.referenceRank >= 0 ? QStringLiteral("rank %1").arg(a.referenceRank)
+                                               : QStringLiteral("the reference"))
                 .arg(a.matched)
                 .arg(signedDuration(*a.computed), formatDuration(a.residual),
                      a.significant ? QStringLiteral("significant")
@@ -292,16 +294,19 @@ QString summaryToText(const QList<RunSummary> &runs)
                 out += QStringLiteral(", %1 warnings").arg(src.warningCount);
             out += QLatin1Char('\n');
             if (src.alignment)
-                out += QStringLiteral("    clock: ") + describeAlignment(*src.alignment) + QLatin1Char('\n');
+                out += QStringLiteral("    clock: ") + describeAlignment(*src.alignment) +
+                       QLatin1Char('\n');
             if (!src.error.isEmpty()) // for a skipped file, the error column holds the reason
                 out += (src.status == QLatin1String("skipped") ? QStringLiteral("    reason: ")
                                                                : QStringLiteral("    error: ")) +
                        src.error + QLatin1Char('\n');
             for (const auto &w : src.warnings) {
                 const auto wo = w.toObject();
-                out += QStringLiteral("    warning: ") + wo.value(QStringLiteral("message")).toString();
+                out += QStringLiteral("    warning: ") +
+                       wo.value(QStringLiteral("message")).toString();
                 if (wo.value(QStringLiteral("count")).toInteger(1) > 1)
-                    out += QStringLiteral(" (x%1)").arg(wo.value(QStringLiteral("count")).toInteger());
+                    out +=
+                        QStringLiteral(" (x%1)").arg(wo.value(QStringLiteral("count")).toInteger());
                 out += QLatin1Char('\n');
             }
         }

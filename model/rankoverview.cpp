@@ -8,7 +8,8 @@
 
 namespace gml {
 
-void RankOverview::shares(const RankLane &lane, TimeNs a, TimeNs b, int columns, float *busy, float *communication)
+void RankOverview::shares(const RankLane &lane, TimeNs a, TimeNs b, int columns, float *busy,
+                          float *communication)
 {
     const auto &act = lane.activity;
     const qsizetype buckets = act.busy.size();
@@ -18,7 +19,8 @@ void RankOverview::shares(const RankLane &lane, TimeNs a, TimeNs b, int columns,
             continue;
         // The column's span, in buckets (fractional at both ends).
         const double x0 = (double(a - act.from) + double(b - a) * c / columns) / double(act.width);
-        const double x1 = (double(a - act.from) + double(b - a) * (c + 1) / columns) / double(act.width);
+        const double x1 =
+            (double(a - act.from) + double(b - a) * (c + 1) / columns) / double(act.width);
         const double lo = std::max(0.0, x0), hi = std::min(double(buckets), x1);
         if (hi <= lo)
             continue;
@@ -38,7 +40,8 @@ std::vector<int> RankOverview::byWork() const
 {
     std::vector<int> out(lanes.size());
     std::iota(out.begin(), out.end(), 0);
-    std::stable_sort(out.begin(), out.end(), [&](int x, int y) { return lanes[size_t(x)].work > lanes[size_t(y)].work; });
+    std::stable_sort(out.begin(), out.end(),
+                     [&](int x, int y) { return lanes[size_t(x)].work > lanes[size_t(y)].work; });
     return out;
 }
 

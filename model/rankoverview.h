@@ -27,8 +27,8 @@ struct RankLane
     SourceId source = 0;
     TimeNs start = 0; // the GPU's window
     TimeNs end = 0;
-    TimeNs work = 0;          // compute and copies (busy time not spent only in collectives)
-    TimeNs communication = 0; // collectives not overlapped with compute
+    TimeNs work = 0;               // compute and copies (busy time not spent only in collectives)
+    TimeNs communication = 0;      // collectives not overlapped with compute
     SourceWork::Activity activity; // `from` on the project clock
     std::vector<std::pair<TimeNs, TimeNs>> iterations; // its rank's, by start
 };
@@ -41,7 +41,8 @@ struct RankOverview
 
     // A lane's busy and communication share in `columns` equal columns over [a, b) (0..1 each,
     // the mean of the buckets a column covers; -1 where the lane has no activity).
-    static void shares(const RankLane &lane, TimeNs a, TimeNs b, int columns, float *busy, float *communication);
+    static void shares(const RankLane &lane, TimeNs a, TimeNs b, int columns, float *busy,
+                       float *communication);
     // The lanes by their own work, most first (ties by rank): the slowest rank first.
     std::vector<int> byWork() const;
 };

@@ -21,41 +21,47 @@ struct Refusal
     QString why;
 };
 
-int authorize(void *context, int action, const char *arg1, const char *arg2, const char *, const char *)
+int authorize(void *context, int action, const char *arg1, const char *arg2, const char *,
+              const char *)
 {
     auto *refusal = static_cast<Refusal *>(context);
     // PRAGMAs that only report something (as statements or as pragma_xxx() table functions):
     // those of the first list take a table or index name (or a count) as their argument; those
     // of the second would set a value with one.
-    static const char *const kReportingOf[] = {"table_info", "table_xinfo",      "table_list",      "index_list",
-                                               "index_info", "index_xinfo",      "foreign_key_list", "integrity_check",
-                                               "quick_check"};
-    static const char *const kReporting[] = {"user_version",   "schema_version", "application_id", "page_count",
-                                             "page_size",      "freelist_count", "compile_options", "database_list",
-                                             "collation_list", "function_list",  "module_list",     "pragma_list",
-                                             "encoding",       "data_version"};
+    static const char *const kReportingOf[] = {
+        "table_info",  "table_xinfo",      "table_list",      "index_list", "index_info",
+        "index_xinfo", "foreign_key_list", "integrity_check", "quick_check"};
+    static const char *const kReporting[] = {
+        "user_version",   "schema_version",  "application_id", "page_count",     "page_size",
+        "freelist_count", "compile_options", "database_list",  "collation_list", "function_list",
+        "module_list",    "pragma_list",     "encoding",       "data_version"};
     auto named = [&](const auto &list) {
-        return arg1 && std::any_of(std::begin(list), std::end(list), [&](const char *n) { return qstricmp(arg1, n) == 0; });
+        return arg1 && std::any_of(std::begin(list), std::end(list),
+                                   [&](const char *n) { return qstricmp(arg1, n) == 0; });
     };
     switch (action) {
     case SQLITE_TRANSACTION:
     case SQLITE_SAVEPOINT:
-        refusal->why = QStringLiteral("transactions are not queries (a query is one read-only statement)");
+        refusal->why =
+            QStringLiteral("transactions are not queries (a query is one read-only statement)");
         return SQLITE_DENY;
     case SQLITE_ATTACH:
     case SQLITE_DETACH:
-        refusal->why = QStringLiteral("ATTACH and DETACH are not queries (a query reads this project only)");
+        refusal->why =
+            QStringLiteral("ATTACH and DETACH are not queries (a query reads this project only)");
         return SQLITE_DENY;
     case SQLITE_PRAGMA: {
         if (named(kReportingOf) || (!arg2 && named(kReporting)))
             return SQLITE_OK;
-        refusal->why = QStringLiteral("PRAGMA %1%2 changes or maintains the project (queries are read-only; "
-                                      "PRAGMAs that only report, such as table_info, are allowed)")
-                           .arg(QString::fromUtf8(arg1 ? arg1 : ""),
-                                arg2 ? QStringLiteral(" = %1").arg(QString::fromUtf8(arg2)) : QString());
+        refusal->why =
+            QStringLiteral("PRAGMA %1%2 changes or maintains the project (queries are read-only; "
+                           "PRAGMAs that only report, such as table_info, are allowed)")
+                .arg(QString::fromUtf8(arg1 ? arg1 : ""),
+                     arg2 ? QStringLiteral(" = %1").arg(QString::fromUtf8(arg2)) : QString());
         return SQLITE_DENY;
     }
-    default: return SQLITE_OK;
+    default:
+        return SQLITE_OK;
     }
 }
 
@@ -64,7 +70,9 @@ int authorize(void *context, int action, const char *arg1, const char *arg2, con
 namespace {
 qint64 steadyNs()
 {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
 }
 } // namespace
 
@@ -96,7 +104,8 @@ int ReadOnlyQuery::onProgress(void *self)
     return 1; // SQLITE_INTERRUPT
 }
 
-std::unique_ptr<ReadOnlyQuery> ReadOnlyQuery::prepare(SqliteDb &db, const QString &sql, Error *error)
+std::unique_ptr<ReadOnlyQuery> ReadOnlyQuery::prepare(SqliteDb &db, const QString &sql,
+                                                      Error *error)
 {
     return prepare(db, sql, error, Limits());
 }
@@ -106,18 +115,21 @@ void ReadOnlyQuery::restartClock()
     m_deadlineNs = m_limits.timeoutMs > 0 ? steadyNs() + m_limits.timeoutMs * 1'000'000 : 0;
 }
 
-std::unique_ptr<ReadOnlyQuery> ReadOnlyQuery::prepare(SqliteDb &db, const QString &sql, Error *error, const Limits &limits)
+std::unique_ptr<ReadOnlyQuery> ReadOnlyQuery::prepare(SqliteDb &db, const QString &sql,
+                                                      Error *error, const Limits &limits)
 {
     if (limits.processHeapBytes > 0)
         sqlite3_hard_heap_limit64(limits.processHeapBytes);
     if (limits.maxValueBytes > 0)
-        sqlite3_limit(db.handle(), SQLITE_LIMIT_LENGTH, int(std::min<qint64>(limits.maxValueBytes, 1'000'000'000)));
+        sqlite3_limit(db.handle(), SQLITE_LIMIT_LENGTH,
+                      int(std::min<qint64>(limits.maxValueBytes, 1'000'000'000)));
     const QByteArray text = sql.toUtf8();
     sqlite3_stmt *raw = nullptr;
     const char *tail = nullptr;
     Refusal refusal;
     sqlite3_set_authorizer(db.handle(), authorize, &refusal);
-    const int prepared = sqlite3_prepare_v2(db.handle(), text.constData(), int(text.size()), &raw, &tail);
+    const int prepared =
+        sqlite3_prepare_v2(db.handle(), text.constData(), int(text.size()), &raw, &tail);
     sqlite3_set_authorizer(db.handle(), nullptr, nullptr);
     auto fail = [&](const QString &why, bool usage) -> std::unique_ptr<ReadOnlyQuery> {
         sqlite3_finalize(raw);
@@ -125,13 +137,18 @@ std::unique_ptr<ReadOnlyQuery> ReadOnlyQuery::prepare(SqliteDb &db, const QStrin
         return nullptr;
     };
     if (prepared != SQLITE_OK)
-        return fail(refusal.why.isEmpty() ? db.lastError() : QStringLiteral("refused: ") + refusal.why, false);
+        return fail(refusal.why.isEmpty() ? db.lastError()
+                                          : QStringLiteral("refused: ") + refusal.why,
+                    false);
     if (!raw)
         return fail(QStringLiteral("empty statement"), true);
     if (tail && QByteArray(tail).trimmed().size() > 0 && QByteArray(tail).trimmed() != ";")
         return fail(QStringLiteral("only one statement is allowed"), true);
     if (!sqlite3_stmt_readonly(raw))
-        return fail(QStringLiteral("refused: the statement would write to the project (queries are read-only)"), false);
+        return fail(
+            QStringLiteral(
+                "refused: the statement would write to the project (queries are read-only)"),
+            false);
     return std::unique_ptr<ReadOnlyQuery>(new ReadOnlyQuery(db.handle(), raw, limits));
 }
 
@@ -151,15 +168,18 @@ bool ReadOnlyQuery::fetch(int max, std::vector<QVariantList> &rows, bool *done, 
             if (primary == SQLITE_INTERRUPT && m_cancelled)
                 *error = QStringLiteral("cancelled");
             else if (primary == SQLITE_INTERRUPT && m_timedOut)
-                *error = QStringLiteral("stopped: the query ran past its time limit of %1 s").arg(double(m_limits.timeoutMs) / 1000.0);
+                *error = QStringLiteral("stopped: the query ran past its time limit of %1 s")
+                             .arg(double(m_limits.timeoutMs) / 1000.0);
             else if (primary == SQLITE_INTERRUPT)
                 *error = QStringLiteral("interrupted");
             else if (primary == SQLITE_TOOBIG)
-                *error = QStringLiteral("stopped: a value of the query is larger than its limit of %1 MB for one value")
+                *error = QStringLiteral("stopped: a value of the query is larger than its limit of "
+                                        "%1 MB for one value")
                              .arg(m_limits.maxValueBytes >> 20);
             else if (primary == SQLITE_NOMEM)
                 *error = m_limits.processHeapBytes > 0
-                             ? QStringLiteral("stopped: the query needed more than its memory limit of %1 MB")
+                             ? QStringLiteral(
+                                   "stopped: the query needed more than its memory limit of %1 MB")
                                    .arg(m_limits.processHeapBytes >> 20)
                              : QStringLiteral("stopped: the query ran out of memory");
             else
@@ -172,16 +192,24 @@ bool ReadOnlyQuery::fetch(int max, std::vector<QVariantList> &rows, bool *done, 
         row.reserve(cols);
         for (int c = 0; c < cols; ++c) {
             switch (sqlite3_column_type(m_stmt, c)) {
-            case SQLITE_NULL: row << QVariant(); break;
-            case SQLITE_INTEGER: row << QVariant(qint64(sqlite3_column_int64(m_stmt, c))); break;
-            case SQLITE_FLOAT: row << QVariant(sqlite3_column_double(m_stmt, c)); break;
+            case SQLITE_NULL:
+                row << QVariant();
+                break;
+            case SQLITE_INTEGER:
+                row << QVariant(qint64(sqlite3_column_int64(m_stmt, c)));
+                break;
+            case SQLITE_FLOAT:
+                row << QVariant(sqlite3_column_double(m_stmt, c));
+                break;
             case SQLITE_BLOB:
-                row << QVariant(QByteArray(static_cast<const char *>(sqlite3_column_blob(m_stmt, c)),
-                                           sqlite3_column_bytes(m_stmt, c)));
+                row << QVariant(
+                    QByteArray(static_cast<const char *>(sqlite3_column_blob(m_stmt, c)),
+                               sqlite3_column_bytes(m_stmt, c)));
                 break;
             default:
-                row << QVariant(QString::fromUtf8(reinterpret_cast<const char *>(sqlite3_column_text(m_stmt, c)),
-                                                  sqlite3_column_bytes(m_stmt, c)));
+                row << QVariant(QString::fromUtf8(
+                    reinterpret_cast<const char *>(sqlite3_column_text(m_stmt, c)),
+                    sqlite3_column_bytes(m_stmt, c)));
             }
         }
         rows.push_back(std::move(row));

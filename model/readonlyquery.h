@@ -26,7 +26,7 @@ class ReadOnlyQuery
 public:
     struct Error
     {
-        QString message; // "refused: ..." for what a query may not do
+        QString message;    // "refused: ..." for what a query may not do
         bool usage = false; // the text is not one statement (empty, or several)
     };
     // What one query may take (issue 56: a recursive query never ended, hex(zeroblob(3e8))
@@ -42,7 +42,8 @@ public:
         qint64 processHeapBytes = 0;
     };
     // Nullptr with *error set when the statement cannot run.
-    static std::unique_ptr<ReadOnlyQuery> prepare(SqliteDb &db, const QString &sql, Error *error, const Limits &limits);
+    static std::unique_ptr<ReadOnlyQuery> prepare(SqliteDb &db, const QString &sql, Error *error,
+                                                  const Limits &limits);
     static std::unique_ptr<ReadOnlyQuery> prepare(SqliteDb &db, const QString &sql, Error *error);
     ~ReadOnlyQuery();
     ReadOnlyQuery(const ReadOnlyQuery &) = delete;

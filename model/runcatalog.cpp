@@ -125,19 +125,22 @@ std::optional<RunCatalog> loadRunCatalog(Project &project, QString *error)
     {
         auto st = db.prepare("SELECT id, name, params, tags FROM experiment ORDER BY name");
         while (st.step())
-            c.experiments.append({st.int64(0), st.text(1), parseObject(st.text(2)), parseObject(st.text(3))});
+            c.experiments.append(
+                {st.int64(0), st.text(1), parseObject(st.text(2)), parseObject(st.text(3))});
         if (!st.errorString().isEmpty())
             return fail(st);
     }
     {
-        auto st = db.prepare("SELECT id, coalesce(experiment_id, 0), name FROM workload ORDER BY name");
+        auto st =
+            db.prepare("SELECT id, coalesce(experiment_id, 0), name FROM workload ORDER BY name");
         while (st.step())
             c.workloads.append({st.int64(0), st.int64(1), st.text(2)});
     }
     QHash<RunId, int> index;
     {
-        auto st = db.prepare("SELECT id, name, kind, params, tags, coalesce(workload_id, 0), created_at "
-                             "FROM run ORDER BY name");
+        auto st =
+            db.prepare("SELECT id, name, kind, params, tags, coalesce(workload_id, 0), created_at "
+                       "FROM run ORDER BY name");
         while (st.step()) {
             CatalogRun r;
             r.id = st.int64(0);
@@ -162,8 +165,9 @@ std::optional<RunCatalog> loadRunCatalog(Project &project, QString *error)
         if (const CatalogWorkload *w = c.workload(r.workloadId))
             r.experimentId = w->experimentId;
     {
-        auto st = db.prepare("SELECT run_id, count(*), sum(status = 'failed'), sum(status = 'imported') "
-                             "FROM source GROUP BY run_id");
+        auto st =
+            db.prepare("SELECT run_id, count(*), sum(status = 'failed'), sum(status = 'imported') "
+                       "FROM source GROUP BY run_id");
         while (st.step()) {
             auto it = index.constFind(st.int64(0));
             if (it == index.constEnd())
@@ -174,8 +178,9 @@ std::optional<RunCatalog> loadRunCatalog(Project &project, QString *error)
             if (failed == 0 && st.int64(3) == 0 && r.kind == QLatin1String("measured"))
                 r.status = QStringLiteral("no data (files skipped)");
             else if (failed > 0 && r.kind == QLatin1String("measured"))
-                r.status = st.int64(3) == 0 ? QStringLiteral("failed")
-                                            : QStringLiteral("%1 of %2 files failed").arg(failed).arg(r.sources);
+                r.status = st.int64(3) == 0
+                               ? QStringLiteral("failed")
+                               : QStringLiteral("%1 of %2 files failed").arg(failed).arg(r.sources);
         }
     }
     for (auto &r : c.runs) {
@@ -201,11 +206,13 @@ std::optional<RunCatalog> loadRunCatalog(Project &project, QString *error)
     }
     // A "run" whose every file was skipped (an MLflow experiment's own meta.yaml, a folder of
     // notes) holds nothing to browse or compare; the Sources panel still lists its files.
-    c.runs.removeIf([](const CatalogRun &r) { return r.status == QLatin1String("no data (files skipped)"); });
+    c.runs.removeIf(
+        [](const CatalogRun &r) { return r.status == QLatin1String("no data (files skipped)"); });
     return c;
 }
 
-static bool inTransaction(Project &project, QString *error, const std::function<bool(QString *)> &body)
+static bool inTransaction(Project &project, QString *error,
+                          const std::function<bool(QString *)> &body)
 {
     if (project.isReadOnly()) {
         if (error)
@@ -263,14 +270,16 @@ static qint64 ensureWorkload(SqliteDb &db, qint64 experiment, const QString &nam
     return db.lastInsertRowId();
 }
 
-bool assignRuns(Project &project, const QList<RunId> &runs, const QString &experiment, const QString &workload,
-                QString *error)
+bool assignRuns(Project &project, const QList<RunId> &runs, const QString &experiment,
+                const QString &workload, QString *error)
 {
     return inTransaction(project, error, [&](QString *why) {
         auto &db = project.db();
         qint64 wl = 0;
         if (!workload.trimmed().isEmpty()) {
-            const qint64 exp = experiment.trimmed().isEmpty() ? 0 : ensureExperiment(db, experiment.trimmed(), why);
+            const qint64 exp = experiment.trimmed().isEmpty()
+                                   ? 0
+                                   : ensureExperiment(db, experiment.trimmed(), why);
             if (!experiment.trimmed().isEmpty() && !exp)
                 return false;
             if (!(wl = ensureWorkload(db, exp, workload.trimmed(), why)))
@@ -291,7 +300,8 @@ bool assignRuns(Project &project, const QList<RunId> &runs, const QString &exper
             }
         }
         // Workloads and experiments left empty by the move go (not those made empty elsewhere).
-        return db.exec("DELETE FROM workload WHERE NOT EXISTS (SELECT 1 FROM run WHERE workload_id = workload.id);"
+        return db.exec("DELETE FROM workload WHERE NOT EXISTS (SELECT 1 FROM run WHERE workload_id "
+                       "= workload.id);"
                        "DELETE FROM experiment WHERE NOT EXISTS (SELECT 1 FROM workload WHERE "
                        "experiment_id = experiment.id);",
                        why);
@@ -316,7 +326,8 @@ bool setRunTags(Project &project, RunId run, const QJsonObject &tags, QString *e
 bool storeRunMetrics(Project &project, RunId run, const QJsonObject &metrics, QString *error)
 {
     return inTransaction(project, error, [&](QString *why) {
-        auto st = project.db().prepare("INSERT OR REPLACE INTO run_metrics(run_id, metrics) VALUES(?, ?)");
+        auto st = project.db().prepare(
+            "INSERT OR REPLACE INTO run_metrics(run_id, metrics) VALUES(?, ?)");
         st.bind(1, run);
         st.bind(2, compact(metrics));
         if (!st.exec()) {
@@ -346,7 +357,9 @@ bool runMatches(const RunCatalog &catalog, const CatalogRun &r, const QString &f
 {
     if (filter.isEmpty())
         return true;
-    const auto has = [&](const QString &text) { return text.contains(filter, Qt::CaseInsensitive); };
+    const auto has = [&](const QString &text) {
+        return text.contains(filter, Qt::CaseInsensitive);
+    };
     if (has(r.name) || has(r.kind) || has(r.status) || has(catalog.placeOf(r)))
         return true;
     // "key=value" matches a param or tag exactly; anything else, any text of them.
@@ -367,11 +380,15 @@ static QString metricText(const CatalogRun &r)
     const double step = r.metric(QStringLiteral("step_mean_ns"));
     if (step > 0) {
         const qint64 n = qint64(r.metric(QStringLiteral("iterations"), 0));
-        parts << (n > 1 ? QStringLiteral("step %1 ± %2 (%3 iterations)")
-                              .arg(formatDuration(TimeNs(step)), formatDuration(TimeNs(r.metric(QStringLiteral("step_sd_ns"), 0))))
-                              .arg(n)
-                        : QStringLiteral("step %1 (%2)").arg(formatDuration(TimeNs(step)),
-                                                             n == 1 ? QStringLiteral("1 iteration") : QStringLiteral("the whole run")));
+        parts << (n > 1
+                      ? QStringLiteral("step %1 ± %2 (%3 iterations)")
+                            .arg(formatDuration(TimeNs(step)),
+                                 formatDuration(TimeNs(r.metric(QStringLiteral("step_sd_ns"), 0))))
+                            .arg(n)
+                      : QStringLiteral("step %1 (%2)")
+                            .arg(formatDuration(TimeNs(step)),
+                                 n == 1 ? QStringLiteral("1 iteration")
+                                        : QStringLiteral("the whole run")));
     }
     if (const double busy = r.metric(QStringLiteral("gpu_busy")); busy >= 0)
         parts << QStringLiteral("GPU busy %1%").arg(busy * 100, 0, 'f', 1);
@@ -382,7 +399,8 @@ static QString metricText(const CatalogRun &r)
     const QJsonObject last = r.metrics.value(QStringLiteral("last_metrics")).toObject();
     for (auto it = last.begin(); it != last.end(); ++it)
         parts << QStringLiteral("%1 %2 (last)").arg(it.key()).arg(it.value().toDouble(), 0, 'g', 5);
-    return parts.isEmpty() ? QStringLiteral("(no headline metric)") : parts.join(QStringLiteral(", "));
+    return parts.isEmpty() ? QStringLiteral("(no headline metric)")
+                           : parts.join(QStringLiteral(", "));
 }
 
 static QString startText(TimeNs start)
@@ -400,7 +418,8 @@ QString catalogToText(const RunCatalog &c, const QString &filter)
                         r.duration() > 0 ? formatDuration(r.duration()) : QStringLiteral("-"));
         out += indent + QStringLiteral("    ") + metricText(r) + QLatin1Char('\n');
         if (!r.measuredRun.isEmpty())
-            out += indent + QStringLiteral("    predicted from '%1': %2\n").arg(r.measuredRun, r.scenario);
+            out += indent +
+                   QStringLiteral("    predicted from '%1': %2\n").arg(r.measuredRun, r.scenario);
         if (!r.tags.isEmpty()) {
             QStringList tags;
             for (auto it = r.tags.begin(); it != r.tags.end(); ++it) {
@@ -409,7 +428,8 @@ QString catalogToText(const RunCatalog &c, const QString &filter)
                     v = v.left(39) + QChar(0x2026);
                 tags << it.key() + QLatin1Char('=') + v;
             }
-            out += indent + QStringLiteral("    tags: ") + tags.join(QStringLiteral(", ")) + QLatin1Char('\n');
+            out += indent + QStringLiteral("    tags: ") + tags.join(QStringLiteral(", ")) +
+                   QLatin1Char('\n');
         }
         ++shown;
     };
@@ -424,7 +444,10 @@ QString catalogToText(const RunCatalog &c, const QString &filter)
         const auto runs = runsOf(w.id);
         if (runs.isEmpty())
             return;
-        out += QStringLiteral("%1workload %2 (%3 run%4)\n").arg(indent, w.name).arg(runs.size()).arg(runs.size() == 1 ? QString() : QStringLiteral("s"));
+        out += QStringLiteral("%1workload %2 (%3 run%4)\n")
+                   .arg(indent, w.name)
+                   .arg(runs.size())
+                   .arg(runs.size() == 1 ? QString() : QStringLiteral("s"));
         for (const CatalogRun *r : runs)
             runLine(*r, indent + QStringLiteral("  "));
     };
@@ -447,7 +470,10 @@ QString catalogToText(const RunCatalog &c, const QString &filter)
         for (const CatalogRun *r : loose)
             runLine(*r, QStringLiteral("  "));
     }
-    out += QStringLiteral("%1 of %2 run%3 shown\n").arg(shown).arg(c.runs.size()).arg(c.runs.size() == 1 ? QString() : QStringLiteral("s"));
+    out += QStringLiteral("%1 of %2 run%3 shown\n")
+               .arg(shown)
+               .arg(c.runs.size())
+               .arg(c.runs.size() == 1 ? QString() : QStringLiteral("s"));
     return out;
 }
 
@@ -455,8 +481,10 @@ QJsonObject catalogToJson(const RunCatalog &c, const QString &filter)
 {
     QJsonArray experiments, workloads, runs;
     for (const auto &e : c.experiments)
-        experiments.append(QJsonObject{{QStringLiteral("id"), e.id}, {QStringLiteral("name"), e.name},
-                                       {QStringLiteral("params"), e.params}, {QStringLiteral("tags"), e.tags}});
+        experiments.append(QJsonObject{{QStringLiteral("id"), e.id},
+                                       {QStringLiteral("name"), e.name},
+                                       {QStringLiteral("params"), e.params},
+                                       {QStringLiteral("tags"), e.tags}});
     for (const auto &w : c.workloads) {
         QJsonObject o{{QStringLiteral("id"), w.id}, {QStringLiteral("name"), w.name}};
         if (const CatalogExperiment *e = c.experiment(w.experimentId))

@@ -26,10 +26,10 @@ struct CatalogRun
     QJsonObject tags;
     qint64 workloadId = 0; // 0: in no workload
     qint64 experimentId = 0;
-    QString status;        // "ok", "failed", "2 of 9 files failed", MLflow's status ("FINISHED"), ...
-    TimeNs start = 0;      // project clock; 0: no data
+    QString status;   // "ok", "failed", "2 of 9 files failed", MLflow's status ("FINISHED"), ...
+    TimeNs start = 0; // project clock; 0: no data
     TimeNs end = 0;
-    QString createdAt;     // when the run record was made (UTC, "YYYY-MM-DD HH:MM:SS")
+    QString createdAt; // when the run record was made (UTC, "YYYY-MM-DD HH:MM:SS")
     qint64 sources = 0;
     // Headline metrics (runmetrics.h keys: step_mean_ns, step_sd_ns, gpu_busy, energy_j, ...);
     // empty until computed.
@@ -87,7 +87,8 @@ std::optional<RunCatalog> loadRunCatalog(Project &project, QString *error);
 // Replaces a run's tags (string values).
 [[nodiscard]] bool setRunTags(Project &project, RunId run, const QJsonObject &tags, QString *error);
 // Stores a run's headline metrics (runmetrics.h), replacing what was there.
-[[nodiscard]] bool storeRunMetrics(Project &project, RunId run, const QJsonObject &metrics, QString *error);
+[[nodiscard]] bool storeRunMetrics(Project &project, RunId run, const QJsonObject &metrics,
+                                   QString *error);
 // Runs whose headline metrics are not computed yet, or were by another `version` of their
 // computation (sim::kRunMetricsVersion).
 QList<RunId> runsWithoutMetrics(Project &project, int version);

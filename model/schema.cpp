@@ -362,7 +362,8 @@ ALTER TABLE shard ADD COLUMN stamp TEXT;
 
 const std::vector<std::string_view> &migrations()
 {
-    static const std::vector<std::string_view> all = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8, kV9, kV10, kV11, kV12, kV13};
+    static const std::vector<std::string_view> all = {kV1, kV2, kV3,  kV4,  kV5,  kV6, kV7,
+                                                      kV8, kV9, kV10, kV11, kV12, kV13};
     return all;
 }
 
@@ -409,7 +410,8 @@ static bool encodeChunkArgs(SqliteDb &db, QString *error)
     return true;
 }
 
-bool migrateData(int version, SqliteDb &db, QString *error, const std::function<bool(int, int)> &progress)
+bool migrateData(int version, SqliteDb &db, QString *error,
+                 const std::function<bool(int, int)> &progress)
 {
     if (version == 4)
         return encodeChunkArgs(db, error);
@@ -427,13 +429,14 @@ bool migrateData(int version, SqliteDb &db, QString *error, const std::function<
         slicestore::ChunkWriter chunks(db);
         auto st = db.prepare("SELECT id, track_id, ts, dur, name_id, cat_id, correlation, "
                              "external_id, args FROM slice ORDER BY track_id, ts, dur DESC, id");
-        auto optional = [&st](int column) { return st.isNull(column) ? slicestore::kNull : st.int64(column); };
+        auto optional = [&st](int column) {
+            return st.isNull(column) ? slicestore::kNull : st.int64(column);
+        };
         while (st.step()) {
             const std::string_view args = st.textView(8);
-            newId.emplace(st.int64(0),
-                          chunks.add(st.int64(1), st.int64(2), st.int64(3), st.int64(4),
-                                     st.isNull(5) ? 0 : st.int64(5), optional(6), optional(7), args,
-                                     !st.isNull(8)));
+            newId.emplace(st.int64(0), chunks.add(st.int64(1), st.int64(2), st.int64(3),
+                                                  st.int64(4), st.isNull(5) ? 0 : st.int64(5),
+                                                  optional(6), optional(7), args, !st.isNull(8)));
         }
         if (!st.errorString().isEmpty())
             return fail(st.errorString());
@@ -448,7 +451,8 @@ bool migrateData(int version, SqliteDb &db, QString *error, const std::function<
             return it == newId.end() ? id : it->second;
         };
         while (get.step())
-            flowsOf[get.int64(0)].push_back({mapped(get.int64(1)), mapped(get.int64(2)), get.int64(3)});
+            flowsOf[get.int64(0)].push_back(
+                {mapped(get.int64(1)), mapped(get.int64(2)), get.int64(3)});
         if (!get.errorString().isEmpty())
             return fail(get.errorString());
     }

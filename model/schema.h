@@ -16,7 +16,10 @@ namespace gml::schema {
 // The project file's schema, as forward migrations. migrations()[i] takes user_version i to i+1.
 // Never edit a released migration; append a new one.
 const std::vector<std::string_view> &migrations();
-inline int currentVersion() { return int(migrations().size()); }
+inline int currentVersion()
+{
+    return int(migrations().size());
+}
 // The part of the migration to `version` that SQL alone cannot do, run after its SQL inside the
 // same transaction (version 3: slice rows into chunks). `progress(done, total)` is called as
 // the summaries of version 7 are made, track by track (return false to stop: the migration

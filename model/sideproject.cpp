@@ -92,7 +92,8 @@ bool copySideSource(Project &into, SourceId from, RunId run, SourceId to, bool *
         *conflict = true;
         return fail(QStringLiteral("slice ids taken meanwhile"));
     }
-    if (!db.exec("INSERT OR IGNORE INTO main.string(id, value) SELECT id, value FROM side.string;", error))
+    if (!db.exec("INSERT OR IGNORE INTO main.string(id, value) SELECT id, value FROM side.string;",
+                 error))
         return false;
     if (db.scalar("SELECT EXISTS (SELECT 1 FROM side.string s LEFT JOIN main.string m "
                   "ON m.id = s.id WHERE m.value IS NOT s.value)") != 0) {
@@ -121,16 +122,20 @@ bool copySideSource(Project &into, SourceId from, RunId run, SourceId to, bool *
         {"slice_chunk", {{"track_id", "track_id + " + off}}, {}, " ORDER BY id"},
         {"slice_lod", {{"track_id", "track_id + " + off}}, {"id"}, " ORDER BY id"},
         {"counter", {{"track_id", "track_id + " + off}}, {}, ""},
-        {"flow_chunk", {{"source_id", std::to_string(to)}}, {"id"}, " WHERE source_id = " + src + " ORDER BY id"},
+        {"flow_chunk",
+         {{"source_id", std::to_string(to)}},
+         {"id"},
+         " WHERE source_id = " + src + " ORDER BY id"},
         {"source_summary", {{"source_id", std::to_string(to)}}, {}, " WHERE source_id = " + src},
     };
     for (const Copy &c : copies) {
         std::string names;
         const std::string select = columns(db, c.table, c.replace, c.drop, &names);
         if (select.empty())
-            return fail(QStringLiteral("the side project has no table %1").arg(QLatin1String(c.table)));
-        const std::string sql = std::string("INSERT INTO main.") + c.table + "(" + names + ") SELECT " +
-                                select + " FROM side." + c.table + c.where + ";";
+            return fail(
+                QStringLiteral("the side project has no table %1").arg(QLatin1String(c.table)));
+        const std::string sql = std::string("INSERT INTO main.") + c.table + "(" + names +
+                                ") SELECT " + select + " FROM side." + c.table + c.where + ";";
         if (!db.exec(sql, error))
             return false;
     }
@@ -143,10 +148,12 @@ bool copySideSource(Project &into, SourceId from, RunId run, SourceId to, bool *
     if (!counts.exec())
         return fail(counts.errorString());
     // The run params the source merged into its run (kept in its metadata by TraceWriter).
-    auto meta = db.prepare("SELECT json_extract(metadata, '$.run_params') FROM side.source WHERE id = ?");
+    auto meta =
+        db.prepare("SELECT json_extract(metadata, '$.run_params') FROM side.source WHERE id = ?");
     meta.bind(1, from);
     if (meta.step() && !meta.isNull(0) &&
-        !mergeIntoRunParams(db, run, QJsonDocument::fromJson(meta.text(0).toUtf8()).object(), error))
+        !mergeIntoRunParams(db, run, QJsonDocument::fromJson(meta.text(0).toUtf8()).object(),
+                            error))
         return false;
     return true;
 }

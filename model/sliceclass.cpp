@@ -34,10 +34,10 @@ bool isIterationName(const QString &name)
 
 CategoryClass categoryClass(const QString &cat)
 {
-    return cat == QLatin1String("cuda_sync")                                   ? CategoryClass::Sync
-           : cat.compare(QLatin1String("trace"), Qt::CaseInsensitive) == 0     ? CategoryClass::Trace
-           : oneOf(cat, {"gpu_memcpy", "Memcpy"})                              ? CategoryClass::Memcpy
-           : oneOf(cat, {"gpu_memset", "Memset"})                              ? CategoryClass::Memset
+    return cat == QLatin1String("cuda_sync")                               ? CategoryClass::Sync
+           : cat.compare(QLatin1String("trace"), Qt::CaseInsensitive) == 0 ? CategoryClass::Trace
+           : oneOf(cat, {"gpu_memcpy", "Memcpy"})                          ? CategoryClass::Memcpy
+           : oneOf(cat, {"gpu_memset", "Memset"})                          ? CategoryClass::Memset
            : oneOf(cat, {"cuda_runtime", "cuda_driver", "Runtime", "Driver", "privateuse1_runtime",
                          "privateuse1_driver"})
                ? CategoryClass::Runtime
@@ -62,14 +62,16 @@ bool isGpuAnnotationCategory(const QString &category)
 Bound classifyKernel(const QString &name)
 {
     static const QRegularExpression compute(
-        QStringLiteral("gemm|conv|cutlass|xmma|wgrad|dgrad|fprop|winograd|implicit|cudnn|cublas|rocblas|"
-                       "miopen|^(sm\\d+|ampere|volta|turing|hopper|maxwell|kepler)_|fmha|flash|attention|"
-                       "matmul|mma|Cijk_|nvjet"),
+        QStringLiteral(
+            "gemm|conv|cutlass|xmma|wgrad|dgrad|fprop|winograd|implicit|cudnn|cublas|rocblas|"
+            "miopen|^(sm\\d+|ampere|volta|turing|hopper|maxwell|kepler)_|fmha|flash|attention|"
+            "matmul|mma|Cijk_|nvjet"),
         QRegularExpression::CaseInsensitiveOption);
     // cuDNN helpers that only move or reduce data.
-    static const QRegularExpression memory(QStringLiteral("bn_|batchnorm|norm_|nchwToNhwc|nhwcToNchw|transpose|"
-                                                          "splitKreduce|reduce|cudnn::ops::"),
-                                           QRegularExpression::CaseInsensitiveOption);
+    static const QRegularExpression memory(
+        QStringLiteral("bn_|batchnorm|norm_|nchwToNhwc|nhwcToNchw|transpose|"
+                       "splitKreduce|reduce|cudnn::ops::"),
+        QRegularExpression::CaseInsensitiveOption);
     if (compute.match(name).hasMatch() && !memory.match(name).hasMatch())
         return Bound::Compute;
     return Bound::Memory;
@@ -78,7 +80,8 @@ Bound classifyKernel(const QString &name)
 bool usesHalfPrecision(const QString &name)
 {
     static const QRegularExpression half(
-        QStringLiteral("h884|h1688|h16816|s884|s1688|s16816|hmma|f16|fp16|bf16|half|tensorop|_h_|884|1688|16816"),
+        QStringLiteral("h884|h1688|h16816|s884|s1688|s16816|hmma|f16|fp16|bf16|half|tensorop|_h_|"
+                       "884|1688|16816"),
         QRegularExpression::CaseInsensitiveOption);
     return half.match(name).hasMatch();
 }
@@ -88,7 +91,8 @@ void sortNestRows(std::vector<NestRow> &rows, const std::vector<size_t> &descent
     size_t merged = 0;
     for (size_t k = 0; k < descents.size(); ++k) {
         const auto mid = rows.begin() + qsizetype(descents[k]);
-        const auto last = k + 1 < descents.size() ? rows.begin() + qsizetype(descents[k + 1]) : rows.end();
+        const auto last =
+            k + 1 < descents.size() ? rows.begin() + qsizetype(descents[k + 1]) : rows.end();
         const auto from = std::upper_bound(rows.begin(), mid, *mid, nestsBefore);
         merged += size_t(last - from);
         if (merged > 8 * rows.size()) {
@@ -99,7 +103,8 @@ void sortNestRows(std::vector<NestRow> &rows, const std::vector<size_t> &descent
     }
 }
 
-bool readNestRows(slicestore::TrackReader &reader, TrackId track, bool withArgs, TimeNs offset, std::vector<NestRow> &rows,
+bool readNestRows(slicestore::TrackReader &reader, TrackId track, bool withArgs, TimeNs offset,
+                  std::vector<NestRow> &rows,
                   const std::function<void(const slicestore::Row &, const NestRow &)> &args)
 {
     rows.clear();
@@ -119,7 +124,8 @@ bool readNestRows(slicestore::TrackReader &reader, TrackId track, bool withArgs,
     return ok;
 }
 
-void unseenStrings(const std::vector<NestRow> &rows, std::vector<char> &seen, std::vector<StringId> &out)
+void unseenStrings(const std::vector<NestRow> &rows, std::vector<char> &seen,
+                   std::vector<StringId> &out)
 {
     for (const NestRow &row : rows)
         for (const StringId id : {row.name, row.cat}) {

@@ -52,8 +52,8 @@ inline GpuWork gpuWork(CategoryClass cat, const NameClass &name)
 {
     return cat == CategoryClass::Memcpy || name.memcpy   ? GpuWork::Memcpy
            : cat == CategoryClass::Memset || name.memset ? GpuWork::Memset
-           : name.collective >= 0                         ? GpuWork::Collective
-                                                          : GpuWork::Kernel;
+           : name.collective >= 0                        ? GpuWork::Collective
+                                                         : GpuWork::Kernel;
 }
 
 // A range the profiler draws on the GPU timeline (gpu_user_annotation): it spans the gaps
@@ -99,11 +99,13 @@ void sortNestRows(std::vector<NestRow> &rows, const std::vector<size_t> &descent
 // `args(slice, row)` sees each slice that has args (TrackReader::arg reads them there). Each
 // chunk is sorted; chunks overlap a little where the file was not in time order
 // (sortNestRows). False on a read error (reader.errorString()).
-bool readNestRows(slicestore::TrackReader &reader, TrackId track, bool withArgs, TimeNs offset, std::vector<NestRow> &rows,
+bool readNestRows(slicestore::TrackReader &reader, TrackId track, bool withArgs, TimeNs offset,
+                  std::vector<NestRow> &rows,
                   const std::function<void(const slicestore::Row &, const NestRow &)> &args);
 // The name and category ids of `rows` not marked in `seen` (by id) yet: marked now and
 // appended to `out`, so each string is read once (ids are small and dense).
-void unseenStrings(const std::vector<NestRow> &rows, std::vector<char> &seen, std::vector<StringId> &out);
+void unseenStrings(const std::vector<NestRow> &rows, std::vector<char> &seen,
+                   std::vector<StringId> &out);
 // Nesting of sorted rows: a slice inside the one below it on the stack is its child. Sets
 // `parent` (index, -1: none) and clears `leaf` of every row that has a child.
 void nestRows(std::vector<NestRow> &rows, std::vector<int> &parent);

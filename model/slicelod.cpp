@@ -22,7 +22,8 @@ std::vector<Entry> coarsen(const std::vector<Entry> &from, int shift)
     size_t best = 0;
     for (size_t i = 1; i <= from.size(); ++i) {
         const bool same = i < from.size() && from[i].depth == from[best].depth &&
-                          (from[i].start >> shift) == (from[best].start >> shift); // arithmetic: floor before 1970
+                          (from[i].start >> shift) ==
+                              (from[best].start >> shift); // arithmetic: floor before 1970
         if (same) {
             if (from[i].duration > from[best].duration)
                 best = i;
@@ -84,9 +85,9 @@ bool decodePiece(std::string_view data, std::vector<Entry> &out)
     quint64 start = 0, id = 0; // unsigned: a malformed delta wraps instead of overflowing
     for (size_t n = 0; p < e; ++n) {
         quint64 ds, dur, depth, name, did;
-        if (n >= kPieceEntries || !getVarint(p, e, ds) || !getVarint(p, e, dur) || !getVarint(p, e, depth) ||
-            !getVarint(p, e, name) || !getVarint(p, e, did) || depth > 0xffff || name > quint64(INT32_MAX) ||
-            dur > quint64(INT64_MAX))
+        if (n >= kPieceEntries || !getVarint(p, e, ds) || !getVarint(p, e, dur) ||
+            !getVarint(p, e, depth) || !getVarint(p, e, name) || !getVarint(p, e, did) ||
+            depth > 0xffff || name > quint64(INT32_MAX) || dur > quint64(INT64_MAX))
             return false;
         start += quint64(unzigzag(ds));
         id += quint64(unzigzag(did));
@@ -107,7 +108,8 @@ bool summarizeTrack(SqliteDb &db, TrackId track, QString *error)
                 slices.push_back({r.ts, std::max<TimeNs>(0, r.dur), r.id, StringId(r.name), 0});
             })) {
             if (error)
-                *error = QStringLiteral("summarising track %1: %2").arg(track).arg(reader.errorString());
+                *error =
+                    QStringLiteral("summarising track %1: %2").arg(track).arg(reader.errorString());
             return false;
         }
     }
@@ -150,14 +152,16 @@ bool summarizeTrack(SqliteDb &db, TrackId track, QString *error)
     clear.bind(1, track);
     if (!clear.exec())
         return fail(clear);
-    auto put = db.prepare("INSERT INTO slice_lod(track_id, shift, count, min_ts, max_end, data) VALUES(?,?,?,?,?,?)");
+    auto put = db.prepare(
+        "INSERT INTO slice_lod(track_id, shift, count, min_ts, max_end, data) VALUES(?,?,?,?,?,?)");
     std::string blob;
     for (const Level &level : levels) {
         // Pieces of one depth each (so each is in start order), of at most kPieceEntries.
         for (size_t i = 0; i < level.entries.size();) {
             const Entry *b = level.entries.data() + i;
             const Entry *e = b + 1;
-            while (e != b + std::min(kPieceEntries, level.entries.size() - i) && e->depth == b->depth)
+            while (e != b + std::min(kPieceEntries, level.entries.size() - i) &&
+                   e->depth == b->depth)
                 ++e;
             i += size_t(e - b);
             TimeNs maxEnd = b->start;
@@ -186,7 +190,8 @@ bool summarizeAll(SqliteDb &db, QString *error, const std::function<bool(int, in
 {
     std::vector<TrackId> tracks;
     {
-        auto st = db.prepare("SELECT id FROM track WHERE max_depth IS NULL AND slice_count > 0 ORDER BY id");
+        auto st = db.prepare(
+            "SELECT id FROM track WHERE max_depth IS NULL AND slice_count > 0 ORDER BY id");
         while (st.step())
             tracks.push_back(st.int64(0));
         if (!st.errorString().isEmpty()) {
@@ -225,11 +230,12 @@ Stored stored(const SqliteDb &db, TrackId track)
     return s;
 }
 
-bool readLevel(const SqliteDb &db, TrackId track, int shift, TimeNs t0, TimeNs t1, std::vector<Entry> &out,
-               QString *error)
+bool readLevel(const SqliteDb &db, TrackId track, int shift, TimeNs t0, TimeNs t1,
+               std::vector<Entry> &out, QString *error)
 {
-    auto st = db.prepare("SELECT id, data FROM slice_lod WHERE track_id = ?1 AND shift = ?2 AND min_ts < ?3 "
-                         "AND max_end >= ?4 ORDER BY min_ts, id");
+    auto st = db.prepare(
+        "SELECT id, data FROM slice_lod WHERE track_id = ?1 AND shift = ?2 AND min_ts < ?3 "
+        "AND max_end >= ?4 ORDER BY min_ts, id");
     st.bind(1, track);
     st.bind(2, qint64(shift));
     st.bind(3, t1);
@@ -239,7 +245,9 @@ bool readLevel(const SqliteDb &db, TrackId track, int shift, TimeNs t0, TimeNs t
         piece.clear();
         if (!decodePiece(st.blobView(1), piece)) {
             if (error)
-                *error = QStringLiteral("summary piece %1 of track %2 is malformed").arg(st.int64(0)).arg(track);
+                *error = QStringLiteral("summary piece %1 of track %2 is malformed")
+                             .arg(st.int64(0))
+                             .arg(track);
             return false;
         }
         for (const Entry &e : piece)

@@ -19,10 +19,10 @@ namespace gml::lod {
 // track would: every pixel holding a slice gets one, coloured by the longest there.
 //
 // Stored in `slice_lod` (schema v7), each level in pieces of up to kPieceEntries entries of one
-// depth in start order with their extent, so a window reads only the pieces it overlaps. Times are on
-// the source's clock, as the chunks' (re-aligning a source rewrites nothing). track.max_depth
-// is set with them: NULL means the track has not been summarised (a project written before
-// v7 and opened read-only), and readers fall back to the chunks.
+// depth in start order with their extent, so a window reads only the pieces it overlaps. Times are
+// on the source's clock, as the chunks' (re-aligning a source rewrites nothing). track.max_depth is
+// set with them: NULL means the track has not been summarised (a project written before v7 and
+// opened read-only), and readers fall back to the chunks.
 struct Entry
 {
     TimeNs start = 0;

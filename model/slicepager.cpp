@@ -39,7 +39,8 @@ struct SlicePager::Connections
     }
 };
 
-SlicePager::SlicePager(QString projectPath, std::vector<Track> tracks, size_t budgetBytes, std::vector<cluster::Shard> shards)
+SlicePager::SlicePager(QString projectPath, std::vector<Track> tracks, size_t budgetBytes,
+                       std::vector<cluster::Shard> shards)
     : m_path(std::move(projectPath)), m_budget(budgetBytes)
 {
     for (auto &t : tracks)
@@ -78,7 +79,8 @@ int SlicePager::levelFor(const std::vector<int> &shifts, double nsPerPixel)
     return best;
 }
 
-std::shared_ptr<const SliceTrack> SlicePager::view(TrackId track, TimeNs t0, TimeNs t1, double nsPerPixel)
+std::shared_ptr<const SliceTrack> SlicePager::view(TrackId track, TimeNs t0, TimeNs t1,
+                                                   double nsPerPixel)
 {
     const auto info = m_tracks.find(track);
     if (info == m_tracks.end())
@@ -99,7 +101,9 @@ std::shared_ptr<const SliceTrack> SlicePager::view(TrackId track, TimeNs t0, Tim
             break;
         }
         // Not the wanted level: the closest covering one stands in meanwhile.
-        const auto distance = [wanted](int s) { return std::abs((s < 0 ? 0 : s) - (wanted < 0 ? 0 : wanted)); };
+        const auto distance = [wanted](int s) {
+            return std::abs((s < 0 ? 0 : s) - (wanted < 0 ? 0 : wanted));
+        };
         if (best == m_windows.end() || distance(w.shift) < distance(best->second.shift))
             best = it;
     }
@@ -109,8 +113,9 @@ std::shared_ptr<const SliceTrack> SlicePager::view(TrackId track, TimeNs t0, Tim
         const TimeNs w = std::max<TimeNs>(1, t1 - t0);
         const Request r{track, wanted, t0 > std::numeric_limits<TimeNs>::min() + w ? t0 - w : t0,
                         t1 < std::numeric_limits<TimeNs>::max() - w ? t1 + w : t1, nsPerPixel};
-        const auto same = std::find_if(m_queue.begin(), m_queue.end(),
-                                       [&](const Request &q) { return q.track == track && q.shift == wanted; });
+        const auto same = std::find_if(m_queue.begin(), m_queue.end(), [&](const Request &q) {
+            return q.track == track && q.shift == wanted;
+        });
         if (same != m_queue.end())
             m_queue.erase(same);
         if (m_queue.size() >= kMaxQueue)
@@ -231,7 +236,8 @@ Project *SlicePager::shardOf(Connections &c, qint64 shard, QString *error) const
             return nullptr;
         auto names = cluster::stringMap(project->db(), cluster->db());
         std::unordered_map<TrackId, std::vector<int>> levels;
-        auto st = project->db().prepare("SELECT DISTINCT track_id, shift FROM slice_lod ORDER BY track_id, shift");
+        auto st = project->db().prepare(
+            "SELECT DISTINCT track_id, shift FROM slice_lod ORDER BY track_id, shift");
         while (st.step())
             levels[st.int64(0) + info->second.trackBase].push_back(int(st.int64(1)));
         std::lock_guard lock(m_mutex);
@@ -273,7 +279,8 @@ void SlicePager::run()
                 // The first error is told (errorString()); later ones would repaint in a loop.
                 if (!m_error.isEmpty())
                     continue;
-                m_error = error.isEmpty() ? QStringLiteral("cannot read track %1").arg(r.track) : error;
+                m_error =
+                    error.isEmpty() ? QStringLiteral("cannot read track %1").arg(r.track) : error;
                 for (const auto &l : m_listeners)
                     listeners.push_back(l.second);
             }
@@ -291,7 +298,8 @@ void SlicePager::run()
             // so a read landing now may be of an older, other window (a viewport the view had
             // before its range was set), and must not push out the window on screen.
             for (auto it = m_windows.begin(); it != m_windows.end();) {
-                if (it->first == r.track && it->second.shift == r.shift && r.t0 <= it->second.t0 && it->second.t1 <= r.t1) {
+                if (it->first == r.track && it->second.shift == r.shift && r.t0 <= it->second.t0 &&
+                    it->second.t1 <= r.t1) {
                     m_bytes -= it->second.bytes;
                     it = m_windows.erase(it);
                 } else {
@@ -309,7 +317,8 @@ void SlicePager::run()
     }
 }
 
-std::shared_ptr<const SliceTrack> SlicePager::readSlices(TrackId track, TimeNs t0, TimeNs t1, QString *error) const
+std::shared_ptr<const SliceTrack> SlicePager::readSlices(TrackId track, TimeNs t0, TimeNs t1,
+                                                         QString *error) const
 {
     if (!has(track))
         return nullptr;
@@ -318,7 +327,8 @@ std::shared_ptr<const SliceTrack> SlicePager::readSlices(TrackId track, TimeNs t
     return read(c, r, true, error);
 }
 
-std::shared_ptr<const SliceTrack> SlicePager::read(Connections &c, Request &r, bool exact, QString *error) const
+std::shared_ptr<const SliceTrack> SlicePager::read(Connections &c, Request &r, bool exact,
+                                                   QString *error) const
 {
     const Track &info = m_tracks.at(r.track);
     // Where a level (or the slices: -1) is read: the project, or the track's shard.
@@ -335,16 +345,17 @@ std::shared_ptr<const SliceTrack> SlicePager::read(Connections &c, Request &r, b
     // The window on the stored clock (saturating: a window may reach past the time limits).
     const auto minus = [](TimeNs t, TimeNs offset) {
         TimeNs out;
-        return __builtin_sub_overflow(t, offset, &out) ? (offset > 0 ? std::numeric_limits<TimeNs>::min()
-                                                                     : std::numeric_limits<TimeNs>::max())
-                                                       : out;
+        return __builtin_sub_overflow(t, offset, &out)
+                   ? (offset > 0 ? std::numeric_limits<TimeNs>::min()
+                                 : std::numeric_limits<TimeNs>::max())
+                   : out;
     };
     const TimeNs t0 = minus(r.t0, info.offset), t1 = minus(r.t1, info.offset);
     int shift = r.shift;
     std::vector<SliceTrack::Input> in;
     if (shift < 0 && !exact) {
-        auto count = project->db().prepare(
-            "SELECT coalesce(sum(count), 0) FROM slice_chunk WHERE track_id = ?1 AND min_ts < ?2 AND max_end >= ?3");
+        auto count = project->db().prepare("SELECT coalesce(sum(count), 0) FROM slice_chunk WHERE "
+                                           "track_id = ?1 AND min_ts < ?2 AND max_end >= ?3");
         count.bind(1, stored);
         count.bind(2, t1);
         count.bind(3, t0);
@@ -389,7 +400,8 @@ std::shared_ptr<const SliceTrack> SlicePager::read(Connections &c, Request &r, b
             return nullptr;
         in.reserve(entries.size());
         for (const auto &e : entries)
-            in.push_back({e.start + info.offset, e.duration, idOf(e.id), nameOf(e.name), int(e.depth)});
+            in.push_back(
+                {e.start + info.offset, e.duration, idOf(e.id), nameOf(e.name), int(e.depth)});
     }
     return std::make_shared<const SliceTrack>(SliceTrack::build(std::move(in)));
 }

@@ -38,9 +38,9 @@ public:
     struct Track
     {
         TrackId id = 0;
-        TimeNs offset = 0;        // project time = stored time + offset
+        TimeNs offset = 0; // project time = stored time + offset
         int maxDepth = 0;
-        std::vector<int> shifts;  // stored summary levels, finest first
+        std::vector<int> shifts; // stored summary levels, finest first
         // In a cluster project (clusterproject.h): the shard holding the track's slices and
         // levels (0: the project itself), and the track's id there. A shard's track has its
         // levels learnt when the shard is opened (`shifts` stays empty).
@@ -49,8 +49,8 @@ public:
     };
 
     // `shards`: a cluster project's shards that tracks are read from.
-    SlicePager(QString projectPath, std::vector<Track> tracks, size_t budgetBytes = size_t(160) << 20,
-               std::vector<cluster::Shard> shards = {});
+    SlicePager(QString projectPath, std::vector<Track> tracks,
+               size_t budgetBytes = size_t(160) << 20, std::vector<cluster::Shard> shards = {});
     ~SlicePager();
     SlicePager(const SlicePager &) = delete;
     SlicePager &operator=(const SlicePager &) = delete;
@@ -77,7 +77,8 @@ public:
     // Every slice of `track` overlapping [t0, t1), read now on the caller's thread with a
     // connection of its own (aggregates and searches over paged tracks, off the GUI thread).
     // Null (and *error) on failure.
-    std::shared_ptr<const SliceTrack> readSlices(TrackId track, TimeNs t0, TimeNs t1, QString *error) const;
+    std::shared_ptr<const SliceTrack> readSlices(TrackId track, TimeNs t0, TimeNs t1,
+                                                 QString *error) const;
 
     // Bytes held by the windows read (the memory benchmark), and the first read error.
     size_t memoryBytes() const;
@@ -107,7 +108,8 @@ private:
     // `exact`: the slices even when a summary would stand for a dense window. A shard's track
     // gets r.shift set to the level r.nsPerPixel reads (its levels may not have been known when
     // `r` was asked).
-    std::shared_ptr<const SliceTrack> read(Connections &c, Request &r, bool exact, QString *error) const;
+    std::shared_ptr<const SliceTrack> read(Connections &c, Request &r, bool exact,
+                                           QString *error) const;
     // The shard's project (opened now when needed), its levels learnt; null (and *error).
     Project *shardOf(Connections &c, qint64 shard, QString *error) const;
     // The levels of `info` known now (a shard's track: none until its shard was opened); valid
@@ -134,7 +136,9 @@ private:
     // What the shards' projects said, once one was opened (m_mutex): each track's levels
     // there, and each shard's string ids in the cluster's.
     mutable std::unordered_map<TrackId, std::vector<int>> m_shardShifts;
-    mutable std::unordered_map<qint64, std::shared_ptr<const std::unordered_map<StringId, StringId>>> m_shardNames;
+    mutable std::unordered_map<qint64,
+                               std::shared_ptr<const std::unordered_map<StringId, StringId>>>
+        m_shardNames;
     std::thread m_thread;
 };
 

@@ -71,13 +71,13 @@ QList<LinkedSlice> linkedSlices(Project &project, SliceId id)
     if (cluster::shardOfSlice(id) > 0)
         return cluster::linkedSlices(project, id);
     QList<LinkedSlice> out;
-    auto st = project.db().prepare(
-        "SELECT f.kind, 1, s.id, s.track_id, s.name, s.ts, s.dur FROM flow f "
-        "JOIN slice_abs s ON s.id = f.to_slice WHERE f.from_slice = ?1 "
-        "UNION ALL "
-        "SELECT f.kind, 0, s.id, s.track_id, s.name, s.ts, s.dur FROM flow f "
-        "JOIN slice_abs s ON s.id = f.from_slice WHERE f.to_slice = ?1 "
-        "ORDER BY 6");
+    auto st =
+        project.db().prepare("SELECT f.kind, 1, s.id, s.track_id, s.name, s.ts, s.dur FROM flow f "
+                             "JOIN slice_abs s ON s.id = f.to_slice WHERE f.from_slice = ?1 "
+                             "UNION ALL "
+                             "SELECT f.kind, 0, s.id, s.track_id, s.name, s.ts, s.dur FROM flow f "
+                             "JOIN slice_abs s ON s.id = f.from_slice WHERE f.to_slice = ?1 "
+                             "ORDER BY 6");
     st.bind(1, id);
     while (st.step()) {
         LinkedSlice l;
@@ -93,8 +93,9 @@ QList<LinkedSlice> linkedSlices(Project &project, SliceId id)
     return out;
 }
 
-std::vector<AggregateRow> aggregateSlices(const TimelineData &data, const std::vector<AggregateTrack> &tracks,
-                                          TimeNs t0, TimeNs t1, QString *error)
+std::vector<AggregateRow> aggregateSlices(const TimelineData &data,
+                                          const std::vector<AggregateTrack> &tracks, TimeNs t0,
+                                          TimeNs t1, QString *error)
 {
     QHash<std::pair<RunId, StringId>, size_t> index;
     std::vector<AggregateRow> rows;
@@ -168,7 +169,8 @@ std::vector<SliceRef> findSlices(const TimelineData &data, const QList<TrackId> 
     if (!any)
         return out;
     for (TrackId id : tracks) {
-        const auto track = data.slicesIn(id, std::numeric_limits<TimeNs>::min(), std::numeric_limits<TimeNs>::max(), error);
+        const auto track = data.slicesIn(id, std::numeric_limits<TimeNs>::min(),
+                                         std::numeric_limits<TimeNs>::max(), error);
         if (!track)
             continue;
         for (size_t i = 0; i < track->size(); ++i) {
@@ -178,7 +180,8 @@ std::vector<SliceRef> findSlices(const TimelineData &data, const QList<TrackId> 
         }
     }
     // Track order is kept for ties (stable), so "next" walks rows top to bottom at one time.
-    std::stable_sort(out.begin(), out.end(), [](const SliceRef &a, const SliceRef &b) { return a.start < b.start; });
+    std::stable_sort(out.begin(), out.end(),
+                     [](const SliceRef &a, const SliceRef &b) { return a.start < b.start; });
     return out;
 }
 

@@ -77,8 +77,9 @@ struct AggregateTrack
 };
 // Paged tracks are read from the project for the range (run it off the GUI thread); *error is
 // set when one cannot be read. Sorted by time in range, largest first.
-std::vector<AggregateRow> aggregateSlices(const TimelineData &data, const std::vector<AggregateTrack> &tracks,
-                                          TimeNs t0, TimeNs t1, QString *error = nullptr);
+std::vector<AggregateRow> aggregateSlices(const TimelineData &data,
+                                          const std::vector<AggregateTrack> &tracks, TimeNs t0,
+                                          TimeNs t1, QString *error = nullptr);
 std::vector<AggregateRow> aggregateSlices(const TimelineData &data, const QList<TrackId> &tracks,
                                           TimeNs t0, TimeNs t1, QString *error = nullptr);
 

@@ -31,7 +31,8 @@ bool ChunkArgs::load(std::string_view bytes, bool legacyChunk)
 }
 
 TrackReader::TrackReader(const SqliteDb &db)
-    : m_db(db), m_chunks(db.prepare("SELECT id, data, args FROM slice_chunk WHERE track_id = ? ORDER BY id"))
+    : m_db(db),
+      m_chunks(db.prepare("SELECT id, data, args FROM slice_chunk WHERE track_id = ? ORDER BY id"))
 {
 }
 
@@ -42,11 +43,13 @@ bool TrackReader::read(TrackId track, bool withArgs, const std::function<void(co
     return readChunks(m_chunks, withArgs, visit);
 }
 
-bool TrackReader::read(TrackId track, TimeNs t0, TimeNs t1, const std::function<void(const Row &)> &visit)
+bool TrackReader::read(TrackId track, TimeNs t0, TimeNs t1,
+                       const std::function<void(const Row &)> &visit)
 {
     if (!m_window.isValid())
-        m_window = m_db.prepare("SELECT id, data, args FROM slice_chunk WHERE track_id = ?1 AND min_ts < ?2 "
-                                "AND max_end >= ?3 ORDER BY id");
+        m_window = m_db.prepare(
+            "SELECT id, data, args FROM slice_chunk WHERE track_id = ?1 AND min_ts < ?2 "
+            "AND max_end >= ?3 ORDER BY id");
     m_window.reset();
     m_window.bind(1, track);
     m_window.bind(2, t1);
@@ -54,7 +57,8 @@ bool TrackReader::read(TrackId track, TimeNs t0, TimeNs t1, const std::function<
     return readChunks(m_window, false, visit);
 }
 
-bool TrackReader::readChunks(SqliteStatement &chunks, bool withArgs, const std::function<void(const Row &)> &visit)
+bool TrackReader::readChunks(SqliteStatement &chunks, bool withArgs,
+                             const std::function<void(const Row &)> &visit)
 {
     m_error.clear();
     std::vector<Row> rows;
@@ -71,7 +75,8 @@ bool TrackReader::readChunks(SqliteStatement &chunks, bool withArgs, const std::
             recordsSize = -1;
             if (!chunks.isNull(2)) {
                 if (!m_args.load(chunks.blobView(2), legacy)) {
-                    m_error = QStringLiteral("slice chunk %1 is malformed (its args tables)").arg(chunk);
+                    m_error =
+                        QStringLiteral("slice chunk %1 is malformed (its args tables)").arg(chunk);
                     return false;
                 }
                 recordsSize = qint64(m_args.tables.records.size());
@@ -99,13 +104,18 @@ std::optional<std::string_view> TrackReader::arg(const Row &row, std::string_vie
         return std::nullopt;
     const std::string_view record = m_args.tables.records.substr(row.argsOffset, row.argsSize);
     if (m_args.legacy) { // JSON text as it was
-        const auto doc = QJsonDocument::fromJson(QByteArray::fromRawData(record.data(), qsizetype(record.size())));
+        const auto doc = QJsonDocument::fromJson(
+            QByteArray::fromRawData(record.data(), qsizetype(record.size())));
         const QJsonValue v = doc.object().value(QLatin1String(key.data(), qsizetype(key.size())));
         if (v.isUndefined())
             return std::nullopt;
-        m_json = v.isString() ? '"' + v.toString().toStdString() + '"'
+        m_json = v.isString()   ? '"' + v.toString().toStdString() + '"'
                  : v.isDouble() ? QByteArray::number(v.toDouble(), 'g', 17).toStdString()
-                                : QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact).mid(1).chopped(1).toStdString();
+                                : QJsonDocument(QJsonArray{v})
+                                      .toJson(QJsonDocument::Compact)
+                                      .mid(1)
+                                      .chopped(1)
+                                      .toStdString();
         return m_json;
     }
     if (m_keyAsked != key) {
@@ -133,7 +143,9 @@ std::optional<std::string_view> TrackReader::arg(const Row &row, std::string_vie
             break;
         case ArgTable:
             if (match)
-                return v < m_args.tables.values.size() ? std::optional(m_args.tables.values[size_t(v)]) : std::nullopt;
+                return v < m_args.tables.values.size()
+                           ? std::optional(m_args.tables.values[size_t(v)])
+                           : std::nullopt;
             break;
         default: // ArgInline
             if (v > quint64(e - p))
@@ -150,8 +162,9 @@ std::optional<std::string_view> TrackReader::arg(const Row &row, std::string_vie
 
 ChunkWriter::ChunkWriter(SqliteDb &db) : m_db(db)
 {
-    m_insert = db.prepare("INSERT INTO slice_chunk(id, track_id, count, min_ts, max_end, data, args) "
-                          "VALUES(?,?,?,?,?,?,?)");
+    m_insert =
+        db.prepare("INSERT INTO slice_chunk(id, track_id, count, min_ts, max_end, data, args) "
+                   "VALUES(?,?,?,?,?,?,?)");
     m_nextChunk = db.scalar("SELECT coalesce(max(id), 0) + 1 FROM slice_chunk", 1);
 }
 
@@ -220,9 +233,12 @@ void ChunkWriter::write(Open &o)
              m_check.size() == o.rows.size();
         if (!ok) {
             if (m_error.isEmpty())
-                m_error = QStringLiteral("slice chunk %1 (%2 rows of track %3) would not read back; "
-                                         "nothing of this source is kept")
-                              .arg(o.chunk).arg(o.rows.size()).arg(o.track);
+                m_error =
+                    QStringLiteral("slice chunk %1 (%2 rows of track %3) would not read back; "
+                                   "nothing of this source is kept")
+                        .arg(o.chunk)
+                        .arg(o.rows.size())
+                        .arg(o.track);
             o.rows.clear();
             o.args.clear();
             o.encoder.clear();

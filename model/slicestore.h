@@ -21,12 +21,12 @@ namespace gml {
 
 // Slices are stored in chunks (schema v3): one `slice_chunk` row holds up to kChunkRows slices
 // of one track, encoded as varints in (ts, dur descending) order, with their args in a second
-// blob (records over the chunk's tables of keys and values since v4, ArgsEncoder). A slice's id is its chunk's id shifted left by kChunkRowBits, plus its row number
-// in the chunk, so ids are handed out before a chunk is written and a slice is found by id with
-// one lookup. The `slice` virtual table (module gml_slice, registered on every project
-// connection) decodes chunks back into rows, so SQL over `slice` reads as it did with one row
-// per slice. Writing rows one by one cost more than parsing the JSON (issue 2); a chunk is one
-// insert for thousands of slices.
+// blob (records over the chunk's tables of keys and values since v4, ArgsEncoder). A slice's id is
+// its chunk's id shifted left by kChunkRowBits, plus its row number in the chunk, so ids are handed
+// out before a chunk is written and a slice is found by id with one lookup. The `slice` virtual
+// table (module gml_slice, registered on every project connection) decodes chunks back into rows,
+// so SQL over `slice` reads as it did with one row per slice. Writing rows one by one cost more
+// than parsing the JSON (issue 2); a chunk is one insert for thousands of slices.
 namespace slicestore {
 
 inline constexpr int kChunkRowBits = 12;
@@ -148,23 +148,26 @@ public:
     explicit TrackReader(const SqliteDb &db);
     // Calls visit(row) for every row of `track`, chunk by chunk in id order (chunks may
     // overlap in time). False (and errorString()) on a database error or a malformed chunk.
-    [[nodiscard]] bool read(TrackId track, bool withArgs, const std::function<void(const Row &)> &visit);
+    [[nodiscard]] bool read(TrackId track, bool withArgs,
+                            const std::function<void(const Row &)> &visit);
     // The same over the chunks that overlap [t0, t1) (source clock, chunk extents): every row
     // of those chunks, without args; the caller keeps the rows it wants (the slice pager).
-    [[nodiscard]] bool read(TrackId track, TimeNs t0, TimeNs t1, const std::function<void(const Row &)> &visit);
+    [[nodiscard]] bool read(TrackId track, TimeNs t0, TimeNs t1,
+                            const std::function<void(const Row &)> &visit);
     // Inside visit: the JSON text of the value of the row's top-level arg `key` (a number's
     // digits, a string with its quotes), nullopt when it has none.
     std::optional<std::string_view> arg(const Row &row, std::string_view key);
     QString errorString() const { return m_error; }
 
 private:
-    bool readChunks(SqliteStatement &chunks, bool withArgs, const std::function<void(const Row &)> &visit);
+    bool readChunks(SqliteStatement &chunks, bool withArgs,
+                    const std::function<void(const Row &)> &visit);
 
     const SqliteDb &m_db;
     SqliteStatement m_chunks;
     SqliteStatement m_window; // prepared on first use
-    ChunkArgs m_args; // the chunk being visited
-    std::string m_keyAsked; // the key whose index in m_args.tables m_keyIndex holds
+    ChunkArgs m_args;         // the chunk being visited
+    std::string m_keyAsked;   // the key whose index in m_args.tables m_keyIndex holds
     qint64 m_keyIndex = -1;
     std::string m_json;
     QString m_error;
@@ -181,11 +184,13 @@ struct Flow
     auto operator<=>(const Flow &) const = default;
 };
 // Sorts `flows` and inserts them as chunks of `source`. False (and `error`) on failure.
-[[nodiscard]] bool writeFlows(SqliteDb &db, qint64 source, std::vector<Flow> &flows, QString *error);
+[[nodiscard]] bool writeFlows(SqliteDb &db, qint64 source, std::vector<Flow> &flows,
+                              QString *error);
 
 // The flows of one source, in stored order, read without SQL. False (and `error`) on a
 // database error or a malformed chunk.
-[[nodiscard]] bool readFlows(const SqliteDb &db, qint64 source, std::vector<Flow> &out, QString *error);
+[[nodiscard]] bool readFlows(const SqliteDb &db, qint64 source, std::vector<Flow> &out,
+                             QString *error);
 
 // Registers the gml_slice and gml_flow modules on a connection.
 [[nodiscard]] bool registerModule(sqlite3 *db, QString *error);
@@ -225,7 +230,7 @@ private:
     std::unordered_map<TrackId, size_t> m_openOf;
     TrackId m_lastTrack = -1;
     size_t m_lastOpen = 0;
-    size_t m_buffered = 0; // bytes held in open chunks
+    size_t m_buffered = 0;    // bytes held in open chunks
     std::vector<Row> m_check; // a written chunk, decoded again
     std::string m_data, m_argsOut;
     QString m_error;

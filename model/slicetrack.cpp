@@ -17,15 +17,17 @@ SliceTrack SliceTrack::build(std::vector<Input> slices)
         return a.duration > b.duration;
     });
     const size_t n = slices.size();
-    const bool given = n && std::all_of(slices.begin(), slices.end(), [](const Input &s) { return s.depth >= 0; });
+    const bool given =
+        n && std::all_of(slices.begin(), slices.end(), [](const Input &s) { return s.depth >= 0; });
     std::vector<uint16_t> depth(n);
     std::vector<size_t> perDepth;
     Nesting nesting;
     for (size_t i = 0; i < n; ++i) {
         auto &s = slices[i];
         s.duration = std::max<TimeNs>(0, s.duration);
-        const size_t d = given ? size_t(std::min(s.depth, int(std::numeric_limits<uint16_t>::max())))
-                               : nesting.push(s.start, s.start + s.duration);
+        const size_t d = given
+                             ? size_t(std::min(s.depth, int(std::numeric_limits<uint16_t>::max())))
+                             : nesting.push(s.start, s.start + s.duration);
         depth[i] = uint16_t(d);
         if (perDepth.size() <= d)
             perDepth.resize(d + 1, 0);
@@ -66,7 +68,8 @@ SliceTrack SliceTrack::build(std::vector<Input> slices)
 SqliteStatement SliceTrack::prepareLoad(Project &project)
 {
     return project.db().prepare(
-        "SELECT s.ts + coalesce(src.clock_offset_ns + src.align_ns, 0), s.dur, s.id, s.name_id FROM slice s "
+        "SELECT s.ts + coalesce(src.clock_offset_ns + src.align_ns, 0), s.dur, s.id, s.name_id "
+        "FROM slice s "
         "JOIN track t ON t.id = s.track_id LEFT JOIN source src ON src.id = t.source_id "
         "WHERE s.track_id = ? ORDER BY s.ts");
 }
@@ -94,7 +97,9 @@ SliceTrack SliceTrack::load(Project &project, TrackId track, QString *error)
 
 int SliceTrack::depth(size_t i) const
 {
-    return int(std::upper_bound(m_depthBegin.begin(), m_depthBegin.end(), i) - m_depthBegin.begin()) - 1;
+    return int(std::upper_bound(m_depthBegin.begin(), m_depthBegin.end(), i) -
+               m_depthBegin.begin()) -
+           1;
 }
 
 size_t SliceTrack::firstIndex(int d, TimeNs t) const
@@ -125,8 +130,9 @@ size_t SliceTrack::nextStartingAt(int d, size_t from, TimeNs t) const
         hi = std::min(e, hi + step);
         step *= 2;
     }
-    return size_t(std::lower_bound(m_start.begin() + ptrdiff_t(lo), m_start.begin() + ptrdiff_t(hi), t) -
-                  m_start.begin());
+    return size_t(
+        std::lower_bound(m_start.begin() + ptrdiff_t(lo), m_start.begin() + ptrdiff_t(hi), t) -
+        m_start.begin());
 }
 
 qint64 SliceTrack::sliceAt(int d, TimeNs t) const
@@ -153,7 +159,8 @@ size_t SliceTrack::longestIn(size_t i, size_t j) const
         if (duration(k) > duration(best))
             best = k;
     };
-    const size_t firstFull = (i + kBlock - 1) / kBlock, lastFull = j / kBlock; // blocks inside [i, j)
+    const size_t firstFull = (i + kBlock - 1) / kBlock,
+                 lastFull = j / kBlock; // blocks inside [i, j)
     if (firstFull >= lastFull) {
         for (size_t k = i; k < j; ++k)
             consider(k);

@@ -52,8 +52,8 @@ private:
 // are disjoint (the nesting stack only reuses a depth after its previous slice ended), so both
 // start and end are non-decreasing there. That makes "visible between t0 and t1" two binary
 // searches per depth (first by end, last by start), and lets the painter skip whole pixel
-// buckets with one search (level of detail with one byte per 16 slices for the longest-slice colour: 28.1 bytes per
-// slice).
+// buckets with one search (level of detail with one byte per 16 slices for the longest-slice
+// colour: 28.1 bytes per slice).
 class SliceTrack
 {
 public:
@@ -86,7 +86,10 @@ public:
     SliceId id(size_t i) const { return m_id[i]; }
     StringId nameId(size_t i) const { return m_name[i]; }
     int depth(size_t i) const; // O(log depthCount)
-    int depthCount() const { return int(m_depthBegin.size()) - 1 < 0 ? 0 : int(m_depthBegin.size()) - 1; }
+    int depthCount() const
+    {
+        return int(m_depthBegin.size()) - 1 < 0 ? 0 : int(m_depthBegin.size()) - 1;
+    }
     int maxDepth() const { return depthCount() - 1; }
     size_t depthBegin(int d) const { return m_depthBegin[size_t(d)]; }
     size_t depthEnd(int d) const { return m_depthBegin[size_t(d) + 1]; }
@@ -132,7 +135,7 @@ private:
     std::vector<TimeNs> m_end;
     std::vector<SliceId> m_id;
     std::vector<uint32_t> m_name;
-    std::vector<size_t> m_depthBegin; // depthCount() + 1 offsets
+    std::vector<size_t> m_depthBegin;    // depthCount() + 1 offsets
     std::vector<uint8_t> m_blockLongest; // per kBlock slices: offset of the longest in the block
     TimeNs m_minStart = 0;
     TimeNs m_maxEnd = 0;

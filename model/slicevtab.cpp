@@ -15,7 +15,17 @@ namespace gml::slicestore {
 
 namespace {
 
-enum Column { ColId, ColTrack, ColTs, ColDur, ColName, ColCat, ColCorrelation, ColExternal, ColArgs };
+enum Column {
+    ColId,
+    ColTrack,
+    ColTs,
+    ColDur,
+    ColName,
+    ColCat,
+    ColCorrelation,
+    ColExternal,
+    ColArgs
+};
 enum Plan { ScanAll = 0, ById = 1, ByTrack = 2 };
 // Added to the plan when the statement reads `args`: otherwise the args blobs (most of a
 // chunk's bytes) are not read at all.
@@ -31,7 +41,7 @@ struct Cursor : sqlite3_vtab_cursor
 {
     sqlite3_stmt *chunks = nullptr;
     int preparedPlan = -1; // the plan `chunks` was prepared for
-    bool pending = false; // `chunks` holds a row not read yet (next track's first chunk)
+    bool pending = false;  // `chunks` holds a row not read yet (next track's first chunk)
     TrackId track = 0;
     std::vector<Row> rows;
     // The args blobs of the chunks in `rows` (Row::argsChunk indexes this), read only when the
@@ -48,10 +58,7 @@ struct Cursor : sqlite3_vtab_cursor
 
     size_t size() const { return end; }
 
-    ~Cursor()
-    {
-        sqlite3_finalize(chunks);
-    }
+    ~Cursor() { sqlite3_finalize(chunks); }
 };
 
 Table *tableOf(sqlite3_vtab_cursor *c)
@@ -69,11 +76,11 @@ int setError(sqlite3_vtab *vt, int rc, const char *message)
 constexpr char kSliceColumns[] =
     "CREATE TABLE x(id INTEGER, track_id INTEGER, ts INTEGER, dur INTEGER, name_id INTEGER, "
     "cat_id INTEGER, correlation INTEGER, external_id INTEGER, args TEXT)";
-constexpr char kFlowColumns[] =
-    "CREATE TABLE x(id INTEGER, source_id INTEGER, kind INTEGER, from_slice INTEGER, to_slice INTEGER)";
+constexpr char kFlowColumns[] = "CREATE TABLE x(id INTEGER, source_id INTEGER, kind INTEGER, "
+                                "from_slice INTEGER, to_slice INTEGER)";
 
 // The parts of the two modules that differ only in their cursor type and column declaration.
-template<const char *Columns>
+template <const char *Columns>
 int connect(sqlite3 *db, void *, int, const char *const *argv, sqlite3_vtab **out, char **)
 {
     const int rc = sqlite3_declare_vtab(db, Columns);
@@ -93,8 +100,7 @@ int disconnect(sqlite3_vtab *vt)
     return SQLITE_OK;
 }
 
-template<typename C>
-int openCursor(sqlite3_vtab *, sqlite3_vtab_cursor **out)
+template <typename C> int openCursor(sqlite3_vtab *, sqlite3_vtab_cursor **out)
 {
     auto *c = new C;
     *static_cast<sqlite3_vtab_cursor *>(c) = {};
@@ -102,8 +108,7 @@ int openCursor(sqlite3_vtab *, sqlite3_vtab_cursor **out)
     return SQLITE_OK;
 }
 
-template<typename C>
-int closeCursor(sqlite3_vtab_cursor *cur)
+template <typename C> int closeCursor(sqlite3_vtab_cursor *cur)
 {
     delete static_cast<C *>(cur);
     return SQLITE_OK;
@@ -111,8 +116,7 @@ int closeCursor(sqlite3_vtab_cursor *cur)
 
 // Moves to the next row; `load` fetches the next batch when the current one is used up, and
 // leaves no rows at the end.
-template<typename C, int (*load)(C *)>
-int next(sqlite3_vtab_cursor *cur)
+template <typename C, int (*load)(C *)> int next(sqlite3_vtab_cursor *cur)
 {
     auto *c = static_cast<C *>(cur);
     if (++c->pos < c->size())
@@ -120,15 +124,13 @@ int next(sqlite3_vtab_cursor *cur)
     return load(c);
 }
 
-template<typename C>
-int eof(sqlite3_vtab_cursor *cur)
+template <typename C> int eof(sqlite3_vtab_cursor *cur)
 {
     auto *c = static_cast<C *>(cur);
     return c->pos >= c->size();
 }
 
-template<typename C>
-int rowid(sqlite3_vtab_cursor *cur, sqlite_int64 *out)
+template <typename C> int rowid(sqlite3_vtab_cursor *cur, sqlite_int64 *out)
 {
     auto *c = static_cast<C *>(cur);
     *out = c->rows[c->pos].id;
@@ -139,8 +141,11 @@ int rowid(sqlite3_vtab_cursor *cur, sqlite_int64 *out)
 // track, terms on track_id are trivially satisfied.
 bool orderSatisfied(const sqlite3_index_info *info, bool oneTrack)
 {
-    static constexpr struct { int column; bool desc; } kOrder[] = {
-        {ColTrack, false}, {ColTs, false}, {ColDur, true}, {ColId, false}};
+    static constexpr struct
+    {
+        int column;
+        bool desc;
+    } kOrder[] = {{ColTrack, false}, {ColTs, false}, {ColDur, true}, {ColId, false}};
     size_t next = 0;
     for (int i = 0; i < info->nOrderBy; ++i) {
         const auto &o = info->aOrderBy[i];
@@ -229,7 +234,8 @@ int readChunk(Cursor *c)
 
 // Prepares `sql` into `stmt`, or keeps the statement already there for the same plan: inside a
 // join, a cursor is filtered once per outer row.
-int prepareFor(sqlite3_vtab *vt, sqlite3_stmt *&stmt, int &preparedPlan, int plan, const std::string &sql)
+int prepareFor(sqlite3_vtab *vt, sqlite3_stmt *&stmt, int &preparedPlan, int plan,
+               const std::string &sql)
 {
     Table *t = static_cast<Table *>(vt);
     if (stmt && preparedPlan == plan) {
@@ -315,8 +321,9 @@ int filter(sqlite3_vtab_cursor *cur, int idxNum, const char *, int argc, sqlite3
     if (c->preparedPlan != idxNum)
         c->chunk = 0; // rows held were read for another plan (or without args)
     c->withArgs = idxNum & kWithArgs;
-    const std::string from = std::string("SELECT id, track_id, data, ") + (c->withArgs ? "args" : "NULL") +
-                             " FROM \"" + t->schema + "\".slice_chunk";
+    const std::string from = std::string("SELECT id, track_id, data, ") +
+                             (c->withArgs ? "args" : "NULL") + " FROM \"" + t->schema +
+                             "\".slice_chunk";
     if (const int rc = prepareFor(cur->pVtab, c->chunks, c->preparedPlan, idxNum,
                                   from + (plan == ById      ? " WHERE id = ?"
                                           : plan == ByTrack ? " WHERE track_id = ? ORDER BY id"
@@ -349,14 +356,30 @@ int column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
             sqlite3_result_int64(ctx, v);
     };
     switch (col) {
-    case ColId: sqlite3_result_int64(ctx, r.id); break;
-    case ColTrack: sqlite3_result_int64(ctx, c->track); break;
-    case ColTs: sqlite3_result_int64(ctx, r.ts); break;
-    case ColDur: sqlite3_result_int64(ctx, r.dur); break;
-    case ColName: sqlite3_result_int64(ctx, r.name); break;
-    case ColCat: optional(r.cat == 0 ? kNull : r.cat); break;
-    case ColCorrelation: optional(r.correlation); break;
-    case ColExternal: optional(r.externalId); break;
+    case ColId:
+        sqlite3_result_int64(ctx, r.id);
+        break;
+    case ColTrack:
+        sqlite3_result_int64(ctx, c->track);
+        break;
+    case ColTs:
+        sqlite3_result_int64(ctx, r.ts);
+        break;
+    case ColDur:
+        sqlite3_result_int64(ctx, r.dur);
+        break;
+    case ColName:
+        sqlite3_result_int64(ctx, r.name);
+        break;
+    case ColCat:
+        optional(r.cat == 0 ? kNull : r.cat);
+        break;
+    case ColCorrelation:
+        optional(r.correlation);
+        break;
+    case ColExternal:
+        optional(r.externalId);
+        break;
     case ColArgs: {
         if (!r.hasArgs || r.argsChunk >= c->args.size()) {
             sqlite3_result_null(ctx);
@@ -379,7 +402,8 @@ int column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
         sqlite3_result_text(ctx, c->json.data(), int(c->json.size()), SQLITE_TRANSIENT);
         break;
     }
-    default: sqlite3_result_null(ctx);
+    default:
+        sqlite3_result_null(ctx);
     }
     return SQLITE_OK;
 }
@@ -400,10 +424,7 @@ struct FlowCursor : sqlite3_vtab_cursor
 
     size_t size() const { return rows.size(); }
 
-    ~FlowCursor()
-    {
-        sqlite3_finalize(chunks);
-    }
+    ~FlowCursor() { sqlite3_finalize(chunks); }
 };
 
 int flowBestIndex(sqlite3_vtab *, sqlite3_index_info *info)
@@ -416,7 +437,13 @@ int flowBestIndex(sqlite3_vtab *, sqlite3_index_info *info)
     }
     // Most selective first. A lookup by slice reads every flow of the slice's run, so it is
     // priced well above a lookup by source, which reads one source's flows.
-    static constexpr struct { int column; FlowPlan plan; double cost; double rows; } kPlans[] = {
+    static constexpr struct
+    {
+        int column;
+        FlowPlan plan;
+        double cost;
+        double rows;
+    } kPlans[] = {
         {FlowId, FlowById, 20, 1},
         {FlowFrom, FlowByFrom, 1e5, 4},
         {FlowTo, FlowByTo, 1e5, 4},
@@ -455,12 +482,13 @@ int flowLoad(FlowCursor *c)
         const void *data = sqlite3_column_blob(c->chunks, 2);
         const int size = sqlite3_column_bytes(c->chunks, 2);
         const int plan = c->plan;
-        const bool ok = decodeFlows(chunk, source, data, size, c->rows, [plan, key](const FlowRow &r) {
-            return plan == FlowById ? r.id == key
-                   : plan == FlowByFrom ? r.from == key
-                   : plan == FlowByTo   ? r.to == key
-                                        : true;
-        });
+        const bool ok =
+            decodeFlows(chunk, source, data, size, c->rows, [plan, key](const FlowRow &r) {
+                return plan == FlowById     ? r.id == key
+                       : plan == FlowByFrom ? r.from == key
+                       : plan == FlowByTo   ? r.to == key
+                                            : true;
+            });
         if (!ok) {
             sqlite3_free(c->pVtab->zErrMsg);
             c->pVtab->zErrMsg = sqlite3_mprintf("flow chunk %lld is malformed", chunk);
@@ -488,16 +516,19 @@ int flowFilter(sqlite3_vtab_cursor *cur, int plan, const char *, int argc, sqlit
     else if (plan == FlowBySource)
         sql += " WHERE source_id = ?1 ORDER BY id";
     else if (plan == FlowByFrom || plan == FlowByTo)
-        sql += " WHERE source_id IN (SELECT src.id FROM " + s + "source src WHERE src.run_id = "
-               "(SELECT t.run_id FROM " + s + "slice_chunk k JOIN " + s + "track t ON t.id = k.track_id "
+        sql += " WHERE source_id IN (SELECT src.id FROM " + s +
+               "source src WHERE src.run_id = "
+               "(SELECT t.run_id FROM " +
+               s + "slice_chunk k JOIN " + s +
+               "track t ON t.id = k.track_id "
                "WHERE k.id = ?1)) ORDER BY id";
     else
         sql += " ORDER BY id";
-    if (const int rc = prepareFor(cur->pVtab, c->chunks, c->preparedPlan, plan, sql); rc != SQLITE_OK)
+    if (const int rc = prepareFor(cur->pVtab, c->chunks, c->preparedPlan, plan, sql);
+        rc != SQLITE_OK)
         return rc;
     if (plan != FlowScanAll)
-        sqlite3_bind_int64(c->chunks, 1,
-                           plan == FlowBySource ? c->key : c->key >> kChunkRowBits);
+        sqlite3_bind_int64(c->chunks, 1, plan == FlowBySource ? c->key : c->key >> kChunkRowBits);
     return flowLoad(c);
 }
 
@@ -513,7 +544,8 @@ int flowColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
     return SQLITE_OK;
 }
 
-template<typename C, const char *Columns, auto bestIndex, auto filter, int (*load)(C *), auto column>
+template <typename C, const char *Columns, auto bestIndex, auto filter, int (*load)(C *),
+          auto column>
 sqlite3_module makeModule()
 {
     sqlite3_module m{};

@@ -13,13 +13,13 @@
 #include <QHash>
 
 #include <algorithm>
-#include <string>
 #include <bitset>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <string>
 #include <unordered_map>
 
 namespace gml {
@@ -59,7 +59,10 @@ public:
     const NameClass &name(StringId id) const { return facts(id).name; }
     bool step(StringId id) const { return facts(id).step; }
     bool annotation(StringId cat) const { return facts(cat).annotation; }
-    int precision(StringId id) const { return facts(id).precision; } // 0: not compute-bound, 1: half, 2: full
+    int precision(StringId id) const
+    {
+        return facts(id).precision;
+    } // 0: not compute-bound, 1: half, 2: full
 
 private:
     struct Facts
@@ -95,14 +98,17 @@ struct Track
 
 // A track's rows with a duration in nesting order (readNestRows), their strings fetched,
 // without Kineto's cuda_sync markers (not work; see DependencyGraph::readNodes).
-bool readTrack(slicestore::TrackReader &reader, Names &names, TrackId track, bool withArgs, std::vector<NestRow> &rows,
+bool readTrack(slicestore::TrackReader &reader, Names &names, TrackId track, bool withArgs,
+               std::vector<NestRow> &rows,
                const std::function<void(const slicestore::Row &, const NestRow &)> &args)
 {
     if (!readNestRows(reader, track, withArgs, 0, rows, args))
         return false;
     names.fetch(rows);
     rows.erase(std::remove_if(rows.begin(), rows.end(),
-                              [&](const NestRow &row) { return names.category(row.cat) == CategoryClass::Sync; }),
+                              [&](const NestRow &row) {
+                                  return names.category(row.cat) == CategoryClass::Sync;
+                              }),
                rows.end());
     return true;
 }
@@ -123,17 +129,20 @@ QByteArray shareByBucket(const Intervals &u, TimeNs from, TimeNs width, int buck
     }
     QByteArray out(buckets, '\0');
     for (int k = 0; k < buckets; ++k)
-        out[k] = char(quint8(std::clamp(std::lround(double(covered[size_t(k)]) * 255.0 / double(width)), 0L, 255L)));
+        out[k] = char(quint8(
+            std::clamp(std::lround(double(covered[size_t(k)]) * 255.0 / double(width)), 0L, 255L)));
     return out;
 }
 
 // Bucket width (a power of two) and start for a window in at most kActivityBuckets buckets.
-SourceWork::Activity activityOf(TimeNs start, TimeNs end, const Intervals &busy, const Intervals &communication)
+SourceWork::Activity activityOf(TimeNs start, TimeNs end, const Intervals &busy,
+                                const Intervals &communication)
 {
     SourceWork::Activity a;
     TimeNs width = 1;
     auto floorTo = [](TimeNs t, TimeNs w) { return t >= 0 ? t / w * w : -((-t + w - 1) / w) * w; };
-    while (width < (TimeNs(1) << 62) && (end - floorTo(start, width) + width - 1) / width > kActivityBuckets)
+    while (width < (TimeNs(1) << 62) &&
+           (end - floorTo(start, width) + width - 1) / width > kActivityBuckets)
         width *= 2;
     a.width = width;
     a.from = floorTo(start, width);
@@ -157,15 +166,17 @@ std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QSt
     qint64 largest = 0; // slices of the largest track: the row buffers are sized once
     {
         // Threads first: the GPU pass needs the launches from inside iterations.
-        auto st = db.prepare("SELECT id, kind, coalesce(rank, -1), pid, slice_count FROM track WHERE source_id = ? "
-                             "AND kind IN (?, ?, ?) AND slice_count > 0 ORDER BY kind <> ?, id");
+        auto st = db.prepare(
+            "SELECT id, kind, coalesce(rank, -1), pid, slice_count FROM track WHERE source_id = ? "
+            "AND kind IN (?, ?, ?) AND slice_count > 0 ORDER BY kind <> ?, id");
         st.bind(1, source);
         st.bind(2, qint64(TrackKind::Thread));
         st.bind(3, qint64(TrackKind::Gpu));
         st.bind(4, qint64(TrackKind::Stream));
         st.bind(5, qint64(TrackKind::Thread));
         while (st.step()) {
-            tracks.push_back({st.int64(0), TrackKind(st.int64(1)) != TrackKind::Thread, int(st.int64(2)), st.text(3)});
+            tracks.push_back({st.int64(0), TrackKind(st.int64(1)) != TrackKind::Thread,
+                              int(st.int64(2)), st.text(3)});
             largest = std::max(largest, st.int64(4));
         }
         if (!st.errorString().isEmpty())
@@ -200,16 +211,18 @@ std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QSt
         std::bitset<slicestore::kChunkRows> rows;
     };
     std::unordered_map<qint64, Calls> insideCalls;
-    std::vector<std::tuple<TimeNs, double, int>> flops;               // (start, flops, rank)
+    std::vector<std::tuple<TimeNs, double, int>> flops; // (start, flops, rank)
     std::vector<int> iterationOf; // per row of a track (kept for the next track's rows)
     size_t t = 0;
     for (; t < tracks.size() && !tracks[t].gpu; ++t) {
         const int rank = std::max(tracks[t].rank, 0);
-        const bool ok = readTrack(reader, names, tracks[t].id, true, rows,
-                                  [&](const slicestore::Row &x, const NestRow &row) {
-                                      if (const auto f = reader.arg(x, "flops"))
-                                          flops.emplace_back(row.start, std::strtod(std::string(*f).c_str(), nullptr), rank);
-                                  });
+        const bool ok =
+            readTrack(reader, names, tracks[t].id, true, rows,
+                      [&](const slicestore::Row &x, const NestRow &row) {
+                          if (const auto f = reader.arg(x, "flops"))
+                              flops.emplace_back(
+                                  row.start, std::strtod(std::string(*f).c_str(), nullptr), rank);
+                      });
         if (!ok)
             return fail(reader.errorString());
         nestRows(rows, parent);
@@ -257,7 +270,8 @@ std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QSt
         if (it == iterations.end())
             continue;
         const auto &windows = it->second;
-        const auto w = std::upper_bound(windows.begin(), windows.end(), std::make_pair(ts, std::numeric_limits<TimeNs>::max()));
+        const auto w = std::upper_bound(windows.begin(), windows.end(),
+                                        std::make_pair(ts, std::numeric_limits<TimeNs>::max()));
         if (w != windows.begin() && ts < std::prev(w)->second)
             flopsInside[rank] += count;
     }
@@ -291,7 +305,10 @@ std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QSt
         nestRows(rows, parent);
         Device &d = devices[{tracks[t].rank, tracks[t].pid}];
         auto add = [&](GpuWork kind, TimeNs s, TimeNs e) {
-            (kind == GpuWork::Kernel ? d.compute : kind == GpuWork::Collective ? d.communication : d.copies).emplace_back(s, e);
+            (kind == GpuWork::Kernel       ? d.compute
+             : kind == GpuWork::Collective ? d.communication
+                                           : d.copies)
+                .emplace_back(s, e);
         };
         // A GPU slice nested in another (a container) is busy time too, counted as the kind of
         // the first work inside it; annotations are not.
@@ -332,11 +349,13 @@ std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QSt
         for (const auto &f : flows) {
             if (FlowKind(f.kind) != FlowKind::Launch)
                 continue;
-            const auto work = std::lower_bound(late.begin(), late.end(), std::make_pair(f.to, std::numeric_limits<TimeNs>::min()));
+            const auto work = std::lower_bound(
+                late.begin(), late.end(), std::make_pair(f.to, std::numeric_limits<TimeNs>::min()));
             if (work == late.end() || work->first != f.to)
                 continue;
             const auto calls = insideCalls.find(f.from >> slicestore::kChunkRowBits);
-            if (calls == insideCalls.end() || !calls->second.rows.test(size_t(f.from & (slicestore::kChunkRows - 1))))
+            if (calls == insideCalls.end() ||
+                !calls->second.rows.test(size_t(f.from & (slicestore::kChunkRows - 1))))
                 continue;
             TimeNs &e = workEnd.try_emplace(calls->second.rank, kNoEnd).first->second;
             e = std::max(e, work->second);
@@ -346,7 +365,8 @@ std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QSt
         if (!d.work)
             continue;
         const Intervals communication = unite(d.communication);
-        const GpuPartition part = partitionGpuTime(d.end - d.start, std::move(d.compute), std::move(d.communication), std::move(d.copies));
+        const GpuPartition part = partitionGpuTime(d.end - d.start, std::move(d.compute),
+                                                   std::move(d.communication), std::move(d.copies));
         SourceWork::Gpu g;
         g.rank = key.first;
         g.device = key.second;
@@ -385,9 +405,9 @@ QByteArray SourceWork::toCbor() const
     m.insert(QStringLiteral("full_ns"), fullPrecisionNs);
     QCborArray gs;
     for (const Gpu &g : gpus)
-        gs.append(QCborArray{g.rank, g.device, g.start, g.end, g.compute, g.communication, g.copies, g.idle,
-                             g.communicationTotal, g.activity.from, g.activity.width, g.activity.busy,
-                             g.activity.communication});
+        gs.append(QCborArray{g.rank, g.device, g.start, g.end, g.compute, g.communication, g.copies,
+                             g.idle, g.communicationTotal, g.activity.from, g.activity.width,
+                             g.activity.busy, g.activity.communication});
     m.insert(QStringLiteral("gpus"), gs);
     QCborArray rs;
     for (const Rank &r : ranks) {
@@ -423,9 +443,13 @@ std::optional<SourceWork> SourceWork::fromCbor(const QByteArray &data)
         const QCborArray a = gv.toArray();
         if (a.size() != 13)
             return std::nullopt;
-        Gpu g{int(a[0].toInteger()), a[1].toString(), a[2].toInteger(), a[3].toInteger(), a[4].toInteger(),
-              a[5].toInteger(), a[6].toInteger(), a[7].toInteger(), a[8].toInteger(), {}};
-        g.activity = {a[9].toInteger(), a[10].toInteger(), a[11].toByteArray(), a[12].toByteArray()};
+        Gpu g{int(a[0].toInteger()), a[1].toString(),
+              a[2].toInteger(),      a[3].toInteger(),
+              a[4].toInteger(),      a[5].toInteger(),
+              a[6].toInteger(),      a[7].toInteger(),
+              a[8].toInteger(),      {}};
+        g.activity = {a[9].toInteger(), a[10].toInteger(), a[11].toByteArray(),
+                      a[12].toByteArray()};
         if (g.activity.width < 0 || g.activity.busy.size() != g.activity.communication.size())
             return std::nullopt;
         s.gpus.push_back(std::move(g));
@@ -444,9 +468,11 @@ std::optional<SourceWork> SourceWork::fromCbor(const QByteArray &data)
     return s;
 }
 
-std::optional<QByteArray> loadSourceBlob(const SqliteDb &db, const char *table, SourceId source, int version)
+std::optional<QByteArray> loadSourceBlob(const SqliteDb &db, const char *table, SourceId source,
+                                         int version)
 {
-    auto st = db.prepare(std::string("SELECT data FROM ") + table + " WHERE source_id = ? AND version = ?");
+    auto st = db.prepare(std::string("SELECT data FROM ") + table +
+                         " WHERE source_id = ? AND version = ?");
     st.bind(1, source);
     st.bind(2, qint64(version));
     if (!st.step())
@@ -455,10 +481,11 @@ std::optional<QByteArray> loadSourceBlob(const SqliteDb &db, const char *table, 
     return QByteArray(blob.data(), qsizetype(blob.size()));
 }
 
-bool storeSourceBlob(SqliteDb &db, const char *table, SourceId source, int version, const QByteArray &data,
-                     QString *error)
+bool storeSourceBlob(SqliteDb &db, const char *table, SourceId source, int version,
+                     const QByteArray &data, QString *error)
 {
-    auto st = db.prepare(std::string("INSERT OR REPLACE INTO ") + table + "(source_id, version, data) VALUES (?, ?, ?)");
+    auto st = db.prepare(std::string("INSERT OR REPLACE INTO ") + table +
+                         "(source_id, version, data) VALUES (?, ?, ?)");
     st.bind(1, source);
     st.bind(2, qint64(version));
     st.bindBlob(3, std::string_view(data.constData(), size_t(data.size())));
@@ -471,7 +498,8 @@ bool storeSourceBlob(SqliteDb &db, const char *table, SourceId source, int versi
 
 bool storeSourceSummary(SqliteDb &db, SourceId source, const SourceWork &summary, QString *error)
 {
-    return storeSourceBlob(db, "source_summary", source, kSourceSummaryVersion, summary.toCbor(), error);
+    return storeSourceBlob(db, "source_summary", source, kSourceSummaryVersion, summary.toCbor(),
+                           error);
 }
 
 std::optional<SourceWork> loadSourceSummary(const SqliteDb &db, SourceId source)
@@ -484,9 +512,10 @@ std::optional<std::vector<RunSourceWork>> runSourceWork(Project &project, RunId 
 {
     std::vector<std::pair<SourceId, TimeNs>> sources;
     {
-        auto st = project.db().prepare(
-            "SELECT s.id, s.clock_offset_ns + s.align_ns FROM source s WHERE s.run_id = ? AND EXISTS "
-            "(SELECT 1 FROM track t WHERE t.source_id = s.id AND t.kind IN (?, ?, ?) AND t.slice_count > 0) ORDER BY s.id");
+        auto st = project.db().prepare("SELECT s.id, s.clock_offset_ns + s.align_ns FROM source s "
+                                       "WHERE s.run_id = ? AND EXISTS "
+                                       "(SELECT 1 FROM track t WHERE t.source_id = s.id AND t.kind "
+                                       "IN (?, ?, ?) AND t.slice_count > 0) ORDER BY s.id");
         st.bind(1, run);
         st.bind(2, qint64(TrackKind::Thread));
         st.bind(3, qint64(TrackKind::Gpu));

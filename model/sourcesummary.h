@@ -57,7 +57,7 @@ struct SourceWork
     struct Gpu
     {
         int rank = -1;
-        QString device; // the track's pid: the device index
+        QString device;   // the track's pid: the device index
         TimeNs start = 0; // its window
         TimeNs end = 0;
         TimeNs compute = 0;
@@ -69,15 +69,16 @@ struct SourceWork
     };
     struct Rank
     {
-        int rank = 0; // a rank-less trace is rank 0
+        int rank = 0;                                      // a rank-less trace is rank 0
         std::vector<std::pair<TimeNs, TimeNs>> iterations; // by start
-        TimeNs workEnd = 0; // the latest end of GPU work launched inside them, when after them all (0: none)
-        double flops = 0;   // recorded inside them
+        TimeNs workEnd =
+            0; // the latest end of GPU work launched inside them, when after them all (0: none)
+        double flops = 0; // recorded inside them
     };
     qint64 nodes = 0;
     TimeNs origin = 0; // the first node's start and the last one's end
     TimeNs end = 0;
-    double flops = 0; // every "flops" arg of the source's CPU slices
+    double flops = 0;           // every "flops" arg of the source's CPU slices
     TimeNs halfPrecisionNs = 0; // compute-bound kernels' time, half precision or not
     TimeNs fullPrecisionNs = 0;
     std::vector<Gpu> gpus;   // by (rank, device)
@@ -91,7 +92,8 @@ struct SourceWork
 // `error`) on a database error or a malformed chunk.
 std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QString *error);
 // Stores it (replacing an older one). False (and `error`) on a database error.
-[[nodiscard]] bool storeSourceSummary(SqliteDb &db, SourceId source, const SourceWork &summary, QString *error);
+[[nodiscard]] bool storeSourceSummary(SqliteDb &db, SourceId source, const SourceWork &summary,
+                                      QString *error);
 // The stored summary of the current version; nullopt when there is none (a project written
 // before summaries, or by an older program).
 std::optional<SourceWork> loadSourceSummary(const SqliteDb &db, SourceId source);
@@ -99,7 +101,8 @@ std::optional<SourceWork> loadSourceSummary(const SqliteDb &db, SourceId source)
 // What a per-source table of versioned blobs (source_summary, rank_facts) holds for `source`
 // at `version`, and its storing (replacing an older one). The table name is the caller's
 // constant, never input.
-std::optional<QByteArray> loadSourceBlob(const SqliteDb &db, const char *table, SourceId source, int version);
+std::optional<QByteArray> loadSourceBlob(const SqliteDb &db, const char *table, SourceId source,
+                                         int version);
 [[nodiscard]] bool storeSourceBlob(SqliteDb &db, const char *table, SourceId source, int version,
                                    const QByteArray &data, QString *error);
 
@@ -114,6 +117,7 @@ struct RunSourceWork
 // The summaries of a run's sources that hold slices on threads or streams, by source id. A
 // source without one (imported before summaries were written, by an older program, or a
 // predicted run) is summarised now, and the summary kept when the project is writable.
-std::optional<std::vector<RunSourceWork>> runSourceWork(Project &project, RunId run, QString *error);
+std::optional<std::vector<RunSourceWork>> runSourceWork(Project &project, RunId run,
+                                                        QString *error);
 
 } // namespace gml

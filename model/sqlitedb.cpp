@@ -180,8 +180,8 @@ bool SqliteDb::openWith(const QByteArray &name, int flags, QString *error)
 
 bool SqliteDb::open(const QString &path, bool readOnly, QString *error)
 {
-    const int flags = readOnly ? SQLITE_OPEN_READONLY
-                               : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    const int flags =
+        readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
     if (!openWith(path.toUtf8(), flags, error))
         return false;
     sqlite3_busy_timeout(m_db, 5000);

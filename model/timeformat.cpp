@@ -46,7 +46,8 @@ QString formatSignedDuration(TimeNs ns)
 
 QString formatUtc(TimeNs t)
 {
-    return QDateTime::fromMSecsSinceEpoch(t / 1'000'000, QTimeZone::utc()).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss 'UTC'"));
+    return QDateTime::fromMSecsSinceEpoch(t / 1'000'000, QTimeZone::utc())
+        .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss 'UTC'"));
 }
 
 QString formatDuration(TimeNs ns, int precision)
@@ -68,7 +69,8 @@ TimeNs niceStep(double minimum)
 {
     if (minimum <= 1)
         return 1;
-    constexpr TimeNs kS = 1'000'000'000, kMin = 60 * kS, kH = 3600 * kS, kD = 86400 * kS, kY = 365 * kD;
+    constexpr TimeNs kS = 1'000'000'000, kMin = 60 * kS, kH = 3600 * kS, kD = 86400 * kS,
+                     kY = 365 * kD;
     if (minimum <= double(10 * kS)) {
         double p = std::pow(10.0, std::floor(std::log10(minimum)));
         for (;;) {
@@ -79,10 +81,10 @@ TimeNs niceStep(double minimum)
         }
     }
     static constexpr TimeNs kClock[] = {
-        15 * kS,  30 * kS,  kMin,     2 * kMin,  5 * kMin,  10 * kMin, 15 * kMin, 30 * kMin, kH,
-        2 * kH,   3 * kH,   6 * kH,   12 * kH,   kD,        2 * kD,    5 * kD,    10 * kD,   20 * kD,
-        50 * kD,  100 * kD, 200 * kD, kY,        2 * kY,    5 * kY,    10 * kY,   20 * kY,   50 * kY,
-        100 * kY};
+        15 * kS,   30 * kS, kMin,    2 * kMin, 5 * kMin, 10 * kMin, 15 * kMin,
+        30 * kMin, kH,      2 * kH,  3 * kH,   6 * kH,   12 * kH,   kD,
+        2 * kD,    5 * kD,  10 * kD, 20 * kD,  50 * kD,  100 * kD,  200 * kD,
+        kY,        2 * kY,  5 * kY,  10 * kY,  20 * kY,  50 * kY,   100 * kY};
     for (TimeNs step : kClock)
         if (double(step) >= minimum)
             return step;
@@ -115,7 +117,7 @@ QString formatTick(TimeNs t, TimeNs step)
 std::optional<TimeNs> parseDuration(const QString &text)
 {
     static const std::pair<QLatin1StringView, double> units[] = {
-        {QLatin1StringView("ns"), 1.0},   {QLatin1StringView("us"), 1e3},
+        {QLatin1StringView("ns"), 1.0},    {QLatin1StringView("us"), 1e3},
         {QLatin1StringView("\xb5s"), 1e3}, {QLatin1StringView("ms"), 1e6},
         {QLatin1StringView("s"), 1e9},
     };

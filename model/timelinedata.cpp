@@ -47,12 +47,14 @@ const RunSummary *TimelineData::runNamed(const QString &name) const
 QString TimelineData::trackPath(TrackId id) const
 {
     QStringList parts;
-    for (const TrackSummary *t = track(id); t && parts.size() < 16; t = t->parent ? track(t->parent) : nullptr)
+    for (const TrackSummary *t = track(id); t && parts.size() < 16;
+         t = t->parent ? track(t->parent) : nullptr)
         parts.prepend(trackLabel(*t));
     return parts.join(QStringLiteral(" › "));
 }
 
-std::shared_ptr<const SliceTrack> TimelineData::slicesIn(TrackId id, TimeNs t0, TimeNs t1, QString *error) const
+std::shared_ptr<const SliceTrack> TimelineData::slicesIn(TrackId id, TimeNs t0, TimeNs t1,
+                                                         QString *error) const
 {
     if (auto s = slices.value(id))
         return s;
@@ -96,7 +98,8 @@ namespace {
 
 // Loads one slice or counter track into `into`; false with *error set on failure.
 template <typename Track>
-bool loadTrack(SqliteStatement &statement, TrackId id, QHash<TrackId, std::shared_ptr<const Track>> &into, QString *error)
+bool loadTrack(SqliteStatement &statement, TrackId id,
+               QHash<TrackId, std::shared_ptr<const Track>> &into, QString *error)
 {
     QString why;
     auto track = std::make_shared<const Track>(Track::load(statement, id, &why));
@@ -120,13 +123,15 @@ std::shared_ptr<const TimelineData> load(const QString &projectPath, QString *er
 } // namespace
 
 std::shared_ptr<const TimelineData> loadTimelineData(const QString &projectPath, QString *error,
-                                                     const std::function<bool(int, int)> &progress, bool page)
+                                                     const std::function<bool(int, int)> &progress,
+                                                     bool page)
 {
     return load(projectPath, error, progress, page, nullptr);
 }
 
-std::shared_ptr<const TimelineData> reloadTimelineData(const std::shared_ptr<const TimelineData> &previous,
-                                                       QString *error, const std::function<bool(int, int)> &progress)
+std::shared_ptr<const TimelineData>
+reloadTimelineData(const std::shared_ptr<const TimelineData> &previous, QString *error,
+                   const std::function<bool(int, int)> &progress)
 {
     return load(previous->projectPath, error, progress, true, previous.get());
 }
@@ -176,13 +181,16 @@ std::shared_ptr<const TimelineData> load(const QString &projectPath, QString *er
     std::unordered_map<TrackId, Paged> paged;
     // A cluster project's slices are all in its shards: every track is paged from there.
     std::vector<cluster::Shard> shards = cluster::shards(*project);
-    std::erase_if(shards, [](const cluster::Shard &sh) { return sh.status != QLatin1String("merged"); });
+    std::erase_if(shards,
+                  [](const cluster::Shard &sh) { return sh.status != QLatin1String("merged"); });
     if (page && project->schemaVersion() >= 7) {
         const bool sharded = project->schemaVersion() >= 12;
         auto st = project->db().prepare(
-            std::string("SELECT t.id, t.max_depth, coalesce(src.clock_offset_ns + src.align_ns, 0), t.start_ns, t.end_ns, "
+            std::string("SELECT t.id, t.max_depth, coalesce(src.clock_offset_ns + src.align_ns, "
+                        "0), t.start_ns, t.end_ns, "
                         "t.slice_count, ") +
-            (sharded ? "sh.id, t.id - sh.track_base FROM track t LEFT JOIN source src ON src.id = t.source_id "
+            (sharded ? "sh.id, t.id - sh.track_base FROM track t LEFT JOIN source src ON src.id = "
+                       "t.source_id "
                        "LEFT JOIN shard sh ON sh.id = src.shard_id AND sh.status = 'merged' "
                      : "NULL, NULL FROM track t LEFT JOIN source src ON src.id = t.source_id ") +
             "WHERE t.max_depth IS NOT NULL AND t.start_ns IS NOT NULL AND t.slice_count > 0 AND "
@@ -200,7 +208,8 @@ std::shared_ptr<const TimelineData> load(const QString &projectPath, QString *er
             p.slices = st.int64(5);
             paged.emplace(p.track.id, p);
         }
-        auto levels = project->db().prepare("SELECT DISTINCT track_id, shift FROM slice_lod ORDER BY track_id, shift");
+        auto levels = project->db().prepare(
+            "SELECT DISTINCT track_id, shift FROM slice_lod ORDER BY track_id, shift");
         while (levels.step())
             if (const auto it = paged.find(levels.int64(0)); it != paged.end())
                 it->second.track.shifts.push_back(int(levels.int64(1)));
@@ -214,7 +223,8 @@ std::shared_ptr<const TimelineData> load(const QString &projectPath, QString *er
     for (const auto &run : data->runs)
         total += int(run.tracks.size());
     int done = 0;
-    auto sliceRows = SliceTrack::prepareLoad(*project), counterRows = CounterTrack::prepareLoad(*project);
+    auto sliceRows = SliceTrack::prepareLoad(*project),
+         counterRows = CounterTrack::prepareLoad(*project);
     SqliteStatement counterRowsAfter;
     if (previous)
         counterRowsAfter = CounterTrack::prepareLoadAfter(*project);
@@ -243,7 +253,8 @@ std::shared_ptr<const TimelineData> load(const QString &projectPath, QString *er
                 return nullptr;
             }
             ++done;
-            if (t.slices > 0 && !paged.count(t.id) && !loadTrack(sliceRows, t.id, data->slices, error))
+            if (t.slices > 0 && !paged.count(t.id) &&
+                !loadTrack(sliceRows, t.id, data->slices, error))
                 return nullptr;
             if (t.counterSamples > 0 && !reuse(t.id, t.counterSamples) &&
                 !loadTrack(counterRows, t.id, data->counters, error))
@@ -269,7 +280,8 @@ std::shared_ptr<const TimelineData> load(const QString &projectPath, QString *er
             data->pagedSlices += p.slices;
             tracks.push_back(std::move(p.track));
         }
-        data->pager = std::make_shared<SlicePager>(projectPath, std::move(tracks), size_t(160) << 20, std::move(shards));
+        data->pager = std::make_shared<SlicePager>(projectPath, std::move(tracks),
+                                                   size_t(160) << 20, std::move(shards));
     }
     if (lo <= hi) {
         data->start = lo;
@@ -284,8 +296,9 @@ std::shared_ptr<const TimelineData> load(const QString &projectPath, QString *er
 
 QString trackLabel(const TrackSummary &track)
 {
-    QString label = track.name.isEmpty() ? QStringLiteral("%1 %2").arg(trackKindName(track.kind)).arg(track.id)
-                                         : track.name;
+    QString label = track.name.isEmpty()
+                        ? QStringLiteral("%1 %2").arg(trackKindName(track.kind)).arg(track.id)
+                        : track.name;
     // Top-level rows of a multi-rank run say whose they are ("rank 3 · global instant events").
     if (!track.parent && track.rank >= 0 && !label.startsWith(QLatin1String("rank ")))
         label = QStringLiteral("rank %1 · %2").arg(track.rank).arg(label);

@@ -61,12 +61,13 @@ struct TimelineData
     // Every slice of a track overlapping [t0, t1): the whole track when held, else read now
     // from the project (a paged track, on the caller's thread). Null when the track has none
     // or cannot be read (then *error is set, unless it already says something).
-    std::shared_ptr<const SliceTrack> slicesIn(TrackId id, TimeNs t0, TimeNs t1, QString *error = nullptr) const;
+    std::shared_ptr<const SliceTrack> slicesIn(TrackId id, TimeNs t0, TimeNs t1,
+                                               QString *error = nullptr) const;
     // Nesting depths of a track's slices (0: no slices), whether held or paged.
     int depthCount(TrackId id) const;
     const TrackSummary *track(TrackId id) const;
     const RunSummary *runOfTrack(TrackId id) const;
-    const RunSummary *run(RunId id) const;              // null: none
+    const RunSummary *run(RunId id) const; // null: none
     const RunSummary *runNamed(const QString &name) const;
     // "rank 0 · GPU 0 · NVIDIA A100 › stream 7": the track's label after its ancestors'.
     QString trackPath(TrackId id) const;
@@ -79,17 +80,17 @@ struct TimelineData
 // summaries go to the pager. `progress(done, total)` returns false to cancel (then null is
 // returned with *error empty). Returns null with *error set on failure.
 // `page` false reads every track whole, as before schema v7 (the open benchmark's baseline).
-std::shared_ptr<const TimelineData> loadTimelineData(const QString &projectPath, QString *error,
-                                                     const std::function<bool(int, int)> &progress = {},
-                                                     bool page = true);
+std::shared_ptr<const TimelineData>
+loadTimelineData(const QString &projectPath, QString *error,
+                 const std::function<bool(int, int)> &progress = {}, bool page = true);
 
 // The same for a project that only grew by samples appended to counter tracks since `previous`
 // was loaded from it, with no clock changed (a followed folder's logs read in parts:
 // FollowController): a counter track of the size it had is shared with `previous`, one that
 // grew reads only its new samples; everything else is loaded as loadTimelineData does.
-std::shared_ptr<const TimelineData> reloadTimelineData(const std::shared_ptr<const TimelineData> &previous,
-                                                       QString *error,
-                                                       const std::function<bool(int, int)> &progress = {});
+std::shared_ptr<const TimelineData>
+reloadTimelineData(const std::shared_ptr<const TimelineData> &previous, QString *error,
+                   const std::function<bool(int, int)> &progress = {});
 
 // A track's readable label for the timeline: the importer's name, which already says what the
 // row is ("rank 1 · GPU 1 · NVIDIA A100", "stream 7"), or a fallback from kind and ids.

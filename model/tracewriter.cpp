@@ -36,12 +36,15 @@ QString timeRangeProblem(TimeNs ts, TimeNs dur)
 {
     if (ts < -kMaxAbsTimeNs || ts > kMaxAbsTimeNs)
         return QStringLiteral("a start of %1 ns, beyond the limit of ±%2 ns (about 95 years "
-                              "from 1970)").arg(ts).arg(kMaxAbsTimeNs);
+                              "from 1970)")
+            .arg(ts)
+            .arg(kMaxAbsTimeNs);
     if (dur < 0)
         return QStringLiteral("a negative duration (%1 ns)").arg(dur);
     if (dur > kMaxDurationNs)
         return QStringLiteral("a duration of %1 ns, beyond the limit of %2 ns (a year)")
-            .arg(dur).arg(kMaxDurationNs);
+            .arg(dur)
+            .arg(kMaxDurationNs);
     return {};
 }
 
@@ -60,25 +63,30 @@ StringId TraceWriter::intern(std::string_view text)
         --cut; // not inside a UTF-8 sequence
     m_warnings.add(QStringLiteral("writer: long name"), m_position,
                    QStringLiteral("a name of %1 bytes was cut to the limit of %2 bytes%3")
-                       .arg(text.size()).arg(kMaxNameBytes).arg(at(m_position)));
+                       .arg(text.size())
+                       .arg(kMaxNameBytes)
+                       .arg(at(m_position)));
     return m_project.intern(std::string(text.substr(0, cut)) + "\u2026");
 }
 
 static QString trackKey(TrackId parent, TrackKind kind, const QString &name)
 {
-    return QString::number(parent) + QLatin1Char('\x1f') + QString::number(int(kind)) + QLatin1Char('\x1f') + name;
+    return QString::number(parent) + QLatin1Char('\x1f') + QString::number(int(kind)) +
+           QLatin1Char('\x1f') + name;
 }
 
 bool TraceWriter::resume(QString *error)
 {
     Q_ASSERT(m_nextTrack == m_firstTrack && !m_resumed);
     auto &db = m_project.db();
-    auto tracks = db.prepare("SELECT id, coalesce(parent_id, 0), kind, name, start_ns, end_ns, slice_count, "
-                             "counter_count FROM track WHERE source_id = ?");
+    auto tracks =
+        db.prepare("SELECT id, coalesce(parent_id, 0), kind, name, start_ns, end_ns, slice_count, "
+                   "counter_count FROM track WHERE source_id = ?");
     tracks.bind(1, m_source);
     while (tracks.step()) {
         const TrackId id = tracks.int64(0);
-        m_resumedTracks.insert(trackKey(tracks.int64(1), TrackKind(tracks.int64(2)), tracks.text(3)), id);
+        m_resumedTracks.insert(
+            trackKey(tracks.int64(1), TrackKind(tracks.int64(2)), tracks.text(3)), id);
         TrackStats st;
         if (!tracks.isNull(4)) {
             st.start = tracks.int64(4);
@@ -88,8 +96,9 @@ bool TraceWriter::resume(QString *error)
         st.counters = tracks.int64(7);
         m_resumedStats.emplace(id, st);
     }
-    auto src = db.prepare("SELECT slices, counter_samples, flows, clock_offset_ns, metadata, warnings "
-                          "FROM source WHERE id = ?");
+    auto src =
+        db.prepare("SELECT slices, counter_samples, flows, clock_offset_ns, metadata, warnings "
+                   "FROM source WHERE id = ?");
     src.bind(1, m_source);
     if (!tracks.errorString().isEmpty() || !src.step()) {
         if (error)
@@ -159,9 +168,9 @@ SliceId TraceWriter::addSlice(TrackId track, TimeNs ts, TimeNs dur, StringId nam
                               std::string_view argsJson)
 {
     if (const QString problem = timeRangeProblem(ts, dur); !problem.isEmpty()) {
-        m_warnings.add(QStringLiteral("writer: time range"), m_position,
-                       QStringLiteral("slices with %1 were not imported%2")
-                           .arg(problem, at(m_position)));
+        m_warnings.add(
+            QStringLiteral("writer: time range"), m_position,
+            QStringLiteral("slices with %1 were not imported%2").arg(problem, at(m_position)));
         return 0;
     }
     std::string note;
@@ -169,7 +178,9 @@ SliceId TraceWriter::addSlice(TrackId track, TimeNs ts, TimeNs dur, StringId nam
         m_warnings.add(QStringLiteral("writer: long args"), m_position,
                        QStringLiteral("args of %1 bytes, over the limit of %2 bytes, were replaced "
                                       "by a note of their size%3")
-                           .arg(argsJson.size()).arg(kMaxArgsBytes).arg(at(m_position)));
+                           .arg(argsJson.size())
+                           .arg(kMaxArgsBytes)
+                           .arg(at(m_position)));
         note = "{\"args not kept\":\"" + std::to_string(argsJson.size()) +
                " bytes, over the limit of " + std::to_string(kMaxArgsBytes) + "\"}";
         argsJson = note;
@@ -196,7 +207,8 @@ void TraceWriter::addCounter(TrackId track, TimeNs ts, double value, std::option
         m_warnings.add(QStringLiteral("writer: counter value"), m_position,
                        QStringLiteral("counter samples whose value is not a finite number (%1) "
                                       "were not imported%2")
-                           .arg(value).arg(at(m_position)));
+                           .arg(value)
+                           .arg(at(m_position)));
         return;
     }
     auto &st = m_insertCounter;
@@ -338,11 +350,14 @@ bool TraceWriter::finish(const QList<ImportWarning> &warnings, QString *error)
         qint64 more = 0;
         while (w.size() >= kMaxWarnings) {
             const QJsonObject last = w.last().toObject();
-            more += last.value(QStringLiteral("more")).toInteger(last.value(QStringLiteral("count")).toInteger(1));
+            more += last.value(QStringLiteral("more"))
+                        .toInteger(last.value(QStringLiteral("count")).toInteger(1));
             w.removeLast();
         }
         QJsonObject o;
-        o.insert(QStringLiteral("message"), QStringLiteral("%1 more warnings of later parts of the file are not listed").arg(more));
+        o.insert(
+            QStringLiteral("message"),
+            QStringLiteral("%1 more warnings of later parts of the file are not listed").arg(more));
         o.insert(QStringLiteral("count"), more);
         o.insert(QStringLiteral("more"), more);
         w.append(o);

@@ -22,7 +22,8 @@ namespace gml {
 // `params` merged into `into`: arrays are joined (each value once), anything else replaced.
 void mergeParams(QJsonObject &into, const QJsonObject &params);
 // mergeParams into run `run`'s stored params. False (and `error`) on a database error.
-[[nodiscard]] bool mergeIntoRunParams(SqliteDb &db, RunId run, const QJsonObject &params, QString *error);
+[[nodiscard]] bool mergeIntoRunParams(SqliteDb &db, RunId run, const QJsonObject &params,
+                                      QString *error);
 
 inline constexpr qint64 kNoId = slicestore::kNull; // an absent correlation or external id
 
@@ -72,8 +73,9 @@ private:
 // clock in ns; a source offset of the same range is added later, so no sum can overflow.
 inline constexpr TimeNs kMaxAbsTimeNs = 3'000'000'000'000'000'000; // about 95 years from 1970
 inline constexpr TimeNs kMaxDurationNs = TimeNs(366) * 24 * 3600 * 1'000'000'000; // a year
-inline constexpr size_t kMaxNameBytes = size_t(64) << 10; // names and categories (C++ kernel names pass 5 KB)
-inline constexpr size_t kMaxArgsBytes = size_t(1) << 20;  // one slice's args (JSON text)
+inline constexpr size_t kMaxNameBytes = size_t(64)
+                                        << 10; // names and categories (C++ kernel names pass 5 KB)
+inline constexpr size_t kMaxArgsBytes = size_t(1) << 20; // one slice's args (JSON text)
 
 // Empty when [ts, ts + dur) is within the limits above, else what is wrong with it.
 QString timeRangeProblem(TimeNs ts, TimeNs dur);
@@ -111,7 +113,8 @@ public:
                      std::string_view argsJson = {});
     // Samples at a time outside the limits or with a value that is not finite are dropped (warned).
     // `step`: the training step the value was logged at (MLflow metrics); none for samples.
-    void addCounter(TrackId track, TimeNs ts, double value, std::optional<qint64> step = std::nullopt);
+    void addCounter(TrackId track, TimeNs ts, double value,
+                    std::optional<qint64> step = std::nullopt);
     void addFlow(FlowKind kind, SliceId from, SliceId to);
 
     // Project time = source time + offset.
@@ -154,7 +157,8 @@ private:
     };
     TrackStats &stats(TrackId track)
     {
-        return track < m_firstTrack ? m_resumedStats[track] : m_trackStats[size_t(track - m_firstTrack)];
+        return track < m_firstTrack ? m_resumedStats[track]
+                                    : m_trackStats[size_t(track - m_firstTrack)];
     }
     void fail(const SqliteStatement &st);
 

@@ -22,7 +22,8 @@ std::optional<QJsonObject> readViewState(Project &project, const QString &key)
     return doc.object();
 }
 
-bool writeViewState(const QString &projectPath, const QString &key, const QJsonObject &value, QString *error)
+bool writeViewState(const QString &projectPath, const QString &key, const QJsonObject &value,
+                    QString *error)
 {
     auto project = Project::open(projectPath, Project::Mode::ReadWrite, error);
     if (!project || !project->begin(error))
@@ -33,7 +34,8 @@ bool writeViewState(const QString &projectPath, const QString &key, const QJsonO
     q.bind(2, QString::fromUtf8(QJsonDocument(value).toJson(QJsonDocument::Compact)));
     if (!q.exec()) {
         if (error)
-            *error = QStringLiteral("%1: cannot remember %2: %3").arg(projectPath, key, q.errorString());
+            *error =
+                QStringLiteral("%1: cannot remember %2: %3").arg(projectPath, key, q.errorString());
         project->rollback();
         return false;
     }

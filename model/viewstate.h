@@ -20,7 +20,7 @@ std::optional<QJsonObject> readViewState(Project &project, const QString &key);
 // Opens the project at `path` for writing and stores `value` under `key`, in one transaction.
 // False with *error set when the project cannot be written (read-only media: the state is
 // then simply not remembered).
-[[nodiscard]] bool writeViewState(const QString &projectPath, const QString &key, const QJsonObject &value,
-                                  QString *error);
+[[nodiscard]] bool writeViewState(const QString &projectPath, const QString &key,
+                                  const QJsonObject &value, QString *error);
 
 } // namespace gml

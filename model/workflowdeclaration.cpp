@@ -16,18 +16,22 @@ namespace {
 
 // A string or a list of strings under `key`, each at most kMaxNameChars long; false (with
 // *error) when it is something else.
-bool readNames(const QJsonObject &o, const QString &key, const QString &where, QStringList &out, QString *error)
+bool readNames(const QJsonObject &o, const QString &key, const QString &where, QStringList &out,
+               QString *error)
 {
     const QJsonValue v = o.value(key);
     if (v.isUndefined())
         return true;
     auto add = [&](const QJsonValue &x, const QString &at) {
         if (!x.isString() || x.toString().isEmpty()) {
-            *error = QStringLiteral("%1: expected a non-empty string, got %2").arg(at, JsonFields::show(x));
+            *error = QStringLiteral("%1: expected a non-empty string, got %2")
+                         .arg(at, JsonFields::show(x));
             return false;
         }
         if (x.toString().size() > WorkflowDeclaration::kMaxNameChars) {
-            *error = QStringLiteral("%1: a name of %2 characters; at most %3").arg(at).arg(x.toString().size())
+            *error = QStringLiteral("%1: a name of %2 characters; at most %3")
+                         .arg(at)
+                         .arg(x.toString().size())
                          .arg(WorkflowDeclaration::kMaxNameChars);
             return false;
         }
@@ -38,7 +42,9 @@ bool readNames(const QJsonObject &o, const QString &key, const QString &where, Q
     if (v.isArray()) {
         const QJsonArray a = v.toArray();
         if (out.size() + a.size() > WorkflowDeclaration::kMaxRunsPerStep) {
-            *error = QStringLiteral("%1: %2 names; a step names at most %3 runs or folders").arg(at).arg(a.size())
+            *error = QStringLiteral("%1: %2 names; a step names at most %3 runs or folders")
+                         .arg(at)
+                         .arg(a.size())
                          .arg(WorkflowDeclaration::kMaxRunsPerStep);
             return false;
         }
@@ -49,7 +55,8 @@ bool readNames(const QJsonObject &o, const QString &key, const QString &where, Q
     }
     if (v.isString())
         return add(v, at);
-    *error = QStringLiteral("%1: expected a non-empty string or a list of strings, got %2").arg(at, JsonFields::show(v));
+    *error = QStringLiteral("%1: expected a non-empty string or a list of strings, got %2")
+                 .arg(at, JsonFields::show(v));
     return false;
 }
 
@@ -69,13 +76,15 @@ bool checkName(const QString &name, const QString &at, QString *error)
 // True when `folder` is `dir` or holds it.
 bool holds(const QString &folder, const QString &dir)
 {
-    return folder == dir || folder == QLatin1String("/") || dir.startsWith(folder + QLatin1Char('/'));
+    return folder == dir || folder == QLatin1String("/") ||
+           dir.startsWith(folder + QLatin1Char('/'));
 }
 
 } // namespace
 
-std::optional<WorkflowDeclaration> WorkflowDeclaration::parse(const QJsonObject &workflow, const QString &path,
-                                                              QString *error, bool stored)
+std::optional<WorkflowDeclaration> WorkflowDeclaration::parse(const QJsonObject &workflow,
+                                                              const QString &path, QString *error,
+                                                              bool stored)
 {
     QString problem;
     QString *err = error ? error : &problem;
@@ -100,14 +109,17 @@ std::optional<WorkflowDeclaration> WorkflowDeclaration::parse(const QJsonObject 
     }
     const QJsonArray stepList = steps.toArray();
     if (stepList.size() > kMaxSteps) {
-        *err = QStringLiteral("workflow.steps: %1 steps; a workflow declares at most %2").arg(stepList.size()).arg(kMaxSteps);
+        *err = QStringLiteral("workflow.steps: %1 steps; a workflow declares at most %2")
+                   .arg(stepList.size())
+                   .arg(kMaxSteps);
         return std::nullopt;
     }
     QSet<QString> names;
     for (qsizetype i = 0; i < stepList.size(); ++i) {
         const QString where = QStringLiteral("workflow.steps[%1]").arg(i);
         if (!stepList[i].isObject()) {
-            *err = where + QStringLiteral(": expected an object with a name and a run or folder, got ") +
+            *err = where +
+                   QStringLiteral(": expected an object with a name and a run or folder, got ") +
                    JsonFields::show(stepList[i]);
             return std::nullopt;
         }
@@ -123,7 +135,9 @@ std::optional<WorkflowDeclaration> WorkflowDeclaration::parse(const QJsonObject 
         if (!checkName(step.name, where + QStringLiteral(".name"), err))
             return std::nullopt;
         if (names.contains(step.name)) {
-            *err = where + QStringLiteral(".name: '%1' names an earlier step too; step names must differ").arg(step.name);
+            *err = where +
+                   QStringLiteral(".name: '%1' names an earlier step too; step names must differ")
+                       .arg(step.name);
             return std::nullopt;
         }
         names.insert(step.name);
@@ -138,9 +152,11 @@ std::optional<WorkflowDeclaration> WorkflowDeclaration::parse(const QJsonObject 
             // A folder that holds the grademl.json's own holds every run of it: the step would
             // claim the runs of every other step.
             if (!stored && holds(folder, baseDir)) {
-                *err = where + QStringLiteral(": the folder '%1' holds this grademl.json's own folder, so every run "
-                                              "would be in step '%2'; name a folder inside it")
-                                   .arg(f, step.name);
+                *err = where +
+                       QStringLiteral(
+                           ": the folder '%1' holds this grademl.json's own folder, so every run "
+                           "would be in step '%2'; name a folder inside it")
+                           .arg(f, step.name);
                 return std::nullopt;
             }
             step.folders << folder;
@@ -154,12 +170,15 @@ std::optional<WorkflowDeclaration> WorkflowDeclaration::parse(const QJsonObject 
     }
     const QJsonValue edges = workflow.value(QStringLiteral("edges"));
     if (!edges.isUndefined() && !edges.isArray()) {
-        *err = QStringLiteral("workflow.edges: expected a list of [from, to] step names, got ") + JsonFields::show(edges);
+        *err = QStringLiteral("workflow.edges: expected a list of [from, to] step names, got ") +
+               JsonFields::show(edges);
         return std::nullopt;
     }
     const QJsonArray edgeList = edges.toArray();
     if (edgeList.size() > kMaxEdges) {
-        *err = QStringLiteral("workflow.edges: %1 edges; a workflow declares at most %2").arg(edgeList.size()).arg(kMaxEdges);
+        *err = QStringLiteral("workflow.edges: %1 edges; a workflow declares at most %2")
+                   .arg(edgeList.size())
+                   .arg(kMaxEdges);
         return std::nullopt;
     }
     for (qsizetype i = 0; i < edgeList.size(); ++i) {
@@ -209,14 +228,17 @@ QJsonObject WorkflowDeclaration::toJson() const
                        {QStringLiteral("edges"), edges}};
 }
 
-bool storeWorkflowDeclaration(Project &project, const WorkflowDeclaration &declaration, QString *error)
+bool storeWorkflowDeclaration(Project &project, const WorkflowDeclaration &declaration,
+                              QString *error)
 {
-    auto st = project.db().prepare(
-        "INSERT INTO workflow(path, name, definition) VALUES(?1, ?2, ?3) ON CONFLICT(path) DO UPDATE "
-        "SET name = excluded.name, definition = excluded.definition, imported_at = datetime('now')");
+    auto st = project.db().prepare("INSERT INTO workflow(path, name, definition) VALUES(?1, ?2, "
+                                   "?3) ON CONFLICT(path) DO UPDATE "
+                                   "SET name = excluded.name, definition = excluded.definition, "
+                                   "imported_at = datetime('now')");
     st.bind(1, declaration.path);
     st.bind(2, declaration.name);
-    st.bind(3, QString::fromUtf8(QJsonDocument(declaration.toJson()).toJson(QJsonDocument::Compact)));
+    st.bind(3,
+            QString::fromUtf8(QJsonDocument(declaration.toJson()).toJson(QJsonDocument::Compact)));
     if (st.exec())
         return true;
     if (error)
@@ -238,7 +260,8 @@ std::vector<WorkflowDeclaration> workflowDeclarations(Project &project, QString 
         if (d) {
             out.push_back(std::move(*d));
         } else if (error) {
-            *error = QStringLiteral("%1: the stored workflow cannot be read: %2").arg(st.text(0), e);
+            *error =
+                QStringLiteral("%1: the stored workflow cannot be read: %2").arg(st.text(0), e);
         }
     }
     return out;

@@ -29,8 +29,8 @@ struct WorkflowDeclaration
         QStringList runs;
         QStringList folders; // absolute, clean
     };
-    QString path;   // the grademl.json
-    QString name;   // "workflow" when it does not say
+    QString path; // the grademl.json
+    QString name; // "workflow" when it does not say
     std::vector<Step> steps;
     std::vector<std::pair<QString, QString>> edges; // step names, as declared (checked later)
 
@@ -38,7 +38,8 @@ struct WorkflowDeclaration
     // stay bounded whatever a file declares.
     static constexpr qsizetype kMaxSteps = 1000;
     static constexpr qsizetype kMaxEdges = 10'000;
-    static constexpr qsizetype kMaxNameChars = 200;     // the workflow's, a step's, a run's or a folder's
+    static constexpr qsizetype kMaxNameChars =
+        200; // the workflow's, a step's, a run's or a folder's
     static constexpr qsizetype kMaxRunsPerStep = 10'000; // runs and folders a step names
 
     // Reads the "workflow" object of the settings file at `path`; step folders are resolved
@@ -47,14 +48,14 @@ struct WorkflowDeclaration
     // holds the file's own folder (every run would be in it); what it says about runs and
     // loops is checked when it is shown. `stored`: read back from a project (folders are
     // absolute, the file may be gone).
-    static std::optional<WorkflowDeclaration> parse(const QJsonObject &workflow, const QString &path,
-                                                    QString *error, bool stored = false);
+    static std::optional<WorkflowDeclaration>
+    parse(const QJsonObject &workflow, const QString &path, QString *error, bool stored = false);
     QJsonObject toJson() const;
 };
 
 // Stores (or replaces) the declaration of a settings file; inside the caller's transaction.
-[[nodiscard]] bool storeWorkflowDeclaration(Project &project, const WorkflowDeclaration &declaration,
-                                            QString *error);
+[[nodiscard]] bool storeWorkflowDeclaration(Project &project,
+                                            const WorkflowDeclaration &declaration, QString *error);
 // Every stored declaration, oldest first; none for a project from before schema 5.
 std::vector<WorkflowDeclaration> workflowDeclarations(Project &project, QString *error);
 

@@ -15,8 +15,8 @@ namespace gmltest {
 inline bool isEtOperator(const QJsonObject &n)
 {
     const QString name = n.value(QStringLiteral("name")).toString();
-    return !name.isEmpty() && n.value(QStringLiteral("scope")).toInt() != 7 && !name.startsWith(QLatin1String("##")) &&
-           !name.startsWith(QLatin1Char('['));
+    return !name.isEmpty() && n.value(QStringLiteral("scope")).toInt() != 7 &&
+           !name.startsWith(QLatin1String("##")) && !name.startsWith(QLatin1Char('['));
 }
 
 // The operators whose parent is not an operator, by rf_id (record order).

@@ -20,7 +20,8 @@ namespace gmltest {
 inline std::unique_ptr<gml::Project> newProject(const QTemporaryDir &dir)
 {
     QString error;
-    auto p = gml::Project::open(dir.filePath(QStringLiteral("p.grademl")), gml::Project::Mode::ReadWrite, &error);
+    auto p = gml::Project::open(dir.filePath(QStringLiteral("p.grademl")),
+                                gml::Project::Mode::ReadWrite, &error);
     if (!p)
         qFatal("cannot open project: %s", qPrintable(error));
     return p;
@@ -45,9 +46,10 @@ inline QString generateJob(const QTemporaryDir &dir, int ranks, int steps, qint6
 {
     const QString out = dir.filePath(QStringLiteral("job"));
     QDir().mkpath(out);
-    const QStringList args{QStringLiteral("--out"), out, QStringLiteral("--ranks"), QString::number(ranks),
-                           QStringLiteral("--steps"), QString::number(steps), QStringLiteral("--host-skew-us"),
-                           QString::number(skewUs)};
+    const QStringList args{QStringLiteral("--out"),          out,
+                           QStringLiteral("--ranks"),        QString::number(ranks),
+                           QStringLiteral("--steps"),        QString::number(steps),
+                           QStringLiteral("--host-skew-us"), QString::number(skewUs)};
     const auto gen = runProgram(QStringLiteral(GRADEML_TRACEGEN), args + extra);
     if (gen.code != 0)
         qFatal("grademl-tracegen failed: %s", gen.err.constData());

@@ -54,7 +54,8 @@ inline gml::xplane::XSpace gpuCapture()
     auto *thread = host->add_lines();
     thread->set_id(4242);
     thread->set_timestamp_ns(1'700'000'000'000'000'000);
-    auto addEvent = [](gml::xplane::XLine *line, qint64 meta, qint64 offsetPs, qint64 durPs, qint64 corrStat = -1, qint64 corr = 0) {
+    auto addEvent = [](gml::xplane::XLine *line, qint64 meta, qint64 offsetPs, qint64 durPs,
+                       qint64 corrStat = -1, qint64 corr = 0) {
         auto *e = line->add_events();
         e->set_metadata_id(meta);
         e->set_offset_ps(offsetPs);
@@ -100,14 +101,13 @@ inline gml::xplane::XSpace gpuCapture()
     ops->set_id(0xdeadbeef + 4);
     ops->set_name("XLA Ops");
     ops->set_timestamp_ns(1'700'000'000'000'000'000);
-    addEvent(ops, 4, 1'000, 2'000);        // [1, 3) ns
-    addEvent(ops, 3, 1'500, 999);          // [1.5, 2.499) ps-exact: [1, 2) ns, still inside
-    auto *aggregate = ops->add_events();   // a count without a time
+    addEvent(ops, 4, 1'000, 2'000);      // [1, 3) ns
+    addEvent(ops, 3, 1'500, 999);        // [1.5, 2.499) ps-exact: [1, 2) ns, still inside
+    auto *aggregate = ops->add_events(); // a count without a time
     aggregate->set_metadata_id(3);
     aggregate->set_num_occurrences(12);
     return space;
 }
-
 
 // A small Chakra trace: metadata, two operators (the second reads the first's output) and the
 // GPU kernel the first launched.

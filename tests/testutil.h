@@ -14,7 +14,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-
 namespace gmltest {
 
 // A program run to its end: exit code (-1 when it crashed or did not finish), stdout, stderr.
@@ -31,8 +30,9 @@ struct CliResult
 // The one runner of the tests' child processes: `program` run with `args` for at most
 // `seconds`; one still running then is killed and reported unfinished (a hang is the caller's
 // failure to report, as tst_badinputs does).
-inline CliResult runProgram(const QString &program, const QStringList &args, int seconds = 120,
-                            const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
+inline CliResult
+runProgram(const QString &program, const QStringList &args, int seconds = 120,
+           const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
 {
     QProcess p;
     p.setProcessEnvironment(env);
@@ -52,12 +52,14 @@ inline CliResult runProgram(const QString &program, const QStringList &args, int
 
 #ifdef GRADEML_CLI
 // The grademl executable run to its end; one that does not finish in `seconds` ends the test.
-inline CliResult runCli(const QStringList &args, const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment(),
+inline CliResult runCli(const QStringList &args,
+                        const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment(),
                         int seconds = 120)
 {
     CliResult r = runProgram(QStringLiteral(GRADEML_CLI), args, seconds, env);
     if (!r.finished)
-        qFatal("grademl %s did not finish in %d s", qPrintable(args.join(QLatin1Char(' '))), seconds);
+        qFatal("grademl %s did not finish in %d s", qPrintable(args.join(QLatin1Char(' '))),
+               seconds);
     return r;
 }
 #endif
@@ -99,21 +101,27 @@ inline QString sharedTraces()
 // The shared single-job GPU traces (Kineto and Nsight), as folders under sharedTraces().
 inline QStringList sharedGpuTraces()
 {
-    return {QStringLiteral("pytorch_kineto/hta_2022_format_a100_rank3of8"), QStringLiteral("pytorch_kineto/hta_alexnet_a100"),
-            QStringLiteral("pytorch_kineto/hta_amd_mi250_rocm62"), QStringLiteral("pytorch_kineto/hta_cuda_event_sync_multistream_a100"),
-            QStringLiteral("pytorch_kineto/hta_nccl_allreduce_rank0of2_a100"), QStringLiteral("pytorch_kineto/hta_ns_resolution_v100"),
-            QStringLiteral("pytorch_kineto/hta_simple_add_with_et_a100"), QStringLiteral("pytorch_kineto/kineto_docs_tiny_h100"),
-            QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"), QStringLiteral("pytorch_kineto/param_linear_rtx2080ti"),
-            QStringLiteral("nsight_systems/nsysai_h100_2gpu_mfu_before"), QStringLiteral("nsight_systems/nsysai_rtx3080_tiny_full")};
+    return {QStringLiteral("pytorch_kineto/hta_2022_format_a100_rank3of8"),
+            QStringLiteral("pytorch_kineto/hta_alexnet_a100"),
+            QStringLiteral("pytorch_kineto/hta_amd_mi250_rocm62"),
+            QStringLiteral("pytorch_kineto/hta_cuda_event_sync_multistream_a100"),
+            QStringLiteral("pytorch_kineto/hta_nccl_allreduce_rank0of2_a100"),
+            QStringLiteral("pytorch_kineto/hta_ns_resolution_v100"),
+            QStringLiteral("pytorch_kineto/hta_simple_add_with_et_a100"),
+            QStringLiteral("pytorch_kineto/kineto_docs_tiny_h100"),
+            QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"),
+            QStringLiteral("pytorch_kineto/param_linear_rtx2080ti"),
+            QStringLiteral("nsight_systems/nsysai_h100_2gpu_mfu_before"),
+            QStringLiteral("nsight_systems/nsysai_rtx3080_tiny_full")};
 }
 
 // Skips the calling test when ../shared/traces is not beside the repository.
-#define GML_REQUIRE_SHARED(path)                                                               \
-    do {                                                                                       \
-        if (!QFileInfo::exists(gmltest::sharedTraces() + QStringLiteral("/") + (path)))         \
-            QSKIP(qPrintable(QStringLiteral("real trace %1 not found under %2 (../shared is "  \
-                                            "not beside the repository)")                      \
-                                 .arg(QString(path), gmltest::sharedTraces())));               \
+#define GML_REQUIRE_SHARED(path)                                                                   \
+    do {                                                                                           \
+        if (!QFileInfo::exists(gmltest::sharedTraces() + QStringLiteral("/") + (path)))            \
+            QSKIP(qPrintable(QStringLiteral("real trace %1 not found under %2 (../shared is "      \
+                                            "not beside the repository)")                          \
+                                 .arg(QString(path), gmltest::sharedTraces())));                   \
     } while (0)
 
 } // namespace gmltest

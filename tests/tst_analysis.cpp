@@ -28,10 +28,14 @@ std::map<QString, Intervals> gpuSlices(Project &project, const QString &run)
 {
     std::map<QString, Intervals> out;
     auto st = project.db().prepare(
-        "SELECT t.source_id || '/' || coalesce(t.rank, -1) || '/' || t.pid, s.ts + src.clock_offset_ns + src.align_ns, "
-        "s.dur FROM slice s JOIN track t ON t.id = s.track_id JOIN source src ON src.id = t.source_id "
-        "JOIN run r ON r.id = t.run_id LEFT JOIN string c ON c.id = s.cat_id JOIN string n ON n.id = s.name_id "
-        "WHERE r.name = ? AND t.kind IN (?, ?) AND s.dur > 0 AND coalesce(c.value, '') NOT IN ('cuda_sync', 'Trace', 'gpu_user_annotation') "
+        "SELECT t.source_id || '/' || coalesce(t.rank, -1) || '/' || t.pid, s.ts + "
+        "src.clock_offset_ns + src.align_ns, "
+        "s.dur FROM slice s JOIN track t ON t.id = s.track_id JOIN source src ON src.id = "
+        "t.source_id "
+        "JOIN run r ON r.id = t.run_id LEFT JOIN string c ON c.id = s.cat_id JOIN string n ON n.id "
+        "= s.name_id "
+        "WHERE r.name = ? AND t.kind IN (?, ?) AND s.dur > 0 AND coalesce(c.value, '') NOT IN "
+        "('cuda_sync', 'Trace', 'gpu_user_annotation') "
         "AND n.value NOT LIKE 'PyTorch Profiler (%'");
     st.bind(1, run);
     st.bind(2, qint64(TrackKind::Gpu));
@@ -80,7 +84,8 @@ private Q_SLOTS:
     void gpuBusyAndIdleMatchTheSlices_data()
     {
         QTest::addColumn<QString>("folder");
-        const QStringList folders = gmltest::sharedGpuTraces() << QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100");
+        const QStringList folders = gmltest::sharedGpuTraces()
+                                    << QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100");
         for (const QString &f : folders)
             QTest::newRow(qPrintable(f)) << f;
     }
@@ -91,7 +96,8 @@ private Q_SLOTS:
         GML_REQUIRE_SHARED(folder);
         QTemporaryDir dir;
         auto project = gmltest::newProject(dir);
-        gmltest::importInto(*project, {gmltest::sharedTraces() + QLatin1Char('/') + folder}, QStringLiteral("r"));
+        gmltest::importInto(*project, {gmltest::sharedTraces() + QLatin1Char('/') + folder},
+                            QStringLiteral("r"));
         const auto g = graphOf(*project, QStringLiteral("r"));
         const Analysis a = analyze(*g);
         const auto slices = gpuSlices(*project, QStringLiteral("r"));
@@ -112,7 +118,8 @@ private Q_SLOTS:
             QVERIFY2(it != expected.end(), qPrintable(b.device));
             QCOMPARE(b.time.busy(), it->second);
             QCOMPARE(b.time.window - b.time.busy(), b.time.idle);
-            QCOMPARE(b.time.compute + b.time.communication + b.time.copies + b.time.idle, b.time.window);
+            QCOMPARE(b.time.compute + b.time.communication + b.time.copies + b.time.idle,
+                     b.time.window);
             const IdleSplit &s = b.idle;
             QCOMPARE(s.host() + s.otherStream + s.gpu + s.unattributed, b.time.idle);
             QVERIFY(b.communicationOverlapped <= b.communicationTotal);
@@ -133,14 +140,16 @@ private Q_SLOTS:
         GML_REQUIRE_SHARED(folder);
         QTemporaryDir dir;
         auto project = gmltest::newProject(dir);
-        gmltest::importInto(*project, {gmltest::sharedTraces() + QLatin1Char('/') + folder}, QStringLiteral("dlrm"));
+        gmltest::importInto(*project, {gmltest::sharedTraces() + QLatin1Char('/') + folder},
+                            QStringLiteral("dlrm"));
         const auto g = graphOf(*project, QStringLiteral("dlrm"));
         const Analysis a = analyze(*g);
         // Independently: each rank's AllReduce kernels in start order; the k-th of every rank
         // is one all-reduce, and the rank whose k-th starts last is its straggler.
         std::map<int, std::vector<TimeNs>> starts;
         auto st = project->db().prepare(
-            "SELECT t.rank, s.ts + src.clock_offset_ns + src.align_ns FROM slice s JOIN track t ON t.id = s.track_id "
+            "SELECT t.rank, s.ts + src.clock_offset_ns + src.align_ns FROM slice s JOIN track t ON "
+            "t.id = s.track_id "
             "JOIN source src ON src.id = t.source_id JOIN string n ON n.id = s.name_id "
             "WHERE t.kind IN (?, ?) AND n.value LIKE 'ncclKernel_AllReduce%' ORDER BY 2");
         st.bind(1, qint64(TrackKind::Gpu));
@@ -153,7 +162,8 @@ private Q_SLOTS:
         QCOMPARE(a.stragglers.size(), count);
         for (size_t k = 0; k < count; ++k) {
             int last = -1;
-            TimeNs lastStart = std::numeric_limits<TimeNs>::min(), firstStart = std::numeric_limits<TimeNs>::max();
+            TimeNs lastStart = std::numeric_limits<TimeNs>::min(),
+                   firstStart = std::numeric_limits<TimeNs>::max();
             for (const auto &[rank, list] : starts) {
                 QCOMPARE(list.size(), count);
                 if (list[k] > lastStart) {
@@ -168,7 +178,8 @@ private Q_SLOTS:
             QCOMPARE(s.lastRank, last);
             QCOMPARE(s.lastArrival, lastStart);
             QCOMPARE(s.late(), lastStart - firstStart);
-            QVERIFY2(s.before.startsWith(QStringLiteral("host: ")) || s.before.startsWith(QStringLiteral("GPU: ")),
+            QVERIFY2(s.before.startsWith(QStringLiteral("host: ")) ||
+                         s.before.startsWith(QStringLiteral("GPU: ")),
                      qPrintable(s.before));
         }
         // Eight ranks, their loads, and the imbalance as max / mean.
@@ -195,27 +206,41 @@ private Q_SLOTS:
         range.range = std::make_pair(whole.start, whole.start + whole.time.window / 2);
         const Analysis half = analyze(*g, range);
         QCOMPARE(half.gpus.front().time.window, whole.time.window / 2);
-        QCOMPARE(half.gpus.front().time.compute + half.gpus.front().time.communication + half.gpus.front().time.copies +
-                     half.gpus.front().time.idle,
+        QCOMPARE(half.gpus.front().time.compute + half.gpus.front().time.communication +
+                     half.gpus.front().time.copies + half.gpus.front().time.idle,
                  whole.time.window / 2);
     }
 
     void kernelFamilies()
     {
-        QCOMPARE(kernelFamily(QStringLiteral("volta_sgemm_128x32_nt"), NodeKind::Kernel), QStringLiteral("gemm"));
-        QCOMPARE(kernelFamily(QStringLiteral("ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_tn"), NodeKind::Kernel),
+        QCOMPARE(kernelFamily(QStringLiteral("volta_sgemm_128x32_nt"), NodeKind::Kernel),
                  QStringLiteral("gemm"));
-        QCOMPARE(kernelFamily(QStringLiteral("void cudnn::cnn::implicit_convolve_sgemm<float>"), NodeKind::Kernel),
+        QCOMPARE(kernelFamily(
+                     QStringLiteral("ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_tn"),
+                     NodeKind::Kernel),
+                 QStringLiteral("gemm"));
+        QCOMPARE(kernelFamily(QStringLiteral("void cudnn::cnn::implicit_convolve_sgemm<float>"),
+                              NodeKind::Kernel),
                  QStringLiteral("convolution"));
-        QCOMPARE(kernelFamily(QStringLiteral("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits>"), NodeKind::Kernel),
+        QCOMPARE(kernelFamily(QStringLiteral(
+                                  "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits>"),
+                              NodeKind::Kernel),
                  QStringLiteral("attention"));
-        QCOMPARE(kernelFamily(QStringLiteral("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>"),
+        QCOMPARE(kernelFamily(QStringLiteral("void at::native::vectorized_elementwise_kernel<4, "
+                                             "at::native::FillFunctor<float>>"),
                               NodeKind::Kernel),
                  QStringLiteral("elementwise"));
-        QCOMPARE(kernelFamily(QStringLiteral("void at::native::reduce_kernel<512, 1>"), NodeKind::Kernel), QStringLiteral("reduction"));
-        QCOMPARE(kernelFamily(QStringLiteral("ncclKernel_AllReduce_RING_LL_Sum_float"), NodeKind::Collective), QStringLiteral("nccl"));
-        QCOMPARE(kernelFamily(QStringLiteral("Memcpy HtoD (Pageable -> Device)"), NodeKind::Memcpy), QStringLiteral("copy"));
-        QCOMPARE(kernelFamily(QStringLiteral("void linearize_index_kernel<long>"), NodeKind::Kernel), QStringLiteral("other"));
+        QCOMPARE(kernelFamily(QStringLiteral("void at::native::reduce_kernel<512, 1>"),
+                              NodeKind::Kernel),
+                 QStringLiteral("reduction"));
+        QCOMPARE(kernelFamily(QStringLiteral("ncclKernel_AllReduce_RING_LL_Sum_float"),
+                              NodeKind::Collective),
+                 QStringLiteral("nccl"));
+        QCOMPARE(kernelFamily(QStringLiteral("Memcpy HtoD (Pageable -> Device)"), NodeKind::Memcpy),
+                 QStringLiteral("copy"));
+        QCOMPARE(
+            kernelFamily(QStringLiteral("void linearize_index_kernel<long>"), NodeKind::Kernel),
+            QStringLiteral("other"));
     }
 
     void generatedJobIdleIsExplained()
@@ -254,16 +279,22 @@ private Q_SLOTS:
         const QJsonObject o = QJsonDocument::fromJson(r.second.toUtf8()).object();
         QCOMPARE(o.value(QStringLiteral("gpus")).toArray().size(), 2);
         QCOMPARE(o.value(QStringLiteral("stragglers")).toArray().size(), 3);
-        r = run({QStringLiteral("analyze"), project, QStringLiteral("--rank"), QStringLiteral("1")});
+        r = run(
+            {QStringLiteral("analyze"), project, QStringLiteral("--rank"), QStringLiteral("1")});
         QVERIFY2(r.first == 0 && r.second.contains(QStringLiteral("rank 1 · GPU")) &&
                      !r.second.contains(QStringLiteral("rank 0 · GPU")),
                  qPrintable(r.second));
-        r = run({QStringLiteral("analyze"), project, QStringLiteral("--range"), QStringLiteral("0:5ms")});
-        QVERIFY2(r.first == 0 && r.second.contains(QStringLiteral("GPU time")), qPrintable(r.second));
-        r = run({QStringLiteral("analyze"), project, QStringLiteral("--range"), QStringLiteral("5ms:1ms")});
+        r = run({QStringLiteral("analyze"), project, QStringLiteral("--range"),
+                 QStringLiteral("0:5ms")});
+        QVERIFY2(r.first == 0 && r.second.contains(QStringLiteral("GPU time")),
+                 qPrintable(r.second));
+        r = run({QStringLiteral("analyze"), project, QStringLiteral("--range"),
+                 QStringLiteral("5ms:1ms")});
         QCOMPARE(r.first, 2);
-        QVERIFY2(r.second.contains(QStringLiteral("--range expects START:END")), qPrintable(r.second));
-        r = run({QStringLiteral("analyze"), project, QStringLiteral("--rank"), QStringLiteral("7")});
+        QVERIFY2(r.second.contains(QStringLiteral("--range expects START:END")),
+                 qPrintable(r.second));
+        r = run(
+            {QStringLiteral("analyze"), project, QStringLiteral("--rank"), QStringLiteral("7")});
         QCOMPARE(r.first, 1);
         QVERIFY2(r.second.contains(QStringLiteral("no GPU work on rank 7")), qPrintable(r.second));
     }

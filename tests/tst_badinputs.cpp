@@ -12,8 +12,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
-#include <QTimeZone>
 #include <QTest>
+#include <QTimeZone>
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -38,7 +38,8 @@ class TestBadInputs : public QObject
     {
         const auto c = gmltest::runProgram(QStringLiteral(GRADEML_CLI), args, seconds);
         if (!c.finished) {
-            qWarning("grademl %s did not finish in %d s", qPrintable(args.join(QLatin1Char(' '))), seconds);
+            qWarning("grademl %s did not finish in %d s", qPrintable(args.join(QLatin1Char(' '))),
+                     seconds);
             return {};
         }
         if (c.crashed)
@@ -55,7 +56,10 @@ class TestBadInputs : public QObject
                     QStringLiteral("--run"), runName});
     }
     QString path(const QString &rel) const { return m_dir.filePath(rel); }
-    QString write(const QString &rel, const QByteArray &bytes) { return gmltest::writeFile(m_dir, rel, bytes); }
+    QString write(const QString &rel, const QByteArray &bytes)
+    {
+        return gmltest::writeFile(m_dir, rel, bytes);
+    }
 
     // The warnings and error stored for a source, as one text.
     QString sourceText(const QString &pathPart)
@@ -64,8 +68,9 @@ class TestBadInputs : public QObject
         auto p = gml::Project::open(m_project, gml::Project::Mode::ReadOnly, &error);
         if (!p)
             return error;
-        auto st = p->db().prepare("SELECT coalesce(status,'') || ' ' || coalesce(error,'') || ' ' || "
-                                  "coalesce(warnings,'') FROM source WHERE path LIKE ?");
+        auto st =
+            p->db().prepare("SELECT coalesce(status,'') || ' ' || coalesce(error,'') || ' ' || "
+                            "coalesce(warnings,'') FROM source WHERE path LIKE ?");
         st.bind(1, QStringLiteral("%") + pathPart + QStringLiteral("%"));
         return st.step() ? st.text(0) : QStringLiteral("(no source row)");
     }
@@ -85,8 +90,9 @@ class TestBadInputs : public QObject
     {
         QString error;
         auto p = gml::Project::open(m_project, gml::Project::Mode::ReadOnly, &error);
-        auto st = p->db().prepare("SELECT count(*) FROM counter c JOIN track t ON t.id = c.track_id "
-                                  "JOIN run r ON r.id = t.run_id WHERE r.name = ?");
+        auto st =
+            p->db().prepare("SELECT count(*) FROM counter c JOIN track t ON t.id = c.track_id "
+                            "JOIN run r ON r.id = t.run_id WHERE r.name = ?");
         st.bind(1, runName);
         return st.step() ? st.int64(0) : -1;
     }
@@ -102,8 +108,12 @@ private Q_SLOTS:
         m_project = path(QStringLiteral("campaign.grademl"));
         QByteArray events;
         for (int i = 0; i < 200; ++i)
-            events += QStringLiteral(R"({"ph":"X","name":"op%1","pid":1,"tid":1,"ts":%2,"dur":%3},)")
-                          .arg(i % 7).arg(1000 + i * 10).arg(5 + i % 3).toUtf8();
+            events +=
+                QStringLiteral(R"({"ph":"X","name":"op%1","pid":1,"tid":1,"ts":%2,"dur":%3},)")
+                    .arg(i % 7)
+                    .arg(1000 + i * 10)
+                    .arg(5 + i % 3)
+                    .toUtf8();
         write(QStringLiteral("base/base.json"), "{\"traceEvents\":[" + events + "{}]}");
         const Result r = importAs(path(QStringLiteral("base")), QStringLiteral("base"));
         QCOMPARE(r.code, 0);
@@ -117,18 +127,21 @@ private Q_SLOTS:
     {
         QCOMPARE(runScalar(QStringLiteral("base"), "count(*)"), m_baseSlices);
         QCOMPARE(runScalar(QStringLiteral("base"), "sum(s.dur)"), m_baseDurations);
-        const Result r = run({QStringLiteral("query"), m_project, QStringLiteral("PRAGMA integrity_check")});
+        const Result r =
+            run({QStringLiteral("query"), m_project, QStringLiteral("PRAGMA integrity_check")});
         QCOMPARE(r.code, 0);
         QVERIFY2(r.out.contains(QStringLiteral("ok")), qPrintable(r.out));
     }
 
     void idsBeyond64Bits()
     {
-        write(QStringLiteral("pid/a.json"),
-              R"({"traceEvents":[{"ph":"X","name":"a","pid":9223372036854775808,"tid":1,"ts":1,"dur":1},
+        write(
+            QStringLiteral("pid/a.json"),
+            R"({"traceEvents":[{"ph":"X","name":"a","pid":9223372036854775808,"tid":1,"ts":1,"dur":1},
                  {"ph":"X","name":"b","pid":"9223372036854775808","tid":"99999999999999999999","ts":2,"dur":1},
                  {"ph":"X","name":"k","cat":"kernel","pid":18446744073709551616,"tid":7,"ts":3,"dur":1}]})");
-        write(QStringLiteral("pid/b.json"), R"([{"ph":"X","name":"later","pid":1,"tid":1,"ts":1,"dur":1}])");
+        write(QStringLiteral("pid/b.json"),
+              R"([{"ph":"X","name":"later","pid":1,"tid":1,"ts":1,"dur":1}])");
         const Result r = importAs(path(QStringLiteral("pid")), QStringLiteral("pid"));
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QCOMPARE(runScalar(QStringLiteral("pid"), "count(*)"), 4); // the later file too
@@ -140,7 +153,8 @@ private Q_SLOTS:
         QVERIFY(QFile::link(QStringLiteral("/dev/zero"), path(QStringLiteral("dev/t.json"))));
         const Result r = importAs(path(QStringLiteral("dev")), QStringLiteral("dev"));
         QCOMPARE(r.code, 0);
-        QVERIFY2(r.err.contains(QStringLiteral("t.json: skipped (not a regular file (a device)")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("t.json: skipped (not a regular file (a device)")),
+                 qPrintable(r.err));
     }
 
     void nsightAbsurdTimes_data()
@@ -148,40 +162,55 @@ private Q_SLOTS:
         QTest::addColumn<QString>("sql");
         QTest::addColumn<QString>("expected");
         QTest::addColumn<qint64>("slices"); // of 2 x 10 rows
-        QTest::newRow("start 1e308") << "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start=1e308 WHERE rowid=1;"
-                                     << "CUPTI_ACTIVITY_KIND_RUNTIME row 1: 'start' is 1e+308 ns, beyond the limit" << qint64(19);
-        QTest::newRow("blob start, huge end") << "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start=x'00ff', end=1.5e308 WHERE rowid=2;"
-                                              << "CUPTI_ACTIVITY_KIND_KERNEL row 2: 'start' holds a blob" << qint64(19);
-        QTest::newRow("text start") << "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start='soon' WHERE rowid=3;"
-                                    << "CUPTI_ACTIVITY_KIND_KERNEL row 3: 'start' holds text ('soon')" << qint64(19);
-        QTest::newRow("NULL start") << "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start=NULL WHERE rowid=4;"
-                                    << "CUPTI_ACTIVITY_KIND_KERNEL row 4: 'start' is NULL" << qint64(19);
-        QTest::newRow("end before start") << "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end=start-60000000000 WHERE rowid IN (5,6);"
-                                          << "CUPTI_ACTIVITY_KIND_KERNEL row 5: 'end' (" << qint64(18);
-        QTest::newRow("duration of years") << "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET end=start+100000000000000000 WHERE rowid=7;"
-                                           << "CUPTI_ACTIVITY_KIND_RUNTIME row 7: a duration of" << qint64(19);
-        QTest::newRow("kernel table is a view") << "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL RENAME TO K;"
-                                                   "CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS SELECT a.* FROM K a, K b, K c, K d, K e, K f;"
-                                                << "CUPTI_ACTIVITY_KIND_KERNEL is a view, not a table" << qint64(10);
+        QTest::newRow("start 1e308")
+            << "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start=1e308 WHERE rowid=1;"
+            << "CUPTI_ACTIVITY_KIND_RUNTIME row 1: 'start' is 1e+308 ns, beyond the limit"
+            << qint64(19);
+        QTest::newRow("blob start, huge end")
+            << "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start=x'00ff', end=1.5e308 WHERE rowid=2;"
+            << "CUPTI_ACTIVITY_KIND_KERNEL row 2: 'start' holds a blob" << qint64(19);
+        QTest::newRow("text start")
+            << "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start='soon' WHERE rowid=3;"
+            << "CUPTI_ACTIVITY_KIND_KERNEL row 3: 'start' holds text ('soon')" << qint64(19);
+        QTest::newRow("NULL start")
+            << "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start=NULL WHERE rowid=4;"
+            << "CUPTI_ACTIVITY_KIND_KERNEL row 4: 'start' is NULL" << qint64(19);
+        QTest::newRow("end before start")
+            << "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end=start-60000000000 WHERE rowid IN (5,6);"
+            << "CUPTI_ACTIVITY_KIND_KERNEL row 5: 'end' (" << qint64(18);
+        QTest::newRow("duration of years")
+            << "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET end=start+100000000000000000 WHERE rowid=7;"
+            << "CUPTI_ACTIVITY_KIND_RUNTIME row 7: a duration of" << qint64(19);
+        QTest::newRow("kernel table is a view")
+            << "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL RENAME TO K;"
+               "CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS SELECT a.* FROM K a, K b, K c, K d, K e, "
+               "K f;"
+            << "CUPTI_ACTIVITY_KIND_KERNEL is a view, not a table" << qint64(10);
     }
     void nsightAbsurdTimes()
     {
         QFETCH(QString, sql);
         QFETCH(QString, expected);
         QFETCH(qint64, slices);
-        const QString name = QString::fromLatin1(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('_'));
+        const QString name = QString::fromLatin1(QTest::currentDataTag())
+                                 .replace(QLatin1Char(' '), QLatin1Char('_'));
         const QString file = path(QStringLiteral("nsys-%1/export.sqlite").arg(name));
         QDir().mkpath(QFileInfo(file).absolutePath());
         QString error;
         QVERIFY2(gmltest::writeNsysExport(file, 10, sql.toStdString(), &error), qPrintable(error));
         const Result r = importAs(QFileInfo(file).absolutePath(), name);
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        QVERIFY2(sourceText(QStringLiteral("nsys-") + name).contains(expected), qPrintable(sourceText(QStringLiteral("nsys-") + name)));
+        QVERIFY2(sourceText(QStringLiteral("nsys-") + name).contains(expected),
+                 qPrintable(sourceText(QStringLiteral("nsys-") + name)));
         QCOMPARE(runScalar(name, "count(*)"), slices);
         // Nothing absurd reached the project: every slice is inside the limits.
-        QCOMPARE(runScalar(name, "max(abs(s.ts)) <= 3000000000000000000 AND max(s.dur) <= 31622400000000000"), 1);
+        QCOMPARE(
+            runScalar(name,
+                      "max(abs(s.ts)) <= 3000000000000000000 AND max(s.dur) <= 31622400000000000"),
+            1);
         // And the view of it renders in bounded time.
-        const Result e = run({QStringLiteral("export"), m_project, QStringLiteral("--out"), path(name + QStringLiteral(".png"))});
+        const Result e = run({QStringLiteral("export"), m_project, QStringLiteral("--out"),
+                              path(name + QStringLiteral(".png"))});
         QVERIFY2(e.code == 0, qPrintable(e.err));
     }
 
@@ -193,13 +222,15 @@ private Q_SLOTS:
         QFile f(path(QStringLiteral("huge/t.json")));
         QDir().mkpath(path(QStringLiteral("huge")));
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(R"({"traceEvents":[{"ph":"X","name":"big","pid":1,"tid":1,"ts":1,"dur":1,"args":{"x":[)");
+        f.write(
+            R"({"traceEvents":[{"ph":"X","name":"big","pid":1,"tid":1,"ts":1,"dur":1,"args":{"x":[)");
         const QByteArray ones = QByteArray("1,").repeated(1 << 20);
         for (int i = 0; i < 40; ++i)
             f.write(ones);
         f.write("1]}},\n");
         const QByteArray quote(1, '"');
-        f.write("{\"ph\":\"X\",\"name\":\"wide\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":1,\"args\":{\"s\":" +
+        f.write("{\"ph\":\"X\",\"name\":\"wide\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":1,\"args\":{"
+                "\"s\":" +
                 quote + QByteArray(3 << 20, 'a') + quote + "}},\n");
         f.write("{\"ph\":\"X\",\"name\":" + quote + QByteArray(200 << 10, 'n') + quote +
                 ",\"pid\":1,\"tid\":1,\"ts\":7,\"dur\":1},");
@@ -208,16 +239,23 @@ private Q_SLOTS:
         const Result r = importAs(path(QStringLiteral("huge")), QStringLiteral("huge"));
         QVERIFY2(r.code == 0, qPrintable(r.err));
         const QString text = sourceText(QStringLiteral("huge/t.json"));
-        QVERIFY2(text.contains(QStringLiteral("the event at byte 16 ends at byte")), qPrintable(text));
-        QVERIFY2(text.contains(QStringLiteral("over the limit of 64 MiB for one event; skipped")), qPrintable(text));
-        QVERIFY2(text.contains(QStringLiteral("args of 3145736 bytes, over the limit of 1048576 bytes")), qPrintable(text));
-        QVERIFY2(text.contains(QStringLiteral("a name of 204800 bytes was cut to the limit of 65536 bytes")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("the event at byte 16 ends at byte")),
+                 qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("over the limit of 64 MiB for one event; skipped")),
+                 qPrintable(text));
+        QVERIFY2(
+            text.contains(QStringLiteral("args of 3145736 bytes, over the limit of 1048576 bytes")),
+            qPrintable(text));
+        QVERIFY2(text.contains(
+                     QStringLiteral("a name of 204800 bytes was cut to the limit of 65536 bytes")),
+                 qPrintable(text));
         QCOMPARE(runScalar(QStringLiteral("huge"), "count(*)"), 3);
         // Every stored chunk reads back: args of the whole run through json().
         QCOMPARE(runScalar(QStringLiteral("huge"), "sum(length(s.args)) < 200"), 1);
         rusage usage{};
         getrusage(RUSAGE_CHILDREN, &usage);
-        QVERIFY2(usage.ru_maxrss < 500 * 1024, qPrintable(QStringLiteral("peak RSS %1 KiB").arg(usage.ru_maxrss)));
+        QVERIFY2(usage.ru_maxrss < 500 * 1024,
+                 qPrintable(QStringLiteral("peak RSS %1 KiB").arg(usage.ru_maxrss)));
     }
 
     void manySiblingTracksStayLinear()
@@ -229,17 +267,24 @@ private Q_SLOTS:
         quint64 x = 12345;
         for (int i = 0; i < 40'000; ++i) {
             x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-            events += QStringLiteral(R"({"ph":"X","name":"k","cat":"kernel","pid":0,"tid":"stream %1","ts":%2,"dur":%3},)")
-                          .arg(i).arg((x >> 20) % 1'000'000'000).arg(1 + (x >> 8) % 100'000).toUtf8();
+            events +=
+                QStringLiteral(
+                    R"({"ph":"X","name":"k","cat":"kernel","pid":0,"tid":"stream %1","ts":%2,"dur":%3},)")
+                    .arg(i)
+                    .arg((x >> 20) % 1'000'000'000)
+                    .arg(1 + (x >> 8) % 100'000)
+                    .toUtf8();
         }
         write(QStringLiteral("streams/t.json"), "{\"traceEvents\":[" + events + "{}]}");
         QElapsedTimer timer;
         timer.start();
-        const Result r = run({QStringLiteral("import"), path(QStringLiteral("streams")), QStringLiteral("--project"), m_project,
-                              QStringLiteral("--run"), QStringLiteral("streams")},
+        const Result r = run({QStringLiteral("import"), path(QStringLiteral("streams")),
+                              QStringLiteral("--project"), m_project, QStringLiteral("--run"),
+                              QStringLiteral("streams")},
                              60);
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        QVERIFY2(r.out.contains(QLatin1String("headline metrics of 1 run computed")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QLatin1String("headline metrics of 1 run computed")),
+                 qPrintable(r.out));
         QCOMPARE(runScalar(QStringLiteral("streams"), "count(*)"), 40'000);
         rusage usage{};
         getrusage(RUSAGE_CHILDREN, &usage);
@@ -255,16 +300,22 @@ private Q_SLOTS:
         // A time of 2^64 was stored as 1970, a value of 1e999 or 50 MB of digits as 0.
         const QByteArray digits(50 << 20, '9');
         write(QStringLiteral("rec/grademl-samples.csv"),
-              "grademl-samples 1\nhost,h\nseries,1,host,cpu,%\n1700000000000000000,1,5\n18446744073709551616,1,5\n"
-              "1700000001000000000,1,1e999\n1700000002000000000,1," + digits + "\n1700000003000000000,1,7\n");
+              "grademl-samples "
+              "1\nhost,h\nseries,1,host,cpu,%\n1700000000000000000,1,5\n18446744073709551616,1,5\n"
+              "1700000001000000000,1,1e999\n1700000002000000000,1," +
+                  digits + "\n1700000003000000000,1,7\n");
         const Result r = importAs(path(QStringLiteral("rec")), QStringLiteral("rec"));
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QCOMPARE(counterCount(QStringLiteral("rec")), 2);
         const QString text = sourceText(QStringLiteral("rec/grademl-samples.csv"));
-        QVERIFY2(text.contains(QStringLiteral("line 5: the time '18446744073709551616' (20 characters) is past what a time in ns "
-                                              "since 1970 (64 bits) holds; the sample is left out")),
-                 qPrintable(text));
-        QVERIFY2(text.contains(QStringLiteral("\"count\":2,\"message\":\"line 6: the value '1e999'")), qPrintable(text));
+        QVERIFY2(
+            text.contains(QStringLiteral(
+                "line 5: the time '18446744073709551616' (20 characters) is past what a time in ns "
+                "since 1970 (64 bits) holds; the sample is left out")),
+            qPrintable(text));
+        QVERIFY2(
+            text.contains(QStringLiteral("\"count\":2,\"message\":\"line 6: the value '1e999'")),
+            qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("\"offset\":69")), qPrintable(text));
     }
 
@@ -283,7 +334,9 @@ private Q_SLOTS:
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QCOMPARE(counterCount(QStringLiteral("smi")), 250 + 249);
         const QString text = sourceText(QStringLiteral("smi/nvsmi.csv"));
-        QVERIFY2(text.contains(QStringLiteral("column 'power.draw': 1 of 250 values are not numbers in W (first 'nan W' at byte")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("column 'power.draw': 1 of 250 values are not "
+                                              "numbers in W (first 'nan W' at byte")),
+                 qPrintable(text));
     }
 
     void executionTraceWithRepeatedIds()
@@ -302,10 +355,14 @@ private Q_SLOTS:
         const Result r = importAs(path(QStringLiteral("et")), QStringLiteral("et"));
         QVERIFY2(r.code == 0, qPrintable(r.err));
         const QString text = sourceText(QStringLiteral("et/et.json"));
-        QVERIFY2(text.contains(QStringLiteral("1 nodes repeat the id of an earlier node (first: id 7)")), qPrintable(text));
+        QVERIFY2(
+            text.contains(QStringLiteral("1 nodes repeat the id of an earlier node (first: id 7)")),
+            qPrintable(text));
         QString error;
         auto p = gml::Project::open(m_project, gml::Project::Mode::ReadOnly, &error);
-        QCOMPARE(p->db().scalar("SELECT count(*) FROM flow f JOIN source s ON s.id = f.source_id WHERE s.path LIKE '%et/et.json'"), 2);
+        QCOMPARE(p->db().scalar("SELECT count(*) FROM flow f JOIN source s ON s.id = f.source_id "
+                                "WHERE s.path LIKE '%et/et.json'"),
+                 2);
     }
 
     // Issue 56, class 14: inputs the importers read without a word before.
@@ -315,7 +372,9 @@ private Q_SLOTS:
         write(QStringLiteral("empty/t.json"), R"({"traceEvents":[{},{},{}]})");
         Result r = importAs(path(QStringLiteral("empty")), QStringLiteral("empty"));
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains(QLatin1String("t.json: at byte 16: the trace's 3 events are all empty objects")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QLatin1String(
+                     "t.json: at byte 16: the trace's 3 events are all empty objects")),
+                 qPrintable(r.err));
         // top's process rows without their column header line.
         write(QStringLiteral("top/top.log"),
               "top - 15:16:05 up  5:03,  3 users,  load average: 0.5, 0.73, 0.79\n"
@@ -323,23 +382,27 @@ private Q_SLOTS:
               "   1234 root      20   0  123456  12345   1234 S   5.0   0.1   0:01.23 python\n");
         r = importAs(path(QStringLiteral("top")), QStringLiteral("top"));
         QCOMPARE(r.code, 0);
-        QVERIFY2(sourceText(QStringLiteral("top/top.log")).contains(QLatin1String("comes without the column header line")),
+        QVERIFY2(sourceText(QStringLiteral("top/top.log"))
+                     .contains(QLatin1String("comes without the column header line")),
                  qPrintable(sourceText(QStringLiteral("top/top.log"))));
         // An MLflow run's meta.yaml with flipped bytes: in a key, and a byte that is not UTF-8.
         const QString run = QStringLiteral("mlf/mlruns/3/0123456789abcdef");
         write(QStringLiteral("mlf/mlruns/3/meta.yaml"), "experiment_id: '3'\nname: exp\n");
-        write(run + QStringLiteral("/meta.yaml"), "artifact_uri: file:///x\nexperiment_id: '3'\nlifecyble_stage: active\n"
-                                                 "run_id: 0123456789abcdef\nstart_time: 1628697775478\nuser_id: M\xe1laf\n");
+        write(run + QStringLiteral("/meta.yaml"),
+              "artifact_uri: file:///x\nexperiment_id: '3'\nlifecyble_stage: active\n"
+              "run_id: 0123456789abcdef\nstart_time: 1628697775478\nuser_id: M\xe1laf\n");
         write(run + QStringLiteral("/metrics/loss"), "1628697775478 0.5 0\n");
         r = run_(path(QStringLiteral("mlf")));
         QCOMPARE(r.code, 0);
         const QString meta = sourceText(run + QStringLiteral("/meta.yaml"));
-        QVERIFY2(meta.contains(QLatin1String("a key MLflow does not write, 'lifecyble_stage' at byte 43")) &&
+        QVERIFY2(meta.contains(
+                     QLatin1String("a key MLflow does not write, 'lifecyble_stage' at byte 43")) &&
                      meta.contains(QLatin1String("is not valid UTF-8 at byte 128")),
                  qPrintable(meta));
         // Execution-trace nodes without ids; the Kineto trace of the run already imported.
-        write(QStringLiteral("etid/kineto.json"),
-              R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::add","pid":6,"tid":6,"ts":10,"dur":5}]})");
+        write(
+            QStringLiteral("etid/kineto.json"),
+            R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::add","pid":6,"tid":6,"ts":10,"dur":5}]})");
         write(QStringLiteral("etid/et.json"),
               R"({"schema":"1.0.1","pid":77,"nodes":[
                  {"id":1,"name":"[pytorch|profiler|execution_graph|thread]","parent":1,"rf_id":0,"inputs":[],"outputs":[]},
@@ -347,20 +410,30 @@ private Q_SLOTS:
                  {"name":"aten::mul","parent":1,"rf_id":2,"op_schema":"x","inputs":[[2,2,0,4,4,"cpu"]],"outputs":[[3,3,0,4,4,"cpu"]]}]})");
         r = importAs(path(QStringLiteral("etid")), QStringLiteral("etid"));
         const QString et = sourceText(QStringLiteral("etid/et.json"));
-        QVERIFY2(et.contains(QLatin1String("2 nodes have no 'id' (first: 'aten::add')")) && !et.contains(QLatin1String("repeat")),
+        QVERIFY2(et.contains(QLatin1String("2 nodes have no 'id' (first: 'aten::add')")) &&
+                     !et.contains(QLatin1String("repeat")),
                  qPrintable(et));
-        QVERIFY2(et.contains(QLatin1String("the run's Kineto trace (kineto.json) has no cpu_op slice of process 77")) &&
+        QVERIFY2(et.contains(QLatin1String(
+                     "the run's Kineto trace (kineto.json) has no cpu_op slice of process 77")) &&
                      !et.contains(QLatin1String("import the Kineto trace")),
                  qPrintable(et));
         // A recorder's grademl.json: a start of "x", an end before the start, a time zone of 5.
-        write(QStringLiteral("rec/grademl-samples.csv"), "grademl-samples 1\nhost,h\nseries,0,host,cpu busy,%\n1700000000000000000,0,1\n");
-        write(QStringLiteral("rec/grademl.json"), R"({"timezone": 5, "recorder": {"start_ns": "x1", "end_ns": "5"}})");
+        write(QStringLiteral("rec/grademl-samples.csv"),
+              "grademl-samples 1\nhost,h\nseries,0,host,cpu busy,%\n1700000000000000000,0,1\n");
+        write(QStringLiteral("rec/grademl.json"),
+              R"({"timezone": 5, "recorder": {"start_ns": "x1", "end_ns": "5"}})");
         r = importAs(path(QStringLiteral("rec")), QStringLiteral("rec"));
         QCOMPARE(r.code, 0);
-        QVERIFY2(r.err.contains(QLatin1String("\"timezone\" must be a string")) && r.err.contains(QLatin1String("recorder.start_ns is \"x1\"")), qPrintable(r.err));
-        write(QStringLiteral("rec/grademl.json"), R"({"recorder": {"start_ns": "1700000000000000000", "end_ns": "1600000000000000000"}})");
+        QVERIFY2(r.err.contains(QLatin1String("\"timezone\" must be a string")) &&
+                     r.err.contains(QLatin1String("recorder.start_ns is \"x1\"")),
+                 qPrintable(r.err));
+        write(
+            QStringLiteral("rec/grademl.json"),
+            R"({"recorder": {"start_ns": "1700000000000000000", "end_ns": "1600000000000000000"}})");
         r = importAs(path(QStringLiteral("rec")), QStringLiteral("rec"));
-        QVERIFY2(r.err.contains(QLatin1String("recorder.end_ns (1600000000000000000) is before recorder.start_ns")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QLatin1String(
+                     "recorder.end_ns (1600000000000000000) is before recorder.start_ns")),
+                 qPrintable(r.err));
     }
 
     void truncatedMlflowRun()
@@ -368,13 +441,18 @@ private Q_SLOTS:
         const QString run = QStringLiteral("ml/mlruns/3/0123456789abcdef");
         write(QStringLiteral("ml/mlruns/3/meta.yaml"), "experiment_id: '3'\nname: exp\n");
         write(run + QStringLiteral("/meta.yaml"), "artifact_uri: file:///x\nend_time: 16286978");
-        write(run + QStringLiteral("/tags/mlflow.log-model.history"), R"([{"run_id": "0123456789abcdef"}])");
+        write(run + QStringLiteral("/tags/mlflow.log-model.history"),
+              R"([{"run_id": "0123456789abcdef"}])");
         write(run + QStringLiteral("/metrics/loss"), "1628697775478 0.5 0\n");
         const Result r = run_(path(QStringLiteral("ml")));
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains(QStringLiteral("meta.yaml: at byte 42: the meta.yaml of MLflow run '0123456789abcdef' has no 'run_id'")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("meta.yaml: at byte 42: the meta.yaml of MLflow run "
+                                               "'0123456789abcdef' has no 'run_id'")),
+                 qPrintable(r.err));
         QVERIFY2(!r.err.contains(QStringLiteral("chrome-trace")), qPrintable(r.err));
-        QVERIFY2(r.err.contains(QStringLiteral("mlflow.log-model.history: skipped (MLflow run data")), qPrintable(r.err));
+        QVERIFY2(
+            r.err.contains(QStringLiteral("mlflow.log-model.history: skipped (MLflow run data")),
+            qPrintable(r.err));
     }
     Result run_(const QString &folder) // a folder imported with its own run names
     {
@@ -385,14 +463,20 @@ private Q_SLOTS:
     {
         if (geteuid() == 0)
             QSKIP("running as root: permissions do not stop root from reading");
-        write(QStringLiteral("perm/t.json"), R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}])");
-        write(QStringLiteral("perm/sub/u.json"), R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}])");
+        write(QStringLiteral("perm/t.json"),
+              R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}])");
+        write(QStringLiteral("perm/sub/u.json"),
+              R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}])");
         QFile::setPermissions(path(QStringLiteral("perm/t.json")), {});
         QFile::setPermissions(path(QStringLiteral("perm/sub")), {});
         const Result r = importAs(path(QStringLiteral("perm")), QStringLiteral("perm"));
-        QFile::setPermissions(path(QStringLiteral("perm/sub")), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
-        QVERIFY2(r.err.contains(QStringLiteral("t.json: skipped (cannot read: Permission denied)")), qPrintable(r.err));
-        QVERIFY2(r.err.contains(QStringLiteral("sub: skipped (folder not read: Permission denied)")), qPrintable(r.err));
+        QFile::setPermissions(path(QStringLiteral("perm/sub")),
+                              QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        QVERIFY2(r.err.contains(QStringLiteral("t.json: skipped (cannot read: Permission denied)")),
+                 qPrintable(r.err));
+        QVERIFY2(
+            r.err.contains(QStringLiteral("sub: skipped (folder not read: Permission denied)")),
+            qPrintable(r.err));
     }
 
     void readOnlyProjectOpensReadOnly()
@@ -403,9 +487,12 @@ private Q_SLOTS:
         QVERIFY(QFile::copy(m_project, path(QStringLiteral("ro/p.grademl"))));
         QFile::setPermissions(path(QStringLiteral("ro")), QFile::ReadOwner | QFile::ExeOwner);
         const Result info = run({QStringLiteral("info"), path(QStringLiteral("ro/p.grademl"))});
-        const Result imp = run({QStringLiteral("import"), path(QStringLiteral("base")), QStringLiteral("--project"), path(QStringLiteral("ro/p.grademl"))});
-        QFile::setPermissions(path(QStringLiteral("ro")), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
-        QVERIFY2(info.code == 0 && info.out.contains(QStringLiteral("run base")), qPrintable(info.err));
+        const Result imp = run({QStringLiteral("import"), path(QStringLiteral("base")),
+                                QStringLiteral("--project"), path(QStringLiteral("ro/p.grademl"))});
+        QFile::setPermissions(path(QStringLiteral("ro")),
+                              QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        QVERIFY2(info.code == 0 && info.out.contains(QStringLiteral("run base")),
+                 qPrintable(info.err));
         QVERIFY2(imp.err.contains(QStringLiteral("cannot be written")), qPrintable(imp.err));
     }
 
@@ -421,7 +508,9 @@ private Q_SLOTS:
         const Result r = importAs(path(QStringLiteral("utf")), QStringLiteral("utf"));
         ::unlink(raw.constData()); // QTemporaryDir cannot name it to remove it
         QCOMPARE(r.code, 0);
-        QVERIFY2(r.err.contains(QStringLiteral("the file name is not valid UTF-8 (bytes shown as bad%FF.json)")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral(
+                     "the file name is not valid UTF-8 (bytes shown as bad%FF.json)")),
+                 qPrintable(r.err));
     }
 
     void projectMustBeAProject()
@@ -433,15 +522,21 @@ private Q_SLOTS:
         QVERIFY(before.open(QIODevice::ReadOnly));
         const QByteArray header = before.read(100);
         before.close();
-        Result r = run({QStringLiteral("import"), path(QStringLiteral("base")), QStringLiteral("--project"), nsys});
+        Result r = run({QStringLiteral("import"), path(QStringLiteral("base")),
+                        QStringLiteral("--project"), nsys});
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains(QStringLiteral("export.sqlite: not a GradeML project file: it is an Nsight Systems export")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral(
+                     "export.sqlite: not a GradeML project file: it is an Nsight Systems export")),
+                 qPrintable(r.err));
         QFile after(nsys);
         QVERIFY(after.open(QIODevice::ReadOnly));
         QCOMPARE(after.read(100), header); // not switched to WAL
-        r = run({QStringLiteral("import"), path(QStringLiteral("base")), QStringLiteral("--project"), QStringLiteral("/missing/dir/p.grademl")});
+        r = run({QStringLiteral("import"), path(QStringLiteral("base")),
+                 QStringLiteral("--project"), QStringLiteral("/missing/dir/p.grademl")});
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains(QStringLiteral("/missing/dir/p.grademl: cannot create the project: the folder /missing/dir does not exist")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("/missing/dir/p.grademl: cannot create the project: "
+                                               "the folder /missing/dir does not exist")),
+                 qPrintable(r.err));
         // A user_version of -1 is another program's format number, not damage (issue 56).
         const QString negative = path(QStringLiteral("notproject/negative.grademl"));
         {
@@ -452,7 +547,8 @@ private Q_SLOTS:
         }
         r = run({QStringLiteral("info"), negative});
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains(QStringLiteral("its format number (SQLite's user_version) is -1, which no GradeML writes")) &&
+        QVERIFY2(r.err.contains(QStringLiteral(
+                     "its format number (SQLite's user_version) is -1, which no GradeML writes")) &&
                      !r.err.contains(QStringLiteral("damaged")),
                  qPrintable(r.err));
     }
@@ -464,14 +560,19 @@ private Q_SLOTS:
     {
         const QString runDir = QStringLiteral("esc/mlruns/3/0123456789abcdef");
         write(QStringLiteral("esc/mlruns/3/meta.yaml"), "experiment_id: '3'\nname: exp\n");
-        write(runDir + QStringLiteral("/meta.yaml"), "experiment_id: '3'\nrun_id: 0123456789abcdef\nstart_time: 16\x1b[2J28\n");
+        write(runDir + QStringLiteral("/meta.yaml"),
+              "experiment_id: '3'\nrun_id: 0123456789abcdef\nstart_time: 16\x1b[2J28\n");
         Result r = run_(path(QStringLiteral("esc")));
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains(QStringLiteral("start_time is '16\\x1b[2J28'")) && !r.err.contains(QChar(0x1b)), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("start_time is '16\\x1b[2J28'")) &&
+                     !r.err.contains(QChar(0x1b)),
+                 qPrintable(r.err));
         const QString huge(100'000, QLatin1Char('(')); // one argument may hold 128 KiB
-        r = run({QStringLiteral("export"), m_project, QStringLiteral("--tracks"), huge, QStringLiteral("--out"), path(QStringLiteral("x.png"))});
+        r = run({QStringLiteral("export"), m_project, QStringLiteral("--tracks"), huge,
+                 QStringLiteral("--out"), path(QStringLiteral("x.png"))});
         QCOMPARE(r.code, 2);
-        QVERIFY2(r.err.size() < 5000 && r.err.contains(QStringLiteral("(100000 characters)")), qPrintable(r.err.left(300)));
+        QVERIFY2(r.err.size() < 5000 && r.err.contains(QStringLiteral("(100000 characters)")),
+                 qPrintable(r.err.left(300)));
     }
 
     void clearMessages_data()
@@ -482,7 +583,9 @@ private Q_SLOTS:
         QTest::addColumn<QString>("expected");
         QByteArray events = "{\"traceEvents\":[";
         for (int i = 0; i < 20000; ++i)
-            events += QStringLiteral(R"({"ph":"X","name":"a","pid":1,"tid":1,"ts":%1,"dur":1},)").arg(i).toUtf8();
+            events += QStringLiteral(R"({"ph":"X","name":"a","pid":1,"tid":1,"ts":%1,"dur":1},)")
+                          .arg(i)
+                          .toUtf8();
         events += "{}]}";
         const QByteArray gz = gmltest::gzip(events);
         QByteArray damaged = gz;
@@ -492,21 +595,29 @@ private Q_SLOTS:
                                         << "gzip data is corrupt or cut short at compressed byte";
         // zlib may inflate damaged blocks into garbage before the checksum at the end says so:
         // then the JSON error names its offset in the decompressed data.
-        QTest::newRow("gzip damaged") << "bad.json.gz" << damaged << 1 << "(offset in the decompressed data)";
-        QTest::newRow("ts 1e308") << "ts.json" << QByteArray(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1e308,"dur":1}])") << 0
-                                  << "event at byte 1 has a 'ts' out of range (1e308 µs)";
+        QTest::newRow("gzip damaged")
+            << "bad.json.gz" << damaged << 1 << "(offset in the decompressed data)";
+        QTest::newRow("ts 1e308")
+            << "ts.json"
+            << QByteArray(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1e308,"dur":1}])") << 0
+            << "event at byte 1 has a 'ts' out of range (1e308 µs)";
         // 16 digits of µs overflowed the exact integer path (found by fuzz_chrometrace).
-        QTest::newRow("ts of 16 digits") << "ts16.json" << QByteArray(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":9700000000000005,"dur":1}])") << 0
-                                         << "has a 'ts' out of range (9700000000000005 µs)";
+        QTest::newRow("ts of 16 digits")
+            << "ts16.json"
+            << QByteArray(
+                   R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":9700000000000005,"dur":1}])")
+            << 0 << "has a 'ts' out of range (9700000000000005 µs)";
         QByteArray dcgmi = "#Entity   POWER    GPUTL\nID        W\n";
         for (int i = 0; i < 10; ++i)
             dcgmi += "GPU 0     57.9     12     7     8\n";
-        QTest::newRow("dcgmi extra values") << "dcgmi.txt" << dcgmi << 1
-                                            << "none of the 10 sample rows matches the header (row at byte";
+        QTest::newRow("dcgmi extra values")
+            << "dcgmi.txt" << dcgmi << 1
+            << "none of the 10 sample rows matches the header (row at byte";
         QByteArray top = "top - 15:16:05 up  5:03,  3 users,  load average: 1e+30, 0.73, 0.79\n"
                          "Tasks: 1306 total,   2 running, 1304 sleeping,   0 stopped,   0 zombie\n";
-        QTest::newRow("top with a huge number") << "topLog.txt" << top << 0
-                                                << "the load average '1e+30' at byte 0 is not a plausible number";
+        QTest::newRow("top with a huge number")
+            << "topLog.txt" << top << 0
+            << "the load average '1e+30' at byte 0 is not a plausible number";
     }
     void clearMessages()
     {
@@ -514,7 +625,8 @@ private Q_SLOTS:
         QFETCH(QByteArray, bytes);
         QFETCH(int, code);
         QFETCH(QString, expected);
-        const QString name = QString::fromLatin1(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('_'));
+        const QString name = QString::fromLatin1(QTest::currentDataTag())
+                                 .replace(QLatin1Char(' '), QLatin1Char('_'));
         const QString f = write(name + QLatin1Char('/') + file, bytes);
         const Result r = importAs(QFileInfo(f).absolutePath(), name);
         QCOMPARE(r.code, code);
@@ -528,14 +640,17 @@ private Q_SLOTS:
     {
         // Two imports of the same large file at once: the second waits for the first's write
         // lock and then replaces its import; neither fails or blames the trace.
-        QCOMPARE(gmltest::runProgram(QStringLiteral(GRADEML_TRACEGEN), {QStringLiteral("--out"), path(QStringLiteral("conc")),
-                                                                        QStringLiteral("--ranks"), QStringLiteral("1"),
-                                                                        QStringLiteral("--target-mb"), QStringLiteral("60")})
+        QCOMPARE(gmltest::runProgram(QStringLiteral(GRADEML_TRACEGEN),
+                                     {QStringLiteral("--out"), path(QStringLiteral("conc")),
+                                      QStringLiteral("--ranks"), QStringLiteral("1"),
+                                      QStringLiteral("--target-mb"), QStringLiteral("60")})
                      .code,
                  0);
         QProcess first;
-        first.start(QStringLiteral(GRADEML_CLI), {QStringLiteral("import"), path(QStringLiteral("conc")),
-                                                  QStringLiteral("--project"), m_project, QStringLiteral("--run"), QStringLiteral("conc")});
+        first.start(QStringLiteral(GRADEML_CLI),
+                    {QStringLiteral("import"), path(QStringLiteral("conc")),
+                     QStringLiteral("--project"), m_project, QStringLiteral("--run"),
+                     QStringLiteral("conc")});
         QVERIFY(first.waitForStarted());
         QTest::qWait(150);
         const Result second = importAs(path(QStringLiteral("conc")), QStringLiteral("conc"));

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Chrome trace / Kineto importer on small traces written by the test itself: each phase,
 // each Kineto convention, the tolerant forms, and one test per kind of bad input.
+#include "badinputs.h"
 #include "contenthash.h"
 #include "folderscanner.h"
 #include "importjob.h"
 #include "project.h"
 #include "testutil.h"
-#include "badinputs.h"
 
 #include <QDateTime>
 #include <QFile>
@@ -28,11 +28,15 @@ struct Fixture
     Fixture()
     {
         QString error;
-        project = Project::open(dir.filePath(QStringLiteral("p.grademl")), Project::Mode::ReadWrite, &error);
+        project = Project::open(dir.filePath(QStringLiteral("p.grademl")), Project::Mode::ReadWrite,
+                                &error);
         if (!project)
             qFatal("%s", qPrintable(error));
     }
-    QString write(const QString &name, const QByteArray &bytes) { return gmltest::writeFile(dir, name, bytes); }
+    QString write(const QString &name, const QByteArray &bytes)
+    {
+        return gmltest::writeFile(dir, name, bytes);
+    }
     SourceReport import(const QString &path, const QString &run = QStringLiteral("run"))
     {
         QStringList errors;
@@ -50,7 +54,10 @@ struct Fixture
     QString str(const QString &sql) { return gmltest::text(*project, sql); }
     QJsonArray warnings(const QString &path)
     {
-        return QJsonDocument::fromJson(str(QStringLiteral("SELECT warnings FROM source WHERE path='%1'").arg(path)).toUtf8()).array();
+        return QJsonDocument::fromJson(
+                   str(QStringLiteral("SELECT warnings FROM source WHERE path='%1'").arg(path))
+                       .toUtf8())
+            .array();
     }
     QString warningText(const QString &path)
     {
@@ -92,13 +99,16 @@ private Q_SLOTS:
     {
         Fixture f;
         // Missing closing bracket, trailing comma and a trailing empty object.
-        const QString a = f.write(QStringLiteral("open.json"), R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1},
+        const QString a = f.write(QStringLiteral("open.json"),
+                                  R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1},
             {"ph":"X","name":"b","pid":1,"tid":1,"ts":3,"dur":1},)");
         auto r = f.import(a);
         QCOMPARE(r.status, SourceReport::Status::Imported);
         QCOMPARE(r.slices, 2);
         QVERIFY(f.warningText(a).contains(QStringLiteral("no closing ']'")));
-        auto r2 = f.importText(R"({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1},{}]})", QStringLiteral("tf.json"));
+        auto r2 = f.importText(
+            R"({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1},{}]})",
+            QStringLiteral("tf.json"));
         QCOMPARE(r2.status, SourceReport::Status::Imported);
         QCOMPARE(r2.slices, 1);
         QCOMPARE(r2.warnings, 0);
@@ -120,10 +130,14 @@ private Q_SLOTS:
         QCOMPARE(r.status, SourceReport::Status::Imported);
         QCOMPARE(r.slices, 4); // outer, inner, x, and the unmatched B closed at the track end
         QCOMPARE(f.count(QStringLiteral("SELECT dur FROM slice_abs WHERE name='outer'")), 10'000);
-        QCOMPARE(f.str(QStringLiteral("SELECT args FROM slice_abs WHERE name='outer'")), QStringLiteral("{\"k\":1}"));
-        QCOMPARE(f.count(QStringLiteral("SELECT ts + dur FROM slice_abs WHERE name='open'")), 20'000);
+        QCOMPARE(f.str(QStringLiteral("SELECT args FROM slice_abs WHERE name='outer'")),
+                 QStringLiteral("{\"k\":1}"));
+        QCOMPARE(f.count(QStringLiteral("SELECT ts + dur FROM slice_abs WHERE name='open'")),
+                 20'000);
         const QString w = f.warningText(path);
-        QVERIFY2(w.contains(QStringLiteral("'B' event at byte")) && w.contains(QStringLiteral("no matching 'E'")), qPrintable(w));
+        QVERIFY2(w.contains(QStringLiteral("'B' event at byte")) &&
+                     w.contains(QStringLiteral("no matching 'E'")),
+                 qPrintable(w));
         QVERIFY2(w.contains(QStringLiteral("'E' event at byte")), qPrintable(w));
     }
 
@@ -149,11 +163,16 @@ private Q_SLOTS:
         QCOMPARE(r.slices, 5); // 3 instants, 1 async slice, 1 async instant
         QCOMPARE(r.counterSamples, 5);
         QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM track WHERE kind=6")), 3);
-        QCOMPARE(f.count(QStringLiteral("SELECT counter_count FROM track WHERE name='mem allocated'")), 2);
-        QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM track WHERE name='trainer (pid 7)'")), 1);
+        QCOMPARE(
+            f.count(QStringLiteral("SELECT counter_count FROM track WHERE name='mem allocated'")),
+            2);
+        QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM track WHERE name='trainer (pid 7)'")),
+                 1);
         QCOMPARE(f.count(QStringLiteral("SELECT sort_key FROM track WHERE name='loader'")), 3);
         QCOMPARE(f.count(QStringLiteral("SELECT dur FROM slice_abs WHERE name='req'")), 4'000);
-        QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM slice s JOIN track t ON t.id=s.track_id WHERE t.name='global instant events'")), 1);
+        QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM slice s JOIN track t ON "
+                                        "t.id=s.track_id WHERE t.name='global instant events'")),
+                 1);
     }
 
     void flowEventsBindToSlices()
@@ -201,19 +220,35 @@ private Q_SLOTS:
         QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM flow WHERE kind=1")), 1); // launch
         QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM flow WHERE kind=2")), 1); // sync
         QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM flow WHERE kind=7")), 1); // op -> gpu
-        QCOMPARE(f.str(QStringLiteral("SELECT n.value FROM flow JOIN slice s ON s.id=from_slice JOIN string n ON n.id=s.name_id WHERE kind=1")),
+        QCOMPARE(f.str(QStringLiteral("SELECT n.value FROM flow JOIN slice s ON s.id=from_slice "
+                                      "JOIN string n ON n.id=s.name_id WHERE kind=1")),
                  QStringLiteral("cudaLaunchKernel"));
-        QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM track WHERE name='rank 2 · GPU 0 · NVIDIA A100' AND kind=4")), 1);
-        QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM track WHERE name='stream 7' AND kind=5")), 1);
-        QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM track WHERE name='device-wide sync events' AND kind=5")), 1);
-        QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM track WHERE name='rank 2 · python3 (pid 100)' AND kind=2")), 1);
+        QCOMPARE(
+            f.count(QStringLiteral(
+                "SELECT count(*) FROM track WHERE name='rank 2 · GPU 0 · NVIDIA A100' AND kind=4")),
+            1);
+        QCOMPARE(
+            f.count(QStringLiteral("SELECT count(*) FROM track WHERE name='stream 7' AND kind=5")),
+            1);
+        QCOMPARE(f.count(QStringLiteral(
+                     "SELECT count(*) FROM track WHERE name='device-wide sync events' AND kind=5")),
+                 1);
+        QCOMPARE(
+            f.count(QStringLiteral(
+                "SELECT count(*) FROM track WHERE name='rank 2 · python3 (pid 100)' AND kind=2")),
+            1);
         // The python_function on pid 0 / tid 0 is a CPU thread, not a GPU stream.
-        QCOMPARE(f.count(QStringLiteral("SELECT kind FROM track WHERE name='thread 0 · main thread'")), 3);
+        QCOMPARE(
+            f.count(QStringLiteral("SELECT kind FROM track WHERE name='thread 0 · main thread'")),
+            3);
         QCOMPARE(f.count(QStringLiteral("SELECT count(DISTINCT rank) FROM track WHERE rank=2")), 1);
-        const auto params = QJsonDocument::fromJson(f.str(QStringLiteral("SELECT params FROM run")).toUtf8()).object();
+        const auto params =
+            QJsonDocument::fromJson(f.str(QStringLiteral("SELECT params FROM run")).toUtf8())
+                .object();
         QCOMPARE(params.value(QStringLiteral("world_size")).toInt(), 4);
         QCOMPARE(params.value(QStringLiteral("ranks")).toArray(), QJsonArray{2});
-        QCOMPARE(params.value(QStringLiteral("gpu_models")).toArray(), QJsonArray{QStringLiteral("NVIDIA A100")});
+        QCOMPARE(params.value(QStringLiteral("gpu_models")).toArray(),
+                 QJsonArray{QStringLiteral("NVIDIA A100")});
         QVERIFY(f.warningText(path).contains(QStringLiteral("pids 3")));
     }
 
@@ -221,26 +256,31 @@ private Q_SLOTS:
     {
         Fixture f;
         // Relative float ts with baseTimeNanoseconds AFTER the events (as MI250 traces do).
-        const QString rel = f.write(QStringLiteral("rel.json"),
+        const QString rel = f.write(
+            QStringLiteral("rel.json"),
             R"({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1500.123,"dur":2.5}],
                 "baseTimeNanoseconds": 1700000000000000000})");
         QCOMPARE(f.import(rel, QStringLiteral("r1")).status, SourceReport::Status::Imported);
-        QCOMPARE(f.count(QStringLiteral("SELECT ts FROM slice_abs WHERE name='a'")), Q_INT64_C(1700000000001500123));
+        QCOMPARE(f.count(QStringLiteral("SELECT ts FROM slice_abs WHERE name='a'")),
+                 Q_INT64_C(1700000000001500123));
         QCOMPARE(f.count(QStringLiteral("SELECT dur FROM slice_abs WHERE name='a'")), 2'500);
         // Absolute integer epoch microseconds.
-        const QString abs = f.write(QStringLiteral("abs.json"),
+        const QString abs = f.write(
+            QStringLiteral("abs.json"),
             R"({"traceEvents":[{"ph":"X","name":"b","pid":1,"tid":1,"ts":1694128201426556,"dur":3}]})");
         QCOMPARE(f.import(abs, QStringLiteral("r2")).status, SourceReport::Status::Imported);
-        QCOMPARE(f.count(QStringLiteral("SELECT ts FROM slice_abs WHERE name='b'")), Q_INT64_C(1694128201426556000));
+        QCOMPARE(f.count(QStringLiteral("SELECT ts FROM slice_abs WHERE name='b'")),
+                 Q_INT64_C(1694128201426556000));
         // A base time no project can hold (2^64 - 1 once became a clock offset of -1 ns) is a
         // warning naming it, and the trace is placed without it (issue 33).
         const QString huge = f.write(QStringLiteral("huge.json"),
-            R"({"baseTimeNanoseconds": 18446744073709551615,
+                                     R"({"baseTimeNanoseconds": 18446744073709551615,
                 "traceEvents":[{"ph":"X","name":"c","pid":1,"tid":1,"ts":1500,"dur":2}]})");
         const auto r3 = f.import(huge, QStringLiteral("r3"));
         QCOMPARE(r3.status, SourceReport::Status::Imported);
         QCOMPARE(r3.warnings, 1);
-        QVERIFY2(f.warningText(huge).contains(QLatin1String("baseTimeNanoseconds: expected whole nanoseconds")),
+        QVERIFY2(f.warningText(huge).contains(
+                     QLatin1String("baseTimeNanoseconds: expected whole nanoseconds")),
                  qPrintable(f.warningText(huge)));
         QCOMPARE(f.count(QStringLiteral("SELECT ts FROM slice_abs WHERE name='c'")), 1'500'000);
     }
@@ -255,39 +295,47 @@ private Q_SLOTS:
             {"ph":"s","cat":"async","name":"launch","id":11,"pid":25738,"tid":"25738","ts":2},
             {"ph":"f","cat":"async","name":"launch","id":11,"pid":0,"tid":"stream 7","ts":6,"bp":"e"},
             {"name":"Record Window End","ph":"i","s":"g","pid":"","tid":"","ts":100}
-        )"), QStringLiteral("w2021.json"));
+        )"),
+                              QStringLiteral("w2021.json"));
         QCOMPARE(r.status, SourceReport::Status::Imported);
         QCOMPARE(r.slices, 4);
         // One launch edge although both the correlation and the flow pair describe it.
         QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM flow WHERE kind=1")), 1);
         QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM flow WHERE kind=7")), 1);
-        QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM track WHERE name='stream 7' AND kind=5")), 1);
+        QCOMPARE(
+            f.count(QStringLiteral("SELECT count(*) FROM track WHERE name='stream 7' AND kind=5")),
+            1);
         // Legacy autograd profiler: pid "CPU functions".
-        auto legacy = f.importText(R"([{"name":"aten::add","ph":"X","ts":1.5,"dur":2,"tid":0,"pid":"CPU functions","args":{}}])",
-                                   QStringLiteral("legacy.json"));
+        auto legacy = f.importText(
+            R"([{"name":"aten::add","ph":"X","ts":1.5,"dur":2,"tid":0,"pid":"CPU functions","args":{}}])",
+            QStringLiteral("legacy.json"));
         QCOMPARE(legacy.status, SourceReport::Status::Imported);
         QCOMPARE(legacy.slices, 1);
-        QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM track WHERE name='CPU functions'")), 1);
+        QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM track WHERE name='CPU functions'")),
+                 1);
     }
 
     void gzipIsReadTransparently()
     {
         Fixture f;
-        const QString path = f.write(QStringLiteral("g.trace.json.gz"),
-                                     gmltest::gzip(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}])"));
+        const QString path =
+            f.write(QStringLiteral("g.trace.json.gz"),
+                    gmltest::gzip(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}])"));
         auto r = f.import(path);
         QCOMPARE(r.status, SourceReport::Status::Imported);
         QCOMPARE(r.slices, 1);
         // Content decides, not the name: gzip data under a plain name is still read.
-        const QString odd = f.write(QStringLiteral("odd.json"),
-                                    gmltest::gzip(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}])"));
+        const QString odd =
+            f.write(QStringLiteral("odd.json"),
+                    gmltest::gzip(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}])"));
         QCOMPARE(f.import(odd).status, SourceReport::Status::Imported);
     }
 
     void unchangedIsSkippedChangedIsReplaced()
     {
         Fixture f;
-        const QString path = f.write(QStringLiteral("x.json"), R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}])");
+        const QString path = f.write(QStringLiteral("x.json"),
+                                     R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}])");
         QCOMPARE(f.import(path).status, SourceReport::Status::Imported);
         QCOMPARE(f.import(path).status, SourceReport::Status::Unchanged);
         QTest::qWait(20); // a different mtime
@@ -303,7 +351,8 @@ private Q_SLOTS:
         auto bad = f.import(path);
         QCOMPARE(bad.status, SourceReport::Status::Failed);
         QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM slice")), 2);
-        QVERIFY(f.str(QStringLiteral("SELECT error FROM source")).contains(QStringLiteral("previous import kept")));
+        QVERIFY(f.str(QStringLiteral("SELECT error FROM source"))
+                    .contains(QStringLiteral("previous import kept")));
     }
 
     // XXH64 vectors from xxhsum 0.8.1 (-H1); a stream fed in uneven pieces hashes the same.
@@ -360,7 +409,8 @@ private Q_SLOTS:
         QCOMPARE(f.str(QStringLiteral("SELECT group_concat(n.value) FROM slice s JOIN string n "
                                       "ON n.id = s.name_id JOIN source src ON src.id = "
                                       "(SELECT source_id FROM track WHERE id = s.track_id) "
-                                      "WHERE src.path = '%1'").arg(plain)),
+                                      "WHERE src.path = '%1'")
+                           .arg(plain)),
                  QStringLiteral("b"));
         QCOMPARE(f.import(plain).status, SourceReport::Status::Unchanged);
     }
@@ -368,7 +418,8 @@ private Q_SLOTS:
     void cancelKeepsNothingOfTheFile()
     {
         Fixture f;
-        const QString path = f.write(QStringLiteral("c.json"), R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}])");
+        const QString path = f.write(QStringLiteral("c.json"),
+                                     R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}])");
         QStringList errors;
         ImportJob job(*f.project);
         job.setProgressCallback([](const ImportProgress &) { return false; });
@@ -391,19 +442,28 @@ private Q_SLOTS:
         QFETCH(QString, expected);
         QFETCH(qint64, offset);
         Fixture f;
-        const QString good = f.write(QStringLiteral("good.json"), R"([{"ph":"X","name":"keep","pid":1,"tid":1,"ts":1,"dur":1}])");
+        const QString good =
+            f.write(QStringLiteral("good.json"),
+                    R"([{"ph":"X","name":"keep","pid":1,"tid":1,"ts":1,"dur":1}])");
         QCOMPARE(f.import(good, QStringLiteral("r")).status, SourceReport::Status::Imported);
         const QString path = f.write(name, bytes);
         const SourceReport r = f.import(path, QStringLiteral("r"));
         if (fails) {
             QCOMPARE(r.status, SourceReport::Status::Failed);
-            QVERIFY2(r.message.startsWith(path + QStringLiteral(": at byte ")), qPrintable(r.message));
+            QVERIFY2(r.message.startsWith(path + QStringLiteral(": at byte ")),
+                     qPrintable(r.message));
             QVERIFY2(r.message.contains(expected), qPrintable(r.message));
             if (offset >= 0)
-                QVERIFY2(r.message.startsWith(path + QStringLiteral(": at byte %1:").arg(offset)), qPrintable(r.message));
-            QCOMPARE(f.str(QStringLiteral("SELECT status FROM source WHERE path='%1'").arg(path)), QStringLiteral("failed"));
-            QCOMPARE(f.str(QStringLiteral("SELECT error FROM source WHERE path='%1'").arg(path)), r.message);
-            QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM track t JOIN source s ON s.id=t.source_id WHERE s.path='%1'").arg(path)), 0);
+                QVERIFY2(r.message.startsWith(path + QStringLiteral(": at byte %1:").arg(offset)),
+                         qPrintable(r.message));
+            QCOMPARE(f.str(QStringLiteral("SELECT status FROM source WHERE path='%1'").arg(path)),
+                     QStringLiteral("failed"));
+            QCOMPARE(f.str(QStringLiteral("SELECT error FROM source WHERE path='%1'").arg(path)),
+                     r.message);
+            QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM track t JOIN source s ON "
+                                            "s.id=t.source_id WHERE s.path='%1'")
+                                 .arg(path)),
+                     0);
         } else {
             QCOMPARE(r.status, SourceReport::Status::Imported);
             QVERIFY(r.warnings >= 1);
@@ -421,13 +481,15 @@ private Q_SLOTS:
         }
         // Everything imported before is still there.
         QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM slice_abs WHERE name='keep'")), 1);
-        QCOMPARE(f.str(QStringLiteral("SELECT status FROM source WHERE path='%1'").arg(good)), QStringLiteral("imported"));
+        QCOMPARE(f.str(QStringLiteral("SELECT status FROM source WHERE path='%1'").arg(good)),
+                 QStringLiteral("imported"));
     }
 
     void invalidUtf8IsRepaired()
     {
         Fixture f;
-        auto r = f.importText("[{\"ph\":\"X\",\"name\":\"bad\xff\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1}]");
+        auto r = f.importText(
+            "[{\"ph\":\"X\",\"name\":\"bad\xff\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1}]");
         QCOMPARE(r.status, SourceReport::Status::Imported);
         QCOMPARE(f.str(QStringLiteral("SELECT name FROM slice_abs")), QStringLiteral("bad\uFFFD"));
     }
@@ -435,12 +497,14 @@ private Q_SLOTS:
     void scannerSkipsUnknownFilesWithAReason()
     {
         Fixture f;
-        f.write(QStringLiteral("folder/a.pt.trace.json"), R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}])");
+        f.write(QStringLiteral("folder/a.pt.trace.json"),
+                R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}])");
         f.write(QStringLiteral("folder/notes.txt"), "hello");
         f.write(QStringLiteral("folder/sub/meta.json"), R"({"model":"resnet50","batch":64})");
         f.write(QStringLiteral("folder/.grademl/project.grademl"), "x");
         QStringList errors;
-        const auto files = scanInputs({f.dir.filePath(QStringLiteral("folder"))}, QString(), &errors);
+        const auto files =
+            scanInputs({f.dir.filePath(QStringLiteral("folder"))}, QString(), &errors);
         QCOMPARE(files.size(), 3);
         QCOMPARE(files[0].runName, QStringLiteral("folder"));
         QVERIFY(files[0].importer);

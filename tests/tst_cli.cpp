@@ -2,10 +2,10 @@
 // The public CLI forms: exit codes, info --json keys, read-only query.
 #include "testutil.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QFile>
 #include <QMap>
 #include <QProcess>
 #include <QRegularExpression>
@@ -56,7 +56,8 @@ QMap<QString, QString> helpCommands(const QString &help)
 QMap<QString, QString> manCommands(const QString &man)
 {
     QMap<QString, QString> out;
-    const QString commands = man.section(QLatin1String(".SH COMMANDS"), 1).section(QLatin1String("\n.SH "), 0, 0);
+    const QString commands =
+        man.section(QLatin1String(".SH COMMANDS"), 1).section(QLatin1String("\n.SH "), 0, 0);
     static const QRegularExpression entry(QStringLiteral("^\\.BI \"([a-z]+)"));
     QString current;
     for (const QString &line : commands.split(QLatin1Char('\n'))) {
@@ -98,19 +99,27 @@ private Q_SLOTS:
         QVERIFY(fromHelp.size() >= 12);
         QCOMPARE(fromMan.keys(), fromHelp.keys());
         for (auto it = fromHelp.begin(); it != fromHelp.end(); ++it) {
-            const QSet<QString> missing = longOptions(it.value()) - longOptions(fromMan.value(it.key()));
-            QVERIFY2(missing.isEmpty(), qPrintable(QStringLiteral("grademl.1 %1 lacks %2").arg(it.key(), QStringList(missing.values()).join(QLatin1Char(' ')))));
+            const QSet<QString> missing =
+                longOptions(it.value()) - longOptions(fromMan.value(it.key()));
+            QVERIFY2(missing.isEmpty(),
+                     qPrintable(
+                         QStringLiteral("grademl.1 %1 lacks %2")
+                             .arg(it.key(), QStringList(missing.values()).join(QLatin1Char(' ')))));
         }
         auto env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-        const auto studio = gmltest::runProgram(QStringLiteral(GRADEML_STUDIO), {QStringLiteral("--help")}, 120, env);
+        const auto studio = gmltest::runProgram(QStringLiteral(GRADEML_STUDIO),
+                                                {QStringLiteral("--help")}, 120, env);
         QCOMPARE(studio.code, 0);
         const QSet<QString> studioOptions = longOptions(QString::fromUtf8(studio.out));
         QVERIFY(studioOptions.contains(QStringLiteral("--screenshot")));
-        const QSet<QString> missing = studioOptions - longOptions(readSource(QStringLiteral("packaging/man/grademl-studio.1")));
-        QVERIFY2(missing.isEmpty(), qPrintable(QStringLiteral("grademl-studio.1 lacks ") + QStringList(missing.values()).join(QLatin1Char(' '))));
+        const QSet<QString> missing =
+            studioOptions -
+            longOptions(readSource(QStringLiteral("packaging/man/grademl-studio.1")));
+        QVERIFY2(missing.isEmpty(),
+                 qPrintable(QStringLiteral("grademl-studio.1 lacks ") +
+                            QStringList(missing.values()).join(QLatin1Char(' '))));
     }
-
 
     void usageErrorsExitTwo()
     {
@@ -118,7 +127,10 @@ private Q_SLOTS:
         QCOMPARE(run({QStringLiteral("import")}).code, 2);
         QCOMPARE(run({QStringLiteral("import"), QStringLiteral("x.json")}).code, 2); // no --project
         QCOMPARE(run({QStringLiteral("frobnicate")}).code, 2);
-        QCOMPARE(run({QStringLiteral("import"), QStringLiteral("/nonexistent/dir"), QStringLiteral("--project"), QStringLiteral("/tmp/x.grademl")}).code, 2);
+        QCOMPARE(run({QStringLiteral("import"), QStringLiteral("/nonexistent/dir"),
+                      QStringLiteral("--project"), QStringLiteral("/tmp/x.grademl")})
+                     .code,
+                 2);
     }
 
     // On a terminal the import draws a progress line (file, share, bytes of all; rate and time
@@ -127,53 +139,65 @@ private Q_SLOTS:
     {
         if (QStandardPaths::findExecutable(QStringLiteral("script")).isEmpty())
             QSKIP("script(1) is not installed: no terminal to run the import on");
-        if (gmltest::runProgram(QStringLiteral("script"), {QStringLiteral("-q"), QStringLiteral("-e"), QStringLiteral("-c"),
-                                                           QStringLiteral("true"), QStringLiteral("/dev/null")})
+        if (gmltest::runProgram(QStringLiteral("script"),
+                                {QStringLiteral("-q"), QStringLiteral("-e"), QStringLiteral("-c"),
+                                 QStringLiteral("true"), QStringLiteral("/dev/null")})
                 .code != 0)
             QSKIP("script(1) cannot open a pseudo-terminal here: no terminal to run the import on");
         QTemporaryDir dir;
-        gmltest::writeFile(dir, QStringLiteral("in/a.json"),
-                           R"({"traceEvents":[{"ph":"X","name":"k","pid":1,"tid":1,"ts":1,"dur":2}]})");
+        gmltest::writeFile(
+            dir, QStringLiteral("in/a.json"),
+            R"({"traceEvents":[{"ph":"X","name":"k","pid":1,"tid":1,"ts":1,"dur":2}]})");
         const QString project = dir.filePath(QStringLiteral("p.grademl"));
-        const QString command = QStringLiteral("'%1' import '%2' --project '%3'")
-                                    .arg(QStringLiteral(GRADEML_CLI), dir.filePath(QStringLiteral("in")), project);
+        const QString command =
+            QStringLiteral("'%1' import '%2' --project '%3'")
+                .arg(QStringLiteral(GRADEML_CLI), dir.filePath(QStringLiteral("in")), project);
         auto r = gmltest::runProgram(QStringLiteral("script"),
-                                     {QStringLiteral("-q"), QStringLiteral("-e"), QStringLiteral("-c"), command,
-                                      QStringLiteral("/dev/null")});
+                                     {QStringLiteral("-q"), QStringLiteral("-e"),
+                                      QStringLiteral("-c"), command, QStringLiteral("/dev/null")});
         QCOMPARE(r.code, 0);
         QVERIFY2(r.out.contains("a.json 0% · 0 B of 70 B\x1b[K"), r.out.constData());
-        QVERIFY2(r.out.contains("\x1b[K\r\x1b[K[1/1] "), r.out.constData()); // erased before the file's line
+        QVERIFY2(r.out.contains("\x1b[K\r\x1b[K[1/1] "),
+                 r.out.constData()); // erased before the file's line
         QVERIFY2(r.out.contains("a.json: imported"), r.out.constData());
         QFile::remove(project);
-        const auto piped = run({QStringLiteral("import"), dir.filePath(QStringLiteral("in")), QStringLiteral("--project"), project});
+        const auto piped = run({QStringLiteral("import"), dir.filePath(QStringLiteral("in")),
+                                QStringLiteral("--project"), project});
         QCOMPARE(piped.code, 0);
-        QVERIFY2(!piped.err.contains("\x1b[K") && !piped.err.contains(" of 70 B"), piped.err.constData());
+        QVERIFY2(!piped.err.contains("\x1b[K") && !piped.err.contains(" of 70 B"),
+                 piped.err.constData());
     }
 
     void importInfoQuery()
     {
         QTemporaryDir dir;
-        const QString good = gmltest::writeFile(dir, QStringLiteral("in/good.json"),
-            R"({"distributedInfo":{"rank":0,"world_size":1},"traceEvents":[
+        const QString good =
+            gmltest::writeFile(dir, QStringLiteral("in/good.json"),
+                               R"({"distributedInfo":{"rank":0,"world_size":1},"traceEvents":[
                 {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1,"dur":2,"args":{"correlation":5}},
                 {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":4,"dur":3,"args":{"correlation":5}},
                 {"ph":"C","name":"mem","pid":1,"ts":1,"args":{"value":3}}]})");
         const QString project = dir.filePath(QStringLiteral("p.grademl"));
-        auto r = run({QStringLiteral("import"), dir.filePath(QStringLiteral("in")), QStringLiteral("--project"), project});
+        auto r = run({QStringLiteral("import"), dir.filePath(QStringLiteral("in")),
+                      QStringLiteral("--project"), project});
         QCOMPARE(r.code, 0);
         QVERIFY2(r.out.contains("1 imported"), r.out.constData());
 
         gmltest::writeFile(dir, QStringLiteral("in/bad.json"), R"({"traceEvents":[{"ph":)");
-        r = run({QStringLiteral("import"), dir.filePath(QStringLiteral("in")), QStringLiteral("--project"), project, QStringLiteral("--run"), QStringLiteral("job")});
+        r = run({QStringLiteral("import"), dir.filePath(QStringLiteral("in")),
+                 QStringLiteral("--project"), project, QStringLiteral("--run"),
+                 QStringLiteral("job")});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("bad.json: at byte"), r.err.constData());
 
         r = run({QStringLiteral("info"), project, QStringLiteral("--json")});
         QCOMPARE(r.code, 0);
-        const auto runs = QJsonDocument::fromJson(r.out).object().value(QStringLiteral("runs")).toArray();
+        const auto runs =
+            QJsonDocument::fromJson(r.out).object().value(QStringLiteral("runs")).toArray();
         QCOMPARE(runs.size(), 2);
         const auto first = runs[0].toObject();
-        for (const char *key : {"name", "start_ns", "end_ns", "tracks", "slices", "counter_samples", "flows", "sources"})
+        for (const char *key : {"name", "start_ns", "end_ns", "tracks", "slices", "counter_samples",
+                                "flows", "sources"})
             QVERIFY2(first.contains(QLatin1String(key)), key);
         QCOMPARE(first.value(QStringLiteral("slices")).toInteger(), 2);
         QCOMPARE(first.value(QStringLiteral("counter_samples")).toInteger(), 1);
@@ -181,20 +205,23 @@ private Q_SLOTS:
         QCOMPARE(first.value(QStringLiteral("start_ns")).toInteger(), 1000);
         QCOMPARE(first.value(QStringLiteral("end_ns")).toInteger(), 7000);
         const auto src = first.value(QStringLiteral("sources")).toArray()[0].toObject();
-        for (const char *key : {"path", "format", "status", "error", "warnings", "slices", "counter_samples", "flows"})
+        for (const char *key : {"path", "format", "status", "error", "warnings", "slices",
+                                "counter_samples", "flows"})
             QVERIFY2(src.contains(QLatin1String(key)), key);
         QCOMPARE(src.value(QStringLiteral("status")).toString(), QStringLiteral("imported"));
         const auto job = runs[1].toObject();
         QCOMPARE(job.value(QStringLiteral("name")).toString(), QStringLiteral("job"));
         const auto badSrc = job.value(QStringLiteral("sources")).toArray()[0].toObject();
         QCOMPARE(badSrc.value(QStringLiteral("status")).toString(), QStringLiteral("failed"));
-        QVERIFY(badSrc.value(QStringLiteral("error")).toString().contains(QStringLiteral("at byte")));
+        QVERIFY(
+            badSrc.value(QStringLiteral("error")).toString().contains(QStringLiteral("at byte")));
 
         r = run({QStringLiteral("info"), project});
         QCOMPARE(r.code, 0);
         QVERIFY2(r.out.contains("stream 7 [stream] 1 slices"), r.out.constData());
 
-        r = run({QStringLiteral("query"), project, QStringLiteral("SELECT name, dur FROM slice_abs ORDER BY ts")});
+        r = run({QStringLiteral("query"), project,
+                 QStringLiteral("SELECT name, dur FROM slice_abs ORDER BY ts")});
         QCOMPARE(r.code, 0);
         QCOMPARE(r.out, QByteArray("name,dur\ncudaLaunchKernel,2000\nk,3000\n"));
 
@@ -205,49 +232,61 @@ private Q_SLOTS:
         r = run({QStringLiteral("query"), project, QStringLiteral("DELETE FROM slice")});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("may not be modified"), r.err.constData());
-        r = run({QStringLiteral("query"), project, QStringLiteral("SELECT count(*) AS n FROM slice")});
+        r = run(
+            {QStringLiteral("query"), project, QStringLiteral("SELECT count(*) AS n FROM slice")});
         QCOMPARE(r.out, QByteArray("n\n2\n"));
         // Statements SQLite counts as read-only but that are not queries are refused in the
         // project's words, not run as silent no-ops (issue 33).
-        for (const char *sql : {"PRAGMA writable_schema=1", "begin", "pragma optimize", "PRAGMA user_version=7",
-                                "ATTACH 'other.db' AS other", "SAVEPOINT a"}) {
+        for (const char *sql :
+             {"PRAGMA writable_schema=1", "begin", "pragma optimize", "PRAGMA user_version=7",
+              "ATTACH 'other.db' AS other", "SAVEPOINT a"}) {
             r = run({QStringLiteral("query"), project, QString::fromLatin1(sql)});
             QCOMPARE(r.code, 1);
             QVERIFY2(r.err.startsWith("grademl query: refused: ") &&
-                         (r.err.contains("read-only") || r.err.contains("a query reads this project only")),
+                         (r.err.contains("read-only") ||
+                          r.err.contains("a query reads this project only")),
                      r.err.constData());
         }
         // PRAGMAs that only report still work, as statements and as table functions.
         r = run({QStringLiteral("query"), project, QStringLiteral("PRAGMA table_info(track)")});
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.startsWith("cid,name,type"));
-        r = run({QStringLiteral("query"), project, QStringLiteral("SELECT count(*) > 0 FROM pragma_table_info('slice')")});
+        r = run({QStringLiteral("query"), project,
+                 QStringLiteral("SELECT count(*) > 0 FROM pragma_table_info('slice')")});
         QCOMPARE(r.out, QByteArray("count(*) > 0\n1\n"));
         r = run({QStringLiteral("query"), project, QStringLiteral("PRAGMA user_version")});
         QCOMPARE(r.code, 0);
 
         // Limits (issue 56): a query that never ends stops at its time limit, a value too big
         // fails as such, both said with how to change them; output already printed stays.
-        const QString forever = QStringLiteral("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) ");
-        r = run({QStringLiteral("query"), project, QStringLiteral("--timeout"), QStringLiteral("1"), forever + QStringLiteral("SELECT count(*) FROM c")});
+        const QString forever =
+            QStringLiteral("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) ");
+        r = run({QStringLiteral("query"), project, QStringLiteral("--timeout"), QStringLiteral("1"),
+                 forever + QStringLiteral("SELECT count(*) FROM c")});
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains("ran past its time limit of 1 s") && r.err.contains("--timeout"), r.err.constData());
-        r = run({QStringLiteral("query"), project, QStringLiteral("--timeout=1"), forever + QStringLiteral("SELECT x FROM c")});
+        QVERIFY2(r.err.contains("ran past its time limit of 1 s") && r.err.contains("--timeout"),
+                 r.err.constData());
+        r = run({QStringLiteral("query"), project, QStringLiteral("--timeout=1"),
+                 forever + QStringLiteral("SELECT x FROM c")});
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains("time limit") && r.out.startsWith("x\n1\n2\n3\n"), r.err.constData());
+        QVERIFY2(r.err.contains("time limit") && r.out.startsWith("x\n1\n2\n3\n"),
+                 r.err.constData());
         r = run({QStringLiteral("query"), project, QStringLiteral("SELECT hex(zeroblob(3e8))")});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("larger than its limit of 256 MB"), r.err.constData());
         for (const char *bad : {"-1", "abc", "nan", "1e9"}) {
-            r = run({QStringLiteral("query"), project, QStringLiteral("--timeout"), QString::fromLatin1(bad), QStringLiteral("SELECT 1")});
+            r = run({QStringLiteral("query"), project, QStringLiteral("--timeout"),
+                     QString::fromLatin1(bad), QStringLiteral("SELECT 1")});
             QCOMPARE(r.code, 2);
             QVERIFY2(r.err.contains("--timeout"), r.err.constData());
         }
         // A statement that opens with a comment is a statement, and "--" ends the options.
-        r = run({QStringLiteral("query"), project, QStringLiteral("-- how many slices\nSELECT count(*) AS n FROM slice")});
+        r = run({QStringLiteral("query"), project,
+                 QStringLiteral("-- how many slices\nSELECT count(*) AS n FROM slice")});
         QCOMPARE(r.code, 0);
         QCOMPARE(r.out, QByteArray("n\n2\n"));
-        r = run({QStringLiteral("query"), project, QStringLiteral("--"), QStringLiteral("--x\nSELECT 7 AS n")});
+        r = run({QStringLiteral("query"), project, QStringLiteral("--"),
+                 QStringLiteral("--x\nSELECT 7 AS n")});
         QCOMPARE(r.code, 0);
         QCOMPARE(r.out, QByteArray("n\n7\n"));
     }

@@ -59,12 +59,16 @@ private Q_SLOTS:
             const int i = collectiveOperation(QString::fromLatin1(name));
             return i < 0 ? QString() : ops[i];
         };
-        QCOMPARE(op("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"),
-                 QStringLiteral("AllReduce"));
-        QCOMPARE(op("ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)"), QStringLiteral("SendRecv"));
-        QCOMPARE(op("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"),
+        QCOMPARE(
+            op("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"),
+            QStringLiteral("AllReduce"));
+        QCOMPARE(op("ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)"),
+                 QStringLiteral("SendRecv"));
+        QCOMPARE(op("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, "
+                    "ncclWork*)"),
                  QStringLiteral("ReduceScatter"));
-        QCOMPARE(op("void ncclAllGatherRingLLKernel_copy_i8(ncclColl)"), QStringLiteral("AllGather"));
+        QCOMPARE(op("void ncclAllGatherRingLLKernel_copy_i8(ncclColl)"),
+                 QStringLiteral("AllGather"));
         QCOMPARE(op("ncclKernel_Reduce_RING_LL_Sum_float"), QStringLiteral("Reduce"));
         QCOMPARE(op("volta_sgemm_128x64_nn"), QString());
         QCOMPARE(op("nccl:all_reduce"), QString()); // the CPU-side annotation is no kernel
@@ -74,9 +78,14 @@ private Q_SLOTS:
     {
         // Other = reference - 5 ms, with +-1 us jitter; it also captured one extra collective
         // before the reference's first (op 1), so the match is one position later.
-        const auto ref = sequence({{0, 1'000'000}, {0, 2'000'000}, {2, 2'500'000}, {0, 3'000'000}, {0, 4'000'000}});
-        const auto other = sequence({{1, -4'500'000}, {0, -4'000'000 + 1000}, {0, -3'000'000 - 1000},
-                                     {2, -2'500'000}, {0, -2'000'000}, {0, -1'000'000}});
+        const auto ref = sequence(
+            {{0, 1'000'000}, {0, 2'000'000}, {2, 2'500'000}, {0, 3'000'000}, {0, 4'000'000}});
+        const auto other = sequence({{1, -4'500'000},
+                                     {0, -4'000'000 + 1000},
+                                     {0, -3'000'000 - 1000},
+                                     {2, -2'500'000},
+                                     {0, -2'000'000},
+                                     {0, -1'000'000}});
         const auto fit = fitCollectives(ref, other);
         QVERIFY(fit);
         QCOMPARE(fit->shift, 1);
@@ -133,19 +142,24 @@ private Q_SLOTS:
             QCOMPARE(a.referenceRank, 0);
         }
         // Project times include it: every all-reduce ends within 2 us on all four ranks.
-        const QString spread = gmltest::text(*project, QStringLiteral(
-            "SELECT max(e) - min(e) FROM (SELECT t.rank, s.ts + s.dur AS e, "
-            "row_number() OVER (PARTITION BY t.rank ORDER BY s.ts) AS k FROM slice_abs s "
-            "JOIN track t ON t.id = s.track_id WHERE s.name LIKE 'ncclKernel%') GROUP BY k "
-            "ORDER BY 1 DESC LIMIT 1"));
+        const QString spread = gmltest::text(
+            *project,
+            QStringLiteral(
+                "SELECT max(e) - min(e) FROM (SELECT t.rank, s.ts + s.dur AS e, "
+                "row_number() OVER (PARTITION BY t.rank ORDER BY s.ts) AS k FROM slice_abs s "
+                "JOIN track t ON t.id = s.track_id WHERE s.name LIKE 'ncclKernel%') GROUP BY k "
+                "ORDER BY 1 DESC LIMIT 1"));
         QVERIFY2(spread.toLongLong() <= 4'000, qPrintable(spread));
 
         // An override replaces the computed offset, survives a re-import, and can be cleared.
         const SourceId s2 = al.value(QStringLiteral("rank2.pt.trace.json")).source;
         QString error;
-        QVERIFY2(setAlignmentOverride(*project, s2, TimeNs(-40'000'000), &error), qPrintable(error));
-        QCOMPARE(alignmentByFile(*project).value(QStringLiteral("rank2.pt.trace.json")).applied, TimeNs(-40'000'000));
-        QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM source WHERE align_ns = -40000000"), 1);
+        QVERIFY2(setAlignmentOverride(*project, s2, TimeNs(-40'000'000), &error),
+                 qPrintable(error));
+        QCOMPARE(alignmentByFile(*project).value(QStringLiteral("rank2.pt.trace.json")).applied,
+                 TimeNs(-40'000'000));
+        QCOMPARE(
+            gmltest::scalar(*project, "SELECT count(*) FROM source WHERE align_ns = -40000000"), 1);
         QVERIFY(gmltest::setMtime(traces + QStringLiteral("/rank2.pt.trace.json"),
                                   QDateTime::currentDateTime().addSecs(-60)));
         const auto reports = gmltest::importInto(*project, {traces});
@@ -162,7 +176,8 @@ private Q_SLOTS:
         QCOMPARE(cleared.applied, *cleared.computed);
         // An override of 0 keeps the recorded clock.
         QVERIFY(setAlignmentOverride(*project, again, TimeNs(0), &error));
-        QCOMPARE(alignmentByFile(*project).value(QStringLiteral("rank2.pt.trace.json")).applied, TimeNs(0));
+        QCOMPARE(alignmentByFile(*project).value(QStringLiteral("rank2.pt.trace.json")).applied,
+                 TimeNs(0));
     }
 
     void cliShowsAndOverrides()
@@ -170,41 +185,60 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString traces = gmltest::generateJob(dir, 2, 3, -2500);
         const QString project = dir.filePath(QStringLiteral("p.grademl"));
-        QCOMPARE(run(QStringLiteral(GRADEML_CLI), {QStringLiteral("import"), traces, QStringLiteral("--project"),
-                                                   project, QStringLiteral("--quiet")}),
+        QCOMPARE(run(QStringLiteral(GRADEML_CLI),
+                     {QStringLiteral("import"), traces, QStringLiteral("--project"), project,
+                      QStringLiteral("--quiet")}),
                  0);
         QByteArray out;
-        QCOMPARE(run(QStringLiteral(GRADEML_CLI), {QStringLiteral("info"), project, QStringLiteral("--json")}, &out), 0);
-        const auto sources = QJsonDocument::fromJson(out).object()[QStringLiteral("runs")].toArray()[0]
-                                 .toObject()[QStringLiteral("sources")].toArray();
+        QCOMPARE(run(QStringLiteral(GRADEML_CLI),
+                     {QStringLiteral("info"), project, QStringLiteral("--json")}, &out),
+                 0);
+        const auto sources = QJsonDocument::fromJson(out)
+                                 .object()[QStringLiteral("runs")]
+                                 .toArray()[0]
+                                 .toObject()[QStringLiteral("sources")]
+                                 .toArray();
         QCOMPARE(sources.size(), 2);
         const auto rank1 = sources[1].toObject();
-        QVERIFY(std::abs(rank1[QStringLiteral("align_offset_ns")].toInteger() - 2'500'000) <= 2'000);
+        QVERIFY(std::abs(rank1[QStringLiteral("align_offset_ns")].toInteger() - 2'500'000) <=
+                2'000);
         const auto clock = rank1[QStringLiteral("clock_alignment")].toObject();
         QCOMPARE(clock[QStringLiteral("matched")].toInt(), 3);
         QCOMPARE(clock[QStringLiteral("significant")].toBool(), true);
         QVERIFY(clock[QStringLiteral("residual_ns")].toInteger() <= 2'000);
 
-        QCOMPARE(run(QStringLiteral(GRADEML_CLI), {QStringLiteral("align"), project, QStringLiteral("--source"),
-                                                   QStringLiteral("rank:1"), QStringLiteral("--offset"),
-                                                   QStringLiteral("2.4ms")}, &out),
-                 0);
+        QCOMPARE(
+            run(QStringLiteral(GRADEML_CLI),
+                {QStringLiteral("align"), project, QStringLiteral("--source"),
+                 QStringLiteral("rank:1"), QStringLiteral("--offset"), QStringLiteral("2.4ms")},
+                &out),
+            0);
         QVERIFY2(out.contains("user override +2.400 ms; applied +2.400 ms"), out.constData());
-        QCOMPARE(run(QStringLiteral(GRADEML_CLI), {QStringLiteral("align"), project, QStringLiteral("--json")}, &out), 0);
-        const auto j = QJsonDocument::fromJson(out).object()[QStringLiteral("runs")].toArray()[0]
-                           .toObject()[QStringLiteral("sources")].toArray()[1].toObject();
+        QCOMPARE(run(QStringLiteral(GRADEML_CLI),
+                     {QStringLiteral("align"), project, QStringLiteral("--json")}, &out),
+                 0);
+        const auto j = QJsonDocument::fromJson(out)
+                           .object()[QStringLiteral("runs")]
+                           .toArray()[0]
+                           .toObject()[QStringLiteral("sources")]
+                           .toArray()[1]
+                           .toObject();
         QCOMPARE(j[QStringLiteral("applied_offset_ns")].toInteger(), 2'400'000);
         QCOMPARE(j[QStringLiteral("user_offset_ns")].toInteger(), 2'400'000);
-        QCOMPARE(run(QStringLiteral(GRADEML_CLI), {QStringLiteral("align"), project, QStringLiteral("--source"),
-                                                   QStringLiteral("rank1.pt.trace.json"), QStringLiteral("--clear")}, &out),
+        QCOMPARE(run(QStringLiteral(GRADEML_CLI),
+                     {QStringLiteral("align"), project, QStringLiteral("--source"),
+                      QStringLiteral("rank1.pt.trace.json"), QStringLiteral("--clear")},
+                     &out),
                  0);
         QVERIFY2(!out.contains("user override"), out.constData());
-        QCOMPARE(run(QStringLiteral(GRADEML_CLI), {QStringLiteral("align"), project, QStringLiteral("--source"),
-                                                   QStringLiteral("rank:1"), QStringLiteral("--offset"),
-                                                   QStringLiteral("soon")}),
-                 2);
-        QCOMPARE(run(QStringLiteral(GRADEML_CLI), {QStringLiteral("align"), project, QStringLiteral("--source"),
-                                                   QStringLiteral("rank:7"), QStringLiteral("--clear")}),
+        QCOMPARE(
+            run(QStringLiteral(GRADEML_CLI),
+                {QStringLiteral("align"), project, QStringLiteral("--source"),
+                 QStringLiteral("rank:1"), QStringLiteral("--offset"), QStringLiteral("soon")}),
+            2);
+        QCOMPARE(run(QStringLiteral(GRADEML_CLI),
+                     {QStringLiteral("align"), project, QStringLiteral("--source"),
+                      QStringLiteral("rank:7"), QStringLiteral("--clear")}),
                  1);
     }
 
@@ -213,7 +247,8 @@ private Q_SLOTS:
         GML_REQUIRE_SHARED(QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100"));
         QTemporaryDir dir;
         auto project = gmltest::newProject(dir);
-        gmltest::importInto(*project, {gmltest::sharedTraces() + QStringLiteral("/pytorch_kineto/param_dlrm_8rank_v100")});
+        gmltest::importInto(*project, {gmltest::sharedTraces() +
+                                       QStringLiteral("/pytorch_kineto/param_dlrm_8rank_v100")});
         const auto al = alignmentByFile(*project);
         QCOMPARE(al.size(), 8);
         // Every rank has the same 8 collectives (5 SendRecv, 3 AllReduce) ending within 3 us of

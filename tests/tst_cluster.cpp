@@ -29,15 +29,15 @@
 
 #include <QCryptographicHash>
 #include <QImage>
-#include <QProcess>
-#include <QRegularExpression>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QStatusBar>
-#include <QToolButton>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QtTest>
 
 #include <limits>
@@ -47,7 +47,8 @@ using namespace gml;
 
 namespace {
 
-constexpr TimeNs kAll0 = std::numeric_limits<TimeNs>::min(), kAll1 = std::numeric_limits<TimeNs>::max();
+constexpr TimeNs kAll0 = std::numeric_limits<TimeNs>::min(),
+                 kAll1 = std::numeric_limits<TimeNs>::max();
 
 // Each slice track with slices, by its place: the run's rank and the track's path.
 std::map<QString, TrackId> tracksByPath(const TimelineData &data)
@@ -71,23 +72,28 @@ class TestCluster : public QObject
     void run(const QStringList &args)
     {
         const auto p = gmltest::runProgram(QStringLiteral(GRADEML_CLI), args);
-        QVERIFY2(p.code == 0, qPrintable(args.join(QLatin1Char(' ')) + QStringLiteral(": ") + QString::fromUtf8(p.err)));
+        QVERIFY2(p.code == 0, qPrintable(args.join(QLatin1Char(' ')) + QStringLiteral(": ") +
+                                         QString::fromUtf8(p.err)));
     }
 
 private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_tmp.isValid());
-        const QString job = gmltest::generateJob(m_tmp, 6, 4, 2000, {QStringLiteral("--slow-rank"), QStringLiteral("3")});
+        const QString job = gmltest::generateJob(
+            m_tmp, 6, 4, 2000, {QStringLiteral("--slow-rank"), QStringLiteral("3")});
         m_direct = m_tmp.filePath(QStringLiteral("direct.grademl"));
         m_cluster = m_tmp.filePath(QStringLiteral("cluster.grademl"));
-        run({QStringLiteral("import"), job, QStringLiteral("--project"), m_direct, QStringLiteral("--quiet")});
+        run({QStringLiteral("import"), job, QStringLiteral("--project"), m_direct,
+             QStringLiteral("--quiet")});
         QDir().mkpath(m_tmp.filePath(QStringLiteral("cluster.shards")));
         QStringList merge{QStringLiteral("merge"), m_cluster};
         for (int i = 0; i < 3; ++i) {
-            const QString shard = m_tmp.filePath(QStringLiteral("cluster.shards/shard-%1-of-3.grademl").arg(i));
-            run({QStringLiteral("import"), job, QStringLiteral("--project"), shard, QStringLiteral("--shard"),
-                 QStringLiteral("%1/3").arg(i), QStringLiteral("--quiet")});
+            const QString shard =
+                m_tmp.filePath(QStringLiteral("cluster.shards/shard-%1-of-3.grademl").arg(i));
+            run({QStringLiteral("import"), job, QStringLiteral("--project"), shard,
+                 QStringLiteral("--shard"), QStringLiteral("%1/3").arg(i),
+                 QStringLiteral("--quiet")});
             merge << shard;
         }
         run(merge);
@@ -137,7 +143,8 @@ private Q_SLOTS:
         QCOMPARE(foundC.size(), foundD.size());
         for (size_t i = 0; i < foundD.size(); ++i)
             QCOMPARE(foundC[i].start, foundD[i].start);
-        const TimeNs a = direct->start + (direct->end - direct->start) / 3, b = direct->start + (direct->end - direct->start) / 2;
+        const TimeNs a = direct->start + (direct->end - direct->start) / 3,
+                     b = direct->start + (direct->end - direct->start) / 2;
         auto rowsOf = [](const TimelineData &data, const std::vector<AggregateRow> &rows) {
             std::map<QString, std::tuple<qint64, TimeNs, TimeNs>> out;
             for (const AggregateRow &r : rows)
@@ -162,9 +169,10 @@ private Q_SLOTS:
 
         // A viewport of the whole run reads its level from the shard.
         const TimeNs span = cluster->end - cluster->start;
-        const TrackId busiest = std::max_element(got.begin(), got.end(), [&](const auto &a, const auto &b) {
-                                    return cluster->track(a.second)->slices < cluster->track(b.second)->slices;
-                                })->second;
+        const TrackId busiest =
+            std::max_element(got.begin(), got.end(), [&](const auto &a, const auto &b) {
+                return cluster->track(a.second)->slices < cluster->track(b.second)->slices;
+            })->second;
         SlicePager &pager = *cluster->pager;
         (void)pager.view(busiest, cluster->start, cluster->end, double(span) / 1000);
         pager.waitForIdle();
@@ -239,9 +247,12 @@ private Q_SLOTS:
             RankOverviewView *view = w.rankView();
             QVERIFY(view->isVisible() && view->overview());
             QCOMPARE(int(view->overview()->lanes.size()), 6);
-            const auto layout = RankOverviewPainter::layout(QRect(0, 0, view->width() - w.timeline()->scrollBarWidth(), view->height()),
-                                                            w.timeline()->painter().metrics().labelWidth, 6);
-            QTest::mouseClick(view, Qt::LeftButton, {}, QPoint(layout.lanes.left() + layout.lanes.width() / 2, layout.rowTop(3) + 2));
+            const auto layout = RankOverviewPainter::layout(
+                QRect(0, 0, view->width() - w.timeline()->scrollBarWidth(), view->height()),
+                w.timeline()->painter().metrics().labelWidth, 6);
+            QTest::mouseClick(
+                view, Qt::LeftButton, {},
+                QPoint(layout.lanes.left() + layout.lanes.width() / 2, layout.rowTop(3) + 2));
             const QList<TrackId> streams = w.rankOverview()->streamsOf(3);
             QVERIFY(!streams.isEmpty());
             const auto data = w.timeline()->data();
@@ -256,20 +267,25 @@ private Q_SLOTS:
             QVERIFY2(shown && shown->size() > 0, "rank 3's stream was not paged in");
             QVERIFY(data->pager->exact(stream));
             QDir().mkpath(QStringLiteral("screenshots")); // for a person to look at
-            w.grab().save(QStringLiteral("screenshots/cluster-rank3-%1x%2.png").arg(size.width()).arg(size.height()));
+            w.grab().save(QStringLiteral("screenshots/cluster-rank3-%1x%2.png")
+                              .arg(size.width())
+                              .arg(size.height()));
 
             // A click on its widest kernel.
             size_t pick = 0;
             for (size_t i = 1; i < shown->size(); ++i)
                 if (shown->duration(i) > shown->duration(pick))
                     pick = i;
-            const QRectF r = w.timeline()->painter().sliceRect(w.timeline()->viewport(), stream, pick);
+            const QRectF r =
+                w.timeline()->painter().sliceRect(w.timeline()->viewport(), stream, pick);
             QVERIFY(!r.isEmpty());
             QTest::mouseClick(w.timeline(), Qt::LeftButton, {}, r.center().toPoint());
             QVERIFY(w.state()->hasSelectedSlice());
             QVERIFY(cluster::shardOfSlice(w.state()->selectedSlice()) > 0);
-            QTRY_VERIFY2(w.details()->plainText().contains(data->name(shown->nameId(pick))), qPrintable(w.details()->plainText()));
-            QVERIFY2(!w.details()->plainText().contains(QLatin1String("not in the project")), qPrintable(w.details()->plainText()));
+            QTRY_VERIFY2(w.details()->plainText().contains(data->name(shown->nameId(pick))),
+                         qPrintable(w.details()->plainText()));
+            QVERIFY2(!w.details()->plainText().contains(QLatin1String("not in the project")),
+                     qPrintable(w.details()->plainText()));
         }
     }
 
@@ -304,7 +320,8 @@ private Q_SLOTS:
         QVERIFY(w.showView(QStringLiteral("analysis")));
         w.analysis()->setVisible(true);
         QVERIFY(ready.wait(120000));
-        QVERIFY2(ready.first().at(1).toString().isEmpty(), qPrintable(ready.first().at(1).toString()));
+        QVERIFY2(ready.first().at(1).toString().isEmpty(),
+                 qPrintable(ready.first().at(1).toString()));
         const sim::RunReport *report = panel->report();
         QVERIFY(report && report->analysis);
         QVERIFY(report->findings.empty());
@@ -315,7 +332,7 @@ private Q_SLOTS:
         QVERIFY(report->summary.stepTime > 0);
         const auto charts = panel->charts();
         QVERIFY(!charts[1]->isEmpty() && !charts[2]->isEmpty()); // per rank, kernel families
-        QVERIFY(charts[3]->isEmpty());                           // no launch queue without the slices
+        QVERIFY(charts[3]->isEmpty()); // no launch queue without the slices
         QVERIFY(w.showView(QStringLiteral("timeline")));
         QToolButton *stragglers = nullptr;
         for (auto *b : w.rankView()->findChildren<QToolButton *>())
@@ -325,18 +342,22 @@ private Q_SLOTS:
         if (w.rankView()->markCount() == 0) // not marked by the analysis just shown
             stragglers->click();
         QTRY_VERIFY(w.rankView()->markCount() > 0);
-        QVERIFY2(stragglers->text().contains(QLatin1String("marked")), qPrintable(stragglers->text()));
+        QVERIFY2(stragglers->text().contains(QLatin1String("marked")),
+                 qPrintable(stragglers->text()));
         // A rank's shard opens from its lane (the right-click menu's last entry): its findings.
         int lane = -1;
         for (size_t i = 0; i < w.rankView()->overview()->lanes.size(); ++i)
             if (w.rankView()->overview()->lanes[i].rank == 4)
                 lane = int(i);
         QVERIFY(lane >= 0);
-        QVERIFY(w.rankOverview()->shardOf(lane).endsWith(QLatin1String("cluster.shards/shard-2-of-3.grademl")));
+        QVERIFY(w.rankOverview()->shardOf(lane).endsWith(
+            QLatin1String("cluster.shards/shard-2-of-3.grademl")));
         w.rankOverview()->openShard(lane);
         QVERIFY(gmltest::waitLoaded(w));
-        QVERIFY2(w.projectPath().endsWith(QLatin1String("shard-2-of-3.grademl")), qPrintable(w.projectPath()));
-        QVERIFY(w.timeline()->data() && !w.timeline()->data()->slices.isEmpty()); // an ordinary project
+        QVERIFY2(w.projectPath().endsWith(QLatin1String("shard-2-of-3.grademl")),
+                 qPrintable(w.projectPath()));
+        QVERIFY(w.timeline()->data() &&
+                !w.timeline()->data()->slices.isEmpty()); // an ordinary project
     }
 
     // The command line on a cluster project: the cross-rank report equals the whole-run
@@ -351,11 +372,15 @@ private Q_SLOTS:
                 qWarning() << args << p.code << p.err;
             return p.code == code ? QJsonDocument::fromJson(p.out).object() : QJsonObject();
         };
-        const QJsonObject cluster = json({QStringLiteral("analyze"), m_cluster, QStringLiteral("--json")});
-        const QJsonObject direct = json({QStringLiteral("analyze"), m_direct, QStringLiteral("--json")});
+        const QJsonObject cluster =
+            json({QStringLiteral("analyze"), m_cluster, QStringLiteral("--json")});
+        const QJsonObject direct =
+            json({QStringLiteral("analyze"), m_direct, QStringLiteral("--json")});
         QVERIFY(!cluster.isEmpty() && !direct.isEmpty());
-        QCOMPARE(cluster.value(QStringLiteral("stragglers")), direct.value(QStringLiteral("stragglers")));
-        QCOMPARE(cluster.value(QStringLiteral("rank_loads")), direct.value(QStringLiteral("ranks")));
+        QCOMPARE(cluster.value(QStringLiteral("stragglers")),
+                 direct.value(QStringLiteral("stragglers")));
+        QCOMPARE(cluster.value(QStringLiteral("rank_loads")),
+                 direct.value(QStringLiteral("ranks")));
         QVERIFY(!cluster.value(QStringLiteral("stragglers")).toArray().isEmpty());
         const QJsonArray mine = cluster.value(QStringLiteral("critical_path_by_rank")).toArray();
         const QJsonArray theirs = direct.value(QStringLiteral("critical_path_by_rank")).toArray();
@@ -363,7 +388,8 @@ private Q_SLOTS:
         qint64 length = 0;
         for (const auto &r : theirs)
             length += r.toObject().value(QStringLiteral("time_ns")).toInteger();
-        QCOMPARE(mine.first().toObject().value(QStringLiteral("rank")), theirs.first().toObject().value(QStringLiteral("rank")));
+        QCOMPARE(mine.first().toObject().value(QStringLiteral("rank")),
+                 theirs.first().toObject().value(QStringLiteral("rank")));
         for (const auto &r : theirs) {
             const int rank = r.toObject().value(QStringLiteral("rank")).toInt();
             qint64 found = 0;
@@ -372,10 +398,15 @@ private Q_SLOTS:
                     found = m.toObject().value(QStringLiteral("time_ns")).toInteger();
             const qint64 want = r.toObject().value(QStringLiteral("time_ns")).toInteger();
             QVERIFY2(std::abs(found - want) <= length / 20,
-                     qPrintable(QStringLiteral("rank %1: %2 ns reduced, %3 ns replayed").arg(rank).arg(found).arg(want)));
+                     qPrintable(QStringLiteral("rank %1: %2 ns reduced, %3 ns replayed")
+                                    .arg(rank)
+                                    .arg(found)
+                                    .arg(want)));
         }
         // Ranks 1 and 4 are in different shards.
-        const QStringList diff{QStringLiteral("job"), QStringLiteral("job"), QStringLiteral("--ranks"), QStringLiteral("1,4"), QStringLiteral("--json")};
+        const QStringList diff{QStringLiteral("job"), QStringLiteral("job"),
+                               QStringLiteral("--ranks"), QStringLiteral("1,4"),
+                               QStringLiteral("--json")};
         const QJsonObject c = json(QStringList{QStringLiteral("compare"), m_cluster} + diff);
         const QJsonObject d = json(QStringList{QStringLiteral("compare"), m_direct} + diff);
         QVERIFY(c.contains(QStringLiteral("diff")) && d.contains(QStringLiteral("diff")));
@@ -383,14 +414,19 @@ private Q_SLOTS:
                  d.value(QStringLiteral("diff")).toObject().value(QStringLiteral("pairs")));
         // Figures of one rank, from its shard; without --rank, why not.
         const QString png = m_tmp.filePath(QStringLiteral("analysis-rank4.png"));
-        const auto figure = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("export"), m_cluster, QStringLiteral("--view"),
-                                                                              QStringLiteral("analysis"), QStringLiteral("--rank"), QStringLiteral("4"),
-                                                                              QStringLiteral("--out"), png});
+        const auto figure =
+            gmltest::runProgram(QStringLiteral(GRADEML_CLI),
+                                {QStringLiteral("export"), m_cluster, QStringLiteral("--view"),
+                                 QStringLiteral("analysis"), QStringLiteral("--rank"),
+                                 QStringLiteral("4"), QStringLiteral("--out"), png});
         QVERIFY2(figure.code == 0, figure.err.constData());
-        QVERIFY(figure.out.contains("rank 4 from shard") && figure.out.contains("shard-2-of-3.grademl"));
+        QVERIFY(figure.out.contains("rank 4 from shard") &&
+                figure.out.contains("shard-2-of-3.grademl"));
         QVERIFY(!QImage(png).isNull());
-        const auto refused = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("export"), m_cluster, QStringLiteral("--view"),
-                                                                               QStringLiteral("graph"), QStringLiteral("--out"), png});
+        const auto refused =
+            gmltest::runProgram(QStringLiteral(GRADEML_CLI),
+                                {QStringLiteral("export"), m_cluster, QStringLiteral("--view"),
+                                 QStringLiteral("graph"), QStringLiteral("--out"), png});
         QCOMPARE(refused.code, 2);
         QVERIFY2(refused.err.contains("--rank N"), refused.err.constData());
         // A shard task's plan (the driver's scan) that is not one: named, with where.
@@ -399,11 +435,14 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("{\"files\": [{\"path\": \"/x\", \"run\": \"r\", \"format\": \"chrome-trace\"},");
         f.close();
-        const auto bad = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("import"), QStringLiteral("--from-plan"), plan,
-                                                                           QStringLiteral("--shard"), QStringLiteral("0/1"), QStringLiteral("--project"),
-                                                                           m_tmp.filePath(QStringLiteral("never.grademl"))});
+        const auto bad = gmltest::runProgram(
+            QStringLiteral(GRADEML_CLI),
+            {QStringLiteral("import"), QStringLiteral("--from-plan"), plan,
+             QStringLiteral("--shard"), QStringLiteral("0/1"), QStringLiteral("--project"),
+             m_tmp.filePath(QStringLiteral("never.grademl"))});
         QCOMPARE(bad.code, 2);
-        QVERIFY2(bad.err.contains(plan.toUtf8()) && bad.err.contains("at byte"), bad.err.constData());
+        QVERIFY2(bad.err.contains(plan.toUtf8()) && bad.err.contains("at byte"),
+                 bad.err.constData());
         QVERIFY(!QFile::exists(m_tmp.filePath(QStringLiteral("never.grademl"))));
     }
 
@@ -411,10 +450,13 @@ private Q_SLOTS:
     // FIFO or missing files are refused at once (exit 2), naming the entry, and nothing is written.
     void planIsValidated()
     {
-        const auto planned = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("import"), m_tmp.filePath(QStringLiteral("job")),
-                                                                               QStringLiteral("--project"), QStringLiteral("/dev/null"), QStringLiteral("--plan")});
+        const auto planned = gmltest::runProgram(
+            QStringLiteral(GRADEML_CLI),
+            {QStringLiteral("import"), m_tmp.filePath(QStringLiteral("job")),
+             QStringLiteral("--project"), QStringLiteral("/dev/null"), QStringLiteral("--plan")});
         QCOMPARE(planned.code, 0);
-        const QJsonArray files = QJsonDocument::fromJson(planned.out).object().value(QStringLiteral("files")).toArray();
+        const QJsonArray files =
+            QJsonDocument::fromJson(planned.out).object().value(QStringLiteral("files")).toArray();
         QVERIFY(files.size() >= 6);
         const QJsonObject good = files[0].toObject();
         const QString fifo = m_tmp.filePath(QStringLiteral("plan-fifo"));
@@ -426,7 +468,8 @@ private Q_SLOTS:
         };
         QJsonArray manyMissing;
         for (int i = 0; i < 100000; ++i)
-            manyMissing.append(QJsonObject(with("path", QStringLiteral("/nonexistent/f%1.json").arg(i))[0].toObject()));
+            manyMissing.append(QJsonObject(
+                with("path", QStringLiteral("/nonexistent/f%1.json").arg(i))[0].toObject()));
         QJsonArray repeated;
         for (int i = 0; i < 8; ++i)
             for (const QJsonValue &f : files)
@@ -436,11 +479,13 @@ private Q_SLOTS:
             {with("size", -1), "\"size\" must be a whole number"},
             {with("size", 1e308), "\"size\" must be a whole number"},
             {with("size", 18446744073709551616.0), "\"size\" must be a whole number"},
-            {with("timezone", QStringLiteral("Mars/Olympus")), "unknown time zone \"Mars/Olympus\""},
+            {with("timezone", QStringLiteral("Mars/Olympus")),
+             "unknown time zone \"Mars/Olympus\""},
             {with("colour", QStringLiteral("red")), "unknown key \"colour\""},
             {with("run", 5), "\"run\" must be a string"},
             {with("path", QStringLiteral("relative.json")), "must be an absolute path"},
-            {with("path", QStringLiteral(":jot.trace.json")), "must be an absolute path"}, // a Qt resource path (fuzz_plan)
+            {with("path", QStringLiteral(":jot.trace.json")),
+             "must be an absolute path"}, // a Qt resource path (fuzz_plan)
             {repeated, "is listed already as file 0"},
             {with("path", QStringLiteral("/dev/zero")), "/dev/zero (not a regular file)"},
             {with("path", QStringLiteral("/dev/urandom")), "/dev/urandom (not a regular file)"},
@@ -452,14 +497,19 @@ private Q_SLOTS:
             const QString plan = m_tmp.filePath(QStringLiteral("checked-plan.json"));
             QFile f(plan);
             QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-            f.write(QJsonDocument(QJsonObject{{QStringLiteral("files"), list}}).toJson(QJsonDocument::Compact));
+            f.write(QJsonDocument(QJsonObject{{QStringLiteral("files"), list}})
+                        .toJson(QJsonDocument::Compact));
             f.close();
-            const auto r = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("import"), QStringLiteral("--from-plan"), plan,
-                                                                             QStringLiteral("--shard"), QStringLiteral("0/1"),
-                                                                             QStringLiteral("--project"), project}, 60);
+            const auto r =
+                gmltest::runProgram(QStringLiteral(GRADEML_CLI),
+                                    {QStringLiteral("import"), QStringLiteral("--from-plan"), plan,
+                                     QStringLiteral("--shard"), QStringLiteral("0/1"),
+                                     QStringLiteral("--project"), project},
+                                    60);
             QVERIFY2(r.finished, expected);
             QCOMPARE(r.code, 2);
-            QVERIFY2(r.err.contains(expected) && r.err.contains("checked-plan.json"), r.err.constData());
+            QVERIFY2(r.err.contains(expected) && r.err.contains("checked-plan.json"),
+                     r.err.constData());
             QVERIFY2(r.err.size() < 2000, "the message names a few files, not 100,000");
             for (const char *suffix : {"", ".partial", ".partial-wal", ".partial-shm"})
                 QVERIFY(!QFileInfo::exists(project + QLatin1String(suffix)));
@@ -473,17 +523,22 @@ private Q_SLOTS:
         QFile in(QStringLiteral(GRADEML_SOURCE_DIR "/app/cluster/grademl-shards.sbatch"));
         QVERIFY(in.open(QIODevice::ReadOnly));
         QString script = QString::fromUtf8(in.readAll());
-        const QString job = m_tmp.filePath(QStringLiteral("job")), project = m_tmp.filePath(QStringLiteral("slurm.grademl"));
-        script.replace(QRegularExpression(QStringLiteral("\\nTRACES=[^\\n]*")), QStringLiteral("\nTRACES=") + job);
-        script.replace(QRegularExpression(QStringLiteral("\\nPROJECT=[^\\n]*")), QStringLiteral("\nPROJECT=") + project);
+        const QString job = m_tmp.filePath(QStringLiteral("job")),
+                      project = m_tmp.filePath(QStringLiteral("slurm.grademl"));
+        script.replace(QRegularExpression(QStringLiteral("\\nTRACES=[^\\n]*")),
+                       QStringLiteral("\nTRACES=") + job);
+        script.replace(QRegularExpression(QStringLiteral("\\nPROJECT=[^\\n]*")),
+                       QStringLiteral("\nPROJECT=") + project);
         const QString path = m_tmp.filePath(QStringLiteral("shards.sbatch"));
         QFile out(path);
         QVERIFY(out.open(QIODevice::WriteOnly));
         out.write(script.toUtf8());
         out.close();
         QDir().mkpath(m_tmp.filePath(QStringLiteral("slurm.shards")));
-        const auto plan = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("import"), job, QStringLiteral("--project"),
-                                                                            QStringLiteral("/dev/null"), QStringLiteral("--plan")});
+        const auto plan =
+            gmltest::runProgram(QStringLiteral(GRADEML_CLI),
+                                {QStringLiteral("import"), job, QStringLiteral("--project"),
+                                 QStringLiteral("/dev/null"), QStringLiteral("--plan")});
         QCOMPARE(plan.code, 0);
         QFile planFile(m_tmp.filePath(QStringLiteral("slurm.shards/plan.json")));
         QVERIFY(planFile.open(QIODevice::WriteOnly));
@@ -494,17 +549,22 @@ private Q_SLOTS:
             QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
             env.insert(QStringLiteral("SLURM_ARRAY_TASK_COUNT"), QStringLiteral("3"));
             env.insert(QStringLiteral("SLURM_ARRAY_TASK_ID"), QString::number(i));
-            env.insert(QStringLiteral("PATH"), QFileInfo(QStringLiteral(GRADEML_CLI)).absolutePath() + QLatin1Char(':') + env.value(QStringLiteral("PATH")));
+            env.insert(QStringLiteral("PATH"),
+                       QFileInfo(QStringLiteral(GRADEML_CLI)).absolutePath() + QLatin1Char(':') +
+                           env.value(QStringLiteral("PATH")));
             const auto task = gmltest::runProgram(QStringLiteral("bash"), {path}, 120, env);
             QVERIFY2(task.code == 0, qPrintable(task.all()));
             merge << m_tmp.filePath(QStringLiteral("slurm.shards/shard-%1-of-3.grademl").arg(i));
         }
         run(merge);
         // The same catalog as the shard import's: sources, slices and summaries.
-        const QString sql = QStringLiteral("SELECT s.path, s.slices, hex(ss.data) FROM source s LEFT JOIN source_summary ss "
-                                           "ON ss.source_id = s.id ORDER BY s.path");
-        const auto a = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("query"), project, sql});
-        const auto b = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("query"), m_cluster, sql});
+        const QString sql = QStringLiteral(
+            "SELECT s.path, s.slices, hex(ss.data) FROM source s LEFT JOIN source_summary ss "
+            "ON ss.source_id = s.id ORDER BY s.path");
+        const auto a = gmltest::runProgram(QStringLiteral(GRADEML_CLI),
+                                           {QStringLiteral("query"), project, sql});
+        const auto b = gmltest::runProgram(QStringLiteral(GRADEML_CLI),
+                                           {QStringLiteral("query"), m_cluster, sql});
         QCOMPARE(a.code, 0);
         QVERIFY(a.out.count('\n') >= 7);
         QCOMPARE(a.out, b.out);
@@ -526,7 +586,8 @@ private Q_SLOTS:
         w.timeline()->repaint();
         data->pager->waitForIdle();
         QTRY_VERIFY(!data->pager->errorString().isEmpty());
-        QVERIFY2(data->pager->errorString().contains(QLatin1String("cluster.shards/shard-")), qPrintable(data->pager->errorString()));
+        QVERIFY2(data->pager->errorString().contains(QLatin1String("cluster.shards/shard-")),
+                 qPrintable(data->pager->errorString()));
         QTRY_VERIFY2(w.statusBar()->currentMessage().contains(QLatin1String("cannot be read")),
                      qPrintable(w.statusBar()->currentMessage()));
     }
@@ -539,26 +600,35 @@ private Q_SLOTS:
         QStringList shards;
         for (int i = 0; i < 3; ++i) {
             shards << dir.filePath(QStringLiteral("shard-%1-of-3.grademl").arg(i));
-            QVERIFY(QFile::copy(m_tmp.filePath(QStringLiteral("cluster.shards/shard-%1-of-3.grademl").arg(i)), shards.last()));
+            QVERIFY(QFile::copy(
+                m_tmp.filePath(QStringLiteral("cluster.shards/shard-%1-of-3.grademl").arg(i)),
+                shards.last()));
         }
         const QString mine = dir.filePath(QStringLiteral("mine.grademl"));
         QVERIFY(QFile::copy(m_direct, mine));
         auto bytesOf = [](const QString &path) {
             QFile f(path);
-            return f.open(QIODevice::ReadOnly) ? QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256) : QByteArray();
+            return f.open(QIODevice::ReadOnly)
+                       ? QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256)
+                       : QByteArray();
         };
         const QByteArray mineBefore = bytesOf(mine), shard0Before = bytesOf(shards[0]);
         const QString out = dir.filePath(QStringLiteral("out.grademl"));
-        auto refused = [&](const QStringList &inputs, const QString &output, const char *expected, const QString &named) {
-            const auto r = gmltest::runProgram(QStringLiteral(GRADEML_CLI), QStringList{QStringLiteral("merge"), output} + inputs);
+        auto refused = [&](const QStringList &inputs, const QString &output, const char *expected,
+                           const QString &named) {
+            const auto r = gmltest::runProgram(
+                QStringLiteral(GRADEML_CLI), QStringList{QStringLiteral("merge"), output} + inputs);
             QVERIFY2(r.code != 0, expected);
             const QString text = QString::fromUtf8(r.err);
-            QVERIFY2(text.contains(QLatin1String(expected)) && text.contains(QFileInfo(named).fileName()), qPrintable(text));
+            QVERIFY2(text.contains(QLatin1String(expected)) &&
+                         text.contains(QFileInfo(named).fileName()),
+                     qPrintable(text));
             QVERIFY2(!QFileInfo::exists(output + QStringLiteral(".partial")), expected);
         };
         // An ordinary project as the output, or a shard that is also an input.
         refused(shards, mine, "not a cluster project", mine);
-        refused(shards, shards[0], "is both the cluster project to write and one of its shards", shards[0]);
+        refused(shards, shards[0], "is both the cluster project to write and one of its shards",
+                shards[0]);
         // A shard twice, a copy of a shard, a project that is not a shard, an unfinished shard.
         refused(QStringList{shards[0]} + shards, out, "is given twice", shards[0]);
         const QString copy = dir.filePath(QStringLiteral("copy.grademl"));
@@ -572,17 +642,20 @@ private Q_SLOTS:
         QTemporaryDir otherDir;
         const QString otherJob = gmltest::generateJob(otherDir, 3, 2);
         const QString other = dir.filePath(QStringLiteral("other.grademl"));
-        run({QStringLiteral("import"), otherJob, QStringLiteral("--project"), other, QStringLiteral("--shard"),
-             QStringLiteral("2/3"), QStringLiteral("--quiet")});
+        run({QStringLiteral("import"), otherJob, QStringLiteral("--project"), other,
+             QStringLiteral("--shard"), QStringLiteral("2/3"), QStringLiteral("--quiet")});
         refused(shards.mid(0, 2) + QStringList{other}, out, "shards of one job only", other);
         QVERIFY(!QFileInfo::exists(out));
         QCOMPARE(bytesOf(mine), mineBefore);
         QCOMPARE(bytesOf(shards[0]), shard0Before);
 
         // A shard of the job not given: merged without it, said, exit 1.
-        auto r = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("merge"), out, shards[0], shards[2]});
+        auto r = gmltest::runProgram(QStringLiteral(GRADEML_CLI),
+                                     {QStringLiteral("merge"), out, shards[0], shards[2]});
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains("shard 1 of 3 of job") && r.out.contains("2 merged, 0 failed, 1 missing"), r.err.constData());
+        QVERIFY2(r.err.contains("shard 1 of 3 of job") &&
+                     r.out.contains("2 merged, 0 failed, 1 missing"),
+                 r.err.constData());
 
         // A damaged shard: refused from the merge, named, exit 1.
         const QString damaged = dir.filePath(QStringLiteral("damaged/shard-1-of-3.grademl"));
@@ -598,9 +671,11 @@ private Q_SLOTS:
                 f.write(QByteArray(int(page), '\xAB'));
             }
         }
-        r = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("merge"), out, shards[0], damaged, shards[2]});
+        r = gmltest::runProgram(QStringLiteral(GRADEML_CLI),
+                                {QStringLiteral("merge"), out, shards[0], damaged, shards[2]});
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains("damaged") && r.err.contains("shard-1-of-3.grademl"), r.err.constData());
+        QVERIFY2(r.err.contains("damaged") && r.err.contains("shard-1-of-3.grademl"),
+                 r.err.constData());
     }
 
     // Rank facts whose compressed header names gigabytes read as damaged, not allocated (found
@@ -608,7 +683,9 @@ private Q_SLOTS:
     void damagedRankFactsAreNotAllocated()
     {
         QString error;
-        auto p = Project::open(m_tmp.filePath(QStringLiteral("cluster.shards/shard-0-of-3.grademl")), Project::Mode::ReadOnly, &error);
+        auto p =
+            Project::open(m_tmp.filePath(QStringLiteral("cluster.shards/shard-0-of-3.grademl")),
+                          Project::Mode::ReadOnly, &error);
         QVERIFY2(p, qPrintable(error));
         auto st = p->db().prepare("SELECT source_id FROM rank_facts LIMIT 1");
         QVERIFY(st.step());
@@ -635,34 +712,48 @@ private Q_SLOTS:
         QStringList shards;
         for (int i = 0; i < 3; ++i) {
             shards << dir.filePath(QStringLiteral("shard-%1-of-3.grademl").arg(i));
-            QVERIFY(QFile::copy(m_tmp.filePath(QStringLiteral("cluster.shards/shard-%1-of-3.grademl").arg(i)), shards.last()));
+            QVERIFY(QFile::copy(
+                m_tmp.filePath(QStringLiteral("cluster.shards/shard-%1-of-3.grademl").arg(i)),
+                shards.last()));
         }
         const QString cluster = dir.filePath(QStringLiteral("cluster.grademl"));
         run(QStringList{QStringLiteral("merge"), cluster} + shards);
         // Ranks 0-1 are in shard 0 and 2-3 in shard 1 (6 ranks in 3 shards).
         run({QStringLiteral("analyze"), cluster, QStringLiteral("--rank"), QStringLiteral("2")});
         const QString aside = dir.filePath(QStringLiteral("aside"));
-        QVERIFY(QFile::rename(shards[1], aside) && QFile::rename(shards[2], shards[1]) && QFile::rename(aside, shards[2]));
-        auto r = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("analyze"), cluster, QStringLiteral("--rank"), QStringLiteral("2")});
+        QVERIFY(QFile::rename(shards[1], aside) && QFile::rename(shards[2], shards[1]) &&
+                QFile::rename(aside, shards[2]));
+        auto r = gmltest::runProgram(
+            QStringLiteral(GRADEML_CLI),
+            {QStringLiteral("analyze"), cluster, QStringLiteral("--rank"), QStringLiteral("2")});
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains("shards swapped") && r.err.contains("shard-1-of-3.grademl"), r.err.constData());
-        r = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("export"), cluster, QStringLiteral("--view"),
-                                                              QStringLiteral("timeline"), QStringLiteral("--out"), dir.filePath(QStringLiteral("t.png"))});
+        QVERIFY2(r.err.contains("shards swapped") && r.err.contains("shard-1-of-3.grademl"),
+                 r.err.constData());
+        r = gmltest::runProgram(QStringLiteral(GRADEML_CLI),
+                                {QStringLiteral("export"), cluster, QStringLiteral("--view"),
+                                 QStringLiteral("timeline"), QStringLiteral("--out"),
+                                 dir.filePath(QStringLiteral("t.png"))});
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains("cannot be read") && r.err.contains("shards swapped"), r.err.constData());
+        QVERIFY2(r.err.contains("cannot be read") && r.err.contains("shards swapped"),
+                 r.err.constData());
         // info checks every shard it references.
         r = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("info"), cluster});
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.out.contains("shard 0 of 3: ") && r.out.contains("shard-0-of-3.grademl: ok") &&
-                     r.out.contains("shard-1-of-3.grademl: cannot be read: it holds shard 2 of 3") &&
-                     r.err.contains("2 shards are not the one merged"),
-                 QByteArray(r.out + r.err).constData());
+        QVERIFY2(
+            r.out.contains("shard 0 of 3: ") && r.out.contains("shard-0-of-3.grademl: ok") &&
+                r.out.contains("shard-1-of-3.grademl: cannot be read: it holds shard 2 of 3") &&
+                r.err.contains("2 shards are not the one merged"),
+            QByteArray(r.out + r.err).constData());
         // Put back, then shard 1 imported again: its stamp is new.
-        QVERIFY(QFile::rename(shards[1], aside) && QFile::rename(shards[2], shards[1]) && QFile::rename(aside, shards[2]));
+        QVERIFY(QFile::rename(shards[1], aside) && QFile::rename(shards[2], shards[1]) &&
+                QFile::rename(aside, shards[2]));
         run({QStringLiteral("analyze"), cluster, QStringLiteral("--rank"), QStringLiteral("2")});
-        run({QStringLiteral("import"), m_tmp.filePath(QStringLiteral("job")), QStringLiteral("--project"), shards[1],
-             QStringLiteral("--shard"), QStringLiteral("1/3"), QStringLiteral("--quiet")});
-        r = gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("analyze"), cluster, QStringLiteral("--rank"), QStringLiteral("2")});
+        run({QStringLiteral("import"), m_tmp.filePath(QStringLiteral("job")),
+             QStringLiteral("--project"), shards[1], QStringLiteral("--shard"),
+             QStringLiteral("1/3"), QStringLiteral("--quiet")});
+        r = gmltest::runProgram(
+            QStringLiteral(GRADEML_CLI),
+            {QStringLiteral("analyze"), cluster, QStringLiteral("--rank"), QStringLiteral("2")});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("imported again after the merge"), r.err.constData());
     }

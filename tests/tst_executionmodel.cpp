@@ -2,8 +2,8 @@
 // The execution model (issue 15): the hierarchy built from a run's dependency graph, its times
 // and its edges at each level; on a hand-made trace whose answer is known, and on real traces.
 #include "dependencygraph.h"
-#include "executionmodel_inputs.h"
 #include "executionmodel.h"
+#include "executionmodel_inputs.h"
 #include "importutil.h"
 #include "testutil.h"
 
@@ -50,7 +50,9 @@ class TestExecutionModel : public QObject
         for (const auto &n : m.nodes())
             if (n.level == level)
                 at.push_back(&n);
-        std::stable_sort(at.begin(), at.end(), [](const ModelNode *a, const ModelNode *b) { return a->start < b->start; });
+        std::stable_sort(at.begin(), at.end(), [](const ModelNode *a, const ModelNode *b) {
+            return a->start < b->start;
+        });
         QStringList out;
         for (const ModelNode *n : at)
             out << n->name;
@@ -70,7 +72,8 @@ class TestExecutionModel : public QObject
             slices += qint64(m.slices(int(i)).size());
             for (int c : n.children) {
                 const ModelNode &child = m.nodes()[size_t(c)];
-                QVERIFY(child.level > n.level || (child.level == Level::Scope && n.level == Level::Scope));
+                QVERIFY(child.level > n.level ||
+                        (child.level == Level::Scope && n.level == Level::Scope));
                 QVERIFY(child.start >= n.start && child.end <= n.end);
             }
             QVERIFY(n.self >= 0 && n.self <= n.inclusive());
@@ -99,13 +102,17 @@ private Q_SLOTS:
         const auto b = build({in.filePath(QStringLiteral("t"))}, QStringLiteral("hand"));
         const ExecutionModel &m = *b->model;
         checkInvariants(*b->graph, m);
-        QCOMPARE(namesAt(m, Level::Iteration), (QStringList{QStringLiteral("ProfilerStep#1"), QStringLiteral("ProfilerStep#2")}));
-        QCOMPARE(namesAt(m, Level::Scope), (QStringList{QStringLiteral("enumerate(DataLoader)#_Iter.__next__"),
-                                                         QStringLiteral("nn.Module: Net"), QStringLiteral("nn.Module: Linear")}));
+        QCOMPARE(namesAt(m, Level::Iteration),
+                 (QStringList{QStringLiteral("ProfilerStep#1"), QStringLiteral("ProfilerStep#2")}));
+        QCOMPARE(
+            namesAt(m, Level::Scope),
+            (QStringList{QStringLiteral("enumerate(DataLoader)#_Iter.__next__"),
+                         QStringLiteral("nn.Module: Net"), QStringLiteral("nn.Module: Linear")}));
         // aten::addmm and the launch are part of aten::linear; relu and the backward op are
         // operators of iteration 1 (the backward op by time, from the autograd thread).
-        QCOMPARE(namesAt(m, Level::Operator), (QStringList{QStringLiteral("aten::linear"), QStringLiteral("aten::relu"),
-                                                            QStringLiteral("LinearBackward0"), QStringLiteral("aten::relu")}));
+        QCOMPARE(namesAt(m, Level::Operator),
+                 (QStringList{QStringLiteral("aten::linear"), QStringLiteral("aten::relu"),
+                              QStringLiteral("LinearBackward0"), QStringLiteral("aten::relu")}));
         int linear = -1, gemm = -1, backward = -1;
         for (size_t i = 0; i < m.nodes().size(); ++i) {
             const QString &name = m.nodes()[i].name;
@@ -120,8 +127,10 @@ private Q_SLOTS:
         const ModelNode &op = m.nodes()[size_t(linear)];
         QCOMPARE(op.count, 3); // linear, addmm, the launch
         QCOMPARE(m.nodes()[size_t(gemm)].parent, linear);
-        QCOMPARE(m.nodes()[size_t(m.nodes()[size_t(op.parent)].parent)].name, QStringLiteral("nn.Module: Net"));
-        QCOMPARE(m.nodes()[size_t(m.ancestorAt(backward, Level::Iteration))].name, QStringLiteral("ProfilerStep#1"));
+        QCOMPARE(m.nodes()[size_t(m.nodes()[size_t(op.parent)].parent)].name,
+                 QStringLiteral("nn.Module: Net"));
+        QCOMPARE(m.nodes()[size_t(m.ancestorAt(backward, Level::Iteration))].name,
+                 QStringLiteral("ProfilerStep#1"));
         // The operator's span runs from its CPU start to its kernel's end; the kernel's 30 us
         // are GPU compute in its mix, its CPU leaf (the launch) 5 us, and self is the part of
         // the span before the kernel.
@@ -143,7 +152,8 @@ private Q_SLOTS:
         QStringList phases;
         for (int c : m.nodes()[size_t(first)].children)
             phases << m.nodes()[size_t(c)].name;
-        QCOMPARE(phases, (QStringList{QStringLiteral("data loading"), QStringLiteral("forward"), QStringLiteral("backward")}));
+        QCOMPARE(phases, (QStringList{QStringLiteral("data loading"), QStringLiteral("forward"),
+                                      QStringLiteral("backward")}));
         // One rank (or none): folding ranks changes nothing.
         QCOMPARE(m.foldRanks().nodes().size(), m.nodes().size());
     }
@@ -151,13 +161,16 @@ private Q_SLOTS:
     void resnet50Iterations()
     {
         GML_REQUIRE_SHARED(QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"));
-        const auto b = build({gmltest::sharedTraces() + QStringLiteral("/pytorch_kineto/kineto_tbplugin_2021_resnet50_v100")},
+        const auto b = build({gmltest::sharedTraces() +
+                              QStringLiteral("/pytorch_kineto/kineto_tbplugin_2021_resnet50_v100")},
                              QStringLiteral("resnet50"));
         const ExecutionModel &m = *b->model;
         checkInvariants(*b->graph, m);
-        QCOMPARE(namesAt(m, Level::Iteration),
-                 (QStringList{QStringLiteral("ProfilerStep#5"), QStringLiteral("ProfilerStep#6"), QStringLiteral("ProfilerStep#7"),
-                              QStringLiteral("ProfilerStep#8"), QStringLiteral("ProfilerStep#9"), QStringLiteral("ProfilerStep#10")}));
+        QCOMPARE(
+            namesAt(m, Level::Iteration),
+            (QStringList{QStringLiteral("ProfilerStep#5"), QStringLiteral("ProfilerStep#6"),
+                         QStringLiteral("ProfilerStep#7"), QStringLiteral("ProfilerStep#8"),
+                         QStringLiteral("ProfilerStep#9"), QStringLiteral("ProfilerStep#10")}));
         // Each iteration: the DataLoader, zero_grad and step scopes, in that order, in the
         // phases the training loop runs: the batch loaded, the forward pass, zero_grad after
         // it, the backward pass (the autograd thread's, and the main thread's seed of the
@@ -175,25 +188,35 @@ private Q_SLOTS:
                     if (m.nodes()[size_t(s)].level == Level::Scope)
                         scopes << m.nodes()[size_t(s)].name.section(QLatin1Char('#'), 0, 0);
             }
-            QCOMPARE(scopes, (QStringList{QStringLiteral("enumerate(DataLoader)"), QStringLiteral("Optimizer.zero_grad"),
+            QCOMPARE(scopes, (QStringList{QStringLiteral("enumerate(DataLoader)"),
+                                          QStringLiteral("Optimizer.zero_grad"),
                                           QStringLiteral("Optimizer.step")}));
-            QCOMPARE(phases, (QStringList{QStringLiteral("data loading"), QStringLiteral("forward"), QStringLiteral("optimizer"),
-                                          QStringLiteral("backward"), QStringLiteral("optimizer")}));
+            QCOMPARE(phases, (QStringList{QStringLiteral("data loading"), QStringLiteral("forward"),
+                                          QStringLiteral("optimizer"), QStringLiteral("backward"),
+                                          QStringLiteral("optimizer")}));
             // The backward pass holds every autograd op of the iteration.
             for (size_t o = 0; o < m.nodes().size(); ++o)
-                if (m.nodes()[o].name.startsWith(QLatin1String("autograd::engine::evaluate_function")) &&
+                if (m.nodes()[o].name.startsWith(
+                        QLatin1String("autograd::engine::evaluate_function")) &&
                     m.ancestorAt(int(o), Level::Iteration) == int(&n - m.nodes().data()))
-                    QCOMPARE(m.nodes()[size_t(m.ancestorAt(int(o), Level::Phase))].name, QStringLiteral("backward"));
+                    QCOMPARE(m.nodes()[size_t(m.ancestorAt(int(o), Level::Phase))].name,
+                             QStringLiteral("backward"));
         }
         // The iterations follow one another in program order; each holds the same operators.
         const auto edges = m.edges(Level::Iteration);
-        QCOMPARE(std::count_if(edges.begin(), edges.end(), [](const ModelEdge &e) { return e.kind == ModelEdge::Kind::ProgramOrder; }), 5);
+        QCOMPARE(std::count_if(
+                     edges.begin(), edges.end(),
+                     [](const ModelEdge &e) { return e.kind == ModelEdge::Kind::ProgramOrder; }),
+                 5);
         std::set<qint64> operatorsPerIteration;
         for (const auto &n : m.nodes())
             if (n.level == Level::Iteration)
-                operatorsPerIteration.insert(std::count_if(m.nodes().begin(), m.nodes().end(), [&](const ModelNode &o) {
-                    return o.level == Level::Operator && m.ancestorAt(int(&o - m.nodes().data()), Level::Iteration) == int(&n - m.nodes().data());
-                }));
+                operatorsPerIteration.insert(
+                    std::count_if(m.nodes().begin(), m.nodes().end(), [&](const ModelNode &o) {
+                        return o.level == Level::Operator &&
+                               m.ancestorAt(int(&o - m.nodes().data()), Level::Iteration) ==
+                                   int(&n - m.nodes().data());
+                    }));
         QCOMPARE(operatorsPerIteration.size(), size_t(1));
         // So they fold into one group of 6 at iteration level (operators outside the steps,
         // deeper than that level, do not break the run); an aten::zero_ that launches a kernel
@@ -207,8 +230,9 @@ private Q_SLOTS:
     void dlrmCollectivesAcrossRanks()
     {
         GML_REQUIRE_SHARED(QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100"));
-        const auto b = build({gmltest::sharedTraces() + QStringLiteral("/pytorch_kineto/param_dlrm_8rank_v100")},
-                             QStringLiteral("dlrm"));
+        const auto b = build(
+            {gmltest::sharedTraces() + QStringLiteral("/pytorch_kineto/param_dlrm_8rank_v100")},
+            QStringLiteral("dlrm"));
         const ExecutionModel &m = *b->model;
         checkInvariants(*b->graph, m);
         // One ProfilerStep#10 per rank; at iteration level each rank's collectives link it to
@@ -238,8 +262,9 @@ private Q_SLOTS:
     void dlrmRanksFold()
     {
         GML_REQUIRE_SHARED(QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100"));
-        const auto b = build({gmltest::sharedTraces() + QStringLiteral("/pytorch_kineto/param_dlrm_8rank_v100")},
-                             QStringLiteral("dlrm"));
+        const auto b = build(
+            {gmltest::sharedTraces() + QStringLiteral("/pytorch_kineto/param_dlrm_8rank_v100")},
+            QStringLiteral("dlrm"));
         const ExecutionModel &m = *b->model;
         QCOMPARE(m.rankCount(), 8);
         const ExecutionModel f = m.foldRanks();
@@ -259,8 +284,8 @@ private Q_SLOTS:
         QStringList phases;
         for (int c : f.nodes()[size_t(it)].children)
             phases << f.nodes()[size_t(c)].name;
-        QCOMPARE(phases, (QStringList{QStringLiteral("optimizer"), QStringLiteral("forward"), QStringLiteral("backward"),
-                                      QStringLiteral("optimizer")}));
+        QCOMPARE(phases, (QStringList{QStringLiteral("optimizer"), QStringLiteral("forward"),
+                                      QStringLiteral("backward"), QStringLiteral("optimizer")}));
         for (const ModelEdge &e : f.edges(Level::Iteration))
             QVERIFY(e.kind != ModelEdge::Kind::Collective);
         QCOMPARE(f.criticalLength(), m.criticalLength());
@@ -282,24 +307,34 @@ private Q_SLOTS:
             const auto r = gmltest::runCli(args);
             return std::make_pair(r.code, r.all());
         };
-        const auto imported = run({QStringLiteral("import"), in.filePath(QStringLiteral("t")), QStringLiteral("--project"), project});
+        const auto imported = run({QStringLiteral("import"), in.filePath(QStringLiteral("t")),
+                                   QStringLiteral("--project"), project});
         QVERIFY2(imported.first == 0, qPrintable(imported.second));
         auto r = run({QStringLiteral("graph"), project, QStringLiteral("--json")});
         QVERIFY2(r.first == 0, qPrintable(r.second));
         const QJsonObject o = QJsonDocument::fromJson(r.second.toUtf8()).object();
         QCOMPARE(o.value(QStringLiteral("level")).toString(), QStringLiteral("iteration"));
-        QCOMPARE(o.value(QStringLiteral("nodes")).toArray().size(), 4); // workflow, step, 2 iterations
+        QCOMPARE(o.value(QStringLiteral("nodes")).toArray().size(),
+                 4); // workflow, step, 2 iterations
         QCOMPARE(o.value(QStringLiteral("edges")).toArray().size(), 1);
-        r = run({QStringLiteral("graph"), project, QStringLiteral("--dot"), QStringLiteral("--level"), QStringLiteral("operator")});
+        r = run({QStringLiteral("graph"), project, QStringLiteral("--dot"),
+                 QStringLiteral("--level"), QStringLiteral("operator")});
         QCOMPARE(r.first, 0);
-        QVERIFY2(r.second.startsWith(QStringLiteral("digraph execution {")) && r.second.contains(QStringLiteral("program_order")), qPrintable(r.second));
-        r = run({QStringLiteral("graph"), project, QStringLiteral("--level"), QStringLiteral("module")});
+        QVERIFY2(r.second.startsWith(QStringLiteral("digraph execution {")) &&
+                     r.second.contains(QStringLiteral("program_order")),
+                 qPrintable(r.second));
+        r = run({QStringLiteral("graph"), project, QStringLiteral("--level"),
+                 QStringLiteral("module")});
         QCOMPARE(r.first, 0);
         // The two iterations have one shape: the text shows the first and folds the second.
-        QVERIFY2(r.second.contains(QStringLiteral("iteration ProfilerStep#1: 100 µs")), qPrintable(r.second));
-        QVERIFY2(r.second.contains(QStringLiteral("×2 of the same shape: 200 µs in all, 100 µs each on average")), qPrintable(r.second));
+        QVERIFY2(r.second.contains(QStringLiteral("iteration ProfilerStep#1: 100 µs")),
+                 qPrintable(r.second));
+        QVERIFY2(r.second.contains(
+                     QStringLiteral("×2 of the same shape: 200 µs in all, 100 µs each on average")),
+                 qPrintable(r.second));
         QVERIFY2(!r.second.contains(QStringLiteral("ProfilerStep#2")), qPrintable(r.second));
-        r = run({QStringLiteral("graph"), project, QStringLiteral("--level"), QStringLiteral("bogus")});
+        r = run(
+            {QStringLiteral("graph"), project, QStringLiteral("--level"), QStringLiteral("bogus")});
         QCOMPARE(r.first, 2);
         QVERIFY2(r.second.contains(QStringLiteral("unknown level 'bogus'")), qPrintable(r.second));
     }

@@ -3,8 +3,8 @@
 // %PDF and carries fonts (text stays text); bad arguments are usage errors.
 #include "testutil.h"
 
-#include <QDomDocument>
 #include <QColor>
+#include <QDomDocument>
 #include <QImage>
 
 class TestExport : public QObject
@@ -25,15 +25,20 @@ private Q_SLOTS:
     void initTestCase()
     {
         m_project = m_dir.filePath(QStringLiteral("demo.grademl"));
-        QCOMPARE(cli({QStringLiteral("import"), QStringLiteral(GRADEML_DEMO), QStringLiteral("--project"), m_project}), 0);
+        QCOMPARE(cli({QStringLiteral("import"), QStringLiteral(GRADEML_DEMO),
+                      QStringLiteral("--project"), m_project}),
+                 0);
     }
 
     void png()
     {
         const QString out = m_dir.filePath(QStringLiteral("t.png"));
         QByteArray err;
-        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--view"), QStringLiteral("timeline"),
-                      QStringLiteral("--out"), out, QStringLiteral("--size"), QStringLiteral("1000x300")}, &err), 0);
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--view"),
+                      QStringLiteral("timeline"), QStringLiteral("--out"), out,
+                      QStringLiteral("--size"), QStringLiteral("1000x300")},
+                     &err),
+                 0);
         const QImage img(out);
         QVERIFY2(!img.isNull(), err.constData());
         QCOMPARE(img.width(), 1000);
@@ -49,20 +54,23 @@ private Q_SLOTS:
     void svgHasTextElements()
     {
         const QString out = m_dir.filePath(QStringLiteral("t.svg"));
-        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--run"), QStringLiteral("demo"),
-                      QStringLiteral("--out"), out}), 0);
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--run"),
+                      QStringLiteral("demo"), QStringLiteral("--out"), out}),
+                 0);
         QFile f(out);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QDomDocument doc;
         QString error;
         int line = 0;
-        QVERIFY2(doc.setContent(&f, &error, &line), qPrintable(QStringLiteral("%1 at line %2").arg(error).arg(line)));
+        QVERIFY2(doc.setContent(&f, &error, &line),
+                 qPrintable(QStringLiteral("%1 at line %2").arg(error).arg(line)));
         const auto texts = doc.elementsByTagName(QStringLiteral("text"));
         QVERIFY(texts.count() > 10);
         QStringList all;
         for (int i = 0; i < texts.count(); ++i)
             all << texts.at(i).toElement().text();
-        QVERIFY2(all.join(QLatin1Char('|')).contains(QStringLiteral("ProfilerStep#0")), qPrintable(all.join(QLatin1Char('|'))));
+        QVERIFY2(all.join(QLatin1Char('|')).contains(QStringLiteral("ProfilerStep#0")),
+                 qPrintable(all.join(QLatin1Char('|'))));
         QVERIFY(all.join(QLatin1Char('|')).contains(QStringLiteral("stream 7")));
     }
 
@@ -71,22 +79,26 @@ private Q_SLOTS:
     {
         const QString png = m_dir.filePath(QStringLiteral("paper.png"));
         QByteArray err;
-        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), png, QStringLiteral("--tracks"),
-                      QStringLiteral("stream"), QStringLiteral("--width-cm"), QStringLiteral("8.5"), QStringLiteral("--dpi"),
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), png,
+                      QStringLiteral("--tracks"), QStringLiteral("stream"),
+                      QStringLiteral("--width-cm"), QStringLiteral("8.5"), QStringLiteral("--dpi"),
                       QStringLiteral("300"), QStringLiteral("--no-chrome")},
                      &err),
                  0);
         const QImage img(png);
         QVERIFY2(!img.isNull(), err.constData());
-        QVERIFY2(qAbs(img.width() - 1004) <= 1, qPrintable(QString::number(img.width()))); // 8.5 cm at 300 dpi, to the pixel
+        QVERIFY2(qAbs(img.width() - 1004) <= 1,
+                 qPrintable(QString::number(img.width()))); // 8.5 cm at 300 dpi, to the pixel
         QCOMPARE(qRound(img.dotsPerMeterX() * 0.0254), 300);
         // Four stream rows and their GPU and run rows: far shorter than the 12,000-px figure of
         // every track.
         QVERIFY2(img.height() < 900, qPrintable(QString::number(img.height())));
         // SVG: the chosen tracks only, and no chrome text.
         const QString svg = m_dir.filePath(QStringLiteral("paper.svg"));
-        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), svg, QStringLiteral("--tracks"),
-                      QStringLiteral("stream 7"), QStringLiteral("--width-cm"), QStringLiteral("17"), QStringLiteral("--no-chrome")}),
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), svg,
+                      QStringLiteral("--tracks"), QStringLiteral("stream 7"),
+                      QStringLiteral("--width-cm"), QStringLiteral("17"),
+                      QStringLiteral("--no-chrome")}),
                  0);
         QFile f(svg);
         QVERIFY(f.open(QIODevice::ReadOnly));
@@ -97,40 +109,49 @@ private Q_SLOTS:
         QVERIFY(!text.contains(QStringLiteral("Overview")));
         QVERIFY(!text.contains(QStringLiteral("window ")));
         // A regex matching nothing, and sizes out of range, are named.
-        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), svg, QStringLiteral("--tracks"),
-                      QStringLiteral("nothing-like-this")}, &err), 1);
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), svg,
+                      QStringLiteral("--tracks"), QStringLiteral("nothing-like-this")},
+                     &err),
+                 1);
         QVERIFY2(err.contains("no track matches --tracks"), err.constData());
-        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), svg, QStringLiteral("--width-cm"),
-                      QStringLiteral("900")}, &err), 2);
-        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), png, QStringLiteral("--dpi"),
-                      QStringLiteral("5")}, &err), 2);
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), svg,
+                      QStringLiteral("--width-cm"), QStringLiteral("900")},
+                     &err),
+                 2);
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), png,
+                      QStringLiteral("--dpi"), QStringLiteral("5")},
+                     &err),
+                 2);
     }
 
     // --theme dark: the figure in the studio's dark theme.
     void darkFigure()
     {
         const QString out = m_dir.filePath(QStringLiteral("dark.png"));
-        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), out, QStringLiteral("--theme"),
-                      QStringLiteral("dark"), QStringLiteral("--size"), QStringLiteral("800x300")}),
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), out,
+                      QStringLiteral("--theme"), QStringLiteral("dark"), QStringLiteral("--size"),
+                      QStringLiteral("800x300")}),
                  0);
         const QImage img(out);
         QVERIFY(img.pixelColor(img.width() - 5, img.height() - 5).lightness() < 60);
-        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), out, QStringLiteral("--theme"),
-                      QStringLiteral("purple")}),
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), out,
+                      QStringLiteral("--theme"), QStringLiteral("purple")}),
                  2);
     }
 
     void pdfKeepsText()
     {
         const QString out = m_dir.filePath(QStringLiteral("t.pdf"));
-        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--range"), QStringLiteral("0:5000000000000000000"),
-                      QStringLiteral("--out"), out}), 0);
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--range"),
+                      QStringLiteral("0:5000000000000000000"), QStringLiteral("--out"), out}),
+                 0);
         QFile f(out);
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QByteArray bytes = f.readAll();
         QVERIFY(bytes.startsWith("%PDF"));
         QVERIFY(bytes.contains("/Font"));
-        QVERIFY(bytes.contains("/FontFile2") || bytes.contains("/FontFile")); // embedded, text as glyphs of a font
+        QVERIFY(bytes.contains("/FontFile2") ||
+                bytes.contains("/FontFile")); // embedded, text as glyphs of a font
     }
 
     // An empty run says so, not "--range 0:1 holds no data" when no --range was given (issue 33).
@@ -138,17 +159,22 @@ private Q_SLOTS:
     {
         gmltest::writeFile(m_dir, QStringLiteral("empty/trace.json"), R"({"traceEvents":[]})");
         const QString project = m_dir.filePath(QStringLiteral("empty.grademl"));
-        QCOMPARE(cli({QStringLiteral("import"), m_dir.filePath(QStringLiteral("empty")), QStringLiteral("--project"), project,
-                      QStringLiteral("--run"), QStringLiteral("nothing")}),
+        QCOMPARE(cli({QStringLiteral("import"), m_dir.filePath(QStringLiteral("empty")),
+                      QStringLiteral("--project"), project, QStringLiteral("--run"),
+                      QStringLiteral("nothing")}),
                  0);
         QByteArray err;
-        QCOMPARE(cli({QStringLiteral("export"), project, QStringLiteral("--view"), QStringLiteral("timeline"), QStringLiteral("--run"),
-                      QStringLiteral("nothing"), QStringLiteral("--out"), m_dir.filePath(QStringLiteral("e.png"))},
-                     &err),
-                 0);
-        QVERIFY2(err.contains("run 'nothing' holds no data to draw") && !err.contains("--range"), err.constData());
-        QCOMPARE(cli({QStringLiteral("export"), project, QStringLiteral("--view"), QStringLiteral("timeline"), QStringLiteral("--range"),
-                      QStringLiteral("5:10"), QStringLiteral("--out"), m_dir.filePath(QStringLiteral("f.png"))},
+        QCOMPARE(
+            cli({QStringLiteral("export"), project, QStringLiteral("--view"),
+                 QStringLiteral("timeline"), QStringLiteral("--run"), QStringLiteral("nothing"),
+                 QStringLiteral("--out"), m_dir.filePath(QStringLiteral("e.png"))},
+                &err),
+            0);
+        QVERIFY2(err.contains("run 'nothing' holds no data to draw") && !err.contains("--range"),
+                 err.constData());
+        QCOMPARE(cli({QStringLiteral("export"), project, QStringLiteral("--view"),
+                      QStringLiteral("timeline"), QStringLiteral("--range"), QStringLiteral("5:10"),
+                      QStringLiteral("--out"), m_dir.filePath(QStringLiteral("f.png"))},
                      &err),
                  0);
         QVERIFY2(err.contains("--range 5:10 holds no data"), err.constData());
@@ -157,25 +183,43 @@ private Q_SLOTS:
     void badArguments()
     {
         QByteArray err;
-        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), m_dir.filePath(QStringLiteral("x.bmp"))}, &err), 2);
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"),
+                      m_dir.filePath(QStringLiteral("x.bmp"))},
+                     &err),
+                 2);
         QVERIFY(err.contains("png, .svg or .pdf"));
-        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"), m_dir.filePath(QStringLiteral("x.png")),
-                      QStringLiteral("--range"), QStringLiteral("9:3")}, &err), 2);
-        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--view"), QStringLiteral("flame"),
-                      QStringLiteral("--out"), m_dir.filePath(QStringLiteral("x.png"))}, &err), 2);
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--out"),
+                      m_dir.filePath(QStringLiteral("x.png")), QStringLiteral("--range"),
+                      QStringLiteral("9:3")},
+                     &err),
+                 2);
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--view"),
+                      QStringLiteral("flame"), QStringLiteral("--out"),
+                      m_dir.filePath(QStringLiteral("x.png"))},
+                     &err),
+                 2);
         QVERIFY(err.contains("timeline, graph"));
-        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--view"), QStringLiteral("graph"),
-                      QStringLiteral("--range"), QStringLiteral("1:3"), QStringLiteral("--out"),
-                      m_dir.filePath(QStringLiteral("x.png"))}, &err), 2);
-        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--view"), QStringLiteral("graph"),
-                      QStringLiteral("--level"), QStringLiteral("kernel"), QStringLiteral("--out"),
-                      m_dir.filePath(QStringLiteral("x.png"))}, &err), 2);
-        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--run"), QStringLiteral("nope"),
-                      QStringLiteral("--out"), m_dir.filePath(QStringLiteral("x.png"))}, &err), 1);
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--view"),
+                      QStringLiteral("graph"), QStringLiteral("--range"), QStringLiteral("1:3"),
+                      QStringLiteral("--out"), m_dir.filePath(QStringLiteral("x.png"))},
+                     &err),
+                 2);
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--view"),
+                      QStringLiteral("graph"), QStringLiteral("--level"), QStringLiteral("kernel"),
+                      QStringLiteral("--out"), m_dir.filePath(QStringLiteral("x.png"))},
+                     &err),
+                 2);
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--run"),
+                      QStringLiteral("nope"), QStringLiteral("--out"),
+                      m_dir.filePath(QStringLiteral("x.png"))},
+                     &err),
+                 1);
         QVERIFY(err.contains("no run named 'nope'"));
         QVERIFY(!QFileInfo::exists(m_dir.filePath(QStringLiteral("x.png"))));
-        QCOMPARE(cli({QStringLiteral("export"), m_dir.filePath(QStringLiteral("missing.grademl")), QStringLiteral("--out"),
-                      m_dir.filePath(QStringLiteral("x.png"))}, &err), 1);
+        QCOMPARE(cli({QStringLiteral("export"), m_dir.filePath(QStringLiteral("missing.grademl")),
+                      QStringLiteral("--out"), m_dir.filePath(QStringLiteral("x.png"))},
+                     &err),
+                 1);
     }
 };
 

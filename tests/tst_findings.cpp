@@ -6,10 +6,10 @@
 #include "importutil.h"
 #include "testutil.h"
 
+#include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QImage>
 #include <QTest>
 
 using namespace gml;
@@ -56,8 +56,9 @@ private Q_SLOTS:
         GML_REQUIRE_SHARED(path);
         QTemporaryDir dir;
         const QString project = dir.filePath(QStringLiteral("p.grademl"));
-        auto r = cli({QStringLiteral("import"), gmltest::sharedTraces() + QLatin1Char('/') + path, QStringLiteral("--project"),
-                      project, QStringLiteral("--run"), QStringLiteral("r")});
+        auto r = cli({QStringLiteral("import"), gmltest::sharedTraces() + QLatin1Char('/') + path,
+                      QStringLiteral("--project"), project, QStringLiteral("--run"),
+                      QStringLiteral("r")});
         QVERIFY2(r.first == 0, qPrintable(r.second));
         auto p = Project::open(project, Project::Mode::ReadOnly, nullptr);
         const RunReport report = reportOf(*p, QStringLiteral("r"));
@@ -71,15 +72,17 @@ private Q_SLOTS:
         for (size_t k = 1; k < report.findings.size(); ++k)
             QVERIFY(report.findings[k].gain() <= top.gain());
 
-        r = cli({QStringLiteral("whatif"), project, QStringLiteral("--preset"), QStringLiteral("input=free"), QStringLiteral("--json")});
+        r = cli({QStringLiteral("whatif"), project, QStringLiteral("--preset"),
+                 QStringLiteral("input=free"), QStringLiteral("--json")});
         QVERIFY2(r.first == 0, qPrintable(r.second));
         const QJsonObject w = QJsonDocument::fromJson(r.second.toUtf8()).object();
         const double identity = w.value(QStringLiteral("identity_ns")).toDouble();
         const double predicted = w.value(QStringLiteral("predicted_ns")).toDouble();
         QVERIFY(identity > 0 && predicted > 0);
         const double whatifGain = 1 - predicted / identity;
-        QVERIFY2(std::abs(top.gain() - whatifGain) < 0.02,
-                 qPrintable(QStringLiteral("finding %1, whatif %2").arg(top.gain()).arg(whatifGain)));
+        QVERIFY2(
+            std::abs(top.gain() - whatifGain) < 0.02,
+            qPrintable(QStringLiteral("finding %1, whatif %2").arg(top.gain()).arg(whatifGain)));
         QVERIFY2(top.gain() > 0.25, qPrintable(QString::number(top.gain())));
         // And the GPU's idle while loading, as the analysis split it, is most of the evidence.
         QVERIFY(top.share > 0.2);
@@ -90,7 +93,9 @@ private Q_SLOTS:
         // Batches from loader workers, pinned copies, FP16 tensor-core matmuls, no syncs, no
         // all-reduce: nothing to report, and the MFU the FLOPs say.
         QTemporaryDir dir;
-        const QString traces = gmltest::generateJob(dir, 1, 8, 0, {QStringLiteral("--healthy"), QStringLiteral("--layers"), QStringLiteral("12")});
+        const QString traces = gmltest::generateJob(
+            dir, 1, 8, 0,
+            {QStringLiteral("--healthy"), QStringLiteral("--layers"), QStringLiteral("12")});
         auto project = gmltest::newProject(dir);
         gmltest::importInto(*project, {traces});
         const RunReport report = reportOf(*project, QStringLiteral("job"));
@@ -98,7 +103,8 @@ private Q_SLOTS:
         QVERIFY(report.summary.gpuBusy > 0.95);
         // tracegen records each matmul's FLOPs as its kernel time at 50% of the A100's 312
         // TFLOP/s: MFU is half the share of time the GPU spends in matmuls.
-        QVERIFY2(report.summary.mfu > 0.35 && report.summary.mfu < 0.5, qPrintable(QString::number(report.summary.mfu)));
+        QVERIFY2(report.summary.mfu > 0.35 && report.summary.mfu < 0.5,
+                 qPrintable(QString::number(report.summary.mfu)));
     }
 
     void generatedRunIsInputBound()
@@ -121,9 +127,10 @@ private Q_SLOTS:
         // Rank 2 of 4 has a slower GPU: last at every all-reduce, the others waiting for it
         // (a healthy job otherwise, so no data loading jitter decides who is last).
         QTemporaryDir dir;
-        const QString traces = gmltest::generateJob(dir, 4, 6, 0, {QStringLiteral("--slow-rank"), QStringLiteral("2"),
-                                                                   QStringLiteral("--layers"), QStringLiteral("12"),
-                                                                   QStringLiteral("--healthy")});
+        const QString traces = gmltest::generateJob(
+            dir, 4, 6, 0,
+            {QStringLiteral("--slow-rank"), QStringLiteral("2"), QStringLiteral("--layers"),
+             QStringLiteral("12"), QStringLiteral("--healthy")});
         auto project = gmltest::newProject(dir);
         gmltest::importInto(*project, {traces});
         const RunReport report = reportOf(*project, QStringLiteral("job"));
@@ -132,7 +139,8 @@ private Q_SLOTS:
         int last = 0;
         for (const auto &s : report.analysis->stragglers)
             last += s.lastRank == 2;
-        QVERIFY2(last >= int(report.analysis->stragglers.size()) - 1, qPrintable(QString::number(last)));
+        QVERIFY2(last >= int(report.analysis->stragglers.size()) - 1,
+                 qPrintable(QString::number(last)));
         const Finding *straggler = nullptr;
         for (const auto &f : report.findings)
             if (f.rule == QLatin1String("straggler"))
@@ -161,10 +169,13 @@ private Q_SLOTS:
         auto project = gmltest::newProject(dir);
         gmltest::importInto(*project, {traces});
         QString error;
-        auto built = DependencyGraph::build(*project, *project->findRun(QStringLiteral("job")), &error);
+        auto built =
+            DependencyGraph::build(*project, *project->findRun(QStringLiteral("job")), &error);
         QVERIFY2(built, qPrintable(error));
         const auto g = std::make_shared<const DependencyGraph>(std::move(*built));
-        const auto prepared = prepare(g, {Transform::unsync()}, WhatIfContext::forRun(*g, *project, *project->findRun(QStringLiteral("job"))), &error);
+        const auto prepared = prepare(
+            g, {Transform::unsync()},
+            WhatIfContext::forRun(*g, *project, *project->findRun(QStringLiteral("job"))), &error);
         QVERIFY2(prepared, qPrintable(error));
         const Replay identity = replay(*g, ReplayInput::measured(*g));
         const Replay unsynced = replay(*g, prepared->input);
@@ -189,7 +200,8 @@ private Q_SLOTS:
         GML_REQUIRE_SHARED(path);
         QTemporaryDir dir;
         auto project = gmltest::newProject(dir);
-        gmltest::importInto(*project, {gmltest::sharedTraces() + QLatin1Char('/') + path}, QStringLiteral("mnist"));
+        gmltest::importInto(*project, {gmltest::sharedTraces() + QLatin1Char('/') + path},
+                            QStringLiteral("mnist"));
         const RunReport report = reportOf(*project, QStringLiteral("mnist"));
         QVERIFY(!report.analysis);
         const ResourceAttribution &res = report.resources;
@@ -203,21 +215,25 @@ private Q_SLOTS:
         }
         QVERIFY(active >= 0);
         // Training stretches at ~22% utilisation, each followed by a ~1 s lull (the test pass).
-        QVERIFY2(busy >= 4 && lulls >= 3, qPrintable(QStringLiteral("%1 busy, %2 lulls").arg(busy).arg(lulls)));
+        QVERIFY2(busy >= 4 && lulls >= 3,
+                 qPrintable(QStringLiteral("%1 busy, %2 lulls").arg(busy).arg(lulls)));
         const PhaseUsage *gpu0 = nullptr;
         for (const auto &u : res.usage)
             if (u.phase == active && u.device == QLatin1String("GPU 0"))
                 gpu0 = &u;
         QVERIFY(gpu0);
-        QVERIFY(gpu0->has(Metric::GpuUtilisation) && gpu0->has(Metric::Power) && gpu0->has(Metric::MemoryUsed));
+        QVERIFY(gpu0->has(Metric::GpuUtilisation) && gpu0->has(Metric::Power) &&
+                gpu0->has(Metric::MemoryUsed));
         const double util = gpu0->mean[size_t(Metric::GpuUtilisation)];
         QVERIFY2(util > 15 && util < 25, qPrintable(QString::number(util)));
         // Energy: power integrated over the active phase against dcgmi's own cumulative energy
         // counter (TOTEC, mJ) read here: the difference of its samples over the same span.
         const Phase &phase = res.phases[size_t(active)];
         auto st = project->db().prepare(
-            "SELECT c.value FROM counter c JOIN track t ON t.id = c.track_id JOIN track g ON g.id = t.parent_id "
-            "JOIN source s ON s.id = t.source_id WHERE t.name LIKE 'dcgmi · TOTEC%' AND g.pid = '0' "
+            "SELECT c.value FROM counter c JOIN track t ON t.id = c.track_id JOIN track g ON g.id "
+            "= t.parent_id "
+            "JOIN source s ON s.id = t.source_id WHERE t.name LIKE 'dcgmi · TOTEC%' AND g.pid = "
+            "'0' "
             "AND c.ts + s.clock_offset_ns + s.align_ns BETWEEN ? AND ? ORDER BY c.ts");
         st.bind(1, qint64(phase.start));
         st.bind(2, qint64(phase.end));
@@ -226,8 +242,10 @@ private Q_SLOTS:
             totec.push_back(st.real(0));
         QVERIFY(totec.size() > 10);
         const double counted = (totec.back() - totec.front()) / 1000;
-        QVERIFY2(std::abs(gpu0->energyJ - counted) / counted < 0.05,
-                 qPrintable(QStringLiteral("integrated %1 J, TOTEC %2 J").arg(gpu0->energyJ).arg(counted)));
+        QVERIFY2(
+            std::abs(gpu0->energyJ - counted) / counted < 0.05,
+            qPrintable(
+                QStringLiteral("integrated %1 J, TOTEC %2 J").arg(gpu0->energyJ).arg(counted)));
         // The finding a monitoring-only run can get.
         QVERIFY(rules(report).contains(QStringLiteral("low-utilisation")));
         for (const auto &f : report.findings)
@@ -238,8 +256,14 @@ private Q_SLOTS:
         const auto r = cli({QStringLiteral("analyze"), file, QStringLiteral("--json")});
         QVERIFY2(r.first == 0, qPrintable(r.second));
         const QJsonObject o = QJsonDocument::fromJson(r.second.toUtf8()).object();
-        QVERIFY(o.value(QStringLiteral("resources")).toObject().value(QStringLiteral("phases")).toArray().size() >= 8);
-        QVERIFY(o.value(QStringLiteral("summary")).toObject().contains(QStringLiteral("gpu_utilisation")));
+        QVERIFY(o.value(QStringLiteral("resources"))
+                    .toObject()
+                    .value(QStringLiteral("phases"))
+                    .toArray()
+                    .size() >= 8);
+        QVERIFY(o.value(QStringLiteral("summary"))
+                    .toObject()
+                    .contains(QStringLiteral("gpu_utilisation")));
     }
 
     void generatedRunEnergyPerIteration()
@@ -257,8 +281,9 @@ private Q_SLOTS:
         QCOMPARE(iterations, 4);
         QVERIFY(report.summary.energyPerIterationJ > 0);
         // Data loading is one phase over the four loading ranges (ranges that hold no ops, here).
-        const auto loading = std::find_if(report.resources.phases.begin(), report.resources.phases.end(),
-                                          [](const Phase &p) { return p.kind == QLatin1String("data loading"); });
+        const auto loading =
+            std::find_if(report.resources.phases.begin(), report.resources.phases.end(),
+                         [](const Phase &p) { return p.kind == QLatin1String("data loading"); });
         QVERIFY(loading != report.resources.phases.end());
         QCOMPARE(loading->spans.size(), size_t(4)); // each step loads the next batch at its end
     }
@@ -272,19 +297,24 @@ private Q_SLOTS:
         const QString project = dir.filePath(QStringLiteral("p.grademl"));
         auto r = cli({QStringLiteral("import"), traces, QStringLiteral("--project"), project});
         QVERIFY2(r.first == 0, qPrintable(r.second));
-        const QString svg = dir.filePath(QStringLiteral("a.svg")), png = dir.filePath(QStringLiteral("a.png"));
-        r = cli({QStringLiteral("export"), project, QStringLiteral("--view"), QStringLiteral("analysis"), QStringLiteral("--out"), svg});
+        const QString svg = dir.filePath(QStringLiteral("a.svg")),
+                      png = dir.filePath(QStringLiteral("a.png"));
+        r = cli({QStringLiteral("export"), project, QStringLiteral("--view"),
+                 QStringLiteral("analysis"), QStringLiteral("--out"), svg});
         QVERIFY2(r.first == 0, qPrintable(r.second));
         QFile f(svg);
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QByteArray text = f.readAll();
-        for (const char *title : {"GPU time per iteration", "GPU time per GPU", "Kernel time by family", "GPU utilisation"})
+        for (const char *title : {"GPU time per iteration", "GPU time per GPU",
+                                  "Kernel time by family", "GPU utilisation"})
             QVERIFY2(text.contains(title), title);
-        r = cli({QStringLiteral("export"), project, QStringLiteral("--view"), QStringLiteral("analysis"), QStringLiteral("--out"), png,
-                 QStringLiteral("--size"), QStringLiteral("1000x700")});
+        r = cli({QStringLiteral("export"), project, QStringLiteral("--view"),
+                 QStringLiteral("analysis"), QStringLiteral("--out"), png, QStringLiteral("--size"),
+                 QStringLiteral("1000x700")});
         QVERIFY2(r.first == 0, qPrintable(r.second));
         QCOMPARE(QImage(png).size(), QSize(1000, 700));
-        r = cli({QStringLiteral("export"), project, QStringLiteral("--view"), QStringLiteral("analysis"), QStringLiteral("--out"), png,
+        r = cli({QStringLiteral("export"), project, QStringLiteral("--view"),
+                 QStringLiteral("analysis"), QStringLiteral("--out"), png,
                  QStringLiteral("--level"), QStringLiteral("gpu")});
         QCOMPARE(r.first, 2);
     }
@@ -296,9 +326,11 @@ private Q_SLOTS:
                                                  {QStringLiteral("factr"), 0}},
                                      &error));
         QVERIFY2(error.contains(QStringLiteral("unknown key 'factr'")), qPrintable(error));
-        QVERIFY(!Transform::fromJson(QJsonObject{{QStringLiteral("op"), QStringLiteral("scale")},
-                                                 {QStringLiteral("select"), QJsonObject{{QStringLiteral("kinds"), QJsonArray{}}}}},
-                                     &error));
+        QVERIFY(!Transform::fromJson(
+            QJsonObject{
+                {QStringLiteral("op"), QStringLiteral("scale")},
+                {QStringLiteral("select"), QJsonObject{{QStringLiteral("kinds"), QJsonArray{}}}}},
+            &error));
         QVERIFY2(error.contains(QStringLiteral("select: unknown key 'kinds'")), qPrintable(error));
         for (const auto &t : {Transform::host(0), Transform::host(2), Transform::unsync()}) {
             const auto back = Transform::fromJson(t.toJson(), &error);

@@ -32,7 +32,8 @@ std::map<QString, QString> lines(const QByteArray &folded)
         QStringList parts = text.split(QLatin1Char(' '));
         QStringList weights;
         while (parts.size() > 1 && (weights.size() < 2) && !parts.last().isEmpty() &&
-               std::all_of(parts.last().begin(), parts.last().end(), [](QChar c) { return c.isDigit(); }))
+               std::all_of(parts.last().begin(), parts.last().end(),
+                           [](QChar c) { return c.isDigit(); }))
             weights.prepend(parts.takeLast());
         out[parts.join(QLatin1Char(' '))] = weights.join(QLatin1Char(' '));
     }
@@ -48,7 +49,8 @@ class TestFlame : public QObject
     QTemporaryDir m_dir;
     QString m_file;
 
-    FlameGraph build(const TimelineData &data, Project *project, FlameMetric metric, TimeNs a = 0, TimeNs b = 0)
+    FlameGraph build(const TimelineData &data, Project *project, FlameMetric metric, TimeNs a = 0,
+                     TimeNs b = 0)
     {
         FlameRequest r;
         r.metric = metric;
@@ -84,8 +86,10 @@ private Q_SLOTS:
         QCOMPARE(all.size(), size_t(4));
         QCOMPARE(all.at(QStringLiteral("ProfilerStep#*")), QString::number(us(80)));
         QCOMPARE(all.at(QStringLiteral("ProfilerStep#*;aten::linear")), QString::number(us(40)));
-        QCOMPARE(all.at(QStringLiteral("ProfilerStep#*;aten::linear;aten::mm")), QString::number(us(60)));
-        QCOMPARE(all.at(QStringLiteral("ProfilerStep#*;aten::linear;aten::mm;cudaLaunchKernel")), QString::number(us(20)));
+        QCOMPARE(all.at(QStringLiteral("ProfilerStep#*;aten::linear;aten::mm")),
+                 QString::number(us(60)));
+        QCOMPARE(all.at(QStringLiteral("ProfilerStep#*;aten::linear;aten::mm;cudaLaunchKernel")),
+                 QString::number(us(20)));
         QCOMPARE(whole.total(), us(200));
         // Frames keep their slices for the timeline: the two steps, the two launches.
         const auto &frames = whole.frames();
@@ -96,14 +100,21 @@ private Q_SLOTS:
         const auto some = lines(part.folded());
         QCOMPARE(some.at(QStringLiteral("ProfilerStep#*")), QString::number(us(50)));
         QCOMPARE(some.at(QStringLiteral("ProfilerStep#*;aten::linear")), QString::number(us(20)));
-        QCOMPARE(some.at(QStringLiteral("ProfilerStep#*;aten::linear;aten::mm")), QString::number(us(20)));
-        QCOMPARE(some.at(QStringLiteral("ProfilerStep#*;aten::linear;aten::mm;cudaLaunchKernel")), QString::number(us(10)));
+        QCOMPARE(some.at(QStringLiteral("ProfilerStep#*;aten::linear;aten::mm")),
+                 QString::number(us(20)));
+        QCOMPARE(some.at(QStringLiteral("ProfilerStep#*;aten::linear;aten::mm;cudaLaunchKernel")),
+                 QString::number(us(10)));
         QCOMPARE(part.total(), us(100));
         // JSON: the same tree, totals included.
         const QJsonObject o = whole.toJson();
         QCOMPARE(o[QStringLiteral("name")].toString(), QStringLiteral("all"));
         QCOMPARE(o[QStringLiteral("total_ns")].toInteger(), us(200));
-        QCOMPARE(o[QStringLiteral("children")].toArray().first().toObject()[QStringLiteral("total_ns")].toInteger(), us(200));
+        QCOMPARE(o[QStringLiteral("children")]
+                     .toArray()
+                     .first()
+                     .toObject()[QStringLiteral("total_ns")]
+                     .toInteger(),
+                 us(200));
     }
 
     // GPU time under the call stacks that launched it.
@@ -116,8 +127,9 @@ private Q_SLOTS:
         QVERIFY2(project, qPrintable(error));
         const auto all = lines(build(*data, project.get(), FlameMetric::GpuTime).folded());
         QCOMPARE(all.size(), size_t(1));
-        QCOMPARE(all.at(QStringLiteral("ProfilerStep#*;aten::linear;aten::mm;cudaLaunchKernel;gemm")),
-                 QString::number(us(130)));
+        QCOMPARE(
+            all.at(QStringLiteral("ProfilerStep#*;aten::linear;aten::mm;cudaLaunchKernel;gemm")),
+            QString::number(us(130)));
         // In [50, 150): the first gemm's [50, 95); the second starts at 150.
         const FlameGraph part = build(*data, project.get(), FlameMetric::GpuTime, us(50), us(150));
         QCOMPARE(part.total(), us(45));
@@ -131,16 +143,19 @@ private Q_SLOTS:
     // The CLI: folded by default, JSON, a differential graph of two ranges; bad options named.
     void cli()
     {
-        auto run = [&](const QStringList &args) { return gmltest::runCli(QStringList{QStringLiteral("flame"), m_file} + args); };
+        auto run = [&](const QStringList &args) {
+            return gmltest::runCli(QStringList{QStringLiteral("flame"), m_file} + args);
+        };
         auto r = run({});
         QCOMPARE(r.code, 0);
         QVERIFY2(r.out.contains("ProfilerStep#*;aten::linear;aten::mm 60000\n"), r.out.constData());
-        r = run({QStringLiteral("--range"), QStringLiteral("100us:200us"), QStringLiteral("--diff-range"),
-                 QStringLiteral("0us:100us")});
+        r = run({QStringLiteral("--range"), QStringLiteral("100us:200us"),
+                 QStringLiteral("--diff-range"), QStringLiteral("0us:100us")});
         QCOMPARE(r.code, 0);
         const auto diff = lines(r.out);
         QCOMPARE(diff.at(QStringLiteral("ProfilerStep#*")), QStringLiteral("50000 30000"));
-        QCOMPARE(diff.at(QStringLiteral("ProfilerStep#*;aten::linear;aten::mm")), QStringLiteral("20000 40000"));
+        QCOMPARE(diff.at(QStringLiteral("ProfilerStep#*;aten::linear;aten::mm")),
+                 QStringLiteral("20000 40000"));
         r = run({QStringLiteral("--gpu"), QStringLiteral("--format"), QStringLiteral("json")});
         QCOMPARE(r.code, 0);
         const QJsonObject o = QJsonDocument::fromJson(r.out).object();
@@ -155,10 +170,13 @@ private Q_SLOTS:
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("no CPU slices in the range"), r.err.constData());
         // Issue 56: a diff against an empty side, a negative start, a rank that is not there.
-        r = run({QStringLiteral("--range"), QStringLiteral("0us:100us"), QStringLiteral("--diff-range"), QStringLiteral("1s:2s")});
+        r = run({QStringLiteral("--range"), QStringLiteral("0us:100us"),
+                 QStringLiteral("--diff-range"), QStringLiteral("1s:2s")});
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains("the baseline: run 'hand' has no CPU slices in the range"), r.err.constData());
-        r = run({QStringLiteral("--range"), QStringLiteral("1s:2s"), QStringLiteral("--diff-range"), QStringLiteral("0us:100us")});
+        QVERIFY2(r.err.contains("the baseline: run 'hand' has no CPU slices in the range"),
+                 r.err.constData());
+        r = run({QStringLiteral("--range"), QStringLiteral("1s:2s"), QStringLiteral("--diff-range"),
+                 QStringLiteral("0us:100us")});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("run 'hand' has no CPU slices in the range"), r.err.constData());
         r = run({QStringLiteral("--range"), QStringLiteral("-10us:100us")});
@@ -178,10 +196,12 @@ private Q_SLOTS:
         GML_REQUIRE_SHARED(folder);
         QTemporaryDir dir;
         auto project = gmltest::newProject(dir);
-        gmltest::importInto(*project, {gmltest::sharedTraces() + QLatin1Char('/') + folder}, QStringLiteral("r"));
+        gmltest::importInto(*project, {gmltest::sharedTraces() + QLatin1Char('/') + folder},
+                            QStringLiteral("r"));
         const QString file = project->path();
         project.reset();
-        const auto r = gmltest::runCli({QStringLiteral("flame"), file, QStringLiteral("--range"), QStringLiteral("100ms:600ms")});
+        const auto r = gmltest::runCli({QStringLiteral("flame"), file, QStringLiteral("--range"),
+                                        QStringLiteral("100ms:600ms")});
         QCOMPARE(r.code, 0);
         qint64 folded = 0;
         for (const auto &[stack, weight] : lines(r.out))
@@ -192,9 +212,11 @@ private Q_SLOTS:
         // The run's start as the timeline has it (the range is after it).
         const auto data = loadTimelineData(file, &error);
         QVERIFY2(data && data->runs.size() == 1, qPrintable(error));
-        const TimeNs t0 = data->runs.front().start + 100'000'000, t1 = data->runs.front().start + 600'000'000;
+        const TimeNs t0 = data->runs.front().start + 100'000'000,
+                     t1 = data->runs.front().start + 600'000'000;
         auto rows = project->db().prepare(
-            "SELECT s.track_id, s.ts, s.ts + s.dur FROM slice_abs s JOIN track t ON t.id = s.track_id "
+            "SELECT s.track_id, s.ts, s.ts + s.dur FROM slice_abs s JOIN track t ON t.id = "
+            "s.track_id "
             "WHERE t.kind = ? AND s.name NOT LIKE 'PyTorch Profiler%' ORDER BY s.track_id, s.ts");
         rows.bind(1, qint64(TrackKind::Thread));
         qint64 covered = 0, track = -1;

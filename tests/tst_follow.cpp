@@ -25,7 +25,8 @@ QString countersOf(Project &p)
 {
     auto st = p.db().prepare(
         "SELECT coalesce((SELECT name FROM track WHERE id = t.parent_id), '') || ' > ' || t.name, "
-        "count(c.ts), total(c.value), min(c.ts), max(c.ts) FROM track t LEFT JOIN counter c ON c.track_id = t.id "
+        "count(c.ts), total(c.value), min(c.ts), max(c.ts) FROM track t LEFT JOIN counter c ON "
+        "c.track_id = t.id "
         "WHERE t.kind = 6 OR c.ts IS NOT NULL GROUP BY t.id ORDER BY 1, 2, 3");
     QStringList rows;
     while (st.step())
@@ -67,7 +68,8 @@ QString oneShot(const QString &folder, const QString &projectPath, const QTimeZo
 // declared late (a process that started mid-run).
 QByteArray samplesFile(int samples, qint64 t0 = 1'700'000'000'000'000'000)
 {
-    QByteArray out = "grademl-samples 1\nhost,testhost\nseries,0,host,cpu busy,%\nseries,1,cpu0,busy,%\n";
+    QByteArray out =
+        "grademl-samples 1\nhost,testhost\nseries,0,host,cpu busy,%\nseries,1,cpu0,busy,%\n";
     for (int i = 0; i < samples; ++i) {
         if (i == samples / 2)
             out += "series,2,process 42 python,cpu,%\n";
@@ -80,7 +82,8 @@ QByteArray samplesFile(int samples, qint64 t0 = 1'700'000'000'000'000'000)
     return out;
 }
 
-void writeAll(const QString &path, const QByteArray &bytes, QIODevice::OpenMode mode = QIODevice::WriteOnly)
+void writeAll(const QString &path, const QByteArray &bytes,
+              QIODevice::OpenMode mode = QIODevice::WriteOnly)
 {
     QFile f(path);
     if (!f.open(mode))
@@ -129,7 +132,8 @@ private Q_SLOTS:
         int polls = 0, appended = 0;
         writeAll(log, {});
         while (written < all.size()) {
-            const qsizetype piece = std::min<qsizetype>(all.size() - written, 1 + rng.bounded(9000));
+            const qsizetype piece =
+                std::min<qsizetype>(all.size() - written, 1 + rng.bounded(9000));
             writeAll(log, all.mid(written, piece), QIODevice::Append);
             written += piece;
             const auto poll = follower.poll(nowMs());
@@ -139,18 +143,23 @@ private Q_SLOTS:
                 appended += r.appended ? 1 : 0;
             }
             // Exactly the whole lines written so far are in.
-            QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM counter"), wholeValueLines(all.left(written)));
+            QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM counter"),
+                     wholeValueLines(all.left(written)));
         }
         QVERIFY(polls > 20);
         QVERIFY(appended > 10); // later parts continued the source
         QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM source"), 1);
-        QCOMPARE(gmltest::text(*project, QStringLiteral("SELECT warnings FROM source")), QStringLiteral("[]"));
+        QCOMPARE(gmltest::text(*project, QStringLiteral("SELECT warnings FROM source")),
+                 QStringLiteral("[]"));
         // No track was made twice.
         QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM track"),
-                 gmltest::scalar(*project, "SELECT count(DISTINCT coalesce(parent_id, 0) || name) FROM track"));
+                 gmltest::scalar(
+                     *project, "SELECT count(DISTINCT coalesce(parent_id, 0) || name) FROM track"));
         QCOMPARE(countersOf(*project), oneShot(dir, path(QStringLiteral("parts-oneshot.grademl"))));
         // The source's state says where reading stopped: the end of the file.
-        QCOMPARE(gmltest::scalar(*project, "SELECT json_extract(metadata, '$.tail.offset') FROM source"), all.size());
+        QCOMPARE(
+            gmltest::scalar(*project, "SELECT json_extract(metadata, '$.tail.offset') FROM source"),
+            all.size());
     }
 
     void reloadReadsOnlyTheNewSamples()
@@ -196,8 +205,11 @@ private Q_SLOTS:
                 flat[i] = r->ts(i);
             for (size_t i = 0; i < r->size(); i += r->size() / 97 + 1)
                 for (const TimeNs t : {flat[i] - 1, flat[i], flat[i] + 1}) {
-                    QCOMPARE(r->lowerBound(t), size_t(std::lower_bound(flat.begin(), flat.end(), t) - flat.begin()));
-                    QCOMPARE(r->sampleAt(t), qint64(std::upper_bound(flat.begin(), flat.end(), t) - flat.begin()) - 1);
+                    QCOMPARE(r->lowerBound(t),
+                             size_t(std::lower_bound(flat.begin(), flat.end(), t) - flat.begin()));
+                    QCOMPARE(r->sampleAt(t),
+                             qint64(std::upper_bound(flat.begin(), flat.end(), t) - flat.begin()) -
+                                 1);
                 }
             QCOMPARE(r->lowerBound(flat.back() + 1), r->size());
             QCOMPARE(r->sampleAt(flat.front() - 1), qint64(-1));
@@ -225,8 +237,9 @@ private Q_SLOTS:
         writeAll(log, samplesFile(400));
         QVERIFY(follower.poll(nowMs()).imported);
         auto samplesOf = [&](const QString &like) {
-            auto st = project->db().prepare("SELECT count(*) FROM counter c JOIN track t ON t.id = c.track_id "
-                                            "JOIN source s ON s.id = t.source_id WHERE s.path LIKE ?");
+            auto st = project->db().prepare(
+                "SELECT count(*) FROM counter c JOIN track t ON t.id = c.track_id "
+                "JOIN source s ON s.id = t.source_id WHERE s.path LIKE ?");
             st.bind(1, like);
             return st.step() ? st.int64(0) : -1;
         };
@@ -244,14 +257,16 @@ private Q_SLOTS:
         // before kept aside, and said.
         writeAll(log, samplesFile(50, 1'700'000'100'000'000'000));
         poll = follower.poll(nowMs());
-        QVERIFY2(poll.warnings.size() == 1 && poll.warnings[0].contains(QLatin1String("truncated")) &&
+        QVERIFY2(poll.warnings.size() == 1 &&
+                     poll.warnings[0].contains(QLatin1String("truncated")) &&
                      poll.warnings[0].contains(QLatin1String("kept as source")),
                  qPrintable(poll.warnings.join(QLatin1Char('\n'))));
         QCOMPARE(samplesOf(log + QStringLiteral(" (read until % before it was truncated)")), first);
         QVERIFY(poll.imported);
         QVERIFY(!poll.reports.value(0).appended);
         QCOMPARE(samplesOf(log), wholeValueLines(samplesFile(50)));
-        QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM counter"), first + wholeValueLines(samplesFile(50)));
+        QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM counter"),
+                 first + wholeValueLines(samplesFile(50)));
         // Replaced by a file as long, with other first bytes: the same.
         const QByteArray longer = samplesFile(400, 1'700'000'200'000'000'000);
         writeAll(log, longer);
@@ -261,10 +276,13 @@ private Q_SLOTS:
         QVERIFY(poll.imported);
         QVERIFY2(poll.warnings.size() == 1 && poll.warnings[0].contains(QLatin1String("replaced")),
                  qPrintable(poll.warnings.join(QLatin1Char('\n'))));
-        QVERIFY(gmltest::text(*project, QStringLiteral("SELECT warnings FROM source WHERE path = '%1'").arg(log))
-                    .contains(QLatin1String("replaced")));
+        QVERIFY(
+            gmltest::text(*project,
+                          QStringLiteral("SELECT warnings FROM source WHERE path = '%1'").arg(log))
+                .contains(QLatin1String("replaced")));
         QCOMPARE(samplesOf(log), wholeValueLines(longer));
-        QCOMPARE(samplesOf(log + QStringLiteral(" (read until % before it was replaced)")), wholeValueLines(samplesFile(50)));
+        QCOMPARE(samplesOf(log + QStringLiteral(" (read until % before it was replaced)")),
+                 wholeValueLines(samplesFile(50)));
         QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM source"), 3);
     }
 
@@ -277,27 +295,34 @@ private Q_SLOTS:
         QDir().mkpath(dir);
         const QString log = dir + QStringLiteral("/grademl-samples.csv");
         const QByteArray all = samplesFile(40);
-        const qsizetype lastLine = all.lastIndexOf('\n', all.size() - 2) + 1; // the last line's start
+        const qsizetype lastLine =
+            all.lastIndexOf('\n', all.size() - 2) + 1; // the last line's start
         writeAll(log, all.left(lastLine));
         QProcess follow;
-        follow.start(QStringLiteral(GRADEML_CLI), {QStringLiteral("import"), dir, QStringLiteral("--project"), path(QStringLiteral("slow.grademl")),
-                                                   QStringLiteral("--follow"), QStringLiteral("--idle-exit"), QStringLiteral("2"),
-                                                   QStringLiteral("--poll"), QStringLiteral("0.1")});
+        follow.start(QStringLiteral(GRADEML_CLI),
+                     {QStringLiteral("import"), dir, QStringLiteral("--project"),
+                      path(QStringLiteral("slow.grademl")), QStringLiteral("--follow"),
+                      QStringLiteral("--idle-exit"), QStringLiteral("2"), QStringLiteral("--poll"),
+                      QStringLiteral("0.1")});
         QVERIFY(follow.waitForStarted());
         // The last line, a byte every 250 ms: about 6 s, three times the idle exit.
         const QByteArray line = all.mid(lastLine);
         for (qsizetype i = 0; i + 1 < line.size(); ++i) {
             QThread::msleep(250);
             writeAll(log, line.mid(i, 1), QIODevice::Append);
-            QVERIFY2(follow.state() == QProcess::Running, "the follower stopped while the line was being written");
+            QVERIFY2(follow.state() == QProcess::Running,
+                     "the follower stopped while the line was being written");
         }
         writeAll(log, "\n", QIODevice::Append);
         // Then a line that never ends.
         writeAll(log, all.mid(lastLine, line.size() / 2), QIODevice::Append);
         QVERIFY(follow.waitForFinished(30'000));
-        const QString said = QString::fromUtf8(follow.readAllStandardError() + follow.readAllStandardOutput());
+        const QString said =
+            QString::fromUtf8(follow.readAllStandardError() + follow.readAllStandardOutput());
         QCOMPARE(follow.exitCode(), 0);
-        QVERIFY2(said.contains(QLatin1String("is cut")) && said.contains(QLatin1String("were not imported")), qPrintable(said));
+        QVERIFY2(said.contains(QLatin1String("is cut")) &&
+                     said.contains(QLatin1String("were not imported")),
+                 qPrintable(said));
         auto p = openProject(path(QStringLiteral("slow.grademl")));
         QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM counter"), wholeValueLines(all));
     }
@@ -320,7 +345,8 @@ private Q_SLOTS:
         QVERIFY(follower.poll(nowMs()).imported);
         QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM counter"),
                  wholeValueLines(first) + wholeValueLines(samplesFile(200)));
-        QCOMPARE(countersOf(*project), oneShot(dir, path(QStringLiteral("rotate-oneshot.grademl"))));
+        QCOMPARE(countersOf(*project),
+                 oneShot(dir, path(QStringLiteral("rotate-oneshot.grademl"))));
     }
 
     void nvidiaSmiLogInParts()
@@ -333,9 +359,12 @@ private Q_SLOTS:
         const QDateTime t0(QDate(2026, 11, 27), QTime(10, 0), Qt::UTC);
         for (int s = 0; s < 300; ++s)
             for (int gpu = 0; gpu < 2; ++gpu)
-                all += t0.addMSecs(qint64(s) * 1000 + gpu * 3).toString(QStringLiteral("yyyy/MM/dd HH:mm:ss.zzz")).toUtf8() +
-                       ", " + QByteArray::number(gpu) + ", NVIDIA H100 80GB HBM3, " + QByteArray::number((s * 13 + gpu) % 101) +
-                       " %, " + QByteArray::number(100 + s % 50) + ".25 W\n";
+                all += t0.addMSecs(qint64(s) * 1000 + gpu * 3)
+                           .toString(QStringLiteral("yyyy/MM/dd HH:mm:ss.zzz"))
+                           .toUtf8() +
+                       ", " + QByteArray::number(gpu) + ", NVIDIA H100 80GB HBM3, " +
+                       QByteArray::number((s * 13 + gpu) % 101) + " %, " +
+                       QByteArray::number(100 + s % 50) + ".25 W\n";
         auto project = openProject(path(QStringLiteral("smi.grademl")));
         FolderFollower follower(*project, {{dir}, {}, QTimeZone::utc(), 1, 2000});
         writeAll(log, {});
@@ -349,8 +378,10 @@ private Q_SLOTS:
         }
         QVERIFY(appended > 10);
         QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM counter"), 300 * 2 * 2);
-        QCOMPARE(gmltest::text(*project, QStringLiteral("SELECT warnings FROM source")), QStringLiteral("[]"));
-        QCOMPARE(countersOf(*project), oneShot(dir, path(QStringLiteral("smi-oneshot.grademl")), QTimeZone::utc()));
+        QCOMPARE(gmltest::text(*project, QStringLiteral("SELECT warnings FROM source")),
+                 QStringLiteral("[]"));
+        QCOMPARE(countersOf(*project),
+                 oneShot(dir, path(QStringLiteral("smi-oneshot.grademl")), QTimeZone::utc()));
     }
 
     void nvidiaSmiDmonLogInParts()
@@ -366,10 +397,11 @@ private Q_SLOTS:
                 all += "#Date       Time        gpu   pwr gtemp    sm   mem\n"
                        "#YYYYMMDD   HH:MM:SS    Idx     W     C     %     %\n";
             for (int gpu = 0; gpu < 2; ++gpu)
-                all += " " + t0.addSecs(s).toString(QStringLiteral("yyyyMMdd   HH:mm:ss")).toUtf8() + "      " +
-                       QByteArray::number(gpu) + "    " + QByteArray::number(100 + s % 40) + "    " +
-                       QByteArray::number(50 + gpu) + "    " + QByteArray::number(s % 100) + "     " +
-                       (s % 7 ? QByteArray::number(s % 50) : QByteArray("-")) + "\n";
+                all +=
+                    " " + t0.addSecs(s).toString(QStringLiteral("yyyyMMdd   HH:mm:ss")).toUtf8() +
+                    "      " + QByteArray::number(gpu) + "    " + QByteArray::number(100 + s % 40) +
+                    "    " + QByteArray::number(50 + gpu) + "    " + QByteArray::number(s % 100) +
+                    "     " + (s % 7 ? QByteArray::number(s % 50) : QByteArray("-")) + "\n";
         }
         auto project = openProject(path(QStringLiteral("dmon.grademl")));
         FolderFollower follower(*project, {{dir}, {}, QTimeZone::utc(), 1, 2000});
@@ -384,7 +416,8 @@ private Q_SLOTS:
             }
         }
         QVERIFY(appended > 10);
-        QCOMPARE(gmltest::text(*project, QStringLiteral("SELECT warnings FROM source")), QStringLiteral("[]"));
+        QCOMPARE(gmltest::text(*project, QStringLiteral("SELECT warnings FROM source")),
+                 QStringLiteral("[]"));
         const auto oneShotProject = path(QStringLiteral("dmon-oneshot.grademl"));
         const QString expected = oneShot(dir, oneShotProject, QTimeZone::utc());
         auto p = openProject(oneShotProject);
@@ -404,7 +437,8 @@ private Q_SLOTS:
         const QDateTime t0(QDate(2026, 11, 26), QTime(23, 59, 30), Qt::UTC);
         writeAll(dir + QStringLiteral("/smi-dated.csv"),
                  "timestamp, index, utilization.gpu [%]\n" +
-                     t0.toString(QStringLiteral("yyyy/MM/dd HH:mm:ss.zzz")).toUtf8() + ", 0, 3 %\n");
+                     t0.toString(QStringLiteral("yyyy/MM/dd HH:mm:ss.zzz")).toUtf8() +
+                     ", 0, 3 %\n");
         QByteArray dcgmi, dmon, csv, top;
         for (int s = 0; s < 120; ++s) {
             if (s % 20 == 0) {
@@ -414,33 +448,50 @@ private Q_SLOTS:
             }
             for (int gpu = 0; gpu < 3; ++gpu) {
                 const QByteArray g = QByteArray::number(gpu);
-                dcgmi += "GPU " + g + "     " + (gpu == 2 && s % 5 == 0 ? QByteArray("N/A") : QByteArray::number(50 + s % 9 + gpu) + ".5") +
-                         "            " + QByteArray::number((s * 7 + gpu) % 100) + "                 0." +
-                         QByteArray::number(s % 10) + "00        \n";
-                dmon += "    " + g + "   " + QByteArray::number(100 + s % 40) + "    " + QByteArray::number(50 + gpu) + "    " +
-                        QByteArray::number(s % 100) + "     " + QByteArray::number(s % 50) + "\n";
-                csv += "GPU-" + QByteArray::number(7 - gpu) + "f3a, " + QByteArray::number((s * 3 + gpu) % 101) + " %\n";
+                dcgmi += "GPU " + g + "     " +
+                         (gpu == 2 && s % 5 == 0 ? QByteArray("N/A")
+                                                 : QByteArray::number(50 + s % 9 + gpu) + ".5") +
+                         "            " + QByteArray::number((s * 7 + gpu) % 100) +
+                         "                 0." + QByteArray::number(s % 10) + "00        \n";
+                dmon += "    " + g + "   " + QByteArray::number(100 + s % 40) + "    " +
+                        QByteArray::number(50 + gpu) + "    " + QByteArray::number(s % 100) +
+                        "     " + QByteArray::number(s % 50) + "\n";
+                csv += "GPU-" + QByteArray::number(7 - gpu) + "f3a, " +
+                       QByteArray::number((s * 3 + gpu) % 101) + " %\n";
             }
         }
         csv = "uuid, utilization.gpu [%]\n" + csv;
         for (int b = 0; b < 40; ++b) {
             const QTime at = t0.time().addSecs(b * 3);
-            top += (b ? "\n" : "") + QByteArray("top - ") + at.toString(QStringLiteral("HH:mm:ss")).toUtf8() +
-                   " up  5:06,  1 user,  load average: 1." + QByteArray::number(b % 10) + "0, 1.23, 0.98\n"
-                   "Tasks: 305 total,   " + QByteArray::number(1 + b % 3) + " running, 303 sleeping,   0 stopped,   0 zombie\n"
-                   "%Cpu(s):  0.8 us,  1.3 sy,  0.0 ni, 9" + QByteArray::number(b % 10) + ".0 id,  0.0 wa,  0.0 hi,  0.0 si,  0.0 st\n"
-                   "MiB Mem : 515637.3 total, 508015.9 free,   " + QByteArray::number(3000 + b) + ".5 used,   4260.1 buff/cache\n"
-                   "MiB Swap:      0.0 total,      0.0 free,      0.0 used. 508425.0 avail Mem \n\n"
-                   "    PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND\n"
-                   "   2225 root      20   0  670432 120924  18596 S  99.0   0.0   8:37.44 nv-hostengine\n";
+            top +=
+                (b ? "\n" : "") + QByteArray("top - ") +
+                at.toString(QStringLiteral("HH:mm:ss")).toUtf8() +
+                " up  5:06,  1 user,  load average: 1." + QByteArray::number(b % 10) +
+                "0, 1.23, 0.98\n"
+                "Tasks: 305 total,   " +
+                QByteArray::number(1 + b % 3) +
+                " running, 303 sleeping,   0 stopped,   0 zombie\n"
+                "%Cpu(s):  0.8 us,  1.3 sy,  0.0 ni, 9" +
+                QByteArray::number(b % 10) +
+                ".0 id,  0.0 wa,  0.0 hi,  0.0 si,  0.0 st\n"
+                "MiB Mem : 515637.3 total, 508015.9 free,   " +
+                QByteArray::number(3000 + b) +
+                ".5 used,   4260.1 buff/cache\n"
+                "MiB Swap:      0.0 total,      0.0 free,      0.0 used. 508425.0 avail Mem \n\n"
+                "    PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND\n"
+                "   2225 root      20   0  670432 120924  18596 S  99.0   0.0   8:37.44 "
+                "nv-hostengine\n";
             if (b >= 5) // starts busy mid-log
-                top += "  91607 ehyo      20   0 2381332 " + QByteArray::number(105800 + b) + "  71704 R  " +
-                       QByteArray::number(50 + b) + ".8   0.0   0:00.16 python\n";
+                top += "  91607 ehyo      20   0 2381332 " + QByteArray::number(105800 + b) +
+                       "  71704 R  " + QByteArray::number(50 + b) + ".8   0.0   0:00.16 python\n";
             if (b == 7) // one block only
-                top += "  91700 ehyo      20   0   20696  14804   2492 S  50.0   0.0   0:00.09 nvidia-smi\n";
+                top += "  91700 ehyo      20   0   20696  14804   2492 S  50.0   0.0   0:00.09 "
+                       "nvidia-smi\n";
             if (b % 4 == 1) // busy now and then, not two blocks in a row
-                top += "  91800 ehyo      20   0   20696  14804   2492 S  40.0   0.0   0:00.09 ls\n";
-            top += "  91604 ehyo      20   0   21792   5188   3280 R   " + QByteArray::number(b % 8) + ".2   0.0   0:00.02 top\n";
+                top +=
+                    "  91800 ehyo      20   0   20696  14804   2492 S  40.0   0.0   0:00.09 ls\n";
+            top += "  91604 ehyo      20   0   21792   5188   3280 R   " +
+                   QByteArray::number(b % 8) + ".2   0.0   0:00.02 top\n";
         }
         struct Log
         {
@@ -463,12 +514,14 @@ private Q_SLOTS:
         while (more) {
             more = false;
             for (Log &l : logs) {
-                writeAll(dir + QLatin1Char('/') + l.name, l.all.mid(l.at, l.piece), QIODevice::Append);
+                writeAll(dir + QLatin1Char('/') + l.name, l.all.mid(l.at, l.piece),
+                         QIODevice::Append);
                 l.at += l.piece;
                 more = more || l.at < l.all.size();
             }
             for (const auto &r : follower.poll(nowMs()).reports) {
-                QVERIFY2(r.status == SourceReport::Status::Imported, qPrintable(r.path + r.message));
+                QVERIFY2(r.status == SourceReport::Status::Imported,
+                         qPrintable(r.path + r.message));
                 if (r.path.endsWith(QLatin1String("smi-dated.csv")))
                     continue;
                 QVERIFY2(r.inParts, qPrintable(r.path));
@@ -486,25 +539,39 @@ private Q_SLOTS:
         QThread::msleep(1100);
         follower.poll(nowMs());
         QVERIFY(!follower.busy());
-        QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM source WHERE warnings != '[]'"), 0);
-        const QString expected = oneShot(dir, path(QStringLiteral("undated-oneshot.grademl")), QTimeZone::utc());
+        QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM source WHERE warnings != '[]'"),
+                 0);
+        const QString expected =
+            oneShot(dir, path(QStringLiteral("undated-oneshot.grademl")), QTimeZone::utc());
         QCOMPARE(countersOf(*project), expected);
         // What the tracks hold: 120 samples a GPU metric; top's python from the block before its
         // first busy one's pair (it starts busy: block 5), across midnight; nvidia-smi and ls
         // without a track.
         auto p = openProject(path(QStringLiteral("undated-oneshot.grademl")));
-        QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM counter c JOIN track t ON t.id = c.track_id "
-                                     "WHERE t.name LIKE 'dcgmi · GPUTL%'"), 360);
-        QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM counter c JOIN track t ON t.id = c.track_id "
-                                     "WHERE t.name LIKE 'top · python (pid 91607) \%CPU%'"), 35);
-        QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM track WHERE name LIKE '%nvidia-smi (pid%' OR name LIKE '%ls (pid%'"), 0);
+        QCOMPARE(gmltest::scalar(*p,
+                                 "SELECT count(*) FROM counter c JOIN track t ON t.id = c.track_id "
+                                 "WHERE t.name LIKE 'dcgmi · GPUTL%'"),
+                 360);
+        QCOMPARE(gmltest::scalar(*p,
+                                 "SELECT count(*) FROM counter c JOIN track t ON t.id = c.track_id "
+                                 "WHERE t.name LIKE 'top · python (pid 91607) \%CPU%'"),
+                 35);
+        QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM track WHERE name LIKE '%nvidia-smi "
+                                     "(pid%' OR name LIKE '%ls (pid%'"),
+                 0);
         const qint64 first = t0.toMSecsSinceEpoch() * 1'000'000;
-        QCOMPARE(gmltest::scalar(*p, "SELECT min(c.ts) FROM counter c JOIN track t ON t.id = c.track_id "
-                                     "WHERE t.name LIKE 'top · python%'"), first + 5 * 3'000'000'000LL);
-        QCOMPARE(gmltest::scalar(*p, "SELECT max(c.ts) FROM counter c JOIN track t ON t.id = c.track_id "
-                                     "WHERE t.name LIKE 'top · load%'"), first + 39 * 3'000'000'000LL);
-        QCOMPARE(gmltest::scalar(*p, "SELECT max(c.ts) FROM counter c JOIN track t ON t.id = c.track_id "
-                                     "WHERE t.name LIKE 'dcgmi · POWER%'"), first + 119 * 1'000'000'000LL);
+        QCOMPARE(
+            gmltest::scalar(*p, "SELECT min(c.ts) FROM counter c JOIN track t ON t.id = c.track_id "
+                                "WHERE t.name LIKE 'top · python%'"),
+            first + 5 * 3'000'000'000LL);
+        QCOMPARE(
+            gmltest::scalar(*p, "SELECT max(c.ts) FROM counter c JOIN track t ON t.id = c.track_id "
+                                "WHERE t.name LIKE 'top · load%'"),
+            first + 39 * 3'000'000'000LL);
+        QCOMPARE(
+            gmltest::scalar(*p, "SELECT max(c.ts) FROM counter c JOIN track t ON t.id = c.track_id "
+                                "WHERE t.name LIKE 'dcgmi · POWER%'"),
+            first + 119 * 1'000'000'000LL);
     }
 
     void traceIsImportedOnceItStopsChanging()
@@ -515,7 +582,9 @@ private Q_SLOTS:
         auto project = openProject(path(QStringLiteral("trace.grademl")));
         FolderFollower follower(*project, {{dir}, {}, {}, 1, 2000});
         const QString trace = dir + QStringLiteral("/worker0.pt.trace.json");
-        writeAll(trace, R"({"traceEvents": [{"ph": "X", "name": "aten::mm", "cat": "cpu_op", "pid": 1, "tid": 1, "ts": 10, "dur": 5},
+        writeAll(
+            trace,
+            R"({"traceEvents": [{"ph": "X", "name": "aten::mm", "cat": "cpu_op", "pid": 1, "tid": 1, "ts": 10, "dur": 5},
                                            {"ph": "X", "name": "gemm", "cat": "kernel", "pid": 0, "tid": 7, "ts": 12, "dur": 3}]})");
         const qint64 written = QFileInfo(trace).lastModified().toMSecsSinceEpoch();
         auto poll = follower.poll(written + 100);
@@ -535,8 +604,8 @@ private Q_SLOTS:
     void logReadWholeAtMostEveryThirtySeconds()
     {
         // A GPU log that cannot be read in parts (no GPU id: GPUs are told apart by the period
-        // of the rows' names, which a part may cut) never stops changing while the job runs: it is read whole as it grows,
-        // at most every 30 s, not once it settles (it would not).
+        // of the rows' names, which a part may cut) never stops changing while the job runs: it is
+        // read whole as it grows, at most every 30 s, not once it settles (it would not).
         const QString dir = path(QStringLiteral("whole"));
         QDir().mkpath(dir);
         const QString log = dir + QStringLiteral("/nvidia-smi.csv");
@@ -575,8 +644,10 @@ private Q_SLOTS:
         QCOMPARE(poll.reports.size(), 1);
         QCOMPARE(poll.reports[0].status, SourceReport::Status::Failed);
         // The file, the byte and the line it failed at.
-        QVERIFY2(poll.reports[0].message.contains(QStringLiteral("byte %1: line %2:").arg(good.size()).arg(good.count('\n') + 1)),
-                 qPrintable(poll.reports[0].message));
+        QVERIFY2(
+            poll.reports[0].message.contains(
+                QStringLiteral("byte %1: line %2:").arg(good.size()).arg(good.count('\n') + 1)),
+            qPrintable(poll.reports[0].message));
         QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM counter"), wholeValueLines(good));
         // Told once: the next poll of an unchanged folder says nothing.
         QVERIFY(follower.poll(nowMs()).reports.isEmpty());
@@ -590,18 +661,23 @@ private Q_SLOTS:
         const QString dir = path(QStringLiteral("live"));
         const QString followed = path(QStringLiteral("live.grademl"));
         QProcess record, follow;
-        record.start(QStringLiteral(GRADEML_CLI),
-                     {QStringLiteral("record"), QStringLiteral("--out"), dir, QStringLiteral("--interval"), QStringLiteral("100ms"),
-                      QStringLiteral("--nvidia-smi"), QStringLiteral("none"), QStringLiteral("--dcgmi"), QStringLiteral("none"),
-                      QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
-                      QStringLiteral("end=$(($(date +%s) + 10)); while [ $(date +%s) -lt $end ]; do :; done")});
+        record.start(
+            QStringLiteral(GRADEML_CLI),
+            {QStringLiteral("record"), QStringLiteral("--out"), dir, QStringLiteral("--interval"),
+             QStringLiteral("100ms"), QStringLiteral("--nvidia-smi"), QStringLiteral("none"),
+             QStringLiteral("--dcgmi"), QStringLiteral("none"), QStringLiteral("--"),
+             QStringLiteral("sh"), QStringLiteral("-c"),
+             QStringLiteral(
+                 "end=$(($(date +%s) + 10)); while [ $(date +%s) -lt $end ]; do :; done")});
         QVERIFY(record.waitForStarted());
         // The recorder makes the folder.
-        for (int i = 0; i < 50 && !QFileInfo(dir + QStringLiteral("/grademl-samples.csv")).exists(); ++i)
+        for (int i = 0; i < 50 && !QFileInfo(dir + QStringLiteral("/grademl-samples.csv")).exists();
+             ++i)
             QThread::msleep(100);
-        follow.start(QStringLiteral(GRADEML_CLI), {QStringLiteral("import"), dir, QStringLiteral("--project"), followed,
-                                                   QStringLiteral("--follow"), QStringLiteral("--idle-exit"), QStringLiteral("3"),
-                                                   QStringLiteral("--poll"), QStringLiteral("0.5")});
+        follow.start(QStringLiteral(GRADEML_CLI),
+                     {QStringLiteral("import"), dir, QStringLiteral("--project"), followed,
+                      QStringLiteral("--follow"), QStringLiteral("--idle-exit"),
+                      QStringLiteral("3"), QStringLiteral("--poll"), QStringLiteral("0.5")});
         QVERIFY(follow.waitForStarted());
         QThread::msleep(4000);
         QCOMPARE(record.state(), QProcess::Running);
@@ -612,10 +688,13 @@ private Q_SLOTS:
         QVERIFY2(m.hasMatch() && m.captured(1).toLongLong() > 0, info.all().toUtf8().constData());
         QVERIFY(record.waitForFinished(30'000));
         QCOMPARE(record.exitCode(), 0);
-        QVERIFY2(follow.waitForFinished(30'000), "the follower did not stop 3 s after the folder stopped changing");
+        QVERIFY2(follow.waitForFinished(30'000),
+                 "the follower did not stop 3 s after the folder stopped changing");
         QCOMPARE(follow.exitCode(), 0);
-        const QString followOut = QString::fromUtf8(follow.readAllStandardOutput() + follow.readAllStandardError());
-        QVERIFY2(followOut.contains(QLatin1String("counter samples appended")), qPrintable(followOut));
+        const QString followOut =
+            QString::fromUtf8(follow.readAllStandardOutput() + follow.readAllStandardError());
+        QVERIFY2(followOut.contains(QLatin1String("counter samples appended")),
+                 qPrintable(followOut));
         auto p = openProject(followed);
         QVERIFY(gmltest::scalar(*p, "SELECT count(*) FROM counter") > m.captured(1).toLongLong());
         QCOMPARE(countersOf(*p), oneShot(dir, path(QStringLiteral("live-oneshot.grademl"))));
@@ -634,9 +713,10 @@ private Q_SLOTS:
         writeAll(log, all.left(half));
         const QString followed = path(QStringLiteral("sigbus.grademl"));
         QProcess follow;
-        follow.start(QStringLiteral(GRADEML_CLI), {QStringLiteral("import"), dir, QStringLiteral("--project"), followed,
-                                                   QStringLiteral("--follow"), QStringLiteral("--idle-exit"), QStringLiteral("20"),
-                                                   QStringLiteral("--poll"), QStringLiteral("0.1")});
+        follow.start(QStringLiteral(GRADEML_CLI),
+                     {QStringLiteral("import"), dir, QStringLiteral("--project"), followed,
+                      QStringLiteral("--follow"), QStringLiteral("--idle-exit"),
+                      QStringLiteral("20"), QStringLiteral("--poll"), QStringLiteral("0.1")});
         QVERIFY(follow.waitForStarted());
         QByteArray said;
         for (int i = 0; i < 100 && !said.contains("imported"); ++i) {
@@ -650,9 +730,11 @@ private Q_SLOTS:
         said += follow.readAllStandardError() + follow.readAllStandardOutput();
         QCOMPARE(follow.exitStatus(), QProcess::NormalExit);
         QCOMPARE(follow.exitCode(), 1);
-        QVERIFY2(said.contains("I/O error") && said.contains("sigbus.grademl-shm"), said.constData());
+        QVERIFY2(said.contains("I/O error") && said.contains("sigbus.grademl-shm"),
+                 said.constData());
         auto p = openProject(followed);
-        QVERIFY(gmltest::scalar(*p, "SELECT count(*) FROM counter") >= wholeValueLines(all.left(half)));
+        QVERIFY(gmltest::scalar(*p, "SELECT count(*) FROM counter") >=
+                wholeValueLines(all.left(half)));
         QCOMPARE(gmltest::text(*p, QStringLiteral("PRAGMA quick_check")), QStringLiteral("ok"));
     }
 };

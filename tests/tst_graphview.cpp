@@ -45,7 +45,8 @@ void checkLayout(const GraphPicture &p)
     QCOMPARE(boxes.size(), p.scene.items.size());
     for (size_t a = 0; a < boxes.size(); ++a)
         for (size_t b = a + 1; b < boxes.size(); ++b)
-            QVERIFY2(!boxes[a].intersects(boxes[b]), qPrintable(QStringLiteral("boxes %1 and %2 overlap").arg(a).arg(b)));
+            QVERIFY2(!boxes[a].intersects(boxes[b]),
+                     qPrintable(QStringLiteral("boxes %1 and %2 overlap").arg(a).arg(b)));
     for (size_t i = 0; i < p.scene.edges.size(); ++i) {
         const auto &e = p.scene.edges[i];
         const auto &r = p.layout.routes[i];
@@ -54,8 +55,11 @@ void checkLayout(const GraphPicture &p)
             continue;
         const int la = p.layout.layer[size_t(e.from)], lb = p.layout.layer[size_t(e.to)];
         QVERIFY(p.layout.reversed[i] ? la > lb : lb > la);
-        QVERIFY(qAbs(r.front().x() - (p.layout.reversed[i] ? boxes[size_t(e.from)].left() : boxes[size_t(e.from)].right())) < 1e-6);
-        QVERIFY(qAbs(r.back().x() - (p.layout.reversed[i] ? boxes[size_t(e.to)].right() : boxes[size_t(e.to)].left())) < 1e-6);
+        QVERIFY(qAbs(r.front().x() - (p.layout.reversed[i] ? boxes[size_t(e.from)].left()
+                                                           : boxes[size_t(e.from)].right())) <
+                1e-6);
+        QVERIFY(qAbs(r.back().x() - (p.layout.reversed[i] ? boxes[size_t(e.to)].right()
+                                                          : boxes[size_t(e.to)].left())) < 1e-6);
     }
     QVERIFY(p.layout.bounds.contains(boxes.front()));
 }
@@ -75,7 +79,8 @@ private Q_SLOTS:
             const int n = 5 + int(rng.bounded(120));
             in.sizes.assign(size_t(n), QSizeF(GraphPainter::kNodeWidth, GraphPainter::kNodeHeight));
             for (int e = 0; e < 2 * n; ++e)
-                in.edges.emplace_back(int(rng.bounded(n)), int(rng.bounded(n))); // loops, repeats, cycles
+                in.edges.emplace_back(int(rng.bounded(n)),
+                                      int(rng.bounded(n))); // loops, repeats, cycles
             const auto out = layoutGraph(in);
             for (size_t a = 0; a < out.boxes.size(); ++a)
                 for (size_t b = a + 1; b < out.boxes.size(); ++b)
@@ -118,8 +123,10 @@ private Q_SLOTS:
     void resnet50IterationsFoldAndOpen()
     {
         GML_REQUIRE_SHARED(QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"));
-        const auto m = modelOf(gmltest::sharedTraces() + QStringLiteral("/pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"),
-                               QStringLiteral("resnet50"));
+        const auto m =
+            modelOf(gmltest::sharedTraces() +
+                        QStringLiteral("/pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"),
+                    QStringLiteral("resnet50"));
         // The step at iteration level with room for one box: the six ProfilerSteps are one
         // box ×6.
         GraphCollapse c;
@@ -150,7 +157,8 @@ private Q_SLOTS:
         QCOMPARE(p->scene.items.size(), size_t(2));
         QCOMPARE(p->scene.items[0].label, QStringLiteral("ProfilerStep#5"));
         QCOMPARE(p->scene.items[1].count, 5);
-        QCOMPARE(m->nodes()[size_t(p->scene.items[1].first)].name, QStringLiteral("ProfilerStep#6"));
+        QCOMPARE(m->nodes()[size_t(p->scene.items[1].first)].name,
+                 QStringLiteral("ProfilerStep#6"));
         c.budget = 1;
         // At operator level the aten::zeros before each step joins the block (period 2).
         c.level = Level::Operator;
@@ -168,11 +176,14 @@ private Q_SLOTS:
             if (m->nodes()[size_t(i.node)].level == Level::Iteration)
                 names << i.label;
         QCOMPARE(names.size(), 6);
-        const auto order = std::count_if(p->scene.edges.begin(), p->scene.edges.end(), [&](const GraphSceneEdge &e) {
-            return e.kind == ModelEdge::Kind::ProgramOrder &&
-                   m->nodes()[size_t(p->scene.items[size_t(e.from)].node)].level == Level::Iteration &&
-                   m->nodes()[size_t(p->scene.items[size_t(e.to)].node)].level == Level::Iteration;
-        });
+        const auto order = std::count_if(
+            p->scene.edges.begin(), p->scene.edges.end(), [&](const GraphSceneEdge &e) {
+                return e.kind == ModelEdge::Kind::ProgramOrder &&
+                       m->nodes()[size_t(p->scene.items[size_t(e.from)].node)].level ==
+                           Level::Iteration &&
+                       m->nodes()[size_t(p->scene.items[size_t(e.to)].node)].level ==
+                           Level::Iteration;
+            });
         QCOMPARE(order, 5);
         // Focus on one iteration (a double-click on it): its children, within the budget
         // opened down to operators, every node of the iteration under exactly one box, and
@@ -204,8 +215,10 @@ private Q_SLOTS:
     void aRunReadsIterationPhaseModule()
     {
         GML_REQUIRE_SHARED(QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"));
-        const auto m = modelOf(gmltest::sharedTraces() + QStringLiteral("/pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"),
-                               QStringLiteral("resnet50"));
+        const auto m =
+            modelOf(gmltest::sharedTraces() +
+                        QStringLiteral("/pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"),
+                    QStringLiteral("resnet50"));
         const auto p = GraphPicture::make(m, GraphCollapse{});
         checkLayout(*p);
         const auto &nodes = m->nodes();
@@ -222,7 +235,8 @@ private Q_SLOTS:
         int item = -1;
         for (size_t i = 0; i < p->scene.items.size(); ++i)
             for (int n = p->scene.items[i].node; n >= 0; n = nodes[size_t(n)].parent)
-                if (n == longest && p->scene.items[i].time >= nodes[size_t(longest)].inclusive() * 9 / 10)
+                if (n == longest &&
+                    p->scene.items[i].time >= nodes[size_t(longest)].inclusive() * 9 / 10)
                     item = int(i);
         QVERIFY(item >= 0);
         const int iteration = m->ancestorAt(longest, Level::Iteration);
@@ -233,7 +247,8 @@ private Q_SLOTS:
                 const int a = m->ancestorAt(p->scene.items[i].node, Level::Iteration);
                 const int b = m->ancestorAt(p->scene.items[j].node, Level::Iteration);
                 const QRectF ba = p->layout.boxes[i], bb = p->layout.boxes[j];
-                QCOMPARE(a == b, qAbs(ba.center().y() - bb.center().y()) < GraphPainter::kNodeHeight);
+                QCOMPARE(a == b,
+                         qAbs(ba.center().y() - bb.center().y()) < GraphPainter::kNodeHeight);
                 if (a == b && p->scene.items[i].start < p->scene.items[j].start)
                     QVERIFY(ba.right() < bb.left());
             }
@@ -252,19 +267,23 @@ private Q_SLOTS:
         // Sync edges (the NCCL run's phases wait on the device): left out until asked for,
         // unless on the critical path, and then every one is drawn.
         GML_REQUIRE_SHARED(QStringLiteral("pytorch_kineto/hta_nccl_allreduce_rank0of2_a100"));
-        const auto nccl = modelOf(gmltest::sharedTraces() + QStringLiteral("/pytorch_kineto/hta_nccl_allreduce_rank0of2_a100"),
-                                  QStringLiteral("nccl"));
+        const auto nccl =
+            modelOf(gmltest::sharedTraces() +
+                        QStringLiteral("/pytorch_kineto/hta_nccl_allreduce_rank0of2_a100"),
+                    QStringLiteral("nccl"));
         GraphCollapse c;
         const auto quiet = GraphPicture::make(nccl, c);
         c.syncEdges = true;
         const auto all = GraphPicture::make(nccl, c);
         checkLayout(*all);
         const auto syncs = [](const GraphPicture &g) {
-            return std::count_if(g.scene.edges.begin(), g.scene.edges.end(),
-                                 [](const GraphSceneEdge &e) { return e.kind == ModelEdge::Kind::Sync; });
+            return std::count_if(
+                g.scene.edges.begin(), g.scene.edges.end(),
+                [](const GraphSceneEdge &e) { return e.kind == ModelEdge::Kind::Sync; });
         };
         QVERIFY(quiet->scene.hiddenSync > 0);
-        QCOMPARE(qsizetype(all->scene.edges.size()), qsizetype(quiet->scene.edges.size()) + quiet->scene.hiddenSync);
+        QCOMPARE(qsizetype(all->scene.edges.size()),
+                 qsizetype(quiet->scene.edges.size()) + quiet->scene.hiddenSync);
         QCOMPARE(syncs(*all), syncs(*quiet) + quiet->scene.hiddenSync);
         for (const auto &e : quiet->scene.edges)
             QVERIFY(e.kind != ModelEdge::Kind::Sync || e.critical);
@@ -282,7 +301,8 @@ private Q_SLOTS:
     void dlrmRanksJoinAtTheirCollectives()
     {
         GML_REQUIRE_SHARED(QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100"));
-        const auto m = modelOf(gmltest::sharedTraces() + QStringLiteral("/pytorch_kineto/param_dlrm_8rank_v100"),
+        const auto m = modelOf(gmltest::sharedTraces() +
+                                   QStringLiteral("/pytorch_kineto/param_dlrm_8rank_v100"),
                                QStringLiteral("dlrm"));
         GraphCollapse c;
         c.focus = 1;
@@ -302,10 +322,12 @@ private Q_SLOTS:
                 chain.emplace_back(m->nodes()[size_t(p->scene.items[size_t(e.from)].node)].rank,
                                    m->nodes()[size_t(p->scene.items[size_t(e.to)].node)].rank);
         std::sort(chain.begin(), chain.end());
-        QCOMPARE(chain, (std::vector<std::pair<int, int>>{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}}));
+        QCOMPARE(chain, (std::vector<std::pair<int, int>>{
+                            {0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}}));
         // The critical path runs through at least one rank's iteration.
-        QVERIFY(std::any_of(p->scene.items.begin(), p->scene.items.end(),
-                            [&](const GraphItem &i) { return i.critical * 2 > p->scene.criticalLength; }));
+        QVERIFY(std::any_of(p->scene.items.begin(), p->scene.items.end(), [&](const GraphItem &i) {
+            return i.critical * 2 > p->scene.criticalLength;
+        }));
     }
 
     void manyRanksStayWithinTheBudget()
@@ -324,7 +346,8 @@ private Q_SLOTS:
         auto ranksUnder = [&](const GraphPicture &pic, size_t item) {
             std::multiset<int> ranks;
             for (size_t n = 0; n < m->nodes().size(); ++n)
-                if (m->nodes()[n].level == Level::Iteration && pic.scene.itemOf(int(n)) == int(item))
+                if (m->nodes()[n].level == Level::Iteration &&
+                    pic.scene.itemOf(int(n)) == int(item))
                     ranks.insert(m->nodes()[n].rank);
             return ranks;
         };
@@ -338,8 +361,9 @@ private Q_SLOTS:
         // Unfolding rank 0's group shows more boxes than the budget: runs of successive
         // iterations become ranges ("ProfilerStep#0 … #3 · rank 0"), which unfold
         // in turn.
-        const auto rank0 = std::find_if(p->scene.items.begin(), p->scene.items.end(),
-                                        [&](const GraphItem &i) { return m->nodes()[size_t(i.node)].rank == 0; });
+        const auto rank0 =
+            std::find_if(p->scene.items.begin(), p->scene.items.end(),
+                         [&](const GraphItem &i) { return m->nodes()[size_t(i.node)].rank == 0; });
         QVERIFY(rank0 != p->scene.items.end());
         c.unfolded.insert(rank0->unfoldKey());
         p = GraphPicture::make(m, c);
@@ -394,45 +418,60 @@ private Q_SLOTS:
         b.end = 30;
         a.slices = b.slices = 1;
         // One experiment: they belong together.
-        const QHash<QString, QStringList> groups{{QStringLiteral("a"), {QStringLiteral("experiment:1")}},
-                                                 {QStringLiteral("b"), {QStringLiteral("experiment:1")}}};
+        const QHash<QString, QStringList> groups{
+            {QStringLiteral("a"), {QStringLiteral("experiment:1")}},
+            {QStringLiteral("b"), {QStringLiteral("experiment:1")}}};
         const auto w = sim::Workflow::resolve({}, {a, b}, groups);
         QCOMPARE(w.edges.size(), size_t(1));
-        const auto model = std::make_shared<const sim::ExecutionModel>(sim::ExecutionModel::forWorkflow(w));
+        const auto model =
+            std::make_shared<const sim::ExecutionModel>(sim::ExecutionModel::forWorkflow(w));
         const auto p = GraphPicture::make(model, GraphCollapse{});
         QCOMPARE(p->layout.boxes.size(), size_t(2));
-        const QRectF left = p->layout.boxes[0].left() < p->layout.boxes[1].left() ? p->layout.boxes[0] : p->layout.boxes[1];
+        const QRectF left = p->layout.boxes[0].left() < p->layout.boxes[1].left()
+                                ? p->layout.boxes[0]
+                                : p->layout.boxes[1];
         const QRectF right = left == p->layout.boxes[0] ? p->layout.boxes[1] : p->layout.boxes[0];
         QCOMPARE(left.center().y(), right.center().y());
         QImage image(p->layout.bounds.size().toSize() + QSize(40, 40), QImage::Format_ARGB32);
         image.fill(Qt::white);
         {
             QPainter painter(&image);
-            const QTransform t = QTransform::fromTranslate(20 - p->layout.bounds.left(), 20 - p->layout.bounds.top());
+            const QTransform t = QTransform::fromTranslate(20 - p->layout.bounds.left(),
+                                                           20 - p->layout.bounds.top());
             GraphOverlay overlay;
             overlay.legend = false;
             GraphPainter::paint(painter, *p, t, QRectF(image.rect()), overlay);
         }
         // Midway between the boxes, on their centre line: the edge's colour, not the background.
-        const QPointF mid((left.right() + right.left()) / 2 + 20 - p->layout.bounds.left(), left.center().y() + 20 - p->layout.bounds.top());
+        const QPointF mid((left.right() + right.left()) / 2 + 20 - p->layout.bounds.left(),
+                          left.center().y() + 20 - p->layout.bounds.top());
         const QRgb background = image.pixel((mid + QPointF(0, -20)).toPoint());
         QVERIFY2(image.pixel(mid.toPoint()) != background,
-                 qPrintable(QStringLiteral("pixel %1 at (%2, %3), as the background").arg(image.pixel(mid.toPoint()), 0, 16).arg(mid.x()).arg(mid.y())));
+                 qPrintable(QStringLiteral("pixel %1 at (%2, %3), as the background")
+                                .arg(image.pixel(mid.toPoint()), 0, 16)
+                                .arg(mid.x())
+                                .arg(mid.y())));
     }
 
     void figuresArePngSvgAndPdf()
     {
         GML_REQUIRE_SHARED(QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"));
-        const auto m = modelOf(gmltest::sharedTraces() + QStringLiteral("/pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"),
-                               QStringLiteral("resnet50"));
+        const auto m =
+            modelOf(gmltest::sharedTraces() +
+                        QStringLiteral("/pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"),
+                    QStringLiteral("resnet50"));
         const auto p = GraphPicture::make(m, GraphCollapse{});
         QTemporaryDir dir;
         QString error;
-        const QString png = dir.filePath(QStringLiteral("g.png")), svg = dir.filePath(QStringLiteral("g.svg")),
+        const QString png = dir.filePath(QStringLiteral("g.png")),
+                      svg = dir.filePath(QStringLiteral("g.svg")),
                       pdf = dir.filePath(QStringLiteral("g.pdf"));
-        QVERIFY2(exportGraphFigure(*p, {}, png, QStringLiteral("title"), &error), qPrintable(error));
-        QVERIFY2(exportGraphFigure(*p, {}, svg, QStringLiteral("title"), &error), qPrintable(error));
-        QVERIFY2(exportGraphFigure(*p, {}, pdf, QStringLiteral("title"), &error), qPrintable(error));
+        QVERIFY2(exportGraphFigure(*p, {}, png, QStringLiteral("title"), &error),
+                 qPrintable(error));
+        QVERIFY2(exportGraphFigure(*p, {}, svg, QStringLiteral("title"), &error),
+                 qPrintable(error));
+        QVERIFY2(exportGraphFigure(*p, {}, pdf, QStringLiteral("title"), &error),
+                 qPrintable(error));
         const QImage image(png);
         QVERIFY(!image.isNull());
         QVERIFY(image.width() >= p->layout.bounds.width() * 0.9 || image.width() >= 6000 * 0.9);
@@ -451,7 +490,8 @@ private Q_SLOTS:
         QVERIFY(d.open(QIODevice::ReadOnly));
         QVERIFY(d.read(5) == "%PDF-");
         // A bad path is an error that names it, and nothing is left behind.
-        QVERIFY(!exportGraphFigure(*p, {}, dir.filePath(QStringLiteral("no/such/dir/g.png")), {}, &error));
+        QVERIFY(!exportGraphFigure(*p, {}, dir.filePath(QStringLiteral("no/such/dir/g.png")), {},
+                                   &error));
         QVERIFY(error.contains(QLatin1String("no/such/dir/g.png")));
         QVERIFY(!exportGraphFigure(*p, {}, dir.filePath(QStringLiteral("g.bmp")), {}, &error));
         QVERIFY(error.contains(QLatin1String("png, svg or pdf")));

@@ -39,13 +39,16 @@ struct Expected
 Expected independentCount(const QString &path)
 {
     const QJsonDocument doc = QJsonDocument::fromJson(readAll(path));
-    const QJsonArray events = doc.isArray() ? doc.array() : doc.object().value(QStringLiteral("traceEvents")).toArray();
+    const QJsonArray events =
+        doc.isArray() ? doc.array() : doc.object().value(QStringLiteral("traceEvents")).toArray();
     Expected e;
     QSet<qint64> runtimeCorr;
     QList<qint64> gpuCorr;
-    const QSet<QString> runtimeCats = {QStringLiteral("cuda_runtime"), QStringLiteral("cuda_driver"), QStringLiteral("Runtime")};
-    const QSet<QString> gpuCats = {QStringLiteral("kernel"), QStringLiteral("gpu_memcpy"), QStringLiteral("gpu_memset"),
-                                   QStringLiteral("Kernel"), QStringLiteral("Memcpy"), QStringLiteral("Memset")};
+    const QSet<QString> runtimeCats = {QStringLiteral("cuda_runtime"),
+                                       QStringLiteral("cuda_driver"), QStringLiteral("Runtime")};
+    const QSet<QString> gpuCats = {QStringLiteral("kernel"),     QStringLiteral("gpu_memcpy"),
+                                   QStringLiteral("gpu_memset"), QStringLiteral("Kernel"),
+                                   QStringLiteral("Memcpy"),     QStringLiteral("Memset")};
     for (const auto &v : events) {
         const auto o = v.toObject();
         const QString ph = o.value(QStringLiteral("ph")).toString();
@@ -79,7 +82,8 @@ struct Imported
     Imported(const QStringList &paths, const QString &run)
     {
         QString error;
-        p = Project::open(dir.filePath(QStringLiteral("p.grademl")), Project::Mode::ReadWrite, &error);
+        p = Project::open(dir.filePath(QStringLiteral("p.grademl")), Project::Mode::ReadWrite,
+                          &error);
         if (!p)
             qFatal("%s", qPrintable(error));
         QStringList errs;
@@ -131,8 +135,10 @@ private Q_SLOTS:
         // Every GPU track has readable names; no raw pid-only stream names.
         auto st = p->db().prepare("SELECT name FROM track WHERE kind IN (4,5)");
         while (st.step())
-            QVERIFY2(st.text(0).startsWith(QLatin1String("GPU")) || st.text(0).contains(QLatin1String("GPU ")) ||
-                         st.text(0).startsWith(QLatin1String("stream")) || st.text(0).startsWith(QLatin1String("device-wide")),
+            QVERIFY2(st.text(0).startsWith(QLatin1String("GPU")) ||
+                         st.text(0).contains(QLatin1String("GPU ")) ||
+                         st.text(0).startsWith(QLatin1String("stream")) ||
+                         st.text(0).startsWith(QLatin1String("device-wide")),
                      qPrintable(st.text(0)));
     }
 
@@ -143,29 +149,39 @@ private Q_SLOTS:
         auto &p = im.p;
         QCOMPARE(im.reports.size(), 8);
         QCOMPARE(p->db().scalar("SELECT count(*) FROM run"), 1);
-        QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT name FROM run")), QStringLiteral("param_dlrm_8rank_v100"));
+        QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT name FROM run")),
+                 QStringLiteral("param_dlrm_8rank_v100"));
         QCOMPARE(p->db().scalar("SELECT count(DISTINCT rank) FROM track WHERE kind=2"), 8);
         for (int rank = 0; rank < 8; ++rank) {
-            const QString sql = QStringLiteral("SELECT count(*) FROM track WHERE kind=2 AND rank=%1 AND name LIKE 'rank %1 · % (pid %)'").arg(rank);
+            const QString sql = QStringLiteral("SELECT count(*) FROM track WHERE kind=2 AND "
+                                               "rank=%1 AND name LIKE 'rank %1 · % (pid %)'")
+                                    .arg(rank);
             QCOMPARE(p->db().scalar(sql.toStdString()), 1);
         }
-        const auto params = QJsonDocument::fromJson(gmltest::text(*p, QStringLiteral("SELECT params FROM run")).toUtf8()).object();
+        const auto params =
+            QJsonDocument::fromJson(
+                gmltest::text(*p, QStringLiteral("SELECT params FROM run")).toUtf8())
+                .object();
         QCOMPARE(params.value(QStringLiteral("world_size")).toInt(), 8);
         QCOMPARE(params.value(QStringLiteral("ranks")).toArray().size(), 8);
         // One host clock: the ranks' first events lie within 50 ms of each other.
-        const qint64 spread = p->db().scalar("SELECT max(s) - min(s) FROM (SELECT min(start_ns) AS s FROM track "
-                                             "WHERE kind IN (3,5) AND start_ns IS NOT NULL GROUP BY rank)");
+        const qint64 spread =
+            p->db().scalar("SELECT max(s) - min(s) FROM (SELECT min(start_ns) AS s FROM track "
+                           "WHERE kind IN (3,5) AND start_ns IS NOT NULL GROUP BY rank)");
         QVERIFY2(spread >= 0 && spread < 50'000'000, qPrintable(QString::number(spread)));
     }
 
     void relativeTimesLandOnTheBaseClock()
     {
         GML_REQUIRE_SHARED(QStringLiteral("pytorch_kineto/hta_amd_mi250_rocm62"));
-        Imported im({shared(QStringLiteral("pytorch_kineto/hta_amd_mi250_rocm62/mi250_minitoy_train_ROCm6_2_kineto.json.gz"))},
-                    QStringLiteral("r"));
+        Imported im(
+            {shared(QStringLiteral(
+                "pytorch_kineto/hta_amd_mi250_rocm62/mi250_minitoy_train_ROCm6_2_kineto.json.gz"))},
+            QStringLiteral("r"));
         auto &p = im.p;
         QCOMPARE(im.reports.first().status, SourceReport::Status::Imported);
-        QCOMPARE(p->db().scalar("SELECT clock_offset_ns FROM source"), Q_INT64_C(1735632360000000000));
+        QCOMPARE(p->db().scalar("SELECT clock_offset_ns FROM source"),
+                 Q_INT64_C(1735632360000000000));
         // The file's events start at ts ~4203669.6 s after the base: absolute time in 2024/25.
         const qint64 start = p->db().scalar("SELECT min(ts) FROM slice_abs");
         QVERIFY(start > Q_INT64_C(1735632360000000000));
@@ -175,23 +191,29 @@ private Q_SLOTS:
     void format2021StringTids()
     {
         GML_REQUIRE_SHARED(QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"));
-        Imported im({shared(QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"))}, QString());
+        Imported im({shared(QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100"))},
+                    QString());
         auto &p = im.p;
         QCOMPARE(p->db().scalar("SELECT count(*) FROM track WHERE kind=5 AND name='stream 7'"), 1);
-        QVERIFY(p->db().scalar("SELECT slice_count FROM track WHERE kind=5 AND name='stream 7'") > 8000);
+        QVERIFY(p->db().scalar("SELECT slice_count FROM track WHERE kind=5 AND name='stream 7'") >
+                8000);
         QVERIFY(p->db().scalar("SELECT count(*) FROM flow WHERE kind=7") > 8000); // 'external id'
     }
 
     void tensorflowProfilerTrace()
     {
-        const QString rel = QStringLiteral("tensorflow_profiler/keras_tf2_cpu_speech_rnn/plugins/profile/2021_08_11_16_03_07/DESKTOP-V1DB051.trace.json.gz");
+        const QString rel =
+            QStringLiteral("tensorflow_profiler/keras_tf2_cpu_speech_rnn/plugins/profile/"
+                           "2021_08_11_16_03_07/DESKTOP-V1DB051.trace.json.gz");
         GML_REQUIRE_SHARED(rel);
         Imported im({shared(rel)}, QStringLiteral("tf"));
         auto &p = im.p;
         const auto &r = im.reports.first();
         QCOMPARE(r.status, SourceReport::Status::Imported);
         QCOMPARE(r.slices, 7831); // every X event; the trailing {} is padding
-        QCOMPARE(p->db().scalar("SELECT count(*) FROM track WHERE kind=2 AND name LIKE '/host:CPU%'"), 1);
+        QCOMPARE(
+            p->db().scalar("SELECT count(*) FROM track WHERE kind=2 AND name LIKE '/host:CPU%'"),
+            1);
     }
 };
 

@@ -29,7 +29,8 @@ QByteArray samples(int from, int to)
 {
     QByteArray out;
     if (from == 0)
-        out = "grademl-samples 1\nhost,livehost\nseries,0,host,cpu busy,%\nseries,1,host,memory used,MiB\n";
+        out = "grademl-samples 1\nhost,livehost\nseries,0,host,cpu busy,%\nseries,1,host,memory "
+              "used,MiB\n";
     for (int i = from; i < to; ++i) {
         const qint64 t = kT0 + qint64(i) * 100'000'000;
         out += QByteArray::number(t) + ",0," + QByteArray::number(i % 100) + '\n';
@@ -72,7 +73,8 @@ private Q_SLOTS:
         qputenv("XDG_CACHE_HOME", m_tmp.filePath(QStringLiteral("cache")).toUtf8());
         qputenv("XDG_DATA_HOME", m_tmp.filePath(QStringLiteral("data")).toUtf8());
         // The recorder is found beside the studio, else on PATH: here, the build's.
-        qputenv("PATH", QFileInfo(QStringLiteral(GRADEML_CLI)).absolutePath().toUtf8() + ':' + qgetenv("PATH"));
+        qputenv("PATH", QFileInfo(QStringLiteral(GRADEML_CLI)).absolutePath().toUtf8() + ':' +
+                            qgetenv("PATH"));
     }
 
     void followedFolderKeepsTheUsersPlace()
@@ -132,20 +134,25 @@ private Q_SLOTS:
         const QString dir = m_tmp.filePath(QStringLiteral("cycles"));
         QDir().mkpath(dir);
         auto trace = [&](int cycle) {
-            // One profiler cycle's trace, as torch.profiler writes it per cycle, in the run's folder.
+            // One profiler cycle's trace, as torch.profiler writes it per cycle, in the run's
+            // folder.
             QByteArray events;
             for (int i = 0; i < 20; ++i) {
                 const qint64 ts = qint64(cycle) * 100'000 + i * 1000;
-                events += QByteArray(i ? "," : "") + R"({"ph":"X","name":"aten::mm","cat":"cpu_op","pid":1,"tid":1,"ts":)" +
-                          QByteArray::number(ts) + R"(,"dur":400},{"ph":"X","name":"gemm","cat":"kernel","pid":0,"tid":7,"ts":)" +
-                          QByteArray::number(ts + 100) + R"(,"dur":600})";
+                events +=
+                    QByteArray(i ? "," : "") +
+                    R"({"ph":"X","name":"aten::mm","cat":"cpu_op","pid":1,"tid":1,"ts":)" +
+                    QByteArray::number(ts) +
+                    R"(,"dur":400},{"ph":"X","name":"gemm","cat":"kernel","pid":0,"tid":7,"ts":)" +
+                    QByteArray::number(ts + 100) + R"(,"dur":600})";
             }
             const QString path = dir + QStringLiteral("/cycle%1.pt.trace.json").arg(cycle);
             QFile f(path);
             QVERIFY(f.open(QIODevice::WriteOnly));
             f.write(R"({"traceEvents":[)" + events + "]}");
             f.close();
-            // Written a while ago: the follower takes it at once (it waits 2 s for a file to settle).
+            // Written a while ago: the follower takes it at once (it waits 2 s for a file to
+            // settle).
             QVERIFY(gmltest::setMtime(path, QDateTime::currentDateTime().addSecs(-10)));
         };
         trace(0);
@@ -180,7 +187,8 @@ private Q_SLOTS:
         {
             MainWindow w;
             showQuietly(w, QSize(1366, 768));
-            QVERIFY2(w.recordCommand({QStringLiteral("sleep"), QStringLiteral("30")}, QStringLiteral("100ms"), out, &why),
+            QVERIFY2(w.recordCommand({QStringLiteral("sleep"), QStringLiteral("30")},
+                                     QStringLiteral("100ms"), out, &why),
                      qPrintable(why));
             QVERIFY(waitLoaded(w));
             QVERIFY(w.follower().isRecording());
@@ -195,7 +203,8 @@ private Q_SLOTS:
         // The recorder said how the command ended.
         QFile json(out + QStringLiteral("/grademl.json"));
         QVERIFY(json.open(QIODevice::ReadOnly));
-        QVERIFY2(json.readAll().contains("\"interrupted\""), "the recorder did not record the stop");
+        QVERIFY2(json.readAll().contains("\"interrupted\""),
+                 "the recorder did not record the stop");
     }
 };
 

@@ -4,8 +4,8 @@
 // and stores written by the test (unfinished run, stray folders, bad metric lines, growth).
 #include "folderscanner.h"
 #include "importjob.h"
-#include "project.h"
 #include "importutil.h"
+#include "project.h"
 #include "testutil.h"
 
 #include <QDirIterator>
@@ -30,17 +30,21 @@ void writeRun(const QTemporaryDir &dir, const QString &runId, const QByteArray &
               const QByteArray &status, const QByteArray &loss)
 {
     gmltest::writeFile(dir, QStringLiteral("mlruns/7/meta.yaml"),
-                       "artifact_location: ./mlruns/7\nexperiment_id: '7'\nlifecycle_stage: active\nname: bert-finetune\n");
-    gmltest::writeFile(dir, QStringLiteral("mlruns/7/%1/meta.yaml").arg(runId),
-                       "artifact_uri: ./mlruns/7/" + runId.toUtf8() + "/artifacts\nend_time: " + endTime +
-                           "\nexperiment_id: '7'\nlifecycle_stage: active\nname: ''\nrun_id: " + runId.toUtf8() +
-                           "\nrun_uuid: " + runId.toUtf8() + "\nstart_time: 1700000000000\nstatus: " + status +
-                           "\ntags: []\nuser_id: alice\n");
+                       "artifact_location: ./mlruns/7\nexperiment_id: '7'\nlifecycle_stage: "
+                       "active\nname: bert-finetune\n");
+    gmltest::writeFile(
+        dir, QStringLiteral("mlruns/7/%1/meta.yaml").arg(runId),
+        "artifact_uri: ./mlruns/7/" + runId.toUtf8() + "/artifacts\nend_time: " + endTime +
+            "\nexperiment_id: '7'\nlifecycle_stage: active\nname: ''\nrun_id: " + runId.toUtf8() +
+            "\nrun_uuid: " + runId.toUtf8() + "\nstart_time: 1700000000000\nstatus: " + status +
+            "\ntags: []\nuser_id: alice\n");
     gmltest::writeFile(dir, QStringLiteral("mlruns/7/%1/metrics/loss").arg(runId), loss);
-    gmltest::writeFile(dir, QStringLiteral("mlruns/7/%1/metrics/system/gpu_utilization_percentage").arg(runId),
-                       "1700000001000 87.5 0\n");
+    gmltest::writeFile(
+        dir, QStringLiteral("mlruns/7/%1/metrics/system/gpu_utilization_percentage").arg(runId),
+        "1700000001000 87.5 0\n");
     gmltest::writeFile(dir, QStringLiteral("mlruns/7/%1/params/lr").arg(runId), "3e-5");
-    gmltest::writeFile(dir, QStringLiteral("mlruns/7/%1/tags/mlflow.runName").arg(runId), "warm-start");
+    gmltest::writeFile(dir, QStringLiteral("mlruns/7/%1/tags/mlflow.runName").arg(runId),
+                       "warm-start");
 }
 
 } // namespace
@@ -77,41 +81,61 @@ void TestMlflow::realStore()
         QVERIFY2(r.status != SourceReport::Status::Failed, qPrintable(r.message));
         if (r.status == SourceReport::Status::Imported)
             ++imported;
-        if (r.path.contains(QLatin1String("/metrics/")) || r.path.contains(QLatin1String("/params/")))
+        if (r.path.contains(QLatin1String("/metrics/")) ||
+            r.path.contains(QLatin1String("/params/")))
             QVERIFY2(r.message.contains(QLatin1String("read with")), qPrintable(r.message));
     }
     QCOMPARE(imported, 2); // the run and its TensorFlow profiler trace
     const QString run = QStringLiteral("mlflow/Speech model simple rnn/") + kRunId;
     // Both sources in that run, the run linked to its experiment.
-    QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM source s JOIN run r ON r.id = s.run_id "
-                                       "WHERE s.status = 'imported' AND r.name LIKE 'mlflow/Speech model simple rnn/%'"),
+    QCOMPARE(gmltest::scalar(
+                 *project,
+                 "SELECT count(*) FROM source s JOIN run r ON r.id = s.run_id "
+                 "WHERE s.status = 'imported' AND r.name LIKE 'mlflow/Speech model simple rnn/%'"),
              2);
-    QCOMPARE(gmltest::text(*project, QStringLiteral("SELECT x.name FROM run r JOIN workload w ON w.id = r.workload_id "
-                                                    "JOIN experiment x ON x.id = w.experiment_id")),
+    QCOMPARE(gmltest::text(
+                 *project,
+                 QStringLiteral("SELECT x.name FROM run r JOIN workload w ON w.id = r.workload_id "
+                                "JOIN experiment x ON x.id = w.experiment_id")),
              QStringLiteral("Speech model simple rnn"));
-    const QJsonObject runParams = QJsonDocument::fromJson(
-        gmltest::text(*project, QStringLiteral("SELECT params FROM run WHERE name = '%1'").arg(run)).toUtf8()).object();
+    const QJsonObject runParams =
+        QJsonDocument::fromJson(
+            gmltest::text(*project,
+                          QStringLiteral("SELECT params FROM run WHERE name = '%1'").arg(run))
+                .toUtf8())
+            .object();
     QCOMPARE(runParams.value(QStringLiteral("mlflow.params")).toObject().size(), params);
-    QCOMPARE(runParams.value(QStringLiteral("mlflow.params")).toObject().value(QStringLiteral("opt_learning_rate")).toString(),
+    QCOMPARE(runParams.value(QStringLiteral("mlflow.params"))
+                 .toObject()
+                 .value(QStringLiteral("opt_learning_rate"))
+                 .toString(),
              QStringLiteral("0.002"));
-    QCOMPARE(runParams.value(QStringLiteral("mlflow.status")).toString(), QStringLiteral("FINISHED"));
-    QCOMPARE(runParams.value(QStringLiteral("mlflow.tags")).toObject().value(QStringLiteral("mlflow.autologging")).toString(),
+    QCOMPARE(runParams.value(QStringLiteral("mlflow.status")).toString(),
+             QStringLiteral("FINISHED"));
+    QCOMPARE(runParams.value(QStringLiteral("mlflow.tags"))
+                 .toObject()
+                 .value(QStringLiteral("mlflow.autologging"))
+                 .toString(),
              QStringLiteral("tensorflow"));
     // Metrics: one counter sample per line, at its epoch ms; first loss 332.68 at 1628697792090.
-    auto st = project->db().prepare("SELECT ts, value, (SELECT count(*) FROM counter_abs WHERE track = 'loss') "
-                                    "FROM counter_abs WHERE track = 'loss' ORDER BY ts LIMIT 1");
+    auto st = project->db().prepare(
+        "SELECT ts, value, (SELECT count(*) FROM counter_abs WHERE track = 'loss') "
+        "FROM counter_abs WHERE track = 'loss' ORDER BY ts LIMIT 1");
     QVERIFY(st.step());
     QCOMPARE(st.int64(0), 1628697792090LL * 1'000'000);
     QVERIFY(qAbs(st.real(1) - 332.6841735839844) < 1e-9);
     QCOMPARE(st.int64(2), points);
     // The run's span, and the TF capture inside it (placed by its profile-empty event file;
     // read from its xplane.pb, which the folder has beside the trace.json.gz).
-    QCOMPARE(gmltest::scalar(*project, "SELECT ts FROM slice_abs WHERE category = 'mlflow'"), 1628697775478LL * 1'000'000);
+    QCOMPARE(gmltest::scalar(*project, "SELECT ts FROM slice_abs WHERE category = 'mlflow'"),
+             1628697775478LL * 1'000'000);
     QCOMPARE(gmltest::scalar(*project, "SELECT dur FROM slice_abs WHERE category = 'mlflow'"),
              (1628697851678LL - 1628697775478LL) * 1'000'000);
-    QCOMPARE(gmltest::scalar(*project, "SELECT clock_offset_ns FROM source WHERE format = 'tensorflow-xplane'"),
+    QCOMPARE(gmltest::scalar(
+                 *project, "SELECT clock_offset_ns FROM source WHERE format = 'tensorflow-xplane'"),
              1628697787LL * 1'000'000'000);
-    const qint64 tfStart = gmltest::scalar(*project, "SELECT min(ts) FROM slice_abs WHERE category IS NOT 'mlflow'");
+    const qint64 tfStart =
+        gmltest::scalar(*project, "SELECT min(ts) FROM slice_abs WHERE category IS NOT 'mlflow'");
     QVERIFY(tfStart >= 1628697775478LL * 1'000'000 && tfStart <= 1628697851678LL * 1'000'000);
 }
 
@@ -130,13 +154,19 @@ void TestMlflow::unfinishedRunAndBadLines()
     QVERIFY(run);
     QCOMPARE(run->runName, QStringLiteral("mlflow/bert-finetune/warm-start"));
     QCOMPARE(run->counterSamples, 3); // two good loss lines + one system metric
-    QCOMPARE(run->warnings, 3);        // two bad lines (one warning kind), unfinished
-    const QString warnings = gmltest::text(*project, QStringLiteral("SELECT warnings FROM source WHERE status = 'imported'"));
+    QCOMPARE(run->warnings, 3);       // two bad lines (one warning kind), unfinished
+    const QString warnings = gmltest::text(
+        *project, QStringLiteral("SELECT warnings FROM source WHERE status = 'imported'"));
     QVERIFY2(warnings.contains(QLatin1String("metrics/loss line 2")), qPrintable(warnings));
-    QVERIFY2(warnings.contains(QLatin1String("no end_time (status RUNNING)")), qPrintable(warnings));
+    QVERIFY2(warnings.contains(QLatin1String("no end_time (status RUNNING)")),
+             qPrintable(warnings));
     // The unfinished run's span ends at its last metric point; nested metric keys keep their path.
-    QCOMPARE(gmltest::scalar(*project, "SELECT dur FROM slice_abs WHERE category = 'mlflow'"), 4'000'000'000LL);
-    QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM track WHERE name = 'system/gpu_utilization_percentage'"), 1);
+    QCOMPARE(gmltest::scalar(*project, "SELECT dur FROM slice_abs WHERE category = 'mlflow'"),
+             4'000'000'000LL);
+    QCOMPARE(gmltest::scalar(
+                 *project,
+                 "SELECT count(*) FROM track WHERE name = 'system/gpu_utilization_percentage'"),
+             1);
 }
 
 void TestMlflow::strayFoldersAndGrowth()
@@ -145,7 +175,8 @@ void TestMlflow::strayFoldersAndGrowth()
     writeRun(dir, QStringLiteral("r1"), "1700000010000", "3", "1700000002000 2.5 0\n");
     // A stray nested store with only an experiment, and an empty experiment folder.
     gmltest::writeFile(dir, QStringLiteral("mlruns/mlruns/0/meta.yaml"),
-                       "artifact_location: ./mlruns/0\nexperiment_id: '0'\nlifecycle_stage: active\nname: Default\n");
+                       "artifact_location: ./mlruns/0\nexperiment_id: '0'\nlifecycle_stage: "
+                       "active\nname: Default\n");
     QDir().mkpath(dir.filePath(QStringLiteral("mlruns/3")));
     QTemporaryDir pdir;
     auto project = newProject(pdir);
@@ -155,7 +186,8 @@ void TestMlflow::strayFoldersAndGrowth()
         QVERIFY2(r.status != SourceReport::Status::Failed, qPrintable(r.message));
         imported += r.status == SourceReport::Status::Imported;
         if (r.path.endsWith(QLatin1String("mlruns/mlruns/0/meta.yaml")))
-            QVERIFY2(r.message.contains(QLatin1String("MLflow experiment 'Default'")), qPrintable(r.message));
+            QVERIFY2(r.message.contains(QLatin1String("MLflow experiment 'Default'")),
+                     qPrintable(r.message));
     }
     QCOMPARE(imported, 1);
     // Nothing changed: unchanged. A metric point appended: the run is read again.
@@ -182,11 +214,15 @@ void TestMlflow::oddRunFilesAreSaid()
     QTemporaryDir dir;
     // end_time before start_time, a 17 MB param, an 17 MB metric file, a metric file name that
     // is not UTF-8, a point at epoch ms past 2065.
-    writeRun(dir, QStringLiteral("flip"), "1600000000000", "3", "1700000002000 2.5 0\n99999999999999999 1.0 1\n");
-    gmltest::writeFile(dir, QStringLiteral("mlruns/7/flip/params/prompt"), QByteArray(17 << 20, 'p'));
-    gmltest::writeFile(dir, QStringLiteral("mlruns/7/flip/metrics/huge"), QByteArray("1700000002000 1 0\n").repeated(1 << 20));
+    writeRun(dir, QStringLiteral("flip"), "1600000000000", "3",
+             "1700000002000 2.5 0\n99999999999999999 1.0 1\n");
+    gmltest::writeFile(dir, QStringLiteral("mlruns/7/flip/params/prompt"),
+                       QByteArray(17 << 20, 'p'));
+    gmltest::writeFile(dir, QStringLiteral("mlruns/7/flip/metrics/huge"),
+                       QByteArray("1700000002000 1 0\n").repeated(1 << 20));
     {
-        const QByteArray name = QFile::encodeName(dir.filePath(QStringLiteral("mlruns/7/flip/metrics/"))) + "acc\xff";
+        const QByteArray name =
+            QFile::encodeName(dir.filePath(QStringLiteral("mlruns/7/flip/metrics/"))) + "acc\xff";
         FILE *f = std::fopen(name.constData(), "wb"); // the raw byte, which QString cannot hold
         QVERIFY(f);
         std::fputs("1700000003000 0.5 0\n", f);
@@ -194,14 +230,18 @@ void TestMlflow::oddRunFilesAreSaid()
     }
     // QTemporaryDir cannot remove a name QString cannot hold.
     const auto removeIt = qScopeGuard([&] {
-        ::unlink(QByteArray(QFile::encodeName(dir.filePath(QStringLiteral("mlruns/7/flip/metrics/"))) + "acc\xff").constData());
+        ::unlink(
+            QByteArray(QFile::encodeName(dir.filePath(QStringLiteral("mlruns/7/flip/metrics/"))) +
+                       "acc\xff")
+                .constData());
     });
     // A second run whose meta.yaml is a folder: its tags are not read as a trace.
     writeRun(dir, QStringLiteral("dirmeta"), "1700000009000", "3", "1700000002000 2.5 0\n");
     QVERIFY(QFile::remove(dir.filePath(QStringLiteral("mlruns/7/dirmeta/meta.yaml"))));
     QVERIFY(QDir().mkpath(dir.filePath(QStringLiteral("mlruns/7/dirmeta/meta.yaml"))));
-    gmltest::writeFile(dir, QStringLiteral("mlruns/7/dirmeta/tags/mlflow.log-model.history"),
-                       R"([{"run_id": "dirmeta", "artifact_path": "model", "utc_time_created": "2024-01-01"}])");
+    gmltest::writeFile(
+        dir, QStringLiteral("mlruns/7/dirmeta/tags/mlflow.log-model.history"),
+        R"([{"run_id": "dirmeta", "artifact_path": "model", "utc_time_created": "2024-01-01"}])");
     QTemporaryDir pdir;
     auto project = newProject(pdir);
     const auto reports = importInto(*project, {dir.filePath(QStringLiteral("mlruns"))});
@@ -210,21 +250,27 @@ void TestMlflow::oddRunFilesAreSaid()
         imported += r.status == SourceReport::Status::Imported;
         if (r.path.contains(QLatin1String("dirmeta/tags")))
             QVERIFY2(r.status == SourceReport::Status::Skipped &&
-                         r.message.contains(QLatin1String("the run's meta.yaml is a folder, not the run's record")),
+                         r.message.contains(QLatin1String(
+                             "the run's meta.yaml is a folder, not the run's record")),
                      qPrintable(r.message));
     }
     QCOMPARE(imported, 1); // the flipped run only; nothing of dirmeta
-    const QString warnings = gmltest::text(*project, QStringLiteral("SELECT warnings FROM source WHERE status = 'imported'"));
-    for (const char *expected : {"end_time 1600000000000 is before start_time 1700000000000",
-                                 "params/prompt is 17825792 bytes, over the limit of 16777216 for a param or tag; kept as its size",
-                                 "metrics/huge is 18874368 bytes, over the limit of 16777216",
-                                 "metrics/acc\\\\xff: a file name that is not UTF-8; that metric is not read",
-                                 "metrics/loss line 2: '99999999999999999 1.0 1' is not '<epoch ms> <value> [<step>]'"})
-        QVERIFY2(warnings.contains(QLatin1String(expected)), qPrintable(QStringLiteral("%1 not in %2").arg(QLatin1String(expected), warnings)));
+    const QString warnings = gmltest::text(
+        *project, QStringLiteral("SELECT warnings FROM source WHERE status = 'imported'"));
+    for (const char *expected :
+         {"end_time 1600000000000 is before start_time 1700000000000",
+          "params/prompt is 17825792 bytes, over the limit of 16777216 for a param or tag; kept as "
+          "its size",
+          "metrics/huge is 18874368 bytes, over the limit of 16777216",
+          "metrics/acc\\\\xff: a file name that is not UTF-8; that metric is not read",
+          "metrics/loss line 2: '99999999999999999 1.0 1' is not '<epoch ms> <value> [<step>]'"})
+        QVERIFY2(warnings.contains(QLatin1String(expected)),
+                 qPrintable(QStringLiteral("%1 not in %2").arg(QLatin1String(expected), warnings)));
     QVERIFY2(!warnings.contains(QLatin1String("no end_time")), qPrintable(warnings));
     // The span runs from start_time to the last metric point, never backwards.
     // (the loss point at +2 s; acc\xff at +3 s is not read).
-    QCOMPARE(gmltest::scalar(*project, "SELECT dur FROM slice_abs WHERE category = 'mlflow'"), 2'000'000'000LL);
+    QCOMPARE(gmltest::scalar(*project, "SELECT dur FROM slice_abs WHERE category = 'mlflow'"),
+             2'000'000'000LL);
     QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM run WHERE name LIKE '%dirmeta%'"), 0);
 }
 

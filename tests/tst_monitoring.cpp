@@ -6,9 +6,9 @@
 #include "folderscanner.h"
 #include "importer.h"
 #include "importjob.h"
+#include "importutil.h"
 #include "project.h"
 #include "projectsummary.h"
-#include "importutil.h"
 #include "testutil.h"
 
 #include <QDateTime>
@@ -27,11 +27,13 @@ struct Imported
     QList<SourceReport> reports;
 };
 
-Imported importPaths(const QTemporaryDir &dir, const QStringList &paths, const QByteArray &zone = "UTC")
+Imported importPaths(const QTemporaryDir &dir, const QStringList &paths,
+                     const QByteArray &zone = "UTC")
 {
     Imported r;
     r.project = gmltest::newProject(dir);
-    r.reports = gmltest::importInto(*r.project, paths, QString(), zone.isEmpty() ? QTimeZone() : QTimeZone(zone));
+    r.reports = gmltest::importInto(*r.project, paths, QString(),
+                                    zone.isEmpty() ? QTimeZone() : QTimeZone(zone));
     return r;
 }
 
@@ -51,7 +53,8 @@ QByteArray readFile(const QString &path)
 
 TimeNs utcNs(const char *iso)
 {
-    return QDateTime::fromString(QString::fromLatin1(iso), Qt::ISODateWithMs).toMSecsSinceEpoch() * 1'000'000;
+    return QDateTime::fromString(QString::fromLatin1(iso), Qt::ISODateWithMs).toMSecsSinceEpoch() *
+           1'000'000;
 }
 
 // (ts, value) of the first sample of the counter track whose name contains `name` under the
@@ -108,16 +111,24 @@ void TestMonitoring::sniffing()
         QByteArray content;
         const char *format;
     } cases[] = {
-        {"a.txt", "name, pstate, timestamp, utilization.gpu [%]\nX, P0, 2023/02/21 15:16:55.262, 3 %\n", "nvidia-smi-csv"},
+        {"a.txt",
+         "name, pstate, timestamp, utilization.gpu [%]\nX, P0, 2023/02/21 15:16:55.262, 3 %\n",
+         "nvidia-smi-csv"},
         {"b.log", "# gpu   pwr gtemp\n# Idx     W     C\n    0    43    48\n", "nvidia-smi-dmon"},
-        {"c.log", "#Date       Time        gpu   pwr\n#YYYYMMDD   HH:MM:SS    Idx     W\n 20230221   15:16:55      0    43\n", "nvidia-smi-dmon"},
+        {"c.log",
+         "#Date       Time        gpu   pwr\n#YYYYMMDD   HH:MM:SS    Idx     W\n 20230221   "
+         "15:16:55      0    43\n",
+         "nvidia-smi-dmon"},
         {"d.txt", "#Entity   POWER\nID        W\nGPU 0     57.9\n", "dcgmi-dmon"},
-        {"e.txt", "top - 15:19:26 up  5:06,  1 user,  load average: 1.80, 1.23, 0.98\n", "top-batch"},
+        {"e.txt", "top - 15:19:26 up  5:06,  1 user,  load average: 1.80, 1.23, 0.98\n",
+         "top-batch"},
         {"f.txt", "Train Epoch: 1 [0/60000 (0%)]\tLoss: 2.299824\n", nullptr},
         {"g.csv", "a,b,c\n1,2,3\n", nullptr},
         // top's rows without their 'top - ' headers (grep'd): named as such, not "unrecognised".
-        {"h.txt", "  89616 ehyo      20   0 2381860 106644  72288 R  88.2   0.0   0:00.16 python\n"
-                  "   2885 root      20   0 3047480  42320  29476 S   5.9   0.0   0:53.04 containerd\n", nullptr},
+        {"h.txt",
+         "  89616 ehyo      20   0 2381860 106644  72288 R  88.2   0.0   0:00.16 python\n"
+         "   2885 root      20   0 3047480  42320  29476 S   5.9   0.0   0:53.04 containerd\n",
+         nullptr},
     };
     for (const auto &c : cases) {
         const QString path = gmltest::writeFile(dir, QString::fromLatin1(c.name), c.content);
@@ -130,7 +141,9 @@ void TestMonitoring::sniffing()
             QVERIFY2(!imp, c.name);
             QVERIFY(!why.isEmpty());
             if (QByteArrayView(c.name) == "h.txt")
-                QVERIFY2(why.startsWith(QStringLiteral("top's process table without the 'top - HH:MM:SS up …' header")), qPrintable(why));
+                QVERIFY2(why.startsWith(QStringLiteral(
+                             "top's process table without the 'top - HH:MM:SS up …' header")),
+                         qPrintable(why));
         }
     }
 }
@@ -154,22 +167,26 @@ void TestMonitoring::nvidiaSmiReal()
     QCOMPARE(rep->warnings, 0);
     // Five GPUs by position; the fourth is the display GPU.
     QCOMPARE(gmltest::scalar(*r.project, "SELECT count(*) FROM track WHERE kind=4"), 5);
-    QCOMPARE(gmltest::text(*r.project, QStringLiteral("SELECT name FROM track WHERE kind=4 AND pid='3'")),
+    QCOMPARE(gmltest::text(*r.project,
+                           QStringLiteral("SELECT name FROM track WHERE kind=4 AND pid='3'")),
              QStringLiteral("GPU 3 · NVIDIA DGX Display"));
     // Row 1: "NVIDIA A100-SXM4-40GB, P0, 2023/02/21 15:16:55.262, 33 %, 1 %, 40960 MiB, 0 MiB".
     QString unit;
     qint64 count = 0;
-    auto [ts, v] = firstSample(*r.project, QStringLiteral("GPU 0"), QStringLiteral("utilization.gpu"), &unit, &count);
+    auto [ts, v] = firstSample(*r.project, QStringLiteral("GPU 0"),
+                               QStringLiteral("utilization.gpu"), &unit, &count);
     QCOMPARE(ts, utcNs("2023-02-21T15:16:55.262Z"));
     QCOMPARE(v, 33.0);
     QCOMPARE(unit, QStringLiteral("%"));
     QCOMPARE(count, 50);
-    std::tie(ts, v) = firstSample(*r.project, QStringLiteral("GPU 3"), QStringLiteral("memory.total"), &unit);
+    std::tie(ts, v) =
+        firstSample(*r.project, QStringLiteral("GPU 3"), QStringLiteral("memory.total"), &unit);
     QCOMPARE(ts, utcNs("2023-02-21T15:16:55.269Z"));
     QCOMPARE(v, 4096.0);
     QCOMPARE(unit, QStringLiteral("MiB"));
     // Exact times come from the file: no track is marked estimated.
-    QCOMPARE(gmltest::scalar(*r.project, "SELECT count(*) FROM track WHERE name LIKE '%estimated%'"), 0);
+    QCOMPARE(
+        gmltest::scalar(*r.project, "SELECT count(*) FROM track WHERE name LIKE '%estimated%'"), 0);
 }
 
 void TestMonitoring::dcgmiReal()
@@ -200,28 +217,36 @@ void TestMonitoring::dcgmiReal()
     QCOMPARE(rep->warnings, 0);
     QString unit;
     qint64 count = 0;
-    auto [ts, v] = firstSample(*r.project, QStringLiteral("GPU 0"), QStringLiteral("POWER"), &unit, &count);
+    auto [ts, v] =
+        firstSample(*r.project, QStringLiteral("GPU 0"), QStringLiteral("POWER"), &unit, &count);
     QCOMPARE(ts, utcNs("2023-02-21T15:19:26.082Z"));
     QCOMPARE(v, 57.976);
     QCOMPARE(unit, QStringLiteral("W"));
     QCOMPARE(count, 50); // 250 rows of 5 GPUs
     // The display GPU has no power reading; units from the units line ("KB/" -> "KB/s") or
     // from the field table; the tracks say their time is estimated.
-    QCOMPARE(gmltest::scalar(*r.project, "SELECT count(*) FROM track t JOIN track d ON d.id=t.parent_id "
-                                          "WHERE d.name='GPU 3' AND t.name LIKE 'dcgmi · POWER%'"), 0);
-    QCOMPARE(gmltest::text(*r.project, QStringLiteral("SELECT unit FROM track WHERE name LIKE 'dcgmi · SMACT%'")),
-             QStringLiteral("ratio"));
-    QCOMPARE(gmltest::text(*r.project, QStringLiteral("SELECT unit FROM track WHERE name LIKE 'dcgmi · PCITX%'")),
-             QStringLiteral("B/s"));
+    QCOMPARE(gmltest::scalar(*r.project,
+                             "SELECT count(*) FROM track t JOIN track d ON d.id=t.parent_id "
+                             "WHERE d.name='GPU 3' AND t.name LIKE 'dcgmi · POWER%'"),
+             0);
+    QCOMPARE(
+        gmltest::text(*r.project,
+                      QStringLiteral("SELECT unit FROM track WHERE name LIKE 'dcgmi · SMACT%'")),
+        QStringLiteral("ratio"));
+    QCOMPARE(
+        gmltest::text(*r.project,
+                      QStringLiteral("SELECT unit FROM track WHERE name LIKE 'dcgmi · PCITX%'")),
+        QStringLiteral("B/s"));
     QCOMPARE(gmltest::scalar(*r.project, "SELECT count(*) FROM track WHERE name LIKE 'dcgmi%' AND "
-                                          "name NOT LIKE '%(time estimated)'"), 0);
+                                         "name NOT LIKE '%(time estimated)'"),
+             0);
     const QString placement = gmltest::text(
         *r.project, QStringLiteral("SELECT json_extract(metadata, '$.time_placement') FROM source "
                                    "WHERE path LIKE '%ex6_dcgmi_log.txt'"));
     QVERIFY2(placement.contains(QLatin1String("ex6_nvsmLog.txt")), qPrintable(placement));
     // One sample per second: the 50th sample is 49 s after the first.
     QCOMPARE(gmltest::scalar(*r.project, "SELECT max(k.ts) - min(k.ts) FROM counter k JOIN track t "
-                                          "ON t.id=k.track_id WHERE t.name LIKE 'dcgmi · POWER%'"),
+                                         "ON t.id=k.track_id WHERE t.name LIKE 'dcgmi · POWER%'"),
              49'000'000'000LL);
 }
 
@@ -233,20 +258,24 @@ void TestMonitoring::topReal()
     const qint64 blocks = readFile(path).count("\ntop - ") + 1;
     QCOMPARE(blocks, 17);
     QTemporaryDir dir;
-    auto r = importPaths(dir, {gmltest::sharedTraces() + QLatin1Char('/') + kPmdlt + QStringLiteral("/03-dcgmi")});
+    auto r = importPaths(
+        dir, {gmltest::sharedTraces() + QLatin1Char('/') + kPmdlt + QStringLiteral("/03-dcgmi")});
     const auto *rep = report(r, QStringLiteral("ex6_topLog.txt"));
     QVERIFY(rep);
     QCOMPARE(rep->status, SourceReport::Status::Imported);
     QCOMPARE(rep->format, QStringLiteral("top-batch"));
-    // The date comes from the sibling nvidia-smi log; "top - 15:19:26": 2.1 % busy, 3361.3 MiB used.
+    // The date comes from the sibling nvidia-smi log; "top - 15:19:26": 2.1 % busy, 3361.3 MiB
+    // used.
     QString unit;
     qint64 count = 0;
-    auto [ts, v] = firstSample(*r.project, QStringLiteral("host"), QStringLiteral("CPU busy"), &unit, &count);
+    auto [ts, v] =
+        firstSample(*r.project, QStringLiteral("host"), QStringLiteral("CPU busy"), &unit, &count);
     QCOMPARE(ts, utcNs("2023-02-21T15:19:26.000Z"));
     QCOMPARE(v, 100.0 - 97.9);
     QCOMPARE(unit, QStringLiteral("%"));
     QCOMPARE(count, blocks);
-    std::tie(ts, v) = firstSample(*r.project, QStringLiteral("host"), QStringLiteral("memory used"), &unit);
+    std::tie(ts, v) =
+        firstSample(*r.project, QStringLiteral("host"), QStringLiteral("memory used"), &unit);
     QCOMPARE(v, 3361.3);
     QCOMPARE(unit, QStringLiteral("MiB"));
     // Mixed units in the process table: "2.7g" RES in the second block is 2764.8 MiB.
@@ -296,19 +325,22 @@ void TestMonitoring::timeZones()
     {
         QTemporaryDir pdir;
         auto r = importPaths(pdir, {path}, "Europe/Paris"); // UTC+1 in February
-        QCOMPARE(firstSample(*r.project, QStringLiteral("GPU 0"), QStringLiteral("utilization")).first,
-                 utcNs("2023-02-21T14:16:55.262Z"));
+        QCOMPARE(
+            firstSample(*r.project, QStringLiteral("GPU 0"), QStringLiteral("utilization")).first,
+            utcNs("2023-02-21T14:16:55.262Z"));
     }
     {
         QTemporaryDir pdir;
         auto r = importPaths(pdir, {path}, "America/New_York"); // UTC-5
-        QCOMPARE(firstSample(*r.project, QStringLiteral("GPU 0"), QStringLiteral("utilization")).first,
-                 utcNs("2023-02-21T20:16:55.262Z"));
+        QCOMPARE(
+            firstSample(*r.project, QStringLiteral("GPU 0"), QStringLiteral("utilization")).first,
+            utcNs("2023-02-21T20:16:55.262Z"));
         // Changing the time zone reads the log again; the same one leaves it.
         auto reports = gmltest::importInto(*r.project, {path}, QString(), QTimeZone("UTC"));
         QCOMPARE(reports.front().status, SourceReport::Status::Imported);
-        QCOMPARE(firstSample(*r.project, QStringLiteral("GPU 0"), QStringLiteral("utilization")).first,
-                 utcNs("2023-02-21T15:16:55.262Z"));
+        QCOMPARE(
+            firstSample(*r.project, QStringLiteral("GPU 0"), QStringLiteral("utilization")).first,
+            utcNs("2023-02-21T15:16:55.262Z"));
         reports = gmltest::importInto(*r.project, {path}, QString(), QTimeZone("UTC"));
         QCOMPARE(reports.front().status, SourceReport::Status::Unchanged);
     }
@@ -330,7 +362,8 @@ void TestMonitoring::folderSettingsFile()
     QCOMPARE(firstSample(*r.project, QStringLiteral("GPU 0"), QStringLiteral("utilization")).first,
              utcNs("2023-02-21T06:16:55.262Z")); // UTC+9
     // A bad settings file is an error naming it and what was expected.
-    gmltest::writeFile(dir, QStringLiteral("logs/grademl.json"), R"J({"timezone": "Mars/Olympus"})J");
+    gmltest::writeFile(dir, QStringLiteral("logs/grademl.json"),
+                       R"J({"timezone": "Mars/Olympus"})J");
     errors.clear();
     scanInputs({dir.filePath(QStringLiteral("logs"))}, QString(), &errors);
     QCOMPARE(errors.size(), 1);
@@ -339,18 +372,24 @@ void TestMonitoring::folderSettingsFile()
              qPrintable(errors.front()));
     // A run name that is not a string is ignored with a warning, and the import goes on with
     // the rest of the file (issue 33: it said "ignored" but imported nothing, exit 2).
-    gmltest::writeFile(dir, QStringLiteral("logs/grademl.json"), R"J({"timezone": "Asia/Tokyo", "run": 5})J");
+    gmltest::writeFile(dir, QStringLiteral("logs/grademl.json"),
+                       R"J({"timezone": "Asia/Tokyo", "run": 5})J");
     errors.clear();
     QStringList warnings;
-    QCOMPARE(scanInputs({dir.filePath(QStringLiteral("logs"))}, QString(), &errors, &warnings).size(), 1);
+    QCOMPARE(
+        scanInputs({dir.filePath(QStringLiteral("logs"))}, QString(), &errors, &warnings).size(),
+        1);
     QVERIFY(errors.isEmpty());
     QCOMPARE(warnings.size(), 1);
-    QVERIFY2(warnings.front().contains(QLatin1String("\"run\" must be a string")) && warnings.front().contains(QLatin1String("got 5")),
+    QVERIFY2(warnings.front().contains(QLatin1String("\"run\" must be a string")) &&
+                 warnings.front().contains(QLatin1String("got 5")),
              qPrintable(warnings.front()));
-    const auto cli = gmltest::runCli({QStringLiteral("import"), dir.filePath(QStringLiteral("logs")), QStringLiteral("--project"),
-                                      pdir.filePath(QStringLiteral("cli.grademl"))});
+    const auto cli = gmltest::runCli(
+        {QStringLiteral("import"), dir.filePath(QStringLiteral("logs")),
+         QStringLiteral("--project"), pdir.filePath(QStringLiteral("cli.grademl"))});
     QCOMPARE(cli.code, 0);
-    QVERIFY2(cli.err.contains("grademl import: warning: ") && cli.err.contains("ignored"), cli.err.constData());
+    QVERIFY2(cli.err.contains("grademl import: warning: ") && cli.err.contains("ignored"),
+             cli.err.constData());
 }
 
 void TestMonitoring::smiWithoutTimestampOrIndex()
@@ -366,7 +405,8 @@ void TestMonitoring::smiWithoutTimestampOrIndex()
                                             "NVIDIA A100, 11 %, 40960 MiB\n"
                                             "NVIDIA A100, 21 %, 40960 MiB\n"
                                             "NVIDIA DGX Display, 1 %, 4096 MiB\n");
-    const QDateTime mtime = QDateTime::fromString(QStringLiteral("2024-05-01T12:00:00Z"), Qt::ISODate);
+    const QDateTime mtime =
+        QDateTime::fromString(QStringLiteral("2024-05-01T12:00:00Z"), Qt::ISODate);
     QVERIFY(gmltest::setMtime(path, mtime));
     QTemporaryDir pdir;
     auto r = importPaths(pdir, {path});
@@ -376,7 +416,10 @@ void TestMonitoring::smiWithoutTimestampOrIndex()
     QCOMPARE(v, 20.0);
     // Last sample at the modification time, one second apart.
     QCOMPARE(ts, mtime.toMSecsSinceEpoch() * 1'000'000 - 1'000'000'000LL);
-    QCOMPARE(gmltest::scalar(*r.project, "SELECT count(*) FROM track WHERE kind=6 AND name NOT LIKE '%(time estimated)'"), 0);
+    QCOMPARE(gmltest::scalar(
+                 *r.project,
+                 "SELECT count(*) FROM track WHERE kind=6 AND name NOT LIKE '%(time estimated)'"),
+             0);
 }
 
 void TestMonitoring::smiWithIndexColumn()
@@ -396,11 +439,13 @@ void TestMonitoring::smiWithIndexColumn()
     QCOMPARE(rep.counterSamples, 7); // one [N/A]; persistence_mode is not a number
     QCOMPARE(rep.warnings, 1);
     QString unit;
-    auto [ts, v] = firstSample(*r.project, QStringLiteral("GPU 1"), QStringLiteral("power.draw"), &unit);
+    auto [ts, v] =
+        firstSample(*r.project, QStringLiteral("GPU 1"), QStringLiteral("power.draw"), &unit);
     QCOMPARE(ts, utcNs("2024-01-02T03:04:05.006Z"));
     QCOMPARE(v, 300.5);
     QCOMPARE(unit, QStringLiteral("W"));
-    QCOMPARE(firstSample(*r.project, QStringLiteral("GPU 0"), QStringLiteral("power.draw")).second, 100.0);
+    QCOMPARE(firstSample(*r.project, QStringLiteral("GPU 0"), QStringLiteral("power.draw")).second,
+             100.0);
 }
 
 void TestMonitoring::dmonDatedAndUndated()
@@ -424,14 +469,16 @@ void TestMonitoring::dmonDatedAndUndated()
     QCOMPARE(unit, QStringLiteral("%"));
 
     // Without -o DT, next to an nvidia-smi log with times: placed from its first timestamp.
-    gmltest::writeFile(dir, QStringLiteral("b/dmon.log"),
-                       "# gpu   pwr    sm\n# Idx     W     %\n    0    43     5\n    0    44     6\n");
+    gmltest::writeFile(
+        dir, QStringLiteral("b/dmon.log"),
+        "# gpu   pwr    sm\n# Idx     W     %\n    0    43     5\n    0    44     6\n");
     gmltest::writeFile(dir, QStringLiteral("b/smi.csv"),
                        "timestamp, index, utilization.gpu [%]\n2023/02/21 10:00:00.500, 0, 33 %\n");
     QTemporaryDir pdir2;
     auto r2 = importPaths(pdir2, {dir.filePath(QStringLiteral("b"))});
     qint64 count = 0;
-    std::tie(ts, v) = firstSample(*r2.project, QStringLiteral("GPU 0"), QStringLiteral("dmon · pwr"), &unit, &count);
+    std::tie(ts, v) = firstSample(*r2.project, QStringLiteral("GPU 0"),
+                                  QStringLiteral("dmon · pwr"), &unit, &count);
     QCOMPARE(ts, utcNs("2023-02-21T10:00:00.500Z"));
     QCOMPARE(count, 2);
 }
@@ -445,7 +492,8 @@ void TestMonitoring::dcgmiWithoutSibling()
                                             "GPU 0     60.5    0.100\n"
                                             "GPU 0     61.5    0.200\n"
                                             "GPU 0     62.5    0.300\n");
-    const QDateTime mtime = QDateTime::fromString(QStringLiteral("2024-05-01T12:00:00Z"), Qt::ISODate);
+    const QDateTime mtime =
+        QDateTime::fromString(QStringLiteral("2024-05-01T12:00:00Z"), Qt::ISODate);
     QVERIFY(gmltest::setMtime(path, mtime));
     QTemporaryDir pdir;
     auto r = importPaths(pdir, {path});
@@ -469,10 +517,13 @@ void TestMonitoring::dcgmiRepeatedColumn()
     auto r = importPaths(pdir, {path});
     QCOMPARE(r.reports.front().status, SourceReport::Status::Imported);
     // One POWER series of the first column's values, and the header's repeat said.
-    QCOMPARE(firstSample(*r.project, QStringLiteral("GPU 0"), QStringLiteral("POWER")).second, 60.5);
+    QCOMPARE(firstSample(*r.project, QStringLiteral("GPU 0"), QStringLiteral("POWER")).second,
+             60.5);
     QCOMPARE(gmltest::scalar(*r.project, "SELECT count(*) FROM counter"), 2);
-    const QString warnings = gmltest::text(*r.project, QStringLiteral("SELECT warnings FROM source"));
-    QVERIFY2(warnings.contains(QLatin1String("the header names POWER twice (column 2 at byte 18)")), qPrintable(warnings));
+    const QString warnings =
+        gmltest::text(*r.project, QStringLiteral("SELECT warnings FROM source"));
+    QVERIFY2(warnings.contains(QLatin1String("the header names POWER twice (column 2 at byte 18)")),
+             qPrintable(warnings));
 }
 
 void TestMonitoring::mergedUnderTraceGpu()
@@ -525,18 +576,22 @@ void TestMonitoring::malformed_data()
     const QByteArray header = "timestamp, index, utilization.gpu [%]\n";
     const QByteArray row1 = "2023/02/21 15:16:55.262, 0, 33 %\n";
     const QByteArray row2 = "2023/02/21 15:16:56.262, 0, 34 %\n";
-    QTest::newRow("truncated row") << header + row1 + row2 + "2023/02/21 15:16:57.262, 0\n" << true << qint64(2)
-                                   << QStringLiteral("has 2 fields, expected 3");
+    QTest::newRow("truncated row")
+        << header + row1 + row2 + "2023/02/21 15:16:57.262, 0\n"
+        << true << qint64(2) << QStringLiteral("has 2 fields, expected 3");
     // Cut mid-value ("4" of "45 %"): no line break at the end, so the row is not trusted.
-    QTest::newRow("cut mid-line") << header + row1 + row2 + "2023/02/21 15:16:57.262, 0, 4" << true << qint64(2)
-                                  << QStringLiteral("the last line has no line break: the log was cut while it was being written");
+    QTest::newRow("cut mid-line")
+        << header + row1 + row2 + "2023/02/21 15:16:57.262, 0, 4" << true << qint64(2)
+        << QStringLiteral(
+               "the last line has no line break: the log was cut while it was being written");
     QTest::newRow("unknown column") << QByteArray("timestamp, index, frobnication.level [zz]\n"
                                                   "2023/02/21 15:16:55.262, 0, 7 zz\n")
                                     << true << qint64(1) << QString();
     QTest::newRow("header repeated") << header + row1 + header + row2 << true << qint64(2)
                                      << QStringLiteral("header line is repeated at byte 71");
-    QTest::newRow("garbage bytes") << header + row1 + QByteArray("\x01\xff\xfe garbage \x80\n") + row2
-                                   << true << qint64(2) << QStringLiteral("has 1 fields");
+    QTest::newRow("garbage bytes")
+        << header + row1 + QByteArray("\x01\xff\xfe garbage \x80\n") + row2 << true << qint64(2)
+        << QStringLiteral("has 1 fields");
     QTest::newRow("bad timestamp") << header + "yesterday, 0, 3 %\n" + row2 << true << qint64(1)
                                    << QStringLiteral("timestamp 'yesterday' is not");
     QTest::newRow("header only") << header << false << qint64(0)
@@ -556,7 +611,8 @@ void TestMonitoring::malformed()
     const auto &rep = r.reports.front();
     if (!imports) {
         QCOMPARE(rep.status, SourceReport::Status::Failed);
-        QVERIFY2(rep.message.contains(path) && rep.message.contains(expect), qPrintable(rep.message));
+        QVERIFY2(rep.message.contains(path) && rep.message.contains(expect),
+                 qPrintable(rep.message));
         QCOMPARE(gmltest::scalar(*r.project, "SELECT count(*) FROM counter"), 0);
         return;
     }
@@ -564,7 +620,8 @@ void TestMonitoring::malformed()
     QCOMPARE(rep.counterSamples, samples);
     if (!expect.isEmpty()) {
         QVERIFY(rep.warnings > 0);
-        const QString warnings = gmltest::text(*r.project, QStringLiteral("SELECT warnings FROM source"));
+        const QString warnings =
+            gmltest::text(*r.project, QStringLiteral("SELECT warnings FROM source"));
         QVERIFY2(warnings.contains(expect), qPrintable(warnings));
     }
 }

@@ -31,67 +31,89 @@ private Q_SLOTS:
             auto project = gmltest::newProject(dir);
             gmltest::importInto(*project, {dir.filePath(QStringLiteral("hand"))});
             file = project->path();
-            auto q = project->db().prepare("SELECT id, ts FROM slice_info WHERE name = 'aten::mm' ORDER BY ts DESC LIMIT 1");
+            auto q = project->db().prepare(
+                "SELECT id, ts FROM slice_info WHERE name = 'aten::mm' ORDER BY ts DESC LIMIT 1");
             QVERIFY(q.step());
             mm = q.int64(0);
             start = q.int64(1) - 120'000; // the run's start
         }
-        auto cli = [&](const QStringList &args) { return gmltest::runCli(QStringList{QStringLiteral("note"), file} + args); };
-        auto r = cli({QStringLiteral("add"), QStringLiteral("--at"), QString::number(start + 50'000), QStringLiteral("--text"),
-                      QStringLiteral("the loader stalls here"), QStringLiteral("--bookmark"), QStringLiteral("1")});
+        auto cli = [&](const QStringList &args) {
+            return gmltest::runCli(QStringList{QStringLiteral("note"), file} + args);
+        };
+        auto r =
+            cli({QStringLiteral("add"), QStringLiteral("--at"), QString::number(start + 50'000),
+                 QStringLiteral("--text"), QStringLiteral("the loader stalls here"),
+                 QStringLiteral("--bookmark"), QStringLiteral("1")});
         QCOMPARE(r.code, 0);
         const qint64 first = r.out.trimmed().toLongLong();
         r = cli({QStringLiteral("add"), QStringLiteral("--range"),
-                 QStringLiteral("%1:%2").arg(start + 100'000).arg(start + 200'000), QStringLiteral("--text"), QStringLiteral("step 2")});
+                 QStringLiteral("%1:%2").arg(start + 100'000).arg(start + 200'000),
+                 QStringLiteral("--text"), QStringLiteral("step 2")});
         QCOMPARE(r.code, 0);
-        r = cli({QStringLiteral("add"), QStringLiteral("--slice"), QString::number(mm), QStringLiteral("--text"),
-                 QStringLiteral("the slow mm"), QStringLiteral("--bookmark"), QStringLiteral("1")});
+        r = cli({QStringLiteral("add"), QStringLiteral("--slice"), QString::number(mm),
+                 QStringLiteral("--text"), QStringLiteral("the slow mm"),
+                 QStringLiteral("--bookmark"), QStringLiteral("1")});
         QCOMPARE(r.code, 0);
         const qint64 onSlice = r.out.trimmed().toLongLong();
         r = cli({QStringLiteral("list"), QStringLiteral("--json")});
         QCOMPARE(r.code, 0);
-        const QJsonArray notes = QJsonDocument::fromJson(r.out).object()[QStringLiteral("notes")].toArray();
+        const QJsonArray notes =
+            QJsonDocument::fromJson(r.out).object()[QStringLiteral("notes")].toArray();
         QCOMPARE(notes.size(), 3);
         const QJsonObject a = notes[0].toObject(), b = notes[1].toObject(), c = notes[2].toObject();
         QCOMPARE(a[QStringLiteral("id")].toInteger(), first);
         QCOMPARE(a[QStringLiteral("kind")].toString(), QStringLiteral("time"));
-        QCOMPARE(a[QStringLiteral("run")].toString(), QStringLiteral("hand")); // the run holding the time
+        QCOMPARE(a[QStringLiteral("run")].toString(),
+                 QStringLiteral("hand")); // the run holding the time
         QCOMPARE(a[QStringLiteral("text")].toString(), QStringLiteral("the loader stalls here"));
         QVERIFY(a[QStringLiteral("bookmark")].isNull()); // bookmark 1 moved to the slice note
         QCOMPARE(b[QStringLiteral("kind")].toString(), QStringLiteral("range"));
-        QCOMPARE(b[QStringLiteral("end_ns")].toInteger() - b[QStringLiteral("start_ns")].toInteger(), 100'000);
+        QCOMPARE(b[QStringLiteral("end_ns")].toInteger() -
+                     b[QStringLiteral("start_ns")].toInteger(),
+                 100'000);
         QCOMPARE(c[QStringLiteral("kind")].toString(), QStringLiteral("slice"));
         QCOMPARE(c[QStringLiteral("slice_id")].toInteger(), mm);
         QCOMPARE(c[QStringLiteral("slice_name")].toString(), QStringLiteral("aten::mm"));
-        QCOMPARE(c[QStringLiteral("end_ns")].toInteger() - c[QStringLiteral("start_ns")].toInteger(), 50'000);
+        QCOMPARE(c[QStringLiteral("end_ns")].toInteger() -
+                     c[QStringLiteral("start_ns")].toInteger(),
+                 50'000);
         QCOMPARE(c[QStringLiteral("bookmark")].toInt(), 1);
         // The text listing.
         r = cli({QStringLiteral("list")});
-        QVERIFY2(r.out.contains("[1]  slice  hand") && r.out.contains("the slow mm"), r.out.constData());
+        QVERIFY2(r.out.contains("[1]  slice  hand") && r.out.contains("the slow mm"),
+                 r.out.constData());
         // Remove, and a note that is not there.
         QCOMPARE(cli({QStringLiteral("remove"), QString::number(first)}).code, 0);
         r = cli({QStringLiteral("remove"), QString::number(first)});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("no note"), r.err.constData());
         // Bad input is named.
-        for (const QStringList &bad : {QStringList{QStringLiteral("add"), QStringLiteral("--text"), QStringLiteral("x")},
-                                       QStringList{QStringLiteral("add"), QStringLiteral("--at"), QStringLiteral("soon"), QStringLiteral("--text"), QStringLiteral("x")},
-                                       QStringList{QStringLiteral("add"), QStringLiteral("--range"), QStringLiteral("5:1"), QStringLiteral("--text"), QStringLiteral("x")},
-                                       QStringList{QStringLiteral("add"), QStringLiteral("--at"), QStringLiteral("5"), QStringLiteral("--text"), QStringLiteral("x"), QStringLiteral("--bookmark"), QStringLiteral("10")},
-                                       QStringList{QStringLiteral("rename")}}) {
+        for (const QStringList &bad :
+             {QStringList{QStringLiteral("add"), QStringLiteral("--text"), QStringLiteral("x")},
+              QStringList{QStringLiteral("add"), QStringLiteral("--at"), QStringLiteral("soon"),
+                          QStringLiteral("--text"), QStringLiteral("x")},
+              QStringList{QStringLiteral("add"), QStringLiteral("--range"), QStringLiteral("5:1"),
+                          QStringLiteral("--text"), QStringLiteral("x")},
+              QStringList{QStringLiteral("add"), QStringLiteral("--at"), QStringLiteral("5"),
+                          QStringLiteral("--text"), QStringLiteral("x"),
+                          QStringLiteral("--bookmark"), QStringLiteral("10")},
+              QStringList{QStringLiteral("rename")}}) {
             r = cli(bad);
             QCOMPARE(r.code, 2);
             QVERIFY2(r.err.startsWith("grademl note: "), r.err.constData());
         }
-        r = cli({QStringLiteral("add"), QStringLiteral("--slice"), QStringLiteral("999999999"), QStringLiteral("--text"), QStringLiteral("x")});
+        r = cli({QStringLiteral("add"), QStringLiteral("--slice"), QStringLiteral("999999999"),
+                 QStringLiteral("--text"), QStringLiteral("x")});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("no slice 999999999"), r.err.constData());
         QCOMPARE(onSlice > 0, true);
         // Times outside the project (issue 56: -5 ns, 9e18 ns, -10:-5 were accepted).
-        for (const QStringList &outside : {QStringList{QStringLiteral("--at"), QStringLiteral("-5")},
-                                           QStringList{QStringLiteral("--at"), QStringLiteral("9000000000000000000")},
-                                           QStringList{QStringLiteral("--range"), QStringLiteral("-10:-5")}}) {
-            r = cli(QStringList{QStringLiteral("add")} + outside + QStringList{QStringLiteral("--text"), QStringLiteral("x")});
+        for (const QStringList &outside :
+             {QStringList{QStringLiteral("--at"), QStringLiteral("-5")},
+              QStringList{QStringLiteral("--at"), QStringLiteral("9000000000000000000")},
+              QStringList{QStringLiteral("--range"), QStringLiteral("-10:-5")}}) {
+            r = cli(QStringList{QStringLiteral("add")} + outside +
+                    QStringList{QStringLiteral("--text"), QStringLiteral("x")});
             QCOMPARE(r.code, 2);
             QVERIFY2(r.err.contains("is outside the project, which spans"), r.err.constData());
         }
@@ -101,18 +123,22 @@ private Q_SLOTS:
             QString error;
             auto project = Project::open(file, Project::Mode::ReadWrite, &error);
             QVERIFY2(project, qPrintable(error));
-            QVERIFY(project->db().exec(QStringLiteral("PRAGMA ignore_check_constraints = 1; INSERT INTO note(kind, run, start_ns, "
-                                                      "end_ns, text, bookmark) VALUES ('range', 'hand', %1, %2, 'red' || "
-                                                      "char(27) || '[31m' || char(0) || 'x', 11)")
-                                           .arg(start + 10)
-                                           .arg(start + 5)
-                                           .toStdString()));
+            QVERIFY(project->db().exec(
+                QStringLiteral(
+                    "PRAGMA ignore_check_constraints = 1; INSERT INTO note(kind, run, start_ns, "
+                    "end_ns, text, bookmark) VALUES ('range', 'hand', %1, %2, 'red' || "
+                    "char(27) || '[31m' || char(0) || 'x', 11)")
+                    .arg(start + 10)
+                    .arg(start + 5)
+                    .toStdString()));
         }
         r = cli({QStringLiteral("list")});
         QCOMPARE(r.code, 0);
         QVERIFY2(!r.out.contains('\x1b') && r.out.contains("red\\x1b[31m"), r.out.constData());
-        const QByteArray ordered = QByteArray::number(start + 5) + ':' + QByteArray::number(start + 10);
-        QVERIFY2(!r.out.contains("[11]") && !r.out.contains("(-") && r.out.contains(ordered), r.out.constData());
+        const QByteArray ordered =
+            QByteArray::number(start + 5) + ':' + QByteArray::number(start + 10);
+        QVERIFY2(!r.out.contains("[11]") && !r.out.contains("(-") && r.out.contains(ordered),
+                 r.out.constData());
     }
 
     // Notes survive a re-import of their run (a slice note finds its slice again, new id) and
@@ -126,14 +152,17 @@ private Q_SLOTS:
         gmltest::importInto(*project, {dir.filePath(QStringLiteral("hand"))});
         const QString file = project->path();
         // Back to schema 10, as a project written before notes.
-        QVERIFY(project->db().exec("DROP TABLE shard_identity; DROP TABLE rank_facts; DROP TABLE shard; ALTER TABLE source DROP COLUMN shard_id; "
-                                   "ALTER TABLE source DROP COLUMN shard_source_id; DROP TABLE note; PRAGMA user_version = 10;"));
+        QVERIFY(project->db().exec("DROP TABLE shard_identity; DROP TABLE rank_facts; DROP TABLE "
+                                   "shard; ALTER TABLE source DROP COLUMN shard_id; "
+                                   "ALTER TABLE source DROP COLUMN shard_source_id; DROP TABLE "
+                                   "note; PRAGMA user_version = 10;"));
         project.reset();
         project = Project::open(file, Project::Mode::ReadWrite, &error);
         QVERIFY2(project, qPrintable(error));
         QCOMPARE(project->schemaVersion(), schema::currentVersion());
         QVERIFY(listNotes(*project, &error).empty());
-        auto q = project->db().prepare("SELECT id FROM slice_info WHERE name = 'aten::mm' ORDER BY ts LIMIT 1");
+        auto q = project->db().prepare(
+            "SELECT id FROM slice_info WHERE name = 'aten::mm' ORDER BY ts LIMIT 1");
         QVERIFY(q.step());
         const SliceId before = q.int64(0);
         auto note = noteOnSlice(*project, before, QStringLiteral("first mm"), &error);
@@ -147,7 +176,8 @@ private Q_SLOTS:
         f.write("\n");
         f.close();
         gmltest::importInto(*project, {dir.filePath(QStringLiteral("hand"))});
-        auto again = project->db().prepare("SELECT id FROM slice_info WHERE name = 'aten::mm' ORDER BY ts LIMIT 1");
+        auto again = project->db().prepare(
+            "SELECT id FROM slice_info WHERE name = 'aten::mm' ORDER BY ts LIMIT 1");
         QVERIFY(again.step());
         const SliceId after = again.int64(0); // SQLite may give the new chunk the old id again
         // As if the new ids had moved on: the note's id names no slice.

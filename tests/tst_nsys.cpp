@@ -5,9 +5,9 @@
 #include "folderscanner.h"
 #include "importer.h"
 #include "importjob.h"
+#include "importutil.h"
 #include "project.h"
 #include "sqlitedb.h"
-#include "importutil.h"
 #include "testutil.h"
 
 #include <QJsonArray>
@@ -19,7 +19,8 @@ using namespace gml;
 
 namespace {
 
-const QString kH100 = QStringLiteral("nsight_systems/nsysai_h100_2gpu_mfu_before/mfu_2gpu_before.sqlite");
+const QString kH100 =
+    QStringLiteral("nsight_systems/nsysai_h100_2gpu_mfu_before/mfu_2gpu_before.sqlite");
 const QString kMock = QStringLiteral("nsight_systems/nsysai_rtx3080_tiny_full/mock.sqlite");
 
 struct Imported
@@ -62,23 +63,29 @@ QString writeExport(const QTemporaryDir &dir, const QString &name, const std::st
         "CREATE TABLE META_DATA_EXPORT(name TEXT, value TEXT);"
         "INSERT INTO META_DATA_EXPORT VALUES('EXPORT_SCHEMA_VERSION', '3.10.0');"
         "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
-        "INSERT INTO StringIds VALUES(1, 'cudaLaunchKernel_v7000'), (2, 'void gemm<float>(int)'), (3, 'gemm');"
-        "CREATE TABLE TARGET_INFO_SESSION_START_TIME(utcEpochNs INTEGER, utcTime TEXT, localTime TEXT);"
+        "INSERT INTO StringIds VALUES(1, 'cudaLaunchKernel_v7000'), (2, 'void gemm<float>(int)'), "
+        "(3, 'gemm');"
+        "CREATE TABLE TARGET_INFO_SESSION_START_TIME(utcEpochNs INTEGER, utcTime TEXT, localTime "
+        "TEXT);"
         "INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES(1700000000000000000, '', '');"
         "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INTEGER, end INTEGER, eventClass INTEGER, "
         "globalTid INTEGER, correlationId INTEGER, nameId INTEGER);"
-        "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(1000, 3000, 0, " + std::to_string(gtid) + ", 7, 1);";
-    sql += kernelHasShortName
-               ? "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER, deviceId INTEGER, "
-                 "streamId INTEGER, correlationId INTEGER, globalPid INTEGER, demangledName INTEGER, "
-                 "shortName INTEGER, gridX INTEGER, gridY INTEGER, gridZ INTEGER, blockX INTEGER, "
-                 "blockY INTEGER, blockZ INTEGER);"
-                 "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(4000, 9000, 0, 7, 7, " +
-                     std::to_string(qint64(4242) << 24) + ", 2, 3, 80, 1, 1, 256, 1, 1);"
-               : "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER, deviceId INTEGER, "
-                 "streamId INTEGER, correlationId INTEGER, globalPid INTEGER, demangledName INTEGER);"
-                 "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(4000, 9000, 0, 7, 7, " +
-                     std::to_string(qint64(4242) << 24) + ", 2);";
+        "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(1000, 3000, 0, " +
+        std::to_string(gtid) + ", 7, 1);";
+    sql +=
+        kernelHasShortName
+            ? "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER, deviceId "
+              "INTEGER, "
+              "streamId INTEGER, correlationId INTEGER, globalPid INTEGER, demangledName INTEGER, "
+              "shortName INTEGER, gridX INTEGER, gridY INTEGER, gridZ INTEGER, blockX INTEGER, "
+              "blockY INTEGER, blockZ INTEGER);"
+              "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(4000, 9000, 0, 7, 7, " +
+                  std::to_string(qint64(4242) << 24) + ", 2, 3, 80, 1, 1, 256, 1, 1);"
+            : "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER, deviceId "
+              "INTEGER, "
+              "streamId INTEGER, correlationId INTEGER, globalPid INTEGER, demangledName INTEGER);"
+              "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(4000, 9000, 0, 7, 7, " +
+                  std::to_string(qint64(4242) << 24) + ", 2);";
     sql += extra;
     sql += "COMMIT;";
     QString error;
@@ -112,17 +119,20 @@ void TestNsys::realH100TwoGpus()
     const qint64 memcpys = exportScalar(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY");
     const qint64 memsets = exportScalar(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMSET");
     const qint64 runtime = exportScalar(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME");
-    const qint64 nvtx = exportScalar(path, "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (34, 59, 60)");
-    const qint64 syncs = exportScalar(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION");
+    const qint64 nvtx =
+        exportScalar(path, "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (34, 59, 60)");
+    const qint64 syncs =
+        exportScalar(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION");
     QCOMPARE(kernels, 4010); // as SOURCES.md lists
     QCOMPARE(nvtx, 19118);
     // Launch links: GPU work with a runtime call of the same correlation id in the same process.
     const qint64 linked = exportScalar(
-        path, "SELECT count(*) FROM (SELECT correlationId, globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL "
-              "UNION ALL SELECT correlationId, globalPid FROM CUPTI_ACTIVITY_KIND_MEMCPY "
-              "UNION ALL SELECT correlationId, globalPid FROM CUPTI_ACTIVITY_KIND_MEMSET) g "
-              "WHERE EXISTS (SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME r WHERE r.correlationId = "
-              "g.correlationId AND (r.globalTid >> 24) = (g.globalPid >> 24))");
+        path,
+        "SELECT count(*) FROM (SELECT correlationId, globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL "
+        "UNION ALL SELECT correlationId, globalPid FROM CUPTI_ACTIVITY_KIND_MEMCPY "
+        "UNION ALL SELECT correlationId, globalPid FROM CUPTI_ACTIVITY_KIND_MEMSET) g "
+        "WHERE EXISTS (SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME r WHERE r.correlationId = "
+        "g.correlationId AND (r.globalTid >> 24) = (g.globalPid >> 24))");
 
     QTemporaryDir dir;
     auto r = importOne(dir, path);
@@ -132,13 +142,16 @@ void TestNsys::realH100TwoGpus()
     QCOMPARE(r.report.flows, linked);
     Project &p = *r.project;
     QCOMPARE(gmltest::scalar(p, "SELECT count(*) FROM flow WHERE kind = 1"), linked);
-    QCOMPARE(gmltest::scalar(p, "SELECT count(*) FROM slice_abs WHERE category = 'kernel'"), kernels);
+    QCOMPARE(gmltest::scalar(p, "SELECT count(*) FROM slice_abs WHERE category = 'kernel'"),
+             kernels);
     // Two GPUs, one stream each; two python processes with named threads.
     QCOMPARE(gmltest::scalar(p, "SELECT count(*) FROM track WHERE kind = 4"), 2);
-    QCOMPARE(gmltest::text(p, QStringLiteral("SELECT group_concat(name, '|') FROM (SELECT name FROM track "
-                                             "WHERE kind = 3 ORDER BY name)")),
-             QStringLiteral("thread 144 (python3)|thread 145 (python3)|thread 242 (pt_nccl_watchdg)|"
-                            "thread 245 (pt_nccl_watchdg)"));
+    QCOMPARE(
+        gmltest::text(p,
+                      QStringLiteral("SELECT group_concat(name, '|') FROM (SELECT name FROM track "
+                                     "WHERE kind = 3 ORDER BY name)")),
+        QStringLiteral("thread 144 (python3)|thread 145 (python3)|thread 242 (pt_nccl_watchdg)|"
+                       "thread 245 (pt_nccl_watchdg)"));
     // The first kernel: UTC = session start + its start; name from StringIds (demangled).
     const qint64 t0 = exportScalar(path, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME") +
                       exportScalar(path, "SELECT min(start) FROM CUPTI_ACTIVITY_KIND_KERNEL");
@@ -160,13 +173,18 @@ void TestNsys::realH100TwoGpus()
         QCOMPARE(st.text(2), n.text(0));
     }
     // Runtime names lose their version suffix; memcpy names say the direction.
-    QCOMPARE(gmltest::scalar(p, "SELECT count(*) FROM slice_abs WHERE name LIKE '%\\_v____%' ESCAPE '\\' "
-                                "AND category = 'cuda_runtime'"),
+    QCOMPARE(gmltest::scalar(
+                 p, "SELECT count(*) FROM slice_abs WHERE name LIKE '%\\_v____%' ESCAPE '\\' "
+                    "AND category = 'cuda_runtime'"),
              0);
-    QVERIFY(gmltest::scalar(p, "SELECT count(*) FROM slice_abs WHERE name = 'cudaLaunchKernel'") > 0);
-    QVERIFY(gmltest::scalar(p, "SELECT count(*) FROM slice_abs WHERE name LIKE 'Memcpy DtoD%'") > 0);
+    QVERIFY(gmltest::scalar(p, "SELECT count(*) FROM slice_abs WHERE name = 'cudaLaunchKernel'") >
+            0);
+    QVERIFY(gmltest::scalar(p, "SELECT count(*) FROM slice_abs WHERE name LIKE 'Memcpy DtoD%'") >
+            0);
     // The export's schema version is kept.
-    QCOMPARE(gmltest::text(p, QStringLiteral("SELECT json_extract(metadata, '$.EXPORT_SCHEMA_VERSION') FROM source")),
+    QCOMPARE(gmltest::text(
+                 p, QStringLiteral(
+                        "SELECT json_extract(metadata, '$.EXPORT_SCHEMA_VERSION') FROM source")),
              QStringLiteral("3.25.0"));
 }
 
@@ -200,7 +218,8 @@ void TestNsys::olderSchemaAndMissingTables()
     QCOMPARE(r.report.status, SourceReport::Status::Imported);
     QCOMPARE(r.report.slices, 2);
     QCOMPARE(r.report.flows, 1);
-    auto st = r.project->db().prepare("SELECT name, ts, dur FROM slice_abs WHERE category='kernel'");
+    auto st =
+        r.project->db().prepare("SELECT name, ts, dur FROM slice_abs WHERE category='kernel'");
     QVERIFY(st.step());
     QCOMPARE(st.text(0), QStringLiteral("void gemm<float>(int)"));
     QCOMPARE(st.int64(1), 1700000000000004000LL);
@@ -219,27 +238,43 @@ void TestNsys::nvtxTextIdsDomainsAndOpenRanges()
         "CREATE TABLE NVTX_EVENTS(start INTEGER, end INTEGER, eventType INTEGER, text TEXT, "
         "globalTid INTEGER, textId INTEGER, domainId INTEGER);"
         "INSERT INTO StringIds VALUES(10, 'forward'), (11, 'Megatron');"
-        "INSERT INTO NVTX_EVENTS VALUES(0, NULL, 75, NULL, " + g + ", 11, 5);"          // domain
-        "INSERT INTO NVTX_EVENTS VALUES(500, 3500, 59, NULL, " + g + ", 10, 5);"        // textId
-        "INSERT INTO NVTX_EVENTS VALUES(600, 700, 59, 'inline', " + g + ", NULL, 0);"   // inline
-        "INSERT INTO NVTX_EVENTS VALUES(800, NULL, 34, 'mark', " + g + ", NULL, 0);"    // mark
-        "INSERT INTO NVTX_EVENTS VALUES(900, NULL, 59, 'open', " + g + ", NULL, 0);"    // unclosed
-        "INSERT INTO NVTX_EVENTS VALUES(950, 5000, 60, 'async', " + g + ", NULL, 0);"); // start/end
+        "INSERT INTO NVTX_EVENTS VALUES(0, NULL, 75, NULL, " +
+            g +
+            ", 11, 5);" // domain
+            "INSERT INTO NVTX_EVENTS VALUES(500, 3500, 59, NULL, " +
+            g +
+            ", 10, 5);" // textId
+            "INSERT INTO NVTX_EVENTS VALUES(600, 700, 59, 'inline', " +
+            g +
+            ", NULL, 0);" // inline
+            "INSERT INTO NVTX_EVENTS VALUES(800, NULL, 34, 'mark', " +
+            g +
+            ", NULL, 0);" // mark
+            "INSERT INTO NVTX_EVENTS VALUES(900, NULL, 59, 'open', " +
+            g +
+            ", NULL, 0);" // unclosed
+            "INSERT INTO NVTX_EVENTS VALUES(950, 5000, 60, 'async', " +
+            g + ", NULL, 0);"); // start/end
     QTemporaryDir pdir;
     auto r = importOne(pdir, path);
     QCOMPARE(r.report.status, SourceReport::Status::Imported);
     QCOMPARE(r.report.slices, 2 + 5);
     QCOMPARE(r.report.warnings, 1); // the open range
     Project &p = *r.project;
-    QCOMPARE(gmltest::text(p, QStringLiteral("SELECT category FROM slice_abs WHERE name = 'forward'")),
-             QStringLiteral("Megatron"));
-    QCOMPARE(gmltest::text(p, QStringLiteral("SELECT category FROM slice_abs WHERE name = 'inline'")),
-             QStringLiteral("nvtx"));
+    QCOMPARE(
+        gmltest::text(p, QStringLiteral("SELECT category FROM slice_abs WHERE name = 'forward'")),
+        QStringLiteral("Megatron"));
+    QCOMPARE(
+        gmltest::text(p, QStringLiteral("SELECT category FROM slice_abs WHERE name = 'inline'")),
+        QStringLiteral("nvtx"));
     QCOMPARE(gmltest::scalar(p, "SELECT dur FROM slice_abs WHERE name = 'mark'"), 0);
-    QCOMPARE(gmltest::scalar(p, "SELECT dur FROM slice_abs WHERE name = 'open'"), 9000 - 900); // to the last event
-    QCOMPARE(gmltest::text(p, QStringLiteral("SELECT t.name FROM slice_abs s JOIN track t ON t.id = s.track_id "
-                                             "WHERE s.name = 'async'")),
-             QStringLiteral("NVTX start/end ranges"));
+    QCOMPARE(gmltest::scalar(p, "SELECT dur FROM slice_abs WHERE name = 'open'"),
+             9000 - 900); // to the last event
+    QCOMPARE(
+        gmltest::text(
+            p, QStringLiteral("SELECT t.name FROM slice_abs s JOIN track t ON t.id = s.track_id "
+                              "WHERE s.name = 'async'")),
+        QStringLiteral("NVTX start/end ranges"));
 }
 
 void TestNsys::notAnExport()
@@ -260,14 +295,20 @@ void TestNsys::danglingStringReference()
 {
     // The kernel's name (string 2) is gone from StringIds: named by its id and said, not "?".
     QTemporaryDir dir;
-    const QString path = writeExport(dir, QStringLiteral("dangling.sqlite"), "DELETE FROM StringIds WHERE id = 2;", false);
+    const QString path = writeExport(dir, QStringLiteral("dangling.sqlite"),
+                                     "DELETE FROM StringIds WHERE id = 2;", false);
     QTemporaryDir pdir;
     auto r = importOne(pdir, path);
     QCOMPARE(r.report.status, SourceReport::Status::Imported);
-    QCOMPARE(gmltest::text(*r.project, QStringLiteral("SELECT name FROM slice_abs WHERE category='kernel'")), QStringLiteral("string 2"));
-    const QString warnings = gmltest::text(*r.project, QStringLiteral("SELECT warnings FROM source"));
-    QVERIFY2(warnings.contains(QLatin1String("string id 2 is used by an event but is not in StringIds (the export is damaged)")),
-             qPrintable(warnings));
+    QCOMPARE(gmltest::text(*r.project,
+                           QStringLiteral("SELECT name FROM slice_abs WHERE category='kernel'")),
+             QStringLiteral("string 2"));
+    const QString warnings =
+        gmltest::text(*r.project, QStringLiteral("SELECT warnings FROM source"));
+    QVERIFY2(
+        warnings.contains(QLatin1String(
+            "string id 2 is used by an event but is not in StringIds (the export is damaged)")),
+        qPrintable(warnings));
 }
 
 void TestNsys::damaged_data()
@@ -287,7 +328,8 @@ void TestNsys::damaged()
     const std::string g = std::to_string((qint64(4242) << 24) | 4242);
     for (int i = 0; i < 4000; ++i)
         rows += "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES(" + std::to_string(10000 + i * 10) +
-                ", " + std::to_string(10005 + i * 10) + ", 0, " + g + ", " + std::to_string(100 + i) + ", 1);";
+                ", " + std::to_string(10005 + i * 10) + ", 0, " + g + ", " +
+                std::to_string(100 + i) + ", 1);";
     const QString path = writeExport(dir, QStringLiteral("big.sqlite"), rows);
     QFile f(path);
     QVERIFY(f.open(QIODevice::ReadWrite));

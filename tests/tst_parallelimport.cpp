@@ -2,8 +2,8 @@
 // A folder's files read on several threads (importers/sideimport.h, model/sideproject.h): the
 // project holds exactly what reading them one after another gives, a bad file fails alone with
 // its position, a cancel keeps nothing half-written and leaves no side project behind.
-#include "importjob.h"
 #include "gziputil.h"
+#include "importjob.h"
 #include "importutil.h"
 #include "inputstream.h"
 #include "sideproject.h"
@@ -42,15 +42,21 @@ QByteArray contents(Project &project)
     dump("SELECT s.path, t.name, t.kind, t.rank, t.pid, t.tid, t.unit, t.sort_key, t.start_ns, "
          "t.end_ns, t.slice_count, t.counter_count, t.max_depth, p.name FROM track t JOIN source s "
          "ON s.id = t.source_id LEFT JOIN track p ON p.id = t.parent_id ORDER BY 1, 8, 2, 5, 6");
-    dump("SELECT s.path, t.name, t.tid, x.ts, x.dur, n.value, c.value, x.correlation, x.external_id, "
-         "x.args FROM slice x JOIN track t ON t.id = x.track_id JOIN source s ON s.id = t.source_id "
-         "JOIN string n ON n.id = x.name_id LEFT JOIN string c ON c.id = x.cat_id ORDER BY 1, 2, 3, 4, 5, 6");
+    dump(
+        "SELECT s.path, t.name, t.tid, x.ts, x.dur, n.value, c.value, x.correlation, "
+        "x.external_id, "
+        "x.args FROM slice x JOIN track t ON t.id = x.track_id JOIN source s ON s.id = t.source_id "
+        "JOIN string n ON n.id = x.name_id LEFT JOIN string c ON c.id = x.cat_id ORDER BY 1, 2, 3, "
+        "4, 5, 6");
     dump("SELECT s.path, t.name, k.ts, k.value, k.step FROM counter k JOIN track t ON t.id = "
          "k.track_id JOIN source s ON s.id = t.source_id ORDER BY 1, 2, 3");
-    dump("SELECT s.path, f.kind, a.ts, na.value, b.ts, nb.value FROM flow f JOIN source s ON s.id = "
-         "f.source_id JOIN slice a ON a.id = f.from_slice JOIN slice b ON b.id = f.to_slice JOIN "
-         "string na ON na.id = a.name_id JOIN string nb ON nb.id = b.name_id ORDER BY 1, 3, 5, 2, 4, 6");
-    dump("SELECT s.path, t.name, t.tid, l.shift, l.count, l.min_ts, l.max_end FROM slice_lod l JOIN track t "
+    dump(
+        "SELECT s.path, f.kind, a.ts, na.value, b.ts, nb.value FROM flow f JOIN source s ON s.id = "
+        "f.source_id JOIN slice a ON a.id = f.from_slice JOIN slice b ON b.id = f.to_slice JOIN "
+        "string na ON na.id = a.name_id JOIN string nb ON nb.id = b.name_id ORDER BY 1, 3, 5, 2, "
+        "4, 6");
+    dump("SELECT s.path, t.name, t.tid, l.shift, l.count, l.min_ts, l.max_end FROM slice_lod l "
+         "JOIN track t "
          "ON t.id = l.track_id JOIN source s ON s.id = t.source_id ORDER BY 1, 2, 3, 4, 6");
     return out;
 }
@@ -69,7 +75,8 @@ QList<SourceReport> importWith(Project &project, const QStringList &paths, int t
 // Side projects are written in a hidden folder beside the project.
 QStringList sideFolders(const QTemporaryDir &dir)
 {
-    return QDir(dir.path()).entryList({QStringLiteral(".grademl-import-*")}, QDir::Dirs | QDir::Hidden);
+    return QDir(dir.path())
+        .entryList({QStringLiteral(".grademl-import-*")}, QDir::Dirs | QDir::Hidden);
 }
 
 } // namespace
@@ -90,7 +97,8 @@ private Q_SLOTS:
             const auto reports = importWith(*project, {job}, threads);
             int aside = 0;
             for (const auto &r : reports) {
-                QVERIFY2(r.status == SourceReport::Status::Imported || r.status == SourceReport::Status::Skipped,
+                QVERIFY2(r.status == SourceReport::Status::Imported ||
+                             r.status == SourceReport::Status::Skipped,
                          qPrintable(r.path + QStringLiteral(": ") + r.message));
                 aside += r.readAside;
             }
@@ -149,7 +157,8 @@ private Q_SLOTS:
         for (const auto &r : importWith(*project, {job}, 2)) {
             if (r.path.endsWith(QLatin1String("rank2.pt.trace.json"))) {
                 QCOMPARE(r.status, SourceReport::Status::Failed);
-                QVERIFY2(r.message.startsWith(r.path + QStringLiteral(": at byte ")), qPrintable(r.message));
+                QVERIFY2(r.message.startsWith(r.path + QStringLiteral(": at byte ")),
+                         qPrintable(r.message));
             } else if (r.status == SourceReport::Status::Imported) {
                 ++imported;
                 QVERIFY(r.readAside);
@@ -178,7 +187,8 @@ private Q_SLOTS:
         for (const char *name : {"/rank0.pt.trace.json", "/rank1.pt.trace.json"}) {
             QFile f(job + QLatin1String(name));
             QVERIFY(f.open(QIODevice::ReadWrite));
-            QVERIFY(f.resize(name[5] == '1' ? f.size() / 2 : f.size() + 1)); // rank0: a byte of padding
+            QVERIFY(
+                f.resize(name[5] == '1' ? f.size() / 2 : f.size() + 1)); // rank0: a byte of padding
             if (name[5] == '0') {
                 QVERIFY(f.seek(f.size() - 1));
                 QVERIFY(f.write(" ") == 1);
@@ -192,8 +202,10 @@ private Q_SLOTS:
         QCOMPARE(imported, 1);
         QCOMPARE(failed, 1);
         QCOMPARE(project->db().scalar("SELECT count(*) FROM slice"), slices);
-        QVERIFY(gmltest::text(*project, QStringLiteral("SELECT status || ': ' || error FROM source WHERE path LIKE '%rank1.pt.trace.json'"))
-                    .startsWith(QStringLiteral("imported: re-import failed, previous import kept: ")));
+        QVERIFY(
+            gmltest::text(*project, QStringLiteral("SELECT status || ': ' || error FROM source "
+                                                   "WHERE path LIKE '%rank1.pt.trace.json'"))
+                .startsWith(QStringLiteral("imported: re-import failed, previous import kept: ")));
     }
 
     // Another program imports into the project while a side project is read: the side's
@@ -207,7 +219,8 @@ private Q_SLOTS:
             QString error;
             QVERIFY2(p.begin(&error), qPrintable(error));
             const RunId run = p.ensureRun(QStringLiteral("r"), &error);
-            auto st = p.db().prepare("INSERT INTO source(run_id, path, format, status) VALUES(?,?,'x','failed')");
+            auto st = p.db().prepare(
+                "INSERT INTO source(run_id, path, format, status) VALUES(?,?,'x','failed')");
             st.bind(1, run);
             st.bind(2, path);
             QVERIFY(st.exec());
@@ -233,12 +246,14 @@ private Q_SLOTS:
         }
         QVERIFY2(attachSide(*project, sidePath, &error), qPrintable(error));
         QVERIFY(project->begin(&error));
-        auto st = project->db().prepare("INSERT INTO source(run_id, path, format, status) VALUES(?,?,'x','failed')");
+        auto st = project->db().prepare(
+            "INSERT INTO source(run_id, path, format, status) VALUES(?,?,'x','failed')");
         st.bind(1, project->ensureRun(QStringLiteral("r"), &error));
         st.bind(2, QStringLiteral("/a.json"));
         QVERIFY(st.exec());
         bool conflict = false;
-        QVERIFY(!copySideSource(*project, 1, 1, project->db().lastInsertRowId(), &conflict, &error));
+        QVERIFY(
+            !copySideSource(*project, 1, 1, project->db().lastInsertRowId(), &conflict, &error));
         QVERIFY(conflict);
         project->rollback();
         detachSide(*project);
@@ -254,12 +269,13 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QByteArray data;
         for (int i = 0; data.size() < (7 << 19); ++i)
-            data += "{\"ph\":\"X\",\"name\":\"op" + QByteArray::number(i * 7919 % 100003) + "\",\"ts\":" +
-                    QByteArray::number(i) + "},\n";
+            data += "{\"ph\":\"X\",\"name\":\"op" + QByteArray::number(i * 7919 % 100003) +
+                    "\",\"ts\":" + QByteArray::number(i) + "},\n";
         const QByteArray packed = gmltest::gzip(data);
         const QString plain = gmltest::writeFile(dir, QStringLiteral("a.json"), data);
         const QString gz = gmltest::writeFile(dir, QStringLiteral("a.json.gz"), packed);
-        const QString cut = gmltest::writeFile(dir, QStringLiteral("cut.json.gz"), packed.left(packed.size() * 3 / 5));
+        const QString cut = gmltest::writeFile(dir, QStringLiteral("cut.json.gz"),
+                                               packed.left(packed.size() * 3 / 5));
         struct Read
         {
             QByteArray bytes;
@@ -292,7 +308,8 @@ private Q_SLOTS:
         QCOMPARE(readAll(plain, true).bytes, data);
         QCOMPARE(readAll(gz, true).bytes, data);
         QCOMPARE(readAll(cut, true).last, qint64(-1));
-        QVERIFY(readAll(cut, true).error.startsWith(QStringLiteral("gzip data is corrupt or cut short")));
+        QVERIFY(readAll(cut, true).error.startsWith(
+            QStringLiteral("gzip data is corrupt or cut short")));
         QVERIFY(readAll(plain, true).hash.has_value());
         // Stopping early joins the reading thread (no hang, no read past the stream's end).
         {
@@ -322,9 +339,12 @@ private Q_SLOTS:
         }
         QVERIFY(cancelled > 0);
         // What was kept is whole: a source row per imported file, each with all its tracks.
-        QCOMPARE(project->db().scalar("SELECT count(*) FROM source WHERE status = 'imported'"), qint64(imported));
-        QCOMPARE(project->db().scalar("SELECT count(DISTINCT source_id) FROM track"), qint64(imported));
-        QCOMPARE(project->db().scalar("SELECT count(*) FROM source WHERE status = 'failed'"), qint64(0));
+        QCOMPARE(project->db().scalar("SELECT count(*) FROM source WHERE status = 'imported'"),
+                 qint64(imported));
+        QCOMPARE(project->db().scalar("SELECT count(DISTINCT source_id) FROM track"),
+                 qint64(imported));
+        QCOMPARE(project->db().scalar("SELECT count(*) FROM source WHERE status = 'failed'"),
+                 qint64(0));
         QCOMPARE(sideFoldersSeen, 1);
         QCOMPARE(sideFolders(dir), QStringList());
     }
@@ -340,13 +360,15 @@ private Q_SLOTS:
         // A folder as a killed import leaves it: a side project and a lock nobody holds.
         const QString killed = dir.filePath(QStringLiteral(".grademl-import-Killed"));
         QVERIFY(QDir().mkpath(killed));
-        gmltest::writeFile(dir, QStringLiteral(".grademl-import-Killed/side-0.grademl"), QByteArray(4096, 'x'));
+        gmltest::writeFile(dir, QStringLiteral(".grademl-import-Killed/side-0.grademl"),
+                           QByteArray(4096, 'x'));
         gmltest::writeFile(dir, QStringLiteral(".grademl-import-Killed/owner.lock"), {});
         // One whose owner is alive: its lock held (here by this process, on another descriptor).
         const QString alive = dir.filePath(QStringLiteral(".grademl-import-Alive"));
         QVERIFY(QDir().mkpath(alive));
         gmltest::writeFile(dir, QStringLiteral(".grademl-import-Alive/owner.lock"), {});
-        const int held = ::open(QFile::encodeName(alive + QStringLiteral("/owner.lock")).constData(), O_RDWR);
+        const int held =
+            ::open(QFile::encodeName(alive + QStringLiteral("/owner.lock")).constData(), O_RDWR);
         QVERIFY(held >= 0 && ::flock(held, LOCK_EX | LOCK_NB) == 0);
         const auto reports = importWith(*project, {job}, 2);
         for (const auto &r : reports)

@@ -16,7 +16,8 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         QString error;
-        auto p = Project::open(dir.filePath(QStringLiteral("a.grademl")), Project::Mode::ReadWrite, &error);
+        auto p = Project::open(dir.filePath(QStringLiteral("a.grademl")), Project::Mode::ReadWrite,
+                               &error);
         QVERIFY2(p, qPrintable(error));
         QCOMPARE(p->schemaVersion(), schema::currentVersion());
         QCOMPARE(gmltest::text(*p, QStringLiteral("PRAGMA journal_mode")), QStringLiteral("wal"));
@@ -57,7 +58,8 @@ private Q_SLOTS:
         QString error;
         QVERIFY(!Project::open(path, Project::Mode::ReadWrite, &error));
         QVERIFY2(error.contains(QStringLiteral("not a GradeML project")), qPrintable(error));
-        QVERIFY(!Project::open(dir.filePath(QStringLiteral("missing.grademl")), Project::Mode::ReadOnly, &error));
+        QVERIFY(!Project::open(dir.filePath(QStringLiteral("missing.grademl")),
+                               Project::Mode::ReadOnly, &error));
         QVERIFY2(error.contains(QStringLiteral("no such project")), qPrintable(error));
     }
 
@@ -78,7 +80,8 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         QString error;
-        auto p = Project::open(dir.filePath(QStringLiteral("a.grademl")), Project::Mode::ReadWrite, &error);
+        auto p = Project::open(dir.filePath(QStringLiteral("a.grademl")), Project::Mode::ReadWrite,
+                               &error);
         QVERIFY(p->begin(&error));
         const StringId a = p->intern("aten::addmm");
         QCOMPARE(p->intern("aten::addmm"), a);
@@ -101,7 +104,9 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("a.grademl"));
         QString error;
-        { auto p = Project::open(path, Project::Mode::ReadWrite, &error); }
+        {
+            auto p = Project::open(path, Project::Mode::ReadWrite, &error);
+        }
         auto p = Project::open(path, Project::Mode::ReadOnly, &error);
         QVERIFY2(p, qPrintable(error));
         QVERIFY(!p->db().exec("INSERT INTO run(name) VALUES('x')", &error));
@@ -120,7 +125,8 @@ void TestProject::deletedReplacedAndCutShort()
         QVERIFY(p->fileProblem().isEmpty());
         // Deleted while open (an import reported "imported", exit 0, before: issue 33).
         QVERIFY(QFile::remove(path));
-        QVERIFY2(p->fileProblem().contains(QLatin1String("the project file was deleted while it was open")),
+        QVERIFY2(p->fileProblem().contains(
+                     QLatin1String("the project file was deleted while it was open")),
                  qPrintable(p->fileProblem()));
     }
     {
@@ -128,7 +134,8 @@ void TestProject::deletedReplacedAndCutShort()
         QVERIFY(p->ensureRun(QStringLiteral("r1"), &error) > 0);
         QVERIFY(QFile::copy(path, path + QStringLiteral(".copy")));
         QVERIFY(QFile::remove(path) && QFile::rename(path + QStringLiteral(".copy"), path));
-        QVERIFY2(p->fileProblem().contains(QLatin1String("the project file was replaced while it was open")),
+        QVERIFY2(p->fileProblem().contains(
+                     QLatin1String("the project file was replaced while it was open")),
                  qPrintable(p->fileProblem()));
     }
     // Its log and shared memory go with it (issue 56): left behind, the next open of the file at
@@ -176,7 +183,9 @@ void TestProject::deletedReplacedAndCutShort()
     QVERIFY(size > 65536 && f.resize(100)); // cut inside its first page, after the header
     f.close();
     QVERIFY(!Project::open(path, Project::Mode::ReadOnly, &error));
-    QVERIFY2(error.contains(QLatin1String("the project file is damaged: it is cut short (100 of the")), qPrintable(error));
+    QVERIFY2(
+        error.contains(QLatin1String("the project file is damaged: it is cut short (100 of the")),
+        qPrintable(error));
 }
 
 QTEST_GUILESS_MAIN(TestProject)

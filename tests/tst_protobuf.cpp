@@ -17,13 +17,12 @@
 #include <QSet>
 #include <QTest>
 
-
 using namespace gml;
 using gmltest::delimited;
 using gmltest::gpuCapture;
 using gmltest::importInto;
-using gmltest::serialize;
 using gmltest::newProject;
+using gmltest::serialize;
 
 namespace {
 
@@ -31,8 +30,10 @@ const QString kCapture = QStringLiteral(
     "tensorflow_profiler/keras_tf2_cpu_speech_rnn/plugins/profile/2021_08_11_16_03_07");
 const QString kHost = QStringLiteral("DESKTOP-V1DB051");
 const QString kChakra = QStringLiteral("pytorch_execution_trace/chakra_protobuf_et/chakra.0.et");
-const QString kEt = QStringLiteral("pytorch_execution_trace/hta_simple_add_with_kineto_a100/benchmark_simple_add_et.json.gz");
-const QString kKineto = QStringLiteral("pytorch_kineto/hta_simple_add_with_et_a100/benchmark_simple_add_trace.json.gz");
+const QString kEt = QStringLiteral(
+    "pytorch_execution_trace/hta_simple_add_with_kineto_a100/benchmark_simple_add_et.json.gz");
+const QString kKineto =
+    QStringLiteral("pytorch_kineto/hta_simple_add_with_et_a100/benchmark_simple_add_trace.json.gz");
 
 QString shared(const QString &rel)
 {
@@ -44,9 +45,14 @@ QMap<QString, QStringList> slices(Project &p)
 {
     QMap<QString, QStringList> out;
     const qint64 first = gmltest::scalar(p, "SELECT min(ts) FROM slice_abs");
-    auto st = p.db().prepare("SELECT t.tid, s.ts, s.dur, s.name, s.args FROM slice_abs s JOIN track t ON t.id = s.track_id");
+    auto st = p.db().prepare("SELECT t.tid, s.ts, s.dur, s.name, s.args FROM slice_abs s JOIN "
+                             "track t ON t.id = s.track_id");
     while (st.step()) {
-        const QString key = QStringLiteral("%1|%2|%3|%4").arg(st.text(0)).arg(st.int64(1) - first).arg(st.int64(2)).arg(st.text(3));
+        const QString key = QStringLiteral("%1|%2|%3|%4")
+                                .arg(st.text(0))
+                                .arg(st.int64(1) - first)
+                                .arg(st.int64(2))
+                                .arg(st.text(3));
         out[key].append(st.text(4));
     }
     return out;
@@ -87,14 +93,17 @@ void TestProtobuf::xplaneMatchesTheTraceViewerJson()
     QTemporaryDir jsonDir, xplaneDir;
     auto json = newProject(jsonDir);
     auto xp = newProject(xplaneDir);
-    const auto jr = importInto(*json, {shared(kCapture) + QLatin1Char('/') + kHost + QLatin1String(".trace.json.gz")});
-    const auto xr = importInto(*xp, {shared(kCapture) + QLatin1Char('/') + kHost + QLatin1String(".xplane.pb")});
+    const auto jr = importInto(
+        *json, {shared(kCapture) + QLatin1Char('/') + kHost + QLatin1String(".trace.json.gz")});
+    const auto xr = importInto(
+        *xp, {shared(kCapture) + QLatin1Char('/') + kHost + QLatin1String(".xplane.pb")});
     QCOMPARE(jr.front().status, SourceReport::Status::Imported);
     QCOMPARE(xr.front().status, SourceReport::Status::Imported);
     QCOMPARE(xr.front().format, QStringLiteral("tensorflow-xplane"));
     // The same rows: "/host:CPU" with its seven threads, named alike.
-    const QString tracks = QStringLiteral("SELECT group_concat(name || '/' || kind || '/' || tid, ',') FROM "
-                                          "(SELECT name, kind, coalesce(tid, '') AS tid FROM track ORDER BY name, tid)");
+    const QString tracks = QStringLiteral(
+        "SELECT group_concat(name || '/' || kind || '/' || tid, ',') FROM "
+        "(SELECT name, kind, coalesce(tid, '') AS tid FROM track ORDER BY name, tid)");
     QCOMPARE(gmltest::text(*xp, tracks), gmltest::text(*json, tracks));
     // Event for event: the same thread, start and duration (ns) and name, and the same args
     // (the JSON writes numbers as text), except two events the trace viewer leaves out:
@@ -121,19 +130,26 @@ void TestProtobuf::xplaneMatchesTheTraceViewerJson()
             onlyJson << it.key();
     onlyXplane.sort();
     QCOMPARE(onlyJson, QStringList());
-    QCOMPARE(onlyXplane, (QStringList{QStringLiteral("PrefetchConsume"), QStringLiteral("PrefetchProduce")}));
+    QCOMPARE(onlyXplane,
+             (QStringList{QStringLiteral("PrefetchConsume"), QStringLiteral("PrefetchProduce")}));
     QCOMPARE(events, 7831);
     QCOMPARE(argsDiffer, 0);
     QCOMPARE(gmltest::scalar(*xp, "SELECT count(*) FROM slice"), 7833);
     // TensorFlow ops get a category ("scope/name:Type"): the 4,797 events the JSON marks
     // is_eager; the executor's own events get none, as in the JSON.
     QCOMPARE(gmltest::scalar(*xp, "SELECT count(*) FROM slice_abs WHERE category = 'tf_op'"), 4797);
-    QCOMPARE(gmltest::scalar(*xp, "SELECT count(*) FROM slice_abs WHERE name = 'MatMul' AND category = 'tf_op'"), 944);
-    QCOMPARE(gmltest::scalar(*xp, "SELECT count(*) FROM slice_abs WHERE name = 'ExecutorState::Process' AND coalesce(category, '') = ''"), 2936);
+    QCOMPARE(
+        gmltest::scalar(
+            *xp, "SELECT count(*) FROM slice_abs WHERE name = 'MatMul' AND category = 'tf_op'"),
+        944);
+    QCOMPARE(gmltest::scalar(*xp, "SELECT count(*) FROM slice_abs WHERE name = "
+                                  "'ExecutorState::Process' AND coalesce(category, '') = ''"),
+             2936);
     // The producer/consumer contexts the JSON drops: FunctionRun hands each executor pass on.
-    QCOMPARE(gmltest::scalar(*xp, "SELECT count(*) FROM flow f JOIN slice_abs a ON a.id = f.from_slice "
-                                  "JOIN slice_abs b ON b.id = f.to_slice WHERE a.name = 'FunctionRun' "
-                                  "AND b.name = 'ExecutorState::Process' AND b.ts >= a.ts"),
+    QCOMPARE(gmltest::scalar(*xp,
+                             "SELECT count(*) FROM flow f JOIN slice_abs a ON a.id = f.from_slice "
+                             "JOIN slice_abs b ON b.id = f.to_slice WHERE a.name = 'FunctionRun' "
+                             "AND b.name = 'ExecutorState::Process' AND b.ts >= a.ts"),
              2935);
     QCOMPARE(gmltest::scalar(*json, "SELECT count(*) FROM flow"), 0);
 }
@@ -148,7 +164,8 @@ void TestProtobuf::folderReadsTheXplaneInsteadOfTheJson()
     for (const auto &r : reports) {
         if (r.path.endsWith(QLatin1String(".trace.json.gz"))) {
             QCOMPARE(r.status, SourceReport::Status::Skipped);
-            QVERIFY2(r.message.contains(QLatin1String("DESKTOP-V1DB051.xplane.pb is read instead")), qPrintable(r.message));
+            QVERIFY2(r.message.contains(QLatin1String("DESKTOP-V1DB051.xplane.pb is read instead")),
+                     qPrintable(r.message));
         }
         if (r.status == SourceReport::Status::Imported) {
             ++imported;
@@ -156,19 +173,22 @@ void TestProtobuf::folderReadsTheXplaneInsteadOfTheJson()
         }
     }
     QCOMPARE(imported, 1);
-    QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT json_extract(metadata, '$.read_instead_of') FROM source "
-                                              "WHERE format = 'tensorflow-xplane'")),
+    QCOMPARE(gmltest::text(*p, QStringLiteral(
+                                   "SELECT json_extract(metadata, '$.read_instead_of') FROM source "
+                                   "WHERE format = 'tensorflow-xplane'")),
              kHost + QLatin1String(".trace.json.gz"));
     // Placed at the capture's start, as the JSON is: the folder's name, 2021-08-11 16:03:07.
     const qint64 first = gmltest::scalar(*p, "SELECT min(ts) FROM slice_abs");
-    const QDateTime start = QDateTime::fromMSecsSinceEpoch(first / 1'000'000, QTimeZone::systemTimeZone());
+    const QDateTime start =
+        QDateTime::fromMSecsSinceEpoch(first / 1'000'000, QTimeZone::systemTimeZone());
     QCOMPARE(start.date(), QDate(2021, 8, 11));
 }
 
 void TestProtobuf::xplaneGpuCapture()
 {
     QTemporaryDir dir;
-    const QString path = gmltest::writeFile(dir, QStringLiteral("node7.xplane.pb"), serialize(gpuCapture()));
+    const QString path =
+        gmltest::writeFile(dir, QStringLiteral("node7.xplane.pb"), serialize(gpuCapture()));
     QTemporaryDir pdir;
     auto p = newProject(pdir);
     const auto r = importInto(*p, {path});
@@ -177,12 +197,17 @@ void TestProtobuf::xplaneGpuCapture()
     QCOMPARE(r.front().warnings, 1); // the aggregated event
     // The device is a GPU row (pid 1 + ordinal, as the trace viewer numbers it) with two
     // streams; the line TensorFlow derives is a thread row, so it never counts as GPU work.
-    QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT kind || ' ' || pid FROM track WHERE name = '/device:GPU:0 (pid 1)'")),
-             QStringLiteral("4 1"));
+    QCOMPARE(
+        gmltest::text(
+            *p, QStringLiteral(
+                    "SELECT kind || ' ' || pid FROM track WHERE name = '/device:GPU:0 (pid 1)'")),
+        QStringLiteral("4 1"));
     QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM track WHERE kind = 5"), 2);
-    QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT kind FROM track WHERE name = 'XLA Ops'")), QStringLiteral("3"));
+    QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT kind FROM track WHERE name = 'XLA Ops'")),
+             QStringLiteral("3"));
     auto category = [&](const char *name) {
-        return gmltest::text(*p, QStringLiteral("SELECT category FROM slice_abs WHERE name = '%1'").arg(QLatin1String(name)));
+        return gmltest::text(*p, QStringLiteral("SELECT category FROM slice_abs WHERE name = '%1'")
+                                     .arg(QLatin1String(name)));
     };
     QCOMPARE(category("volta_sgemm_128x64_nn"), QStringLiteral("kernel"));
     QCOMPARE(category("MemcpyH2D"), QStringLiteral("gpu_memcpy"));
@@ -190,18 +215,30 @@ void TestProtobuf::xplaneGpuCapture()
     QCOMPARE(category("cudaMemcpyAsync"), QStringLiteral("cuda_runtime"));
     QCOMPARE(category("fusion.1"), QStringLiteral("xla_op"));
     // Each API call links to the GPU work of its correlation_id.
-    QCOMPARE(gmltest::text(*p, QStringLiteral(
-                 "SELECT group_concat(a.name || '>' || b.name, ' ') FROM (SELECT * FROM flow ORDER BY from_slice) f "
-                 "JOIN slice_abs a ON a.id = f.from_slice JOIN slice_abs b ON b.id = f.to_slice WHERE f.kind = 1")),
+    QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT group_concat(a.name || '>' || b.name, ' ') "
+                                              "FROM (SELECT * FROM flow ORDER BY from_slice) f "
+                                              "JOIN slice_abs a ON a.id = f.from_slice JOIN "
+                                              "slice_abs b ON b.id = f.to_slice WHERE f.kind = 1")),
              QStringLiteral("cuLaunchKernel>volta_sgemm_128x64_nn cudaMemcpyAsync>MemcpyH2D"));
     // Picoseconds: 8 µs after the line's start; the nested pair stays nested in whole ns.
-    QCOMPARE(gmltest::scalar(*p, "SELECT ts - 1700000000000000000 FROM slice_abs WHERE name = 'volta_sgemm_128x64_nn'"), 8000);
-    QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT group_concat(name || ':' || (ts - 1700000000000000000) || '+' || dur, ' ') "
-                                              "FROM (SELECT * FROM slice_abs WHERE category = 'xla_op' ORDER BY ts, dur DESC)")),
-             QStringLiteral("cluster_0:1+2 fusion.1:1+1"));
-    QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT json_extract(args, '$.memcpy_details') FROM slice_abs WHERE name = 'MemcpyH2D'")),
+    QCOMPARE(
+        gmltest::scalar(
+            *p,
+            "SELECT ts - 1700000000000000000 FROM slice_abs WHERE name = 'volta_sgemm_128x64_nn'"),
+        8000);
+    QCOMPARE(
+        gmltest::text(
+            *p,
+            QStringLiteral(
+                "SELECT group_concat(name || ':' || (ts - 1700000000000000000) || '+' || dur, ' ') "
+                "FROM (SELECT * FROM slice_abs WHERE category = 'xla_op' ORDER BY ts, dur DESC)")),
+        QStringLiteral("cluster_0:1+2 fusion.1:1+1"));
+    QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT json_extract(args, '$.memcpy_details') FROM "
+                                              "slice_abs WHERE name = 'MemcpyH2D'")),
              QStringLiteral("kind_src:pageable size:4096"));
-    QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT json_extract(metadata, '$.hostnames[0]') FROM source")), QStringLiteral("node7"));
+    QCOMPARE(gmltest::text(
+                 *p, QStringLiteral("SELECT json_extract(metadata, '$.hostnames[0]') FROM source")),
+             QStringLiteral("node7"));
 }
 
 void TestProtobuf::xplaneBadInput()
@@ -210,9 +247,11 @@ void TestProtobuf::xplaneBadInput()
     const QByteArray good = serialize(gpuCapture());
     const QString valid = gmltest::writeFile(dir, QStringLiteral("a/node1.xplane.pb"), good);
     // Cut short: the length of the second plane runs past the end.
-    const QString cut = gmltest::writeFile(dir, QStringLiteral("b/node2.xplane.pb"), good.left(good.size() - 40));
+    const QString cut =
+        gmltest::writeFile(dir, QStringLiteral("b/node2.xplane.pb"), good.left(good.size() - 40));
     // A field with wire type 7 (no encoder writes one) after the valid planes.
-    const QString corrupt = gmltest::writeFile(dir, QStringLiteral("c/node3.xplane.pb"), good + QByteArray("\x0f\x01", 2));
+    const QString corrupt = gmltest::writeFile(dir, QStringLiteral("c/node3.xplane.pb"),
+                                               good + QByteArray("\x0f\x01", 2));
     QTemporaryDir pdir;
     auto p = newProject(pdir);
     QCOMPARE(importInto(*p, {valid}).front().status, SourceReport::Status::Imported);
@@ -226,11 +265,14 @@ void TestProtobuf::xplaneBadInput()
     QVERIFY2(r[0].message.contains(QLatin1String("XSpace.planes (field 1) says")) &&
                  r[0].message.contains(QLatin1String("cut short")),
              qPrintable(r[0].message));
-    QVERIFY2(r[1].message.contains(QStringLiteral("byte %1:").arg(good.size())) && r[1].message.contains(QLatin1String("wire type 7")),
+    QVERIFY2(r[1].message.contains(QStringLiteral("byte %1:").arg(good.size())) &&
+                 r[1].message.contains(QLatin1String("wire type 7")),
              qPrintable(r[1].message));
     // What was imported before is all there; nothing of the failed files is.
     QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM slice"), 6);
-    QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM track t JOIN source s ON s.id = t.source_id WHERE s.status != 'imported'"), 0);
+    QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM track t JOIN source s ON s.id = t.source_id "
+                                 "WHERE s.status != 'imported'"),
+             0);
 }
 
 void TestProtobuf::chakraRealTrace()
@@ -242,7 +284,8 @@ void TestProtobuf::chakraRealTrace()
     QCOMPARE(r.front().status, SourceReport::Status::Imported);
     QCOMPARE(r.front().format, QStringLiteral("chakra-execution-trace"));
     auto meta = [&](const char *key) {
-        return gmltest::text(*p, QStringLiteral("SELECT json_extract(metadata, '$.%1') FROM source").arg(QLatin1String(key)));
+        return gmltest::text(*p, QStringLiteral("SELECT json_extract(metadata, '$.%1') FROM source")
+                                     .arg(QLatin1String(key)));
     };
     // Counted from the file with protoc --decode_raw: 3,664 nodes after the metadata (3,643
     // compute, 21 collective), 2,448 of them CPU operators with an rf_id, 1,216 GPU nodes;
@@ -257,7 +300,8 @@ void TestProtobuf::chakraRealTrace()
     QCOMPARE(meta("collectives"),
              QStringLiteral("[{\"bytes\":102228128,\"count\":5,\"type\":\"all_reduce\"},"
                             "{\"bytes\":212904,\"count\":2,\"type\":\"broadcast\"}]"));
-    QCOMPARE(meta("collective_calls"), QStringLiteral("{\"c10d::allreduce_\":5,\"c10d::broadcast_\":2}"));
+    QCOMPARE(meta("collective_calls"),
+             QStringLiteral("{\"c10d::allreduce_\":5,\"c10d::broadcast_\":2}"));
     // No Kineto trace of process 114598 is in the project: nothing to link to, said so.
     QCOMPARE(meta("matched_operators"), QStringLiteral("0"));
     QVERIFY(meta("data_edges").toLongLong() > 1000);
@@ -266,9 +310,11 @@ void TestProtobuf::chakraRealTrace()
     // on or wait for (counted by a separate Kahn's-algorithm script over the raw protobuf);
     // its data dependencies have none. Said, with the first node's byte offset.
     const QString warnings = gmltest::text(*p, QStringLiteral("SELECT warnings FROM source"));
-    QVERIFY2(warnings.contains(QLatin1String("0 data and 383 control dependencies name the node they belong to")) &&
-                 warnings.contains(QLatin1String("2283 nodes are on a cycle of control dependencies or wait for one "
-                                                 "(the first in the file: node 3317)")),
+    QVERIFY2(warnings.contains(QLatin1String(
+                 "0 data and 383 control dependencies name the node they belong to")) &&
+                 warnings.contains(QLatin1String(
+                     "2283 nodes are on a cycle of control dependencies or wait for one "
+                     "(the first in the file: node 3317)")),
              qPrintable(warnings));
     QCOMPARE(r.front().warnings, 1 + 383 + 1);
 }
@@ -282,7 +328,8 @@ void TestProtobuf::chakraLinksLikeTheJsonTrace()
     // tensor), a "(N)" suffix on every other name, and a GPU node that depends on the first
     // aten::rand and feeds the first aten::add (counted as rand > add, already an edge).
     QString error;
-    const auto text = InputStream::readAll(shared(kEt), qint64(1) << 30, QStringLiteral("ET"), &error);
+    const auto text =
+        InputStream::readAll(shared(kEt), qint64(1) << 30, QStringLiteral("ET"), &error);
     QVERIFY2(text, qPrintable(error));
     const QJsonObject root = QJsonDocument::fromJson(*text).object();
     const QMap<qint64, QJsonObject> top = gmltest::topLevelEtOperators(root); // by rf_id
@@ -347,7 +394,8 @@ void TestProtobuf::chakraLinksLikeTheJsonTrace()
     messages << serialize(kernel);
 
     QTemporaryDir dir;
-    const QString et = gmltest::writeFile(dir, QStringLiteral("simple_add.et"), delimited(messages));
+    const QString et =
+        gmltest::writeFile(dir, QStringLiteral("simple_add.et"), delimited(messages));
     QTemporaryDir pdir;
     auto p = newProject(pdir);
     const auto reports = importInto(*p, {et, shared(kKineto)}, QStringLiteral("simple_add"));
@@ -356,18 +404,23 @@ void TestProtobuf::chakraLinksLikeTheJsonTrace()
     QCOMPARE(reports[1].status, SourceReport::Status::Imported);
     QCOMPARE(reports[1].warnings, 0); // every operator found its cpu_op slice
     // The same eight edges the JSON ET gives (tst_executiontrace realSimpleAdd).
-    QCOMPARE(gmltest::text(*p, QStringLiteral(
-                 "SELECT group_concat(e, ' ') FROM (SELECT a.name || '>' || b.name AS e FROM flow f "
-                 "JOIN slice_abs a ON a.id = f.from_slice JOIN slice_abs b ON b.id = f.to_slice "
-                 "WHERE f.kind = 5 ORDER BY e)")),
-             QStringLiteral("aten::rand>aten::add aten::rand>aten::add aten::rand>aten::add "
-                            "aten::rand>aten::add aten::to>aten::mul aten::to>aten::mul "
-                            "aten::zeros>aten::to aten::zeros>aten::to"));
+    QCOMPARE(
+        gmltest::text(
+            *p,
+            QStringLiteral(
+                "SELECT group_concat(e, ' ') FROM (SELECT a.name || '>' || b.name AS e FROM flow f "
+                "JOIN slice_abs a ON a.id = f.from_slice JOIN slice_abs b ON b.id = f.to_slice "
+                "WHERE f.kind = 5 ORDER BY e)")),
+        QStringLiteral("aten::rand>aten::add aten::rand>aten::add aten::rand>aten::add "
+                       "aten::rand>aten::add aten::to>aten::mul aten::to>aten::mul "
+                       "aten::zeros>aten::to aten::zeros>aten::to"));
     // All ten top-level operators (28 operators in all) are linked.
-    QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT json_extract(metadata, '$.matched_operators') || ' of ' || "
-                                              "json_extract(metadata, '$.operators') FROM source "
-                                              "WHERE format = 'chakra-execution-trace'")),
-             QStringLiteral("10 of 10"));
+    QCOMPARE(
+        gmltest::text(
+            *p, QStringLiteral("SELECT json_extract(metadata, '$.matched_operators') || ' of ' || "
+                               "json_extract(metadata, '$.operators') FROM source "
+                               "WHERE format = 'chakra-execution-trace'")),
+        QStringLiteral("10 of 10"));
 }
 
 void TestProtobuf::chakraBadInput()
@@ -378,21 +431,24 @@ void TestProtobuf::chakraBadInput()
     const QByteArray whole = f.readAll();
     QTemporaryDir dir;
     // Cut in the middle of a node.
-    const QString cut = gmltest::writeFile(dir, QStringLiteral("cut/chakra.0.et"), whole.left(1'500'000));
+    const QString cut =
+        gmltest::writeFile(dir, QStringLiteral("cut/chakra.0.et"), whole.left(1'500'000));
     // A node whose bytes hold a field number 0 (a zeroed byte inside it).
     chakra::Node node;
     node.set_id(5);
     node.set_name("aten::mm");
     QByteArray body = serialize(node);
-    body[0] = 0x00; // the id's tag
+    body[0] = 0x00;                                          // the id's tag
     const QByteArray head = delimited({whole.mid(1, 0x5e)}); // the real GlobalMetadata
-    const QString zero = gmltest::writeFile(dir, QStringLiteral("zero/chakra.0.et"), head + delimited({body}));
+    const QString zero =
+        gmltest::writeFile(dir, QStringLiteral("zero/chakra.0.et"), head + delimited({body}));
     QTemporaryDir pdir;
     auto p = newProject(pdir);
     const auto r = importInto(*p, {cut, zero});
     QCOMPARE(r.size(), 2);
     QCOMPARE(r[0].status, SourceReport::Status::Failed);
-    QVERIFY2(r[0].message.startsWith(cut) && r[0].message.contains(QLatin1String("bytes follow, but only")) &&
+    QVERIFY2(r[0].message.startsWith(cut) &&
+                 r[0].message.contains(QLatin1String("bytes follow, but only")) &&
                  r[0].message.contains(QLatin1String("cut short")),
              qPrintable(r[0].message));
     QCOMPARE(r[1].status, SourceReport::Status::Failed);
@@ -407,19 +463,22 @@ void TestProtobuf::chakraSmallTrace()
 {
     // The fuzzers' seed: a GPU node and a collective, no Kineto trace to link to.
     QTemporaryDir dir;
-    const QString et = gmltest::writeFile(dir, QStringLiteral("small.et"), gmltest::smallChakraTrace());
+    const QString et =
+        gmltest::writeFile(dir, QStringLiteral("small.et"), gmltest::smallChakraTrace());
     QTemporaryDir pdir;
     auto p = newProject(pdir);
     const auto r = importInto(*p, {et});
     QCOMPARE(r.front().status, SourceReport::Status::Imported);
     auto meta = [&](const char *key) {
-        return gmltest::text(*p, QStringLiteral("SELECT json_extract(metadata, '$.%1') FROM source").arg(QLatin1String(key)));
+        return gmltest::text(*p, QStringLiteral("SELECT json_extract(metadata, '$.%1') FROM source")
+                                     .arg(QLatin1String(key)));
     };
     QCOMPARE(meta("schema"), QStringLiteral("0.0.4"));
     QCOMPARE(meta("node_types"), QStringLiteral("{\"collective\":1,\"compute\":3}"));
     QCOMPARE(meta("gpu_nodes"), QStringLiteral("1"));
     QCOMPARE(meta("gpu_time_us"), QStringLiteral("30"));
-    QCOMPARE(meta("collectives"), QStringLiteral("[{\"bytes\":1048576,\"count\":1,\"type\":\"all_reduce\"}]"));
+    QCOMPARE(meta("collectives"),
+             QStringLiteral("[{\"bytes\":1048576,\"count\":1,\"type\":\"all_reduce\"}]"));
     // aten::mm > aten::relu, and the kernel's dependency counts as the same edge.
     QCOMPARE(meta("data_edges"), QStringLiteral("1"));
 }
@@ -444,8 +503,9 @@ void TestProtobuf::chakraOddValuesAreWarned()
     chakra::Node huge = node(1, chakra::COMP_NODE);
     huge.set_duration_micros(~quint64(0));
     huge.set_start_time_micros(~quint64(0));
-    messages << serialize(huge) << serialize(node(2, -1)) << serialize(node(3, 999)) << serialize(node(4, 4, {4}))
-             << serialize(node(5, 4, {6})) << serialize(node(6, 4, {5}));
+    messages << serialize(huge) << serialize(node(2, -1)) << serialize(node(3, 999))
+             << serialize(node(4, 4, {4})) << serialize(node(5, 4, {6}))
+             << serialize(node(6, 4, {5}));
     chakra::Node io = node(7, 4);
     io.mutable_inputs()->set_values("tensor(3.)");
     messages << serialize(io);
@@ -459,35 +519,50 @@ void TestProtobuf::chakraOddValuesAreWarned()
     const auto r = importInto(*p, {et});
     QCOMPARE(r.front().status, SourceReport::Status::Imported);
     const QString warnings = gmltest::text(*p, QStringLiteral("SELECT warnings FROM source"));
-    for (const char *expected : {"no GlobalMetadata message before the first node", "node 2 has type -1; expected a Chakra NodeType (0 to 7)",
-                                 "node 1 has a duration of 18446744073709551615 µs, past a year",
-                                 "node 1 starts at 18446744073709551615 µs", "1 data and 0 control dependencies name the node they belong to",
-                                 "2 nodes are on a cycle of data dependencies or wait for one (the first in the file: node 5)",
-                                 "node 7 has input values that are not a list ('tensor(3.)')",
-                                 "node 8 has input values with 'nan', which no tensor id, offset or size is"})
-        QVERIFY2(warnings.contains(QString::fromUtf8(expected)), qPrintable(QStringLiteral("%1\nnot in %2").arg(QString::fromUtf8(expected), warnings)));
+    for (const char *expected :
+         {"no GlobalMetadata message before the first node",
+          "node 2 has type -1; expected a Chakra NodeType (0 to 7)",
+          "node 1 has a duration of 18446744073709551615 µs, past a year",
+          "node 1 starts at 18446744073709551615 µs",
+          "1 data and 0 control dependencies name the node they belong to",
+          "2 nodes are on a cycle of data dependencies or wait for one (the first in the file: "
+          "node 5)",
+          "node 7 has input values that are not a list ('tensor(3.)')",
+          "node 8 has input values with 'nan', which no tensor id, offset or size is"})
+        QVERIFY2(
+            warnings.contains(QString::fromUtf8(expected)),
+            qPrintable(QStringLiteral("%1\nnot in %2").arg(QString::fromUtf8(expected), warnings)));
     // Node 4 (self) is not on the cycle; 5 and 6 are. The type-999
     // node is counted once as a warning of the same kind (the first is quoted).
-    QVERIFY2(warnings.contains(QLatin1String("\"count\":2,\"message\":\"node 2 has type -1")), qPrintable(warnings));
-    QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT json_extract(metadata, '$.cpu_time_us') FROM source")), QStringLiteral("0"));
+    QVERIFY2(warnings.contains(QLatin1String("\"count\":2,\"message\":\"node 2 has type -1")),
+             qPrintable(warnings));
+    QCOMPARE(gmltest::text(
+                 *p, QStringLiteral("SELECT json_extract(metadata, '$.cpu_time_us') FROM source")),
+             QStringLiteral("0"));
     // The metadata's pid as text: said, and linked without it.
     chakra::GlobalMetadata meta;
     auto *pid = meta.add_attr();
     pid->set_name("pid");
     pid->set_string_val("x");
-    const QString et2 = gmltest::writeFile(dir, QStringLiteral("pid.et"), delimited({serialize(meta), serialize(node(1, 4))}));
+    const QString et2 = gmltest::writeFile(dir, QStringLiteral("pid.et"),
+                                           delimited({serialize(meta), serialize(node(1, 4))}));
     QCOMPARE(importInto(*p, {et2}).front().status, SourceReport::Status::Imported);
-    QVERIFY2(gmltest::text(*p, QStringLiteral("SELECT warnings FROM source WHERE path LIKE '%pid.et'"))
-                 .contains(QLatin1String("the metadata's pid is the text 'x'; expected a process id")),
-             qPrintable(gmltest::text(*p, QStringLiteral("SELECT warnings FROM source WHERE path LIKE '%pid.et'"))));
+    QVERIFY2(
+        gmltest::text(*p, QStringLiteral("SELECT warnings FROM source WHERE path LIKE '%pid.et'"))
+            .contains(QLatin1String("the metadata's pid is the text 'x'; expected a process id")),
+        qPrintable(gmltest::text(
+            *p, QStringLiteral("SELECT warnings FROM source WHERE path LIKE '%pid.et'"))));
     // A node's duration written as bytes (wire type 2) is an error at its byte, not dropped.
     QByteArray bad = serialize(node(1, 4)) + QByteArray("\x3a\x01\x00", 3); // field 7, bytes
     const QString et3 = gmltest::writeFile(dir, QStringLiteral("wire.et"), delimited({bad}));
     const auto r3 = importInto(*p, {et3});
     QCOMPARE(r3.front().status, SourceReport::Status::Failed);
-    QVERIFY2(r3.front().message.contains(QStringLiteral("byte %1: Node.duration_micros (field 7) is written as bytes with a "
-                                                        "length; expected a varint").arg(1 + bad.size() - 3)),
-             qPrintable(r3.front().message));
+    QVERIFY2(
+        r3.front().message.contains(
+            QStringLiteral("byte %1: Node.duration_micros (field 7) is written as bytes with a "
+                           "length; expected a varint")
+                .arg(1 + bad.size() - 3)),
+        qPrintable(r3.front().message));
 }
 
 void TestProtobuf::xplaneOddValues()
@@ -499,53 +574,69 @@ void TestProtobuf::xplaneOddValues()
     // the byte where the misread begins, not 0 slices and warnings of binary garbage.
     xplane::XSpace space = gpuCapture();
     const QByteArray plane = serialize(space.planes(0));
-    const QString zero = gmltest::writeFile(dir, QStringLiteral("z/a.xplane.pb"), QByteArray("\x0a\x00", 2) + plane);
+    const QString zero =
+        gmltest::writeFile(dir, QStringLiteral("z/a.xplane.pb"), QByteArray("\x0a\x00", 2) + plane);
     auto r = importInto(*p, {zero});
     QCOMPARE(r.front().status, SourceReport::Status::Failed);
-    QVERIFY2(r.front().message.contains(QLatin1String("an XSpace whose 1 planes are all empty, and its errors, warnings or "
-                                                      "hostnames hold binary data from here")),
+    QVERIFY2(r.front().message.contains(QLatin1String(
+                 "an XSpace whose 1 planes are all empty, and its errors, warnings or "
+                 "hostnames hold binary data from here")),
              qPrintable(r.front().message));
     // A plane that starts with its id (field 1, a varint) misread the same way: the wire type
     // says where.
     space.mutable_planes(0)->set_id(7);
-    const QString zeroId = gmltest::writeFile(dir, QStringLiteral("z2/a.xplane.pb"),
-                                              QByteArray("\x0a\x00", 2) + serialize(space.planes(0)));
+    const QString zeroId =
+        gmltest::writeFile(dir, QStringLiteral("z2/a.xplane.pb"),
+                           QByteArray("\x0a\x00", 2) + serialize(space.planes(0)));
     r = importInto(*p, {zeroId});
     QCOMPARE(r.front().status, SourceReport::Status::Failed);
-    QVERIFY2(r.front().message.contains(QLatin1String("byte 2: XSpace.planes (field 1) is written as a varint; expected bytes with a length")),
+    QVERIFY2(r.front().message.contains(QLatin1String("byte 2: XSpace.planes (field 1) is written "
+                                                      "as a varint; expected bytes with a length")),
              qPrintable(r.front().message));
     // A line's timestamp as bytes.
     xplane::XSpace wire;
     auto *line = wire.add_planes()->add_lines();
     line->set_id(1);
     QByteArray lineBytes = serialize(*line) + QByteArray("\x1a\x01\x00", 3); // field 3 as bytes
-    QByteArray planeBytes = QByteArray("\x1a") + gmltest::varint(quint64(lineBytes.size())) + lineBytes;
-    const QString wired = gmltest::writeFile(dir, QStringLiteral("w/a.xplane.pb"),
-                                             QByteArray("\x0a") + gmltest::varint(quint64(planeBytes.size())) + planeBytes);
+    QByteArray planeBytes =
+        QByteArray("\x1a") + gmltest::varint(quint64(lineBytes.size())) + lineBytes;
+    const QString wired = gmltest::writeFile(
+        dir, QStringLiteral("w/a.xplane.pb"),
+        QByteArray("\x0a") + gmltest::varint(quint64(planeBytes.size())) + planeBytes);
     r = importInto(*p, {wired});
     QCOMPARE(r.front().status, SourceReport::Status::Failed);
-    QVERIFY2(r.front().message.contains(QLatin1String("XLine.timestamp_ns (field 3) is written as bytes with a length; expected a varint")),
-             qPrintable(r.front().message));
+    QVERIFY2(
+        r.front().message.contains(QLatin1String(
+            "XLine.timestamp_ns (field 3) is written as bytes with a length; expected a varint")),
+        qPrintable(r.front().message));
     // 100,000 empty planes before the capture: read, counted in the metadata; a negative
     // duration_ps is a warning naming the line and offset, stored as 0.
     xplane::XSpace neg = gpuCapture();
     neg.mutable_planes(1)->mutable_lines(0)->mutable_events(0)->set_duration_ps(-5000);
-    const QString many = gmltest::writeFile(dir, QStringLiteral("m/a.xplane.pb"), QByteArray("\x0a\x00", 2).repeated(100'000) + serialize(neg));
+    const QString many =
+        gmltest::writeFile(dir, QStringLiteral("m/a.xplane.pb"),
+                           QByteArray("\x0a\x00", 2).repeated(100'000) + serialize(neg));
     r = importInto(*p, {many});
     QCOMPARE(r.front().status, SourceReport::Status::Imported);
-    QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT json_extract(metadata, '$.empty_planes') FROM source WHERE path LIKE '%m/a.xplane.pb'")),
+    QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT json_extract(metadata, '$.empty_planes') "
+                                              "FROM source WHERE path LIKE '%m/a.xplane.pb'")),
              QStringLiteral("100000"));
-    const QString warnings = gmltest::text(*p, QStringLiteral("SELECT warnings FROM source WHERE path LIKE '%m/a.xplane.pb'"));
-    QVERIFY2(warnings.contains(QLatin1String("an event has a negative duration_ps (-5000, line")), qPrintable(warnings));
+    const QString warnings = gmltest::text(
+        *p, QStringLiteral("SELECT warnings FROM source WHERE path LIKE '%m/a.xplane.pb'"));
+    QVERIFY2(warnings.contains(QLatin1String("an event has a negative duration_ps (-5000, line")),
+             qPrintable(warnings));
     QCOMPARE(gmltest::scalar(*p, "SELECT min(dur) FROM slice"), 0);
     // A flipped bit that turns a field's number into one XPlane does not define: libprotobuf
     // skips it without a word; the import says so, with where (issue 56).
     const QByteArray good = serialize(gpuCapture());
-    const QString bit = gmltest::writeFile(dir, QStringLiteral("b/a.xplane.pb"), good + QByteArray("\x38\x05", 2)); // field 7: 5
+    const QString bit = gmltest::writeFile(dir, QStringLiteral("b/a.xplane.pb"),
+                                           good + QByteArray("\x38\x05", 2)); // field 7: 5
     r = importInto(*p, {bit});
     QCOMPARE(r.front().status, SourceReport::Status::Imported);
-    const QString said = gmltest::text(*p, QStringLiteral("SELECT warnings FROM source WHERE path LIKE '%b/a.xplane.pb'"));
-    QVERIFY2(said.contains(QStringLiteral("1 fields that XPlane does not define were skipped (the first: XSpace field 7 at byte %1)")
+    const QString said = gmltest::text(
+        *p, QStringLiteral("SELECT warnings FROM source WHERE path LIKE '%b/a.xplane.pb'"));
+    QVERIFY2(said.contains(QStringLiteral("1 fields that XPlane does not define were skipped (the "
+                                          "first: XSpace field 7 at byte %1)")
                                .arg(good.size())),
              qPrintable(said));
 }

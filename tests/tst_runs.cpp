@@ -9,8 +9,8 @@
 #include "runmetrics.h"
 #include "testutil.h"
 
-#include <QJsonArray>
 #include <QImage>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QtTest>
 
@@ -26,7 +26,8 @@ QString sideBySide(const QTemporaryDir &dir, const QString &name, const QStringL
     const QString folder = dir.filePath(name);
     QDir().mkpath(folder);
     for (const QString &f : files)
-        QFile::link(gmltest::sharedTraces() + QLatin1Char('/') + f, folder + QLatin1Char('/') + QFileInfo(f).fileName());
+        QFile::link(gmltest::sharedTraces() + QLatin1Char('/') + f,
+                    folder + QLatin1Char('/') + QFileInfo(f).fileName());
     return folder;
 }
 
@@ -57,8 +58,10 @@ QString importedJob(const QTemporaryDir &dir, int ranks, int steps)
     return code == 0 ? project : QString();
 }
 
-const QString kResnet = QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100/worker0.1623143089861.pt.trace.json.gz");
-const QString kMi250 = QStringLiteral("pytorch_kineto/hta_amd_mi250_rocm62/mi250_minitoy_train_ROCm6_2_kineto.json.gz");
+const QString kResnet = QStringLiteral(
+    "pytorch_kineto/kineto_tbplugin_2021_resnet50_v100/worker0.1623143089861.pt.trace.json.gz");
+const QString kMi250 = QStringLiteral(
+    "pytorch_kineto/hta_amd_mi250_rocm62/mi250_minitoy_train_ROCm6_2_kineto.json.gz");
 const QString kDlrm = QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100");
 
 } // namespace
@@ -91,11 +94,14 @@ private Q_SLOTS:
         QCOMPARE(v100->workloadId, mi250->workloadId);
         QCOMPARE(c.workload(v100->workloadId)->name, QStringLiteral("side"));
         // Each run keeps its own GPU in its params, not the union of the folder's.
-        QCOMPARE(v100->params.value(QStringLiteral("gpu_models")).toArray(), QJsonArray{QStringLiteral("Tesla V100-DGXS-32GB")});
-        QCOMPARE(mi250->params.value(QStringLiteral("gpu_models")).toArray(), QJsonArray{QStringLiteral("AMD Radeon Graphics")});
+        QCOMPARE(v100->params.value(QStringLiteral("gpu_models")).toArray(),
+                 QJsonArray{QStringLiteral("Tesla V100-DGXS-32GB")});
+        QCOMPARE(mi250->params.value(QStringLiteral("gpu_models")).toArray(),
+                 QJsonArray{QStringLiteral("AMD Radeon Graphics")});
         // The import summary says how and why.
         const QStringList said = describeGroupings(job.groupings());
-        QVERIFY2(said.join(QLatin1Char('\n')).contains(QStringLiteral("2 runs of workload 'side'")), qPrintable(said.join(QLatin1Char('\n'))));
+        QVERIFY2(said.join(QLatin1Char('\n')).contains(QStringLiteral("2 runs of workload 'side'")),
+                 qPrintable(said.join(QLatin1Char('\n'))));
         QVERIFY(said.join(QLatin1Char('\n')).contains(QStringLiteral("no distributed info")));
         // Again: nothing moves, no run appears.
         ImportJob again(*p);
@@ -116,10 +122,15 @@ private Q_SLOTS:
         const RunCatalog c = catalogOf(*p);
         QCOMPARE(c.runs.size(), 1);
         QCOMPARE(c.runs.front().sources, 8);
-        QCOMPARE(gmltest::scalar(*p, "SELECT count(DISTINCT rank) FROM track WHERE rank IS NOT NULL"), 8);
+        QCOMPARE(
+            gmltest::scalar(*p, "SELECT count(DISTINCT rank) FROM track WHERE rank IS NOT NULL"),
+            8);
         QCOMPARE(job.groupings().size(), 1);
-        QCOMPARE(job.groupings().front().runs, QStringList{QStringLiteral("param_dlrm_8rank_v100")});
-        QVERIFY(describeGroupings(job.groupings()).join(QLatin1Char('\n')).contains(QStringLiteral("ranks 0-7 of 8")));
+        QCOMPARE(job.groupings().front().runs,
+                 QStringList{QStringLiteral("param_dlrm_8rank_v100")});
+        QVERIFY(describeGroupings(job.groupings())
+                    .join(QLatin1Char('\n'))
+                    .contains(QStringLiteral("ranks 0-7 of 8")));
     }
 
     // A folder's grademl.json names the experiment and workload of its runs; edits (moving runs,
@@ -141,20 +152,23 @@ private Q_SLOTS:
                 QCOMPARE(c.placeOf(r), QStringLiteral("cross-vendor / toy models"));
             QCOMPARE(c.workloads.size(), 1); // the folder's own workload was left empty and removed
             QString error;
-            QVERIFY2(assignRuns(*p, {c.run(QStringLiteral("vendors/worker0"))->id}, QStringLiteral("resnet"),
-                                QStringLiteral("resnet50 v100"), &error),
+            QVERIFY2(assignRuns(*p, {c.run(QStringLiteral("vendors/worker0"))->id},
+                                QStringLiteral("resnet"), QStringLiteral("resnet50 v100"), &error),
                      qPrintable(error));
             QVERIFY(setRunTags(*p, c.run(QStringLiteral("vendors/worker0"))->id,
-                               QJsonObject{{QStringLiteral("baseline"), QStringLiteral("yes")}}, &error));
+                               QJsonObject{{QStringLiteral("baseline"), QStringLiteral("yes")}},
+                               &error));
         }
         QString error;
-        auto p = Project::open(dir.filePath(QStringLiteral("p.grademl")), Project::Mode::ReadOnly, &error);
+        auto p = Project::open(dir.filePath(QStringLiteral("p.grademl")), Project::Mode::ReadOnly,
+                               &error);
         const RunCatalog c = catalogOf(*p);
         const CatalogRun *v100 = c.run(QStringLiteral("vendors/worker0"));
         QCOMPARE(c.placeOf(*v100), QStringLiteral("resnet / resnet50 v100"));
         QCOMPARE(v100->tags.value(QStringLiteral("baseline")).toString(), QStringLiteral("yes"));
         QVERIFY(runMatches(c, *v100, QStringLiteral("baseline=yes")));
-        QVERIFY(!runMatches(c, *c.run(QStringLiteral("vendors/mi250_minitoy_train_ROCm6_2_kineto")), QStringLiteral("baseline=yes")));
+        QVERIFY(!runMatches(c, *c.run(QStringLiteral("vendors/mi250_minitoy_train_ROCm6_2_kineto")),
+                            QStringLiteral("baseline=yes")));
         QCOMPARE(c.experiments.size(), 2);
     }
 
@@ -168,22 +182,27 @@ private Q_SLOTS:
         auto p = gmltest::newProject(dir);
         gmltest::importInto(*p, {gmltest::sharedTraces() + QLatin1Char('/') + store});
         QStringList errors;
-        QVERIFY(sim::updateRunMetrics(*p, runsWithoutMetrics(*p, sim::kRunMetricsVersion), &errors));
+        QVERIFY(
+            sim::updateRunMetrics(*p, runsWithoutMetrics(*p, sim::kRunMetricsVersion), &errors));
         QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));
         const RunCatalog c = catalogOf(*p);
         const CatalogRun *run = nullptr;
         for (const CatalogRun &r : c.runs)
-            if (r.params.value(QStringLiteral("mlflow.run_id")).toString() == QLatin1String("ed05f9cd599442fe9a0c9222184710b8"))
+            if (r.params.value(QStringLiteral("mlflow.run_id")).toString() ==
+                QLatin1String("ed05f9cd599442fe9a0c9222184710b8"))
                 run = &r;
         QVERIFY(run);
-        QCOMPARE(c.placeOf(*run), QStringLiteral("Speech model simple rnn / Speech model simple rnn"));
+        QCOMPARE(c.placeOf(*run),
+                 QStringLiteral("Speech model simple rnn / Speech model simple rnn"));
         QCOMPARE(run->status, QStringLiteral("finished"));
         QCOMPARE(run->param(QStringLiteral("epochs")), QStringLiteral("10"));
         QCOMPARE(run->param(QStringLiteral("opt_learning_rate")), QStringLiteral("0.002"));
-        QVERIFY(!run->metrics.contains(QStringLiteral("step_mean_ns"))); // an MLflow run has no iterations
+        QVERIFY(!run->metrics.contains(
+            QStringLiteral("step_mean_ns"))); // an MLflow run has no iterations
 
-        const QString metricsFile = gmltest::sharedTraces() + QLatin1Char('/') + store +
-                                    QStringLiteral("/mlruns/1/ed05f9cd599442fe9a0c9222184710b8/metrics/loss");
+        const QString metricsFile =
+            gmltest::sharedTraces() + QLatin1Char('/') + store +
+            QStringLiteral("/mlruns/1/ed05f9cd599442fe9a0c9222184710b8/metrics/loss");
         QFile f(metricsFile);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QList<QList<QByteArray>> lines;
@@ -203,7 +222,10 @@ private Q_SLOTS:
             QCOMPARE(s.points[i].value, lines[int(i)][1].toDouble());
             QCOMPARE(s.points[i].step, lines[int(i)][2].toLongLong());
         }
-        QCOMPARE(run->metrics.value(QStringLiteral("last_metrics")).toObject().value(QStringLiteral("loss")).toDouble(),
+        QCOMPARE(run->metrics.value(QStringLiteral("last_metrics"))
+                     .toObject()
+                     .value(QStringLiteral("loss"))
+                     .toDouble(),
                  lines.back()[1].toDouble());
     }
 
@@ -218,13 +240,16 @@ private Q_SLOTS:
         const RunCatalog c = catalogOf(*p);
         QCOMPARE(c.runs.size(), 1);
         const QStringList metrics = sim::comparableMetrics(*p, {c.runs.front().id});
-        QVERIFY2(metrics.contains(QStringLiteral("GPU utilisation")) && metrics.contains(QStringLiteral("memory used")),
+        QVERIFY2(metrics.contains(QStringLiteral("GPU utilisation")) &&
+                     metrics.contains(QStringLiteral("memory used")),
                  qPrintable(metrics.join(QStringLiteral(", "))));
         QString error;
-        const auto series = sim::metricSeries(*p, c, {c.runs.front().id}, QStringLiteral("GPU utilisation"), &error);
+        const auto series = sim::metricSeries(*p, c, {c.runs.front().id},
+                                              QStringLiteral("GPU utilisation"), &error);
         QVERIFY(!series.empty());
-        const qint64 samples = gmltest::scalar(*p, "SELECT count(*) FROM counter k JOIN track t ON t.id = k.track_id "
-                                                   "WHERE t.name LIKE '%utilization.gpu%'");
+        const qint64 samples =
+            gmltest::scalar(*p, "SELECT count(*) FROM counter k JOIN track t ON t.id = k.track_id "
+                                "WHERE t.name LIKE '%utilization.gpu%'");
         size_t points = 0;
         for (const auto &s : series) {
             QVERIFY(s.device.startsWith(QLatin1String("GPU ")));
@@ -257,14 +282,18 @@ private Q_SLOTS:
         for (const auto &t : times)
             sum += t.toDouble();
         QVERIFY(std::abs(sum / 6 - m->value(QStringLiteral("step_mean_ns")).toDouble()) < 1.0);
-        const double parts = m->value(QStringLiteral("compute")).toDouble() + m->value(QStringLiteral("communication")).toDouble() +
-                             m->value(QStringLiteral("copies")).toDouble() + m->value(QStringLiteral("idle")).toDouble();
+        const double parts = m->value(QStringLiteral("compute")).toDouble() +
+                             m->value(QStringLiteral("communication")).toDouble() +
+                             m->value(QStringLiteral("copies")).toDouble() +
+                             m->value(QStringLiteral("idle")).toDouble();
         QVERIFY(std::abs(parts - 1.0) < 1e-9);
-        QVERIFY(std::abs(m->value(QStringLiteral("gpu_busy")).toDouble() + m->value(QStringLiteral("idle")).toDouble() - 1.0) < 1e-9);
+        QVERIFY(std::abs(m->value(QStringLiteral("gpu_busy")).toDouble() +
+                         m->value(QStringLiteral("idle")).toDouble() - 1.0) < 1e-9);
         QCOMPARE(m->value(QStringLiteral("gpus")).toInt(), 2);
         QVERIFY(storeRunMetrics(*p, before.runs.front().id, *m, &error));
         QVERIFY(runsWithoutMetrics(*p, sim::kRunMetricsVersion).isEmpty());
-        QCOMPARE(runsWithoutMetrics(*p, sim::kRunMetricsVersion + 1).size(), 1); // a newer program computes again
+        QCOMPARE(runsWithoutMetrics(*p, sim::kRunMetricsVersion + 1).size(),
+                 1); // a newer program computes again
         // Importing the job again after a change drops the run's metrics.
         QDir(job).removeRecursively();
         gmltest::generateJob(dir, 2, 4);
@@ -285,35 +314,51 @@ private Q_SLOTS:
             gmltest::importInto(*p, {folder});
         }
         int code = -1;
-        cli({QStringLiteral("whatif"), project, QStringLiteral("--run"), QStringLiteral("r50"), QStringLiteral("--scale"),
-             QStringLiteral("gemm=0.5"), QStringLiteral("--save"), QStringLiteral("r50 gemm x0.5")},
+        cli({QStringLiteral("whatif"), project, QStringLiteral("--run"), QStringLiteral("r50"),
+             QStringLiteral("--scale"), QStringLiteral("gemm=0.5"), QStringLiteral("--save"),
+             QStringLiteral("r50 gemm x0.5")},
             &code);
         QCOMPARE(code, 0);
-        const QJsonObject o = QJsonDocument::fromJson(cli({QStringLiteral("compare"), project, QStringLiteral("r50"),
-                                                           QStringLiteral("r50 gemm x0.5"), QStringLiteral("--json")},
-                                                          &code))
-                                  .object();
+        const QJsonObject o =
+            QJsonDocument::fromJson(cli({QStringLiteral("compare"), project, QStringLiteral("r50"),
+                                         QStringLiteral("r50 gemm x0.5"), QStringLiteral("--json")},
+                                        &code))
+                .object();
         QCOMPARE(code, 0);
         const QJsonArray runs = o.value(QStringLiteral("runs")).toArray();
-        QCOMPARE(runs[1].toObject().value(QStringLiteral("measured_run")).toString(), QStringLiteral("r50"));
-        QVERIFY(runs[1].toObject().value(QStringLiteral("scenario")).toString().contains(QStringLiteral("gemm")));
+        QCOMPARE(runs[1].toObject().value(QStringLiteral("measured_run")).toString(),
+                 QStringLiteral("r50"));
+        QVERIFY(runs[1]
+                    .toObject()
+                    .value(QStringLiteral("scenario"))
+                    .toString()
+                    .contains(QStringLiteral("gemm")));
         const QJsonObject diff = o.value(QStringLiteral("diff")).toObject();
-        QCOMPARE(diff.value(QStringLiteral("alignment")).toString(), QStringLiteral("by step number"));
+        QCOMPARE(diff.value(QStringLiteral("alignment")).toString(),
+                 QStringLiteral("by step number"));
         QCOMPARE(diff.value(QStringLiteral("pairs")).toArray().size(), 6);
         int gemms = 0, others = 0;
         for (const auto &lv : diff.value(QStringLiteral("levels")).toArray()) {
             const QJsonObject level = lv.toObject();
-            const bool gpu = level.value(QStringLiteral("level")).toString() == QLatin1String("GPU work");
+            const bool gpu =
+                level.value(QStringLiteral("level")).toString() == QLatin1String("GPU work");
             QCOMPARE(level.value(QStringLiteral("row_count")).toInt() > 0, true);
             for (const auto &rv : level.value(QStringLiteral("rows")).toArray()) {
                 const QJsonObject r = rv.toObject();
-                const double a = r.value(QStringLiteral("a_ns")).toDouble(), b = r.value(QStringLiteral("b_ns")).toDouble();
-                QCOMPARE(r.value(QStringLiteral("a_count")).toDouble(), r.value(QStringLiteral("b_count")).toDouble());
-                if (gpu && r.value(QStringLiteral("name")).toString().contains(QStringLiteral("gemm"))) {
-                    QVERIFY2(std::abs(b - a / 2) <= 1.0, qPrintable(r.value(QStringLiteral("path")).toString()));
+                const double a = r.value(QStringLiteral("a_ns")).toDouble(),
+                             b = r.value(QStringLiteral("b_ns")).toDouble();
+                QCOMPARE(r.value(QStringLiteral("a_count")).toDouble(),
+                         r.value(QStringLiteral("b_count")).toDouble());
+                if (gpu &&
+                    r.value(QStringLiteral("name")).toString().contains(QStringLiteral("gemm"))) {
+                    QVERIFY2(std::abs(b - a / 2) <= 1.0,
+                             qPrintable(r.value(QStringLiteral("path")).toString()));
                     ++gemms;
-                } else if (gpu || level.value(QStringLiteral("level")).toString().startsWith(QLatin1String("operators"))) {
-                    QVERIFY2(std::abs(b - a) <= 1.0, qPrintable(r.value(QStringLiteral("path")).toString()));
+                } else if (gpu || level.value(QStringLiteral("level"))
+                                      .toString()
+                                      .startsWith(QLatin1String("operators"))) {
+                    QVERIFY2(std::abs(b - a) <= 1.0,
+                             qPrintable(r.value(QStringLiteral("path")).toString()));
                     ++others;
                 }
             }
@@ -335,7 +380,8 @@ private Q_SLOTS:
         sim::DiffOptions options;
         options.rankA = 0;
         options.rankB = 1;
-        const auto cmp = sim::compareRuns(*p, c, {c.runs.front().name, c.runs.front().name}, {}, options, &error);
+        const auto cmp = sim::compareRuns(*p, c, {c.runs.front().name, c.runs.front().name}, {},
+                                          options, &error);
         QVERIFY2(cmp && cmp->diff, qPrintable(error));
         const sim::TraceDiff &d = *cmp->diff;
         QCOMPARE(d.alignment, QStringLiteral("by step number"));
@@ -374,10 +420,12 @@ private Q_SLOTS:
         gmltest::importInto(*p, {gmltest::sharedTraces() + QLatin1Char('/') + smi});
         gmltest::importInto(*p, {gmltest::sharedTraces() + QLatin1Char('/') + dcgmi});
         const RunCatalog c = catalogOf(*p);
-        const CatalogRun *a = c.run(QStringLiteral("02-nvidia-smi")), *b = c.run(QStringLiteral("03-dcgmi"));
+        const CatalogRun *a = c.run(QStringLiteral("02-nvidia-smi")),
+                         *b = c.run(QStringLiteral("03-dcgmi"));
         QVERIFY(a && b);
         QString error;
-        const auto series = sim::metricSeries(*p, c, {a->id, b->id}, QStringLiteral("GPU utilisation"), &error);
+        const auto series =
+            sim::metricSeries(*p, c, {a->id, b->id}, QStringLiteral("GPU utilisation"), &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QVERIFY(series.size() >= 2);
         const QList<CatalogRun> runs{*a, *b};
@@ -396,7 +444,8 @@ private Q_SLOTS:
             QCOMPARE(relative.lines[i].x.back(), double(s.points.back().t - s.runStart) / 1e9);
             QVERIFY(relative.lines[i].x.front() >= 0);
         }
-        QCOMPARE(names.size(), int(series.size())); // a name per line, the source added where a GPU has two
+        QCOMPARE(names.size(),
+                 int(series.size())); // a name per line, the source added where a GPU has two
         QVERIFY(time.steps && !time.markers);
         QString note;
         QVERIFY(metricChart(series, runs, CompareAxis::Step, &note).lines.empty());
@@ -406,10 +455,12 @@ private Q_SLOTS:
         const RunCatalog withMlflow = catalogOf(*p);
         QList<CatalogRun> logged;
         for (const CatalogRun &r : withMlflow.runs)
-            if (!sim::comparableMetrics(*p, {r.id}).isEmpty() && sim::comparableMetrics(*p, {r.id}).contains(QStringLiteral("loss")))
+            if (!sim::comparableMetrics(*p, {r.id}).isEmpty() &&
+                sim::comparableMetrics(*p, {r.id}).contains(QStringLiteral("loss")))
                 logged << r;
         QVERIFY(!logged.isEmpty());
-        const auto loss = sim::metricSeries(*p, withMlflow, {logged.front().id}, QStringLiteral("loss"), &error);
+        const auto loss =
+            sim::metricSeries(*p, withMlflow, {logged.front().id}, QStringLiteral("loss"), &error);
         QCOMPARE(loss.size(), size_t(1));
         const TimeChart steps = metricChart(loss, logged, CompareAxis::Step, &note);
         QVERIFY(note.isEmpty());
@@ -422,11 +473,14 @@ private Q_SLOTS:
         }
         // A scatter can place the run by its last loss.
         QStringList metricErrors;
-        QVERIFY(sim::updateRunMetrics(*p, runsWithoutMetrics(*p, sim::kRunMetricsVersion), &metricErrors));
+        QVERIFY(sim::updateRunMetrics(*p, runsWithoutMetrics(*p, sim::kRunMetricsVersion),
+                                      &metricErrors));
         const CatalogRun withLast = *catalogOf(*p).run(logged.front().name);
         const auto against = scatterMetrics({withLast});
-        const auto last = std::find_if(against.begin(), against.end(),
-                                       [](const sim::SummaryMetric &m) { return m.key == QLatin1String("last_metrics.loss"); });
+        const auto last =
+            std::find_if(against.begin(), against.end(), [](const sim::SummaryMetric &m) {
+                return m.key == QLatin1String("last_metrics.loss");
+            });
         QVERIFY(last != against.end());
         QCOMPARE(last->label, QStringLiteral("loss (last)"));
         QCOMPARE(sim::summaryValue(withLast, *last), loss.front().points.back().value);
@@ -443,15 +497,17 @@ private Q_SLOTS:
         for (const QString &ranks : {QStringLiteral("2"), QStringLiteral("4")}) {
             const QString out = dir.filePath(QStringLiteral("w") + ranks);
             QDir().mkpath(out);
-            QCOMPARE(gmltest::runProgram(QStringLiteral(GRADEML_TRACEGEN), {QStringLiteral("--out"), out, QStringLiteral("--ranks"),
-                                                                           ranks, QStringLiteral("--steps"), QStringLiteral("4")})
+            QCOMPARE(gmltest::runProgram(QStringLiteral(GRADEML_TRACEGEN),
+                                         {QStringLiteral("--out"), out, QStringLiteral("--ranks"),
+                                          ranks, QStringLiteral("--steps"), QStringLiteral("4")})
                          .code,
                      0);
             cli({QStringLiteral("import"), out, QStringLiteral("--project"), project}, &code);
             QCOMPARE(code, 0);
         }
-        cli({QStringLiteral("whatif"), project, QStringLiteral("--run"), QStringLiteral("w2"), QStringLiteral("--scale"),
-             QStringLiteral("gemm=0.5"), QStringLiteral("--save"), QStringLiteral("w2 gemm")},
+        cli({QStringLiteral("whatif"), project, QStringLiteral("--run"), QStringLiteral("w2"),
+             QStringLiteral("--scale"), QStringLiteral("gemm=0.5"), QStringLiteral("--save"),
+             QStringLiteral("w2 gemm")},
             &code);
         QCOMPARE(code, 0);
         cli({QStringLiteral("runs"), project}, &code); // computes the headline metrics
@@ -460,13 +516,17 @@ private Q_SLOTS:
         auto p = Project::open(project, Project::Mode::ReadOnly, &error);
         QVERIFY2(p, qPrintable(error));
         const RunCatalog c = catalogOf(*p);
-        const QList<CatalogRun> runs{*c.run(QStringLiteral("w2")), *c.run(QStringLiteral("w4")), *c.run(QStringLiteral("w2 gemm"))};
+        const QList<CatalogRun> runs{*c.run(QStringLiteral("w2")), *c.run(QStringLiteral("w4")),
+                                     *c.run(QStringLiteral("w2 gemm"))};
         const SummaryCharts s = summaryCharts(runs);
-        QCOMPARE(s.iteration.categories, (QStringList{QStringLiteral("w2"), QStringLiteral("w4"), QStringLiteral("w2 gemm")}));
+        QCOMPARE(s.iteration.categories, (QStringList{QStringLiteral("w2"), QStringLiteral("w4"),
+                                                      QStringLiteral("w2 gemm")}));
         QCOMPARE(s.iteration.series.size(), size_t(3));
         for (int k = 0; k < 3; ++k) {
-            QCOMPARE(s.iteration.series[size_t(k)].values[size_t(k)], runs[k].metric(QStringLiteral("step_mean_ns")) / 1e6);
-            QCOMPARE(s.iteration.errors[size_t(k)], runs[k].metric(QStringLiteral("step_sd_ns")) / 1e6);
+            QCOMPARE(s.iteration.series[size_t(k)].values[size_t(k)],
+                     runs[k].metric(QStringLiteral("step_mean_ns")) / 1e6);
+            QCOMPARE(s.iteration.errors[size_t(k)],
+                     runs[k].metric(QStringLiteral("step_sd_ns")) / 1e6);
             double total = 0;
             for (const auto &part : s.breakdown.series)
                 total += part.values[size_t(k)];
@@ -474,7 +534,8 @@ private Q_SLOTS:
         }
         QCOMPARE(s.iteration.series[0].pattern, Qt::SolidPattern);
         QVERIFY(s.iteration.series[2].pattern != Qt::SolidPattern);
-        QVERIFY2(s.iteration.notes[2].contains(QStringLiteral("predicted from 'w2'")), qPrintable(s.iteration.notes[2]));
+        QVERIFY2(s.iteration.notes[2].contains(QStringLiteral("predicted from 'w2'")),
+                 qPrintable(s.iteration.notes[2]));
 
         const sim::SummaryMetric &iteration = sim::summaryMetrics().front();
         const ScatterChart numeric = paramScatter(runs, QStringLiteral("world_size"), iteration);
@@ -496,15 +557,18 @@ private Q_SLOTS:
         const QString project = importedJob(dir, 2, 4);
         QVERIFY(!project.isEmpty());
         int code = -1;
-        cli({QStringLiteral("whatif"), project, QStringLiteral("--run"), QStringLiteral("job"), QStringLiteral("--preset"),
-             QStringLiteral("amp"), QStringLiteral("--save"), QStringLiteral("job amp")},
+        cli({QStringLiteral("whatif"), project, QStringLiteral("--run"), QStringLiteral("job"),
+             QStringLiteral("--preset"), QStringLiteral("amp"), QStringLiteral("--save"),
+             QStringLiteral("job amp")},
             &code);
         QCOMPARE(code, 0);
-        for (const QString &ext : {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
+        for (const QString &ext :
+             {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
             const QString out = dir.filePath(QStringLiteral("cmp.") + ext);
-            cli({QStringLiteral("export"), project, QStringLiteral("--view"), QStringLiteral("compare"), QStringLiteral("--runs"),
-                 QStringLiteral("job,job amp"), QStringLiteral("--param"), QStringLiteral("world_size"), QStringLiteral("--out"), out,
-                 QStringLiteral("--size"), QStringLiteral("1200x900")},
+            cli({QStringLiteral("export"), project, QStringLiteral("--view"),
+                 QStringLiteral("compare"), QStringLiteral("--runs"), QStringLiteral("job,job amp"),
+                 QStringLiteral("--param"), QStringLiteral("world_size"), QStringLiteral("--out"),
+                 out, QStringLiteral("--size"), QStringLiteral("1200x900")},
                 &code);
             QCOMPARE(code, 0);
             QFile f(out);
@@ -521,13 +585,15 @@ private Q_SLOTS:
                 QVERIFY(bytes.trimmed().endsWith("%%EOF"));
             }
         }
-        const auto bad = gmltest::runCli({QStringLiteral("export"), project, QStringLiteral("--view"), QStringLiteral("compare"),
-                                          QStringLiteral("--runs"), QStringLiteral("job,nope"), QStringLiteral("--out"),
-                                          dir.filePath(QStringLiteral("x.png"))});
+        const auto bad = gmltest::runCli(
+            {QStringLiteral("export"), project, QStringLiteral("--view"), QStringLiteral("compare"),
+             QStringLiteral("--runs"), QStringLiteral("job,nope"), QStringLiteral("--out"),
+             dir.filePath(QStringLiteral("x.png"))});
         QCOMPARE(bad.code, 1);
         QVERIFY(bad.err.contains("no run named 'nope'"));
-        cli({QStringLiteral("export"), project, QStringLiteral("--view"), QStringLiteral("compare"), QStringLiteral("--runs"),
-             QStringLiteral("job,job amp"), QStringLiteral("--axis"), QStringLiteral("sideways"), QStringLiteral("--out"),
+        cli({QStringLiteral("export"), project, QStringLiteral("--view"), QStringLiteral("compare"),
+             QStringLiteral("--runs"), QStringLiteral("job,job amp"), QStringLiteral("--axis"),
+             QStringLiteral("sideways"), QStringLiteral("--out"),
              dir.filePath(QStringLiteral("x.png"))},
             &code);
         QCOMPARE(code, 2);
@@ -540,7 +606,10 @@ private Q_SLOTS:
         const QString project = importedJob(dir, 2, 3);
         QVERIFY(!project.isEmpty());
         int code = -1;
-        const QJsonObject o = QJsonDocument::fromJson(cli({QStringLiteral("runs"), project, QStringLiteral("--json")}, &code)).object();
+        const QJsonObject o =
+            QJsonDocument::fromJson(
+                cli({QStringLiteral("runs"), project, QStringLiteral("--json")}, &code))
+                .object();
         QCOMPARE(code, 0);
         const QJsonArray runs = o.value(QStringLiteral("runs")).toArray();
         QCOMPARE(runs.size(), 1);
@@ -548,7 +617,9 @@ private Q_SLOTS:
         QCOMPARE(m.value(QStringLiteral("iterations")).toInt(), 3);
         QVERIFY(m.value(QStringLiteral("step_mean_ns")).toDouble() > 0);
         const QString text = QString::fromUtf8(cli({QStringLiteral("runs"), project}, &code));
-        QVERIFY2(text.contains(QStringLiteral("step ")) && text.contains(QStringLiteral("GPU busy")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("step ")) &&
+                     text.contains(QStringLiteral("GPU busy")),
+                 qPrintable(text));
     }
 };
 

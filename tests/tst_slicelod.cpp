@@ -45,7 +45,8 @@ std::vector<lod::Entry> generate(size_t n, quint32 seed)
     const SliceTrack track = SliceTrack::build(in);
     std::vector<lod::Entry> out;
     for (size_t i = 0; i < track.size(); ++i)
-        out.push_back({track.start(i), track.duration(i), track.id(i), track.nameId(i), uint16_t(track.depth(i))});
+        out.push_back({track.start(i), track.duration(i), track.id(i), track.nameId(i),
+                       uint16_t(track.depth(i))});
     return out; // grouped by depth, each in start order
 }
 
@@ -143,7 +144,8 @@ private Q_SLOTS:
             QVERIFY2(p, qPrintable(error));
             QVERIFY(p->begin(&error));
             const RunId run = p->ensureRun(QStringLiteral("r"), &error);
-            QVERIFY(p->db().exec("INSERT INTO source(run_id, path, format, status) VALUES(1, 'x', 'test', 'failed')"));
+            QVERIFY(p->db().exec("INSERT INTO source(run_id, path, format, status) VALUES(1, 'x', "
+                                 "'test', 'failed')"));
             TraceWriter w(*p, run, p->db().lastInsertRowId());
             track = w.addTrack(threadSpec());
             const TrackId small = w.addTrack(threadSpec());
@@ -163,7 +165,8 @@ private Q_SLOTS:
             QVERIFY(one.shifts.empty());
             // The whole coarsest level, then a window of a finer one: only entries overlapping it.
             std::vector<lod::Entry> all, window;
-            QVERIFY(lod::readLevel(p->db(), track, s.shifts.front(), slices.front().start, TimeNs(1) << 62, all, &error));
+            QVERIFY(lod::readLevel(p->db(), track, s.shifts.front(), slices.front().start,
+                                   TimeNs(1) << 62, all, &error));
             QCOMPARE(all.size(), lod::buildLevels(slices).front().entries.size());
             const TimeNs t0 = slices[20000].start, t1 = slices[21000].start;
             QVERIFY(lod::readLevel(p->db(), track, s.shifts.front(), t0, t1, window, &error));
@@ -173,15 +176,21 @@ private Q_SLOTS:
                 expected += e.start < t1 && e.start + e.duration > t0;
             QCOMPARE(window.size(), expected);
             // A damaged piece is named.
-            QVERIFY(p->db().exec("UPDATE slice_lod SET data = x'01ff' WHERE id = (SELECT min(id) FROM slice_lod)"));
+            QVERIFY(p->db().exec(
+                "UPDATE slice_lod SET data = x'01ff' WHERE id = (SELECT min(id) FROM slice_lod)"));
             window.clear();
-            QVERIFY(!lod::readLevel(p->db(), track, s.shifts.front(), slices.front().start, t1, window, &error));
+            QVERIFY(!lod::readLevel(p->db(), track, s.shifts.front(), slices.front().start, t1,
+                                    window, &error));
             QVERIFY2(error.contains(QLatin1String("malformed")), qPrintable(error));
             // Back to schema v6.
-            QVERIFY(p->db().exec("DROP TABLE shard_identity; DROP TABLE rank_facts; DROP TABLE shard; ALTER TABLE source DROP COLUMN shard_id; "
-                                 "ALTER TABLE source DROP COLUMN shard_source_id; DROP TABLE note; DROP VIEW kernel; DROP VIEW cpu_op; DROP VIEW counter_series; DROP VIEW slice_info; "
-                                 "DROP TABLE view_state; DROP TABLE source_summary; DROP TABLE slice_lod; ALTER TABLE track DROP COLUMN max_depth; "
-                                 "PRAGMA user_version=6;"));
+            QVERIFY(p->db().exec(
+                "DROP TABLE shard_identity; DROP TABLE rank_facts; DROP TABLE shard; ALTER TABLE "
+                "source DROP COLUMN shard_id; "
+                "ALTER TABLE source DROP COLUMN shard_source_id; DROP TABLE note; DROP VIEW "
+                "kernel; DROP VIEW cpu_op; DROP VIEW counter_series; DROP VIEW slice_info; "
+                "DROP TABLE view_state; DROP TABLE source_summary; DROP TABLE slice_lod; ALTER "
+                "TABLE track DROP COLUMN max_depth; "
+                "PRAGMA user_version=6;"));
         }
         QString error;
         {
@@ -192,13 +201,17 @@ private Q_SLOTS:
         }
         // The upgrade says what it does and how far, and a cancel leaves the file at version 6.
         QStringList told;
-        QVERIFY(!Project::open(path, Project::Mode::ReadWrite, &error, [&](const QString &what, int done, int total) {
-            told << QStringLiteral("%1 %2/%3").arg(what).arg(done).arg(total);
-            return total == 0; // stop at the first track
-        }));
+        QVERIFY(!Project::open(
+            path, Project::Mode::ReadWrite, &error, [&](const QString &what, int done, int total) {
+                told << QStringLiteral("%1 %2/%3").arg(what).arg(done).arg(total);
+                return total == 0; // stop at the first track
+            }));
         QCOMPARE(error, QStringLiteral("%1: cancelled").arg(path));
-        QCOMPARE(told, QStringList({QStringLiteral("upgrading the project to format 7: summarising its tracks for the timeline 0/0"),
-                                    QStringLiteral("upgrading the project to format 7: summarising its tracks for the timeline 0/2")})); // two slice tracks
+        QCOMPARE(told,
+                 QStringList({QStringLiteral("upgrading the project to format 7: summarising its "
+                                             "tracks for the timeline 0/0"),
+                              QStringLiteral("upgrading the project to format 7: summarising its "
+                                             "tracks for the timeline 0/2")})); // two slice tracks
         {
             auto ro = Project::open(path, Project::Mode::ReadOnly, &error);
             QVERIFY2(ro, qPrintable(error));

@@ -41,7 +41,8 @@ private Q_SLOTS:
         QVERIFY2(m_project, qPrintable(error));
         QStringList missing;
         ImportJob job(*m_project);
-        const auto reports = job.run(scanInputs({QStringLiteral(GRADEML_DEMO)}, QStringLiteral("demo"), &missing));
+        const auto reports =
+            job.run(scanInputs({QStringLiteral(GRADEML_DEMO)}, QStringLiteral("demo"), &missing));
         QVERIFY(missing.isEmpty());
         m_data = loadTimelineData(m_path, &error);
         QVERIFY2(m_data, qPrintable(error));
@@ -70,9 +71,10 @@ private Q_SLOTS:
             got.insert(m_data->name(r.name), r);
         }
         // In range: each slice clipped to the range.
-        auto st = m_project->db().prepare(
-            "SELECT name, count(*), sum(dur), max(dur), sum(max(0, min(ts + dur, ?1) - max(ts, ?2))) FROM slice_abs "
-            "WHERE ts < ?1 AND (ts + dur > ?2 OR ts = ?2) GROUP BY name");
+        auto st =
+            m_project->db().prepare("SELECT name, count(*), sum(dur), max(dur), sum(max(0, min(ts "
+                                    "+ dur, ?1) - max(ts, ?2))) FROM slice_abs "
+                                    "WHERE ts < ?1 AND (ts + dur > ?2 OR ts = ?2) GROUP BY name");
         st.bind(1, b);
         st.bind(2, a);
         int n = 0;
@@ -94,8 +96,10 @@ private Q_SLOTS:
     void aggregateModelIsAWellBehavedModel()
     {
         AggregateModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.setRows(m_data, aggregateSlices(*m_data, allSliceTracks(), m_data->start, m_data->end));
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setRows(m_data,
+                      aggregateSlices(*m_data, allSliceTracks(), m_data->start, m_data->end));
         QVERIFY(model.rowCount() > 5);
         model.sort(AggregateModel::Count, Qt::DescendingOrder);
         for (int r = 1; r < model.rowCount(); ++r)
@@ -103,29 +107,40 @@ private Q_SLOTS:
                     model.index(r, AggregateModel::Count).data(Qt::UserRole).toLongLong());
         model.sort(AggregateModel::Name, Qt::AscendingOrder);
         QVERIFY(model.index(0, 0).data().toString().compare(
-                    model.index(model.rowCount() - 1, 0).data().toString(), Qt::CaseInsensitive) <= 0);
-        QCOMPARE(model.headerData(AggregateModel::Max, Qt::Horizontal).toString(), QStringLiteral("Max"));
+                    model.index(model.rowCount() - 1, 0).data().toString(), Qt::CaseInsensitive) <=
+                0);
+        QCOMPARE(model.headerData(AggregateModel::Max, Qt::Horizontal).toString(),
+                 QStringLiteral("Max"));
     }
 
     void findPlainAndRegex()
     {
         const auto plain = findSlices(*m_data, allSliceTracks(), QStringLiteral("SGEMM"), false);
-        QCOMPARE(qint64(plain.size()), scalar(*m_project, "SELECT count(*) FROM slice_abs WHERE name LIKE '%sgemm%'"));
+        QCOMPARE(qint64(plain.size()),
+                 scalar(*m_project, "SELECT count(*) FROM slice_abs WHERE name LIKE '%sgemm%'"));
         for (size_t i = 1; i < plain.size(); ++i)
             QVERIFY(plain[i - 1].start <= plain[i].start);
-        const auto re = findSlices(*m_data, allSliceTracks(), QStringLiteral("^volta_sgemm_128x64_n[nt]$"), true);
+        const auto re = findSlices(*m_data, allSliceTracks(),
+                                   QStringLiteral("^volta_sgemm_128x64_n[nt]$"), true);
         QCOMPARE(re.size(), plain.size());
-        const auto steps = findSlices(*m_data, allSliceTracks(), QStringLiteral("ProfilerStep#\\d+"), true);
-        QCOMPARE(qint64(steps.size()), scalar(*m_project, "SELECT count(*) FROM slice_abs WHERE name LIKE 'ProfilerStep#%'"));
+        const auto steps =
+            findSlices(*m_data, allSliceTracks(), QStringLiteral("ProfilerStep#\\d+"), true);
+        QCOMPARE(
+            qint64(steps.size()),
+            scalar(*m_project, "SELECT count(*) FROM slice_abs WHERE name LIKE 'ProfilerStep#%'"));
         QString error;
-        QVERIFY(findSlices(*m_data, allSliceTracks(), QStringLiteral("(unclosed"), true, &error).empty());
+        QVERIFY(findSlices(*m_data, allSliceTracks(), QStringLiteral("(unclosed"), true, &error)
+                    .empty());
         QVERIFY2(error.contains(QStringLiteral("regular expression")), qPrintable(error));
-        QVERIFY(findSlices(*m_data, allSliceTracks(), QStringLiteral("no such slice name"), false).empty());
+        QVERIFY(findSlices(*m_data, allSliceTracks(), QStringLiteral("no such slice name"), false)
+                    .empty());
     }
 
     void detailsAndLinksOfAKernel()
     {
-        const qint64 kernel = scalar(*m_project, "SELECT id FROM slice_abs WHERE name = 'volta_sgemm_128x64_nn' ORDER BY ts LIMIT 1");
+        const qint64 kernel = scalar(
+            *m_project,
+            "SELECT id FROM slice_abs WHERE name = 'volta_sgemm_128x64_nn' ORDER BY ts LIMIT 1");
         QVERIFY(kernel > 0);
         const auto d = sliceDetails(*m_project, kernel);
         QVERIFY(d.has_value());
@@ -147,7 +162,8 @@ private Q_SLOTS:
         QVERIFY(launch);
         QVERIFY(!sliceDetails(*m_project, 987654321).has_value());
         // Self time: a ProfilerStep's children cover part of it.
-        const auto steps = findSlices(*m_data, allSliceTracks(), QStringLiteral("ProfilerStep#0"), false);
+        const auto steps =
+            findSlices(*m_data, allSliceTracks(), QStringLiteral("ProfilerStep#0"), false);
         QVERIFY(!steps.empty());
         const auto track = m_data->slices.value(steps.front().track);
         const size_t i = size_t(track->find(steps.front().id, steps.front().start));

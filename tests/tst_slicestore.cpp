@@ -46,9 +46,14 @@ QString rowText(SqliteStatement &st)
 QString expectedText(const Expected &e)
 {
     auto opt = [](qint64 v) { return v == kNoId ? QStringLiteral("NULL") : QString::number(v); };
-    return QStringList{QString::number(e.track), QString::number(e.ts), QString::number(e.dur),
-                       QString::number(e.name), e.cat ? QString::number(e.cat) : QStringLiteral("NULL"),
-                       opt(e.corr), opt(e.ext), e.args.isNull() ? QStringLiteral("NULL") : e.args}
+    return QStringList{QString::number(e.track),
+                       QString::number(e.ts),
+                       QString::number(e.dur),
+                       QString::number(e.name),
+                       e.cat ? QString::number(e.cat) : QStringLiteral("NULL"),
+                       opt(e.corr),
+                       opt(e.ext),
+                       e.args.isNull() ? QStringLiteral("NULL") : e.args}
         .join(QLatin1Char('|'));
 }
 
@@ -79,11 +84,13 @@ struct Fixture
     Fixture()
     {
         QString error;
-        p = Project::open(dir.filePath(QStringLiteral("s.grademl")), Project::Mode::ReadWrite, &error);
+        p = Project::open(dir.filePath(QStringLiteral("s.grademl")), Project::Mode::ReadWrite,
+                          &error);
         QVERIFY2(p, qPrintable(error));
         QVERIFY(p->begin(&error));
         run = p->ensureRun(QStringLiteral("r"), &error);
-        QVERIFY(p->db().exec("INSERT INTO source(run_id, path, format, status) VALUES(1, 'x', 'test', 'failed')"));
+        QVERIFY(p->db().exec(
+            "INSERT INTO source(run_id, path, format, status) VALUES(1, 'x', 'test', 'failed')"));
         source = p->db().lastInsertRowId();
     }
 };
@@ -107,9 +114,14 @@ private Q_SLOTS:
         std::vector<std::string> args; // TraceWriter does not copy args past addSlice
         for (int i = 0; i < 10000; ++i) {
             const TrackId t = i % 3 ? a : b;
-            Expected e{t, TimeNs(rng.bounded(1'000'000)) * 1000 - 5'000, TimeNs(rng.bounded(100)) * 7,
-                       StringId(1 + i % 17), i % 5 ? StringId(2) : 0, i % 4 ? qint64(i) - 3 : kNoId,
-                       i % 6 ? qint64(rng.bounded(1 << 30)) << 20 : kNoId, {}};
+            Expected e{t,
+                       TimeNs(rng.bounded(1'000'000)) * 1000 - 5'000,
+                       TimeNs(rng.bounded(100)) * 7,
+                       StringId(1 + i % 17),
+                       i % 5 ? StringId(2) : 0,
+                       i % 4 ? qint64(i) - 3 : kNoId,
+                       i % 6 ? qint64(rng.bounded(1 << 30)) << 20 : kNoId,
+                       {}};
             if (i % 7 == 0) {
                 args.emplace_back(QStringLiteral(R"J({"i": %1, "s": "ü"})J").arg(i).toStdString());
                 e.args = compact(i);
@@ -124,7 +136,8 @@ private Q_SLOTS:
         QVERIFY(f.p->commit(&error));
 
         QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM slice"), 10000);
-        QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM slice_chunk"), 3); // 6,667 + 3,333 rows
+        QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM slice_chunk"),
+                 3); // 6,667 + 3,333 rows
         QCOMPARE(gmltest::scalar(*f.p, "SELECT sum(count) FROM slice_chunk"), 10000);
 
         // By id, for every id handed out.
@@ -140,7 +153,9 @@ private Q_SLOTS:
         }
         // Ids never handed out, and keys that are not integers, match nothing.
         QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM slice WHERE id = 0"), 0);
-        QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM slice WHERE id = (SELECT max(id) FROM slice) + 1"), 0);
+        QCOMPARE(gmltest::scalar(
+                     *f.p, "SELECT count(*) FROM slice WHERE id = (SELECT max(id) FROM slice) + 1"),
+                 0);
         QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM slice WHERE id = 'x'"), 0);
         QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM slice WHERE track_id = NULL"), 0);
 
@@ -151,10 +166,12 @@ private Q_SLOTS:
                 if (kv.second.track == t)
                     rows.push_back(kv);
             std::sort(rows.begin(), rows.end(), [](const auto &x, const auto &y) {
-                return std::tuple(x.second.ts, -x.second.dur, x.first) < std::tuple(y.second.ts, -y.second.dur, y.first);
+                return std::tuple(x.second.ts, -x.second.dur, x.first) <
+                       std::tuple(y.second.ts, -y.second.dur, y.first);
             });
-            const std::string sql = "SELECT id, track_id, ts, dur, name_id, cat_id, correlation, external_id, "
-                                    "args FROM slice WHERE track_id = ? ORDER BY ts, dur DESC, id";
+            const std::string sql =
+                "SELECT id, track_id, ts, dur, name_id, cat_id, correlation, external_id, "
+                "args FROM slice WHERE track_id = ? ORDER BY ts, dur DESC, id";
             QVERIFY(!usesTempSort(*f.p, sql));
             auto st = f.p->db().prepare(sql);
             st.bind(1, t);
@@ -172,14 +189,18 @@ private Q_SLOTS:
         std::tuple<qint64, qint64, qint64> last{-1, 0, 0};
         int n = 0;
         for (; scan.step(); ++n) {
-            const std::tuple<qint64, qint64, qint64> cur{scan.int64(0), scan.int64(1), -scan.int64(2)};
+            const std::tuple<qint64, qint64, qint64> cur{scan.int64(0), scan.int64(1),
+                                                         -scan.int64(2)};
             QVERIFY(last <= cur);
             last = cur;
         }
         QCOMPARE(n, 10000);
         // Aggregates and json over the virtual table work like over a table.
-        QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM slice WHERE json_extract(args, '$.i') = 70"), 1);
-        QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM slice WHERE correlation IS NULL"), 2500);
+        QCOMPARE(gmltest::scalar(*f.p,
+                                 "SELECT count(*) FROM slice WHERE json_extract(args, '$.i') = 70"),
+                 1);
+        QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM slice WHERE correlation IS NULL"),
+                 2500);
         // Deleting the source deletes its chunks.
         QVERIFY(f.p->begin(&error));
         QVERIFY2(f.p->deleteSource(f.source, &error), qPrintable(error));
@@ -205,7 +226,8 @@ private Q_SLOTS:
         QVERIFY(f.p->commit(&error));
         QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM flow"), 5000);
         QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM flow_chunk"), 2);
-        auto from = f.p->db().prepare("SELECT kind, to_slice FROM flow WHERE from_slice = ? ORDER BY kind");
+        auto from =
+            f.p->db().prepare("SELECT kind, to_slice FROM flow WHERE from_slice = ? ORDER BY kind");
         from.bind(1, s[0]);
         QVERIFY(from.step());
         QCOMPARE(from.int64(1), s[1000]);
@@ -219,11 +241,14 @@ private Q_SLOTS:
         QCOMPARE(to.int64(0), s[3500]);
         QVERIFY(!to.step());
         // A join from flows to slices reads each endpoint by id.
-        QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM flow f JOIN slice a ON a.id = f.from_slice "
-                                       "JOIN slice b ON b.id = f.to_slice WHERE b.ts - a.ts = 10000"), 4999);
+        QCOMPARE(gmltest::scalar(*f.p,
+                                 "SELECT count(*) FROM flow f JOIN slice a ON a.id = f.from_slice "
+                                 "JOIN slice b ON b.id = f.to_slice WHERE b.ts - a.ts = 10000"),
+                 4999);
         QCOMPARE(gmltest::scalar(*f.p, "SELECT count(*) FROM flow WHERE source_id = 1"), 5000);
         const qint64 someId = gmltest::scalar(*f.p, "SELECT max(id) FROM flow");
-        QCOMPARE(f.p->db().scalar("SELECT count(*) FROM flow WHERE id = " + std::to_string(someId)), 1);
+        QCOMPARE(f.p->db().scalar("SELECT count(*) FROM flow WHERE id = " + std::to_string(someId)),
+                 1);
     }
 
     // Args come back as the JSON that went in, whatever its shape; an object is split into
@@ -238,14 +263,21 @@ private Q_SLOTS:
         const std::vector<std::pair<QString, QString>> cases = {
             {QStringLiteral(R"J({})J"), QStringLiteral(R"J({})J")},
             {QStringLiteral(" { \n } "), QStringLiteral("{}")},
-            {QStringLiteral(R"J({"a": 1, "b": -2, "c": 0, "d": -0, "e": 007, "f": 123456789012345678901})J"),
+            {QStringLiteral(
+                 R"J({"a": 1, "b": -2, "c": 0, "d": -0, "e": 007, "f": 123456789012345678901})J"),
              QStringLiteral(R"J({"a":1,"b":-2,"c":0,"d":-0,"e":007,"f":123456789012345678901})J")},
             {QStringLiteral(R"J({"x": 2.5, "y": 1e-3, "z": true, "w": false, "v": null})J"),
              QStringLiteral(R"J({"x":2.5,"y":1e-3,"z":true,"w":false,"v":null})J")},
-            {QStringLiteral("{\"grid\": [160, 1, 1], \"o\": {\"k\": [1, {\"q\": \"}\"}]}, \"grid\": [160, 1, 1]}"),
-             QStringLiteral("{\"grid\":[160, 1, 1],\"o\":{\"k\": [1, {\"q\": \"}\"}]},\"grid\":[160, 1, 1]}")},
-            {QStringLiteral("{\"esc \\\"key\\\"\": \"a\\\"b\\\\\", \"u\": \"\\u00fc\", \"long\": \"%1\"}").arg(longText),
-             QStringLiteral("{\"esc \\\"key\\\"\":\"a\\\"b\\\\\",\"u\":\"\\u00fc\",\"long\":\"%1\"}").arg(longText)},
+            {QStringLiteral("{\"grid\": [160, 1, 1], \"o\": {\"k\": [1, {\"q\": \"}\"}]}, "
+                            "\"grid\": [160, 1, 1]}"),
+             QStringLiteral(
+                 "{\"grid\":[160, 1, 1],\"o\":{\"k\": [1, {\"q\": \"}\"}]},\"grid\":[160, 1, 1]}")},
+            {QStringLiteral(
+                 "{\"esc \\\"key\\\"\": \"a\\\"b\\\\\", \"u\": \"\\u00fc\", \"long\": \"%1\"}")
+                 .arg(longText),
+             QStringLiteral(
+                 "{\"esc \\\"key\\\"\":\"a\\\"b\\\\\",\"u\":\"\\u00fc\",\"long\":\"%1\"}")
+                 .arg(longText)},
             {QStringLiteral("[1, 2]"), QStringLiteral("[1, 2]")},
             {QStringLiteral("42"), QStringLiteral("42")},
             {QStringLiteral(R"J({"a": 1} trailing)J"), QStringLiteral(R"J({"a": 1} trailing)J")},
@@ -259,15 +291,17 @@ private Q_SLOTS:
         for (size_t i = 0; i < texts.size(); ++i)
             ids.push_back(w.addSlice(t, TimeNs(i), 1, 1, 0, kNoId, kNoId, texts[i]));
         // Kineto-like kernel args, many times: stored far smaller than their text.
-        const std::string kernel = R"J({"queued": 0, "device": 0, "context": 1, "stream": 7, )J"
-                                   R"J("correlation": %1, "registers per thread": 128, )J"
-                                   R"J("shared memory": 49152, "blocks per SM": 2.5, "warps per SM": 10, )J"
-                                   R"J("grid": [160, 1, 1], "block": [256, 1, 1], )J"
-                                   R"J("est. achieved occupancy %": 50, "External id": %2})J";
+        const std::string kernel =
+            R"J({"queued": 0, "device": 0, "context": 1, "stream": 7, )J"
+            R"J("correlation": %1, "registers per thread": 128, )J"
+            R"J("shared memory": 49152, "blocks per SM": 2.5, "warps per SM": 10, )J"
+            R"J("grid": [160, 1, 1], "block": [256, 1, 1], )J"
+            R"J("est. achieved occupancy %": 50, "External id": %2})J";
         qint64 textBytes = 0;
         const TrackId k = w.addTrack(spec(TrackKind::Stream, "k"));
         for (int i = 0; i < 3000; ++i) {
-            const std::string a = QString::fromStdString(kernel).arg(1000 + i).arg(5000 + i).toStdString();
+            const std::string a =
+                QString::fromStdString(kernel).arg(1000 + i).arg(5000 + i).toStdString();
             textBytes += qint64(a.size());
             w.addSlice(k, i, 1, 2, 0, kNoId, kNoId, a);
         }
@@ -281,18 +315,28 @@ private Q_SLOTS:
             QCOMPARE(st.text(0), cases[i].second);
             st.reset();
         }
-        QCOMPARE(gmltest::text(*f.p, QStringLiteral("SELECT json_extract(args, '$.o.k[1].q') FROM slice WHERE ts = 4 AND track_id = %1").arg(t)),
+        QCOMPARE(gmltest::text(*f.p, QStringLiteral("SELECT json_extract(args, '$.o.k[1].q') FROM "
+                                                    "slice WHERE ts = 4 AND track_id = %1")
+                                         .arg(t)),
                  QStringLiteral("}"));
-        QCOMPARE(gmltest::scalar(*f.p, "SELECT sum(json_extract(args, '$.correlation') - 1000) FROM slice "
-                                       "WHERE name_id = 2"), 2999 * 3000 / 2);
-        QCOMPARE(gmltest::text(*f.p, QStringLiteral("SELECT args FROM slice WHERE name_id = 2 AND ts = 7")),
-                 QStringLiteral(R"J({"queued":0,"device":0,"context":1,"stream":7,"correlation":1007,)J"
-                                R"J("registers per thread":128,"shared memory":49152,"blocks per SM":2.5,)J"
-                                R"J("warps per SM":10,"grid":[160, 1, 1],"block":[256, 1, 1],)J"
-                                R"J("est. achieved occupancy %":50,"External id":5007})J"));
-        const qint64 stored = gmltest::scalar(*f.p, ("SELECT sum(length(args)) FROM slice_chunk WHERE track_id = " +
-                                                     std::to_string(k)).c_str());
-        QVERIFY2(stored * 6 < textBytes, qPrintable(QStringLiteral("%1 bytes stored for %2 of text").arg(stored).arg(textBytes)));
+        QCOMPARE(gmltest::scalar(
+                     *f.p, "SELECT sum(json_extract(args, '$.correlation') - 1000) FROM slice "
+                           "WHERE name_id = 2"),
+                 2999 * 3000 / 2);
+        QCOMPARE(gmltest::text(
+                     *f.p, QStringLiteral("SELECT args FROM slice WHERE name_id = 2 AND ts = 7")),
+                 QStringLiteral(
+                     R"J({"queued":0,"device":0,"context":1,"stream":7,"correlation":1007,)J"
+                     R"J("registers per thread":128,"shared memory":49152,"blocks per SM":2.5,)J"
+                     R"J("warps per SM":10,"grid":[160, 1, 1],"block":[256, 1, 1],)J"
+                     R"J("est. achieved occupancy %":50,"External id":5007})J"));
+        const qint64 stored =
+            gmltest::scalar(*f.p, ("SELECT sum(length(args)) FROM slice_chunk WHERE track_id = " +
+                                   std::to_string(k))
+                                      .c_str());
+        QVERIFY2(stored * 6 < textBytes,
+                 qPrintable(
+                     QStringLiteral("%1 bytes stored for %2 of text").arg(stored).arg(textBytes)));
     }
 
     // A version 3 project (args kept as JSON texts in the chunk) opens as version 4 with the
@@ -308,15 +352,18 @@ private Q_SLOTS:
             QVERIFY2(slicestore::registerModule(db.handle(), &e), qPrintable(e));
             for (int v = 0; v < 3; ++v)
                 QVERIFY2(db.exec(schema::migrations()[size_t(v)], &e), qPrintable(e));
-            QVERIFY(db.exec("DROP TABLE slice; DROP TABLE flow; CREATE VIRTUAL TABLE slice USING gml_slice;"
-                            "CREATE VIRTUAL TABLE flow USING gml_flow; PRAGMA user_version=3;"));
+            QVERIFY(db.exec(
+                "DROP TABLE slice; DROP TABLE flow; CREATE VIRTUAL TABLE slice USING gml_slice;"
+                "CREATE VIRTUAL TABLE flow USING gml_flow; PRAGMA user_version=3;"));
             // One chunk in format 1: row 0 (ts 100, dur 20, name 1, args {"a": 1}) and row 1
             // (ts 500, dur 20, name 2, correlation 7, no args).
-            QVERIFY(db.exec("INSERT INTO run(id, name) VALUES(1, 'r');"
-                            "INSERT INTO source(id, run_id, path, format, status) VALUES(1, 1, 'x', 'test', 'imported');"
-                            "INSERT INTO track(id, run_id, source_id, kind, name) VALUES(1, 1, 1, 0, 't');"
-                            "INSERT INTO slice_chunk VALUES(1, 1, 2, 100, 520, "
-                            "x'0100C80128010000000901A0062802000F0000', CAST('{\"a\": 1}' AS BLOB));"));
+            QVERIFY(db.exec(
+                "INSERT INTO run(id, name) VALUES(1, 'r');"
+                "INSERT INTO source(id, run_id, path, format, status) VALUES(1, 1, 'x', 'test', "
+                "'imported');"
+                "INSERT INTO track(id, run_id, source_id, kind, name) VALUES(1, 1, 1, 0, 't');"
+                "INSERT INTO slice_chunk VALUES(1, 1, 2, 100, 520, "
+                "x'0100C80128010000000901A0062802000F0000', CAST('{\"a\": 1}' AS BLOB));"));
         }
         QString error;
         {
@@ -324,17 +371,23 @@ private Q_SLOTS:
             auto ro = Project::open(path, Project::Mode::ReadOnly, &error);
             QVERIFY2(ro, qPrintable(error));
             QCOMPARE(ro->schemaVersion(), 3);
-            QCOMPARE(gmltest::text(*ro, QStringLiteral("SELECT group_concat(id || ':' || coalesce(args, '-'), ' ') "
-                                                       "FROM (SELECT * FROM slice ORDER BY ts)")),
-                     QStringLiteral("4096:{\"a\": 1} 4097:-"));
+            QCOMPARE(
+                gmltest::text(*ro, QStringLiteral(
+                                       "SELECT group_concat(id || ':' || coalesce(args, '-'), ' ') "
+                                       "FROM (SELECT * FROM slice ORDER BY ts)")),
+                QStringLiteral("4096:{\"a\": 1} 4097:-"));
         }
         auto p = Project::open(path, Project::Mode::ReadWrite, &error);
         QVERIFY2(p, qPrintable(error));
         QCOMPARE(p->schemaVersion(), schema::currentVersion());
-        QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT group_concat(id || ':' || ts || ':' || dur || ':' || name_id || ':' || "
-                                                  "coalesce(correlation, '-') || ':' || coalesce(args, '-'), ' ') "
-                                                  "FROM (SELECT * FROM slice ORDER BY ts)")),
-                 QStringLiteral("4096:100:20:1:-:{\"a\":1} 4097:500:20:2:7:-"));
+        QCOMPARE(
+            gmltest::text(
+                *p,
+                QStringLiteral(
+                    "SELECT group_concat(id || ':' || ts || ':' || dur || ':' || name_id || ':' || "
+                    "coalesce(correlation, '-') || ':' || coalesce(args, '-'), ' ') "
+                    "FROM (SELECT * FROM slice ORDER BY ts)")),
+            QStringLiteral("4096:100:20:1:-:{\"a\":1} 4097:500:20:2:7:-"));
         QCOMPARE(gmltest::scalar(*p, "SELECT hex(substr(data, 1, 1)) FROM slice_chunk"), 2);
     }
 
@@ -351,32 +404,46 @@ private Q_SLOTS:
             for (int v = 0; v < 2; ++v)
                 QVERIFY2(db.exec(schema::migrations()[size_t(v)], &e), qPrintable(e));
             QVERIFY(db.exec("PRAGMA user_version=2;"));
-            QVERIFY(db.exec("INSERT INTO run(id, name) VALUES(1, 'r');"
-                            "INSERT INTO source(id, run_id, path, format, status) VALUES(1, 1, 'x', 'test', 'imported');"
-                            "INSERT INTO string(id, value) VALUES(1, 'launch'), (2, 'kernel');"
-                            "INSERT INTO track(id, run_id, source_id, kind, name) VALUES(1, 1, 1, 0, 't'), (2, 1, 1, 0, 'g');"
-                            "INSERT INTO slice VALUES(10, 1, 500, 20, 1, NULL, 7, NULL, '{\"a\": 1}');"
-                            "INSERT INTO slice VALUES(11, 2, 900, 30, 2, 2, 7, 3, NULL);"
-                            "INSERT INTO slice VALUES(12, 1, 100, 20, 1, NULL, 8, NULL, NULL);"
-                            "INSERT INTO flow(source_id, kind, from_slice, to_slice) VALUES(1, 1, 10, 11);"));
+            QVERIFY(db.exec(
+                "INSERT INTO run(id, name) VALUES(1, 'r');"
+                "INSERT INTO source(id, run_id, path, format, status) VALUES(1, 1, 'x', 'test', "
+                "'imported');"
+                "INSERT INTO string(id, value) VALUES(1, 'launch'), (2, 'kernel');"
+                "INSERT INTO track(id, run_id, source_id, kind, name) VALUES(1, 1, 1, 0, 't'), (2, "
+                "1, 1, 0, 'g');"
+                "INSERT INTO slice VALUES(10, 1, 500, 20, 1, NULL, 7, NULL, '{\"a\": 1}');"
+                "INSERT INTO slice VALUES(11, 2, 900, 30, 2, 2, 7, 3, NULL);"
+                "INSERT INTO slice VALUES(12, 1, 100, 20, 1, NULL, 8, NULL, NULL);"
+                "INSERT INTO flow(source_id, kind, from_slice, to_slice) VALUES(1, 1, 10, 11);"));
         }
         QString error;
         auto p = Project::open(path, Project::Mode::ReadWrite, &error);
         QVERIFY2(p, qPrintable(error));
         QCOMPARE(p->schemaVersion(), schema::currentVersion());
-        QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM sqlite_master WHERE name IN ('slice', 'flow') "
-                                     "AND sql LIKE 'CREATE VIRTUAL TABLE%'"), 2);
-        QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM sqlite_master WHERE name IN ('slice_track_ts', "
-                                     "'flow_from', 'flow_to', 'flow_source')"), 0); // went with the tables
-        QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT group_concat(ts || ':' || dur || ':' || name_id || ':' || "
-                                                  "coalesce(cat_id, '-') || ':' || correlation || ':' || "
-                                                  "coalesce(external_id, '-') || ':' || coalesce(args, '-'), ' ') "
-                                                  "FROM (SELECT * FROM slice ORDER BY ts)")),
+        QCOMPARE(gmltest::scalar(
+                     *p, "SELECT count(*) FROM sqlite_master WHERE name IN ('slice', 'flow') "
+                         "AND sql LIKE 'CREATE VIRTUAL TABLE%'"),
+                 2);
+        QCOMPARE(gmltest::scalar(
+                     *p, "SELECT count(*) FROM sqlite_master WHERE name IN ('slice_track_ts', "
+                         "'flow_from', 'flow_to', 'flow_source')"),
+                 0); // went with the tables
+        QCOMPARE(gmltest::text(
+                     *p, QStringLiteral(
+                             "SELECT group_concat(ts || ':' || dur || ':' || name_id || ':' || "
+                             "coalesce(cat_id, '-') || ':' || correlation || ':' || "
+                             "coalesce(external_id, '-') || ':' || coalesce(args, '-'), ' ') "
+                             "FROM (SELECT * FROM slice ORDER BY ts)")),
                  QStringLiteral("100:20:1:-:8:-:- 500:20:1:-:7:-:{\"a\":1} 900:30:2:2:7:3:-"));
-        QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT a.ts || '>' || b.ts FROM flow f JOIN slice a ON a.id = f.from_slice "
-                                                  "JOIN slice b ON b.id = f.to_slice")),
-                 QStringLiteral("500>900"));
-        QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT name FROM slice_abs WHERE ts = 900")), QStringLiteral("kernel"));
+        QCOMPARE(
+            gmltest::text(
+                *p,
+                QStringLiteral(
+                    "SELECT a.ts || '>' || b.ts FROM flow f JOIN slice a ON a.id = f.from_slice "
+                    "JOIN slice b ON b.id = f.to_slice")),
+            QStringLiteral("500>900"));
+        QCOMPARE(gmltest::text(*p, QStringLiteral("SELECT name FROM slice_abs WHERE ts = 900")),
+                 QStringLiteral("kernel"));
     }
 
     void damagedChunkIsAnError()
@@ -393,12 +460,14 @@ private Q_SLOTS:
             QVERIFY(f.p->db().exec(std::string("UPDATE slice_chunk SET args = ") + args));
             auto st = f.p->db().prepare("SELECT args FROM slice");
             QVERIFY(!st.step());
-            QVERIFY2(st.errorString().contains(QLatin1String("slice chunk 1 is malformed")), qPrintable(st.errorString()));
+            QVERIFY2(st.errorString().contains(QLatin1String("slice chunk 1 is malformed")),
+                     qPrintable(st.errorString()));
         }
         QVERIFY(f.p->db().exec("UPDATE slice_chunk SET data = x'02ff'"));
         auto st = f.p->db().prepare("SELECT count(*) FROM slice");
         QVERIFY(!st.step());
-        QVERIFY2(st.errorString().contains(QLatin1String("slice chunk 1 is malformed")), qPrintable(st.errorString()));
+        QVERIFY2(st.errorString().contains(QLatin1String("slice chunk 1 is malformed")),
+                 qPrintable(st.errorString()));
     }
 };
 

@@ -13,14 +13,19 @@ private Q_SLOTS:
     void computesNestingDepth()
     {
         // step [0,100) > op [10,50) > launch [20,30); op2 [60,90) > kernel-less child [60,70)
-        auto t = SliceTrack::build({{60, 10, 6, 1}, {0, 100, 1, 1}, {20, 10, 3, 1},
-                                    {10, 40, 2, 1}, {60, 30, 5, 1}, {100, 5, 7, 1}});
+        auto t = SliceTrack::build({{60, 10, 6, 1},
+                                    {0, 100, 1, 1},
+                                    {20, 10, 3, 1},
+                                    {10, 40, 2, 1},
+                                    {60, 30, 5, 1},
+                                    {100, 5, 7, 1}});
         QCOMPARE(t.size(), size_t(6));
         QList<std::pair<SliceId, int>> got;
         for (size_t i = 0; i < t.size(); ++i)
             got.append({t.id(i), t.depth(i)});
         // Grouped by depth, each depth in start order.
-        const QList<std::pair<SliceId, int>> want = {{1, 0}, {7, 0}, {2, 1}, {5, 1}, {3, 2}, {6, 2}};
+        const QList<std::pair<SliceId, int>> want = {{1, 0}, {7, 0}, {2, 1},
+                                                     {5, 1}, {3, 2}, {6, 2}};
         QCOMPARE(got, want);
         QCOMPARE(t.maxDepth(), 2);
         QCOMPARE(t.depthCount(), 3);
@@ -91,7 +96,11 @@ private Q_SLOTS:
             in.push_back({id * 100, TimeNs(rng.bounded(1, 99)), id, 0});
         const auto t = SliceTrack::build(in);
         for (int k = 0; k < 2000; ++k) {
-            const size_t i = size_t(rng.bounded(20000)), j = std::min<size_t>(20000, i + 1 + size_t(rng.bounded(int(SliceTrack::kBlock * SliceTrack::kLongestBlocks))));
+            const size_t i = size_t(rng.bounded(20000)),
+                         j = std::min<size_t>(
+                             20000, i + 1 +
+                                        size_t(rng.bounded(
+                                            int(SliceTrack::kBlock * SliceTrack::kLongestBlocks))));
             size_t best = i;
             for (size_t x = i; x < j; ++x)
                 if (t.duration(x) > t.duration(best))
@@ -120,7 +129,8 @@ private Q_SLOTS:
         for (SliceId i = 0; i < 100000; ++i)
             in.push_back({i * 10, 5, i, StringId(i % 100)});
         const auto t = SliceTrack::build(std::move(in));
-        QVERIFY2(t.memoryBytes() / t.size() <= 29, qPrintable(QString::number(t.memoryBytes() / t.size())));
+        QVERIFY2(t.memoryBytes() / t.size() <= 29,
+                 qPrintable(QString::number(t.memoryBytes() / t.size())));
     }
 };
 

@@ -60,7 +60,8 @@ void compareWithAnalysis(Project &p, const QString &what)
         }
         QCOMPARE(m->value(QStringLiteral("step_mean_ns")).toInteger(), report->summary.stepTime);
         QCOMPARE(m->value(QStringLiteral("iterations")).toInteger(), report->summary.iterations);
-        QCOMPARE(m->value(QStringLiteral("gpus")).toInteger(), qint64(report->analysis->gpus.size()));
+        QCOMPARE(m->value(QStringLiteral("gpus")).toInteger(),
+                 qint64(report->analysis->gpus.size()));
         GpuTime total;
         for (const auto &g : report->analysis->gpus) {
             total.window += g.time.window;
@@ -71,22 +72,32 @@ void compareWithAnalysis(Project &p, const QString &what)
         }
         if (total.window > 0) {
             const double w = double(total.window);
-            QVERIFY2(std::abs(m->value(QStringLiteral("gpu_busy")).toDouble() - double(total.busy()) / w) < 1e-12, qPrintable(where));
-            QVERIFY2(std::abs(m->value(QStringLiteral("compute")).toDouble() - double(total.compute) / w) < 1e-12, qPrintable(where));
-            QVERIFY2(std::abs(m->value(QStringLiteral("communication")).toDouble() - double(total.communication) / w) < 1e-12,
+            QVERIFY2(std::abs(m->value(QStringLiteral("gpu_busy")).toDouble() -
+                              double(total.busy()) / w) < 1e-12,
                      qPrintable(where));
-            QVERIFY2(std::abs(m->value(QStringLiteral("copies")).toDouble() - double(total.copies) / w) < 1e-12, qPrintable(where));
+            QVERIFY2(std::abs(m->value(QStringLiteral("compute")).toDouble() -
+                              double(total.compute) / w) < 1e-12,
+                     qPrintable(where));
+            QVERIFY2(std::abs(m->value(QStringLiteral("communication")).toDouble() -
+                              double(total.communication) / w) < 1e-12,
+                     qPrintable(where));
+            QVERIFY2(std::abs(m->value(QStringLiteral("copies")).toDouble() -
+                              double(total.copies) / w) < 1e-12,
+                     qPrintable(where));
         }
         if (report->summary.mfu >= 0)
-            QVERIFY2(std::abs(m->value(QStringLiteral("mfu")).toDouble() - report->summary.mfu) < 1e-12 * report->summary.mfu,
+            QVERIFY2(std::abs(m->value(QStringLiteral("mfu")).toDouble() - report->summary.mfu) <
+                         1e-12 * report->summary.mfu,
                      qPrintable(where));
         else
             QVERIFY2(!m->contains(QStringLiteral("mfu")), qPrintable(where));
         if (report->summary.energyPerIterationJ >= 0)
-            QVERIFY2(std::abs(m->value(QStringLiteral("energy_per_iteration_j")).toDouble() - report->summary.energyPerIterationJ) < 1e-6,
+            QVERIFY2(std::abs(m->value(QStringLiteral("energy_per_iteration_j")).toDouble() -
+                              report->summary.energyPerIterationJ) < 1e-6,
                      qPrintable(where));
         if (!report->analysis->ranks.empty())
-            QCOMPARE(m->value(QStringLiteral("ranks")).toInteger(), qint64(report->analysis->ranks.size()));
+            QCOMPARE(m->value(QStringLiteral("ranks")).toInteger(),
+                     qint64(report->analysis->ranks.size()));
     }
 }
 
@@ -142,7 +153,8 @@ private Q_SLOTS:
         QTest::addColumn<int>("ranks");
         QTest::addColumn<int>("iterations");
         QTest::newRow("generated 4 ranks") << QString() << 4 << 8;
-        QTest::newRow("dlrm 8 ranks") << QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100") << 8 << -1;
+        QTest::newRow("dlrm 8 ranks")
+            << QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100") << 8 << -1;
     }
 
     void rankOverviewFromTheSummaries()
@@ -196,8 +208,10 @@ private Q_SLOTS:
             }
             const double tolerance = double(a.busy.size()) * double(a.width) / 510.0 + 1;
             const TimeNs busyNs = gpu->end - gpu->start - gpu->idle;
-            QVERIFY2(std::abs(busy - double(busyNs)) <= tolerance, qPrintable(QStringLiteral("lane %1: %2 vs %3").arg(k).arg(busy).arg(busyNs)));
-            QVERIFY2(std::abs(comm - double(gpu->communicationTotal)) <= tolerance, qPrintable(QStringLiteral("lane %1").arg(k)));
+            QVERIFY2(std::abs(busy - double(busyNs)) <= tolerance,
+                     qPrintable(QStringLiteral("lane %1: %2 vs %3").arg(k).arg(busy).arg(busyNs)));
+            QVERIFY2(std::abs(comm - double(gpu->communicationTotal)) <= tolerance,
+                     qPrintable(QStringLiteral("lane %1").arg(k)));
             busyAll += busyNs;
             // One column over the lane's own window: its busy share.
             float b1 = 0, c1 = 0;
@@ -277,8 +291,11 @@ private Q_SLOTS:
         // A summary of another version is not read: it is made again.
         QVERIFY(p->db().exec("UPDATE source_summary SET version = version - 1, data = x'00'"));
         QCOMPARE(*sim::computeRunMetrics(*p, runsOf(*p).front(), &error), before);
-        QCOMPARE(gmltest::scalar(*p, QStringLiteral("SELECT count(*) FROM source_summary WHERE version = %1")
-                                         .arg(kSourceSummaryVersion).toUtf8().constData()),
+        QCOMPARE(gmltest::scalar(
+                     *p, QStringLiteral("SELECT count(*) FROM source_summary WHERE version = %1")
+                             .arg(kSourceSummaryVersion)
+                             .toUtf8()
+                             .constData()),
                  2);
     }
 };

@@ -24,7 +24,8 @@ using namespace gml::sim;
 
 namespace {
 
-SimConfig config(const QString &model, Strategy strategy, int workers, const QString &cluster = QStringLiteral("dgx1"))
+SimConfig config(const QString &model, Strategy strategy, int workers,
+                 const QString &cluster = QStringLiteral("dgx1"))
 {
     SimConfig c;
     QString error;
@@ -86,7 +87,8 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("model");
         QTest::addColumn<qint64>("params");
-        QTest::addColumn<double>("gmacs"); // forward multiply-adds per sample, as published or by formula
+        QTest::addColumn<double>(
+            "gmacs"); // forward multiply-adds per sample, as published or by formula
         QTest::addColumn<double>("tolerance");
         // torchvision's model cards (parameters, GFLOPS as multiply-adds).
         QTest::newRow("alexnet") << QStringLiteral("alexnet") << qint64(61100840) << 0.71 << 0.01;
@@ -94,13 +96,16 @@ private Q_SLOTS:
         QTest::newRow("vgg19") << QStringLiteral("vgg19") << qint64(143667240) << 19.63 << 0.01;
         QTest::newRow("resnet50") << QStringLiteral("resnet50") << qint64(25557032) << 4.09 << 0.01;
         // torchvision's 27,161,264 less the auxiliary classifier (3,326,696).
-        QTest::newRow("inception3") << QStringLiteral("inception3") << qint64(23834568) << 5.71 << 0.01;
+        QTest::newRow("inception3")
+            << QStringLiteral("inception3") << qint64(23834568) << 5.71 << 0.01;
         // Narayanan et al.: forward 24·s·h²·L + 4·s²·h·L (+ 2·s·h·V for a language model head),
         // as multiply-adds: half of that.
         const double l = 12, h = 768;
         const double bert = (24 * 128 * h * h * l + 4 * 128.0 * 128 * h * l) / 2 / 1e9;
-        const double gpt = (24 * 1024 * h * h * l + 4 * 1024.0 * 1024 * h * l + 2 * 1024 * h * 50257) / 2 / 1e9;
-        QTest::newRow("bert-base") << QStringLiteral("bert-base") << qint64(109483778) << bert << 0.005;
+        const double gpt =
+            (24 * 1024 * h * h * l + 4 * 1024.0 * 1024 * h * l + 2 * 1024 * h * 50257) / 2 / 1e9;
+        QTest::newRow("bert-base")
+            << QStringLiteral("bert-base") << qint64(109483778) << bert << 0.005;
         QTest::newRow("gpt2") << QStringLiteral("gpt2") << qint64(124439808) << gpt << 0.005;
     }
     void builtinModelsMatchPublishedTotals()
@@ -114,7 +119,9 @@ private Q_SLOTS:
         QVERIFY2(g, qPrintable(error));
         QCOMPARE(g->params(), params);
         const double macs = g->flops() / 2 / 1e9;
-        QVERIFY2(std::abs(macs / gmacs - 1) < tolerance, qPrintable(QStringLiteral("%1 G multiply-adds, published %2").arg(macs).arg(gmacs)));
+        QVERIFY2(
+            std::abs(macs / gmacs - 1) < tolerance,
+            qPrintable(QStringLiteral("%1 G multiply-adds, published %2").arg(macs).arg(gmacs)));
         // Layers only read earlier layers (the order a device runs them in).
         for (size_t l = 0; l < g->layers.size(); ++l)
             for (int i : g->layers[l].inputs)
@@ -128,7 +135,8 @@ private Q_SLOTS:
         // Link 0 (10 bytes/ns) carries flows 0 and 1; flow 1 is held to 3 by link 1, so flow 0
         // gets the 7 left; flow 2 is alone on link 2.
         FlowSpec spec;
-        spec.links = {{QStringLiteral("a"), 10}, {QStringLiteral("b"), 3}, {QStringLiteral("c"), 4}};
+        spec.links = {
+            {QStringLiteral("a"), 10}, {QStringLiteral("b"), 3}, {QStringLiteral("c"), 4}};
         spec.flows = {{100, 0, {0}}, {100, 0, {0, 1}}, {100, 0, {2}}};
         MaxMinSharing s(spec);
         for (int f = 0; f < 3; ++f)
@@ -198,11 +206,16 @@ private Q_SLOTS:
         QTest::addColumn<int>("strategy");
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("options");
-        QTest::newRow("ps sync resnet50") << int(Strategy::ParameterServer) << QStringLiteral("resnet50") << QString();
-        QTest::newRow("ps async alexnet") << int(Strategy::ParameterServer) << QStringLiteral("alexnet") << QStringLiteral("async");
-        QTest::newRow("ring alexnet") << int(Strategy::MultiWorker) << QStringLiteral("alexnet") << QString();
-        QTest::newRow("tree vgg16") << int(Strategy::MultiWorker) << QStringLiteral("vgg16") << QStringLiteral("tree");
-        QTest::newRow("ring bert") << int(Strategy::MultiWorker) << QStringLiteral("bert-base") << QStringLiteral("critical-path");
+        QTest::newRow("ps sync resnet50")
+            << int(Strategy::ParameterServer) << QStringLiteral("resnet50") << QString();
+        QTest::newRow("ps async alexnet") << int(Strategy::ParameterServer)
+                                          << QStringLiteral("alexnet") << QStringLiteral("async");
+        QTest::newRow("ring alexnet")
+            << int(Strategy::MultiWorker) << QStringLiteral("alexnet") << QString();
+        QTest::newRow("tree vgg16")
+            << int(Strategy::MultiWorker) << QStringLiteral("vgg16") << QStringLiteral("tree");
+        QTest::newRow("ring bert") << int(Strategy::MultiWorker) << QStringLiteral("bert-base")
+                                   << QStringLiteral("critical-path");
     }
     void speedupNeverExceedsWorkers()
     {
@@ -213,11 +226,14 @@ private Q_SLOTS:
             SimConfig c = config(model, Strategy(strategy), n, QStringLiteral("12x4-v100-edr"));
             c.servers = 2;
             c.asyncUpdates = options == QLatin1String("async");
-            c.allReduce = options == QLatin1String("tree") ? QStringLiteral("tree") : QStringLiteral("ring");
+            c.allReduce =
+                options == QLatin1String("tree") ? QStringLiteral("tree") : QStringLiteral("ring");
             c.criticalPathFirst = options == QLatin1String("critical-path");
             const SimResult r = run(c);
-            QVERIFY2(r.metrics.speedup > 0 && r.metrics.speedup <= n * (1 + 1e-12),
-                     qPrintable(QStringLiteral("%1: speedup %2").arg(c.describe()).arg(r.metrics.speedup)));
+            QVERIFY2(
+                r.metrics.speedup > 0 && r.metrics.speedup <= n * (1 + 1e-12),
+                qPrintable(
+                    QStringLiteral("%1: speedup %2").arg(c.describe()).arg(r.metrics.speedup)));
             QVERIFY(r.metrics.scalingEfficiency <= 1 + 1e-12);
             QVERIFY(r.warnings.isEmpty());
             if (n == 1)
@@ -232,7 +248,8 @@ private Q_SLOTS:
         double flops = 0;
         TimeNs single = 0;
         for (int n : {1, 2, 3, 4, 8, 16}) {
-            SimConfig c = config(QStringLiteral("resnet50"), n == 1 ? Strategy::Default : Strategy::MultiWorker, n,
+            SimConfig c = config(QStringLiteral("resnet50"),
+                                 n == 1 ? Strategy::Default : Strategy::MultiWorker, n,
                                  QStringLiteral("12x4-v100-edr"));
             c.globalBatch = 256;
             int samples = 0;
@@ -249,7 +266,10 @@ private Q_SLOTS:
             QCOMPARE(r.metrics.computeTotalFlops, flops);
             const double total = double(r.metrics.computationNs) * n;
             QVERIFY2(total >= double(single) * 0.999 && total < double(single) * 1.25,
-                     qPrintable(QStringLiteral("%1 workers: %2 ns of GPU work against %3").arg(n).arg(total).arg(single)));
+                     qPrintable(QStringLiteral("%1 workers: %2 ns of GPU work against %3")
+                                    .arg(n)
+                                    .arg(total)
+                                    .arg(single)));
         }
     }
 
@@ -266,22 +286,27 @@ private Q_SLOTS:
             for (size_t res = 0; res < r.resources.size(); ++res)
                 if (r.resources[res].role == SimResult::Role::Compute)
                     for (int i : r.graph->resources()[res].nodes)
-                        gpus += (c.cluster.gpu.maxW - c.cluster.gpu.idleW) * double(r.replay.end[size_t(i)] - r.replay.start[size_t(i)]) * 1e-9;
+                        gpus += (c.cluster.gpu.maxW - c.cluster.gpu.idleW) *
+                                double(r.replay.end[size_t(i)] - r.replay.start[size_t(i)]) * 1e-9;
             gpus += c.workers * c.cluster.gpu.idleW * seconds;
             double servers = 0;
             for (const PowerTrack &p : r.power)
                 if (!p.gpu)
                     servers += p.energyJ();
-            QVERIFY(c.strategy != Strategy::ParameterServer || servers > c.cluster.cpu.idleW * seconds);
+            QVERIFY(c.strategy != Strategy::ParameterServer ||
+                    servers > c.cluster.cpu.idleW * seconds);
             QVERIFY2(std::abs((gpus + servers) / r.metrics.energyJ - 1) < 1e-9,
-                     qPrintable(QStringLiteral("%1 J by busy time, %2 J simulated").arg(gpus + servers).arg(r.metrics.energyJ)));
+                     qPrintable(QStringLiteral("%1 J by busy time, %2 J simulated")
+                                    .arg(gpus + servers)
+                                    .arg(r.metrics.energyJ)));
             // And the saved power counters integrate to the same.
             QString error;
             const QString name = simulatedRunName(c);
             QVERIFY2(saveSimulatedRun(*project, r, name, &error), qPrintable(error));
-            auto st = project->db().prepare(
-                "SELECT t.id, k.ts, k.value FROM counter k JOIN track t ON t.id = k.track_id JOIN run r ON r.id = t.run_id "
-                "WHERE r.name = ? AND t.unit = 'W' ORDER BY t.id, k.ts");
+            auto st =
+                project->db().prepare("SELECT t.id, k.ts, k.value FROM counter k JOIN track t ON "
+                                      "t.id = k.track_id JOIN run r ON r.id = t.run_id "
+                                      "WHERE r.name = ? AND t.unit = 'W' ORDER BY t.id, k.ts");
             st.bind(1, name);
             double joules = 0;
             qint64 track = -1;
@@ -294,7 +319,8 @@ private Q_SLOTS:
                 at = st.int64(1);
                 watts = st.real(2);
             }
-            QVERIFY2(std::abs(joules / r.metrics.energyJ - 1) < 1e-9, qPrintable(QStringLiteral("%1 J in the counters").arg(joules)));
+            QVERIFY2(std::abs(joules / r.metrics.energyJ - 1) < 1e-9,
+                     qPrintable(QStringLiteral("%1 J in the counters").arg(joules)));
             QCOMPARE(r.metrics.energyPerIterationJ, r.metrics.energyJ / c.iterations);
         }
     }
@@ -302,33 +328,49 @@ private Q_SLOTS:
     void impossibleConfigurationsAreClearErrors()
     {
         QTemporaryDir dir;
-        auto clusterFile = [&](const QByteArray &json) { return gmltest::writeFile(dir, QStringLiteral("c.json"), json); };
+        auto clusterFile = [&](const QByteArray &json) {
+            return gmltest::writeFile(dir, QStringLiteral("c.json"), json);
+        };
         QString error;
-        QVERIFY(!Cluster::load(clusterFile(R"({"gpu": "V100", "nodes": 2, "network_gbps": 0})"), &error));
-        QVERIFY2(error.contains(QLatin1String("network_gbps")) && error.contains(QLatin1String("above 0")), qPrintable(error));
+        QVERIFY(!Cluster::load(clusterFile(R"({"gpu": "V100", "nodes": 2, "network_gbps": 0})"),
+                               &error));
+        QVERIFY2(error.contains(QLatin1String("network_gbps")) &&
+                     error.contains(QLatin1String("above 0")),
+                 qPrintable(error));
         QVERIFY(!Cluster::load(clusterFile(R"({"gpu": "Z9000"})"), &error));
-        QVERIFY2(error.contains(QLatin1String("Z9000")) && error.contains(QLatin1String("not in the device catalog")), qPrintable(error));
+        QVERIFY2(error.contains(QLatin1String("Z9000")) &&
+                     error.contains(QLatin1String("not in the device catalog")),
+                 qPrintable(error));
         QVERIFY(!Cluster::load(clusterFile(R"({"gpu": "V100", "storage": "tape"})"), &error));
         QVERIFY2(error.contains(QLatin1String("tape")), qPrintable(error));
         QVERIFY(!Cluster::load(clusterFile(R"({"gpu": "V100",)"), &error));
-        QVERIFY2(error.contains(QLatin1String("c.json")) && error.contains(QLatin1String("byte")), qPrintable(error));
+        QVERIFY2(error.contains(QLatin1String("c.json")) && error.contains(QLatin1String("byte")),
+                 qPrintable(error));
         QVERIFY(!Cluster::load(QStringLiteral("no-such-preset"), &error));
         QVERIFY2(error.contains(QLatin1String("dgx1")), qPrintable(error));
         // A link of zero bandwidth set in code is refused by the simulator too.
-        SimConfig c = config(QStringLiteral("resnet50"), Strategy::MultiWorker, 8, QStringLiteral("12x4-v100-edr"));
+        SimConfig c = config(QStringLiteral("resnet50"), Strategy::MultiWorker, 8,
+                             QStringLiteral("12x4-v100-edr"));
         c.cluster.network.bwGBps = 0;
-        QVERIFY2(simulateError(c).contains(QLatin1String("zero bandwidth")), qPrintable(simulateError(c)));
-        c = config(QStringLiteral("resnet50"), Strategy::MultiWorker, 8, QStringLiteral("12x4-v100-edr"));
+        QVERIFY2(simulateError(c).contains(QLatin1String("zero bandwidth")),
+                 qPrintable(simulateError(c)));
+        c = config(QStringLiteral("resnet50"), Strategy::MultiWorker, 8,
+                   QStringLiteral("12x4-v100-edr"));
         c.cluster.gpu = Device{};
-        QVERIFY2(simulateError(c).contains(QLatin1String("missing from the device catalog")), qPrintable(simulateError(c)));
-        QVERIFY(simulateError(config(QStringLiteral("resnet50"), Strategy::MultiWorker, 64, QStringLiteral("12x4-v100-edr")))
+        QVERIFY2(simulateError(c).contains(QLatin1String("missing from the device catalog")),
+                 qPrintable(simulateError(c)));
+        QVERIFY(simulateError(config(QStringLiteral("resnet50"), Strategy::MultiWorker, 64,
+                                     QStringLiteral("12x4-v100-edr")))
                     .contains(QLatin1String("has 48 GPUs")));
-        QVERIFY(simulateError(config(QStringLiteral("resnet50"), Strategy::Mirrored, 8, QStringLiteral("12x4-v100-edr")))
+        QVERIFY(simulateError(config(QStringLiteral("resnet50"), Strategy::Mirrored, 8,
+                                     QStringLiteral("12x4-v100-edr")))
                     .contains(QLatin1String("one node")));
-        QVERIFY(simulateError(config(QStringLiteral("resnet50"), Strategy::Default, 2)).contains(QLatin1String("one device")));
+        QVERIFY(simulateError(config(QStringLiteral("resnet50"), Strategy::Default, 2))
+                    .contains(QLatin1String("one device")));
         c = config(QStringLiteral("vgg19"), Strategy::Default, 1);
         c.batch = 4096;
-        QVERIFY2(simulateError(c).contains(QLatin1String("GB per GPU")), qPrintable(simulateError(c)));
+        QVERIFY2(simulateError(c).contains(QLatin1String("GB per GPU")),
+                 qPrintable(simulateError(c)));
     }
 
     // A cluster file is read like a what-if transform: unknown keys and values of the wrong
@@ -337,20 +379,30 @@ private Q_SLOTS:
     {
         QTest::addColumn<QByteArray>("json");
         QTest::addColumn<QString>("message");
-        QTest::newRow("unknown key") << QByteArray(R"({"gpu": "V100", "colour": "red"})") << QStringLiteral("unknown key 'colour'");
-        QTest::newRow("too many nodes") << QByteArray(R"({"gpu": "V100", "nodes": 125000000})")
-                                        << QStringLiteral("nodes: expected a whole number from 1 to 1000000, got 125000000");
-        QTest::newRow("nodes text") << QByteArray(R"({"gpu": "V100", "nodes": "two"})")
-                                    << QStringLiteral("nodes: expected a whole number from 1 to 1000000, got \"two\"");
-        QTest::newRow("too many GPUs") << QByteArray(R"({"gpu": "V100", "nodes": 1000000, "gpus_per_node": 8})")
-                                       << QStringLiteral("at most 1000000 GPUs in all");
-        QTest::newRow("latency huge") << QByteArray(R"({"gpu": "V100", "network_latency_us": 1e308})")
-                                      << QStringLiteral("network_latency_us: expected a number from 0 to 1000000, got 1e+308");
-        QTest::newRow("bandwidth tiny") << QByteArray(R"({"gpu": "V100", "network_gbps": 1e-300})")
-                                        << QStringLiteral("network_gbps: expected a number above 0, from 0.001 to 1000000, got 1e-300");
-        QTest::newRow("oversubscription huge") << QByteArray(R"({"gpu": "V100", "oversubscription": 1e308})")
-                                               << QStringLiteral("oversubscription: expected a number from 1 to 1000, got 1e+308");
-        QTest::newRow("gpu number") << QByteArray(R"({"gpu": 100})") << QStringLiteral("gpu: expected a string, got 100");
+        QTest::newRow("unknown key") << QByteArray(R"({"gpu": "V100", "colour": "red"})")
+                                     << QStringLiteral("unknown key 'colour'");
+        QTest::newRow("too many nodes")
+            << QByteArray(R"({"gpu": "V100", "nodes": 125000000})")
+            << QStringLiteral("nodes: expected a whole number from 1 to 1000000, got 125000000");
+        QTest::newRow("nodes text")
+            << QByteArray(R"({"gpu": "V100", "nodes": "two"})")
+            << QStringLiteral("nodes: expected a whole number from 1 to 1000000, got \"two\"");
+        QTest::newRow("too many GPUs")
+            << QByteArray(R"({"gpu": "V100", "nodes": 1000000, "gpus_per_node": 8})")
+            << QStringLiteral("at most 1000000 GPUs in all");
+        QTest::newRow("latency huge")
+            << QByteArray(R"({"gpu": "V100", "network_latency_us": 1e308})")
+            << QStringLiteral(
+                   "network_latency_us: expected a number from 0 to 1000000, got 1e+308");
+        QTest::newRow("bandwidth tiny")
+            << QByteArray(R"({"gpu": "V100", "network_gbps": 1e-300})")
+            << QStringLiteral(
+                   "network_gbps: expected a number above 0, from 0.001 to 1000000, got 1e-300");
+        QTest::newRow("oversubscription huge")
+            << QByteArray(R"({"gpu": "V100", "oversubscription": 1e308})")
+            << QStringLiteral("oversubscription: expected a number from 1 to 1000, got 1e+308");
+        QTest::newRow("gpu number")
+            << QByteArray(R"({"gpu": 100})") << QStringLiteral("gpu: expected a string, got 100");
         QTest::newRow("network number") << QByteArray(R"({"gpu": "V100", "network": 5})")
                                         << QStringLiteral("network: expected a string, got 5");
     }
@@ -362,7 +414,8 @@ private Q_SLOTS:
         const QString path = gmltest::writeFile(dir, QStringLiteral("cluster.json"), json);
         QString error;
         QVERIFY(!Cluster::load(path, &error));
-        QVERIFY2(error.startsWith(path + QStringLiteral(": ")) && error.contains(message), qPrintable(error));
+        QVERIFY2(error.startsWith(path + QStringLiteral(": ")) && error.contains(message),
+                 qPrintable(error));
     }
 
     // Clusters at the limits a file may declare simulate to finite, non-negative times, or are
@@ -371,12 +424,15 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         int simulated = 0, refused = 0;
-        for (const char *json : {R"({"gpu": "V100", "nodes": 4, "gpus_per_node": 2, "network_gbps": 0.001, "network_latency_us": 1000000})",
-                                 R"({"gpu": "V100", "nodes": 4, "gpus_per_node": 2, "oversubscription": 1000, "network_gbps": 0.001})",
-                                 R"({"gpu": "V100", "nodes": 4, "gpus_per_node": 2, "intra_gbps": 0.001, "host_gbps": 0.001, "storage_gbps": 0.001})",
-                                 R"({"gpu": "V100", "nodes": 4, "gpus_per_node": 2, "network_gbps": 1000000, "network_latency_us": 0})"}) {
+        for (
+            const char *json :
+            {R"({"gpu": "V100", "nodes": 4, "gpus_per_node": 2, "network_gbps": 0.001, "network_latency_us": 1000000})",
+             R"({"gpu": "V100", "nodes": 4, "gpus_per_node": 2, "oversubscription": 1000, "network_gbps": 0.001})",
+             R"({"gpu": "V100", "nodes": 4, "gpus_per_node": 2, "intra_gbps": 0.001, "host_gbps": 0.001, "storage_gbps": 0.001})",
+             R"({"gpu": "V100", "nodes": 4, "gpus_per_node": 2, "network_gbps": 1000000, "network_latency_us": 0})"}) {
             QString error;
-            const auto cl = Cluster::load(gmltest::writeFile(dir, QStringLiteral("c.json"), json), &error);
+            const auto cl =
+                Cluster::load(gmltest::writeFile(dir, QStringLiteral("c.json"), json), &error);
             QVERIFY2(cl, qPrintable(error));
             for (Strategy strategy : {Strategy::MultiWorker, Strategy::ParameterServer}) {
                 SimConfig c = config(QStringLiteral("resnet50"), strategy, 8);
@@ -390,11 +446,14 @@ private Q_SLOTS:
                 }
                 ++simulated;
                 QVERIFY2(r->replay.finish > r->replay.origin, json);
-                QVERIFY2(r->metrics.executionNs > 0 && r->metrics.iterationNs > 0 && r->metrics.epochNs > 0, json);
+                QVERIFY2(r->metrics.executionNs > 0 && r->metrics.iterationNs > 0 &&
+                             r->metrics.epochNs > 0,
+                         json);
                 QVERIFY2(std::isfinite(r->metrics.energyJ) && r->metrics.energyJ >= 0, json);
                 QVERIFY2(std::isfinite(r->metrics.throughput) && r->metrics.throughput > 0, json);
                 for (size_t i = 0; i < r->replay.start.size(); ++i)
-                    QVERIFY2(r->replay.start[i] >= 0 && r->replay.end[i] >= r->replay.start[i], json);
+                    QVERIFY2(r->replay.start[i] >= 0 && r->replay.end[i] >= r->replay.start[i],
+                             json);
             }
         }
         QVERIFY(simulated > 0);
@@ -409,7 +468,8 @@ private Q_SLOTS:
             SimConfig c = config(QStringLiteral("resnet50"), Strategy::Default, 1);
             c.batch = batch;
             const SimResult r = run(c);
-            QVERIFY2(r.metrics.epochNs < previous, qPrintable(QStringLiteral("batch %1").arg(batch)));
+            QVERIFY2(r.metrics.epochNs < previous,
+                     qPrintable(QStringLiteral("batch %1").arg(batch)));
             previous = r.metrics.epochNs;
         }
     }
@@ -425,8 +485,14 @@ private Q_SLOTS:
             const SimResult rm = run(m), rp = run(ps);
             if (n > 1) {
                 QVERIFY2(rm.metrics.throughput > rp.metrics.throughput,
-                         qPrintable(QStringLiteral("%1 workers: mirrored %2/s, ps %3/s").arg(n).arg(rm.metrics.throughput).arg(rp.metrics.throughput)));
-                QVERIFY2(rm.metrics.scalingEfficiency > 0.9, qPrintable(QStringLiteral("mirrored at %1: %2").arg(n).arg(rm.metrics.scalingEfficiency)));
+                         qPrintable(QStringLiteral("%1 workers: mirrored %2/s, ps %3/s")
+                                        .arg(n)
+                                        .arg(rm.metrics.throughput)
+                                        .arg(rp.metrics.throughput)));
+                QVERIFY2(rm.metrics.scalingEfficiency > 0.9,
+                         qPrintable(QStringLiteral("mirrored at %1: %2")
+                                        .arg(n)
+                                        .arg(rm.metrics.scalingEfficiency)));
             }
             // The parameter server's GPUs wait more as workers grow; mirrored's stay busy.
             QVERIFY(rp.metrics.deviceUsage <= lastPsUsage + 1e-9);
@@ -443,7 +509,8 @@ private Q_SLOTS:
         SimConfig m = config(QStringLiteral("vgg19"), Strategy::Mirrored, 8);
         SimConfig ps = config(QStringLiteral("vgg19"), Strategy::ParameterServer, 8);
         m.syntheticData = ps.syntheticData = true;
-        const double ratio = double(run(ps).metrics.iterationNs) / double(run(m).metrics.iterationNs);
+        const double ratio =
+            double(run(ps).metrics.iterationNs) / double(run(m).metrics.iterationNs);
         QVERIFY2(std::abs(ratio - 1) < 0.05, qPrintable(QString::number(ratio)));
     }
 
@@ -453,13 +520,15 @@ private Q_SLOTS:
         // through its one link (incast); spreading ResNet-50's many variables over eight shards
         // lets them go side by side. (AlexNet's would not: 62% of its weights are one variable,
         // and a shard holds whole variables.)
-        SimConfig one = config(QStringLiteral("resnet50"), Strategy::ParameterServer, 8, QStringLiteral("9x1-v100-25gbe"));
+        SimConfig one = config(QStringLiteral("resnet50"), Strategy::ParameterServer, 8,
+                               QStringLiteral("9x1-v100-25gbe"));
         SimConfig spread = one;
         spread.servers = 8;
         one.syntheticData = spread.syntheticData = true;
         QVERIFY(run(one).metrics.iterationNs > 2 * run(spread).metrics.iterationNs);
         // An oversubscribed core slows the all-reduce across nodes.
-        SimConfig full = config(QStringLiteral("vgg16"), Strategy::MultiWorker, 48, QStringLiteral("12x4-v100-edr"));
+        SimConfig full = config(QStringLiteral("vgg16"), Strategy::MultiWorker, 48,
+                                QStringLiteral("12x4-v100-edr"));
         SimConfig over = full;
         over.cluster.oversubscription = 4;
         QVERIFY(run(over).metrics.communicationNs > run(full).metrics.communicationNs);
@@ -469,19 +538,32 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const QString file = dir.filePath(QStringLiteral("sim.grademl"));
-        Cli r = cli({QStringLiteral("simulate"), file, QStringLiteral("--model"), QStringLiteral("resnet50"),
-                     QStringLiteral("--strategy"), QStringLiteral("multiworker"), QStringLiteral("--cluster"),
-                     QStringLiteral("12x4-v100-edr"), QStringLiteral("--sweep"), QStringLiteral("workers=1,4,8"),
-                     QStringLiteral("--iterations"), QStringLiteral("4"), QStringLiteral("--json")});
+        Cli r = cli({QStringLiteral("simulate"), file, QStringLiteral("--model"),
+                     QStringLiteral("resnet50"), QStringLiteral("--strategy"),
+                     QStringLiteral("multiworker"), QStringLiteral("--cluster"),
+                     QStringLiteral("12x4-v100-edr"), QStringLiteral("--sweep"),
+                     QStringLiteral("workers=1,4,8"), QStringLiteral("--iterations"),
+                     QStringLiteral("4"), QStringLiteral("--json")});
         QVERIFY2(r.code == 0, r.err.constData());
         const QJsonArray list = QJsonDocument::fromJson(r.out).array();
         QCOMPARE(list.size(), 3);
         for (const auto &v : list) {
             const QJsonObject o = v.toObject();
-            QVERIFY(o.value(QStringLiteral("run")).toString().startsWith(QLatin1String("sim resnet50")));
-            QVERIFY(o.value(QStringLiteral("metrics")).toObject().value(QStringLiteral("iteration_ns")).toDouble() > 0);
+            QVERIFY(o.value(QStringLiteral("run"))
+                        .toString()
+                        .startsWith(QLatin1String("sim resnet50")));
+            QVERIFY(o.value(QStringLiteral("metrics"))
+                        .toObject()
+                        .value(QStringLiteral("iteration_ns"))
+                        .toDouble() > 0);
         }
-        QCOMPARE(list[0].toObject().value(QStringLiteral("config")).toObject().value(QStringLiteral("workers")).toInt(), 1);
+        QCOMPARE(list[0]
+                     .toObject()
+                     .value(QStringLiteral("config"))
+                     .toObject()
+                     .value(QStringLiteral("workers"))
+                     .toInt(),
+                 1);
         // The runs are in the project, as simulated runs with their headline metrics.
         r = cli({QStringLiteral("runs"), file, QStringLiteral("--json")});
         QVERIFY2(r.code == 0, r.err.constData());
@@ -490,47 +572,65 @@ private Q_SLOTS:
             QString error;
             auto project = Project::open(file, Project::Mode::ReadOnly, &error);
             QVERIFY(project);
-            QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM run WHERE kind = 'simulated'"), qint64(3));
-            QVERIFY(gmltest::scalar(*project, "SELECT count(*) FROM track WHERE unit = '%' AND name LIKE 'link utilisation%'") > 0);
-            QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM run_metrics WHERE json_extract(metrics, '$.step_mean_ns') > 0"),
+            QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM run WHERE kind = 'simulated'"),
+                     qint64(3));
+            QVERIFY(gmltest::scalar(*project, "SELECT count(*) FROM track WHERE unit = '%' AND "
+                                              "name LIKE 'link utilisation%'") > 0);
+            QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM run_metrics WHERE "
+                                               "json_extract(metrics, '$.step_mean_ns') > 0"),
                      qint64(3));
             // Each worker's rows, one of each.
-            QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM track t JOIN run r ON r.id = t.run_id "
-                                               "WHERE r.name LIKE 'sim resnet50 multiworker w8 %' AND t.name = 'network (transfers)'"),
+            QCOMPARE(gmltest::scalar(*project,
+                                     "SELECT count(*) FROM track t JOIN run r ON r.id = t.run_id "
+                                     "WHERE r.name LIKE 'sim resnet50 multiworker w8 %' AND t.name "
+                                     "= 'network (transfers)'"),
                      qint64(8));
-            QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM track t JOIN run r ON r.id = t.run_id "
-                                               "WHERE r.name LIKE 'sim resnet50 multiworker w8 %' AND t.name = 'storage reads'"),
+            QCOMPARE(gmltest::scalar(*project,
+                                     "SELECT count(*) FROM track t JOIN run r ON r.id = t.run_id "
+                                     "WHERE r.name LIKE 'sim resnet50 multiworker w8 %' AND t.name "
+                                     "= 'storage reads'"),
                      qint64(8));
-            // 8 workers x 4 iterations x (54 layers forward + backward + update) on compute streams.
-            QCOMPARE(gmltest::scalar(*project, "SELECT sum(t.slice_count) FROM track t JOIN run r ON r.id = t.run_id "
-                                               "WHERE r.name LIKE 'sim resnet50 multiworker w8 %' AND t.name = 'compute stream'"),
+            // 8 workers x 4 iterations x (54 layers forward + backward + update) on compute
+            // streams.
+            QCOMPARE(gmltest::scalar(
+                         *project,
+                         "SELECT sum(t.slice_count) FROM track t JOIN run r ON r.id = t.run_id "
+                         "WHERE r.name LIKE 'sim resnet50 multiworker w8 %' AND t.name = 'compute "
+                         "stream'"),
                      qint64(8 * 4 * (54 * 2 + 1) + 8 * 4));
         }
         // Again: the run is replaced, not doubled; the table names it.
-        r = cli({QStringLiteral("simulate"), file, QStringLiteral("--model"), QStringLiteral("alexnet"), QStringLiteral("--strategy"),
-                 QStringLiteral("ps"), QStringLiteral("--workers"), QStringLiteral("4"), QStringLiteral("--servers"),
+        r = cli({QStringLiteral("simulate"), file, QStringLiteral("--model"),
+                 QStringLiteral("alexnet"), QStringLiteral("--strategy"), QStringLiteral("ps"),
+                 QStringLiteral("--workers"), QStringLiteral("4"), QStringLiteral("--servers"),
                  QStringLiteral("2"), QStringLiteral("--name"), QStringLiteral("my ps")});
         QVERIFY2(r.code == 0, r.err.constData());
         QVERIFY(r.out.contains("saved as run 'my ps'"));
         QVERIFY(r.out.contains("alexnet ps, 4 workers, 2 servers (sync)"));
-        r = cli({QStringLiteral("simulate"), file, QStringLiteral("--model"), QStringLiteral("alexnet"), QStringLiteral("--strategy"),
-                 QStringLiteral("ps"), QStringLiteral("--workers"), QStringLiteral("4"), QStringLiteral("--name"), QStringLiteral("my ps")});
+        r = cli({QStringLiteral("simulate"), file, QStringLiteral("--model"),
+                 QStringLiteral("alexnet"), QStringLiteral("--strategy"), QStringLiteral("ps"),
+                 QStringLiteral("--workers"), QStringLiteral("4"), QStringLiteral("--name"),
+                 QStringLiteral("my ps")});
         QCOMPARE(r.code, 0);
         // Usage and configuration errors.
-        r = cli({QStringLiteral("simulate"), file, QStringLiteral("--strategy"), QStringLiteral("ps")});
+        r = cli(
+            {QStringLiteral("simulate"), file, QStringLiteral("--strategy"), QStringLiteral("ps")});
         QCOMPARE(r.code, 2);
         QVERIFY(r.err.contains("--model or --from-run"));
-        r = cli({QStringLiteral("simulate"), file, QStringLiteral("--model"), QStringLiteral("resnet50"), QStringLiteral("--strategy"),
+        r = cli({QStringLiteral("simulate"), file, QStringLiteral("--model"),
+                 QStringLiteral("resnet50"), QStringLiteral("--strategy"),
                  QStringLiteral("mirrored"), QStringLiteral("--workers"), QStringLiteral("8")});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("one node"), r.err.constData());
-        r = cli({QStringLiteral("simulate"), file, QStringLiteral("--from-run"), QStringLiteral("nope"), QStringLiteral("--no-save")});
+        r = cli({QStringLiteral("simulate"), file, QStringLiteral("--from-run"),
+                 QStringLiteral("nope"), QStringLiteral("--no-save")});
         QCOMPARE(r.code, 1);
         QVERIFY(r.err.contains("no run named 'nope'"));
         {
             QString error;
             auto project = Project::open(file, Project::Mode::ReadOnly, &error);
-            QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM run WHERE kind = 'simulated'"), qint64(4));
+            QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM run WHERE kind = 'simulated'"),
+                     qint64(4));
         }
     }
 
@@ -542,11 +642,12 @@ private Q_SLOTS:
         QTest::addColumn<int>("batch");
         QTest::addColumn<double>("aim");
         // ResNet-50 on one V100 (tb_plugin's sample): the run it came from, on its own GPU.
-        QTest::newRow("resnet50 v100") << QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100")
-                                       << int(Strategy::Default) << 1 << 32 << 0.10;
+        QTest::newRow("resnet50 v100")
+            << QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100")
+            << int(Strategy::Default) << 1 << 32 << 0.10;
         // DLRM on 8 V100 (one DGX-1): rank 0's graph, mirrored over the node's NVLink.
-        QTest::newRow("dlrm 8 ranks") << QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100") << int(Strategy::Mirrored) << 8
-                                      << 1 << 0.15;
+        QTest::newRow("dlrm 8 ranks") << QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100")
+                                      << int(Strategy::Mirrored) << 8 << 1 << 0.15;
     }
     void measuredRunsAsLayerGraphs()
     {
@@ -556,10 +657,12 @@ private Q_SLOTS:
         QFETCH(int, batch);
         QFETCH(double, aim);
         if (!QFileInfo::exists(gmltest::sharedTraces() + QLatin1Char('/') + folder))
-            QSKIP(qPrintable(QStringLiteral("%1 is not beside the project (../shared/traces)").arg(folder)));
+            QSKIP(qPrintable(
+                QStringLiteral("%1 is not beside the project (../shared/traces)").arg(folder)));
         QTemporaryDir dir;
         auto project = gmltest::newProject(dir);
-        gmltest::importInto(*project, {gmltest::sharedTraces() + QLatin1Char('/') + folder}, QStringLiteral("measured"));
+        gmltest::importInto(*project, {gmltest::sharedTraces() + QLatin1Char('/') + folder},
+                            QStringLiteral("measured"));
         QString error;
         const RunId measured = *project->findRun(QStringLiteral("measured"));
         auto model = layerGraphFromRun(*project, measured, &error);
@@ -573,7 +676,8 @@ private Q_SLOTS:
         double stepSum = 0;
         int steps = 0;
         for (const int c : graph->iterations()) {
-            stepSum += double(graph->containers()[size_t(c)].end - graph->containers()[size_t(c)].start);
+            stepSum +=
+                double(graph->containers()[size_t(c)].end - graph->containers()[size_t(c)].start);
             ++steps;
         }
         const double measuredStep = stepSum / steps;
@@ -585,7 +689,8 @@ private Q_SLOTS:
                 if (n.collectiveOp == allReduceOp)
                     allReduce += double(n.end - n.start);
             }
-        const double perRankStep = std::max<size_t>(1, graph->gpuDevices().size()) * double(steps) * 1e6;
+        const double perRankStep =
+            std::max<size_t>(1, graph->gpuDevices().size()) * double(steps) * 1e6;
         SimConfig c;
         c.model = *model;
         c.strategy = Strategy(strategy);
@@ -594,10 +699,12 @@ private Q_SLOTS:
         c.cluster = *Cluster::load(QStringLiteral("dgx1"), &error);
         const SimResult r = run(c);
         const double err = double(r.metrics.iterationNs) / measuredStep - 1;
-        qInfo("%s: simulated iteration %.3f ms, measured %.3f ms (%+.1f%%); all-reduce %.3f ms simulated, measured "
+        qInfo("%s: simulated iteration %.3f ms, measured %.3f ms (%+.1f%%); all-reduce %.3f ms "
+              "simulated, measured "
               "per rank and step %.3f ms (all collectives %.3f ms)",
-              qPrintable(folder), double(r.metrics.iterationNs) / 1e6, measuredStep / 1e6, 100 * err,
-              double(r.metrics.communicationNs) / 1e6, allReduce / perRankStep, collectives / perRankStep);
+              qPrintable(folder), double(r.metrics.iterationNs) / 1e6, measuredStep / 1e6,
+              100 * err, double(r.metrics.communicationNs) / 1e6, allReduce / perRankStep,
+              collectives / perRankStep);
         QVERIFY2(std::abs(err) < aim, qPrintable(QStringLiteral("%1% off").arg(100 * err)));
     }
 };

@@ -5,53 +5,53 @@
 #include "aggregatemodel.h"
 #include "analysiscontroller.h"
 #include "analysispanel.h"
+#include "chartlayer.h"
+#include "commandpalette.h"
+#include "comparecontroller.h"
+#include "comparepanel.h"
+#include "detailspanel.h"
+#include "focuscontroller.h"
+#include "graphcontroller.h"
+#include "graphview.h"
+#include "importutil.h"
+#include "mainwindow.h"
+#include "predictedrun.h"
+#include "rankoverviewcontroller.h"
+#include "rankoverviewview.h"
 #include "ranksview.h"
 #include "runsbrowser.h"
 #include "runscontroller.h"
-#include "chartlayer.h"
-#include "comparecontroller.h"
-#include "comparepanel.h"
-#include "tracediffview.h"
-#include "validationview.h"
-#include "detailspanel.h"
-#include "graphcontroller.h"
-#include "graphview.h"
-#include "mainwindow.h"
-#include "statedump.h"
-#include "focuscontroller.h"
-#include "commandpalette.h"
-#include "viewstate.h"
 #include "simulatecontroller.h"
 #include "simulatepanel.h"
 #include "sourcespanel.h"
-#include "importutil.h"
+#include "statedump.h"
 #include "studioutil.h"
 #include "testutil.h"
-#include "rankoverviewcontroller.h"
-#include "rankoverviewview.h"
 #include "timelinestate.h"
 #include "timelineview.h"
-#include "predictedrun.h"
+#include "tracediffview.h"
+#include "validationview.h"
+#include "viewstate.h"
 #include "whatifpanel.h"
 
 #include <QApplication>
 #include <QCheckBox>
 #include <QDockWidget>
+#include <QImage>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMimeData>
-#include <QSortFilterProxyModel>
-#include <QSlider>
-#include <QImage>
-#include <sys/resource.h>
 #include <QSignalSpy>
+#include <QSlider>
+#include <QSortFilterProxyModel>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTimer>
 #include <QToolButton>
 #include <QTreeWidget>
+#include <sys/resource.h>
 
 using namespace gml;
 
@@ -103,15 +103,18 @@ private Q_SLOTS:
         // time) stays as it was.
         const auto sourceRows = [&] {
             auto project = Project::open(w.projectPath(), Project::Mode::ReadOnly, nullptr);
-            return gmltest::text(*project, QStringLiteral("SELECT group_concat(id || '@' || imported_at) FROM "
-                                                          "(SELECT * FROM source WHERE status='imported' ORDER BY id)"));
+            return gmltest::text(
+                *project,
+                QStringLiteral("SELECT group_concat(id || '@' || imported_at) FROM "
+                               "(SELECT * FROM source WHERE status='imported' ORDER BY id)"));
         };
         const QString before = sourceRows();
         w.openFolder(m_demo);
         QVERIFY(waitLoaded(w));
         QCOMPARE(sourceRows(), before);
         auto project = Project::open(w.projectPath(), Project::Mode::ReadOnly, nullptr);
-        QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM source WHERE status='imported'"), qint64(3));
+        QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM source WHERE status='imported'"),
+                 qint64(3));
         QCOMPARE(int(w.timeline()->layout().rows().size()), 17);
     }
 
@@ -124,7 +127,8 @@ private Q_SLOTS:
         QVERIFY(waitLoaded(w));
         QTreeWidgetItem *rank1 = nullptr;
         for (int i = 0; i < w.sources()->tree()->topLevelItemCount(); ++i)
-            if (w.sources()->tree()->topLevelItem(i)->text(SourcesPanel::File) == QLatin1String("rank1.pt.trace.json"))
+            if (w.sources()->tree()->topLevelItem(i)->text(SourcesPanel::File) ==
+                QLatin1String("rank1.pt.trace.json"))
                 rank1 = w.sources()->tree()->topLevelItem(i);
         QVERIFY(rank1);
         QVERIFY2(rank1->text(SourcesPanel::Clock).startsWith(QLatin1String("same clock")),
@@ -137,14 +141,14 @@ private Q_SLOTS:
         QVERIFY(waitLoaded(w));
         QCOMPARE(w.timeline()->data()->start, startBefore - 5'000'000 + 1'300'000);
         for (int i = 0; i < w.sources()->tree()->topLevelItemCount(); ++i)
-            if (w.sources()->tree()->topLevelItem(i)->text(SourcesPanel::File) == QLatin1String("rank1.pt.trace.json"))
+            if (w.sources()->tree()->topLevelItem(i)->text(SourcesPanel::File) ==
+                QLatin1String("rank1.pt.trace.json"))
                 rank1 = w.sources()->tree()->topLevelItem(i);
         QCOMPARE(rank1->text(SourcesPanel::Clock), QStringLiteral("−5 ms (set by you)"));
         Q_EMIT w.sources()->clockOverrideRequested(source, true, 0);
         QVERIFY(waitLoaded(w));
         QCOMPARE(w.timeline()->data()->start, startBefore);
     }
-
 
     void whatIfPanelReplaysOffTheGuiThread()
     {
@@ -161,7 +165,8 @@ private Q_SLOTS:
         QVERIFY(shown.wait(60000));
         QVERIFY(shown.first().first().toBool());
         // No change yet: the identity replay, and no predicted run in the timeline.
-        QVERIFY2(w.whatIfPanel()->summaryLabel()->text().contains(QLatin1String("identity replay error 0.00%")),
+        QVERIFY2(w.whatIfPanel()->summaryLabel()->text().contains(
+                     QLatin1String("identity replay error 0.00%")),
                  qPrintable(w.whatIfPanel()->summaryLabel()->text()));
         QCOMPARE(w.timeline()->data()->runs.size(), runs);
         // Compute twice as fast (slider position 8 = 2x): the prediction appears under the
@@ -186,10 +191,13 @@ private Q_SLOTS:
         QSet<QString> runsSeen;
         for (int i = 0; i < w.aggregate()->rowCount(); ++i) {
             runsSeen.insert(w.aggregate()->index(i, AggregateModel::Run).data().toString());
-            const qint64 count = w.aggregate()->index(i, AggregateModel::Count).data(Qt::UserRole).toLongLong();
-            const qint64 in = w.aggregate()->index(i, AggregateModel::InRange).data(Qt::UserRole).toLongLong();
+            const qint64 count =
+                w.aggregate()->index(i, AggregateModel::Count).data(Qt::UserRole).toLongLong();
+            const qint64 in =
+                w.aggregate()->index(i, AggregateModel::InRange).data(Qt::UserRole).toLongLong();
             QVERIFY(in <= count * (a1 - a0));
-            QVERIFY(in <= w.aggregate()->index(i, AggregateModel::Total).data(Qt::UserRole).toLongLong());
+            QVERIFY(in <=
+                    w.aggregate()->index(i, AggregateModel::Total).data(Qt::UserRole).toLongLong());
         }
         QCOMPARE(runsSeen.size(), 2);
         w.state()->clearSelection();
@@ -203,7 +211,8 @@ private Q_SLOTS:
         const auto last = results.last().first().value<WhatIfController::Result>();
         QVERIFY(last.report.predicted <= r.report.predicted);
         // Save the scenario and the prediction as a run: both land in the project.
-        Q_EMIT w.whatIfPanel()->saveRunRequested(QStringLiteral("compute x4"), w.whatIfPanel()->transforms());
+        Q_EMIT w.whatIfPanel()->saveRunRequested(QStringLiteral("compute x4"),
+                                                 w.whatIfPanel()->transforms());
         QVERIFY(waitLoaded(w));
         // A preset handed to the panel ticks its box rather than joining the custom list.
         QSignalSpy amp(&w, &MainWindow::whatIfShown);
@@ -217,7 +226,8 @@ private Q_SLOTS:
         QCOMPARE(w.whatIfPanel()->transforms().size(), 1);
         bool saved = false;
         for (const auto &run : w.timeline()->data()->runs)
-            saved |= run.name == QLatin1String("compute x4") && run.kind == QLatin1String("predicted") && run.slices > 0;
+            saved |= run.name == QLatin1String("compute x4") &&
+                     run.kind == QLatin1String("predicted") && run.slices > 0;
         QVERIFY(saved);
     }
 
@@ -242,9 +252,11 @@ private Q_SLOTS:
         browser->setFilter(QString());
         QCOMPARE(browser->visibleRunCount(), 1);
         QSignalSpy loaded(w.runs(), &RunsController::catalogLoaded);
-        Q_EMIT browser->moveRequested({run.id}, QStringLiteral("demo experiment"), QStringLiteral("tiny transformer"));
+        Q_EMIT browser->moveRequested({run.id}, QStringLiteral("demo experiment"),
+                                      QStringLiteral("tiny transformer"));
         QVERIFY(loaded.wait(60000));
-        QCOMPARE(browser->catalog().placeOf(browser->catalog().runs.front()), QStringLiteral("demo experiment / tiny transformer"));
+        QCOMPARE(browser->catalog().placeOf(browser->catalog().runs.front()),
+                 QStringLiteral("demo experiment / tiny transformer"));
         browser->setFilter(QStringLiteral("tiny transformer"));
         QCOMPARE(browser->visibleRunCount(), 1);
     }
@@ -263,9 +275,10 @@ private Q_SLOTS:
         w.openFolder(folder);
         QVERIFY(waitLoaded(w));
         const QString project = w.projectPath();
-        const auto cli = gmltest::runCli({QStringLiteral("whatif"), project, QStringLiteral("--run"), run,
-                                          QStringLiteral("--scale"), QStringLiteral("gemm=0.5"), QStringLiteral("--save"),
-                                          QStringLiteral("demo gemm")});
+        const auto cli =
+            gmltest::runCli({QStringLiteral("whatif"), project, QStringLiteral("--run"), run,
+                             QStringLiteral("--scale"), QStringLiteral("gemm=0.5"),
+                             QStringLiteral("--save"), QStringLiteral("demo gemm")});
         QVERIFY2(cli.code == 0, cli.err.constData());
         w.openProject(project);
         QVERIFY(waitLoaded(w));
@@ -290,13 +303,16 @@ private Q_SLOTS:
         // Iteration bars: the runs' mean iteration times, the prediction hatched.
         charts[1]->resize(500, 300);
         charts[1]->replot();
-        const QPoint second(int(charts[1]->xAxis->coordToPixel(2)), int(charts[1]->yAxis->coordToPixel(1)));
+        const QPoint second(int(charts[1]->xAxis->coordToPixel(2)),
+                            int(charts[1]->yAxis->coordToPixel(1)));
         const QString tip = charts[1]->tipAt(second);
         QVERIFY2(tip.contains(QStringLiteral("predicted from '%1'").arg(run)), qPrintable(tip));
         // Each chart kind exports as PNG, SVG (text kept) and PDF.
         for (Chart *c : {charts[0], charts[1]}) {
-            for (const QString &ext : {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
-                const QString out = m_tmp.filePath(QStringLiteral("chart-%1.%2").arg(quintptr(c)).arg(ext));
+            for (const QString &ext :
+                 {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
+                const QString out =
+                    m_tmp.filePath(QStringLiteral("chart-%1.%2").arg(quintptr(c)).arg(ext));
                 QString error;
                 QVERIFY2(c->exportTo(out, &error), qPrintable(error));
                 QFile f(out);
@@ -305,7 +321,8 @@ private Q_SLOTS:
                 if (ext == QLatin1String("png"))
                     QVERIFY(!QImage(out).isNull());
                 else if (ext == QLatin1String("svg"))
-                    QVERIFY2(bytes.contains("<text") && bytes.contains(c->title().left(8).toUtf8()), qPrintable(c->title()));
+                    QVERIFY2(bytes.contains("<text") && bytes.contains(c->title().left(8).toUtf8()),
+                             qPrintable(c->title()));
                 else
                     QVERIFY(bytes.startsWith("%PDF") && bytes.trimmed().endsWith("%%EOF"));
             }
@@ -324,8 +341,9 @@ private Q_SLOTS:
         QVERIFY(gpu >= 0);
         int differs = 0; // the level shown first: the first where the runs differ
         while (size_t(differs) < d.levels.size() &&
-               std::all_of(d.levels[size_t(differs)].rows.begin(), d.levels[size_t(differs)].rows.end(),
-                           [](const sim::DiffRow &r) { return r.delta() == 0 && r.countDelta() == 0; }))
+               std::all_of(
+                   d.levels[size_t(differs)].rows.begin(), d.levels[size_t(differs)].rows.end(),
+                   [](const sim::DiffRow &r) { return r.delta() == 0 && r.countDelta() == 0; }))
             ++differs;
         QCOMPARE(diff->levelIndex(), differs);
         diff->setLevel(gpu);
@@ -335,12 +353,18 @@ private Q_SLOTS:
         QCOMPARE(diff->table()->topLevelItemCount(), int(d.levels[size_t(gpu)].rows.size()));
         diff->selectRow(0);
         const auto lit = diff->highlightedCounts();
-        QVERIFY2(lit.first > 0 && lit.first == lit.second, qPrintable(QStringLiteral("%1 %2").arg(lit.first).arg(lit.second)));
+        QVERIFY2(lit.first > 0 && lit.first == lit.second,
+                 qPrintable(QStringLiteral("%1 %2").arg(lit.first).arg(lit.second)));
         // Each timeline shows its own run at the first aligned step.
-        const auto windowOf = [](TimelineView *v) { return std::pair(v->viewport().t0, v->viewport().t1); };
-        QVERIFY(windowOf(diff->timelineA()).first <= d.pairs[0].startA && windowOf(diff->timelineA()).second >= d.pairs[0].endA);
-        QVERIFY(windowOf(diff->timelineB()).first <= d.pairs[0].startB && windowOf(diff->timelineB()).second >= d.pairs[0].endB);
-        QVERIFY(windowOf(diff->timelineA()).second - windowOf(diff->timelineA()).first < 2 * d.pairs[0].lengthA());
+        const auto windowOf = [](TimelineView *v) {
+            return std::pair(v->viewport().t0, v->viewport().t1);
+        };
+        QVERIFY(windowOf(diff->timelineA()).first <= d.pairs[0].startA &&
+                windowOf(diff->timelineA()).second >= d.pairs[0].endA);
+        QVERIFY(windowOf(diff->timelineB()).first <= d.pairs[0].startB &&
+                windowOf(diff->timelineB()).second >= d.pairs[0].endB);
+        QVERIFY(windowOf(diff->timelineA()).second - windowOf(diff->timelineA()).first <
+                2 * d.pairs[0].lengthA());
         // Validation: the predicted run against the measured one, here the run it was
         // predicted from (the note says so): GEMM time halved, -50.0%.
         ValidationView *validation = panel->validationView();
@@ -353,13 +377,15 @@ private Q_SLOTS:
                 gemmRow = r;
         QVERIFY(gemmRow > 0);
         QCOMPARE(table->item(gemmRow, 3)->text(), QStringLiteral("-50.0%"));
-        QVERIFY(validation->findChild<QLabel *>()->text().contains(QLatin1String("the run it was predicted from")));
+        QVERIFY(validation->findChild<QLabel *>()->text().contains(
+            QLatin1String("the run it was predicted from")));
         // Another step: diffed again from the kept graphs.
         QSignalSpy compared(w.compare(), &CompareController::compared);
         Q_EMIT diff->pairRequested(3);
         QVERIFY(compared.wait(60000));
         QCOMPARE(diff->diff()->chosenPair, 3);
-        QVERIFY(diff->timelineB()->viewport().t0 <= d.pairs[3].startB && diff->timelineB()->viewport().t1 >= d.pairs[3].endB);
+        QVERIFY(diff->timelineB()->viewport().t0 <= d.pairs[3].startB &&
+                diff->timelineB()->viewport().t1 >= d.pairs[3].endB);
         // Two ranks of one run: the demo's rank 0 against its rank 1.
         const QStringList sides = diff->sideLabels();
         const int rank0 = int(sides.indexOf(run + QStringLiteral(" \u00b7 rank 0")));
@@ -368,7 +394,9 @@ private Q_SLOTS:
         // Another metric picked while that diff runs: both arrive.
         compared.clear();
         Q_EMIT diff->sidesRequested(rank0, rank1);
-        const QString other = panel->metric() == QLatin1String("power") ? QStringLiteral("memory used") : QStringLiteral("power");
+        const QString other = panel->metric() == QLatin1String("power")
+                                  ? QStringLiteral("memory used")
+                                  : QStringLiteral("power");
         panel->setMetric(other);
         QTRY_VERIFY_WITH_TIMEOUT(!w.compare()->isBusy(), 60000);
         QCOMPARE(charts[0]->title(), other);
@@ -381,7 +409,8 @@ private Q_SLOTS:
         auto *browser = w.findChild<RunsBrowser *>();
         QSignalSpy moved(browser, &RunsBrowser::moveRequested);
         QSignalSpy loaded(w.runs(), &RunsController::catalogLoaded);
-        Q_EMIT browser->moveRequested({browser->catalog().run(run)->id}, QString(), QStringLiteral("tiny"));
+        Q_EMIT browser->moveRequested({browser->catalog().run(run)->id}, QString(),
+                                      QStringLiteral("tiny"));
         QVERIFY(loaded.wait(60000));
         moved.clear();
         auto *model = browser->tree()->model();
@@ -428,7 +457,9 @@ private Q_SLOTS:
         sweep->setText(QStringLiteral("1,2,x"));
         QString error;
         QVERIFY(!panel->request(&error));
-        QVERIFY2(error.contains(QStringLiteral("Sweep workers")) && error.contains(QStringLiteral("'1,2,x'")), qPrintable(error));
+        QVERIFY2(error.contains(QStringLiteral("Sweep workers")) &&
+                     error.contains(QStringLiteral("'1,2,x'")),
+                 qPrintable(error));
         SimulatePanel::Request req;
         req.model = QStringLiteral("resnet50");
         req.cluster = QStringLiteral("dgx1");
@@ -451,21 +482,28 @@ private Q_SLOTS:
         QVERIFY(w.simulate()->isBusy());
         QVERIFY(finished.wait(120000));
         QCOMPARE(finished.first().at(0).toInt(), 3);
-        QVERIFY2(finished.first().at(1).toString().isEmpty(), qPrintable(finished.first().at(1).toString()));
+        QVERIFY2(finished.first().at(1).toString().isEmpty(),
+                 qPrintable(finished.first().at(1).toString()));
         QVERIFY(waitLoaded(w)); // the runs written, the project reloaded
         QVERIFY(w.showSimulate());
-        QTRY_VERIFY_WITH_TIMEOUT(panel->message().contains(QStringLiteral("Saved 3 simulated runs")), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            panel->message().contains(QStringLiteral("Saved 3 simulated runs")), 30000);
         QCOMPARE(panel->points().size(), 3);
         QVERIFY(!panel->showsAllRuns());
         {
             auto project = Project::open(w.projectPath(), Project::Mode::ReadOnly, nullptr);
-            QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM run WHERE kind = 'simulated'"), qint64(3));
+            QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM run WHERE kind = 'simulated'"),
+                     qint64(3));
             for (const SweepPoint &p : panel->points())
-                QCOMPARE(gmltest::scalar(*project, QStringLiteral("SELECT count(*) FROM run WHERE kind = 'simulated' AND name = '%1'")
-                                                       .arg(p.run)
-                                                       .toUtf8()
-                                                       .constData()),
-                         qint64(1));
+                QCOMPARE(
+                    gmltest::scalar(
+                        *project,
+                        QStringLiteral(
+                            "SELECT count(*) FROM run WHERE kind = 'simulated' AND name = '%1'")
+                            .arg(p.run)
+                            .toUtf8()
+                            .constData()),
+                    qint64(1));
         }
         int simulatedRuns = 0;
         for (const auto &r : w.timeline()->data()->runs)
@@ -480,19 +518,26 @@ private Q_SLOTS:
         const auto *line = charts[0]->graph(0)->data().data();
         QCOMPARE(line->size(), 3);
         for (auto it = line->constBegin(); it != line->constEnd(); ++it)
-            QVERIFY2(it->value > 0 && it->value <= it->key * 1.0001, qPrintable(QStringLiteral("%1 at %2").arg(it->value).arg(it->key)));
+            QVERIFY2(it->value > 0 && it->value <= it->key * 1.0001,
+                     qPrintable(QStringLiteral("%1 at %2").arg(it->value).arg(it->key)));
         QCOMPARE(line->constBegin()->value, 1.0);
         charts[0]->resize(600, 360);
         charts[0]->replot();
-        const QString tip = charts[0]->tipAt(QPoint(int(charts[0]->xAxis->coordToPixel(2)), int(charts[0]->yAxis->coordToPixel(2))));
-        QVERIFY2(tip.contains(QStringLiteral("<b>2 workers")) && tip.contains(QStringLiteral("ideal (linear): 2")), qPrintable(tip));
-        // The four charts export as one figure (the panel's Export Charts), and the CLI draws them too.
+        const QString tip = charts[0]->tipAt(
+            QPoint(int(charts[0]->xAxis->coordToPixel(2)), int(charts[0]->yAxis->coordToPixel(2))));
+        QVERIFY2(tip.contains(QStringLiteral("<b>2 workers")) &&
+                     tip.contains(QStringLiteral("ideal (linear): 2")),
+                 qPrintable(tip));
+        // The four charts export as one figure (the panel's Export Charts), and the CLI draws them
+        // too.
         const QString png = m_tmp.filePath(QStringLiteral("sweep.png"));
-        QVERIFY2(exportCharts(charts, 2, QSize(1200, 800), png, panel->chartsTitle(), &error), qPrintable(error));
+        QVERIFY2(exportCharts(charts, 2, QSize(1200, 800), png, panel->chartsTitle(), &error),
+                 qPrintable(error));
         QCOMPARE(QImage(png).size(), QSize(1200, 800));
         const QString svg = m_tmp.filePath(QStringLiteral("sweep.svg"));
-        const auto cli = gmltest::runCli({QStringLiteral("export"), w.projectPath(), QStringLiteral("--view"),
-                                          QStringLiteral("simulate"), QStringLiteral("--out"), svg});
+        const auto cli =
+            gmltest::runCli({QStringLiteral("export"), w.projectPath(), QStringLiteral("--view"),
+                             QStringLiteral("simulate"), QStringLiteral("--out"), svg});
         QVERIFY2(cli.code == 0, cli.err.constData());
         QVERIFY(cli.out.contains("3 simulated runs, 1 lines"));
         QFile svgFile(svg);
@@ -515,7 +560,8 @@ private Q_SLOTS:
         QVERIFY(w.showSimulate());
         QCOMPARE(panel->points().size(), 1);
         QCOMPARE(panel->points().front().run, QStringLiteral("demo on a V100"));
-        QCOMPARE(panel->points().front().config.value(QStringLiteral("from_run")).toString(), measured);
+        QCOMPARE(panel->points().front().config.value(QStringLiteral("from_run")).toString(),
+                 measured);
         // Every simulated run of the project: the sweep's three and this one.
         panel->setShowAllRuns(true);
         Q_EMIT panel->showAllRunsChanged(true);
@@ -556,7 +602,8 @@ private Q_SLOTS:
         QCoreApplication::processEvents();
         w.simulate()->cancel();
         QVERIFY(finished.wait(120000));
-        QVERIFY2(panel->message().startsWith(QStringLiteral("Cancelled: ")), qPrintable(panel->message()));
+        QVERIFY2(panel->message().startsWith(QStringLiteral("Cancelled: ")),
+                 qPrintable(panel->message()));
         QVERIFY(finished.first().at(0).toInt() < 60);
         QVERIFY(!w.simulate()->isBusy());
         if (finished.first().at(0).toInt() > 0)
@@ -583,7 +630,8 @@ private Q_SLOTS:
         QVERIFY(w.analysis()->isBusy());
         QVERIFY(ready.wait(120000));
         QVERIFY(ticks > 0);
-        QVERIFY2(ready.first().at(1).toString().isEmpty(), qPrintable(ready.first().at(1).toString()));
+        QVERIFY2(ready.first().at(1).toString().isEmpty(),
+                 qPrintable(ready.first().at(1).toString()));
         const sim::RunReport *report = panel->report();
         QVERIFY(report);
         // The demo loads each batch for 15-30 ms on the training thread: input-bound first.
@@ -594,11 +642,14 @@ private Q_SLOTS:
         QCOMPARE(panel->selectedFinding(), 0);
         // The charts have the breakdowns; the tooltip over the first iteration's bar says so.
         const auto charts = panel->charts();
-        QVERIFY(!charts[0]->isEmpty() && !charts[1]->isEmpty() && !charts[2]->isEmpty() && !charts[3]->isEmpty());
+        QVERIFY(!charts[0]->isEmpty() && !charts[1]->isEmpty() && !charts[2]->isEmpty() &&
+                !charts[3]->isEmpty());
         charts[0]->resize(600, 300);
         charts[0]->replot();
-        const QPoint bar(int(charts[0]->xAxis->coordToPixel(1)), int(charts[0]->yAxis->coordToPixel(1)));
-        QVERIFY2(charts[0]->tipAt(bar).contains(QLatin1String("compute")), qPrintable(charts[0]->tipAt(bar)));
+        const QPoint bar(int(charts[0]->xAxis->coordToPixel(1)),
+                         int(charts[0]->yAxis->coordToPixel(1)));
+        QVERIFY2(charts[0]->tipAt(bar).contains(QLatin1String("compute")),
+                 qPrintable(charts[0]->tipAt(bar)));
         // A click on the evidence selects its range in the timeline and reveals its slice.
         QVERIFY(!top.evidence.empty());
         const sim::Evidence e = top.evidence.front();
@@ -623,9 +674,11 @@ private Q_SLOTS:
         const int lastRank = ranks->stragglerTable()->item(0, 3)->data(Qt::UserRole).toInt();
         // That rank's GPU row is on screen (at the top, unless the rows end before).
         bool onScreen = false;
-        const int y0 = w.timeline()->scrollY(), y1 = y0 + w.timeline()->height() - w.timeline()->painter().rowsTop();
+        const int y0 = w.timeline()->scrollY(),
+                  y1 = y0 + w.timeline()->height() - w.timeline()->painter().rowsTop();
         for (const auto &row : w.timeline()->layout().rows())
-            if (row.kind == TrackKind::Gpu && w.timeline()->data()->track(row.track)->rank == lastRank)
+            if (row.kind == TrackKind::Gpu &&
+                w.timeline()->data()->track(row.track)->rank == lastRank)
                 onScreen = row.y >= y0 && row.y < y1;
         QVERIFY(onScreen);
         // "Try it" replays the finding's transform in the What-if panel.
@@ -640,7 +693,8 @@ private Q_SLOTS:
         // The charts export as the CLI writes them.
         const QString png = m_tmp.filePath(QStringLiteral("analysis.png"));
         QString error;
-        QVERIFY2(exportCharts(charts, 2, QSize(1200, 700), png, QStringLiteral("demo"), &error), qPrintable(error));
+        QVERIFY2(exportCharts(charts, 2, QSize(1200, 700), png, QStringLiteral("demo"), &error),
+                 qPrintable(error));
         QCOMPARE(QImage(png).size(), QSize(1200, 700));
     }
 
@@ -650,9 +704,10 @@ private Q_SLOTS:
         const QString big = m_tmp.filePath(QStringLiteral("big"));
         QDir().mkpath(big);
         const auto gen = gmltest::runProgram(QStringLiteral(GRADEML_TRACEGEN),
-                                             {QStringLiteral("--out"), big, QStringLiteral("--ranks"), QStringLiteral("1"),
-                                              QStringLiteral("--steps"), QStringLiteral("60"), QStringLiteral("--layers"),
-                                              QStringLiteral("24")});
+                                             {QStringLiteral("--out"), big,
+                                              QStringLiteral("--ranks"), QStringLiteral("1"),
+                                              QStringLiteral("--steps"), QStringLiteral("60"),
+                                              QStringLiteral("--layers"), QStringLiteral("24")});
         QVERIFY(gen.finished);
         QCOMPARE(gen.code, 0);
         MainWindow w;
@@ -674,14 +729,16 @@ private Q_SLOTS:
         QSignalSpy spy(&w2, &MainWindow::loaded);
         w2.openFolder(big2);
         QTest::qWait(1);
-        QMetaObject::invokeMethod(&w2, [&] { w2.close(); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            &w2, [&] { w2.close(); }, Qt::QueuedConnection);
         QVERIFY(spy.wait(60000) || !w2.isBusy());
         const QString path = big2 + QStringLiteral("/.grademl/project.grademl");
         if (QFileInfo::exists(path)) {
             QString error;
             auto project = Project::open(path, Project::Mode::ReadOnly, &error);
             QVERIFY2(project, qPrintable(error));
-            QVERIFY(gmltest::scalar(*project, "SELECT count(*) FROM source WHERE status='failed'") == 0);
+            QVERIFY(gmltest::scalar(*project,
+                                    "SELECT count(*) FROM source WHERE status='failed'") == 0);
         }
     }
 
@@ -714,7 +771,8 @@ private Q_SLOTS:
         const auto &layout = tv->layout();
         int threadRow = -1;
         for (size_t i = 0; i < layout.rows().size(); ++i)
-            if (layout.rows()[i].type == TimelineRow::Type::Track && layout.rows()[i].kind == TrackKind::Thread) {
+            if (layout.rows()[i].type == TimelineRow::Type::Track &&
+                layout.rows()[i].kind == TrackKind::Thread) {
                 threadRow = int(i);
                 break;
             }
@@ -726,7 +784,8 @@ private Q_SLOTS:
         const QRectF r = tv->painter().sliceRect(tv->viewport(), row.track, step);
         QTest::mouseClick(tv, Qt::LeftButton, {}, r.center().toPoint());
         QCOMPARE(st->selectedSlice(), track->id(step));
-        QVERIFY2(w.details()->plainText().contains(data.name(track->nameId(step))), qPrintable(w.details()->plainText()));
+        QVERIFY2(w.details()->plainText().contains(data.name(track->nameId(step))),
+                 qPrintable(w.details()->plainText()));
         QVERIFY(w.details()->plainText().contains(QStringLiteral("Self time")));
         // F zooms to it, Esc clears.
         QTest::keyClick(tv, Qt::Key_F);
@@ -739,8 +798,9 @@ private Q_SLOTS:
         const int rulerY = tv->painter().metrics().overviewHeight + 8;
         const int x0 = tv->painter().metrics().labelWidth + 50, x1 = x0 + 400;
         QTest::mousePress(tv, Qt::LeftButton, {}, QPoint(x0, rulerY));
-        QMouseEvent move(QEvent::MouseMove, QPointF(x1, rulerY), tv->mapToGlobal(QPointF(x1, rulerY)),
-                         Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+        QMouseEvent move(QEvent::MouseMove, QPointF(x1, rulerY),
+                         tv->mapToGlobal(QPointF(x1, rulerY)), Qt::NoButton, Qt::LeftButton,
+                         Qt::NoModifier);
         QApplication::sendEvent(tv, &move);
         QTest::mouseRelease(tv, Qt::LeftButton, {}, QPoint(x1, rulerY));
         QVERIFY(st->hasSelection());
@@ -774,22 +834,30 @@ private Q_SLOTS:
         QString error;
         auto project = Project::open(data->projectPath, Project::Mode::ReadOnly, &error);
         QVERIFY2(project, qPrintable(error));
-        const TrackId thread = gmltest::scalar(*project, "SELECT id FROM track WHERE name LIKE '%main thread' LIMIT 1");
+        const TrackId thread = gmltest::scalar(
+            *project, "SELECT id FROM track WHERE name LIKE '%main thread' LIMIT 1");
         QVERIFY(data->pager->has(thread) && !data->slices.contains(thread));
-        QCOMPARE(data->depthCount(thread), int(gmltest::scalar(*project, "SELECT max_depth + 1 FROM track WHERE name LIKE '%main thread'")));
+        QCOMPARE(data->depthCount(thread),
+                 int(gmltest::scalar(
+                     *project, "SELECT max_depth + 1 FROM track WHERE name LIKE '%main thread'")));
         tv->waitForPages();
         QVERIFY(tv->painter().complete());
-        QVERIFY(data->pager->shown(thread) && data->pager->shown(thread)->size() < 20000); // a summary
+        QVERIFY(data->pager->shown(thread) &&
+                data->pager->shown(thread)->size() < 20000); // a summary
 
         // Find sees every step, and the first is selected with its details.
         w.find(QStringLiteral("ProfilerStep"), false);
         w.waitForSearch();
-        QCOMPARE(qint64(w.findMatchCount()), gmltest::scalar(*project, "SELECT count(*) FROM slice_abs WHERE name LIKE 'ProfilerStep%'"));
+        QCOMPARE(qint64(w.findMatchCount()),
+                 gmltest::scalar(*project,
+                                 "SELECT count(*) FROM slice_abs WHERE name LIKE 'ProfilerStep%'"));
         QVERIFY(st->hasSelectedSlice());
-        QVERIFY2(w.details()->plainText().contains(QStringLiteral("ProfilerStep")), qPrintable(w.details()->plainText()));
+        QVERIFY2(w.details()->plainText().contains(QStringLiteral("ProfilerStep")),
+                 qPrintable(w.details()->plainText()));
         QVERIFY(w.details()->plainText().contains(QStringLiteral("Self time")));
         // The step's self time was read off the GUI thread, and has arrived.
-        QVERIFY2(!w.details()->plainText().contains(QStringLiteral("computing")), qPrintable(w.details()->plainText()));
+        QVERIFY2(!w.details()->plainText().contains(QStringLiteral("computing")),
+                 qPrintable(w.details()->plainText()));
 
         // Zoomed to the step, the rows are the slices themselves: a click on it selects it.
         const SliceId step = st->selectedSlice();
@@ -807,14 +875,18 @@ private Q_SLOTS:
         QCOMPARE(st->selectedSlice(), step);
 
         // The range aggregate counts every slice overlapping the range, paged or not.
-        const TimeNs t0 = data->start + (data->end - data->start) / 4, t1 = data->start + (data->end - data->start) / 2;
+        const TimeNs t0 = data->start + (data->end - data->start) / 4,
+                     t1 = data->start + (data->end - data->start) / 2;
         st->setSelection(t0, t1);
         QTRY_VERIFY(w.aggregate()->rowCount() > 3);
         qint64 counted = 0;
         for (int i = 0; i < w.aggregate()->rowCount(); ++i)
-            counted += w.aggregate()->index(i, AggregateModel::Count).data(Qt::UserRole).toLongLong();
-        const QString sql = QStringLiteral("SELECT count(*) FROM slice_abs WHERE ts < %1 AND (ts + dur > %2 OR (dur = 0 AND ts >= %2))")
-                                .arg(t1).arg(t0);
+            counted +=
+                w.aggregate()->index(i, AggregateModel::Count).data(Qt::UserRole).toLongLong();
+        const QString sql = QStringLiteral("SELECT count(*) FROM slice_abs WHERE ts < %1 AND (ts + "
+                                           "dur > %2 OR (dur = 0 AND ts >= %2))")
+                                .arg(t1)
+                                .arg(t0);
         QCOMPARE(counted, qint64(gmltest::text(*project, sql).toLongLong()));
     }
 
@@ -837,8 +909,9 @@ private Q_SLOTS:
         QCOMPARE(int(view->overview()->lanes.size()), 6);
         QCOMPARE(w.rankOverview()->run(), QStringLiteral("job"));
         // Every lane has its own row (6 lanes fit), top to bottom by rank.
-        const auto layout = RankOverviewPainter::layout(QRect(0, 0, view->width() - w.timeline()->scrollBarWidth(), view->height()),
-                                                        w.timeline()->painter().metrics().labelWidth, 6);
+        const auto layout = RankOverviewPainter::layout(
+            QRect(0, 0, view->width() - w.timeline()->scrollBarWidth(), view->height()),
+            w.timeline()->painter().metrics().labelWidth, 6);
         QVERIFY2(view->height() >= 100, qPrintable(QString::number(view->height())));
         QCOMPARE(layout.rows, 6);
         QCOMPARE(layout.lanes.left(), w.timeline()->painter().metrics().labelWidth);
@@ -859,7 +932,8 @@ private Q_SLOTS:
         for (TrackId s : streams) {
             const auto *info = w.timeline()->data()->track(s);
             QVERIFY(info && info->rank == 4 && info->kind == TrackKind::Stream && info->slices > 0);
-            QVERIFY(w.timeline()->layout().rows()[size_t(w.timeline()->layout().rowOfTrack(s))].pinned);
+            QVERIFY(
+                w.timeline()->layout().rows()[size_t(w.timeline()->layout().rowOfTrack(s))].pinned);
         }
         QCOMPARE(w.timeline()->scrollY(), scrolledBefore);
         QDir().mkpath(QStringLiteral("screenshots")); // for a person to look at
@@ -870,8 +944,12 @@ private Q_SLOTS:
         const QPoint at2(x, layout.rowTop(2) + 2);
         QTest::mouseClick(view, Qt::LeftButton, {}, at2);
         QCOMPARE(view->highlighted(), 2);
-        QCOMPARE(int(w.timeline()->layout().pinnedCount()), int(w.rankOverview()->streamsOf(2).size()));
-        QVERIFY(!w.timeline()->layout().rows()[size_t(w.timeline()->layout().rowOfTrack(streams.front()))].pinned);
+        QCOMPARE(int(w.timeline()->layout().pinnedCount()),
+                 int(w.rankOverview()->streamsOf(2).size()));
+        QVERIFY(!w.timeline()
+                     ->layout()
+                     .rows()[size_t(w.timeline()->layout().rowOfTrack(streams.front()))]
+                     .pinned);
         QTest::mouseClick(view, Qt::LeftButton, {}, at2);
         QCOMPARE(view->highlighted(), -1);
         QCOMPARE(int(w.timeline()->layout().pinnedCount()), 0);
@@ -884,14 +962,22 @@ private Q_SLOTS:
         const int row = w.timeline()->layout().rowOfTrack(track);
         QVERIFY(row >= 0);
         // Scrolled to the top, or as far as the rows below it allow: in view.
-        const int rowY = w.timeline()->layout().rows()[size_t(row)].y - w.timeline()->viewport().scrollY;
-        QVERIFY2(rowY >= 0 && rowY < w.timeline()->height() - w.timeline()->painter().metrics().headerHeight() - 20,
+        const int rowY =
+            w.timeline()->layout().rows()[size_t(row)].y - w.timeline()->viewport().scrollY;
+        QVERIFY2(rowY >= 0 && rowY < w.timeline()->height() -
+                                         w.timeline()->painter().metrics().headerHeight() - 20,
                  qPrintable(QString::number(rowY)));
         // A collapsed rank opens.
         w.timeline()->setCollapsed(track, true);
         QTest::mouseDClick(view, Qt::LeftButton, {}, at);
-        QVERIFY(!w.timeline()->layout().rows()[size_t(w.timeline()->layout().rowOfTrack(track))].hasChildren ||
-                w.timeline()->layout().rows()[size_t(w.timeline()->layout().rowOfTrack(track))].expanded);
+        QVERIFY(!w.timeline()
+                     ->layout()
+                     .rows()[size_t(w.timeline()->layout().rowOfTrack(track))]
+                     .hasChildren ||
+                w.timeline()
+                    ->layout()
+                    .rows()[size_t(w.timeline()->layout().rowOfTrack(track))]
+                    .expanded);
         // Slowest: the lane with the most work of its own.
         QToolButton *slowest = nullptr, *stragglers = nullptr;
         for (auto *b : view->findChildren<QToolButton *>()) {
@@ -915,7 +1001,8 @@ private Q_SLOTS:
         QSignalSpy hover(view, &RankOverviewView::hoverTextChanged);
         QTest::mouseMove(view, at);
         QVERIFY(!hover.isEmpty());
-        QVERIFY2(hover.last().first().toString().startsWith(QStringLiteral("rank 4 · GPU")), qPrintable(hover.last().first().toString()));
+        QVERIFY2(hover.last().first().toString().startsWith(QStringLiteral("rank 4 · GPU")),
+                 qPrintable(hover.last().first().toString()));
 
         // Summaries of an older program are made again once, and kept.
         const QString projectPath = w.timeline()->data()->projectPath;
@@ -935,7 +1022,10 @@ private Q_SLOTS:
             QString error;
             auto p = Project::open(projectPath, Project::Mode::ReadOnly, &error);
             QVERIFY2(p, qPrintable(error));
-            const QByteArray current = QStringLiteral("SELECT count(*) FROM source_summary WHERE version = %1").arg(kSourceSummaryVersion).toUtf8();
+            const QByteArray current =
+                QStringLiteral("SELECT count(*) FROM source_summary WHERE version = %1")
+                    .arg(kSourceSummaryVersion)
+                    .toUtf8();
             QCOMPARE(gmltest::scalar(*p, current.constData()), qint64(6));
         }
 
@@ -965,14 +1055,16 @@ private Q_SLOTS:
         // Graph -> timeline: a click on an operator's box selects its span and its own slice.
         int op = -1;
         for (size_t i = 0; i < nodes.size() && op < 0; ++i)
-            if (nodes[i].level == sim::Level::Operator && !model->slices(int(i)).empty() && nodes[i].inclusive() > 0)
+            if (nodes[i].level == sim::Level::Operator && !model->slices(int(i)).empty() &&
+                nodes[i].inclusive() > 0)
                 op = int(i);
         QVERIFY(op >= 0);
         Q_EMIT view->nodeActivated(op);
         QCOMPARE(w.state()->selectedSlice(), model->slices(op).front());
         QCOMPARE(w.state()->selectionStart(), nodes[size_t(op)].start);
         QCOMPARE(w.state()->selectionEnd(), nodes[size_t(op)].end);
-        QVERIFY(w.state()->windowStart() <= nodes[size_t(op)].start && w.state()->windowEnd() >= nodes[size_t(op)].end);
+        QVERIFY(w.state()->windowStart() <= nodes[size_t(op)].start &&
+                w.state()->windowEnd() >= nodes[size_t(op)].end);
         // Timeline -> graph: selecting a kernel lights up the box that holds it.
         int kernel = -1;
         for (size_t i = 0; i < nodes.size() && kernel < 0; ++i)
@@ -983,7 +1075,8 @@ private Q_SLOTS:
         const int item = picture->scene.itemOf(kernel);
         QVERIFY(item >= 0);
         const auto &k = nodes[size_t(kernel)];
-        w.state()->setSelectedSlice(model->trackOf(k.resource), model->slices(kernel).front(), k.start, k.end);
+        w.state()->setSelectedSlice(model->trackOf(k.resource), model->slices(kernel).front(),
+                                    k.start, k.end);
         QCOMPARE(view->highlightedItems(), QSet<int>{item});
         // A range: every box that overlaps it.
         w.state()->clearSelectedSlice();
@@ -991,7 +1084,8 @@ private Q_SLOTS:
         w.state()->setSelection(box.start, box.start + 1);
         QVERIFY(view->highlightedItems().contains(item));
         for (int h : view->highlightedItems())
-            QVERIFY(picture->scene.items[size_t(h)].start < box.start + 1 && picture->scene.items[size_t(h)].end > box.start);
+            QVERIFY(picture->scene.items[size_t(h)].start < box.start + 1 &&
+                    picture->scene.items[size_t(h)].end > box.start);
         // Double-click on an iteration opens it: the breadcrumb ends there, the view is cached.
         int iteration = -1;
         for (size_t i = 0; i < nodes.size() && iteration < 0; ++i)
@@ -1053,7 +1147,8 @@ private Q_SLOTS:
         QVERIFY(w.showGraph());
         GraphView *view = w.graphView();
         QVERIFY(!view->model());
-        QVERIFY2(view->notice().contains(QLatin1String("href=\"build\"")), qPrintable(view->notice()));
+        QVERIFY2(view->notice().contains(QLatin1String("href=\"build\"")),
+                 qPrintable(view->notice()));
         QVERIFY2(view->notice().contains(QLatin1String(" MB")), qPrintable(view->notice()));
         Q_EMIT view->noticeLinkActivated(QStringLiteral("build"));
         w.graph()->waitForIdle();
@@ -1070,11 +1165,14 @@ private Q_SLOTS:
         for (const char *step : {"a", "b"}) {
             QDir().mkpath(jobs + QLatin1Char('/') + QLatin1String(step));
             for (const QString &f : QDir(m_demo).entryList(QDir::Files))
-                QVERIFY(QFile::copy(m_demo + QLatin1Char('/') + f, jobs + QLatin1Char('/') + QLatin1String(step) + QLatin1Char('/') + f));
+                QVERIFY(QFile::copy(m_demo + QLatin1Char('/') + f, jobs + QLatin1Char('/') +
+                                                                       QLatin1String(step) +
+                                                                       QLatin1Char('/') + f));
         }
         QFile decl(jobs + QStringLiteral("/grademl.json"));
         QVERIFY(decl.open(QIODevice::WriteOnly));
-        decl.write(R"J({"workflow": {"name": "two jobs", "steps": [{"name": "pretrain", "folder": "a"},
+        decl.write(
+            R"J({"workflow": {"name": "two jobs", "steps": [{"name": "pretrain", "folder": "a"},
                    {"name": "finetune", "folder": "b"}], "edges": [["pretrain", "finetune"]]}})J");
         decl.close();
         MainWindow w;
@@ -1112,8 +1210,10 @@ private Q_SLOTS:
     void screenshotModeWritesThePng()
     {
         const QString out = m_tmp.filePath(QStringLiteral("shot.png"));
-        const auto p = gmltest::runProgram(QStringLiteral(GRADEML_STUDIO), {QStringLiteral("--screenshot"), out,
-                                                                           QStringLiteral("--size"), QStringLiteral("1200x800"), m_demo});
+        const auto p =
+            gmltest::runProgram(QStringLiteral(GRADEML_STUDIO),
+                                {QStringLiteral("--screenshot"), out, QStringLiteral("--size"),
+                                 QStringLiteral("1200x800"), m_demo});
         QVERIFY(p.finished);
         QVERIFY2(p.code == 0, p.err.constData());
         const QImage img(out);
@@ -1136,61 +1236,82 @@ private Q_SLOTS:
     {
         QFETCH(QString, name);
         QTemporaryDir dir;
-        const QString in = dir.filePath(QStringLiteral("in")), project = dir.filePath(QStringLiteral("p.grademl"));
+        const QString in = dir.filePath(QStringLiteral("in")),
+                      project = dir.filePath(QStringLiteral("p.grademl"));
         QStringList import{QStringLiteral("import"), in, QStringLiteral("--project"), project};
         if (name == QLatin1String("monitoring")) {
             QByteArray log = "timestamp, index, utilization.gpu [%], power.draw [W]\n";
             for (int i = 0; i < 100; ++i)
-                log += QStringLiteral("2024/01/01 10:00:%1.000, 0, %2 %, 100 W\n").arg(i % 60, 2, 10, QLatin1Char('0')).arg(i).toUtf8();
+                log += QStringLiteral("2024/01/01 10:00:%1.000, 0, %2 %, 100 W\n")
+                           .arg(i % 60, 2, 10, QLatin1Char('0'))
+                           .arg(i)
+                           .toUtf8();
             gmltest::writeFile(dir, QStringLiteral("in/gpu.csv"), log);
         } else if (name == QLatin1String("et")) {
-            gmltest::writeFile(dir, QStringLiteral("in/et.json"), R"({"schema":"1.0.1","pid":5,"nodes":[
+            gmltest::writeFile(dir, QStringLiteral("in/et.json"),
+                               R"({"schema":"1.0.1","pid":5,"nodes":[
 {"id":1,"name":"[pytorch|profiler|execution_graph|thread]","parent":1,"rf_id":0,"inputs":[],"outputs":[]},
 {"id":2,"name":"aten::add","parent":1,"rf_id":1,"inputs":[[1,1,0,4,4,"cpu"]],"outputs":[[2,2,0,4,4,"cpu"]]}]})");
         } else if (name == QLatin1String("empty")) {
-            gmltest::writeFile(dir, QStringLiteral("in/t.json"),
-                               R"({"traceEvents":[{"ph":"M","name":"process_name","pid":1,"args":{"name":"idle"}}]})");
+            gmltest::writeFile(
+                dir, QStringLiteral("in/t.json"),
+                R"({"traceEvents":[{"ph":"M","name":"process_name","pid":1,"args":{"name":"idle"}}]})");
         } else if (name == QLatin1String("predicted")) {
             copyFolder(m_demo, in);
         } else {
             QByteArray events;
             for (int i = 0; i < 20'000; ++i)
-                events += QStringLiteral(R"({"ph":"X","name":"k","cat":"kernel","pid":0,"tid":"stream %1","ts":%2,"dur":5},)")
-                              .arg(i).arg((qint64(i) * 7919) % 1'000'000).toUtf8();
-            gmltest::writeFile(dir, QStringLiteral("in/t.json"), "{\"traceEvents\":[" + events + "{}]}");
+                events +=
+                    QStringLiteral(
+                        R"({"ph":"X","name":"k","cat":"kernel","pid":0,"tid":"stream %1","ts":%2,"dur":5},)")
+                        .arg(i)
+                        .arg((qint64(i) * 7919) % 1'000'000)
+                        .toUtf8();
+            gmltest::writeFile(dir, QStringLiteral("in/t.json"),
+                               "{\"traceEvents\":[" + events + "{}]}");
         }
         const auto imported = gmltest::runCli(import);
         QVERIFY2(imported.code == 0 || name == QLatin1String("et"), qPrintable(imported.all()));
         if (name == QLatin1String("predicted")) {
-            const QString run = gmltest::text(*Project::open(project, Project::Mode::ReadOnly, nullptr),
-                                              QStringLiteral("SELECT name FROM run LIMIT 1"));
-            const auto w = gmltest::runCli({QStringLiteral("whatif"), project, QStringLiteral("--run"), run, QStringLiteral("--preset"),
-                                            QStringLiteral("amp"), QStringLiteral("--save"), QStringLiteral("predicted")});
+            const QString run =
+                gmltest::text(*Project::open(project, Project::Mode::ReadOnly, nullptr),
+                              QStringLiteral("SELECT name FROM run LIMIT 1"));
+            const auto w =
+                gmltest::runCli({QStringLiteral("whatif"), project, QStringLiteral("--run"), run,
+                                 QStringLiteral("--preset"), QStringLiteral("amp"),
+                                 QStringLiteral("--save"), QStringLiteral("predicted")});
             QVERIFY2(w.code == 0, qPrintable(w.all()));
-            const auto s = gmltest::runCli({QStringLiteral("simulate"), project, QStringLiteral("--model"), QStringLiteral("alexnet"),
-                                            QStringLiteral("--workers"), QStringLiteral("2"), QStringLiteral("--iterations"), QStringLiteral("2")});
+            const auto s = gmltest::runCli({QStringLiteral("simulate"), project,
+                                            QStringLiteral("--model"), QStringLiteral("alexnet"),
+                                            QStringLiteral("--workers"), QStringLiteral("2"),
+                                            QStringLiteral("--iterations"), QStringLiteral("2")});
             QVERIFY2(s.code == 0, qPrintable(s.all()));
         }
         const QString png = dir.filePath(QStringLiteral("shot.png"));
-        const auto shot = gmltest::runProgram(QStringLiteral(GRADEML_STUDIO),
-                                              {QStringLiteral("--screenshot"), png, QStringLiteral("--size"), QStringLiteral("1366x768"),
-                                               QStringLiteral("--panel"), QStringLiteral("graph"), project},
-                                              120);
+        const auto shot =
+            gmltest::runProgram(QStringLiteral(GRADEML_STUDIO),
+                                {QStringLiteral("--screenshot"), png, QStringLiteral("--size"),
+                                 QStringLiteral("1366x768"), QStringLiteral("--panel"),
+                                 QStringLiteral("graph"), project},
+                                120);
         QVERIFY2(shot.finished && !shot.crashed, qPrintable(shot.all()));
         QVERIFY2(shot.code == 0, qPrintable(shot.all()));
         QCOMPARE(QImage(png).size(), QSize(1366, 768));
         rusage usage{};
         getrusage(RUSAGE_CHILDREN, &usage);
-        QVERIFY2(usage.ru_maxrss < 1024 * 1024, qPrintable(QStringLiteral("peak RSS %1 KiB").arg(usage.ru_maxrss)));
+        QVERIFY2(usage.ru_maxrss < 1024 * 1024,
+                 qPrintable(QStringLiteral("peak RSS %1 KiB").arg(usage.ru_maxrss)));
     }
 
     void realKinetoTracesOpenAndRender_data()
     {
         QTest::addColumn<QString>("folder");
         QTest::addColumn<int>("minRows");
-        QTest::newRow("dlrm 8 ranks") << QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100") << 8 * 3;
+        QTest::newRow("dlrm 8 ranks")
+            << QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100") << 8 * 3;
         QTest::newRow("mi250") << QStringLiteral("pytorch_kineto/hta_amd_mi250_rocm62") << 3;
-        QTest::newRow("2021 resnet") << QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100") << 3;
+        QTest::newRow("2021 resnet")
+            << QStringLiteral("pytorch_kineto/kineto_tbplugin_2021_resnet50_v100") << 3;
     }
 
     void realKinetoTracesOpenAndRender()
@@ -1230,8 +1351,11 @@ private Q_SLOTS:
         QVERIFY(ro.value(QStringLiteral("visible")).toBool());
         QCOMPARE(ro.value(QStringLiteral("ranks")).toInt(), 1024);
         QCOMPARE(ro.value(QStringLiteral("lanes")).toInt(), 1024);
-        QVERIFY(ro.value(QStringLiteral("rows")).toInt() >= 100); // no lane left out: they share rows
-        QVERIFY(ro.value(QStringLiteral("y")).toInt() + ro.value(QStringLiteral("height")).toInt() <= 1080 / 3);
+        QVERIFY(ro.value(QStringLiteral("rows")).toInt() >=
+                100); // no lane left out: they share rows
+        QVERIFY(ro.value(QStringLiteral("y")).toInt() +
+                    ro.value(QStringLiteral("height")).toInt() <=
+                1080 / 3);
         QVERIFY(w.timeline()->height() >= 1080 / 3);
     }
 
@@ -1249,8 +1373,12 @@ private Q_SLOTS:
         QVERIFY(palette && palette->isVisible());
         const QStringList all = palette->shown();
         QVERIFY(all.size() > 20);
-        QVERIFY2(all.contains(QStringLiteral("View › Show › Analysis    Alt+2")), qPrintable(all.join(QLatin1Char('\n'))));
-        QVERIFY2(std::any_of(all.begin(), all.end(), [](const QString &t) { return t.startsWith(QStringLiteral("Focus › demo")); }), qPrintable(all.join(QLatin1Char('\n'))));
+        QVERIFY2(all.contains(QStringLiteral("View › Show › Analysis    Alt+2")),
+                 qPrintable(all.join(QLatin1Char('\n'))));
+        QVERIFY2(std::any_of(
+                     all.begin(), all.end(),
+                     [](const QString &t) { return t.startsWith(QStringLiteral("Focus › demo")); }),
+                 qPrintable(all.join(QLatin1Char('\n'))));
         palette->edit()->setText(QStringLiteral("show anal"));
         QCOMPARE(palette->shown(), QStringList{QStringLiteral("View › Show › Analysis    Alt+2")});
         palette->runCurrent();
@@ -1277,7 +1405,8 @@ private Q_SLOTS:
         QVERIFY(w.timeline()->layout().rows().front().pinned);
         w.timeline()->setTrackFilter({}, TimelineTrackFilter::Only::Gpu);
         for (const auto &r : w.timeline()->layout().rows())
-            QVERIFY(r.type == TimelineRow::Type::Run || r.kind == TrackKind::Gpu || r.kind == TrackKind::Stream);
+            QVERIFY(r.type == TimelineRow::Type::Run || r.kind == TrackKind::Gpu ||
+                    r.kind == TrackKind::Stream);
         w.timeline()->collapseAll(true);
         const size_t collapsed = w.timeline()->layout().rows().size();
         w.timeline()->collapseAll(false);
@@ -1286,7 +1415,8 @@ private Q_SLOTS:
         const auto panes = [&w] {
             QStringList out;
             for (const auto &v : studioState(w).value(QStringLiteral("panels")).toArray())
-                out << QStringLiteral("%1=%2").arg(v.toObject().value(QStringLiteral("name")).toString())
+                out << QStringLiteral("%1=%2")
+                           .arg(v.toObject().value(QStringLiteral("name")).toString())
                            .arg(v.toObject().value(QStringLiteral("visible")).toBool());
             out.sort();
             return out;
@@ -1314,7 +1444,8 @@ private Q_SLOTS:
         const QString project = ImportController::projectPathForFolder(gmltest::sharedTraces());
         QString error;
         if (QFileInfo::exists(project))
-            QVERIFY2(writeViewState(project, QStringLiteral("timeline.focus"), {}, &error), qPrintable(error));
+            QVERIFY2(writeViewState(project, QStringLiteral("timeline.focus"), {}, &error),
+                     qPrintable(error));
         MainWindow w;
         showQuietly(w, QSize(1920, 1080));
         w.openFolder(gmltest::sharedTraces());
@@ -1336,8 +1467,10 @@ private Q_SLOTS:
                     run = &r;
             QVERIFY(run && run->end > run->start && run->slices > 0);
             const QJsonObject win = st.value(QStringLiteral("window")).toObject();
-            const double span = win.value(QStringLiteral("end_ns")).toDouble() - win.value(QStringLiteral("start_ns")).toDouble();
-            QVERIFY2(span <= 1.5 * double(run->end - run->start), qPrintable(QString::number(span)));
+            const double span = win.value(QStringLiteral("end_ns")).toDouble() -
+                                win.value(QStringLiteral("start_ns")).toDouble();
+            QVERIFY2(span <= 1.5 * double(run->end - run->start),
+                     qPrintable(QString::number(span)));
             QCOMPARE(win.value(QStringLiteral("origin_ns")).toInteger(), run->start);
             // The rows on screen are the focused run's.
             const QJsonArray tracks = st.value(QStringLiteral("tracks")).toArray();
@@ -1349,7 +1482,8 @@ private Q_SLOTS:
             QVERIFY(ruler.size() >= 4);
             for (qsizetype i = 0; i + 1 < ruler.size(); ++i) {
                 const QJsonObject a = ruler[i].toObject(), b = ruler[i + 1].toObject();
-                QVERIFY2(a.value(QStringLiteral("x")).toDouble() + a.value(QStringLiteral("width")).toDouble() <
+                QVERIFY2(a.value(QStringLiteral("x")).toDouble() +
+                                 a.value(QStringLiteral("width")).toDouble() <
                              b.value(QStringLiteral("x")).toDouble(),
                          qPrintable(a.value(QStringLiteral("label")).toString()));
             }
@@ -1361,9 +1495,12 @@ private Q_SLOTS:
                 QVERIFY(!p.value(QStringLiteral("floating")).toBool());
                 if (!p.value(QStringLiteral("visible")).toBool())
                     continue;
-                const QRect r(p.value(QStringLiteral("x")).toInt(), p.value(QStringLiteral("y")).toInt(),
-                              p.value(QStringLiteral("width")).toInt(), p.value(QStringLiteral("height")).toInt());
-                QVERIFY2(QRect(QPoint(0, 0), size).contains(r), qPrintable(p.value(QStringLiteral("name")).toString()));
+                const QRect r(p.value(QStringLiteral("x")).toInt(),
+                              p.value(QStringLiteral("y")).toInt(),
+                              p.value(QStringLiteral("width")).toInt(),
+                              p.value(QStringLiteral("height")).toInt());
+                QVERIFY2(QRect(QPoint(0, 0), size).contains(r),
+                         qPrintable(p.value(QStringLiteral("name")).toString()));
                 if (p.value(QStringLiteral("name")).toString() == QLatin1String("details")) {
                     details = true;
                     QVERIFY(r.height() >= 120 && r.height() <= size.height() / 3);
@@ -1376,7 +1513,8 @@ private Q_SLOTS:
         // Two runs of different days in focus: aligned at zero, each from its own start.
         QStringList two;
         for (const auto &r : data->runs)
-            if (r.slices > 0 && two.size() < 2 && (two.isEmpty() || r.start != data->runs.first().start))
+            if (r.slices > 0 && two.size() < 2 &&
+                (two.isEmpty() || r.start != data->runs.first().start))
                 two << r.name;
         QCOMPARE(two.size(), 2);
         w.focus()->focusRuns(two);
@@ -1393,7 +1531,8 @@ private Q_SLOTS:
                 second = r.id;
         QCOMPARE(l.shiftOfRun(second), starts[1] - starts[0]);
         QCOMPARE(w.state()->traceStart(), starts[0]);
-        QCOMPARE(w.state()->traceEnd(), starts[0] + std::max(ends[0] - starts[0], ends[1] - starts[1]));
+        QCOMPARE(w.state()->traceEnd(),
+                 starts[0] + std::max(ends[0] - starts[0], ends[1] - starts[1]));
         w.focus()->focusRuns(two, true); // the project clock: where they ran
         QCOMPARE(w.timeline()->layout().shiftOfRun(second), TimeNs(0));
         QCOMPARE(w.state()->traceEnd() - w.state()->traceStart(),

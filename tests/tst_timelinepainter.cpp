@@ -20,14 +20,16 @@ using namespace gml;
 namespace {
 
 // One run: process 1 > thread 2 (slices), GPU 3 > stream 4 (slices), counter 5.
-std::shared_ptr<TimelineData> makeData(std::vector<SliceTrack::Input> thread, std::vector<SliceTrack::Input> stream)
+std::shared_ptr<TimelineData> makeData(std::vector<SliceTrack::Input> thread,
+                                       std::vector<SliceTrack::Input> stream)
 {
     auto d = std::make_shared<TimelineData>();
     RunSummary run;
     run.id = 1;
     run.name = QStringLiteral("r");
     run.kind = QStringLiteral("measured");
-    auto add = [&](TrackId id, TrackId parent, TrackKind kind, const char *name, qint64 slices, qint64 samples) {
+    auto add = [&](TrackId id, TrackId parent, TrackKind kind, const char *name, qint64 slices,
+                   qint64 samples) {
         TrackSummary t;
         t.id = id;
         t.parent = parent;
@@ -46,8 +48,8 @@ std::shared_ptr<TimelineData> makeData(std::vector<SliceTrack::Input> thread, st
     d->runs.append(run);
     d->slices.insert(2, std::make_shared<const SliceTrack>(SliceTrack::build(std::move(thread))));
     d->slices.insert(4, std::make_shared<const SliceTrack>(SliceTrack::build(std::move(stream))));
-    d->counters.insert(5, std::make_shared<const CounterTrack>(
-                              CounterTrack::build({{0, 10}, {250'000, 90}, {500'000, 40}, {999'000, 0}})));
+    d->counters.insert(5, std::make_shared<const CounterTrack>(CounterTrack::build(
+                              {{0, 10}, {250'000, 90}, {500'000, 40}, {999'000, 0}})));
     d->names = {QString(), QStringLiteral("step"), QStringLiteral("op"), QStringLiteral("kernel")};
     d->start = 0;
     d->end = 1'000'000;
@@ -68,9 +70,10 @@ private Q_SLOTS:
         QStringList labels;
         for (const auto &r : l.rows())
             labels << r.label;
-        QCOMPARE(labels, (QStringList{QStringLiteral("r"), QStringLiteral("rank 0 · python (pid 1)"),
-                                      QStringLiteral("main thread"), QStringLiteral("rank 0 · GPU 0"),
-                                      QStringLiteral("stream 7"), QStringLiteral("GPU utilization")}));
+        QCOMPARE(labels,
+                 (QStringList{QStringLiteral("r"), QStringLiteral("rank 0 · python (pid 1)"),
+                              QStringLiteral("main thread"), QStringLiteral("rank 0 · GPU 0"),
+                              QStringLiteral("stream 7"), QStringLiteral("GPU utilization")}));
         const TimelineMetrics m;
         QCOMPARE(l.rows()[2].height, 2 * m.depthHeight + 2 * m.rowPadding); // two nesting levels
         QVERIFY(l.rows()[5].isCounter);
@@ -174,7 +177,8 @@ private Q_SLOTS:
         const int header = p.metrics().headerHeight();
         const auto &thread = rows[size_t(p.layout().rowOfTrack(2))];
         const auto yAt = [&](const TimelineRow &r, int depth) {
-            return double(header + r.y + p.metrics().rowPadding + depth * p.metrics().depthHeight + 5);
+            return double(header + r.y + p.metrics().rowPadding + depth * p.metrics().depthHeight +
+                          5);
         };
         const double x150 = p.xForTime(v, 150);
         auto hit = p.hitTest(v, QPointF(x150, yAt(thread, 1)));
@@ -191,7 +195,8 @@ private Q_SLOTS:
         QCOMPARE(hit.index, qint64(0));
         // The process row's triangle toggles; its label does not.
         const auto &proc = rows[1];
-        hit = p.hitTest(v, QPointF(16 + proc.indent * p.metrics().indent - 8, header + proc.y + 10));
+        hit =
+            p.hitTest(v, QPointF(16 + proc.indent * p.metrics().indent - 8, header + proc.y + 10));
         QCOMPARE(hit.area, TimelineHit::Area::Labels);
         QVERIFY(hit.onToggle);
         hit = p.hitTest(v, QPointF(200, header + proc.y + 10));
@@ -220,7 +225,8 @@ private Q_SLOTS:
         later.start = kDay;
         later.end = kDay + 500'000;
         d->runs.append(later);
-        d->slices.insert(12, std::make_shared<const SliceTrack>(SliceTrack::build({{kDay, 200'000, 7, 1}})));
+        d->slices.insert(
+            12, std::make_shared<const SliceTrack>(SliceTrack::build({{kDay, 200'000, 7, 1}})));
         d->end = kDay + 500'000;
         TimelineLayout all;
         all.build(*d, {}, {});
@@ -272,19 +278,23 @@ private Q_SLOTS:
         TimelineTrackFilter f;
         f.text = QStringLiteral("stream");
         l.build(*d, {}, {}, {}, {}, f);
-        QCOMPARE(labels(l), (QStringList{QStringLiteral("r"), QStringLiteral("rank 0 · GPU 0"), QStringLiteral("stream 7")}));
+        QCOMPARE(labels(l), (QStringList{QStringLiteral("r"), QStringLiteral("rank 0 · GPU 0"),
+                                         QStringLiteral("stream 7")}));
         f.text = QStringLiteral("PYTHON"); // any case; its thread matches through its path
         l.build(*d, {}, {}, {}, {}, f);
-        QCOMPARE(labels(l), (QStringList{QStringLiteral("r"), QStringLiteral("rank 0 · python (pid 1)"),
-                                         QStringLiteral("main thread")}));
+        QCOMPARE(labels(l),
+                 (QStringList{QStringLiteral("r"), QStringLiteral("rank 0 · python (pid 1)"),
+                              QStringLiteral("main thread")}));
         f.text.clear();
         f.only = TimelineTrackFilter::Only::Gpu;
         l.build(*d, {}, {}, {}, {}, f);
-        QCOMPARE(labels(l), (QStringList{QStringLiteral("r"), QStringLiteral("rank 0 · GPU 0"), QStringLiteral("stream 7")}));
+        QCOMPARE(labels(l), (QStringList{QStringLiteral("r"), QStringLiteral("rank 0 · GPU 0"),
+                                         QStringLiteral("stream 7")}));
         f.only = TimelineTrackFilter::Only::Cpu; // the GPU's counter is the GPU side's
         l.build(*d, {}, {}, {}, {}, f);
-        QCOMPARE(labels(l), (QStringList{QStringLiteral("r"), QStringLiteral("rank 0 · python (pid 1)"),
-                                         QStringLiteral("main thread")}));
+        QCOMPARE(labels(l),
+                 (QStringList{QStringLiteral("r"), QStringLiteral("rank 0 · python (pid 1)"),
+                              QStringLiteral("main thread")}));
         f.text = QStringLiteral("no such track");
         f.only = TimelineTrackFilter::Only::All;
         l.build(*d, {}, {}, {}, {}, f);
@@ -304,7 +314,8 @@ private Q_SLOTS:
         TimelinePainter p;
         p.setData(d);
         p.setLayout(l);
-        const TimelineViewport v{QSize(p.metrics().labelWidth + 1000, 600), 0, 1'000'000, 200}; // scrolled
+        const TimelineViewport v{QSize(p.metrics().labelWidth + 1000, 600), 0, 1'000'000,
+                                 200}; // scrolled
         QCOMPARE(p.rowsTop(), p.metrics().headerHeight() + l.pinnedHeight());
         const QRectF r = p.sliceRect(v, 4, 0); // drawn in the band whatever the scroll
         QVERIFY(r.top() >= p.metrics().headerHeight() && r.bottom() <= p.rowsTop());
@@ -352,16 +363,23 @@ private Q_SLOTS:
         QPainter painter(&img);
         // A window that starts off a tick (the labels' magnitudes are not round).
         const TimeNs t0 = span / 3 + 7;
-        p.paint(painter, TimelineViewport{img.size(), t0, t0 + span, 0}, TimelineOverlay{0, span * 2});
+        p.paint(painter, TimelineViewport{img.size(), t0, t0 + span, 0},
+                TimelineOverlay{0, span * 2});
         const auto &labels = p.rulerLabels();
         // A tick a nanosecond at most: a window of a few nanoseconds holds one or two.
-        QVERIFY2(labels.size() >= (span >= 100 ? 3u : 1u), qPrintable(QString::number(labels.size())));
+        QVERIFY2(labels.size() >= (span >= 100 ? 3u : 1u),
+                 qPrintable(QString::number(labels.size())));
         for (size_t i = 0; i + 1 < labels.size(); ++i)
             QVERIFY2(labels[i].x + labels[i].width + 4 <= labels[i + 1].x,
                      qPrintable(QStringLiteral("'%1' at %2 (+%3) and '%4' at %5")
-                                    .arg(labels[i].text).arg(labels[i].x).arg(labels[i].width)
-                                    .arg(labels[i + 1].text).arg(labels[i + 1].x)));
-        QVERIFY2(QRegularExpression(QStringLiteral("^-?[0-9.]+") + unit + QLatin1Char('$')).match(labels.back().text).hasMatch(),
+                                    .arg(labels[i].text)
+                                    .arg(labels[i].x)
+                                    .arg(labels[i].width)
+                                    .arg(labels[i + 1].text)
+                                    .arg(labels[i + 1].x)));
+        QVERIFY2(QRegularExpression(QStringLiteral("^-?[0-9.]+") + unit + QLatin1Char('$'))
+                     .match(labels.back().text)
+                     .hasMatch(),
                  qPrintable(labels.back().text));
         QVERIFY(labels.size() <= size_t(width / 40));
     }
@@ -388,8 +406,9 @@ private Q_SLOTS:
             auto p = Project::open(path, Project::Mode::ReadWrite, &error);
             QVERIFY2(p && p->begin(&error), qPrintable(error));
             const RunId run = p->ensureRun(QStringLiteral("r"), &error);
-            QVERIFY(p->db().exec("INSERT INTO source(run_id, path, format, status, clock_offset_ns) "
-                                 "VALUES(1, 'x', 'test', 'failed', 0)"));
+            QVERIFY(
+                p->db().exec("INSERT INTO source(run_id, path, format, status, clock_offset_ns) "
+                             "VALUES(1, 'x', 'test', 'failed', 0)"));
             TraceWriter w(*p, run, p->db().lastInsertRowId());
             TrackSpec spec;
             spec.name = QStringLiteral("thread");
@@ -407,10 +426,12 @@ private Q_SLOTS:
                 w.addSlice(thread, t, dur, names[size_t(rng.bounded(40))], 0);
                 const int kids = rng.bounded(4);
                 for (int j = 0; j < kids; ++j)
-                    w.addSlice(thread, t + 200 + j * (dur / 4), dur / 5, names[size_t(rng.bounded(40))], 0);
+                    w.addSlice(thread, t + 200 + j * (dur / 4), dur / 5,
+                               names[size_t(rng.bounded(40))], 0);
                 t += dur + rng.bounded(0, 10000);
                 for (; k < t; k += rng.bounded(3000, 20000))
-                    w.addSlice(stream, k, rng.bounded(1000, 15000) / 8, names[size_t(rng.bounded(40))], 0);
+                    w.addSlice(stream, k, rng.bounded(1000, 15000) / 8,
+                               names[size_t(rng.bounded(40))], 0);
             }
             QVERIFY2(w.finish({}, &error), qPrintable(error));
             QVERIFY2(p->commit(&error), qPrintable(error));
@@ -438,7 +459,8 @@ private Q_SLOTS:
         b.setData(whole);
         const TimeNs span = whole->end - whole->start;
         for (const TimeNs width : {span, span / 7, TimeNs(300'000)}) {
-            const TimelineViewport v{QSize(1366, 400), whole->start + span / 3, whole->start + span / 3 + width, 0};
+            const TimelineViewport v{QSize(1366, 400), whole->start + span / 3,
+                                     whole->start + span / 3 + width, 0};
             QVERIFY(a.waitForPages(v));
             QVERIFY(a.complete());
             const QImage pa = mask(a.geometry(v), v.size), wh = mask(b.geometry(v), v.size);
@@ -458,7 +480,8 @@ private Q_SLOTS:
                 // A summary never draws where the track has nothing, and misses at most a few
                 // pixels where a bucket's longest slice lies just outside a pixel it shares.
                 QCOMPARE(onlyPaged, 0);
-                QVERIFY2(double(onlyWhole) < 0.005 * double(both), qPrintable(QString::number(onlyWhole)));
+                QVERIFY2(double(onlyWhole) < 0.005 * double(both),
+                         qPrintable(QString::number(onlyWhole)));
             }
         }
         // A read of another window of the same level, landing later (the reader takes the

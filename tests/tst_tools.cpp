@@ -1,36 +1,36 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Issue 36: the tools around the timeline, driven in the studio's window: the flame graph pane.
+#include "figuredialog.h"
+#include "figurewriter.h"
 #include "flamecontroller.h"
 #include "flameview.h"
 #include "handtrace.h"
 #include "importutil.h"
 #include "mainwindow.h"
-#include "querycontroller.h"
 #include "notescontroller.h"
 #include "notespanel.h"
-#include "figuredialog.h"
-#include "figurewriter.h"
-#include "rankoverviewpainter.h"
-#include "theme.h"
+#include "querycontroller.h"
 #include "queryview.h"
+#include "rankoverviewpainter.h"
 #include "studioutil.h"
 #include "testutil.h"
+#include "theme.h"
 #include "timelinestate.h"
 #include "timelineview.h"
 
-#include <QComboBox>
-#include <QPushButton>
-#include <QSpinBox>
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
 #include <QCompleter>
+#include <QDir>
 #include <QDockWidget>
+#include <QImage>
 #include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStandardPaths>
 #include <QTableView>
 #include <QTableWidget>
-#include <QDir>
-#include <QImage>
-#include <QStandardPaths>
 #include <QTest>
 
 using namespace gml;
@@ -79,21 +79,26 @@ private Q_SLOTS:
         QVERIFY(view->graph());
         QCOMPARE(view->graph()->total(), TimeNs(200'000));
         // A click on a frame: its slices highlighted in the timeline.
-        const int mm = frameNamed(*view->graph(), QStringLiteral("ProfilerStep#*;aten::linear;aten::mm"));
+        const int mm =
+            frameNamed(*view->graph(), QStringLiteral("ProfilerStep#*;aten::linear;aten::mm"));
         QVERIFY(mm > 0);
         const QRect r = view->canvas()->frameRect(mm);
         QVERIFY2(!r.isEmpty(), "the mm frame is drawn");
         QTest::mouseClick(view->canvas(), Qt::LeftButton, {}, r.center());
         QCOMPARE(view->canvas()->selected(), mm);
         QCOMPARE(w.timeline()->overlay().highlighted.size(), size_t(2));
-        QVERIFY2(view->canvas()->describe(mm).startsWith(QStringLiteral("aten::mm · 80 µs (40.0%) · self 60 µs · 2 slice")),
+        QVERIFY2(view->canvas()->describe(mm).startsWith(
+                     QStringLiteral("aten::mm · 80 µs (40.0%) · self 60 µs · 2 slice")),
                  qPrintable(view->canvas()->describe(mm)));
         // A selection of [100, 200) µs after the run's start: the second step only.
         const TimeNs origin = w.state()->traceStart();
         w.state()->setSelection(origin + 100'000, origin + 200'000);
         w.flame()->waitForIdle();
         QCOMPARE(view->graph()->total(), TimeNs(100'000));
-        QCOMPARE(view->graph()->frames()[size_t(frameNamed(*view->graph(), QStringLiteral("ProfilerStep#*;aten::linear;aten::mm")))].total,
+        QCOMPARE(view->graph()
+                     ->frames()[size_t(frameNamed(
+                         *view->graph(), QStringLiteral("ProfilerStep#*;aten::linear;aten::mm")))]
+                     .total,
                  TimeNs(50'000));
         // Against the previous selection (the whole run): mm and its launches went from 80 to
         // 50 µs: blue.
@@ -101,18 +106,27 @@ private Q_SLOTS:
         against->setCurrentIndex(1);
         w.flame()->waitForIdle();
         QVERIFY(view->graph()->isDiff());
-        const auto &diffMm = view->graph()->frames()[size_t(frameNamed(*view->graph(), QStringLiteral("ProfilerStep#*;aten::linear;aten::mm")))];
+        const auto &diffMm = view->graph()->frames()[size_t(
+            frameNamed(*view->graph(), QStringLiteral("ProfilerStep#*;aten::linear;aten::mm")))];
         QCOMPARE(diffMm.total, TimeNs(50'000));
         QCOMPARE(diffMm.baseTotal, TimeNs(80'000));
-        QVERIFY(view->canvas()->colour(frameNamed(*view->graph(), QStringLiteral("ProfilerStep#*;aten::linear;aten::mm"))).blue() >
-                view->canvas()->colour(frameNamed(*view->graph(), QStringLiteral("ProfilerStep#*;aten::linear;aten::mm"))).red());
+        QVERIFY(view->canvas()
+                    ->colour(frameNamed(*view->graph(),
+                                        QStringLiteral("ProfilerStep#*;aten::linear;aten::mm")))
+                    .blue() >
+                view->canvas()
+                    ->colour(frameNamed(*view->graph(),
+                                        QStringLiteral("ProfilerStep#*;aten::linear;aten::mm")))
+                    .red());
         against->setCurrentIndex(0);
         // GPU time: the second gemm under its launch.
         view->findChild<QComboBox *>(QStringLiteral("flameMetric"))->setCurrentIndex(1);
         w.flame()->waitForIdle();
         QVERIFY(view->graph());
         QCOMPARE(view->graph()->total(), TimeNs(50'000)); // [150, 200) of the gemm [150, 230)
-        QVERIFY(frameNamed(*view->graph(), QStringLiteral("ProfilerStep#*;aten::linear;aten::mm;cudaLaunchKernel;gemm")) > 0);
+        QVERIFY(frameNamed(*view->graph(),
+                           QStringLiteral(
+                               "ProfilerStep#*;aten::linear;aten::mm;cudaLaunchKernel;gemm")) > 0);
         // Nothing comes to the front by itself: the pane stays where the user put it.
         QCOMPARE(w.frontView(), QStringLiteral("timeline"));
     }
@@ -136,7 +150,8 @@ private Q_SLOTS:
         QueryModel *model = view->model();
         run(QStringLiteral("SELECT name, dur, run, rank FROM kernel ORDER BY ts"));
         QCOMPARE(model->rowCount(), 2);
-        QCOMPARE(model->columns(), QStringList({QStringLiteral("name"), QStringLiteral("dur"), QStringLiteral("run"), QStringLiteral("rank")}));
+        QCOMPARE(model->columns(), QStringList({QStringLiteral("name"), QStringLiteral("dur"),
+                                                QStringLiteral("run"), QStringLiteral("rank")}));
         QCOMPARE(model->row(0).value(0).toString(), QStringLiteral("gemm"));
         QCOMPARE(model->row(1).value(1).toLongLong(), 80'000);
         QCOMPARE(model->row(0).value(2).toString(), QStringLiteral("hand"));
@@ -148,7 +163,8 @@ private Q_SLOTS:
         auto *status = view->findChild<QLabel *>(QStringLiteral("queryStatus"));
         QVERIFY2(status->text().contains(QLatin1String("refused")), qPrintable(status->text()));
         // A million rows: 500 first, more as the grid scrolls to its end.
-        run(QStringLiteral("WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n LIMIT 1000000) SELECT x FROM n"));
+        run(QStringLiteral("WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n LIMIT "
+                           "1000000) SELECT x FROM n"));
         QCOMPARE(model->rowCount(), 500);
         QVERIFY(model->canFetchMore({}));
         view->table()->scrollToBottom();
@@ -161,10 +177,13 @@ private Q_SLOTS:
         auto *limit = view->findChild<QSpinBox *>(QStringLiteral("queryTimeLimit"));
         QVERIFY(limit && limit->isVisible());
         limit->setValue(1);
-        run(QStringLiteral("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c"));
-        QVERIFY2(status->text().contains(QLatin1String("time limit of 1 s")), qPrintable(status->text()));
+        run(QStringLiteral("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT "
+                           "count(*) FROM c"));
+        QVERIFY2(status->text().contains(QLatin1String("time limit of 1 s")),
+                 qPrintable(status->text()));
         limit->setValue(0);
-        view->editor()->setPlainText(QStringLiteral("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c"));
+        view->editor()->setPlainText(QStringLiteral("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL "
+                                                    "SELECT x+1 FROM c) SELECT count(*) FROM c"));
         QTest::keyClick(view->editor(), Qt::Key_Return, Qt::ControlModifier);
         QTest::qWait(200);
         QPushButton *cancel = nullptr;
@@ -177,7 +196,8 @@ private Q_SLOTS:
         QVERIFY2(status->text().contains(QLatin1String("cancelled")), qPrintable(status->text()));
         limit->setValue(60);
         // A slice row: selected in the timeline, which comes to the front (an explicit action).
-        run(QStringLiteral("SELECT id, track_id, ts, dur, name FROM slice_info WHERE name = 'aten::mm' ORDER BY ts"));
+        run(QStringLiteral("SELECT id, track_id, ts, dur, name FROM slice_info WHERE name = "
+                           "'aten::mm' ORDER BY ts"));
         QCOMPARE(model->rowCount(), 2);
         const qint64 id = model->row(1).value(0).toLongLong();
         view->table()->setCurrentIndex(model->index(1, 0));
@@ -191,11 +211,13 @@ private Q_SLOTS:
         QCOMPARE(w.state()->selectionEnd() - w.state()->selectionStart(), 50'000);
         // The history keeps what ran, newest first.
         auto *history = view->findChild<QComboBox *>(QStringLiteral("queryHistory"));
-        QCOMPARE(history->itemData(0).toString(), QStringLiteral("SELECT ts, dur FROM kernel ORDER BY ts LIMIT 1"));
+        QCOMPARE(history->itemData(0).toString(),
+                 QStringLiteral("SELECT ts, dur FROM kernel ORDER BY ts LIMIT 1"));
         // Completion knows the views and their columns.
         QTest::keyClicks(view->editor(), QStringLiteral(" counter_se"));
         QVERIFY(view->editor()->completer()->completionCount() >= 1);
-        QCOMPARE(view->editor()->completer()->currentCompletion(), QStringLiteral("counter_series"));
+        QCOMPARE(view->editor()->completer()->currentCompletion(),
+                 QStringLiteral("counter_series"));
     }
 
     // Notes and bookmarks in the window: a note on the selected slice, a bookmark on a range
@@ -284,7 +306,8 @@ private Q_SLOTS:
         QVERIFY2(writeTimelineFigure(c, *w.timeline(), *w.state(), &error), qPrintable(error));
         const QImage screen(c.path);
         QCOMPARE(screen.width(), w.timeline()->width());
-        QVERIFY2(screen.height() <= w.timeline()->height() + 60, qPrintable(QString::number(screen.height())));
+        QVERIFY2(screen.height() <= w.timeline()->height() + 60,
+                 qPrintable(QString::number(screen.height())));
         // Every shown track: taller than the screen (the demo scrolls).
         c.tracks = FigureDialog::Tracks::Shown;
         c.path = m_tmp.filePath(QStringLiteral("all.png"));
@@ -331,8 +354,10 @@ private Q_SLOTS:
         // The rows' background (below the last row) is the dark theme's base.
         const QColor bottom = dark.pixelColor(dark.width() - 40, dark.height() - 10);
         QVERIFY2(bottom.lightness() < 60, qPrintable(bottom.name()));
-        QCOMPARE(RankOverviewPainter::heat(1, 0), Theme::current().resource(ResourceClass::Compute));
-        QCOMPARE(RankOverviewPainter::heat(1, 1), Theme::current().resource(ResourceClass::Communication));
+        QCOMPARE(RankOverviewPainter::heat(1, 0),
+                 Theme::current().resource(ResourceClass::Compute));
+        QCOMPARE(RankOverviewPainter::heat(1, 1),
+                 Theme::current().resource(ResourceClass::Communication));
         // Slice labels stay dark on the slice colours in both themes.
         QVERIFY(Theme::current().sliceText.lightness() < 60);
         w.setTheme(QStringLiteral("light"), false);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Issue 37: predictions that hold on runs the model has never seen, and how far to trust one.
 // Waiting is not work: an op that blocks on the GPU shortens with it, a background thread does
-// not pin the end. `grademl validate` against pairs the project makes itself: a run against itself (every error exactly 0), and a grademl-tracegen job against
-// its twin whose compute kernels take half as long (drawn from the same random numbers), which
-// the model predicts exactly; the reported errors are checked against figures worked out
-// independently, with SQL over the measured slices.
+// not pin the end. `grademl validate` against pairs the project makes itself: a run against itself
+// (every error exactly 0), and a grademl-tracegen job against its twin whose compute kernels take
+// half as long (drawn from the same random numbers), which the model predicts exactly; the reported
+// errors are checked against figures worked out independently, with SQL over the measured slices.
 #include "testutil.h"
 
 #include <QFile>
@@ -76,16 +76,18 @@ private Q_SLOTS:
         // Two ranks, 6 steps; the twin on a GPU twice as fast.
         const QString tracegen = QStringLiteral(GRADEML_TRACEGEN);
         for (const auto &[dir, scale] : {std::pair{QStringLiteral("a"), QStringLiteral("1")},
-                                          std::pair{QStringLiteral("b"), QStringLiteral("0.5")}}) {
-            const auto gen = gmltest::runProgram(tracegen, {QStringLiteral("--out"), m_tmp.filePath(dir), QStringLiteral("--steps"),
-                                                            QStringLiteral("6"), QStringLiteral("--layers"), QStringLiteral("8"),
-                                                            QStringLiteral("--seed"), QStringLiteral("7"),
-                                                            QStringLiteral("--kernel-scale"), scale});
+                                         std::pair{QStringLiteral("b"), QStringLiteral("0.5")}}) {
+            const auto gen = gmltest::runProgram(
+                tracegen, {QStringLiteral("--out"), m_tmp.filePath(dir), QStringLiteral("--steps"),
+                           QStringLiteral("6"), QStringLiteral("--layers"), QStringLiteral("8"),
+                           QStringLiteral("--seed"), QStringLiteral("7"),
+                           QStringLiteral("--kernel-scale"), scale});
             QCOMPARE(gen.code, 0);
         }
         m_project = m_tmp.filePath(QStringLiteral("p.grademl"));
         for (const QString &run : {QStringLiteral("a"), QStringLiteral("b")})
-            QCOMPARE(gmltest::runCli({QStringLiteral("import"), m_tmp.filePath(run), QStringLiteral("--project"), m_project,
+            QCOMPARE(gmltest::runCli({QStringLiteral("import"), m_tmp.filePath(run),
+                                      QStringLiteral("--project"), m_project,
                                       QStringLiteral("--run"), run})
                          .code,
                      0);
@@ -94,13 +96,19 @@ private Q_SLOTS:
     // Identity replay is exact: a run against itself, without transforms, has every error 0.
     void aRunAgainstItselfIsExact()
     {
-        const auto r = gmltest::runCli({QStringLiteral("validate"), m_project, QStringLiteral("--run"), QStringLiteral("a"),
-                                        QStringLiteral("--against"), QStringLiteral("a"), QStringLiteral("--json")});
+        const auto r = gmltest::runCli(
+            {QStringLiteral("validate"), m_project, QStringLiteral("--run"), QStringLiteral("a"),
+             QStringLiteral("--against"), QStringLiteral("a"), QStringLiteral("--json")});
         QCOMPARE(r.code, 0);
         const QJsonObject o = json(r);
-        QCOMPARE(o.value(QStringLiteral("end_to_end")).toObject().value(QStringLiteral("error")).toDouble(), 0.0);
-        for (const QString &key : {QStringLiteral("iterations"), QStringLiteral("steps"), QStringLiteral("kernel_families"),
-                                  QStringLiteral("operators")}) {
+        QCOMPARE(o.value(QStringLiteral("end_to_end"))
+                     .toObject()
+                     .value(QStringLiteral("error"))
+                     .toDouble(),
+                 0.0);
+        for (const QString &key :
+             {QStringLiteral("iterations"), QStringLiteral("steps"),
+              QStringLiteral("kernel_families"), QStringLiteral("operators")}) {
             const QJsonArray rows = o.value(key).toArray();
             QVERIFY2(!rows.isEmpty(), qPrintable(key));
             for (const auto &v : rows)
@@ -114,31 +122,41 @@ private Q_SLOTS:
     // measured figures say, worked out here from their slices.
     void errorsAreTheMeasuredDifference()
     {
-        const auto r = gmltest::runCli({QStringLiteral("validate"), m_project, QStringLiteral("--run"), QStringLiteral("a"),
-                                        QStringLiteral("--against"), QStringLiteral("b"), QStringLiteral("--json")});
+        const auto r = gmltest::runCli(
+            {QStringLiteral("validate"), m_project, QStringLiteral("--run"), QStringLiteral("a"),
+             QStringLiteral("--against"), QStringLiteral("b"), QStringLiteral("--json")});
         QCOMPARE(r.code, 0);
         const QJsonObject o = json(r);
         // End to end: B as measured, A's identity replay, as `grademl whatif` reports them.
         auto whatif = [&](const QString &run) {
-            const auto w = gmltest::runCli({QStringLiteral("whatif"), m_project, QStringLiteral("--run"), run, QStringLiteral("--json")});
+            const auto w =
+                gmltest::runCli({QStringLiteral("whatif"), m_project, QStringLiteral("--run"), run,
+                                 QStringLiteral("--json")});
             return json(w);
         };
-        const qint64 a = whatif(QStringLiteral("a")).value(QStringLiteral("identity_ns")).toInteger();
-        const qint64 b = whatif(QStringLiteral("b")).value(QStringLiteral("measured_ns")).toInteger();
+        const qint64 a =
+            whatif(QStringLiteral("a")).value(QStringLiteral("identity_ns")).toInteger();
+        const qint64 b =
+            whatif(QStringLiteral("b")).value(QStringLiteral("measured_ns")).toInteger();
         QVERIFY(a > b && b > 0);
         const QJsonObject e2e = o.value(QStringLiteral("end_to_end")).toObject();
         QCOMPARE(e2e.value(QStringLiteral("measured_ns")).toInteger(), b);
         QCOMPARE(e2e.value(QStringLiteral("predicted_ns")).toInteger(), a);
-        QCOMPARE(e2e.value(QStringLiteral("error")).toDouble(), (double(a) - double(b)) / double(b));
+        QCOMPARE(e2e.value(QStringLiteral("error")).toDouble(),
+                 (double(a) - double(b)) / double(b));
         // GEMM time: twice the twin's, to the ns of rounding (each kernel's half rounds down).
         auto gemm = [&](const QString &run) {
-            return sqlNumber(m_project, QStringLiteral("SELECT sum(dur) FROM kernel WHERE run = '%1' AND name LIKE '%sgemm%'")
-                                            .arg(run));
+            return sqlNumber(
+                m_project,
+                QStringLiteral(
+                    "SELECT sum(dur) FROM kernel WHERE run = '%1' AND name LIKE '%sgemm%'")
+                    .arg(run));
         };
         const qint64 ga = gemm(QStringLiteral("a")), gb = gemm(QStringLiteral("b"));
         QVERIFY(std::abs(double(ga) - 2.0 * double(gb)) < 2000);
-        QCOMPARE(errorOf(o.value(QStringLiteral("kernel_families")).toArray(), QStringLiteral("gemm")),
-                 (double(ga) - double(gb)) / double(gb));
+        QCOMPARE(
+            errorOf(o.value(QStringLiteral("kernel_families")).toArray(), QStringLiteral("gemm")),
+            (double(ga) - double(gb)) / double(gb));
     }
 
     // The twin as predicted: the compute kernels at half their time. The generator schedules
@@ -147,21 +165,29 @@ private Q_SLOTS:
     // per family, to rounding.
     void theTwinIsPredicted()
     {
-        const auto r = gmltest::runCli({QStringLiteral("validate"), m_project, QStringLiteral("--run"), QStringLiteral("a"),
-                                        QStringLiteral("--against"), QStringLiteral("b"), QStringLiteral("--scale"),
-                                        QStringLiteral("sgemm|SoftMax|multi_tensor_apply=0.5"), QStringLiteral("--json")});
+        const auto r = gmltest::runCli(
+            {QStringLiteral("validate"), m_project, QStringLiteral("--run"), QStringLiteral("a"),
+             QStringLiteral("--against"), QStringLiteral("b"), QStringLiteral("--scale"),
+             QStringLiteral("sgemm|SoftMax|multi_tensor_apply=0.5"), QStringLiteral("--json")});
         QCOMPARE(r.code, 0);
         const QJsonObject o = json(r);
-        QVERIFY(std::abs(o.value(QStringLiteral("end_to_end")).toObject().value(QStringLiteral("error")).toDouble()) < 1e-4);
+        QVERIFY(std::abs(o.value(QStringLiteral("end_to_end"))
+                             .toObject()
+                             .value(QStringLiteral("error"))
+                             .toDouble()) < 1e-4);
         const QJsonArray its = o.value(QStringLiteral("iterations")).toArray();
-        for (const QString &what : {QStringLiteral("mean iteration"), QStringLiteral("median iteration"), QStringLiteral("p90 iteration")})
+        for (const QString &what :
+             {QStringLiteral("mean iteration"), QStringLiteral("median iteration"),
+              QStringLiteral("p90 iteration")})
             QVERIFY2(std::abs(errorOf(its, what)) < 1e-4, qPrintable(what));
-        QVERIFY(std::abs(errorOf(o.value(QStringLiteral("kernel_families")).toArray(), QStringLiteral("gemm"))) < 1e-4);
+        QVERIFY(std::abs(errorOf(o.value(QStringLiteral("kernel_families")).toArray(),
+                                 QStringLiteral("gemm"))) < 1e-4);
         QCOMPARE(o.value(QStringLiteral("transforms")).toArray().size(), 1);
         // The text says the same, with the transform it replayed.
-        const auto text = gmltest::runCli({QStringLiteral("validate"), m_project, QStringLiteral("--run"), QStringLiteral("a"),
-                                           QStringLiteral("--against"), QStringLiteral("b"), QStringLiteral("--scale"),
-                                           QStringLiteral("sgemm|SoftMax|multi_tensor_apply=0.5")});
+        const auto text = gmltest::runCli(
+            {QStringLiteral("validate"), m_project, QStringLiteral("--run"), QStringLiteral("a"),
+             QStringLiteral("--against"), QStringLiteral("b"), QStringLiteral("--scale"),
+             QStringLiteral("sgemm|SoftMax|multi_tensor_apply=0.5")});
         QVERIFY(text.outText().contains(QLatin1String("against measured run b")));
         QVERIFY(text.outText().contains(QLatin1String("median iteration")));
         // Saved as a run, the prediction keeps its ranges' categories (the Compare view's
@@ -169,13 +195,17 @@ private Q_SLOTS:
         QTemporaryDir copy;
         const QString saved = copy.filePath(QStringLiteral("s.grademl"));
         QVERIFY(QFile::copy(m_project, saved));
-        QCOMPARE(gmltest::runCli({QStringLiteral("whatif"), saved, QStringLiteral("--run"), QStringLiteral("a"), QStringLiteral("--scale"),
-                                  QStringLiteral("sgemm=0.5"), QStringLiteral("--save"), QStringLiteral("p")})
+        QCOMPARE(gmltest::runCli({QStringLiteral("whatif"), saved, QStringLiteral("--run"),
+                                  QStringLiteral("a"), QStringLiteral("--scale"),
+                                  QStringLiteral("sgemm=0.5"), QStringLiteral("--save"),
+                                  QStringLiteral("p")})
                      .code,
                  0);
-        QCOMPARE(sqlNumber(saved, QStringLiteral("SELECT count(*) FROM slice_info WHERE run = 'p' AND name LIKE 'autograd::engine%' "
+        QCOMPARE(sqlNumber(saved, QStringLiteral("SELECT count(*) FROM slice_info WHERE run = 'p' "
+                                                 "AND name LIKE 'autograd::engine%' "
                                                  "AND category = 'cpu_op'")),
-                 sqlNumber(saved, QStringLiteral("SELECT count(*) FROM slice_info WHERE run = 'a' AND name LIKE 'autograd::engine%'")));
+                 sqlNumber(saved, QStringLiteral("SELECT count(*) FROM slice_info WHERE run = 'a' "
+                                                 "AND name LIKE 'autograd::engine%'")));
     }
 
     // The monitor thread does not bound the run: measured and identity end with the job, at
@@ -188,12 +218,14 @@ private Q_SLOTS:
         QTemporaryDir dir;
         gmltest::writeFile(dir, QStringLiteral("t/trace.json"), kWaitingTrace);
         const QString project = dir.filePath(QStringLiteral("w.grademl"));
-        QCOMPARE(gmltest::runCli({QStringLiteral("import"), dir.filePath(QStringLiteral("t")), QStringLiteral("--project"), project,
-                                  QStringLiteral("--run"), QStringLiteral("w")})
+        QCOMPARE(gmltest::runCli({QStringLiteral("import"), dir.filePath(QStringLiteral("t")),
+                                  QStringLiteral("--project"), project, QStringLiteral("--run"),
+                                  QStringLiteral("w")})
                      .code,
                  0);
         auto whatif = [&](const QStringList &extra) {
-            const auto r = gmltest::runCli(QStringList{QStringLiteral("whatif"), project, QStringLiteral("--json")} + extra);
+            const auto r = gmltest::runCli(
+                QStringList{QStringLiteral("whatif"), project, QStringLiteral("--json")} + extra);
             if (r.code != 0)
                 qFatal("whatif: %s", r.err.constData());
             return json(r);
@@ -201,8 +233,13 @@ private Q_SLOTS:
         const QJsonObject asMeasured = whatif({});
         QCOMPARE(asMeasured.value(QStringLiteral("measured_ns")).toInteger(), 1'600'000);
         QCOMPARE(asMeasured.value(QStringLiteral("identity_ns")).toInteger(), 1'600'000);
-        QCOMPARE(asMeasured.value(QStringLiteral("edges")).toObject().value(QStringLiteral("sync")).toInt(), 2);
-        const QJsonObject halved = whatif({QStringLiteral("--scale"), QStringLiteral("^gemm$=0.5")});
+        QCOMPARE(asMeasured.value(QStringLiteral("edges"))
+                     .toObject()
+                     .value(QStringLiteral("sync"))
+                     .toInt(),
+                 2);
+        const QJsonObject halved =
+            whatif({QStringLiteral("--scale"), QStringLiteral("^gemm$=0.5")});
         QCOMPARE(halved.value(QStringLiteral("predicted_ns")).toInteger(), 1'100'000);
         // Iterations: step to step (step 2 keeps its 10 us lead before its mm: it starts at
         // 750), the last to the end of its host step (which keeps its 400 us tail: 1.5 ms).
@@ -220,27 +257,38 @@ private Q_SLOTS:
         QTemporaryDir dir;
         gmltest::writeFile(dir, QStringLiteral("t/trace.json"), kWaitingTrace);
         const QString project = dir.filePath(QStringLiteral("w.grademl"));
-        QCOMPARE(gmltest::runCli({QStringLiteral("import"), dir.filePath(QStringLiteral("t")), QStringLiteral("--project"), project})
+        QCOMPARE(gmltest::runCli({QStringLiteral("import"), dir.filePath(QStringLiteral("t")),
+                                  QStringLiteral("--project"), project})
                      .code,
                  0);
         auto whatif = [&](const QStringList &extra) {
-            const auto r = gmltest::runCli(QStringList{QStringLiteral("whatif"), project, QStringLiteral("--json"),
-                                                       QStringLiteral("--device"), QStringLiteral("MI250"),
-                                                       QStringLiteral("--from-device"), QStringLiteral("V100")} +
-                                           extra);
+            const auto r = gmltest::runCli(
+                QStringList{QStringLiteral("whatif"), project, QStringLiteral("--json"),
+                            QStringLiteral("--device"), QStringLiteral("MI250"),
+                            QStringLiteral("--from-device"), QStringLiteral("V100")} +
+                extra);
             if (r.code != 0)
                 qFatal("whatif: %s", r.err.constData());
             return json(r);
         };
         const QJsonObject plain = whatif({});
-        const QString notes = plain.value(QStringLiteral("notes")).toVariant().toStringList().join(QLatin1Char('\n'));
+        const QString notes =
+            plain.value(QStringLiteral("notes")).toVariant().toStringList().join(QLatin1Char('\n'));
         QVERIFY2(notes.contains(QLatin1String("4 launch calls x1.60")), qPrintable(notes));
         QVERIFY(notes.contains(QLatin1String("host CPU assumed unchanged")));
         const QJsonObject faster = whatif({QStringLiteral("--host-factor"), QStringLiteral("2")});
-        const QString fasterNotes = faster.value(QStringLiteral("notes")).toVariant().toStringList().join(QLatin1Char('\n'));
-        QVERIFY2(fasterNotes.contains(QLatin1String("host CPU 2x faster")), qPrintable(fasterNotes));
-        QVERIFY(faster.value(QStringLiteral("predicted_ns")).toInteger() < plain.value(QStringLiteral("predicted_ns")).toInteger());
-        QCOMPARE(gmltest::runCli({QStringLiteral("whatif"), project, QStringLiteral("--host-factor"), QStringLiteral("2")}).code, 2);
+        const QString fasterNotes = faster.value(QStringLiteral("notes"))
+                                        .toVariant()
+                                        .toStringList()
+                                        .join(QLatin1Char('\n'));
+        QVERIFY2(fasterNotes.contains(QLatin1String("host CPU 2x faster")),
+                 qPrintable(fasterNotes));
+        QVERIFY(faster.value(QStringLiteral("predicted_ns")).toInteger() <
+                plain.value(QStringLiteral("predicted_ns")).toInteger());
+        QCOMPARE(gmltest::runCli({QStringLiteral("whatif"), project,
+                                  QStringLiteral("--host-factor"), QStringLiteral("2")})
+                     .code,
+                 2);
     }
 
     // DataLoader workers 0 -> N: a queue. The job loads each batch on its main thread (15-30 ms,
@@ -250,8 +298,9 @@ private Q_SLOTS:
     // says so.
     void aLoaderIsAQueue()
     {
-        const auto r = gmltest::runCli({QStringLiteral("whatif"), m_project, QStringLiteral("--run"), QStringLiteral("a"),
-                                        QStringLiteral("--preset"), QStringLiteral("loader=2"), QStringLiteral("--json")});
+        const auto r = gmltest::runCli(
+            {QStringLiteral("whatif"), m_project, QStringLiteral("--run"), QStringLiteral("a"),
+             QStringLiteral("--preset"), QStringLiteral("loader=2"), QStringLiteral("--json")});
         QCOMPARE(r.code, 0);
         const QJsonObject o = json(r);
         const QJsonArray its = o.value(QStringLiteral("iterations")).toArray();
@@ -259,38 +308,47 @@ private Q_SLOTS:
         QCOMPARE(its[0].toObject().value(QStringLiteral("predicted_ns")).toInteger(),
                  its[0].toObject().value(QStringLiteral("measured_ns")).toInteger());
         const QJsonObject mean = o.value(QStringLiteral("mean_iteration")).toObject();
-        QVERIFY(mean.value(QStringLiteral("predicted_ns")).toInteger() < mean.value(QStringLiteral("measured_ns")).toInteger() * 3 / 4);
+        QVERIFY(mean.value(QStringLiteral("predicted_ns")).toInteger() <
+                mean.value(QStringLiteral("measured_ns")).toInteger() * 3 / 4);
         const QJsonObject median = o.value(QStringLiteral("median_iteration")).toObject(),
                           p90 = o.value(QStringLiteral("p90_iteration")).toObject();
-        QVERIFY(p90.value(QStringLiteral("predicted_ns")).toInteger() > median.value(QStringLiteral("predicted_ns")).toInteger());
+        QVERIFY(p90.value(QStringLiteral("predicted_ns")).toInteger() >
+                median.value(QStringLiteral("predicted_ns")).toInteger());
         for (const auto &v : its)
             QVERIFY(v.toObject().value(QStringLiteral("predicted_ns")).toInteger() <=
                     v.toObject().value(QStringLiteral("measured_ns")).toInteger());
-        const QString notes = o.value(QStringLiteral("notes")).toVariant().toStringList().join(QLatin1Char('\n'));
+        const QString notes =
+            o.value(QStringLiteral("notes")).toVariant().toStringList().join(QLatin1Char('\n'));
         QVERIFY2(notes.contains(QLatin1String("2 workers per loading thread")), qPrintable(notes));
         // The same as JSON.
-        const auto j = gmltest::runCli({QStringLiteral("whatif"), m_project, QStringLiteral("--run"), QStringLiteral("a"),
-                                        QStringLiteral("--transforms"), QStringLiteral(R"([{"op": "input", "workers": 2}])"),
-                                        QStringLiteral("--json")});
-        QCOMPARE(json(j).value(QStringLiteral("predicted_ns")).toInteger(), o.value(QStringLiteral("predicted_ns")).toInteger());
+        const auto j = gmltest::runCli(
+            {QStringLiteral("whatif"), m_project, QStringLiteral("--run"), QStringLiteral("a"),
+             QStringLiteral("--transforms"), QStringLiteral(R"([{"op": "input", "workers": 2}])"),
+             QStringLiteral("--json")});
+        QCOMPARE(json(j).value(QStringLiteral("predicted_ns")).toInteger(),
+                 o.value(QStringLiteral("predicted_ns")).toInteger());
         QTemporaryDir dir;
         gmltest::writeFile(dir, QStringLiteral("t/trace.json"), kWaitingTrace);
         const QString project = dir.filePath(QStringLiteral("w.grademl"));
-        QCOMPARE(gmltest::runCli({QStringLiteral("import"), dir.filePath(QStringLiteral("t")), QStringLiteral("--project"), project})
+        QCOMPARE(gmltest::runCli({QStringLiteral("import"), dir.filePath(QStringLiteral("t")),
+                                  QStringLiteral("--project"), project})
                      .code,
                  0);
-        const auto none = gmltest::runCli({QStringLiteral("whatif"), project, QStringLiteral("--preset"), QStringLiteral("loader=2")});
+        const auto none = gmltest::runCli({QStringLiteral("whatif"), project,
+                                           QStringLiteral("--preset"), QStringLiteral("loader=2")});
         QCOMPARE(none.code, 1);
         QVERIFY(none.all().contains(QLatin1String("no data loading")));
     }
 
     void badUse()
     {
-        auto r = gmltest::runCli({QStringLiteral("validate"), m_project, QStringLiteral("--run"), QStringLiteral("a")});
+        auto r = gmltest::runCli(
+            {QStringLiteral("validate"), m_project, QStringLiteral("--run"), QStringLiteral("a")});
         QCOMPARE(r.code, 2);
         QVERIFY(r.all().contains(QLatin1String("--against")));
-        r = gmltest::runCli({QStringLiteral("validate"), m_project, QStringLiteral("--run"), QStringLiteral("a"),
-                             QStringLiteral("--against"), QStringLiteral("nosuch")});
+        r = gmltest::runCli({QStringLiteral("validate"), m_project, QStringLiteral("--run"),
+                             QStringLiteral("a"), QStringLiteral("--against"),
+                             QStringLiteral("nosuch")});
         QVERIFY(r.code != 0);
         QVERIFY(r.all().contains(QLatin1String("nosuch")));
     }

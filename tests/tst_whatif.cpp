@@ -7,14 +7,14 @@
 #include "predictedrun.h"
 #include "project.h"
 #include "testutil.h"
-#include "whatiffixture.h"
 #include "whatif.h"
+#include "whatiffixture.h"
 
 #include <QDir>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
-#include <QJsonArray>
 #include <QRandomGenerator>
 #include <QTest>
 
@@ -24,7 +24,6 @@ using namespace gml;
 using namespace gml::sim;
 
 namespace {
-
 
 // One training step on one thread and one stream, for data parallelism (µs):
 //   ProfilerStep#1 [0,400) holds: launch f [10,20); backward [30,60) launching b1 [35,45) and
@@ -50,7 +49,8 @@ constexpr TimeNs us(double v)
     return TimeNs(v * 1000);
 }
 
-std::shared_ptr<const DependencyGraph> buildGraph(Project &project, const QString &run, QString *error)
+std::shared_ptr<const DependencyGraph> buildGraph(Project &project, const QString &run,
+                                                  QString *error)
 {
     auto g = DependencyGraph::build(project, *project.findRun(run), error);
     return g ? std::make_shared<const DependencyGraph>(std::move(*g)) : nullptr;
@@ -58,15 +58,17 @@ std::shared_ptr<const DependencyGraph> buildGraph(Project &project, const QStrin
 
 // A shared trace imported as run "r" into a project in `dir`, and its dependency graph.
 std::shared_ptr<const DependencyGraph> importShared(const QTemporaryDir &dir, const QString &folder,
-                                                   std::unique_ptr<Project> *project, QString *error)
+                                                    std::unique_ptr<Project> *project,
+                                                    QString *error)
 {
     *project = gmltest::newProject(dir);
-    gmltest::importInto(**project, {gmltest::sharedTraces() + QLatin1Char('/') + folder}, QStringLiteral("r"));
+    gmltest::importInto(**project, {gmltest::sharedTraces() + QLatin1Char('/') + folder},
+                        QStringLiteral("r"));
     return buildGraph(**project, QStringLiteral("r"), error);
 }
 
-WhatIfReport predict(const std::shared_ptr<const DependencyGraph> &g, const QList<Transform> &transforms,
-                     const WhatIfContext &context = {})
+WhatIfReport predict(const std::shared_ptr<const DependencyGraph> &g,
+                     const QList<Transform> &transforms, const WhatIfContext &context = {})
 {
     QString why;
     const auto r = whatIf(g, transforms, context, &why);
@@ -285,14 +287,17 @@ private Q_SLOTS:
             QVERIFY2(a, qPrintable(why));
             const auto b = whatIf(pairs, transforms, context, &why);
             QVERIFY2(b, qPrintable(why));
-            const QString what = transforms.isEmpty() ? QStringLiteral("identity") : transforms.front().describe();
+            const QString what =
+                transforms.isEmpty() ? QStringLiteral("identity") : transforms.front().describe();
             QVERIFY2(a->predicted.start == b->predicted.start, qPrintable(what));
             QVERIFY2(a->predicted.end == b->predicted.end, qPrintable(what));
             QCOMPARE(a->report.predicted, b->report.predicted);
             if (!transforms.isEmpty() && transforms.front().op != Transform::Op::Reschedule)
-                QVERIFY2(a->report.predicted != a->report.identity, qPrintable(what)); // it did something
+                QVERIFY2(a->report.predicted != a->report.identity,
+                         qPrintable(what)); // it did something
             QCOMPARE(a->report.predictedBreakdown.total(), b->report.predictedBreakdown.total());
-            QCOMPARE(a->report.predictedBreakdown.communication, b->report.predictedBreakdown.communication);
+            QCOMPARE(a->report.predictedBreakdown.communication,
+                     b->report.predictedBreakdown.communication);
             QCOMPARE(a->predicted.criticalPath.size(), b->predicted.criticalPath.size());
             for (size_t k = 0; k < a->predicted.criticalPath.size(); ++k) {
                 QCOMPARE(a->predicted.criticalPath[k].node, b->predicted.criticalPath[k].node);
@@ -307,7 +312,8 @@ private Q_SLOTS:
         QTest::addColumn<double>("aim");
         for (const QString &f : gmltest::sharedGpuTraces())
             QTest::newRow(qPrintable(f)) << f << 0.01;
-        QTest::newRow("dlrm 8 ranks") << QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100") << 0.03;
+        QTest::newRow("dlrm 8 ranks")
+            << QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100") << 0.03;
     }
 
     void identityReplayOnSharedGpuTraces()
@@ -353,9 +359,9 @@ private Q_SLOTS:
         QVERIFY(!scheduled->predicted.rescheduleDeadlocked);
         QVERIFY(scheduled->predicted.start == scheduled->identity.start);
         QVERIFY(scheduled->predicted.end == scheduled->identity.end);
-        QCOMPARE(scheduled->report.predictedBreakdown.total(), scheduled->report.identityBreakdown.total());
+        QCOMPARE(scheduled->report.predictedBreakdown.total(),
+                 scheduled->report.identityBreakdown.total());
     }
-
 
     // A predicted run nests as the measured one does: each step keeps its lead and tail only as
     // far as the gap it sits in allows, so siblings never overlap and no step ends up inside the
@@ -383,15 +389,17 @@ private Q_SLOTS:
         // half its time. Each saved as a run of its own.
         const WhatIfContext context = WhatIfContext::forRun(*g, *project, run);
         QStringList saved;
-        for (const QString &preset : {QStringLiteral("amp"), QStringLiteral("fusedadam"), QStringLiteral("input=free"),
-                                      QStringLiteral("half")}) {
-            const auto t = preset == QLatin1String("half") ? parseScale(QStringLiteral(".=0.5"), &error)
-                                                           : parsePreset(preset, &error);
+        for (const QString &preset : {QStringLiteral("amp"), QStringLiteral("fusedadam"),
+                                      QStringLiteral("input=free"), QStringLiteral("half")}) {
+            const auto t = preset == QLatin1String("half")
+                               ? parseScale(QStringLiteral(".=0.5"), &error)
+                               : parsePreset(preset, &error);
             QVERIFY2(t, qPrintable(error));
             const auto result = whatIf(g, {*t}, context, &error);
             if (!result)
                 continue; // a preset the run cannot take (no optimizer, no device): said why
-            QVERIFY2(savePredictedRun(*project, run, *result, {*t}, preset, &error), qPrintable(error));
+            QVERIFY2(savePredictedRun(*project, run, *result, {*t}, preset, &error),
+                     qPrintable(error));
             saved << preset;
         }
         QVERIFY(saved.contains(QStringLiteral("half")));
@@ -416,9 +424,12 @@ private Q_SLOTS:
                 QVERIFY2(measured.contains(it.key()), qPrintable(it.key()));
                 // Removed slices (free input) may take the deepest stack with them.
                 const bool removes = name == QLatin1String("input=free");
-                QVERIFY2(removes ? it.value() <= measured.value(it.key()) : it.value() == measured.value(it.key()),
+                QVERIFY2(removes ? it.value() <= measured.value(it.key())
+                                 : it.value() == measured.value(it.key()),
                          qPrintable(QStringLiteral("%1, %2: %3 levels predicted, %4 measured")
-                                        .arg(name, it.key()).arg(it.value()).arg(measured.value(it.key()))));
+                                        .arg(name, it.key())
+                                        .arg(it.value())
+                                        .arg(measured.value(it.key()))));
             }
         }
     }
@@ -447,7 +458,8 @@ private Q_SLOTS:
         QCOMPARE(g->edgeCounts()[size_t(EdgeKind::ThreadWait)], 2);
         const auto steps = g->iterations();
         QCOMPARE(steps.size(), size_t(2));
-        const auto faster = whatIf(g, {*parseScale(QStringLiteral("^enumerate=0.01"), &error)}, {}, &error);
+        const auto faster =
+            whatIf(g, {*parseScale(QStringLiteral("^enumerate=0.01"), &error)}, {}, &error);
         QVERIFY2(faster, qPrintable(error));
         // a ends at 20, the loader at 21.6, b 20 µs later: [41.6, 56.6). The gap from a to b
         // went from 180 to 21.6 µs (x0.12): step 1's tail 30 -> 3.6 µs, step 2's lead 15 ->
@@ -469,7 +481,6 @@ private Q_SLOTS:
         QCOMPARE(faster->report.iterations[0].predicted, us(39.8));
         QCOMPARE(faster->report.iterations[1].predicted, us(36.8));
         QCOMPARE(faster->report.meanPredicted, us(38.3));
-
     }
 
     void eachTransformMatchesHandPredictions()
@@ -477,7 +488,9 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const auto g = handGraph(dir);
         QString error;
-        auto one = [&](Transform t, const WhatIfContext &c = {}) { return predict(g, {t}, c).predicted; };
+        auto one = [&](Transform t, const WhatIfContext &c = {}) {
+            return predict(g, {t}, c).predicted;
+        };
         auto named = [](Transform t, const char *regex) {
             t.select.name = QString::fromLatin1(regex);
             return t;
@@ -536,7 +549,8 @@ private Q_SLOTS:
         WhatIfContext v100;
         v100.measuredDevice = QStringLiteral("Tesla V100-SXM2-32GB");
         const TimeNs k = std::llround(100000 * 900.0 / 3350);
-        QCOMPARE(one(Transform::device(QStringLiteral("H100")), v100), us(15) + 2 * k + us(2 + 80 + 3 + 10 + 20));
+        QCOMPARE(one(Transform::device(QStringLiteral("H100")), v100),
+                 us(15) + 2 * k + us(2 + 80 + 3 + 10 + 20));
         QVERIFY(!whatIf(g, {Transform::device(QStringLiteral("H100"))}, {}, &error));
         QVERIFY2(error.contains(QLatin1String("GPU model")), qPrintable(error));
         // Network 150 -> 300 GB/s (NVLink 2 measured, 2 x 1.5 µs latency kept): the all-reduce's
@@ -595,7 +609,8 @@ private Q_SLOTS:
         auto d = first("^cudaDeviceSynchronize$");
         QVERIFY(d.predicted.rescheduleDeadlocked);
         QCOMPARE(d.report.predicted, d.report.identity);
-        QVERIFY(d.report.notes.join(QLatin1Char(' ')).contains(QLatin1String("measured order was kept")));
+        QVERIFY(d.report.notes.join(QLatin1Char(' '))
+                    .contains(QLatin1String("measured order was kept")));
         QVERIFY(!parseReschedule(QStringLiteral("x=1.5"), &error));
         QVERIFY(!parseReschedule(QStringLiteral("(=1"), &error));
     }
@@ -604,16 +619,23 @@ private Q_SLOTS:
     {
         // NCCL's cost model: ring all-reduce of 8 ranks 14 steps x 1.75, tree 6 steps x 2.
         QCOMPARE(collectiveCost(QStringLiteral("AllReduce"), 8, QStringLiteral("ring")).steps, 14);
-        QCOMPARE(collectiveCost(QStringLiteral("AllReduce"), 8, QStringLiteral("ring")).busFactor, 1.75);
+        QCOMPARE(collectiveCost(QStringLiteral("AllReduce"), 8, QStringLiteral("ring")).busFactor,
+                 1.75);
         QCOMPARE(collectiveCost(QStringLiteral("AllReduce"), 8, QStringLiteral("tree")).steps, 6);
-        QCOMPARE(collectiveCost(QStringLiteral("AllReduce"), 8, QStringLiteral("tree")).busFactor, 2.0);
+        QCOMPARE(collectiveCost(QStringLiteral("AllReduce"), 8, QStringLiteral("tree")).busFactor,
+                 2.0);
         QCOMPARE(collectiveCost(QStringLiteral("Broadcast"), 5, QStringLiteral("tree")).steps, 3);
-        QCOMPARE(collectiveCost(QStringLiteral("AllGather"), 5, QStringLiteral("tree")).steps, 4); // ring
+        QCOMPARE(collectiveCost(QStringLiteral("AllGather"), 5, QStringLiteral("tree")).steps,
+                 4); // ring
         QCOMPARE(collectiveCost(QStringLiteral("AllReduce"), 1, QStringLiteral("tree")).steps, 0);
         // 1 MB over 25 GB/s with 5 µs steps, 64 ranks: ring 126 x 5 + 1.97 x 40 = 708.75 µs; tree
         // 12 x 5 + 2 x 40 = 140 µs.
-        QCOMPARE(collectiveTime(QStringLiteral("AllReduce"), 1000000, 64, QStringLiteral("ring"), 25, 5), us(708.75));
-        QCOMPARE(collectiveTime(QStringLiteral("AllReduce"), 1000000, 64, QStringLiteral("tree"), 25, 5), us(140));
+        QCOMPARE(
+            collectiveTime(QStringLiteral("AllReduce"), 1000000, 64, QStringLiteral("ring"), 25, 5),
+            us(708.75));
+        QCOMPARE(
+            collectiveTime(QStringLiteral("AllReduce"), 1000000, 64, QStringLiteral("tree"), 25, 5),
+            us(140));
 
         QTemporaryDir dir;
         const auto g = handGraph(dir);
@@ -709,8 +731,9 @@ private Q_SLOTS:
         QVERIFY2(r, qPrintable(error));
         // 50 µs of SGD at 70% of 900 GB/s / 20 bytes per parameter x 4 bytes = 6.3 MB: 1 bucket.
         QCOMPARE(r->prepared.graph->nodes().size(), g->nodes().size() + 1);
-        QVERIFY2(r->report.notes.join(QLatin1Char('\n')).contains(QLatin1String("gradients 6.3 MB")),
-                 qPrintable(r->report.notes.join(QLatin1Char('\n'))));
+        QVERIFY2(
+            r->report.notes.join(QLatin1Char('\n')).contains(QLatin1String("gradients 6.3 MB")),
+            qPrintable(r->report.notes.join(QLatin1Char('\n'))));
     }
 
     // A value of the wrong type or out of range is an error naming the transform by its index
@@ -719,35 +742,56 @@ private Q_SLOTS:
     {
         QTest::addColumn<QByteArray>("json");
         QTest::addColumn<QString>("message");
-        QTest::newRow("factor text") << QByteArray(R"([{"op":"scale","factor":2},{"op":"scale","factor":"abc"}])")
-                                     << QStringLiteral("transforms[1].factor: expected a number from 0 to 1000000, got \"abc\"");
-        QTest::newRow("factor huge") << QByteArray(R"([{"op":"scale","select":{"name":"."},"factor":1e308}])")
-                                     << QStringLiteral("transforms[0].factor: expected a number from 0 to 1000000, got 1e+308");
+        QTest::newRow("factor text")
+            << QByteArray(R"([{"op":"scale","factor":2},{"op":"scale","factor":"abc"}])")
+            << QStringLiteral(
+                   "transforms[1].factor: expected a number from 0 to 1000000, got \"abc\"");
+        QTest::newRow("factor huge")
+            << QByteArray(R"([{"op":"scale","select":{"name":"."},"factor":1e308}])")
+            << QStringLiteral(
+                   "transforms[0].factor: expected a number from 0 to 1000000, got 1e+308");
         QTest::newRow("set huge") << QByteArray(R"([{"op":"set","duration_ns":1e30}])")
-                                  << QStringLiteral("transforms[0].duration_ns: expected a whole number from 0 to 3000000000000000000");
-        QTest::newRow("priority text") << QByteArray(R"([{"op":"reschedule","priority":"high"}])")
-                                       << QStringLiteral("transforms[0].priority: expected a whole number");
-        QTest::newRow("inverted range") << QByteArray(R"([{"op":"scale","select":{"from_ns":10,"to_ns":5}}])")
-                                        << QStringLiteral("transforms[0].select.to_ns: 5 is before from_ns 10");
-        QTest::newRow("bandwidth 0") << QByteArray(R"([{"op":"link","bandwidth_gbps":0}])")
-                                     << QStringLiteral("transforms[0].bandwidth_gbps: expected a number above 0, from 1e-06 to 1000000, got 0");
-        QTest::newRow("bandwidth negative") << QByteArray(R"([{"op":"link","bandwidth_gbps":-50}])")
-                                            << QStringLiteral("transforms[0].bandwidth_gbps: expected a number above 0, from 1e-06");
-        QTest::newRow("latency huge") << QByteArray(R"([{"op":"link","latency_us":1e308}])")
-                                      << QStringLiteral("transforms[0].latency_us: expected a number from 0 to 1000000000");
+                                  << QStringLiteral("transforms[0].duration_ns: expected a whole "
+                                                    "number from 0 to 3000000000000000000");
+        QTest::newRow("priority text")
+            << QByteArray(R"([{"op":"reschedule","priority":"high"}])")
+            << QStringLiteral("transforms[0].priority: expected a whole number");
+        QTest::newRow("inverted range")
+            << QByteArray(R"([{"op":"scale","select":{"from_ns":10,"to_ns":5}}])")
+            << QStringLiteral("transforms[0].select.to_ns: 5 is before from_ns 10");
+        QTest::newRow("bandwidth 0")
+            << QByteArray(R"([{"op":"link","bandwidth_gbps":0}])")
+            << QStringLiteral("transforms[0].bandwidth_gbps: expected a number above 0, from 1e-06 "
+                              "to 1000000, got 0");
+        QTest::newRow("bandwidth negative")
+            << QByteArray(R"([{"op":"link","bandwidth_gbps":-50}])")
+            << QStringLiteral(
+                   "transforms[0].bandwidth_gbps: expected a number above 0, from 1e-06");
+        QTest::newRow("latency huge")
+            << QByteArray(R"([{"op":"link","latency_us":1e308}])")
+            << QStringLiteral("transforms[0].latency_us: expected a number from 0 to 1000000000");
         QTest::newRow("rank text") << QByteArray(R"([{"op":"scale","select":{"rank":"x"}}])")
-                                   << QStringLiteral("transforms[0].select.rank: expected a whole number from 0 to 1000000, got \"x\"");
-        QTest::newRow("kind text") << QByteArray(R"([{"op":"scale","select":{"kind":"kernel"}}])")
-                                   << QStringLiteral("transforms[0].select.kind: expected an array of strings, got \"kernel\"");
-        QTest::newRow("name number") << QByteArray(R"([{"op":"scale","select":{"name":5}}])")
-                                     << QStringLiteral("transforms[0].select.name: expected a string, got 5");
-        QTest::newRow("select array") << QByteArray(R"([{"op":"scale","select":[]}])")
-                                      << QStringLiteral("transforms[0].select: expected an object, got an array");
-        QTest::newRow("workers fraction") << QByteArray(R"([{"op":"workers","workers":2.5}])")
-                                          << QStringLiteral("transforms[0].workers: expected a whole number from 1 to 1000000, got 2.5");
-        QTest::newRow("not an object") << QByteArray(R"([{"op":"amp"},5])")
-                                       << QStringLiteral("transforms[1]: expected a transform object, got 5");
-        QTest::newRow("op number") << QByteArray(R"([{"op":7}])") << QStringLiteral("transforms[0].op: expected an op, got 7");
+                                   << QStringLiteral("transforms[0].select.rank: expected a whole "
+                                                     "number from 0 to 1000000, got \"x\"");
+        QTest::newRow("kind text")
+            << QByteArray(R"([{"op":"scale","select":{"kind":"kernel"}}])")
+            << QStringLiteral(
+                   "transforms[0].select.kind: expected an array of strings, got \"kernel\"");
+        QTest::newRow("name number")
+            << QByteArray(R"([{"op":"scale","select":{"name":5}}])")
+            << QStringLiteral("transforms[0].select.name: expected a string, got 5");
+        QTest::newRow("select array")
+            << QByteArray(R"([{"op":"scale","select":[]}])")
+            << QStringLiteral("transforms[0].select: expected an object, got an array");
+        QTest::newRow("workers fraction")
+            << QByteArray(R"([{"op":"workers","workers":2.5}])")
+            << QStringLiteral(
+                   "transforms[0].workers: expected a whole number from 1 to 1000000, got 2.5");
+        QTest::newRow("not an object")
+            << QByteArray(R"([{"op":"amp"},5])")
+            << QStringLiteral("transforms[1]: expected a transform object, got 5");
+        QTest::newRow("op number") << QByteArray(R"([{"op":7}])")
+                                   << QStringLiteral("transforms[0].op: expected an op, got 7");
         QTest::newRow("unknown key") << QByteArray(R"([{"op":"host","factr":0}])")
                                      << QStringLiteral("transforms[0]: unknown key 'factr'");
     }
@@ -775,11 +819,12 @@ private Q_SLOTS:
         const QList<double> factors{0, 1e-6, 1e-3, 0.5, 1, 2, 1e3, 1e6};
         const QList<double> durations{0, 1, 1e6, 1e12, 1e15, 3e18};
         const QList<double> rates{1e-6, 1e-3, 1, 100, 1e6};
-        const QStringList ops{QStringLiteral("scale"), QStringLiteral("set"), QStringLiteral("insert"),
-                              QStringLiteral("fuse"), QStringLiteral("compute"), QStringLiteral("memory"),
-                              QStringLiteral("input"), QStringLiteral("host"), QStringLiteral("link"),
-                              QStringLiteral("workers"), QStringLiteral("reschedule"), QStringLiteral("amp"),
-                              QStringLiteral("unsync"), QStringLiteral("remove")};
+        const QStringList ops{
+            QStringLiteral("scale"),   QStringLiteral("set"),        QStringLiteral("insert"),
+            QStringLiteral("fuse"),    QStringLiteral("compute"),    QStringLiteral("memory"),
+            QStringLiteral("input"),   QStringLiteral("host"),       QStringLiteral("link"),
+            QStringLiteral("workers"), QStringLiteral("reschedule"), QStringLiteral("amp"),
+            QStringLiteral("unsync"),  QStringLiteral("remove")};
         QRandomGenerator rng(33);
         auto pick = [&](const auto &list) { return list[int(rng.bounded(quint32(list.size())))]; };
         int predicted = 0, refused = 0;
@@ -790,13 +835,17 @@ private Q_SLOTS:
                 const QString op = pick(ops);
                 QJsonObject t{{QStringLiteral("op"), op}};
                 if (rng.bounded(2u))
-                    t.insert(QStringLiteral("select"), QJsonObject{{QStringLiteral("name"), pick(QStringList{
-                        QStringLiteral("."), QStringLiteral("gemm"), QStringLiteral("nccl"), QStringLiteral("^k")})}});
+                    t.insert(QStringLiteral("select"),
+                             QJsonObject{{QStringLiteral("name"),
+                                          pick(QStringList{
+                                              QStringLiteral("."), QStringLiteral("gemm"),
+                                              QStringLiteral("nccl"), QStringLiteral("^k")})}});
                 if (op == QLatin1String("compute") || op == QLatin1String("memory"))
                     t.insert(QStringLiteral("factor"), pick(rates));
                 else if (op != QLatin1String("link") && op != QLatin1String("workers"))
                     t.insert(QStringLiteral("factor"), pick(factors));
-                if (op == QLatin1String("set") || op == QLatin1String("insert") || op == QLatin1String("fuse"))
+                if (op == QLatin1String("set") || op == QLatin1String("insert") ||
+                    op == QLatin1String("fuse"))
                     t.insert(QStringLiteral("duration_ns"), pick(durations));
                 if (op == QLatin1String("link")) {
                     t.insert(QStringLiteral("bandwidth_gbps"), pick(rates));
@@ -812,7 +861,8 @@ private Q_SLOTS:
                 list.append(t);
             }
             const auto transforms = transformsFromJson(list, &error);
-            QVERIFY2(transforms, qPrintable(error + QStringLiteral(" in ") + QString::fromUtf8(QJsonDocument(list).toJson())));
+            QVERIFY2(transforms, qPrintable(error + QStringLiteral(" in ") +
+                                            QString::fromUtf8(QJsonDocument(list).toJson())));
             const auto r = whatIf(g, *transforms, {}, &error);
             if (!r) {
                 QVERIFY2(!error.isEmpty(), "a refusal says why");
@@ -820,14 +870,16 @@ private Q_SLOTS:
                 continue;
             }
             ++predicted;
-            const QString what = QString::fromUtf8(QJsonDocument(list).toJson(QJsonDocument::Compact));
+            const QString what =
+                QString::fromUtf8(QJsonDocument(list).toJson(QJsonDocument::Compact));
             QVERIFY2(r->predicted.finish >= r->predicted.origin, qPrintable(what));
             QVERIFY2(r->report.predicted >= 0, qPrintable(what));
             QVERIFY2(std::isfinite(r->report.predictedBreakdown.total() * 1.0), qPrintable(what));
             for (const auto &it : r->report.iterations)
                 QVERIFY2(it.predicted >= 0, qPrintable(what));
             for (size_t i = 0; i < r->predicted.start.size(); ++i)
-                QVERIFY2(r->predicted.start[i] >= 0 && r->predicted.end[i] >= r->predicted.start[i], qPrintable(what));
+                QVERIFY2(r->predicted.start[i] >= 0 && r->predicted.end[i] >= r->predicted.start[i],
+                         qPrintable(what));
         }
         QVERIFY(predicted > 100);
         qInfo("%d transform lists predicted, %d refused with a reason", predicted, refused);
@@ -854,19 +906,32 @@ private Q_SLOTS:
         Transform fuse = Transform::fusedAdam();
         fuse.overhead = 2500;
         QString why;
-        const QList<Transform> list = {t, Transform::amp(), Transform::fusedAdam(), Transform::input(0),
-                                       Transform::device(QStringLiteral("MI300X")), Transform::network(25, 3), w,
-                                       *parseReschedule(QStringLiteral("nccl=-2"), &why), ins, fuse};
+        const QList<Transform> list = {t,
+                                       Transform::amp(),
+                                       Transform::fusedAdam(),
+                                       Transform::input(0),
+                                       Transform::device(QStringLiteral("MI300X")),
+                                       Transform::network(25, 3),
+                                       w,
+                                       *parseReschedule(QStringLiteral("nccl=-2"), &why),
+                                       ins,
+                                       fuse};
         const auto back = transformsFromJson(transformsToJson(list), &why);
         QVERIFY2(back, qPrintable(why));
         QCOMPARE(transformsToJson(*back), transformsToJson(list));
-        QCOMPARE(back->first().select.describe(), QStringLiteral("/gemm/ kernel category /kernel/ on GPU /0/ rank 2 within /^ProfilerStep#3$/ in [5 ns, 900 ns)"));
-        QVERIFY(!Transform::fromJson(QJsonObject{{QStringLiteral("op"), QStringLiteral("warp")}}, &why));
+        QCOMPARE(back->first().select.describe(),
+                 QStringLiteral("/gemm/ kernel category /kernel/ on GPU /0/ rank 2 within "
+                                "/^ProfilerStep#3$/ in [5 ns, 900 ns)"));
+        QVERIFY(!Transform::fromJson(QJsonObject{{QStringLiteral("op"), QStringLiteral("warp")}},
+                                     &why));
         QVERIFY2(why.contains(QLatin1String("unknown transform 'warp'")), qPrintable(why));
         QVERIFY(!Transform::fromJson(QJsonObject{{QStringLiteral("op"), QStringLiteral("device")},
-                                                 {QStringLiteral("target"), QStringLiteral("TPU")}}, &why));
-        const auto typed = parseTransform(QStringLiteral(R"J({"op":"reschedule","priority":2,"select":{"name":"nccl"}})J"), &why);
-        QVERIFY2(typed && typed->op == Transform::Op::Reschedule && typed->priority == 2, qPrintable(why));
+                                                 {QStringLiteral("target"), QStringLiteral("TPU")}},
+                                     &why));
+        const auto typed = parseTransform(
+            QStringLiteral(R"J({"op":"reschedule","priority":2,"select":{"name":"nccl"}})J"), &why);
+        QVERIFY2(typed && typed->op == Transform::Op::Reschedule && typed->priority == 2,
+                 qPrintable(why));
         QCOMPARE(parseTransform(QStringLiteral("sgemm=0.5"), &why)->factor, 0.5);
         QVERIFY(!parseTransform(QStringLiteral("{\"op\":"), &why));
         QVERIFY2(why.contains(QLatin1String("offset")), qPrintable(why));
@@ -881,16 +946,27 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString file = handProjectFile(dir);
         QByteArray out;
-        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--scale"), QStringLiteral("^k2$=2"),
-                         QStringLiteral("--scale"), QStringLiteral("^nccl=0"), QStringLiteral("--save-scenario"),
-                         QStringLiteral("slow k2"), QStringLiteral("--save"), QStringLiteral("k2x2")}, &out), 0);
+        QCOMPARE(
+            runCli({QStringLiteral("whatif"), file, QStringLiteral("--scale"),
+                    QStringLiteral("^k2$=2"), QStringLiteral("--scale"), QStringLiteral("^nccl=0"),
+                    QStringLiteral("--save-scenario"), QStringLiteral("slow k2"),
+                    QStringLiteral("--save"), QStringLiteral("k2x2")},
+                   &out),
+            0);
         // k2 [115,315), the all-reduce point at 317, D ends 320, E [330,350).
         QVERIFY2(out.contains("predicted 350 µs"), out.constData());
-        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--run"), QStringLiteral("run"),
-                         QStringLiteral("--scenario"), QStringLiteral("slow k2"), QStringLiteral("--json")}, &out), 0);
-        QCOMPARE(QJsonDocument::fromJson(out).object()[QStringLiteral("predicted_ns")].toInteger(), us(350));
-        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--run"), QStringLiteral("run"),
-                         QStringLiteral("--scenario"), QStringLiteral("nope")}, &out), 1);
+        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--run"),
+                         QStringLiteral("run"), QStringLiteral("--scenario"),
+                         QStringLiteral("slow k2"), QStringLiteral("--json")},
+                        &out),
+                 0);
+        QCOMPARE(QJsonDocument::fromJson(out).object()[QStringLiteral("predicted_ns")].toInteger(),
+                 us(350));
+        QCOMPARE(
+            runCli({QStringLiteral("whatif"), file, QStringLiteral("--run"), QStringLiteral("run"),
+                    QStringLiteral("--scenario"), QStringLiteral("nope")},
+                   &out),
+            1);
         QVERIFY2(out.contains("no scenario 'nope'"), out.constData());
         // The saved run: kind predicted, the measured tracks, k2 200 µs long, the removed
         // all-reduce left out, launch flows kept.
@@ -901,16 +977,25 @@ private Q_SLOTS:
         QCOMPARE(saved[QStringLiteral("name")].toString(), QStringLiteral("k2x2"));
         QCOMPARE(saved[QStringLiteral("slices")].toInt(), 7);
         QCOMPARE(saved[QStringLiteral("flows")].toInt(), 2);
-        QCOMPARE(saved[QStringLiteral("end_ns")].toInteger() - saved[QStringLiteral("start_ns")].toInteger(), us(350));
+        QCOMPARE(saved[QStringLiteral("end_ns")].toInteger() -
+                     saved[QStringLiteral("start_ns")].toInteger(),
+                 us(350));
         QCOMPARE(runCli({QStringLiteral("query"), file,
-                         QStringLiteral("SELECT r.kind, s.dur FROM slice_abs s JOIN run r ON r.id = s.run_id "
-                                        "WHERE s.name = 'k2' ORDER BY r.id")}, &out), 0);
+                         QStringLiteral(
+                             "SELECT r.kind, s.dur FROM slice_abs s JOIN run r ON r.id = s.run_id "
+                             "WHERE s.name = 'k2' ORDER BY r.id")},
+                        &out),
+                 0);
         QCOMPARE(out, QByteArray("kind,dur\nmeasured,100000\npredicted,200000\n"));
         // Saving again replaces the prediction; a measured run is never overwritten.
-        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--run"), QStringLiteral("run"),
-                         QStringLiteral("--save"), QStringLiteral("k2x2")}, &out), 0);
-        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--run"), QStringLiteral("run"),
-                         QStringLiteral("--save"), QStringLiteral("run")}, &out), 1);
+        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--run"),
+                         QStringLiteral("run"), QStringLiteral("--save"), QStringLiteral("k2x2")},
+                        &out),
+                 0);
+        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--run"),
+                         QStringLiteral("run"), QStringLiteral("--save"), QStringLiteral("run")},
+                        &out),
+                 1);
         QVERIFY2(out.contains("a prediction never replaces one"), out.constData());
         QCOMPARE(runCli({QStringLiteral("whatif"), QStringLiteral("--devices")}, &out), 0);
         QVERIFY(out.contains("H200") && out.contains("MI300X") && out.contains("nvlink4"));
@@ -921,8 +1006,10 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString file = handProjectFile(dir);
         QByteArray out;
-        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--scale"), QStringLiteral("^k2$=2"),
-                         QStringLiteral("--json")}, &out), 0);
+        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--scale"),
+                         QStringLiteral("^k2$=2"), QStringLiteral("--json")},
+                        &out),
+                 0);
         const auto o = QJsonDocument::fromJson(out).object();
         QCOMPARE(o[QStringLiteral("measured_ns")].toInteger(), us(330));
         QCOMPARE(o[QStringLiteral("identity_ns")].toInteger(), us(330));
@@ -930,18 +1017,35 @@ private Q_SLOTS:
         QCOMPARE(o[QStringLiteral("identity_error")].toDouble(), 0.0);
         QCOMPARE(o[QStringLiteral("edges")].toObject()[QStringLiteral("sync")].toInt(), 2);
         QCOMPARE(runCli({QStringLiteral("whatif"), file}, &out), 0);
-        QVERIFY2(out.contains("end to end: measured 330 µs, identity replay 330 µs (error 0.00%)"), out.constData());
-        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--scale"), QStringLiteral("k2")}, &out), 2);
-        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--run"), QStringLiteral("nope")}, &out), 1);
+        QVERIFY2(out.contains("end to end: measured 330 µs, identity replay 330 µs (error 0.00%)"),
+                 out.constData());
+        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--scale"),
+                         QStringLiteral("k2")},
+                        &out),
+                 2);
+        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--run"),
+                         QStringLiteral("nope")},
+                        &out),
+                 1);
         // 8 tree workers over the measured NVLink 2 (collectiveAlgorithmsAndCostModels: 413 µs).
-        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--workers"), QStringLiteral("8"),
-                         QStringLiteral("--algorithm"), QStringLiteral("tree"), QStringLiteral("--measured-link"),
-                         QStringLiteral("nvlink2"), QStringLiteral("--json")}, &out), 0);
-        QCOMPARE(QJsonDocument::fromJson(out).object()[QStringLiteral("predicted_ns")].toInteger(), us(413));
-        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--reschedule"), QStringLiteral("^aten::add$=1"),
-                         QStringLiteral("--json")}, &out), 0);
-        QCOMPARE(QJsonDocument::fromJson(out).object()[QStringLiteral("predicted_ns")].toInteger(), us(330));
-        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--algorithm"), QStringLiteral("star")}, &out), 2);
+        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--workers"),
+                         QStringLiteral("8"), QStringLiteral("--algorithm"), QStringLiteral("tree"),
+                         QStringLiteral("--measured-link"), QStringLiteral("nvlink2"),
+                         QStringLiteral("--json")},
+                        &out),
+                 0);
+        QCOMPARE(QJsonDocument::fromJson(out).object()[QStringLiteral("predicted_ns")].toInteger(),
+                 us(413));
+        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--reschedule"),
+                         QStringLiteral("^aten::add$=1"), QStringLiteral("--json")},
+                        &out),
+                 0);
+        QCOMPARE(QJsonDocument::fromJson(out).object()[QStringLiteral("predicted_ns")].toInteger(),
+                 us(330));
+        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--algorithm"),
+                         QStringLiteral("star")},
+                        &out),
+                 2);
         QVERIFY2(out.contains("--algorithm must be ring or tree"), out.constData());
     }
 };

@@ -15,11 +15,12 @@ namespace gml::cli {
 
 namespace {
 
-const char kAlignUsage[] =
-    "usage: grademl align FILE.grademl [--run NAME] [--json]\n"
-    "       grademl align FILE.grademl --recompute [--run NAME]\n"
-    "       grademl align FILE.grademl [--run NAME] --source (rank:N|PATH) (--offset DURATION | --clear)\n"
-    "  DURATION: a signed number with ns, us, ms or s (ns when none), added to that source's times\n";
+const char kAlignUsage[] = "usage: grademl align FILE.grademl [--run NAME] [--json]\n"
+                           "       grademl align FILE.grademl --recompute [--run NAME]\n"
+                           "       grademl align FILE.grademl [--run NAME] --source (rank:N|PATH) "
+                           "(--offset DURATION | --clear)\n"
+                           "  DURATION: a signed number with ns, us, ms or s (ns when none), added "
+                           "to that source's times\n";
 
 struct RunRow
 {
@@ -71,9 +72,12 @@ std::optional<SourceId> findSource(Project &project, const QList<RunRow> &runs, 
     }
     if (hits.size() == 1)
         return hits.first();
-    *why = hits.isEmpty() ? QStringLiteral("no source matches '%1'").arg(sel)
-                          : QStringLiteral("'%1' matches %2 sources; name the run with --run or give "
-                                           "the full path").arg(sel).arg(hits.size());
+    *why = hits.isEmpty()
+               ? QStringLiteral("no source matches '%1'").arg(sel)
+               : QStringLiteral("'%1' matches %2 sources; name the run with --run or give "
+                                "the full path")
+                     .arg(sel)
+                     .arg(hits.size());
     return std::nullopt;
 }
 
@@ -81,9 +85,11 @@ std::optional<SourceId> findSource(Project &project, const QList<RunRow> &runs, 
 
 int alignCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
-    const Parsed p = parse(args, {QStringLiteral("run"), QStringLiteral("source"), QStringLiteral("offset")},
-                           {QStringLiteral("json"), QStringLiteral("clear"), QStringLiteral("recompute")});
-    const bool setting = p.options.contains(QStringLiteral("offset")) || p.flags.contains(QStringLiteral("clear"));
+    const Parsed p =
+        parse(args, {QStringLiteral("run"), QStringLiteral("source"), QStringLiteral("offset")},
+              {QStringLiteral("json"), QStringLiteral("clear"), QStringLiteral("recompute")});
+    const bool setting =
+        p.options.contains(QStringLiteral("offset")) || p.flags.contains(QStringLiteral("clear"));
     QString usageError = p.error;
     if (usageError.isEmpty() && p.positional.size() != 1)
         usageError = QStringLiteral("need one project file");
@@ -105,14 +111,16 @@ int alignCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     }
     const bool writes = setting || p.flags.contains(QStringLiteral("recompute"));
     QString error;
-    auto project = openProject(p.positional.first(), writes, QStringLiteral("grademl align: "), err);
+    auto project =
+        openProject(p.positional.first(), writes, QStringLiteral("grademl align: "), err);
     if (!project)
         return SomeFailed;
     const QString only = p.options.value(QStringLiteral("run"));
     const auto runs = runsOf(*project, only);
     if (runs.isEmpty()) {
-        err << "grademl align: " << (only.isEmpty() ? QStringLiteral("the project has no runs")
-                                                    : QStringLiteral("no run named '%1'").arg(only))
+        err << "grademl align: "
+            << (only.isEmpty() ? QStringLiteral("the project has no runs")
+                               : QStringLiteral("no run named '%1'").arg(only))
             << '\n';
         return SomeFailed;
     }
@@ -125,7 +133,8 @@ int alignCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         }
     }
     if (setting) {
-        const auto source = findSource(*project, runs, p.options.value(QStringLiteral("source")), &error);
+        const auto source =
+            findSource(*project, runs, p.options.value(QStringLiteral("source")), &error);
         if (!source) {
             err << "grademl align: " << error << '\n';
             return SomeFailed;

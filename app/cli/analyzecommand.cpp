@@ -21,8 +21,9 @@ namespace gml::cli {
 
 int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
-    const Parsed p = parse(args, {QStringLiteral("run"), QStringLiteral("rank"), QStringLiteral("range")},
-                           {QStringLiteral("json")});
+    const Parsed p =
+        parse(args, {QStringLiteral("run"), QStringLiteral("rank"), QStringLiteral("range")},
+              {QStringLiteral("json")});
     QString problem = p.error;
     if (problem.isEmpty() && p.positional.size() != 1)
         problem = QStringLiteral("need one project file");
@@ -31,7 +32,8 @@ int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         bool ok = false;
         scope.rank = p.options.value(QStringLiteral("rank")).toInt(&ok);
         if (!ok || scope.rank < 0)
-            problem = QStringLiteral("--rank expects a rank number, got '%1'").arg(safeText(p.options.value(QStringLiteral("rank"))));
+            problem = QStringLiteral("--rank expects a rank number, got '%1'")
+                          .arg(safeText(p.options.value(QStringLiteral("rank"))));
     }
     std::optional<std::pair<TimeNs, TimeNs>> relative;
     if (problem.isEmpty() && p.options.contains(QStringLiteral("range"))) {
@@ -39,11 +41,13 @@ int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     }
     if (!problem.isEmpty()) {
         err << "grademl analyze: " << problem
-            << "\nusage: grademl analyze FILE.grademl [--run NAME] [--rank N] [--range START:END] [--json]\n";
+            << "\nusage: grademl analyze FILE.grademl [--run NAME] [--rank N] [--range START:END] "
+               "[--json]\n";
         return Usage;
     }
     QString error;
-    auto project = openProject(p.positional.first(), false, QStringLiteral("grademl analyze: "), err);
+    auto project =
+        openProject(p.positional.first(), false, QStringLiteral("grademl analyze: "), err);
     if (!project)
         return SomeFailed;
     QString runName = p.options.value(QStringLiteral("run"));
@@ -56,7 +60,8 @@ int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         // rank's analyses run on the shard that holds it.
         if (scope.rank < 0) {
             if (relative) {
-                err << "grademl analyze: --range needs --rank on a cluster project (the cross-rank analyses cover the whole run)\n";
+                err << "grademl analyze: --range needs --rank on a cluster project (the cross-rank "
+                       "analyses cover the whole run)\n";
                 return Usage;
             }
             const auto cluster = sim::analyzeCluster(*project, *run, runName, &error);
@@ -65,7 +70,8 @@ int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                 return SomeFailed;
             }
             if (p.flags.contains(QStringLiteral("json")))
-                out << QString::fromUtf8(QJsonDocument(cluster->toJson()).toJson(QJsonDocument::Indented));
+                out << QString::fromUtf8(
+                    QJsonDocument(cluster->toJson()).toJson(QJsonDocument::Indented));
             else
                 out << cluster->toText();
             return cluster->missing.isEmpty() ? Ok : SomeFailed;
@@ -76,7 +82,9 @@ int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             return SomeFailed;
         }
         if (!p.flags.contains(QStringLiteral("json")))
-            out << QStringLiteral("rank %1 from shard %2\n").arg(scope.rank).arg(QDir::toNativeSeparators(*shard));
+            out << QStringLiteral("rank %1 from shard %2\n")
+                       .arg(scope.rank)
+                       .arg(QDir::toNativeSeparators(*shard));
         QStringList forward = args;
         forward[forward.indexOf(p.positional.first())] = *shard;
         return analyzeCommand(forward, out, err);
@@ -88,8 +96,10 @@ int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         err << "grademl analyze: run '" << runName << "': " << error << '\n';
         return SomeFailed;
     }
-    if (scope.rank >= 0 && report->analysis && report->analysis->gpus.empty() && report->analysis->kernels.empty()) {
-        err << "grademl analyze: run '" << runName << "' has no GPU work on rank " << scope.rank << '\n';
+    if (scope.rank >= 0 && report->analysis && report->analysis->gpus.empty() &&
+        report->analysis->kernels.empty()) {
+        err << "grademl analyze: run '" << runName << "' has no GPU work on rank " << scope.rank
+            << '\n';
         return SomeFailed;
     }
     if (p.flags.contains(QStringLiteral("json")))
@@ -99,11 +109,12 @@ int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     return Ok;
 }
 
-int exportAnalysis(const Parsed &p, const QString &projectPath, const QString &outPath, QSize size, QTextStream &out,
-                   QTextStream &err)
+int exportAnalysis(const Parsed &p, const QString &projectPath, const QString &outPath, QSize size,
+                   QTextStream &out, QTextStream &err)
 {
     QString error;
-    auto project = openProject(projectPath, false, QStringLiteral("grademl export: %1: ").arg(projectPath), err);
+    auto project = openProject(projectPath, false,
+                               QStringLiteral("grademl export: %1: ").arg(projectPath), err);
     if (!project)
         return SomeFailed;
     QString runName = p.options.value(QStringLiteral("run"));
@@ -130,10 +141,13 @@ int exportAnalysis(const Parsed &p, const QString &projectPath, const QString &o
         head << QStringLiteral("GPU busy %1%").arg(report->summary.gpuBusy * 100, 0, 'f', 1);
     if (!report->findings.empty())
         head << QStringLiteral("top finding: %1 (%2)")
-                    .arg(report->findings.front().title.section(QLatin1Char(':'), 0, 0), sim::gainText(report->findings.front()));
+                    .arg(report->findings.front().title.section(QLatin1Char(':'), 0, 0),
+                         sim::gainText(report->findings.front()));
     const QString title = QStringLiteral("%1 · %2").arg(runName, head.join(QStringLiteral(" · ")));
-    if (charts.iterations.isEmpty() && charts.ranks.isEmpty() && charts.families.isEmpty() && charts.utilisation.isEmpty()) {
-        err << "grademl export: nothing to chart: run '" << runName << "' has no GPU trace and no counters\n";
+    if (charts.iterations.isEmpty() && charts.ranks.isEmpty() && charts.families.isEmpty() &&
+        charts.utilisation.isEmpty()) {
+        err << "grademl export: nothing to chart: run '" << runName
+            << "' has no GPU trace and no counters\n";
         return SomeFailed;
     }
     if (!exportCharts({&iterations, &ranks, &families, &time}, 2, size, outPath, title, &error)) {

@@ -14,10 +14,12 @@
 
 namespace gml::cli {
 
-std::unique_ptr<Project> openProject(const QString &path, bool writable, const QString &prefix, QTextStream &err)
+std::unique_ptr<Project> openProject(const QString &path, bool writable, const QString &prefix,
+                                     QTextStream &err)
 {
     QString error;
-    auto project = Project::open(path, writable ? Project::Mode::ReadWrite : Project::Mode::ReadOnly, &error);
+    auto project =
+        Project::open(path, writable ? Project::Mode::ReadWrite : Project::Mode::ReadOnly, &error);
     if (!project)
         err << prefix << error << '\n';
     return project;
@@ -69,16 +71,16 @@ Parsed parse(const QStringList &args, const QStringList &valued, const QStringLi
     return p;
 }
 
-
-
-std::optional<std::pair<qint64, qint64>> parseRunRange(const QString &text, const char *option, QString *problem)
+std::optional<std::pair<qint64, qint64>> parseRunRange(const QString &text, const char *option,
+                                                       QString *problem)
 {
     const QStringList parts = text.split(QLatin1Char(':'));
     const auto a = parts.size() == 2 ? parseDuration(parts[0]) : std::nullopt;
     const auto b = parts.size() == 2 ? parseDuration(parts[1]) : std::nullopt;
     if (a && b && *a >= 0 && *b > *a)
         return std::make_pair(*a, *b);
-    *problem = QStringLiteral("--%1 expects START:END after the run's start (0 <= START < END), e.g. 10ms:250ms, got '%2'")
+    *problem = QStringLiteral("--%1 expects START:END after the run's start (0 <= START < END), "
+                              "e.g. 10ms:250ms, got '%2'")
                    .arg(QLatin1String(option), safeText(text, 80));
     return std::nullopt;
 }
@@ -93,10 +95,11 @@ std::optional<qint64> pickRun(Project &project, QString *requested, const char *
             names << st.text(0);
         if (names.size() != 1) {
             err << "grademl " << command << ": "
-                << (names.isEmpty() ? QStringLiteral("the project has no measured run")
-                                    : QStringLiteral("the project has %1 runs; name one with --run: %2")
-                                          .arg(names.size())
-                                          .arg(names.join(QStringLiteral(", "))))
+                << (names.isEmpty()
+                        ? QStringLiteral("the project has no measured run")
+                        : QStringLiteral("the project has %1 runs; name one with --run: %2")
+                              .arg(names.size())
+                              .arg(names.join(QStringLiteral(", "))))
                 << '\n';
             *exitCode = names.isEmpty() ? SomeFailed : Usage;
             return std::nullopt;
@@ -112,10 +115,12 @@ std::optional<qint64> pickRun(Project &project, QString *requested, const char *
 }
 
 // Opens a project for reading runs, computing the headline metrics it lacks when it can.
-std::unique_ptr<Project> openWithMetrics(const QString &path, const char *command, QTextStream &err, bool quiet)
+std::unique_ptr<Project> openWithMetrics(const QString &path, const char *command, QTextStream &err,
+                                         bool quiet)
 {
     const bool writable = Project::whyNotWritable(path).isEmpty();
-    auto project = openProject(path, writable, QStringLiteral("grademl %1: ").arg(QLatin1String(command)), err);
+    auto project = openProject(path, writable,
+                               QStringLiteral("grademl %1: ").arg(QLatin1String(command)), err);
     if (!project)
         return nullptr;
     const QList<RunId> missing = runsWithoutMetrics(*project, sim::kRunMetricsVersion);

@@ -18,11 +18,11 @@ namespace gml {
 class Project;
 struct SourceReport;
 struct ScannedFile;
-}
+} // namespace gml
 namespace gml::sim {
 struct Transform;
 struct WhatIfContext;
-}
+} // namespace gml::sim
 
 namespace gml::cli {
 
@@ -34,7 +34,7 @@ enum ExitCode { Ok = 0, SomeFailed = 1, Usage = 2 };
 struct Parsed
 {
     QStringList positional;
-    QHash<QString, QString> options;       // the last value of each option
+    QHash<QString, QString> options;      // the last value of each option
     QHash<QString, QStringList> repeated; // every value, in order (options given more than once)
     QStringList flags;
     QString error;
@@ -48,7 +48,8 @@ std::optional<qint64> pickRun(Project &project, QString *requested, const char *
 
 // "START:END" after a run's start, each a duration ("10ms:250ms"); nullopt with *problem set
 // (naming `option`) when it is not one.
-std::optional<std::pair<qint64, qint64>> parseRunRange(const QString &text, const char *option, QString *problem);
+std::optional<std::pair<qint64, qint64>> parseRunRange(const QString &text, const char *option,
+                                                       QString *problem);
 
 int importCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // "(FORMAT, run 'NAME'): N slices, M counter samples, F flows[, W warnings]": an imported
@@ -65,7 +66,8 @@ struct FollowSettings
     qint64 idleExitMs = 0; // 0: until a signal
     bool quiet = false;
 };
-int followImport(Project &project, const FollowSettings &settings, QTextStream &out, QTextStream &err);
+int followImport(Project &project, const FollowSettings &settings, QTextStream &out,
+                 QTextStream &err);
 // grademl import ... --shard I/N (shardcommand.cpp): shard I's share of the files (contiguous in
 // path order, so a rank's files kept side by side stay together), nullopt with *why when the
 // option is not I/N with 0 <= I < N.
@@ -75,8 +77,8 @@ QList<ScannedFile> shardOfFiles(const QList<ScannedFile> &files, int index, int 
 // I of N; model/clusterproject.h) and the rank facts of its runs stored,
 // its write-ahead log folded in, the project closed, then the file put in place at
 // `projectPath` in one step. False with what failed on `err`.
-bool finishShard(std::unique_ptr<Project> partial, const QString &projectPath, const QString &job, std::pair<int, int> shard,
-                 QTextStream &err);
+bool finishShard(std::unique_ptr<Project> partial, const QString &projectPath, const QString &job,
+                 std::pair<int, int> shard, QTextStream &err);
 // grademl import ... --scheduler ADDRESS: runs the Dask driver (app/cluster/grademl-dask) with
 // this grademl, forwarding its output; its exit status.
 int importOnCluster(const Parsed &p, QTextStream &err);
@@ -111,25 +113,30 @@ int runsCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int compareCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // The project at `path`, read-only unless `writable`; when it cannot be opened, says so on
 // `err` after `prefix` ("grademl info: ") and returns null.
-std::unique_ptr<Project> openProject(const QString &path, bool writable, const QString &prefix, QTextStream &err);
+std::unique_ptr<Project> openProject(const QString &path, bool writable, const QString &prefix,
+                                     QTextStream &err);
 // The project opened for listing runs; their missing headline metrics computed when writable.
-std::unique_ptr<Project> openWithMetrics(const QString &path, const char *command, QTextStream &err, bool quiet);
-// grademl simulate FILE (--model M | --from-run RUN) ...: the strategy simulator (simulatecommand.cpp).
+std::unique_ptr<Project> openWithMetrics(const QString &path, const char *command, QTextStream &err,
+                                         bool quiet);
+// grademl simulate FILE (--model M | --from-run RUN) ...: the strategy simulator
+// (simulatecommand.cpp).
 int simulateCommand(const QStringList &args, QTextStream &out, QTextStream &err);
-// grademl record --out DIR [--interval I] [--name RUN] -- COMMAND...: a trace folder of a run (recorder.h).
+// grademl record --out DIR [--interval I] [--name RUN] -- COMMAND...: a trace folder of a run
+// (recorder.h).
 int recordCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int alignCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // Needs a QGuiApplication (fonts): grademl_main creates one for this command.
 int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // export --view analysis (analyzecommand.cpp): needs a QApplication (the chart layer is
 // QCustomPlot, a widget).
-int exportAnalysis(const Parsed &p, const QString &projectPath, const QString &outPath, QSize size, QTextStream &out,
-                   QTextStream &err);
+int exportAnalysis(const Parsed &p, const QString &projectPath, const QString &outPath, QSize size,
+                   QTextStream &out, QTextStream &err);
 // export --view compare (runscommand.cpp): the Compare panel's charts; needs a QApplication too.
-int exportCompare(const Parsed &p, const QString &projectPath, const QString &outPath, QSize size, QTextStream &out,
-                  QTextStream &err);
-// export --view simulate (simulatecommand.cpp): the Simulate panel's sweep charts; a QApplication too.
-int exportSimulate(const Parsed &p, const QString &projectPath, const QString &outPath, QSize size, QTextStream &out,
-                   QTextStream &err);
+int exportCompare(const Parsed &p, const QString &projectPath, const QString &outPath, QSize size,
+                  QTextStream &out, QTextStream &err);
+// export --view simulate (simulatecommand.cpp): the Simulate panel's sweep charts; a QApplication
+// too.
+int exportSimulate(const Parsed &p, const QString &projectPath, const QString &outPath, QSize size,
+                   QTextStream &out, QTextStream &err);
 
 } // namespace gml::cli

@@ -19,8 +19,9 @@ namespace gml::cli {
 
 int compareCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
-    const Parsed p = parse(args, {QStringLiteral("metric"), QStringLiteral("ranks"), QStringLiteral("iteration")},
-                           {QStringLiteral("json")});
+    const Parsed p = parse(
+        args, {QStringLiteral("metric"), QStringLiteral("ranks"), QStringLiteral("iteration")},
+        {QStringLiteral("json")});
     QString problem = p.error;
     if (problem.isEmpty() && p.positional.size() < 3)
         problem = QStringLiteral("need a project file and two runs or more");
@@ -31,19 +32,23 @@ int compareCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         diff.rankA = parts.value(0).toInt(&okA);
         diff.rankB = parts.size() == 2 ? parts.value(1).toInt(&okB) : -1;
         if (!okA || !okB || diff.rankA < 0 || diff.rankB < 0)
-            problem = QStringLiteral("--ranks expects the ranks of the first two runs to diff, e.g. 0,1; got '%1'")
-                          .arg(safeText(p.options.value(QStringLiteral("ranks"))));
+            problem =
+                QStringLiteral(
+                    "--ranks expects the ranks of the first two runs to diff, e.g. 0,1; got '%1'")
+                    .arg(safeText(p.options.value(QStringLiteral("ranks"))));
     }
     if (problem.isEmpty() && p.options.contains(QStringLiteral("iteration"))) {
         bool ok = false;
         diff.pair = p.options.value(QStringLiteral("iteration")).toInt(&ok);
         if (!ok || diff.pair < 0)
-            problem = QStringLiteral("--iteration expects the index of an aligned iteration pair (0 is the first), got '%1'")
+            problem = QStringLiteral("--iteration expects the index of an aligned iteration pair "
+                                     "(0 is the first), got '%1'")
                           .arg(safeText(p.options.value(QStringLiteral("iteration"))));
     }
     if (!problem.isEmpty()) {
         err << "grademl compare: " << problem
-            << "\nusage: grademl compare FILE.grademl RUN_A RUN_B [RUN...] [--metric NAME] [--ranks A,B] "
+            << "\nusage: grademl compare FILE.grademl RUN_A RUN_B [RUN...] [--metric NAME] "
+               "[--ranks A,B] "
                "[--iteration N] [--json]\n";
         return Usage;
     }
@@ -66,7 +71,8 @@ int compareCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     const QStringList metrics = sim::comparableMetrics(*project, ids);
     if (!metric.isEmpty() && !metrics.contains(metric)) {
         err << "grademl compare: none of the runs has the metric '" << metric << "'; they have: "
-            << (metrics.isEmpty() ? QStringLiteral("none") : metrics.join(QStringLiteral(", "))) << '\n';
+            << (metrics.isEmpty() ? QStringLiteral("none") : metrics.join(QStringLiteral(", ")))
+            << '\n';
         return SomeFailed;
     }
     const auto comparison = sim::compareRuns(*project, *catalog, names, metric, diff, &error);
@@ -81,19 +87,21 @@ int compareCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     } else {
         out << sim::comparisonText(*comparison);
         if (metric.isEmpty() && !metrics.isEmpty())
-            out << "\nmetrics to compare (--metric NAME): " << metrics.join(QStringLiteral(", ")) << '\n';
+            out << "\nmetrics to compare (--metric NAME): " << metrics.join(QStringLiteral(", "))
+                << '\n';
     }
     return Ok;
 }
 
-int exportCompare(const Parsed &p, const QString &projectPath, const QString &outPath, QSize size, QTextStream &out,
-                  QTextStream &err)
+int exportCompare(const Parsed &p, const QString &projectPath, const QString &outPath, QSize size,
+                  QTextStream &out, QTextStream &err)
 {
     std::optional<CompareAxis> axis = CompareAxis::Time;
     if (p.options.contains(QStringLiteral("axis")))
         axis = compareAxisFromName(p.options.value(QStringLiteral("axis")));
     if (!axis) {
-        err << "grademl export: --axis is one of time, relative, step; got '" << safeText(p.options.value(QStringLiteral("axis"))) << "'\n";
+        err << "grademl export: --axis is one of time, relative, step; got '"
+            << safeText(p.options.value(QStringLiteral("axis"))) << "'\n";
         return Usage;
     }
     auto project = openWithMetrics(projectPath, "export", err, true);
@@ -107,10 +115,12 @@ int exportCompare(const Parsed &p, const QString &projectPath, const QString &ou
     }
     QList<CatalogRun> runs;
     QList<RunId> ids;
-    for (const QString &name : p.options.value(QStringLiteral("runs")).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+    for (const QString &name :
+         p.options.value(QStringLiteral("runs")).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         const CatalogRun *r = catalog->run(name.trimmed());
         if (!r) {
-            err << "grademl export: " << projectPath << ": no run named '" << name.trimmed() << "' (see grademl runs)\n";
+            err << "grademl export: " << projectPath << ": no run named '" << name.trimmed()
+                << "' (see grademl runs)\n";
             return SomeFailed;
         }
         runs.append(*r);
@@ -120,7 +130,8 @@ int exportCompare(const Parsed &p, const QString &projectPath, const QString &ou
     QString metric = p.options.value(QStringLiteral("metric"));
     if (!metric.isEmpty() && !metrics.contains(metric)) {
         err << "grademl export: none of the runs has the metric '" << metric << "'; they have: "
-            << (metrics.isEmpty() ? QStringLiteral("none") : metrics.join(QStringLiteral(", "))) << '\n';
+            << (metrics.isEmpty() ? QStringLiteral("none") : metrics.join(QStringLiteral(", ")))
+            << '\n';
         return SomeFailed;
     }
     if (metric.isEmpty())
@@ -147,15 +158,19 @@ int exportCompare(const Parsed &p, const QString &projectPath, const QString &ou
     }
     if (const QString param = p.options.value(QStringLiteral("param")); !param.isEmpty()) {
         if (!catalog->paramKeys().contains(param)) {
-            err << "grademl export: no run has the param '" << param << "'; the runs' params are: "
-                << catalog->paramKeys().join(QStringLiteral(", ")) << '\n';
+            err << "grademl export: no run has the param '" << param
+                << "'; the runs' params are: " << catalog->paramKeys().join(QStringLiteral(", "))
+                << '\n';
             return SomeFailed;
         }
-        // Against the first headline metric the runs have (iteration time, else an MLflow metric's last value).
+        // Against the first headline metric the runs have (iteration time, else an MLflow metric's
+        // last value).
         const QList<sim::SummaryMetric> against = scatterMetrics(runs);
-        const ScatterChart scatter = against.isEmpty() ? ScatterChart{} : paramScatter(runs, param, against.front());
+        const ScatterChart scatter =
+            against.isEmpty() ? ScatterChart{} : paramScatter(runs, param, against.front());
         if (scatter.isEmpty())
-            err << "grademl export: no scatter: none of these runs has both '" << param << "' and a headline metric\n";
+            err << "grademl export: no scatter: none of these runs has both '" << param
+                << "' and a headline metric\n";
         charts.push_back(std::make_unique<Chart>());
         charts.back()->showScatter(scatter);
     }
@@ -165,7 +180,9 @@ int exportCompare(const Parsed &p, const QString &projectPath, const QString &ou
     QStringList names;
     for (const CatalogRun &r : std::as_const(runs))
         names << r.name;
-    const QString title = QStringLiteral("%1 \u00b7 %2").arg(names.join(QStringLiteral(" vs ")), sim::comparisonKind(*catalog, runs));
+    const QString title =
+        QStringLiteral("%1 \u00b7 %2")
+            .arg(names.join(QStringLiteral(" vs ")), sim::comparisonKind(*catalog, runs));
     if (!exportCharts(shown, 2, size, outPath, title, &error)) {
         err << "grademl export: " << error << '\n';
         return SomeFailed;

@@ -8,10 +8,10 @@
 #include "figureexport.h"
 #include "graphfigure.h"
 #include "notes.h"
-#include "theme.h"
 #include "project.h"
-#include "timeformat.h"
 #include "slicepager.h"
+#include "theme.h"
+#include "timeformat.h"
 #include "timelinedata.h"
 #include "workflow.h"
 
@@ -24,53 +24,67 @@ namespace gml::cli {
 
 static const char kExportUsage[] =
     "usage: grademl export FILE.grademl --view timeline [--run NAME] [--range START_NS:END_NS]\n"
-    "                      --out OUT.(png|svg|pdf) [--size WxH | --width-cm W [--height-cm H]] [--dpi D]\n"
+    "                      --out OUT.(png|svg|pdf) [--size WxH | --width-cm W [--height-cm H]] "
+    "[--dpi D]\n"
     "                      [--tracks REGEX] [--no-chrome] [--notes] [--theme light|dark]\n"
     "       grademl export FILE.grademl --view graph [--run NAME]\n"
-    "                      [--level workflow|step|iteration|phase|module|operator|gpu] [--budget NODES]\n"
-    "                      [--focus NODE_NAME] [--ranks folded|apart] [--sync-edges] --out OUT.(png|svg|pdf)\n"
-    "       grademl export FILE.grademl --view analysis [--run NAME] --out OUT.(png|svg|pdf) [--size WxH]\n"
-    "       (a cluster project: --view graph and --view analysis take --rank N, drawn from its shard)\n"
-    "       grademl export FILE.grademl --view compare --runs A,B[,...] [--metric NAME] [--axis time|relative|step]\n"
+    "                      [--level workflow|step|iteration|phase|module|operator|gpu] [--budget "
+    "NODES]\n"
+    "                      [--focus NODE_NAME] [--ranks folded|apart] [--sync-edges] --out "
+    "OUT.(png|svg|pdf)\n"
+    "       grademl export FILE.grademl --view analysis [--run NAME] --out OUT.(png|svg|pdf) "
+    "[--size WxH]\n"
+    "       (a cluster project: --view graph and --view analysis take --rank N, drawn from its "
+    "shard)\n"
+    "       grademl export FILE.grademl --view compare --runs A,B[,...] [--metric NAME] [--axis "
+    "time|relative|step]\n"
     "                      [--param KEY] --out OUT.(png|svg|pdf) [--size WxH]\n"
-    "       grademl export FILE.grademl --view simulate [--runs A,B,...] --out OUT.(png|svg|pdf) [--size WxH]\n"
+    "       grademl export FILE.grademl --view simulate [--runs A,B,...] --out OUT.(png|svg|pdf) "
+    "[--size WxH]\n"
     "  START_NS and END_NS are on the project clock (the start_ns/end_ns of `grademl info`).\n"
     "  A timeline figure: --tracks keeps the tracks whose path (\"rank 0 · GPU 0 › stream 7\")\n"
     "  matches REGEX; --width-cm/--height-cm size it for paper (the height fits the rows without\n"
     "  --height-cm), --dpi sets a PNG's pixels per inch (default 96); --no-chrome leaves out the\n"
     "  overview strip, the expand triangles and the window text; --notes draws the notes.\n"
     "  --theme dark draws any view in the studio's dark theme (default light).\n"
-    "  The graph is opened as the studio opens it: the largest nodes first, down to --level, while\n"
+    "  The graph is opened as the studio opens it: the largest nodes first, down to --level, "
+    "while\n"
     "  at most --budget boxes (default 150) are shown (default level: module, so iteration >\n"
     "  phase > module); --focus opens the first node of that name (as a double-click does in the\n"
-    "  studio). The ranks of a distributed run are folded into one hierarchy unless --ranks apart;\n"
+    "  studio). The ranks of a distributed run are folded into one hierarchy unless --ranks "
+    "apart;\n"
     "  sync edges are drawn with --sync-edges (those on the critical path always are).\n"
     "  --level workflow draws the project's workflow: its\n"
     "  steps (runs, or what grademl.json declares) and the edges between them. --view analysis\n"
     "  draws the Analysis panel's charts (per iteration, per GPU, kernel families, utilisation or\n"
-    "  the launch queue over time) in a 2 x 2 grid, --size for the whole figure (default 1600x900).\n"
+    "  the launch queue over time) in a 2 x 2 grid, --size for the whole figure (default "
+    "1600x900).\n"
     "  --view compare draws the Compare panel's charts: the metric overlaid (default: the runs'\n"
-    "  first, see `grademl compare`) on the time, relative-time or step axis, and bars of each run's\n"
+    "  first, see `grademl compare`) on the time, relative-time or step axis, and bars of each "
+    "run's\n"
     "  iteration time (mean and spread), GPU time breakdown and energy; --param KEY adds the\n"
     "  scatter of that param against the mean iteration time (or, for runs without iterations,\n"
     "  the last value of their first MLflow metric). --view simulate draws the Simulate panel's\n"
-    "  charts of simulated runs (default: all of them): speedup, normalized execution time, device\n"
+    "  charts of simulated runs (default: all of them): speedup, normalized execution time, "
+    "device\n"
     "  usage and energy per iteration against workers (or batch), a line per configuration.\n";
 
 // The graph view of one run, as the studio's graph dock first shows it.
-static int exportGraph(const Parsed &p, const QString &projectPath, const QString &outPath, QTextStream &out,
-                       QTextStream &err)
+static int exportGraph(const Parsed &p, const QString &projectPath, const QString &outPath,
+                       QTextStream &out, QTextStream &err)
 {
     const QString levelText = p.options.value(QStringLiteral("level"), QStringLiteral("module"));
     const auto level = sim::levelFromName(levelText);
     if (!level) {
         err << "grademl export: unknown --level '" << levelText
-            << "' (expected workflow, step, iteration, phase, module, operator or gpu)\n" << kExportUsage;
+            << "' (expected workflow, step, iteration, phase, module, operator or gpu)\n"
+            << kExportUsage;
         return Usage;
     }
     const QString ranks = p.options.value(QStringLiteral("ranks"), QStringLiteral("folded"));
     if (ranks != QLatin1String("folded") && ranks != QLatin1String("apart")) {
-        err << "grademl export: --ranks expects folded or apart, not '" << ranks << "'\n" << kExportUsage;
+        err << "grademl export: --ranks expects folded or apart, not '" << ranks << "'\n"
+            << kExportUsage;
         return Usage;
     }
     GraphCollapse collapse;
@@ -80,12 +94,14 @@ static int exportGraph(const Parsed &p, const QString &projectPath, const QStrin
         bool ok = false;
         collapse.budget = p.options.value(QStringLiteral("budget")).toInt(&ok);
         if (!ok || collapse.budget < 1 || collapse.budget > 2000) {
-            err << "grademl export: --budget expects a number of nodes from 1 to 2000\n" << kExportUsage;
+            err << "grademl export: --budget expects a number of nodes from 1 to 2000\n"
+                << kExportUsage;
             return Usage;
         }
     }
     QString error;
-    auto project = openProject(projectPath, false, QStringLiteral("grademl export: %1: ").arg(projectPath), err);
+    auto project = openProject(projectPath, false,
+                               QStringLiteral("grademl export: %1: ").arg(projectPath), err);
     if (!project)
         return SomeFailed;
     QString runName = p.options.value(QStringLiteral("run"));
@@ -132,8 +148,8 @@ static int exportGraph(const Parsed &p, const QString &projectPath, const QStrin
         err << "grademl export: " << error << '\n';
         return SomeFailed;
     }
-    out << "wrote " << outPath << " (" << picture->scene.items.size() << " boxes, " << picture->scene.edges.size()
-        << " edges, " << picture->layout.layers << " layers)\n";
+    out << "wrote " << outPath << " (" << picture->scene.items.size() << " boxes, "
+        << picture->scene.edges.size() << " edges, " << picture->layout.layers << " layers)\n";
     for (const QString &problem : std::as_const(problems))
         err << "grademl export: workflow: " << problem << '\n';
     return problems.isEmpty() ? Ok : SomeFailed;
@@ -141,14 +157,16 @@ static int exportGraph(const Parsed &p, const QString &projectPath, const QStrin
 
 int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
-    const Parsed p = parse(args,
-                           {QStringLiteral("view"), QStringLiteral("run"), QStringLiteral("range"),
-                            QStringLiteral("out"), QStringLiteral("size"), QStringLiteral("level"),
-                            QStringLiteral("budget"), QStringLiteral("focus"), QStringLiteral("runs"),
-                            QStringLiteral("metric"), QStringLiteral("axis"), QStringLiteral("param"),
-                            QStringLiteral("tracks"), QStringLiteral("width-cm"), QStringLiteral("height-cm"),
-                            QStringLiteral("dpi"), QStringLiteral("theme"), QStringLiteral("ranks"), QStringLiteral("rank")},
-                           {QStringLiteral("no-chrome"), QStringLiteral("notes"), QStringLiteral("sync-edges")});
+    const Parsed p =
+        parse(args,
+              {QStringLiteral("view"), QStringLiteral("run"), QStringLiteral("range"),
+               QStringLiteral("out"), QStringLiteral("size"), QStringLiteral("level"),
+               QStringLiteral("budget"), QStringLiteral("focus"), QStringLiteral("runs"),
+               QStringLiteral("metric"), QStringLiteral("axis"), QStringLiteral("param"),
+               QStringLiteral("tracks"), QStringLiteral("width-cm"), QStringLiteral("height-cm"),
+               QStringLiteral("dpi"), QStringLiteral("theme"), QStringLiteral("ranks"),
+               QStringLiteral("rank")},
+              {QStringLiteral("no-chrome"), QStringLiteral("notes"), QStringLiteral("sync-edges")});
     const auto usage = [&](const QString &why) {
         err << "grademl export: " << why << '\n' << kExportUsage;
         return Usage;
@@ -161,24 +179,31 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         bool dark = false;
         if (!Theme::parse(p.options.value(QStringLiteral("theme")), false, &dark) ||
             p.options.value(QStringLiteral("theme")) == QLatin1String("system"))
-            return usage(QStringLiteral("--theme expects light or dark, got '%1'").arg(safeText(p.options.value(QStringLiteral("theme")))));
+            return usage(QStringLiteral("--theme expects light or dark, got '%1'")
+                             .arg(safeText(p.options.value(QStringLiteral("theme")))));
         Theme::use(dark); // every view's figure takes its colours from it
     }
     const QString view = p.options.value(QStringLiteral("view"), QStringLiteral("timeline"));
-    if (view != QLatin1String("timeline") && view != QLatin1String("graph") && view != QLatin1String("analysis") &&
-        view != QLatin1String("compare") && view != QLatin1String("simulate"))
-        return usage(QStringLiteral("unknown view '%1' (this version exports: timeline, graph, analysis, compare, simulate)").arg(view));
-    const bool compareOptions = p.options.contains(QStringLiteral("metric")) || p.options.contains(QStringLiteral("axis")) ||
+    if (view != QLatin1String("timeline") && view != QLatin1String("graph") &&
+        view != QLatin1String("analysis") && view != QLatin1String("compare") &&
+        view != QLatin1String("simulate"))
+        return usage(QStringLiteral("unknown view '%1' (this version exports: timeline, graph, "
+                                    "analysis, compare, simulate)")
+                         .arg(view));
+    const bool compareOptions = p.options.contains(QStringLiteral("metric")) ||
+                                p.options.contains(QStringLiteral("axis")) ||
                                 p.options.contains(QStringLiteral("param"));
     if (compareOptions && view != QLatin1String("compare"))
         return usage(QStringLiteral("--metric, --axis and --param are for --view compare"));
-    if (p.options.contains(QStringLiteral("runs")) && view != QLatin1String("compare") && view != QLatin1String("simulate"))
+    if (p.options.contains(QStringLiteral("runs")) && view != QLatin1String("compare") &&
+        view != QLatin1String("simulate"))
         return usage(QStringLiteral("--runs is for --view compare and --view simulate"));
     const QString outPath = p.options.value(QStringLiteral("out"));
     if (outPath.isEmpty())
         return usage(QStringLiteral("need --out OUT.png, OUT.svg or OUT.pdf"));
     const QString suffix = QFileInfo(outPath).suffix().toLower();
-    if (suffix != QLatin1String("png") && suffix != QLatin1String("svg") && suffix != QLatin1String("pdf"))
+    if (suffix != QLatin1String("png") && suffix != QLatin1String("svg") &&
+        suffix != QLatin1String("pdf"))
         return usage(QStringLiteral("--out must end in .png, .svg or .pdf, got '%1'").arg(outPath));
     std::optional<QSize> size; // --size, for the timeline and the analysis charts
     if (p.options.contains(QStringLiteral("size"))) {
@@ -189,20 +214,25 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             return usage(QStringLiteral("--size expects WxH between 200x100 and 20000x20000"));
         size = QSize(w, h);
     }
-    if ((view == QLatin1String("analysis") || view == QLatin1String("graph")) && QFileInfo::exists(p.positional.first())) {
+    if ((view == QLatin1String("analysis") || view == QLatin1String("graph")) &&
+        QFileInfo::exists(p.positional.first())) {
         // A cluster project's run spans its shards: these figures are drawn from the shard
         // holding one rank (as `grademl analyze --rank` reads it).
         QString error;
         auto project = Project::open(p.positional.first(), Project::Mode::ReadOnly, &error);
         if (project && cluster::isClusterProject(*project)) {
             if (!p.options.contains(QStringLiteral("rank")))
-                return usage(QStringLiteral("a cluster project's run spans its shards: --view %1 draws the shard holding one "
-                                            "rank, given by --rank N (the cross-rank report is `grademl analyze`)")
-                                 .arg(view));
+                return usage(
+                    QStringLiteral(
+                        "a cluster project's run spans its shards: --view %1 draws the shard "
+                        "holding one "
+                        "rank, given by --rank N (the cross-rank report is `grademl analyze`)")
+                        .arg(view));
             bool ok = false;
             const int rank = p.options.value(QStringLiteral("rank")).toInt(&ok);
             if (!ok || rank < 0)
-                return usage(QStringLiteral("--rank expects a rank number, got '%1'").arg(safeText(p.options.value(QStringLiteral("rank")))));
+                return usage(QStringLiteral("--rank expects a rank number, got '%1'")
+                                 .arg(safeText(p.options.value(QStringLiteral("rank")))));
             QString runName = p.options.value(QStringLiteral("run"));
             int exitCode = Ok;
             const auto run = pickRun(*project, &runName, "export", err, &exitCode);
@@ -213,7 +243,9 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                 err << "grademl export: run '" << runName << "': " << error << '\n';
                 return SomeFailed;
             }
-            out << QStringLiteral("rank %1 from shard %2\n").arg(rank).arg(QDir::toNativeSeparators(*shard));
+            out << QStringLiteral("rank %1 from shard %2\n")
+                       .arg(rank)
+                       .arg(QDir::toNativeSeparators(*shard));
             QStringList forward;
             for (qsizetype i = 0; i < args.size(); ++i) {
                 if (args[i] == QLatin1String("--rank")) {
@@ -228,29 +260,36 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         }
     }
     if (p.options.contains(QStringLiteral("rank")))
-        return usage(QStringLiteral("--rank is for --view analysis and --view graph of a cluster project"));
+        return usage(
+            QStringLiteral("--rank is for --view analysis and --view graph of a cluster project"));
     if (view == QLatin1String("analysis")) {
-        if (p.options.contains(QStringLiteral("range")) || p.options.contains(QStringLiteral("level")) ||
-            p.options.contains(QStringLiteral("budget")) || p.options.contains(QStringLiteral("focus")))
+        if (p.options.contains(QStringLiteral("range")) ||
+            p.options.contains(QStringLiteral("level")) ||
+            p.options.contains(QStringLiteral("budget")) ||
+            p.options.contains(QStringLiteral("focus")))
             return usage(QStringLiteral("--view analysis takes --run, --out and --size only"));
         if (!QFileInfo::exists(p.positional.first())) {
             err << "grademl export: " << p.positional.first() << ": no such project\n";
             return SomeFailed;
         }
-        return exportAnalysis(p, p.positional.first(), outPath, size.value_or(QSize(1600, 900)), out, err);
+        return exportAnalysis(p, p.positional.first(), outPath, size.value_or(QSize(1600, 900)),
+                              out, err);
     }
     if (view == QLatin1String("compare")) {
         for (const char *other : {"run", "range", "level", "budget", "focus"})
             if (p.options.contains(QLatin1String(other)))
-                return usage(QStringLiteral("--view compare takes --runs, --metric, --axis, --param, --out and --size only"));
-        const QStringList runs = p.options.value(QStringLiteral("runs")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+                return usage(QStringLiteral("--view compare takes --runs, --metric, --axis, "
+                                            "--param, --out and --size only"));
+        const QStringList runs =
+            p.options.value(QStringLiteral("runs")).split(QLatin1Char(','), Qt::SkipEmptyParts);
         if (runs.size() < 2)
             return usage(QStringLiteral("--view compare needs --runs A,B (two runs or more)"));
         if (!QFileInfo::exists(p.positional.first())) {
             err << "grademl export: " << p.positional.first() << ": no such project\n";
             return SomeFailed;
         }
-        return exportCompare(p, p.positional.first(), outPath, size.value_or(QSize(1600, 1000)), out, err);
+        return exportCompare(p, p.positional.first(), outPath, size.value_or(QSize(1600, 1000)),
+                             out, err);
     }
     if (view == QLatin1String("simulate")) {
         for (const char *other : {"run", "range", "level", "budget", "focus"})
@@ -260,19 +299,22 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             err << "grademl export: " << p.positional.first() << ": no such project\n";
             return SomeFailed;
         }
-        return exportSimulate(p, p.positional.first(), outPath, size.value_or(QSize(1600, 1000)), out, err);
+        return exportSimulate(p, p.positional.first(), outPath, size.value_or(QSize(1600, 1000)),
+                              out, err);
     }
     if (view == QLatin1String("graph")) {
-        if (p.options.contains(QStringLiteral("range")) || p.options.contains(QStringLiteral("size")))
-            return usage(QStringLiteral("--range and --size are for the timeline; the graph figure fits its layout"));
+        if (p.options.contains(QStringLiteral("range")) ||
+            p.options.contains(QStringLiteral("size")))
+            return usage(QStringLiteral(
+                "--range and --size are for the timeline; the graph figure fits its layout"));
         if (!QFileInfo::exists(p.positional.first())) {
             err << "grademl export: " << p.positional.first() << ": no such project\n";
             return SomeFailed;
         }
         return exportGraph(p, p.positional.first(), outPath, out, err);
     }
-    if (p.options.contains(QStringLiteral("level")) || p.options.contains(QStringLiteral("budget")) ||
-        p.options.contains(QStringLiteral("focus")))
+    if (p.options.contains(QStringLiteral("level")) ||
+        p.options.contains(QStringLiteral("budget")) || p.options.contains(QStringLiteral("focus")))
         return usage(QStringLiteral("--level, --budget and --focus are for --view graph"));
     FigureRequest req;
     req.path = outPath;
@@ -305,10 +347,12 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     req.notes = p.flags.contains(QStringLiteral("notes"));
     QRegularExpression tracksRe;
     if (p.options.contains(QStringLiteral("tracks"))) {
-        tracksRe = QRegularExpression(p.options.value(QStringLiteral("tracks")), QRegularExpression::CaseInsensitiveOption);
+        tracksRe = QRegularExpression(p.options.value(QStringLiteral("tracks")),
+                                      QRegularExpression::CaseInsensitiveOption);
         if (!tracksRe.isValid())
             return usage(QStringLiteral("--tracks: '%1' is not a regular expression: %2")
-                             .arg(safeText(p.options.value(QStringLiteral("tracks"))), tracksRe.errorString()));
+                             .arg(safeText(p.options.value(QStringLiteral("tracks"))),
+                                  tracksRe.errorString()));
     }
     if (p.options.contains(QStringLiteral("range"))) {
         const QStringList r = p.options.value(QStringLiteral("range")).split(QLatin1Char(':'));
@@ -387,7 +431,8 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     else if (empty || data->end <= data->start) // the window was the run's or the project's own
         err << "grademl export: warning: "
             << (p.options.contains(QStringLiteral("run"))
-                    ? QStringLiteral("run '%1' holds no data to draw").arg(safeText(p.options.value(QStringLiteral("run"))))
+                    ? QStringLiteral("run '%1' holds no data to draw")
+                          .arg(safeText(p.options.value(QStringLiteral("run"))))
                     : QStringLiteral("the project holds no data to draw"))
             << '\n';
     if (!exportFigure(painter, req, &error)) {
@@ -398,7 +443,8 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     // A cluster project's rows come from its shards: one that cannot be read (missing, damaged,
     // swapped) left its rows blank in the figure, which is said, as the studio says it.
     if (data->pager && !data->pager->errorString().isEmpty()) {
-        err << "grademl export: " << projectPath << ": part of the timeline cannot be read (its rows are blank): "
+        err << "grademl export: " << projectPath
+            << ": part of the timeline cannot be read (its rows are blank): "
             << data->pager->errorString() << '\n';
         return SomeFailed;
     }

@@ -23,32 +23,37 @@ constexpr char kFlameUsage[] =
     "  stacks that launched it, weighted by GPU time. Weights are nanoseconds. --format folded\n"
     "  (the default) writes 'frame;frame;frame weight' lines for flamegraph.pl, inferno and\n"
     "  speedscope. --diff-run / --diff-range: the baseline (another run over the same range, or\n"
-    "  another range of the run); folded then writes 'frames before after' (difffolded.pl's form).\n";
+    "  another range of the run); folded then writes 'frames before after' (difffolded.pl's "
+    "form).\n";
 
 } // namespace
 
 int flameCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
-    const Parsed p = parse(args,
-                           {QStringLiteral("run"), QStringLiteral("range"), QStringLiteral("rank"), QStringLiteral("format"),
-                            QStringLiteral("diff-run"), QStringLiteral("diff-range")},
-                           {QStringLiteral("gpu")});
+    const Parsed p =
+        parse(args,
+              {QStringLiteral("run"), QStringLiteral("range"), QStringLiteral("rank"),
+               QStringLiteral("format"), QStringLiteral("diff-run"), QStringLiteral("diff-range")},
+              {QStringLiteral("gpu")});
     QString problem = p.error;
     if (problem.isEmpty() && p.positional.size() != 1)
         problem = QStringLiteral("need one project file");
     FlameRequest request;
-    request.metric = p.flags.contains(QStringLiteral("gpu")) ? FlameMetric::GpuTime : FlameMetric::CpuSelf;
+    request.metric =
+        p.flags.contains(QStringLiteral("gpu")) ? FlameMetric::GpuTime : FlameMetric::CpuSelf;
     if (problem.isEmpty() && p.options.contains(QStringLiteral("rank"))) {
         bool ok = false;
         request.rank = p.options.value(QStringLiteral("rank")).toInt(&ok);
         if (!ok || request.rank < 0)
-            problem = QStringLiteral("--rank expects a rank number, got '%1'").arg(safeText(p.options.value(QStringLiteral("rank"))));
+            problem = QStringLiteral("--rank expects a rank number, got '%1'")
+                          .arg(safeText(p.options.value(QStringLiteral("rank"))));
     }
     std::optional<std::pair<TimeNs, TimeNs>> range, diffRange;
     if (problem.isEmpty() && p.options.contains(QStringLiteral("range")))
         range = parseRunRange(p.options.value(QStringLiteral("range")), "range", &problem);
     if (problem.isEmpty() && p.options.contains(QStringLiteral("diff-range")))
-        diffRange = parseRunRange(p.options.value(QStringLiteral("diff-range")), "diff-range", &problem);
+        diffRange =
+            parseRunRange(p.options.value(QStringLiteral("diff-range")), "diff-range", &problem);
     const QString format = p.options.value(QStringLiteral("format"), QStringLiteral("folded"));
     if (problem.isEmpty() && format != QLatin1String("folded") && format != QLatin1String("json"))
         problem = QStringLiteral("--format expects folded or json, got '%1'").arg(format);
@@ -78,7 +83,8 @@ int flameCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         return SomeFailed;
     }
     // The graph of one run over a range after its start (the whole run without one).
-    auto build = [&](RunId id, const std::optional<std::pair<TimeNs, TimeNs>> &relative, FlameGraph *g) {
+    auto build = [&](RunId id, const std::optional<std::pair<TimeNs, TimeNs>> &relative,
+                     FlameGraph *g) {
         FlameRequest r = request;
         r.run = id;
         for (const RunSummary &s : data->runs)
@@ -91,7 +97,8 @@ int flameCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     // A rank the run does not have is said as such, not as an empty range.
     if (request.rank >= 0) {
         QStringList ranks;
-        auto st = project->db().prepare("SELECT DISTINCT rank FROM track WHERE run_id = ? AND rank IS NOT NULL ORDER BY rank");
+        auto st = project->db().prepare(
+            "SELECT DISTINCT rank FROM track WHERE run_id = ? AND rank IS NOT NULL ORDER BY rank");
         st.bind(1, *run);
         bool found = false;
         while (st.step()) {
@@ -100,21 +107,25 @@ int flameCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         }
         if (!found) {
             err << "grademl flame: run '" << runName << "' has no rank " << request.rank << " ("
-                << (ranks.isEmpty() ? QStringLiteral("it has no ranks") : QStringLiteral("its ranks: ") + ranks.join(QStringLiteral(", ")))
+                << (ranks.isEmpty()
+                        ? QStringLiteral("it has no ranks")
+                        : QStringLiteral("its ranks: ") + ranks.join(QStringLiteral(", ")))
                 << ")\n";
             return SomeFailed;
         }
     }
     const char *what = request.metric == FlameMetric::GpuTime ? "GPU work" : "CPU slices";
     // Each side of a graph must hold something: a diff against nothing read as "all new".
-    auto built = [&](RunId id, const QString &name, const std::optional<std::pair<TimeNs, TimeNs>> &relative, FlameGraph *g,
+    auto built = [&](RunId id, const QString &name,
+                     const std::optional<std::pair<TimeNs, TimeNs>> &relative, FlameGraph *g,
                      const char *role) {
         if (!build(id, relative, g)) {
             err << "grademl flame: run '" << name << "': " << error << '\n';
             return false;
         }
         if (g->total() == 0) {
-            err << "grademl flame: " << role << "run '" << name << "' has no " << what << " in the range\n";
+            err << "grademl flame: " << role << "run '" << name << "' has no " << what
+                << " in the range\n";
             return false;
         }
         return true;
@@ -124,15 +135,17 @@ int flameCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         return SomeFailed;
     if (p.options.contains(QStringLiteral("diff-run")) || diffRange) {
         FlameGraph before;
-        if (!built(*baseRun, baseName.isEmpty() ? runName : baseName, diffRange ? diffRange : range, &before, "the baseline: "))
+        if (!built(*baseRun, baseName.isEmpty() ? runName : baseName, diffRange ? diffRange : range,
+                   &before, "the baseline: "))
             return SomeFailed;
         graph = FlameGraph::diff(before, graph);
     }
     if (format == QLatin1String("json")) {
         QJsonObject o = graph.toJson();
         o.insert(QStringLiteral("run"), runName);
-        o.insert(QStringLiteral("metric"), request.metric == FlameMetric::GpuTime ? QStringLiteral("gpu_time")
-                                                                                  : QStringLiteral("cpu_self"));
+        o.insert(QStringLiteral("metric"), request.metric == FlameMetric::GpuTime
+                                               ? QStringLiteral("gpu_time")
+                                               : QStringLiteral("cpu_self"));
         out << QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented));
     } else {
         out << QString::fromUtf8(graph.folded());

@@ -35,7 +35,8 @@ constexpr qint64 kMetricsEveryMs = 10'000;
 
 } // namespace
 
-int followImport(Project &project, const FollowSettings &settings, QTextStream &out, QTextStream &err)
+int followImport(Project &project, const FollowSettings &settings, QTextStream &out,
+                 QTextStream &err)
 {
     FolderFollower::Options options;
     options.inputs = settings.inputs;
@@ -50,7 +51,8 @@ int followImport(Project &project, const FollowSettings &settings, QTextStream &
     struct sigaction oldInt = {}, oldTerm = {};
     sigaction(SIGINT, &sa, &oldInt);
     sigaction(SIGTERM, &sa, &oldTerm);
-    // Cancel a file being read when asked to stop: its transaction rolls back, nothing is half written.
+    // Cancel a file being read when asked to stop: its transaction rolls back, nothing is half
+    // written.
     follower.setProgressCallback([](const ImportProgress &) { return g_stop == 0; });
 
     QElapsedTimer clock;
@@ -61,9 +63,10 @@ int followImport(Project &project, const FollowSettings &settings, QTextStream &
     QSet<RunId> staleMetrics;
     bool anyError = false;
     if (!settings.quiet)
-        err << "grademl import: following " << settings.inputs.join(QStringLiteral(", ")) << " into "
-            << QFileInfo(project.path()).absoluteFilePath() << " (Ctrl-C stops"
-            << (settings.idleExitMs > 0 ? QStringLiteral("; %1 s without a change stops").arg(settings.idleExitMs / 1000.0)
+        err << "grademl import: following " << settings.inputs.join(QStringLiteral(", "))
+            << " into " << QFileInfo(project.path()).absoluteFilePath() << " (Ctrl-C stops"
+            << (settings.idleExitMs > 0 ? QStringLiteral("; %1 s without a change stops")
+                                              .arg(settings.idleExitMs / 1000.0)
                                         : QString())
             << ")\n";
     err.flush();
@@ -71,7 +74,8 @@ int followImport(Project &project, const FollowSettings &settings, QTextStream &
         if (staleMetrics.isEmpty())
             return;
         QStringList errors;
-        sim::updateRunMetrics(project, QList<RunId>(staleMetrics.begin(), staleMetrics.end()), &errors);
+        sim::updateRunMetrics(project, QList<RunId>(staleMetrics.begin(), staleMetrics.end()),
+                              &errors);
         for (const QString &e : std::as_const(errors))
             err << "grademl import: " << e << '\n';
         staleMetrics.clear();
@@ -98,7 +102,8 @@ int followImport(Project &project, const FollowSettings &settings, QTextStream &
                                .arg(rel)
                                .arg(r.counterSamples - before)
                                .arg(r.counterSamples)
-                               .arg(r.warnings ? QStringLiteral(", %1 warnings").arg(r.warnings) : QString());
+                               .arg(r.warnings ? QStringLiteral(", %1 warnings").arg(r.warnings)
+                                               : QString());
             } else if (!settings.quiet) {
                 err << QStringLiteral("[follow] %1: imported %2\n").arg(rel, importedSummary(r));
             }
@@ -112,7 +117,8 @@ int followImport(Project &project, const FollowSettings &settings, QTextStream &
         err.flush();
         for (RunId run : poll.changedRuns)
             staleMetrics.insert(run);
-        if (poll.nonAppend || (!staleMetrics.isEmpty() && clock.elapsed() - lastMetrics >= kMetricsEveryMs))
+        if (poll.nonAppend ||
+            (!staleMetrics.isEmpty() && clock.elapsed() - lastMetrics >= kMetricsEveryMs))
             updateMetrics();
         // Growth counts, not imports: a line written a byte at a time, or a 1 GiB line, imports
         // nothing until its end, and the follower waited only 5 s for it.
@@ -133,14 +139,16 @@ int followImport(Project &project, const FollowSettings &settings, QTextStream &
     }
     sigaction(SIGINT, &oldInt, nullptr);
     sigaction(SIGTERM, &oldTerm, nullptr);
-    out << QStringLiteral("followed for %1 s: %2 polls, %3 imports (%4 counter samples appended), %5 failed; stopped %6\n")
+    out << QStringLiteral("followed for %1 s: %2 polls, %3 imports (%4 counter samples appended), "
+                          "%5 failed; stopped %6\n")
                .arg(double(clock.elapsed()) / 1000.0, 0, 'f', 1)
                .arg(polls)
                .arg(imports)
                .arg(appendedSamples)
                .arg(failures)
                .arg(g_stop ? QStringLiteral("by a signal")
-                           : QStringLiteral("after %1 s without a file growing").arg(settings.idleExitMs / 1000.0));
+                           : QStringLiteral("after %1 s without a file growing")
+                                 .arg(settings.idleExitMs / 1000.0));
     out << "project: " << QFileInfo(project.path()).absoluteFilePath() << '\n';
     return anyError ? SomeFailed : Ok;
 }

@@ -3,68 +3,98 @@
 #include "clicommands.h"
 #include "mappedwriteguard.h"
 
-#include <QCoreApplication>
 #include <QApplication>
+#include <QCoreApplication>
 #include <QGuiApplication>
 
-#include <memory>
 #include <QTextStream>
+#include <memory>
 
 #include <cstdio>
 
 static const char kUsage[] =
     "usage: grademl COMMAND ...\n"
     "  import PATH... --project FILE.grademl [--run NAME]   import trace files or folders\n"
-    "         [--follow [--idle-exit SECONDS] [--poll SECONDS]]  ... and keep importing while they change\n"
-    "         [--shard I/N]                                  ... shard I's share of the files, with the\n"
-    "                                                        ranks' facts a cluster project merges\n"
+    "         [--follow [--idle-exit SECONDS] [--poll SECONDS]]  ... and keep importing while they "
+    "change\n"
+    "         [--shard I/N]                                  ... shard I's share of the files, "
+    "with the\n"
+    "                                                        ranks' facts a cluster project "
+    "merges\n"
     "  merge CLUSTER.grademl SHARD.grademl...                the cluster project of a sharded job\n"
     "  info FILE.grademl [--json]                            runs, sources, counts, track tree\n"
-    "  query FILE.grademl \"SELECT ...\"                       one read-only SQL statement, CSV out\n"
+    "  query FILE.grademl \"SELECT ...\"                       one read-only SQL statement, CSV "
+    "out\n"
     "  export FILE.grademl --view timeline [--run NAME] [--range START_NS:END_NS]\n"
     "         --out OUT.(png|svg|pdf) [--size WxH]           a figure, drawn as the GUI draws it\n"
     "  export FILE.grademl --view graph [--run NAME] [--level L] [--budget N] [--focus NAME]\n"
-    "         --out OUT.(png|svg|pdf)                        the execution graph as the studio opens it\n"
+    "         --out OUT.(png|svg|pdf)                        the execution graph as the studio "
+    "opens it\n"
     "  export FILE.grademl --view analysis|compare|simulate ... --out OUT.(png|svg|pdf)\n"
-    "                                                        a panel's charts (options: grademl export)\n"
+    "                                                        a panel's charts (options: grademl "
+    "export)\n"
     "  record --out DIR [--interval 100ms] [--name RUN] -- COMMAND [ARGS...]\n"
-    "                                                        run a command, sampling its processes, the host\n"
+    "                                                        run a command, sampling its "
+    "processes, the host\n"
     "                                                        and the GPUs into a trace folder\n"
     "  align FILE.grademl [--run NAME] [--json] [--recompute]\n"
     "        [--source rank:N|PATH (--offset DURATION | --clear)]\n"
-    "                                                        rank clock offsets, residuals, overrides\n"
+    "                                                        rank clock offsets, residuals, "
+    "overrides\n"
     "  whatif FILE.grademl [--run NAME] [--scale 'REGEX=FACTOR'] [--json]\n"
-    "                                                        replay a run: measured, identity, predicted\n"
+    "                                                        replay a run: measured, identity, "
+    "predicted\n"
     "  validate FILE.grademl --run A [TRANSFORMS] --against B [--top N] [--json]\n"
-    "                                                        a prediction from A against B, measured with\n"
-    "                                                        the change made: errors and assumptions\n"
+    "                                                        a prediction from A against B, "
+    "measured with\n"
+    "                                                        the change made: errors and "
+    "assumptions\n"
     "  graph FILE.grademl [--run NAME] [--level workflow|step|iteration|phase|scope|operator|gpu]\n"
-    "        [--json | --dot]                                the execution model: nodes, times, edges\n"
-    "  note FILE.grademl add (--at NS | --range A:B | --slice ID) --text T [--run NAME] [--bookmark N]\n"
-    "  note FILE.grademl list [--json] | remove ID          notes and bookmarks 1-9 on times, ranges, slices\n"
-    "  flame FILE.grademl [--run NAME] [--range START:END] [--rank N] [--gpu] [--format folded|json]\n"
-    "        [--diff-run NAME | --diff-range START:END]      the flame graph of a range: CPU self time\n"
-    "                                                        (or GPU time under its launches), folded\n"
+    "        [--json | --dot]                                the execution model: nodes, times, "
+    "edges\n"
+    "  note FILE.grademl add (--at NS | --range A:B | --slice ID) --text T [--run NAME] "
+    "[--bookmark N]\n"
+    "  note FILE.grademl list [--json] | remove ID          notes and bookmarks 1-9 on times, "
+    "ranges, slices\n"
+    "  flame FILE.grademl [--run NAME] [--range START:END] [--rank N] [--gpu] [--format "
+    "folded|json]\n"
+    "        [--diff-run NAME | --diff-range START:END]      the flame graph of a range: CPU self "
+    "time\n"
+    "                                                        (or GPU time under its launches), "
+    "folded\n"
     "  analyze FILE.grademl [--run NAME] [--rank N] [--range START:END] [--json]\n"
-    "                                                        findings ranked by what fixing each would\n"
-    "                                                        gain; GPU time and idle causes, kernels,\n"
-    "                                                        launches, stragglers, counters by phase\n"
+    "                                                        findings ranked by what fixing each "
+    "would\n"
+    "                                                        gain; GPU time and idle causes, "
+    "kernels,\n"
+    "                                                        launches, stragglers, counters by "
+    "phase\n"
     "  runs FILE.grademl [--filter TEXT|KEY=VALUE] [--json]\n"
-    "                                                        experiments, workloads and runs with their\n"
-    "                                                        kind, status, start, duration, step time,\n"
+    "                                                        experiments, workloads and runs with "
+    "their\n"
+    "                                                        kind, status, start, duration, step "
+    "time,\n"
     "                                                        GPU busy, energy\n"
-    "  compare FILE.grademl RUN_A RUN_B [RUN...] [--metric NAME] [--ranks A,B] [--iteration N] [--json]\n"
-    "                                                        headline metrics side by side, a metric over\n"
-    "                                                        time or step, the trace diff of RUN_A and RUN_B\n"
-    "  simulate FILE.grademl (--model M | --from-run RUN) [--strategy default|ps|mirrored|multiworker]\n"
-    "        [--workers N] [--servers M] [--batch B] [--cluster PRESET|FILE.json] [--sweep workers=1,2,4]\n"
-    "        [--json]                                        distributed training on a simulated cluster;\n"
-    "                                                        each simulated run is saved in the project\n"
+    "  compare FILE.grademl RUN_A RUN_B [RUN...] [--metric NAME] [--ranks A,B] [--iteration N] "
+    "[--json]\n"
+    "                                                        headline metrics side by side, a "
+    "metric over\n"
+    "                                                        time or step, the trace diff of RUN_A "
+    "and RUN_B\n"
+    "  simulate FILE.grademl (--model M | --from-run RUN) [--strategy "
+    "default|ps|mirrored|multiworker]\n"
+    "        [--workers N] [--servers M] [--batch B] [--cluster PRESET|FILE.json] [--sweep "
+    "workers=1,2,4]\n"
+    "        [--json]                                        distributed training on a simulated "
+    "cluster;\n"
+    "                                                        each simulated run is saved in the "
+    "project\n"
     "exit status: 0 ok, 1 some source or the command failed, 2 usage error\n";
 
 int main(int argc, char **argv)
 {
-    gml::installMappedWriteGuard("grademl"); // a project's -shm that cannot be written: said, not SIGBUS
+    gml::installMappedWriteGuard(
+        "grademl"); // a project's -shm that cannot be written: said, not SIGBUS
     // Figures need fonts, hence a QGuiApplication; headless machines get the offscreen platform.
     const bool exporting = argc > 1 && qstrcmp(argv[1], "export") == 0;
     if (exporting && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
@@ -74,9 +104,10 @@ int main(int argc, char **argv)
     // need a QApplication.
     bool charts = false;
     for (int i = 2; exporting && i + 1 < argc; ++i)
-        charts = charts || (qstrcmp(argv[i], "--view") == 0 &&
-                            (qstrcmp(argv[i + 1], "analysis") == 0 || qstrcmp(argv[i + 1], "compare") == 0 ||
-                             qstrcmp(argv[i + 1], "simulate") == 0));
+        charts = charts ||
+                 (qstrcmp(argv[i], "--view") == 0 &&
+                  (qstrcmp(argv[i + 1], "analysis") == 0 || qstrcmp(argv[i + 1], "compare") == 0 ||
+                   qstrcmp(argv[i + 1], "simulate") == 0));
     std::unique_ptr<QCoreApplication> appHolder(charts      ? new QApplication(argc, argv)
                                                 : exporting ? new QGuiApplication(argc, argv)
                                                             : new QCoreApplication(argc, argv));
@@ -85,7 +116,8 @@ int main(int argc, char **argv)
     QTextStream out(stdout);
     QTextStream err(stderr);
     QStringList args = QCoreApplication::arguments().mid(1);
-    if (args.isEmpty() || args.first() == QLatin1String("--help") || args.first() == QLatin1String("help")) {
+    if (args.isEmpty() || args.first() == QLatin1String("--help") ||
+        args.first() == QLatin1String("help")) {
         (args.isEmpty() ? err : out) << kUsage;
         return args.isEmpty() ? gml::cli::Usage : gml::cli::Ok;
     }

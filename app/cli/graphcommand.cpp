@@ -22,9 +22,12 @@ int graphCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     if (problem.isEmpty() && p.positional.size() != 1)
         problem = QStringLiteral("need one project file");
     if (problem.isEmpty() && !level)
-        problem = QStringLiteral("unknown level '%1'; expected workflow, step, iteration, scope, operator or gpu")
-                      .arg(levelText);
-    if (problem.isEmpty() && p.flags.contains(QStringLiteral("json")) && p.flags.contains(QStringLiteral("dot")))
+        problem =
+            QStringLiteral(
+                "unknown level '%1'; expected workflow, step, iteration, scope, operator or gpu")
+                .arg(levelText);
+    if (problem.isEmpty() && p.flags.contains(QStringLiteral("json")) &&
+        p.flags.contains(QStringLiteral("dot")))
         problem = QStringLiteral("--json and --dot exclude each other");
     if (!problem.isEmpty()) {
         err << "grademl graph: " << problem

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// grademl import PATH... --project FILE.grademl: trace files and folders into a project, each file in its own transaction.
+// grademl import PATH... --project FILE.grademl: trace files and folders into a project, each file
+// in its own transaction.
 #include "clicommands.h"
 
 #include "clusterproject.h"
@@ -11,20 +12,19 @@
 #include "safetext.h"
 
 #include <QDir>
-#include <QFile>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
 #include <QTimeZone>
 
 #include <algorithm>
-#include <tuple>
 #include <cmath>
 #include <cstdio>
+#include <tuple>
 #include <unistd.h>
 #include <vector>
 
 namespace gml::cli {
-
 
 QString importedSummary(const SourceReport &r)
 {
@@ -40,30 +40,37 @@ QString importedSummary(const SourceReport &r)
 
 int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
-    const Parsed p = parse(args, {QStringLiteral("project"), QStringLiteral("run"),
-                                  QStringLiteral("timezone"), QStringLiteral("jobs"),
-                                  QStringLiteral("idle-exit"), QStringLiteral("poll"), QStringLiteral("shard"),
-                                  QStringLiteral("scheduler"), QStringLiteral("shards"), QStringLiteral("retries"),
-                                  QStringLiteral("from-plan")},
-                           {QStringLiteral("quiet"), QStringLiteral("follow"), QStringLiteral("plan")});
+    const Parsed p =
+        parse(args,
+              {QStringLiteral("project"), QStringLiteral("run"), QStringLiteral("timezone"),
+               QStringLiteral("jobs"), QStringLiteral("idle-exit"), QStringLiteral("poll"),
+               QStringLiteral("shard"), QStringLiteral("scheduler"), QStringLiteral("shards"),
+               QStringLiteral("retries"), QStringLiteral("from-plan")},
+              {QStringLiteral("quiet"), QStringLiteral("follow"), QStringLiteral("plan")});
     const bool fromPlan = p.options.contains(QStringLiteral("from-plan"));
-    if (!p.error.isEmpty() || p.positional.isEmpty() == !fromPlan || !p.options.contains(QStringLiteral("project")) ||
+    if (!p.error.isEmpty() || p.positional.isEmpty() == !fromPlan ||
+        !p.options.contains(QStringLiteral("project")) ||
         (fromPlan && !p.options.contains(QStringLiteral("shard")))) {
         err << "grademl import: "
             << (!p.error.isEmpty() ? p.error
-                : fromPlan         ? QStringLiteral("--from-plan reads a shard's files from the plan instead of PATH...: it needs --shard I/N and no PATH")
-                                   : QStringLiteral("need PATH... and --project FILE.grademl"))
+                : fromPlan ? QStringLiteral("--from-plan reads a shard's files from the plan "
+                                            "instead of PATH...: it needs --shard I/N and no PATH")
+                           : QStringLiteral("need PATH... and --project FILE.grademl"))
             << "\nusage: grademl import PATH... --project FILE.grademl [--run NAME] "
                "[--timezone IANA-NAME] [--jobs N]\n"
-               "                      [--follow [--idle-exit SECONDS] [--poll SECONDS]] [--shard I/N]\n"
-               "                      [--scheduler tcp://HOST:PORT [--shards N] [--retries R]] [--plan]\n"
-               "       grademl import --from-plan PLAN.json --shard I/N --project SHARD.grademl [--timezone IANA-NAME] [--jobs N]\n";
+               "                      [--follow [--idle-exit SECONDS] [--poll SECONDS]] [--shard "
+               "I/N]\n"
+               "                      [--scheduler tcp://HOST:PORT [--shards N] [--retries R]] "
+               "[--plan]\n"
+               "       grademl import --from-plan PLAN.json --shard I/N --project SHARD.grademl "
+               "[--timezone IANA-NAME] [--jobs N]\n";
         return Usage;
     }
     const bool follow = p.flags.contains(QStringLiteral("follow"));
     FollowSettings followSettings;
-    for (const auto &[name, target, least] : {std::tuple{"idle-exit", &followSettings.idleExitMs, 0.0},
-                                              std::tuple{"poll", &followSettings.pollMs, 0.05}}) {
+    for (const auto &[name, target, least] :
+         {std::tuple{"idle-exit", &followSettings.idleExitMs, 0.0},
+          std::tuple{"poll", &followSettings.pollMs, 0.05}}) {
         const QString key = QString::fromLatin1(name);
         if (!p.options.contains(key))
             continue;
@@ -82,7 +89,8 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     if (p.options.contains(QStringLiteral("timezone"))) {
         zone = QTimeZone(p.options.value(QStringLiteral("timezone")).toUtf8());
         if (!zone.isValid()) {
-            err << "grademl import: unknown time zone '" << safeText(p.options.value(QStringLiteral("timezone")))
+            err << "grademl import: unknown time zone '"
+                << safeText(p.options.value(QStringLiteral("timezone")))
                 << "'; expected an IANA name such as UTC or Europe/Paris\n";
             return Usage;
         }
@@ -99,7 +107,8 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     }
     if (p.options.contains(QStringLiteral("scheduler"))) {
         if (follow || p.options.contains(QStringLiteral("shard"))) {
-            err << "grademl import: --scheduler runs every shard itself: not with --follow or --shard\n";
+            err << "grademl import: --scheduler runs every shard itself: not with --follow or "
+                   "--shard\n";
             return Usage;
         }
         return importOnCluster(p, err);
@@ -109,7 +118,9 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         QString why;
         shard = parseShard(p.options.value(QStringLiteral("shard")), &why);
         if (!shard || follow) {
-            err << "grademl import: " << (shard ? QStringLiteral("--shard and --follow do not go together") : why) << '\n';
+            err << "grademl import: "
+                << (shard ? QStringLiteral("--shard and --follow do not go together") : why)
+                << '\n';
             return Usage;
         }
     }
@@ -126,9 +137,11 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         const QString planPath = p.options.value(QStringLiteral("from-plan"));
         QFile plan(planPath);
         QString why;
-        const auto planned = plan.open(QIODevice::ReadOnly) ? readPlan(plan.readAll(), &why) : std::nullopt;
+        const auto planned =
+            plan.open(QIODevice::ReadOnly) ? readPlan(plan.readAll(), &why) : std::nullopt;
         if (!planned) {
-            err << "grademl import: " << planPath << ": " << (why.isEmpty() ? plan.errorString() : why) << '\n';
+            err << "grademl import: " << planPath << ": "
+                << (why.isEmpty() ? plan.errorString() : why) << '\n';
             return Usage;
         }
         files = *planned;
@@ -141,16 +154,19 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             if (info.isFile())
                 continue;
             if (++goneCount <= 5)
-                gone << QStringLiteral("%1 (%2)").arg(safeText(f.path), info.exists() ? QStringLiteral("not a regular file")
-                                                                                      : QStringLiteral("no such file"));
+                gone << QStringLiteral("%1 (%2)").arg(
+                    safeText(f.path), info.exists() ? QStringLiteral("not a regular file")
+                                                    : QStringLiteral("no such file"));
         }
         if (goneCount) {
-            err << "grademl import: " << planPath << ": " << goneCount << " of the plan's " << files.size()
-                << " files cannot be read: " << gone.join(QStringLiteral(", ")) << (goneCount > 5 ? ", ..." : "") << '\n';
+            err << "grademl import: " << planPath << ": " << goneCount << " of the plan's "
+                << files.size() << " files cannot be read: " << gone.join(QStringLiteral(", "))
+                << (goneCount > 5 ? ", ..." : "") << '\n';
             return Usage;
         }
     } else {
-        files = scanInputs(p.positional, p.options.value(QStringLiteral("run")), &missing, &ignored);
+        files =
+            scanInputs(p.positional, p.options.value(QStringLiteral("run")), &missing, &ignored);
     }
     // The job a shard belongs to: the same for every shard of one file list (clusterproject.h).
     const QString jobId = shard ? cluster::jobIdentity(writePlan(files)) : QString();
@@ -209,11 +225,13 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         // for minutes).
         if (!live && !quiet && clock.elapsed() - lastDrawn >= 10'000) {
             lastDrawn = clock.elapsed();
-            err << "grademl import: " << meter.line(pr, QDir::current().relativeFilePath(pr.path)) << '\n';
+            err << "grademl import: " << meter.line(pr, QDir::current().relativeFilePath(pr.path))
+                << '\n';
             err.flush();
             return true;
         }
-        if (!live || (pr.fileIndex == lastFile && pr.stage == lastStage && clock.elapsed() - lastDrawn < 200))
+        if (!live || (pr.fileIndex == lastFile && pr.stage == lastStage &&
+                      clock.elapsed() - lastDrawn < 200))
             return true;
         lastFile = pr.fileIndex;
         lastStage = pr.stage;
@@ -251,11 +269,15 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             }
             continue;
         }
-        QString line = QStringLiteral("[%1/%2] %3: %4").arg(i + 1).arg(fileCount).arg(rel, statusName(r.status));
+        QString line = QStringLiteral("[%1/%2] %3: %4")
+                           .arg(i + 1)
+                           .arg(fileCount)
+                           .arg(rel, statusName(r.status));
         switch (r.status) {
         case SourceReport::Status::Imported:
             ++imported;
-            line += QLatin1Char(' ') + importedSummary(r) + QStringLiteral(" in %1 s").arg(r.seconds, 0, 'f', 2);
+            line += QLatin1Char(' ') + importedSummary(r) +
+                    QStringLiteral(" in %1 s").arg(r.seconds, 0, 'f', 2);
             break;
         case SourceReport::Status::Unchanged:
             ++unchanged;
@@ -268,8 +290,12 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         case SourceReport::Status::Failed:
         case SourceReport::Status::Cancelled:
             ++failed;
-            // What a file holds is quoted in messages: its control bytes are shown, not sent to the terminal.
-            line = QStringLiteral("[%1/%2] error: %3").arg(i + 1).arg(fileCount).arg(safeText(r.message, 4000));
+            // What a file holds is quoted in messages: its control bytes are shown, not sent to the
+            // terminal.
+            line = QStringLiteral("[%1/%2] error: %3")
+                       .arg(i + 1)
+                       .arg(fileCount)
+                       .arg(safeText(r.message, 4000));
             break;
         }
         if (r.status == SourceReport::Status::Imported) {
@@ -294,9 +320,10 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                .arg(flows)
                .arg(humanBytes(bytes))
                .arg(secs, 0, 'f', 2)
-               .arg(relinked ? QStringLiteral("; %1 execution traces of earlier imports linked again")
-                                   .arg(relinked)
-                             : QString());
+               .arg(relinked
+                        ? QStringLiteral("; %1 execution traces of earlier imports linked again")
+                              .arg(relinked)
+                        : QString());
     if (!quiet)
         for (const QString &line : describeGroupings(job.groupings()))
             out << "grouping: " << line << '\n';
@@ -318,11 +345,15 @@ int importCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         err << "grademl import: " << safeText(e, 4000) << '\n';
     if (shard) {
         if (!finishShard(std::move(project), finalPath, jobId, *shard, err)) {
-            for (const char *suffix : {"", "-wal", "-shm"}) // no unfinished shard left for merge to meet
+            for (const char *suffix :
+                 {"", "-wal", "-shm"}) // no unfinished shard left for merge to meet
                 QFile::remove(projectPath + QLatin1String(suffix));
             return SomeFailed;
         }
-        out << QStringLiteral("shard %1 of %2: %3 files\n").arg(shard->first).arg(shard->second).arg(files.size());
+        out << QStringLiteral("shard %1 of %2: %3 files\n")
+                   .arg(shard->first)
+                   .arg(shard->second)
+                   .arg(files.size());
     }
     out << "project: " << QFileInfo(finalPath).absoluteFilePath() << '\n';
     return failed || !job.errors().isEmpty() ? SomeFailed : Ok;

@@ -16,7 +16,8 @@ int infoCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
     const Parsed p = parse(args, {}, {QStringLiteral("json")});
     if (!p.error.isEmpty() || p.positional.size() != 1) {
-        err << "grademl info: " << (p.error.isEmpty() ? QStringLiteral("need one project file") : p.error)
+        err << "grademl info: "
+            << (p.error.isEmpty() ? QStringLiteral("need one project file") : p.error)
             << "\nusage: grademl info FILE.grademl [--json]\n";
         return Usage;
     }
@@ -48,7 +49,9 @@ int infoCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                                      {QStringLiteral("count"), sh.count},
                                      {QStringLiteral("state"), state}});
         shardLines << QStringLiteral("  shard %1: %2: %3")
-                          .arg(sh.index >= 0 ? QStringLiteral("%1 of %2").arg(sh.index).arg(sh.count) : QString::number(sh.id),
+                          .arg(sh.index >= 0
+                                   ? QStringLiteral("%1 of %2").arg(sh.index).arg(sh.count)
+                                   : QString::number(sh.id),
                                sh.path, state);
     }
     if (p.flags.contains(QStringLiteral("json"))) {
@@ -59,7 +62,8 @@ int infoCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     } else {
         out << summaryToText(runs);
         if (!shardLines.isEmpty())
-            out << "shards of this cluster project:\n" << shardLines.join(QLatin1Char('\n')) << '\n';
+            out << "shards of this cluster project:\n"
+                << shardLines.join(QLatin1Char('\n')) << '\n';
     }
     if (unreadable)
         err << "grademl info: " << unreadable << " shard" << (unreadable == 1 ? " is" : "s are")

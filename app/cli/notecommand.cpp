@@ -16,7 +16,8 @@ namespace gml::cli {
 namespace {
 
 constexpr char kNoteUsage[] =
-    "usage: grademl note FILE.grademl add (--at NS | --range A:B | --slice ID) --text TEXT [--run NAME] [--bookmark N]\n"
+    "usage: grademl note FILE.grademl add (--at NS | --range A:B | --slice ID) --text TEXT [--run "
+    "NAME] [--bookmark N]\n"
     "       grademl note FILE.grademl list [--json]\n"
     "       grademl note FILE.grademl remove ID\n"
     "  times are nanoseconds on the project clock (as grademl info prints start_ns and end_ns);\n"
@@ -33,19 +34,22 @@ std::optional<qint64> integer(const QString &text)
 
 int noteCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
-    const Parsed p = parse(args,
-                           {QStringLiteral("at"), QStringLiteral("range"), QStringLiteral("slice"), QStringLiteral("text"),
-                            QStringLiteral("run"), QStringLiteral("bookmark")},
-                           {QStringLiteral("json")});
+    const Parsed p =
+        parse(args,
+              {QStringLiteral("at"), QStringLiteral("range"), QStringLiteral("slice"),
+               QStringLiteral("text"), QStringLiteral("run"), QStringLiteral("bookmark")},
+              {QStringLiteral("json")});
     const QString action = p.positional.value(1);
     QString problem = p.error;
-    if (problem.isEmpty() && (p.positional.size() < 2 || !QStringList{QStringLiteral("add"), QStringLiteral("list"),
-                                                                        QStringLiteral("remove")}
-                                                              .contains(action)))
+    if (problem.isEmpty() &&
+        (p.positional.size() < 2 ||
+         !QStringList{QStringLiteral("add"), QStringLiteral("list"), QStringLiteral("remove")}
+              .contains(action)))
         problem = QStringLiteral("need a project file and add, list or remove");
     Note note;
     if (problem.isEmpty() && action == QLatin1String("add")) {
-        const int where = int(p.options.contains(QStringLiteral("at"))) + int(p.options.contains(QStringLiteral("range"))) +
+        const int where = int(p.options.contains(QStringLiteral("at"))) +
+                          int(p.options.contains(QStringLiteral("range"))) +
                           int(p.options.contains(QStringLiteral("slice")));
         note.text = p.options.value(QStringLiteral("text"));
         if (where != 1)
@@ -55,41 +59,49 @@ int noteCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         if (problem.isEmpty() && p.options.contains(QStringLiteral("at"))) {
             const auto at = integer(p.options.value(QStringLiteral("at")));
             if (!at)
-                problem = QStringLiteral("--at expects nanoseconds on the project clock, got '%1'").arg(safeText(p.options.value(QStringLiteral("at"))));
+                problem = QStringLiteral("--at expects nanoseconds on the project clock, got '%1'")
+                              .arg(safeText(p.options.value(QStringLiteral("at"))));
             else
                 note.start = note.end = *at;
         }
         if (problem.isEmpty() && p.options.contains(QStringLiteral("range"))) {
-            const QStringList parts = p.options.value(QStringLiteral("range")).split(QLatin1Char(':'));
+            const QStringList parts =
+                p.options.value(QStringLiteral("range")).split(QLatin1Char(':'));
             const auto a = parts.size() == 2 ? integer(parts[0]) : std::nullopt;
             const auto b = parts.size() == 2 ? integer(parts[1]) : std::nullopt;
             if (!a || !b || *b <= *a)
-                problem = QStringLiteral("--range expects START_NS:END_NS on the project clock, got '%1'")
-                              .arg(safeText(p.options.value(QStringLiteral("range"))));
+                problem =
+                    QStringLiteral("--range expects START_NS:END_NS on the project clock, got '%1'")
+                        .arg(safeText(p.options.value(QStringLiteral("range"))));
             else {
                 note.kind = Note::Kind::Range;
                 note.start = *a;
                 note.end = *b;
             }
         }
-        if (problem.isEmpty() && p.options.contains(QStringLiteral("slice")) && !integer(p.options.value(QStringLiteral("slice"))))
-            problem = QStringLiteral("--slice expects a slice id, got '%1'").arg(safeText(p.options.value(QStringLiteral("slice"))));
+        if (problem.isEmpty() && p.options.contains(QStringLiteral("slice")) &&
+            !integer(p.options.value(QStringLiteral("slice"))))
+            problem = QStringLiteral("--slice expects a slice id, got '%1'")
+                          .arg(safeText(p.options.value(QStringLiteral("slice"))));
         if (problem.isEmpty() && p.options.contains(QStringLiteral("bookmark"))) {
             const auto n = integer(p.options.value(QStringLiteral("bookmark")));
             if (!n || *n < 1 || *n > 9)
-                problem = QStringLiteral("--bookmark expects 1 to 9, got '%1'").arg(safeText(p.options.value(QStringLiteral("bookmark"))));
+                problem = QStringLiteral("--bookmark expects 1 to 9, got '%1'")
+                              .arg(safeText(p.options.value(QStringLiteral("bookmark"))));
             else
                 note.bookmark = int(*n);
         }
     }
-    if (problem.isEmpty() && action == QLatin1String("remove") && (p.positional.size() != 3 || !integer(p.positional[2])))
+    if (problem.isEmpty() && action == QLatin1String("remove") &&
+        (p.positional.size() != 3 || !integer(p.positional[2])))
         problem = QStringLiteral("remove needs a note id (grademl note FILE list)");
     if (!problem.isEmpty()) {
         err << "grademl note: " << problem << '\n' << kNoteUsage;
         return Usage;
     }
     const bool writing = action != QLatin1String("list");
-    auto project = openProject(p.positional.first(), writing, QStringLiteral("grademl note: "), err);
+    auto project =
+        openProject(p.positional.first(), writing, QStringLiteral("grademl note: "), err);
     if (!project)
         return SomeFailed;
     QString error;
@@ -103,16 +115,19 @@ int noteCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             QJsonArray a;
             for (const Note &n : notes)
                 a.append(n.toJson());
-            out << QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("notes"), a}}).toJson(QJsonDocument::Indented));
+            out << QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("notes"), a}})
+                                         .toJson(QJsonDocument::Indented));
             return Ok;
         }
         for (const Note &n : notes) {
-            out << n.id << (n.bookmark ? QStringLiteral(" [%1]").arg(n.bookmark) : QString()) << "  "
-                << Note::kindName(n.kind) << "  " << (n.run.isEmpty() ? QStringLiteral("-") : safeText(n.run)) << "  " << n.start;
+            out << n.id << (n.bookmark ? QStringLiteral(" [%1]").arg(n.bookmark) : QString())
+                << "  " << Note::kindName(n.kind) << "  "
+                << (n.run.isEmpty() ? QStringLiteral("-") : safeText(n.run)) << "  " << n.start;
             if (n.end != n.start)
                 out << ':' << n.end << " (" << formatDuration(n.end - n.start) << ')';
             if (n.kind == Note::Kind::Slice)
-                out << "  " << safeText(n.sliceName) << (n.slice ? QString() : QStringLiteral(" (not found)"));
+                out << "  " << safeText(n.sliceName)
+                    << (n.slice ? QString() : QStringLiteral(" (not found)"));
             // Control characters and escape sequences in a note are shown, not run by the terminal.
             out << "  " << safeText(n.text, 4000) << '\n';
         }
@@ -138,15 +153,18 @@ int noteCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             return SomeFailed;
         }
         if (note.start < first || note.end > last) {
-            err << "grademl note: " << (note.kind == Note::Kind::Range ? "--range " : "--at ") << note.start
-                << (note.kind == Note::Kind::Range ? QStringLiteral(":%1").arg(note.end) : QString())
+            err << "grademl note: " << (note.kind == Note::Kind::Range ? "--range " : "--at ")
+                << note.start
+                << (note.kind == Note::Kind::Range ? QStringLiteral(":%1").arg(note.end)
+                                                   : QString())
                 << " is outside the project, which spans " << first << ':' << last
                 << " ns on its clock (as grademl info prints start_ns and end_ns)\n";
             return Usage;
         }
     }
     if (p.options.contains(QStringLiteral("slice"))) {
-        const auto onSlice = noteOnSlice(*project, *integer(p.options.value(QStringLiteral("slice"))), note.text, &error);
+        const auto onSlice = noteOnSlice(
+            *project, *integer(p.options.value(QStringLiteral("slice"))), note.text, &error);
         if (!onSlice) {
             err << "grademl note: " << error << '\n';
             return SomeFailed;
@@ -155,7 +173,9 @@ int noteCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         note = *onSlice;
         note.bookmark = bookmark;
     } else {
-        note.run = p.options.contains(QStringLiteral("run")) ? p.options.value(QStringLiteral("run")) : runAt(*project, note.start);
+        note.run = p.options.contains(QStringLiteral("run"))
+                       ? p.options.value(QStringLiteral("run"))
+                       : runAt(*project, note.start);
         if (p.options.contains(QStringLiteral("run")) && !project->findRun(note.run)) {
             err << "grademl note: no run '" << note.run << "'\n";
             return SomeFailed;

@@ -31,16 +31,20 @@ int queryCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     const Parsed p = parse(args, {QStringLiteral("timeout"), QStringLiteral("memory-limit")}, {});
     auto usage = [&](const QString &why) {
         err << "grademl query: " << why
-            << "\nusage: grademl query FILE.grademl [--timeout SECONDS] [--memory-limit MB] [--] \"SELECT ...\"\n"
-               "  A query stops after 60 s (--timeout; 0: no limit) and when SQLite needs more than 2048 MB\n"
+            << "\nusage: grademl query FILE.grademl [--timeout SECONDS] [--memory-limit MB] [--] "
+               "\"SELECT ...\"\n"
+               "  A query stops after 60 s (--timeout; 0: no limit) and when SQLite needs more "
+               "than 2048 MB\n"
                "  (--memory-limit) or one value of more than 256 MB.\n";
         return Usage;
     };
     if (!p.error.isEmpty() || p.positional.size() != 2)
-        return usage(p.error.isEmpty() ? QStringLiteral("need a project file and one SQL statement") : p.error);
+        return usage(p.error.isEmpty() ? QStringLiteral("need a project file and one SQL statement")
+                                       : p.error);
     ReadOnlyQuery::Limits limits;
     limits.processHeapBytes = qint64(2048) << 20;
-    for (const auto &[name, low, high] : {std::tuple{"timeout", 0.0, 1e6}, std::tuple{"memory-limit", 16.0, 1048576.0}}) {
+    for (const auto &[name, low, high] :
+         {std::tuple{"timeout", 0.0, 1e6}, std::tuple{"memory-limit", 16.0, 1048576.0}}) {
         const QString key = QLatin1String(name);
         if (!p.options.contains(key))
             continue;
@@ -49,7 +53,8 @@ int queryCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         if (!ok || !std::isfinite(v) || v < low || v > high)
             return usage(QStringLiteral("--%1 '%2': expected %3 from %4 to %5")
                              .arg(key, safeText(p.options.value(key), 60),
-                                  key == QLatin1String("timeout") ? QStringLiteral("seconds") : QStringLiteral("MB"))
+                                  key == QLatin1String("timeout") ? QStringLiteral("seconds")
+                                                                  : QStringLiteral("MB"))
                              .arg(low)
                              .arg(high));
         if (key == QLatin1String("timeout"))
@@ -78,9 +83,11 @@ int queryCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         if (!query->fetch(4096, rows, &done, &error)) {
             out.flush();
             err << "grademl query: " << error
-                << (error.contains(QLatin1String("time limit")) ? " (--timeout SECONDS to change it)"
-                    : error.contains(QLatin1String("memory limit")) ? " (--memory-limit MB to change it)"
-                                                                     : "")
+                << (error.contains(QLatin1String("time limit"))
+                        ? " (--timeout SECONDS to change it)"
+                    : error.contains(QLatin1String("memory limit"))
+                        ? " (--memory-limit MB to change it)"
+                        : "")
                 << '\n';
             return SomeFailed;
         }
@@ -88,11 +95,20 @@ int queryCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             QStringList row;
             for (const QVariant &v : r) {
                 switch (v.typeId()) {
-                case QMetaType::UnknownType: row << QString(); break;
-                case QMetaType::LongLong: row << QString::number(v.toLongLong()); break;
-                case QMetaType::Double: row << QString::number(v.toDouble(), 'g', 17); break;
-                case QMetaType::QByteArray: row << csvField(QString::fromUtf8(v.toByteArray())); break;
-                default: row << csvField(v.toString());
+                case QMetaType::UnknownType:
+                    row << QString();
+                    break;
+                case QMetaType::LongLong:
+                    row << QString::number(v.toLongLong());
+                    break;
+                case QMetaType::Double:
+                    row << QString::number(v.toDouble(), 'g', 17);
+                    break;
+                case QMetaType::QByteArray:
+                    row << csvField(QString::fromUtf8(v.toByteArray()));
+                    break;
+                default:
+                    row << csvField(v.toString());
                 }
             }
             out << row.join(QLatin1Char(',')) << '\n';

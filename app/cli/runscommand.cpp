@@ -21,7 +21,8 @@ int runsCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
     const Parsed p = parse(args, {QStringLiteral("filter")}, {QStringLiteral("json")});
     if (!p.error.isEmpty() || p.positional.size() != 1) {
-        err << "grademl runs: " << (p.error.isEmpty() ? QStringLiteral("need one project file") : p.error)
+        err << "grademl runs: "
+            << (p.error.isEmpty() ? QStringLiteral("need one project file") : p.error)
             << "\nusage: grademl runs FILE.grademl [--filter TEXT|KEY=VALUE] [--json]\n";
         return Usage;
     }

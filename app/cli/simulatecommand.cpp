@@ -6,9 +6,9 @@
 #include "runcatalog.h"
 #include "sweepcharts.h"
 
+#include "modelfromrun.h"
 #include "project.h"
 #include "strategy.h"
-#include "modelfromrun.h"
 #include "timeformat.h"
 
 #include <QFileInfo>
@@ -20,20 +20,25 @@ namespace gml::cli {
 namespace {
 
 const char kSimulateUsage[] =
-    "usage: grademl simulate FILE.grademl (--model M | --from-run RUN) [--strategy S] [--workers N]\n"
+    "usage: grademl simulate FILE.grademl (--model M | --from-run RUN) [--strategy S] [--workers "
+    "N]\n"
     "         [--servers M] [--async] [--batch B | --global-batch G] [--cluster PRESET|FILE.json]\n"
-    "         [--allreduce ring|tree] [--bucket-mb MB] [--scheduling dfs|critical-path] [--iterations K]\n"
-    "         [--sweep workers=1,2,4,8[;batch=16,32]] [--synthetic-data] [--name RUN] [--no-save] [--json]\n"
+    "         [--allreduce ring|tree] [--bucket-mb MB] [--scheduling dfs|critical-path] "
+    "[--iterations K]\n"
+    "         [--sweep workers=1,2,4,8[;batch=16,32]] [--synthetic-data] [--name RUN] [--no-save] "
+    "[--json]\n"
     "       grademl simulate --models | --clusters\n"
     "  --model M          alexnet, vgg16, vgg19, resnet50, inception3, bert-base, gpt2\n"
     "  --from-run RUN     the layer graph of a measured run of FILE (its median iteration)\n"
-    "  --strategy S       default (one GPU), ps (parameter server), mirrored (one node), multiworker\n"
+    "  --strategy S       default (one GPU), ps (parameter server), mirrored (one node), "
+    "multiworker\n"
     "  --batch B          samples per worker per iteration (default: the model's);\n"
     "  --global-batch G   or G samples per iteration split over the workers\n"
     "  --cluster C        dgx1, dgx-a100, 12x4-v100-edr (default), 9x1-v100-25gbe, or a JSON file\n"
     "  --sweep            every combination, simulated in parallel; one run each\n"
     "  --synthetic-data   batches made on the GPU: no storage reads, decoding or host copies\n"
-    "each simulated run is saved in FILE as a run of kind 'simulated' (named by its configuration,\n"
+    "each simulated run is saved in FILE as a run of kind 'simulated' (named by its "
+    "configuration,\n"
     "or --name for a single one) unless --no-save; the metrics table goes to stdout.\n";
 
 QString percent(double v)
@@ -107,7 +112,8 @@ bool parseRequest(const Parsed &p, Project &project, SimulateRequest *request, Q
             return false;
         c.model = std::move(*g);
     }
-    const auto strategy = sim::parseStrategy(p.options.value(QStringLiteral("strategy"), QStringLiteral("default")));
+    const auto strategy =
+        sim::parseStrategy(p.options.value(QStringLiteral("strategy"), QStringLiteral("default")));
     if (!strategy)
         return usage(QStringLiteral("--strategy is default, ps, mirrored or multiworker"));
     c.strategy = *strategy;
@@ -146,17 +152,20 @@ bool parseRequest(const Parsed &p, Project &project, SimulateRequest *request, Q
     if (scheduling != QLatin1String("dfs") && scheduling != QLatin1String("critical-path"))
         return usage(QStringLiteral("--scheduling is dfs or critical-path"));
     c.criticalPathFirst = scheduling == QLatin1String("critical-path");
-    auto cluster = sim::Cluster::load(p.options.value(QStringLiteral("cluster"), QStringLiteral("12x4-v100-edr")), error);
+    auto cluster = sim::Cluster::load(
+        p.options.value(QStringLiteral("cluster"), QStringLiteral("12x4-v100-edr")), error);
     if (!cluster)
         return false;
     c.cluster = std::move(*cluster);
     QList<int> workers, batches;
     if (p.options.contains(QStringLiteral("sweep"))) {
-        for (const QString &part : p.options.value(QStringLiteral("sweep")).split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
+        for (const QString &part :
+             p.options.value(QStringLiteral("sweep")).split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
             const QString key = part.section(QLatin1Char('='), 0, 0).trimmed();
             const auto values = sim::parseSweepValues(part.section(QLatin1Char('='), 1));
             if (!values || (key != QLatin1String("workers") && key != QLatin1String("batch")))
-                return usage(QStringLiteral("--sweep is workers=1,2,4[;batch=16,32] (whole numbers of at least 1)"));
+                return usage(QStringLiteral(
+                    "--sweep is workers=1,2,4[;batch=16,32] (whole numbers of at least 1)"));
             (key == QLatin1String("workers") ? workers : batches) = *values;
         }
     }
@@ -169,14 +178,15 @@ bool parseRequest(const Parsed &p, Project &project, SimulateRequest *request, Q
 
 int simulateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
-    const Parsed p = parse(args,
-                           {QStringLiteral("model"), QStringLiteral("from-run"), QStringLiteral("strategy"),
-                            QStringLiteral("workers"), QStringLiteral("servers"), QStringLiteral("batch"),
-                            QStringLiteral("global-batch"), QStringLiteral("cluster"), QStringLiteral("allreduce"),
-                            QStringLiteral("bucket-mb"), QStringLiteral("scheduling"), QStringLiteral("iterations"),
-                            QStringLiteral("sweep"), QStringLiteral("name")},
-                           {QStringLiteral("async"), QStringLiteral("synthetic-data"), QStringLiteral("no-save"), QStringLiteral("json"),
-                            QStringLiteral("models"), QStringLiteral("clusters")});
+    const Parsed p = parse(
+        args,
+        {QStringLiteral("model"), QStringLiteral("from-run"), QStringLiteral("strategy"),
+         QStringLiteral("workers"), QStringLiteral("servers"), QStringLiteral("batch"),
+         QStringLiteral("global-batch"), QStringLiteral("cluster"), QStringLiteral("allreduce"),
+         QStringLiteral("bucket-mb"), QStringLiteral("scheduling"), QStringLiteral("iterations"),
+         QStringLiteral("sweep"), QStringLiteral("name")},
+        {QStringLiteral("async"), QStringLiteral("synthetic-data"), QStringLiteral("no-save"),
+         QStringLiteral("json"), QStringLiteral("models"), QStringLiteral("clusters")});
     if (!p.error.isEmpty()) {
         err << "grademl simulate: " << p.error << '\n' << kSimulateUsage;
         return Usage;
@@ -196,8 +206,9 @@ int simulateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     if (p.flags.contains(QStringLiteral("clusters"))) {
         for (const QString &id : sim::Cluster::presets()) {
             const auto c = sim::Cluster::load(id, nullptr);
-            out << id.leftJustified(16) << c->name << ": " << c->gpu.name << ", " << c->intraLink.name << " within a node, "
-                << c->network.name << " between nodes, " << c->storage.name << '\n';
+            out << id.leftJustified(16) << c->name << ": " << c->gpu.name << ", "
+                << c->intraLink.name << " within a node, " << c->network.name << " between nodes, "
+                << c->storage.name << '\n';
         }
         return Ok;
     }
@@ -207,7 +218,8 @@ int simulateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     }
     const bool save = !p.flags.contains(QStringLiteral("no-save"));
     QString error;
-    auto project = openProject(p.positional.first(), save, QStringLiteral("grademl simulate: "), err);
+    auto project =
+        openProject(p.positional.first(), save, QStringLiteral("grademl simulate: "), err);
     if (!project)
         return SomeFailed;
     SimulateRequest request;
@@ -223,9 +235,12 @@ int simulateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     for (const sim::SimResult &r : outcome.results) {
         QString name;
         if (save) {
-            name = request.name.isEmpty() || outcome.results.size() > 1 ? sim::simulatedRunName(r.config) : request.name;
+            name = request.name.isEmpty() || outcome.results.size() > 1
+                       ? sim::simulatedRunName(r.config)
+                       : request.name;
             if (!sim::saveSimulatedRun(*project, r, name, &error)) {
-                err << "grademl simulate: " << r.config.describe() << ": not saved: " << error << '\n';
+                err << "grademl simulate: " << r.config.describe() << ": not saved: " << error
+                    << '\n';
                 name.clear();
                 ++failed;
             }
@@ -241,7 +256,8 @@ int simulateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
             if (!names[i].isEmpty())
                 o.insert(QStringLiteral("run"), names[i]);
             if (!outcome.results[i].warnings.isEmpty())
-                o.insert(QStringLiteral("warnings"), QJsonArray::fromStringList(outcome.results[i].warnings));
+                o.insert(QStringLiteral("warnings"),
+                         QJsonArray::fromStringList(outcome.results[i].warnings));
             list.append(o);
         }
         out << QJsonDocument(list).toJson(QJsonDocument::Indented);
@@ -251,11 +267,12 @@ int simulateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     return failed ? SomeFailed : Ok;
 }
 
-int exportSimulate(const Parsed &p, const QString &projectPath, const QString &outPath, QSize size, QTextStream &out,
-                   QTextStream &err)
+int exportSimulate(const Parsed &p, const QString &projectPath, const QString &outPath, QSize size,
+                   QTextStream &out, QTextStream &err)
 {
     QString error;
-    auto project = openProject(projectPath, false, QStringLiteral("grademl export: %1: ").arg(projectPath), err);
+    auto project = openProject(projectPath, false,
+                               QStringLiteral("grademl export: %1: ").arg(projectPath), err);
     if (!project)
         return SomeFailed;
     const auto catalog = loadRunCatalog(*project, &error);
@@ -264,11 +281,13 @@ int exportSimulate(const Parsed &p, const QString &projectPath, const QString &o
         return SomeFailed;
     }
     QList<CatalogRun> runs;
-    const QStringList names = p.options.value(QStringLiteral("runs")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    const QStringList names =
+        p.options.value(QStringLiteral("runs")).split(QLatin1Char(','), Qt::SkipEmptyParts);
     for (const QString &name : names) {
         const CatalogRun *r = catalog->run(name.trimmed());
         if (!r || r->kind != QLatin1String("simulated")) {
-            err << "grademl export: " << projectPath << ": no simulated run named '" << name.trimmed() << "' (see grademl runs)\n";
+            err << "grademl export: " << projectPath << ": no simulated run named '"
+                << name.trimmed() << "' (see grademl runs)\n";
             return SomeFailed;
         }
         runs.append(*r);
@@ -278,7 +297,8 @@ int exportSimulate(const Parsed &p, const QString &projectPath, const QString &o
     const QList<SweepPoint> points = sweepPoints(runs);
     const SweepCharts charts = sweepCharts(points);
     if (charts.isEmpty()) {
-        err << "grademl export: nothing to chart: " << projectPath << " has no simulated runs (see grademl simulate)\n";
+        err << "grademl export: nothing to chart: " << projectPath
+            << " has no simulated runs (see grademl simulate)\n";
         return SomeFailed;
     }
     // The panel's four charts, drawn by the same chart layer.
@@ -288,7 +308,8 @@ int exportSimulate(const Parsed &p, const QString &projectPath, const QString &o
     usage.showTime(charts.usage);
     energy.showTime(charts.energy);
     const QString title = QStringLiteral("Simulated: %1 \u00b7 %2 configurations, %3 lines by %4")
-                              .arg(names.isEmpty() ? QStringLiteral("all simulated runs of %1").arg(QFileInfo(projectPath).fileName())
+                              .arg(names.isEmpty() ? QStringLiteral("all simulated runs of %1")
+                                                         .arg(QFileInfo(projectPath).fileName())
                                                    : QStringLiteral("%1 runs").arg(names.size()))
                               .arg(points.size())
                               .arg(charts.lines)
@@ -297,7 +318,8 @@ int exportSimulate(const Parsed &p, const QString &projectPath, const QString &o
         err << "grademl export: " << error << '\n';
         return SomeFailed;
     }
-    out << "wrote " << outPath << " (" << points.size() << " simulated runs, " << charts.lines << " lines)\n";
+    out << "wrote " << outPath << " (" << points.size() << " simulated runs, " << charts.lines
+        << " lines)\n";
     return Ok;
 }
 

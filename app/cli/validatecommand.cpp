@@ -14,22 +14,28 @@ namespace gml::cli {
 
 namespace {
 
-const QString kValidateUsage = QStringLiteral(
-    "usage: grademl validate FILE.grademl --run A [TRANSFORMS] --against B [--top N] [--json]\n"
-    "  Replays run A with the transforms (as grademl whatif does) and sets the prediction against\n"
-    "  run B, measured with that change made: the error end to end, on the mean, median and p90\n"
-    "  iteration and step by step (in order), per kernel family and for the N operators (default\n"
-    "  10) that took the most time in B, by call path; with the model's assumptions. Without\n"
-    "  transforms, A's identity replay against B (A against itself: every error is 0).\n") +
+const QString kValidateUsage =
+    QStringLiteral(
+        "usage: grademl validate FILE.grademl --run A [TRANSFORMS] --against B [--top N] [--json]\n"
+        "  Replays run A with the transforms (as grademl whatif does) and sets the prediction "
+        "against\n"
+        "  run B, measured with that change made: the error end to end, on the mean, median and "
+        "p90\n"
+        "  iteration and step by step (in order), per kernel family and for the N operators "
+        "(default\n"
+        "  10) that took the most time in B, by call path; with the model's assumptions. Without\n"
+        "  transforms, A's identity replay against B (A against itself: every error is 0).\n") +
     QLatin1String(kTransformOptionsHelp);
 
 } // namespace
 
 int validateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
-    const Parsed p = parse(args, transformOptions() + QStringList{QStringLiteral("run"), QStringLiteral("against"),
-                                                                  QStringLiteral("top")},
-                           {QStringLiteral("json")});
+    const Parsed p =
+        parse(args,
+              transformOptions() + QStringList{QStringLiteral("run"), QStringLiteral("against"),
+                                               QStringLiteral("top")},
+              {QStringLiteral("json")});
     auto usage = [&](const QString &why) {
         err << "grademl validate: " << why << '\n' << kValidateUsage;
         return Usage;
@@ -38,8 +44,10 @@ int validateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         return usage(p.error);
     if (p.positional.size() != 1)
         return usage(QStringLiteral("need one project file"));
-    if (!p.options.contains(QStringLiteral("run")) || !p.options.contains(QStringLiteral("against")))
-        return usage(QStringLiteral("need --run (the run to predict from) and --against (the measured run)"));
+    if (!p.options.contains(QStringLiteral("run")) ||
+        !p.options.contains(QStringLiteral("against")))
+        return usage(QStringLiteral(
+            "need --run (the run to predict from) and --against (the measured run)"));
     bool ok = true;
     const int top = p.options.value(QStringLiteral("top"), QStringLiteral("10")).toInt(&ok);
     if (!ok || top < 0)
@@ -48,10 +56,12 @@ int validateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     auto given = transformsOfOptions(p, &why);
     if (!given)
         return usage(why);
-    auto project = openProject(p.positional.first(), false, QStringLiteral("grademl validate: "), err);
+    auto project =
+        openProject(p.positional.first(), false, QStringLiteral("grademl validate: "), err);
     if (!project)
         return SomeFailed;
-    QString runName = p.options.value(QStringLiteral("run")), againstName = p.options.value(QStringLiteral("against"));
+    QString runName = p.options.value(QStringLiteral("run")),
+            againstName = p.options.value(QStringLiteral("against"));
     int exitCode = Ok;
     const auto run = pickRun(*project, &runName, "validate", err, &exitCode);
     if (!run)
@@ -61,14 +71,16 @@ int validateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         return exitCode;
     QList<sim::Transform> transforms = *given;
     if (p.options.contains(QStringLiteral("scenario"))) {
-        auto s = sim::loadScenario(*project, *run, p.options.value(QStringLiteral("scenario")), &why);
+        auto s =
+            sim::loadScenario(*project, *run, p.options.value(QStringLiteral("scenario")), &why);
         if (!s) {
             err << "grademl validate: " << why << '\n';
             return SomeFailed;
         }
         transforms = s->transforms + transforms;
     }
-    auto graphOf = [&](qint64 id, const QString &name) -> std::shared_ptr<const sim::DependencyGraph> {
+    auto graphOf = [&](qint64 id,
+                       const QString &name) -> std::shared_ptr<const sim::DependencyGraph> {
         auto built = sim::DependencyGraph::build(*project, id, &why);
         if (!built) {
             err << "grademl validate: run '" << name << "': " << why << '\n';

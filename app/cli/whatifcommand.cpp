@@ -20,31 +20,44 @@ const char kTransformOptionsHelp[] =
     "transforms, applied in this order:\n"
     "  --scenario NAME       the transforms of a scenario saved with --save-scenario\n"
     "  --transforms JSON     a JSON array of transforms, or @FILE holding one (docs/whatif.md)\n"
-    "  --scale 'REGEX=F'     multiply the time of the slices whose name matches REGEX (0 removes them);\n"
+    "  --scale 'REGEX=F'     multiply the time of the slices whose name matches REGEX (0 removes "
+    "them);\n"
     "                        may be given more than once\n"
     "  --preset P[,P...]     amp, fusedadam, input=N (data loading N times faster), input=free,\n"
-    "                        loader=N (data loading from the step's thread onto N DataLoader workers),\n"
+    "                        loader=N (data loading from the step's thread onto N DataLoader "
+    "workers),\n"
     "                        host=N (the host's launch path N times faster), host=free, unsync\n"
     "                        (synchronising calls stop waiting for the GPU)\n"
-    "  --device ID           run on a catalog GPU (grademl whatif --devices); --from-device ID names the\n"
-    "                        measured GPU when the trace does not; --host-factor F: the new machine's\n"
-    "                        host CPU F times faster (else assumed unchanged, and the report says so)\n"
-    "  --bandwidth GBPS      network bandwidth of collectives; --latency US their per-step latency;\n"
-    "                        --measured-link ID the link they ran over (default: the GPU's peer link)\n"
+    "  --device ID           run on a catalog GPU (grademl whatif --devices); --from-device ID "
+    "names the\n"
+    "                        measured GPU when the trace does not; --host-factor F: the new "
+    "machine's\n"
+    "                        host CPU F times faster (else assumed unchanged, and the report says "
+    "so)\n"
+    "  --bandwidth GBPS      network bandwidth of collectives; --latency US their per-step "
+    "latency;\n"
+    "                        --measured-link ID the link they ran over (default: the GPU's peer "
+    "link)\n"
     "  --host-bandwidth GBPS host<->device copy bandwidth\n"
     "  --workers N           N-way data parallel (--grad-mb MB: gradient size, else estimated;\n"
     "                        --bucket-mb MB: bucket size, default 25)\n"
-    "  --algorithm A         collectives as ring or tree (NCCL's cost model); --measured-algorithm A\n"
+    "  --algorithm A         collectives as ring or tree (NCCL's cost model); --measured-algorithm "
+    "A\n"
     "                        the one they were measured with (default ring)\n"
-    "  --reschedule 'REGEX=P' the slices whose name matches REGEX get priority P on their resource\n"
-    "                        (higher runs first when both are ready); may be given more than once\n";
+    "  --reschedule 'REGEX=P' the slices whose name matches REGEX get priority P on their "
+    "resource\n"
+    "                        (higher runs first when both are ready); may be given more than "
+    "once\n";
 
 namespace {
 
-const QString kWhatIfUsage = QStringLiteral(
-    "usage: grademl whatif FILE.grademl [--run NAME] [TRANSFORMS] [--save RUN] [--save-scenario NAME] [--json]\n"
-    "       grademl whatif --devices\n") + QLatin1String(kTransformOptionsHelp) + QStringLiteral(
-    "  --save RUN            write the predicted run into the project as run RUN (kind predicted)\n");
+const QString kWhatIfUsage =
+    QStringLiteral("usage: grademl whatif FILE.grademl [--run NAME] [TRANSFORMS] [--save RUN] "
+                   "[--save-scenario NAME] [--json]\n"
+                   "       grademl whatif --devices\n") +
+    QLatin1String(kTransformOptionsHelp) +
+    QStringLiteral("  --save RUN            write the predicted run into the project as run RUN "
+                   "(kind predicted)\n");
 
 double number(const Parsed &p, const char *key, bool *ok)
 {
@@ -61,30 +74,42 @@ void listDevices(QTextStream &out)
     const auto &cat = sim::DeviceCatalog::builtin();
     out << "devices (peak dense TFLOP/s fp32 / fp16, memory GB/s, GB, W max / idle):\n";
     for (const auto &d : cat.devices())
-        out << "  " << d.id.leftJustified(10) << QStringLiteral("%1 / %2 TF, %3 GB/s, %4 GB, %5 / %6 W  %7\n")
-                                                   .arg(d.fp32Tflops)
-                                                   .arg(d.fp16Tflops)
-                                                   .arg(d.memBwGBps)
-                                                   .arg(d.memGB)
-                                                   .arg(d.maxW)
-                                                   .arg(d.idleW)
-                                                   .arg(d.name);
+        out << "  " << d.id.leftJustified(10)
+            << QStringLiteral("%1 / %2 TF, %3 GB/s, %4 GB, %5 / %6 W  %7\n")
+                   .arg(d.fp32Tflops)
+                   .arg(d.fp16Tflops)
+                   .arg(d.memBwGBps)
+                   .arg(d.memGB)
+                   .arg(d.maxW)
+                   .arg(d.idleW)
+                   .arg(d.name);
     out << "links (GB/s per direction, latency):\n";
     for (const auto &l : cat.links())
-        out << "  " << l.id.leftJustified(10) << QStringLiteral("%1 GB/s, %2 us  %3\n").arg(l.bwGBps).arg(l.latencyUs).arg(l.name);
+        out << "  " << l.id.leftJustified(10)
+            << QStringLiteral("%1 GB/s, %2 us  %3\n").arg(l.bwGBps).arg(l.latencyUs).arg(l.name);
 }
 
 } // namespace
 
 const QStringList &transformOptions()
 {
-    static const QStringList options = {
-        QStringLiteral("scale"),          QStringLiteral("preset"),      QStringLiteral("device"),
-        QStringLiteral("from-device"),    QStringLiteral("bandwidth"),   QStringLiteral("latency"),
-        QStringLiteral("measured-link"),  QStringLiteral("host-bandwidth"), QStringLiteral("workers"),
-        QStringLiteral("grad-mb"),        QStringLiteral("bucket-mb"),   QStringLiteral("scenario"),
-        QStringLiteral("transforms"),     QStringLiteral("algorithm"),   QStringLiteral("measured-algorithm"),
-        QStringLiteral("reschedule"),     QStringLiteral("host-factor")};
+    static const QStringList options = {QStringLiteral("scale"),
+                                        QStringLiteral("preset"),
+                                        QStringLiteral("device"),
+                                        QStringLiteral("from-device"),
+                                        QStringLiteral("bandwidth"),
+                                        QStringLiteral("latency"),
+                                        QStringLiteral("measured-link"),
+                                        QStringLiteral("host-bandwidth"),
+                                        QStringLiteral("workers"),
+                                        QStringLiteral("grad-mb"),
+                                        QStringLiteral("bucket-mb"),
+                                        QStringLiteral("scenario"),
+                                        QStringLiteral("transforms"),
+                                        QStringLiteral("algorithm"),
+                                        QStringLiteral("measured-algorithm"),
+                                        QStringLiteral("reschedule"),
+                                        QStringLiteral("host-factor")};
     return options;
 }
 
@@ -103,7 +128,8 @@ std::optional<QList<sim::Transform>> transformsOfOptions(const Parsed &p, QStrin
         if (text.startsWith('@')) {
             QFile f(QString::fromUtf8(text.mid(1)));
             if (!f.open(QIODevice::ReadOnly))
-                return usage(QStringLiteral("cannot read %1: %2").arg(f.fileName(), f.errorString()));
+                return usage(
+                    QStringLiteral("cannot read %1: %2").arg(f.fileName(), f.errorString()));
             text = f.readAll();
             source = f.fileName();
         }
@@ -113,8 +139,9 @@ std::optional<QList<sim::Transform>> transformsOfOptions(const Parsed &p, QStrin
             return usage(QStringLiteral("%1: not a JSON array (offset %2: %3)")
                              .arg(source)
                              .arg(pe.offset)
-                             .arg(pe.error != QJsonParseError::NoError ? pe.errorString()
-                                                                      : QStringLiteral("expected '['")));
+                             .arg(pe.error != QJsonParseError::NoError
+                                      ? pe.errorString()
+                                      : QStringLiteral("expected '['")));
         auto list = sim::transformsFromJson(doc.array(), why);
         if (!list)
             return usage(source + QStringLiteral(": ") + *why);
@@ -126,7 +153,8 @@ std::optional<QList<sim::Transform>> transformsOfOptions(const Parsed &p, QStrin
             return std::nullopt;
         transforms.append(*t);
     }
-    for (const QString &preset : p.options.value(QStringLiteral("preset")).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+    for (const QString &preset :
+         p.options.value(QStringLiteral("preset")).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         auto t = sim::parsePreset(preset.trimmed(), why);
         if (!t)
             return std::nullopt;
@@ -135,7 +163,8 @@ std::optional<QList<sim::Transform>> transformsOfOptions(const Parsed &p, QStrin
     if (has("device")) {
         const QString id = p.options.value(QStringLiteral("device"));
         if (!sim::DeviceCatalog::builtin().device(id))
-            return usage(QStringLiteral("no device '%1' in the catalog (grademl whatif --devices)").arg(id));
+            return usage(
+                QStringLiteral("no device '%1' in the catalog (grademl whatif --devices)").arg(id));
         auto t = sim::Transform::device(id);
         if (has("host-factor")) {
             bool good = false;
@@ -155,7 +184,8 @@ std::optional<QList<sim::Transform>> transformsOfOptions(const Parsed &p, QStrin
     }
     const QString algorithm = p.options.value(QStringLiteral("algorithm"));
     for (const char *key : {"algorithm", "measured-algorithm"})
-        if (has(key) && !sim::collectiveAlgorithms().contains(p.options.value(QString::fromLatin1(key))))
+        if (has(key) &&
+            !sim::collectiveAlgorithms().contains(p.options.value(QString::fromLatin1(key))))
             return usage(QStringLiteral("--%1 must be ring or tree").arg(QString::fromLatin1(key)));
     bool ok = true;
     if (has("bandwidth") || has("latency") || (has("algorithm") && !has("workers"))) {
@@ -179,11 +209,14 @@ std::optional<QList<sim::Transform>> transformsOfOptions(const Parsed &p, QStrin
         if (has("bucket-mb"))
             t.bucketMB = number(p, "bucket-mb", &ok);
         t.algorithm = algorithm;
-        transforms.append(t); // its all-reduces are inserted first, so link transforms apply to them
+        transforms.append(
+            t); // its all-reduces are inserted first, so link transforms apply to them
     }
     if (!ok)
-        return usage(QStringLiteral("a numeric option is not a number of 0 or more (--workers: a whole number)"));
-    if (has("measured-link") && !sim::DeviceCatalog::builtin().link(p.options.value(QStringLiteral("measured-link"))))
+        return usage(QStringLiteral(
+            "a numeric option is not a number of 0 or more (--workers: a whole number)"));
+    if (has("measured-link") &&
+        !sim::DeviceCatalog::builtin().link(p.options.value(QStringLiteral("measured-link"))))
         return usage(QStringLiteral("no link '%1' in the catalog (grademl whatif --devices)")
                          .arg(safeText(p.options.value(QStringLiteral("measured-link")))));
 
@@ -202,8 +235,9 @@ void applyContextOptions(const Parsed &p, sim::WhatIfContext &context)
 
 int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
-    const QStringList valued = transformOptions() + QStringList{QStringLiteral("run"), QStringLiteral("save"),
-                                                                QStringLiteral("save-scenario")};
+    const QStringList valued =
+        transformOptions() +
+        QStringList{QStringLiteral("run"), QStringLiteral("save"), QStringLiteral("save-scenario")};
     const Parsed p = parse(args, valued, {QStringLiteral("json"), QStringLiteral("devices")});
     auto usage = [&](const QString &why) {
         err << "grademl whatif: " << why << '\n' << kWhatIfUsage;
@@ -226,7 +260,8 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         return usage(why);
     QList<sim::Transform> transforms = *given;
     const bool writes = has("save") || has("save-scenario");
-    auto project = openProject(p.positional.first(), writes, QStringLiteral("grademl whatif: "), err);
+    auto project =
+        openProject(p.positional.first(), writes, QStringLiteral("grademl whatif: "), err);
     if (!project)
         return SomeFailed;
     QString runName = p.options.value(QStringLiteral("run"));
@@ -235,7 +270,8 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     if (!run)
         return exitCode;
     if (has("scenario")) {
-        auto s = sim::loadScenario(*project, *run, p.options.value(QStringLiteral("scenario")), &why);
+        auto s =
+            sim::loadScenario(*project, *run, p.options.value(QStringLiteral("scenario")), &why);
         if (!s) {
             err << "grademl whatif: " << why << '\n';
             return SomeFailed;
@@ -257,13 +293,14 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     }
     const QJsonObject reportJson = result->report.toJson();
     if (has("save-scenario") &&
-        !sim::saveScenario(*project, *run, p.options.value(QStringLiteral("save-scenario")), transforms, reportJson, &why)) {
+        !sim::saveScenario(*project, *run, p.options.value(QStringLiteral("save-scenario")),
+                           transforms, reportJson, &why)) {
         err << "grademl whatif: saving the scenario: " << why << '\n';
         return SomeFailed;
     }
     if (has("save")) {
-        if (!sim::savePredictedRun(*project, *run, *result, transforms, p.options.value(QStringLiteral("save")),
-                                   &why)) {
+        if (!sim::savePredictedRun(*project, *run, *result, transforms,
+                                   p.options.value(QStringLiteral("save")), &why)) {
             err << "grademl whatif: saving the predicted run: " << why << '\n';
             return SomeFailed;
         }
@@ -277,9 +314,11 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     } else {
         out << "run " << runName << '\n' << result->report.toText();
         if (has("save"))
-            out << "saved the predicted run as '" << safeText(p.options.value(QStringLiteral("save"))) << "'\n";
+            out << "saved the predicted run as '"
+                << safeText(p.options.value(QStringLiteral("save"))) << "'\n";
         if (has("save-scenario"))
-            out << "saved scenario '" << safeText(p.options.value(QStringLiteral("save-scenario"))) << "'\n";
+            out << "saved scenario '" << safeText(p.options.value(QStringLiteral("save-scenario")))
+                << "'\n";
     }
     return Ok;
 }

@@ -63,7 +63,6 @@ std::vector<std::uint64_t> numbers(std::string_view line)
     return out;
 }
 
-
 } // namespace
 
 // The first number of a line, 0 when it has none (a /proc file of an unexpected shape never
@@ -79,7 +78,8 @@ Sampler::Sampler(SamplesFile &out) : m_out(out)
     m_tick = double(sysconf(_SC_CLK_TCK));
     m_pageMiB = double(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
     // Whole disks (their partitions would count the same bytes twice).
-    for (const QString &d : QDir(QStringLiteral("/sys/block")).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+    for (const QString &d :
+         QDir(QStringLiteral("/sys/block")).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
         if (!d.startsWith(QLatin1String("loop")) && !d.startsWith(QLatin1String("ram")))
             m_disks.insert(d.toStdString());
 }
@@ -120,7 +120,8 @@ void Sampler::host(Ns t, double dt)
                 // The first line is all cores together: % of the whole host, and in cores.
                 if (i == 0) {
                     m_out.value(t, "host", "cpu busy", "%", busy);
-                    m_out.value(t, "host", "cpu busy cores", "cores", busy / 100.0 * double(now.size() - 1));
+                    m_out.value(t, "host", "cpu busy cores", "cores",
+                                busy / 100.0 * double(now.size() - 1));
                 } else {
                     m_out.value(t, "cpu" + std::to_string(i - 1), "busy", "%", busy);
                 }
@@ -173,7 +174,8 @@ void Sampler::host(Ns t, double dt)
             const size_t colon = l.find(':');
             if (colon == std::string_view::npos)
                 return;
-            const std::string_view name = l.substr(l.find_first_not_of(' '), colon - l.find_first_not_of(' '));
+            const std::string_view name =
+                l.substr(l.find_first_not_of(' '), colon - l.find_first_not_of(' '));
             if (name == "lo")
                 return;
             const auto v = numbers(l.substr(colon + 1));
@@ -200,7 +202,8 @@ std::vector<pid_t> Sampler::descendants(pid_t root)
         for (size_t i = 0; i < out.size(); ++i) {
             const QDir tasks(QStringLiteral("/proc/%1/task").arg(out[i]));
             for (const QString &tid : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-                std::snprintf(path, sizeof path, "/proc/%d/task/%s/children", out[i], tid.toLatin1().constData());
+                std::snprintf(path, sizeof path, "/proc/%d/task/%s/children", out[i],
+                              tid.toLatin1().constData());
                 if (readProc(path, m_buf))
                     for (auto c : numbers(m_buf))
                         out.push_back(pid_t(c));
@@ -209,7 +212,8 @@ std::vector<pid_t> Sampler::descendants(pid_t root)
         return out;
     }
     std::multimap<pid_t, pid_t> children;
-    for (const QString &entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+    for (const QString &entry :
+         QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
         bool ok = false;
         const pid_t pid = pid_t(entry.toInt(&ok));
         std::snprintf(path, sizeof path, "/proc/%d/stat", pid);
@@ -269,8 +273,10 @@ void Sampler::tree(Ns t, double dt, pid_t root)
         const std::string entity = "process " + std::to_string(pid) + " " + p.name;
         m_out.value(t, entity, "cpu", "%", share);
         m_out.value(t, entity, "resident memory", "MiB", p.rssMiB);
-        m_out.value(t, entity, "disk read", "MB/s", double(p.readBytes - before->second.readBytes) / 1e6 / dt);
-        m_out.value(t, entity, "disk write", "MB/s", double(p.writeBytes - before->second.writeBytes) / 1e6 / dt);
+        m_out.value(t, entity, "disk read", "MB/s",
+                    double(p.readBytes - before->second.readBytes) / 1e6 / dt);
+        m_out.value(t, entity, "disk write", "MB/s",
+                    double(p.writeBytes - before->second.writeBytes) / 1e6 / dt);
     }
     if (!now.empty()) {
         if (dt > 0)

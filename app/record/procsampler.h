@@ -29,8 +29,7 @@ bool readProc(const char *path, std::string &buf);
 // stops the recording).
 std::uint64_t firstNumber(std::string_view line);
 
-template <typename F>
-void forEachLine(std::string_view text, F &&f)
+template <typename F> void forEachLine(std::string_view text, F &&f)
 {
     size_t pos = 0;
     while (pos < text.size()) {
@@ -70,7 +69,8 @@ public:
         auto it = m_series.find(key);
         if (it == m_series.end()) {
             it = m_series.emplace(key, int(m_series.size())).first;
-            std::fprintf(m_file, "series,%d,%s,%s,%s\n", it->second, clean(entity).c_str(), metric, unit);
+            std::fprintf(m_file, "series,%d,%s,%s,%s\n", it->second, clean(entity).c_str(), metric,
+                         unit);
         }
         std::fprintf(m_file, "%lld,%d,%.6g\n", static_cast<long long>(t), it->second, v);
         ++m_values;
@@ -99,8 +99,8 @@ struct CpuTimes
 
 struct ProcTimes
 {
-    std::uint64_t ticks = 0;      // utime + stime
-    std::uint64_t startTime = 0;  // tells a reused pid apart
+    std::uint64_t ticks = 0;     // utime + stime
+    std::uint64_t startTime = 0; // tells a reused pid apart
     std::uint64_t readBytes = 0, writeBytes = 0;
     double rssMiB = 0;
     std::string name;

@@ -74,9 +74,11 @@ pid_t spawn(const QStringList &argv, const QString &outPath, bool ownGroup, QStr
     }
     int outFd = -1;
     if (!outPath.isEmpty()) {
-        outFd = ::open(QFile::encodeName(outPath).constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        outFd = ::open(QFile::encodeName(outPath).constData(),
+                       O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (outFd < 0) {
-            *error = QStringLiteral("cannot write %1: %2").arg(outPath, QString::fromLocal8Bit(std::strerror(errno)));
+            *error = QStringLiteral("cannot write %1: %2")
+                         .arg(outPath, QString::fromLocal8Bit(std::strerror(errno)));
             ::close(fail[0]);
             ::close(fail[1]);
             return -1;
@@ -150,7 +152,9 @@ QString describeStatus(int status)
     if (WIFEXITED(status))
         return QStringLiteral("status %1").arg(WEXITSTATUS(status));
     if (WIFSIGNALED(status))
-        return QStringLiteral("signal %1 (%2)").arg(WTERMSIG(status)).arg(QString::fromLocal8Bit(strsignal(WTERMSIG(status))));
+        return QStringLiteral("signal %1 (%2)")
+            .arg(WTERMSIG(status))
+            .arg(QString::fromLocal8Bit(strsignal(WTERMSIG(status))));
     return QStringLiteral("wait status %1").arg(status);
 }
 
@@ -170,7 +174,8 @@ double pssMiB()
 bool writeJson(const QString &path, const QJsonObject &o, QString *error)
 {
     QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(QJsonDocument(o).toJson(QJsonDocument::Indented)) < 0 || !f.commit()) {
+    if (!f.open(QIODevice::WriteOnly) ||
+        f.write(QJsonDocument(o).toJson(QJsonDocument::Indented)) < 0 || !f.commit()) {
         *error = f.errorString();
         return false;
     }
@@ -212,20 +217,29 @@ int record(const Options &o, QTextStream &out, QTextStream &err)
     const QString samplesPath = dir + QStringLiteral("/grademl-samples.csv");
     SamplesFile samples;
     if (!samples.open(samplesPath, host)) {
-        err << "grademl record: cannot write " << samplesPath << ": " << QString::fromLocal8Bit(std::strerror(errno)) << '\n';
+        err << "grademl record: cannot write " << samplesPath << ": "
+            << QString::fromLocal8Bit(std::strerror(errno)) << '\n';
         return 2;
     }
     const int intervalMs = std::max(1, int(o.intervalNs / 1'000'000));
     std::vector<Tool> tools = {
-        {QStringLiteral("nvidia-smi"), QStringLiteral("nvidia-smi.csv"),
-         {QStringLiteral("--query-gpu=timestamp,index,name,uuid,utilization.gpu,utilization.memory,memory.used,"
+        {QStringLiteral("nvidia-smi"),
+         QStringLiteral("nvidia-smi.csv"),
+         {QStringLiteral("--query-gpu=timestamp,index,name,uuid,utilization.gpu,utilization.memory,"
+                         "memory.used,"
                          "memory.total,power.draw,temperature.gpu,clocks.sm"),
           QStringLiteral("--format=csv"), QStringLiteral("-lms"), QString::number(intervalMs)},
-         o.nvidiaSmi, -1, {}},
-        {QStringLiteral("dcgmi"), QStringLiteral("dcgmi-dmon.txt"),
-         {QStringLiteral("dmon"), QStringLiteral("-e"), QStringLiteral("203,204,252,155,1001,1002,1003,1004,1005"),
-          QStringLiteral("-d"), QString::number(std::max(100, intervalMs))},
-         o.dcgmi, -1, {}},
+         o.nvidiaSmi,
+         -1,
+         {}},
+        {QStringLiteral("dcgmi"),
+         QStringLiteral("dcgmi-dmon.txt"),
+         {QStringLiteral("dmon"), QStringLiteral("-e"),
+          QStringLiteral("203,204,252,155,1001,1002,1003,1004,1005"), QStringLiteral("-d"),
+          QString::number(std::max(100, intervalMs))},
+         o.dcgmi,
+         -1,
+         {}},
     };
     QJsonObject meta;
     meta.insert(QStringLiteral("run"), o.runName.isEmpty() ? QFileInfo(dir).fileName() : o.runName);
@@ -247,12 +261,16 @@ int record(const Options &o, QTextStream &out, QTextStream &err)
             const QString exe = t.path.isEmpty() ? QStandardPaths::findExecutable(t.name) : t.path;
             if (exe.isEmpty() || !QFileInfo(exe).isExecutable()) {
                 t.state = QStringLiteral("not found: skipped");
-                err << "grademl record: " << t.name << " not found on PATH: its samples are skipped\n";
+                err << "grademl record: " << t.name
+                    << " not found on PATH: its samples are skipped\n";
             } else {
-                t.pid = spawn(QStringList{exe} + t.args, dir + QLatin1Char('/') + t.file, true, &error);
-                t.state = t.pid > 0 ? QStringLiteral("recorded to %1").arg(t.file) : QStringLiteral("failed to start: %1").arg(error);
+                t.pid =
+                    spawn(QStringList{exe} + t.args, dir + QLatin1Char('/') + t.file, true, &error);
+                t.state = t.pid > 0 ? QStringLiteral("recorded to %1").arg(t.file)
+                                    : QStringLiteral("failed to start: %1").arg(error);
                 if (t.pid <= 0)
-                    err << "grademl record: " << t.name << " did not start (" << error << "): its samples are skipped\n";
+                    err << "grademl record: " << t.name << " did not start (" << error
+                        << "): its samples are skipped\n";
             }
         }
         toolState.insert(t.name, t.state);
@@ -267,8 +285,9 @@ int record(const Options &o, QTextStream &out, QTextStream &err)
         sigaction(sig, &sa, nullptr);
 
     const Ns wallStart = nowNs(CLOCK_REALTIME);
-    rec.insert(QStringLiteral("start"), QDateTime::fromMSecsSinceEpoch(wallStart / 1'000'000, QTimeZone::systemTimeZone())
-                                            .toString(Qt::ISODateWithMs));
+    rec.insert(QStringLiteral("start"),
+               QDateTime::fromMSecsSinceEpoch(wallStart / 1'000'000, QTimeZone::systemTimeZone())
+                   .toString(Qt::ISODateWithMs));
     rec.insert(QStringLiteral("start_ns"), QString::number(wallStart));
     meta.insert(QStringLiteral("recorder"), rec);
     if (!writeJson(dir + QStringLiteral("/grademl.json"), meta, &error))
@@ -312,13 +331,19 @@ int record(const Options &o, QTextStream &out, QTextStream &err)
             QFile f(file);
             const QByteArray head = f.open(QIODevice::ReadOnly) ? f.read(256) : QByteArray();
             // A tool that failed at once (no driver) wrote its complaint, not samples.
-            const bool samplesWritten = t.name == QLatin1String("nvidia-smi") ? head.startsWith("timestamp") : head.contains("Entity");
+            const bool samplesWritten = t.name == QLatin1String("nvidia-smi")
+                                            ? head.startsWith("timestamp")
+                                            : head.contains("Entity");
             if (endedEarly && !samplesWritten) {
                 const QString kept = file + QStringLiteral(".error.txt");
                 QFile::remove(kept);
                 QFile::rename(file, kept);
-                t.state = QStringLiteral("failed (%1): %2").arg(describeStatus(toolStatus), QString::fromUtf8(head).section(QLatin1Char('\n'), 0, 0).trimmed());
-                err << "grademl record: " << t.name << " " << t.state << "; its output is in " << kept << '\n';
+                t.state =
+                    QStringLiteral("failed (%1): %2")
+                        .arg(describeStatus(toolStatus),
+                             QString::fromUtf8(head).section(QLatin1Char('\n'), 0, 0).trimmed());
+                err << "grademl record: " << t.name << " " << t.state << "; its output is in "
+                    << kept << '\n';
             }
             toolState.insert(t.name, t.state);
         }
@@ -326,7 +351,8 @@ int record(const Options &o, QTextStream &out, QTextStream &err)
 
     rusage self{};
     getrusage(RUSAGE_SELF, &self);
-    const double cpuS = double(self.ru_utime.tv_sec + self.ru_stime.tv_sec) + double(self.ru_utime.tv_usec + self.ru_stime.tv_usec) / 1e6;
+    const double cpuS = double(self.ru_utime.tv_sec + self.ru_stime.tv_sec) +
+                        double(self.ru_utime.tv_usec + self.ru_stime.tv_usec) / 1e6;
     const double wallS = double(wallEnd - wallStart) / 1e9;
     const double rssMiB = double(self.ru_maxrss) / 1024.0;
     const double pss = pssMiB();
@@ -337,15 +363,18 @@ int record(const Options &o, QTextStream &out, QTextStream &err)
         exitCode = 127;
     } else if (WIFEXITED(status) || WIFSIGNALED(status)) {
         exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        how = (WIFEXITED(status) ? QStringLiteral("exited with ") : QStringLiteral("ended by ")) + describeStatus(status);
+        how = (WIFEXITED(status) ? QStringLiteral("exited with ") : QStringLiteral("ended by ")) +
+              describeStatus(status);
     }
-    rec.insert(QStringLiteral("status"), g_signals > 0 ? QStringLiteral("interrupted") : QStringLiteral("finished"));
+    rec.insert(QStringLiteral("status"),
+               g_signals > 0 ? QStringLiteral("interrupted") : QStringLiteral("finished"));
     rec.insert(QStringLiteral("exit"), how);
     rec.insert(QStringLiteral("exit_status"), exitCode);
     if (child > 0 && WIFSIGNALED(status))
         rec.insert(QStringLiteral("signal"), WTERMSIG(status));
-    rec.insert(QStringLiteral("end"), QDateTime::fromMSecsSinceEpoch(wallEnd / 1'000'000, QTimeZone::systemTimeZone())
-                                          .toString(Qt::ISODateWithMs));
+    rec.insert(QStringLiteral("end"),
+               QDateTime::fromMSecsSinceEpoch(wallEnd / 1'000'000, QTimeZone::systemTimeZone())
+                   .toString(Qt::ISODateWithMs));
     rec.insert(QStringLiteral("end_ns"), QString::number(wallEnd));
     QJsonObject overhead;
     overhead.insert(QStringLiteral("samples"), double(ticks));
@@ -365,7 +394,8 @@ int record(const Options &o, QTextStream &out, QTextStream &err)
                .arg(ticks)
                .arg(double(o.intervalNs) / 1e6)
                .arg(dir);
-    err << QStringLiteral("grademl record: the recorder used %1% of one core (%2 s CPU) and %3 MiB resident (%4 MiB proportional)\n")
+    err << QStringLiteral("grademl record: the recorder used %1% of one core (%2 s CPU) and %3 MiB "
+                          "resident (%4 MiB proportional)\n")
                .arg(wallS > 0 ? 100 * cpuS / wallS : 0, 0, 'f', 2)
                .arg(cpuS, 0, 'f', 3)
                .arg(rssMiB, 0, 'f', 1)

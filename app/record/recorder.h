@@ -27,7 +27,7 @@ struct Options
 {
     QString outDir;
     std::int64_t intervalNs = 100'000'000;
-    QString runName;    // empty: the folder's name
+    QString runName;     // empty: the folder's name
     QStringList command; // program and arguments
     // The GPU tools, found on PATH when empty; "none" skips one.
     QString nvidiaSmi, dcgmi;

@@ -17,10 +17,11 @@
 
 namespace gml {
 
-AnalysisController::AnalysisController(AnalysisPanel *panel, TimelineState *state, TimelineView *timeline,
-                                       std::function<void(const QString &, const QList<sim::Transform> &)> tryIt,
-                                       QObject *parent)
-    : QObject(parent), m_panel(panel), m_state(state), m_timeline(timeline), m_tryIt(std::move(tryIt))
+AnalysisController::AnalysisController(
+    AnalysisPanel *panel, TimelineState *state, TimelineView *timeline,
+    std::function<void(const QString &, const QList<sim::Transform> &)> tryIt, QObject *parent)
+    : QObject(parent), m_panel(panel), m_state(state), m_timeline(timeline),
+      m_tryIt(std::move(tryIt))
 {
     qRegisterMetaType<sim::Evidence>();
     connect(m_panel, &AnalysisPanel::runChanged, this, &AnalysisController::select);
@@ -37,10 +38,11 @@ AnalysisController::AnalysisController(AnalysisPanel *panel, TimelineState *stat
             *m_cancel = true;
     });
     connect(m_panel, &AnalysisPanel::evidenceActivated, this, &AnalysisController::reveal);
-    connect(m_panel, &AnalysisPanel::tryRequested, this, [this](const QList<sim::Transform> &transforms) {
-        if (m_tryIt)
-            m_tryIt(m_run, transforms);
-    });
+    connect(m_panel, &AnalysisPanel::tryRequested, this,
+            [this](const QList<sim::Transform> &transforms) {
+                if (m_tryIt)
+                    m_tryIt(m_run, transforms);
+            });
     connect(&m_watcher, &QFutureWatcher<Result>::finished, this, [this] {
         m_busy = false;
         const Result r = m_watcher.result();
@@ -74,7 +76,8 @@ static QStringList analysable(const TimelineData *data)
     return runs;
 }
 
-void AnalysisController::setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data)
+void AnalysisController::setProject(const QString &projectPath,
+                                    std::shared_ptr<const TimelineData> data)
 {
     m_projectPath = projectPath;
     m_data = std::move(data);
@@ -83,7 +86,8 @@ void AnalysisController::setProject(const QString &projectPath, std::shared_ptr<
     m_run = runs.value(0);
     m_done = false;
     m_panel->setRuns(runs, m_run);
-    m_panel->showMessage(runs.isEmpty() ? tr("The project has no measured run.") : tr("Analysing when shown…"));
+    m_panel->showMessage(runs.isEmpty() ? tr("The project has no measured run.")
+                                        : tr("Analysing when shown…"));
     if (m_visible)
         start();
 }
@@ -128,7 +132,8 @@ void AnalysisController::dataGrew(std::shared_ptr<const TimelineData> data)
         m_refreshRun = newRuns.last();
         m_panel->offerRefresh(tr("New run %1 arrived: Refresh analyses it").arg(m_refreshRun));
     } else if (after > before) {
-        m_panel->offerRefresh(tr("%n new slices in %1 since this analysis", nullptr, int(std::min<qint64>(after - before, INT_MAX)))
+        m_panel->offerRefresh(tr("%n new slices in %1 since this analysis", nullptr,
+                                 int(std::min<qint64>(after - before, INT_MAX)))
                                   .arg(m_run));
     }
 }
@@ -196,7 +201,8 @@ void AnalysisController::start()
             },
             Qt::QueuedConnection);
     };
-    m_watcher.setFuture(QtConcurrent::run([path = m_projectPath, run = m_run, cancel = m_cancel, post]() -> Result {
+    m_watcher.setFuture(QtConcurrent::run([path = m_projectPath, run = m_run, cancel = m_cancel,
+                                           post]() -> Result {
         Result r;
         r.run = run;
         auto project = Project::open(path, Project::Mode::ReadOnly, &r.error);
@@ -215,7 +221,9 @@ void AnalysisController::start()
         r.report = sim::analyzeRun(
             *project, *id, run, {}, &r.error,
             [&](const QString &stage, int done, int total) {
-                post([stage, done, total](AnalysisController &c) { c.m_panel->showProgress(stage, done, total); });
+                post([stage, done, total](AnalysisController &c) {
+                    c.m_panel->showProgress(stage, done, total);
+                });
                 return !*cancel;
             },
             nullptr,

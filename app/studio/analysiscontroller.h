@@ -70,7 +70,7 @@ private:
     std::shared_ptr<const TimelineData> m_data;
     QString m_run;
     QString m_refreshRun; // the run Refresh analyses (a new one), empty: m_run again
-    QStringList m_runs; // the runs it can analyse
+    QStringList m_runs;   // the runs it can analyse
     bool m_visible = false;
     bool m_done = false; // m_run is analysed (or being analysed)
     QFutureWatcher<Result> m_watcher;

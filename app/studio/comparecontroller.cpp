@@ -23,7 +23,8 @@ QString firstMetric(const QStringList &metrics, const QString &preferred)
 
 } // namespace
 
-CompareController::CompareController(ComparePanel *panel, QObject *parent) : QObject(parent), m_panel(panel)
+CompareController::CompareController(ComparePanel *panel, QObject *parent)
+    : QObject(parent), m_panel(panel)
 {
     connect(&m_series, &QFutureWatcher<SeriesResult>::finished, this, [this] {
         const SeriesResult r = m_series.result();
@@ -35,7 +36,8 @@ CompareController::CompareController(ComparePanel *panel, QObject *parent) : QOb
             m_error = r.error;
         } else {
             if (!r.metrics.isEmpty() || r.metric.isEmpty()) {
-                m_panel->setRuns(m_runs, sim::comparisonKind(m_catalog, m_runs), r.metrics, m_catalog.paramKeys(), r.metric);
+                m_panel->setRuns(m_runs, sim::comparisonKind(m_catalog, m_runs), r.metrics,
+                                 m_catalog.paramKeys(), r.metric);
             }
             if (!r.metric.isEmpty())
                 m_panel->setSeries(r.metric, r.series);
@@ -56,7 +58,8 @@ CompareController::CompareController(ComparePanel *panel, QObject *parent) : QOb
             m_panel->validationView()->setReport(*r.validation, r.validationNote);
         else
             m_panel->validationView()->showMessage(
-                tr("Compare a predicted run (What-if, Save as Run) with a measured run, as the first two, to see how "
+                tr("Compare a predicted run (What-if, Save as Run) with a measured run, as the "
+                   "first two, to see how "
                    "far its prediction lands."));
         finishIfIdle();
     });
@@ -64,7 +67,8 @@ CompareController::CompareController(ComparePanel *panel, QObject *parent) : QOb
         ++m_seriesJob; // an older metric's series is dropped; the diff goes on
         loadSeries(metric, false, {});
     });
-    connect(panel->diffView(), &TraceDiffView::pairRequested, this, [this](int pair) { startDiff(pair); });
+    connect(panel->diffView(), &TraceDiffView::pairRequested, this,
+            [this](int pair) { startDiff(pair); });
     connect(panel->diffView(), &TraceDiffView::sidesRequested, this, [this](int a, int b) {
         m_sideA = a;
         m_sideB = b;
@@ -78,7 +82,8 @@ CompareController::~CompareController()
     m_diff.waitForFinished();
 }
 
-void CompareController::setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data)
+void CompareController::setProject(const QString &projectPath,
+                                   std::shared_ptr<const TimelineData> data)
 {
     ++m_seriesJob;
     ++m_diffJob;
@@ -92,7 +97,8 @@ void CompareController::setProject(const QString &projectPath, std::shared_ptr<c
     m_panel->diffView()->setTimelineData(m_data);
 }
 
-void CompareController::compare(const RunCatalog &catalog, const QStringList &names, const QString &metric)
+void CompareController::compare(const RunCatalog &catalog, const QStringList &names,
+                                const QString &metric)
 {
     if (m_projectPath.isEmpty())
         return;
@@ -136,14 +142,16 @@ void CompareController::compare(const RunCatalog &catalog, const QStringList &na
     m_sideB = m_runs.size() >= 2 ? 1 : 0;
     if (m_runs.size() >= 2) {
         m_panel->diffView()->setSides(m_sides, m_sideA, m_sideB);
-        m_panel->diffView()->showMessage(tr("Building the graphs of '%1' and '%2' to diff them…").arg(m_runs[0].name, m_runs[1].name));
+        m_panel->diffView()->showMessage(tr("Building the graphs of '%1' and '%2' to diff them…")
+                                             .arg(m_runs[0].name, m_runs[1].name));
         startDiff(-1);
     } else {
         m_panel->diffView()->showMessage(tr("A trace diff needs two runs."));
     }
 }
 
-void CompareController::loadSeries(const QString &metric, bool listMetrics, const QString &preferred)
+void CompareController::loadSeries(const QString &metric, bool listMetrics,
+                                   const QString &preferred)
 {
     m_seriesBusy = true;
     const quint64 job = m_seriesJob;
@@ -217,17 +225,21 @@ void CompareController::startDiff(int pair)
         options.rankB = b.rank;
         r.diff = sim::diffTraces(*graphs.value(runA), a.run, *graphs.value(runB), b.run, options);
         if (validate) {
-            r.validation = sim::validateRuns(*graphs.value(predicted.id), *graphs.value(measured.id));
+            r.validation =
+                sim::validateRuns(*graphs.value(predicted.id), *graphs.value(measured.id));
             r.validation->predictedRun = predicted.name;
             r.validation->measuredRun = measured.name;
             if (!predicted.scenario.isEmpty())
                 r.validation->transforms << predicted.scenario;
-            r.validation->assumptions << tr("the scenario: %1").arg(predicted.scenario.isEmpty() ? tr("not recorded")
-                                                                                                 : predicted.scenario);
+            r.validation->assumptions
+                << tr("the scenario: %1")
+                       .arg(predicted.scenario.isEmpty() ? tr("not recorded") : predicted.scenario);
             if (predicted.measuredRun == measured.name)
-                r.validationNote = tr("%1 is the run it was predicted from: the errors are the predicted change, not a "
-                                      "validation. Compare it with a run measured with the change made.")
-                                       .arg(measured.name);
+                r.validationNote =
+                    tr("%1 is the run it was predicted from: the errors are the predicted change, "
+                       "not a "
+                       "validation. Compare it with a run measured with the change made.")
+                        .arg(measured.name);
         }
         return r;
     }));

@@ -11,11 +11,13 @@
 
 namespace gml {
 
-FlameController::FlameController(FlameView *view, TimelineView *timeline, TimelineState *state, QObject *parent)
+FlameController::FlameController(FlameView *view, TimelineView *timeline, TimelineState *state,
+                                 QObject *parent)
     : QObject(parent), m_view(view), m_timeline(timeline), m_state(state)
 {
-    m_view->setMessage(tr("Open a trace folder; the flame graph shows the call stacks of the selection "
-                          "(drag on the ruler), or of the whole run."));
+    m_view->setMessage(
+        tr("Open a trace folder; the flame graph shows the call stacks of the selection "
+           "(drag on the ruler), or of the whole run."));
     m_debounce.setSingleShot(true);
     m_debounce.setInterval(120); // a drag's many range changes: one graph
     connect(&m_debounce, &QTimer::timeout, this, &FlameController::refresh);
@@ -25,7 +27,8 @@ FlameController::FlameController(FlameView *view, TimelineView *timeline, Timeli
         m_dirty = true;
         refresh();
     });
-    connect(m_view, &FlameView::frameSelected, this, [this](int frame) { highlight(frame, false); });
+    connect(m_view, &FlameView::frameSelected, this,
+            [this](int frame) { highlight(frame, false); });
     connect(m_view, &FlameView::showInTimelineRequested, this, [this](int frame) {
         highlight(frame, true);
         Q_EMIT showTimelineRequested();
@@ -37,11 +40,14 @@ FlameController::FlameController(FlameView *view, TimelineView *timeline, Timeli
         if (!r.graph)
             m_view->setMessage(r.error);
         else if (r.graph->total() == 0 && (!r.graph->isDiff() || r.graph->root().baseTotal == 0))
-            m_view->setMessage(m_view->metric() == FlameMetric::GpuTime
-                                   ? tr("No GPU work with a recorded launch in %1.").arg(describe(*m_shown))
-                                   : tr("No CPU slices in %1.").arg(describe(*m_shown)));
+            m_view->setMessage(
+                m_view->metric() == FlameMetric::GpuTime
+                    ? tr("No GPU work with a recorded launch in %1.").arg(describe(*m_shown))
+                    : tr("No CPU slices in %1.").arg(describe(*m_shown)));
         else
-            m_view->setGraph(r.graph, describe(*m_shown) + (r.graph->isDiff() ? tr(" · red: grew, blue: shrank") : QString()));
+            m_view->setGraph(r.graph, describe(*m_shown) + (r.graph->isDiff()
+                                                                ? tr(" · red: grew, blue: shrank")
+                                                                : QString()));
         Q_EMIT computed();
     });
 }
@@ -71,7 +77,8 @@ std::optional<FlameController::Span> FlameController::currentSpan() const
         return std::nullopt;
     const QList<RunId> focus = m_state->focusRuns();
     for (const RunSummary &r : m_data->runs) {
-        if (r.slices <= 0 || r.id == kLivePredictionRun || (!focus.isEmpty() && r.id != focus.first()))
+        if (r.slices <= 0 || r.id == kLivePredictionRun ||
+            (!focus.isEmpty() && r.id != focus.first()))
             continue;
         Span s{r.id, r.start, r.end};
         if (m_state->hasSelection()) { // view time -> the run's clock
@@ -89,7 +96,8 @@ QString FlameController::describe(const Span &span) const
     const RunSummary *r = m_data ? m_data->run(span.run) : nullptr;
     const TimeNs start = r ? r->start : 0;
     return tr("%1, %2 → %3 (%4)")
-        .arg(r ? r->name : QString(), formatDuration(span.t0 - start), formatDuration(span.t1 - start), formatDuration(span.t1 - span.t0));
+        .arg(r ? r->name : QString(), formatDuration(span.t0 - start),
+             formatDuration(span.t1 - start), formatDuration(span.t1 - span.t0));
 }
 
 void FlameController::refresh()
@@ -120,7 +128,8 @@ void FlameController::refresh()
         base->t0 = m_previous->t0;
         base->t1 = m_previous->t1;
     } else if (m_view->against() == FlameView::Against::Run) {
-        const RunSummary *shown = m_data->run(span->run), *other = m_data->runNamed(m_view->againstRun());
+        const RunSummary *shown = m_data->run(span->run),
+                         *other = m_data->runNamed(m_view->againstRun());
         if (shown && other) {
             base = request;
             base->run = other->id;
@@ -140,7 +149,8 @@ void FlameController::refresh()
         if (!buildFlameGraph(*data, project.get(), request, &after, &r.error) ||
             (base && !buildFlameGraph(*data, project.get(), *base, &before, &r.error)))
             return r;
-        r.graph = std::make_shared<const FlameGraph>(base ? FlameGraph::diff(before, after) : std::move(after));
+        r.graph = std::make_shared<const FlameGraph>(base ? FlameGraph::diff(before, after)
+                                                          : std::move(after));
         return r;
     }));
 }

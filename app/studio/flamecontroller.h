@@ -25,7 +25,8 @@ class FlameController : public QObject
 {
     Q_OBJECT
 public:
-    FlameController(FlameView *view, TimelineView *timeline, TimelineState *state, QObject *parent = nullptr);
+    FlameController(FlameView *view, TimelineView *timeline, TimelineState *state,
+                    QObject *parent = nullptr);
     ~FlameController() override;
 
     void setData(std::shared_ptr<const TimelineData> data);

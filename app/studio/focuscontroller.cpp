@@ -38,7 +38,8 @@ QString describe(const RunSummary &r)
         text += QStringLiteral(" · ") + r.kind;
     if (hasData(r)) {
         text += QStringLiteral(" · ") + formatDuration(r.end - r.start);
-        if (constexpr TimeNs kYear = 365LL * 86400 * 1'000'000'000; r.start > 3 * kYear) // a date, not a clock from 0
+        if (constexpr TimeNs kYear = 365LL * 86400 * 1'000'000'000;
+            r.start > 3 * kYear) // a date, not a clock from 0
             text += QStringLiteral(" · ") + formatUtc(r.start);
     } else {
         text += QObject::tr(" · no timeline data");
@@ -82,13 +83,15 @@ RunId FocusController::defaultRun(const TimelineData &data)
         for (const auto &r : data.runs) {
             const bool measured = r.kind == QLatin1String("measured");
             const bool wanted = pass == 0 ? measured && r.slices > 0 : pass == 1 ? measured : true;
-            if (r.id != kLivePredictionRun && hasData(r) && wanted && (!best || r.start > best->start))
+            if (r.id != kLivePredictionRun && hasData(r) && wanted &&
+                (!best || r.start > best->start))
                 best = &r;
         }
     return best ? best->id : 0;
 }
 
-void FocusController::setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data, Project *project)
+void FocusController::setProject(const QString &projectPath,
+                                 std::shared_ptr<const TimelineData> data, Project *project)
 {
     waitForIdle();
     m_projectPath = projectPath;
@@ -158,10 +161,12 @@ void FocusController::update()
     else if (focus.size() == 1)
         text = tr("Run: %1").arg(focus.first());
     else
-        text = tr("Runs: %1 · %2").arg(focus.join(QStringLiteral(", ")),
-                                        m_state->projectClock() ? tr("project clock") : tr("aligned at start"));
+        text = tr("Runs: %1 · %2")
+                   .arg(focus.join(QStringLiteral(", ")),
+                        m_state->projectClock() ? tr("project clock") : tr("aligned at start"));
     m_switcher->setToolTip(text);
-    m_switcher->setText(m_switcher->fontMetrics().elidedText(text, Qt::ElideMiddle, 360) + QStringLiteral(" ▾"));
+    m_switcher->setText(m_switcher->fontMetrics().elidedText(text, Qt::ElideMiddle, 360) +
+                        QStringLiteral(" ▾"));
 
     menu->addSection(tr("Show one run"));
     auto *group = new QActionGroup(menu);
@@ -177,7 +182,8 @@ void FocusController::update()
     }
     menu->addSeparator();
     menu->addAction(tr("Several Runs…"), this, &FocusController::chooseSeveral);
-    QAction *all = menu->addAction(tr("All Runs on the Project Clock"), this, [this] { m_state->setFocus({}, false); });
+    QAction *all = menu->addAction(tr("All Runs on the Project Clock"), this,
+                                   [this] { m_state->setFocus({}, false); });
     all->setCheckable(true);
     all->setChecked(focus.isEmpty());
     if (focus.size() > 1) {
@@ -210,7 +216,8 @@ void FocusController::chooseSeveral()
     list->setMinimumWidth(520);
     layout->addWidget(list, 1);
     auto *aligned = new QRadioButton(tr("Aligned: each run from its own start"), &dialog);
-    auto *clock = new QRadioButton(tr("Project clock: where they ran (runs that ran together)"), &dialog);
+    auto *clock =
+        new QRadioButton(tr("Project clock: where they ran (runs that ran together)"), &dialog);
     (m_state->projectClock() ? clock : aligned)->setChecked(true);
     layout->addWidget(aligned);
     layout->addWidget(clock);
@@ -235,11 +242,13 @@ void FocusController::remember()
     QJsonArray runs;
     for (const QString &n : focusNames())
         runs.append(n);
-    const QJsonObject value{{QStringLiteral("runs"), runs}, {QStringLiteral("project_clock"), m_state->projectClock()}};
+    const QJsonObject value{{QStringLiteral("runs"), runs},
+                            {QStringLiteral("project_clock"), m_state->projectClock()}};
     waitForIdle(); // one write at a time, in order
     m_write = QtConcurrent::run([path = m_projectPath, value] {
         QString error;
-        (void)writeViewState(path, kFocusKey, value, &error); // not remembered: nothing else is lost
+        (void)writeViewState(path, kFocusKey, value,
+                             &error); // not remembered: nothing else is lost
     });
 }
 

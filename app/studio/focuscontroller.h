@@ -30,7 +30,8 @@ public:
 
     // Call before the timeline gets `data`: the focus is set first, so the first layout and the
     // trace range are the focused runs'. `project` (read-only) gives what was remembered.
-    void setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data, Project *project);
+    void setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data,
+                    Project *project);
     // Names not in the project are left out; none left (or an empty list) shows every run.
     void focusRuns(const QStringList &names, bool projectClock = false);
     QStringList focusNames() const;

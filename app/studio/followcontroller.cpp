@@ -37,8 +37,10 @@ FollowController::FollowController(QObject *parent) : QObject(parent)
     m_recorder.setProcessChannelMode(QProcess::ForwardedOutputChannel);
     connect(&m_recorder, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
         QString message;
-        for (const QString &line : QString::fromUtf8(m_recorder.readAllStandardError()).split(QLatin1Char('\n')))
-            if (line.contains(QLatin1String("exited with")) || line.contains(QLatin1String("ended by")))
+        for (const QString &line :
+             QString::fromUtf8(m_recorder.readAllStandardError()).split(QLatin1Char('\n')))
+            if (line.contains(QLatin1String("exited with")) ||
+                line.contains(QLatin1String("ended by")))
                 message = line.trimmed();
         if (status != QProcess::NormalExit)
             message = tr("the recorder stopped unexpectedly");
@@ -68,7 +70,8 @@ void FollowController::follow(const QString &folder)
     QPointer<FollowController> self(this);
     auto deliver = [self](const Update &u) {
         QMetaObject::invokeMethod(
-            self, [self, u] {
+            self,
+            [self, u] {
                 if (!self)
                     return;
                 ++self->m_updates;
@@ -103,15 +106,19 @@ void FollowController::follow(const QString &folder)
             for (const QString &w : poll.warnings)
                 next.errors += QStringLiteral("warning: ") + w;
             next.reshaped = next.reshaped || poll.nonAppend;
-            dirty = dirty || !poll.reports.isEmpty() || !poll.warnings.isEmpty(); // the window says what happened
+            dirty = dirty || !poll.reports.isEmpty() ||
+                    !poll.warnings.isEmpty(); // the window says what happened
             // A fresh timeline at most once a second, and for at most a tenth of the time.
-            if (next.first || (dirty && sinceLoad.elapsed() >= std::max<qint64>(1000, 10 * loadMs))) {
+            if (next.first ||
+                (dirty && sinceLoad.elapsed() >= std::max<qint64>(1000, 10 * loadMs))) {
                 QElapsedTimer load;
                 load.start();
-                // Lines appended to logs: the counters held stay, grown ones read their new samples.
+                // Lines appended to logs: the counters held stay, grown ones read their new
+                // samples.
                 const auto stop = [flag](int, int) { return !flag->load(); };
-                next.data = shown && !next.reshaped ? reloadTimelineData(shown, &next.error, stop)
-                                                    : loadTimelineData(projectPath, &next.error, stop);
+                next.data = shown && !next.reshaped
+                                ? reloadTimelineData(shown, &next.error, stop)
+                                : loadTimelineData(projectPath, &next.error, stop);
                 shown = next.data;
                 loadMs = load.elapsed();
                 sinceLoad.restart();
@@ -130,7 +137,8 @@ void FollowController::follow(const QString &folder)
     }));
 }
 
-bool FollowController::record(const QStringList &command, const QString &interval, const QString &out, QString *error)
+bool FollowController::record(const QStringList &command, const QString &interval,
+                              const QString &out, QString *error)
 {
     if (command.isEmpty()) {
         *error = tr("no command to record");

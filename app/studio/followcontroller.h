@@ -32,7 +32,7 @@ public:
         std::shared_ptr<const TimelineData> data;
         QList<SourceReport> reports; // imported or failed since the last update
         QStringList errors;
-        bool first = false;  // the first update of this folder: the window opens the project
+        bool first = false;    // the first update of this folder: the window opens the project
         bool reshaped = false; // more than lines appended to logs: runs or tracks may be new
         QString error;         // the project could not be opened or loaded
     };
@@ -45,7 +45,8 @@ public:
     // Runs `grademl record --out DIR --interval INTERVAL -- COMMAND...` (DIR: a new folder under
     // the user's data folder, or `out` when given) and follows DIR. False, and why, when the
     // recorder cannot start.
-    bool record(const QStringList &command, const QString &interval, const QString &out, QString *error);
+    bool record(const QStringList &command, const QString &interval, const QString &out,
+                QString *error);
     // Stops following; a recorder still running gets SIGINT and is waited for (10 s at most).
     void stop();
     bool isFollowing() const { return m_watcher.isRunning(); }

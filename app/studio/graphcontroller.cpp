@@ -15,12 +15,13 @@
 
 namespace gml {
 
-GraphController::GraphController(GraphView *view, QComboBox *runs, TimelineState *state, TimelineView *timeline,
-                                 QObject *parent)
+GraphController::GraphController(GraphView *view, QComboBox *runs, TimelineState *state,
+                                 TimelineView *timeline, QObject *parent)
     : QObject(parent), m_view(view), m_runs(runs), m_state(state), m_timeline(timeline)
 {
     bool ok = false;
-    const qint64 askAbove = QSettings().value(QStringLiteral("graph/askAboveSlices")).toLongLong(&ok);
+    const qint64 askAbove =
+        QSettings().value(QStringLiteral("graph/askAboveSlices")).toLongLong(&ok);
     if (ok && askAbove >= 0)
         m_askAbove = askAbove;
     connect(&m_watcher, &QFutureWatcher<Built>::finished, this, [this] {
@@ -41,7 +42,7 @@ GraphController::GraphController(GraphView *view, QComboBox *runs, TimelineState
         const QString title = b.workflow ? tr("workflow") : b.run;
         m_error = b.error.isEmpty() ? QString()
                   : b.workflow      ? tr("Cannot read the project's workflow: %1").arg(b.error)
-                                    : tr("Cannot build the graph of run '%1': %2").arg(b.run, b.error);
+                               : tr("Cannot build the graph of run '%1': %2").arg(b.run, b.error);
         if (!m_error.isEmpty()) {
             m_view->showMessage(m_error);
         } else {
@@ -55,8 +56,9 @@ GraphController::GraphController(GraphView *view, QComboBox *runs, TimelineState
             for (const QString &n : b.workflow->notes)
                 lines << n;
             if (b.workflow->inferred() && b.workflow->steps.size() > 1)
-                lines << tr("No workflow is declared: the order of the steps is inferred from their times "
-                            "(dashed edges). Declare one in the trace folder's grademl.json.");
+                lines << tr(
+                    "No workflow is declared: the order of the steps is inferred from their times "
+                    "(dashed edges). Declare one in the trace folder's grademl.json.");
             m_view->setNotice(lines.join(QLatin1Char('\n')));
         } else {
             m_view->setNotice({});
@@ -95,8 +97,10 @@ GraphController::GraphController(GraphView *view, QComboBox *runs, TimelineState
             onWhatIfResult(*m_whatIf);
         highlightFromTimeline();
     });
-    connect(m_state, &TimelineState::selectedSliceChanged, this, &GraphController::highlightFromTimeline);
-    connect(m_state, &TimelineState::selectionChanged, this, &GraphController::highlightFromTimeline);
+    connect(m_state, &TimelineState::selectedSliceChanged, this,
+            &GraphController::highlightFromTimeline);
+    connect(m_state, &TimelineState::selectionChanged, this,
+            &GraphController::highlightFromTimeline);
 }
 
 GraphController::~GraphController()
@@ -114,7 +118,8 @@ void GraphController::waitForIdle()
     }
 }
 
-void GraphController::setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data)
+void GraphController::setProject(const QString &projectPath,
+                                 std::shared_ptr<const TimelineData> data)
 {
     m_watcher.waitForFinished();
     m_projectPath = projectPath;
@@ -196,11 +201,12 @@ void GraphController::openStep(int node)
             Q_EMIT runChosen(run);
             return;
         }
-    m_view->setNotice(step.runs.isEmpty()
-                          ? tr("Step '%1' matches no run: nothing to open.").arg(step.name)
-                          : tr("Step '%1' has no slices to draw (its runs hold counters only; they are "
-                               "in the timeline).")
-                                .arg(step.name));
+    m_view->setNotice(
+        step.runs.isEmpty()
+            ? tr("Step '%1' matches no run: nothing to open.").arg(step.name)
+            : tr("Step '%1' has no slices to draw (its runs hold counters only; they are "
+                 "in the timeline).")
+                  .arg(step.name));
 }
 
 void GraphController::start()
@@ -214,13 +220,17 @@ void GraphController::start()
             if (r.name == m_run)
                 slices = r.slices;
         if (slices > m_askAbove) {
-            m_view->showMessage(tr("Run %1 has %L2 slices: its execution graph is built when you ask.")
-                                    .arg(m_run)
-                                    .arg(slices));
-            const double gb = double(slices) * 380 / 1e9; // bench_graph --project: 1.24 GiB for 3.44 M slices
-            m_view->setNotice(tr("Building it takes a few seconds and about %1 of memory. <a href=\"build\">Build "
+            m_view->showMessage(
+                tr("Run %1 has %L2 slices: its execution graph is built when you ask.")
+                    .arg(m_run)
+                    .arg(slices));
+            const double gb =
+                double(slices) * 380 / 1e9; // bench_graph --project: 1.24 GiB for 3.44 M slices
+            m_view->setNotice(tr("Building it takes a few seconds and about %1 of memory. <a "
+                                 "href=\"build\">Build "
                                  "the execution graph</a>")
-                                  .arg(gb >= 1 ? tr("%1 GB").arg(gb, 0, 'f', 1) : tr("%1 MB").arg(qRound(gb * 1000))));
+                                  .arg(gb >= 1 ? tr("%1 GB").arg(gb, 0, 'f', 1)
+                                               : tr("%1 MB").arg(qRound(gb * 1000))));
             return;
         }
     }
@@ -242,7 +252,8 @@ void GraphController::start()
                 b.workflow = std::make_shared<const sim::Workflow>();
                 return b;
             }
-            b.model = std::make_shared<const sim::ExecutionModel>(sim::ExecutionModel::forWorkflow(*w));
+            b.model =
+                std::make_shared<const sim::ExecutionModel>(sim::ExecutionModel::forWorkflow(*w));
             b.workflow = std::make_shared<const sim::Workflow>(std::move(*w));
             b.ms = double(timer.nsecsElapsed()) / 1e6;
             return b;

@@ -56,9 +56,11 @@ QString ImportController::projectPathForFolder(const QString &folder)
     // A folder without any write bit is read-only on purpose (a shared trace archive), even
     // for root, whom access() would let write anyway.
     const QFileInfo info(clean);
-    const bool writable = info.isWritable() &&
-                          (info.permissions() & (QFile::WriteOwner | QFile::WriteGroup | QFile::WriteOther));
-    if (writable && (dir.exists(QStringLiteral(".grademl")) || dir.mkdir(QStringLiteral(".grademl")))) {
+    const bool writable =
+        info.isWritable() &&
+        (info.permissions() & (QFile::WriteOwner | QFile::WriteGroup | QFile::WriteOther));
+    if (writable &&
+        (dir.exists(QStringLiteral(".grademl")) || dir.mkdir(QStringLiteral(".grademl")))) {
         const QString path = dir.filePath(QStringLiteral(".grademl/project.grademl"));
         if (QFileInfo(dir.filePath(QStringLiteral(".grademl"))).isWritable())
             return path;
@@ -67,7 +69,8 @@ QString ImportController::projectPathForFolder(const QString &folder)
     if (cache.isEmpty())
         cache = QDir::tempPath() + QStringLiteral("/grademl-studio");
     QDir().mkpath(cache + QStringLiteral("/projects"));
-    const QByteArray hash = QCryptographicHash::hash(clean.toUtf8(), QCryptographicHash::Sha1).toHex().left(16);
+    const QByteArray hash =
+        QCryptographicHash::hash(clean.toUtf8(), QCryptographicHash::Sha1).toHex().left(16);
     return cache + QStringLiteral("/projects/") + QFileInfo(clean).fileName() + QLatin1Char('-') +
            QString::fromLatin1(hash) + QStringLiteral(".grademl");
 }
@@ -81,7 +84,8 @@ void ImportController::start(const QString &projectPath, const QStringList &inpu
     QPointer<ImportController> self(this);
     auto report = [self](const QString &stage, const QString &file, int done, int total) {
         QMetaObject::invokeMethod(
-            self, [self, stage, file, done, total] {
+            self,
+            [self, stage, file, done, total] {
                 if (self)
                     Q_EMIT self->progressed(stage, file, done, total);
             },
@@ -89,7 +93,8 @@ void ImportController::start(const QString &projectPath, const QStringList &inpu
     };
     // An older project is upgraded when opened for writing (the summaries of schema 7 take a
     // while on a large one): shown as its own stage, and cancellable.
-    const Project::MigrationProgress upgrading = [report, flag](const QString &what, int done, int total) {
+    const Project::MigrationProgress upgrading = [report, flag](const QString &what, int done,
+                                                                int total) {
         report(tr("Upgrading the project"), what, done, total);
         return !flag->load();
     };
@@ -99,7 +104,8 @@ void ImportController::start(const QString &projectPath, const QStringList &inpu
         r.projectPath = projectPath;
         if (!inputs.isEmpty()) {
             // One connection per thread: this worker opens its own (DESIGN.md).
-            auto project = Project::open(projectPath, Project::Mode::ReadWrite, &r.error, upgrading);
+            auto project =
+                Project::open(projectPath, Project::Mode::ReadWrite, &r.error, upgrading);
             if (!project) {
                 r.cancelled = flag->load();
                 return r;
@@ -123,13 +129,15 @@ void ImportController::start(const QString &projectPath, const QStringList &inpu
                 const ImportMeter::Reading bytes = meter.at(p);
                 const QString line = meter.line(p, QFileInfo(p.path).fileName());
                 if (p.waitingForWriter)
-                    report(tr("Waiting for another import to finish writing the project"), line, 0, 0);
+                    report(tr("Waiting for another import to finish writing the project"), line, 0,
+                           0);
                 else if (p.stage == ImportProgress::Stage::Aligning)
                     report(tr("Aligning clocks"), line, p.fileIndex, p.fileCount);
                 else if (p.stage == ImportProgress::Stage::Relinking)
                     report(tr("Linking execution traces"), line, p.fileIndex, p.fileCount);
                 else // bytes in MiB, so that the bar's range fits an int
-                    report(tr("Importing"), line, int(bytes.done >> 20), int(std::max<qint64>(1, bytes.total >> 20)));
+                    report(tr("Importing"), line, int(bytes.done >> 20),
+                           int(std::max<qint64>(1, bytes.total >> 20)));
                 return !flag->load();
             });
             r.reports = importJob.run(files);
@@ -141,7 +149,8 @@ void ImportController::start(const QString &projectPath, const QStringList &inpu
             }
         }
         if (edit) {
-            auto project = Project::open(projectPath, Project::Mode::ReadWrite, &r.error, upgrading);
+            auto project =
+                Project::open(projectPath, Project::Mode::ReadWrite, &r.error, upgrading);
             if (!project) {
                 r.cancelled = flag->load();
                 return r;
@@ -156,7 +165,8 @@ void ImportController::start(const QString &projectPath, const QStringList &inpu
         }
         r.data = loadTimelineData(projectPath, &r.error, [&](int done, int total) {
             if (done % 16 == 0 || done == total)
-                report(tr("Loading tracks"), tr("%1 of %2 tracks").arg(done).arg(total), done, total);
+                report(tr("Loading tracks"), tr("%1 of %2 tracks").arg(done).arg(total), done,
+                       total);
             return !flag->load();
         });
         if (!r.data && r.error.isEmpty())

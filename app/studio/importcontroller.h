@@ -31,7 +31,7 @@ public:
         QStringList scanErrors;
         QStringList groupings; // how the folders' traces were grouped into runs, and why
         std::shared_ptr<const TimelineData> data;
-        QString error;      // the project could not be opened or loaded
+        QString error; // the project could not be opened or loaded
         bool cancelled = false;
     };
 

@@ -2,49 +2,44 @@
 #include "mainwindow.h"
 
 #include "aggregatemodel.h"
-#include "flamecontroller.h"
-#include "flameview.h"
-#include "querycontroller.h"
-#include "notescontroller.h"
-#include "figurewriter.h"
 #include "analysiscontroller.h"
 #include "analysispanel.h"
+#include "clockalignment.h"
+#include "commandpalette.h"
 #include "comparecontroller.h"
+#include "detailspanel.h"
+#include "devicecatalog.h"
+#include "figureexport.h"
+#include "figurewriter.h"
+#include "flamecontroller.h"
+#include "flameview.h"
 #include "focuscontroller.h"
+#include "graphview.h"
+#include "notescontroller.h"
+#include "predictedrun.h"
+#include "project.h"
+#include "querycontroller.h"
 #include "rankoverviewcontroller.h"
 #include "rankoverviewview.h"
 #include "runscontroller.h"
 #include "simulatecontroller.h"
-#include "clockalignment.h"
-#include "detailspanel.h"
-#include "figureexport.h"
-#include "graphview.h"
-#include "project.h"
 #include "sourcespanel.h"
 #include "timeformat.h"
 #include "timelinestate.h"
 #include "timelineview.h"
 #include "trackbar.h"
-#include "commandpalette.h"
 #include "whatifpanel.h"
-#include "devicecatalog.h"
-#include "predictedrun.h"
-
 
 #include <QAction>
-#include <QPointer>
-#include <QtConcurrent/QtConcurrentRun>
 #include <QApplication>
 #include <QCheckBox>
-#include <QComboBox>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QDragEnterEvent>
-#include <QShowEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
-#include <QSplitter>
 #include <QHeaderView>
 #include <QKeySequence>
 #include <QLabel>
@@ -52,21 +47,25 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPointer>
 #include <QProgressDialog>
 #include <QSettings>
+#include <QShowEvent>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 namespace gml {
 
 namespace {
 constexpr int kMaxRecent = 10;
 const QString kRecentKey = QStringLiteral("recentPaths");
-}
+} // namespace
 
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_state(new TimelineState(this)), m_aggregateTimer(new QTimer(this))
@@ -84,7 +83,8 @@ MainWindow::MainWindow(QWidget *parent)
     findLayout->setContentsMargins(6, 3, 6, 3);
     m_findEdit = new QLineEdit(findBar);
     m_findEdit->setPlaceholderText(tr("Find slices by name"));
-    m_findEdit->setToolTip(tr("Enter: next match, Shift+Enter: previous, Esc: back to the timeline"));
+    m_findEdit->setToolTip(
+        tr("Enter: next match, Shift+Enter: previous, Esc: back to the timeline"));
     m_findEdit->setClearButtonEnabled(true);
     m_findRegex = new QCheckBox(tr("Regex"), findBar);
     auto *prev = new QToolButton(findBar);
@@ -133,9 +133,11 @@ MainWindow::MainWindow(QWidget *parent)
     m_rankOverview = new RankOverviewController(m_rankView, m_timeline, m_state, this);
     connect(m_rankView, &RankOverviewView::stragglersRequested, this, [this] {
         m_analysis->analyse(m_rankOverview->run());
-        statusBar()->showMessage(tr("Analysing %1 to mark its stragglers…").arg(m_rankOverview->run()), 8000);
+        statusBar()->showMessage(
+            tr("Analysing %1 to mark its stragglers…").arg(m_rankOverview->run()), 8000);
     });
-    connect(m_rankOverview, &RankOverviewController::openProjectRequested, this, &MainWindow::openProject);
+    connect(m_rankOverview, &RankOverviewController::openProjectRequested, this,
+            &MainWindow::openProject);
     connect(m_rankOverview, &RankOverviewController::loaded, split, [this, split] {
         const int total = split->height();
         const int overview = std::min(m_rankView->preferredHeight(), total / 2);
@@ -147,12 +149,16 @@ MainWindow::MainWindow(QWidget *parent)
     escape->setShortcut(QKeySequence(Qt::Key_Escape));
     escape->setShortcutContext(Qt::WidgetShortcut);
     m_findEdit->addAction(escape);
-    connect(escape, &QAction::triggered, this, [this] { m_timeline->setFocus(Qt::ShortcutFocusReason); });
+    connect(escape, &QAction::triggered, this,
+            [this] { m_timeline->setFocus(Qt::ShortcutFocusReason); });
     connect(m_findEdit, &QLineEdit::returnPressed, this, [this] {
-        find(m_findEdit->text(), m_findRegex->isChecked(), QApplication::keyboardModifiers() & Qt::ShiftModifier);
+        find(m_findEdit->text(), m_findRegex->isChecked(),
+             QApplication::keyboardModifiers() & Qt::ShiftModifier);
     });
-    connect(next, &QToolButton::clicked, this, [this] { find(m_findEdit->text(), m_findRegex->isChecked(), false); });
-    connect(prev, &QToolButton::clicked, this, [this] { find(m_findEdit->text(), m_findRegex->isChecked(), true); });
+    connect(next, &QToolButton::clicked, this,
+            [this] { find(m_findEdit->text(), m_findRegex->isChecked(), false); });
+    connect(prev, &QToolButton::clicked, this,
+            [this] { find(m_findEdit->text(), m_findRegex->isChecked(), true); });
 
     buildPanels();
     buildMenus();
@@ -165,19 +171,24 @@ MainWindow::MainWindow(QWidget *parent)
     statusBar()->addPermanentWidget(m_statusWindow);
     buildLiveControls();
     connect(m_timeline, &TimelineView::hoverTextChanged, m_statusHover, &QLabel::setText);
-    connect(m_timeline, &TimelineView::pagingFailed, this,
-            [this](const QString &why) { statusBar()->showMessage(tr("Part of the timeline cannot be read: %1").arg(why)); });
+    connect(m_timeline, &TimelineView::pagingFailed, this, [this](const QString &why) {
+        statusBar()->showMessage(tr("Part of the timeline cannot be read: %1").arg(why));
+    });
     connect(m_rankView, &RankOverviewView::hoverTextChanged, m_statusHover, &QLabel::setText);
-    connect(findChild<FlameView *>(), &FlameView::hoverTextChanged, m_statusHover, &QLabel::setText);
+    connect(findChild<FlameView *>(), &FlameView::hoverTextChanged, m_statusHover,
+            &QLabel::setText);
     connect(m_state, &TimelineState::windowChanged, this, &MainWindow::updateStatus);
-    connect(m_state, &TimelineState::selectedSliceChanged, this, &MainWindow::onSelectedSliceChanged);
+    connect(m_state, &TimelineState::selectedSliceChanged, this,
+            &MainWindow::onSelectedSliceChanged);
     m_aggregateTimer->setSingleShot(true);
     m_aggregateTimer->setInterval(60); // coalesce a drag's many range changes into one pass
     connect(m_aggregateTimer, &QTimer::timeout, this, &MainWindow::updateAggregate);
     connect(&m_search, &SearchController::aggregated, this, &MainWindow::onAggregated);
     connect(&m_search, &SearchController::found, this, &MainWindow::onFound);
-    connect(m_state, &TimelineState::selectionChanged, m_aggregateTimer, qOverload<>(&QTimer::start));
-    connect(m_timeline, &TimelineView::layoutChanged, m_aggregateTimer, qOverload<>(&QTimer::start));
+    connect(m_state, &TimelineState::selectionChanged, m_aggregateTimer,
+            qOverload<>(&QTimer::start));
+    connect(m_timeline, &TimelineView::layoutChanged, m_aggregateTimer,
+            qOverload<>(&QTimer::start));
     connect(&m_import, &ImportController::progressed, this, &MainWindow::onImportProgress);
     connect(&m_import, &ImportController::finished, this, &MainWindow::onImportFinished);
     resize(1400, 900);
@@ -210,7 +221,8 @@ void MainWindow::buildPanels()
     auto *aggregate = new QWidget(this);
     auto *al = new QVBoxLayout(aggregate);
     al->setContentsMargins(0, 0, 0, 0);
-    m_aggregateTitle = new QLabel(tr("Select a range (drag on the ruler) to aggregate its slices."), aggregate);
+    m_aggregateTitle =
+        new QLabel(tr("Select a range (drag on the ruler) to aggregate its slices."), aggregate);
     m_aggregateTitle->setContentsMargins(6, 2, 6, 2);
     m_aggregateModel = new AggregateModel(this);
     m_aggregateView = new QTableView(aggregate);
@@ -232,10 +244,12 @@ void MainWindow::buildPanels()
             [this](qint64 source, bool clear, qint64 offsetNs) {
                 if (m_projectPath.isEmpty() || isBusy())
                     return;
-                const std::optional<TimeNs> value = clear ? std::nullopt : std::optional<TimeNs>(offsetNs);
-                startImport(m_projectPath, {}, tr("clock offset"), [source, value](Project &p, QString *why) {
-                    return setAlignmentOverride(p, source, value, why);
-                });
+                const std::optional<TimeNs> value =
+                    clear ? std::nullopt : std::optional<TimeNs>(offsetNs);
+                startImport(m_projectPath, {}, tr("clock offset"),
+                            [source, value](Project &p, QString *why) {
+                                return setAlignmentOverride(p, source, value, why);
+                            });
             });
     auto *srcDock = new QDockWidget(tr("Sources"), this);
     srcDock->setObjectName(QStringLiteral("sources"));
@@ -339,7 +353,8 @@ void MainWindow::showPalette()
         m_palette = new CommandPalette(this);
     // Every menu action, and the runs to focus (the switcher's menu).
     auto actions = CommandPalette::collect(menuBar()->actions());
-    if (auto *switcher = findChild<QToolButton *>(QStringLiteral("runSwitcher")); switcher && switcher->menu())
+    if (auto *switcher = findChild<QToolButton *>(QStringLiteral("runSwitcher"));
+        switcher && switcher->menu())
         actions += CommandPalette::collect(switcher->menu()->actions(), tr("Focus"));
     m_palette->setActions(actions);
     m_palette->move(geometry().center() - QPoint(m_palette->width() / 2, height() / 3));
@@ -391,7 +406,8 @@ void MainWindow::buildMenus()
     rebuildRecentMenu();
     file->addSeparator();
     file->addAction(tr("Fo&llow Folder…"), this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Follow a Folder While a Job Writes It"));
+        const QString dir =
+            QFileDialog::getExistingDirectory(this, tr("Follow a Folder While a Job Writes It"));
         if (!dir.isEmpty())
             followFolder(dir);
     });
@@ -403,34 +419,44 @@ void MainWindow::buildMenus()
             openPath(m_openedPath);
     });
     file->addSeparator();
-    file->addAction(tr("&Export Figure…"), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportFigure);
+    file->addAction(tr("&Export Figure…"), QKeySequence(tr("Ctrl+E")), this,
+                    &MainWindow::exportFigure);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence(QKeySequence::Quit), this, &QWidget::close);
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     // One shortcut per view and panel (Alt+digit: Ctrl+digit is left to bookmarks).
-    const std::pair<const char *, QString> views[] = {
-        {"timeline", tr("&Timeline")}, {"analysis", tr("&Analysis")}, {"graph", tr("Execution &Graph")},
-        {"compare", tr("&Compare")},   {"simulate", tr("Si&mulate")}, {"details", tr("&Details")},
-        {"aggregate", tr("A&ggregate")}, {"sources", tr("&Sources")}, {"runs", tr("&Runs")},
-        {"whatif", tr("&What-if")}};
+    const std::pair<const char *, QString> views[] = {{"timeline", tr("&Timeline")},
+                                                      {"analysis", tr("&Analysis")},
+                                                      {"graph", tr("Execution &Graph")},
+                                                      {"compare", tr("&Compare")},
+                                                      {"simulate", tr("Si&mulate")},
+                                                      {"details", tr("&Details")},
+                                                      {"aggregate", tr("A&ggregate")},
+                                                      {"sources", tr("&Sources")},
+                                                      {"runs", tr("&Runs")},
+                                                      {"whatif", tr("&What-if")}};
     QMenu *show = view->addMenu(tr("&Show"));
     int key = 1;
     for (const auto &[name, title] : views) {
-        QAction *a = show->addAction(title, this, [this, n = QString::fromLatin1(name)] { showView(n); });
+        QAction *a =
+            show->addAction(title, this, [this, n = QString::fromLatin1(name)] { showView(n); });
         a->setShortcut(QKeySequence(Qt::ALT | Qt::Key(Qt::Key_0 + key % 10)));
         a->setObjectName(QStringLiteral("show-") + QLatin1String(name));
         ++key;
     }
-    QAction *flame = show->addAction(tr("&Flame Graph"), this, [this] { showView(QStringLiteral("flame")); });
+    QAction *flame =
+        show->addAction(tr("&Flame Graph"), this, [this] { showView(QStringLiteral("flame")); });
     flame->setShortcut(QKeySequence(tr("Ctrl+Shift+F")));
     flame->setObjectName(QStringLiteral("show-flame"));
-    QAction *query = show->addAction(tr("&Query (SQL)"), this, [this] { showView(QStringLiteral("query")); });
+    QAction *query =
+        show->addAction(tr("&Query (SQL)"), this, [this] { showView(QStringLiteral("query")); });
     query->setShortcut(QKeySequence(tr("Ctrl+Shift+Q")));
     query->setObjectName(QStringLiteral("show-query"));
     view->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout);
     buildThemeMenu(view);
-    view->addAction(tr("Command &Palette…"), QKeySequence(tr("Ctrl+Shift+P")), this, &MainWindow::showPalette);
+    view->addAction(tr("Command &Palette…"), QKeySequence(tr("Ctrl+Shift+P")), this,
+                    &MainWindow::showPalette);
     view->addSeparator();
     view->addAction(tr("Zoom to &Fit"), QKeySequence(tr("0")), m_state, &TimelineState::showAll);
     view->addAction(tr("Zoom to &Selection"), this, [this] { m_state->zoomToSelection(); });
@@ -459,8 +485,10 @@ void MainWindow::buildMenus()
                "Alt+6 … Alt+9, Alt+0: Details, Aggregate, Sources, Runs, What-if\n"
                "Ctrl+M: add a note on the selected slice, range or the cursor (Notes pane)\n"
                "Ctrl+1 … Ctrl+9: set bookmark 1 … 9 there; 1 … 9: go to it\n"
-               "Ctrl+Shift+Q: Query view (SQL; Ctrl+Enter runs; Enter on a row: show it in the timeline)\n"
-               "Ctrl+Shift+F: Flame Graph of the selection (click a frame: its slices in the timeline;\n"
+               "Ctrl+Shift+Q: Query view (SQL; Ctrl+Enter runs; Enter on a row: show it in the "
+               "timeline)\n"
+               "Ctrl+Shift+F: Flame Graph of the selection (click a frame: its slices in the "
+               "timeline;\n"
                "  double-click: zoom into it; Esc: zoom out)\n"
                "Ctrl+Shift+P: command palette (every action, by name)\n"
                "Ctrl+F: find (Enter: next, Shift+Enter: previous, Esc: back to the timeline)\n"
@@ -506,8 +534,8 @@ bool MainWindow::isBusy() const
     return m_import.isRunning();
 }
 
-void MainWindow::startImport(const QString &projectPath, const QStringList &inputs, const QString &what,
-                             ImportController::Edit edit)
+void MainWindow::startImport(const QString &projectPath, const QStringList &inputs,
+                             const QString &what, ImportController::Edit edit)
 {
     if (!m_progress) {
         m_progress = new QProgressDialog(this);
@@ -584,19 +612,22 @@ void MainWindow::onImportFinished(const ImportController::Result &r)
                 measuredRuns << run.name;
         const QString current = measuredRuns.contains(focused) ? focused : measuredRuns.value(0);
         m_whatIfPanel->setRuns(measuredRuns, current);
-        m_whatIfPanel->showMessage(measuredRuns.isEmpty() ? tr("The project has no measured run with slices.")
-                                                          : tr("Building the dependency graph…"));
+        m_whatIfPanel->showMessage(measuredRuns.isEmpty()
+                                       ? tr("The project has no measured run with slices.")
+                                       : tr("Building the dependency graph…"));
         const auto *dock = findChild<QDockWidget *>(QStringLiteral("whatif"));
         if (dock && !dock->visibleRegion().isEmpty() && !measuredRuns.isEmpty())
             m_whatIf.select(current);
     }
     addRecent(m_openedPath);
-    // A project on read-only media is shown as it is; edits (clock offsets, Save as Run) would fail.
+    // A project on read-only media is shown as it is; edits (clock offsets, Save as Run) would
+    // fail.
     const QString readOnly = Project::whyNotWritable(m_projectPath);
     setWindowTitle(tr("%1%2 — GradeML Studio")
                        .arg(QFileInfo(m_openedPath).fileName(),
                             readOnly.isEmpty() ? QString() : tr(" (read-only)")));
-    QString msg = tr("%1: %n slices", nullptr, int(r.data->sliceCount())).arg(QFileInfo(m_openedPath).fileName());
+    QString msg = tr("%1: %n slices", nullptr, int(r.data->sliceCount()))
+                      .arg(QFileInfo(m_openedPath).fileName());
     if (failed)
         msg += tr(", %n file(s) failed (see Sources)", nullptr, failed);
     if (r.cancelled)
@@ -654,17 +685,20 @@ void MainWindow::onSelectedSliceChanged()
     } else {
         m_details->showSlice(*details, path, origin, std::nullopt, links, trackName);
         QPointer<MainWindow> self(this);
-        m_selfTime = QtConcurrent::run([self, selfTime, id, d = *details, path, links, trackName, data, origin] {
-            const TimeNs t = selfTime();
-            if (!self)
-                return;
-            QMetaObject::invokeMethod(
-                self, [self, t, id, d, path, links, trackName, data, origin] {
-                    if (self && self->m_state->selectedSlice() == id && self->m_timeline->data() == data)
-                        self->m_details->showSlice(d, path, origin, t, links, trackName);
-                },
-                Qt::QueuedConnection);
-        });
+        m_selfTime = QtConcurrent::run(
+            [self, selfTime, id, d = *details, path, links, trackName, data, origin] {
+                const TimeNs t = selfTime();
+                if (!self)
+                    return;
+                QMetaObject::invokeMethod(
+                    self,
+                    [self, t, id, d, path, links, trackName, data, origin] {
+                        if (self && self->m_state->selectedSlice() == id &&
+                            self->m_timeline->data() == data)
+                            self->m_details->showSlice(d, path, origin, t, links, trackName);
+                    },
+                    Qt::QueuedConnection);
+            });
     }
 }
 
@@ -673,16 +707,20 @@ void MainWindow::updateAggregate()
     const auto data = m_timeline->data();
     if (!data || !m_state->hasSelection()) {
         m_aggregateModel->setRows(data, {});
-        m_aggregateTitle->setText(tr("Select a range (drag on the ruler) to aggregate its slices."));
+        m_aggregateTitle->setText(
+            tr("Select a range (drag on the ruler) to aggregate its slices."));
         return;
     }
-    m_search.aggregate(data, m_timeline->layout().aggregateTracks(), m_state->selectionStart(), m_state->selectionEnd());
+    m_search.aggregate(data, m_timeline->layout().aggregateTracks(), m_state->selectionStart(),
+                       m_state->selectionEnd());
 }
 
-void MainWindow::onAggregated(const std::vector<AggregateRow> &found, TimeNs t0, TimeNs t1, const QString &error)
+void MainWindow::onAggregated(const std::vector<AggregateRow> &found, TimeNs t0, TimeNs t1,
+                              const QString &error)
 {
     const auto data = m_timeline->data();
-    if (!data || !m_state->hasSelection() || t0 != m_state->selectionStart() || t1 != m_state->selectionEnd())
+    if (!data || !m_state->hasSelection() || t0 != m_state->selectionStart() ||
+        t1 != m_state->selectionEnd())
         return; // a newer range is on its way
     auto rows = found;
     qint64 total = 0;
@@ -691,12 +729,13 @@ void MainWindow::onAggregated(const std::vector<AggregateRow> &found, TimeNs t0,
     m_aggregateModel->setRows(data, std::move(rows));
     const auto *header = m_aggregateView->horizontalHeader();
     m_aggregateModel->sort(header->sortIndicatorSection(), header->sortIndicatorOrder());
-    m_aggregateTitle->setText(tr("%1 slices in %2 (%3 → %4)")
-                                  .arg(total)
-                                  .arg(formatDuration(m_state->selectionEnd() - m_state->selectionStart()),
-                                       formatDuration(m_state->selectionStart() - m_state->traceStart()),
-                                       formatDuration(m_state->selectionEnd() - m_state->traceStart())) +
-                            (error.isEmpty() ? QString() : tr(" — some tracks could not be read: %1").arg(error)));
+    m_aggregateTitle->setText(
+        tr("%1 slices in %2 (%3 → %4)")
+            .arg(total)
+            .arg(formatDuration(m_state->selectionEnd() - m_state->selectionStart()),
+                 formatDuration(m_state->selectionStart() - m_state->traceStart()),
+                 formatDuration(m_state->selectionEnd() - m_state->traceStart())) +
+        (error.isEmpty() ? QString() : tr(" — some tracks could not be read: %1").arg(error)));
 }
 
 void MainWindow::find(const QString &pattern, bool regex, bool backwards)
@@ -748,7 +787,8 @@ void MainWindow::stepMatch(bool backwards)
         const TimeNs from = m_state->windowStart();
         const auto it = std::lower_bound(m_matches.begin(), m_matches.end(), from,
                                          [](const SliceRef &m, TimeNs t) { return m.start < t; });
-        m_matchIndex = backwards ? (int(it - m_matches.begin()) - 1 + n) % n : int(it - m_matches.begin()) % n;
+        m_matchIndex =
+            backwards ? (int(it - m_matches.begin()) - 1 + n) % n : int(it - m_matches.begin()) % n;
     } else {
         m_matchIndex = (m_matchIndex + (backwards ? n - 1 : 1)) % n;
     }
@@ -766,8 +806,8 @@ void MainWindow::exportFigure()
     for (const TimelineRow &row : m_timeline->layout().rows())
         if (row.track)
             tracks.append({row.track, m_timeline->data()->trackPath(row.track)});
-    FigureDialog dialog(tracks, m_state->hasSelection(), !m_timeline->trackFilter().pinned.isEmpty(),
-                        m_timeline->size(), this);
+    FigureDialog dialog(tracks, m_state->hasSelection(),
+                        !m_timeline->trackFilter().pinned.isEmpty(), m_timeline->size(), this);
     if (m_lastFigure)
         dialog.setChoice(*m_lastFigure);
     if (dialog.exec() != QDialog::Accepted)

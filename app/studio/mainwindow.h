@@ -2,12 +2,12 @@
 #pragma once
 
 #include "figuredialog.h"
-#include "graphcontroller.h"
 #include "followcontroller.h"
+#include "graphcontroller.h"
 #include "importcontroller.h"
-#include "whatifcontroller.h"
 #include "searchcontroller.h"
 #include "slicequery.h"
+#include "whatifcontroller.h"
 
 #include <QFuture>
 #include <QMainWindow>
@@ -139,7 +139,8 @@ public:
     // without losing the user's place; the timeline follows the data's end unless the user
     // looked elsewhere (the status bar's Follow button brings it back).
     void followFolder(const QString &folder);
-    bool recordCommand(const QStringList &command, const QString &interval, const QString &out, QString *error);
+    bool recordCommand(const QStringList &command, const QString &interval, const QString &out,
+                       QString *error);
     FollowController &follower() { return m_follow; }
 
 Q_SIGNALS:
@@ -164,7 +165,8 @@ private:
     void askRecordCommand();
     void onSelectedSliceChanged();
     void updateAggregate();
-    void onAggregated(const std::vector<AggregateRow> &rows, TimeNs t0, TimeNs t1, const QString &error);
+    void onAggregated(const std::vector<AggregateRow> &rows, TimeNs t0, TimeNs t1,
+                      const QString &error);
     void onFound(const std::vector<SliceRef> &matches, const QString &error);
     void stepMatch(bool backwards);
     void exportFigure();
@@ -222,25 +224,25 @@ private:
     QueryController *m_query = nullptr;
     NotesController *m_notes = nullptr;
     std::optional<FigureDialog::Choice> m_lastFigure; // File › Export Figure's last settings
-    QTabWidget *m_views = nullptr; // the central views
+    QTabWidget *m_views = nullptr;                    // the central views
     QToolButton *m_whatIfButton = nullptr;
     CommandPalette *m_palette = nullptr;
     std::shared_ptr<const TimelineData> m_measuredData; // the project as loaded, no prediction
-    QList<sim::Transform> m_whatIfQueued;              // for showWhatIf before the graph is ready
+    QList<sim::Transform> m_whatIfQueued;               // for showWhatIf before the graph is ready
     bool m_whatIfWanted = false;
     QString m_problem;
     QString m_projectPath;
-    QString m_openedPath; // the folder or file the user opened
+    QString m_openedPath;                   // the folder or file the user opened
     std::unique_ptr<Project> m_readProject; // GUI thread's read-only connection (details)
     std::vector<SliceRef> m_matches;
     SearchController m_search;
-    bool m_findPending = false;   // a search runs; its result takes this step:
+    bool m_findPending = false; // a search runs; its result takes this step:
     bool m_findBackwards = false;
     QString m_matchPattern;
     bool m_matchRegex = false;
     int m_matchIndex = -1;
     bool m_interactive = true;
-    bool m_sized = false; // the panes have their sizes: restored, or defaults at the first show
+    bool m_sized = false;     // the panes have their sizes: restored, or defaults at the first show
     QFuture<void> m_selfTime; // the selected slice's self time (onSelectedSliceChanged)
 };
 

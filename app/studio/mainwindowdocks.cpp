@@ -9,40 +9,39 @@
 #include "comparecontroller.h"
 #include "comparepanel.h"
 #include "devicecatalog.h"
+#include "flamecontroller.h"
+#include "flameview.h"
 #include "focuscontroller.h"
-#include "rankoverviewcontroller.h"
 #include "graphview.h"
+#include "notescontroller.h"
+#include "notespanel.h"
 #include "predictedrun.h"
 #include "project.h"
+#include "querycontroller.h"
+#include "queryview.h"
+#include "rankoverviewcontroller.h"
 #include "runsbrowser.h"
 #include "runscontroller.h"
 #include "simulatecontroller.h"
 #include "simulatepanel.h"
+#include "theme.h"
 #include "timelinestate.h"
 #include "timelineview.h"
 #include "whatifpanel.h"
-#include "flamecontroller.h"
-#include "flameview.h"
-#include "querycontroller.h"
-#include "queryview.h"
-#include "notescontroller.h"
-#include "notespanel.h"
-#include "theme.h"
 
+#include <QActionGroup>
+#include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QHBoxLayout>
-#include <QLabel>
-#include <QMessageBox>
-#include <QScrollArea>
-#include <QStatusBar>
-#include <QActionGroup>
-#include <QApplication>
 #include <QInputDialog>
-#include <QSettings>
+#include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
-#include <QLineEdit>
+#include <QMessageBox>
+#include <QScrollArea>
+#include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QToolButton>
@@ -85,8 +84,10 @@ void MainWindow::buildGraphPanel()
     box->setObjectName(QStringLiteral("graph"));
     m_views->addTab(box, tr("Graph"));
     m_graph = new GraphController(m_graphView, runs, m_state, m_timeline, this);
-    connect(m_graph, &GraphController::runChosen, this, [this](const QString &run) { m_focus->focusRuns({run}); });
-    connect(m_views, &QTabWidget::currentChanged, m_graph, [this, box] { m_graph->setVisible(m_views->currentWidget() == box); });
+    connect(m_graph, &GraphController::runChosen, this,
+            [this](const QString &run) { m_focus->focusRuns({run}); });
+    connect(m_views, &QTabWidget::currentChanged, m_graph,
+            [this, box] { m_graph->setVisible(m_views->currentWidget() == box); });
     connect(&m_whatIf, &WhatIfController::resultReady, m_graph, &GraphController::onWhatIfResult);
 }
 
@@ -110,7 +111,8 @@ void MainWindow::buildFlamePanel()
     dock->setWidget(view);
     m_flame = new FlameController(view, m_timeline, m_state, this);
     connect(dock, &QDockWidget::visibilityChanged, m_flame, &FlameController::setInView);
-    connect(m_flame, &FlameController::showTimelineRequested, this, [this] { showView(QStringLiteral("timeline")); });
+    connect(m_flame, &FlameController::showTimelineRequested, this,
+            [this] { showView(QStringLiteral("timeline")); });
 }
 
 void MainWindow::buildWhatIfPanel()
@@ -126,7 +128,8 @@ void MainWindow::buildWhatIfPanel()
         if (on)
             dock->raise();
     });
-    connect(dock, &QDockWidget::visibilityChanged, button, [button, dock] { button->setChecked(!dock->isHidden()); });
+    connect(dock, &QDockWidget::visibilityChanged, button,
+            [button, dock] { button->setChecked(!dock->isHidden()); });
     // The graph is built when the panel is first looked at, not on every open.
     connect(dock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
         if (visible && !m_whatIf.graph() && !m_whatIf.isBusy() && m_measuredData)
@@ -139,31 +142,32 @@ void MainWindow::buildWhatIfPanel()
     });
     connect(m_whatIfPanel, &WhatIfPanel::transformsChanged, this,
             [this] { m_whatIf.request(m_whatIfPanel->transforms()); });
-    connect(&m_whatIf, &WhatIfController::graphReady, this, [this](const QString &run, const QString &error) {
-        if (!error.isEmpty()) {
-            m_problem = tr("Cannot replay run '%1': %2").arg(run, error);
-            m_whatIfPanel->showMessage(m_problem);
-            if (m_whatIfWanted) {
-                m_whatIfWanted = false;
-                Q_EMIT whatIfShown(false);
-            }
-            return;
-        }
-        const auto &g = *m_whatIf.graph();
-        WhatIfPanel::Measured m;
-        QString unknown; // the link sliders stay disabled
-        if (const auto *l = sim::measuredLink(g.context, true, &unknown)) {
-            m.networkGBps = l->bwGBps;
-            m.latencyUs = l->latencyUs;
-        }
-        m.workers = g.context.measuredWorkers;
-        m_whatIfPanel->setMeasured(m);
-        refreshScenarios();
-        if (!m_whatIfQueued.isEmpty())
-            m_whatIfPanel->setCustomTransforms(std::exchange(m_whatIfQueued, {}));
-        else
-            m_whatIf.request(m_whatIfPanel->transforms());
-    });
+    connect(&m_whatIf, &WhatIfController::graphReady, this,
+            [this](const QString &run, const QString &error) {
+                if (!error.isEmpty()) {
+                    m_problem = tr("Cannot replay run '%1': %2").arg(run, error);
+                    m_whatIfPanel->showMessage(m_problem);
+                    if (m_whatIfWanted) {
+                        m_whatIfWanted = false;
+                        Q_EMIT whatIfShown(false);
+                    }
+                    return;
+                }
+                const auto &g = *m_whatIf.graph();
+                WhatIfPanel::Measured m;
+                QString unknown; // the link sliders stay disabled
+                if (const auto *l = sim::measuredLink(g.context, true, &unknown)) {
+                    m.networkGBps = l->bwGBps;
+                    m.latencyUs = l->latencyUs;
+                }
+                m.workers = g.context.measuredWorkers;
+                m_whatIfPanel->setMeasured(m);
+                refreshScenarios();
+                if (!m_whatIfQueued.isEmpty())
+                    m_whatIfPanel->setCustomTransforms(std::exchange(m_whatIfQueued, {}));
+                else
+                    m_whatIf.request(m_whatIfPanel->transforms());
+            });
     connect(&m_whatIf, &WhatIfController::resultReady, this, &MainWindow::onWhatIfResult);
     connect(m_whatIfPanel, &WhatIfPanel::loadScenarioRequested, this, [this](const QString &name) {
         const auto &g = m_whatIf.graph();
@@ -198,7 +202,8 @@ void MainWindow::buildWhatIfPanel()
                 startImport(m_projectPath, {}, tr("predicted run %1").arg(name),
                             [=](Project &p, QString *why) {
                                 const auto res = sim::whatIf(graph, transforms, context, why);
-                                return res && sim::savePredictedRun(p, run, *res, transforms, name, why);
+                                return res &&
+                                       sim::savePredictedRun(p, run, *res, transforms, name, why);
                             });
             });
 }
@@ -257,21 +262,26 @@ void MainWindow::buildAnalysisPanel()
     m_views->addTab(page, tr("Analysis"));
     m_analysis = new AnalysisController(
         panel, m_state, m_timeline,
-        [this](const QString &run, const QList<sim::Transform> &transforms) { tryWhatIf(run, transforms); }, this);
+        [this](const QString &run, const QList<sim::Transform> &transforms) {
+            tryWhatIf(run, transforms);
+        },
+        this);
     connect(m_views, &QTabWidget::currentChanged, m_analysis,
             [this, page] { m_analysis->setVisible(m_views->currentWidget() == page); });
     // A piece of evidence clicked: shown in the timeline, which comes to the front (asked for).
-    connect(m_analysis, &AnalysisController::revealed, this, [this] { showView(QStringLiteral("timeline")); });
+    connect(m_analysis, &AnalysisController::revealed, this,
+            [this] { showView(QStringLiteral("timeline")); });
     // One run everywhere: the Analysis view follows the timeline's focus, and an analysis of
     // the rank overview's run marks its stragglers there.
     connect(m_state, &TimelineState::focusChanged, m_analysis, [this] {
         if (const QStringList f = m_focus->focusNames(); !f.isEmpty())
             m_analysis->follow(f.first());
     });
-    connect(m_analysis, &AnalysisController::reportReady, this, [this, panel](const QString &run, const QString &error) {
-        if (error.isEmpty() && panel->report() && panel->report()->analysis)
-            m_rankOverview->setStragglers(run, panel->report()->analysis->stragglers);
-    });
+    connect(m_analysis, &AnalysisController::reportReady, this,
+            [this, panel](const QString &run, const QString &error) {
+                if (error.isEmpty() && panel->report() && panel->report()->analysis)
+                    m_rankOverview->setStragglers(run, panel->report()->analysis->stragglers);
+            });
 }
 
 void MainWindow::buildRunsPanel()
@@ -283,7 +293,9 @@ void MainWindow::buildRunsPanel()
     dock->setWidget(browser);
     m_runs = new RunsController(browser, this);
     connect(browser, &RunsBrowser::showInTimelineRequested, this,
-            [this](const QStringList &runs, bool projectClock) { m_focus->focusRuns(runs, projectClock); });
+            [this](const QStringList &runs, bool projectClock) {
+                m_focus->focusRuns(runs, projectClock);
+            });
 
     // The comparison of the runs picked in the browser, in a dock of its own.
     auto *panel = new ComparePanel(this);
@@ -291,10 +303,11 @@ void MainWindow::buildRunsPanel()
     page->setObjectName(QStringLiteral("compare"));
     m_views->addTab(page, tr("Compare"));
     m_compare = new CompareController(panel, this);
-    connect(browser, &RunsBrowser::compareRequested, this, [this, browser](const QStringList &runs) {
-        raiseCompare();
-        m_compare->compare(browser->catalog(), runs);
-    });
+    connect(browser, &RunsBrowser::compareRequested, this,
+            [this, browser](const QStringList &runs) {
+                raiseCompare();
+                m_compare->compare(browser->catalog(), runs);
+            });
 }
 
 void MainWindow::buildNotesPanel()
@@ -335,9 +348,11 @@ void MainWindow::buildThemeMenu(QMenu *view)
 {
     QMenu *menu = view->addMenu(tr("T&heme"));
     auto *group = new QActionGroup(menu);
-    for (const auto &[name, title] : {std::pair{"light", tr("&Light")}, std::pair{"dark", tr("&Dark")},
-                                      std::pair{"system", tr("&System")}}) {
-        QAction *a = menu->addAction(title, this, [this, n = QString::fromLatin1(name)] { setTheme(n); });
+    for (const auto &[name, title] :
+         {std::pair{"light", tr("&Light")}, std::pair{"dark", tr("&Dark")},
+          std::pair{"system", tr("&System")}}) {
+        QAction *a =
+            menu->addAction(title, this, [this, n = QString::fromLatin1(name)] { setTheme(n); });
         a->setCheckable(true);
         a->setObjectName(QStringLiteral("theme-") + QLatin1String(name));
         group->addAction(a);
@@ -358,9 +373,10 @@ void MainWindow::buildNotesMenu()
         QString text = tr("Note");
         if (m_interactive) {
             bool ok = false;
-            text = QInputDialog::getText(this, tr("Add Note"),
-                                         tr("A note on the selected slice, else the selected range, else the cursor:"),
-                                         QLineEdit::Normal, QString(), &ok);
+            text = QInputDialog::getText(
+                this, tr("Add Note"),
+                tr("A note on the selected slice, else the selected range, else the cursor:"),
+                QLineEdit::Normal, QString(), &ok);
             if (!ok || text.trimmed().isEmpty())
                 return;
         }
@@ -371,11 +387,13 @@ void MainWindow::buildNotesMenu()
     QMenu *set = menu->addMenu(tr("&Set Bookmark"));
     QMenu *go = menu->addMenu(tr("&Go to Bookmark"));
     for (int n = 1; n <= 9; ++n) {
-        QAction *s = set->addAction(tr("Bookmark %1").arg(n), this, [this, n] { m_notes->setBookmark(n); });
+        QAction *s =
+            set->addAction(tr("Bookmark %1").arg(n), this, [this, n] { m_notes->setBookmark(n); });
         s->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_0 + n)));
         QAction *g = go->addAction(tr("Bookmark %1").arg(n), this, [this, n] {
             if (!m_notes->goToBookmark(n))
-                statusBar()->showMessage(tr("No bookmark %1 yet: Ctrl+%1 sets it on what is selected.").arg(n), 5000);
+                statusBar()->showMessage(
+                    tr("No bookmark %1 yet: Ctrl+%1 sets it on what is selected.").arg(n), 5000);
         });
         g->setShortcut(QKeySequence(Qt::Key(Qt::Key_0 + n)));
     }
@@ -387,7 +405,8 @@ void MainWindow::buildQueryPanel()
     auto *view = new QueryView(this);
     m_views->addTab(view, tr("Query"));
     m_query = new QueryController(view, m_timeline, m_state, this);
-    connect(m_query, &QueryController::showTimelineRequested, this, [this] { showView(QStringLiteral("timeline")); });
+    connect(m_query, &QueryController::showTimelineRequested, this,
+            [this] { showView(QStringLiteral("timeline")); });
 }
 
 void MainWindow::buildSimulatePanel()
@@ -401,7 +420,9 @@ void MainWindow::buildSimulatePanel()
     auto save = [this](const QList<sim::SimResult> &results, const QStringList &names) {
         if (isBusy() || m_projectPath.isEmpty())
             return false;
-        startImport(m_projectPath, {}, results.size() == 1 ? tr("a simulated run") : tr("%1 simulated runs").arg(results.size()),
+        startImport(m_projectPath, {},
+                    results.size() == 1 ? tr("a simulated run")
+                                        : tr("%1 simulated runs").arg(results.size()),
                     [results, names](Project &p, QString *why) {
                         for (qsizetype i = 0; i < results.size(); ++i)
                             if (!sim::saveSimulatedRun(p, results[i], names[i], why)) {

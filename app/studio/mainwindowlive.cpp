@@ -47,15 +47,20 @@ void MainWindow::buildLiveControls()
             m_liveButton->setChecked(m_state->atTraceEnd());
     });
     connect(&m_follow, &FollowController::updated, this, &MainWindow::onLiveUpdate);
-    connect(&m_follow, &FollowController::recordingEnded, this, [this](int code, const QString &message) {
-        const QString text = message.isEmpty() ? tr("the recorded command ended (status %1)").arg(code) : message;
-        statusBar()->showMessage(tr("Recording ended: %1").arg(text), 15000);
-        m_liveLabel->setText(tr("Recorded: %1").arg(QFileInfo(m_follow.folder()).fileName()));
-    });
+    connect(&m_follow, &FollowController::recordingEnded, this,
+            [this](int code, const QString &message) {
+                const QString text = message.isEmpty()
+                                         ? tr("the recorded command ended (status %1)").arg(code)
+                                         : message;
+                statusBar()->showMessage(tr("Recording ended: %1").arg(text), 15000);
+                m_liveLabel->setText(
+                    tr("Recorded: %1").arg(QFileInfo(m_follow.folder()).fileName()));
+            });
     connect(&m_follow, &FollowController::stopped, this, [this] {
         m_liveButton->setVisible(false);
         if (m_liveLabel->isVisible())
-            m_liveLabel->setText(tr("Followed %1 (stopped)").arg(QFileInfo(m_follow.folder()).fileName()));
+            m_liveLabel->setText(
+                tr("Followed %1 (stopped)").arg(QFileInfo(m_follow.folder()).fileName()));
     });
 }
 
@@ -67,13 +72,15 @@ void MainWindow::followFolder(const QString &folder)
     m_follow.follow(folder);
 }
 
-bool MainWindow::recordCommand(const QStringList &command, const QString &interval, const QString &out, QString *error)
+bool MainWindow::recordCommand(const QStringList &command, const QString &interval,
+                               const QString &out, QString *error)
 {
     m_liveUpdates = 0;
     if (!m_follow.record(command, interval, out, error))
         return false;
     m_openedPath = m_follow.folder();
-    statusBar()->showMessage(tr("Recording %1 into %2…").arg(command.join(QLatin1Char(' ')), m_openedPath));
+    statusBar()->showMessage(
+        tr("Recording %1 into %2…").arg(command.join(QLatin1Char(' ')), m_openedPath));
     return true;
 }
 
@@ -88,9 +95,10 @@ void MainWindow::askRecordCommand()
     auto *interval = new QLineEdit(QStringLiteral("100ms"), &dialog);
     form->addRow(tr("Command:"), command);
     form->addRow(tr("Sample every:"), interval);
-    form->addRow(new QLabel(tr("The recorder samples the command's CPU, memory and I/O (and the GPUs through\n"
-                               "nvidia-smi and dcgmi when installed) into a new folder, which the window follows."),
-                            &dialog));
+    form->addRow(new QLabel(
+        tr("The recorder samples the command's CPU, memory and I/O (and the GPUs through\n"
+           "nvidia-smi and dcgmi when installed) into a new folder, which the window follows."),
+        &dialog));
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("Record"));
     connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
@@ -100,8 +108,8 @@ void MainWindow::askRecordCommand()
         return;
     // Run through the shell, as typed.
     QString why;
-    if (!recordCommand({QStringLiteral("sh"), QStringLiteral("-c"), command->text().trimmed()}, interval->text().trimmed(), {},
-                       &why))
+    if (!recordCommand({QStringLiteral("sh"), QStringLiteral("-c"), command->text().trimmed()},
+                       interval->text().trimmed(), {}, &why))
         QMessageBox::warning(this, tr("Record Command"), why);
 }
 

@@ -11,7 +11,8 @@
 
 namespace gml {
 
-NotesController::NotesController(NotesPanel *panel, TimelineView *timeline, TimelineState *state, QObject *parent)
+NotesController::NotesController(NotesPanel *panel, TimelineView *timeline, TimelineState *state,
+                                 QObject *parent)
     : QObject(parent), m_panel(panel), m_timeline(timeline), m_state(state)
 {
     connect(m_panel, &NotesPanel::noteActivated, this, qOverload<qint64>(&NotesController::goTo));
@@ -50,7 +51,8 @@ NotesController::~NotesController()
     m_watcher.waitForFinished();
 }
 
-void NotesController::setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data)
+void NotesController::setProject(const QString &projectPath,
+                                 std::shared_ptr<const TimelineData> data)
 {
     m_projectPath = projectPath;
     m_data = std::move(data);
@@ -138,7 +140,10 @@ void NotesController::addNote(const QString &text, int bookmark)
         n.start = m_state->selectionStart() + shift;
         n.end = m_state->selectionEnd() + shift;
     } else {
-        n.start = n.end = (m_state->hasCursor() ? m_state->cursor() : m_state->windowStart() + m_state->windowDuration() / 2) + shift;
+        n.start = n.end =
+            (m_state->hasCursor() ? m_state->cursor()
+                                  : m_state->windowStart() + m_state->windowDuration() / 2) +
+            shift;
     }
     submit([n](Project &p, QString *why) { return gml::addNote(p, n, why).has_value(); });
 }

@@ -28,7 +28,8 @@ class NotesController : public QObject
 {
     Q_OBJECT
 public:
-    NotesController(NotesPanel *panel, TimelineView *timeline, TimelineState *state, QObject *parent = nullptr);
+    NotesController(NotesPanel *panel, TimelineView *timeline, TimelineState *state,
+                    QObject *parent = nullptr);
     ~NotesController() override;
 
     void setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data);

@@ -54,7 +54,8 @@ const QString kHistoryKey = QStringLiteral("query/history");
 
 } // namespace
 
-QueryController::QueryController(QueryView *view, TimelineView *timeline, TimelineState *state, QObject *parent)
+QueryController::QueryController(QueryView *view, TimelineView *timeline, TimelineState *state,
+                                 QObject *parent)
     : QObject(parent), m_view(view), m_timeline(timeline), m_state(state)
 {
     m_history = QSettings().value(kHistoryKey).toStringList();
@@ -69,10 +70,13 @@ QueryController::QueryController(QueryView *view, TimelineView *timeline, Timeli
         if (reveal(row))
             Q_EMIT showTimelineRequested();
         else
-            m_view->setStatus(tr("Row %1 holds no slice (id and track_id columns) and no time (ts): nothing to show "
-                                 "in the timeline.").arg(row + 1));
+            m_view->setStatus(tr("Row %1 holds no slice (id and track_id columns) and no time "
+                                 "(ts): nothing to show "
+                                 "in the timeline.")
+                                  .arg(row + 1));
     });
-    connect(&m_words, &QFutureWatcher<QStringList>::finished, this, [this] { m_view->setCompletions(m_words.result()); });
+    connect(&m_words, &QFutureWatcher<QStringList>::finished, this,
+            [this] { m_view->setCompletions(m_words.result()); });
     connect(&m_watcher, &QFutureWatcher<Batch>::finished, this, [this] {
         Batch b = m_watcher.result();
         if (b.serial != m_serial)
@@ -86,12 +90,15 @@ QueryController::QueryController(QueryView *view, TimelineView *timeline, Timeli
         m_view->model()->append(std::move(b.rows), b.done || !b.error.isEmpty());
         const int rows = m_view->model()->rowCount();
         if (!b.error.isEmpty())
-            m_view->setStatus(b.error.contains(QLatin1String("time limit"))
-                                  ? tr("Error: %1 (the Time limit box sets it; 0 s: no limit)").arg(b.error)
-                                  : tr("Error: %1").arg(b.error));
+            m_view->setStatus(
+                b.error.contains(QLatin1String("time limit"))
+                    ? tr("Error: %1 (the Time limit box sets it; 0 s: no limit)").arg(b.error)
+                    : tr("Error: %1").arg(b.error));
         else
-            m_view->setStatus(b.done ? tr("%n row(s) in %1 ms", nullptr, rows).arg(ms)
-                                     : tr("%n row(s) so far in %1 ms; more as you scroll", nullptr, rows).arg(ms));
+            m_view->setStatus(
+                b.done
+                    ? tr("%n row(s) in %1 ms", nullptr, rows).arg(ms)
+                    : tr("%n row(s) so far in %1 ms; more as you scroll", nullptr, rows).arg(ms));
         if (b.done || !b.error.isEmpty())
             m_cursor.reset(); // the statement and its connection are closed
         if (b.first) {
@@ -109,7 +116,8 @@ QueryController::~QueryController()
     m_words.waitForFinished();
 }
 
-void QueryController::setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data)
+void QueryController::setProject(const QString &projectPath,
+                                 std::shared_ptr<const TimelineData> data)
 {
     m_projectPath = projectPath;
     m_data = std::move(data);
@@ -127,17 +135,19 @@ void QueryController::loadCompletions()
     // Tables, views and their columns, with the SQL words people type most.
     m_words.waitForFinished();
     m_words.setFuture(QtConcurrent::run([path = m_projectPath]() {
-        std::set<QString> words{QStringLiteral("SELECT"), QStringLiteral("FROM"), QStringLiteral("WHERE"),
-                                QStringLiteral("GROUP BY"), QStringLiteral("ORDER BY"), QStringLiteral("LIMIT"),
-                                QStringLiteral("JOIN"), QStringLiteral("count"), QStringLiteral("sum"),
-                                QStringLiteral("avg"), QStringLiteral("max"), QStringLiteral("min")};
+        std::set<QString> words{
+            QStringLiteral("SELECT"),   QStringLiteral("FROM"),     QStringLiteral("WHERE"),
+            QStringLiteral("GROUP BY"), QStringLiteral("ORDER BY"), QStringLiteral("LIMIT"),
+            QStringLiteral("JOIN"),     QStringLiteral("count"),    QStringLiteral("sum"),
+            QStringLiteral("avg"),      QStringLiteral("max"),      QStringLiteral("min")};
         QString error;
         auto project = Project::open(path, Project::Mode::ReadOnly, &error);
         if (!project)
             return QStringList();
         QStringList tables;
-        auto st = project->db().prepare("SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND "
-                                        "name NOT LIKE 'sqlite_%'");
+        auto st = project->db().prepare(
+            "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND "
+            "name NOT LIKE 'sqlite_%'");
         while (st.step())
             tables << st.text(0);
         for (const QString &t : tables) {
@@ -175,28 +185,29 @@ void QueryController::run(const QString &sql)
     ReadOnlyQuery::Limits limits;
     limits.timeoutMs = qint64(m_view->timeLimitSeconds()) * 1000;
     m_cursor = std::make_shared<Cursor>();
-    m_watcher.setFuture(QtConcurrent::run([path = m_projectPath, sql, limits, cursor = m_cursor, serial = ++m_serial]() {
-        Batch b;
-        b.serial = serial;
-        b.first = true;
-        b.cursor = cursor;
-        b.cursor->project = Project::open(path, Project::Mode::ReadOnly, &b.error);
-        if (!b.cursor->project)
+    m_watcher.setFuture(QtConcurrent::run(
+        [path = m_projectPath, sql, limits, cursor = m_cursor, serial = ++m_serial]() {
+            Batch b;
+            b.serial = serial;
+            b.first = true;
+            b.cursor = cursor;
+            b.cursor->project = Project::open(path, Project::Mode::ReadOnly, &b.error);
+            if (!b.cursor->project)
+                return b;
+            ReadOnlyQuery::Error why;
+            auto query = ReadOnlyQuery::prepare(b.cursor->project->db(), sql, &why, limits);
+            if (!query) {
+                b.error = why.message;
+                return b;
+            }
+            b.columns = query->columns();
+            if (!b.cursor->adopt(std::move(query))) {
+                b.error = QStringLiteral("cancelled");
+                return b;
+            }
+            b.cursor->query->fetch(kFirstRows, b.rows, &b.done, &b.error);
             return b;
-        ReadOnlyQuery::Error why;
-        auto query = ReadOnlyQuery::prepare(b.cursor->project->db(), sql, &why, limits);
-        if (!query) {
-            b.error = why.message;
-            return b;
-        }
-        b.columns = query->columns();
-        if (!b.cursor->adopt(std::move(query))) {
-            b.error = QStringLiteral("cancelled");
-            return b;
-        }
-        b.cursor->query->fetch(kFirstRows, b.rows, &b.done, &b.error);
-        return b;
-    }));
+        }));
 }
 
 void QueryController::fetchMore()
@@ -229,7 +240,8 @@ bool QueryController::reveal(int row)
     const QVariantList &values = model->row(row);
     auto value = [&](std::initializer_list<const char *> names) -> QVariant {
         for (const char *n : names)
-            if (const qsizetype c = cols.indexOf(QLatin1String(n), 0); c >= 0 && values.value(c).isValid())
+            if (const qsizetype c = cols.indexOf(QLatin1String(n), 0);
+                c >= 0 && values.value(c).isValid())
                 return values.value(c);
         return {};
     };
@@ -245,11 +257,12 @@ bool QueryController::reveal(int row)
     if (!ts.isValid())
         return false;
     const QVariant runId = value({"run_id"}), runName = value({"run"});
-    const RunSummary *run = runId.isValid() ? m_data->run(runId.toLongLong())
+    const RunSummary *run = runId.isValid()     ? m_data->run(runId.toLongLong())
                             : runName.isValid() ? m_data->runNamed(runName.toString())
                                                 : nullptr;
     const TimeNs t = ts.toLongLong();
-    m_timeline->revealTime(run ? run->id : 0, t, t + std::max<qint64>(0, value({"dur", "dur_ns"}).toLongLong()));
+    m_timeline->revealTime(run ? run->id : 0, t,
+                           t + std::max<qint64>(0, value({"dur", "dur_ns"}).toLongLong()));
     return true;
 }
 

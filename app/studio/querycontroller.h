@@ -25,7 +25,8 @@ class QueryController : public QObject
 {
     Q_OBJECT
 public:
-    QueryController(QueryView *view, TimelineView *timeline, TimelineState *state, QObject *parent = nullptr);
+    QueryController(QueryView *view, TimelineView *timeline, TimelineState *state,
+                    QObject *parent = nullptr);
     ~QueryController() override;
 
     void setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data);
@@ -33,7 +34,8 @@ public:
     // Whether the queries run go into the user's history (not a screenshot's).
     void setRemember(bool remember) { m_remember = remember; }
     void waitForIdle(); // tests and screenshots
-    // Shows row `row` of the result in the timeline; false when it holds neither a slice nor a time.
+    // Shows row `row` of the result in the timeline; false when it holds neither a slice nor a
+    // time.
     bool reveal(int row);
 
 Q_SIGNALS:

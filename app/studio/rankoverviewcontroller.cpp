@@ -15,8 +15,8 @@
 
 namespace gml {
 
-RankOverviewController::RankOverviewController(RankOverviewView *view, TimelineView *timeline, TimelineState *state,
-                                               QObject *parent)
+RankOverviewController::RankOverviewController(RankOverviewView *view, TimelineView *timeline,
+                                               TimelineState *state, QObject *parent)
     : QObject(parent), m_view(view), m_timeline(timeline), m_state(state)
 {
     m_view->hide();
@@ -28,10 +28,14 @@ RankOverviewController::RankOverviewController(RankOverviewView *view, TimelineV
         m_view->setVisible(r.overview && r.overview->lanes.size() > 1);
         Q_EMIT loaded(r.error);
     });
-    connect(m_view, &RankOverviewView::laneActivated, this, [this](int lane, qint64 at) { expand(lane, at, true); });
-    connect(m_view, &RankOverviewView::lanePicked, this, [this](int lane, qint64 at) { expand(lane, at, false); });
-    connect(m_view, &RankOverviewView::laneOpened, this, [this](int lane, qint64 at) { reveal(lane, at); });
-    connect(m_view, &RankOverviewView::laneMenuRequested, this, &RankOverviewController::showLaneMenu);
+    connect(m_view, &RankOverviewView::laneActivated, this,
+            [this](int lane, qint64 at) { expand(lane, at, true); });
+    connect(m_view, &RankOverviewView::lanePicked, this,
+            [this](int lane, qint64 at) { expand(lane, at, false); });
+    connect(m_view, &RankOverviewView::laneOpened, this,
+            [this](int lane, qint64 at) { reveal(lane, at); });
+    connect(m_view, &RankOverviewView::laneMenuRequested, this,
+            &RankOverviewController::showLaneMenu);
     // Lined up with the timeline's columns; the run shown follows the focus.
     connect(m_timeline, &TimelineView::layoutChanged, this, [this] {
         m_view->setLabelWidth(m_timeline->painter().metrics().labelWidth);
@@ -55,7 +59,8 @@ QString RankOverviewController::shardOf(int lane, QString *why) const
     auto project = Project::open(m_projectPath, Project::Mode::ReadOnly, &error);
     if (!project || !cluster::isClusterProject(*project))
         return {};
-    const auto path = cluster::shardOfRank(*project, m_runId, overview->lanes[size_t(lane)].rank, &error);
+    const auto path =
+        cluster::shardOfRank(*project, m_runId, overview->lanes[size_t(lane)].rank, &error);
     if (!path && why)
         *why = error;
     return path.value_or(QString());
@@ -74,15 +79,18 @@ void RankOverviewController::showLaneMenu(int lane, TimeNs at, const QPoint &glo
         return;
     const int rank = overview->lanes[size_t(lane)].rank;
     QMenu menu;
-    menu.addAction(m_expandedLane == lane ? tr("Fold rank %1's streams").arg(rank) : tr("Expand rank %1's streams").arg(rank),
+    menu.addAction(m_expandedLane == lane ? tr("Fold rank %1's streams").arg(rank)
+                                          : tr("Expand rank %1's streams").arg(rank),
                    this, [this, lane, at] { expand(lane, at, true); });
-    menu.addAction(tr("Show rank %1's GPU row").arg(rank), this, [this, lane, at] { reveal(lane, at); });
+    menu.addAction(tr("Show rank %1's GPU row").arg(rank), this,
+                   [this, lane, at] { reveal(lane, at); });
     QString why;
     const QString shard = shardOf(lane, &why);
     if (!shard.isEmpty() || !why.isEmpty()) {
         menu.addSeparator();
-        QAction *open = menu.addAction(tr("Open rank %1's shard (findings, graph, what-if)").arg(rank), this,
-                                       [this, shard] { Q_EMIT openProjectRequested(shard); });
+        QAction *open =
+            menu.addAction(tr("Open rank %1's shard (findings, graph, what-if)").arg(rank), this,
+                           [this, shard] { Q_EMIT openProjectRequested(shard); });
         open->setEnabled(!shard.isEmpty());
         open->setToolTip(shard.isEmpty() ? why : shard);
         menu.setToolTipsVisible(true);
@@ -90,7 +98,8 @@ void RankOverviewController::showLaneMenu(int lane, TimeNs at, const QPoint &glo
     menu.exec(globalPos);
 }
 
-void RankOverviewController::setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data)
+void RankOverviewController::setProject(const QString &projectPath,
+                                        std::shared_ptr<const TimelineData> data)
 {
     m_projectPath = projectPath;
     m_data = std::move(data);
@@ -140,25 +149,28 @@ void RankOverviewController::followFocus()
     m_view->setLabelWidth(m_timeline->painter().metrics().labelWidth);
     if (m_run.isEmpty())
         return;
-    m_watcher.setFuture(QtConcurrent::run([path = m_projectPath, run = m_runId, generation = m_generation]() {
-        Result r;
-        r.generation = generation;
-        // Writable where it can be: a summary made now (a source imported by an older program)
-        // is then kept, and the next open reads it.
-        const auto mode = Project::whyNotWritable(path).isEmpty() ? Project::Mode::ReadWrite : Project::Mode::ReadOnly;
-        auto project = Project::open(path, mode, &r.error);
-        if (!project && mode == Project::Mode::ReadWrite)
-            project = Project::open(path, Project::Mode::ReadOnly, &r.error);
-        if (!project)
+    m_watcher.setFuture(
+        QtConcurrent::run([path = m_projectPath, run = m_runId, generation = m_generation]() {
+            Result r;
+            r.generation = generation;
+            // Writable where it can be: a summary made now (a source imported by an older program)
+            // is then kept, and the next open reads it.
+            const auto mode = Project::whyNotWritable(path).isEmpty() ? Project::Mode::ReadWrite
+                                                                      : Project::Mode::ReadOnly;
+            auto project = Project::open(path, mode, &r.error);
+            if (!project && mode == Project::Mode::ReadWrite)
+                project = Project::open(path, Project::Mode::ReadOnly, &r.error);
+            if (!project)
+                return r;
+            auto overview = loadRankOverview(*project, run, &r.error);
+            if (overview)
+                r.overview = std::make_shared<const RankOverview>(std::move(*overview));
             return r;
-        auto overview = loadRankOverview(*project, run, &r.error);
-        if (overview)
-            r.overview = std::make_shared<const RankOverview>(std::move(*overview));
-        return r;
-    }));
+        }));
 }
 
-void RankOverviewController::setStragglers(const QString &run, const std::vector<sim::Straggler> &stragglers)
+void RankOverviewController::setStragglers(const QString &run,
+                                           const std::vector<sim::Straggler> &stragglers)
 {
     if (run != m_run)
         return;
@@ -211,7 +223,8 @@ QList<TrackId> RankOverviewController::streamsOf(int lane) const
     for (const RunSummary &run : m_data->runs)
         if (run.id == m_runId)
             for (const TrackSummary &t : run.tracks)
-                if (t.rank == l.rank && t.pid == l.device && t.kind == TrackKind::Stream && t.slices > 0)
+                if (t.rank == l.rank && t.pid == l.device && t.kind == TrackKind::Stream &&
+                    t.slices > 0)
                     out.append(t.id);
     if (out.isEmpty())
         if (const TrackId t = trackOf(lane))

@@ -18,15 +18,15 @@ class TimelineState;
 class TimelineView;
 
 // Feeds the rank overview above the timeline: when a run in focus spans several ranks (the
-// focused run with the most), reads its overview from the source summaries off the GUI thread and shows
-// it; hides it otherwise. A source without a current summary (imported by an older program) is
-// summarised then, and the summary kept where the project can be written.
-// A lane clicked (or picked as slowest, median, fastest) expands in place: that rank's GPU
-// streams open in the timeline's pinned band, right under the overview, the rows below staying
-// where they are; a second click folds them away, a click on another lane swaps them. The
-// cursor goes to the time clicked. A double-click opens the rank's GPU row in the track tree
-// instead, scrolled to the top. A right-click offers both, and in a cluster project opening the
-// shard that holds the rank (its findings, graph and what-if).
+// focused run with the most), reads its overview from the source summaries off the GUI thread and
+// shows it; hides it otherwise. A source without a current summary (imported by an older program)
+// is summarised then, and the summary kept where the project can be written. A lane clicked (or
+// picked as slowest, median, fastest) expands in place: that rank's GPU streams open in the
+// timeline's pinned band, right under the overview, the rows below staying where they are; a second
+// click folds them away, a click on another lane swaps them. The cursor goes to the time clicked. A
+// double-click opens the rank's GPU row in the track tree instead, scrolled to the top. A
+// right-click offers both, and in a cluster project opening the shard that holds the rank (its
+// findings, graph and what-if).
 class RankOverviewController : public QObject
 {
     Q_OBJECT

@@ -11,7 +11,8 @@
 
 namespace gml {
 
-RunsController::RunsController(RunsBrowser *browser, QObject *parent) : QObject(parent), m_browser(browser)
+RunsController::RunsController(RunsBrowser *browser, QObject *parent)
+    : QObject(parent), m_browser(browser)
 {
     connect(&m_watcher, &QFutureWatcher<Result>::finished, this, [this] {
         const Result r = m_watcher.result();
@@ -20,7 +21,9 @@ RunsController::RunsController(RunsBrowser *browser, QObject *parent) : QObject(
         m_busy = false;
         if (r.catalog) {
             m_browser->setCatalog(*r.catalog);
-            m_browser->showMessage((r.notes + (r.error.isEmpty() ? QStringList() : QStringList{r.error})).join(QLatin1Char('\n')));
+            m_browser->showMessage(
+                (r.notes + (r.error.isEmpty() ? QStringList() : QStringList{r.error}))
+                    .join(QLatin1Char('\n')));
         } else {
             m_browser->showMessage(tr("Runs not listed: %1").arg(r.error));
         }
@@ -28,7 +31,9 @@ RunsController::RunsController(RunsBrowser *browser, QObject *parent) : QObject(
     });
     connect(browser, &RunsBrowser::moveRequested, this,
             [this](const QList<RunId> &runs, const QString &experiment, const QString &workload) {
-                start([=](Project &p, QString *error) { return assignRuns(p, runs, experiment, workload, error); });
+                start([=](Project &p, QString *error) {
+                    return assignRuns(p, runs, experiment, workload, error);
+                });
             });
     connect(browser, &RunsBrowser::tagsRequested, this, [this](RunId run, const QJsonObject &tags) {
         start([=](Project &p, QString *error) { return setRunTags(p, run, tags, error); });
@@ -77,7 +82,8 @@ void RunsController::start(Edit edit)
         r.notes = notes;
         // One connection per thread (DESIGN.md): this worker opens its own.
         const bool writable = Project::whyNotWritable(path).isEmpty();
-        auto project = Project::open(path, writable ? Project::Mode::ReadWrite : Project::Mode::ReadOnly, &r.error);
+        auto project = Project::open(
+            path, writable ? Project::Mode::ReadWrite : Project::Mode::ReadOnly, &r.error);
         if (!project)
             return r;
         if (edit && !edit(*project, &r.error))
@@ -85,15 +91,20 @@ void RunsController::start(Edit edit)
         const QList<RunId> missing = runsWithoutMetrics(*project, sim::kRunMetricsVersion);
         if (!missing.isEmpty() && writable) {
             QStringList errors;
-            sim::updateRunMetrics(*project, missing, &errors, [&](int done, int total, const QString &run) {
-                QMetaObject::invokeMethod(
-                    browser, [=] {
-                        if (browser && done < total)
-                            browser->showMessage(tr("Computing headline metrics %1/%2: %3").arg(done + 1).arg(total).arg(run));
-                    },
-                    Qt::QueuedConnection);
-                return !cancel->load();
-            });
+            sim::updateRunMetrics(
+                *project, missing, &errors, [&](int done, int total, const QString &run) {
+                    QMetaObject::invokeMethod(
+                        browser,
+                        [=] {
+                            if (browser && done < total)
+                                browser->showMessage(tr("Computing headline metrics %1/%2: %3")
+                                                         .arg(done + 1)
+                                                         .arg(total)
+                                                         .arg(run));
+                        },
+                        Qt::QueuedConnection);
+                    return !cancel->load();
+                });
             if (!errors.isEmpty())
                 r.error = errors.join(QLatin1Char('\n'));
         }

@@ -41,8 +41,8 @@ void SearchController::find(std::shared_ptr<const TimelineData> data, const QLis
     }));
 }
 
-void SearchController::aggregate(std::shared_ptr<const TimelineData> data, const std::vector<AggregateTrack> &tracks,
-                                 TimeNs t0, TimeNs t1)
+void SearchController::aggregate(std::shared_ptr<const TimelineData> data,
+                                 const std::vector<AggregateTrack> &tracks, TimeNs t0, TimeNs t1)
 {
     const quint64 serial = ++m_aggregateSerial;
     m_aggregate.waitForFinished();

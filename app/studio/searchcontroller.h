@@ -22,17 +22,18 @@ public:
     explicit SearchController(QObject *parent = nullptr);
     ~SearchController() override;
 
-    void find(std::shared_ptr<const TimelineData> data, const QList<TrackId> &tracks, const QString &pattern,
-              bool regex);
-    void aggregate(std::shared_ptr<const TimelineData> data, const std::vector<AggregateTrack> &tracks, TimeNs t0,
-                   TimeNs t1);
+    void find(std::shared_ptr<const TimelineData> data, const QList<TrackId> &tracks,
+              const QString &pattern, bool regex);
+    void aggregate(std::shared_ptr<const TimelineData> data,
+                   const std::vector<AggregateTrack> &tracks, TimeNs t0, TimeNs t1);
     bool isSearching() const { return m_find.isRunning(); }
     // Blocks until both are done and their results delivered (screenshots, tests).
     void waitForIdle();
 
 Q_SIGNALS:
     void found(const std::vector<SliceRef> &matches, const QString &error);
-    void aggregated(const std::vector<AggregateRow> &rows, TimeNs t0, TimeNs t1, const QString &error);
+    void aggregated(const std::vector<AggregateRow> &rows, TimeNs t0, TimeNs t1,
+                    const QString &error);
 
 private:
     struct Found

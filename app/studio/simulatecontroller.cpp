@@ -57,7 +57,8 @@ void SimulateController::setCatalog(const RunCatalog &catalog)
         int found = 0;
         for (const SweepPoint &p : std::as_const(m_sweepPoints))
             found += catalog.run(p.run) != nullptr;
-        m_panel->showMessage(tr("Saved %1 simulated %2 in the project: in the timeline, the Runs and the Compare docks.")
+        m_panel->showMessage(tr("Saved %1 simulated %2 in the project: in the timeline, the Runs "
+                                "and the Compare docks.")
                                  .arg(found)
                                  .arg(found == 1 ? tr("run") : tr("runs")));
         m_savedPending = 0;
@@ -123,23 +124,29 @@ void SimulateController::simulate()
         if (!cluster)
             return r;
         base.cluster = std::move(*cluster);
-        const QList<sim::SimConfig> configs = sim::sweepConfigs(base, req.sweepWorkers, req.sweepBatches);
+        const QList<sim::SimConfig> configs =
+            sim::sweepConfigs(base, req.sweepWorkers, req.sweepBatches);
         r.configurations = int(configs.size());
         int shown = -1;
         auto outcome = sim::runSweep(configs, [&](int done, int total) {
             if (done != shown) { // the sweep asks every 10 ms; the panel hears of each step once
                 shown = done;
-                QMetaObject::invokeMethod(this, [this, job, done, total] {
-                    if (job == m_job && m_busy)
-                        m_panel->showProgress(done, total);
-                }, Qt::QueuedConnection);
+                QMetaObject::invokeMethod(
+                    this,
+                    [this, job, done, total] {
+                        if (job == m_job && m_busy)
+                            m_panel->showProgress(done, total);
+                    },
+                    Qt::QueuedConnection);
             }
             return !cancel->load();
         });
         r.cancelled = outcome.cancelled;
         r.errors = outcome.errors;
         for (const sim::SimResult &res : std::as_const(outcome.results))
-            r.names << (configs.size() == 1 && !req.name.isEmpty() ? req.name : sim::simulatedRunName(res.config));
+            r.names << (configs.size() == 1 && !req.name.isEmpty()
+                            ? req.name
+                            : sim::simulatedRunName(res.config));
         r.results = std::move(outcome.results);
         return r;
     }));
@@ -174,14 +181,15 @@ void SimulateController::onFinished()
     }
     showPoints();
     QStringList lines;
-    lines << (r.cancelled ? tr("Cancelled: %1 of %2 configurations simulated in %3 s.")
-                                .arg(r.results.size())
-                                .arg(r.configurations)
-                                .arg(seconds, 0, 'f', 1)
-                          : tr("%1 %2 simulated in %3 s.")
-                                .arg(r.results.size())
-                                .arg(r.results.size() == 1 ? tr("configuration") : tr("configurations"))
-                                .arg(seconds, 0, 'f', 1));
+    lines << (r.cancelled
+                  ? tr("Cancelled: %1 of %2 configurations simulated in %3 s.")
+                        .arg(r.results.size())
+                        .arg(r.configurations)
+                        .arg(seconds, 0, 'f', 1)
+                  : tr("%1 %2 simulated in %3 s.")
+                        .arg(r.results.size())
+                        .arg(r.results.size() == 1 ? tr("configuration") : tr("configurations"))
+                        .arg(seconds, 0, 'f', 1));
     for (const QString &e : r.errors)
         lines << tr("Failed: %1").arg(e);
     for (const sim::SimResult &res : r.results)
@@ -192,9 +200,11 @@ void SimulateController::onFinished()
         if (m_save && m_save(r.results, r.names)) {
             saved = int(r.results.size());
             m_savedPending = saved;
-            lines << (saved == 1 ? tr("Saving the run in the project…") : tr("Saving the %1 runs in the project…").arg(saved));
+            lines << (saved == 1 ? tr("Saving the run in the project…")
+                                 : tr("Saving the %1 runs in the project…").arg(saved));
         } else {
-            lines << tr("Not saved: the project is busy (an import is running). Simulate again once it is done.");
+            lines << tr("Not saved: the project is busy (an import is running). Simulate again "
+                        "once it is done.");
         }
     }
     m_panel->showMessage(lines.join(QLatin1Char('\n')));

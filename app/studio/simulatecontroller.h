@@ -28,7 +28,8 @@ class SimulateController : public QObject
     Q_OBJECT
 public:
     // Writes `results` as runs named `names`; false when the project cannot take them now.
-    using Save = std::function<bool(const QList<sim::SimResult> &results, const QStringList &names)>;
+    using Save =
+        std::function<bool(const QList<sim::SimResult> &results, const QStringList &names)>;
 
     SimulateController(SimulatePanel *panel, Save save, QObject *parent = nullptr);
     ~SimulateController() override;

@@ -39,10 +39,11 @@ QJsonObject studioState(const MainWindow &w)
     out.insert(QStringLiteral("panels"), panels);
     out.insert(QStringLiteral("focus_runs"), QJsonArray::fromStringList(w.focus()->focusNames()));
     const TimelineState *s = w.state();
-    out.insert(QStringLiteral("window"), QJsonObject{{QStringLiteral("start_ns"), s->windowStart()},
-                                                     {QStringLiteral("end_ns"), s->windowEnd()},
-                                                     {QStringLiteral("origin_ns"), s->traceStart()},
-                                                     {QStringLiteral("project_clock"), s->projectClock()}});
+    out.insert(QStringLiteral("window"),
+               QJsonObject{{QStringLiteral("start_ns"), s->windowStart()},
+                           {QStringLiteral("end_ns"), s->windowEnd()},
+                           {QStringLiteral("origin_ns"), s->traceStart()},
+                           {QStringLiteral("project_clock"), s->projectClock()}});
     const TimelineView *t = w.timeline();
     const QPoint origin = t->mapTo(&w, QPoint(0, 0));
     const bool shown = t->isVisible() && !t->visibleRegion().isEmpty();
@@ -52,10 +53,12 @@ QJsonObject studioState(const MainWindow &w)
         const TimelineViewport v = t->viewport();
         for (const auto &row : t->layout().rows()) {
             const int y = t->painter().rowTop(row, v);
-            const int top = row.pinned ? t->painter().metrics().headerHeight() : t->painter().rowsTop();
+            const int top =
+                row.pinned ? t->painter().metrics().headerHeight() : t->painter().rowsTop();
             if (y + row.height <= top || y >= t->height())
                 continue;
-            const auto *info = row.type == TimelineRow::Type::Track ? data->track(row.track) : nullptr;
+            const auto *info =
+                row.type == TimelineRow::Type::Track ? data->track(row.track) : nullptr;
             const auto drawn = info ? data->shown(row.track) : nullptr;
             QString runName;
             for (const auto &r : data->runs)
@@ -63,7 +66,9 @@ QJsonObject studioState(const MainWindow &w)
                     runName = r.name;
             tracks.append(QJsonObject{
                 {QStringLiteral("name"), row.label},
-                {QStringLiteral("kind"), row.type == TimelineRow::Type::Run ? QStringLiteral("run") : trackKindName(row.kind)},
+                {QStringLiteral("kind"), row.type == TimelineRow::Type::Run
+                                             ? QStringLiteral("run")
+                                             : trackKindName(row.kind)},
                 {QStringLiteral("run"), runName},
                 {QStringLiteral("rank"), info ? info->rank : -1},
                 {QStringLiteral("y"), origin.y() + y},
@@ -74,7 +79,8 @@ QJsonObject studioState(const MainWindow &w)
         }
     }
     out.insert(QStringLiteral("tracks"), tracks);
-    out.insert(QStringLiteral("paging_error"), data && data->pager ? data->pager->errorString() : QString());
+    out.insert(QStringLiteral("paging_error"),
+               data && data->pager ? data->pager->errorString() : QString());
     QJsonArray ruler;
     if (shown)
         for (const auto &l : t->painter().rulerLabels())
@@ -91,8 +97,8 @@ QJsonObject studioState(const MainWindow &w)
             ranks.insert(l.rank);
         const QPoint at = ro->mapTo(&w, QPoint(0, 0));
         const bool visible = ro->isVisible() && !ro->visibleRegion().isEmpty();
-        const auto l = RankOverviewPainter::layout(QRect(QPoint(0, 0), ro->size()), t->painter().metrics().labelWidth,
-                                                   lanes.size());
+        const auto l = RankOverviewPainter::layout(QRect(QPoint(0, 0), ro->size()),
+                                                   t->painter().metrics().labelWidth, lanes.size());
         out.insert(QStringLiteral("rank_overview"),
                    QJsonObject{{QStringLiteral("run"), w.rankOverview()->run()},
                                {QStringLiteral("visible"), visible},

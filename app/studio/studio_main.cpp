@@ -5,9 +5,9 @@
 
 #include "comparepanel.h"
 #include "flamecontroller.h"
+#include "graphview.h"
 #include "querycontroller.h"
 #include "queryview.h"
-#include "graphview.h"
 #include "rankoverviewcontroller.h"
 #include "statedump.h"
 #include "timelineview.h"
@@ -26,7 +26,8 @@
 
 int main(int argc, char **argv)
 {
-    gml::installMappedWriteGuard("grademl-studio"); // a project's -shm that cannot be written: said, not SIGBUS
+    gml::installMappedWriteGuard(
+        "grademl-studio"); // a project's -shm that cannot be written: said, not SIGBUS
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("grademl-studio"));
     QApplication::setOrganizationName(QStringLiteral("GradeML"));
@@ -35,105 +36,128 @@ int main(int argc, char **argv)
     QGuiApplication::setDesktopFileName(QStringLiteral("org.grademl.studio"));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Performance explorer for machine-learning workflows"));
+    parser.setApplicationDescription(
+        QStringLiteral("Performance explorer for machine-learning workflows"));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("path"), QStringLiteral("A trace folder or a .grademl project"),
+    parser.addPositionalArgument(QStringLiteral("path"),
+                                 QStringLiteral("A trace folder or a .grademl project"),
                                  QStringLiteral("[FOLDER | FILE.grademl]"));
-    QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                  QStringLiteral("Render the window after loading to OUT.png and exit"),
-                                  QStringLiteral("OUT.png"));
+    QCommandLineOption screenshot(
+        QStringLiteral("screenshot"),
+        QStringLiteral("Render the window after loading to OUT.png and exit"),
+        QStringLiteral("OUT.png"));
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot"),
                             QStringLiteral("WxH"), QStringLiteral("1600x1000"));
-    QCommandLineOption select(QStringLiteral("select"),
-                              QStringLiteral("With --screenshot: find this slice name and select its first match"),
-                              QStringLiteral("NAME"));
-    QCommandLineOption panel(QStringLiteral("panel"),
-                             QStringLiteral("With --screenshot: bring this view or panel to the front (timeline, analysis, ranks, graph, compare, simulate, query, details, aggregate, flame, sources, runs, whatif)"),
-                             QStringLiteral("NAME"));
+    QCommandLineOption select(
+        QStringLiteral("select"),
+        QStringLiteral("With --screenshot: find this slice name and select its first match"),
+        QStringLiteral("NAME"));
+    QCommandLineOption panel(
+        QStringLiteral("panel"),
+        QStringLiteral(
+            "With --screenshot: bring this view or panel to the front (timeline, analysis, ranks, "
+            "graph, compare, simulate, query, details, aggregate, flame, sources, runs, whatif)"),
+        QStringLiteral("NAME"));
     parser.addOption(screenshot);
     parser.addOption(size);
     parser.addOption(select);
     parser.addOption(panel);
-    QCommandLineOption whatif(QStringLiteral("whatif"),
-                              QStringLiteral("With --screenshot: show the what-if panel replaying these presets "
-                                             "or scales (comma-separated: amp, fusedadam, input=N, input=free, "
-                                             "REGEX=FACTOR)"),
-                              QStringLiteral("transforms"));
+    QCommandLineOption whatif(
+        QStringLiteral("whatif"),
+        QStringLiteral("With --screenshot: show the what-if panel replaying these presets "
+                       "or scales (comma-separated: amp, fusedadam, input=N, input=free, "
+                       "REGEX=FACTOR)"),
+        QStringLiteral("transforms"));
     parser.addOption(whatif);
-    QCommandLineOption graphFocus(QStringLiteral("graph-focus"),
-                                  QStringLiteral("With --screenshot: open this node of the execution graph (as a "
-                                                 "double-click does) and reveal it in the timeline"),
-                                  QStringLiteral("NAME"));
+    QCommandLineOption graphFocus(
+        QStringLiteral("graph-focus"),
+        QStringLiteral("With --screenshot: open this node of the execution graph (as a "
+                       "double-click does) and reveal it in the timeline"),
+        QStringLiteral("NAME"));
     parser.addOption(graphFocus);
-    QCommandLineOption graphRun(QStringLiteral("graph-run"),
-                                QStringLiteral("With --screenshot: show this run's execution graph, or 'workflow' for "
-                                               "the project's workflow (the default when it has several runs)"),
-                                QStringLiteral("NAME"));
+    QCommandLineOption graphRun(
+        QStringLiteral("graph-run"),
+        QStringLiteral("With --screenshot: show this run's execution graph, or 'workflow' for "
+                       "the project's workflow (the default when it has several runs)"),
+        QStringLiteral("NAME"));
     parser.addOption(graphRun);
-    QCommandLineOption compareRuns(QStringLiteral("runs"),
-                                   QStringLiteral("With --screenshot: compare these runs (comma-separated) in the "
-                                                  "Compare panel"),
-                                   QStringLiteral("A,B"));
-    QCommandLineOption compareMetric(QStringLiteral("metric"),
-                                     QStringLiteral("With --runs: chart this metric (an MLflow metric or a counter such "
-                                                    "as 'GPU utilisation')"),
-                                     QStringLiteral("NAME"));
-    QCommandLineOption compareTab(QStringLiteral("compare-tab"),
-                                  QStringLiteral("With --runs: show this tab of the Compare panel (metrics, params, diff, validation)"),
-                                  QStringLiteral("TAB"), QStringLiteral("metrics"));
+    QCommandLineOption compareRuns(
+        QStringLiteral("runs"),
+        QStringLiteral("With --screenshot: compare these runs (comma-separated) in the "
+                       "Compare panel"),
+        QStringLiteral("A,B"));
+    QCommandLineOption compareMetric(
+        QStringLiteral("metric"),
+        QStringLiteral("With --runs: chart this metric (an MLflow metric or a counter such "
+                       "as 'GPU utilisation')"),
+        QStringLiteral("NAME"));
+    QCommandLineOption compareTab(
+        QStringLiteral("compare-tab"),
+        QStringLiteral(
+            "With --runs: show this tab of the Compare panel (metrics, params, diff, validation)"),
+        QStringLiteral("TAB"), QStringLiteral("metrics"));
     parser.addOption(compareRuns);
     parser.addOption(compareMetric);
     parser.addOption(compareTab);
-    QCommandLineOption stateOut(QStringLiteral("state"),
-                                QStringLiteral("With --screenshot: also write the window's state (views, panels, runs in "
-                                               "focus, time window, tracks, ruler labels) to OUT.json"),
-                                QStringLiteral("OUT.json"));
+    QCommandLineOption stateOut(
+        QStringLiteral("state"),
+        QStringLiteral("With --screenshot: also write the window's state (views, panels, runs in "
+                       "focus, time window, tracks, ruler labels) to OUT.json"),
+        QStringLiteral("OUT.json"));
     parser.addOption(stateOut);
-    QCommandLineOption queryOption(QStringLiteral("query"),
-                                   QStringLiteral("With --screenshot: show the Query view running this SQL"),
-                                   QStringLiteral("SQL"));
+    QCommandLineOption queryOption(
+        QStringLiteral("query"),
+        QStringLiteral("With --screenshot: show the Query view running this SQL"),
+        QStringLiteral("SQL"));
     parser.addOption(queryOption);
-    QCommandLineOption themeOption(QStringLiteral("theme"),
-                                   QStringLiteral("light, dark or system (default: the last chosen; screenshots: light)"),
-                                   QStringLiteral("THEME"));
+    QCommandLineOption themeOption(
+        QStringLiteral("theme"),
+        QStringLiteral("light, dark or system (default: the last chosen; screenshots: light)"),
+        QStringLiteral("THEME"));
     parser.addOption(themeOption);
-    QCommandLineOption followOption(QStringLiteral("follow"),
-                                    QStringLiteral("Follow this folder while a job writes it: import what arrives "
-                                                   "and keep the timeline at its end"),
-                                    QStringLiteral("DIR"));
+    QCommandLineOption followOption(
+        QStringLiteral("follow"),
+        QStringLiteral("Follow this folder while a job writes it: import what arrives "
+                       "and keep the timeline at its end"),
+        QStringLiteral("DIR"));
     parser.addOption(followOption);
-    QCommandLineOption recordOption(QStringLiteral("record"),
-                                    QStringLiteral("Record the command given after -- (grademl record) into a new "
-                                                   "folder and follow it; closing the window stops both"));
+    QCommandLineOption recordOption(
+        QStringLiteral("record"),
+        QStringLiteral("Record the command given after -- (grademl record) into a new "
+                       "folder and follow it; closing the window stops both"));
     parser.addOption(recordOption);
-    QCommandLineOption intervalOption(QStringLiteral("interval"),
-                                      QStringLiteral("With --record: how often to sample (default 100ms)"),
-                                      QStringLiteral("DURATION"));
+    QCommandLineOption intervalOption(
+        QStringLiteral("interval"),
+        QStringLiteral("With --record: how often to sample (default 100ms)"),
+        QStringLiteral("DURATION"));
     parser.addOption(intervalOption);
-    QCommandLineOption outOption(QStringLiteral("out"),
-                                 QStringLiteral("With --record: the folder to record into (default: a new one under "
-                                                "the user's data folder)"),
-                                 QStringLiteral("DIR"));
+    QCommandLineOption outOption(
+        QStringLiteral("out"),
+        QStringLiteral("With --record: the folder to record into (default: a new one under "
+                       "the user's data folder)"),
+        QStringLiteral("DIR"));
     parser.addOption(outOption);
-    QCommandLineOption liveSeconds(QStringLiteral("live-seconds"),
-                                   QStringLiteral("With --screenshot and --follow or --record: take the picture after "
-                                                  "this many seconds of live data"),
-                                   QStringLiteral("SECONDS"), QStringLiteral("0"));
+    QCommandLineOption liveSeconds(
+        QStringLiteral("live-seconds"),
+        QStringLiteral("With --screenshot and --follow or --record: take the picture after "
+                       "this many seconds of live data"),
+        QStringLiteral("SECONDS"), QStringLiteral("0"));
     parser.addOption(liveSeconds);
     parser.process(app);
 
     gml::MainWindow::setSystemDark(app.palette().color(QPalette::Window).lightness() < 128);
     const QString theme = parser.value(themeOption);
-    if (parser.isSet(themeOption) && theme != QLatin1String("light") && theme != QLatin1String("dark") &&
-        theme != QLatin1String("system")) {
-        std::fprintf(stderr, "grademl-studio: --theme expects light, dark or system, got '%s'\n", qPrintable(theme));
+    if (parser.isSet(themeOption) && theme != QLatin1String("light") &&
+        theme != QLatin1String("dark") && theme != QLatin1String("system")) {
+        std::fprintf(stderr, "grademl-studio: --theme expects light, dark or system, got '%s'\n",
+                     qPrintable(theme));
         return 2;
     }
     gml::MainWindow window;
     // The theme: --theme (not remembered), else the user's last choice; a screenshot is light
     // unless asked, so its pictures are the same for everyone.
-    window.setTheme(parser.isSet(themeOption) ? theme
+    window.setTheme(parser.isSet(themeOption)  ? theme
                     : parser.isSet(screenshot) ? QStringLiteral("light")
                                                : gml::MainWindow::savedTheme(),
                     false);
@@ -150,7 +174,8 @@ int main(int argc, char **argv)
             return true;
         }
         QString why;
-        if (window.recordCommand(paths, parser.value(intervalOption), parser.value(outOption), &why))
+        if (window.recordCommand(paths, parser.value(intervalOption), parser.value(outOption),
+                                 &why))
             return true;
         std::fprintf(stderr, "grademl-studio: %s\n", qPrintable(why));
         return false;
@@ -204,24 +229,30 @@ int main(int argc, char **argv)
         }
         if (parser.isSet(panel)) {
             if (!window.showView(parser.value(panel))) {
-                std::fprintf(stderr, "grademl-studio: no view or panel '%s' (timeline, analysis, ranks, graph, compare, simulate, query, details, aggregate, flame, sources, runs, whatif)\n",
-                             qPrintable(parser.value(panel)));
+                std::fprintf(
+                    stderr,
+                    "grademl-studio: no view or panel '%s' (timeline, analysis, ranks, graph, "
+                    "compare, simulate, query, details, aggregate, flame, sources, runs, whatif)\n",
+                    qPrintable(parser.value(panel)));
                 return 2;
             }
             if (parser.value(panel) == QLatin1String("runs"))
                 ok = window.showRuns();
-            if (parser.value(panel) == QLatin1String("analysis") || parser.value(panel) == QLatin1String("ranks"))
+            if (parser.value(panel) == QLatin1String("analysis") ||
+                parser.value(panel) == QLatin1String("ranks"))
                 ok = window.showAnalysis();
             if (parser.value(panel) == QLatin1String("simulate"))
                 ok = window.showSimulate();
         }
         if (ok && parser.isSet(compareRuns)) {
-            const QStringList runs = parser.value(compareRuns).split(QLatin1Char(','), Qt::SkipEmptyParts);
-            const QStringList tabs{QStringLiteral("metrics"), QStringLiteral("params"), QStringLiteral("diff"),
-                                   QStringLiteral("validation")};
+            const QStringList runs =
+                parser.value(compareRuns).split(QLatin1Char(','), Qt::SkipEmptyParts);
+            const QStringList tabs{QStringLiteral("metrics"), QStringLiteral("params"),
+                                   QStringLiteral("diff"), QStringLiteral("validation")};
             const int tab = int(tabs.indexOf(parser.value(compareTab)));
             if (runs.size() < 2 || tab < 0) {
-                std::fprintf(stderr, "grademl-studio: --runs needs two runs or more; --compare-tab is one of metrics, params, diff, validation\n");
+                std::fprintf(stderr, "grademl-studio: --runs needs two runs or more; --compare-tab "
+                                     "is one of metrics, params, diff, validation\n");
                 return 2;
             }
             ok = window.showCompare(runs, parser.value(compareMetric));
@@ -230,7 +261,8 @@ int main(int argc, char **argv)
         }
         if (ok && (parser.isSet(whatif) || parser.value(panel) == QLatin1String("whatif"))) {
             QList<gml::sim::Transform> transforms;
-            for (const QString &item : parser.value(whatif).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            for (const QString &item :
+                 parser.value(whatif).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
                 QString why;
                 auto t = gml::sim::parsePreset(item.trimmed(), nullptr);
                 if (!t)
@@ -254,7 +286,8 @@ int main(int argc, char **argv)
     // it is in view, the screenshot waits for it rather than showing "Laying out…".
     const bool graphInView = window.frontView() == QLatin1String("graph");
     if (ok && !paths.isEmpty() &&
-        (graphInView || parser.isSet(graphFocus) || parser.isSet(graphRun) || parser.value(panel) == QLatin1String("graph"))) {
+        (graphInView || parser.isSet(graphFocus) || parser.isSet(graphRun) ||
+         parser.value(panel) == QLatin1String("graph"))) {
         ok = window.showGraph();
         if (ok && parser.isSet(graphRun)) {
             if (parser.value(graphRun) == QLatin1String("workflow"))
@@ -295,23 +328,28 @@ int main(int argc, char **argv)
         return 1;
     }
     std::fprintf(stderr, "grademl-studio: wrote %s\n", qPrintable(out));
-    // A track it could not read (a cluster project's shard gone) is drawn empty: said, and a failure.
+    // A track it could not read (a cluster project's shard gone) is drawn empty: said, and a
+    // failure.
     bool unreadable = false;
-    if (const auto data = window.timeline()->data(); data && data->pager && !data->pager->errorString().isEmpty()) {
-        std::fprintf(stderr, "grademl-studio: part of the timeline cannot be read: %s\n", qPrintable(data->pager->errorString()));
+    if (const auto data = window.timeline()->data();
+        data && data->pager && !data->pager->errorString().isEmpty()) {
+        std::fprintf(stderr, "grademl-studio: part of the timeline cannot be read: %s\n",
+                     qPrintable(data->pager->errorString()));
         unreadable = true;
     }
     if (parser.isSet(stateOut)) {
         QFile f(parser.value(stateOut));
         if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
             f.write(QJsonDocument(gml::studioState(window)).toJson()) < 0) {
-            std::fprintf(stderr, "grademl-studio: cannot write %s\n", qPrintable(parser.value(stateOut)));
+            std::fprintf(stderr, "grademl-studio: cannot write %s\n",
+                         qPrintable(parser.value(stateOut)));
             return 1;
         }
     }
     if (!ok) // every non-zero exit says why
         std::fprintf(stderr, "grademl-studio: %s\n",
-                     qPrintable(window.problem().isEmpty() ? QStringLiteral("the requested view could not be shown")
-                                                           : window.problem()));
+                     qPrintable(window.problem().isEmpty()
+                                    ? QStringLiteral("the requested view could not be shown")
+                                    : window.problem()));
     return ok && !unreadable ? 0 : 1;
 }

@@ -36,7 +36,8 @@ WhatIfController::~WhatIfController()
     waitForIdle();
 }
 
-void WhatIfController::setProject(const QString &projectPath, std::shared_ptr<const TimelineData> base)
+void WhatIfController::setProject(const QString &projectPath,
+                                  std::shared_ptr<const TimelineData> base)
 {
     waitForIdle();
     m_projectPath = projectPath;
@@ -115,7 +116,8 @@ void WhatIfController::startNext()
         r.identity = identity;
         QElapsedTimer timer;
         timer.start();
-        const auto res = sim::whatIf(graph, transforms, context, &r.error, cache.get(), identity.get());
+        const auto res =
+            sim::whatIf(graph, transforms, context, &r.error, cache.get(), identity.get());
         if (!res)
             return r;
         r.report = res->report;
@@ -123,7 +125,8 @@ void WhatIfController::startNext()
             r.predicted = std::make_shared<const sim::Replay>(res->predicted);
         if (base) // the measured timeline alone until something changes
             r.data = transforms.isEmpty() ? base
-                                          : sim::withPredictedRun(base, runId, *res->prepared.graph, res->predicted, label);
+                                          : sim::withPredictedRun(base, runId, *res->prepared.graph,
+                                                                  res->predicted, label);
         r.replayMs = double(timer.nsecsElapsed()) / 1e6;
         return r;
     }));

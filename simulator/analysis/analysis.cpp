@@ -2,8 +2,8 @@
 #include "analysis.h"
 
 #include "clockalignment.h"
-#include "gputime.h"
 #include "executionmodel.h"
+#include "gputime.h"
 #include "timeformat.h"
 #include "transforms.h"
 
@@ -32,10 +32,13 @@ enum class Work { Compute, Communication, Copy };
 Work workOf(NodeKind kind)
 {
     switch (kind) {
-    case NodeKind::Collective: return Work::Communication;
+    case NodeKind::Collective:
+        return Work::Communication;
     case NodeKind::Memcpy:
-    case NodeKind::Memset: return Work::Copy;
-    default: return Work::Compute;
+    case NodeKind::Memset:
+        return Work::Copy;
+    default:
+        return Work::Compute;
     }
 }
 
@@ -66,13 +69,15 @@ public:
             GpuDevice d;
             d.rank = res.rank;
             d.source = res.source;
-            d.label = (res.rank >= 0 ? QStringLiteral("rank %1 · ").arg(res.rank) : QString()) +
-                      QStringLiteral("GPU %1").arg(res.pid.isEmpty() ? QStringLiteral("?") : res.pid);
+            d.label =
+                (res.rank >= 0 ? QStringLiteral("rank %1 · ").arg(res.rank) : QString()) +
+                QStringLiteral("GPU %1").arg(res.pid.isEmpty() ? QStringLiteral("?") : res.pid);
             d.resources = std::move(streams);
             devices.push_back(std::move(d));
         }
         // By rank (rank 2 before rank 10, whatever order the files were imported in), then as read.
-        std::stable_sort(devices.begin(), devices.end(), [](const GpuDevice &a, const GpuDevice &b) { return a.rank < b.rank; });
+        std::stable_sort(devices.begin(), devices.end(),
+                         [](const GpuDevice &a, const GpuDevice &b) { return a.rank < b.rank; });
         std::unordered_map<int, size_t> deviceOfResource;
         for (size_t k = 0; k < devices.size(); ++k)
             for (int r : devices[k].resources)
@@ -93,13 +98,17 @@ public:
         }
         for (auto &d : devices) {
             for (int r : d.resources)
-                d.nodes.insert(d.nodes.end(), resources[size_t(r)].nodes.begin(), resources[size_t(r)].nodes.end());
-            std::sort(d.nodes.begin(), d.nodes.end(), [&](int a, int b) { return nodes[size_t(a)].start < nodes[size_t(b)].start; });
+                d.nodes.insert(d.nodes.end(), resources[size_t(r)].nodes.begin(),
+                               resources[size_t(r)].nodes.end());
+            std::sort(d.nodes.begin(), d.nodes.end(), [&](int a, int b) {
+                return nodes[size_t(a)].start < nodes[size_t(b)].start;
+            });
             TimeNs latest = std::numeric_limits<TimeNs>::min();
             for (int n : d.nodes)
                 d.nodeEnd.push_back(latest = std::max(latest, nodes[size_t(n)].end));
             const auto &cs = g.containers();
-            std::sort(d.containers.begin(), d.containers.end(), [&](int a, int b) { return cs[size_t(a)].start < cs[size_t(b)].start; });
+            std::sort(d.containers.begin(), d.containers.end(),
+                      [&](int a, int b) { return cs[size_t(a)].start < cs[size_t(b)].start; });
             latest = std::numeric_limits<TimeNs>::min();
             for (int c : d.containers)
                 d.containerEnd.push_back(latest = std::max(latest, cs[size_t(c)].end));
@@ -138,37 +147,45 @@ public:
             e = std::min(e, b);
             if (e <= s)
                 return;
-            (workOf(kind) == Work::Compute ? compute : workOf(kind) == Work::Communication ? communication : copies)
+            (workOf(kind) == Work::Compute         ? compute
+             : workOf(kind) == Work::Communication ? communication
+                                                   : copies)
                 .emplace_back(s, e);
             if (details)
                 perStream[streamIndex.at(resource)].emplace_back(s, e);
         };
         // The nodes that overlap [a, b): from the first whose prefix of ends passes a, to the
         // last that starts before b.
-        const size_t from = size_t(std::upper_bound(d.nodeEnd.begin(), d.nodeEnd.end(), a) - d.nodeEnd.begin());
-        const auto last = std::lower_bound(d.nodes.begin(), d.nodes.end(), b,
-                                           [&](int n, TimeNs t) { return nodes[size_t(n)].start < t; });
-        for (auto it = d.nodes.begin() + qsizetype(std::min(from, d.nodes.size())); it < last; ++it) {
+        const size_t from =
+            size_t(std::upper_bound(d.nodeEnd.begin(), d.nodeEnd.end(), a) - d.nodeEnd.begin());
+        const auto last = std::lower_bound(d.nodes.begin(), d.nodes.end(), b, [&](int n, TimeNs t) {
+            return nodes[size_t(n)].start < t;
+        });
+        for (auto it = d.nodes.begin() + qsizetype(std::min(from, d.nodes.size())); it < last;
+             ++it) {
             const Node &n = nodes[size_t(*it)];
             add(n.resource, n.kind, n.start, n.end);
         }
         // A GPU slice nested in another (a container on a stream) is busy time too, counted as
         // the kind of the first node inside it.
         const auto &cs = g.containers();
-        for (size_t k = size_t(std::upper_bound(d.containerEnd.begin(), d.containerEnd.end(), a) - d.containerEnd.begin());
+        for (size_t k = size_t(std::upper_bound(d.containerEnd.begin(), d.containerEnd.end(), a) -
+                               d.containerEnd.begin());
              k < d.containers.size() && cs[size_t(d.containers[k])].start < b; ++k) {
             const Container &c = cs[size_t(d.containers[k])];
             if (c.first >= 0)
                 add(c.resource, nodes[size_t(c.first)].kind, c.start, c.end);
         }
-        GpuPartition part = partitionGpuTime(out.time.window, std::move(compute), std::move(communication), std::move(copies));
+        GpuPartition part = partitionGpuTime(out.time.window, std::move(compute),
+                                             std::move(communication), std::move(copies));
         out.time = part.time;
         out.communicationTotal = part.communicationTotal;
         out.communicationOverlapped = part.communicationOverlapped;
         if (!details)
             return out;
         for (size_t k = 0; k < d.resources.size(); ++k)
-            out.streams.push_back({g.resources()[size_t(d.resources[k])].name, length(unite(std::move(perStream[k])))});
+            out.streams.push_back({g.resources()[size_t(d.resources[k])].name,
+                                   length(unite(std::move(perStream[k])))});
         // Idle gaps, each split by the work that ended it; the longest kept.
         constexpr size_t kKept = 20;
         auto longer = [](const IdleGap &x, const IdleGap &y) { return x.length() > y.length(); };
@@ -191,12 +208,24 @@ public:
             IdleGap gap = classify(d, g0, g1);
             keep(gap);
             switch (gap.cause) {
-            case IdleCause::Launch: out.idle.launch += gap.length(); break;
-            case IdleCause::DataLoading: out.idle.dataLoading += gap.length(); break;
-            case IdleCause::Sync: out.idle.sync += gap.length(); break;
-            case IdleCause::OtherStream: out.idle.otherStream += gap.length(); break;
-            case IdleCause::Gpu: out.idle.gpu += gap.length(); break;
-            case IdleCause::Unattributed: out.idle.unattributed += gap.length(); break;
+            case IdleCause::Launch:
+                out.idle.launch += gap.length();
+                break;
+            case IdleCause::DataLoading:
+                out.idle.dataLoading += gap.length();
+                break;
+            case IdleCause::Sync:
+                out.idle.sync += gap.length();
+                break;
+            case IdleCause::OtherStream:
+                out.idle.otherStream += gap.length();
+                break;
+            case IdleCause::Gpu:
+                out.idle.gpu += gap.length();
+                break;
+            case IdleCause::Unattributed:
+                out.idle.unattributed += gap.length();
+                break;
             }
         };
         for (const auto &[s, e] : part.busy) {
@@ -265,22 +294,26 @@ public:
     {
         const auto &nodes = g.nodes();
         IdleGap gap{g0, g1, IdleCause::Unattributed, -1};
-        const auto it = std::lower_bound(d.nodes.begin(), d.nodes.end(), g1,
-                                         [&](int n, TimeNs t) { return nodes[size_t(n)].start < t; });
-        if (it == d.nodes.end() || nodes[size_t(*it)].start != g1 || nodes[size_t(*it)].launcher < 0)
+        const auto it = std::lower_bound(d.nodes.begin(), d.nodes.end(), g1, [&](int n, TimeNs t) {
+            return nodes[size_t(n)].start < t;
+        });
+        if (it == d.nodes.end() || nodes[size_t(*it)].start != g1 ||
+            nodes[size_t(*it)].launcher < 0)
             return gap;
         gap.work = *it;
         const Node &work = nodes[size_t(*it)];
         const Node &call = nodes[size_t(work.launcher)];
         if (call.start < g0) { // queued before the gap: the GPU waited on something else
-            gap.cause = streamWaited[size_t(*it)] || work.kind == NodeKind::Collective ? IdleCause::OtherStream
-                                                                                        : IdleCause::Gpu;
+            gap.cause = streamWaited[size_t(*it)] || work.kind == NodeKind::Collective
+                            ? IdleCause::OtherStream
+                            : IdleCause::Gpu;
             return gap;
         }
         const Resource &thread = g.resources()[size_t(call.resource)];
-        // Loading data while the GPU waited for the launch (first: a step that synchronises and then
-        // loads the next batch waits for the batch).
-        if (const auto l = dataLoading.find({thread.source, thread.rank, thread.pid}); l != dataLoading.end()) {
+        // Loading data while the GPU waited for the launch (first: a step that synchronises and
+        // then loads the next batch waits for the batch).
+        if (const auto l = dataLoading.find({thread.source, thread.rank, thread.pid});
+            l != dataLoading.end()) {
             const TimeNs w0 = g0, w1 = std::max(g0 + 1, call.start);
             if (2 * overlap(l->second, w0, w1) >= w1 - w0) {
                 gap.cause = IdleCause::DataLoading;
@@ -290,8 +323,9 @@ public:
         // Blocked in a synchronising call when the GPU ran dry: the last node of the launching
         // thread to start at or before the gap's start.
         const auto &ids = thread.nodes;
-        const auto before = std::upper_bound(ids.begin(), ids.end(), g0,
-                                             [&](TimeNs t, int n) { return t < nodes[size_t(n)].start; });
+        const auto before = std::upper_bound(ids.begin(), ids.end(), g0, [&](TimeNs t, int n) {
+            return t < nodes[size_t(n)].start;
+        });
         if (before != ids.begin()) {
             const Node &prev = nodes[size_t(*(before - 1))];
             if (prev.synchronising && prev.end >= g0 - 1000) {
@@ -322,7 +356,8 @@ CollectiveArrival collectiveArrival(const DependencyGraph &g, int id)
     CollectiveArrival a;
     a.rank = stream.rank;
     a.op = n.collectiveOp;
-    a.operation = n.collectiveOp >= 0 && n.collectiveOp < ops.size() ? ops[n.collectiveOp] : g.name(n.name);
+    a.operation =
+        n.collectiveOp >= 0 && n.collectiveOp < ops.size() ? ops[n.collectiveOp] : g.name(n.name);
     a.start = n.start;
     a.end = n.end;
     if (const int pos = g.position(id); pos > 0) {
@@ -347,8 +382,9 @@ CollectiveArrival collectiveArrival(const DependencyGraph &g, int id)
         if (const int cp = g.position(firstOfOp); cp > 0) {
             const int prev = thread[size_t(cp - 1)];
             const int prevOp = outermost(prev);
-            a.hostBefore = QStringLiteral("host: ") +
-                           g.name(prevOp >= 0 ? containers[size_t(prevOp)].name : nodes[size_t(prev)].name);
+            a.hostBefore =
+                QStringLiteral("host: ") +
+                g.name(prevOp >= 0 ? containers[size_t(prevOp)].name : nodes[size_t(prev)].name);
         }
     }
     return a;
@@ -356,8 +392,9 @@ CollectiveArrival collectiveArrival(const DependencyGraph &g, int id)
 
 Straggler stragglerOf(std::vector<CollectiveArrival> members)
 {
-    std::stable_sort(members.begin(), members.end(),
-                     [](const CollectiveArrival &x, const CollectiveArrival &y) { return x.start < y.start; });
+    std::stable_sort(
+        members.begin(), members.end(),
+        [](const CollectiveArrival &x, const CollectiveArrival &y) { return x.start < y.start; });
     const CollectiveArrival &first = members.front(), &last = members.back();
     Straggler s;
     s.operation = last.operation;
@@ -382,7 +419,9 @@ Analysis analyze(const DependencyGraph &g, const AnalysisScope &scope)
     Analyzer an(g, scope);
     const auto &nodes = g.nodes();
     const auto &resources = g.resources();
-    auto inRange = [&](TimeNs t) { return !scope.range || (t >= scope.range->first && t < scope.range->second); };
+    auto inRange = [&](TimeNs t) {
+        return !scope.range || (t >= scope.range->first && t < scope.range->second);
+    };
 
     // Each GPU over its own work's span (clipped to the range).
     std::map<int, RankLoad> loads;
@@ -498,14 +537,17 @@ Analysis analyze(const DependencyGraph &g, const AnalysisScope &scope)
     });
     for (auto &[name, f] : families)
         out.families.push_back(f);
-    std::sort(out.families.begin(), out.families.end(), [](const KernelFamily &x, const KernelFamily &y) {
-        return x.time != y.time ? x.time > y.time : x.family < y.family;
-    });
+    std::sort(out.families.begin(), out.families.end(),
+              [](const KernelFamily &x, const KernelFamily &y) {
+                  return x.time != y.time ? x.time > y.time : x.family < y.family;
+              });
 
     // Collectives matched across ranks (the graph's joins and collective edges tie each group).
     std::vector<int> parent(nodes.size());
     std::iota(parent.begin(), parent.end(), 0);
-    std::function<int(int)> find = [&](int x) { return parent[size_t(x)] == x ? x : parent[size_t(x)] = find(parent[size_t(x)]); };
+    std::function<int(int)> find = [&](int x) {
+        return parent[size_t(x)] == x ? x : parent[size_t(x)] = find(parent[size_t(x)]);
+    };
     for (const Edge &e : g.edges())
         if (e.kind == EdgeKind::Collective)
             parent[size_t(find(e.from))] = find(e.to);
@@ -544,8 +586,9 @@ void finishRanks(Analysis &out, std::map<int, RankLoad> loads)
     for (const Straggler &s : out.stragglers)
         if (s.lastRank >= 0)
             ++loads[s.lastRank].lastArrivals;
-    std::sort(out.stragglers.begin(), out.stragglers.end(),
-              [](const Straggler &x, const Straggler &y) { return x.firstArrival < y.firstArrival; });
+    std::sort(
+        out.stragglers.begin(), out.stragglers.end(),
+        [](const Straggler &x, const Straggler &y) { return x.firstArrival < y.firstArrival; });
     for (size_t k = 0; k < out.stragglers.size(); ++k)
         out.stragglers[k].index = int(k);
     out.ranks.clear();

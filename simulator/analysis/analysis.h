@@ -22,7 +22,8 @@ struct AnalysisScope
     std::optional<std::pair<TimeNs, TimeNs>> range;
 };
 
-// Where one GPU's time goes over a window: GpuTime (model/gputime.h). Idle gaps are split by what ended them (the GPU work that started at the gap's end):
+// Where one GPU's time goes over a window: GpuTime (model/gputime.h). Idle gaps are split by what
+// ended them (the GPU work that started at the gap's end):
 //   host: the work was launched during the gap, so the GPU waited for the host; the host was
 //         loading data (a DataLoader / __next__ range on the launching thread covered at least
 //         half of the wait), else was blocked in a synchronising call when the gap began (device
@@ -34,11 +35,11 @@ struct AnalysisScope
 //   unattributed: no launch is recorded for it (or the window ends idle).
 struct IdleSplit
 {
-    TimeNs launch = 0;       // host: launching (CPU-bound)
-    TimeNs dataLoading = 0;  // host: data loading
-    TimeNs sync = 0;         // host: blocked in a synchronising call
-    TimeNs otherStream = 0;  // waiting on another stream or rank
-    TimeNs gpu = 0;          // GPU-side launch latency
+    TimeNs launch = 0;      // host: launching (CPU-bound)
+    TimeNs dataLoading = 0; // host: data loading
+    TimeNs sync = 0;        // host: blocked in a synchronising call
+    TimeNs otherStream = 0; // waiting on another stream or rank
+    TimeNs gpu = 0;         // GPU-side launch latency
     TimeNs unattributed = 0;
     TimeNs host() const { return launch + dataLoading + sync; }
 };
@@ -61,8 +62,8 @@ struct QueueSample
 {
     TimeNs start = 0; // a bucket of the window
     TimeNs end = 0;
-    int most = 0;     // the deepest the queue was in it
-    double mean = 0;  // its time-weighted mean depth
+    int most = 0;    // the deepest the queue was in it
+    double mean = 0; // its time-weighted mean depth
 };
 
 struct GpuBreakdown
@@ -74,18 +75,19 @@ struct GpuBreakdown
     GpuTime time;
     IdleSplit idle;
     qint64 idleGaps = 0;
-    TimeNs communicationTotal = 0;     // collectives' union, overlapped or not
+    TimeNs communicationTotal = 0;      // collectives' union, overlapped or not
     TimeNs communicationOverlapped = 0; // of it, the part during compute
     double overlapRatio() const
     {
-        return communicationTotal > 0 ? double(communicationOverlapped) / double(communicationTotal) : 0.0;
+        return communicationTotal > 0 ? double(communicationOverlapped) / double(communicationTotal)
+                                      : 0.0;
     }
     struct Stream
     {
         QString name;
         TimeNs busy = 0; // its own work's union in the window
     };
-    std::vector<Stream> streams; // achieved occupancy: busy / window
+    std::vector<Stream> streams;      // achieved occupancy: busy / window
     std::vector<IdleGap> longestGaps; // the 20 longest, longest first
     std::vector<QueueSample> queue;   // 100 buckets over the window
 };
@@ -125,22 +127,22 @@ struct KernelStat
 // CPU launch calls against the GPU work they launched.
 struct LaunchStats
 {
-    qint64 launches = 0;      // GPU nodes with a recorded launch
-    qint64 calls = 0;         // the runtime calls that launched them
-    TimeNs callTime = 0;      // those calls' durations added up
-    TimeNs gpuTime = 0;       // the launched work's durations added up
-    TimeNs delayP50 = 0;      // launch-to-start: GPU start - call start
+    qint64 launches = 0; // GPU nodes with a recorded launch
+    qint64 calls = 0;    // the runtime calls that launched them
+    TimeNs callTime = 0; // those calls' durations added up
+    TimeNs gpuTime = 0;  // the launched work's durations added up
+    TimeNs delayP50 = 0; // launch-to-start: GPU start - call start
     TimeNs delayP90 = 0;
     TimeNs delayMax = 0;
-    qint64 shortKernels = 0;  // kernels under 10 us
+    qint64 shortKernels = 0; // kernels under 10 us
     TimeNs shortKernelTime = 0;
 };
 
 // One collective matched across ranks: who arrived (started its kernel) last, and how late.
 struct Straggler
 {
-    int index = 0;       // the run's collectives in order of their first arrival
-    QString operation;   // AllReduce, ...
+    int index = 0;     // the run's collectives in order of their first arrival
+    QString operation; // AllReduce, ...
     int ranks = 0;
     TimeNs firstArrival = 0;
     TimeNs lastArrival = 0;
@@ -157,8 +159,8 @@ struct Straggler
 struct CollectiveArrival
 {
     int rank = -1;
-    int op = -1;        // collectiveOperation()
-    QString operation;  // its name (the kernel's when op < 0)
+    int op = -1;       // collectiveOperation()
+    QString operation; // its name (the kernel's when op < 0)
     TimeNs start = 0;
     TimeNs end = 0;
     TimeNs prevEnd = std::numeric_limits<TimeNs>::min(); // none
@@ -184,7 +186,7 @@ struct Analysis
     std::vector<GpuBreakdown> gpus;
     std::vector<IterationBreakdown> iterations;
     std::vector<KernelFamily> families; // by time, largest first
-    std::vector<KernelStat> kernels; // every name of GPU work, the most time first (15 shown)
+    std::vector<KernelStat> kernels;    // every name of GPU work, the most time first (15 shown)
     LaunchStats launch;
     std::vector<Straggler> stragglers;
     std::vector<RankLoad> ranks;

@@ -25,7 +25,8 @@ QJsonObject gpuTimeJson(const GpuTime &t)
 
 QString percent(TimeNs part, TimeNs whole)
 {
-    return whole > 0 ? QStringLiteral("%1%").arg(100.0 * double(part) / double(whole), 0, 'f', 1) : QStringLiteral("-");
+    return whole > 0 ? QStringLiteral("%1%").arg(100.0 * double(part) / double(whole), 0, 'f', 1)
+                     : QStringLiteral("-");
 }
 
 constexpr size_t kTopKernels = 15; // the kernels the report lists
@@ -35,12 +36,18 @@ constexpr size_t kTopKernels = 15; // the kernels the report lists
 QString idleCauseName(IdleCause cause)
 {
     switch (cause) {
-    case IdleCause::Launch: return QStringLiteral("host launching");
-    case IdleCause::DataLoading: return QStringLiteral("host data loading");
-    case IdleCause::Sync: return QStringLiteral("host synchronising");
-    case IdleCause::OtherStream: return QStringLiteral("other stream or rank");
-    case IdleCause::Gpu: return QStringLiteral("GPU-side");
-    case IdleCause::Unattributed: break;
+    case IdleCause::Launch:
+        return QStringLiteral("host launching");
+    case IdleCause::DataLoading:
+        return QStringLiteral("host data loading");
+    case IdleCause::Sync:
+        return QStringLiteral("host synchronising");
+    case IdleCause::OtherStream:
+        return QStringLiteral("other stream or rank");
+    case IdleCause::Gpu:
+        return QStringLiteral("GPU-side");
+    case IdleCause::Unattributed:
+        break;
     }
     return QStringLiteral("unattributed");
 }
@@ -53,13 +60,18 @@ QString kernelFamily(const QString &name, NodeKind kind)
         return QStringLiteral("copy");
     static const std::pair<const char *, QRegularExpression> families[] = {
         {"nccl", QRegularExpression(QStringLiteral("(?i)nccl|rccl"))},
-        {"attention", QRegularExpression(QStringLiteral("(?i)flash|fmha|attention|attn|sdpa|_mha"))},
-        {"convolution", QRegularExpression(QStringLiteral("(?i)conv|cudnn|winograd|implicit_?gemm|wgrad|dgrad|fprop"))},
-        {"gemm", QRegularExpression(QStringLiteral("(?i)gemm|gemv|matmul|cublas|cutlass|xmma|wgmma|hmma|bmm|nvjet|"
-                                                   "s884|s1688|h1688|h884|_mma"))},
-        {"reduction", QRegularExpression(QStringLiteral("(?i)reduce|softmax|norm|argmax|argmin|topk|scan|cub::|sum_|mean_"))},
-        {"elementwise", QRegularExpression(QStringLiteral("(?i)elementwise|vectorized|unrolled|pointwise|copy_kernel|fill|"
-                                                          "relu|gelu|silu|sigmoid|tanh|dropout|add|mul|div|cast"))},
+        {"attention",
+         QRegularExpression(QStringLiteral("(?i)flash|fmha|attention|attn|sdpa|_mha"))},
+        {"convolution", QRegularExpression(QStringLiteral(
+                            "(?i)conv|cudnn|winograd|implicit_?gemm|wgrad|dgrad|fprop"))},
+        {"gemm", QRegularExpression(
+                     QStringLiteral("(?i)gemm|gemv|matmul|cublas|cutlass|xmma|wgmma|hmma|bmm|nvjet|"
+                                    "s884|s1688|h1688|h884|_mma"))},
+        {"reduction", QRegularExpression(QStringLiteral(
+                          "(?i)reduce|softmax|norm|argmax|argmin|topk|scan|cub::|sum_|mean_"))},
+        {"elementwise", QRegularExpression(QStringLiteral(
+                            "(?i)elementwise|vectorized|unrolled|pointwise|copy_kernel|fill|"
+                            "relu|gelu|silu|sigmoid|tanh|dropout|add|mul|div|cast"))},
     };
     for (const auto &[family, re] : families)
         if (re.match(name).hasMatch())
@@ -73,7 +85,8 @@ QJsonObject Analysis::toJson() const
     for (const auto &b : gpus) {
         QJsonArray streamArray;
         for (const auto &s : b.streams)
-            streamArray.append(QJsonObject{{QStringLiteral("name"), s.name}, {QStringLiteral("busy_ns"), s.busy}});
+            streamArray.append(
+                QJsonObject{{QStringLiteral("name"), s.name}, {QStringLiteral("busy_ns"), s.busy}});
         QJsonObject o = gpuTimeJson(b.time);
         o.insert(QStringLiteral("device"), b.device);
         o.insert(QStringLiteral("rank"), b.rank);
@@ -162,31 +175,41 @@ QJsonObject Analysis::toJson() const
 QString Analysis::toText() const
 {
     QString t;
-    t += QStringLiteral("GPU time (compute, then communication, then copies; idle split by what ended each gap):\n");
+    t += QStringLiteral("GPU time (compute, then communication, then copies; idle split by what "
+                        "ended each gap):\n");
     for (const auto &b : gpus) {
         const TimeNs w = b.time.window;
-        t += QStringLiteral("  %1: %2 window · compute %3 (%4) · communication %5 (%6) · copies %7 (%8) · idle %9 (%10)\n")
-                 .arg(b.device, formatDuration(w), formatDuration(b.time.compute), percent(b.time.compute, w),
-                      formatDuration(b.time.communication), percent(b.time.communication, w),
-                      formatDuration(b.time.copies), percent(b.time.copies, w))
+        t += QStringLiteral("  %1: %2 window · compute %3 (%4) · communication %5 (%6) · copies %7 "
+                            "(%8) · idle %9 (%10)\n")
+                 .arg(b.device, formatDuration(w), formatDuration(b.time.compute),
+                      percent(b.time.compute, w), formatDuration(b.time.communication),
+                      percent(b.time.communication, w), formatDuration(b.time.copies),
+                      percent(b.time.copies, w))
                  .arg(formatDuration(b.time.idle), percent(b.time.idle, w));
-        t += QStringLiteral("    idle: host launching %1 · host data loading %2 · host synchronising %3 · other stream "
+        t += QStringLiteral("    idle: host launching %1 · host data loading %2 · host "
+                            "synchronising %3 · other stream "
                             "or rank %4 · GPU-side %5 · unattributed %6 (%7 gaps)\n")
-                 .arg(formatDuration(b.idle.launch), formatDuration(b.idle.dataLoading), formatDuration(b.idle.sync),
-                      formatDuration(b.idle.otherStream), formatDuration(b.idle.gpu), formatDuration(b.idle.unattributed))
+                 .arg(formatDuration(b.idle.launch), formatDuration(b.idle.dataLoading),
+                      formatDuration(b.idle.sync), formatDuration(b.idle.otherStream),
+                      formatDuration(b.idle.gpu), formatDuration(b.idle.unattributed))
                  .arg(b.idleGaps);
         if (b.communicationTotal > 0)
             t += QStringLiteral("    communication %1, %2 of it overlapped with compute\n")
-                     .arg(formatDuration(b.communicationTotal), percent(b.communicationOverlapped, b.communicationTotal));
+                     .arg(formatDuration(b.communicationTotal),
+                          percent(b.communicationOverlapped, b.communicationTotal));
         for (const auto &s : b.streams)
-            t += QStringLiteral("    %1: busy %2 (%3)\n").arg(s.name, formatDuration(s.busy), percent(s.busy, w));
+            t += QStringLiteral("    %1: busy %2 (%3)\n")
+                     .arg(s.name, formatDuration(s.busy), percent(s.busy, w));
     }
     if (!iterations.empty()) {
         t += QStringLiteral("Iterations:\n");
         for (const auto &it : iterations)
-            t += QStringLiteral("  %1 on %2: %3 · compute %4 · communication %5 · copies %6 · idle %7\n")
-                     .arg(it.name, it.device, formatDuration(it.time.window), percent(it.time.compute, it.time.window),
-                          percent(it.time.communication, it.time.window), percent(it.time.copies, it.time.window),
+            t += QStringLiteral(
+                     "  %1 on %2: %3 · compute %4 · communication %5 · copies %6 · idle %7\n")
+                     .arg(it.name, it.device, formatDuration(it.time.window),
+                          percent(it.time.compute, it.time.window),
+                          percent(it.time.communication, it.time.window),
+                          percent(it.time.copies, it.time.window),
                           percent(it.time.idle, it.time.window));
     }
     TimeNs kernelTime = 0;
@@ -194,38 +217,46 @@ QString Analysis::toText() const
         kernelTime += f.time;
     t += QStringLiteral("Kernel families:\n");
     for (const auto &f : families)
-        t += QStringLiteral("  %1: %2 (%3) in %4 kernels\n").arg(f.family, formatDuration(f.time), percent(f.time, kernelTime)).arg(f.count);
+        t += QStringLiteral("  %1: %2 (%3) in %4 kernels\n")
+                 .arg(f.family, formatDuration(f.time), percent(f.time, kernelTime))
+                 .arg(f.count);
     t += QStringLiteral("Top kernels:\n");
     for (const auto &k : std::span(kernels).first(std::min<size_t>(kTopKernels, kernels.size())))
         t += QStringLiteral("  %1 [%2]: %3 in %4 · p50 %5 · p90 %6 · max %7\n")
                  .arg(k.name.left(100), k.family, formatDuration(k.total))
                  .arg(k.count)
                  .arg(formatDuration(k.p50), formatDuration(k.p90), formatDuration(k.max));
-    t += QStringLiteral("Launches: %1 GPU nodes from %2 calls; calls %3, launched work %4; launch to start p50 %5, "
+    t += QStringLiteral("Launches: %1 GPU nodes from %2 calls; calls %3, launched work %4; launch "
+                        "to start p50 %5, "
                         "p90 %6, max %7; %8 kernels under 10 µs (%9)\n")
              .arg(launch.launches)
              .arg(launch.calls)
-             .arg(formatDuration(launch.callTime), formatDuration(launch.gpuTime), formatDuration(launch.delayP50),
-                  formatDuration(launch.delayP90), formatDuration(launch.delayMax))
+             .arg(formatDuration(launch.callTime), formatDuration(launch.gpuTime),
+                  formatDuration(launch.delayP50), formatDuration(launch.delayP90),
+                  formatDuration(launch.delayMax))
              .arg(launch.shortKernels)
              .arg(formatDuration(launch.shortKernelTime));
     if (!stragglers.empty()) {
         t += QStringLiteral("Stragglers (last rank to arrive at each collective):\n");
         for (const auto &s : stragglers)
-            t += QStringLiteral("  #%1 %2 (%3 ranks): rank %4 last, %5 after the first, %6 after the median%7\n")
-                     .arg(s.index)
-                     .arg(s.operation)
-                     .arg(s.ranks)
-                     .arg(s.lastRank)
-                     .arg(formatDuration(s.late()), formatDuration(s.lateVsMedian),
-                          s.before.isEmpty() ? QString() : QStringLiteral(" · before: ") + s.before);
+            t +=
+                QStringLiteral("  #%1 %2 (%3 ranks): rank %4 last, %5 after the first, %6 after "
+                               "the median%7\n")
+                    .arg(s.index)
+                    .arg(s.operation)
+                    .arg(s.ranks)
+                    .arg(s.lastRank)
+                    .arg(formatDuration(s.late()), formatDuration(s.lateVsMedian),
+                         s.before.isEmpty() ? QString() : QStringLiteral(" · before: ") + s.before);
     }
     if (ranks.size() >= 2) {
-        t += QStringLiteral("Ranks (compute imbalance %1, communication imbalance %2; max / mean):\n")
+        t += QStringLiteral(
+                 "Ranks (compute imbalance %1, communication imbalance %2; max / mean):\n")
                  .arg(computeImbalance, 0, 'f', 3)
                  .arg(communicationImbalance, 0, 'f', 3);
         for (const auto &r : ranks)
-            t += QStringLiteral("  rank %1: compute %2 · communication %3 · last to arrive %4 times\n")
+            t += QStringLiteral(
+                     "  rank %1: compute %2 · communication %3 · last to arrive %4 times\n")
                      .arg(r.rank)
                      .arg(formatDuration(r.compute), formatDuration(r.communication))
                      .arg(r.lastArrivals);

@@ -17,21 +17,22 @@ namespace gml::sim {
 namespace {
 
 // The thresholds of the rules (docs/analysis.md, "Findings").
-constexpr double kInputShare = 0.05;     // GPU idle while the host loads data
-constexpr double kLaunchShare = 0.10;    // GPU idle while the host launches
-constexpr TimeNs kShallowQueue = 1'000'000; // launch-to-start median under which the queue is shallow
-constexpr double kSyncShare = 0.05;      // GPU idle while the host is blocked in a synchronising call
-constexpr double kIdleShare = 0.15;      // GPU idle, all causes
-constexpr double kCopyShare = 0.005;     // pageable copies' time
-constexpr double kShortKernels = 0.5;    // kernels under 10 us, of all kernels
+constexpr double kInputShare = 0.05;  // GPU idle while the host loads data
+constexpr double kLaunchShare = 0.10; // GPU idle while the host launches
+constexpr TimeNs kShallowQueue =
+    1'000'000;                        // launch-to-start median under which the queue is shallow
+constexpr double kSyncShare = 0.05;   // GPU idle while the host is blocked in a synchronising call
+constexpr double kIdleShare = 0.15;   // GPU idle, all causes
+constexpr double kCopyShare = 0.005;  // pageable copies' time
+constexpr double kShortKernels = 0.5; // kernels under 10 us, of all kernels
 constexpr qint64 kShortKernelCount = 1000;
 constexpr double kShortLaunchShare = 0.05; // ... while the GPU waits for launches
-constexpr double kFp32Share = 0.20;      // FP32 matrix kernels, of the GPU's compute time
-constexpr double kExposedShare = 0.10;   // collectives not overlapped with compute
-constexpr double kLastArrivals = 0.5;    // collectives a rank is last at
-constexpr double kLate = 0.05;           // its mean lateness, of an iteration
-constexpr double kLowUtilisation = 50;   // mean GPU utilisation, %, while active
-constexpr double kMemoryFull = 0.90;     // memory used, of the GPU's memory
+constexpr double kFp32Share = 0.20;        // FP32 matrix kernels, of the GPU's compute time
+constexpr double kExposedShare = 0.10;     // collectives not overlapped with compute
+constexpr double kLastArrivals = 0.5;      // collectives a rank is last at
+constexpr double kLate = 0.05;             // its mean lateness, of an iteration
+constexpr double kLowUtilisation = 50;     // mean GPU utilisation, %, while active
+constexpr double kMemoryFull = 0.90;       // memory used, of the GPU's memory
 constexpr TimeNs kShortKernel = 10'000;
 
 QString pct(double f)
@@ -45,7 +46,8 @@ constexpr quint8 kindBit(NodeKind k)
 }
 
 // The evidence of the idle gaps with one of `causes`, longest first, from every GPU.
-std::vector<Evidence> gapEvidence(const DependencyGraph &g, const Analysis &a, std::initializer_list<IdleCause> causes)
+std::vector<Evidence> gapEvidence(const DependencyGraph &g, const Analysis &a,
+                                  std::initializer_list<IdleCause> causes)
 {
     std::vector<Evidence> out;
     std::vector<std::pair<IdleGap, const GpuBreakdown *>> gaps;
@@ -53,7 +55,8 @@ std::vector<Evidence> gapEvidence(const DependencyGraph &g, const Analysis &a, s
         for (const auto &gap : gpu.longestGaps)
             if (std::find(causes.begin(), causes.end(), gap.cause) != causes.end())
                 gaps.emplace_back(gap, &gpu);
-    std::sort(gaps.begin(), gaps.end(), [](const auto &x, const auto &y) { return x.first.length() > y.first.length(); });
+    std::sort(gaps.begin(), gaps.end(),
+              [](const auto &x, const auto &y) { return x.first.length() > y.first.length(); });
     for (const auto &[gap, gpu] : gaps) {
         if (out.size() == 20)
             break;
@@ -68,16 +71,16 @@ std::vector<Evidence> gapEvidence(const DependencyGraph &g, const Analysis &a, s
             e.track = g.resources()[size_t(n.resource)].track;
             before = QStringLiteral(" before %1").arg(g.name(n.name).left(80));
         }
-        e.what = QStringLiteral("%1 idle %2%3 (%4)").arg(gpu->device, formatDuration(gap.length()), before,
-                                                         idleCauseName(gap.cause));
+        e.what =
+            QStringLiteral("%1 idle %2%3 (%4)")
+                .arg(gpu->device, formatDuration(gap.length()), before, idleCauseName(gap.cause));
         out.push_back(e);
     }
     return out;
 }
 
 // The 20 longest nodes that pass `test`, as evidence.
-template<typename Test>
-std::vector<Evidence> longestNodes(const DependencyGraph &g, Test &&test)
+template <typename Test> std::vector<Evidence> longestNodes(const DependencyGraph &g, Test &&test)
 {
     std::vector<int> picked;
     for (size_t i = 0; i < g.nodes().size(); ++i)
@@ -90,7 +93,8 @@ std::vector<Evidence> longestNodes(const DependencyGraph &g, Test &&test)
     std::vector<Evidence> out;
     for (size_t k = 0; k < n; ++k) {
         const Node &node = g.nodes()[size_t(picked[k])];
-        out.push_back({QStringLiteral("%1 %2").arg(g.name(node.name).left(80), formatDuration(length(picked[k]))),
+        out.push_back({QStringLiteral("%1 %2").arg(g.name(node.name).left(80),
+                                                   formatDuration(length(picked[k]))),
                        g.resources()[size_t(node.resource)].rank, node.start, node.end, node.slice,
                        g.resources()[size_t(node.resource)].track});
     }
@@ -102,9 +106,11 @@ std::vector<Evidence> longestNodes(const DependencyGraph &g, Test &&test)
 // precision, tensor cores or TF32, nor FlashAttention (FP16/BF16 only).
 bool isFp32Matmul(const QString &name)
 {
-    static const QRegularExpression fp32(QStringLiteral("sgemm|scudnn|simt|fp32|f32|<float|\\(float|float,"),
-                                         QRegularExpression::CaseInsensitiveOption);
-    static const QRegularExpression other(QStringLiteral("flash|tf32|xf32|wmma|mma"), QRegularExpression::CaseInsensitiveOption);
+    static const QRegularExpression fp32(
+        QStringLiteral("sgemm|scudnn|simt|fp32|f32|<float|\\(float|float,"),
+        QRegularExpression::CaseInsensitiveOption);
+    static const QRegularExpression other(QStringLiteral("flash|tf32|xf32|wmma|mma"),
+                                          QRegularExpression::CaseInsensitiveOption);
     return !usesHalfPrecision(name) && fp32.match(name).hasMatch() && !other.match(name).hasMatch();
 }
 
@@ -121,9 +127,12 @@ QString regexOfNames(const QStringList &names)
 QString severityName(Severity s)
 {
     switch (s) {
-    case Severity::High: return QStringLiteral("high");
-    case Severity::Medium: return QStringLiteral("medium");
-    case Severity::Low: break;
+    case Severity::High:
+        return QStringLiteral("high");
+    case Severity::Medium:
+        return QStringLiteral("medium");
+    case Severity::Low:
+        break;
     }
     return QStringLiteral("low");
 }
@@ -171,7 +180,8 @@ QJsonObject Finding::toJson() const
 }
 
 std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *analysis,
-                                  const ResourceAttribution &resources, const WhatIfContext &context)
+                                  const ResourceAttribution &resources,
+                                  const WhatIfContext &context)
 {
     std::vector<Finding> out;
     const DeviceCatalog &catalog = context.catalog ? *context.catalog : DeviceCatalog::builtin();
@@ -204,29 +214,38 @@ std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *
             Finding f;
             f.rule = QStringLiteral("input-bound");
             f.share = s;
-            f.title = QStringLiteral("Input-bound: the GPUs wait %1 of their time for data loading").arg(pct(s));
-            f.detail = QStringLiteral("%1 of GPU idle time ended with work launched right after the host loaded a "
-                                      "batch (DataLoader __next__ on the launching thread). Load in background "
-                                      "workers (DataLoader num_workers > 0, pin_memory=True, prefetch_factor) so "
-                                      "the next batch is ready when the step ends.")
-                           .arg(formatDuration(split.dataLoading));
+            f.title = QStringLiteral("Input-bound: the GPUs wait %1 of their time for data loading")
+                          .arg(pct(s));
+            f.detail =
+                QStringLiteral(
+                    "%1 of GPU idle time ended with work launched right after the host loaded a "
+                    "batch (DataLoader __next__ on the launching thread). Load in background "
+                    "workers (DataLoader num_workers > 0, pin_memory=True, prefetch_factor) so "
+                    "the next batch is ready when the step ends.")
+                    .arg(formatDuration(split.dataLoading));
             f.evidence = gapEvidence(g, a, {IdleCause::DataLoading});
             f.fix = {Transform::input(0)};
             out.push_back(std::move(f));
         }
         // Launch-bound.
-        if (const double s = double(split.launch) / W; s >= kLaunchShare && a.launch.delayP50 < kShallowQueue) {
+        if (const double s = double(split.launch) / W;
+            s >= kLaunchShare && a.launch.delayP50 < kShallowQueue) {
             Finding f;
             f.rule = QStringLiteral("launch-bound");
             f.share = s;
-            f.title = QStringLiteral("Launch-bound: the GPUs wait %1 of their time for the host to launch work").arg(pct(s));
-            f.detail = QStringLiteral("Work starts a median %1 after its launch call: the GPU queue is nearly empty, "
-                                      "so each kernel waits for the host to issue it (%2 launches, %3 in launch "
-                                      "calls). Capture the step in a CUDA graph (torch.cuda.graphs, torch.compile "
-                                      "mode=\"reduce-overhead\"), fuse small ops, or give the GPU larger batches.")
-                           .arg(formatDuration(a.launch.delayP50))
-                           .arg(a.launch.launches)
-                           .arg(formatDuration(a.launch.callTime));
+            f.title =
+                QStringLiteral(
+                    "Launch-bound: the GPUs wait %1 of their time for the host to launch work")
+                    .arg(pct(s));
+            f.detail =
+                QStringLiteral(
+                    "Work starts a median %1 after its launch call: the GPU queue is nearly empty, "
+                    "so each kernel waits for the host to issue it (%2 launches, %3 in launch "
+                    "calls). Capture the step in a CUDA graph (torch.cuda.graphs, torch.compile "
+                    "mode=\"reduce-overhead\"), fuse small ops, or give the GPU larger batches.")
+                    .arg(formatDuration(a.launch.delayP50))
+                    .arg(a.launch.launches)
+                    .arg(formatDuration(a.launch.callTime));
             f.evidence = gapEvidence(g, a, {IdleCause::Launch});
             f.fix = {Transform::host(0)};
             out.push_back(std::move(f));
@@ -242,17 +261,24 @@ std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *
                 }
             QStringList which;
             for (auto it = calls.begin(); it != calls.end(); ++it)
-                which << QStringLiteral("%1 x%2 (%3)").arg(it.key()).arg(it->first).arg(formatDuration(it->second));
+                which << QStringLiteral("%1 x%2 (%3)")
+                             .arg(it.key())
+                             .arg(it->first)
+                             .arg(formatDuration(it->second));
             Finding f;
             f.rule = QStringLiteral("sync-stall");
             f.share = s;
-            f.title = QStringLiteral("Synchronisation stalls: the GPUs idle %1 of their time after the host waited "
-                                     "for them")
-                          .arg(pct(s));
-            f.detail = QStringLiteral("The host blocks until the GPU drains, then the GPU waits for the next launch: "
-                                      "%1. Avoid .item(), .cpu(), printing tensors and explicit synchronize in "
-                                      "the step; log every N steps; use non_blocking copies.")
-                           .arg(which.join(QStringLiteral(", ")));
+            f.title =
+                QStringLiteral(
+                    "Synchronisation stalls: the GPUs idle %1 of their time after the host waited "
+                    "for them")
+                    .arg(pct(s));
+            f.detail =
+                QStringLiteral(
+                    "The host blocks until the GPU drains, then the GPU waits for the next launch: "
+                    "%1. Avoid .item(), .cpu(), printing tensors and explicit synchronize in "
+                    "the step; log every N steps; use non_blocking copies.")
+                    .arg(which.join(QStringLiteral(", ")));
             f.evidence = gapEvidence(g, a, {IdleCause::Sync});
             f.fix = {Transform::unsync()};
             out.push_back(std::move(f));
@@ -271,11 +297,15 @@ std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *
                 Finding f;
                 f.rule = QStringLiteral("pageable-memcpy");
                 f.share = s;
-                f.title = QStringLiteral("Pageable memory copies: %1 copies take %2 of the GPUs' time").arg(count).arg(pct(s));
-                f.detail = QStringLiteral("Copies from pageable host memory are staged through a driver buffer at a "
-                                          "fraction of the link's bandwidth and block the host. Pin the memory "
-                                          "(DataLoader pin_memory=True, tensor.pin_memory()) and copy with "
-                                          "non_blocking=True.");
+                f.title =
+                    QStringLiteral("Pageable memory copies: %1 copies take %2 of the GPUs' time")
+                        .arg(count)
+                        .arg(pct(s));
+                f.detail = QStringLiteral(
+                    "Copies from pageable host memory are staged through a driver buffer at a "
+                    "fraction of the link's bandwidth and block the host. Pin the memory "
+                    "(DataLoader pin_memory=True, tensor.pin_memory()) and copy with "
+                    "non_blocking=True.");
                 QString why;
                 const Link *link = measuredLink(context, false, &why);
                 const double achieved = time > 0 ? double(bytes) / double(time) : 0; // GB/s
@@ -289,16 +319,20 @@ std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *
                                   .arg(link->name)
                                   .arg(link->bwGBps);
                 } else {
-                    Transform t = Transform::scale(QStringLiteral("Pageable"), achieved / (link->bwGBps * kAchieved));
+                    Transform t = Transform::scale(QStringLiteral("Pageable"),
+                                                   achieved / (link->bwGBps * kAchieved));
                     t.select.kinds = kindBit(NodeKind::Memcpy);
                     f.fix = {t};
-                    f.notes << QStringLiteral("pinned copies at 70% of %1's %2 GB/s, against the %3 GB/s measured")
-                                   .arg(link->name)
-                                   .arg(link->bwGBps)
-                                   .arg(achieved, 0, 'f', 1);
+                    f.notes
+                        << QStringLiteral(
+                               "pinned copies at 70% of %1's %2 GB/s, against the %3 GB/s measured")
+                               .arg(link->name)
+                               .arg(link->bwGBps)
+                               .arg(achieved, 0, 'f', 1);
                 }
                 f.evidence = longestNodes(g, [&](const Node &n) {
-                    return n.kind == NodeKind::Memcpy && g.name(n.name).contains(QLatin1String("Pageable"));
+                    return n.kind == NodeKind::Memcpy &&
+                           g.name(n.name).contains(QLatin1String("Pageable"));
                 });
                 out.push_back(std::move(f));
             }
@@ -312,16 +346,20 @@ std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *
             for (const auto &s : names)
                 if (s.kind == NodeKind::Kernel && s.p50 < kShortKernel)
                     byCount.push_back(&s);
-            std::sort(byCount.begin(), byCount.end(), [](auto *x, auto *y) { return x->count > y->count; });
+            std::sort(byCount.begin(), byCount.end(),
+                      [](auto *x, auto *y) { return x->count > y->count; });
             for (size_t k = 0; k < byCount.size() && k < 200; ++k)
                 shortNames << byCount[k]->name;
             Finding f;
             f.rule = QStringLiteral("small-kernels");
             f.share = double(a.launch.shortKernelTime) / W;
-            f.title = QStringLiteral("Small kernels: %1 of %2 kernels run under 10 µs").arg(a.launch.shortKernels).arg(kernels);
-            f.detail = QStringLiteral("Each pays a launch and a ramp-up that dwarf its work, while the GPU waits for the "
-                                      "host to launch the next. Fuse them (torch.compile, fused optimizers, "
-                                      "apex/transformer-engine kernels) or batch the work they do.");
+            f.title = QStringLiteral("Small kernels: %1 of %2 kernels run under 10 µs")
+                          .arg(a.launch.shortKernels)
+                          .arg(kernels);
+            f.detail = QStringLiteral(
+                "Each pays a launch and a ramp-up that dwarf its work, while the GPU waits for the "
+                "host to launch the next. Fuse them (torch.compile, fused optimizers, "
+                "apex/transformer-engine kernels) or batch the work they do.");
             Transform t;
             t.op = Transform::Op::Fuse;
             t.model = QStringLiteral("overhead");
@@ -329,8 +367,10 @@ std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *
             t.select.kinds = kindBit(NodeKind::Kernel);
             f.fix = {t};
             f.evidence = gapEvidence(g, a, {IdleCause::Launch});
-            f.notes << QStringLiteral("adjacent kernels of the %1 names with a median under 10 µs fused, each fused "
-                                      "kernel saving the shortest kernel of its GPU per kernel it absorbs")
+            f.notes << QStringLiteral(
+                           "adjacent kernels of the %1 names with a median under 10 µs fused, each "
+                           "fused "
+                           "kernel saving the shortest kernel of its GPU per kernel it absorbs")
                            .arg(shortNames.size());
             out.push_back(std::move(f));
         }
@@ -339,31 +379,40 @@ std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *
             TimeNs fp32 = 0;
             std::vector<const KernelStat *> which;
             for (const auto &s : names) {
-                if (s.kind != NodeKind::Kernel || classifyKernel(s.name) != Bound::Compute || !isFp32Matmul(s.name))
+                if (s.kind != NodeKind::Kernel || classifyKernel(s.name) != Bound::Compute ||
+                    !isFp32Matmul(s.name))
                     continue;
                 fp32 += s.total;
                 which.push_back(&s);
             }
-            const Device *dev = context.measuredDevice.isEmpty() ? nullptr : catalog.device(context.measuredDevice);
+            const Device *dev =
+                context.measuredDevice.isEmpty() ? nullptr : catalog.device(context.measuredDevice);
             const bool tensorCores = !dev || dev->fp16Tflops >= 2 * dev->fp32Tflops;
-            if (const double s = compute > 0 ? double(fp32) / double(compute) : 0.0; s >= kFp32Share && tensorCores) {
-                std::sort(which.begin(), which.end(), [](auto *x, auto *y) { return x->total > y->total; });
+            if (const double s = compute > 0 ? double(fp32) / double(compute) : 0.0;
+                s >= kFp32Share && tensorCores) {
+                std::sort(which.begin(), which.end(),
+                          [](auto *x, auto *y) { return x->total > y->total; });
                 Finding f;
                 f.rule = QStringLiteral("fp32-matmul");
                 f.share = double(fp32) / W;
-                f.title = QStringLiteral("FP32 matrix kernels: %1 of GPU compute could run on tensor cores").arg(pct(s));
+                f.title = QStringLiteral(
+                              "FP32 matrix kernels: %1 of GPU compute could run on tensor cores")
+                              .arg(pct(s));
                 QStringList top;
                 for (size_t k = 0; k < which.size() && k < 3; ++k)
                     top << which[k]->name.left(60);
-                f.detail = QStringLiteral("GEMM and convolution kernels run in FP32 (%1)%2. Train with automatic mixed "
-                                          "precision (torch.autocast with bfloat16 or float16) or allow TF32 "
-                                          "(torch.backends.cuda.matmul.allow_tf32).")
-                               .arg(top.join(QStringLiteral("; ")),
-                                    dev ? QStringLiteral(" on a %1 with %2 FP16 TFLOP/s against %3 FP32")
-                                              .arg(dev->name)
-                                              .arg(dev->fp16Tflops)
-                                              .arg(dev->fp32Tflops)
-                                        : QString());
+                f.detail =
+                    QStringLiteral(
+                        "GEMM and convolution kernels run in FP32 (%1)%2. Train with automatic "
+                        "mixed "
+                        "precision (torch.autocast with bfloat16 or float16) or allow TF32 "
+                        "(torch.backends.cuda.matmul.allow_tf32).")
+                        .arg(top.join(QStringLiteral("; ")),
+                             dev ? QStringLiteral(" on a %1 with %2 FP16 TFLOP/s against %3 FP32")
+                                       .arg(dev->name)
+                                       .arg(dev->fp16Tflops)
+                                       .arg(dev->fp32Tflops)
+                                 : QString());
                 f.fix = {Transform::amp()};
                 QSet<QString> fp32Names;
                 for (const auto *w : which)
@@ -379,21 +428,26 @@ std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *
             Finding f;
             f.rule = QStringLiteral("nccl-exposed");
             f.share = s;
-            f.title = QStringLiteral("Exposed communication: collectives run alone %1 of the GPUs' time").arg(pct(s));
-            f.detail = QStringLiteral("Collective kernels run while no compute kernel does. Overlap them with the "
-                                      "backward pass (DDP gradient buckets, bucket_cap_mb; FSDP prefetch), or cut "
-                                      "their volume (gradient compression, larger local batches).");
+            f.title =
+                QStringLiteral("Exposed communication: collectives run alone %1 of the GPUs' time")
+                    .arg(pct(s));
+            f.detail = QStringLiteral(
+                "Collective kernels run while no compute kernel does. Overlap them with the "
+                "backward pass (DDP gradient buckets, bucket_cap_mb; FSDP prefetch), or cut "
+                "their volume (gradient compression, larger local batches).");
             Transform t = Transform::scale(QString(), 0);
             t.select.kinds = kindBit(NodeKind::Collective);
             f.fix = {t};
-            f.notes << QStringLiteral("an upper bound: each collective hidden behind compute, its own time gone, its "
-                                      "wait for the other ranks kept");
+            f.notes << QStringLiteral(
+                "an upper bound: each collective hidden behind compute, its own time gone, its "
+                "wait for the other ranks kept");
             for (const auto &gpu : a.gpus)
                 if (gpu.time.communication > 0)
-                    f.evidence.push_back({QStringLiteral("%1: %2 exposed of %3 communication")
-                                              .arg(gpu.device, formatDuration(gpu.time.communication),
-                                                   formatDuration(gpu.communicationTotal)),
-                                          gpu.rank, gpu.start, gpu.end, 0});
+                    f.evidence.push_back(
+                        {QStringLiteral("%1: %2 exposed of %3 communication")
+                             .arg(gpu.device, formatDuration(gpu.time.communication),
+                                  formatDuration(gpu.communicationTotal)),
+                         gpu.rank, gpu.start, gpu.end, 0});
             out.push_back(std::move(f));
         }
         // A straggler rank.
@@ -422,8 +476,10 @@ std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *
                 double(meanLate) >= kLate * double(std::max<TimeNs>(1, per))) {
                 Finding f;
                 f.rule = QStringLiteral("straggler");
-                f.share = double(late) / double(std::max<TimeNs>(1, per * std::max<qint64>(1, iterations)));
-                f.title = QStringLiteral("Straggler: rank %1 arrives last at %2 of %3 collectives, %4 after the median "
+                f.share = double(late) /
+                          double(std::max<TimeNs>(1, per * std::max<qint64>(1, iterations)));
+                f.title = QStringLiteral("Straggler: rank %1 arrives last at %2 of %3 collectives, "
+                                         "%4 after the median "
                                          "on average")
                               .arg(worst->rank)
                               .arg(worst->lastArrivals)
@@ -450,34 +506,41 @@ std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *
                 QStringList what;
                 for (auto it = before.begin(); it != before.end(); ++it)
                     what << QStringLiteral("%1 (%2)").arg(it.key()).arg(it.value());
-                f.detail = QStringLiteral("The other ranks wait for it at each collective. Before arriving it ran: %1. "
-                                          "Look for uneven data (sequence lengths, sharding), a slower GPU or host, "
-                                          "or extra work on that rank (logging, checkpointing).")
-                               .arg(what.mid(0, 5).join(QStringLiteral(", ")));
+                f.detail =
+                    QStringLiteral(
+                        "The other ranks wait for it at each collective. Before arriving it ran: "
+                        "%1. "
+                        "Look for uneven data (sequence lengths, sharding), a slower GPU or host, "
+                        "or extra work on that rank (logging, checkpointing).")
+                        .arg(what.mid(0, 5).join(QStringLiteral(", ")));
                 if (factor < 0.99) {
                     Transform t = Transform::scale(QString(), factor);
                     t.select.rank = worst->rank;
-                    t.select.kinds = kindBit(NodeKind::Cpu) | kindBit(NodeKind::Runtime) | kindBit(NodeKind::Kernel) |
-                                     kindBit(NodeKind::Memcpy) | kindBit(NodeKind::Memset);
+                    t.select.kinds = kindBit(NodeKind::Cpu) | kindBit(NodeKind::Runtime) |
+                                     kindBit(NodeKind::Kernel) | kindBit(NodeKind::Memcpy) |
+                                     kindBit(NodeKind::Memset);
                     f.fix = {t};
                     f.notes << QStringLiteral("rank %1's work x%2: the mean of the other ranks'")
                                    .arg(worst->rank)
                                    .arg(factor, 0, 'f', 3);
                 } else {
-                    f.noFix = QStringLiteral("rank %1 does no more work than the others (x%2 of their mean); it "
-                                             "arrives late for another reason")
-                                  .arg(worst->rank)
-                                  .arg(1 / factor, 0, 'f', 2);
+                    f.noFix =
+                        QStringLiteral(
+                            "rank %1 does no more work than the others (x%2 of their mean); it "
+                            "arrives late for another reason")
+                            .arg(worst->rank)
+                            .arg(1 / factor, 0, 'f', 2);
                 }
                 for (const auto *s : its) {
                     if (f.evidence.size() == 20)
                         break;
-                    f.evidence.push_back({QStringLiteral("%1 #%2: rank %3 %4 after the first, %5 after the median")
-                                              .arg(s->operation)
-                                              .arg(s->index)
-                                              .arg(s->lastRank)
-                                              .arg(formatDuration(s->late()), formatDuration(s->lateVsMedian)),
-                                          s->lastRank, s->firstArrival, s->lastArrival, 0});
+                    f.evidence.push_back(
+                        {QStringLiteral("%1 #%2: rank %3 %4 after the first, %5 after the median")
+                             .arg(s->operation)
+                             .arg(s->index)
+                             .arg(s->lastRank)
+                             .arg(formatDuration(s->late()), formatDuration(s->lateVsMedian)),
+                         s->lastRank, s->firstArrival, s->lastArrival, 0});
                 }
                 out.push_back(std::move(f));
             }
@@ -499,11 +562,15 @@ std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *
                     parts << QStringLiteral("%1 %2").arg(idleCauseName(cause), pct(double(t) / W));
             f.detail = QStringLiteral("Idle by what ended each gap: %1 (%2 gaps).")
                            .arg(parts.join(QStringLiteral(", ")))
-                           .arg(std::accumulate(a.gpus.begin(), a.gpus.end(), qint64(0),
-                                                [](qint64 n, const GpuBreakdown &b) { return n + b.idleGaps; }));
-            f.noFix = QStringLiteral("its causes are priced by their own findings where they pass their thresholds");
-            f.evidence = gapEvidence(g, a, {IdleCause::Launch, IdleCause::DataLoading, IdleCause::Sync,
-                                            IdleCause::OtherStream, IdleCause::Gpu, IdleCause::Unattributed});
+                           .arg(std::accumulate(
+                               a.gpus.begin(), a.gpus.end(), qint64(0),
+                               [](qint64 n, const GpuBreakdown &b) { return n + b.idleGaps; }));
+            f.noFix = QStringLiteral(
+                "its causes are priced by their own findings where they pass their thresholds");
+            f.evidence =
+                gapEvidence(g, a,
+                            {IdleCause::Launch, IdleCause::DataLoading, IdleCause::Sync,
+                             IdleCause::OtherStream, IdleCause::Gpu, IdleCause::Unattributed});
             out.push_back(std::move(f));
         }
     }
@@ -512,25 +579,31 @@ std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *
     for (const auto &u : resources.usage) {
         const Phase &phase = resources.phases[size_t(u.phase)];
         if (!graph && phase.kind == QLatin1String("active") && u.has(Metric::GpuUtilisation) &&
-            u.max[size_t(Metric::GpuUtilisation)] > 0 && u.mean[size_t(Metric::GpuUtilisation)] < kLowUtilisation) {
+            u.max[size_t(Metric::GpuUtilisation)] > 0 &&
+            u.mean[size_t(Metric::GpuUtilisation)] < kLowUtilisation) {
             const double util = u.mean[size_t(Metric::GpuUtilisation)];
             Finding f;
             f.rule = QStringLiteral("low-utilisation");
             f.share = 1 - util / 100;
-            f.title = QStringLiteral("Low utilisation: %1 runs kernels %2% of the time while the job runs")
+            f.title = QStringLiteral(
+                          "Low utilisation: %1 runs kernels %2% of the time while the job runs")
                           .arg(u.device)
                           .arg(util, 0, 'f', 0);
-            f.detail = QStringLiteral("The monitoring logs sample whether a kernel ran; over the %1 of GPU activity "
-                                      "the mean is %2% (peak %3%)%4. Record a kernel trace (PyTorch profiler, "
-                                      "Nsight Systems) to see whether it waits for data, launches or the host.")
-                           .arg(formatDuration(phase.end - phase.start))
-                           .arg(util, 0, 'f', 1)
-                           .arg(u.max[size_t(Metric::GpuUtilisation)], 0, 'f', 0)
-                           .arg(u.has(Metric::SmActive) ? QStringLiteral(", SMs active %1% of the time")
-                                                              .arg(u.mean[size_t(Metric::SmActive)] * 100, 0, 'f', 1)
-                                                        : QString());
+            f.detail =
+                QStringLiteral(
+                    "The monitoring logs sample whether a kernel ran; over the %1 of GPU activity "
+                    "the mean is %2% (peak %3%)%4. Record a kernel trace (PyTorch profiler, "
+                    "Nsight Systems) to see whether it waits for data, launches or the host.")
+                    .arg(formatDuration(phase.end - phase.start))
+                    .arg(util, 0, 'f', 1)
+                    .arg(u.max[size_t(Metric::GpuUtilisation)], 0, 'f', 0)
+                    .arg(u.has(Metric::SmActive)
+                             ? QStringLiteral(", SMs active %1% of the time")
+                                   .arg(u.mean[size_t(Metric::SmActive)] * 100, 0, 'f', 1)
+                             : QString());
             f.noFix = QStringLiteral("monitoring logs have no dependency graph to replay");
-            f.evidence.push_back({QStringLiteral("%1 during %2").arg(u.device, phase.name), -1, phase.start, phase.end, 0});
+            f.evidence.push_back({QStringLiteral("%1 during %2").arg(u.device, phase.name), -1,
+                                  phase.start, phase.end, 0});
             out.push_back(std::move(f));
         }
     }
@@ -552,13 +625,17 @@ std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *
                 f.title = QStringLiteral("Memory near capacity: %1 peaks at %2 of %3 MiB")
                               .arg(device, pct(m.first / m.second))
                               .arg(m.second, 0, 'f', 0);
-                f.detail = QStringLiteral("A larger batch or model will not fit, and the allocator may be fragmenting "
-                                          "(cudaMalloc retries). Activation checkpointing, a smaller micro-batch with "
-                                          "gradient accumulation, or sharding optimizer state (ZeRO, FSDP) make room.");
+                f.detail = QStringLiteral(
+                    "A larger batch or model will not fit, and the allocator may be fragmenting "
+                    "(cudaMalloc retries). Activation checkpointing, a smaller micro-batch with "
+                    "gradient accumulation, or sharding optimizer state (ZeRO, FSDP) make room.");
                 f.noFix = QStringLiteral("memory is not time: no what-if transform removes it");
                 if (!resources.phases.empty())
-                    f.evidence.push_back({QStringLiteral("%1 memory used, peak %2 MiB").arg(device).arg(m.first, 0, 'f', 0),
-                                          -1, resources.phases.front().start, resources.phases.back().end, 0});
+                    f.evidence.push_back({QStringLiteral("%1 memory used, peak %2 MiB")
+                                              .arg(device)
+                                              .arg(m.first, 0, 'f', 0),
+                                          -1, resources.phases.front().start,
+                                          resources.phases.back().end, 0});
                 out.push_back(std::move(f));
             }
     }

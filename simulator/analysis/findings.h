@@ -50,21 +50,27 @@ struct Finding
     TimeNs before = 0;
     TimeNs after = 0;
     QStringList notes; // the model's assumptions while pricing
-    double gain() const { return priced && before > 0 ? double(before - after) / double(before) : 0.0; }
-    Severity severity() const; // by the gain when priced, else by the share: >= 20% high, >= 5% medium
+    double gain() const
+    {
+        return priced && before > 0 ? double(before - after) / double(before) : 0.0;
+    }
+    Severity
+    severity() const; // by the gain when priced, else by the share: >= 20% high, >= 5% medium
     QJsonObject toJson() const;
 };
 
 // The rules, over the analysis of a run's graph (null: a run without a kernel trace) and its
 // resource attribution. Unpriced and unranked.
 std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *analysis,
-                                  const ResourceAttribution &resources, const WhatIfContext &context);
+                                  const ResourceAttribution &resources,
+                                  const WhatIfContext &context);
 
 // Prices each finding that has a fix by replaying it (identity: the measured graph's replay,
 // computed when null), then ranks them: priced by gain, then the rest by share. `progress`
 // (optional) is told after each finding; returning false from it stops (the rest unpriced).
-void priceFindings(const std::shared_ptr<const DependencyGraph> &graph, std::vector<Finding> &findings,
-                   const WhatIfContext &context, const Replay *identity = nullptr,
+void priceFindings(const std::shared_ptr<const DependencyGraph> &graph,
+                   std::vector<Finding> &findings, const WhatIfContext &context,
+                   const Replay *identity = nullptr,
                    const std::function<bool(int done, int total)> &progress = {});
 void rankFindings(std::vector<Finding> &findings);
 
@@ -85,8 +91,9 @@ struct RunSummary
 // rank's iterations of the same trace when the run has iterations, else all of them.
 double recordedFlops(const DependencyGraph &graph);
 // `stepTime`: meanIteration() of the measured run (its identity replay).
-RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis, const ResourceAttribution &resources,
-                     const WhatIfContext &context, double flops, TimeNs stepTime);
+RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis,
+                     const ResourceAttribution &resources, const WhatIfContext &context,
+                     double flops, TimeNs stepTime);
 
 // Everything `grademl analyze` and the Analysis panel show of one run.
 struct RunReport
@@ -96,7 +103,7 @@ struct RunReport
     RunSummary summary;
     std::optional<Analysis> analysis; // none for a run without a kernel trace
     ResourceAttribution resources;
-    std::vector<Finding> findings;    // ranked
+    std::vector<Finding> findings; // ranked
     // The measured run's critical path (its identity replay) across ranks: the time each rank's
     // work holds it, largest first (rank -1: resources without a rank).
     std::vector<std::pair<int, TimeNs>> criticalByRank;
@@ -118,8 +125,9 @@ using AnalysisProgress = std::function<bool(const QString &stage, int done, int 
 // `progress` returning false cancels: nullopt with `error` "cancelled".
 // `unpriced` (optional) gets the report before the findings are priced (a panel fills
 // progressively).
-std::optional<RunReport> analyzeRun(Project &project, RunId run, const QString &runName, const AnalysisScope &scope,
-                                    QString *error, const AnalysisProgress &progress = {},
+std::optional<RunReport> analyzeRun(Project &project, RunId run, const QString &runName,
+                                    const AnalysisScope &scope, QString *error,
+                                    const AnalysisProgress &progress = {},
                                     std::shared_ptr<const DependencyGraph> *graphOut = nullptr,
                                     const std::function<void(const RunReport &)> &unpriced = {});
 

@@ -18,9 +18,9 @@ void rankFindings(std::vector<Finding> &findings)
     });
 }
 
-void priceFindings(const std::shared_ptr<const DependencyGraph> &graph, std::vector<Finding> &findings,
-                   const WhatIfContext &context, const Replay *identity,
-                   const std::function<bool(int done, int total)> &progress)
+void priceFindings(const std::shared_ptr<const DependencyGraph> &graph,
+                   std::vector<Finding> &findings, const WhatIfContext &context,
+                   const Replay *identity, const std::function<bool(int done, int total)> &progress)
 {
     std::optional<Replay> own;
     if (!identity) {

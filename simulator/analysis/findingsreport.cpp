@@ -20,7 +20,8 @@ double recordedFlops(const DependencyGraph &graph)
     const auto &cs = graph.containers();
     const auto &resources = graph.resources();
     auto keyOf = [&](int resource) {
-        return std::make_pair(resources[size_t(resource)].source, std::max(resources[size_t(resource)].rank, 0));
+        return std::make_pair(resources[size_t(resource)].source,
+                              std::max(resources[size_t(resource)].rank, 0));
     };
     std::map<std::pair<SourceId, int>, std::vector<std::pair<TimeNs, TimeNs>>> windows;
     for (int c : graph.steps())
@@ -33,7 +34,9 @@ double recordedFlops(const DependencyGraph &graph)
             const auto w = windows.find(keyOf(f.resource));
             if (w == windows.end())
                 continue;
-            const auto it = std::upper_bound(w->second.begin(), w->second.end(), std::make_pair(f.start, std::numeric_limits<TimeNs>::max()));
+            const auto it =
+                std::upper_bound(w->second.begin(), w->second.end(),
+                                 std::make_pair(f.start, std::numeric_limits<TimeNs>::max()));
             if (it == w->second.begin() || f.start >= std::prev(it)->second)
                 continue;
         }
@@ -42,8 +45,9 @@ double recordedFlops(const DependencyGraph &graph)
     return total;
 }
 
-RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis, const ResourceAttribution &resources,
-                     const WhatIfContext &context, double flops, TimeNs stepTime)
+RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis,
+                     const ResourceAttribution &resources, const WhatIfContext &context,
+                     double flops, TimeNs stepTime)
 {
     RunSummary s;
     s.device = context.measuredDevice;
@@ -53,7 +57,8 @@ RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis, con
         s.iterations = qint64(its.size());
         s.stepTime = stepTime;
         if (flops > 0) {
-            const DeviceCatalog &cat = context.catalog ? *context.catalog : DeviceCatalog::builtin();
+            const DeviceCatalog &cat =
+                context.catalog ? *context.catalog : DeviceCatalog::builtin();
             const Device *dev = s.device.isEmpty() ? nullptr : cat.device(s.device);
             // The peak at the precision most of the compute-bound kernel time ran in.
             TimeNs half = 0, full = 0;
@@ -64,7 +69,9 @@ RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis, con
                 auto it = precision.find(n.name);
                 if (it == precision.end()) {
                     const QString name = graph->name(n.name);
-                    it = precision.insert(n.name, classifyKernel(name) != Bound::Compute ? 0 : usesHalfPrecision(name) ? 1 : 2);
+                    it = precision.insert(n.name, classifyKernel(name) != Bound::Compute ? 0
+                                                  : usesHalfPrecision(name)              ? 1
+                                                                                         : 2);
                 }
                 if (*it)
                     (*it == 1 ? half : full) += n.end - n.start;
@@ -72,7 +79,8 @@ RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis, con
             const size_t gpus = graph->gpuDevices().size();
             const TimeNs wall = s.stepTime * std::max<TimeNs>(1, TimeNs(its.size()));
             if (dev && gpus > 0 && wall > 0) {
-                const double peak = (half > full ? dev->fp16Tflops : dev->fp32Tflops) * 1e12 * double(gpus);
+                const double peak =
+                    (half > full ? dev->fp16Tflops : dev->fp32Tflops) * 1e12 * double(gpus);
                 s.mfu = flops / (double(wall) * 1e-9 * peak);
             }
         }
@@ -91,8 +99,8 @@ RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis, con
     std::vector<char> energyPhase(resources.phases.size(), 0);
     for (const auto &u : resources.usage) {
         const Phase &p = resources.phases[size_t(u.phase)];
-        if ((p.kind == QLatin1String("active") || p.kind == QLatin1String("run")) && u.has(Metric::GpuUtilisation) &&
-            u.max[size_t(Metric::GpuUtilisation)] > 0) {
+        if ((p.kind == QLatin1String("active") || p.kind == QLatin1String("run")) &&
+            u.has(Metric::GpuUtilisation) && u.max[size_t(Metric::GpuUtilisation)] > 0) {
             utilSum += u.mean[size_t(Metric::GpuUtilisation)];
             ++utilCount;
         }
@@ -111,8 +119,9 @@ RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis, con
     return s;
 }
 
-std::optional<RunReport> analyzeRun(Project &project, RunId run, const QString &runName, const AnalysisScope &scope,
-                                    QString *error, const AnalysisProgress &progress,
+std::optional<RunReport> analyzeRun(Project &project, RunId run, const QString &runName,
+                                    const AnalysisScope &scope, QString *error,
+                                    const AnalysisProgress &progress,
                                     std::shared_ptr<const DependencyGraph> *graphOut,
                                     const std::function<void(const RunReport &)> &unpriced)
 {
@@ -152,7 +161,8 @@ std::optional<RunReport> analyzeRun(Project &project, RunId run, const QString &
         context = WhatIfContext::forRun(*graph, project, run);
         AnalysisScope s = scope;
         if (s.range)
-            s.range = std::make_pair(graph->origin() + s.range->first, graph->origin() + s.range->second);
+            s.range =
+                std::make_pair(graph->origin() + s.range->first, graph->origin() + s.range->second);
         if (!step(QStringLiteral("analysing GPU time"), 0, 1))
             return std::nullopt;
         report.analysis = analyze(*graph, s);
@@ -161,16 +171,19 @@ std::optional<RunReport> analyzeRun(Project &project, RunId run, const QString &
     } else if (!report.resources.phases.empty()) {
         report.origin = report.resources.phases.front().start;
     }
-    report.findings = findFindings(graph.get(), report.analysis ? &*report.analysis : nullptr, report.resources, context);
+    report.findings = findFindings(graph.get(), report.analysis ? &*report.analysis : nullptr,
+                                   report.resources, context);
     std::optional<Replay> identity;
     if (graph)
         identity = replay(*graph, ReplayInput::measured(*graph));
-    report.summary = summarize(graph.get(), report.analysis ? &*report.analysis : nullptr, report.resources, context,
-                               flops, identity ? meanIteration(*graph, *identity) : 0);
+    report.summary =
+        summarize(graph.get(), report.analysis ? &*report.analysis : nullptr, report.resources,
+                  context, flops, identity ? meanIteration(*graph, *identity) : 0);
     if (identity) {
         std::map<int, TimeNs> byRank;
         for (const auto &step : identity->criticalPath)
-            byRank[graph->resources()[size_t(graph->nodes()[size_t(step.node)].resource)].rank] += step.time;
+            byRank[graph->resources()[size_t(graph->nodes()[size_t(step.node)].resource)].rank] +=
+                step.time;
         report.criticalByRank.assign(byRank.begin(), byRank.end());
         std::sort(report.criticalByRank.begin(), report.criticalByRank.end(),
                   [](const auto &x, const auto &y) { return x.second > y.second; });
@@ -227,7 +240,8 @@ QJsonObject RunReport::toJson() const
     o.insert(QStringLiteral("findings"), fs);
     QJsonArray critical;
     for (const auto &[rank, time] : criticalByRank)
-        critical.append(QJsonObject{{QStringLiteral("rank"), rank}, {QStringLiteral("time_ns"), qint64(time)}});
+        critical.append(
+            QJsonObject{{QStringLiteral("rank"), rank}, {QStringLiteral("time_ns"), qint64(time)}});
     o.insert(QStringLiteral("critical_path_by_rank"), critical);
     return o;
 }
@@ -248,7 +262,9 @@ QString RunReport::toText() const
     QString t = QStringLiteral("run %1\n").arg(run);
     QStringList head;
     if (summary.iterations > 0)
-        head << QStringLiteral("%1 iterations, step %2").arg(summary.iterations).arg(formatDuration(summary.stepTime));
+        head << QStringLiteral("%1 iterations, step %2")
+                    .arg(summary.iterations)
+                    .arg(formatDuration(summary.stepTime));
     else if (summary.stepTime > 0)
         head << QStringLiteral("span %1").arg(formatDuration(summary.stepTime));
     if (summary.gpuBusy >= 0)
@@ -256,7 +272,8 @@ QString RunReport::toText() const
     if (summary.mfu >= 0)
         head << QStringLiteral("MFU %1%").arg(summary.mfu * 100, 0, 'f', 1);
     if (summary.gpuUtilisation >= 0)
-        head << QStringLiteral("GPU utilisation %1% (monitoring)").arg(summary.gpuUtilisation, 0, 'f', 1);
+        head << QStringLiteral("GPU utilisation %1% (monitoring)")
+                    .arg(summary.gpuUtilisation, 0, 'f', 1);
     if (summary.energyPerIterationJ >= 0)
         head << QStringLiteral("%1 J per iteration").arg(summary.energyPerIterationJ, 0, 'f', 1);
     if (!head.isEmpty())
@@ -287,8 +304,11 @@ QString RunReport::toText() const
             parts << QStringLiteral("rank %1 %2 (%3%)")
                          .arg(rank)
                          .arg(formatDuration(time))
-                         .arg(criticalLength > 0 ? 100.0 * double(time) / double(criticalLength) : 0, 0, 'f', 1);
-        t += QStringLiteral("Critical path across ranks (%1): %2\n").arg(formatDuration(criticalLength), parts.join(QStringLiteral(", ")));
+                         .arg(criticalLength > 0 ? 100.0 * double(time) / double(criticalLength)
+                                                 : 0,
+                              0, 'f', 1);
+        t += QStringLiteral("Critical path across ranks (%1): %2\n")
+                 .arg(formatDuration(criticalLength), parts.join(QStringLiteral(", ")));
     }
     if (analysis)
         t += analysis->toText();

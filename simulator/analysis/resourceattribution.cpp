@@ -17,14 +17,22 @@ namespace gml::sim {
 QString metricName(Metric m)
 {
     switch (m) {
-    case Metric::GpuUtilisation: return QStringLiteral("GPU utilisation");
-    case Metric::SmActive: return QStringLiteral("SM active");
-    case Metric::TensorActive: return QStringLiteral("tensor pipe active");
-    case Metric::MemoryUsed: return QStringLiteral("memory used");
-    case Metric::MemoryTotal: return QStringLiteral("memory total");
-    case Metric::Power: return QStringLiteral("power");
-    case Metric::HostCpu: return QStringLiteral("host CPU busy");
-    case Metric::HostMemory: return QStringLiteral("host memory used");
+    case Metric::GpuUtilisation:
+        return QStringLiteral("GPU utilisation");
+    case Metric::SmActive:
+        return QStringLiteral("SM active");
+    case Metric::TensorActive:
+        return QStringLiteral("tensor pipe active");
+    case Metric::MemoryUsed:
+        return QStringLiteral("memory used");
+    case Metric::MemoryTotal:
+        return QStringLiteral("memory total");
+    case Metric::Power:
+        return QStringLiteral("power");
+    case Metric::HostCpu:
+        return QStringLiteral("host CPU busy");
+    case Metric::HostMemory:
+        return QStringLiteral("host memory used");
     }
     return {};
 }
@@ -33,13 +41,17 @@ QString metricUnit(Metric m)
 {
     switch (m) {
     case Metric::GpuUtilisation:
-    case Metric::HostCpu: return QStringLiteral("%");
+    case Metric::HostCpu:
+        return QStringLiteral("%");
     case Metric::SmActive:
-    case Metric::TensorActive: return QStringLiteral("ratio");
+    case Metric::TensorActive:
+        return QStringLiteral("ratio");
     case Metric::MemoryUsed:
     case Metric::MemoryTotal:
-    case Metric::HostMemory: return QStringLiteral("MiB");
-    case Metric::Power: return QStringLiteral("W");
+    case Metric::HostMemory:
+        return QStringLiteral("MiB");
+    case Metric::Power:
+        return QStringLiteral("W");
     }
     return {};
 }
@@ -47,12 +59,15 @@ QString metricUnit(Metric m)
 std::optional<Metric> metricOfTrack(const QString &trackName)
 {
     static const std::pair<QRegularExpression, Metric> patterns[] = {
-        {QRegularExpression(QStringLiteral("^nvidia-smi · utilization\\.gpu$|^dcgmi · GPUTL\\b")), Metric::GpuUtilisation},
+        {QRegularExpression(QStringLiteral("^nvidia-smi · utilization\\.gpu$|^dcgmi · GPUTL\\b")),
+         Metric::GpuUtilisation},
         {QRegularExpression(QStringLiteral("^dcgmi · SMACT\\b")), Metric::SmActive},
         {QRegularExpression(QStringLiteral("^dcgmi · TENSO\\b")), Metric::TensorActive},
-        {QRegularExpression(QStringLiteral("^nvidia-smi · memory\\.used$|^dcgmi · FBUSD\\b")), Metric::MemoryUsed},
+        {QRegularExpression(QStringLiteral("^nvidia-smi · memory\\.used$|^dcgmi · FBUSD\\b")),
+         Metric::MemoryUsed},
         {QRegularExpression(QStringLiteral("^nvidia-smi · memory\\.total$")), Metric::MemoryTotal},
-        {QRegularExpression(QStringLiteral("^nvidia-smi · power\\.draw|^dcgmi · POWER\\b")), Metric::Power},
+        {QRegularExpression(QStringLiteral("^nvidia-smi · power\\.draw|^dcgmi · POWER\\b")),
+         Metric::Power},
         {QRegularExpression(QStringLiteral("^top · CPU busy$")), Metric::HostCpu},
         {QRegularExpression(QStringLiteral("^top · memory used$")), Metric::HostMemory},
     };
@@ -138,7 +153,8 @@ void segment(const std::vector<Series> &series, TimeNs from, TimeNs to, std::vec
             positive.push_back(c.value(k));
     if (positive.size() < 4)
         return;
-    std::nth_element(positive.begin(), positive.begin() + qsizetype(positive.size() / 2), positive.end());
+    std::nth_element(positive.begin(), positive.begin() + qsizetype(positive.size() / 2),
+                     positive.end());
     const double threshold = positive[positive.size() / 2] / 2;
     std::vector<Phase> cut;
     int busy = 0, lull = 0;
@@ -150,7 +166,11 @@ void segment(const std::vector<Series> &series, TimeNs from, TimeNs to, std::vec
             cut.back().end = end;
             continue;
         }
-        cut.push_back({QStringLiteral("%1 %2").arg(kind).arg(high ? ++busy : ++lull), kind, std::max(from, c.ts(k)), end, {}});
+        cut.push_back({QStringLiteral("%1 %2").arg(kind).arg(high ? ++busy : ++lull),
+                       kind,
+                       std::max(from, c.ts(k)),
+                       end,
+                       {}});
     }
     if (busy >= 2)
         phases.insert(phases.end(), cut.begin(), cut.end());
@@ -168,7 +188,11 @@ PhaseFrame phaseFrame(const DependencyGraph &graph)
     if (its.empty())
         return frame;
     for (int c : its)
-        frame.iterations.push_back({graph.name(cs[size_t(c)].name), QStringLiteral("iteration"), cs[size_t(c)].start, cs[size_t(c)].end, {}});
+        frame.iterations.push_back({graph.name(cs[size_t(c)].name),
+                                    QStringLiteral("iteration"),
+                                    cs[size_t(c)].start,
+                                    cs[size_t(c)].end,
+                                    {}});
     // Data loading within the iterations, on the lowest rank's threads: one phase over its
     // ranges.
     const int rank = graph.resources()[size_t(cs[size_t(its.front())].resource)].rank;
@@ -181,7 +205,8 @@ PhaseFrame phaseFrame(const DependencyGraph &graph)
     return frame;
 }
 
-ResourceAttribution attributeResources(Project &project, RunId run, const DependencyGraph *graph, QString *error)
+ResourceAttribution attributeResources(Project &project, RunId run, const DependencyGraph *graph,
+                                       QString *error)
 {
     if (!graph)
         return attributeResources(project, run, static_cast<const PhaseFrame *>(nullptr), error);
@@ -189,7 +214,8 @@ ResourceAttribution attributeResources(Project &project, RunId run, const Depend
     return attributeResources(project, run, &frame, error);
 }
 
-ResourceAttribution attributeResources(Project &project, RunId run, const PhaseFrame *frame, QString *error)
+ResourceAttribution attributeResources(Project &project, RunId run, const PhaseFrame *frame,
+                                       QString *error)
 {
     ResourceAttribution out;
     auto st = project.db().prepare(
@@ -226,13 +252,15 @@ ResourceAttribution attributeResources(Project &project, RunId run, const PhaseF
     std::map<std::pair<int, QString>, int> deviceOrder; // GPUs by index, then the host
     for (const auto &s : series) {
         bool ok = false;
-        const int index = s.device.startsWith(QLatin1String("GPU ")) ? s.device.mid(4).toInt(&ok) : 0;
+        const int index =
+            s.device.startsWith(QLatin1String("GPU ")) ? s.device.mid(4).toInt(&ok) : 0;
         deviceOrder.emplace(std::make_pair(ok ? index : 1 << 20, s.device), 0);
     }
     for (const auto &[key, unused] : deviceOrder)
         out.devices << key.second;
     for (const auto &s : series) {
-        if (s.metric != Metric::GpuUtilisation && s.metric != Metric::Power && s.metric != Metric::HostCpu)
+        if (s.metric != Metric::GpuUtilisation && s.metric != Metric::Power &&
+            s.metric != Metric::HostCpu)
             continue;
         CounterSeries cs{s.device, s.source, s.metric, {}};
         const size_t n = s.track.size(), every = (n + 1999) / 2000;
@@ -254,8 +282,11 @@ ResourceAttribution attributeResources(Project &project, RunId run, const PhaseF
     }
     if (frame && !frame->iterations.empty()) {
         out.phaseSource = QStringLiteral("the execution model");
-        out.phases.push_back({QStringLiteral("run"), QStringLiteral("run"),
-                              std::min(frame->origin, frame->iterations.front().start), frame->end, {}});
+        out.phases.push_back({QStringLiteral("run"),
+                              QStringLiteral("run"),
+                              std::min(frame->origin, frame->iterations.front().start),
+                              frame->end,
+                              {}});
         out.phases.insert(out.phases.end(), frame->iterations.begin(), frame->iterations.end());
         if (!frame->dataLoading.empty()) {
             Phase loading{QString(), QStringLiteral("data loading"), 0, 0, frame->dataLoading};
@@ -270,7 +301,8 @@ ResourceAttribution attributeResources(Project &project, RunId run, const PhaseF
     } else {
         out.phaseSource = QStringLiteral("GPU activity in the monitoring logs");
         // Busy: a GPU utilisation or SM active sample above zero on any GPU.
-        TimeNs busyFrom = std::numeric_limits<TimeNs>::max(), busyTo = std::numeric_limits<TimeNs>::min();
+        TimeNs busyFrom = std::numeric_limits<TimeNs>::max(),
+               busyTo = std::numeric_limits<TimeNs>::min();
         for (const auto &s : series) {
             if (s.metric != Metric::GpuUtilisation && s.metric != Metric::SmActive)
                 continue;
@@ -282,14 +314,27 @@ ResourceAttribution attributeResources(Project &project, RunId run, const PhaseF
                 }
         }
         if (busyFrom >= busyTo) {
-            out.phases.push_back({QStringLiteral("run (no GPU activity)"), QStringLiteral("before"), first, last, {}});
+            out.phases.push_back({QStringLiteral("run (no GPU activity)"),
+                                  QStringLiteral("before"),
+                                  first,
+                                  last,
+                                  {}});
         } else {
             if (busyFrom > first)
-                out.phases.push_back({QStringLiteral("before the GPU work"), QStringLiteral("before"), first, busyFrom, {}});
-            out.phases.push_back({QStringLiteral("GPU active"), QStringLiteral("active"), busyFrom, busyTo, {}});
+                out.phases.push_back({QStringLiteral("before the GPU work"),
+                                      QStringLiteral("before"),
+                                      first,
+                                      busyFrom,
+                                      {}});
+            out.phases.push_back(
+                {QStringLiteral("GPU active"), QStringLiteral("active"), busyFrom, busyTo, {}});
             segment(series, busyFrom, busyTo, out.phases);
             if (busyTo < last)
-                out.phases.push_back({QStringLiteral("after the GPU work"), QStringLiteral("after"), busyTo, last, {}});
+                out.phases.push_back({QStringLiteral("after the GPU work"),
+                                      QStringLiteral("after"),
+                                      busyTo,
+                                      last,
+                                      {}});
         }
     }
 
@@ -328,11 +373,12 @@ ResourceAttribution attributeResources(Project &project, RunId run, const PhaseF
     }
     for (auto &[key, u] : rows)
         out.usage.push_back(u);
-    std::stable_sort(out.usage.begin(), out.usage.end(), [&](const PhaseUsage &x, const PhaseUsage &y) {
-        if (x.phase != y.phase)
-            return x.phase < y.phase;
-        return out.devices.indexOf(x.device) < out.devices.indexOf(y.device);
-    });
+    std::stable_sort(out.usage.begin(), out.usage.end(),
+                     [&](const PhaseUsage &x, const PhaseUsage &y) {
+                         if (x.phase != y.phase)
+                             return x.phase < y.phase;
+                         return out.devices.indexOf(x.device) < out.devices.indexOf(y.device);
+                     });
     return out;
 }
 
@@ -354,10 +400,11 @@ QJsonObject ResourceAttribution::toJson() const
         QJsonObject metrics;
         for (int m = 0; m < kMetrics; ++m)
             if (u.has(Metric(m)))
-                metrics.insert(metricName(Metric(m)), QJsonObject{{QStringLiteral("mean"), u.mean[size_t(m)]},
-                                                                  {QStringLiteral("max"), u.max[size_t(m)]},
-                                                                  {QStringLiteral("unit"), metricUnit(Metric(m))},
-                                                                  {QStringLiteral("samples"), u.samples[size_t(m)]}});
+                metrics.insert(metricName(Metric(m)),
+                               QJsonObject{{QStringLiteral("mean"), u.mean[size_t(m)]},
+                                           {QStringLiteral("max"), u.max[size_t(m)]},
+                                           {QStringLiteral("unit"), metricUnit(Metric(m))},
+                                           {QStringLiteral("samples"), u.samples[size_t(m)]}});
         r.insert(QStringLiteral("metrics"), metrics);
         if (!std::isnan(u.energyJ))
             r.insert(QStringLiteral("energy_j"), u.energyJ);
@@ -371,7 +418,9 @@ QString ResourceAttribution::toText() const
 {
     if (isEmpty())
         return {};
-    QString t = QStringLiteral("Resources by phase (%1 counter samples; phases from %2):\n").arg(samples).arg(phaseSource);
+    QString t = QStringLiteral("Resources by phase (%1 counter samples; phases from %2):\n")
+                    .arg(samples)
+                    .arg(phaseSource);
     // GPUs that never ran (utilisation and memory at zero throughout) are named once.
     QStringList idle;
     for (const auto &d : devices) {
@@ -379,14 +428,16 @@ QString ResourceAttribution::toText() const
             continue;
         bool ran = false;
         for (const auto &u : usage)
-            if (u.device == d && ((u.has(Metric::GpuUtilisation) && u.max[size_t(Metric::GpuUtilisation)] > 0) ||
-                                  (u.has(Metric::MemoryUsed) && u.max[size_t(Metric::MemoryUsed)] > 1)))
+            if (u.device == d &&
+                ((u.has(Metric::GpuUtilisation) && u.max[size_t(Metric::GpuUtilisation)] > 0) ||
+                 (u.has(Metric::MemoryUsed) && u.max[size_t(Metric::MemoryUsed)] > 1)))
                 ran = true;
         if (!ran)
             idle << d;
     }
     if (!idle.isEmpty())
-        t += QStringLiteral("  idle throughout (no utilisation, no memory in use): %1\n").arg(idle.join(QStringLiteral(", ")));
+        t += QStringLiteral("  idle throughout (no utilisation, no memory in use): %1\n")
+                 .arg(idle.join(QStringLiteral(", ")));
     int shown = -1;
     for (const auto &u : usage) {
         if (idle.contains(u.device))
@@ -394,7 +445,8 @@ QString ResourceAttribution::toText() const
         const Phase &p = phases[size_t(u.phase)];
         if (u.phase != shown) {
             t += QStringLiteral("  %1 [%2 … %3]\n")
-                     .arg(p.name, formatDuration(p.start - phases.front().start), formatDuration(p.end - phases.front().start));
+                     .arg(p.name, formatDuration(p.start - phases.front().start),
+                          formatDuration(p.end - phases.front().start));
             shown = u.phase;
         }
         QStringList parts;

@@ -54,8 +54,8 @@ struct Phase
 // One device's (a GPU, or "host") counters over one phase; NaN where the metric is not sampled.
 struct PhaseUsage
 {
-    int phase = 0;    // index into ResourceAttribution::phases
-    QString device;   // "GPU 0", "host"
+    int phase = 0;  // index into ResourceAttribution::phases
+    QString device; // "GPU 0", "host"
     std::array<double, kMetrics> mean{};
     std::array<double, kMetrics> max{};
     std::array<int, kMetrics> samples{};
@@ -77,9 +77,9 @@ struct ResourceAttribution
 {
     QString phaseSource; // "the execution model" or "GPU activity in the monitoring logs"
     std::vector<Phase> phases;
-    std::vector<PhaseUsage> usage; // by phase, then device
-    QStringList devices;           // the devices with counters, GPUs first
-    qint64 samples = 0;            // counter samples read
+    std::vector<PhaseUsage> usage;     // by phase, then device
+    QStringList devices;               // the devices with counters, GPUs first
+    qint64 samples = 0;                // counter samples read
     std::vector<CounterSeries> series; // GPU utilisation and power, host CPU, over time
     bool isEmpty() const { return usage.empty(); }
     QJsonObject toJson() const;
@@ -101,7 +101,9 @@ PhaseFrame phaseFrame(const DependencyGraph &graph);
 // The counters of `run` attributed to its phases; `frame` (null for a run without a kernel
 // trace, or one without iterations) gives the iterations and data loading. Empty when the run
 // has no recognised counters.
-ResourceAttribution attributeResources(Project &project, RunId run, const PhaseFrame *frame, QString *error);
-ResourceAttribution attributeResources(Project &project, RunId run, const DependencyGraph *graph, QString *error);
+ResourceAttribution attributeResources(Project &project, RunId run, const PhaseFrame *frame,
+                                       QString *error);
+ResourceAttribution attributeResources(Project &project, RunId run, const DependencyGraph *graph,
+                                       QString *error);
 
 } // namespace gml::sim

@@ -39,7 +39,8 @@ std::vector<CounterRow> counterRows(Project &project, RunId run)
 {
     std::vector<CounterRow> out;
     auto st = project.db().prepare(
-        "SELECT t.id, t.name, coalesce(t.unit, ''), p.kind, coalesce(p.pid, ''), coalesce(p.name, ''), "
+        "SELECT t.id, t.name, coalesce(t.unit, ''), p.kind, coalesce(p.pid, ''), coalesce(p.name, "
+        "''), "
         "coalesce(s.format, '') FROM track t LEFT JOIN track p ON p.id = t.parent_id "
         "LEFT JOIN source s ON s.id = t.source_id WHERE t.run_id = ? AND t.kind = ? ORDER BY t.id");
     st.bind(1, run);
@@ -60,7 +61,9 @@ std::vector<CounterRow> counterRows(Project &project, RunId run)
                 r.unit = metricUnit(*m);
             r.source = name.section(QStringLiteral(" \u00b7 "), 0, 0);
             const bool gpu = !st.isNull(3) && st.int64(3) == qint64(TrackKind::Gpu);
-            r.device = gpu ? QStringLiteral("GPU %1").arg(st.text(4)) : st.text(5).isEmpty() ? QStringLiteral("host") : st.text(5);
+            r.device = gpu                    ? QStringLiteral("GPU %1").arg(st.text(4))
+                       : st.text(5).isEmpty() ? QStringLiteral("host")
+                                              : st.text(5);
         }
         out.push_back(r);
     }
@@ -83,14 +86,16 @@ QStringList comparableMetrics(Project &project, const QList<RunId> &runs)
     return out;
 }
 
-std::vector<MetricSeries> metricSeries(Project &project, const RunCatalog &catalog, const QList<RunId> &runs,
-                                       const QString &metric, QString *error)
+std::vector<MetricSeries> metricSeries(Project &project, const RunCatalog &catalog,
+                                       const QList<RunId> &runs, const QString &metric,
+                                       QString *error)
 {
     std::vector<MetricSeries> out;
-    auto steps = project.db().prepare(
-        "SELECT k.ts + coalesce(s.clock_offset_ns, 0) + coalesce(s.align_ns, 0), k.value, k.step FROM counter k "
-        "JOIN track t ON t.id = k.track_id LEFT JOIN source s ON s.id = t.source_id WHERE k.track_id = ? "
-        "ORDER BY k.ts, k.step");
+    auto steps = project.db().prepare("SELECT k.ts + coalesce(s.clock_offset_ns, 0) + "
+                                      "coalesce(s.align_ns, 0), k.value, k.step FROM counter k "
+                                      "JOIN track t ON t.id = k.track_id LEFT JOIN source s ON "
+                                      "s.id = t.source_id WHERE k.track_id = ? "
+                                      "ORDER BY k.ts, k.step");
     for (RunId run : runs) {
         const CatalogRun *info = catalog.run(run);
         for (const CounterRow &r : counterRows(project, run)) {
@@ -108,7 +113,8 @@ std::vector<MetricSeries> metricSeries(Project &project, const RunCatalog &catal
                 steps.reset();
                 steps.bind(1, r.id);
                 while (steps.step())
-                    s.points.push_back({steps.int64(0), steps.real(1), steps.isNull(2) ? -1 : steps.int64(2)});
+                    s.points.push_back(
+                        {steps.int64(0), steps.real(1), steps.isNull(2) ? -1 : steps.int64(2)});
             } else {
                 const CounterTrack track = CounterTrack::load(project, r.id, error);
                 const size_t n = track.size(), every = std::max<size_t>(1, (n + 4999) / 5000);
@@ -130,16 +136,20 @@ std::vector<MetricSeries> metricSeries(Project &project, const RunCatalog &catal
 const QList<SummaryMetric> &summaryMetrics()
 {
     static const QList<SummaryMetric> all = {
-        {QStringLiteral("step_mean_ns"), QStringLiteral("Iteration time"), QStringLiteral("ms"), 1e-6},
+        {QStringLiteral("step_mean_ns"), QStringLiteral("Iteration time"), QStringLiteral("ms"),
+         1e-6},
         {QStringLiteral("gpu_busy"), QStringLiteral("GPU busy"), QStringLiteral("%"), 100},
         {QStringLiteral("compute"), QStringLiteral("Compute"), QStringLiteral("%"), 100},
-        {QStringLiteral("communication"), QStringLiteral("Communication"), QStringLiteral("%"), 100},
+        {QStringLiteral("communication"), QStringLiteral("Communication"), QStringLiteral("%"),
+         100},
         {QStringLiteral("copies"), QStringLiteral("Copies"), QStringLiteral("%"), 100},
         {QStringLiteral("idle"), QStringLiteral("Idle"), QStringLiteral("%"), 100},
         {QStringLiteral("mfu"), QStringLiteral("MFU"), QStringLiteral("%"), 100},
-        {QStringLiteral("gpu_utilisation"), QStringLiteral("GPU utilisation (monitoring)"), QStringLiteral("%"), 1},
+        {QStringLiteral("gpu_utilisation"), QStringLiteral("GPU utilisation (monitoring)"),
+         QStringLiteral("%"), 1},
         {QStringLiteral("energy_j"), QStringLiteral("Energy"), QStringLiteral("J"), 1},
-        {QStringLiteral("energy_per_iteration_j"), QStringLiteral("Energy per iteration"), QStringLiteral("J"), 1},
+        {QStringLiteral("energy_per_iteration_j"), QStringLiteral("Energy per iteration"),
+         QStringLiteral("J"), 1},
     };
     return all;
 }
@@ -147,9 +157,10 @@ const QList<SummaryMetric> &summaryMetrics()
 double summaryValue(const CatalogRun &run, const SummaryMetric &metric)
 {
     // "last_metrics.loss": the last value of an MLflow metric.
-    const QJsonValue v = metric.key.startsWith(QLatin1String("last_metrics."))
-                             ? run.metrics.value(QStringLiteral("last_metrics")).toObject().value(metric.key.mid(13))
-                             : run.metrics.value(metric.key);
+    const QJsonValue v =
+        metric.key.startsWith(QLatin1String("last_metrics."))
+            ? run.metrics.value(QStringLiteral("last_metrics")).toObject().value(metric.key.mid(13))
+            : run.metrics.value(metric.key);
     if (!v.isDouble())
         return std::numeric_limits<double>::quiet_NaN();
     return v.toDouble() * metric.scale;
@@ -171,16 +182,18 @@ QString comparisonKind(const RunCatalog &catalog, const QList<CatalogRun> &runs)
     }
     if (!loose)
         return QStringLiteral("inter-workload (%1 workloads)").arg(workloads.size());
-    return workloads.empty() ? QStringLiteral("runs in no workload") : QStringLiteral("mixed (runs of %1 workload%2 and runs in none)")
-                                                                          .arg(workloads.size())
-                                                                          .arg(workloads.size() == 1 ? QString() : QStringLiteral("s"));
+    return workloads.empty() ? QStringLiteral("runs in no workload")
+                             : QStringLiteral("mixed (runs of %1 workload%2 and runs in none)")
+                                   .arg(workloads.size())
+                                   .arg(workloads.size() == 1 ? QString() : QStringLiteral("s"));
 }
 
 // A cluster project holds no slice: each side's rank is read from the shard that holds it (the
 // graph of that shard's part of the run), and the diff's iterations put on the cluster's clock
 // (its ranks aligned across all shards).
-static void diffOnShards(Project &project, const std::array<RunId, 2> &ids, const std::array<QString, 2> &runNames,
-                         const DiffOptions &diffOptions, Comparison &c)
+static void diffOnShards(Project &project, const std::array<RunId, 2> &ids,
+                         const std::array<QString, 2> &runNames, const DiffOptions &diffOptions,
+                         Comparison &c)
 {
     DiffOptions options = diffOptions;
     std::unique_ptr<Project> shards[2];
@@ -190,7 +203,8 @@ static void diffOnShards(Project &project, const std::array<RunId, 2> &ids, cons
     for (int i = 0; i < 2 && why.isEmpty(); ++i) {
         int &rank = i == 0 ? options.rankA : options.rankB;
         if (rank < 0) { // the run's lowest rank, as for a single project
-            auto st = project.db().prepare("SELECT min(rank) FROM track WHERE run_id = ? AND rank >= 0");
+            auto st =
+                project.db().prepare("SELECT min(rank) FROM track WHERE run_id = ? AND rank >= 0");
             st.bind(1, ids[i]);
             rank = st.step() && !st.isNull(0) ? int(st.int64(0)) : 0;
         }
@@ -198,17 +212,20 @@ static void diffOnShards(Project &project, const std::array<RunId, 2> &ids, cons
         const auto path = cluster::shardOfRank(project, ids[i], rank, &problem);
         if (path)
             shards[i] = Project::open(*path, Project::Mode::ReadOnly, &problem);
-        const std::optional<RunId> inShard = shards[i] ? shards[i]->findRun(runNames[i]) : std::nullopt;
+        const std::optional<RunId> inShard =
+            shards[i] ? shards[i]->findRun(runNames[i]) : std::nullopt;
         if (shards[i] && !inShard)
             problem = QStringLiteral("its shard %1 has no run of that name").arg(*path);
         if (inShard) {
             graphs[i] = DependencyGraph::build(*shards[i], *inShard, &problem);
-            auto src = shards[i]->db().prepare("SELECT s.path, s.clock_offset_ns + s.align_ns FROM source s "
-                                               "JOIN track t ON t.source_id = s.id WHERE t.run_id = ? AND t.rank = ? LIMIT 1");
+            auto src = shards[i]->db().prepare(
+                "SELECT s.path, s.clock_offset_ns + s.align_ns FROM source s "
+                "JOIN track t ON t.source_id = s.id WHERE t.run_id = ? AND t.rank = ? LIMIT 1");
             src.bind(1, *inShard);
             src.bind(2, qint64(rank));
             if (src.step()) {
-                auto mine = project.db().prepare("SELECT clock_offset_ns + align_ns FROM source WHERE path = ?");
+                auto mine = project.db().prepare(
+                    "SELECT clock_offset_ns + align_ns FROM source WHERE path = ?");
                 mine.bind(1, src.text(0));
                 if (mine.step())
                     toCluster[i] = mine.int64(0) - src.int64(1);
@@ -230,8 +247,9 @@ static void diffOnShards(Project &project, const std::array<RunId, 2> &ids, cons
     }
 }
 
-std::optional<Comparison> compareRuns(Project &project, const RunCatalog &catalog, const QStringList &runNames,
-                                      const QString &metric, const DiffOptions &diffOptions, QString *error)
+std::optional<Comparison> compareRuns(Project &project, const RunCatalog &catalog,
+                                      const QStringList &runNames, const QString &metric,
+                                      const DiffOptions &diffOptions, QString *error)
 {
     Comparison c;
     QList<RunId> ids;
@@ -269,8 +287,9 @@ std::optional<Comparison> compareRuns(Project &project, const RunCatalog &catalo
         if (ga && b)
             c.diff = diffTraces(*ga, runNames[0], *b, runNames[1], diffOptions);
         else
-            c.diffNote = QStringLiteral("no trace diff: %1").arg(!ga ? QStringLiteral("'%1': %2").arg(runNames[0], whyA)
-                                                                      : QStringLiteral("'%1': %2").arg(runNames[1], whyB));
+            c.diffNote = QStringLiteral("no trace diff: %1")
+                             .arg(!ga ? QStringLiteral("'%1': %2").arg(runNames[0], whyA)
+                                      : QStringLiteral("'%1': %2").arg(runNames[1], whyB));
     }
     return c;
 }
@@ -313,12 +332,15 @@ QString comparisonText(const Comparison &c)
         }
         if (!any)
             continue;
-        out += QStringLiteral("%1  %2").arg(m.label.leftJustified(30), values.join(QStringLiteral("  |  ")));
+        out += QStringLiteral("%1  %2").arg(m.label.leftJustified(30),
+                                            values.join(QStringLiteral("  |  ")));
         // B against A, for two runs.
         if (c.runs.size() == 2) {
             const double a = summaryValue(c.runs[0], m), b = summaryValue(c.runs[1], m);
             if (!std::isnan(a) && !std::isnan(b) && a != 0)
-                out += QStringLiteral("   (B %1%2%)").arg(b >= a ? QStringLiteral("+") : QString()).arg(100.0 * (b - a) / a, 0, 'f', 1);
+                out += QStringLiteral("   (B %1%2%)")
+                           .arg(b >= a ? QStringLiteral("+") : QString())
+                           .arg(100.0 * (b - a) / a, 0, 'f', 1);
         }
         out += QLatin1Char('\n');
     }
@@ -327,7 +349,8 @@ QString comparisonText(const Comparison &c)
         bool steps = !c.series.empty();
         for (const MetricSeries &s : c.series) {
             steps = steps && s.hasSteps();
-            double lo = std::numeric_limits<double>::max(), hi = std::numeric_limits<double>::lowest(), sum = 0;
+            double lo = std::numeric_limits<double>::max(),
+                   hi = std::numeric_limits<double>::lowest(), sum = 0;
             for (const SeriesPoint &p : s.points) {
                 lo = std::min(lo, p.value);
                 hi = std::max(hi, p.value);
@@ -354,12 +377,15 @@ QString comparisonText(const Comparison &c)
                 }
             out += QStringLiteral("  at common steps:\n");
             for (const auto &[step, values] : atStep) {
-                if (std::any_of(values.begin(), values.end(), [](double v) { return std::isnan(v); }))
+                if (std::any_of(values.begin(), values.end(),
+                                [](double v) { return std::isnan(v); }))
                     continue;
                 QStringList parts;
                 for (double v : values)
                     parts << QString::number(v, 'g', 5);
-                out += QStringLiteral("    step %1: %2\n").arg(step).arg(parts.join(QStringLiteral("  |  ")));
+                out += QStringLiteral("    step %1: %2\n")
+                           .arg(step)
+                           .arg(parts.join(QStringLiteral("  |  ")));
             }
         }
     }
@@ -374,7 +400,9 @@ QJsonObject comparisonJson(const Comparison &c)
 {
     QJsonArray runs;
     for (const CatalogRun &r : c.runs) {
-        QJsonObject o{{QStringLiteral("name"), r.name}, {QStringLiteral("kind"), r.kind}, {QStringLiteral("metrics"), r.metrics}};
+        QJsonObject o{{QStringLiteral("name"), r.name},
+                      {QStringLiteral("kind"), r.kind},
+                      {QStringLiteral("metrics"), r.metrics}};
         if (!r.measuredRun.isEmpty()) {
             o.insert(QStringLiteral("measured_run"), r.measuredRun);
             o.insert(QStringLiteral("scenario"), r.scenario);
@@ -399,7 +427,8 @@ QJsonObject comparisonJson(const Comparison &c)
     QJsonObject o{{QStringLiteral("kind"), c.place}, {QStringLiteral("runs"), runs}};
     if (!c.metric.isEmpty()) {
         o.insert(QStringLiteral("metric"), c.metric);
-        o.insert(QStringLiteral("series"), series); // points: [ns after the run's start, value(, step)]
+        o.insert(QStringLiteral("series"),
+                 series); // points: [ns after the run's start, value(, step)]
     }
     if (c.diff)
         o.insert(QStringLiteral("diff"), c.diff->toJson());

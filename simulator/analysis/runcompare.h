@@ -24,7 +24,7 @@ namespace gml::sim {
 
 struct SeriesPoint
 {
-    TimeNs t = 0;     // project clock
+    TimeNs t = 0; // project clock
     double value = 0;
     qint64 step = -1; // the step an MLflow metric was logged at; -1: a sampled counter
 };
@@ -37,7 +37,7 @@ struct MetricSeries
     QString source; // "mlflow", "nvidia-smi", "dcgmi", "top"
     QString metric; // "loss", "GPU utilisation", "Power", ...
     QString unit;
-    TimeNs runStart = 0; // the run's start: the relative axis counts from it
+    TimeNs runStart = 0;             // the run's start: the relative axis counts from it
     std::vector<SeriesPoint> points; // at most 5,000 (bucket means beyond)
     bool hasSteps() const { return !points.empty() && points.front().step >= 0; }
     QString label() const; // "run · GPU 0"
@@ -47,15 +47,16 @@ struct MetricSeries
 // (resourceattribution.h names: "GPU utilisation", "Power", "Memory used", "Host CPU", ...).
 QStringList comparableMetrics(Project &project, const QList<RunId> &runs);
 // Every series of `metric` in the runs (one per device for monitoring counters).
-std::vector<MetricSeries> metricSeries(Project &project, const RunCatalog &catalog, const QList<RunId> &runs,
-                                       const QString &metric, QString *error);
+std::vector<MetricSeries> metricSeries(Project &project, const RunCatalog &catalog,
+                                       const QList<RunId> &runs, const QString &metric,
+                                       QString *error);
 
 // Summary metrics per run for bar charts: each a label and a headline-metric key.
 struct SummaryMetric
 {
-    QString key;   // run_metrics key
-    QString label; // "Iteration time"
-    QString unit;  // "ms", "%", "J"
+    QString key;      // run_metrics key
+    QString label;    // "Iteration time"
+    QString unit;     // "ms", "%", "J"
     double scale = 1; // multiply the stored value by it for the unit
 };
 const QList<SummaryMetric> &summaryMetrics();
@@ -77,8 +78,9 @@ struct Comparison
 // The kind of comparison: runs of one workload (intra), of different workloads (inter) or
 // runs outside any workload among them (mixed).
 QString comparisonKind(const RunCatalog &catalog, const QList<CatalogRun> &runs);
-std::optional<Comparison> compareRuns(Project &project, const RunCatalog &catalog, const QStringList &runNames,
-                                      const QString &metric, const DiffOptions &diff, QString *error);
+std::optional<Comparison> compareRuns(Project &project, const RunCatalog &catalog,
+                                      const QStringList &runNames, const QString &metric,
+                                      const DiffOptions &diff, QString *error);
 QString comparisonText(const Comparison &c);
 QJsonObject comparisonJson(const Comparison &c);
 

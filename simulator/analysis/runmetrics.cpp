@@ -57,7 +57,9 @@ QJsonObject stepStatistics(const std::vector<TimeNs> &times)
         sq += (double(t) - avg) * (double(t) - avg);
     m.insert(QStringLiteral("iterations"), qint64(times.size()));
     m.insert(QStringLiteral("step_mean_ns"), qint64(std::llround(avg)));
-    m.insert(QStringLiteral("step_sd_ns"), times.size() > 1 ? qint64(std::llround(std::sqrt(sq / double(times.size() - 1)))) : qint64(0));
+    m.insert(QStringLiteral("step_sd_ns"),
+             times.size() > 1 ? qint64(std::llround(std::sqrt(sq / double(times.size() - 1))))
+                              : qint64(0));
     m.insert(QStringLiteral("step_min_ns"), qint64(lo));
     m.insert(QStringLiteral("step_max_ns"), qint64(hi));
     m.insert(QStringLiteral("step_times_ns"), list);
@@ -151,11 +153,15 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
         frame.origin = origin;
         frame.end = end;
         for (size_t k = 0; k < iterations.size(); ++k)
-            frame.iterations.push_back({QStringLiteral("iteration %1").arg(k + 1), QStringLiteral("iteration"),
-                                        iterations[k].first, iterations[k].second, {}});
+            frame.iterations.push_back({QStringLiteral("iteration %1").arg(k + 1),
+                                        QStringLiteral("iteration"),
+                                        iterations[k].first,
+                                        iterations[k].second,
+                                        {}});
     }
     QString counterError;
-    const ResourceAttribution resources = attributeResources(project, run, work ? &frame : nullptr, &counterError);
+    const ResourceAttribution resources =
+        attributeResources(project, run, work ? &frame : nullptr, &counterError);
     if (!counterError.isEmpty()) {
         if (error)
             *error = counterError;
@@ -185,7 +191,8 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
         const Device *dev = device.isEmpty() ? nullptr : DeviceCatalog::builtin().device(device);
         const TimeNs wall = mean * std::max<TimeNs>(1, TimeNs(iterations.size()));
         if (flops > 0 && dev && gpus > 0 && wall > 0) {
-            const double peak = (half > full ? dev->fp16Tflops : dev->fp32Tflops) * 1e12 * double(gpus);
+            const double peak =
+                (half > full ? dev->fp16Tflops : dev->fp32Tflops) * 1e12 * double(gpus);
             m.insert(QStringLiteral("mfu"), flops / (double(wall) * 1e-9 * peak));
         }
         if (!device.isEmpty())
@@ -207,7 +214,8 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
     bool energyKnown = false;
     for (const PhaseUsage &u : resources.usage) {
         const Phase &p = resources.phases[size_t(u.phase)];
-        const bool counted = hasIterations ? p.kind == QLatin1String("iteration") : p.kind == QLatin1String("active");
+        const bool counted = hasIterations ? p.kind == QLatin1String("iteration")
+                                           : p.kind == QLatin1String("active");
         if (counted && u.device != QLatin1String("host") && !std::isnan(u.energyJ)) {
             energy += u.energyJ;
             energyKnown = true;
@@ -240,13 +248,16 @@ bool updateRunMetrics(Project &project, const QList<RunId> &runs, QStringList *e
         const auto metrics = computeRunMetrics(project, runs[i], &why);
         if (!metrics) {
             if (errors)
-                errors->append(QStringLiteral("run '%1': headline metrics not computed: %2").arg(name, why));
+                errors->append(
+                    QStringLiteral("run '%1': headline metrics not computed: %2").arg(name, why));
             continue;
         }
         // Another program writing the project for longer than SQLite's busy timeout (a second
         // import) is not an error: the metrics are computed again by whoever lists the runs.
-        if (!storeRunMetrics(project, runs[i], *metrics, &why) && errors && !project.db().lastErrorWasBusy())
-            errors->append(QStringLiteral("run '%1': headline metrics not stored: %2").arg(name, why));
+        if (!storeRunMetrics(project, runs[i], *metrics, &why) && errors &&
+            !project.db().lastErrorWasBusy())
+            errors->append(
+                QStringLiteral("run '%1': headline metrics not stored: %2").arg(name, why));
     }
     if (progress)
         progress(int(runs.size()), int(runs.size()), QString());

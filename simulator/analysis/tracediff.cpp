@@ -18,7 +18,10 @@ namespace {
 
 const QString kSep = QStringLiteral(" \u203a ");
 
-int effectiveRank(int rank) { return std::max(rank, 0); }
+int effectiveRank(int rank)
+{
+    return std::max(rank, 0);
+}
 
 // One side's iterations and the call path of each of its containers below its iteration.
 struct Side
@@ -26,9 +29,9 @@ struct Side
     const DependencyGraph &g;
     int rank = 0;
     bool wholeRun = false;
-    std::vector<int> iterations;     // containers, by start
-    std::vector<int> iterationOf;    // container -> index into iterations (-1: none; -2: not computed)
-    std::vector<QString> pathOf;     // container -> path below its iteration ("" for the iteration)
+    std::vector<int> iterations;  // containers, by start
+    std::vector<int> iterationOf; // container -> index into iterations (-1: none; -2: not computed)
+    std::vector<QString> pathOf;  // container -> path below its iteration ("" for the iteration)
     std::vector<int> depthOf;
 
     Side(const DependencyGraph &graph, int wanted) : g(graph)
@@ -53,7 +56,10 @@ struct Side
             iterationOf[size_t(iterations[i])] = int(i);
     }
 
-    bool onRank(int resource) const { return effectiveRank(g.resources()[size_t(resource)].rank) == rank; }
+    bool onRank(int resource) const
+    {
+        return effectiveRank(g.resources()[size_t(resource)].rank) == rank;
+    }
 
     // The iteration a container is in (-1: none), its path and depth filled on the way. An
     // outermost range of another thread (the autograd thread's backward pass) belongs to the
@@ -86,8 +92,9 @@ struct Side
         if (wholeRun)
             return 0;
         const auto &cs = g.containers();
-        const auto after = std::upper_bound(iterations.begin(), iterations.end(), t,
-                                            [&](TimeNs x, int c) { return x < cs[size_t(c)].start; });
+        const auto after =
+            std::upper_bound(iterations.begin(), iterations.end(), t,
+                             [&](TimeNs x, int c) { return x < cs[size_t(c)].start; });
         if (after == iterations.begin())
             return -1;
         const int found = int(after - iterations.begin()) - 1;
@@ -95,7 +102,10 @@ struct Side
             return -1;
         return found;
     }
-    int iterationOfNode(int container, TimeNs start) { return container >= 0 ? resolve(container) : iterationAt(start); }
+    int iterationOfNode(int container, TimeNs start)
+    {
+        return container >= 0 ? resolve(container) : iterationAt(start);
+    }
 };
 
 std::optional<qint64> stepNumber(const QString &name)
@@ -109,8 +119,8 @@ std::optional<qint64> stepNumber(const QString &name)
 
 } // namespace
 
-TraceDiff diffTraces(const DependencyGraph &ga, const QString &runA, const DependencyGraph &gb, const QString &runB,
-                     const DiffOptions &options)
+TraceDiff diffTraces(const DependencyGraph &ga, const QString &runA, const DependencyGraph &gb,
+                     const QString &runB, const DiffOptions &options)
 {
     TraceDiff out;
     Side a(ga, options.rankA), b(gb, options.rankB);
@@ -174,8 +184,11 @@ TraceDiff diffTraces(const DependencyGraph &ga, const QString &runA, const Depen
     }
     if (options.pair >= 0 && options.pair < int(out.pairs.size()))
         out.chosenPair = options.pair;
-    const double perIteration = out.chosenPair >= 0 ? 1.0 : double(std::max<size_t>(out.pairs.size(), 1));
-    auto counts = [&](int pair) { return pair >= 0 && (out.chosenPair < 0 || pair == out.chosenPair); };
+    const double perIteration =
+        out.chosenPair >= 0 ? 1.0 : double(std::max<size_t>(out.pairs.size(), 1));
+    auto counts = [&](int pair) {
+        return pair >= 0 && (out.chosenPair < 0 || pair == out.chosenPair);
+    };
 
     const int maxDepth = std::max(1, options.maxDepth);
     std::vector<QHash<QString, DiffRow>> levels(size_t(maxDepth) + 1); // [0]: GPU work
@@ -191,7 +204,9 @@ TraceDiff diffTraces(const DependencyGraph &ga, const QString &runA, const Depen
     };
     auto collect = [&](Side &s, const std::vector<int> &pairOf, bool sideA) {
         const DependencyGraph &g = s.g;
-        auto pairOfIteration = [&](int it) { return it >= 0 && size_t(it) < pairOf.size() ? pairOf[size_t(it)] : -1; };
+        auto pairOfIteration = [&](int it) {
+            return it >= 0 && size_t(it) < pairOf.size() ? pairOf[size_t(it)] : -1;
+        };
         const auto &cs = g.containers();
         for (size_t c = 0; c < cs.size(); ++c) {
             if (g.resources()[size_t(cs[c].resource)].gpu || !s.onRank(cs[c].resource))
@@ -214,7 +229,9 @@ TraceDiff diffTraces(const DependencyGraph &ga, const QString &runA, const Depen
                 if (!counts(pairOfIteration(it)) || depth > maxDepth)
                     continue;
                 const QString parent = n.container >= 0 ? s.pathOf[size_t(n.container)] : QString();
-                add(sideA, depth, parent.isEmpty() ? g.name(n.name) : parent + kSep + g.name(n.name), n.end - n.start);
+                add(sideA, depth,
+                    parent.isEmpty() ? g.name(n.name) : parent + kSep + g.name(n.name),
+                    n.end - n.start);
                 continue;
             }
             int container = -1, it = -1;
@@ -229,10 +246,11 @@ TraceDiff diffTraces(const DependencyGraph &ga, const QString &runA, const Depen
             const auto key = std::make_pair(container, n.name);
             auto p = gpuPath.find(key);
             if (p == gpuPath.end()) {
-                const QString parent = container >= 0 ? s.pathOf[size_t(container)]
+                const QString parent = container >= 0    ? s.pathOf[size_t(container)]
                                        : n.launcher >= 0 ? QString()
                                                          : QStringLiteral("(no recorded launch)");
-                p = gpuPath.insert(key, parent.isEmpty() ? g.name(n.name) : parent + kSep + g.name(n.name));
+                p = gpuPath.insert(key, parent.isEmpty() ? g.name(n.name)
+                                                         : parent + kSep + g.name(n.name));
             }
             add(sideA, 0, *p, n.end - n.start);
         }
@@ -297,17 +315,25 @@ TraceDiff diffTraces(const DependencyGraph &ga, const QString &runA, const Depen
 
 static QString countText(double c)
 {
-    return std::abs(c - std::round(c)) < 1e-9 ? QString::number(qint64(std::llround(c))) : QString::number(c, 'f', 1);
+    return std::abs(c - std::round(c)) < 1e-9 ? QString::number(qint64(std::llround(c)))
+                                              : QString::number(c, 'f', 1);
 }
 
 QString TraceDiff::toText(int rowsPerLevel) const
 {
     QString out;
-    auto side = [](const DiffSide &s) { return QStringLiteral("'%1' rank %2").arg(s.run).arg(s.rank); };
+    auto side = [](const DiffSide &s) {
+        return QStringLiteral("'%1' rank %2").arg(s.run).arg(s.rank);
+    };
     out += QStringLiteral("trace diff: A = %1, B = %2\n").arg(side(a), side(b));
-    out += QStringLiteral("iterations aligned %1: %2 pair%3").arg(alignment).arg(pairs.size()).arg(pairs.size() == 1 ? QString() : QStringLiteral("s"));
+    out += QStringLiteral("iterations aligned %1: %2 pair%3")
+               .arg(alignment)
+               .arg(pairs.size())
+               .arg(pairs.size() == 1 ? QString() : QStringLiteral("s"));
     if (chosenPair >= 0)
-        out += QStringLiteral("; diffing pair %1 (%2 \u2194 %3) alone").arg(chosenPair).arg(pairs[size_t(chosenPair)].nameA, pairs[size_t(chosenPair)].nameB);
+        out += QStringLiteral("; diffing pair %1 (%2 \u2194 %3) alone")
+                   .arg(chosenPair)
+                   .arg(pairs[size_t(chosenPair)].nameA, pairs[size_t(chosenPair)].nameB);
     else if (pairs.size() > 1)
         out += QStringLiteral("; times and counts per iteration");
     out += QLatin1Char('\n');
@@ -315,8 +341,11 @@ QString TraceDiff::toText(int rowsPerLevel) const
         const double d = level.totalB - level.totalA;
         out += QStringLiteral("\n%1: A %2, B %3 (%4%5)\n")
                    .arg(level.name, formatDuration(TimeNs(std::llround(level.totalA))),
-                        formatDuration(TimeNs(std::llround(level.totalB))), formatSignedDuration(TimeNs(std::llround(d))),
-                        level.totalA > 0 ? QStringLiteral(", %1%2%").arg(d >= 0 ? QStringLiteral("+") : QString()).arg(100.0 * d / level.totalA, 0, 'f', 1)
+                        formatDuration(TimeNs(std::llround(level.totalB))),
+                        formatSignedDuration(TimeNs(std::llround(d))),
+                        level.totalA > 0 ? QStringLiteral(", %1%2%")
+                                               .arg(d >= 0 ? QStringLiteral("+") : QString())
+                                               .arg(100.0 * d / level.totalA, 0, 'f', 1)
                                          : QString());
         int shown = 0;
         for (const DiffRow &r : level.rows) {
@@ -325,9 +354,12 @@ QString TraceDiff::toText(int rowsPerLevel) const
             QString counts = QStringLiteral("\u00d7%1").arg(countText(r.countA));
             if (std::abs(r.countDelta()) > 1e-9)
                 counts += QStringLiteral(" \u2192 \u00d7%1").arg(countText(r.countB));
-            out += QStringLiteral("  %1  A %2  B %3  %4  %5\n")
-                       .arg(formatSignedDuration(TimeNs(std::llround(r.delta()))).rightJustified(11), formatDuration(TimeNs(std::llround(r.timeA))).rightJustified(10),
-                            formatDuration(TimeNs(std::llround(r.timeB))).rightJustified(10), counts, r.path);
+            out +=
+                QStringLiteral("  %1  A %2  B %3  %4  %5\n")
+                    .arg(formatSignedDuration(TimeNs(std::llround(r.delta()))).rightJustified(11),
+                         formatDuration(TimeNs(std::llround(r.timeA))).rightJustified(10),
+                         formatDuration(TimeNs(std::llround(r.timeB))).rightJustified(10), counts,
+                         r.path);
         }
         if (level.rows.size() > size_t(rowsPerLevel))
             out += QStringLiteral("  ... %1 more\n").arg(level.rows.size() - size_t(rowsPerLevel));
@@ -363,8 +395,10 @@ QJsonObject TraceDiff::toJson(int rowsPerLevel) const
                               {QStringLiteral("rows"), rows},
                               {QStringLiteral("row_count"), qint64(level.rows.size())}});
     }
-    return QJsonObject{{QStringLiteral("a"), QJsonObject{{QStringLiteral("run"), a.run}, {QStringLiteral("rank"), a.rank}}},
-                       {QStringLiteral("b"), QJsonObject{{QStringLiteral("run"), b.run}, {QStringLiteral("rank"), b.rank}}},
+    return QJsonObject{{QStringLiteral("a"), QJsonObject{{QStringLiteral("run"), a.run},
+                                                         {QStringLiteral("rank"), a.rank}}},
+                       {QStringLiteral("b"), QJsonObject{{QStringLiteral("run"), b.run},
+                                                         {QStringLiteral("rank"), b.rank}}},
                        {QStringLiteral("alignment"), alignment},
                        {QStringLiteral("chosen_pair"), chosenPair},
                        {QStringLiteral("pairs"), ps},

@@ -65,11 +65,11 @@ struct DiffOptions
 {
     int rankA = -1; // -1: the run's lowest rank
     int rankB = -1;
-    int pair = -1;  // diff only this aligned pair (index into TraceDiff::pairs); -1: all
+    int pair = -1; // diff only this aligned pair (index into TraceDiff::pairs); -1: all
     int maxDepth = 6;
 };
 
-TraceDiff diffTraces(const DependencyGraph &a, const QString &runA, const DependencyGraph &b, const QString &runB,
-                     const DiffOptions &options = {});
+TraceDiff diffTraces(const DependencyGraph &a, const QString &runA, const DependencyGraph &b,
+                     const QString &runB, const DiffOptions &options = {});
 
 } // namespace gml::sim

@@ -24,12 +24,12 @@ namespace {
 
 bool isGpuWork(NodeKind k)
 {
-    return k == NodeKind::Kernel || k == NodeKind::Collective || k == NodeKind::Memcpy || k == NodeKind::Memset;
+    return k == NodeKind::Kernel || k == NodeKind::Collective || k == NodeKind::Memcpy ||
+           k == NodeKind::Memset;
 }
 
 // GPU time per kernel family; `span(i)`: node i's (start, end).
-template <typename Span>
-std::map<QString, TimeNs> familyTimes(const DependencyGraph &g, Span span)
+template <typename Span> std::map<QString, TimeNs> familyTimes(const DependencyGraph &g, Span span)
 {
     std::map<QString, TimeNs> out;
     for (size_t i = 0; i < g.nodes().size(); ++i) {
@@ -84,26 +84,32 @@ std::map<QString, TimeNs> operatorTimes(const DependencyGraph &g, Span span)
 namespace {
 
 // `p`: the times of graph `a`'s nodes (a replay, or its measured times).
-ValidationReport validateTimes(const DependencyGraph &a, const Replay &p, const DependencyGraph &measured, int topOperators)
+ValidationReport validateTimes(const DependencyGraph &a, const Replay &p,
+                               const DependencyGraph &measured, int topOperators)
 {
     ValidationReport r;
-    r.endToEnd = {QStringLiteral("end to end"), p.makespan(), measured.measuredEnd() - measured.origin()};
+    r.endToEnd = {QStringLiteral("end to end"), p.makespan(),
+                  measured.measuredEnd() - measured.origin()};
 
     const Iterations pi = replayedIterations(a, p), mi = measuredIterations(measured);
     r.stepsPredicted = int(pi.starts.size());
     r.stepsMeasured = int(mi.starts.size());
     if (!pi.empty() && !mi.empty()) {
         r.iterations.append({QStringLiteral("mean iteration"), pi.mean(), mi.mean()});
-        r.iterations.append({QStringLiteral("median iteration"), pi.quantile(0.5), mi.quantile(0.5)});
+        r.iterations.append(
+            {QStringLiteral("median iteration"), pi.quantile(0.5), mi.quantile(0.5)});
         r.iterations.append({QStringLiteral("p90 iteration"), pi.quantile(0.9), mi.quantile(0.9)});
         const auto pt = pi.times(), mt = mi.times();
         const auto names = measured.iterations();
         for (size_t k = 0; k < pt.size() && k < mt.size(); ++k)
-            r.steps.append({measured.name(measured.containers()[size_t(names[k])].name), pt[k], mt[k]});
+            r.steps.append(
+                {measured.name(measured.containers()[size_t(names[k])].name), pt[k], mt[k]});
     }
 
     const auto pf = familyTimes(a, [&](size_t i) { return std::pair(p.start[i], p.end[i]); });
-    const auto mf = familyTimes(measured, [&](size_t i) { return std::pair(measured.nodes()[i].start, measured.nodes()[i].end); });
+    const auto mf = familyTimes(measured, [&](size_t i) {
+        return std::pair(measured.nodes()[i].start, measured.nodes()[i].end);
+    });
     std::map<QString, ValidationRow> families;
     for (const auto &[name, t] : mf)
         families[name] = {name, 0, t};
@@ -113,19 +119,22 @@ ValidationReport validateTimes(const DependencyGraph &a, const Replay &p, const 
     }
     for (const auto &[name, row] : families)
         r.families.append(row);
-    std::stable_sort(r.families.begin(), r.families.end(),
-                     [](const ValidationRow &x, const ValidationRow &y) { return x.measured > y.measured; });
+    std::stable_sort(
+        r.families.begin(), r.families.end(),
+        [](const ValidationRow &x, const ValidationRow &y) { return x.measured > y.measured; });
 
     const auto po = operatorTimes(a, [&](int c) { return p.containerSpan(a, c); });
     const auto mo = operatorTimes(measured, [&](int c) {
-        return std::pair(measured.containers()[size_t(c)].start, measured.containers()[size_t(c)].end);
+        return std::pair(measured.containers()[size_t(c)].start,
+                         measured.containers()[size_t(c)].end);
     });
     for (const auto &[path, t] : mo) {
         const auto it = po.find(path);
         r.operators.append({path, it != po.end() ? it->second : 0, t});
     }
-    std::stable_sort(r.operators.begin(), r.operators.end(),
-                     [](const ValidationRow &x, const ValidationRow &y) { return x.measured > y.measured; });
+    std::stable_sort(
+        r.operators.begin(), r.operators.end(),
+        [](const ValidationRow &x, const ValidationRow &y) { return x.measured > y.measured; });
     if (r.operators.size() > topOperators)
         r.operators.resize(topOperators);
     return r;
@@ -133,15 +142,18 @@ ValidationReport validateTimes(const DependencyGraph &a, const Replay &p, const 
 
 } // namespace
 
-ValidationReport validate(const WhatIfResult &result, const DependencyGraph &measured, int topOperators)
+ValidationReport validate(const WhatIfResult &result, const DependencyGraph &measured,
+                          int topOperators)
 {
-    ValidationReport r = validateTimes(*result.prepared.graph, result.predicted, measured, topOperators);
+    ValidationReport r =
+        validateTimes(*result.prepared.graph, result.predicted, measured, topOperators);
     r.transforms = result.report.transforms;
     r.assumptions = result.report.notes;
     return r;
 }
 
-ValidationReport validateRuns(const DependencyGraph &predicted, const DependencyGraph &measured, int topOperators)
+ValidationReport validateRuns(const DependencyGraph &predicted, const DependencyGraph &measured,
+                              int topOperators)
 {
     // The saved run's own times, as a replay that ran them.
     Replay times;
@@ -183,8 +195,10 @@ QJsonObject ValidationReport::toJson() const
 QString ValidationReport::toText() const
 {
     QString s = QStringLiteral("prediction: %1%2, against measured run %3\n")
-                    .arg(predictedRun, transforms.isEmpty() ? QStringLiteral(" as measured")
-                                                            : QStringLiteral(" with ") + transforms.join(QStringLiteral("; ")),
+                    .arg(predictedRun,
+                         transforms.isEmpty()
+                             ? QStringLiteral(" as measured")
+                             : QStringLiteral(" with ") + transforms.join(QStringLiteral("; ")),
                          measuredRun);
     for (const QString &a : assumptions)
         s += QStringLiteral("  assumed: %1\n").arg(a);
@@ -193,17 +207,23 @@ QString ValidationReport::toText() const
         if (std::abs(e) < 0.05)
             e = 0; // no "-0.0%"
         // A long call path keeps its end, the op.
-        const QString what = row.what.size() > width ? QStringLiteral("…") + row.what.right(width - 1) : row.what;
+        const QString what =
+            row.what.size() > width ? QStringLiteral("…") + row.what.right(width - 1) : row.what;
         s += QStringLiteral("  %1 %2 %3 %4\n")
                  .arg(what.leftJustified(width), formatDuration(row.measured).rightJustified(12),
                       formatDuration(row.predicted).rightJustified(12),
-                      row.measured > 0 ? QStringLiteral("%1%2%").arg(e >= 0 ? QStringLiteral("+") : QString()).arg(e, 0, 'f', 1).rightJustified(8)
+                      row.measured > 0 ? QStringLiteral("%1%2%")
+                                             .arg(e >= 0 ? QStringLiteral("+") : QString())
+                                             .arg(e, 0, 'f', 1)
+                                             .rightJustified(8)
                                        : QStringLiteral("n/a").rightJustified(8));
     };
     auto header = [&](const QString &title, int width) {
         s += QStringLiteral("%1\n  %2 %3 %4 %5\n")
-                 .arg(title, QString().leftJustified(width), QStringLiteral("measured").rightJustified(12),
-                      QStringLiteral("predicted").rightJustified(12), QStringLiteral("error").rightJustified(8));
+                 .arg(title, QString().leftJustified(width),
+                      QStringLiteral("measured").rightJustified(12),
+                      QStringLiteral("predicted").rightJustified(12),
+                      QStringLiteral("error").rightJustified(8));
     };
     header(QStringLiteral("times"), 18);
     line(endToEnd, 18);

@@ -46,9 +46,11 @@ struct ValidationReport
     QString toText() const;
 };
 
-ValidationReport validate(const WhatIfResult &predicted, const DependencyGraph &measured, int topOperators = 10);
+ValidationReport validate(const WhatIfResult &predicted, const DependencyGraph &measured,
+                          int topOperators = 10);
 // The same for a predicted run saved in the project (grademl whatif --save, the What-if pane's
 // Save as Run): its stored times against the measured run (the Compare view).
-ValidationReport validateRuns(const DependencyGraph &predicted, const DependencyGraph &measured, int topOperators = 10);
+ValidationReport validateRuns(const DependencyGraph &predicted, const DependencyGraph &measured,
+                              int topOperators = 10);
 
 } // namespace gml::sim

@@ -22,7 +22,8 @@ namespace {
 // start order are fitted to the lowest one's; the k-th of the reference and the arrivals
 // matched to it are one collective. Point-to-point operations have no group.
 using Group = std::vector<CollectiveArrival>;
-std::vector<Group> matchCollectives(std::map<std::pair<int, SourceId>, std::vector<CollectiveArrival>> bySource)
+std::vector<Group>
+matchCollectives(std::map<std::pair<int, SourceId>, std::vector<CollectiveArrival>> bySource)
 {
     std::vector<Group> out;
     if (bySource.size() < 2)
@@ -36,7 +37,9 @@ std::vector<Group> matchCollectives(std::map<std::pair<int, SourceId>, std::vect
     };
     for (auto &[key, v] : bySource)
         std::stable_sort(v.begin(), v.end(),
-                         [](const CollectiveArrival &x, const CollectiveArrival &y) { return x.start < y.start; });
+                         [](const CollectiveArrival &x, const CollectiveArrival &y) {
+                             return x.start < y.start;
+                         });
     auto it = bySource.begin();
     const std::vector<CollectiveArrival> &ref = it->second;
     const auto refEnds = ends(ref);
@@ -69,7 +72,8 @@ std::vector<Group> matchCollectives(std::map<std::pair<int, SourceId>, std::vect
 // the first one it runs on its last rank from the run's first step, after the last one on the
 // rank whose steps end last. The run's span is thus split between ranks, each moment to the
 // rank that held everyone up then.
-std::vector<std::pair<int, TimeNs>> criticalByRank(const std::vector<Group> &groups, const std::map<int, RankSteps> &steps,
+std::vector<std::pair<int, TimeNs>> criticalByRank(const std::vector<Group> &groups,
+                                                   const std::map<int, RankSteps> &steps,
                                                    TimeNs *length)
 {
     std::map<int, TimeNs> byRank;
@@ -77,11 +81,15 @@ std::vector<std::pair<int, TimeNs>> criticalByRank(const std::vector<Group> &gro
     std::vector<const CollectiveArrival *> lasts;
     lasts.reserve(groups.size());
     for (const Group &g : groups)
-        lasts.push_back(&*std::max_element(g.begin(), g.end(), [](const CollectiveArrival &x, const CollectiveArrival &y) {
-            return x.start != y.start ? x.start < y.start : x.rank > y.rank;
-        }));
-    std::sort(lasts.begin(), lasts.end(), [](const CollectiveArrival *x, const CollectiveArrival *y) { return x->start < y->start; });
-    TimeNs runStart = std::numeric_limits<TimeNs>::max(), runEnd = std::numeric_limits<TimeNs>::min();
+        lasts.push_back(&*std::max_element(
+            g.begin(), g.end(), [](const CollectiveArrival &x, const CollectiveArrival &y) {
+                return x.start != y.start ? x.start < y.start : x.rank > y.rank;
+            }));
+    std::sort(
+        lasts.begin(), lasts.end(),
+        [](const CollectiveArrival *x, const CollectiveArrival *y) { return x->start < y->start; });
+    TimeNs runStart = std::numeric_limits<TimeNs>::max(),
+           runEnd = std::numeric_limits<TimeNs>::min();
     int endRank = -1;
     for (const auto &[rank, s] : steps)
         for (const auto &[a, b] : s.iterations) {
@@ -94,7 +102,8 @@ std::vector<std::pair<int, TimeNs>> criticalByRank(const std::vector<Group> &gro
     TimeNs cursor = std::numeric_limits<TimeNs>::min();
     for (const CollectiveArrival *last : lasts) {
         const CollectiveArrival &l = *last;
-        const TimeNs from = cursor == std::numeric_limits<TimeNs>::min() ? std::min(runStart, l.start) : cursor;
+        const TimeNs from =
+            cursor == std::numeric_limits<TimeNs>::min() ? std::min(runStart, l.start) : cursor;
         const TimeNs to = std::max(l.end, from);
         byRank[l.rank] += to - from;
         cursor = to;
@@ -108,13 +117,16 @@ std::vector<std::pair<int, TimeNs>> criticalByRank(const std::vector<Group> &gro
             out.emplace_back(rank, time);
             *length += time;
         }
-    std::sort(out.begin(), out.end(), [](const auto &x, const auto &y) { return x.second != y.second ? x.second > y.second : x.first < y.first; });
+    std::sort(out.begin(), out.end(), [](const auto &x, const auto &y) {
+        return x.second != y.second ? x.second > y.second : x.first < y.first;
+    });
     return out;
 }
 
 } // namespace
 
-std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const QString &runName, QString *error)
+std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const QString &runName,
+                                              QString *error)
 {
     auto &db = cluster.db();
     ClusterAnalysis out;
@@ -125,19 +137,25 @@ std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const
             out.shards = int(st.int64(0));
             out.mergedShards = int(st.int64(1));
         }
-        auto bad = db.prepare("SELECT path, status, coalesce(error, '') FROM shard WHERE status != 'merged' ORDER BY path");
+        auto bad = db.prepare("SELECT path, status, coalesce(error, '') FROM shard WHERE status != "
+                              "'merged' ORDER BY path");
         while (bad.step())
-            out.missing.append(QStringLiteral("shard %1 %2: %3").arg(bad.text(0), bad.text(1), bad.text(2)));
-        auto failed = db.prepare("SELECT path, coalesce(error, '') FROM source WHERE run_id = ? AND status = 'failed' ORDER BY path");
+            out.missing.append(
+                QStringLiteral("shard %1 %2: %3").arg(bad.text(0), bad.text(1), bad.text(2)));
+        auto failed = db.prepare("SELECT path, coalesce(error, '') FROM source WHERE run_id = ? "
+                                 "AND status = 'failed' ORDER BY path");
         failed.bind(1, run);
         while (failed.step())
-            out.missing.append(QStringLiteral("%1: not imported: %2").arg(failed.text(0), failed.text(1)));
-        auto stale = db.prepare("SELECT s.path, f.version FROM rank_facts f JOIN source s ON s.id = f.source_id "
-                                "WHERE s.run_id = ? AND f.version != ? ORDER BY s.path");
+            out.missing.append(
+                QStringLiteral("%1: not imported: %2").arg(failed.text(0), failed.text(1)));
+        auto stale = db.prepare(
+            "SELECT s.path, f.version FROM rank_facts f JOIN source s ON s.id = f.source_id "
+            "WHERE s.run_id = ? AND f.version != ? ORDER BY s.path");
         stale.bind(1, run);
         stale.bind(2, qint64(kRankFactsVersion));
         while (stale.step())
-            out.missing.append(QStringLiteral("%1: its rank facts are of version %2, this program reads %3 (import its shard again)")
+            out.missing.append(QStringLiteral("%1: its rank facts are of version %2, this program "
+                                              "reads %3 (import its shard again)")
                                    .arg(stale.text(0))
                                    .arg(stale.int64(1))
                                    .arg(kRankFactsVersion));
@@ -146,7 +164,8 @@ std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const
     std::map<int, RankLoad> loads;
     std::map<QString, KernelFamily> families;
     std::map<int, RankSteps> steps;
-    auto st = db.prepare("SELECT id, clock_offset_ns + align_ns FROM source WHERE run_id = ? AND status = 'imported' ORDER BY id");
+    auto st = db.prepare("SELECT id, clock_offset_ns + align_ns FROM source WHERE run_id = ? AND "
+                         "status = 'imported' ORDER BY id");
     st.bind(1, run);
     while (st.step()) {
         const SourceId source = st.int64(0);
@@ -193,9 +212,10 @@ std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const
     finishRanks(a, std::move(loads));
     for (auto &[name, f] : families)
         a.families.push_back(f);
-    std::sort(a.families.begin(), a.families.end(), [](const KernelFamily &x, const KernelFamily &y) {
-        return x.time != y.time ? x.time > y.time : x.family < y.family;
-    });
+    std::sort(a.families.begin(), a.families.end(),
+              [](const KernelFamily &x, const KernelFamily &y) {
+                  return x.time != y.time ? x.time > y.time : x.family < y.family;
+              });
     for (auto &[rank, s] : steps) {
         std::sort(s.iterations.begin(), s.iterations.end());
         out.steps.push_back(std::move(s));
@@ -217,24 +237,27 @@ QJsonObject ClusterAnalysis::toJson() const
         QJsonArray its;
         for (const auto &[a, b] : s.iterations)
             its.append(QJsonArray{a, b});
-        stepArray.append(QJsonObject{{QStringLiteral("rank"), s.rank}, {QStringLiteral("iterations_ns"), its}});
+        stepArray.append(
+            QJsonObject{{QStringLiteral("rank"), s.rank}, {QStringLiteral("iterations_ns"), its}});
     }
     QJsonArray critical;
     for (const auto &[rank, time] : criticalByRank)
-        critical.append(QJsonObject{{QStringLiteral("rank"), rank}, {QStringLiteral("time_ns"), qint64(time)}});
-    return QJsonObject{{QStringLiteral("run"), run},
-                       {QStringLiteral("shards"), shards},
-                       {QStringLiteral("merged_shards"), mergedShards},
-                       {QStringLiteral("missing"), QJsonArray::fromStringList(missing)},
-                       {QStringLiteral("ranks"), ranks},
-                       {QStringLiteral("kernel_families"), whole.value(QStringLiteral("kernel_families"))},
-                       {QStringLiteral("stragglers"), whole.value(QStringLiteral("stragglers"))},
-                       {QStringLiteral("rank_loads"), whole.value(QStringLiteral("ranks"))},
-                       {QStringLiteral("compute_imbalance"), cross.computeImbalance},
-                       {QStringLiteral("communication_imbalance"), cross.communicationImbalance},
-                       {QStringLiteral("critical_path_by_rank"), critical},
-                       {QStringLiteral("critical_path_ns"), qint64(criticalLength)},
-                       {QStringLiteral("steps"), stepArray}};
+        critical.append(
+            QJsonObject{{QStringLiteral("rank"), rank}, {QStringLiteral("time_ns"), qint64(time)}});
+    return QJsonObject{
+        {QStringLiteral("run"), run},
+        {QStringLiteral("shards"), shards},
+        {QStringLiteral("merged_shards"), mergedShards},
+        {QStringLiteral("missing"), QJsonArray::fromStringList(missing)},
+        {QStringLiteral("ranks"), ranks},
+        {QStringLiteral("kernel_families"), whole.value(QStringLiteral("kernel_families"))},
+        {QStringLiteral("stragglers"), whole.value(QStringLiteral("stragglers"))},
+        {QStringLiteral("rank_loads"), whole.value(QStringLiteral("ranks"))},
+        {QStringLiteral("compute_imbalance"), cross.computeImbalance},
+        {QStringLiteral("communication_imbalance"), cross.communicationImbalance},
+        {QStringLiteral("critical_path_by_rank"), critical},
+        {QStringLiteral("critical_path_ns"), qint64(criticalLength)},
+        {QStringLiteral("steps"), stepArray}};
 }
 
 RunReport ClusterAnalysis::toRunReport() const
@@ -251,16 +274,19 @@ RunReport ClusterAnalysis::toRunReport() const
             sum += b - a;
             ++count;
             origin = std::min(origin, a);
-            r.summary.iterations = std::max<qint64>(r.summary.iterations, qint64(s.iterations.size()));
+            r.summary.iterations =
+                std::max<qint64>(r.summary.iterations, qint64(s.iterations.size()));
         }
     if (count > 0) {
         r.summary.stepTime = sum / count;
         r.origin = origin;
     }
-    r.noFindingsBecause = QStringLiteral("a cluster project's report is across ranks (%1 of %2 shards); each rank's findings "
-                                         "are found on its shard: grademl analyze PROJECT --rank N")
-                              .arg(mergedShards)
-                              .arg(shards);
+    r.noFindingsBecause =
+        QStringLiteral(
+            "a cluster project's report is across ranks (%1 of %2 shards); each rank's findings "
+            "are found on its shard: grademl analyze PROJECT --rank N")
+            .arg(mergedShards)
+            .arg(shards);
     return r;
 }
 
@@ -296,20 +322,29 @@ QString ClusterAnalysis::toText() const
             late += s.lateVsMedian;
         }
         std::vector<std::pair<int, int>> order(lastAt.begin(), lastAt.end());
-        std::sort(order.begin(), order.end(), [](auto x, auto y) { return x.second != y.second ? x.second > y.second : x.first < y.first; });
-        t += QStringLiteral("Stragglers: %1 collectives matched across ranks; last to arrive: ").arg(cross.stragglers.size());
+        std::sort(order.begin(), order.end(), [](auto x, auto y) {
+            return x.second != y.second ? x.second > y.second : x.first < y.first;
+        });
+        t += QStringLiteral("Stragglers: %1 collectives matched across ranks; last to arrive: ")
+                 .arg(cross.stragglers.size());
         for (size_t k = 0; k < std::min<size_t>(5, order.size()); ++k)
-            t += QStringLiteral("%1rank %2 at %3").arg(k ? QStringLiteral(", ") : QString()).arg(order[k].first).arg(order[k].second);
-        t += QStringLiteral("; mean lateness after the median %1\n").arg(formatDuration(late / TimeNs(cross.stragglers.size())));
-        const auto worst = std::max_element(cross.stragglers.begin(), cross.stragglers.end(),
-                                            [](const Straggler &x, const Straggler &y) { return x.lateVsMedian < y.lateVsMedian; });
+            t += QStringLiteral("%1rank %2 at %3")
+                     .arg(k ? QStringLiteral(", ") : QString())
+                     .arg(order[k].first)
+                     .arg(order[k].second);
+        t += QStringLiteral("; mean lateness after the median %1\n")
+                 .arg(formatDuration(late / TimeNs(cross.stragglers.size())));
+        const auto worst = std::max_element(
+            cross.stragglers.begin(), cross.stragglers.end(),
+            [](const Straggler &x, const Straggler &y) { return x.lateVsMedian < y.lateVsMedian; });
         t += QStringLiteral("  latest: #%1 %2 (%3 ranks): rank %4, %5 after the median%6\n")
                  .arg(worst->index)
                  .arg(worst->operation)
                  .arg(worst->ranks)
                  .arg(worst->lastRank)
                  .arg(formatDuration(worst->lateVsMedian))
-                 .arg(worst->before.isEmpty() ? QString() : QStringLiteral(", after ") + worst->before);
+                 .arg(worst->before.isEmpty() ? QString()
+                                              : QStringLiteral(", after ") + worst->before);
     }
     if (criticalByRank.size() > 1) {
         QStringList parts;
@@ -317,16 +352,20 @@ QString ClusterAnalysis::toText() const
             parts << QStringLiteral("rank %1 %2 (%3%)")
                          .arg(criticalByRank[k].first)
                          .arg(formatDuration(criticalByRank[k].second))
-                         .arg(criticalLength > 0 ? 100.0 * double(criticalByRank[k].second) / double(criticalLength) : 0, 0, 'f', 1);
+                         .arg(criticalLength > 0 ? 100.0 * double(criticalByRank[k].second) /
+                                                       double(criticalLength)
+                                                 : 0,
+                              0, 'f', 1);
         t += QStringLiteral("Critical path across ranks, from the collectives (%1): %2%3\n")
                  .arg(formatDuration(criticalLength), parts.join(QStringLiteral(", ")),
                       criticalByRank.size() > 8 ? QStringLiteral(", ...") : QString());
     }
     if (cross.ranks.size() >= 2)
-        t += QStringLiteral("Imbalance across %1 ranks (max / mean): compute %2, communication %3\n")
-                 .arg(cross.ranks.size())
-                 .arg(cross.computeImbalance, 0, 'f', 3)
-                 .arg(cross.communicationImbalance, 0, 'f', 3);
+        t +=
+            QStringLiteral("Imbalance across %1 ranks (max / mean): compute %2, communication %3\n")
+                .arg(cross.ranks.size())
+                .arg(cross.computeImbalance, 0, 'f', 3)
+                .arg(cross.communicationImbalance, 0, 'f', 3);
     if (!steps.empty()) {
         // Rank x iteration: the slowest ranks by mean step time, and each step's spread.
         struct Mean
@@ -347,10 +386,15 @@ QString ClusterAnalysis::toText() const
             means.push_back({s.rank, sum / TimeNs(s.iterations.size()), most});
             longest = std::max(longest, s.iterations.size());
         }
-        std::sort(means.begin(), means.end(), [](const Mean &x, const Mean &y) { return x.mean != y.mean ? x.mean > y.mean : x.rank < y.rank; });
+        std::sort(means.begin(), means.end(), [](const Mean &x, const Mean &y) {
+            return x.mean != y.mean ? x.mean > y.mean : x.rank < y.rank;
+        });
         t += QStringLiteral("Step times (rank x iteration), slowest ranks by mean:\n");
         for (size_t k = 0; k < std::min<size_t>(8, means.size()); ++k)
-            t += QStringLiteral("  rank %1 mean %2, slowest %3\n").arg(means[k].rank, 4).arg(formatDuration(means[k].mean), 10).arg(formatDuration(means[k].most));
+            t += QStringLiteral("  rank %1 mean %2, slowest %3\n")
+                     .arg(means[k].rank, 4)
+                     .arg(formatDuration(means[k].mean), 10)
+                     .arg(formatDuration(means[k].most));
         for (size_t i = 0; i < std::min<size_t>(longest, 16); ++i) {
             std::vector<TimeNs> d;
             for (const RankSteps &s : steps)

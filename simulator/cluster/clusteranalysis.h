@@ -54,6 +54,7 @@ struct ClusterAnalysis
     RunReport toRunReport() const;
 };
 
-std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const QString &runName, QString *error);
+std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const QString &runName,
+                                              QString *error);
 
 } // namespace gml::sim

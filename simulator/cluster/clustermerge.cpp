@@ -50,7 +50,8 @@ std::string columnsOf(SqliteDb &db, const char *table, std::initializer_list<con
 }
 
 // Each shard's catalog into the cluster project, in one transaction per shard.
-bool mergeOne(Project &cluster, const QString &shardPath, qint64 shardId, MergeReport &report, QString *problem)
+bool mergeOne(Project &cluster, const QString &shardPath, qint64 shardId, MergeReport &report,
+              QString *problem)
 {
     auto &db = cluster.db();
     {
@@ -62,9 +63,10 @@ bool mergeOne(Project &cluster, const QString &shardPath, qint64 shardId, MergeR
             return false;
         }
         if (shard->schemaVersion() != cluster.schemaVersion()) {
-            *problem = QStringLiteral("written by another version of GradeML (schema %1, expected %2)")
-                           .arg(shard->schemaVersion())
-                           .arg(cluster.schemaVersion());
+            *problem =
+                QStringLiteral("written by another version of GradeML (schema %1, expected %2)")
+                    .arg(shard->schemaVersion())
+                    .arg(cluster.schemaVersion());
             return false;
         }
         // A damaged shard is not merged: its pages would be copied, or fail half-way.
@@ -77,7 +79,8 @@ bool mergeOne(Project &cluster, const QString &shardPath, qint64 shardId, MergeR
         if (!check.errorString().isEmpty())
             damage.append(check.errorString());
         if (!damage.isEmpty()) {
-            *problem = QStringLiteral("the shard is damaged (SQLite's check: %1); import it again").arg(damage.join(QStringLiteral("; ")));
+            *problem = QStringLiteral("the shard is damaged (SQLite's check: %1); import it again")
+                           .arg(damage.join(QStringLiteral("; ")));
             return false;
         }
     }
@@ -106,26 +109,39 @@ bool mergeOne(Project &cluster, const QString &shardPath, qint64 shardId, MergeR
     };
     const qint64 sourceBase = scalar("SELECT coalesce(max(id), 0) FROM main.source");
     const qint64 trackBase = scalar("SELECT coalesce(max(id), 0) FROM main.track");
-    const std::string sourceCols = columnsOf(db, "source", {"id", "run_id", "shard_id", "shard_source_id", "align_ns", "alignment"});
-    const std::string trackCols = columnsOf(db, "track", {"id", "run_id", "source_id", "parent_id"});
-    const std::string base = std::to_string(sourceBase), tbase = std::to_string(trackBase), sid = std::to_string(shardId);
-    const std::string runOf = "(SELECT m.id FROM main.run m WHERE m.name = (SELECT r.name FROM shard.run r WHERE r.id = x.run_id))";
+    const std::string sourceCols = columnsOf(
+        db, "source", {"id", "run_id", "shard_id", "shard_source_id", "align_ns", "alignment"});
+    const std::string trackCols =
+        columnsOf(db, "track", {"id", "run_id", "source_id", "parent_id"});
+    const std::string base = std::to_string(sourceBase), tbase = std::to_string(trackBase),
+                      sid = std::to_string(shardId);
+    const std::string runOf = "(SELECT m.id FROM main.run m WHERE m.name = (SELECT r.name FROM "
+                              "shard.run r WHERE r.id = x.run_id))";
     const std::vector<std::string> steps = {
-        "INSERT OR IGNORE INTO main.experiment(name, params, tags) SELECT name, params, tags FROM shard.experiment",
+        "INSERT OR IGNORE INTO main.experiment(name, params, tags) SELECT name, params, tags FROM "
+        "shard.experiment",
         // A workload is its experiment's name and its own (NULL experiments compare equal here).
         "INSERT INTO main.workload(experiment_id, name) SELECT DISTINCT "
-        "(SELECT e2.id FROM main.experiment e2 WHERE e2.name = e.name), w.name FROM shard.workload w "
-        "LEFT JOIN shard.experiment e ON e.id = w.experiment_id WHERE NOT EXISTS (SELECT 1 FROM main.workload w2 "
-        "LEFT JOIN main.experiment e2 ON e2.id = w2.experiment_id WHERE w2.name = w.name AND e2.name IS e.name)",
+        "(SELECT e2.id FROM main.experiment e2 WHERE e2.name = e.name), w.name FROM shard.workload "
+        "w "
+        "LEFT JOIN shard.experiment e ON e.id = w.experiment_id WHERE NOT EXISTS (SELECT 1 FROM "
+        "main.workload w2 "
+        "LEFT JOIN main.experiment e2 ON e2.id = w2.experiment_id WHERE w2.name = w.name AND "
+        "e2.name IS e.name)",
         "INSERT INTO main.run(workload_id, name, kind, params, tags, created_at) SELECT "
-        "(SELECT w2.id FROM main.workload w2 LEFT JOIN main.experiment e2 ON e2.id = w2.experiment_id "
-        " WHERE w2.name = w.name AND e2.name IS e.name), r.name, r.kind, r.params, r.tags, r.created_at "
+        "(SELECT w2.id FROM main.workload w2 LEFT JOIN main.experiment e2 ON e2.id = "
+        "w2.experiment_id "
+        " WHERE w2.name = w.name AND e2.name IS e.name), r.name, r.kind, r.params, r.tags, "
+        "r.created_at "
         "FROM shard.run r LEFT JOIN shard.workload w ON w.id = r.workload_id "
-        "LEFT JOIN shard.experiment e ON e.id = w.experiment_id WHERE r.name NOT IN (SELECT name FROM main.run)",
-        "INSERT INTO main.source(id, run_id, shard_id, shard_source_id, " + sourceCols + ") SELECT x.id + " + base +
-            ", " + runOf + ", " + sid + ", x.id, " + sourceCols + " FROM shard.source x",
-        "INSERT INTO main.track(id, run_id, source_id, parent_id, " + trackCols + ") SELECT x.id + " + tbase + ", " +
-            runOf + ", x.source_id + " + base + ", x.parent_id + " + tbase + ", " + trackCols + " FROM shard.track x",
+        "LEFT JOIN shard.experiment e ON e.id = w.experiment_id WHERE r.name NOT IN (SELECT name "
+        "FROM main.run)",
+        "INSERT INTO main.source(id, run_id, shard_id, shard_source_id, " + sourceCols +
+            ") SELECT x.id + " + base + ", " + runOf + ", " + sid + ", x.id, " + sourceCols +
+            " FROM shard.source x",
+        "INSERT INTO main.track(id, run_id, source_id, parent_id, " + trackCols +
+            ") SELECT x.id + " + tbase + ", " + runOf + ", x.source_id + " + base +
+            ", x.parent_id + " + tbase + ", " + trackCols + " FROM shard.track x",
         "INSERT INTO main.source_summary(source_id, version, data) SELECT source_id + " + base +
             ", version, data FROM shard.source_summary",
         "INSERT INTO main.rank_facts(source_id, version, data) SELECT source_id + " + base +
@@ -134,12 +150,14 @@ bool mergeOne(Project &cluster, const QString &shardPath, qint64 shardId, MergeR
         "INSERT OR IGNORE INTO main.string(value) SELECT value FROM shard.string ORDER BY id",
         // The counters are held whole: monitor logs are small next to the slices, and the
         // studio draws them from the cluster project.
-        "INSERT INTO main.counter(track_id, ts, value) SELECT track_id + " + tbase + ", ts, value FROM shard.counter",
+        "INSERT INTO main.counter(track_id, ts, value) SELECT track_id + " + tbase +
+            ", ts, value FROM shard.counter",
     };
     {
         // A run another shard brought already gets this shard's params merged in (the ranks,
         // GPU models each source adds), as its sources' imports would have.
-        auto st = db.prepare("SELECT m.id, r.params FROM shard.run r JOIN main.run m ON m.name = r.name");
+        auto st =
+            db.prepare("SELECT m.id, r.params FROM shard.run r JOIN main.run m ON m.name = r.name");
         std::vector<std::pair<RunId, QJsonObject>> params;
         while (st.step())
             params.emplace_back(st.int64(0), QJsonDocument::fromJson(st.text(1).toUtf8()).object());
@@ -152,14 +170,16 @@ bool mergeOne(Project &cluster, const QString &shardPath, qint64 shardId, MergeR
         if (!st.exec()) {
             QString why = st.errorString();
             if (why.contains(QLatin1String("UNIQUE constraint failed: source.path")))
-                why = QStringLiteral("a file of this shard is in another shard too (shards must not overlap)");
+                why = QStringLiteral(
+                    "a file of this shard is in another shard too (shards must not overlap)");
             return fail(why);
         }
     }
     // What the shard holds, for the catalog's shard row.
     QJsonArray files;
     {
-        auto st = db.prepare("SELECT path, status FROM main.source WHERE shard_id = ? ORDER BY path");
+        auto st =
+            db.prepare("SELECT path, status FROM main.source WHERE shard_id = ? ORDER BY path");
         st.bind(1, shardId);
         while (st.step()) {
             files.append(st.text(0));
@@ -169,8 +189,9 @@ bool mergeOne(Project &cluster, const QString &shardPath, qint64 shardId, MergeR
         }
     }
     report.tracks += scalar("SELECT count(*) FROM shard.track");
-    auto up = db.prepare("UPDATE main.shard SET status = 'merged', files = ?, sources = ?, source_base = ?, "
-                         "track_base = ? WHERE id = ?");
+    auto up = db.prepare(
+        "UPDATE main.shard SET status = 'merged', files = ?, sources = ?, source_base = ?, "
+        "track_base = ? WHERE id = ?");
     up.bind(1, QString::fromUtf8(QJsonDocument(files).toJson(QJsonDocument::Compact)));
     up.bind(2, qint64(files.size()));
     up.bind(3, sourceBase);
@@ -234,8 +255,8 @@ int indexFromName(const QString &path, int count)
 // project or is one of the inputs, an input given twice or unfinished (.partial), a project that
 // is not a shard, shards of other jobs or of other counts, two files that are the same shard.
 // The identity of each input that is a shard goes to `identities` (by input index).
-bool checkInputs(const QString &path, const QList<ShardInput> &shards, std::map<int, cluster::ShardIdentity> &identities,
-                 QString *error)
+bool checkInputs(const QString &path, const QList<ShardInput> &shards,
+                 std::map<int, cluster::ShardIdentity> &identities, QString *error)
 {
     auto refuse = [&](const QString &why) {
         if (error)
@@ -245,35 +266,47 @@ bool checkInputs(const QString &path, const QList<ShardInput> &shards, std::map<
     const QString out = fileKey(path);
     for (const ShardInput &s : shards)
         if (fileKey(s.path) == out)
-            return refuse(QStringLiteral("%1 is both the cluster project to write and one of its shards").arg(s.path));
+            return refuse(
+                QStringLiteral("%1 is both the cluster project to write and one of its shards")
+                    .arg(s.path));
     if (QFileInfo(path).exists()) {
         QString why;
         auto existing = Project::open(path, Project::Mode::ReadOnly, &why);
         if (!existing)
-            return refuse(QStringLiteral("%1 exists and is not a cluster project (%2); merge writes a new cluster project "
+            return refuse(QStringLiteral("%1 exists and is not a cluster project (%2); merge "
+                                         "writes a new cluster project "
                                          "and never replaces another file: name another one")
                               .arg(path, why));
         if (!cluster::isClusterProject(*existing)) {
             const qint64 runs = existing->db().scalar("SELECT count(*) FROM run", 0);
-            return refuse(QStringLiteral("%1 is a%2 project with %3 run%4, not a cluster project; merge writes a new "
-                                         "cluster project and never replaces another project: name another file")
-                              .arg(path, cluster::shardIdentity(*existing) ? QStringLiteral(" shard") : QString())
-                              .arg(runs)
-                              .arg(runs == 1 ? QString() : QStringLiteral("s")));
+            return refuse(
+                QStringLiteral(
+                    "%1 is a%2 project with %3 run%4, not a cluster project; merge writes a new "
+                    "cluster project and never replaces another project: name another file")
+                    .arg(path,
+                         cluster::shardIdentity(*existing) ? QStringLiteral(" shard") : QString())
+                    .arg(runs)
+                    .arg(runs == 1 ? QString() : QStringLiteral("s")));
         }
     }
     std::map<QString, int> seen;
     for (int i = 0; i < shards.size(); ++i) {
         const QString &s = shards[i].path;
         if (s.endsWith(QLatin1String(".partial")))
-            return refuse(QStringLiteral("%1 is an unfinished shard (its import was stopped before it was put in place); "
+            return refuse(QStringLiteral("%1 is an unfinished shard (its import was stopped before "
+                                         "it was put in place); "
                                          "import that shard again and merge its .grademl")
                               .arg(s));
         const QString key = fileKey(s);
         if (key == out)
-            return refuse(QStringLiteral("%1 is both the cluster project to write and one of its shards").arg(s));
+            return refuse(
+                QStringLiteral("%1 is both the cluster project to write and one of its shards")
+                    .arg(s));
         if (const auto [at, added] = seen.emplace(key, i); !added)
-            return refuse(QStringLiteral("%1 is given twice (arguments %2 and %3)").arg(s).arg(at->second + 2).arg(i + 2));
+            return refuse(QStringLiteral("%1 is given twice (arguments %2 and %3)")
+                              .arg(s)
+                              .arg(at->second + 2)
+                              .arg(i + 2));
         if (!shards[i].error.isEmpty() || !QFileInfo(s).isFile())
             continue;
         QString why;
@@ -284,9 +317,12 @@ bool checkInputs(const QString &path, const QList<ShardInput> &shards, std::map<
             return refuse(QStringLiteral("%1 is a cluster project, not a shard").arg(s));
         const auto id = cluster::shardIdentity(*shard);
         if (!id)
-            return refuse(QStringLiteral("%1 is not a shard (a project imported without --shard I/N%2); merge takes the "
-                                         "shards of one `grademl import --shard` job")
-                              .arg(s, shard->schemaVersion() < 13 ? QStringLiteral(", or by an older GradeML") : QString()));
+            return refuse(
+                QStringLiteral(
+                    "%1 is not a shard (a project imported without --shard I/N%2); merge takes the "
+                    "shards of one `grademl import --shard` job")
+                    .arg(s, shard->schemaVersion() < 13 ? QStringLiteral(", or by an older GradeML")
+                                                        : QString()));
         identities.emplace(i, *id);
     }
     if (identities.empty())
@@ -295,27 +331,31 @@ bool checkInputs(const QString &path, const QList<ShardInput> &shards, std::map<
     std::map<int, int> byIndex;
     for (const auto &[i, id] : identities) {
         if (id.job != first.job || id.count != first.count)
-            return refuse(QStringLiteral("%1 is shard %2 of %3 of job %4, but %5 is shard %6 of %7 of job %8: shards "
-                                         "of one job only (the same inputs imported with the same --shard count)")
-                              .arg(shards[i].path)
-                              .arg(id.index)
-                              .arg(id.count)
-                              .arg(id.job, shards[firstAt].path)
-                              .arg(first.index)
-                              .arg(first.count)
-                              .arg(first.job));
+            return refuse(
+                QStringLiteral(
+                    "%1 is shard %2 of %3 of job %4, but %5 is shard %6 of %7 of job %8: shards "
+                    "of one job only (the same inputs imported with the same --shard count)")
+                    .arg(shards[i].path)
+                    .arg(id.index)
+                    .arg(id.count)
+                    .arg(id.job, shards[firstAt].path)
+                    .arg(first.index)
+                    .arg(first.count)
+                    .arg(first.job));
         if (const auto [at, added] = byIndex.emplace(id.index, i); !added)
-            return refuse(QStringLiteral("%1 and %2 are both shard %3 of %4 (a copy?): give each shard once")
-                              .arg(shards[at->second].path, shards[i].path)
-                              .arg(id.index)
-                              .arg(id.count));
+            return refuse(
+                QStringLiteral("%1 and %2 are both shard %3 of %4 (a copy?): give each shard once")
+                    .arg(shards[at->second].path, shards[i].path)
+                    .arg(id.index)
+                    .arg(id.count));
     }
     return true;
 }
 
 } // namespace
 
-bool mergeShards(const QString &path, const QList<ShardInput> &shards, MergeReport *report, QString *error)
+bool mergeShards(const QString &path, const QList<ShardInput> &shards, MergeReport *report,
+                 QString *error)
 {
     QElapsedTimer timer;
     timer.start();
@@ -335,14 +375,19 @@ bool mergeShards(const QString &path, const QList<ShardInput> &shards, MergeRepo
     struct Cleanup
     {
         std::function<void()> run;
-        ~Cleanup() { if (run) run(); }
+        ~Cleanup()
+        {
+            if (run)
+                run();
+        }
     } cleanup{removePartial};
     {
         auto cluster = Project::open(partial, Project::Mode::Scratch, error);
         if (!cluster)
             return false;
-        auto addShard = cluster->db().prepare("INSERT INTO shard(path, status, error, bytes, job, shard_index, shard_count, "
-                                              "stamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+        auto addShard = cluster->db().prepare(
+            "INSERT INTO shard(path, status, error, bytes, job, shard_index, shard_count, "
+            "stamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
         // The shards of the job that no input is: said, and counted as missing.
         const int count = identities.empty() ? 0 : identities.begin()->second.count;
         const QString job = identities.empty() ? QString() : identities.begin()->second.job;
@@ -351,23 +396,33 @@ bool mergeShards(const QString &path, const QList<ShardInput> &shards, MergeRepo
             covered[size_t(id.index)] = true;
         for (int i = 0; i < shards.size(); ++i)
             if (!identities.count(i))
-                if (const int index = indexFromName(shards[i].path, count); index >= 0 && index < count)
+                if (const int index = indexFromName(shards[i].path, count);
+                    index >= 0 && index < count)
                     covered[size_t(index)] = true;
         QList<ShardInput> all = shards;
         std::vector<int> notGiven;
         for (int index = 0; index < count; ++index)
             if (!covered[size_t(index)]) {
                 notGiven.push_back(index);
-                all.append({QStringLiteral("(shard %1 of %2 of job %3, not given)").arg(index).arg(count).arg(job),
-                            QStringLiteral("shard %1 of %2 of job %3 is not among the shards given to merge").arg(index).arg(count).arg(job)});
+                all.append({QStringLiteral("(shard %1 of %2 of job %3, not given)")
+                                .arg(index)
+                                .arg(count)
+                                .arg(job),
+                            QStringLiteral(
+                                "shard %1 of %2 of job %3 is not among the shards given to merge")
+                                .arg(index)
+                                .arg(count)
+                                .arg(job)});
             }
         for (int i = 0; i < all.size(); ++i) {
             const ShardInput &s = all[i];
             ++r.shards;
             const QFileInfo info(s.path);
             QString status = QStringLiteral("merged"), why = s.error;
-            if (QFile note(s.path + QStringLiteral(".error")); why.isEmpty() && !info.isFile() && note.open(QIODevice::ReadOnly))
-                why = QString::fromUtf8(note.readAll()).trimmed(); // what the shard's import said (docs/cluster.md)
+            if (QFile note(s.path + QStringLiteral(".error"));
+                why.isEmpty() && !info.isFile() && note.open(QIODevice::ReadOnly))
+                why = QString::fromUtf8(note.readAll())
+                          .trimmed(); // what the shard's import said (docs/cluster.md)
             if (i >= shards.size())
                 status = QStringLiteral("missing"); // a shard of the job not given
             else if (!why.isEmpty())
@@ -377,7 +432,8 @@ bool mergeShards(const QString &path, const QList<ShardInput> &shards, MergeRepo
                 why = QStringLiteral("no shard project at %1").arg(info.absoluteFilePath());
             }
             addShard.reset();
-            addShard.bind(1, i >= shards.size() ? s.path : dir.relativeFilePath(info.absoluteFilePath()));
+            addShard.bind(1, i >= shards.size() ? s.path
+                                                : dir.relativeFilePath(info.absoluteFilePath()));
             addShard.bind(2, status);
             if (why.isEmpty())
                 addShard.bindNull(3);
@@ -408,18 +464,24 @@ bool mergeShards(const QString &path, const QList<ShardInput> &shards, MergeRepo
                 }
                 status = QStringLiteral("failed");
                 why = QStringLiteral("cannot read it: ") + problem;
-                auto up = cluster->db().prepare("UPDATE shard SET status = 'failed', error = ? WHERE id = ?");
+                auto up = cluster->db().prepare(
+                    "UPDATE shard SET status = 'failed', error = ? WHERE id = ?");
                 up.bind(1, why);
                 up.bind(2, id);
                 (void)up.exec();
             }
             (status == QLatin1String("missing") ? r.missing : r.failed) += 1;
-            r.problems.append(i >= shards.size() ? why : QStringLiteral("shard %1: %2").arg(QDir::toNativeSeparators(s.path), why));
+            r.problems.append(
+                i >= shards.size()
+                    ? why
+                    : QStringLiteral("shard %1: %2").arg(QDir::toNativeSeparators(s.path), why));
         }
         {
-            auto st = cluster->db().prepare("SELECT path, error FROM source WHERE status = 'failed' ORDER BY path");
+            auto st = cluster->db().prepare(
+                "SELECT path, error FROM source WHERE status = 'failed' ORDER BY path");
             while (st.step())
-                r.problems.append(QStringLiteral("%1: not imported: %2").arg(st.text(0), st.text(1)));
+                r.problems.append(
+                    QStringLiteral("%1: not imported: %2").arg(st.text(0), st.text(1)));
         }
         if (!alignAcrossShards(*cluster, error))
             return false;
@@ -438,10 +500,12 @@ bool mergeShards(const QString &path, const QList<ShardInput> &shards, MergeRepo
         ::fsync(f.handle());
     QFile::remove(target.absoluteFilePath() + QStringLiteral("-wal"));
     QFile::remove(target.absoluteFilePath() + QStringLiteral("-shm"));
-    if (::rename(QFile::encodeName(partial).constData(), QFile::encodeName(target.absoluteFilePath()).constData()) != 0) {
+    if (::rename(QFile::encodeName(partial).constData(),
+                 QFile::encodeName(target.absoluteFilePath()).constData()) != 0) {
         if (error)
-            *error = QStringLiteral("cannot put the cluster project in place at %1: %2")
-                         .arg(target.absoluteFilePath(), QString::fromLocal8Bit(std::strerror(errno)));
+            *error =
+                QStringLiteral("cannot put the cluster project in place at %1: %2")
+                    .arg(target.absoluteFilePath(), QString::fromLocal8Bit(std::strerror(errno)));
         return false;
     }
     cleanup.run = nullptr;

@@ -46,6 +46,7 @@ struct MergeReport
 // that is not a shard, shards of different jobs or counts, two files that are the same shard.
 // A shard that cannot be read or is damaged is listed as failed, and a shard of the job that is
 // not given as missing: problems, not errors.
-bool mergeShards(const QString &path, const QList<ShardInput> &shards, MergeReport *report, QString *error);
+bool mergeShards(const QString &path, const QList<ShardInput> &shards, MergeReport *report,
+                 QString *error);
 
 } // namespace gml::sim

@@ -17,16 +17,19 @@ QByteArray RankFacts::toCbor() const
 {
     QCborArray cs;
     for (const CollectiveArrival &c : collectives)
-        cs.append(QCborArray{c.rank, c.op, c.operation, c.start, c.end,
-                             c.prevEnd == std::numeric_limits<TimeNs>::min() ? QCborValue() : QCborValue(c.prevEnd),
-                             c.prevName, c.hostBefore});
+        cs.append(QCborArray{
+            c.rank, c.op, c.operation, c.start, c.end,
+            c.prevEnd == std::numeric_limits<TimeNs>::min() ? QCborValue() : QCborValue(c.prevEnd),
+            c.prevName, c.hostBefore});
     QCborArray ls;
     for (const RankLoad &l : loads)
         ls.append(QCborArray{l.rank, l.compute, l.communication});
     QCborArray fs;
     for (const KernelFamily &f : families)
         fs.append(QCborArray{f.family, f.count, f.time});
-    return QCborMap{{QStringLiteral("collectives"), cs}, {QStringLiteral("loads"), ls}, {QStringLiteral("families"), fs}}
+    return QCborMap{{QStringLiteral("collectives"), cs},
+                    {QStringLiteral("loads"), ls},
+                    {QStringLiteral("families"), fs}}
         .toCborValue()
         .toCbor();
 }
@@ -70,11 +73,13 @@ std::optional<RankFacts> RankFacts::fromCbor(const QByteArray &data)
     return f;
 }
 
-std::optional<std::map<SourceId, RankFacts>> computeRankFacts(Project &project, RunId run, QString *error)
+std::optional<std::map<SourceId, RankFacts>> computeRankFacts(Project &project, RunId run,
+                                                              QString *error)
 {
     {
         // A run of counters only, or whose traces all failed, has no execution model: no facts.
-        auto st = project.db().prepare("SELECT EXISTS (SELECT 1 FROM track WHERE run_id = ? AND slice_count > 0)");
+        auto st = project.db().prepare(
+            "SELECT EXISTS (SELECT 1 FROM track WHERE run_id = ? AND slice_count > 0)");
         st.bind(1, run);
         if (st.step() && st.int64(0) == 0)
             return std::map<SourceId, RankFacts>{};
@@ -86,7 +91,8 @@ std::optional<std::map<SourceId, RankFacts>> computeRankFacts(Project &project, 
     // The offset that put each source on the project clock, taken off again.
     std::map<SourceId, TimeNs> offset;
     {
-        auto st = project.db().prepare("SELECT id, clock_offset_ns + align_ns FROM source WHERE run_id = ?");
+        auto st = project.db().prepare(
+            "SELECT id, clock_offset_ns + align_ns FROM source WHERE run_id = ?");
         st.bind(1, run);
         while (st.step())
             offset[st.int64(0)] = st.int64(1);
@@ -120,7 +126,9 @@ std::optional<std::map<SourceId, RankFacts>> computeRankFacts(Project &project, 
             facts.families.push_back(f);
         }
         std::stable_sort(facts.collectives.begin(), facts.collectives.end(),
-                         [](const CollectiveArrival &x, const CollectiveArrival &y) { return x.start < y.start; });
+                         [](const CollectiveArrival &x, const CollectiveArrival &y) {
+                             return x.start < y.start;
+                         });
     }
     // Each rank's compute and communication, as the analysis adds them up, to the source of
     // its GPUs.
@@ -143,7 +151,8 @@ bool storeRankFacts(Project &project, const QList<RunId> &runs, QString *error)
         if (!facts)
             return false;
         for (const auto &[source, f] : *facts)
-            rows.emplace_back(source, qCompress(f.toCbor())); // names repeat: about a tenth the size
+            rows.emplace_back(source,
+                              qCompress(f.toCbor())); // names repeat: about a tenth the size
     }
     if (!project.begin(error))
         return false;
@@ -165,7 +174,8 @@ std::optional<RankFacts> loadRankFacts(const SqliteDb &db, SourceId source)
     if (!data || data->size() < 4)
         return std::nullopt;
     const auto *head = reinterpret_cast<const uchar *>(data->constData());
-    const quint32 expanded = (quint32(head[0]) << 24) | (quint32(head[1]) << 16) | (quint32(head[2]) << 8) | quint32(head[3]);
+    const quint32 expanded = (quint32(head[0]) << 24) | (quint32(head[1]) << 16) |
+                             (quint32(head[2]) << 8) | quint32(head[3]);
     if (expanded > kMaxFactsBytes)
         return std::nullopt;
     return RankFacts::fromCbor(qUncompress(*data));

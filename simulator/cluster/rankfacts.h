@@ -40,7 +40,8 @@ struct RankFacts
 
 // The facts of every source of `run` with GPU work, by source. nullopt (and `error`) when the
 // run's execution model cannot be built.
-std::optional<std::map<SourceId, RankFacts>> computeRankFacts(Project &project, RunId run, QString *error);
+std::optional<std::map<SourceId, RankFacts>> computeRankFacts(Project &project, RunId run,
+                                                              QString *error);
 // computeRankFacts for each run, stored (replacing older facts) in one transaction.
 [[nodiscard]] bool storeRankFacts(Project &project, const QList<RunId> &runs, QString *error);
 // The stored facts of a source (current version), nullopt when there are none.

@@ -9,9 +9,9 @@
 
 #include <algorithm>
 #include <charconv>
-#include <limits>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <unordered_map>
 
@@ -30,8 +30,8 @@ SyncScope syncScope(const QString &name)
         name.contains(QLatin1String("cuCtxSynchronize")))
         return SyncScope::Device;
     // Blocking copies and sets: the call returns when the work it launched is done.
-    static const QRegularExpression blocking(
-        QStringLiteral("^(cuda|hip)Mem(cpy|set)(2D|3D|ToSymbol|FromSymbol)?$|^cuMemcpy[DH]to[DH](_v\\d+)?$"));
+    static const QRegularExpression blocking(QStringLiteral(
+        "^(cuda|hip)Mem(cpy|set)(2D|3D|ToSymbol|FromSymbol)?$|^cuMemcpy[DH]to[DH](_v\\d+)?$"));
     if (blocking.match(name).hasMatch())
         return SyncScope::Launched;
     return SyncScope::None;
@@ -52,7 +52,8 @@ void DependencyGraph::addEdge(const Edge &e)
 
 void DependencyGraph::addJoin(Join j)
 {
-    m_edgeCounts[size_t(EdgeKind::Collective)] += qint64(j.waiting.size()) * qint64(j.arriving.size() - 1);
+    m_edgeCounts[size_t(EdgeKind::Collective)] +=
+        qint64(j.waiting.size()) * qint64(j.arriving.size() - 1);
     m_joins.push_back(std::move(j));
 }
 
@@ -124,9 +125,11 @@ bool DependencyGraph::addEdges(Project &project, const BuildReading &reading, QS
                     continue;
                 const Node &call = g.m_nodes[size_t(a)];
                 const Node &work = g.m_nodes[size_t(b)];
-                if (!g.m_resources[size_t(work.resource)].gpu || g.m_resources[size_t(call.resource)].gpu)
+                if (!g.m_resources[size_t(work.resource)].gpu ||
+                    g.m_resources[size_t(call.resource)].gpu)
                     continue;
-                const TimeNs lag = std::clamp<TimeNs>(work.start - call.start, 0, call.end - call.start);
+                const TimeNs lag =
+                    std::clamp<TimeNs>(work.start - call.start, 0, call.end - call.start);
                 g.addEdge({a, b, EdgeKind::Launch, false, false, lag});
                 g.m_nodes[size_t(b)].launcher = a;
                 launchedAt[size_t(b)] = call.start;
@@ -148,7 +151,8 @@ bool DependencyGraph::addEdges(Project &project, const BuildReading &reading, QS
                 launchList[size_t(fill[size_t(e.from)]++)] = e.to;
     }
     auto launched = [&](size_t call) {
-        return std::span<const int>(launchList.data() + launchStart[call], size_t(launchStart[call + 1] - launchStart[call]));
+        return std::span<const int>(launchList.data() + launchStart[call],
+                                    size_t(launchStart[call + 1] - launchStart[call]));
     };
 
     // Synchronisation. GPU resources per (source, rank): a thread synchronises the GPUs of its
@@ -202,8 +206,8 @@ bool DependencyGraph::addEdges(Project &project, const BuildReading &reading, QS
         if (scope != SyncScope::Device)
             continue;
         const Resource &thread = g.m_resources[size_t(n.resource)];
-        if (auto m = markerFor.find(n.slice); m != markerFor.end() &&
-                                              !g.m_resources[size_t(m->second)].nodes.empty()) {
+        if (auto m = markerFor.find(n.slice);
+            m != markerFor.end() && !g.m_resources[size_t(m->second)].nodes.empty()) {
             syncOn(int(i), m->second); // Kineto named the stream
             continue;
         }
@@ -254,8 +258,8 @@ bool DependencyGraph::addEdges(Project &project, const BuildReading &reading, QS
             const auto &ops = collectiveOperations();
             for (const auto &group : groups) {
                 const QString &op = ops[g.m_nodes[size_t(group.front())].collectiveOp];
-                if (group.size() < 2 || op == QLatin1String("SendRecv") || op == QLatin1String("Send") ||
-                    op == QLatin1String("Recv"))
+                if (group.size() < 2 || op == QLatin1String("SendRecv") ||
+                    op == QLatin1String("Send") || op == QLatin1String("Recv"))
                     continue; // point-to-point: the peer is not known
                 // Every member that ended after the last arrival waits for all of them: one join.
                 // One that ended before it (a match the measured times contradict) waits only for

@@ -35,7 +35,7 @@ struct Resource
     QString name;
     bool gpu = false;
     int rank = -1;
-    QString pid; // GPU tracks: the device index
+    QString pid;            // GPU tracks: the device index
     std::vector<int> nodes; // in measured order
     // Runs its nodes side by side (their order only by edges): the transfers of one worker's
     // network interface, which the links share (flownetwork.h).
@@ -52,8 +52,9 @@ struct Node
     StringId cat = 0;
     int resource = 0;
     NodeKind kind = NodeKind::Cpu;
-    bool synchronising = false; // a runtime call that waits for the GPU (isSynchronisingCall), or
-                                // an op found blocking on it (DependencyGraph::build, graphwaits.cpp)
+    bool synchronising =
+        false; // a runtime call that waits for the GPU (isSynchronisingCall), or
+               // an op found blocking on it (DependencyGraph::build, graphwaits.cpp)
     // Its end can bound the run's: false for a Python range that only waits (sleep, wait,
     // select, join, acquire, a queue's get) and for the nodes of a background thread (a CPU
     // thread with no edge to any other resource's work: a progress-bar monitor). Waiting is
@@ -139,7 +140,10 @@ public:
     const std::vector<Container> &containers() const { return m_containers; }
     QString name(StringId id) const { return m_names.value(id); } // names and categories
     TimeNs origin() const { return m_origin; } // the earliest measured node start
-    TimeNs measuredEnd() const { return m_end; } // the latest end of a node that bounds (Node::bounds)
+    TimeNs measuredEnd() const
+    {
+        return m_end;
+    } // the latest end of a node that bounds (Node::bounds)
     std::array<qint64, kEdgeKinds> edgeCounts() const { return m_edgeCounts; }
     // Nodes that started before the graph says they could (a measured order the model does not
     // explain, e.g. a kernel stamped before its launch); the replay starts them when it can.
@@ -185,7 +189,7 @@ public:
     void expandJoins();
     // Each Collective dependency as (from node's start, to node's end): the Collective edges,
     // then each join's pairs.
-    template<class Fn> void forEachCollectivePair(Fn &&fn) const
+    template <class Fn> void forEachCollectivePair(Fn &&fn) const
     {
         for (const Edge &e : m_edges)
             if (e.kind == EdgeKind::Collective)
@@ -215,7 +219,8 @@ public:
     // join, its arriving nodes' starts.
     std::span<const In> inputs(int point) const
     {
-        return {m_inData.data() + m_inStart[size_t(point)], size_t(m_inStart[size_t(point) + 1] - m_inStart[size_t(point)])};
+        return {m_inData.data() + m_inStart[size_t(point)],
+                size_t(m_inStart[size_t(point) + 1] - m_inStart[size_t(point)])};
     }
 
 private:

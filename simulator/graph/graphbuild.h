@@ -29,7 +29,9 @@ public:
         // capture of 200,000 tracks of one slice each would otherwise take 3 GB of slots.
         const size_t row = size_t(id & (slicestore::kChunkRows - 1));
         if (row >= m_last->size())
-            m_last->resize(std::min<size_t>(slicestore::kChunkRows, std::max<size_t>(row + 1, 2 * m_last->size())), kNone);
+            m_last->resize(std::min<size_t>(slicestore::kChunkRows,
+                                            std::max<size_t>(row + 1, 2 * m_last->size())),
+                           kNone);
         (*m_last)[row] = value;
     }
     int get(SliceId id) const
@@ -55,9 +57,10 @@ private:
 struct DependencyGraph::BuildReading
 {
     SliceMap sliceMap;
-    std::unordered_map<SliceId, int> markerResource;  // Kineto's cuda_sync markers -> stream resource
-    std::unordered_map<SourceId, TimeNs> offsetOf;    // a source's clock offset and alignment
-    std::unordered_map<SliceId, qint64> bytesOf;      // a copy's "bytes" argument
+    std::unordered_map<SliceId, int>
+        markerResource;                            // Kineto's cuda_sync markers -> stream resource
+    std::unordered_map<SourceId, TimeNs> offsetOf; // a source's clock offset and alignment
+    std::unordered_map<SliceId, qint64> bytesOf;   // a copy's "bytes" argument
     struct Comms
     {
         SliceId slice; // a record_param_comms op

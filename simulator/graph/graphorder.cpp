@@ -32,13 +32,16 @@ public:
                                      resources[size_t(r)].nodes[k]});
         // Of equal ends, the first sibling and there its last node win (walked from the back).
         std::sort(m_entries.begin(), m_entries.end(), [](const Entry &a, const Entry &b) {
-            return a.end != b.end ? a.end < b.end : a.resource != b.resource ? a.resource > b.resource : a.position < b.position;
+            return a.end != b.end             ? a.end < b.end
+                   : a.resource != b.resource ? a.resource > b.resource
+                                              : a.position < b.position;
         });
         m_otherBefore.resize(m_entries.size());
         for (size_t i = 0; i < m_entries.size(); ++i)
             m_otherBefore[i] = i == 0 ? -1
-                               : m_entries[i - 1].resource != m_entries[i].resource ? int(i) - 1
-                                                                                     : m_otherBefore[i - 1];
+                               : m_entries[i - 1].resource != m_entries[i].resource
+                                   ? int(i) - 1
+                                   : m_otherBefore[i - 1];
     }
     // The node, not on `self`, whose end is the latest at or before `at`, later than `after`
     // and at most `window` before `at`; -1 if none.
@@ -76,7 +79,8 @@ void DependencyGraph::inferThreadWaits()
     std::map<std::tuple<SourceId, int, QString>, std::vector<int>> processes;
     for (size_t r = 0; r < m_resources.size(); ++r)
         if (!m_resources[r].gpu)
-            processes[{m_resources[r].source, m_resources[r].rank, m_resources[r].pid}].push_back(int(r));
+            processes[{m_resources[r].source, m_resources[r].rank, m_resources[r].pid}].push_back(
+                int(r));
     // A node that opens slices (NllLossBackward around its first call) began when the
     // outermost of them did: that is the moment matched against the sibling threads.
     std::unordered_map<int, TimeNs> opened;
@@ -94,12 +98,14 @@ void DependencyGraph::inferThreadWaits()
                 const auto o = opened.find(ids[k]);
                 const TimeNs began = o != opened.end() ? o->second : n.start;
                 // A thread's first op waits for nothing on its thread: only a sibling explains it.
-                const TimeNs ready = k ? m_nodes[size_t(ids[k - 1])].end : std::numeric_limits<TimeNs>::min();
+                const TimeNs ready =
+                    k ? m_nodes[size_t(ids[k - 1])].end : std::numeric_limits<TimeNs>::min();
                 if (k && n.start - ready <= kIdle)
                     continue;
                 const int best = ends.latestEndBefore(res, began, ready, kWindow);
                 if (best >= 0)
-                    addEdge({best, ids[k], EdgeKind::ThreadWait, true, false, n.start - m_nodes[size_t(best)].end});
+                    addEdge({best, ids[k], EdgeKind::ThreadWait, true, false,
+                             n.start - m_nodes[size_t(best)].end});
             }
         }
     }
@@ -112,7 +118,8 @@ void DependencyGraph::inferStreamWaits()
     std::vector<TimeNs> launchReady(m_nodes.size(), std::numeric_limits<TimeNs>::min());
     for (const auto &e : m_edges)
         if (e.kind == EdgeKind::Launch)
-            launchReady[size_t(e.to)] = std::max(launchReady[size_t(e.to)], m_nodes[size_t(e.from)].start + e.lag);
+            launchReady[size_t(e.to)] =
+                std::max(launchReady[size_t(e.to)], m_nodes[size_t(e.from)].start + e.lag);
     for (const auto &streams : gpuDevices()) {
         if (streams.size() < 2)
             continue;
@@ -128,7 +135,8 @@ void DependencyGraph::inferStreamWaits()
                     continue; // explained by its stream or launch
                 const int best = ends.latestEndBefore(res, n.start, ready, kWindow);
                 if (best >= 0)
-                    addEdge({best, ids[k], EdgeKind::StreamWait, true, false, n.start - m_nodes[size_t(best)].end});
+                    addEdge({best, ids[k], EdgeKind::StreamWait, true, false,
+                             n.start - m_nodes[size_t(best)].end});
             }
         }
     }
@@ -139,7 +147,8 @@ std::vector<std::vector<int>> DependencyGraph::gpuDevices() const
     std::map<std::tuple<SourceId, int, QString>, std::vector<int>> devices;
     for (size_t r = 0; r < m_resources.size(); ++r)
         if (m_resources[r].gpu)
-            devices[{m_resources[r].source, m_resources[r].rank, m_resources[r].pid}].push_back(int(r));
+            devices[{m_resources[r].source, m_resources[r].rank, m_resources[r].pid}].push_back(
+                int(r));
     std::vector<std::vector<int>> out;
     for (auto &[key, streams] : devices)
         out.push_back(std::move(streams));
@@ -334,7 +343,9 @@ std::vector<int> DependencyGraph::steps() const
 std::vector<int> DependencyGraph::iterations(int rank) const
 {
     std::vector<int> out = steps();
-    auto rankOf = [&](int c) { return std::max(m_resources[size_t(m_containers[size_t(c)].resource)].rank, 0); };
+    auto rankOf = [&](int c) {
+        return std::max(m_resources[size_t(m_containers[size_t(c)].resource)].rank, 0);
+    };
     if (rank < 0) {
         rank = INT_MAX;
         for (int c : out)

@@ -26,7 +26,8 @@ std::optional<qint64> jsonInteger(std::string_view text)
         return v;
     double d = 0;
     const auto [dend, dec] = std::from_chars(text.data(), text.data() + text.size(), d);
-    if (dec == std::errc() && dend == text.data() + text.size() && std::isfinite(d) && std::abs(d) < 9e18)
+    if (dec == std::errc() && dend == text.data() + text.size() && std::isfinite(d) &&
+        std::abs(d) < 9e18)
         return qint64(d);
     return std::nullopt;
 }
@@ -53,8 +54,9 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
     // Resources: CPU threads and GPU streams (and GPU rows that hold work directly).
     std::unordered_map<TrackId, int> resourceOf;
     {
-        auto st = db.prepare("SELECT id, kind, name, coalesce(rank, -1), pid, source_id FROM track "
-                             "WHERE run_id = ? AND kind IN (?, ?, ?) AND slice_count > 0 ORDER BY id");
+        auto st =
+            db.prepare("SELECT id, kind, name, coalesce(rank, -1), pid, source_id FROM track "
+                       "WHERE run_id = ? AND kind IN (?, ?, ?) AND slice_count > 0 ORDER BY id");
         st.bind(1, run);
         st.bind(2, qint64(TrackKind::Thread));
         st.bind(3, qint64(TrackKind::Gpu));
@@ -86,7 +88,8 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
     auto classOfCat = [&](StringId id) {
         auto it = catClass.find(id);
         if (it == catClass.end())
-            it = catClass.emplace(id, categoryClass(id ? nameOf(id) : QString())).first; // name(cat) serves category selectors
+            it = catClass.emplace(id, categoryClass(id ? nameOf(id) : QString()))
+                     .first; // name(cat) serves category selectors
         return it->second;
     };
     std::unordered_map<StringId, NameClass> nameClasses;
@@ -110,12 +113,15 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
     // Args the graph reads: a copy's "bytes"; a record_param_comms op's message ("In msg
     // nelems" x the dtype's size), applied to the collectives it launched once launches are
     // known; an op's "flops".
-    const StringId commsName = db.scalar("SELECT id FROM string WHERE value = 'record_param_comms'", 0);
+    const StringId commsName =
+        db.scalar("SELECT id FROM string WHERE value = 'record_param_comms'", 0);
     auto dtypeSize = [](QString dtype) -> qint64 {
         dtype = dtype.toLower();
-        return dtype.contains(QLatin1String("double")) || dtype == QLatin1String("long")               ? 8
-               : dtype.contains(QLatin1String("half")) || dtype.contains(QLatin1String("bfloat")) ? 2
-               : dtype == QLatin1String("byte") || dtype == QLatin1String("char") || dtype == QLatin1String("bool")
+        return dtype.contains(QLatin1String("double")) || dtype == QLatin1String("long") ? 8
+               : dtype.contains(QLatin1String("half")) || dtype.contains(QLatin1String("bfloat"))
+                   ? 2
+               : dtype == QLatin1String("byte") || dtype == QLatin1String("char") ||
+                       dtype == QLatin1String("bool")
                    ? 1
                    : 4;
     };
@@ -143,25 +149,29 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
             Resource &r = g.m_resources[res];
             const TimeNs offset = offsetOf.count(r.source) ? offsetOf.at(r.source) : 0;
             const bool gpu = r.gpu;
-            const bool ok = readNestRows(reader, r.track, true, offset, rows, [&](const slicestore::Row &x, const NestRow &row) {
-                if (gpu) {
-                    if (const auto v = reader.arg(x, "bytes"))
-                        if (const auto b = jsonInteger(*v))
-                            bytesOf.emplace(x.id, *b);
-                } else if (const auto f = reader.arg(x, "flops")) {
-                    g.m_flops.push_back({row.start, std::strtod(std::string(*f).c_str(), nullptr), int(res)});
-                } else if (x.name == commsName) {
-                    const auto n = reader.arg(x, "In msg nelems");
-                    const auto nelems = n ? jsonInteger(*n) : std::nullopt;
-                    if (!nelems)
-                        return;
-                    const auto d = reader.arg(x, "dtype");
-                    QString dtype = d ? QString::fromUtf8(d->data(), qsizetype(d->size())) : QString();
-                    if (dtype.size() >= 2 && dtype.startsWith(QLatin1Char('"')))
-                        dtype = dtype.mid(1, dtype.size() - 2);
-                    comms.push_back({x.id, *nelems * dtypeSize(dtype)});
-                }
-            });
+            const bool ok = readNestRows(
+                reader, r.track, true, offset, rows,
+                [&](const slicestore::Row &x, const NestRow &row) {
+                    if (gpu) {
+                        if (const auto v = reader.arg(x, "bytes"))
+                            if (const auto b = jsonInteger(*v))
+                                bytesOf.emplace(x.id, *b);
+                    } else if (const auto f = reader.arg(x, "flops")) {
+                        g.m_flops.push_back(
+                            {row.start, std::strtod(std::string(*f).c_str(), nullptr), int(res)});
+                    } else if (x.name == commsName) {
+                        const auto n = reader.arg(x, "In msg nelems");
+                        const auto nelems = n ? jsonInteger(*n) : std::nullopt;
+                        if (!nelems)
+                            return;
+                        const auto d = reader.arg(x, "dtype");
+                        QString dtype =
+                            d ? QString::fromUtf8(d->data(), qsizetype(d->size())) : QString();
+                        if (dtype.size() >= 2 && dtype.startsWith(QLatin1Char('"')))
+                            dtype = dtype.mid(1, dtype.size() - 2);
+                        comms.push_back({x.id, *nelems * dtypeSize(dtype)});
+                    }
+                });
             if (!ok)
                 return fail(reader.errorString());
             if (rows.empty())
@@ -222,13 +232,19 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
                 n.end = row.end;
                 if (gpu) {
                     switch (gpuWork(cat, classOfName(row.name))) {
-                    case GpuWork::Memcpy: n.kind = NodeKind::Memcpy; break;
-                    case GpuWork::Memset: n.kind = NodeKind::Memset; break;
+                    case GpuWork::Memcpy:
+                        n.kind = NodeKind::Memcpy;
+                        break;
+                    case GpuWork::Memset:
+                        n.kind = NodeKind::Memset;
+                        break;
                     case GpuWork::Collective:
                         n.kind = NodeKind::Collective;
                         n.collectiveOp = classOfName(row.name).collective;
                         break;
-                    case GpuWork::Kernel: n.kind = NodeKind::Kernel; break;
+                    case GpuWork::Kernel:
+                        n.kind = NodeKind::Kernel;
+                        break;
                     }
                 } else {
                     n.kind = cat == CategoryClass::Runtime ? NodeKind::Runtime : NodeKind::Cpu;
@@ -251,11 +267,14 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
         }
     }
     if (g.m_nodes.empty())
-        return fail(cluster::isClusterProject(project)
-                        ? QStringLiteral("a cluster project holds no slice: a run's graph and replays are built on the shard "
-                                         "of one of its ranks (grademl analyze PROJECT --rank N names it; open that shard), "
-                                         "its cross-rank analyses by grademl analyze PROJECT")
-                        : QStringLiteral("the run has no slices on CPU threads or GPU streams to replay"));
+        return fail(
+            cluster::isClusterProject(project)
+                ? QStringLiteral("a cluster project holds no slice: a run's graph and replays are "
+                                 "built on the shard "
+                                 "of one of its ranks (grademl analyze PROJECT --rank N names it; "
+                                 "open that shard), "
+                                 "its cross-rank analyses by grademl analyze PROJECT")
+                : QStringLiteral("the run has no slices on CPU threads or GPU streams to replay"));
     // Containers whose nodes were all dropped (only cuda_sync inside) are not kept. A kept
     // container's enclosing ones hold its nodes too, so they are kept as well: renumbering
     // parent and container indices never meets a dropped one.
@@ -263,7 +282,8 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
     for (size_t c = 0, kept = 0; c < g.m_containers.size(); ++c) {
         if (g.m_containers[c].first >= 0)
             renumbered[c] = int(kept++);
-        sliceMap.set(g.m_containers[c].slice, renumbered[c] >= 0 ? -2 - renumbered[c] : SliceMap::kNone);
+        sliceMap.set(g.m_containers[c].slice,
+                     renumbered[c] >= 0 ? -2 - renumbered[c] : SliceMap::kNone);
     }
     g.m_containers.erase(std::remove_if(g.m_containers.begin(), g.m_containers.end(),
                                         [](const Container &c) { return c.first < 0; }),

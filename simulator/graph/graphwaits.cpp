@@ -19,9 +19,10 @@ namespace gml::sim {
 // 30 us of its end, in its second half; and no GPU work of the rank was still running when it
 // ended (the queue was drained, as a synchronisation leaves it; a host running ahead of the GPU
 // leaves kernels queued behind its ops); and so do at least 80% of the long runs of an op of
-// that name on the run's threads (a chance end just after the GPU ran dry is rare). It gets a Sync edge from that work's end to its own
-// end, so the replay ends it when the work ends plus the measured lag, and it counts as
-// synchronising (unsync and the host transform treat it as they treat cudaDeviceSynchronize).
+// that name on the run's threads (a chance end just after the GPU ran dry is rare). It gets a Sync
+// edge from that work's end to its own end, so the replay ends it when the work ends plus the
+// measured lag, and it counts as synchronising (unsync and the host transform treat it as they
+// treat cudaDeviceSynchronize).
 void DependencyGraph::inferBlockingOps()
 {
     constexpr TimeNs kMinOp = 50'000, kReturn = 30'000;
@@ -32,15 +33,16 @@ void DependencyGraph::inferBlockingOps()
     // Per rank: its GPU work by end, and the latest end among the work that started before t.
     struct Work
     {
-        std::vector<std::pair<TimeNs, int>> byEnd;        // (end, node)
-        std::vector<std::pair<TimeNs, TimeNs>> byStart;   // (start, max end of those up to here)
+        std::vector<std::pair<TimeNs, int>> byEnd;      // (end, node)
+        std::vector<std::pair<TimeNs, TimeNs>> byStart; // (start, max end of those up to here)
     };
     std::map<int, Work> ranks;
     for (const Resource &r : m_resources)
         if (r.gpu)
             for (int i : r.nodes) {
                 ranks[r.rank].byEnd.emplace_back(m_nodes[size_t(i)].end, i);
-                ranks[r.rank].byStart.emplace_back(m_nodes[size_t(i)].start, m_nodes[size_t(i)].end);
+                ranks[r.rank].byStart.emplace_back(m_nodes[size_t(i)].start,
+                                                   m_nodes[size_t(i)].end);
             }
     for (auto &[rank, w] : ranks) {
         std::sort(w.byEnd.begin(), w.byEnd.end());
@@ -80,7 +82,8 @@ void DependencyGraph::inferBlockingOps()
             if (n.end - workEnd > kReturn || workEnd - n.start < (n.end - n.start) / 2)
                 continue;
             // Nothing of the rank's GPU work that had started by the op's end runs past it.
-            auto s = std::lower_bound(w.byStart.begin(), w.byStart.end(), std::pair(n.end, TimeNs(0)));
+            auto s =
+                std::lower_bound(w.byStart.begin(), w.byStart.end(), std::pair(n.end, TimeNs(0)));
             if (s != w.byStart.begin() && std::prev(s)->second > n.end)
                 continue;
             found.push_back({work, i, EdgeKind::Sync, true, true, n.end - workEnd});
@@ -106,11 +109,14 @@ namespace {
 // "file.py(line): function" and built-ins "<built-in method acquire of ...>".
 bool waitsOnly(const QString &name)
 {
-    static const QRegularExpression python(QStringLiteral(R"(\.py\(\d+\): (sleep|wait|wait_for|select|poll|join|acquire|get)$)"));
-    static const QRegularExpression builtin(
-        QStringLiteral(R"(^<built-in (method|function) (sleep|acquire|select|poll|wait|join|epoll_wait)\b)"));
-    static const QRegularExpression plain(QStringLiteral(R"(^(time\.sleep|select\.select|threading\.Event\.wait)$)"));
-    return python.match(name).hasMatch() || builtin.match(name).hasMatch() || plain.match(name).hasMatch();
+    static const QRegularExpression python(
+        QStringLiteral(R"(\.py\(\d+\): (sleep|wait|wait_for|select|poll|join|acquire|get)$)"));
+    static const QRegularExpression builtin(QStringLiteral(
+        R"(^<built-in (method|function) (sleep|acquire|select|poll|wait|join|epoll_wait)\b)"));
+    static const QRegularExpression plain(
+        QStringLiteral(R"(^(time\.sleep|select\.select|threading\.Event\.wait)$)"));
+    return python.match(name).hasMatch() || builtin.match(name).hasMatch() ||
+           plain.match(name).hasMatch();
 }
 
 } // namespace

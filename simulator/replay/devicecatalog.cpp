@@ -36,7 +36,8 @@ const DeviceCatalog &DeviceCatalog::builtin()
         }
         for (const auto &v : root.value(QStringLiteral("links")).toArray()) {
             const QJsonObject o = v.toObject();
-            c.m_links.append({o.value(QStringLiteral("id")).toString(), o.value(QStringLiteral("name")).toString(),
+            c.m_links.append({o.value(QStringLiteral("id")).toString(),
+                              o.value(QStringLiteral("name")).toString(),
                               o.value(QStringLiteral("bw_gbps")).toDouble(),
                               o.value(QStringLiteral("latency_us")).toDouble()});
         }
@@ -56,8 +57,10 @@ const DeviceCatalog &DeviceCatalog::builtin()
         }
         for (const auto &v : root.value(QStringLiteral("storage")).toArray()) {
             const QJsonObject o = v.toObject();
-            c.m_storage.append({o.value(QStringLiteral("id")).toString(), o.value(QStringLiteral("name")).toString(),
-                                o.value(QStringLiteral("read_gbps")).toDouble(), o.value(QStringLiteral("shared")).toBool(),
+            c.m_storage.append({o.value(QStringLiteral("id")).toString(),
+                                o.value(QStringLiteral("name")).toString(),
+                                o.value(QStringLiteral("read_gbps")).toDouble(),
+                                o.value(QStringLiteral("shared")).toBool(),
                                 o.value(QStringLiteral("source")).toString()});
         }
         return c;

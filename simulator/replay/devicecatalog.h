@@ -41,7 +41,7 @@ struct Cpu
     int cores = 0;
     double fp32Tflops = 0;
     double memBwGBps = 0;
-    double maxW = 0; // TDP
+    double maxW = 0;  // TDP
     double idleW = 0; // a typical reading, not a vendor figure
     QString source;
 };

@@ -7,14 +7,9 @@
 namespace gml::sim {
 
 MaxMinSharing::MaxMinSharing(const FlowSpec &spec)
-    : m_spec(spec)
-    , m_slot(spec.flows.size(), -1)
-    , m_rate(spec.flows.size(), 0)
-    , m_load(spec.links.size(), 0)
-    , m_left(spec.links.size(), 0)
-    , m_count(spec.links.size(), 0)
-    , m_seen(spec.links.size(), -1)
-    , m_position(spec.links.size(), 0)
+    : m_spec(spec), m_slot(spec.flows.size(), -1), m_rate(spec.flows.size(), 0),
+      m_load(spec.links.size(), 0), m_left(spec.links.size(), 0), m_count(spec.links.size(), 0),
+      m_seen(spec.links.size(), -1), m_position(spec.links.size(), 0)
 {
 }
 
@@ -91,7 +86,8 @@ void MaxMinSharing::recompute()
         bottlenecks.clear();
         const double tolerance = share * 1e-9;
         for (const int l : m_touched)
-            if (m_count[size_t(l)] > 0 && m_left[size_t(l)] / m_count[size_t(l)] <= share + tolerance)
+            if (m_count[size_t(l)] > 0 &&
+                m_left[size_t(l)] / m_count[size_t(l)] <= share + tolerance)
                 bottlenecks.push_back(l);
         for (const int l : bottlenecks) {
             const size_t k = size_t(position[size_t(l)]);

@@ -71,8 +71,8 @@ private:
     std::vector<int> m_touched;
     int m_epoch = 0;
     // Scratch of recompute(), kept so that sharing again allocates nothing: the links touched
-    // before, the flows by link (CSR offsets, fill cursors and entries), the bottleneck links of a round and
-    // the loads summed.
+    // before, the flows by link (CSR offsets, fill cursors and entries), the bottleneck links of a
+    // round and the loads summed.
     std::vector<int> m_previous, m_first, m_fill, m_flowsOf, m_bottlenecks;
     std::vector<double> m_sum;
 };

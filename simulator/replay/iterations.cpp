@@ -24,7 +24,8 @@ TimeNs Iterations::mean() const
         return 0;
     // Rounded as the mean of times() is (runmetrics.h's step_mean_ns).
     const TimeNs first = *std::min_element(starts.begin(), starts.end());
-    return TimeNs(std::llround(double(std::max<TimeNs>(0, workEnd - first)) / double(starts.size())));
+    return TimeNs(
+        std::llround(double(std::max<TimeNs>(0, workEnd - first)) / double(starts.size())));
 }
 
 TimeNs quantile(std::vector<TimeNs> values, double q)
@@ -64,7 +65,8 @@ Iterations collect(const DependencyGraph &graph, Span span, End endOf)
         to = std::max(to, e);
         const Container &con = cs[size_t(c)];
         if (con.first >= 0)
-            inside[size_t(con.resource)].emplace_back(graph.position(con.first), graph.position(con.last));
+            inside[size_t(con.resource)].emplace_back(graph.position(con.first),
+                                                      graph.position(con.last));
     }
     for (auto &ranges : inside)
         std::sort(ranges.begin(), ranges.end());
@@ -75,7 +77,8 @@ Iterations collect(const DependencyGraph &graph, Span span, End endOf)
             continue;
         const auto &ranges = inside[size_t(nodes[size_t(l)].resource)];
         const int pos = graph.position(l);
-        auto it = std::upper_bound(ranges.begin(), ranges.end(), std::make_pair(pos, std::numeric_limits<int>::max()));
+        auto it = std::upper_bound(ranges.begin(), ranges.end(),
+                                   std::make_pair(pos, std::numeric_limits<int>::max()));
         if (it != ranges.begin() && std::prev(it)->second >= pos)
             to = endOf(i);
     }
@@ -97,7 +100,8 @@ Iterations measuredIterations(const DependencyGraph &graph)
 Iterations replayedIterations(const DependencyGraph &graph, const Replay &replay)
 {
     return collect(
-        graph, [&](int c) { return replay.containerSpan(graph, c); }, [&](size_t i) { return replay.end[i]; });
+        graph, [&](int c) { return replay.containerSpan(graph, c); },
+        [&](size_t i) { return replay.end[i]; });
 }
 
 TimeNs meanIteration(const DependencyGraph &graph, const Replay &replay)

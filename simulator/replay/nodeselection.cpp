@@ -13,7 +13,8 @@ namespace gml::sim {
 
 using namespace detail;
 
-NodeSelection::NodeSelection(const DependencyGraph &g, const Selector &s, quint8 defaultKinds, QString *error)
+NodeSelection::NodeSelection(const DependencyGraph &g, const Selector &s, quint8 defaultKinds,
+                             QString *error)
 {
     const auto &nodes = g.nodes();
     m_on.assign(nodes.size(), 1);
@@ -21,7 +22,9 @@ NodeSelection::NodeSelection(const DependencyGraph &g, const Selector &s, quint8
     auto regex = [&](const QString &p) -> std::optional<QRegularExpression> {
         QRegularExpression re(p);
         if (!re.isValid()) {
-            *error = QStringLiteral("'%1': %2 at offset %3").arg(p, re.errorString()).arg(re.patternErrorOffset());
+            *error = QStringLiteral("'%1': %2 at offset %3")
+                         .arg(p, re.errorString())
+                         .arg(re.patternErrorOffset());
             return std::nullopt;
         }
         return re;
@@ -66,7 +69,8 @@ NodeSelection::NodeSelection(const DependencyGraph &g, const Selector &s, quint8
     }
     // Regex results memoised per string id and per resource.
     QHash<StringId, bool> nameMemo, categoryMemo;
-    std::vector<signed char> trackMemo(g.resources().size(), -1), deviceMemo(g.resources().size(), -1);
+    std::vector<signed char> trackMemo(g.resources().size(), -1),
+        deviceMemo(g.resources().size(), -1);
     auto byString = [&](QHash<StringId, bool> &memo, const QRegularExpression &re, StringId id) {
         auto it = memo.find(id);
         if (it == memo.end())
@@ -87,10 +91,12 @@ NodeSelection::NodeSelection(const DependencyGraph &g, const Selector &s, quint8
         if (on && category)
             on = byString(categoryMemo, *category, n.cat);
         if (on && track)
-            on = byResource(trackMemo, n.resource, [&](const Resource &r) { return track->match(r.name).hasMatch(); });
+            on = byResource(trackMemo, n.resource,
+                            [&](const Resource &r) { return track->match(r.name).hasMatch(); });
         if (on && device)
-            on = byResource(deviceMemo, n.resource,
-                            [&](const Resource &r) { return r.gpu && device->match(r.pid).hasMatch(); });
+            on = byResource(deviceMemo, n.resource, [&](const Resource &r) {
+                return r.gpu && device->match(r.pid).hasMatch();
+            });
         if (on && s.rank >= 0)
             on = g.resources()[size_t(n.resource)].rank == s.rank;
         if (on && !inside.empty())

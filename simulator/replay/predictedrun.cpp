@@ -39,7 +39,8 @@ std::vector<Placed> place(const DependencyGraph &g, const Replay &r)
     for (size_t c = 0; c < g.containers().size(); ++c) {
         const Container &con = g.containers()[c];
         const auto [s, e] = r.containerSpan(g, int(c));
-        out.push_back({con.resource, s, std::max(s, e), con.slice, con.name, con.cat, -1}); // its category kept
+        out.push_back({con.resource, s, std::max(s, e), con.slice, con.name, con.cat,
+                       -1}); // its category kept
     }
     return out;
 }
@@ -60,7 +61,8 @@ int templateResource(const DependencyGraph &g, int res)
 
 } // namespace
 
-bool dropDerivedRun(Project &project, const QString &name, const QString &kind, const QString &what, QString *error)
+bool dropDerivedRun(Project &project, const QString &name, const QString &kind, const QString &what,
+                    QString *error)
 {
     auto &db = project.db();
     const auto existing = project.findRun(name);
@@ -74,7 +76,8 @@ bool dropDerivedRun(Project &project, const QString &name, const QString &kind, 
     auto st = db.prepare("SELECT kind FROM run WHERE id = ?");
     st.bind(1, *existing);
     if (st.step() && st.text(0) != kind)
-        return fail(QStringLiteral("run '%1' is a %2 run; %3 never replaces one").arg(name, st.text(0), what));
+        return fail(QStringLiteral("run '%1' is a %2 run; %3 never replaces one")
+                        .arg(name, st.text(0), what));
     std::vector<SourceId> sources;
     auto src = db.prepare("SELECT id FROM source WHERE run_id = ?");
     src.bind(1, *existing);
@@ -91,8 +94,10 @@ bool dropDerivedRun(Project &project, const QString &name, const QString &kind, 
     return true;
 }
 
-std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun, const WhatIfResult &result,
-                                      const QList<Transform> &transforms, const QString &name, QString *error)
+std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun,
+                                      const WhatIfResult &result,
+                                      const QList<Transform> &transforms, const QString &name,
+                                      QString *error)
 {
     const DependencyGraph &graph = *result.prepared.graph;
     const Replay &predicted = result.predicted;
@@ -120,7 +125,8 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun, const
     params.insert(QStringLiteral("scenario"), scenario.join(QStringLiteral("; ")));
     if (!project.begin(error))
         return std::nullopt;
-    if (QString why; !dropDerivedRun(project, name, QStringLiteral("predicted"), QStringLiteral("a prediction"), &why))
+    if (QString why; !dropDerivedRun(project, name, QStringLiteral("predicted"),
+                                     QStringLiteral("a prediction"), &why))
         return fail(why);
     QString why;
     const RunId run = project.ensureRun(name, &why);
@@ -135,7 +141,8 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun, const
     }
     SourceId source = 0;
     {
-        auto st = db.prepare("INSERT INTO source(run_id, path, format, status) VALUES(?, ?, 'whatif', 'failed')");
+        auto st = db.prepare(
+            "INSERT INTO source(run_id, path, format, status) VALUES(?, ?, 'whatif', 'failed')");
         st.bind(1, run);
         st.bind(2, QStringLiteral("whatif:%1/%2").arg(measuredName, name));
         if (!st.exec())
@@ -151,8 +158,9 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun, const
     };
     std::unordered_map<TrackId, TrackRow> rows;
     {
-        auto st = db.prepare("SELECT id, coalesce(parent_id, 0), kind, name, sort_key, coalesce(rank, -1), "
-                             "coalesce(pid, ''), coalesce(tid, ''), coalesce(unit, '') FROM track WHERE run_id = ?");
+        auto st = db.prepare(
+            "SELECT id, coalesce(parent_id, 0), kind, name, sort_key, coalesce(rank, -1), "
+            "coalesce(pid, ''), coalesce(tid, ''), coalesce(unit, '') FROM track WHERE run_id = ?");
         st.bind(1, measuredRun);
         while (st.step()) {
             TrackSpec s;
@@ -220,9 +228,9 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun, const
     return run;
 }
 
-std::shared_ptr<const TimelineData> withPredictedRun(const std::shared_ptr<const TimelineData> &base,
-                                                     RunId measuredRun, const DependencyGraph &graph,
-                                                     const Replay &predicted, const QString &label)
+std::shared_ptr<const TimelineData>
+withPredictedRun(const std::shared_ptr<const TimelineData> &base, RunId measuredRun,
+                 const DependencyGraph &graph, const Replay &predicted, const QString &label)
 {
     auto data = std::make_shared<TimelineData>(*base);
     // Drop the previous prediction.
@@ -254,7 +262,8 @@ std::shared_ptr<const TimelineData> withPredictedRun(const std::shared_ptr<const
         byId.insert(t.id, &t);
     QSet<TrackId> needed;
     for (auto it = resourceOfTrack.cbegin(); it != resourceOfTrack.cend(); ++it)
-        for (const TrackSummary *t = byId.value(it.key()); t && !needed.contains(t->id); t = byId.value(t->parent))
+        for (const TrackSummary *t = byId.value(it.key()); t && !needed.contains(t->id);
+             t = byId.value(t->parent))
             needed.insert(t->id);
     TrackId next = kLivePredictionRun + 1;
     std::vector<TrackId> trackOf(graph.resources().size(), 0);
@@ -311,7 +320,8 @@ std::shared_ptr<const TimelineData> withPredictedRun(const std::shared_ptr<const
         for (auto &t : run.tracks)
             if (t.id == trackOf[r])
                 t.slices = qint64(inputs[r].size());
-        data->slices.insert(trackOf[r], std::make_shared<const SliceTrack>(SliceTrack::build(std::move(inputs[r]))));
+        data->slices.insert(trackOf[r], std::make_shared<const SliceTrack>(
+                                            SliceTrack::build(std::move(inputs[r]))));
     }
     if (run.start > run.end)
         run.start = run.end = 0;
@@ -320,15 +330,17 @@ std::shared_ptr<const TimelineData> withPredictedRun(const std::shared_ptr<const
     return data;
 }
 
-bool saveScenario(Project &project, RunId run, const QString &name, const QList<Transform> &transforms,
-                  const QJsonObject &results, QString *error)
+bool saveScenario(Project &project, RunId run, const QString &name,
+                  const QList<Transform> &transforms, const QJsonObject &results, QString *error)
 {
     auto st = project.db().prepare(
         "INSERT INTO scenario(run_id, name, transforms, results) VALUES(?, ?, ?, ?) "
-        "ON CONFLICT(run_id, name) DO UPDATE SET transforms = excluded.transforms, results = excluded.results");
+        "ON CONFLICT(run_id, name) DO UPDATE SET transforms = excluded.transforms, results = "
+        "excluded.results");
     st.bind(1, run);
     st.bind(2, name);
-    st.bind(3, QString::fromUtf8(QJsonDocument(transformsToJson(transforms)).toJson(QJsonDocument::Compact)));
+    st.bind(3, QString::fromUtf8(
+                   QJsonDocument(transformsToJson(transforms)).toJson(QJsonDocument::Compact)));
     st.bind(4, QString::fromUtf8(QJsonDocument(results).toJson(QJsonDocument::Compact)));
     if (!st.exec()) {
         if (error)
@@ -345,7 +357,8 @@ static std::optional<ScenarioRecord> scenarioFromRow(const QString &name, const 
     const auto doc = QJsonDocument::fromJson(transforms.toUtf8(), &pe);
     if (pe.error != QJsonParseError::NoError || !doc.isArray()) {
         if (error)
-            *error = QStringLiteral("scenario '%1': stored transforms are not a JSON array at offset %2: %3")
+            *error = QStringLiteral(
+                         "scenario '%1': stored transforms are not a JSON array at offset %2: %3")
                          .arg(name)
                          .arg(pe.offset)
                          .arg(pe.errorString());
@@ -361,9 +374,11 @@ static std::optional<ScenarioRecord> scenarioFromRow(const QString &name, const 
     return ScenarioRecord{name, *list, QJsonDocument::fromJson(results.toUtf8()).object()};
 }
 
-std::optional<ScenarioRecord> loadScenario(Project &project, RunId run, const QString &name, QString *error)
+std::optional<ScenarioRecord> loadScenario(Project &project, RunId run, const QString &name,
+                                           QString *error)
 {
-    auto st = project.db().prepare("SELECT transforms, coalesce(results, '{}') FROM scenario WHERE run_id = ? AND name = ?");
+    auto st = project.db().prepare(
+        "SELECT transforms, coalesce(results, '{}') FROM scenario WHERE run_id = ? AND name = ?");
     st.bind(1, run);
     st.bind(2, name);
     if (!st.step()) {
@@ -377,8 +392,8 @@ std::optional<ScenarioRecord> loadScenario(Project &project, RunId run, const QS
 QList<ScenarioRecord> listScenarios(Project &project, RunId run, QString *error)
 {
     QList<ScenarioRecord> out;
-    auto st = project.db().prepare(
-        "SELECT name, transforms, coalesce(results, '{}') FROM scenario WHERE run_id = ? ORDER BY name");
+    auto st = project.db().prepare("SELECT name, transforms, coalesce(results, '{}') FROM scenario "
+                                   "WHERE run_id = ? ORDER BY name");
     st.bind(1, run);
     while (st.step())
         if (auto s = scenarioFromRow(st.text(0), st.text(1), st.text(2), error))

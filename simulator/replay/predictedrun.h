@@ -15,7 +15,7 @@
 namespace gml {
 class Project;
 struct TimelineData;
-}
+} // namespace gml
 
 namespace gml::sim {
 
@@ -27,22 +27,24 @@ namespace gml::sim {
 // source "whatif:MEASURED/NAME"; params say which run, which transforms and the predicted
 // time. An existing predicted run of that name is replaced; a measured one is never touched.
 // Returns its id.
-std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun, const WhatIfResult &result,
-                                      const QList<Transform> &transforms, const QString &name, QString *error);
+std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun,
+                                      const WhatIfResult &result,
+                                      const QList<Transform> &transforms, const QString &name,
+                                      QString *error);
 
 // Inside the caller's transaction: deletes run `name` with its sources when it is of `kind`
 // (a prediction or simulation saved again); fails, saying "WHAT never replaces one", when it
 // is of another kind. No run of that name: nothing to do.
-[[nodiscard]] bool dropDerivedRun(Project &project, const QString &name, const QString &kind, const QString &what,
-                                  QString *error);
+[[nodiscard]] bool dropDerivedRun(Project &project, const QString &name, const QString &kind,
+                                  const QString &what, QString *error);
 
 // The same run held in memory for the timeline, placed right after the measured run in a copy
 // of `base` (sharing its tracks); a previous in-memory prediction is dropped. Track and run ids
 // are above every project id (kLivePredictionRun, model/types.h).
 using gml::kLivePredictionRun;
-std::shared_ptr<const TimelineData> withPredictedRun(const std::shared_ptr<const TimelineData> &base,
-                                                     RunId measuredRun, const DependencyGraph &graph,
-                                                     const Replay &predicted, const QString &label);
+std::shared_ptr<const TimelineData>
+withPredictedRun(const std::shared_ptr<const TimelineData> &base, RunId measuredRun,
+                 const DependencyGraph &graph, const Replay &predicted, const QString &label);
 
 // Scenarios: named transform lists of a run (table scenario), with the last result.
 struct ScenarioRecord
@@ -54,7 +56,8 @@ struct ScenarioRecord
 [[nodiscard]] bool saveScenario(Project &project, RunId run, const QString &name,
                                 const QList<Transform> &transforms, const QJsonObject &results,
                                 QString *error);
-std::optional<ScenarioRecord> loadScenario(Project &project, RunId run, const QString &name, QString *error);
+std::optional<ScenarioRecord> loadScenario(Project &project, RunId run, const QString &name,
+                                           QString *error);
 QList<ScenarioRecord> listScenarios(Project &project, RunId run, QString *error);
 
 } // namespace gml::sim

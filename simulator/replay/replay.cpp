@@ -54,8 +54,8 @@ namespace {
 
 // The replay from the time points and the input point that set each (-1: the origin): node
 // times, the finish and the critical path's breakdown, walked back from the last end.
-Replay assemble(const DependencyGraph &graph, const ReplayInput &input, const std::vector<TimeNs> &t,
-                const std::vector<int> &bound)
+Replay assemble(const DependencyGraph &graph, const ReplayInput &input,
+                const std::vector<TimeNs> &t, const std::vector<int> &bound)
 {
     const auto &nodes = graph.nodes();
     const size_t n = nodes.size();
@@ -107,17 +107,26 @@ Replay assemble(const DependencyGraph &graph, const ReplayInput &input, const st
             } else {
                 const TimeNs slack = std::min(dt, input.slack[size_t(p / 2)]);
                 r.critical.idle += slack;
-                const bool fromCpu = by >= 0 && !graph.isJoin(by) && !graph.resources()[size_t(nodes[size_t(by / 2)].resource)].gpu;
+                const bool fromCpu = by >= 0 && !graph.isJoin(by) &&
+                                     !graph.resources()[size_t(nodes[size_t(by / 2)].resource)].gpu;
                 (fromCpu ? r.critical.cpu : r.critical.idle) += dt - slack;
             }
         } else {
             switch (node.kind) {
-            case NodeKind::Kernel: r.critical.compute += dt; break;
-            case NodeKind::Collective: r.critical.communication += dt; break;
+            case NodeKind::Kernel:
+                r.critical.compute += dt;
+                break;
+            case NodeKind::Collective:
+                r.critical.communication += dt;
+                break;
             case NodeKind::Memcpy:
-            case NodeKind::Memset: r.critical.memcpy += dt; break;
+            case NodeKind::Memset:
+                r.critical.memcpy += dt;
+                break;
             case NodeKind::Cpu:
-            case NodeKind::Runtime: r.critical.cpu += dt; break;
+            case NodeKind::Runtime:
+                r.critical.cpu += dt;
+                break;
             }
         }
         p = by;
@@ -188,8 +197,9 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
     std::vector<Scheduled> scheduled;
     for (size_t r = 0; r < resources.size(); ++r) {
         const auto &order = resources[r].nodes;
-        if (input.priority.empty() ||
-            std::none_of(order.begin(), order.end(), [&](int i) { return input.priority[size_t(i)] != 0; }))
+        if (input.priority.empty() || std::none_of(order.begin(), order.end(), [&](int i) {
+                return input.priority[size_t(i)] != 0;
+            }))
             continue;
         Scheduled s;
         s.freeAt = origin;
@@ -242,7 +252,9 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
     {
         std::vector<int> fill(first.begin(), first.end() - 1);
         for (size_t p = 0; p < points; ++p)
-            forEachInput(p, [&](const DependencyGraph::In &in) { out[size_t(fill[size_t(in.from)]++)] = {int(p), in.lag}; });
+            forEachInput(p, [&](const DependencyGraph::In &in) {
+                out[size_t(fill[size_t(in.from)]++)] = {int(p), in.lag};
+            });
     }
     std::vector<TimeNs> t(points, origin);
     std::vector<int> bound(points, -1);
@@ -275,7 +287,9 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
                 nodeOfFlow[size_t(flows->flowOfNode[i])] = int(i);
         loads.resize(flows->links.size());
     }
-    auto flowOf = [&](size_t i) { return flows && i < flows->flowOfNode.size() ? flows->flowOfNode[i] : -1; };
+    auto flowOf = [&](size_t i) {
+        return flows && i < flows->flowOfNode.size() ? flows->flowOfNode[i] : -1;
+    };
     auto advance = [&](TimeNs at) { // moves the bytes of the active flows up to `at`
         if (at <= advancedTo)
             return;
@@ -366,11 +380,13 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
             sharing->recompute();
             for (const int f : sharing->active()) {
                 const double r = sharing->rate(f);
-                if (r == rate[size_t(f)] && drainAt[size_t(f)] != std::numeric_limits<TimeNs>::max())
+                if (r == rate[size_t(f)] &&
+                    drainAt[size_t(f)] != std::numeric_limits<TimeNs>::max())
                     continue;
                 rate[size_t(f)] = r;
                 const double left = remaining[size_t(f)] / r;
-                drainAt[size_t(f)] = later(at, left < 9e18 ? TimeNs(std::ceil(left)) : kMaxAbsTimeNs);
+                drainAt[size_t(f)] =
+                    later(at, left < 9e18 ? TimeNs(std::ceil(left)) : kMaxAbsTimeNs);
                 events.emplace(drainAt[size_t(f)], kDrain, f);
             }
             for (const int l : sharing->changedLinks())
@@ -384,7 +400,8 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
             r.dispatchAt = std::numeric_limits<TimeNs>::max();
             Level *best = nullptr;
             for (auto &l : r.levels)
-                if (l.head < l.nodes.size() && ready[size_t(l.nodes[l.head])] && t[2 * size_t(l.nodes[l.head])] <= at) {
+                if (l.head < l.nodes.size() && ready[size_t(l.nodes[l.head])] &&
+                    t[2 * size_t(l.nodes[l.head])] <= at) {
                     best = &l;
                     break;
                 }
@@ -442,7 +459,8 @@ std::optional<Replay> replayScheduled(const DependencyGraph &graph, const Replay
 Replay replay(const DependencyGraph &graph, const ReplayInput &input)
 {
     const bool prioritised =
-        !input.priority.empty() && std::any_of(input.priority.begin(), input.priority.end(), [](int p) { return p != 0; });
+        !input.priority.empty() &&
+        std::any_of(input.priority.begin(), input.priority.end(), [](int p) { return p != 0; });
     if (prioritised || input.flows) {
         if (auto r = replayScheduled(graph, input))
             return *r;

@@ -55,7 +55,7 @@ struct Replay
     std::vector<TimeNs> start; // per node, project clock
     std::vector<TimeNs> end;
     TimeNs origin = 0;
-    TimeNs finish = 0; // the last end
+    TimeNs finish = 0;  // the last end
     Breakdown critical; // along the critical path, origin to finish
     // The critical path, first node first: each node on it with the time it holds the path
     // (its wait to start and its work, as charged in `critical`); they add up to makespan().

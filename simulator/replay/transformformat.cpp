@@ -26,13 +26,20 @@ struct OpName
     Transform::Op op;
     const char *name;
 };
-const OpName kOps[] = {{Transform::Op::Scale, "scale"},   {Transform::Op::Remove, "remove"},
-                       {Transform::Op::SetDuration, "set"}, {Transform::Op::Insert, "insert"},
-                       {Transform::Op::Fuse, "fuse"},     {Transform::Op::Device, "device"},
-                       {Transform::Op::Amp, "amp"},       {Transform::Op::Compute, "compute"},
-                       {Transform::Op::Memory, "memory"}, {Transform::Op::Input, "input"},
-                       {Transform::Op::Link, "link"},     {Transform::Op::Workers, "workers"},
-                       {Transform::Op::Reschedule, "reschedule"}, {Transform::Op::Host, "host"},
+const OpName kOps[] = {{Transform::Op::Scale, "scale"},
+                       {Transform::Op::Remove, "remove"},
+                       {Transform::Op::SetDuration, "set"},
+                       {Transform::Op::Insert, "insert"},
+                       {Transform::Op::Fuse, "fuse"},
+                       {Transform::Op::Device, "device"},
+                       {Transform::Op::Amp, "amp"},
+                       {Transform::Op::Compute, "compute"},
+                       {Transform::Op::Memory, "memory"},
+                       {Transform::Op::Input, "input"},
+                       {Transform::Op::Link, "link"},
+                       {Transform::Op::Workers, "workers"},
+                       {Transform::Op::Reschedule, "reschedule"},
+                       {Transform::Op::Host, "host"},
                        {Transform::Op::Unsync, "unsync"}};
 
 QString opName(Transform::Op op)
@@ -43,13 +50,12 @@ QString opName(Transform::Op op)
     return {};
 }
 
-
 } // namespace
 
 bool Selector::isEmpty() const
 {
-    return name.isEmpty() && track.isEmpty() && within.isEmpty() && category.isEmpty() && device.isEmpty() && !kinds &&
-           rank < 0 && !from && !to;
+    return name.isEmpty() && track.isEmpty() && within.isEmpty() && category.isEmpty() &&
+           device.isEmpty() && !kinds && rank < 0 && !from && !to;
 }
 
 QJsonObject Selector::toJson() const
@@ -85,12 +91,12 @@ namespace {
 
 // The limits of what a transform may ask for: beyond them a prediction means nothing, and the
 // arithmetic of the replay could overflow.
-constexpr double kMaxFactor = 1e6;      // a million times slower (scale, host, input: 0 is free)
-constexpr double kMinRate = 1e-6;       // the least speed-up, bandwidth or bucket size (not 0)
+constexpr double kMaxFactor = 1e6;        // a million times slower (scale, host, input: 0 is free)
+constexpr double kMinRate = 1e-6;         // the least speed-up, bandwidth or bucket size (not 0)
 constexpr double kMaxBandwidthGBps = 1e6; // 1 PB/s
 constexpr double kMaxLatencyUs = 1e9;     // 1,000 s
 constexpr qint64 kMaxWorkers = 1'000'000;
-constexpr double kMaxMB = 1e9;            // 1 PB of gradients or buckets
+constexpr double kMaxMB = 1e9; // 1 PB of gradients or buckets
 constexpr double kMaxFlops = 1e24;
 constexpr double kMaxBytes = 1e18;
 constexpr qint64 kMaxPriority = 1'000'000;
@@ -98,10 +104,12 @@ constexpr qint64 kMaxRank = 1'000'000;
 
 } // namespace
 
-std::optional<Selector> Selector::fromJson(const QJsonObject &o, QString *error, const QString &where)
+std::optional<Selector> Selector::fromJson(const QJsonObject &o, QString *error,
+                                           const QString &where)
 {
     JsonFields f(o, where);
-    f.onlyKnown({"name", "track", "within", "category", "device", "kind", "rank", "from_ns", "to_ns"});
+    f.onlyKnown(
+        {"name", "track", "within", "category", "device", "kind", "rank", "from_ns", "to_ns"});
     Selector s;
     s.name = f.string("name");
     s.track = f.string("track");
@@ -115,7 +123,9 @@ std::optional<Selector> Selector::fromJson(const QJsonObject &o, QString *error,
                 found = i;
         if (found < 0) {
             f.fail(QStringLiteral("kind"),
-                   QStringLiteral("unknown node kind '%1' (cpu, runtime, kernel, collective, memcpy, memset)").arg(k));
+                   QStringLiteral(
+                       "unknown node kind '%1' (cpu, runtime, kernel, collective, memcpy, memset)")
+                       .arg(k));
             break;
         }
         s.kinds |= quint8(1u << found);
@@ -126,7 +136,10 @@ std::optional<Selector> Selector::fromJson(const QJsonObject &o, QString *error,
     if (f.has("to_ns"))
         s.to = f.integer("to_ns", 0, -kMaxAbsTimeNs, kMaxAbsTimeNs);
     if (f.ok() && s.from && s.to && *s.from > *s.to)
-        f.fail(QStringLiteral("to_ns"), QStringLiteral("%1 is before from_ns %2: the range is inverted").arg(*s.to).arg(*s.from));
+        f.fail(QStringLiteral("to_ns"),
+               QStringLiteral("%1 is before from_ns %2: the range is inverted")
+                   .arg(*s.to)
+                   .arg(*s.from));
     if (!f.ok()) {
         *error = f.error();
         return std::nullopt;
@@ -138,7 +151,9 @@ QString Selector::describe() const
 {
     QStringList parts;
     // A long regex (the names a finding selects) is cut for reading; toJson keeps it whole.
-    auto cut = [](const QString &re) { return re.size() > 60 ? re.left(57) + QStringLiteral("...") : re; };
+    auto cut = [](const QString &re) {
+        return re.size() > 60 ? re.left(57) + QStringLiteral("...") : re;
+    };
     if (!name.isEmpty())
         parts << QStringLiteral("/%1/").arg(cut(name));
     if (kinds) {
@@ -180,8 +195,12 @@ QJsonObject Transform::toJson() const
         if (workers > 1)
             o.insert(QStringLiteral("workers"), workers);
         break;
-    case Op::Host: o.insert(QStringLiteral("factor"), factor); break;
-    case Op::SetDuration: o.insert(QStringLiteral("duration_ns"), qint64(duration)); break;
+    case Op::Host:
+        o.insert(QStringLiteral("factor"), factor);
+        break;
+    case Op::SetDuration:
+        o.insert(QStringLiteral("duration_ns"), qint64(duration));
+        break;
     case Op::Insert:
         o.insert(QStringLiteral("name"), name);
         if (duration > 0 || (flops <= 0 && bytes <= 0)) {
@@ -203,7 +222,9 @@ QJsonObject Transform::toJson() const
         if (model == QLatin1String("overhead") && overhead >= 0)
             o.insert(QStringLiteral("overhead_ns"), qint64(overhead));
         break;
-    case Op::Reschedule: o.insert(QStringLiteral("priority"), priority); break;
+    case Op::Reschedule:
+        o.insert(QStringLiteral("priority"), priority);
+        break;
     case Op::Device:
         o.insert(QStringLiteral("target"), target);
         if (hostFactor > 0)
@@ -228,12 +249,14 @@ QJsonObject Transform::toJson() const
         break;
     case Op::Remove:
     case Op::Amp:
-    case Op::Unsync: break;
+    case Op::Unsync:
+        break;
     }
     return o;
 }
 
-std::optional<Transform> Transform::fromJson(const QJsonObject &o, QString *error, const QString &where)
+std::optional<Transform> Transform::fromJson(const QJsonObject &o, QString *error,
+                                             const QString &where)
 {
     Transform t;
     const QJsonValue opValue = o.value(QStringLiteral("op"));
@@ -248,16 +271,19 @@ std::optional<Transform> Transform::fromJson(const QJsonObject &o, QString *erro
         QStringList names;
         for (const auto &x : kOps)
             names << QString::fromLatin1(x.name);
-        const QString what = opValue.isString() ? QStringLiteral("unknown transform '%1'").arg(op)
-                                                : QStringLiteral("expected an op, got %1").arg(JsonFields::show(opValue));
+        const QString what =
+            opValue.isString()
+                ? QStringLiteral("unknown transform '%1'").arg(op)
+                : QStringLiteral("expected an op, got %1").arg(JsonFields::show(opValue));
         *error = (where.isEmpty() ? QString() : where + QStringLiteral(".op: ")) + what +
                  QStringLiteral(" (%1)").arg(names.join(QStringLiteral(", ")));
         return std::nullopt;
     }
     JsonFields f(o, where.isEmpty() ? op : where);
-    f.onlyKnown({"op", "select", "factor", "duration_ns", "name", "target", "link", "bandwidth_gbps", "latency_us",
-                 "workers", "grad_mb", "bucket_mb", "flops", "bytes", "precision", "model", "overhead_ns", "priority",
-                 "algorithm", "host_factor"});
+    f.onlyKnown({"op",      "select",      "factor",         "duration_ns", "name",
+                 "target",  "link",        "bandwidth_gbps", "latency_us",  "workers",
+                 "grad_mb", "bucket_mb",   "flops",          "bytes",       "precision",
+                 "model",   "overhead_ns", "priority",       "algorithm",   "host_factor"});
     const QJsonObject select = f.object("select");
     if (!f.ok()) {
         *error = f.error();
@@ -269,8 +295,9 @@ std::optional<Transform> Transform::fromJson(const QJsonObject &o, QString *erro
     t.select = *sel;
     // Compute and memory are speed-ups (a factor of 0 would be infinitely fast); the others
     // take 0 for "free" (scale removes, input and host free).
-    t.factor = t.op == Op::Compute || t.op == Op::Memory ? f.number("factor", 1, kMinRate, kMaxFactor)
-                                                          : f.number("factor", 1, 0, kMaxFactor);
+    t.factor = t.op == Op::Compute || t.op == Op::Memory
+                   ? f.number("factor", 1, kMinRate, kMaxFactor)
+                   : f.number("factor", 1, 0, kMaxFactor);
     t.duration = f.integer("duration_ns", 0, 0, kMaxAbsTimeNs);
     t.name = f.string("name", QStringLiteral("inserted"));
     t.target = f.string("target");
@@ -315,9 +342,12 @@ QString Transform::describe() const
 {
     const QString sel = select.isEmpty() ? QString() : QStringLiteral(" ") + select.describe();
     switch (op) {
-    case Op::Scale: return QStringLiteral("scale%1 x%2").arg(sel).arg(factor);
-    case Op::Remove: return QStringLiteral("remove%1").arg(sel);
-    case Op::SetDuration: return QStringLiteral("set%1 to %2").arg(sel, formatDuration(duration));
+    case Op::Scale:
+        return QStringLiteral("scale%1 x%2").arg(sel).arg(factor);
+    case Op::Remove:
+        return QStringLiteral("remove%1").arg(sel);
+    case Op::SetDuration:
+        return QStringLiteral("set%1 to %2").arg(sel, formatDuration(duration));
     case Op::Insert: {
         QString cost = formatDuration(duration);
         if (duration <= 0 && (flops > 0 || bytes > 0))
@@ -332,17 +362,26 @@ QString Transform::describe() const
         if (duration > 0)
             cost = formatDuration(duration);
         else if (model == QLatin1String("overhead"))
-            cost = overhead >= 0 ? QStringLiteral("summed time less %1 per kernel").arg(formatDuration(overhead))
-                                 : QStringLiteral("summed time less the per-kernel fixed cost");
+            cost =
+                overhead >= 0
+                    ? QStringLiteral("summed time less %1 per kernel").arg(formatDuration(overhead))
+                    : QStringLiteral("summed time less the per-kernel fixed cost");
         return QStringLiteral("fuse%1 into one (%2)").arg(sel, cost);
     }
-    case Op::Reschedule: return QStringLiteral("priority %1 on its resource for%2").arg(priority).arg(sel);
+    case Op::Reschedule:
+        return QStringLiteral("priority %1 on its resource for%2").arg(priority).arg(sel);
     case Op::Device:
         return QStringLiteral("run on %1%2%3")
-            .arg(target, hostFactor > 0 ? QStringLiteral(", host CPU %1x faster").arg(hostFactor) : QString(), sel);
-    case Op::Amp: return QStringLiteral("AMP: compute-bound kernels /3, memory-bound /2%1").arg(sel);
-    case Op::Compute: return QStringLiteral("compute-bound kernels %1x faster%2").arg(factor).arg(sel);
-    case Op::Memory: return QStringLiteral("memory-bound kernels and copies %1x faster%2").arg(factor).arg(sel);
+            .arg(target,
+                 hostFactor > 0 ? QStringLiteral(", host CPU %1x faster").arg(hostFactor)
+                                : QString(),
+                 sel);
+    case Op::Amp:
+        return QStringLiteral("AMP: compute-bound kernels /3, memory-bound /2%1").arg(sel);
+    case Op::Compute:
+        return QStringLiteral("compute-bound kernels %1x faster%2").arg(factor).arg(sel);
+    case Op::Memory:
+        return QStringLiteral("memory-bound kernels and copies %1x faster%2").arg(factor).arg(sel);
     case Op::Input:
         if (workers > 1)
             return QStringLiteral("input pipeline on %1 loader workers%2%3")
@@ -354,7 +393,8 @@ QString Transform::describe() const
     case Op::Host:
         return factor == 0 ? QStringLiteral("host launch path free%1").arg(sel)
                            : QStringLiteral("host launch path %1x faster%2").arg(factor).arg(sel);
-    case Op::Unsync: return QStringLiteral("synchronising calls do not wait for the GPU%1").arg(sel);
+    case Op::Unsync:
+        return QStringLiteral("synchronising calls do not wait for the GPU%1").arg(sel);
     case Op::Link: {
         QStringList p;
         if (bandwidthGBps > 0)
@@ -369,7 +409,8 @@ QString Transform::describe() const
         return QStringLiteral("%1-way data parallel%2%3")
             .arg(workers)
             .arg(gradMB > 0 ? QStringLiteral(", %1 MB gradients").arg(gradMB) : QString(),
-                 algorithm.isEmpty() ? QString() : QStringLiteral(", %1 all-reduce").arg(algorithm));
+                 algorithm.isEmpty() ? QString()
+                                     : QStringLiteral(", %1 all-reduce").arg(algorithm));
     }
     return {};
 }
@@ -461,7 +502,8 @@ std::optional<QList<Transform>> transformsFromJson(const QJsonArray &a, QString 
     for (qsizetype i = 0; i < a.size(); ++i) {
         const QString where = QStringLiteral("transforms[%1]").arg(i);
         if (!a.at(i).isObject()) {
-            *error = QStringLiteral("%1: expected a transform object, got %2").arg(where, JsonFields::show(a.at(i)));
+            *error = QStringLiteral("%1: expected a transform object, got %2")
+                         .arg(where, JsonFields::show(a.at(i)));
             return std::nullopt;
         }
         auto t = Transform::fromJson(a.at(i).toObject(), error, where);
@@ -476,15 +518,20 @@ namespace {
 
 // "REGEX=VALUE", split at the last '=': the regex checked, the value a number of 0 or more
 // (`whole`: a whole number, any sign).
-std::optional<std::pair<QString, double>> regexAndValue(const QString &text, bool whole, QString *error)
+std::optional<std::pair<QString, double>> regexAndValue(const QString &text, bool whole,
+                                                        QString *error)
 {
     const qsizetype eq = text.lastIndexOf(QLatin1Char('='));
     bool ok = false;
     const double value = eq > 0 ? text.mid(eq + 1).toDouble(&ok) : 0;
-    if (eq <= 0 || !ok || !std::isfinite(value) || (whole ? value != std::trunc(value) || std::abs(value) > 1e6 : value < 0)) {
+    if (eq <= 0 || !ok || !std::isfinite(value) ||
+        (whole ? value != std::trunc(value) || std::abs(value) > 1e6 : value < 0)) {
         if (error)
-            *error = whole ? QStringLiteral("'%1' is not REGEX=PRIORITY with a whole-number priority").arg(text)
-                           : QStringLiteral("'%1' is not REGEX=FACTOR with a factor of 0 or more").arg(text);
+            *error = whole
+                         ? QStringLiteral("'%1' is not REGEX=PRIORITY with a whole-number priority")
+                               .arg(text)
+                         : QStringLiteral("'%1' is not REGEX=FACTOR with a factor of 0 or more")
+                               .arg(text);
         return std::nullopt;
     }
     const QRegularExpression re(text.left(eq));
@@ -516,9 +563,11 @@ std::optional<Transform> parseTransform(const QString &text, QString *error)
     const auto doc = QJsonDocument::fromJson(text.trimmed().toUtf8(), &pe);
     if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
         if (error)
-            *error = QStringLiteral("not a JSON object (offset %1: %2)")
-                         .arg(pe.offset)
-                         .arg(pe.error != QJsonParseError::NoError ? pe.errorString() : QStringLiteral("expected '{'"));
+            *error =
+                QStringLiteral("not a JSON object (offset %1: %2)")
+                    .arg(pe.offset)
+                    .arg(pe.error != QJsonParseError::NoError ? pe.errorString()
+                                                              : QStringLiteral("expected '{'"));
         return std::nullopt;
     }
     QString why;
@@ -542,9 +591,9 @@ std::optional<Transform> parseReschedule(const QString &text, QString *error)
 
 QStringList presetNames()
 {
-    return {QStringLiteral("amp"),    QStringLiteral("fusedadam"), QStringLiteral("input=N"),
-            QStringLiteral("input=free"), QStringLiteral("loader=N"), QStringLiteral("host=N"),
-            QStringLiteral("host=free"), QStringLiteral("unsync")};
+    return {QStringLiteral("amp"),        QStringLiteral("fusedadam"), QStringLiteral("input=N"),
+            QStringLiteral("input=free"), QStringLiteral("loader=N"),  QStringLiteral("host=N"),
+            QStringLiteral("host=free"),  QStringLiteral("unsync")};
 }
 
 std::optional<Transform> parsePreset(const QString &text, QString *error)
@@ -578,7 +627,8 @@ std::optional<Transform> parsePreset(const QString &text, QString *error)
                 return make(n);
         }
     if (error)
-        *error = QStringLiteral("unknown preset '%1' (%2)").arg(text, presetNames().join(QStringLiteral(", ")));
+        *error = QStringLiteral("unknown preset '%1' (%2)")
+                     .arg(text, presetNames().join(QStringLiteral(", ")));
     return std::nullopt;
 }
 

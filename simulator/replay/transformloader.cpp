@@ -23,7 +23,9 @@ std::vector<LoadingRange> loadingRanges(const DependencyGraph &g)
 {
     // The data-loading ranges of each CPU thread, the outermost where they nest.
     std::map<int, std::vector<std::pair<TimeNs, TimeNs>>> byResource;
-    forEachDataLoadingRange(g, [&](int resource, TimeNs start, TimeNs end) { byResource[resource].emplace_back(start, end); });
+    forEachDataLoadingRange(g, [&](int resource, TimeNs start, TimeNs end) {
+        byResource[resource].emplace_back(start, end);
+    });
     std::vector<LoadingRange> out;
     for (auto &[resource, list] : byResource) {
         std::sort(list.begin(), list.end());
@@ -35,14 +37,16 @@ std::vector<LoadingRange> loadingRanges(const DependencyGraph &g)
                 end = std::max(end, list[j++].second);
             k = j;
             // The thread's nodes inside it, in order.
-            const auto first = std::lower_bound(order.begin(), order.end(), start,
-                                                [&](int n, TimeNs t) { return g.nodes()[size_t(n)].start < t; });
+            const auto first =
+                std::lower_bound(order.begin(), order.end(), start,
+                                 [&](int n, TimeNs t) { return g.nodes()[size_t(n)].start < t; });
             auto last = first;
             while (last != order.end() && g.nodes()[size_t(*last)].end <= end)
                 ++last;
             if (last == first)
                 continue;
-            out.push_back({resource, int(first - order.begin()), int(last - order.begin()) - 1, start, end});
+            out.push_back(
+                {resource, int(first - order.begin()), int(last - order.begin()) - 1, start, end});
         }
     }
     return out;
@@ -102,8 +106,10 @@ bool insertLoaderWorkers(Structural &s, const Transform &t, QString *error)
             g.addEdge({w, last, EdgeKind::ThreadWait, true, true, 0});
         }
     }
-    s.notes << QStringLiteral("data loading: %1 workers per loading thread (prefetch %2 batches each): %3 batches of "
-                              "%4 on average, each on one worker in the time measured on the step's thread%5; the step "
+    s.notes << QStringLiteral("data loading: %1 workers per loading thread (prefetch %2 batches "
+                              "each): %3 batches of "
+                              "%4 on average, each on one worker in the time measured on the "
+                              "step's thread%5; the step "
                               "waits for its batch")
                    .arg(t.workers)
                    .arg(kPrefetch)
@@ -113,7 +119,8 @@ bool insertLoaderWorkers(Structural &s, const Transform &t, QString *error)
     return true;
 }
 
-qint64 waitForLoaderWorkers(const DependencyGraph &g, std::vector<TimeNs> &work, std::vector<TimeNs> &slack)
+qint64 waitForLoaderWorkers(const DependencyGraph &g, std::vector<TimeNs> &work,
+                            std::vector<TimeNs> &slack)
 {
     qint64 changed = 0;
     for (const auto &r : loadingRanges(g)) {

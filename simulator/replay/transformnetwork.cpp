@@ -53,16 +53,18 @@ const QString &optimizerPattern()
 
 // Inserts the all-reduce of each gradient bucket after the backward kernel that completes it,
 // on a new communication stream per rank; the first kernel after backward waits for the last.
-bool insertDataParallel(Structural &s, const Transform &t, const WhatIfContext &ctx, const DeviceCatalog &cat,
-                        QString *error)
+bool insertDataParallel(Structural &s, const Transform &t, const WhatIfContext &ctx,
+                        const DeviceCatalog &cat, QString *error)
 {
     DependencyGraph &g = *s.graph;
     const int n = t.workers;
     // The all-reduces run over the measured network link; a Link transform rescales them.
     const Link *link = measuredLink(ctx, true, error);
     if (!link) {
-        *error = QStringLiteral("the link between workers is unknown (%1); name the measured one (--measured-link)")
-                     .arg(*error);
+        *error =
+            QStringLiteral(
+                "the link between workers is unknown (%1); name the measured one (--measured-link)")
+                .arg(*error);
         return false;
     }
     const double bw = link->bwGBps;
@@ -82,15 +84,17 @@ bool insertDataParallel(Structural &s, const Transform &t, const WhatIfContext &
             best = {int(r), busy[r]};
     }
     if (compute.empty()) {
-        *error = QStringLiteral("data parallelism needs GPU kernels to hang gradient all-reduces on");
+        *error =
+            QStringLiteral("data parallelism needs GPU kernels to hang gradient all-reduces on");
         return false;
     }
     const NodeSelection backward(g, withinSelector(kBackwardPattern), bit(NodeKind::Kernel), error);
-    const NodeSelection optimizer(g, withinSelector(optimizerPattern()), bit(NodeKind::Kernel), error);
+    const NodeSelection optimizer(g, withinSelector(optimizerPattern()), bit(NodeKind::Kernel),
+                                  error);
     static const QRegularExpression optName(QStringLiteral("^Optimizer\\.step#(\\w+)"));
     const QString algorithm = t.algorithm.isEmpty() ? ctx.measuredAlgorithm : t.algorithm;
-    const StringId commName =
-        g.syntheticName(QStringLiteral("ncclKernel_AllReduce_%1 (predicted)").arg(algorithm.toUpper()));
+    const StringId commName = g.syntheticName(
+        QStringLiteral("ncclKernel_AllReduce_%1 (predicted)").arg(algorithm.toUpper()));
     const int allReduce = int(collectiveOperations().indexOf(QStringLiteral("AllReduce")));
     int inserted = 0;
     for (const auto &[key, best] : compute) {
@@ -121,8 +125,10 @@ bool insertDataParallel(Structural &s, const Transform &t, const WhatIfContext &
             }
         }
         if (windows.empty())
-            windows.emplace_back(std::numeric_limits<TimeNs>::min(), std::numeric_limits<TimeNs>::max());
-        const std::vector<int> order = g.resources()[size_t(stream)].nodes; // a copy: resources grow
+            windows.emplace_back(std::numeric_limits<TimeNs>::min(),
+                                 std::numeric_limits<TimeNs>::max());
+        const std::vector<int> order =
+            g.resources()[size_t(stream)].nodes; // a copy: resources grow
         auto launchedIn = [&](int node, const std::pair<TimeNs, TimeNs> &w) {
             const Node &x = g.nodes()[size_t(node)];
             const TimeNs at = x.launcher >= 0 ? g.nodes()[size_t(x.launcher)].start : x.start;
@@ -138,23 +144,30 @@ bool insertDataParallel(Structural &s, const Transform &t, const WhatIfContext &
             const int stepsWithOpt = optTime > 0 ? int(optimizerSteps.size()) : 0;
             const Device *dev = measuredDevice(ctx, cat, error);
             if (!stepsWithOpt || !dev) {
-                *error = QStringLiteral("cannot estimate the gradient size (%1); give it with --grad-mb")
-                             .arg(stepsWithOpt ? *error : QStringLiteral("no Optimizer.step kernels in the trace"));
+                *error =
+                    QStringLiteral("cannot estimate the gradient size (%1); give it with --grad-mb")
+                        .arg(stepsWithOpt
+                                 ? *error
+                                 : QStringLiteral("no Optimizer.step kernels in the trace"));
                 return false;
             }
             const double perParam = bytesPerParameter(optimizerName);
-            gradBytes = double(optTime) / stepsWithOpt * 1e-9 * dev->memBwGBps * 1e9 * kAchieved / perParam * 4;
-            s.notes << QStringLiteral("gradients %1 MB per step, estimated from %2 of %3 kernels per step at 70% of "
+            gradBytes = double(optTime) / stepsWithOpt * 1e-9 * dev->memBwGBps * 1e9 * kAchieved /
+                        perParam * 4;
+            s.notes << QStringLiteral("gradients %1 MB per step, estimated from %2 of %3 kernels "
+                                      "per step at 70% of "
                                       "%4 GB/s (%5 bytes of traffic per fp32 parameter)")
                            .arg(gradBytes / 1e6, 0, 'f', 1)
                            .arg(formatDuration(optTime / stepsWithOpt),
-                                optimizerName.isEmpty() ? QStringLiteral("optimizer") : optimizerName)
+                                optimizerName.isEmpty() ? QStringLiteral("optimizer")
+                                                        : optimizerName)
                            .arg(dev->memBwGBps)
                            .arg(perParam);
         }
         const int buckets = std::max(1, int(std::ceil(gradBytes / (t.bucketMB * 1e6))));
         const qint64 bucketBytes = qint64(gradBytes / buckets);
-        const TimeNs commWork = collectiveTime(QStringLiteral("AllReduce"), bucketBytes, n, algorithm, bw, lat);
+        const TimeNs commWork =
+            collectiveTime(QStringLiteral("AllReduce"), bucketBytes, n, algorithm, bw, lat);
         Resource comm = g.resources()[size_t(stream)];
         comm.track = 0;
         comm.name = QStringLiteral("all-reduce (predicted, %1 workers)").arg(n);
@@ -175,7 +188,8 @@ bool insertDataParallel(Structural &s, const Transform &t, const WhatIfContext &
             int last = -1;
             for (int b = 0; b < buckets; ++b) {
                 const double threshold = double(total) * (b + 1) / buckets;
-                while (at + 1 < back.size() && double(acc + g.nodes()[size_t(back[at])].work) < threshold)
+                while (at + 1 < back.size() &&
+                       double(acc + g.nodes()[size_t(back[at])].work) < threshold)
                     acc += g.nodes()[size_t(back[at++])].work;
                 const int after = back[at];
                 Node node;
@@ -207,15 +221,16 @@ bool insertDataParallel(Structural &s, const Transform &t, const WhatIfContext &
                        .arg(lat);
     }
     if (!inserted) {
-        *error = QStringLiteral("no backward kernels found (launched within 'autograd::engine::evaluate_function' "
-                                "or '*Backward*' ops) to hang gradient all-reduces on");
+        *error = QStringLiteral(
+            "no backward kernels found (launched within 'autograd::engine::evaluate_function' "
+            "or '*Backward*' ops) to hang gradient all-reduces on");
         return false;
     }
     return true;
 }
 
-NetworkChange::NetworkChange(const DependencyGraph &g, const QList<Transform> &transforms, const WhatIfContext &ctx,
-              bool hasCollectives)
+NetworkChange::NetworkChange(const DependencyGraph &g, const QList<Transform> &transforms,
+                             const WhatIfContext &ctx, bool hasCollectives)
     : m_graph(g)
 {
     QString unknown;
@@ -270,7 +285,8 @@ void NetworkChange::rescale(std::vector<TimeNs> &work, std::vector<TimeNs> &slac
             work[i] = slack[i] = 0;
             continue;
         }
-        const TimeNs rest = std::max<TimeNs>(0, work[i] - TimeNs(std::llround(ca.steps * a.latencyUs * 1e3)));
+        const TimeNs rest =
+            std::max<TimeNs>(0, work[i] - TimeNs(std::llround(ca.steps * a.latencyUs * 1e3)));
         double f = ca.busFactor > 0 ? cb.busFactor / ca.busFactor : 1;
         if (a.bwGBps > 0 && b.bwGBps > 0)
             f *= a.bwGBps / b.bwGBps;
@@ -290,7 +306,8 @@ CollectiveCost collectiveCost(const QString &operation, int n, const QString &al
     if (n <= 1)
         return {};
     const bool allReduce = operation == QLatin1String("AllReduce");
-    const bool rooted = operation == QLatin1String("Broadcast") || operation == QLatin1String("Reduce");
+    const bool rooted =
+        operation == QLatin1String("Broadcast") || operation == QLatin1String("Reduce");
     if (algorithm == QLatin1String("tree") && (allReduce || rooted)) {
         const int depth = int(std::ceil(std::log2(double(n))));
         return allReduce ? CollectiveCost{2.0, 2 * depth} : CollectiveCost{1.0, depth};
@@ -302,8 +319,8 @@ CollectiveCost collectiveCost(const QString &operation, int n, const QString &al
     return {double(n - 1) / n, n - 1};
 }
 
-TimeNs collectiveTime(const QString &operation, qint64 bytes, int n, const QString &algorithm, double bwGBps,
-                      double latencyUs)
+TimeNs collectiveTime(const QString &operation, qint64 bytes, int n, const QString &algorithm,
+                      double bwGBps, double latencyUs)
 {
     const CollectiveCost c = collectiveCost(operation, n, algorithm);
     return TimeNs(std::llround(c.steps * latencyUs * 1e3 + c.busFactor * double(bytes) / bwGBps));
@@ -339,7 +356,8 @@ WhatIfContext WhatIfContext::forRun(const DependencyGraph &graph, const QJsonObj
         if (r.rank >= 0)
             ranks.insert(r.rank);
     c.measuredWorkers = std::max<int>(1, int(ranks.size()));
-    c.measuredWorkers = std::max(c.measuredWorkers, runParams.value(QStringLiteral("world_size")).toInt(1));
+    c.measuredWorkers =
+        std::max(c.measuredWorkers, runParams.value(QStringLiteral("world_size")).toInt(1));
     return c;
 }
 

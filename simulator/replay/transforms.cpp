@@ -51,12 +51,15 @@ const Device *measuredDevice(const WhatIfContext &ctx, const DeviceCatalog &cat,
         QStringList ids;
         for (const auto &x : cat.devices())
             ids << x.id;
-        *error = ctx.measuredDevice.isEmpty()
-                     ? QStringLiteral("the run does not record its GPU model (deviceProperties); name it "
-                                      "(one of %1)")
-                           .arg(ids.join(QStringLiteral(", ")))
-                     : QStringLiteral("the run's GPU '%1' is not in the device catalog; name the closest of %2")
-                           .arg(ctx.measuredDevice, ids.join(QStringLiteral(", ")));
+        *error =
+            ctx.measuredDevice.isEmpty()
+                ? QStringLiteral(
+                      "the run does not record its GPU model (deviceProperties); name it "
+                      "(one of %1)")
+                      .arg(ids.join(QStringLiteral(", ")))
+                : QStringLiteral(
+                      "the run's GPU '%1' is not in the device catalog; name the closest of %2")
+                      .arg(ctx.measuredDevice, ids.join(QStringLiteral(", ")));
     }
     return d;
 }
@@ -70,10 +73,10 @@ bool graphHasCollectives(const DependencyGraph &g)
 // `hasCollectives`: of the measured graph (graphHasCollectives), read once per prepare().
 bool isStructural(const Transform &t, bool hasCollectives)
 {
-    return t.op == Transform::Op::Insert || (t.op == Transform::Op::Workers && t.workers > 1 && !hasCollectives) ||
+    return t.op == Transform::Op::Insert ||
+           (t.op == Transform::Op::Workers && t.workers > 1 && !hasCollectives) ||
            (t.op == Transform::Op::Input && t.workers > 1);
 }
-
 
 } // namespace detail
 
@@ -82,7 +85,9 @@ const QString &inputPattern()
     return kInputPattern;
 }
 
-void forEachDataLoadingRange(const DependencyGraph &g, const std::function<void(int resource, TimeNs start, TimeNs end)> &visit)
+void forEachDataLoadingRange(
+    const DependencyGraph &g,
+    const std::function<void(int resource, TimeNs start, TimeNs end)> &visit)
 {
     const QRegularExpression input(kInputPattern);
     QHash<StringId, bool> memo;
@@ -100,13 +105,12 @@ void forEachDataLoadingRange(const DependencyGraph &g, const std::function<void(
             visit(n.resource, n.start, n.end);
 }
 
-
 namespace {
 
 // The GPU the kernels run on after the transforms: the last Device transform's, else the
 // measured one.
-const Device *deviceInEffect(const QList<Transform> &transforms, const WhatIfContext &ctx, const DeviceCatalog &cat,
-                             QString *error)
+const Device *deviceInEffect(const QList<Transform> &transforms, const WhatIfContext &ctx,
+                             const DeviceCatalog &cat, QString *error)
 {
     for (auto it = transforms.rbegin(); it != transforms.rend(); ++it)
         if (it->op == Transform::Op::Device)
@@ -118,8 +122,9 @@ const Device *deviceInEffect(const QList<Transform> &transforms, const WhatIfCon
 // The host's launch path `factor` times faster (0: free): on the threads that launch GPU work,
 // the work and the gap before it of what `sel` picks, less data loading and what waits for the
 // GPU. The count changed; nullopt with *error on a bad pattern.
-std::optional<qint64> speedUpHostPath(const DependencyGraph &g, const NodeSelection &sel, double factor,
-                                      std::vector<TimeNs> &work, std::vector<TimeNs> &slack, QString *error)
+std::optional<qint64> speedUpHostPath(const DependencyGraph &g, const NodeSelection &sel,
+                                      double factor, std::vector<TimeNs> &work,
+                                      std::vector<TimeNs> &slack, QString *error)
 {
     const auto &nodes = g.nodes();
     std::vector<char> launches(g.resources().size(), 0);
@@ -128,7 +133,8 @@ std::optional<qint64> speedUpHostPath(const DependencyGraph &g, const NodeSelect
             launches[size_t(nodes[size_t(n.launcher)].resource)] = 1;
     Selector loading;
     loading.within = inputPattern();
-    const NodeSelection input(g, loading, quint8(bit(NodeKind::Cpu) | bit(NodeKind::Runtime)), error);
+    const NodeSelection input(g, loading, quint8(bit(NodeKind::Cpu) | bit(NodeKind::Runtime)),
+                              error);
     if (!input.valid())
         return std::nullopt;
     const double f = factor > 0 ? 1.0 / factor : 0.0;
@@ -177,13 +183,15 @@ public:
 
 private:
     static constexpr size_t kKinds = 6;
-    size_t index(const Node &n) const { return size_t(m_group[size_t(n.resource)]) * kKinds + size_t(n.kind); }
+    size_t index(const Node &n) const
+    {
+        return size_t(m_group[size_t(n.resource)]) * kKinds + size_t(n.kind);
+    }
     TimeNs &slot(const Node &n) { return m_shortest[index(n)]; }
 
-    std::vector<int> m_group; // per resource
+    std::vector<int> m_group;       // per resource
     std::vector<TimeNs> m_shortest; // per group and kind
 };
-
 
 } // namespace
 
@@ -235,7 +243,8 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
                 const Device *dev = deviceInEffect(transforms, context, cat, &err);
                 if (!dev)
                     return fail(t);
-                duration = rooflineTime(*dev, t.flops, t.bytes, t.precision == QLatin1String("fp16"));
+                duration =
+                    rooflineTime(*dev, t.flops, t.bytes, t.precision == QLatin1String("fp16"));
                 s.notes << QStringLiteral("insert '%1': %2 on %3 (roofline at %4% of peak)")
                                .arg(t.name, formatDuration(duration), dev->id)
                                .arg(kAchieved * 100);
@@ -253,7 +262,8 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
                 node.collectiveOp = -1;
                 node.synchronising = false;
                 node.bytes = 0;
-                node.kind = s.graph->resources()[size_t(node.resource)].gpu ? NodeKind::Kernel : NodeKind::Cpu;
+                node.kind = s.graph->resources()[size_t(node.resource)].gpu ? NodeKind::Kernel
+                                                                            : NodeKind::Cpu;
                 node.start = node.end;
                 node.slack = 0;
                 node.work = duration;
@@ -263,10 +273,12 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
         s.graph->reorder();
         if (s.graph->hasCycle()) { // a structural edit that waits on itself: nothing to replay
             if (error)
-                *error = QStringLiteral("the transforms make the dependency graph wait on itself (%1 of %2 time "
-                                        "points are on or after a cycle)")
-                             .arg(s.graph->points() - s.graph->order().size())
-                             .arg(s.graph->points());
+                *error =
+                    QStringLiteral(
+                        "the transforms make the dependency graph wait on itself (%1 of %2 time "
+                        "points are on or after a cycle)")
+                        .arg(s.graph->points() - s.graph->order().size())
+                        .arg(s.graph->points());
             return std::nullopt;
         }
         out.graph = s.graph;
@@ -295,23 +307,37 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
         }
         quint8 kinds = 0xff;
         switch (t.op) {
-        case Transform::Op::Device: kinds = bit(NodeKind::Kernel) | bit(NodeKind::Memset) | bit(NodeKind::Memcpy); break;
-        case Transform::Op::Amp:
-        case Transform::Op::Compute: kinds = bit(NodeKind::Kernel); break;
-        case Transform::Op::Memory: kinds = bit(NodeKind::Kernel) | bit(NodeKind::Memset) | bit(NodeKind::Memcpy); break;
-        case Transform::Op::Input:
-        case Transform::Op::Host: kinds = bit(NodeKind::Cpu) | bit(NodeKind::Runtime); break;
-        case Transform::Op::Unsync: kinds = bit(NodeKind::Runtime); break;
-        case Transform::Op::Link:
-            kinds = t.link == QLatin1String("host") ? bit(NodeKind::Memcpy) : bit(NodeKind::Collective);
+        case Transform::Op::Device:
+            kinds = bit(NodeKind::Kernel) | bit(NodeKind::Memset) | bit(NodeKind::Memcpy);
             break;
-        case Transform::Op::Workers: kinds = bit(NodeKind::Collective); break;
+        case Transform::Op::Amp:
+        case Transform::Op::Compute:
+            kinds = bit(NodeKind::Kernel);
+            break;
+        case Transform::Op::Memory:
+            kinds = bit(NodeKind::Kernel) | bit(NodeKind::Memset) | bit(NodeKind::Memcpy);
+            break;
+        case Transform::Op::Input:
+        case Transform::Op::Host:
+            kinds = bit(NodeKind::Cpu) | bit(NodeKind::Runtime);
+            break;
+        case Transform::Op::Unsync:
+            kinds = bit(NodeKind::Runtime);
+            break;
+        case Transform::Op::Link:
+            kinds =
+                t.link == QLatin1String("host") ? bit(NodeKind::Memcpy) : bit(NodeKind::Collective);
+            break;
+        case Transform::Op::Workers:
+            kinds = bit(NodeKind::Collective);
+            break;
         case Transform::Op::Fuse:
         case Transform::Op::Reschedule:
         case Transform::Op::Scale:
         case Transform::Op::Remove:
         case Transform::Op::SetDuration:
-        case Transform::Op::Insert: break;
+        case Transform::Op::Insert:
+            break;
         }
         Selector select = t.select;
         if (t.op == Transform::Op::Input && select.name.isEmpty() && select.within.isEmpty())
@@ -344,7 +370,8 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
             int fused = 0;
             const bool overheadModel = t.duration <= 0 && t.model == QLatin1String("overhead");
             const std::optional<ShortestWork> shortest =
-                overheadModel && t.overhead < 0 ? std::optional<ShortestWork>(std::in_place, g) : std::nullopt;
+                overheadModel && t.overhead < 0 ? std::optional<ShortestWork>(std::in_place, g)
+                                                : std::nullopt;
             TimeNs saved = 0;
             for (const auto &r : g.resources()) {
                 for (size_t k = 0; k < r.nodes.size();) {
@@ -363,7 +390,9 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
                         if (overheadModel) {
                             // Each kernel pays a fixed cost (launch ramp, tail) whatever its
                             // work; the fused one pays it once.
-                            const TimeNs o = t.overhead >= 0 ? t.overhead : shortest->of(nodes[size_t(r.nodes[k])]);
+                            const TimeNs o = t.overhead >= 0
+                                                 ? t.overhead
+                                                 : shortest->of(nodes[size_t(r.nodes[k])]);
                             w = std::max(longest, sum - TimeNs(e - k - 1) * o);
                             saved += sum - w;
                         }
@@ -384,13 +413,17 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
             for (size_t i = 0; i < nodes.size(); ++i)
                 if (removed[i] && nodes[i].launcher >= 0 && !kept[size_t(nodes[i].launcher)])
                     work[size_t(nodes[i].launcher)] = slack[size_t(nodes[i].launcher)] = 0;
-            out.notes << (overheadModel ? QStringLiteral("fuse: %1 groups of adjacent slices fused, %2 of per-kernel fixed "
-                                                         "cost saved (%3)")
-                                              .arg(fused)
-                                              .arg(formatDuration(saved),
-                                                   t.overhead >= 0 ? QStringLiteral("%1 each").arg(formatDuration(t.overhead))
-                                                                   : QStringLiteral("each the shortest kernel of its GPU"))
-                                        : QStringLiteral("fuse: %1 groups of adjacent slices fused").arg(fused));
+            out.notes
+                << (overheadModel
+                        ? QStringLiteral(
+                              "fuse: %1 groups of adjacent slices fused, %2 of per-kernel fixed "
+                              "cost saved (%3)")
+                              .arg(fused)
+                              .arg(formatDuration(saved),
+                                   t.overhead >= 0
+                                       ? QStringLiteral("%1 each").arg(formatDuration(t.overhead))
+                                       : QStringLiteral("each the shortest kernel of its GPU"))
+                        : QStringLiteral("fuse: %1 groups of adjacent slices fused").arg(fused));
             break;
         }
         case Transform::Op::Device:
@@ -415,13 +448,16 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
                 computeFp32 = from->fp32Tflops / to->fp32Tflops;
                 computeFp16 = from->fp16Tflops / to->fp16Tflops;
                 memory = from->memBwGBps / to->memBwGBps;
-                out.notes << QStringLiteral("%1 -> %2: compute-bound kernels x%3 (fp32) / x%4 (fp16), memory-bound "
-                                            "x%5 (the peak rates' ratios: each kernel assumed as efficient on the new "
-                                            "GPU, its own kernels' algorithms unknown)")
-                                 .arg(from->id, to->id)
-                                 .arg(computeFp32, 0, 'f', 3)
-                                 .arg(computeFp16, 0, 'f', 3)
-                                 .arg(memory, 0, 'f', 3);
+                out.notes
+                    << QStringLiteral(
+                           "%1 -> %2: compute-bound kernels x%3 (fp32) / x%4 (fp16), memory-bound "
+                           "x%5 (the peak rates' ratios: each kernel assumed as efficient on the "
+                           "new "
+                           "GPU, its own kernels' algorithms unknown)")
+                           .arg(from->id, to->id)
+                           .arg(computeFp32, 0, 'f', 3)
+                           .arg(computeFp16, 0, 'f', 3)
+                           .arg(memory, 0, 'f', 3);
                 // Another vendor's runtime launches at another cost: the launch calls of the
                 // selected work, by the catalog's ratio.
                 if (from->launchUs > 0 && to->launchUs > 0 && from->launchUs != to->launchUs) {
@@ -430,13 +466,15 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
                     qint64 calls = 0;
                     for (size_t i = 0; i < nodes.size(); ++i) {
                         const int l = nodes[i].launcher;
-                        if (!sel[i] || l < 0 || done[size_t(l)] || nodes[size_t(l)].kind != NodeKind::Runtime)
+                        if (!sel[i] || l < 0 || done[size_t(l)] ||
+                            nodes[size_t(l)].kind != NodeKind::Runtime)
                             continue;
                         done[size_t(l)] = 1;
                         work[size_t(l)] = scaled(work[size_t(l)], ratio);
                         ++calls;
                     }
-                    out.notes << QStringLiteral("%1 launch calls x%2 (%3 launches in about %4 us, %5 in about %6 us)")
+                    out.notes << QStringLiteral("%1 launch calls x%2 (%3 launches in about %4 us, "
+                                                "%5 in about %6 us)")
                                      .arg(calls)
                                      .arg(ratio, 0, 'f', 2)
                                      .arg(from->vendor)
@@ -446,17 +484,20 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
                 }
                 if (t.hostFactor > 0) {
                     Selector all;
-                    const NodeSelection host(g, all, quint8(bit(NodeKind::Cpu) | bit(NodeKind::Runtime)), &err);
+                    const NodeSelection host(
+                        g, all, quint8(bit(NodeKind::Cpu) | bit(NodeKind::Runtime)), &err);
                     const auto changed = speedUpHostPath(g, host, t.hostFactor, work, slack, &err);
                     if (!changed)
                         return fail(t);
-                    out.notes << QStringLiteral("host CPU %1x faster, as given: %2 CPU ops and runtime calls on launching "
+                    out.notes << QStringLiteral("host CPU %1x faster, as given: %2 CPU ops and "
+                                                "runtime calls on launching "
                                                 "threads")
                                      .arg(t.hostFactor)
                                      .arg(*changed);
                 } else {
-                    out.notes << QStringLiteral("host CPU assumed unchanged (give host_factor when the new machine's CPU "
-                                                "differs: a vendor change often moves the host path too)");
+                    out.notes << QStringLiteral(
+                        "host CPU assumed unchanged (give host_factor when the new machine's CPU "
+                        "differs: a vendor change often moves the host path too)");
                 }
             }
             QHash<StringId, double> factorOf;
@@ -471,7 +512,8 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
                     const QString name = g.name(n.name);
                     double f = memory;
                     if (n.kind == NodeKind::Kernel && classifyKernel(name) == Bound::Compute)
-                        f = usesHalfPrecision(name) || t.op == Transform::Op::Amp ? computeFp16 : computeFp32;
+                        f = usesHalfPrecision(name) || t.op == Transform::Op::Amp ? computeFp16
+                                                                                  : computeFp32;
                     it = factorOf.insert(n.name, f);
                 }
                 work[i] = scaled(work[i], *it);
@@ -490,8 +532,11 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
             const auto changed = speedUpHostPath(g, sel, t.factor, work, slack, &err);
             if (!changed)
                 return fail(t);
-            out.notes << QStringLiteral("host: %1 CPU ops and runtime calls on launching threads %2").arg(*changed).arg(
-                             t.factor > 0 ? QStringLiteral("%1x faster").arg(t.factor) : QStringLiteral("free"));
+            out.notes << QStringLiteral(
+                             "host: %1 CPU ops and runtime calls on launching threads %2")
+                             .arg(*changed)
+                             .arg(t.factor > 0 ? QStringLiteral("%1x faster").arg(t.factor)
+                                               : QStringLiteral("free"));
             break;
         }
         case Transform::Op::Unsync: {
@@ -503,7 +548,8 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
                     out.input.unsynced[i] = 1;
                     ++changed;
                 }
-            out.notes << QStringLiteral("unsync: %1 synchronising calls no longer wait for the GPU").arg(changed);
+            out.notes << QStringLiteral("unsync: %1 synchronising calls no longer wait for the GPU")
+                             .arg(changed);
             break;
         }
         case Transform::Op::Link: {
@@ -513,7 +559,8 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
                 return fail(t);
             if (network) {
                 net.apply(t, sel);
-                out.notes << QStringLiteral("network link: measured over %1 (%2 GB/s, %3 us, %4 collectives)")
+                out.notes << QStringLiteral(
+                                 "network link: measured over %1 (%2 GB/s, %3 us, %4 collectives)")
                                  .arg(m->name)
                                  .arg(m->bwGBps)
                                  .arg(m->latencyUs)
@@ -538,7 +585,8 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
         }
         case Transform::Op::Workers:
             net.apply(t, sel);
-            out.notes << QStringLiteral("workers: measured collectives of %1 ranks (%2) rescaled to %3 (%4)")
+            out.notes << QStringLiteral(
+                             "workers: measured collectives of %1 ranks (%2) rescaled to %3 (%4)")
                              .arg(net.measuredRanks())
                              .arg(context.measuredAlgorithm)
                              .arg(t.workers)
@@ -551,7 +599,8 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
                 if (sel[i])
                     out.input.priority[i] = t.priority;
             break;
-        case Transform::Op::Insert: break;
+        case Transform::Op::Insert:
+            break;
         }
     }
     net.rescale(work, slack);
@@ -560,13 +609,17 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
     // can overflow into a negative time. Past it, the transforms are refused.
     long double total = 0;
     for (size_t i = 0; i < work.size(); ++i)
-        total += (long double)std::max<TimeNs>(work[i], 0) + (long double)std::max<TimeNs>(slack[i], 0);
+        total +=
+            (long double)std::max<TimeNs>(work[i], 0) + (long double)std::max<TimeNs>(slack[i], 0);
     if (total > (long double)kMaxAbsTimeNs) {
         if (error)
-            *error = QStringLiteral("the transforms would make the run's work add up to %1 days, past the %2 days a "
-                                    "project's times can hold: a factor or duration that large predicts nothing")
-                         .arg(double(total / 86'400e9L), 0, 'g', 3)
-                         .arg(double(kMaxAbsTimeNs) / 86'400e9, 0, 'f', 0);
+            *error =
+                QStringLiteral(
+                    "the transforms would make the run's work add up to %1 days, past the %2 days "
+                    "a "
+                    "project's times can hold: a factor or duration that large predicts nothing")
+                    .arg(double(total / 86'400e9L), 0, 'g', 3)
+                    .arg(double(kMaxAbsTimeNs) / 86'400e9, 0, 'f', 0);
         return std::nullopt;
     }
     return out;

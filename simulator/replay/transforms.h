@@ -28,13 +28,14 @@ struct Link;
 // every node the transform applies to.
 struct Selector
 {
-    QString name;   // regex on the slice name
-    QString track;  // regex on the resource (thread or stream) name
-    QString within; // regex on an enclosing slice (an annotation, a layer, ProfilerStep#3); GPU
-                    // work is within what encloses the call that launched it; a CPU range that
-                    // holds no ops (a node of its own) is within itself
+    QString name;     // regex on the slice name
+    QString track;    // regex on the resource (thread or stream) name
+    QString within;   // regex on an enclosing slice (an annotation, a layer, ProfilerStep#3); GPU
+                      // work is within what encloses the call that launched it; a CPU range that
+                      // holds no ops (a node of its own) is within itself
     QString category; // regex on the slice's category (cpu_op, kernel, gpu_memcpy, Operator, ...)
-    QString device;   // regex on the GPU a node runs on (its device index, "0"); CPU nodes never match
+    QString
+        device; // regex on the GPU a node runs on (its device index, "0"); CPU nodes never match
     quint8 kinds = 0; // bit (1 << NodeKind); 0: any
     int rank = -1;
     std::optional<TimeNs> from; // measured start, relative to the run's first node
@@ -67,65 +68,66 @@ private:
 struct Transform
 {
     enum class Op {
-        Scale,    // work x factor (0 removes the work and the gap before it)
-        Remove,   // no work, no gap
+        Scale,       // work x factor (0 removes the work and the gap before it)
+        Remove,      // no work, no gap
         SetDuration, // work = duration
-        Insert,   // a new slice named `name` after each selected one, same resource: `duration`,
-                  // or a roofline cost of `flops` and `bytes` on the GPU in effect
-        Fuse,     // runs of adjacent selected nodes on a resource become one: the first gets
-                  // `duration`, or by `model` the summed work ("sum") or the summed work less
-                  // the per-kernel fixed cost of all but one ("overhead"); the others and their
-                  // launch calls vanish
-        Device,   // run on catalog device `target` instead of the measured one: kernels by the
-                  // peak-rate ratios, launch calls by the vendors' launch-cost ratio, and the
-                  // host path (as Host) `hostFactor` times faster when the user gives one
-        Amp,      // mixed precision: compute-bound kernels / 3, memory-bound / 2 (Daydream)
-        Compute,  // compute-bound kernels `factor` times faster (a sustained-FLOP/s slider)
-        Memory,   // memory-bound kernels, memsets and device copies `factor` times faster
-        Input,    // data loading `factor` times faster (0: free); with `workers` N > 1, a queue:
-                  // each batch on one of N loader workers in its measured time (/ factor), the
-                  // step waiting for it, prefetch 2 per worker (transformloader.cpp)
-        Link,     // `link` "network" (collectives) or "host" (host<->device copies): new
-                  // bandwidth and/or latency
-        Workers,  // N-way data parallel: a run with collectives has them rescaled to N ranks
-                  // (collectiveCost); one without gets an all-reduce per gradient bucket after
-                  // the backward kernel that completes it, over the measured network link
-        Reschedule, // the selected nodes get `priority` on their resource: when it is free it
-                  // runs the ready node of the highest priority (measured order among equals)
-        Host,     // the host's launch path `factor` times faster (0: free, what replaying the
-                  // iteration as a CUDA graph approaches): the work and the gaps before it of
-                  // the CPU ops and runtime calls of threads that launch GPU work; data loading
-                  // and synchronising calls keep theirs
-        Unsync,   // synchronising calls (a device or stream synchronise, a blocking copy) stop
-                  // waiting for the GPU: their sync edges are dropped, their own work stays
+        Insert,      // a new slice named `name` after each selected one, same resource: `duration`,
+                     // or a roofline cost of `flops` and `bytes` on the GPU in effect
+        Fuse,        // runs of adjacent selected nodes on a resource become one: the first gets
+                     // `duration`, or by `model` the summed work ("sum") or the summed work less
+                     // the per-kernel fixed cost of all but one ("overhead"); the others and their
+                     // launch calls vanish
+        Device,      // run on catalog device `target` instead of the measured one: kernels by the
+                     // peak-rate ratios, launch calls by the vendors' launch-cost ratio, and the
+                     // host path (as Host) `hostFactor` times faster when the user gives one
+        Amp,         // mixed precision: compute-bound kernels / 3, memory-bound / 2 (Daydream)
+        Compute,     // compute-bound kernels `factor` times faster (a sustained-FLOP/s slider)
+        Memory,      // memory-bound kernels, memsets and device copies `factor` times faster
+        Input,       // data loading `factor` times faster (0: free); with `workers` N > 1, a queue:
+                     // each batch on one of N loader workers in its measured time (/ factor), the
+                     // step waiting for it, prefetch 2 per worker (transformloader.cpp)
+        Link,        // `link` "network" (collectives) or "host" (host<->device copies): new
+                     // bandwidth and/or latency
+        Workers,     // N-way data parallel: a run with collectives has them rescaled to N ranks
+                     // (collectiveCost); one without gets an all-reduce per gradient bucket after
+                     // the backward kernel that completes it, over the measured network link
+        Reschedule,  // the selected nodes get `priority` on their resource: when it is free it
+                     // runs the ready node of the highest priority (measured order among equals)
+        Host,        // the host's launch path `factor` times faster (0: free, what replaying the
+                     // iteration as a CUDA graph approaches): the work and the gaps before it of
+                     // the CPU ops and runtime calls of threads that launch GPU work; data loading
+                     // and synchronising calls keep theirs
+        Unsync,      // synchronising calls (a device or stream synchronise, a blocking copy) stop
+                     // waiting for the GPU: their sync edges are dropped, their own work stays
     };
     Op op = Op::Scale;
     Selector select;
     double factor = 1;
     TimeNs duration = 0;
-    QString name;   // Insert: the new slices' name
-    double flops = 0;  // Insert: cost model inputs (duration 0): floating-point operations,
-    double bytes = 0;  // bytes of memory traffic,
+    QString name;     // Insert: the new slices' name
+    double flops = 0; // Insert: cost model inputs (duration 0): floating-point operations,
+    double bytes = 0; // bytes of memory traffic,
     QString precision = QStringLiteral("fp32"); // fp32 or fp16 (tensor cores)
     QString model = QStringLiteral("sum");      // Fuse: sum or overhead
     TimeNs overhead = -1; // Fuse "overhead": per-kernel fixed cost (< 0: the shortest kernel of
                           // the fused nodes' GPU, an upper bound on it)
-    int priority = 1;  // Reschedule
+    int priority = 1;     // Reschedule
     QString algorithm; // Link, Workers: collective algorithm "ring" or "tree" (empty: as measured)
-    QString target; // Device: catalog id
+    QString target;    // Device: catalog id
     double hostFactor = 0; // Device: the new machine's host CPU this many times faster (0: not
                            // known, assumed unchanged, and the report says so)
     QString link = QStringLiteral("network");
     double bandwidthGBps = 0; // Link: 0 keeps the measured link's
     double latencyUs = -1;    // Link: < 0 keeps the measured link's
     int workers = 1;
-    double gradMB = 0;        // Workers: gradient size (0: estimated from the optimizer)
-    double bucketMB = 25;     // Workers: DDP's bucket size
+    double gradMB = 0;    // Workers: gradient size (0: estimated from the optimizer)
+    double bucketMB = 25; // Workers: DDP's bucket size
 
     QJsonObject toJson() const;
     // Every key's type and range is checked; a message names the transform by `where`
     // ("transforms[2]"; empty: its op) and the key ("transforms[2].factor: expected ...").
-    static std::optional<Transform> fromJson(const QJsonObject &o, QString *error, const QString &where = {});
+    static std::optional<Transform> fromJson(const QJsonObject &o, QString *error,
+                                             const QString &where = {});
     QString describe() const;
 
     static Transform scale(QString regex, double factor);
@@ -157,16 +159,18 @@ QStringList presetNames();
 const QString &inputPattern();
 // The graph's data-loading ranges: the containers and the CPU nodes (a range that holds no ops)
 // that inputPattern() names, each with its resource.
-void forEachDataLoadingRange(const DependencyGraph &g, const std::function<void(int resource, TimeNs start, TimeNs end)> &visit);
+void forEachDataLoadingRange(
+    const DependencyGraph &g,
+    const std::function<void(int resource, TimeNs start, TimeNs end)> &visit);
 
 // What the transforms need to know of the measured run.
 struct WhatIfContext
 {
     const DeviceCatalog *catalog = nullptr; // builtin() when null
-    QString measuredDevice; // the run's GPU model as recorded (deviceProperties)
+    QString measuredDevice;                 // the run's GPU model as recorded (deviceProperties)
     QString measuredNetwork; // link id the collectives ran over; empty: the device's peer link
     QString measuredAlgorithm = QStringLiteral("ring"); // NCCL's algorithm when measured
-    int measuredWorkers = 1; // ranks in the run
+    int measuredWorkers = 1;                            // ranks in the run
     // The GPU model (run params gpu_models) and the ranks of a measured run.
     static WhatIfContext forRun(const DependencyGraph &graph, const QJsonObject &runParams);
     // The measured GPU model alone, from the run's params (empty: not recorded).
@@ -217,8 +221,8 @@ struct CollectiveCost
 };
 QStringList collectiveAlgorithms(); // ring, tree
 CollectiveCost collectiveCost(const QString &operation, int n, const QString &algorithm);
-TimeNs collectiveTime(const QString &operation, qint64 bytes, int n, const QString &algorithm, double bwGBps,
-                      double latencyUs);
+TimeNs collectiveTime(const QString &operation, qint64 bytes, int n, const QString &algorithm,
+                      double bwGBps, double latencyUs);
 
 // A kernel's time by the roofline: the longer of its FLOPs at the device's peak rate and its
 // bytes at its memory bandwidth, each at kAchieved of the peak.

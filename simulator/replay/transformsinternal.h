@@ -31,8 +31,8 @@ struct Structural
 
 // Inserts the all-reduce of each gradient bucket after the backward kernel that completes it,
 // on a new communication stream per rank; the first kernel after backward waits for the last.
-bool insertDataParallel(Structural &s, const Transform &t, const WhatIfContext &ctx, const DeviceCatalog &cat,
-                        QString *error);
+bool insertDataParallel(Structural &s, const Transform &t, const WhatIfContext &ctx,
+                        const DeviceCatalog &cat, QString *error);
 
 // transformloader.cpp: the input transform with workers > 1. A data-loading range of a CPU
 // thread (the outermost, forEachDataLoadingRange) with the positions of the thread's nodes in it.
@@ -50,7 +50,8 @@ std::vector<LoadingRange> loadingRanges(const DependencyGraph &g);
 bool insertLoaderWorkers(Structural &s, const Transform &t, QString *error);
 // On the loading threads, the ranges' own work becomes waiting for the batch (their nodes no
 // work, no gaps inside); the count changed.
-qint64 waitForLoaderWorkers(const DependencyGraph &g, std::vector<TimeNs> &work, std::vector<TimeNs> &slack);
+qint64 waitForLoaderWorkers(const DependencyGraph &g, std::vector<TimeNs> &work,
+                            std::vector<TimeNs> &slack);
 
 bool graphHasCollectives(const DependencyGraph &g);
 // `hasCollectives`: of the measured graph (graphHasCollectives), read once per prepare().
@@ -70,12 +71,13 @@ public:
         double latencyUs = 0;
         bool operator==(const State &o) const
         {
-            return ranks == o.ranks && algorithm == o.algorithm && bwGBps == o.bwGBps && latencyUs == o.latencyUs;
+            return ranks == o.ranks && algorithm == o.algorithm && bwGBps == o.bwGBps &&
+                   latencyUs == o.latencyUs;
         }
     };
 
-    NetworkChange(const DependencyGraph &g, const QList<Transform> &transforms, const WhatIfContext &ctx,
-                  bool hasCollectives);
+    NetworkChange(const DependencyGraph &g, const QList<Transform> &transforms,
+                  const WhatIfContext &ctx, bool hasCollectives);
     int measuredRanks() const { return m_measured.ranks; }
     void apply(const Transform &t, const NodeSelection &sel);
     // latency x steps + the bandwidth part x (bus factor and bandwidth ratios); one rank has
@@ -83,7 +85,10 @@ public:
     void rescale(std::vector<TimeNs> &work, std::vector<TimeNs> &slack) const;
 
 private:
-    State initial(size_t i) const { return m_graph.nodes()[i].slice == 0 ? m_inserted : m_measured; }
+    State initial(size_t i) const
+    {
+        return m_graph.nodes()[i].slice == 0 ? m_inserted : m_measured;
+    }
 
     const DependencyGraph &m_graph;
     State m_measured, m_inserted;

@@ -31,7 +31,8 @@ double WhatIfReport::worstIterationError() const
 
 std::optional<WhatIfResult> whatIf(const std::shared_ptr<const DependencyGraph> &graphPtr,
                                    const QList<Transform> &transforms, const WhatIfContext &context,
-                                   QString *error, StructureCache *cache, const Replay *identityDone)
+                                   QString *error, StructureCache *cache,
+                                   const Replay *identityDone)
 {
     auto prepared = prepare(graphPtr, transforms, context, error, cache);
     if (!prepared)
@@ -40,7 +41,8 @@ std::optional<WhatIfResult> whatIf(const std::shared_ptr<const DependencyGraph> 
     WhatIfResult res;
     res.prepared = std::move(*prepared);
     res.identity = identityDone ? *identityDone : replay(graph, ReplayInput::measured(graph));
-    res.predicted = transforms.isEmpty() ? res.identity : replay(*res.prepared.graph, res.prepared.input);
+    res.predicted =
+        transforms.isEmpty() ? res.identity : replay(*res.prepared.graph, res.prepared.input);
     WhatIfReport &rep = res.report;
     rep.nodes = qint64(graph.nodes().size());
     rep.edges = graph.edgeCounts();
@@ -54,8 +56,9 @@ std::optional<WhatIfResult> whatIf(const std::shared_ptr<const DependencyGraph> 
         rep.transforms << t.describe();
     rep.notes = res.prepared.notes;
     if (res.predicted.rescheduleDeadlocked)
-        rep.notes << QStringLiteral("reschedule: the priorities would make a resource wait for work it has not run "
-                                    "yet (a call waiting for work launched after it); the measured order was kept");
+        rep.notes << QStringLiteral(
+            "reschedule: the priorities would make a resource wait for work it has not run "
+            "yet (a call waiting for work launched after it); the measured order was kept");
     // Per iteration and on average, by the one definition (iterations.h).
     const Iterations measured = measuredIterations(graph);
     const Iterations identity = replayedIterations(graph, res.identity);
@@ -63,7 +66,8 @@ std::optional<WhatIfResult> whatIf(const std::shared_ptr<const DependencyGraph> 
     const auto mt = measured.times(), it = identity.times(), pt = predicted.times();
     const auto steps = graph.iterations();
     for (size_t k = 0; k < steps.size() && k < it.size() && k < pt.size(); ++k)
-        rep.iterations.append({graph.name(graph.containers()[size_t(steps[k])].name), mt[k], it[k], pt[k]});
+        rep.iterations.append(
+            {graph.name(graph.containers()[size_t(steps[k])].name), mt[k], it[k], pt[k]});
     rep.meanMeasured = measured.mean();
     rep.meanIdentity = identity.mean();
     rep.meanPredicted = predicted.mean();
@@ -107,7 +111,8 @@ QJsonObject WhatIfReport::toJson() const
         m.insert(QStringLiteral("identity_ns"), qint64(meanIdentity));
         m.insert(QStringLiteral("predicted_ns"), qint64(meanPredicted));
         o.insert(QStringLiteral("mean_iteration"), m);
-        for (const auto &[key, pick] : {std::pair{"median_iteration", &Spread::median}, std::pair{"p90_iteration", &Spread::p90}}) {
+        for (const auto &[key, pick] : {std::pair{"median_iteration", &Spread::median},
+                                        std::pair{"p90_iteration", &Spread::p90}}) {
             QJsonObject q;
             q.insert(QStringLiteral("measured_ns"), qint64(spreadMeasured.*pick));
             q.insert(QStringLiteral("identity_ns"), qint64(spreadIdentity.*pick));
@@ -126,15 +131,19 @@ QJsonObject WhatIfReport::toJson() const
 
 QString WhatIfReport::toText() const
 {
-    auto pct = [](double v) -> QString { return QString::number(v * 100, 'f', 2) + QLatin1Char('%'); };
+    auto pct = [](double v) -> QString {
+        return QString::number(v * 100, 'f', 2) + QLatin1Char('%');
+    };
     auto change = [](TimeNs a, TimeNs b) -> QString {
         if (!b)
             return QStringLiteral("n/a");
         const double pct = (double(a) - double(b)) / double(b) * 100;
-        return (pct >= 0 ? QStringLiteral("+") : QString()) + QString::number(pct, 'f', 1) + QLatin1Char('%');
+        return (pct >= 0 ? QStringLiteral("+") : QString()) + QString::number(pct, 'f', 1) +
+               QLatin1Char('%');
     };
     QString s;
-    s += QStringLiteral("graph: %1 nodes; edges: %2 launch, %3 sync, %4 stream wait, %5 thread wait, %6 collective, "
+    s += QStringLiteral("graph: %1 nodes; edges: %2 launch, %3 sync, %4 stream wait, %5 thread "
+                        "wait, %6 collective, "
                         "%7 data; %8 order violations\n")
              .arg(nodes)
              .arg(edges[size_t(EdgeKind::Launch)])
@@ -148,17 +157,20 @@ QString WhatIfReport::toText() const
         s += QStringLiteral("transform: ") + t + QLatin1Char('\n');
     for (const auto &n : notes)
         s += QStringLiteral("  model: ") + n + QLatin1Char('\n');
-    s += QStringLiteral("end to end: measured %1, identity replay %2 (error %3), predicted %4 (%5)\n")
+    s += QStringLiteral(
+             "end to end: measured %1, identity replay %2 (error %3), predicted %4 (%5)\n")
              .arg(formatDuration(measured), formatDuration(identity), pct(identityError()),
                   formatDuration(predicted), change(predicted, measured));
     if (!iterations.isEmpty()) {
         s += QStringLiteral("mean iteration: measured %1, identity replay %2, predicted %3 (%4)\n")
-                 .arg(formatDuration(meanMeasured), formatDuration(meanIdentity), formatDuration(meanPredicted),
-                      change(meanPredicted, meanMeasured));
-        s += QStringLiteral("median iteration: measured %1, predicted %2 (%3); p90: measured %4, predicted %5 (%6)\n")
+                 .arg(formatDuration(meanMeasured), formatDuration(meanIdentity),
+                      formatDuration(meanPredicted), change(meanPredicted, meanMeasured));
+        s += QStringLiteral("median iteration: measured %1, predicted %2 (%3); p90: measured %4, "
+                            "predicted %5 (%6)\n")
                  .arg(formatDuration(spreadMeasured.median), formatDuration(spreadPredicted.median),
-                      change(spreadPredicted.median, spreadMeasured.median), formatDuration(spreadMeasured.p90),
-                      formatDuration(spreadPredicted.p90), change(spreadPredicted.p90, spreadMeasured.p90));
+                      change(spreadPredicted.median, spreadMeasured.median),
+                      formatDuration(spreadMeasured.p90), formatDuration(spreadPredicted.p90),
+                      change(spreadPredicted.p90, spreadMeasured.p90));
         s += QStringLiteral("iterations, step start to step start (worst identity error %1):\n")
                  .arg(pct(worstIterationError()));
         for (const auto &it : iterations)
@@ -168,8 +180,8 @@ QString WhatIfReport::toText() const
     }
     auto row = [&](const char *what, TimeNs a, TimeNs b) {
         s += QStringLiteral("  %1 %2 -> %3\n")
-                 .arg(QString::fromLatin1(what).leftJustified(14), formatDuration(a).rightJustified(12),
-                      formatDuration(b));
+                 .arg(QString::fromLatin1(what).leftJustified(14),
+                      formatDuration(a).rightJustified(12), formatDuration(b));
     };
     s += QStringLiteral("critical path breakdown (identity -> predicted):\n");
     row("compute", identityBreakdown.compute, predictedBreakdown.compute);

@@ -46,7 +46,7 @@ struct WhatIfReport
     QStringList transforms;
     QStringList notes; // the model's assumptions (transforms.h Prepared::notes)
 
-    double identityError() const; // |identity - measured| / measured
+    double identityError() const;       // |identity - measured| / measured
     double worstIterationError() const; // the largest per-iteration identity error
     QJsonObject toJson() const;
     QString toText() const;

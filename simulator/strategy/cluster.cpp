@@ -35,16 +35,19 @@ struct Preset
 // two EPYC 7742. A 12-node cluster of 4 V100 per node on EDR InfiniBand with Lustre, and a
 // 9-node cluster with one GPU per node on 25 GbE, as the thesis's experiments use.
 const Preset kPresets[] = {
-    {"dgx1", R"J({"name": "DGX-1 (8x V100, NVLink 2)", "nodes": 1, "gpu": "V100", "gpus_per_node": 8,
+    {"dgx1",
+     R"J({"name": "DGX-1 (8x V100, NVLink 2)", "nodes": 1, "gpu": "V100", "gpus_per_node": 8,
                  "cpu": "xeon-6148", "cpus_per_node": 2, "intra_link": "nvlink2", "network": "ib-edr",
                  "storage": "nvme", "gpus_per_pcie_switch": 2})J"},
-    {"dgx-a100", R"J({"name": "DGX A100 (8x A100, NVLink 3)", "nodes": 1, "gpu": "A100", "gpus_per_node": 8,
+    {"dgx-a100",
+     R"J({"name": "DGX A100 (8x A100, NVLink 3)", "nodes": 1, "gpu": "A100", "gpus_per_node": 8,
                      "cpu": "epyc-7742", "cpus_per_node": 2, "intra_link": "nvlink3", "network": "ib-hdr",
                      "storage": "nvme"})J"},
     {"12x4-v100-edr", R"J({"name": "12 nodes x 4 V100, EDR InfiniBand", "nodes": 12, "gpu": "V100",
                           "gpus_per_node": 4, "cpu": "xeon-6148", "cpus_per_node": 2, "intra_link": "nvlink2",
                           "network": "ib-edr", "storage": "lustre"})J"},
-    {"9x1-v100-25gbe", R"J({"name": "9 nodes x 1 V100, 25 GbE", "nodes": 9, "gpu": "V100", "gpus_per_node": 1,
+    {"9x1-v100-25gbe",
+     R"J({"name": "9 nodes x 1 V100, 25 GbE", "nodes": 9, "gpu": "V100", "gpus_per_node": 1,
                            "cpu": "xeon-6148", "cpus_per_node": 2, "intra_link": "pcie3", "network": "eth25",
                            "storage": "nfs"})J"},
 };
@@ -72,8 +75,9 @@ std::optional<Cluster> Cluster::load(const QString &presetOrFile, QString *error
     QFile f(presetOrFile);
     if (!QFileInfo(presetOrFile).isFile() || !f.open(QIODevice::ReadOnly)) {
         if (error)
-            *error = QStringLiteral("'%1' is neither a cluster preset (%2) nor a readable JSON file")
-                         .arg(presetOrFile, presets().join(QStringLiteral(", ")));
+            *error =
+                QStringLiteral("'%1' is neither a cluster preset (%2) nor a readable JSON file")
+                    .arg(presetOrFile, presets().join(QStringLiteral(", ")));
         return std::nullopt;
     }
     QJsonParseError parse;
@@ -81,8 +85,12 @@ std::optional<Cluster> Cluster::load(const QString &presetOrFile, QString *error
     if (parse.error != QJsonParseError::NoError || !doc.isObject()) {
         if (error)
             *error = parse.error != QJsonParseError::NoError
-                         ? QStringLiteral("%1: byte %2: %3").arg(presetOrFile).arg(parse.offset).arg(parse.errorString())
-                         : QStringLiteral("%1: expected a JSON object describing a cluster").arg(presetOrFile);
+                         ? QStringLiteral("%1: byte %2: %3")
+                               .arg(presetOrFile)
+                               .arg(parse.offset)
+                               .arg(parse.errorString())
+                         : QStringLiteral("%1: expected a JSON object describing a cluster")
+                               .arg(presetOrFile);
         return std::nullopt;
     }
     auto c = fromJson(doc.object(), presetOrFile, error);
@@ -91,16 +99,18 @@ std::optional<Cluster> Cluster::load(const QString &presetOrFile, QString *error
     return c;
 }
 
-std::optional<Cluster> Cluster::fromJson(const QJsonObject &o, const QString &origin, QString *error)
+std::optional<Cluster> Cluster::fromJson(const QJsonObject &o, const QString &origin,
+                                         QString *error)
 {
     const DeviceCatalog &cat = DeviceCatalog::builtin();
     // Keys are checked like a what-if transform's: an unknown one is a typo, a value of the
     // wrong type or out of range an error naming the key. The ranges keep every simulated time
     // far inside what a project holds (docs/simulator.md).
     JsonFields f(o, QString());
-    f.onlyKnown({"id", "name", "nodes", "gpu", "gpus_per_node", "cpu", "cpus_per_node", "gpus_per_pcie_switch",
-                 "intra_link", "intra_gbps", "host_link", "host_gbps", "network", "network_gbps", "network_latency_us",
-                 "oversubscription", "storage", "storage_gbps"});
+    f.onlyKnown({"id", "name", "nodes", "gpu", "gpus_per_node", "cpu", "cpus_per_node",
+                 "gpus_per_pcie_switch", "intra_link", "intra_gbps", "host_link", "host_gbps",
+                 "network", "network_gbps", "network_latency_us", "oversubscription", "storage",
+                 "storage_gbps"});
     auto fail = [&](const QString &why) -> std::optional<Cluster> {
         if (error)
             *error = QStringLiteral("%1: %2").arg(origin, why);
@@ -119,13 +129,17 @@ std::optional<Cluster> Cluster::fromJson(const QJsonObject &o, const QString &or
     if (!f.ok())
         return fail(f.error());
     if (qint64(c.nodes) * c.gpusPerNode > kMaxClusterNodes)
-        return fail(QStringLiteral("%1 nodes of %2 GPUs: at most %3 GPUs in all").arg(c.nodes).arg(c.gpusPerNode).arg(kMaxClusterNodes));
+        return fail(QStringLiteral("%1 nodes of %2 GPUs: at most %3 GPUs in all")
+                        .arg(c.nodes)
+                        .arg(c.gpusPerNode)
+                        .arg(kMaxClusterNodes));
     const Device *d = cat.device(gpu);
     if (gpu.isEmpty() || !d) {
         QStringList ids;
         for (const Device &x : cat.devices())
             ids << x.id;
-        return fail(QStringLiteral("\"gpu\": '%1' is not in the device catalog (%2)").arg(gpu, ids.join(QStringLiteral(", "))));
+        return fail(QStringLiteral("\"gpu\": '%1' is not in the device catalog (%2)")
+                        .arg(gpu, ids.join(QStringLiteral(", "))));
     }
     c.gpu = *d;
     const Cpu *cpu = cat.cpu(cpuId);
@@ -133,21 +147,24 @@ std::optional<Cluster> Cluster::fromJson(const QJsonObject &o, const QString &or
         QStringList ids;
         for (const Cpu &x : cat.cpus())
             ids << x.id;
-        return fail(QStringLiteral("\"cpu\": '%1' is not in the catalog (%2)").arg(cpuId, ids.join(QStringLiteral(", "))));
+        return fail(QStringLiteral("\"cpu\": '%1' is not in the catalog (%2)")
+                        .arg(cpuId, ids.join(QStringLiteral(", "))));
     }
     c.cpu = *cpu;
     QStringList linkIds;
     for (const Link &l : cat.links())
         linkIds << l.id;
-    for (auto [key, fallback, out] : {std::tuple{"intra_link", c.gpu.peerLink, &c.intraLink},
-                                      std::tuple{"host_link", c.gpu.hostLink, &c.hostLink},
-                                      std::tuple{"network", QStringLiteral("eth100"), &c.network}}) {
+    for (auto [key, fallback, out] :
+         {std::tuple{"intra_link", c.gpu.peerLink, &c.intraLink},
+          std::tuple{"host_link", c.gpu.hostLink, &c.hostLink},
+          std::tuple{"network", QStringLiteral("eth100"), &c.network}}) {
         const QString id = f.string(key, fallback);
         const Link *l = cat.link(id);
         if (!f.ok())
             return fail(f.error());
         if (!l)
-            return fail(QStringLiteral("\"%1\": not in the catalog (%2)").arg(QLatin1String(key), linkIds.join(QStringLiteral(", "))));
+            return fail(QStringLiteral("\"%1\": not in the catalog (%2)")
+                            .arg(QLatin1String(key), linkIds.join(QStringLiteral(", "))));
         *out = *l;
     }
     const Storage *st = cat.storageSystem(storageId);
@@ -155,7 +172,8 @@ std::optional<Cluster> Cluster::fromJson(const QJsonObject &o, const QString &or
         QStringList ids;
         for (const Storage &x : cat.storage())
             ids << x.id;
-        return fail(QStringLiteral("\"storage\": '%1' is not in the catalog (%2)").arg(storageId, ids.join(QStringLiteral(", "))));
+        return fail(QStringLiteral("\"storage\": '%1' is not in the catalog (%2)")
+                        .arg(storageId, ids.join(QStringLiteral(", "))));
     }
     c.storage = *st;
     // Overrides; a bandwidth must be above 0 (a link that moves nothing never finishes).

@@ -25,12 +25,12 @@ namespace gml::sim {
 // defaults to the GPU's own.
 struct Cluster
 {
-    QString id;   // the preset's name, or the file's base name
+    QString id; // the preset's name, or the file's base name
     QString name;
     int nodes = 1;
     int gpusPerNode = 1;
     int cpusPerNode = 2;
-    int gpusPerHostLink = 1; // GPUs behind one PCIe switch, sharing its uplink to the host
+    int gpusPerHostLink = 1;     // GPUs behind one PCIe switch, sharing its uplink to the host
     double oversubscription = 1; // the nodes' total network bandwidth over the core's
     Device gpu;
     Cpu cpu;
@@ -45,7 +45,8 @@ struct Cluster
     static QStringList presets();
     // A preset name or a JSON file; errors name the file and the field.
     static std::optional<Cluster> load(const QString &presetOrFile, QString *error);
-    static std::optional<Cluster> fromJson(const QJsonObject &o, const QString &origin, QString *error);
+    static std::optional<Cluster> fromJson(const QJsonObject &o, const QString &origin,
+                                           QString *error);
 };
 
 } // namespace gml::sim

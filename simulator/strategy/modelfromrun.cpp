@@ -47,7 +47,9 @@ std::optional<LayerGraph> layerGraphFromRun(Project &project, RunId run, QString
     const DependencyGraph &g = *built;
     const auto its = g.iterations();
     if (its.empty())
-        return fail(QStringLiteral("run '%1' has no ProfilerStep#N iterations to take a layer graph from").arg(runName));
+        return fail(
+            QStringLiteral("run '%1' has no ProfilerStep#N iterations to take a layer graph from")
+                .arg(runName));
     // The median iteration.
     std::vector<int> byLength(its.begin(), its.end());
     std::sort(byLength.begin(), byLength.end(), [&](int a, int b) {
@@ -57,7 +59,8 @@ std::optional<LayerGraph> layerGraphFromRun(Project &project, RunId run, QString
     const Container &step = g.containers()[size_t(byLength[byLength.size() / 2])];
     const Resource &stepRes = g.resources()[size_t(step.resource)];
     static const QRegularExpression backwardName(QStringLiteral("(?i)backward|evaluate_function"));
-    static const QRegularExpression optimizerName(QStringLiteral("^Optimizer\\.(step|zero_grad)#(\\w+)"));
+    static const QRegularExpression optimizerName(
+        QStringLiteral("^Optimizer\\.(step|zero_grad)#(\\w+)"));
     QString optimizer;
     // A kernel's phase, by the host op that launched it: the optimizer's step; forward when
     // launched within the step by its own thread outside autograd's backward functions;
@@ -86,7 +89,8 @@ std::optional<LayerGraph> layerGraphFromRun(Project &project, RunId run, QString
         if (n.launcher < 0)
             return -1;
         int best = -1;
-        for (int c = g.nodes()[size_t(n.launcher)].container; c >= 0; c = g.containers()[size_t(c)].parent) {
+        for (int c = g.nodes()[size_t(n.launcher)].container; c >= 0;
+             c = g.containers()[size_t(c)].parent) {
             if (isProfilerStep(g.name(g.containers()[size_t(c)].name)))
                 break;
             best = c;
@@ -101,18 +105,22 @@ std::optional<LayerGraph> layerGraphFromRun(Project &project, RunId run, QString
         const Node &n = g.nodes()[i];
         const Resource &r = g.resources()[size_t(n.resource)];
         // The step's kernels may run after it on the host (the GPU lags): a step's length more.
-        if (!r.gpu || r.source != stepRes.source || r.rank != stepRes.rank || n.start < step.start ||
-            n.start >= step.end + (step.end - step.start))
+        if (!r.gpu || r.source != stepRes.source || r.rank != stepRes.rank ||
+            n.start < step.start || n.start >= step.end + (step.end - step.start))
             continue;
         if (n.kind == NodeKind::Collective && n.collectiveOp == allReduceOp && phaseOf(n))
             allReduceBytes += double(n.bytes); // launched within the step, not the next one's
         if (n.kind == NodeKind::Kernel)
             kernels.push_back(int(i));
     }
-    std::sort(kernels.begin(), kernels.end(), [&](int a, int b) { return g.nodes()[size_t(a)].start < g.nodes()[size_t(b)].start; });
+    std::sort(kernels.begin(), kernels.end(), [&](int a, int b) {
+        return g.nodes()[size_t(a)].start < g.nodes()[size_t(b)].start;
+    });
     if (kernels.empty())
-        return fail(QStringLiteral("run '%1' has no GPU kernels in its iteration %2 to take a layer graph from")
-                        .arg(runName, g.name(step.name)));
+        return fail(
+            QStringLiteral(
+                "run '%1' has no GPU kernels in its iteration %2 to take a layer graph from")
+                .arg(runName, g.name(step.name)));
     LayerGraph out;
     out.id = QStringLiteral("run:%1").arg(runName);
     out.name = QStringLiteral("%1 (measured)").arg(runName);
@@ -162,7 +170,8 @@ std::optional<LayerGraph> layerGraphFromRun(Project &project, RunId run, QString
         }
     }
     if (forward.empty())
-        return fail(QStringLiteral("run '%1': no forward kernels in iteration %2 (every kernel was launched by a backward "
+        return fail(QStringLiteral("run '%1': no forward kernels in iteration %2 (every kernel was "
+                                   "launched by a backward "
                                    "or optimizer op)")
                         .arg(runName, g.name(step.name)));
     TimeNs forwardBusy = 0;
@@ -172,7 +181,8 @@ std::optional<LayerGraph> layerGraphFromRun(Project &project, RunId run, QString
     // The batch: the first forward operator's input, else the run's params.
     int batch = 0;
     if (firstOperator >= 0)
-        if (const auto details = sliceDetails(project, g.containers()[size_t(firstOperator)].slice)) {
+        if (const auto details =
+                sliceDetails(project, g.containers()[size_t(firstOperator)].slice)) {
             const QJsonArray dims = details->args.value(QStringLiteral("Input Dims")).toArray();
             for (const auto &d : dims)
                 if (d.toArray().size() >= 2) {
@@ -186,9 +196,12 @@ std::optional<LayerGraph> layerGraphFromRun(Project &project, RunId run, QString
     out.measuredBatch = batch > 0 ? batch : 1;
     out.defaultBatch = out.measuredBatch;
     if (batch <= 0)
-        out.name += QStringLiteral(" (batch size not recorded: one sample stands for one measured batch)");
+        out.name +=
+            QStringLiteral(" (batch size not recorded: one sample stands for one measured batch)");
     out.measuredUpdateNs = optimizerTime.busy + optimizerTime.gap;
-    out.optimizer = optimizer.contains(QLatin1String("adam"), Qt::CaseInsensitive) ? QStringLiteral("adam") : QStringLiteral("sgd");
+    out.optimizer = optimizer.contains(QLatin1String("adam"), Qt::CaseInsensitive)
+                        ? QStringLiteral("adam")
+                        : QStringLiteral("sgd");
     // Parameters: the gradients all-reduced, else what the optimizer's memory traffic implies.
     double params = allReduceBytes / 4;
     QString paramsFrom = QStringLiteral("its gradient all-reduces");
@@ -206,13 +219,18 @@ std::optional<LayerGraph> layerGraphFromRun(Project &project, RunId run, QString
         const int op = operatorOf(first);
         Layer l;
         l.kind = QStringLiteral("measured");
-        l.name = QStringLiteral("%1 %2").arg(i).arg(op >= 0 ? g.name(g.containers()[size_t(op)].name) : g.name(first.name).left(40));
+        l.name = QStringLiteral("%1 %2").arg(i).arg(
+            op >= 0 ? g.name(g.containers()[size_t(op)].name) : g.name(first.name).left(40));
         l.forwardNs = std::max<TimeNs>(1, a.busy);
         l.backwardNs = TimeNs(std::llround(double(a.busy) * backwardShare));
         l.computeShare = a.busy > 0 ? double(a.compute) / double(a.busy) : 0;
         l.forwardGapNs = a.gap;
-        l.backwardGapNs = forwardBusy > 0 ? TimeNs(std::llround(double(backward.gap) * double(a.busy) / double(forwardBusy))) : 0;
-        const double weight = computeTotal > 0 ? double(a.compute) / double(computeTotal) : double(a.busy) / double(forwardBusy);
+        l.backwardGapNs =
+            forwardBusy > 0
+                ? TimeNs(std::llround(double(backward.gap) * double(a.busy) / double(forwardBusy)))
+                : 0;
+        const double weight = computeTotal > 0 ? double(a.compute) / double(computeTotal)
+                                               : double(a.busy) / double(forwardBusy);
         l.params = qint64(std::llround(params * weight));
         // Only the measured time tells the device ratio; FLOPs stand for it at the catalog peak.
         if (device)
@@ -226,22 +244,28 @@ std::optional<LayerGraph> layerGraphFromRun(Project &project, RunId run, QString
     double copied = 0;
     for (const Node &n : g.nodes()) {
         const Resource &r = g.resources()[size_t(n.resource)];
-        if (r.gpu && r.source == stepRes.source && r.rank == stepRes.rank && n.kind == NodeKind::Memcpy &&
-            n.start >= step.start && n.start < step.end && g.name(n.name).contains(QLatin1String("HtoD")))
+        if (r.gpu && r.source == stepRes.source && r.rank == stepRes.rank &&
+            n.kind == NodeKind::Memcpy && n.start >= step.start && n.start < step.end &&
+            g.name(n.name).contains(QLatin1String("HtoD")))
             copied += double(n.bytes);
     }
     out.inputBytes = copied / out.measuredBatch;
     out.sampleBytes = out.inputBytes;
     out.preprocessNs = 0;
     out.epochSamples = qint64(out.measuredBatch) * 1000;
-    out.reference = QStringLiteral("%1 layers from %2 of run '%3' on %4, batch %5; %6 M parameters from %7; backward %8x "
-                                   "the forward kernel time")
-                        .arg(out.layers.size())
-                        .arg(g.name(step.name), runName, out.measuredDevice.isEmpty() ? QStringLiteral("an unknown GPU") : out.measuredDevice)
-                        .arg(out.measuredBatch)
-                        .arg(params / 1e6, 0, 'f', 2)
-                        .arg(params > 0 ? paramsFrom : QStringLiteral("nothing (no all-reduce or optimizer kernels found)"))
-                        .arg(backwardShare, 0, 'f', 2);
+    out.reference =
+        QStringLiteral(
+            "%1 layers from %2 of run '%3' on %4, batch %5; %6 M parameters from %7; backward %8x "
+            "the forward kernel time")
+            .arg(out.layers.size())
+            .arg(g.name(step.name), runName,
+                 out.measuredDevice.isEmpty() ? QStringLiteral("an unknown GPU")
+                                              : out.measuredDevice)
+            .arg(out.measuredBatch)
+            .arg(params / 1e6, 0, 'f', 2)
+            .arg(params > 0 ? paramsFrom
+                            : QStringLiteral("nothing (no all-reduce or optimizer kernels found)"))
+            .arg(backwardShare, 0, 'f', 2);
     return out;
 }
 

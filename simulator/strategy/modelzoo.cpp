@@ -57,8 +57,8 @@ public:
     T input(int c, int h, int w) { return {{}, c, h, w}; }
 
     // Convolution (+ batch norm) (+ ReLU): one layer.
-    T conv(const T &in, const QString &name, int cout, int kh, int kw, int stride, int ph, int pw, bool bias,
-           bool bn, bool relu)
+    T conv(const T &in, const QString &name, int cout, int kh, int kw, int stride, int ph, int pw,
+           bool bias, bool bn, bool relu)
     {
         const int ho = (in.h + 2 * ph - kh) / stride + 1;
         const int wo = (in.w + 2 * pw - kw) / stride + 1;
@@ -177,7 +177,8 @@ LayerGraph alexnet()
     LayerGraph g;
     g.id = QStringLiteral("alexnet");
     g.name = QStringLiteral("AlexNet");
-    g.reference = QStringLiteral("torchvision alexnet: 61,100,840 parameters, 0.71 G multiply-adds at 224x224");
+    g.reference = QStringLiteral(
+        "torchvision alexnet: 61,100,840 parameters, 0.71 G multiply-adds at 224x224");
     g.defaultBatch = 128;
     imageNet(g, 224);
     CnnBuilder b(g);
@@ -201,18 +202,24 @@ LayerGraph vgg(int depth)
     LayerGraph g;
     g.id = QStringLiteral("vgg%1").arg(depth);
     g.name = QStringLiteral("VGG-%1").arg(depth);
-    g.reference = depth == 16 ? QStringLiteral("torchvision vgg16: 138,357,544 parameters, 15.47 G multiply-adds at 224x224")
-                              : QStringLiteral("torchvision vgg19: 143,667,240 parameters, 19.63 G multiply-adds at 224x224");
+    g.reference =
+        depth == 16
+            ? QStringLiteral(
+                  "torchvision vgg16: 138,357,544 parameters, 15.47 G multiply-adds at 224x224")
+            : QStringLiteral(
+                  "torchvision vgg19: 143,667,240 parameters, 19.63 G multiply-adds at 224x224");
     g.defaultBatch = 32;
     imageNet(g, 224);
-    const std::vector<int> perStage = depth == 16 ? std::vector<int>{2, 2, 3, 3, 3} : std::vector<int>{2, 2, 4, 4, 4};
+    const std::vector<int> perStage =
+        depth == 16 ? std::vector<int>{2, 2, 3, 3, 3} : std::vector<int>{2, 2, 4, 4, 4};
     const int widths[] = {64, 128, 256, 512, 512};
     CnnBuilder b(g);
     auto x = b.input(3, 224, 224);
     int index = 0;
     for (size_t s = 0; s < perStage.size(); ++s) {
         for (int k = 0; k < perStage[s]; ++k) {
-            x = b.conv(x, QStringLiteral("features.%1").arg(index), widths[s], 3, 3, 1, 1, 1, true, false, true);
+            x = b.conv(x, QStringLiteral("features.%1").arg(index), widths[s], 3, 3, 1, 1, 1, true,
+                       false, true);
             index += 2;
         }
         x = b.pool(x, QStringLiteral("features.%1").arg(index), 2, 2, 0);
@@ -229,7 +236,8 @@ LayerGraph resnet50()
     LayerGraph g;
     g.id = QStringLiteral("resnet50");
     g.name = QStringLiteral("ResNet-50");
-    g.reference = QStringLiteral("torchvision resnet50 (v1.5): 25,557,032 parameters, 4.09 G multiply-adds at 224x224");
+    g.reference = QStringLiteral(
+        "torchvision resnet50 (v1.5): 25,557,032 parameters, 4.09 G multiply-adds at 224x224");
     g.defaultBatch = 32;
     imageNet(g, 224);
     CnnBuilder b(g);
@@ -243,11 +251,15 @@ LayerGraph resnet50()
             const int stride = (k == 0 && stage > 0) ? 2 : 1;
             const QString p = QStringLiteral("layer%1.%2.").arg(stage + 1).arg(k);
             auto identity = x;
-            auto y = b.conv(x, p + QStringLiteral("conv1"), planes, 1, 1, 1, 0, 0, false, true, true);
-            y = b.conv(y, p + QStringLiteral("conv2"), planes, 3, 3, stride, 1, 1, false, true, true);
-            y = b.conv(y, p + QStringLiteral("conv3"), planes * 4, 1, 1, 1, 0, 0, false, true, false);
+            auto y =
+                b.conv(x, p + QStringLiteral("conv1"), planes, 1, 1, 1, 0, 0, false, true, true);
+            y = b.conv(y, p + QStringLiteral("conv2"), planes, 3, 3, stride, 1, 1, false, true,
+                       true);
+            y = b.conv(y, p + QStringLiteral("conv3"), planes * 4, 1, 1, 1, 0, 0, false, true,
+                       false);
             if (k == 0)
-                identity = b.conv(x, p + QStringLiteral("downsample"), planes * 4, 1, 1, stride, 0, 0, false, true, false);
+                identity = b.conv(x, p + QStringLiteral("downsample"), planes * 4, 1, 1, stride, 0,
+                                  0, false, true, false);
             x = b.residual(y, identity);
         }
     }
@@ -261,13 +273,15 @@ LayerGraph inception3()
     LayerGraph g;
     g.id = QStringLiteral("inception3");
     g.name = QStringLiteral("Inception-v3");
-    g.reference = QStringLiteral("torchvision inception_v3 without its auxiliary classifier: 23,834,568 parameters "
-                                 "(27,161,264 with it), 5.71 G multiply-adds at 299x299");
+    g.reference = QStringLiteral(
+        "torchvision inception_v3 without its auxiliary classifier: 23,834,568 parameters "
+        "(27,161,264 with it), 5.71 G multiply-adds at 299x299");
     g.defaultBatch = 32;
     imageNet(g, 299);
     CnnBuilder b(g);
     using T = CnnBuilder::T;
-    auto conv = [&](const T &in, const QString &name, int cout, int kh, int kw, int stride, int ph, int pw) {
+    auto conv = [&](const T &in, const QString &name, int cout, int kh, int kw, int stride, int ph,
+                    int pw) {
         return b.conv(in, name, cout, kh, kw, stride, ph, pw, false, true, true);
     };
     auto x = b.input(3, 299, 299);
@@ -356,7 +370,8 @@ LayerGraph inception3()
 // weighted sum, 2·s·h·V for a language-model head.
 struct TransformerShape
 {
-    int layers = 12, hidden = 768, heads = 12, seq = 128, vocab = 30522, positions = 512, typeVocab = 0;
+    int layers = 12, hidden = 768, heads = 12, seq = 128, vocab = 30522, positions = 512,
+        typeVocab = 0;
     bool lmHead = false;   // a tied language-model head (GPT-2)
     bool pooler = false;   // BERT's pooler and a 2-way classifier
     bool postNorm = false; // BERT: norm after each sublayer, plus the embeddings' norm
@@ -370,7 +385,8 @@ LayerGraph transformer(const TransformerShape &s)
     Layer emb;
     emb.name = QStringLiteral("embeddings");
     emb.kind = QStringLiteral("embedding");
-    emb.params = qint64(s.vocab + s.positions + s.typeVocab) * s.hidden + (s.postNorm ? 2 * s.hidden : 0);
+    emb.params =
+        qint64(s.vocab + s.positions + s.typeVocab) * s.hidden + (s.postNorm ? 2 * s.hidden : 0);
     emb.elemBytes = tokenBytes * ((s.typeVocab ? 3 : 2) + 1 + (s.postNorm ? 3 : 0));
     emb.activationBytes = tokenBytes;
     emb.kernels = s.postNorm ? 3 : 2;
@@ -435,8 +451,10 @@ LayerGraph bertBase()
     LayerGraph g = transformer(s);
     g.id = QStringLiteral("bert-base");
     g.name = QStringLiteral("BERT-base");
-    g.reference = QStringLiteral("Hugging Face bert-base-uncased for sequence classification (2 labels): 109,483,778 "
-                                 "parameters; forward 24·s·h²·L + 4·s²·h·L multiply-add FLOPs at s = 128 (Narayanan et al.)");
+    g.reference = QStringLiteral(
+        "Hugging Face bert-base-uncased for sequence classification (2 labels): 109,483,778 "
+        "parameters; forward 24·s·h²·L + 4·s²·h·L multiply-add FLOPs at s = 128 (Narayanan et "
+        "al.)");
     g.defaultBatch = 32;
     g.optimizer = QStringLiteral("adam");
     // A tokenised sequence of 128 ids (int64) and its mask; GLUE-sized fine-tuning sets.
@@ -457,8 +475,9 @@ LayerGraph gpt2()
     LayerGraph g = transformer(s);
     g.id = QStringLiteral("gpt2");
     g.name = QStringLiteral("GPT-2 small");
-    g.reference = QStringLiteral("Hugging Face gpt2: 124,439,808 parameters (tied output embedding); forward "
-                                 "24·s·h²·L + 4·s²·h·L + 2·s·h·V FLOPs at s = 1,024 (Narayanan et al.)");
+    g.reference =
+        QStringLiteral("Hugging Face gpt2: 124,439,808 parameters (tied output embedding); forward "
+                       "24·s·h²·L + 4·s²·h·L + 2·s·h·V FLOPs at s = 1,024 (Narayanan et al.)");
     g.defaultBatch = 8;
     g.optimizer = QStringLiteral("adam");
     g.sampleBytes = 1024 * 2; // uint16 token ids, as nanoGPT stores OpenWebText
@@ -472,8 +491,9 @@ LayerGraph gpt2()
 
 QStringList builtinModels()
 {
-    return {QStringLiteral("alexnet"), QStringLiteral("vgg16"), QStringLiteral("vgg19"), QStringLiteral("resnet50"),
-            QStringLiteral("inception3"), QStringLiteral("bert-base"), QStringLiteral("gpt2")};
+    return {QStringLiteral("alexnet"),  QStringLiteral("vgg16"),      QStringLiteral("vgg19"),
+            QStringLiteral("resnet50"), QStringLiteral("inception3"), QStringLiteral("bert-base"),
+            QStringLiteral("gpt2")};
 }
 
 std::optional<LayerGraph> builtinModel(const QString &id, QString *error)
@@ -487,14 +507,17 @@ std::optional<LayerGraph> builtinModel(const QString &id, QString *error)
         return vgg(19);
     if (key == QLatin1String("resnet50") || key == QLatin1String("resnet-50"))
         return resnet50();
-    if (key == QLatin1String("inception3") || key == QLatin1String("inceptionv3") || key == QLatin1String("inception-v3"))
+    if (key == QLatin1String("inception3") || key == QLatin1String("inceptionv3") ||
+        key == QLatin1String("inception-v3"))
         return inception3();
-    if (key == QLatin1String("bert-base") || key == QLatin1String("bert") || key == QLatin1String("bertbase"))
+    if (key == QLatin1String("bert-base") || key == QLatin1String("bert") ||
+        key == QLatin1String("bertbase"))
         return bertBase();
     if (key == QLatin1String("gpt2") || key == QLatin1String("gpt-2"))
         return gpt2();
     if (error)
-        *error = QStringLiteral("unknown model '%1' (built-in: %2)").arg(id, builtinModels().join(QStringLiteral(", ")));
+        *error = QStringLiteral("unknown model '%1' (built-in: %2)")
+                     .arg(id, builtinModels().join(QStringLiteral(", ")));
     return std::nullopt;
 }
 

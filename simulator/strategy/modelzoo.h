@@ -18,14 +18,14 @@ namespace gml::sim {
 struct Layer
 {
     QString name;
-    QString kind;            // conv, fc, pool, embedding, attention, mlp, head, measured
-    double flops = 0;        // multiply-adds count 2
-    double matBytes = 0;     // memory traffic of the conv/GEMM part: its input read, output written
-    double elemBytes = 0;    // memory traffic of the element-wise part (norm, activation, pool, add)
+    QString kind;         // conv, fc, pool, embedding, attention, mlp, head, measured
+    double flops = 0;     // multiply-adds count 2
+    double matBytes = 0;  // memory traffic of the conv/GEMM part: its input read, output written
+    double elemBytes = 0; // memory traffic of the element-wise part (norm, activation, pool, add)
     qint64 params = 0;
     double activationBytes = 0; // what the backward pass keeps of it
-    int kernels = 1;         // GPU kernels a forward pass launches (backward: twice as many)
-    std::vector<int> inputs; // the layers it reads, earlier in the list; empty: the model input
+    int kernels = 1;            // GPU kernels a forward pass launches (backward: twice as many)
+    std::vector<int> inputs;    // the layers it reads, earlier in the list; empty: the model input
     // A layer taken from a measured run: its measured times at the graph's measured batch on
     // the measured device (then flops and bytes only say how it scales elsewhere).
     TimeNs forwardNs = 0;
@@ -60,7 +60,7 @@ struct LayerGraph
     TimeNs measuredUpdateNs = 0; // the optimizer's kernels and the GPU idle between them
 
     qint64 params() const;
-    double flops() const; // forward, per sample
+    double flops() const;           // forward, per sample
     double activationBytes() const; // per sample
     // Memory traffic of one optimizer update, per parameter (fp32): SGD with momentum reads
     // weight, gradient and momentum and writes weight and momentum; Adam also reads and writes

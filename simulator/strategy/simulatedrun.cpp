@@ -44,7 +44,8 @@ QJsonObject headline(const SimResult &r)
 
 } // namespace
 
-std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, const QString &name, QString *error)
+std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, const QString &name,
+                                      QString *error)
 {
     auto &db = project.db();
     auto fail = [&](const QString &why) -> std::optional<RunId> {
@@ -55,7 +56,8 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
     };
     if (!project.begin(error))
         return std::nullopt;
-    if (QString why; !dropDerivedRun(project, name, QStringLiteral("simulated"), QStringLiteral("a simulation"), &why))
+    if (QString why; !dropDerivedRun(project, name, QStringLiteral("simulated"),
+                                     QStringLiteral("a simulation"), &why))
         return fail(why);
     // Where the run starts on the project clock: with the measured run it came from, else with
     // the project's first measured or predicted data (0 in a project of simulations only).
@@ -63,12 +65,14 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
     {
         const QString &from = r.config.model.measuredRun;
         // On the project clock: a track's times plus its source's clock offset and alignment.
-        auto st = db.prepare(from.isEmpty() ? "SELECT min(t.start_ns + coalesce(src.clock_offset_ns + src.align_ns, 0)) "
-                                              "FROM track t JOIN run r ON r.id = t.run_id "
-                                              "LEFT JOIN source src ON src.id = t.source_id WHERE r.kind != 'simulated'"
-                                            : "SELECT min(t.start_ns + coalesce(src.clock_offset_ns + src.align_ns, 0)) "
-                                              "FROM track t JOIN run r ON r.id = t.run_id "
-                                              "LEFT JOIN source src ON src.id = t.source_id WHERE r.name = ?");
+        auto st = db.prepare(
+            from.isEmpty()
+                ? "SELECT min(t.start_ns + coalesce(src.clock_offset_ns + src.align_ns, 0)) "
+                  "FROM track t JOIN run r ON r.id = t.run_id "
+                  "LEFT JOIN source src ON src.id = t.source_id WHERE r.kind != 'simulated'"
+                : "SELECT min(t.start_ns + coalesce(src.clock_offset_ns + src.align_ns, 0)) "
+                  "FROM track t JOIN run r ON r.id = t.run_id "
+                  "LEFT JOIN source src ON src.id = t.source_id WHERE r.name = ?");
         if (!from.isEmpty())
             st.bind(1, from);
         if (st.step() && !st.isNull(0))
@@ -93,7 +97,8 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
     }
     SourceId source = 0;
     {
-        auto st = db.prepare("INSERT INTO source(run_id, path, format, status) VALUES(?, ?, 'simulator', 'failed')");
+        auto st = db.prepare(
+            "INSERT INTO source(run_id, path, format, status) VALUES(?, ?, 'simulator', 'failed')");
         st.bind(1, run);
         st.bind(2, QStringLiteral("simulator:%1").arg(name));
         if (!st.exec())
@@ -140,27 +145,42 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
                 TrackSpec d;
                 d.kind = TrackKind::Gpu;
                 d.parent = host(info.node);
-                d.name = QStringLiteral("GPU %1 (%2) · worker %3").arg(info.worker % c.cluster.gpusPerNode).arg(c.cluster.gpu.id).arg(info.worker);
+                d.name = QStringLiteral("GPU %1 (%2) · worker %3")
+                             .arg(info.worker % c.cluster.gpusPerNode)
+                             .arg(c.cluster.gpu.id)
+                             .arg(info.worker);
                 d.rank = info.worker;
                 d.pid = QString::number(info.worker % c.cluster.gpusPerNode);
                 d.sortKey = info.worker;
                 gpu = w.addTrack(d);
             }
             s.parent = gpu;
-            s.kind = info.role == Role::Compute || info.role == Role::Copy ? TrackKind::Stream : TrackKind::Thread;
+            s.kind = info.role == Role::Compute || info.role == Role::Copy ? TrackKind::Stream
+                                                                           : TrackKind::Thread;
             s.sortKey = int(info.role); // compute, copy, network, reads, input
             switch (info.role) {
-            case Role::Compute: s.name = QStringLiteral("compute stream"); break;
-            case Role::Copy: s.name = QStringLiteral("copy stream (host to device)"); break;
-            case Role::Reader: s.name = QStringLiteral("storage reads"); break;
-            case Role::Input: s.name = QStringLiteral("input pipeline"); break;
-            default: s.name = QStringLiteral("network (transfers)"); break;
+            case Role::Compute:
+                s.name = QStringLiteral("compute stream");
+                break;
+            case Role::Copy:
+                s.name = QStringLiteral("copy stream (host to device)");
+                break;
+            case Role::Reader:
+                s.name = QStringLiteral("storage reads");
+                break;
+            case Role::Input:
+                s.name = QStringLiteral("input pipeline");
+                break;
+            default:
+                s.name = QStringLiteral("network (transfers)");
+                break;
             }
         } else {
             TrackSpec p;
             p.kind = TrackKind::Process;
             p.parent = host(info.node);
-            p.name = QStringLiteral("parameter server %1 (%2)").arg(info.server).arg(c.cluster.cpu.id);
+            p.name =
+                QStringLiteral("parameter server %1 (%2)").arg(info.server).arg(c.cluster.cpu.id);
             p.sortKey = 1000 + info.server;
             s.parent = w.addTrack(p);
             s.kind = TrackKind::Thread;
@@ -189,7 +209,8 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
                              : role == Role::Network ? netCat
                              : role == Role::Server  ? updateCat
                                                      : cpuCat;
-        w.addSlice(trackOf[size_t(n.resource)], origin + r.replay.start[i], r.replay.end[i] - r.replay.start[i], id, cat);
+        w.addSlice(trackOf[size_t(n.resource)], origin + r.replay.start[i],
+                   r.replay.end[i] - r.replay.start[i], id, cat);
     }
     const auto spans = detail::iterationSpans(r);
     const StringId stepCat = w.intern("iteration");

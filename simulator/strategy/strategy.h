@@ -33,12 +33,12 @@ struct SimConfig
     LayerGraph model;
     Strategy strategy = Strategy::Default;
     int workers = 1;
-    int servers = 1;         // parameter server shards
+    int servers = 1;           // parameter server shards
     bool asyncUpdates = false; // parameter server: each worker's update applied on arrival
-    int batch = 0;           // per worker (0: the model's default)
-    int globalBatch = 0;     // > 0: this many samples per iteration split over the workers
+    int batch = 0;             // per worker (0: the model's default)
+    int globalBatch = 0;       // > 0: this many samples per iteration split over the workers
     QString allReduce = QStringLiteral("ring"); // multi-worker: ring or tree
-    double bucketMB = 25;    // gradient buckets (multi-worker; PyTorch DDP's default)
+    double bucketMB = 25;           // gradient buckets (multi-worker; PyTorch DDP's default)
     bool criticalPathFirst = false; // else depth-first order, as TensorFlow issues ops
     int iterations = 10;
     // Batches made on the GPU (tf_cnn_benchmarks' default): no reading, decoding or copying.
@@ -61,21 +61,22 @@ struct SimConfig
 // are more than two) and over the workers.
 struct SimMetrics
 {
-    TimeNs executionNs = 0;     // the whole simulated run
-    TimeNs iterationNs = 0;     // mean iteration time
+    TimeNs executionNs = 0; // the whole simulated run
+    TimeNs iterationNs = 0; // mean iteration time
     std::vector<TimeNs> iterationTimes;
-    TimeNs computationNs = 0;   // per worker and iteration: forward, backward and update
-    TimeNs communicationNs = 0; // per worker and iteration: its gradient and weight transfers in flight
-    TimeNs memoryNs = 0;        // per worker and iteration: input read and host-to-device copy
-    double deviceUsage = 0;     // the workers' GPUs busy computing, over the run
-    double throughput = 0;      // samples/s
-    TimeNs epochNs = 0;         // one epoch of the model's dataset at this throughput
-    double energyJ = 0;         // the whole run, GPUs and the CPUs serving or loading
+    TimeNs computationNs = 0; // per worker and iteration: forward, backward and update
+    TimeNs communicationNs =
+        0;                  // per worker and iteration: its gradient and weight transfers in flight
+    TimeNs memoryNs = 0;    // per worker and iteration: input read and host-to-device copy
+    double deviceUsage = 0; // the workers' GPUs busy computing, over the run
+    double throughput = 0;  // samples/s
+    TimeNs epochNs = 0;     // one epoch of the model's dataset at this throughput
+    double energyJ = 0;     // the whole run, GPUs and the CPUs serving or loading
     double energyPerIterationJ = 0;
-    double speedup = 0;         // epoch time with one worker of this strategy over this one's
-    double scalingEfficiency = 0; // speedup / workers
+    double speedup = 0;             // epoch time with one worker of this strategy over this one's
+    double scalingEfficiency = 0;   // speedup / workers
     double normalizedExecution = 0; // epoch time over that of the default strategy (one device)
-    double computeTotalFlops = 0; // all workers, all iterations (work conservation)
+    double computeTotalFlops = 0;   // all workers, all iterations (work conservation)
     QJsonObject toJson() const;
 };
 
@@ -142,13 +143,15 @@ struct BaselineCache
     QMutex mutex;
     QHash<QString, TimeNs> epochNs;
 };
-std::optional<SimResult> simulateWithBaselines(const SimConfig &config, BaselineCache *cache, QString *error);
+std::optional<SimResult> simulateWithBaselines(const SimConfig &config, BaselineCache *cache,
+                                               QString *error);
 
 // A sweep: the configurations of `base` with the worker counts and batch sizes given (empty:
 // the base's), run in parallel on a thread pool; `progress(done, total)` returning false
 // cancels the rest: the configurations that finished are returned, with `cancelled` set.
 // Results in the order of the configs.
-QList<SimConfig> sweepConfigs(const SimConfig &base, const QList<int> &workers, const QList<int> &batches);
+QList<SimConfig> sweepConfigs(const SimConfig &base, const QList<int> &workers,
+                              const QList<int> &batches);
 // A sweep's values as the CLI and the Simulate panel take them, "1,2,4,8": whole numbers of at
 // least 1, duplicates dropped, in the order given; nullopt on anything else or on none.
 std::optional<QList<int>> parseSweepValues(const QString &text);
@@ -158,7 +161,8 @@ struct SweepOutcome
     QStringList errors; // per configuration that failed: its description and why
     bool cancelled = false;
 };
-SweepOutcome runSweep(const QList<SimConfig> &configs, const std::function<bool(int, int)> &progress = {});
+SweepOutcome runSweep(const QList<SimConfig> &configs,
+                      const std::function<bool(int, int)> &progress = {});
 
 // Writes a result as run `name` of kind 'simulated' in one transaction: per node a host row,
 // per worker its GPU with compute, input and network rows, parameter servers, the storage;
@@ -168,7 +172,8 @@ SweepOutcome runSweep(const QList<SimConfig> &configs, const std::function<bool(
 // The run starts where the measured run its model came from starts, else at the project's
 // first measured or predicted data (0 in a project of simulations only), so the timeline lays
 // it beside those runs rather than years before them.
-std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &result, const QString &name, QString *error);
+std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &result,
+                                      const QString &name, QString *error);
 
 // A name for a result's run: "sim resnet50 ps w8 s2 b32 12x4-v100-edr".
 QString simulatedRunName(const SimConfig &config);

@@ -18,13 +18,8 @@ class JobBuilder
 {
 public:
     JobBuilder(const SimConfig &cfg, SimResult &res)
-        : m_cfg(cfg)
-        , m_cl(cfg.cluster)
-        , m_model(cfg.model)
-        , m_g(*res.graph)
-        , m_fs(*res.flows)
-        , m_res(res)
-        , m_measured(DeviceCatalog::builtin().device(cfg.model.measuredDevice))
+        : m_cfg(cfg), m_cl(cfg.cluster), m_model(cfg.model), m_g(*res.graph), m_fs(*res.flows),
+          m_res(res), m_measured(DeviceCatalog::builtin().device(cfg.model.measuredDevice))
     {
     }
 
@@ -41,7 +36,8 @@ private:
         return id;
     }
     using Role = SimResult::Role;
-    int resource(const QString &label, bool gpu, bool concurrent, int node, int worker, int server, Role role)
+    int resource(const QString &label, bool gpu, bool concurrent, int node, int worker, int server,
+                 Role role)
     {
         Resource r;
         r.name = label;
@@ -66,8 +62,8 @@ private:
         m_fs.flowOfNode.push_back(-1);
         return id;
     }
-    int flow(int res, NodeKind kind, StringId nameId, double bytes, std::vector<int> path, TimeNs latency,
-             int iteration)
+    int flow(int res, NodeKind kind, StringId nameId, double bytes, std::vector<int> path,
+             TimeNs latency, int iteration)
     {
         const int id = node(res, kind, nameId, 0, iteration);
         m_fs.flowOfNode[size_t(id)] = int(m_fs.flows.size());
@@ -81,7 +77,10 @@ private:
         return int(m_fs.links.size()) - 1;
     }
     static TimeNs us(double micros) { return TimeNs(std::llround(1000 * micros)); }
-    void after(int from, int to, EdgeKind kind = EdgeKind::Data) { m_g.addEdge({from, to, kind, true, false, 0}); }
+    void after(int from, int to, EdgeKind kind = EdgeKind::Data)
+    {
+        m_g.addEdge({from, to, kind, true, false, 0});
+    }
     void afterStart(int from, int to) { m_g.addEdge({from, to, EdgeKind::Data, false, false, 0}); }
 
     // Where things are.
@@ -124,7 +123,10 @@ private:
         path.push_back(m_hostDown[size_t(w)]);
         return path;
     }
-    TimeNs networkLatency(bool local) const { return us(local ? m_cl.hostLink.latencyUs : m_cl.network.latencyUs); }
+    TimeNs networkLatency(bool local) const
+    {
+        return us(local ? m_cl.hostLink.latencyUs : m_cl.network.latencyUs);
+    }
 
     // Time of a layer pass on this cluster's GPU (roofline per part, plus kernel overheads).
     TimeNs passTime(const Layer &l, bool backward, int batch) const;
@@ -149,7 +151,8 @@ private:
     SimResult &m_res;
     QHash<QString, StringId> m_names;
     int m_workers = 1;
-    std::vector<int> m_intraOut, m_intraIn, m_hostUp, m_hostDown, m_nicUp, m_nicDown, m_storageLocal, m_serverMem;
+    std::vector<int> m_intraOut, m_intraIn, m_hostUp, m_hostDown, m_nicUp, m_nicDown,
+        m_storageLocal, m_serverMem;
     std::vector<int> m_serverNode;
     int m_core = -1;
     int m_storageShared = -1;
@@ -168,7 +171,7 @@ private:
     std::vector<std::pair<int, double>> m_buckets;
     std::vector<std::vector<int>> m_consumers;
     std::vector<int> m_serverOfLayer;
-    const Device *m_measured; // the device a measured layer graph ran on
+    const Device *m_measured;             // the device a measured layer graph ran on
     std::map<int, PassTimes> m_passTimes; // by batch
 };
 
@@ -189,15 +192,17 @@ TimeNs JobBuilder::passTime(const Layer &l, bool backward, int batch) const
 {
     const double mult = backward ? 2.0 : 1.0;
     const double peak = m_cl.gpu.fp32Tflops * 1e3 * m_cfg.computeEfficiency; // FLOP per ns
-    const double bw = m_cl.gpu.memBwGBps * m_cfg.memoryEfficiency;          // bytes per ns
+    const double bw = m_cl.gpu.memBwGBps * m_cfg.memoryEfficiency;           // bytes per ns
     if (l.forwardNs > 0 || l.backwardNs > 0) {
         // Measured: scale by batch, and by device for its compute-bound and memory-bound parts.
         double ratio = 1;
         if (m_measured && m_measured->fp32Tflops > 0 && m_measured->memBwGBps > 0)
             ratio = l.computeShare * m_measured->fp32Tflops / m_cl.gpu.fp32Tflops +
                     (1 - l.computeShare) * m_measured->memBwGBps / m_cl.gpu.memBwGBps;
-        const double perSample = double(backward ? l.backwardNs : l.forwardNs) / std::max(1, m_model.measuredBatch);
-        return TimeNs(std::llround(perSample * batch * ratio)) + (backward ? l.backwardGapNs : l.forwardGapNs);
+        const double perSample =
+            double(backward ? l.backwardNs : l.forwardNs) / std::max(1, m_model.measuredBatch);
+        return TimeNs(std::llround(perSample * batch * ratio)) +
+               (backward ? l.backwardGapNs : l.forwardGapNs);
     }
     const double compute = mult * batch * l.flops / peak;
     const double matMemory = mult * (batch * l.matBytes + 4.0 * double(l.params)) / bw;
@@ -210,18 +215,22 @@ TimeNs JobBuilder::updateTime(qint64 params) const
 {
     if (m_model.measuredUpdateNs > 0) {
         // As measured, scaled by memory bandwidth (an update is memory-bound).
-        const double ratio = m_measured && m_measured->memBwGBps > 0 ? m_measured->memBwGBps / m_cl.gpu.memBwGBps : 1;
+        const double ratio = m_measured && m_measured->memBwGBps > 0
+                                 ? m_measured->memBwGBps / m_cl.gpu.memBwGBps
+                                 : 1;
         return TimeNs(std::llround(double(m_model.measuredUpdateNs) * ratio));
     }
     const double bw = m_cl.gpu.memBwGBps * m_cfg.memoryEfficiency;
     // A fused (multi-tensor) update: a few kernels per parameter group.
-    return TimeNs(std::llround(double(params) * m_model.updateBytesPerParam() / bw + 4.0 * double(m_cfg.kernelOverheadNs)));
+    return TimeNs(std::llround(double(params) * m_model.updateBytesPerParam() / bw +
+                               4.0 * double(m_cfg.kernelOverheadNs)));
 }
 
 void JobBuilder::makeLinks()
 {
     const int nodes = (m_workers + m_cl.gpusPerNode - 1) / m_cl.gpusPerNode;
-    const int serverNodes = m_cfg.strategy == Strategy::ParameterServer ? std::min(m_cfg.servers, m_cl.nodes) : 0;
+    const int serverNodes =
+        m_cfg.strategy == Strategy::ParameterServer ? std::min(m_cfg.servers, m_cl.nodes) : 0;
     const int usedNodes = std::max(nodes, serverNodes);
     // GPUs behind one PCIe switch share its uplink to the host (DGX-1: two per switch).
     const int perSwitch = std::max(1, m_cl.gpusPerHostLink);
@@ -229,34 +238,51 @@ void JobBuilder::makeLinks()
     for (int w = 0; w < m_workers; ++w) {
         const int local = w % m_cl.gpusPerNode;
         const QString gpu = QStringLiteral("node%1/gpu%2").arg(nodeOf(w)).arg(local);
-        m_intraOut.push_back(link(gpu + QStringLiteral(" ") + m_cl.intraLink.name + QStringLiteral(" out"), m_cl.intraLink.bwGBps, nodeOf(w)));
-        m_intraIn.push_back(link(gpu + QStringLiteral(" ") + m_cl.intraLink.name + QStringLiteral(" in"), m_cl.intraLink.bwGBps, nodeOf(w)));
+        m_intraOut.push_back(
+            link(gpu + QStringLiteral(" ") + m_cl.intraLink.name + QStringLiteral(" out"),
+                 m_cl.intraLink.bwGBps, nodeOf(w)));
+        m_intraIn.push_back(
+            link(gpu + QStringLiteral(" ") + m_cl.intraLink.name + QStringLiteral(" in"),
+                 m_cl.intraLink.bwGBps, nodeOf(w)));
         if (local % perSwitch == 0) {
-            const QString group = perSwitch == 1 ? gpu : QStringLiteral("node%1/gpu%2-%3").arg(nodeOf(w)).arg(local).arg(
-                                                             std::min(local + perSwitch, m_cl.gpusPerNode) - 1);
-            upLink = link(group + QStringLiteral(" ") + m_cl.hostLink.name + QStringLiteral(" to host"), m_cl.hostLink.bwGBps, nodeOf(w));
-            downLink = link(group + QStringLiteral(" ") + m_cl.hostLink.name + QStringLiteral(" from host"), m_cl.hostLink.bwGBps, nodeOf(w));
+            const QString group = perSwitch == 1
+                                      ? gpu
+                                      : QStringLiteral("node%1/gpu%2-%3")
+                                            .arg(nodeOf(w))
+                                            .arg(local)
+                                            .arg(std::min(local + perSwitch, m_cl.gpusPerNode) - 1);
+            upLink =
+                link(group + QStringLiteral(" ") + m_cl.hostLink.name + QStringLiteral(" to host"),
+                     m_cl.hostLink.bwGBps, nodeOf(w));
+            downLink = link(group + QStringLiteral(" ") + m_cl.hostLink.name +
+                                QStringLiteral(" from host"),
+                            m_cl.hostLink.bwGBps, nodeOf(w));
         }
         m_hostUp.push_back(upLink);
         m_hostDown.push_back(downLink);
     }
     for (int n = 0; n < usedNodes; ++n) {
-        m_nicUp.push_back(link(QStringLiteral("node%1 %2 out").arg(n).arg(m_cl.network.name), m_cl.network.bwGBps, n));
-        m_nicDown.push_back(link(QStringLiteral("node%1 %2 in").arg(n).arg(m_cl.network.name), m_cl.network.bwGBps, n));
+        m_nicUp.push_back(link(QStringLiteral("node%1 %2 out").arg(n).arg(m_cl.network.name),
+                               m_cl.network.bwGBps, n));
+        m_nicDown.push_back(link(QStringLiteral("node%1 %2 in").arg(n).arg(m_cl.network.name),
+                                 m_cl.network.bwGBps, n));
         if (!m_cl.storage.shared)
-            m_storageLocal.push_back(link(QStringLiteral("node%1 %2").arg(n).arg(m_cl.storage.name), m_cl.storage.readGBps, n));
+            m_storageLocal.push_back(link(QStringLiteral("node%1 %2").arg(n).arg(m_cl.storage.name),
+                                          m_cl.storage.readGBps, n));
     }
     if (m_cl.oversubscription > 1 && usedNodes > 1)
-        m_core = link(QStringLiteral("network core (%1:1 oversubscribed)").arg(m_cl.oversubscription),
-                      usedNodes * m_cl.network.bwGBps / m_cl.oversubscription, -1);
+        m_core =
+            link(QStringLiteral("network core (%1:1 oversubscribed)").arg(m_cl.oversubscription),
+                 usedNodes * m_cl.network.bwGBps / m_cl.oversubscription, -1);
     if (m_cl.storage.shared)
         m_storageShared = link(m_cl.storage.name, m_cl.storage.readGBps, -1);
     for (int s = 0; m_cfg.strategy == Strategy::ParameterServer && s < m_cfg.servers; ++s) {
         const int n = s % m_cl.nodes;
         m_serverNode.push_back(n);
         m_res.serverMemory.emplace_back(int(m_fs.links.size()), n);
-        m_serverMem.push_back(link(QStringLiteral("server%1 memory (node%2 %3)").arg(s).arg(n).arg(m_cl.cpu.name),
-                                   m_cl.cpu.memBwGBps * m_cfg.memoryEfficiency, n));
+        m_serverMem.push_back(
+            link(QStringLiteral("server%1 memory (node%2 %3)").arg(s).arg(n).arg(m_cl.cpu.name),
+                 m_cl.cpu.memBwGBps * m_cfg.memoryEfficiency, n));
     }
 }
 
@@ -287,9 +313,11 @@ void JobBuilder::allReduce(int iteration, int bucket, const std::vector<int> &re
     for (int w = 0; w < n; ++w)
         after(ready[size_t(w)], in, EdgeKind::Collective);
     const int out = node(m_barrier, NodeKind::Cpu, leaveName, 0, iteration);
-    const StringId flowName = name(QStringLiteral("ncclAllReduce bucket %1 (%2)").arg(bucket).arg(m_cfg.allReduce));
+    const StringId flowName =
+        name(QStringLiteral("ncclAllReduce bucket %1 (%2)").arg(bucket).arg(m_cfg.allReduce));
     auto addFlow = [&](int from, std::vector<int> path, double b, TimeNs latency) {
-        const int f = flow(m_network[size_t(from)], NodeKind::Collective, flowName, b, std::move(path), latency, iteration);
+        const int f = flow(m_network[size_t(from)], NodeKind::Collective, flowName, b,
+                           std::move(path), latency, iteration);
         after(in, f, EdgeKind::Collective);
         after(f, out, EdgeKind::Collective);
         m_res.collectiveDone[size_t(f)] = out;
@@ -313,7 +341,8 @@ void JobBuilder::allReduce(int iteration, int bucket, const std::vector<int> &re
             const int first = node * m_cl.gpusPerNode;
             const int local = std::min(m_cl.gpusPerNode, n - first);
             for (int k = 0; local > 1 && k < local; ++k)
-                addFlow(first + k, gpuToGpu(first + k, first + (k + 1) % local), 2.0 * (local - 1) / local * bytes, latency);
+                addFlow(first + k, gpuToGpu(first + k, first + (k + 1) % local),
+                        2.0 * (local - 1) / local * bytes, latency);
         }
         // Across nodes: two binary trees (the second mirrored), each carrying half, up and down.
         const int lead = m_cl.gpusPerNode;
@@ -346,14 +375,14 @@ void JobBuilder::parameterServerIteration(int iteration)
         std::vector<int> pushes(static_cast<size_t>(n));
         for (int w = 0; w < n; ++w) {
             const bool local = nodeOf(w) == m_serverNode[size_t(s)];
-            pushes[size_t(w)] = flow(m_network[size_t(w)], NodeKind::Collective, pushName, bytes, gpuToServer(w, s),
-                                     networkLatency(local), iteration);
+            pushes[size_t(w)] = flow(m_network[size_t(w)], NodeKind::Collective, pushName, bytes,
+                                     gpuToServer(w, s), networkLatency(local), iteration);
             after(m_bwd[size_t(w)][size_t(l)], pushes[size_t(w)]);
         }
         auto pullTo = [&](int w, int update) {
             const bool local = nodeOf(w) == m_serverNode[size_t(s)];
-            const int pull = flow(m_network[size_t(w)], NodeKind::Collective, pullName, bytes, serverToGpu(s, w),
-                                  networkLatency(local), iteration);
+            const int pull = flow(m_network[size_t(w)], NodeKind::Collective, pullName, bytes,
+                                  serverToGpu(s, w), networkLatency(local), iteration);
             after(update, pull);
             m_pull[size_t(w)][size_t(l)] = pull;
         };
@@ -361,15 +390,16 @@ void JobBuilder::parameterServerIteration(int iteration)
             // Each worker's gradient is applied on arrival; it pulls the weights that result.
             for (int w = 0; w < n; ++w) {
                 const int update = flow(m_serverRes[size_t(s)], NodeKind::Kernel, updateName,
-                                        double(params) * m_model.updateBytesPerParam(), {m_serverMem[size_t(s)]}, 0, iteration);
+                                        double(params) * m_model.updateBytesPerParam(),
+                                        {m_serverMem[size_t(s)]}, 0, iteration);
                 after(pushes[size_t(w)], update);
                 pullTo(w, update);
             }
         } else {
             // The shard sums every worker's gradient, then updates once.
             const int update = flow(m_serverRes[size_t(s)], NodeKind::Kernel, updateName,
-                                    double(params) * (4.0 * n + m_model.updateBytesPerParam()), {m_serverMem[size_t(s)]}, 0,
-                                    iteration);
+                                    double(params) * (4.0 * n + m_model.updateBytesPerParam()),
+                                    {m_serverMem[size_t(s)]}, 0, iteration);
             for (int w = 0; w < n; ++w)
                 after(pushes[size_t(w)], update);
             for (int w = 0; w < n; ++w)
@@ -401,19 +431,32 @@ void JobBuilder::build()
     // Resources.
     for (int w = 0; w < n; ++w) {
         const int host = nodeOf(w);
-        const QString gpu = QStringLiteral("worker %1 (node%2/gpu%3 %4)").arg(w).arg(host).arg(w % m_cl.gpusPerNode).arg(m_cl.gpu.id);
-        m_compute.push_back(resource(gpu + QStringLiteral(" compute"), true, false, host, w, -1, Role::Compute));
-        m_copy.push_back(resource(gpu + QStringLiteral(" host to device"), true, false, host, w, -1, Role::Copy));
+        const QString gpu = QStringLiteral("worker %1 (node%2/gpu%3 %4)")
+                                .arg(w)
+                                .arg(host)
+                                .arg(w % m_cl.gpusPerNode)
+                                .arg(m_cl.gpu.id);
+        m_compute.push_back(
+            resource(gpu + QStringLiteral(" compute"), true, false, host, w, -1, Role::Compute));
+        m_copy.push_back(resource(gpu + QStringLiteral(" host to device"), true, false, host, w, -1,
+                                  Role::Copy));
         if (!m_cfg.syntheticData) {
-            m_reader.push_back(resource(gpu + QStringLiteral(" storage reads"), false, false, host, w, -1, Role::Reader));
-            m_input.push_back(resource(gpu + QStringLiteral(" input pipeline"), false, false, host, w, -1, Role::Input));
+            m_reader.push_back(resource(gpu + QStringLiteral(" storage reads"), false, false, host,
+                                        w, -1, Role::Reader));
+            m_input.push_back(resource(gpu + QStringLiteral(" input pipeline"), false, false, host,
+                                       w, -1, Role::Input));
         }
-        m_network.push_back(resource(gpu + QStringLiteral(" network"), false, true, host, w, -1, Role::Network));
+        m_network.push_back(
+            resource(gpu + QStringLiteral(" network"), false, true, host, w, -1, Role::Network));
     }
     for (int s = 0; s < int(m_serverMem.size()); ++s)
-        m_serverRes.push_back(resource(QStringLiteral("parameter server %1 (node%2 %3)").arg(s).arg(m_serverNode[size_t(s)]).arg(m_cl.cpu.id),
+        m_serverRes.push_back(resource(QStringLiteral("parameter server %1 (node%2 %3)")
+                                           .arg(s)
+                                           .arg(m_serverNode[size_t(s)])
+                                           .arg(m_cl.cpu.id),
                                        false, true, m_serverNode[size_t(s)], -1, s, Role::Server));
-    const bool collective = n > 1 && (m_cfg.strategy == Strategy::Mirrored || m_cfg.strategy == Strategy::MultiWorker);
+    const bool collective =
+        n > 1 && (m_cfg.strategy == Strategy::Mirrored || m_cfg.strategy == Strategy::MultiWorker);
     if (collective)
         m_barrier = resource(QStringLiteral("collectives"), false, false, 0, -1, -1, Role::Barrier);
     // Names, once.
@@ -425,7 +468,8 @@ void JobBuilder::build()
     const StringId readName = name(QStringLiteral("read batch"));
     const StringId decodeName = name(QStringLiteral("decode and augment"));
     const StringId copyName = name(QStringLiteral("Memcpy HtoD (batch)"));
-    const StringId updateName = name(QStringLiteral("optimizer update (%1)").arg(m_model.optimizer));
+    const StringId updateName =
+        name(QStringLiteral("optimizer update (%1)").arg(m_model.optimizer));
     // Cores per worker for decoding: the node's cores shared by its workers.
     const int perNode = std::min(n, m_cl.gpusPerNode);
     const double cores = std::max(1.0, double(m_cl.cpu.cores) * m_cl.cpusPerNode / perNode);
@@ -444,23 +488,27 @@ void JobBuilder::build()
             int copy = -1;
             if (!m_cfg.syntheticData) {
                 const double readBytes = batch * m_model.sampleBytes;
-                const int read = flow(m_reader[size_t(w)], NodeKind::Memcpy, readName, readBytes,
-                                      m_cl.storage.shared ? std::vector<int>{m_storageShared, m_nicDown[size_t(host)]}
-                                                          : std::vector<int>{m_storageLocal[size_t(host)]},
-                                      m_cl.storage.shared ? networkLatency(false) : 0, it);
+                const int read = flow(
+                    m_reader[size_t(w)], NodeKind::Memcpy, readName, readBytes,
+                    m_cl.storage.shared ? std::vector<int>{m_storageShared, m_nicDown[size_t(host)]}
+                                        : std::vector<int>{m_storageLocal[size_t(host)]},
+                    m_cl.storage.shared ? networkLatency(false) : 0, it);
                 if (m_firstForward[size_t(w)] >= 0)
                     afterStart(m_firstForward[size_t(w)], read);
-                const int decode = node(m_input[size_t(w)], NodeKind::Cpu, decodeName,
-                                        TimeNs(std::llround(batch * m_model.preprocessNs / cores)), it);
+                const int decode =
+                    node(m_input[size_t(w)], NodeKind::Cpu, decodeName,
+                         TimeNs(std::llround(batch * m_model.preprocessNs / cores)), it);
                 after(read, decode);
-                copy = flow(m_copy[size_t(w)], NodeKind::Memcpy, copyName, batch * m_model.inputBytes, {m_hostDown[size_t(w)]},
-                            us(m_cl.hostLink.latencyUs), it);
+                copy =
+                    flow(m_copy[size_t(w)], NodeKind::Memcpy, copyName, batch * m_model.inputBytes,
+                         {m_hostDown[size_t(w)]}, us(m_cl.hostLink.latencyUs), it);
                 after(decode, copy);
             }
             // Forward, in depth-first order.
             auto &fwd = m_fwd[size_t(w)];
             for (int l = 0; l < count; ++l) {
-                const int f = node(m_compute[size_t(w)], NodeKind::Kernel, fwdName[size_t(l)], times.forward[size_t(l)], it);
+                const int f = node(m_compute[size_t(w)], NodeKind::Kernel, fwdName[size_t(l)],
+                                   times.forward[size_t(l)], it);
                 fwd[size_t(l)] = f;
                 if (layers[size_t(l)].inputs.empty() && copy >= 0)
                     after(copy, f);
@@ -473,7 +521,8 @@ void JobBuilder::build()
             // Backward, in reverse.
             auto &bwd = m_bwd[size_t(w)];
             for (int l = count - 1; l >= 0; --l) {
-                const int b = node(m_compute[size_t(w)], NodeKind::Kernel, bwdName[size_t(l)], times.backward[size_t(l)], it);
+                const int b = node(m_compute[size_t(w)], NodeKind::Kernel, bwdName[size_t(l)],
+                                   times.backward[size_t(l)], it);
                 bwd[size_t(l)] = b;
                 for (int c : m_consumers[size_t(l)])
                     after(bwd[size_t(c)], b);

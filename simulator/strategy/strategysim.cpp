@@ -19,10 +19,14 @@ using namespace detail;
 QString strategyName(Strategy s)
 {
     switch (s) {
-    case Strategy::Default: return QStringLiteral("default");
-    case Strategy::ParameterServer: return QStringLiteral("ps");
-    case Strategy::Mirrored: return QStringLiteral("mirrored");
-    case Strategy::MultiWorker: return QStringLiteral("multiworker");
+    case Strategy::Default:
+        return QStringLiteral("default");
+    case Strategy::ParameterServer:
+        return QStringLiteral("ps");
+    case Strategy::Mirrored:
+        return QStringLiteral("mirrored");
+    case Strategy::MultiWorker:
+        return QStringLiteral("multiworker");
     }
     return {};
 }
@@ -56,14 +60,19 @@ int SimConfig::samplesPerIteration() const
 QString SimConfig::describe() const
 {
     auto plural = [](int k) { return k == 1 ? QString() : QStringLiteral("s"); };
-    QString s = QStringLiteral("%1 %2, %3 worker%4").arg(model.id, strategyName(strategy)).arg(workers).arg(plural(workers));
+    QString s = QStringLiteral("%1 %2, %3 worker%4")
+                    .arg(model.id, strategyName(strategy))
+                    .arg(workers)
+                    .arg(plural(workers));
     if (strategy == Strategy::ParameterServer)
         s += QStringLiteral(", %1 server%2 (%3)")
                  .arg(servers)
-                 .arg(plural(servers), asyncUpdates ? QStringLiteral("async") : QStringLiteral("sync"));
+                 .arg(plural(servers),
+                      asyncUpdates ? QStringLiteral("async") : QStringLiteral("sync"));
     if (strategy == Strategy::MultiWorker)
         s += QStringLiteral(", %1 all-reduce").arg(allReduce);
-    s += globalBatch > 0 ? QStringLiteral(", global batch %1").arg(globalBatch) : QStringLiteral(", batch %1").arg(batchOf(0));
+    s += globalBatch > 0 ? QStringLiteral(", global batch %1").arg(globalBatch)
+                         : QStringLiteral(", batch %1").arg(batchOf(0));
     if (syntheticData)
         s += QStringLiteral(", synthetic data");
     s += QStringLiteral(" on %1").arg(cluster.id);
@@ -82,7 +91,8 @@ QJsonObject SimConfig::toJson() const
     o.insert(QStringLiteral("workers"), workers);
     if (strategy == Strategy::ParameterServer) {
         o.insert(QStringLiteral("servers"), servers);
-        o.insert(QStringLiteral("updates"), asyncUpdates ? QStringLiteral("async") : QStringLiteral("sync"));
+        o.insert(QStringLiteral("updates"),
+                 asyncUpdates ? QStringLiteral("async") : QStringLiteral("sync"));
     }
     if (strategy == Strategy::MultiWorker) {
         o.insert(QStringLiteral("allreduce"), allReduce);
@@ -91,7 +101,8 @@ QJsonObject SimConfig::toJson() const
     o.insert(QStringLiteral("batch"), batchOf(0));
     if (globalBatch > 0)
         o.insert(QStringLiteral("global_batch"), globalBatch);
-    o.insert(QStringLiteral("scheduling"), criticalPathFirst ? QStringLiteral("critical-path") : QStringLiteral("dfs"));
+    o.insert(QStringLiteral("scheduling"),
+             criticalPathFirst ? QStringLiteral("critical-path") : QStringLiteral("dfs"));
     o.insert(QStringLiteral("iterations"), iterations);
     if (syntheticData)
         o.insert(QStringLiteral("synthetic_data"), true);
@@ -148,13 +159,17 @@ bool checkConfig(const SimConfig &c, QString *error)
     if (c.workers < 1)
         return fail(QStringLiteral("workers must be 1 or more (got %1)").arg(c.workers));
     if (c.iterations < 1 || c.iterations > 100000)
-        return fail(QStringLiteral("iterations must be between 1 and 100,000 (got %1)").arg(c.iterations));
+        return fail(
+            QStringLiteral("iterations must be between 1 and 100,000 (got %1)").arg(c.iterations));
     if (c.globalBatch > 0 && c.globalBatch < c.workers)
-        return fail(QStringLiteral("a global batch of %1 cannot be split over %2 workers").arg(c.globalBatch).arg(c.workers));
+        return fail(QStringLiteral("a global batch of %1 cannot be split over %2 workers")
+                        .arg(c.globalBatch)
+                        .arg(c.workers));
     if (c.globalBatch <= 0 && c.batch < 0)
         return fail(QStringLiteral("the batch size must be 1 or more (got %1)").arg(c.batch));
     if (c.strategy == Strategy::Default && c.workers != 1)
-        return fail(QStringLiteral("the default strategy runs on one device (asked for %1 workers)").arg(c.workers));
+        return fail(QStringLiteral("the default strategy runs on one device (asked for %1 workers)")
+                        .arg(c.workers));
     if (c.workers > cl.gpus())
         return fail(QStringLiteral("the cluster '%1' has %2 GPUs (%3 nodes x %4); %5 workers asked")
                         .arg(cl.id)
@@ -163,20 +178,26 @@ bool checkConfig(const SimConfig &c, QString *error)
                         .arg(cl.gpusPerNode)
                         .arg(c.workers));
     if (c.strategy == Strategy::Mirrored && c.workers > cl.gpusPerNode)
-        return fail(QStringLiteral("the mirrored strategy runs on the GPUs of one node (%1 on '%2'); use multiworker for %3 workers")
+        return fail(QStringLiteral("the mirrored strategy runs on the GPUs of one node (%1 on "
+                                   "'%2'); use multiworker for %3 workers")
                         .arg(cl.gpusPerNode)
                         .arg(cl.id)
                         .arg(c.workers));
     if (c.strategy == Strategy::ParameterServer && (c.servers < 1 || c.servers > 4096))
-        return fail(QStringLiteral("a parameter server job needs 1 to 4,096 servers (got %1)").arg(c.servers));
-    if (c.strategy == Strategy::MultiWorker && c.allReduce != QLatin1String("ring") && c.allReduce != QLatin1String("tree"))
+        return fail(QStringLiteral("a parameter server job needs 1 to 4,096 servers (got %1)")
+                        .arg(c.servers));
+    if (c.strategy == Strategy::MultiWorker && c.allReduce != QLatin1String("ring") &&
+        c.allReduce != QLatin1String("tree"))
         return fail(QStringLiteral("the all-reduce is ring or tree (got '%1')").arg(c.allReduce));
     if (c.bucketMB <= 0)
         return fail(QStringLiteral("the gradient bucket must be above 0 MB"));
-    if (!(c.computeEfficiency > 0 && c.computeEfficiency <= 1) || !(c.memoryEfficiency > 0 && c.memoryEfficiency <= 1))
-        return fail(QStringLiteral("efficiencies are fractions of the peak, above 0 and at most 1"));
+    if (!(c.computeEfficiency > 0 && c.computeEfficiency <= 1) ||
+        !(c.memoryEfficiency > 0 && c.memoryEfficiency <= 1))
+        return fail(
+            QStringLiteral("efficiencies are fractions of the peak, above 0 and at most 1"));
     if (cl.gpu.id.isEmpty() || !(cl.gpu.fp32Tflops > 0) || !(cl.gpu.memBwGBps > 0))
-        return fail(QStringLiteral("the cluster's GPU is missing from the device catalog or has no peak rates"));
+        return fail(QStringLiteral(
+            "the cluster's GPU is missing from the device catalog or has no peak rates"));
     // Every link a transfer may cross must move bytes.
     const bool network = cl.nodes > 1 || c.strategy == Strategy::ParameterServer;
     const struct
@@ -189,17 +210,24 @@ bool checkConfig(const SimConfig &c, QString *error)
                  {&cl.network, network, "network"}};
     for (const auto &l : links)
         if (l.used && !(l.link->bwGBps > 0))
-            return fail(QStringLiteral("the %1 '%2' has zero bandwidth: no transfer over it would finish")
-                            .arg(QLatin1String(l.what), l.link->id));
+            return fail(
+                QStringLiteral("the %1 '%2' has zero bandwidth: no transfer over it would finish")
+                    .arg(QLatin1String(l.what), l.link->id));
     if (!(cl.storage.readGBps > 0))
-        return fail(QStringLiteral("the storage '%1' has zero read bandwidth: no batch would arrive").arg(cl.storage.id));
+        return fail(
+            QStringLiteral("the storage '%1' has zero read bandwidth: no batch would arrive")
+                .arg(cl.storage.id));
     if (c.strategy == Strategy::ParameterServer && !(cl.cpu.memBwGBps > 0))
-        return fail(QStringLiteral("the CPU '%1' has no memory bandwidth for parameter server updates").arg(cl.cpu.id));
+        return fail(
+            QStringLiteral("the CPU '%1' has no memory bandwidth for parameter server updates")
+                .arg(cl.cpu.id));
     // Memory: weights, gradients and optimizer state, plus the activations of a batch.
     const double params = double(c.model.params());
-    const double need = params * (8 + c.model.stateBytesPerParam()) + double(c.batchOf(0)) * c.model.activationBytes();
+    const double need = params * (8 + c.model.stateBytesPerParam()) +
+                        double(c.batchOf(0)) * c.model.activationBytes();
     if (cl.gpu.memGB > 0 && need > cl.gpu.memGB * 1e9)
-        return fail(QStringLiteral("%1 at batch %2 needs %3 GB per GPU (weights, gradients, optimizer state, activations); "
+        return fail(QStringLiteral("%1 at batch %2 needs %3 GB per GPU (weights, gradients, "
+                                   "optimizer state, activations); "
                                    "the %4 has %5 GB")
                         .arg(c.model.name)
                         .arg(c.batchOf(0))
@@ -233,8 +261,9 @@ TimeNs unionLength(std::vector<std::pair<TimeNs, TimeNs>> &v)
 
 // Power as a step function over `bins` equal intervals of [from, to): idle + (max - idle) x the
 // busy fraction of each. `busy(a, b)` says how long the device was busy within [a, b).
-template<typename Busy>
-std::vector<std::pair<TimeNs, double>> powerSamples(TimeNs from, TimeNs to, double idleW, double maxW, Busy &&busy)
+template <typename Busy>
+std::vector<std::pair<TimeNs, double>> powerSamples(TimeNs from, TimeNs to, double idleW,
+                                                    double maxW, Busy &&busy)
 {
     std::vector<std::pair<TimeNs, double>> out;
     const TimeNs span = std::max<TimeNs>(1, to - from);
@@ -276,7 +305,8 @@ void measure(SimResult &r)
     m.iterationNs = TimeNs(std::llround(steady / (c.iterations - skip)));
     // Per worker: computation (its GPU's passes and updates), communication (its transfers in
     // flight) and memory (input read and copy) time.
-    std::vector<std::vector<std::pair<TimeNs, TimeNs>>> comm(static_cast<size_t>(n)), memory(static_cast<size_t>(n));
+    std::vector<std::vector<std::pair<TimeNs, TimeNs>>> comm(static_cast<size_t>(n)),
+        memory(static_cast<size_t>(n));
     std::vector<TimeNs> compute(static_cast<size_t>(n), 0);
     std::vector<std::vector<std::pair<TimeNs, TimeNs>>> busyOf(static_cast<size_t>(n));
     for (size_t res = 0; res < g.resources().size(); ++res) {
@@ -290,7 +320,8 @@ void measure(SimResult &r)
                 busyOf[size_t(info.worker)].emplace_back(s, e);
             } else if (info.role == SimResult::Role::Network) {
                 const int done = r.collectiveDone[size_t(i)];
-                comm[size_t(info.worker)].emplace_back(s, done >= 0 ? std::max(e, rp.end[size_t(done)]) : e);
+                comm[size_t(info.worker)].emplace_back(
+                    s, done >= 0 ? std::max(e, rp.end[size_t(done)]) : e);
             } else if (info.role == SimResult::Role::Reader || info.role == SimResult::Role::Copy) {
                 memory[size_t(info.worker)].emplace_back(s, e);
             }
@@ -309,7 +340,8 @@ void measure(SimResult &r)
     m.deviceUsage = m.executionNs > 0 ? computeSum / n / double(m.executionNs) : 0;
     m.throughput = m.iterationNs > 0 ? c.samplesPerIteration() * 1e9 / double(m.iterationNs) : 0;
     const qint64 iterationsPerEpoch =
-        (std::max<qint64>(1, c.model.epochSamples) + c.samplesPerIteration() - 1) / c.samplesPerIteration();
+        (std::max<qint64>(1, c.model.epochSamples) + c.samplesPerIteration() - 1) /
+        c.samplesPerIteration();
     m.epochNs = iterationsPerEpoch * m.iterationNs;
     for (int w = 0; w < n; ++w)
         m.computeTotalFlops += 3.0 * c.model.flops() * c.batchOf(w) * c.iterations;
@@ -382,7 +414,8 @@ std::vector<std::vector<std::pair<TimeNs, TimeNs>>> iterationSpans(const SimResu
     const SimConfig &c = r.config;
     const DependencyGraph &g = *r.graph;
     const int n = c.workers;
-    std::vector<std::vector<TimeNs>> start(static_cast<size_t>(n), std::vector<TimeNs>(size_t(c.iterations), -1));
+    std::vector<std::vector<TimeNs>> start(static_cast<size_t>(n),
+                                           std::vector<TimeNs>(size_t(c.iterations), -1));
     std::vector<TimeNs> last(static_cast<size_t>(n), r.replay.origin);
     for (size_t res = 0; res < g.resources().size(); ++res) {
         const auto &info = r.resources[res];
@@ -390,7 +423,8 @@ std::vector<std::vector<std::pair<TimeNs, TimeNs>>> iterationSpans(const SimResu
             continue;
         for (int i : g.resources()[res].nodes) {
             const int it = r.iterationOfNode[size_t(i)];
-            last[size_t(info.worker)] = std::max(last[size_t(info.worker)], r.replay.end[size_t(i)]);
+            last[size_t(info.worker)] =
+                std::max(last[size_t(info.worker)], r.replay.end[size_t(i)]);
             if (info.role != SimResult::Role::Compute || it < 0)
                 continue;
             TimeNs &s = start[size_t(info.worker)][size_t(it)];
@@ -402,7 +436,8 @@ std::vector<std::vector<std::pair<TimeNs, TimeNs>>> iterationSpans(const SimResu
     for (int w = 0; w < n; ++w)
         for (int it = 0; it < c.iterations; ++it) {
             const TimeNs s = start[size_t(w)][size_t(it)];
-            const TimeNs e = it + 1 < c.iterations ? start[size_t(w)][size_t(it) + 1] : last[size_t(w)];
+            const TimeNs e =
+                it + 1 < c.iterations ? start[size_t(w)][size_t(it) + 1] : last[size_t(w)];
             out[size_t(w)].emplace_back(s, std::max(s, e));
         }
     return out;
@@ -419,7 +454,8 @@ std::optional<SimResult> simulate(const SimConfig &config, QString *error)
     buildJob(config, r);
     if (r.graph->hasCycle()) {
         if (error)
-            *error = QStringLiteral("the job graph waits on itself (a simulator bug: please report the configuration)");
+            *error = QStringLiteral(
+                "the job graph waits on itself (a simulator bug: please report the configuration)");
         return std::nullopt;
     }
     ReplayInput input;
@@ -439,15 +475,18 @@ std::optional<SimResult> simulate(const SimConfig &config, QString *error)
         for (auto p = order.rbegin(); p != order.rend(); ++p) {
             if (g.isJoin(*p)) { // a join passes its arrivals on (the job graph has none today)
                 for (const auto &in : g.inputs(*p))
-                    bottomOf[size_t(in.from)] = std::max(bottomOf[size_t(in.from)], bottomOf[size_t(*p)]);
+                    bottomOf[size_t(in.from)] =
+                        std::max(bottomOf[size_t(in.from)], bottomOf[size_t(*p)]);
                 continue;
             }
             const size_t i = size_t(*p / 2);
             if (*p % 2 == 0)
-                bottomOf[size_t(*p)] = std::max(bottomOf[size_t(*p)], input.work[i] + bottomOf[size_t(*p) + 1]);
+                bottomOf[size_t(*p)] =
+                    std::max(bottomOf[size_t(*p)], input.work[i] + bottomOf[size_t(*p) + 1]);
             const auto ins = g.inputs(*p);
             const Resource &res = g.resources()[size_t(g.nodes()[i].resource)];
-            const size_t skipChain = (*p % 2 == 0 && !res.concurrent && g.position(int(i)) > 0) ? 1 : 0;
+            const size_t skipChain =
+                (*p % 2 == 0 && !res.concurrent && g.position(int(i)) > 0) ? 1 : 0;
             for (size_t k = skipChain; k < ins.size(); ++k) {
                 const size_t from = size_t(ins[k].from);
                 if (g.isJoin(int(from)) || r.iterationOfNode[from / 2] == r.iterationOfNode[i])
@@ -459,7 +498,8 @@ std::optional<SimResult> simulate(const SimConfig &config, QString *error)
             if (r.resources[res].role == SimResult::Role::Compute && r.resources[res].worker == 0)
                 for (int i : r.graph->resources()[res].nodes)
                     if (r.iterationOfNode[size_t(i)] == 0)
-                        ranked.emplace_back(bottomOf[2 * size_t(i)], int(r.graph->nodes()[size_t(i)].name));
+                        ranked.emplace_back(bottomOf[2 * size_t(i)],
+                                            int(r.graph->nodes()[size_t(i)].name));
         std::sort(ranked.begin(), ranked.end());
         QHash<int, int> rankOfName;
         for (size_t k = 0; k < ranked.size(); ++k)
@@ -467,7 +507,8 @@ std::optional<SimResult> simulate(const SimConfig &config, QString *error)
         for (size_t res = 0; res < r.resources.size(); ++res)
             if (r.resources[res].role == SimResult::Role::Compute)
                 for (int i : r.graph->resources()[res].nodes)
-                    input.priority[size_t(i)] = rankOfName.value(int(r.graph->nodes()[size_t(i)].name), 0);
+                    input.priority[size_t(i)] =
+                        rankOfName.value(int(r.graph->nodes()[size_t(i)].name), 0);
     }
     r.replay = replay(*r.graph, input);
     // The replay saturates its times at the project's limit: a job that gets there (a link of
@@ -475,13 +516,16 @@ std::optional<SimResult> simulate(const SimConfig &config, QString *error)
     // nothing.
     if (r.replay.finish >= kMaxAbsTimeNs) {
         if (error)
-            *error = QStringLiteral("the simulated job would run past the %1 days a project's times can hold: the "
-                                    "cluster's bandwidths or latencies are too far from any real one")
-                         .arg(double(kMaxAbsTimeNs) / 86'400e9, 0, 'f', 0);
+            *error =
+                QStringLiteral(
+                    "the simulated job would run past the %1 days a project's times can hold: the "
+                    "cluster's bandwidths or latencies are too far from any real one")
+                    .arg(double(kMaxAbsTimeNs) / 86'400e9, 0, 'f', 0);
         return std::nullopt;
     }
     if (r.replay.rescheduleDeadlocked)
-        r.warnings << QStringLiteral("the critical-path-first order waited on itself; the depth-first order was simulated");
+        r.warnings << QStringLiteral(
+            "the critical-path-first order waited on itself; the depth-first order was simulated");
     measure(r);
     return r;
 }

@@ -13,7 +13,8 @@
 
 namespace gml::sim {
 
-std::optional<SimResult> simulateWithBaselines(const SimConfig &config, BaselineCache *cache, QString *error)
+std::optional<SimResult> simulateWithBaselines(const SimConfig &config, BaselineCache *cache,
+                                               QString *error)
 {
     auto result = simulate(config, error);
     if (!result)
@@ -24,10 +25,11 @@ std::optional<SimResult> simulateWithBaselines(const SimConfig &config, Baseline
         one.workers = 1;
         if (one.strategy == Strategy::Mirrored || one.strategy == Strategy::MultiWorker)
             one.strategy = Strategy::Default;
-        const QString key = QStringLiteral("%1|%2|%3")
-                                .arg(QString::fromUtf8(QJsonDocument(one.toJson()).toJson(QJsonDocument::Compact)),
-                                     one.model.name)
-                                .arg(one.model.layers.size());
+        const QString key =
+            QStringLiteral("%1|%2|%3")
+                .arg(QString::fromUtf8(QJsonDocument(one.toJson()).toJson(QJsonDocument::Compact)),
+                     one.model.name)
+                .arg(one.model.layers.size());
         if (cache) {
             QMutexLocker lock(&cache->mutex);
             if (auto it = cache->epochNs.constFind(key); it != cache->epochNs.cend())
@@ -62,17 +64,21 @@ std::optional<SimResult> simulateWithBaselines(const SimConfig &config, Baseline
     return result;
 }
 
-QList<SimConfig> sweepConfigs(const SimConfig &base, const QList<int> &workers, const QList<int> &batches)
+QList<SimConfig> sweepConfigs(const SimConfig &base, const QList<int> &workers,
+                              const QList<int> &batches)
 {
     QList<SimConfig> out;
     const QList<int> ws = workers.isEmpty() ? QList<int>{base.workers} : workers;
-    const QList<int> bs = batches.isEmpty() ? QList<int>{base.globalBatch > 0 ? base.globalBatch : base.batchOf(0)} : batches;
+    const QList<int> bs =
+        batches.isEmpty() ? QList<int>{base.globalBatch > 0 ? base.globalBatch : base.batchOf(0)}
+                          : batches;
     for (int b : bs)
         for (int w : ws) {
             SimConfig c = base;
             c.workers = w;
             if (c.strategy == Strategy::Default && w > 1)
-                c.strategy = c.cluster.gpusPerNode >= w ? Strategy::Mirrored : Strategy::MultiWorker;
+                c.strategy =
+                    c.cluster.gpusPerNode >= w ? Strategy::Mirrored : Strategy::MultiWorker;
             if (base.globalBatch > 0)
                 c.globalBatch = b;
             else
@@ -100,7 +106,8 @@ std::optional<QList<int>> parseSweepValues(const QString &text)
     return out;
 }
 
-SweepOutcome runSweep(const QList<SimConfig> &configs, const std::function<bool(int, int)> &progress)
+SweepOutcome runSweep(const QList<SimConfig> &configs,
+                      const std::function<bool(int, int)> &progress)
 {
     SweepOutcome outcome;
     const int total = int(configs.size());
@@ -134,19 +141,23 @@ SweepOutcome runSweep(const QList<SimConfig> &configs, const std::function<bool(
         if (results[size_t(i)])
             outcome.results << std::move(*results[size_t(i)]);
         else if (!errors[size_t(i)].isEmpty())
-            outcome.errors << QStringLiteral("%1: %2").arg(configs[i].describe(), errors[size_t(i)]);
+            outcome.errors << QStringLiteral("%1: %2").arg(configs[i].describe(),
+                                                           errors[size_t(i)]);
     }
     return outcome;
 }
 
 QString simulatedRunName(const SimConfig &c)
 {
-    QString s = QStringLiteral("sim %1 %2 w%3").arg(c.model.id, strategyName(c.strategy)).arg(c.workers);
+    QString s =
+        QStringLiteral("sim %1 %2 w%3").arg(c.model.id, strategyName(c.strategy)).arg(c.workers);
     if (c.strategy == Strategy::ParameterServer)
-        s += QStringLiteral(" s%1%2").arg(c.servers).arg(c.asyncUpdates ? QStringLiteral(" async") : QString());
+        s += QStringLiteral(" s%1%2").arg(c.servers).arg(c.asyncUpdates ? QStringLiteral(" async")
+                                                                        : QString());
     if (c.strategy == Strategy::MultiWorker && c.allReduce != QLatin1String("ring"))
         s += QLatin1Char(' ') + c.allReduce;
-    s += c.globalBatch > 0 ? QStringLiteral(" gb%1").arg(c.globalBatch) : QStringLiteral(" b%1").arg(c.batchOf(0));
+    s += c.globalBatch > 0 ? QStringLiteral(" gb%1").arg(c.globalBatch)
+                           : QStringLiteral(" b%1").arg(c.batchOf(0));
     if (c.criticalPathFirst)
         s += QStringLiteral(" cpf");
     if (c.syntheticData)

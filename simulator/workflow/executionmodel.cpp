@@ -10,14 +10,15 @@
 #include <climits>
 #include <limits>
 #include <map>
-#include <unordered_map>
 #include <tuple>
+#include <unordered_map>
 
 namespace gml::sim {
 
 QString levelName(Level level)
 {
-    static const char *names[kLevels] = {"workflow", "step", "iteration", "phase", "scope", "operator", "gpu"};
+    static const char *names[kLevels] = {"workflow", "step",     "iteration", "phase",
+                                         "scope",    "operator", "gpu"};
     return QLatin1String(names[int(level)]);
 }
 
@@ -33,9 +34,9 @@ std::optional<Level> levelFromName(const QString &name)
 
 QString edgeKindName(ModelEdge::Kind kind)
 {
-    static const char *names[] = {"launch",      "sync",          "collective", "data",
-                                  "stream_wait", "thread_wait",   "program_order", "workflow",
-                                  "workflow_inferred"};
+    static const char *names[] = {"launch",        "sync",        "collective",
+                                  "data",          "stream_wait", "thread_wait",
+                                  "program_order", "workflow",    "workflow_inferred"};
     return QLatin1String(names[int(kind)]);
 }
 
@@ -118,10 +119,11 @@ ExecutionModel ExecutionModel::build(const DependencyGraph &g, const QString &ru
         if (outer >= 0) { // an iteration range inside another: part of it
             modelOf[c] = modelOf[size_t(outer)];
         } else {
-            modelOf[c] = m.add(Level::Iteration, step,
-                               rank >= 0 ? QStringLiteral("%1 · rank %2").arg(g.name(ct.name)).arg(rank)
-                                         : g.name(ct.name),
-                               rank, ct.resource);
+            modelOf[c] =
+                m.add(Level::Iteration, step,
+                      rank >= 0 ? QStringLiteral("%1 · rank %2").arg(g.name(ct.name)).arg(rank)
+                                : g.name(ct.name),
+                      rank, ct.resource);
             iterationsOfRank[rank].emplace_back(ct.start, ct.end, modelOf[c]);
         }
         take(modelOf[c], ct.start, ct.end);
@@ -133,8 +135,9 @@ ExecutionModel ExecutionModel::build(const DependencyGraph &g, const QString &ru
         const auto it = iterationsOfRank.find(resources[size_t(resource)].rank);
         if (it != iterationsOfRank.end()) {
             const auto &list = it->second;
-            auto after = std::upper_bound(list.begin(), list.end(),
-                                          std::make_tuple(t, std::numeric_limits<TimeNs>::max(), INT_MAX));
+            auto after =
+                std::upper_bound(list.begin(), list.end(),
+                                 std::make_tuple(t, std::numeric_limits<TimeNs>::max(), INT_MAX));
             if (after != list.begin() && t < std::get<1>(*std::prev(after)))
                 return std::get<2>(*std::prev(after));
         }
@@ -153,7 +156,8 @@ ExecutionModel ExecutionModel::build(const DependencyGraph &g, const QString &ru
         if (levelOf[c] == Level::Iteration)
             continue;
         const Container &ct = containers[c];
-        const int parent = ct.parent >= 0 ? modelOf[size_t(ct.parent)] : byTime(ct.resource, ct.start);
+        const int parent =
+            ct.parent >= 0 ? modelOf[size_t(ct.parent)] : byTime(ct.resource, ct.start);
         modelOf[c] = placeUnder(parent, levelOf[c], ct.name, ct.resource);
         take(modelOf[c], ct.start, ct.end);
     }
@@ -171,12 +175,15 @@ ExecutionModel ExecutionModel::build(const DependencyGraph &g, const QString &ru
             if (gpu) {
                 const int launcher = n.launcher >= 0 ? m.m_ofGraphNode[size_t(n.launcher)] : -1;
                 const int parent = launcher >= 0 ? launcher : byTime(n.resource, n.start);
-                at = m.add(Level::GpuWork, parent, g.name(n.name), resources[size_t(n.resource)].rank,
-                           n.resource);
+                at = m.add(Level::GpuWork, parent, g.name(n.name),
+                           resources[size_t(n.resource)].rank, n.resource);
             } else {
-                const int parent = n.container >= 0 ? modelOf[size_t(n.container)] : byTime(n.resource, n.start);
-                const Level level = n.kind == NodeKind::Runtime ? Level::Operator : classOfSlice(n.name, n.cat);
-                at = placeUnder(parent, level == Level::Iteration ? Level::Scope : level, n.name, n.resource);
+                const int parent =
+                    n.container >= 0 ? modelOf[size_t(n.container)] : byTime(n.resource, n.start);
+                const Level level =
+                    n.kind == NodeKind::Runtime ? Level::Operator : classOfSlice(n.name, n.cat);
+                at = placeUnder(parent, level == Level::Iteration ? Level::Scope : level, n.name,
+                                n.resource);
             }
             m.m_ofGraphNode[i] = at;
             take(at, n.start, n.end);
@@ -219,7 +226,8 @@ std::span<const SliceId> ExecutionModel::slices(int node) const
 {
     if (size_t(node) + 1 >= m_sliceStart.size())
         return {};
-    return {m_sliceIds.data() + m_sliceStart[size_t(node)], m_sliceStart[size_t(node) + 1] - m_sliceStart[size_t(node)]};
+    return {m_sliceIds.data() + m_sliceStart[size_t(node)],
+            m_sliceStart[size_t(node) + 1] - m_sliceStart[size_t(node)]};
 }
 
 void ExecutionModel::finish(const DependencyGraph &g)
@@ -246,11 +254,19 @@ void ExecutionModel::finish(const DependencyGraph &g)
             const TimeNs d = n.end - n.start;
             switch (n.kind) {
             case NodeKind::Cpu:
-            case NodeKind::Runtime: mix.cpu += d; break;
-            case NodeKind::Kernel: mix.gpuCompute += d; break;
-            case NodeKind::Collective: mix.communication += d; break;
+            case NodeKind::Runtime:
+                mix.cpu += d;
+                break;
+            case NodeKind::Kernel:
+                mix.gpuCompute += d;
+                break;
+            case NodeKind::Collective:
+                mix.communication += d;
+                break;
             case NodeKind::Memcpy:
-            case NodeKind::Memset: mix.copies += d; break;
+            case NodeKind::Memset:
+                mix.copies += d;
+                break;
             }
         }
     }
@@ -328,7 +344,8 @@ void ExecutionModel::settle()
         TimeNs inChildren = 0, runStart = 0, runEnd = std::numeric_limits<TimeNs>::min();
         auto close = [&] {
             if (runEnd > runStart)
-                inChildren += std::max<TimeNs>(0, std::min(runEnd, n.end) - std::max(runStart, n.start));
+                inChildren +=
+                    std::max<TimeNs>(0, std::min(runEnd, n.end) - std::max(runStart, n.start));
         };
         for (int c : n.children) {
             const ModelNode &child = m_nodes[size_t(c)];
@@ -362,7 +379,8 @@ void ExecutionModel::settle()
         auto [it, fresh] = nameHash.try_emplace(n.name.constData(), 0);
         if (fresh)
             it->second = qHash(withoutSuffix(withoutSuffix(n.name, u" · rank "), u"#"));
-        quint64 h = (quint64(it->second) ^ (quint64(n.level) * 1315423911u + quint64(n.rank + 1))) * 1099511628211ull;
+        quint64 h = (quint64(it->second) ^ (quint64(n.level) * 1315423911u + quint64(n.rank + 1))) *
+                    1099511628211ull;
         // GPU work does not shape its operator: an op that launches a kernel in one iteration
         // and not in the next (zero_ on a gradient that was None) is still the same op.
         for (int c : n.children)
@@ -385,8 +403,9 @@ std::vector<ExecutionModel::Fold> ExecutionModel::foldedChildren(int node, Level
     if (std::adjacent_find(kids.begin(), kids.end(), [&](int a, int b) {
             return m_nodes[size_t(a)].rank != m_nodes[size_t(b)].rank;
         }) != kids.end())
-        std::stable_sort(kids.begin(), kids.end(),
-                         [&](int a, int b) { return m_nodes[size_t(a)].rank < m_nodes[size_t(b)].rank; });
+        std::stable_sort(kids.begin(), kids.end(), [&](int a, int b) {
+            return m_nodes[size_t(a)].rank < m_nodes[size_t(b)].rank;
+        });
     auto same = [&](size_t a, size_t b, size_t period) {
         for (size_t k = 0; k < period; ++k)
             if (m_shape[size_t(kids[a + k])] != m_shape[size_t(kids[b + k])])
@@ -398,7 +417,8 @@ std::vector<ExecutionModel::Fold> ExecutionModel::foldedChildren(int node, Level
         size_t bestPeriod = 1, bestRepeats = 1;
         for (size_t period = 1; period <= kMaxPeriod && i + 2 * period <= kids.size(); ++period) {
             size_t repeats = 1;
-            while (i + (repeats + 1) * period <= kids.size() && same(i, i + repeats * period, period))
+            while (i + (repeats + 1) * period <= kids.size() &&
+                   same(i, i + repeats * period, period))
                 ++repeats;
             if (repeats >= 2 && repeats * period > bestRepeats * bestPeriod) {
                 bestPeriod = period;
@@ -409,7 +429,8 @@ std::vector<ExecutionModel::Fold> ExecutionModel::foldedChildren(int node, Level
         f.first = kids[i];
         f.count = int(bestRepeats);
         f.period = int(bestPeriod);
-        f.members.assign(kids.begin() + qsizetype(i), kids.begin() + qsizetype(i + bestRepeats * bestPeriod));
+        f.members.assign(kids.begin() + qsizetype(i),
+                         kids.begin() + qsizetype(i + bestRepeats * bestPeriod));
         for (int m : f.members)
             f.total += m_nodes[size_t(m)].inclusive();
         out.push_back(std::move(f));
@@ -427,11 +448,12 @@ int ExecutionModel::ancestorAt(int node, Level level) const
 
 qint64 ExecutionModel::countAt(Level level) const
 {
-    return std::count_if(m_nodes.begin(), m_nodes.end(), [level](const ModelNode &n) { return n.level == level; });
+    return std::count_if(m_nodes.begin(), m_nodes.end(),
+                         [level](const ModelNode &n) { return n.level == level; });
 }
 
-std::optional<ExecutionModel> ExecutionModel::forRun(Project &project, RunId run, const QString &runName,
-                                                    QString *error)
+std::optional<ExecutionModel> ExecutionModel::forRun(Project &project, RunId run,
+                                                     const QString &runName, QString *error)
 {
     const auto graph = DependencyGraph::build(project, run, error);
     if (!graph)
@@ -448,7 +470,8 @@ void ExecutionModel::setCriticalPath(const Replay &replay)
     m_criticalNodes.clear();
     m_criticalLength = 0;
     for (const auto &step : replay.criticalPath) {
-        const int at = step.node < int(m_ofGraphNode.size()) ? m_ofGraphNode[size_t(step.node)] : -1;
+        const int at =
+            step.node < int(m_ofGraphNode.size()) ? m_ofGraphNode[size_t(step.node)] : -1;
         m_criticalLength += step.time;
         if (at < 0)
             continue;
@@ -459,10 +482,12 @@ void ExecutionModel::setCriticalPath(const Replay &replay)
     }
 }
 
-std::vector<std::optional<double>> ExecutionModel::spanChange(const Replay &base, const Replay &predicted) const
+std::vector<std::optional<double>> ExecutionModel::spanChange(const Replay &base,
+                                                              const Replay &predicted) const
 {
     constexpr TimeNs kNone = std::numeric_limits<TimeNs>::max();
-    std::vector<std::array<TimeNs, 4>> span(m_nodes.size(), {kNone, -kNone, kNone, -kNone}); // base, predicted
+    std::vector<std::array<TimeNs, 4>> span(m_nodes.size(),
+                                            {kNone, -kNone, kNone, -kNone}); // base, predicted
     const size_t n = std::min({m_ofGraphNode.size(), base.start.size(), predicted.start.size()});
     for (size_t i = 0; i < n; ++i) {
         const int at = m_ofGraphNode[i];
@@ -504,11 +529,13 @@ std::vector<std::pair<SliceId, int>> ExecutionModel::sliceIndex() const
 
 int ExecutionModel::nodeOfSlice(const std::vector<std::pair<SliceId, int>> &index, SliceId slice)
 {
-    const auto it = std::lower_bound(index.begin(), index.end(), std::pair<SliceId, int>(slice, INT_MIN));
+    const auto it =
+        std::lower_bound(index.begin(), index.end(), std::pair<SliceId, int>(slice, INT_MIN));
     return it != index.end() && it->first == slice ? it->second : -1;
 }
 
-ExecutionModel::EdgeCounts ExecutionModel::foldLeafEdges(const std::function<int(int)> &groupOf) const
+ExecutionModel::EdgeCounts
+ExecutionModel::foldLeafEdges(const std::function<int(int)> &groupOf) const
 {
     EdgeCounts folded;
     for (const ModelEdge &e : m_leafEdges) {
@@ -521,7 +548,8 @@ ExecutionModel::EdgeCounts ExecutionModel::foldLeafEdges(const std::function<int
 
 int ExecutionModel::find(const QString &name) const
 {
-    const auto it = std::find_if(m_nodes.begin(), m_nodes.end(), [&](const ModelNode &n) { return n.name == name; });
+    const auto it = std::find_if(m_nodes.begin(), m_nodes.end(),
+                                 [&](const ModelNode &n) { return n.name == name; });
     return it == m_nodes.end() ? -1 : int(it - m_nodes.begin());
 }
 
@@ -551,7 +579,8 @@ std::vector<ModelEdge> ExecutionModel::edges(Level level) const
     std::vector<ModelEdge> out;
     out.reserve(folded.size());
     for (const auto &[key, count] : folded)
-        out.push_back({std::get<0>(key), std::get<1>(key), ModelEdge::Kind(std::get<2>(key)), count});
+        out.push_back(
+            {std::get<0>(key), std::get<1>(key), ModelEdge::Kind(std::get<2>(key)), count});
     return out;
 }
 

@@ -24,7 +24,8 @@ struct Workflow;
 enum class Level : uint8_t { Workflow, Step, Iteration, Phase, Scope, Operator, GpuWork };
 constexpr int kLevels = 7;
 
-QString levelName(Level level);          // "workflow", "step", "iteration", "phase", "scope", "operator", "gpu"
+QString
+levelName(Level level); // "workflow", "step", "iteration", "phase", "scope", "operator", "gpu"
 std::optional<Level> levelFromName(const QString &name);
 
 // Where a node's time goes: the leaf work under it, by kind, and the part of its span in which
@@ -52,15 +53,16 @@ struct ModelNode
     Level level = Level::Step;
     int parent = -1;
     QString name;
-    int rank = -1;     // -1: not one rank's (the workflow, a step of several ranks, a rank fold)
-    int ranks = 1;     // ranks folded into it (ExecutionModel::foldRanks), 0: none (the workflow, a step)
+    int rank = -1; // -1: not one rank's (the workflow, a step of several ranks, a rank fold)
+    int ranks =
+        1; // ranks folded into it (ExecutionModel::foldRanks), 0: none (the workflow, a step)
     int resource = -1; // the dependency-graph resource of its first slice (-1: none)
     TimeNs start = 0;  // span of its slices and its children's, project clock
     TimeNs end = 0;
-    TimeNs self = 0;   // inclusive time not spent in CPU children (see ExecutionModel)
-    qint64 count = 1;  // slices merged into it (an operator's nested aten:: calls count once)
+    TimeNs self = 0;     // inclusive time not spent in CPU children (see ExecutionModel)
+    qint64 count = 1;    // slices merged into it (an operator's nested aten:: calls count once)
     TimeNs critical = 0; // time of the critical path spent under it (setCriticalPath)
-    std::vector<int> children;   // in start order
+    std::vector<int> children; // in start order
     ResourceMix mix;
     TimeNs inclusive() const { return end - start; }
 };
@@ -72,8 +74,17 @@ struct ModelEdge
 {
     // Workflow: a step's output feeds the next (declared in grademl.json); WorkflowInferred:
     // the same, inferred from the steps' order in time.
-    enum class Kind : uint8_t { Launch, Sync, Collective, Data, StreamWait, ThreadWait, ProgramOrder,
-                                Workflow, WorkflowInferred };
+    enum class Kind : uint8_t {
+        Launch,
+        Sync,
+        Collective,
+        Data,
+        StreamWait,
+        ThreadWait,
+        ProgramOrder,
+        Workflow,
+        WorkflowInferred
+    };
     int from = 0;
     int to = 0;
     Kind kind = Kind::ProgramOrder;
@@ -138,7 +149,9 @@ public:
     TimeNs criticalLength() const { return m_criticalLength; } // 0: not set
     double criticalShare(int node) const
     {
-        return m_criticalLength > 0 ? double(m_nodes[size_t(node)].critical) / double(m_criticalLength) : 0.0;
+        return m_criticalLength > 0
+                   ? double(m_nodes[size_t(node)].critical) / double(m_criticalLength)
+                   : 0.0;
     }
     // The model nodes the critical path passes through, first first, each once per visit.
     const std::vector<int> &criticalNodes() const { return m_criticalNodes; }
@@ -146,11 +159,14 @@ public:
     // Per node, how a what-if changes its time: the span of the graph nodes under it in
     // `predicted` against their span in `base` (the identity replay), minus one; nullopt for
     // a node with no graph node under it. Nodes a transform appended are ignored.
-    std::vector<std::optional<double>> spanChange(const Replay &base, const Replay &predicted) const;
+    std::vector<std::optional<double>> spanChange(const Replay &base,
+                                                  const Replay &predicted) const;
     // The timeline track of a dependency-graph resource (ModelNode::resource).
     TrackId trackOf(int resource) const
     {
-        return resource >= 0 && size_t(resource) < m_resourceTracks.size() ? m_resourceTracks[size_t(resource)] : 0;
+        return resource >= 0 && size_t(resource) < m_resourceTracks.size()
+                   ? m_resourceTracks[size_t(resource)]
+                   : 0;
     }
 
     // Slice id -> the model node that holds it, sorted by slice id (for looking up a timeline
@@ -164,10 +180,10 @@ public:
     // of 2), the same module in 24 layers. Blocks of up to 8 siblings; the longest run wins.
     struct Fold
     {
-        int first = 0;    // a child node index
-        int count = 1;    // repeats of the block
-        int period = 1;   // siblings per block
-        TimeNs total = 0; // their inclusive times added up
+        int first = 0;            // a child node index
+        int count = 1;            // repeats of the block
+        int period = 1;           // siblings per block
+        TimeNs total = 0;         // their inclusive times added up
         std::vector<int> members; // count x period siblings, in start order
     };
     // Children down to `upTo` (deeper ones are not shown at that level, so they do not break a

@@ -70,21 +70,28 @@ QString ExecutionModel::toDot(Level level) const
         s.replace(QLatin1Char('\n'), QLatin1String("\\n"));
         return QLatin1Char('"') + s + QLatin1Char('"');
     };
-    QString out = QStringLiteral("digraph execution {\n  rankdir=LR;\n  node [shape=box, fontname=\"DejaVu Sans\"];\n");
+    QString out = QStringLiteral(
+        "digraph execution {\n  rankdir=LR;\n  node [shape=box, fontname=\"DejaVu Sans\"];\n");
     for (size_t i = 0; i < m_nodes.size(); ++i) {
         const ModelNode &n = m_nodes[i];
         if (n.level != level)
             continue;
         out += QStringLiteral("  n%1 [label=%2];\n")
                    .arg(i)
-                   .arg(quoted(n.name + QLatin1Char('\n') + formatDuration(n.inclusive()) +
-                               (n.count > 1 ? QStringLiteral(" · %1 slices").arg(n.count) : QString())));
+                   .arg(quoted(
+                       n.name + QLatin1Char('\n') + formatDuration(n.inclusive()) +
+                       (n.count > 1 ? QStringLiteral(" · %1 slices").arg(n.count) : QString())));
     }
     for (const ModelEdge &e : edges(level)) {
-        static const char *styles[] = {"style=dashed", "style=dotted", "color=red, penwidth=2",
-                                       "color=blue", "color=gray, style=dashed",
-                                       "color=gray, style=dotted", "color=gray",
-                                       "color=darkgreen, penwidth=2", "color=darkgreen, style=dashed"};
+        static const char *styles[] = {"style=dashed",
+                                       "style=dotted",
+                                       "color=red, penwidth=2",
+                                       "color=blue",
+                                       "color=gray, style=dashed",
+                                       "color=gray, style=dotted",
+                                       "color=gray",
+                                       "color=darkgreen, penwidth=2",
+                                       "color=darkgreen, style=dashed"};
         out += QStringLiteral("  n%1 -> n%2 [%3, label=\"%4%5\"];\n")
                    .arg(e.from)
                    .arg(e.to)
@@ -104,24 +111,28 @@ QString ExecutionModel::toText(Level level) const
         stack.pop_back();
         if (i < 0) { // after a folded group's first node: what the group adds up to
             const Fold &f = folds[size_t(-i - 1)];
-            out += QString(depth * 2, QLatin1Char(' ')) +
-                   (f.period > 1 ? QStringLiteral("×%1 of these %2 in a row: %3 in all, %4 each on average\n")
-                                       .arg(f.count)
-                                       .arg(f.period)
-                                       .arg(formatDuration(f.total), formatDuration(f.total / f.count))
-                                 : QStringLiteral("×%1 of the same shape: %2 in all, %3 each on average\n")
-                                       .arg(f.count)
-                                       .arg(formatDuration(f.total), formatDuration(f.total / f.count)));
+            out +=
+                QString(depth * 2, QLatin1Char(' ')) +
+                (f.period > 1
+                     ? QStringLiteral("×%1 of these %2 in a row: %3 in all, %4 each on average\n")
+                           .arg(f.count)
+                           .arg(f.period)
+                           .arg(formatDuration(f.total), formatDuration(f.total / f.count))
+                     : QStringLiteral("×%1 of the same shape: %2 in all, %3 each on average\n")
+                           .arg(f.count)
+                           .arg(formatDuration(f.total), formatDuration(f.total / f.count)));
             continue;
         }
         const ModelNode &n = m_nodes[size_t(i)];
-        out += QString(depth * 2, QLatin1Char(' ')) +
-               QStringLiteral("%1 %2: %3 (self %4)").arg(levelName(n.level), n.name,
-                                                         formatDuration(n.inclusive()), formatDuration(n.self));
+        out += QString(depth * 2, QLatin1Char(' ')) + QStringLiteral("%1 %2: %3 (self %4)")
+                                                          .arg(levelName(n.level), n.name,
+                                                               formatDuration(n.inclusive()),
+                                                               formatDuration(n.self));
         if (n.count > 1)
             out += QStringLiteral(", %1 slices").arg(n.count);
         if (m_criticalLength > 0)
-            out += QStringLiteral(", %1% of the critical path").arg(100.0 * criticalShare(i), 0, 'f', 1);
+            out += QStringLiteral(", %1% of the critical path")
+                       .arg(100.0 * criticalShare(i), 0, 'f', 1);
         out += QStringLiteral(", cpu %1, gpu %2, comm %3, copies %4, idle %5\n")
                    .arg(formatDuration(n.mix.cpu), formatDuration(n.mix.gpuCompute),
                         formatDuration(n.mix.communication), formatDuration(n.mix.copies),
@@ -147,7 +158,8 @@ QString ExecutionModel::toText(Level level) const
     if (kinds.empty())
         out += QStringLiteral(" none");
     for (const auto &[kind, n] : kinds)
-        out += QStringLiteral(" %1 %2 (%3 leaf)").arg(edgeKindName(kind)).arg(n.first).arg(n.second);
+        out +=
+            QStringLiteral(" %1 %2 (%3 leaf)").arg(edgeKindName(kind)).arg(n.first).arg(n.second);
     return out + QLatin1Char('\n');
 }
 

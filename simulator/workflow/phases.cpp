@@ -27,10 +27,12 @@ const char *phaseName(Phase p)
 // kernel, a synchronize), so it belongs to the phase it runs in.
 std::optional<Phase> phaseOfName(const QString &name)
 {
-    static const QRegularExpression data(QStringLiteral(R"(dataloader|data[ _]?load|^enumerate\(|^## data)"),
-                                         QRegularExpression::CaseInsensitiveOption);
-    static const QRegularExpression backward(QStringLiteral(R"(backward|^autograd::engine::evaluate_function)"),
-                                             QRegularExpression::CaseInsensitiveOption);
+    static const QRegularExpression data(
+        QStringLiteral(R"(dataloader|data[ _]?load|^enumerate\(|^## data)"),
+        QRegularExpression::CaseInsensitiveOption);
+    static const QRegularExpression backward(
+        QStringLiteral(R"(backward|^autograd::engine::evaluate_function)"),
+        QRegularExpression::CaseInsensitiveOption);
     static const QRegularExpression optimizer(
         QStringLiteral(R"(^optimizer\.|optimizer|zero_grad|^aten::_foreach_|clip_grad)"),
         QRegularExpression::CaseInsensitiveOption);
@@ -97,7 +99,7 @@ void ExecutionModel::addPhases(std::vector<int> &modelOf)
             continue;
         std::vector<Phase> phase(list.size());
         std::optional<Phase> current;
-        bool named = false;       // a child before this one said its phase
+        bool named = false; // a child before this one said its phase
         bool sawForward = false;
         for (size_t k = 0; k < list.size(); ++k) {
             const ModelNode &n = m_nodes[size_t(list[k])];
@@ -110,8 +112,9 @@ void ExecutionModel::addPhases(std::vector<int> &modelOf)
             } else if (!firstBackward || n.start < *firstBackward) {
                 // The loss.backward() call's own work (the gradient's seed) after a zero_grad
                 // that followed the forward pass is the backward's.
-                phase[k] = firstBackward && current == Phase::Optimizer && sawForward ? Phase::Backward
-                                                                                     : Phase::Forward;
+                phase[k] = firstBackward && current == Phase::Optimizer && sawForward
+                               ? Phase::Backward
+                               : Phase::Forward;
             } else {
                 phase[k] = current.value_or(Phase::Backward);
             }
@@ -151,7 +154,8 @@ void ExecutionModel::addPhases(std::vector<int> &modelOf)
     std::iota(order.begin(), order.end(), 0);
     for (int k : order)
         depthOf(k);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return depth[size_t(a)] < depth[size_t(b)]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return depth[size_t(a)] < depth[size_t(b)]; });
     std::vector<int> renumbered(m_nodes.size());
     for (size_t k = 0; k < order.size(); ++k)
         renumbered[size_t(order[k])] = int(k);

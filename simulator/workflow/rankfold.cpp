@@ -62,7 +62,7 @@ ExecutionModel ExecutionModel::foldRanks() const
     // Node k's children go where the same child of the same parent of another rank went: by
     // (level, name less its rank, how many of that level and name of its rank came before).
     std::map<std::tuple<int, int, QString, int>, int> made; // (folded parent, level, name, k-th)
-    std::map<std::tuple<int, QString, int>, int> seen;       // (level, name, rank) -> so far
+    std::map<std::tuple<int, QString, int>, int> seen;      // (level, name, rank) -> so far
     for (size_t k = 0; k < m_nodes.size(); ++k) {
         seen.clear();
         for (int c : m_nodes[k].children) {

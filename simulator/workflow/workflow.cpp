@@ -52,7 +52,8 @@ void addRun(WorkflowStep &step, const RunSummary &run)
 // Edges i -> j for steps that ran one after the other: i ends before j starts, and no step
 // lies wholly between them. Sorted by end, the steps before j are a prefix; its members that
 // end after the latest start within it are the ones with nothing in between.
-std::vector<WorkflowEdge> inferOrder(const std::vector<WorkflowStep> &steps, const std::vector<int> &among)
+std::vector<WorkflowEdge> inferOrder(const std::vector<WorkflowStep> &steps,
+                                     const std::vector<int> &among)
 {
     std::vector<int> byEnd = among;
     std::sort(byEnd.begin(), byEnd.end(), [&](int a, int b) {
@@ -60,14 +61,16 @@ std::vector<WorkflowEdge> inferOrder(const std::vector<WorkflowStep> &steps, con
     });
     std::vector<TimeNs> maxStart(byEnd.size());
     for (size_t k = 0; k < byEnd.size(); ++k)
-        maxStart[k] = std::max(k ? maxStart[k - 1] : std::numeric_limits<TimeNs>::min(), steps[size_t(byEnd[k])].start);
+        maxStart[k] = std::max(k ? maxStart[k - 1] : std::numeric_limits<TimeNs>::min(),
+                               steps[size_t(byEnd[k])].start);
     std::vector<WorkflowEdge> out;
     for (int j : among) {
         const TimeNs start = steps[size_t(j)].start;
         // The prefix of steps that end by the time j starts.
-        const size_t n = size_t(std::upper_bound(byEnd.begin(), byEnd.end(), start, [&](TimeNs t, int s) {
-                                    return t < steps[size_t(s)].end;
-                                }) - byEnd.begin());
+        const size_t n =
+            size_t(std::upper_bound(byEnd.begin(), byEnd.end(), start,
+                                    [&](TimeNs t, int s) { return t < steps[size_t(s)].end; }) -
+                   byEnd.begin());
         if (n == 0)
             continue;
         const TimeNs latestStart = maxStart[n - 1];
@@ -89,7 +92,8 @@ std::vector<WorkflowEdge> inferOrder(const std::vector<WorkflowStep> &steps, con
 // (one workload or experiment, or one trace folder, in common), each ordered on its own, and an
 // edge over more than a day is dropped. A step alone in its group gets no edge, and the notes
 // say so.
-void inferWithinGroups(Workflow &w, const QList<RunSummary> &runs, const QHash<QString, QStringList> &groups)
+void inferWithinGroups(Workflow &w, const QList<RunSummary> &runs,
+                       const QHash<QString, QStringList> &groups)
 {
     QHash<QString, QStringList> keysOf; // run -> its workload, experiment and folder keys
     for (const RunSummary &run : runs) {
@@ -102,7 +106,9 @@ void inferWithinGroups(Workflow &w, const QList<RunSummary> &runs, const QHash<Q
     const size_t n = w.steps.size();
     std::vector<int> parent(n);
     std::iota(parent.begin(), parent.end(), 0);
-    const std::function<int(int)> root = [&](int i) { return parent[size_t(i)] == i ? i : parent[size_t(i)] = root(parent[size_t(i)]); };
+    const std::function<int(int)> root = [&](int i) {
+        return parent[size_t(i)] == i ? i : parent[size_t(i)] = root(parent[size_t(i)]);
+    };
     QHash<QString, int> firstWithKey;
     for (size_t i = 0; i < n; ++i)
         for (const QString &run : w.steps[i].runs)
@@ -124,7 +130,8 @@ void inferWithinGroups(Workflow &w, const QList<RunSummary> &runs, const QHash<Q
             continue;
         }
         for (const WorkflowEdge &e : inferOrder(w.steps, steps)) {
-            if (w.steps[size_t(e.to)].start - w.steps[size_t(e.from)].end > Workflow::kTogetherWithin) {
+            if (w.steps[size_t(e.to)].start - w.steps[size_t(e.from)].end >
+                Workflow::kTogetherWithin) {
                 ++apart;
                 continue;
             }
@@ -136,16 +143,22 @@ void inferWithinGroups(Workflow &w, const QList<RunSummary> &runs, const QHash<Q
     });
     if (!alone.isEmpty() && n > 1) {
         constexpr int kListed = 8;
-        const QString listed = alone.mid(0, kListed).join(QStringLiteral(", ")) +
-                               (alone.size() > kListed ? QStringLiteral(" and %1 more").arg(alone.size() - kListed) : QString());
-        w.notes << QStringLiteral("%1 run(s) share no workload, experiment or trace folder with another run, so nothing "
-                                  "says what feeds them: shown as separate steps with no edges (%2); declare a workflow in "
+        const QString listed =
+            alone.mid(0, kListed).join(QStringLiteral(", ")) +
+            (alone.size() > kListed ? QStringLiteral(" and %1 more").arg(alone.size() - kListed)
+                                    : QString());
+        w.notes << QStringLiteral("%1 run(s) share no workload, experiment or trace folder with "
+                                  "another run, so nothing "
+                                  "says what feeds them: shown as separate steps with no edges "
+                                  "(%2); declare a workflow in "
                                   "grademl.json to connect them")
                        .arg(alone.size())
                        .arg(listed);
     }
     if (apart > 0)
-        w.notes << QStringLiteral("%1 possible edge(s) left out: the runs are more than a day apart").arg(apart);
+        w.notes << QStringLiteral(
+                       "%1 possible edge(s) left out: the runs are more than a day apart")
+                       .arg(apart);
 }
 
 // One loop among the edges (step names, the first repeated at the end), empty when none.
@@ -198,8 +211,8 @@ int Workflow::find(const QString &step) const
     return -1;
 }
 
-Workflow Workflow::resolve(const std::vector<WorkflowDeclaration> &declarations, const QList<RunSummary> &runs,
-                           const QHash<QString, QStringList> &groups)
+Workflow Workflow::resolve(const std::vector<WorkflowDeclaration> &declarations,
+                           const QList<RunSummary> &runs, const QHash<QString, QStringList> &groups)
 {
     Workflow w;
     QHash<QString, QString> stepOfRun; // run -> the declared step that took it first
@@ -215,21 +228,24 @@ Workflow Workflow::resolve(const std::vector<WorkflowDeclaration> &declarations,
             step.name = decl.name;
             step.declared = true;
             if (named.contains(step.name)) {
-                w.problems << QStringLiteral("%1: step '%2' is declared by another grademl.json too; "
-                                             "this one is shown as '%2 (%3)'")
+                w.problems << QStringLiteral(
+                                  "%1: step '%2' is declared by another grademl.json too; "
+                                  "this one is shown as '%2 (%3)'")
                                   .arg(d.path, step.name, d.name);
                 step.name = QStringLiteral("%1 (%2)").arg(step.name, d.name);
             }
             named.insert(step.name);
             for (const RunSummary &run : runs) {
                 const bool byName = decl.runs.contains(run.name);
-                const bool byFolder = std::any_of(decl.folders.begin(), decl.folders.end(),
-                                                  [&](const QString &f) { return runUnder(run, f); });
+                const bool byFolder =
+                    std::any_of(decl.folders.begin(), decl.folders.end(),
+                                [&](const QString &f) { return runUnder(run, f); });
                 if (!byName && !(byFolder && hasData(run)))
                     continue;
                 if (auto other = stepOfRun.constFind(run.name); other != stepOfRun.constEnd()) {
-                    w.problems << QStringLiteral("%1: run '%2' is in step '%3' and in step '%4'; it "
-                                                 "counts in both")
+                    w.problems << QStringLiteral(
+                                      "%1: run '%2' is in step '%3' and in step '%4'; it "
+                                      "counts in both")
                                       .arg(d.path, run.name, *other, step.name);
                 } else {
                     stepOfRun.insert(run.name, step.name);
@@ -261,12 +277,14 @@ Workflow Workflow::resolve(const std::vector<WorkflowDeclaration> &declarations,
         for (const auto &[from, to] : d.edges) {
             const int a = index(from), b = index(to);
             if (a < 0 || b < 0) {
-                w.problems << QStringLiteral("%1: the edge %2 → %3 names no step '%4'; it is left out")
+                w.problems << QStringLiteral(
+                                  "%1: the edge %2 → %3 names no step '%4'; it is left out")
                                   .arg(d.path, from, to, a < 0 ? from : to);
                 continue;
             }
             if (a == b) {
-                w.problems << QStringLiteral("%1: the edge %2 → %2 makes a step feed itself; it is left out")
+                w.problems << QStringLiteral(
+                                  "%1: the edge %2 → %2 makes a step feed itself; it is left out")
                                   .arg(d.path, from);
                 continue;
             }
@@ -279,7 +297,9 @@ Workflow Workflow::resolve(const std::vector<WorkflowDeclaration> &declarations,
         if (QStringList loop = findLoop(w); !loop.isEmpty()) {
             if (loop.size() > 12) { // the first and last steps, and how many between
                 const qsizetype between = loop.size() - 10;
-                loop = loop.mid(0, 5) + QStringList{QStringLiteral("(%1 more steps)").arg(between)} + loop.mid(loop.size() - 5);
+                loop = loop.mid(0, 5) +
+                       QStringList{QStringLiteral("(%1 more steps)").arg(between)} +
+                       loop.mid(loop.size() - 5);
             }
             w.problems << QStringLiteral("the declared edges make a loop: %1; a workflow's steps "
                                          "must run one after another, so the edges are shown but "
@@ -353,21 +373,23 @@ QJsonObject Workflow::toJson() const
 {
     QJsonArray stepList;
     for (const auto &s : steps)
-        stepList.append(QJsonObject{{QStringLiteral("name"), s.name},
-                                    {QStringLiteral("runs"), QJsonArray::fromStringList(s.runs)},
-                                    {QStringLiteral("declared"), s.declared},
-                                    {QStringLiteral("start_ns"), s.start},
-                                    {QStringLiteral("end_ns"), s.end},
-                                    {QStringLiteral("duration_ns"), s.duration()},
-                                    {QStringLiteral("slices"), s.slices},
-                                    {QStringLiteral("counter_samples"), s.counterSamples},
-                                    {QStringLiteral("formats"), QJsonArray::fromStringList(s.formats)}});
+        stepList.append(
+            QJsonObject{{QStringLiteral("name"), s.name},
+                        {QStringLiteral("runs"), QJsonArray::fromStringList(s.runs)},
+                        {QStringLiteral("declared"), s.declared},
+                        {QStringLiteral("start_ns"), s.start},
+                        {QStringLiteral("end_ns"), s.end},
+                        {QStringLiteral("duration_ns"), s.duration()},
+                        {QStringLiteral("slices"), s.slices},
+                        {QStringLiteral("counter_samples"), s.counterSamples},
+                        {QStringLiteral("formats"), QJsonArray::fromStringList(s.formats)}});
     QJsonArray edgeList;
     for (const auto &e : edges)
-        edgeList.append(QJsonObject{{QStringLiteral("from"), steps[size_t(e.from)].name},
-                                    {QStringLiteral("to"), steps[size_t(e.to)].name},
-                                    {QStringLiteral("kind"), e.inferred ? QStringLiteral("workflow_inferred")
-                                                                        : QStringLiteral("workflow")}});
+        edgeList.append(
+            QJsonObject{{QStringLiteral("from"), steps[size_t(e.from)].name},
+                        {QStringLiteral("to"), steps[size_t(e.to)].name},
+                        {QStringLiteral("kind"), e.inferred ? QStringLiteral("workflow_inferred")
+                                                            : QStringLiteral("workflow")}});
     return {{QStringLiteral("name"), name},
             {QStringLiteral("inferred"), inferred()},
             {QStringLiteral("declared_in"), QJsonArray::fromStringList(declaredIn)},
@@ -379,12 +401,16 @@ QJsonObject Workflow::toJson() const
 
 QString Workflow::toText() const
 {
-    QString out = inferred() ? QStringLiteral("workflow (inferred from the runs' order in time): %1 steps\n").arg(steps.size())
-                             : QStringLiteral("workflow '%1' declared in %2: %3 steps\n")
-                                   .arg(name, declaredIn.join(QStringLiteral(", ")))
-                                   .arg(steps.size());
+    QString out =
+        inferred() ? QStringLiteral("workflow (inferred from the runs' order in time): %1 steps\n")
+                         .arg(steps.size())
+                   : QStringLiteral("workflow '%1' declared in %2: %3 steps\n")
+                         .arg(name, declaredIn.join(QStringLiteral(", ")))
+                         .arg(steps.size());
     for (const auto &s : steps) {
-        out += QStringLiteral("  step %1: %2").arg(s.name, s.runs.isEmpty() ? QStringLiteral("no run") : formatDuration(s.duration()));
+        out += QStringLiteral("  step %1: %2")
+                   .arg(s.name,
+                        s.runs.isEmpty() ? QStringLiteral("no run") : formatDuration(s.duration()));
         if (!s.runs.isEmpty() && (s.runs.size() > 1 || s.runs.front() != s.name))
             out += QStringLiteral(", runs %1").arg(s.runs.join(QStringLiteral(", ")));
         if (!s.formats.isEmpty())
@@ -392,8 +418,9 @@ QString Workflow::toText() const
         out += QLatin1Char('\n');
     }
     for (const auto &e : edges)
-        out += QStringLiteral("  %1 → %2%3\n").arg(steps[size_t(e.from)].name, steps[size_t(e.to)].name,
-                                                  e.inferred ? QStringLiteral(" (inferred)") : QString());
+        out += QStringLiteral("  %1 → %2%3\n")
+                   .arg(steps[size_t(e.from)].name, steps[size_t(e.to)].name,
+                        e.inferred ? QStringLiteral(" (inferred)") : QString());
     for (const auto &p : problems)
         out += QStringLiteral("problem: %1\n").arg(p);
     for (const auto &n : notes)
@@ -444,8 +471,9 @@ ExecutionModel ExecutionModel::forWorkflow(const Workflow &workflow)
         r.mix.idle = r.self;
     }
     for (const auto &e : workflow.edges)
-        m.m_leafEdges.push_back({e.from + 1, e.to + 1,
-                                 e.inferred ? ModelEdge::Kind::WorkflowInferred : ModelEdge::Kind::Workflow, 1});
+        m.m_leafEdges.push_back(
+            {e.from + 1, e.to + 1,
+             e.inferred ? ModelEdge::Kind::WorkflowInferred : ModelEdge::Kind::Workflow, 1});
     m.m_shape.resize(m.m_nodes.size());
     std::iota(m.m_shape.begin(), m.m_shape.end(), quint64(1)); // steps never fold
 

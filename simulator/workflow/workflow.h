@@ -17,8 +17,8 @@ namespace gml::sim {
 struct WorkflowStep
 {
     QString name;
-    QStringList runs;      // in start order; empty: a declared step that matched no run
-    TimeNs start = 0;      // project clock, over its runs (0 when it has no data)
+    QStringList runs; // in start order; empty: a declared step that matched no run
+    TimeNs start = 0; // project clock, over its runs (0 when it has no data)
     TimeNs end = 0;
     qint64 slices = 0;
     qint64 counterSamples = 0;
@@ -40,9 +40,9 @@ struct WorkflowEdge
 // jobs chain and concurrent ones branch) — only among runs that belong together: of one
 // workload or experiment, or imported from one trace folder, and at most a day apart. Runs that
 // belong with no other are steps with no edges, and `notes` says why (issue 36: a project of
-// unrelated runs from different days is not one workflow). What is wrong with a declaration (a loop, a step
-// that matches no run, an edge naming no step, a run in two steps) is in `problems`; nothing
-// is dropped for it: a step that matched nothing is still a step, a loop's edges are kept.
+// unrelated runs from different days is not one workflow). What is wrong with a declaration (a
+// loop, a step that matches no run, an edge naming no step, a run in two steps) is in `problems`;
+// nothing is dropped for it: a step that matched nothing is still a step, a loop's edges are kept.
 struct Workflow
 {
     QString name;
@@ -58,7 +58,8 @@ struct Workflow
     // From the project's runs (grademl info's summary) and stored declarations. `groups`: each
     // run's workload and experiment keys ("workload:3", "experiment:1"); the trace folders come
     // from the runs' sources.
-    static Workflow resolve(const std::vector<WorkflowDeclaration> &declarations, const QList<RunSummary> &runs,
+    static Workflow resolve(const std::vector<WorkflowDeclaration> &declarations,
+                            const QList<RunSummary> &runs,
                             const QHash<QString, QStringList> &groups = {});
     static constexpr TimeNs kTogetherWithin = 24LL * 3600 * 1'000'000'000; // a day
     static std::optional<Workflow> load(Project &project, QString *error);

@@ -89,7 +89,8 @@ int main(int argc, char **argv)
         else if (args[i] == QLatin1String("--poll-s"))
             pollS = std::max(1, args[i + 1].toInt());
         else {
-            std::fprintf(stderr, "usage: bench_follow [--hours H] [--series N] [--gpus G] [--poll-s P]\n");
+            std::fprintf(stderr,
+                         "usage: bench_follow [--hours H] [--series N] [--gpus G] [--poll-s P]\n");
             return 2;
         }
     }
@@ -105,15 +106,18 @@ int main(int argc, char **argv)
                     (s < 16 ? QByteArray(",cpu" + QByteArray::number(s) + ",busy,%\n")
                             : QByteArray(",host,metric " + QByteArray::number(s) + ",MB/s\n"));
         append(samples, head);
-        append(smi, "timestamp, index, utilization.gpu [%], memory.used [MiB], power.draw [W], temperature.gpu\n");
+        append(smi, "timestamp, index, utilization.gpu [%], memory.used [MiB], power.draw [W], "
+                    "temperature.gpu\n");
     }
     QString error;
-    auto project = Project::open(tmp.filePath(QStringLiteral("followed.grademl")), Project::Mode::ReadWrite, &error);
+    auto project = Project::open(tmp.filePath(QStringLiteral("followed.grademl")),
+                                 Project::Mode::ReadWrite, &error);
     if (!project)
         qFatal("%s", qPrintable(error));
     FolderFollower follower(*project, {{dir}, {}, QTimeZone::utc(), 1, 2000});
 
-    const qint64 t0ms = QDateTime(QDate(2026, 11, 27), QTime(0, 0), QTimeZone::utc()).toMSecsSinceEpoch();
+    const qint64 t0ms =
+        QDateTime(QDate(2026, 11, 27), QTime(0, 0), QTimeZone::utc()).toMSecsSinceEpoch();
     const qint64 polls = qint64(hours * 3600 / pollS);
     std::vector<double> early, late;
     double followedCpu = 0, rssEarly = 0;
@@ -124,14 +128,17 @@ int main(int argc, char **argv)
         for (int k = 0; k < 10 * pollS; ++k) { // 10 Hz
             const qint64 tns = (t0ms + (p * pollS) * 1000 + k * 100) * 1'000'000;
             for (int id = 0; id < series; ++id)
-                s += QByteArray::number(tns) + ',' + QByteArray::number(id) + ',' + QByteArray::number((k * 7 + id) % 100) + ".5\n";
+                s += QByteArray::number(tns) + ',' + QByteArray::number(id) + ',' +
+                     QByteArray::number((k * 7 + id) % 100) + ".5\n";
         }
         for (int k = 0; k < pollS; ++k) { // 1 Hz
-            const QByteArray ts = QDateTime::fromMSecsSinceEpoch(t0ms + (p * pollS + k) * 1000, QTimeZone::utc())
-                                      .toString(QStringLiteral("yyyy/MM/dd HH:mm:ss.zzz"))
-                                      .toUtf8();
+            const QByteArray ts =
+                QDateTime::fromMSecsSinceEpoch(t0ms + (p * pollS + k) * 1000, QTimeZone::utc())
+                    .toString(QStringLiteral("yyyy/MM/dd HH:mm:ss.zzz"))
+                    .toUtf8();
             for (int gpu = 0; gpu < gpus; ++gpu)
-                g += ts + ", " + QByteArray::number(gpu) + ", " + QByteArray::number((p + gpu) % 101) + " %, 40000 MiB, 350.5 W, 61\n";
+                g += ts + ", " + QByteArray::number(gpu) + ", " +
+                     QByteArray::number((p + gpu) % 101) + " %, 40000 MiB, 350.5 W, 61\n";
         }
         append(samples, s);
         append(smi, g);
@@ -175,7 +182,8 @@ int main(int argc, char **argv)
     project.reset();
 
     // Baseline: the final folder imported once.
-    auto once = Project::open(tmp.filePath(QStringLiteral("once.grademl")), Project::Mode::ReadWrite, &error);
+    auto once = Project::open(tmp.filePath(QStringLiteral("once.grademl")),
+                              Project::Mode::ReadWrite, &error);
     ImportJob job(*once);
     job.setTimeZone(QTimeZone::utc());
     job.setThreads(1);
@@ -184,21 +192,28 @@ int main(int argc, char **argv)
     (void)job.run(scanInputs({dir}, {}, &errors));
     const double onceCpu = threadCpuS() - c0;
 
-    std::printf("followed %.1f h of samples: %d series at 10 Hz + %d GPUs x 4 metrics at 1 Hz, polled every %d s\n",
+    std::printf("followed %.1f h of samples: %d series at 10 Hz + %d GPUs x 4 metrics at 1 Hz, "
+                "polled every %d s\n",
                 hours, series, gpus, pollS);
-    std::printf("  %lld polls, %.1f MB appended, %lld counter samples\n", static_cast<long long>(polls),
-                double(bytes) / 1e6, static_cast<long long>(counters));
-    std::printf("  CPU per poll: median %.2f ms in the first %lld polls, %.2f ms in the last %lld (late/early %.2f)\n",
-                median(early) * 1e3, static_cast<long long>(window), median(late) * 1e3, static_cast<long long>(window),
+    std::printf("  %lld polls, %.1f MB appended, %lld counter samples\n",
+                static_cast<long long>(polls), double(bytes) / 1e6,
+                static_cast<long long>(counters));
+    std::printf("  CPU per poll: median %.2f ms in the first %lld polls, %.2f ms in the last %lld "
+                "(late/early %.2f)\n",
+                median(early) * 1e3, static_cast<long long>(window), median(late) * 1e3,
+                static_cast<long long>(window),
                 median(early) > 0 ? median(late) / median(early) : 0.0);
-    std::printf("  share of one core at a %d s poll: %.3f%% early, %.3f%% late (goal: at most 1%%)\n", pollS,
-                median(early) / pollS * 100, median(late) / pollS * 100);
+    std::printf(
+        "  share of one core at a %d s poll: %.3f%% early, %.3f%% late (goal: at most 1%%)\n",
+        pollS, median(early) / pollS * 100, median(late) / pollS * 100);
     std::printf("  resident memory: %.1f MB after %lld polls, %.1f MB at the end\n", rssEarly,
                 static_cast<long long>(window), rssLate);
-    std::printf("studio refresh after a poll: whole timeline loaded again %.1f ms, reloaded keeping its counters %.1f ms "
+    std::printf("studio refresh after a poll: whole timeline loaded again %.1f ms, reloaded "
+                "keeping its counters %.1f ms "
                 "(%.1fx); the timeline holds %.1f MB\n",
                 fullMs, reloadMs, reloadMs > 0 ? fullMs / reloadMs : 0.0, timelineMb);
-    std::printf("baseline: one-shot import of the final folder %.2f s CPU; followed in all %.2f s CPU (%.2fx)\n", onceCpu,
-                followedCpu, onceCpu > 0 ? followedCpu / onceCpu : 0.0);
+    std::printf("baseline: one-shot import of the final folder %.2f s CPU; followed in all %.2f s "
+                "CPU (%.2fx)\n",
+                onceCpu, followedCpu, onceCpu > 0 ? followedCpu / onceCpu : 0.0);
     return 0;
 }

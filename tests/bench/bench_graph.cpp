@@ -49,12 +49,14 @@ template <typename F> static double timed(F &&f)
     return double(t.nsecsElapsed()) / 1e6;
 }
 
-static bool benchFolder(const QString &label, const QString &folder, int repeat, const QString &projectFile = {})
+static bool benchFolder(const QString &label, const QString &folder, int repeat,
+                        const QString &projectFile = {})
 {
     QTemporaryDir dir;
     QString error;
-    auto project = Project::open(projectFile.isEmpty() ? dir.filePath(QStringLiteral("p.grademl")) : projectFile,
-                                 projectFile.isEmpty() ? Project::Mode::ReadWrite : Project::Mode::ReadOnly, &error);
+    auto project = Project::open(
+        projectFile.isEmpty() ? dir.filePath(QStringLiteral("p.grademl")) : projectFile,
+        projectFile.isEmpty() ? Project::Mode::ReadWrite : Project::Mode::ReadOnly, &error);
     if (!project) {
         std::fprintf(stderr, "bench_graph: %s\n", qPrintable(error));
         return false;
@@ -75,14 +77,16 @@ static bool benchFolder(const QString &label, const QString &folder, int repeat,
     size_t boxes = 0, openBoxes = 0;
     for (int k = 0; k < repeat; ++k) {
         std::optional<sim::DependencyGraph> graph;
-        graphMs.push_back(timed([&] { graph = sim::DependencyGraph::build(*project, *run, &error); }));
+        graphMs.push_back(
+            timed([&] { graph = sim::DependencyGraph::build(*project, *run, &error); }));
         if (!graph) {
             std::fprintf(stderr, "bench_graph: %s: %s\n", qPrintable(folder), qPrintable(error));
             return false;
         }
         std::optional<sim::ExecutionModel> m;
         modelMs.push_back(timed([&] { m = sim::ExecutionModel::build(*graph, label); }));
-        criticalMs.push_back(timed([&] { m->setCriticalPath(sim::replay(*graph, sim::ReplayInput::measured(*graph))); }));
+        criticalMs.push_back(timed(
+            [&] { m->setCriticalPath(sim::replay(*graph, sim::ReplayInput::measured(*graph))); }));
         model = std::make_shared<const sim::ExecutionModel>(std::move(*m));
         slices = 0;
         for (size_t i = 0; i < model->nodes().size(); ++i)
@@ -97,7 +101,8 @@ static bool benchFolder(const QString &label, const QString &folder, int repeat,
             if (it.isGroup()) {
                 if (group < 0 || it.time > picture->scene.items[size_t(group)].time)
                     group = int(i);
-            } else if (it.openable && (open < 0 || it.time > picture->scene.items[size_t(open)].time)) {
+            } else if (it.openable &&
+                       (open < 0 || it.time > picture->scene.items[size_t(open)].time)) {
                 open = int(i);
             }
         }
@@ -114,9 +119,10 @@ static bool benchFolder(const QString &label, const QString &folder, int repeat,
             unfoldMs.push_back(timed([&] { GraphPicture::make(model, c); }));
         }
     }
-    std::printf("%-42s %9lld %8zu %9.1f %9.1f %9.1f %5.2fx %10.1f %5zu %8.1f %5zu %8.1f\n", qPrintable(label),
-                static_cast<long long>(slices), model->nodes().size(), median(graphMs), median(modelMs),
-                median(criticalMs), (median(modelMs) + median(criticalMs)) / std::max(1e-3, median(graphMs)),
+    std::printf("%-42s %9lld %8zu %9.1f %9.1f %9.1f %5.2fx %10.1f %5zu %8.1f %5zu %8.1f\n",
+                qPrintable(label), static_cast<long long>(slices), model->nodes().size(),
+                median(graphMs), median(modelMs), median(criticalMs),
+                (median(modelMs) + median(criticalMs)) / std::max(1e-3, median(graphMs)),
                 median(collapsedMs), boxes, median(openMs), openBoxes, median(unfoldMs));
     std::fflush(stdout);
     return true;
@@ -124,8 +130,9 @@ static bool benchFolder(const QString &label, const QString &folder, int repeat,
 
 static void printHeader()
 {
-    std::printf("%-42s %9s %8s %9s %9s %9s %6s %10s %5s %8s %5s %8s\n", "trace", "slices", "nodes", "graph ms",
-                "model ms", "crit. ms", "ratio", "collapsed", "boxes", "open ms", "boxes", "unfold");
+    std::printf("%-42s %9s %8s %9s %9s %9s %6s %10s %5s %8s %5s %8s\n", "trace", "slices", "nodes",
+                "graph ms", "model ms", "crit. ms", "ratio", "collapsed", "boxes", "open ms",
+                "boxes", "unfold");
 }
 
 static void printPeakRss()
@@ -137,23 +144,32 @@ static void printPeakRss()
 
 int main(int argc, char **argv)
 {
-    qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen") : qgetenv("QT_QPA_PLATFORM"));
+    qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen")
+                                                                    : qgetenv("QT_QPA_PLATFORM"));
     QGuiApplication app(argc, argv);
     int ranks = 8, steps = 40, repeat = 5, targetMb = 0;
     QStringList folders;
     QString projectFile, runName;
     const QStringList args = app.arguments();
     for (int i = 1; i < args.size(); ++i) {
-        if (args[i] == QLatin1String("--ranks") && i + 1 < args.size()) ranks = args[++i].toInt();
-        else if (args[i] == QLatin1String("--steps") && i + 1 < args.size()) steps = args[++i].toInt();
-        else if (args[i] == QLatin1String("--repeat") && i + 1 < args.size()) repeat = std::max(1, args[++i].toInt());
-        else if (args[i] == QLatin1String("--target-mb") && i + 1 < args.size()) targetMb = args[++i].toInt();
-        else if (args[i] == QLatin1String("--project") && i + 1 < args.size()) projectFile = args[++i];
-        else if (args[i] == QLatin1String("--run") && i + 1 < args.size()) runName = args[++i];
-        else if (!args[i].startsWith(QLatin1String("--"))) folders << args[i];
+        if (args[i] == QLatin1String("--ranks") && i + 1 < args.size())
+            ranks = args[++i].toInt();
+        else if (args[i] == QLatin1String("--steps") && i + 1 < args.size())
+            steps = args[++i].toInt();
+        else if (args[i] == QLatin1String("--repeat") && i + 1 < args.size())
+            repeat = std::max(1, args[++i].toInt());
+        else if (args[i] == QLatin1String("--target-mb") && i + 1 < args.size())
+            targetMb = args[++i].toInt();
+        else if (args[i] == QLatin1String("--project") && i + 1 < args.size())
+            projectFile = args[++i];
+        else if (args[i] == QLatin1String("--run") && i + 1 < args.size())
+            runName = args[++i];
+        else if (!args[i].startsWith(QLatin1String("--")))
+            folders << args[i];
         else {
-            std::fprintf(stderr, "usage: bench_graph [--ranks R] [--steps S | --target-mb MB] [--repeat N] "
-                                 "[--project FILE --run NAME | TRACE_FOLDER...]\n");
+            std::fprintf(stderr,
+                         "usage: bench_graph [--ranks R] [--steps S | --target-mb MB] [--repeat N] "
+                         "[--project FILE --run NAME | TRACE_FOLDER...]\n");
             return 2;
         }
     }
@@ -168,8 +184,9 @@ int main(int argc, char **argv)
         for (const QString &d : shared.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
             folders << shared.filePath(d);
         if (folders.isEmpty())
-            std::fprintf(stderr, "bench_graph: no shared traces at %s; only the generated job is measured\n",
-                         qPrintable(shared.path()));
+            std::fprintf(
+                stderr, "bench_graph: no shared traces at %s; only the generated job is measured\n",
+                qPrintable(shared.path()));
     }
     printHeader();
     for (const QString &f : folders)
@@ -178,10 +195,11 @@ int main(int argc, char **argv)
     const QString traces = gen.filePath(QStringLiteral("job"));
     QDir().mkpath(traces);
     QProcess p;
-    QStringList genArgs{QStringLiteral("--out"), traces, QStringLiteral("--ranks"), QString::number(ranks)};
+    QStringList genArgs{QStringLiteral("--out"), traces, QStringLiteral("--ranks"),
+                        QString::number(ranks)};
     if (targetMb > 0)
-        genArgs << QStringLiteral("--target-mb") << QString::number(targetMb) << QStringLiteral("--layers")
-                << QStringLiteral("24");
+        genArgs << QStringLiteral("--target-mb") << QString::number(targetMb)
+                << QStringLiteral("--layers") << QStringLiteral("24");
     else
         genArgs << QStringLiteral("--steps") << QString::number(steps);
     p.start(QStringLiteral(GRADEML_TRACEGEN), genArgs);
@@ -189,8 +207,9 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "bench_graph: grademl-tracegen failed\n");
         return 1;
     }
-    benchFolder(targetMb > 0 ? QStringLiteral("generated %1 MB, %2 rank(s)").arg(targetMb).arg(ranks)
-                             : QStringLiteral("generated %1 ranks x %2 steps").arg(ranks).arg(steps),
+    benchFolder(targetMb > 0
+                    ? QStringLiteral("generated %1 MB, %2 rank(s)").arg(targetMb).arg(ranks)
+                    : QStringLiteral("generated %1 ranks x %2 steps").arg(ranks).arg(steps),
                 traces, repeat);
     printPeakRss();
     return 0;

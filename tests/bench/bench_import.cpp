@@ -6,8 +6,9 @@
 //
 // Prints: label, input bytes (decompressed), seconds, MB/s, slices+samples (events placed),
 // events/s, peak RSS (MiB) and peak RSS / input bytes; the threads the files were read on
-// (--threads, default one per core: ImportJob::setThreads) and MB/s per thread; then how long reading every slice track
-// back takes (SliceTrack::load, as the timeline does when a track is first drawn).
+// (--threads, default one per core: ImportJob::setThreads) and MB/s per thread; then how long
+// reading every slice track back takes (SliceTrack::load, as the timeline does when a track is
+// first drawn).
 // --stages first times, in the same run, the two floors under the import: reading the bytes
 // (InputStream) and parsing them with the Chrome trace reader into a handler that keeps nothing.
 #include "chrometracereader.h"
@@ -110,7 +111,8 @@ int main(int argc, char **argv)
             inputs << args[i];
     }
     if (inputs.isEmpty()) {
-        std::fprintf(stderr, "usage: bench_import [--label NAME] [--project FILE] [--stages] [--threads N] FILE...\n");
+        std::fprintf(stderr, "usage: bench_import [--label NAME] [--project FILE] [--stages] "
+                             "[--threads N] FILE...\n");
         return 2;
     }
     QTemporaryDir tmp;

@@ -67,7 +67,8 @@ bool generate(const QString &path, qint64 total, int ranks)
         names.push_back(p->intern(QStringLiteral("op_%1").arg(i).toStdString()));
     const qint64 perTrack = total / (ranks * kTracksPerRank);
     for (int r = 0; r < ranks; ++r) {
-        auto st = p->db().prepare("INSERT INTO source(run_id, path, format, status) VALUES(?, ?, 'generated', 'failed')");
+        auto st = p->db().prepare(
+            "INSERT INTO source(run_id, path, format, status) VALUES(?, ?, 'generated', 'failed')");
         st.bind(1, run);
         st.bind(2, QStringLiteral("rank%1").arg(r));
         if (!st.exec()) {
@@ -79,7 +80,8 @@ bool generate(const QString &path, qint64 total, int ranks)
             TrackSpec spec;
             const bool gpu = k >= kTracksPerRank / 2;
             spec.kind = gpu ? TrackKind::Stream : TrackKind::Thread;
-            spec.name = gpu ? QStringLiteral("stream %1").arg(k) : QStringLiteral("thread %1").arg(k);
+            spec.name =
+                gpu ? QStringLiteral("stream %1").arg(k) : QStringLiteral("thread %1").arg(k);
             spec.rank = r;
             const TrackId track = w.addTrack(spec);
             QRandomGenerator rng(quint32(r * 100 + k));
@@ -147,7 +149,8 @@ int child(const QString &path, bool page, QSize size)
     constexpr int kFrames = 40;
     for (int f = 0; f < kFrames; ++f) {
         const double w = double(span) * std::pow(10000.0 / double(span), double(f) / (kFrames - 1));
-        TimelineViewport v{size, centre - TimeNs(w / 2), centre - TimeNs(w / 2) + std::max<TimeNs>(1, TimeNs(w)), 0};
+        TimelineViewport v{size, centre - TimeNs(w / 2),
+                           centre - TimeNs(w / 2) + std::max<TimeNs>(1, TimeNs(w)), 0};
         QElapsedTimer t;
         t.start();
         double first = 0;
@@ -155,13 +158,16 @@ int child(const QString &path, bool page, QSize size)
         paint.push_back(first);
         complete.push_back(double(t.nsecsElapsed()) / 1e6);
         if (qEnvironmentVariableIsSet("BENCH_VERBOSE"))
-            std::fprintf(stderr, "  frame %2d window %.3g ns: paint %.2f ms, complete %.2f ms, %zu KB read\n", f, w, first,
-                         complete.back(), data->pager ? data->pager->memoryBytes() / 1024 : 0);
+            std::fprintf(
+                stderr,
+                "  frame %2d window %.3g ns: paint %.2f ms, complete %.2f ms, %zu KB read\n", f, w,
+                first, complete.back(), data->pager ? data->pager->memoryBytes() / 1024 : 0);
     }
     std::sort(paint.begin(), paint.end());
     std::sort(complete.begin(), complete.end());
-    std::printf("%.1f %.1f %.0f %.2f %.2f %.1f %.1f %.0f %zu\n", loadMs, openMs, openRss, paint[kFrames / 2],
-                paint.back(), complete[kFrames / 2], complete.back(), peakRssMb(), data->sliceCount());
+    std::printf("%.1f %.1f %.0f %.2f %.2f %.1f %.1f %.0f %zu\n", loadMs, openMs, openRss,
+                paint[kFrames / 2], paint.back(), complete[kFrames / 2], complete.back(),
+                peakRssMb(), data->sliceCount());
     return 0;
 }
 
@@ -169,7 +175,8 @@ int child(const QString &path, bool page, QSize size)
 
 int main(int argc, char **argv)
 {
-    qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen") : qgetenv("QT_QPA_PLATFORM"));
+    qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen")
+                                                                    : qgetenv("QT_QPA_PLATFORM"));
     QGuiApplication app(argc, argv);
     QStringList sizes{QStringLiteral("3.4"), QStringLiteral("14"), QStringLiteral("40")};
     int ranks = 4;
@@ -197,24 +204,28 @@ int main(int argc, char **argv)
     if (!projects.isEmpty()) {
         // Given projects (a cluster project and its peers, issue 39), paged as the studio does,
         // three fresh processes each; ratios against the first project of the list.
-        std::printf("%-28s %9s %14s %9s %14s %16s\n", "project", "load ms", "first paint ms", "peak MB", "pan median ms",
-                    "complete med ms");
+        std::printf("%-28s %9s %14s %9s %14s %16s\n", "project", "load ms", "first paint ms",
+                    "peak MB", "pan median ms", "complete med ms");
         double baseLoad = 0, basePaint = 0;
         for (int k = 0; k < projects.size(); ++k) {
             std::vector<double> load, paint;
             for (int round = 0; round < 3; ++round) {
                 QProcess p;
-                p.start(QCoreApplication::applicationFilePath(), {QStringLiteral("--child"), projects[k], QStringLiteral("paged"),
-                                                                  QString::number(size.width()), QString::number(size.height())});
+                p.start(QCoreApplication::applicationFilePath(),
+                        {QStringLiteral("--child"), projects[k], QStringLiteral("paged"),
+                         QString::number(size.width()), QString::number(size.height())});
                 p.waitForFinished(-1);
-                const QStringList f = QString::fromLatin1(p.readAllStandardOutput()).split(QLatin1Char(' '));
+                const QStringList f =
+                    QString::fromLatin1(p.readAllStandardOutput()).split(QLatin1Char(' '));
                 if (p.exitCode() != 0 || f.size() < 9) {
-                    std::fprintf(stderr, "bench_open: %s: %s\n", qPrintable(projects[k]), p.readAllStandardError().constData());
+                    std::fprintf(stderr, "bench_open: %s: %s\n", qPrintable(projects[k]),
+                                 p.readAllStandardError().constData());
                     return 1;
                 }
                 load.push_back(f[0].toDouble());
                 paint.push_back(f[1].toDouble());
-                std::printf("%-28s %9s %14s %9s %14s %16s\n", qPrintable(QFileInfo(projects[k]).fileName()), qPrintable(f[0]),
+                std::printf("%-28s %9s %14s %9s %14s %16s\n",
+                            qPrintable(QFileInfo(projects[k]).fileName()), qPrintable(f[0]),
                             qPrintable(f[1]), qPrintable(f[2]), qPrintable(f[3]), qPrintable(f[5]));
             }
             std::sort(load.begin(), load.end());
@@ -223,43 +234,50 @@ int main(int argc, char **argv)
                 baseLoad = load[1];
                 basePaint = paint[1];
             }
-            std::printf("%-28s median load %.1f ms (%.2fx the first), first paint %.1f ms (%.2fx)\n",
-                        qPrintable(QFileInfo(projects[k]).fileName()), load[1], load[1] / std::max(baseLoad, 1e-6), paint[1],
-                        paint[1] / std::max(basePaint, 1e-6));
+            std::printf(
+                "%-28s median load %.1f ms (%.2fx the first), first paint %.1f ms (%.2fx)\n",
+                qPrintable(QFileInfo(projects[k]).fileName()), load[1],
+                load[1] / std::max(baseLoad, 1e-6), paint[1], paint[1] / std::max(basePaint, 1e-6));
         }
         return 0;
     }
-    std::printf("%-8s %-6s %9s %13s %9s %14s %14s %16s %16s %9s\n", "slices", "mode", "load ms", "first paint ms",
-                "peak MB", "pan median ms", "pan worst ms", "complete med ms", "complete worst ms", "end MB");
+    std::printf("%-8s %-6s %9s %13s %9s %14s %14s %16s %16s %9s\n", "slices", "mode", "load ms",
+                "first paint ms", "peak MB", "pan median ms", "pan worst ms", "complete med ms",
+                "complete worst ms", "end MB");
     for (const QString &m : sizes) {
         const qint64 n = qint64(m.toDouble() * 1e6);
-        const QString path = QDir(dir).filePath(QStringLiteral("open-%1M-%2r.grademl").arg(m).arg(ranks));
+        const QString path =
+            QDir(dir).filePath(QStringLiteral("open-%1M-%2r.grademl").arg(m).arg(ranks));
         if (!QFileInfo::exists(path)) {
             QElapsedTimer g;
             g.start();
             if (!generate(path, n, ranks))
                 return 1;
-            std::printf("(generated %s in %.1f s, %.0f MB)\n", qPrintable(path), double(g.nsecsElapsed()) / 1e9,
-                        double(QFileInfo(path).size()) / 1e6);
+            std::printf("(generated %s in %.1f s, %.0f MB)\n", qPrintable(path),
+                        double(g.nsecsElapsed()) / 1e9, double(QFileInfo(path).size()) / 1e6);
         }
         double paged = 0, whole = 0;
         for (const char *mode : {"whole", "paged"}) {
             QProcess p;
             p.start(QCoreApplication::applicationFilePath(),
-                    {QStringLiteral("--child"), path, QString::fromLatin1(mode), QString::number(size.width()),
-                     QString::number(size.height())});
+                    {QStringLiteral("--child"), path, QString::fromLatin1(mode),
+                     QString::number(size.width()), QString::number(size.height())});
             p.waitForFinished(-1);
-            const QStringList f = QString::fromLatin1(p.readAllStandardOutput()).split(QLatin1Char(' '));
+            const QStringList f =
+                QString::fromLatin1(p.readAllStandardOutput()).split(QLatin1Char(' '));
             if (p.exitCode() != 0 || f.size() < 9) {
-                std::fprintf(stderr, "bench_open: child failed: %s\n", p.readAllStandardError().constData());
+                std::fprintf(stderr, "bench_open: child failed: %s\n",
+                             p.readAllStandardError().constData());
                 return 1;
             }
             (std::strcmp(mode, "paged") == 0 ? paged : whole) = f[1].toDouble();
-            std::printf("%-8s %-6s %9s %13s %9s %14s %14s %16s %16s %9s\n", qPrintable(m + QLatin1Char('M')), mode,
-                        qPrintable(f[0]), qPrintable(f[1]), qPrintable(f[2]), qPrintable(f[3]), qPrintable(f[4]),
-                        qPrintable(f[5]), qPrintable(f[6]), qPrintable(f[7].trimmed()));
+            std::printf("%-8s %-6s %9s %13s %9s %14s %14s %16s %16s %9s\n",
+                        qPrintable(m + QLatin1Char('M')), mode, qPrintable(f[0]), qPrintable(f[1]),
+                        qPrintable(f[2]), qPrintable(f[3]), qPrintable(f[4]), qPrintable(f[5]),
+                        qPrintable(f[6]), qPrintable(f[7].trimmed()));
         }
-        std::printf("%-8s first paint paged/whole: %.3f\n", qPrintable(m + QLatin1Char('M')), paged / std::max(whole, 1e-6));
+        std::printf("%-8s first paint paged/whole: %.3f\n", qPrintable(m + QLatin1Char('M')),
+                    paged / std::max(whole, 1e-6));
     }
     return 0;
 }

@@ -12,17 +12,17 @@
 #include "dependencygraph.h"
 #include "folderscanner.h"
 #include "importjob.h"
-#include "project.h"
 #include "predictedrun.h"
+#include "project.h"
 #include "timelinedata.h"
 #include "timelinepainter.h"
 #include "whatif.h"
 
+#include <QDir>
+#include <QElapsedTimer>
 #include <QGuiApplication>
 #include <QImage>
 #include <QPainter>
-#include <QDir>
-#include <QElapsedTimer>
 #include <QProcess>
 #include <QTemporaryDir>
 
@@ -39,14 +39,18 @@ static double median(std::vector<double> v)
 
 int main(int argc, char **argv)
 {
-    qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen") : qgetenv("QT_QPA_PLATFORM"));
+    qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen")
+                                                                    : qgetenv("QT_QPA_PLATFORM"));
     QGuiApplication app(argc, argv);
     int ranks = 8, steps = 370, repeat = 21;
     const QStringList args = app.arguments();
     for (int i = 1; i + 1 < args.size(); i += 2) {
-        if (args[i] == QLatin1String("--ranks")) ranks = args[i + 1].toInt();
-        else if (args[i] == QLatin1String("--steps")) steps = args[i + 1].toInt();
-        else if (args[i] == QLatin1String("--repeat")) repeat = std::max(1, args[i + 1].toInt());
+        if (args[i] == QLatin1String("--ranks"))
+            ranks = args[i + 1].toInt();
+        else if (args[i] == QLatin1String("--steps"))
+            steps = args[i + 1].toInt();
+        else if (args[i] == QLatin1String("--repeat"))
+            repeat = std::max(1, args[i + 1].toInt());
         else {
             std::fprintf(stderr, "usage: bench_replay [--ranks R] [--steps S] [--repeat N]\n");
             return 2;
@@ -56,14 +60,16 @@ int main(int argc, char **argv)
     const QString traces = dir.filePath(QStringLiteral("job"));
     QDir().mkpath(traces);
     QProcess gen;
-    gen.start(QStringLiteral(GRADEML_TRACEGEN), {QStringLiteral("--out"), traces, QStringLiteral("--ranks"),
-                                                 QString::number(ranks), QStringLiteral("--steps"), QString::number(steps)});
+    gen.start(QStringLiteral(GRADEML_TRACEGEN),
+              {QStringLiteral("--out"), traces, QStringLiteral("--ranks"), QString::number(ranks),
+               QStringLiteral("--steps"), QString::number(steps)});
     if (!gen.waitForFinished(600000) || gen.exitCode() != 0) {
         std::fprintf(stderr, "bench_replay: grademl-tracegen failed\n");
         return 1;
     }
     QString error;
-    auto project = Project::open(dir.filePath(QStringLiteral("p.grademl")), Project::Mode::ReadWrite, &error);
+    auto project =
+        Project::open(dir.filePath(QStringLiteral("p.grademl")), Project::Mode::ReadWrite, &error);
     if (!project) {
         std::fprintf(stderr, "bench_replay: %s\n", qPrintable(error));
         return 1;
@@ -73,7 +79,8 @@ int main(int argc, char **argv)
     job.run(scanInputs({traces}, QStringLiteral("job"), &scanErrors));
     QElapsedTimer timer;
     timer.start();
-    auto built = sim::DependencyGraph::build(*project, *project->findRun(QStringLiteral("job")), &error);
+    auto built =
+        sim::DependencyGraph::build(*project, *project->findRun(QStringLiteral("job")), &error);
     const double buildMs = double(timer.nsecsElapsed()) / 1e6;
     if (!built) {
         std::fprintf(stderr, "bench_replay: %s\n", qPrintable(error));
@@ -130,10 +137,12 @@ int main(int argc, char **argv)
         compute.op = sim::Transform::Op::Compute;
         compute.factor = 1.0 + 0.1 * (k + 1);
         timer.restart();
-        const auto res = sim::whatIf(graph, {compute, sim::Transform::amp(), sim::Transform::input(2)}, {}, &why,
-                                     &cache, &identityReplay);
-        const auto data = sim::withPredictedRun(timeline, *project->findRun(QStringLiteral("job")),
-                                                *res->prepared.graph, res->predicted, QStringLiteral("what-if"));
+        const auto res =
+            sim::whatIf(graph, {compute, sim::Transform::amp(), sim::Transform::input(2)}, {}, &why,
+                        &cache, &identityReplay);
+        const auto data =
+            sim::withPredictedRun(timeline, *project->findRun(QStringLiteral("job")),
+                                  *res->prepared.graph, res->predicted, QStringLiteral("what-if"));
         slider.push_back(double(timer.nsecsElapsed()) / 1e6);
         // What the timeline then does with it: new data (the overview recomputed) and a paint
         // of the whole trace at a workstation's window size.
@@ -150,14 +159,18 @@ int main(int argc, char **argv)
     const double sl = median(slider), px = median(pixels);
     std::printf("graph: %zu nodes, %lld edges, %zu resources; built in %.1f ms\n", nodes.size(),
                 static_cast<long long>(edges), graph->resources().size(), buildMs);
-    std::printf("identity replay: median %.2f ms (%.1f M nodes/s)\n", id, double(nodes.size()) / id / 1e3);
+    std::printf("identity replay: median %.2f ms (%.1f M nodes/s)\n", id,
+                double(nodes.size()) / id / 1e3);
     std::printf("replay with a transform (slider move): median %.2f ms\n", tr);
-    std::printf("replay with a reschedule (event-driven, priority queue): median %.2f ms (%.1fx the identity replay)\n",
+    std::printf("replay with a reschedule (event-driven, priority queue): median %.2f ms (%.1fx "
+                "the identity replay)\n",
                 median(scheduled), median(scheduled) / id);
-    std::printf("slider to result (3 transforms + replay + predicted timeline): median %.2f ms, worst %.2f ms "
+    std::printf("slider to result (3 transforms + replay + predicted timeline): median %.2f ms, "
+                "worst %.2f ms "
                 "(aim: 100 ms)\n",
                 sl, *std::max_element(slider.begin(), slider.end()));
-    std::printf("slider to pixels (the same, then the timeline's new data painted at 1600x900): median %.2f ms, "
+    std::printf("slider to pixels (the same, then the timeline's new data painted at 1600x900): "
+                "median %.2f ms, "
                 "worst %.2f ms\n",
                 px, *std::max_element(pixels.begin(), pixels.end()));
     std::printf("baseline (one pass over the nodes): median %.3f ms; replay / baseline = %.1fx, "

@@ -70,7 +70,8 @@ static void generateStore(const QString &root, int runs, int experiments, int st
         const QString exp = root + QStringLiteral("/mlruns/%1").arg(e + 1);
         QDir().mkpath(exp);
         write(exp + QStringLiteral("/meta.yaml"),
-              QStringLiteral("artifact_location: file://%1\nexperiment_id: '%2'\nlifecycle_stage: active\nname: sweep %2\n")
+              QStringLiteral("artifact_location: file://%1\nexperiment_id: '%2'\nlifecycle_stage: "
+                             "active\nname: sweep %2\n")
                   .arg(exp)
                   .arg(e + 1)
                   .toUtf8());
@@ -83,8 +84,10 @@ static void generateStore(const QString &root, int runs, int experiments, int st
             QDir().mkpath(dir + QLatin1Char('/') + QLatin1String(sub));
         const qint64 start = t0 + qint64(r) * 90'000;
         write(dir + QStringLiteral("/meta.yaml"),
-              QStringLiteral("artifact_uri: file://%1/artifacts\nend_time: %2\nexperiment_id: '%3'\nlifecycle_stage: active\n"
-                             "name: ''\nrun_id: %4\nrun_uuid: %4\nsource_type: 4\nstart_time: %5\nstatus: 3\nuser_id: bench\n")
+              QStringLiteral("artifact_uri: file://%1/artifacts\nend_time: %2\nexperiment_id: "
+                             "'%3'\nlifecycle_stage: active\n"
+                             "name: ''\nrun_id: %4\nrun_uuid: %4\nsource_type: 4\nstart_time: "
+                             "%5\nstatus: 3\nuser_id: bench\n")
                   .arg(dir)
                   .arg(start + 60'000)
                   .arg(e)
@@ -96,13 +99,17 @@ static void generateStore(const QString &root, int runs, int experiments, int st
         write(dir + QStringLiteral("/params/batch_size"), QByteArray::number(32 << (r % 4)));
         write(dir + QStringLiteral("/params/optimizer"), optimisers[r % 4]);
         write(dir + QStringLiteral("/params/gpu"), gpus[(r / 4) % 4]);
-        write(dir + QStringLiteral("/tags/mlflow.runName"), QStringLiteral("trial-%1").arg(r).toUtf8());
+        write(dir + QStringLiteral("/tags/mlflow.runName"),
+              QStringLiteral("trial-%1").arg(r).toUtf8());
         write(dir + QStringLiteral("/tags/sweep"), QByteArray::number(r / 100));
         QByteArray loss, accuracy;
         for (int s = 0; s < steps; ++s) {
             const qint64 ts = start + qint64(s) * 60'000 / steps;
-            loss += QByteArray::number(ts) + ' ' + QByteArray::number(2.5 / (1 + s * lr * 10), 'g', 8) + ' ' + QByteArray::number(s) + '\n';
-            accuracy += QByteArray::number(ts) + ' ' + QByteArray::number(1 - 0.9 / (1 + s * lr * 5), 'g', 8) + ' ' +
+            loss += QByteArray::number(ts) + ' ' +
+                    QByteArray::number(2.5 / (1 + s * lr * 10), 'g', 8) + ' ' +
+                    QByteArray::number(s) + '\n';
+            accuracy += QByteArray::number(ts) + ' ' +
+                        QByteArray::number(1 - 0.9 / (1 + s * lr * 5), 'g', 8) + ' ' +
                         QByteArray::number(s) + '\n';
         }
         write(dir + QStringLiteral("/metrics/loss"), loss);
@@ -132,7 +139,8 @@ int main(int argc, char **argv)
     const QString store = dir.filePath(QStringLiteral("store"));
     const double genMs = timeMs([&] { generateStore(store, runs, experiments, steps); });
     QString error;
-    auto project = Project::open(dir.filePath(QStringLiteral("runs.grademl")), Project::Mode::ReadWrite, &error);
+    auto project = Project::open(dir.filePath(QStringLiteral("runs.grademl")),
+                                 Project::Mode::ReadWrite, &error);
     if (!project)
         qFatal("%s", qPrintable(error));
     QStringList scanErrors;
@@ -142,8 +150,10 @@ int main(int argc, char **argv)
     });
     QStringList metricErrors;
     const QList<RunId> missing = runsWithoutMetrics(*project, sim::kRunMetricsVersion);
-    const double metricsMs = timeMs([&] { sim::updateRunMetrics(*project, missing, &metricErrors); });
-    std::printf("generated %d MLflow runs in %d experiments (%d steps of 2 metrics) in %.0f ms; imported in %.0f ms; "
+    const double metricsMs =
+        timeMs([&] { sim::updateRunMetrics(*project, missing, &metricErrors); });
+    std::printf("generated %d MLflow runs in %d experiments (%d steps of 2 metrics) in %.0f ms; "
+                "imported in %.0f ms; "
                 "headline metrics of %lld runs in %.0f ms\n",
                 runs, experiments, steps, genMs, importMs, (long long)missing.size(), metricsMs);
 
@@ -189,7 +199,8 @@ int main(int argc, char **argv)
         }));
     }
     const double base = median(baselineMs);
-    std::printf("runs listed %d; filter 'trial-1': %d runs, 'optimizer=adamw': %d runs\n", shown, filtered, keyFiltered);
+    std::printf("runs listed %d; filter 'trial-1': %d runs, 'optimizer=adamw': %d runs\n", shown,
+                filtered, keyFiltered);
     std::printf("%-10s %10s %10s\n", "", "median ms", "x baseline");
     const auto row = [&](const char *name, const std::vector<double> &v) {
         std::printf("%-10s %10.1f %10.2f\n", name, median(v), base > 0 ? median(v) / base : 0.0);
@@ -199,7 +210,9 @@ int main(int argc, char **argv)
     row("open", openMs);
     row("filter", filterMs);
     row("baseline", baselineMs);
-    struct rusage usage{};
+    struct rusage usage
+    {
+    };
     getrusage(RUSAGE_SELF, &usage);
     std::printf("peak RSS %.0f MB\n", double(usage.ru_maxrss) / 1024.0);
     return metricErrors.isEmpty() && scanErrors.isEmpty() ? 0 : 1;

@@ -57,14 +57,15 @@ int main(int argc, char **argv)
     c.strategy = Strategy::MultiWorker;
     c.workers = workers;
     c.iterations = iterations;
-    c.cluster = *Cluster::fromJson(QJsonObject{{QStringLiteral("nodes"), (workers + 3) / 4},
-                                               {QStringLiteral("gpu"), QStringLiteral("V100")},
-                                               {QStringLiteral("gpus_per_node"), 4},
-                                               {QStringLiteral("intra_link"), QStringLiteral("nvlink2")},
-                                               {QStringLiteral("network"), QStringLiteral("ib-edr")},
-                                               {QStringLiteral("storage"), QStringLiteral("lustre")},
-                                               {QStringLiteral("storage_gbps"), 200.0}},
-                                   QStringLiteral("bench"), &error);
+    c.cluster =
+        *Cluster::fromJson(QJsonObject{{QStringLiteral("nodes"), (workers + 3) / 4},
+                                       {QStringLiteral("gpu"), QStringLiteral("V100")},
+                                       {QStringLiteral("gpus_per_node"), 4},
+                                       {QStringLiteral("intra_link"), QStringLiteral("nvlink2")},
+                                       {QStringLiteral("network"), QStringLiteral("ib-edr")},
+                                       {QStringLiteral("storage"), QStringLiteral("lustre")},
+                                       {QStringLiteral("storage_gbps"), 200.0}},
+                           QStringLiteral("bench"), &error);
     c.cluster.id = QStringLiteral("bench");
     std::vector<double> total, build, replayed, baseline;
     size_t nodes = 0, flows = 0, edges = 0;
@@ -107,18 +108,22 @@ int main(int argc, char **argv)
         const Replay plain = replay(*again.graph, fixed);
         baseline.push_back(double(t.nsecsElapsed()) / 1e6);
         if (plain.finish < rp.finish * 0.99 || plain.finish > rp.finish * 1.01)
-            std::fprintf(stderr, "note: the fixed-time replay ends at %lld ns, the flow replay at %lld ns\n",
-                         (long long)plain.finish, (long long)rp.finish);
+            std::fprintf(
+                stderr, "note: the fixed-time replay ends at %lld ns, the flow replay at %lld ns\n",
+                (long long)plain.finish, (long long)rp.finish);
     }
     struct rusage usage;
     getrusage(RUSAGE_SELF, &usage);
-    std::printf("ResNet-50, %d workers (multi-worker ring), %d iterations: %zu nodes, %zu edges, %zu flows; "
+    std::printf("ResNet-50, %d workers (multi-worker ring), %d iterations: %zu nodes, %zu edges, "
+                "%zu flows; "
                 "simulated iteration %.3f ms\n",
                 workers, iterations, nodes, edges, flows, double(iteration) / 1e6);
     std::printf("simulate  %9.1f ms (median of %d)\n", median(total), repeat);
     std::printf("  build   %9.1f ms\n", median(build));
-    std::printf("  replay  %9.1f ms  (%.2fx the baseline)\n", median(replayed), median(replayed) / median(baseline));
-    std::printf("baseline  %9.1f ms  in-order replay of the same graph, flow times fixed\n", median(baseline));
+    std::printf("  replay  %9.1f ms  (%.2fx the baseline)\n", median(replayed),
+                median(replayed) / median(baseline));
+    std::printf("baseline  %9.1f ms  in-order replay of the same graph, flow times fixed\n",
+                median(baseline));
     std::printf("peak RSS  %9.1f MB\n", double(usage.ru_maxrss) / 1024);
     // A sweep of 8 configurations: one after the other, then in parallel.
     SimConfig base = c;
@@ -133,7 +138,9 @@ int main(int argc, char **argv)
     t.restart();
     const SweepOutcome outcome = runSweep(configs);
     const double parallel = double(t.nsecsElapsed()) / 1e6;
-    std::printf("sweep of 8 (workers 8..1,024): one after the other %.1f ms, in parallel on %d threads %.1f ms (%.2fx); %lld results\n",
-                sequential, QThread::idealThreadCount(), parallel, sequential / parallel, (long long)outcome.results.size());
+    std::printf("sweep of 8 (workers 8..1,024): one after the other %.1f ms, in parallel on %d "
+                "threads %.1f ms (%.2fx); %lld results\n",
+                sequential, QThread::idealThreadCount(), parallel, sequential / parallel,
+                (long long)outcome.results.size());
     return 0;
 }

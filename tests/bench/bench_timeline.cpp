@@ -66,7 +66,8 @@ static std::shared_ptr<TimelineData> generate(qint64 total, int tracks)
         tr.name = QStringLiteral("thread %1").arg(k);
         tr.slices = qint64(in.size());
         run.tracks.append(tr);
-        d->slices.insert(tr.id, std::make_shared<const SliceTrack>(SliceTrack::build(std::move(in))));
+        d->slices.insert(tr.id,
+                         std::make_shared<const SliceTrack>(SliceTrack::build(std::move(in))));
     }
     d->runs.append(run);
     d->start = 0;
@@ -98,14 +99,16 @@ static std::shared_ptr<TimelineData> withCounters(std::shared_ptr<TimelineData> 
         tr.name = QStringLiteral("series %1").arg(k);
         tr.counterSamples = samples;
         run.tracks.append(tr);
-        d->counters.insert(tr.id, std::make_shared<const CounterTrack>(CounterTrack::build(std::move(in))));
+        d->counters.insert(
+            tr.id, std::make_shared<const CounterTrack>(CounterTrack::build(std::move(in))));
     }
     d->runs.append(run);
     d->end = std::max(d->end, span);
     return d;
 }
 
-static void runCase(const char *label, TimelinePainter &painter, QSize size, int frames, TimeNs span)
+static void runCase(const char *label, TimelinePainter &painter, QSize size, int frames,
+                    TimeNs span)
 {
     QImage image(size, QImage::Format_ARGB32_Premultiplied);
     std::vector<double> ms;
@@ -121,7 +124,8 @@ static void runCase(const char *label, TimelinePainter &painter, QSize size, int
         TimelineOverlay o;
         o.traceEnd = span;
         painter.paint(p, TimelineViewport{size, 0, span, 0}, o);
-        std::printf("%-26s first paint (overview density computed) %.2f ms\n", label, double(warm.nsecsElapsed()) / 1e6);
+        std::printf("%-26s first paint (overview density computed) %.2f ms\n", label,
+                    double(warm.nsecsElapsed()) / 1e6);
     }
     for (int f = 0; f < frames; ++f) {
         const double w = double(span) * std::pow(1000.0 / double(span), double(f) / (frames - 1));
@@ -142,7 +146,8 @@ static void runCase(const char *label, TimelinePainter &painter, QSize size, int
             baseline = std::min(baseline, double(timer.nsecsElapsed()) / 1e6);
         }
         if (qEnvironmentVariableIsSet("BENCH_VERBOSE") && f % 10 == 0)
-            std::printf("  frame %3d  geometry build %.2f ms of the paint\n", f, painter.lastBuildMs());
+            std::printf("  frame %3d  geometry build %.2f ms of the paint\n", f,
+                        painter.lastBuildMs());
         const auto &g = painter.geometry(v);
         slices += g.visibleSlices;
         boxes += g.boxCount();
@@ -150,19 +155,24 @@ static void runCase(const char *label, TimelinePainter &painter, QSize size, int
     if (qEnvironmentVariableIsSet("BENCH_VERBOSE"))
         for (int f = 0; f < frames; f += 10)
             std::printf("  frame %3d  window %.3g ns  %.2f ms\n", f,
-                        double(span) * std::pow(1000.0 / double(span), double(f) / (frames - 1)), ms[size_t(f)]);
+                        double(span) * std::pow(1000.0 / double(span), double(f) / (frames - 1)),
+                        ms[size_t(f)]);
     std::vector<double> sorted = ms;
     std::sort(sorted.begin(), sorted.end());
     const double median = sorted[sorted.size() / 2];
-    std::printf("%-26s %5dx%-5d frames %3d  median %7.2f ms  worst %7.2f ms  (whole trace %7.2f ms, 1 us %6.2f ms)  "
-                "boxes/frame %7.0f  slices covered/frame %9.0f  baseline fill %5.2f ms  median/baseline %.1fx\n",
-                label, size.width(), size.height(), frames, median, sorted.back(), ms.front(), ms.back(),
-                double(boxes) / frames, double(slices) / frames, baseline, median / std::max(baseline, 1e-6));
+    std::printf("%-26s %5dx%-5d frames %3d  median %7.2f ms  worst %7.2f ms  (whole trace %7.2f "
+                "ms, 1 us %6.2f ms)  "
+                "boxes/frame %7.0f  slices covered/frame %9.0f  baseline fill %5.2f ms  "
+                "median/baseline %.1fx\n",
+                label, size.width(), size.height(), frames, median, sorted.back(), ms.front(),
+                ms.back(), double(boxes) / frames, double(slices) / frames, baseline,
+                median / std::max(baseline, 1e-6));
 }
 
 int main(int argc, char **argv)
 {
-    qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen") : qgetenv("QT_QPA_PLATFORM"));
+    qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen")
+                                                                    : qgetenv("QT_QPA_PLATFORM"));
     QGuiApplication app(argc, argv);
     qint64 slices = 10'000'000;
     int tracks = 64, frames = 100;
@@ -179,18 +189,20 @@ int main(int argc, char **argv)
         else if (args[i] == QLatin1String("--counter-hours"))
             counterHours = args[i + 1].toDouble();
         else if (args[i] == QLatin1String("--size"))
-            size = QSize(args[i + 1].section(QLatin1Char('x'), 0, 0).toInt(), args[i + 1].section(QLatin1Char('x'), 1, 1).toInt());
+            size = QSize(args[i + 1].section(QLatin1Char('x'), 0, 0).toInt(),
+                         args[i + 1].section(QLatin1Char('x'), 1, 1).toInt());
     }
     QElapsedTimer timer;
     timer.start();
     const auto data = withCounters(generate(slices, tracks), counterHours);
     const double genS = double(timer.nsecsElapsed()) / 1e9;
-    std::printf("generated %zu slices over %d tracks in %.1f s; span %.3f s; SliceTrack memory %.1f bytes/slice\n",
+    std::printf("generated %zu slices over %d tracks in %.1f s; span %.3f s; SliceTrack memory "
+                "%.1f bytes/slice\n",
                 data->sliceCount(), tracks, genS, double(data->end) / 1e9,
                 double(data->memoryBytes()) / double(std::max<size_t>(1, data->sliceCount())));
     if (counterHours > 0)
-        std::printf("with %.1f h of a 10 Hz sampler's 60 series: %lld counter samples\n", counterHours,
-                    static_cast<long long>(qint64(counterHours * 3600 * 10) * 60));
+        std::printf("with %.1f h of a 10 Hz sampler's 60 series: %lld counter samples\n",
+                    counterHours, static_cast<long long>(qint64(counterHours * 3600 * 10) * 60));
     TimelinePainter painter;
     painter.setData(data);
     runCase("window (rows that fit)", painter, size, frames, data->end);

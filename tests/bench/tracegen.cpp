@@ -14,33 +14,32 @@
 // 15-30 ms, the GPU idle). Ranks run in lockstep: a step's all-reduce kernel ends on every
 // rank when the last rank has joined it (plus the transfer), within 2 us across ranks. With
 // --host-skew-us, the second half of the ranks is written as if recorded on a second host whose
-// clock runs that far ahead (to exercise clock alignment). With --target-mb, steps are added until each file reaches that size.
-// With --healthy, nothing is wrong for the analysis to find: batches come ready from loader
-// workers (a 50-150 us __next__), copies are from pinned memory, matmuls run in FP16 on tensor
-// cores, the host never synchronises with the GPU and runs ahead of it, and a one-rank job
-// has no all-reduce. The matmul ops record their FLOPs ("flops", as with_flops=True does).
-// With --slow-rank R, rank R's kernels take 1.5 times as long (a slower GPU): it arrives last at
-// every all-reduce.
-// With --kernel-scale F, every compute kernel (not the copies, not the all-reduce) takes F times
-// as long, and everything else is drawn from the same random numbers: the same job on a GPU F
-// times slower, the measured twin a what-if prediction is validated against (grademl validate).
-// With --monitor, the folder also gets nvidia-smi.csv, as written by
+// clock runs that far ahead (to exercise clock alignment). With --target-mb, steps are added until
+// each file reaches that size. With --healthy, nothing is wrong for the analysis to find: batches
+// come ready from loader workers (a 50-150 us __next__), copies are from pinned memory, matmuls run
+// in FP16 on tensor cores, the host never synchronises with the GPU and runs ahead of it, and a
+// one-rank job has no all-reduce. The matmul ops record their FLOPs ("flops", as with_flops=True
+// does). With --slow-rank R, rank R's kernels take 1.5 times as long (a slower GPU): it arrives
+// last at every all-reduce. With --kernel-scale F, every compute kernel (not the copies, not the
+// all-reduce) takes F times as long, and everything else is drawn from the same random numbers: the
+// same job on a GPU F times slower, the measured twin a what-if prediction is validated against
+// (grademl validate). With --monitor, the folder also gets nvidia-smi.csv, as written by
 //   nvidia-smi --query-gpu=timestamp,index,name,utilization.gpu,memory.used,power.draw
 //              --format=csv -lms 10
 // on the same host (GPU utilization = the busy share of each 10 ms window, from the kernels and
 // copies written to the traces), and grademl.json saying its local time is UTC.
-#include <ctime>
-#include <filesystem>
-#include <memory>
-#include <utility>
-#include <vector>
 #include <algorithm>
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -97,9 +96,9 @@ struct Rank
     int64_t corr = 1;
     int64_t ext = 1;
     int64_t gpuFree[2] = {0, 0}; // stream 7, stream 20
-    bool record = false; // --monitor: keep the GPU busy intervals
-    bool healthy = false; // --healthy: nothing for the analysis to find
-    bool allReduce = true; // a gradient all-reduce per step (not in a healthy one-rank job)
+    bool record = false;         // --monitor: keep the GPU busy intervals
+    bool healthy = false;        // --healthy: nothing for the analysis to find
+    bool allReduce = true;       // a gradient all-reduce per step (not in a healthy one-rank job)
     double slow = 1.0; // --slow-rank: this rank's kernels take that much longer; --kernel-scale too
     std::vector<std::pair<int64_t, int64_t>> busy; // GPU work [start, end)
 };
@@ -120,9 +119,13 @@ void writeKernel(Rank &r, const char *kernel, int stream, int64_t kStart, int64_
     r.gpuFree[stream == 7 ? 0 : 1] = kStart + kernelNs;
     if (r.record)
         r.busy.emplace_back(kStart, kStart + kernelNs);
-    r.w->event(R"J({"ph": "X", "cat": "kernel", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"queued": 0, "device": %d, "context": 1, "stream": %d, "correlation": %)J" PRId64 R"J(, "registers per thread": 128, "shared memory": 49152, "blocks per SM": 2.5, "warps per SM": 10, "grid": [160, 1, 1], "block": [256, 1, 1], "est. achieved occupancy %%": 50, "External id": %)J" PRId64 R"J(}})J",
-               kernel, r.gpu, stream, us(kStart).c_str(), us(kernelNs).c_str(), r.gpu, stream, corr, ext);
-    r.w->event(R"J({"ph": "f", "id": %)J" PRId64 R"J(, "pid": %d, "tid": %d, "ts": %s, "cat": "ac2g", "name": "ac2g", "bp": "e"})J",
+    r.w->event(
+        R"J({"ph": "X", "cat": "kernel", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"queued": 0, "device": %d, "context": 1, "stream": %d, "correlation": %)J" PRId64
+        R"J(, "registers per thread": 128, "shared memory": 49152, "blocks per SM": 2.5, "warps per SM": 10, "grid": [160, 1, 1], "block": [256, 1, 1], "est. achieved occupancy %%": 50, "External id": %)J" PRId64
+        R"J(}})J",
+        kernel, r.gpu, stream, us(kStart).c_str(), us(kernelNs).c_str(), r.gpu, stream, corr, ext);
+    r.w->event(R"J({"ph": "f", "id": %)J" PRId64
+               R"J(, "pid": %d, "tid": %d, "ts": %s, "cat": "ac2g", "name": "ac2g", "bp": "e"})J",
                corr, r.gpu, stream, us(kStart).c_str());
 }
 
@@ -139,19 +142,26 @@ int64_t launchOp(Rank &r, int64_t t, const char *op, const char *inner, const ch
     const int64_t innerDur = opDur - (innerStart - t) - 2'000;
     const int64_t launchStart = innerStart + r.rng.range(3'000, 6'000);
     const int64_t launchDur = r.rng.range(4'000, 8'000);
-    r.w->event(R"J({"ph": "X", "cat": "cpu_op", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64 R"J(, "Sequence number": %)J" PRId64 R"J(, "Fwd thread id": 0}})J",
-               op, r.pid, r.tid, us(t).c_str(), us(opDur).c_str(), ext, ext);
+    r.w->event(
+        R"J({"ph": "X", "cat": "cpu_op", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64
+        R"J(, "Sequence number": %)J" PRId64 R"J(, "Fwd thread id": 0}})J",
+        op, r.pid, r.tid, us(t).c_str(), us(opDur).c_str(), ext, ext);
     // A matmul records its FLOPs, as the profiler does with with_flops=True: its 2·M·N·K, here
     // the kernel's time at 60% of an A100's FP32 peak, or 50% of its FP16 tensor-core peak.
     char flops[48] = "";
     if (matmul)
         std::snprintf(flops, sizeof flops, ", \"flops\": %.0f",
                       double(kernelNs) * 1e-9 * (r.healthy ? 312e12 * 0.5 : 19.5e12 * 0.6));
-    r.w->event(R"J({"ph": "X", "cat": "cpu_op", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64 R"J(%s}})J",
-               inner, r.pid, r.tid, us(innerStart).c_str(), us(innerDur).c_str(), ext + 100000000, flops);
-    r.w->event(R"J({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"cbid": 211, "correlation": %)J" PRId64 R"J(, "External id": %)J" PRId64 R"J(}})J",
-               r.pid, r.tid, us(launchStart).c_str(), us(launchDur).c_str(), corr, ext);
-    r.w->event(R"J({"ph": "s", "id": %)J" PRId64 R"J(, "pid": %d, "tid": %d, "ts": %s, "cat": "ac2g", "name": "ac2g"})J",
+    r.w->event(
+        R"J({"ph": "X", "cat": "cpu_op", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64
+        R"J(%s}})J",
+        inner, r.pid, r.tid, us(innerStart).c_str(), us(innerDur).c_str(), ext + 100000000, flops);
+    r.w->event(
+        R"J({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"cbid": 211, "correlation": %)J" PRId64
+        R"J(, "External id": %)J" PRId64 R"J(}})J",
+        r.pid, r.tid, us(launchStart).c_str(), us(launchDur).c_str(), corr, ext);
+    r.w->event(R"J({"ph": "s", "id": %)J" PRId64
+               R"J(, "pid": %d, "tid": %d, "ts": %s, "cat": "ac2g", "name": "ac2g"})J",
                corr, r.pid, r.tid, us(launchStart).c_str());
     const int64_t kStart = std::max(r.gpuFree[stream == 7 ? 0 : 1],
                                     launchStart + launchDur + r.rng.range(2'000, 9'000));
@@ -170,42 +180,57 @@ void writeStepUntilAllReduce(Rank &r, int layers, int64_t &t, Pending *allReduce
         const int64_t corr = r.corr++;
         const int64_t ext = r.ext++;
         const int64_t d = r.rng.range(15'000, 25'000);
-        r.w->event(R"J({"ph": "X", "cat": "cpu_op", "name": "aten::to", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64 R"J(}})J",
-                   r.pid, r.tid, us(t + 1'000).c_str(), us(d + 6'000).c_str(), ext);
-        r.w->event(R"J({"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"cbid": 41, "correlation": %)J" PRId64 R"J(, "External id": %)J" PRId64 R"J(}})J",
-                   r.pid, r.tid, us(t + 2'000).c_str(), us(d).c_str(), corr, ext);
+        r.w->event(
+            R"J({"ph": "X", "cat": "cpu_op", "name": "aten::to", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64
+            R"J(}})J",
+            r.pid, r.tid, us(t + 1'000).c_str(), us(d + 6'000).c_str(), ext);
+        r.w->event(
+            R"J({"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"cbid": 41, "correlation": %)J" PRId64
+            R"J(, "External id": %)J" PRId64 R"J(}})J",
+            r.pid, r.tid, us(t + 2'000).c_str(), us(d).c_str(), corr, ext);
         const int64_t mStart = std::max(r.gpuFree[0], t + 4'000);
         // 6 MiB: from pageable memory at ~60 GB/s as written, or pinned at ~22 GB/s.
-        const int64_t mDur = r.healthy ? r.rng.range(270'000, 300'000) : r.rng.range(80'000, 120'000);
+        const int64_t mDur =
+            r.healthy ? r.rng.range(270'000, 300'000) : r.rng.range(80'000, 120'000);
         r.gpuFree[0] = mStart + mDur;
         if (r.record)
             r.busy.emplace_back(mStart, mStart + mDur);
-        r.w->event(R"J({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (%s -> Device)", "pid": %d, "tid": 7, "ts": %s, "dur": %s, "args": {"device": %d, "context": 1, "stream": 7, "correlation": %)J" PRId64 R"J(, "bytes": 6291456, "memory bandwidth (GB/s)": %.1f, "External id": %)J" PRId64 R"J(}})J",
-                   r.healthy ? "Pinned" : "Pageable", r.gpu, us(mStart).c_str(), us(mDur).c_str(), r.gpu, corr,
-                   6291456.0 / double(mDur), ext);
+        r.w->event(
+            R"J({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (%s -> Device)", "pid": %d, "tid": 7, "ts": %s, "dur": %s, "args": {"device": %d, "context": 1, "stream": 7, "correlation": %)J" PRId64
+            R"J(, "bytes": 6291456, "memory bandwidth (GB/s)": %.1f, "External id": %)J" PRId64
+            R"J(}})J",
+            r.healthy ? "Pinned" : "Pageable", r.gpu, us(mStart).c_str(), us(mDur).c_str(), r.gpu,
+            corr, 6291456.0 / double(mDur), ext);
         t += d + 8'000;
     }
     // A healthy job runs its matmuls on tensor cores in FP16 (AMP).
-    const char *gemmNn = r.healthy ? "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn" : "volta_sgemm_128x64_nn";
-    const char *gemmNt = r.healthy ? "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nt" : "volta_sgemm_128x64_nt";
+    const char *gemmNn = r.healthy ? "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn"
+                                   : "volta_sgemm_128x64_nn";
+    const char *gemmNt = r.healthy ? "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nt"
+                                   : "volta_sgemm_128x64_nt";
     for (int l = 0; l < layers; ++l)
         t = launchOp(r, t + r.rng.range(1'000, 3'000), "aten::linear", "aten::addmm", gemmNn,
                      r.rng.range(60'000, 160'000), 7, nullptr, true);
     t = launchOp(r, t + 2'000, "aten::cross_entropy_loss", "aten::log_softmax",
-                 "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>", r.rng.range(8'000, 12'000), 7);
+                 "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>",
+                 r.rng.range(8'000, 12'000), 7);
     for (int l = layers - 1; l >= 0; --l) {
-        t = launchOp(r, t + r.rng.range(1'000, 3'000), "autograd::engine::evaluate_function: AddmmBackward0",
-                     "aten::mm", gemmNt, r.rng.range(90'000, 220'000), 7, nullptr, true);
+        t = launchOp(r, t + r.rng.range(1'000, 3'000),
+                     "autograd::engine::evaluate_function: AddmmBackward0", "aten::mm", gemmNt,
+                     r.rng.range(90'000, 220'000), 7, nullptr, true);
     }
     // Gradient all-reduce on the NCCL stream, after backward on the compute stream.
     if (r.allReduce) {
         const int64_t before = r.gpuFree[0];
         r.gpuFree[1] = std::max(r.gpuFree[1], before);
-        r.w->event(R"J({"ph": "X", "cat": "user_annotation", "name": "nccl:all_reduce", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64 R"J(}})J",
-                   r.pid, r.tid, us(t + 1'000).c_str(), us(45'000).c_str(), r.ext + 200000000);
-        t = launchOp(r, t + 2'000, "record_param_comms", "c10d::allreduce_",
-                     "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
-                     0, 20, allReduce);
+        r.w->event(
+            R"J({"ph": "X", "cat": "user_annotation", "name": "nccl:all_reduce", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64
+            R"J(}})J",
+            r.pid, r.tid, us(t + 1'000).c_str(), us(45'000).c_str(), r.ext + 200000000);
+        t = launchOp(
+            r, t + 2'000, "record_param_comms", "c10d::allreduce_",
+            "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)", 0, 20,
+            allReduce);
     }
 }
 
@@ -213,32 +238,42 @@ void writeStepUntilAllReduce(Rank &r, int layers, int64_t &t, Pending *allReduce
 void writeStepAfterAllReduce(Rank &r, int step, int64_t stepStart, int64_t &t)
 {
     t = launchOp(r, t + 3'000, "Optimizer.step#SGD.step", "aten::_foreach_add_",
-                 "void at::native::multi_tensor_apply_kernel<at::native::TensorListMetadata<2>>", r.rng.range(20'000, 40'000), 7);
+                 "void at::native::multi_tensor_apply_kernel<at::native::TensorListMetadata<2>>",
+                 r.rng.range(20'000, 40'000), 7);
     // cudaDeviceSynchronize waits for both streams at the end of the step (not in a healthy
     // job, whose host runs ahead of the GPU).
     int64_t syncEnd = t;
     if (!r.healthy) {
         const int64_t syncStart = t + 2'000;
         syncEnd = std::max({r.gpuFree[0], r.gpuFree[1], syncStart + 5'000}) + 3'000;
-        r.w->event(R"J({"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"cbid": 165, "correlation": %)J" PRId64 R"J(}})J",
-                   r.pid, r.tid, us(syncStart).c_str(), us(syncEnd - syncStart).c_str(), r.corr++);
+        r.w->event(
+            R"J({"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"cbid": 165, "correlation": %)J" PRId64
+            R"J(}})J",
+            r.pid, r.tid, us(syncStart).c_str(), us(syncEnd - syncStart).c_str(), r.corr++);
     }
     // Loading the next batch: the GPU waits for the input pipeline (a healthy job takes a
     // batch its DataLoader workers have ready).
     const int64_t loadStart = syncEnd + r.rng.range(20'000, 40'000);
-    const int64_t loadDur = r.healthy ? r.rng.range(50'000, 150'000) : r.rng.range(15'000'000, 30'000'000);
-    r.w->event(R"J({"ph": "X", "cat": "user_annotation", "name": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64 R"J(}})J",
-               r.pid, r.tid, us(loadStart).c_str(), us(loadDur).c_str(), r.ext++);
+    const int64_t loadDur =
+        r.healthy ? r.rng.range(50'000, 150'000) : r.rng.range(15'000'000, 30'000'000);
+    r.w->event(
+        R"J({"ph": "X", "cat": "user_annotation", "name": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64
+        R"J(}})J",
+        r.pid, r.tid, us(loadStart).c_str(), us(loadDur).c_str(), r.ext++);
     t = loadStart + loadDur + r.rng.range(40'000, 90'000);
-    r.w->event(R"J({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64 R"J(}})J",
-               step, r.pid, r.tid, us(stepStart).c_str(), us(t - stepStart - 1'000).c_str(), r.ext++);
+    r.w->event(
+        R"J({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64
+        R"J(}})J",
+        step, r.pid, r.tid, us(stepStart).c_str(), us(t - stepStart - 1'000).c_str(), r.ext++);
 }
 
 int usage()
 {
-    std::fprintf(stderr, "usage: grademl-tracegen --out DIR [--ranks N] [--steps N] [--layers N] "
-                         "[--target-mb MB] [--seed S] [--monitor] [--healthy] [--slow-rank R] [--host-skew-us US]\n"
-                         "                        [--kernel-scale F]\n");
+    std::fprintf(
+        stderr,
+        "usage: grademl-tracegen --out DIR [--ranks N] [--steps N] [--layers N] "
+        "[--target-mb MB] [--seed S] [--monitor] [--healthy] [--slow-rank R] [--host-skew-us US]\n"
+        "                        [--kernel-scale F]\n");
     return 2;
 }
 
@@ -271,8 +306,9 @@ double busyShare(const std::vector<std::pair<int64_t, int64_t>> &busy, int64_t l
     return double(covered) / double(hi - lo);
 }
 
-bool writeMonitor(const std::string &out, std::vector<std::vector<std::pair<int64_t, int64_t>>> busy,
-                  int64_t baseTime, int64_t end)
+bool writeMonitor(const std::string &out,
+                  std::vector<std::vector<std::pair<int64_t, int64_t>>> busy, int64_t baseTime,
+                  int64_t end)
 {
     const std::string path = out + "/nvidia-smi.csv";
     FILE *f = std::fopen(path.c_str(), "wb");
@@ -282,7 +318,8 @@ bool writeMonitor(const std::string &out, std::vector<std::vector<std::pair<int6
     }
     for (auto &b : busy)
         std::sort(b.begin(), b.end());
-    std::fprintf(f, "timestamp, index, name, utilization.gpu [%%], memory.used [MiB], power.draw [W]\n");
+    std::fprintf(
+        f, "timestamp, index, name, utilization.gpu [%%], memory.used [MiB], power.draw [W]\n");
     constexpr int64_t period = 10'000'000;
     for (int64_t t = period; t <= end + period; t += period) {
         for (size_t g = 0; g < busy.size(); ++g) {
@@ -290,8 +327,8 @@ bool writeMonitor(const std::string &out, std::vector<std::vector<std::pair<int6
             // Each GPU answers a few hundred microseconds after the previous one.
             const int64_t at = baseTime + t + int64_t(g) * 350'000;
             std::fprintf(f, "%s, %zu, NVIDIA A100-SXM4-40GB, %d %%, %d MiB, %.2f W\n",
-                         smiTime(at).c_str(), g, int(share * 100 + 0.5),
-                         9342 + int(g) * 16, 58.0 + 322.0 * share);
+                         smiTime(at).c_str(), g, int(share * 100 + 0.5), 9342 + int(g) * 16,
+                         58.0 + 322.0 * share);
         }
     }
     std::fclose(f);
@@ -326,18 +363,30 @@ int main(int argc, char **argv)
             ++i;
             return true;
         };
-        if (need("--out")) out = argv[i];
-        else if (need("--ranks")) ranks = std::atoi(argv[i]);
-        else if (need("--steps")) steps = std::atoi(argv[i]);
-        else if (need("--layers")) layers = std::atoi(argv[i]);
-        else if (need("--target-mb")) targetMb = std::atol(argv[i]);
-        else if (need("--seed")) seed = std::strtoull(argv[i], nullptr, 10);
-        else if (need("--host-skew-us")) skewUs = std::atoll(argv[i]);
-        else if (std::strcmp(argv[i], "--monitor") == 0) monitor = true;
-        else if (std::strcmp(argv[i], "--healthy") == 0) healthy = true;
-        else if (need("--slow-rank")) slowRank = std::atoi(argv[i]);
-        else if (need("--kernel-scale")) kernelScale = std::atof(argv[i]);
-        else return usage();
+        if (need("--out"))
+            out = argv[i];
+        else if (need("--ranks"))
+            ranks = std::atoi(argv[i]);
+        else if (need("--steps"))
+            steps = std::atoi(argv[i]);
+        else if (need("--layers"))
+            layers = std::atoi(argv[i]);
+        else if (need("--target-mb"))
+            targetMb = std::atol(argv[i]);
+        else if (need("--seed"))
+            seed = std::strtoull(argv[i], nullptr, 10);
+        else if (need("--host-skew-us"))
+            skewUs = std::atoll(argv[i]);
+        else if (std::strcmp(argv[i], "--monitor") == 0)
+            monitor = true;
+        else if (std::strcmp(argv[i], "--healthy") == 0)
+            healthy = true;
+        else if (need("--slow-rank"))
+            slowRank = std::atoi(argv[i]);
+        else if (need("--kernel-scale"))
+            kernelScale = std::atof(argv[i]);
+        else
+            return usage();
     }
     if (out.empty() || ranks < 1 || steps < 1 || layers < 1 || !(kernelScale > 0))
         return usage();
@@ -365,34 +414,67 @@ int main(int argc, char **argv)
         std::setvbuf(f, nullptr, _IOFBF, 1 << 20);
         std::fprintf(f, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n");
         for (int g = 0; g < ranks; ++g)
-            std::fprintf(f, "    {\"id\": %d, \"name\": \"NVIDIA A100-SXM4-40GB\", \"totalGlobalMem\": 42298834944, \"computeMajor\": 8, \"computeMinor\": 0, \"numSms\": 108, \"warpSize\": 32}%s\n",
+            std::fprintf(f,
+                         "    {\"id\": %d, \"name\": \"NVIDIA A100-SXM4-40GB\", "
+                         "\"totalGlobalMem\": 42298834944, \"computeMajor\": 8, \"computeMinor\": "
+                         "0, \"numSms\": 108, \"warpSize\": 32}%s\n",
                          g, g + 1 < ranks ? "," : "");
-        std::fprintf(f, "  ],\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": %d, \"pg_count\": 1, \"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"backend_config\": \"cuda:nccl\", \"pg_size\": %d, \"ranks\": [",
-                     rank, ranks, ranks);
+        std::fprintf(
+            f,
+            "  ],\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": "
+            "%d, \"pg_count\": 1, \"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": "
+            "\"default_pg\", \"backend_config\": \"cuda:nccl\", \"pg_size\": %d, \"ranks\": [",
+            rank, ranks, ranks);
         for (int g = 0; g < ranks; ++g)
             std::fprintf(f, "%s%d", g ? ", " : "", g);
         std::fprintf(f, "]}], \"nccl_version\": \"2.18.1\"},\n  \"traceEvents\": [");
         files.push_back(f);
         writers.push_back(std::make_unique<Writer>(f));
-        rs.push_back(Rank{rank, 4000 + rank, 4000 + rank, rank, writers.back().get(),
-                          Rng{seed * 7919 + uint64_t(rank) + 1}, 1, 1, {0, 0}, monitor, healthy,
-                          !healthy || ranks > 1, (rank == slowRank ? 1.5 : 1.0) * kernelScale, {}});
+        rs.push_back(Rank{rank,
+                          4000 + rank,
+                          4000 + rank,
+                          rank,
+                          writers.back().get(),
+                          Rng{seed * 7919 + uint64_t(rank) + 1},
+                          1,
+                          1,
+                          {0, 0},
+                          monitor,
+                          healthy,
+                          !healthy || ranks > 1,
+                          (rank == slowRank ? 1.5 : 1.0) * kernelScale,
+                          {}});
         Rank &r = rs.back();
         Writer &w = *writers.back();
-        w.event(R"J({"name": "process_name", "ph": "M", "ts": 0, "pid": %d, "tid": 0, "args": {"name": "python3"}})J", r.pid);
-        w.event(R"J({"name": "process_labels", "ph": "M", "ts": 0, "pid": %d, "tid": 0, "args": {"labels": "CPU"}})J", r.pid);
-        w.event(R"J({"name": "thread_name", "ph": "M", "ts": 0, "pid": %d, "tid": %d, "args": {"name": "thread %d (python3)"}})J", r.pid, r.tid, r.tid);
-        w.event(R"J({"name": "process_name", "ph": "M", "ts": 0, "pid": %d, "tid": 0, "args": {"name": "python3"}})J", r.gpu);
-        w.event(R"J({"name": "process_labels", "ph": "M", "ts": 0, "pid": %d, "tid": 0, "args": {"labels": "GPU %d"}})J", r.gpu, r.gpu);
-        w.event(R"J({"name": "thread_name", "ph": "M", "ts": 0, "pid": %d, "tid": 7, "args": {"name": "stream 7 "}})J", r.gpu);
-        w.event(R"J({"name": "thread_name", "ph": "M", "ts": 0, "pid": %d, "tid": 20, "args": {"name": "stream 20 "}})J", r.gpu);
+        w.event(
+            R"J({"name": "process_name", "ph": "M", "ts": 0, "pid": %d, "tid": 0, "args": {"name": "python3"}})J",
+            r.pid);
+        w.event(
+            R"J({"name": "process_labels", "ph": "M", "ts": 0, "pid": %d, "tid": 0, "args": {"labels": "CPU"}})J",
+            r.pid);
+        w.event(
+            R"J({"name": "thread_name", "ph": "M", "ts": 0, "pid": %d, "tid": %d, "args": {"name": "thread %d (python3)"}})J",
+            r.pid, r.tid, r.tid);
+        w.event(
+            R"J({"name": "process_name", "ph": "M", "ts": 0, "pid": %d, "tid": 0, "args": {"name": "python3"}})J",
+            r.gpu);
+        w.event(
+            R"J({"name": "process_labels", "ph": "M", "ts": 0, "pid": %d, "tid": 0, "args": {"labels": "GPU %d"}})J",
+            r.gpu, r.gpu);
+        w.event(
+            R"J({"name": "thread_name", "ph": "M", "ts": 0, "pid": %d, "tid": 7, "args": {"name": "stream 7 "}})J",
+            r.gpu);
+        w.event(
+            R"J({"name": "thread_name", "ph": "M", "ts": 0, "pid": %d, "tid": 20, "args": {"name": "stream 20 "}})J",
+            r.gpu);
         // Ranks start within a few ms of each other, as on one host.
         t[size_t(rank)] = 1'000'000 + rank * 1'300'000LL;
     }
     Rng collectives{seed * 104729 + 7};
     std::vector<Pending> allReduce(static_cast<size_t>(ranks));
     std::vector<int64_t> stepStart(static_cast<size_t>(ranks));
-    for (int step = 0; step < steps || (targetMb > 0 && writers[0]->bytes() < targetMb * 1'000'000); ++step) {
+    for (int step = 0; step < steps || (targetMb > 0 && writers[0]->bytes() < targetMb * 1'000'000);
+         ++step) {
         int64_t joined = 0;
         for (size_t i = 0; i < rs.size(); ++i) {
             stepStart[i] = t[i];
@@ -405,8 +487,8 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < rs.size(); ++i) {
             const Pending &p = allReduce[i];
             if (rs[i].allReduce)
-                writeKernel(rs[i], p.kernel, p.stream, p.start, done + rs[i].rng.range(0, 2'000) - p.start,
-                            p.corr, p.ext);
+                writeKernel(rs[i], p.kernel, p.stream, p.start,
+                            done + rs[i].rng.range(0, 2'000) - p.start, p.corr, p.ext);
             writeStepAfterAllReduce(rs[i], step, stepStart[i], t[i]);
         }
     }
@@ -418,7 +500,9 @@ int main(int argc, char **argv)
         // --host-skew-us: the second half of the ranks ran on another host whose clock is
         // that far ahead (their times are written shifted).
         const int64_t skew = 2 * int(i) >= ranks && ranks > 1 ? int64_t(skewUs) * 1000 : 0;
-        std::fprintf(files[i], "\n  ],\n  \"traceName\": \"%s\",\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": %" PRId64 "\n}\n",
+        std::fprintf(files[i],
+                     "\n  ],\n  \"traceName\": \"%s\",\n  \"displayTimeUnit\": \"ms\",\n  "
+                     "\"baseTimeNanoseconds\": %" PRId64 "\n}\n",
                      ("rank" + std::to_string(i) + ".pt.trace.json").c_str(), baseTime + skew);
         std::fclose(files[i]);
     }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "fuzzimport.h"
 #include "chakraimporter.h"
+#include "fuzzimport.h"
 
 GML_FUZZ_IMPORTER(ChakraTraceImporter, ".et")

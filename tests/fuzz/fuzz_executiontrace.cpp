@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "fuzzimport.h"
 #include "executiontraceimporter.h"
+#include "fuzzimport.h"
 
 GML_FUZZ_IMPORTER(ExecutionTraceImporter, ".json")

@@ -15,16 +15,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 2)
         return 0;
     (void)gmlfuzz::project();
-    const QString dir = QFileInfo(gmlfuzz::inputPath("")).absolutePath() + QStringLiteral("/follow");
+    const QString dir =
+        QFileInfo(gmlfuzz::inputPath("")).absolutePath() + QStringLiteral("/follow");
     QDir(dir).removeRecursively();
     QDir().mkpath(dir);
     const bool samples = data[0] & 1;
-    const QString log = dir + (samples ? QStringLiteral("/grademl-samples.csv") : QStringLiteral("/nvidia-smi.csv"));
+    const QString log = dir + (samples ? QStringLiteral("/grademl-samples.csv")
+                                       : QStringLiteral("/nvidia-smi.csv"));
     const QByteArray body(reinterpret_cast<const char *>(data + 1), qsizetype(size - 1));
     const qsizetype cut = body.size() * (data[0] >> 1) / 127;
     QString error;
     // A project of its own each time (the follower commits; the shared one rolls back).
-    auto project = gml::Project::open(QStringLiteral(":memory:"), gml::Project::Mode::ReadWrite, &error);
+    auto project =
+        gml::Project::open(QStringLiteral(":memory:"), gml::Project::Mode::ReadWrite, &error);
     if (!project)
         abort();
     gml::FolderFollower follower(*project, {{dir}, {}, {}, 1, 0});

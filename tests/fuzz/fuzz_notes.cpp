@@ -16,8 +16,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!project.begin(&error))
         abort();
     (void)project.db().exec("PRAGMA ignore_check_constraints = 1;");
-    auto insert = project.db().prepare("INSERT INTO note(kind, run, start_ns, end_ns, slice_id, bookmark, text) "
-                                       "VALUES (?, ?, ?, ?, ?, ?, ?)");
+    auto insert = project.db().prepare(
+        "INSERT INTO note(kind, run, start_ns, end_ns, slice_id, bookmark, text) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)");
     static const char *const kinds[] = {"time", "range", "slice"};
     size_t at = 0;
     while (at + 18 <= size) {
@@ -31,7 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         at += len;
         insert.reset();
         insert.bind(1, std::string_view(kinds[kind]));
-        insert.bind(2, std::string_view(text.constData(), size_t(std::min<qsizetype>(text.size(), 8))));
+        insert.bind(
+            2, std::string_view(text.constData(), size_t(std::min<qsizetype>(text.size(), 8))));
         insert.bind(3, start);
         insert.bind(4, end);
         insert.bind(5, start & 0xffff);

@@ -14,7 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     (void)gmlfuzz::project(); // the QCoreApplication QTimeZone wants
     QString error;
-    const auto plan = gml::readPlan(QByteArray(reinterpret_cast<const char *>(data), qsizetype(size)), &error);
+    const auto plan =
+        gml::readPlan(QByteArray(reinterpret_cast<const char *>(data), qsizetype(size)), &error);
     if (!plan) {
         if (error.isEmpty())
             abort(); // refused without a word
@@ -22,8 +23,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     QSet<QString> seen;
     for (const gml::ScannedFile &f : *plan) {
-        if (!f.importer || !f.path.startsWith(QLatin1Char('/')) || f.size < 0 || f.size > (qint64(1) << 53) ||
-            f.runName.trimmed().isEmpty() || (!f.timeZone.isEmpty() && !QTimeZone(f.timeZone.toUtf8()).isValid()) ||
+        if (!f.importer || !f.path.startsWith(QLatin1Char('/')) || f.size < 0 ||
+            f.size > (qint64(1) << 53) || f.runName.trimmed().isEmpty() ||
+            (!f.timeZone.isEmpty() && !QTimeZone(f.timeZone.toUtf8()).isValid()) ||
             seen.contains(f.path))
             abort();
         seen.insert(f.path);

@@ -72,7 +72,8 @@ int main(int argc, char **argv)
     }
     g_out = QString::fromLocal8Bit(argv[1]);
 
-    const QByteArray kineto = R"({"distributedInfo":{"rank":0,"world_size":2},"deviceProperties":[{"id":0,"name":"GPU"}],
+    const QByteArray kineto =
+        R"({"distributedInfo":{"rank":0,"world_size":2},"deviceProperties":[{"id":0,"name":"GPU"}],
 "traceEvents":[
 {"ph":"M","name":"process_name","pid":1,"args":{"name":"python"}},
 {"ph":"M","name":"thread_name","pid":1,"tid":2,"args":{"name":"main"}},
@@ -91,8 +92,10 @@ int main(int argc, char **argv)
 ]})";
     put("chrometrace", "kineto.json", kineto);
     put("chrometrace", "kineto.json.gz", gmltest::gzip(kineto));
-    put("chrometrace", "array.json", R"([{"ph":"X","name":"a","pid":"p","tid":"t","ts":1,"dur":2},{"ph":"X","name":"b\u00e9\n","pid":1,"tid":1,"ts":"3","dur":1.25}])");
-    put("chrometrace", "tf.json", R"({"displayTimeUnit":"ns","traceEvents":[{"ph":"X","name":"MatMul","pid":3,"tid":0,"ts":5.5,"dur":1,"args":{"long_name":"dense/MatMul"}},{}]})");
+    put("chrometrace", "array.json",
+        R"([{"ph":"X","name":"a","pid":"p","tid":"t","ts":1,"dur":2},{"ph":"X","name":"b\u00e9\n","pid":1,"tid":1,"ts":"3","dur":1.25}])");
+    put("chrometrace", "tf.json",
+        R"({"displayTimeUnit":"ns","traceEvents":[{"ph":"X","name":"MatMul","pid":3,"tid":0,"ts":5.5,"dur":1,"args":{"long_name":"dense/MatMul"}},{}]})");
 
     put("nvidiasmi", "query.csv",
         "timestamp, name, index, pstate, utilization.gpu [%], memory.used [MiB], power.draw [W]\n"
@@ -101,13 +104,17 @@ int main(int argc, char **argv)
         "2023/02/21 15:16:56.262, NVIDIA A100-SXM4-40GB, 0, P2, 35 %, 2048 MiB, 60.00 W\n");
     put("nvidiasmi", "noindex.csv", "name, memory.total [MiB]\nA100, 40960 MiB\nA100, 40960 MiB\n");
     put("dmon", "dated.txt",
-        "#Date       Time        gpu   pwr gtemp    sm\n#YYYYMMDD   HH:MM:SS    Idx     W     C     %\n"
-        " 20230221   15:16:55      0    43    48     5\n 20230221   15:16:55      1    44     -     6\n"
+        "#Date       Time        gpu   pwr gtemp    sm\n#YYYYMMDD   HH:MM:SS    Idx     W     C    "
+        " %\n"
+        " 20230221   15:16:55      0    43    48     5\n 20230221   15:16:55      1    44     -    "
+        " 6\n"
         " 20230221   15:16:56      0    45    49     7\n");
-    put("dmon", "plain.txt", "# gpu   pwr    sm\n# Idx     W     %\n    0    43     5\n    0    44     6\n");
+    put("dmon", "plain.txt",
+        "# gpu   pwr    sm\n# Idx     W     %\n    0    43     5\n    0    44     6\n");
     put("dcgmi", "dmon.txt",
         "#Entity   POWER             TOTEC                   GPUTL             SMACT\n"
-        "ID         W                 mJ                                                          \n"
+        "ID         W                 mJ                                                          "
+        "\n"
         "GPU 0     57.976            1268376700              0                 0.000\n"
         "GPU 1     N/A               N/A                     3                 0.100\n"
         "GPU 0     60.527            1268437741              11                0.250\n");
@@ -123,10 +130,12 @@ int main(int argc, char **argv)
         "top - 15:16:06 up  5:03,  3 users,  load average: 1.30, 0.75, 0.80\n"
         "Tasks: 1306 total,   1 running, 1305 sleeping,   0 stopped,   0 zombie\n");
     put("samples", "grademl-samples.csv",
-        "grademl-samples 1\nhost,node7\nseries,0,host,memory used,MiB\n1700000000000000000,0,1024.5\n"
+        "grademl-samples 1\nhost,node7\nseries,0,host,memory "
+        "used,MiB\n1700000000000000000,0,1024.5\n"
         "series,1,cpu0,busy,%\nseries,2,process 4242 python3,cpu,%\n1700000000100000000,1,99.5\n"
         "1700000000100000000,2,100\nseries,3,command,processes,\n1700000000100000000,3,2\n");
-    put("executiontrace", "et.json", R"({"schema":"1.0.1","pid":5,"time":"2024","start_ts":1,"nodes":[
+    put("executiontrace", "et.json",
+        R"({"schema":"1.0.1","pid":5,"time":"2024","start_ts":1,"nodes":[
 {"id":1,"name":"[pytorch|profiler|execution_graph|thread]","parent":1,"rf_id":0,"inputs":[],"outputs":[]},
 {"id":2,"name":"aten::add","parent":1,"rf_id":1,"scope":0,"inputs":[[1,1,0,4,4,"cpu"],1.0],"outputs":[[2,2,0,4,4,"cpu"]]},
 {"id":3,"name":"## step ##","parent":1,"rf_id":2,"scope":7,"inputs":[],"outputs":[]},
@@ -174,7 +183,8 @@ int main(int argc, char **argv)
         QByteArray notes;
         for (int i = 0; i < 3; ++i) {
             const qint64 start = 1'700'000'000'000'000'000 + i * 1000, end = start - 5 + i * 20;
-            notes += QByteArray(reinterpret_cast<const char *>(&start), 8) + QByteArray(reinterpret_cast<const char *>(&end), 8);
+            notes += QByteArray(reinterpret_cast<const char *>(&start), 8) +
+                     QByteArray(reinterpret_cast<const char *>(&end), 8);
             notes += char(i);
             notes += char(i == 2 ? 11 : i);
             notes += QByteArray("note \x1b[31m");
@@ -184,11 +194,15 @@ int main(int argc, char **argv)
         put("notes", "rows.bin", notes);
     }
     put("follow", "samples.bin",
-        QByteArray(1, char(1 | (60 << 1))) + "grademl-samples 1\nhost,h\nseries,0,host,cpu busy,%\n"
-        "1700000000000000000,0,1\n1700000000100000000,0,2\n1700000000200000000,0,3\n1700000000300000000,0,4\n");
+        QByteArray(1, char(1 | (60 << 1))) +
+            "grademl-samples 1\nhost,h\nseries,0,host,cpu busy,%\n"
+            "1700000000000000000,0,1\n1700000000100000000,0,2\n1700000000200000000,0,"
+            "3\n1700000000300000000,0,4\n");
     put("follow", "smi.bin",
-        QByteArray(1, char(0 | (90 << 1))) + "timestamp, index, utilization.gpu [%]\n2023/02/21 15:16:55.262, 0, 33 %\n"
-        "2023/02/21 15:16:56.262, 0, 35 %\n2023/02/21 15:16:57.262, 0, 37 %\n");
-    put("shardmeta", "identity.bin", QByteArray("\x01\x04\x15") + "0123456789abcdefstamp" + QByteArray(16, '\0'));
+        QByteArray(1, char(0 | (90 << 1))) +
+            "timestamp, index, utilization.gpu [%]\n2023/02/21 15:16:55.262, 0, 33 %\n"
+            "2023/02/21 15:16:56.262, 0, 35 %\n2023/02/21 15:16:57.262, 0, 37 %\n");
+    put("shardmeta", "identity.bin",
+        QByteArray("\x01\x04\x15") + "0123456789abcdefstamp" + QByteArray(16, '\0'));
     return 0;
 }

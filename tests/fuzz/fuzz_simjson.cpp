@@ -4,19 +4,19 @@
 // is accepted; one that parses as an object is a cluster file (Cluster::fromJson), simulated with
 // a small job when it is accepted; one with a "workflow" member is a workflow declaration
 // (WorkflowDeclaration::parse), resolved against the project's run and drawn as an execution
-// model. The run is tst_whatif's (whatiffixture.h). A crash, a sanitizer report (UBSan: a signed overflow), a hang,
-// or a predicted or simulated time that is negative is a finding.
+// model. The run is tst_whatif's (whatiffixture.h). A crash, a sanitizer report (UBSan: a signed
+// overflow), a hang, or a predicted or simulated time that is negative is a finding.
+#include "../whatiffixture.h"
 #include "chrometraceimporter.h"
 #include "cluster.h"
+#include "executionmodel.h"
 #include "fuzzimport.h"
 #include "modelzoo.h"
-#include "strategy.h"
-#include "executionmodel.h"
 #include "projectsummary.h"
+#include "strategy.h"
 #include "whatif.h"
 #include "workflow.h"
 #include "workflowdeclaration.h"
-#include "../whatiffixture.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -31,7 +31,8 @@ std::shared_ptr<const gml::sim::DependencyGraph> smallRun()
                         sizeof gmltest::kWhatIfTrace - 1, ".json", true);
     QString error;
     auto &project = gmlfuzz::project();
-    auto g = gml::sim::DependencyGraph::build(project, *project.findRun(QStringLiteral("fuzz")), &error);
+    auto g =
+        gml::sim::DependencyGraph::build(project, *project.findRun(QStringLiteral("fuzz")), &error);
     if (!g) {
         fprintf(stderr, "the small run has no graph: %s\n", qPrintable(error));
         abort();
@@ -53,7 +54,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const auto graph = smallRun();
     QJsonParseError pe;
-    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray(reinterpret_cast<const char *>(data), qsizetype(size)), &pe);
+    const QJsonDocument doc = QJsonDocument::fromJson(
+        QByteArray(reinterpret_cast<const char *>(data), qsizetype(size)), &pe);
     if (pe.error != QJsonParseError::NoError)
         return 0;
     QString error;
@@ -64,20 +66,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const auto r = gml::sim::whatIf(graph, *transforms, {}, &error);
         if (!r)
             return 0;
-        check(r->predicted.finish >= r->predicted.origin && r->report.predicted >= 0, "a negative predicted time");
+        check(r->predicted.finish >= r->predicted.origin && r->report.predicted >= 0,
+              "a negative predicted time");
         for (size_t i = 0; i < r->predicted.start.size(); ++i)
-            check(r->predicted.start[i] >= 0 && r->predicted.end[i] >= r->predicted.start[i], "a negative node time");
+            check(r->predicted.start[i] >= 0 && r->predicted.end[i] >= r->predicted.start[i],
+                  "a negative node time");
         return 0;
     }
     if (doc.object().contains(QStringLiteral("workflow"))) {
-        const auto decl = gml::WorkflowDeclaration::parse(doc.object().value(QStringLiteral("workflow")).toObject(),
-                                                          QStringLiteral("/fuzz/job/grademl.json"), &error);
+        const auto decl = gml::WorkflowDeclaration::parse(
+            doc.object().value(QStringLiteral("workflow")).toObject(),
+            QStringLiteral("/fuzz/job/grademl.json"), &error);
         if (!decl)
             return 0;
         check(qsizetype(decl->steps.size()) <= gml::WorkflowDeclaration::kMaxSteps &&
                   qsizetype(decl->edges.size()) <= gml::WorkflowDeclaration::kMaxEdges,
               "a declaration past its limits accepted");
-        static const QList<gml::RunSummary> runs = gml::summarizeProject(gmlfuzz::project(), &error);
+        static const QList<gml::RunSummary> runs =
+            gml::summarizeProject(gmlfuzz::project(), &error);
         const auto w = gml::sim::Workflow::resolve({*decl}, runs);
         const auto model = gml::sim::ExecutionModel::forWorkflow(w);
         check(model.criticalLength() >= 0, "a negative workflow critical path");
@@ -90,13 +96,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gml::sim::SimConfig c;
     c.model = *model;
     c.cluster = *cluster;
-    c.strategy = cluster->gpusPerNode >= 2 ? gml::sim::Strategy::Mirrored : gml::sim::Strategy::MultiWorker;
+    c.strategy =
+        cluster->gpusPerNode >= 2 ? gml::sim::Strategy::Mirrored : gml::sim::Strategy::MultiWorker;
     c.workers = 2;
     c.iterations = 2;
     const auto r = gml::sim::simulate(c, &error);
     if (!r)
         return 0;
-    check(r->replay.finish >= r->replay.origin && r->metrics.executionNs >= 0 && r->metrics.iterationNs >= 0,
+    check(r->replay.finish >= r->replay.origin && r->metrics.executionNs >= 0 &&
+              r->metrics.iterationNs >= 0,
           "a negative simulated time");
     return 0;
 }

@@ -29,7 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     {
         std::vector<gml::lod::Entry> entries;
         if (gml::lod::decodePiece(chunk, entries))
-            for (const auto &e : entries) // what the pager builds from them: never an overflowing end
+            for (const auto &e :
+                 entries) // what the pager builds from them: never an overflowing end
                 if (e.duration < 0 || e.start > INT64_MAX - e.duration)
                     __builtin_trap();
     }

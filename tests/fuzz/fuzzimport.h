@@ -32,7 +32,8 @@ inline QString inputPath(const char *suffix)
         ~Scratch() { QDir(dir).removeRecursively(); } // at exit; a crash leaves it for a look
     };
     static const Scratch scratch = [] {
-        QByteArray tmpl = access("/dev/shm", W_OK) == 0 ? "/dev/shm/gml-fuzz-XXXXXX" : "/tmp/gml-fuzz-XXXXXX";
+        QByteArray tmpl =
+            access("/dev/shm", W_OK) == 0 ? "/dev/shm/gml-fuzz-XXXXXX" : "/tmp/gml-fuzz-XXXXXX";
         if (!mkdtemp(tmpl.data()))
             abort();
         return Scratch{QString::fromLocal8Bit(tmpl)};
@@ -50,7 +51,8 @@ inline gml::Project &project()
     static QCoreApplication app(argc, argv);
     static std::unique_ptr<gml::Project> project = [] {
         QString error;
-        auto p = gml::Project::open(QStringLiteral(":memory:"), gml::Project::Mode::ReadWrite, &error);
+        auto p =
+            gml::Project::open(QStringLiteral(":memory:"), gml::Project::Mode::ReadWrite, &error);
         if (!p) {
             fprintf(stderr, "cannot open an in-memory project: %s\n", qPrintable(error));
             abort();
@@ -61,8 +63,8 @@ inline gml::Project &project()
 }
 
 // Imports one input; rolled back unless `keep` (a target's own fixed run, imported once).
-inline int importOnce(const gml::Importer &importer, const uint8_t *data, size_t size, const char *suffix,
-                      bool keep = false)
+inline int importOnce(const gml::Importer &importer, const uint8_t *data, size_t size,
+                      const char *suffix, bool keep = false)
 {
     gml::Project *project = &gmlfuzz::project();
     const QString path = inputPath(suffix);
@@ -112,9 +114,9 @@ inline int importOnce(const gml::Importer &importer, const uint8_t *data, size_t
 } // namespace gmlfuzz
 
 // One target per importer: GML_FUZZ_IMPORTER(ClassName, ".suffix").
-#define GML_FUZZ_IMPORTER(Class, suffix)                                                        \
-    extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                    \
-    {                                                                                          \
-        static const gml::Class importer;                                                      \
-        return gmlfuzz::importOnce(importer, data, size, suffix);                               \
+#define GML_FUZZ_IMPORTER(Class, suffix)                                                           \
+    extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                        \
+    {                                                                                              \
+        static const gml::Class importer;                                                          \
+        return gmlfuzz::importOnce(importer, data, size, suffix);                                  \
     }

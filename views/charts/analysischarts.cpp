@@ -39,10 +39,14 @@ void addBreakdown(std::vector<ChartSeries> &s, const GpuTime &t)
 QColor familyColour(const QString &family)
 {
     static const std::map<QString, QColor> colours{
-        {QStringLiteral("gemm"), QColor(0x4c, 0x78, 0xa8)},        {QStringLiteral("convolution"), QColor(0x59, 0xa1, 0x4f)},
-        {QStringLiteral("attention"), QColor(0xb0, 0x7a, 0xa1)},   {QStringLiteral("elementwise"), QColor(0xed, 0xc9, 0x48)},
-        {QStringLiteral("reduction"), QColor(0x76, 0xb7, 0xb2)},   {QStringLiteral("nccl"), QColor(0xe4, 0x57, 0x56)},
-        {QStringLiteral("copy"), QColor(0xf2, 0x8e, 0x2b)},        {QStringLiteral("other"), QColor(0x9c, 0x75, 0x5f)}};
+        {QStringLiteral("gemm"), QColor(0x4c, 0x78, 0xa8)},
+        {QStringLiteral("convolution"), QColor(0x59, 0xa1, 0x4f)},
+        {QStringLiteral("attention"), QColor(0xb0, 0x7a, 0xa1)},
+        {QStringLiteral("elementwise"), QColor(0xed, 0xc9, 0x48)},
+        {QStringLiteral("reduction"), QColor(0x76, 0xb7, 0xb2)},
+        {QStringLiteral("nccl"), QColor(0xe4, 0x57, 0x56)},
+        {QStringLiteral("copy"), QColor(0xf2, 0x8e, 0x2b)},
+        {QStringLiteral("other"), QColor(0x9c, 0x75, 0x5f)}};
     const auto it = colours.find(family);
     return it == colours.end() ? QColor(0x9c, 0x75, 0x5f) : it->second;
 }
@@ -51,12 +55,12 @@ QColor familyColour(const QString &family)
 
 QColor chartColour(int k)
 {
-    static const QColor c[] = {QColor(0x4c, 0x78, 0xa8), QColor(0xe4, 0x57, 0x56), QColor(0x59, 0xa1, 0x4f),
-                               QColor(0xb0, 0x7a, 0xa1), QColor(0xf2, 0x8e, 0x2b), QColor(0x76, 0xb7, 0xb2),
+    static const QColor c[] = {QColor(0x4c, 0x78, 0xa8), QColor(0xe4, 0x57, 0x56),
+                               QColor(0x59, 0xa1, 0x4f), QColor(0xb0, 0x7a, 0xa1),
+                               QColor(0xf2, 0x8e, 0x2b), QColor(0x76, 0xb7, 0xb2),
                                QColor(0x9c, 0x75, 0x5f), QColor(0xed, 0xc9, 0x48)};
     return c[size_t(k) % (sizeof c / sizeof c[0])];
 }
-
 
 AnalysisCharts analysisCharts(const sim::RunReport &report)
 {
@@ -74,7 +78,8 @@ AnalysisCharts analysisCharts(const sim::RunReport &report)
                 device = it.device;
             if (it.device != device)
                 continue;
-            out.iterations.categories << it.name.section(QLatin1Char('#'), -1).prepend(QLatin1Char('#'));
+            out.iterations.categories
+                << it.name.section(QLatin1Char('#'), -1).prepend(QLatin1Char('#'));
             addBreakdown(out.iterations.series, it.time);
         }
         if (!device.isEmpty())
@@ -91,10 +96,12 @@ AnalysisCharts analysisCharts(const sim::RunReport &report)
             // A cluster project's report has each rank's compute and communication only.
             // Many ranks: their numbers alone, which fit under bars a few pixels wide.
             const bool many = a.ranks.size() > 8;
-            out.ranks.title = many ? QStringLiteral("GPU time per rank (by rank number)") : QStringLiteral("GPU time per rank");
+            out.ranks.title = many ? QStringLiteral("GPU time per rank (by rank number)")
+                                   : QStringLiteral("GPU time per rank");
             out.ranks.series.resize(2);
             for (const auto &r : a.ranks) {
-                out.ranks.categories << (many ? QString::number(r.rank) : QStringLiteral("rank %1").arg(r.rank));
+                out.ranks.categories
+                    << (many ? QString::number(r.rank) : QStringLiteral("rank %1").arg(r.rank));
                 out.ranks.series[0].values.push_back(ms(r.compute));
                 out.ranks.series[1].values.push_back(ms(r.communication));
             }
@@ -107,7 +114,8 @@ AnalysisCharts analysisCharts(const sim::RunReport &report)
         for (size_t k = 0; k < a.families.size(); ++k) {
             const auto &f = a.families[k];
             out.families.categories << f.family;
-            ChartSeries bar{f.family, familyColour(f.family), std::vector<double>(a.families.size(), 0.0)};
+            ChartSeries bar{f.family, familyColour(f.family),
+                            std::vector<double>(a.families.size(), 0.0)};
             bar.values[k] = ms(f.time);
             out.families.series.push_back(std::move(bar));
         }
@@ -123,7 +131,10 @@ AnalysisCharts analysisCharts(const sim::RunReport &report)
             peak = std::max(peak, v);
         if (peak <= 0)
             continue; // a GPU the job did not use
-        TimeChart::Line line{QStringLiteral("%1 utilisation (%2)").arg(s.device, s.source), chartColour(k++), {}, {}};
+        TimeChart::Line line{QStringLiteral("%1 utilisation (%2)").arg(s.device, s.source),
+                             chartColour(k++),
+                             {},
+                             {}};
         for (const auto &[t, v] : s.samples) {
             line.x.push_back(double(t - origin) / 1e9);
             line.y.push_back(v);
@@ -134,14 +145,16 @@ AnalysisCharts analysisCharts(const sim::RunReport &report)
         out.utilisation.title = QStringLiteral("GPU utilisation (monitoring), phases shaded");
         out.utilisation.valueLabel = QStringLiteral("%");
         for (const auto &p : res.phases) {
-            if (p.kind == QLatin1String("run") || p.kind == QLatin1String("active") || p.kind == QLatin1String("busy"))
+            if (p.kind == QLatin1String("run") || p.kind == QLatin1String("active") ||
+                p.kind == QLatin1String("busy"))
                 continue;
             const QColor c = p.kind == QLatin1String("data loading") ? QColor(0xf2, 0x8e, 0x2b, 60)
                              : p.kind == QLatin1String("iteration")  ? QColor(0x4c, 0x78, 0xa8, 25)
                                                                      : QColor(0x80, 0x80, 0x80, 45);
             const std::vector<std::pair<TimeNs, TimeNs>> whole{{p.start, p.end}};
             for (const auto &[start, end] : p.spans.empty() ? whole : p.spans)
-                out.utilisation.bands.push_back({double(start - origin) / 1e9, double(end - origin) / 1e9, p.name, c});
+                out.utilisation.bands.push_back(
+                    {double(start - origin) / 1e9, double(end - origin) / 1e9, p.name, c});
         }
     } else if (report.analysis) {
         out.utilisation.title = QStringLiteral("Launch queue: GPU work launched and not finished");
@@ -159,9 +172,11 @@ AnalysisCharts analysisCharts(const sim::RunReport &report)
                 break;
         }
         for (const auto &it : report.analysis->iterations)
-            if (it.rank == report.analysis->iterations.front().rank && it.device == report.analysis->iterations.front().device)
-                out.utilisation.bands.push_back({double(it.start - origin) / 1e9, double(it.end - origin) / 1e9,
-                                                 it.name, QColor(0x4c, 0x78, 0xa8, out.utilisation.bands.size() % 2 ? 18 : 36)});
+            if (it.rank == report.analysis->iterations.front().rank &&
+                it.device == report.analysis->iterations.front().device)
+                out.utilisation.bands.push_back(
+                    {double(it.start - origin) / 1e9, double(it.end - origin) / 1e9, it.name,
+                     QColor(0x4c, 0x78, 0xa8, out.utilisation.bands.size() % 2 ? 18 : 36)});
         if (out.utilisation.lines.empty())
             out.utilisation = {}; // no queue recorded (a cluster project's report): no chart
     }

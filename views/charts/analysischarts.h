@@ -17,7 +17,7 @@ struct ChartSeries
 {
     QString name;
     QColor color;
-    std::vector<double> values; // one per category
+    std::vector<double> values;                // one per category
     Qt::BrushStyle pattern = Qt::SolidPattern; // predicted and simulated runs: hatched
 };
 
@@ -34,7 +34,7 @@ struct StackedBars
     bool legend = true; // false: the categories name the series already
     // Whiskers of +- errors[k] at the top of bar k (the spread of a mean); empty: none.
     std::vector<double> errors;
-    QStringList notes;       // a line per category for the tooltip ("predicted from 'x' (AMP)")
+    QStringList notes;         // a line per category for the tooltip ("predicted from 'x' (AMP)")
     bool sharesOfTotal = true; // the tooltip gives each series' share of its bar
     bool isEmpty() const { return categories.isEmpty() || series.empty(); }
 };
@@ -58,9 +58,10 @@ struct TimeChart
     QString title;
     QString valueLabel;
     QString keyLabel = QStringLiteral("s from the run's start");
-    bool steps = true;   // sampled counters hold their value until the next sample; false: joined points
-    bool markers = false; // a dot at each point (MLflow metrics, logged at steps)
-    bool logKey = false;  // the key axis in powers of two (worker counts, batch sizes)
+    bool steps =
+        true; // sampled counters hold their value until the next sample; false: joined points
+    bool markers = false;  // a dot at each point (MLflow metrics, logged at steps)
+    bool logKey = false;   // the key axis in powers of two (worker counts, batch sizes)
     bool logValue = false; // the value axis too (a speedup against workers: log-log)
     std::vector<Line> lines;
     std::vector<Band> bands;
@@ -89,7 +90,8 @@ struct AnalysisCharts
     StackedBars iterations; // GPU time per iteration: compute, communication, copies, idle
     StackedBars ranks;      // per rank (or GPU): the same over the run
     StackedBars families;   // kernel time by family, one bar
-    TimeChart utilisation;  // counters: GPU utilisation per GPU, phases shaded; else the launch queue
+    TimeChart
+        utilisation; // counters: GPU utilisation per GPU, phases shaded; else the launch queue
 };
 
 AnalysisCharts analysisCharts(const sim::RunReport &report);

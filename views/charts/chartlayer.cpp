@@ -41,7 +41,8 @@ Chart::Chart(QWidget *parent) : QCustomPlot(parent)
     axisRect()->setRangeZoom(Qt::Horizontal);
     setMinimumHeight(160);
     plotLayout()->insertRow(0);
-    plotLayout()->addElement(0, 0, new QCPTextElement(this, QString(), QFont(font().family(), 9, QFont::Bold)));
+    plotLayout()->addElement(
+        0, 0, new QCPTextElement(this, QString(), QFont(font().family(), 9, QFont::Bold)));
     // The legend in a row of its own below the plot, never over the bars.
     axisRect()->insetLayout()->take(legend);
     plotLayout()->addElement(2, 0, legend);
@@ -51,10 +52,11 @@ Chart::Chart(QWidget *parent) : QCustomPlot(parent)
     legend->setFont(QFont(font().family(), 8));
     legend->setMargins(QMargins(2, 0, 2, 2));
     // A click on a legend entry hides its series, another shows it again.
-    connect(this, &QCustomPlot::legendClick, this, [this](QCPLegend *, QCPAbstractLegendItem *item, QMouseEvent *) {
-        if (auto *pi = qobject_cast<QCPPlottableLegendItem *>(item))
-            toggleSeries(pi->plottable()->name());
-    });
+    connect(this, &QCustomPlot::legendClick, this,
+            [this](QCPLegend *, QCPAbstractLegendItem *item, QMouseEvent *) {
+                if (auto *pi = qobject_cast<QCPPlottableLegendItem *>(item))
+                    toggleSeries(pi->plottable()->name());
+            });
 }
 
 QString Chart::title() const
@@ -114,7 +116,8 @@ void Chart::reset(const QString &title, const QString &valueLabel, Kind kind)
     m_bars = {};
     m_time = {};
     m_scatter = {};
-    const Qt::Orientations zoom = kind == Kind::Scatter ? Qt::Horizontal | Qt::Vertical : Qt::Horizontal;
+    const Qt::Orientations zoom =
+        kind == Kind::Scatter ? Qt::Horizontal | Qt::Vertical : Qt::Horizontal;
     axisRect()->setRangeDrag(zoom);
     axisRect()->setRangeZoom(zoom);
 }
@@ -242,7 +245,8 @@ void Chart::showTime(const TimeChart &chart)
         g->setLineStyle(chart.steps ? QCPGraph::lsStepLeft : QCPGraph::lsLine);
         if (chart.markers && l.x.size() <= 400)
             g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, l.color, 4));
-        g->setData(QVector<double>(l.x.begin(), l.x.end()), QVector<double>(l.y.begin(), l.y.end()), true);
+        g->setData(QVector<double>(l.x.begin(), l.x.end()), QVector<double>(l.y.begin(), l.y.end()),
+                   true);
         for (size_t k = 0; k < l.x.size(); ++k) {
             lo = std::min(lo, l.x[k]);
             hi = std::max(hi, l.x[k]);
@@ -347,7 +351,8 @@ void Chart::showScatter(const ScatterChart &chart)
         ylo = std::min(ylo, p.y);
         yhi = std::max(yhi, p.y);
     }
-    auto add = [&](const QString &name, const QColor &c, const std::vector<const ScatterChart::Point *> &pts) {
+    auto add = [&](const QString &name, const QColor &c,
+                   const std::vector<const ScatterChart::Point *> &pts) {
         auto *g = addGraph();
         g->setName(name);
         g->setLineStyle(QCPGraph::lsNone);
@@ -387,7 +392,8 @@ QString Chart::scatterTipAt(QPoint pos) const
     const ScatterChart::Point *best = nullptr;
     double bestD = 10 * 10; // px²
     for (const auto &p : m_scatter.points) {
-        const double dx = xAxis->coordToPixel(p.x) - pos.x(), dy = yAxis->coordToPixel(p.y) - pos.y();
+        const double dx = xAxis->coordToPixel(p.x) - pos.x(),
+                     dy = yAxis->coordToPixel(p.y) - pos.y();
         if (dx * dx + dy * dy < bestD) {
             bestD = dx * dx + dy * dy;
             best = &p;
@@ -395,8 +401,9 @@ QString Chart::scatterTipAt(QPoint pos) const
     }
     if (!best)
         return {};
-    const QString x = m_scatter.categories.isEmpty() ? QString::number(best->x, 'g', 6)
-                                                     : m_scatter.categories.value(int(std::lround(best->x)) - 1);
+    const QString x = m_scatter.categories.isEmpty()
+                          ? QString::number(best->x, 'g', 6)
+                          : m_scatter.categories.value(int(std::lround(best->x)) - 1);
     return QStringLiteral("<b>%1</b><br>%2: %3<br>%4: %5")
         .arg(best->label.toHtmlEscaped(), m_scatter.keyLabel.toHtmlEscaped(), x.toHtmlEscaped(),
              m_scatter.valueLabel.toHtmlEscaped())
@@ -422,14 +429,18 @@ QString Chart::pointsTipAt(QPoint pos) const
     }
     if (!found)
         return {};
-    QStringList lines{QStringLiteral("<b>%1 %2</b>").arg(best, 0, 'g', 6).arg(m_time.keyLabel.toHtmlEscaped())};
+    QStringList lines{
+        QStringLiteral("<b>%1 %2</b>").arg(best, 0, 'g', 6).arg(m_time.keyLabel.toHtmlEscaped())};
     for (int i = 0; i < int(m_time.lines.size()); ++i) {
         const auto &l = m_time.lines[size_t(i)];
         if (i < graphCount() && !graph(i)->visible())
             continue;
         for (size_t k = 0; k < l.x.size(); ++k)
             if (l.x[k] == best) {
-                lines << QStringLiteral("%1: %2 %3").arg(l.name.toHtmlEscaped()).arg(l.y[k], 0, 'g', 4).arg(m_time.valueLabel);
+                lines << QStringLiteral("%1: %2 %3")
+                             .arg(l.name.toHtmlEscaped())
+                             .arg(l.y[k], 0, 'g', 4)
+                             .arg(m_time.valueLabel);
                 break;
             }
     }
@@ -462,16 +473,20 @@ QString Chart::tipAt(QPoint pos) const
                                .arg(s.values[size_t(k)], 0, 'f', 3)
                                .arg(m_bars.valueLabel);
             if (m_bars.sharesOfTotal)
-                line += QStringLiteral(" (%1%)").arg(total > 0 ? 100 * s.values[size_t(k)] / total : 0, 0, 'f', 1);
+                line += QStringLiteral(" (%1%)").arg(
+                    total > 0 ? 100 * s.values[size_t(k)] / total : 0, 0, 'f', 1);
             lines << line;
         }
         if (size_t(k) < m_bars.errors.size() && m_bars.errors[size_t(k)] > 0)
-            lines << QStringLiteral("spread: \u00b1 %1 %2").arg(m_bars.errors[size_t(k)], 0, 'f', 3).arg(m_bars.valueLabel);
+            lines << QStringLiteral("spread: \u00b1 %1 %2")
+                         .arg(m_bars.errors[size_t(k)], 0, 'f', 3)
+                         .arg(m_bars.valueLabel);
         return lines.join(QStringLiteral("<br>"));
     }
     if (!m_time.steps)
         return pointsTipAt(pos);
-    QStringList lines{QStringLiteral("<b>%1 %2</b>").arg(key, 0, 'f', 3).arg(m_time.keyLabel.toHtmlEscaped())};
+    QStringList lines{
+        QStringLiteral("<b>%1 %2</b>").arg(key, 0, 'f', 3).arg(m_time.keyLabel.toHtmlEscaped())};
     for (const auto &b : m_time.bands)
         if (key >= b.from && key < b.to)
             lines << b.label.toHtmlEscaped();
@@ -483,7 +498,10 @@ QString Chart::tipAt(QPoint pos) const
         if (it == l.x.begin())
             continue;
         const size_t at = size_t(it - l.x.begin()) - 1;
-        lines << QStringLiteral("%1: %2 %3").arg(l.name.toHtmlEscaped()).arg(l.y[at], 0, 'g', 5).arg(m_time.valueLabel);
+        lines << QStringLiteral("%1: %2 %3")
+                     .arg(l.name.toHtmlEscaped())
+                     .arg(l.y[at], 0, 'g', 5)
+                     .arg(m_time.valueLabel);
     }
     return lines.join(QStringLiteral("<br>"));
 }
@@ -522,11 +540,13 @@ void Chart::contextMenuEvent(QContextMenuEvent *event)
     } else if (chosen == save) {
         QString name = title().section(QLatin1Char(':'), 0, 0).simplified().toLower();
         name.replace(QRegularExpression(QStringLiteral("[^a-z0-9]+")), QStringLiteral("-"));
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export Chart"), name + QStringLiteral(".png"),
-                                                          tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export Chart"), name + QStringLiteral(".png"),
+            tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
         QString error;
         if (!path.isEmpty() && !exportTo(path, &error))
-            QMessageBox::warning(this, tr("Export Chart"), tr("The chart was not exported: %1").arg(error));
+            QMessageBox::warning(this, tr("Export Chart"),
+                                 tr("The chart was not exported: %1").arg(error));
     }
 }
 
@@ -551,21 +571,23 @@ bool exportCharts(const std::vector<Chart *> &charts, int columns, QSize size, c
         QCPPainter p(&pictures[k]);
         shown[k]->toPainter(&p, cell.width(), cell.height());
     }
-    return writeFigure(path, size, title, QStringLiteral("GradeML Studio charts"),
-                       [&](QPainter &painter) {
-                           painter.fillRect(QRect(QPoint(0, 0), size), Theme::current().base);
-                           QFont f = painter.font();
-                           f.setPointSizeF(11);
-                           f.setBold(true);
-                           painter.setFont(f);
-                           painter.setPen(Theme::current().text);
-                           painter.drawText(QRect(8, 0, size.width() - 16, kTitle), Qt::AlignVCenter | Qt::AlignLeft, title);
-                           for (size_t k = 0; k < pictures.size(); ++k)
-                               painter.drawPicture(QPoint(int(k % size_t(columns)) * cell.width(),
-                                                          kTitle + int(k / size_t(columns)) * cell.height()),
-                                                   pictures[k]);
-                       },
-                       error);
+    return writeFigure(
+        path, size, title, QStringLiteral("GradeML Studio charts"),
+        [&](QPainter &painter) {
+            painter.fillRect(QRect(QPoint(0, 0), size), Theme::current().base);
+            QFont f = painter.font();
+            f.setPointSizeF(11);
+            f.setBold(true);
+            painter.setFont(f);
+            painter.setPen(Theme::current().text);
+            painter.drawText(QRect(8, 0, size.width() - 16, kTitle),
+                             Qt::AlignVCenter | Qt::AlignLeft, title);
+            for (size_t k = 0; k < pictures.size(); ++k)
+                painter.drawPicture(QPoint(int(k % size_t(columns)) * cell.width(),
+                                           kTitle + int(k / size_t(columns)) * cell.height()),
+                                    pictures[k]);
+        },
+        error);
 }
 
 } // namespace gml

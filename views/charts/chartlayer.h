@@ -37,7 +37,7 @@ public:
     // Hides or shows the series named `name` (what a click on its legend entry does).
     bool toggleSeries(const QString &name);
     bool isSeriesVisible(const QString &name) const;
-    void resetZoom(); // the ranges the chart was shown with
+    void resetZoom();  // the ranges the chart was shown with
     void applyTheme(); // background, axes, grid and legend in the current theme (render/theme.h)
     // This chart alone as a figure of its current size (PNG, SVG or PDF by the extension).
     [[nodiscard]] bool exportTo(const QString &path, QString *error);
@@ -70,7 +70,7 @@ private:
 
 // The charts that have data as one `size` figure through writeFigure (PNG, SVG or PDF by the
 // extension): up to `columns` to a row, a title line above. Vector output stays vector.
-[[nodiscard]] bool exportCharts(const std::vector<Chart *> &charts, int columns, QSize size, const QString &path,
-                                const QString &title, QString *error);
+[[nodiscard]] bool exportCharts(const std::vector<Chart *> &charts, int columns, QSize size,
+                                const QString &path, const QString &title, QString *error);
 
 } // namespace gml

@@ -31,7 +31,9 @@ QStringList runNames(const QList<CatalogRun> &runs)
     constexpr int kMax = 22;
     QStringList out;
     for (const CatalogRun &r : runs)
-        out << (r.name.size() <= kMax ? r.name : r.name.left(kMax / 2 - 1) + QStringLiteral("…") + r.name.right(kMax / 2));
+        out << (r.name.size() <= kMax
+                    ? r.name
+                    : r.name.left(kMax / 2 - 1) + QStringLiteral("…") + r.name.right(kMax / 2));
     return out;
 }
 
@@ -62,7 +64,8 @@ StackedBars perRunBars(const QList<CatalogRun> &runs, const QString &title, cons
     b.sharesOfTotal = false;
     bool any = false;
     for (int k = 0; k < runs.size(); ++k) {
-        ChartSeries s{runs[k].name, chartColour(k), std::vector<double>(size_t(runs.size()), 0.0), patternOf(runs[k])};
+        ChartSeries s{runs[k].name, chartColour(k), std::vector<double>(size_t(runs.size()), 0.0),
+                      patternOf(runs[k])};
         const double v = values[size_t(k)];
         if (std::isfinite(v)) {
             s.values[size_t(k)] = v;
@@ -101,13 +104,14 @@ std::optional<CompareAxis> compareAxisFromName(const QString &name)
 QString runOrigin(const CatalogRun &run)
 {
     if (!run.measuredRun.isEmpty())
-        return run.scenario.isEmpty() ? QStringLiteral("predicted from '%1'").arg(run.measuredRun)
-                                      : QStringLiteral("predicted from '%1' (%2)").arg(run.measuredRun, run.scenario);
+        return run.scenario.isEmpty()
+                   ? QStringLiteral("predicted from '%1'").arg(run.measuredRun)
+                   : QStringLiteral("predicted from '%1' (%2)").arg(run.measuredRun, run.scenario);
     return isMeasured(run) ? QString() : run.kind;
 }
 
-TimeChart metricChart(const std::vector<sim::MetricSeries> &series, const QList<CatalogRun> &runs, CompareAxis axis,
-                      QString *note)
+TimeChart metricChart(const std::vector<sim::MetricSeries> &series, const QList<CatalogRun> &runs,
+                      CompareAxis axis, QString *note)
 {
     TimeChart c;
     if (note)
@@ -157,11 +161,17 @@ TimeChart metricChart(const std::vector<sim::MetricSeries> &series, const QList<
                 run = &runs[k];
             }
         TimeChart::Line line;
-        line.name = labels.value(s.label()) > 1 ? QStringLiteral("%1 (%2)").arg(s.label(), s.source) : s.label();
+        line.name = labels.value(s.label()) > 1 ? QStringLiteral("%1 (%2)").arg(s.label(), s.source)
+                                                : s.label();
         const int shade = shadeOfRun[s.run]++;
-        line.color = shade == 0 ? chartColour(runIndex) : chartColour(runIndex).lighter(100 + 22 * (shade % 4)).darker(100 + 15 * (shade / 4 % 3));
+        line.color = shade == 0 ? chartColour(runIndex)
+                                : chartColour(runIndex)
+                                      .lighter(100 + 22 * (shade % 4))
+                                      .darker(100 + 15 * (shade / 4 % 3));
         line.dashed = run && !isMeasured(*run);
-        const TimeNs zero = axis == CompareAxis::Relative ? (s.runStart > 0 ? s.runStart : s.points.front().t) : origin;
+        const TimeNs zero = axis == CompareAxis::Relative
+                                ? (s.runStart > 0 ? s.runStart : s.points.front().t)
+                                : origin;
         for (const auto &p : s.points) {
             line.x.push_back(axis == CompareAxis::Step ? double(p.step) : double(p.t - zero) / 1e9);
             line.y.push_back(p.value);
@@ -171,7 +181,8 @@ TimeChart metricChart(const std::vector<sim::MetricSeries> &series, const QList<
             std::vector<size_t> order(line.x.size());
             for (size_t k = 0; k < order.size(); ++k)
                 order[k] = k;
-            std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return line.x[a] < line.x[b]; });
+            std::stable_sort(order.begin(), order.end(),
+                             [&](size_t a, size_t b) { return line.x[a] < line.x[b]; });
             std::vector<double> x, y;
             for (size_t k : order) {
                 x.push_back(line.x[k]);
@@ -183,7 +194,8 @@ TimeChart metricChart(const std::vector<sim::MetricSeries> &series, const QList<
         c.lines.push_back(std::move(line));
     }
     if (note && left > 0)
-        *note = c.lines.empty() ? QStringLiteral("'%1' is sampled over time, not logged at steps: choose the time or relative axis")
+        *note = c.lines.empty() ? QStringLiteral("'%1' is sampled over time, not logged at steps: "
+                                                 "choose the time or relative axis")
                                       .arg(first.metric)
                                 : QStringLiteral("%1 series without steps left out").arg(left);
     return c;
@@ -200,16 +212,23 @@ SummaryCharts summaryCharts(const QList<CatalogRun> &runs)
         const double m = r.metric(QStringLiteral("step_mean_ns"), NAN);
         mean[k] = m / 1e6;
         sd[k] = std::isfinite(m) ? r.metric(QStringLiteral("step_sd_ns"), 0) / 1e6 : 0;
-        if (r.metric(QStringLiteral("energy_j"), NAN) >= 0 && !(r.metric(QStringLiteral("energy_per_iteration_j"), NAN) >= 0))
+        if (r.metric(QStringLiteral("energy_j"), NAN) >= 0 &&
+            !(r.metric(QStringLiteral("energy_per_iteration_j"), NAN) >= 0))
             perIteration = false;
     }
     for (size_t k = 0; k < n; ++k)
-        energy[k] = runs[int(k)].metric(perIteration ? QStringLiteral("energy_per_iteration_j") : QStringLiteral("energy_j"), NAN);
-    out.iteration = perRunBars(runs, QStringLiteral("Iteration time (mean \u00b1 sd)"), QStringLiteral("ms"), mean);
+        energy[k] = runs[int(k)].metric(perIteration ? QStringLiteral("energy_per_iteration_j")
+                                                     : QStringLiteral("energy_j"),
+                                        NAN);
+    out.iteration = perRunBars(runs, QStringLiteral("Iteration time (mean \u00b1 sd)"),
+                               QStringLiteral("ms"), mean);
     out.iteration.errors = sd;
     if (out.iteration.isEmpty())
-        out.iteration.title = QStringLiteral("Iteration time: no ProfilerStep iterations in these runs");
-    out.energy = perRunBars(runs, perIteration ? QStringLiteral("Energy per iteration") : QStringLiteral("Energy per run"),
+        out.iteration.title =
+            QStringLiteral("Iteration time: no ProfilerStep iterations in these runs");
+    out.energy = perRunBars(runs,
+                            perIteration ? QStringLiteral("Energy per iteration")
+                                         : QStringLiteral("Energy per run"),
                             QStringLiteral("J"), energy);
     if (out.energy.isEmpty())
         out.energy.title += QStringLiteral(": no power readings in these runs");
@@ -249,7 +268,9 @@ QList<sim::SummaryMetric> scatterMetrics(const QList<CatalogRun> &runs)
 {
     QList<sim::SummaryMetric> out;
     for (const sim::SummaryMetric &m : sim::summaryMetrics())
-        if (std::any_of(runs.begin(), runs.end(), [&](const CatalogRun &r) { return std::isfinite(sim::summaryValue(r, m)); }))
+        if (std::any_of(runs.begin(), runs.end(), [&](const CatalogRun &r) {
+                return std::isfinite(sim::summaryValue(r, m));
+            }))
             out << m;
     std::set<QString> logged;
     for (const CatalogRun &r : runs) {
@@ -258,16 +279,19 @@ QList<sim::SummaryMetric> scatterMetrics(const QList<CatalogRun> &runs)
             logged.insert(it.key());
     }
     for (const QString &name : logged)
-        out << sim::SummaryMetric{QStringLiteral("last_metrics.") + name, QStringLiteral("%1 (last)").arg(name), QString(), 1};
+        out << sim::SummaryMetric{QStringLiteral("last_metrics.") + name,
+                                  QStringLiteral("%1 (last)").arg(name), QString(), 1};
     return out;
 }
 
-ScatterChart paramScatter(const QList<CatalogRun> &runs, const QString &param, const sim::SummaryMetric &metric)
+ScatterChart paramScatter(const QList<CatalogRun> &runs, const QString &param,
+                          const sim::SummaryMetric &metric)
 {
     ScatterChart c;
     c.title = QStringLiteral("%1 by %2").arg(metric.label, param);
     c.keyLabel = param;
-    c.valueLabel = metric.unit.isEmpty() ? metric.label : QStringLiteral("%1 (%2)").arg(metric.label, metric.unit);
+    c.valueLabel = metric.unit.isEmpty() ? metric.label
+                                         : QStringLiteral("%1 (%2)").arg(metric.label, metric.unit);
     struct Row
     {
         int index;
@@ -297,8 +321,10 @@ ScatterChart paramScatter(const QList<CatalogRun> &runs, const QString &param, c
     const bool few = rows.size() <= 12;
     for (const Row &r : rows) {
         const CatalogRun &run = runs[r.index];
-        const QColor colour = few ? chartColour(r.index)
-                                  : isMeasured(run) ? chartColour(0) : run.kind == QLatin1String("predicted") ? chartColour(4) : chartColour(2);
+        const QColor colour = few                                      ? chartColour(r.index)
+                              : isMeasured(run)                        ? chartColour(0)
+                              : run.kind == QLatin1String("predicted") ? chartColour(4)
+                                                                       : chartColour(2);
         const double x = numeric ? r.value.toDouble() : double(c.categories.indexOf(r.value) + 1);
         c.points.push_back({x, r.y, run.name, colour});
     }

@@ -19,14 +19,15 @@ std::optional<CompareAxis> compareAxisFromName(const QString &name);
 
 // The runs' metric overlaid. Series without steps (sampled counters) have no place on a step
 // axis: they are left out and *note says so.
-TimeChart metricChart(const std::vector<sim::MetricSeries> &series, const QList<CatalogRun> &runs, CompareAxis axis,
-                      QString *note = nullptr);
+TimeChart metricChart(const std::vector<sim::MetricSeries> &series, const QList<CatalogRun> &runs,
+                      CompareAxis axis, QString *note = nullptr);
 
 struct SummaryCharts
 {
     StackedBars iteration; // mean iteration time per run, whiskers at +- one standard deviation
-    StackedBars breakdown; // GPU time: compute, communication, copies, idle (% of the run's GPU time)
-    StackedBars energy;    // energy per iteration (J), or per run where iterations are unknown
+    StackedBars
+        breakdown;      // GPU time: compute, communication, copies, idle (% of the run's GPU time)
+    StackedBars energy; // energy per iteration (J), or per run where iterations are unknown
 };
 SummaryCharts summaryCharts(const QList<CatalogRun> &runs);
 
@@ -36,7 +37,8 @@ QList<sim::SummaryMetric> scatterMetrics(const QList<CatalogRun> &runs);
 
 // A param against a headline metric, one point per run that has both. Numeric params on a
 // numeric axis, others as categories.
-ScatterChart paramScatter(const QList<CatalogRun> &runs, const QString &param, const sim::SummaryMetric &metric);
+ScatterChart paramScatter(const QList<CatalogRun> &runs, const QString &param,
+                          const sim::SummaryMetric &metric);
 
 // "name" with what it is when it was not measured: "predicted from 'x' (amp)", "simulated".
 QString runOrigin(const CatalogRun &run);

@@ -21,13 +21,15 @@ bool SweepPoint::globalBatch() const
 
 int SweepPoint::batch() const
 {
-    return globalBatch() ? config.value(QStringLiteral("global_batch")).toInt() : config.value(QStringLiteral("batch")).toInt();
+    return globalBatch() ? config.value(QStringLiteral("global_batch")).toInt()
+                         : config.value(QStringLiteral("batch")).toInt();
 }
 
 QString SweepPoint::model() const
 {
     const QString from = config.value(QStringLiteral("from_run")).toString();
-    return from.isEmpty() ? config.value(QStringLiteral("model")).toString() : QStringLiteral("from '%1'").arg(from);
+    return from.isEmpty() ? config.value(QStringLiteral("model")).toString()
+                          : QStringLiteral("from '%1'").arg(from);
 }
 
 QString SweepPoint::strategy() const
@@ -35,11 +37,13 @@ QString SweepPoint::strategy() const
     QString s = config.value(QStringLiteral("strategy")).toString();
     if (s == QLatin1String("ps")) {
         const int servers = config.value(QStringLiteral("servers")).toInt(1);
-        s += servers == 1 ? QStringLiteral(" 1 server") : QStringLiteral(" %1 servers").arg(servers);
+        s +=
+            servers == 1 ? QStringLiteral(" 1 server") : QStringLiteral(" %1 servers").arg(servers);
         if (config.value(QStringLiteral("updates")).toString() == QLatin1String("async"))
             s += QStringLiteral(" async");
     } else if (s == QLatin1String("multiworker")) {
-        s += QLatin1Char(' ') + config.value(QStringLiteral("allreduce")).toString(QStringLiteral("ring"));
+        s += QLatin1Char(' ') +
+             config.value(QStringLiteral("allreduce")).toString(QStringLiteral("ring"));
     }
     return s;
 }
@@ -60,7 +64,8 @@ QList<SweepPoint> sweepPoints(const QList<CatalogRun> &runs)
 {
     QList<SweepPoint> out;
     for (const CatalogRun &r : runs)
-        if (r.kind == QLatin1String("simulated") && r.params.value(QStringLiteral("simulated")).isObject())
+        if (r.kind == QLatin1String("simulated") &&
+            r.params.value(QStringLiteral("simulated")).isObject())
             out.append({r.name, r.params, r.params.value(QStringLiteral("simulated")).toObject()});
     // A sweep's runs together, by workers then batch (names sort w16 before w2).
     std::stable_sort(out.begin(), out.end(), [](const SweepPoint &a, const SweepPoint &b) {
@@ -87,9 +92,11 @@ LineKey lineKeyOf(const SweepPoint &p, bool byWorkers)
     k.strategy = p.strategy();
     k.cluster = p.cluster();
     if (byWorkers)
-        k.batch = (p.globalBatch() ? QStringLiteral("global batch %1") : QStringLiteral("batch %1")).arg(p.batch());
+        k.batch = (p.globalBatch() ? QStringLiteral("global batch %1") : QStringLiteral("batch %1"))
+                      .arg(p.batch());
     else
-        k.batch = p.workers() == 1 ? QStringLiteral("1 worker") : QStringLiteral("%1 workers").arg(p.workers());
+        k.batch = p.workers() == 1 ? QStringLiteral("1 worker")
+                                   : QStringLiteral("%1 workers").arg(p.workers());
     QStringList data;
     if (p.config.value(QStringLiteral("synthetic_data")).toBool())
         data << QStringLiteral("synthetic data");
@@ -111,8 +118,11 @@ QString lineName(const LineKey &k, const std::set<LineKey> &all)
     };
     QStringList parts;
     const bool single = all.size() == 1;
-    for (QString LineKey::*part : {&LineKey::model, &LineKey::strategy, &LineKey::batch, &LineKey::cluster, &LineKey::data})
-        if ((single && (part == &LineKey::model || part == &LineKey::strategy || part == &LineKey::batch)) || differs(part))
+    for (QString LineKey::*part :
+         {&LineKey::model, &LineKey::strategy, &LineKey::batch, &LineKey::cluster, &LineKey::data})
+        if ((single &&
+             (part == &LineKey::model || part == &LineKey::strategy || part == &LineKey::batch)) ||
+            differs(part))
             if (!(k.*part).isEmpty())
                 parts << k.*part;
     return parts.join(QStringLiteral(" \u00b7 "));
@@ -145,7 +155,8 @@ SweepCharts sweepCharts(const QList<SweepPoint> &points)
     for (const auto &[single, p] : singles) {
         bool joined = false;
         for (auto &[k, members] : lines) {
-            const bool allReduce = k.strategy == QLatin1String("mirrored") || k.strategy.startsWith(QLatin1String("multiworker"));
+            const bool allReduce = k.strategy == QLatin1String("mirrored") ||
+                                   k.strategy.startsWith(QLatin1String("multiworker"));
             LineKey as = single;
             as.strategy = k.strategy;
             if (allReduce && !(as < k) && !(k < as)) {
@@ -160,9 +171,10 @@ SweepCharts sweepCharts(const QList<SweepPoint> &points)
     for (const auto &entry : lines)
         keys.insert(entry.first);
 
-    const QString keyLabel = byWorkers ? QStringLiteral("workers (GPUs)")
-                                       : (points.value(0).globalBatch() ? QStringLiteral("global batch")
-                                                                        : QStringLiteral("batch per worker"));
+    const QString keyLabel =
+        byWorkers ? QStringLiteral("workers (GPUs)")
+                  : (points.value(0).globalBatch() ? QStringLiteral("global batch")
+                                                   : QStringLiteral("batch per worker"));
     auto chart = [&](TimeChart &c, const QString &title, const QString &unit) {
         c.title = title;
         c.valueLabel = unit;
@@ -170,20 +182,25 @@ SweepCharts sweepCharts(const QList<SweepPoint> &points)
         c.steps = false;
         c.markers = true;
     };
-    chart(out.speedup, QStringLiteral("Speedup over one worker"), QStringLiteral("speedup (\u00d7)"));
-    chart(out.net, QStringLiteral("Normalized execution time (epoch time / one device's)"), QStringLiteral("NET"));
-    chart(out.usage, QStringLiteral("Device usage: workers' GPUs computing"), QStringLiteral("% of the run"));
+    chart(out.speedup, QStringLiteral("Speedup over one worker"),
+          QStringLiteral("speedup (\u00d7)"));
+    chart(out.net, QStringLiteral("Normalized execution time (epoch time / one device's)"),
+          QStringLiteral("NET"));
+    chart(out.usage, QStringLiteral("Device usage: workers' GPUs computing"),
+          QStringLiteral("% of the run"));
     chart(out.energy, QStringLiteral("Energy per iteration (all devices)"), QStringLiteral("J"));
     double lo = 0, hi = 0;
     int k = 0;
     for (const auto &[key, members] : lines) {
         auto sorted = members;
-        std::stable_sort(sorted.begin(), sorted.end(), [&](const SweepPoint *a, const SweepPoint *b) {
-            return byWorkers ? a->workers() < b->workers() : a->batch() < b->batch();
-        });
+        std::stable_sort(
+            sorted.begin(), sorted.end(), [&](const SweepPoint *a, const SweepPoint *b) {
+                return byWorkers ? a->workers() < b->workers() : a->batch() < b->batch();
+            });
         const QString name = lineName(key, keys);
         const QColor colour = chartColour(k++);
-        TimeChart::Line speedup{name, colour, {}, {}}, net = speedup, usage = speedup, energy = speedup;
+        TimeChart::Line speedup{name, colour, {}, {}}, net = speedup, usage = speedup,
+                                                       energy = speedup;
         for (const SweepPoint *p : sorted) {
             const double x = byWorkers ? p->workers() : p->batch();
             lo = lo == 0 ? x : std::min(lo, x);
@@ -208,7 +225,8 @@ SweepCharts sweepCharts(const QList<SweepPoint> &points)
     out.lines = int(lines.size());
     if (byWorkers && hi > lo && !out.speedup.lines.empty()) {
         // Linear speedup, the bound no data-parallel configuration passes.
-        TimeChart::Line ideal{QStringLiteral("ideal (linear)"), QColor(0x88, 0x88, 0x88), {}, {}, true};
+        TimeChart::Line ideal{
+            QStringLiteral("ideal (linear)"), QColor(0x88, 0x88, 0x88), {}, {}, true};
         for (int w : workers) // each worker count: straight on a linear axis and on a log one
             ideal.x.push_back(w), ideal.y.push_back(w);
         out.speedup.lines.push_back(std::move(ideal));

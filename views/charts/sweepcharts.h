@@ -39,7 +39,7 @@ QList<SweepPoint> sweepPoints(const QList<CatalogRun> &runs);
 
 struct SweepCharts
 {
-    QString key; // "workers" or "batch"
+    QString key;       // "workers" or "batch"
     TimeChart speedup; // with the ideal (linear) speedup when the key is workers
     TimeChart net;     // normalized execution time: epoch time over one device's
     TimeChart usage;   // % of the run the workers' GPUs compute

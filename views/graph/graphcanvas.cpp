@@ -46,7 +46,8 @@ QRectF GraphCanvas::content() const
 
 QRectF GraphCanvas::viewport() const
 {
-    return QRectF(rect()).adjusted(0, 0, 0, m_picture ? -GraphPainter::legendHeight(*m_picture, width()) : 0);
+    return QRectF(rect()).adjusted(
+        0, 0, 0, m_picture ? -GraphPainter::legendHeight(*m_picture, width()) : 0);
 }
 
 void GraphCanvas::changed()
@@ -59,12 +60,14 @@ void GraphCanvas::changed()
     const QRectF v = viewport();
     // Scroll positions: how far the picture's left (top) edge lies beyond the view's.
     const double extent[2] = {c.width() * m_scale - v.width(), c.height() * m_scale - v.height()};
-    const double at[2] = {-(m_offset.x() + c.left() * m_scale), -(m_offset.y() + c.top() * m_scale)};
+    const double at[2] = {-(m_offset.x() + c.left() * m_scale),
+                          -(m_offset.y() + c.top() * m_scale)};
     for (int k = 0; k < 2; ++k) {
         QScrollBar *bar = m_bars[k];
         const bool needed = m_picture && extent[k] > 1;
         if (needed) {
-            bar->setRange(std::min(0, int(std::floor(at[k]))), std::max(int(std::ceil(extent[k])), int(std::ceil(at[k]))));
+            bar->setRange(std::min(0, int(std::floor(at[k]))),
+                          std::max(int(std::ceil(extent[k])), int(std::ceil(at[k]))));
             bar->setPageStep(int(k == 0 ? v.width() : v.height()));
             bar->setSingleStep(40);
             bar->setValue(int(std::lround(at[k])));
@@ -100,8 +103,9 @@ void GraphCanvas::fit()
         m_scale = GraphPainter::kMinReadableScale;
         const QRectF c = content();
         const double h = c.height() * m_scale;
-        m_offset = QPointF(-c.left() * m_scale, h < v.height() ? v.center().y() - c.center().y() * m_scale
-                                                                : -c.top() * m_scale);
+        m_offset =
+            QPointF(-c.left() * m_scale, h < v.height() ? v.center().y() - c.center().y() * m_scale
+                                                        : -c.top() * m_scale);
     }
     changed();
 }
@@ -187,7 +191,8 @@ void GraphCanvas::mouseMoveEvent(QMouseEvent *e)
         m_overlay.hovered = item;
         update();
         if (item >= 0)
-            QToolTip::showText(e->globalPosition().toPoint(), GraphPainter::tooltip(*m_picture, item), this);
+            QToolTip::showText(e->globalPosition().toPoint(),
+                               GraphPainter::tooltip(*m_picture, item), this);
         else
             QToolTip::hideText();
     }
@@ -256,11 +261,15 @@ void GraphCanvas::contextMenuEvent(QContextMenuEvent *e)
                                 : QStringLiteral("Show the %1 repeats").arg(it.count),
                        [this, item] { m_view->unfold(item); });
     else if (it.openable) {
-        menu.addAction(QStringLiteral("Open (focus on it)"), [this, it] { m_view->setFocusNode(it.node); });
-        menu.addAction(QStringLiteral("Open in place"), [this, item] { m_view->openInPlace(item); });
+        menu.addAction(QStringLiteral("Open (focus on it)"),
+                       [this, it] { m_view->setFocusNode(it.node); });
+        menu.addAction(QStringLiteral("Open in place"),
+                       [this, item] { m_view->openInPlace(item); });
     }
-    menu.addAction(QStringLiteral("Collapse into its parent"), [this, item] { m_view->collapseItem(item); });
-    menu.addAction(QStringLiteral("Show in timeline"), [this, it] { Q_EMIT m_view->nodeActivated(it.node); });
+    menu.addAction(QStringLiteral("Collapse into its parent"),
+                   [this, item] { m_view->collapseItem(item); });
+    menu.addAction(QStringLiteral("Show in timeline"),
+                   [this, it] { Q_EMIT m_view->nodeActivated(it.node); });
     menu.exec(e->globalPos());
 }
 

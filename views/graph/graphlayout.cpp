@@ -76,7 +76,8 @@ long long inversions(std::vector<std::pair<int, int>> segs)
     long long count = 0;
     for (size_t width = 1; width < v.size(); width *= 2) {
         for (size_t lo = 0; lo < v.size(); lo += 2 * width) {
-            const size_t mid = std::min(lo + width, v.size()), hi = std::min(lo + 2 * width, v.size());
+            const size_t mid = std::min(lo + width, v.size()),
+                         hi = std::min(lo + 2 * width, v.size());
             size_t a = lo, b = mid, k = lo;
             while (a < mid && b < hi) {
                 if (v[b] < v[a]) {
@@ -110,7 +111,7 @@ GraphLayoutResult layoutGraph(const GraphLayoutInput &input)
         return out;
 
     // 1. Distinct edges, then the back edges of a DFS in the given order.
-    std::vector<std::pair<int, int>> edges;      // distinct, no self loops
+    std::vector<std::pair<int, int>> edges; // distinct, no self loops
     std::vector<int> edgeOf(input.edges.size(), -1);
     {
         std::map<std::pair<int, int>, int> seen;
@@ -209,7 +210,8 @@ GraphLayoutResult layoutGraph(const GraphLayoutInput &input)
     for (size_t v = 0; v < total; ++v)
         rows[size_t(layerOf[v])].push_back(int(v));
     for (auto &row : rows)
-        std::sort(row.begin(), row.end(), [&](int a, int b) { return key[size_t(a)] < key[size_t(b)]; });
+        std::sort(row.begin(), row.end(),
+                  [&](int a, int b) { return key[size_t(a)] < key[size_t(b)]; });
     std::vector<int> pos(total);
     auto index = [&] {
         for (auto &row : rows)
@@ -244,7 +246,8 @@ GraphLayoutResult layoutGraph(const GraphLayoutInput &input)
                     for (int w : nb)
                         p.push_back(pos[size_t(w)]);
                     std::sort(p.begin(), p.end());
-                    m = p.size() % 2 ? p[p.size() / 2] : 0.5 * (p[p.size() / 2 - 1] + p[p.size() / 2]);
+                    m = p.size() % 2 ? p[p.size() / 2]
+                                     : 0.5 * (p[p.size() / 2 - 1] + p[p.size() / 2]);
                 }
                 keyed.emplace_back(m, row[k]);
             }
@@ -269,7 +272,8 @@ GraphLayoutResult layoutGraph(const GraphLayoutInput &input)
     std::vector<double> y(total, 0);
     auto gapAfter = [&](int a, int b) {
         const bool dummyA = a >= n, dummyB = b >= n;
-        const double g = dummyA && dummyB ? 6 : (dummyA || dummyB ? input.nodeGap * 0.6 : input.nodeGap);
+        const double g =
+            dummyA && dummyB ? 6 : (dummyA || dummyB ? input.nodeGap * 0.6 : input.nodeGap);
         return 0.5 * height[size_t(a)] + g + 0.5 * height[size_t(b)];
     };
     for (auto &row : rows) {
@@ -309,7 +313,8 @@ GraphLayoutResult layoutGraph(const GraphLayoutInput &input)
     // 6. Columns, boxes and routes.
     std::vector<double> width(size_t(layers), 0), left(size_t(layers), 0);
     for (int v = 0; v < n; ++v)
-        width[size_t(layer[size_t(v)])] = std::max(width[size_t(layer[size_t(v)])], input.sizes[size_t(v)].width());
+        width[size_t(layer[size_t(v)])] =
+            std::max(width[size_t(layer[size_t(v)])], input.sizes[size_t(v)].width());
     for (int l = 0; l < layers; ++l) {
         width[size_t(l)] = std::max(width[size_t(l)], 12.0); // a layer of dummies only
         if (l > 0)
@@ -336,26 +341,32 @@ GraphLayoutResult layoutGraph(const GraphLayoutInput &input)
         bandStart.erase(std::unique(bandStart.begin(), bandStart.end()), bandStart.end());
     } else if (input.aspect > 0 && double(n) <= input.wrapBelow * double(layers) &&
                fullWidth > input.aspect * 1.5 * (bandHeight + input.bandGap)) {
-        const int bands = int(std::ceil(std::sqrt(fullWidth / (input.aspect * (bandHeight + input.bandGap)))));
+        const int bands =
+            int(std::ceil(std::sqrt(fullWidth / (input.aspect * (bandHeight + input.bandGap)))));
         const int perBand = std::max(2, (layers + bands - 1) / bands);
         for (int l = perBand; l < layers; l += perBand)
             bandStart.push_back(l);
     }
     out.bands = int(bandStart.size());
-    auto band = [&](int l) { return int(std::upper_bound(bandStart.begin(), bandStart.end(), l) - bandStart.begin()) - 1; };
+    auto band = [&](int l) {
+        return int(std::upper_bound(bandStart.begin(), bandStart.end(), l) - bandStart.begin()) - 1;
+    };
     std::vector<double> bandRight(size_t(out.bands), 0);
     for (int l = 0; l < layers; ++l)
-        bandRight[size_t(band(l))] = std::max(bandRight[size_t(band(l))],
-                                              left[size_t(l)] + width[size_t(l)] - left[size_t(bandStart[size_t(band(l))])]);
+        bandRight[size_t(band(l))] =
+            std::max(bandRight[size_t(band(l))],
+                     left[size_t(l)] + width[size_t(l)] - left[size_t(bandStart[size_t(band(l))])]);
     auto place2 = [&](double x, double yy, int l) {
         const int b = band(l);
-        return QPointF(x - left[size_t(bandStart[size_t(b)])], yy - top + b * (bandHeight + input.bandGap));
+        return QPointF(x - left[size_t(bandStart[size_t(b)])],
+                       yy - top + b * (bandHeight + input.bandGap));
     };
     for (int v = 0; v < n; ++v) {
         const QSizeF s = input.sizes[size_t(v)];
         const int l = layer[size_t(v)];
         const QPointF c = place2(left[size_t(l)] + 0.5 * width[size_t(l)], y[size_t(v)], l);
-        out.boxes[size_t(v)] = QRectF(c.x() - 0.5 * s.width(), c.y() - 0.5 * s.height(), s.width(), s.height());
+        out.boxes[size_t(v)] =
+            QRectF(c.x() - 0.5 * s.width(), c.y() - 0.5 * s.height(), s.width(), s.height());
         out.bounds = v == 0 ? out.boxes[0] : out.bounds.united(out.boxes[size_t(v)]);
     }
     std::vector<std::vector<QPointF>> dagRoutes(dag.size());
@@ -363,14 +374,22 @@ GraphLayoutResult layoutGraph(const GraphLayoutInput &input)
         const auto &chain = chains[i];
         std::vector<std::pair<QPointF, int>> r; // unwrapped point, its layer
         const int a = chain.front(), b = chain.back();
-        r.push_back({QPointF(left[size_t(layer[size_t(a)])] + 0.5 * (width[size_t(layer[size_t(a)])] + input.sizes[size_t(a)].width()), y[size_t(a)]), layer[size_t(a)]});
+        r.push_back(
+            {QPointF(left[size_t(layer[size_t(a)])] +
+                         0.5 * (width[size_t(layer[size_t(a)])] + input.sizes[size_t(a)].width()),
+                     y[size_t(a)]),
+             layer[size_t(a)]});
         for (size_t k = 1; k + 1 < chain.size(); ++k) {
             const int d = chain[k];
             const int l = layerOf[size_t(d)];
             r.push_back({QPointF(left[size_t(l)], y[size_t(d)]), l});
             r.push_back({QPointF(left[size_t(l)] + width[size_t(l)], y[size_t(d)]), l});
         }
-        r.push_back({QPointF(left[size_t(layer[size_t(b)])] + 0.5 * (width[size_t(layer[size_t(b)])] - input.sizes[size_t(b)].width()), y[size_t(b)]), layer[size_t(b)]});
+        r.push_back(
+            {QPointF(left[size_t(layer[size_t(b)])] +
+                         0.5 * (width[size_t(layer[size_t(b)])] - input.sizes[size_t(b)].width()),
+                     y[size_t(b)]),
+             layer[size_t(b)]});
         auto &route = dagRoutes[i];
         for (size_t k = 0; k < r.size(); ++k) {
             const QPointF q = place2(r[k].first.x(), r[k].first.y(), r[k].second);
@@ -378,14 +397,16 @@ GraphLayoutResult layoutGraph(const GraphLayoutInput &input)
                 // Out of the band on the right, back along the gap below it, into the next.
                 const int from = band(r[k - 1].second);
                 const double lane = double(i % 7) * 3.0;
-                const double gapY = (from + 1) * (bandHeight + input.bandGap) - 0.5 * input.bandGap + lane;
+                const double gapY =
+                    (from + 1) * (bandHeight + input.bandGap) - 0.5 * input.bandGap + lane;
                 const double rightX = bandRight[size_t(from)] + 0.5 * input.layerGap + lane;
                 const QPointF p = route.back();
                 route.emplace_back(rightX, p.y());
                 route.emplace_back(rightX, gapY);
                 route.emplace_back(-0.5 * input.layerGap - lane, gapY);
                 route.emplace_back(-0.5 * input.layerGap - lane, q.y());
-                out.bounds = out.bounds.united(QRectF(-0.5 * input.layerGap - lane, p.y(), rightX + input.layerGap, 1));
+                out.bounds = out.bounds.united(
+                    QRectF(-0.5 * input.layerGap - lane, p.y(), rightX + input.layerGap, 1));
             }
             route.push_back(q);
         }

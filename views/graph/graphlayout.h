@@ -26,13 +26,13 @@ namespace gml {
 // Pure geometry: no Qt Gui, safe off the GUI thread.
 struct GraphLayoutInput
 {
-    std::vector<QSizeF> sizes;                // per node
-    std::vector<std::pair<int, int>> edges;   // from, to (self loops and repeats are ignored)
-    double layerGap = 70;                     // between the right of one layer and the next
-    double nodeGap = 18;                      // between boxes of a layer
-    double aspect = 1.6;                      // wrap into bands when wider than this (0: never)
-    double bandGap = 60;                      // between bands
-    double wrapBelow = 12;                    // ... and it has fewer boxes per layer than this
+    std::vector<QSizeF> sizes;              // per node
+    std::vector<std::pair<int, int>> edges; // from, to (self loops and repeats are ignored)
+    double layerGap = 70;                   // between the right of one layer and the next
+    double nodeGap = 18;                    // between boxes of a layer
+    double aspect = 1.6;                    // wrap into bands when wider than this (0: never)
+    double bandGap = 60;                    // between bands
+    double wrapBelow = 12;                  // ... and it has fewer boxes per layer than this
     // Rows asked for: each of these nodes starts a new band at its layer (one row per
     // iteration); when given, `aspect` is not used.
     std::vector<int> rowStarts;
@@ -40,10 +40,10 @@ struct GraphLayoutInput
 
 struct GraphLayoutResult
 {
-    std::vector<QRectF> boxes;                 // per node
-    std::vector<std::vector<QPointF>> routes;  // per input edge: right of `from` ... left of `to`
-    std::vector<int> layer;                    // per node
-    std::vector<bool> reversed;                // per input edge: drawn against the layers
+    std::vector<QRectF> boxes;                // per node
+    std::vector<std::vector<QPointF>> routes; // per input edge: right of `from` ... left of `to`
+    std::vector<int> layer;                   // per node
+    std::vector<bool> reversed;               // per input edge: drawn against the layers
     QRectF bounds;
     int layers = 0;
     int bands = 1; // a long graph wraps into bands of consecutive layers, top to bottom

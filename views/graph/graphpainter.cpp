@@ -22,8 +22,9 @@ using sim::ModelEdge;
 namespace {
 
 // A node's time split, in the studio's one palette (render/theme.h).
-const ResourceClass kMixClasses[5] = {ResourceClass::Cpu, ResourceClass::Compute, ResourceClass::Communication,
-                                      ResourceClass::Copies, ResourceClass::Idle};
+const ResourceClass kMixClasses[5] = {ResourceClass::Cpu, ResourceClass::Compute,
+                                      ResourceClass::Communication, ResourceClass::Copies,
+                                      ResourceClass::Idle};
 QColor mixColor(int k)
 {
     return Theme::current().resource(kMixClasses[k]);
@@ -59,46 +60,67 @@ QFont legendFont()
 QColor mix(const QColor &a, const QColor &b, double t)
 {
     t = std::clamp(t, 0.0, 1.0);
-    return QColor::fromRgbF(float(a.redF() + (b.redF() - a.redF()) * t), float(a.greenF() + (b.greenF() - a.greenF()) * t),
+    return QColor::fromRgbF(float(a.redF() + (b.redF() - a.redF()) * t),
+                            float(a.greenF() + (b.greenF() - a.greenF()) * t),
                             float(a.blueF() + (b.blueF() - a.blueF()) * t));
 }
 
 Qt::PenStyle edgeStyle(ModelEdge::Kind kind)
 {
     switch (kind) {
-    case ModelEdge::Kind::Launch: return Qt::DashLine;
-    case ModelEdge::Kind::Sync: return Qt::DotLine;
-    case ModelEdge::Kind::StreamWait: return Qt::DashLine;
-    case ModelEdge::Kind::ThreadWait: return Qt::DotLine;
-    case ModelEdge::Kind::WorkflowInferred: return Qt::DashLine;
-    default: return Qt::SolidLine;
+    case ModelEdge::Kind::Launch:
+        return Qt::DashLine;
+    case ModelEdge::Kind::Sync:
+        return Qt::DotLine;
+    case ModelEdge::Kind::StreamWait:
+        return Qt::DashLine;
+    case ModelEdge::Kind::ThreadWait:
+        return Qt::DotLine;
+    case ModelEdge::Kind::WorkflowInferred:
+        return Qt::DashLine;
+    default:
+        return Qt::SolidLine;
     }
 }
 
 double edgeWidth(ModelEdge::Kind kind)
 {
     switch (kind) {
-    case ModelEdge::Kind::Collective: return 2.2;
-    case ModelEdge::Kind::Data: return 1.6;
-    case ModelEdge::Kind::ProgramOrder: return 1.0;
+    case ModelEdge::Kind::Collective:
+        return 2.2;
+    case ModelEdge::Kind::Data:
+        return 1.6;
+    case ModelEdge::Kind::ProgramOrder:
+        return 1.0;
     case ModelEdge::Kind::Workflow:
-    case ModelEdge::Kind::WorkflowInferred: return 2.4;
-    default: return 1.3;
+    case ModelEdge::Kind::WorkflowInferred:
+        return 2.4;
+    default:
+        return 1.3;
     }
 }
 
 QString edgeLabel(ModelEdge::Kind kind)
 {
     switch (kind) {
-    case ModelEdge::Kind::Launch: return QStringLiteral("launch");
-    case ModelEdge::Kind::Sync: return QStringLiteral("sync");
-    case ModelEdge::Kind::Collective: return QStringLiteral("collective");
-    case ModelEdge::Kind::Data: return QStringLiteral("data");
-    case ModelEdge::Kind::StreamWait: return QStringLiteral("stream wait");
-    case ModelEdge::Kind::ThreadWait: return QStringLiteral("thread wait");
-    case ModelEdge::Kind::ProgramOrder: return QStringLiteral("program order");
-    case ModelEdge::Kind::Workflow: return QStringLiteral("workflow");
-    case ModelEdge::Kind::WorkflowInferred: return QStringLiteral("workflow (inferred)");
+    case ModelEdge::Kind::Launch:
+        return QStringLiteral("launch");
+    case ModelEdge::Kind::Sync:
+        return QStringLiteral("sync");
+    case ModelEdge::Kind::Collective:
+        return QStringLiteral("collective");
+    case ModelEdge::Kind::Data:
+        return QStringLiteral("data");
+    case ModelEdge::Kind::StreamWait:
+        return QStringLiteral("stream wait");
+    case ModelEdge::Kind::ThreadWait:
+        return QStringLiteral("thread wait");
+    case ModelEdge::Kind::ProgramOrder:
+        return QStringLiteral("program order");
+    case ModelEdge::Kind::Workflow:
+        return QStringLiteral("workflow");
+    case ModelEdge::Kind::WorkflowInferred:
+        return QStringLiteral("workflow (inferred)");
     }
     return {};
 }
@@ -121,7 +143,8 @@ QPainterPath routePath(const std::vector<QPointF> &r, double offset)
 void arrowHead(QPainter &p, QPointF tip, double direction, const QColor &color, double size)
 {
     QPolygonF head;
-    head << tip << tip + QPointF(-direction * size, -size * 0.5) << tip + QPointF(-direction * size, size * 0.5);
+    head << tip << tip + QPointF(-direction * size, -size * 0.5)
+         << tip + QPointF(-direction * size, size * 0.5);
     p.setPen(Qt::NoPen);
     p.setBrush(color);
     p.drawPolygon(head);
@@ -149,7 +172,8 @@ std::vector<LegendEntry> legendEntries(const GraphScene &scene)
     out.push_back({std::nullopt, true, -1, 26, QStringLiteral("critical path")});
     for (int k = 0; k < 5; ++k)
         out.push_back({std::nullopt, false, k, 18, QLatin1String(kMixNames[k])});
-    out.push_back({std::nullopt, false, -1, 0, QStringLiteral("×N: repeats folded · colour: share of time")});
+    out.push_back(
+        {std::nullopt, false, -1, 0, QStringLiteral("×N: repeats folded · colour: share of time")});
     return out;
 }
 
@@ -160,7 +184,8 @@ struct LegendPlace
 };
 
 // Entries left to right, a new row when the next does not fit.
-std::vector<LegendPlace> flowLegend(const std::vector<LegendEntry> &entries, const QFontMetricsF &fm, double width)
+std::vector<LegendPlace> flowLegend(const std::vector<LegendEntry> &entries,
+                                    const QFontMetricsF &fm, double width)
 {
     std::vector<LegendPlace> out;
     int row = 0;
@@ -213,8 +238,8 @@ std::vector<int> iterationRows(const GraphScene &scene)
 
 } // namespace
 
-std::shared_ptr<const GraphPicture> GraphPicture::make(std::shared_ptr<const sim::ExecutionModel> model,
-                                                       const GraphCollapse &collapse)
+std::shared_ptr<const GraphPicture>
+GraphPicture::make(std::shared_ptr<const sim::ExecutionModel> model, const GraphCollapse &collapse)
 {
     auto picture = std::make_shared<GraphPicture>();
     QElapsedTimer timer;
@@ -230,11 +255,13 @@ std::shared_ptr<const GraphPicture> GraphPicture::make(std::shared_ptr<const sim
     input.sizes.reserve(picture->scene.items.size());
     for (size_t i = 0; i < picture->scene.items.size(); ++i) {
         const GraphItem &item = picture->scene.items[i];
-        const double want = std::max(names.horizontalAdvance(item.label) + 16,
-                                     tags.horizontalAdvance(GraphPainter::context(picture->scene, int(i))) +
-                                         (item.count > 1 ? 62 : 30));
-        input.sizes.emplace_back(std::clamp(std::ceil(want), GraphPainter::kNodeWidth, GraphPainter::kMaxNodeWidth),
-                                 GraphPainter::kNodeHeight);
+        const double want =
+            std::max(names.horizontalAdvance(item.label) + 16,
+                     tags.horizontalAdvance(GraphPainter::context(picture->scene, int(i))) +
+                         (item.count > 1 ? 62 : 30));
+        input.sizes.emplace_back(
+            std::clamp(std::ceil(want), GraphPainter::kNodeWidth, GraphPainter::kMaxNodeWidth),
+            GraphPainter::kNodeHeight);
     }
     // Collectives join ranks that run side by side: they do not order the layers (they would
     // make cycles of every all-reduce); they are drawn straight between the boxes instead.
@@ -280,7 +307,8 @@ std::shared_ptr<const GraphPicture> GraphPicture::make(std::shared_ptr<const sim
 double GraphPainter::legendHeight(const GraphPicture &picture, double width)
 {
     const auto entries = legendEntries(picture.scene);
-    return kLegendHeight * double(flowLegend(entries, QFontMetricsF(legendFont()), width).back().row + 1);
+    return kLegendHeight *
+           double(flowLegend(entries, QFontMetricsF(legendFont()), width).back().row + 1);
 }
 
 QString GraphPainter::context(const GraphScene &scene, int index)
@@ -290,7 +318,8 @@ QString GraphPainter::context(const GraphScene &scene, int index)
     const sim::ModelNode &node = nodes[size_t(item.node)];
     QStringList path;
     for (int p = node.parent; p >= 0 && p != scene.collapse.focus; p = nodes[size_t(p)].parent)
-        if (nodes[size_t(p)].level == sim::Level::Iteration || nodes[size_t(p)].level == sim::Level::Phase)
+        if (nodes[size_t(p)].level == sim::Level::Iteration ||
+            nodes[size_t(p)].level == sim::Level::Phase)
             path.prepend(nodes[size_t(p)].name);
     QString tag = path.isEmpty() ? sim::levelName(node.level) : path.join(QStringLiteral(" › "));
     if (node.ranks > 1)
@@ -311,15 +340,23 @@ int GraphPicture::itemAt(QPointF point) const
 QColor GraphPainter::edgeColor(ModelEdge::Kind kind)
 {
     switch (kind) {
-    case ModelEdge::Kind::Launch: return QColor(0x2c, 0x8c, 0x5a);
-    case ModelEdge::Kind::Sync: return QColor(0xd9, 0x5f, 0x02);
-    case ModelEdge::Kind::Collective: return QColor(0x7b, 0x3f, 0xa0);
-    case ModelEdge::Kind::Data: return QColor(0x1f, 0x5f, 0xbf);
-    case ModelEdge::Kind::StreamWait: return QColor(0x88, 0x88, 0x88);
-    case ModelEdge::Kind::ThreadWait: return QColor(0x88, 0x88, 0x88);
-    case ModelEdge::Kind::ProgramOrder: return QColor(0xb4, 0xb8, 0xbf);
+    case ModelEdge::Kind::Launch:
+        return QColor(0x2c, 0x8c, 0x5a);
+    case ModelEdge::Kind::Sync:
+        return QColor(0xd9, 0x5f, 0x02);
+    case ModelEdge::Kind::Collective:
+        return QColor(0x7b, 0x3f, 0xa0);
+    case ModelEdge::Kind::Data:
+        return QColor(0x1f, 0x5f, 0xbf);
+    case ModelEdge::Kind::StreamWait:
+        return QColor(0x88, 0x88, 0x88);
+    case ModelEdge::Kind::ThreadWait:
+        return QColor(0x88, 0x88, 0x88);
+    case ModelEdge::Kind::ProgramOrder:
+        return QColor(0xb4, 0xb8, 0xbf);
     case ModelEdge::Kind::Workflow:
-    case ModelEdge::Kind::WorkflowInferred: return QColor(0x1b, 0x7f, 0x3b);
+    case ModelEdge::Kind::WorkflowInferred:
+        return QColor(0x1b, 0x7f, 0x3b);
     }
     return Qt::gray;
 }
@@ -329,7 +366,8 @@ QTransform GraphPainter::fit(const GraphPicture &picture, const QRectF &viewport
     const QRectF b = picture.layout.bounds.adjusted(-24, -24, 24, 24);
     if (b.isEmpty() || viewport.isEmpty())
         return {};
-    const double s = std::min({maxScale, viewport.width() / b.width(), viewport.height() / b.height()});
+    const double s =
+        std::min({maxScale, viewport.width() / b.width(), viewport.height() / b.height()});
     QTransform t;
     t.translate(viewport.center().x(), viewport.center().y());
     t.scale(s, s);
@@ -344,26 +382,32 @@ QString GraphPainter::tooltip(const GraphPicture &picture, int index)
         return {};
     const GraphItem &item = scene.items[size_t(index)];
     const auto &node = scene.model->nodes()[size_t(item.node)];
-    QString t = QStringLiteral("<b>%1</b> · %2").arg(item.label.toHtmlEscaped(), context(scene, index).toHtmlEscaped());
+    QString t = QStringLiteral("<b>%1</b> · %2")
+                    .arg(item.label.toHtmlEscaped(), context(scene, index).toHtmlEscaped());
     if (item.range)
-        t += QStringLiteral("<br>%1 nodes in a row, %2 on average (more than the view shows at once)")
+        t += QStringLiteral(
+                 "<br>%1 nodes in a row, %2 on average (more than the view shows at once)")
                  .arg(item.count)
                  .arg(formatDuration(item.time / std::max(1, item.count)));
     else if (item.count > 1)
-        t += (item.period > 1 ? QStringLiteral("<br>×%1 repeats of a block of %3 nodes, %2 each on average")
-                              : QStringLiteral("<br>×%1 of the same shape, %2 each on average"))
+        t += (item.period > 1
+                  ? QStringLiteral("<br>×%1 repeats of a block of %3 nodes, %2 each on average")
+                  : QStringLiteral("<br>×%1 of the same shape, %2 each on average"))
                  .arg(item.count)
                  .arg(formatDuration(item.time / item.count))
                  .arg(item.period);
-    t += QStringLiteral("<br>inclusive %1 · self %2").arg(formatDuration(item.time), formatDuration(item.self));
+    t += QStringLiteral("<br>inclusive %1 · self %2")
+             .arg(formatDuration(item.time), formatDuration(item.self));
     if (scene.total > 0)
-        t += QStringLiteral(" · %1% of %2").arg(100.0 * double(item.time) / double(scene.total), 0, 'f', 1)
+        t += QStringLiteral(" · %1% of %2")
+                 .arg(100.0 * double(item.time) / double(scene.total), 0, 'f', 1)
                  .arg(scene.model->nodes()[size_t(scene.collapse.focus)].name.toHtmlEscaped());
     if (scene.criticalLength > 0)
         t += QStringLiteral("<br>critical path: %1 (%2%)")
                  .arg(formatDuration(item.critical))
                  .arg(100.0 * double(item.critical) / double(scene.criticalLength), 0, 'f', 1);
-    const TimeNs parts[5] = {item.mix.cpu, item.mix.gpuCompute, item.mix.communication, item.mix.copies, item.mix.idle};
+    const TimeNs parts[5] = {item.mix.cpu, item.mix.gpuCompute, item.mix.communication,
+                             item.mix.copies, item.mix.idle};
     TimeNs sum = 0;
     for (TimeNs v : parts)
         sum += v;
@@ -374,18 +418,20 @@ QString GraphPainter::tooltip(const GraphPicture &picture, int index)
                      .arg(QLatin1String(kMixNames[k]), formatDuration(parts[k]))
                      .arg(sum > 0 ? 100.0 * double(parts[k]) / double(sum) : 0.0, 0, 'f', 1);
     if (node.ranks > 1)
-        t += QStringLiteral("<br>%1 ranks folded: their span together, their work added up").arg(node.ranks);
+        t += QStringLiteral("<br>%1 ranks folded: their span together, their work added up")
+                 .arg(node.ranks);
     else if (node.rank >= 0)
         t += QStringLiteral("<br>rank %1").arg(node.rank);
     t += QStringLiteral("<br>%1 slice(s)").arg(qint64(scene.model->slices(item.node).size()));
     if (item.openable)
-        t += item.isGroup() ? QStringLiteral("<br><i>double-click to show the %1</i>").arg(item.count * item.period)
+        t += item.isGroup() ? QStringLiteral("<br><i>double-click to show the %1</i>")
+                                  .arg(item.count * item.period)
                             : QStringLiteral("<br><i>double-click to open</i>");
     return t;
 }
 
-void GraphPainter::paint(QPainter &p, const GraphPicture &picture, const QTransform &toDevice, const QRectF &viewport,
-                         const GraphOverlay &overlay)
+void GraphPainter::paint(QPainter &p, const GraphPicture &picture, const QTransform &toDevice,
+                         const QRectF &viewport, const GraphOverlay &overlay)
 {
     p.save();
     p.setRenderHint(QPainter::Antialiasing, true);
@@ -456,10 +502,13 @@ void GraphPainter::paint(QPainter &p, const GraphPicture &picture, const QTransf
                           std::sqrt(double(item.time) / double(maxTime)));
         if (i < overlay.change.size() && overlay.change[i]) {
             const double c = *overlay.change[i];
-            fill = c < 0 ? mix(QColor(0xf7, 0xfb, 0xf7), QColor(0x41, 0xab, 0x5d), std::min(1.0, -c * 2))
-                         : mix(QColor(0xfd, 0xf7, 0xf6), QColor(0xef, 0x65, 0x48), std::min(1.0, c * 2));
+            fill =
+                c < 0
+                    ? mix(QColor(0xf7, 0xfb, 0xf7), QColor(0x41, 0xab, 0x5d), std::min(1.0, -c * 2))
+                    : mix(QColor(0xfd, 0xf7, 0xf6), QColor(0xef, 0x65, 0x48), std::min(1.0, c * 2));
         }
-        const bool critical = scene.criticalLength > 0 && item.critical * 100 >= scene.criticalLength;
+        const bool critical =
+            scene.criticalLength > 0 && item.critical * 100 >= scene.criticalLength;
         QPen border(critical ? kCritical : QColor(0x8a, 0x8f, 0x98), critical ? 2.2 : 1.0);
         if (item.count > 1) { // a stack: the repeats behind the first
             p.setPen(border);
@@ -481,8 +530,8 @@ void GraphPainter::paint(QPainter &p, const GraphPicture &picture, const QTransf
             p.drawRoundedRect(box.adjusted(-1.5, -1.5, 1.5, 1.5), 6, 6);
         }
         // The resource mix, a stacked bar along the bottom.
-        const TimeNs parts[5] = {item.mix.cpu, item.mix.gpuCompute, item.mix.communication, item.mix.copies,
-                                 item.mix.idle};
+        const TimeNs parts[5] = {item.mix.cpu, item.mix.gpuCompute, item.mix.communication,
+                                 item.mix.copies, item.mix.idle};
         TimeNs sum = 0;
         for (TimeNs v : parts)
             sum += v;
@@ -505,27 +554,34 @@ void GraphPainter::paint(QPainter &p, const GraphPicture &picture, const QTransf
         if (item.period > 1)
             tag += QStringLiteral(" · block of %1").arg(item.period);
         const double tagWidth = box.width() - (item.count > 1 ? 60 : 28);
-        p.drawText(QRectF(box.left() + 7, box.top() + 3, tagWidth, 13), Qt::AlignLeft | Qt::AlignVCenter,
+        p.drawText(QRectF(box.left() + 7, box.top() + 3, tagWidth, 13),
+                   Qt::AlignLeft | Qt::AlignVCenter,
                    QFontMetricsF(smallFont).elidedText(tag, Qt::ElideRight, tagWidth));
         if (item.openable && item.count == 1)
-            p.drawText(QRectF(box.right() - 20, box.top() + 3, 14, 13), Qt::AlignRight | Qt::AlignVCenter,
-                       QStringLiteral("+"));
+            p.drawText(QRectF(box.right() - 20, box.top() + 3, 14, 13),
+                       Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("+"));
         p.setFont(nameFont);
         p.setPen(QColor(0x1d, 0x22, 0x29));
-        p.drawText(QRectF(box.left() + 7, box.top() + 16, box.width() - 14, 16), Qt::AlignLeft | Qt::AlignVCenter,
+        p.drawText(QRectF(box.left() + 7, box.top() + 16, box.width() - 14, 16),
+                   Qt::AlignLeft | Qt::AlignVCenter,
                    nameMetrics.elidedText(item.label, Qt::ElideRight, box.width() - 14));
         p.setFont(smallFont);
         p.setPen(QColor(0x30, 0x36, 0x3d));
         QString line = formatDuration(item.time);
-        if (scene.criticalLength > 0 && item.critical > 0)
-        {
+        if (scene.criticalLength > 0 && item.critical > 0) {
             const double share = 100.0 * double(item.critical) / double(scene.criticalLength);
-            line += QStringLiteral(" · crit %1%").arg(share, 0, 'f', share >= 10 ? 0 : share >= 1 ? 1 : 2);
+            line += QStringLiteral(" · crit %1%")
+                        .arg(share, 0, 'f',
+                             share >= 10  ? 0
+                             : share >= 1 ? 1
+                                          : 2);
         }
         if (i < overlay.change.size() && overlay.change[i])
-            line += QStringLiteral(" · %1%2%").arg(*overlay.change[i] >= 0 ? QStringLiteral("+") : QString())
+            line += QStringLiteral(" · %1%2%")
+                        .arg(*overlay.change[i] >= 0 ? QStringLiteral("+") : QString())
                         .arg(100.0 * *overlay.change[i], 0, 'f', 1);
-        p.drawText(QRectF(box.left() + 7, box.top() + 32, box.width() - 14, 13), Qt::AlignLeft | Qt::AlignVCenter, line);
+        p.drawText(QRectF(box.left() + 7, box.top() + 32, box.width() - 14, 13),
+                   Qt::AlignLeft | Qt::AlignVCenter, line);
         if (item.count > 1) {
             const QString badge = item.range ? QStringLiteral("%1 in a row").arg(item.count)
                                              : QStringLiteral("×%1").arg(item.count);
@@ -563,7 +619,8 @@ void GraphPainter::paint(QPainter &p, const GraphPicture &picture, const QTransf
         for (size_t k = 0; k < entries.size(); ++k) {
             const LegendEntry &e = entries[k];
             double x = strip.left() + rows[k].x;
-            const double top = strip.top() + kLegendHeight * rows[k].row, mid = top + kLegendHeight / 2;
+            const double top = strip.top() + kLegendHeight * rows[k].row,
+                         mid = top + kLegendHeight / 2;
             if (e.edge) {
                 QPen pen(edgeColor(*e.edge), edgeWidth(*e.edge));
                 pen.setStyle(edgeStyle(*e.edge));
@@ -579,8 +636,8 @@ void GraphPainter::paint(QPainter &p, const GraphPicture &picture, const QTransf
             }
             x += e.swatch;
             p.setPen(Theme::current().text);
-            p.drawText(QRectF(x, top, fm.horizontalAdvance(e.text) + 2, kLegendHeight), Qt::AlignLeft | Qt::AlignVCenter,
-                       e.text);
+            p.drawText(QRectF(x, top, fm.horizontalAdvance(e.text) + 2, kLegendHeight),
+                       Qt::AlignLeft | Qt::AlignVCenter, e.text);
         }
     }
     p.restore();

@@ -23,8 +23,8 @@ struct GraphPicture
     double buildMs = 0;       // scene
     double layoutMs = 0;
     bool rowPerIteration = false; // the layout's bands are the iterations, one row each
-    static std::shared_ptr<const GraphPicture> make(std::shared_ptr<const sim::ExecutionModel> model,
-                                                    const GraphCollapse &collapse);
+    static std::shared_ptr<const GraphPicture>
+    make(std::shared_ptr<const sim::ExecutionModel> model, const GraphCollapse &collapse);
     int itemAt(QPointF scenePoint) const; // -1: none
 };
 
@@ -47,10 +47,12 @@ struct GraphOverlay
 class GraphPainter
 {
 public:
-    static constexpr double kNodeWidth = 196;    // at least: a box widens to show its name whole
-    static constexpr double kMaxNodeWidth = 340; // ... up to this, then the name is elided at its end
+    static constexpr double kNodeWidth = 196; // at least: a box widens to show its name whole
+    static constexpr double kMaxNodeWidth =
+        340; // ... up to this, then the name is elided at its end
     static constexpr double kNodeHeight = 56;
-    static constexpr double kLegendHeight = 24; // a row of the strip along the bottom (GraphOverlay::legend)
+    static constexpr double kLegendHeight =
+        24; // a row of the strip along the bottom (GraphOverlay::legend)
     // The legend's height at a width: it wraps into rows rather than being cut.
     static double legendHeight(const GraphPicture &picture, double width);
     // The smallest scale at which the boxes' names stay legible (9 px): Fit goes no smaller
@@ -58,10 +60,11 @@ public:
     static constexpr double kMinReadableScale = 0.75;
 
     // `toDevice` maps the layout's coordinates onto the device; `viewport` is the device area.
-    static void paint(QPainter &p, const GraphPicture &picture, const QTransform &toDevice, const QRectF &viewport,
-                      const GraphOverlay &overlay);
+    static void paint(QPainter &p, const GraphPicture &picture, const QTransform &toDevice,
+                      const QRectF &viewport, const GraphOverlay &overlay);
     // The transform that fits the picture into `viewport` (never enlarging past 1:1).
-    static QTransform fit(const GraphPicture &picture, const QRectF &viewport, double maxScale = 1.0);
+    static QTransform fit(const GraphPicture &picture, const QRectF &viewport,
+                          double maxScale = 1.0);
     static QColor edgeColor(sim::ModelEdge::Kind kind);
     static QString tooltip(const GraphPicture &picture, int item);
     // What a box's top line says: where it sits below the focus ("ProfilerStep#5 › forward"),

@@ -41,7 +41,7 @@ struct Kid
     std::vector<int> members; // one node, a group's nodes, or a range's nodes
     int period = 1;           // a group: members per repeat
     bool range = false;
-    std::vector<Kid> parts;   // a range: its boxes
+    std::vector<Kid> parts; // a range: its boxes
 };
 
 // A box while the scene is being opened: a node, a group of repeats or a range, or (when
@@ -59,7 +59,8 @@ struct Entry
 
 } // namespace
 
-GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr, const GraphCollapse &collapse)
+GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr,
+                             const GraphCollapse &collapse)
 {
     GraphScene scene;
     scene.model = modelPtr;
@@ -110,7 +111,8 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
         };
         std::vector<size_t> cuts{0};
         for (size_t k = 1; k < list.size(); ++k)
-            if (nodes[size_t(list[k].members.front())].rank != nodes[size_t(list[k - 1].members.front())].rank)
+            if (nodes[size_t(list[k].members.front())].rank !=
+                nodes[size_t(list[k - 1].members.front())].rank)
                 cuts.push_back(k);
         cuts.push_back(list.size());
         if (cuts.size() > 2 && cuts.size() - 1 <= budget) {
@@ -143,7 +145,7 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
         return ranged(std::move(out));
     };
     auto forcedOpen = [&](const Entry &e) {
-        return e.range                ? collapse.unfolded.contains(GraphItem::rangeKey(e.members.front()))
+        return e.range ? collapse.unfolded.contains(GraphItem::rangeKey(e.members.front()))
                : e.members.size() > 1 ? collapse.unfolded.contains(e.members.front())
                                       : collapse.opened.contains(e.members.front());
     };
@@ -166,7 +168,8 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
     // The level a node opens down to: the one chosen, or deeper when its children all are (a
     // phase of operators opened at module level shows its operators, not nothing).
     auto levelBelow = [&](int node) {
-        Level level = std::max(collapse.level, Level(std::min(int(nodes[size_t(node)].level) + 1, sim::kLevels - 1)));
+        Level level = std::max(
+            collapse.level, Level(std::min(int(nodes[size_t(node)].level) + 1, sim::kLevels - 1)));
         const auto &children = nodes[size_t(node)].children;
         if (!children.empty()) {
             Level shallowest = Level::GpuWork;
@@ -216,11 +219,13 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
             // A group too big to show whole shows its first block, the rest staying a group
             // (8 ranks' first iterations, then "×39"): the structure, at the cost of a block.
             const int period = e.period;
-            if (!e.range && e.members.size() >= size_t(2 * period) && shown + period <= collapse.budget) {
+            if (!e.range && e.members.size() >= size_t(2 * period) &&
+                shown + period <= collapse.budget) {
                 std::vector<int> rest(e.members.begin() + period, e.members.end());
                 std::vector<int> ids;
                 for (int k = 0; k < period; ++k)
-                    ids.push_back(makeEntry({{entries[size_t(entry)].members[size_t(k)]}, 1, false, {}}));
+                    ids.push_back(
+                        makeEntry({{entries[size_t(entry)].members[size_t(k)]}, 1, false, {}}));
                 ids.push_back(makeEntry({std::move(rest), period, false, {}}));
                 entries[size_t(entry)].open = true;
                 entries[size_t(entry)].children = ids;
@@ -256,7 +261,8 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
         // A group stands for its first block; the block's largest node names it.
         item.node = e.members.front();
         for (int k = 1; k < e.period; ++k)
-            if (nodes[size_t(e.members[size_t(k)])].inclusive() > nodes[size_t(item.node)].inclusive())
+            if (nodes[size_t(e.members[size_t(k)])].inclusive() >
+                nodes[size_t(item.node)].inclusive())
                 item.node = e.members[size_t(k)];
         item.first = e.members.front();
         item.last = e.members.back();
@@ -267,9 +273,11 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
         if (e.range) { // "ProfilerStep#0 … #263 · rank 5": the name and the rank said once
             QString tail = nodes[size_t(item.last)].name;
             QString head = first.name;
-            if (const qsizetype at = tail.lastIndexOf(QStringLiteral(" · rank ")); at > 0 && head.endsWith(tail.mid(at)))
+            if (const qsizetype at = tail.lastIndexOf(QStringLiteral(" · rank "));
+                at > 0 && head.endsWith(tail.mid(at)))
                 head.chop(tail.size() - at);
-            if (const qsizetype hash = head.lastIndexOf(QLatin1Char('#')); hash > 0 && tail.startsWith(head.first(hash + 1)))
+            if (const qsizetype hash = head.lastIndexOf(QLatin1Char('#'));
+                hash > 0 && tail.startsWith(head.first(hash + 1)))
                 tail.remove(0, hash);
             item.label = QStringLiteral("%1 … %2").arg(head, tail);
         } else {
@@ -315,7 +323,8 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
     }
     for (auto &[resource, list] : lanes) {
         std::sort(list.begin(), list.end(), [&](int a, int b) {
-            return std::tie(scene.items[size_t(a)].start, a) < std::tie(scene.items[size_t(b)].start, b);
+            return std::tie(scene.items[size_t(a)].start, a) <
+                   std::tie(scene.items[size_t(b)].start, b);
         });
         for (size_t k = 1; k < list.size(); ++k)
             ++folded[{list[k - 1], list[k], int(ModelEdge::Kind::ProgramOrder)}];
@@ -334,7 +343,9 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
     // view joins the boxes of one collective in rank order instead, a chain that says the same.
     std::vector<int> group(scene.items.size());
     std::iota(group.begin(), group.end(), 0);
-    std::function<int(int)> find = [&](int x) { return group[size_t(x)] == x ? x : group[size_t(x)] = find(group[size_t(x)]); };
+    std::function<int(int)> find = [&](int x) {
+        return group[size_t(x)] == x ? x : group[size_t(x)] = find(group[size_t(x)]);
+    };
     std::map<std::pair<int, int>, qint64> collective;
     for (auto it = folded.begin(); it != folded.end();) {
         const auto [a, b, kind] = it->first;
@@ -353,19 +364,24 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
     }
     for (auto &[r, list] : members) {
         std::sort(list.begin(), list.end(), [&](int a, int b) {
-            const auto &na = nodes[size_t(scene.items[size_t(a)].node)], &nb = nodes[size_t(scene.items[size_t(b)].node)];
-            return std::tie(na.rank, scene.items[size_t(a)].start, a) < std::tie(nb.rank, scene.items[size_t(b)].start, b);
+            const auto &na = nodes[size_t(scene.items[size_t(a)].node)],
+                       &nb = nodes[size_t(scene.items[size_t(b)].node)];
+            return std::tie(na.rank, scene.items[size_t(a)].start, a) <
+                   std::tie(nb.rank, scene.items[size_t(b)].start, b);
         });
         list.erase(std::unique(list.begin(), list.end()), list.end());
         for (size_t k = 1; k < list.size(); ++k) {
-            const auto c = collective.find({std::min(list[k - 1], list[k]), std::max(list[k - 1], list[k])});
-            folded[{list[k - 1], list[k], int(ModelEdge::Kind::Collective)}] += c != collective.end() ? c->second : 1;
+            const auto c =
+                collective.find({std::min(list[k - 1], list[k]), std::max(list[k - 1], list[k])});
+            folded[{list[k - 1], list[k], int(ModelEdge::Kind::Collective)}] +=
+                c != collective.end() ? c->second : 1;
         }
     }
     for (const auto &[key, count] : folded) {
         const auto [a, b, kind] = key;
         const bool critical = criticalPairs.count({a, b}) > 0 ||
-                              (ModelEdge::Kind(kind) == ModelEdge::Kind::Collective && criticalPairs.count({b, a}) > 0);
+                              (ModelEdge::Kind(kind) == ModelEdge::Kind::Collective &&
+                               criticalPairs.count({b, a}) > 0);
         if (ModelEdge::Kind(kind) == ModelEdge::Kind::Sync && !collapse.syncEdges && !critical) {
             ++scene.hiddenSync;
             continue;

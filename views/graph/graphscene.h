@@ -29,7 +29,7 @@ struct GraphCollapse
     bool syncEdges = false;
     QSet<int> opened;
     QSet<int> closed;
-    QSet<int> unfolded; // first member of a group; GraphItem::rangeKey(first) of a range
+    QSet<int> unfolded;  // first member of a group; GraphItem::rangeKey(first) of a range
     quint64 key() const; // equal states have equal keys (the layout cache)
 };
 
@@ -39,18 +39,18 @@ struct GraphCollapse
 struct GraphItem
 {
     int node = 0;
-    int count = 1;      // ×N: repeats of a block
-    int period = 1;     // nodes per block (ProfilerStep#N and the aten::zeros after it: 2)
-    int first = 0;      // the group's first member (GraphCollapse::unfolded)
-    int last = 0;       // the group's last member
+    int count = 1;  // ×N: repeats of a block
+    int period = 1; // nodes per block (ProfilerStep#N and the aten::zeros after it: 2)
+    int first = 0;  // the group's first member (GraphCollapse::unfolded)
+    int last = 0;   // the group's last member
     TimeNs start = 0, end = 0;
-    TimeNs time = 0;     // inclusive, added up over the group
+    TimeNs time = 0; // inclusive, added up over the group
     TimeNs self = 0;
     TimeNs critical = 0; // critical-path time under it
     sim::ResourceMix mix;
     bool openable = false; // has children at or above the level, or is a group
     bool range = false;
-    QString label;         // the node's name (a range: its first's and its last's)
+    QString label; // the node's name (a range: its first's and its last's)
     bool isGroup() const { return range || count * period > 1; } // opens by unfolding
     // What GraphCollapse::unfolded holds for it: a group's first member, or rangeKey(first).
     int unfoldKey() const { return range ? rangeKey(first) : first; }
@@ -78,10 +78,11 @@ struct GraphScene
     std::vector<int> itemOfNode; // model node -> item, -1 outside the focus's subtree
     TimeNs total = 0;            // the focus's inclusive time
     TimeNs criticalLength = 0;
-    int hiddenForBudget = 0;     // items an opening would have added beyond the budget
-    int hiddenSync = 0;          // sync edges left out (GraphCollapse::syncEdges)
+    int hiddenForBudget = 0; // items an opening would have added beyond the budget
+    int hiddenSync = 0;      // sync edges left out (GraphCollapse::syncEdges)
 
-    static GraphScene build(std::shared_ptr<const sim::ExecutionModel> model, const GraphCollapse &collapse);
+    static GraphScene build(std::shared_ptr<const sim::ExecutionModel> model,
+                            const GraphCollapse &collapse);
     // The item that shows model node `node` (its own or an ancestor's), -1: not in view.
     int itemOf(int node) const
     {

@@ -43,24 +43,27 @@ GraphView::GraphView(QWidget *parent) : QWidget(parent)
     barLayout->addWidget(m_crumbs, 1);
     barLayout->addWidget(new QLabel(tr("Open down to:"), bar));
     m_level = new QComboBox(bar);
-    for (sim::Level l : {sim::Level::Iteration, sim::Level::Phase, sim::Level::Scope, sim::Level::Operator,
-                         sim::Level::GpuWork})
+    for (sim::Level l : {sim::Level::Iteration, sim::Level::Phase, sim::Level::Scope,
+                         sim::Level::Operator, sim::Level::GpuWork})
         m_level->addItem(l == sim::Level::Scope ? tr("module / scope") : sim::levelName(l), int(l));
     m_level->setCurrentIndex(m_level->findData(int(GraphCollapse{}.level)));
-    m_level->setToolTip(tr("The deepest level opened automatically while the boxes fit; a double-click opens "
-                           "a box further"));
+    m_level->setToolTip(
+        tr("The deepest level opened automatically while the boxes fit; a double-click opens "
+           "a box further"));
     barLayout->addWidget(m_level);
     m_foldRanks = new QToolButton(bar);
     m_foldRanks->setText(tr("Fold ranks"));
     m_foldRanks->setCheckable(true);
     m_foldRanks->setChecked(true);
-    m_foldRanks->setToolTip(tr("One box for the same work of every rank (their span together), or each rank's apart"));
+    m_foldRanks->setToolTip(
+        tr("One box for the same work of every rank (their span together), or each rank's apart"));
     m_foldRanks->hide();
     barLayout->addWidget(m_foldRanks);
     m_syncEdges = new QToolButton(bar);
     m_syncEdges->setText(tr("Sync edges"));
     m_syncEdges->setCheckable(true);
-    m_syncEdges->setToolTip(tr("Draw where the host waits for the device (those on the critical path always show)"));
+    m_syncEdges->setToolTip(
+        tr("Draw where the host waits for the device (those on the critical path always show)"));
     barLayout->addWidget(m_syncEdges);
     m_find = new QLineEdit(bar);
     m_find->setPlaceholderText(tr("Find node (Enter: next)"));
@@ -80,7 +83,8 @@ GraphView::GraphView(QWidget *parent) : QWidget(parent)
     m_notice->setWordWrap(true);
     m_notice->setContentsMargins(8, 4, 8, 4);
     m_notice->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse);
-    m_notice->setStyleSheet(QStringLiteral("QLabel { background: #fff4d6; color: #5a4300; border-bottom: 1px solid #e6d08a; }"));
+    m_notice->setStyleSheet(QStringLiteral(
+        "QLabel { background: #fff4d6; color: #5a4300; border-bottom: 1px solid #e6d08a; }"));
     m_notice->hide();
     connect(m_notice, &QLabel::linkActivated, this, &GraphView::noticeLinkActivated);
     layout->addWidget(m_notice);
@@ -105,7 +109,8 @@ GraphView::GraphView(QWidget *parent) : QWidget(parent)
     m_status->setWordWrap(true);
     layout->addWidget(m_status);
 
-    connect(m_level, &QComboBox::activated, this, [this] { setLevel(sim::Level(m_level->currentData().toInt())); });
+    connect(m_level, &QComboBox::activated, this,
+            [this] { setLevel(sim::Level(m_level->currentData().toInt())); });
     connect(m_find, &QLineEdit::returnPressed, this, [this] { find(m_find->text()); });
     connect(m_find, &QLineEdit::textChanged, this, [this](const QString &t) {
         if (t.isEmpty())
@@ -119,21 +124,22 @@ GraphView::GraphView(QWidget *parent) : QWidget(parent)
         setCollapse(c);
     });
     connect(exportButton, &QToolButton::clicked, this, &GraphView::exportDialog);
-    connect(&m_watcher, &QFutureWatcher<std::shared_ptr<const GraphPicture>>::finished, this, [this] {
-        auto picture = m_watcher.result();
-        if (picture->scene.model != m_model) { // laid out for a model replaced since
-            m_pending = false;
-            request();
-            return;
-        }
-        m_cache.insert(picture->scene.collapse.key(), picture);
-        if (m_pending) { // the user moved on while this one was laid out
-            m_pending = false;
-            request();
-            return;
-        }
-        show(std::move(picture));
-    });
+    connect(&m_watcher, &QFutureWatcher<std::shared_ptr<const GraphPicture>>::finished, this,
+            [this] {
+                auto picture = m_watcher.result();
+                if (picture->scene.model != m_model) { // laid out for a model replaced since
+                    m_pending = false;
+                    request();
+                    return;
+                }
+                m_cache.insert(picture->scene.collapse.key(), picture);
+                if (m_pending) { // the user moved on while this one was laid out
+                    m_pending = false;
+                    request();
+                    return;
+                }
+                show(std::move(picture));
+            });
     showMessage(tr("Open a project to see its execution graph."));
 }
 
@@ -142,7 +148,8 @@ GraphView::~GraphView()
     m_watcher.waitForFinished();
 }
 
-void GraphView::setModel(std::shared_ptr<const sim::ExecutionModel> model, const QString &title, int focus)
+void GraphView::setModel(std::shared_ptr<const sim::ExecutionModel> model, const QString &title,
+                         int focus)
 {
     m_watcher.waitForFinished();
     m_pending = false;
@@ -263,7 +270,8 @@ void GraphView::request()
     m_canvas->update();
     const auto model = m_model;
     const GraphCollapse collapse = m_collapse;
-    m_watcher.setFuture(QtConcurrent::run([model, collapse] { return GraphPicture::make(model, collapse); }));
+    m_watcher.setFuture(
+        QtConcurrent::run([model, collapse] { return GraphPicture::make(model, collapse); }));
 }
 
 bool GraphView::isLayingOut() const
@@ -273,7 +281,8 @@ bool GraphView::isLayingOut() const
 
 void GraphView::waitForLayout()
 {
-    while (isLayingOut() || (m_model && (!m_picture || m_picture->scene.collapse.key() != m_collapse.key()))) {
+    while (isLayingOut() ||
+           (m_model && (!m_picture || m_picture->scene.collapse.key() != m_collapse.key()))) {
         m_watcher.waitForFinished();
         QCoreApplication::processEvents();
         if (!m_model)
@@ -283,7 +292,8 @@ void GraphView::waitForLayout()
 
 void GraphView::show(std::shared_ptr<const GraphPicture> picture)
 {
-    const bool newFocus = !m_picture || m_picture->scene.collapse.focus != picture->scene.collapse.focus ||
+    const bool newFocus = !m_picture ||
+                          m_picture->scene.collapse.focus != picture->scene.collapse.focus ||
                           m_picture->scene.collapse.level != picture->scene.collapse.level;
     m_picture = std::move(picture);
     m_canvas->m_picture = m_picture;
@@ -327,7 +337,8 @@ QString GraphView::statusText() const
     if (s.hiddenSync > 0)
         t += tr(" · %n sync edge(s) not drawn (Sync edges shows them)", nullptr, s.hiddenSync);
     if (s.hiddenForBudget > 0)
-        t += tr(" · %n more would open past the %1-box budget (double-click to open)", nullptr, s.hiddenForBudget)
+        t += tr(" · %n more would open past the %1-box budget (double-click to open)", nullptr,
+                s.hiddenForBudget)
                  .arg(s.collapse.budget);
     if (s.criticalLength > 0)
         t += tr(" · critical path %1 (red)").arg(formatDuration(s.criticalLength));
@@ -363,7 +374,8 @@ void GraphView::rebuildBreadcrumb()
         if (name.size() > 40)
             name = name.left(18) + QStringLiteral("…") + name.right(18);
         b->setText(name);
-        b->setToolTip(tr("%1 %2: %3").arg(sim::levelName(n.level), n.name, formatDuration(n.inclusive())));
+        b->setToolTip(
+            tr("%1 %2: %3").arg(sim::levelName(n.level), n.name, formatDuration(n.inclusive())));
         b->setAutoRaise(true);
         if (k + 1 == crumbs.size()) {
             QFont f = b->font();
@@ -465,7 +477,8 @@ void GraphView::find(const QString &text)
     if (!m_picture || matches.isEmpty()) {
         m_canvas->update();
         if (!text.isEmpty())
-            m_status->setText(tr("no box named like '%1' is shown (open more, or go up)").arg(text));
+            m_status->setText(
+                tr("no box named like '%1' is shown (open more, or go up)").arg(text));
         else
             m_status->setText(statusText());
         return;
@@ -508,8 +521,9 @@ void GraphView::exportDialog()
 {
     if (!m_picture)
         return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export Graph"), QStringLiteral("graph.png"),
-                                                      tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Graph"), QStringLiteral("graph.png"),
+        tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
     if (path.isEmpty())
         return;
     QString error;

@@ -32,7 +32,8 @@ public:
     ~GraphView() override;
 
     // A new model (null: none, `message` says why); the view starts at the focus `focus`.
-    void setModel(std::shared_ptr<const sim::ExecutionModel> model, const QString &title, int focus = 0);
+    void setModel(std::shared_ptr<const sim::ExecutionModel> model, const QString &title,
+                  int focus = 0);
     void showMessage(const QString &message);
     // A line above the graph for what the model's data says is wrong (a workflow's bad
     // declaration); empty hides it.

@@ -27,9 +27,12 @@ namespace {
 QColor severityColour(sim::Severity s)
 {
     switch (s) {
-    case sim::Severity::High: return QColor(0xc0, 0x39, 0x2b);
-    case sim::Severity::Medium: return QColor(0xd6, 0x8a, 0x10);
-    case sim::Severity::Low: break;
+    case sim::Severity::High:
+        return QColor(0xc0, 0x39, 0x2b);
+    case sim::Severity::Medium:
+        return QColor(0xd6, 0x8a, 0x10);
+    case sim::Severity::Low:
+        break;
     }
     return QColor(0x60, 0x60, 0x60);
 }
@@ -70,7 +73,8 @@ AnalysisPanel::AnalysisPanel(QWidget *parent) : QWidget(parent)
     m_summary = new QLabel(this);
     m_summary->setWordWrap(true);
     m_summary->setTextFormat(Qt::RichText);
-    m_summary->setStyleSheet(QStringLiteral("QLabel { background: #f4f6f8; border: 1px solid #d8dde3; padding: 6px; }"));
+    m_summary->setStyleSheet(
+        QStringLiteral("QLabel { background: #f4f6f8; border: 1px solid #d8dde3; padding: 6px; }"));
     layout->addWidget(m_summary);
 
     // Two pages: the findings (side by side: the ranked findings, the selected one's detail and
@@ -201,7 +205,8 @@ void AnalysisPanel::showReport(const sim::RunReport &report, bool final)
     const sim::RunSummary &s = report.summary;
     QStringList head;
     if (s.iterations > 0)
-        head << tr("<b>Step</b> %1 (%n iteration(s))", nullptr, int(s.iterations)).arg(formatDuration(s.stepTime));
+        head << tr("<b>Step</b> %1 (%n iteration(s))", nullptr, int(s.iterations))
+                    .arg(formatDuration(s.stepTime));
     else if (s.stepTime > 0)
         head << tr("<b>Span</b> %1").arg(formatDuration(s.stepTime));
     if (s.gpuBusy >= 0)
@@ -212,28 +217,35 @@ void AnalysisPanel::showReport(const sim::RunReport &report, bool final)
         head << tr("<b>GPU utilisation</b> %1% (monitoring)").arg(s.gpuUtilisation, 0, 'f', 1);
     if (s.energyPerIterationJ >= 0)
         head << tr("<b>Energy</b> %1 J per iteration").arg(s.energyPerIterationJ, 0, 'f', 1);
-    if (report.analysis && report.analysis->ranks.size() > 1 && !report.criticalByRank.empty() && report.criticalLength > 0)
+    if (report.analysis && report.analysis->ranks.size() > 1 && !report.criticalByRank.empty() &&
+        report.criticalLength > 0)
         head << tr("<b>Critical path</b> %1% on rank %2")
-                    .arg(100.0 * double(report.criticalByRank.front().second) / double(report.criticalLength), 0, 'f', 0)
+                    .arg(100.0 * double(report.criticalByRank.front().second) /
+                             double(report.criticalLength),
+                         0, 'f', 0)
                     .arg(report.criticalByRank.front().first);
     QStringList top;
     for (size_t k = 0; k < report.findings.size() && k < 3; ++k) {
         const auto &f = report.findings[k];
         top << QStringLiteral("%1. <span style='color:%2'>%3</span>%4")
                    .arg(k + 1)
-                   .arg(severityColour(f.severity()).name(), f.title.section(QLatin1Char(':'), 0, 0).toHtmlEscaped(),
-                        f.priced ? QStringLiteral(" (up to −%1%)").arg(f.gain() * 100, 0, 'f', 1) : QString());
+                   .arg(severityColour(f.severity()).name(),
+                        f.title.section(QLatin1Char(':'), 0, 0).toHtmlEscaped(),
+                        f.priced ? QStringLiteral(" (up to −%1%)").arg(f.gain() * 100, 0, 'f', 1)
+                                 : QString());
     }
     m_summary->setText(QStringLiteral("%1<br><b>Top findings:</b> %2")
                            .arg(head.join(QStringLiteral(" &nbsp;·&nbsp; ")),
-                                top.isEmpty() ? (report.noFindingsBecause.isEmpty() ? tr("none — no rule passed its threshold")
-                                                                                    : report.noFindingsBecause.toHtmlEscaped())
+                                top.isEmpty() ? (report.noFindingsBecause.isEmpty()
+                                                     ? tr("none — no rule passed its threshold")
+                                                     : report.noFindingsBecause.toHtmlEscaped())
                                               : top.join(QStringLiteral(" &nbsp; "))));
     {
         const QSignalBlocker block(m_findings);
         m_findings->clear();
         for (const auto &f : report.findings) {
-            auto *item = new QTreeWidgetItem(m_findings, {sim::severityName(f.severity()), gainColumn(f), f.title});
+            auto *item = new QTreeWidgetItem(
+                m_findings, {sim::severityName(f.severity()), gainColumn(f), f.title});
             item->setForeground(0, severityColour(f.severity()));
             item->setToolTip(2, f.title);
             item->setToolTip(1, sim::gainText(f));
@@ -285,15 +297,18 @@ void AnalysisPanel::showFinding()
     m_evidence->clear();
     const int k = selectedFinding();
     if (!m_report || k < 0) {
-        m_detail->setHtml(!m_report                                 ? QString()
-                          : m_report->noFindingsBecause.isEmpty() ? tr("<p>No rule passed its threshold: nothing stands out.</p>")
-                                                                  : QStringLiteral("<p>%1.</p>").arg(m_report->noFindingsBecause.toHtmlEscaped()));
+        m_detail->setHtml(
+            !m_report ? QString()
+            : m_report->noFindingsBecause.isEmpty()
+                ? tr("<p>No rule passed its threshold: nothing stands out.</p>")
+                : QStringLiteral("<p>%1.</p>").arg(m_report->noFindingsBecause.toHtmlEscaped()));
         m_try->setEnabled(false);
         return;
     }
     const sim::Finding &f = m_report->findings[size_t(k)];
     QString html = QStringLiteral("<p><b>%1</b></p><p><i>%2</i></p><p>%3</p>")
-                       .arg(f.title.toHtmlEscaped(), sim::gainText(f).toHtmlEscaped(), f.detail.toHtmlEscaped());
+                       .arg(f.title.toHtmlEscaped(), sim::gainText(f).toHtmlEscaped(),
+                            f.detail.toHtmlEscaped());
     if (!f.fix.isEmpty()) {
         QStringList what;
         for (const auto &t : f.fix)
@@ -305,8 +320,9 @@ void AnalysisPanel::showFinding()
     m_detail->setHtml(html);
     m_try->setEnabled(!f.fix.isEmpty() && f.priced);
     for (const auto &e : f.evidence) {
-        auto *item = new QListWidgetItem(QStringLiteral("%1  @ %2").arg(e.what, formatDuration(e.start - m_report->origin)),
-                                         m_evidence);
+        auto *item = new QListWidgetItem(
+            QStringLiteral("%1  @ %2").arg(e.what, formatDuration(e.start - m_report->origin)),
+            m_evidence);
         item->setData(Qt::UserRole, QVariant::fromValue(e));
     }
 }

@@ -40,13 +40,15 @@ CommandPalette::CommandPalette(QWidget *parent) : QDialog(parent)
     connect(m_list, &QListWidget::itemClicked, this, &CommandPalette::runCurrent);
 }
 
-QList<std::pair<QString, QAction *>> CommandPalette::collect(const QList<QAction *> &actions, const QString &prefix)
+QList<std::pair<QString, QAction *>> CommandPalette::collect(const QList<QAction *> &actions,
+                                                             const QString &prefix)
 {
     QList<std::pair<QString, QAction *>> out;
     for (QAction *a : actions) {
         if (a->isSeparator())
             continue;
-        const QString path = prefix.isEmpty() ? plain(a->text()) : prefix + QStringLiteral(" › ") + plain(a->text());
+        const QString path =
+            prefix.isEmpty() ? plain(a->text()) : prefix + QStringLiteral(" › ") + plain(a->text());
         if (QMenu *m = a->menu())
             out += collect(m->actions(), path);
         else if (!a->text().isEmpty())
@@ -72,7 +74,8 @@ void CommandPalette::refilter()
         const auto &[path, a] = m_actions[i];
         if (!a)
             continue;
-        if (!std::all_of(words.begin(), words.end(), [&](const QString &w) { return path.contains(w, Qt::CaseInsensitive); }))
+        if (!std::all_of(words.begin(), words.end(),
+                         [&](const QString &w) { return path.contains(w, Qt::CaseInsensitive); }))
             continue;
         QString text = path;
         if (!a->shortcut().isEmpty())

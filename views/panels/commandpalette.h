@@ -24,7 +24,8 @@ public:
     // listed greyed out, so a user learns that they exist.
     void setActions(const QList<std::pair<QString, QAction *>> &actions);
     // Actions of a menu bar or menu, recursively, with their paths (separators and submenus out).
-    static QList<std::pair<QString, QAction *>> collect(const QList<QAction *> &actions, const QString &prefix = {});
+    static QList<std::pair<QString, QAction *>> collect(const QList<QAction *> &actions,
+                                                        const QString &prefix = {});
 
     QLineEdit *edit() const { return m_edit; }
     QListWidget *list() const { return m_list; }

@@ -19,7 +19,8 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    m_head = new QLabel(tr("Select two runs or more in the Runs browser and choose Compare."), this);
+    m_head =
+        new QLabel(tr("Select two runs or more in the Runs browser and choose Compare."), this);
     m_head->setWordWrap(true);
     m_head->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_head);
@@ -39,8 +40,9 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     m_axis->addItem(tr("Relative time"), int(CompareAxis::Relative));
     m_axis->addItem(tr("Step"), int(CompareAxis::Step));
     m_axis->setCurrentIndex(1); // runs laid over each other, whenever they ran
-    m_axis->setToolTip(tr("Time: as the runs ran, from the first run's start. Relative: each run from its own "
-                          "start, laid over each other. Step: the step an MLflow metric was logged at."));
+    m_axis->setToolTip(
+        tr("Time: as the runs ran, from the first run's start. Relative: each run from its own "
+           "start, laid over each other. Step: the step an MLflow metric was logged at."));
     m_note = new QLabel(metrics);
     m_note->setStyleSheet(QStringLiteral("color: #806000"));
     row->addWidget(new QLabel(tr("Metric:"), metrics));
@@ -119,8 +121,9 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     });
 }
 
-void ComparePanel::setRuns(const QList<CatalogRun> &runs, const QString &kind, const QStringList &metrics,
-                           const QStringList &params, const QString &metric)
+void ComparePanel::setRuns(const QList<CatalogRun> &runs, const QString &kind,
+                           const QStringList &metrics, const QStringList &params,
+                           const QString &metric)
 {
     m_runs = runs;
     m_series.clear();
@@ -130,12 +133,16 @@ void ComparePanel::setRuns(const QList<CatalogRun> &runs, const QString &kind, c
         const QString origin = runOrigin(runs[k]);
         names << QStringLiteral("<span style='color:%1'>\u25a0</span> <b>%2</b>%3")
                      .arg(chartColour(k).name(), runs[k].name.toHtmlEscaped(),
-                          origin.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(origin.toHtmlEscaped()));
+                          origin.isEmpty() ? QString()
+                                           : QStringLiteral(" (%1)").arg(origin.toHtmlEscaped()));
     }
     if (runs.isEmpty())
-        m_head->setText(tr("No runs to compare: select two or more in the Runs panel and press Compare."));
+        m_head->setText(
+            tr("No runs to compare: select two or more in the Runs panel and press Compare."));
     else
-        m_head->setText(tr("%1 runs, %2: %3").arg(runs.size()).arg(kind.toHtmlEscaped(), names.join(QStringLiteral(", "))));
+        m_head->setText(tr("%1 runs, %2: %3")
+                            .arg(runs.size())
+                            .arg(kind.toHtmlEscaped(), names.join(QStringLiteral(", "))));
     m_filling = true;
     m_metric->clear();
     m_metric->addItems(metrics);
@@ -155,14 +162,17 @@ void ComparePanel::setRuns(const QList<CatalogRun> &runs, const QString &kind, c
     if (const int i = m_scatterMetric->findData(against); i >= 0)
         m_scatterMetric->setCurrentIndex(i);
     m_filling = false;
-    m_note->setText(metrics.isEmpty() ? tr("These runs have no metrics over time (no MLflow metrics, no monitoring logs).")
-                                      : QString());
+    m_note->setText(
+        metrics.isEmpty()
+            ? tr("These runs have no metrics over time (no MLflow metrics, no monitoring logs).")
+            : QString());
     const SummaryCharts s = summaryCharts(runs);
     m_iteration->showBars(s.iteration);
     m_breakdown->showBars(s.breakdown);
     m_energy->showBars(s.energy);
     // Runs with no trace and no power readings (MLflow runs alone): the metric takes the room.
-    const bool noBars = s.iteration.isEmpty() && s.breakdown.isEmpty() && s.energy.isEmpty() && !runs.isEmpty();
+    const bool noBars =
+        s.iteration.isEmpty() && s.breakdown.isEmpty() && s.energy.isEmpty() && !runs.isEmpty();
     for (Chart *c : {m_iteration, m_breakdown, m_energy})
         c->setVisible(!noBars);
     m_metricChart->showTime({});
@@ -176,7 +186,8 @@ void ComparePanel::setSeries(const QString &metric, const std::vector<sim::Metri
     if (this->metric() != metric)
         setMetric(metric);
     // The step axis only where some series was logged at steps.
-    const bool steps = std::any_of(series.begin(), series.end(), [](const auto &s) { return s.hasSteps(); });
+    const bool steps =
+        std::any_of(series.begin(), series.end(), [](const auto &s) { return s.hasSteps(); });
     if (axis() == CompareAxis::Step && !steps)
         setAxis(CompareAxis::Relative);
     else if (steps && axis() != CompareAxis::Step && m_axis->property("chosen").isNull())
@@ -253,8 +264,12 @@ void ComparePanel::showScatter()
     const ScatterChart chart = paramScatter(m_runs, param, against);
     m_scatter->showScatter(chart);
     const int left = int(m_runs.size()) - int(chart.points.size());
-    m_scatterNote->setText(left > 0 ? tr("%1 of the %2 runs have no '%3' or no %4").arg(left).arg(m_runs.size()).arg(param, against.label)
-                                    : m_runs.size() < 3 ? tr("Select more runs for a fuller picture.") : QString());
+    m_scatterNote->setText(left > 0 ? tr("%1 of the %2 runs have no '%3' or no %4")
+                                          .arg(left)
+                                          .arg(m_runs.size())
+                                          .arg(param, against.label)
+                           : m_runs.size() < 3 ? tr("Select more runs for a fuller picture.")
+                                               : QString());
 }
 
 std::vector<Chart *> ComparePanel::charts() const

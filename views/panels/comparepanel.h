@@ -41,7 +41,7 @@ public:
     CompareAxis axis() const;
     void setAxis(CompareAxis axis);
     void setScatter(const QString &param, const QString &metricKey);
-    void showTab(int index); // 0 metrics, 1 params, 2 trace diff, 3 validation
+    void showTab(int index);             // 0 metrics, 1 params, 2 trace diff, 3 validation
     std::vector<Chart *> charts() const; // metric, iteration, breakdown, energy, scatter
     TraceDiffView *diffView() const { return m_diff; }
     ValidationView *validationView() const { return m_validation; }

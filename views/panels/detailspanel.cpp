@@ -42,10 +42,12 @@ void DetailsPanel::showSlice(const SliceDetails &s, const QString &trackLabel, T
                              const std::function<QString(TrackId)> &trackName)
 {
     const auto row = [](const QString &k, const QString &v) {
-        return QStringLiteral("<tr><td style='color:#6a727c;padding-right:10px'>%1</td><td>%2</td></tr>")
+        return QStringLiteral(
+                   "<tr><td style='color:#6a727c;padding-right:10px'>%1</td><td>%2</td></tr>")
             .arg(k.toHtmlEscaped(), v);
     };
-    QString html = QStringLiteral("<h3 style='margin:2px 0'>%1</h3><table>").arg(s.name.toHtmlEscaped());
+    QString html =
+        QStringLiteral("<h3 style='margin:2px 0'>%1</h3><table>").arg(s.name.toHtmlEscaped());
     html += row(tr("Category"), s.category.toHtmlEscaped());
     html += row(tr("Track"), trackLabel.toHtmlEscaped());
     html += row(tr("Start"), formatDuration(s.start - traceStart, 4).toHtmlEscaped());
@@ -59,10 +61,13 @@ void DetailsPanel::showSlice(const SliceDetails &s, const QString &trackLabel, T
     html += row(tr("Slice id"), QString::number(s.id));
     html += QStringLiteral("</table>");
     if (!links.isEmpty()) {
-        html += QStringLiteral("<h4 style='margin:6px 0 2px 0'>%1</h4><ul style='margin:0'>").arg(tr("Linked slices"));
+        html += QStringLiteral("<h4 style='margin:6px 0 2px 0'>%1</h4><ul style='margin:0'>")
+                    .arg(tr("Linked slices"));
         for (const auto &l : links) {
-            html += QStringLiteral("<li>%1 %2 <a href='gml:slice?track=%3&amp;id=%4'>%5</a> (%6, %7)</li>")
-                        .arg(flowKindName(l.kind).toHtmlEscaped(), l.outgoing ? QStringLiteral("→") : QStringLiteral("←"))
+            html += QStringLiteral(
+                        "<li>%1 %2 <a href='gml:slice?track=%3&amp;id=%4'>%5</a> (%6, %7)</li>")
+                        .arg(flowKindName(l.kind).toHtmlEscaped(),
+                             l.outgoing ? QStringLiteral("→") : QStringLiteral("←"))
                         .arg(l.track)
                         .arg(l.id)
                         .arg(l.name.toHtmlEscaped(), trackName(l.track).toHtmlEscaped(),
@@ -71,7 +76,8 @@ void DetailsPanel::showSlice(const SliceDetails &s, const QString &trackLabel, T
         html += QStringLiteral("</ul>");
     }
     if (!s.args.isEmpty()) {
-        html += QStringLiteral("<h4 style='margin:6px 0 2px 0'>%1</h4><table>").arg(tr("Arguments"));
+        html +=
+            QStringLiteral("<h4 style='margin:6px 0 2px 0'>%1</h4><table>").arg(tr("Arguments"));
         for (auto it = s.args.begin(); it != s.args.end(); ++it) {
             const QJsonValue v = it.value();
             QString text;
@@ -84,7 +90,8 @@ void DetailsPanel::showSlice(const SliceDetails &s, const QString &trackLabel, T
             else if (v.isArray())
                 text = QString::fromUtf8(QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact));
             else if (v.isObject())
-                text = QString::fromUtf8(QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact));
+                text =
+                    QString::fromUtf8(QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact));
             if (text.size() > 400)
                 text = text.left(400) + QStringLiteral("…");
             html += row(it.key(), text.toHtmlEscaped());

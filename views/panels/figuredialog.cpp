@@ -18,8 +18,8 @@
 
 namespace gml {
 
-FigureDialog::FigureDialog(const QList<QPair<TrackId, QString>> &tracks, bool hasSelection, bool hasPinned, QSize screen,
-                           QWidget *parent)
+FigureDialog::FigureDialog(const QList<QPair<TrackId, QString>> &tracks, bool hasSelection,
+                           bool hasPinned, QSize screen, QWidget *parent)
     : QDialog(parent)
 {
     setWindowTitle(tr("Export Figure"));
@@ -95,13 +95,15 @@ FigureDialog::FigureDialog(const QList<QPair<TrackId, QString>> &tracks, bool ha
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(browse, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export Figure"), m_path->text(),
-                                                          tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export Figure"), m_path->text(),
+            tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
         if (!path.isEmpty())
             m_path->setText(path);
     });
-    connect(m_tracks, &QComboBox::currentIndexChanged, this,
-            [this] { m_chosen->setVisible(Tracks(m_tracks->currentData().toInt()) == Tracks::Chosen); });
+    connect(m_tracks, &QComboBox::currentIndexChanged, this, [this] {
+        m_chosen->setVisible(Tracks(m_tracks->currentData().toInt()) == Tracks::Chosen);
+    });
     connect(m_unit, &QComboBox::currentIndexChanged, this, &FigureDialog::unitChanged);
     connect(m_fit, &QCheckBox::toggled, m_height, &QWidget::setDisabled);
     m_height->setDisabled(true);
@@ -150,8 +152,9 @@ void FigureDialog::setChoice(const Choice &c)
     (c.selection && m_selection->isEnabled() ? m_selection : m_window)->setChecked(true);
     m_tracks->setCurrentIndex(m_tracks->findData(int(c.tracks)));
     for (int i = 0; i < m_chosen->count(); ++i)
-        m_chosen->item(i)->setCheckState(c.chosen.contains(m_chosen->item(i)->data(Qt::UserRole).toLongLong()) ? Qt::Checked
-                                                                                                               : Qt::Unchecked);
+        m_chosen->item(i)->setCheckState(
+            c.chosen.contains(m_chosen->item(i)->data(Qt::UserRole).toLongLong()) ? Qt::Checked
+                                                                                  : Qt::Unchecked);
     m_unit->setCurrentIndex(c.centimetres ? 1 : 0);
     m_width->setValue(c.width);
     m_height->setValue(c.height);

@@ -31,17 +31,17 @@ public:
         QString path;
         bool selection = false; // the selected range, else the visible window
         Tracks tracks = Tracks::OnScreen;
-        QSet<TrackId> chosen;   // Tracks::Chosen
+        QSet<TrackId> chosen; // Tracks::Chosen
         bool centimetres = false;
         double width = 1600, height = 900; // in the unit above
-        bool fitHeight = true;  // the height grows to hold the rows
+        bool fitHeight = true;             // the height grows to hold the rows
         double dpi = 96;
         bool chrome = true;
         bool notes = true;
     };
     // `tracks`: (id, path) of every shown track, for the chosen list.
-    FigureDialog(const QList<QPair<TrackId, QString>> &tracks, bool hasSelection, bool hasPinned, QSize screen,
-                 QWidget *parent = nullptr);
+    FigureDialog(const QList<QPair<TrackId, QString>> &tracks, bool hasSelection, bool hasPinned,
+                 QSize screen, QWidget *parent = nullptr);
     Choice choice() const;
     void setChoice(const Choice &c); // tests and the last export's settings
 

@@ -251,7 +251,8 @@ void FlameCanvas::paintEvent(QPaintEvent *event)
     p.fillRect(rect(), palette().color(QPalette::Base));
     if (!m_graph) {
         p.setPen(palette().color(QPalette::PlaceholderText));
-        p.drawText(rect().adjusted(8, 4, -8, -4), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, m_message);
+        p.drawText(rect().adjusted(8, 4, -8, -4), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap,
+                   m_message);
         return;
     }
     layoutBoxes();
@@ -268,8 +269,10 @@ void FlameCanvas::paintEvent(QPaintEvent *event)
             p.drawRect(r.adjusted(1, 1, -1, -1));
         }
         if (r.width() > 24) {
-            p.setPen(b.frame == 0 ? palette().color(QPalette::ButtonText) : QColor(0x20, 0x20, 0x20));
-            const QString label = b.frame == 0 ? describe(0) : m_graph->frames()[size_t(b.frame)].name;
+            p.setPen(b.frame == 0 ? palette().color(QPalette::ButtonText)
+                                  : QColor(0x20, 0x20, 0x20));
+            const QString label =
+                b.frame == 0 ? describe(0) : m_graph->frames()[size_t(b.frame)].name;
             p.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
                        fm.elidedText(label, Qt::ElideRight, int(r.width()) - 5));
         }
@@ -300,16 +303,20 @@ QString FlameCanvas::describe(int frame) const
     const FlameFrame &f = m_graph->frames()[size_t(frame)];
     const TimeNs all = m_graph->total();
     const double share = all > 0 ? 100.0 * double(f.total) / double(all) : 0.0;
-    QString text = frame == 0 ? tr("all: %1").arg(formatDuration(f.total))
-                              : tr("%1%2 · %3 (%4%) · self %5 · %6 slice(s)")
-                                    .arg(f.name, f.gpu ? tr(" [GPU]") : QString(), formatDuration(f.total))
-                                    .arg(share, 0, 'f', 1)
-                                    .arg(formatDuration(f.self))
-                                    .arg(f.count);
+    QString text = frame == 0
+                       ? tr("all: %1").arg(formatDuration(f.total))
+                       : tr("%1%2 · %3 (%4%) · self %5 · %6 slice(s)")
+                             .arg(f.name, f.gpu ? tr(" [GPU]") : QString(), formatDuration(f.total))
+                             .arg(share, 0, 'f', 1)
+                             .arg(formatDuration(f.self))
+                             .arg(f.count);
     if (m_graph->isDiff()) {
-        const double change = f.baseTotal > 0 ? 100.0 * (double(f.total) - double(f.baseTotal)) / double(f.baseTotal) : 0.0;
+        const double change =
+            f.baseTotal > 0 ? 100.0 * (double(f.total) - double(f.baseTotal)) / double(f.baseTotal)
+                            : 0.0;
         text += f.baseTotal > 0 ? tr(" · was %1 (%2%3%)")
-                                      .arg(formatDuration(f.baseTotal), change >= 0 ? QStringLiteral("+") : QString())
+                                      .arg(formatDuration(f.baseTotal),
+                                           change >= 0 ? QStringLiteral("+") : QString())
                                       .arg(change, 0, 'f', 1)
                                 : tr(" · new");
     }

@@ -32,7 +32,7 @@ public:
     enum class Against { Nothing, PreviousSelection, Run };
     FlameMetric metric() const;
     Against against() const;
-    QString againstRun() const; // Against::Run: its name
+    QString againstRun() const;            // Against::Run: its name
     void setRuns(const QStringList &runs); // the runs a diff can be against (the combo's tail)
 
     void setGraph(std::shared_ptr<const FlameGraph> graph, const QString &title);
@@ -41,8 +41,8 @@ public:
     FlameCanvas *canvas() const { return m_canvas; }
 
 Q_SIGNALS:
-    void requestChanged();                // the metric or the baseline changed
-    void frameSelected(int frame);        // a click (-1: cleared)
+    void requestChanged();         // the metric or the baseline changed
+    void frameSelected(int frame); // a click (-1: cleared)
     void showInTimelineRequested(int frame);
     void hoverTextChanged(const QString &text);
 

@@ -22,7 +22,8 @@ NotesPanel::NotesPanel(QWidget *parent) : QWidget(parent)
     bar->setContentsMargins(6, 2, 6, 2);
     m_status = new QLabel(this);
     auto *add = new QPushButton(tr("Add Note…"), this);
-    add->setToolTip(tr("A note on the selected slice, else the selected range, else the cursor (Ctrl+M)"));
+    add->setToolTip(
+        tr("A note on the selected slice, else the selected range, else the cursor (Ctrl+M)"));
     auto *remove = new QPushButton(tr("Remove"), this);
     bar->addWidget(m_status, 1);
     bar->addWidget(add);
@@ -56,7 +57,8 @@ NotesPanel::NotesPanel(QWidget *parent) : QWidget(parent)
         menu.addAction(tr("Go to Note"), this, [this, id] { Q_EMIT noteActivated(id); });
         QMenu *key = menu.addMenu(tr("Bookmark"));
         for (int n = 1; n <= 9; ++n)
-            key->addAction(tr("Bookmark %1").arg(n), this, [this, id, n] { Q_EMIT bookmarkRequested(id, n); });
+            key->addAction(tr("Bookmark %1").arg(n), this,
+                           [this, id, n] { Q_EMIT bookmarkRequested(id, n); });
         key->addAction(tr("None"), this, [this, id] { Q_EMIT bookmarkRequested(id, 0); });
         menu.addAction(tr("Remove"), this, [this, id] { Q_EMIT removeRequested(id); });
         menu.exec(m_table->viewport()->mapToGlobal(pos));
@@ -73,10 +75,12 @@ void NotesPanel::setNotes(const std::vector<Note> &notes, const QHash<QString, T
         QString at = formatDuration(n.start - o);
         if (n.end > n.start)
             at += QStringLiteral(" → ") + formatDuration(n.end - o);
-        const QString on = n.kind == Note::Kind::Slice ? n.sliceName + (n.slice ? QString() : tr(" (not found)"))
-                           : n.kind == Note::Kind::Range ? tr("range, %1").arg(formatDuration(n.end - n.start))
-                                                         : tr("time");
-        const QStringList cells{n.bookmark ? QString::number(n.bookmark) : QString(), at, n.run, on, n.text};
+        const QString on =
+            n.kind == Note::Kind::Slice   ? n.sliceName + (n.slice ? QString() : tr(" (not found)"))
+            : n.kind == Note::Kind::Range ? tr("range, %1").arg(formatDuration(n.end - n.start))
+                                          : tr("time");
+        const QStringList cells{n.bookmark ? QString::number(n.bookmark) : QString(), at, n.run, on,
+                                n.text};
         for (int c = 0; c < cells.size(); ++c) {
             auto *item = new QTableWidgetItem(cells[c]);
             item->setData(Qt::UserRole, n.id);
@@ -85,9 +89,11 @@ void NotesPanel::setNotes(const std::vector<Note> &notes, const QHash<QString, T
         }
     }
     m_table->resizeColumnsToContents();
-    setStatus(notes.empty() ? tr("No notes yet: select a slice or a range and press Ctrl+M (Ctrl+1…9: a bookmark; "
-                                 "1…9: go to it).")
-                            : tr("%n note(s)", nullptr, int(notes.size())));
+    setStatus(
+        notes.empty()
+            ? tr("No notes yet: select a slice or a range and press Ctrl+M (Ctrl+1…9: a bookmark; "
+                 "1…9: go to it).")
+            : tr("%n note(s)", nullptr, int(notes.size())));
 }
 
 void NotesPanel::setStatus(const QString &text)

@@ -10,10 +10,10 @@
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
-#include <QSettings>
-#include <QSpinBox>
 #include <QScrollBar>
+#include <QSettings>
 #include <QShortcut>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QStringListModel>
 #include <QTableView>
@@ -26,10 +26,13 @@ namespace {
 
 // Ready-made queries over the views of docs/query.md, for the history's first use.
 const char *const kExamples[] = {
-    "SELECT name, count(*) AS n, sum(dur) AS total_ns FROM kernel GROUP BY name ORDER BY total_ns DESC LIMIT 20",
+    "SELECT name, count(*) AS n, sum(dur) AS total_ns FROM kernel GROUP BY name ORDER BY total_ns "
+    "DESC LIMIT 20",
     "SELECT run, rank, name, ts, dur, id, track_id FROM cpu_op ORDER BY dur DESC LIMIT 100",
-    "SELECT series, unit, run, rank, avg(value) AS mean, max(value) AS peak FROM counter_series GROUP BY track_id",
-    "SELECT id, track_id, ts, dur, name FROM slice_info WHERE name LIKE 'ProfilerStep#%' ORDER BY ts",
+    "SELECT series, unit, run, rank, avg(value) AS mean, max(value) AS peak FROM counter_series "
+    "GROUP BY track_id",
+    "SELECT id, track_id, ts, dur, name FROM slice_info WHERE name LIKE 'ProfilerStep#%' ORDER BY "
+    "ts",
 };
 
 } // namespace
@@ -80,7 +83,8 @@ QVariant QueryModel::data(const QModelIndex &index, int role) const
             return tr("(%n byte(s))", nullptr, int(v.toByteArray().size()));
         return v;
     }
-    if (role == Qt::TextAlignmentRole && (v.typeId() == QMetaType::LongLong || v.typeId() == QMetaType::Double))
+    if (role == Qt::TextAlignmentRole &&
+        (v.typeId() == QMetaType::LongLong || v.typeId() == QMetaType::Double))
         return int(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ForegroundRole && !v.isValid())
         return QColor(Qt::gray);
@@ -91,7 +95,8 @@ QVariant QueryModel::headerData(int section, Qt::Orientation orientation, int ro
 {
     if (role != Qt::DisplayRole)
         return {};
-    return orientation == Qt::Horizontal ? QVariant(m_columns.value(section)) : QVariant(section + 1);
+    return orientation == Qt::Horizontal ? QVariant(m_columns.value(section))
+                                         : QVariant(section + 1);
 }
 
 bool QueryModel::canFetchMore(const QModelIndex &parent) const
@@ -112,7 +117,8 @@ void QueryModel::fetchMore(const QModelIndex &parent)
 SqlEditor::SqlEditor(QWidget *parent) : QPlainTextEdit(parent), m_completer(new QCompleter(this))
 {
     setObjectName(QStringLiteral("sqlEditor"));
-    setPlaceholderText(tr("SELECT name, count(*), sum(dur) FROM kernel GROUP BY name ORDER BY 3 DESC   (Ctrl+Enter runs)"));
+    setPlaceholderText(tr("SELECT name, count(*), sum(dur) FROM kernel GROUP BY name ORDER BY 3 "
+                          "DESC   (Ctrl+Enter runs)"));
     QFont mono(QStringLiteral("monospace"));
     mono.setStyleHint(QFont::Monospace);
     setFont(mono);
@@ -120,7 +126,8 @@ SqlEditor::SqlEditor(QWidget *parent) : QPlainTextEdit(parent), m_completer(new 
     m_completer->setCompletionMode(QCompleter::PopupCompletion);
     m_completer->setCaseSensitivity(Qt::CaseInsensitive);
     m_completer->setModel(new QStringListModel(m_completer));
-    connect(m_completer, qOverload<const QString &>(&QCompleter::activated), this, &SqlEditor::insertCompletion);
+    connect(m_completer, qOverload<const QString &>(&QCompleter::activated), this,
+            &SqlEditor::insertCompletion);
 }
 
 void SqlEditor::setWords(const QStringList &words)
@@ -134,7 +141,8 @@ QString SqlEditor::wordUnderCursor() const
     const QString block = c.block().text();
     int i = c.positionInBlock();
     int start = i;
-    while (start > 0 && (block[start - 1].isLetterOrNumber() || block[start - 1] == QLatin1Char('_')))
+    while (start > 0 &&
+           (block[start - 1].isLetterOrNumber() || block[start - 1] == QLatin1Char('_')))
         --start;
     return block.mid(start, i - start);
 }
@@ -159,10 +167,12 @@ void SqlEditor::keyPressEvent(QKeyEvent *e)
         case Qt::Key_Escape:
             e->ignore(); // the completer takes them
             return;
-        default: break;
+        default:
+            break;
         }
     }
-    if ((e->key() == Qt::Key_Return || e->key() == Qt::Key_Enter) && (e->modifiers() & Qt::ControlModifier)) {
+    if ((e->key() == Qt::Key_Return || e->key() == Qt::Key_Enter) &&
+        (e->modifiers() & Qt::ControlModifier)) {
         Q_EMIT runRequested();
         return;
     }
@@ -177,7 +187,8 @@ void SqlEditor::keyPressEvent(QKeyEvent *e)
         m_completer->popup()->setCurrentIndex(m_completer->completionModel()->index(0, 0));
     }
     if (m_completer->completionCount() == 0 ||
-        (m_completer->completionCount() == 1 && m_completer->currentCompletion().compare(word, Qt::CaseInsensitive) == 0)) {
+        (m_completer->completionCount() == 1 &&
+         m_completer->currentCompletion().compare(word, Qt::CaseInsensitive) == 0)) {
         popup->hide();
         return;
     }
@@ -214,11 +225,14 @@ QueryView::QueryView(QWidget *parent) : QWidget(parent)
     m_timeLimit->setSuffix(tr(" s"));
     m_timeLimit->setSpecialValueText(tr("no limit"));
     m_timeLimit->setValue(QSettings().value(QStringLiteral("query/timeLimitSeconds"), 60).toInt());
-    m_timeLimit->setToolTip(tr("A query that runs longer than this (for one page of rows) is stopped and says so; "
-                               "Cancel stops it at any time"));
-    connect(m_timeLimit, &QSpinBox::valueChanged, this,
-            [](int seconds) { QSettings().setValue(QStringLiteral("query/timeLimitSeconds"), seconds); });
-    m_status = new QLabel(tr("Read-only SQL over the project: slice_info, kernel, cpu_op, counter_series, run, track, "
+    m_timeLimit->setToolTip(
+        tr("A query that runs longer than this (for one page of rows) is stopped and says so; "
+           "Cancel stops it at any time"));
+    connect(m_timeLimit, &QSpinBox::valueChanged, this, [](int seconds) {
+        QSettings().setValue(QStringLiteral("query/timeLimitSeconds"), seconds);
+    });
+    m_status = new QLabel(tr("Read-only SQL over the project: slice_info, kernel, cpu_op, "
+                             "counter_series, run, track, "
                              "flow … (docs/query.md)"),
                           this);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -261,7 +275,8 @@ QueryView::QueryView(QWidget *parent) : QWidget(parent)
         if (i >= 0)
             m_editor->setPlainText(m_history->itemData(i).toString());
     });
-    connect(m_table, &QTableView::activated, this, [this](const QModelIndex &i) { Q_EMIT rowActivated(i.row()); });
+    connect(m_table, &QTableView::activated, this,
+            [this](const QModelIndex &i) { Q_EMIT rowActivated(i.row()); });
     setHistory({});
 }
 
@@ -275,7 +290,8 @@ void QueryView::setHistory(const QStringList &history)
     for (const QString &q : all)
         m_history->addItem(QString(q).simplified(), q);
     m_history->setCurrentIndex(-1);
-    m_history->setPlaceholderText(tr("%n earlier quer(ies), then examples", nullptr, int(history.size())));
+    m_history->setPlaceholderText(
+        tr("%n earlier quer(ies), then examples", nullptr, int(history.size())));
 }
 
 void QueryView::setCompletions(const QStringList &words)

@@ -4,10 +4,10 @@
 #include "timeformat.h"
 #include "timelinestate.h"
 
+#include <QContextMenuEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
-#include <QContextMenuEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolButton>
@@ -18,7 +18,8 @@
 
 namespace gml {
 
-RankOverviewView::RankOverviewView(TimelineState *state, QWidget *parent) : QWidget(parent), m_state(state)
+RankOverviewView::RankOverviewView(TimelineState *state, QWidget *parent)
+    : QWidget(parent), m_state(state)
 {
     setMouseTracking(true);
     setAttribute(Qt::WA_OpaquePaintEvent);
@@ -44,13 +45,17 @@ RankOverviewView::RankOverviewView(TimelineState *state, QWidget *parent) : QWid
     m_stragglers = new QToolButton(this);
     m_stragglers->setAutoRaise(true);
     m_stragglers->setText(tr("Mark Stragglers"));
-    m_stragglers->setToolTip(tr("Analyse the run (in the background) and mark the rank that arrived last at each "
-                                "collective"));
+    m_stragglers->setToolTip(
+        tr("Analyse the run (in the background) and mark the rank that arrived last at each "
+           "collective"));
     connect(m_stragglers, &QToolButton::clicked, this, &RankOverviewView::stragglersRequested);
     header->addWidget(m_stragglers);
-    m_slowest = button(tr("Slowest"), tr("The rank with the most work of its own: the one the others wait for"), 0);
+    m_slowest =
+        button(tr("Slowest"),
+               tr("The rank with the most work of its own: the one the others wait for"), 0);
     m_median = button(tr("Median"), tr("The rank in the middle by work of its own"), 1);
-    m_fastest = button(tr("Fastest"), tr("The rank with the least work of its own: it waits the most"), 2);
+    m_fastest =
+        button(tr("Fastest"), tr("The rank with the least work of its own: it waits the most"), 2);
     auto *outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
     outer->addLayout(header);
@@ -71,7 +76,8 @@ void RankOverviewView::setOverview(std::shared_ptr<const RankOverview> overview,
         for (const auto &l : m_overview->lanes)
             ranks.insert(l.rank);
     m_title->setText(lanes ? tr("<b>Ranks</b> · %1: %2 ranks, %3 GPUs")
-                                 .arg(run.toHtmlEscaped(), QLocale().toString(qlonglong(ranks.size())),
+                                 .arg(run.toHtmlEscaped(),
+                                      QLocale().toString(qlonglong(ranks.size())),
                                       QLocale().toString(qlonglong(lanes)))
                            : QString());
     for (auto *b : {m_slowest, m_median, m_fastest})
@@ -86,9 +92,10 @@ void RankOverviewView::updateLegend()
     auto swatch = [](const QColor &c, const QString &text) {
         return QStringLiteral("<span style=\"color:%1\">■</span> %2").arg(c.name(), text);
     };
-    m_legend->setText(swatch(RankOverviewPainter::heat(1, 0), tr("compute")) + QStringLiteral("&nbsp;&nbsp;") +
-                      swatch(RankOverviewPainter::heat(1, 1), tr("communication")) + QStringLiteral("&nbsp;&nbsp;") +
-                      swatch(RankOverviewPainter::heat(0, 0), tr("idle")));
+    m_legend->setText(
+        swatch(RankOverviewPainter::heat(1, 0), tr("compute")) + QStringLiteral("&nbsp;&nbsp;") +
+        swatch(RankOverviewPainter::heat(1, 1), tr("communication")) +
+        QStringLiteral("&nbsp;&nbsp;") + swatch(RankOverviewPainter::heat(0, 0), tr("idle")));
 }
 
 void RankOverviewView::changeEvent(QEvent *e)
@@ -101,7 +108,9 @@ void RankOverviewView::changeEvent(QEvent *e)
 void RankOverviewView::setMarks(std::vector<Mark> marks)
 {
     m_marks = std::move(marks);
-    m_stragglers->setText(m_marks.empty() ? tr("Mark Stragglers") : tr("%n straggler(s) marked", nullptr, int(m_marks.size())));
+    m_stragglers->setText(m_marks.empty()
+                              ? tr("Mark Stragglers")
+                              : tr("%n straggler(s) marked", nullptr, int(m_marks.size())));
     update();
 }
 
@@ -135,7 +144,8 @@ void RankOverviewView::setHighlighted(int lane)
 int RankOverviewView::preferredHeight() const
 {
     const int lanes = m_overview ? int(m_overview->lanes.size()) : 0;
-    return RankOverviewPainter::kHeaderHeight + std::clamp(lanes * RankOverviewPainter::kMaxLaneHeight, 24, 160) + 8;
+    return RankOverviewPainter::kHeaderHeight +
+           std::clamp(lanes * RankOverviewPainter::kMaxLaneHeight, 24, 160) + 8;
 }
 
 QRect RankOverviewView::area() const
@@ -216,14 +226,19 @@ void RankOverviewView::mouseMoveEvent(QMouseEvent *e)
     const TimeNs a = view + m_shift, b = timeAt(e->position().toPoint().x() + 1) + m_shift;
     float busy = -1, comm = 0;
     RankOverview::shares(l, a, std::max(b, a + 1), 1, &busy, &comm);
-    QString what = l.rank >= 0 ? tr("rank %1 · GPU %2").arg(l.rank).arg(l.device) : tr("GPU %1").arg(l.device);
+    QString what =
+        l.rank >= 0 ? tr("rank %1 · GPU %2").arg(l.rank).arg(l.device) : tr("GPU %1").arg(l.device);
     if (last - first > 1)
         what += tr(" (this row: %1 GPUs, the first shown)").arg(last - first);
     const QString at = formatDuration(view - m_state->traceStart());
-    const QString share = busy < 0 ? tr("no work recorded")
-                                   : tr("%1% busy, %2% communication").arg(qRound(busy * 100)).arg(qRound(comm * 100));
-    Q_EMIT hoverTextChanged(tr("%1 at %2: %3 · own work %4, exposed communication %5 · click to show it in the timeline")
-                                .arg(what, at, share, formatDuration(l.work), formatDuration(l.communication)));
+    const QString share =
+        busy < 0
+            ? tr("no work recorded")
+            : tr("%1% busy, %2% communication").arg(qRound(busy * 100)).arg(qRound(comm * 100));
+    Q_EMIT hoverTextChanged(
+        tr("%1 at %2: %3 · own work %4, exposed communication %5 · click to show it in the "
+           "timeline")
+            .arg(what, at, share, formatDuration(l.work), formatDuration(l.communication)));
 }
 
 void RankOverviewView::mousePressEvent(QMouseEvent *e)

@@ -57,7 +57,7 @@ Q_SIGNALS:
     void lanePicked(int lane, qint64 at);    // a ranking button (slowest, median, fastest)
     void laneOpened(int lane, qint64 at);    // a double-click
     void laneMenuRequested(int lane, qint64 at, const QPoint &globalPos); // a right-click
-    void stragglersRequested();              // "Stragglers": analyse the run to mark them
+    void stragglersRequested(); // "Stragglers": analyse the run to mark them
     void hoverTextChanged(const QString &text);
 
 protected:

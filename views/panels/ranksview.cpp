@@ -68,20 +68,23 @@ RanksView::RanksView(QWidget *parent) : QWidget(parent)
     auto *heatBox = new QWidget(split);
     auto *hl = new QVBoxLayout(heatBox);
     hl->setContentsMargins(0, 0, 0, 0);
-    hl->addWidget(new QLabel(tr("<b>Step time by rank and iteration</b> — against each iteration's median "
-                                "(red slower, blue faster; click: show it in the timeline)"),
-                             heatBox));
+    hl->addWidget(
+        new QLabel(tr("<b>Step time by rank and iteration</b> — against each iteration's median "
+                      "(red slower, blue faster; click: show it in the timeline)"),
+                   heatBox));
     m_heat = new StepHeatMap(heatBox);
     hl->addWidget(m_heat, 1);
     auto *bottom = new QSplitter(Qt::Horizontal, split);
-    m_stragglers = table({tr("#"), tr("Collective"), tr("Ranks"), tr("Last rank"), tr("Late"), tr("vs median"),
-                          tr("Ran before")},
+    m_stragglers = table({tr("#"), tr("Collective"), tr("Ranks"), tr("Last rank"), tr("Late"),
+                          tr("vs median"), tr("Ran before")},
                          bottom);
-    m_stragglers->setToolTip(tr("Each collective matched across ranks: the rank that arrived last, how long after the "
-                                "first and the median, and what it ran just before (click: show it in the timeline)"));
+    m_stragglers->setToolTip(
+        tr("Each collective matched across ranks: the rank that arrived last, how long after the "
+           "first and the median, and what it ran just before (click: show it in the timeline)"));
     m_ranks = table({tr("Rank"), tr("Compute"), tr("Communication"), tr("Last arrivals")}, bottom);
-    m_ranks->setToolTip(tr("Each rank's GPU compute and communication time, and how many collectives it arrived "
-                           "at last"));
+    m_ranks->setToolTip(
+        tr("Each rank's GPU compute and communication time, and how many collectives it arrived "
+           "at last"));
     bottom->setStretchFactor(0, 3);
     bottom->setStretchFactor(1, 2);
     split->setStretchFactor(0, 2);
@@ -90,19 +93,19 @@ RanksView::RanksView(QWidget *parent) : QWidget(parent)
     layout->addWidget(split, 1);
     connect(m_heat, &StepHeatMap::cellActivated, this, [this](int row, int column) {
         if (const auto *it = m_heat->iteration(row, column))
-            Q_EMIT revealRequested(sim::Evidence{QStringLiteral("%1 of rank %2").arg(it->name).arg(it->rank), it->rank,
-                                                 it->start, it->end, 0, 0});
+            Q_EMIT revealRequested(
+                sim::Evidence{QStringLiteral("%1 of rank %2").arg(it->name).arg(it->rank), it->rank,
+                              it->start, it->end, 0, 0});
     });
-    connect(m_heat, &StepHeatMap::hoverTextChanged, this, [this](const QString &text) {
-        m_heat->setToolTip(text);
-    });
+    connect(m_heat, &StepHeatMap::hoverTextChanged, this,
+            [this](const QString &text) { m_heat->setToolTip(text); });
     connect(m_stragglers, &QTableWidget::cellClicked, this, [this](int row, int) {
         const int k = m_stragglers->item(row, 0)->data(Qt::UserRole).toInt() - 1;
         for (const auto &s : m_stragglerRows)
             if (s.index == k)
-                Q_EMIT revealRequested(sim::Evidence{QStringLiteral("%1 #%2").arg(s.operation).arg(s.index + 1),
-                                                     s.lastRank, s.firstArrival, std::max(s.lastArrival, s.firstArrival + 1),
-                                                     0, 0});
+                Q_EMIT revealRequested(sim::Evidence{
+                    QStringLiteral("%1 #%2").arg(s.operation).arg(s.index + 1), s.lastRank,
+                    s.firstArrival, std::max(s.lastArrival, s.firstArrival + 1), 0, 0});
     });
     setAnalysis(std::nullopt);
 }
@@ -110,11 +113,12 @@ RanksView::RanksView(QWidget *parent) : QWidget(parent)
 void RanksView::setAnalysis(const std::optional<sim::Analysis> &analysis)
 {
     const bool multi = analysis && analysis->ranks.size() > 1;
-    m_message->setText(multi ? tr("%n rank(s) · compute imbalance %1 · communication imbalance %2 (max / mean)",
-                                  nullptr, int(analysis->ranks.size()))
-                                   .arg(analysis->computeImbalance, 0, 'f', 2)
-                                   .arg(analysis->communicationImbalance, 0, 'f', 2)
-                             : tr("This run has one rank: nothing to compare across ranks."));
+    m_message->setText(
+        multi ? tr("%n rank(s) · compute imbalance %1 · communication imbalance %2 (max / mean)",
+                   nullptr, int(analysis->ranks.size()))
+                    .arg(analysis->computeImbalance, 0, 'f', 2)
+                    .arg(analysis->communicationImbalance, 0, 'f', 2)
+              : tr("This run has one rank: nothing to compare across ranks."));
     m_heat->setIterations(multi ? analysis->iterations : std::vector<sim::IterationBreakdown>{});
     m_stragglerRows = multi ? analysis->stragglers : std::vector<sim::Straggler>{};
     m_stragglers->setSortingEnabled(false);
@@ -126,7 +130,8 @@ void RanksView::setAnalysis(const std::optional<sim::Analysis> &analysis)
         m_stragglers->setItem(r, 2, new NumberItem(QString::number(s.ranks), s.ranks));
         m_stragglers->setItem(r, 3, new NumberItem(QString::number(s.lastRank), s.lastRank));
         m_stragglers->setItem(r, 4, new NumberItem(formatDuration(s.late()), double(s.late())));
-        m_stragglers->setItem(r, 5, new NumberItem(formatDuration(s.lateVsMedian), double(s.lateVsMedian)));
+        m_stragglers->setItem(
+            r, 5, new NumberItem(formatDuration(s.lateVsMedian), double(s.lateVsMedian)));
         m_stragglers->setItem(r, 6, new QTableWidgetItem(s.before));
         m_stragglers->item(r, 6)->setToolTip(s.before);
     }
@@ -141,8 +146,10 @@ void RanksView::setAnalysis(const std::optional<sim::Analysis> &analysis)
         const auto &l = ranks[size_t(r)];
         m_ranks->setItem(r, 0, new NumberItem(tr("rank %1").arg(l.rank), l.rank));
         m_ranks->setItem(r, 1, new NumberItem(formatDuration(l.compute), double(l.compute)));
-        m_ranks->setItem(r, 2, new NumberItem(formatDuration(l.communication), double(l.communication)));
-        m_ranks->setItem(r, 3, new NumberItem(QString::number(l.lastArrivals), double(l.lastArrivals)));
+        m_ranks->setItem(r, 2,
+                         new NumberItem(formatDuration(l.communication), double(l.communication)));
+        m_ranks->setItem(r, 3,
+                         new NumberItem(QString::number(l.lastArrivals), double(l.lastArrivals)));
     }
     m_ranks->setSortingEnabled(true);
     m_ranks->sortByColumn(0, Qt::AscendingOrder);
@@ -169,7 +176,8 @@ void StepHeatMap::setIterations(const std::vector<sim::IterationBreakdown> &iter
     m_cells.clear();
     m_columns = 0;
     for (auto &[rank, its] : byRank) {
-        std::sort(its.begin(), its.end(), [](const auto &a, const auto &b) { return a.start < b.start; });
+        std::sort(its.begin(), its.end(),
+                  [](const auto &a, const auto &b) { return a.start < b.start; });
         m_ranks.push_back(rank);
         m_columns = std::max(m_columns, int(its.size()));
         m_cells.push_back(std::move(its));
@@ -196,8 +204,10 @@ std::pair<int, int> StepHeatMap::cellAt(QPoint pos) const
     const QRect g = grid();
     if (m_cells.empty() || m_columns == 0 || !g.contains(pos))
         return {-1, -1};
-    const int row = std::min(int(m_cells.size()) - 1, int(double(pos.y() - g.top()) / g.height() * double(m_cells.size())));
-    const int col = std::min(m_columns - 1, int(double(pos.x() - g.left()) / g.width() * m_columns));
+    const int row = std::min(int(m_cells.size()) - 1,
+                             int(double(pos.y() - g.top()) / g.height() * double(m_cells.size())));
+    const int col =
+        std::min(m_columns - 1, int(double(pos.x() - g.left()) / g.width() * m_columns));
     return {row, col};
 }
 
@@ -229,8 +239,10 @@ void StepHeatMap::paintEvent(QPaintEvent *)
             double worst = -2;
             for (int r = r0; r < r1; ++r)
                 if (const auto *it = iteration(r, c); it && m_median[size_t(c)] > 0)
-                    worst = std::max(worst, double(length(*it)) / double(m_median[size_t(c)]) - 1.0);
-            const QRectF cell(g.left() + c * cw, g.top() + r0 * rh, std::max(1.0, cw - (cw > 4 ? 1 : 0)),
+                    worst =
+                        std::max(worst, double(length(*it)) / double(m_median[size_t(c)]) - 1.0);
+            const QRectF cell(g.left() + c * cw, g.top() + r0 * rh,
+                              std::max(1.0, cw - (cw > 4 ? 1 : 0)),
                               std::max(1.0, (r1 - r0) * rh - (rh > 4 ? 1 : 0)));
             if (worst < -1.5) {
                 p.fillRect(cell, QColor(0xee, 0xee, 0xee));
@@ -240,7 +252,8 @@ void StepHeatMap::paintEvent(QPaintEvent *)
             const QColor slow(0xd6, 0x2f, 0x2f), fast(0x2f, 0x6f, 0xd6);
             const QColor &to = f >= 0 ? slow : fast;
             const double a = std::abs(f);
-            p.fillRect(cell, QColor::fromRgbF(float(1 - a + a * to.redF()), float(1 - a + a * to.greenF()),
+            p.fillRect(cell, QColor::fromRgbF(float(1 - a + a * to.redF()),
+                                              float(1 - a + a * to.greenF()),
                                               float(1 - a + a * to.blueF())));
         }
     }
@@ -251,10 +264,11 @@ void StepHeatMap::paintEvent(QPaintEvent *)
     for (int r = 0; r < rows; r += every)
         p.drawText(QRectF(0, g.top() + r * rh, g.left() - 6, std::max<double>(rh, fm.height())),
                    Qt::AlignRight | Qt::AlignVCenter, tr("rank %1").arg(m_ranks[size_t(r)]));
-    const int everyCol = std::max(1, int(std::ceil((fm.horizontalAdvance(QStringLiteral("#000")) + 6) / cw)));
+    const int everyCol =
+        std::max(1, int(std::ceil((fm.horizontalAdvance(QStringLiteral("#000")) + 6) / cw)));
     for (int c = 0; c < m_columns; c += everyCol)
-        p.drawText(QRectF(g.left() + c * cw, g.bottom() + 2, std::max(cw * everyCol, 30.0), 16), Qt::AlignLeft,
-                   QStringLiteral("#%1").arg(c));
+        p.drawText(QRectF(g.left() + c * cw, g.bottom() + 2, std::max(cw * everyCol, 30.0), 16),
+                   Qt::AlignLeft, QStringLiteral("#%1").arg(c));
 }
 
 void StepHeatMap::mouseMoveEvent(QMouseEvent *e)
@@ -266,13 +280,16 @@ void StepHeatMap::mouseMoveEvent(QMouseEvent *e)
         return;
     }
     const TimeNs median = m_median[size_t(c)];
-    const QString text = tr("rank %1 · %2: %3 (%4 against the iteration's median %5)")
-                             .arg(it->rank)
-                             .arg(it->name, formatDuration(length(*it)),
-                                  median > 0 ? QStringLiteral("%1%2%").arg(length(*it) >= median ? QStringLiteral("+") : QString())
-                                                   .arg(100.0 * (double(length(*it)) / double(median) - 1.0), 0, 'f', 1)
-                                             : QStringLiteral("–"),
-                                  formatDuration(median));
+    const QString text =
+        tr("rank %1 · %2: %3 (%4 against the iteration's median %5)")
+            .arg(it->rank)
+            .arg(it->name, formatDuration(length(*it)),
+                 median > 0
+                     ? QStringLiteral("%1%2%")
+                           .arg(length(*it) >= median ? QStringLiteral("+") : QString())
+                           .arg(100.0 * (double(length(*it)) / double(median) - 1.0), 0, 'f', 1)
+                     : QStringLiteral("–"),
+                 formatDuration(median));
     Q_EMIT hoverTextChanged(text);
 }
 

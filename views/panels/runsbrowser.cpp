@@ -60,7 +60,8 @@ public:
     {
         QStringList ids;
         for (const QModelIndex &i : indexes)
-            if (const qint64 id = i.siblingAtColumn(0).data(kRunIdRole).toLongLong(); id && !ids.contains(QString::number(id)))
+            if (const qint64 id = i.siblingAtColumn(0).data(kRunIdRole).toLongLong();
+                id && !ids.contains(QString::number(id)))
                 ids << QString::number(id);
         if (ids.isEmpty())
             return nullptr;
@@ -75,11 +76,13 @@ public:
             parent = parent.parent();
         return parent.isValid() ? parent.siblingAtColumn(0).data(kWorkloadRole).toLongLong() : 0;
     }
-    bool canDropMimeData(const QMimeData *data, Qt::DropAction, int, int, const QModelIndex &parent) const override
+    bool canDropMimeData(const QMimeData *data, Qt::DropAction, int, int,
+                         const QModelIndex &parent) const override
     {
         return data && data->hasFormat(kRunsMime) && workloadAt(parent) != 0;
     }
-    bool dropMimeData(const QMimeData *data, Qt::DropAction action, int row, int column, const QModelIndex &parent) override
+    bool dropMimeData(const QMimeData *data, Qt::DropAction action, int row, int column,
+                      const QModelIndex &parent) override
     {
         if (!canDropMimeData(data, action, row, column, parent))
             return false;
@@ -98,7 +101,8 @@ public:
 class RunFilter : public QSortFilterProxyModel
 {
 public:
-    RunFilter(const RunCatalog *catalog, QObject *parent) : QSortFilterProxyModel(parent), m_catalog(catalog)
+    RunFilter(const RunCatalog *catalog, QObject *parent)
+        : QSortFilterProxyModel(parent), m_catalog(catalog)
     {
         setRecursiveFilteringEnabled(true);
         setSortRole(kSortRole);
@@ -117,7 +121,8 @@ protected:
         const QModelIndex i = sourceModel()->index(row, 0, parent);
         const RunId id = sourceModel()->data(i, kRunIdRole).toLongLong();
         if (!id)
-            return i.data().toString().contains(m_text, Qt::CaseInsensitive) && m_text.indexOf(QLatin1Char('=')) < 0;
+            return i.data().toString().contains(m_text, Qt::CaseInsensitive) &&
+                   m_text.indexOf(QLatin1Char('=')) < 0;
         const CatalogRun *r = m_catalog->run(id);
         return r && runMatches(*m_catalog, *r, m_text);
     }
@@ -140,14 +145,16 @@ QString paramsText(const CatalogRun &r)
     QStringList parts;
     auto add = [&](const QJsonObject &o) {
         for (auto it = o.begin(); it != o.end() && parts.size() < 8; ++it)
-            if (!it.value().isObject() && !it.value().isArray() && !it.key().startsWith(QLatin1String("mlflow.")))
+            if (!it.value().isObject() && !it.value().isArray() &&
+                !it.key().startsWith(QLatin1String("mlflow.")))
                 parts << it.key() + QLatin1Char('=') + it.value().toVariant().toString();
     };
     if (!r.measuredRun.isEmpty())
         return QObject::tr("from %1: %2").arg(r.measuredRun, r.scenario);
     add(r.params);
     add(r.params.value(QStringLiteral("mlflow.params")).toObject());
-    if (const QJsonArray gpus = r.params.value(QStringLiteral("gpu_models")).toArray(); !gpus.isEmpty())
+    if (const QJsonArray gpus = r.params.value(QStringLiteral("gpu_models")).toArray();
+        !gpus.isEmpty())
         parts.prepend(gpus.first().toString());
     return parts.join(QStringLiteral(", "));
 }
@@ -159,22 +166,25 @@ QList<QStandardItem *> runRow(const CatalogRun &r)
     row[RunsBrowser::Name] = cell(name);
     row[RunsBrowser::Name]->setData(qint64(r.id), kRunIdRole);
     if (!r.measuredRun.isEmpty())
-        row[RunsBrowser::Name]->setToolTip(QObject::tr("Predicted from '%1': %2").arg(r.measuredRun, r.scenario));
+        row[RunsBrowser::Name]->setToolTip(
+            QObject::tr("Predicted from '%1': %2").arg(r.measuredRun, r.scenario));
     row[RunsBrowser::Kind] = cell(r.kind);
     row[RunsBrowser::Status] = cell(r.status);
-    const QString start = r.start > 0 ? QDateTime::fromMSecsSinceEpoch(r.start / 1'000'000, QTimeZone::utc())
-                                            .toLocalTime()
-                                            .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))
-                                      : QString();
+    const QString start =
+        r.start > 0 ? QDateTime::fromMSecsSinceEpoch(r.start / 1'000'000, QTimeZone::utc())
+                          .toLocalTime()
+                          .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))
+                    : QString();
     row[RunsBrowser::Start] = cell(start, qint64(r.start));
-    row[RunsBrowser::Duration] = cell(r.duration() > 0 ? formatDuration(r.duration()) : QString(), qint64(r.duration()));
+    row[RunsBrowser::Duration] =
+        cell(r.duration() > 0 ? formatDuration(r.duration()) : QString(), qint64(r.duration()));
     const double step = r.metric(QStringLiteral("step_mean_ns"));
     row[RunsBrowser::StepTime] = cell(step > 0 ? formatDuration(TimeNs(step)) : QString(), step);
     const double sd = r.metric(QStringLiteral("step_sd_ns"));
-    row[RunsBrowser::Spread] =
-        cell(step > 0 && r.metric(QStringLiteral("iterations"), 0) > 1 ? QStringLiteral("\u00b1 ") + formatDuration(TimeNs(sd))
-                                                                       : QString(),
-             sd);
+    row[RunsBrowser::Spread] = cell(step > 0 && r.metric(QStringLiteral("iterations"), 0) > 1
+                                        ? QStringLiteral("\u00b1 ") + formatDuration(TimeNs(sd))
+                                        : QString(),
+                                    sd);
     double busy = r.metric(QStringLiteral("gpu_busy"));
     QString busyText = busy >= 0 ? QStringLiteral("%1%").arg(busy * 100, 0, 'f', 1) : QString();
     if (busy < 0 && r.metric(QStringLiteral("gpu_utilisation")) >= 0) {
@@ -183,7 +193,8 @@ QList<QStandardItem *> runRow(const CatalogRun &r)
     }
     row[RunsBrowser::GpuBusy] = cell(busyText, busy);
     const double energy = r.metric(QStringLiteral("energy_j"));
-    row[RunsBrowser::Energy] = cell(energy >= 0 ? QStringLiteral("%1 J").arg(energy, 0, 'f', 0) : QString(), energy);
+    row[RunsBrowser::Energy] =
+        cell(energy >= 0 ? QStringLiteral("%1 J").arg(energy, 0, 'f', 0) : QString(), energy);
     row[RunsBrowser::Params] = cell(paramsText(r));
     QStringList tags;
     for (auto it = r.tags.begin(); it != r.tags.end(); ++it)
@@ -216,10 +227,13 @@ RunsBrowser::RunsBrowser(QWidget *parent) : QWidget(parent)
     m_filter->setPlaceholderText(tr("Filter runs: text, or KEY=VALUE for a param or tag"));
     m_filter->setClearButtonEnabled(true);
     auto *model = new RunsModel(this);
-    model->dropped = [this](const QList<RunId> &ids, qint64 workload) { dropOnWorkload(ids, workload); };
+    model->dropped = [this](const QList<RunId> &ids, qint64 workload) {
+        dropOnWorkload(ids, workload);
+    };
     m_model = model;
-    m_model->setHorizontalHeaderLabels({tr("Run"), tr("Kind"), tr("Status"), tr("Start"), tr("Duration"), tr("Step time"),
-                                        tr("Spread"), tr("GPU busy"), tr("Energy"), tr("Params"), tr("Tags")});
+    m_model->setHorizontalHeaderLabels({tr("Run"), tr("Kind"), tr("Status"), tr("Start"),
+                                        tr("Duration"), tr("Step time"), tr("Spread"),
+                                        tr("GPU busy"), tr("Energy"), tr("Params"), tr("Tags")});
     m_proxy = new RunFilter(&m_catalog, this);
     m_proxy->setSourceModel(m_model);
     m_tree = new QTreeView(this);
@@ -238,7 +252,8 @@ RunsBrowser::RunsBrowser(QWidget *parent) : QWidget(parent)
     m_tree->setDragDropMode(QAbstractItemView::DragDrop);
     m_tree->setDefaultDropAction(Qt::CopyAction);
     m_compare = new QPushButton(tr("Compare"), this);
-    m_compare->setToolTip(tr("Compare the selected runs (two or more): metrics, headline metrics, params and a trace diff"));
+    m_compare->setToolTip(tr("Compare the selected runs (two or more): metrics, headline metrics, "
+                             "params and a trace diff"));
     m_compare->setEnabled(false);
     m_message = new QLabel(this);
     m_message->setWordWrap(true);
@@ -252,13 +267,13 @@ RunsBrowser::RunsBrowser(QWidget *parent) : QWidget(parent)
     layout->addWidget(m_tree, 1);
     layout->addWidget(m_message);
     connect(m_filter, &QLineEdit::textChanged, this, &RunsBrowser::setFilter);
-    connect(m_tree->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-            [this] {
-                const QStringList runs = selectedRuns();
-                m_compare->setEnabled(runs.size() >= 2);
-                Q_EMIT selectionChanged(runs);
-            });
-    connect(m_compare, &QPushButton::clicked, this, [this] { Q_EMIT compareRequested(selectedRuns()); });
+    connect(m_tree->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        const QStringList runs = selectedRuns();
+        m_compare->setEnabled(runs.size() >= 2);
+        Q_EMIT selectionChanged(runs);
+    });
+    connect(m_compare, &QPushButton::clicked, this,
+            [this] { Q_EMIT compareRequested(selectedRuns()); });
     connect(m_tree, &QTreeView::customContextMenuRequested, this, &RunsBrowser::contextMenu);
     connect(m_tree, &QTreeView::doubleClicked, this, [this](const QModelIndex &index) {
         const RunId id = index.siblingAtColumn(Name).data(kRunIdRole).toLongLong();
@@ -310,7 +325,9 @@ void RunsBrowser::setCatalog(const RunCatalog &catalog)
         for (int i = 0; i < item->rowCount(); ++i)
             n += count(item->child(i));
         if (item->parent() || item->rowCount())
-            item->setText(QStringLiteral("%1 (%2)").arg(item->text().section(QStringLiteral(" ("), 0, 0)).arg(n));
+            item->setText(QStringLiteral("%1 (%2)")
+                              .arg(item->text().section(QStringLiteral(" ("), 0, 0))
+                              .arg(n));
         return n;
     };
     for (int i = 0; i < m_model->rowCount(); ++i)
@@ -360,14 +377,16 @@ void RunsBrowser::selectRuns(const QStringList &names)
     std::function<void(const QModelIndex &)> visit = [&](const QModelIndex &parent) {
         for (int i = 0; i < m_proxy->rowCount(parent); ++i) {
             const QModelIndex index = m_proxy->index(i, 0, parent);
-            const CatalogRun *r = m_catalog.run(RunId(m_proxy->data(index, kRunIdRole).toLongLong()));
+            const CatalogRun *r =
+                m_catalog.run(RunId(m_proxy->data(index, kRunIdRole).toLongLong()));
             if (r && names.contains(r->name))
                 selection.select(index, index.siblingAtColumn(Columns - 1));
             visit(index);
         }
     };
     visit({});
-    m_tree->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    m_tree->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect |
+                                                    QItemSelectionModel::Rows);
 }
 
 int RunsBrowser::visibleRunCount() const
@@ -403,8 +422,10 @@ void RunsBrowser::contextMenu(const QPoint &at)
     if (ids.isEmpty())
         return;
     QMenu menu(this);
-    QAction *show = menu.addAction(ids.size() == 1 ? tr("Show in Timeline") : tr("Show in Timeline, Aligned at Start"));
-    QAction *together = ids.size() > 1 ? menu.addAction(tr("Show in Timeline on the Project Clock")) : nullptr;
+    QAction *show = menu.addAction(ids.size() == 1 ? tr("Show in Timeline")
+                                                   : tr("Show in Timeline, Aligned at Start"));
+    QAction *together =
+        ids.size() > 1 ? menu.addAction(tr("Show in Timeline on the Project Clock")) : nullptr;
     QAction *compare = menu.addAction(tr("Compare"));
     compare->setEnabled(ids.size() >= 2);
     menu.addSeparator();
@@ -419,9 +440,10 @@ void RunsBrowser::contextMenu(const QPoint &at)
         Q_EMIT compareRequested(selectedRuns());
     } else if (chosen == move) {
         bool ok = false;
-        const QString place = QInputDialog::getText(this, tr("Move to Workload"),
-                                                    tr("Experiment / workload (the experiment may be left out):"),
-                                                    QLineEdit::Normal, QString(), &ok);
+        const QString place =
+            QInputDialog::getText(this, tr("Move to Workload"),
+                                  tr("Experiment / workload (the experiment may be left out):"),
+                                  QLineEdit::Normal, QString(), &ok);
         if (!ok || place.trimmed().isEmpty())
             return;
         const int slash = int(place.lastIndexOf(QLatin1Char('/')));
@@ -441,8 +463,9 @@ void RunsBrowser::contextMenu(const QPoint &at)
                 now << it.key() + QLatin1Char('=') + it.value().toVariant().toString();
         }
         bool ok = false;
-        const QString text = QInputDialog::getText(this, tr("Edit Tags"), tr("Tags of '%1' (KEY=VALUE, comma separated):").arg(r->name),
-                                                   QLineEdit::Normal, now.join(QStringLiteral(", ")), &ok);
+        const QString text = QInputDialog::getText(
+            this, tr("Edit Tags"), tr("Tags of '%1' (KEY=VALUE, comma separated):").arg(r->name),
+            QLineEdit::Normal, now.join(QStringLiteral(", ")), &ok);
         if (!ok)
             return;
         for (const QString &part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {

@@ -24,7 +24,20 @@ class RunsBrowser : public QWidget
 {
     Q_OBJECT
 public:
-    enum Column { Name, Kind, Status, Start, Duration, StepTime, Spread, GpuBusy, Energy, Params, Tags, Columns };
+    enum Column {
+        Name,
+        Kind,
+        Status,
+        Start,
+        Duration,
+        StepTime,
+        Spread,
+        GpuBusy,
+        Energy,
+        Params,
+        Tags,
+        Columns
+    };
 
     explicit RunsBrowser(QWidget *parent = nullptr);
 
@@ -34,12 +47,13 @@ public:
     void showMessage(const QString &text); // below the tree: grouping notes, progress, errors
     QStringList selectedRuns() const;      // names, in tree order
     void selectRuns(const QStringList &names);
-    int visibleRunCount() const;           // runs that pass the filter
+    int visibleRunCount() const; // runs that pass the filter
     QTreeView *tree() const { return m_tree; }
 
 Q_SIGNALS:
     void selectionChanged(const QStringList &runs);
-    void moveRequested(const QList<gml::RunId> &runs, const QString &experiment, const QString &workload);
+    void moveRequested(const QList<gml::RunId> &runs, const QString &experiment,
+                       const QString &workload);
     void tagsRequested(gml::RunId run, const QJsonObject &tags);
     void compareRequested(const QStringList &runs);
     // Double-click, or "Show in Timeline" on the selection: these runs in the timeline's focus

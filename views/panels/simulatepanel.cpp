@@ -33,7 +33,10 @@ constexpr int kBatchRole = Qt::UserRole + 1; // a built-in model's default batch
 class NumberItem : public QTableWidgetItem
 {
 public:
-    NumberItem(const QString &text, double value) : QTableWidgetItem(text) { setData(Qt::UserRole, value); }
+    NumberItem(const QString &text, double value) : QTableWidgetItem(text)
+    {
+        setData(Qt::UserRole, value);
+    }
     bool operator<(const QTableWidgetItem &other) const override
     {
         return data(Qt::UserRole).toDouble() < other.data(Qt::UserRole).toDouble();
@@ -44,7 +47,8 @@ public:
 
 int SimulatePanel::Request::configurations() const
 {
-    return int(std::max<qsizetype>(1, sweepWorkers.size()) * std::max<qsizetype>(1, sweepBatches.size()));
+    return int(std::max<qsizetype>(1, sweepWorkers.size()) *
+               std::max<qsizetype>(1, sweepBatches.size()));
 }
 
 SimulatePanel::SimulatePanel(QWidget *parent) : QWidget(parent)
@@ -67,7 +71,8 @@ SimulatePanel::SimulatePanel(QWidget *parent) : QWidget(parent)
             m_model->setItemData(m_model->count() - 1, g->defaultBatch, kBatchRole);
         }
     }
-    m_model->setCurrentIndex(std::max(0, int(sim::builtinModels().indexOf(QStringLiteral("resnet50")))));
+    m_model->setCurrentIndex(
+        std::max(0, int(sim::builtinModels().indexOf(QStringLiteral("resnet50")))));
     form->addRow(tr("Model:"), m_model);
     auto *batchRow = new QHBoxLayout;
     m_batch = new QSpinBox(formBox);
@@ -76,8 +81,9 @@ SimulatePanel::SimulatePanel(QWidget *parent) : QWidget(parent)
     m_batchKind = new QComboBox(formBox);
     m_batchKind->addItem(tr("per worker"));
     m_batchKind->addItem(tr("global"));
-    m_batchKind->setToolTip(tr("Per worker: each worker takes this many samples per iteration (weak scaling).\n"
-                               "Global: this many samples per iteration split over the workers (strong scaling)."));
+    m_batchKind->setToolTip(
+        tr("Per worker: each worker takes this many samples per iteration (weak scaling).\n"
+           "Global: this many samples per iteration split over the workers (strong scaling)."));
     batchRow->addWidget(m_batch, 1);
     batchRow->addWidget(m_batchKind);
     form->addRow(tr("Batch:"), batchRow);
@@ -107,16 +113,18 @@ SimulatePanel::SimulatePanel(QWidget *parent) : QWidget(parent)
     for (const QString &id : sim::Cluster::presets()) {
         m_cluster->addItem(id, id);
         if (const auto c = sim::Cluster::load(id, nullptr))
-            m_cluster->setItemData(m_cluster->count() - 1,
-                                   tr("%1: %2 × %3 %4, %5 within a node, %6 between nodes, %7")
-                                       .arg(c->name)
-                                       .arg(c->nodes)
-                                       .arg(c->gpusPerNode)
-                                       .arg(c->gpu.name, c->intraLink.name, c->network.name, c->storage.name),
-                                   Qt::ToolTipRole);
+            m_cluster->setItemData(
+                m_cluster->count() - 1,
+                tr("%1: %2 × %3 %4, %5 within a node, %6 between nodes, %7")
+                    .arg(c->name)
+                    .arg(c->nodes)
+                    .arg(c->gpusPerNode)
+                    .arg(c->gpu.name, c->intraLink.name, c->network.name, c->storage.name),
+                Qt::ToolTipRole);
     }
     m_cluster->addItem(tr("JSON file…"), kFileItem);
-    m_cluster->setCurrentIndex(std::max(0, int(sim::Cluster::presets().indexOf(QStringLiteral("12x4-v100-edr")))));
+    m_cluster->setCurrentIndex(
+        std::max(0, int(sim::Cluster::presets().indexOf(QStringLiteral("12x4-v100-edr")))));
     form->addRow(tr("Cluster:"), m_cluster);
     m_scheduling = new QComboBox(formBox);
     m_scheduling->addItem(tr("depth-first (TensorFlow)"));
@@ -138,7 +146,8 @@ SimulatePanel::SimulatePanel(QWidget *parent) : QWidget(parent)
     form->addRow(tr("Sweep batches:"), m_sweepBatches);
     m_name = new QLineEdit(formBox);
     m_name->setPlaceholderText(tr("named by its configuration"));
-    m_name->setToolTip(tr("The run's name when one configuration is simulated; a sweep's runs are named by their configurations."));
+    m_name->setToolTip(tr("The run's name when one configuration is simulated; a sweep's runs are "
+                          "named by their configurations."));
     form->addRow(tr("Run name:"), m_name);
     auto *buttons = new QHBoxLayout;
     m_simulate = new QPushButton(tr("Simulate"), formBox);
@@ -191,13 +200,17 @@ SimulatePanel::SimulatePanel(QWidget *parent) : QWidget(parent)
     m_tabs->addTab(m_energy, tr("Energy"));
     m_table = new QTableWidget(m_tabs);
     m_table->setColumnCount(13);
-    m_table->setHorizontalHeaderLabels({tr("Run"), tr("Workers"), tr("Batch"), tr("Iteration"), tr("Samples/s"),
-                                        tr("Speedup"), tr("Efficiency"), tr("NET"), tr("Usage"), tr("Compute"),
-                                        tr("Comm."), tr("Memory"), tr("J/iter")});
-    m_table->horizontalHeaderItem(7)->setToolTip(tr("Normalized execution time: epoch time over one device's"));
+    m_table->setHorizontalHeaderLabels({tr("Run"), tr("Workers"), tr("Batch"), tr("Iteration"),
+                                        tr("Samples/s"), tr("Speedup"), tr("Efficiency"), tr("NET"),
+                                        tr("Usage"), tr("Compute"), tr("Comm."), tr("Memory"),
+                                        tr("J/iter")});
+    m_table->horizontalHeaderItem(7)->setToolTip(
+        tr("Normalized execution time: epoch time over one device's"));
     m_table->horizontalHeaderItem(8)->setToolTip(tr("The workers' GPUs computing, over the run"));
-    m_table->horizontalHeaderItem(10)->setToolTip(tr("Per worker and iteration: its gradient and weight transfers in flight"));
-    m_table->horizontalHeaderItem(11)->setToolTip(tr("Per worker and iteration: input reads and host-to-device copies"));
+    m_table->horizontalHeaderItem(10)->setToolTip(
+        tr("Per worker and iteration: its gradient and weight transfers in flight"));
+    m_table->horizontalHeaderItem(11)->setToolTip(
+        tr("Per worker and iteration: input reads and host-to-device copies"));
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -220,9 +233,11 @@ SimulatePanel::SimulatePanel(QWidget *parent) : QWidget(parent)
     connect(m_model, &QComboBox::currentIndexChanged, this, showModelBatch);
     connect(m_strategy, &QComboBox::currentIndexChanged, this, &SimulatePanel::updateEnabled);
     connect(m_cluster, &QComboBox::activated, this, [this](int index) {
-        if (m_cluster->itemData(index).typeId() != QMetaType::Int) // a preset or a file already picked
+        if (m_cluster->itemData(index).typeId() !=
+            QMetaType::Int) // a preset or a file already picked
             return;
-        const QString path = QFileDialog::getOpenFileName(this, tr("Cluster description"), QString(), tr("JSON (*.json)"));
+        const QString path = QFileDialog::getOpenFileName(this, tr("Cluster description"),
+                                                          QString(), tr("JSON (*.json)"));
         if (path.isEmpty()) {
             m_cluster->setCurrentIndex(0);
             return;
@@ -259,9 +274,9 @@ void SimulatePanel::updateEnabled()
 {
     const auto s = sim::Strategy(m_strategy->currentData().toInt());
     const bool idle = !m_busy;
-    for (QWidget *w : std::initializer_list<QWidget *>{m_model, m_batch, m_batchKind, m_strategy, m_workers, m_cluster,
-                                                       m_scheduling, m_iterations, m_synthetic, m_sweepWorkers,
-                                                       m_sweepBatches, m_name})
+    for (QWidget *w : std::initializer_list<QWidget *>{
+             m_model, m_batch, m_batchKind, m_strategy, m_workers, m_cluster, m_scheduling,
+             m_iterations, m_synthetic, m_sweepWorkers, m_sweepBatches, m_name})
         w->setEnabled(idle);
     m_servers->setEnabled(idle && s == sim::Strategy::ParameterServer);
     m_async->setEnabled(idle && s == sim::Strategy::ParameterServer);
@@ -276,7 +291,8 @@ void SimulatePanel::setProjectOpen(bool open)
     m_projectOpen = open;
     updateEnabled();
     if (open && !m_busy)
-        showMessage(tr("Pick a configuration and a sweep, then Simulate: each configuration is saved as a simulated run."));
+        showMessage(tr("Pick a configuration and a sweep, then Simulate: each configuration is "
+                       "saved as a simulated run."));
 }
 
 void SimulatePanel::setMeasuredRuns(const QStringList &runs)
@@ -292,10 +308,11 @@ void SimulatePanel::setMeasuredRuns(const QStringList &runs)
         m_model->insertSeparator(m_model->count());
     for (const QString &run : runs) {
         m_model->addItem(tr("from run '%1'").arg(run), QString(QStringLiteral("run:") + run));
-        m_model->setItemData(m_model->count() - 1,
-                             tr("The layer graph of the measured run's median iteration: its kernels' times, "
-                                "scaled to the simulated batch and GPU"),
-                             Qt::ToolTipRole);
+        m_model->setItemData(
+            m_model->count() - 1,
+            tr("The layer graph of the measured run's median iteration: its kernels' times, "
+               "scaled to the simulated batch and GPU"),
+            Qt::ToolTipRole);
     }
     const int keep = m_model->findData(current);
     m_model->setCurrentIndex(keep >= 0 ? keep : 0);
@@ -330,13 +347,15 @@ std::optional<SimulatePanel::Request> SimulatePanel::request(QString *error) con
     c.criticalPathFirst = m_scheduling->currentIndex() == 1;
     c.iterations = m_iterations->value();
     c.syntheticData = m_synthetic->isChecked();
-    for (auto [edit, target, what] : {std::tuple(m_sweepWorkers, &r.sweepWorkers, tr("Sweep workers")),
-                                      std::tuple(m_sweepBatches, &r.sweepBatches, tr("Sweep batches"))}) {
+    for (auto [edit, target, what] :
+         {std::tuple(m_sweepWorkers, &r.sweepWorkers, tr("Sweep workers")),
+          std::tuple(m_sweepBatches, &r.sweepBatches, tr("Sweep batches"))}) {
         if (edit->text().trimmed().isEmpty())
             continue;
         const auto values = sim::parseSweepValues(edit->text());
         if (!values) {
-            *error = tr("%1: expected whole numbers of at least 1 separated by commas, as 1,2,4,8; got '%2'.")
+            *error = tr("%1: expected whole numbers of at least 1 separated by commas, as 1,2,4,8; "
+                        "got '%2'.")
                          .arg(what, edit->text());
             return std::nullopt;
         }
@@ -348,7 +367,9 @@ std::optional<SimulatePanel::Request> SimulatePanel::request(QString *error) con
 
 void SimulatePanel::setRequest(const Request &r)
 {
-    const int model = m_model->findData(r.fromRun.isEmpty() ? QString(QStringLiteral("model:") + r.model) : QString(QStringLiteral("run:") + r.fromRun));
+    const int model =
+        m_model->findData(r.fromRun.isEmpty() ? QString(QStringLiteral("model:") + r.model)
+                                              : QString(QStringLiteral("run:") + r.fromRun));
     if (model >= 0)
         m_model->setCurrentIndex(model);
     const sim::SimConfig &c = r.base;
@@ -395,8 +416,9 @@ void SimulatePanel::showProgress(int done, int total)
     m_progress->setRange(0, total > 1 ? total : 0);
     m_progress->setValue(done);
     m_progress->setFormat(tr("%v of %m configurations"));
-    m_status->setText(total == 1 ? tr("Simulating one configuration…")
-                                 : tr("Simulating %1 configurations in parallel: %2 done…").arg(total).arg(done));
+    m_status->setText(
+        total == 1 ? tr("Simulating one configuration…")
+                   : tr("Simulating %1 configurations in parallel: %2 done…").arg(total).arg(done));
 }
 
 void SimulatePanel::showMessage(const QString &text)
@@ -455,32 +477,47 @@ void SimulatePanel::setPoints(const QList<SweepPoint> &points, const QString &wh
     m_table->setRowCount(int(points.size()));
     for (int row = 0; row < points.size(); ++row) {
         const SweepPoint &p = points[row];
-        auto number = [&](const char *key) { return p.metrics.value(QLatin1String(key)).toDouble(); };
+        auto number = [&](const char *key) {
+            return p.metrics.value(QLatin1String(key)).toDouble();
+        };
         auto duration = [&](const char *key) {
             const double ns = number(key);
             return new NumberItem(formatDuration(TimeNs(ns)), ns);
         };
         auto *name = new QTableWidgetItem(p.run);
-        name->setToolTip(QStringLiteral("%1\n%2 · %3 · %4").arg(p.run, p.model(), p.strategy(), p.cluster()));
+        name->setToolTip(
+            QStringLiteral("%1\n%2 · %3 · %4").arg(p.run, p.model(), p.strategy(), p.cluster()));
         m_table->setItem(row, 0, name);
         m_table->setItem(row, 1, new NumberItem(QString::number(p.workers()), p.workers()));
         m_table->setItem(row, 2,
-                         new NumberItem(p.globalBatch() ? tr("%1 global").arg(p.batch()) : QString::number(p.batch()), p.batch()));
+                         new NumberItem(p.globalBatch() ? tr("%1 global").arg(p.batch())
+                                                        : QString::number(p.batch()),
+                                        p.batch()));
         m_table->setItem(row, 3, duration("iteration_ns"));
-        m_table->setItem(row, 4, new NumberItem(QString::number(number("throughput_samples_per_s"), 'f', 1),
-                                                number("throughput_samples_per_s")));
-        m_table->setItem(row, 5, new NumberItem(QStringLiteral("%1×").arg(number("speedup"), 0, 'f', 2), number("speedup")));
-        m_table->setItem(row, 6, new NumberItem(QStringLiteral("%1%").arg(100 * number("scaling_efficiency"), 0, 'f', 1),
-                                                number("scaling_efficiency")));
-        m_table->setItem(row, 7, new NumberItem(QString::number(number("normalized_execution_time"), 'f', 3),
-                                                number("normalized_execution_time")));
-        m_table->setItem(row, 8, new NumberItem(QStringLiteral("%1%").arg(100 * number("device_usage"), 0, 'f', 1),
-                                                number("device_usage")));
+        m_table->setItem(row, 4,
+                         new NumberItem(QString::number(number("throughput_samples_per_s"), 'f', 1),
+                                        number("throughput_samples_per_s")));
+        m_table->setItem(row, 5,
+                         new NumberItem(QStringLiteral("%1×").arg(number("speedup"), 0, 'f', 2),
+                                        number("speedup")));
+        m_table->setItem(
+            row, 6,
+            new NumberItem(QStringLiteral("%1%").arg(100 * number("scaling_efficiency"), 0, 'f', 1),
+                           number("scaling_efficiency")));
+        m_table->setItem(
+            row, 7,
+            new NumberItem(QString::number(number("normalized_execution_time"), 'f', 3),
+                           number("normalized_execution_time")));
+        m_table->setItem(
+            row, 8,
+            new NumberItem(QStringLiteral("%1%").arg(100 * number("device_usage"), 0, 'f', 1),
+                           number("device_usage")));
         m_table->setItem(row, 9, duration("computation_ns"));
         m_table->setItem(row, 10, duration("communication_ns"));
         m_table->setItem(row, 11, duration("memory_ns"));
-        m_table->setItem(row, 12, new NumberItem(QString::number(number("energy_per_iteration_j"), 'f', 1),
-                                                 number("energy_per_iteration_j")));
+        m_table->setItem(row, 12,
+                         new NumberItem(QString::number(number("energy_per_iteration_j"), 'f', 1),
+                                        number("energy_per_iteration_j")));
         for (int col = 1; col < m_table->columnCount(); ++col)
             m_table->item(row, col)->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     }
@@ -489,13 +526,15 @@ void SimulatePanel::setPoints(const QList<SweepPoint> &points, const QString &wh
 
 void SimulatePanel::exportCharts()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export Charts"), QStringLiteral("simulated-sweep.png"),
-                                                      tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Charts"), QStringLiteral("simulated-sweep.png"),
+        tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
     if (path.isEmpty())
         return;
     QString error;
     if (!gml::exportCharts(charts(), 2, QSize(1600, 1000), path, chartsTitle(), &error))
-        QMessageBox::warning(this, tr("Export Charts"), tr("The charts were not exported: %1").arg(error));
+        QMessageBox::warning(this, tr("Export Charts"),
+                             tr("The charts were not exported: %1").arg(error));
     else
         showMessage(tr("Wrote %1").arg(path));
 }

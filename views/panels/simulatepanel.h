@@ -44,7 +44,7 @@ public:
         QString cluster; // a preset's id or a JSON file
         sim::SimConfig base;
         QList<int> sweepWorkers, sweepBatches; // empty: base.workers, base's batch
-        QString name;    // a single configuration's run name (empty: named by its configuration)
+        QString name; // a single configuration's run name (empty: named by its configuration)
         int configurations() const;
     };
     // The form's request, or nullopt with *error saying which field is wrong.

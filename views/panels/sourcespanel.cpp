@@ -4,10 +4,10 @@
 #include "timeformat.h"
 
 #include <QFileInfo>
-#include <QInputDialog>
-#include <QMenu>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QJsonObject>
+#include <QMenu>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -22,9 +22,10 @@ SourcesPanel::SourcesPanel(QWidget *parent) : QWidget(parent), m_tree(new QTreeW
     layout->addWidget(m_tree);
     m_tree->setHeaderLabels({tr("File"), tr("Status"), tr("Format"), tr("Slices"), tr("Counters"),
                              tr("Flows"), tr("Clock"), tr("Message")});
-    m_tree->headerItem()->setToolTip(Clock, tr("The offset added to a rank's times to align it with the "
-                                               "run's reference rank (matched collective kernel ends), "
-                                               "and its residual. Right-click to override."));
+    m_tree->headerItem()->setToolTip(Clock,
+                                     tr("The offset added to a rank's times to align it with the "
+                                        "run's reference rank (matched collective kernel ends), "
+                                        "and its residual. Right-click to override."));
     m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_tree, &QTreeWidget::customContextMenuRequested, this, &SourcesPanel::showContextMenu);
     m_tree->setRootIsDecorated(true);
@@ -52,7 +53,8 @@ void SourcesPanel::setRuns(const QList<RunSummary> &runs)
             if (s.alignment) {
                 const auto &a = *s.alignment;
                 const auto sign = [](TimeNs v) -> QString {
-                    return (v < 0 ? QStringLiteral("−") : QStringLiteral("+")) + formatDuration(v < 0 ? -v : v);
+                    return (v < 0 ? QStringLiteral("−") : QStringLiteral("+")) +
+                           formatDuration(v < 0 ? -v : v);
                 };
                 QString text;
                 if (a.source == a.reference && !a.user)
@@ -62,7 +64,8 @@ void SourcesPanel::setRuns(const QList<RunSummary> &runs)
                 else if (a.computed && a.significant)
                     text = tr("%1 ± %2").arg(sign(a.applied), formatDuration(a.residual));
                 else if (a.computed)
-                    text = tr("same clock (%1 ± %2)").arg(sign(*a.computed), formatDuration(a.residual));
+                    text = tr("same clock (%1 ± %2)")
+                               .arg(sign(*a.computed), formatDuration(a.residual));
                 else
                     text = tr("not aligned");
                 item->setText(Clock, text);

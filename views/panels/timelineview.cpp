@@ -6,9 +6,9 @@
 
 #include <QContextMenuEvent>
 #include <QCoreApplication>
-#include <QPointer>
 #include <QMenu>
 #include <QPainter>
+#include <QPointer>
 #include <QScrollBar>
 #include <QWheelEvent>
 
@@ -17,10 +17,10 @@
 namespace gml {
 
 namespace {
-constexpr double kKeyZoom = 0.8;   // per W/S press (auto-repeat makes it continuous)
-constexpr double kKeyPan = 0.15;   // of the window per A/D press
+constexpr double kKeyZoom = 0.8;    // per W/S press (auto-repeat makes it continuous)
+constexpr double kKeyPan = 0.15;    // of the window per A/D press
 constexpr double kWheelZoom = 0.85; // per wheel notch
-}
+} // namespace
 
 TimelineView::TimelineView(TimelineState *state, QWidget *parent)
     : QWidget(parent), m_state(state), m_vbar(new QScrollBar(Qt::Vertical, this))
@@ -56,7 +56,8 @@ void TimelineView::setData(std::shared_ptr<const TimelineData> data)
 
 void TimelineView::adopt(std::shared_ptr<const TimelineData> data)
 {
-    if (const auto &old = m_painter.data(); old && old->pager && (!data || old->pager != data->pager))
+    if (const auto &old = m_painter.data();
+        old && old->pager && (!data || old->pager != data->pager))
         old->pager->removeListener(this);
     if (data && data->pager) {
         // Reads finish on the pager's thread: repaint on the GUI thread, if still there.
@@ -176,7 +177,8 @@ void TimelineView::revealSlice(const SliceRef &slice, bool zoomTo)
         const auto s = data()->shown(track);
         const qint64 index = s ? s->find(slice.id, slice.start) : -1;
         const int depth = index >= 0 ? s->depth(size_t(index)) : 0;
-        const int y = row.y + m_painter.metrics().rowPadding + depth * m_painter.metrics().depthHeight;
+        const int y =
+            row.y + m_painter.metrics().rowPadding + depth * m_painter.metrics().depthHeight;
         if (!row.pinned && (y < m_vbar->value() || y > m_vbar->value() + rowsHeight - 30))
             m_vbar->setValue(std::max(0, y - rowsHeight / 3));
     }
@@ -288,7 +290,8 @@ void TimelineView::collapseAll(bool collapsed)
 {
     if (!data())
         return;
-    const auto keys = TimelineLayout::parentKeys(*data(), TimelineFocus{m_state->focusRuns(), m_state->projectClock()});
+    const auto keys = TimelineLayout::parentKeys(
+        *data(), TimelineFocus{m_state->focusRuns(), m_state->projectClock()});
     for (qint64 key : keys)
         if (collapsed && key >= 0) // runs stay open: collapsing them would leave one row each
             m_collapsed.insert(key);
@@ -374,8 +377,8 @@ TimelineLayout TimelineView::layoutOf(const QSet<TrackId> &chosen) const
     filter.pinned.clear();
     filter.chosen = chosen;
     if (data())
-        l.build(*data(), m_collapsed, m_hidden, m_painter.metrics(), TimelineFocus{m_state->focusRuns(), m_state->projectClock()},
-                filter);
+        l.build(*data(), m_collapsed, m_hidden, m_painter.metrics(),
+                TimelineFocus{m_state->focusRuns(), m_state->projectClock()}, filter);
     return l;
 }
 
@@ -401,7 +404,8 @@ void TimelineView::paintEvent(QPaintEvent *)
         m_firstPaintMs = m_painter.lastPaintMs();
     }
     if (v.size.width() < width()) // the scroll bar's column, above and below the bar
-        p.fillRect(QRect(v.size.width(), 0, width() - v.size.width(), height()), palette().window());
+        p.fillRect(QRect(v.size.width(), 0, width() - v.size.width(), height()),
+                   palette().window());
 }
 
 void TimelineView::resizeEvent(QResizeEvent *)
@@ -424,7 +428,8 @@ void TimelineView::wheelEvent(QWheelEvent *e)
     if (pos.x() < m_painter.metrics().labelWidth || (e->modifiers() & Qt::ShiftModifier)) {
         m_vbar->setValue(m_vbar->value() - (delta.y() ? delta.y() : delta.x()) / 2);
     } else if (delta.x() != 0 && std::abs(delta.x()) > std::abs(delta.y())) {
-        m_state->panBy(TimeNs(-double(delta.x()) / 120.0 * kKeyPan * double(m_state->windowDuration())));
+        m_state->panBy(
+            TimeNs(-double(delta.x()) / 120.0 * kKeyPan * double(m_state->windowDuration())));
     } else if (delta.y() != 0) {
         m_mousePos = pos;
         m_state->zoomAround(anchorTime(), std::pow(kWheelZoom, double(delta.y()) / 120.0));
@@ -485,7 +490,8 @@ void TimelineView::mouseMoveEvent(QMouseEvent *e)
     switch (m_drag) {
     case Drag::Pan: {
         const double dx = e->position().x() - m_lastPos.x();
-        const double nsPerPx = double(v.t1 - v.t0) / std::max(1, v.size.width() - m_painter.metrics().labelWidth);
+        const double nsPerPx =
+            double(v.t1 - v.t0) / std::max(1, v.size.width() - m_painter.metrics().labelWidth);
         m_state->panBy(TimeNs(std::llround(-dx * nsPerPx)));
         m_vbar->setValue(m_vbar->value() - int(e->position().y() - m_lastPos.y()));
         break;
@@ -503,8 +509,9 @@ void TimelineView::mouseMoveEvent(QMouseEvent *e)
     case Drag::None:
         break;
     }
-    setCursor(m_drag == Drag::LabelEdge || (m_drag == Drag::None && onLabelEdge(e->position())) ? Qt::SplitHCursor
-                                                                                              : Qt::ArrowCursor);
+    setCursor(m_drag == Drag::LabelEdge || (m_drag == Drag::None && onLabelEdge(e->position()))
+                  ? Qt::SplitHCursor
+                  : Qt::ArrowCursor);
     m_lastPos = e->position();
     if (m_drag == Drag::None) {
         QString text;
@@ -544,7 +551,8 @@ void TimelineView::selectAt(QPointF pos)
     if (hit.index >= 0) {
         const auto s = data()->shown(hit.track);
         const size_t i = size_t(hit.index);
-        m_state->setSelectedSlice(hit.track, s->id(i), s->start(i), s->end(i), layout().shiftOf(hit.track));
+        m_state->setSelectedSlice(hit.track, s->id(i), s->start(i), s->end(i),
+                                  layout().shiftOf(hit.track));
     } else {
         m_state->clearSelectedSlice();
     }
@@ -555,7 +563,8 @@ void TimelineView::moveOverviewTo(double x)
     const int left = m_painter.metrics().labelWidth;
     const double width = std::max(1, viewport().size.width() - left);
     const double f = std::clamp((x - left) / width, 0.0, 1.0);
-    const TimeNs centre = m_state->traceStart() + TimeNs(f * double(m_state->traceEnd() - m_state->traceStart()));
+    const TimeNs centre =
+        m_state->traceStart() + TimeNs(f * double(m_state->traceEnd() - m_state->traceStart()));
     const TimeNs w = m_state->windowDuration();
     m_state->setWindow(centre - w / 2, centre - w / 2 + w);
 }
@@ -564,17 +573,31 @@ void TimelineView::keyPressEvent(QKeyEvent *e)
 {
     const TimeNs w = m_state->windowDuration();
     switch (e->key()) {
-    case Qt::Key_W: m_state->zoomAround(anchorTime(), kKeyZoom); break;
-    case Qt::Key_S: m_state->zoomAround(anchorTime(), 1.0 / kKeyZoom); break;
-    case Qt::Key_A: m_state->panBy(-TimeNs(double(w) * kKeyPan)); break;
-    case Qt::Key_D: m_state->panBy(TimeNs(double(w) * kKeyPan)); break;
-    case Qt::Key_F: m_state->zoomToSelection(); break;
-    case Qt::Key_0: m_state->showAll(); break;
+    case Qt::Key_W:
+        m_state->zoomAround(anchorTime(), kKeyZoom);
+        break;
+    case Qt::Key_S:
+        m_state->zoomAround(anchorTime(), 1.0 / kKeyZoom);
+        break;
+    case Qt::Key_A:
+        m_state->panBy(-TimeNs(double(w) * kKeyPan));
+        break;
+    case Qt::Key_D:
+        m_state->panBy(TimeNs(double(w) * kKeyPan));
+        break;
+    case Qt::Key_F:
+        m_state->zoomToSelection();
+        break;
+    case Qt::Key_0:
+        m_state->showAll();
+        break;
     case Qt::Key_Escape:
         m_state->clearSelection();
         m_state->clearSelectedSlice();
         break;
-    default: QWidget::keyPressEvent(e); return;
+    default:
+        QWidget::keyPressEvent(e);
+        return;
     }
     e->accept();
 }
@@ -595,13 +618,16 @@ void TimelineView::contextMenuEvent(QContextMenuEvent *e)
             menu.addAction(row.pinned ? tr("Unpin") : tr("Pin to Top"), this,
                            [this, row] { setPinned(row.track, !row.pinned); });
         if (!row.pinned)
-            menu.addAction(tr("Hide \"%1\"").arg(row.label), this, [this, row] { setTrackHidden(row.key(), true); });
+            menu.addAction(tr("Hide \"%1\"").arg(row.label), this,
+                           [this, row] { setTrackHidden(row.key(), true); });
         if (row.hasChildren)
             menu.addAction(row.expanded ? tr("Collapse") : tr("Expand"), this,
                            [this, row] { setCollapsed(row.key(), row.expanded); });
     }
-    menu.addAction(tr("Show all hidden tracks"), this, &TimelineView::showAllTracks)->setEnabled(!m_hidden.isEmpty());
-    menu.addAction(tr("Unpin all"), this, &TimelineView::unpinAll)->setEnabled(!m_filter.pinned.isEmpty());
+    menu.addAction(tr("Show all hidden tracks"), this, &TimelineView::showAllTracks)
+        ->setEnabled(!m_hidden.isEmpty());
+    menu.addAction(tr("Unpin all"), this, &TimelineView::unpinAll)
+        ->setEnabled(!m_filter.pinned.isEmpty());
     menu.addAction(tr("Collapse all"), this, [this] { collapseAll(true); });
     menu.addAction(tr("Expand all"), this, [this] { collapseAll(false); });
     menu.addAction(tr("Zoom to fit (0)"), m_state, &TimelineState::showAll);

@@ -24,7 +24,8 @@ enum Col { Name, TimeA, TimeB, Delta, DeltaPct, CountA, CountB, Path, Cols };
 
 QString countText(double c)
 {
-    return std::abs(c - std::round(c)) < 1e-9 ? QString::number(qint64(std::llround(c))) : QString::number(c, 'f', 2);
+    return std::abs(c - std::round(c)) < 1e-9 ? QString::number(qint64(std::llround(c)))
+                                              : QString::number(c, 'f', 2);
 }
 
 const RunSummary *runNamed(const TimelineData &data, const QString &name)
@@ -75,8 +76,8 @@ TraceDiffView::TraceDiffView(QWidget *parent) : QWidget(parent)
     m_table->setUniformRowHeights(true);
     m_table->setAlternatingRowColors(true);
     m_table->setColumnCount(Cols);
-    m_table->setHeaderLabels({tr("Name"), tr("A"), tr("B"), tr("B \u2212 A"), tr("%"), tr("Count A"), tr("Count B"),
-                              tr("Call path")});
+    m_table->setHeaderLabels({tr("Name"), tr("A"), tr("B"), tr("B \u2212 A"), tr("%"),
+                              tr("Count A"), tr("Count B"), tr("Call path")});
     m_table->header()->setStretchLastSection(true);
     m_table->setColumnWidth(Name, 280);
     for (int c = TimeA; c <= CountB; ++c)
@@ -118,9 +119,8 @@ TraceDiffView::TraceDiffView(QWidget *parent) : QWidget(parent)
             if (!m_filling && m_sideA->currentIndex() >= 0 && m_sideB->currentIndex() >= 0)
                 Q_EMIT sidesRequested(m_sideA->currentIndex(), m_sideB->currentIndex());
         });
-    connect(m_table, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem *item) {
-        highlight(item ? item->text(Name) : QString());
-    });
+    connect(m_table, &QTreeWidget::currentItemChanged, this,
+            [this](QTreeWidgetItem *item) { highlight(item ? item->text(Name) : QString()); });
     clear();
 }
 
@@ -139,7 +139,8 @@ void TraceDiffView::setSides(const QList<sim::DiffSide> &sides, int a, int b)
     for (auto *c : {m_sideA, m_sideB}) {
         c->clear();
         for (const sim::DiffSide &side : sides)
-            c->addItem(side.rank >= 0 ? tr("%1 \u00b7 rank %2").arg(side.run).arg(side.rank) : side.run);
+            c->addItem(side.rank >= 0 ? tr("%1 \u00b7 rank %2").arg(side.run).arg(side.rank)
+                                      : side.run);
     }
     m_sideA->setCurrentIndex(a);
     m_sideB->setCurrentIndex(b);
@@ -158,7 +159,8 @@ void TraceDiffView::clear()
     m_table->clear();
     m_labelA->clear();
     m_labelB->clear();
-    m_head->setText(tr("Select two runs in the Runs browser and choose Compare: their trace diff shows here."));
+    m_head->setText(
+        tr("Select two runs in the Runs browser and choose Compare: their trace diff shows here."));
 }
 
 void TraceDiffView::showMessage(const QString &text)
@@ -197,8 +199,9 @@ void TraceDiffView::setDiff(const sim::TraceDiff &diff)
     if (level < 0) {
         level = 0;
         for (size_t k = 0; k < diff.levels.size(); ++k)
-            if (std::any_of(diff.levels[k].rows.begin(), diff.levels[k].rows.end(),
-                            [](const sim::DiffRow &r) { return r.delta() != 0 || r.countDelta() != 0; })) {
+            if (std::any_of(
+                    diff.levels[k].rows.begin(), diff.levels[k].rows.end(),
+                    [](const sim::DiffRow &r) { return r.delta() != 0 || r.countDelta() != 0; })) {
                 level = int(k);
                 break;
             }
@@ -209,9 +212,10 @@ void TraceDiffView::setDiff(const sim::TraceDiff &diff)
     m_pair->addItem(tr("all %1 aligned iterations, averaged").arg(diff.pairs.size()), -1);
     for (size_t k = 0; k < diff.pairs.size(); ++k) {
         const auto &p = diff.pairs[k];
-        m_pair->addItem(QStringLiteral("%1 (%2)  \u2194  %3 (%4)")
-                            .arg(p.nameA, formatDuration(p.lengthA()), p.nameB, formatDuration(p.lengthB())),
-                        int(k));
+        m_pair->addItem(
+            QStringLiteral("%1 (%2)  \u2194  %3 (%4)")
+                .arg(p.nameA, formatDuration(p.lengthA()), p.nameB, formatDuration(p.lengthB())),
+            int(k));
     }
     m_pair->setCurrentIndex(diff.chosenPair + 1);
     m_level->clear();
@@ -220,7 +224,8 @@ void TraceDiffView::setDiff(const sim::TraceDiff &diff)
     m_level->setCurrentIndex(std::min(level, m_level->count() - 1));
     m_filling = false;
     const auto side = [](const sim::DiffSide &s) {
-        return s.rank >= 0 ? QStringLiteral("'%1' rank %2").arg(s.run).arg(s.rank) : QStringLiteral("'%1'").arg(s.run);
+        return s.rank >= 0 ? QStringLiteral("'%1' rank %2").arg(s.run).arg(s.rank)
+                           : QStringLiteral("'%1'").arg(s.run);
     };
     m_head->setText(tr("A = %1, B = %2 · %3 aligned iteration%4, %5")
                         .arg(side(diff.a), side(diff.b))
@@ -249,9 +254,11 @@ void TraceDiffView::showLevel()
         item->setText(TimeA, formatDuration(TimeNs(std::llround(r.timeA))));
         item->setText(TimeB, formatDuration(TimeNs(std::llround(r.timeB))));
         item->setText(Delta, formatSignedDuration(TimeNs(std::llround(r.delta()))));
-        item->setText(DeltaPct, r.timeA > 0 ? QStringLiteral("%1%2%").arg(r.delta() >= 0 ? QStringLiteral("+") : QString())
-                                                  .arg(100 * r.delta() / r.timeA, 0, 'f', 1)
-                                            : tr("new"));
+        item->setText(DeltaPct, r.timeA > 0
+                                    ? QStringLiteral("%1%2%")
+                                          .arg(r.delta() >= 0 ? QStringLiteral("+") : QString())
+                                          .arg(100 * r.delta() / r.timeA, 0, 'f', 1)
+                                    : tr("new"));
         item->setText(CountA, countText(r.countA));
         item->setText(CountB, countText(r.countB));
         item->setText(Path, r.path);
@@ -259,7 +266,9 @@ void TraceDiffView::showLevel()
             item->setForeground(Delta, r.delta() > 0 ? slower : faster);
         if (r.countDelta() != 0) {
             item->setForeground(CountB, slower);
-            item->setToolTip(CountB, tr("%1 per iteration in A, %2 in B").arg(countText(r.countA), countText(r.countB)));
+            item->setToolTip(
+                CountB,
+                tr("%1 per iteration in A, %2 in B").arg(countText(r.countA), countText(r.countB)));
         }
         for (int c = TimeA; c <= CountB; ++c)
             item->setTextAlignment(c, Qt::AlignRight | Qt::AlignVCenter);
@@ -311,14 +320,17 @@ void TraceDiffView::showSides()
             const auto &p = d.pairs[pair];
             t0 = s.first ? p.startA : p.startB;
             t1 = s.first ? p.endA : p.endB;
-            what = QStringLiteral("%1, %2").arg(s.first ? p.nameA : p.nameB, formatDuration(t1 - t0));
+            what =
+                QStringLiteral("%1, %2").arg(s.first ? p.nameA : p.nameB, formatDuration(t1 - t0));
         }
         s.state->setTraceRange(run->start, std::max(run->end, run->start + 1));
         const TimeNs margin = std::max<TimeNs>(1, (t1 - t0) / 50);
         s.state->setWindow(t0 - margin, t1 + margin);
-        s.label->setText(QStringLiteral("<b>%1</b> \u00b7 %2%3 \u00b7 %4")
-                             .arg(s.letter, s.side.run.toHtmlEscaped(),
-                                  s.side.rank >= 0 ? tr(" \u00b7 rank %1").arg(s.side.rank) : QString(), what.toHtmlEscaped()));
+        s.label->setText(
+            QStringLiteral("<b>%1</b> \u00b7 %2%3 \u00b7 %4")
+                .arg(s.letter, s.side.run.toHtmlEscaped(),
+                     s.side.rank >= 0 ? tr(" \u00b7 rank %1").arg(s.side.rank) : QString(),
+                     what.toHtmlEscaped()));
     }
     if (auto *item = m_table->currentItem())
         highlight(item->text(Name));
@@ -366,8 +378,10 @@ void TraceDiffView::highlight(const QString &name)
         (side == 0 ? m_lit.first : m_lit.second) = lit.size();
         // The earliest lit slice comes into view (its row scrolled to, the window kept).
         if (!lit.empty()) {
-            const auto first = *std::min_element(lit.begin(), lit.end(),
-                                                 [](const SliceRef &x, const SliceRef &y) { return x.start < y.start; });
+            const auto first =
+                *std::min_element(lit.begin(), lit.end(), [](const SliceRef &x, const SliceRef &y) {
+                    return x.start < y.start;
+                });
             view->revealSlice(first, false);
         }
         view->setHighlighted(std::move(lit));

@@ -20,7 +20,8 @@ TrackBar::TrackBar(TimelineView *timeline, QWidget *parent) : QWidget(parent), m
     m_filter = new QLineEdit(this);
     m_filter->setObjectName(QStringLiteral("trackFilter"));
     m_filter->setPlaceholderText(tr("Filter tracks"));
-    m_filter->setToolTip(tr("Show the tracks whose name (with their process, GPU and rank) holds this text"));
+    m_filter->setToolTip(
+        tr("Show the tracks whose name (with their process, GPU and rank) holds this text"));
     m_filter->setClearButtonEnabled(true);
     m_filter->setMinimumWidth(110);
     m_filter->setMaximumWidth(220);
@@ -56,7 +57,8 @@ TrackBar::TrackBar(TimelineView *timeline, QWidget *parent) : QWidget(parent), m
 
 void TrackBar::apply()
 {
-    m_timeline->setTrackFilter(m_filter->text(), TimelineTrackFilter::Only(m_side->currentData().toInt()));
+    m_timeline->setTrackFilter(m_filter->text(),
+                               TimelineTrackFilter::Only(m_side->currentData().toInt()));
 }
 
 } // namespace gml

@@ -29,7 +29,8 @@ ValidationView::ValidationView(QWidget *parent) : QWidget(parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     layout->addWidget(m_table, 1);
-    showMessage(tr("Compare a predicted run with a measured run to see how far its prediction lands."));
+    showMessage(
+        tr("Compare a predicted run with a measured run to see how far its prediction lands."));
 }
 
 void ValidationView::showMessage(const QString &text)
@@ -40,14 +41,17 @@ void ValidationView::showMessage(const QString &text)
 
 void ValidationView::setReport(const sim::ValidationReport &report, const QString &note)
 {
-    QStringList lines{tr("<b>%1</b> predicted, against <b>%2</b> measured.").arg(report.predictedRun.toHtmlEscaped(),
-                                                                               report.measuredRun.toHtmlEscaped())};
+    QStringList lines{
+        tr("<b>%1</b> predicted, against <b>%2</b> measured.")
+            .arg(report.predictedRun.toHtmlEscaped(), report.measuredRun.toHtmlEscaped())};
     if (!note.isEmpty())
         lines << note.toHtmlEscaped();
     for (const QString &a : report.assumptions)
         lines << tr("Assumed: %1").arg(a.toHtmlEscaped());
     if (report.stepsPredicted != report.stepsMeasured)
-        lines << tr("%1 steps predicted, %2 measured: aligned in order.").arg(report.stepsPredicted).arg(report.stepsMeasured);
+        lines << tr("%1 steps predicted, %2 measured: aligned in order.")
+                     .arg(report.stepsPredicted)
+                     .arg(report.stepsMeasured);
     m_head->setText(lines.join(QStringLiteral("<br>")));
     m_table->setRowCount(0);
     auto section = [&](const QString &title) {
@@ -73,9 +77,11 @@ void ValidationView::setReport(const sim::ValidationReport &report, const QStrin
         double e = r.error() * 100;
         if (std::abs(e) < 0.05)
             e = 0; // no "-0.0%"
-        auto *err = new QTableWidgetItem(r.measured > 0 ? QStringLiteral("%1%2%").arg(e >= 0 ? QStringLiteral("+") : QString())
-                                                              .arg(e, 0, 'f', 1)
-                                                        : QStringLiteral("n/a"));
+        auto *err =
+            new QTableWidgetItem(r.measured > 0 ? QStringLiteral("%1%2%")
+                                                      .arg(e >= 0 ? QStringLiteral("+") : QString())
+                                                      .arg(e, 0, 'f', 1)
+                                                : QStringLiteral("n/a"));
         err->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         // Within 5%: as good as the goal; past 10%: a miss.
         if (r.measured > 0 && std::abs(e) > 10)

@@ -8,11 +8,11 @@
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
+#include <QBoxLayout>
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
 #include <QComboBox>
-#include <QBoxLayout>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHorizontalStackedBarSeries>
@@ -23,8 +23,8 @@
 #include <QPushButton>
 #include <QShortcut>
 #include <QSlider>
-#include <QValueAxis>
 #include <QVBoxLayout>
+#include <QValueAxis>
 
 #include <cmath>
 
@@ -69,7 +69,8 @@ WhatIfPanel::WhatIfPanel(QWidget *parent) : QWidget(parent)
     m_amp = new QCheckBox(tr("AMP"), presets);
     m_amp->setToolTip(tr("Mixed precision (Daydream): compute-bound kernels ÷3, memory-bound ÷2"));
     m_fusedAdam = new QCheckBox(tr("Fused optimizer"), presets);
-    m_fusedAdam->setToolTip(tr("The kernels of each Optimizer.step fused into one; their launches vanish"));
+    m_fusedAdam->setToolTip(
+        tr("The kernels of each Optimizer.step fused into one; their launches vanish"));
     m_device = new QComboBox(controls);
     m_device->addItem(tr("GPU as measured"), QString());
     for (const auto &d : sim::DeviceCatalog::builtin().devices())
@@ -80,7 +81,7 @@ WhatIfPanel::WhatIfPanel(QWidget *parent) : QWidget(parent)
     form->addRow(tr("Presets"), presets);
     form->addRow(tr("Device"), m_device);
     const QString names[6] = {tr("Compute speed"), tr("Memory bandwidth"), tr("Link bandwidth"),
-                              tr("Link latency"), tr("Input pipeline"), tr("Workers")};
+                              tr("Link latency"),  tr("Input pipeline"),   tr("Workers")};
     const QString tips[6] = {
         tr("Compute-bound kernels (GEMM, convolution, attention) this many times faster"),
         tr("Memory-bound kernels, memsets and device copies this many times faster"),
@@ -104,8 +105,9 @@ WhatIfPanel::WhatIfPanel(QWidget *parent) : QWidget(parent)
             m_algorithm = new QComboBox(row);
             m_algorithm->addItem(tr("Ring"), QStringLiteral("ring"));
             m_algorithm->addItem(tr("Tree"), QStringLiteral("tree"));
-            m_algorithm->setToolTip(tr("The collective algorithm of the workers' all-reduces (NCCL's cost model): "
-                                       "a ring moves less data, a tree takes fewer latency steps"));
+            m_algorithm->setToolTip(
+                tr("The collective algorithm of the workers' all-reduces (NCCL's cost model): "
+                   "a ring moves less data, a tree takes fewer latency steps"));
             rl->addWidget(m_algorithm);
             connect(m_algorithm, &QComboBox::currentIndexChanged, this, &WhatIfPanel::changed);
         }
@@ -121,10 +123,12 @@ WhatIfPanel::WhatIfPanel(QWidget *parent) : QWidget(parent)
     auto *cl = new QHBoxLayout(customRow);
     cl->setContentsMargins(0, 0, 0, 0);
     m_custom = new QLineEdit(customRow);
-    m_custom->setPlaceholderText(tr("REGEX=FACTOR (sgemm=0.5) or a transform as JSON (Enter adds)"));
-    m_custom->setToolTip(tr("REGEX=FACTOR scales the slices whose name matches; a JSON object is any transform, e.g. "
-                            "{\"op\":\"reschedule\",\"priority\":1,\"select\":{\"name\":\"nccl\"}} "
-                            "(docs/whatif.md lists them)"));
+    m_custom->setPlaceholderText(
+        tr("REGEX=FACTOR (sgemm=0.5) or a transform as JSON (Enter adds)"));
+    m_custom->setToolTip(tr(
+        "REGEX=FACTOR scales the slices whose name matches; a JSON object is any transform, e.g. "
+        "{\"op\":\"reschedule\",\"priority\":1,\"select\":{\"name\":\"nccl\"}} "
+        "(docs/whatif.md lists them)"));
     auto *remove = new QPushButton(tr("Remove"), customRow);
     cl->addWidget(m_custom, 1);
     cl->addWidget(remove);
@@ -209,8 +213,9 @@ WhatIfPanel::WhatIfPanel(QWidget *parent) : QWidget(parent)
     });
     connect(saveRun, &QPushButton::clicked, this, [this] {
         bool ok = false;
-        const QString name = QInputDialog::getText(this, tr("Save Prediction as Run"), tr("Run name:"),
-                                                   QLineEdit::Normal, currentRun() + tr(" (what-if)"), &ok);
+        const QString name =
+            QInputDialog::getText(this, tr("Save Prediction as Run"), tr("Run name:"),
+                                  QLineEdit::Normal, currentRun() + tr(" (what-if)"), &ok);
         if (ok && !name.trimmed().isEmpty())
             Q_EMIT saveRunRequested(name.trimmed(), transforms());
     });
@@ -236,7 +241,7 @@ void WhatIfPanel::setMeasured(const Measured &m)
     m_measured = m;
     m_updating = true;
     for (int i = 0; i < 6; ++i)
-        m_sliders[i]->setValue(i == int(Slider::Workers) ? m.workers
+        m_sliders[i]->setValue(i == int(Slider::Workers)   ? m.workers
                                : i == int(Slider::Latency) ? int(std::lround(m.latencyUs * 2))
                                                            : 0);
     m_sliders[int(Slider::Network)]->setEnabled(m.networkGBps > 0);
@@ -269,10 +274,14 @@ double WhatIfPanel::sliderValue(Slider which) const
     switch (which) {
     case Slider::Compute:
     case Slider::Memory:
-    case Slider::Network: return std::pow(2.0, v / 8.0);
-    case Slider::Latency: return v / 2.0;
-    case Slider::Input: return v == 5 ? 0.0 : std::pow(2.0, v);
-    case Slider::Workers: return v;
+    case Slider::Network:
+        return std::pow(2.0, v / 8.0);
+    case Slider::Latency:
+        return v / 2.0;
+    case Slider::Input:
+        return v == 5 ? 0.0 : std::pow(2.0, v);
+    case Slider::Workers:
+        return v;
     }
     return 1;
 }
@@ -298,14 +307,16 @@ QList<sim::Transform> WhatIfPanel::transforms() const
     }
     if (m_sliders[int(Slider::Input)]->value() != 0)
         out << Transform::input(sliderValue(Slider::Input));
-    const QString algorithm = m_algorithm->currentIndex() > 0 ? m_algorithm->currentData().toString() : QString();
+    const QString algorithm =
+        m_algorithm->currentIndex() > 0 ? m_algorithm->currentData().toString() : QString();
     if (m_sliders[int(Slider::Workers)]->value() != m_measured.workers || !algorithm.isEmpty()) {
         Transform t = Transform::dataParallel(int(sliderValue(Slider::Workers)));
         t.algorithm = algorithm;
         out << t;
     }
     const bool bw = m_sliders[int(Slider::Network)]->value() != 0;
-    const bool lat = m_sliders[int(Slider::Latency)]->value() != int(std::lround(m_measured.latencyUs * 2));
+    const bool lat =
+        m_sliders[int(Slider::Latency)]->value() != int(std::lround(m_measured.latencyUs * 2));
     if (m_measured.networkGBps > 0 && (bw || lat))
         out << Transform::network(bw ? m_measured.networkGBps * sliderValue(Slider::Network) : 0,
                                   lat ? sliderValue(Slider::Latency) : -1);
@@ -320,14 +331,16 @@ void WhatIfPanel::setCustomTransforms(const QList<sim::Transform> &transforms)
     // device the catalog knows is picked in the Device list.
     QList<sim::Transform> custom;
     m_updating = true;
-    const QJsonObject amp = sim::Transform::amp().toJson(), fused = sim::Transform::fusedAdam().toJson();
+    const QJsonObject amp = sim::Transform::amp().toJson(),
+                      fused = sim::Transform::fusedAdam().toJson();
     for (const auto &t : transforms) {
         const QJsonObject j = t.toJson();
         if (j == amp)
             m_amp->setChecked(true);
         else if (j == fused)
             m_fusedAdam->setChecked(true);
-        else if (const int i = m_device->findData(t.target); t.op == sim::Transform::Op::Device && i > 0 &&
+        else if (const int i = m_device->findData(t.target);
+                 t.op == sim::Transform::Op::Device && i > 0 &&
                  j == sim::Transform::device(t.target).toJson())
             m_device->setCurrentIndex(i);
         else
@@ -351,11 +364,12 @@ void WhatIfPanel::updateLabels()
     for (auto s : {Slider::Compute, Slider::Memory, Slider::Network})
         m_values[int(s)]->setText(times(sliderValue(s)));
     if (m_measured.networkGBps > 0)
-        m_values[int(Slider::Network)]->setText(
-            QStringLiteral("%1 GB/s").arg(m_measured.networkGBps * sliderValue(Slider::Network), 0, 'f', 1));
+        m_values[int(Slider::Network)]->setText(QStringLiteral("%1 GB/s").arg(
+            m_measured.networkGBps * sliderValue(Slider::Network), 0, 'f', 1));
     else
         m_values[int(Slider::Network)]->setText(tr("link unknown"));
-    m_values[int(Slider::Latency)]->setText(QStringLiteral("%1 µs").arg(sliderValue(Slider::Latency), 0, 'f', 1));
+    m_values[int(Slider::Latency)]->setText(
+        QStringLiteral("%1 µs").arg(sliderValue(Slider::Latency), 0, 'f', 1));
     const double in = sliderValue(Slider::Input);
     m_values[int(Slider::Input)]->setText(in == 0 ? tr("free") : times(in));
     m_values[int(Slider::Workers)]->setText(QString::number(int(sliderValue(Slider::Workers))));
@@ -375,10 +389,14 @@ void WhatIfPanel::showResult(const sim::WhatIfReport &r, double replayMs)
         if (!b)
             return QString();
         const double pct = (double(a) - double(b)) / double(b) * 100;
-        return QStringLiteral("%1%2%").arg(pct >= 0 ? QStringLiteral("+") : QString()).arg(pct, 0, 'f', 1);
+        return QStringLiteral("%1%2%")
+            .arg(pct >= 0 ? QStringLiteral("+") : QString())
+            .arg(pct, 0, 'f', 1);
     };
-    QString text = tr("<b>Predicted %1</b> (%2) against measured %3 · identity replay error %4% · %5 nodes · replay %6 ms")
-                       .arg(formatDuration(r.predicted), change(r.predicted, r.measured), formatDuration(r.measured))
+    QString text = tr("<b>Predicted %1</b> (%2) against measured %3 · identity replay error %4% · "
+                      "%5 nodes · replay %6 ms")
+                       .arg(formatDuration(r.predicted), change(r.predicted, r.measured),
+                            formatDuration(r.measured))
                        .arg(r.identityError() * 100, 0, 'f', 2)
                        .arg(r.nodes)
                        .arg(replayMs, 0, 'f', 1);
@@ -408,16 +426,19 @@ void WhatIfPanel::showResult(const sim::WhatIfReport &r, double replayMs)
         QColor colour;
     };
     const Theme &theme = Theme::current();
-    const Part parts[] = {{"compute", &sim::Breakdown::compute, theme.resource(ResourceClass::Compute)},
-                          {"communication", &sim::Breakdown::communication, theme.resource(ResourceClass::Communication)},
-                          {"memcpy", &sim::Breakdown::memcpy, theme.resource(ResourceClass::Copies)},
-                          {"CPU", &sim::Breakdown::cpu, theme.resource(ResourceClass::Cpu)},
-                          {"idle", &sim::Breakdown::idle, theme.resource(ResourceClass::Idle)}};
+    const Part parts[] = {
+        {"compute", &sim::Breakdown::compute, theme.resource(ResourceClass::Compute)},
+        {"communication", &sim::Breakdown::communication,
+         theme.resource(ResourceClass::Communication)},
+        {"memcpy", &sim::Breakdown::memcpy, theme.resource(ResourceClass::Copies)},
+        {"CPU", &sim::Breakdown::cpu, theme.resource(ResourceClass::Cpu)},
+        {"idle", &sim::Breakdown::idle, theme.resource(ResourceClass::Idle)}};
     for (const auto &p : parts) {
         auto *set = new QBarSet(tr(p.name));
         set->setColor(p.colour);
         set->setBorderColor(p.colour.darker(120));
-        *set << double(r.predictedBreakdown.*p.field) / 1e6 << double(r.identityBreakdown.*p.field) / 1e6;
+        *set << double(r.predictedBreakdown.*p.field) / 1e6
+             << double(r.identityBreakdown.*p.field) / 1e6;
         series->append(set);
     }
     m_chart->addSeries(series);

@@ -3,14 +3,14 @@
 
 #include <QFileInfo>
 
-#include <algorithm>
-#include <cmath>
 #include <QImage>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
 #include <QSaveFile>
 #include <QSvgGenerator>
+#include <algorithm>
+#include <cmath>
 
 namespace gml {
 
@@ -31,8 +31,9 @@ bool exportFigure(TimelinePainter &painter, const FigureRequest &request, QStrin
     v.t0 = request.t1 > request.t0 ? request.t0 : data->start;
     v.t1 = request.t1 > request.t0 ? request.t1 : data->end;
     const int fullHeight = painter.rowsTop() + painter.layout().contentHeight() + 1;
-    v.size = QSize(request.size.width(), request.fitHeight ? std::max(request.size.height(), fullHeight)
-                                                           : request.size.height());
+    v.size =
+        QSize(request.size.width(), request.fitHeight ? std::max(request.size.height(), fullHeight)
+                                                      : request.size.height());
     TimelineOverlay overlay = request.overlay;
     if (overlay.traceEnd <= overlay.traceStart) {
         overlay.traceStart = data->start;
@@ -41,9 +42,10 @@ bool exportFigure(TimelinePainter &painter, const FigureRequest &request, QStrin
     if (!request.notes)
         overlay.notes.clear();
     painter.waitForPages(v); // a paged track's rows as the figure's scale wants them
-    const bool ok = writeFigure(request.path, v.size, QStringLiteral("GradeML Studio timeline"),
-                                QStringLiteral("Timeline of %1").arg(QFileInfo(data->projectPath).fileName()),
-                                [&](QPainter &p) { painter.paint(p, v, overlay); }, error, request.dpi);
+    const bool ok = writeFigure(
+        request.path, v.size, QStringLiteral("GradeML Studio timeline"),
+        QStringLiteral("Timeline of %1").arg(QFileInfo(data->projectPath).fileName()),
+        [&](QPainter &p) { painter.paint(p, v, overlay); }, error, request.dpi);
     painter.setFigureMode(chrome);
     painter.setLabelWidth(labelWidth);
     return ok;
@@ -52,11 +54,14 @@ bool exportFigure(TimelinePainter &painter, const FigureRequest &request, QStrin
 bool writeFigure(const QString &path, QSize size, const QString &title, const QString &description,
                  const std::function<void(QPainter &)> &draw, QString *error, double dpi)
 {
-    const double scale = std::clamp(dpi, 24.0, 1200.0) / 96.0; // device pixels per logical pixel (PNG)
+    const double scale =
+        std::clamp(dpi, 24.0, 1200.0) / 96.0; // device pixels per logical pixel (PNG)
     const QString suffix = QFileInfo(path).suffix().toLower();
     QSaveFile file(path);
-    if (suffix != QLatin1String("png") && suffix != QLatin1String("svg") && suffix != QLatin1String("pdf")) {
-        *error = QStringLiteral("%1: unknown figure format '%2' (expected png, svg or pdf)").arg(path, suffix);
+    if (suffix != QLatin1String("png") && suffix != QLatin1String("svg") &&
+        suffix != QLatin1String("pdf")) {
+        *error = QStringLiteral("%1: unknown figure format '%2' (expected png, svg or pdf)")
+                     .arg(path, suffix);
         return false;
     }
     if (!file.open(QIODevice::WriteOnly)) {
@@ -64,10 +69,14 @@ bool writeFigure(const QString &path, QSize size, const QString &title, const QS
         return false;
     }
     if (suffix == QLatin1String("png")) {
-        const QSize pixels(int(std::lround(size.width() * scale)), int(std::lround(size.height() * scale)));
+        const QSize pixels(int(std::lround(size.width() * scale)),
+                           int(std::lround(size.height() * scale)));
         QImage image(pixels, QImage::Format_ARGB32_Premultiplied);
         if (image.isNull()) {
-            *error = QStringLiteral("%1: a %2x%3 image is too large to allocate").arg(path).arg(pixels.width()).arg(pixels.height());
+            *error = QStringLiteral("%1: a %2x%3 image is too large to allocate")
+                         .arg(path)
+                         .arg(pixels.width())
+                         .arg(pixels.height());
             file.cancelWriting();
             return false;
         }
@@ -96,7 +105,8 @@ bool writeFigure(const QString &path, QSize size, const QString &title, const QS
     } else {
         QPdfWriter pdf(&file);
         pdf.setResolution(72); // one device pixel = one point
-        pdf.setPageSize(QPageSize(QSizeF(size), QPageSize::Point, QString(), QPageSize::ExactMatch));
+        pdf.setPageSize(
+            QPageSize(QSizeF(size), QPageSize::Point, QString(), QPageSize::ExactMatch));
         pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
         pdf.setTitle(title);
         pdf.setCreator(QStringLiteral("GradeML Studio"));

@@ -25,8 +25,8 @@ struct FigureRequest
     TimeNs t0 = 0, t1 = 0; // empty: the whole trace
     bool fitHeight = true; // the height grows to hold every row of the painter's layout
     double dpi = 96;
-    bool chrome = true;    // false: no overview strip, expand triangles or window text
-    bool notes = true;     // the overlay's notes drawn
+    bool chrome = true; // false: no overview strip, expand triangles or window text
+    bool notes = true;  // the overlay's notes drawn
     TimelineOverlay overlay;
     // Logical pixels of a length in centimetres, for a figure written to `path` (by its
     // extension: 96 per inch for PNG, 72 for SVG and PDF).
@@ -38,12 +38,15 @@ struct FigureRequest
     }
 };
 
-[[nodiscard]] bool exportFigure(TimelinePainter &painter, const FigureRequest &request, QString *error);
+[[nodiscard]] bool exportFigure(TimelinePainter &painter, const FigureRequest &request,
+                                QString *error);
 
 // The one figure path every view exports through: PNG, SVG or PDF by the file's extension
 // (one device pixel = one point), `draw` painting a `size` canvas. The file is written to a
 // temporary first, so a failed export never leaves half a figure where the old one was.
-[[nodiscard]] bool writeFigure(const QString &path, QSize size, const QString &title, const QString &description,
-                               const std::function<void(QPainter &)> &draw, QString *error, double dpi = 96);
+[[nodiscard]] bool writeFigure(const QString &path, QSize size, const QString &title,
+                               const QString &description,
+                               const std::function<void(QPainter &)> &draw, QString *error,
+                               double dpi = 96);
 
 } // namespace gml

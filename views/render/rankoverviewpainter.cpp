@@ -26,8 +26,11 @@ QColor RankOverviewPainter::heat(float busy, float communication)
     // Idle, compute and communication in the studio's one palette (render/theme.h).
     const QColor i = t.resource(ResourceClass::Idle), x = t.resource(ResourceClass::Compute),
                  y = t.resource(ResourceClass::Communication);
-    auto mix = [&](int a, int b, int d) { return int(std::lround(idle * float(a) + k * float(b) + c * float(d))); };
-    return QColor(mix(i.red(), x.red(), y.red()), mix(i.green(), x.green(), y.green()), mix(i.blue(), x.blue(), y.blue()));
+    auto mix = [&](int a, int b, int d) {
+        return int(std::lround(idle * float(a) + k * float(b) + c * float(d)));
+    };
+    return QColor(mix(i.red(), x.red(), y.red()), mix(i.green(), x.green(), y.green()),
+                  mix(i.blue(), x.blue(), y.blue()));
 }
 
 std::pair<size_t, size_t> RankOverviewPainter::Layout::lanesAt(int y) const
@@ -48,11 +51,13 @@ int RankOverviewPainter::Layout::rowTop(size_t lane) const
     return lanes.top() + int(std::floor(double(row) * rowHeight));
 }
 
-RankOverviewPainter::Layout RankOverviewPainter::layout(const QRect &area, int labelWidth, size_t lanes)
+RankOverviewPainter::Layout RankOverviewPainter::layout(const QRect &area, int labelWidth,
+                                                        size_t lanes)
 {
     Layout l;
     l.laneCount = lanes;
-    l.lanes = QRect(area.left() + labelWidth, area.top() + kHeaderHeight, std::max(0, area.width() - labelWidth),
+    l.lanes = QRect(area.left() + labelWidth, area.top() + kHeaderHeight,
+                    std::max(0, area.width() - labelWidth),
                     std::max(0, area.height() - kHeaderHeight - 4));
     if (lanes == 0 || l.lanes.height() <= 0)
         return l;
@@ -61,8 +66,8 @@ RankOverviewPainter::Layout RankOverviewPainter::layout(const QRect &area, int l
     return l;
 }
 
-void RankOverviewPainter::paint(QPainter &p, const QRect &area, int labelWidth, const RankOverview &overview,
-                                TimeNs t0, TimeNs t1, int highlight)
+void RankOverviewPainter::paint(QPainter &p, const QRect &area, int labelWidth,
+                                const RankOverview &overview, TimeNs t0, TimeNs t1, int highlight)
 {
     const Layout l = layout(area, labelWidth, overview.lanes.size());
     const Theme &theme = Theme::current();
@@ -94,7 +99,9 @@ void RankOverviewPainter::paint(QPainter &p, const QRect &area, int labelWidth, 
         auto *line = reinterpret_cast<QRgb *>(image.scanLine(row));
         for (int c = 0; c < columns; ++c) {
             const int n = count[size_t(c)];
-            line[c] = heat(n ? sumBusy[size_t(c)] / float(n) : -1.0f, n ? sumComm[size_t(c)] / float(n) : 0.0f).rgb();
+            line[c] = heat(n ? sumBusy[size_t(c)] / float(n) : -1.0f,
+                           n ? sumComm[size_t(c)] / float(n) : 0.0f)
+                          .rgb();
         }
     }
     p.drawImage(QRect(l.lanes.left(), l.lanes.top(), columns, height), image);
@@ -111,10 +118,14 @@ void RankOverviewPainter::paint(QPainter &p, const QRect &area, int labelWidth, 
     }
     // Iteration starts, where they are at least 6 px apart: on each lane when lanes are tall
     // enough to tell apart, else the first lane's across all of them.
-    auto xOf = [&](TimeNs t) { return l.lanes.left() + double(t - t0) / double(t1 - t0) * columns; };
+    auto xOf = [&](TimeNs t) {
+        return l.lanes.left() + double(t - t0) / double(t1 - t0) * columns;
+    };
     auto sparse = [&](const std::vector<std::pair<TimeNs, TimeNs>> &its) {
-        const auto a = std::lower_bound(its.begin(), its.end(), std::make_pair(t0, std::numeric_limits<TimeNs>::min()));
-        const auto b = std::lower_bound(its.begin(), its.end(), std::make_pair(t1, std::numeric_limits<TimeNs>::min()));
+        const auto a = std::lower_bound(its.begin(), its.end(),
+                                        std::make_pair(t0, std::numeric_limits<TimeNs>::min()));
+        const auto b = std::lower_bound(its.begin(), its.end(),
+                                        std::make_pair(t1, std::numeric_limits<TimeNs>::min()));
         return b - a <= std::max<std::ptrdiff_t>(1, columns / 6);
     };
     if (l.rowHeight >= 4 && l.rows == int(overview.lanes.size())) {
@@ -142,7 +153,8 @@ void RankOverviewPainter::paint(QPainter &p, const QRect &area, int labelWidth, 
         const int top = l.rowTop(size_t(highlight));
         p.setPen(QPen(theme.text, 1.5));
         p.setBrush(Qt::NoBrush);
-        p.drawRect(QRectF(l.lanes.left() + 0.75, top - 1.25, columns - 1.5, std::max(2.0, l.rowHeight) + 1.5));
+        p.drawRect(QRectF(l.lanes.left() + 0.75, top - 1.25, columns - 1.5,
+                          std::max(2.0, l.rowHeight) + 1.5));
     }
     p.restore();
 
@@ -159,8 +171,10 @@ void RankOverviewPainter::paint(QPainter &p, const QRect &area, int labelWidth, 
         if (y - textHeight / 2 < lastBottom + 2)
             continue;
         const RankLane &r = overview.lanes[lane];
-        const QString label = r.rank >= 0 ? QStringLiteral("rank %1").arg(r.rank) : QStringLiteral("GPU %1").arg(r.device);
-        p.drawText(QRect(area.left() + 4, y - textHeight / 2, labelWidth - 10, textHeight), Qt::AlignRight | Qt::AlignVCenter, label);
+        const QString label = r.rank >= 0 ? QStringLiteral("rank %1").arg(r.rank)
+                                          : QStringLiteral("GPU %1").arg(r.device);
+        p.drawText(QRect(area.left() + 4, y - textHeight / 2, labelWidth - 10, textHeight),
+                   Qt::AlignRight | Qt::AlignVCenter, label);
         lastBottom = y + textHeight / 2;
     }
 }

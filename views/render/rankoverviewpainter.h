@@ -27,8 +27,8 @@ public:
 
     struct Layout
     {
-        QRect lanes;     // where lanes are drawn (right of the label column, below the header)
-        int rows = 0;    // pixel rows used: one per group of lanes
+        QRect lanes;  // where lanes are drawn (right of the label column, below the header)
+        int rows = 0; // pixel rows used: one per group of lanes
         double rowHeight = 0;
         size_t laneCount = 0;
         // The first lane and one past the last that pixel row y (widget coordinates) shows;

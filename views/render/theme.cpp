@@ -49,11 +49,16 @@ QColor Theme::resource(ResourceClass c) const
 {
     // Tableau-10 hues, readable on both backgrounds; CPU and idle greys follow the theme.
     switch (c) {
-    case ResourceClass::Compute: return QColor(0x4c, 0x78, 0xa8);
-    case ResourceClass::Communication: return QColor(0xe4, 0x57, 0x56);
-    case ResourceClass::Copies: return QColor(0xf2, 0x8e, 0x2b);
-    case ResourceClass::Cpu: return dark ? QColor(0xa0, 0xa4, 0xaa) : QColor(0x8c, 0x8c, 0x8c);
-    case ResourceClass::Idle: return dark ? QColor(0x48, 0x4c, 0x52) : QColor(0xd8, 0xd8, 0xd8);
+    case ResourceClass::Compute:
+        return QColor(0x4c, 0x78, 0xa8);
+    case ResourceClass::Communication:
+        return QColor(0xe4, 0x57, 0x56);
+    case ResourceClass::Copies:
+        return QColor(0xf2, 0x8e, 0x2b);
+    case ResourceClass::Cpu:
+        return dark ? QColor(0xa0, 0xa4, 0xaa) : QColor(0x8c, 0x8c, 0x8c);
+    case ResourceClass::Idle:
+        return dark ? QColor(0x48, 0x4c, 0x52) : QColor(0xd8, 0xd8, 0xd8);
     }
     return text;
 }
@@ -61,11 +66,16 @@ QColor Theme::resource(ResourceClass c) const
 QString Theme::resourceName(ResourceClass c)
 {
     switch (c) {
-    case ResourceClass::Compute: return QStringLiteral("compute");
-    case ResourceClass::Communication: return QStringLiteral("communication");
-    case ResourceClass::Copies: return QStringLiteral("copies");
-    case ResourceClass::Cpu: return QStringLiteral("CPU");
-    case ResourceClass::Idle: return QStringLiteral("idle");
+    case ResourceClass::Compute:
+        return QStringLiteral("compute");
+    case ResourceClass::Communication:
+        return QStringLiteral("communication");
+    case ResourceClass::Copies:
+        return QStringLiteral("copies");
+    case ResourceClass::Cpu:
+        return QStringLiteral("CPU");
+    case ResourceClass::Idle:
+        return QStringLiteral("idle");
     }
     return QString();
 }
@@ -74,11 +84,15 @@ QColor Theme::trackKind(TrackKind kind) const
 {
     switch (kind) {
     case TrackKind::Gpu:
-    case TrackKind::Stream: return resource(ResourceClass::Compute);
-    case TrackKind::Counter: return QColor(0xf0, 0x9a, 0x1a);
+    case TrackKind::Stream:
+        return resource(ResourceClass::Compute);
+    case TrackKind::Counter:
+        return QColor(0xf0, 0x9a, 0x1a);
     case TrackKind::Process:
-    case TrackKind::Thread: return resource(ResourceClass::Cpu);
-    default: return muted;
+    case TrackKind::Thread:
+        return resource(ResourceClass::Cpu);
+    default:
+        return muted;
     }
 }
 
@@ -106,7 +120,8 @@ void Theme::use(bool dark)
 
 bool Theme::parse(const QString &name, bool systemDark, bool *dark)
 {
-    if (name == QLatin1String("light") || name == QLatin1String("dark") || name == QLatin1String("system")) {
+    if (name == QLatin1String("light") || name == QLatin1String("dark") ||
+        name == QLatin1String("system")) {
         *dark = name == QLatin1String("dark") || (name == QLatin1String("system") && systemDark);
         return true;
     }

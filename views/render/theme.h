@@ -12,8 +12,9 @@ namespace gml {
 // What a piece of time was spent on, with one colour in every view and legend: the timeline's
 // rank overview, the Analysis, Compare and What-if charts, the execution graph, the flame graph.
 enum class ResourceClass { Cpu, Compute, Communication, Copies, Idle };
-inline constexpr ResourceClass kResourceClasses[] = {ResourceClass::Compute, ResourceClass::Communication,
-                                                     ResourceClass::Copies, ResourceClass::Cpu, ResourceClass::Idle};
+inline constexpr ResourceClass kResourceClasses[] = {
+    ResourceClass::Compute, ResourceClass::Communication, ResourceClass::Copies, ResourceClass::Cpu,
+    ResourceClass::Idle};
 
 // The one palette of the studio, light or dark: every painter and chart takes its colours from
 // the current theme (and Qt's palette roles, which it sets), so View › Theme changes them all,
@@ -26,7 +27,7 @@ struct Theme
     QColor alternate; // every other row, the ruler
     QColor header;    // the label column, headers
     QColor text;
-    QColor muted;     // secondary text, ticks
+    QColor muted; // secondary text, ticks
     QColor grid;
     QColor border;
     QColor accent;    // selection

@@ -72,7 +72,8 @@ TimeNs TimelinePainter::timeForX(const TimelineViewport &v, double x) const
 
 const TimelineGeometry &TimelinePainter::geometry(const TimelineViewport &v)
 {
-    if (!m_geometryValid || !(m_geometryViewport == v) || m_geometryLayoutVersion != m_layout.version()) {
+    if (!m_geometryValid || !(m_geometryViewport == v) ||
+        m_geometryLayoutVersion != m_layout.version()) {
         QElapsedTimer timer;
         timer.start();
         buildGeometry(v);
@@ -120,17 +121,20 @@ void TimelinePainter::buildGeometry(const TimelineViewport &v)
         // A scrolling row is drawn below the band, a pinned one in it.
         const int clipTop = row.pinned ? m_metrics.headerHeight() : rowsTop();
         const int clipBottom = row.pinned ? rowsTop() : v.size.height();
-        if (top + row.height <= clipTop || top >= clipBottom || row.type != TimelineRow::Type::Track)
+        if (top + row.height <= clipTop || top >= clipBottom ||
+            row.type != TimelineRow::Type::Track)
             continue;
         TimelineViewport rv = v; // on the row's clock
         rv.t0 += row.shift;
         rv.t1 += row.shift;
         if (row.depthCount > 0) {
             auto s = m_data->slices.value(row.track);
-            if (!s && m_data->pager) { // a paged track: what the pager has for this window and scale
-                s = m_data->pager->view(row.track, rv.t0, rv.t1,
-                                        double(std::max<TimeNs>(1, rv.t1 - rv.t0)) /
-                                            std::max(1.0, double(v.size.width() - m_metrics.labelWidth)));
+            if (!s &&
+                m_data->pager) { // a paged track: what the pager has for this window and scale
+                s = m_data->pager->view(
+                    row.track, rv.t0, rv.t1,
+                    double(std::max<TimeNs>(1, rv.t1 - rv.t0)) /
+                        std::max(1.0, double(v.size.width() - m_metrics.labelWidth)));
                 m_geometryComplete = m_geometryComplete && m_data->pager->exact(row.track);
             }
             if (s)
@@ -169,7 +173,8 @@ void TimelinePainter::buildSliceRow(const TimelineViewport &v, const TimelineRow
         while (i < last) {
             const double xs = px(track.start(i)), xe = px(track.end(i));
             if (xe - xs >= 1.0) {
-                const int a = int(std::floor(std::max(xs, left - 1))), b = int(std::lround(std::min(xe, right + 1)));
+                const int a = int(std::floor(std::max(xs, left - 1))),
+                          b = int(std::lround(std::min(xe, right + 1)));
                 const int c = colorOf(track.nameId(i));
                 // Boxes wide enough keep a one-pixel gap, so back-to-back slices of one colour
                 // stay distinguishable.
@@ -180,7 +185,8 @@ void TimelinePainter::buildSliceRow(const TimelineViewport &v, const TimelineRow
                 ++m_geometry.visibleSlices;
                 lastMergedColor = -1;
                 if (r.width() >= kMinLabelWidth) {
-                    const QString text = fm.elidedText(m_data->name(track.nameId(i)), Qt::ElideRight, r.width() - 4);
+                    const QString text =
+                        fm.elidedText(m_data->name(track.nameId(i)), Qt::ElideRight, r.width() - 4);
                     if (!text.isEmpty() && text != QStringLiteral("…"))
                         m_geometry.labels.push_back({QRectF(r).adjusted(2, 0, -2, 0), text});
                 }
@@ -196,11 +202,12 @@ void TimelinePainter::buildSliceRow(const TimelineViewport &v, const TimelineRow
             const size_t longest = track.longestIn(i, j);
             const int c = colorOf(track.nameId(longest));
             const int x0 = int(std::max(bucketX, left - 1));
-            const int x1 = std::max(x0 + 1, int(std::ceil(std::min(px(track.end(j - 1)), right + 1))));
+            const int x1 =
+                std::max(x0 + 1, int(std::ceil(std::min(px(track.end(j - 1)), right + 1))));
             auto &list = m_geometry.boxes[size_t(c)];
             // QRect: x() + width() is one past the last pixel.
-            if (lastMergedColor == c && !list.empty() && list.back().x() + list.back().width() >= x0 &&
-                list.back().y() == int(y)) {
+            if (lastMergedColor == c && !list.empty() &&
+                list.back().x() + list.back().width() >= x0 && list.back().y() == int(y)) {
                 list.back().setWidth(std::max(list.back().width(), x1 - list.back().x()));
             } else {
                 list.push_back(QRect(x0, int(y), x1 - x0, int(h)));
@@ -225,7 +232,8 @@ void TimelinePainter::buildCounterRow(const TimelineViewport &v, const TimelineR
     TimelineGeometry::CounterShape shape;
     shape.rect = QRectF(left, top, right - left, row.height);
     shape.colorIndex = SlicePalette::indexFor(row.label);
-    shape.maxText = QString::number(maxValue, 'g', 4) + (row.unit.isEmpty() ? QString() : QLatin1Char(' ') + row.unit);
+    shape.maxText = QString::number(maxValue, 'g', 4) +
+                    (row.unit.isEmpty() ? QString() : QLatin1Char(' ') + row.unit);
     // One column per pixel: the maximum of the samples in effect during the column (the value
     // held from before plus every sample inside), so short peaks never vanish when zoomed out.
     qint64 k = track.sampleAt(v.t0);

@@ -8,8 +8,8 @@
 namespace gml {
 
 void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collapsed,
-                           const QSet<qint64> &hidden, const TimelineMetrics &m, const TimelineFocus &focus,
-                           const TimelineTrackFilter &filter)
+                           const QSet<qint64> &hidden, const TimelineMetrics &m,
+                           const TimelineFocus &focus, const TimelineTrackFilter &filter)
 {
     m_rows.clear();
     m_shiftOfRun.clear();
@@ -36,7 +36,8 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
             const auto *r = byId.value(id);
             if (!r || m_shiftOfRun.contains(id))
                 continue;
-            const TimeNs shift = (focus.projectClock || !anchor || !hasData(*r)) ? 0 : r->start - anchor->start;
+            const TimeNs shift =
+                (focus.projectClock || !anchor || !hasData(*r)) ? 0 : r->start - anchor->start;
             add(r, shift);
             // A live prediction sits right after the run it predicts, on its clock.
             const qsizetype at = r - data.runs.constData();
@@ -69,7 +70,9 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
             for (const auto &t : runPtr->tracks) {
                 kindOf.insert(t.id, t.kind);
                 parentOf.insert(t.id, t.parent);
-                const QString path = (t.parent ? pathOf.value(t.parent) + QStringLiteral(" › ") : QString()) + trackLabel(t);
+                const QString path =
+                    (t.parent ? pathOf.value(t.parent) + QStringLiteral(" › ") : QString()) +
+                    trackLabel(t);
                 pathOf.insert(t.id, path);
                 // A counter belongs to the side of the row it sits under (a GPU's utilisation).
                 bool onGpu = t.kind == TrackKind::Gpu || t.kind == TrackKind::Stream;
@@ -162,7 +165,7 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
             continue;
         // run.tracks is depth-first with siblings ordered, so one pass with the ancestor chain
         // decides visibility and indentation.
-        QHash<TrackId, int> level;        // tree depth of each track
+        QHash<TrackId, int> level; // tree depth of each track
         QHash<TrackId, bool> childrenShown;
         QSet<TrackId> parents;
         for (const auto &t : run.tracks)
@@ -170,7 +173,8 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
                 parents.insert(t.parent);
         for (const auto &t : run.tracks) {
             const bool parentOk = !t.parent || childrenShown.value(t.parent, false);
-            const bool visible = parentOk && !hidden.contains(t.id) && (!filtering || kept.contains(t.id));
+            const bool visible =
+                parentOk && !hidden.contains(t.id) && (!filtering || kept.contains(t.id));
             const int lvl = t.parent ? level.value(t.parent, 0) + 1 : 0;
             level.insert(t.id, lvl);
             childrenShown.insert(t.id, visible && !collapsed.contains(t.id));
@@ -191,7 +195,8 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
 int TimelineLayout::rowAt(int y) const
 {
     const auto first = m_rows.begin() + qsizetype(m_firstScrolling);
-    const auto it = std::upper_bound(first, m_rows.end(), y, [](int v, const TimelineRow &r) { return v < r.y; });
+    const auto it = std::upper_bound(first, m_rows.end(), y,
+                                     [](int v, const TimelineRow &r) { return v < r.y; });
     if (it == first)
         return -1;
     const auto &r = *(it - 1);

@@ -17,12 +17,12 @@ namespace gml {
 // Fixed sizes of the timeline, in device-independent pixels.
 struct TimelineMetrics
 {
-    int labelWidth = 280;   // the resource tree column at the left
+    int labelWidth = 280; // the resource tree column at the left
     int overviewHeight = 30;
     int rulerHeight = 24;
-    int depthHeight = 18;   // one nesting level of slices
+    int depthHeight = 18; // one nesting level of slices
     int rowPadding = 3;
-    int groupHeight = 22;   // a run or a track with no data of its own
+    int groupHeight = 22; // a run or a track with no data of its own
     int counterHeight = 46;
     int indent = 14;
     int headerHeight() const { return overviewHeight + rulerHeight; }
@@ -43,10 +43,10 @@ struct TimelineRow
     bool expanded = true;
     int y = 0;
     int height = 0;
-    int depthCount = 0;     // slice rows
+    int depthCount = 0; // slice rows
     bool isCounter = false;
-    TimeNs shift = 0;       // its run's: track time = view time + shift (TimelineState)
-    bool pinned = false;    // in the pinned band above the rows (y from the band's top)
+    TimeNs shift = 0;    // its run's: track time = view time + shift (TimelineState)
+    bool pinned = false; // in the pinned band above the rows (y from the band's top)
     // The key used by the collapsed/hidden sets: the track id, or -run id for a run.
     qint64 key() const { return type == Type::Run ? -run : track; }
 };
@@ -70,7 +70,10 @@ struct TimelineTrackFilter
     // Non-empty: only these tracks (with their ancestors for context), as a figure of chosen
     // tracks lays them out.
     QSet<TrackId> chosen;
-    bool active() const { return !text.trimmed().isEmpty() || only != Only::All || !chosen.isEmpty(); }
+    bool active() const
+    {
+        return !text.trimmed().isEmpty() || only != Only::All || !chosen.isEmpty();
+    }
 };
 
 // The rows shown, top to bottom: run -> tracks depth-first, siblings by sort index. A collapsed

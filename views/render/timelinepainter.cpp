@@ -65,8 +65,8 @@ void TimelinePainter::paint(QPainter &p, const TimelineViewport &v, const Timeli
     m_lastPaintMs = double(timer.nsecsElapsed()) / 1e6;
 }
 
-void TimelinePainter::paintRows(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o, TimeNs step,
-                                bool pinned)
+void TimelinePainter::paintRows(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o,
+                                TimeNs step, bool pinned)
 {
     const int header = pinned ? m_metrics.headerHeight() : rowsTop();
     const int bottom = pinned ? rowsTop() : v.size.height();
@@ -80,7 +80,8 @@ void TimelinePainter::paintRows(QPainter &p, const TimelineViewport &v, const Ti
     // Row backgrounds: alternate per top-level group so a process and its threads read as one.
     int group = 0;
     const auto &rows = m_layout.rows();
-    for (size_t r = pinned ? 0 : m_layout.pinnedCount(); r < (pinned ? m_layout.pinnedCount() : rows.size()); ++r) {
+    for (size_t r = pinned ? 0 : m_layout.pinnedCount();
+         r < (pinned ? m_layout.pinnedCount() : rows.size()); ++r) {
         const TimelineRow &row = rows[r];
         if (row.indent <= 1 || pinned)
             ++group;
@@ -105,7 +106,8 @@ void TimelinePainter::paintRows(QPainter &p, const TimelineViewport &v, const Ti
     p.setPen(Qt::NoPen);
     for (int c = 0; c < SlicePalette::kSize; ++c) {
         const auto &boxes = g.boxes[size_t(c)];
-        const size_t a = pinned ? 0 : g.pinnedBoxes[size_t(c)], b = pinned ? g.pinnedBoxes[size_t(c)] : boxes.size();
+        const size_t a = pinned ? 0 : g.pinnedBoxes[size_t(c)],
+                     b = pinned ? g.pinnedBoxes[size_t(c)] : boxes.size();
         if (b <= a)
             continue;
         p.setBrush(SlicePalette::color(c));
@@ -113,9 +115,12 @@ void TimelinePainter::paintRows(QPainter &p, const TimelineViewport &v, const Ti
     }
     p.setBrush(Qt::NoBrush);
     p.setPen(T().sliceText);
-    for (size_t i = pinned ? 0 : g.pinnedLabels; i < (pinned ? g.pinnedLabels : g.labels.size()); ++i)
-        p.drawText(g.labels[i].rect, Qt::AlignLeft | Qt::AlignVCenter | Qt::TextSingleLine, g.labels[i].text);
-    for (size_t i = pinned ? 0 : g.pinnedCounters; i < (pinned ? g.pinnedCounters : g.counters.size()); ++i) {
+    for (size_t i = pinned ? 0 : g.pinnedLabels; i < (pinned ? g.pinnedLabels : g.labels.size());
+         ++i)
+        p.drawText(g.labels[i].rect, Qt::AlignLeft | Qt::AlignVCenter | Qt::TextSingleLine,
+                   g.labels[i].text);
+    for (size_t i = pinned ? 0 : g.pinnedCounters;
+         i < (pinned ? g.pinnedCounters : g.counters.size()); ++i) {
         const auto &c = g.counters[i];
         QColor fill = SlicePalette::color(c.colorIndex);
         fill.setAlpha(150);
@@ -138,10 +143,12 @@ QRectF TimelinePainter::sliceRect(const TimelineViewport &v, TrackId track, size
     if (r < 0 || !s || index >= s->size())
         return {};
     const auto &row = m_layout.rows()[size_t(r)];
-    const double top = rowTop(row, v) + m_metrics.rowPadding + s->depth(index) * m_metrics.depthHeight;
+    const double top =
+        rowTop(row, v) + m_metrics.rowPadding + s->depth(index) * m_metrics.depthHeight;
     if (!row.pinned && top < rowsTop())
         return {}; // scrolled under the pinned band
-    const double a = xForTime(v, s->start(index) - row.shift), b = xForTime(v, s->end(index) - row.shift);
+    const double a = xForTime(v, s->start(index) - row.shift),
+                 b = xForTime(v, s->end(index) - row.shift);
     return QRectF(a, top, std::max(1.0, b - a), m_metrics.depthHeight - 1);
 }
 
@@ -165,7 +172,8 @@ void TimelinePainter::paintOverlay(QPainter &p, const TimelineViewport &v, const
             continue;
         const double a = xForTime(v, n.start), b = xForTime(v, n.end);
         if (n.end > n.start)
-            p.fillRect(QRectF(a, header, std::max(1.0, b - a), v.size.height() - header), QColor(T().note.red(), T().note.green(), T().note.blue(), 28));
+            p.fillRect(QRectF(a, header, std::max(1.0, b - a), v.size.height() - header),
+                       QColor(T().note.red(), T().note.green(), T().note.blue(), 28));
         p.setPen(QPen(T().note, 1, Qt::DashLine));
         p.drawLine(QPointF(a, header), QPointF(a, v.size.height()));
         if (n.end > n.start)
@@ -213,7 +221,8 @@ void TimelinePainter::paintOverlay(QPainter &p, const TimelineViewport &v, const
         QPainterPath path(from);
         const double dy = (to.y() - from.y()) / 2;
         path.cubicTo(from + QPointF(0, dy), to - QPointF(0, dy), to);
-        const QColor c = l.kind == FlowKind::Launch ? QColor(0xd1, 0x3b, 0x3b) : QColor(0x5b, 0x3f, 0xc4);
+        const QColor c =
+            l.kind == FlowKind::Launch ? QColor(0xd1, 0x3b, 0x3b) : QColor(0x5b, 0x3f, 0xc4);
         p.setPen(QPen(c, 1.5));
         p.setBrush(Qt::NoBrush);
         p.drawPath(path);
@@ -227,12 +236,14 @@ void TimelinePainter::paintOverlay(QPainter &p, const TimelineViewport &v, const
     if (o.hasCursor && o.cursor >= v.t0 && o.cursor < v.t1) {
         const double x = xForTime(v, o.cursor);
         p.setRenderHint(QPainter::Antialiasing, false);
-        p.fillRect(QRectF(x, header, 1, v.size.height() - header), QColor(T().muted.red(), T().muted.green(), T().muted.blue(), 160));
+        p.fillRect(QRectF(x, header, 1, v.size.height() - header),
+                   QColor(T().muted.red(), T().muted.green(), T().muted.blue(), 160));
     }
     p.restore();
 }
 
-void TimelinePainter::paintNoteFlags(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o)
+void TimelinePainter::paintNoteFlags(QPainter &p, const TimelineViewport &v,
+                                     const TimelineOverlay &o)
 {
     // A flag at the top of the ruler per note in view: its bookmark number, or a dot; a range
     // gets a band under the flag as long as the range.
@@ -264,7 +275,8 @@ void TimelinePainter::paintLabels(QPainter &p, const TimelineViewport &v, bool p
     p.fillRect(QRect(0, header, width, bottom - header), T().header);
     const QFontMetricsF fm(m_font);
     const auto &rows = m_layout.rows();
-    for (size_t r = pinned ? 0 : m_layout.pinnedCount(); r < (pinned ? m_layout.pinnedCount() : rows.size()); ++r) {
+    for (size_t r = pinned ? 0 : m_layout.pinnedCount();
+         r < (pinned ? m_layout.pinnedCount() : rows.size()); ++r) {
         const TimelineRow &row = rows[r];
         const int rowTopY = rowTop(row, v);
         if (rowTopY > bottom || rowTopY + row.height < header)
@@ -297,7 +309,8 @@ void TimelinePainter::paintLabels(QPainter &p, const TimelineViewport &v, bool p
         p.drawText(QRectF(x, top, width - x - 4, lineH), Qt::AlignLeft | Qt::AlignVCenter, text);
         if (row.isCounter && !row.unit.isEmpty()) {
             p.setPen(T().muted);
-            p.drawText(QRectF(x, top + lineH - 2, width - x - 4, lineH), Qt::AlignLeft | Qt::AlignTop, row.unit);
+            p.drawText(QRectF(x, top + lineH - 2, width - x - 4, lineH),
+                       Qt::AlignLeft | Qt::AlignTop, row.unit);
         }
         p.fillRect(QRect(0, rowTopY + row.height - 1, width, 1), T().grid);
     }
@@ -307,7 +320,8 @@ void TimelinePainter::paintLabels(QPainter &p, const TimelineViewport &v, bool p
     p.restore();
 }
 
-void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o, TimeNs step)
+void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o,
+                                  TimeNs step)
 {
     const int left = m_metrics.labelWidth;
     const int oh = m_metrics.overviewHeight, rh = m_metrics.rulerHeight;
@@ -370,7 +384,8 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
     // Top-left corner: the visible window's width.
     p.setPen(T().text);
     p.setFont(m_boldFont);
-    p.drawText(QRect(8, 0, left - 12, oh), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("Overview"));
+    p.drawText(QRect(8, 0, left - 12, oh), Qt::AlignLeft | Qt::AlignVCenter,
+               QStringLiteral("Overview"));
     p.setFont(m_font);
     p.drawText(QRect(8, oh, left - 12, rh), Qt::AlignLeft | Qt::AlignVCenter,
                QStringLiteral("window %1").arg(formatDuration(v.t1 - v.t0)));
@@ -379,7 +394,8 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
 TimeNs TimelinePainter::tickStep(const TimelineViewport &v, TimeNs origin) const
 {
     const double pxPerNs = std::max(double(v.size.width() - m_metrics.labelWidth) /
-                                        double(std::max<TimeNs>(1, v.t1 - v.t0)), 1e-15);
+                                        double(std::max<TimeNs>(1, v.t1 - v.t0)),
+                                    1e-15);
     const QFontMetricsF fm(m_font);
     constexpr double kGap = 14; // px between one label's end and the next tick's label
     double minPx = 60;
@@ -489,7 +505,8 @@ const std::vector<float> &TimelinePainter::overviewDensity(int width)
     return m_overview;
 }
 
-void TimelinePainter::paintOverview(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o)
+void TimelinePainter::paintOverview(QPainter &p, const TimelineViewport &v,
+                                    const TimelineOverlay &o)
 {
     const int left = m_metrics.labelWidth, oh = m_metrics.overviewHeight;
     const int width = v.size.width() - left;
@@ -556,7 +573,9 @@ TimelineHit TimelinePainter::hitTest(const TimelineViewport &v, QPointF pt) cons
         const size_t first = s->firstIndex(d, t - tol), last = s->lastIndex(d, t + tol + 1);
         TimeNs best = tol + 1;
         for (size_t i = first; i < last && i < first + 64; ++i) {
-            const TimeNs dist = t < s->start(i) ? s->start(i) - t : t >= s->end(i) ? t - s->end(i) : 0;
+            const TimeNs dist = t < s->start(i)  ? s->start(i) - t
+                                : t >= s->end(i) ? t - s->end(i)
+                                                 : 0;
             if (dist < best) {
                 best = dist;
                 hit.index = qint64(i);

@@ -32,7 +32,7 @@ struct TimelineViewport
 // What changes without changing the geometry: selection, links, cursor.
 struct TimelineOverlay
 {
-    TimeNs traceStart = 0, traceEnd = 0; // empty: the painter's data range
+    TimeNs traceStart = 0, traceEnd = 0;         // empty: the painter's data range
     TimeNs selectionStart = 0, selectionEnd = 0; // empty: none
     TrackId selectedTrack = 0;
     SliceId selectedSlice = 0;
@@ -63,10 +63,10 @@ struct TimelineGeometry
     };
     struct CounterShape
     {
-        QPolygonF area;   // filled, closed at the baseline
-        QPolygonF line;   // the upper envelope (max per pixel column)
+        QPolygonF area; // filled, closed at the baseline
+        QPolygonF line; // the upper envelope (max per pixel column)
         int colorIndex = 0;
-        QString maxText;  // the value at the row's top, with its unit
+        QString maxText; // the value at the row's top, with its unit
         QRectF rect;
     };
     // Grouped by colour, on whole pixels: the raster engine fills integer rectangles on its
@@ -92,8 +92,8 @@ struct TimelineHit
     int row = -1;
     bool onToggle = false; // the expand/collapse triangle of the row
     TrackId track = 0;
-    qint64 index = -1;     // slice index in the track's SliceTrack, -1 for none
-    TimeNs time = 0;       // under the point (window time in rows/ruler, trace time in overview)
+    qint64 index = -1; // slice index in the track's SliceTrack, -1 for none
+    TimeNs time = 0;   // under the point (window time in rows/ruler, trace time in overview)
 };
 
 // Draws the timeline (overview strip, ruler, resource column, slices, counters, overlays) with
@@ -134,7 +134,8 @@ public:
     // Where a row's top is drawn (device y): in the pinned band, or scrolled below it.
     int rowTop(const TimelineRow &row, const TimelineViewport &v) const
     {
-        return m_metrics.headerHeight() + (row.pinned ? row.y : m_layout.pinnedHeight() + row.y - v.scrollY);
+        return m_metrics.headerHeight() +
+               (row.pinned ? row.y : m_layout.pinnedHeight() + row.y - v.scrollY);
     }
     int rowsTop() const { return m_metrics.headerHeight() + m_layout.pinnedHeight(); }
     // Width of the resource column (the track labels), at least 120 px.
@@ -167,11 +168,13 @@ public:
 
 private:
     void buildGeometry(const TimelineViewport &v);
-    void buildSliceRow(const TimelineViewport &v, const TimelineRow &row, const SliceTrack &track, int top,
-                       int viewTop, int viewBottom);
-    void buildCounterRow(const TimelineViewport &v, const TimelineRow &row, const CounterTrack &track, int top);
+    void buildSliceRow(const TimelineViewport &v, const TimelineRow &row, const SliceTrack &track,
+                       int top, int viewTop, int viewBottom);
+    void buildCounterRow(const TimelineViewport &v, const TimelineRow &row,
+                         const CounterTrack &track, int top);
     // One band: the pinned rows, or the scrolling rows below them.
-    void paintRows(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o, TimeNs step, bool pinned);
+    void paintRows(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o, TimeNs step,
+                   bool pinned);
     void paintLabels(QPainter &p, const TimelineViewport &v, bool pinned);
     void paintHeader(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o, TimeNs step);
     void paintOverlay(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o);

@@ -129,7 +129,8 @@ void TimelineState::zoomToSelection()
     setWindow(a - margin, b + margin);
 }
 
-void TimelineState::setSelectedSlice(TrackId track, SliceId slice, TimeNs start, TimeNs end, TimeNs shift)
+void TimelineState::setSelectedSlice(TrackId track, SliceId slice, TimeNs start, TimeNs end,
+                                     TimeNs shift)
 {
     m_selectedShift = shift;
     if (track == m_selectedTrack && slice == m_selectedSlice)
