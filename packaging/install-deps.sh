@@ -23,6 +23,10 @@ PACKAGES=(
 if [ "${1:-}" = "fuzz" ]; then
   PACKAGES+=(clang libclang-rt-14-dev)
 fi
+# `install-deps.sh format` adds the pinned formatter .ci/check-format runs.
+if [ "${1:-}" = "format" ]; then
+  PACKAGES+=(clang-format-14)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
