@@ -25,7 +25,16 @@ fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tst_dask.XXXXXX")
 pids=()
 stop() {
+  # SIGTERM, then SIGKILL for what is still there after 10 s: a Dask service that ignored
+  # SIGTERM once held the test past its timeout after every check had passed (ASan run).
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for _ in $(seq 1 100); do
+    alive=0
+    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && break
+    sleep 0.1
+  done
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
   rm -rf "$WORK"
 }
