@@ -69,6 +69,20 @@ class TestCluster : public QObject
     QTemporaryDir m_tmp;
     QString m_direct, m_cluster;
 
+    // The three shards of initTestCase copied into `dir` (for tests that damage or move them).
+    QStringList copyShards(const QTemporaryDir &dir) const
+    {
+        QStringList shards;
+        for (int i = 0; i < 3; ++i) {
+            const QString to = dir.filePath(QStringLiteral("shard-%1-of-3.grademl").arg(i));
+            if (QFile::copy(
+                    m_tmp.filePath(QStringLiteral("cluster.shards/shard-%1-of-3.grademl").arg(i)),
+                    to))
+                shards << to;
+        }
+        return shards;
+    }
+
     void run(const QStringList &args)
     {
         const auto p = gmltest::runProgram(QStringLiteral(GRADEML_CLI), args);
@@ -597,13 +611,8 @@ private Q_SLOTS:
     void mergeRefusesWhatItMustNotOverwrite()
     {
         QTemporaryDir dir;
-        QStringList shards;
-        for (int i = 0; i < 3; ++i) {
-            shards << dir.filePath(QStringLiteral("shard-%1-of-3.grademl").arg(i));
-            QVERIFY(QFile::copy(
-                m_tmp.filePath(QStringLiteral("cluster.shards/shard-%1-of-3.grademl").arg(i)),
-                shards.last()));
-        }
+        const QStringList shards = copyShards(dir);
+        QCOMPARE(shards.size(), 3);
         const QString mine = dir.filePath(QStringLiteral("mine.grademl"));
         QVERIFY(QFile::copy(m_direct, mine));
         auto bytesOf = [](const QString &path) {
@@ -709,13 +718,8 @@ private Q_SLOTS:
     void clusterProjectChecksItsShards()
     {
         QTemporaryDir dir;
-        QStringList shards;
-        for (int i = 0; i < 3; ++i) {
-            shards << dir.filePath(QStringLiteral("shard-%1-of-3.grademl").arg(i));
-            QVERIFY(QFile::copy(
-                m_tmp.filePath(QStringLiteral("cluster.shards/shard-%1-of-3.grademl").arg(i)),
-                shards.last()));
-        }
+        const QStringList shards = copyShards(dir);
+        QCOMPARE(shards.size(), 3);
         const QString cluster = dir.filePath(QStringLiteral("cluster.grademl"));
         run(QStringList{QStringLiteral("merge"), cluster} + shards);
         // Ranks 0-1 are in shard 0 and 2-3 in shard 1 (6 ranks in 3 shards).

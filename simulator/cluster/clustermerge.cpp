@@ -298,10 +298,6 @@ bool checkInputs(const QString &path, const QList<ShardInput> &shards,
                                          "import that shard again and merge its .grademl")
                               .arg(s));
         const QString key = fileKey(s);
-        if (key == out)
-            return refuse(
-                QStringLiteral("%1 is both the cluster project to write and one of its shards")
-                    .arg(s));
         if (const auto [at, added] = seen.emplace(key, i); !added)
             return refuse(QStringLiteral("%1 is given twice (arguments %2 and %3)")
                               .arg(s)
