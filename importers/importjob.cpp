@@ -127,7 +127,7 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
         // Beside the project: on the disk chosen for it, not in a /tmp that may be memory.
         scratch = std::make_unique<ScratchFolder>(m_project.path());
         if (scratch->isValid()) {
-            ids = std::make_unique<ImportIds>(m_project);
+            ids = std::make_unique<ImportIds>(m_project.db());
             m_project.shareIds(ids.get());
             aside = std::make_unique<SideImports>(*ids, tasks, threads, scratch->path());
         }

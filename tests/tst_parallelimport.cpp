@@ -214,7 +214,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         auto project = gmltest::newProject(dir);
-        ImportIds ids(*project);
+        ImportIds ids(project->db());
         auto writeOne = [](Project &p, const QString &path, const char *name) {
             QString error;
             QVERIFY2(p.begin(&error), qPrintable(error));

@@ -1,14 +1,45 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sliceclass.h"
 
-#include "clockalignment.h"
-
 #include <QRegularExpression>
 
 #include <algorithm>
 #include <initializer_list>
 
 namespace gml {
+
+const QStringList &collectiveOperations()
+{
+    // Longest first: "AllReduce" must not be read as "Reduce", "SendRecv" as "Send".
+    static const QStringList ops = {
+        QStringLiteral("AllReduce"), QStringLiteral("AllGather"), QStringLiteral("ReduceScatter"),
+        QStringLiteral("AllToAll"),  QStringLiteral("Broadcast"), QStringLiteral("SendRecv"),
+        QStringLiteral("Reduce"),    QStringLiteral("Send"),      QStringLiteral("Recv"),
+    };
+    return ops;
+}
+
+int collectiveOperation(const QString &kernelName)
+{
+    // ncclKernel_AllReduce_RING_LL_Sum_float(...), ncclDevKernel_SendRecv(...),
+    // ncclAllReduceRingLLKernel_sum_f32(...) (NCCL 2.4), rcclKernel_..., possibly "void " first.
+    QStringView name(kernelName);
+    if (name.startsWith(QLatin1String("void ")))
+        name = name.mid(5);
+    if (!name.startsWith(QLatin1String("nccl"), Qt::CaseInsensitive) &&
+        !name.startsWith(QLatin1String("rccl"), Qt::CaseInsensitive))
+        return -1;
+    const qsizetype paren = name.indexOf(QLatin1Char('('));
+    if (paren >= 0)
+        name = name.left(paren);
+    if (!name.contains(QLatin1String("Kernel"), Qt::CaseInsensitive))
+        return -1;
+    const auto &ops = collectiveOperations();
+    for (int i = 0; i < ops.size(); ++i)
+        if (name.contains(ops[i], Qt::CaseInsensitive))
+            return i;
+    return -1;
+}
 
 static bool oneOf(const QString &s, std::initializer_list<const char *> list)
 {
@@ -101,27 +132,6 @@ void sortNestRows(std::vector<NestRow> &rows, const std::vector<size_t> &descent
         }
         std::inplace_merge(from, mid, last, nestsBefore);
     }
-}
-
-bool readNestRows(slicestore::TrackReader &reader, TrackId track, bool withArgs, TimeNs offset,
-                  std::vector<NestRow> &rows,
-                  const std::function<void(const slicestore::Row &, const NestRow &)> &args)
-{
-    rows.clear();
-    std::vector<size_t> descents;
-    const bool ok = reader.read(track, withArgs, [&](const slicestore::Row &x) {
-        if (x.dur <= 0)
-            return;
-        const NestRow row{x.id, x.ts + offset, x.ts + offset + x.dur, x.name, x.cat};
-        if (!rows.empty() && nestsBefore(row, rows.back()))
-            descents.push_back(rows.size());
-        rows.push_back(row);
-        if (x.hasArgs && args)
-            args(x, row);
-    });
-    if (ok)
-        sortNestRows(rows, descents);
-    return ok;
 }
 
 void unseenStrings(const std::vector<NestRow> &rows, std::vector<char> &seen,

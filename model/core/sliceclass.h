@@ -5,7 +5,6 @@
 // reads traces as work: the execution model (simulator/graph), the analyses and the summaries
 // written at import (sourcesummary.h).
 
-#include "slicestore.h"
 #include "types.h"
 
 #include <QString>
@@ -16,6 +15,11 @@
 #include <vector>
 
 namespace gml {
+
+// The operation a collective kernel name carries (AllReduce, ...), or -1 when the name is not
+// an NCCL/RCCL kernel. Index into collectiveOperations().
+int collectiveOperation(const QString &kernelName);
+const QStringList &collectiveOperations();
 
 // A PyTorch profiler step range: "ProfilerStep#N".
 bool isProfilerStep(const QString &name);
@@ -42,7 +46,7 @@ struct NameClass
     bool profilerSpan = false; // "PyTorch Profiler (0)": the capture window
     bool memcpy = false;
     bool memset = false;
-    int collective = -1; // collectiveOperation() (clockalignment.h)
+    int collective = -1; // collectiveOperation()
 };
 NameClass nameClass(const QString &name);
 
@@ -95,13 +99,6 @@ inline bool nestsBefore(const NestRow &a, const NestRow &b)
 // from the first row it precedes: linear when the overlap is small, and a sort of them all once
 // the merges have cost more than that would.
 void sortNestRows(std::vector<NestRow> &rows, const std::vector<size_t> &descents);
-// A track's slices that have a duration, in nesting order, their times plus `offset`:
-// `args(slice, row)` sees each slice that has args (TrackReader::arg reads them there). Each
-// chunk is sorted; chunks overlap a little where the file was not in time order
-// (sortNestRows). False on a read error (reader.errorString()).
-bool readNestRows(slicestore::TrackReader &reader, TrackId track, bool withArgs, TimeNs offset,
-                  std::vector<NestRow> &rows,
-                  const std::function<void(const slicestore::Row &, const NestRow &)> &args);
 // The name and category ids of `rows` not marked in `seen` (by id) yet: marked now and
 // appended to `out`, so each string is read once (ids are small and dense).
 void unseenStrings(const std::vector<NestRow> &rows, std::vector<char> &seen,

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "slicequery.h"
 
-#include "clusterproject.h"
 #include "project.h"
 #include "timelinedata.h"
 
@@ -12,42 +11,6 @@
 #include <limits>
 
 namespace gml {
-
-std::optional<SliceDetails> sliceDetails(Project &project, SliceId id, QString *error)
-{
-    if (cluster::shardOfSlice(id) > 0) // a cluster project's slice, held by its shard
-        return cluster::sliceDetails(project, id, error);
-    auto st = project.db().prepare(
-        "SELECT id, track_id, name, category, ts, dur, correlation, external_id, args "
-        "FROM slice_abs WHERE id = ?");
-    if (!st.isValid()) {
-        if (error)
-            *error = st.errorString();
-        return std::nullopt;
-    }
-    st.bind(1, id);
-    if (!st.step())
-        return std::nullopt;
-    return sliceDetailsOf(st);
-}
-
-SliceDetails sliceDetailsOf(const SqliteStatement &st)
-{
-    SliceDetails d;
-    d.id = st.int64(0);
-    d.track = st.int64(1);
-    d.name = st.text(2);
-    d.category = st.text(3);
-    d.start = st.int64(4);
-    d.duration = st.int64(5);
-    if (!st.isNull(6))
-        d.correlation = st.int64(6);
-    if (!st.isNull(7))
-        d.externalId = st.int64(7);
-    if (!st.isNull(8))
-        d.args = QJsonDocument::fromJson(st.text(8).toUtf8()).object();
-    return d;
-}
 
 std::optional<SliceRef> findSliceRef(const TimelineData &data, TrackId track, SliceId id)
 {
@@ -64,33 +27,6 @@ std::optional<SliceRef> findSliceRef(const TimelineData &data, TrackId track, Sl
     if (!d || d->track != track)
         return std::nullopt;
     return SliceRef{track, id, d->start, d->start + d->duration};
-}
-
-QList<LinkedSlice> linkedSlices(Project &project, SliceId id)
-{
-    if (cluster::shardOfSlice(id) > 0)
-        return cluster::linkedSlices(project, id);
-    QList<LinkedSlice> out;
-    auto st =
-        project.db().prepare("SELECT f.kind, 1, s.id, s.track_id, s.name, s.ts, s.dur FROM flow f "
-                             "JOIN slice_abs s ON s.id = f.to_slice WHERE f.from_slice = ?1 "
-                             "UNION ALL "
-                             "SELECT f.kind, 0, s.id, s.track_id, s.name, s.ts, s.dur FROM flow f "
-                             "JOIN slice_abs s ON s.id = f.from_slice WHERE f.to_slice = ?1 "
-                             "ORDER BY 6");
-    st.bind(1, id);
-    while (st.step()) {
-        LinkedSlice l;
-        l.kind = FlowKind(st.int64(0));
-        l.outgoing = st.int64(1) != 0;
-        l.id = st.int64(2);
-        l.track = st.int64(3);
-        l.name = st.text(4);
-        l.start = st.int64(5);
-        l.duration = st.int64(6);
-        out.append(l);
-    }
-    return out;
 }
 
 std::vector<AggregateRow> aggregateSlices(const TimelineData &data,

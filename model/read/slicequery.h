@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "slicedetails.h"
 #include "timelinedata.h"
 #include "types.h"
 
@@ -16,39 +17,7 @@
 namespace gml {
 
 class Project;
-class SqliteStatement;
 
-// One slice as the details panel shows it (project clock).
-struct SliceDetails
-{
-    SliceId id = 0;
-    TrackId track = 0;
-    QString name;
-    QString category;
-    TimeNs start = 0;
-    TimeNs duration = 0;
-    std::optional<qint64> correlation;
-    std::optional<qint64> externalId;
-    QJsonObject args;
-};
-
-// A slice linked to another by a flow (launch, CPU op -> GPU, trace flow ...).
-struct LinkedSlice
-{
-    FlowKind kind = FlowKind::TraceFlow;
-    bool outgoing = true; // the given slice is the flow's source
-    SliceId id = 0;
-    TrackId track = 0;
-    QString name;
-    TimeNs start = 0;
-    TimeNs duration = 0;
-};
-
-std::optional<SliceDetails> sliceDetails(Project &project, SliceId id, QString *error = nullptr);
-// The row a statement stands on, of columns id, track, name, category, ts, dur, correlation,
-// external_id, args (in that order).
-SliceDetails sliceDetailsOf(const SqliteStatement &st);
-QList<LinkedSlice> linkedSlices(Project &project, SliceId id);
 // Slice `id` of `track` as the timeline reveals it: from the track when held whole, else read
 // from the project (a paged track). Nullopt when it is in neither.
 std::optional<SliceRef> findSliceRef(const TimelineData &data, TrackId track, SliceId id);

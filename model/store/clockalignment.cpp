@@ -46,39 +46,6 @@ QJsonValue optionalNs(const std::optional<TimeNs> &v)
 
 } // namespace
 
-const QStringList &collectiveOperations()
-{
-    // Longest first: "AllReduce" must not be read as "Reduce", "SendRecv" as "Send".
-    static const QStringList ops = {
-        QStringLiteral("AllReduce"), QStringLiteral("AllGather"), QStringLiteral("ReduceScatter"),
-        QStringLiteral("AllToAll"),  QStringLiteral("Broadcast"), QStringLiteral("SendRecv"),
-        QStringLiteral("Reduce"),    QStringLiteral("Send"),      QStringLiteral("Recv"),
-    };
-    return ops;
-}
-
-int collectiveOperation(const QString &kernelName)
-{
-    // ncclKernel_AllReduce_RING_LL_Sum_float(...), ncclDevKernel_SendRecv(...),
-    // ncclAllReduceRingLLKernel_sum_f32(...) (NCCL 2.4), rcclKernel_..., possibly "void " first.
-    QStringView name(kernelName);
-    if (name.startsWith(QLatin1String("void ")))
-        name = name.mid(5);
-    if (!name.startsWith(QLatin1String("nccl"), Qt::CaseInsensitive) &&
-        !name.startsWith(QLatin1String("rccl"), Qt::CaseInsensitive))
-        return -1;
-    const qsizetype paren = name.indexOf(QLatin1Char('('));
-    if (paren >= 0)
-        name = name.left(paren);
-    if (!name.contains(QLatin1String("Kernel"), Qt::CaseInsensitive))
-        return -1;
-    const auto &ops = collectiveOperations();
-    for (int i = 0; i < ops.size(); ++i)
-        if (name.contains(ops[i], Qt::CaseInsensitive))
-            return i;
-    return -1;
-}
-
 std::optional<AlignmentFit> fitCollectives(const std::vector<CollectiveEnd> &reference,
                                            const std::vector<CollectiveEnd> &other)
 {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "sliceclass.h"
 #include "types.h"
 
 #include <QJsonObject>
@@ -58,15 +59,10 @@ struct SourceAlignment
 
 struct CollectiveEnd
 {
-    int op = 0; // index into collectiveOperations()
+    int op = 0; // index into collectiveOperations() (sliceclass.h)
     TimeNs start = 0;
     TimeNs end = 0;
 };
-
-// The operation a collective kernel name carries (AllReduce, ...), or -1 when the name is not
-// an NCCL/RCCL kernel. Index into collectiveOperations().
-int collectiveOperation(const QString &kernelName);
-const QStringList &collectiveOperations();
 
 struct AlignmentFit
 {

@@ -2,7 +2,6 @@
 #include "clusterproject.h"
 
 #include "project.h"
-#include "slicequery.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -44,6 +43,8 @@ std::string shardColumns(Project &project)
                : "SELECT id, path, status, source_base, track_base FROM shard";
 }
 
+} // namespace
+
 // The offset that puts source `source` of the cluster on its clock.
 TimeNs clusterOffset(Project &cluster, SourceId source)
 {
@@ -77,8 +78,6 @@ std::unique_ptr<Project> openShardOf(Project &cluster, SliceId id, Shard *out, Q
     }
     return p;
 }
-
-} // namespace
 
 std::vector<Shard> shards(Project &project)
 {
@@ -114,68 +113,6 @@ std::shared_ptr<const std::unordered_map<StringId, StringId>> stringMap(const Sq
         find.bind(1, all.text(1));
         (*out)[StringId(all.int64(0))] = find.step() ? StringId(find.int64(0)) : 0;
     }
-    return out;
-}
-
-std::optional<SliceDetails> sliceDetails(Project &cluster, SliceId id, QString *error)
-{
-    Shard sh;
-    auto p = openShardOf(cluster, id, &sh, error);
-    if (!p)
-        return std::nullopt;
-    auto st = p->db().prepare(
-        "SELECT s.id, s.track_id, n.value, c.value, s.ts, s.dur, s.correlation, s.external_id, "
-        "s.args, t.source_id "
-        "FROM slice s JOIN track t ON t.id = s.track_id LEFT JOIN string n ON n.id = s.name_id "
-        "LEFT JOIN string c ON c.id = s.cat_id WHERE s.id = ?");
-    st.bind(1, storedSlice(id));
-    if (!st.step()) {
-        if (error)
-            *error = st.errorString().isEmpty() ? QStringLiteral("not in its shard %1").arg(sh.path)
-                                                : st.errorString();
-        return std::nullopt;
-    }
-    SliceDetails d = sliceDetailsOf(st); // on the shard's ids and its source's clock
-    d.id = id;
-    d.track += sh.trackBase;
-    d.start += clusterOffset(cluster, st.int64(9) + sh.sourceBase);
-    return d;
-}
-
-QList<LinkedSlice> linkedSlices(Project &cluster, SliceId id)
-{
-    QList<LinkedSlice> out;
-    Shard sh;
-    auto p = openShardOf(cluster, id, &sh, nullptr);
-    if (!p)
-        return out;
-    auto st = p->db().prepare(
-        "SELECT f.kind, 1, s.id, s.track_id, t.source_id, n.value, s.ts, s.dur FROM flow f "
-        "JOIN slice s ON s.id = f.to_slice JOIN track t ON t.id = s.track_id "
-        "LEFT JOIN string n ON n.id = s.name_id WHERE f.from_slice = ?1 "
-        "UNION ALL "
-        "SELECT f.kind, 0, s.id, s.track_id, t.source_id, n.value, s.ts, s.dur FROM flow f "
-        "JOIN slice s ON s.id = f.from_slice JOIN track t ON t.id = s.track_id "
-        "LEFT JOIN string n ON n.id = s.name_id WHERE f.to_slice = ?1");
-    st.bind(1, storedSlice(id));
-    std::unordered_map<SourceId, TimeNs> offsets;
-    while (st.step()) {
-        const SourceId source = st.int64(4) + sh.sourceBase;
-        auto off = offsets.find(source);
-        if (off == offsets.end())
-            off = offsets.emplace(source, clusterOffset(cluster, source)).first;
-        LinkedSlice l;
-        l.kind = FlowKind(st.int64(0));
-        l.outgoing = st.int64(1) != 0;
-        l.id = sliceIdOf(sh.id, st.int64(2));
-        l.track = st.int64(3) + sh.trackBase;
-        l.name = st.text(5);
-        l.start = st.int64(6) + off->second;
-        l.duration = st.int64(7);
-        out.append(l);
-    }
-    std::stable_sort(out.begin(), out.end(),
-                     [](const LinkedSlice &a, const LinkedSlice &b) { return a.start < b.start; });
     return out;
 }
 

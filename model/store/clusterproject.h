@@ -28,8 +28,6 @@ namespace gml {
 
 class Project;
 class SqliteDb;
-struct SliceDetails;
-struct LinkedSlice;
 
 namespace cluster {
 
@@ -98,10 +96,11 @@ std::optional<Shard> shard(Project &project, qint64 id);
 std::shared_ptr<const std::unordered_map<StringId, StringId>> stringMap(const SqliteDb &shardDb,
                                                                         const SqliteDb &clusterDb);
 
-// The details of a slice held by a shard (its id says which) and the slices linked to it, in
-// the cluster's ids and on its clock. Opens the shard read-only for the call.
-std::optional<SliceDetails> sliceDetails(Project &cluster, SliceId id, QString *error);
-QList<LinkedSlice> linkedSlices(Project &cluster, SliceId id);
+// The offset that puts source `source` of the cluster on its clock.
+TimeNs clusterOffset(Project &cluster, SourceId source);
+// The shard holding slice `id`, opened read-only and checked (shardMismatch); null (and
+// *error) when it cannot be. *out is the shard as the cluster references it.
+std::unique_ptr<Project> openShardOf(Project &cluster, SliceId id, Shard *out, QString *error);
 
 } // namespace cluster
 } // namespace gml

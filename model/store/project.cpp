@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "project.h"
 
-#include "sideproject.h"
+#include "importids.h"
 
 #include "schema.h"
 #include "slicestore.h"

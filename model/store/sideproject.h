@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "importids.h"
 #include "project.h"
 #include "types.h"
 
@@ -22,29 +23,6 @@ namespace gml {
 // slice-chunk ids and string ids from one ImportIds while the job runs: a slice id, a flow's
 // ends, a summary entry and an interned name mean the same thing in every one of them. Track
 // ids are each side project's own (1, 2, ...) and are offset by the copy.
-class ImportIds
-{
-public:
-    // Starts after the project's own chunk and string ids; knows the project's strings.
-    explicit ImportIds(Project &project);
-
-    // The id of `text`, a new one when no project of the job has it yet. Thread-safe.
-    StringId intern(std::string_view text);
-    // A new slice-chunk id. Thread-safe.
-    qint64 nextChunk() { return m_nextChunk.fetch_add(1, std::memory_order_relaxed); }
-
-private:
-    struct Hash
-    {
-        using is_transparent = void;
-        size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-    };
-    std::mutex m_mutex;
-    std::unordered_map<std::string, StringId, Hash, std::equal_to<>> m_strings;
-    StringId m_maxString = 0;
-    std::atomic<qint64> m_nextChunk{1};
-};
-
 // Copies source `from` of the project attached as "side" (attachSide) into `into` as source
 // `to` of run `run` (a row the caller inserted): its strings, tracks (ids offset past the
 // project's), slice chunks, summaries, counters and flows, then its counts, offset, metadata

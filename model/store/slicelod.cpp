@@ -2,7 +2,7 @@
 #include "slicelod.h"
 
 #include "chunkformat.h"
-#include "slicetrack.h"
+#include "nesting.h"
 
 #include <algorithm>
 

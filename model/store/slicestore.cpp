@@ -334,3 +334,28 @@ bool readFlows(const SqliteDb &db, qint64 source, std::vector<Flow> &out, QStrin
 }
 
 } // namespace gml::slicestore
+
+namespace gml {
+
+bool readNestRows(slicestore::TrackReader &reader, TrackId track, bool withArgs, TimeNs offset,
+                  std::vector<NestRow> &rows,
+                  const std::function<void(const slicestore::Row &, const NestRow &)> &args)
+{
+    rows.clear();
+    std::vector<size_t> descents;
+    const bool ok = reader.read(track, withArgs, [&](const slicestore::Row &x) {
+        if (x.dur <= 0)
+            return;
+        const NestRow row{x.id, x.ts + offset, x.ts + offset + x.dur, x.name, x.cat};
+        if (!rows.empty() && nestsBefore(row, rows.back()))
+            descents.push_back(rows.size());
+        rows.push_back(row);
+        if (x.hasArgs && args)
+            args(x, row);
+    });
+    if (ok)
+        sortNestRows(rows, descents);
+    return ok;
+}
+
+} // namespace gml

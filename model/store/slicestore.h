@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "sliceclass.h"
 #include "sqlitedb.h"
 #include "types.h"
 
@@ -237,4 +238,12 @@ private:
 };
 
 } // namespace slicestore
+// A track's slices that have a duration, in nesting order, their times plus `offset`:
+// `args(slice, row)` sees each slice that has args (TrackReader::arg reads them there). Each
+// chunk is sorted; chunks overlap a little where the file was not in time order
+// (sortNestRows). False on a read error (reader.errorString()).
+bool readNestRows(slicestore::TrackReader &reader, TrackId track, bool withArgs, TimeNs offset,
+                  std::vector<NestRow> &rows,
+                  const std::function<void(const slicestore::Row &, const NestRow &)> &args);
+
 } // namespace gml

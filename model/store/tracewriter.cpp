@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tracewriter.h"
 
-#include "sideproject.h"
+#include "importids.h"
 #include "slicelod.h"
 #include "sourcesummary.h"
 
