@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "etlinker.h"
 
+#include "runrecords.h"
+
 #include <QFileInfo>
 
 #include "project.h"
@@ -114,15 +116,6 @@ EtLink linkOperators(Project &project, RunId run, qint64 pid, StringId cpuOp,
 {
     EtLink best;
     best.run = run;
-    auto st =
-        project.db().prepare("SELECT s.id, s.track_id, s.ts, s.dur, s.name_id, s.external_id, "
-                             "json_extract(s.args, '$.\"Record function id\"') FROM slice s JOIN "
-                             "track t ON t.id = s.track_id "
-                             "WHERE t.run_id = ?1 AND t.pid = ?2 AND s.cat_id = ?3 ORDER BY "
-                             "s.track_id, s.ts, s.dur DESC");
-    st.bind(1, run);
-    st.bind(2, QString::number(pid));
-    st.bind(3, cpuOp);
     QHash<QString, int> nameIndex;
     auto indexOf = [&](const QString &name) {
         auto it = nameIndex.constFind(name);
@@ -134,18 +127,18 @@ EtLink linkOperators(Project &project, RunId run, qint64 pid, StringId cpuOp,
     };
     QHash<StringId, int> byStringId;
     std::vector<CpuOp> slices;
-    while (st.step()) {
+    for (const ProcessOp &op : processOps(project, run, pid, cpuOp)) {
         CpuOp c;
-        c.id = st.int64(0);
-        c.track = st.int64(1);
-        c.ts = st.int64(2);
-        c.end = c.ts + st.int64(3);
-        const StringId sid = st.int64(4);
+        c.id = op.id;
+        c.track = op.track;
+        c.ts = op.ts;
+        c.end = c.ts + op.dur;
+        const StringId sid = op.name;
         auto n = byStringId.constFind(sid);
         c.name =
             n != byStringId.constEnd() ? *n : *byStringId.insert(sid, indexOf(project.string(sid)));
-        c.external = st.isNull(5) ? -1 : st.int64(5);
-        c.recordFunction = st.isNull(6) ? -1 : st.int64(6);
+        c.external = op.external.value_or(-1);
+        c.recordFunction = op.recordFunction.value_or(-1);
         slices.push_back(c);
     }
     if (slices.empty() || ops.empty())
@@ -271,28 +264,18 @@ std::optional<EtRunLink> linkToRun(TraceWriter &w, qint64 pid, const std::vector
     out.link = linkOperators(w.project(), ownRun, pid, cpuOp, ops);
     if (out.link.matched > 0)
         return out;
-    {
-        auto kineto = w.project().db().prepare(
-            "SELECT path FROM source WHERE run_id = ? AND format = 'chrome-trace' "
-            "AND status = 'imported' ORDER BY path LIMIT 4");
-        kineto.bind(1, ownRun);
-        while (kineto.step())
-            out.kinetoTraces.append(QFileInfo(kineto.text(0)).fileName());
-    }
-    auto others = w.project().db().prepare(
-        "SELECT DISTINCT t.run_id, r.name FROM track t JOIN run r ON r.id = t.run_id "
-        "WHERE t.pid = ?1 AND t.run_id != ?2 AND r.kind = 'measured' ORDER BY t.run_id");
-    others.bind(1, QString::number(pid));
-    others.bind(2, ownRun);
+    for (const QString &path :
+         importedPaths(w.project(), ownRun, QStringLiteral("chrome-trace"), 4))
+        out.kinetoTraces.append(QFileInfo(path).fileName());
     EtLink best;
     QString bestName;
-    while (others.step()) {
-        EtLink l = linkOperators(w.project(), others.int64(0), pid, cpuOp, ops);
+    for (const auto &[otherRun, otherName] : measuredRunsWithProcess(w.project(), pid, ownRun)) {
+        EtLink l = linkOperators(w.project(), otherRun, pid, cpuOp, ops);
         // The same pid on another host is another process: most operators must be found, by
         // name, in the other run.
         if (l.matched * 2 >= qint64(ops.size()) && l.matched > best.matched) {
             best = std::move(l);
-            bestName = others.text(1);
+            bestName = otherName;
         }
     }
     if (best.matched > 0) {

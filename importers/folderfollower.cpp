@@ -4,6 +4,7 @@
 #include "folderscanner.h"
 #include "importer.h"
 #include "project.h"
+#include "sourcerecords.h"
 
 #include <QDirIterator>
 #include <QFile>
@@ -62,13 +63,9 @@ QString FolderFollower::finish()
 QStringList FolderFollower::cutLastLines()
 {
     QStringList out;
-    auto st = m_project.db().prepare(
-        "SELECT path, json_extract(metadata, '$.tail.offset'), json_extract(metadata, "
-        "'$.tail.line') FROM source WHERE json_extract(metadata, '$.tail.offset') IS NOT NULL "
-        "ORDER BY path");
-    while (st.step()) {
-        const QString path = st.text(0);
-        const qint64 offset = st.int64(1);
+    for (const SourceTail &tail : sourceTails(m_project)) {
+        const QString &path = tail.path;
+        const qint64 offset = tail.offset;
         QFile f(path);
         if (!f.open(QIODevice::ReadOnly) || f.size() <= offset || !f.seek(offset))
             continue;
@@ -80,7 +77,7 @@ QStringList FolderFollower::cutLastLines()
                                   "end, and were not imported "
                                   "when following stopped")
                        .arg(path)
-                       .arg(st.int64(2))
+                       .arg(tail.line)
                        .arg(offset)
                        .arg(rest));
     }
@@ -164,10 +161,7 @@ FolderFollower::Poll FolderFollower::poll(qint64 nowMs)
         }
         if (m_toldEmpty.contains(it.key()))
             continue;
-        auto st = m_project.db().prepare(
-            "SELECT json_extract(metadata, '$.tail.offset') FROM source WHERE path = ?");
-        st.bind(1, it.key());
-        if (st.step() && st.int64(0) > 0) {
+        if (const auto offset = tailOffsetOf(m_project, it.key()); offset && *offset > 0) {
             m_toldEmpty.insert(it.key());
             result.warnings.append(
                 QStringLiteral(
@@ -175,7 +169,7 @@ FolderFollower::Poll FolderFollower::poll(qint64 nowMs)
                     "read before); what was read stays imported, and is kept aside as its "
                     "own source when the file is written again")
                     .arg(it.key())
-                    .arg(st.int64(0)));
+                    .arg(*offset));
         }
     }
     result.changedRuns = job.changedRunIds();

@@ -6,8 +6,10 @@
 #include "importer.h"
 #include "project.h"
 #include "runcatalog.h"
+#include "runrecords.h"
 #include "sideimport.h"
 #include "sideproject.h"
+#include "sourcerecords.h"
 #include "tracewriter.h"
 #include "workflowdeclaration.h"
 
@@ -67,29 +69,19 @@ qint64 fileMtimeNs(const QString &path)
     return QFileInfo(path).lastModified().toMSecsSinceEpoch() * 1'000'000;
 }
 
-// Inserts a 'failed' source row for a file an importer takes; a successful import turns it into
-// 'imported' (TraceWriter::finish) inside the same transaction. Returns the id, 0 on error.
-static SourceId insertFailedSource(Project &project, RunId run, const ScannedFile &file,
-                                   const Importer &importer, qint64 mtime, const QString &hash,
-                                   const QString &error, QString *why)
+// The 'failed' source row of a file an importer takes; a successful import turns it into
+// 'imported' (TraceWriter::finish) inside the same transaction.
+static NewSource newSource(const ScannedFile &file, RunId run, const QString &hash,
+                           const QString &error)
 {
-    auto st = project.db().prepare(
-        "INSERT INTO source(run_id, path, format, size, mtime_ns, hash, importer_version, "
-        "status, error) VALUES(?,?,?,?,?,?,?,'failed',?)");
-    st.bind(1, run);
-    st.bind(2, file.path);
-    st.bind(3, importer.format());
-    st.bind(4, file.size);
-    st.bind(5, mtime);
-    st.bind(6, hash);
-    st.bind(7, qint64(importer.version()));
-    st.bind(8, error);
-    if (!st.exec()) {
-        if (why)
-            *why = st.errorString();
-        return 0;
-    }
-    return project.db().lastInsertRowId();
+    return NewSource{run,
+                     file.path,
+                     file.importer->format(),
+                     file.size,
+                     fileMtimeNs(file.path),
+                     hash,
+                     file.importer->version(),
+                     error};
 }
 
 QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
@@ -203,21 +195,12 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
                 QStringLiteral("clock alignment of run '%1' failed: %2").arg(runName, error));
     }
     // Headline metrics of the changed runs are computed again by whoever lists them.
-    if (const QList<RunId> changed = changedRunIds();
-        !changed.isEmpty() && m_project.schemaVersion() >= 6) {
+    if (const QList<RunId> changed = changedRunIds(); !changed.isEmpty()) {
         QString error;
         if (waitingForLock([&] { return m_project.begin(&error); })) {
-            auto drop = m_project.db().prepare("DELETE FROM run_metrics WHERE run_id = ?");
-            bool ok = true;
-            for (RunId run : changed) {
-                drop.reset();
-                drop.bind(1, run);
-                ok = ok && drop.exec();
-            }
-            if (!ok || !m_project.commit(&error)) {
+            if (!dropRunMetrics(m_project, changed, &error) || !m_project.commit(&error)) {
                 m_project.rollback();
-                m_errors.append(QStringLiteral("stale headline metrics not dropped: ") +
-                                (ok ? error : drop.errorString()));
+                m_errors.append(QStringLiteral("stale headline metrics not dropped: ") + error);
             }
         }
     }
@@ -237,14 +220,13 @@ QString foldWriteAheadLog(Project &project)
     // Commits sit in the -wal file until a checkpoint copies them into the project; do it now,
     // so that copying the .grademl alone keeps everything. A reader still on an older snapshot
     // (the studio) can hold part of it back; SQLite's busy timeout waits for it a while.
-    auto checkpoint = project.db().prepare("PRAGMA wal_checkpoint(TRUNCATE);");
-    if (checkpoint.step() && checkpoint.int64(0) == 0)
+    QString why;
+    if (project.checkpoint(&why))
         return {};
     return QStringLiteral(
                "the project's write-ahead log was not folded into the project file (%1); keep the "
                ".grademl-wal file beside it until the next import")
-        .arg(checkpoint.errorString().isEmpty() ? QStringLiteral("a reader held it")
-                                                : checkpoint.errorString());
+        .arg(why.isEmpty() ? QStringLiteral("a reader held it") : why);
 }
 
 void ImportJob::placeRuns(const QList<ScannedFile> &files, const QList<SourceReport> &reports)
@@ -284,32 +266,22 @@ void ImportJob::relinkExecutionTraces(const QList<ScannedFile> &files, QList<Sou
     // Files that link to other sources' slices, imported by an earlier job: those of a changed
     // run (their slices were replaced), and those that matched nothing whose process now has
     // tracks in a changed run (their Kineto trace arrived, perhaps in another run).
-    auto st = m_project.db().prepare(
-        "SELECT s.path, s.format, r.name, json_extract(s.metadata, '$.matched_operators'), "
-        "json_extract(s.metadata, '$.pid') FROM source s JOIN run r ON r.id = s.run_id "
-        "WHERE s.status = 'imported' ORDER BY s.id");
-    auto hasPid = m_project.db().prepare("SELECT 1 FROM track t JOIN run r ON r.id = t.run_id "
-                                         "WHERE r.name = ?1 AND t.pid = ?2 LIMIT 1");
     QList<ScannedFile> again;
-    while (st.step()) {
-        const QString path = st.text(0);
+    for (const LinkedSource &src : importedSourcesWithRuns(m_project)) {
+        const QString &path = src.path;
         if (readNow.contains(path))
             continue;
         const Importer *importer = nullptr;
         for (const auto &imp : importers())
-            if (imp->linksToRun() && imp->format() == st.text(1))
+            if (imp->linksToRun() && imp->format() == src.format)
                 importer = imp.get();
         if (!importer)
             continue;
-        bool wanted = m_changedRuns.contains(st.text(2));
-        if (!wanted && !st.isNull(3) && st.int64(3) == 0 && !st.isNull(4)) {
-            for (const QString &run : std::as_const(m_changedRuns)) {
-                hasPid.reset();
-                hasPid.bind(1, run);
-                hasPid.bind(2, QString::number(st.int64(4)));
-                if ((wanted = hasPid.step()))
+        bool wanted = m_changedRuns.contains(src.run);
+        if (!wanted && src.matchedOperators == 0 && src.pid) {
+            for (const QString &run : std::as_const(m_changedRuns))
+                if ((wanted = runHasProcess(m_project, run, *src.pid)))
                     break;
-            }
         }
         if (!wanted)
             continue;
@@ -318,12 +290,12 @@ void ImportJob::relinkExecutionTraces(const QList<ScannedFile> &files, QList<Sou
             m_errors.append(
                 QStringLiteral("%1: not linked again to run '%2' (the file is gone); its "
                                "data edges may point at slices that were replaced")
-                    .arg(path, st.text(2)));
+                    .arg(path, src.run));
             continue;
         }
         ScannedFile f;
         f.path = path;
-        f.runName = st.text(2);
+        f.runName = src.run;
         f.importer = importer;
         f.size = info.size();
         again.append(f);
@@ -390,18 +362,9 @@ void ImportJob::dropLeftRuns()
         m_errors.append(QStringLiteral("could not remove runs left empty: ") + error);
         return;
     }
-    auto drop = m_project.db().prepare(
-        "DELETE FROM run WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM source WHERE run_id = ?1) "
-        "AND NOT EXISTS (SELECT 1 FROM track WHERE run_id = ?1)");
-    bool ok = true;
-    for (RunId run : std::as_const(m_leftRuns)) {
-        drop.reset();
-        drop.bind(1, run);
-        ok = ok && drop.exec();
-    }
-    if (!ok || !m_project.commit(&error)) {
-        m_errors.append(QStringLiteral("could not remove runs left empty: ") +
-                        (ok ? error : drop.errorString()));
+    if (!dropEmptyRuns(m_project, QList<RunId>(m_leftRuns.begin(), m_leftRuns.end()), &error) ||
+        !m_project.commit(&error)) {
+        m_errors.append(QStringLiteral("could not remove runs left empty: ") + error);
         m_project.rollback();
     }
 }
@@ -461,14 +424,8 @@ void ImportJob::recordSkipped(const ScannedFile &file, SourceReport &report)
         ok = m_project.deleteSource(existing->id, &error);
     const RunId run = ok ? m_project.ensureRun(file.runName, &error) : 0;
     if (ok && run) {
-        auto st = m_project.db().prepare("INSERT INTO source(run_id, path, format, size, mtime_ns, "
-                                         "status, error) VALUES(?,?,'unknown',?,?,'skipped',?)");
-        st.bind(1, run);
-        st.bind(2, file.path);
-        st.bind(3, file.size);
-        st.bind(4, fileMtimeNs(file.path));
-        st.bind(5, file.skipReason);
-        ok = st.exec();
+        ok = insertSkippedSource(m_project, run, file.path, file.size, fileMtimeNs(file.path),
+                                 file.skipReason, &error);
     }
     if (ok && run && m_project.commit(&error))
         return;
@@ -525,17 +482,15 @@ bool ImportJob::unchanged(const ScannedFile &file, SourceReport &report, QString
         (m_following ? !existing->hash.endsWith(withFingerprint(file, {}))
                      : existing->hash != (hash = withFingerprint(file, fileHash(file.path)))))
         return false;
-    auto v = m_project.db().prepare("SELECT importer_version, slices, counter_samples, flows, "
-                                    "json_extract(metadata, '$.time_zone') FROM source WHERE id=?");
-    v.bind(1, existing->id);
+    const auto v = importedSource(m_project, existing->id);
     // A log read in local time is read again when the time zone setting changed.
-    if (!v.step() || v.int64(0) != importer.version() ||
-        !(v.isNull(4) || v.text(4) == QString::fromUtf8(zoneOf(file).id())))
+    if (!v || v->importerVersion != importer.version() ||
+        !(!v->timeZone || *v->timeZone == QString::fromUtf8(zoneOf(file).id())))
         return false;
     report.status = SourceReport::Status::Unchanged;
-    report.slices = v.int64(1);
-    report.counterSamples = v.int64(2);
-    report.flows = v.int64(3);
+    report.slices = v->slices;
+    report.counterSamples = v->counterSamples;
+    report.flows = v->flows;
     return true;
 }
 
@@ -565,19 +520,12 @@ bool ImportJob::openSource(const ScannedFile &file, int index, int count, const 
         ok = m_project.deleteSource(existing->id, error);
     run = ok ? m_project.ensureRun(file.runName, error) : 0;
     if (ok && run) {
-        source = insertFailedSource(m_project, run, file, *file.importer, fileMtimeNs(file.path),
-                                    hash, QStringLiteral("import in progress"), error);
+        source = insertFailedSource(
+            m_project, newSource(file, run, hash, QStringLiteral("import in progress")), error);
         ok = source != 0;
         // The user's clock override belongs to the file, not to one import of it.
-        if (ok && existing && existing->alignUserNs) {
-            auto u = m_project.db().prepare(
-                "UPDATE source SET align_user_ns = ?1, align_ns = ?1 WHERE id = ?2");
-            u.bind(1, qint64(*existing->alignUserNs));
-            u.bind(2, source);
-            ok = u.exec();
-            if (!ok)
-                *error = u.errorString();
-        }
+        if (ok && existing && existing->alignUserNs)
+            ok = setSourceUserOffset(m_project, source, *existing->alignUserNs, error);
     }
     if (ok && run)
         return true;
@@ -597,19 +545,17 @@ void ImportJob::recordFailure(const ScannedFile &file, int index, int count,
         return;
     bool recorded = false;
     if (existing && existing->status == QLatin1String("imported")) {
-        auto st = m_project.db().prepare("UPDATE source SET error=? WHERE id=?");
-        st.bind(1, QStringLiteral("re-import failed, previous import kept: ") + report.message);
-        st.bind(2, existing->id);
-        recorded = st.exec();
+        recorded = setSourceError(
+            m_project, existing->id,
+            QStringLiteral("re-import failed, previous import kept: ") + report.message, &error);
     } else {
         bool ok = true;
         if (existing)
             ok = m_project.deleteSource(existing->id, &error);
         const RunId r = ok ? m_project.ensureRun(file.runName, &error) : 0;
         if (r)
-            recorded =
-                insertFailedSource(m_project, r, file, *file.importer, fileMtimeNs(file.path), hash,
-                                   report.message, &error) != 0;
+            recorded = insertFailedSource(m_project, newSource(file, r, hash, report.message),
+                                          &error) != 0;
     }
     if (!(recorded && m_project.commit(&error)))
         m_project.rollback();
@@ -676,21 +622,16 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
     };
     if (outcome.ok()) {
         takeHash();
-        auto h = m_project.db().prepare("UPDATE source SET hash = ? WHERE id = ?");
-        h.bind(1, hash);
-        h.bind(2, sourceId);
-        if (!h.exec()) {
+        if (QString why; !setSourceHash(m_project, sourceId, hash, &why)) {
             outcome.status = ImportOutcome::Status::Failed;
-            outcome.error = QStringLiteral("could not write to the project: ") + h.errorString();
+            outcome.error = QStringLiteral("could not write to the project: ") + why;
         }
     }
     // A source that joined another run (an execution trace finding its operators there)
     // leaves its run behind; run() drops it if nothing else is in it.
     if (outcome.ok() && writer.runId() != run) {
-        auto name = m_project.db().prepare("SELECT name FROM run WHERE id = ?");
-        name.bind(1, writer.runId());
-        if (name.step())
-            report.runName = name.text(0);
+        if (const auto name = runName(m_project, writer.runId()))
+            report.runName = *name;
     }
     outcome.warnings += writer.warnings();
     if (outcome.ok() && writer.finish(outcome.warnings, &error) && m_project.commit(&error)) {

@@ -23,6 +23,7 @@
 #include "importer.h"
 #include "importjob.h"
 #include "project.h"
+#include "sourcerecords.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -119,12 +120,7 @@ bool ImportJob::keepAside(const SourceRecord &existing, const QString &why, qint
                                                           : QStringLiteral("replaced"));
     if (!m_project.begin(error))
         return false;
-    auto st = m_project.db().prepare("UPDATE source SET path = ? WHERE id = ?");
-    st.bind(1, kept);
-    st.bind(2, existing.id);
-    if (!st.exec() || !m_project.commit(error)) {
-        if (error && error->isEmpty())
-            *error = st.errorString();
+    if (!setSourcePath(m_project, existing.id, kept, error) || !m_project.commit(error)) {
         m_project.rollback();
         return false;
     }
@@ -161,24 +157,21 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
     std::optional<TailState> state;
     QList<ImportWarning> restart;
     if (existing && existing->format == importer.format()) {
-        auto q = m_project.db().prepare(
-            "SELECT importer_version, metadata, json_extract(metadata, '$.time_zone'), "
-            "slices, counter_samples, flows FROM source WHERE id = ?");
-        q.bind(1, existing->id);
-        if (q.step() && q.int64(0) == importer.version() &&
-            (q.isNull(2) || q.text(2) == QString::fromUtf8(zoneOf(file).id()))) {
+        const auto q = importedSource(m_project, existing->id);
+        if (q && q->importerVersion == importer.version() &&
+            (!q->timeZone || *q->timeZone == QString::fromUtf8(zoneOf(file).id()))) {
             if (existing->size == size && existing->mtimeNs == mtime) { // nothing new
                 report.status = existing->status == QLatin1String("imported")
                                     ? SourceReport::Status::Unchanged
                                     : SourceReport::Status::Failed;
                 report.message = existing->error;
-                report.slices = q.int64(3);
-                report.counterSamples = q.int64(4);
-                report.flows = q.int64(5);
+                report.slices = q->slices;
+                report.counterSamples = q->counterSamples;
+                report.flows = q->flows;
                 return report;
             }
             if (existing->status == QLatin1String("imported"))
-                state = stateOf(q.text(1));
+                state = stateOf(q->metadata);
         }
     }
     if (state && (size < state->offset || headHash(f, state->offset) != state->head)) {
@@ -288,15 +281,10 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
         if (!cont)
             outcome.warnings = restart + outcome.warnings;
         if (outcome.ok() && writer.finish(outcome.warnings, &error)) {
-            auto st = m_project.db().prepare(
-                "UPDATE source SET size = ?, mtime_ns = ?, hash = ?, "
-                "metadata = json_set(metadata, '$.tail', json(?)) WHERE id = ?");
-            st.bind(1, held > 0 ? next.offset : size); // not the file's size: read again next poll
-            st.bind(2, mtime);
-            st.bind(3, QStringLiteral("tail:") + next.head);
-            st.bind(4, stateText(next));
-            st.bind(5, sourceId);
-            if (st.exec() && m_project.commit(&error)) {
+            // The size kept is not the file's while a part is held: read again next poll.
+            if (setSourceTail(m_project, sourceId, held > 0 ? next.offset : size, mtime,
+                              QStringLiteral("tail:") + next.head, stateText(next), &error) &&
+                m_project.commit(&error)) {
                 any = true;
                 at = next;
                 report.status = SourceReport::Status::Imported;
@@ -311,8 +299,6 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
                     break; // the rest waits for its end
                 continue;
             }
-            if (error.isEmpty())
-                error = st.errorString();
         }
         m_project.rollback();
         if (outcome.status == ImportOutcome::Status::Cancelled) {

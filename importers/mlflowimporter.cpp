@@ -360,29 +360,16 @@ ImportOutcome MlflowRunImporter::import(ImportContext &ctx) const
                                     "experiment is named by its id"));
     }
     {
-        auto &db = w.project().db();
         QJsonObject expParams;
         for (const char *k : {"experiment_id", "artifact_location", "lifecycle_stage"})
             if (experiment.contains(QLatin1String(k)))
                 expParams.insert(QLatin1String(k), experiment.value(QLatin1String(k)));
-        auto e = db.prepare("INSERT INTO experiment(name, params) VALUES(?, ?) "
-                            "ON CONFLICT(name) DO UPDATE SET params = excluded.params");
-        e.bind(1, expName);
-        e.bind(2, QString::fromUtf8(QJsonDocument(expParams).toJson(QJsonDocument::Compact)));
-        auto wl = db.prepare("INSERT OR IGNORE INTO workload(experiment_id, name) "
-                             "SELECT id, name FROM experiment WHERE name = ?");
-        wl.bind(1, expName);
-        auto link = db.prepare("UPDATE run SET workload_id = (SELECT wl.id FROM workload wl JOIN "
-                               "experiment x ON x.id = wl.experiment_id WHERE x.name = ?1 AND "
-                               "wl.name = ?1), tags = ?2 WHERE id = ?3");
-        link.bind(1, expName);
-        link.bind(2, QString::fromUtf8(QJsonDocument(readKeyFiles(runDir + QStringLiteral("/tags")))
-                                           .toJson(QJsonDocument::Compact)));
-        link.bind(3, w.runId());
-        if (!e.exec() || !wl.exec() || !link.exec())
+        QString error;
+        if (!w.placeInExperiment(expName, expParams, readKeyFiles(runDir + QStringLiteral("/tags")),
+                                 &error))
             return {ImportOutcome::Status::Failed,
                     -1,
-                    QStringLiteral("could not write the experiment record: ") + db.lastError(),
+                    QStringLiteral("could not write the experiment record: ") + error,
                     {}};
     }
     QJsonObject params;

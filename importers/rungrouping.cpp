@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "rungrouping.h"
 
+#include "runrecords.h"
+
 #include "importer.h"
 #include "project.h"
 #include "timeformat.h"
@@ -112,15 +114,6 @@ RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &file
     if (folders.empty())
         return result;
 
-    auto &db = project.db();
-    auto read = db.prepare(
-        "SELECT s.id, s.run_id, r.name, s.format, json_extract(s.metadata, "
-        "'$.distributedInfo.rank'), "
-        "json_extract(s.metadata, '$.distributedInfo.world_size'), "
-        "(SELECT max(t.rank) FROM track t WHERE t.source_id = s.id), "
-        "(SELECT min(t.start_ns) FROM track t WHERE t.source_id = s.id) + s.clock_offset_ns, "
-        "(SELECT max(t.end_ns) FROM track t WHERE t.source_id = s.id) + s.clock_offset_ns "
-        "FROM source s JOIN run r ON r.id = s.run_id WHERE s.path = ? AND s.status = 'imported'");
     struct Plan
     {
         SourceId source;
@@ -137,26 +130,22 @@ RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &file
         const QStringList &paths = folder.second;
         std::vector<Source> traces, monitors;
         for (const QString &path : paths) {
-            read.reset();
-            read.bind(1, path);
-            if (!read.step())
+            const auto placed = importedSourceAt(project, path);
+            if (!placed)
                 continue;
             Source s;
-            s.id = read.int64(0);
-            s.run = read.int64(1);
-            s.runName = read.text(2);
+            s.id = placed->id;
+            s.run = placed->run;
+            s.runName = placed->runName;
             s.path = path;
-            const QString format = read.text(3);
-            s.trace = isTraceFormat(format);
-            if (!s.trace && !isMonitoringFormat(format))
+            s.trace = isTraceFormat(placed->format);
+            if (!s.trace && !isMonitoringFormat(placed->format))
                 continue;
-            s.rank = !read.isNull(4)   ? int(read.int64(4))
-                     : !read.isNull(6) ? int(read.int64(6))
-                                       : -1;
-            s.world = !read.isNull(5) ? int(read.int64(5)) : -1;
-            s.hasSpan = !read.isNull(7) && !read.isNull(8);
-            s.start = read.int64(7);
-            s.end = read.int64(8);
+            s.rank = placed->rank.value_or(placed->trackRank.value_or(-1));
+            s.world = placed->worldSize.value_or(-1);
+            s.hasSpan = placed->start && placed->end;
+            s.start = placed->start.value_or(0);
+            s.end = placed->end.value_or(0);
             (s.trace ? traces : monitors).push_back(s);
         }
         if (traces.size() < 2 && std::all_of(traces.begin(), traces.end(), [&](const Source &s) {
@@ -294,20 +283,13 @@ RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &file
         result.leftRuns.clear();
         return result;
     };
-    auto moveSource = db.prepare("UPDATE source SET run_id = ?1 WHERE id = ?2");
-    auto moveTracks = db.prepare("UPDATE track SET run_id = ?1 WHERE source_id = ?2");
     QSet<RunId> touchedIds;
     for (const Plan &p : plans) {
         const RunId to = project.ensureRun(p.to, &error);
         if (!to)
             return fail(error);
-        for (auto *st : {&moveSource, &moveTracks}) {
-            st->reset();
-            st->bind(1, to);
-            st->bind(2, p.source);
-            if (!st->exec())
-                return fail(st->errorString());
-        }
+        if (!moveSource(project, p.source, to, &error))
+            return fail(error);
         result.moved.insert(p.path, p.to);
         result.touchedRuns << p.from << p.to;
         result.leftRuns.insert(p.fromId);
@@ -315,57 +297,25 @@ RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &file
     }
     // Params again from the sources now in each run (those imported before run_params was
     // kept add the run's old params).
-    auto sourcesOf =
-        db.prepare("SELECT json_extract(metadata, '$.run_params') FROM source WHERE run_id = ? "
-                   "AND status = 'imported'");
-    auto paramsOf = db.prepare("SELECT params FROM run WHERE id = ?");
-    auto setParams = db.prepare("UPDATE run SET params = ? WHERE id = ?");
     for (RunId run : std::as_const(touchedIds)) {
         QJsonObject params;
         bool complete = true;
-        sourcesOf.reset();
-        sourcesOf.bind(1, run);
-        while (sourcesOf.step()) {
-            if (sourcesOf.isNull(0))
+        for (const auto &sourceParams : sourceRunParams(project, run)) {
+            if (!sourceParams)
                 complete = false;
             else
-                mergeParams(params, QJsonDocument::fromJson(sourcesOf.text(0).toUtf8()).object());
+                mergeParams(params, *sourceParams);
         }
-        if (!complete) {
-            paramsOf.reset();
-            paramsOf.bind(1, run);
-            if (paramsOf.step())
-                mergeParams(params, QJsonDocument::fromJson(paramsOf.text(0).toUtf8()).object());
-        }
-        setParams.reset();
-        setParams.bind(1, QString::fromUtf8(QJsonDocument(params).toJson(QJsonDocument::Compact)));
-        setParams.bind(2, run);
-        if (!setParams.exec())
-            return fail(setParams.errorString());
+        if (!complete)
+            mergeParams(params, runParams(project, run));
+        if (!setRunParams(project, run, params, &error))
+            return fail(error);
     }
     // The runs split from one folder are one workload, named after it (in no experiment unless
     // the user put it in one).
-    for (auto it = workloadOf.begin(); it != workloadOf.end(); ++it) {
-        auto find = db.prepare(
-            "SELECT id FROM workload WHERE name = ? ORDER BY experiment_id IS NOT NULL LIMIT 1");
-        find.bind(1, it.value());
-        qint64 wl = 0;
-        if (find.step()) {
-            wl = find.int64(0);
-        } else {
-            auto add = db.prepare("INSERT INTO workload(experiment_id, name) VALUES(NULL, ?)");
-            add.bind(1, it.value());
-            if (!add.exec())
-                return fail(add.errorString());
-            wl = db.lastInsertRowId();
-        }
-        auto link =
-            db.prepare("UPDATE run SET workload_id = ?1 WHERE name = ?2 AND workload_id IS NULL");
-        link.bind(1, wl);
-        link.bind(2, it.key());
-        if (!link.exec())
-            return fail(link.errorString());
-    }
+    for (auto it = workloadOf.begin(); it != workloadOf.end(); ++it)
+        if (!joinWorkloadByName(project, it.key(), it.value(), &error))
+            return fail(error);
     if (!project.commit(&error))
         return fail(error);
     return result;

@@ -3,6 +3,7 @@
 
 #include "project.h"
 #include "sideproject.h"
+#include "sourcerecords.h"
 #include "tracewriter.h"
 
 #include <QDateTime>
@@ -215,17 +216,12 @@ SideResult SideImports::importOne(int index)
     if (!side->begin(&error))
         return failed(QStringLiteral("could not write the side project: ") + error);
     const RunId run = side->ensureRun(task.file.runName, &error);
-    auto st = side->db().prepare(
-        "INSERT INTO source(run_id, path, format, status) VALUES(?,?,?,'failed')");
-    st.bind(1, run);
-    st.bind(2, task.file.path);
-    st.bind(3, importer.format());
-    if (!run || !st.exec()) {
+    const SourceId source =
+        run ? insertSideSource(*side, run, task.file.path, importer.format(), &error) : 0;
+    if (!source) {
         side->rollback();
-        return failed(QStringLiteral("could not write the side project: ") +
-                      (run ? st.errorString() : error));
+        return failed(QStringLiteral("could not write the side project: ") + error);
     }
-    const SourceId source = side->db().lastInsertRowId();
     TraceWriter writer(*side, run, source);
     ImportContext ctx;
     ctx.path = task.file.path;

@@ -450,6 +450,16 @@ StringId Project::intern(std::string_view text)
     return id;
 }
 
+bool Project::checkpoint(QString *why)
+{
+    auto st = m_db.prepare("PRAGMA wal_checkpoint(TRUNCATE);");
+    if (st.step() && st.int64(0) == 0)
+        return true;
+    if (why)
+        *why = st.errorString();
+    return false;
+}
+
 void Project::shareIds(ImportIds *ids)
 {
     m_sharedIds = ids;

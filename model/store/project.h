@@ -65,6 +65,11 @@ public:
     bool isReadOnly() const { return m_mode == Mode::ReadOnly; }
     int schemaVersion() const;
 
+    // Folds the write-ahead log into the project file (a TRUNCATE checkpoint), so that copying
+    // the .grademl alone keeps everything; false when a reader held part of it back (*why: the
+    // error, empty when there was none).
+    bool checkpoint(QString *why);
+
     // Transactions. rollback() also forgets strings interned since begin().
     [[nodiscard]] bool begin(QString *error);
     [[nodiscard]] bool commit(QString *error);

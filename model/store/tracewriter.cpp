@@ -2,6 +2,7 @@
 #include "tracewriter.h"
 
 #include "importids.h"
+#include "runrecords.h"
 #include "slicelod.h"
 #include "sourcesummary.h"
 
@@ -397,6 +398,12 @@ bool TraceWriter::moveToRun(RunId run, QString *error)
     }
     m_run = run;
     return true;
+}
+
+bool TraceWriter::placeInExperiment(const QString &name, const QJsonObject &params,
+                                    const QJsonObject &tags, QString *error)
+{
+    return gml::placeInExperiment(m_project, m_run, name, params, tags, error);
 }
 
 } // namespace gml

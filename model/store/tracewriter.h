@@ -130,6 +130,10 @@ public:
     [[nodiscard]] bool moveToRun(RunId run, QString *error);
     // Merged into run.params (later sources add keys; lists under the same key are joined).
     void mergeRunParams(const QJsonObject &params);
+    // Puts the run in experiment `name` (its params replaced) and the workload of the same
+    // name, with the run's `tags` (MLflow's experiments; runrecords.h placeInExperiment).
+    [[nodiscard]] bool placeInExperiment(const QString &name, const QJsonObject &params,
+                                         const QJsonObject &tags, QString *error);
 
     // The earliest slice start or counter sample written so far (source clock); max when none.
     TimeNs earliest() const;

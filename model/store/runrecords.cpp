@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "runrecords.h"
+
+#include "project.h"
+
+#include <QJsonDocument>
+
+namespace gml {
+
+namespace {
+
+QString compact(const QJsonObject &o)
+{
+    return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
+}
+
+bool forEachRun(Project &project, const char *sql, const QList<RunId> &runs, QString *error)
+{
+    auto st = project.db().prepare(sql);
+    for (RunId run : runs) {
+        st.reset();
+        st.bind(1, run);
+        if (!st.exec()) {
+            if (error)
+                *error = st.errorString();
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+std::optional<QString> runName(Project &project, RunId run)
+{
+    auto name = project.db().prepare("SELECT name FROM run WHERE id = ?");
+    name.bind(1, run);
+    if (!name.step())
+        return std::nullopt;
+    return name.text(0);
+}
+
+bool dropRunMetrics(Project &project, const QList<RunId> &runs, QString *error)
+{
+    if (project.schemaVersion() < 6) // no stored metrics before schema 6
+        return true;
+    return forEachRun(project, "DELETE FROM run_metrics WHERE run_id = ?", runs, error);
+}
+
+bool dropEmptyRuns(Project &project, const QList<RunId> &runs, QString *error)
+{
+    return forEachRun(project,
+                      "DELETE FROM run WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM source WHERE "
+                      "run_id = ?1) AND NOT EXISTS (SELECT 1 FROM track WHERE run_id = ?1)",
+                      runs, error);
+}
+
+std::optional<PlacedSource> importedSourceAt(Project &project, const QString &path)
+{
+    auto read = project.db().prepare(
+        "SELECT s.id, s.run_id, r.name, s.format, json_extract(s.metadata, "
+        "'$.distributedInfo.rank'), "
+        "json_extract(s.metadata, '$.distributedInfo.world_size'), "
+        "(SELECT max(t.rank) FROM track t WHERE t.source_id = s.id), "
+        "(SELECT min(t.start_ns) FROM track t WHERE t.source_id = s.id) + s.clock_offset_ns, "
+        "(SELECT max(t.end_ns) FROM track t WHERE t.source_id = s.id) + s.clock_offset_ns "
+        "FROM source s JOIN run r ON r.id = s.run_id WHERE s.path = ? AND s.status = 'imported'");
+    read.bind(1, path);
+    if (!read.step())
+        return std::nullopt;
+    PlacedSource s;
+    s.id = read.int64(0);
+    s.run = read.int64(1);
+    s.runName = read.text(2);
+    s.format = read.text(3);
+    auto optInt = [&](int c) {
+        return read.isNull(c) ? std::nullopt : std::optional<int>(int(read.int64(c)));
+    };
+    s.rank = optInt(4);
+    s.worldSize = optInt(5);
+    s.trackRank = optInt(6);
+    if (!read.isNull(7))
+        s.start = read.int64(7);
+    if (!read.isNull(8))
+        s.end = read.int64(8);
+    return s;
+}
+
+bool moveSource(Project &project, SourceId source, RunId run, QString *error)
+{
+    for (const char *sql : {"UPDATE source SET run_id = ?1 WHERE id = ?2",
+                            "UPDATE track SET run_id = ?1 WHERE source_id = ?2"}) {
+        auto st = project.db().prepare(sql);
+        st.bind(1, run);
+        st.bind(2, source);
+        if (!st.exec()) {
+            if (error)
+                *error = st.errorString();
+            return false;
+        }
+    }
+    return true;
+}
+
+QList<std::optional<QJsonObject>> sourceRunParams(Project &project, RunId run)
+{
+    QList<std::optional<QJsonObject>> out;
+    auto st = project.db().prepare("SELECT json_extract(metadata, '$.run_params') FROM source "
+                                   "WHERE run_id = ? AND status = 'imported'");
+    st.bind(1, run);
+    while (st.step())
+        out.append(st.isNull(0)
+                       ? std::nullopt
+                       : std::optional(QJsonDocument::fromJson(st.text(0).toUtf8()).object()));
+    return out;
+}
+
+QJsonObject runParams(Project &project, RunId run)
+{
+    auto st = project.db().prepare("SELECT params FROM run WHERE id = ?");
+    st.bind(1, run);
+    return st.step() ? QJsonDocument::fromJson(st.text(0).toUtf8()).object() : QJsonObject();
+}
+
+bool setRunParams(Project &project, RunId run, const QJsonObject &params, QString *error)
+{
+    auto st = project.db().prepare("UPDATE run SET params = ? WHERE id = ?");
+    st.bind(1, compact(params));
+    st.bind(2, run);
+    if (st.exec())
+        return true;
+    if (error)
+        *error = st.errorString();
+    return false;
+}
+
+bool joinWorkloadByName(Project &project, const QString &run, const QString &workload,
+                        QString *error)
+{
+    auto &db = project.db();
+    auto find = db.prepare(
+        "SELECT id FROM workload WHERE name = ? ORDER BY experiment_id IS NOT NULL LIMIT 1");
+    find.bind(1, workload);
+    qint64 wl = 0;
+    if (find.step()) {
+        wl = find.int64(0);
+    } else {
+        auto add = db.prepare("INSERT INTO workload(experiment_id, name) VALUES(NULL, ?)");
+        add.bind(1, workload);
+        if (!add.exec()) {
+            if (error)
+                *error = add.errorString();
+            return false;
+        }
+        wl = db.lastInsertRowId();
+    }
+    auto link =
+        db.prepare("UPDATE run SET workload_id = ?1 WHERE name = ?2 AND workload_id IS NULL");
+    link.bind(1, wl);
+    link.bind(2, run);
+    if (link.exec())
+        return true;
+    if (error)
+        *error = link.errorString();
+    return false;
+}
+
+bool placeInExperiment(Project &project, RunId run, const QString &name, const QJsonObject &params,
+                       const QJsonObject &tags, QString *error)
+{
+    auto &db = project.db();
+    auto e = db.prepare("INSERT INTO experiment(name, params) VALUES(?, ?) "
+                        "ON CONFLICT(name) DO UPDATE SET params = excluded.params");
+    e.bind(1, name);
+    e.bind(2, compact(params));
+    auto wl = db.prepare("INSERT OR IGNORE INTO workload(experiment_id, name) "
+                         "SELECT id, name FROM experiment WHERE name = ?");
+    wl.bind(1, name);
+    auto link = db.prepare("UPDATE run SET workload_id = (SELECT wl.id FROM workload wl JOIN "
+                           "experiment x ON x.id = wl.experiment_id WHERE x.name = ?1 AND "
+                           "wl.name = ?1), tags = ?2 WHERE id = ?3");
+    link.bind(1, name);
+    link.bind(2, compact(tags));
+    link.bind(3, run);
+    if (e.exec() && wl.exec() && link.exec())
+        return true;
+    if (error)
+        *error = db.lastError();
+    return false;
+}
+
+std::vector<ProcessOp> processOps(Project &project, RunId run, qint64 pid, StringId category)
+{
+    // The pid is bound as text, as the importers stored it in some projects.
+    auto st =
+        project.db().prepare("SELECT s.id, s.track_id, s.ts, s.dur, s.name_id, s.external_id, "
+                             "json_extract(s.args, '$.\"Record function id\"') FROM slice s JOIN "
+                             "track t ON t.id = s.track_id "
+                             "WHERE t.run_id = ?1 AND t.pid = ?2 AND s.cat_id = ?3 ORDER BY "
+                             "s.track_id, s.ts, s.dur DESC");
+    st.bind(1, run);
+    st.bind(2, QString::number(pid));
+    st.bind(3, category);
+    std::vector<ProcessOp> out;
+    while (st.step()) {
+        ProcessOp op;
+        op.id = st.int64(0);
+        op.track = st.int64(1);
+        op.ts = st.int64(2);
+        op.dur = st.int64(3);
+        op.name = st.int64(4);
+        if (!st.isNull(5))
+            op.external = st.int64(5);
+        if (!st.isNull(6))
+            op.recordFunction = st.int64(6);
+        out.push_back(op);
+    }
+    return out;
+}
+
+QStringList importedPaths(Project &project, RunId run, const QString &format, int limit)
+{
+    auto st = project.db().prepare("SELECT path FROM source WHERE run_id = ? AND format = ? "
+                                   "AND status = 'imported' ORDER BY path LIMIT ?");
+    st.bind(1, run);
+    st.bind(2, format);
+    st.bind(3, qint64(limit));
+    QStringList out;
+    while (st.step())
+        out.append(st.text(0));
+    return out;
+}
+
+QList<std::pair<RunId, QString>> measuredRunsWithProcess(Project &project, qint64 pid, RunId except)
+{
+    auto st = project.db().prepare(
+        "SELECT DISTINCT t.run_id, r.name FROM track t JOIN run r ON r.id = t.run_id "
+        "WHERE t.pid = ?1 AND t.run_id != ?2 AND r.kind = 'measured' ORDER BY t.run_id");
+    st.bind(1, QString::number(pid));
+    st.bind(2, except);
+    QList<std::pair<RunId, QString>> out;
+    while (st.step())
+        out.append({st.int64(0), st.text(1)});
+    return out;
+}
+
+} // namespace gml
