@@ -40,6 +40,48 @@ std::optional<QString> runName(Project &project, RunId run)
     return name.text(0);
 }
 
+std::optional<RunRow> runRow(Project &project, RunId run)
+{
+    auto st = project.db().prepare("SELECT name, kind, params FROM run WHERE id = ?");
+    st.bind(1, run);
+    if (!st.step())
+        return std::nullopt;
+    return RunRow{run, st.text(0), st.text(1),
+                  QJsonDocument::fromJson(st.text(2).toUtf8()).object()};
+}
+
+QList<RunPlacement> runPlacements(Project &project)
+{
+    QList<RunPlacement> out;
+    auto q = project.db().prepare("SELECT r.name, r.workload_id, w.experiment_id FROM run r "
+                                  "LEFT JOIN workload w ON w.id = r.workload_id");
+    while (q.step()) {
+        RunPlacement p{q.text(0), {}, {}};
+        if (!q.isNull(1))
+            p.workload = q.int64(1);
+        if (!q.isNull(2))
+            p.experiment = q.int64(2);
+        out.append(p);
+    }
+    return out;
+}
+
+QJsonObject lastCounterValues(Project &project, RunId run, const QString &format)
+{
+    QJsonObject out;
+    auto st = project.db().prepare(
+        "SELECT t.name, (SELECT k.value FROM counter k WHERE k.track_id = t.id ORDER BY k.ts DESC, "
+        "k.step DESC LIMIT 1) FROM track t JOIN source s ON s.id = t.source_id "
+        "WHERE t.run_id = ? AND s.format = ? AND t.kind = ?");
+    st.bind(1, run);
+    st.bind(2, format);
+    st.bind(3, qint64(TrackKind::Counter));
+    while (st.step())
+        if (!st.isNull(1))
+            out.insert(st.text(0), st.real(1));
+    return out;
+}
+
 bool dropRunMetrics(Project &project, const QList<RunId> &runs, QString *error)
 {
     if (project.schemaVersion() < 6) // no stored metrics before schema 6

@@ -24,6 +24,24 @@ namespace gml {
 class Project;
 
 std::optional<QString> runName(Project &project, RunId run);
+// A run's name, kind (measured, predicted, simulated) and params.
+struct RunRow
+{
+    RunId id = 0;
+    QString name, kind;
+    QJsonObject params;
+};
+std::optional<RunRow> runRow(Project &project, RunId run);
+// Every run's name with its workload and that workload's experiment (unset: none), by id.
+struct RunPlacement
+{
+    QString name;
+    std::optional<qint64> workload, experiment;
+};
+QList<RunPlacement> runPlacements(Project &project);
+// The last value (by time, then step) of each counter track of `run` imported from files of
+// `format`, by track name; tracks without a sample are left out.
+QJsonObject lastCounterValues(Project &project, RunId run, const QString &format);
 // Drops the stored headline metrics of `runs` (computed again when next listed).
 [[nodiscard]] bool dropRunMetrics(Project &project, const QList<RunId> &runs, QString *error);
 // Removes each of `runs` that holds no source and no track.

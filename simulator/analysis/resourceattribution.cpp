@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "resourceattribution.h"
+#include "trackrecords.h"
 
 #include "countertrack.h"
 #include "project.h"
@@ -218,27 +219,19 @@ ResourceAttribution attributeResources(Project &project, RunId run, const PhaseF
                                        QString *error)
 {
     ResourceAttribution out;
-    auto st = project.db().prepare(
-        "SELECT t.id, t.name, p.kind, p.pid FROM track t LEFT JOIN track p ON p.id = t.parent_id "
-        "WHERE t.run_id = ? AND t.kind = ? ORDER BY t.id");
-    if (!st.isValid()) {
-        if (error)
-            *error = st.errorString();
-        return out;
-    }
-    st.bind(1, qint64(run));
-    st.bind(2, qint64(TrackKind::Counter));
     std::vector<std::pair<TrackId, Series>> wanted;
-    while (st.step()) {
-        const auto metric = metricOfTrack(st.text(1));
+    for (const TrackRow &t : tracksOfRun(project, run, error)) {
+        if (t.kind != TrackKind::Counter)
+            continue;
+        const auto metric = metricOfTrack(t.name);
         if (!metric)
             continue;
-        const bool gpu = !st.isNull(2) && st.int64(2) == qint64(TrackKind::Gpu);
+        const bool gpu = t.parentKind == TrackKind::Gpu;
         Series s;
-        s.device = gpu ? QStringLiteral("GPU %1").arg(st.text(3)) : QStringLiteral("host");
-        s.source = st.text(1).section(QStringLiteral(" · "), 0, 0);
+        s.device = gpu ? QStringLiteral("GPU %1").arg(t.parentPid) : QStringLiteral("host");
+        s.source = t.name.section(QStringLiteral(" · "), 0, 0);
         s.metric = *metric;
-        wanted.emplace_back(st.int64(0), std::move(s));
+        wanted.emplace_back(t.id, std::move(s));
     }
     std::vector<Series> series;
     for (auto &[id, s] : wanted) {

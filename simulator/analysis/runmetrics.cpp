@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runmetrics.h"
+#include "runrecords.h"
 
 #include "devicecatalog.h"
 #include "findings.h"
@@ -24,17 +25,7 @@ namespace gml::sim {
 // The last value of each MLflow metric of the run (its counter tracks under the run's track).
 static QJsonObject lastMlflowMetrics(Project &project, RunId run)
 {
-    QJsonObject out;
-    auto st = project.db().prepare(
-        "SELECT t.name, (SELECT k.value FROM counter k WHERE k.track_id = t.id ORDER BY k.ts DESC, "
-        "k.step DESC LIMIT 1) FROM track t JOIN source s ON s.id = t.source_id "
-        "WHERE t.run_id = ? AND s.format = 'mlflow-run' AND t.kind = ?");
-    st.bind(1, run);
-    st.bind(2, qint64(TrackKind::Counter));
-    while (st.step())
-        if (!st.isNull(1))
-            out.insert(st.text(0), st.real(1));
-    return out;
+    return lastCounterValues(project, run, QStringLiteral("mlflow-run"));
 }
 
 QJsonObject stepStatistics(const std::vector<TimeNs> &times)
@@ -71,13 +62,9 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
     QJsonObject m;
     QString kind;
     QJsonObject params;
-    {
-        auto st = project.db().prepare("SELECT kind, params FROM run WHERE id = ?");
-        st.bind(1, run);
-        if (st.step()) {
-            kind = st.text(0);
-            params = QJsonDocument::fromJson(st.text(1).toUtf8()).object();
-        }
+    if (const auto row = runRow(project, run)) {
+        kind = row->kind;
+        params = row->params;
     }
     // A simulated run carries its metrics, as the simulator measured them.
     if (kind == QLatin1String("simulated") && params.contains(QStringLiteral("headline")))
@@ -235,11 +222,8 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
 bool updateRunMetrics(Project &project, const QList<RunId> &runs, QStringList *errors,
                       const std::function<bool(int, int, const QString &)> &progress)
 {
-    auto nameOf = project.db().prepare("SELECT name FROM run WHERE id = ?");
     for (int i = 0; i < runs.size(); ++i) {
-        nameOf.reset();
-        nameOf.bind(1, runs[i]);
-        const QString name = nameOf.step() ? nameOf.text(0) : QString();
+        const QString name = runName(project, runs[i]).value_or(QString());
         if (name.isEmpty())
             continue; // gone since
         if (progress && !progress(i, int(runs.size()), name))

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "rankfacts.h"
+#include "projecttime.h"
+#include "trackrecords.h"
 
 #include "dependencygraph.h"
 #include "project.h"
@@ -76,27 +78,17 @@ std::optional<RankFacts> RankFacts::fromCbor(const QByteArray &data)
 std::optional<std::map<SourceId, RankFacts>> computeRankFacts(Project &project, RunId run,
                                                               QString *error)
 {
-    {
-        // A run of counters only, or whose traces all failed, has no execution model: no facts.
-        auto st = project.db().prepare(
-            "SELECT EXISTS (SELECT 1 FROM track WHERE run_id = ? AND slice_count > 0)");
-        st.bind(1, run);
-        if (st.step() && st.int64(0) == 0)
-            return std::map<SourceId, RankFacts>{};
-    }
+    // A run of counters only, or whose traces all failed, has no execution model: no facts.
+    if (!runHasSlices(project, run))
+        return std::map<SourceId, RankFacts>{};
     auto graph = DependencyGraph::build(project, run, error);
     if (!graph)
         return std::nullopt;
     const DependencyGraph &g = *graph;
     // The offset that put each source on the project clock, taken off again.
     std::map<SourceId, TimeNs> offset;
-    {
-        auto st = project.db().prepare(
-            "SELECT id, clock_offset_ns + align_ns FROM source WHERE run_id = ?");
-        st.bind(1, run);
-        while (st.step())
-            offset[st.int64(0)] = st.int64(1);
-    }
+    for (const auto &[source, sourceOffset] : sourceOffsets(project, run))
+        offset[source] = sourceOffset;
     std::map<SourceId, RankFacts> out;
     std::map<SourceId, std::map<QString, KernelFamily>> families;
     const auto &nodes = g.nodes();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // DependencyGraph::readNodes: a run's slices read from their chunks into nodes and containers.
 #include "graphbuild.h"
+#include "projecttime.h"
+#include "trackrecords.h"
 
 #include "clockalignment.h"
 #include "clusterproject.h"
@@ -53,27 +55,24 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
 
     // Resources: CPU threads and GPU streams (and GPU rows that hold work directly).
     std::unordered_map<TrackId, int> resourceOf;
-    {
-        auto st =
-            db.prepare("SELECT id, kind, name, coalesce(rank, -1), pid, source_id FROM track "
-                       "WHERE run_id = ? AND kind IN (?, ?, ?) AND slice_count > 0 ORDER BY id");
-        st.bind(1, run);
-        st.bind(2, qint64(TrackKind::Thread));
-        st.bind(3, qint64(TrackKind::Gpu));
-        st.bind(4, qint64(TrackKind::Stream));
-        while (st.step()) {
-            Resource r;
-            r.track = st.int64(0);
-            r.gpu = TrackKind(st.int64(1)) != TrackKind::Thread;
-            r.name = st.text(2);
-            r.rank = int(st.int64(3));
-            r.pid = st.text(4);
-            r.source = st.int64(5);
-            resourceOf.emplace(r.track, int(g.m_resources.size()));
-            g.m_resources.push_back(std::move(r));
-        }
-        if (!st.errorString().isEmpty())
-            return fail(st.errorString());
+    QString readError;
+    const std::vector<TrackRow> tracks = tracksOfRun(project, run, &readError);
+    if (!readError.isEmpty())
+        return fail(readError);
+    for (const TrackRow &t : tracks) {
+        if ((t.kind != TrackKind::Thread && t.kind != TrackKind::Gpu &&
+             t.kind != TrackKind::Stream) ||
+            t.sliceCount <= 0)
+            continue;
+        Resource r;
+        r.track = t.id;
+        r.gpu = t.kind != TrackKind::Thread;
+        r.name = t.name;
+        r.rank = t.rank;
+        r.pid = t.pid;
+        r.source = t.source;
+        resourceOf.emplace(r.track, int(g.m_resources.size()));
+        g.m_resources.push_back(std::move(r));
     }
     // Names, read once per distinct name.
     auto nameOf = [&](StringId id) -> QString {
@@ -102,19 +101,14 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
     // Slices per track, nested: leaves become nodes, the others containers. Chunks are read
     // directly (slicestore::TrackReader): through the `slice` table a row costs more than all
     // the work below.
-    {
-        auto st = db.prepare("SELECT id, clock_offset_ns + align_ns FROM source WHERE run_id = ?");
-        st.bind(1, run);
-        while (st.step())
-            offsetOf.emplace(st.int64(0), st.int64(1));
-        if (!st.errorString().isEmpty())
-            return fail(st.errorString());
-    }
+    for (const auto &[source, offset] : sourceOffsets(project, run, &readError))
+        offsetOf.emplace(source, offset);
+    if (!readError.isEmpty())
+        return fail(readError);
     // Args the graph reads: a copy's "bytes"; a record_param_comms op's message ("In msg
     // nelems" x the dtype's size), applied to the collectives it launched once launches are
     // known; an op's "flops".
-    const StringId commsName =
-        db.scalar("SELECT id FROM string WHERE value = 'record_param_comms'", 0);
+    const StringId commsName = existingString(project, QStringLiteral("record_param_comms"));
     auto dtypeSize = [](QString dtype) -> qint64 {
         dtype = dtype.toLower();
         return dtype.contains(QLatin1String("double")) || dtype == QLatin1String("long") ? 8
@@ -131,13 +125,11 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
         // Slices per resource (an upper bound of its nodes and containers): reserved once, so
         // the arrays are not copied as they grow.
         {
-            auto st = db.prepare("SELECT id, slice_count FROM track WHERE run_id = ?");
-            st.bind(1, run);
             qint64 total = 0, largest = 0;
-            while (st.step())
-                if (resourceOf.count(st.int64(0))) {
-                    total += st.int64(1);
-                    largest = std::max(largest, st.int64(1));
+            for (const TrackRow &t : tracks)
+                if (resourceOf.count(t.id)) {
+                    total += t.sliceCount;
+                    largest = std::max(largest, t.sliceCount);
                 }
             g.m_nodes.reserve(size_t(total));
             g.m_containers.reserve(size_t(total) / 2);

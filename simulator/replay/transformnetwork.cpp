@@ -5,6 +5,7 @@
 #include "clockalignment.h"
 #include "devicecatalog.h"
 #include "project.h"
+#include "runrecords.h"
 #include "timeformat.h"
 #include "transformsinternal.h"
 
@@ -363,12 +364,7 @@ WhatIfContext WhatIfContext::forRun(const DependencyGraph &graph, const QJsonObj
 
 WhatIfContext WhatIfContext::forRun(const DependencyGraph &graph, Project &project, RunId run)
 {
-    QJsonObject params;
-    auto st = project.db().prepare("SELECT params FROM run WHERE id = ?");
-    st.bind(1, qint64(run));
-    if (st.step())
-        params = QJsonDocument::fromJson(st.text(0).toUtf8()).object();
-    return forRun(graph, params);
+    return forRun(graph, runParams(project, run));
 }
 
 TimeNs rooflineTime(const Device &device, double flops, double bytes, bool halfPrecision)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "modelfromrun.h"
+#include "runrecords.h"
 
 #include "clockalignment.h"
 #include "dependencygraph.h"
@@ -33,12 +34,11 @@ std::optional<LayerGraph> layerGraphFromRun(Project &project, RunId run, QString
     QString runName;
     QJsonObject runParams;
     {
-        auto st = project.db().prepare("SELECT name, params FROM run WHERE id = ?");
-        st.bind(1, run);
-        if (!st.step())
+        const auto row = runRow(project, run);
+        if (!row)
             return fail(QStringLiteral("no run with id %1").arg(run));
-        runName = st.text(0);
-        runParams = QJsonDocument::fromJson(st.text(1).toUtf8()).object();
+        runName = row->name;
+        runParams = row->params;
     }
     QString why;
     auto built = DependencyGraph::build(project, run, &why);

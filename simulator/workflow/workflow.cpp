@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workflow.h"
+#include "runrecords.h"
 
 #include "gputime.h"
 #include "project.h"
@@ -354,14 +355,12 @@ std::optional<Workflow> Workflow::load(Project &project, QString *error)
     const auto declarations = workflowDeclarations(project, &declError);
     // Each run's workload and experiment, which say which runs belong together.
     QHash<QString, QStringList> groups;
-    auto q = project.db().prepare("SELECT r.name, r.workload_id, w.experiment_id FROM run r "
-                                  "LEFT JOIN workload w ON w.id = r.workload_id");
-    while (q.step()) {
-        QStringList &keys = groups[q.text(0)];
-        if (!q.isNull(1))
-            keys << QStringLiteral("workload:%1").arg(q.int64(1));
-        if (!q.isNull(2))
-            keys << QStringLiteral("experiment:%1").arg(q.int64(2));
+    for (const RunPlacement &r : runPlacements(project)) {
+        QStringList &keys = groups[r.name];
+        if (r.workload)
+            keys << QStringLiteral("workload:%1").arg(*r.workload);
+        if (r.experiment)
+            keys << QStringLiteral("experiment:%1").arg(*r.experiment);
     }
     Workflow w = resolve(declarations, runs, groups);
     if (!declError.isEmpty())

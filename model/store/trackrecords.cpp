@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "trackrecords.h"
+
+#include "project.h"
+
+namespace gml {
+
+std::vector<TrackRow> tracksOfRun(Project &project, RunId run, QString *error)
+{
+    std::vector<TrackRow> out;
+    auto st = project.db().prepare(
+        "SELECT t.id, t.kind, t.name, coalesce(t.rank, -1), t.pid, t.source_id, t.slice_count, "
+        "t.counter_count, p.kind, p.pid FROM track t LEFT JOIN track p ON p.id = t.parent_id "
+        "WHERE t.run_id = ? ORDER BY t.id");
+    st.bind(1, run);
+    while (st.step()) {
+        TrackRow r;
+        r.id = st.int64(0);
+        r.kind = TrackKind(st.int64(1));
+        r.name = st.text(2);
+        r.rank = int(st.int64(3));
+        r.pid = st.text(4);
+        r.source = st.int64(5);
+        r.sliceCount = st.int64(6);
+        r.counterCount = st.int64(7);
+        if (!st.isNull(8))
+            r.parentKind = TrackKind(st.int64(8));
+        r.parentPid = st.text(9);
+        out.push_back(std::move(r));
+    }
+    if (error && !st.errorString().isEmpty())
+        *error = st.errorString();
+    return out;
+}
+
+bool runHasSlices(Project &project, RunId run)
+{
+    auto st = project.db().prepare(
+        "SELECT EXISTS (SELECT 1 FROM track WHERE run_id = ? AND slice_count > 0)");
+    st.bind(1, run);
+    return !st.step() || st.int64(0) != 0;
+}
+
+StringId existingString(Project &project, const QString &text)
+{
+    auto st = project.db().prepare("SELECT id FROM string WHERE value = ?");
+    st.bind(1, text);
+    return st.step() ? st.int64(0) : 0;
+}
+
+} // namespace gml
