@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "predictedrun.h"
+#include "derivedruns.h"
+#include "runrecords.h"
 
 #include "project.h"
 #include "slicetrack.h"
@@ -61,39 +63,6 @@ int templateResource(const DependencyGraph &g, int res)
 
 } // namespace
 
-bool dropDerivedRun(Project &project, const QString &name, const QString &kind, const QString &what,
-                    QString *error)
-{
-    auto &db = project.db();
-    const auto existing = project.findRun(name);
-    if (!existing)
-        return true;
-    auto fail = [&](const QString &why) {
-        if (error)
-            *error = why;
-        return false;
-    };
-    auto st = db.prepare("SELECT kind FROM run WHERE id = ?");
-    st.bind(1, *existing);
-    if (st.step() && st.text(0) != kind)
-        return fail(QStringLiteral("run '%1' is a %2 run; %3 never replaces one")
-                        .arg(name, st.text(0), what));
-    std::vector<SourceId> sources;
-    auto src = db.prepare("SELECT id FROM source WHERE run_id = ?");
-    src.bind(1, *existing);
-    while (src.step())
-        sources.push_back(src.int64(0));
-    QString why;
-    for (SourceId s : sources)
-        if (!project.deleteSource(s, &why))
-            return fail(why);
-    auto del = db.prepare("DELETE FROM run WHERE id = ?");
-    del.bind(1, *existing);
-    if (!del.exec())
-        return fail(del.errorString());
-    return true;
-}
-
 std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun,
                                       const WhatIfResult &result,
                                       const QList<Transform> &transforms, const QString &name,
@@ -101,20 +70,13 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun,
 {
     const DependencyGraph &graph = *result.prepared.graph;
     const Replay &predicted = result.predicted;
-    auto &db = project.db();
     auto fail = [&](const QString &why) -> std::optional<RunId> {
         if (error)
             *error = why;
         project.rollback();
         return std::nullopt;
     };
-    QString measuredName;
-    {
-        auto st = db.prepare("SELECT name FROM run WHERE id = ?");
-        st.bind(1, measuredRun);
-        if (st.step())
-            measuredName = st.text(0);
-    }
+    const QString measuredName = runName(project, measuredRun).value_or(QString());
     QJsonObject params;
     params.insert(QStringLiteral("measured_run"), measuredName);
     params.insert(QStringLiteral("transforms"), transformsToJson(transforms));
@@ -132,23 +94,13 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun,
     const RunId run = project.ensureRun(name, &why);
     if (!run)
         return fail(why);
-    {
-        auto st = db.prepare("UPDATE run SET kind = 'predicted', params = ? WHERE id = ?");
-        st.bind(1, QString::fromUtf8(QJsonDocument(params).toJson(QJsonDocument::Compact)));
-        st.bind(2, run);
-        if (!st.exec())
-            return fail(st.errorString());
-    }
-    SourceId source = 0;
-    {
-        auto st = db.prepare(
-            "INSERT INTO source(run_id, path, format, status) VALUES(?, ?, 'whatif', 'failed')");
-        st.bind(1, run);
-        st.bind(2, QStringLiteral("whatif:%1/%2").arg(measuredName, name));
-        if (!st.exec())
-            return fail(st.errorString());
-        source = db.lastInsertRowId();
-    }
+    if (!setRunKind(project, run, QStringLiteral("predicted"), params, &why))
+        return fail(why);
+    const SourceId source =
+        insertDerivedSource(project, run, QStringLiteral("whatif:%1/%2").arg(measuredName, name),
+                            QStringLiteral("whatif"), &why);
+    if (!source)
+        return fail(why);
     TraceWriter w(project, run, source);
     // The measured tracks, parents first.
     struct TrackRow
@@ -157,23 +109,8 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun,
         TrackSpec spec;
     };
     std::unordered_map<TrackId, TrackRow> rows;
-    {
-        auto st = db.prepare(
-            "SELECT id, coalesce(parent_id, 0), kind, name, sort_key, coalesce(rank, -1), "
-            "coalesce(pid, ''), coalesce(tid, ''), coalesce(unit, '') FROM track WHERE run_id = ?");
-        st.bind(1, measuredRun);
-        while (st.step()) {
-            TrackSpec s;
-            s.kind = TrackKind(st.int64(2));
-            s.name = st.text(3);
-            s.sortKey = st.int64(4);
-            s.rank = int(st.int64(5));
-            s.pid = st.text(6);
-            s.tid = st.text(7);
-            s.unit = st.text(8);
-            rows.emplace(st.int64(0), TrackRow{st.int64(1), s});
-        }
-    }
+    for (const TrackTemplate &t : trackTemplates(project, measuredRun))
+        rows.emplace(t.id, TrackRow{t.parent, t.spec});
     std::unordered_map<TrackId, TrackId> copied;
     std::function<TrackId(TrackId)> copy = [&](TrackId old) -> TrackId {
         if (auto it = copied.find(old); it != copied.end())
@@ -333,21 +270,7 @@ withPredictedRun(const std::shared_ptr<const TimelineData> &base, RunId measured
 bool saveScenario(Project &project, RunId run, const QString &name,
                   const QList<Transform> &transforms, const QJsonObject &results, QString *error)
 {
-    auto st = project.db().prepare(
-        "INSERT INTO scenario(run_id, name, transforms, results) VALUES(?, ?, ?, ?) "
-        "ON CONFLICT(run_id, name) DO UPDATE SET transforms = excluded.transforms, results = "
-        "excluded.results");
-    st.bind(1, run);
-    st.bind(2, name);
-    st.bind(3, QString::fromUtf8(
-                   QJsonDocument(transformsToJson(transforms)).toJson(QJsonDocument::Compact)));
-    st.bind(4, QString::fromUtf8(QJsonDocument(results).toJson(QJsonDocument::Compact)));
-    if (!st.exec()) {
-        if (error)
-            *error = st.errorString();
-        return false;
-    }
-    return true;
+    return storeScenario(project, run, name, transformsToJson(transforms), results, error);
 }
 
 static std::optional<ScenarioRecord> scenarioFromRow(const QString &name, const QString &transforms,
@@ -377,26 +300,20 @@ static std::optional<ScenarioRecord> scenarioFromRow(const QString &name, const 
 std::optional<ScenarioRecord> loadScenario(Project &project, RunId run, const QString &name,
                                            QString *error)
 {
-    auto st = project.db().prepare(
-        "SELECT transforms, coalesce(results, '{}') FROM scenario WHERE run_id = ? AND name = ?");
-    st.bind(1, run);
-    st.bind(2, name);
-    if (!st.step()) {
+    const auto row = scenarioRow(project, run, name);
+    if (!row) {
         if (error)
             *error = QStringLiteral("no scenario '%1' for this run").arg(name);
         return std::nullopt;
     }
-    return scenarioFromRow(name, st.text(0), st.text(1), error);
+    return scenarioFromRow(name, row->transforms, row->results, error);
 }
 
 QList<ScenarioRecord> listScenarios(Project &project, RunId run, QString *error)
 {
     QList<ScenarioRecord> out;
-    auto st = project.db().prepare("SELECT name, transforms, coalesce(results, '{}') FROM scenario "
-                                   "WHERE run_id = ? ORDER BY name");
-    st.bind(1, run);
-    while (st.step())
-        if (auto s = scenarioFromRow(st.text(0), st.text(1), st.text(2), error))
+    for (const ScenarioRow &row : scenarioRows(project, run))
+        if (auto s = scenarioFromRow(row.name, row.transforms, row.results, error))
             out.append(*s);
     return out;
 }

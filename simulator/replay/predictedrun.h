@@ -32,12 +32,6 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun,
                                       const QList<Transform> &transforms, const QString &name,
                                       QString *error);
 
-// Inside the caller's transaction: deletes run `name` with its sources when it is of `kind`
-// (a prediction or simulation saved again); fails, saying "WHAT never replaces one", when it
-// is of another kind. No run of that name: nothing to do.
-[[nodiscard]] bool dropDerivedRun(Project &project, const QString &name, const QString &kind,
-                                  const QString &what, QString *error);
-
 // The same run held in memory for the timeline, placed right after the measured run in a copy
 // of `base` (sharing its tracks); a previous in-memory prediction is dropped. Track and run ids
 // are above every project id (kLivePredictionRun, model/types.h).

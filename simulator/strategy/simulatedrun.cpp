@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A simulated job as a run of the project (strategy.h: saveSimulatedRun).
+#include "derivedruns.h"
 #include "strategyinternal.h"
 
 #include "predictedrun.h"
@@ -47,7 +48,6 @@ QJsonObject headline(const SimResult &r)
 std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, const QString &name,
                                       QString *error)
 {
-    auto &db = project.db();
     auto fail = [&](const QString &why) -> std::optional<RunId> {
         if (error)
             *error = why;
@@ -61,23 +61,7 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
         return fail(why);
     // Where the run starts on the project clock: with the measured run it came from, else with
     // the project's first measured or predicted data (0 in a project of simulations only).
-    TimeNs origin = 0;
-    {
-        const QString &from = r.config.model.measuredRun;
-        // On the project clock: a track's times plus its source's clock offset and alignment.
-        auto st = db.prepare(
-            from.isEmpty()
-                ? "SELECT min(t.start_ns + coalesce(src.clock_offset_ns + src.align_ns, 0)) "
-                  "FROM track t JOIN run r ON r.id = t.run_id "
-                  "LEFT JOIN source src ON src.id = t.source_id WHERE r.kind != 'simulated'"
-                : "SELECT min(t.start_ns + coalesce(src.clock_offset_ns + src.align_ns, 0)) "
-                  "FROM track t JOIN run r ON r.id = t.run_id "
-                  "LEFT JOIN source src ON src.id = t.source_id WHERE r.name = ?");
-        if (!from.isEmpty())
-            st.bind(1, from);
-        if (st.step() && !st.isNull(0))
-            origin = st.int64(0);
-    }
+    const TimeNs origin = earliestTrackStart(project, r.config.model.measuredRun).value_or(0);
     QString why;
     const RunId run = project.ensureRun(name, &why);
     if (!run)
@@ -88,23 +72,12 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
     params.insert(QStringLiteral("headline"), headline(r));
     if (!r.warnings.isEmpty())
         params.insert(QStringLiteral("warnings"), QJsonArray::fromStringList(r.warnings));
-    {
-        auto st = db.prepare("UPDATE run SET kind = 'simulated', params = ? WHERE id = ?");
-        st.bind(1, QString::fromUtf8(QJsonDocument(params).toJson(QJsonDocument::Compact)));
-        st.bind(2, run);
-        if (!st.exec())
-            return fail(st.errorString());
-    }
-    SourceId source = 0;
-    {
-        auto st = db.prepare(
-            "INSERT INTO source(run_id, path, format, status) VALUES(?, ?, 'simulator', 'failed')");
-        st.bind(1, run);
-        st.bind(2, QStringLiteral("simulator:%1").arg(name));
-        if (!st.exec())
-            return fail(st.errorString());
-        source = db.lastInsertRowId();
-    }
+    if (!setRunKind(project, run, QStringLiteral("simulated"), params, &why))
+        return fail(why);
+    const SourceId source = insertDerivedSource(
+        project, run, QStringLiteral("simulator:%1").arg(name), QStringLiteral("simulator"), &why);
+    if (!source)
+        return fail(why);
     TraceWriter w(project, run, source);
     const SimConfig &c = r.config;
     const DependencyGraph &g = *r.graph;
@@ -259,14 +232,9 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
     }
     if (w.failed() || !w.finish({}, &why))
         return fail(w.failed() ? w.errorString() : why);
-    {
-        // The headline metrics (runcatalog.h's run_metrics), in the same transaction.
-        auto st = db.prepare("INSERT OR REPLACE INTO run_metrics(run_id, metrics) VALUES(?, ?)");
-        st.bind(1, run);
-        st.bind(2, QString::fromUtf8(QJsonDocument(headline(r)).toJson(QJsonDocument::Compact)));
-        if (!st.exec())
-            return fail(st.errorString());
-    }
+    // The headline metrics (runcatalog.h's run_metrics), in the same transaction.
+    if (!writeRunMetrics(project, run, headline(r), &why))
+        return fail(why);
     if (!project.commit(&why))
         return fail(why);
     return run;

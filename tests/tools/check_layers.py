@@ -54,8 +54,6 @@ PENDING = {
     'simulator/analysis/runcompare.cpp': 10,
     'simulator/cluster/clusteranalysis.cpp': 10,
     'simulator/cluster/clustermerge.cpp': 47,
-    'simulator/replay/predictedrun.cpp': 21,
-    'simulator/strategy/simulatedrun.cpp': 9,
 }
 
 SQL_LITERAL = re.compile(
