@@ -226,6 +226,27 @@ QString shardMismatch(Project &shardProject, const Shard &expected)
     return {};
 }
 
+ShardCounts shardCounts(Project &cluster)
+{
+    ShardCounts out;
+    auto st = cluster.db().prepare("SELECT count(*), total(status = 'merged') FROM shard");
+    if (st.step()) {
+        out.total = int(st.int64(0));
+        out.merged = int(st.int64(1));
+    }
+    return out;
+}
+
+QList<ShardStatus> unmergedShards(Project &cluster)
+{
+    QList<ShardStatus> out;
+    auto bad = cluster.db().prepare("SELECT path, status, coalesce(error, '') FROM shard WHERE "
+                                    "status != 'merged' ORDER BY path");
+    while (bad.step())
+        out.append(ShardStatus{bad.text(0), bad.text(1), bad.text(2)});
+    return out;
+}
+
 bool isClusterProject(Project &project)
 {
     if (project.schemaVersion() < 12)

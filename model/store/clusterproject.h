@@ -79,6 +79,20 @@ std::optional<ShardIdentity> shardIdentity(Project &project);
 // empty when it is. Every reader of a cluster project checks a shard before reading it.
 QString shardMismatch(Project &shardProject, const Shard &expected);
 
+// How many shards the cluster project references, and how many of them merged.
+struct ShardCounts
+{
+    int total = 0, merged = 0;
+};
+ShardCounts shardCounts(Project &cluster);
+// The shards that did not merge: path (as stored, relative to the cluster project), status and
+// error, by path.
+struct ShardStatus
+{
+    QString path, status, error;
+};
+QList<ShardStatus> unmergedShards(Project &cluster);
+
 // True when `project` is a cluster project (it references shards).
 bool isClusterProject(Project &project);
 

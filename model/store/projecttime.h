@@ -12,7 +12,10 @@
 
 #include <QString>
 
+#include <optional>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace gml {
 
@@ -27,5 +30,12 @@ std::unordered_map<SourceId, TimeNs> sourceOffsets(Project &project, RunId run,
                                                    QString *error = nullptr);
 // The offset of one source; 0 when there is no such source.
 TimeNs sourceOffset(Project &project, SourceId source);
+// The imported sources of `run` with their offsets, by id.
+std::vector<std::pair<SourceId, TimeNs>> importedSourceOffsets(Project &project, RunId run,
+                                                               QString *error = nullptr);
+// The offset of the source imported from `path`; nullopt when there is none.
+std::optional<TimeNs> sourceOffsetOfPath(Project &project, const QString &path);
+// The path and offset of a source of `run` with tracks of `rank` (the first found).
+std::optional<std::pair<QString, TimeNs>> rankSourceOffset(Project &project, RunId run, int rank);
 
 } // namespace gml

@@ -149,6 +149,17 @@ std::optional<qint64> tailOffsetOf(Project &project, const QString &path)
     return st.int64(0);
 }
 
+QList<std::pair<QString, QString>> failedSources(Project &project, RunId run)
+{
+    QList<std::pair<QString, QString>> out;
+    auto failed = project.db().prepare("SELECT path, coalesce(error, '') FROM source WHERE "
+                                       "run_id = ? AND status = 'failed' ORDER BY path");
+    failed.bind(1, run);
+    while (failed.step())
+        out.append({failed.text(0), failed.text(1)});
+    return out;
+}
+
 QList<LinkedSource> importedSourcesWithRuns(Project &project)
 {
     QList<LinkedSource> out;

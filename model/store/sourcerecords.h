@@ -13,6 +13,7 @@
 #include <QString>
 
 #include <optional>
+#include <utility>
 
 namespace gml {
 
@@ -74,6 +75,9 @@ struct SourceTail
 QList<SourceTail> sourceTails(Project &project);
 // '$.tail.offset' of the source at `path`; nullopt when it is not a followed log.
 std::optional<qint64> tailOffsetOf(Project &project, const QString &path);
+
+// The sources of `run` that failed to import: path and error, by path.
+QList<std::pair<QString, QString>> failedSources(Project &project, RunId run);
 
 // The imported sources in import order, with their run and what the execution-trace linker
 // remembers ('$.matched_operators', '$.pid'), for files linked to other sources' slices.

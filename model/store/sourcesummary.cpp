@@ -481,6 +481,20 @@ std::optional<QByteArray> loadSourceBlob(const SqliteDb &db, const char *table, 
     return QByteArray(blob.data(), qsizetype(blob.size()));
 }
 
+QList<std::pair<QString, int>> staleSourceBlobs(const SqliteDb &db, const char *table, RunId run,
+                                                int version)
+{
+    QList<std::pair<QString, int>> out;
+    auto st = db.prepare(std::string("SELECT s.path, f.version FROM ") + table +
+                         " f JOIN source s ON s.id = f.source_id WHERE s.run_id = ? AND "
+                         "f.version != ? ORDER BY s.path");
+    st.bind(1, run);
+    st.bind(2, qint64(version));
+    while (st.step())
+        out.append({st.text(0), int(st.int64(1))});
+    return out;
+}
+
 bool storeSourceBlob(SqliteDb &db, const char *table, SourceId source, int version,
                      const QByteArray &data, QString *error)
 {

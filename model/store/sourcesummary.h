@@ -22,6 +22,8 @@
 
 #include "types.h"
 
+#include <QList>
+
 #include <QByteArray>
 #include <QString>
 
@@ -105,6 +107,10 @@ std::optional<QByteArray> loadSourceBlob(const SqliteDb &db, const char *table, 
                                          int version);
 [[nodiscard]] bool storeSourceBlob(SqliteDb &db, const char *table, SourceId source, int version,
                                    const QByteArray &data, QString *error);
+// The sources of `run` whose blob in `table` is of another version than `version`: path and
+// the version they hold, by path.
+QList<std::pair<QString, int>> staleSourceBlobs(const SqliteDb &db, const char *table, RunId run,
+                                                int version);
 
 // A source's summary with the offset that puts its times on the project clock (its clock
 // offset and alignment).

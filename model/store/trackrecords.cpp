@@ -2,6 +2,9 @@
 #include "trackrecords.h"
 
 #include "project.h"
+#include "projecttime.h"
+
+#include <string>
 
 namespace gml {
 
@@ -10,8 +13,9 @@ std::vector<TrackRow> tracksOfRun(Project &project, RunId run, QString *error)
     std::vector<TrackRow> out;
     auto st = project.db().prepare(
         "SELECT t.id, t.kind, t.name, coalesce(t.rank, -1), t.pid, t.source_id, t.slice_count, "
-        "t.counter_count, p.kind, p.pid FROM track t LEFT JOIN track p ON p.id = t.parent_id "
-        "WHERE t.run_id = ? ORDER BY t.id");
+        "t.counter_count, p.kind, p.pid, coalesce(t.unit, ''), coalesce(p.name, ''), "
+        "coalesce(s.format, '') FROM track t LEFT JOIN track p ON p.id = t.parent_id "
+        "LEFT JOIN source s ON s.id = t.source_id WHERE t.run_id = ? ORDER BY t.id");
     st.bind(1, run);
     while (st.step()) {
         TrackRow r;
@@ -26,10 +30,36 @@ std::vector<TrackRow> tracksOfRun(Project &project, RunId run, QString *error)
         if (!st.isNull(8))
             r.parentKind = TrackKind(st.int64(8));
         r.parentPid = st.text(9);
+        r.unit = st.text(10);
+        r.parentName = st.text(11);
+        r.format = st.text(12);
         out.push_back(std::move(r));
     }
     if (error && !st.errorString().isEmpty())
         *error = st.errorString();
+    return out;
+}
+
+std::optional<int> lowestRank(Project &project, RunId run)
+{
+    auto st = project.db().prepare("SELECT min(rank) FROM track WHERE run_id = ? AND rank >= 0");
+    st.bind(1, run);
+    if (!st.step() || st.isNull(0))
+        return std::nullopt;
+    return int(st.int64(0));
+}
+
+std::vector<CounterPoint> counterPoints(Project &project, TrackId track)
+{
+    std::vector<CounterPoint> out;
+    auto st =
+        project.db().prepare(std::string("SELECT k.ts + coalesce(") + GML_SOURCE_OFFSET_SQL("s") +
+                             ", 0), k.value, k.step FROM counter k JOIN track t ON t.id = "
+                             "k.track_id LEFT JOIN source s ON s.id = t.source_id WHERE "
+                             "k.track_id = ? ORDER BY k.ts, k.step");
+    st.bind(1, track);
+    while (st.step())
+        out.push_back({st.int64(0), st.real(1), st.isNull(2) ? -1 : st.int64(2)});
     return out;
 }
 

@@ -24,11 +24,23 @@ struct TrackRow
     QString pid;
     SourceId source = 0;
     qint64 sliceCount = 0, counterCount = 0;
+    QString unit;
     std::optional<TrackKind> parentKind;
-    QString parentPid;
+    QString parentPid, parentName;
+    QString format; // its source's ("" when it has none)
 };
 // Every track of `run`, by id; *error set on a read error.
 std::vector<TrackRow> tracksOfRun(Project &project, RunId run, QString *error = nullptr);
+// The lowest rank of `run`'s tracks; nullopt when none has a rank.
+std::optional<int> lowestRank(Project &project, RunId run);
+// The samples of counter track `track` on the project clock, by time then step (step -1: none).
+struct CounterPoint
+{
+    TimeNs ts = 0;
+    double value = 0;
+    qint64 step = -1;
+};
+std::vector<CounterPoint> counterPoints(Project &project, TrackId track);
 // Whether any track of `run` holds a slice.
 bool runHasSlices(Project &project, RunId run);
 // The id of an interned string, 0 when the project has no such string (nothing is added).

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runcompare.h"
+#include "projecttime.h"
+#include "trackrecords.h"
 
 #include "clusterproject.h"
 #include "countertrack.h"
@@ -38,19 +40,14 @@ struct CounterRow
 std::vector<CounterRow> counterRows(Project &project, RunId run)
 {
     std::vector<CounterRow> out;
-    auto st = project.db().prepare(
-        "SELECT t.id, t.name, coalesce(t.unit, ''), p.kind, coalesce(p.pid, ''), coalesce(p.name, "
-        "''), "
-        "coalesce(s.format, '') FROM track t LEFT JOIN track p ON p.id = t.parent_id "
-        "LEFT JOIN source s ON s.id = t.source_id WHERE t.run_id = ? AND t.kind = ? ORDER BY t.id");
-    st.bind(1, run);
-    st.bind(2, qint64(TrackKind::Counter));
-    while (st.step()) {
+    for (const TrackRow &t : tracksOfRun(project, run)) {
+        if (t.kind != TrackKind::Counter)
+            continue;
         CounterRow r;
-        r.id = st.int64(0);
-        const QString name = st.text(1);
-        r.unit = st.text(2);
-        r.mlflow = st.text(6) == QLatin1String("mlflow-run");
+        r.id = t.id;
+        const QString &name = t.name;
+        r.unit = t.unit;
+        r.mlflow = t.format == QLatin1String("mlflow-run");
         if (r.mlflow) {
             r.metric = name;
             r.source = QStringLiteral("mlflow");
@@ -60,10 +57,10 @@ std::vector<CounterRow> counterRows(Project &project, RunId run)
             if (m)
                 r.unit = metricUnit(*m);
             r.source = name.section(QStringLiteral(" \u00b7 "), 0, 0);
-            const bool gpu = !st.isNull(3) && st.int64(3) == qint64(TrackKind::Gpu);
-            r.device = gpu                    ? QStringLiteral("GPU %1").arg(st.text(4))
-                       : st.text(5).isEmpty() ? QStringLiteral("host")
-                                              : st.text(5);
+            const bool gpu = t.parentKind == TrackKind::Gpu;
+            r.device = gpu                      ? QStringLiteral("GPU %1").arg(t.parentPid)
+                       : t.parentName.isEmpty() ? QStringLiteral("host")
+                                                : t.parentName;
         }
         out.push_back(r);
     }
@@ -91,11 +88,6 @@ std::vector<MetricSeries> metricSeries(Project &project, const RunCatalog &catal
                                        QString *error)
 {
     std::vector<MetricSeries> out;
-    auto steps = project.db().prepare("SELECT k.ts + coalesce(s.clock_offset_ns, 0) + "
-                                      "coalesce(s.align_ns, 0), k.value, k.step FROM counter k "
-                                      "JOIN track t ON t.id = k.track_id LEFT JOIN source s ON "
-                                      "s.id = t.source_id WHERE k.track_id = ? "
-                                      "ORDER BY k.ts, k.step");
     for (RunId run : runs) {
         const CatalogRun *info = catalog.run(run);
         for (const CounterRow &r : counterRows(project, run)) {
@@ -110,11 +102,8 @@ std::vector<MetricSeries> metricSeries(Project &project, const RunCatalog &catal
             s.unit = r.unit;
             s.runStart = info ? info->start : 0;
             if (r.mlflow) {
-                steps.reset();
-                steps.bind(1, r.id);
-                while (steps.step())
-                    s.points.push_back(
-                        {steps.int64(0), steps.real(1), steps.isNull(2) ? -1 : steps.int64(2)});
+                for (const CounterPoint &k : counterPoints(project, r.id))
+                    s.points.push_back({k.ts, k.value, k.step});
             } else {
                 const CounterTrack track = CounterTrack::load(project, r.id, error);
                 const size_t n = track.size(), every = std::max<size_t>(1, (n + 4999) / 5000);
@@ -203,10 +192,7 @@ static void diffOnShards(Project &project, const std::array<RunId, 2> &ids,
     for (int i = 0; i < 2 && why.isEmpty(); ++i) {
         int &rank = i == 0 ? options.rankA : options.rankB;
         if (rank < 0) { // the run's lowest rank, as for a single project
-            auto st =
-                project.db().prepare("SELECT min(rank) FROM track WHERE run_id = ? AND rank >= 0");
-            st.bind(1, ids[i]);
-            rank = st.step() && !st.isNull(0) ? int(st.int64(0)) : 0;
+            rank = lowestRank(project, ids[i]).value_or(0);
         }
         QString problem;
         const auto path = cluster::shardOfRank(project, ids[i], rank, &problem);
@@ -218,18 +204,9 @@ static void diffOnShards(Project &project, const std::array<RunId, 2> &ids,
             problem = QStringLiteral("its shard %1 has no run of that name").arg(*path);
         if (inShard) {
             graphs[i] = DependencyGraph::build(*shards[i], *inShard, &problem);
-            auto src = shards[i]->db().prepare(
-                "SELECT s.path, s.clock_offset_ns + s.align_ns FROM source s "
-                "JOIN track t ON t.source_id = s.id WHERE t.run_id = ? AND t.rank = ? LIMIT 1");
-            src.bind(1, *inShard);
-            src.bind(2, qint64(rank));
-            if (src.step()) {
-                auto mine = project.db().prepare(
-                    "SELECT clock_offset_ns + align_ns FROM source WHERE path = ?");
-                mine.bind(1, src.text(0));
-                if (mine.step())
-                    toCluster[i] = mine.int64(0) - src.int64(1);
-            }
+            if (const auto src = rankSourceOffset(*shards[i], *inShard, rank))
+                if (const auto mine = sourceOffsetOfPath(project, src->first))
+                    toCluster[i] = *mine - src->second;
         }
         if (!graphs[i])
             why = QStringLiteral("'%1' rank %2: %3").arg(runNames[i]).arg(rank).arg(problem);

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "clusteranalysis.h"
+#include "clusterproject.h"
+#include "projecttime.h"
+#include "sourcerecords.h"
 
 #include "clockalignment.h"
 #include "project.h"
@@ -132,44 +135,28 @@ std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const
     ClusterAnalysis out;
     out.run = runName;
     {
-        auto st = db.prepare("SELECT count(*), total(status = 'merged') FROM shard");
-        if (st.step()) {
-            out.shards = int(st.int64(0));
-            out.mergedShards = int(st.int64(1));
-        }
-        auto bad = db.prepare("SELECT path, status, coalesce(error, '') FROM shard WHERE status != "
-                              "'merged' ORDER BY path");
-        while (bad.step())
+        const cluster::ShardCounts counts = cluster::shardCounts(cluster);
+        out.shards = counts.total;
+        out.mergedShards = counts.merged;
+        for (const cluster::ShardStatus &bad : cluster::unmergedShards(cluster))
             out.missing.append(
-                QStringLiteral("shard %1 %2: %3").arg(bad.text(0), bad.text(1), bad.text(2)));
-        auto failed = db.prepare("SELECT path, coalesce(error, '') FROM source WHERE run_id = ? "
-                                 "AND status = 'failed' ORDER BY path");
-        failed.bind(1, run);
-        while (failed.step())
-            out.missing.append(
-                QStringLiteral("%1: not imported: %2").arg(failed.text(0), failed.text(1)));
-        auto stale = db.prepare(
-            "SELECT s.path, f.version FROM rank_facts f JOIN source s ON s.id = f.source_id "
-            "WHERE s.run_id = ? AND f.version != ? ORDER BY s.path");
-        stale.bind(1, run);
-        stale.bind(2, qint64(kRankFactsVersion));
-        while (stale.step())
+                QStringLiteral("shard %1 %2: %3").arg(bad.path, bad.status, bad.error));
+        for (const auto &[path, why] : failedSources(cluster, run))
+            out.missing.append(QStringLiteral("%1: not imported: %2").arg(path, why));
+        for (const auto &[path, version] :
+             staleSourceBlobs(db, "rank_facts", run, kRankFactsVersion))
             out.missing.append(QStringLiteral("%1: its rank facts are of version %2, this program "
                                               "reads %3 (import its shard again)")
-                                   .arg(stale.text(0))
-                                   .arg(stale.int64(1))
+                                   .arg(path)
+                                   .arg(version)
                                    .arg(kRankFactsVersion));
     }
     std::map<std::pair<int, SourceId>, std::vector<CollectiveArrival>> bySource;
     std::map<int, RankLoad> loads;
     std::map<QString, KernelFamily> families;
     std::map<int, RankSteps> steps;
-    auto st = db.prepare("SELECT id, clock_offset_ns + align_ns FROM source WHERE run_id = ? AND "
-                         "status = 'imported' ORDER BY id");
-    st.bind(1, run);
-    while (st.step()) {
-        const SourceId source = st.int64(0);
-        const TimeNs offset = st.int64(1);
+    QString readError;
+    for (const auto &[source, offset] : importedSourceOffsets(cluster, run, &readError)) {
         if (const auto facts = loadRankFacts(db, source)) {
             for (CollectiveArrival a : facts->collectives) {
                 a.start += offset;
@@ -199,9 +186,9 @@ std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const
                     s.iterations.emplace_back(a + offset, b + offset);
             }
     }
-    if (!st.errorString().isEmpty()) {
+    if (!readError.isEmpty()) {
         if (error)
-            *error = st.errorString();
+            *error = readError;
         return std::nullopt;
     }
     Analysis &a = out.cross;

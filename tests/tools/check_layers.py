@@ -51,8 +51,6 @@ PENDING = {
     'model/read/slicepager.cpp': 4,
     'model/read/slicetrack.cpp': 2,
     'model/read/timelinedata.cpp': 7,
-    'simulator/analysis/runcompare.cpp': 10,
-    'simulator/cluster/clusteranalysis.cpp': 10,
     'simulator/cluster/clustermerge.cpp': 47,
 }
 
