@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // grademl align: the clock alignment of a project's ranks, and the user's overrides.
 #include "clicommands.h"
+#include "runrecords.h"
 #include "safetext.h"
+#include "sourcerecords.h"
+#include "trackrecords.h"
 
 #include "clockalignment.h"
 #include "project.h"
@@ -31,10 +34,9 @@ struct RunRow
 QList<RunRow> runsOf(Project &project, const QString &only)
 {
     QList<RunRow> out;
-    auto st = project.db().prepare("SELECT id, name FROM run ORDER BY id");
-    while (st.step())
-        if (only.isEmpty() || st.text(1) == only)
-            out.append({st.int64(0), st.text(1)});
+    for (const auto &[id, name] : runNames(project))
+        if (only.isEmpty() || name == only)
+            out.append({id, name});
     return out;
 }
 
@@ -50,25 +52,11 @@ std::optional<SourceId> findSource(Project &project, const QList<RunRow> &runs, 
             *why = QStringLiteral("'%1' is not rank:N").arg(sel);
             return std::nullopt;
         }
-        for (const auto &run : runs) {
-            auto st = project.db().prepare(
-                "SELECT DISTINCT source_id FROM track WHERE run_id = ? AND rank = ? "
-                "AND source_id IS NOT NULL");
-            st.bind(1, run.id);
-            st.bind(2, qint64(rank));
-            while (st.step())
-                hits.append(st.int64(0));
-        }
+        for (const auto &run : runs)
+            hits += sourcesOfRank(project, run.id, rank);
     } else {
-        for (const auto &run : runs) {
-            auto st = project.db().prepare(
-                "SELECT id FROM source WHERE run_id = ? AND (path = ? OR path LIKE ?)");
-            st.bind(1, run.id);
-            st.bind(2, sel);
-            st.bind(3, QStringLiteral("%/") + sel);
-            while (st.step())
-                hits.append(st.int64(0));
-        }
+        for (const auto &run : runs)
+            hits += sourcesMatchingPath(project, run.id, sel);
     }
     if (hits.size() == 1)
         return hits.first();

@@ -2,6 +2,7 @@
 // The helpers every command shares: the option parser, opening a project (with the headline
 // metrics computed when it lacks them), picking the run a command works on.
 #include "clicommands.h"
+#include "runrecords.h"
 
 #include "project.h"
 #include "runcatalog.h"
@@ -89,10 +90,7 @@ std::optional<qint64> pickRun(Project &project, QString *requested, const char *
                               QTextStream &err, int *exitCode)
 {
     if (requested->isEmpty()) {
-        QStringList names;
-        auto st = project.db().prepare("SELECT name FROM run WHERE kind = 'measured' ORDER BY id");
-        while (st.step())
-            names << st.text(0);
+        const QStringList names = runNamesOfKind(project, QStringLiteral("measured"));
         if (names.size() != 1) {
             err << "grademl " << command << ": "
                 << (names.isEmpty()

@@ -4,6 +4,7 @@
 // differential one against a baseline.
 #include "clicommands.h"
 #include "safetext.h"
+#include "trackrecords.h"
 
 #include "flamegraph.h"
 #include "project.h"
@@ -97,13 +98,10 @@ int flameCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     // A rank the run does not have is said as such, not as an empty range.
     if (request.rank >= 0) {
         QStringList ranks;
-        auto st = project->db().prepare(
-            "SELECT DISTINCT rank FROM track WHERE run_id = ? AND rank IS NOT NULL ORDER BY rank");
-        st.bind(1, *run);
         bool found = false;
-        while (st.step()) {
-            ranks << QString::number(st.int64(0));
-            found = found || st.int64(0) == request.rank;
+        for (const int rank : ranksOfRun(*project, *run)) {
+            ranks << QString::number(rank);
+            found = found || rank == request.rank;
         }
         if (!found) {
             err << "grademl flame: run '" << runName << "' has no rank " << request.rank << " ("

@@ -2,6 +2,7 @@
 // A job imported in shards (docs/cluster.md): `grademl import ... --shard I/N` writes shard I's
 // project, `grademl merge` the cluster project that references the shards.
 #include "clicommands.h"
+#include "runrecords.h"
 
 #include "clustermerge.h"
 #include "clusterproject.h"
@@ -66,9 +67,8 @@ bool finishShard(std::unique_ptr<Project> partial, const QString &projectPath, c
             return false;
         }
         QList<RunId> runs;
-        auto st = partial->db().prepare("SELECT id FROM run ORDER BY id");
-        while (st.step())
-            runs.append(st.int64(0));
+        for (const auto &[id, name] : runNames(*partial))
+            runs.append(id);
         QString error;
         if (!sim::storeRankFacts(*partial, runs, &error)) {
             err << "grademl import: " << partialPath << ": cannot store the ranks' facts: " << error

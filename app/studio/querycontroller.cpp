@@ -135,29 +135,11 @@ void QueryController::loadCompletions()
     // Tables, views and their columns, with the SQL words people type most.
     m_words.waitForFinished();
     m_words.setFuture(QtConcurrent::run([path = m_projectPath]() {
-        std::set<QString> words{
-            QStringLiteral("SELECT"),   QStringLiteral("FROM"),     QStringLiteral("WHERE"),
-            QStringLiteral("GROUP BY"), QStringLiteral("ORDER BY"), QStringLiteral("LIMIT"),
-            QStringLiteral("JOIN"),     QStringLiteral("count"),    QStringLiteral("sum"),
-            QStringLiteral("avg"),      QStringLiteral("max"),      QStringLiteral("min")};
         QString error;
         auto project = Project::open(path, Project::Mode::ReadOnly, &error);
         if (!project)
             return QStringList();
-        QStringList tables;
-        auto st = project->db().prepare(
-            "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND "
-            "name NOT LIKE 'sqlite_%'");
-        while (st.step())
-            tables << st.text(0);
-        for (const QString &t : tables) {
-            words.insert(t);
-            auto cols = project->db().prepare("SELECT name FROM pragma_table_info(?)");
-            cols.bind(1, t);
-            while (cols.step())
-                words.insert(cols.text(0));
-        }
-        return QStringList(words.begin(), words.end());
+        return queryCompletionWords(project->db());
     }));
 }
 

@@ -3,6 +3,8 @@
 
 #include "sqlitedb.h"
 
+#include <set>
+
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -222,6 +224,28 @@ void ReadOnlyQuery::interrupt()
 {
     m_cancelled = true;
     sqlite3_interrupt(m_db);
+}
+
+QStringList queryCompletionWords(const SqliteDb &db)
+{
+    std::set<QString> words{
+        QStringLiteral("SELECT"),   QStringLiteral("FROM"),     QStringLiteral("WHERE"),
+        QStringLiteral("GROUP BY"), QStringLiteral("ORDER BY"), QStringLiteral("LIMIT"),
+        QStringLiteral("JOIN"),     QStringLiteral("count"),    QStringLiteral("sum"),
+        QStringLiteral("avg"),      QStringLiteral("max"),      QStringLiteral("min")};
+    QStringList tables;
+    auto st = db.prepare("SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND "
+                         "name NOT LIKE 'sqlite_%'");
+    while (st.step())
+        tables << st.text(0);
+    for (const QString &t : tables) {
+        words.insert(t);
+        auto cols = db.prepare("SELECT name FROM pragma_table_info(?)");
+        cols.bind(1, t);
+        while (cols.step())
+            words.insert(cols.text(0));
+    }
+    return QStringList(words.begin(), words.end());
 }
 
 } // namespace gml

@@ -76,4 +76,8 @@ private:
     bool m_done = false;
 };
 
+// The words the Query view completes: the SQL words people type most, and the project's
+// tables, views and their columns.
+QStringList queryCompletionWords(const SqliteDb &db);
+
 } // namespace gml

@@ -40,6 +40,25 @@ std::optional<QString> runName(Project &project, RunId run)
     return name.text(0);
 }
 
+QList<std::pair<RunId, QString>> runNames(Project &project)
+{
+    QList<std::pair<RunId, QString>> out;
+    auto st = project.db().prepare("SELECT id, name FROM run ORDER BY id");
+    while (st.step())
+        out.append({st.int64(0), st.text(1)});
+    return out;
+}
+
+QStringList runNamesOfKind(Project &project, const QString &kind)
+{
+    QStringList out;
+    auto st = project.db().prepare("SELECT name FROM run WHERE kind = ? ORDER BY id");
+    st.bind(1, kind);
+    while (st.step())
+        out << st.text(0);
+    return out;
+}
+
 std::optional<RunRow> runRow(Project &project, RunId run)
 {
     auto st = project.db().prepare("SELECT name, kind, params FROM run WHERE id = ?");

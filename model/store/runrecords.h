@@ -24,6 +24,10 @@ namespace gml {
 class Project;
 
 std::optional<QString> runName(Project &project, RunId run);
+// Every run's id and name, by id.
+QList<std::pair<RunId, QString>> runNames(Project &project);
+// The names of the runs of `kind` (measured, predicted, simulated), by id.
+QStringList runNamesOfKind(Project &project, const QString &kind);
 // A run's name, kind (measured, predicted, simulated) and params.
 struct RunRow
 {

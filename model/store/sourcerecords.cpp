@@ -149,6 +149,19 @@ std::optional<qint64> tailOffsetOf(Project &project, const QString &path)
     return st.int64(0);
 }
 
+QList<SourceId> sourcesMatchingPath(Project &project, RunId run, const QString &path)
+{
+    QList<SourceId> out;
+    auto st = project.db().prepare(
+        "SELECT id FROM source WHERE run_id = ? AND (path = ? OR path LIKE ?)");
+    st.bind(1, run);
+    st.bind(2, path);
+    st.bind(3, QStringLiteral("%/") + path);
+    while (st.step())
+        out.append(st.int64(0));
+    return out;
+}
+
 QList<std::pair<QString, QString>> failedSources(Project &project, RunId run)
 {
     QList<std::pair<QString, QString>> out;

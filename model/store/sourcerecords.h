@@ -76,6 +76,8 @@ QList<SourceTail> sourceTails(Project &project);
 // '$.tail.offset' of the source at `path`; nullopt when it is not a followed log.
 std::optional<qint64> tailOffsetOf(Project &project, const QString &path);
 
+// The sources of `run` whose path is `path`, or ends in "/" + `path`.
+QList<SourceId> sourcesMatchingPath(Project &project, RunId run, const QString &path);
 // The sources of `run` that failed to import: path and error, by path.
 QList<std::pair<QString, QString>> failedSources(Project &project, RunId run);
 

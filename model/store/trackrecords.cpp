@@ -40,6 +40,29 @@ std::vector<TrackRow> tracksOfRun(Project &project, RunId run, QString *error)
     return out;
 }
 
+std::vector<int> ranksOfRun(Project &project, RunId run)
+{
+    std::vector<int> out;
+    auto st = project.db().prepare(
+        "SELECT DISTINCT rank FROM track WHERE run_id = ? AND rank IS NOT NULL ORDER BY rank");
+    st.bind(1, run);
+    while (st.step())
+        out.push_back(int(st.int64(0)));
+    return out;
+}
+
+QList<SourceId> sourcesOfRank(Project &project, RunId run, int rank)
+{
+    QList<SourceId> out;
+    auto st = project.db().prepare("SELECT DISTINCT source_id FROM track WHERE run_id = ? AND "
+                                   "rank = ? AND source_id IS NOT NULL");
+    st.bind(1, run);
+    st.bind(2, qint64(rank));
+    while (st.step())
+        out.append(st.int64(0));
+    return out;
+}
+
 std::optional<int> lowestRank(Project &project, RunId run)
 {
     auto st = project.db().prepare("SELECT min(rank) FROM track WHERE run_id = ? AND rank >= 0");

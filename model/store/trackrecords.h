@@ -6,6 +6,7 @@
 
 #include "types.h"
 
+#include <QList>
 #include <QString>
 
 #include <optional>
@@ -31,6 +32,10 @@ struct TrackRow
 };
 // Every track of `run`, by id; *error set on a read error.
 std::vector<TrackRow> tracksOfRun(Project &project, RunId run, QString *error = nullptr);
+// The distinct ranks of `run`'s tracks, ascending.
+std::vector<int> ranksOfRun(Project &project, RunId run);
+// The sources of `run` with tracks of `rank`.
+QList<SourceId> sourcesOfRank(Project &project, RunId run, int rank);
 // The lowest rank of `run`'s tracks; nullopt when none has a rank.
 std::optional<int> lowestRank(Project &project, RunId run);
 // The samples of counter track `track` on the project clock, by time then step (step -1: none).
