@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mlflowimporter.h"
-#include "safetext.h"
 
 #include "jsonscan.h"
 #include "project.h"
+#include "safetext.h"
 
 #include <QDir>
 #include <QDirIterator>

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "rungrouping.h"
 
-#include "runrecords.h"
-
 #include "importer.h"
 #include "project.h"
+#include "runrecords.h"
 #include "timeformat.h"
 #include "tracewriter.h"
 

@@ -2,7 +2,6 @@
 #include "flamegraph.h"
 
 #include "clusterproject.h"
-
 #include "project.h"
 #include "sliceclass.h"
 

@@ -2,7 +2,6 @@
 #include "project.h"
 
 #include "importids.h"
-
 #include "schema.h"
 #include "slicestore.h"
 

@@ -3,6 +3,8 @@
 
 #include "project.h"
 
+#include <string>
+
 namespace gml {
 
 namespace {
@@ -165,9 +167,11 @@ QList<SourceId> sourcesMatchingPath(Project &project, RunId run, const QString &
 QList<std::pair<QString, QString>> failedSources(Project &project, RunId run)
 {
     QList<std::pair<QString, QString>> out;
-    auto failed = project.db().prepare("SELECT path, coalesce(error, '') FROM source WHERE "
-                                       "run_id = ? AND status = 'failed' ORDER BY path");
-    failed.bind(1, run);
+    auto failed =
+        project.db().prepare(std::string("SELECT path, coalesce(error, '') FROM source WHERE ") +
+                             (run ? "run_id = ? AND " : "") + "status = 'failed' ORDER BY path");
+    if (run)
+        failed.bind(1, run);
     while (failed.step())
         out.append({failed.text(0), failed.text(1)});
     return out;

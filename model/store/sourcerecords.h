@@ -78,7 +78,7 @@ std::optional<qint64> tailOffsetOf(Project &project, const QString &path);
 
 // The sources of `run` whose path is `path`, or ends in "/" + `path`.
 QList<SourceId> sourcesMatchingPath(Project &project, RunId run, const QString &path);
-// The sources of `run` that failed to import: path and error, by path.
+// The sources of `run` (0: of every run) that failed to import: path and error, by path.
 QList<std::pair<QString, QString>> failedSources(Project &project, RunId run);
 
 // The imported sources in import order, with their run and what the execution-trace linker

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "resourceattribution.h"
-#include "trackrecords.h"
 
 #include "countertrack.h"
 #include "project.h"
 #include "timeformat.h"
+#include "trackrecords.h"
 #include "transforms.h"
 
 #include <QJsonArray>

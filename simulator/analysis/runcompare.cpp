@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runcompare.h"
-#include "projecttime.h"
-#include "trackrecords.h"
 
 #include "clusterproject.h"
 #include "countertrack.h"
 #include "project.h"
+#include "projecttime.h"
 #include "resourceattribution.h"
 #include "timeformat.h"
+#include "trackrecords.h"
 
 #include <QJsonArray>
 

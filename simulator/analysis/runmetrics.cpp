@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runmetrics.h"
-#include "runrecords.h"
 
 #include "devicecatalog.h"
 #include "findings.h"
@@ -8,6 +7,7 @@
 #include "project.h"
 #include "resourceattribution.h"
 #include "runcatalog.h"
+#include "runrecords.h"
 #include "sourcesummary.h"
 #include "transforms.h"
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "clusteranalysis.h"
-#include "clusterproject.h"
-#include "projecttime.h"
-#include "sourcerecords.h"
 
 #include "clockalignment.h"
+#include "clusterproject.h"
 #include "project.h"
+#include "projecttime.h"
 #include "rankfacts.h"
+#include "sourcerecords.h"
 #include "sourcesummary.h"
 #include "timeformat.h"
 

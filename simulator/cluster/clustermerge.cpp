@@ -6,6 +6,9 @@
 #include "project.h"
 #include "rankfacts.h"
 #include "runmetrics.h"
+#include "runrecords.h"
+#include "shardmerge.h"
+#include "sourcerecords.h"
 #include "tracewriter.h"
 
 #include <QDir>
@@ -30,30 +33,10 @@ namespace gml::sim {
 
 namespace {
 
-// The columns of a main-database table, less those the merge sets itself.
-std::string columnsOf(SqliteDb &db, const char *table, std::initializer_list<const char *> except)
-{
-    std::string out;
-    auto st = db.prepare(std::string("SELECT name FROM pragma_table_info('") + table + "')");
-    while (st.step()) {
-        const QString name = st.text(0);
-        bool skip = false;
-        for (const char *e : except)
-            skip = skip || name == QLatin1String(e);
-        if (skip)
-            continue;
-        if (!out.empty())
-            out += ", ";
-        out += name.toStdString();
-    }
-    return out;
-}
-
 // Each shard's catalog into the cluster project, in one transaction per shard.
 bool mergeOne(Project &cluster, const QString &shardPath, qint64 shardId, MergeReport &report,
               QString *problem)
 {
-    auto &db = cluster.db();
     {
         // A shard of another program's schema is not merged: its rows would not fit.
         QString why;
@@ -70,139 +53,18 @@ bool mergeOne(Project &cluster, const QString &shardPath, qint64 shardId, MergeR
             return false;
         }
         // A damaged shard is not merged: its pages would be copied, or fail half-way.
-        auto check = shard->db().prepare("PRAGMA quick_check(5)");
-        QStringList damage;
-        while (check.step()) // one row or several, each of one or more lines
-            for (const QString &line : check.text(0).split(QLatin1Char('\n'), Qt::SkipEmptyParts))
-                if (line != QLatin1String("ok") && !line.startsWith(QLatin1String("***")))
-                    damage.append(line);
-        if (!check.errorString().isEmpty())
-            damage.append(check.errorString());
-        if (!damage.isEmpty()) {
+        if (const QStringList damage = cluster::damageOf(*shard); !damage.isEmpty()) {
             *problem = QStringLiteral("the shard is damaged (SQLite's check: %1); import it again")
                            .arg(damage.join(QStringLiteral("; ")));
             return false;
         }
     }
-    auto attach = db.prepare("ATTACH DATABASE ? AS shard");
-    attach.bind(1, shardPath);
-    if (!attach.exec()) {
-        *problem = attach.errorString();
-        return false;
-    }
-    QString error;
-    auto detach = [&] { (void)db.exec("DETACH DATABASE shard"); };
-    if (!cluster.begin(&error)) {
-        detach();
-        *problem = error;
-        return false;
-    }
-    auto fail = [&](const QString &why) {
-        cluster.rollback();
-        detach();
-        *problem = why;
-        return false;
-    };
-    auto scalar = [&](const char *sql) {
-        auto st = db.prepare(sql);
-        return st.step() ? st.int64(0) : 0;
-    };
-    const qint64 sourceBase = scalar("SELECT coalesce(max(id), 0) FROM main.source");
-    const qint64 trackBase = scalar("SELECT coalesce(max(id), 0) FROM main.track");
-    const std::string sourceCols = columnsOf(
-        db, "source", {"id", "run_id", "shard_id", "shard_source_id", "align_ns", "alignment"});
-    const std::string trackCols =
-        columnsOf(db, "track", {"id", "run_id", "source_id", "parent_id"});
-    const std::string base = std::to_string(sourceBase), tbase = std::to_string(trackBase),
-                      sid = std::to_string(shardId);
-    const std::string runOf = "(SELECT m.id FROM main.run m WHERE m.name = (SELECT r.name FROM "
-                              "shard.run r WHERE r.id = x.run_id))";
-    const std::vector<std::string> steps = {
-        "INSERT OR IGNORE INTO main.experiment(name, params, tags) SELECT name, params, tags FROM "
-        "shard.experiment",
-        // A workload is its experiment's name and its own (NULL experiments compare equal here).
-        "INSERT INTO main.workload(experiment_id, name) SELECT DISTINCT "
-        "(SELECT e2.id FROM main.experiment e2 WHERE e2.name = e.name), w.name FROM shard.workload "
-        "w "
-        "LEFT JOIN shard.experiment e ON e.id = w.experiment_id WHERE NOT EXISTS (SELECT 1 FROM "
-        "main.workload w2 "
-        "LEFT JOIN main.experiment e2 ON e2.id = w2.experiment_id WHERE w2.name = w.name AND "
-        "e2.name IS e.name)",
-        "INSERT INTO main.run(workload_id, name, kind, params, tags, created_at) SELECT "
-        "(SELECT w2.id FROM main.workload w2 LEFT JOIN main.experiment e2 ON e2.id = "
-        "w2.experiment_id "
-        " WHERE w2.name = w.name AND e2.name IS e.name), r.name, r.kind, r.params, r.tags, "
-        "r.created_at "
-        "FROM shard.run r LEFT JOIN shard.workload w ON w.id = r.workload_id "
-        "LEFT JOIN shard.experiment e ON e.id = w.experiment_id WHERE r.name NOT IN (SELECT name "
-        "FROM main.run)",
-        "INSERT INTO main.source(id, run_id, shard_id, shard_source_id, " + sourceCols +
-            ") SELECT x.id + " + base + ", " + runOf + ", " + sid + ", x.id, " + sourceCols +
-            " FROM shard.source x",
-        "INSERT INTO main.track(id, run_id, source_id, parent_id, " + trackCols +
-            ") SELECT x.id + " + tbase + ", " + runOf + ", x.source_id + " + base +
-            ", x.parent_id + " + tbase + ", " + trackCols + " FROM shard.track x",
-        "INSERT INTO main.source_summary(source_id, version, data) SELECT source_id + " + base +
-            ", version, data FROM shard.source_summary",
-        "INSERT INTO main.rank_facts(source_id, version, data) SELECT source_id + " + base +
-            ", version, data FROM shard.rank_facts",
-        // Every name, so that what is paged from the shard keeps its name (matched by value).
-        "INSERT OR IGNORE INTO main.string(value) SELECT value FROM shard.string ORDER BY id",
-        // The counters are held whole: monitor logs are small next to the slices, and the
-        // studio draws them from the cluster project.
-        "INSERT INTO main.counter(track_id, ts, value) SELECT track_id + " + tbase +
-            ", ts, value FROM shard.counter",
-    };
-    {
-        // A run another shard brought already gets this shard's params merged in (the ranks,
-        // GPU models each source adds), as its sources' imports would have.
-        auto st =
-            db.prepare("SELECT m.id, r.params FROM shard.run r JOIN main.run m ON m.name = r.name");
-        std::vector<std::pair<RunId, QJsonObject>> params;
-        while (st.step())
-            params.emplace_back(st.int64(0), QJsonDocument::fromJson(st.text(1).toUtf8()).object());
-        for (const auto &[run, p] : params)
-            if (!mergeIntoRunParams(db, run, p, &error))
-                return fail(error);
-    }
-    for (const std::string &sql : steps) {
-        auto st = db.prepare(sql);
-        if (!st.exec()) {
-            QString why = st.errorString();
-            if (why.contains(QLatin1String("UNIQUE constraint failed: source.path")))
-                why = QStringLiteral(
-                    "a file of this shard is in another shard too (shards must not overlap)");
-            return fail(why);
-        }
-    }
-    // What the shard holds, for the catalog's shard row.
-    QJsonArray files;
-    {
-        auto st =
-            db.prepare("SELECT path, status FROM main.source WHERE shard_id = ? ORDER BY path");
-        st.bind(1, shardId);
-        while (st.step()) {
-            files.append(st.text(0));
-            ++report.sources;
-            if (st.text(1) == QLatin1String("failed"))
-                ++report.failedSources;
-        }
-    }
-    report.tracks += scalar("SELECT count(*) FROM shard.track");
-    auto up = db.prepare(
-        "UPDATE main.shard SET status = 'merged', files = ?, sources = ?, source_base = ?, "
-        "track_base = ? WHERE id = ?");
-    up.bind(1, QString::fromUtf8(QJsonDocument(files).toJson(QJsonDocument::Compact)));
-    up.bind(2, qint64(files.size()));
-    up.bind(3, sourceBase);
-    up.bind(4, trackBase);
-    up.bind(5, shardId);
-    if (!up.exec())
-        return fail(up.errorString());
-    if (!cluster.commit(&error))
-        return fail(error);
-    detach();
-    return true;
+    cluster::ShardCopy copied;
+    const bool ok = cluster::copyShardCatalog(cluster, shardPath, shardId, &copied, problem);
+    report.sources += copied.sources;
+    report.failedSources += copied.failedSources;
+    report.tracks += copied.tracks;
+    return ok;
 }
 
 // The ranks of every run aligned across the shards, from the collectives in their rank facts.
@@ -210,11 +72,8 @@ bool alignAcrossShards(Project &cluster, QString *error)
 {
     auto &db = cluster.db();
     std::vector<RunId> runs;
-    {
-        auto st = db.prepare("SELECT id FROM run ORDER BY id");
-        while (st.step())
-            runs.push_back(st.int64(0));
-    }
+    for (const auto &[id, name] : runNames(cluster))
+        runs.push_back(id);
     if (!cluster.begin(error))
         return false;
     for (RunId run : runs) {
@@ -278,7 +137,7 @@ bool checkInputs(const QString &path, const QList<ShardInput> &shards,
                                          "and never replaces another file: name another one")
                               .arg(path, why));
         if (!cluster::isClusterProject(*existing)) {
-            const qint64 runs = existing->db().scalar("SELECT count(*) FROM run", 0);
+            const qint64 runs = runNames(*existing).size();
             return refuse(
                 QStringLiteral(
                     "%1 is a%2 project with %3 run%4, not a cluster project; merge writes a new "
@@ -381,9 +240,6 @@ bool mergeShards(const QString &path, const QList<ShardInput> &shards, MergeRepo
         auto cluster = Project::open(partial, Project::Mode::Scratch, error);
         if (!cluster)
             return false;
-        auto addShard = cluster->db().prepare(
-            "INSERT INTO shard(path, status, error, bytes, job, shard_index, shard_count, "
-            "stamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
         // The shards of the job that no input is: said, and counted as missing.
         const int count = identities.empty() ? 0 : identities.begin()->second.count;
         const QString job = identities.empty() ? QString() : identities.begin()->second.job;
@@ -427,30 +283,16 @@ bool mergeShards(const QString &path, const QList<ShardInput> &shards, MergeRepo
                 status = QStringLiteral("missing");
                 why = QStringLiteral("no shard project at %1").arg(info.absoluteFilePath());
             }
-            addShard.reset();
-            addShard.bind(1, i >= shards.size() ? s.path
-                                                : dir.relativeFilePath(info.absoluteFilePath()));
-            addShard.bind(2, status);
-            if (why.isEmpty())
-                addShard.bindNull(3);
-            else
-                addShard.bind(3, why);
-            addShard.bind(4, info.isFile() ? info.size() : qint64(0));
-            if (const auto id = identities.find(i); id != identities.end()) {
-                addShard.bind(5, id->second.job);
-                addShard.bind(6, qint64(id->second.index));
-                addShard.bind(7, qint64(id->second.count));
-                addShard.bind(8, id->second.stamp);
-            } else {
-                for (int column = 5; column <= 8; ++column)
-                    addShard.bindNull(column);
-            }
-            if (!addShard.exec()) {
-                if (error)
-                    *error = addShard.errorString();
+            cluster::NewShard row;
+            row.path = i >= shards.size() ? s.path : dir.relativeFilePath(info.absoluteFilePath());
+            row.status = status;
+            row.error = why;
+            row.bytes = info.isFile() ? info.size() : qint64(0);
+            if (const auto id = identities.find(i); id != identities.end())
+                row.identity = id->second;
+            const qint64 id = cluster::addShard(*cluster, row, error);
+            if (!id)
                 return false;
-            }
-            const qint64 id = cluster->db().lastInsertRowId();
             if (status == QLatin1String("merged")) {
                 QString problem;
                 if (mergeOne(*cluster, info.absoluteFilePath(), id, r, &problem)) {
@@ -460,11 +302,7 @@ bool mergeShards(const QString &path, const QList<ShardInput> &shards, MergeRepo
                 }
                 status = QStringLiteral("failed");
                 why = QStringLiteral("cannot read it: ") + problem;
-                auto up = cluster->db().prepare(
-                    "UPDATE shard SET status = 'failed', error = ? WHERE id = ?");
-                up.bind(1, why);
-                up.bind(2, id);
-                (void)up.exec();
+                cluster::markShardFailed(*cluster, id, why);
             }
             (status == QLatin1String("missing") ? r.missing : r.failed) += 1;
             r.problems.append(
@@ -472,21 +310,13 @@ bool mergeShards(const QString &path, const QList<ShardInput> &shards, MergeRepo
                     ? why
                     : QStringLiteral("shard %1: %2").arg(QDir::toNativeSeparators(s.path), why));
         }
-        {
-            auto st = cluster->db().prepare(
-                "SELECT path, error FROM source WHERE status = 'failed' ORDER BY path");
-            while (st.step())
-                r.problems.append(
-                    QStringLiteral("%1: not imported: %2").arg(st.text(0), st.text(1)));
-        }
+        for (const auto &[path, why] : failedSources(*cluster, 0))
+            r.problems.append(QStringLiteral("%1: not imported: %2").arg(path, why));
         if (!alignAcrossShards(*cluster, error))
             return false;
         QList<RunId> runs;
-        {
-            auto st = cluster->db().prepare("SELECT id FROM run ORDER BY id");
-            while (st.step())
-                runs.append(st.int64(0));
-        }
+        for (const auto &[id, name] : runNames(*cluster))
+            runs.append(id);
         QStringList metricErrors;
         updateRunMetrics(*cluster, runs, &metricErrors);
         r.problems += metricErrors;

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "rankfacts.h"
-#include "projecttime.h"
-#include "trackrecords.h"
 
 #include "dependencygraph.h"
 #include "project.h"
+#include "projecttime.h"
 #include "sourcesummary.h"
+#include "trackrecords.h"
 
 #include <QCborArray>
 #include <QCborMap>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "predictedrun.h"
-#include "derivedruns.h"
-#include "runrecords.h"
 
+#include "derivedruns.h"
 #include "project.h"
+#include "runrecords.h"
 #include "slicetrack.h"
 #include "timelinedata.h"
 #include "tracewriter.h"

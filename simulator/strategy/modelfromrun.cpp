@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "modelfromrun.h"
-#include "runrecords.h"
 
 #include "clockalignment.h"
 #include "dependencygraph.h"
 #include "devicecatalog.h"
 #include "project.h"
+#include "runrecords.h"
 #include "slicequery.h"
 #include "transforms.h"
 

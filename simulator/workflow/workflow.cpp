@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "workflow.h"
-#include "runrecords.h"
 
 #include "gputime.h"
 #include "project.h"
+#include "runrecords.h"
 #include "timeformat.h"
 
 #include <QFileInfo>

@@ -47,7 +47,6 @@ PENDING = {
     'model/read/slicepager.cpp': 4,
     'model/read/slicetrack.cpp': 2,
     'model/read/timelinedata.cpp': 7,
-    'simulator/cluster/clustermerge.cpp': 47,
 }
 
 SQL_LITERAL = re.compile(
