@@ -44,51 +44,23 @@ CounterTrack CounterTrack::build(std::vector<std::pair<TimeNs, double>> samples)
     return c;
 }
 
-SqliteStatement CounterTrack::prepareLoad(Project &project)
+CounterTrack CounterTrack::load(CounterRowReader &reader, TrackId track, QString *error)
 {
-    return project.db().prepare(
-        "SELECT k.ts + coalesce(src.clock_offset_ns + src.align_ns, 0), k.value FROM counter k "
-        "JOIN track t ON t.id = k.track_id LEFT JOIN source src ON src.id = t.source_id "
-        "WHERE k.track_id = ? ORDER BY k.ts");
-}
-
-CounterTrack CounterTrack::load(SqliteStatement &st, TrackId track, QString *error)
-{
-    if (!st.isValid()) {
-        if (error)
-            *error = st.errorString();
-        return {};
-    }
-    st.reset();
-    st.bind(1, track);
     std::vector<std::pair<TimeNs, double>> in;
-    while (st.step())
-        in.emplace_back(st.int64(0), st.real(1));
+    if (!reader.read(track, in, error))
+        return {};
     return build(std::move(in));
 }
 
-SqliteStatement CounterTrack::prepareLoadAfter(Project &project)
+std::optional<CounterTrack> CounterTrack::loadAfter(CounterRowReader &after,
+                                                    const CounterTrack &old, TrackId track,
+                                                    QString *error)
 {
-    // The track's clock offset is one number, read first: the index on (track_id, ts) then
-    // finds the new rows.
-    return project.db().prepare("SELECT k.ts + o.off, k.value FROM (SELECT coalesce((SELECT "
-                                "src.clock_offset_ns + src.align_ns FROM track t "
-                                "LEFT JOIN source src ON src.id = t.source_id WHERE t.id = ?1), 0) "
-                                "AS off) o CROSS JOIN counter k "
-                                "WHERE k.track_id = ?1 AND k.ts > ?2 - o.off ORDER BY k.ts");
-}
-
-std::optional<CounterTrack> CounterTrack::loadAfter(SqliteStatement &st, const CounterTrack &old,
-                                                    TrackId track, QString *error)
-{
-    if (!st.isValid() || old.isEmpty()) {
-        if (error && !st.isValid())
-            *error = st.errorString();
+    if (old.isEmpty())
         return std::nullopt;
-    }
-    st.reset();
-    st.bind(1, track);
-    st.bind(2, old.ts(old.size() - 1));
+    std::vector<std::pair<TimeNs, double>> added;
+    if (!after.read(track, added, error, old.ts(old.size() - 1)))
+        return std::nullopt;
     // The full segments are shared; the last, partial one is copied before samples are
     // appended to it.
     CounterTrack c = old;
@@ -97,20 +69,15 @@ std::optional<CounterTrack> CounterTrack::loadAfter(SqliteStatement &st, const C
         c.m_ts.back() = c.m_segments.back()->ts.data();
         c.m_value.back() = c.m_segments.back()->value.data();
     }
-    while (st.step())
-        c.append(st.int64(0), st.real(1));
-    if (!st.errorString().isEmpty()) {
-        if (error)
-            *error = st.errorString();
-        return std::nullopt;
-    }
+    for (const auto &[ts, value] : added)
+        c.append(ts, value);
     return c;
 }
 
 CounterTrack CounterTrack::load(Project &project, TrackId track, QString *error)
 {
-    auto st = prepareLoad(project);
-    return load(st, track, error);
+    CounterRowReader reader(project);
+    return load(reader, track, error);
 }
 
 template <bool after> size_t CounterTrack::bound(TimeNs t) const

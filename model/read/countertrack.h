@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "sqlitedb.h"
+#include "trackrows.h"
 #include "types.h"
 
 #include <QString>
@@ -30,17 +30,14 @@ public:
     CounterTrack() = default;
     static CounterTrack build(std::vector<std::pair<TimeNs, double>> samples);
     static CounterTrack load(Project &project, TrackId track, QString *error);
-    // The same with a statement from prepareLoad(), reused across tracks (preparing one per
-    // track was most of the time to open a capture of 200,000 one-slice tracks).
-    static SqliteStatement prepareLoad(Project &project);
-    static CounterTrack load(SqliteStatement &statement, TrackId track, QString *error);
+    // The same with one reader reused across tracks (trackrows.h).
+    static CounterTrack load(CounterRowReader &reader, TrackId track, QString *error);
     // A track that grew since `old` was loaded (a followed log): `old` with the samples after
-    // its last one appended, read with prepareLoadAfter()'s statement; nullopt when `old` is
+    // its last one appended, read with a CounterRowReader of Mode::After; nullopt when `old` is
     // empty or the read failed. The caller compares the size with the track's count: samples
     // that did not come after `old`'s last one mean the track must be loaded whole.
-    static SqliteStatement prepareLoadAfter(Project &project);
-    static std::optional<CounterTrack>
-    loadAfter(SqliteStatement &statement, const CounterTrack &old, TrackId track, QString *error);
+    static std::optional<CounterTrack> loadAfter(CounterRowReader &after, const CounterTrack &old,
+                                                 TrackId track, QString *error);
 
     size_t size() const { return m_size; }
     bool isEmpty() const { return m_size == 0; }

@@ -4,6 +4,7 @@
 #include "clusterproject.h"
 #include "project.h"
 #include "sliceclass.h"
+#include "trackrows.h"
 
 #include <QJsonArray>
 
@@ -171,20 +172,14 @@ bool gpuTime(const TimelineData &data, Project &project, const RunSummary &run,
     std::unordered_map<SliceId, SliceId> launcher;
     {
         std::unordered_map<SliceId, SliceId> byOp;
-        auto st = project.db().prepare(
-            "SELECT from_slice, to_slice, kind FROM flow WHERE source_id = ? AND kind IN (?, ?)");
+        std::vector<FlowRow> flows;
         for (const SourceSummary &src : run.sources) {
-            st.reset();
-            st.bind(1, src.id);
-            st.bind(2, qint64(FlowKind::Launch));
-            st.bind(3, qint64(FlowKind::CpuOpToGpu));
-            while (st.step())
-                (st.int64(2) == qint64(FlowKind::Launch) ? launcher : byOp)
-                    .emplace(st.int64(1), st.int64(0));
-            if (!st.errorString().isEmpty()) {
-                *error = st.errorString();
+            flows.clear();
+            if (!flowsOfSource(project, src.id, {FlowKind::Launch, FlowKind::CpuOpToGpu}, flows,
+                               error))
                 return false;
-            }
+            for (const FlowRow &f : flows)
+                (f.kind == FlowKind::Launch ? launcher : byOp).emplace(f.to, f.from);
         }
         for (const auto &[to, from] : byOp)
             launcher.emplace(to, from);

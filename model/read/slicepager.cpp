@@ -5,6 +5,7 @@
 #include "project.h"
 #include "slicelod.h"
 #include "slicestore.h"
+#include "trackrows.h"
 
 #include <algorithm>
 #include <cmath>
@@ -236,10 +237,8 @@ Project *SlicePager::shardOf(Connections &c, qint64 shard, QString *error) const
             return nullptr;
         auto names = cluster::stringMap(project->db(), cluster->db());
         std::unordered_map<TrackId, std::vector<int>> levels;
-        auto st = project->db().prepare(
-            "SELECT DISTINCT track_id, shift FROM slice_lod ORDER BY track_id, shift");
-        while (st.step())
-            levels[st.int64(0) + info->second.trackBase].push_back(int(st.int64(1)));
+        for (const auto &[track, shift] : summaryLevels(*project))
+            levels[track + info->second.trackBase].push_back(shift);
         std::lock_guard lock(m_mutex);
         m_shardNames[shard] = std::move(names);
         for (auto &[track, shifts] : levels)
@@ -354,18 +353,14 @@ std::shared_ptr<const SliceTrack> SlicePager::read(Connections &c, Request &r, b
     int shift = r.shift;
     std::vector<SliceTrack::Input> in;
     if (shift < 0 && !exact) {
-        auto count = project->db().prepare("SELECT coalesce(sum(count), 0) FROM slice_chunk WHERE "
-                                           "track_id = ?1 AND min_ts < ?2 AND max_end >= ?3");
-        count.bind(1, stored);
-        count.bind(2, t1);
-        count.bind(3, t0);
+        const qint64 count = slicesInWindow(*project, stored, t0, t1);
         int finest = -1;
         {
             std::lock_guard lock(m_mutex);
             if (const auto &levels = levelsOf(info); !levels.empty())
                 finest = levels.front();
         }
-        if (count.step() && count.int64(0) > kMaxDetailSlices && finest >= 0)
+        if (count > kMaxDetailSlices && finest >= 0)
             shift = finest;
     }
     // What a shard holds gets the cluster's ids.

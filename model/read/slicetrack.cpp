@@ -65,34 +65,18 @@ SliceTrack SliceTrack::build(std::vector<Input> slices)
     return t;
 }
 
-SqliteStatement SliceTrack::prepareLoad(Project &project)
+SliceTrack SliceTrack::load(SliceRowReader &reader, TrackId track, QString *error)
 {
-    return project.db().prepare(
-        "SELECT s.ts + coalesce(src.clock_offset_ns + src.align_ns, 0), s.dur, s.id, s.name_id "
-        "FROM slice s "
-        "JOIN track t ON t.id = s.track_id LEFT JOIN source src ON src.id = t.source_id "
-        "WHERE s.track_id = ? ORDER BY s.ts");
-}
-
-SliceTrack SliceTrack::load(SqliteStatement &st, TrackId track, QString *error)
-{
-    if (!st.isValid()) {
-        if (error)
-            *error = st.errorString();
-        return {};
-    }
-    st.reset();
-    st.bind(1, track);
     std::vector<Input> in;
-    while (st.step())
-        in.push_back({st.int64(0), st.int64(1), st.int64(2), st.int64(3)});
+    if (!reader.read(track, in, error))
+        return {};
     return build(std::move(in));
 }
 
 SliceTrack SliceTrack::load(Project &project, TrackId track, QString *error)
 {
-    auto st = prepareLoad(project);
-    return load(st, track, error);
+    SliceRowReader reader(project);
+    return load(reader, track, error);
 }
 
 int SliceTrack::depth(size_t i) const

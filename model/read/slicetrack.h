@@ -2,7 +2,7 @@
 #pragma once
 
 #include "nesting.h"
-#include "sqlitedb.h"
+#include "trackrows.h"
 #include "types.h"
 
 #include <QString>
@@ -28,14 +28,7 @@ class Project;
 class SliceTrack
 {
 public:
-    struct Input
-    {
-        TimeNs start;
-        TimeNs duration;
-        SliceId id;
-        StringId name;
-        int depth = -1; // given (a level-of-detail summary's, slicelod.h), else computed by nesting
-    };
+    using Input = TimelineSlice; // trackrows.h
 
     SliceTrack() = default;
     // Sorts (start, then longer first so a parent precedes its children), computes nesting
@@ -44,10 +37,8 @@ public:
     static SliceTrack build(std::vector<Input> slices);
     // Loads one track of a project, on the project clock (source offset applied).
     static SliceTrack load(Project &project, TrackId track, QString *error);
-    // The same with a statement from prepareLoad(), reused across tracks (preparing one per
-    // track was most of the time to open a capture of 200,000 one-slice tracks).
-    static SqliteStatement prepareLoad(Project &project);
-    static SliceTrack load(SqliteStatement &statement, TrackId track, QString *error);
+    // The same with one reader reused across tracks (trackrows.h).
+    static SliceTrack load(SliceRowReader &reader, TrackId track, QString *error);
 
     size_t size() const { return m_start.size(); }
     bool isEmpty() const { return m_start.empty(); }

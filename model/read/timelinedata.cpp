@@ -3,6 +3,7 @@
 
 #include "clusterproject.h"
 #include "project.h"
+#include "trackrows.h"
 
 #include <algorithm>
 #include <limits>
@@ -97,12 +98,12 @@ size_t TimelineData::memoryBytes() const
 namespace {
 
 // Loads one slice or counter track into `into`; false with *error set on failure.
-template <typename Track>
-bool loadTrack(SqliteStatement &statement, TrackId id,
-               QHash<TrackId, std::shared_ptr<const Track>> &into, QString *error)
+template <typename Track, typename Reader>
+bool loadTrack(Reader &reader, TrackId id, QHash<TrackId, std::shared_ptr<const Track>> &into,
+               QString *error)
 {
     QString why;
-    auto track = std::make_shared<const Track>(Track::load(statement, id, &why));
+    auto track = std::make_shared<const Track>(Track::load(reader, id, &why));
     if (!why.isEmpty()) {
         if (error)
             *error = why;
@@ -154,16 +155,12 @@ std::shared_ptr<const TimelineData> load(const QString &projectPath, QString *er
             *error = why;
         return nullptr;
     }
-    {
-        auto st = project->db().prepare("SELECT id, value FROM string");
-        while (st.step()) {
-            const qint64 id = st.int64(0);
-            if (id < 0 || id > (qint64(1) << 31))
-                continue;
-            if (size_t(id) >= data->names.size())
-                data->names.resize(size_t(id) + 1);
-            data->names[size_t(id)] = st.text(1);
-        }
+    for (const auto &[id, text] : allStrings(*project)) {
+        if (id < 0 || id > (qint64(1) << 31))
+            continue;
+        if (size_t(id) >= data->names.size())
+            data->names.resize(size_t(id) + 1);
+        data->names[size_t(id)] = text;
     }
     // Tracks with summaries are paged: their extent, depth and levels are all that is read now.
     struct Paged
@@ -184,38 +181,26 @@ std::shared_ptr<const TimelineData> load(const QString &projectPath, QString *er
     std::erase_if(shards,
                   [](const cluster::Shard &sh) { return sh.status != QLatin1String("merged"); });
     if (page && project->schemaVersion() >= 7) {
-        const bool sharded = project->schemaVersion() >= 12;
-        auto st = project->db().prepare(
-            std::string("SELECT t.id, t.max_depth, coalesce(src.clock_offset_ns + src.align_ns, "
-                        "0), t.start_ns, t.end_ns, "
-                        "t.slice_count, ") +
-            (sharded ? "sh.id, t.id - sh.track_base FROM track t LEFT JOIN source src ON src.id = "
-                       "t.source_id "
-                       "LEFT JOIN shard sh ON sh.id = src.shard_id AND sh.status = 'merged' "
-                     : "NULL, NULL FROM track t LEFT JOIN source src ON src.id = t.source_id ") +
-            "WHERE t.max_depth IS NOT NULL AND t.start_ns IS NOT NULL AND t.slice_count > 0 AND "
-            "(?1 OR EXISTS (SELECT 1 FROM slice_lod l WHERE l.track_id = t.id))");
-        st.bind(1, qint64(projectSlices > kPageAllAbove || !shards.empty()));
-        while (st.step()) {
+        QString readError, levelsError;
+        for (const SummarizedTrack &t : summarizedTracks(
+                 *project, projectSlices > kPageAllAbove || !shards.empty(), &readError)) {
             Paged p;
-            p.track.id = st.int64(0);
-            p.track.maxDepth = int(std::clamp<qint64>(st.int64(1), 0, 0xffff));
-            p.track.offset = st.int64(2);
-            p.track.shard = st.isNull(6) ? 0 : st.int64(6);
-            p.track.storedId = st.isNull(7) ? 0 : st.int64(7);
-            p.start = st.int64(3) + p.track.offset;
-            p.end = st.int64(4) + p.track.offset;
-            p.slices = st.int64(5);
+            p.track.id = t.id;
+            p.track.maxDepth = int(std::clamp<qint64>(t.maxDepth, 0, 0xffff));
+            p.track.offset = t.offset;
+            p.track.shard = t.shard;
+            p.track.storedId = t.storedId;
+            p.start = t.start + p.track.offset;
+            p.end = t.end + p.track.offset;
+            p.slices = t.slices;
             paged.emplace(p.track.id, p);
         }
-        auto levels = project->db().prepare(
-            "SELECT DISTINCT track_id, shift FROM slice_lod ORDER BY track_id, shift");
-        while (levels.step())
-            if (const auto it = paged.find(levels.int64(0)); it != paged.end())
-                it->second.track.shifts.push_back(int(levels.int64(1)));
-        if (!st.errorString().isEmpty() || !levels.errorString().isEmpty()) {
+        for (const auto &[track, shift] : summaryLevels(*project, &levelsError))
+            if (const auto it = paged.find(track); it != paged.end())
+                it->second.track.shifts.push_back(shift);
+        if (!readError.isEmpty() || !levelsError.isEmpty()) {
             if (error)
-                *error = st.errorString().isEmpty() ? levels.errorString() : st.errorString();
+                *error = readError.isEmpty() ? levelsError : readError;
             return nullptr;
         }
     }
@@ -223,11 +208,11 @@ std::shared_ptr<const TimelineData> load(const QString &projectPath, QString *er
     for (const auto &run : data->runs)
         total += int(run.tracks.size());
     int done = 0;
-    auto sliceRows = SliceTrack::prepareLoad(*project),
-         counterRows = CounterTrack::prepareLoad(*project);
-    SqliteStatement counterRowsAfter;
+    SliceRowReader sliceRows(*project);
+    CounterRowReader counterRows(*project);
+    std::optional<CounterRowReader> counterRowsAfter;
     if (previous)
-        counterRowsAfter = CounterTrack::prepareLoadAfter(*project);
+        counterRowsAfter.emplace(*project, CounterRowReader::Mode::After);
     // A counter track held by `previous`: shared when it has as many samples, extended by its
     // new ones when it grew; false: load it whole.
     auto reuse = [&](TrackId id, qint64 samples) {
@@ -239,7 +224,7 @@ std::shared_ptr<const TimelineData> load(const QString &projectPath, QString *er
             return true;
         }
         QString why;
-        auto grown = CounterTrack::loadAfter(counterRowsAfter, *old, id, &why);
+        auto grown = CounterTrack::loadAfter(*counterRowsAfter, *old, id, &why);
         if (!grown || qint64(grown->size()) != samples) // not only appended: read it whole
             return false;
         data->counters.insert(id, std::make_shared<const CounterTrack>(std::move(*grown)));

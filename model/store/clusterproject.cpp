@@ -2,6 +2,7 @@
 #include "clusterproject.h"
 
 #include "project.h"
+#include "projecttime.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -48,10 +49,7 @@ std::string shardColumns(Project &project)
 // The offset that puts source `source` of the cluster on its clock.
 TimeNs clusterOffset(Project &cluster, SourceId source)
 {
-    auto st = cluster.db().prepare(
-        "SELECT coalesce(clock_offset_ns + align_ns, 0) FROM source WHERE id = ?");
-    st.bind(1, source);
-    return st.step() ? st.int64(0) : 0;
+    return sourceOffset(cluster, source);
 }
 
 // The shard holding slice `id`, opened read-only; null (and *error) when it cannot be.

@@ -2,12 +2,14 @@
 #include "projectsummary.h"
 
 #include "project.h"
+#include "projecttime.h"
 
 #include <QHash>
 #include <QJsonDocument>
 
 #include <algorithm>
 #include <functional>
+#include <string>
 
 namespace gml {
 
@@ -87,10 +89,10 @@ QHash<RunId, std::pair<TimeNs, TimeNs>> runSpans(Project &project)
 {
     QHash<RunId, std::pair<TimeNs, TimeNs>> out;
     auto ext = project.db().prepare(
-        "SELECT t.run_id, min(t.start_ns + coalesce(src.clock_offset_ns + src.align_ns, 0)), "
-        "max(t.end_ns + coalesce(src.clock_offset_ns + src.align_ns, 0)) FROM track t "
-        "LEFT JOIN source src ON src.id = t.source_id WHERE t.start_ns IS NOT NULL "
-        "GROUP BY t.run_id");
+        std::string("SELECT t.run_id, min(t.start_ns + coalesce(") + GML_SOURCE_OFFSET_SQL("src") +
+        ", 0)), max(t.end_ns + coalesce(" + GML_SOURCE_OFFSET_SQL("src") +
+        ", 0)) FROM track t LEFT JOIN source src ON src.id = t.source_id WHERE t.start_ns IS NOT "
+        "NULL GROUP BY t.run_id");
     while (ext.step())
         out.insert(ext.int64(0), {ext.int64(1), ext.int64(2)});
     return out;

@@ -3,6 +3,7 @@
 
 #include "gputime.h"
 #include "project.h"
+#include "projecttime.h"
 #include "sliceclass.h"
 #include "slicestore.h"
 #include "sqlitedb.h"
@@ -526,8 +527,8 @@ std::optional<std::vector<RunSourceWork>> runSourceWork(Project &project, RunId 
 {
     std::vector<std::pair<SourceId, TimeNs>> sources;
     {
-        auto st = project.db().prepare("SELECT s.id, s.clock_offset_ns + s.align_ns FROM source s "
-                                       "WHERE s.run_id = ? AND EXISTS "
+        auto st = project.db().prepare(std::string("SELECT s.id, ") + GML_SOURCE_OFFSET_SQL("s") +
+                                       " FROM source s WHERE s.run_id = ? AND EXISTS "
                                        "(SELECT 1 FROM track t WHERE t.source_id = s.id AND t.kind "
                                        "IN (?, ?, ?) AND t.slice_count > 0) ORDER BY s.id");
         st.bind(1, run);

@@ -7,22 +7,17 @@
    - the user's own queries (they arrive as text and go to model/store/readonlyquery.h: the
      files that only hold the Query view's examples and completion words are listed), and
    - the Nsight Systems reader, which reads another tool's SQLite file, never a project.
-   Files still to be moved into the store are listed in PENDING, each with its count of
-   statements: the check fails when a file not listed gains one, or a listed one gains more,
-   and says so when a listed file has none left (take it off the list).
 2. No include cycle inside model/core, model/store or model/read: each room's files form a
    graph (a header and its .cpp are one node) without cycles.
 
-Usage: tests/tools/check_layers.py [ROOT] [--lower]   (exit 0: both hold; 1: a rule is broken)
-  --lower rewrites PENDING in this file with the counts of today where they went down.
+Usage: tests/tools/check_layers.py [ROOT]   (exit 0: both hold; 1: a rule is broken)
 """
 import os
 import re
 import sys
 
-ARGS = [a for a in sys.argv[1:] if a != '--lower']
-LOWER = '--lower' in sys.argv[1:]
-ROOT = os.path.abspath(ARGS[0] if ARGS else os.path.join(os.path.dirname(__file__), '..', '..'))
+ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
+                       os.path.join(os.path.dirname(__file__), '..', '..'))
 ROOMS = ['app', 'importers', 'model', 'simulator', 'views']
 STORE = 'model/store/'
 
@@ -36,17 +31,6 @@ ALLOWED = {
     'views/panels/queryview.cpp': "the Query view's example queries",
     'app/cli/querycommand.cpp': "the user's query, and its usage text",
     'app/cli/grademl_main.cpp': 'the usage text of grademl query',
-}
-
-# Files whose SQL has not moved into the store yet, with the number of statements each holds
-# today. The list only shrinks: each move takes a file off it.
-PENDING = {
-    'app/cli/grademl_main.cpp': 1,
-    'model/read/countertrack.cpp': 4,
-    'model/read/flamegraph.cpp': 2,
-    'model/read/slicepager.cpp': 4,
-    'model/read/slicetrack.cpp': 2,
-    'model/read/timelinedata.cpp': 7,
 }
 
 SQL_LITERAL = re.compile(
@@ -98,38 +82,16 @@ def sql_count(text):
 
 
 def check_sql():
-    problems, notes, lowered = [], [], {}
+    problems = []
     for rel, path in sorted(sources()):
         if rel.startswith(STORE) or rel in ALLOWED:
             continue
         with open(path, encoding='utf-8') as f:
             n = sql_count(f.read())
-        allowed = PENDING.get(rel)
-        if n and allowed is None:
+        if n:
             problems.append(f'{rel}: {n} SQL statement(s) or SQLite call(s) outside model/store '
                             '(add a typed read or write to model/store and call that)')
-        elif allowed is not None and n > allowed:
-            problems.append(f'{rel}: {n} SQL statement(s), more than the {allowed} it held when '
-                            'the store was made; move them into model/store')
-        elif allowed is not None and n < allowed:
-            lowered[rel] = n
-            notes.append(f'{rel}: {n} SQL statement(s) left of {allowed}: lower its PENDING count'
-                         + (' (none left: take it off the list)' if n == 0 else ''))
-    if LOWER and lowered:
-        lower_pending(lowered)
-    return problems, notes
-
-
-def lower_pending(lowered):
-    path = os.path.abspath(__file__)
-    with open(path, encoding='utf-8') as f:
-        text = f.read()
-    for rel, n in lowered.items():
-        line = re.compile(r"    '%s': \d+,\n" % re.escape(rel))
-        text = line.sub('' if n == 0 else "    '%s': %d,\n" % (rel, n), text)
-    with open(path, 'w', encoding='utf-8') as f:
-        f.write(text)
-    print(f'PENDING lowered for {len(lowered)} file(s)')
+    return problems
 
 
 # Files that are one component with another: the slice store's chunk format, codec and virtual
@@ -187,17 +149,14 @@ def check_cycles():
 
 
 def main():
-    sql_problems, notes = check_sql()
-    problems = sql_problems + check_cycles()
-    for n in notes:
-        print('note: ' + n)
+    problems = check_sql() + check_cycles()
     for p in problems:
         print('error: ' + p)
     if problems:
         print(f'{len(problems)} problem(s); the rules are in docs/layout.md')
         return 1
-    print(f'SQL only in model/store, the {len(ALLOWED)} allowed files and the {len(PENDING)} still '
-          'to move (none gained any); no include cycle in model/')
+    print(f'SQL only in model/store and the {len(ALLOWED)} allowed files; no include cycle in '
+          'model/')
     return 0
 
 
