@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Issue 36: flame graphs of a range (model/flamegraph.h) and `grademl flame`.
+// Issue 36: flame graphs of a range (model/read/flamegraph.h) and `grademl flame`.
 #include "flamegraph.h"
 #include "handtrace.h"
 #include "importutil.h"

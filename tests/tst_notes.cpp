@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Issue 36: notes and bookmarks (model/notes.h, schema 11) and `grademl note`.
+// Issue 36: notes and bookmarks (model/store/notes.h, schema 11) and `grademl note`.
 #include "handtrace.h"
 #include "importutil.h"
 #include "notes.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// A folder's files read on several threads (importers/sideimport.h, model/sideproject.h): the
-// project holds exactly what reading them one after another gives, a bad file fails alone with
+// A folder's files read on several threads (importers/job/sideimport.h, model/store/sideproject.h):
+// the project holds exactly what reading them one after another gives, a bad file fails alone with
 // its position, a cancel keeps nothing half-written and leaves no side project behind.
 #include "gziputil.h"
 #include "importjob.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Summaries written at import (model/sourcesummary.h) and the headline metrics merged from them
-// (issue 34): the same numbers as the analysis of the whole execution model, on real traces and
-// generated jobs; written by every import path; made later for projects written before them;
+// Summaries written at import (model/store/sourcesummary.h) and the headline metrics merged from
+// them (issue 34): the same numbers as the analysis of the whole execution model, on real traces
+// and generated jobs; written by every import path; made later for projects written before them;
 // the rank overview drawn from them.
 #include "findings.h"
 #include "importutil.h"

@@ -74,7 +74,7 @@ int followImport(Project &project, const FollowSettings &settings, QTextStream &
 std::optional<std::pair<int, int>> parseShard(const QString &text, QString *why);
 QList<ScannedFile> shardOfFiles(const QList<ScannedFile> &files, int index, int count);
 // After a shard's import into `partial` (PROJECT.partial): its identity (the job `job`, shard
-// I of N; model/clusterproject.h) and the rank facts of its runs stored,
+// I of N; model/store/clusterproject.h) and the rank facts of its runs stored,
 // its write-ahead log folded in, the project closed, then the file put in place at
 // `projectPath` in one step. False with what failed on `err`.
 bool finishShard(std::unique_ptr<Project> partial, const QString &projectPath, const QString &job,

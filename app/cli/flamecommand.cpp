@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// grademl flame: the flame graph of a run's range (model/flamegraph.h) as folded stacks
+// grademl flame: the flame graph of a run's range (model/read/flamegraph.h) as folded stacks
 // (flamegraph.pl, inferno, speedscope) or JSON; with --diff-run or --diff-range, the
 // differential one against a baseline.
 #include "clicommands.h"

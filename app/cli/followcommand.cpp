@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // grademl import PATH... --project FILE.grademl --follow [--idle-exit SECONDS] [--poll SECONDS]:
-// keeps importing while the folders change (importers/folderfollower.h), until Ctrl-C, SIGTERM
+// keeps importing while the folders change (importers/job/folderfollower.h), until Ctrl-C, SIGTERM
 // or SECONDS without a change.
 #include "clicommands.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// grademl note: notes and bookmarks of a project (model/notes.h): add, list, remove.
+// grademl note: notes and bookmarks of a project (model/store/notes.h): add, list, remove.
 #include "clicommands.h"
 
 #include "notes.h"

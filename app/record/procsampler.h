@@ -2,7 +2,7 @@
 #pragma once
 
 // The recorder's sampler: what /proc says of the host and of the recorded command's process
-// tree, written to grademl-samples.csv (importers/samplesimporter.h reads it).
+// tree, written to grademl-samples.csv (importers/recorder/samplesimporter.h reads it).
 
 #include <QFile>
 #include <QString>
@@ -41,7 +41,7 @@ template <typename F> void forEachLine(std::string_view text, F &&f)
     }
 }
 
-// The samples file (importers/samplesimporter.h): series declared once, then
+// The samples file (importers/recorder/samplesimporter.h): series declared once, then
 // "time_ns,series,value" rows; flushed after every sample.
 class SamplesFile
 {

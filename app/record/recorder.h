@@ -12,7 +12,7 @@ namespace gml::rec {
 // grademl record: runs a command and samples, for its whole process tree and the host, what
 // /proc says (Linux), plus the GPUs through nvidia-smi and dcgmi when they are installed,
 // into a trace folder the importers read:
-//   grademl-samples.csv  this recorder's own format (importers/samplesimporter.h): CPU per
+//   grademl-samples.csv  this recorder's own format (importers/recorder/samplesimporter.h): CPU per
 //                        core and in total, memory, disk and network I/O of the host; CPU,
 //                        resident memory and disk I/O per process of the command's tree
 //   nvidia-smi.csv       nvidia-smi --query-gpu ... --format=csv -lms INTERVAL

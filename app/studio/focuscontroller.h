@@ -19,8 +19,8 @@ class TimelineState;
 // Which runs the timeline shows (TimelineState::focusRuns), through the run switcher above it:
 // one run, several chosen runs (aligned at their starts, or on the project clock for runs that
 // ran together), or all of them. A project opens on the runs last in focus (remembered in the
-// project, model/viewstate.h), else on its most recent measured run. Each change is remembered
-// off the GUI thread; a read-only project is shown without remembering.
+// project, model/store/viewstate.h), else on its most recent measured run. Each change is
+// remembered off the GUI thread; a read-only project is shown without remembering.
 class FocusController : public QObject
 {
     Q_OBJECT

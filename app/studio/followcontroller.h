@@ -15,7 +15,7 @@
 namespace gml {
 
 // The studio's live view (issue 38): follows a folder while a job writes it, on a worker thread
-// with its own project connection (importers/folderfollower.h: it polls every second and
+// with its own project connection (importers/job/folderfollower.h: it polls every second and
 // imports what is ready), and hands the window a fresh timeline after each poll that brought
 // something. Loading the timeline again is kept under a tenth of the time (a large project is
 // refreshed less often, never more than once a second). record() first starts `grademl record`

@@ -48,7 +48,7 @@ public:
     QList<TrackId> streamsOf(int lane) const;
     int expandedLane() const { return m_expandedLane; }
 
-    // In a cluster project (model/clusterproject.h): the shard holding a lane's rank (empty:
+    // In a cluster project (model/store/clusterproject.h): the shard holding a lane's rank (empty:
     // none, with why), and asking the window to open it (a right-click on the lane offers it,
     // with expanding the lane and showing its GPU row).
     QString shardOf(int lane, QString *why = nullptr) const;

@@ -5,7 +5,7 @@
 // A cluster project (written by simulator/cluster/clustermerge.h) holds the catalog, the
 // summaries of each source and run, and the counters; the slices, flows and level-of-detail
 // summaries stay in the shard projects it references (table shard, by a path relative to it),
-// read for what is on screen as a single project's are (model/slicepager.h).
+// read for what is on screen as a single project's are (model/read/slicepager.h).
 //
 // Ids: a shard's sources and tracks got the cluster's ids by adding the shard's source_base and
 // track_base. Its slices keep their shard id in the low kShardSliceBits bits of the cluster's

@@ -3,7 +3,7 @@
 
 // Runs as the import job files them: a run's name, the runs a job left empty, the headline
 // metrics to compute again, the sources moved from one run to another when a folder turns out
-// to hold several jobs (importers/rungrouping.h), the params a run's sources merged, and the
+// to hold several jobs (importers/job/rungrouping.h), the params a run's sources merged, and the
 // workloads and experiments runs belong to. Inside the caller's transaction unless said
 // otherwise. Project.h creates and finds runs (ensureRun, findRun).
 
@@ -81,8 +81,8 @@ QJsonObject runParams(Project &project, RunId run);
                                      const QJsonObject &params, const QJsonObject &tags,
                                      QString *error);
 
-// The execution-trace linker (importers/etlinker.h): the slices of category `category` on the
-// tracks of process `pid` in `run`, by track, start and longer first, with their external id
+// The execution-trace linker (importers/chakra/etlinker.h): the slices of category `category` on
+// the tracks of process `pid` in `run`, by track, start and longer first, with their external id
 // and '$."Record function id"' arg.
 struct ProcessOp
 {

@@ -131,7 +131,7 @@ CREATE VIEW counter_abs AS
   LEFT JOIN source src ON src.id = t.source_id;
 )SQL";
 
-// Version 2: clock alignment of ranks (model/clockalignment.h). Project time becomes
+// Version 2: clock alignment of ranks (model/store/clockalignment.h). Project time becomes
 //   ts + source.clock_offset_ns + source.align_ns
 // where clock_offset_ns is the importer's (the file's own clock anchor) and align_ns the
 // correction that aligns a rank to its run's reference rank: the user's align_user_ns when set,
@@ -157,7 +157,7 @@ CREATE VIEW counter_abs AS
   LEFT JOIN source src ON src.id = t.source_id;
 )SQL";
 
-// Version 3: slices and flows are stored in chunks (model/slicestore.h); `slice` and `flow`
+// Version 3: slices and flows are stored in chunks (model/store/slicestore.h); `slice` and `flow`
 // become virtual tables over them with the same columns. One insert per chunk instead of one
 // per row (and no per-row indexes to maintain) is what lets import keep up with parsing. Slice
 // ids change (chunk id << 12 | row), so migrateData() rewrites the old slice rows and the flows
@@ -191,9 +191,9 @@ static constexpr std::string_view kV4 = R"SQL(
 -- slice_chunk.data format 2, args blob format 1 (model/slicestore.h)
 )SQL";
 
-// Version 5: workflows declared in a trace folder's grademl.json (model/workflowdeclaration.h),
-// kept as written; their steps are matched with runs when the workflow is shown, so runs
-// imported later join it.
+// Version 5: workflows declared in a trace folder's grademl.json
+// (model/store/workflowdeclaration.h), kept as written; their steps are matched with runs when the
+// workflow is shown, so runs imported later join it.
 static constexpr std::string_view kV5 = R"SQL(
 CREATE TABLE workflow(
   id INTEGER PRIMARY KEY,
@@ -204,7 +204,7 @@ CREATE TABLE workflow(
 );
 )SQL";
 
-// Version 6: runs browsed and compared (model/runcatalog.h).
+// Version 6: runs browsed and compared (model/store/runcatalog.h).
 // - counter.step: the step an MLflow metric point was logged at (NULL for sampled counters),
 //   so runs compare at a chosen step, not only at a time.
 // - run_metrics: each run's headline metrics (mean and spread of the iteration time, GPU busy,
@@ -221,7 +221,7 @@ CREATE TABLE run_metrics(
 CREATE INDEX run_workload ON run(workload_id);
 )SQL";
 
-// Version 7: level-of-detail summaries of slice tracks (model/slicelod.h), so that opening a
+// Version 7: level-of-detail summaries of slice tracks (model/store/slicelod.h), so that opening a
 // project and painting a viewport read what the viewport shows instead of every slice (issue
 // 34). track.max_depth is set with them (the timeline's row height before any slice is read);
 // NULL means not summarised. migrateData() summarises every slice track of an older project.
@@ -239,7 +239,7 @@ CREATE INDEX slice_lod_track ON slice_lod(track_id, shift, min_ts);
 ALTER TABLE track ADD COLUMN max_depth INTEGER;
 )SQL";
 
-// Version 8: a summary of each source's slices (model/sourcesummary.h: its GPUs' time split,
+// Version 8: a summary of each source's slices (model/store/sourcesummary.h: its GPUs' time split,
 // its ranks' iterations, recorded FLOPs), written when the source is imported, so that a run's
 // headline metrics merge them instead of reading every slice again (issue 34). A source
 // imported before has none: it is summarised the first time its run's metrics are computed.
@@ -251,7 +251,7 @@ CREATE TABLE source_summary(
 );
 )SQL";
 
-// Version 9: what the studio remembers of a project across sessions (model/viewstate.h: the
+// Version 9: what the studio remembers of a project across sessions (model/store/viewstate.h: the
 // runs last in focus), as keyed JSON texts. Never needed to read the data.
 static constexpr std::string_view kV9 = R"SQL(
 CREATE TABLE view_state(
@@ -291,7 +291,7 @@ CREATE VIEW counter_series AS
   LEFT JOIN source src ON src.id = t.source_id;
 )SQL";
 
-// Version 11: notes on a time, a range or a slice, and bookmarks 1-9 (model/notes.h). A note
+// Version 11: notes on a time, a range or a slice, and bookmarks 1-9 (model/store/notes.h). A note
 // names its run (and a slice note its slice and track) instead of pointing at their rows, so
 // re-importing a run keeps its notes.
 static constexpr std::string_view kV11 = R"SQL(
@@ -312,7 +312,7 @@ CREATE TABLE note(
 CREATE UNIQUE INDEX note_bookmark ON note(bookmark) WHERE bookmark IS NOT NULL;
 )SQL";
 
-// Version 12: jobs imported in shards (issue 39; model/clusterproject.h).
+// Version 12: jobs imported in shards (issue 39; model/store/clusterproject.h).
 // - rank_facts: what a cross-rank analysis needs of a source beyond its summary (its collectives
 //   with their arrival and end and what ran before them, its kernel families), written by the
 //   shard import (simulator/cluster/rankfacts.h) so that a cluster project reduces them;

@@ -10,7 +10,7 @@
 //     markers, not the profiler's own span);
 //   - a GPU: the streams of one device index of one rank; its window runs from its first work to
 //     its last (GPU slices that hold others included, not annotations), partitioned as
-//     partitionGpuTime() says (model/gputime.h);
+//     partitionGpuTime() says (model/core/gputime.h);
 //   - iterations: the outermost ProfilerStep#N ranges (holding work) on a rank's threads, and
 //     the latest end of the GPU work launched from inside them;
 //   - FLOPs: the "flops" args of a rank's CPU slices inside that rank's iterations (all of them

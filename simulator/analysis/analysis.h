@@ -22,8 +22,8 @@ struct AnalysisScope
     std::optional<std::pair<TimeNs, TimeNs>> range;
 };
 
-// Where one GPU's time goes over a window: GpuTime (model/gputime.h). Idle gaps are split by what
-// ended them (the GPU work that started at the gap's end):
+// Where one GPU's time goes over a window: GpuTime (model/core/gputime.h). Idle gaps are split by
+// what ended them (the GPU work that started at the gap's end):
 //   host: the work was launched during the gap, so the GPU waited for the host; the host was
 //         loading data (a DataLoader / __next__ range on the launching thread covered at least
 //         half of the wait), else was blocked in a synchronising call when the gap began (device

@@ -18,7 +18,7 @@ class Project;
 namespace gml::sim {
 
 // A run's headline metrics, as the Runs browser lists them and the comparison charts them,
-// stored in run_metrics (model/runcatalog.h) so that listing thousands of runs analyses none.
+// stored in run_metrics (model/store/runcatalog.h) so that listing thousands of runs analyses none.
 // Keys (each only when known):
 //   iterations, step_mean_ns, step_sd_ns, step_min_ns, step_max_ns: the iteration time, from
 //     one ProfilerStep's start to the next one's (the last to the end of its work, GPU work

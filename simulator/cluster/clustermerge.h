@@ -4,7 +4,7 @@
 // A cluster project: the catalog of a job imported in shards (docs/cluster.md). It references
 // each shard project by a path relative to itself, and holds what opening the job and its
 // cross-rank analyses need without any slice: the shards' runs, sources and tracks (with new
-// ids; each source knows its shard and its id there), their summaries (model/sourcesummary.h)
+// ids; each source knows its shard and its id there), their summaries (model/store/sourcesummary.h)
 // and rank facts (rankfacts.h), the ranks' clocks aligned across all shards from those facts,
 // and each run's headline metrics. A shard that failed or is missing is listed with why, so the
 // project says which ranks it lacks.

@@ -2,7 +2,7 @@
 #pragma once
 
 // What a cross-rank analysis needs of one source (a rank's trace) beyond its summary
-// (model/sourcesummary.h), taken from the execution model of the run that holds it: the map
+// (model/store/sourcesummary.h), taken from the execution model of the run that holds it: the map
 // step of a sharded import. Stored with the source (table rank_facts) by `grademl import
 // --shard`, merged into the cluster project, and reduced there (clusteranalysis.h).
 //

@@ -87,6 +87,6 @@ private:
     QList<Storage> m_storage;
 };
 
-// classifyKernel() and usesHalfPrecision(): model/sliceclass.h.
+// classifyKernel() and usesHalfPrecision(): model/core/sliceclass.h.
 
 } // namespace gml::sim

@@ -34,7 +34,7 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun,
 
 // The same run held in memory for the timeline, placed right after the measured run in a copy
 // of `base` (sharing its tracks); a previous in-memory prediction is dropped. Track and run ids
-// are above every project id (kLivePredictionRun, model/types.h).
+// are above every project id (kLivePredictionRun, model/core/types.h).
 using gml::kLivePredictionRun;
 std::shared_ptr<const TimelineData>
 withPredictedRun(const std::shared_ptr<const TimelineData> &base, RunId measuredRun,

@@ -35,7 +35,7 @@ struct WorkflowEdge
 };
 
 // The workflow of a project: its steps and which feeds which. Declared in grademl.json files
-// (model/workflowdeclaration.h), else inferred: every measured run with data is a step, and a
+// (model/store/workflowdeclaration.h), else inferred: every measured run with data is a step, and a
 // step feeds each step that starts after it ends with no other step in between (so sequential
 // jobs chain and concurrent ones branch) — only among runs that belong together: of one
 // workload or experiment, or imported from one trace folder, and at most a day apart. Runs that

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// A followed log read in parts (importers/logtail.cpp, issue 56): the input's first byte picks
+// A followed log read in parts (importers/job/logtail.cpp, issue 56): the input's first byte picks
 // the format (the recorder's samples or nvidia-smi -l) and where the writer stopped; the log is
 // followed as it is written in two parts, then rewritten shorter (truncated). Nothing may
 // crash or hang, and no sample once imported may be lost: the counter rows never decrease.

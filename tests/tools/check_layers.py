@@ -24,9 +24,9 @@ STORE = 'model/store/'
 # Files that may hold SQL outside the store, and why.
 ALLOWED = {
     # Another tool's database (Nsight Systems' export), read through its own connection.
-    'importers/nsysimporter.cpp': 'reads Nsight Systems SQLite files',
-    'importers/nsystracks.cpp': 'reads Nsight Systems SQLite files',
-    'importers/nsyssession.h': 'reads Nsight Systems SQLite files',
+    'importers/nsight/nsysimporter.cpp': 'reads Nsight Systems SQLite files',
+    'importers/nsight/nsystracks.cpp': 'reads Nsight Systems SQLite files',
+    'importers/nsight/nsyssession.h': 'reads Nsight Systems SQLite files',
     # The user's own queries: examples offered and words completed, run by readonlyquery.
     'views/panels/queryview.cpp': "the Query view's example queries",
     'app/cli/querycommand.cpp': "the user's query, and its usage text",

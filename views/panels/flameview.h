@@ -15,7 +15,7 @@ namespace gml {
 
 class FlameCanvas;
 
-// The Flame Graph pane: an icicle of a selection's call stacks (model/flamegraph.h), the root
+// The Flame Graph pane: an icicle of a selection's call stacks (model/read/flamegraph.h), the root
 // at the top, each frame as wide as its time. CPU self time or GPU time by launching stack;
 // against nothing, the previous selection or another run (a differential graph: red where the
 // time grew, blue where it shrank, as wide as the larger of the two). Hovering says a frame's

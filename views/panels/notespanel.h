@@ -12,7 +12,7 @@ class QTableWidget;
 
 namespace gml {
 
-// The Notes pane: the project's notes (model/notes.h) by time, with their bookmark, run, what
+// The Notes pane: the project's notes (model/store/notes.h) by time, with their bookmark, run, what
 // they sit on and their text. A double-click (or Enter) goes to a note; Add Note puts one on
 // what the timeline has selected; the context menu removes a note or gives it a bookmark.
 class NotesPanel : public QWidget

@@ -10,7 +10,7 @@ class QPainter;
 
 namespace gml {
 
-// Draws a run's rank overview (model/rankoverview.h): one lane per GPU, top to bottom by rank,
+// Draws a run's rank overview (model/read/rankoverview.h): one lane per GPU, top to bottom by rank,
 // as a heat strip over [t0, t1) lined up with the timeline's columns (the same label width and
 // time range), iteration starts as ticks, and rank numbers in the label column. More lanes than
 // pixel rows share a row (their mean); a lane gets up to kMaxLaneHeight px. Qt Gui only, so a

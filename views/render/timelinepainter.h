@@ -41,8 +41,8 @@ struct TimelineOverlay
     bool hasCursor = false;
     TimeNs cursor = 0;
     std::vector<SliceRef> highlighted; // the current find match
-    // Notes (model/notes.h) in view time: a range is shaded, a time is a dashed line; each has
-    // a flag on the ruler with its bookmark number (0: none).
+    // Notes (model/store/notes.h) in view time: a range is shaded, a time is a dashed line; each
+    // has a flag on the ruler with its bookmark number (0: none).
     struct NoteMark
     {
         TimeNs start = 0, end = 0;
