@@ -12,6 +12,7 @@ class ChromeTraceImporter final : public Importer
 {
 public:
     QString format() const override { return QStringLiteral("chrome-trace"); }
+    Kind kind() const override { return Kind::Trace; }
     int version() const override { return 1; }
     SniffResult sniff(const QString &path, const QByteArray &head) const override;
     ImportOutcome import(ImportContext &context) const override;

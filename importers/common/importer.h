@@ -98,9 +98,15 @@ struct SniffResult
 class Importer
 {
 public:
+    // What a file of this format is to run grouping (rungrouping.h): one process's trace of a
+    // job (a rank, a span on the job's clock), a log of a machine's monitors written beside
+    // such traces, or neither (grouped with its folder only).
+    enum class Kind { Trace, Monitor, Other };
+
     virtual ~Importer() = default;
     virtual QString format() const = 0; // stable name stored in source.format
-    virtual int version() const = 0;    // bump when the same file would import differently
+    virtual Kind kind() const { return Kind::Other; }
+    virtual int version() const = 0; // bump when the same file would import differently
     // head: the first bytes of the file, decompressed when it is gzip.
     virtual SniffResult sniff(const QString &path, const QByteArray &head) const = 0;
     virtual ImportOutcome import(ImportContext &context) const = 0;
@@ -153,6 +159,8 @@ template <typename F> void forEachLine(QByteArrayView text, F f)
 
 // All importers known to the folder scanner, most specific first.
 const std::vector<std::unique_ptr<Importer>> &importers();
+// The importer of a stored format (source.format); null when none is.
+const Importer *importerOf(const QString &format);
 
 // importer.import(ctx), with what it throws (a bug, a failed allocation) turned into a failed
 // outcome, so that such a file fails alone and the program and the rest of the folder go on.

@@ -56,4 +56,12 @@ const std::vector<std::unique_ptr<Importer>> &importers()
     return all;
 }
 
+const Importer *importerOf(const QString &format)
+{
+    for (const auto &importer : importers())
+        if (importer->format() == format)
+            return importer.get();
+    return nullptr;
+}
+
 } // namespace gml

@@ -39,15 +39,11 @@ struct Source
     bool absolute() const { return hasSpan && start > kEpoch2001; }
 };
 
-bool isTraceFormat(const QString &f)
+// What the importer of a stored format says its files are (Importer::kind).
+Importer::Kind kindOf(const QString &format)
 {
-    return f == QLatin1String("chrome-trace") || f == QLatin1String("nsys-sqlite");
-}
-
-bool isMonitoringFormat(const QString &f)
-{
-    return f == QLatin1String("nvidia-smi-csv") || f == QLatin1String("nvidia-smi-dmon") ||
-           f == QLatin1String("dcgmi-dmon") || f == QLatin1String("top-batch");
+    const Importer *importer = importerOf(format);
+    return importer ? importer->kind() : Importer::Kind::Other;
 }
 
 TimeNs overlap(const Source &a, const Source &b)
@@ -137,8 +133,9 @@ RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &file
             s.run = placed->run;
             s.runName = placed->runName;
             s.path = path;
-            s.trace = isTraceFormat(placed->format);
-            if (!s.trace && !isMonitoringFormat(placed->format))
+            const Importer::Kind kind = kindOf(placed->format);
+            s.trace = kind == Importer::Kind::Trace;
+            if (kind == Importer::Kind::Other)
                 continue;
             s.rank = placed->rank.value_or(placed->trackRank.value_or(-1));
             s.world = placed->worldSize.value_or(-1);

@@ -35,6 +35,7 @@ class NvidiaSmiCsvImporter final : public Importer
 {
 public:
     QString format() const override { return QStringLiteral("nvidia-smi-csv"); }
+    Kind kind() const override { return Kind::Monitor; }
     int version() const override { return 1; }
     SniffResult sniff(const QString &path, const QByteArray &head) const override;
     ImportOutcome import(ImportContext &context) const override;
@@ -48,6 +49,7 @@ class NvidiaSmiDmonImporter final : public Importer
 {
 public:
     QString format() const override { return QStringLiteral("nvidia-smi-dmon"); }
+    Kind kind() const override { return Kind::Monitor; }
     int version() const override { return 1; }
     SniffResult sniff(const QString &path, const QByteArray &head) const override;
     ImportOutcome import(ImportContext &context) const override;
@@ -66,6 +68,7 @@ class DcgmiDmonImporter final : public Importer
 {
 public:
     QString format() const override { return QStringLiteral("dcgmi-dmon"); }
+    Kind kind() const override { return Kind::Monitor; }
     int version() const override { return 1; }
     SniffResult sniff(const QString &path, const QByteArray &head) const override;
     ImportOutcome import(ImportContext &context) const override;
@@ -80,6 +83,7 @@ class TopBatchImporter final : public Importer
 {
 public:
     QString format() const override { return QStringLiteral("top-batch"); }
+    Kind kind() const override { return Kind::Monitor; }
     int version() const override { return 2; } // 2: process tracks by two blocks in a row
     SniffResult sniff(const QString &path, const QByteArray &head) const override;
     ImportOutcome import(ImportContext &context) const override;

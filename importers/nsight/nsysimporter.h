@@ -23,6 +23,7 @@ class NsysSqliteImporter final : public Importer
 {
 public:
     QString format() const override { return QStringLiteral("nsys-sqlite"); }
+    Kind kind() const override { return Kind::Trace; }
     int version() const override { return 1; }
     SniffResult sniff(const QString &path, const QByteArray &head) const override;
     ImportOutcome import(ImportContext &context) const override;
