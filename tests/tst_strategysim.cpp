@@ -35,7 +35,7 @@ SimConfig config(const QString &model, Strategy strategy, int workers,
     c.model = *m;
     c.strategy = strategy;
     c.workers = workers;
-    auto cl = Cluster::load(cluster, &error);
+    auto cl = SimCluster::load(cluster, &error);
     if (!cl)
         qFatal("%s", qPrintable(error));
     c.cluster = *cl;
@@ -332,21 +332,21 @@ private Q_SLOTS:
             return gmltest::writeFile(dir, QStringLiteral("c.json"), json);
         };
         QString error;
-        QVERIFY(!Cluster::load(clusterFile(R"({"gpu": "V100", "nodes": 2, "network_gbps": 0})"),
-                               &error));
+        QVERIFY(!SimCluster::load(clusterFile(R"({"gpu": "V100", "nodes": 2, "network_gbps": 0})"),
+                                  &error));
         QVERIFY2(error.contains(QLatin1String("network_gbps")) &&
                      error.contains(QLatin1String("above 0")),
                  qPrintable(error));
-        QVERIFY(!Cluster::load(clusterFile(R"({"gpu": "Z9000"})"), &error));
+        QVERIFY(!SimCluster::load(clusterFile(R"({"gpu": "Z9000"})"), &error));
         QVERIFY2(error.contains(QLatin1String("Z9000")) &&
                      error.contains(QLatin1String("not in the device catalog")),
                  qPrintable(error));
-        QVERIFY(!Cluster::load(clusterFile(R"({"gpu": "V100", "storage": "tape"})"), &error));
+        QVERIFY(!SimCluster::load(clusterFile(R"({"gpu": "V100", "storage": "tape"})"), &error));
         QVERIFY2(error.contains(QLatin1String("tape")), qPrintable(error));
-        QVERIFY(!Cluster::load(clusterFile(R"({"gpu": "V100",)"), &error));
+        QVERIFY(!SimCluster::load(clusterFile(R"({"gpu": "V100",)"), &error));
         QVERIFY2(error.contains(QLatin1String("c.json")) && error.contains(QLatin1String("byte")),
                  qPrintable(error));
-        QVERIFY(!Cluster::load(QStringLiteral("no-such-preset"), &error));
+        QVERIFY(!SimCluster::load(QStringLiteral("no-such-preset"), &error));
         QVERIFY2(error.contains(QLatin1String("dgx1")), qPrintable(error));
         // A link of zero bandwidth set in code is refused by the simulator too.
         SimConfig c = config(QStringLiteral("resnet50"), Strategy::MultiWorker, 8,
@@ -413,7 +413,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString path = gmltest::writeFile(dir, QStringLiteral("cluster.json"), json);
         QString error;
-        QVERIFY(!Cluster::load(path, &error));
+        QVERIFY(!SimCluster::load(path, &error));
         QVERIFY2(error.startsWith(path + QStringLiteral(": ")) && error.contains(message),
                  qPrintable(error));
     }
@@ -432,7 +432,7 @@ private Q_SLOTS:
              R"({"gpu": "V100", "nodes": 4, "gpus_per_node": 2, "network_gbps": 1000000, "network_latency_us": 0})"}) {
             QString error;
             const auto cl =
-                Cluster::load(gmltest::writeFile(dir, QStringLiteral("c.json"), json), &error);
+                SimCluster::load(gmltest::writeFile(dir, QStringLiteral("c.json"), json), &error);
             QVERIFY2(cl, qPrintable(error));
             for (Strategy strategy : {Strategy::MultiWorker, Strategy::ParameterServer}) {
                 SimConfig c = config(QStringLiteral("resnet50"), strategy, 8);
@@ -696,7 +696,7 @@ private Q_SLOTS:
         c.strategy = Strategy(strategy);
         c.workers = workers;
         c.syntheticData = true; // its input was loaded inside the measured step
-        c.cluster = *Cluster::load(QStringLiteral("dgx1"), &error);
+        c.cluster = *SimCluster::load(QStringLiteral("dgx1"), &error);
         const SimResult r = run(c);
         const double err = double(r.metrics.iterationNs) / measuredStep - 1;
         qInfo("%s: simulated iteration %.3f ms, measured %.3f ms (%+.1f%%); all-reduce %.3f ms "

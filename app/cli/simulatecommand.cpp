@@ -152,7 +152,7 @@ bool parseRequest(const Parsed &p, Project &project, SimulateRequest *request, Q
     if (scheduling != QLatin1String("dfs") && scheduling != QLatin1String("critical-path"))
         return usage(QStringLiteral("--scheduling is dfs or critical-path"));
     c.criticalPathFirst = scheduling == QLatin1String("critical-path");
-    auto cluster = sim::Cluster::load(
+    auto cluster = sim::SimCluster::load(
         p.options.value(QStringLiteral("cluster"), QStringLiteral("12x4-v100-edr")), error);
     if (!cluster)
         return false;
@@ -204,8 +204,8 @@ int simulateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         return Ok;
     }
     if (p.flags.contains(QStringLiteral("clusters"))) {
-        for (const QString &id : sim::Cluster::presets()) {
-            const auto c = sim::Cluster::load(id, nullptr);
+        for (const QString &id : sim::SimCluster::presets()) {
+            const auto c = sim::SimCluster::load(id, nullptr);
             out << id.leftJustified(16) << c->name << ": " << c->gpu.name << ", "
                 << c->intraLink.name << " within a node, " << c->network.name << " between nodes, "
                 << c->storage.name << '\n';

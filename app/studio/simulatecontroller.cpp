@@ -120,7 +120,7 @@ void SimulateController::simulate()
         }
         if (base.batch == 0 && base.globalBatch == 0)
             base.batch = base.model.defaultBatch; // a measured run's own batch
-        auto cluster = sim::Cluster::load(req.cluster, &r.error);
+        auto cluster = sim::SimCluster::load(req.cluster, &r.error);
         if (!cluster)
             return r;
         base.cluster = std::move(*cluster);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "cluster.h"
+#include "simcluster.h"
 
 #include "jsonfields.h"
 
@@ -54,7 +54,7 @@ const Preset kPresets[] = {
 
 } // namespace
 
-QStringList Cluster::presets()
+QStringList SimCluster::presets()
 {
     QStringList out;
     for (const Preset &p : kPresets)
@@ -62,7 +62,7 @@ QStringList Cluster::presets()
     return out;
 }
 
-std::optional<Cluster> Cluster::load(const QString &presetOrFile, QString *error)
+std::optional<SimCluster> SimCluster::load(const QString &presetOrFile, QString *error)
 {
     for (const Preset &p : kPresets)
         if (presetOrFile.compare(QLatin1String(p.name), Qt::CaseInsensitive) == 0) {
@@ -99,8 +99,8 @@ std::optional<Cluster> Cluster::load(const QString &presetOrFile, QString *error
     return c;
 }
 
-std::optional<Cluster> Cluster::fromJson(const QJsonObject &o, const QString &origin,
-                                         QString *error)
+std::optional<SimCluster> SimCluster::fromJson(const QJsonObject &o, const QString &origin,
+                                               QString *error)
 {
     const DeviceCatalog &cat = DeviceCatalog::builtin();
     // Keys are checked like a what-if transform's: an unknown one is a typo, a value of the
@@ -111,12 +111,12 @@ std::optional<Cluster> Cluster::fromJson(const QJsonObject &o, const QString &or
                  "gpus_per_pcie_switch", "intra_link", "intra_gbps", "host_link", "host_gbps",
                  "network", "network_gbps", "network_latency_us", "oversubscription", "storage",
                  "storage_gbps"});
-    auto fail = [&](const QString &why) -> std::optional<Cluster> {
+    auto fail = [&](const QString &why) -> std::optional<SimCluster> {
         if (error)
             *error = QStringLiteral("%1: %2").arg(origin, why);
         return std::nullopt;
     };
-    Cluster c;
+    SimCluster c;
     c.name = f.string("name", origin);
     c.id = f.string("id", QStringLiteral("custom"));
     c.nodes = int(f.integer("nodes", 1, 1, kMaxClusterNodes));
@@ -188,7 +188,7 @@ std::optional<Cluster> Cluster::fromJson(const QJsonObject &o, const QString &or
     return c;
 }
 
-QJsonObject Cluster::toJson() const
+QJsonObject SimCluster::toJson() const
 {
     QJsonObject o;
     o.insert(QStringLiteral("id"), id);

@@ -11,7 +11,8 @@
 
 namespace gml::sim {
 
-// A cluster to simulate on: identical nodes, each with GPUs and CPUs from the catalog, the
+// A cluster to simulate on (named SimCluster apart from the cluster project of a job imported
+// in shards, simulator/cluster/): identical nodes, each with GPUs and CPUs from the catalog, the
 // GPUs of a node joined by an intra-node link and each to its host by a host link, the nodes
 // by a network (each node one interface up and one down, through a core that may be
 // oversubscribed), and a storage system for the input data.
@@ -23,7 +24,7 @@ namespace gml::sim {
 // plus optional overrides of the catalog's figures: "intra_gbps", "host_gbps",
 // "network_gbps", "network_latency_us", "storage_gbps" (GB/s per direction). host_link
 // defaults to the GPU's own.
-struct Cluster
+struct SimCluster
 {
     QString id; // the preset's name, or the file's base name
     QString name;
@@ -44,9 +45,9 @@ struct Cluster
 
     static QStringList presets();
     // A preset name or a JSON file; errors name the file and the field.
-    static std::optional<Cluster> load(const QString &presetOrFile, QString *error);
-    static std::optional<Cluster> fromJson(const QJsonObject &o, const QString &origin,
-                                           QString *error);
+    static std::optional<SimCluster> load(const QString &presetOrFile, QString *error);
+    static std::optional<SimCluster> fromJson(const QJsonObject &o, const QString &origin,
+                                              QString *error);
 };
 
 } // namespace gml::sim

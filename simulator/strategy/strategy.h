@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "cluster.h"
 #include "modelzoo.h"
 #include "replay.h"
+#include "simcluster.h"
 
 #include <QHash>
 #include <QJsonObject>
@@ -43,7 +43,7 @@ struct SimConfig
     int iterations = 10;
     // Batches made on the GPU (tf_cnn_benchmarks' default): no reading, decoding or copying.
     bool syntheticData = false;
-    Cluster cluster;
+    SimCluster cluster;
     // Fractions of the catalog's peak that kernels reach: cuDNN and cuBLAS convolutions and
     // GEMMs on large shapes, and element-wise kernels against memory bandwidth.
     double computeEfficiency = 0.6;

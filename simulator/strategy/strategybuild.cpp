@@ -144,7 +144,7 @@ private:
     void parameterServerIteration(int iteration);
 
     const SimConfig &m_cfg;
-    const Cluster &m_cl;
+    const SimCluster &m_cl;
     const LayerGraph &m_model;
     DependencyGraph &m_g;
     FlowSpec &m_fs;

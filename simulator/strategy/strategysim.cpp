@@ -153,7 +153,7 @@ bool checkConfig(const SimConfig &c, QString *error)
             *error = why;
         return false;
     };
-    const Cluster &cl = c.cluster;
+    const SimCluster &cl = c.cluster;
     if (c.model.layers.empty())
         return fail(QStringLiteral("the model '%1' has no layers").arg(c.model.id));
     if (c.workers < 1)

@@ -58,14 +58,14 @@ int main(int argc, char **argv)
     c.workers = workers;
     c.iterations = iterations;
     c.cluster =
-        *Cluster::fromJson(QJsonObject{{QStringLiteral("nodes"), (workers + 3) / 4},
-                                       {QStringLiteral("gpu"), QStringLiteral("V100")},
-                                       {QStringLiteral("gpus_per_node"), 4},
-                                       {QStringLiteral("intra_link"), QStringLiteral("nvlink2")},
-                                       {QStringLiteral("network"), QStringLiteral("ib-edr")},
-                                       {QStringLiteral("storage"), QStringLiteral("lustre")},
-                                       {QStringLiteral("storage_gbps"), 200.0}},
-                           QStringLiteral("bench"), &error);
+        *SimCluster::fromJson(QJsonObject{{QStringLiteral("nodes"), (workers + 3) / 4},
+                                          {QStringLiteral("gpu"), QStringLiteral("V100")},
+                                          {QStringLiteral("gpus_per_node"), 4},
+                                          {QStringLiteral("intra_link"), QStringLiteral("nvlink2")},
+                                          {QStringLiteral("network"), QStringLiteral("ib-edr")},
+                                          {QStringLiteral("storage"), QStringLiteral("lustre")},
+                                          {QStringLiteral("storage_gbps"), 200.0}},
+                              QStringLiteral("bench"), &error);
     c.cluster.id = QStringLiteral("bench");
     std::vector<double> total, build, replayed, baseline;
     size_t nodes = 0, flows = 0, edges = 0;

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Fuzzes the readers of what users write for the simulator (issue 33): an input that parses as
 // a JSON array is a what-if transform list (transformsFromJson), replayed on a small run when it
-// is accepted; one that parses as an object is a cluster file (Cluster::fromJson), simulated with
-// a small job when it is accepted; one with a "workflow" member is a workflow declaration
+// is accepted; one that parses as an object is a cluster file (SimCluster::fromJson), simulated
+// with a small job when it is accepted; one with a "workflow" member is a workflow declaration
 // (WorkflowDeclaration::parse), resolved against the project's run and drawn as an execution
 // model. The run is tst_whatif's (whatiffixture.h). A crash, a sanitizer report (UBSan: a signed
 // overflow), a hang, or a predicted or simulated time that is negative is a finding.
 #include "../whatiffixture.h"
 #include "chrometraceimporter.h"
-#include "cluster.h"
 #include "executionmodel.h"
 #include "fuzzimport.h"
 #include "modelzoo.h"
 #include "projectsummary.h"
+#include "simcluster.h"
 #include "strategy.h"
 #include "whatif.h"
 #include "workflow.h"
@@ -89,7 +89,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check(model.criticalLength() >= 0, "a negative workflow critical path");
         return 0;
     }
-    const auto cluster = gml::sim::Cluster::fromJson(doc.object(), QStringLiteral("fuzz"), &error);
+    const auto cluster =
+        gml::sim::SimCluster::fromJson(doc.object(), QStringLiteral("fuzz"), &error);
     if (!cluster || cluster->gpus() < 2)
         return 0;
     static const auto model = gml::sim::builtinModel(QStringLiteral("alexnet"), &error);

@@ -110,9 +110,9 @@ SimulatePanel::SimulatePanel(QWidget *parent) : QWidget(parent)
     m_allReduce->addItem(tr("tree (double binary)"), QStringLiteral("tree"));
     form->addRow(tr("All-reduce:"), m_allReduce);
     m_cluster = new QComboBox(formBox);
-    for (const QString &id : sim::Cluster::presets()) {
+    for (const QString &id : sim::SimCluster::presets()) {
         m_cluster->addItem(id, id);
-        if (const auto c = sim::Cluster::load(id, nullptr))
+        if (const auto c = sim::SimCluster::load(id, nullptr))
             m_cluster->setItemData(
                 m_cluster->count() - 1,
                 tr("%1: %2 × %3 %4, %5 within a node, %6 between nodes, %7")
@@ -124,7 +124,7 @@ SimulatePanel::SimulatePanel(QWidget *parent) : QWidget(parent)
     }
     m_cluster->addItem(tr("JSON file…"), kFileItem);
     m_cluster->setCurrentIndex(
-        std::max(0, int(sim::Cluster::presets().indexOf(QStringLiteral("12x4-v100-edr")))));
+        std::max(0, int(sim::SimCluster::presets().indexOf(QStringLiteral("12x4-v100-edr")))));
     form->addRow(tr("Cluster:"), m_cluster);
     m_scheduling = new QComboBox(formBox);
     m_scheduling->addItem(tr("depth-first (TensorFlow)"));
