@@ -163,7 +163,7 @@ void CompareController::loadSeries(const QString &metric, bool listMetrics,
     m_series.setFuture(QtConcurrent::run([=]() {
         SeriesResult r;
         r.job = job;
-        // One connection per thread (DESIGN.md): this worker opens its own.
+        // One connection per thread (docs/layout.md, "Threads"): this worker opens its own.
         auto project = Project::open(path, Project::Mode::ReadOnly, &r.error);
         if (!project)
             return r;

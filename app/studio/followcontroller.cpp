@@ -85,7 +85,8 @@ void FollowController::follow(const QString &folder)
         first.projectPath = projectPath;
         first.first = true;
         first.reshaped = true;
-        // One connection per thread (DESIGN.md): this worker writes, the window reads.
+        // One connection per thread (docs/layout.md, "Threads"): this worker writes, the window
+        // reads.
         auto project = Project::open(projectPath, Project::Mode::ReadWrite, &first.error);
         if (!project) {
             deliver(first);

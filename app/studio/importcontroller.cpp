@@ -103,7 +103,7 @@ void ImportController::start(const QString &projectPath, const QStringList &inpu
         r.job = job;
         r.projectPath = projectPath;
         if (!inputs.isEmpty()) {
-            // One connection per thread: this worker opens its own (DESIGN.md).
+            // One connection per thread: this worker opens its own (docs/layout.md, "Threads").
             auto project =
                 Project::open(projectPath, Project::Mode::ReadWrite, &r.error, upgrading);
             if (!project) {

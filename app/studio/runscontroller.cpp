@@ -80,7 +80,7 @@ void RunsController::start(Edit edit)
         Result r;
         r.job = job;
         r.notes = notes;
-        // One connection per thread (DESIGN.md): this worker opens its own.
+        // One connection per thread (docs/layout.md, "Threads"): this worker opens its own.
         const bool writable = Project::whyNotWritable(path).isEmpty();
         auto project = Project::open(
             path, writable ? Project::Mode::ReadWrite : Project::Mode::ReadOnly, &r.error);

@@ -97,7 +97,7 @@ void SimulateController::simulate()
         r.job = job;
         sim::SimConfig base = req.base;
         if (!req.fromRun.isEmpty()) {
-            // One connection per thread (DESIGN.md): this worker opens its own.
+            // One connection per thread (docs/layout.md, "Threads"): this worker opens its own.
             auto project = Project::open(path, Project::Mode::ReadOnly, &r.error);
             if (!project)
                 return r;

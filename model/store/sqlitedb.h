@@ -12,7 +12,7 @@ struct sqlite3_stmt;
 
 namespace gml {
 
-// A thin RAII layer over the SQLite C API. One connection per thread (DESIGN.md).
+// A thin RAII layer over the SQLite C API. One connection per thread (docs/layout.md, "Threads").
 class SqliteStatement
 {
 public:

@@ -8,10 +8,10 @@
 
 namespace gml {
 
-// The one zoom/selection state every view listens to (DESIGN.md; Qt Creator's
-// TimelineZoomControl): the runs in focus, the trace range, the visible window, a selected time
-// range, the selected slice and the cursor. Each part has its own ...Changed signal. Ranges are
-// half-open.
+// The one zoom/selection state every view listens to (docs/layout.md, "How a view gets its data";
+// Qt Creator's TimelineZoomControl): the runs in focus, the trace range, the visible window, a
+// selected time range, the selected slice and the cursor. Each part has its own ...Changed signal.
+// Ranges are half-open.
 //
 // Times are view times: the project clock of the first run in focus. With several runs in
 // focus and aligned (not on the project clock), each other run is shifted so that it starts
