@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "analysiscontroller.h"
 
+#include "projectsession.h"
+
 #include "analysispanel.h"
 #include "clusteranalysis.h"
 #include "clusterproject.h"
@@ -269,6 +271,16 @@ void AnalysisController::reveal(const sim::Evidence &e)
                     }
     }
     Q_EMIT revealed();
+}
+
+void AnalysisController::subscribe(const ProjectSession &session)
+{
+    connect(&session, &ProjectSession::opened, this, [this, &session] {
+        setProject(session.path(), session.data());
+        follow(session.focus().value(0)); // one run everywhere
+    });
+    // After the focus took a new run in (runsChanged): it may offer to analyse it.
+    connect(&session, &ProjectSession::grew, this, [this, &session] { dataGrew(session.data()); });
 }
 
 } // namespace gml

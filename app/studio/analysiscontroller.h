@@ -13,6 +13,8 @@
 
 namespace gml {
 
+class ProjectSession;
+
 class AnalysisPanel;
 class TimelineState;
 class TimelineView;
@@ -27,6 +29,9 @@ class AnalysisController : public QObject
 {
     Q_OBJECT
 public:
+    // Takes each project the session opens, on its first run in focus, and follows what a
+    // followed folder adds (projectsession.h).
+    void subscribe(const ProjectSession &session);
     AnalysisController(AnalysisPanel *panel, TimelineState *state, TimelineView *timeline,
                        std::function<void(const QString &run, const QList<sim::Transform> &)> tryIt,
                        QObject *parent = nullptr);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "comparecontroller.h"
 
+#include "projectsession.h"
+
 #include "comparepanel.h"
 #include "project.h"
 #include "tracediffview.h"
@@ -258,6 +260,12 @@ void CompareController::waitForIdle()
         m_diff.waitForFinished();
         QCoreApplication::processEvents();
     }
+}
+
+void CompareController::subscribe(const ProjectSession &session)
+{
+    connect(&session, &ProjectSession::opened, this,
+            [this, &session] { setProject(session.path(), session.data()); });
 }
 
 } // namespace gml

@@ -13,6 +13,8 @@
 
 namespace gml {
 
+class ProjectSession;
+
 class ComparePanel;
 
 // Wires the Compare panel: for the runs picked in the Runs browser, finds the metrics they can
@@ -24,6 +26,8 @@ class CompareController : public QObject
 {
     Q_OBJECT
 public:
+    // Takes each project the session opens (projectsession.h).
+    void subscribe(const ProjectSession &session);
     explicit CompareController(ComparePanel *panel, QObject *parent = nullptr);
     ~CompareController() override;
 

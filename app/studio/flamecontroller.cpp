@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "flamecontroller.h"
 
+#include "projectsession.h"
+
 #include "flameview.h"
 #include "project.h"
 #include "timeformat.h"
@@ -186,6 +188,11 @@ void FlameController::highlight(int frame, bool reveal)
     m_timeline->setHighlighted(std::move(slices));
     if (reveal && first.track)
         m_timeline->revealSlice(first, false);
+}
+
+void FlameController::subscribe(const ProjectSession &session)
+{
+    connect(&session, &ProjectSession::opened, this, [this, &session] { setData(session.data()); });
 }
 
 } // namespace gml

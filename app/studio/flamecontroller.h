@@ -12,6 +12,8 @@
 
 namespace gml {
 
+class ProjectSession;
+
 class FlameView;
 class TimelineState;
 class TimelineView;
@@ -25,6 +27,8 @@ class FlameController : public QObject
 {
     Q_OBJECT
 public:
+    // Takes each project the session opens (projectsession.h).
+    void subscribe(const ProjectSession &session);
     FlameController(FlameView *view, TimelineView *timeline, TimelineState *state,
                     QObject *parent = nullptr);
     ~FlameController() override;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "focuscontroller.h"
 
+#include "projectsession.h"
+
 #include "project.h"
 #include "timeformat.h"
 #include "timelinestate.h"
@@ -149,6 +151,8 @@ void FocusController::update()
     QMenu *menu = m_switcher->menu();
     menu->clear();
     const QStringList focus = focusNames();
+    if (m_session)
+        m_session->setFocus(focus);
     if (!m_data) {
         m_switcher->setEnabled(false);
         m_switcher->setText(tr("Run: none"));
@@ -250,6 +254,16 @@ void FocusController::remember()
         (void)writeViewState(path, kFocusKey, value,
                              &error); // not remembered: nothing else is lost
     });
+}
+
+void FocusController::subscribe(ProjectSession &session)
+{
+    m_session = &session;
+    auto take = [this, &session] {
+        setProject(session.path(), session.data(), session.readProject());
+    };
+    connect(&session, &ProjectSession::focusing, this, take);
+    connect(&session, &ProjectSession::runsChanged, this, take); // the focus list offers it
 }
 
 } // namespace gml

@@ -13,6 +13,8 @@ class QToolButton;
 
 namespace gml {
 
+class ProjectSession;
+
 class Project;
 class TimelineState;
 
@@ -28,6 +30,10 @@ public:
     FocusController(TimelineState *state, QToolButton *switcher, QObject *parent = nullptr);
     ~FocusController() override;
 
+    // Takes each project at the session's `focusing` (before the timeline gets its data, so the
+    // first layout and the trace range are the focused runs') and each new run at
+    // `runsChanged`; tells the session each focus it shows (ProjectSession::setFocus).
+    void subscribe(ProjectSession &session);
     // Call before the timeline gets `data`: the focus is set first, so the first layout and the
     // trace range are the focused runs'. `project` (read-only) gives what was remembered.
     void setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data,
@@ -53,6 +59,7 @@ private:
     bool m_writable = false;
     bool m_loading = false;
     QFuture<void> m_write;
+    ProjectSession *m_session = nullptr;
 };
 
 } // namespace gml

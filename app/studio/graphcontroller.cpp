@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "graphcontroller.h"
 
+#include "projectsession.h"
+
 #include "graphview.h"
 #include "project.h"
 #include "slicequery.h"
@@ -330,6 +332,12 @@ void GraphController::onWhatIfResult(const WhatIfController::Result &result)
         return;
     }
     m_view->setPredictedChange(model->spanChange(*result.identity, *result.predicted));
+}
+
+void GraphController::subscribe(const ProjectSession &session)
+{
+    connect(&session, &ProjectSession::opened, this,
+            [this, &session] { setProject(session.path(), session.data()); });
 }
 
 } // namespace gml

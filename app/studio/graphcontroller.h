@@ -17,6 +17,8 @@ class QComboBox;
 
 namespace gml {
 
+class ProjectSession;
+
 class GraphView;
 class TimelineState;
 class TimelineView;
@@ -34,6 +36,8 @@ class GraphController : public QObject
 {
     Q_OBJECT
 public:
+    // Takes each project the session opens (projectsession.h).
+    void subscribe(const ProjectSession &session);
     GraphController(GraphView *view, QComboBox *runs, TimelineState *state, TimelineView *timeline,
                     QObject *parent = nullptr);
     ~GraphController() override;

@@ -162,6 +162,7 @@ MainWindow::MainWindow(QWidget *parent)
 
     buildPanels();
     buildMenus();
+    wireSession();
 
     m_statusWindow = new QLabel(this);
     m_statusWindow->setMinimumWidth(420);
@@ -242,11 +243,11 @@ void MainWindow::buildPanels()
     m_sources = new SourcesPanel(this);
     connect(m_sources, &SourcesPanel::clockOverrideRequested, this,
             [this](qint64 source, bool clear, qint64 offsetNs) {
-                if (m_projectPath.isEmpty() || isBusy())
+                if (m_session.path().isEmpty() || isBusy())
                     return;
                 const std::optional<TimeNs> value =
                     clear ? std::nullopt : std::optional<TimeNs>(offsetNs);
-                startImport(m_projectPath, {}, tr("clock offset"),
+                startImport(m_session.path(), {}, tr("clock offset"),
                             [source, value](Project &p, QString *why) {
                                 return setAlignmentOverride(p, source, value, why);
                             });
@@ -505,9 +506,9 @@ void MainWindow::openPath(const QString &path)
     else if (info.suffix() == QLatin1String("grademl"))
         openProject(path);
     else if (info.exists()) {
-        const QString project = m_projectPath.isEmpty()
+        const QString project = m_session.path().isEmpty()
                                     ? ImportController::projectPathForFolder(info.absolutePath())
-                                    : m_projectPath;
+                                    : m_session.path();
         startImport(project, {info.absoluteFilePath()}, info.fileName());
         m_openedPath = project;
     } else {
@@ -580,36 +581,61 @@ void MainWindow::onImportFinished(const ImportController::Result &r)
         Q_EMIT loaded(false);
         return;
     }
-    m_projectPath = r.projectPath;
-    QString error;
-    m_readProject = Project::open(m_projectPath, Project::Mode::ReadOnly, &error);
     m_matches.clear();
     m_matchIndex = -1;
     m_state->clearSelectedSlice();
     m_state->clearSelection();
-    // The runs in focus first: the timeline's first layout sets the trace range to theirs before
-    // any paint asks the pager for rows.
-    m_focus->setProject(m_projectPath, r.data, m_readProject.get());
-    m_timeline->setData(r.data);
-    m_sources->setRuns(r.data->runs);
-    m_measuredData = r.data;
-    m_whatIf.setProject(m_projectPath, r.data);
-    m_graph->setProject(m_projectPath, r.data);
-    m_rankOverview->setProject(m_projectPath, r.data);
-    m_flame->setData(r.data);
-    m_analysis->setProject(m_projectPath, r.data);
-    const QString focused = m_focus->focusNames().value(0); // one run everywhere
-    m_analysis->follow(focused);
-    m_runs->setProject(m_projectPath, r.groupings);
-    m_compare->setProject(m_projectPath, r.data);
-    m_simulate->setProject(m_projectPath);
-    m_query->setProject(m_projectPath, r.data);
-    m_notes->setProject(m_projectPath, r.data);
+    m_session.open(r.projectPath, m_openedPath, r.data, r.groupings); // projectsession.h
+    addRecent(m_openedPath);
+    QString msg = tr("%1: %n slices", nullptr, int(r.data->sliceCount()))
+                      .arg(QFileInfo(m_openedPath).fileName());
+    if (failed)
+        msg += tr(", %n file(s) failed (see Sources)", nullptr, failed);
+    if (r.cancelled)
+        msg += tr(", import cancelled: showing what was imported");
+    const QString readOnly = Project::whyNotWritable(m_session.path());
+    if (!readOnly.isEmpty())
+        msg += tr(", read-only: %1").arg(readOnly);
+    for (const auto &e : r.scanErrors)
+        msg += QStringLiteral("; ") + e;
+    statusBar()->showMessage(msg, 15000);
+    Q_EMIT loaded(true);
+}
+
+void MainWindow::wireSession()
+{
+    // The focus first: ProjectSession::focusing comes before opened (projectsession.h).
+    m_focus->subscribe(m_session);
+    connect(&m_session, &ProjectSession::opened, this, [this] {
+        m_timeline->setData(m_session.data());
+        m_sources->setRuns(m_session.data()->runs);
+    });
+    connect(&m_session, &ProjectSession::dataReplaced, this, [this] {
+        m_timeline->updateLiveData(m_session.data());
+        m_sources->setRuns(m_session.data()->runs);
+    });
+    m_whatIf.subscribe(m_session);
+    m_graph->subscribe(m_session);
+    m_rankOverview->subscribe(m_session);
+    m_flame->subscribe(m_session);
+    m_analysis->subscribe(m_session);
+    m_runs->subscribe(m_session);
+    m_compare->subscribe(m_session);
+    m_simulate->subscribe(m_session);
+    m_query->subscribe(m_session);
+    m_notes->subscribe(m_session);
+    connect(&m_session, &ProjectSession::opened, this, &MainWindow::onProjectOpened);
+}
+
+void MainWindow::onProjectOpened()
+{
+    const auto data = m_session.data();
     {
         QStringList measuredRuns;
-        for (const auto &run : r.data->runs)
+        for (const auto &run : data->runs)
             if (run.kind == QLatin1String("measured") && run.slices > 0)
                 measuredRuns << run.name;
+        const QString focused = m_session.focus().value(0);
         const QString current = measuredRuns.contains(focused) ? focused : measuredRuns.value(0);
         m_whatIfPanel->setRuns(measuredRuns, current);
         m_whatIfPanel->showMessage(measuredRuns.isEmpty()
@@ -619,26 +645,13 @@ void MainWindow::onImportFinished(const ImportController::Result &r)
         if (dock && !dock->visibleRegion().isEmpty() && !measuredRuns.isEmpty())
             m_whatIf.select(current);
     }
-    addRecent(m_openedPath);
     // A project on read-only media is shown as it is; edits (clock offsets, Save as Run) would
     // fail.
-    const QString readOnly = Project::whyNotWritable(m_projectPath);
+    const QString readOnly = Project::whyNotWritable(m_session.path());
     setWindowTitle(tr("%1%2 — GradeML Studio")
-                       .arg(QFileInfo(m_openedPath).fileName(),
+                       .arg(QFileInfo(m_session.openedPath()).fileName(),
                             readOnly.isEmpty() ? QString() : tr(" (read-only)")));
-    QString msg = tr("%1: %n slices", nullptr, int(r.data->sliceCount()))
-                      .arg(QFileInfo(m_openedPath).fileName());
-    if (failed)
-        msg += tr(", %n file(s) failed (see Sources)", nullptr, failed);
-    if (r.cancelled)
-        msg += tr(", import cancelled: showing what was imported");
-    if (!readOnly.isEmpty())
-        msg += tr(", read-only: %1").arg(readOnly);
-    for (const auto &e : r.scanErrors)
-        msg += QStringLiteral("; ") + e;
-    statusBar()->showMessage(msg, 15000);
     updateStatus();
-    Q_EMIT loaded(true);
 }
 
 void MainWindow::waitForSearch()
@@ -652,18 +665,18 @@ void MainWindow::onSelectedSliceChanged()
 {
     const SliceId id = m_state->selectedSlice();
     const auto data = m_timeline->data();
-    if (!id || !data || !m_readProject) {
+    if (!id || !data || !m_session.readProject()) {
         m_timeline->setLinks({});
         m_details->showMessage(tr("No slice selected."));
         return;
     }
     QString error;
-    const auto details = sliceDetails(*m_readProject, id, &error);
+    const auto details = sliceDetails(*m_session.readProject(), id, &error);
     if (!details) {
         m_details->showMessage(tr("Slice %1 is not in the project: %2").arg(id).arg(error));
         return;
     }
-    const auto links = linkedSlices(*m_readProject, id);
+    const auto links = linkedSlices(*m_session.readProject(), id);
     m_timeline->setLinks(links);
     // Self time from the slice's children: a held track has them; a paged one reads the slice's
     // own span (a summary on screen holds only the longest slices), off the GUI thread: the span

@@ -5,6 +5,7 @@
 #include "followcontroller.h"
 #include "graphcontroller.h"
 #include "importcontroller.h"
+#include "projectsession.h"
 #include "searchcontroller.h"
 #include "slicequery.h"
 #include "whatifcontroller.h"
@@ -107,7 +108,8 @@ public:
     // Raises the Simulate dock and waits for the project's simulated runs (screenshots, tests).
     bool showSimulate();
     SimulateController *simulate() const { return m_simulate; }
-    QString projectPath() const { return m_projectPath; }
+    QString projectPath() const { return m_session.path(); }
+    ProjectSession &session() { return m_session; }
     // The central view in front ("timeline", "analysis", "graph", "compare", "simulate").
     QString frontView() const;
     // Brings a central view or a panel (details, aggregate, sources, runs, whatif) to the
@@ -160,6 +162,8 @@ private:
                      ImportController::Edit edit = {});
     void onImportProgress(const QString &stage, const QString &detail, int done, int total);
     void onImportFinished(const ImportController::Result &result);
+    void wireSession();     // each controller and view subscribes to the session
+    void onProjectOpened(); // the window's own part: title, what-if runs, status
     void onLiveUpdate(const FollowController::Update &update);
     void buildLiveControls();
     void askRecordCommand();
@@ -204,6 +208,7 @@ private:
     QMenu *m_recentMenu = nullptr;
     QProgressDialog *m_progress = nullptr;
     QTimer *m_aggregateTimer;
+    ProjectSession m_session; // the open project (projectsession.h)
     ImportController m_import;
     FollowController m_follow;
     QToolButton *m_liveButton = nullptr; // "Follow": the timeline back to the live end
@@ -227,13 +232,10 @@ private:
     QTabWidget *m_views = nullptr;                    // the central views
     QToolButton *m_whatIfButton = nullptr;
     CommandPalette *m_palette = nullptr;
-    std::shared_ptr<const TimelineData> m_measuredData; // the project as loaded, no prediction
-    QList<sim::Transform> m_whatIfQueued;               // for showWhatIf before the graph is ready
+    QList<sim::Transform> m_whatIfQueued; // for showWhatIf before the graph is ready
     bool m_whatIfWanted = false;
     QString m_problem;
-    QString m_projectPath;
-    QString m_openedPath;                   // the folder or file the user opened
-    std::unique_ptr<Project> m_readProject; // GUI thread's read-only connection (details)
+    QString m_openedPath; // the folder or file the user is opening
     std::vector<SliceRef> m_matches;
     SearchController m_search;
     bool m_findPending = false; // a search runs; its result takes this step:

@@ -132,11 +132,11 @@ void MainWindow::buildWhatIfPanel()
             [button, dock] { button->setChecked(!dock->isHidden()); });
     // The graph is built when the panel is first looked at, not on every open.
     connect(dock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
-        if (visible && !m_whatIf.graph() && !m_whatIf.isBusy() && m_measuredData)
+        if (visible && !m_whatIf.graph() && !m_whatIf.isBusy() && m_session.data())
             m_whatIf.select(m_whatIfPanel->currentRun());
     });
     connect(m_whatIfPanel, &WhatIfPanel::runChanged, this, [this](const QString &run) {
-        m_timeline->setData(m_measuredData);
+        m_timeline->setData(m_session.data());
         m_focus->focusRuns({run}); // the replayed run and its prediction in the timeline
         m_whatIf.select(run);
     });
@@ -171,10 +171,10 @@ void MainWindow::buildWhatIfPanel()
     connect(&m_whatIf, &WhatIfController::resultReady, this, &MainWindow::onWhatIfResult);
     connect(m_whatIfPanel, &WhatIfPanel::loadScenarioRequested, this, [this](const QString &name) {
         const auto &g = m_whatIf.graph();
-        if (!g || !m_readProject)
+        if (!g || !m_session.readProject())
             return;
         QString error;
-        if (auto s = sim::loadScenario(*m_readProject, g->runId, name, &error))
+        if (auto s = sim::loadScenario(*m_session.readProject(), g->runId, name, &error))
             m_whatIfPanel->setCustomTransforms(s->transforms);
         else
             m_whatIfPanel->showMessage(error);
@@ -185,7 +185,7 @@ void MainWindow::buildWhatIfPanel()
                 if (!g || isBusy())
                     return;
                 const RunId run = g->runId;
-                startImport(m_projectPath, {}, tr("scenario %1").arg(name),
+                startImport(m_session.path(), {}, tr("scenario %1").arg(name),
                             [run, name, transforms](Project &p, QString *why) {
                                 return sim::saveScenario(p, run, name, transforms, {}, why);
                             });
@@ -199,7 +199,7 @@ void MainWindow::buildWhatIfPanel()
                 const RunId run = g->runId;
                 const auto graph = g->graph;
                 const auto context = g->context;
-                startImport(m_projectPath, {}, tr("predicted run %1").arg(name),
+                startImport(m_session.path(), {}, tr("predicted run %1").arg(name),
                             [=](Project &p, QString *why) {
                                 const auto res = sim::whatIf(graph, transforms, context, why);
                                 return res &&
@@ -216,7 +216,7 @@ void MainWindow::showWhatIf(const QList<sim::Transform> &transforms)
         m_whatIfPanel->setCustomTransforms(transforms);
     else {
         m_whatIfQueued = transforms;
-        if (!m_whatIf.isBusy() && m_measuredData)
+        if (!m_whatIf.isBusy() && m_session.data())
             m_whatIf.select(m_whatIfPanel->currentRun());
     }
 }
@@ -224,11 +224,11 @@ void MainWindow::showWhatIf(const QList<sim::Transform> &transforms)
 void MainWindow::refreshScenarios()
 {
     const auto &g = m_whatIf.graph();
-    if (!g || !m_readProject)
+    if (!g || !m_session.readProject())
         return;
     QString error;
     QStringList names;
-    for (const auto &s : sim::listScenarios(*m_readProject, g->runId, &error))
+    for (const auto &s : sim::listScenarios(*m_session.readProject(), g->runId, &error))
         names << s.name;
     m_whatIfPanel->setScenarios(names);
 }
@@ -418,9 +418,9 @@ void MainWindow::buildSimulatePanel()
     // The sweep's results are saved through the import path (off the GUI thread, then the
     // project reloads and every dock sees the new runs).
     auto save = [this](const QList<sim::SimResult> &results, const QStringList &names) {
-        if (isBusy() || m_projectPath.isEmpty())
+        if (isBusy() || m_session.path().isEmpty())
             return false;
-        startImport(m_projectPath, {},
+        startImport(m_session.path(), {},
                     results.size() == 1 ? tr("a simulated run")
                                         : tr("%1 simulated runs").arg(results.size()),
                     [results, names](Project &p, QString *why) {
@@ -455,7 +455,7 @@ void MainWindow::buildSimulatePanel()
 
 bool MainWindow::showSimulate()
 {
-    if (m_projectPath.isEmpty()) {
+    if (m_session.path().isEmpty()) {
         m_problem = tr("no project is open");
         return false;
     }
@@ -473,7 +473,7 @@ void MainWindow::raiseCompare()
 bool MainWindow::showCompare(const QStringList &runs, const QString &metric)
 {
     auto *browser = findChild<RunsBrowser *>();
-    if (!browser || m_projectPath.isEmpty()) {
+    if (!browser || m_session.path().isEmpty()) {
         m_problem = tr("no project is open");
         return false;
     }
@@ -491,7 +491,7 @@ bool MainWindow::showCompare(const QStringList &runs, const QString &metric)
 
 bool MainWindow::showRuns()
 {
-    if (m_projectPath.isEmpty()) {
+    if (m_session.path().isEmpty()) {
         m_problem = tr("no project is open");
         return false;
     }
@@ -502,7 +502,7 @@ bool MainWindow::showRuns()
 
 bool MainWindow::showAnalysis()
 {
-    if (!m_measuredData) {
+    if (!m_session.data()) {
         m_problem = tr("no project is open");
         return false;
     }
@@ -514,17 +514,17 @@ bool MainWindow::showAnalysis()
 
 void MainWindow::tryWhatIf(const QString &run, const QList<sim::Transform> &transforms)
 {
-    if (run.isEmpty() || run == m_whatIfPanel->currentRun() || !m_measuredData) {
+    if (run.isEmpty() || run == m_whatIfPanel->currentRun() || !m_session.data()) {
         showWhatIf(transforms);
         return;
     }
     // Another run than the what-if panel's: switch it, then replay once its graph is built.
     QStringList runs;
-    for (const auto &r : m_measuredData->runs)
+    for (const auto &r : m_session.data()->runs)
         if (r.kind == QLatin1String("measured") && r.slices > 0)
             runs << r.name;
     m_whatIfPanel->setRuns(runs, run);
-    m_timeline->setData(m_measuredData);
+    m_timeline->setData(m_session.data());
     m_whatIfWanted = true;
     m_whatIfQueued = transforms;
     showView(QStringLiteral("whatif"));

@@ -119,7 +119,7 @@ void MainWindow::onLiveUpdate(const FollowController::Update &u)
     m_liveLabel->setVisible(true);
     m_liveButton->setVisible(m_follow.isFollowing());
     const QString name = QFileInfo(u.folder).fileName();
-    if (u.first || !m_measuredData) {
+    if (u.first || !m_session.data()) {
         // The project opens as any other, at the folder's first look.
         ImportController::Result r;
         r.projectPath = u.projectPath;
@@ -136,13 +136,8 @@ void MainWindow::onLiveUpdate(const FollowController::Update &u)
         statusBar()->showMessage(tr("Following %1: %2").arg(name, u.error), 15000);
         return;
     }
-    const bool newRuns = u.data->runs.size() != m_measuredData->runs.size();
-    m_measuredData = u.data;
-    m_timeline->updateLiveData(u.data);
-    m_sources->setRuns(u.data->runs);
-    if (newRuns) // a new run appeared: the focus list offers it
-        m_focus->setProject(m_projectPath, u.data, m_readProject.get());
-    m_analysis->dataGrew(u.data); // after the focus: it may offer to analyse the new run
+    m_session.replaceData(u.data); // the views, a new run's focus, then the analyses
+
     qint64 samples = 0;
     for (const auto &run : u.data->runs)
         samples += run.counterSamples;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "notescontroller.h"
 
+#include "projectsession.h"
+
 #include "notespanel.h"
 #include "project.h"
 #include "slicequery.h"
@@ -188,6 +190,12 @@ void NotesController::waitForIdle()
         m_watcher.waitForFinished();
         QCoreApplication::processEvents(); // delivers the result, starting any pending change
     } while (m_watcher.isRunning() || !m_pending.empty());
+}
+
+void NotesController::subscribe(const ProjectSession &session)
+{
+    connect(&session, &ProjectSession::opened, this,
+            [this, &session] { setProject(session.path(), session.data()); });
 }
 
 } // namespace gml

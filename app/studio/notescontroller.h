@@ -14,6 +14,8 @@
 
 namespace gml {
 
+class ProjectSession;
+
 class NotesPanel;
 class TimelineState;
 class TimelineView;
@@ -28,6 +30,8 @@ class NotesController : public QObject
 {
     Q_OBJECT
 public:
+    // Takes each project the session opens (projectsession.h).
+    void subscribe(const ProjectSession &session);
     NotesController(NotesPanel *panel, TimelineView *timeline, TimelineState *state,
                     QObject *parent = nullptr);
     ~NotesController() override;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "querycontroller.h"
 
+#include "projectsession.h"
+
 #include "project.h"
 #include "queryview.h"
 #include "readonlyquery.h"
@@ -246,6 +248,12 @@ bool QueryController::reveal(int row)
     m_timeline->revealTime(run ? run->id : 0, t,
                            t + std::max<qint64>(0, value({"dur", "dur_ns"}).toLongLong()));
     return true;
+}
+
+void QueryController::subscribe(const ProjectSession &session)
+{
+    connect(&session, &ProjectSession::opened, this,
+            [this, &session] { setProject(session.path(), session.data()); });
 }
 
 } // namespace gml

@@ -11,6 +11,8 @@
 
 namespace gml {
 
+class ProjectSession;
+
 class QueryView;
 class TimelineState;
 class TimelineView;
@@ -25,6 +27,8 @@ class QueryController : public QObject
 {
     Q_OBJECT
 public:
+    // Takes each project the session opens (projectsession.h).
+    void subscribe(const ProjectSession &session);
     QueryController(QueryView *view, TimelineView *timeline, TimelineState *state,
                     QObject *parent = nullptr);
     ~QueryController() override;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "rankoverviewcontroller.h"
 
+#include "projectsession.h"
+
 #include "clusterproject.h"
 #include "project.h"
 #include "rankoverviewview.h"
@@ -20,14 +22,6 @@ RankOverviewController::RankOverviewController(RankOverviewView *view, TimelineV
     : QObject(parent), m_view(view), m_timeline(timeline), m_state(state)
 {
     m_view->hide();
-    connect(&m_watcher, &QFutureWatcher<Result>::finished, this, [this] {
-        const Result r = m_watcher.result();
-        if (r.generation != m_generation)
-            return; // a project opened since
-        m_view->setOverview(r.overview, m_run);
-        m_view->setVisible(r.overview && r.overview->lanes.size() > 1);
-        Q_EMIT loaded(r.error);
-    });
     connect(m_view, &RankOverviewView::laneActivated, this,
             [this](int lane, qint64 at) { expand(lane, at, true); });
     connect(m_view, &RankOverviewView::lanePicked, this,
@@ -45,10 +39,7 @@ RankOverviewController::RankOverviewController(RankOverviewView *view, TimelineV
     });
 }
 
-RankOverviewController::~RankOverviewController()
-{
-    m_watcher.waitForFinished();
-}
+RankOverviewController::~RankOverviewController() = default;
 
 QString RankOverviewController::shardOf(int lane, QString *why) const
 {
@@ -139,8 +130,8 @@ void RankOverviewController::followFocus()
     }
     m_view->setShift(m_timeline->layout().shiftOfRun(id));
     if (id == m_runId && m_view->overview())
-        return; // shown already
-    ++m_generation;
+        return;     // shown already
+    m_job.cancel(); // what was being read is of another run (or project) now
     fold();
     m_run = name;
     m_runId = id;
@@ -149,10 +140,9 @@ void RankOverviewController::followFocus()
     m_view->setLabelWidth(m_timeline->painter().metrics().labelWidth);
     if (m_run.isEmpty())
         return;
-    m_watcher.setFuture(
-        QtConcurrent::run([path = m_projectPath, run = m_runId, generation = m_generation]() {
+    m_job.start(
+        [path = m_projectPath, run = m_runId](const std::atomic_bool &) {
             Result r;
-            r.generation = generation;
             // Writable where it can be: a summary made now (a source imported by an older program)
             // is then kept, and the next open reads it.
             const auto mode = Project::whyNotWritable(path).isEmpty() ? Project::Mode::ReadWrite
@@ -166,7 +156,12 @@ void RankOverviewController::followFocus()
             if (overview)
                 r.overview = std::make_shared<const RankOverview>(std::move(*overview));
             return r;
-        }));
+        },
+        [this](Result r) { // the latest run's, a project opened since drops it
+            m_view->setOverview(r.overview, m_run);
+            m_view->setVisible(r.overview && r.overview->lanes.size() > 1);
+            Q_EMIT loaded(r.error);
+        });
 }
 
 void RankOverviewController::setStragglers(const QString &run,
@@ -183,7 +178,7 @@ void RankOverviewController::setStragglers(const QString &run,
 
 void RankOverviewController::waitForIdle()
 {
-    m_watcher.waitForFinished();
+    m_job.waitForFinished();
     // Its result is delivered by the event loop; showing the view then lays the splitter out.
     QCoreApplication::processEvents();
     QCoreApplication::processEvents();
@@ -261,6 +256,12 @@ void RankOverviewController::reveal(int lane, TimeNs at)
         m_timeline->revealTrack(track);
         m_state->setCursor(at);
     }
+}
+
+void RankOverviewController::subscribe(const ProjectSession &session)
+{
+    connect(&session, &ProjectSession::opened, this,
+            [this, &session] { setProject(session.path(), session.data()); });
 }
 
 } // namespace gml

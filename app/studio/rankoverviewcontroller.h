@@ -2,6 +2,7 @@
 #pragma once
 
 #include "analysis.h"
+#include "latestjob.h"
 #include "rankoverview.h"
 #include "timelinedata.h"
 
@@ -12,6 +13,8 @@
 #include <memory>
 
 namespace gml {
+
+class ProjectSession;
 
 class RankOverviewView;
 class TimelineState;
@@ -31,6 +34,8 @@ class RankOverviewController : public QObject
 {
     Q_OBJECT
 public:
+    // Takes each project the session opens (projectsession.h).
+    void subscribe(const ProjectSession &session);
     RankOverviewController(RankOverviewView *view, TimelineView *timeline, TimelineState *state,
                            QObject *parent = nullptr);
     ~RankOverviewController() override;
@@ -61,7 +66,6 @@ Q_SIGNALS:
 private:
     struct Result
     {
-        quint64 generation = 0;
         std::shared_ptr<const RankOverview> overview;
         QString error;
     };
@@ -81,8 +85,7 @@ private:
     RunId m_runId = 0;
     int m_expandedLane = -1;
     QList<TrackId> m_expanded; // pinned by the overview
-    QFutureWatcher<Result> m_watcher;
-    quint64 m_generation = 0;
+    LatestJob<Result> m_job{this};
 };
 
 } // namespace gml

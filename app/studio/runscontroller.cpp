@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runscontroller.h"
 
+#include "projectsession.h"
+
 #include "project.h"
 #include "runmetrics.h"
 #include "runsbrowser.h"
@@ -14,21 +16,6 @@ namespace gml {
 RunsController::RunsController(RunsBrowser *browser, QObject *parent)
     : QObject(parent), m_browser(browser)
 {
-    connect(&m_watcher, &QFutureWatcher<Result>::finished, this, [this] {
-        const Result r = m_watcher.result();
-        if (r.job != m_job)
-            return;
-        m_busy = false;
-        if (r.catalog) {
-            m_browser->setCatalog(*r.catalog);
-            m_browser->showMessage(
-                (r.notes + (r.error.isEmpty() ? QStringList() : QStringList{r.error}))
-                    .join(QLatin1Char('\n')));
-        } else {
-            m_browser->showMessage(tr("Runs not listed: %1").arg(r.error));
-        }
-        Q_EMIT catalogLoaded(r.catalog ? int(r.catalog->runs.size()) : 0, r.error);
-    });
     connect(browser, &RunsBrowser::moveRequested, this,
             [this](const QList<RunId> &runs, const QString &experiment, const QString &workload) {
                 start([=](Project &p, QString *error) {
@@ -40,11 +27,19 @@ RunsController::RunsController(RunsBrowser *browser, QObject *parent)
     });
 }
 
-RunsController::~RunsController()
+RunsController::~RunsController() = default;
+
+void RunsController::show(const Result &r)
 {
-    if (m_cancel)
-        m_cancel->store(true);
-    m_watcher.waitForFinished();
+    if (r.catalog) {
+        m_browser->setCatalog(*r.catalog);
+        m_browser->showMessage(
+            (r.notes + (r.error.isEmpty() ? QStringList() : QStringList{r.error}))
+                .join(QLatin1Char('\n')));
+    } else {
+        m_browser->showMessage(tr("Runs not listed: %1").arg(r.error));
+    }
+    Q_EMIT catalogLoaded(r.catalog ? int(r.catalog->runs.size()) : 0, r.error);
 }
 
 void RunsController::setProject(const QString &projectPath, const QStringList &notes)
@@ -56,8 +51,8 @@ void RunsController::setProject(const QString &projectPath, const QStringList &n
 
 void RunsController::waitForIdle()
 {
-    while (m_busy) {
-        m_watcher.waitForFinished();
+    while (m_job.isRunning()) {
+        m_job.waitForFinished();
         QCoreApplication::processEvents();
     }
 }
@@ -66,54 +61,55 @@ void RunsController::start(Edit edit)
 {
     if (m_projectPath.isEmpty())
         return;
-    if (m_cancel)
-        m_cancel->store(true);
-    auto cancel = std::make_shared<std::atomic_bool>(false);
-    m_cancel = cancel;
-    const quint64 job = ++m_job;
-    m_busy = true;
     m_browser->showMessage(edit ? tr("Saving…") : tr("Listing runs…"));
     QPointer<RunsBrowser> browser(m_browser);
     const QString path = m_projectPath;
     const QStringList notes = m_notes;
-    m_watcher.setFuture(QtConcurrent::run([=]() {
-        Result r;
-        r.job = job;
-        r.notes = notes;
-        // One connection per thread (docs/layout.md, "Threads"): this worker opens its own.
-        const bool writable = Project::whyNotWritable(path).isEmpty();
-        auto project = Project::open(
-            path, writable ? Project::Mode::ReadWrite : Project::Mode::ReadOnly, &r.error);
-        if (!project)
+    m_job.start(
+        [=](const std::atomic_bool &cancelled) {
+            Result r;
+            r.notes = notes;
+            // One connection per thread (docs/layout.md, "Threads"): this worker opens its own.
+            const bool writable = Project::whyNotWritable(path).isEmpty();
+            auto project = Project::open(
+                path, writable ? Project::Mode::ReadWrite : Project::Mode::ReadOnly, &r.error);
+            if (!project)
+                return r;
+            if (edit && !edit(*project, &r.error))
+                r.error = tr("The change was not saved: %1").arg(r.error);
+            const QList<RunId> missing = runsWithoutMetrics(*project, sim::kRunMetricsVersion);
+            if (!missing.isEmpty() && writable) {
+                QStringList errors;
+                sim::updateRunMetrics(
+                    *project, missing, &errors, [&](int done, int total, const QString &run) {
+                        QMetaObject::invokeMethod(
+                            browser,
+                            [=] {
+                                if (browser && done < total)
+                                    browser->showMessage(tr("Computing headline metrics %1/%2: %3")
+                                                             .arg(done + 1)
+                                                             .arg(total)
+                                                             .arg(run));
+                            },
+                            Qt::QueuedConnection);
+                        return !cancelled.load();
+                    });
+                if (!errors.isEmpty())
+                    r.error = errors.join(QLatin1Char('\n'));
+            }
+            QString error;
+            r.catalog = loadRunCatalog(*project, &error);
+            if (!r.catalog)
+                r.error = error;
             return r;
-        if (edit && !edit(*project, &r.error))
-            r.error = tr("The change was not saved: %1").arg(r.error);
-        const QList<RunId> missing = runsWithoutMetrics(*project, sim::kRunMetricsVersion);
-        if (!missing.isEmpty() && writable) {
-            QStringList errors;
-            sim::updateRunMetrics(
-                *project, missing, &errors, [&](int done, int total, const QString &run) {
-                    QMetaObject::invokeMethod(
-                        browser,
-                        [=] {
-                            if (browser && done < total)
-                                browser->showMessage(tr("Computing headline metrics %1/%2: %3")
-                                                         .arg(done + 1)
-                                                         .arg(total)
-                                                         .arg(run));
-                        },
-                        Qt::QueuedConnection);
-                    return !cancel->load();
-                });
-            if (!errors.isEmpty())
-                r.error = errors.join(QLatin1Char('\n'));
-        }
-        QString error;
-        r.catalog = loadRunCatalog(*project, &error);
-        if (!r.catalog)
-            r.error = error;
-        return r;
-    }));
+        },
+        [this](Result r) { show(r); });
+}
+
+void RunsController::subscribe(const ProjectSession &session)
+{
+    connect(&session, &ProjectSession::opened, this,
+            [this, &session] { setProject(session.path(), session.groupings()); });
 }
 
 } // namespace gml

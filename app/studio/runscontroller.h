@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "latestjob.h"
 #include "runcatalog.h"
 
 #include <QFutureWatcher>
@@ -12,6 +13,8 @@
 
 namespace gml {
 
+class ProjectSession;
+
 class RunsBrowser;
 
 // Wires the Runs browser: loads the project's run catalog off the GUI thread, computing first
@@ -22,12 +25,14 @@ class RunsController : public QObject
 {
     Q_OBJECT
 public:
+    // Takes each project the session opens (projectsession.h).
+    void subscribe(const ProjectSession &session);
     explicit RunsController(RunsBrowser *browser, QObject *parent = nullptr);
     ~RunsController() override;
 
     // `notes`: what the import said about the grouping of runs, shown under the tree.
     void setProject(const QString &projectPath, const QStringList &notes = {});
-    bool isBusy() const { return m_busy; }
+    bool isBusy() const { return m_job.isRunning(); }
     void waitForIdle(); // tests and screenshots
 
 Q_SIGNALS:
@@ -36,21 +41,18 @@ Q_SIGNALS:
 private:
     struct Result
     {
-        quint64 job = 0;
         std::optional<RunCatalog> catalog;
         QString error;
         QStringList notes;
     };
     using Edit = std::function<bool(Project &, QString *)>;
     void start(Edit edit);
+    void show(const Result &r);
 
     RunsBrowser *m_browser;
     QString m_projectPath;
     QStringList m_notes;
-    QFutureWatcher<Result> m_watcher;
-    std::shared_ptr<std::atomic_bool> m_cancel;
-    quint64 m_job = 0;
-    bool m_busy = false;
+    LatestJob<Result> m_job{this};
 };
 
 } // namespace gml

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "simulatecontroller.h"
 
+#include "projectsession.h"
+
 #include "modelfromrun.h"
 #include "project.h"
 #include "simulatepanel.h"
@@ -217,6 +219,12 @@ void SimulateController::waitForIdle()
         m_watcher.waitForFinished();
         QCoreApplication::processEvents();
     }
+}
+
+void SimulateController::subscribe(const ProjectSession &session)
+{
+    connect(&session, &ProjectSession::opened, this,
+            [this, &session] { setProject(session.path()); });
 }
 
 } // namespace gml

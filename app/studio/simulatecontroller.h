@@ -15,6 +15,8 @@
 
 namespace gml {
 
+class ProjectSession;
+
 class SimulatePanel;
 
 // Wires the Simulate panel: loads the asked model (built-in, or a measured run's layer graph
@@ -27,6 +29,8 @@ class SimulateController : public QObject
 {
     Q_OBJECT
 public:
+    // Takes each project the session opens (projectsession.h).
+    void subscribe(const ProjectSession &session);
     // Writes `results` as runs named `names`; false when the project cannot take them now.
     using Save =
         std::function<bool(const QList<sim::SimResult> &results, const QStringList &names)>;

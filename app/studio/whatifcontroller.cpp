@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "whatifcontroller.h"
 
+#include "projectsession.h"
+
 #include "dependencygraph.h"
 #include "predictedrun.h"
 #include "project.h"
@@ -130,6 +132,12 @@ void WhatIfController::startNext()
         r.replayMs = double(timer.nsecsElapsed()) / 1e6;
         return r;
     }));
+}
+
+void WhatIfController::subscribe(const ProjectSession &session)
+{
+    connect(&session, &ProjectSession::opened, this,
+            [this, &session] { setProject(session.path(), session.data()); });
 }
 
 } // namespace gml

@@ -13,6 +13,8 @@
 
 namespace gml {
 
+class ProjectSession;
+
 // Runs the what-if engine for the GUI off the GUI thread. select() builds a run's dependency
 // graph and its identity replay once (QtConcurrent); request() replays a scenario on it and
 // returns the report with the timeline data that shows the predicted run under the measured
@@ -22,6 +24,8 @@ class WhatIfController : public QObject
 {
     Q_OBJECT
 public:
+    // Takes each project the session opens (projectsession.h).
+    void subscribe(const ProjectSession &session);
     struct Graph
     {
         QString run;
