@@ -62,13 +62,7 @@
 
 namespace gml {
 
-namespace {
-constexpr int kMaxRecent = 10;
-const QString kRecentKey = QStringLiteral("recentPaths");
-} // namespace
-
-MainWindow::MainWindow(QWidget *parent)
-    : QMainWindow(parent), m_state(new TimelineState(this)), m_aggregateTimer(new QTimer(this))
+MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_state(new TimelineState(this))
 {
     setWindowTitle(tr("GradeML Studio"));
     setAcceptDrops(true);
@@ -179,17 +173,9 @@ MainWindow::MainWindow(QWidget *parent)
     connect(findChild<FlameView *>(), &FlameView::hoverTextChanged, m_statusHover,
             &QLabel::setText);
     connect(m_state, &TimelineState::windowChanged, this, &MainWindow::updateStatus);
-    connect(m_state, &TimelineState::selectedSliceChanged, this,
-            &MainWindow::onSelectedSliceChanged);
-    m_aggregateTimer->setSingleShot(true);
-    m_aggregateTimer->setInterval(60); // coalesce a drag's many range changes into one pass
-    connect(m_aggregateTimer, &QTimer::timeout, this, &MainWindow::updateAggregate);
-    connect(&m_search, &SearchController::aggregated, this, &MainWindow::onAggregated);
-    connect(&m_search, &SearchController::found, this, &MainWindow::onFound);
-    connect(m_state, &TimelineState::selectionChanged, m_aggregateTimer,
-            qOverload<>(&QTimer::start));
-    connect(m_timeline, &TimelineView::layoutChanged, m_aggregateTimer,
-            qOverload<>(&QTimer::start));
+    m_selection = new SelectionController({m_state, m_timeline, m_details, m_aggregateModel,
+                                           m_aggregateView, m_aggregateTitle, m_findLabel},
+                                          m_session, this);
     connect(&m_import, &ImportController::progressed, this, &MainWindow::onImportProgress);
     connect(&m_import, &ImportController::finished, this, &MainWindow::onImportFinished);
     resize(1400, 900);
@@ -199,7 +185,7 @@ MainWindow::~MainWindow()
 {
     // A slice's self time being computed holds a pointer to this window: it ends first, while
     // the window is still whole.
-    m_selfTime.waitForFinished();
+    delete m_selection; // its self time being computed ends while the window is whole
     // The base destructors hide and remove the children (a dock hidden, a tab removed), which
     // emit: no slot of this window, half destroyed by then, may answer.
     for (QObject *child : findChildren<QObject *>())
@@ -276,78 +262,6 @@ void MainWindow::buildPanels()
     arrangeDocks();
 }
 
-void MainWindow::arrangeDocks()
-{
-    // The selection panes tabbed below the centre, Details in front; What-if at the right,
-    // hidden until asked for (its button, Alt+0). The first layout and View › Reset Layout.
-    QDockWidget *prev = nullptr;
-    for (const char *name : {"details", "aggregate", "flame", "notes", "sources", "runs"}) {
-        auto *dock = findChild<QDockWidget *>(QLatin1String(name));
-        addDockWidget(Qt::BottomDockWidgetArea, dock);
-        if (prev)
-            tabifyDockWidget(prev, dock);
-        dock->show();
-        prev = dock;
-    }
-    auto *whatif = findChild<QDockWidget *>(QStringLiteral("whatif"));
-    addDockWidget(Qt::RightDockWidgetArea, whatif);
-    whatif->hide();
-    findChild<QDockWidget *>(QStringLiteral("details"))->raise();
-}
-
-void MainWindow::applyDefaultSizes()
-{
-    // A fifth of the height for the selection panes (at least 160 px), the What-if pane a third
-    // of the width (400 to 480 px); hidden until asked for.
-    auto *details = findChild<QDockWidget *>(QStringLiteral("details"));
-    auto *whatif = findChild<QDockWidget *>(QStringLiteral("whatif"));
-    resizeDocks({details}, {std::max(160, height() / 5)}, Qt::Vertical);
-    resizeDocks({whatif}, {std::clamp(width() / 3, 400, 480)}, Qt::Horizontal);
-}
-
-void MainWindow::resetLayout()
-{
-    for (auto *dock : findChildren<QDockWidget *>())
-        removeDockWidget(dock);
-    arrangeDocks();
-    m_views->setCurrentIndex(0);
-    QTimer::singleShot(0, this, &MainWindow::applyDefaultSizes); // once the docks are laid out
-}
-
-namespace {
-const QString kLayoutKey = QStringLiteral("layout/state");
-const QString kGeometryKey = QStringLiteral("layout/geometry");
-const QString kViewKey = QStringLiteral("layout/view");
-constexpr int kLayoutVersion = 3; // docks and views as of issue 36 (the flame graph)
-} // namespace
-
-void MainWindow::restoreLayout()
-{
-    QSettings settings;
-    restoreGeometry(settings.value(kGeometryKey).toByteArray());
-    m_sized = restoreState(settings.value(kLayoutKey).toByteArray(), kLayoutVersion);
-    showView(settings.value(kViewKey, QStringLiteral("timeline")).toString());
-}
-
-void MainWindow::showEvent(QShowEvent *event)
-{
-    QMainWindow::showEvent(event);
-    // The default sizes are fractions of the window: applied once it has its size (a
-    // screenshot's --size, a restored geometry), when the docks are laid out.
-    if (!m_sized) {
-        m_sized = true;
-        QTimer::singleShot(0, this, &MainWindow::applyDefaultSizes);
-    }
-}
-
-void MainWindow::saveLayout()
-{
-    QSettings settings;
-    settings.setValue(kGeometryKey, saveGeometry());
-    settings.setValue(kLayoutKey, saveState(kLayoutVersion));
-    settings.setValue(kViewKey, frontView());
-}
-
 void MainWindow::showPalette()
 {
     if (!m_palette)
@@ -362,140 +276,6 @@ void MainWindow::showPalette()
     m_palette->show();
     m_palette->raise();
     m_palette->edit()->setFocus();
-}
-
-bool MainWindow::showView(const QString &name)
-{
-    if (name == QLatin1String("ranks")) { // the Analysis view's multi-rank page
-        if (auto *panel = findChild<AnalysisPanel *>())
-            panel->pages()->setCurrentIndex(1);
-        return showView(QStringLiteral("analysis"));
-    }
-    for (int i = 0; i < m_views->count(); ++i)
-        if (m_views->widget(i)->objectName() == name) {
-            m_views->setCurrentIndex(i);
-            return true;
-        }
-    if (auto *dock = findChild<QDockWidget *>(name)) {
-        dock->show();
-        dock->raise();
-        return true;
-    }
-    return false;
-}
-
-QString MainWindow::frontView() const
-{
-    return m_views->currentWidget()->objectName();
-}
-
-void MainWindow::buildMenus()
-{
-    QMenu *file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("Open &Folder…"), QKeySequence(tr("Ctrl+O")), this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Trace Folder"));
-        if (!dir.isEmpty())
-            openFolder(dir);
-    });
-    file->addAction(tr("Open &Project…"), QKeySequence(tr("Ctrl+Shift+O")), this, [this] {
-        const QString f = QFileDialog::getOpenFileName(this, tr("Open Project"), QString(),
-                                                       tr("GradeML projects (*.grademl)"));
-        if (!f.isEmpty())
-            openProject(f);
-    });
-    m_recentMenu = file->addMenu(tr("&Recent"));
-    rebuildRecentMenu();
-    file->addSeparator();
-    file->addAction(tr("Fo&llow Folder…"), this, [this] {
-        const QString dir =
-            QFileDialog::getExistingDirectory(this, tr("Follow a Folder While a Job Writes It"));
-        if (!dir.isEmpty())
-            followFolder(dir);
-    });
-    file->addAction(tr("Record &Command…"), this, &MainWindow::askRecordCommand);
-    file->addAction(tr("S&top Following"), this, [this] { m_follow.stop(); });
-    file->addSeparator();
-    file->addAction(tr("&Reload"), QKeySequence(QKeySequence::Refresh), this, [this] {
-        if (!m_openedPath.isEmpty())
-            openPath(m_openedPath);
-    });
-    file->addSeparator();
-    file->addAction(tr("&Export Figure…"), QKeySequence(tr("Ctrl+E")), this,
-                    &MainWindow::exportFigure);
-    file->addSeparator();
-    file->addAction(tr("&Quit"), QKeySequence(QKeySequence::Quit), this, &QWidget::close);
-
-    QMenu *view = menuBar()->addMenu(tr("&View"));
-    // One shortcut per view and panel (Alt+digit: Ctrl+digit is left to bookmarks).
-    const std::pair<const char *, QString> views[] = {{"timeline", tr("&Timeline")},
-                                                      {"analysis", tr("&Analysis")},
-                                                      {"graph", tr("Execution &Graph")},
-                                                      {"compare", tr("&Compare")},
-                                                      {"simulate", tr("Si&mulate")},
-                                                      {"details", tr("&Details")},
-                                                      {"aggregate", tr("A&ggregate")},
-                                                      {"sources", tr("&Sources")},
-                                                      {"runs", tr("&Runs")},
-                                                      {"whatif", tr("&What-if")}};
-    QMenu *show = view->addMenu(tr("&Show"));
-    int key = 1;
-    for (const auto &[name, title] : views) {
-        QAction *a =
-            show->addAction(title, this, [this, n = QString::fromLatin1(name)] { showView(n); });
-        a->setShortcut(QKeySequence(Qt::ALT | Qt::Key(Qt::Key_0 + key % 10)));
-        a->setObjectName(QStringLiteral("show-") + QLatin1String(name));
-        ++key;
-    }
-    QAction *flame =
-        show->addAction(tr("&Flame Graph"), this, [this] { showView(QStringLiteral("flame")); });
-    flame->setShortcut(QKeySequence(tr("Ctrl+Shift+F")));
-    flame->setObjectName(QStringLiteral("show-flame"));
-    QAction *query =
-        show->addAction(tr("&Query (SQL)"), this, [this] { showView(QStringLiteral("query")); });
-    query->setShortcut(QKeySequence(tr("Ctrl+Shift+Q")));
-    query->setObjectName(QStringLiteral("show-query"));
-    view->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout);
-    buildThemeMenu(view);
-    view->addAction(tr("Command &Palette…"), QKeySequence(tr("Ctrl+Shift+P")), this,
-                    &MainWindow::showPalette);
-    view->addSeparator();
-    view->addAction(tr("Zoom to &Fit"), QKeySequence(tr("0")), m_state, &TimelineState::showAll);
-    view->addAction(tr("Zoom to &Selection"), this, [this] { m_state->zoomToSelection(); });
-    view->addAction(tr("Show &All Tracks"), m_timeline, &TimelineView::showAllTracks);
-    view->addAction(tr("&Find"), QKeySequence(QKeySequence::Find), this, [this] {
-        m_findEdit->setFocus();
-        m_findEdit->selectAll();
-    });
-    view->addSeparator();
-    for (auto *dock : findChildren<QDockWidget *>())
-        view->addAction(dock->toggleViewAction());
-
-    buildNotesMenu();
-    QMenu *help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&Keyboard and Mouse"), this, [this] {
-        QMessageBox::information(
-            this, tr("Keyboard and Mouse"),
-            tr("Timeline\n"
-               "W / S: zoom in / out around the mouse\nA / D: pan left / right\n"
-               "Mouse wheel: zoom; Shift+wheel: scroll tracks\nDrag: pan\n"
-               "Drag on the ruler or Shift+drag: select a range (Aggregate pane)\n"
-               "Click: select a slice; double-click: zoom to it\nF: zoom to the selection\n"
-               "0: zoom to fit\nEsc: clear the selection\nRight-click a row: hide, collapse\n\n"
-               "Window\n"
-               "Alt+1 … Alt+5: Timeline, Analysis, Graph, Compare, Simulate\n"
-               "Alt+6 … Alt+9, Alt+0: Details, Aggregate, Sources, Runs, What-if\n"
-               "Ctrl+M: add a note on the selected slice, range or the cursor (Notes pane)\n"
-               "Ctrl+1 … Ctrl+9: set bookmark 1 … 9 there; 1 … 9: go to it\n"
-               "Ctrl+Shift+Q: Query view (SQL; Ctrl+Enter runs; Enter on a row: show it in the "
-               "timeline)\n"
-               "Ctrl+Shift+F: Flame Graph of the selection (click a frame: its slices in the "
-               "timeline;\n"
-               "  double-click: zoom into it; Esc: zoom out)\n"
-               "Ctrl+Shift+P: command palette (every action, by name)\n"
-               "Ctrl+F: find (Enter: next, Shift+Enter: previous, Esc: back to the timeline)\n"
-               "Ctrl+O / Ctrl+Shift+O: open a folder / a project; F5: reload\n"
-               "Ctrl+E: export a figure; Ctrl+Q: quit"));
-    });
 }
 
 void MainWindow::openPath(const QString &path)
@@ -581,8 +361,7 @@ void MainWindow::onImportFinished(const ImportController::Result &r)
         Q_EMIT loaded(false);
         return;
     }
-    m_matches.clear();
-    m_matchIndex = -1;
+    m_selection->reset();
     m_state->clearSelectedSlice();
     m_state->clearSelection();
     m_session.open(r.projectPath, m_openedPath, r.data, r.groupings); // projectsession.h
@@ -654,163 +433,6 @@ void MainWindow::onProjectOpened()
     updateStatus();
 }
 
-void MainWindow::waitForSearch()
-{
-    m_search.waitForIdle();
-    m_selfTime.waitForFinished();
-    QCoreApplication::sendPostedEvents(); // the self time, queued to this thread
-}
-
-void MainWindow::onSelectedSliceChanged()
-{
-    const SliceId id = m_state->selectedSlice();
-    const auto data = m_timeline->data();
-    if (!id || !data || !m_session.readProject()) {
-        m_timeline->setLinks({});
-        m_details->showMessage(tr("No slice selected."));
-        return;
-    }
-    QString error;
-    const auto details = sliceDetails(*m_session.readProject(), id, &error);
-    if (!details) {
-        m_details->showMessage(tr("Slice %1 is not in the project: %2").arg(id).arg(error));
-        return;
-    }
-    const auto links = linkedSlices(*m_session.readProject(), id);
-    m_timeline->setLinks(links);
-    // Self time from the slice's children: a held track has them; a paged one reads the slice's
-    // own span (a summary on screen holds only the longest slices), off the GUI thread: the span
-    // of an outer slice can be most of a track of millions.
-    const auto selfTime = [data, id, d = *details]() -> TimeNs {
-        if (const auto s = data->slicesIn(d.track, d.start, d.start + d.duration + 1)) {
-            const qint64 idx = s->find(id, d.start);
-            if (idx >= 0)
-                return s->selfTime(size_t(idx));
-        }
-        return d.duration;
-    };
-    const auto trackName = [data](TrackId t) { return data->trackPath(t); };
-    const QString path = data->trackPath(details->track);
-    // Times from the axis origin, on the slice's own run's clock.
-    const TimeNs origin = m_state->traceStart() + m_timeline->layout().shiftOf(details->track);
-    if (data->slices.contains(details->track)) {
-        m_details->showSlice(*details, path, origin, selfTime(), links, trackName);
-    } else {
-        m_details->showSlice(*details, path, origin, std::nullopt, links, trackName);
-        QPointer<MainWindow> self(this);
-        m_selfTime = QtConcurrent::run(
-            [self, selfTime, id, d = *details, path, links, trackName, data, origin] {
-                const TimeNs t = selfTime();
-                if (!self)
-                    return;
-                QMetaObject::invokeMethod(
-                    self,
-                    [self, t, id, d, path, links, trackName, data, origin] {
-                        if (self && self->m_state->selectedSlice() == id &&
-                            self->m_timeline->data() == data)
-                            self->m_details->showSlice(d, path, origin, t, links, trackName);
-                    },
-                    Qt::QueuedConnection);
-            });
-    }
-}
-
-void MainWindow::updateAggregate()
-{
-    const auto data = m_timeline->data();
-    if (!data || !m_state->hasSelection()) {
-        m_aggregateModel->setRows(data, {});
-        m_aggregateTitle->setText(
-            tr("Select a range (drag on the ruler) to aggregate its slices."));
-        return;
-    }
-    m_search.aggregate(data, m_timeline->layout().aggregateTracks(), m_state->selectionStart(),
-                       m_state->selectionEnd());
-}
-
-void MainWindow::onAggregated(const std::vector<AggregateRow> &found, TimeNs t0, TimeNs t1,
-                              const QString &error)
-{
-    const auto data = m_timeline->data();
-    if (!data || !m_state->hasSelection() || t0 != m_state->selectionStart() ||
-        t1 != m_state->selectionEnd())
-        return; // a newer range is on its way
-    auto rows = found;
-    qint64 total = 0;
-    for (const auto &r : rows)
-        total += r.count;
-    m_aggregateModel->setRows(data, std::move(rows));
-    const auto *header = m_aggregateView->horizontalHeader();
-    m_aggregateModel->sort(header->sortIndicatorSection(), header->sortIndicatorOrder());
-    m_aggregateTitle->setText(
-        tr("%1 slices in %2 (%3 → %4)")
-            .arg(total)
-            .arg(formatDuration(m_state->selectionEnd() - m_state->selectionStart()),
-                 formatDuration(m_state->selectionStart() - m_state->traceStart()),
-                 formatDuration(m_state->selectionEnd() - m_state->traceStart())) +
-        (error.isEmpty() ? QString() : tr(" — some tracks could not be read: %1").arg(error)));
-}
-
-void MainWindow::find(const QString &pattern, bool regex, bool backwards)
-{
-    const auto data = m_timeline->data();
-    if (!data || pattern.isEmpty()) {
-        m_findLabel->clear();
-        m_timeline->setHighlighted({});
-        return;
-    }
-    if (pattern != m_matchPattern || regex != m_matchRegex || m_matches.empty()) {
-        m_matchPattern = pattern;
-        m_matchRegex = regex;
-        m_matchIndex = -1;
-        m_matches.clear();
-        m_findPending = true;
-        m_findBackwards = backwards;
-        m_findLabel->setText(tr("searching…"));
-        m_search.find(data, m_timeline->layout().sliceTracks(), pattern, regex);
-        return;
-    }
-    stepMatch(backwards);
-}
-
-void MainWindow::onFound(const std::vector<SliceRef> &matches, const QString &error)
-{
-    if (!m_findPending)
-        return;
-    m_findPending = false;
-    m_matches = matches;
-    if (!error.isEmpty()) {
-        m_matches.clear();
-        m_findLabel->setText(error);
-        return;
-    }
-    stepMatch(m_findBackwards);
-}
-
-void MainWindow::stepMatch(bool backwards)
-{
-    if (m_matches.empty()) {
-        m_findLabel->setText(tr("no match"));
-        m_timeline->setHighlighted({});
-        return;
-    }
-    const int n = int(m_matches.size());
-    if (m_matchIndex < 0) {
-        // Start from the window: the first match at or after its start (or before its end).
-        const TimeNs from = m_state->windowStart();
-        const auto it = std::lower_bound(m_matches.begin(), m_matches.end(), from,
-                                         [](const SliceRef &m, TimeNs t) { return m.start < t; });
-        m_matchIndex =
-            backwards ? (int(it - m_matches.begin()) - 1 + n) % n : int(it - m_matches.begin()) % n;
-    } else {
-        m_matchIndex = (m_matchIndex + (backwards ? n - 1 : 1)) % n;
-    }
-    const auto &m = m_matches[size_t(m_matchIndex)];
-    m_timeline->setHighlighted({m});
-    m_timeline->revealSlice(m, false);
-    m_findLabel->setText(tr("%1 of %2").arg(m_matchIndex + 1).arg(n));
-}
-
 void MainWindow::exportFigure()
 {
     if (!m_timeline->data())
@@ -831,29 +453,6 @@ void MainWindow::exportFigure()
         QMessageBox::warning(this, tr("Export Figure"), error);
     else
         statusBar()->showMessage(tr("Wrote %1").arg(m_lastFigure->path), 8000);
-}
-
-void MainWindow::addRecent(const QString &path)
-{
-    QSettings settings;
-    QStringList recent = settings.value(kRecentKey).toStringList();
-    recent.removeAll(path);
-    recent.prepend(path);
-    while (recent.size() > kMaxRecent)
-        recent.removeLast();
-    settings.setValue(kRecentKey, recent);
-    rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu()
-{
-    if (!m_recentMenu)
-        return;
-    m_recentMenu->clear();
-    const QStringList recent = QSettings().value(kRecentKey).toStringList();
-    for (const QString &p : recent)
-        m_recentMenu->addAction(p, this, [this, p] { openPath(p); });
-    m_recentMenu->setEnabled(!recent.isEmpty());
 }
 
 void MainWindow::updateStatus()

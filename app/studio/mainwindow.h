@@ -6,7 +6,7 @@
 #include "graphcontroller.h"
 #include "importcontroller.h"
 #include "projectsession.h"
-#include "searchcontroller.h"
+#include "selectioncontroller.h"
 #include "slicequery.h"
 #include "whatifcontroller.h"
 
@@ -129,11 +129,14 @@ public:
     // Find: the matches of the last search and the current one.
     // Searches off the GUI thread when the pattern changed, then steps to the next (previous)
     // match; waitForSearch() blocks until a search and its step are done.
-    void find(const QString &pattern, bool regex, bool backwards = false);
+    void find(const QString &pattern, bool regex, bool backwards = false)
+    {
+        m_selection->find(pattern, regex, backwards);
+    }
     // Also the selected slice's self time, read off the GUI thread for a paged track.
-    void waitForSearch();
-    int findMatchCount() const { return int(m_matches.size()); }
-    int findCurrent() const { return m_matchIndex; }
+    void waitForSearch() { m_selection->waitForSearch(); }
+    int findMatchCount() const { return m_selection->findMatchCount(); }
+    int findCurrent() const { return m_selection->findCurrent(); }
 
     // Live (mainwindowlive.cpp): follows a folder while a job writes it (File › Follow Folder…,
     // --follow), or records a command and follows its folder (File › Record Command…, --record).
@@ -167,12 +170,6 @@ private:
     void onLiveUpdate(const FollowController::Update &update);
     void buildLiveControls();
     void askRecordCommand();
-    void onSelectedSliceChanged();
-    void updateAggregate();
-    void onAggregated(const std::vector<AggregateRow> &rows, TimeNs t0, TimeNs t1,
-                      const QString &error);
-    void onFound(const std::vector<SliceRef> &matches, const QString &error);
-    void stepMatch(bool backwards);
     void exportFigure();
     void addRecent(const QString &path);
     void rebuildRecentMenu();
@@ -207,7 +204,6 @@ private:
     QLabel *m_statusHover;
     QMenu *m_recentMenu = nullptr;
     QProgressDialog *m_progress = nullptr;
-    QTimer *m_aggregateTimer;
     ProjectSession m_session; // the open project (projectsession.h)
     ImportController m_import;
     FollowController m_follow;
@@ -235,17 +231,10 @@ private:
     QList<sim::Transform> m_whatIfQueued; // for showWhatIf before the graph is ready
     bool m_whatIfWanted = false;
     QString m_problem;
-    QString m_openedPath; // the folder or file the user is opening
-    std::vector<SliceRef> m_matches;
-    SearchController m_search;
-    bool m_findPending = false; // a search runs; its result takes this step:
-    bool m_findBackwards = false;
-    QString m_matchPattern;
-    bool m_matchRegex = false;
-    int m_matchIndex = -1;
+    QString m_openedPath;                       // the folder or file the user is opening
+    SelectionController *m_selection = nullptr; // details, aggregate, find
     bool m_interactive = true;
-    bool m_sized = false;     // the panes have their sizes: restored, or defaults at the first show
-    QFuture<void> m_selfTime; // the selected slice's self time (onSelectedSliceChanged)
+    bool m_sized = false; // the panes have their sizes: restored, or defaults at the first show
 };
 
 } // namespace gml

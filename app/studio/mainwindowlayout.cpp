@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The window's layout: where each pane sits, the default sizes, the user's layout kept per user,
+// and which central view is in front.
+#include "mainwindow.h"
+
+#include "aggregatemodel.h"
+#include "analysiscontroller.h"
+#include "analysispanel.h"
+#include "clockalignment.h"
+#include "commandpalette.h"
+#include "comparecontroller.h"
+#include "detailspanel.h"
+#include "devicecatalog.h"
+#include "figureexport.h"
+#include "figurewriter.h"
+#include "flamecontroller.h"
+#include "flameview.h"
+#include "focuscontroller.h"
+#include "graphview.h"
+#include "notescontroller.h"
+#include "predictedrun.h"
+#include "project.h"
+#include "querycontroller.h"
+#include "rankoverviewcontroller.h"
+#include "rankoverviewview.h"
+#include "runscontroller.h"
+#include "simulatecontroller.h"
+#include "sourcespanel.h"
+#include "timeformat.h"
+#include "timelinestate.h"
+#include "timelineview.h"
+#include "trackbar.h"
+#include "whatifpanel.h"
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QKeySequence>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPointer>
+#include <QProgressDialog>
+#include <QSettings>
+#include <QShowEvent>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace gml {
+
+namespace {
+const QString kLayoutKey = QStringLiteral("layout/state");
+const QString kGeometryKey = QStringLiteral("layout/geometry");
+const QString kViewKey = QStringLiteral("layout/view");
+constexpr int kLayoutVersion = 3; // docks and views as of issue 36 (the flame graph)
+} // namespace
+
+void MainWindow::arrangeDocks()
+{
+    // The selection panes tabbed below the centre, Details in front; What-if at the right,
+    // hidden until asked for (its button, Alt+0). The first layout and View › Reset Layout.
+    QDockWidget *prev = nullptr;
+    for (const char *name : {"details", "aggregate", "flame", "notes", "sources", "runs"}) {
+        auto *dock = findChild<QDockWidget *>(QLatin1String(name));
+        addDockWidget(Qt::BottomDockWidgetArea, dock);
+        if (prev)
+            tabifyDockWidget(prev, dock);
+        dock->show();
+        prev = dock;
+    }
+    auto *whatif = findChild<QDockWidget *>(QStringLiteral("whatif"));
+    addDockWidget(Qt::RightDockWidgetArea, whatif);
+    whatif->hide();
+    findChild<QDockWidget *>(QStringLiteral("details"))->raise();
+}
+
+void MainWindow::applyDefaultSizes()
+{
+    // A fifth of the height for the selection panes (at least 160 px), the What-if pane a third
+    // of the width (400 to 480 px); hidden until asked for.
+    auto *details = findChild<QDockWidget *>(QStringLiteral("details"));
+    auto *whatif = findChild<QDockWidget *>(QStringLiteral("whatif"));
+    resizeDocks({details}, {std::max(160, height() / 5)}, Qt::Vertical);
+    resizeDocks({whatif}, {std::clamp(width() / 3, 400, 480)}, Qt::Horizontal);
+}
+
+void MainWindow::resetLayout()
+{
+    for (auto *dock : findChildren<QDockWidget *>())
+        removeDockWidget(dock);
+    arrangeDocks();
+    m_views->setCurrentIndex(0);
+    QTimer::singleShot(0, this, &MainWindow::applyDefaultSizes); // once the docks are laid out
+}
+
+void MainWindow::restoreLayout()
+{
+    QSettings settings;
+    restoreGeometry(settings.value(kGeometryKey).toByteArray());
+    m_sized = restoreState(settings.value(kLayoutKey).toByteArray(), kLayoutVersion);
+    showView(settings.value(kViewKey, QStringLiteral("timeline")).toString());
+}
+
+void MainWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    // The default sizes are fractions of the window: applied once it has its size (a
+    // screenshot's --size, a restored geometry), when the docks are laid out.
+    if (!m_sized) {
+        m_sized = true;
+        QTimer::singleShot(0, this, &MainWindow::applyDefaultSizes);
+    }
+}
+
+void MainWindow::saveLayout()
+{
+    QSettings settings;
+    settings.setValue(kGeometryKey, saveGeometry());
+    settings.setValue(kLayoutKey, saveState(kLayoutVersion));
+    settings.setValue(kViewKey, frontView());
+}
+
+bool MainWindow::showView(const QString &name)
+{
+    if (name == QLatin1String("ranks")) { // the Analysis view's multi-rank page
+        if (auto *panel = findChild<AnalysisPanel *>())
+            panel->pages()->setCurrentIndex(1);
+        return showView(QStringLiteral("analysis"));
+    }
+    for (int i = 0; i < m_views->count(); ++i)
+        if (m_views->widget(i)->objectName() == name) {
+            m_views->setCurrentIndex(i);
+            return true;
+        }
+    if (auto *dock = findChild<QDockWidget *>(name)) {
+        dock->show();
+        dock->raise();
+        return true;
+    }
+    return false;
+}
+
+QString MainWindow::frontView() const
+{
+    return m_views->currentWidget()->objectName();
+}
+
+} // namespace gml

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The window's menus (File, View, Notes, Help) and the recent files.
+#include "mainwindow.h"
+
+#include "aggregatemodel.h"
+#include "analysiscontroller.h"
+#include "analysispanel.h"
+#include "clockalignment.h"
+#include "commandpalette.h"
+#include "comparecontroller.h"
+#include "detailspanel.h"
+#include "devicecatalog.h"
+#include "figureexport.h"
+#include "figurewriter.h"
+#include "flamecontroller.h"
+#include "flameview.h"
+#include "focuscontroller.h"
+#include "graphview.h"
+#include "notescontroller.h"
+#include "predictedrun.h"
+#include "project.h"
+#include "querycontroller.h"
+#include "rankoverviewcontroller.h"
+#include "rankoverviewview.h"
+#include "runscontroller.h"
+#include "simulatecontroller.h"
+#include "sourcespanel.h"
+#include "timeformat.h"
+#include "timelinestate.h"
+#include "timelineview.h"
+#include "trackbar.h"
+#include "whatifpanel.h"
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QKeySequence>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPointer>
+#include <QProgressDialog>
+#include <QSettings>
+#include <QShowEvent>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace gml {
+
+namespace {
+constexpr int kMaxRecent = 10;
+const QString kRecentKey = QStringLiteral("recentPaths");
+} // namespace
+
+void MainWindow::buildMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("Open &Folder…"), QKeySequence(tr("Ctrl+O")), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Trace Folder"));
+        if (!dir.isEmpty())
+            openFolder(dir);
+    });
+    file->addAction(tr("Open &Project…"), QKeySequence(tr("Ctrl+Shift+O")), this, [this] {
+        const QString f = QFileDialog::getOpenFileName(this, tr("Open Project"), QString(),
+                                                       tr("GradeML projects (*.grademl)"));
+        if (!f.isEmpty())
+            openProject(f);
+    });
+    m_recentMenu = file->addMenu(tr("&Recent"));
+    rebuildRecentMenu();
+    file->addSeparator();
+    file->addAction(tr("Fo&llow Folder…"), this, [this] {
+        const QString dir =
+            QFileDialog::getExistingDirectory(this, tr("Follow a Folder While a Job Writes It"));
+        if (!dir.isEmpty())
+            followFolder(dir);
+    });
+    file->addAction(tr("Record &Command…"), this, &MainWindow::askRecordCommand);
+    file->addAction(tr("S&top Following"), this, [this] { m_follow.stop(); });
+    file->addSeparator();
+    file->addAction(tr("&Reload"), QKeySequence(QKeySequence::Refresh), this, [this] {
+        if (!m_openedPath.isEmpty())
+            openPath(m_openedPath);
+    });
+    file->addSeparator();
+    file->addAction(tr("&Export Figure…"), QKeySequence(tr("Ctrl+E")), this,
+                    &MainWindow::exportFigure);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence(QKeySequence::Quit), this, &QWidget::close);
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    // One shortcut per view and panel (Alt+digit: Ctrl+digit is left to bookmarks).
+    const std::pair<const char *, QString> views[] = {{"timeline", tr("&Timeline")},
+                                                      {"analysis", tr("&Analysis")},
+                                                      {"graph", tr("Execution &Graph")},
+                                                      {"compare", tr("&Compare")},
+                                                      {"simulate", tr("Si&mulate")},
+                                                      {"details", tr("&Details")},
+                                                      {"aggregate", tr("A&ggregate")},
+                                                      {"sources", tr("&Sources")},
+                                                      {"runs", tr("&Runs")},
+                                                      {"whatif", tr("&What-if")}};
+    QMenu *show = view->addMenu(tr("&Show"));
+    int key = 1;
+    for (const auto &[name, title] : views) {
+        QAction *a =
+            show->addAction(title, this, [this, n = QString::fromLatin1(name)] { showView(n); });
+        a->setShortcut(QKeySequence(Qt::ALT | Qt::Key(Qt::Key_0 + key % 10)));
+        a->setObjectName(QStringLiteral("show-") + QLatin1String(name));
+        ++key;
+    }
+    QAction *flame =
+        show->addAction(tr("&Flame Graph"), this, [this] { showView(QStringLiteral("flame")); });
+    flame->setShortcut(QKeySequence(tr("Ctrl+Shift+F")));
+    flame->setObjectName(QStringLiteral("show-flame"));
+    QAction *query =
+        show->addAction(tr("&Query (SQL)"), this, [this] { showView(QStringLiteral("query")); });
+    query->setShortcut(QKeySequence(tr("Ctrl+Shift+Q")));
+    query->setObjectName(QStringLiteral("show-query"));
+    view->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout);
+    buildThemeMenu(view);
+    view->addAction(tr("Command &Palette…"), QKeySequence(tr("Ctrl+Shift+P")), this,
+                    &MainWindow::showPalette);
+    view->addSeparator();
+    view->addAction(tr("Zoom to &Fit"), QKeySequence(tr("0")), m_state, &TimelineState::showAll);
+    view->addAction(tr("Zoom to &Selection"), this, [this] { m_state->zoomToSelection(); });
+    view->addAction(tr("Show &All Tracks"), m_timeline, &TimelineView::showAllTracks);
+    view->addAction(tr("&Find"), QKeySequence(QKeySequence::Find), this, [this] {
+        m_findEdit->setFocus();
+        m_findEdit->selectAll();
+    });
+    view->addSeparator();
+    for (auto *dock : findChildren<QDockWidget *>())
+        view->addAction(dock->toggleViewAction());
+
+    buildNotesMenu();
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard and Mouse"), this, [this] {
+        QMessageBox::information(
+            this, tr("Keyboard and Mouse"),
+            tr("Timeline\n"
+               "W / S: zoom in / out around the mouse\nA / D: pan left / right\n"
+               "Mouse wheel: zoom; Shift+wheel: scroll tracks\nDrag: pan\n"
+               "Drag on the ruler or Shift+drag: select a range (Aggregate pane)\n"
+               "Click: select a slice; double-click: zoom to it\nF: zoom to the selection\n"
+               "0: zoom to fit\nEsc: clear the selection\nRight-click a row: hide, collapse\n\n"
+               "Window\n"
+               "Alt+1 … Alt+5: Timeline, Analysis, Graph, Compare, Simulate\n"
+               "Alt+6 … Alt+9, Alt+0: Details, Aggregate, Sources, Runs, What-if\n"
+               "Ctrl+M: add a note on the selected slice, range or the cursor (Notes pane)\n"
+               "Ctrl+1 … Ctrl+9: set bookmark 1 … 9 there; 1 … 9: go to it\n"
+               "Ctrl+Shift+Q: Query view (SQL; Ctrl+Enter runs; Enter on a row: show it in the "
+               "timeline)\n"
+               "Ctrl+Shift+F: Flame Graph of the selection (click a frame: its slices in the "
+               "timeline;\n"
+               "  double-click: zoom into it; Esc: zoom out)\n"
+               "Ctrl+Shift+P: command palette (every action, by name)\n"
+               "Ctrl+F: find (Enter: next, Shift+Enter: previous, Esc: back to the timeline)\n"
+               "Ctrl+O / Ctrl+Shift+O: open a folder / a project; F5: reload\n"
+               "Ctrl+E: export a figure; Ctrl+Q: quit"));
+    });
+}
+
+void MainWindow::addRecent(const QString &path)
+{
+    QSettings settings;
+    QStringList recent = settings.value(kRecentKey).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    settings.setValue(kRecentKey, recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    if (!m_recentMenu)
+        return;
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(kRecentKey).toStringList();
+    for (const QString &p : recent)
+        m_recentMenu->addAction(p, this, [this, p] { openPath(p); });
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+} // namespace gml
