@@ -20,6 +20,9 @@
 #include <QRegularExpression>
 #include <QSet>
 
+#include <functional>
+#include <optional>
+
 namespace gml::cli {
 
 static const char kExportUsage[] =
@@ -155,167 +158,65 @@ static int exportGraph(const Parsed &p, const QString &projectPath, const QStrin
     return problems.isEmpty() ? Ok : SomeFailed;
 }
 
-int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+namespace {
+
+// A cluster project's run spans its shards: --view analysis and --view graph are drawn from the
+// shard holding one rank (as `grademl analyze --rank` reads it), the command run again on it.
+// Nullopt when the project is not a cluster project.
+std::optional<int> exportRankOfCluster(const Parsed &p, const QStringList &args,
+                                       const QString &view,
+                                       const std::function<int(const QString &)> &usage,
+                                       QTextStream &out, QTextStream &err)
 {
-    const Parsed p =
-        parse(args,
-              {QStringLiteral("view"), QStringLiteral("run"), QStringLiteral("range"),
-               QStringLiteral("out"), QStringLiteral("size"), QStringLiteral("level"),
-               QStringLiteral("budget"), QStringLiteral("focus"), QStringLiteral("runs"),
-               QStringLiteral("metric"), QStringLiteral("axis"), QStringLiteral("param"),
-               QStringLiteral("tracks"), QStringLiteral("width-cm"), QStringLiteral("height-cm"),
-               QStringLiteral("dpi"), QStringLiteral("theme"), QStringLiteral("ranks"),
-               QStringLiteral("rank")},
-              {QStringLiteral("no-chrome"), QStringLiteral("notes"), QStringLiteral("sync-edges")});
-    const auto usage = [&](const QString &why) {
-        err << "grademl export: " << why << '\n' << kExportUsage;
-        return Usage;
-    };
-    if (!p.error.isEmpty())
-        return usage(p.error);
-    if (p.positional.size() != 1)
-        return usage(QStringLiteral("need exactly one project file"));
-    if (p.options.contains(QStringLiteral("theme"))) {
-        bool dark = false;
-        if (!Theme::parse(p.options.value(QStringLiteral("theme")), false, &dark) ||
-            p.options.value(QStringLiteral("theme")) == QLatin1String("system"))
-            return usage(QStringLiteral("--theme expects light or dark, got '%1'")
-                             .arg(safeText(p.options.value(QStringLiteral("theme")))));
-        Theme::use(dark); // every view's figure takes its colours from it
-    }
-    const QString view = p.options.value(QStringLiteral("view"), QStringLiteral("timeline"));
-    if (view != QLatin1String("timeline") && view != QLatin1String("graph") &&
-        view != QLatin1String("analysis") && view != QLatin1String("compare") &&
-        view != QLatin1String("simulate"))
-        return usage(QStringLiteral("unknown view '%1' (this version exports: timeline, graph, "
-                                    "analysis, compare, simulate)")
-                         .arg(view));
-    const bool compareOptions = p.options.contains(QStringLiteral("metric")) ||
-                                p.options.contains(QStringLiteral("axis")) ||
-                                p.options.contains(QStringLiteral("param"));
-    if (compareOptions && view != QLatin1String("compare"))
-        return usage(QStringLiteral("--metric, --axis and --param are for --view compare"));
-    if (p.options.contains(QStringLiteral("runs")) && view != QLatin1String("compare") &&
-        view != QLatin1String("simulate"))
-        return usage(QStringLiteral("--runs is for --view compare and --view simulate"));
-    const QString outPath = p.options.value(QStringLiteral("out"));
-    if (outPath.isEmpty())
-        return usage(QStringLiteral("need --out OUT.png, OUT.svg or OUT.pdf"));
-    const QString suffix = QFileInfo(outPath).suffix().toLower();
-    if (suffix != QLatin1String("png") && suffix != QLatin1String("svg") &&
-        suffix != QLatin1String("pdf"))
-        return usage(QStringLiteral("--out must end in .png, .svg or .pdf, got '%1'").arg(outPath));
-    std::optional<QSize> size; // --size, for the timeline and the analysis charts
-    if (p.options.contains(QStringLiteral("size"))) {
-        const QStringList wh = p.options.value(QStringLiteral("size")).split(QLatin1Char('x'));
-        bool okw = false, okh = false;
-        const int w = wh.value(0).toInt(&okw), h = wh.value(1).toInt(&okh);
-        if (wh.size() != 2 || !okw || !okh || w < 200 || h < 100 || w > 20000 || h > 20000)
-            return usage(QStringLiteral("--size expects WxH between 200x100 and 20000x20000"));
-        size = QSize(w, h);
-    }
-    if ((view == QLatin1String("analysis") || view == QLatin1String("graph")) &&
-        QFileInfo::exists(p.positional.first())) {
-        // A cluster project's run spans its shards: these figures are drawn from the shard
-        // holding one rank (as `grademl analyze --rank` reads it).
-        QString error;
-        auto project = Project::open(p.positional.first(), Project::Mode::ReadOnly, &error);
-        if (project && cluster::isClusterProject(*project)) {
-            if (!p.options.contains(QStringLiteral("rank")))
-                return usage(
-                    QStringLiteral(
-                        "a cluster project's run spans its shards: --view %1 draws the shard "
-                        "holding one "
-                        "rank, given by --rank N (the cross-rank report is `grademl analyze`)")
-                        .arg(view));
-            bool ok = false;
-            const int rank = p.options.value(QStringLiteral("rank")).toInt(&ok);
-            if (!ok || rank < 0)
-                return usage(QStringLiteral("--rank expects a rank number, got '%1'")
-                                 .arg(safeText(p.options.value(QStringLiteral("rank")))));
-            QString runName = p.options.value(QStringLiteral("run"));
-            int exitCode = Ok;
-            const auto run = pickRun(*project, &runName, "export", err, &exitCode);
-            if (!run)
-                return exitCode;
-            const auto shard = cluster::shardOfRank(*project, *run, rank, &error);
-            if (!shard) {
-                err << "grademl export: run '" << runName << "': " << error << '\n';
-                return SomeFailed;
-            }
-            out << QStringLiteral("rank %1 from shard %2\n")
-                       .arg(rank)
-                       .arg(QDir::toNativeSeparators(*shard));
-            QStringList forward;
-            for (qsizetype i = 0; i < args.size(); ++i) {
-                if (args[i] == QLatin1String("--rank")) {
-                    ++i; // and its value
-                    continue;
-                }
-                if (!args[i].startsWith(QLatin1String("--rank=")))
-                    forward.append(args[i] == p.positional.first() ? *shard : args[i]);
-            }
-            project.reset();
-            return exportCommand(forward, out, err);
-        }
-    }
-    if (p.options.contains(QStringLiteral("rank")))
-        return usage(
-            QStringLiteral("--rank is for --view analysis and --view graph of a cluster project"));
-    if (view == QLatin1String("analysis")) {
-        if (p.options.contains(QStringLiteral("range")) ||
-            p.options.contains(QStringLiteral("level")) ||
-            p.options.contains(QStringLiteral("budget")) ||
-            p.options.contains(QStringLiteral("focus")))
-            return usage(QStringLiteral("--view analysis takes --run, --out and --size only"));
-        if (!QFileInfo::exists(p.positional.first())) {
-            err << "grademl export: " << p.positional.first() << ": no such project\n";
-            return SomeFailed;
-        }
-        return exportAnalysis(p, p.positional.first(), outPath, size.value_or(QSize(1600, 900)),
-                              out, err);
-    }
-    if (view == QLatin1String("compare")) {
-        for (const char *other : {"run", "range", "level", "budget", "focus"})
-            if (p.options.contains(QLatin1String(other)))
-                return usage(QStringLiteral("--view compare takes --runs, --metric, --axis, "
-                                            "--param, --out and --size only"));
-        const QStringList runs =
-            p.options.value(QStringLiteral("runs")).split(QLatin1Char(','), Qt::SkipEmptyParts);
-        if (runs.size() < 2)
-            return usage(QStringLiteral("--view compare needs --runs A,B (two runs or more)"));
-        if (!QFileInfo::exists(p.positional.first())) {
-            err << "grademl export: " << p.positional.first() << ": no such project\n";
-            return SomeFailed;
-        }
-        return exportCompare(p, p.positional.first(), outPath, size.value_or(QSize(1600, 1000)),
-                             out, err);
-    }
-    if (view == QLatin1String("simulate")) {
-        for (const char *other : {"run", "range", "level", "budget", "focus"})
-            if (p.options.contains(QLatin1String(other)))
-                return usage(QStringLiteral("--view simulate takes --runs, --out and --size only"));
-        if (!QFileInfo::exists(p.positional.first())) {
-            err << "grademl export: " << p.positional.first() << ": no such project\n";
-            return SomeFailed;
-        }
-        return exportSimulate(p, p.positional.first(), outPath, size.value_or(QSize(1600, 1000)),
-                              out, err);
-    }
-    if (view == QLatin1String("graph")) {
-        if (p.options.contains(QStringLiteral("range")) ||
-            p.options.contains(QStringLiteral("size")))
+    // A cluster project's run spans its shards: these figures are drawn from the shard
+    // holding one rank (as `grademl analyze --rank` reads it).
+    QString error;
+    auto project = Project::open(p.positional.first(), Project::Mode::ReadOnly, &error);
+    if (project && cluster::isClusterProject(*project)) {
+        if (!p.options.contains(QStringLiteral("rank")))
             return usage(QStringLiteral(
-                "--range and --size are for the timeline; the graph figure fits its layout"));
-        if (!QFileInfo::exists(p.positional.first())) {
-            err << "grademl export: " << p.positional.first() << ": no such project\n";
+                             "a cluster project's run spans its shards: --view %1 draws the shard "
+                             "holding one "
+                             "rank, given by --rank N (the cross-rank report is `grademl analyze`)")
+                             .arg(view));
+        bool ok = false;
+        const int rank = p.options.value(QStringLiteral("rank")).toInt(&ok);
+        if (!ok || rank < 0)
+            return usage(QStringLiteral("--rank expects a rank number, got '%1'")
+                             .arg(safeText(p.options.value(QStringLiteral("rank")))));
+        QString runName = p.options.value(QStringLiteral("run"));
+        int exitCode = Ok;
+        const auto run = pickRun(*project, &runName, "export", err, &exitCode);
+        if (!run)
+            return exitCode;
+        const auto shard = cluster::shardOfRank(*project, *run, rank, &error);
+        if (!shard) {
+            err << "grademl export: run '" << runName << "': " << error << '\n';
             return SomeFailed;
         }
-        return exportGraph(p, p.positional.first(), outPath, out, err);
+        out << QStringLiteral("rank %1 from shard %2\n")
+                   .arg(rank)
+                   .arg(QDir::toNativeSeparators(*shard));
+        QStringList forward;
+        for (qsizetype i = 0; i < args.size(); ++i) {
+            if (args[i] == QLatin1String("--rank")) {
+                ++i; // and its value
+                continue;
+            }
+            if (!args[i].startsWith(QLatin1String("--rank=")))
+                forward.append(args[i] == p.positional.first() ? *shard : args[i]);
+        }
+        project.reset();
+        return exportCommand(forward, out, err);
     }
-    if (p.options.contains(QStringLiteral("level")) ||
-        p.options.contains(QStringLiteral("budget")) || p.options.contains(QStringLiteral("focus")))
-        return usage(QStringLiteral("--level, --budget and --focus are for --view graph"));
+    return std::nullopt;
+}
+
+// --view timeline: the figure the studio's timeline draws of the project, a run or a range.
+int exportTimeline(const Parsed &p, const QString &outPath, const std::optional<QSize> &size,
+                   const std::function<int(const QString &)> &usage, QTextStream &out,
+                   QTextStream &err)
+{
     FigureRequest req;
     req.path = outPath;
     if (size)
@@ -449,6 +350,131 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         return SomeFailed;
     }
     return Ok;
+}
+
+} // namespace
+
+int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    const Parsed p =
+        parse(args,
+              {QStringLiteral("view"), QStringLiteral("run"), QStringLiteral("range"),
+               QStringLiteral("out"), QStringLiteral("size"), QStringLiteral("level"),
+               QStringLiteral("budget"), QStringLiteral("focus"), QStringLiteral("runs"),
+               QStringLiteral("metric"), QStringLiteral("axis"), QStringLiteral("param"),
+               QStringLiteral("tracks"), QStringLiteral("width-cm"), QStringLiteral("height-cm"),
+               QStringLiteral("dpi"), QStringLiteral("theme"), QStringLiteral("ranks"),
+               QStringLiteral("rank")},
+              {QStringLiteral("no-chrome"), QStringLiteral("notes"), QStringLiteral("sync-edges")});
+    const auto usage = [&](const QString &why) {
+        err << "grademl export: " << why << '\n' << kExportUsage;
+        return Usage;
+    };
+    if (!p.error.isEmpty())
+        return usage(p.error);
+    if (p.positional.size() != 1)
+        return usage(QStringLiteral("need exactly one project file"));
+    if (p.options.contains(QStringLiteral("theme"))) {
+        bool dark = false;
+        if (!Theme::parse(p.options.value(QStringLiteral("theme")), false, &dark) ||
+            p.options.value(QStringLiteral("theme")) == QLatin1String("system"))
+            return usage(QStringLiteral("--theme expects light or dark, got '%1'")
+                             .arg(safeText(p.options.value(QStringLiteral("theme")))));
+        Theme::use(dark); // every view's figure takes its colours from it
+    }
+    const QString view = p.options.value(QStringLiteral("view"), QStringLiteral("timeline"));
+    if (view != QLatin1String("timeline") && view != QLatin1String("graph") &&
+        view != QLatin1String("analysis") && view != QLatin1String("compare") &&
+        view != QLatin1String("simulate"))
+        return usage(QStringLiteral("unknown view '%1' (this version exports: timeline, graph, "
+                                    "analysis, compare, simulate)")
+                         .arg(view));
+    const bool compareOptions = p.options.contains(QStringLiteral("metric")) ||
+                                p.options.contains(QStringLiteral("axis")) ||
+                                p.options.contains(QStringLiteral("param"));
+    if (compareOptions && view != QLatin1String("compare"))
+        return usage(QStringLiteral("--metric, --axis and --param are for --view compare"));
+    if (p.options.contains(QStringLiteral("runs")) && view != QLatin1String("compare") &&
+        view != QLatin1String("simulate"))
+        return usage(QStringLiteral("--runs is for --view compare and --view simulate"));
+    const QString outPath = p.options.value(QStringLiteral("out"));
+    if (outPath.isEmpty())
+        return usage(QStringLiteral("need --out OUT.png, OUT.svg or OUT.pdf"));
+    const QString suffix = QFileInfo(outPath).suffix().toLower();
+    if (suffix != QLatin1String("png") && suffix != QLatin1String("svg") &&
+        suffix != QLatin1String("pdf"))
+        return usage(QStringLiteral("--out must end in .png, .svg or .pdf, got '%1'").arg(outPath));
+    std::optional<QSize> size; // --size, for the timeline and the analysis charts
+    if (p.options.contains(QStringLiteral("size"))) {
+        const QStringList wh = p.options.value(QStringLiteral("size")).split(QLatin1Char('x'));
+        bool okw = false, okh = false;
+        const int w = wh.value(0).toInt(&okw), h = wh.value(1).toInt(&okh);
+        if (wh.size() != 2 || !okw || !okh || w < 200 || h < 100 || w > 20000 || h > 20000)
+            return usage(QStringLiteral("--size expects WxH between 200x100 and 20000x20000"));
+        size = QSize(w, h);
+    }
+    if ((view == QLatin1String("analysis") || view == QLatin1String("graph")) &&
+        QFileInfo::exists(p.positional.first()))
+        if (const auto done = exportRankOfCluster(p, args, view, usage, out, err))
+            return *done;
+    if (p.options.contains(QStringLiteral("rank")))
+        return usage(
+            QStringLiteral("--rank is for --view analysis and --view graph of a cluster project"));
+    if (view == QLatin1String("analysis")) {
+        if (p.options.contains(QStringLiteral("range")) ||
+            p.options.contains(QStringLiteral("level")) ||
+            p.options.contains(QStringLiteral("budget")) ||
+            p.options.contains(QStringLiteral("focus")))
+            return usage(QStringLiteral("--view analysis takes --run, --out and --size only"));
+        if (!QFileInfo::exists(p.positional.first())) {
+            err << "grademl export: " << p.positional.first() << ": no such project\n";
+            return SomeFailed;
+        }
+        return exportAnalysis(p, p.positional.first(), outPath, size.value_or(QSize(1600, 900)),
+                              out, err);
+    }
+    if (view == QLatin1String("compare")) {
+        for (const char *other : {"run", "range", "level", "budget", "focus"})
+            if (p.options.contains(QLatin1String(other)))
+                return usage(QStringLiteral("--view compare takes --runs, --metric, --axis, "
+                                            "--param, --out and --size only"));
+        const QStringList runs =
+            p.options.value(QStringLiteral("runs")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+        if (runs.size() < 2)
+            return usage(QStringLiteral("--view compare needs --runs A,B (two runs or more)"));
+        if (!QFileInfo::exists(p.positional.first())) {
+            err << "grademl export: " << p.positional.first() << ": no such project\n";
+            return SomeFailed;
+        }
+        return exportCompare(p, p.positional.first(), outPath, size.value_or(QSize(1600, 1000)),
+                             out, err);
+    }
+    if (view == QLatin1String("simulate")) {
+        for (const char *other : {"run", "range", "level", "budget", "focus"})
+            if (p.options.contains(QLatin1String(other)))
+                return usage(QStringLiteral("--view simulate takes --runs, --out and --size only"));
+        if (!QFileInfo::exists(p.positional.first())) {
+            err << "grademl export: " << p.positional.first() << ": no such project\n";
+            return SomeFailed;
+        }
+        return exportSimulate(p, p.positional.first(), outPath, size.value_or(QSize(1600, 1000)),
+                              out, err);
+    }
+    if (view == QLatin1String("graph")) {
+        if (p.options.contains(QStringLiteral("range")) ||
+            p.options.contains(QStringLiteral("size")))
+            return usage(QStringLiteral(
+                "--range and --size are for the timeline; the graph figure fits its layout"));
+        if (!QFileInfo::exists(p.positional.first())) {
+            err << "grademl export: " << p.positional.first() << ": no such project\n";
+            return SomeFailed;
+        }
+        return exportGraph(p, p.positional.first(), outPath, out, err);
+    }
+    if (p.options.contains(QStringLiteral("level")) ||
+        p.options.contains(QStringLiteral("budget")) || p.options.contains(QStringLiteral("focus")))
+        return usage(QStringLiteral("--level, --budget and --focus are for --view graph"));
+    return exportTimeline(p, outPath, size, usage, out, err);
 }
 
 } // namespace gml::cli
