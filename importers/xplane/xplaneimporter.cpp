@@ -152,6 +152,371 @@ SniffResult XPlaneImporter::sniff(const QString &path, const QByteArray &head) c
     return {95, {}};
 }
 
+// Where the planes of an XSpace lie in its bytes (fields checked already), with the space's own
+// errors, warnings and hostnames: the planes are then parsed one at a time, so memory follows the
+// largest plane, not the file (8 M empty planes took 2.8 GB as one XSpace).
+struct Span
+{
+    qint64 at, size;
+};
+struct SpaceIndex
+{
+    std::vector<Span> planes; // planes with contents (an empty one has no lines)
+    std::vector<std::string> errors, warnings, hostnames;
+    qint64 emptyPlanes = 0, binaryAt = -1; // the first error, warning or hostname not text
+};
+
+SpaceIndex indexSpace(const QByteArray &bytes)
+{
+    SpaceIndex out;
+    const char *const begin = bytes.constData(), *p = begin, *const end = begin + bytes.size();
+    while (p < end) { // well-formed: checked above
+        quint64 tag = 0, length = 0;
+        protowire::readVarint(p, end, tag);
+        if ((tag & 7) != 2) { // an unknown number or fixed field: skip it
+            quint64 v = 0;
+            if ((tag & 7) == 0)
+                protowire::readVarint(p, end, v);
+            else
+                p += (tag & 7) == 1 ? 8 : 4;
+            continue;
+        }
+        protowire::readVarint(p, end, length);
+        const std::string_view value(p, size_t(length));
+        if (out.binaryAt < 0 && (tag >> 3) >= 2 && (tag >> 3) <= 4 &&
+            (json::findInvalidUtf8(value.data(), value.size()) >= 0 ||
+             std::any_of(value.begin(), value.end(), [](char c) {
+                 return static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r';
+             })))
+            out.binaryAt = p - begin;
+        switch (tag >> 3) {
+        case 1:
+            if (length > 0)
+                out.planes.push_back({qint64(p - begin), qint64(length)});
+            else
+                ++out.emptyPlanes;
+            break;
+        case 2:
+            out.errors.emplace_back(value);
+            break;
+        case 3:
+            out.warnings.emplace_back(value);
+            break;
+        case 4:
+            out.hostnames.emplace_back(value);
+            break;
+        default:
+            break;
+        }
+        p += length;
+    }
+    return out;
+}
+
+// What the planes of one XSpace build up as they are read, one plane at a time (importPlane).
+struct PlaneState
+{
+    explicit PlaneState(TraceWriter &writer) : w(writer) {}
+    TraceWriter &w;
+    WarningLog warnings;
+    qint64 aggregated = 0, noMetadata = 0;
+    std::map<Context, SliceId> producers;
+    std::vector<std::pair<Context, SliceId>> consumers;
+    std::unordered_map<quint64, SliceId> apiCalls;     // correlation_id -> CUPTI API call
+    std::vector<std::pair<quint64, SliceId>> launched; // correlation_id -> GPU work
+    QJsonArray planesRead;
+    qint64 planesWithEvents = 0;
+    qint64 events = 0;
+    int otherPlanes = 0;
+};
+
+// One plane's lines and events into tracks and slices, with the launch and producer/consumer
+// ends they carry (linked once every plane is read). `fraction`: how far the import is, for
+// progress. Nullopt when it goes on; the outcome when it stops (cancelled).
+std::optional<ImportOutcome> importPlane(const xplane::XPlane &plane, double fraction,
+                                         ImportContext &ctx, PlaneState &st)
+{
+    TraceWriter &w = st.w;
+    WarningLog &warnings = st.warnings;
+    qint64 &aggregated = st.aggregated, &noMetadata = st.noMetadata;
+    std::map<Context, SliceId> &producers = st.producers;
+    std::vector<std::pair<Context, SliceId>> &consumers = st.consumers;
+    std::unordered_map<quint64, SliceId> &apiCalls = st.apiCalls;
+    std::vector<std::pair<quint64, SliceId>> &launched = st.launched;
+    QJsonArray &planesRead = st.planesRead;
+    qint64 &planesWithEvents = st.planesWithEvents, &events = st.events;
+    int &otherPlanes = st.otherPlanes;
+    qint64 planeEvents = 0;
+    for (const auto &line : plane.lines())
+        planeEvents += line.events_size();
+    const std::string planeName = utf8(plane.name());
+    if (planeEvents == 0)
+        return std::nullopt; // "/host:metadata", "Task Environment", ...: no timeline
+    const bool device = startsWith(planeName, "/device:");
+    const bool hostCpu = planeName == "/host:CPU";
+    // The trace viewer's numbering: device N is pid 1 + N, the host's threads 501.
+    int pid = hostCpu ? kHostThreadsPid : kHostThreadsPid + 1 + otherPlanes;
+    if (device) {
+        const size_t colon = planeName.rfind(':');
+        int ordinal = -1;
+        const char *b = planeName.data() + colon + 1, *e = planeName.data() + planeName.size();
+        if (colon != std::string::npos && std::from_chars(b, e, ordinal).ptr == e && ordinal >= 0 &&
+            ordinal < 500)
+            pid = 1 + ordinal;
+    } else if (!hostCpu) {
+        ++otherPlanes;
+    }
+    PlaneTracks tracks;
+    TrackSpec ps;
+    ps.kind = device ? TrackKind::Gpu : TrackKind::Process;
+    ps.name = QStringLiteral("%1 (pid %2)")
+                  .arg(QString::fromStdString(planeName))
+                  .arg(pid); // as the JSON's rows
+    ps.pid = QString::number(pid);
+    ps.sortKey = pid;
+    tracks.process = w.addTrack(ps);
+
+    auto statName = [&](qint64 id) -> const std::string & {
+        static const std::string none;
+        auto it = plane.stat_metadata().find(id);
+        return it == plane.stat_metadata().end() ? none : it->second.name();
+    };
+    // Stat ids the importer reads, by name.
+    auto statId = [&](const char *name) -> qint64 {
+        for (const auto &[id, m] : plane.stat_metadata())
+            if (m.name() == name)
+                return id;
+        return -1;
+    };
+    const qint64 correlationStat = statId("correlation_id");
+    const qint64 memcpyStat = statId("memcpy_details"), memsetStat = statId("memset_details");
+    const qint64 pt = statId("_pt"), pId = statId("_p"), ct = statId("_ct"), cId = statId("_c");
+
+    // Per event metadata: name, category and the args every event of the kind has.
+    struct Kind
+    {
+        StringId name = 0;
+        std::string longName; // set when the display name is shown
+        bool tfOp = false;
+        bool memcpy = false, memset = false;
+        std::string args;   // the metadata's stats, as JSON members
+        bool cupti = false; // a CUDA API call ("cu…" name) on a host plane
+        bool driver = false;
+    };
+    std::unordered_map<qint64, Kind> kinds;
+    // A stat as a JSON member appended to `out`; false for the ones not kept as args.
+    auto appendStat = [&](std::string &out, const xplane::XStat &stat) {
+        const std::string &name = statName(stat.metadata_id());
+        if (name.empty() || name[0] == '_' || stat.value_case() == xplane::XStat::kBytesValue ||
+            stat.value_case() == xplane::XStat::VALUE_NOT_SET)
+            return;
+        if (!out.empty())
+            out += ',';
+        appendJsonString(out, utf8(name));
+        out += ':';
+        char buf[32];
+        switch (stat.value_case()) {
+        case xplane::XStat::kDoubleValue: {
+            const double v = stat.double_value();
+            if (std::isfinite(v)) {
+                auto r = std::to_chars(buf, buf + sizeof buf, v);
+                out.append(buf, r.ptr);
+            } else {
+                out += "null";
+            }
+            break;
+        }
+        case xplane::XStat::kUint64Value: {
+            auto r = std::to_chars(buf, buf + sizeof buf, stat.uint64_value());
+            out.append(buf, r.ptr);
+            break;
+        }
+        case xplane::XStat::kInt64Value: {
+            auto r = std::to_chars(buf, buf + sizeof buf, stat.int64_value());
+            out.append(buf, r.ptr);
+            break;
+        }
+        case xplane::XStat::kStrValue:
+            appendJsonString(out, utf8(stat.str_value()));
+            break;
+        case xplane::XStat::kRefValue:
+            appendJsonString(out, utf8(statName(qint64(stat.ref_value()))));
+            break;
+        default:
+            break;
+        }
+    };
+    auto kindOf = [&](qint64 id) -> const Kind & {
+        auto it = kinds.find(id);
+        if (it != kinds.end())
+            return it->second;
+        Kind k;
+        auto m = plane.event_metadata().find(id);
+        if (m == plane.event_metadata().end()) {
+            ++noMetadata;
+            k.name = w.intern("event " + std::to_string(id));
+            return kinds.emplace(id, std::move(k)).first->second;
+        }
+        const std::string name = utf8(m->second.name()), display = utf8(m->second.display_name());
+        k.name = w.intern(display.empty() ? name : display);
+        if (!display.empty() && display != name)
+            k.longName = name;
+        k.tfOp = isTfOpName(name);
+        k.memcpy =
+            startsWith(display.empty() ? name : display, "Memcpy") || startsWith(name, "memcpy");
+        k.memset =
+            startsWith(display.empty() ? name : display, "Memset") || startsWith(name, "memset");
+        k.cupti = !device && startsWith(name, "cu");
+        k.driver = k.cupti && !startsWith(name, "cuda");
+        for (const auto &stat : m->second.stats()) {
+            appendStat(k.args, stat);
+            if (stat.metadata_id() == memcpyStat && memcpyStat >= 0)
+                k.memcpy = true;
+            else if (stat.metadata_id() == memsetStat && memsetStat >= 0)
+                k.memset = true;
+        }
+        return kinds.emplace(id, std::move(k)).first->second;
+    };
+    std::unordered_map<std::string, StringId> categories;
+    auto category = [&](const std::string &c) {
+        auto it = categories.find(c);
+        return it != categories.end() ? it->second
+                                      : categories.emplace(c, w.intern(c)).first->second;
+    };
+
+    qint64 sortKey = 0;
+    if (++planesWithEvents <= kMaxPlanesListed) {
+        QJsonObject planeInfo;
+        planeInfo.insert(QStringLiteral("name"), QString::fromStdString(planeName));
+        planeInfo.insert(QStringLiteral("lines"), plane.lines_size());
+        planeInfo.insert(QStringLiteral("events"), planeEvents);
+        planesRead.append(planeInfo);
+    }
+    for (const auto &line : plane.lines()) {
+        if (line.events_size() == 0)
+            continue;
+        const std::string lineName =
+            utf8(line.display_name().empty() ? line.name() : line.display_name());
+        const std::string derived =
+            device ? derivedLineCategory(lineName, line.id()) : std::string();
+        const bool stream = device && derived.empty();
+        TrackId &track = tracks.lines[line.id()];
+        if (!track) {
+            TrackSpec ls;
+            ls.parent = tracks.process;
+            ls.kind = stream ? TrackKind::Stream : TrackKind::Thread;
+            ls.name = !lineName.empty() ? QString::fromStdString(lineName)
+                                        : QStringLiteral("thread %1").arg(line.id());
+            ls.pid = ps.pid;
+            ls.tid = QString::number(line.id());
+            ls.sortKey = ++sortKey;
+            track = w.addTrack(ls);
+        }
+        const StringId lineCat = derived.empty() ? 0 : category(derived);
+        std::string args;
+        for (const auto &event : line.events()) {
+            ++events;
+            if (event.data_case() == xplane::XEvent::kNumOccurrences) {
+                ++aggregated;
+                continue;
+            }
+            const Kind &k = kindOf(event.metadata_id());
+            // Picoseconds down to ns, start and end alike, so nested events stay nested.
+            // Offsets are from the line's start; one before it, or a time past the
+            // project's limits, is left out.
+            const qint64 offset = event.offset_ps();
+            const qint64 durationPs = std::max<qint64>(0, event.duration_ps());
+            if (event.duration_ps() < 0)
+                warnings.add(
+                    QStringLiteral("negative duration"), -1,
+                    QStringLiteral(
+                        "an event has a negative duration_ps (%1, line '%2' at offset %3 ps); "
+                        "expected a duration >= 0, stored as 0")
+                        .arg(event.duration_ps())
+                        .arg(QString::fromStdString(lineName))
+                        .arg(offset));
+            if (offset < 0 || offset > std::numeric_limits<qint64>::max() - durationPs ||
+                line.timestamp_ns() > kMaxAbsTimeNs || line.timestamp_ns() < -kMaxAbsTimeNs) {
+                warnings.add(
+                    QStringLiteral("time"), -1,
+                    QStringLiteral(
+                        "an event's time is out of range (line '%1' at %2 ns, offset %3 ps); "
+                        "left out")
+                        .arg(QString::fromStdString(lineName))
+                        .arg(line.timestamp_ns())
+                        .arg(offset));
+                continue;
+            }
+            const TimeNs ts = line.timestamp_ns() + offset / 1000;
+            const TimeNs end = line.timestamp_ns() + (offset + durationPs) / 1000;
+            StringId cat = lineCat;
+            if (!cat) {
+                if (stream)
+                    cat = category(k.memcpy ? "gpu_memcpy" : k.memset ? "gpu_memset" : "kernel");
+                else if (k.cupti)
+                    cat = category(k.driver ? "cuda_driver" : "cuda_runtime");
+                else if (k.tfOp)
+                    cat = category("tf_op");
+            }
+            args.clear();
+            if (!k.longName.empty()) {
+                appendJsonString(args, "long_name");
+                args += ':';
+                appendJsonString(args, k.longName);
+            }
+            if (!k.args.empty()) {
+                if (!args.empty())
+                    args += ',';
+                args += k.args;
+            }
+            qint64 correlation = kNoId;
+            std::optional<quint64> producerType, producerId, consumerType, consumerId;
+            auto intValue = [](const xplane::XStat &s) -> quint64 {
+                return s.value_case() == xplane::XStat::kInt64Value ? quint64(s.int64_value())
+                                                                    : s.uint64_value();
+            };
+            for (const auto &stat : event.stats()) {
+                const qint64 id = stat.metadata_id();
+                if (id == correlationStat && correlationStat >= 0)
+                    correlation = qint64(intValue(stat));
+                else if (id == pt && pt >= 0)
+                    producerType = intValue(stat);
+                else if (id == pId && pId >= 0)
+                    producerId = intValue(stat);
+                else if (id == ct && ct >= 0)
+                    consumerType = intValue(stat);
+                else if (id == cId && cId >= 0)
+                    consumerId = intValue(stat);
+                appendStat(args, stat);
+            }
+            std::string json;
+            if (!args.empty()) {
+                json.reserve(args.size() + 2);
+                json += '{';
+                json += args;
+                json += '}';
+            }
+            const SliceId slice =
+                w.addSlice(track, ts, end - ts, k.name, cat, correlation, kNoId, json);
+            if (!slice)
+                continue;
+            if (correlation != kNoId) {
+                if (stream)
+                    launched.emplace_back(quint64(correlation), slice);
+                else if (k.cupti)
+                    apiCalls.emplace(quint64(correlation), slice);
+            }
+            if (producerType && producerId)
+                producers.emplace(Context{*producerType, *producerId}, slice);
+            if (consumerType && consumerId)
+                consumers.emplace_back(Context{*consumerType, *consumerId}, slice);
+            if ((events & 0xffff) == 0 && ctx.progress && !ctx.progress(fraction))
+                return ImportOutcome{ImportOutcome::Status::Cancelled, -1, {}, {}};
+        }
+    }
+    return std::nullopt;
+}
+
 ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
 {
     QString error;
@@ -167,57 +532,11 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
     if (auto problem = protowire::check(xplane::XSpace::descriptor(), bytes.constData(),
                                         bytes.size(), 0, &unknown))
         return ImportOutcome::failure(problem->offset, problem->message);
-    struct Span
-    {
-        qint64 at, size;
-    };
-    std::vector<Span> planeSpans; // planes with contents (an empty one has no lines)
-    std::vector<std::string> spaceErrors, spaceWarnings, hostnames;
-    qint64 emptyPlanes = 0, binaryAt = -1; // the first error, warning or hostname that is not text
-    {
-        const char *const begin = bytes.constData(), *p = begin, *const end = begin + bytes.size();
-        while (p < end) { // well-formed: checked above
-            quint64 tag = 0, length = 0;
-            protowire::readVarint(p, end, tag);
-            if ((tag & 7) != 2) { // an unknown number or fixed field: skip it
-                quint64 v = 0;
-                if ((tag & 7) == 0)
-                    protowire::readVarint(p, end, v);
-                else
-                    p += (tag & 7) == 1 ? 8 : 4;
-                continue;
-            }
-            protowire::readVarint(p, end, length);
-            const std::string_view value(p, size_t(length));
-            if (binaryAt < 0 && (tag >> 3) >= 2 && (tag >> 3) <= 4 &&
-                (json::findInvalidUtf8(value.data(), value.size()) >= 0 ||
-                 std::any_of(value.begin(), value.end(), [](char c) {
-                     return static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' &&
-                            c != '\r';
-                 })))
-                binaryAt = p - begin;
-            switch (tag >> 3) {
-            case 1:
-                if (length > 0)
-                    planeSpans.push_back({qint64(p - begin), qint64(length)});
-                else
-                    ++emptyPlanes;
-                break;
-            case 2:
-                spaceErrors.emplace_back(value);
-                break;
-            case 3:
-                spaceWarnings.emplace_back(value);
-                break;
-            case 4:
-                hostnames.emplace_back(value);
-                break;
-            default:
-                break;
-            }
-            p += length;
-        }
-    }
+    const SpaceIndex space = indexSpace(bytes);
+    const std::vector<Span> &planeSpans = space.planes;
+    const std::vector<std::string> &spaceErrors = space.errors, &spaceWarnings = space.warnings,
+                                   &hostnames = space.hostnames;
+    const qint64 emptyPlanes = space.emptyPlanes, binaryAt = space.binaryAt;
     if (planeSpans.empty()) {
         QString message =
             emptyPlanes ? QStringLiteral("an XSpace whose %1 planes are all empty").arg(emptyPlanes)
@@ -234,17 +553,16 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
     if (ctx.progress && !ctx.progress(0.1))
         return {ImportOutcome::Status::Cancelled, -1, {}, {}};
 
-    TraceWriter &w = *ctx.writer;
-    WarningLog warnings;
-    qint64 aggregated = 0, noMetadata = 0;
-    std::map<Context, SliceId> producers;
-    std::vector<std::pair<Context, SliceId>> consumers;
-    std::unordered_map<quint64, SliceId> apiCalls;     // correlation_id -> CUPTI API call
-    std::vector<std::pair<quint64, SliceId>> launched; // correlation_id -> GPU work
-    QJsonArray planesRead;
-    qint64 planesWithEvents = 0;
-    qint64 events = 0;
-    int otherPlanes = 0;
+    PlaneState st(*ctx.writer);
+    TraceWriter &w = st.w;
+    WarningLog &warnings = st.warnings;
+    const qint64 &aggregated = st.aggregated, &noMetadata = st.noMetadata;
+    const std::map<Context, SliceId> &producers = st.producers;
+    const std::vector<std::pair<Context, SliceId>> &consumers = st.consumers;
+    const std::unordered_map<quint64, SliceId> &apiCalls = st.apiCalls;
+    const std::vector<std::pair<quint64, SliceId>> &launched = st.launched;
+    const QJsonArray &planesRead = st.planesRead;
+    const qint64 &planesWithEvents = st.planesWithEvents, &events = st.events;
     xplane::XPlane plane;
     for (const Span &span : planeSpans) {
         if (!plane.ParseFromArray(bytes.constData() + span.at, int(span.size)))
@@ -252,278 +570,9 @@ ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
                 span.at, QStringLiteral("libprotobuf could not parse the plane here as an XPlane"));
         if (ctx.progress && !ctx.progress(0.1 + 0.8 * double(span.at) / double(bytes.size())))
             return {ImportOutcome::Status::Cancelled, -1, {}, {}};
-        qint64 planeEvents = 0;
-        for (const auto &line : plane.lines())
-            planeEvents += line.events_size();
-        const std::string planeName = utf8(plane.name());
-        if (planeEvents == 0)
-            continue; // "/host:metadata", "Task Environment", ...: no timeline
-        const bool device = startsWith(planeName, "/device:");
-        const bool hostCpu = planeName == "/host:CPU";
-        // The trace viewer's numbering: device N is pid 1 + N, the host's threads 501.
-        int pid = hostCpu ? kHostThreadsPid : kHostThreadsPid + 1 + otherPlanes;
-        if (device) {
-            const size_t colon = planeName.rfind(':');
-            int ordinal = -1;
-            const char *b = planeName.data() + colon + 1, *e = planeName.data() + planeName.size();
-            if (colon != std::string::npos && std::from_chars(b, e, ordinal).ptr == e &&
-                ordinal >= 0 && ordinal < 500)
-                pid = 1 + ordinal;
-        } else if (!hostCpu) {
-            ++otherPlanes;
-        }
-        PlaneTracks tracks;
-        TrackSpec ps;
-        ps.kind = device ? TrackKind::Gpu : TrackKind::Process;
-        ps.name = QStringLiteral("%1 (pid %2)")
-                      .arg(QString::fromStdString(planeName))
-                      .arg(pid); // as the JSON's rows
-        ps.pid = QString::number(pid);
-        ps.sortKey = pid;
-        tracks.process = w.addTrack(ps);
-
-        auto statName = [&](qint64 id) -> const std::string & {
-            static const std::string none;
-            auto it = plane.stat_metadata().find(id);
-            return it == plane.stat_metadata().end() ? none : it->second.name();
-        };
-        // Stat ids the importer reads, by name.
-        auto statId = [&](const char *name) -> qint64 {
-            for (const auto &[id, m] : plane.stat_metadata())
-                if (m.name() == name)
-                    return id;
-            return -1;
-        };
-        const qint64 correlationStat = statId("correlation_id");
-        const qint64 memcpyStat = statId("memcpy_details"), memsetStat = statId("memset_details");
-        const qint64 pt = statId("_pt"), pId = statId("_p"), ct = statId("_ct"), cId = statId("_c");
-
-        // Per event metadata: name, category and the args every event of the kind has.
-        struct Kind
-        {
-            StringId name = 0;
-            std::string longName; // set when the display name is shown
-            bool tfOp = false;
-            bool memcpy = false, memset = false;
-            std::string args;   // the metadata's stats, as JSON members
-            bool cupti = false; // a CUDA API call ("cu…" name) on a host plane
-            bool driver = false;
-        };
-        std::unordered_map<qint64, Kind> kinds;
-        // A stat as a JSON member appended to `out`; false for the ones not kept as args.
-        auto appendStat = [&](std::string &out, const xplane::XStat &stat) {
-            const std::string &name = statName(stat.metadata_id());
-            if (name.empty() || name[0] == '_' || stat.value_case() == xplane::XStat::kBytesValue ||
-                stat.value_case() == xplane::XStat::VALUE_NOT_SET)
-                return;
-            if (!out.empty())
-                out += ',';
-            appendJsonString(out, utf8(name));
-            out += ':';
-            char buf[32];
-            switch (stat.value_case()) {
-            case xplane::XStat::kDoubleValue: {
-                const double v = stat.double_value();
-                if (std::isfinite(v)) {
-                    auto r = std::to_chars(buf, buf + sizeof buf, v);
-                    out.append(buf, r.ptr);
-                } else {
-                    out += "null";
-                }
-                break;
-            }
-            case xplane::XStat::kUint64Value: {
-                auto r = std::to_chars(buf, buf + sizeof buf, stat.uint64_value());
-                out.append(buf, r.ptr);
-                break;
-            }
-            case xplane::XStat::kInt64Value: {
-                auto r = std::to_chars(buf, buf + sizeof buf, stat.int64_value());
-                out.append(buf, r.ptr);
-                break;
-            }
-            case xplane::XStat::kStrValue:
-                appendJsonString(out, utf8(stat.str_value()));
-                break;
-            case xplane::XStat::kRefValue:
-                appendJsonString(out, utf8(statName(qint64(stat.ref_value()))));
-                break;
-            default:
-                break;
-            }
-        };
-        auto kindOf = [&](qint64 id) -> const Kind & {
-            auto it = kinds.find(id);
-            if (it != kinds.end())
-                return it->second;
-            Kind k;
-            auto m = plane.event_metadata().find(id);
-            if (m == plane.event_metadata().end()) {
-                ++noMetadata;
-                k.name = w.intern("event " + std::to_string(id));
-                return kinds.emplace(id, std::move(k)).first->second;
-            }
-            const std::string name = utf8(m->second.name()),
-                              display = utf8(m->second.display_name());
-            k.name = w.intern(display.empty() ? name : display);
-            if (!display.empty() && display != name)
-                k.longName = name;
-            k.tfOp = isTfOpName(name);
-            k.memcpy = startsWith(display.empty() ? name : display, "Memcpy") ||
-                       startsWith(name, "memcpy");
-            k.memset = startsWith(display.empty() ? name : display, "Memset") ||
-                       startsWith(name, "memset");
-            k.cupti = !device && startsWith(name, "cu");
-            k.driver = k.cupti && !startsWith(name, "cuda");
-            for (const auto &stat : m->second.stats()) {
-                appendStat(k.args, stat);
-                if (stat.metadata_id() == memcpyStat && memcpyStat >= 0)
-                    k.memcpy = true;
-                else if (stat.metadata_id() == memsetStat && memsetStat >= 0)
-                    k.memset = true;
-            }
-            return kinds.emplace(id, std::move(k)).first->second;
-        };
-        std::unordered_map<std::string, StringId> categories;
-        auto category = [&](const std::string &c) {
-            auto it = categories.find(c);
-            return it != categories.end() ? it->second
-                                          : categories.emplace(c, w.intern(c)).first->second;
-        };
-
-        qint64 sortKey = 0;
-        if (++planesWithEvents <= kMaxPlanesListed) {
-            QJsonObject planeInfo;
-            planeInfo.insert(QStringLiteral("name"), QString::fromStdString(planeName));
-            planeInfo.insert(QStringLiteral("lines"), plane.lines_size());
-            planeInfo.insert(QStringLiteral("events"), planeEvents);
-            planesRead.append(planeInfo);
-        }
-        for (const auto &line : plane.lines()) {
-            if (line.events_size() == 0)
-                continue;
-            const std::string lineName =
-                utf8(line.display_name().empty() ? line.name() : line.display_name());
-            const std::string derived =
-                device ? derivedLineCategory(lineName, line.id()) : std::string();
-            const bool stream = device && derived.empty();
-            TrackId &track = tracks.lines[line.id()];
-            if (!track) {
-                TrackSpec ls;
-                ls.parent = tracks.process;
-                ls.kind = stream ? TrackKind::Stream : TrackKind::Thread;
-                ls.name = !lineName.empty() ? QString::fromStdString(lineName)
-                                            : QStringLiteral("thread %1").arg(line.id());
-                ls.pid = ps.pid;
-                ls.tid = QString::number(line.id());
-                ls.sortKey = ++sortKey;
-                track = w.addTrack(ls);
-            }
-            const StringId lineCat = derived.empty() ? 0 : category(derived);
-            std::string args;
-            for (const auto &event : line.events()) {
-                ++events;
-                if (event.data_case() == xplane::XEvent::kNumOccurrences) {
-                    ++aggregated;
-                    continue;
-                }
-                const Kind &k = kindOf(event.metadata_id());
-                // Picoseconds down to ns, start and end alike, so nested events stay nested.
-                // Offsets are from the line's start; one before it, or a time past the
-                // project's limits, is left out.
-                const qint64 offset = event.offset_ps();
-                const qint64 durationPs = std::max<qint64>(0, event.duration_ps());
-                if (event.duration_ps() < 0)
-                    warnings.add(
-                        QStringLiteral("negative duration"), -1,
-                        QStringLiteral(
-                            "an event has a negative duration_ps (%1, line '%2' at offset %3 ps); "
-                            "expected a duration >= 0, stored as 0")
-                            .arg(event.duration_ps())
-                            .arg(QString::fromStdString(lineName))
-                            .arg(offset));
-                if (offset < 0 || offset > std::numeric_limits<qint64>::max() - durationPs ||
-                    line.timestamp_ns() > kMaxAbsTimeNs || line.timestamp_ns() < -kMaxAbsTimeNs) {
-                    warnings.add(
-                        QStringLiteral("time"), -1,
-                        QStringLiteral(
-                            "an event's time is out of range (line '%1' at %2 ns, offset %3 ps); "
-                            "left out")
-                            .arg(QString::fromStdString(lineName))
-                            .arg(line.timestamp_ns())
-                            .arg(offset));
-                    continue;
-                }
-                const TimeNs ts = line.timestamp_ns() + offset / 1000;
-                const TimeNs end = line.timestamp_ns() + (offset + durationPs) / 1000;
-                StringId cat = lineCat;
-                if (!cat) {
-                    if (stream)
-                        cat = category(k.memcpy   ? "gpu_memcpy"
-                                       : k.memset ? "gpu_memset"
-                                                  : "kernel");
-                    else if (k.cupti)
-                        cat = category(k.driver ? "cuda_driver" : "cuda_runtime");
-                    else if (k.tfOp)
-                        cat = category("tf_op");
-                }
-                args.clear();
-                if (!k.longName.empty()) {
-                    appendJsonString(args, "long_name");
-                    args += ':';
-                    appendJsonString(args, k.longName);
-                }
-                if (!k.args.empty()) {
-                    if (!args.empty())
-                        args += ',';
-                    args += k.args;
-                }
-                qint64 correlation = kNoId;
-                std::optional<quint64> producerType, producerId, consumerType, consumerId;
-                auto intValue = [](const xplane::XStat &s) -> quint64 {
-                    return s.value_case() == xplane::XStat::kInt64Value ? quint64(s.int64_value())
-                                                                        : s.uint64_value();
-                };
-                for (const auto &stat : event.stats()) {
-                    const qint64 id = stat.metadata_id();
-                    if (id == correlationStat && correlationStat >= 0)
-                        correlation = qint64(intValue(stat));
-                    else if (id == pt && pt >= 0)
-                        producerType = intValue(stat);
-                    else if (id == pId && pId >= 0)
-                        producerId = intValue(stat);
-                    else if (id == ct && ct >= 0)
-                        consumerType = intValue(stat);
-                    else if (id == cId && cId >= 0)
-                        consumerId = intValue(stat);
-                    appendStat(args, stat);
-                }
-                std::string json;
-                if (!args.empty()) {
-                    json.reserve(args.size() + 2);
-                    json += '{';
-                    json += args;
-                    json += '}';
-                }
-                const SliceId slice =
-                    w.addSlice(track, ts, end - ts, k.name, cat, correlation, kNoId, json);
-                if (!slice)
-                    continue;
-                if (correlation != kNoId) {
-                    if (stream)
-                        launched.emplace_back(quint64(correlation), slice);
-                    else if (k.cupti)
-                        apiCalls.emplace(quint64(correlation), slice);
-                }
-                if (producerType && producerId)
-                    producers.emplace(Context{*producerType, *producerId}, slice);
-                if (consumerType && consumerId)
-                    consumers.emplace_back(Context{*consumerType, *consumerId}, slice);
-                if ((events & 0xffff) == 0 && ctx.progress &&
-                    !ctx.progress(0.1 + 0.8 * double(span.at) / double(bytes.size())))
-                    return {ImportOutcome::Status::Cancelled, -1, {}, {}};
-            }
-        }
+        if (auto stop =
+                importPlane(plane, 0.1 + 0.8 * double(span.at) / double(bytes.size()), ctx, st))
+            return *stop;
     }
     qint64 launches = 0, contextFlows = 0;
     for (const auto &[corr, work] : launched) {
