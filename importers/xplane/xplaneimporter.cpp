@@ -230,69 +230,11 @@ struct PlaneState
     int otherPlanes = 0;
 };
 
-// One plane's lines and events into tracks and slices, with the launch and producer/consumer
-// ends they carry (linked once every plane is read). `fraction`: how far the import is, for
-// progress. Nullopt when it goes on; the outcome when it stops (cancelled).
-std::optional<ImportOutcome> importPlane(const xplane::XPlane &plane, double fraction,
-                                         ImportContext &ctx, PlaneState &st)
+// What one plane's metadata says of its events and stats (names, categories, the args every
+// event of a kind has), worked out once per id as importPlane meets them.
+class PlaneKinds
 {
-    TraceWriter &w = st.w;
-    WarningLog &warnings = st.warnings;
-    qint64 &aggregated = st.aggregated, &noMetadata = st.noMetadata;
-    std::map<Context, SliceId> &producers = st.producers;
-    std::vector<std::pair<Context, SliceId>> &consumers = st.consumers;
-    std::unordered_map<quint64, SliceId> &apiCalls = st.apiCalls;
-    std::vector<std::pair<quint64, SliceId>> &launched = st.launched;
-    QJsonArray &planesRead = st.planesRead;
-    qint64 &planesWithEvents = st.planesWithEvents, &events = st.events;
-    int &otherPlanes = st.otherPlanes;
-    qint64 planeEvents = 0;
-    for (const auto &line : plane.lines())
-        planeEvents += line.events_size();
-    const std::string planeName = utf8(plane.name());
-    if (planeEvents == 0)
-        return std::nullopt; // "/host:metadata", "Task Environment", ...: no timeline
-    const bool device = startsWith(planeName, "/device:");
-    const bool hostCpu = planeName == "/host:CPU";
-    // The trace viewer's numbering: device N is pid 1 + N, the host's threads 501.
-    int pid = hostCpu ? kHostThreadsPid : kHostThreadsPid + 1 + otherPlanes;
-    if (device) {
-        const size_t colon = planeName.rfind(':');
-        int ordinal = -1;
-        const char *b = planeName.data() + colon + 1, *e = planeName.data() + planeName.size();
-        if (colon != std::string::npos && std::from_chars(b, e, ordinal).ptr == e && ordinal >= 0 &&
-            ordinal < 500)
-            pid = 1 + ordinal;
-    } else if (!hostCpu) {
-        ++otherPlanes;
-    }
-    PlaneTracks tracks;
-    TrackSpec ps;
-    ps.kind = device ? TrackKind::Gpu : TrackKind::Process;
-    ps.name = QStringLiteral("%1 (pid %2)")
-                  .arg(QString::fromStdString(planeName))
-                  .arg(pid); // as the JSON's rows
-    ps.pid = QString::number(pid);
-    ps.sortKey = pid;
-    tracks.process = w.addTrack(ps);
-
-    auto statName = [&](qint64 id) -> const std::string & {
-        static const std::string none;
-        auto it = plane.stat_metadata().find(id);
-        return it == plane.stat_metadata().end() ? none : it->second.name();
-    };
-    // Stat ids the importer reads, by name.
-    auto statId = [&](const char *name) -> qint64 {
-        for (const auto &[id, m] : plane.stat_metadata())
-            if (m.name() == name)
-                return id;
-        return -1;
-    };
-    const qint64 correlationStat = statId("correlation_id");
-    const qint64 memcpyStat = statId("memcpy_details"), memsetStat = statId("memset_details");
-    const qint64 pt = statId("_pt"), pId = statId("_p"), ct = statId("_ct"), cId = statId("_c");
-
-    // Per event metadata: name, category and the args every event of the kind has.
+public:
     struct Kind
     {
         StringId name = 0;
@@ -303,9 +245,30 @@ std::optional<ImportOutcome> importPlane(const xplane::XPlane &plane, double fra
         bool cupti = false; // a CUDA API call ("cu…" name) on a host plane
         bool driver = false;
     };
-    std::unordered_map<qint64, Kind> kinds;
-    // A stat as a JSON member appended to `out`; false for the ones not kept as args.
-    auto appendStat = [&](std::string &out, const xplane::XStat &stat) {
+
+    PlaneKinds(const xplane::XPlane &plane, TraceWriter &w, bool device, qint64 &noMetadata)
+        : plane(plane), w(w), device(device), noMetadata(noMetadata),
+          memcpyStat(statId("memcpy_details")), memsetStat(statId("memset_details"))
+    {
+    }
+
+    const std::string &statName(qint64 id) const
+    {
+        static const std::string none;
+        auto it = plane.stat_metadata().find(id);
+        return it == plane.stat_metadata().end() ? none : it->second.name();
+    }
+    // Stat ids the importer reads, by name.
+    qint64 statId(const char *name) const
+    {
+        for (const auto &[id, m] : plane.stat_metadata())
+            if (m.name() == name)
+                return id;
+        return -1;
+    }
+    // A stat as a JSON member appended to `out` (not the ones kept out of args).
+    void appendStat(std::string &out, const xplane::XStat &stat) const
+    {
         const std::string &name = statName(stat.metadata_id());
         if (name.empty() || name[0] == '_' || stat.value_case() == xplane::XStat::kBytesValue ||
             stat.value_case() == xplane::XStat::VALUE_NOT_SET)
@@ -345,8 +308,9 @@ std::optional<ImportOutcome> importPlane(const xplane::XPlane &plane, double fra
         default:
             break;
         }
-    };
-    auto kindOf = [&](qint64 id) -> const Kind & {
+    }
+    const Kind &kindOf(qint64 id)
+    {
         auto it = kinds.find(id);
         if (it != kinds.end())
             return it->second;
@@ -376,13 +340,81 @@ std::optional<ImportOutcome> importPlane(const xplane::XPlane &plane, double fra
                 k.memset = true;
         }
         return kinds.emplace(id, std::move(k)).first->second;
-    };
-    std::unordered_map<std::string, StringId> categories;
-    auto category = [&](const std::string &c) {
+    }
+    StringId category(const std::string &c)
+    {
         auto it = categories.find(c);
         return it != categories.end() ? it->second
                                       : categories.emplace(c, w.intern(c)).first->second;
-    };
+    }
+
+private:
+    const xplane::XPlane &plane;
+    TraceWriter &w;
+    const bool device;
+    qint64 &noMetadata;
+    const qint64 memcpyStat, memsetStat;
+    std::unordered_map<qint64, Kind> kinds;
+    std::unordered_map<std::string, StringId> categories;
+};
+
+// One plane's lines and events into tracks and slices, with the launch and producer/consumer
+// ends they carry (linked once every plane is read). `fraction`: how far the import is, for
+// progress. Nullopt when it goes on; the outcome when it stops (cancelled).
+// A plane's own row, numbered as the trace viewer numbers it: device N is pid 1 + N, the host's
+// threads 501, any other plane the next pid after them (`otherPlanes` counts those).
+TrackSpec planeProcess(const std::string &planeName, bool device, bool hostCpu, int &otherPlanes)
+{
+    int pid = hostCpu ? kHostThreadsPid : kHostThreadsPid + 1 + otherPlanes;
+    if (device) {
+        const size_t colon = planeName.rfind(':');
+        int ordinal = -1;
+        const char *b = planeName.data() + colon + 1, *e = planeName.data() + planeName.size();
+        if (colon != std::string::npos && std::from_chars(b, e, ordinal).ptr == e && ordinal >= 0 &&
+            ordinal < 500)
+            pid = 1 + ordinal;
+    } else if (!hostCpu) {
+        ++otherPlanes;
+    }
+    TrackSpec ps;
+    ps.kind = device ? TrackKind::Gpu : TrackKind::Process;
+    ps.name = QStringLiteral("%1 (pid %2)")
+                  .arg(QString::fromStdString(planeName))
+                  .arg(pid); // as the JSON's rows
+    ps.pid = QString::number(pid);
+    ps.sortKey = pid;
+    return ps;
+}
+
+std::optional<ImportOutcome> importPlane(const xplane::XPlane &plane, double fraction,
+                                         ImportContext &ctx, PlaneState &st)
+{
+    TraceWriter &w = st.w;
+    WarningLog &warnings = st.warnings;
+    qint64 &aggregated = st.aggregated, &noMetadata = st.noMetadata;
+    std::map<Context, SliceId> &producers = st.producers;
+    std::vector<std::pair<Context, SliceId>> &consumers = st.consumers;
+    std::unordered_map<quint64, SliceId> &apiCalls = st.apiCalls;
+    std::vector<std::pair<quint64, SliceId>> &launched = st.launched;
+    QJsonArray &planesRead = st.planesRead;
+    qint64 &planesWithEvents = st.planesWithEvents, &events = st.events;
+    int &otherPlanes = st.otherPlanes;
+    qint64 planeEvents = 0;
+    for (const auto &line : plane.lines())
+        planeEvents += line.events_size();
+    const std::string planeName = utf8(plane.name());
+    if (planeEvents == 0)
+        return std::nullopt; // "/host:metadata", "Task Environment", ...: no timeline
+    const bool device = startsWith(planeName, "/device:");
+    const bool hostCpu = planeName == "/host:CPU";
+    PlaneTracks tracks;
+    const TrackSpec ps = planeProcess(planeName, device, hostCpu, otherPlanes);
+    tracks.process = w.addTrack(ps);
+
+    PlaneKinds pk(plane, w, device, noMetadata);
+    const qint64 correlationStat = pk.statId("correlation_id");
+    const qint64 pt = pk.statId("_pt"), pId = pk.statId("_p"), ct = pk.statId("_ct"),
+                 cId = pk.statId("_c");
 
     qint64 sortKey = 0;
     if (++planesWithEvents <= kMaxPlanesListed) {
@@ -412,7 +444,7 @@ std::optional<ImportOutcome> importPlane(const xplane::XPlane &plane, double fra
             ls.sortKey = ++sortKey;
             track = w.addTrack(ls);
         }
-        const StringId lineCat = derived.empty() ? 0 : category(derived);
+        const StringId lineCat = derived.empty() ? 0 : pk.category(derived);
         std::string args;
         for (const auto &event : line.events()) {
             ++events;
@@ -420,7 +452,7 @@ std::optional<ImportOutcome> importPlane(const xplane::XPlane &plane, double fra
                 ++aggregated;
                 continue;
             }
-            const Kind &k = kindOf(event.metadata_id());
+            const PlaneKinds::Kind &k = pk.kindOf(event.metadata_id());
             // Picoseconds down to ns, start and end alike, so nested events stay nested.
             // Offsets are from the line's start; one before it, or a time past the
             // project's limits, is left out.
@@ -452,11 +484,11 @@ std::optional<ImportOutcome> importPlane(const xplane::XPlane &plane, double fra
             StringId cat = lineCat;
             if (!cat) {
                 if (stream)
-                    cat = category(k.memcpy ? "gpu_memcpy" : k.memset ? "gpu_memset" : "kernel");
+                    cat = pk.category(k.memcpy ? "gpu_memcpy" : k.memset ? "gpu_memset" : "kernel");
                 else if (k.cupti)
-                    cat = category(k.driver ? "cuda_driver" : "cuda_runtime");
+                    cat = pk.category(k.driver ? "cuda_driver" : "cuda_runtime");
                 else if (k.tfOp)
-                    cat = category("tf_op");
+                    cat = pk.category("tf_op");
             }
             args.clear();
             if (!k.longName.empty()) {
@@ -487,7 +519,7 @@ std::optional<ImportOutcome> importPlane(const xplane::XPlane &plane, double fra
                     consumerType = intValue(stat);
                 else if (id == cId && cId >= 0)
                     consumerId = intValue(stat);
-                appendStat(args, stat);
+                pk.appendStat(args, stat);
             }
             std::string json;
             if (!args.empty()) {
