@@ -23,6 +23,313 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <functional>
+#include <optional>
+
+namespace {
+
+// The studio's options, in the order --help lists them.
+struct StudioOptions
+{
+    QCommandLineOption screenshot{
+        QStringLiteral("screenshot"),
+        QStringLiteral("Render the window after loading to OUT.png and exit"),
+        QStringLiteral("OUT.png")};
+    QCommandLineOption size{QStringLiteral("size"), QStringLiteral("Window size for --screenshot"),
+                            QStringLiteral("WxH"), QStringLiteral("1600x1000")};
+    QCommandLineOption select{
+        QStringLiteral("select"),
+        QStringLiteral("With --screenshot: find this slice name and select its first match"),
+        QStringLiteral("NAME")};
+    QCommandLineOption panel{
+        QStringLiteral("panel"),
+        QStringLiteral(
+            "With --screenshot: bring this view or panel to the front (timeline, analysis, ranks, "
+            "graph, compare, simulate, query, details, aggregate, flame, sources, runs, whatif)"),
+        QStringLiteral("NAME")};
+    QCommandLineOption whatif{
+        QStringLiteral("whatif"),
+        QStringLiteral("With --screenshot: show the what-if panel replaying these presets "
+                       "or scales (comma-separated: amp, fusedadam, input=N, input=free, "
+                       "REGEX=FACTOR)"),
+        QStringLiteral("transforms")};
+    QCommandLineOption graphFocus{
+        QStringLiteral("graph-focus"),
+        QStringLiteral("With --screenshot: open this node of the execution graph (as a "
+                       "double-click does) and reveal it in the timeline"),
+        QStringLiteral("NAME")};
+    QCommandLineOption graphRun{
+        QStringLiteral("graph-run"),
+        QStringLiteral("With --screenshot: show this run's execution graph, or 'workflow' for "
+                       "the project's workflow (the default when it has several runs)"),
+        QStringLiteral("NAME")};
+    QCommandLineOption compareRuns{
+        QStringLiteral("runs"),
+        QStringLiteral("With --screenshot: compare these runs (comma-separated) in the "
+                       "Compare panel"),
+        QStringLiteral("A,B")};
+    QCommandLineOption compareMetric{
+        QStringLiteral("metric"),
+        QStringLiteral("With --runs: chart this metric (an MLflow metric or a counter such "
+                       "as 'GPU utilisation')"),
+        QStringLiteral("NAME")};
+    QCommandLineOption compareTab{
+        QStringLiteral("compare-tab"),
+        QStringLiteral(
+            "With --runs: show this tab of the Compare panel (metrics, params, diff, validation)"),
+        QStringLiteral("TAB"), QStringLiteral("metrics")};
+    QCommandLineOption stateOut{
+        QStringLiteral("state"),
+        QStringLiteral("With --screenshot: also write the window's state (views, panels, runs in "
+                       "focus, time window, tracks, ruler labels) to OUT.json"),
+        QStringLiteral("OUT.json")};
+    QCommandLineOption queryOption{
+        QStringLiteral("query"),
+        QStringLiteral("With --screenshot: show the Query view running this SQL"),
+        QStringLiteral("SQL")};
+    QCommandLineOption themeOption{
+        QStringLiteral("theme"),
+        QStringLiteral("light, dark or system (default: the last chosen; screenshots: light)"),
+        QStringLiteral("THEME")};
+    QCommandLineOption followOption{
+        QStringLiteral("follow"),
+        QStringLiteral("Follow this folder while a job writes it: import what arrives "
+                       "and keep the timeline at its end"),
+        QStringLiteral("DIR")};
+    QCommandLineOption recordOption{
+        QStringLiteral("record"),
+        QStringLiteral("Record the command given after -- (grademl record) into a new "
+                       "folder and follow it; closing the window stops both")};
+    QCommandLineOption intervalOption{
+        QStringLiteral("interval"),
+        QStringLiteral("With --record: how often to sample (default 100ms)"),
+        QStringLiteral("DURATION")};
+    QCommandLineOption outOption{
+        QStringLiteral("out"),
+        QStringLiteral("With --record: the folder to record into (default: a new one under "
+                       "the user's data folder)"),
+        QStringLiteral("DIR")};
+    QCommandLineOption liveSeconds{
+        QStringLiteral("live-seconds"),
+        QStringLiteral("With --screenshot and --follow or --record: take the picture after "
+                       "this many seconds of live data"),
+        QStringLiteral("SECONDS"), QStringLiteral("0")};
+
+    void addTo(QCommandLineParser &parser) const
+    {
+        parser.addOption(screenshot);
+        parser.addOption(size);
+        parser.addOption(select);
+        parser.addOption(panel);
+        parser.addOption(whatif);
+        parser.addOption(graphFocus);
+        parser.addOption(graphRun);
+        parser.addOption(compareRuns);
+        parser.addOption(compareMetric);
+        parser.addOption(compareTab);
+        parser.addOption(stateOut);
+        parser.addOption(queryOption);
+        parser.addOption(themeOption);
+        parser.addOption(followOption);
+        parser.addOption(recordOption);
+        parser.addOption(intervalOption);
+        parser.addOption(outOption);
+        parser.addOption(liveSeconds);
+    }
+};
+
+// With --screenshot: opens what was given (or waits for the followed folder's first data), then
+// shows what the options ask for: a slice selected, a view or panel in front, runs compared, the
+// what-if panel replaying. `ok` turns false when a view could not be shown; an exit code when the
+// options are wrong.
+std::optional<int> showRequested(gml::MainWindow &window, const QCommandLineParser &parser,
+                                 const StudioOptions &o, const QStringList &paths, bool live,
+                                 bool &ok)
+{
+    QEventLoop loop;
+    QObject::connect(&window, &gml::MainWindow::loaded, &loop, [&](bool success) {
+        ok = success;
+        loop.quit();
+    });
+    if (!live)
+        window.openPath(paths.first());
+    loop.exec();
+    // Live: the picture after this many seconds of data arriving.
+    if (ok && live) {
+        QElapsedTimer waited;
+        waited.start();
+        const qint64 ms = qint64(parser.value(o.liveSeconds).toDouble() * 1000);
+        while (waited.elapsed() < ms)
+            window.follower().waitForUpdate(int(std::max<qint64>(1, ms - waited.elapsed())));
+    }
+    if (ok && parser.isSet(o.select)) {
+        window.find(parser.value(o.select), false);
+        window.waitForSearch();
+    }
+    if (parser.isSet(o.panel)) {
+        if (!window.showView(parser.value(o.panel))) {
+            std::fprintf(
+                stderr,
+                "grademl-studio: no view or panel '%s' (timeline, analysis, ranks, graph, "
+                "compare, simulate, query, details, aggregate, flame, sources, runs, whatif)\n",
+                qPrintable(parser.value(o.panel)));
+            return 2;
+        }
+        if (parser.value(o.panel) == QLatin1String("runs"))
+            ok = window.showRuns();
+        if (parser.value(o.panel) == QLatin1String("analysis") ||
+            parser.value(o.panel) == QLatin1String("ranks"))
+            ok = window.showAnalysis();
+        if (parser.value(o.panel) == QLatin1String("simulate"))
+            ok = window.showSimulate();
+    }
+    if (ok && parser.isSet(o.compareRuns)) {
+        const QStringList runs =
+            parser.value(o.compareRuns).split(QLatin1Char(','), Qt::SkipEmptyParts);
+        const QStringList tabs{QStringLiteral("metrics"), QStringLiteral("params"),
+                               QStringLiteral("diff"), QStringLiteral("validation")};
+        const int tab = int(tabs.indexOf(parser.value(o.compareTab)));
+        if (runs.size() < 2 || tab < 0) {
+            std::fprintf(stderr, "grademl-studio: --runs needs two runs or more; --compare-tab "
+                                 "is one of metrics, params, diff, validation\n");
+            return 2;
+        }
+        ok = window.showCompare(runs, parser.value(o.compareMetric));
+        if (auto *p = window.findChild<gml::ComparePanel *>(); ok && p)
+            p->showTab(tab);
+    }
+    if (ok && (parser.isSet(o.whatif) || parser.value(o.panel) == QLatin1String("whatif"))) {
+        QList<gml::sim::Transform> transforms;
+        for (const QString &item :
+             parser.value(o.whatif).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            QString why;
+            auto t = gml::sim::parsePreset(item.trimmed(), nullptr);
+            if (!t)
+                t = gml::sim::parseScale(item.trimmed(), &why);
+            if (!t) {
+                std::fprintf(stderr, "grademl-studio: --whatif: %s\n", qPrintable(why));
+                return 2;
+            }
+            transforms.append(*t);
+        }
+        QEventLoop loop;
+        QObject::connect(&window, &gml::MainWindow::whatIfShown, &loop, [&](bool success) {
+            ok = success;
+            loop.quit();
+        });
+        window.showWhatIf(transforms);
+        loop.exec();
+    }
+    return std::nullopt;
+}
+
+// The graph dock is drawn once its model is built and laid out (off the GUI thread): when it is
+// in view, the screenshot waits for it rather than showing "Laying out…"; --graph-run and
+// --graph-focus choose what it shows.
+std::optional<int> showGraphRequested(gml::MainWindow &window, const QCommandLineParser &parser,
+                                      const StudioOptions &o, const QStringList &paths, bool &ok)
+{
+    const bool graphInView = window.frontView() == QLatin1String("graph");
+    if (ok && !paths.isEmpty() &&
+        (graphInView || parser.isSet(o.graphFocus) || parser.isSet(o.graphRun) ||
+         parser.value(o.panel) == QLatin1String("graph"))) {
+        ok = window.showGraph();
+        if (ok && parser.isSet(o.graphRun)) {
+            if (parser.value(o.graphRun) == QLatin1String("workflow"))
+                window.graph()->selectWorkflow();
+            else
+                window.graph()->selectRun(parser.value(o.graphRun));
+            ok = window.showGraph();
+        }
+        if (ok && parser.isSet(o.graphFocus)) {
+            const int node = window.graphView()->model()->find(parser.value(o.graphFocus));
+            if (node < 0) {
+                std::fprintf(stderr, "grademl-studio: --graph-focus: no node named '%s'\n",
+                             qPrintable(parser.value(o.graphFocus)));
+                return 2;
+            }
+            window.graphView()->setFocusNode(node);
+            window.graphView()->waitForLayout();
+            window.graph()->reveal(node);
+        }
+    }
+    return std::nullopt;
+}
+
+// --screenshot: the real window rendered offscreen after loading, written to the PNG (and the
+// window's state to --state's JSON); the exit status says whether everything asked was shown.
+int takeScreenshot(gml::MainWindow &window, const QCommandLineParser &parser,
+                   const StudioOptions &o, const QStringList &paths, bool live,
+                   const std::function<bool()> &startLive)
+{
+    // Headless: load, render the real window offscreen, write the PNG, exit.
+    const QStringList wh = parser.value(o.size).split(QLatin1Char('x'));
+    const int w = wh.value(0).toInt(), h = wh.value(1).toInt();
+    if (wh.size() != 2 || w < 200 || h < 150) {
+        std::fprintf(stderr, "grademl-studio: --size expects WxH (at least 200x150), got '%s'\n",
+                     qPrintable(parser.value(o.size)));
+        return 2;
+    }
+    window.setInteractive(false);
+    window.resize(w, h);
+    window.show();
+    bool ok = true;
+    if (live && !startLive())
+        return 1;
+    if (!paths.isEmpty() || live)
+        if (const auto stop = showRequested(window, parser, o, paths, live, ok))
+            return *stop;
+    // The graph dock is drawn once its model is built and laid out (off the GUI thread): when
+    // it is in view, the screenshot waits for it rather than showing "Laying out…".
+    if (const auto stop = showGraphRequested(window, parser, o, paths, ok))
+        return *stop;
+    if (ok && parser.isSet(o.queryOption)) {
+        window.showView(QStringLiteral("query"));
+        if (auto *view = window.findChild<gml::QueryView *>())
+            view->editor()->setPlainText(parser.value(o.queryOption));
+        window.query()->setRemember(false); // a screenshot leaves the user's history alone
+        window.query()->run(parser.value(o.queryOption));
+        window.query()->waitForIdle();
+    }
+    window.rankOverview()->waitForIdle();
+    QCoreApplication::processEvents();
+    window.flame()->waitForIdle(); // computed when its pane is in view
+    QCoreApplication::processEvents();
+    if (auto *timeline = window.findChild<gml::TimelineView *>())
+        timeline->waitForPages();
+    const QString out = parser.value(o.screenshot);
+    if (!window.grab().save(out)) {
+        std::fprintf(stderr, "grademl-studio: cannot write %s\n", qPrintable(out));
+        return 1;
+    }
+    std::fprintf(stderr, "grademl-studio: wrote %s\n", qPrintable(out));
+    // A track it could not read (a cluster project's shard gone) is drawn empty: said, and a
+    // failure.
+    bool unreadable = false;
+    if (const auto data = window.timeline()->data();
+        data && data->pager && !data->pager->errorString().isEmpty()) {
+        std::fprintf(stderr, "grademl-studio: part of the timeline cannot be read: %s\n",
+                     qPrintable(data->pager->errorString()));
+        unreadable = true;
+    }
+    if (parser.isSet(o.stateOut)) {
+        QFile f(parser.value(o.stateOut));
+        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+            f.write(QJsonDocument(gml::studioState(window)).toJson()) < 0) {
+            std::fprintf(stderr, "grademl-studio: cannot write %s\n",
+                         qPrintable(parser.value(o.stateOut)));
+            return 1;
+        }
+    }
+    if (!ok) // every non-zero exit says why
+        std::fprintf(stderr, "grademl-studio: %s\n",
+                     qPrintable(window.problem().isEmpty()
+                                    ? QStringLiteral("the requested view could not be shown")
+                                    : window.problem()));
+    return ok && !unreadable ? 0 : 1;
+}
+
+} // namespace
 
 int main(int argc, char **argv)
 {
@@ -43,112 +350,13 @@ int main(int argc, char **argv)
     parser.addPositionalArgument(QStringLiteral("path"),
                                  QStringLiteral("A trace folder or a .grademl project"),
                                  QStringLiteral("[FOLDER | FILE.grademl]"));
-    QCommandLineOption screenshot(
-        QStringLiteral("screenshot"),
-        QStringLiteral("Render the window after loading to OUT.png and exit"),
-        QStringLiteral("OUT.png"));
-    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot"),
-                            QStringLiteral("WxH"), QStringLiteral("1600x1000"));
-    QCommandLineOption select(
-        QStringLiteral("select"),
-        QStringLiteral("With --screenshot: find this slice name and select its first match"),
-        QStringLiteral("NAME"));
-    QCommandLineOption panel(
-        QStringLiteral("panel"),
-        QStringLiteral(
-            "With --screenshot: bring this view or panel to the front (timeline, analysis, ranks, "
-            "graph, compare, simulate, query, details, aggregate, flame, sources, runs, whatif)"),
-        QStringLiteral("NAME"));
-    parser.addOption(screenshot);
-    parser.addOption(size);
-    parser.addOption(select);
-    parser.addOption(panel);
-    QCommandLineOption whatif(
-        QStringLiteral("whatif"),
-        QStringLiteral("With --screenshot: show the what-if panel replaying these presets "
-                       "or scales (comma-separated: amp, fusedadam, input=N, input=free, "
-                       "REGEX=FACTOR)"),
-        QStringLiteral("transforms"));
-    parser.addOption(whatif);
-    QCommandLineOption graphFocus(
-        QStringLiteral("graph-focus"),
-        QStringLiteral("With --screenshot: open this node of the execution graph (as a "
-                       "double-click does) and reveal it in the timeline"),
-        QStringLiteral("NAME"));
-    parser.addOption(graphFocus);
-    QCommandLineOption graphRun(
-        QStringLiteral("graph-run"),
-        QStringLiteral("With --screenshot: show this run's execution graph, or 'workflow' for "
-                       "the project's workflow (the default when it has several runs)"),
-        QStringLiteral("NAME"));
-    parser.addOption(graphRun);
-    QCommandLineOption compareRuns(
-        QStringLiteral("runs"),
-        QStringLiteral("With --screenshot: compare these runs (comma-separated) in the "
-                       "Compare panel"),
-        QStringLiteral("A,B"));
-    QCommandLineOption compareMetric(
-        QStringLiteral("metric"),
-        QStringLiteral("With --runs: chart this metric (an MLflow metric or a counter such "
-                       "as 'GPU utilisation')"),
-        QStringLiteral("NAME"));
-    QCommandLineOption compareTab(
-        QStringLiteral("compare-tab"),
-        QStringLiteral(
-            "With --runs: show this tab of the Compare panel (metrics, params, diff, validation)"),
-        QStringLiteral("TAB"), QStringLiteral("metrics"));
-    parser.addOption(compareRuns);
-    parser.addOption(compareMetric);
-    parser.addOption(compareTab);
-    QCommandLineOption stateOut(
-        QStringLiteral("state"),
-        QStringLiteral("With --screenshot: also write the window's state (views, panels, runs in "
-                       "focus, time window, tracks, ruler labels) to OUT.json"),
-        QStringLiteral("OUT.json"));
-    parser.addOption(stateOut);
-    QCommandLineOption queryOption(
-        QStringLiteral("query"),
-        QStringLiteral("With --screenshot: show the Query view running this SQL"),
-        QStringLiteral("SQL"));
-    parser.addOption(queryOption);
-    QCommandLineOption themeOption(
-        QStringLiteral("theme"),
-        QStringLiteral("light, dark or system (default: the last chosen; screenshots: light)"),
-        QStringLiteral("THEME"));
-    parser.addOption(themeOption);
-    QCommandLineOption followOption(
-        QStringLiteral("follow"),
-        QStringLiteral("Follow this folder while a job writes it: import what arrives "
-                       "and keep the timeline at its end"),
-        QStringLiteral("DIR"));
-    parser.addOption(followOption);
-    QCommandLineOption recordOption(
-        QStringLiteral("record"),
-        QStringLiteral("Record the command given after -- (grademl record) into a new "
-                       "folder and follow it; closing the window stops both"));
-    parser.addOption(recordOption);
-    QCommandLineOption intervalOption(
-        QStringLiteral("interval"),
-        QStringLiteral("With --record: how often to sample (default 100ms)"),
-        QStringLiteral("DURATION"));
-    parser.addOption(intervalOption);
-    QCommandLineOption outOption(
-        QStringLiteral("out"),
-        QStringLiteral("With --record: the folder to record into (default: a new one under "
-                       "the user's data folder)"),
-        QStringLiteral("DIR"));
-    parser.addOption(outOption);
-    QCommandLineOption liveSeconds(
-        QStringLiteral("live-seconds"),
-        QStringLiteral("With --screenshot and --follow or --record: take the picture after "
-                       "this many seconds of live data"),
-        QStringLiteral("SECONDS"), QStringLiteral("0"));
-    parser.addOption(liveSeconds);
+    const StudioOptions o;
+    o.addTo(parser);
     parser.process(app);
 
     gml::MainWindow::setSystemDark(app.palette().color(QPalette::Window).lightness() < 128);
-    const QString theme = parser.value(themeOption);
-    if (parser.isSet(themeOption) && theme != QLatin1String("light") &&
+    const QString theme = parser.value(o.themeOption);
+    if (parser.isSet(o.themeOption) && theme != QLatin1String("light") &&
         theme != QLatin1String("dark") && theme != QLatin1String("system")) {
         std::fprintf(stderr, "grademl-studio: --theme expects light, dark or system, got '%s'\n",
                      qPrintable(theme));
@@ -157,30 +365,30 @@ int main(int argc, char **argv)
     gml::MainWindow window;
     // The theme: --theme (not remembered), else the user's last choice; a screenshot is light
     // unless asked, so its pictures are the same for everyone.
-    window.setTheme(parser.isSet(themeOption)  ? theme
-                    : parser.isSet(screenshot) ? QStringLiteral("light")
-                                               : gml::MainWindow::savedTheme(),
+    window.setTheme(parser.isSet(o.themeOption)  ? theme
+                    : parser.isSet(o.screenshot) ? QStringLiteral("light")
+                                                 : gml::MainWindow::savedTheme(),
                     false);
     const QStringList paths = parser.positionalArguments();
     // Live: a folder to follow, or a command to record (everything after --) and follow.
-    const bool live = parser.isSet(followOption) || parser.isSet(recordOption);
-    if (parser.isSet(recordOption) && paths.isEmpty()) {
+    const bool live = parser.isSet(o.followOption) || parser.isSet(o.recordOption);
+    if (parser.isSet(o.recordOption) && paths.isEmpty()) {
         std::fprintf(stderr, "grademl-studio: --record needs a command after --\n");
         return 2;
     }
     auto startLive = [&]() -> bool {
-        if (parser.isSet(followOption)) {
-            window.followFolder(parser.value(followOption));
+        if (parser.isSet(o.followOption)) {
+            window.followFolder(parser.value(o.followOption));
             return true;
         }
         QString why;
-        if (window.recordCommand(paths, parser.value(intervalOption), parser.value(outOption),
+        if (window.recordCommand(paths, parser.value(o.intervalOption), parser.value(o.outOption),
                                  &why))
             return true;
         std::fprintf(stderr, "grademl-studio: %s\n", qPrintable(why));
         return false;
     };
-    if (!parser.isSet(screenshot)) {
+    if (!parser.isSet(o.screenshot)) {
         window.restoreLayout();
         window.show();
         if (live) {
@@ -192,164 +400,5 @@ int main(int argc, char **argv)
         return QApplication::exec();
     }
 
-    // Headless: load, render the real window offscreen, write the PNG, exit.
-    const QStringList wh = parser.value(size).split(QLatin1Char('x'));
-    const int w = wh.value(0).toInt(), h = wh.value(1).toInt();
-    if (wh.size() != 2 || w < 200 || h < 150) {
-        std::fprintf(stderr, "grademl-studio: --size expects WxH (at least 200x150), got '%s'\n",
-                     qPrintable(parser.value(size)));
-        return 2;
-    }
-    window.setInteractive(false);
-    window.resize(w, h);
-    window.show();
-    bool ok = true;
-    if (live && !startLive())
-        return 1;
-    if (!paths.isEmpty() || live) {
-        QEventLoop loop;
-        QObject::connect(&window, &gml::MainWindow::loaded, &loop, [&](bool success) {
-            ok = success;
-            loop.quit();
-        });
-        if (!live)
-            window.openPath(paths.first());
-        loop.exec();
-        // Live: the picture after this many seconds of data arriving.
-        if (ok && live) {
-            QElapsedTimer waited;
-            waited.start();
-            const qint64 ms = qint64(parser.value(liveSeconds).toDouble() * 1000);
-            while (waited.elapsed() < ms)
-                window.follower().waitForUpdate(int(std::max<qint64>(1, ms - waited.elapsed())));
-        }
-        if (ok && parser.isSet(select)) {
-            window.find(parser.value(select), false);
-            window.waitForSearch();
-        }
-        if (parser.isSet(panel)) {
-            if (!window.showView(parser.value(panel))) {
-                std::fprintf(
-                    stderr,
-                    "grademl-studio: no view or panel '%s' (timeline, analysis, ranks, graph, "
-                    "compare, simulate, query, details, aggregate, flame, sources, runs, whatif)\n",
-                    qPrintable(parser.value(panel)));
-                return 2;
-            }
-            if (parser.value(panel) == QLatin1String("runs"))
-                ok = window.showRuns();
-            if (parser.value(panel) == QLatin1String("analysis") ||
-                parser.value(panel) == QLatin1String("ranks"))
-                ok = window.showAnalysis();
-            if (parser.value(panel) == QLatin1String("simulate"))
-                ok = window.showSimulate();
-        }
-        if (ok && parser.isSet(compareRuns)) {
-            const QStringList runs =
-                parser.value(compareRuns).split(QLatin1Char(','), Qt::SkipEmptyParts);
-            const QStringList tabs{QStringLiteral("metrics"), QStringLiteral("params"),
-                                   QStringLiteral("diff"), QStringLiteral("validation")};
-            const int tab = int(tabs.indexOf(parser.value(compareTab)));
-            if (runs.size() < 2 || tab < 0) {
-                std::fprintf(stderr, "grademl-studio: --runs needs two runs or more; --compare-tab "
-                                     "is one of metrics, params, diff, validation\n");
-                return 2;
-            }
-            ok = window.showCompare(runs, parser.value(compareMetric));
-            if (auto *p = window.findChild<gml::ComparePanel *>(); ok && p)
-                p->showTab(tab);
-        }
-        if (ok && (parser.isSet(whatif) || parser.value(panel) == QLatin1String("whatif"))) {
-            QList<gml::sim::Transform> transforms;
-            for (const QString &item :
-                 parser.value(whatif).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-                QString why;
-                auto t = gml::sim::parsePreset(item.trimmed(), nullptr);
-                if (!t)
-                    t = gml::sim::parseScale(item.trimmed(), &why);
-                if (!t) {
-                    std::fprintf(stderr, "grademl-studio: --whatif: %s\n", qPrintable(why));
-                    return 2;
-                }
-                transforms.append(*t);
-            }
-            QEventLoop loop;
-            QObject::connect(&window, &gml::MainWindow::whatIfShown, &loop, [&](bool success) {
-                ok = success;
-                loop.quit();
-            });
-            window.showWhatIf(transforms);
-            loop.exec();
-        }
-    }
-    // The graph dock is drawn once its model is built and laid out (off the GUI thread): when
-    // it is in view, the screenshot waits for it rather than showing "Laying out…".
-    const bool graphInView = window.frontView() == QLatin1String("graph");
-    if (ok && !paths.isEmpty() &&
-        (graphInView || parser.isSet(graphFocus) || parser.isSet(graphRun) ||
-         parser.value(panel) == QLatin1String("graph"))) {
-        ok = window.showGraph();
-        if (ok && parser.isSet(graphRun)) {
-            if (parser.value(graphRun) == QLatin1String("workflow"))
-                window.graph()->selectWorkflow();
-            else
-                window.graph()->selectRun(parser.value(graphRun));
-            ok = window.showGraph();
-        }
-        if (ok && parser.isSet(graphFocus)) {
-            const int node = window.graphView()->model()->find(parser.value(graphFocus));
-            if (node < 0) {
-                std::fprintf(stderr, "grademl-studio: --graph-focus: no node named '%s'\n",
-                             qPrintable(parser.value(graphFocus)));
-                return 2;
-            }
-            window.graphView()->setFocusNode(node);
-            window.graphView()->waitForLayout();
-            window.graph()->reveal(node);
-        }
-    }
-    if (ok && parser.isSet(queryOption)) {
-        window.showView(QStringLiteral("query"));
-        if (auto *view = window.findChild<gml::QueryView *>())
-            view->editor()->setPlainText(parser.value(queryOption));
-        window.query()->setRemember(false); // a screenshot leaves the user's history alone
-        window.query()->run(parser.value(queryOption));
-        window.query()->waitForIdle();
-    }
-    window.rankOverview()->waitForIdle();
-    QCoreApplication::processEvents();
-    window.flame()->waitForIdle(); // computed when its pane is in view
-    QCoreApplication::processEvents();
-    if (auto *timeline = window.findChild<gml::TimelineView *>())
-        timeline->waitForPages();
-    const QString out = parser.value(screenshot);
-    if (!window.grab().save(out)) {
-        std::fprintf(stderr, "grademl-studio: cannot write %s\n", qPrintable(out));
-        return 1;
-    }
-    std::fprintf(stderr, "grademl-studio: wrote %s\n", qPrintable(out));
-    // A track it could not read (a cluster project's shard gone) is drawn empty: said, and a
-    // failure.
-    bool unreadable = false;
-    if (const auto data = window.timeline()->data();
-        data && data->pager && !data->pager->errorString().isEmpty()) {
-        std::fprintf(stderr, "grademl-studio: part of the timeline cannot be read: %s\n",
-                     qPrintable(data->pager->errorString()));
-        unreadable = true;
-    }
-    if (parser.isSet(stateOut)) {
-        QFile f(parser.value(stateOut));
-        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
-            f.write(QJsonDocument(gml::studioState(window)).toJson()) < 0) {
-            std::fprintf(stderr, "grademl-studio: cannot write %s\n",
-                         qPrintable(parser.value(stateOut)));
-            return 1;
-        }
-    }
-    if (!ok) // every non-zero exit says why
-        std::fprintf(stderr, "grademl-studio: %s\n",
-                     qPrintable(window.problem().isEmpty()
-                                    ? QStringLiteral("the requested view could not be shown")
-                                    : window.problem()));
-    return ok && !unreadable ? 0 : 1;
+    return takeScreenshot(window, parser, o, paths, live, startLive);
 }
