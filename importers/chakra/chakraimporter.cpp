@@ -213,24 +213,27 @@ SniffResult ChakraTraceImporter::sniff(const QString &path, const QByteArray &he
     return {90, {}};
 }
 
-ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
-{
-    QString error;
-    const auto read =
-        InputStream::readAll(ctx.path, kMaxBytes, QStringLiteral("a Chakra trace"), &error,
-                             &ctx.contentHash); // empty for gzip
-    if (!read)
-        return ImportOutcome::failure(-1, error);
-    const char *const begin = read->constData(), *const end = begin + read->size();
-    if (begin == end)
-        return ImportOutcome::failure(0,
-                                      QStringLiteral("empty; expected a Chakra execution trace"));
+namespace {
 
+// What a Chakra trace's messages say: its metadata (schema, pid) and its nodes, in file order.
+struct ChakraMessages
+{
     QString schema;
     qint64 pid = -1;
     bool hasMetadata = false;
-    WarningLog warnings;
     std::vector<Node> nodes;
+};
+
+// Reads every length-delimited message of [begin, end) into `out`, checking each field; the
+// outcome when the file cannot be read (where, and what was expected) or the import is cancelled.
+std::optional<ImportOutcome> readMessages(const char *const begin, const char *const end,
+                                          ImportContext &ctx, WarningLog &warnings,
+                                          ChakraMessages &out)
+{
+    QString &schema = out.schema;
+    qint64 &pid = out.pid;
+    bool &hasMetadata = out.hasMetadata;
+    std::vector<Node> &nodes = out.nodes;
     const char *p = begin;
     chakra::Node msg;
     for (qint64 index = 0; p < end; ++index) {
@@ -368,8 +371,134 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
         p += length;
         if ((index & 0x3fff) == 0 && ctx.progress &&
             !ctx.progress(0.5 * double(p - begin) / double(end - begin)))
-            return {ImportOutcome::Status::Cancelled, -1, {}, {}};
+            return ImportOutcome{ImportOutcome::Status::Cancelled, -1, {}, {}};
     }
+    return std::nullopt;
+}
+
+// A Chakra trace is a graph without cycles. Nodes on a cycle, or waiting for one, are
+// found by Kahn's algorithm: over the data dependencies alone, then with the control
+// dependencies too (some converter versions write control cycles and self-loops; the real
+// chakra.0.et has 383). The edges among such nodes are not stored.
+// True for each node on a cycle or waiting for one (with `control`: over both kinds of
+// dependency, else over data dependencies alone).
+std::vector<char> nodesOnCycles(const std::vector<Node> &nodes,
+                                const std::unordered_map<quint64, size_t> &byId, bool control)
+{
+    std::vector<int> pending(nodes.size(), 0);
+    std::vector<std::vector<size_t>> dependents(nodes.size());
+    for (size_t i = 0; i < nodes.size(); ++i)
+        for (const auto *deps : {&nodes[i].data, &nodes[i].ctrl}) {
+            if (deps == &nodes[i].ctrl && !control)
+                continue;
+            for (quint64 d : *deps) {
+                auto it = byId.find(d);
+                if (it == byId.end())
+                    continue;
+                if (it->second == i)
+                    continue; // counted below
+                ++pending[i];
+                dependents[it->second].push_back(i);
+            }
+        }
+    std::vector<size_t> ready;
+    for (size_t i = 0; i < nodes.size(); ++i)
+        if (pending[i] == 0)
+            ready.push_back(i);
+    while (!ready.empty()) {
+        const size_t i = ready.back();
+        ready.pop_back();
+        for (size_t j : dependents[i])
+            if (--pending[j] == 0)
+                ready.push_back(j);
+    }
+    std::vector<char> left(nodes.size(), 0);
+    for (size_t i = 0; i < nodes.size(); ++i)
+        left[i] = pending[i] > 0;
+    return left;
+}
+
+// What the nodes are, counted into the source's metadata: how many of each type, on the GPU,
+// operators, the time on CPU, GPU and in communication, the collectives by type (count, bytes)
+// and the CPU calls that launched them.
+void insertCensus(QJsonObject &meta, const std::vector<Node> &nodes, qint64 operators)
+{
+    quint64 cpuUs = 0, gpuUs = 0, commUs = 0;
+    std::map<QString, std::pair<qint64, qint64>> collectives; // type -> (count, bytes)
+    std::map<QString, qint64> collectiveCalls;                // CPU call name -> count
+    std::set<qint64> collectiveCallIds;
+    std::map<int, qint64> byType;
+    qint64 gpuNodes = 0;
+    for (const Node &n : nodes) {
+        ++byType[n.type];
+        (n.cpu ? cpuUs : gpuUs) += n.duration;
+        gpuNodes += n.cpu ? 0 : 1;
+        if (n.type >= 5 && n.type <= 7) {
+            commUs += n.duration;
+            // The node that carries the collective's type and size (the converter's GPU side);
+            // the CPU calls (c10d::allreduce_) without them are counted by name, once per call.
+            if (n.type != 7 || n.commType >= 0) {
+                const QString type = n.type != 7 ? QLatin1String(kNodeTypes[n.type])
+                                     : n.commType < qint64(std::size(kCollectives))
+                                         ? QLatin1String(kCollectives[n.commType])
+                                         : QStringLiteral("collective type %1").arg(n.commType);
+                auto &c = collectives[type];
+                ++c.first;
+                c.second += std::max<qint64>(0, n.commSize);
+            } else if (n.rfId < 0 || collectiveCallIds.insert(n.rfId).second) {
+                ++collectiveCalls[n.name];
+            }
+        }
+    }
+    meta.insert(QStringLiteral("nodes"), qint64(nodes.size()));
+    QJsonObject types;
+    for (const auto &[type, count] : byType)
+        types.insert(type >= 0 && type < int(std::size(kNodeTypes))
+                         ? QLatin1String(kNodeTypes[type])
+                         : QStringLiteral("type %1").arg(type),
+                     count);
+    meta.insert(QStringLiteral("node_types"), types);
+    meta.insert(QStringLiteral("gpu_nodes"), gpuNodes);
+    meta.insert(QStringLiteral("operators"), operators);
+    meta.insert(QStringLiteral("cpu_time_us"), qint64(cpuUs));
+    meta.insert(QStringLiteral("gpu_time_us"), qint64(gpuUs));
+    meta.insert(QStringLiteral("communication_time_us"), qint64(commUs));
+    QJsonArray comms;
+    for (const auto &[type, c] : collectives)
+        comms.append(QJsonObject{{QStringLiteral("type"), type},
+                                 {QStringLiteral("count"), c.first},
+                                 {QStringLiteral("bytes"), c.second}});
+    meta.insert(QStringLiteral("collectives"), comms);
+    QJsonObject calls;
+    for (const auto &[name, count] : collectiveCalls)
+        calls.insert(name, count);
+    if (!calls.isEmpty())
+        meta.insert(QStringLiteral("collective_calls"), calls);
+}
+
+} // namespace
+
+ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
+{
+    QString error;
+    const auto read =
+        InputStream::readAll(ctx.path, kMaxBytes, QStringLiteral("a Chakra trace"), &error,
+                             &ctx.contentHash); // empty for gzip
+    if (!read)
+        return ImportOutcome::failure(-1, error);
+    const char *const begin = read->constData(), *const end = begin + read->size();
+    if (begin == end)
+        return ImportOutcome::failure(0,
+                                      QStringLiteral("empty; expected a Chakra execution trace"));
+
+    WarningLog warnings;
+    ChakraMessages messages;
+    if (auto stop = readMessages(begin, end, ctx, warnings, messages))
+        return *stop;
+    const QString &schema = messages.schema;
+    const qint64 pid = messages.pid;
+    const bool hasMetadata = messages.hasMetadata;
+    const std::vector<Node> &nodes = messages.nodes;
     if (nodes.empty())
         return ImportOutcome::failure(
             0, QStringLiteral("no nodes; expected a Chakra execution trace"));
@@ -422,49 +551,13 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
         auto it = slices.constFind(n->rfId);
         return it == slices.constEnd() ? 0 : *it;
     };
-    // A Chakra trace is a graph without cycles. Nodes on a cycle, or waiting for one, are
-    // found by Kahn's algorithm: over the data dependencies alone, then with the control
-    // dependencies too (some converter versions write control cycles and self-loops; the real
-    // chakra.0.et has 383). The edges among such nodes are not stored.
-    auto findCycles = [&](bool control) {
-        std::vector<int> pending(nodes.size(), 0);
-        std::vector<std::vector<size_t>> dependents(nodes.size());
-        for (size_t i = 0; i < nodes.size(); ++i)
-            for (const auto *deps : {&nodes[i].data, &nodes[i].ctrl}) {
-                if (deps == &nodes[i].ctrl && !control)
-                    continue;
-                for (quint64 d : *deps) {
-                    auto it = byId.find(d);
-                    if (it == byId.end())
-                        continue;
-                    if (it->second == i)
-                        continue; // counted below
-                    ++pending[i];
-                    dependents[it->second].push_back(i);
-                }
-            }
-        std::vector<size_t> ready;
-        for (size_t i = 0; i < nodes.size(); ++i)
-            if (pending[i] == 0)
-                ready.push_back(i);
-        while (!ready.empty()) {
-            const size_t i = ready.back();
-            ready.pop_back();
-            for (size_t j : dependents[i])
-                if (--pending[j] == 0)
-                    ready.push_back(j);
-        }
-        std::vector<char> left(nodes.size(), 0);
-        for (size_t i = 0; i < nodes.size(); ++i)
-            left[i] = pending[i] > 0;
-        return left;
-    };
     qint64 selfData = 0, selfCtrl = 0;
     for (const Node &n : nodes) {
         selfData += std::count(n.data.begin(), n.data.end(), n.id);
         selfCtrl += std::count(n.ctrl.begin(), n.ctrl.end(), n.id);
     }
-    const std::vector<char> dataCycle = findCycles(false), anyCycle = findCycles(true);
+    const std::vector<char> dataCycle = nodesOnCycles(nodes, byId, false),
+                            anyCycle = nodesOnCycles(nodes, byId, true);
     for (const auto *cycle : {&dataCycle, &anyCycle}) {
         const qint64 count = std::count(cycle->begin(), cycle->end(), 1);
         if (count == 0 ||
@@ -490,32 +583,7 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
     std::set<std::pair<const Node *, const Node *>> dataEdges, ctrlEdges;
     std::set<std::pair<SliceId, SliceId>> stored;
     qint64 dataDeps = 0, ctrlDeps = 0, missingDeps = 0;
-    quint64 cpuUs = 0, gpuUs = 0, commUs = 0;
-    std::map<QString, std::pair<qint64, qint64>> collectives; // type -> (count, bytes)
-    std::map<QString, qint64> collectiveCalls;                // CPU call name -> count
-    std::set<qint64> collectiveCallIds;
-    std::map<int, qint64> byType;
-    qint64 gpuNodes = 0;
     for (const Node &n : nodes) {
-        ++byType[n.type];
-        (n.cpu ? cpuUs : gpuUs) += n.duration;
-        gpuNodes += n.cpu ? 0 : 1;
-        if (n.type >= 5 && n.type <= 7) {
-            commUs += n.duration;
-            // The node that carries the collective's type and size (the converter's GPU side);
-            // the CPU calls (c10d::allreduce_) without them are counted by name, once per call.
-            if (n.type != 7 || n.commType >= 0) {
-                const QString type = n.type != 7 ? QLatin1String(kNodeTypes[n.type])
-                                     : n.commType < qint64(std::size(kCollectives))
-                                         ? QLatin1String(kCollectives[n.commType])
-                                         : QStringLiteral("collective type %1").arg(n.commType);
-                auto &c = collectives[type];
-                ++c.first;
-                c.second += std::max<qint64>(0, n.commSize);
-            } else if (n.rfId < 0 || collectiveCallIds.insert(n.rfId).second) {
-                ++collectiveCalls[n.name];
-            }
-        }
         const Node *to = operatorOf(n.id);
         for (quint64 d : n.data) {
             ++dataDeps;
@@ -557,30 +625,7 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
     QJsonObject meta;
     meta.insert(QStringLiteral("schema"), schema);
     meta.insert(QStringLiteral("pid"), pid);
-    meta.insert(QStringLiteral("nodes"), qint64(nodes.size()));
-    QJsonObject types;
-    for (const auto &[type, count] : byType)
-        types.insert(type >= 0 && type < int(std::size(kNodeTypes))
-                         ? QLatin1String(kNodeTypes[type])
-                         : QStringLiteral("type %1").arg(type),
-                     count);
-    meta.insert(QStringLiteral("node_types"), types);
-    meta.insert(QStringLiteral("gpu_nodes"), gpuNodes);
-    meta.insert(QStringLiteral("operators"), qint64(ops.size()));
-    meta.insert(QStringLiteral("cpu_time_us"), qint64(cpuUs));
-    meta.insert(QStringLiteral("gpu_time_us"), qint64(gpuUs));
-    meta.insert(QStringLiteral("communication_time_us"), qint64(commUs));
-    QJsonArray comms;
-    for (const auto &[type, c] : collectives)
-        comms.append(QJsonObject{{QStringLiteral("type"), type},
-                                 {QStringLiteral("count"), c.first},
-                                 {QStringLiteral("bytes"), c.second}});
-    meta.insert(QStringLiteral("collectives"), comms);
-    QJsonObject calls;
-    for (const auto &[name, count] : collectiveCalls)
-        calls.insert(name, count);
-    if (!calls.isEmpty())
-        meta.insert(QStringLiteral("collective_calls"), calls);
+    insertCensus(meta, nodes, qint64(ops.size()));
     meta.insert(QStringLiteral("data_deps"), dataDeps);
     meta.insert(QStringLiteral("ctrl_deps"), ctrlDeps);
     insertLinkMetadata(meta, *runLink);
