@@ -57,6 +57,140 @@ struct Entry
     std::vector<int> children; // entries, once open
 };
 
+// The scene's edges: the leaf edges between its items, program order on each resource, the
+// critical path's pairs marked, and a collective's all-to-all edges joined into one chain in rank
+// order; sync edges off the critical path are left out unless asked for (counted).
+void addEdges(GraphScene &scene, const sim::ExecutionModel &model, bool syncEdges)
+{
+    const auto &nodes = model.nodes();
+    // Edges: the leaf edges between items, then program order on each resource.
+    auto folded = model.foldLeafEdges([&](int node) { return scene.itemOf(node); });
+    std::map<int, std::vector<int>> lanes;
+    for (size_t i = 0; i < scene.items.size(); ++i) {
+        const int resource = nodes[size_t(scene.items[i].node)].resource;
+        if (resource >= 0)
+            lanes[resource].push_back(int(i));
+    }
+    for (auto &[resource, list] : lanes) {
+        std::sort(list.begin(), list.end(), [&](int a, int b) {
+            return std::tie(scene.items[size_t(a)].start, a) <
+                   std::tie(scene.items[size_t(b)].start, b);
+        });
+        for (size_t k = 1; k < list.size(); ++k)
+            ++folded[{list[k - 1], list[k], int(ModelEdge::Kind::ProgramOrder)}];
+    }
+    std::set<std::pair<int, int>> criticalPairs;
+    int previous = -1;
+    for (int n : model.criticalNodes()) {
+        const int item = scene.itemOf(n);
+        if (item < 0)
+            continue;
+        if (previous >= 0 && previous != item)
+            criticalPairs.insert({previous, item});
+        previous = item;
+    }
+    // A collective links every rank to every other (8 ranks: 56 edges per all-reduce). The
+    // view joins the boxes of one collective in rank order instead, a chain that says the same.
+    std::vector<int> group(scene.items.size());
+    std::iota(group.begin(), group.end(), 0);
+    std::function<int(int)> find = [&](int x) {
+        return group[size_t(x)] == x ? x : group[size_t(x)] = find(group[size_t(x)]);
+    };
+    std::map<std::pair<int, int>, qint64> collective;
+    for (auto it = folded.begin(); it != folded.end();) {
+        const auto [a, b, kind] = it->first;
+        if (ModelEdge::Kind(kind) != ModelEdge::Kind::Collective) {
+            ++it;
+            continue;
+        }
+        group[size_t(find(a))] = find(b);
+        collective[{std::min(a, b), std::max(a, b)}] += it->second;
+        it = folded.erase(it);
+    }
+    std::map<int, std::vector<int>> members;
+    for (const auto &[pair, count] : collective) {
+        members[find(pair.first)].push_back(pair.first);
+        members[find(pair.first)].push_back(pair.second);
+    }
+    for (auto &[r, list] : members) {
+        std::sort(list.begin(), list.end(), [&](int a, int b) {
+            const auto &na = nodes[size_t(scene.items[size_t(a)].node)],
+                       &nb = nodes[size_t(scene.items[size_t(b)].node)];
+            return std::tie(na.rank, scene.items[size_t(a)].start, a) <
+                   std::tie(nb.rank, scene.items[size_t(b)].start, b);
+        });
+        list.erase(std::unique(list.begin(), list.end()), list.end());
+        for (size_t k = 1; k < list.size(); ++k) {
+            const auto c =
+                collective.find({std::min(list[k - 1], list[k]), std::max(list[k - 1], list[k])});
+            folded[{list[k - 1], list[k], int(ModelEdge::Kind::Collective)}] +=
+                c != collective.end() ? c->second : 1;
+        }
+    }
+    for (const auto &[key, count] : folded) {
+        const auto [a, b, kind] = key;
+        const bool critical = criticalPairs.count({a, b}) > 0 ||
+                              (ModelEdge::Kind(kind) == ModelEdge::Kind::Collective &&
+                               criticalPairs.count({b, a}) > 0);
+        if (ModelEdge::Kind(kind) == ModelEdge::Kind::Sync && !syncEdges && !critical) {
+            ++scene.hiddenSync;
+            continue;
+        }
+        scene.edges.push_back({a, b, ModelEdge::Kind(kind), count, critical});
+    }
+}
+
+// The box a closed entry is drawn as: a group stands for its first block (named by the block's
+// largest node), a range for its parts ("ProfilerStep#0 … #263 · rank 5"), with the time, self
+// time, critical time and mix of every member.
+GraphItem itemOfEntry(const Entry &e, const std::vector<ModelNode> &nodes)
+{
+    GraphItem item;
+    // A group stands for its first block; the block's largest node names it.
+    item.node = e.members.front();
+    for (int k = 1; k < e.period; ++k)
+        if (nodes[size_t(e.members[size_t(k)])].inclusive() > nodes[size_t(item.node)].inclusive())
+            item.node = e.members[size_t(k)];
+    item.first = e.members.front();
+    item.last = e.members.back();
+    item.period = e.period;
+    item.count = int(e.members.size()) / e.period;
+    item.range = e.range;
+    const ModelNode &first = nodes[size_t(item.node)];
+    if (e.range) { // "ProfilerStep#0 … #263 · rank 5": the name and the rank said once
+        QString tail = nodes[size_t(item.last)].name;
+        QString head = first.name;
+        if (const qsizetype at = tail.lastIndexOf(QStringLiteral(" · rank "));
+            at > 0 && head.endsWith(tail.mid(at)))
+            head.chop(tail.size() - at);
+        if (const qsizetype hash = head.lastIndexOf(QLatin1Char('#'));
+            hash > 0 && tail.startsWith(head.first(hash + 1)))
+            tail.remove(0, hash);
+        item.label = QStringLiteral("%1 … %2").arg(head, tail);
+    } else {
+        item.label = first.name;
+    }
+    item.start = nodes[size_t(e.members.front())].start;
+    item.end = nodes[size_t(item.last)].end;
+    for (int m : e.members) {
+        const ModelNode &n = nodes[size_t(m)];
+        item.time += n.inclusive();
+        item.self += n.self;
+        item.critical += n.critical;
+        item.mix += n.mix;
+    }
+    item.openable = e.members.size() > 1 || !first.children.empty();
+    if (e.range) { // spans its first to its last part
+        item.start = std::numeric_limits<TimeNs>::max();
+        item.end = std::numeric_limits<TimeNs>::min();
+        for (int m : e.members) {
+            item.start = std::min(item.start, nodes[size_t(m)].start);
+            item.end = std::max(item.end, nodes[size_t(m)].end);
+        }
+    }
+    return item;
+}
+
 } // namespace
 
 GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr,
@@ -257,50 +391,7 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
                 stack.push_back(*c);
             continue;
         }
-        GraphItem item;
-        // A group stands for its first block; the block's largest node names it.
-        item.node = e.members.front();
-        for (int k = 1; k < e.period; ++k)
-            if (nodes[size_t(e.members[size_t(k)])].inclusive() >
-                nodes[size_t(item.node)].inclusive())
-                item.node = e.members[size_t(k)];
-        item.first = e.members.front();
-        item.last = e.members.back();
-        item.period = e.period;
-        item.count = int(e.members.size()) / e.period;
-        item.range = e.range;
-        const ModelNode &first = nodes[size_t(item.node)];
-        if (e.range) { // "ProfilerStep#0 … #263 · rank 5": the name and the rank said once
-            QString tail = nodes[size_t(item.last)].name;
-            QString head = first.name;
-            if (const qsizetype at = tail.lastIndexOf(QStringLiteral(" · rank "));
-                at > 0 && head.endsWith(tail.mid(at)))
-                head.chop(tail.size() - at);
-            if (const qsizetype hash = head.lastIndexOf(QLatin1Char('#'));
-                hash > 0 && tail.startsWith(head.first(hash + 1)))
-                tail.remove(0, hash);
-            item.label = QStringLiteral("%1 … %2").arg(head, tail);
-        } else {
-            item.label = first.name;
-        }
-        item.start = nodes[size_t(e.members.front())].start;
-        item.end = nodes[size_t(item.last)].end;
-        for (int m : e.members) {
-            const ModelNode &n = nodes[size_t(m)];
-            item.time += n.inclusive();
-            item.self += n.self;
-            item.critical += n.critical;
-            item.mix += n.mix;
-        }
-        item.openable = e.members.size() > 1 || !first.children.empty();
-        if (e.range) { // spans its first to its last part
-            item.start = std::numeric_limits<TimeNs>::max();
-            item.end = std::numeric_limits<TimeNs>::min();
-            for (int m : e.members) {
-                item.start = std::min(item.start, nodes[size_t(m)].start);
-                item.end = std::max(item.end, nodes[size_t(m)].end);
-            }
-        }
+        GraphItem item = itemOfEntry(e, nodes);
         const int index = int(scene.items.size());
         scene.items.push_back(std::move(item));
         std::vector<int> sub(e.members.begin(), e.members.end());
@@ -313,81 +404,7 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
         }
     }
 
-    // Edges: the leaf edges between items, then program order on each resource.
-    auto folded = model.foldLeafEdges([&](int node) { return scene.itemOf(node); });
-    std::map<int, std::vector<int>> lanes;
-    for (size_t i = 0; i < scene.items.size(); ++i) {
-        const int resource = nodes[size_t(scene.items[i].node)].resource;
-        if (resource >= 0)
-            lanes[resource].push_back(int(i));
-    }
-    for (auto &[resource, list] : lanes) {
-        std::sort(list.begin(), list.end(), [&](int a, int b) {
-            return std::tie(scene.items[size_t(a)].start, a) <
-                   std::tie(scene.items[size_t(b)].start, b);
-        });
-        for (size_t k = 1; k < list.size(); ++k)
-            ++folded[{list[k - 1], list[k], int(ModelEdge::Kind::ProgramOrder)}];
-    }
-    std::set<std::pair<int, int>> criticalPairs;
-    int previous = -1;
-    for (int n : model.criticalNodes()) {
-        const int item = scene.itemOf(n);
-        if (item < 0)
-            continue;
-        if (previous >= 0 && previous != item)
-            criticalPairs.insert({previous, item});
-        previous = item;
-    }
-    // A collective links every rank to every other (8 ranks: 56 edges per all-reduce). The
-    // view joins the boxes of one collective in rank order instead, a chain that says the same.
-    std::vector<int> group(scene.items.size());
-    std::iota(group.begin(), group.end(), 0);
-    std::function<int(int)> find = [&](int x) {
-        return group[size_t(x)] == x ? x : group[size_t(x)] = find(group[size_t(x)]);
-    };
-    std::map<std::pair<int, int>, qint64> collective;
-    for (auto it = folded.begin(); it != folded.end();) {
-        const auto [a, b, kind] = it->first;
-        if (ModelEdge::Kind(kind) != ModelEdge::Kind::Collective) {
-            ++it;
-            continue;
-        }
-        group[size_t(find(a))] = find(b);
-        collective[{std::min(a, b), std::max(a, b)}] += it->second;
-        it = folded.erase(it);
-    }
-    std::map<int, std::vector<int>> members;
-    for (const auto &[pair, count] : collective) {
-        members[find(pair.first)].push_back(pair.first);
-        members[find(pair.first)].push_back(pair.second);
-    }
-    for (auto &[r, list] : members) {
-        std::sort(list.begin(), list.end(), [&](int a, int b) {
-            const auto &na = nodes[size_t(scene.items[size_t(a)].node)],
-                       &nb = nodes[size_t(scene.items[size_t(b)].node)];
-            return std::tie(na.rank, scene.items[size_t(a)].start, a) <
-                   std::tie(nb.rank, scene.items[size_t(b)].start, b);
-        });
-        list.erase(std::unique(list.begin(), list.end()), list.end());
-        for (size_t k = 1; k < list.size(); ++k) {
-            const auto c =
-                collective.find({std::min(list[k - 1], list[k]), std::max(list[k - 1], list[k])});
-            folded[{list[k - 1], list[k], int(ModelEdge::Kind::Collective)}] +=
-                c != collective.end() ? c->second : 1;
-        }
-    }
-    for (const auto &[key, count] : folded) {
-        const auto [a, b, kind] = key;
-        const bool critical = criticalPairs.count({a, b}) > 0 ||
-                              (ModelEdge::Kind(kind) == ModelEdge::Kind::Collective &&
-                               criticalPairs.count({b, a}) > 0);
-        if (ModelEdge::Kind(kind) == ModelEdge::Kind::Sync && !collapse.syncEdges && !critical) {
-            ++scene.hiddenSync;
-            continue;
-        }
-        scene.edges.push_back({a, b, ModelEdge::Kind(kind), count, critical});
-    }
+    addEdges(scene, model, collapse.syncEdges);
     return scene;
 }
 
