@@ -3,63 +3,15 @@
 // and which central view is in front.
 #include "mainwindow.h"
 
-#include "aggregatemodel.h"
-#include "analysiscontroller.h"
 #include "analysispanel.h"
-#include "clockalignment.h"
-#include "commandpalette.h"
-#include "comparecontroller.h"
-#include "detailspanel.h"
-#include "devicecatalog.h"
-#include "figureexport.h"
-#include "figurewriter.h"
-#include "flamecontroller.h"
-#include "flameview.h"
-#include "focuscontroller.h"
-#include "graphview.h"
-#include "notescontroller.h"
-#include "predictedrun.h"
-#include "project.h"
-#include "querycontroller.h"
-#include "rankoverviewcontroller.h"
-#include "rankoverviewview.h"
-#include "runscontroller.h"
-#include "simulatecontroller.h"
-#include "sourcespanel.h"
-#include "timeformat.h"
-#include "timelinestate.h"
-#include "timelineview.h"
-#include "trackbar.h"
-#include "whatifpanel.h"
-#include <QAction>
-#include <QApplication>
-#include <QCheckBox>
-#include <QCloseEvent>
-#include <QComboBox>
+
 #include <QDockWidget>
-#include <QDragEnterEvent>
-#include <QFileDialog>
-#include <QFileInfo>
-#include <QHBoxLayout>
-#include <QHeaderView>
-#include <QKeySequence>
-#include <QLabel>
-#include <QLineEdit>
-#include <QMenuBar>
-#include <QMessageBox>
-#include <QMimeData>
-#include <QPointer>
-#include <QProgressDialog>
 #include <QSettings>
 #include <QShowEvent>
-#include <QSplitter>
-#include <QStatusBar>
 #include <QTabWidget>
-#include <QTableView>
 #include <QTimer>
-#include <QToolButton>
-#include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
 
 namespace gml {
 
