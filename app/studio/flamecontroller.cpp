@@ -35,29 +35,25 @@ FlameController::FlameController(FlameView *view, TimelineView *timeline, Timeli
         highlight(frame, true);
         Q_EMIT showTimelineRequested();
     });
-    connect(&m_watcher, &QFutureWatcher<Result>::finished, this, [this] {
-        const Result r = m_watcher.result();
-        if (r.serial != m_serial)
-            return; // a newer request is on its way
-        if (!r.graph)
-            m_view->setMessage(r.error);
-        else if (r.graph->total() == 0 && (!r.graph->isDiff() || r.graph->root().baseTotal == 0))
-            m_view->setMessage(
-                m_view->metric() == FlameMetric::GpuTime
-                    ? tr("No GPU work with a recorded launch in %1.").arg(describe(*m_shown))
-                    : tr("No CPU slices in %1.").arg(describe(*m_shown)));
-        else
-            m_view->setGraph(r.graph, describe(*m_shown) + (r.graph->isDiff()
-                                                                ? tr(" · red: grew, blue: shrank")
-                                                                : QString()));
-        Q_EMIT computed();
-    });
 }
 
-FlameController::~FlameController()
+void FlameController::show(const Result &r)
 {
-    m_watcher.waitForFinished();
+    if (!r.graph)
+        m_view->setMessage(r.error);
+    else if (r.graph->total() == 0 && (!r.graph->isDiff() || r.graph->root().baseTotal == 0))
+        m_view->setMessage(
+            m_view->metric() == FlameMetric::GpuTime
+                ? tr("No GPU work with a recorded launch in %1.").arg(describe(*m_shown))
+                : tr("No CPU slices in %1.").arg(describe(*m_shown)));
+    else
+        m_view->setGraph(r.graph,
+                         describe(*m_shown) +
+                             (r.graph->isDiff() ? tr(" · red: grew, blue: shrank") : QString()));
+    Q_EMIT computed();
 }
+
+FlameController::~FlameController() = default;
 
 void FlameController::setData(std::shared_ptr<const TimelineData> data)
 {
@@ -140,21 +136,22 @@ void FlameController::refresh()
         }
     }
     m_view->setMessage(tr("Computing the flame graph of %1…").arg(describe(*span)));
-    m_watcher.setFuture(QtConcurrent::run([data = m_data, request, base, serial = ++m_serial]() {
-        Result r;
-        r.serial = serial;
-        std::unique_ptr<Project> project;
-        if (request.metric == FlameMetric::GpuTime &&
-            !(project = Project::open(data->projectPath, Project::Mode::ReadOnly, &r.error)))
+    m_job.start(
+        [data = m_data, request, base](const std::atomic_bool &) {
+            Result r;
+            std::unique_ptr<Project> project;
+            if (request.metric == FlameMetric::GpuTime &&
+                !(project = Project::open(data->projectPath, Project::Mode::ReadOnly, &r.error)))
+                return r;
+            FlameGraph after, before;
+            if (!buildFlameGraph(*data, project.get(), request, &after, &r.error) ||
+                (base && !buildFlameGraph(*data, project.get(), *base, &before, &r.error)))
+                return r;
+            r.graph = std::make_shared<const FlameGraph>(base ? FlameGraph::diff(before, after)
+                                                              : std::move(after));
             return r;
-        FlameGraph after, before;
-        if (!buildFlameGraph(*data, project.get(), request, &after, &r.error) ||
-            (base && !buildFlameGraph(*data, project.get(), *base, &before, &r.error)))
-            return r;
-        r.graph = std::make_shared<const FlameGraph>(base ? FlameGraph::diff(before, after)
-                                                          : std::move(after));
-        return r;
-    }));
+        },
+        [this](Result r) { show(r); }); // a newer request drops this one's result
 }
 
 void FlameController::setInView(bool inView)
@@ -170,7 +167,7 @@ void FlameController::waitForIdle()
         m_debounce.stop();
         refresh();
     }
-    m_watcher.waitForFinished();
+    m_job.waitForFinished();
     QCoreApplication::processEvents();
 }
 

@@ -2,9 +2,9 @@
 #pragma once
 
 #include "flamegraph.h"
+#include "latestjob.h"
 #include "timelinedata.h"
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <QTimer>
 
@@ -54,11 +54,11 @@ private:
     };
     struct Result
     {
-        quint64 serial = 0;
         std::shared_ptr<const FlameGraph> graph;
         QString error;
     };
     std::optional<Span> currentSpan() const;
+    void show(const Result &r);
     QString describe(const Span &span) const;
     void highlight(int frame, bool reveal);
 
@@ -68,8 +68,7 @@ private:
     TimelineState *m_state;
     std::shared_ptr<const TimelineData> m_data;
     QTimer m_debounce;
-    QFutureWatcher<Result> m_watcher;
-    quint64 m_serial = 0;
+    LatestJob<Result> m_job{this};
     bool m_dirty = true;
     std::optional<Span> m_shown;    // the span of the graph shown
     std::optional<Span> m_previous; // the one before it (a diff's baseline)
