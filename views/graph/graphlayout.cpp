@@ -99,6 +99,135 @@ long long inversions(std::vector<std::pair<int, int>> segs)
 
 } // namespace
 
+namespace {
+
+// Step 4 of the layout: the order of the nodes (dummies included) within each layer, from their
+// initial `key`s, improved by up to 12 median sweeps (down, then up) and the order with the
+// fewest edge crossings kept. `pos` gets each node's index in its layer, `crossingsLeft` the
+// crossings of the order returned.
+std::vector<std::vector<int>> orderWithinLayers(int layers, const std::vector<int> &layerOf,
+                                                const std::vector<double> &key,
+                                                const std::vector<std::vector<int>> &up,
+                                                const std::vector<std::vector<int>> &down,
+                                                std::vector<int> &pos, long long *crossingsLeft)
+{
+    const size_t total = layerOf.size();
+    std::vector<std::vector<int>> rows(static_cast<size_t>(layers));
+    for (size_t v = 0; v < total; ++v)
+        rows[size_t(layerOf[v])].push_back(int(v));
+    for (auto &row : rows)
+        std::sort(row.begin(), row.end(),
+                  [&](int a, int b) { return key[size_t(a)] < key[size_t(b)]; });
+    auto index = [&] {
+        for (auto &row : rows)
+            for (size_t k = 0; k < row.size(); ++k)
+                pos[size_t(row[k])] = int(k);
+    };
+    auto crossings = [&] {
+        long long c = 0;
+        for (int l = 0; l + 1 < layers; ++l) {
+            std::vector<std::pair<int, int>> segs;
+            for (int v : rows[size_t(l)])
+                for (int w : down[size_t(v)])
+                    segs.emplace_back(pos[size_t(v)], pos[size_t(w)]);
+            c += inversions(std::move(segs));
+        }
+        return c;
+    };
+    index();
+    long long best = crossings();
+    auto bestRows = rows;
+    for (int sweep = 0; sweep < 12 && best > 0; ++sweep) {
+        const bool forward = sweep % 2 == 0;
+        for (int step = 1; step < layers; ++step) {
+            const int l = forward ? step : layers - 1 - step;
+            auto &row = rows[size_t(l)];
+            std::vector<std::pair<double, int>> keyed;
+            for (size_t k = 0; k < row.size(); ++k) {
+                const auto &nb = forward ? up[size_t(row[k])] : down[size_t(row[k])];
+                double m = double(pos[size_t(row[k])]);
+                if (!nb.empty()) {
+                    std::vector<int> p;
+                    for (int w : nb)
+                        p.push_back(pos[size_t(w)]);
+                    std::sort(p.begin(), p.end());
+                    m = p.size() % 2 ? p[p.size() / 2]
+                                     : 0.5 * (p[p.size() / 2 - 1] + p[p.size() / 2]);
+                }
+                keyed.emplace_back(m, row[k]);
+            }
+            std::stable_sort(keyed.begin(), keyed.end(),
+                             [](const auto &a, const auto &b) { return a.first < b.first; });
+            for (size_t k = 0; k < row.size(); ++k) {
+                row[k] = keyed[k].second;
+                pos[size_t(row[k])] = int(k);
+            }
+        }
+        const long long c = crossings();
+        if (c < best) {
+            best = c;
+            bestRows = rows;
+        }
+    }
+    rows = bestRows;
+    index();
+    *crossingsLeft = best;
+    return rows;
+}
+
+// Step 5: each node's position across its layer (dummies included): stacked with their gaps,
+// then 8 passes, down and up, that pull each node towards the mean of its neighbours (dummies
+// weigh more, so long edges stay straight) while keeping the gaps (`place`).
+std::vector<double> verticalPositions(const std::vector<std::vector<int>> &rows, int n,
+                                      const std::vector<double> &height,
+                                      const std::vector<std::vector<int>> &up,
+                                      const std::vector<std::vector<int>> &down, double nodeGap)
+{
+    const int layers = int(rows.size());
+    std::vector<double> y(height.size(), 0);
+    auto gapAfter = [&](int a, int b) {
+        const bool dummyA = a >= n, dummyB = b >= n;
+        const double g = dummyA && dummyB ? 6 : (dummyA || dummyB ? nodeGap * 0.6 : nodeGap);
+        return 0.5 * height[size_t(a)] + g + 0.5 * height[size_t(b)];
+    };
+    for (auto &row : rows) {
+        double at = 0;
+        for (size_t k = 0; k < row.size(); ++k) {
+            if (k > 0)
+                at += gapAfter(row[k - 1], row[k]);
+            y[size_t(row[k])] = at;
+        }
+    }
+    for (int pass = 0; pass < 8; ++pass) {
+        const bool forward = pass % 2 == 0;
+        for (int step = 0; step < layers; ++step) {
+            const int l = forward ? step : layers - 1 - step;
+            const auto &row = rows[size_t(l)];
+            std::vector<double> want(row.size()), weight(row.size()), gap(row.size(), 0);
+            for (size_t k = 0; k < row.size(); ++k) {
+                const int v = row[k];
+                double sum = 0;
+                int count = 0;
+                for (const auto *nb : {&up[size_t(v)], &down[size_t(v)]})
+                    for (int w : *nb) {
+                        sum += y[size_t(w)];
+                        ++count;
+                    }
+                want[k] = count ? sum / count : y[size_t(v)];
+                weight[k] = v >= n ? 4.0 : (count ? 1.0 : 0.2); // dummies keep long edges straight
+                if (k + 1 < row.size())
+                    gap[k] = gapAfter(v, row[k + 1]);
+            }
+            const auto placed = place(want, weight, gap);
+            for (size_t k = 0; k < row.size(); ++k)
+                y[size_t(row[k])] = placed[k];
+        }
+    }
+    return y;
+}
+
+} // namespace
+
 GraphLayoutResult layoutGraph(const GraphLayoutInput &input)
 {
     GraphLayoutResult out;
@@ -206,109 +335,12 @@ GraphLayoutResult layoutGraph(const GraphLayoutInput &input)
     const size_t total = layerOf.size();
 
     // 4. Order within layers.
-    std::vector<std::vector<int>> rows(static_cast<size_t>(layers));
-    for (size_t v = 0; v < total; ++v)
-        rows[size_t(layerOf[v])].push_back(int(v));
-    for (auto &row : rows)
-        std::sort(row.begin(), row.end(),
-                  [&](int a, int b) { return key[size_t(a)] < key[size_t(b)]; });
     std::vector<int> pos(total);
-    auto index = [&] {
-        for (auto &row : rows)
-            for (size_t k = 0; k < row.size(); ++k)
-                pos[size_t(row[k])] = int(k);
-    };
-    auto crossings = [&] {
-        long long c = 0;
-        for (int l = 0; l + 1 < layers; ++l) {
-            std::vector<std::pair<int, int>> segs;
-            for (int v : rows[size_t(l)])
-                for (int w : down[size_t(v)])
-                    segs.emplace_back(pos[size_t(v)], pos[size_t(w)]);
-            c += inversions(std::move(segs));
-        }
-        return c;
-    };
-    index();
-    long long best = crossings();
-    auto bestRows = rows;
-    for (int sweep = 0; sweep < 12 && best > 0; ++sweep) {
-        const bool forward = sweep % 2 == 0;
-        for (int step = 1; step < layers; ++step) {
-            const int l = forward ? step : layers - 1 - step;
-            auto &row = rows[size_t(l)];
-            std::vector<std::pair<double, int>> keyed;
-            for (size_t k = 0; k < row.size(); ++k) {
-                const auto &nb = forward ? up[size_t(row[k])] : down[size_t(row[k])];
-                double m = double(pos[size_t(row[k])]);
-                if (!nb.empty()) {
-                    std::vector<int> p;
-                    for (int w : nb)
-                        p.push_back(pos[size_t(w)]);
-                    std::sort(p.begin(), p.end());
-                    m = p.size() % 2 ? p[p.size() / 2]
-                                     : 0.5 * (p[p.size() / 2 - 1] + p[p.size() / 2]);
-                }
-                keyed.emplace_back(m, row[k]);
-            }
-            std::stable_sort(keyed.begin(), keyed.end(),
-                             [](const auto &a, const auto &b) { return a.first < b.first; });
-            for (size_t k = 0; k < row.size(); ++k) {
-                row[k] = keyed[k].second;
-                pos[size_t(row[k])] = int(k);
-            }
-        }
-        const long long c = crossings();
-        if (c < best) {
-            best = c;
-            bestRows = rows;
-        }
-    }
-    rows = bestRows;
-    index();
-    out.crossings = best;
+    std::vector<std::vector<int>> rows =
+        orderWithinLayers(layers, layerOf, key, up, down, pos, &out.crossings);
 
     // 5. Vertical positions.
-    std::vector<double> y(total, 0);
-    auto gapAfter = [&](int a, int b) {
-        const bool dummyA = a >= n, dummyB = b >= n;
-        const double g =
-            dummyA && dummyB ? 6 : (dummyA || dummyB ? input.nodeGap * 0.6 : input.nodeGap);
-        return 0.5 * height[size_t(a)] + g + 0.5 * height[size_t(b)];
-    };
-    for (auto &row : rows) {
-        double at = 0;
-        for (size_t k = 0; k < row.size(); ++k) {
-            if (k > 0)
-                at += gapAfter(row[k - 1], row[k]);
-            y[size_t(row[k])] = at;
-        }
-    }
-    for (int pass = 0; pass < 8; ++pass) {
-        const bool forward = pass % 2 == 0;
-        for (int step = 0; step < layers; ++step) {
-            const int l = forward ? step : layers - 1 - step;
-            const auto &row = rows[size_t(l)];
-            std::vector<double> want(row.size()), weight(row.size()), gap(row.size(), 0);
-            for (size_t k = 0; k < row.size(); ++k) {
-                const int v = row[k];
-                double sum = 0;
-                int count = 0;
-                for (const auto *nb : {&up[size_t(v)], &down[size_t(v)]})
-                    for (int w : *nb) {
-                        sum += y[size_t(w)];
-                        ++count;
-                    }
-                want[k] = count ? sum / count : y[size_t(v)];
-                weight[k] = v >= n ? 4.0 : (count ? 1.0 : 0.2); // dummies keep long edges straight
-                if (k + 1 < row.size())
-                    gap[k] = gapAfter(v, row[k + 1]);
-            }
-            const auto placed = place(want, weight, gap);
-            for (size_t k = 0; k < row.size(); ++k)
-                y[size_t(row[k])] = placed[k];
-        }
-    }
+    const std::vector<double> y = verticalPositions(rows, n, height, up, down, input.nodeGap);
 
     // 6. Columns, boxes and routes.
     std::vector<double> width(size_t(layers), 0), left(size_t(layers), 0);
