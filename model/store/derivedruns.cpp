@@ -3,6 +3,7 @@
 
 #include "project.h"
 #include "projecttime.h"
+#include "sourcerecords.h"
 
 #include <QJsonDocument>
 
@@ -74,14 +75,7 @@ bool setRunKind(Project &project, RunId run, const QString &kind, const QJsonObj
 SourceId insertDerivedSource(Project &project, RunId run, const QString &path,
                              const QString &format, QString *error)
 {
-    auto st = project.db().prepare(
-        "INSERT INTO source(run_id, path, format, status) VALUES(?, ?, ?, 'failed')");
-    st.bind(1, run);
-    st.bind(2, path);
-    st.bind(3, format);
-    if (!done(st, error))
-        return 0;
-    return project.db().lastInsertRowId();
+    return insertSideSource(project, run, path, format, error); // the same row: 'failed' until done
 }
 
 bool writeRunMetrics(Project &project, RunId run, const QJsonObject &metrics, QString *error)

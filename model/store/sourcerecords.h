@@ -37,7 +37,8 @@ SourceId insertFailedSource(Project &project, const NewSource &source, QString *
 [[nodiscard]] bool insertSkippedSource(Project &project, RunId run, const QString &path,
                                        qint64 size, qint64 mtimeNs, const QString &reason,
                                        QString *error);
-// A side project's source row (status 'failed' until its writer finishes).
+// A source row of `format` with no file facts (a side project's, a prediction's, a simulation's),
+// status 'failed' until its writer finishes.
 SourceId insertSideSource(Project &side, RunId run, const QString &path, const QString &format,
                           QString *error);
 
