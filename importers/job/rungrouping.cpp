@@ -109,6 +109,7 @@ RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &file
     if (folders.empty())
         return result;
 
+    PlacedSourceReader placedSources(project);
     struct Plan
     {
         SourceId source;
@@ -125,7 +126,7 @@ RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &file
         const QStringList &paths = folder.second;
         std::vector<Source> traces, monitors;
         for (const QString &path : paths) {
-            const auto placed = importedSourceAt(project, path);
+            const auto placed = placedSources.at(path);
             if (!placed)
                 continue;
             Source s;

@@ -5,29 +5,9 @@
 #include "projecttime.h"
 #include "sourcerecords.h"
 
-#include <QJsonDocument>
-
 #include <string>
 
 namespace gml {
-
-namespace {
-
-QString compact(const QJsonDocument &d)
-{
-    return QString::fromUtf8(d.toJson(QJsonDocument::Compact));
-}
-
-bool done(SqliteStatement &st, QString *error)
-{
-    if (st.exec())
-        return true;
-    if (error)
-        *error = st.errorString();
-    return false;
-}
-
-} // namespace
 
 bool dropDerivedRun(Project &project, const QString &name, const QString &kind, const QString &what,
                     QString *error)
@@ -67,9 +47,9 @@ bool setRunKind(Project &project, RunId run, const QString &kind, const QJsonObj
 {
     auto st = project.db().prepare("UPDATE run SET kind = ?, params = ? WHERE id = ?");
     st.bind(1, kind);
-    st.bind(2, compact(QJsonDocument(params)));
+    st.bindJson(2, params);
     st.bind(3, run);
-    return done(st, error);
+    return st.exec(error);
 }
 
 SourceId insertDerivedSource(Project &project, RunId run, const QString &path,
@@ -83,8 +63,8 @@ bool writeRunMetrics(Project &project, RunId run, const QJsonObject &metrics, QS
     auto st =
         project.db().prepare("INSERT OR REPLACE INTO run_metrics(run_id, metrics) VALUES(?, ?)");
     st.bind(1, run);
-    st.bind(2, compact(QJsonDocument(metrics)));
-    return done(st, error);
+    st.bindJson(2, metrics);
+    return st.exec(error);
 }
 
 std::vector<TrackTemplate> trackTemplates(Project &project, RunId run)
@@ -132,9 +112,9 @@ bool storeScenario(Project &project, RunId run, const QString &name, const QJson
         "excluded.results");
     st.bind(1, run);
     st.bind(2, name);
-    st.bind(3, compact(QJsonDocument(transforms)));
-    st.bind(4, compact(QJsonDocument(results)));
-    return done(st, error);
+    st.bindJson(3, transforms);
+    st.bindJson(4, results);
+    return st.exec(error);
 }
 
 std::optional<ScenarioRow> scenarioRow(Project &project, RunId run, const QString &name)

@@ -9,22 +9,14 @@ namespace gml {
 
 namespace {
 
-QString compact(const QJsonObject &o)
-{
-    return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
-}
-
 bool forEachRun(Project &project, const char *sql, const QList<RunId> &runs, QString *error)
 {
     auto st = project.db().prepare(sql);
     for (RunId run : runs) {
         st.reset();
         st.bind(1, run);
-        if (!st.exec()) {
-            if (error)
-                *error = st.errorString();
+        if (!st.exec(error))
             return false;
-        }
     }
     return true;
 }
@@ -116,16 +108,22 @@ bool dropEmptyRuns(Project &project, const QList<RunId> &runs, QString *error)
                       runs, error);
 }
 
-std::optional<PlacedSource> importedSourceAt(Project &project, const QString &path)
+PlacedSourceReader::PlacedSourceReader(Project &project)
+    : m_read(project.db().prepare(
+          "SELECT s.id, s.run_id, r.name, s.format, json_extract(s.metadata, "
+          "'$.distributedInfo.rank'), "
+          "json_extract(s.metadata, '$.distributedInfo.world_size'), "
+          "(SELECT max(t.rank) FROM track t WHERE t.source_id = s.id), "
+          "(SELECT min(t.start_ns) FROM track t WHERE t.source_id = s.id) + s.clock_offset_ns, "
+          "(SELECT max(t.end_ns) FROM track t WHERE t.source_id = s.id) + s.clock_offset_ns "
+          "FROM source s JOIN run r ON r.id = s.run_id WHERE s.path = ? AND s.status = 'imported'"))
 {
-    auto read = project.db().prepare(
-        "SELECT s.id, s.run_id, r.name, s.format, json_extract(s.metadata, "
-        "'$.distributedInfo.rank'), "
-        "json_extract(s.metadata, '$.distributedInfo.world_size'), "
-        "(SELECT max(t.rank) FROM track t WHERE t.source_id = s.id), "
-        "(SELECT min(t.start_ns) FROM track t WHERE t.source_id = s.id) + s.clock_offset_ns, "
-        "(SELECT max(t.end_ns) FROM track t WHERE t.source_id = s.id) + s.clock_offset_ns "
-        "FROM source s JOIN run r ON r.id = s.run_id WHERE s.path = ? AND s.status = 'imported'");
+}
+
+std::optional<PlacedSource> PlacedSourceReader::at(const QString &path)
+{
+    SqliteStatement &read = m_read;
+    read.reset();
     read.bind(1, path);
     if (!read.step())
         return std::nullopt;
@@ -154,11 +152,8 @@ bool moveSource(Project &project, SourceId source, RunId run, QString *error)
         auto st = project.db().prepare(sql);
         st.bind(1, run);
         st.bind(2, source);
-        if (!st.exec()) {
-            if (error)
-                *error = st.errorString();
+        if (!st.exec(error))
             return false;
-        }
     }
     return true;
 }
@@ -186,13 +181,9 @@ QJsonObject runParams(Project &project, RunId run)
 bool setRunParams(Project &project, RunId run, const QJsonObject &params, QString *error)
 {
     auto st = project.db().prepare("UPDATE run SET params = ? WHERE id = ?");
-    st.bind(1, compact(params));
+    st.bindJson(1, params);
     st.bind(2, run);
-    if (st.exec())
-        return true;
-    if (error)
-        *error = st.errorString();
-    return false;
+    return st.exec(error);
 }
 
 bool joinWorkloadByName(Project &project, const QString &run, const QString &workload,
@@ -208,22 +199,15 @@ bool joinWorkloadByName(Project &project, const QString &run, const QString &wor
     } else {
         auto add = db.prepare("INSERT INTO workload(experiment_id, name) VALUES(NULL, ?)");
         add.bind(1, workload);
-        if (!add.exec()) {
-            if (error)
-                *error = add.errorString();
+        if (!add.exec(error))
             return false;
-        }
         wl = db.lastInsertRowId();
     }
     auto link =
         db.prepare("UPDATE run SET workload_id = ?1 WHERE name = ?2 AND workload_id IS NULL");
     link.bind(1, wl);
     link.bind(2, run);
-    if (link.exec())
-        return true;
-    if (error)
-        *error = link.errorString();
-    return false;
+    return link.exec(error);
 }
 
 bool placeInExperiment(Project &project, RunId run, const QString &name, const QJsonObject &params,
@@ -233,7 +217,7 @@ bool placeInExperiment(Project &project, RunId run, const QString &name, const Q
     auto e = db.prepare("INSERT INTO experiment(name, params) VALUES(?, ?) "
                         "ON CONFLICT(name) DO UPDATE SET params = excluded.params");
     e.bind(1, name);
-    e.bind(2, compact(params));
+    e.bindJson(2, params);
     auto wl = db.prepare("INSERT OR IGNORE INTO workload(experiment_id, name) "
                          "SELECT id, name FROM experiment WHERE name = ?");
     wl.bind(1, name);
@@ -241,7 +225,7 @@ bool placeInExperiment(Project &project, RunId run, const QString &name, const Q
                            "experiment x ON x.id = wl.experiment_id WHERE x.name = ?1 AND "
                            "wl.name = ?1), tags = ?2 WHERE id = ?3");
     link.bind(1, name);
-    link.bind(2, compact(tags));
+    link.bindJson(2, tags);
     link.bind(3, run);
     if (e.exec() && wl.exec() && link.exec())
         return true;

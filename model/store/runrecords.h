@@ -7,6 +7,7 @@
 // workloads and experiments runs belong to. Inside the caller's transaction unless said
 // otherwise. Project.h creates and finds runs (ensureRun, findRun).
 
+#include "sqlitedb.h"
 #include "types.h"
 
 #include <QJsonObject>
@@ -62,7 +63,16 @@ struct PlacedSource
     std::optional<int> rank, worldSize, trackRank;
     std::optional<TimeNs> start, end;
 };
-std::optional<PlacedSource> importedSourceAt(Project &project, const QString &path);
+// One statement for every path of a folder (a folder of 100,000 files is read once per import).
+class PlacedSourceReader
+{
+public:
+    explicit PlacedSourceReader(Project &project);
+    std::optional<PlacedSource> at(const QString &path);
+
+private:
+    SqliteStatement m_read;
+};
 // Moves source `source` and its tracks into run `run`.
 [[nodiscard]] bool moveSource(Project &project, SourceId source, RunId run, QString *error);
 // The run params of each imported source of `run` ('$.run_params'); nullopt for a source

@@ -71,11 +71,8 @@ qint64 addShard(Project &cluster, const NewShard &s, QString *error)
         for (int column = 5; column <= 8; ++column)
             addShard.bindNull(column);
     }
-    if (!addShard.exec()) {
-        if (error)
-            *error = addShard.errorString();
+    if (!addShard.exec(error))
         return 0;
-    }
     return cluster.db().lastInsertRowId();
 }
 
@@ -199,7 +196,7 @@ bool copyShardCatalog(Project &cluster, const QString &shardPath, qint64 shardId
     auto up = db.prepare(
         "UPDATE main.shard SET status = 'merged', files = ?, sources = ?, source_base = ?, "
         "track_base = ? WHERE id = ?");
-    up.bind(1, QString::fromUtf8(QJsonDocument(files).toJson(QJsonDocument::Compact)));
+    up.bindJson(1, files);
     up.bind(2, qint64(files.size()));
     up.bind(3, sourceBase);
     up.bind(4, trackBase);

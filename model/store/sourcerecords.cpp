@@ -7,19 +7,6 @@
 
 namespace gml {
 
-namespace {
-
-bool done(SqliteStatement &st, QString *error)
-{
-    if (st.exec())
-        return true;
-    if (error)
-        *error = st.errorString();
-    return false;
-}
-
-} // namespace
-
 SourceId insertFailedSource(Project &project, const NewSource &s, QString *error)
 {
     auto st = project.db().prepare(
@@ -33,7 +20,7 @@ SourceId insertFailedSource(Project &project, const NewSource &s, QString *error
     st.bind(6, s.hash);
     st.bind(7, qint64(s.importerVersion));
     st.bind(8, s.error);
-    if (!done(st, error))
+    if (!st.exec(error))
         return 0;
     return project.db().lastInsertRowId();
 }
@@ -48,7 +35,7 @@ bool insertSkippedSource(Project &project, RunId run, const QString &path, qint6
     st.bind(3, size);
     st.bind(4, mtimeNs);
     st.bind(5, reason);
-    return done(st, error);
+    return st.exec(error);
 }
 
 SourceId insertSideSource(Project &side, RunId run, const QString &path, const QString &format,
@@ -59,7 +46,7 @@ SourceId insertSideSource(Project &side, RunId run, const QString &path, const Q
     st.bind(1, run);
     st.bind(2, path);
     st.bind(3, format);
-    if (!done(st, error))
+    if (!st.exec(error))
         return 0;
     return side.db().lastInsertRowId();
 }
@@ -69,7 +56,7 @@ bool setSourceError(Project &project, SourceId source, const QString &text, QStr
     auto st = project.db().prepare("UPDATE source SET error=? WHERE id=?");
     st.bind(1, text);
     st.bind(2, source);
-    return done(st, error);
+    return st.exec(error);
 }
 
 bool setSourceHash(Project &project, SourceId source, const QString &hash, QString *error)
@@ -77,7 +64,7 @@ bool setSourceHash(Project &project, SourceId source, const QString &hash, QStri
     auto st = project.db().prepare("UPDATE source SET hash = ? WHERE id = ?");
     st.bind(1, hash);
     st.bind(2, source);
-    return done(st, error);
+    return st.exec(error);
 }
 
 bool setSourcePath(Project &project, SourceId source, const QString &path, QString *error)
@@ -85,7 +72,7 @@ bool setSourcePath(Project &project, SourceId source, const QString &path, QStri
     auto st = project.db().prepare("UPDATE source SET path = ? WHERE id = ?");
     st.bind(1, path);
     st.bind(2, source);
-    return done(st, error);
+    return st.exec(error);
 }
 
 bool setSourceUserOffset(Project &project, SourceId source, TimeNs offset, QString *error)
@@ -94,7 +81,7 @@ bool setSourceUserOffset(Project &project, SourceId source, TimeNs offset, QStri
         project.db().prepare("UPDATE source SET align_user_ns = ?1, align_ns = ?1 WHERE id = ?2");
     st.bind(1, qint64(offset));
     st.bind(2, source);
-    return done(st, error);
+    return st.exec(error);
 }
 
 std::optional<ImportedSource> importedSource(Project &project, SourceId source)
@@ -126,7 +113,7 @@ bool setSourceTail(Project &project, SourceId source, qint64 size, qint64 mtimeN
     st.bind(3, hash);
     st.bind(4, tailJson);
     st.bind(5, source);
-    return done(st, error);
+    return st.exec(error);
 }
 
 QList<SourceTail> sourceTails(Project &project)

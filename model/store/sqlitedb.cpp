@@ -2,6 +2,9 @@
 #include "sqlitedb.h"
 
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QUrl>
 
 #include <sqlite3.h>
@@ -74,6 +77,16 @@ void SqliteStatement::bind(int index, const QString &text)
     sqlite3_bind_text(m_stmt, index, utf8.constData(), int(utf8.size()), SQLITE_TRANSIENT);
 }
 
+void SqliteStatement::bindJson(int index, const QJsonObject &value)
+{
+    bind(index, QString::fromUtf8(QJsonDocument(value).toJson(QJsonDocument::Compact)));
+}
+
+void SqliteStatement::bindJson(int index, const QJsonArray &value)
+{
+    bind(index, QString::fromUtf8(QJsonDocument(value).toJson(QJsonDocument::Compact)));
+}
+
 void SqliteStatement::bindNull(int index)
 {
     sqlite3_bind_null(m_stmt, index);
@@ -99,6 +112,15 @@ bool SqliteStatement::exec()
     const bool ok = m_lastResult == SQLITE_DONE;
     sqlite3_reset(m_stmt);
     return ok;
+}
+
+bool SqliteStatement::exec(QString *error)
+{
+    if (exec())
+        return true;
+    if (error)
+        *error = errorString();
+    return false;
 }
 
 void SqliteStatement::reset()

@@ -7,6 +7,8 @@
 
 #include <string_view>
 
+class QJsonArray;
+class QJsonObject;
 struct sqlite3;
 struct sqlite3_stmt;
 
@@ -34,12 +36,17 @@ public:
     void bindStatic(int index, std::string_view text);
     void bind(int index, const QString &text);
     void bindBlob(int index, std::string_view bytes); // copied by SQLite
+    // A JSON value as its compact text (the form the project's JSON columns hold).
+    void bindJson(int index, const QJsonObject &value);
+    void bindJson(int index, const QJsonArray &value);
     void bindNull(int index);
 
     // Returns true while a row is available; false at the end or on error (see lastError()).
     bool step();
     // step() expecting SQLITE_DONE; returns false (and sets lastError) on failure.
     bool exec();
+    // The same, with the statement's error in *error (when given) on failure.
+    [[nodiscard]] bool exec(QString *error);
     void reset();
 
     int columnCount() const;
