@@ -8,6 +8,7 @@
 #include <QHash>
 
 #include <memory>
+#include <optional>
 
 namespace gml::sim::detail {
 
@@ -93,6 +94,44 @@ private:
     const DependencyGraph &m_graph;
     State m_measured, m_inserted;
     QHash<int, State> m_state;
+};
+
+// transformtiming.cpp: the transforms that change the nodes' times, not the graph, applied one
+// after the other to a prepared input (its graph final). Network changes are gathered in `net`;
+// the caller rescales the collectives once, after the last transform.
+class TimingChange
+{
+public:
+    TimingChange(Prepared &out, const WhatIfContext &context, const DeviceCatalog &cat,
+                 NetworkChange &net);
+    // False with *error (the reason, without the transform's description) when it cannot apply.
+    bool apply(const Transform &t, QString *error);
+
+private:
+    // What a kernel's work is multiplied by, by its bound and precision.
+    struct Factors
+    {
+        double computeFp32 = 1.0 / 3;
+        double computeFp16 = 1.0 / 3;
+        double memory = 0.5;
+    };
+    void fuse(const Transform &t, const NodeSelection &sel);
+    bool rescaleWork(const Transform &t, const NodeSelection &sel, QString *error);
+    bool changeDevice(const Transform &t, const NodeSelection &sel, Factors &f, QString *error);
+    void scaleLaunchCalls(const Device &from, const Device &to, const NodeSelection &sel);
+    bool speedUpHost(const Transform &t, const NodeSelection &sel, QString *error);
+    std::optional<qint64> speedUpHostPath(const NodeSelection &sel, double factor, QString *error);
+    void unsync(const NodeSelection &sel);
+    bool changeLink(const Transform &t, const NodeSelection &sel, QString *error);
+
+    const DependencyGraph &m_g;
+    const std::vector<Node> &m_nodes;
+    Prepared &m_out;
+    std::vector<TimeNs> &m_work;
+    std::vector<TimeNs> &m_slack;
+    const WhatIfContext &m_context;
+    const DeviceCatalog &m_cat;
+    NetworkChange &m_net;
 };
 
 } // namespace gml::sim::detail

@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The transforms that change the nodes' times (not the graph): scale, remove, set, fuse,
+// device, amp, compute, memory, input, host, unsync, link, workers, reschedule. Each one is a
+// method of TimingChange, applied in order by prepare() (transforms.cpp).
+#include "transformsinternal.h"
+
+#include "clockalignment.h"
+#include "devicecatalog.h"
+#include "timeformat.h"
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+
+namespace gml::sim::detail {
+
+namespace {
+
+// The kinds of node a transform may select.
+quint8 kindsOf(const Transform &t)
+{
+    switch (t.op) {
+    case Transform::Op::Device:
+    case Transform::Op::Memory:
+        return bit(NodeKind::Kernel) | bit(NodeKind::Memset) | bit(NodeKind::Memcpy);
+    case Transform::Op::Amp:
+    case Transform::Op::Compute:
+        return bit(NodeKind::Kernel);
+    case Transform::Op::Input:
+    case Transform::Op::Host:
+        return bit(NodeKind::Cpu) | bit(NodeKind::Runtime);
+    case Transform::Op::Unsync:
+        return bit(NodeKind::Runtime);
+    case Transform::Op::Link:
+        return t.link == QLatin1String("host") ? bit(NodeKind::Memcpy) : bit(NodeKind::Collective);
+    case Transform::Op::Workers:
+        return bit(NodeKind::Collective);
+    case Transform::Op::Fuse:
+    case Transform::Op::Reschedule:
+    case Transform::Op::Scale:
+    case Transform::Op::Remove:
+    case Transform::Op::SetDuration:
+    case Transform::Op::Insert:
+        break;
+    }
+    return 0xff;
+}
+
+// The shortest measured work of each node kind on each GPU (all its streams) or CPU thread.
+class ShortestWork
+{
+public:
+    explicit ShortestWork(const DependencyGraph &g) : m_group(g.resources().size())
+    {
+        QHash<QString, int> gpuGroup; // source/device -> group
+        int groups = 0;
+        for (size_t r = 0; r < g.resources().size(); ++r) {
+            const Resource &res = g.resources()[r];
+            if (!res.gpu) {
+                m_group[r] = groups++;
+                continue;
+            }
+            const QString key = QStringLiteral("%1/%2").arg(res.source).arg(res.pid);
+            auto it = gpuGroup.find(key);
+            if (it == gpuGroup.end())
+                it = gpuGroup.insert(key, groups++);
+            m_group[r] = *it;
+        }
+        m_shortest.assign(size_t(groups) * kKinds, std::numeric_limits<TimeNs>::max());
+        for (const auto &n : g.nodes())
+            if (n.slice != 0 && n.work > 0)
+                slot(n) = std::min(slot(n), n.work);
+    }
+    // 0 when no measured node of its kind has work there.
+    TimeNs of(const Node &n) const
+    {
+        const TimeNs v = m_shortest[index(n)];
+        return v == std::numeric_limits<TimeNs>::max() ? 0 : v;
+    }
+
+private:
+    static constexpr size_t kKinds = 6;
+    size_t index(const Node &n) const
+    {
+        return size_t(m_group[size_t(n.resource)]) * kKinds + size_t(n.kind);
+    }
+    TimeNs &slot(const Node &n) { return m_shortest[index(n)]; }
+
+    std::vector<int> m_group;       // per resource
+    std::vector<TimeNs> m_shortest; // per group and kind
+};
+
+} // namespace
+
+TimingChange::TimingChange(Prepared &out, const WhatIfContext &context, const DeviceCatalog &cat,
+                           NetworkChange &net)
+    : m_g(*out.graph), m_nodes(m_g.nodes()), m_out(out), m_work(out.input.work),
+      m_slack(out.input.slack), m_context(context), m_cat(cat), m_net(net)
+{
+}
+
+bool TimingChange::apply(const Transform &t, QString *error)
+{
+    Selector select = t.select;
+    if (t.op == Transform::Op::Input && select.name.isEmpty() && select.within.isEmpty())
+        select.within = inputPattern();
+    const NodeSelection sel(m_g, select, kindsOf(t), error);
+    if (!sel.valid())
+        return false;
+    const size_t n = m_nodes.size();
+    switch (t.op) {
+    case Transform::Op::Scale:
+        for (size_t i = 0; i < n; ++i)
+            if (sel[i]) {
+                m_work[i] = scaled(m_work[i], t.factor);
+                if (t.factor == 0)
+                    m_slack[i] = 0;
+            }
+        return true;
+    case Transform::Op::Remove:
+        for (size_t i = 0; i < n; ++i)
+            if (sel[i])
+                m_work[i] = m_slack[i] = 0;
+        return true;
+    case Transform::Op::SetDuration:
+        for (size_t i = 0; i < n; ++i)
+            if (sel[i])
+                m_work[i] = t.duration;
+        return true;
+    case Transform::Op::Fuse:
+        fuse(t, sel);
+        return true;
+    case Transform::Op::Device:
+    case Transform::Op::Amp:
+    case Transform::Op::Compute:
+    case Transform::Op::Memory:
+        return rescaleWork(t, sel, error);
+    case Transform::Op::Input:
+        for (size_t i = 0; i < n; ++i)
+            if (sel[i]) {
+                const double f = t.factor > 0 ? 1.0 / t.factor : 0.0;
+                m_work[i] = scaled(m_work[i], f);
+                m_slack[i] = scaled(m_slack[i], f);
+            }
+        return true;
+    case Transform::Op::Host:
+        return speedUpHost(t, sel, error);
+    case Transform::Op::Unsync:
+        unsync(sel);
+        return true;
+    case Transform::Op::Link:
+        return changeLink(t, sel, error);
+    case Transform::Op::Workers:
+        m_net.apply(t, sel);
+        m_out.notes << QStringLiteral(
+                           "workers: measured collectives of %1 ranks (%2) rescaled to %3 (%4)")
+                           .arg(m_net.measuredRanks())
+                           .arg(m_context.measuredAlgorithm)
+                           .arg(t.workers)
+                           .arg(t.algorithm.isEmpty() ? m_context.measuredAlgorithm : t.algorithm);
+        return true;
+    case Transform::Op::Reschedule:
+        if (m_out.input.priority.empty())
+            m_out.input.priority.assign(n, 0);
+        for (size_t i = 0; i < n; ++i)
+            if (sel[i])
+                m_out.input.priority[i] = t.priority;
+        return true;
+    case Transform::Op::Insert:
+        return true;
+    }
+    return true;
+}
+
+// Runs of adjacent selected nodes on a resource become one: the first holds the work (their
+// sum, the given duration, or the sum less a fixed cost per kernel saved), the others none; a
+// launch call whose kernels were all fused away goes too.
+void TimingChange::fuse(const Transform &t, const NodeSelection &sel)
+{
+    const size_t n = m_nodes.size();
+    std::vector<int> kept(n, 0); // per launcher: launched nodes that remain
+    std::vector<char> removed(n, 0);
+    int fused = 0;
+    const bool overheadModel = t.duration <= 0 && t.model == QLatin1String("overhead");
+    const auto shortest = overheadModel && t.overhead < 0 ? std::make_unique<ShortestWork>(m_g)
+                                                          : std::unique_ptr<ShortestWork>();
+    TimeNs saved = 0;
+    for (const auto &r : m_g.resources()) {
+        for (size_t k = 0; k < r.nodes.size();) {
+            if (!sel[size_t(r.nodes[k])]) {
+                ++k;
+                continue;
+            }
+            size_t e = k;
+            TimeNs sum = 0, longest = 0;
+            while (e < r.nodes.size() && sel[size_t(r.nodes[e])]) {
+                longest = std::max(longest, m_work[size_t(r.nodes[e])]);
+                sum += m_work[size_t(r.nodes[e++])];
+            }
+            if (e - k >= 2) {
+                TimeNs w = t.duration > 0 ? t.duration : sum;
+                if (overheadModel) {
+                    // Each kernel pays a fixed cost (launch ramp, tail) whatever its work; the
+                    // fused one pays it once.
+                    const TimeNs o =
+                        t.overhead >= 0 ? t.overhead : shortest->of(m_nodes[size_t(r.nodes[k])]);
+                    w = std::max(longest, sum - TimeNs(e - k - 1) * o);
+                    saved += sum - w;
+                }
+                m_work[size_t(r.nodes[k])] = w;
+                for (size_t j = k + 1; j < e; ++j) {
+                    const auto x = size_t(r.nodes[j]);
+                    m_work[x] = m_slack[x] = 0;
+                    removed[x] = 1;
+                }
+                ++fused;
+            }
+            k = e;
+        }
+    }
+    for (size_t i = 0; i < n; ++i)
+        if (m_nodes[i].launcher >= 0 && !removed[i])
+            ++kept[size_t(m_nodes[i].launcher)];
+    for (size_t i = 0; i < n; ++i)
+        if (removed[i] && m_nodes[i].launcher >= 0 && !kept[size_t(m_nodes[i].launcher)])
+            m_work[size_t(m_nodes[i].launcher)] = m_slack[size_t(m_nodes[i].launcher)] = 0;
+    m_out.notes << (overheadModel
+                        ? QStringLiteral(
+                              "fuse: %1 groups of adjacent slices fused, %2 of per-kernel fixed "
+                              "cost saved (%3)")
+                              .arg(fused)
+                              .arg(formatDuration(saved),
+                                   t.overhead >= 0
+                                       ? QStringLiteral("%1 each").arg(formatDuration(t.overhead))
+                                       : QStringLiteral("each the shortest kernel of its GPU"))
+                        : QStringLiteral("fuse: %1 groups of adjacent slices fused").arg(fused));
+}
+
+// Device, amp, compute and memory: each selected kernel's work by the factor of its bound
+// (compute-bound ones by the fp32 or fp16 factor, the others by the memory factor); copies
+// over the host link are left to the link.
+bool TimingChange::rescaleWork(const Transform &t, const NodeSelection &sel, QString *error)
+{
+    Factors f;
+    if (t.op == Transform::Op::Compute || t.op == Transform::Op::Memory) {
+        const double x = t.factor > 0 ? 1.0 / t.factor : 1.0;
+        f.computeFp32 = f.computeFp16 = t.op == Transform::Op::Compute ? x : 1.0;
+        f.memory = t.op == Transform::Op::Memory ? x : 1.0;
+    }
+    if (t.op == Transform::Op::Device && !changeDevice(t, sel, f, error))
+        return false;
+    QHash<StringId, double> factorOf;
+    for (size_t i = 0; i < m_nodes.size(); ++i) {
+        if (!sel[i] || m_nodes[i].slice == 0)
+            continue; // inserted nodes keep the duration given or modelled
+        const Node &n = m_nodes[i];
+        if (n.kind == NodeKind::Memcpy && isHostCopy(m_g.name(n.name)))
+            continue; // over the host link, not device memory
+        auto it = factorOf.find(n.name);
+        if (it == factorOf.end()) {
+            const QString name = m_g.name(n.name);
+            double x = f.memory;
+            if (n.kind == NodeKind::Kernel && classifyKernel(name) == Bound::Compute)
+                x = usesHalfPrecision(name) || t.op == Transform::Op::Amp ? f.computeFp16
+                                                                          : f.computeFp32;
+            it = factorOf.insert(n.name, x);
+        }
+        m_work[i] = scaled(m_work[i], *it);
+    }
+    return true;
+}
+
+// Another GPU: the kernels' factors from the peak rates' ratios, the launch calls by the
+// vendors' launch costs, the host path by the factor given.
+bool TimingChange::changeDevice(const Transform &t, const NodeSelection &sel, Factors &f,
+                                QString *error)
+{
+    const Device *from = measuredDevice(m_context, m_cat, error);
+    if (!from)
+        return false;
+    const Device *to = m_cat.device(t.target);
+    if (!to) {
+        *error = QStringLiteral("no device '%1' in the catalog").arg(t.target);
+        return false;
+    }
+    f.computeFp32 = from->fp32Tflops / to->fp32Tflops;
+    f.computeFp16 = from->fp16Tflops / to->fp16Tflops;
+    f.memory = from->memBwGBps / to->memBwGBps;
+    m_out.notes << QStringLiteral(
+                       "%1 -> %2: compute-bound kernels x%3 (fp32) / x%4 (fp16), memory-bound "
+                       "x%5 (the peak rates' ratios: each kernel assumed as efficient on the "
+                       "new "
+                       "GPU, its own kernels' algorithms unknown)")
+                       .arg(from->id, to->id)
+                       .arg(f.computeFp32, 0, 'f', 3)
+                       .arg(f.computeFp16, 0, 'f', 3)
+                       .arg(f.memory, 0, 'f', 3);
+    if (from->launchUs > 0 && to->launchUs > 0 && from->launchUs != to->launchUs)
+        scaleLaunchCalls(*from, *to, sel);
+    if (t.hostFactor > 0) {
+        Selector all;
+        const NodeSelection host(m_g, all, quint8(bit(NodeKind::Cpu) | bit(NodeKind::Runtime)),
+                                 error);
+        const auto changed = speedUpHostPath(host, t.hostFactor, error);
+        if (!changed)
+            return false;
+        m_out.notes << QStringLiteral("host CPU %1x faster, as given: %2 CPU ops and "
+                                      "runtime calls on launching "
+                                      "threads")
+                           .arg(t.hostFactor)
+                           .arg(*changed);
+    } else {
+        m_out.notes << QStringLiteral(
+            "host CPU assumed unchanged (give host_factor when the new machine's CPU "
+            "differs: a vendor change often moves the host path too)");
+    }
+    return true;
+}
+
+// Another vendor's runtime launches at another cost: the launch calls of the selected work, by
+// the catalog's ratio.
+void TimingChange::scaleLaunchCalls(const Device &from, const Device &to, const NodeSelection &sel)
+{
+    const double ratio = to.launchUs / from.launchUs;
+    std::vector<char> done(m_nodes.size(), 0);
+    qint64 calls = 0;
+    for (size_t i = 0; i < m_nodes.size(); ++i) {
+        const int l = m_nodes[i].launcher;
+        if (!sel[i] || l < 0 || done[size_t(l)] || m_nodes[size_t(l)].kind != NodeKind::Runtime)
+            continue;
+        done[size_t(l)] = 1;
+        m_work[size_t(l)] = scaled(m_work[size_t(l)], ratio);
+        ++calls;
+    }
+    m_out.notes << QStringLiteral("%1 launch calls x%2 (%3 launches in about %4 us, "
+                                  "%5 in about %6 us)")
+                       .arg(calls)
+                       .arg(ratio, 0, 'f', 2)
+                       .arg(from.vendor)
+                       .arg(from.launchUs)
+                       .arg(to.vendor)
+                       .arg(to.launchUs);
+}
+
+bool TimingChange::speedUpHost(const Transform &t, const NodeSelection &sel, QString *error)
+{
+    const auto changed = speedUpHostPath(sel, t.factor, error);
+    if (!changed)
+        return false;
+    m_out.notes << QStringLiteral("host: %1 CPU ops and runtime calls on launching threads %2")
+                       .arg(*changed)
+                       .arg(t.factor > 0 ? QStringLiteral("%1x faster").arg(t.factor)
+                                         : QStringLiteral("free"));
+    return true;
+}
+
+// The host's launch path `factor` times faster (0: free): on the threads that launch GPU work,
+// the work and the gap before it of what `sel` picks, less data loading and what waits for the
+// GPU. The count changed; nullopt with *error on a bad pattern.
+std::optional<qint64> TimingChange::speedUpHostPath(const NodeSelection &sel, double factor,
+                                                    QString *error)
+{
+    std::vector<char> launches(m_g.resources().size(), 0);
+    for (const auto &n : m_nodes)
+        if (n.launcher >= 0)
+            launches[size_t(m_nodes[size_t(n.launcher)].resource)] = 1;
+    Selector loading;
+    loading.within = inputPattern();
+    const NodeSelection input(m_g, loading, quint8(bit(NodeKind::Cpu) | bit(NodeKind::Runtime)),
+                              error);
+    if (!input.valid())
+        return std::nullopt;
+    const double f = factor > 0 ? 1.0 / factor : 0.0;
+    qint64 changed = 0;
+    for (size_t i = 0; i < m_nodes.size(); ++i) {
+        if (!sel[i] || input[i] || !launches[size_t(m_nodes[i].resource)] ||
+            m_nodes[i].synchronising)
+            continue;
+        m_work[i] = scaled(m_work[i], f);
+        m_slack[i] = scaled(m_slack[i], f);
+        ++changed;
+    }
+    return changed;
+}
+
+void TimingChange::unsync(const NodeSelection &sel)
+{
+    qint64 changed = 0;
+    for (size_t i = 0; i < m_nodes.size(); ++i)
+        if (sel[i] && m_nodes[i].synchronising) {
+            if (m_out.input.unsynced.empty())
+                m_out.input.unsynced.assign(m_nodes.size(), 0);
+            m_out.input.unsynced[i] = 1;
+            ++changed;
+        }
+    m_out.notes
+        << QStringLiteral("unsync: %1 synchronising calls no longer wait for the GPU").arg(changed);
+}
+
+// The network link: gathered for the collectives' rescale. The host link: each selected host
+// copy pays one latency plus the bandwidth part of its measured time at the new bandwidth.
+bool TimingChange::changeLink(const Transform &t, const NodeSelection &sel, QString *error)
+{
+    const bool network = t.link != QLatin1String("host");
+    const Link *m = measuredLink(m_context, network, error);
+    if (!m)
+        return false;
+    if (network) {
+        m_net.apply(t, sel);
+        m_out.notes << QStringLiteral(
+                           "network link: measured over %1 (%2 GB/s, %3 us, %4 collectives)")
+                           .arg(m->name)
+                           .arg(m->bwGBps)
+                           .arg(m->latencyUs)
+                           .arg(m_context.measuredAlgorithm);
+        return true;
+    }
+    const double bw = t.bandwidthGBps > 0 ? t.bandwidthGBps : m->bwGBps;
+    const double lat = t.latencyUs >= 0 ? t.latencyUs : m->latencyUs;
+    for (size_t i = 0; i < m_nodes.size(); ++i) {
+        if (!sel[i] || !isHostCopy(m_g.name(m_nodes[i].name)))
+            continue;
+        const TimeNs oldLat = TimeNs(m->latencyUs * 1e3);
+        const TimeNs rest = std::max<TimeNs>(0, m_work[i] - oldLat);
+        m_work[i] = TimeNs(lat * 1e3) + scaled(rest, m->bwGBps / bw);
+    }
+    m_out.notes << QStringLiteral("host link: measured over %1 (%2 GB/s, %3 us)")
+                       .arg(m->name)
+                       .arg(m->bwGBps)
+                       .arg(m->latencyUs);
+    return true;
+}
+
+} // namespace gml::sim::detail
