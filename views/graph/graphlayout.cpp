@@ -226,6 +226,250 @@ std::vector<double> verticalPositions(const std::vector<std::vector<int>> &rows,
     return y;
 }
 
+// Step 1: the distinct edges (no self loops, no ends out of range), each input edge's index
+// among them (-1: dropped), and the back edges of a DFS in the given order reversed so that
+// the edges point one way (`dag`, in layer direction).
+struct AcyclicEdges
+{
+    std::vector<std::pair<int, int>> edges;
+    std::vector<int> edgeOf; // per input edge
+    std::vector<bool> reversed;
+    std::vector<std::pair<int, int>> dag; // per distinct edge
+};
+
+AcyclicEdges acyclicEdges(const std::vector<std::pair<int, int>> &input, int n)
+{
+    AcyclicEdges e;
+    e.edgeOf.assign(input.size(), -1);
+    std::map<std::pair<int, int>, int> seen;
+    for (size_t i = 0; i < input.size(); ++i) {
+        const auto [a, b] = input[i];
+        if (a == b || a < 0 || b < 0 || a >= n || b >= n)
+            continue;
+        const auto [it, fresh] = seen.emplace(std::pair(a, b), int(e.edges.size()));
+        if (fresh)
+            e.edges.emplace_back(a, b);
+        e.edgeOf[i] = it->second;
+    }
+    e.reversed.assign(e.edges.size(), false);
+    Graph g(static_cast<size_t>(n));
+    for (size_t i = 0; i < e.edges.size(); ++i)
+        boost::add_edge(size_t(e.edges[i].first), size_t(e.edges[i].second), int(i), g);
+    BackEdges visitor;
+    visitor.reversed = &e.reversed;
+    boost::depth_first_search(g, boost::visitor(visitor));
+    // An edge a->b and b->a both present: after reversing, both point one way.
+    for (size_t i = 0; i < e.edges.size(); ++i)
+        e.dag.push_back(e.reversed[i] ? std::pair(e.edges[i].second, e.edges[i].first)
+                                      : e.edges[i]);
+    return e;
+}
+
+// Step 2: longest-path layers in topological order, then sources pulled next to their targets.
+// The number of layers.
+int assignLayers(int n, const std::vector<std::pair<int, int>> &dag, std::vector<int> &layer)
+{
+    std::vector<std::vector<int>> succ(static_cast<size_t>(n)), pred(static_cast<size_t>(n));
+    for (const auto &[a, b] : dag) {
+        succ[size_t(a)].push_back(b);
+        pred[size_t(b)].push_back(a);
+    }
+    std::vector<int> order;
+    Graph g(static_cast<size_t>(n));
+    for (size_t i = 0; i < dag.size(); ++i)
+        boost::add_edge(size_t(dag[i].first), size_t(dag[i].second), int(i), g);
+    std::vector<size_t> topo;
+    boost::topological_sort(g, std::back_inserter(topo)); // reverse topological order
+    for (auto it = topo.rbegin(); it != topo.rend(); ++it)
+        order.push_back(int(*it));
+    for (int v : order)
+        for (int w : succ[size_t(v)])
+            layer[size_t(w)] = std::max(layer[size_t(w)], layer[size_t(v)] + 1);
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        const int v = *it;
+        if (pred[size_t(v)].empty() && !succ[size_t(v)].empty()) {
+            int lowest = INT_MAX;
+            for (int w : succ[size_t(v)])
+                lowest = std::min(lowest, layer[size_t(w)]);
+            layer[size_t(v)] = lowest - 1;
+        }
+    }
+    return 1 + *std::max_element(layer.begin(), layer.end());
+}
+
+// Step 3: the graph with a dummy node (ids from n on) in each layer an edge crosses; each
+// distinct edge's chain of nodes in layer direction, and every node's neighbours in the layer
+// before and after.
+struct ProperGraph
+{
+    std::vector<int> layerOf;
+    std::vector<double> height;
+    std::vector<double> key; // initial order within a layer
+    std::vector<std::vector<int>> chains;
+    std::vector<std::vector<int>> up, down;
+    int dummies = 0;
+};
+
+ProperGraph insertDummies(const std::vector<QSizeF> &sizes, const std::vector<int> &layer,
+                          const std::vector<std::pair<int, int>> &dag)
+{
+    const size_t n = sizes.size();
+    ProperGraph pg;
+    pg.layerOf.assign(layer.begin(), layer.end());
+    pg.height.resize(n);
+    for (size_t i = 0; i < n; ++i)
+        pg.height[i] = sizes[i].height();
+    pg.key.resize(n);
+    std::iota(pg.key.begin(), pg.key.end(), 0.0);
+    pg.chains.resize(dag.size());
+    pg.up.resize(n);
+    pg.down.resize(n);
+    for (size_t i = 0; i < dag.size(); ++i) {
+        const auto [a, b] = dag[i];
+        std::vector<int> &chain = pg.chains[i];
+        chain.push_back(a);
+        for (int l = layer[size_t(a)] + 1; l < layer[size_t(b)]; ++l) {
+            const int d = int(pg.layerOf.size());
+            pg.layerOf.push_back(l);
+            pg.height.push_back(2);
+            // Right after its source in the initial order.
+            pg.key.push_back(pg.key[size_t(a)] + 0.5 + 1e-6 * double(i));
+            pg.up.emplace_back();
+            pg.down.emplace_back();
+            chain.push_back(d);
+            ++pg.dummies;
+        }
+        chain.push_back(b);
+        for (size_t k = 1; k < chain.size(); ++k) {
+            pg.down[size_t(chain[k - 1])].push_back(chain[k]);
+            pg.up[size_t(chain[k])].push_back(chain[k - 1]);
+        }
+    }
+    return pg;
+}
+
+// Step 6: columns, and their wrapping (ELK's "graph wrapping"): a long, thin graph (a thread's
+// operators one after the other) is cut into bands of consecutive layers stacked top to
+// bottom, so it reads like lines of text instead of one strip 50,000 pixels wide.
+class Bands
+{
+public:
+    Bands(const GraphLayoutInput &input, const std::vector<int> &layer, int layers,
+          const std::vector<double> &y, const std::vector<double> &height)
+        : m_input(input), m_width(size_t(layers), 0), m_left(size_t(layers), 0)
+    {
+        const int n = int(input.sizes.size());
+        for (int v = 0; v < n; ++v)
+            m_width[size_t(layer[size_t(v)])] =
+                std::max(m_width[size_t(layer[size_t(v)])], input.sizes[size_t(v)].width());
+        for (int l = 0; l < layers; ++l) {
+            m_width[size_t(l)] = std::max(m_width[size_t(l)], 12.0); // a layer of dummies only
+            if (l > 0)
+                m_left[size_t(l)] = m_left[size_t(l - 1)] + m_width[size_t(l - 1)] + input.layerGap;
+        }
+        double bottom = m_top = y.empty() ? 0 : y[0];
+        for (size_t v = 0; v < y.size(); ++v) {
+            m_top = std::min(m_top, y[v] - 0.5 * height[v]);
+            bottom = std::max(bottom, y[v] + 0.5 * height[v]);
+        }
+        m_bandHeight = bottom - m_top;
+        const double fullWidth = m_left.back() + m_width.back();
+        // Bands start at these layers: the rows the caller asked for (one per iteration), or
+        // equal cuts of a thin graph (few boxes per layer: cutting a wide one sends its many
+        // long edges across the bands).
+        m_start = {0};
+        if (!input.rowStarts.empty()) {
+            for (int v : input.rowStarts)
+                if (v >= 0 && v < n && layer[size_t(v)] > 0)
+                    m_start.push_back(layer[size_t(v)]);
+            std::sort(m_start.begin(), m_start.end());
+            m_start.erase(std::unique(m_start.begin(), m_start.end()), m_start.end());
+        } else if (input.aspect > 0 && double(n) <= input.wrapBelow * double(layers) &&
+                   fullWidth > input.aspect * 1.5 * (m_bandHeight + input.bandGap)) {
+            const int bands = int(
+                std::ceil(std::sqrt(fullWidth / (input.aspect * (m_bandHeight + input.bandGap)))));
+            const int perBand = std::max(2, (layers + bands - 1) / bands);
+            for (int l = perBand; l < layers; l += perBand)
+                m_start.push_back(l);
+        }
+        m_right.assign(m_start.size(), 0);
+        for (int l = 0; l < layers; ++l)
+            m_right[size_t(band(l))] =
+                std::max(m_right[size_t(band(l))], m_left[size_t(l)] + m_width[size_t(l)] -
+                                                       m_left[size_t(m_start[size_t(band(l))])]);
+    }
+    int count() const { return int(m_start.size()); }
+    int band(int l) const
+    {
+        return int(std::upper_bound(m_start.begin(), m_start.end(), l) - m_start.begin()) - 1;
+    }
+    double left(int l) const { return m_left[size_t(l)]; }
+    double width(int l) const { return m_width[size_t(l)]; }
+    // A point of the unwrapped layout, in layer l, where the wrapped one draws it.
+    QPointF place(double x, double y, int l) const
+    {
+        const int b = band(l);
+        return QPointF(x - m_left[size_t(m_start[size_t(b)])],
+                       y - m_top + b * (m_bandHeight + m_input.bandGap));
+    }
+    // Out of band `from` on the right, back along the gap below it, into the next band at the
+    // height of `to` (lane: a few pixels apart per edge); the bounds grow to hold the detour.
+    void detour(std::vector<QPointF> &route, int from, double lane, const QPointF &to,
+                QRectF &bounds) const
+    {
+        const double gapY =
+            (from + 1) * (m_bandHeight + m_input.bandGap) - 0.5 * m_input.bandGap + lane;
+        const double rightX = m_right[size_t(from)] + 0.5 * m_input.layerGap + lane;
+        const QPointF p = route.back();
+        route.emplace_back(rightX, p.y());
+        route.emplace_back(rightX, gapY);
+        route.emplace_back(-0.5 * m_input.layerGap - lane, gapY);
+        route.emplace_back(-0.5 * m_input.layerGap - lane, to.y());
+        bounds = bounds.united(
+            QRectF(-0.5 * m_input.layerGap - lane, p.y(), rightX + m_input.layerGap, 1));
+    }
+
+private:
+    const GraphLayoutInput &m_input;
+    std::vector<double> m_width, m_left; // per layer
+    std::vector<int> m_start;            // the first layer of each band
+    std::vector<double> m_right;         // per band: its width
+    double m_top = 0, m_bandHeight = 0;
+};
+
+// The route of distinct edge i along its chain: out of its source's right side, through its
+// dummies, into its target's left side, wrapped with the bands.
+std::vector<QPointF> routeChain(const GraphLayoutInput &input, const ProperGraph &pg,
+                                const std::vector<double> &y, const Bands &bands, size_t i,
+                                QRectF &bounds)
+{
+    const auto &chain = pg.chains[i];
+    const auto &layer = pg.layerOf;
+    std::vector<std::pair<QPointF, int>> r; // unwrapped point, its layer
+    const int a = chain.front(), b = chain.back();
+    const int la = layer[size_t(a)], lb = layer[size_t(b)];
+    r.push_back({QPointF(bands.left(la) + 0.5 * (bands.width(la) + input.sizes[size_t(a)].width()),
+                         y[size_t(a)]),
+                 la});
+    for (size_t k = 1; k + 1 < chain.size(); ++k) {
+        const int d = chain[k];
+        const int l = layer[size_t(d)];
+        r.push_back({QPointF(bands.left(l), y[size_t(d)]), l});
+        r.push_back({QPointF(bands.left(l) + bands.width(l), y[size_t(d)]), l});
+    }
+    r.push_back({QPointF(bands.left(lb) + 0.5 * (bands.width(lb) - input.sizes[size_t(b)].width()),
+                         y[size_t(b)]),
+                 lb});
+    std::vector<QPointF> route;
+    for (size_t k = 0; k < r.size(); ++k) {
+        const QPointF q = bands.place(r[k].first.x(), r[k].first.y(), r[k].second);
+        if (k > 0 && bands.band(r[k].second) != bands.band(r[k - 1].second))
+            bands.detour(route, bands.band(r[k - 1].second), double(i % 7) * 3.0, q, bounds);
+        route.push_back(q);
+    }
+    return route;
+}
+
 } // namespace
 
 GraphLayoutResult layoutGraph(const GraphLayoutInput &input)
@@ -240,215 +484,40 @@ GraphLayoutResult layoutGraph(const GraphLayoutInput &input)
         return out;
 
     // 1. Distinct edges, then the back edges of a DFS in the given order.
-    std::vector<std::pair<int, int>> edges; // distinct, no self loops
-    std::vector<int> edgeOf(input.edges.size(), -1);
-    {
-        std::map<std::pair<int, int>, int> seen;
-        for (size_t i = 0; i < input.edges.size(); ++i) {
-            const auto [a, b] = input.edges[i];
-            if (a == b || a < 0 || b < 0 || a >= n || b >= n)
-                continue;
-            const auto [it, fresh] = seen.emplace(std::pair(a, b), int(edges.size()));
-            if (fresh)
-                edges.emplace_back(a, b);
-            edgeOf[i] = it->second;
-        }
-    }
-    std::vector<bool> reversed(edges.size(), false);
-    {
-        Graph g(static_cast<size_t>(n));
-        for (size_t i = 0; i < edges.size(); ++i)
-            boost::add_edge(size_t(edges[i].first), size_t(edges[i].second), int(i), g);
-        BackEdges visitor;
-        visitor.reversed = &reversed;
-        boost::depth_first_search(g, boost::visitor(visitor));
-    }
-    // An edge a->b and b->a both present: after reversing, keep one direction (the first).
-    std::vector<std::pair<int, int>> dag; // per distinct edge, in layer direction
-    for (size_t i = 0; i < edges.size(); ++i)
-        dag.push_back(reversed[i] ? std::pair(edges[i].second, edges[i].first) : edges[i]);
-
-    // 2. Longest-path layers in topological order, then sources pulled next to their targets.
-    std::vector<std::vector<int>> succ(static_cast<size_t>(n)), pred(static_cast<size_t>(n));
-    for (const auto &[a, b] : dag) {
-        succ[size_t(a)].push_back(b);
-        pred[size_t(b)].push_back(a);
-    }
-    std::vector<int> order;
-    {
-        Graph g(static_cast<size_t>(n));
-        for (size_t i = 0; i < dag.size(); ++i)
-            boost::add_edge(size_t(dag[i].first), size_t(dag[i].second), int(i), g);
-        std::vector<size_t> topo;
-        boost::topological_sort(g, std::back_inserter(topo)); // reverse topological order
-        for (auto it = topo.rbegin(); it != topo.rend(); ++it)
-            order.push_back(int(*it));
-    }
-    std::vector<int> &layer = out.layer;
-    for (int v : order)
-        for (int w : succ[size_t(v)])
-            layer[size_t(w)] = std::max(layer[size_t(w)], layer[size_t(v)] + 1);
-    for (auto it = order.rbegin(); it != order.rend(); ++it) {
-        const int v = *it;
-        if (pred[size_t(v)].empty() && !succ[size_t(v)].empty()) {
-            int lowest = INT_MAX;
-            for (int w : succ[size_t(v)])
-                lowest = std::min(lowest, layer[size_t(w)]);
-            layer[size_t(v)] = lowest - 1;
-        }
-    }
-    const int layers = 1 + *std::max_element(layer.begin(), layer.end());
+    const AcyclicEdges edges = acyclicEdges(input.edges, n);
+    // 2. Layers.
+    const int layers = assignLayers(n, edges.dag, out.layer);
     out.layers = layers;
-
-    // 3. Dummies: node ids from n on; each distinct edge's chain of nodes in layer direction.
-    std::vector<int> layerOf(layer.begin(), layer.end());
-    std::vector<double> height(input.sizes.size());
-    for (int i = 0; i < n; ++i)
-        height[size_t(i)] = input.sizes[size_t(i)].height();
-    std::vector<double> key(static_cast<size_t>(n)); // initial order within a layer
-    std::iota(key.begin(), key.end(), 0.0);
-    std::vector<std::vector<int>> chains(dag.size());
-    std::vector<std::vector<int>> up, down; // neighbours in the layer before and after
-    up.resize(size_t(n));
-    down.resize(size_t(n));
-    for (size_t i = 0; i < dag.size(); ++i) {
-        const auto [a, b] = dag[i];
-        std::vector<int> &chain = chains[i];
-        chain.push_back(a);
-        for (int l = layer[size_t(a)] + 1; l < layer[size_t(b)]; ++l) {
-            const int d = int(layerOf.size());
-            layerOf.push_back(l);
-            height.push_back(2);
-            // Right after its source in the initial order.
-            key.push_back(key[size_t(a)] + 0.5 + 1e-6 * double(i));
-            up.emplace_back();
-            down.emplace_back();
-            chain.push_back(d);
-            ++out.dummies;
-        }
-        chain.push_back(b);
-        for (size_t k = 1; k < chain.size(); ++k) {
-            down[size_t(chain[k - 1])].push_back(chain[k]);
-            up[size_t(chain[k])].push_back(chain[k - 1]);
-        }
-    }
-    const size_t total = layerOf.size();
-
+    // 3. Dummies.
+    ProperGraph pg = insertDummies(input.sizes, out.layer, edges.dag);
+    out.dummies = pg.dummies;
     // 4. Order within layers.
-    std::vector<int> pos(total);
+    std::vector<int> pos(pg.layerOf.size());
     std::vector<std::vector<int>> rows =
-        orderWithinLayers(layers, layerOf, key, up, down, pos, &out.crossings);
-
+        orderWithinLayers(layers, pg.layerOf, pg.key, pg.up, pg.down, pos, &out.crossings);
     // 5. Vertical positions.
-    const std::vector<double> y = verticalPositions(rows, n, height, up, down, input.nodeGap);
-
-    // 6. Columns, boxes and routes.
-    std::vector<double> width(size_t(layers), 0), left(size_t(layers), 0);
-    for (int v = 0; v < n; ++v)
-        width[size_t(layer[size_t(v)])] =
-            std::max(width[size_t(layer[size_t(v)])], input.sizes[size_t(v)].width());
-    for (int l = 0; l < layers; ++l) {
-        width[size_t(l)] = std::max(width[size_t(l)], 12.0); // a layer of dummies only
-        if (l > 0)
-            left[size_t(l)] = left[size_t(l - 1)] + width[size_t(l - 1)] + input.layerGap;
-    }
-    // Wrapping (ELK's "graph wrapping"): a long, thin graph (a thread's operators one after
-    // the other) is cut into bands of consecutive layers stacked top to bottom, so it reads
-    // like lines of text instead of one strip 50,000 pixels wide.
-    double top = y.empty() ? 0 : y[0], bottom = top;
-    for (size_t v = 0; v < total; ++v) {
-        top = std::min(top, y[v] - 0.5 * height[v]);
-        bottom = std::max(bottom, y[v] + 0.5 * height[v]);
-    }
-    const double bandHeight = bottom - top, fullWidth = left.back() + width.back();
-    // Bands start at these layers: the rows the caller asked for (one per iteration), or
-    // equal cuts of a thin graph (few boxes per layer: cutting a wide one sends its many long
-    // edges across the bands).
-    std::vector<int> bandStart{0};
-    if (!input.rowStarts.empty()) {
-        for (int v : input.rowStarts)
-            if (v >= 0 && v < n && layer[size_t(v)] > 0)
-                bandStart.push_back(layer[size_t(v)]);
-        std::sort(bandStart.begin(), bandStart.end());
-        bandStart.erase(std::unique(bandStart.begin(), bandStart.end()), bandStart.end());
-    } else if (input.aspect > 0 && double(n) <= input.wrapBelow * double(layers) &&
-               fullWidth > input.aspect * 1.5 * (bandHeight + input.bandGap)) {
-        const int bands =
-            int(std::ceil(std::sqrt(fullWidth / (input.aspect * (bandHeight + input.bandGap)))));
-        const int perBand = std::max(2, (layers + bands - 1) / bands);
-        for (int l = perBand; l < layers; l += perBand)
-            bandStart.push_back(l);
-    }
-    out.bands = int(bandStart.size());
-    auto band = [&](int l) {
-        return int(std::upper_bound(bandStart.begin(), bandStart.end(), l) - bandStart.begin()) - 1;
-    };
-    std::vector<double> bandRight(size_t(out.bands), 0);
-    for (int l = 0; l < layers; ++l)
-        bandRight[size_t(band(l))] =
-            std::max(bandRight[size_t(band(l))],
-                     left[size_t(l)] + width[size_t(l)] - left[size_t(bandStart[size_t(band(l))])]);
-    auto place2 = [&](double x, double yy, int l) {
-        const int b = band(l);
-        return QPointF(x - left[size_t(bandStart[size_t(b)])],
-                       yy - top + b * (bandHeight + input.bandGap));
-    };
+    const std::vector<double> y =
+        verticalPositions(rows, n, pg.height, pg.up, pg.down, input.nodeGap);
+    // 6. Columns, bands, boxes and routes.
+    const Bands bands(input, out.layer, layers, y, pg.height);
+    out.bands = bands.count();
     for (int v = 0; v < n; ++v) {
         const QSizeF s = input.sizes[size_t(v)];
-        const int l = layer[size_t(v)];
-        const QPointF c = place2(left[size_t(l)] + 0.5 * width[size_t(l)], y[size_t(v)], l);
+        const int l = out.layer[size_t(v)];
+        const QPointF c = bands.place(bands.left(l) + 0.5 * bands.width(l), y[size_t(v)], l);
         out.boxes[size_t(v)] =
             QRectF(c.x() - 0.5 * s.width(), c.y() - 0.5 * s.height(), s.width(), s.height());
         out.bounds = v == 0 ? out.boxes[0] : out.bounds.united(out.boxes[size_t(v)]);
     }
-    std::vector<std::vector<QPointF>> dagRoutes(dag.size());
-    for (size_t i = 0; i < dag.size(); ++i) {
-        const auto &chain = chains[i];
-        std::vector<std::pair<QPointF, int>> r; // unwrapped point, its layer
-        const int a = chain.front(), b = chain.back();
-        r.push_back(
-            {QPointF(left[size_t(layer[size_t(a)])] +
-                         0.5 * (width[size_t(layer[size_t(a)])] + input.sizes[size_t(a)].width()),
-                     y[size_t(a)]),
-             layer[size_t(a)]});
-        for (size_t k = 1; k + 1 < chain.size(); ++k) {
-            const int d = chain[k];
-            const int l = layerOf[size_t(d)];
-            r.push_back({QPointF(left[size_t(l)], y[size_t(d)]), l});
-            r.push_back({QPointF(left[size_t(l)] + width[size_t(l)], y[size_t(d)]), l});
-        }
-        r.push_back(
-            {QPointF(left[size_t(layer[size_t(b)])] +
-                         0.5 * (width[size_t(layer[size_t(b)])] - input.sizes[size_t(b)].width()),
-                     y[size_t(b)]),
-             layer[size_t(b)]});
-        auto &route = dagRoutes[i];
-        for (size_t k = 0; k < r.size(); ++k) {
-            const QPointF q = place2(r[k].first.x(), r[k].first.y(), r[k].second);
-            if (k > 0 && band(r[k].second) != band(r[k - 1].second)) {
-                // Out of the band on the right, back along the gap below it, into the next.
-                const int from = band(r[k - 1].second);
-                const double lane = double(i % 7) * 3.0;
-                const double gapY =
-                    (from + 1) * (bandHeight + input.bandGap) - 0.5 * input.bandGap + lane;
-                const double rightX = bandRight[size_t(from)] + 0.5 * input.layerGap + lane;
-                const QPointF p = route.back();
-                route.emplace_back(rightX, p.y());
-                route.emplace_back(rightX, gapY);
-                route.emplace_back(-0.5 * input.layerGap - lane, gapY);
-                route.emplace_back(-0.5 * input.layerGap - lane, q.y());
-                out.bounds = out.bounds.united(
-                    QRectF(-0.5 * input.layerGap - lane, p.y(), rightX + input.layerGap, 1));
-            }
-            route.push_back(q);
-        }
-    }
+    std::vector<std::vector<QPointF>> dagRoutes(edges.dag.size());
+    for (size_t i = 0; i < edges.dag.size(); ++i)
+        dagRoutes[i] = routeChain(input, pg, y, bands, i, out.bounds);
     for (size_t i = 0; i < input.edges.size(); ++i) {
-        const int e = edgeOf[i];
+        const int e = edges.edgeOf[i];
         if (e < 0)
             continue;
         out.routes[i] = dagRoutes[size_t(e)];
-        if (reversed[size_t(e)]) {
+        if (edges.reversed[size_t(e)]) {
             std::reverse(out.routes[i].begin(), out.routes[i].end());
             out.reversed[i] = true;
         }

@@ -191,6 +191,234 @@ GraphItem itemOfEntry(const Entry &e, const std::vector<ModelNode> &nodes)
     return item;
 }
 
+// Opens the scene's tree of entries from the focus down: the level chosen, what the user
+// opened or closed, lone children, then the largest closed entries while the budget holds.
+class Opener
+{
+public:
+    Opener(const sim::ExecutionModel &model, const GraphCollapse &collapse)
+        : m_model(model), m_nodes(model.nodes()), m_collapse(collapse),
+          m_budget(size_t(std::max(collapse.budget, 8)))
+    {
+    }
+    const std::vector<Entry> &entries() const { return m_entries; }
+    int hiddenForBudget() const { return m_hiddenForBudget; }
+
+    // The root entry (the focus), opened to the level below it and through lone children.
+    int openRoot(int focus)
+    {
+        const int root = makeEntry({{focus}, 1, false, {}});
+        open(root, levelBelow(focus));
+        // A lone child is opened too (the workflow of one run, a step of one iteration): one
+        // box would say nothing. Past the budget if need be, up to 4 times it (a wrapped chain
+        // of 400 operators still reads; 5,000 would not).
+        for (int lone = root; m_entries[size_t(lone)].children.size() == 1;) {
+            lone = m_entries[size_t(lone)].children.front();
+            const Entry &e = m_entries[size_t(lone)];
+            if (e.open || e.members.size() != 1 || m_collapse.closed.contains(e.members.front()) ||
+                childrenOf(lone, levelBelow(e.members.front())).size() >
+                    size_t(4 * m_collapse.budget))
+                break;
+            open(lone, levelBelow(e.members.front()));
+        }
+        return root;
+    }
+
+    // Then the largest closed entries, while they fit.
+    void openLargest(int root)
+    {
+        enqueueLeaves(root);
+        while (!m_queue.empty()) {
+            const int entry = m_queue.top();
+            m_queue.pop();
+            const Entry &e = m_entries[size_t(entry)];
+            if (m_collapse.closed.contains(e.members.front())) // a node, or a group by its first
+                continue;
+            const auto kids = childrenOf(entry, m_collapse.level);
+            if (kids.empty())
+                continue;
+            if (m_shown + int(kids.size()) - 1 > m_collapse.budget) {
+                if (!openFirstBlock(entry))
+                    ++m_hiddenForBudget;
+                continue;
+            }
+            open(entry, m_collapse.level);
+            for (int c : m_entries[size_t(entry)].children)
+                enqueueLeaves(c);
+        }
+    }
+
+private:
+    struct ByTime
+    {
+        const std::vector<Entry> *entries;
+        bool operator()(int a, int b) const
+        {
+            return (*entries)[size_t(a)].time < (*entries)[size_t(b)].time;
+        }
+    };
+
+    int makeEntry(Kid kid)
+    {
+        Entry e;
+        e.members = std::move(kid.members);
+        e.period = kid.period;
+        e.range = kid.range;
+        e.parts = std::move(kid.parts);
+        for (int m : e.members)
+            e.time += m_nodes[size_t(m)].inclusive();
+        m_entries.push_back(std::move(e));
+        return int(m_entries.size() - 1);
+    }
+
+    // More boxes than the budget (a step of 64 ranks x 264 iterations, a group of 16,000
+    // repeats unfolded) become ranges: one per rank when the boxes are of several ranks and
+    // that fits, else runs of successive boxes, at most half the budget of them. A range
+    // opens into its boxes, ranged again if need be.
+    std::vector<Kid> ranged(std::vector<Kid> list) const
+    {
+        if (list.size() <= m_budget)
+            return list;
+        std::vector<Kid> out;
+        auto range = [&](size_t a, size_t b) {
+            if (b - a == 1) {
+                out.push_back(std::move(list[a]));
+                return;
+            }
+            Kid r;
+            r.range = true;
+            for (size_t k = a; k < b; ++k) {
+                r.members.insert(r.members.end(), list[k].members.begin(), list[k].members.end());
+                r.parts.push_back(std::move(list[k]));
+            }
+            out.push_back(std::move(r));
+        };
+        std::vector<size_t> cuts{0};
+        for (size_t k = 1; k < list.size(); ++k)
+            if (m_nodes[size_t(list[k].members.front())].rank !=
+                m_nodes[size_t(list[k - 1].members.front())].rank)
+                cuts.push_back(k);
+        cuts.push_back(list.size());
+        if (cuts.size() > 2 && cuts.size() - 1 <= m_budget) {
+            for (size_t k = 0; k + 1 < cuts.size(); ++k)
+                range(cuts[k], cuts[k + 1]);
+        } else {
+            const size_t per = (list.size() + m_budget / 2 - 1) / (m_budget / 2);
+            for (size_t a = 0; a < list.size(); a += per)
+                range(a, std::min(list.size(), a + per));
+        }
+        return out;
+    }
+
+    // What opening an entry would show: a range's parts, a group's members, a node's children
+    // (grouped).
+    std::vector<Kid> childrenOf(int entry, Level upTo) const
+    {
+        std::vector<Kid> out;
+        const Entry &e = m_entries[size_t(entry)];
+        if (e.range)
+            return ranged(e.parts);
+        if (e.members.size() > 1) {
+            for (int m : e.members)
+                out.push_back({{m}, 1, false, {}});
+            return ranged(std::move(out));
+        }
+        const int node = e.members.front();
+        if (m_nodes[size_t(node)].level >= upTo)
+            return out;
+        for (auto &f : m_model.foldedChildren(node, upTo))
+            out.push_back({std::move(f.members), f.period, false, {}});
+        return ranged(std::move(out));
+    }
+
+    bool forcedOpen(const Entry &e) const
+    {
+        return e.range ? m_collapse.unfolded.contains(GraphItem::rangeKey(e.members.front()))
+               : e.members.size() > 1 ? m_collapse.unfolded.contains(e.members.front())
+                                      : m_collapse.opened.contains(e.members.front());
+    }
+
+    // Opens an entry, then whatever the user opened inside it.
+    void open(int entry, Level upTo)
+    {
+        auto kids = childrenOf(entry, upTo);
+        if (kids.empty())
+            return;
+        m_entries[size_t(entry)].open = true;
+        m_shown += int(kids.size()) - 1;
+        std::vector<int> ids;
+        for (auto &kid : kids)
+            ids.push_back(makeEntry(std::move(kid)));
+        m_entries[size_t(entry)].children = ids;
+        for (int c : ids)
+            if (forcedOpen(m_entries[size_t(c)]))
+                open(c, Level::GpuWork);
+    }
+
+    // A group too big to show whole shows its first block, the rest staying a group (8 ranks'
+    // first iterations, then "×39"): the structure, at the cost of a block. False when even
+    // that does not fit.
+    bool openFirstBlock(int entry)
+    {
+        const Entry &e = m_entries[size_t(entry)];
+        const int period = e.period;
+        if (e.range || e.members.size() < size_t(2 * period) ||
+            m_shown + period > m_collapse.budget)
+            return false;
+        std::vector<int> rest(e.members.begin() + period, e.members.end());
+        std::vector<int> ids;
+        for (int k = 0; k < period; ++k)
+            ids.push_back(makeEntry({{m_entries[size_t(entry)].members[size_t(k)]}, 1, false, {}}));
+        ids.push_back(makeEntry({std::move(rest), period, false, {}}));
+        m_entries[size_t(entry)].open = true;
+        m_entries[size_t(entry)].children = ids;
+        m_shown += period;
+        for (int c : ids) {
+            if (forcedOpen(m_entries[size_t(c)]))
+                open(c, Level::GpuWork);
+            enqueueLeaves(c);
+        }
+        return true;
+    }
+
+    // The level a node opens down to: the one chosen, or deeper when its children all are (a
+    // phase of operators opened at module level shows its operators, not nothing).
+    Level levelBelow(int node) const
+    {
+        Level level =
+            std::max(m_collapse.level,
+                     Level(std::min(int(m_nodes[size_t(node)].level) + 1, sim::kLevels - 1)));
+        const auto &children = m_nodes[size_t(node)].children;
+        if (!children.empty()) {
+            Level shallowest = Level::GpuWork;
+            for (int c : children)
+                shallowest = std::min(shallowest, m_nodes[size_t(c)].level);
+            level = std::max(level, shallowest);
+        }
+        return level;
+    }
+
+    void enqueueLeaves(int entry)
+    {
+        const Entry &e = m_entries[size_t(entry)];
+        if (!e.open) {
+            m_queue.push(entry);
+            return;
+        }
+        for (int c : e.children)
+            enqueueLeaves(c);
+    }
+
+    const sim::ExecutionModel &m_model;
+    const std::vector<ModelNode> &m_nodes;
+    const GraphCollapse &m_collapse;
+    const size_t m_budget;
+    std::vector<Entry> m_entries;
+    int m_shown = 1;
+    int m_hiddenForBudget = 0;
+    std::priority_queue<int, std::vector<int>, ByTime> m_queue{ByTime{&m_entries}};
+};
+
 } // namespace
 
 GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr,
@@ -209,177 +437,13 @@ GraphScene GraphScene::build(std::shared_ptr<const sim::ExecutionModel> modelPtr
     scene.total = nodes[size_t(focus)].inclusive();
     scene.criticalLength = model.criticalLength();
 
-    std::vector<Entry> entries;
-    auto makeEntry = [&](Kid kid) {
-        Entry e;
-        e.members = std::move(kid.members);
-        e.period = kid.period;
-        e.range = kid.range;
-        e.parts = std::move(kid.parts);
-        for (int m : e.members)
-            e.time += nodes[size_t(m)].inclusive();
-        entries.push_back(std::move(e));
-        return int(entries.size() - 1);
-    };
-    // More boxes than the budget (a step of 64 ranks x 264 iterations, a group of 16,000
-    // repeats unfolded) become ranges: one per rank when the boxes are of several ranks and
-    // that fits, else runs of successive boxes, at most half the budget of them. A range
-    // opens into its boxes, ranged again if need be.
-    const size_t budget = size_t(std::max(collapse.budget, 8));
-    auto ranged = [&](std::vector<Kid> list) {
-        if (list.size() <= budget)
-            return list;
-        std::vector<Kid> out;
-        auto range = [&](size_t a, size_t b) {
-            if (b - a == 1) {
-                out.push_back(std::move(list[a]));
-                return;
-            }
-            Kid r;
-            r.range = true;
-            for (size_t k = a; k < b; ++k) {
-                r.members.insert(r.members.end(), list[k].members.begin(), list[k].members.end());
-                r.parts.push_back(std::move(list[k]));
-            }
-            out.push_back(std::move(r));
-        };
-        std::vector<size_t> cuts{0};
-        for (size_t k = 1; k < list.size(); ++k)
-            if (nodes[size_t(list[k].members.front())].rank !=
-                nodes[size_t(list[k - 1].members.front())].rank)
-                cuts.push_back(k);
-        cuts.push_back(list.size());
-        if (cuts.size() > 2 && cuts.size() - 1 <= budget) {
-            for (size_t k = 0; k + 1 < cuts.size(); ++k)
-                range(cuts[k], cuts[k + 1]);
-        } else {
-            const size_t per = (list.size() + budget / 2 - 1) / (budget / 2);
-            for (size_t a = 0; a < list.size(); a += per)
-                range(a, std::min(list.size(), a + per));
-        }
-        return out;
-    };
-    // What opening an entry would show: a range's parts, a group's members, a node's children
-    // (grouped).
-    auto childrenOf = [&](int entry, Level upTo) {
-        std::vector<Kid> out;
-        const Entry &e = entries[size_t(entry)];
-        if (e.range)
-            return ranged(e.parts);
-        if (e.members.size() > 1) {
-            for (int m : e.members)
-                out.push_back({{m}, 1, false, {}});
-            return ranged(std::move(out));
-        }
-        const int node = e.members.front();
-        if (nodes[size_t(node)].level >= upTo)
-            return out;
-        for (auto &f : model.foldedChildren(node, upTo))
-            out.push_back({std::move(f.members), f.period, false, {}});
-        return ranged(std::move(out));
-    };
-    auto forcedOpen = [&](const Entry &e) {
-        return e.range ? collapse.unfolded.contains(GraphItem::rangeKey(e.members.front()))
-               : e.members.size() > 1 ? collapse.unfolded.contains(e.members.front())
-                                      : collapse.opened.contains(e.members.front());
-    };
-    int shown = 1;
-    // Opens an entry, then whatever the user opened inside it.
-    std::function<void(int, Level)> open = [&](int entry, Level upTo) {
-        auto kids = childrenOf(entry, upTo);
-        if (kids.empty())
-            return;
-        entries[size_t(entry)].open = true;
-        shown += int(kids.size()) - 1;
-        std::vector<int> ids;
-        for (auto &kid : kids)
-            ids.push_back(makeEntry(std::move(kid)));
-        entries[size_t(entry)].children = ids;
-        for (int c : ids)
-            if (forcedOpen(entries[size_t(c)]))
-                open(c, Level::GpuWork);
-    };
-    // The level a node opens down to: the one chosen, or deeper when its children all are (a
-    // phase of operators opened at module level shows its operators, not nothing).
-    auto levelBelow = [&](int node) {
-        Level level = std::max(
-            collapse.level, Level(std::min(int(nodes[size_t(node)].level) + 1, sim::kLevels - 1)));
-        const auto &children = nodes[size_t(node)].children;
-        if (!children.empty()) {
-            Level shallowest = Level::GpuWork;
-            for (int c : children)
-                shallowest = std::min(shallowest, nodes[size_t(c)].level);
-            level = std::max(level, shallowest);
-        }
-        return level;
-    };
-    const int root = makeEntry({{focus}, 1, false, {}});
-    open(root, levelBelow(focus));
-    // A lone child is opened too (the workflow of one run, a step of one iteration): one box
-    // would say nothing. Past the budget if need be, up to 4 times it (a wrapped chain of 400
-    // operators still reads; 5,000 would not).
-    for (int lone = root; entries[size_t(lone)].children.size() == 1;) {
-        lone = entries[size_t(lone)].children.front();
-        const Entry &e = entries[size_t(lone)];
-        if (e.open || e.members.size() != 1 || collapse.closed.contains(e.members.front()) ||
-            childrenOf(lone, levelBelow(e.members.front())).size() > size_t(4 * collapse.budget))
-            break;
-        open(lone, levelBelow(e.members.front()));
-    }
-
-    // Then the largest closed entries, while they fit.
-    auto cmp = [&](int a, int b) { return entries[size_t(a)].time < entries[size_t(b)].time; };
-    std::priority_queue<int, std::vector<int>, decltype(cmp)> queue(cmp);
-    std::function<void(int)> enqueueLeaves = [&](int entry) {
-        const Entry &e = entries[size_t(entry)];
-        if (!e.open) {
-            queue.push(entry);
-            return;
-        }
-        for (int c : e.children)
-            enqueueLeaves(c);
-    };
-    enqueueLeaves(root);
-    while (!queue.empty()) {
-        const int entry = queue.top();
-        queue.pop();
-        const Entry &e = entries[size_t(entry)];
-        if (collapse.closed.contains(e.members.front())) // a node, or a group by its first member
-            continue;
-        const auto kids = childrenOf(entry, collapse.level);
-        if (kids.empty())
-            continue;
-        if (shown + int(kids.size()) - 1 > collapse.budget) {
-            // A group too big to show whole shows its first block, the rest staying a group
-            // (8 ranks' first iterations, then "×39"): the structure, at the cost of a block.
-            const int period = e.period;
-            if (!e.range && e.members.size() >= size_t(2 * period) &&
-                shown + period <= collapse.budget) {
-                std::vector<int> rest(e.members.begin() + period, e.members.end());
-                std::vector<int> ids;
-                for (int k = 0; k < period; ++k)
-                    ids.push_back(
-                        makeEntry({{entries[size_t(entry)].members[size_t(k)]}, 1, false, {}}));
-                ids.push_back(makeEntry({std::move(rest), period, false, {}}));
-                entries[size_t(entry)].open = true;
-                entries[size_t(entry)].children = ids;
-                shown += period;
-                for (int c : ids) {
-                    if (forcedOpen(entries[size_t(c)]))
-                        open(c, Level::GpuWork);
-                    enqueueLeaves(c);
-                }
-                continue;
-            }
-            ++scene.hiddenForBudget;
-            continue;
-        }
-        open(entry, collapse.level);
-        for (int c : entries[size_t(entry)].children)
-            enqueueLeaves(c);
-    }
+    Opener opener(model, collapse);
+    const int root = opener.openRoot(focus);
+    opener.openLargest(root);
+    scene.hiddenForBudget = opener.hiddenForBudget();
 
     // The closed entries, in tree order, are the items.
+    const std::vector<Entry> &entries = opener.entries();
     scene.itemOfNode.assign(nodes.size(), -1);
     std::vector<int> stack{root};
     while (!stack.empty()) {
