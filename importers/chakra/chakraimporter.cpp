@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "chakraimporter.h"
 
+#include "chakragraph.h"
+
 #include "etlinker.h"
 #include "inputstream.h"
 #include "jsonscan.h"
@@ -20,6 +22,8 @@
 #include <unordered_map>
 
 namespace gml {
+
+using namespace chakragraph;
 
 namespace {
 
@@ -79,25 +83,6 @@ qint64 intOf(const chakra::Attribute &a)
         return -1;
     }
 }
-
-const char *const kNodeTypes[] = {"invalid", "metadata", "memory load", "memory store",
-                                  "compute", "send",     "receive",     "collective"};
-const char *const kCollectives[] = {
-    "all_reduce", "reduce",         "all_gather",           "gather", "scatter", "broadcast",
-    "all_to_all", "reduce_scatter", "reduce_scatter_block", "barrier"};
-
-struct Node
-{
-    quint64 id = 0;
-    QString name;
-    int type = 0;
-    bool cpu = true; // is_cpu_op (the converter's default when absent)
-    qint64 rfId = -1, tid = -1, scope = -1;
-    qint64 commType = -1, commSize = -1;
-    quint64 duration = 0;
-    std::vector<quint64> ctrl, data;
-    qint64 at = 0; // byte offset of the node's message
-};
 
 // Durations past a year and starts past 2065 are not times (2^64 - 1 from a bad writer).
 constexpr quint64 kMaxDurationUs = quint64(kMaxDurationNs / 1000);
@@ -188,12 +173,6 @@ std::string badIoNumber(const std::string &s)
         ++i;
     }
     return {};
-}
-
-bool isOperator(const Node &n)
-{
-    return n.cpu && !n.name.isEmpty() && n.scope != 7 && !n.name.startsWith(QLatin1String("##")) &&
-           !n.name.startsWith(QLatin1Char('['));
 }
 
 } // namespace
@@ -376,104 +355,83 @@ std::optional<ImportOutcome> readMessages(const char *const begin, const char *c
     return std::nullopt;
 }
 
-// A Chakra trace is a graph without cycles. Nodes on a cycle, or waiting for one, are
-// found by Kahn's algorithm: over the data dependencies alone, then with the control
-// dependencies too (some converter versions write control cycles and self-loops; the real
-// chakra.0.et has 383). The edges among such nodes are not stored.
-// True for each node on a cycle or waiting for one (with `control`: over both kinds of
-// dependency, else over data dependencies alone).
-std::vector<char> nodesOnCycles(const std::vector<Node> &nodes,
-                                const std::unordered_map<quint64, size_t> &byId, bool control)
+} // namespace
+
+namespace {
+
+// Operators, one per record-function id (the converter splits some into numbered parts), in
+// record-function order.
+std::vector<EtOperator> operatorsOf(const std::vector<Node> &nodes)
 {
-    std::vector<int> pending(nodes.size(), 0);
-    std::vector<std::vector<size_t>> dependents(nodes.size());
-    for (size_t i = 0; i < nodes.size(); ++i)
-        for (const auto *deps : {&nodes[i].data, &nodes[i].ctrl}) {
-            if (deps == &nodes[i].ctrl && !control)
-                continue;
-            for (quint64 d : *deps) {
-                auto it = byId.find(d);
-                if (it == byId.end())
-                    continue;
-                if (it->second == i)
-                    continue; // counted below
-                ++pending[i];
-                dependents[it->second].push_back(i);
-            }
-        }
-    std::vector<size_t> ready;
-    for (size_t i = 0; i < nodes.size(); ++i)
-        if (pending[i] == 0)
-            ready.push_back(i);
-    while (!ready.empty()) {
-        const size_t i = ready.back();
-        ready.pop_back();
-        for (size_t j : dependents[i])
-            if (--pending[j] == 0)
-                ready.push_back(j);
-    }
-    std::vector<char> left(nodes.size(), 0);
-    for (size_t i = 0; i < nodes.size(); ++i)
-        left[i] = pending[i] > 0;
-    return left;
+    std::vector<EtOperator> refs;
+    std::set<qint64> seenRf;
+    for (const Node &n : nodes)
+        if (isOperator(n) && (n.rfId < 0 || seenRf.insert(n.rfId).second))
+            refs.push_back({n.rfId, n.tid, n.name});
+    std::stable_sort(refs.begin(), refs.end(),
+                     [](const EtOperator &a, const EtOperator &b) { return a.rfId < b.rfId; });
+    return refs;
 }
 
-// What the nodes are, counted into the source's metadata: how many of each type, on the GPU,
-// operators, the time on CPU, GPU and in communication, the collectives by type (count, bytes)
-// and the CPU calls that launched them.
-void insertCensus(QJsonObject &meta, const std::vector<Node> &nodes, qint64 operators)
+// Stores each edge whose two operators were linked to slices of the run, once per pair of
+// slices (data edges first); how many of each kind were stored.
+std::pair<qint64, qint64> storeEdges(TraceWriter &w, const Dependencies &deps,
+                                     const QHash<qint64, SliceId> &slices)
 {
-    quint64 cpuUs = 0, gpuUs = 0, commUs = 0;
-    std::map<QString, std::pair<qint64, qint64>> collectives; // type -> (count, bytes)
-    std::map<QString, qint64> collectiveCalls;                // CPU call name -> count
-    std::set<qint64> collectiveCallIds;
-    std::map<int, qint64> byType;
-    qint64 gpuNodes = 0;
-    for (const Node &n : nodes) {
-        ++byType[n.type];
-        (n.cpu ? cpuUs : gpuUs) += n.duration;
-        gpuNodes += n.cpu ? 0 : 1;
-        if (n.type >= 5 && n.type <= 7) {
-            commUs += n.duration;
-            // The node that carries the collective's type and size (the converter's GPU side);
-            // the CPU calls (c10d::allreduce_) without them are counted by name, once per call.
-            if (n.type != 7 || n.commType >= 0) {
-                const QString type = n.type != 7 ? QLatin1String(kNodeTypes[n.type])
-                                     : n.commType < qint64(std::size(kCollectives))
-                                         ? QLatin1String(kCollectives[n.commType])
-                                         : QStringLiteral("collective type %1").arg(n.commType);
-                auto &c = collectives[type];
-                ++c.first;
-                c.second += std::max<qint64>(0, n.commSize);
-            } else if (n.rfId < 0 || collectiveCallIds.insert(n.rfId).second) {
-                ++collectiveCalls[n.name];
+    auto sliceOf = [&](const Node *n) -> SliceId {
+        if (!n || n->rfId < 0)
+            return 0;
+        auto it = slices.constFind(n->rfId);
+        return it == slices.constEnd() ? 0 : *it;
+    };
+    std::set<std::pair<SliceId, SliceId>> stored;
+    auto store = [&](const auto &edges, FlowKind kind) {
+        qint64 count = 0;
+        for (const auto &[from, to] : edges) {
+            const SliceId a = sliceOf(from), b = sliceOf(to);
+            if (a && b && a != b && stored.insert({a, b}).second) {
+                w.addFlow(kind, a, b);
+                ++count;
             }
         }
-    }
-    meta.insert(QStringLiteral("nodes"), qint64(nodes.size()));
-    QJsonObject types;
-    for (const auto &[type, count] : byType)
-        types.insert(type >= 0 && type < int(std::size(kNodeTypes))
-                         ? QLatin1String(kNodeTypes[type])
-                         : QStringLiteral("type %1").arg(type),
-                     count);
-    meta.insert(QStringLiteral("node_types"), types);
-    meta.insert(QStringLiteral("gpu_nodes"), gpuNodes);
-    meta.insert(QStringLiteral("operators"), operators);
-    meta.insert(QStringLiteral("cpu_time_us"), qint64(cpuUs));
-    meta.insert(QStringLiteral("gpu_time_us"), qint64(gpuUs));
-    meta.insert(QStringLiteral("communication_time_us"), qint64(commUs));
-    QJsonArray comms;
-    for (const auto &[type, c] : collectives)
-        comms.append(QJsonObject{{QStringLiteral("type"), type},
-                                 {QStringLiteral("count"), c.first},
-                                 {QStringLiteral("bytes"), c.second}});
-    meta.insert(QStringLiteral("collectives"), comms);
-    QJsonObject calls;
-    for (const auto &[name, count] : collectiveCalls)
-        calls.insert(name, count);
-    if (!calls.isEmpty())
-        meta.insert(QStringLiteral("collective_calls"), calls);
+        return count;
+    };
+    const qint64 data = store(deps.data, FlowKind::Data);
+    return {data, store(deps.ctrl, FlowKind::Sequence)};
+}
+
+// The warnings of the import beyond the linker's, in the order a user reads them.
+QList<ImportWarning> importWarnings(const ChakraMessages &messages, const Dependencies &deps,
+                                    const WarningLog &warnings, qint64 duplicateIds)
+{
+    QList<ImportWarning> out;
+    if (!messages.hasMetadata)
+        out.append(ImportWarning{
+            QStringLiteral(
+                "no GlobalMetadata message before the first node: the schema version and the "
+                "process id are unknown, so the trace is linked by operator names only"),
+            0, 1});
+    if (deps.selfData + deps.selfCtrl > 0)
+        out.append(ImportWarning{
+            QStringLiteral(
+                "%1 data and %2 control dependencies name the node they belong to; left out")
+                .arg(deps.selfData)
+                .arg(deps.selfCtrl),
+            -1, deps.selfData + deps.selfCtrl});
+    out.append(warnings.list());
+    if (deps.missingDeps > 0)
+        out.append(ImportWarning{
+            QStringLiteral("%1 data dependencies name a node that is not in the file; left out")
+                .arg(deps.missingDeps),
+            -1, deps.missingDeps});
+    if (duplicateIds > 0)
+        out.append(ImportWarning{
+            QStringLiteral(
+                "%1 nodes repeat the id of an earlier node; dependencies on the id go to "
+                "the first")
+                .arg(duplicateIds),
+            -1, duplicateIds});
+    return out;
 }
 
 } // namespace
@@ -495,9 +453,6 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
     ChakraMessages messages;
     if (auto stop = readMessages(begin, end, ctx, warnings, messages))
         return *stop;
-    const QString &schema = messages.schema;
-    const qint64 pid = messages.pid;
-    const bool hasMetadata = messages.hasMetadata;
     const std::vector<Node> &nodes = messages.nodes;
     if (nodes.empty())
         return ImportOutcome::failure(
@@ -508,161 +463,34 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
     for (size_t i = 0; i < nodes.size(); ++i)
         if (!byId.emplace(nodes[i].id, i).second)
             ++duplicateIds;
-    // Operators, one per record-function id (the converter splits some into numbered parts).
-    std::vector<EtOperator> refs;
-    std::set<qint64> seenRf;
-    std::vector<const Node *> ops;
-    for (const Node &n : nodes) {
-        if (!isOperator(n))
-            continue;
-        ops.push_back(&n);
-        if (n.rfId < 0 || seenRf.insert(n.rfId).second)
-            refs.push_back({n.rfId, n.tid, n.name});
-    }
-    std::stable_sort(refs.begin(), refs.end(),
-                     [](const EtOperator &a, const EtOperator &b) { return a.rfId < b.rfId; });
+    const std::vector<EtOperator> refs = operatorsOf(nodes);
+    const qint64 operators = std::count_if(nodes.begin(), nodes.end(), isOperator);
 
     TraceWriter &w = *ctx.writer;
     QString linkError;
-    const auto runLink = linkToRun(w, pid, refs, &linkError);
+    const auto runLink = linkToRun(w, messages.pid, refs, &linkError);
     if (!runLink)
         return ImportOutcome::failure(-1, linkError);
-    const QHash<qint64, SliceId> &slices = runLink->link.slices;
-
-    // The operator a node stands for: itself, or for GPU work the operator it depends on.
-    auto operatorOf = [&](quint64 id) -> const Node * {
-        auto it = byId.find(id);
-        if (it == byId.end())
-            return nullptr;
-        const Node &n = nodes[it->second];
-        if (isOperator(n))
-            return &n;
-        if (!n.cpu)
-            for (quint64 d : n.data) {
-                auto j = byId.find(d);
-                if (j != byId.end() && isOperator(nodes[j->second]))
-                    return &nodes[j->second];
-            }
-        return nullptr;
-    };
-    auto sliceOf = [&](const Node *n) -> SliceId {
-        if (!n || n->rfId < 0)
-            return 0;
-        auto it = slices.constFind(n->rfId);
-        return it == slices.constEnd() ? 0 : *it;
-    };
-    qint64 selfData = 0, selfCtrl = 0;
-    for (const Node &n : nodes) {
-        selfData += std::count(n.data.begin(), n.data.end(), n.id);
-        selfCtrl += std::count(n.ctrl.begin(), n.ctrl.end(), n.id);
-    }
-    const std::vector<char> dataCycle = nodesOnCycles(nodes, byId, false),
-                            anyCycle = nodesOnCycles(nodes, byId, true);
-    for (const auto *cycle : {&dataCycle, &anyCycle}) {
-        const qint64 count = std::count(cycle->begin(), cycle->end(), 1);
-        if (count == 0 ||
-            (cycle == &anyCycle && std::count(dataCycle.begin(), dataCycle.end(), 1) > 0))
-            continue;
-        const Node &first =
-            nodes[size_t(std::find(cycle->begin(), cycle->end(), 1) - cycle->begin())];
-        warnings.add(
-            QStringLiteral("cycle"), first.at,
-            QStringLiteral(
-                "%1 nodes are on a cycle of %2 dependencies or wait for one (the first in the "
-                "file: node %3); a Chakra trace is a graph without cycles, so the %4 edges "
-                "among them are not stored")
-                .arg(count)
-                .arg(cycle == &dataCycle ? QStringLiteral("data") : QStringLiteral("control"))
-                .arg(first.id)
-                .arg(cycle == &dataCycle ? QStringLiteral("data and control")
-                                         : QStringLiteral("control")));
-    }
-    auto on = [&](const std::vector<char> &cycle, const Node *n) {
-        return cycle[size_t(n - nodes.data())] != 0;
-    };
-    std::set<std::pair<const Node *, const Node *>> dataEdges, ctrlEdges;
-    std::set<std::pair<SliceId, SliceId>> stored;
-    qint64 dataDeps = 0, ctrlDeps = 0, missingDeps = 0;
-    for (const Node &n : nodes) {
-        const Node *to = operatorOf(n.id);
-        for (quint64 d : n.data) {
-            ++dataDeps;
-            if (!byId.count(d)) {
-                ++missingDeps;
-                continue;
-            }
-            const Node *from = operatorOf(d);
-            if (from && to && from != to &&
-                !(on(dataCycle, &n) && on(dataCycle, &nodes[byId.at(d)])))
-                dataEdges.insert({from, to});
-        }
-        for (quint64 d : n.ctrl) {
-            ++ctrlDeps;
-            auto it = byId.find(d);
-            if (it == byId.end())
-                continue; // the converter's root node, not written
-            if (isOperator(n) && isOperator(nodes[it->second]) && &nodes[it->second] != &n &&
-                !(on(anyCycle, &n) && on(anyCycle, &nodes[it->second])))
-                ctrlEdges.insert({&nodes[it->second], &n});
-        }
-    }
-    qint64 dataStored = 0, ctrlStored = 0;
-    for (const auto &[from, to] : dataEdges) {
-        const SliceId a = sliceOf(from), b = sliceOf(to);
-        if (a && b && a != b && stored.insert({a, b}).second) {
-            w.addFlow(FlowKind::Data, a, b);
-            ++dataStored;
-        }
-    }
-    for (const auto &[from, to] : ctrlEdges) {
-        const SliceId a = sliceOf(from), b = sliceOf(to);
-        if (a && b && a != b && stored.insert({a, b}).second) {
-            w.addFlow(FlowKind::Sequence, a, b);
-            ++ctrlStored;
-        }
-    }
+    const Dependencies deps = dependencies(nodes, byId, warnings);
+    const auto [dataStored, ctrlStored] = storeEdges(w, deps, runLink->link.slices);
 
     QJsonObject meta;
-    meta.insert(QStringLiteral("schema"), schema);
-    meta.insert(QStringLiteral("pid"), pid);
-    insertCensus(meta, nodes, qint64(ops.size()));
-    meta.insert(QStringLiteral("data_deps"), dataDeps);
-    meta.insert(QStringLiteral("ctrl_deps"), ctrlDeps);
+    meta.insert(QStringLiteral("schema"), messages.schema);
+    meta.insert(QStringLiteral("pid"), messages.pid);
+    insertCensus(meta, nodes, operators);
+    meta.insert(QStringLiteral("data_deps"), deps.dataDeps);
+    meta.insert(QStringLiteral("ctrl_deps"), deps.ctrlDeps);
     insertLinkMetadata(meta, *runLink);
-    meta.insert(QStringLiteral("data_edges"), qint64(dataEdges.size()));
+    meta.insert(QStringLiteral("data_edges"), qint64(deps.data.size()));
     meta.insert(QStringLiteral("data_edges_stored"), dataStored);
-    meta.insert(QStringLiteral("ctrl_edges"), qint64(ctrlEdges.size()));
+    meta.insert(QStringLiteral("ctrl_edges"), qint64(deps.ctrl.size()));
     meta.insert(QStringLiteral("ctrl_edges_stored"), ctrlStored);
     w.setSourceMetadata(meta);
 
     ImportOutcome outcome;
-    outcome.warnings = linkWarnings(*runLink, pid, refs.size(), dataStored, dataEdges.size());
-    if (!hasMetadata)
-        outcome.warnings.append(ImportWarning{
-            QStringLiteral(
-                "no GlobalMetadata message before the first node: the schema version and the "
-                "process id are unknown, so the trace is linked by operator names only"),
-            0, 1});
-    if (selfData + selfCtrl > 0)
-        outcome.warnings.append(ImportWarning{
-            QStringLiteral(
-                "%1 data and %2 control dependencies name the node they belong to; left out")
-                .arg(selfData)
-                .arg(selfCtrl),
-            -1, selfData + selfCtrl});
-    outcome.warnings.append(warnings.list());
-    if (missingDeps > 0)
-        outcome.warnings.append(ImportWarning{
-            QStringLiteral("%1 data dependencies name a node that is not in the file; left out")
-                .arg(missingDeps),
-            -1, missingDeps});
-    if (duplicateIds > 0)
-        outcome.warnings.append(ImportWarning{
-            QStringLiteral(
-                "%1 nodes repeat the id of an earlier node; dependencies on the id go to "
-                "the first")
-                .arg(duplicateIds),
-            -1, duplicateIds});
+    outcome.warnings =
+        linkWarnings(*runLink, messages.pid, refs.size(), dataStored, deps.data.size());
+    outcome.warnings.append(importWarnings(messages, deps, warnings, duplicateIds));
     return outcome;
 }
 
