@@ -6,6 +6,7 @@
 #include "proto/xplane.pb.h"
 #include "protowire.h"
 #include "tfcapture.h"
+#include "xplanekinds.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -13,15 +14,13 @@
 #include <QJsonArray>
 #include <QJsonObject>
 
-#include <cctype>
-#include <charconv>
-#include <cmath>
-#include <cstdio>
 #include <limits>
 #include <map>
 #include <unordered_map>
 
 namespace gml {
+
+using namespace xplanedetail;
 
 namespace {
 
@@ -31,75 +30,6 @@ constexpr qint64 kMaxBytes = (qint64(1) << 31) - 1;
 constexpr qint64 kDerivedLineIdMin = 0xdeadbeef;
 constexpr int kHostThreadsPid = 501;      // the trace viewer's process id for host threads
 constexpr qint64 kMaxPlanesListed = 1000; // in the source's metadata; the rest are counted
-
-// Text as UTF-8, invalid sequences replaced.
-std::string utf8(const std::string &s)
-{
-    return json::findInvalidUtf8(s.data(), s.size()) < 0 ? s : json::repairUtf8(s);
-}
-
-void appendJsonString(std::string &out, std::string_view s)
-{
-    out += '"';
-    for (const char c : s) {
-        switch (c) {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20) {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                out += buf;
-            } else {
-                out += c;
-            }
-        }
-    }
-    out += '"';
-}
-
-// A TensorFlow op's full name, "scope/name:Type", by tf_op_utils' rule: split at the first
-// colon, a name of [A-Za-z0-9.][A-Za-z0-9_./>-]* and a type of [A-Z_][A-Za-z0-9_]* (so
-// "ExecutorState::Process" is not one).
-bool isTfOpName(const std::string &full)
-{
-    const size_t colon = full.find(':');
-    if (colon == std::string::npos || colon == 0 || colon + 1 >= full.size())
-        return false;
-    auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
-    if (!(alnum(full[0]) || full[0] == '.'))
-        return false;
-    for (size_t i = 1; i < colon; ++i) {
-        const char c = full[i];
-        if (!(alnum(c) || c == '_' || c == '.' || c == '/' || c == '>' || c == '-'))
-            return false;
-    }
-    const char first = full[colon + 1];
-    if (!(std::isupper(static_cast<unsigned char>(first)) || first == '_'))
-        return false;
-    for (size_t i = colon + 2; i < full.size(); ++i)
-        if (!(alnum(full[i]) || full[i] == '_'))
-            return false;
-    return true;
-}
-
-bool startsWith(std::string_view s, std::string_view prefix)
-{
-    return s.substr(0, prefix.size()) == prefix;
-}
 
 // The category of a device line TensorFlow derives, by its name; empty: a stream.
 std::string derivedLineCategory(const std::string &name, qint64 id)
@@ -230,137 +160,6 @@ struct PlaneState
     int otherPlanes = 0;
 };
 
-// What one plane's metadata says of its events and stats (names, categories, the args every
-// event of a kind has), worked out once per id as importPlane meets them.
-class PlaneKinds
-{
-public:
-    struct Kind
-    {
-        StringId name = 0;
-        std::string longName; // set when the display name is shown
-        bool tfOp = false;
-        bool memcpy = false, memset = false;
-        std::string args;   // the metadata's stats, as JSON members
-        bool cupti = false; // a CUDA API call ("cu…" name) on a host plane
-        bool driver = false;
-    };
-
-    PlaneKinds(const xplane::XPlane &plane, TraceWriter &w, bool device, qint64 &noMetadata)
-        : plane(plane), w(w), device(device), noMetadata(noMetadata),
-          memcpyStat(statId("memcpy_details")), memsetStat(statId("memset_details"))
-    {
-    }
-
-    const std::string &statName(qint64 id) const
-    {
-        static const std::string none;
-        auto it = plane.stat_metadata().find(id);
-        return it == plane.stat_metadata().end() ? none : it->second.name();
-    }
-    // Stat ids the importer reads, by name.
-    qint64 statId(const char *name) const
-    {
-        for (const auto &[id, m] : plane.stat_metadata())
-            if (m.name() == name)
-                return id;
-        return -1;
-    }
-    // A stat as a JSON member appended to `out` (not the ones kept out of args).
-    void appendStat(std::string &out, const xplane::XStat &stat) const
-    {
-        const std::string &name = statName(stat.metadata_id());
-        if (name.empty() || name[0] == '_' || stat.value_case() == xplane::XStat::kBytesValue ||
-            stat.value_case() == xplane::XStat::VALUE_NOT_SET)
-            return;
-        if (!out.empty())
-            out += ',';
-        appendJsonString(out, utf8(name));
-        out += ':';
-        char buf[32];
-        switch (stat.value_case()) {
-        case xplane::XStat::kDoubleValue: {
-            const double v = stat.double_value();
-            if (std::isfinite(v)) {
-                auto r = std::to_chars(buf, buf + sizeof buf, v);
-                out.append(buf, r.ptr);
-            } else {
-                out += "null";
-            }
-            break;
-        }
-        case xplane::XStat::kUint64Value: {
-            auto r = std::to_chars(buf, buf + sizeof buf, stat.uint64_value());
-            out.append(buf, r.ptr);
-            break;
-        }
-        case xplane::XStat::kInt64Value: {
-            auto r = std::to_chars(buf, buf + sizeof buf, stat.int64_value());
-            out.append(buf, r.ptr);
-            break;
-        }
-        case xplane::XStat::kStrValue:
-            appendJsonString(out, utf8(stat.str_value()));
-            break;
-        case xplane::XStat::kRefValue:
-            appendJsonString(out, utf8(statName(qint64(stat.ref_value()))));
-            break;
-        default:
-            break;
-        }
-    }
-    const Kind &kindOf(qint64 id)
-    {
-        auto it = kinds.find(id);
-        if (it != kinds.end())
-            return it->second;
-        Kind k;
-        auto m = plane.event_metadata().find(id);
-        if (m == plane.event_metadata().end()) {
-            ++noMetadata;
-            k.name = w.intern("event " + std::to_string(id));
-            return kinds.emplace(id, std::move(k)).first->second;
-        }
-        const std::string name = utf8(m->second.name()), display = utf8(m->second.display_name());
-        k.name = w.intern(display.empty() ? name : display);
-        if (!display.empty() && display != name)
-            k.longName = name;
-        k.tfOp = isTfOpName(name);
-        k.memcpy =
-            startsWith(display.empty() ? name : display, "Memcpy") || startsWith(name, "memcpy");
-        k.memset =
-            startsWith(display.empty() ? name : display, "Memset") || startsWith(name, "memset");
-        k.cupti = !device && startsWith(name, "cu");
-        k.driver = k.cupti && !startsWith(name, "cuda");
-        for (const auto &stat : m->second.stats()) {
-            appendStat(k.args, stat);
-            if (stat.metadata_id() == memcpyStat && memcpyStat >= 0)
-                k.memcpy = true;
-            else if (stat.metadata_id() == memsetStat && memsetStat >= 0)
-                k.memset = true;
-        }
-        return kinds.emplace(id, std::move(k)).first->second;
-    }
-    StringId category(const std::string &c)
-    {
-        auto it = categories.find(c);
-        return it != categories.end() ? it->second
-                                      : categories.emplace(c, w.intern(c)).first->second;
-    }
-
-private:
-    const xplane::XPlane &plane;
-    TraceWriter &w;
-    const bool device;
-    qint64 &noMetadata;
-    const qint64 memcpyStat, memsetStat;
-    std::unordered_map<qint64, Kind> kinds;
-    std::unordered_map<std::string, StringId> categories;
-};
-
-// One plane's lines and events into tracks and slices, with the launch and producer/consumer
-// ends they carry (linked once every plane is read). `fraction`: how far the import is, for
-// progress. Nullopt when it goes on; the outcome when it stops (cancelled).
 // A plane's own row, numbered as the trace viewer numbers it: device N is pid 1 + N, the host's
 // threads 501, any other plane the next pid after them (`otherPlanes` counts those).
 TrackSpec planeProcess(const std::string &planeName, bool device, bool hostCpu, int &otherPlanes)
@@ -386,19 +185,131 @@ TrackSpec planeProcess(const std::string &planeName, bool device, bool hostCpu, 
     return ps;
 }
 
+// One line of a plane as its events are stored: its track, its name for warnings, whether it
+// is a GPU stream, the category its name gives (derived lines) and the stats that link events.
+struct LineInfo
+{
+    TrackId track = 0;
+    std::string name;
+    qint64 timestampNs = 0;
+    bool stream = false;
+    StringId category = 0;
+};
+
+struct StatIds
+{
+    qint64 correlation = -1, producerType = -1, producer = -1, consumerType = -1, consumer = -1;
+};
+
+// An event's start and end in ns: picoseconds down to ns, start and end alike, so nested
+// events stay nested. Offsets are from the line's start; one before it, or a time past the
+// project's limits, is left out (nullopt, warned).
+std::optional<std::pair<TimeNs, TimeNs>> eventSpan(const xplane::XEvent &event,
+                                                   const LineInfo &line, WarningLog &warnings)
+{
+    const qint64 offset = event.offset_ps();
+    const qint64 durationPs = std::max<qint64>(0, event.duration_ps());
+    if (event.duration_ps() < 0)
+        warnings.add(
+            QStringLiteral("negative duration"), -1,
+            QStringLiteral("an event has a negative duration_ps (%1, line '%2' at offset %3 ps); "
+                           "expected a duration >= 0, stored as 0")
+                .arg(event.duration_ps())
+                .arg(QString::fromStdString(line.name))
+                .arg(offset));
+    if (offset < 0 || offset > std::numeric_limits<qint64>::max() - durationPs ||
+        line.timestampNs > kMaxAbsTimeNs || line.timestampNs < -kMaxAbsTimeNs) {
+        warnings.add(
+            QStringLiteral("time"), -1,
+            QStringLiteral("an event's time is out of range (line '%1' at %2 ns, offset %3 ps); "
+                           "left out")
+                .arg(QString::fromStdString(line.name))
+                .arg(line.timestampNs)
+                .arg(offset));
+        return std::nullopt;
+    }
+    return std::pair(line.timestampNs + offset / 1000,
+                     line.timestampNs + (offset + durationPs) / 1000);
+}
+
+// Stores one event as a slice of its line's track, with its args (the long name, the kind's
+// args, its own stats), and keeps its correlation and producer/consumer contexts for the flows.
+// False when the writer refused the slice.
+bool storeEvent(const xplane::XEvent &event, const PlaneKinds::Kind &k, TimeNs ts, TimeNs end,
+                const LineInfo &line, PlaneKinds &pk, const StatIds &ids, PlaneState &st,
+                std::string &args)
+{
+    StringId cat = line.category;
+    if (!cat) {
+        if (line.stream)
+            cat = pk.category(k.memcpy ? "gpu_memcpy" : k.memset ? "gpu_memset" : "kernel");
+        else if (k.cupti)
+            cat = pk.category(k.driver ? "cuda_driver" : "cuda_runtime");
+        else if (k.tfOp)
+            cat = pk.category("tf_op");
+    }
+    args.clear();
+    if (!k.longName.empty()) {
+        appendJsonString(args, "long_name");
+        args += ':';
+        appendJsonString(args, k.longName);
+    }
+    if (!k.args.empty()) {
+        if (!args.empty())
+            args += ',';
+        args += k.args;
+    }
+    qint64 correlation = kNoId;
+    std::optional<quint64> producerType, producerId, consumerType, consumerId;
+    auto intValue = [](const xplane::XStat &s) -> quint64 {
+        return s.value_case() == xplane::XStat::kInt64Value ? quint64(s.int64_value())
+                                                            : s.uint64_value();
+    };
+    for (const auto &stat : event.stats()) {
+        const qint64 id = stat.metadata_id();
+        if (id == ids.correlation && ids.correlation >= 0)
+            correlation = qint64(intValue(stat));
+        else if (id == ids.producerType && ids.producerType >= 0)
+            producerType = intValue(stat);
+        else if (id == ids.producer && ids.producer >= 0)
+            producerId = intValue(stat);
+        else if (id == ids.consumerType && ids.consumerType >= 0)
+            consumerType = intValue(stat);
+        else if (id == ids.consumer && ids.consumer >= 0)
+            consumerId = intValue(stat);
+        pk.appendStat(args, stat);
+    }
+    std::string json;
+    if (!args.empty()) {
+        json.reserve(args.size() + 2);
+        json += '{';
+        json += args;
+        json += '}';
+    }
+    const SliceId slice =
+        st.w.addSlice(line.track, ts, end - ts, k.name, cat, correlation, kNoId, json);
+    if (!slice)
+        return false;
+    if (correlation != kNoId) {
+        if (line.stream)
+            st.launched.emplace_back(quint64(correlation), slice);
+        else if (k.cupti)
+            st.apiCalls.emplace(quint64(correlation), slice);
+    }
+    if (producerType && producerId)
+        st.producers.emplace(Context{*producerType, *producerId}, slice);
+    if (consumerType && consumerId)
+        st.consumers.emplace_back(Context{*consumerType, *consumerId}, slice);
+    return true;
+}
+
+// One plane's lines and events into tracks and slices, with the launch and producer/consumer
+// ends they carry (linked once every plane is read). `fraction`: how far the import is, for
+// progress. Nullopt when it goes on; the outcome when it stops (cancelled).
 std::optional<ImportOutcome> importPlane(const xplane::XPlane &plane, double fraction,
                                          ImportContext &ctx, PlaneState &st)
 {
     TraceWriter &w = st.w;
-    WarningLog &warnings = st.warnings;
-    qint64 &aggregated = st.aggregated, &noMetadata = st.noMetadata;
-    std::map<Context, SliceId> &producers = st.producers;
-    std::vector<std::pair<Context, SliceId>> &consumers = st.consumers;
-    std::unordered_map<quint64, SliceId> &apiCalls = st.apiCalls;
-    std::vector<std::pair<quint64, SliceId>> &launched = st.launched;
-    QJsonArray &planesRead = st.planesRead;
-    qint64 &planesWithEvents = st.planesWithEvents, &events = st.events;
-    int &otherPlanes = st.otherPlanes;
     qint64 planeEvents = 0;
     for (const auto &line : plane.lines())
         planeEvents += line.events_size();
@@ -408,141 +319,56 @@ std::optional<ImportOutcome> importPlane(const xplane::XPlane &plane, double fra
     const bool device = startsWith(planeName, "/device:");
     const bool hostCpu = planeName == "/host:CPU";
     PlaneTracks tracks;
-    const TrackSpec ps = planeProcess(planeName, device, hostCpu, otherPlanes);
+    const TrackSpec ps = planeProcess(planeName, device, hostCpu, st.otherPlanes);
     tracks.process = w.addTrack(ps);
 
-    PlaneKinds pk(plane, w, device, noMetadata);
-    const qint64 correlationStat = pk.statId("correlation_id");
-    const qint64 pt = pk.statId("_pt"), pId = pk.statId("_p"), ct = pk.statId("_ct"),
-                 cId = pk.statId("_c");
+    PlaneKinds pk(plane, w, device, st.noMetadata);
+    const StatIds ids{pk.statId("correlation_id"), pk.statId("_pt"), pk.statId("_p"),
+                      pk.statId("_ct"), pk.statId("_c")};
 
     qint64 sortKey = 0;
-    if (++planesWithEvents <= kMaxPlanesListed) {
+    if (++st.planesWithEvents <= kMaxPlanesListed) {
         QJsonObject planeInfo;
         planeInfo.insert(QStringLiteral("name"), QString::fromStdString(planeName));
         planeInfo.insert(QStringLiteral("lines"), plane.lines_size());
         planeInfo.insert(QStringLiteral("events"), planeEvents);
-        planesRead.append(planeInfo);
+        st.planesRead.append(planeInfo);
     }
+    std::string args;
     for (const auto &line : plane.lines()) {
         if (line.events_size() == 0)
             continue;
-        const std::string lineName =
-            utf8(line.display_name().empty() ? line.name() : line.display_name());
+        LineInfo info;
+        info.name = utf8(line.display_name().empty() ? line.name() : line.display_name());
+        info.timestampNs = line.timestamp_ns();
         const std::string derived =
-            device ? derivedLineCategory(lineName, line.id()) : std::string();
-        const bool stream = device && derived.empty();
+            device ? derivedLineCategory(info.name, line.id()) : std::string();
+        info.stream = device && derived.empty();
         TrackId &track = tracks.lines[line.id()];
         if (!track) {
             TrackSpec ls;
             ls.parent = tracks.process;
-            ls.kind = stream ? TrackKind::Stream : TrackKind::Thread;
-            ls.name = !lineName.empty() ? QString::fromStdString(lineName)
-                                        : QStringLiteral("thread %1").arg(line.id());
+            ls.kind = info.stream ? TrackKind::Stream : TrackKind::Thread;
+            ls.name = !info.name.empty() ? QString::fromStdString(info.name)
+                                         : QStringLiteral("thread %1").arg(line.id());
             ls.pid = ps.pid;
             ls.tid = QString::number(line.id());
             ls.sortKey = ++sortKey;
             track = w.addTrack(ls);
         }
-        const StringId lineCat = derived.empty() ? 0 : pk.category(derived);
-        std::string args;
+        info.track = track;
+        info.category = derived.empty() ? 0 : pk.category(derived);
         for (const auto &event : line.events()) {
-            ++events;
+            ++st.events;
             if (event.data_case() == xplane::XEvent::kNumOccurrences) {
-                ++aggregated;
+                ++st.aggregated;
                 continue;
             }
             const PlaneKinds::Kind &k = pk.kindOf(event.metadata_id());
-            // Picoseconds down to ns, start and end alike, so nested events stay nested.
-            // Offsets are from the line's start; one before it, or a time past the
-            // project's limits, is left out.
-            const qint64 offset = event.offset_ps();
-            const qint64 durationPs = std::max<qint64>(0, event.duration_ps());
-            if (event.duration_ps() < 0)
-                warnings.add(
-                    QStringLiteral("negative duration"), -1,
-                    QStringLiteral(
-                        "an event has a negative duration_ps (%1, line '%2' at offset %3 ps); "
-                        "expected a duration >= 0, stored as 0")
-                        .arg(event.duration_ps())
-                        .arg(QString::fromStdString(lineName))
-                        .arg(offset));
-            if (offset < 0 || offset > std::numeric_limits<qint64>::max() - durationPs ||
-                line.timestamp_ns() > kMaxAbsTimeNs || line.timestamp_ns() < -kMaxAbsTimeNs) {
-                warnings.add(
-                    QStringLiteral("time"), -1,
-                    QStringLiteral(
-                        "an event's time is out of range (line '%1' at %2 ns, offset %3 ps); "
-                        "left out")
-                        .arg(QString::fromStdString(lineName))
-                        .arg(line.timestamp_ns())
-                        .arg(offset));
+            const auto span = eventSpan(event, info, st.warnings);
+            if (!span || !storeEvent(event, k, span->first, span->second, info, pk, ids, st, args))
                 continue;
-            }
-            const TimeNs ts = line.timestamp_ns() + offset / 1000;
-            const TimeNs end = line.timestamp_ns() + (offset + durationPs) / 1000;
-            StringId cat = lineCat;
-            if (!cat) {
-                if (stream)
-                    cat = pk.category(k.memcpy ? "gpu_memcpy" : k.memset ? "gpu_memset" : "kernel");
-                else if (k.cupti)
-                    cat = pk.category(k.driver ? "cuda_driver" : "cuda_runtime");
-                else if (k.tfOp)
-                    cat = pk.category("tf_op");
-            }
-            args.clear();
-            if (!k.longName.empty()) {
-                appendJsonString(args, "long_name");
-                args += ':';
-                appendJsonString(args, k.longName);
-            }
-            if (!k.args.empty()) {
-                if (!args.empty())
-                    args += ',';
-                args += k.args;
-            }
-            qint64 correlation = kNoId;
-            std::optional<quint64> producerType, producerId, consumerType, consumerId;
-            auto intValue = [](const xplane::XStat &s) -> quint64 {
-                return s.value_case() == xplane::XStat::kInt64Value ? quint64(s.int64_value())
-                                                                    : s.uint64_value();
-            };
-            for (const auto &stat : event.stats()) {
-                const qint64 id = stat.metadata_id();
-                if (id == correlationStat && correlationStat >= 0)
-                    correlation = qint64(intValue(stat));
-                else if (id == pt && pt >= 0)
-                    producerType = intValue(stat);
-                else if (id == pId && pId >= 0)
-                    producerId = intValue(stat);
-                else if (id == ct && ct >= 0)
-                    consumerType = intValue(stat);
-                else if (id == cId && cId >= 0)
-                    consumerId = intValue(stat);
-                pk.appendStat(args, stat);
-            }
-            std::string json;
-            if (!args.empty()) {
-                json.reserve(args.size() + 2);
-                json += '{';
-                json += args;
-                json += '}';
-            }
-            const SliceId slice =
-                w.addSlice(track, ts, end - ts, k.name, cat, correlation, kNoId, json);
-            if (!slice)
-                continue;
-            if (correlation != kNoId) {
-                if (stream)
-                    launched.emplace_back(quint64(correlation), slice);
-                else if (k.cupti)
-                    apiCalls.emplace(quint64(correlation), slice);
-            }
-            if (producerType && producerId)
-                producers.emplace(Context{*producerType, *producerId}, slice);
-            if (consumerType && consumerId)
-                consumers.emplace_back(Context{*consumerType, *consumerId}, slice);
-            if ((events & 0xffff) == 0 && ctx.progress && !ctx.progress(fraction))
+            if ((st.events & 0xffff) == 0 && ctx.progress && !ctx.progress(fraction))
                 return ImportOutcome{ImportOutcome::Status::Cancelled, -1, {}, {}};
         }
     }
