@@ -14,6 +14,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 
+#include <charconv>
 #include <limits>
 #include <map>
 #include <unordered_map>
