@@ -137,7 +137,7 @@ void FlameController::refresh()
     }
     m_view->setMessage(tr("Computing the flame graph of %1…").arg(describe(*span)));
     m_job.start(
-        [data = m_data, request, base](const std::atomic_bool &) {
+        [data = m_data, request, base](const LatestJob<Result>::Context &) {
             Result r;
             std::unique_ptr<Project> project;
             if (request.metric == FlameMetric::GpuTime &&

@@ -117,9 +117,19 @@ void FollowController::follow(const QString &folder)
                 // Lines appended to logs: the counters held stay, grown ones read their new
                 // samples.
                 const auto stop = [flag](int, int) { return !flag->load(); };
-                next.data = shown && !next.reshaped
-                                ? reloadTimelineData(shown, &next.error, stop)
-                                : loadTimelineData(projectPath, &next.error, stop);
+                if (next.first) {
+                    // The window's connection: opened and read here once, then handed over.
+                    std::shared_ptr<Project> reader =
+                        Project::open(projectPath, Project::Mode::ReadOnly, &next.error);
+                    if (reader)
+                        next.data = loadTimelineData(*reader, &next.error, stop);
+                    if (next.data)
+                        next.reader = std::move(reader);
+                } else {
+                    next.data = shown && !next.reshaped
+                                    ? reloadTimelineData(shown, &next.error, stop)
+                                    : loadTimelineData(projectPath, &next.error, stop);
+                }
                 shown = next.data;
                 loadMs = load.elapsed();
                 sinceLoad.restart();

@@ -14,6 +14,8 @@
 
 namespace gml {
 
+class Project;
+
 // The studio's live view (issue 38): follows a folder while a job writes it, on a worker thread
 // with its own project connection (importers/job/folderfollower.h: it polls every second and
 // imports what is ready), and hands the window a fresh timeline after each poll that brought
@@ -30,7 +32,8 @@ public:
         QString folder;
         QString projectPath;
         std::shared_ptr<const TimelineData> data;
-        QList<SourceReport> reports; // imported or failed since the last update
+        std::shared_ptr<Project> reader; // the first update: the connection `data` was read by
+        QList<SourceReport> reports;     // imported or failed since the last update
         QStringList errors;
         bool first = false;    // the first update of this folder: the window opens the project
         bool reshaped = false; // more than lines appended to logs: runs or tracks may be new

@@ -8,7 +8,9 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <utility>
+#include <vector>
 
 namespace gml {
 
@@ -16,19 +18,59 @@ namespace gml {
 // for every controller: start() runs `work` on the thread pool and hands its result to `done`
 // on the owner's thread, unless another start() (or cancel()) came since, in which case the
 // older result is dropped and its cancel flag is set, so a view only ever shows what it asked
-// for last. `work` gets the flag to stop early. The destructor cancels and waits.
+// for last. The work sees a Context: whether to stop, and post() to run something on the
+// owner's thread while it is still the latest (progress, a partial result).
+//
+// Overlap::Run starts a new job at once, beside the older one told to stop (cheap reads).
+// Overlap::Wait starts it when the older one has ended (a heavy analysis or model build: two at
+// once would only share the cores); only the last of the jobs started meanwhile runs.
+// The destructor cancels and waits for every job still running, so none outlives its owner.
 template <typename Result> class LatestJob
 {
 public:
-    using Work = std::function<Result(const std::atomic_bool &cancelled)>;
+    enum class Overlap { Run, Wait };
+
+    class Context
+    {
+    public:
+        bool cancelled() const { return m_flag->load(); }
+        const std::atomic_bool &flag() const { return *m_flag; }
+        // Runs `fn` on the owner's thread, unless a newer job was started (or this one
+        // cancelled) by the time it gets there.
+        void post(std::function<void()> fn) const
+        {
+            QMetaObject::invokeMethod(
+                m_owner,
+                [current = m_current, job = m_job, fn = std::move(fn)] {
+                    if (current->load() == job)
+                        fn();
+                },
+                Qt::QueuedConnection);
+        }
+
+    private:
+        friend class LatestJob;
+        std::shared_ptr<std::atomic_bool> m_flag;
+        QObject *m_owner = nullptr;
+        std::shared_ptr<std::atomic<quint64>> m_current;
+        quint64 m_job = 0;
+    };
+    using Work = std::function<Result(const Context &)>;
     using Done = std::function<void(Result)>;
 
-    explicit LatestJob(QObject *owner)
+    explicit LatestJob(QObject *owner, Overlap overlap = Overlap::Run)
+        : m_owner(owner), m_overlap(overlap)
     {
         QObject::connect(&m_watcher, &QFutureWatcher<Tagged>::finished, owner, [this] {
             Tagged r = m_watcher.result();
-            if (r.first != m_job)
-                return; // a newer job replaced it
+            if (m_pending) { // Overlap::Wait: the job asked for meanwhile starts now
+                auto next = std::move(*m_pending);
+                m_pending.reset();
+                launch(std::move(next.first), std::move(next.second));
+                return;
+            }
+            if (r.first != m_current->load())
+                return; // a newer job replaced it, or it was cancelled
             m_running = false;
             if (m_done)
                 m_done(std::move(r.second));
@@ -38,6 +80,8 @@ public:
     {
         cancel();
         m_watcher.waitForFinished();
+        for (auto &f : m_older)
+            f.waitForFinished();
     }
     LatestJob(const LatestJob &) = delete;
     LatestJob &operator=(const LatestJob &) = delete;
@@ -45,32 +89,61 @@ public:
     void start(Work work, Done done)
     {
         cancel();
-        auto flag = std::make_shared<std::atomic_bool>(false);
-        m_cancel = flag;
-        const quint64 job = ++m_job;
-        m_done = std::move(done);
         m_running = true;
-        m_watcher.setFuture(QtConcurrent::run(
-            [work = std::move(work), flag, job] { return Tagged(job, work(*flag)); }));
+        if (m_overlap == Overlap::Wait && m_watcher.isRunning()) {
+            m_pending.emplace(std::move(work), std::move(done));
+            return;
+        }
+        launch(std::move(work), std::move(done));
     }
     // Drops the running job's result (and tells it to stop).
     void cancel()
     {
-        if (m_cancel)
-            m_cancel->store(true);
-        ++m_job;
+        stop();
+        m_current->fetch_add(1);
+        m_pending.reset();
         m_running = false;
     }
+    // Tells the running job to stop and still hands over what it returns (an import cancelled
+    // halfway shows what was imported).
+    void stop()
+    {
+        if (m_flag)
+            m_flag->store(true);
+    }
+    // From start() until its result was handed over, dropped or cancelled.
     bool isRunning() const { return m_running; }
-    // Blocks until the job followed now ended (its result is still delivered by the event loop).
+    // Blocks until the job followed now ended (its result is still delivered by the event loop;
+    // with Overlap::Wait a job waiting for it starts there).
     void waitForFinished() { m_watcher.waitForFinished(); }
 
 private:
     using Tagged = std::pair<quint64, Result>; // the job a result is of
+
+    void launch(Work work, Done done)
+    {
+        if (m_watcher.isRunning()) // Overlap::Run: the older one ends on its own
+            m_older.push_back(m_watcher.future());
+        std::erase_if(m_older, [](const QFuture<Tagged> &f) { return f.isFinished(); });
+        Context ctx;
+        ctx.m_flag = m_flag = std::make_shared<std::atomic_bool>(false);
+        ctx.m_owner = m_owner;
+        ctx.m_current = m_current;
+        ctx.m_job = m_current->fetch_add(1) + 1;
+        m_done = std::move(done);
+        m_running = true;
+        m_watcher.setFuture(QtConcurrent::run(
+            [work = std::move(work), ctx] { return Tagged(ctx.m_job, work(ctx)); }));
+    }
+
+    QObject *m_owner;
+    const Overlap m_overlap;
     QFutureWatcher<Tagged> m_watcher;
-    std::shared_ptr<std::atomic_bool> m_cancel;
+    std::vector<QFuture<Tagged>> m_older;
+    std::shared_ptr<std::atomic_bool> m_flag;
+    std::shared_ptr<std::atomic<quint64>> m_current = std::make_shared<std::atomic<quint64>>(0);
+    std::optional<std::pair<Work, Done>> m_pending;
     Done m_done;
-    quint64 m_job = 0;
     bool m_running = false;
 };
 

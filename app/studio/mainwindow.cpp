@@ -307,7 +307,8 @@ void MainWindow::openFolder(const QString &folder)
 void MainWindow::openProject(const QString &projectPath)
 {
     m_openedPath = QFileInfo(projectPath).absoluteFilePath();
-    startImport(m_openedPath, {}, m_openedPath);
+    showOpening(m_openedPath);
+    m_import.open(m_openedPath);
 }
 
 bool MainWindow::isBusy() const
@@ -317,6 +318,12 @@ bool MainWindow::isBusy() const
 
 void MainWindow::startImport(const QString &projectPath, const QStringList &inputs,
                              const QString &what, ImportController::Edit edit)
+{
+    showOpening(what);
+    m_import.start(projectPath, inputs, std::move(edit));
+}
+
+void MainWindow::showOpening(const QString &what)
 {
     if (!m_progress) {
         m_progress = new QProgressDialog(this);
@@ -333,7 +340,6 @@ void MainWindow::startImport(const QString &projectPath, const QStringList &inpu
     if (m_interactive)
         m_progress->show();
     statusBar()->showMessage(tr("Opening %1…").arg(what));
-    m_import.start(projectPath, inputs, std::move(edit));
 }
 
 void MainWindow::onImportProgress(const QString &stage, const QString &detail, int done, int total)
@@ -364,7 +370,7 @@ void MainWindow::onImportFinished(const ImportController::Result &r)
     m_selection->reset();
     m_state->clearSelectedSlice();
     m_state->clearSelection();
-    m_session.open(r.projectPath, m_openedPath, r.data, r.groupings); // projectsession.h
+    m_session.open(r.projectPath, m_openedPath, r.data, r.reader, r.groupings); // projectsession.h
     addRecent(m_openedPath);
     QString msg = tr("%1: %n slices", nullptr, int(r.data->sliceCount()))
                       .arg(QFileInfo(m_openedPath).fileName());

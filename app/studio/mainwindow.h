@@ -163,6 +163,8 @@ private:
     void buildPanels();
     void startImport(const QString &projectPath, const QStringList &inputs, const QString &what,
                      ImportController::Edit edit = {});
+    // The progress dialog and status line while a project opens (`what`: its name).
+    void showOpening(const QString &what);
     void onImportProgress(const QString &stage, const QString &detail, int done, int total);
     void onImportFinished(const ImportController::Result &result);
     void wireSession();     // each controller and view subscribes to the session

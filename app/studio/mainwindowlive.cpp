@@ -124,6 +124,7 @@ void MainWindow::onLiveUpdate(const FollowController::Update &u)
         ImportController::Result r;
         r.projectPath = u.projectPath;
         r.data = u.data;
+        r.reader = u.reader;
         r.reports = u.reports;
         r.scanErrors = u.errors;
         r.error = u.error;

@@ -10,14 +10,14 @@ ProjectSession::ProjectSession(QObject *parent) : QObject(parent) {}
 ProjectSession::~ProjectSession() = default;
 
 void ProjectSession::open(const QString &path, const QString &openedPath,
-                          std::shared_ptr<const TimelineData> data, const QStringList &groupings)
+                          std::shared_ptr<const TimelineData> data, std::shared_ptr<Project> reader,
+                          const QStringList &groupings)
 {
     m_path = path;
     m_openedPath = openedPath;
     m_data = std::move(data);
     m_groupings = groupings;
-    QString error; // a project that cannot be read here shows no slice details, and says so
-    m_readProject = Project::open(m_path, Project::Mode::ReadOnly, &error);
+    m_readProject = std::move(reader);
     Q_EMIT focusing();
     Q_EMIT opened();
 }

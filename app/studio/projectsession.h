@@ -42,12 +42,16 @@ public:
     const std::shared_ptr<const TimelineData> &data() const { return m_data; }
     // What the import said about grouping the folders' traces into runs, and why.
     const QStringList &groupings() const { return m_groupings; }
-    // The GUI thread's read-only connection (a slice's details); null when none is open.
+    // The GUI thread's read-only connection (a slice's details, scenarios); null when none is
+    // open.
     Project *readProject() const { return m_readProject.get(); }
 
-    // A load finished: the session now holds `data` of the project at `path`.
+    // A load finished: the session now holds `data` of the project at `path`, and `reader`, the
+    // read-only connection it was read through (ImportController and FollowController open the
+    // project once and hand it over; the GUI thread alone uses it from then on).
     void open(const QString &path, const QString &openedPath,
-              std::shared_ptr<const TimelineData> data, const QStringList &groupings);
+              std::shared_ptr<const TimelineData> data, std::shared_ptr<Project> reader,
+              const QStringList &groupings);
     // A followed folder's update of the open project.
     void replaceData(std::shared_ptr<const TimelineData> data);
     // The runs in focus changed (FocusController).
@@ -66,7 +70,7 @@ private:
     QString m_path, m_openedPath;
     std::shared_ptr<const TimelineData> m_data;
     QStringList m_groupings, m_focus;
-    std::unique_ptr<Project> m_readProject;
+    std::shared_ptr<Project> m_readProject;
 };
 
 } // namespace gml

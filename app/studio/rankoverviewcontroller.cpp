@@ -141,7 +141,7 @@ void RankOverviewController::followFocus()
     if (m_run.isEmpty())
         return;
     m_job.start(
-        [path = m_projectPath, run = m_runId](const std::atomic_bool &) {
+        [path = m_projectPath, run = m_runId](const LatestJob<Result>::Context &) {
             Result r;
             // Writable where it can be: a summary made now (a source imported by an older program)
             // is then kept, and the next open reads it.

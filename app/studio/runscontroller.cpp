@@ -66,7 +66,7 @@ void RunsController::start(Edit edit)
     const QString path = m_projectPath;
     const QStringList notes = m_notes;
     m_job.start(
-        [=](const std::atomic_bool &cancelled) {
+        [=](const LatestJob<Result>::Context &job) {
             Result r;
             r.notes = notes;
             // One connection per thread (docs/layout.md, "Threads"): this worker opens its own.
@@ -92,7 +92,7 @@ void RunsController::start(Edit edit)
                                                              .arg(run));
                             },
                             Qt::QueuedConnection);
-                        return !cancelled.load();
+                        return !job.cancelled();
                     });
                 if (!errors.isEmpty())
                     r.error = errors.join(QLatin1Char('\n'));

@@ -117,11 +117,27 @@ bool loadTrack(Reader &reader, TrackId id, QHash<TrackId, std::shared_ptr<const 
 
 namespace {
 
-std::shared_ptr<const TimelineData> load(const QString &projectPath, QString *error,
+std::shared_ptr<const TimelineData> load(Project &project, QString *error,
                                          const std::function<bool(int, int)> &progress, bool page,
                                          const TimelineData *previous);
 
+std::shared_ptr<const TimelineData> load(const QString &projectPath, QString *error,
+                                         const std::function<bool(int, int)> &progress, bool page,
+                                         const TimelineData *previous)
+{
+    auto project = Project::open(projectPath, Project::Mode::ReadOnly, error);
+    if (!project)
+        return nullptr;
+    return load(*project, error, progress, page, previous);
+}
+
 } // namespace
+
+std::shared_ptr<const TimelineData> loadTimelineData(Project &project, QString *error,
+                                                     const std::function<bool(int, int)> &progress)
+{
+    return load(project, error, progress, true, nullptr);
+}
 
 std::shared_ptr<const TimelineData> loadTimelineData(const QString &projectPath, QString *error,
                                                      const std::function<bool(int, int)> &progress,
@@ -139,15 +155,13 @@ reloadTimelineData(const std::shared_ptr<const TimelineData> &previous, QString 
 
 namespace {
 
-std::shared_ptr<const TimelineData> load(const QString &projectPath, QString *error,
+std::shared_ptr<const TimelineData> load(Project &projectRef, QString *error,
                                          const std::function<bool(int, int)> &progress, bool page,
                                          const TimelineData *previous)
 {
-    auto project = Project::open(projectPath, Project::Mode::ReadOnly, error);
-    if (!project)
-        return nullptr;
+    Project *const project = &projectRef;
     auto data = std::make_shared<TimelineData>();
-    data->projectPath = projectPath;
+    data->projectPath = project->path();
     QString why;
     data->runs = summarizeProject(*project, &why);
     if (!why.isEmpty()) {
@@ -265,7 +279,7 @@ std::shared_ptr<const TimelineData> load(const QString &projectPath, QString *er
             data->pagedSlices += p.slices;
             tracks.push_back(std::move(p.track));
         }
-        data->pager = std::make_shared<SlicePager>(projectPath, std::move(tracks),
+        data->pager = std::make_shared<SlicePager>(data->projectPath, std::move(tracks),
                                                    size_t(160) << 20, std::move(shards));
     }
     if (lo <= hi) {

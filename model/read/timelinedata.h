@@ -83,6 +83,11 @@ struct TimelineData
 std::shared_ptr<const TimelineData>
 loadTimelineData(const QString &projectPath, QString *error,
                  const std::function<bool(int, int)> &progress = {}, bool page = true);
+// The same through a project already open on this thread (read-only or not), which stays open:
+// a window that opens a project once reads its timeline and its slices' details through it.
+std::shared_ptr<const TimelineData>
+loadTimelineData(Project &project, QString *error,
+                 const std::function<bool(int, int)> &progress = {});
 
 // The same for a project that only grew by samples appended to counter tracks since `previous`
 // was loaded from it, with no clock changed (a followed folder's logs read in parts:
