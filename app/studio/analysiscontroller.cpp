@@ -35,37 +35,16 @@ AnalysisController::AnalysisController(
         m_done = false;
         start();
     });
-    connect(m_panel, &AnalysisPanel::cancelRequested, this, [this] {
-        if (m_cancel)
-            *m_cancel = true;
-    });
+    connect(m_panel, &AnalysisPanel::cancelRequested, this, [this] { m_job.stop(); });
     connect(m_panel, &AnalysisPanel::evidenceActivated, this, &AnalysisController::reveal);
     connect(m_panel, &AnalysisPanel::tryRequested, this,
             [this](const QList<sim::Transform> &transforms) {
                 if (m_tryIt)
                     m_tryIt(m_run, transforms);
             });
-    connect(&m_watcher, &QFutureWatcher<Result>::finished, this, [this] {
-        m_busy = false;
-        const Result r = m_watcher.result();
-        if (r.run != m_run) { // another run was picked meanwhile
-            start();
-            return;
-        }
-        if (r.report)
-            m_panel->showReport(*r.report, true);
-        else
-            m_panel->showMessage(tr("Cannot analyse run '%1': %2").arg(r.run, r.error));
-        Q_EMIT reportReady(r.run, r.report ? QString() : r.error);
-    });
 }
 
-AnalysisController::~AnalysisController()
-{
-    if (m_cancel)
-        *m_cancel = true;
-    m_watcher.waitForFinished();
-}
+AnalysisController::~AnalysisController() = default;
 
 // The runs the panel offers: measured ones with data.
 static QStringList analysable(const TimelineData *data)
@@ -184,62 +163,51 @@ void AnalysisController::start()
     if (m_run.isEmpty() || m_projectPath.isEmpty())
         return;
     m_done = true;
-    if (m_busy) { // the finished handler starts the new run's analysis
-        if (m_cancel)
-            *m_cancel = true;
-        return;
-    }
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
-    m_busy = true;
-    const quint64 generation = ++m_generation;
     m_panel->showProgress(tr("Opening the project"), 0, 1);
-    QPointer<AnalysisController> self(this);
-    auto post = [self, generation](auto &&fn) {
-        QMetaObject::invokeMethod(
-            self.data(),
-            [self, generation, fn = std::forward<decltype(fn)>(fn)] {
-                if (self && self->m_generation == generation)
-                    fn(*self);
-            },
-            Qt::QueuedConnection);
-    };
-    m_watcher.setFuture(QtConcurrent::run([path = m_projectPath, run = m_run, cancel = m_cancel,
-                                           post]() -> Result {
-        Result r;
-        r.run = run;
-        auto project = Project::open(path, Project::Mode::ReadOnly, &r.error);
-        if (!project)
-            return r;
-        const auto id = project->findRun(run);
-        if (!id) {
-            r.error = tr("no run named '%1'").arg(run);
-            return r;
-        }
-        if (cluster::isClusterProject(*project)) { // no slice here: the reduce of its shards' facts
-            if (auto c = sim::analyzeCluster(*project, *id, run, &r.error))
-                r.report = c->toRunReport();
-            return r;
-        }
-        r.report = sim::analyzeRun(
-            *project, *id, run, {}, &r.error,
-            [&](const QString &stage, int done, int total) {
-                post([stage, done, total](AnalysisController &c) {
-                    c.m_panel->showProgress(stage, done, total);
+    // Overlap::Wait: an analysis asked for while one runs starts when it has stopped.
+    m_job.start(
+        [this, path = m_projectPath, run = m_run](const Job::Context &job) -> Result {
+            Result r;
+            r.run = run;
+            auto project = Project::open(path, Project::Mode::ReadOnly, &r.error);
+            if (!project)
+                return r;
+            const auto id = project->findRun(run);
+            if (!id) {
+                r.error = tr("no run named '%1'").arg(run);
+                return r;
+            }
+            if (cluster::isClusterProject(*project)) { // no slice here: its shards' facts
+                if (auto c = sim::analyzeCluster(*project, *id, run, &r.error))
+                    r.report = c->toRunReport();
+                return r;
+            }
+            r.report = sim::analyzeRun(
+                *project, *id, run, {}, &r.error,
+                [&](const QString &stage, int done, int total) {
+                    job.post(
+                        [this, stage, done, total] { m_panel->showProgress(stage, done, total); });
+                    return !job.cancelled();
+                },
+                nullptr,
+                [&](const sim::RunReport &unpriced) {
+                    job.post([this, unpriced] { m_panel->showReport(unpriced, false); });
                 });
-                return !*cancel;
-            },
-            nullptr,
-            [&](const sim::RunReport &unpriced) {
-                post([unpriced](AnalysisController &c) { c.m_panel->showReport(unpriced, false); });
-            });
-        return r;
-    }));
+            return r;
+        },
+        [this](Result r) {
+            if (r.report)
+                m_panel->showReport(*r.report, true);
+            else
+                m_panel->showMessage(tr("Cannot analyse run '%1': %2").arg(r.run, r.error));
+            Q_EMIT reportReady(r.run, r.report ? QString() : r.error);
+        });
 }
 
 void AnalysisController::waitForIdle()
 {
-    while (m_busy) {
-        m_watcher.waitForFinished();
+    while (m_job.isRunning()) {
+        m_job.waitForFinished();
         QCoreApplication::processEvents();
     }
 }

@@ -2,9 +2,9 @@
 #pragma once
 
 #include "findings.h"
+#include "latestjob.h"
 #include "timelinedata.h"
 
-#include <QFutureWatcher>
 #include <QObject>
 
 #include <atomic>
@@ -49,7 +49,7 @@ public:
     void analyse(const QString &run);
     const QString &run() const { return m_run; }
     // From start() until its report is shown (the future may not have begun running yet).
-    bool isBusy() const { return m_busy; }
+    bool isBusy() const { return m_job.isRunning(); }
     void waitForIdle(); // tests and screenshots: the final report is shown on return
 
 Q_SIGNALS:
@@ -78,10 +78,8 @@ private:
     QStringList m_runs;   // the runs it can analyse
     bool m_visible = false;
     bool m_done = false; // m_run is analysed (or being analysed)
-    QFutureWatcher<Result> m_watcher;
-    bool m_busy = false;
-    std::shared_ptr<std::atomic<bool>> m_cancel;
-    quint64 m_generation = 0; // progress from an older analysis is dropped
+    using Job = LatestJob<Result>;
+    Job m_job{this, Job::Overlap::Wait};
 };
 
 } // namespace gml

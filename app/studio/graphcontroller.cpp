@@ -26,48 +26,6 @@ GraphController::GraphController(GraphView *view, QComboBox *runs, TimelineState
         QSettings().value(QStringLiteral("graph/askAboveSlices")).toLongLong(&ok);
     if (ok && askAbove >= 0)
         m_askAbove = askAbove;
-    connect(&m_watcher, &QFutureWatcher<Built>::finished, this, [this] {
-        m_inFlight = false;
-        Built b = m_watcher.result();
-        if (b.run != m_run || bool(b.workflow) != m_workflowShown) { // another pick meanwhile
-            m_built = false;
-            start();
-            return;
-        }
-        m_models[0] = {b.model, std::move(b.sliceIndex)};
-        m_models[1] = {b.folded, std::move(b.foldedIndex)};
-        const bool folded = b.folded && m_view->ranksFolded();
-        m_shown = folded ? 1 : 0;
-        m_view->setRanksFoldable(bool(b.folded));
-        if (b.workflow)
-            m_workflow = b.workflow;
-        const QString title = b.workflow ? tr("workflow") : b.run;
-        m_error = b.error.isEmpty() ? QString()
-                  : b.workflow      ? tr("Cannot read the project's workflow: %1").arg(b.error)
-                               : tr("Cannot build the graph of run '%1': %2").arg(b.run, b.error);
-        if (!m_error.isEmpty()) {
-            m_view->showMessage(m_error);
-        } else {
-            m_view->setUpLink(b.workflow || m_runs->count() < 2 ? QString() : tr("Workflow"));
-            m_view->setModel(shown().model, title);
-        }
-        if (b.workflow) {
-            QStringList lines;
-            for (const QString &p : b.workflow->problems)
-                lines << tr("Declaration problem: %1").arg(p);
-            for (const QString &n : b.workflow->notes)
-                lines << n;
-            if (b.workflow->inferred() && b.workflow->steps.size() > 1)
-                lines << tr(
-                    "No workflow is declared: the order of the steps is inferred from their times "
-                    "(dashed edges). Declare one in the trace folder's grademl.json.");
-            m_view->setNotice(lines.join(QLatin1Char('\n')));
-        } else {
-            m_view->setNotice({});
-        }
-        highlightFromTimeline();
-        Q_EMIT modelReady(title, b.error);
-    });
     connect(m_runs, &QComboBox::activated, this, [this](int index) {
         if (m_runs->itemData(index).toString() == QLatin1String("workflow"))
             selectWorkflow();
@@ -91,7 +49,7 @@ GraphController::GraphController(GraphView *view, QComboBox *runs, TimelineState
     m_view->setRanksFolded(QSettings().value(QStringLiteral("graph/foldRanks"), true).toBool());
     connect(m_view, &GraphView::foldRanksToggled, this, [this](bool folded) {
         QSettings().setValue(QStringLiteral("graph/foldRanks"), folded);
-        if (m_workflowShown || !m_models[1].model || m_inFlight)
+        if (m_workflowShown || !m_models[1].model || m_job.isRunning())
             return;
         m_shown = folded ? 1 : 0;
         m_view->setModel(shown().model, m_run);
@@ -108,22 +66,65 @@ GraphController::GraphController(GraphView *view, QComboBox *runs, TimelineState
 GraphController::~GraphController()
 {
     // The view may be gone already (the window deletes its docks first): no more deliveries.
-    m_watcher.disconnect(this);
-    m_watcher.waitForFinished();
+    m_job.cancel();
 }
 
 void GraphController::waitForIdle()
 {
-    while (m_inFlight) {
-        m_watcher.waitForFinished();
+    while (m_job.isRunning()) {
+        m_job.waitForFinished();
         QCoreApplication::processEvents(); // deliver finished (it may start the next run's build)
     }
+}
+
+// A build's result: shown when it is of the run (or workflow) picked now, else the pick's
+// build starts (a pick made while the dock was hidden, or while this one ran).
+void GraphController::showBuilt(Built b)
+{
+    if (b.run != m_run || bool(b.workflow) != m_workflowShown) { // another pick meanwhile
+        m_built = false;
+        start();
+        return;
+    }
+    m_models[0] = {b.model, std::move(b.sliceIndex)};
+    m_models[1] = {b.folded, std::move(b.foldedIndex)};
+    const bool folded = b.folded && m_view->ranksFolded();
+    m_shown = folded ? 1 : 0;
+    m_view->setRanksFoldable(bool(b.folded));
+    if (b.workflow)
+        m_workflow = b.workflow;
+    const QString title = b.workflow ? tr("workflow") : b.run;
+    m_error = b.error.isEmpty() ? QString()
+              : b.workflow      ? tr("Cannot read the project's workflow: %1").arg(b.error)
+                                : tr("Cannot build the graph of run '%1': %2").arg(b.run, b.error);
+    if (!m_error.isEmpty()) {
+        m_view->showMessage(m_error);
+    } else {
+        m_view->setUpLink(b.workflow || m_runs->count() < 2 ? QString() : tr("Workflow"));
+        m_view->setModel(shown().model, title);
+    }
+    if (b.workflow) {
+        QStringList lines;
+        for (const QString &p : b.workflow->problems)
+            lines << tr("Declaration problem: %1").arg(p);
+        for (const QString &n : b.workflow->notes)
+            lines << n;
+        if (b.workflow->inferred() && b.workflow->steps.size() > 1)
+            lines << tr(
+                "No workflow is declared: the order of the steps is inferred from their times "
+                "(dashed edges). Declare one in the trace folder's grademl.json.");
+        m_view->setNotice(lines.join(QLatin1Char('\n')));
+    } else {
+        m_view->setNotice({});
+    }
+    highlightFromTimeline();
+    Q_EMIT modelReady(title, b.error);
 }
 
 void GraphController::setProject(const QString &projectPath,
                                  std::shared_ptr<const TimelineData> data)
 {
-    m_watcher.waitForFinished();
+    m_job.cancel(); // a build of the previous project is dropped
     m_projectPath = projectPath;
     m_data = std::move(data);
     m_models[0] = m_models[1] = {};
@@ -213,8 +214,7 @@ void GraphController::openStep(int node)
 
 void GraphController::start()
 {
-    if (!m_visible || m_built || (m_run.isEmpty() && !m_workflowShown) || m_projectPath.isEmpty() ||
-        m_watcher.isRunning())
+    if (!m_visible || m_built || (m_run.isEmpty() && !m_workflowShown) || m_projectPath.isEmpty())
         return;
     if (!m_workflowShown && !m_asked.contains(m_run) && m_data) {
         qint64 slices = 0;
@@ -237,47 +237,49 @@ void GraphController::start()
         }
     }
     m_built = true;
-    m_inFlight = true;
     const QString path = m_projectPath, run = m_run;
     const bool workflow = m_workflowShown;
-    m_watcher.setFuture(QtConcurrent::run([path, run, workflow] {
-        Built b;
-        b.run = run;
-        QElapsedTimer timer;
-        timer.start();
-        auto project = Project::open(path, Project::Mode::ReadOnly, &b.error);
-        if (!project)
-            return b;
-        if (workflow) {
-            auto w = sim::Workflow::load(*project, &b.error);
-            if (!w) {
-                b.workflow = std::make_shared<const sim::Workflow>();
+    // Overlap::Wait: a build asked for while one runs starts when it has ended.
+    m_job.start(
+        [path, run, workflow](const Job::Context &) {
+            Built b;
+            b.run = run;
+            QElapsedTimer timer;
+            timer.start();
+            auto project = Project::open(path, Project::Mode::ReadOnly, &b.error);
+            if (!project)
+                return b;
+            if (workflow) {
+                auto w = sim::Workflow::load(*project, &b.error);
+                if (!w) {
+                    b.workflow = std::make_shared<const sim::Workflow>();
+                    return b;
+                }
+                b.model = std::make_shared<const sim::ExecutionModel>(
+                    sim::ExecutionModel::forWorkflow(*w));
+                b.workflow = std::make_shared<const sim::Workflow>(std::move(*w));
+                b.ms = double(timer.nsecsElapsed()) / 1e6;
                 return b;
             }
-            b.model =
-                std::make_shared<const sim::ExecutionModel>(sim::ExecutionModel::forWorkflow(*w));
-            b.workflow = std::make_shared<const sim::Workflow>(std::move(*w));
+            const auto id = project->findRun(run);
+            if (!id) {
+                b.error = QStringLiteral("no run named '%1'").arg(run);
+                return b;
+            }
+            auto model = sim::ExecutionModel::forRun(*project, *id, run, &b.error);
+            if (!model)
+                return b;
+            b.sliceIndex = model->sliceIndex();
+            if (model->rankCount() > 1) {
+                auto folded = model->foldRanks();
+                b.foldedIndex = folded.sliceIndex();
+                b.folded = std::make_shared<const sim::ExecutionModel>(std::move(folded));
+            }
+            b.model = std::make_shared<const sim::ExecutionModel>(std::move(*model));
             b.ms = double(timer.nsecsElapsed()) / 1e6;
             return b;
-        }
-        const auto id = project->findRun(run);
-        if (!id) {
-            b.error = QStringLiteral("no run named '%1'").arg(run);
-            return b;
-        }
-        auto model = sim::ExecutionModel::forRun(*project, *id, run, &b.error);
-        if (!model)
-            return b;
-        b.sliceIndex = model->sliceIndex();
-        if (model->rankCount() > 1) {
-            auto folded = model->foldRanks();
-            b.foldedIndex = folded.sliceIndex();
-            b.folded = std::make_shared<const sim::ExecutionModel>(std::move(folded));
-        }
-        b.model = std::make_shared<const sim::ExecutionModel>(std::move(*model));
-        b.ms = double(timer.nsecsElapsed()) / 1e6;
-        return b;
-    }));
+        },
+        [this](Built b) { showBuilt(std::move(b)); });
 }
 
 void GraphController::reveal(int node)

@@ -2,11 +2,11 @@
 #pragma once
 
 #include "executionmodel.h"
+#include "latestjob.h"
 #include "timelinedata.h"
 #include "whatifcontroller.h"
 #include "workflow.h"
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <QSet>
 
@@ -49,7 +49,7 @@ public:
     QString run() const { return m_run; } // empty while the workflow is shown
     bool showsWorkflow() const { return m_workflowShown; }
     const sim::Workflow *workflow() const { return m_workflow.get(); }
-    bool isBusy() const { return m_inFlight; }
+    bool isBusy() const { return m_job.isRunning(); }
     // Runs of more slices than this are built when the user asks, not when the dock shows
     // (default kAskAbove; the setting "graph/askAboveSlices" overrides it).
     static constexpr qint64 kAskAbove = 1'000'000;
@@ -111,8 +111,9 @@ private:
     int m_shown = 0;
     const Shown &shown() const { return m_models[m_shown]; }
     std::optional<WhatIfController::Result> m_whatIf; // the last on this run: kept across a fold
-    QFutureWatcher<Built> m_watcher;
-    bool m_inFlight = false; // from a build's start until its result is handled
+    void showBuilt(Built b);
+    using Job = LatestJob<Built>;
+    Job m_job{this, Job::Overlap::Wait};
 };
 
 } // namespace gml

@@ -72,8 +72,9 @@ public:
             if (r.first != m_current->load())
                 return; // a newer job replaced it, or it was cancelled
             m_running = false;
-            if (m_done)
-                m_done(std::move(r.second));
+            // Taken out first: `done` may start the next job, which sets a new m_done.
+            if (Done done = std::exchange(m_done, {}))
+                done(std::move(r.second));
         });
     }
     ~LatestJob()
