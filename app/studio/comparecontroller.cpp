@@ -28,46 +28,8 @@ QString firstMetric(const QStringList &metrics, const QString &preferred)
 CompareController::CompareController(ComparePanel *panel, QObject *parent)
     : QObject(parent), m_panel(panel)
 {
-    connect(&m_series, &QFutureWatcher<SeriesResult>::finished, this, [this] {
-        const SeriesResult r = m_series.result();
-        if (r.job != m_seriesJob)
-            return;
-        m_seriesBusy = false;
-        if (!r.error.isEmpty()) {
-            m_panel->showMessage(r.error);
-            m_error = r.error;
-        } else {
-            if (!r.metrics.isEmpty() || r.metric.isEmpty()) {
-                m_panel->setRuns(m_runs, sim::comparisonKind(m_catalog, m_runs), r.metrics,
-                                 m_catalog.paramKeys(), r.metric);
-            }
-            if (!r.metric.isEmpty())
-                m_panel->setSeries(r.metric, r.series);
-        }
-        finishIfIdle();
-    });
-    connect(&m_diff, &QFutureWatcher<DiffResult>::finished, this, [this] {
-        DiffResult r = m_diff.result();
-        if (r.job != m_diffJob)
-            return;
-        m_diffBusy = false;
-        m_graphs = r.graphs;
-        if (r.diff)
-            m_panel->diffView()->setDiff(*r.diff);
-        else
-            m_panel->diffView()->showMessage(r.error);
-        if (r.validation)
-            m_panel->validationView()->setReport(*r.validation, r.validationNote);
-        else
-            m_panel->validationView()->showMessage(
-                tr("Compare a predicted run (What-if, Save as Run) with a measured run, as the "
-                   "first two, to see how "
-                   "far its prediction lands."));
-        finishIfIdle();
-    });
     connect(panel, &ComparePanel::metricRequested, this, [this](const QString &metric) {
-        ++m_seriesJob; // an older metric's series is dropped; the diff goes on
-        loadSeries(metric, false, {});
+        loadSeries(metric, false, {}); // an older metric's series is dropped; the diff goes on
     });
     connect(panel->diffView(), &TraceDiffView::pairRequested, this,
             [this](int pair) { startDiff(pair); });
@@ -78,22 +40,50 @@ CompareController::CompareController(ComparePanel *panel, QObject *parent)
     });
 }
 
-CompareController::~CompareController()
+CompareController::~CompareController() = default;
+
+void CompareController::showSeries(const SeriesResult &r)
 {
-    m_series.waitForFinished();
-    m_diff.waitForFinished();
+    if (!r.error.isEmpty()) {
+        m_panel->showMessage(r.error);
+        m_error = r.error;
+    } else {
+        if (!r.metrics.isEmpty() || r.metric.isEmpty()) {
+            m_panel->setRuns(m_runs, sim::comparisonKind(m_catalog, m_runs), r.metrics,
+                             m_catalog.paramKeys(), r.metric);
+        }
+        if (!r.metric.isEmpty())
+            m_panel->setSeries(r.metric, r.series);
+    }
+    finishIfIdle();
+}
+
+void CompareController::showDiff(const DiffResult &r)
+{
+    m_graphs = r.graphs;
+    if (r.diff)
+        m_panel->diffView()->setDiff(*r.diff);
+    else
+        m_panel->diffView()->showMessage(r.error);
+    if (r.validation)
+        m_panel->validationView()->setReport(*r.validation, r.validationNote);
+    else
+        m_panel->validationView()->showMessage(
+            tr("Compare a predicted run (What-if, Save as Run) with a measured run, as the "
+               "first two, to see how "
+               "far its prediction lands."));
+    finishIfIdle();
 }
 
 void CompareController::setProject(const QString &projectPath,
                                    std::shared_ptr<const TimelineData> data)
 {
-    ++m_seriesJob;
-    ++m_diffJob;
+    m_seriesJob.cancel();
+    m_diffJob.cancel();
     m_projectPath = projectPath;
     m_data = std::move(data);
     m_runs.clear();
     m_graphs.clear();
-    m_seriesBusy = m_diffBusy = false;
     m_panel->setRuns({}, QString(), {}, {});
     m_panel->diffView()->clear();
     m_panel->diffView()->setTimelineData(m_data);
@@ -104,9 +94,8 @@ void CompareController::compare(const RunCatalog &catalog, const QStringList &na
 {
     if (m_projectPath.isEmpty())
         return;
-    ++m_seriesJob;
-    ++m_diffJob; // the last comparison's diff, if still running, is dropped
-    m_diffBusy = false;
+    m_seriesJob.cancel();
+    m_diffJob.cancel(); // the last comparison's diff, if still running, is dropped
     m_catalog = catalog;
     m_runs.clear();
     m_error.clear();
@@ -155,37 +144,35 @@ void CompareController::compare(const RunCatalog &catalog, const QStringList &na
 void CompareController::loadSeries(const QString &metric, bool listMetrics,
                                    const QString &preferred)
 {
-    m_seriesBusy = true;
-    const quint64 job = m_seriesJob;
     const QString path = m_projectPath;
     const RunCatalog catalog = m_catalog;
     QList<RunId> ids;
     for (const CatalogRun &r : std::as_const(m_runs))
         ids.append(r.id);
-    m_series.setFuture(QtConcurrent::run([=]() {
-        SeriesResult r;
-        r.job = job;
-        // One connection per thread (docs/layout.md, "Threads"): this worker opens its own.
-        auto project = Project::open(path, Project::Mode::ReadOnly, &r.error);
-        if (!project)
+    m_seriesJob.start(
+        [=](const SeriesJob::Context &) {
+            SeriesResult r;
+            // One connection per thread (docs/layout.md, "Threads"): this worker opens its own.
+            auto project = Project::open(path, Project::Mode::ReadOnly, &r.error);
+            if (!project)
+                return r;
+            r.metric = metric;
+            if (listMetrics) {
+                r.metrics = sim::comparableMetrics(*project, ids);
+                r.metric = firstMetric(r.metrics, preferred);
+            }
+            if (!r.metric.isEmpty())
+                r.series = sim::metricSeries(*project, catalog, ids, r.metric, &r.error);
             return r;
-        r.metric = metric;
-        if (listMetrics) {
-            r.metrics = sim::comparableMetrics(*project, ids);
-            r.metric = firstMetric(r.metrics, preferred);
-        }
-        if (!r.metric.isEmpty())
-            r.series = sim::metricSeries(*project, catalog, ids, r.metric, &r.error);
-        return r;
-    }));
+        },
+        [this](SeriesResult r) { showSeries(r); });
 }
 
 void CompareController::startDiff(int pair)
 {
     if (m_runs.size() < 2 || m_sideA >= m_sides.size() || m_sideB >= m_sides.size())
         return;
-    m_diffBusy = true;
-    const quint64 job = ++m_diffJob; // a diff of other sides or another pair replaces this one
+    // A diff of other sides or another pair replaces the one running (m_diffJob).
     const QString path = m_projectPath;
     const sim::DiffSide a = m_sides[m_sideA], b = m_sides[m_sideB];
     const RunId runA = m_sideRuns[m_sideA], runB = m_sideRuns[m_sideB];
@@ -202,49 +189,53 @@ void CompareController::startDiff(int pair)
         std::swap(predicted, measured);
     const bool validate = runA != runB && predicted.kind == QLatin1String("predicted") &&
                           measured.kind == QLatin1String("measured");
-    m_diff.setFuture(QtConcurrent::run([=]() mutable {
-        DiffResult r;
-        r.job = job;
-        // The graphs not built yet (one per run: two ranks of a run diff one graph).
-        for (const auto &[id, name] : {std::pair(runA, a.run), std::pair(runB, b.run)}) {
-            if (graphs.contains(id))
-                continue;
-            auto project = Project::open(path, Project::Mode::ReadOnly, &r.error);
-            if (!project)
-                return r;
-            QString why;
-            auto built = sim::DependencyGraph::build(*project, id, &why);
-            if (!built) {
-                r.error = tr("No trace diff: '%1': %2").arg(name, why);
-                return r;
+    m_diffJob.start(
+        [=](const DiffJob::Context &) mutable {
+            DiffResult r;
+            // The graphs not built yet (one per run: two ranks of a run diff one graph).
+            for (const auto &[id, name] : {std::pair(runA, a.run), std::pair(runB, b.run)}) {
+                if (graphs.contains(id))
+                    continue;
+                auto project = Project::open(path, Project::Mode::ReadOnly, &r.error);
+                if (!project)
+                    return r;
+                QString why;
+                auto built = sim::DependencyGraph::build(*project, id, &why);
+                if (!built) {
+                    r.error = tr("No trace diff: '%1': %2").arg(name, why);
+                    return r;
+                }
+                graphs.insert(id, std::make_shared<const sim::DependencyGraph>(std::move(*built)));
             }
-            graphs.insert(id, std::make_shared<const sim::DependencyGraph>(std::move(*built)));
-        }
-        r.graphs = graphs;
-        sim::DiffOptions options;
-        options.pair = pair;
-        options.rankA = a.rank;
-        options.rankB = b.rank;
-        r.diff = sim::diffTraces(*graphs.value(runA), a.run, *graphs.value(runB), b.run, options);
-        if (validate) {
-            r.validation =
-                sim::validateRuns(*graphs.value(predicted.id), *graphs.value(measured.id));
-            r.validation->predictedRun = predicted.name;
-            r.validation->measuredRun = measured.name;
-            if (!predicted.scenario.isEmpty())
-                r.validation->transforms << predicted.scenario;
-            r.validation->assumptions
-                << tr("the scenario: %1")
-                       .arg(predicted.scenario.isEmpty() ? tr("not recorded") : predicted.scenario);
-            if (predicted.measuredRun == measured.name)
-                r.validationNote =
-                    tr("%1 is the run it was predicted from: the errors are the predicted change, "
-                       "not a "
-                       "validation. Compare it with a run measured with the change made.")
-                        .arg(measured.name);
-        }
-        return r;
-    }));
+            r.graphs = graphs;
+            sim::DiffOptions options;
+            options.pair = pair;
+            options.rankA = a.rank;
+            options.rankB = b.rank;
+            r.diff =
+                sim::diffTraces(*graphs.value(runA), a.run, *graphs.value(runB), b.run, options);
+            if (validate) {
+                r.validation =
+                    sim::validateRuns(*graphs.value(predicted.id), *graphs.value(measured.id));
+                r.validation->predictedRun = predicted.name;
+                r.validation->measuredRun = measured.name;
+                if (!predicted.scenario.isEmpty())
+                    r.validation->transforms << predicted.scenario;
+                r.validation->assumptions
+                    << tr("the scenario: %1")
+                           .arg(predicted.scenario.isEmpty() ? tr("not recorded")
+                                                             : predicted.scenario);
+                if (predicted.measuredRun == measured.name)
+                    r.validationNote =
+                        tr("%1 is the run it was predicted from: the errors are the predicted "
+                           "change, "
+                           "not a "
+                           "validation. Compare it with a run measured with the change made.")
+                            .arg(measured.name);
+            }
+            return r;
+        },
+        [this](DiffResult r) { showDiff(r); });
 }
 
 void CompareController::finishIfIdle()
@@ -256,8 +247,8 @@ void CompareController::finishIfIdle()
 void CompareController::waitForIdle()
 {
     while (isBusy()) {
-        m_series.waitForFinished();
-        m_diff.waitForFinished();
+        m_seriesJob.waitForFinished();
+        m_diffJob.waitForFinished();
         QCoreApplication::processEvents();
     }
 }

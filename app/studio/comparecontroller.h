@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "latestjob.h"
 #include "runcompare.h"
 #include "timelinedata.h"
 #include "validation.h"
 
-#include <QFutureWatcher>
 #include <QHash>
 #include <QObject>
 
@@ -34,7 +34,7 @@ public:
     void setProject(const QString &projectPath, std::shared_ptr<const TimelineData> data);
     // `names`: runs of `catalog`, two or more; `metric`: shown first when the runs have it.
     void compare(const RunCatalog &catalog, const QStringList &names, const QString &metric = {});
-    bool isBusy() const { return m_seriesBusy || m_diffBusy; }
+    bool isBusy() const { return m_seriesJob.isRunning() || m_diffJob.isRunning(); }
     void waitForIdle(); // tests and screenshots: series and diff are shown on return
 
 Q_SIGNALS:
@@ -43,7 +43,6 @@ Q_SIGNALS:
 private:
     struct SeriesResult
     {
-        quint64 job = 0;
         QStringList metrics; // empty on a metric change
         QString metric;
         std::vector<sim::MetricSeries> series;
@@ -51,7 +50,6 @@ private:
     };
     struct DiffResult
     {
-        quint64 job = 0;
         QHash<RunId, std::shared_ptr<const sim::DependencyGraph>> graphs; // those built or kept
         std::optional<sim::TraceDiff> diff;
         QString error;
@@ -62,6 +60,8 @@ private:
     void loadSeries(const QString &metric, bool listMetrics, const QString &preferred);
     void startDiff(int pair);
     void finishIfIdle();
+    void showSeries(const SeriesResult &r);
+    void showDiff(const DiffResult &r);
 
     ComparePanel *m_panel;
     QString m_projectPath;
@@ -72,10 +72,11 @@ private:
     QList<sim::DiffSide> m_sides; // what the diff view offers
     QList<RunId> m_sideRuns;      // the run of each side
     int m_sideA = 0, m_sideB = 1;
-    QFutureWatcher<SeriesResult> m_series;
-    QFutureWatcher<DiffResult> m_diff;
-    quint64 m_seriesJob = 0, m_diffJob = 0; // results of older jobs are dropped
-    bool m_seriesBusy = false, m_diffBusy = false;
+    // The metric series and the trace diff run apart: a new metric leaves the diff going.
+    using SeriesJob = LatestJob<SeriesResult>;
+    using DiffJob = LatestJob<DiffResult>;
+    SeriesJob m_seriesJob{this};
+    DiffJob m_diffJob{this};
     QString m_error;
 };
 

@@ -24,11 +24,14 @@ namespace gml {
 // Overlap::Run starts a new job at once, beside the older one told to stop (cheap reads).
 // Overlap::Wait starts it when the older one has ended (a heavy analysis or model build: two at
 // once would only share the cores); only the last of the jobs started meanwhile runs.
+// Overlap::Coalesce lets the running job finish and hands its result over too, then runs the
+// last of the jobs started meanwhile (a dragged what-if slider shows each replay that finished
+// and never queues stale ones).
 // The destructor cancels and waits for every job still running, so none outlives its owner.
 template <typename Result> class LatestJob
 {
 public:
-    enum class Overlap { Run, Wait };
+    enum class Overlap { Run, Wait, Coalesce };
 
     class Context
     {
@@ -62,18 +65,20 @@ public:
         : m_owner(owner), m_overlap(overlap)
     {
         QObject::connect(&m_watcher, &QFutureWatcher<Tagged>::finished, owner, [this] {
+            m_inFlight = false;
             Tagged r = m_watcher.result();
-            if (m_pending) { // Overlap::Wait: the job asked for meanwhile starts now
+            // Taken out first: the next job sets a new m_done, and so may `done` (it may start
+            // one).
+            Done done = std::exchange(m_done, {});
+            const bool current = r.first == m_current->load(); // else replaced or cancelled
+            if (m_pending) { // the job asked for meanwhile starts now
                 auto next = std::move(*m_pending);
                 m_pending.reset();
                 launch(std::move(next.first), std::move(next.second));
-                return;
+            } else if (current) {
+                m_running = false;
             }
-            if (r.first != m_current->load())
-                return; // a newer job replaced it, or it was cancelled
-            m_running = false;
-            // Taken out first: `done` may start the next job, which sets a new m_done.
-            if (Done done = std::exchange(m_done, {}))
+            if (current && done)
                 done(std::move(r.second));
         });
     }
@@ -89,9 +94,14 @@ public:
 
     void start(Work work, Done done)
     {
+        if (m_overlap == Overlap::Coalesce && m_inFlight) {
+            m_pending.emplace(std::move(work), std::move(done)); // replaces an older one waiting
+            m_running = true;
+            return;
+        }
         cancel();
         m_running = true;
-        if (m_overlap == Overlap::Wait && m_watcher.isRunning()) {
+        if (m_overlap == Overlap::Wait && m_inFlight) {
             m_pending.emplace(std::move(work), std::move(done));
             return;
         }
@@ -133,6 +143,7 @@ private:
         ctx.m_job = m_current->fetch_add(1) + 1;
         m_done = std::move(done);
         m_running = true;
+        m_inFlight = true;
         m_watcher.setFuture(QtConcurrent::run(
             [work = std::move(work), ctx] { return Tagged(ctx.m_job, work(ctx)); }));
     }
@@ -146,6 +157,7 @@ private:
     std::optional<std::pair<Work, Done>> m_pending;
     Done m_done;
     bool m_running = false;
+    bool m_inFlight = false; // from launch until its finished signal is handled
 };
 
 } // namespace gml

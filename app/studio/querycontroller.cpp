@@ -12,7 +12,6 @@
 
 #include <QSettings>
 #include <QTableView>
-#include <QtConcurrent>
 
 #include <mutex>
 #include <set>
@@ -77,45 +76,40 @@ QueryController::QueryController(QueryView *view, TimelineView *timeline, Timeli
                                  "in the timeline.")
                                   .arg(row + 1));
     });
-    connect(&m_words, &QFutureWatcher<QStringList>::finished, this,
-            [this] { m_view->setCompletions(m_words.result()); });
-    connect(&m_watcher, &QFutureWatcher<Batch>::finished, this, [this] {
-        Batch b = m_watcher.result();
-        if (b.serial != m_serial)
-            return; // another query started since
-        m_view->setRunning(false);
-        if (b.first) {
-            m_cursor = b.cursor;
-            m_view->model()->reset(b.columns);
-        }
-        const qint64 ms = m_clock.elapsed();
-        m_view->model()->append(std::move(b.rows), b.done || !b.error.isEmpty());
-        const int rows = m_view->model()->rowCount();
-        if (!b.error.isEmpty())
-            m_view->setStatus(
-                b.error.contains(QLatin1String("time limit"))
-                    ? tr("Error: %1 (the Time limit box sets it; 0 s: no limit)").arg(b.error)
-                    : tr("Error: %1").arg(b.error));
-        else
-            m_view->setStatus(
-                b.done
-                    ? tr("%n row(s) in %1 ms", nullptr, rows).arg(ms)
-                    : tr("%n row(s) so far in %1 ms; more as you scroll", nullptr, rows).arg(ms));
-        if (b.done || !b.error.isEmpty())
-            m_cursor.reset(); // the statement and its connection are closed
-        if (b.first) {
-            m_view->fitColumns();
-            Q_EMIT finished();
-        }
-    });
 }
 
 QueryController::~QueryController()
 {
     if (m_cursor)
         m_cursor->cancel();
-    m_watcher.waitForFinished();
-    m_words.waitForFinished();
+}
+
+// A page of rows (the first with the columns) or the query's error.
+void QueryController::showBatch(Batch b)
+{
+    m_view->setRunning(false);
+    if (b.first) {
+        m_cursor = b.cursor;
+        m_view->model()->reset(b.columns);
+    }
+    const qint64 ms = m_clock.elapsed();
+    m_view->model()->append(std::move(b.rows), b.done || !b.error.isEmpty());
+    const int rows = m_view->model()->rowCount();
+    if (!b.error.isEmpty())
+        m_view->setStatus(
+            b.error.contains(QLatin1String("time limit"))
+                ? tr("Error: %1 (the Time limit box sets it; 0 s: no limit)").arg(b.error)
+                : tr("Error: %1").arg(b.error));
+    else
+        m_view->setStatus(
+            b.done ? tr("%n row(s) in %1 ms", nullptr, rows).arg(ms)
+                   : tr("%n row(s) so far in %1 ms; more as you scroll", nullptr, rows).arg(ms));
+    if (b.done || !b.error.isEmpty())
+        m_cursor.reset(); // the statement and its connection are closed
+    if (b.first) {
+        m_view->fitColumns();
+        Q_EMIT finished();
+    }
 }
 
 void QueryController::setProject(const QString &projectPath,
@@ -123,7 +117,7 @@ void QueryController::setProject(const QString &projectPath,
 {
     m_projectPath = projectPath;
     m_data = std::move(data);
-    ++m_serial;
+    m_job.cancel();
     if (m_cursor)
         m_cursor->cancel();
     m_cursor.reset();
@@ -135,14 +129,15 @@ void QueryController::setProject(const QString &projectPath,
 void QueryController::loadCompletions()
 {
     // Tables, views and their columns, with the SQL words people type most.
-    m_words.waitForFinished();
-    m_words.setFuture(QtConcurrent::run([path = m_projectPath]() {
-        QString error;
-        auto project = Project::open(path, Project::Mode::ReadOnly, &error);
-        if (!project)
-            return QStringList();
-        return queryCompletionWords(project->db());
-    }));
+    m_words.start(
+        [path = m_projectPath](const WordsJob::Context &) {
+            QString error;
+            auto project = Project::open(path, Project::Mode::ReadOnly, &error);
+            if (!project)
+                return QStringList();
+            return queryCompletionWords(project->db());
+        },
+        [this](QStringList words) { m_view->setCompletions(words); });
 }
 
 void QueryController::run(const QString &sql)
@@ -169,10 +164,9 @@ void QueryController::run(const QString &sql)
     ReadOnlyQuery::Limits limits;
     limits.timeoutMs = qint64(m_view->timeLimitSeconds()) * 1000;
     m_cursor = std::make_shared<Cursor>();
-    m_watcher.setFuture(QtConcurrent::run(
-        [path = m_projectPath, sql, limits, cursor = m_cursor, serial = ++m_serial]() {
+    m_job.start(
+        [path = m_projectPath, sql, limits, cursor = m_cursor](const Job::Context &) {
             Batch b;
-            b.serial = serial;
             b.first = true;
             b.cursor = cursor;
             b.cursor->project = Project::open(path, Project::Mode::ReadOnly, &b.error);
@@ -191,26 +185,28 @@ void QueryController::run(const QString &sql)
             }
             b.cursor->query->fetch(kFirstRows, b.rows, &b.done, &b.error);
             return b;
-        }));
+        },
+        [this](Batch b) { showBatch(std::move(b)); });
 }
 
 void QueryController::fetchMore()
 {
-    if (!m_cursor || m_watcher.isRunning())
+    if (!m_cursor || m_job.isRunning()) // a cursor is read by one job at a time
         return;
     m_view->setRunning(true);
-    m_watcher.setFuture(QtConcurrent::run([cursor = m_cursor, serial = m_serial]() {
-        Batch b;
-        b.serial = serial;
-        cursor->query->restartClock();
-        cursor->query->fetch(kMoreRows, b.rows, &b.done, &b.error);
-        return b;
-    }));
+    m_job.start(
+        [cursor = m_cursor](const Job::Context &) {
+            Batch b;
+            cursor->query->restartClock();
+            cursor->query->fetch(kMoreRows, b.rows, &b.done, &b.error);
+            return b;
+        },
+        [this](Batch b) { showBatch(std::move(b)); });
 }
 
 void QueryController::waitForIdle()
 {
-    m_watcher.waitForFinished();
+    m_job.waitForFinished();
     m_words.waitForFinished();
     QCoreApplication::processEvents();
 }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "latestjob.h"
 #include "timelinedata.h"
 
 #include <QElapsedTimer>
-#include <QFutureWatcher>
 #include <QObject>
 
 #include <memory>
@@ -50,7 +50,6 @@ private:
     struct Cursor; // the connection and the statement, used by one job at a time
     struct Batch
     {
-        quint64 serial = 0;
         std::shared_ptr<Cursor> cursor;
         QStringList columns;
         std::vector<QVariantList> rows;
@@ -59,6 +58,7 @@ private:
         bool first = false;
     };
     void fetchMore();
+    void showBatch(Batch b);
     void loadCompletions();
 
     QueryView *m_view;
@@ -67,9 +67,11 @@ private:
     QString m_projectPath;
     std::shared_ptr<const TimelineData> m_data;
     std::shared_ptr<Cursor> m_cursor;
-    QFutureWatcher<Batch> m_watcher;
-    QFutureWatcher<QStringList> m_words;
-    quint64 m_serial = 0;
+    // A query's first page, or the next page of the same cursor; the completion words apart.
+    using Job = LatestJob<Batch>;
+    using WordsJob = LatestJob<QStringList>;
+    Job m_job{this};
+    WordsJob m_words{this};
     QElapsedTimer m_clock;
     QStringList m_history;
     bool m_remember = true;

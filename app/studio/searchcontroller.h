@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "latestjob.h"
 #include "slicequery.h"
 #include "timelinedata.h"
 
-#include <QFutureWatcher>
 #include <QObject>
 
 #include <memory>
@@ -14,7 +14,8 @@ namespace gml {
 
 // Find (slices by name) and the range aggregate, run off the GUI thread: over paged tracks
 // (issue 34) both read slices from the project. A newer request replaces an older one, whose
-// result is dropped.
+// result is dropped; each runs one at a time (LatestJob, Overlap::Wait), and the GUI never
+// waits for one.
 class SearchController : public QObject
 {
     Q_OBJECT
@@ -38,20 +39,19 @@ Q_SIGNALS:
 private:
     struct Found
     {
-        quint64 serial = 0;
         std::vector<SliceRef> matches;
         QString error;
     };
     struct Aggregated
     {
-        quint64 serial = 0;
         std::vector<AggregateRow> rows;
         TimeNs t0 = 0, t1 = 0;
         QString error;
     };
-    QFutureWatcher<Found> m_find;
-    QFutureWatcher<Aggregated> m_aggregate;
-    quint64 m_findSerial = 0, m_aggregateSerial = 0;
+    using FindJob = LatestJob<Found>;
+    using AggregateJob = LatestJob<Aggregated>;
+    FindJob m_find{this, FindJob::Overlap::Wait};
+    AggregateJob m_aggregate{this, AggregateJob::Overlap::Wait};
 };
 
 } // namespace gml

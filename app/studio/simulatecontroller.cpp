@@ -15,27 +15,18 @@ namespace gml {
 SimulateController::SimulateController(SimulatePanel *panel, Save save, QObject *parent)
     : QObject(parent), m_panel(panel), m_save(std::move(save))
 {
-    connect(&m_watcher, &QFutureWatcher<Result>::finished, this, &SimulateController::onFinished);
     connect(panel, &SimulatePanel::simulateRequested, this, &SimulateController::simulate);
     connect(panel, &SimulatePanel::cancelRequested, this, &SimulateController::cancel);
     connect(panel, &SimulatePanel::showAllRunsChanged, this, &SimulateController::showPoints);
 }
 
-SimulateController::~SimulateController()
-{
-    if (m_cancel)
-        *m_cancel = true;
-    m_watcher.waitForFinished();
-}
+SimulateController::~SimulateController() = default;
 
 void SimulateController::setProject(const QString &projectPath)
 {
     if (projectPath == m_projectPath)
-        return; // the same project reloaded (after a save): the sweep stays shown
-    if (m_cancel)
-        *m_cancel = true;
-    ++m_job; // a sweep for the old project is dropped
-    m_busy = false;
+        return;     // the same project reloaded (after a save): the sweep stays shown
+    m_job.cancel(); // a sweep for the old project is dropped
     m_projectPath = projectPath;
     m_projectPoints.clear();
     m_sweepPoints.clear();
@@ -78,7 +69,7 @@ void SimulateController::showPoints()
 
 void SimulateController::simulate()
 {
-    if (m_busy || m_projectPath.isEmpty())
+    if (m_job.isRunning() || m_projectPath.isEmpty())
         return;
     QString error;
     const auto request = m_panel->request(&error);
@@ -86,86 +77,73 @@ void SimulateController::simulate()
         m_panel->showMessage(error);
         return;
     }
-    m_busy = true;
-    const quint64 job = ++m_job;
-    m_cancel = std::make_shared<std::atomic_bool>(false);
-    const auto cancel = m_cancel;
     const QString path = m_projectPath;
     m_panel->setBusy(true);
     m_panel->showProgress(0, request->configurations());
     m_clock.start();
-    m_watcher.setFuture(QtConcurrent::run([this, job, cancel, path, req = *request]() {
-        Result r;
-        r.job = job;
-        sim::SimConfig base = req.base;
-        if (!req.fromRun.isEmpty()) {
-            // One connection per thread (docs/layout.md, "Threads"): this worker opens its own.
-            auto project = Project::open(path, Project::Mode::ReadOnly, &r.error);
-            if (!project)
-                return r;
-            const auto run = project->findRun(req.fromRun);
-            if (!run) {
-                r.error = tr("No run named '%1' in %2.").arg(req.fromRun, path);
-                return r;
+    m_job.start(
+        [this, path, req = *request](const Job::Context &job) {
+            Result r;
+            sim::SimConfig base = req.base;
+            if (!req.fromRun.isEmpty()) {
+                // One connection per thread (docs/layout.md, "Threads"): this worker opens its own.
+                auto project = Project::open(path, Project::Mode::ReadOnly, &r.error);
+                if (!project)
+                    return r;
+                const auto run = project->findRun(req.fromRun);
+                if (!run) {
+                    r.error = tr("No run named '%1' in %2.").arg(req.fromRun, path);
+                    return r;
+                }
+                auto model = sim::layerGraphFromRun(*project, *run, &r.error);
+                if (!model) {
+                    r.error = tr("No layer graph from run '%1': %2").arg(req.fromRun, r.error);
+                    return r;
+                }
+                base.model = std::move(*model);
+            } else {
+                auto model = sim::builtinModel(req.model, &r.error);
+                if (!model)
+                    return r;
+                base.model = std::move(*model);
             }
-            auto model = sim::layerGraphFromRun(*project, *run, &r.error);
-            if (!model) {
-                r.error = tr("No layer graph from run '%1': %2").arg(req.fromRun, r.error);
+            if (base.batch == 0 && base.globalBatch == 0)
+                base.batch = base.model.defaultBatch; // a measured run's own batch
+            auto cluster = sim::SimCluster::load(req.cluster, &r.error);
+            if (!cluster)
                 return r;
-            }
-            base.model = std::move(*model);
-        } else {
-            auto model = sim::builtinModel(req.model, &r.error);
-            if (!model)
-                return r;
-            base.model = std::move(*model);
-        }
-        if (base.batch == 0 && base.globalBatch == 0)
-            base.batch = base.model.defaultBatch; // a measured run's own batch
-        auto cluster = sim::SimCluster::load(req.cluster, &r.error);
-        if (!cluster)
+            base.cluster = std::move(*cluster);
+            const QList<sim::SimConfig> configs =
+                sim::sweepConfigs(base, req.sweepWorkers, req.sweepBatches);
+            r.configurations = int(configs.size());
+            int shown = -1;
+            auto outcome = sim::runSweep(configs, [&](int done, int total) {
+                if (done !=
+                    shown) { // the sweep asks every 10 ms; the panel hears of each step once
+                    shown = done;
+                    job.post([this, done, total] { m_panel->showProgress(done, total); });
+                }
+                return !job.cancelled();
+            });
+            r.cancelled = outcome.cancelled;
+            r.errors = outcome.errors;
+            for (const sim::SimResult &res : std::as_const(outcome.results))
+                r.names << (configs.size() == 1 && !req.name.isEmpty()
+                                ? req.name
+                                : sim::simulatedRunName(res.config));
+            r.results = std::move(outcome.results);
             return r;
-        base.cluster = std::move(*cluster);
-        const QList<sim::SimConfig> configs =
-            sim::sweepConfigs(base, req.sweepWorkers, req.sweepBatches);
-        r.configurations = int(configs.size());
-        int shown = -1;
-        auto outcome = sim::runSweep(configs, [&](int done, int total) {
-            if (done != shown) { // the sweep asks every 10 ms; the panel hears of each step once
-                shown = done;
-                QMetaObject::invokeMethod(
-                    this,
-                    [this, job, done, total] {
-                        if (job == m_job && m_busy)
-                            m_panel->showProgress(done, total);
-                    },
-                    Qt::QueuedConnection);
-            }
-            return !cancel->load();
-        });
-        r.cancelled = outcome.cancelled;
-        r.errors = outcome.errors;
-        for (const sim::SimResult &res : std::as_const(outcome.results))
-            r.names << (configs.size() == 1 && !req.name.isEmpty()
-                            ? req.name
-                            : sim::simulatedRunName(res.config));
-        r.results = std::move(outcome.results);
-        return r;
-    }));
+        },
+        [this](Result r) { onFinished(r); });
 }
 
 void SimulateController::cancel()
 {
-    if (m_cancel)
-        *m_cancel = true;
+    m_job.stop(); // the configurations simulated so far are still shown
 }
 
-void SimulateController::onFinished()
+void SimulateController::onFinished(const Result &r)
 {
-    const Result r = m_watcher.result();
-    if (r.job != m_job)
-        return;
-    m_busy = false;
     m_panel->setBusy(false);
     const double seconds = double(m_clock.elapsed()) / 1000;
     if (!r.error.isEmpty()) {
@@ -215,8 +193,8 @@ void SimulateController::onFinished()
 
 void SimulateController::waitForIdle()
 {
-    while (m_busy) {
-        m_watcher.waitForFinished();
+    while (m_job.isRunning()) {
+        m_job.waitForFinished();
         QCoreApplication::processEvents();
     }
 }

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "latestjob.h"
 #include "runcatalog.h"
 #include "strategy.h"
 #include "sweepcharts.h"
 
 #include <QElapsedTimer>
-#include <QFutureWatcher>
 #include <QObject>
 
 #include <atomic>
@@ -43,7 +43,7 @@ public:
     void setCatalog(const RunCatalog &catalog);
     void simulate(); // what the panel's form asks for
     void cancel();
-    bool isBusy() const { return m_busy; }
+    bool isBusy() const { return m_job.isRunning(); }
     void waitForIdle(); // tests and screenshots: the sweep is shown (and handed to save) on return
 
 Q_SIGNALS:
@@ -53,7 +53,6 @@ Q_SIGNALS:
 private:
     struct Result
     {
-        quint64 job = 0;
         QList<sim::SimResult> results;
         QStringList names;
         QStringList errors; // per configuration that failed
@@ -61,7 +60,7 @@ private:
         bool cancelled = false;
         int configurations = 0;
     };
-    void onFinished();
+    void onFinished(const Result &r);
     void showPoints();
 
     SimulatePanel *m_panel;
@@ -70,11 +69,9 @@ private:
     QList<SweepPoint> m_projectPoints; // every simulated run of the project
     QList<SweepPoint> m_sweepPoints;   // the last sweep
     QString m_sweepWhat;
-    QFutureWatcher<Result> m_watcher;
-    std::shared_ptr<std::atomic_bool> m_cancel;
     QElapsedTimer m_clock;
-    quint64 m_job = 0;
-    bool m_busy = false;
+    using Job = LatestJob<Result>;
+    Job m_job{this};
     int m_savedPending = 0; // runs handed to save, reported once the catalog has them
 };
 

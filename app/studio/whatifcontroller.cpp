@@ -9,39 +9,18 @@
 
 #include <QElapsedTimer>
 #include <QJsonDocument>
-#include <QtConcurrent>
 
 namespace gml {
 
-WhatIfController::WhatIfController(QObject *parent) : QObject(parent)
-{
-    connect(&m_buildWatcher, &QFutureWatcher<Graph>::finished, this, [this] {
-        Graph g = m_buildWatcher.result();
-        const QString run = g.run, error = g.error;
-        if (error.isEmpty())
-            m_graph = std::move(g);
-        else
-            m_graph.reset();
-        m_cache = std::make_shared<sim::StructureCache>();
-        Q_EMIT graphReady(run, error);
-        startNext();
-    });
-    connect(&m_replayWatcher, &QFutureWatcher<Result>::finished, this, [this] {
-        m_replaying = false;
-        Q_EMIT resultReady(m_replayWatcher.result());
-        startNext();
-    });
-}
+WhatIfController::WhatIfController(QObject *parent) : QObject(parent) {}
 
-WhatIfController::~WhatIfController()
-{
-    waitForIdle();
-}
+WhatIfController::~WhatIfController() = default;
 
 void WhatIfController::setProject(const QString &projectPath,
                                   std::shared_ptr<const TimelineData> base)
 {
-    waitForIdle();
+    m_build.cancel(); // what was built or replayed for the previous project is dropped
+    m_replay.cancel();
     m_projectPath = projectPath;
     m_base = std::move(base);
     m_graph.reset();
@@ -52,29 +31,40 @@ void WhatIfController::select(const QString &run)
 {
     if (m_projectPath.isEmpty() || run.isEmpty())
         return;
-    m_buildWatcher.waitForFinished();
     m_graph.reset();
     const QString path = m_projectPath;
-    m_buildWatcher.setFuture(QtConcurrent::run([path, run]() {
-        Graph g;
-        g.run = run;
-        auto project = Project::open(path, Project::Mode::ReadOnly, &g.error);
-        if (!project)
+    // Overlap::Wait: another run picked while one builds is built after it, the first dropped.
+    m_build.start(
+        [path, run](const BuildJob::Context &) {
+            Graph g;
+            g.run = run;
+            auto project = Project::open(path, Project::Mode::ReadOnly, &g.error);
+            if (!project)
+                return g;
+            const auto id = project->findRun(run);
+            if (!id) {
+                g.error = QStringLiteral("no run named '%1'").arg(run);
+                return g;
+            }
+            g.runId = *id;
+            auto built = sim::DependencyGraph::build(*project, *id, &g.error);
+            if (!built)
+                return g;
+            g.graph = std::make_shared<const sim::DependencyGraph>(std::move(*built));
+            g.identity = sim::replay(*g.graph, sim::ReplayInput::measured(*g.graph));
+            g.context = sim::WhatIfContext::forRun(*g.graph, *project, *id);
             return g;
-        const auto id = project->findRun(run);
-        if (!id) {
-            g.error = QStringLiteral("no run named '%1'").arg(run);
-            return g;
-        }
-        g.runId = *id;
-        auto built = sim::DependencyGraph::build(*project, *id, &g.error);
-        if (!built)
-            return g;
-        g.graph = std::make_shared<const sim::DependencyGraph>(std::move(*built));
-        g.identity = sim::replay(*g.graph, sim::ReplayInput::measured(*g.graph));
-        g.context = sim::WhatIfContext::forRun(*g.graph, *project, *id);
-        return g;
-    }));
+        },
+        [this](Graph g) {
+            const QString run = g.run, error = g.error;
+            if (error.isEmpty())
+                m_graph = std::move(g);
+            else
+                m_graph.reset();
+            m_cache = std::make_shared<sim::StructureCache>();
+            Q_EMIT graphReady(run, error);
+            startNext();
+        });
 }
 
 void WhatIfController::request(const QList<sim::Transform> &transforms)
@@ -85,20 +75,19 @@ void WhatIfController::request(const QList<sim::Transform> &transforms)
 
 bool WhatIfController::isBusy() const
 {
-    return m_buildWatcher.isRunning() || m_replaying || (m_pending && m_graph);
+    return m_build.isRunning() || m_replay.isRunning() || (m_pending && m_graph);
 }
 
 void WhatIfController::waitForIdle()
 {
-    m_buildWatcher.waitForFinished();
-    m_replayWatcher.waitForFinished();
+    m_build.waitForFinished();
+    m_replay.waitForFinished();
 }
 
 void WhatIfController::startNext()
 {
-    if (!m_pending || !m_graph || m_buildWatcher.isRunning() || m_replaying)
+    if (!m_pending || !m_graph || m_build.isRunning())
         return;
-    m_replaying = true;
     const QList<sim::Transform> transforms = *m_pending;
     m_pending.reset();
     const Graph &g = *m_graph;
@@ -111,27 +100,32 @@ void WhatIfController::startNext()
     auto base = m_base;
     auto cache = m_cache;
     const quint64 id = ++m_requests;
-    m_replayWatcher.setFuture(QtConcurrent::run([=]() {
-        Result r;
-        r.request = id;
-        r.run = runName;
-        r.identity = identity;
-        QElapsedTimer timer;
-        timer.start();
-        const auto res =
-            sim::whatIf(graph, transforms, context, &r.error, cache.get(), identity.get());
-        if (!res)
+    // Overlap::Coalesce: each replay that finishes is shown; of those asked for meanwhile, the
+    // last runs next.
+    m_replay.start(
+        [=](const ReplayJob::Context &) {
+            Result r;
+            r.request = id;
+            r.run = runName;
+            r.identity = identity;
+            QElapsedTimer timer;
+            timer.start();
+            const auto res =
+                sim::whatIf(graph, transforms, context, &r.error, cache.get(), identity.get());
+            if (!res)
+                return r;
+            r.report = res->report;
+            if (!transforms.isEmpty())
+                r.predicted = std::make_shared<const sim::Replay>(res->predicted);
+            if (base) // the measured timeline alone until something changes
+                r.data = transforms.isEmpty()
+                             ? base
+                             : sim::withPredictedRun(base, runId, *res->prepared.graph,
+                                                     res->predicted, label);
+            r.replayMs = double(timer.nsecsElapsed()) / 1e6;
             return r;
-        r.report = res->report;
-        if (!transforms.isEmpty())
-            r.predicted = std::make_shared<const sim::Replay>(res->predicted);
-        if (base) // the measured timeline alone until something changes
-            r.data = transforms.isEmpty() ? base
-                                          : sim::withPredictedRun(base, runId, *res->prepared.graph,
-                                                                  res->predicted, label);
-        r.replayMs = double(timer.nsecsElapsed()) / 1e6;
-        return r;
-    }));
+        },
+        [this](Result r) { Q_EMIT resultReady(r); });
 }
 
 void WhatIfController::subscribe(const ProjectSession &session)

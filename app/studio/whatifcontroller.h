@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "latestjob.h"
 #include "timelinedata.h"
 #include "transforms.h"
 #include "whatif.h"
 
-#include <QFutureWatcher>
 #include <QObject>
 
 #include <memory>
@@ -16,7 +16,7 @@ namespace gml {
 class ProjectSession;
 
 // Runs the what-if engine for the GUI off the GUI thread. select() builds a run's dependency
-// graph and its identity replay once (QtConcurrent); request() replays a scenario on it and
+// graph and its identity replay once (LatestJob); request() replays a scenario on it and
 // returns the report with the timeline data that shows the predicted run under the measured
 // one. Requests made while one runs are coalesced: only the latest is replayed next, so a
 // dragged slider never queues stale work.
@@ -70,13 +70,11 @@ private:
     QString m_projectPath;
     std::shared_ptr<const TimelineData> m_base;
     std::optional<Graph> m_graph;
-    QFutureWatcher<Graph> m_buildWatcher;
-    QFutureWatcher<Result> m_replayWatcher;
-    // From a replay's start until its finished signal is handled. The future itself stops
-    // running earlier: a request in between must wait, or the new future would replace the one
-    // whose result is not delivered yet (and a burst of slider moves would not coalesce).
-    bool m_replaying = false;
-    std::optional<QList<sim::Transform>> m_pending;
+    using BuildJob = LatestJob<Graph>;
+    using ReplayJob = LatestJob<Result>;
+    BuildJob m_build{this, BuildJob::Overlap::Wait};
+    ReplayJob m_replay{this, ReplayJob::Overlap::Coalesce};
+    std::optional<QList<sim::Transform>> m_pending; // asked for before the graph was built
     std::shared_ptr<sim::StructureCache> m_cache;
     quint64 m_requests = 0;
 };
