@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "graphpainter.h"
 
+#include "graphstyle.h"
 #include "theme.h"
 
 #include "timeformat.h"
@@ -18,137 +19,9 @@
 namespace gml {
 
 using sim::ModelEdge;
+using namespace graphstyle;
 
 namespace {
-
-// A node's time split, in the studio's one palette (render/theme.h).
-const ResourceClass kMixClasses[5] = {ResourceClass::Cpu, ResourceClass::Compute,
-                                      ResourceClass::Communication, ResourceClass::Copies,
-                                      ResourceClass::Idle};
-QColor mixColor(int k)
-{
-    return Theme::current().resource(kMixClasses[k]);
-}
-const char *const kMixNames[5] = {"CPU", "GPU compute", "communication", "copies", "idle"};
-const QColor kCritical(0xd6, 0x27, 0x28);
-const QColor kSelected(0x1f, 0x6f, 0xeb);
-const QColor kHighlighted(0xff, 0x9f, 0x1c);
-const QColor kMatch(0xf5, 0xc5, 0x18);
-
-QFont nameFont()
-{
-    QFont f;
-    f.setPixelSize(12);
-    f.setBold(true);
-    return f;
-}
-
-QFont smallFont()
-{
-    QFont f;
-    f.setPixelSize(10);
-    return f;
-}
-
-QFont legendFont()
-{
-    QFont f;
-    f.setPixelSize(11);
-    return f;
-}
-
-QColor mix(const QColor &a, const QColor &b, double t)
-{
-    t = std::clamp(t, 0.0, 1.0);
-    return QColor::fromRgbF(float(a.redF() + (b.redF() - a.redF()) * t),
-                            float(a.greenF() + (b.greenF() - a.greenF()) * t),
-                            float(a.blueF() + (b.blueF() - a.blueF()) * t));
-}
-
-Qt::PenStyle edgeStyle(ModelEdge::Kind kind)
-{
-    switch (kind) {
-    case ModelEdge::Kind::Launch:
-        return Qt::DashLine;
-    case ModelEdge::Kind::Sync:
-        return Qt::DotLine;
-    case ModelEdge::Kind::StreamWait:
-        return Qt::DashLine;
-    case ModelEdge::Kind::ThreadWait:
-        return Qt::DotLine;
-    case ModelEdge::Kind::WorkflowInferred:
-        return Qt::DashLine;
-    default:
-        return Qt::SolidLine;
-    }
-}
-
-double edgeWidth(ModelEdge::Kind kind)
-{
-    switch (kind) {
-    case ModelEdge::Kind::Collective:
-        return 2.2;
-    case ModelEdge::Kind::Data:
-        return 1.6;
-    case ModelEdge::Kind::ProgramOrder:
-        return 1.0;
-    case ModelEdge::Kind::Workflow:
-    case ModelEdge::Kind::WorkflowInferred:
-        return 2.4;
-    default:
-        return 1.3;
-    }
-}
-
-QString edgeLabel(ModelEdge::Kind kind)
-{
-    switch (kind) {
-    case ModelEdge::Kind::Launch:
-        return QStringLiteral("launch");
-    case ModelEdge::Kind::Sync:
-        return QStringLiteral("sync");
-    case ModelEdge::Kind::Collective:
-        return QStringLiteral("collective");
-    case ModelEdge::Kind::Data:
-        return QStringLiteral("data");
-    case ModelEdge::Kind::StreamWait:
-        return QStringLiteral("stream wait");
-    case ModelEdge::Kind::ThreadWait:
-        return QStringLiteral("thread wait");
-    case ModelEdge::Kind::ProgramOrder:
-        return QStringLiteral("program order");
-    case ModelEdge::Kind::Workflow:
-        return QStringLiteral("workflow");
-    case ModelEdge::Kind::WorkflowInferred:
-        return QStringLiteral("workflow (inferred)");
-    }
-    return {};
-}
-
-// Horizontal-tangent cubic segments through the route's points (dot's look for LR graphs).
-QPainterPath routePath(const std::vector<QPointF> &r, double offset)
-{
-    QPainterPath path;
-    if (r.size() < 2)
-        return path;
-    path.moveTo(r.front() + QPointF(0, offset));
-    for (size_t k = 1; k < r.size(); ++k) {
-        const QPointF a = r[k - 1] + QPointF(0, offset), b = r[k] + QPointF(0, offset);
-        const double dx = (b.x() - a.x()) / 2;
-        path.cubicTo(a + QPointF(dx, 0), b - QPointF(dx, 0), b);
-    }
-    return path;
-}
-
-void arrowHead(QPainter &p, QPointF tip, double direction, const QColor &color, double size)
-{
-    QPolygonF head;
-    head << tip << tip + QPointF(-direction * size, -size * 0.5)
-         << tip + QPointF(-direction * size, size * 0.5);
-    p.setPen(Qt::NoPen);
-    p.setBrush(color);
-    p.drawPolygon(head);
-}
 
 struct LegendEntry
 {
@@ -307,7 +180,7 @@ GraphPicture::make(std::shared_ptr<const sim::ExecutionModel> model, const Graph
 double GraphPainter::legendHeight(const GraphPicture &picture, double width)
 {
     const auto entries = legendEntries(picture.scene);
-    return kLegendHeight *
+    return GraphPainter::kLegendHeight *
            double(flowLegend(entries, QFontMetricsF(legendFont()), width).back().row + 1);
 }
 
@@ -430,26 +303,12 @@ QString GraphPainter::tooltip(const GraphPicture &picture, int index)
     return t;
 }
 
-void GraphPainter::paint(QPainter &p, const GraphPicture &picture, const QTransform &toDevice,
-                         const QRectF &viewport, const GraphOverlay &overlay)
-{
-    p.save();
-    p.setRenderHint(QPainter::Antialiasing, true);
-    p.setRenderHint(QPainter::TextAntialiasing, true);
-    p.fillRect(viewport, Theme::current().base);
-    const auto &scene = picture.scene;
-    const auto &layout = picture.layout;
-    if (scene.items.empty()) {
-        p.setPen(Theme::current().muted);
-        p.drawText(viewport, Qt::AlignCenter, QStringLiteral("Nothing to show at this level."));
-        p.restore();
-        return;
-    }
-    p.setWorldTransform(toDevice);
-    const double scale = std::sqrt(std::abs(toDevice.determinant()));
-    const QRectF visible = toDevice.inverted().mapRect(viewport).adjusted(-40, -40, 40, 40);
+namespace {
 
-    // Edges: parallel edges of one pair are spread apart; critical ones drawn last, on top.
+// Edges: parallel edges of one pair are spread apart; critical ones drawn last, on top.
+void paintEdges(QPainter &p, const GraphScene &scene, const GraphLayoutResult &layout,
+                const QRectF &visible)
+{
     std::map<std::pair<int, int>, int> parallel, drawn;
     for (const auto &e : scene.edges)
         ++parallel[{std::min(e.from, e.to), std::max(e.from, e.to)}];
@@ -469,7 +328,7 @@ void GraphPainter::paint(QPainter &p, const GraphPicture &picture, const QTransf
             // height 0, which intersects nothing, and was never drawn.
             if (!path.boundingRect().adjusted(-1, -1, 1, 1).intersects(visible))
                 continue;
-            const QColor color = e.critical ? kCritical : edgeColor(e.kind);
+            const QColor color = e.critical ? kCritical : GraphPainter::edgeColor(e.kind);
             QPen pen(color, (e.critical ? 1.2 : 0.0) + edgeWidth(e.kind));
             pen.setStyle(edgeStyle(e.kind));
             pen.setCosmetic(false);
@@ -482,164 +341,198 @@ void GraphPainter::paint(QPainter &p, const GraphPicture &picture, const QTransf
             const double direction = route.back().x() >= route[route.size() - 2].x() ? 1.0 : -1.0;
             arrowHead(p, tip, direction, color, 7 + pen.widthF());
         }
+}
 
-    // Nodes.
+struct ItemFonts
+{
+    QFont name = gml::nameFont();
+    QFont small = gml::smallFont();
+    QFontMetricsF nameMetrics{name};
+};
+
+// One box: its fill (share of time or predicted change), stack, marks, the resource-mix bar,
+// and (when `text`) its context, name, time and ×N badge.
+void paintItem(QPainter &p, const GraphScene &scene, size_t i, const QRectF &box,
+               const GraphOverlay &overlay, TimeNs maxTime, const ItemFonts &fonts, bool text)
+{
+    const QFont &nameFont = fonts.name;
+    const QFont &smallFont = fonts.small;
+    const QFontMetricsF &nameMetrics = fonts.nameMetrics;
+    const GraphItem &item = scene.items[i];
+    // Fill: the share of the focus's time (square root, so small items still show), or the
+    // predicted change when a what-if colours the graph.
+    QColor fill = mix(QColor(0xf7, 0xfb, 0xff), QColor(0x6b, 0xae, 0xd6),
+                      std::sqrt(double(item.time) / double(maxTime)));
+    if (i < overlay.change.size() && overlay.change[i]) {
+        const double c = *overlay.change[i];
+        fill = c < 0
+                   ? mix(QColor(0xf7, 0xfb, 0xf7), QColor(0x41, 0xab, 0x5d), std::min(1.0, -c * 2))
+                   : mix(QColor(0xfd, 0xf7, 0xf6), QColor(0xef, 0x65, 0x48), std::min(1.0, c * 2));
+    }
+    const bool critical = scene.criticalLength > 0 && item.critical * 100 >= scene.criticalLength;
+    QPen border(critical ? kCritical : QColor(0x8a, 0x8f, 0x98), critical ? 2.2 : 1.0);
+    if (item.count > 1) { // a stack: the repeats behind the first
+        p.setPen(border);
+        p.setBrush(fill.darker(104));
+        p.drawRoundedRect(box.translated(5, 5), 5, 5);
+        p.drawRoundedRect(box.translated(2.5, 2.5), 5, 5);
+    }
+    if (overlay.highlighted.contains(int(i))) {
+        p.setPen(QPen(kHighlighted, 6));
+        p.setBrush(Qt::NoBrush);
+        p.drawRoundedRect(box.adjusted(-3, -3, 3, 3), 7, 7);
+    }
+    p.setPen(border);
+    p.setBrush(overlay.matches.contains(int(i)) ? mix(fill, kMatch, 0.6) : fill);
+    p.drawRoundedRect(box, 5, 5);
+    if (int(i) == overlay.selected || int(i) == overlay.hovered) {
+        p.setPen(QPen(int(i) == overlay.selected ? kSelected : kSelected.lighter(150), 2.5));
+        p.setBrush(Qt::NoBrush);
+        p.drawRoundedRect(box.adjusted(-1.5, -1.5, 1.5, 1.5), 6, 6);
+    }
+    // The resource mix, a stacked bar along the bottom.
+    const TimeNs parts[5] = {item.mix.cpu, item.mix.gpuCompute, item.mix.communication,
+                             item.mix.copies, item.mix.idle};
+    TimeNs sum = 0;
+    for (TimeNs v : parts)
+        sum += v;
+    if (sum > 0) {
+        const QRectF bar(box.left() + 6, box.bottom() - 9, box.width() - 12, 5);
+        double x = bar.left();
+        p.setPen(Qt::NoPen);
+        for (int k = 0; k < 5; ++k) {
+            const double w = bar.width() * double(parts[k]) / double(sum);
+            p.setBrush(mixColor(k));
+            p.drawRect(QRectF(x, bar.top(), w, bar.height()));
+            x += w;
+        }
+    }
+    if (!text)
+        return;
+    p.setFont(smallFont);
+    p.setPen(QColor(0x5a, 0x60, 0x6a));
+    QString tag = GraphPainter::context(scene, int(i));
+    if (item.period > 1)
+        tag += QStringLiteral(" · block of %1").arg(item.period);
+    const double tagWidth = box.width() - (item.count > 1 ? 60 : 28);
+    p.drawText(QRectF(box.left() + 7, box.top() + 3, tagWidth, 13),
+               Qt::AlignLeft | Qt::AlignVCenter,
+               QFontMetricsF(smallFont).elidedText(tag, Qt::ElideRight, tagWidth));
+    if (item.openable && item.count == 1)
+        p.drawText(QRectF(box.right() - 20, box.top() + 3, 14, 13),
+                   Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("+"));
+    p.setFont(nameFont);
+    p.setPen(QColor(0x1d, 0x22, 0x29));
+    p.drawText(QRectF(box.left() + 7, box.top() + 16, box.width() - 14, 16),
+               Qt::AlignLeft | Qt::AlignVCenter,
+               nameMetrics.elidedText(item.label, Qt::ElideRight, box.width() - 14));
+    p.setFont(smallFont);
+    p.setPen(QColor(0x30, 0x36, 0x3d));
+    QString line = formatDuration(item.time);
+    if (scene.criticalLength > 0 && item.critical > 0) {
+        const double share = 100.0 * double(item.critical) / double(scene.criticalLength);
+        line += QStringLiteral(" · crit %1%")
+                    .arg(share, 0, 'f',
+                         share >= 10  ? 0
+                         : share >= 1 ? 1
+                                      : 2);
+    }
+    if (i < overlay.change.size() && overlay.change[i])
+        line += QStringLiteral(" · %1%2%")
+                    .arg(*overlay.change[i] >= 0 ? QStringLiteral("+") : QString())
+                    .arg(100.0 * *overlay.change[i], 0, 'f', 1);
+    p.drawText(QRectF(box.left() + 7, box.top() + 32, box.width() - 14, 13),
+               Qt::AlignLeft | Qt::AlignVCenter, line);
+    if (item.count > 1) {
+        const QString badge = item.range ? QStringLiteral("%1 in a row").arg(item.count)
+                                         : QStringLiteral("×%1").arg(item.count);
+        QFont badgeFont = smallFont;
+        badgeFont.setBold(true);
+        p.setFont(badgeFont);
+        const double w = QFontMetricsF(badgeFont).horizontalAdvance(badge) + 10;
+        const QRectF pill(box.right() - w - 4, box.top() + 3, w, 14);
+        p.setPen(Qt::NoPen);
+        p.setBrush(QColor(0x33, 0x3a, 0x45));
+        p.drawRoundedRect(pill, 7, 7);
+        p.setPen(Qt::white);
+        p.drawText(pill, Qt::AlignCenter, badge);
+    }
+}
+
+// Legend, in device coordinates: a strip along the bottom with the edge kinds present, the
+// critical path, the mix colours and the ×N mark, in as many rows as the width needs.
+void paintLegend(QPainter &p, const GraphScene &scene, const QRectF &viewport)
+{
+    const auto entries = legendEntries(scene);
+    const QFont f = legendFont();
+    p.setFont(f);
+    const QFontMetricsF fm(f);
+    const auto rows = flowLegend(entries, fm, viewport.width());
+    const double height = GraphPainter::kLegendHeight * double(rows.back().row + 1);
+    const QRectF strip(viewport.left(), viewport.bottom() - height, viewport.width(), height);
+    p.setPen(Qt::NoPen);
+    QColor back = Theme::current().header;
+    back.setAlpha(235);
+    p.setBrush(back);
+    p.drawRect(strip);
+    p.setPen(Theme::current().border);
+    p.drawLine(strip.topLeft(), strip.topRight());
+    for (size_t k = 0; k < entries.size(); ++k) {
+        const LegendEntry &e = entries[k];
+        double x = strip.left() + rows[k].x;
+        const double top = strip.top() + GraphPainter::kLegendHeight * rows[k].row,
+                     mid = top + GraphPainter::kLegendHeight / 2;
+        if (e.edge) {
+            QPen pen(GraphPainter::edgeColor(*e.edge), edgeWidth(*e.edge));
+            pen.setStyle(edgeStyle(*e.edge));
+            p.setPen(pen);
+            p.drawLine(QPointF(x, mid), QPointF(x + 22, mid));
+        } else if (e.critical) {
+            p.setPen(QPen(kCritical, 2.4));
+            p.drawLine(QPointF(x, mid), QPointF(x + 22, mid));
+        } else if (e.mix >= 0) {
+            p.setPen(Qt::NoPen);
+            p.setBrush(mixColor(e.mix));
+            p.drawRect(QRectF(x, mid - 3, 14, 6));
+        }
+        x += e.swatch;
+        p.setPen(Theme::current().text);
+        p.drawText(QRectF(x, top, fm.horizontalAdvance(e.text) + 2, GraphPainter::kLegendHeight),
+                   Qt::AlignLeft | Qt::AlignVCenter, e.text);
+    }
+}
+
+} // namespace
+
+void GraphPainter::paint(QPainter &p, const GraphPicture &picture, const QTransform &toDevice,
+                         const QRectF &viewport, const GraphOverlay &overlay)
+{
+    p.save();
+    p.setRenderHint(QPainter::Antialiasing, true);
+    p.setRenderHint(QPainter::TextAntialiasing, true);
+    p.fillRect(viewport, Theme::current().base);
+    const auto &scene = picture.scene;
+    const auto &layout = picture.layout;
+    if (scene.items.empty()) {
+        p.setPen(Theme::current().muted);
+        p.drawText(viewport, Qt::AlignCenter, QStringLiteral("Nothing to show at this level."));
+        p.restore();
+        return;
+    }
+    p.setWorldTransform(toDevice);
+    const double scale = std::sqrt(std::abs(toDevice.determinant()));
+    const QRectF visible = toDevice.inverted().mapRect(viewport).adjusted(-40, -40, 40, 40);
+    paintEdges(p, scene, layout, visible);
     TimeNs maxTime = 1;
     for (const auto &item : scene.items)
         maxTime = std::max(maxTime, item.time);
-    const QFont nameFont = gml::nameFont();
-    const QFont smallFont = gml::smallFont();
-    const QFontMetricsF nameMetrics(nameFont);
-    const bool text = scale >= 0.3;
-    for (size_t i = 0; i < scene.items.size(); ++i) {
-        const GraphItem &item = scene.items[i];
-        const QRectF box = layout.boxes[i];
-        if (!box.intersects(visible))
-            continue;
-        // Fill: the share of the focus's time (square root, so small items still show), or the
-        // predicted change when a what-if colours the graph.
-        QColor fill = mix(QColor(0xf7, 0xfb, 0xff), QColor(0x6b, 0xae, 0xd6),
-                          std::sqrt(double(item.time) / double(maxTime)));
-        if (i < overlay.change.size() && overlay.change[i]) {
-            const double c = *overlay.change[i];
-            fill =
-                c < 0
-                    ? mix(QColor(0xf7, 0xfb, 0xf7), QColor(0x41, 0xab, 0x5d), std::min(1.0, -c * 2))
-                    : mix(QColor(0xfd, 0xf7, 0xf6), QColor(0xef, 0x65, 0x48), std::min(1.0, c * 2));
-        }
-        const bool critical =
-            scene.criticalLength > 0 && item.critical * 100 >= scene.criticalLength;
-        QPen border(critical ? kCritical : QColor(0x8a, 0x8f, 0x98), critical ? 2.2 : 1.0);
-        if (item.count > 1) { // a stack: the repeats behind the first
-            p.setPen(border);
-            p.setBrush(fill.darker(104));
-            p.drawRoundedRect(box.translated(5, 5), 5, 5);
-            p.drawRoundedRect(box.translated(2.5, 2.5), 5, 5);
-        }
-        if (overlay.highlighted.contains(int(i))) {
-            p.setPen(QPen(kHighlighted, 6));
-            p.setBrush(Qt::NoBrush);
-            p.drawRoundedRect(box.adjusted(-3, -3, 3, 3), 7, 7);
-        }
-        p.setPen(border);
-        p.setBrush(overlay.matches.contains(int(i)) ? mix(fill, kMatch, 0.6) : fill);
-        p.drawRoundedRect(box, 5, 5);
-        if (int(i) == overlay.selected || int(i) == overlay.hovered) {
-            p.setPen(QPen(int(i) == overlay.selected ? kSelected : kSelected.lighter(150), 2.5));
-            p.setBrush(Qt::NoBrush);
-            p.drawRoundedRect(box.adjusted(-1.5, -1.5, 1.5, 1.5), 6, 6);
-        }
-        // The resource mix, a stacked bar along the bottom.
-        const TimeNs parts[5] = {item.mix.cpu, item.mix.gpuCompute, item.mix.communication,
-                                 item.mix.copies, item.mix.idle};
-        TimeNs sum = 0;
-        for (TimeNs v : parts)
-            sum += v;
-        if (sum > 0) {
-            const QRectF bar(box.left() + 6, box.bottom() - 9, box.width() - 12, 5);
-            double x = bar.left();
-            p.setPen(Qt::NoPen);
-            for (int k = 0; k < 5; ++k) {
-                const double w = bar.width() * double(parts[k]) / double(sum);
-                p.setBrush(mixColor(k));
-                p.drawRect(QRectF(x, bar.top(), w, bar.height()));
-                x += w;
-            }
-        }
-        if (!text)
-            continue;
-        p.setFont(smallFont);
-        p.setPen(QColor(0x5a, 0x60, 0x6a));
-        QString tag = context(scene, int(i));
-        if (item.period > 1)
-            tag += QStringLiteral(" · block of %1").arg(item.period);
-        const double tagWidth = box.width() - (item.count > 1 ? 60 : 28);
-        p.drawText(QRectF(box.left() + 7, box.top() + 3, tagWidth, 13),
-                   Qt::AlignLeft | Qt::AlignVCenter,
-                   QFontMetricsF(smallFont).elidedText(tag, Qt::ElideRight, tagWidth));
-        if (item.openable && item.count == 1)
-            p.drawText(QRectF(box.right() - 20, box.top() + 3, 14, 13),
-                       Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("+"));
-        p.setFont(nameFont);
-        p.setPen(QColor(0x1d, 0x22, 0x29));
-        p.drawText(QRectF(box.left() + 7, box.top() + 16, box.width() - 14, 16),
-                   Qt::AlignLeft | Qt::AlignVCenter,
-                   nameMetrics.elidedText(item.label, Qt::ElideRight, box.width() - 14));
-        p.setFont(smallFont);
-        p.setPen(QColor(0x30, 0x36, 0x3d));
-        QString line = formatDuration(item.time);
-        if (scene.criticalLength > 0 && item.critical > 0) {
-            const double share = 100.0 * double(item.critical) / double(scene.criticalLength);
-            line += QStringLiteral(" · crit %1%")
-                        .arg(share, 0, 'f',
-                             share >= 10  ? 0
-                             : share >= 1 ? 1
-                                          : 2);
-        }
-        if (i < overlay.change.size() && overlay.change[i])
-            line += QStringLiteral(" · %1%2%")
-                        .arg(*overlay.change[i] >= 0 ? QStringLiteral("+") : QString())
-                        .arg(100.0 * *overlay.change[i], 0, 'f', 1);
-        p.drawText(QRectF(box.left() + 7, box.top() + 32, box.width() - 14, 13),
-                   Qt::AlignLeft | Qt::AlignVCenter, line);
-        if (item.count > 1) {
-            const QString badge = item.range ? QStringLiteral("%1 in a row").arg(item.count)
-                                             : QStringLiteral("×%1").arg(item.count);
-            QFont badgeFont = smallFont;
-            badgeFont.setBold(true);
-            p.setFont(badgeFont);
-            const double w = QFontMetricsF(badgeFont).horizontalAdvance(badge) + 10;
-            const QRectF pill(box.right() - w - 4, box.top() + 3, w, 14);
-            p.setPen(Qt::NoPen);
-            p.setBrush(QColor(0x33, 0x3a, 0x45));
-            p.drawRoundedRect(pill, 7, 7);
-            p.setPen(Qt::white);
-            p.drawText(pill, Qt::AlignCenter, badge);
-        }
-    }
-
-    // Legend, in device coordinates: a strip along the bottom with the edge kinds present,
-    // the critical path, the mix colours and the ×N mark, in as many rows as the width needs.
+    const ItemFonts fonts;
+    for (size_t i = 0; i < scene.items.size(); ++i)
+        if (layout.boxes[i].intersects(visible))
+            paintItem(p, scene, i, layout.boxes[i], overlay, maxTime, fonts, scale >= 0.3);
     p.setWorldTransform(QTransform());
-    if (overlay.legend) {
-        const auto entries = legendEntries(scene);
-        const QFont f = legendFont();
-        p.setFont(f);
-        const QFontMetricsF fm(f);
-        const auto rows = flowLegend(entries, fm, viewport.width());
-        const double height = kLegendHeight * double(rows.back().row + 1);
-        const QRectF strip(viewport.left(), viewport.bottom() - height, viewport.width(), height);
-        p.setPen(Qt::NoPen);
-        QColor back = Theme::current().header;
-        back.setAlpha(235);
-        p.setBrush(back);
-        p.drawRect(strip);
-        p.setPen(Theme::current().border);
-        p.drawLine(strip.topLeft(), strip.topRight());
-        for (size_t k = 0; k < entries.size(); ++k) {
-            const LegendEntry &e = entries[k];
-            double x = strip.left() + rows[k].x;
-            const double top = strip.top() + kLegendHeight * rows[k].row,
-                         mid = top + kLegendHeight / 2;
-            if (e.edge) {
-                QPen pen(edgeColor(*e.edge), edgeWidth(*e.edge));
-                pen.setStyle(edgeStyle(*e.edge));
-                p.setPen(pen);
-                p.drawLine(QPointF(x, mid), QPointF(x + 22, mid));
-            } else if (e.critical) {
-                p.setPen(QPen(kCritical, 2.4));
-                p.drawLine(QPointF(x, mid), QPointF(x + 22, mid));
-            } else if (e.mix >= 0) {
-                p.setPen(Qt::NoPen);
-                p.setBrush(mixColor(e.mix));
-                p.drawRect(QRectF(x, mid - 3, 14, 6));
-            }
-            x += e.swatch;
-            p.setPen(Theme::current().text);
-            p.drawText(QRectF(x, top, fm.horizontalAdvance(e.text) + 2, kLegendHeight),
-                       Qt::AlignLeft | Qt::AlignVCenter, e.text);
-        }
-    }
+    if (overlay.legend)
+        paintLegend(p, scene, viewport);
     p.restore();
 }
 
