@@ -235,12 +235,14 @@ private Q_SLOTS:
                  QStringLiteral("reduction"));
         QCOMPARE(kernelFamily(QStringLiteral("ncclKernel_AllReduce_RING_LL_Sum_float"),
                               NodeKind::Collective),
-                 QStringLiteral("nccl"));
+                 QStringLiteral("communication"));
         QCOMPARE(kernelFamily(QStringLiteral("Memcpy HtoD (Pageable -> Device)"), NodeKind::Memcpy),
                  QStringLiteral("copy"));
         QCOMPARE(
             kernelFamily(QStringLiteral("void linearize_index_kernel<long>"), NodeKind::Kernel),
-            QStringLiteral("other"));
+            QStringLiteral("indexing"));
+        QCOMPARE(kernelFamily(QStringLiteral("void my_custom_kernel<int>"), NodeKind::Kernel),
+                 QStringLiteral("other"));
     }
 
     void generatedJobIdleIsExplained()

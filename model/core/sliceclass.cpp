@@ -90,33 +90,6 @@ bool isGpuAnnotationCategory(const QString &category)
     return category.contains(QLatin1String("annotation"));
 }
 
-Bound classifyKernel(const QString &name)
-{
-    static const QRegularExpression compute(
-        QStringLiteral(
-            "gemm|conv|cutlass|xmma|wgrad|dgrad|fprop|winograd|implicit|cudnn|cublas|rocblas|"
-            "miopen|^(sm\\d+|ampere|volta|turing|hopper|maxwell|kepler)_|fmha|flash|attention|"
-            "matmul|mma|Cijk_|nvjet"),
-        QRegularExpression::CaseInsensitiveOption);
-    // cuDNN helpers that only move or reduce data.
-    static const QRegularExpression memory(
-        QStringLiteral("bn_|batchnorm|norm_|nchwToNhwc|nhwcToNchw|transpose|"
-                       "splitKreduce|reduce|cudnn::ops::"),
-        QRegularExpression::CaseInsensitiveOption);
-    if (compute.match(name).hasMatch() && !memory.match(name).hasMatch())
-        return Bound::Compute;
-    return Bound::Memory;
-}
-
-bool usesHalfPrecision(const QString &name)
-{
-    static const QRegularExpression half(
-        QStringLiteral("h884|h1688|h16816|s884|s1688|s16816|hmma|f16|fp16|bf16|half|tensorop|_h_|"
-                       "884|1688|16816"),
-        QRegularExpression::CaseInsensitiveOption);
-    return half.match(name).hasMatch();
-}
-
 void sortNestRows(std::vector<NestRow> &rows, const std::vector<size_t> &descents)
 {
     size_t merged = 0;

@@ -5,6 +5,7 @@
 // reads traces as work: the execution model (simulator/graph), the analyses and the summaries
 // written at import (sourcesummary.h).
 
+#include "kerneltaxonomy.h"
 #include "types.h"
 
 #include <QString>
@@ -64,19 +65,7 @@ inline GpuWork gpuWork(CategoryClass cat, const NameClass &name)
 // between its kernels, so it is not busy time.
 bool isGpuAnnotationCategory(const QString &category);
 
-// How a GPU kernel's time would change on other hardware. Compute-bound kernels scale with
-// peak FLOP/s, memory-bound ones with memory bandwidth. Kernels are classified by name (no
-// Kineto or Nsight trace carries per-kernel FLOPs and bytes): GEMM, convolution and attention
-// kernels (cuBLAS/cuDNN/CUTLASS/rocBLAS families: gemm, conv, cutlass, xmma, wgrad, dgrad,
-// fprop, winograd, implicit, sm80_/sm90_/ampere_/volta_/turing_ prefixes, fmha, flash, and
-// cuBLASLt's nvjet kernels on Hopper) are
-// compute-bound; everything else (elementwise, reductions, normalisation, softmax, indexing,
-// copies, optimizer updates) is memory-bound.
-enum class Bound { Compute, Memory };
-Bound classifyKernel(const QString &name);
-// A compute-bound kernel that runs on tensor/matrix cores in half precision (h884, s1688,
-// hmma, fp16, bf16, ...): it scales with the fp16 rate, other compute-bound kernels with fp32.
-bool usesHalfPrecision(const QString &name);
+// What a kernel is (family, compute- or memory-bound, precision, library): kerneltaxonomy.h.
 
 // One slice of a track as the nesting below reads it.
 struct NestRow

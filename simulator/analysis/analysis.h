@@ -106,7 +106,7 @@ struct IterationBreakdown
 // Kernels by family, from their names (docs/analysis.md lists the patterns).
 struct KernelFamily
 {
-    QString family; // gemm, convolution, attention, elementwise, reduction, nccl, copy, other
+    QString family; // familyName() (kerneltaxonomy.h): gemm, convolution, ..., communication, other
     qint64 count = 0;
     TimeNs time = 0;
 };
@@ -206,7 +206,8 @@ void finishRanks(Analysis &out, std::map<int, RankLoad> loads);
 // The analyses of one run's dependency graph (measured times).
 Analysis analyze(const DependencyGraph &graph, const AnalysisScope &scope = {});
 
-// The kernel family of a GPU node's name and kind.
+// The kernel family of a GPU node's name and kind (kerneltaxonomy.h; collectives are
+// "communication", copies and sets "copy").
 QString kernelFamily(const QString &name, NodeKind kind);
 
 } // namespace gml::sim

@@ -2,6 +2,7 @@
 // The analyses as JSON (grademl analyze --json) and as text.
 #include "analysis.h"
 
+#include "kerneltaxonomy.h"
 #include "timeformat.h"
 
 #include <QJsonArray>
@@ -55,28 +56,10 @@ QString idleCauseName(IdleCause cause)
 QString kernelFamily(const QString &name, NodeKind kind)
 {
     if (kind == NodeKind::Collective)
-        return QStringLiteral("nccl");
+        return familyName(KernelKind::Family::Communication);
     if (kind == NodeKind::Memcpy || kind == NodeKind::Memset)
-        return QStringLiteral("copy");
-    static const std::pair<const char *, QRegularExpression> families[] = {
-        {"nccl", QRegularExpression(QStringLiteral("(?i)nccl|rccl"))},
-        {"attention",
-         QRegularExpression(QStringLiteral("(?i)flash|fmha|attention|attn|sdpa|_mha"))},
-        {"convolution", QRegularExpression(QStringLiteral(
-                            "(?i)conv|cudnn|winograd|implicit_?gemm|wgrad|dgrad|fprop"))},
-        {"gemm", QRegularExpression(
-                     QStringLiteral("(?i)gemm|gemv|matmul|cublas|cutlass|xmma|wgmma|hmma|bmm|nvjet|"
-                                    "s884|s1688|h1688|h884|_mma"))},
-        {"reduction", QRegularExpression(QStringLiteral(
-                          "(?i)reduce|softmax|norm|argmax|argmin|topk|scan|cub::|sum_|mean_"))},
-        {"elementwise", QRegularExpression(QStringLiteral(
-                            "(?i)elementwise|vectorized|unrolled|pointwise|copy_kernel|fill|"
-                            "relu|gelu|silu|sigmoid|tanh|dropout|add|mul|div|cast"))},
-    };
-    for (const auto &[family, re] : families)
-        if (re.match(name).hasMatch())
-            return QLatin1String(family);
-    return QStringLiteral("other");
+        return familyName(KernelKind::Family::Copy);
+    return familyName(kernelKind(name).family);
 }
 
 QJsonObject Analysis::toJson() const
@@ -147,9 +130,27 @@ QJsonObject Analysis::toJson() const
                                      {QStringLiteral("compute_ns"), r.compute},
                                      {QStringLiteral("communication_ns"), r.communication},
                                      {QStringLiteral("last_arrivals"), r.lastArrivals}});
+    // The kernels no rule of the taxonomy knows (family "other"): counted and named, so a
+    // library the taxonomy lacks shows instead of hiding in "other".
+    QJsonArray unknownNames;
+    qint64 unknownCount = 0;
+    TimeNs unknownTime = 0;
+    for (const auto &k : kernels)
+        if (k.family == familyName(KernelKind::Family::Other)) {
+            unknownCount += k.count;
+            unknownTime += k.total;
+            if (unknownNames.size() < qsizetype(kTopKernels))
+                unknownNames.append(QJsonObject{{QStringLiteral("name"), k.name},
+                                                {QStringLiteral("count"), k.count},
+                                                {QStringLiteral("time_ns"), k.total}});
+        }
     QJsonObject o{{QStringLiteral("gpus"), gpuArray},
                   {QStringLiteral("iterations"), iterationArray},
                   {QStringLiteral("kernel_families"), familyArray},
+                  {QStringLiteral("unrecognised_kernels"),
+                   QJsonObject{{QStringLiteral("count"), unknownCount},
+                               {QStringLiteral("time_ns"), unknownTime},
+                               {QStringLiteral("names"), unknownNames}}},
                   {QStringLiteral("top_kernels"), kernelArray},
                   {QStringLiteral("launch"),
                    QJsonObject{{QStringLiteral("launches"), launch.launches},
@@ -220,6 +221,20 @@ QString Analysis::toText() const
         t += QStringLiteral("  %1: %2 (%3) in %4 kernels\n")
                  .arg(f.family, formatDuration(f.time), percent(f.time, kernelTime))
                  .arg(f.count);
+    QStringList unknown;
+    qint64 unknownKernels = 0;
+    TimeNs unknownTime = 0;
+    for (const auto &k : kernels)
+        if (k.family == familyName(KernelKind::Family::Other)) {
+            unknownKernels += k.count;
+            unknownTime += k.total;
+            if (unknown.size() < 5)
+                unknown << k.name.left(80);
+        }
+    if (unknownKernels > 0)
+        t += QStringLiteral("Unrecognised kernels (family \"other\"): %1 kernels, %2: %3\n")
+                 .arg(unknownKernels)
+                 .arg(formatDuration(unknownTime), unknown.join(QStringLiteral(" · ")));
     t += QStringLiteral("Top kernels:\n");
     for (const auto &k : std::span(kernels).first(std::min<size_t>(kTopKernels, kernels.size())))
         t += QStringLiteral("  %1 [%2]: %3 in %4 · p50 %5 · p90 %6 · max %7\n")

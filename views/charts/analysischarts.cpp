@@ -44,7 +44,11 @@ QColor familyColour(const QString &family)
         {QStringLiteral("attention"), QColor(0xb0, 0x7a, 0xa1)},
         {QStringLiteral("elementwise"), QColor(0xed, 0xc9, 0x48)},
         {QStringLiteral("reduction"), QColor(0x76, 0xb7, 0xb2)},
-        {QStringLiteral("nccl"), QColor(0xe4, 0x57, 0x56)},
+        {QStringLiteral("normalization"), QColor(0x9d, 0xd8, 0xd3)},
+        {QStringLiteral("softmax"), QColor(0x4e, 0x9a, 0x95)},
+        {QStringLiteral("indexing"), QColor(0xd4, 0xa6, 0xc8)},
+        {QStringLiteral("optimizer"), QColor(0xba, 0xb0, 0xac)},
+        {QStringLiteral("communication"), QColor(0xe4, 0x57, 0x56)},
         {QStringLiteral("copy"), QColor(0xf2, 0x8e, 0x2b)},
         {QStringLiteral("other"), QColor(0x9c, 0x75, 0x5f)}};
     const auto it = colours.find(family);
