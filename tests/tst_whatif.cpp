@@ -44,6 +44,25 @@ const char kStepTrace[] = R"J({"traceEvents":[
  {"ph":"X","cat":"kernel","name":"o","pid":0,"tid":7,"ts":320,"dur":50,"args":{"correlation":4,"device":0,"stream":7}}
 ]})J";
 
+// A host-bound step with a pageable copy (issue 54): four launches of 6 µs each, and a
+// cudaMemcpyAsync of pageable memory that spends 126 µs copying through a staging buffer.
+//   launches [10,16) [20,26) [30,36) -> k1 [20,60) k2 [60,100) k3 [100,140);
+//   cudaMemcpyAsync [40,166) -> Memcpy HtoD (Pageable -> Device) [150,165);
+//   launch [170,176) -> k4 [180,220).
+const char kPageableTrace[] = R"J({"traceEvents":[
+ {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":400},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":6,"args":{"correlation":1}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,"dur":6,"args":{"correlation":2}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":30,"dur":6,"args":{"correlation":3}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","pid":1,"tid":1,"ts":40,"dur":126,"args":{"correlation":4}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":170,"dur":6,"args":{"correlation":5}},
+ {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":20,"dur":40,"args":{"correlation":1,"device":0,"stream":7}},
+ {"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":60,"dur":40,"args":{"correlation":2,"device":0,"stream":7}},
+ {"ph":"X","cat":"kernel","name":"k3","pid":0,"tid":7,"ts":100,"dur":40,"args":{"correlation":3,"device":0,"stream":7}},
+ {"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD (Pageable -> Device)","pid":0,"tid":7,"ts":150,"dur":15,"args":{"correlation":4,"device":0,"stream":7}},
+ {"ph":"X","cat":"kernel","name":"k4","pid":0,"tid":7,"ts":180,"dur":40,"args":{"correlation":5,"device":0,"stream":7}}
+]})J";
+
 constexpr TimeNs us(double v)
 {
     return TimeNs(v * 1000);
@@ -561,6 +580,53 @@ private Q_SLOTS:
         // 4 workers instead of 2: ring all-reduce x (2*3/4) / (2*1/2) = 1.5: 120 µs, E ends 370.
         QCOMPARE(one(Transform::dataParallel(4)), us(370));
         QCOMPARE(one(Transform::dataParallel(1)), us(250)); // no all-reduce at all
+    }
+
+    // A vendor change adds the difference of the launch overheads to each launch call, the
+    // run's own measured launch cost against the target's: the pageable copy's 126 µs call
+    // gains 2 µs, not x1.6 of its copy (issue 54); launches go from 6 to 8 µs.
+    void vendorChangeAddsTheLaunchOverhead()
+    {
+        QTemporaryDir dir;
+        gmltest::writeFile(dir, QStringLiteral("run/pageable.json"), kPageableTrace);
+        auto project = gmltest::newProject(dir);
+        gmltest::importInto(*project, {dir.filePath(QStringLiteral("run"))});
+        QString error;
+        const auto g = buildGraph(*project, QStringLiteral("run"), &error);
+        QVERIFY2(g, qPrintable(error));
+        const LaunchCost cost = measuredLaunchCost(*g);
+        QCOMPARE(cost.calls, 4);
+        QCOMPARE(cost.median, us(6));
+        WhatIfContext v100;
+        v100.measuredDevice = QStringLiteral("V100");
+        const auto r = whatIf(g, {Transform::device(QStringLiteral("MI250"))}, v100, &error);
+        QVERIFY2(r, qPrintable(error));
+        const auto &before = g->nodes();
+        int copies = 0, launches = 0;
+        for (size_t i = 0; i < before.size(); ++i) {
+            if (before[i].kind != NodeKind::Runtime)
+                continue;
+            const QString name = g->name(before[i].name);
+            const TimeNs after = r->prepared.input.work[i];
+            if (name == QLatin1String("cudaMemcpyAsync")) {
+                QCOMPARE(after, before[i].work + us(2));
+                ++copies;
+            } else if (name == QLatin1String("cudaLaunchKernel")) {
+                QCOMPARE(after, us(8));
+                ++launches;
+            }
+        }
+        QCOMPARE(copies, 1);
+        QCOMPARE(launches, 4);
+        QVERIFY2(r->prepared.notes.join(QLatin1Char('\n'))
+                     .contains(QLatin1String("4 kernel launches took a median 6.0 us")),
+                 qPrintable(r->prepared.notes.join(QLatin1Char('\n'))));
+        // The same vendor keeps the launch calls as measured.
+        const auto same = whatIf(g, {Transform::device(QStringLiteral("H100"))}, v100, &error);
+        QVERIFY2(same, qPrintable(error));
+        for (size_t i = 0; i < before.size(); ++i)
+            if (before[i].kind == NodeKind::Runtime)
+                QCOMPARE(same->prepared.input.work[i], before[i].work);
     }
 
     void rescheduleRunsReadyWorkByPriority()

@@ -24,7 +24,8 @@ struct Device
     double maxW = 0;
     double idleW = 0; // a typical reading, not a vendor figure
     // The host-side time of one kernel launch through the vendor's runtime, typical (not a
-    // vendor figure): moving to another vendor scales the measured launch calls by the ratio.
+    // vendor figure): moving to another vendor adds, to each launch call, this figure less the
+    // run's own measured launch cost (measuredLaunchCost, transforms.h).
     double launchUs = 0;
     QString hostLink; // link ids
     QString peerLink;

@@ -224,6 +224,15 @@ CollectiveCost collectiveCost(const QString &operation, int n, const QString &al
 TimeNs collectiveTime(const QString &operation, qint64 bytes, int n, const QString &algorithm,
                       double bwGBps, double latencyUs);
 
+// A run's own launch cost: the median time of the calls that launched its kernels (neither
+// synchronising nor inserted), over `calls` of them (0: none, median 0).
+struct LaunchCost
+{
+    TimeNs median = 0;
+    qint64 calls = 0;
+};
+LaunchCost measuredLaunchCost(const DependencyGraph &g);
+
 // A kernel's time by the roofline: the longer of its FLOPs at the device's peak rate and its
 // bytes at its memory bandwidth, each at kAchieved of the peak.
 constexpr double kAchieved = 0.7;

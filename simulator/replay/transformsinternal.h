@@ -118,7 +118,7 @@ private:
     void fuse(const Transform &t, const NodeSelection &sel);
     bool rescaleWork(const Transform &t, const NodeSelection &sel, QString *error);
     bool changeDevice(const Transform &t, const NodeSelection &sel, Factors &f, QString *error);
-    void scaleLaunchCalls(const Device &from, const Device &to, const NodeSelection &sel);
+    void changeLaunchCost(const Device &from, const Device &to, const NodeSelection &sel);
     bool speedUpHost(const Transform &t, const NodeSelection &sel, QString *error);
     std::optional<qint64> speedUpHostPath(const NodeSelection &sel, double factor, QString *error);
     void unsync(const NodeSelection &sel);

@@ -9,6 +9,7 @@
 #include "timeformat.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <memory>
 
@@ -295,8 +296,8 @@ bool TimingChange::changeDevice(const Transform &t, const NodeSelection &sel, Fa
                        .arg(f.computeFp32, 0, 'f', 3)
                        .arg(f.computeFp16, 0, 'f', 3)
                        .arg(f.memory, 0, 'f', 3);
-    if (from->launchUs > 0 && to->launchUs > 0 && from->launchUs != to->launchUs)
-        scaleLaunchCalls(*from, *to, sel);
+    if (from->vendor != to->vendor && to->launchUs > 0)
+        changeLaunchCost(*from, *to, sel);
     if (t.hostFactor > 0) {
         Selector all;
         const NodeSelection host(m_g, all, quint8(bit(NodeKind::Cpu) | bit(NodeKind::Runtime)),
@@ -317,11 +318,17 @@ bool TimingChange::changeDevice(const Transform &t, const NodeSelection &sel, Fa
     return true;
 }
 
-// Another vendor's runtime launches at another cost: the launch calls of the selected work, by
-// the catalog's ratio.
-void TimingChange::scaleLaunchCalls(const Device &from, const Device &to, const NodeSelection &sel)
+// Another vendor's runtime launches at another cost. A launching call's time is the launch
+// overhead, plus (for a pageable or synchronous copy) a copy over the host link, plus what it
+// waited for; only the overhead is the runtime's. So each launch call of the selected work gets
+// the difference of the two overheads added, once: this run's own (the median of its kernel
+// launch calls) for the source, the catalog's figure for the target. The copy stays with the
+// host link (the link transform), the wait with the replay.
+void TimingChange::changeLaunchCost(const Device &from, const Device &to, const NodeSelection &sel)
 {
-    const double ratio = to.launchUs / from.launchUs;
+    const LaunchCost measured = measuredLaunchCost(m_g);
+    const double sourceUs = measured.calls > 0 ? double(measured.median) / 1e3 : from.launchUs;
+    const TimeNs delta = TimeNs(std::llround((to.launchUs - sourceUs) * 1e3));
     std::vector<char> done(m_nodes.size(), 0);
     qint64 calls = 0;
     for (size_t i = 0; i < m_nodes.size(); ++i) {
@@ -329,18 +336,56 @@ void TimingChange::scaleLaunchCalls(const Device &from, const Device &to, const 
         if (!sel[i] || l < 0 || done[size_t(l)] || m_nodes[size_t(l)].kind != NodeKind::Runtime)
             continue;
         done[size_t(l)] = 1;
-        m_work[size_t(l)] = scaled(m_work[size_t(l)], ratio);
+        m_work[size_t(l)] = std::max<TimeNs>(0, m_work[size_t(l)] + delta);
         ++calls;
     }
-    m_out.notes << QStringLiteral("%1 launch calls x%2 (%3 launches in about %4 us, "
-                                  "%5 in about %6 us)")
+    const QString source =
+        measured.calls > 0
+            ? QStringLiteral("this run's %1 kernel launches took a median %2 us")
+                  .arg(measured.calls)
+                  .arg(sourceUs, 0, 'f', 1)
+            : QStringLiteral("no kernel launch measured here: %1 launches in about %2 us, the "
+                             "catalog's typical figure")
+                  .arg(from.vendor)
+                  .arg(from.launchUs);
+    m_out.notes << QStringLiteral("%1 launch calls %2%3 us each (%4; %5 launches in about %6 us, "
+                                  "the catalog's typical figure); their copies and waits kept")
                        .arg(calls)
-                       .arg(ratio, 0, 'f', 2)
-                       .arg(from.vendor)
-                       .arg(from.launchUs)
-                       .arg(to.vendor)
+                       .arg(delta >= 0 ? QStringLiteral("+") : QString())
+                       .arg(double(delta) / 1e3, 0, 'f', 1)
+                       .arg(source, to.vendor)
                        .arg(to.launchUs);
 }
+
+} // namespace gml::sim::detail
+
+namespace gml::sim {
+
+LaunchCost measuredLaunchCost(const DependencyGraph &g)
+{
+    const auto &nodes = g.nodes();
+    std::vector<char> seen(nodes.size(), 0);
+    std::vector<TimeNs> times;
+    for (const Node &n : nodes) {
+        if (n.kind != NodeKind::Kernel || n.launcher < 0 || seen[size_t(n.launcher)])
+            continue;
+        seen[size_t(n.launcher)] = 1;
+        const Node &call = nodes[size_t(n.launcher)];
+        if (call.kind == NodeKind::Runtime && !call.synchronising && call.slice != 0)
+            times.push_back(call.work);
+    }
+    LaunchCost c;
+    c.calls = qint64(times.size());
+    if (!times.empty()) {
+        std::nth_element(times.begin(), times.begin() + qsizetype(times.size() / 2), times.end());
+        c.median = times[times.size() / 2];
+    }
+    return c;
+}
+
+} // namespace gml::sim
+
+namespace gml::sim::detail {
 
 bool TimingChange::speedUpHost(const Transform &t, const NodeSelection &sel, QString *error)
 {
