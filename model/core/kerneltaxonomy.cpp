@@ -166,17 +166,24 @@ Precision precisionOf(const QString &name)
     return Precision::Unknown;
 }
 
+// The first rule that matches, else none.
+const Rule *ruleOf(const QString &name)
+{
+    for (const Rule &r : rules())
+        if (r.re.match(name).hasMatch())
+            return &r;
+    return nullptr;
+}
+
 } // namespace
 
 KernelKind kernelKind(const QString &name)
 {
     KernelKind k;
-    for (const Rule &r : rules())
-        if (r.re.match(name).hasMatch()) {
-            k.family = r.family;
-            k.bound = r.bound;
-            break;
-        }
+    if (const Rule *r = ruleOf(name)) {
+        k.family = r->family;
+        k.bound = r->bound;
+    }
     k.precision = precisionOf(name);
     k.library = libraryOf(name);
     return k;
@@ -236,7 +243,8 @@ QLatin1String precisionName(KernelKind::Precision precision)
 
 Bound classifyKernel(const QString &name)
 {
-    return kernelKind(name).bound;
+    const Rule *r = ruleOf(name);
+    return r ? r->bound : Bound::Memory;
 }
 
 bool usesHalfPrecision(const QString &name)
