@@ -8,6 +8,7 @@
 #include "importutil.h"
 #include "kerneltaxonomy.h"
 #include "project.h"
+#include "sliceclass.h"
 #include "testutil.h"
 
 #include <QTemporaryDir>
@@ -182,6 +183,19 @@ private Q_SLOTS:
         QVERIFY(usesHalfPrecision(QStringLiteral("Cijk_Ailk_Bljk_HHS_BH_MT128x128x32_ISA942")));
         QVERIFY(!usesHalfPrecision(QStringLiteral("volta_sgemm_128x64_nt")));
         QVERIFY(!usesHalfPrecision(QStringLiteral("Cijk_Alik_Bljk_SB_Bias_MT64x16x32_ISA90a")));
+    }
+
+    // Call-path parts as they stay across processes (sliceclass.h): no object addresses, no
+    // line numbers; other hex (a kernel's template argument) and names kept.
+    void stableNames()
+    {
+        QCOMPARE(stableName(QStringLiteral("<built-in method add of Tensor object at 0x7f72a8c0>")),
+                 QStringLiteral("<built-in method add of Tensor object>"));
+        QCOMPARE(stableName(QStringLiteral("torch/nn/modules/module.py(1501): _call_impl")),
+                 QStringLiteral("torch/nn/modules/module.py: _call_impl"));
+        QCOMPARE(stableName(QStringLiteral("void k<0x10>(int)")),
+                 QStringLiteral("void k<0x10>(int)"));
+        QCOMPARE(stableName(QStringLiteral("aten::linear")), QStringLiteral("aten::linear"));
     }
 
     // On the real traces: the AMD MI250 run's Tensile GEMMs and an NVIDIA run's cuBLAS GEMMs

@@ -41,6 +41,22 @@ constexpr char kWaitingTrace[] = R"J({"traceEvents":[
  {"ph":"X","cat":"python_function","name":"threading.py(324): wait","pid":1,"tid":2,"ts":0,"dur":5000}
 ]})J";
 
+// The same step recorded by two processes (issue 54): Python frames name the objects they were
+// called on by address, and the second process's module moved by a line. %1: the address,
+// %2: the line of forward.
+constexpr char kProcessTrace[] = R"J({"traceEvents":[
+ {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":300},
+ {"ph":"X","cat":"python_function","name":"model.py(%2): forward","pid":1,"tid":1,"ts":5,"dur":250},
+ {"ph":"X","cat":"python_function","name":"<built-in method linear of PyCapsule object at %1>","pid":1,"tid":1,"ts":10,"dur":100},
+ {"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":15,"dur":90},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,"dur":10,"args":{"correlation":1}},
+ {"ph":"X","cat":"python_function","name":"<built-in method relu of Tensor object at %1>","pid":1,"tid":1,"ts":120,"dur":100},
+ {"ph":"X","cat":"cpu_op","name":"aten::relu","pid":1,"tid":1,"ts":125,"dur":90},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":130,"dur":10,"args":{"correlation":2}},
+ {"ph":"X","cat":"kernel","name":"volta_sgemm_128x64_nt","pid":0,"tid":7,"ts":40,"dur":60,"args":{"correlation":1,"device":0,"stream":7}},
+ {"ph":"X","cat":"kernel","name":"void at::native::vectorized_elementwise_kernel<4, relu>","pid":0,"tid":7,"ts":150,"dur":30,"args":{"correlation":2,"device":0,"stream":7}}
+]})J";
+
 QJsonObject json(const gmltest::CliResult &r)
 {
     return QJsonDocument::fromJson(r.out).object();
@@ -340,6 +356,40 @@ private Q_SLOTS:
                                            QStringLiteral("--preset"), QStringLiteral("loader=2")});
         QCOMPARE(none.code, 1);
         QVERIFY(none.all().contains(QLatin1String("no data loading")));
+    }
+
+    // Two processes of one job: every top operator is matched by call path, the Python
+    // object addresses and line numbers in its frames notwithstanding.
+    void callPathsMatchAcrossProcesses()
+    {
+        QTemporaryDir dir;
+        const QString t = QString::fromLatin1(kProcessTrace);
+        gmltest::writeFile(dir, QStringLiteral("a/trace.json"),
+                           t.arg(QStringLiteral("0x7f72a8c0d0e0"), QStringLiteral("41")).toUtf8());
+        gmltest::writeFile(dir, QStringLiteral("b/trace.json"),
+                           t.arg(QStringLiteral("0x7f11bb22ee90"), QStringLiteral("42")).toUtf8());
+        const QString project = dir.filePath(QStringLiteral("p.grademl"));
+        for (const char *run : {"a", "b"})
+            QCOMPARE(
+                gmltest::runCli({QStringLiteral("import"), dir.filePath(QString::fromLatin1(run)),
+                                 QStringLiteral("--project"), project, QStringLiteral("--run"),
+                                 QString::fromLatin1(run)})
+                    .code,
+                0);
+        const auto r = gmltest::runCli(
+            {QStringLiteral("validate"), project, QStringLiteral("--run"), QStringLiteral("a"),
+             QStringLiteral("--against"), QStringLiteral("b"), QStringLiteral("--json")});
+        QCOMPARE(r.code, 0);
+        const QJsonArray ops = json(r).value(QStringLiteral("operators")).toArray();
+        QCOMPARE(ops.size(), 2);
+        for (const auto &v : ops) {
+            const QJsonObject o = v.toObject();
+            QVERIFY2(!o.value(QStringLiteral("what")).toString().contains(QLatin1String("0x")),
+                     qPrintable(o.value(QStringLiteral("what")).toString()));
+            QCOMPARE(o.value(QStringLiteral("predicted_ns")).toInteger(),
+                     o.value(QStringLiteral("measured_ns")).toInteger());
+            QVERIFY(o.value(QStringLiteral("measured_ns")).toInteger() > 0);
+        }
     }
 
     void badUse()

@@ -49,6 +49,20 @@ static bool oneOf(const QString &s, std::initializer_list<const char *> list)
     return false;
 }
 
+QString stableName(const QString &name)
+{
+    if (!name.contains(QLatin1String("0x")) && !name.contains(QLatin1String(".py(")))
+        return name;
+    static const QRegularExpression at(QStringLiteral(" at 0x[0-9a-fA-F]+"));
+    static const QRegularExpression address(QStringLiteral("0x[0-9a-fA-F]{8,}"));
+    static const QRegularExpression line(QStringLiteral("\\.py\\(\\d+\\)"));
+    QString out = name;
+    out.replace(at, QString());
+    out.replace(address, QStringLiteral("0x…"));
+    out.replace(line, QStringLiteral(".py"));
+    return out;
+}
+
 bool isProfilerStep(const QString &name)
 {
     static const QRegularExpression step(QStringLiteral("^ProfilerStep#\\d+$"));

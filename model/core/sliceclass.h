@@ -22,6 +22,13 @@ namespace gml {
 int collectiveOperation(const QString &kernelName);
 const QStringList &collectiveOperations();
 
+// A frame or range name as it stays from one process to the next, for matching call paths
+// across runs (validate, the trace diff, Compare, the flame graph diff): Python object
+// addresses ("<built-in method add of Tensor object at 0x7f72a8c0>") and source line numbers
+// ("torch/nn/modules/module.py(1501): _call_impl") are left out; module, function and op
+// names are kept.
+QString stableName(const QString &name);
+
 // A PyTorch profiler step range: "ProfilerStep#N".
 bool isProfilerStep(const QString &name);
 

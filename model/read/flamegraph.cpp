@@ -360,7 +360,8 @@ FlameGraph FlameGraph::diff(const FlameGraph &before, const FlameGraph &after)
         std::vector<int> to(from.m_frames.size(), 0);
         for (size_t i = 1; i < from.m_frames.size(); ++i) {
             const FlameFrame &f = from.m_frames[i];
-            to[i] = g.child(to[size_t(f.parent)], f.name, f.gpu);
+            // By the name as it stays across processes (no object addresses, no line numbers).
+            to[i] = g.child(to[size_t(f.parent)], stableName(f.name), f.gpu);
             FlameFrame &t = g.m_frames[size_t(to[i])];
             if (base) {
                 t.baseSelf += f.self;

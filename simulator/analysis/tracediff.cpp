@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tracediff.h"
 
+#include "sliceclass.h"
 #include "timeformat.h"
 
 #include <QHash>
@@ -73,7 +74,7 @@ struct Side
         const int it = parent >= 0 ? resolve(parent) : iterationAt(k.start);
         iterationOf[size_t(c)] = it;
         if (it >= 0) {
-            const QString name = g.name(k.name);
+            const QString name = stableName(g.name(k.name));
             if (parent >= 0 && !pathOf[size_t(parent)].isEmpty()) {
                 pathOf[size_t(c)] = pathOf[size_t(parent)] + kSep + name;
                 depthOf[size_t(c)] = depthOf[size_t(parent)] + 1;
@@ -230,7 +231,8 @@ TraceDiff diffTraces(const DependencyGraph &ga, const QString &runA, const Depen
                     continue;
                 const QString parent = n.container >= 0 ? s.pathOf[size_t(n.container)] : QString();
                 add(sideA, depth,
-                    parent.isEmpty() ? g.name(n.name) : parent + kSep + g.name(n.name),
+                    parent.isEmpty() ? stableName(g.name(n.name))
+                                     : parent + kSep + stableName(g.name(n.name)),
                     n.end - n.start);
                 continue;
             }
@@ -249,8 +251,9 @@ TraceDiff diffTraces(const DependencyGraph &ga, const QString &runA, const Depen
                 const QString parent = container >= 0    ? s.pathOf[size_t(container)]
                                        : n.launcher >= 0 ? QString()
                                                          : QStringLiteral("(no recorded launch)");
-                p = gpuPath.insert(key, parent.isEmpty() ? g.name(n.name)
-                                                         : parent + kSep + g.name(n.name));
+                p = gpuPath.insert(key, parent.isEmpty()
+                                            ? stableName(g.name(n.name))
+                                            : parent + kSep + stableName(g.name(n.name)));
             }
             add(sideA, 0, *p, n.end - n.start);
         }

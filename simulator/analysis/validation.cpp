@@ -60,7 +60,7 @@ std::map<QString, TimeNs> operatorTimes(const DependencyGraph &g, Span span)
     for (size_t c = 0; c < cs.size(); ++c) {
         if (!isOperator(g, cs[c]))
             continue;
-        QStringList path{g.name(cs[c].name)};
+        QStringList path{stableName(g.name(cs[c].name))};
         bool nested = false;
         for (int p = cs[c].parent; p >= 0; p = cs[size_t(p)].parent) {
             if (isOperator(g, cs[size_t(p)])) {
@@ -69,7 +69,7 @@ std::map<QString, TimeNs> operatorTimes(const DependencyGraph &g, Span span)
             }
             const QString name = g.name(cs[size_t(p)].name);
             if (!isIterationName(name))
-                path.prepend(name);
+                path.prepend(stableName(name));
         }
         if (nested)
             continue;
