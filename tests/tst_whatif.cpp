@@ -48,7 +48,7 @@ const char kStepTrace[] = R"J({"traceEvents":[
 // cudaMemcpyAsync of pageable memory that spends 126 µs copying through a staging buffer.
 //   launches [10,16) [20,26) [30,36) -> k1 [20,60) k2 [60,100) k3 [100,140);
 //   cudaMemcpyAsync [40,166) -> Memcpy HtoD (Pageable -> Device) [150,165);
-//   launch [170,176) -> k4 [180,220).
+//   launch [170,176) -> k4 [180,220); cudaMemcpyAsync [178,183) -> pinned copy [225,257).
 const char kPageableTrace[] = R"J({"traceEvents":[
  {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":400},
  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":6,"args":{"correlation":1}},
@@ -56,11 +56,13 @@ const char kPageableTrace[] = R"J({"traceEvents":[
  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":30,"dur":6,"args":{"correlation":3}},
  {"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","pid":1,"tid":1,"ts":40,"dur":126,"args":{"correlation":4}},
  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":170,"dur":6,"args":{"correlation":5}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","pid":1,"tid":1,"ts":178,"dur":5,"args":{"correlation":6}},
  {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":20,"dur":40,"args":{"correlation":1,"device":0,"stream":7}},
  {"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":60,"dur":40,"args":{"correlation":2,"device":0,"stream":7}},
  {"ph":"X","cat":"kernel","name":"k3","pid":0,"tid":7,"ts":100,"dur":40,"args":{"correlation":3,"device":0,"stream":7}},
  {"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD (Pageable -> Device)","pid":0,"tid":7,"ts":150,"dur":15,"args":{"correlation":4,"device":0,"stream":7}},
- {"ph":"X","cat":"kernel","name":"k4","pid":0,"tid":7,"ts":180,"dur":40,"args":{"correlation":5,"device":0,"stream":7}}
+ {"ph":"X","cat":"kernel","name":"k4","pid":0,"tid":7,"ts":180,"dur":40,"args":{"correlation":5,"device":0,"stream":7}},
+ {"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD (Pinned -> Device)","pid":0,"tid":7,"ts":225,"dur":32,"args":{"correlation":6,"device":0,"stream":7}}
 ]})J";
 
 constexpr TimeNs us(double v)
@@ -616,8 +618,17 @@ private Q_SLOTS:
                 ++launches;
             }
         }
-        QCOMPARE(copies, 1);
+        QCOMPARE(copies, 2);
         QCOMPARE(launches, 4);
+        // The host link, PCIe 3 (V100) -> PCIe 4 (MI250): the pinned copy's 30.5 us bandwidth
+        // part halves (1.5 + 15.25 us); the pageable one is staged through host memory: kept.
+        for (size_t i = 0; i < before.size(); ++i) {
+            if (before[i].kind != NodeKind::Memcpy)
+                continue;
+            const QString name = g->name(before[i].name);
+            QCOMPARE(r->prepared.input.work[i],
+                     name.contains(QLatin1String("Pinned")) ? us(16.75) : before[i].work);
+        }
         QVERIFY2(r->prepared.notes.join(QLatin1Char('\n'))
                      .contains(QLatin1String("4 kernel launches took a median 6.0 us")),
                  qPrintable(r->prepared.notes.join(QLatin1Char('\n'))));

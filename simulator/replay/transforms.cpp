@@ -257,7 +257,11 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
     // Collectives over the network: the ranks, algorithm and link each one ran with, and what
     // the Workers and Link transforms make of them; rescaled once, at the end (network()).
     NetworkChange net(g, transforms, context, hasCollectives);
-    TimingChange timing(out, context, cat, net);
+    const bool explicitHostLink =
+        std::any_of(transforms.begin(), transforms.end(), [](const Transform &t) {
+            return t.op == Transform::Op::Link && t.link == QLatin1String("host");
+        });
+    TimingChange timing(out, context, cat, net, explicitHostLink);
     for (const auto &t : transforms) {
         if (isStructural(t, hasCollectives)) {
             // Applied to the graph above; data loading moved to workers leaves its ranges

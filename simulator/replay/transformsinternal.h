@@ -102,8 +102,10 @@ private:
 class TimingChange
 {
 public:
+    // `explicitHostLink`: a host link transform is among the transforms (it, not a device
+    // change, sets the host copies).
     TimingChange(Prepared &out, const WhatIfContext &context, const DeviceCatalog &cat,
-                 NetworkChange &net);
+                 NetworkChange &net, bool explicitHostLink);
     // False with *error (the reason, without the transform's description) when it cannot apply.
     bool apply(const Transform &t, QString *error);
 
@@ -119,6 +121,7 @@ private:
     bool rescaleWork(const Transform &t, const NodeSelection &sel, QString *error);
     bool changeDevice(const Transform &t, const NodeSelection &sel, Factors &f, QString *error);
     void changeLaunchCost(const Device &from, const Device &to, const NodeSelection &sel);
+    void changeHostLink(const Device &from, const Device &to, const NodeSelection &sel);
     bool speedUpHost(const Transform &t, const NodeSelection &sel, QString *error);
     std::optional<qint64> speedUpHostPath(const NodeSelection &sel, double factor, QString *error);
     void unsync(const NodeSelection &sel);
@@ -132,6 +135,7 @@ private:
     const WhatIfContext &m_context;
     const DeviceCatalog &m_cat;
     NetworkChange &m_net;
+    const bool m_explicitHostLink;
 };
 
 } // namespace gml::sim::detail

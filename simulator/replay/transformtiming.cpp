@@ -94,9 +94,10 @@ private:
 } // namespace
 
 TimingChange::TimingChange(Prepared &out, const WhatIfContext &context, const DeviceCatalog &cat,
-                           NetworkChange &net)
+                           NetworkChange &net, bool explicitHostLink)
     : m_g(*out.graph), m_nodes(m_g.nodes()), m_out(out), m_work(out.input.work),
-      m_slack(out.input.slack), m_context(context), m_cat(cat), m_net(net)
+      m_slack(out.input.slack), m_context(context), m_cat(cat), m_net(net),
+      m_explicitHostLink(explicitHostLink)
 {
 }
 
@@ -298,6 +299,8 @@ bool TimingChange::changeDevice(const Transform &t, const NodeSelection &sel, Fa
                        .arg(f.memory, 0, 'f', 3);
     if (from->vendor != to->vendor && to->launchUs > 0)
         changeLaunchCost(*from, *to, sel);
+    if (!m_explicitHostLink && from->hostLink != to->hostLink)
+        changeHostLink(*from, *to, sel);
     if (t.hostFactor > 0) {
         Selector all;
         const NodeSelection host(m_g, all, quint8(bit(NodeKind::Cpu) | bit(NodeKind::Runtime)),
@@ -355,6 +358,42 @@ void TimingChange::changeLaunchCost(const Device &from, const Device &to, const 
                        .arg(double(delta) / 1e3, 0, 'f', 1)
                        .arg(source, to.vendor)
                        .arg(to.launchUs);
+}
+
+// The new GPU's host link: each selected pinned host copy pays the new link's latency and its
+// bandwidth part at the new bandwidth. A pageable copy is staged through host memory, whose
+// speed the new link does not change: kept as measured. A host link transform given with the
+// device change decides instead.
+void TimingChange::changeHostLink(const Device &from, const Device &to, const NodeSelection &sel)
+{
+    const Link *a = m_cat.link(from.hostLink), *b = m_cat.link(to.hostLink);
+    if (!a || !b || a->bwGBps <= 0 || b->bwGBps <= 0)
+        return;
+    qint64 pinned = 0, pageable = 0;
+    for (size_t i = 0; i < m_nodes.size(); ++i) {
+        if (!sel[i] || m_nodes[i].kind != NodeKind::Memcpy || m_nodes[i].slice == 0)
+            continue;
+        const QString name = m_g.name(m_nodes[i].name);
+        if (!isHostCopy(name))
+            continue;
+        if (name.contains(QLatin1String("Pageable"))) {
+            ++pageable;
+            continue;
+        }
+        const TimeNs oldLat = TimeNs(a->latencyUs * 1e3);
+        const TimeNs rest = std::max<TimeNs>(0, m_work[i] - oldLat);
+        m_work[i] = TimeNs(b->latencyUs * 1e3) + scaled(rest, a->bwGBps / b->bwGBps);
+        ++pinned;
+    }
+    m_out.notes << QStringLiteral("host link %1 (%2 GB/s) -> %3 (%4 GB/s): %5 pinned host copies "
+                                  "x%6; %7 pageable copies kept (staged through host memory)")
+                       .arg(a->name)
+                       .arg(a->bwGBps)
+                       .arg(b->name)
+                       .arg(b->bwGBps)
+                       .arg(pinned)
+                       .arg(a->bwGBps / b->bwGBps, 0, 'f', 2)
+                       .arg(pageable);
 }
 
 } // namespace gml::sim::detail
