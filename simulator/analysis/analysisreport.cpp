@@ -62,6 +62,33 @@ QString kernelFamily(const QString &name, NodeKind kind)
     return familyName(kernelKind(name).family);
 }
 
+namespace {
+
+// The kernels no rule of the taxonomy knows (family "other"): counted and named, so a library
+// the taxonomy lacks shows instead of hiding in "other". `top`: the first kTopKernels of them
+// (the kernels are sorted by time).
+struct Unrecognised
+{
+    qint64 count = 0;
+    TimeNs time = 0;
+    std::vector<const KernelStat *> top;
+};
+
+Unrecognised unrecognised(const std::vector<KernelStat> &kernels)
+{
+    Unrecognised u;
+    for (const auto &k : kernels)
+        if (k.family == familyName(KernelKind::Family::Other)) {
+            u.count += k.count;
+            u.time += k.total;
+            if (u.top.size() < kTopKernels)
+                u.top.push_back(&k);
+        }
+    return u;
+}
+
+} // namespace
+
 QJsonObject Analysis::toJson() const
 {
     QJsonArray gpuArray;
@@ -130,26 +157,18 @@ QJsonObject Analysis::toJson() const
                                      {QStringLiteral("compute_ns"), r.compute},
                                      {QStringLiteral("communication_ns"), r.communication},
                                      {QStringLiteral("last_arrivals"), r.lastArrivals}});
-    // The kernels no rule of the taxonomy knows (family "other"): counted and named, so a
-    // library the taxonomy lacks shows instead of hiding in "other".
+    const Unrecognised unknown = unrecognised(kernels);
     QJsonArray unknownNames;
-    qint64 unknownCount = 0;
-    TimeNs unknownTime = 0;
-    for (const auto &k : kernels)
-        if (k.family == familyName(KernelKind::Family::Other)) {
-            unknownCount += k.count;
-            unknownTime += k.total;
-            if (unknownNames.size() < qsizetype(kTopKernels))
-                unknownNames.append(QJsonObject{{QStringLiteral("name"), k.name},
-                                                {QStringLiteral("count"), k.count},
-                                                {QStringLiteral("time_ns"), k.total}});
-        }
+    for (const KernelStat *k : unknown.top)
+        unknownNames.append(QJsonObject{{QStringLiteral("name"), k->name},
+                                        {QStringLiteral("count"), k->count},
+                                        {QStringLiteral("time_ns"), k->total}});
     QJsonObject o{{QStringLiteral("gpus"), gpuArray},
                   {QStringLiteral("iterations"), iterationArray},
                   {QStringLiteral("kernel_families"), familyArray},
                   {QStringLiteral("unrecognised_kernels"),
-                   QJsonObject{{QStringLiteral("count"), unknownCount},
-                               {QStringLiteral("time_ns"), unknownTime},
+                   QJsonObject{{QStringLiteral("count"), unknown.count},
+                               {QStringLiteral("time_ns"), unknown.time},
                                {QStringLiteral("names"), unknownNames}}},
                   {QStringLiteral("top_kernels"), kernelArray},
                   {QStringLiteral("launch"),
@@ -221,20 +240,15 @@ QString Analysis::toText() const
         t += QStringLiteral("  %1: %2 (%3) in %4 kernels\n")
                  .arg(f.family, formatDuration(f.time), percent(f.time, kernelTime))
                  .arg(f.count);
-    QStringList unknown;
-    qint64 unknownKernels = 0;
-    TimeNs unknownTime = 0;
-    for (const auto &k : kernels)
-        if (k.family == familyName(KernelKind::Family::Other)) {
-            unknownKernels += k.count;
-            unknownTime += k.total;
-            if (unknown.size() < 5)
-                unknown << k.name.left(80);
-        }
-    if (unknownKernels > 0)
+    const Unrecognised unknown = unrecognised(kernels);
+    QStringList unknownNames;
+    for (const KernelStat *k : unknown.top)
+        if (unknownNames.size() < 5)
+            unknownNames << k->name.left(80);
+    if (unknown.count > 0)
         t += QStringLiteral("Unrecognised kernels (family \"other\"): %1 kernels, %2: %3\n")
-                 .arg(unknownKernels)
-                 .arg(formatDuration(unknownTime), unknown.join(QStringLiteral(" · ")));
+                 .arg(unknown.count)
+                 .arg(formatDuration(unknown.time), unknownNames.join(QStringLiteral(" · ")));
     t += QStringLiteral("Top kernels:\n");
     for (const auto &k : std::span(kernels).first(std::min<size_t>(kTopKernels, kernels.size())))
         t += QStringLiteral("  %1 [%2]: %3 in %4 · p50 %5 · p90 %6 · max %7\n")
