@@ -194,6 +194,17 @@ struct Analysis
     double computeImbalance = 0;
     double communicationImbalance = 0;
 
+    // The kernels no rule of the kernel taxonomy knows (family "other"): how many names, how
+    // many kernels and their time, and the first `top` names (the kernels are sorted by time).
+    struct Unrecognised
+    {
+        qint64 names = 0;
+        qint64 count = 0;
+        TimeNs time = 0;
+        std::vector<const KernelStat *> top;
+    };
+    Unrecognised unrecognised(size_t top) const;
+
     QJsonObject toJson() const;
     QString toText() const;
 };

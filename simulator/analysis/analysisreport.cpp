@@ -62,32 +62,20 @@ QString kernelFamily(const QString &name, NodeKind kind)
     return familyName(kernelKind(name).family);
 }
 
-namespace {
-
-// The kernels no rule of the taxonomy knows (family "other"): counted and named, so a library
-// the taxonomy lacks shows instead of hiding in "other". `top`: the first kTopKernels of them
-// (the kernels are sorted by time).
-struct Unrecognised
-{
-    qint64 count = 0;
-    TimeNs time = 0;
-    std::vector<const KernelStat *> top;
-};
-
-Unrecognised unrecognised(const std::vector<KernelStat> &kernels)
+// Counted and named, so a library the taxonomy lacks shows instead of hiding in "other".
+Analysis::Unrecognised Analysis::unrecognised(size_t top) const
 {
     Unrecognised u;
     for (const auto &k : kernels)
         if (k.family == familyName(KernelKind::Family::Other)) {
+            ++u.names;
             u.count += k.count;
             u.time += k.total;
-            if (u.top.size() < kTopKernels)
+            if (u.top.size() < top)
                 u.top.push_back(&k);
         }
     return u;
 }
-
-} // namespace
 
 QJsonObject Analysis::toJson() const
 {
@@ -157,7 +145,7 @@ QJsonObject Analysis::toJson() const
                                      {QStringLiteral("compute_ns"), r.compute},
                                      {QStringLiteral("communication_ns"), r.communication},
                                      {QStringLiteral("last_arrivals"), r.lastArrivals}});
-    const Unrecognised unknown = unrecognised(kernels);
+    const Unrecognised unknown = unrecognised(kTopKernels);
     QJsonArray unknownNames;
     for (const KernelStat *k : unknown.top)
         unknownNames.append(QJsonObject{{QStringLiteral("name"), k->name},
@@ -240,7 +228,7 @@ QString Analysis::toText() const
         t += QStringLiteral("  %1: %2 (%3) in %4 kernels\n")
                  .arg(f.family, formatDuration(f.time), percent(f.time, kernelTime))
                  .arg(f.count);
-    const Unrecognised unknown = unrecognised(kernels);
+    const Unrecognised unknown = unrecognised(kTopKernels);
     QStringList unknownNames;
     for (const KernelStat *k : unknown.top)
         if (unknownNames.size() < 5)

@@ -113,17 +113,14 @@ AnalysisCharts analysisCharts(const sim::RunReport &report)
         // Kernel families: one bar per family.
         out.families.title = QStringLiteral("Kernel time by family");
         // Names no rule of the kernel taxonomy knows are said, not hidden in "other".
-        QStringList unknown;
-        for (const auto &k : a.kernels)
-            if (k.family == QLatin1String("other"))
-                unknown << k.name;
-        if (!unknown.isEmpty())
+        if (const auto unknown = a.unrecognised(1); unknown.names > 0) {
+            const QString &largest = unknown.top.front()->name;
             out.families.title +=
                 QStringLiteral(" · other: %1 unrecognised name%2, the largest '%3'")
-                    .arg(unknown.size())
-                    .arg(unknown.size() == 1 ? QString() : QStringLiteral("s"))
-                    .arg(unknown.front().size() > 48 ? unknown.front().left(47) + QChar(0x2026)
-                                                     : unknown.front());
+                    .arg(unknown.names)
+                    .arg(unknown.names == 1 ? QString() : QStringLiteral("s"))
+                    .arg(largest.size() > 48 ? largest.left(47) + QChar(0x2026) : largest);
+        }
         out.families.valueLabel = QStringLiteral("ms");
         out.families.legend = false;
         // One series per family, so each bar has its colour (zero at the other families).
