@@ -37,7 +37,6 @@ public:
     {
     public:
         bool cancelled() const { return m_flag->load(); }
-        const std::atomic_bool &flag() const { return *m_flag; }
         // Runs `fn` on the owner's thread, unless a newer job was started (or this one
         // cancelled) by the time it gets there.
         void post(std::function<void()> fn) const
