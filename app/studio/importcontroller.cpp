@@ -119,22 +119,24 @@ void ImportController::start(const QString &projectPath, const QStringList &inpu
             };
             Result r;
             r.projectPath = projectPath;
-            if (!inputs.isEmpty()) {
+            // Null with r.error (and r.cancelled when the upgrade was stopped) on failure.
+            auto writable = [&] {
                 auto project =
                     Project::open(projectPath, Project::Mode::ReadWrite, &r.error, upgrading);
-                if (!project) {
+                if (!project)
                     r.cancelled = job.cancelled();
+                return project;
+            };
+            if (!inputs.isEmpty()) {
+                const auto project = writable();
+                if (!project)
                     return r;
-                }
                 importInto(*project, inputs, r, report, job);
             }
             if (edit) {
-                auto project =
-                    Project::open(projectPath, Project::Mode::ReadWrite, &r.error, upgrading);
-                if (!project) {
-                    r.cancelled = job.cancelled();
+                const auto project = writable();
+                if (!project)
                     return r;
-                }
                 QString why;
                 if (!edit(*project, &why))
                     r.scanErrors.append(why);
