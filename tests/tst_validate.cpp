@@ -132,6 +132,47 @@ private Q_SLOTS:
                          v.toObject().value(QStringLiteral("measured_ns")).toInteger());
         }
         QCOMPARE(o.value(QStringLiteral("steps_measured")).toInt(), 6);
+        // No transform, no unknown: the band is the prediction, and it holds the measurement.
+        const QJsonObject e2e = o.value(QStringLiteral("end_to_end")).toObject();
+        QCOMPARE(e2e.value(QStringLiteral("predicted_low_ns")).toInteger(),
+                 e2e.value(QStringLiteral("predicted_ns")).toInteger());
+        QCOMPARE(e2e.value(QStringLiteral("inside_band")).toBool(false), true);
+        QCOMPARE(o.value(QStringLiteral("unknowns")).toArray().size(), 0);
+    }
+
+    // Another GPU's prediction carries a band; validate says whether the measured twin is
+    // inside it, end to end and on the median iteration. The twin (kernels twice as fast) is
+    // outside the band of "the same GPU's vendor, host unchanged" predicted as x1 (no change)...
+    // and inside the band of a V100 -> A100 move whose band reaches it.
+    void validateSaysWhetherTheBandHolds()
+    {
+        const auto r = gmltest::runCli(
+            {QStringLiteral("validate"), m_project, QStringLiteral("--run"), QStringLiteral("a"),
+             QStringLiteral("--from-device"), QStringLiteral("V100"), QStringLiteral("--device"),
+             QStringLiteral("A100"), QStringLiteral("--against"), QStringLiteral("b"),
+             QStringLiteral("--json")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonObject o = json(r);
+        QCOMPARE(o.value(QStringLiteral("unknowns")).toArray().size(), 2);
+        const QJsonObject e2e = o.value(QStringLiteral("end_to_end")).toObject();
+        const QJsonObject median = o.value(QStringLiteral("iterations")).toArray().at(1).toObject();
+        QCOMPARE(median.value(QStringLiteral("what")).toString(),
+                 QStringLiteral("median iteration"));
+        for (const QJsonObject &row : {e2e, median}) {
+            const qint64 lo = row.value(QStringLiteral("predicted_low_ns")).toInteger();
+            const qint64 hi = row.value(QStringLiteral("predicted_high_ns")).toInteger();
+            const qint64 m = row.value(QStringLiteral("measured_ns")).toInteger();
+            QVERIFY(lo < row.value(QStringLiteral("predicted_ns")).toInteger() &&
+                    row.value(QStringLiteral("predicted_ns")).toInteger() < hi);
+            QVERIFY(row.value(QStringLiteral("inside_band")).isBool());
+            QCOMPARE(row.value(QStringLiteral("inside_band")).toBool(), lo <= m && m <= hi);
+        }
+        const auto text = gmltest::runCli(
+            {QStringLiteral("validate"), m_project, QStringLiteral("--run"), QStringLiteral("a"),
+             QStringLiteral("--from-device"), QStringLiteral("V100"), QStringLiteral("--device"),
+             QStringLiteral("A100"), QStringLiteral("--against"), QStringLiteral("b")});
+        QVERIFY(text.out.contains("prediction band (from the unknowns below)"));
+        QVERIFY(text.out.contains("unknown: host CPU of the new machine"));
     }
 
     // Without a transform, A's replay against the twin: the errors are what the two runs'

@@ -3,6 +3,7 @@
 // transforms against predictions worked out by hand, the critical-path breakdown summing to
 // the end-to-end time, identity replay on every shared GPU trace, and `grademl whatif`.
 #include "dependencygraph.h"
+#include "devicecatalog.h"
 #include "importutil.h"
 #include "predictedrun.h"
 #include "project.h"
@@ -638,6 +639,88 @@ private Q_SLOTS:
         for (size_t i = 0; i < before.size(); ++i)
             if (before[i].kind == NodeKind::Runtime)
                 QCOMPARE(same->prepared.input.work[i], before[i].work);
+    }
+
+    // The band: the prediction with every unknown of the model at its fast and its slow end.
+    // Given factors have none; another GPU has three (its kernels' efficiency, its vendor's
+    // launch cost, the new machine's host CPU), and each end is the catalog's range.
+    void predictionBandsHoldWhatTheModelDoesNotKnow()
+    {
+        QTemporaryDir dir;
+        gmltest::writeFile(dir, QStringLiteral("run/pageable.json"), kPageableTrace);
+        auto project = gmltest::newProject(dir);
+        gmltest::importInto(*project, {dir.filePath(QStringLiteral("run"))});
+        QString error;
+        const auto g = buildGraph(*project, QStringLiteral("run"), &error);
+        QVERIFY2(g, qPrintable(error));
+        WhatIfContext v100;
+        v100.measuredDevice = QStringLiteral("V100");
+        for (const QList<Transform> &given :
+             {QList<Transform>{}, QList<Transform>{Transform::scale(QStringLiteral("k1"), 2)}}) {
+            const WhatIfReport r = predict(g, given, v100);
+            QVERIFY(r.unknowns.isEmpty() && !r.hasBand());
+            QCOMPARE(r.low.predicted, r.predicted);
+            QCOMPARE(r.high.predicted, r.predicted);
+            QCOMPARE(r.low.spread.median, r.spreadPredicted.median);
+            QCOMPARE(r.high.mean, r.meanPredicted);
+        }
+        const WhatIfReport cross = predict(g, {Transform::device(QStringLiteral("MI250"))}, v100);
+        QCOMPARE(cross.unknowns.size(), 3);
+        QVERIFY(cross.low.predicted < cross.predicted && cross.predicted < cross.high.predicted);
+        QVERIFY(cross.low.mean < cross.meanPredicted && cross.meanPredicted < cross.high.mean);
+        QVERIFY(cross.low.spread.median <= cross.spreadPredicted.median &&
+                cross.spreadPredicted.median <= cross.high.spread.median);
+        // Each end, node by node: k1..k4 are names no rule knows (the "other" range, another
+        // vendor); the launch calls at 1.5 x 8 us at the slow end, then the host's x1.33.
+        const Uncertainty &u = DeviceCatalog::builtin().uncertainty();
+        const Range other = u.kernel(KernelKind::Family::Other, false);
+        auto prepared = [&](WhatIfContext::Bound bound) {
+            WhatIfContext c = v100;
+            c.bound = bound;
+            QString why;
+            auto p = prepare(g, {Transform::device(QStringLiteral("MI250"))}, c, &why);
+            if (!p)
+                qFatal("prepare: %s", qPrintable(why));
+            return std::move(*p);
+        };
+        const Prepared nominal = prepared(WhatIfContext::Bound::Nominal);
+        const Prepared high = prepared(WhatIfContext::Bound::High);
+        const Prepared low = prepared(WhatIfContext::Bound::Low);
+        int kernels = 0, launches = 0;
+        for (size_t i = 0; i < g->nodes().size(); ++i) {
+            const Node &n = g->nodes()[i];
+            if (n.kind == NodeKind::Kernel) {
+                QVERIFY(std::abs(double(high.input.work[i]) -
+                                 double(nominal.input.work[i]) * other.high) <= 1);
+                QVERIFY(std::abs(double(low.input.work[i]) -
+                                 double(nominal.input.work[i]) * other.low) <= 1);
+                ++kernels;
+            } else if (g->name(n.name) == QLatin1String("cudaLaunchKernel")) {
+                QVERIFY(std::abs(double(high.input.work[i]) -
+                                 us(8 * u.launch.high) * u.hostCpu.high) <= 1);
+                QVERIFY(std::abs(double(low.input.work[i]) -
+                                 us(8 * u.launch.low) * u.hostCpu.low) <= 1);
+                ++launches;
+            }
+        }
+        QCOMPARE(kernels, 4);
+        QCOMPARE(launches, 4);
+        // A host CPU the user states is no longer unknown.
+        Transform stated = Transform::device(QStringLiteral("MI250"));
+        stated.hostFactor = 1.5;
+        const WhatIfReport known = predict(g, {stated}, v100);
+        QCOMPARE(known.unknowns.size(), 2);
+        QVERIFY(!known.unknowns.join(QLatin1Char(' ')).contains(QLatin1String("host CPU")));
+        // The JSON: beside predicted_ns at the top, in the mean and in the median iteration.
+        const QJsonObject o = cross.toJson();
+        for (const QJsonObject &at : {o, o[QStringLiteral("mean_iteration")].toObject(),
+                                      o[QStringLiteral("median_iteration")].toObject()}) {
+            const qint64 lo = at[QStringLiteral("predicted_low_ns")].toInteger(-1);
+            const qint64 mid = at[QStringLiteral("predicted_ns")].toInteger(-1);
+            const qint64 hi = at[QStringLiteral("predicted_high_ns")].toInteger(-1);
+            QVERIFY(lo >= 0 && lo <= mid && mid <= hi);
+        }
+        QCOMPARE(o[QStringLiteral("unknowns")].toArray().size(), 3);
     }
 
     void rescheduleRunsReadyWorkByPriority()

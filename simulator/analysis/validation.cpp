@@ -147,8 +147,20 @@ ValidationReport validate(const WhatIfResult &result, const DependencyGraph &mea
 {
     ValidationReport r =
         validateTimes(*result.prepared.graph, result.predicted, measured, topOperators);
-    r.transforms = result.report.transforms;
-    r.assumptions = result.report.notes;
+    const WhatIfReport &w = result.report;
+    r.transforms = w.transforms;
+    r.assumptions = w.notes;
+    r.unknowns = w.unknowns;
+    r.endToEnd.low = w.low.predicted;
+    r.endToEnd.high = w.high.predicted;
+    if (r.iterations.size() == 3) {
+        r.iterations[0].low = w.low.mean;
+        r.iterations[0].high = w.high.mean;
+        r.iterations[1].low = w.low.spread.median;
+        r.iterations[1].high = w.high.spread.median;
+        r.iterations[2].low = w.low.spread.p90;
+        r.iterations[2].high = w.high.spread.p90;
+    }
     return r;
 }
 
@@ -170,11 +182,18 @@ QJsonObject ValidationReport::toJson() const
 {
     auto rows = [](const QList<ValidationRow> &list) {
         QJsonArray out;
-        for (const ValidationRow &row : list)
-            out.append(QJsonObject{{QStringLiteral("what"), row.what},
-                                   {QStringLiteral("predicted_ns"), qint64(row.predicted)},
-                                   {QStringLiteral("measured_ns"), qint64(row.measured)},
-                                   {QStringLiteral("error"), row.error()}});
+        for (const ValidationRow &row : list) {
+            QJsonObject o{{QStringLiteral("what"), row.what},
+                          {QStringLiteral("predicted_ns"), qint64(row.predicted)},
+                          {QStringLiteral("measured_ns"), qint64(row.measured)},
+                          {QStringLiteral("error"), row.error()}};
+            if (row.hasBand()) {
+                o.insert(QStringLiteral("predicted_low_ns"), qint64(row.low));
+                o.insert(QStringLiteral("predicted_high_ns"), qint64(row.high));
+                o.insert(QStringLiteral("inside_band"), row.insideBand());
+            }
+            out.append(o);
+        }
         return out;
     };
     QJsonObject o;
@@ -182,6 +201,7 @@ QJsonObject ValidationReport::toJson() const
     o.insert(QStringLiteral("measured_run"), measuredRun);
     o.insert(QStringLiteral("transforms"), QJsonArray::fromStringList(transforms));
     o.insert(QStringLiteral("assumptions"), QJsonArray::fromStringList(assumptions));
+    o.insert(QStringLiteral("unknowns"), QJsonArray::fromStringList(unknowns));
     o.insert(QStringLiteral("end_to_end"), rows({endToEnd}).first());
     o.insert(QStringLiteral("iterations"), rows(iterations));
     o.insert(QStringLiteral("steps_predicted"), stepsPredicted);
@@ -229,6 +249,21 @@ QString ValidationReport::toText() const
     line(endToEnd, 18);
     for (const auto &row : iterations)
         line(row, 18);
+    if (endToEnd.hasBand()) {
+        s += QStringLiteral("prediction band (%1)\n")
+                 .arg(unknowns.isEmpty() ? QStringLiteral("no unknowns: every factor was given")
+                                         : QStringLiteral("from the unknowns below"));
+        for (const auto *row : {&endToEnd, iterations.size() > 1 ? &iterations[1] : nullptr}) {
+            if (!row)
+                continue;
+            s += QStringLiteral("  %1 %2 to %3: measured %4 %5\n")
+                     .arg(row->what.leftJustified(18), formatDuration(row->low),
+                          formatDuration(row->high), formatDuration(row->measured),
+                          row->insideBand() ? QStringLiteral("inside") : QStringLiteral("OUTSIDE"));
+        }
+        for (const QString &u : unknowns)
+            s += QStringLiteral("  unknown: %1\n").arg(u);
+    }
     if (stepsPredicted != stepsMeasured)
         s += QStringLiteral("  (%1 steps predicted, %2 measured: aligned in order, the first %3)\n")
                  .arg(stepsPredicted)

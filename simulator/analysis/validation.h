@@ -21,6 +21,12 @@ struct ValidationRow
     TimeNs predicted = 0;
     TimeNs measured = 0;
     double error() const; // (predicted - measured) / measured; 0 when nothing was measured
+    // The prediction band (WhatIfReport::low/high), on end to end and the iterations' mean,
+    // median and p90 of a prediction; low < 0 elsewhere (a saved run, a family, an operator).
+    TimeNs low = -1;
+    TimeNs high = -1;
+    bool hasBand() const { return low >= 0; }
+    bool insideBand() const { return hasBand() && measured >= low && measured <= high; }
 };
 
 // How far to trust a prediction (`grademl validate`, the Compare view): run A replayed with
@@ -35,6 +41,7 @@ struct ValidationReport
     QString measuredRun;
     QStringList transforms;
     QStringList assumptions;
+    QStringList unknowns; // the band's sources (WhatIfReport::unknowns)
     ValidationRow endToEnd;
     QList<ValidationRow> iterations; // mean, median, p90 (empty: a run without iterations)
     int stepsPredicted = 0;

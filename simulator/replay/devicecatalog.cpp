@@ -9,6 +9,53 @@
 
 namespace gml::sim {
 
+static Range rangeOf(const QJsonValue &v)
+{
+    const QJsonArray a = v.toArray();
+    return a.size() == 2 ? Range{a[0].toDouble(1), a[1].toDouble(1)} : Range{};
+}
+
+static Uncertainty uncertaintyOf(const QJsonObject &o)
+{
+    Uncertainty u;
+    u.about = o.value(QStringLiteral("about")).toString();
+    const QJsonObject eff = o.value(QStringLiteral("kernel_efficiency")).toObject();
+    static const char *const groups[] = {"gemm", "attention", "memory", "other"};
+    for (int other = 0; other < 2; ++other) {
+        const QJsonObject g =
+            eff.value(QLatin1String(other ? "other_vendor" : "same_vendor")).toObject();
+        for (int k = 0; k < Uncertainty::Groups; ++k)
+            u.efficiency[other][k] = rangeOf(g.value(QLatin1String(groups[k])));
+    }
+    u.hostCpu = rangeOf(o.value(QStringLiteral("host_cpu")));
+    u.launch = rangeOf(o.value(QStringLiteral("launch")));
+    const QJsonObject amp = o.value(QStringLiteral("amp")).toObject();
+    u.ampCompute = rangeOf(amp.value(QStringLiteral("compute_speedup")));
+    u.ampMemory = rangeOf(amp.value(QStringLiteral("memory_speedup")));
+    return u;
+}
+
+Range Uncertainty::kernel(KernelKind::Family family, bool sameVendor) const
+{
+    using F = KernelKind::Family;
+    Group g = Memory;
+    switch (family) {
+    case F::Gemm:
+    case F::Convolution:
+        g = Gemm;
+        break;
+    case F::Attention:
+        g = Attention;
+        break;
+    case F::Other:
+        g = Other;
+        break;
+    default:
+        break;
+    }
+    return efficiency[sameVendor ? 0 : 1][g];
+}
+
 const DeviceCatalog &DeviceCatalog::builtin()
 {
     static const DeviceCatalog catalog = [] {
@@ -63,6 +110,7 @@ const DeviceCatalog &DeviceCatalog::builtin()
                                 o.value(QStringLiteral("shared")).toBool(),
                                 o.value(QStringLiteral("source")).toString()});
         }
+        c.m_uncertainty = uncertaintyOf(root.value(QStringLiteral("uncertainty")).toObject());
         return c;
     }();
     return catalog;

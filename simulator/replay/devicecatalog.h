@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "kerneltaxonomy.h"
 #include "sliceclass.h"
 
 #include <QList>
@@ -65,6 +66,34 @@ struct Link
     double latencyUs = 0;
 };
 
+// A factor the model does not know, as a range: `low` where every unknown is at its fast end,
+// `high` at its slow end (1 and 1: known).
+struct Range
+{
+    double low = 1;
+    double high = 1;
+    bool known() const { return low == 1 && high == 1; }
+    double at(bool slow) const { return slow ? high : low; }
+};
+
+// What a prediction on other hardware cannot know (resources/devices.json "uncertainty", with
+// the public figures behind each range): ranges on the predicted time.
+struct Uncertainty
+{
+    // A kernel's time on the target relative to the peak-rate prediction, by family group
+    // (gemm: matrix multiplies and convolutions; attention; memory: memory-bound families;
+    // other: names no rule knows), on a GPU of the same vendor or of another one.
+    Range kernel(KernelKind::Family family, bool sameVendor) const;
+    Range hostCpu;    // the launch path's time on another machine's host CPU
+    Range launch;     // the target vendor's launch cost relative to the catalog's figure
+    Range ampCompute; // mixed precision's speed-up of compute-bound kernels (2 to 4)
+    Range ampMemory;  // of memory-bound ones
+    QString about;
+
+    enum Group { Gemm, Attention, Memory, Other, Groups };
+    Range efficiency[2][Groups]; // [other vendor][group]
+};
+
 class DeviceCatalog
 {
 public:
@@ -80,12 +109,14 @@ public:
     // By id ("H100", case-insensitive) or by a measured name ("Tesla V100-SXM2-32GB").
     const Device *device(const QString &idOrName) const;
     const Link *link(const QString &id) const;
+    const Uncertainty &uncertainty() const { return m_uncertainty; }
 
 private:
     QList<Device> m_devices;
     QList<Link> m_links;
     QList<Cpu> m_cpus;
     QList<Storage> m_storage;
+    Uncertainty m_uncertainty;
 };
 
 // classifyKernel() and usesHalfPrecision(): model/core/sliceclass.h.

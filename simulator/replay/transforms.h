@@ -171,6 +171,11 @@ struct WhatIfContext
     QString measuredNetwork; // link id the collectives ran over; empty: the device's peer link
     QString measuredAlgorithm = QStringLiteral("ring"); // NCCL's algorithm when measured
     int measuredWorkers = 1;                            // ranks in the run
+    // Which end of what the model does not know to take (the prediction band, Prepared::
+    // unknowns): Nominal is the prediction; Low every unknown at its fast end; High at its slow
+    // end.
+    enum class Bound { Nominal, Low, High };
+    Bound bound = Bound::Nominal;
     // The GPU model (run params gpu_models) and the ranks of a measured run.
     static WhatIfContext forRun(const DependencyGraph &graph, const QJsonObject &runParams);
     // The measured GPU model alone, from the run's params (empty: not recorded).
@@ -191,6 +196,10 @@ struct Prepared
     std::shared_ptr<const DependencyGraph> graph;
     ReplayInput input;
     QStringList notes; // what the model assumed ("gradients 97.7 MB in 4 buckets, estimated ...")
+    // What the model does not know, each with its range ("host CPU of the new machine: its launch
+    // path x0.75 to x1.33"): the prediction band's sources. Empty: the transforms give every
+    // factor, and the band is the prediction.
+    QStringList unknowns;
 };
 
 // Applies `transforms` in order. `structureCache` (optional) holds the last structural copy,

@@ -116,10 +116,17 @@ private:
         double computeFp32 = 1.0 / 3;
         double computeFp16 = 1.0 / 3;
         double memory = 0.5;
+        // Device: the target is of the same vendor (the kernels' efficiency band); unset for
+        // the other transforms.
+        std::optional<bool> sameVendor;
     };
+    // Where in the band of what the model does not know this preparation sits.
+    bool banded() const { return m_context.bound != WhatIfContext::Bound::Nominal; }
+    bool slow() const { return m_context.bound == WhatIfContext::Bound::High; }
     void fuse(const Transform &t, const NodeSelection &sel);
     bool rescaleWork(const Transform &t, const NodeSelection &sel, QString *error);
     bool changeDevice(const Transform &t, const NodeSelection &sel, Factors &f, QString *error);
+    void noteEfficiencyBand(const Device &from, const Device &to);
     void changeLaunchCost(const Device &from, const Device &to, const NodeSelection &sel);
     void changeHostLink(const Device &from, const Device &to, const NodeSelection &sel);
     bool speedUpHost(const Transform &t, const NodeSelection &sel, QString *error);

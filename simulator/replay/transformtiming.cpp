@@ -249,6 +249,19 @@ bool TimingChange::rescaleWork(const Transform &t, const NodeSelection &sel, QSt
         f.computeFp32 = f.computeFp16 = t.op == Transform::Op::Compute ? x : 1.0;
         f.memory = t.op == Transform::Op::Memory ? x : 1.0;
     }
+    if (t.op == Transform::Op::Amp) {
+        const Uncertainty &u = m_cat.uncertainty();
+        m_out.unknowns << QStringLiteral("mixed precision: compute-bound kernels %1x to %2x "
+                                         "faster, memory-bound %3x to %4x (as modelled: 3x, 2x)")
+                              .arg(u.ampCompute.low)
+                              .arg(u.ampCompute.high)
+                              .arg(u.ampMemory.low)
+                              .arg(u.ampMemory.high);
+        if (banded()) {
+            f.computeFp32 = f.computeFp16 = 1.0 / u.ampCompute.at(!slow());
+            f.memory = 1.0 / u.ampMemory.at(!slow());
+        }
+    }
     if (t.op == Transform::Op::Device && !changeDevice(t, sel, f, error))
         return false;
     QHash<StringId, double> factorOf;
@@ -265,6 +278,8 @@ bool TimingChange::rescaleWork(const Transform &t, const NodeSelection &sel, QSt
             if (n.kind == NodeKind::Kernel && classifyKernel(name) == Bound::Compute)
                 x = usesHalfPrecision(name) || t.op == Transform::Op::Amp ? f.computeFp16
                                                                           : f.computeFp32;
+            if (f.sameVendor && banded())
+                x *= m_cat.uncertainty().kernel(kernelKind(name).family, *f.sameVendor).at(slow());
             it = factorOf.insert(n.name, x);
         }
         m_work[i] = scaled(m_work[i], *it);
@@ -297,6 +312,8 @@ bool TimingChange::changeDevice(const Transform &t, const NodeSelection &sel, Fa
                        .arg(f.computeFp32, 0, 'f', 3)
                        .arg(f.computeFp16, 0, 'f', 3)
                        .arg(f.memory, 0, 'f', 3);
+    f.sameVendor = from->vendor == to->vendor;
+    noteEfficiencyBand(*from, *to);
     if (from->vendor != to->vendor && to->launchUs > 0)
         changeLaunchCost(*from, *to, sel);
     if (!m_explicitHostLink && from->hostLink != to->hostLink)
@@ -313,12 +330,42 @@ bool TimingChange::changeDevice(const Transform &t, const NodeSelection &sel, Fa
                                       "threads")
                            .arg(t.hostFactor)
                            .arg(*changed);
-    } else {
-        m_out.notes << QStringLiteral(
-            "host CPU assumed unchanged (give host_factor when the new machine's CPU "
-            "differs: a vendor change often moves the host path too)");
+        return true;
+    }
+    const Range cpu = m_cat.uncertainty().hostCpu;
+    m_out.notes << QStringLiteral(
+        "host CPU assumed unchanged (give host_factor when the new machine's CPU "
+        "differs: a vendor change often moves the host path too)");
+    m_out.unknowns << QStringLiteral("host CPU of the new machine: its launch path x%1 to x%2")
+                          .arg(cpu.low)
+                          .arg(cpu.high);
+    if (banded()) {
+        Selector all;
+        const NodeSelection host(m_g, all, quint8(bit(NodeKind::Cpu) | bit(NodeKind::Runtime)),
+                                 error);
+        if (!speedUpHostPath(host, 1.0 / cpu.at(slow()), error))
+            return false;
     }
     return true;
+}
+
+// The kernels' efficiency on the target, which the peak rates' ratios take as the source's.
+void TimingChange::noteEfficiencyBand(const Device &from, const Device &to)
+{
+    const Uncertainty &u = m_cat.uncertainty();
+    const bool same = from.vendor == to.vendor;
+    using F = KernelKind::Family;
+    auto r = [&](F family) {
+        const Range x = u.kernel(family, same);
+        return QStringLiteral("x%1 to x%2").arg(x.low).arg(x.high);
+    };
+    m_out.unknowns << QStringLiteral("kernel efficiency on %1 (%2): matrix multiplies and "
+                                     "convolutions %3, attention %4, memory-bound %5, "
+                                     "unrecognised %6 of the peak-rate prediction")
+                          .arg(to.id,
+                               same ? QStringLiteral("same vendor")
+                                    : QStringLiteral("another vendor"),
+                               r(F::Gemm), r(F::Attention), r(F::Elementwise), r(F::Other));
 }
 
 // Another vendor's runtime launches at another cost. A launching call's time is the launch
@@ -331,7 +378,9 @@ void TimingChange::changeLaunchCost(const Device &from, const Device &to, const 
 {
     const LaunchCost measured = measuredLaunchCost(m_g);
     const double sourceUs = measured.calls > 0 ? double(measured.median) / 1e3 : from.launchUs;
-    const TimeNs delta = TimeNs(std::llround((to.launchUs - sourceUs) * 1e3));
+    const Range band = m_cat.uncertainty().launch;
+    const double targetUs = to.launchUs * (banded() ? band.at(slow()) : 1.0);
+    const TimeNs delta = TimeNs(std::llround((targetUs - sourceUs) * 1e3));
     std::vector<char> done(m_nodes.size(), 0);
     qint64 calls = 0;
     for (size_t i = 0; i < m_nodes.size(); ++i) {
@@ -358,6 +407,13 @@ void TimingChange::changeLaunchCost(const Device &from, const Device &to, const 
                        .arg(double(delta) / 1e3, 0, 'f', 1)
                        .arg(source, to.vendor)
                        .arg(to.launchUs);
+    m_out.unknowns << QStringLiteral("%1 launch cost: %2 to %3 us (the catalog's %4 us x%5 to x%6)")
+                          .arg(to.vendor)
+                          .arg(to.launchUs * band.low)
+                          .arg(to.launchUs * band.high)
+                          .arg(to.launchUs)
+                          .arg(band.low)
+                          .arg(band.high);
 }
 
 // The new GPU's host link: each selected pinned host copy pays the new link's latency and its

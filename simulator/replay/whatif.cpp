@@ -29,6 +29,10 @@ double WhatIfReport::worstIterationError() const
     return worst;
 }
 
+static bool replayBand(const std::shared_ptr<const DependencyGraph> &graphPtr,
+                       const QList<Transform> &transforms, const WhatIfContext &context,
+                       StructureCache *cache, WhatIfReport &rep, QString *error);
+
 std::optional<WhatIfResult> whatIf(const std::shared_ptr<const DependencyGraph> &graphPtr,
                                    const QList<Transform> &transforms, const WhatIfContext &context,
                                    QString *error, StructureCache *cache,
@@ -74,7 +78,40 @@ std::optional<WhatIfResult> whatIf(const std::shared_ptr<const DependencyGraph> 
     rep.spreadMeasured = {measured.quantile(0.5), measured.quantile(0.9)};
     rep.spreadIdentity = {identity.quantile(0.5), identity.quantile(0.9)};
     rep.spreadPredicted = {predicted.quantile(0.5), predicted.quantile(0.9)};
+    rep.unknowns = res.prepared.unknowns;
+    rep.low = rep.high = {rep.predicted, rep.meanPredicted, rep.spreadPredicted};
+    if (!rep.unknowns.isEmpty() && !replayBand(graphPtr, transforms, context, cache, rep, error))
+        return std::nullopt;
     return res;
+}
+
+// The band: the transforms prepared again with the unknowns at each end and replayed. A replay
+// is not strictly monotone in its inputs (a reschedule may pick another order), so each end is
+// the least or the most of the three replays.
+static bool replayBand(const std::shared_ptr<const DependencyGraph> &graphPtr,
+                       const QList<Transform> &transforms, const WhatIfContext &context,
+                       StructureCache *cache, WhatIfReport &rep, QString *error)
+{
+    for (const auto bound : {WhatIfContext::Bound::Low, WhatIfContext::Bound::High}) {
+        WhatIfContext c = context;
+        c.bound = bound;
+        const auto prepared = prepare(graphPtr, transforms, c, error, cache);
+        if (!prepared)
+            return false;
+        const Replay r = replay(*prepared->graph, prepared->input);
+        const Iterations its = replayedIterations(*prepared->graph, r);
+        const WhatIfReport::Band b{
+            r.makespan(), its.mean(), {its.quantile(0.5), its.quantile(0.9)}};
+        auto widen = [](TimeNs &low, TimeNs &high, TimeNs v) {
+            low = std::min(low, v);
+            high = std::max(high, v);
+        };
+        widen(rep.low.predicted, rep.high.predicted, b.predicted);
+        widen(rep.low.mean, rep.high.mean, b.mean);
+        widen(rep.low.spread.median, rep.high.spread.median, b.spread.median);
+        widen(rep.low.spread.p90, rep.high.spread.p90, b.spread.p90);
+    }
+    return true;
 }
 
 QJsonObject WhatIfReport::toJson() const
@@ -93,6 +130,8 @@ QJsonObject WhatIfReport::toJson() const
     o.insert(QStringLiteral("measured_ns"), qint64(measured));
     o.insert(QStringLiteral("identity_ns"), qint64(identity));
     o.insert(QStringLiteral("predicted_ns"), qint64(predicted));
+    o.insert(QStringLiteral("predicted_low_ns"), qint64(low.predicted));
+    o.insert(QStringLiteral("predicted_high_ns"), qint64(high.predicted));
     o.insert(QStringLiteral("identity_error"), identityError());
     o.insert(QStringLiteral("worst_iteration_identity_error"), worstIterationError());
     QJsonArray its;
@@ -110,6 +149,8 @@ QJsonObject WhatIfReport::toJson() const
         m.insert(QStringLiteral("measured_ns"), qint64(meanMeasured));
         m.insert(QStringLiteral("identity_ns"), qint64(meanIdentity));
         m.insert(QStringLiteral("predicted_ns"), qint64(meanPredicted));
+        m.insert(QStringLiteral("predicted_low_ns"), qint64(low.mean));
+        m.insert(QStringLiteral("predicted_high_ns"), qint64(high.mean));
         o.insert(QStringLiteral("mean_iteration"), m);
         for (const auto &[key, pick] : {std::pair{"median_iteration", &Spread::median},
                                         std::pair{"p90_iteration", &Spread::p90}}) {
@@ -117,6 +158,8 @@ QJsonObject WhatIfReport::toJson() const
             q.insert(QStringLiteral("measured_ns"), qint64(spreadMeasured.*pick));
             q.insert(QStringLiteral("identity_ns"), qint64(spreadIdentity.*pick));
             q.insert(QStringLiteral("predicted_ns"), qint64(spreadPredicted.*pick));
+            q.insert(QStringLiteral("predicted_low_ns"), qint64(low.spread.*pick));
+            q.insert(QStringLiteral("predicted_high_ns"), qint64(high.spread.*pick));
             o.insert(QLatin1String(key), q);
         }
     }
@@ -126,6 +169,7 @@ QJsonObject WhatIfReport::toJson() const
     o.insert(QStringLiteral("breakdown"), b);
     o.insert(QStringLiteral("transforms"), QJsonArray::fromStringList(transforms));
     o.insert(QStringLiteral("notes"), QJsonArray::fromStringList(notes));
+    o.insert(QStringLiteral("unknowns"), QJsonArray::fromStringList(unknowns));
     return o;
 }
 
@@ -157,18 +201,29 @@ QString WhatIfReport::toText() const
         s += QStringLiteral("transform: ") + t + QLatin1Char('\n');
     for (const auto &n : notes)
         s += QStringLiteral("  model: ") + n + QLatin1Char('\n');
+    for (const auto &u : unknowns)
+        s += QStringLiteral("  unknown: ") + u + QLatin1Char('\n');
+    auto band = [&](TimeNs lo, TimeNs hi) -> QString {
+        return hasBand()
+                   ? QStringLiteral(", band %1 to %2").arg(formatDuration(lo), formatDuration(hi))
+                   : QString();
+    };
     s += QStringLiteral(
-             "end to end: measured %1, identity replay %2 (error %3), predicted %4 (%5)\n")
+             "end to end: measured %1, identity replay %2 (error %3), predicted %4 (%5)%6\n")
              .arg(formatDuration(measured), formatDuration(identity), pct(identityError()),
-                  formatDuration(predicted), change(predicted, measured));
+                  formatDuration(predicted), change(predicted, measured),
+                  band(low.predicted, high.predicted));
     if (!iterations.isEmpty()) {
-        s += QStringLiteral("mean iteration: measured %1, identity replay %2, predicted %3 (%4)\n")
-                 .arg(formatDuration(meanMeasured), formatDuration(meanIdentity),
-                      formatDuration(meanPredicted), change(meanPredicted, meanMeasured));
-        s += QStringLiteral("median iteration: measured %1, predicted %2 (%3); p90: measured %4, "
-                            "predicted %5 (%6)\n")
+        s +=
+            QStringLiteral("mean iteration: measured %1, identity replay %2, predicted %3 (%4)%5\n")
+                .arg(formatDuration(meanMeasured), formatDuration(meanIdentity),
+                     formatDuration(meanPredicted), change(meanPredicted, meanMeasured),
+                     band(low.mean, high.mean));
+        s += QStringLiteral("median iteration: measured %1, predicted %2 (%3)%4; p90: measured "
+                            "%5, predicted %6 (%7)\n")
                  .arg(formatDuration(spreadMeasured.median), formatDuration(spreadPredicted.median),
                       change(spreadPredicted.median, spreadMeasured.median),
+                      band(low.spread.median, high.spread.median),
                       formatDuration(spreadMeasured.p90), formatDuration(spreadPredicted.p90),
                       change(spreadPredicted.p90, spreadMeasured.p90));
         s += QStringLiteral("iterations, step start to step start (worst identity error %1):\n")

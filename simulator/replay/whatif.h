@@ -41,6 +41,18 @@ struct WhatIfReport
         TimeNs p90 = 0;
     };
     Spread spreadMeasured, spreadIdentity, spreadPredicted;
+    // The prediction band: the same figures replayed with every unknown of the model
+    // (`unknowns`, Prepared::unknowns) at its fast end (low) and its slow end (high). Equal to
+    // the prediction when the transforms give every factor.
+    struct Band
+    {
+        TimeNs predicted = 0;
+        TimeNs mean = 0;
+        Spread spread;
+    };
+    Band low, high;
+    QStringList unknowns;
+    bool hasBand() const { return !unknowns.isEmpty(); }
     Breakdown identityBreakdown;
     Breakdown predictedBreakdown;
     QStringList transforms;

@@ -400,6 +400,16 @@ void WhatIfPanel::showResult(const sim::WhatIfReport &r, double replayMs)
                        .arg(r.identityError() * 100, 0, 'f', 2)
                        .arg(r.nodes)
                        .arg(replayMs, 0, 'f', 1);
+    // The band: what the prediction would be with every unknown at its fast or slow end.
+    auto band = [&](TimeNs low, TimeNs high) -> QString {
+        return r.hasBand() ? tr("<br>Band (what the model does not know, below): <b>%1 – %2</b> "
+                                "(%3 … %4)")
+                                 .arg(formatDuration(low), formatDuration(high),
+                                      change(low, r.measured ? r.measured : low),
+                                      change(high, r.measured ? r.measured : high))
+                           : QString();
+    };
+    text += band(r.low.predicted, r.high.predicted);
     if (!r.iterations.isEmpty()) {
         const qsizetype n = r.iterations.size();
         text += tr("<br>Mean iteration (%1 × %2): %3 → <b>%4</b> (%5)")
@@ -407,9 +417,15 @@ void WhatIfPanel::showResult(const sim::WhatIfReport &r, double replayMs)
                     .arg(r.iterations.first().name.section(QLatin1Char('#'), 0, 0))
                     .arg(formatDuration(r.meanMeasured), formatDuration(r.meanPredicted),
                          change(r.meanPredicted, r.meanMeasured));
+        if (r.hasBand())
+            text +=
+                tr(" · band %1 – %2").arg(formatDuration(r.low.mean), formatDuration(r.high.mean));
     }
     for (const auto &note : r.notes)
         text += QStringLiteral("<br><small>") + note.toHtmlEscaped() + QStringLiteral("</small>");
+    for (const auto &u : r.unknowns)
+        text += QStringLiteral("<br><small><i>") + tr("unknown: ") + u.toHtmlEscaped() +
+                QStringLiteral("</i></small>");
     m_summary->setText(text);
 
     // Critical path, identity against predicted, in ms.
