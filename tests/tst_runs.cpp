@@ -110,6 +110,64 @@ private Q_SLOTS:
         QVERIFY(catalogOf(*p).run(QStringLiteral("side/worker0")));
     }
 
+    // A second import of a same-named folder from another machine and day (a V100 trace, then
+    // an MI250 trace, both in a folder named "job") is not added to the first run: it becomes a
+    // run of its own in workload "job", and the first run keeps its name. A rank of the same job
+    // imported later still joins its run (distributedRanksJoinAcrossImports).
+    void sameNamedFolderOfAnotherMachineIsAnotherRun()
+    {
+        GML_REQUIRE_SHARED(kResnet);
+        GML_REQUIRE_SHARED(kMi250);
+        QTemporaryDir dir;
+        const QString first = sideBySide(dir, QStringLiteral("a/job"), {kResnet});
+        const QString second = sideBySide(dir, QStringLiteral("b/job"), {kMi250});
+        auto p = gmltest::newProject(dir);
+        QStringList errors;
+        ImportJob(*p).run(scanInputs({first}, {}, &errors));
+        const RunId before = catalogOf(*p).run(QStringLiteral("job"))->id;
+        ImportJob job(*p);
+        job.run(scanInputs({second}, {}, &errors));
+        QVERIFY(job.errors().isEmpty());
+        const RunCatalog c = catalogOf(*p);
+        const CatalogRun *v100 = c.run(QStringLiteral("job"));
+        const CatalogRun *mi250 = c.run(QStringLiteral("job/mi250_minitoy_train_ROCm6_2_kineto"));
+        QVERIFY(v100 && mi250);
+        QCOMPARE(v100->id, before);
+        QCOMPARE(v100->sources, 1);
+        QCOMPARE(mi250->sources, 1);
+        QCOMPARE(v100->params.value(QStringLiteral("gpu_models")).toArray(),
+                 QJsonArray{QStringLiteral("Tesla V100-DGXS-32GB")});
+        QCOMPARE(v100->workloadId, mi250->workloadId);
+        QVERIFY(describeGroupings(job.groupings())
+                    .join(QLatin1Char('\n'))
+                    .contains(QStringLiteral("their clocks do not overlap")));
+    }
+
+    // Ranks of one job imported one at a time (DLRM ranks 0-3, then 4-7, from two folders of
+    // the same name) end in one run.
+    void distributedRanksJoinAcrossImports()
+    {
+        GML_REQUIRE_SHARED(kDlrm);
+        QTemporaryDir dir;
+        QStringList low, high;
+        for (int r = 0; r < 8; ++r) {
+            const QDir d(gmltest::sharedTraces() + QLatin1Char('/') + kDlrm);
+            const QStringList f = d.entryList({QStringLiteral("worker%1_*").arg(r)}, QDir::Files);
+            QCOMPARE(f.size(), 1);
+            (r < 4 ? low : high) << kDlrm + QLatin1Char('/') + f.front();
+        }
+        const QString a = sideBySide(dir, QStringLiteral("a/dlrm"), low);
+        const QString b = sideBySide(dir, QStringLiteral("b/dlrm"), high);
+        auto p = gmltest::newProject(dir);
+        QStringList errors;
+        ImportJob(*p).run(scanInputs({a}, {}, &errors));
+        ImportJob(*p).run(scanInputs({b}, {}, &errors));
+        const RunCatalog c = catalogOf(*p);
+        QCOMPARE(c.runs.size(), 1);
+        QCOMPARE(c.runs.front().name, QStringLiteral("dlrm"));
+        QCOMPARE(c.runs.front().sources, 8);
+    }
+
     // The eight DLRM ranks (distributedInfo rank 0-7 of 8) stay one run.
     void distributedRanksStayOneRun()
     {

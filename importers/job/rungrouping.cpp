@@ -108,6 +108,20 @@ RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &file
             folders[f.runName].append(f.path);
     if (folders.empty())
         return result;
+    // What earlier imports put in the same-named runs is grouped with them: a file of another
+    // folder of the same name (another host, another GPU, days later) joins the run only when
+    // it is a rank of the same job or was recorded at the same time. Those earlier sources keep
+    // their run's name (its notes and scenarios stay with it).
+    QSet<QString> earlier;
+    for (auto &[folderRun, paths] : folders) {
+        const QSet<QString> now(paths.begin(), paths.end());
+        for (const QString &path : importedPathsOfRunFamily(project, folderRun))
+            if (!now.contains(path)) {
+                paths.append(path);
+                earlier.insert(path);
+            }
+        paths.sort();
+    }
 
     PlacedSourceReader placedSources(project);
     struct Plan
@@ -176,9 +190,19 @@ RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &file
         g.folderRun = folderRun;
         std::vector<QString> target(traces.size());
         QSet<QString> names;
-        for (const auto &members : ordered) {
-            QString name = folderRun;
-            if (ordered.size() > 1) {
+        // A group with a trace of an earlier import keeps that trace's run (and its name).
+        std::vector<QString> keptName(ordered.size());
+        for (size_t k = 0; k < ordered.size(); ++k)
+            for (size_t m : ordered[k])
+                if (earlier.contains(traces[m].path) && !names.contains(traces[m].runName)) {
+                    keptName[k] = traces[m].runName;
+                    names.insert(keptName[k]);
+                    break;
+                }
+        for (size_t k = 0; k < ordered.size(); ++k) {
+            const auto &members = ordered[k];
+            QString name = keptName[k].isEmpty() ? folderRun : keptName[k];
+            if (ordered.size() > 1 && keptName[k].isEmpty()) {
                 const QString base =
                     folderRun + QLatin1Char('/') + stem(traces[members.front()].path);
                 name = base;

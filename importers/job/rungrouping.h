@@ -24,6 +24,10 @@ class Project;
 // rank-less captures of different days) becomes separate runs, named "<folder run>/<file
 // stem>", of one workload named after the folder. Monitoring logs of the folder join the run
 // whose span they overlap most (they stay in the folder's run when they overlap none).
+// What earlier imports put in the same-named run (and the runs split from it) is grouped with
+// the new files by the same rules: a file of another folder of that name, captured on another
+// host or GPU or days later, becomes a run of its own instead of stretching the old one over
+// days; the earlier sources keep their run and its name.
 // Execution traces link themselves to the run holding their process (ImportJob relinks them).
 struct RunGrouping
 {

@@ -263,6 +263,18 @@ std::vector<ProcessOp> processOps(Project &project, RunId run, qint64 pid, Strin
     return out;
 }
 
+QStringList importedPathsOfRunFamily(Project &project, const QString &run)
+{
+    auto st = project.db().prepare(
+        "SELECT s.path FROM source s JOIN run r ON r.id = s.run_id WHERE s.status = 'imported' "
+        "AND (r.name = ?1 OR substr(r.name, 1, length(?1) + 1) = ?1 || '/') ORDER BY s.path");
+    st.bind(1, run);
+    QStringList out;
+    while (st.step())
+        out.append(st.text(0));
+    return out;
+}
+
 QStringList importedPaths(Project &project, RunId run, const QString &format, int limit)
 {
     auto st = project.db().prepare("SELECT path FROM source WHERE run_id = ? AND format = ? "

@@ -103,6 +103,9 @@ struct ProcessOp
     std::optional<qint64> external, recordFunction;
 };
 std::vector<ProcessOp> processOps(Project &project, RunId run, qint64 pid, StringId category);
+// The paths of the imported sources of the run named `run` and of the runs split from it
+// ("<run>/<file stem>"), by path.
+QStringList importedPathsOfRunFamily(Project &project, const QString &run);
 // The first `limit` paths, by path, of the imported sources of `format` in `run`.
 QStringList importedPaths(Project &project, RunId run, const QString &format, int limit);
 // The measured runs other than `except` that have tracks of process `pid`, by id.
