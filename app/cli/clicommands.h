@@ -97,7 +97,9 @@ const QStringList &transformOptions();
 extern const char kTransformOptionsHelp[];
 // The transforms those options give, in whatif's order; nullopt with the reason in *why.
 std::optional<QList<sim::Transform>> transformsOfOptions(const Parsed &p, QString *why);
-void applyContextOptions(const Parsed &p, sim::WhatIfContext &context);
+// --from-device, --measured-link, --measured-algorithm and --calibration FILE (the factors of
+// grademl validate --fit) into the context; false with the reason (naming the file) in *why.
+[[nodiscard]] bool applyContextOptions(const Parsed &p, sim::WhatIfContext &context, QString *why);
 // grademl graph FILE [--run NAME] [--level L] [--json | --dot]: the execution model.
 int graphCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // grademl analyze FILE [--run NAME] [--rank N] [--range A:B] [--json]: the automated analyses.

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // grademl validate: how far a prediction lands from a run measured with the change made.
 #include "clicommands.h"
+#include "safetext.h"
 
+#include "calibration.h"
 #include "dependencygraph.h"
+#include "devicecatalog.h"
 #include "predictedrun.h"
 #include "project.h"
 #include "validation.h"
 #include "whatif.h"
 
+#include <QFileInfo>
 #include <QJsonDocument>
+#include <QSaveFile>
 
 namespace gml::cli {
 
@@ -17,6 +22,7 @@ namespace {
 const QString kValidateUsage =
     QStringLiteral(
         "usage: grademl validate FILE.grademl --run A [TRANSFORMS] --against B [--top N] [--json]\n"
+        "                        [--fit OUT.json] [--calibration FILE]\n"
         "  Replays run A with the transforms (as grademl whatif does) and sets the prediction "
         "against\n"
         "  run B, measured with that change made: the error end to end, on the mean, median and "
@@ -24,8 +30,50 @@ const QString kValidateUsage =
         "  iteration and step by step (in order), per kernel family and for the N operators "
         "(default\n"
         "  10) that took the most time in B, by call path; with the model's assumptions. Without\n"
-        "  transforms, A's identity replay against B (A against itself: every error is 0).\n") +
+        "  transforms, A's identity replay against B (A against itself: every error is 0).\n"
+        "  --fit OUT.json writes B's time over the prediction's per kernel family, for the host's\n"
+        "  launch path and for data loading: --calibration OUT.json (here, in grademl whatif and\n"
+        "  in the What-if panel) applies them to another run of the same hardware change.\n") +
     QLatin1String(kTransformOptionsHelp);
+
+struct FitNames
+{
+    QString predicted, measured, project;
+};
+
+// --fit OUT.json: the calibration of this pair, written whole or not at all.
+bool writeFit(const QString &path, const sim::WhatIfResult &result,
+              const sim::DependencyGraph &measured, const sim::WhatIfContext &context,
+              const QList<sim::Transform> &transforms, const FitNames &names, QTextStream &err)
+{
+    QString why;
+    auto fit = sim::fitCalibration(result, measured, &why);
+    if (!fit) {
+        err << "grademl validate: --fit: " << why << '\n';
+        return false;
+    }
+    fit->predictedRun = names.predicted;
+    fit->measuredRun = names.measured;
+    fit->project = QFileInfo(names.project).fileName();
+    // The vendors of the change: a device transform's target against the measured GPU.
+    const sim::DeviceCatalog &cat = sim::DeviceCatalog::builtin();
+    const sim::Device *from = cat.device(context.measuredDevice);
+    fit->sameVendor = true;
+    for (const auto &t : transforms)
+        if (t.op == sim::Transform::Op::Device) {
+            const sim::Device *to = cat.device(t.target);
+            fit->sameVendor = from && to && from->vendor == to->vendor;
+        }
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) ||
+        file.write(QJsonDocument(fit->toJson()).toJson(QJsonDocument::Indented)) < 0 ||
+        !file.commit()) {
+        err << "grademl validate: --fit " << safeText(path) << ": " << file.errorString() << '\n';
+        return false;
+    }
+    err << "calibration written to " << safeText(path) << ": " << fit->factors() << '\n';
+    return true;
+}
 
 } // namespace
 
@@ -34,7 +82,7 @@ int validateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     const Parsed p =
         parse(args,
               transformOptions() + QStringList{QStringLiteral("run"), QStringLiteral("against"),
-                                               QStringLiteral("top")},
+                                               QStringLiteral("top"), QStringLiteral("fit")},
               {QStringLiteral("json")});
     auto usage = [&](const QString &why) {
         err << "grademl validate: " << why << '\n' << kValidateUsage;
@@ -93,12 +141,19 @@ int validateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     if (!graph || !measured)
         return SomeFailed;
     sim::WhatIfContext context = sim::WhatIfContext::forRun(*graph, *project, *run);
-    applyContextOptions(p, context);
+    if (!applyContextOptions(p, context, &why)) {
+        err << "grademl validate: " << why << '\n';
+        return SomeFailed;
+    }
     const auto result = sim::whatIf(graph, transforms, context, &why);
     if (!result) {
         err << "grademl validate: run '" << runName << "': " << why << '\n';
         return SomeFailed;
     }
+    if (p.options.contains(QStringLiteral("fit")) &&
+        !writeFit(p.options.value(QStringLiteral("fit")), *result, *measured, context, transforms,
+                  {runName, againstName, p.positional.first()}, err))
+        return SomeFailed;
     sim::ValidationReport report = sim::validate(*result, *measured, top);
     report.predictedRun = runName;
     report.measuredRun = againstName;

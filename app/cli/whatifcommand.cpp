@@ -3,6 +3,7 @@
 #include "clicommands.h"
 #include "safetext.h"
 
+#include "calibration.h"
 #include "dependencygraph.h"
 #include "devicecatalog.h"
 #include "predictedrun.h"
@@ -34,6 +35,9 @@ const char kTransformOptionsHelp[] =
     "machine's\n"
     "                        host CPU F times faster (else assumed unchanged, and the report says "
     "so)\n"
+    "  --calibration FILE    factors fitted on a measured pair of the same change (grademl "
+    "validate\n"
+    "                        --fit), applied after the transforms\n"
     "  --bandwidth GBPS      network bandwidth of collectives; --latency US their per-step "
     "latency;\n"
     "                        --measured-link ID the link they ran over (default: the GPU's peer "
@@ -93,23 +97,16 @@ void listDevices(QTextStream &out)
 
 const QStringList &transformOptions()
 {
-    static const QStringList options = {QStringLiteral("scale"),
-                                        QStringLiteral("preset"),
-                                        QStringLiteral("device"),
-                                        QStringLiteral("from-device"),
-                                        QStringLiteral("bandwidth"),
-                                        QStringLiteral("latency"),
-                                        QStringLiteral("measured-link"),
-                                        QStringLiteral("host-bandwidth"),
-                                        QStringLiteral("workers"),
-                                        QStringLiteral("grad-mb"),
-                                        QStringLiteral("bucket-mb"),
-                                        QStringLiteral("scenario"),
-                                        QStringLiteral("transforms"),
-                                        QStringLiteral("algorithm"),
-                                        QStringLiteral("measured-algorithm"),
-                                        QStringLiteral("reschedule"),
-                                        QStringLiteral("host-factor")};
+    static const QStringList options = {
+        QStringLiteral("scale"),          QStringLiteral("preset"),
+        QStringLiteral("device"),         QStringLiteral("from-device"),
+        QStringLiteral("calibration"),    QStringLiteral("bandwidth"),
+        QStringLiteral("latency"),        QStringLiteral("measured-link"),
+        QStringLiteral("host-bandwidth"), QStringLiteral("workers"),
+        QStringLiteral("grad-mb"),        QStringLiteral("bucket-mb"),
+        QStringLiteral("scenario"),       QStringLiteral("transforms"),
+        QStringLiteral("algorithm"),      QStringLiteral("measured-algorithm"),
+        QStringLiteral("reschedule"),     QStringLiteral("host-factor")};
     return options;
 }
 
@@ -223,14 +220,24 @@ std::optional<QList<sim::Transform>> transformsOfOptions(const Parsed &p, QStrin
     return transforms;
 }
 
-void applyContextOptions(const Parsed &p, sim::WhatIfContext &context)
+bool applyContextOptions(const Parsed &p, sim::WhatIfContext &context, QString *why)
 {
+    if (p.options.contains(QStringLiteral("calibration"))) {
+        QString error;
+        auto c = sim::Calibration::load(p.options.value(QStringLiteral("calibration")), &error);
+        if (!c) {
+            *why = QStringLiteral("--calibration ") + safeText(error);
+            return false;
+        }
+        context.calibration = std::make_shared<const sim::Calibration>(std::move(*c));
+    }
     if (p.options.contains(QStringLiteral("from-device")))
         context.measuredDevice = p.options.value(QStringLiteral("from-device"));
     if (p.options.contains(QStringLiteral("measured-link")))
         context.measuredNetwork = p.options.value(QStringLiteral("measured-link"));
     if (p.options.contains(QStringLiteral("measured-algorithm")))
         context.measuredAlgorithm = p.options.value(QStringLiteral("measured-algorithm"));
+    return true;
 }
 
 int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
@@ -285,7 +292,10 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     }
     const auto graph = std::make_shared<const sim::DependencyGraph>(std::move(*built));
     sim::WhatIfContext context = sim::WhatIfContext::forRun(*graph, *project, *run);
-    applyContextOptions(p, context);
+    if (!applyContextOptions(p, context, &why)) {
+        err << "grademl whatif: " << why << '\n';
+        return SomeFailed;
+    }
     const auto result = sim::whatIf(graph, transforms, context, &why);
     if (!result) {
         err << "grademl whatif: run '" << runName << "': " << why << '\n';

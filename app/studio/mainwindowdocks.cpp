@@ -6,6 +6,7 @@
 
 #include "analysiscontroller.h"
 #include "analysispanel.h"
+#include "calibration.h"
 #include "comparecontroller.h"
 #include "comparepanel.h"
 #include "devicecatalog.h"
@@ -33,6 +34,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QLabel>
@@ -142,6 +144,23 @@ void MainWindow::buildWhatIfPanel()
     });
     connect(m_whatIfPanel, &WhatIfPanel::transformsChanged, this,
             [this] { m_whatIf.request(m_whatIfPanel->transforms()); });
+    connect(m_whatIfPanel, &WhatIfPanel::calibrationChosen, this, [this](const QString &path) {
+        std::shared_ptr<const sim::Calibration> c;
+        if (!path.isEmpty()) {
+            QString error;
+            auto loaded = sim::Calibration::load(path, &error); // a few hundred bytes
+            if (!loaded) {
+                m_whatIfPanel->showMessage(tr("Cannot load the calibration: %1").arg(error));
+                return;
+            }
+            c = std::make_shared<const sim::Calibration>(std::move(*loaded));
+        }
+        m_whatIfPanel->setCalibration(c ? QFileInfo(path).fileName() : QString(),
+                                      c ? tr("Fitted on %1: %2").arg(c->source(), c->factors())
+                                        : QString());
+        m_whatIf.setCalibration(std::move(c));
+        m_whatIf.request(m_whatIfPanel->transforms());
+    });
     connect(&m_whatIf, &WhatIfController::graphReady, this,
             [this](const QString &run, const QString &error) {
                 if (!error.isEmpty()) {

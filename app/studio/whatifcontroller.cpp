@@ -57,9 +57,10 @@ void WhatIfController::select(const QString &run)
         },
         [this](Graph g) {
             const QString run = g.run, error = g.error;
-            if (error.isEmpty())
+            if (error.isEmpty()) {
                 m_graph = std::move(g);
-            else
+                m_graph->context.calibration = m_calibration;
+            } else
                 m_graph.reset();
             m_cache = std::make_shared<sim::StructureCache>();
             Q_EMIT graphReady(run, error);
@@ -71,6 +72,13 @@ void WhatIfController::request(const QList<sim::Transform> &transforms)
 {
     m_pending = transforms;
     startNext();
+}
+
+void WhatIfController::setCalibration(std::shared_ptr<const sim::Calibration> calibration)
+{
+    m_calibration = std::move(calibration);
+    if (m_graph)
+        m_graph->context.calibration = m_calibration;
 }
 
 bool WhatIfController::isBusy() const

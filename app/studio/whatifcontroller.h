@@ -56,6 +56,9 @@ public:
     void setProject(const QString &projectPath, std::shared_ptr<const TimelineData> base);
     void select(const QString &run);
     void request(const QList<sim::Transform> &transforms);
+    // Factors fitted on a measured pair (calibration.h), applied to every replay from now on;
+    // null: none.
+    void setCalibration(std::shared_ptr<const sim::Calibration> calibration);
     bool isBusy() const;
     void waitForIdle(); // tests and shutdown
     const std::optional<Graph> &graph() const { return m_graph; }
@@ -77,6 +80,7 @@ private:
     std::optional<QList<sim::Transform>> m_pending; // asked for before the graph was built
     std::shared_ptr<sim::StructureCache> m_cache;
     quint64 m_requests = 0;
+    std::shared_ptr<const sim::Calibration> m_calibration;
 };
 
 } // namespace gml

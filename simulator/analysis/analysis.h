@@ -217,8 +217,4 @@ void finishRanks(Analysis &out, std::map<int, RankLoad> loads);
 // The analyses of one run's dependency graph (measured times).
 Analysis analyze(const DependencyGraph &graph, const AnalysisScope &scope = {});
 
-// The kernel family of a GPU node's name and kind (kerneltaxonomy.h; collectives are
-// "communication", copies and sets "copy").
-QString kernelFamily(const QString &name, NodeKind kind);
-
 } // namespace gml::sim

@@ -53,15 +53,6 @@ QString idleCauseName(IdleCause cause)
     return QStringLiteral("unattributed");
 }
 
-QString kernelFamily(const QString &name, NodeKind kind)
-{
-    if (kind == NodeKind::Collective)
-        return familyName(KernelKind::Family::Communication);
-    if (kind == NodeKind::Memcpy || kind == NodeKind::Memset)
-        return familyName(KernelKind::Family::Copy);
-    return familyName(kernelKind(name).family);
-}
-
 // Counted and named, so a library the taxonomy lacks shows instead of hiding in "other".
 Analysis::Unrecognised Analysis::unrecognised(size_t top) const
 {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "dependencygraph.h"
 
+#include "kerneltaxonomy.h"
+
 #include "clockalignment.h"
 #include "graphbuild.h"
 #include "project.h"
@@ -16,6 +18,15 @@
 #include <unordered_map>
 
 namespace gml::sim {
+
+QString kernelFamily(const QString &name, NodeKind kind)
+{
+    if (kind == NodeKind::Collective)
+        return familyName(KernelKind::Family::Communication);
+    if (kind == NodeKind::Memcpy || kind == NodeKind::Memset)
+        return familyName(KernelKind::Family::Copy);
+    return familyName(kernelKind(name).family);
+}
 
 namespace {
 

@@ -27,6 +27,10 @@ enum class NodeKind : uint8_t { Cpu, Runtime, Kernel, Collective, Memcpy, Memset
 enum class EdgeKind : uint8_t { Launch, Sync, Collective, Data, StreamWait, ThreadWait };
 constexpr int kEdgeKinds = 6;
 
+// The kernel family of a GPU node's name and kind (kerneltaxonomy.h; collectives are
+// "communication", copies and sets "copy"): the analysis's families, validate's, calibration's.
+QString kernelFamily(const QString &name, NodeKind kind);
+
 // A resource runs its nodes one at a time in measured order: a CPU thread or a GPU stream.
 struct Resource
 {

@@ -32,6 +32,7 @@ static Uncertainty uncertaintyOf(const QJsonObject &o)
     const QJsonObject amp = o.value(QStringLiteral("amp")).toObject();
     u.ampCompute = rangeOf(amp.value(QStringLiteral("compute_speedup")));
     u.ampMemory = rangeOf(amp.value(QStringLiteral("memory_speedup")));
+    u.calibrated = rangeOf(o.value(QStringLiteral("calibrated")));
     return u;
 }
 

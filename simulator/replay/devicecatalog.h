@@ -88,6 +88,7 @@ struct Uncertainty
     Range launch;     // the target vendor's launch cost relative to the catalog's figure
     Range ampCompute; // mixed precision's speed-up of compute-bound kernels (2 to 4)
     Range ampMemory;  // of memory-bound ones
+    Range calibrated; // a calibrated class carried to another run (calibration.h)
     QString about;
 
     enum Group { Gemm, Attention, Memory, Other, Groups };

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "transformsinternal.h"
 
+#include "calibration.h"
+
 #include "clockalignment.h"
 #include "devicecatalog.h"
 #include "timeformat.h"
@@ -261,7 +263,11 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
         std::any_of(transforms.begin(), transforms.end(), [](const Transform &t) {
             return t.op == Transform::Op::Link && t.link == QLatin1String("host");
         });
-    TimingChange timing(out, context, cat, net, explicitHostLink);
+    // A calibration replaces the transforms' unknowns with its own: they run at the prediction.
+    WhatIfContext timingContext = context;
+    if (context.calibration)
+        timingContext.bound = WhatIfContext::Bound::Nominal;
+    TimingChange timing(out, timingContext, cat, net, explicitHostLink);
     for (const auto &t : transforms) {
         if (isStructural(t, hasCollectives)) {
             // Applied to the graph above; data loading moved to workers leaves its ranges
@@ -276,6 +282,14 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
                 *error = QStringLiteral("%1: %2").arg(t.describe(), err);
             return std::nullopt;
         }
+    }
+    if (context.calibration) {
+        QStringList described;
+        for (const auto &t : transforms)
+            described << t.describe();
+        if (!detail::applyCalibration(*context.calibration, described, context.bound, cat, out,
+                                      error))
+            return std::nullopt;
     }
     net.rescale(out.input.work, out.input.slack);
     if (!withinTimeLimit(out.input, error))

@@ -21,6 +21,7 @@ class Project;
 namespace gml::sim {
 
 class DeviceCatalog;
+struct Calibration;
 struct Device;
 struct Link;
 
@@ -176,6 +177,9 @@ struct WhatIfContext
     // end.
     enum class Bound { Nominal, Low, High };
     Bound bound = Bound::Nominal;
+    // Factors fitted on a measured pair of the same change (calibration.h), applied after the
+    // transforms; null: none.
+    std::shared_ptr<const Calibration> calibration;
     // The GPU model (run params gpu_models) and the ranks of a measured run.
     static WhatIfContext forRun(const DependencyGraph &graph, const QJsonObject &runParams);
     // The measured GPU model alone, from the run's params (empty: not recorded).

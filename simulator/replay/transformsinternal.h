@@ -99,6 +99,12 @@ private:
 // transformtiming.cpp: the transforms that change the nodes' times, not the graph, applied one
 // after the other to a prepared input (its graph final). Network changes are gathered in `net`;
 // the caller rescales the collectives once, after the last transform.
+// What a host node is to the host-path transforms: on a thread that launches GPU work and
+// neither data loading nor waiting for the GPU (the launch path), data loading (inputPattern),
+// or neither.
+enum class HostRole : uint8_t { None, LaunchPath, Loading };
+std::optional<std::vector<HostRole>> hostRoles(const DependencyGraph &g, QString *error);
+
 class TimingChange
 {
 public:

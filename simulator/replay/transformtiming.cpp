@@ -496,31 +496,49 @@ bool TimingChange::speedUpHost(const Transform &t, const NodeSelection &sel, QSt
 
 // The host's launch path `factor` times faster (0: free): on the threads that launch GPU work,
 // the work and the gap before it of what `sel` picks, less data loading and what waits for the
-// GPU. The count changed; nullopt with *error on a bad pattern.
+// GPU (hostRoles). The count changed; nullopt with *error on a bad pattern.
 std::optional<qint64> TimingChange::speedUpHostPath(const NodeSelection &sel, double factor,
                                                     QString *error)
 {
-    std::vector<char> launches(m_g.resources().size(), 0);
-    for (const auto &n : m_nodes)
-        if (n.launcher >= 0)
-            launches[size_t(m_nodes[size_t(n.launcher)].resource)] = 1;
-    Selector loading;
-    loading.within = inputPattern();
-    const NodeSelection input(m_g, loading, quint8(bit(NodeKind::Cpu) | bit(NodeKind::Runtime)),
-                              error);
-    if (!input.valid())
+    const auto roles = hostRoles(m_g, error);
+    if (!roles)
         return std::nullopt;
     const double f = factor > 0 ? 1.0 / factor : 0.0;
     qint64 changed = 0;
     for (size_t i = 0; i < m_nodes.size(); ++i) {
-        if (!sel[i] || input[i] || !launches[size_t(m_nodes[i].resource)] ||
-            m_nodes[i].synchronising)
+        if (!sel[i] || (*roles)[i] != HostRole::LaunchPath)
             continue;
         m_work[i] = scaled(m_work[i], f);
         m_slack[i] = scaled(m_slack[i], f);
         ++changed;
     }
     return changed;
+}
+
+std::optional<std::vector<HostRole>> hostRoles(const DependencyGraph &g, QString *error)
+{
+    const auto &nodes = g.nodes();
+    std::vector<char> launches(g.resources().size(), 0);
+    for (const auto &n : nodes)
+        if (n.launcher >= 0)
+            launches[size_t(nodes[size_t(n.launcher)].resource)] = 1;
+    Selector loading;
+    loading.within = inputPattern();
+    const NodeSelection input(g, loading, quint8(bit(NodeKind::Cpu) | bit(NodeKind::Runtime)),
+                              error);
+    if (!input.valid())
+        return std::nullopt;
+    std::vector<HostRole> roles(nodes.size(), HostRole::None);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        const Node &n = nodes[i];
+        if (n.kind != NodeKind::Cpu && n.kind != NodeKind::Runtime)
+            continue;
+        if (input[i])
+            roles[i] = HostRole::Loading;
+        else if (launches[size_t(n.resource)] && !n.synchronising)
+            roles[i] = HostRole::LaunchPath;
+    }
+    return roles;
 }
 
 void TimingChange::unsync(const NodeSelection &sel)

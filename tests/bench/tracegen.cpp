@@ -5,6 +5,7 @@
 //
 //   grademl-tracegen --out DIR [--ranks N] [--steps N] [--layers N] [--target-mb MB] [--seed S]
 //                    [--monitor] [--healthy] [--slow-rank R] [--host-skew-us US] [--kernel-scale F]
+//                    [--gemm-scale F] [--host-scale F]
 //
 // Per rank and step: a ProfilerStep#N annotation on the Python main thread, a host-to-device
 // copy of the batch, forward and backward CPU ops (aten::linear -> aten::addmm ->
@@ -23,7 +24,10 @@
 // last at every all-reduce. With --kernel-scale F, every compute kernel (not the copies, not the
 // all-reduce) takes F times as long, and everything else is drawn from the same random numbers: the
 // same job on a GPU F times slower, the measured twin a what-if prediction is validated against
-// (grademl validate). With --monitor, the folder also gets nvidia-smi.csv, as written by
+// (grademl validate). --gemm-scale F makes the matmul kernels F times as long again and
+// --host-scale F the host's ops, launch calls and data loading (not the gaps between ops): a
+// hardware change whose truth is known, for calibration (grademl validate --fit). With --monitor,
+// the folder also gets nvidia-smi.csv, as written by
 //   nvidia-smi --query-gpu=timestamp,index,name,utilization.gpu,memory.used,power.draw
 //              --format=csv -lms 10
 // on the same host (GPU utilization = the busy share of each 10 ms window, from the kernels and
@@ -101,6 +105,9 @@ struct Rank
     bool allReduce = true;       // a gradient all-reduce per step (not in a healthy one-rank job)
     double slow = 1.0; // --slow-rank: this rank's kernels take that much longer; --kernel-scale too
     std::vector<std::pair<int64_t, int64_t>> busy; // GPU work [start, end)
+    double gemm = 1.0; // --gemm-scale: the matmul kernels take that much longer again
+    double host = 1.0; // --host-scale: the host's ops, launch calls and data loading too
+    int64_t h(int64_t ns) const { return int64_t(double(ns) * host); }
 };
 
 // A kernel launched but not written yet: a collective, whose end depends on every rank.
@@ -136,12 +143,12 @@ int64_t launchOp(Rank &r, int64_t t, const char *op, const char *inner, const ch
 {
     const int64_t ext = r.ext++;
     const int64_t corr = r.corr++;
-    kernelNs = int64_t(double(kernelNs) * r.slow);
-    const int64_t opDur = r.rng.range(18'000, 40'000);
-    const int64_t innerStart = t + r.rng.range(2'000, 4'000);
-    const int64_t innerDur = opDur - (innerStart - t) - 2'000;
-    const int64_t launchStart = innerStart + r.rng.range(3'000, 6'000);
-    const int64_t launchDur = r.rng.range(4'000, 8'000);
+    kernelNs = int64_t(double(kernelNs) * r.slow * (matmul ? r.gemm : 1.0));
+    const int64_t opDur = r.h(r.rng.range(18'000, 40'000));
+    const int64_t innerStart = t + r.h(r.rng.range(2'000, 4'000));
+    const int64_t innerDur = opDur - (innerStart - t) - r.h(2'000);
+    const int64_t launchStart = innerStart + r.h(r.rng.range(3'000, 6'000));
+    const int64_t launchDur = r.h(r.rng.range(4'000, 8'000));
     r.w->event(
         R"J({"ph": "X", "cat": "cpu_op", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64
         R"J(, "Sequence number": %)J" PRId64 R"J(, "Fwd thread id": 0}})J",
@@ -255,7 +262,7 @@ void writeStepAfterAllReduce(Rank &r, int step, int64_t stepStart, int64_t &t)
     // batch its DataLoader workers have ready).
     const int64_t loadStart = syncEnd + r.rng.range(20'000, 40'000);
     const int64_t loadDur =
-        r.healthy ? r.rng.range(50'000, 150'000) : r.rng.range(15'000'000, 30'000'000);
+        r.h(r.healthy ? r.rng.range(50'000, 150'000) : r.rng.range(15'000'000, 30'000'000));
     r.w->event(
         R"J({"ph": "X", "cat": "user_annotation", "name": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64
         R"J(}})J",
@@ -273,7 +280,7 @@ int usage()
         stderr,
         "usage: grademl-tracegen --out DIR [--ranks N] [--steps N] [--layers N] "
         "[--target-mb MB] [--seed S] [--monitor] [--healthy] [--slow-rank R] [--host-skew-us US]\n"
-        "                        [--kernel-scale F]\n");
+        "                        [--kernel-scale F] [--gemm-scale F] [--host-scale F]\n");
     return 2;
 }
 
@@ -355,6 +362,8 @@ int main(int argc, char **argv)
     bool healthy = false;
     int slowRank = -1;
     double kernelScale = 1.0;
+    double gemmScale = 1.0;
+    double hostScale = 1.0;
     long long skewUs = 0;
     for (int i = 1; i < argc; ++i) {
         auto need = [&](const char *flag) {
@@ -385,10 +394,15 @@ int main(int argc, char **argv)
             slowRank = std::atoi(argv[i]);
         else if (need("--kernel-scale"))
             kernelScale = std::atof(argv[i]);
+        else if (need("--gemm-scale"))
+            gemmScale = std::atof(argv[i]);
+        else if (need("--host-scale"))
+            hostScale = std::atof(argv[i]);
         else
             return usage();
     }
-    if (out.empty() || ranks < 1 || steps < 1 || layers < 1 || !(kernelScale > 0))
+    if (out.empty() || ranks < 1 || steps < 1 || layers < 1 || !(kernelScale > 0) ||
+        !(gemmScale > 0) || !(hostScale > 0))
         return usage();
     std::error_code mkdirError;
     std::filesystem::create_directories(out, mkdirError);
@@ -443,7 +457,9 @@ int main(int argc, char **argv)
                           healthy,
                           !healthy || ranks > 1,
                           (rank == slowRank ? 1.5 : 1.0) * kernelScale,
-                          {}});
+                          {},
+                          gemmScale,
+                          hostScale});
         Rank &r = rs.back();
         Writer &w = *writers.back();
         w.event(

@@ -13,6 +13,7 @@
 #include <QChartView>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHorizontalStackedBarSeries>
@@ -149,6 +150,27 @@ WhatIfPanel::WhatIfPanel(QWidget *parent) : QWidget(parent)
     form->addRow(tr("Scenario"), scenarioRow);
     form->addRow(QString(), saveRun);
     saveRun->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Fixed);
+    // Calibration: factors fitted on the user's own measured pair (grademl validate --fit).
+    auto *calibrationRow = new QWidget(controls);
+    auto *cal = new QHBoxLayout(calibrationRow);
+    cal->setContentsMargins(0, 0, 0, 0);
+    m_calibration = new QLabel(tr("none"), calibrationRow);
+    m_calibration->setToolTip(tr("Factors fitted on a measured pair of the same hardware change "
+                                 "(grademl validate --fit OUT.json), applied after the "
+                                 "transforms"));
+    auto *calLoad = new QPushButton(tr("Load…"), calibrationRow);
+    auto *calClear = new QPushButton(tr("Clear"), calibrationRow);
+    cal->addWidget(m_calibration, 1);
+    cal->addWidget(calLoad);
+    cal->addWidget(calClear);
+    form->addRow(tr("Calibration"), calibrationRow);
+    connect(calLoad, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Load Calibration"), QString(), tr("Calibration (*.json);;All files (*)"));
+        if (!path.isEmpty())
+            Q_EMIT calibrationChosen(path);
+    });
+    connect(calClear, &QPushButton::clicked, this, [this] { Q_EMIT calibrationChosen({}); });
     outer->addWidget(controls, 3);
 
     auto *right = new QWidget(this);
@@ -376,6 +398,12 @@ void WhatIfPanel::updateLabels()
     m_list->clear();
     for (const auto &t : transforms())
         m_list->addItem(t.describe());
+}
+
+void WhatIfPanel::setCalibration(const QString &name, const QString &details)
+{
+    m_calibration->setText(name.isEmpty() ? tr("none") : name);
+    m_calibration->setToolTip(details);
 }
 
 void WhatIfPanel::showMessage(const QString &text)

@@ -51,6 +51,8 @@ public:
 
     void showResult(const sim::WhatIfReport &report, double replayMs);
     void showMessage(const QString &text);
+    // The calibration in effect: its file name (empty: none) and what it holds.
+    void setCalibration(const QString &name, const QString &details);
 
     QSlider *slider(Slider which) const;
     QCheckBox *ampBox() const { return m_amp; }
@@ -62,6 +64,7 @@ Q_SIGNALS:
     void saveScenarioRequested(const QString &name, const QList<sim::Transform> &transforms);
     void loadScenarioRequested(const QString &name);
     void saveRunRequested(const QString &name, const QList<sim::Transform> &transforms);
+    void calibrationChosen(const QString &path); // empty: clear it
 
 protected:
     void resizeEvent(QResizeEvent *e) override;
@@ -85,6 +88,7 @@ private:
     QLineEdit *m_custom;
     QComboBox *m_scenario;
     QLabel *m_summary;
+    QLabel *m_calibration;
     QChart *m_chart;
     QList<sim::Transform> m_customTransforms;
     Measured m_measured;

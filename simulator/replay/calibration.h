@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "dependencygraph.h"
+#include "transforms.h"
+
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+
+#include <map>
+#include <optional>
+
+namespace gml::sim {
+
+struct WhatIfResult;
+class DeviceCatalog;
+
+// What one measured pair says the model missed (`grademl validate ... --fit OUT.json`): for a
+// hardware change predicted from run A and measured as run B, B's time over the prediction's,
+// per kernel family (the taxonomy's, GPU time summed over every rank; not communication, which
+// the network model owns), for the host's launch path (CPU ops and runtime calls of the threads
+// that launch GPU work, not data loading, not waiting for the GPU) and for data loading. Applied
+// (`grademl whatif --calibration`, the What-if panel) to another run of the same change, after
+// its transforms: each node of a fitted class multiplied by its factor.
+struct Calibration
+{
+    QString predictedRun; // the pair it was fitted on
+    QString measuredRun;
+    QString project;
+    QStringList transforms;               // the change, as described when fitted
+    std::map<QString, double> families;   // kernel family -> factor
+    std::optional<double> host, loading;  // launch path, data loading
+    bool sameVendor = false;              // the change stays with one GPU vendor
+
+    QJsonObject toJson() const;
+    // Checks every key: a message names it and what was expected.
+    static std::optional<Calibration> fromJson(const QJsonObject &o, QString *error);
+    // A file written by `grademl validate --fit`; the error names the file and the byte or key.
+    static std::optional<Calibration> load(const QString &path, QString *error);
+    // "run a with run on MI250 against b (p.grademl)"
+    QString source() const;
+    // "gemm x0.62, elementwise x1.10, host x1.30"
+    QString factors() const;
+};
+
+// The factors of the pair (prediction `predicted` of run A, `measured` run B); nullopt with the
+// reason when nothing of B matches the prediction (no family, no host time in common).
+std::optional<Calibration> fitCalibration(const WhatIfResult &predicted,
+                                          const DependencyGraph &measured, QString *error);
+
+namespace detail {
+// Applies `c` to a prepared scenario (prepare(), after its transforms): fitted classes by their
+// factor and, at the band's ends, the catalog's "calibrated" range; kernel families the pair did
+// not have by the kernel-efficiency range of the change. Replaces `out.unknowns` with what is
+// still unknown, and notes what was applied.
+bool applyCalibration(const Calibration &c, const QStringList &transforms,
+                      WhatIfContext::Bound bound, const DeviceCatalog &cat, Prepared &out,
+                      QString *error);
+} // namespace detail
+
+} // namespace gml::sim
