@@ -224,6 +224,33 @@ private Q_SLOTS:
                 ampBox = box;
         QVERIFY(ampBox && ampBox->isChecked());
         QCOMPARE(w.whatIfPanel()->transforms().size(), 1);
+        // AMP's speed-ups are not known exactly: the summary shows the band and why.
+        QTRY_VERIFY_WITH_TIMEOUT(!w.whatIf()->isBusy(), 60000);
+        QTRY_VERIFY2(w.whatIfPanel()->summaryLabel()->text().contains(QLatin1String("Band")),
+                     qPrintable(w.whatIfPanel()->summaryLabel()->text()));
+        QVERIFY(w.whatIfPanel()->summaryLabel()->text().contains(
+            QLatin1String("unknown: mixed precision")));
+        // A calibration file applies to the replays that follow; a damaged one is named.
+        const QString calibration = m_tmp.filePath(QStringLiteral("gemm-x2.json"));
+        {
+            QFile f(calibration);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(R"({"format": "grademl_calibration", "version": 1, "predicted_run": "a",
+                        "measured_run": "b", "families": {"gemm": 2.0}, "host": 1.1})");
+        }
+        results.clear();
+        Q_EMIT w.whatIfPanel()->calibrationChosen(calibration);
+        QVERIFY(results.wait(60000));
+        QTRY_VERIFY_WITH_TIMEOUT(!w.whatIf()->isBusy(), 60000);
+        QVERIFY2(w.whatIfPanel()->summaryLabel()->text().contains(
+                     QLatin1String("calibrated from run a against b: gemm x2.000")),
+                 qPrintable(w.whatIfPanel()->summaryLabel()->text()));
+        Q_EMIT w.whatIfPanel()->calibrationChosen(m_tmp.filePath(QStringLiteral("none.json")));
+        QVERIFY(w.whatIfPanel()->summaryLabel()->text().contains(
+            QLatin1String("Cannot load the calibration")));
+        Q_EMIT w.whatIfPanel()->calibrationChosen({});
+        QTRY_VERIFY_WITH_TIMEOUT(!w.whatIf()->isBusy(), 60000);
+        QTRY_VERIFY(!w.whatIfPanel()->summaryLabel()->text().contains(QLatin1String("calibrated")));
         bool saved = false;
         for (const auto &run : w.timeline()->data()->runs)
             saved |= run.name == QLatin1String("compute x4") &&

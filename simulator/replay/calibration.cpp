@@ -123,8 +123,8 @@ std::optional<Calibration> Calibration::fromJson(const QJsonObject &o, QString *
             return std::nullopt;
         c.families[it.key()] = *x;
     }
-    for (const auto &[key, field] : {std::pair{"host", &Calibration::host},
-                                     std::pair{"loading", &Calibration::loading}}) {
+    for (const auto &[key, field] :
+         {std::pair{"host", &Calibration::host}, std::pair{"loading", &Calibration::loading}}) {
         if (!o.contains(QLatin1String(key)))
             continue;
         const auto x = factorAt(o.value(QLatin1String(key)), QLatin1String(key), error);
@@ -164,10 +164,10 @@ QString Calibration::source() const
 {
     return QStringLiteral("run %1%2 against %3%4")
         .arg(predictedRun,
-             transforms.isEmpty() ? QString()
-                                  : QStringLiteral(" with ") + transforms.join(QStringLiteral("; ")),
-             measuredRun,
-             project.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(project));
+             transforms.isEmpty()
+                 ? QString()
+                 : QStringLiteral(" with ") + transforms.join(QStringLiteral("; ")),
+             measuredRun, project.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(project));
 }
 
 QString Calibration::factors() const
@@ -189,8 +189,7 @@ std::optional<Calibration> fitCalibration(const WhatIfResult &predicted,
     measuredWork.reserve(measured.nodes().size());
     for (const Node &n : measured.nodes())
         measuredWork.push_back(n.work);
-    const auto p =
-        classTimes(*predicted.prepared.graph, predicted.prepared.input.work, error);
+    const auto p = classTimes(*predicted.prepared.graph, predicted.prepared.input.work, error);
     const auto m = p ? classTimes(measured, measuredWork, error) : std::nullopt;
     if (!p || !m)
         return std::nullopt;

@@ -28,10 +28,10 @@ struct Calibration
     QString predictedRun; // the pair it was fitted on
     QString measuredRun;
     QString project;
-    QStringList transforms;               // the change, as described when fitted
-    std::map<QString, double> families;   // kernel family -> factor
-    std::optional<double> host, loading;  // launch path, data loading
-    bool sameVendor = false;              // the change stays with one GPU vendor
+    QStringList transforms;              // the change, as described when fitted
+    std::map<QString, double> families;  // kernel family -> factor
+    std::optional<double> host, loading; // launch path, data loading
+    bool sameVendor = false;             // the change stays with one GPU vendor
 
     QJsonObject toJson() const;
     // Checks every key: a message names it and what was expected.
