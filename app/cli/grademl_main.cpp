@@ -52,6 +52,10 @@ static const char kUsage[] =
     "  graph FILE.grademl [--run NAME] [--level workflow|step|iteration|phase|scope|operator|gpu]\n"
     "        [--json | --dot]                                the execution model: nodes, times, "
     "edges\n"
+    "  roofline FILE.grademl [--run NAME] [--json]           FLOPs and bytes per operator from "
+    "the\n"
+    "                                                        recorded shapes, achieved rates "
+    "and bound\n"
     "  note FILE.grademl add (--at NS | --range A:B | --slice ID) --text T [--run NAME] "
     "[--bookmark N]\n"
     "  note FILE.grademl list [--json] | remove ID          notes and bookmarks 1-9 on times, "
@@ -140,6 +144,8 @@ int main(int argc, char **argv)
         return gml::cli::validateCommand(args, out, err);
     if (command == QLatin1String("graph"))
         return gml::cli::graphCommand(args, out, err);
+    if (command == QLatin1String("roofline"))
+        return gml::cli::rooflineCommand(args, out, err);
     if (command == QLatin1String("note"))
         return gml::cli::noteCommand(args, out, err);
     if (command == QLatin1String("flame"))

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "opcost.h"
 #include "sliceclass.h"
 #include "types.h"
 
@@ -8,6 +9,7 @@
 #include <QString>
 
 #include <array>
+#include <map>
 #include <optional>
 #include <span>
 #include <vector>
@@ -166,6 +168,32 @@ public:
         int resource = 0;
     };
     const std::vector<Flops> &recordedFlops() const { return m_flops; }
+    // The operators costed from their recorded shapes (opcost.h): the outermost costed op of
+    // each stack on a CPU thread, with its FLOPs and bytes ("flops" the profiler recorded win:
+    // `recorded`). recordedFlops() also holds the model FLOPs (matmul, convolution, attention)
+    // of those without a recorded count inside them.
+    struct OpCostRecord
+    {
+        int resource = 0;
+        TimeNs start = 0;
+        TimeNs end = 0;
+        StringId name = 0;
+        OpClass cls = OpClass::None;
+        double flops = 0;
+        double bytes = 0;
+        bool known = false; // false: shapes missing (OpCostGaps says which)
+        bool recorded = false;
+        bool half = false;
+        bool modelFlopsAdded = false; // its FLOPs are in recordedFlops() by this
+    };
+    const std::vector<OpCostRecord> &opCosts() const { return m_opCosts; }
+    // Costed ops whose shapes were missing, by what was missing.
+    struct OpCostGaps
+    {
+        qint64 ops = 0;
+        std::map<QString, qint64> why;
+    };
+    const OpCostGaps &opCostGaps() const { return m_opGaps; }
 
     // The GPU resources by device: the streams of one device index of one rank of one source,
     // in (source, rank, device) order.
@@ -255,6 +283,9 @@ private:
     std::array<qint64, kEdgeKinds> m_edgeCounts{};
     qint64 m_violations = 0;
     std::vector<Flops> m_flops;
+    std::vector<OpCostRecord> m_opCosts;
+    OpCostGaps m_opGaps;
+    friend class OpCostCollector;
 };
 
 } // namespace gml::sim

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // DependencyGraph::readNodes: a run's slices read from their chunks into nodes and containers.
 #include "graphbuild.h"
+#include "graphopcost.h"
 #include "projecttime.h"
 #include "trackrecords.h"
 
@@ -119,6 +120,7 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
                    ? 1
                    : 4;
     };
+    OpCostCollector opCosts(project);
     {
         slicestore::TrackReader reader(db);
         std::vector<NestRow> rows;
@@ -144,6 +146,8 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
             const bool ok = readNestRows(
                 reader, r.track, true, offset, rows,
                 [&](const slicestore::Row &x, const NestRow &row) {
+                    if (!gpu)
+                        opCosts.visit(reader, x, row.start, row.end, int(res));
                     if (gpu) {
                         if (const auto v = reader.arg(x, "bytes"))
                             if (const auto b = jsonInteger(*v))
@@ -288,6 +292,7 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
         nameOf(n.name);
     for (const auto &c : g.m_containers)
         nameOf(c.name);
+    opCosts.finish(g);
     return true;
 }
 
