@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// FLOPs and bytes from recorded shapes (opcost.h), the graph's costed operators, MFU and the
+// roofline (roofline.h, grademl roofline): by hand on each class, and on the shared ResNet-50
+// trace against FLOPs worked out here from its raw JSON.
+#include "dependencygraph.h"
+#include "devicecatalog.h"
+#include "importutil.h"
+#include "opcost.h"
+#include "project.h"
+#include "roofline.h"
+#include "testutil.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <zlib.h>
+
+#include <algorithm>
+
+using namespace gml;
+
+namespace {
+
+const QString kResnet = QStringLiteral(
+    "pytorch_kineto/kineto_tbplugin_2021_resnet50_v100/worker0.1623143089861.pt.trace.json.gz");
+
+QByteArray gunzip(const QByteArray &in)
+{
+    z_stream z{};
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+        return {};
+    z.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(in.data()));
+    z.avail_in = uInt(in.size());
+    QByteArray out;
+    char buf[1 << 16];
+    int rc = Z_OK;
+    while (rc == Z_OK) {
+        z.next_out = reinterpret_cast<Bytef *>(buf);
+        z.avail_out = sizeof buf;
+        rc = inflate(&z, Z_NO_FLUSH);
+        out.append(buf, qsizetype(sizeof buf - z.avail_out));
+    }
+    inflateEnd(&z);
+    return rc == Z_STREAM_END ? out : QByteArray();
+}
+
+OpInputs inputs(const char *dims, const char *types, const char *concrete = "")
+{
+    auto in = OpInputs::parse(dims, types, concrete);
+    if (!in)
+        qFatal("bad dims %s", dims);
+    return *in;
+}
+
+} // namespace
+
+class TestRoofline : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void matmulsAreTwoMNK()
+    {
+        const OpCost mm = opCost(u"aten::mm", inputs("[[32, 1000], [1000, 2048]]",
+                                                     R"(["float", "float"])"));
+        QVERIFY(mm.known);
+        QCOMPARE(mm.flops, 2.0 * 32 * 1000 * 2048);
+        QCOMPARE(mm.bytes, 4.0 * (32 * 1000 + 1000 * 2048 + 32 * 2048));
+        QVERIFY(!mm.halfPrecision);
+        const OpCost addmm =
+            opCost(u"aten::addmm", inputs("[[1000], [32, 2048], [2048, 1000], [], []]",
+                                          R"(["c10::Half", "c10::Half", "c10::Half", "Int", "Int"])"));
+        QCOMPARE(addmm.flops, 2.0 * 32 * 2048 * 1000);
+        QVERIFY(addmm.halfPrecision);
+        const OpCost bmm = opCost(u"aten::bmm", inputs("[[8, 128, 64], [8, 64, 256]]",
+                                                       R"(["float", "float"])"));
+        QCOMPARE(bmm.flops, 2.0 * 8 * 128 * 256 * 64);
+        // A composite is not costed itself; missing shapes are said, not guessed.
+        QCOMPARE(opClass(u"aten::linear"), OpClass::None);
+        const OpCost none = opCost(u"aten::mm", inputs("[[], []]", R"(["float", "float"])"));
+        QVERIFY(!none.known);
+        QVERIFY(none.missing.contains(QLatin1String("shapes")));
+    }
+
+    void convolutionsNeedTheirOutput()
+    {
+        // 7x7 stride 2 padding 3 on 224x224: 112x112 out.
+        const char *dims = "[[32, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], []]";
+        const char *types = R"(["float", "float", "", "GenericList", "GenericList", "GenericList", "Int"])";
+        const double expected = 2.0 * 32 * 64 * 112 * 112 * 3 * 7 * 7;
+        const OpCost without = opCost(u"aten::conv2d", inputs(dims, types));
+        QVERIFY(!without.known);
+        QVERIFY(without.missing.contains(QLatin1String("output size")));
+        const OpCost concrete = opCost(
+            u"aten::conv2d",
+            inputs(dims, types, R"(["", "", "", "[2, 2]", "[3, 3]", "[1, 1]", "1"])"));
+        QVERIFY(concrete.known);
+        QCOMPARE(concrete.flops, expected);
+        const Dims out{32, 64, 112, 112};
+        QCOMPARE(opCost(u"aten::conv2d", inputs(dims, types), &out).flops, expected);
+        // Grouped (depthwise): the weight's second dimension is C / groups.
+        const Dims dwOut{8, 32, 56, 56};
+        QCOMPARE(opCost(u"aten::conv2d",
+                        inputs("[[8, 32, 56, 56], [32, 1, 3, 3]]", R"(["float", "float"])"), &dwOut)
+                     .flops,
+                 2.0 * 8 * 32 * 56 * 56 * 1 * 3 * 3);
+        // Backward: grad input and grad weight each cost the forward; one part when one ran.
+        const auto bwd = inputs("[[32, 512, 7, 7], [32, 2048, 7, 7], [2048, 512, 1, 1]]",
+                                R"(["float", "float", "float"])");
+        const double fwd = 2.0 * 32 * 2048 * 7 * 7 * 512;
+        QCOMPARE(opCost(u"aten::cudnn_convolution_backward", bwd).flops, 2 * fwd);
+        QCOMPARE(opCost(u"aten::cudnn_convolution_backward", bwd, nullptr, 1).flops, fwd);
+        // The generic op's output_mask decides.
+        const auto generic = inputs(
+            "[[32, 2048, 7, 7], [32, 512, 7, 7], [2048, 512, 1, 1], [], [], [], [], [], [], [], []]",
+            R"(["float", "float", "float", "", "", "", "", "", "", "", ""])",
+            R"(["", "", "", "", "", "", "", "", "", "", "[False, True, False]"])");
+        QCOMPARE(opCost(u"aten::convolution_backward", generic).flops, fwd);
+    }
+
+    void attentionAndBytes()
+    {
+        const char *qkv = "[[4, 16, 1024, 64], [4, 16, 1024, 64], [4, 16, 1024, 64], [], []]";
+        const double full = 4.0 * 4 * 16 * 1024 * 1024 * 64;
+        const OpCost a = opCost(u"aten::_scaled_dot_product_flash_attention",
+                                inputs(qkv, R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Double", "Bool"])",
+                                       R"(["", "", "", "0.", "False"])"));
+        QCOMPARE(a.flops, full);
+        QVERIFY(a.halfPrecision);
+        const OpCost causal = opCost(
+            u"aten::_scaled_dot_product_flash_attention",
+            inputs(qkv, R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Double", "Bool"])",
+                   R"(["", "", "", "0.", "True"])"));
+        QCOMPARE(causal.flops, full / 2);
+        // A bytes-only op: what it reads and writes.
+        const OpCost relu =
+            opCost(u"aten::relu_", inputs("[[32, 64, 112, 112]]", R"(["float"])"));
+        QVERIFY(relu.known);
+        QCOMPARE(relu.bytes, 2.0 * 4 * 32 * 64 * 112 * 112);
+        QCOMPARE(dtypeBytes(u"c10::Half"), 2);
+        QCOMPARE(dtypeBytes(u"Int"), 0);
+        QVERIFY(isModelFlops(OpClass::Matmul) && !isModelFlops(OpClass::Elementwise));
+    }
+
+    // ResNet-50 (V100, 2021): every aten::addmm and aten::mm the graph costs has the 2·M·N·K
+    // of its recorded dims, worked out here from the raw JSON; convolutions are costed (their
+    // output from the backward of the same shapes); MFU is between 0 and 1; the roofline puts
+    // the convolutions against the V100's fp32 peak.
+    void resnetFromItsRawJson()
+    {
+        GML_REQUIRE_SHARED(kResnet);
+        QFile f(gmltest::sharedTraces() + QLatin1Char('/') + kResnet);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonArray events =
+            QJsonDocument::fromJson(gunzip(f.readAll())).object()[QStringLiteral("traceEvents")].toArray();
+        QList<double> raw;
+        for (const auto &v : events) {
+            const QJsonObject e = v.toObject();
+            const QString name = e[QStringLiteral("name")].toString();
+            if (name != QLatin1String("aten::addmm") && name != QLatin1String("aten::mm"))
+                continue;
+            const QJsonArray d = e[QStringLiteral("args")].toObject()[QStringLiteral("Input Dims")].toArray();
+            const int a = name == QLatin1String("aten::addmm") ? 1 : 0;
+            const QJsonArray x = d[a].toArray(), y = d[a + 1].toArray();
+            raw << 2.0 * x[0].toDouble() * x[1].toDouble() * y[1].toDouble();
+        }
+        QCOMPARE(raw.size(), 18);
+        QTemporaryDir dir;
+        auto project = gmltest::newProject(dir);
+        gmltest::importInto(*project, {QFileInfo(f.fileName()).absolutePath()});
+        const auto run = project->findRun(QStringLiteral("kineto_tbplugin_2021_resnet50_v100"));
+        QVERIFY(run);
+        QString error;
+        const auto g = sim::DependencyGraph::build(*project, *run, &error);
+        QVERIFY2(g, qPrintable(error));
+        QList<double> costed;
+        qint64 convs = 0, convsKnown = 0;
+        for (const auto &o : g->opCosts()) {
+            const QString name = g->name(o.name);
+            if (name == QLatin1String("aten::addmm") || name == QLatin1String("aten::mm")) {
+                QVERIFY(o.known && !o.recorded);
+                costed << o.flops;
+            }
+            if (o.cls == OpClass::Convolution) {
+                ++convs;
+                convsKnown += o.known;
+            }
+        }
+        std::sort(raw.begin(), raw.end());
+        std::sort(costed.begin(), costed.end());
+        QCOMPARE(costed, raw);
+        QCOMPARE(convs, 318);      // aten::conv2d, outermost of its four nested ops
+        QCOMPARE(convsKnown, 318); // each output found from its backward
+        const sim::Roofline r = sim::roofline(*g, QStringLiteral("Tesla V100-DGXS-32GB"),
+                                              sim::DeviceCatalog::builtin());
+        QVERIFY2(r.problem().isEmpty(), qPrintable(r.problem()));
+        QCOMPARE(r.catalogId, QStringLiteral("V100"));
+        const auto conv = std::find_if(r.ops.begin(), r.ops.end(), [](const sim::RooflineOp &o) {
+            return o.name == QLatin1String("aten::conv2d");
+        });
+        QVERIFY(conv != r.ops.end());
+        QCOMPARE(conv->bound, QStringLiteral("compute"));
+        QVERIFY(conv->achievedTflops() > 0 && conv->achievedTflops() <= r.peakTflops);
+        for (const auto &o : r.ops)
+            QVERIFY2(o.achievedTflops() <= (o.half ? r.peakTflopsHalf : r.peakTflops),
+                     qPrintable(o.name));
+        // MFU in grademl analyze, and grademl roofline's JSON.
+        project.reset();
+        const QString file = dir.filePath(QStringLiteral("p.grademl"));
+        const auto analyze = gmltest::runCli({QStringLiteral("analyze"), file, QStringLiteral("--json")});
+        QCOMPARE(analyze.code, 0);
+        const QJsonObject summary =
+            QJsonDocument::fromJson(analyze.out).object()[QStringLiteral("summary")].toObject();
+        const double mfu = summary[QStringLiteral("mfu")].toDouble(-1);
+        QVERIFY2(mfu > 0 && mfu < 1, qPrintable(QString::number(mfu)));
+        const auto cli = gmltest::runCli({QStringLiteral("roofline"), file, QStringLiteral("--json")});
+        QCOMPARE(cli.code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(cli.out).object();
+        QCOMPARE(o[QStringLiteral("peak_tflops")].toDouble(), 15.7);
+        QCOMPARE(o[QStringLiteral("peak_gbps")].toDouble(), 900.0);
+        const QJsonObject first = o[QStringLiteral("ops")].toArray().first().toObject();
+        for (const char *key : {"name", "calls", "time_ns", "flops", "bytes", "achieved_tflops",
+                                "achieved_gbps", "bound"})
+            QVERIFY2(first.contains(QLatin1String(key)), key);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRoofline)
+#include "tst_roofline.moc"
