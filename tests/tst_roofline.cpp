@@ -64,19 +64,19 @@ class TestRoofline : public QObject
 private Q_SLOTS:
     void matmulsAreTwoMNK()
     {
-        const OpCost mm = opCost(u"aten::mm", inputs("[[32, 1000], [1000, 2048]]",
-                                                     R"(["float", "float"])"));
+        const OpCost mm =
+            opCost(u"aten::mm", inputs("[[32, 1000], [1000, 2048]]", R"(["float", "float"])"));
         QVERIFY(mm.known);
         QCOMPARE(mm.flops, 2.0 * 32 * 1000 * 2048);
         QCOMPARE(mm.bytes, 4.0 * (32 * 1000 + 1000 * 2048 + 32 * 2048));
         QVERIFY(!mm.halfPrecision);
-        const OpCost addmm =
-            opCost(u"aten::addmm", inputs("[[1000], [32, 2048], [2048, 1000], [], []]",
-                                          R"(["c10::Half", "c10::Half", "c10::Half", "Int", "Int"])"));
+        const OpCost addmm = opCost(
+            u"aten::addmm", inputs("[[1000], [32, 2048], [2048, 1000], [], []]",
+                                   R"(["c10::Half", "c10::Half", "c10::Half", "Int", "Int"])"));
         QCOMPARE(addmm.flops, 2.0 * 32 * 2048 * 1000);
         QVERIFY(addmm.halfPrecision);
-        const OpCost bmm = opCost(u"aten::bmm", inputs("[[8, 128, 64], [8, 64, 256]]",
-                                                       R"(["float", "float"])"));
+        const OpCost bmm =
+            opCost(u"aten::bmm", inputs("[[8, 128, 64], [8, 64, 256]]", R"(["float", "float"])"));
         QCOMPARE(bmm.flops, 2.0 * 8 * 128 * 256 * 64);
         // A composite is not costed itself; missing shapes are said, not guessed.
         QCOMPARE(opClass(u"aten::linear"), OpClass::None);
@@ -89,14 +89,15 @@ private Q_SLOTS:
     {
         // 7x7 stride 2 padding 3 on 224x224: 112x112 out.
         const char *dims = "[[32, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], []]";
-        const char *types = R"(["float", "float", "", "GenericList", "GenericList", "GenericList", "Int"])";
+        const char *types =
+            R"(["float", "float", "", "GenericList", "GenericList", "GenericList", "Int"])";
         const double expected = 2.0 * 32 * 64 * 112 * 112 * 3 * 7 * 7;
         const OpCost without = opCost(u"aten::conv2d", inputs(dims, types));
         QVERIFY(!without.known);
         QVERIFY(without.missing.contains(QLatin1String("output size")));
-        const OpCost concrete = opCost(
-            u"aten::conv2d",
-            inputs(dims, types, R"(["", "", "", "[2, 2]", "[3, 3]", "[1, 1]", "1"])"));
+        const OpCost concrete =
+            opCost(u"aten::conv2d",
+                   inputs(dims, types, R"(["", "", "", "[2, 2]", "[3, 3]", "[1, 1]", "1"])"));
         QVERIFY(concrete.known);
         QCOMPARE(concrete.flops, expected);
         const Dims out{32, 64, 112, 112};
@@ -114,10 +115,11 @@ private Q_SLOTS:
         QCOMPARE(opCost(u"aten::cudnn_convolution_backward", bwd).flops, 2 * fwd);
         QCOMPARE(opCost(u"aten::cudnn_convolution_backward", bwd, nullptr, 1).flops, fwd);
         // The generic op's output_mask decides.
-        const auto generic = inputs(
-            "[[32, 2048, 7, 7], [32, 512, 7, 7], [2048, 512, 1, 1], [], [], [], [], [], [], [], []]",
-            R"(["float", "float", "float", "", "", "", "", "", "", "", ""])",
-            R"(["", "", "", "", "", "", "", "", "", "", "[False, True, False]"])");
+        const auto generic =
+            inputs("[[32, 2048, 7, 7], [32, 512, 7, 7], [2048, 512, 1, 1], [], [], [], [], [], [], "
+                   "[], []]",
+                   R"(["float", "float", "float", "", "", "", "", "", "", "", ""])",
+                   R"(["", "", "", "", "", "", "", "", "", "", "[False, True, False]"])");
         QCOMPARE(opCost(u"aten::convolution_backward", generic).flops, fwd);
     }
 
@@ -125,9 +127,10 @@ private Q_SLOTS:
     {
         const char *qkv = "[[4, 16, 1024, 64], [4, 16, 1024, 64], [4, 16, 1024, 64], [], []]";
         const double full = 4.0 * 4 * 16 * 1024 * 1024 * 64;
-        const OpCost a = opCost(u"aten::_scaled_dot_product_flash_attention",
-                                inputs(qkv, R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Double", "Bool"])",
-                                       R"(["", "", "", "0.", "False"])"));
+        const OpCost a = opCost(
+            u"aten::_scaled_dot_product_flash_attention",
+            inputs(qkv, R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Double", "Bool"])",
+                   R"(["", "", "", "0.", "False"])"));
         QCOMPARE(a.flops, full);
         QVERIFY(a.halfPrecision);
         const OpCost causal = opCost(
@@ -136,8 +139,7 @@ private Q_SLOTS:
                    R"(["", "", "", "0.", "True"])"));
         QCOMPARE(causal.flops, full / 2);
         // A bytes-only op: what it reads and writes.
-        const OpCost relu =
-            opCost(u"aten::relu_", inputs("[[32, 64, 112, 112]]", R"(["float"])"));
+        const OpCost relu = opCost(u"aten::relu_", inputs("[[32, 64, 112, 112]]", R"(["float"])"));
         QVERIFY(relu.known);
         QCOMPARE(relu.bytes, 2.0 * 4 * 32 * 64 * 112 * 112);
         QCOMPARE(dtypeBytes(u"c10::Half"), 2);
@@ -154,15 +156,17 @@ private Q_SLOTS:
         GML_REQUIRE_SHARED(kResnet);
         QFile f(gmltest::sharedTraces() + QLatin1Char('/') + kResnet);
         QVERIFY(f.open(QIODevice::ReadOnly));
-        const QJsonArray events =
-            QJsonDocument::fromJson(gunzip(f.readAll())).object()[QStringLiteral("traceEvents")].toArray();
+        const QJsonArray events = QJsonDocument::fromJson(gunzip(f.readAll()))
+                                      .object()[QStringLiteral("traceEvents")]
+                                      .toArray();
         QList<double> raw;
         for (const auto &v : events) {
             const QJsonObject e = v.toObject();
             const QString name = e[QStringLiteral("name")].toString();
             if (name != QLatin1String("aten::addmm") && name != QLatin1String("aten::mm"))
                 continue;
-            const QJsonArray d = e[QStringLiteral("args")].toObject()[QStringLiteral("Input Dims")].toArray();
+            const QJsonArray d =
+                e[QStringLiteral("args")].toObject()[QStringLiteral("Input Dims")].toArray();
             const int a = name == QLatin1String("aten::addmm") ? 1 : 0;
             const QJsonArray x = d[a].toArray(), y = d[a + 1].toArray();
             raw << 2.0 * x[0].toDouble() * x[1].toDouble() * y[1].toDouble();
@@ -210,13 +214,15 @@ private Q_SLOTS:
         // MFU in grademl analyze, and grademl roofline's JSON.
         project.reset();
         const QString file = dir.filePath(QStringLiteral("p.grademl"));
-        const auto analyze = gmltest::runCli({QStringLiteral("analyze"), file, QStringLiteral("--json")});
+        const auto analyze =
+            gmltest::runCli({QStringLiteral("analyze"), file, QStringLiteral("--json")});
         QCOMPARE(analyze.code, 0);
         const QJsonObject summary =
             QJsonDocument::fromJson(analyze.out).object()[QStringLiteral("summary")].toObject();
         const double mfu = summary[QStringLiteral("mfu")].toDouble(-1);
         QVERIFY2(mfu > 0 && mfu < 1, qPrintable(QString::number(mfu)));
-        const auto cli = gmltest::runCli({QStringLiteral("roofline"), file, QStringLiteral("--json")});
+        const auto cli =
+            gmltest::runCli({QStringLiteral("roofline"), file, QStringLiteral("--json")});
         QCOMPARE(cli.code, 0);
         const QJsonObject o = QJsonDocument::fromJson(cli.out).object();
         QCOMPARE(o[QStringLiteral("peak_tflops")].toDouble(), 15.7);

@@ -1,31 +1,60 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Internal to DependencyGraph::build: the costed operators of a run's CPU threads, gathered
-// while the slices are read (graphread.cpp) and resolved once all are (opCosts()).
+// The costed operators of a run's or a source's CPU threads (opcost.h), gathered while their
+// slices are read and resolved once all are: the outermost costed op of each stack on a thread,
+// a forward convolution's output from a backward of the same shapes, which parts of a backward
+// convolution ran, and the FLOPs the profiler recorded ("flops", with_flops=True), which win.
+// The dependency graph (opCosts(), MFU) and the source summaries (the Runs pane's MFU) read
+// the same ops the same way.
 
-#include "dependencygraph.h"
+#include "opcost.h"
 #include "slicestore.h"
+#include "types.h"
 
+#include <QString>
+
+#include <map>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
-namespace gml::sim {
+namespace gml {
 
-class OpCostCollector
+class Project;
+
+struct CostedOp
+{
+    int thread = 0; // the caller's key for the slice's thread (a resource, a track)
+    TimeNs start = 0;
+    TimeNs end = 0;
+    StringId name = 0;
+    OpClass cls = OpClass::None;
+    double flops = 0;
+    double bytes = 0;
+    bool known = false;    // false: shapes missing (`missing` says which)
+    bool recorded = false; // flops is the profiler's own count
+    bool half = false;
+    // Model FLOPs (matmul, convolution, attention) from shapes, for an op that holds no
+    // recorded count: what MFU adds to the recorded ones.
+    bool modelFlops = false;
+    QString missing;
+};
+
+class OpCostScan
 {
 public:
-    explicit OpCostCollector(Project &project);
-    // A CPU slice as it is read (its args are readable now).
+    explicit OpCostScan(Project &project);
+    // A CPU slice as it is read (its args are readable now); `thread` keys its thread.
     void visit(slicestore::TrackReader &reader, const slicestore::Row &x, TimeNs start, TimeNs end,
-               int resource);
-    // Outermost ops, convolution outputs from their backward, parts of backward convolutions,
-    // the profiler's counts; into g.m_opCosts, g.m_opGaps and the model FLOPs into g.m_flops.
-    void finish(DependencyGraph &g);
+               int thread);
+    // The outermost costed ops. `recordedAt`: per thread, the starts of the slices that carry a
+    // recorded "flops" (an op holding one is counted by it).
+    std::vector<CostedOp> finish(const std::map<int, std::vector<TimeNs>> &recordedAt);
 
 private:
     struct Seen
     {
-        int resource;
+        int thread;
         TimeNs start, end;
         StringId name;
         OpClass cls;
@@ -35,8 +64,8 @@ private:
         int parts = 0;
         bool nested = false;
     };
-    std::unordered_map<StringId, OpClass> m_classOf;
+    std::unordered_map<StringId, std::pair<OpClass, QString>> m_classOf; // and its name
     std::vector<Seen> m_seen;
 };
 
-} // namespace gml::sim
+} // namespace gml

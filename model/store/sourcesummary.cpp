@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sourcesummary.h"
 
+#include "opcostscan.h"
+
 #include "gputime.h"
 #include "project.h"
 #include "projecttime.h"
@@ -214,15 +216,21 @@ std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QSt
     std::unordered_map<qint64, Calls> insideCalls;
     std::vector<std::tuple<TimeNs, double, int>> flops; // (start, flops, rank)
     std::vector<int> iterationOf; // per row of a track (kept for the next track's rows)
+    // Ops costed from their shapes (opcostscan.h), per track, as the graph costs them.
+    OpCostScan opCosts(project);
+    std::map<int, std::vector<TimeNs>> recordedAt; // per track index
     size_t t = 0;
     for (; t < tracks.size() && !tracks[t].gpu; ++t) {
         const int rank = std::max(tracks[t].rank, 0);
         const bool ok =
             readTrack(reader, names, tracks[t].id, true, rows,
                       [&](const slicestore::Row &x, const NestRow &row) {
-                          if (const auto f = reader.arg(x, "flops"))
+                          opCosts.visit(reader, x, row.start, row.end, int(t));
+                          if (const auto f = reader.arg(x, "flops")) {
                               flops.emplace_back(
                                   row.start, std::strtod(std::string(*f).c_str(), nullptr), rank);
+                              recordedAt[int(t)].push_back(row.start);
+                          }
                       });
         if (!ok)
             return fail(reader.errorString());
@@ -263,6 +271,11 @@ std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QSt
     }
     for (auto &[rank, list] : iterations)
         std::sort(list.begin(), list.end());
+    for (auto &[track, starts] : recordedAt)
+        std::sort(starts.begin(), starts.end());
+    for (const CostedOp &c : opCosts.finish(recordedAt))
+        if (c.modelFlops)
+            flops.emplace_back(c.start, c.flops, std::max(tracks[size_t(c.thread)].rank, 0));
     // FLOPs inside their rank's iterations (all of them without iterations).
     std::map<int, double> flopsInside;
     for (const auto &[ts, count, rank] : flops) {

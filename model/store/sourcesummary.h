@@ -13,7 +13,8 @@
 //     partitionGpuTime() says (model/core/gputime.h);
 //   - iterations: the outermost ProfilerStep#N ranges (holding work) on a rank's threads, and
 //     the latest end of the GPU work launched from inside them;
-//   - FLOPs: the "flops" args of a rank's CPU slices inside that rank's iterations (all of them
+//   - FLOPs: the "flops" args of a rank's CPU slices, and the model FLOPs of costed ops without
+//     one (opcostscan.h), inside that rank's iterations (all of them
 //     in a source without iterations);
 //   - precision: the compute-bound kernels' time, half precision or not (sliceclass.h);
 //   - activity: each GPU's busy and communication share over its window in at most
@@ -38,7 +39,7 @@ class SqliteDb;
 
 // Bumped whenever what a summary holds or how it is computed changes: an older one is computed
 // again from the slices.
-inline constexpr int kSourceSummaryVersion = 2;
+inline constexpr int kSourceSummaryVersion = 3; // 3: model FLOPs from recorded shapes
 // Buckets at most in a GPU's activity profile.
 inline constexpr int kActivityBuckets = 1024;
 

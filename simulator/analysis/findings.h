@@ -78,11 +78,12 @@ void rankFindings(std::vector<Finding> &findings);
 struct RunSummary
 {
     qint64 iterations = 0;
-    TimeNs stepTime = 0;        // mean iteration, measured (meanIteration: GPU work included)
-    double gpuBusy = -1;        // busy / window over the GPUs (-1: no kernel trace)
-    double mfu = -1;            // model FLOPs utilisation (-1: FLOPs or the GPU's peak unknown)
-    double flops = 0;           // recorded FLOPs of the ops in the iterations
-    QString device;             // the GPU model, as recorded
+    TimeNs stepTime = 0; // mean iteration, measured (meanIteration: GPU work included)
+    double gpuBusy = -1; // busy / window over the GPUs (-1: no kernel trace)
+    double mfu = -1;     // model FLOPs utilisation (-1: FLOPs or the GPU's peak unknown)
+    QString mfuUnknown;  // why mfu is -1 ("no shapes recorded ...")
+    double flops = 0;    // FLOPs of the ops in the iterations: recorded, else from their shapes
+    QString device;      // the GPU model, as recorded
     double gpuUtilisation = -1; // monitoring: mean GPU utilisation while active, %
     double energyPerIterationJ = -1;
     QJsonObject toJson() const;

@@ -82,7 +82,19 @@ RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis,
                 const double peak =
                     (half > full ? dev->fp16Tflops : dev->fp32Tflops) * 1e12 * double(gpus);
                 s.mfu = flops / (double(wall) * 1e-9 * peak);
+            } else {
+                s.mfuUnknown =
+                    s.device.isEmpty() ? QStringLiteral("the GPU is not recorded")
+                    : !dev ? QStringLiteral("GPU '%1' is not in the device catalog").arg(s.device)
+                           : QStringLiteral("no GPU work in the iterations");
             }
+        } else {
+            const auto &gaps = graph->opCostGaps();
+            s.mfuUnknown = gaps.ops > 0 && graph->opCosts().size() == size_t(gaps.ops)
+                               ? QStringLiteral("no shapes recorded (profile with "
+                                                "record_shapes=True)")
+                               : QStringLiteral("no matmul, convolution or attention with "
+                                                "recorded shapes or FLOPs");
         }
     }
     if (analysis && !analysis->gpus.empty()) {
@@ -216,8 +228,13 @@ QJsonObject RunSummary::toJson() const
         o.insert(QStringLiteral("gpu_busy"), gpuBusy);
     if (flops > 0)
         o.insert(QStringLiteral("flops"), flops);
-    if (mfu >= 0)
+    if (mfu >= 0) {
         o.insert(QStringLiteral("mfu"), mfu);
+    } else {
+        o.insert(QStringLiteral("mfu"), QJsonValue::Null);
+        if (!mfuUnknown.isEmpty())
+            o.insert(QStringLiteral("mfu_unknown"), mfuUnknown);
+    }
     if (!device.isEmpty())
         o.insert(QStringLiteral("device"), device);
     if (gpuUtilisation >= 0)

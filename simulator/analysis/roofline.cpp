@@ -35,7 +35,7 @@ public:
     explicit OpFinder(const DependencyGraph &g) : m_ops(g.opCosts())
     {
         for (size_t i = 0; i < m_ops.size(); ++i)
-            m_byResource[m_ops[i].resource].push_back(int(i));
+            m_byResource[m_ops[i].thread].push_back(int(i));
         for (auto &[r, v] : m_byResource)
             std::sort(v.begin(), v.end(), [&](int a, int b) {
                 return m_ops[size_t(a)].start < m_ops[size_t(b)].start;
@@ -56,7 +56,7 @@ public:
     }
 
 private:
-    const std::vector<DependencyGraph::OpCostRecord> &m_ops;
+    const std::vector<CostedOp> &m_ops;
     std::map<int, std::vector<int>> m_byResource;
 };
 

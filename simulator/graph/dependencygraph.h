@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "opcost.h"
+#include "opcostscan.h"
 #include "sliceclass.h"
 #include "types.h"
 
@@ -168,25 +168,10 @@ public:
         int resource = 0;
     };
     const std::vector<Flops> &recordedFlops() const { return m_flops; }
-    // The operators costed from their recorded shapes (opcost.h): the outermost costed op of
-    // each stack on a CPU thread, with its FLOPs and bytes ("flops" the profiler recorded win:
-    // `recorded`). recordedFlops() also holds the model FLOPs (matmul, convolution, attention)
-    // of those without a recorded count inside them.
-    struct OpCostRecord
-    {
-        int resource = 0;
-        TimeNs start = 0;
-        TimeNs end = 0;
-        StringId name = 0;
-        OpClass cls = OpClass::None;
-        double flops = 0;
-        double bytes = 0;
-        bool known = false; // false: shapes missing (OpCostGaps says which)
-        bool recorded = false;
-        bool half = false;
-        bool modelFlopsAdded = false; // its FLOPs are in recordedFlops() by this
-    };
-    const std::vector<OpCostRecord> &opCosts() const { return m_opCosts; }
+    // The operators costed from their recorded shapes (opcostscan.h): the outermost costed op
+    // of each stack on a CPU thread (CostedOp::thread is its resource). recordedFlops() also
+    // holds the model FLOPs of those without a recorded count (CostedOp::modelFlops).
+    const std::vector<CostedOp> &opCosts() const { return m_opCosts; }
     // Costed ops whose shapes were missing, by what was missing.
     struct OpCostGaps
     {
@@ -266,7 +251,8 @@ private:
     // call of their own, and Node::bounds.
     void inferBlockingOps();
     void markBounds();
-    void measure(); // slack and work from the measured times
+    void keepOpCosts(OpCostScan &scan); // after the slices are read (graphread.cpp)
+    void measure();                     // slack and work from the measured times
 
     std::vector<Node> m_nodes;
     std::vector<Edge> m_edges;
@@ -283,9 +269,8 @@ private:
     std::array<qint64, kEdgeKinds> m_edgeCounts{};
     qint64 m_violations = 0;
     std::vector<Flops> m_flops;
-    std::vector<OpCostRecord> m_opCosts;
+    std::vector<CostedOp> m_opCosts;
     OpCostGaps m_opGaps;
-    friend class OpCostCollector;
 };
 
 } // namespace gml::sim

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // DependencyGraph::readNodes: a run's slices read from their chunks into nodes and containers.
 #include "graphbuild.h"
-#include "graphopcost.h"
 #include "projecttime.h"
 #include "trackrecords.h"
 
@@ -120,7 +119,7 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
                    ? 1
                    : 4;
     };
-    OpCostCollector opCosts(project);
+    OpCostScan opCosts(project);
     {
         slicestore::TrackReader reader(db);
         std::vector<NestRow> rows;
@@ -292,8 +291,26 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
         nameOf(n.name);
     for (const auto &c : g.m_containers)
         nameOf(c.name);
-    opCosts.finish(g);
+    g.keepOpCosts(opCosts);
     return true;
+}
+
+void DependencyGraph::keepOpCosts(OpCostScan &scan)
+{
+    std::map<int, std::vector<TimeNs>> recordedAt;
+    for (const auto &f : m_flops)
+        recordedAt[f.resource].push_back(f.start);
+    for (auto &[r, v] : recordedAt)
+        std::sort(v.begin(), v.end());
+    m_opCosts = scan.finish(recordedAt);
+    for (const CostedOp &c : m_opCosts) {
+        if (c.modelFlops)
+            m_flops.push_back({c.start, c.flops, c.thread});
+        if (!c.known) {
+            ++m_opGaps.ops;
+            ++m_opGaps.why[QStringLiteral("%1: %2").arg(name(c.name), c.missing)];
+        }
+    }
 }
 
 } // namespace gml::sim

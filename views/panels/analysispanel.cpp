@@ -212,7 +212,9 @@ void AnalysisPanel::showReport(const sim::RunReport &report, bool final)
     if (s.gpuBusy >= 0)
         head << tr("<b>GPU busy</b> %1%").arg(s.gpuBusy * 100, 0, 'f', 1);
     head << (s.mfu >= 0 ? tr("<b>MFU</b> %1%").arg(s.mfu * 100, 0, 'f', 1)
-                        : tr("<b>MFU</b> – (no FLOPs recorded)"));
+                        : tr("<b>MFU</b> – (%1)")
+                              .arg(s.mfuUnknown.isEmpty() ? tr("no FLOPs recorded")
+                                                          : s.mfuUnknown.toHtmlEscaped()));
     if (s.gpuUtilisation >= 0)
         head << tr("<b>GPU utilisation</b> %1% (monitoring)").arg(s.gpuUtilisation, 0, 'f', 1);
     if (s.energyPerIterationJ >= 0)
