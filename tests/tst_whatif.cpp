@@ -131,6 +131,19 @@ class TestWhatIf : public QObject
         return g;
     }
 
+    // The graph of kPageableTrace (a V100 run with a pageable and a pinned copy).
+    std::shared_ptr<const DependencyGraph> pageableGraph(QTemporaryDir &dir)
+    {
+        gmltest::writeFile(dir, QStringLiteral("run/pageable.json"), kPageableTrace);
+        auto project = gmltest::newProject(dir);
+        gmltest::importInto(*project, {dir.filePath(QStringLiteral("run"))});
+        QString error;
+        auto g = buildGraph(*project, QStringLiteral("run"), &error);
+        if (!g)
+            qFatal("pageable graph: %s", qPrintable(error));
+        return g;
+    }
+
     // The hand trace's project, closed: for the CLI.
     QString handProjectFile(QTemporaryDir &dir)
     {
@@ -591,12 +604,8 @@ private Q_SLOTS:
     void vendorChangeAddsTheLaunchOverhead()
     {
         QTemporaryDir dir;
-        gmltest::writeFile(dir, QStringLiteral("run/pageable.json"), kPageableTrace);
-        auto project = gmltest::newProject(dir);
-        gmltest::importInto(*project, {dir.filePath(QStringLiteral("run"))});
+        const auto g = pageableGraph(dir);
         QString error;
-        const auto g = buildGraph(*project, QStringLiteral("run"), &error);
-        QVERIFY2(g, qPrintable(error));
         const LaunchCost cost = measuredLaunchCost(*g);
         QCOMPARE(cost.calls, 4);
         QCOMPARE(cost.median, us(6));
@@ -647,12 +656,7 @@ private Q_SLOTS:
     void predictionBandsHoldWhatTheModelDoesNotKnow()
     {
         QTemporaryDir dir;
-        gmltest::writeFile(dir, QStringLiteral("run/pageable.json"), kPageableTrace);
-        auto project = gmltest::newProject(dir);
-        gmltest::importInto(*project, {dir.filePath(QStringLiteral("run"))});
-        QString error;
-        const auto g = buildGraph(*project, QStringLiteral("run"), &error);
-        QVERIFY2(g, qPrintable(error));
+        const auto g = pageableGraph(dir);
         WhatIfContext v100;
         v100.measuredDevice = QStringLiteral("V100");
         for (const QList<Transform> &given :
