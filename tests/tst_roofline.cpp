@@ -2,6 +2,7 @@
 // FLOPs and bytes from recorded shapes (opcost.h), the graph's costed operators, MFU and the
 // roofline (roofline.h, grademl roofline): by hand on each class, and on the shared ResNet-50
 // trace against FLOPs worked out here from its raw JSON.
+#include "analysischarts.h"
 #include "dependencygraph.h"
 #include "devicecatalog.h"
 #include "importutil.h"
@@ -211,6 +212,20 @@ private Q_SLOTS:
         for (const auto &o : r.ops)
             QVERIFY2(o.achievedTflops() <= (o.half ? r.peakTflopsHalf : r.peakTflops),
                      qPrintable(o.name));
+        // The Roofline tab's chart: a point per op with FLOPs and bytes, the V100's two roofs.
+        const RooflineChart chart = rooflineChart(r);
+        QVERIFY(chart.why.isEmpty() && !chart.isEmpty());
+        QCOMPARE(chart.roofs.size(), size_t(2));
+        QCOMPARE(chart.peakGbps, 900.0);
+        double shares = 0;
+        for (const auto &p : chart.points) {
+            const sim::RooflineOp &op = r.ops[p.op];
+            QCOMPARE(p.y, op.achievedTflops());
+            QCOMPARE(p.color, boundColour(op.bound));
+            QVERIFY(op.slice != 0 && op.track != 0 && op.sliceEnd > op.sliceStart);
+            shares += p.share;
+        }
+        QVERIFY(std::abs(shares - 1) < 1e-9);
         // MFU in grademl analyze, and grademl roofline's JSON.
         project.reset();
         const QString file = dir.filePath(QStringLiteral("p.grademl"));

@@ -94,6 +94,11 @@ bool MainWindow::showView(const QString &name)
             panel->pages()->setCurrentIndex(1);
         return showView(QStringLiteral("analysis"));
     }
+    if (name == QLatin1String("roofline")) { // the Analysis view's Roofline tab
+        if (auto *panel = findChild<AnalysisPanel *>())
+            panel->showRooflineTab();
+        return showView(QStringLiteral("analysis"));
+    }
     for (int i = 0; i < m_views->count(); ++i)
         if (m_views->widget(i)->objectName() == name) {
             m_views->setCurrentIndex(i);

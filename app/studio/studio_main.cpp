@@ -45,7 +45,8 @@ struct StudioOptions
         QStringLiteral("panel"),
         QStringLiteral(
             "With --screenshot: bring this view or panel to the front (timeline, analysis, ranks, "
-            "graph, compare, simulate, query, details, aggregate, flame, sources, runs, whatif)"),
+            "graph, compare, simulate, query, details, aggregate, flame, sources, runs, whatif, "
+            "roofline)"),
         QStringLiteral("NAME")};
     QCommandLineOption whatif{
         QStringLiteral("whatif"),
@@ -170,15 +171,17 @@ std::optional<int> showRequested(gml::MainWindow &window, const QCommandLinePars
         if (!window.showView(parser.value(o.panel))) {
             std::fprintf(
                 stderr,
-                "grademl-studio: no view or panel '%s' (timeline, analysis, ranks, graph, "
-                "compare, simulate, query, details, aggregate, flame, sources, runs, whatif)\n",
+                "grademl-studio: no view or panel '%s' (timeline, analysis, ranks, roofline, "
+                "graph, compare, simulate, query, details, aggregate, flame, sources, runs, "
+                "whatif)\n",
                 qPrintable(parser.value(o.panel)));
             return 2;
         }
         if (parser.value(o.panel) == QLatin1String("runs"))
             ok = window.showRuns();
         if (parser.value(o.panel) == QLatin1String("analysis") ||
-            parser.value(o.panel) == QLatin1String("ranks"))
+            parser.value(o.panel) == QLatin1String("ranks") ||
+            parser.value(o.panel) == QLatin1String("roofline"))
             ok = window.showAnalysis();
         if (parser.value(o.panel) == QLatin1String("simulate"))
             ok = window.showSimulate();

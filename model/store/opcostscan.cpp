@@ -22,7 +22,7 @@ void OpCostScan::visit(slicestore::TrackReader &reader, const slicestore::Row &x
     const auto it = m_classOf.find(x.name);
     if (it == m_classOf.end())
         return;
-    Seen s{thread, start, end, x.name, it->second.first, {}, false, std::nullopt};
+    Seen s{thread, x.id, start, end, x.name, it->second.first, {}, false, std::nullopt};
     if (it->second.first != OpClass::ConvBackwardPart) {
         const auto dims = reader.arg(x, "Input Dims");
         const auto types = reader.arg(x, "Input type");
@@ -93,6 +93,7 @@ std::vector<CostedOp> OpCostScan::finish(const std::map<int, std::vector<TimeNs>
             continue;
         CostedOp r;
         r.thread = s.thread;
+        r.slice = s.slice;
         r.start = s.start;
         r.end = s.end;
         r.name = s.name;

@@ -25,6 +25,7 @@ class Project;
 struct CostedOp
 {
     int thread = 0; // the caller's key for the slice's thread (a resource, a track)
+    SliceId slice = 0;
     TimeNs start = 0;
     TimeNs end = 0;
     StringId name = 0;
@@ -55,6 +56,7 @@ private:
     struct Seen
     {
         int thread;
+        SliceId slice;
         TimeNs start, end;
         StringId name;
         OpClass cls;

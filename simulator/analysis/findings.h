@@ -4,6 +4,7 @@
 #include "analysis.h"
 #include "iterations.h" // meanIteration: the one definition of an iteration
 #include "resourceattribution.h"
+#include "roofline.h"
 #include "transforms.h"
 
 #include <QJsonObject>
@@ -112,6 +113,8 @@ struct RunReport
     // Set when the report has no findings by design (a cluster project's cross-rank report,
     // simulator/cluster): says where they are, in place of "no rule passed its threshold".
     QString noFindingsBecause;
+    // FLOPs and bytes per operator against the GPU's peaks (roofline.h); none without a graph.
+    std::optional<Roofline> roofline;
     QJsonObject toJson() const;
     QString toText() const;
 };

@@ -178,6 +178,8 @@ std::optional<RunReport> analyzeRun(Project &project, RunId run, const QString &
         if (!step(QStringLiteral("analysing GPU time"), 0, 1))
             return std::nullopt;
         report.analysis = analyze(*graph, s);
+        report.roofline = roofline(*graph, context.measuredDevice,
+                                   context.catalog ? *context.catalog : DeviceCatalog::builtin());
         report.origin = graph->origin();
         flops = recordedFlops(*graph);
     } else if (!report.resources.phases.empty()) {

@@ -112,6 +112,14 @@ Roofline roofline(const DependencyGraph &g, const QString &device, const DeviceC
         x.time += time[i];
         x.flops += o.flops;
         x.bytes += o.bytes;
+        if (o.end - o.start > x.sliceEnd - x.sliceStart) {
+            const Resource &res = g.resources()[size_t(o.thread)];
+            x.slice = o.slice;
+            x.track = res.track;
+            x.rank = res.rank;
+            x.sliceStart = o.start;
+            x.sliceEnd = o.end;
+        }
     }
     for (auto &[key, x] : byName) {
         x.peakTflops = x.half ? r.peakTflopsHalf : r.peakTflops;

@@ -38,6 +38,12 @@ struct RooflineOp
     double intensity() const; // FLOPs per byte
     QString bound;            // latency, compute, memory
     double peakTflops = 0;    // the ceiling at its precision
+    // Its longest call (what a click on its point shows in the timeline).
+    SliceId slice = 0;
+    TrackId track = 0;
+    int rank = -1;
+    TimeNs sliceStart = 0;
+    TimeNs sliceEnd = 0;
 };
 
 struct Roofline

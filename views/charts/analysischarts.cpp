@@ -70,6 +70,8 @@ AnalysisCharts analysisCharts(const sim::RunReport &report)
 {
     AnalysisCharts out;
     const TimeNs origin = report.origin;
+    if (report.roofline)
+        out.roofline = rooflineChart(*report.roofline);
     if (report.analysis) {
         const sim::Analysis &a = *report.analysis;
         // Per iteration: the lowest rank's first GPU, one bar per ProfilerStep.

@@ -85,6 +85,35 @@ struct ScatterChart
     bool isEmpty() const { return points.empty(); }
 };
 
+// The roofline (log-log, Nsight Compute's): a point per operator at its FLOPs per byte and
+// achieved TFLOP/s, its area by its GPU time, its colour by what bounds it; the GPU's ceilings
+// (the memory slope, then each precision's peak).
+struct RooflineChart
+{
+    struct Point
+    {
+        double x = 0, y = 0; // FLOP/byte, TFLOP/s
+        double share = 0;    // of the plotted ops' GPU time
+        int op = 0;          // index into Roofline::ops
+        QString label;       // the tooltip
+        QColor color;
+    };
+    struct Roof
+    {
+        QString name; // "fp32 15.7 TFLOP/s"
+        double tflops = 0;
+    };
+    QString title;
+    double peakGbps = 0;
+    std::vector<Roof> roofs;
+    std::vector<Point> points;
+    QString why; // empty when there is a roofline to draw
+    bool isEmpty() const { return points.empty() || roofs.empty() || peakGbps <= 0; }
+};
+RooflineChart rooflineChart(const sim::Roofline &roofline);
+// The colour of a bound (compute, memory, latency).
+QColor boundColour(const QString &bound);
+
 struct AnalysisCharts
 {
     StackedBars iterations; // GPU time per iteration: compute, communication, copies, idle
@@ -92,6 +121,7 @@ struct AnalysisCharts
     StackedBars families;   // kernel time by family, one bar
     TimeChart
         utilisation; // counters: GPU utilisation per GPU, phases shaded; else the launch queue
+    RooflineChart roofline;
 };
 
 AnalysisCharts analysisCharts(const sim::RunReport &report);

@@ -116,8 +116,10 @@ void Chart::reset(const QString &title, const QString &valueLabel, Kind kind)
     m_bars = {};
     m_time = {};
     m_scatter = {};
-    const Qt::Orientations zoom =
-        kind == Kind::Scatter ? Qt::Horizontal | Qt::Vertical : Qt::Horizontal;
+    m_roofline = {};
+    const Qt::Orientations zoom = kind == Kind::Scatter || kind == Kind::Roofline
+                                      ? Qt::Horizontal | Qt::Vertical
+                                      : Qt::Horizontal;
     axisRect()->setRangeDrag(zoom);
     axisRect()->setRangeZoom(zoom);
 }
@@ -453,6 +455,10 @@ QString Chart::tipAt(QPoint pos) const
         return {};
     if (m_kind == Kind::Scatter)
         return scatterTipAt(pos);
+    if (m_kind == Kind::Roofline) {
+        const auto *p = rooflinePointAt(pos);
+        return p ? p->label : QString();
+    }
     const double key = xAxis->pixelToCoord(pos.x());
     if (m_kind == Kind::Bars) {
         const int k = int(std::lround(key)) - 1;

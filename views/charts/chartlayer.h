@@ -32,6 +32,7 @@ public:
     void showBars(const StackedBars &bars);
     void showTime(const TimeChart &chart);
     void showScatter(const ScatterChart &chart);
+    void showRoofline(const RooflineChart &chart); // chartroofline.cpp
     bool isEmpty() const { return m_empty; }
     QString title() const;
     // Hides or shows the series named `name` (what a click on its legend entry does).
@@ -47,24 +48,31 @@ public:
     QSize minimumSizeHint() const override { return {220, 150}; }
     QSize sizeHint() const override { return {420, 260}; }
 
+Q_SIGNALS:
+    // A roofline point was clicked: its operator's index in Roofline::ops.
+    void rooflinePointClicked(int op);
+
 protected:
+    void mousePressEvent(QMouseEvent *event) override;
     void mouseMoveEvent(QMouseEvent *event) override;
     void mouseDoubleClickEvent(QMouseEvent *event) override;
     void contextMenuEvent(QContextMenuEvent *event) override;
     void changeEvent(QEvent *event) override; // a new theme: restyled and drawn again
 
 private:
-    enum class Kind { Bars, Time, Scatter };
+    enum class Kind { Bars, Time, Scatter, Roofline };
     void reset(const QString &title, const QString &valueLabel, Kind kind);
     void keepRanges();
     QString scatterTipAt(QPoint pos) const;
     QString pointsTipAt(QPoint pos) const;
+    const RooflineChart::Point *rooflinePointAt(QPoint pos) const;
 
     bool m_empty = true;
     Kind m_kind = Kind::Time;
     StackedBars m_bars; // what is shown, for the tooltip
     TimeChart m_time;
     ScatterChart m_scatter;
+    RooflineChart m_roofline;
     QCPRange m_keyRange, m_valueRange; // as shown, for resetZoom
 };
 

@@ -115,6 +115,16 @@ AnalysisPanel::AnalysisPanel(QWidget *parent) : QWidget(parent)
     m_tabs->addTab(m_ranks, tr("GPUs"));
     m_tabs->addTab(m_families, tr("Kernels"));
     m_tabs->addTab(m_time, tr("Over time"));
+    m_roofline = new Chart(m_tabs);
+    m_tabs->addTab(m_roofline, tr("Roofline"));
+    // A click on an operator shows its longest call in the timeline.
+    connect(m_roofline, &Chart::rooflinePointClicked, this, [this](int op) {
+        if (!m_report || !m_report->roofline || op < 0 || op >= m_report->roofline->ops.size())
+            return;
+        const sim::RooflineOp &o = m_report->roofline->ops[op];
+        Q_EMIT evidenceActivated({tr("longest %1 call").arg(o.name), o.rank, o.sliceStart,
+                                  o.sliceEnd, o.slice, o.track});
+    });
     split->addWidget(m_findings);
     split->addWidget(detailBox);
     split->addWidget(m_tabs);
@@ -266,6 +276,12 @@ void AnalysisPanel::showReport(const sim::RunReport &report, bool final)
     m_tabs->setTabEnabled(1, !m_ranks->isEmpty());
     m_tabs->setTabEnabled(2, !m_families->isEmpty());
     m_tabs->setTabEnabled(3, !m_time->isEmpty());
+    m_roofline->showRoofline(charts.roofline);
+    m_tabs->setTabEnabled(4, !m_roofline->isEmpty());
+    m_tabs->setTabToolTip(4, charts.roofline.why.isEmpty()
+                                 ? tr("How close to the GPU's peaks each operator ran (from the "
+                                      "recorded shapes); click a point to see its longest call")
+                                 : tr("No roofline: %1").arg(charts.roofline.why));
     if (!m_tabs->isTabEnabled(m_tabs->currentIndex()))
         for (int k = 0; k < m_tabs->count(); ++k)
             if (m_tabs->isTabEnabled(k)) {
@@ -287,6 +303,11 @@ void AnalysisPanel::selectFinding(int index)
     if (auto *item = m_findings->topLevelItem(index))
         m_findings->setCurrentItem(item);
     showFinding();
+}
+
+void AnalysisPanel::showRooflineTab()
+{
+    m_tabs->setCurrentWidget(m_roofline);
 }
 
 std::vector<Chart *> AnalysisPanel::charts() const

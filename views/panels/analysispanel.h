@@ -42,7 +42,9 @@ public:
     const sim::RunReport *report() const { return m_report ? &*m_report : nullptr; }
     int selectedFinding() const;
     void selectFinding(int index);
-    std::vector<Chart *> charts() const;
+    std::vector<Chart *> charts() const; // iterations, GPUs, kernels, over time
+    Chart *rooflineChart() const { return m_roofline; }
+    void showRooflineTab();
     RanksView *ranksView() const { return m_rankView; }
     QTabWidget *pages() const { return m_pages; }
 
@@ -73,6 +75,7 @@ private:
     Chart *m_ranks;
     Chart *m_families;
     Chart *m_time;
+    Chart *m_roofline;
     std::optional<sim::RunReport> m_report;
 };
 
