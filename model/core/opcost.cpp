@@ -289,7 +289,7 @@ OpCost attention(QStringView name, const OpInputs &in, bool backward)
 // Bytes-only classes: every tensor argument read, an output the size of the largest written
 // (in place: into the first); FLOPs per element of the largest (1 elementwise and reduction,
 // 5 normalisation and softmax: mean, variance or max, subtract, scale or exp, shift or divide).
-OpCost bytesOnly(OpClass cls, QStringView name, const OpInputs &in)
+OpCost bytesOnly(OpClass cls, const OpInputs &in)
 {
     double read = 0;
     qint64 largest = 0;
@@ -314,7 +314,6 @@ OpCost bytesOnly(OpClass cls, QStringView name, const OpInputs &in)
     const double perElement = cls == OpClass::Normalization || cls == OpClass::Softmax ? 5.0 : 1.0;
     c.flops = perElement * double(largest);
     c.halfPrecision = es <= 2;
-    Q_UNUSED(name);
     return c;
 }
 
@@ -445,7 +444,7 @@ OpCost opCost(QStringView name, const OpInputs &in, const Dims *convOutput, int 
     case OpClass::Softmax:
     case OpClass::Elementwise:
     case OpClass::Reduction:
-        return bytesOnly(c, op, in);
+        return bytesOnly(c, in);
     }
     return {};
 }

@@ -391,16 +391,7 @@ void Chart::showScatter(const ScatterChart &chart)
 
 QString Chart::scatterTipAt(QPoint pos) const
 {
-    const ScatterChart::Point *best = nullptr;
-    double bestD = 10 * 10; // px²
-    for (const auto &p : m_scatter.points) {
-        const double dx = xAxis->coordToPixel(p.x) - pos.x(),
-                     dy = yAxis->coordToPixel(p.y) - pos.y();
-        if (dx * dx + dy * dy < bestD) {
-            bestD = dx * dx + dy * dy;
-            best = &p;
-        }
-    }
+    const ScatterChart::Point *best = nearestPoint(m_scatter.points, pos, 10);
     if (!best)
         return {};
     const QString x = m_scatter.categories.isEmpty()

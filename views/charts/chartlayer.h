@@ -66,6 +66,23 @@ private:
     QString scatterTipAt(QPoint pos) const;
     QString pointsTipAt(QPoint pos) const;
     const RooflineChart::Point *rooflinePointAt(QPoint pos) const;
+    // The point of `points` (with x and y in axis coordinates) nearest `pos` within `radius`
+    // pixels; null when none is.
+    template <typename Point>
+    const Point *nearestPoint(const std::vector<Point> &points, QPoint pos, double radius) const
+    {
+        const Point *best = nullptr;
+        double bestD = radius * radius; // px²
+        for (const auto &p : points) {
+            const double dx = xAxis->coordToPixel(p.x) - pos.x(),
+                         dy = yAxis->coordToPixel(p.y) - pos.y();
+            if (dx * dx + dy * dy < bestD) {
+                bestD = dx * dx + dy * dy;
+                best = &p;
+            }
+        }
+        return best;
+    }
 
     bool m_empty = true;
     Kind m_kind = Kind::Time;

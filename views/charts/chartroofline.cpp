@@ -137,17 +137,7 @@ void Chart::showRoofline(const RooflineChart &chart)
 
 const RooflineChart::Point *Chart::rooflinePointAt(QPoint pos) const
 {
-    const RooflineChart::Point *best = nullptr;
-    double bestD = 12 * 12; // px²
-    for (const auto &p : m_roofline.points) {
-        const double dx = xAxis->coordToPixel(p.x) - pos.x(),
-                     dy = yAxis->coordToPixel(p.y) - pos.y();
-        if (dx * dx + dy * dy < bestD) {
-            bestD = dx * dx + dy * dy;
-            best = &p;
-        }
-    }
-    return best;
+    return nearestPoint(m_roofline.points, pos, 12);
 }
 
 void Chart::mousePressEvent(QMouseEvent *event)
