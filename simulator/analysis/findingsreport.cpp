@@ -89,7 +89,7 @@ RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis,
                            : QStringLiteral("no GPU work in the iterations");
             }
         } else {
-            const auto &gaps = graph->opCostGaps();
+            const auto gaps = graph->opCostGaps();
             s.mfuUnknown = gaps.ops > 0 && graph->opCosts().size() == size_t(gaps.ops)
                                ? QStringLiteral("no shapes recorded (profile with "
                                                 "record_shapes=True)")

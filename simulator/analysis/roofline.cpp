@@ -73,8 +73,9 @@ Roofline roofline(const DependencyGraph &g, const QString &device, const DeviceC
         r.peakGbps = d->memBwGBps;
     }
     const auto &ops = g.opCosts();
-    r.unknownCalls = g.opCostGaps().ops;
-    r.unknownWhy = g.opCostGaps().why;
+    const auto gaps = g.opCostGaps();
+    r.unknownCalls = gaps.ops;
+    r.unknownWhy = gaps.why;
     // Each kernel's GPU time to the costed op that launched it.
     std::vector<TimeNs> time(ops.size(), 0);
     std::vector<qint64> kernels(ops.size(), 0);

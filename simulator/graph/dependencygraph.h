@@ -178,7 +178,7 @@ public:
         qint64 ops = 0;
         std::map<QString, qint64> why;
     };
-    const OpCostGaps &opCostGaps() const { return m_opGaps; }
+    OpCostGaps opCostGaps() const; // from opCosts()
 
     // The GPU resources by device: the streams of one device index of one rank of one source,
     // in (source, rank, device) order.
@@ -270,7 +270,6 @@ private:
     qint64 m_violations = 0;
     std::vector<Flops> m_flops;
     std::vector<CostedOp> m_opCosts;
-    OpCostGaps m_opGaps;
 };
 
 } // namespace gml::sim

@@ -303,14 +303,20 @@ void DependencyGraph::keepOpCosts(OpCostScan &scan)
     for (auto &[r, v] : recordedAt)
         std::sort(v.begin(), v.end());
     m_opCosts = scan.finish(recordedAt);
-    for (const CostedOp &c : m_opCosts) {
+    for (const CostedOp &c : m_opCosts)
         if (c.modelFlops)
             m_flops.push_back({c.start, c.flops, c.thread});
+}
+
+DependencyGraph::OpCostGaps DependencyGraph::opCostGaps() const
+{
+    OpCostGaps gaps;
+    for (const CostedOp &c : m_opCosts)
         if (!c.known) {
-            ++m_opGaps.ops;
-            ++m_opGaps.why[QStringLiteral("%1: %2").arg(name(c.name), c.missing)];
+            ++gaps.ops;
+            ++gaps.why[QStringLiteral("%1: %2").arg(name(c.name), c.missing)];
         }
-    }
+    return gaps;
 }
 
 } // namespace gml::sim
