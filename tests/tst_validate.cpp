@@ -518,6 +518,19 @@ private Q_SLOTS:
         QCOMPARE(w.code, 0);
         QCOMPARE(json(w).value(QStringLiteral("predicted_ns")).toInteger(),
                  e2e(calibrated).value(QStringLiteral("predicted_ns")).toInteger());
+        // Saved as a run, the prediction keeps what it was calibrated from and its band.
+        QCOMPARE(gmltest::runCli({QStringLiteral("whatif"), project, QStringLiteral("--run"),
+                                  QStringLiteral("ya"), QStringLiteral("--device"),
+                                  QStringLiteral("H100"), QStringLiteral("--calibration"), fit,
+                                  QStringLiteral("--save"), QStringLiteral("ya-h100")})
+                     .code,
+                 0);
+        const auto saved =
+            gmltest::runCli({QStringLiteral("query"), project,
+                             QStringLiteral("SELECT params FROM run WHERE name = 'ya-h100'")});
+        QVERIFY2(saved.out.contains("calibrated from run xa with run on H100 against xb"),
+                 saved.out.constData());
+        QVERIFY(saved.out.contains("predicted_low_ns"));
         gmltest::writeFile(dir, QStringLiteral("bad.json"),
                            "{\"format\": \"grademl_calibration\",");
         const auto bad = gmltest::runCli(

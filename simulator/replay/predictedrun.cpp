@@ -8,6 +8,7 @@
 #include "timelinedata.h"
 #include "tracewriter.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 
 #include <unordered_map>
@@ -84,7 +85,15 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun,
     QStringList scenario;
     for (const Transform &t : transforms)
         scenario << t.describe();
+    const WhatIfReport &report = result.report;
+    if (!report.calibration.isEmpty())
+        scenario << QStringLiteral("calibrated from %1").arg(report.calibration);
     params.insert(QStringLiteral("scenario"), scenario.join(QStringLiteral("; ")));
+    if (report.hasBand()) { // the band it was predicted with, and why
+        params.insert(QStringLiteral("predicted_low_ns"), qint64(report.low.predicted));
+        params.insert(QStringLiteral("predicted_high_ns"), qint64(report.high.predicted));
+        params.insert(QStringLiteral("unknowns"), QJsonArray::fromStringList(report.unknowns));
+    }
     if (!project.begin(error))
         return std::nullopt;
     if (QString why; !dropDerivedRun(project, name, QStringLiteral("predicted"),

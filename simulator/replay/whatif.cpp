@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "whatif.h"
 
+#include "calibration.h"
 #include "iterations.h"
 
 #include "timeformat.h"
@@ -79,6 +80,8 @@ std::optional<WhatIfResult> whatIf(const std::shared_ptr<const DependencyGraph> 
     rep.spreadIdentity = {identity.quantile(0.5), identity.quantile(0.9)};
     rep.spreadPredicted = {predicted.quantile(0.5), predicted.quantile(0.9)};
     rep.unknowns = res.prepared.unknowns;
+    if (context.calibration)
+        rep.calibration = context.calibration->source();
     rep.low = rep.high = {rep.predicted, rep.meanPredicted, rep.spreadPredicted};
     if (!rep.unknowns.isEmpty() && !replayBand(graphPtr, transforms, context, cache, rep, error))
         return std::nullopt;
@@ -170,6 +173,8 @@ QJsonObject WhatIfReport::toJson() const
     o.insert(QStringLiteral("transforms"), QJsonArray::fromStringList(transforms));
     o.insert(QStringLiteral("notes"), QJsonArray::fromStringList(notes));
     o.insert(QStringLiteral("unknowns"), QJsonArray::fromStringList(unknowns));
+    if (!calibration.isEmpty())
+        o.insert(QStringLiteral("calibrated_from"), calibration);
     return o;
 }
 

@@ -52,6 +52,8 @@ struct WhatIfReport
     };
     Band low, high;
     QStringList unknowns;
+    QString calibration; // where the calibration applied was fitted (Calibration::source()); empty:
+                         // none
     bool hasBand() const { return !unknowns.isEmpty(); }
     Breakdown identityBreakdown;
     Breakdown predictedBreakdown;
