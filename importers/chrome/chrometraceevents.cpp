@@ -9,6 +9,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
+#include <cmath>
+
 namespace gml::chrometrace {
 
 void Session::topLevel(std::string_view key, std::string_view raw, qint64 offset)
@@ -287,6 +289,8 @@ void Session::handleInstant(const TraceEventView &ev, TimeNs ts)
 {
     const std::string_view cat = ev.cat.isString() ? ev.cat.raw() : std::string_view{};
     const StringId name = internText(ev.name, ev.offset, "name");
+    if (ev.name.isString() && ev.name.raw() == "[memory]")
+        collectMemory(ev, ts);
     const char scope = ev.s.isString() && ev.s.size > 0 ? ev.s.data[0] : 't';
     if (scope == 'g') {
         const TrackId track =
@@ -306,6 +310,48 @@ void Session::handleInstant(const TraceEventView &ev, TimeNs ts)
     }
     ThreadState *t = thread(ev.pid, ev.tid, isGpuCategory(cat));
     addSlice(t, ts, 0, name, cat, kNoId, kNoId, checkedArgs(ev));
+}
+
+void Session::collectMemory(const TraceEventView &ev, TimeNs ts)
+{
+    auto number = [&](std::string_view key) -> std::optional<double> {
+        const Value *v = ev.arg(key);
+        if (!v || v->type != Value::Type::Number)
+            return std::nullopt;
+        const auto d = json::toDouble(*v);
+        return d && std::isfinite(*d) ? d : std::nullopt;
+    };
+    const auto bytes = number("Bytes");
+    if (!bytes) {
+        m_warnings.add(QStringLiteral("memory bytes"), ev.offset,
+                       QStringLiteral("'[memory]' event at byte %1 has no numeric 'Bytes' in "
+                                      "args; left out of the memory counters")
+                           .arg(ev.offset));
+        return;
+    }
+    MemoryEvent e;
+    e.pid = keyText(ev.pid);
+    e.deviceType = int(number("Device Type").value_or(0));
+    e.deviceId = int(number("Device Id").value_or(-1));
+    e.ts = ts;
+    e.bytes = *bytes;
+    e.totalAllocated = number("Total Allocated");
+    e.totalReserved = number("Total Reserved");
+    m_memory.add(std::move(e));
+}
+
+void Session::writeMemory()
+{
+    if (m_memory.empty())
+        return;
+    m_memory.write(m_w, m_rank, [&](const std::string &pid, int type, int id) {
+        // A GPU's counters go under the trace's row for that GPU when it has one (Kineto's
+        // GPU rows use the device index as pid), else under the process that allocated.
+        if (type != 0 && id >= 0)
+            if (const auto it = m_gpuProcesses.find(std::to_string(id)); it != m_gpuProcesses.end())
+                return MemoryCounters::Parent{it->second->track, true};
+        return MemoryCounters::Parent{process(pid, false)->track, false};
+    });
 }
 
 void Session::handleCounter(const TraceEventView &ev, TimeNs ts)

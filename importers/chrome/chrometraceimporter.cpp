@@ -281,6 +281,7 @@ bool Session::finish(QString *error)
     linkCorrelations();
     linkFlows();
     nameTracks();
+    writeMemory();
     if (m_rank >= 0)
         m_w.setSourceRank(m_rank);
     if (m_hasBaseTime) {

@@ -5,6 +5,7 @@
 // from ChromeTraceReader (chrometraceevents.cpp), then linked and named when the file ends
 // (chrometraceimporter.cpp).
 
+#include "chromememory.h"
 #include "chrometracereader.h"
 #include "importer.h"
 #include "inputstream.h"
@@ -203,6 +204,8 @@ private:
     void handleBegin(const TraceEventView &ev, TimeNs ts);
     void handleEnd(const TraceEventView &ev, TimeNs ts);
     void handleInstant(const TraceEventView &ev, TimeNs ts);
+    void collectMemory(const TraceEventView &ev, TimeNs ts);
+    void writeMemory();
     void handleCounter(const TraceEventView &ev, TimeNs ts);
     void handleMetadata(const TraceEventView &ev);
     void handleFlow(const TraceEventView &ev, TimeNs ts, char phase);
@@ -244,6 +247,7 @@ private:
     std::unordered_map<std::string, qint64> m_flowTextIds;
     std::unordered_map<std::string, std::vector<OpenSlice>> m_async;
     std::unordered_map<std::string, TrackId> m_asyncTrackOf; // async key -> track
+    MemoryCounters m_memory;
 
     qint64 m_baseTimeNs = 0;
     bool m_hasBaseTime = false;
