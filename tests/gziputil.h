@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// gzip in memory, for tests and the fuzzers' seeds that make compressed traces.
+// gzip and gunzip in memory, for tests and the fuzzers' seeds that make compressed traces.
 #pragma once
 
 #include <QByteArray>
@@ -21,6 +21,27 @@ inline QByteArray gzip(const QByteArray &data)
     out.resize(qsizetype(zs.total_out));
     deflateEnd(&zs);
     return out;
+}
+
+// The data of a gzip member; empty when it is not one or is cut short.
+inline QByteArray gunzip(const QByteArray &in)
+{
+    z_stream z{};
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+        return {};
+    z.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(in.data()));
+    z.avail_in = uInt(in.size());
+    QByteArray out;
+    char buf[1 << 16];
+    int rc = Z_OK;
+    while (rc == Z_OK) {
+        z.next_out = reinterpret_cast<Bytef *>(buf);
+        z.avail_out = sizeof buf;
+        rc = inflate(&z, Z_NO_FLUSH);
+        out.append(buf, qsizetype(sizeof buf - z.avail_out));
+    }
+    inflateEnd(&z);
+    return rc == Z_STREAM_END ? out : QByteArray();
 }
 
 } // namespace gmltest

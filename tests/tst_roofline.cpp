@@ -5,6 +5,7 @@
 #include "analysischarts.h"
 #include "dependencygraph.h"
 #include "devicecatalog.h"
+#include "gziputil.h"
 #include "importutil.h"
 #include "opcost.h"
 #include "project.h"
@@ -18,8 +19,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <zlib.h>
-
 #include <algorithm>
 
 using namespace gml;
@@ -28,26 +27,6 @@ namespace {
 
 const QString kResnet = QStringLiteral(
     "pytorch_kineto/kineto_tbplugin_2021_resnet50_v100/worker0.1623143089861.pt.trace.json.gz");
-
-QByteArray gunzip(const QByteArray &in)
-{
-    z_stream z{};
-    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
-        return {};
-    z.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(in.data()));
-    z.avail_in = uInt(in.size());
-    QByteArray out;
-    char buf[1 << 16];
-    int rc = Z_OK;
-    while (rc == Z_OK) {
-        z.next_out = reinterpret_cast<Bytef *>(buf);
-        z.avail_out = sizeof buf;
-        rc = inflate(&z, Z_NO_FLUSH);
-        out.append(buf, qsizetype(sizeof buf - z.avail_out));
-    }
-    inflateEnd(&z);
-    return rc == Z_STREAM_END ? out : QByteArray();
-}
 
 OpInputs inputs(const char *dims, const char *types, const char *concrete = "")
 {
@@ -157,7 +136,7 @@ private Q_SLOTS:
         GML_REQUIRE_SHARED(kResnet);
         QFile f(gmltest::sharedTraces() + QLatin1Char('/') + kResnet);
         QVERIFY(f.open(QIODevice::ReadOnly));
-        const QJsonArray events = QJsonDocument::fromJson(gunzip(f.readAll()))
+        const QJsonArray events = QJsonDocument::fromJson(gmltest::gunzip(f.readAll()))
                                       .object()[QStringLiteral("traceEvents")]
                                       .toArray();
         QList<double> raw;

@@ -102,6 +102,8 @@ std::optional<QList<sim::Transform>> transformsOfOptions(const Parsed &p, QStrin
 [[nodiscard]] bool applyContextOptions(const Parsed &p, sim::WhatIfContext &context, QString *why);
 // grademl graph FILE [--run NAME] [--level L] [--json | --dot]: the execution model.
 int graphCommand(const QStringList &args, QTextStream &out, QTextStream &err);
+// grademl memory FILE [--run NAME] [--json]: peak memory per device and what was live at it.
+int memoryCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // grademl roofline FILE [--run NAME] [--json]: FLOPs, bytes and achieved rates per operator.
 int rooflineCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // grademl analyze FILE [--run NAME] [--rank N] [--range A:B] [--json]: the automated analyses.

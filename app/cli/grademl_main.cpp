@@ -56,6 +56,10 @@ static const char kUsage[] =
     "the\n"
     "                                                        recorded shapes, achieved rates "
     "and bound\n"
+    "  memory FILE.grademl [--run NAME] [--json]             peak memory per device, what was "
+    "live at\n"
+    "                                                        it, largest and never-freed "
+    "allocations\n"
     "  note FILE.grademl add (--at NS | --range A:B | --slice ID) --text T [--run NAME] "
     "[--bookmark N]\n"
     "  note FILE.grademl list [--json] | remove ID          notes and bookmarks 1-9 on times, "
@@ -144,6 +148,8 @@ int main(int argc, char **argv)
         return gml::cli::validateCommand(args, out, err);
     if (command == QLatin1String("graph"))
         return gml::cli::graphCommand(args, out, err);
+    if (command == QLatin1String("memory"))
+        return gml::cli::memoryCommand(args, out, err);
     if (command == QLatin1String("roofline"))
         return gml::cli::rooflineCommand(args, out, err);
     if (command == QLatin1String("note"))

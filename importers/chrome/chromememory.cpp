@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "chromememory.h"
 
+#include "memoryreport.h"
 #include "tracewriter.h"
 
 #include <algorithm>
@@ -8,15 +9,6 @@
 #include <tuple>
 
 namespace gml::chrometrace {
-
-QString memoryDeviceLabel(int deviceType, int deviceId)
-{
-    if (deviceType == 0)
-        return QStringLiteral("CPU");
-    if (deviceType == 1 || deviceType == 6) // CUDA, HIP
-        return QStringLiteral("GPU %1").arg(deviceId);
-    return QStringLiteral("device type %1 · %2").arg(deviceType).arg(deviceId);
-}
 
 void MemoryCounters::write(TraceWriter &w, int rank,
                            const std::function<Parent(const std::string &, int, int)> &parentOf)

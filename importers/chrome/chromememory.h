@@ -32,9 +32,6 @@ struct MemoryEvent
     std::optional<double> totalAllocated, totalReserved;
 };
 
-// "GPU 0", "CPU", "device type 12 · 0": the device's label in track names and reports.
-QString memoryDeviceLabel(int deviceType, int deviceId);
-
 class MemoryCounters
 {
 public:

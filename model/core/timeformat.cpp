@@ -50,6 +50,26 @@ QString formatUtc(TimeNs t)
         .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss 'UTC'"));
 }
 
+QString formatBytes(double bytes)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    double v = std::abs(bytes);
+    int u = 0;
+    while (v >= 1024 && u < 5) {
+        v /= 1024;
+        ++u;
+    }
+    const QString sign = bytes < 0 ? QStringLiteral("-") : QString();
+    if (u == 0)
+        return sign + QString::number(qint64(std::llround(v))) + QStringLiteral(" B");
+    return sign +
+           QString::number(v, 'f',
+                           v >= 100  ? 0
+                           : v >= 10 ? 1
+                                     : 2) +
+           QLatin1Char(' ') + QLatin1String(units[u]);
+}
+
 QString formatDuration(TimeNs ns, int precision)
 {
     const double a = std::abs(double(ns));

@@ -11,6 +11,8 @@ namespace gml {
 
 // "850 ns", "12.5 µs", "3.25 ms", "1.002 s" with `precision` significant decimals at most.
 QString formatDuration(TimeNs ns, int precision = 3);
+// "16 B", "512 KiB", "2.60 GiB": a size in binary units, three significant digits.
+QString formatBytes(double bytes);
 // A difference: "+1.5 ms", "-850 ns", "+0 ns".
 QString formatSignedDuration(TimeNs ns);
 // "2021-06-08 08:57:03 UTC": a project-clock time (ns since the epoch) as a UTC date and time.

@@ -339,13 +339,17 @@ namespace gml {
 
 bool readNestRows(slicestore::TrackReader &reader, TrackId track, bool withArgs, TimeNs offset,
                   std::vector<NestRow> &rows,
-                  const std::function<void(const slicestore::Row &, const NestRow &)> &args)
+                  const std::function<void(const slicestore::Row &, const NestRow &)> &args,
+                  const std::function<void(const slicestore::Row &)> &instant)
 {
     rows.clear();
     std::vector<size_t> descents;
     const bool ok = reader.read(track, withArgs, [&](const slicestore::Row &x) {
-        if (x.dur <= 0)
+        if (x.dur <= 0) {
+            if (instant)
+                instant(x);
             return;
+        }
         const NestRow row{x.id, x.ts + offset, x.ts + offset + x.dur, x.name, x.cat};
         if (!rows.empty() && nestsBefore(row, rows.back()))
             descents.push_back(rows.size());

@@ -241,9 +241,11 @@ private:
 // A track's slices that have a duration, in nesting order, their times plus `offset`:
 // `args(slice, row)` sees each slice that has args (TrackReader::arg reads them there). Each
 // chunk is sorted; chunks overlap a little where the file was not in time order
-// (sortNestRows). False on a read error (reader.errorString()).
+// (sortNestRows). `instant`, when given, sees each slice without a duration (an instant event)
+// as it is read, its args readable. False on a read error (reader.errorString()).
 bool readNestRows(slicestore::TrackReader &reader, TrackId track, bool withArgs, TimeNs offset,
                   std::vector<NestRow> &rows,
-                  const std::function<void(const slicestore::Row &, const NestRow &)> &args);
+                  const std::function<void(const slicestore::Row &, const NestRow &)> &args,
+                  const std::function<void(const slicestore::Row &)> &instant = {});
 
 } // namespace gml

@@ -5,7 +5,7 @@
 //
 //   grademl-tracegen --out DIR [--ranks N] [--steps N] [--layers N] [--target-mb MB] [--seed S]
 //                    [--monitor] [--healthy] [--slow-rank R] [--host-skew-us US] [--kernel-scale F]
-//                    [--gemm-scale F] [--host-scale F]
+//                    [--gemm-scale F] [--host-scale F] [--memory]
 //
 // Per rank and step: a ProfilerStep#N annotation on the Python main thread, a host-to-device
 // copy of the batch, forward and backward CPU ops (aten::linear -> aten::addmm ->
@@ -108,7 +108,55 @@ struct Rank
     double gemm = 1.0; // --gemm-scale: the matmul kernels take that much longer again
     double host = 1.0; // --host-scale: the host's ops, launch calls and data loading too
     int64_t h(int64_t ns) const { return int64_t(double(ns) * host); }
+    // --memory: the allocator's state, and what the next op does inside its inner op (called
+    // with the inner op's start).
+    bool memory = false;
+    int64_t nextAddr = 0x7f2000000000;
+    int64_t allocated = 0, reserved = 0;
+    std::vector<std::pair<int64_t, int64_t>> activations; // (addr, bytes) per layer
+    void (*inside)(Rank &, int64_t) = nullptr;
+    int insideLayer = 0;
 };
+
+// A profile_memory event at `ts`: +bytes allocates at addr, -bytes frees it.
+void memoryEvent(Rank &r, int64_t ts, int64_t bytes, int64_t addr)
+{
+    r.allocated += bytes;
+    const int64_t chunk = 20 << 20;
+    r.reserved = std::max(r.reserved, (r.allocated + chunk - 1) / chunk * chunk);
+    r.w->event(
+        R"J({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": %d, "tid": %d, "ts": %s, "args": {"Total Reserved": %)J" PRId64
+        R"J(, "Total Allocated": %)J" PRId64 R"J(, "Bytes": %)J" PRId64 R"J(, "Addr": %)J" PRId64
+        R"J(, "Device Id": %d, "Device Type": 1}})J",
+        r.pid, r.tid, us(ts).c_str(), r.reserved, r.allocated, bytes, addr, r.gpu);
+}
+
+int64_t allocate(Rank &r, int64_t ts, int64_t bytes)
+{
+    const int64_t addr = r.nextAddr;
+    r.nextAddr += bytes;
+    memoryEvent(r, ts, bytes, addr);
+    return addr;
+}
+
+void forwardMemory(Rank &r, int64_t at)
+{
+    const int64_t bytes = int64_t(r.insideLayer + 1) << 20;
+    r.activations[size_t(r.insideLayer)] = {allocate(r, at + 500, bytes), bytes};
+}
+
+void backwardMemory(Rank &r, int64_t at)
+{
+    const int64_t workspace = allocate(r, at + 500, 2 << 20);
+    const auto [addr, bytes] = r.activations[size_t(r.insideLayer)];
+    memoryEvent(r, at + 1'000, -bytes, addr);
+    memoryEvent(r, at + 1'500, -(2 << 20), workspace);
+}
+
+void lossMemory(Rank &r, int64_t at)
+{
+    allocate(r, at + 500, 256 << 10);
+}
 
 // A kernel launched but not written yet: a collective, whose end depends on every rank.
 struct Pending
@@ -163,6 +211,9 @@ int64_t launchOp(Rank &r, int64_t t, const char *op, const char *inner, const ch
         R"J({"ph": "X", "cat": "cpu_op", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64
         R"J(%s}})J",
         inner, r.pid, r.tid, us(innerStart).c_str(), us(innerDur).c_str(), ext + 100000000, flops);
+    if (r.memory && r.inside)
+        r.inside(r, innerStart);
+    r.inside = nullptr;
     r.w->event(
         R"J({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"cbid": 211, "correlation": %)J" PRId64
         R"J(, "External id": %)J" PRId64 R"J(}})J",
@@ -215,13 +266,20 @@ void writeStepUntilAllReduce(Rank &r, int layers, int64_t &t, Pending *allReduce
                                    : "volta_sgemm_128x64_nn";
     const char *gemmNt = r.healthy ? "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nt"
                                    : "volta_sgemm_128x64_nt";
-    for (int l = 0; l < layers; ++l)
+    r.activations.resize(size_t(layers));
+    for (int l = 0; l < layers; ++l) {
+        r.inside = forwardMemory;
+        r.insideLayer = l;
         t = launchOp(r, t + r.rng.range(1'000, 3'000), "aten::linear", "aten::addmm", gemmNn,
                      r.rng.range(60'000, 160'000), 7, nullptr, true);
+    }
+    r.inside = lossMemory;
     t = launchOp(r, t + 2'000, "aten::cross_entropy_loss", "aten::log_softmax",
                  "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>",
                  r.rng.range(8'000, 12'000), 7);
     for (int l = layers - 1; l >= 0; --l) {
+        r.inside = backwardMemory;
+        r.insideLayer = l;
         t = launchOp(r, t + r.rng.range(1'000, 3'000),
                      "autograd::engine::evaluate_function: AddmmBackward0", "aten::mm", gemmNt,
                      r.rng.range(90'000, 220'000), 7, nullptr, true);
@@ -280,7 +338,8 @@ int usage()
         stderr,
         "usage: grademl-tracegen --out DIR [--ranks N] [--steps N] [--layers N] "
         "[--target-mb MB] [--seed S] [--monitor] [--healthy] [--slow-rank R] [--host-skew-us US]\n"
-        "                        [--kernel-scale F] [--gemm-scale F] [--host-scale F]\n");
+        "                        [--kernel-scale F] [--gemm-scale F] [--host-scale F] "
+        "[--memory]\n");
     return 2;
 }
 
@@ -360,6 +419,7 @@ int main(int argc, char **argv)
     uint64_t seed = 42;
     bool monitor = false;
     bool healthy = false;
+    bool memory = false;
     int slowRank = -1;
     double kernelScale = 1.0;
     double gemmScale = 1.0;
@@ -390,6 +450,8 @@ int main(int argc, char **argv)
             monitor = true;
         else if (std::strcmp(argv[i], "--healthy") == 0)
             healthy = true;
+        else if (std::strcmp(argv[i], "--memory") == 0)
+            memory = true;
         else if (need("--slow-rank"))
             slowRank = std::atoi(argv[i]);
         else if (need("--kernel-scale"))
@@ -459,7 +521,14 @@ int main(int argc, char **argv)
                           (rank == slowRank ? 1.5 : 1.0) * kernelScale,
                           {},
                           gemmScale,
-                          hostScale});
+                          hostScale,
+                          memory,
+                          0x7f2000000000,
+                          0,
+                          0,
+                          {},
+                          nullptr,
+                          0});
         Rank &r = rs.back();
         Writer &w = *writers.back();
         w.event(

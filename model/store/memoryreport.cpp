@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "memoryreport.h"
+
+#include "jsonfields.h"
+#include "project.h"
+#include "projectsummary.h"
+#include "projecttime.h"
+#include "sliceclass.h"
+#include "slicestore.h"
+#include "timeformat.h"
+#include "trackrecords.h"
+
+#include <QHash>
+#include <QJsonArray>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+
+namespace gml {
+
+QString memoryDeviceLabel(int deviceType, int deviceId)
+{
+    if (deviceType == 0)
+        return QStringLiteral("CPU");
+    if (deviceType == 1 || deviceType == 6) // CUDA, HIP
+        return QStringLiteral("GPU %1").arg(deviceId);
+    return QStringLiteral("device type %1 · %2").arg(deviceType).arg(deviceId);
+}
+
+namespace {
+
+// Operators that only carve out a tensor for their caller: an allocation inside one belongs
+// to the operator that called it.
+bool isAllocatorPrimitive(const QString &name)
+{
+    static const QStringList names{
+        QStringLiteral("aten::empty"),
+        QStringLiteral("aten::empty_strided"),
+        QStringLiteral("aten::empty_like"),
+        QStringLiteral("aten::new_empty"),
+        QStringLiteral("aten::new_empty_strided"),
+        QStringLiteral("aten::resize_"),
+        QStringLiteral("aten::as_strided_"),
+        QStringLiteral("aten::set_"),
+    };
+    return names.contains(name);
+}
+
+struct Event
+{
+    int device = 0; // index into the devices being built
+    TimeNs ts = 0;
+    SliceId slice = 0;
+    double bytes = 0;
+    std::optional<qint64> addr;
+    std::optional<double> total, reserved;
+    QString op, path;
+    int rank = -1;
+};
+
+std::optional<double> number(slicestore::TrackReader &reader, const slicestore::Row &x,
+                             std::string_view key)
+{
+    const auto v = reader.arg(x, key);
+    if (!v || v->empty())
+        return std::nullopt;
+    const std::string text(*v);
+    char *end = nullptr;
+    const double d = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || !std::isfinite(d))
+        return std::nullopt;
+    return d;
+}
+
+std::vector<MemoryGroup> sortedGroups(const QHash<QString, MemoryGroup> &groups)
+{
+    std::vector<MemoryGroup> out;
+    for (const auto &g : groups)
+        out.push_back(g);
+    std::sort(out.begin(), out.end(), [](const MemoryGroup &a, const MemoryGroup &b) {
+        return a.bytes != b.bytes ? a.bytes > b.bytes : a.key < b.key;
+    });
+    return out;
+}
+
+// Allocations matched with their frees, the peak and what was live at it.
+void account(DeviceMemory &d, const std::vector<Event> &events,
+             const std::vector<std::pair<TimeNs, TimeNs>> &steps)
+{
+    struct Alloc
+    {
+        MemoryAllocation a;
+        size_t made;
+        size_t freed = size_t(-1);
+    };
+    std::vector<Alloc> allocs;
+    std::unordered_map<qint64, size_t> byAddr;
+    std::map<double, std::vector<size_t>> bySize; // unmatched allocations of a size, latest last
+    std::vector<double> level(events.size());
+    double sum = 0;
+    size_t peakIndex = size_t(-1);
+    for (size_t k = 0; k < events.size(); ++k) {
+        const Event &e = events[k];
+        d.byAddress = d.byAddress || e.addr.has_value();
+        d.totalsRecorded = d.totalsRecorded || e.total.has_value();
+        if (e.reserved)
+            d.peakReserved = std::max(d.peakReserved.value_or(0.0), *e.reserved);
+        if (e.bytes > 0) {
+            MemoryAllocation a{e.ts, -1, e.bytes, e.op, e.path, e.slice, -1};
+            const auto it = std::upper_bound(steps.begin(), steps.end(), e.ts,
+                                             [](TimeNs t, const auto &s) { return t < s.first; });
+            if (it != steps.begin() && e.ts <= std::prev(it)->second)
+                a.iteration = int(std::prev(it) - steps.begin());
+            if (e.addr)
+                byAddr[*e.addr] = allocs.size();
+            else
+                bySize[e.bytes].push_back(allocs.size());
+            allocs.push_back({std::move(a), k});
+        } else if (e.bytes < 0) {
+            size_t match = size_t(-1);
+            if (e.addr) {
+                if (const auto it = byAddr.find(*e.addr); it != byAddr.end()) {
+                    match = it->second;
+                    byAddr.erase(it);
+                }
+            } else if (const auto it = bySize.find(-e.bytes);
+                       it != bySize.end() && !it->second.empty()) {
+                match = it->second.back();
+                it->second.pop_back();
+            }
+            if (match == size_t(-1)) {
+                ++d.unmatchedFrees;
+                d.unmatchedFreeBytes -= e.bytes;
+            } else {
+                allocs[match].a.freedAt = e.ts;
+                allocs[match].freed = k;
+            }
+        }
+        sum += e.bytes;
+        level[k] = e.total.value_or(sum);
+        if (level[k] > d.peakAllocated) {
+            d.peakAllocated = level[k];
+            d.peakAt = e.ts;
+            peakIndex = k;
+        }
+    }
+    QHash<QString, MemoryGroup> live, livePaths, never, suspects;
+    auto add = [](QHash<QString, MemoryGroup> &groups, const QString &key, double bytes) {
+        MemoryGroup &g = groups[key];
+        g.key = key;
+        g.bytes += bytes;
+        ++g.count;
+    };
+    double liveBytes = 0;
+    for (const Alloc &x : allocs) {
+        if (peakIndex != size_t(-1) && x.made <= peakIndex &&
+            (x.freed == size_t(-1) || x.freed > peakIndex)) {
+            add(live, x.a.op, x.a.bytes);
+            add(livePaths, x.a.path, x.a.bytes);
+            liveBytes += x.a.bytes;
+        }
+        if (x.freed == size_t(-1)) {
+            add(never, x.a.op, x.a.bytes);
+            ++d.neverFreedCount;
+            d.neverFreedBytes += x.a.bytes;
+            if (steps.size() >= 3 && x.a.iteration > 0 && x.a.iteration + 1 < int(steps.size()))
+                add(suspects, x.a.op, x.a.bytes);
+        }
+    }
+    d.liveAtPeak = sortedGroups(live);
+    d.liveAtPeakByPath = sortedGroups(livePaths);
+    d.neverFreed = sortedGroups(never);
+    d.leakSuspects = sortedGroups(suspects);
+    d.allocatedBeforeTrace = std::max(0.0, d.peakAllocated - liveBytes);
+    std::vector<size_t> order(allocs.size());
+    for (size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    const size_t n = std::min(MemoryReport::kLargest, order.size());
+    std::partial_sort(
+        order.begin(), order.begin() + qsizetype(n), order.end(), [&](size_t a, size_t b) {
+            return allocs[a].a.bytes != allocs[b].a.bytes ? allocs[a].a.bytes > allocs[b].a.bytes
+                                                          : allocs[a].a.at < allocs[b].a.at;
+        });
+    for (size_t i = 0; i < n; ++i)
+        d.largest.push_back(allocs[order[i]].a);
+    // Each iteration: the level before its first event, its highest, the level after its last.
+    for (const auto &[start, end] : steps) {
+        MemoryIteration it{start, end};
+        auto first = std::lower_bound(events.begin(), events.end(), start,
+                                      [](const Event &e, TimeNs t) { return e.ts < t; });
+        size_t k = size_t(first - events.begin());
+        it.atStart = k > 0 ? level[k - 1] : 0.0;
+        it.peak = it.atStart;
+        for (; k < events.size() && events[k].ts <= end; ++k)
+            it.peak = std::max(it.peak, level[k]);
+        it.atEnd = k > 0 ? level[k - 1] : 0.0;
+        d.iterations.push_back(it);
+    }
+}
+
+} // namespace
+
+std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *error)
+{
+    MemoryReport report;
+    report.runStart = runSpans(project).value(run).first;
+    const StringId memoryName = existingString(project, QStringLiteral("[memory]"));
+    if (!memoryName) {
+        report.problem = QStringLiteral("no memory events: record with the PyTorch profiler's "
+                                        "profile_memory=True");
+        return report;
+    }
+    QString readError;
+    const std::vector<TrackRow> tracks = tracksOfRun(project, run, &readError);
+    const auto offsets = sourceOffsets(project, run, &readError);
+    if (!readError.isEmpty()) {
+        if (error)
+            *error = readError;
+        return std::nullopt;
+    }
+    std::map<std::tuple<QString, int, int>, int> deviceIndex; // (pid, type, id)
+    std::vector<Event> events;
+    std::map<int, std::vector<std::pair<TimeNs, TimeNs>>> steps; // by rank
+    QHash<StringId, QString> names;
+    slicestore::TrackReader reader(project.db());
+    std::vector<NestRow> rows;
+    std::vector<int> parent;
+    for (const TrackRow &t : tracks) {
+        if (t.kind != TrackKind::Thread || t.sliceCount <= 0)
+            continue;
+        const TimeNs offset = offsets.count(t.source) ? offsets.at(t.source) : 0;
+        const QString pid = t.parentPid.isEmpty() ? t.pid : t.parentPid;
+        const size_t firstEvent = events.size();
+        const bool ok =
+            readNestRows(reader, t.id, true, offset, rows, {}, [&](const slicestore::Row &x) {
+                if (x.name != memoryName || !x.hasArgs)
+                    return;
+                const auto bytes = number(reader, x, "Bytes");
+                if (!bytes)
+                    return;
+                const int type = int(number(reader, x, "Device Type").value_or(0));
+                const int id = int(number(reader, x, "Device Id").value_or(-1));
+                const auto key = std::make_tuple(pid, type, id);
+                auto it = deviceIndex.find(key);
+                if (it == deviceIndex.end()) {
+                    it = deviceIndex.emplace(key, int(report.devices.size())).first;
+                    DeviceMemory d;
+                    d.device = memoryDeviceLabel(type, id);
+                    d.pid = pid;
+                    d.rank = t.rank;
+                    report.devices.push_back(std::move(d));
+                }
+                Event e;
+                e.device = it->second;
+                e.ts = x.ts + offset;
+                e.slice = x.id;
+                e.bytes = *bytes;
+                if (const auto a = number(reader, x, "Addr"))
+                    e.addr = qint64(*a);
+                e.total = number(reader, x, "Total Allocated");
+                e.reserved = number(reader, x, "Total Reserved");
+                e.rank = t.rank;
+                events.push_back(std::move(e));
+            });
+        if (!ok) {
+            if (error)
+                *error = reader.errorString();
+            return std::nullopt;
+        }
+        nestRows(rows, parent);
+        std::vector<StringId> unnamed;
+        for (const NestRow &r : rows)
+            if (!names.contains(r.name)) {
+                unnamed.push_back(r.name);
+                names.insert(r.name, QString());
+            }
+        project.strings(unnamed, names);
+        for (size_t i = 0; i < rows.size(); ++i)
+            if (parent[i] < 0 && isProfilerStep(names.value(rows[i].name)))
+                steps[t.rank].emplace_back(rows[i].start, rows[i].end);
+        // Each event's operator: the innermost slice around it (the last to start at or before
+        // it, or one it nests in), allocator primitives left for their caller.
+        for (size_t k = firstEvent; k < events.size(); ++k) {
+            Event &e = events[k];
+            auto after = std::upper_bound(rows.begin(), rows.end(), e.ts,
+                                          [](TimeNs t, const NestRow &r) { return t < r.start; });
+            int r = int(after - rows.begin()) - 1;
+            while (r >= 0 && rows[size_t(r)].end < e.ts)
+                r = parent[size_t(r)];
+            while (r >= 0 && parent[size_t(r)] >= 0 &&
+                   isAllocatorPrimitive(names.value(rows[size_t(r)].name)))
+                r = parent[size_t(r)];
+            if (r < 0) {
+                e.op = e.path = QStringLiteral("(outside any operator)");
+                continue;
+            }
+            e.op = names.value(rows[size_t(r)].name);
+            QStringList path;
+            for (int p = r; p >= 0; p = parent[size_t(p)]) {
+                const QString n = names.value(rows[size_t(p)].name);
+                path.prepend(isProfilerStep(n) ? QStringLiteral("ProfilerStep#*") : n);
+            }
+            e.path = path.join(QStringLiteral(" › "));
+        }
+    }
+    if (events.empty()) {
+        report.problem = QStringLiteral("no memory events in this run: record with the PyTorch "
+                                        "profiler's profile_memory=True");
+        return report;
+    }
+    // In time order, per device (the slice id keeps the file's order among equal times).
+    std::sort(events.begin(), events.end(), [](const Event &a, const Event &b) {
+        return std::tie(a.device, a.ts, a.slice) < std::tie(b.device, b.ts, b.slice);
+    });
+    for (auto &[rank, s] : steps)
+        std::sort(s.begin(), s.end());
+    size_t i = 0;
+    while (i < events.size()) {
+        size_t j = i;
+        while (j < events.size() && events[j].device == events[i].device)
+            ++j;
+        DeviceMemory &d = report.devices[size_t(events[i].device)];
+        const std::vector<Event> mine(events.begin() + qsizetype(i), events.begin() + qsizetype(j));
+        d.events = qint64(mine.size());
+        account(d, mine, steps[d.rank]);
+        i = j;
+    }
+    std::stable_sort(report.devices.begin(), report.devices.end(),
+                     [](const DeviceMemory &a, const DeviceMemory &b) {
+                         const bool ga = a.device != QLatin1String("CPU");
+                         const bool gb = b.device != QLatin1String("CPU");
+                         return std::tie(a.rank, gb, a.device) < std::tie(b.rank, ga, b.device);
+                     });
+    return report;
+}
+
+namespace {
+
+QJsonArray groupsJson(const std::vector<MemoryGroup> &groups, const QString &key, size_t most)
+{
+    QJsonArray out;
+    for (size_t i = 0; i < groups.size() && i < most; ++i)
+        out.append(QJsonObject{{key, groups[i].key},
+                               {QStringLiteral("bytes"), groups[i].bytes},
+                               {QStringLiteral("count"), groups[i].count}});
+    return out;
+}
+
+} // namespace
+
+QJsonObject MemoryReport::toJson() const
+{
+    QJsonArray list;
+    for (const DeviceMemory &d : devices) {
+        QJsonObject o{{QStringLiteral("device"), d.device},
+                      {QStringLiteral("pid"), d.pid},
+                      {QStringLiteral("events"), d.events},
+                      {QStringLiteral("peak_allocated_bytes"), d.peakAllocated},
+                      {QStringLiteral("peak_at_ns"), d.peakAt},
+                      {QStringLiteral("peak_at_run_ns"), d.peakAt - runStart},
+                      {QStringLiteral("frees_matched_by"),
+                       d.byAddress ? QStringLiteral("address") : QStringLiteral("size")},
+                      {QStringLiteral("unmatched_frees"), d.unmatchedFrees},
+                      {QStringLiteral("unmatched_free_bytes"), d.unmatchedFreeBytes},
+                      {QStringLiteral("allocated_before_trace_bytes"), d.allocatedBeforeTrace},
+                      {QStringLiteral("never_freed_count"), d.neverFreedCount},
+                      {QStringLiteral("never_freed_bytes"), d.neverFreedBytes}};
+        o.insert(QStringLiteral("rank"), d.rank >= 0 ? QJsonValue(d.rank) : QJsonValue());
+        o.insert(QStringLiteral("peak_reserved_bytes"),
+                 d.peakReserved ? QJsonValue(*d.peakReserved) : QJsonValue());
+        o.insert(QStringLiteral("live_at_peak"),
+                 groupsJson(d.liveAtPeak, QStringLiteral("op"), 50));
+        o.insert(QStringLiteral("live_at_peak_by_path"),
+                 groupsJson(d.liveAtPeakByPath, QStringLiteral("path"), 50));
+        o.insert(QStringLiteral("never_freed"), groupsJson(d.neverFreed, QStringLiteral("op"), 50));
+        o.insert(QStringLiteral("leak_suspects"),
+                 groupsJson(d.leakSuspects, QStringLiteral("op"), 50));
+        QJsonArray largest;
+        for (const MemoryAllocation &a : d.largest)
+            largest.append(
+                QJsonObject{{QStringLiteral("op"), a.op},
+                            {QStringLiteral("path"), a.path},
+                            {QStringLiteral("bytes"), a.bytes},
+                            {QStringLiteral("at_ns"), a.at},
+                            {QStringLiteral("freed_at_ns"),
+                             a.freedAt >= 0 ? QJsonValue(a.freedAt) : QJsonValue()},
+                            {QStringLiteral("iteration"),
+                             a.iteration >= 0 ? QJsonValue(a.iteration) : QJsonValue()}});
+        o.insert(QStringLiteral("largest"), largest);
+        QJsonArray iterations;
+        for (const MemoryIteration &it : d.iterations)
+            iterations.append(QJsonObject{{QStringLiteral("start_ns"), it.start},
+                                          {QStringLiteral("end_ns"), it.end},
+                                          {QStringLiteral("at_start_bytes"), it.atStart},
+                                          {QStringLiteral("peak_bytes"), it.peak},
+                                          {QStringLiteral("at_end_bytes"), it.atEnd}});
+        o.insert(QStringLiteral("iterations"), iterations);
+        list.append(o);
+    }
+    QJsonObject out{{QStringLiteral("devices"), list}};
+    if (!problem.isEmpty())
+        out.insert(QStringLiteral("problem"), problem);
+    return out;
+}
+
+QString MemoryReport::toText() const
+{
+    if (!problem.isEmpty())
+        return QStringLiteral("no memory report: %1\n").arg(problem);
+    QString s;
+    auto groups = [&](const QString &title, const std::vector<MemoryGroup> &g) {
+        if (g.empty())
+            return;
+        s += QStringLiteral("  %1:\n").arg(title);
+        for (size_t i = 0; i < g.size() && i < 8; ++i)
+            s += QStringLiteral("    %1  %2 x  %3\n")
+                     .arg(formatBytes(g[i].bytes), 10)
+                     .arg(g[i].count, 6)
+                     .arg(g[i].key);
+        if (g.size() > 8)
+            s += QStringLiteral("    … and %1 more\n").arg(g.size() - 8);
+    };
+    for (const DeviceMemory &d : devices) {
+        s += QStringLiteral("%1%2 (pid %3): peak allocated %4 at %5")
+                 .arg(d.device, d.rank >= 0 ? QStringLiteral(" of rank %1").arg(d.rank) : QString(),
+                      d.pid, formatBytes(d.peakAllocated), formatDuration(d.peakAt - runStart));
+        if (d.peakReserved)
+            s += QStringLiteral(", peak reserved %1").arg(formatBytes(*d.peakReserved));
+        s += QStringLiteral("\n  %1 events; frees matched by %2")
+                 .arg(d.events)
+                 .arg(d.byAddress ? QStringLiteral("address")
+                                  : QStringLiteral("size (this build records no addresses)"));
+        if (d.unmatchedFrees)
+            s += QStringLiteral("; %1 frees (%2) of memory allocated before the trace")
+                     .arg(d.unmatchedFrees)
+                     .arg(formatBytes(d.unmatchedFreeBytes));
+        s += QLatin1Char('\n');
+        groups(QStringLiteral("live at the peak, by operator"), d.liveAtPeak);
+        if (d.allocatedBeforeTrace > 0 && d.totalsRecorded)
+            s += QStringLiteral("    %1 allocated before the trace\n")
+                     .arg(formatBytes(d.allocatedBeforeTrace), 10);
+        if (!d.largest.empty()) {
+            s += QStringLiteral("  largest allocations:\n");
+            for (const MemoryAllocation &a : d.largest)
+                s += QStringLiteral("    %1  at %2  %3  %4\n")
+                         .arg(formatBytes(a.bytes), 10)
+                         .arg(formatDuration(a.at - runStart), 9)
+                         .arg(a.freedAt >= 0
+                                  ? QStringLiteral("held %1").arg(formatDuration(a.freedAt - a.at))
+                                  : QStringLiteral("never freed"),
+                              -16)
+                         .arg(a.op);
+        }
+        s += QStringLiteral("  never freed within the trace: %1 allocations, %2\n")
+                 .arg(d.neverFreedCount)
+                 .arg(formatBytes(d.neverFreedBytes));
+        groups(QStringLiteral("leak suspects (never freed, made in a middle iteration)"),
+               d.leakSuspects);
+        for (size_t k = 0; k < d.iterations.size(); ++k) {
+            const MemoryIteration &it = d.iterations[k];
+            s += QStringLiteral("  iteration %1: %2 at start, peak %3, %4 at end (%5)\n")
+                     .arg(k + 1)
+                     .arg(formatBytes(it.atStart), formatBytes(it.peak), formatBytes(it.atEnd),
+                          (it.atEnd >= it.atStart ? QStringLiteral("+") : QString()) +
+                              formatBytes(it.atEnd - it.atStart));
+        }
+    }
+    return s;
+}
+
+} // namespace gml

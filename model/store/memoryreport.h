@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Where a run's memory goes, from PyTorch's profile_memory events ("[memory]" instants on the
+// CPU threads: Bytes > 0 an allocation, < 0 a free; Device Type/Id; newer builds add Addr,
+// Total Allocated and Total Reserved). Per device: the peak allocated (the build's Total
+// Allocated, else the running sum of Bytes from the trace's start, as the importer's counter
+// track draws it) and reserved, when it happened, what was live at that moment by the operator
+// (and call path) that allocated it, the largest allocations, what was never freed within the
+// trace, and each iteration's memory. A free is matched to its allocation by address where the
+// build records one, else to the latest unmatched allocation of the same size on the device
+// (PyTorch's allocator frees a block whole; the report says which rule it used).
+
+#include "types.h"
+
+#include <QJsonObject>
+#include <QString>
+
+#include <optional>
+#include <vector>
+
+namespace gml {
+
+class Project;
+
+// "GPU 0", "CPU", "device type 12 · 0": a c10::DeviceType and index as the reports and the
+// importer's counter tracks name it (ROCm builds report their GPUs as CUDA, type 1).
+QString memoryDeviceLabel(int deviceType, int deviceId);
+
+struct MemoryAllocation
+{
+    TimeNs at = 0;       // project clock
+    TimeNs freedAt = -1; // -1: not freed within the trace
+    double bytes = 0;
+    QString op;         // the operator that allocated it (allocator primitives skipped)
+    QString path;       // its call path, outermost first, " › " between names
+    SliceId slice = 0;  // the [memory] event
+    int iteration = -1; // index into DeviceMemory::iterations, -1: outside every one
+};
+
+struct MemoryGroup
+{
+    QString key; // an operator, or a call path
+    double bytes = 0;
+    int count = 0;
+};
+
+struct MemoryIteration
+{
+    TimeNs start = 0, end = 0;
+    double atStart = 0, peak = 0, atEnd = 0; // allocated bytes
+};
+
+struct DeviceMemory
+{
+    QString device; // memoryDeviceLabel()
+    QString pid;
+    int rank = -1;
+    qint64 events = 0;
+    double peakAllocated = 0;
+    TimeNs peakAt = 0; // project clock
+    std::optional<double> peakReserved;
+    bool totalsRecorded = false; // the events carry Total Allocated
+    bool byAddress = false;      // frees matched by Addr (else by size)
+    // Frees whose allocation the trace did not see (made before it started).
+    qint64 unmatchedFrees = 0;
+    double unmatchedFreeBytes = 0;
+    // Live at the peak, allocations made within the trace, largest first; the peak less their
+    // sum was allocated before the trace (known only where the build records totals).
+    std::vector<MemoryGroup> liveAtPeak, liveAtPeakByPath;
+    double allocatedBeforeTrace = 0;
+    std::vector<MemoryAllocation> largest; // the kLargest largest allocations
+    std::vector<MemoryGroup> neverFreed;   // by operator, largest first
+    qint64 neverFreedCount = 0;
+    double neverFreedBytes = 0;
+    // Never freed, made in an iteration that is neither the trace's first nor its last: a loop
+    // in a steady state frees what each step allocates, so these grow with every step.
+    std::vector<MemoryGroup> leakSuspects;
+    std::vector<MemoryIteration> iterations;
+};
+
+struct MemoryReport
+{
+    static constexpr size_t kLargest = 10;
+    std::vector<DeviceMemory> devices;
+    QString problem; // why there is nothing to report
+    TimeNs runStart = 0;
+
+    QJsonObject toJson() const;
+    QString toText() const;
+};
+
+// The report of `run`; nullopt with *error on a read error.
+std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *error);
+
+} // namespace gml

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Memory from PyTorch's profile_memory events: the importer's counter tracks and the memory
+// report (memoryreport.h, grademl memory), on the shared ResNet-50 trace against the running
+// sum of its raw events worked out here, and on a generated trace whose allocation pattern
+// (and leak) and FLOPs are known.
+#include "dependencygraph.h"
+#include "gziputil.h"
+#include "importutil.h"
+#include "memoryreport.h"
+#include "project.h"
+#include "testutil.h"
+#include "trackrecords.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <map>
+
+using namespace gml;
+
+namespace {
+
+const QString kResnet = QStringLiteral(
+    "pytorch_kineto/kineto_tbplugin_2021_resnet50_v100/worker0.1623143089861.pt.trace.json.gz");
+constexpr double kMiB = 1024.0 * 1024.0;
+
+const DeviceMemory *device(const MemoryReport &r, const QString &name)
+{
+    for (const auto &d : r.devices)
+        if (d.device == name)
+            return &d;
+    return nullptr;
+}
+
+const MemoryGroup *group(const std::vector<MemoryGroup> &groups, const QString &key)
+{
+    for (const auto &g : groups)
+        if (g.key == key)
+            return &g;
+    return nullptr;
+}
+
+// The largest value of the run's counter track whose name ends with `suffix` under a track
+// named `parent` (empty: any), and when it was first reached.
+std::pair<double, TimeNs> counterPeak(Project &project, RunId run, const QString &name)
+{
+    for (const TrackRow &t : tracksOfRun(project, run)) {
+        if (t.kind != TrackKind::Counter || t.name != name)
+            continue;
+        std::pair<double, TimeNs> best{-1, 0};
+        for (const CounterPoint &p : counterPoints(project, t.id))
+            if (p.value > best.first)
+                best = {p.value, p.ts};
+        return best;
+    }
+    return {-1, 0};
+}
+
+} // namespace
+
+class TestMemory : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    // ResNet-50 (V100, 2021, no addresses or totals recorded): the peak allocated per device is
+    // the peak of the running sum of the raw events' Bytes on that device from the trace's
+    // start, worked out here from the JSON; the counter track draws the same peak at the same
+    // time; every free finds its allocation, so what was live at the GPU's peak adds up to it.
+    void resnetPeakIsTheRunningSumOfItsEvents()
+    {
+        GML_REQUIRE_SHARED(kResnet);
+        QFile f(gmltest::sharedTraces() + QLatin1Char('/') + kResnet);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonArray events = QJsonDocument::fromJson(gmltest::gunzip(f.readAll()))
+                                      .object()[QStringLiteral("traceEvents")]
+                                      .toArray();
+        std::map<std::pair<int, int>, std::vector<std::pair<qint64, double>>> byDevice;
+        for (const auto &v : events) {
+            const QJsonObject e = v.toObject();
+            if (e[QStringLiteral("name")].toString() != QLatin1String("[memory]"))
+                continue;
+            const QJsonObject a = e[QStringLiteral("args")].toObject();
+            byDevice[{a[QStringLiteral("Device Type")].toInt(),
+                      a[QStringLiteral("Device Id")].toInt()}]
+                .emplace_back(qint64(e[QStringLiteral("ts")].toDouble()),
+                              a[QStringLiteral("Bytes")].toDouble());
+        }
+        QCOMPARE(byDevice.size(), size_t(2));
+        std::map<std::pair<int, int>, double> rawPeak;
+        for (auto &[dev, list] : byDevice) {
+            std::stable_sort(list.begin(), list.end(),
+                             [](const auto &a, const auto &b) { return a.first < b.first; });
+            double sum = 0, peak = 0;
+            for (const auto &[ts, bytes] : list)
+                peak = std::max(peak, sum += bytes);
+            rawPeak[dev] = peak;
+        }
+        const double gpuPeak = rawPeak[std::make_pair(1, 0)];
+        QCOMPARE(gpuPeak, 2791636480.0);
+
+        QTemporaryDir dir;
+        auto project = gmltest::newProject(dir);
+        gmltest::importInto(*project, {QFileInfo(f.fileName()).absolutePath()});
+        const auto run = project->findRun(QStringLiteral("kineto_tbplugin_2021_resnet50_v100"));
+        QVERIFY(run);
+        QString error;
+        const auto report = memoryReport(*project, *run, &error);
+        QVERIFY2(report, qPrintable(error));
+        QVERIFY(report->problem.isEmpty());
+        QCOMPARE(report->devices.size(), size_t(2));
+        const DeviceMemory *gpu = device(*report, QStringLiteral("GPU 0"));
+        const DeviceMemory *cpu = device(*report, QStringLiteral("CPU"));
+        QVERIFY(gpu && cpu);
+        QCOMPARE(gpu->peakAllocated, gpuPeak);
+        QCOMPARE(cpu->peakAllocated, rawPeak[std::make_pair(0, -1)]);
+        QCOMPARE(gpu->events, qint64(byDevice[std::make_pair(1, 0)].size()));
+        QVERIFY(!gpu->byAddress && !gpu->totalsRecorded && !gpu->peakReserved);
+        // The counter track under the GPU's row: the same peak in MiB, at the same time.
+        const auto [counterMiB, counterAt] =
+            counterPeak(*project, *run, QStringLiteral("memory allocated · PyTorch profiler"));
+        QCOMPARE(counterMiB, gpu->peakAllocated / kMiB);
+        QCOMPARE(counterAt, gpu->peakAt);
+        // Every free matched: the live allocations add up to the peak.
+        QCOMPARE(gpu->unmatchedFrees, qint64(0));
+        double live = 0;
+        for (const auto &g : gpu->liveAtPeak)
+            live += g.bytes;
+        QCOMPARE(live, gpu->peakAllocated);
+        QCOMPARE(gpu->allocatedBeforeTrace, 0.0);
+        QCOMPARE(gpu->liveAtPeak.front().key, QStringLiteral("aten::cudnn_convolution"));
+        QCOMPARE(gpu->iterations.size(), size_t(6));
+        for (const auto &it : gpu->iterations)
+            QVERIFY(it.peak <= gpu->peakAllocated && it.atStart >= 0);
+    }
+
+    // A generated job whose allocation pattern is known (tracegen --memory): forward layer l
+    // keeps (l + 1) MiB until its backward, a backward op holds a 2 MiB workspace, and the loss
+    // leaks 256 KiB a step. The report gives the pattern back exactly, and the graph the FLOPs
+    // the generator recorded.
+    void generatedPatternComesBackExactly()
+    {
+        QTemporaryDir dir;
+        const int steps = 4, layers = 6;
+        const QString job = gmltest::generateJob(
+            dir, 1, steps, 0,
+            {QStringLiteral("--memory"), QStringLiteral("--layers"), QString::number(layers)});
+        auto project = gmltest::newProject(dir);
+        gmltest::importInto(*project, {job});
+        const auto run = project->findRun(QStringLiteral("job"));
+        QVERIFY(run);
+        QString error;
+        const auto report = memoryReport(*project, *run, &error);
+        QVERIFY2(report, qPrintable(error));
+        QCOMPARE(report->devices.size(), size_t(1));
+        const DeviceMemory &d = report->devices.front();
+        QCOMPARE(d.device, QStringLiteral("GPU 0"));
+        QVERIFY(d.byAddress && d.totalsRecorded);
+        const double activations = layers * (layers + 1) / 2 * kMiB, leak = 256 * 1024.0,
+                     workspace = 2 * kMiB;
+        QCOMPARE(d.peakAllocated, activations + steps * leak + workspace);
+        QCOMPARE(d.peakReserved.value_or(-1), 40 * kMiB); // 24 MiB rounded up to 20 MiB
+        QCOMPARE(d.events, qint64(steps * (layers + 1 + 3 * layers)));
+        QCOMPARE(d.unmatchedFrees, qint64(0));
+        // Live at the peak (the first backward op of the last step).
+        QCOMPARE(d.liveAtPeak.size(), size_t(3));
+        QCOMPARE(group(d.liveAtPeak, QStringLiteral("aten::addmm"))->bytes, activations);
+        QCOMPARE(group(d.liveAtPeak, QStringLiteral("aten::addmm"))->count, layers);
+        QCOMPARE(group(d.liveAtPeak, QStringLiteral("aten::mm"))->bytes, workspace);
+        QCOMPARE(group(d.liveAtPeak, QStringLiteral("aten::log_softmax"))->count, steps);
+        QCOMPARE(d.allocatedBeforeTrace, 0.0);
+        const MemoryGroup *path = group(
+            d.liveAtPeakByPath, QStringLiteral("ProfilerStep#* › aten::linear › aten::addmm"));
+        QVERIFY(path);
+        QCOMPARE(path->bytes, activations);
+        // The leak: never freed, one per step; the middle steps' are the suspects.
+        QCOMPARE(d.neverFreedCount, qint64(steps));
+        QCOMPARE(d.neverFreedBytes, steps * leak);
+        QCOMPARE(d.neverFreed.size(), size_t(1));
+        QCOMPARE(d.leakSuspects.size(), size_t(1));
+        QCOMPARE(d.leakSuspects.front().key, QStringLiteral("aten::log_softmax"));
+        QCOMPARE(d.leakSuspects.front().count, steps - 2);
+        QCOMPARE(d.iterations.size(), size_t(steps));
+        for (int k = 0; k < steps; ++k) {
+            const MemoryIteration &it = d.iterations[size_t(k)];
+            QCOMPARE(it.atStart, k * leak);
+            QCOMPARE(it.atEnd, (k + 1) * leak);
+            QCOMPARE(it.peak, activations + (k + 1) * leak + workspace);
+        }
+        QCOMPARE(d.largest.front().bytes, layers * kMiB);
+        QCOMPARE(d.largest.front().op, QStringLiteral("aten::addmm"));
+        // The reserved counter is drawn too.
+        const auto [reservedMiB, at] =
+            counterPeak(*project, *run, QStringLiteral("memory reserved · PyTorch profiler"));
+        QCOMPARE(reservedMiB, 40.0);
+        Q_UNUSED(at);
+
+        // FLOPs: what the generator recorded on its matmuls, summed from the raw file.
+        QFile f(job + QStringLiteral("/rank0.pt.trace.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        double written = 0;
+        for (const auto &v :
+             QJsonDocument::fromJson(f.readAll()).object()[QStringLiteral("traceEvents")].toArray())
+            written +=
+                v.toObject()[QStringLiteral("args")].toObject()[QStringLiteral("flops")].toDouble();
+        QVERIFY(written > 0);
+        const auto g = sim::DependencyGraph::build(*project, *run, &error);
+        QVERIFY2(g, qPrintable(error));
+        double recorded = 0;
+        for (const auto &x : g->recordedFlops())
+            recorded += x.count;
+        QCOMPARE(recorded, written);
+    }
+
+    // `grademl memory --json` carries the fields the issue names; a run without memory events
+    // says why, with an exit status of 0.
+    void cliJson()
+    {
+        QTemporaryDir dir;
+        const QString job = gmltest::generateJob(dir, 1, 3, 0, {QStringLiteral("--memory")});
+        const QString file = dir.filePath(QStringLiteral("m.grademl"));
+        QCOMPARE(
+            gmltest::runProgram(QStringLiteral(GRADEML_CLI),
+                                {QStringLiteral("import"), job, QStringLiteral("--project"), file})
+                .code,
+            0);
+        const auto out =
+            gmltest::runProgram(QStringLiteral(GRADEML_CLI),
+                                {QStringLiteral("memory"), file, QStringLiteral("--json")});
+        QCOMPARE(out.code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(out.out).object();
+        const QJsonArray devices = o[QStringLiteral("devices")].toArray();
+        QCOMPARE(devices.size(), 1);
+        const QJsonObject d = devices[0].toObject();
+        for (const char *key : {"device", "peak_allocated_bytes", "peak_reserved_bytes",
+                                "peak_at_ns", "live_at_peak"})
+            QVERIFY2(d.contains(QLatin1String(key)), key);
+        const QJsonObject top = d[QStringLiteral("live_at_peak")].toArray()[0].toObject();
+        QCOMPARE(top[QStringLiteral("op")].toString(), QStringLiteral("aten::addmm"));
+        QVERIFY(top[QStringLiteral("bytes")].toDouble() > 0 &&
+                top[QStringLiteral("count")].toInt() > 0);
+
+        const QString plain = gmltest::generateJob(dir, 1, 2);
+        const QString file2 = dir.filePath(QStringLiteral("p.grademl"));
+        QCOMPARE(
+            gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("import"), plain,
+                                                              QStringLiteral("--project"), file2})
+                .code,
+            0);
+        const auto none =
+            gmltest::runProgram(QStringLiteral(GRADEML_CLI), {QStringLiteral("memory"), file2});
+        QCOMPARE(none.code, 0);
+        QVERIFY2(none.out.contains("profile_memory=True"), none.out.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMemory)
+#include "tst_memory.moc"
