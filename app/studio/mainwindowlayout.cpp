@@ -94,6 +94,11 @@ bool MainWindow::showView(const QString &name)
             panel->pages()->setCurrentIndex(1);
         return showView(QStringLiteral("analysis"));
     }
+    if (name == QLatin1String("memory")) { // the Analysis view's Memory page
+        if (auto *panel = findChild<AnalysisPanel *>())
+            panel->showMemoryPage();
+        return showView(QStringLiteral("analysis"));
+    }
     if (name == QLatin1String("roofline")) { // the Analysis view's Roofline tab
         if (auto *panel = findChild<AnalysisPanel *>())
             panel->showRooflineTab();

@@ -46,7 +46,7 @@ struct StudioOptions
         QStringLiteral(
             "With --screenshot: bring this view or panel to the front (timeline, analysis, ranks, "
             "graph, compare, simulate, query, details, aggregate, flame, sources, runs, whatif, "
-            "roofline)"),
+            "roofline, memory)"),
         QStringLiteral("NAME")};
     QCommandLineOption whatif{
         QStringLiteral("whatif"),
@@ -172,6 +172,7 @@ std::optional<int> showRequested(gml::MainWindow &window, const QCommandLinePars
             std::fprintf(
                 stderr,
                 "grademl-studio: no view or panel '%s' (timeline, analysis, ranks, roofline, "
+                "memory, "
                 "graph, compare, simulate, query, details, aggregate, flame, sources, runs, "
                 "whatif)\n",
                 qPrintable(parser.value(o.panel)));
@@ -181,7 +182,8 @@ std::optional<int> showRequested(gml::MainWindow &window, const QCommandLinePars
             ok = window.showRuns();
         if (parser.value(o.panel) == QLatin1String("analysis") ||
             parser.value(o.panel) == QLatin1String("ranks") ||
-            parser.value(o.panel) == QLatin1String("roofline"))
+            parser.value(o.panel) == QLatin1String("roofline") ||
+            parser.value(o.panel) == QLatin1String("memory"))
             ok = window.showAnalysis();
         if (parser.value(o.panel) == QLatin1String("simulate"))
             ok = window.showSimulate();

@@ -60,6 +60,7 @@ struct Event
     std::optional<double> total, reserved;
     QString op, path;
     int rank = -1;
+    TrackId track = 0;
 };
 
 std::optional<double> number(slicestore::TrackReader &reader, const slicestore::Row &x,
@@ -87,6 +88,41 @@ std::vector<MemoryGroup> sortedGroups(const QHash<QString, MemoryGroup> &groups)
     return out;
 }
 
+// A level over time for a chart (DeviceMemory::curve).
+std::vector<std::pair<TimeNs, double>> curveOf(const std::vector<Event> &events,
+                                               const std::vector<double> &level)
+{
+    std::vector<std::pair<TimeNs, double>> out;
+    if (events.empty())
+        return out;
+    if (events.size() <= DeviceMemory::kCurvePoints) {
+        for (size_t k = 0; k < events.size(); ++k)
+            out.emplace_back(events[k].ts, level[k]);
+        return out;
+    }
+    const TimeNs t0 = events.front().ts, t1 = events.back().ts + 1;
+    const size_t spans = DeviceMemory::kCurvePoints / 2;
+    size_t k = 0;
+    for (size_t s = 0; s < spans && k < events.size(); ++s) {
+        const TimeNs end = t0 + TimeNs(double(t1 - t0) * double(s + 1) / double(spans));
+        size_t lo = k, hi = k;
+        for (; k < events.size() && (events[k].ts < end || s + 1 == spans); ++k) {
+            if (level[k] < level[lo])
+                lo = k;
+            if (level[k] > level[hi])
+                hi = k;
+        }
+        if (hi == lo && lo < k) {
+            out.emplace_back(events[lo].ts, level[lo]);
+        } else if (lo < k) {
+            const size_t a = std::min(lo, hi), b = std::max(lo, hi);
+            out.emplace_back(events[a].ts, level[a]);
+            out.emplace_back(events[b].ts, level[b]);
+        }
+    }
+    return out;
+}
+
 // Allocations matched with their frees, the peak and what was live at it.
 void account(DeviceMemory &d, const std::vector<Event> &events,
              const std::vector<std::pair<TimeNs, TimeNs>> &steps)
@@ -110,7 +146,7 @@ void account(DeviceMemory &d, const std::vector<Event> &events,
         if (e.reserved)
             d.peakReserved = std::max(d.peakReserved.value_or(0.0), *e.reserved);
         if (e.bytes > 0) {
-            MemoryAllocation a{e.ts, -1, e.bytes, e.op, e.path, e.slice, -1};
+            MemoryAllocation a{e.ts, -1, e.bytes, e.op, e.path, e.slice, e.track, -1};
             const auto it = std::upper_bound(steps.begin(), steps.end(), e.ts,
                                              [](TimeNs t, const auto &s) { return t < s.first; });
             if (it != steps.begin() && e.ts <= std::prev(it)->second)
@@ -149,26 +185,28 @@ void account(DeviceMemory &d, const std::vector<Event> &events,
         }
     }
     QHash<QString, MemoryGroup> live, livePaths, never, suspects;
-    auto add = [](QHash<QString, MemoryGroup> &groups, const QString &key, double bytes) {
+    auto add = [](QHash<QString, MemoryGroup> &groups, const QString &key,
+                  const MemoryAllocation &a) {
         MemoryGroup &g = groups[key];
         g.key = key;
-        g.bytes += bytes;
-        ++g.count;
+        g.bytes += a.bytes;
+        if (!g.count++ || a.bytes > g.largest.bytes)
+            g.largest = a;
     };
     double liveBytes = 0;
     for (const Alloc &x : allocs) {
         if (peakIndex != size_t(-1) && x.made <= peakIndex &&
             (x.freed == size_t(-1) || x.freed > peakIndex)) {
-            add(live, x.a.op, x.a.bytes);
-            add(livePaths, x.a.path, x.a.bytes);
+            add(live, x.a.op, x.a);
+            add(livePaths, x.a.path, x.a);
             liveBytes += x.a.bytes;
         }
         if (x.freed == size_t(-1)) {
-            add(never, x.a.op, x.a.bytes);
+            add(never, x.a.op, x.a);
             ++d.neverFreedCount;
             d.neverFreedBytes += x.a.bytes;
             if (steps.size() >= 3 && x.a.iteration > 0 && x.a.iteration + 1 < int(steps.size()))
-                add(suspects, x.a.op, x.a.bytes);
+                add(suspects, x.a.op, x.a);
         }
     }
     d.liveAtPeak = sortedGroups(live);
@@ -187,6 +225,14 @@ void account(DeviceMemory &d, const std::vector<Event> &events,
         });
     for (size_t i = 0; i < n; ++i)
         d.largest.push_back(allocs[order[i]].a);
+    d.curve = curveOf(events, level);
+    if (d.peakReserved) {
+        std::vector<double> reserved(events.size());
+        double r = 0;
+        for (size_t k = 0; k < events.size(); ++k)
+            reserved[k] = r = events[k].reserved.value_or(r);
+        d.reservedCurve = curveOf(events, reserved);
+    }
     // Each iteration: the level before its first event, its highest, the level after its last.
     for (const auto &[start, end] : steps) {
         MemoryIteration it{start, end};
@@ -264,6 +310,7 @@ std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *e
                 e.total = number(reader, x, "Total Allocated");
                 e.reserved = number(reader, x, "Total Reserved");
                 e.rank = t.rank;
+                e.track = t.id;
                 events.push_back(std::move(e));
             });
         if (!ok) {

@@ -34,6 +34,7 @@ struct MemoryAllocation
     QString op;         // the operator that allocated it (allocator primitives skipped)
     QString path;       // its call path, outermost first, " › " between names
     SliceId slice = 0;  // the [memory] event
+    TrackId track = 0;  // its thread's
     int iteration = -1; // index into DeviceMemory::iterations, -1: outside every one
 };
 
@@ -42,6 +43,7 @@ struct MemoryGroup
     QString key; // an operator, or a call path
     double bytes = 0;
     int count = 0;
+    MemoryAllocation largest; // its largest member (what "show in the timeline" shows)
 };
 
 struct MemoryIteration
@@ -76,6 +78,11 @@ struct DeviceMemory
     // in a steady state frees what each step allocates, so these grow with every step.
     std::vector<MemoryGroup> leakSuspects;
     std::vector<MemoryIteration> iterations;
+    // The allocated level over time for a chart: every change when there are at most
+    // kCurvePoints, else the lowest and highest level of each of kCurvePoints / 2 equal spans
+    // (the peak always among them). `reserved` likewise where the build records it.
+    static constexpr size_t kCurvePoints = 4000;
+    std::vector<std::pair<TimeNs, double>> curve, reservedCurve;
 };
 
 struct MemoryReport

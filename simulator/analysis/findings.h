@@ -3,6 +3,7 @@
 
 #include "analysis.h"
 #include "iterations.h" // meanIteration: the one definition of an iteration
+#include "memoryreport.h"
 #include "resourceattribution.h"
 #include "roofline.h"
 #include "transforms.h"
@@ -115,6 +116,8 @@ struct RunReport
     QString noFindingsBecause;
     // FLOPs and bytes per operator against the GPU's peaks (roofline.h); none without a graph.
     std::optional<Roofline> roofline;
+    // Where the memory went (memoryreport.h); none without profile_memory events.
+    std::optional<MemoryReport> memory;
     QJsonObject toJson() const;
     QString toText() const;
 };

@@ -3,6 +3,7 @@
 #include "findings.h"
 
 #include "devicecatalog.h"
+#include "findingsrules.h"
 #include "project.h"
 #include "timeformat.h"
 
@@ -162,6 +163,17 @@ std::optional<RunReport> analyzeRun(Project &project, RunId run, const QString &
             *error = counterError;
         return std::nullopt;
     }
+    if (!step(QStringLiteral("reading the memory events"), 0, 1))
+        return std::nullopt;
+    QString memoryError;
+    if (auto memory = memoryReport(project, run, &memoryError)) {
+        if (!memory->devices.empty())
+            report.memory = std::move(*memory);
+    } else {
+        if (error)
+            *error = memoryError;
+        return std::nullopt;
+    }
     if (!graph && report.resources.isEmpty()) {
         if (error)
             *error = why;
@@ -187,6 +199,9 @@ std::optional<RunReport> analyzeRun(Project &project, RunId run, const QString &
     }
     report.findings = findFindings(graph.get(), report.analysis ? &*report.analysis : nullptr,
                                    report.resources, context);
+    if (report.memory)
+        for (Finding &f : memoryFindings(*report.memory))
+            report.findings.push_back(std::move(f));
     std::optional<Replay> identity;
     if (graph)
         identity = replay(*graph, ReplayInput::measured(*graph));
@@ -262,6 +277,20 @@ QJsonObject RunReport::toJson() const
         critical.append(
             QJsonObject{{QStringLiteral("rank"), rank}, {QStringLiteral("time_ns"), qint64(time)}});
     o.insert(QStringLiteral("critical_path_by_rank"), critical);
+    if (memory) {
+        QJsonArray peaks;
+        for (const DeviceMemory &d : memory->devices) {
+            QJsonObject p{{QStringLiteral("device"), d.device},
+                          {QStringLiteral("peak_allocated_bytes"), d.peakAllocated},
+                          {QStringLiteral("peak_at_ns"), d.peakAt},
+                          {QStringLiteral("never_freed_bytes"), d.neverFreedBytes}};
+            p.insert(QStringLiteral("rank"), d.rank >= 0 ? QJsonValue(d.rank) : QJsonValue());
+            p.insert(QStringLiteral("peak_reserved_bytes"),
+                     d.peakReserved ? QJsonValue(*d.peakReserved) : QJsonValue());
+            peaks.append(p);
+        }
+        o.insert(QStringLiteral("memory"), peaks);
+    }
     return o;
 }
 
@@ -295,6 +324,14 @@ QString RunReport::toText() const
                     .arg(summary.gpuUtilisation, 0, 'f', 1);
     if (summary.energyPerIterationJ >= 0)
         head << QStringLiteral("%1 J per iteration").arg(summary.energyPerIterationJ, 0, 'f', 1);
+    if (memory)
+        for (const DeviceMemory &d : memory->devices)
+            if (d.device != QLatin1String("CPU"))
+                head << QStringLiteral("%1 memory peak %2 allocated%3")
+                            .arg(d.device, formatBytes(d.peakAllocated),
+                                 d.peakReserved ? QStringLiteral(" (%1 reserved)")
+                                                      .arg(formatBytes(*d.peakReserved))
+                                                : QString());
     if (!head.isEmpty())
         t += QStringLiteral("Summary: %1\n").arg(head.join(QStringLiteral(" · ")));
     t += QStringLiteral("Findings (%1), by what fixing each would gain:\n").arg(findings.size());

@@ -25,4 +25,8 @@ void traceFindings(const DependencyGraph &graph, const Analysis &analysis,
                    const DeviceCatalog &catalog, const WhatIfContext &context,
                    std::vector<Finding> &out);
 
+// Memory that grows with every step, per device (memoryreport.h's leak suspects); no fix to
+// price: memory, not time.
+std::vector<Finding> memoryFindings(const MemoryReport &memory);
+
 } // namespace gml::sim

@@ -2,6 +2,7 @@
 #include "analysischarts.h"
 
 #include "theme.h"
+#include "timeformat.h"
 
 #include <map>
 
@@ -196,6 +197,37 @@ AnalysisCharts analysisCharts(const sim::RunReport &report)
             out.utilisation = {}; // no queue recorded (a cluster project's report): no chart
     }
     return out;
+}
+
+TimeChart memoryChart(const DeviceMemory &d, TimeNs origin)
+{
+    TimeChart c;
+    const bool gib = d.peakReserved.value_or(d.peakAllocated) >= 2.0 * (1 << 30);
+    const double unit = gib ? double(1 << 30) : double(1 << 20);
+    c.valueLabel = gib ? QStringLiteral("GiB") : QStringLiteral("MiB");
+    c.title = QObject::tr("%1 memory · peak %2 allocated at %3")
+                  .arg(d.device, formatBytes(d.peakAllocated), formatDuration(d.peakAt - origin));
+    auto line = [&](const QString &name, const QColor &colour,
+                    const std::vector<std::pair<TimeNs, double>> &curve) {
+        TimeChart::Line l{name, colour, {}, {}};
+        for (const auto &[t, v] : curve) {
+            l.x.push_back(double(t - origin) / 1e9);
+            l.y.push_back(v / unit);
+        }
+        c.lines.push_back(std::move(l));
+    };
+    line(QObject::tr("allocated"), chartColour(0), d.curve);
+    if (!d.reservedCurve.empty())
+        line(QObject::tr("reserved"), QColor(0x9d, 0x9d, 0x9d), d.reservedCurve);
+    for (size_t k = 0; k < d.iterations.size(); ++k)
+        c.bands.push_back({double(d.iterations[k].start - origin) / 1e9,
+                           double(d.iterations[k].end - origin) / 1e9,
+                           QObject::tr("iteration %1").arg(k + 1),
+                           QColor(0x4c, 0x78, 0xa8, k % 2 ? 18 : 36)});
+    c.marks.push_back({double(d.peakAt - origin) / 1e9,
+                       QObject::tr("peak %1").arg(formatBytes(d.peakAllocated)),
+                       QColor(0xc0, 0x39, 0x2b)});
+    return c;
 }
 
 } // namespace gml

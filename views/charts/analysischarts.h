@@ -63,8 +63,16 @@ struct TimeChart
     bool markers = false;  // a dot at each point (MLflow metrics, logged at steps)
     bool logKey = false;   // the key axis in powers of two (worker counts, batch sizes)
     bool logValue = false; // the value axis too (a speedup against workers: log-log)
+    // A moment marked with a dashed vertical line and its label at the top (a peak).
+    struct Mark
+    {
+        double x = 0;
+        QString label;
+        QColor color;
+    };
     std::vector<Line> lines;
     std::vector<Band> bands;
+    std::vector<Mark> marks;
     bool isEmpty() const { return lines.empty(); }
 };
 
@@ -125,5 +133,9 @@ struct AnalysisCharts
 };
 
 AnalysisCharts analysisCharts(const sim::RunReport &report);
+
+// One device's memory over the run (memoryreport.h): allocated and reserved, the iterations
+// shaded, the peak marked; seconds from `origin`, MiB or GiB by the peak.
+TimeChart memoryChart(const DeviceMemory &device, TimeNs origin);
 
 } // namespace gml

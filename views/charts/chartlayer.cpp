@@ -271,6 +271,23 @@ void Chart::showTime(const TimeChart &chart)
         r->setBrush(b.color);
         r->setClipToAxisRect(true);
     }
+    for (const auto &m : chart.marks) {
+        auto *line = new QCPItemStraightLine(this);
+        line->point1->setCoords(m.x, 0);
+        line->point2->setCoords(m.x, 1);
+        line->setPen(QPen(m.color, 1, Qt::DashLine));
+        auto *text = new QCPItemText(this);
+        text->position->setTypeX(QCPItemPosition::ptPlotCoords);
+        text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        text->position->setCoords(m.x, 0);
+        // Its label on the side with room: left of a mark in the right part of the chart.
+        const bool right = hi > lo && m.x > lo + 0.6 * (hi - lo);
+        text->setPositionAlignment((right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+        text->setPadding(QMargins(3, 2, 3, 2));
+        text->setText(m.label);
+        text->setColor(m.color);
+        text->setClipToAxisRect(true);
+    }
     legend->setVisible(chart.lines.size() > 1 && chart.lines.size() <= 12);
     // More entries than fit a row: rows of up to four, fewer when the names are long.
     qsizetype longest = 0;

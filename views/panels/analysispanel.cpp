@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "analysispanel.h"
 
+#include "memoryview.h"
 #include "ranksview.h"
 
 #include "analysischarts.h"
@@ -137,6 +138,9 @@ AnalysisPanel::AnalysisPanel(QWidget *parent) : QWidget(parent)
     m_pages->addTab(split, tr("Findings"));
     m_rankView = new RanksView(m_pages);
     m_pages->addTab(m_rankView, tr("Ranks"));
+    m_memoryView = new MemoryView(m_pages);
+    m_pages->addTab(m_memoryView, tr("Memory"));
+    connect(m_memoryView, &MemoryView::evidenceActivated, this, &AnalysisPanel::evidenceActivated);
     layout->addWidget(m_pages, 1);
     connect(m_rankView, &RanksView::revealRequested, this, &AnalysisPanel::evidenceActivated);
 
@@ -209,6 +213,7 @@ void AnalysisPanel::showReport(const sim::RunReport &report, bool final)
     const int keep = selectedFinding();
     m_report = report;
     m_rankView->setAnalysis(report.analysis);
+    m_memoryView->showMemory(report.memory ? &*report.memory : nullptr, report.origin);
     m_pages->setTabText(1, report.analysis && report.analysis->ranks.size() > 1
                                ? tr("Ranks (%1)").arg(report.analysis->ranks.size())
                                : tr("Ranks"));
@@ -225,6 +230,18 @@ void AnalysisPanel::showReport(const sim::RunReport &report, bool final)
                         : tr("<b>MFU</b> – (%1)")
                               .arg(s.mfuUnknown.isEmpty() ? tr("no FLOPs recorded")
                                                           : s.mfuUnknown.toHtmlEscaped()));
+    if (report.memory) {
+        // The highest GPU peak (the CPU's when no GPU allocated), as the Memory page shows it.
+        const DeviceMemory *top = nullptr;
+        for (const DeviceMemory &d : report.memory->devices)
+            if (!top ||
+                (d.device != QLatin1String("CPU") &&
+                 (top->device == QLatin1String("CPU") || d.peakAllocated > top->peakAllocated)))
+                top = &d;
+        if (top)
+            head
+                << tr("<b>Memory</b> %1 peak %2").arg(top->device, formatBytes(top->peakAllocated));
+    }
     if (s.gpuUtilisation >= 0)
         head << tr("<b>GPU utilisation</b> %1% (monitoring)").arg(s.gpuUtilisation, 0, 'f', 1);
     if (s.energyPerIterationJ >= 0)
@@ -303,6 +320,11 @@ void AnalysisPanel::selectFinding(int index)
     if (auto *item = m_findings->topLevelItem(index))
         m_findings->setCurrentItem(item);
     showFinding();
+}
+
+void AnalysisPanel::showMemoryPage()
+{
+    m_pages->setCurrentWidget(m_memoryView);
 }
 
 void AnalysisPanel::showRooflineTab()

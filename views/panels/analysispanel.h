@@ -17,6 +17,7 @@ class QTreeWidget;
 namespace gml {
 
 class Chart;
+class MemoryView;
 class RanksView;
 
 // The Analysis panel: a run's summary header (step time, GPU busy, MFU, the top findings),
@@ -46,6 +47,8 @@ public:
     Chart *rooflineChart() const { return m_roofline; }
     void showRooflineTab();
     RanksView *ranksView() const { return m_rankView; }
+    MemoryView *memoryView() const { return m_memoryView; }
+    void showMemoryPage();
     QTabWidget *pages() const { return m_pages; }
 
 Q_SIGNALS:
@@ -70,6 +73,7 @@ private:
     QPushButton *m_try;
     QTabWidget *m_pages;
     RanksView *m_rankView;
+    MemoryView *m_memoryView;
     QTabWidget *m_tabs;
     Chart *m_iterations;
     Chart *m_ranks;
