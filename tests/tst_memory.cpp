@@ -10,6 +10,7 @@
 #include "project.h"
 #include "testutil.h"
 #include "trackrecords.h"
+#include "whatif.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -214,6 +215,56 @@ private Q_SLOTS:
         for (const auto &x : g->recordedFlops())
             recorded += x.count;
         QCOMPARE(recorded, written);
+    }
+
+    // What-if memory on the generated job (Total Reserved recorded, fp32 matmuls): mixed
+    // precision halves what was live at the peak (up to x0.75), scaled by the measured reserve
+    // over allocated (40 over 24 MiB); a device change checks the need against the target's
+    // memory; a prediction without a device change names no capacity.
+    void whatIfSaysWhatMemoryItNeeds()
+    {
+        QTemporaryDir dir;
+        const QString job = gmltest::generateJob(dir, 1, 4, 0, {QStringLiteral("--memory")});
+        auto project = gmltest::newProject(dir);
+        gmltest::importInto(*project, {job});
+        const auto run = project->findRun(QStringLiteral("job"));
+        QVERIFY(run);
+        QString error;
+        auto built = sim::DependencyGraph::build(*project, *run, &error);
+        QVERIFY2(built, qPrintable(error));
+        const auto graph = std::make_shared<const sim::DependencyGraph>(std::move(*built));
+        sim::WhatIfContext context = sim::WhatIfContext::forRun(*graph, *project, *run);
+        context.readMemory(*project, *run);
+        QVERIFY(context.memory);
+        sim::Transform amp;
+        amp.op = sim::Transform::Op::Amp;
+        const auto a = sim::whatIf(graph, {amp}, context, &error);
+        QVERIFY2(a, qPrintable(error));
+        QCOMPARE(a->report.memory.size(), size_t(1));
+        const sim::MemoryNeed &m = a->report.memory.front();
+        QVERIFY(m.reservedRecorded);
+        QCOMPARE(m.measured, 40 * kMiB);
+        QCOMPARE(m.predicted, 20 * kMiB); // 24 MiB live x0.5 x 40/24
+        QCOMPARE(m.low, 20 * kMiB);
+        QCOMPARE(m.high, 30 * kMiB); // x0.75
+        QVERIFY(m.target.isEmpty() && m.verdict().isEmpty());
+        QVERIFY(a->report.toJson().contains(QStringLiteral("memory")));
+
+        sim::Transform device;
+        device.op = sim::Transform::Op::Device;
+        device.target = QStringLiteral("RTX2080Ti");
+        const auto d = sim::whatIf(graph, {device}, context, &error);
+        QVERIFY2(d, qPrintable(error));
+        const sim::MemoryNeed &n = d->report.memory.front();
+        QCOMPARE(n.predicted, 40 * kMiB);
+        QCOMPARE(n.capacity, 11.0 * (1 << 30));
+        QCOMPARE(n.verdict(), QStringLiteral("fits"));
+        sim::MemoryNeed big = n;
+        big.predicted = big.low = 10.0 * (1 << 30);
+        big.high = 12.0 * (1 << 30);
+        QCOMPARE(big.verdict(), QStringLiteral("may not fit"));
+        big.predicted = 11.5 * (1 << 30);
+        QCOMPARE(big.verdict(), QStringLiteral("does not fit"));
     }
 
     // `grademl memory --json` carries the fields the issue names; a run without memory events

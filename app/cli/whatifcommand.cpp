@@ -292,6 +292,7 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     }
     const auto graph = std::make_shared<const sim::DependencyGraph>(std::move(*built));
     sim::WhatIfContext context = sim::WhatIfContext::forRun(*graph, *project, *run);
+    context.readMemory(*project, *run);
     if (!applyContextOptions(p, context, &why)) {
         err << "grademl whatif: " << why << '\n';
         return SomeFailed;

@@ -53,6 +53,7 @@ void WhatIfController::select(const QString &run)
             g.graph = std::make_shared<const sim::DependencyGraph>(std::move(*built));
             g.identity = sim::replay(*g.graph, sim::ReplayInput::measured(*g.graph));
             g.context = sim::WhatIfContext::forRun(*g.graph, *project, *id);
+            g.context.readMemory(*project, *id);
             return g;
         },
         [this](Graph g) {

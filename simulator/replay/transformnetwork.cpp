@@ -4,6 +4,7 @@
 // (its GPU, links and ranks) and the roofline.
 #include "clockalignment.h"
 #include "devicecatalog.h"
+#include "memoryreport.h"
 #include "project.h"
 #include "runrecords.h"
 #include "timeformat.h"
@@ -365,6 +366,14 @@ WhatIfContext WhatIfContext::forRun(const DependencyGraph &graph, const QJsonObj
 WhatIfContext WhatIfContext::forRun(const DependencyGraph &graph, Project &project, RunId run)
 {
     return forRun(graph, runParams(project, run));
+}
+
+void WhatIfContext::readMemory(Project &project, RunId run)
+{
+    memory.reset();
+    QString error; // a read error leaves the prediction without its memory, not without itself
+    if (auto m = memoryReport(project, run, &error); m && !m->devices.empty())
+        memory = std::make_shared<const MemoryReport>(std::move(*m));
 }
 
 TimeNs rooflineTime(const Device &device, double flops, double bytes, bool halfPrecision)

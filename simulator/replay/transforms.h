@@ -16,7 +16,8 @@
 
 namespace gml {
 class Project;
-}
+struct MemoryReport;
+} // namespace gml
 
 namespace gml::sim {
 
@@ -180,6 +181,11 @@ struct WhatIfContext
     // Factors fitted on a measured pair of the same change (calibration.h), applied after the
     // transforms; null: none.
     std::shared_ptr<const Calibration> calibration;
+    // The measured run's memory (memoryreport.h): a prediction then says what memory it needs
+    // (memoryneed.h); null: not read, or no memory events. The callers that report a
+    // prediction read it (readMemory); the replays of findings do not need it.
+    std::shared_ptr<const MemoryReport> memory;
+    void readMemory(Project &project, RunId run);
     // The GPU model (run params gpu_models) and the ranks of a measured run.
     static WhatIfContext forRun(const DependencyGraph &graph, const QJsonObject &runParams);
     // The measured GPU model alone, from the run's params (empty: not recorded).

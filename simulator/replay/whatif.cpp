@@ -82,6 +82,8 @@ std::optional<WhatIfResult> whatIf(const std::shared_ptr<const DependencyGraph> 
     rep.unknowns = res.prepared.unknowns;
     if (context.calibration)
         rep.calibration = context.calibration->source();
+    if (context.memory)
+        rep.memory = memoryNeed(*context.memory, graph, transforms, context);
     rep.low = rep.high = {rep.predicted, rep.meanPredicted, rep.spreadPredicted};
     if (!rep.unknowns.isEmpty() && !replayBand(graphPtr, transforms, context, cache, rep, error))
         return std::nullopt;
@@ -175,6 +177,12 @@ QJsonObject WhatIfReport::toJson() const
     o.insert(QStringLiteral("unknowns"), QJsonArray::fromStringList(unknowns));
     if (!calibration.isEmpty())
         o.insert(QStringLiteral("calibrated_from"), calibration);
+    if (!memory.empty()) {
+        QJsonArray m;
+        for (const MemoryNeed &n : memory)
+            m.append(n.toJson());
+        o.insert(QStringLiteral("memory"), m);
+    }
     return o;
 }
 
@@ -208,6 +216,11 @@ QString WhatIfReport::toText() const
         s += QStringLiteral("  model: ") + n + QLatin1Char('\n');
     for (const auto &u : unknowns)
         s += QStringLiteral("  unknown: ") + u + QLatin1Char('\n');
+    for (const MemoryNeed &n : memory) {
+        s += n.toText() + QLatin1Char('\n');
+        for (const auto &note : n.notes)
+            s += QStringLiteral("  memory: ") + note + QLatin1Char('\n');
+    }
     auto band = [&](TimeNs lo, TimeNs hi) -> QString {
         return hasBand()
                    ? QStringLiteral(", band %1 to %2").arg(formatDuration(lo), formatDuration(hi))

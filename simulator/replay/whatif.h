@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "memoryneed.h"
 #include "replay.h"
 #include "transforms.h"
 
@@ -59,6 +60,8 @@ struct WhatIfReport
     Breakdown predictedBreakdown;
     QStringList transforms;
     QStringList notes; // the model's assumptions (transforms.h Prepared::notes)
+    // The GPU memory the scenario needs (memoryneed.h), when the run recorded memory events.
+    std::vector<MemoryNeed> memory;
 
     double identityError() const;       // |identity - measured| / measured
     double worstIterationError() const; // the largest per-iteration identity error

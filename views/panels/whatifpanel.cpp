@@ -449,6 +449,27 @@ void WhatIfPanel::showResult(const sim::WhatIfReport &r, double replayMs)
             text +=
                 tr(" · band %1 – %2").arg(formatDuration(r.low.mean), formatDuration(r.high.mean));
     }
+    // The memory it needs, against the GPU it runs on.
+    for (const auto &m : r.memory) {
+        const QString verdict = m.verdict();
+        const bool bad =
+            verdict == QLatin1String("does not fit") || verdict == QLatin1String("may not fit");
+        QString line =
+            tr("<br><b>Memory</b> %1: %2 → <b>%3</b>")
+                .arg(m.device.toHtmlEscaped(), formatBytes(m.measured), formatBytes(m.predicted));
+        if (m.high > m.low)
+            line += tr(" (%1 – %2)").arg(formatBytes(m.low), formatBytes(m.high));
+        if (m.capacity > 0)
+            line += tr(" of %1 on %2: %3")
+                        .arg(formatBytes(m.capacity), m.target.toHtmlEscaped(),
+                             bad ? QStringLiteral("<span style=\"color:#c0392b\"><b>%1</b></span>")
+                                       .arg(verdict)
+                                 : verdict);
+        text += line;
+        for (const auto &note : m.notes)
+            text +=
+                QStringLiteral("<br><small>") + note.toHtmlEscaped() + QStringLiteral("</small>");
+    }
     for (const auto &note : r.notes)
         text += QStringLiteral("<br><small>") + note.toHtmlEscaped() + QStringLiteral("</small>");
     for (const auto &u : r.unknowns)
