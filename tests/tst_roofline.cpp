@@ -5,6 +5,7 @@
 #include "analysischarts.h"
 #include "dependencygraph.h"
 #include "devicecatalog.h"
+#include "findings.h"
 #include "gziputil.h"
 #include "importutil.h"
 #include "opcost.h"
@@ -225,6 +226,49 @@ private Q_SLOTS:
         for (const char *key : {"name", "calls", "time_ns", "flops", "bytes", "achieved_tflops",
                                 "achieved_gbps", "bound"})
             QVERIFY2(first.contains(QLatin1String(key)), key);
+        // ResNet-50's convolutions run at 72-79% of the fp32 peak: no compute-efficiency
+        // finding.
+        const QJsonArray findings =
+            QJsonDocument::fromJson(analyze.out).object()[QStringLiteral("findings")].toArray();
+        for (const auto &f : findings)
+            QVERIFY(f.toObject()[QStringLiteral("rule")].toString() !=
+                    QLatin1String("compute-efficiency"));
+    }
+
+    // The 8-rank DLRM trace's matmuls (recorded shapes) are tiny: the roofline finds them
+    // latency-bound, and the finding says so, with nothing to price (a faster kernel would not
+    // help), its share their part of the kernels' time.
+    void latencyBoundMatrixWorkIsAFinding()
+    {
+        const QString dlrm = QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100");
+        GML_REQUIRE_SHARED(dlrm);
+        QTemporaryDir dir;
+        auto project = gmltest::newProject(dir);
+        gmltest::importInto(*project, {gmltest::sharedTraces() + QLatin1Char('/') + dlrm});
+        const auto run = project->findRun(QStringLiteral("param_dlrm_8rank_v100"));
+        QVERIFY(run);
+        QString error;
+        const auto report = sim::analyzeRun(*project, *run, QStringLiteral("dlrm"), {}, &error);
+        QVERIFY2(report, qPrintable(error));
+        QVERIFY(report->roofline);
+        const sim::Finding *found = nullptr;
+        for (const auto &f : report->findings)
+            if (f.rule == QLatin1String("compute-efficiency"))
+                found = &f;
+        QVERIFY(found);
+        QVERIFY(found->fix.isEmpty() && !found->noFix.isEmpty());
+        QVERIFY2(found->detail.contains(QStringLiteral("Latency-bound")) &&
+                     found->detail.contains(QStringLiteral("aten::mm")),
+                 qPrintable(found->detail));
+        // The share: the matrix ops' GPU time over all kernels', from the roofline itself.
+        TimeNs matrix = 0;
+        for (const auto &o : report->roofline->ops)
+            if (o.opClass == QLatin1String("matmul") || o.opClass == QLatin1String("convolution") ||
+                o.opClass == QLatin1String("attention"))
+                if (o.flops > 0)
+                    matrix += o.time;
+        QCOMPARE(found->share, double(matrix) / double(report->roofline->kernelTime));
+        QVERIFY(found->title.contains(QStringLiteral("V100")));
     }
 };
 

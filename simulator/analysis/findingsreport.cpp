@@ -199,6 +199,9 @@ std::optional<RunReport> analyzeRun(Project &project, RunId run, const QString &
     }
     report.findings = findFindings(graph.get(), report.analysis ? &*report.analysis : nullptr,
                                    report.resources, context);
+    if (report.roofline)
+        for (Finding &f : rooflineFindings(*report.roofline))
+            report.findings.push_back(std::move(f));
     if (report.memory)
         for (Finding &f : memoryFindings(*report.memory))
             report.findings.push_back(std::move(f));

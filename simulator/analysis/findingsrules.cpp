@@ -33,11 +33,6 @@ constexpr double kLastArrivals = 0.5;      // collectives a rank is last at
 constexpr double kLate = 0.05;             // its mean lateness, of an iteration
 constexpr TimeNs kShortKernel = 10'000;
 
-constexpr quint8 kindBit(NodeKind k)
-{
-    return quint8(1u << unsigned(k));
-}
-
 // The evidence of the idle gaps with one of `causes`, longest first, from every GPU.
 std::vector<Evidence> gapEvidence(const DependencyGraph &g, const Analysis &a,
                                   std::initializer_list<IdleCause> causes)
@@ -105,14 +100,6 @@ bool isFp32Matmul(const QString &name)
     static const QRegularExpression other(QStringLiteral("flash|tf32|xf32|wmma|mma"),
                                           QRegularExpression::CaseInsensitiveOption);
     return !usesHalfPrecision(name) && fp32.match(name).hasMatch() && !other.match(name).hasMatch();
-}
-
-QString regexOfNames(const QStringList &names)
-{
-    QStringList escaped;
-    for (const auto &n : names)
-        escaped << QRegularExpression::escape(n);
-    return QStringLiteral("^(?:%1)$").arg(escaped.join(QLatin1Char('|')));
 }
 
 // The run as the trace rules read it: its graph and analysis, and the GPU time summed over its

@@ -6,6 +6,7 @@
 
 #include "findings.h"
 
+#include <QRegularExpression>
 #include <QString>
 
 #include <vector>
@@ -18,6 +19,20 @@ inline QString pct(double f)
     return QStringLiteral("%1%").arg(f * 100, 0, 'f', f < 0.1 ? 1 : 0);
 }
 
+constexpr quint8 kindBit(NodeKind k)
+{
+    return quint8(1u << unsigned(k));
+}
+
+// A regex matching exactly one of `names`.
+inline QString regexOfNames(const QStringList &names)
+{
+    QStringList escaped;
+    for (const auto &n : names)
+        escaped << QRegularExpression::escape(n);
+    return QStringLiteral("^(?:%1)$").arg(escaped.join(QLatin1Char('|')));
+}
+
 // Each trace rule in turn (input-bound, launch-bound, synchronisation stalls, pageable copies,
 // small kernels, FP32 matrix kernels, exposed collectives, a straggler rank, GPU idle), their
 // findings appended to `out`. `analysis` has at least one GPU.
@@ -28,5 +43,9 @@ void traceFindings(const DependencyGraph &graph, const Analysis &analysis,
 // Memory that grows with every step, per device (memoryreport.h's leak suspects); no fix to
 // price: memory, not time.
 std::vector<Finding> memoryFindings(const MemoryReport &memory);
+
+// Matrix work (matmuls, convolutions, attention) far from the GPU's peak, from the roofline:
+// priced as those ops' kernels reaching 60% of it; latency-bound ones named apart.
+std::vector<Finding> rooflineFindings(const Roofline &roofline);
 
 } // namespace gml::sim
