@@ -165,6 +165,16 @@ private Q_SLOTS:
             if (pt.y() < minY)
                 minY = pt.y(), atX = pt.x() - p.metrics().labelWidth;
         QVERIFY(atX >= 25 && atX < 50);
+        QCOMPARE(c.peak.x(), -1.0); // GPU utilization is no memory: no peak mark
+        // A memory counter (a unit of bytes, "memory" in its name): its peak is marked at the
+        // first sample at the maximum, on the line's top.
+        d->runs[0].tracks[4].name = QStringLiteral("memory allocated · PyTorch profiler");
+        d->runs[0].tracks[4].unit = QStringLiteral("MiB");
+        TimelinePainter m;
+        m.setData(d);
+        const auto &mc = m.geometry(v).counters.front();
+        QCOMPARE(mc.peak.x(), double(m.metrics().labelWidth) + 25.0);
+        QCOMPARE(mc.peak.y(), minY);
     }
 
     void hitTestFindsSlicesAndToggles()

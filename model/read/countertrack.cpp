@@ -20,6 +20,8 @@ void CounterTrack::append(TimeNs t, double v)
     m_ts.back() = seg.ts.data(); // it may have moved
     m_value.back() = seg.value.data();
     m_min = m_size == 0 ? v : std::min(m_min, v);
+    if (m_size == 0 || v > m_max)
+        m_maxAt = t;
     m_max = m_size == 0 ? v : std::max(m_max, v);
     ++m_size;
 }

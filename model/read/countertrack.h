@@ -45,6 +45,7 @@ public:
     double value(size_t i) const { return m_value[i >> kSegmentBits][i & (kSegmentSize - 1)]; }
     double minValue() const { return m_min; }
     double maxValue() const { return m_max; }
+    TimeNs maxAt() const { return m_maxAt; } // the first sample at the maximum
     // Index of the first sample at or after t.
     size_t lowerBound(TimeNs t) const;
     // Index of the sample in effect at t (the last one at or before t), else -1.
@@ -70,6 +71,7 @@ private:
     size_t m_size = 0;
     double m_min = 0;
     double m_max = 0;
+    TimeNs m_maxAt = 0;
 };
 
 } // namespace gml

@@ -257,6 +257,14 @@ void TimelinePainter::buildCounterRow(const TimelineViewport &v, const TimelineR
     }
     if (shape.line.isEmpty())
         return;
+    // A memory row's peak (its first sample at the maximum), when in view.
+    static const QStringList byteUnits{QStringLiteral("B"), QStringLiteral("KiB"),
+                                       QStringLiteral("MiB"), QStringLiteral("GiB"),
+                                       QStringLiteral("bytes")};
+    if (byteUnits.contains(row.unit) &&
+        row.label.contains(QLatin1String("memory"), Qt::CaseInsensitive) && track.maxAt() >= v.t0 &&
+        track.maxAt() <= v.t1 && maxValue > 0)
+        shape.peak = QPointF(std::max(double(left), xForTime(v, track.maxAt())), yOf(maxValue));
     shape.area = shape.line;
     shape.area << QPointF(shape.line.last().x(), yOf(0)) << QPointF(shape.line.first().x(), yOf(0));
     m_geometry.counters.push_back(std::move(shape));

@@ -17,6 +17,11 @@
 namespace gml {
 
 namespace {
+// A memory counter's peak, on its line and on the ruler.
+const QColor kPeakColour(0xc0, 0x39, 0x2b);
+} // namespace
+
+namespace {
 
 // The theme of the paint in progress (TimelinePainter::paint sets it: the painter's own, else
 // the current one).
@@ -132,6 +137,13 @@ void TimelinePainter::paintRows(QPainter &p, const TimelineViewport &v, const Ti
         p.drawPolyline(c.line);
         p.setPen(T().muted);
         p.drawText(c.rect.adjusted(4, 1, -4, 0), Qt::AlignLeft | Qt::AlignTop, c.maxText);
+        if (c.peak.x() >= 0) {
+            p.setRenderHint(QPainter::Antialiasing, true);
+            p.setPen(QPen(kPeakColour, 1.5));
+            p.setBrush(Qt::NoBrush);
+            p.drawEllipse(c.peak, 3, 3);
+            p.setRenderHint(QPainter::Antialiasing, false);
+        }
     }
     p.restore();
 }
@@ -351,6 +363,18 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
             m_rulerLabels.push_back({text, x + 3, tw});
     }
     paintNoteFlags(p, v, o);
+    // Memory peaks of the counters in view: a triangle at the foot of the ruler.
+    p.setRenderHint(QPainter::Antialiasing, true);
+    p.setPen(Qt::NoPen);
+    p.setBrush(kPeakColour);
+    for (const auto &c : m_geometry.counters)
+        if (c.peak.x() >= 0) {
+            const double x = c.peak.x(), foot = oh + rh;
+            p.drawPolygon(
+                QPolygonF{{QPointF(x - 4, foot), QPointF(x + 4, foot), QPointF(x, foot - 6)}});
+        }
+    p.setBrush(Qt::NoBrush);
+    p.setRenderHint(QPainter::Antialiasing, false);
     // Range selection and cursor readouts.
     if (o.selectionEnd > o.selectionStart) {
         const double a = xForTime(v, o.selectionStart), b = xForTime(v, o.selectionEnd);

@@ -68,6 +68,9 @@ struct TimelineGeometry
         int colorIndex = 0;
         QString maxText; // the value at the row's top, with its unit
         QRectF rect;
+        // A memory counter's peak in view (memory.used, allocated, reserved): marked on the
+        // line and on the ruler; x < 0: none.
+        QPointF peak{-1, -1};
     };
     // Grouped by colour, on whole pixels: the raster engine fills integer rectangles on its
     // fast path, and sub-pixel positions show nothing a pixel grid could.
