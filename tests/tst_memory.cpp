@@ -8,6 +8,7 @@
 #include "importutil.h"
 #include "memoryreport.h"
 #include "project.h"
+#include "runmetrics.h"
 #include "testutil.h"
 #include "trackrecords.h"
 #include "whatif.h"
@@ -194,6 +195,14 @@ private Q_SLOTS:
         }
         QCOMPARE(d.largest.front().bytes, layers * kMiB);
         QCOMPARE(d.largest.front().op, QStringLiteral("aten::addmm"));
+        // The Runs pane's and Compare's metrics: the peak, and the peak of each iteration.
+        const auto metrics = sim::computeRunMetrics(*project, *run, &error);
+        QVERIFY2(metrics, qPrintable(error));
+        QCOMPARE((*metrics)[QStringLiteral("peak_memory_bytes")].toDouble(), d.peakAllocated);
+        const QJsonArray peaks = (*metrics)[QStringLiteral("memory_peaks_bytes")].toArray();
+        QCOMPARE(peaks.size(), steps);
+        for (int k = 0; k < steps; ++k)
+            QCOMPARE(peaks[k].toDouble(), d.iterations[size_t(k)].peak);
         // The reserved counter is drawn too.
         const auto [reservedMiB, at] =
             counterPeak(*project, *run, QStringLiteral("memory reserved · PyTorch profiler"));

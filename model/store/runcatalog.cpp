@@ -394,6 +394,8 @@ static QString metricText(const CatalogRun &r)
         parts << QStringLiteral("GPU busy %1%").arg(busy * 100, 0, 'f', 1);
     else if (const double util = r.metric(QStringLiteral("gpu_utilisation")); util >= 0)
         parts << QStringLiteral("GPU util %1%").arg(util, 0, 'f', 1);
+    if (const double mem = r.metric(QStringLiteral("peak_memory_bytes")); mem >= 0)
+        parts << QStringLiteral("peak memory %1").arg(formatBytes(mem));
     if (const double e = r.metric(QStringLiteral("energy_j")); e >= 0)
         parts << QStringLiteral("energy %1 J").arg(e, 0, 'f', 0);
     const QJsonObject last = r.metrics.value(QStringLiteral("last_metrics")).toObject();

@@ -136,6 +136,8 @@ const QList<SummaryMetric> &summaryMetrics()
         {QStringLiteral("mfu"), QStringLiteral("MFU"), QStringLiteral("%"), 100},
         {QStringLiteral("gpu_utilisation"), QStringLiteral("GPU utilisation (monitoring)"),
          QStringLiteral("%"), 1},
+        {QStringLiteral("peak_memory_bytes"), QStringLiteral("Peak memory"), QStringLiteral("GiB"),
+         1.0 / double(1 << 30)},
         {QStringLiteral("energy_j"), QStringLiteral("Energy"), QStringLiteral("J"), 1},
         {QStringLiteral("energy_per_iteration_j"), QStringLiteral("Energy per iteration"),
          QStringLiteral("J"), 1},

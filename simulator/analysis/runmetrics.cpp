@@ -4,6 +4,7 @@
 #include "devicecatalog.h"
 #include "findings.h"
 #include "iterations.h"
+#include "memoryreport.h"
 #include "project.h"
 #include "resourceattribution.h"
 #include "runcatalog.h"
@@ -210,6 +211,23 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
     }
     if (energyKnown)
         m.insert(QStringLiteral("energy_j"), energy);
+    // Memory: the GPU that peaked highest, and its peak per iteration.
+    if (const auto memory = memoryReport(project, run, error)) {
+        const DeviceMemory *top = nullptr;
+        for (const DeviceMemory &d : memory->devices)
+            if (d.device != QLatin1String("CPU") && (!top || d.peakAllocated > top->peakAllocated))
+                top = &d;
+        if (top) {
+            m.insert(QStringLiteral("peak_memory_bytes"), top->peakAllocated);
+            QJsonArray peaks;
+            for (const MemoryIteration &it : top->iterations)
+                peaks.append(it.peak);
+            if (!peaks.isEmpty())
+                m.insert(QStringLiteral("memory_peaks_bytes"), peaks);
+        }
+    } else {
+        return std::nullopt;
+    }
     if (kind == QLatin1String("predicted") && params.contains(QStringLiteral("predicted_ns")))
         m.insert(QStringLiteral("predicted_ns"), params.value(QStringLiteral("predicted_ns")));
     const QJsonObject last = lastMlflowMetrics(project, run);

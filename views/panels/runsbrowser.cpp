@@ -192,6 +192,11 @@ QList<QStandardItem *> runRow(const CatalogRun &r)
         busyText = QObject::tr("%1% (util.)").arg(busy * 100, 0, 'f', 1);
     }
     row[RunsBrowser::GpuBusy] = cell(busyText, busy);
+    const double memory = r.metric(QStringLiteral("peak_memory_bytes"));
+    row[RunsBrowser::Memory] = cell(memory >= 0 ? formatBytes(memory) : QString(), memory);
+    if (memory >= 0)
+        row[RunsBrowser::Memory]->setToolTip(
+            QObject::tr("Peak GPU memory allocated (PyTorch profiler's memory events)"));
     const double energy = r.metric(QStringLiteral("energy_j"));
     row[RunsBrowser::Energy] =
         cell(energy >= 0 ? QStringLiteral("%1 J").arg(energy, 0, 'f', 0) : QString(), energy);
@@ -231,9 +236,9 @@ RunsBrowser::RunsBrowser(QWidget *parent) : QWidget(parent)
         dropOnWorkload(ids, workload);
     };
     m_model = model;
-    m_model->setHorizontalHeaderLabels({tr("Run"), tr("Kind"), tr("Status"), tr("Start"),
-                                        tr("Duration"), tr("Step time"), tr("Spread"),
-                                        tr("GPU busy"), tr("Energy"), tr("Params"), tr("Tags")});
+    m_model->setHorizontalHeaderLabels(
+        {tr("Run"), tr("Kind"), tr("Status"), tr("Start"), tr("Duration"), tr("Step time"),
+         tr("Spread"), tr("GPU busy"), tr("Peak memory"), tr("Energy"), tr("Params"), tr("Tags")});
     m_proxy = new RunFilter(&m_catalog, this);
     m_proxy->setSourceModel(m_model);
     m_tree = new QTreeView(this);

@@ -33,6 +33,7 @@ public:
         StepTime,
         Spread,
         GpuBusy,
+        Memory,
         Energy,
         Params,
         Tags,
