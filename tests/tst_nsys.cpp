@@ -105,6 +105,7 @@ private Q_SLOTS:
     void realTinyComplete();
     void olderSchemaAndMissingTables();
     void nvtxTextIdsDomainsAndOpenRanges();
+    void cudaMemoryUsageBecomesACounter();
     void notAnExport();
     void danglingStringReference();
     void damaged_data();
@@ -275,6 +276,51 @@ void TestNsys::nvtxTextIdsDomainsAndOpenRanges()
             p, QStringLiteral("SELECT t.name FROM slice_abs s JOIN track t ON t.id = s.track_id "
                               "WHERE s.name = 'async'")),
         QStringLiteral("NVTX start/end ranges"));
+}
+
+// nsys --cuda-memory-usage=true: device allocations less frees per GPU, as a counter in MiB
+// under the GPU's row; pinned host memory is left out, and said.
+void TestNsys::cudaMemoryUsageBecomesACounter()
+{
+    const std::string pid = std::to_string(qint64(4242) << 24);
+    QTemporaryDir dir;
+    const QString path = writeExport(
+        dir, QStringLiteral("mem.sqlite"),
+        "CREATE TABLE CUDA_GPU_MEMORY_USAGE_EVENTS(start INTEGER, globalPid INTEGER, deviceId "
+        "INTEGER, contextId INTEGER, address INTEGER, pc INTEGER, bytes INTEGER, memKind "
+        "INTEGER, memoryOperationType INTEGER, name TEXT, correlationId INTEGER);"
+        "INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES"
+        "(1000, " +
+            pid +
+            ", 0, 1, 4096, 0, 2097152, 2, 0, NULL, 1)," // +2 MiB
+            "(2000, " +
+            pid +
+            ", 0, 1, 8192, 0, 1048576, 2, 0, NULL, 2)," // +1 MiB: 3
+            "(2500, " +
+            pid +
+            ", 0, 1, 9999, 0, 1048576, 1, 0, NULL, 3)," // pinned: left out
+            "(3000, " +
+            pid +
+            ", 0, 1, 4096, 0, 2097152, 2, 1, NULL, 4)," // -2 MiB: 1
+            "(4000, " +
+            pid + ", 1, 1, 4096, 0, 4194304, 2, 0, NULL, 5);"); // GPU 1: 4 MiB
+    QTemporaryDir pdir;
+    auto r = importOne(pdir, path);
+    QCOMPARE(r.report.status, SourceReport::Status::Imported);
+    Project &p = *r.project;
+    QCOMPARE(gmltest::scalar(p, "SELECT count(*) FROM track WHERE name = 'memory allocated · "
+                                "Nsight Systems' AND unit = 'MiB'"),
+             2);
+    QCOMPARE(gmltest::text(
+                 p, QStringLiteral("SELECT group_concat(k.value, ',') FROM counter k JOIN track t "
+                                   "ON t.id = k.track_id JOIN track g ON g.id = t.parent_id WHERE "
+                                   "g.pid = '0' AND t.name LIKE 'memory allocated%'")),
+             QStringLiteral("2.0,3.0,1.0"));
+    QCOMPARE(gmltest::scalar(p, "SELECT max(k.value) FROM counter k JOIN track t ON t.id = "
+                                "k.track_id JOIN track g ON g.id = t.parent_id WHERE g.pid = '1' "
+                                "AND t.name LIKE 'memory allocated%'"),
+             4);
+    QVERIFY(r.report.warnings >= 1); // the pinned operation
 }
 
 void TestNsys::notAnExport()

@@ -3,6 +3,8 @@
 
 #include "nsyssession.h"
 
+#include <map>
+
 #include "sqlitedb.h"
 
 #include <QHash>
@@ -210,6 +212,57 @@ bool Session::readNvtx()
     return st.errorString().isEmpty() || fail(st, table);
 }
 
+// CUDA memory operations (nsys --cuda-memory-usage=true): each GPU's device memory allocated,
+// the running sum of its allocations less its frees, as a counter in MiB beside nvidia-smi's
+// memory.used and the PyTorch profiler's; memory of other kinds (pinned, managed) is left out.
+bool Session::readMemory()
+{
+    const char *table = "CUDA_GPU_MEMORY_USAGE_EVENTS";
+    if (!has(table))
+        return true;
+    auto st = m_db.prepare("SELECT start, NULL, deviceId, bytes, memoryOperationType, " +
+                           col(table, "memKind", "2") + ", rowid FROM " + table +
+                           " ORDER BY start, rowid");
+    std::map<qint64, std::pair<TrackId, double>> byDevice;
+    qint64 other = 0;
+    while (st.step()) {
+        const auto span = interval(st, table);
+        if (!span)
+            continue;
+        const qint64 kind = st.int64(5);
+        if (kind != 2 && kind != 3) { // device, array
+            ++other;
+            continue;
+        }
+        const qint64 op = st.int64(4);
+        if (op != 0 && op != 1) {
+            rowWarning(table, QStringLiteral("operation"), rowId(st),
+                       QStringLiteral("memoryOperationType %1 is neither 0 (allocation) nor 1 "
+                                      "(deallocation)")
+                           .arg(op));
+            continue;
+        }
+        const qint64 device = st.int64(2);
+        auto it = byDevice.find(device);
+        if (it == byDevice.end()) {
+            TrackSpec spec;
+            spec.parent = gpu(device);
+            spec.kind = TrackKind::Counter;
+            spec.name = QStringLiteral("memory allocated · Nsight Systems");
+            spec.unit = QStringLiteral("MiB");
+            it = byDevice.emplace(device, std::make_pair(m_w.addTrack(spec), 0.0)).first;
+        }
+        it->second.second += double(st.int64(3)) * (op == 0 ? 1 : -1);
+        m_w.addCounter(it->second.first, span->first, it->second.second / (1024.0 * 1024.0));
+    }
+    if (other > 0)
+        m_warnings.add(QStringLiteral("memory kinds"), -1,
+                       QStringLiteral("%1 CUDA memory operations on host (pageable, pinned) or "
+                                      "managed memory are not in the GPUs' memory counters")
+                           .arg(other));
+    return st.errorString().isEmpty() || fail(st, table);
+}
+
 bool Session::readSync()
 {
     const char *table = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
@@ -298,7 +351,7 @@ ImportOutcome Session::run()
         if (!progress())
             return {ImportOutcome::Status::Cancelled, -1, {}, {}};
     }
-    if (!readNvtx() || !readSync())
+    if (!readNvtx() || !readSync() || !readMemory())
         return {ImportOutcome::Status::Failed, -1, m_error, {}};
     if (m_unmatched > 0)
         m_warnings.add(QStringLiteral("unmatched"), -1,
@@ -313,6 +366,7 @@ ImportOutcome Session::run()
                                        QStringLiteral("CUPTI_ACTIVITY_KIND_MEMCPY"),
                                        QStringLiteral("CUPTI_ACTIVITY_KIND_MEMSET"),
                                        QStringLiteral("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"),
+                                       QStringLiteral("CUDA_GPU_MEMORY_USAGE_EVENTS"),
                                        QStringLiteral("NVTX_EVENTS")};
     QJsonArray notRead;
     auto tables =

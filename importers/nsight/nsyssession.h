@@ -172,7 +172,9 @@ private:
     TrackId process(qint64 pid);
     TrackId thread(qint64 globalTid);
     TrackId processAux(qint64 pid, const QString &what, TrackKind kind, qint64 sortKey);
+    TrackId gpu(qint64 device);
     TrackId stream(qint64 device, qint64 streamId);
+    bool readMemory();
     bool readApi(const char *table, const char *category);
     bool readGpu(const char *table, const char *category);
     bool readNvtx();

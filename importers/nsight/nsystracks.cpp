@@ -159,7 +159,7 @@ TrackId Session::processAux(qint64 pid, const QString &what, TrackKind kind, qin
     return id;
 }
 
-TrackId Session::stream(qint64 device, qint64 streamId)
+TrackId Session::gpu(qint64 device)
 {
     auto gpu = m_gpus.constFind(device);
     if (gpu == m_gpus.constEnd()) {
@@ -172,11 +172,17 @@ TrackId Session::stream(qint64 device, qint64 streamId)
         spec.pid = QString::number(device);
         gpu = m_gpus.insert(device, m_w.addTrack(spec));
     }
+    return *gpu;
+}
+
+TrackId Session::stream(qint64 device, qint64 streamId)
+{
+    const TrackId parent = gpu(device);
     const qint64 key = (device << 32) | (streamId & 0xFFFFFFFF);
     if (auto it = m_streams.constFind(key); it != m_streams.constEnd())
         return *it;
     TrackSpec spec;
-    spec.parent = *gpu;
+    spec.parent = parent;
     spec.kind = TrackKind::Stream;
     spec.name = QStringLiteral("stream %1").arg(streamId);
     spec.sortKey = streamId;
