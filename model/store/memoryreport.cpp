@@ -14,8 +14,12 @@
 #include <QJsonArray>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
+#include <functional>
+#include <limits>
 #include <map>
+#include <span>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -50,46 +54,24 @@ bool isAllocatorPrimitive(const QString &name)
     return names.contains(name);
 }
 
+// One [memory] event, compact (a million of them in a 1 GB trace): NaN marks a total the build
+// did not record, kNoAddr an address.
+constexpr qint64 kNoAddr = std::numeric_limits<qint64>::min();
 struct Event
 {
-    int device = 0; // index into the devices being built
     TimeNs ts = 0;
     SliceId slice = 0;
-    double bytes = 0;
-    std::optional<qint64> addr;
-    std::optional<double> total, reserved;
-    QString op, path;
-    int rank = -1;
     TrackId track = 0;
+    double bytes = 0;
+    qint64 addr = kNoAddr;
+    double total = std::numeric_limits<double>::quiet_NaN();
+    double reserved = std::numeric_limits<double>::quiet_NaN();
+    int device = 0;       // index into the devices being built
+    int op = 0, path = 0; // indices into the report's texts
 };
 
-std::optional<double> number(slicestore::TrackReader &reader, const slicestore::Row &x,
-                             std::string_view key)
-{
-    const auto v = reader.arg(x, key);
-    if (!v || v->empty())
-        return std::nullopt;
-    const std::string text(*v);
-    char *end = nullptr;
-    const double d = std::strtod(text.c_str(), &end);
-    if (end == text.c_str() || !std::isfinite(d))
-        return std::nullopt;
-    return d;
-}
-
-std::vector<MemoryGroup> sortedGroups(const QHash<QString, MemoryGroup> &groups)
-{
-    std::vector<MemoryGroup> out;
-    for (const auto &g : groups)
-        out.push_back(g);
-    std::sort(out.begin(), out.end(), [](const MemoryGroup &a, const MemoryGroup &b) {
-        return a.bytes != b.bytes ? a.bytes > b.bytes : a.key < b.key;
-    });
-    return out;
-}
-
 // A level over time for a chart (DeviceMemory::curve).
-std::vector<std::pair<TimeNs, double>> curveOf(const std::vector<Event> &events,
+std::vector<std::pair<TimeNs, double>> curveOf(std::span<const Event> events,
                                                const std::vector<double> &level)
 {
     std::vector<std::pair<TimeNs, double>> out;
@@ -124,42 +106,54 @@ std::vector<std::pair<TimeNs, double>> curveOf(const std::vector<Event> &events,
 }
 
 // Allocations matched with their frees, the peak and what was live at it.
-void account(DeviceMemory &d, const std::vector<Event> &events,
+void account(DeviceMemory &d, std::span<const Event> events, const std::vector<QString> &texts,
              const std::vector<std::pair<TimeNs, TimeNs>> &steps)
 {
     struct Alloc
     {
-        MemoryAllocation a;
-        size_t made;
-        size_t freed = size_t(-1);
+        quint32 event;               // its [memory] event, an index into `events`
+        quint32 freed = quint32(-1); // the event that freed it
+        int iteration = -1;
+    };
+    auto allocation = [&](const Alloc &x) {
+        const Event &e = events[x.event];
+        return MemoryAllocation{e.ts,
+                                x.freed == quint32(-1) ? TimeNs(-1) : events[x.freed].ts,
+                                e.bytes,
+                                texts[size_t(e.op)],
+                                texts[size_t(e.path)],
+                                e.slice,
+                                e.track,
+                                x.iteration};
     };
     std::vector<Alloc> allocs;
-    std::unordered_map<qint64, size_t> byAddr;
-    std::map<double, std::vector<size_t>> bySize; // unmatched allocations of a size, latest last
+    std::unordered_map<qint64, quint32> byAddr;
+    std::unordered_map<double, std::vector<quint32>> bySize; // unmatched, latest last
     std::vector<double> level(events.size());
     double sum = 0;
     size_t peakIndex = size_t(-1);
     for (size_t k = 0; k < events.size(); ++k) {
         const Event &e = events[k];
-        d.byAddress = d.byAddress || e.addr.has_value();
-        d.totalsRecorded = d.totalsRecorded || e.total.has_value();
-        if (e.reserved)
-            d.peakReserved = std::max(d.peakReserved.value_or(0.0), *e.reserved);
+        const bool addressed = e.addr != kNoAddr;
+        d.byAddress = d.byAddress || addressed;
+        d.totalsRecorded = d.totalsRecorded || !std::isnan(e.total);
+        if (!std::isnan(e.reserved))
+            d.peakReserved = std::max(d.peakReserved.value_or(0.0), e.reserved);
         if (e.bytes > 0) {
-            MemoryAllocation a{e.ts, -1, e.bytes, e.op, e.path, e.slice, e.track, -1};
+            Alloc a{quint32(k)};
             const auto it = std::upper_bound(steps.begin(), steps.end(), e.ts,
                                              [](TimeNs t, const auto &s) { return t < s.first; });
             if (it != steps.begin() && e.ts <= std::prev(it)->second)
                 a.iteration = int(std::prev(it) - steps.begin());
-            if (e.addr)
-                byAddr[*e.addr] = allocs.size();
+            if (addressed)
+                byAddr[e.addr] = quint32(allocs.size());
             else
-                bySize[e.bytes].push_back(allocs.size());
-            allocs.push_back({std::move(a), k});
+                bySize[e.bytes].push_back(quint32(allocs.size()));
+            allocs.push_back(a);
         } else if (e.bytes < 0) {
-            size_t match = size_t(-1);
-            if (e.addr) {
-                if (const auto it = byAddr.find(*e.addr); it != byAddr.end()) {
+            quint32 match = quint32(-1);
+            if (addressed) {
+                if (const auto it = byAddr.find(e.addr); it != byAddr.end()) {
                     match = it->second;
                     byAddr.erase(it);
                 }
@@ -168,69 +162,87 @@ void account(DeviceMemory &d, const std::vector<Event> &events,
                 match = it->second.back();
                 it->second.pop_back();
             }
-            if (match == size_t(-1)) {
+            if (match == quint32(-1)) {
                 ++d.unmatchedFrees;
                 d.unmatchedFreeBytes -= e.bytes;
             } else {
-                allocs[match].a.freedAt = e.ts;
-                allocs[match].freed = k;
+                allocs[match].freed = quint32(k);
             }
         }
         sum += e.bytes;
-        level[k] = e.total.value_or(sum);
+        level[k] = std::isnan(e.total) ? sum : e.total;
         if (level[k] > d.peakAllocated) {
             d.peakAllocated = level[k];
             d.peakAt = e.ts;
             peakIndex = k;
         }
     }
-    QHash<QString, MemoryGroup> live, livePaths, never, suspects;
-    auto add = [](QHash<QString, MemoryGroup> &groups, const QString &key,
-                  const MemoryAllocation &a) {
-        MemoryGroup &g = groups[key];
-        g.key = key;
-        g.bytes += a.bytes;
-        if (!g.count++ || a.bytes > g.largest.bytes)
-            g.largest = a;
+    // Groups by text index; the text and the largest member's allocation made at the end.
+    struct Group
+    {
+        double bytes = 0;
+        int count = 0;
+        quint32 largest = 0; // index into allocs
+    };
+    using Groups = std::unordered_map<int, Group>;
+    Groups live, livePaths, never, suspects;
+    auto add = [&](Groups &groups, int key, quint32 x) {
+        Group &g = groups[key];
+        const double bytes = events[allocs[x].event].bytes;
+        g.bytes += bytes;
+        if (!g.count++ || bytes > events[allocs[g.largest].event].bytes)
+            g.largest = x;
     };
     double liveBytes = 0;
-    for (const Alloc &x : allocs) {
-        if (peakIndex != size_t(-1) && x.made <= peakIndex &&
-            (x.freed == size_t(-1) || x.freed > peakIndex)) {
-            add(live, x.a.op, x.a);
-            add(livePaths, x.a.path, x.a);
-            liveBytes += x.a.bytes;
+    for (quint32 i = 0; i < allocs.size(); ++i) {
+        const Alloc &x = allocs[i];
+        const Event &e = events[x.event];
+        if (peakIndex != size_t(-1) && x.event <= peakIndex &&
+            (x.freed == quint32(-1) || x.freed > peakIndex)) {
+            add(live, e.op, i);
+            add(livePaths, e.path, i);
+            liveBytes += e.bytes;
         }
-        if (x.freed == size_t(-1)) {
-            add(never, x.a.op, x.a);
+        if (x.freed == quint32(-1)) {
+            add(never, e.op, i);
             ++d.neverFreedCount;
-            d.neverFreedBytes += x.a.bytes;
-            if (steps.size() >= 3 && x.a.iteration > 0 && x.a.iteration + 1 < int(steps.size()))
-                add(suspects, x.a.op, x.a);
+            d.neverFreedBytes += e.bytes;
+            if (steps.size() >= 3 && x.iteration > 0 && x.iteration + 1 < int(steps.size()))
+                add(suspects, e.op, i);
         }
     }
-    d.liveAtPeak = sortedGroups(live);
-    d.liveAtPeakByPath = sortedGroups(livePaths);
-    d.neverFreed = sortedGroups(never);
-    d.leakSuspects = sortedGroups(suspects);
+    auto sorted = [&](const Groups &groups) {
+        std::vector<MemoryGroup> out;
+        out.reserve(groups.size());
+        for (const auto &[key, g] : groups)
+            out.push_back({texts[size_t(key)], g.bytes, g.count, allocation(allocs[g.largest])});
+        std::sort(out.begin(), out.end(), [](const MemoryGroup &a, const MemoryGroup &b) {
+            return a.bytes != b.bytes ? a.bytes > b.bytes : a.key < b.key;
+        });
+        return out;
+    };
+    d.liveAtPeak = sorted(live);
+    d.liveAtPeakByPath = sorted(livePaths);
+    d.neverFreed = sorted(never);
+    d.leakSuspects = sorted(suspects);
     d.allocatedBeforeTrace = std::max(0.0, d.peakAllocated - liveBytes);
-    std::vector<size_t> order(allocs.size());
-    for (size_t i = 0; i < order.size(); ++i)
+    std::vector<quint32> order(allocs.size());
+    for (quint32 i = 0; i < order.size(); ++i)
         order[i] = i;
     const size_t n = std::min(MemoryReport::kLargest, order.size());
-    std::partial_sort(
-        order.begin(), order.begin() + qsizetype(n), order.end(), [&](size_t a, size_t b) {
-            return allocs[a].a.bytes != allocs[b].a.bytes ? allocs[a].a.bytes > allocs[b].a.bytes
-                                                          : allocs[a].a.at < allocs[b].a.at;
-        });
+    std::partial_sort(order.begin(), order.begin() + qsizetype(n), order.end(),
+                      [&](quint32 a, quint32 b) {
+                          const Event &x = events[allocs[a].event], &y = events[allocs[b].event];
+                          return x.bytes != y.bytes ? x.bytes > y.bytes : x.ts < y.ts;
+                      });
     for (size_t i = 0; i < n; ++i)
-        d.largest.push_back(allocs[order[i]].a);
+        d.largest.push_back(allocation(allocs[order[i]]));
     d.curve = curveOf(events, level);
     if (d.peakReserved) {
         std::vector<double> reserved(events.size());
         double r = 0;
         for (size_t k = 0; k < events.size(); ++k)
-            reserved[k] = r = events[k].reserved.value_or(r);
+            reserved[k] = r = std::isnan(events[k].reserved) ? r : events[k].reserved;
         d.reservedCurve = curveOf(events, reserved);
     }
     // Each iteration: the level before its first event, its highest, the level after its last.
@@ -271,7 +283,22 @@ std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *e
     std::map<std::tuple<QString, int, int>, int> deviceIndex; // (pid, type, id)
     std::vector<Event> events;
     std::map<int, std::vector<std::pair<TimeNs, TimeNs>>> steps; // by rank
-    QHash<StringId, QString> names;
+    struct Name
+    {
+        QString text;
+        bool step = false, primitive = false;
+    };
+    std::unordered_map<StringId, Name> names;
+    // Operators and call paths, each text once (events hold their index).
+    std::vector<QString> texts;
+    QHash<QString, int> textIndex;
+    auto intern = [&](const QString &text) {
+        const auto it = textIndex.constFind(text);
+        if (it != textIndex.constEnd())
+            return *it;
+        texts.push_back(text);
+        return *textIndex.insert(text, int(texts.size()) - 1);
+    };
     slicestore::TrackReader reader(project.db());
     std::vector<NestRow> rows;
     std::vector<int> parent;
@@ -285,11 +312,11 @@ std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *e
             readNestRows(reader, t.id, true, offset, rows, {}, [&](const slicestore::Row &x) {
                 if (x.name != memoryName || !x.hasArgs)
                     return;
-                const auto bytes = number(reader, x, "Bytes");
+                const auto bytes = reader.argNumber(x, "Bytes");
                 if (!bytes)
                     return;
-                const int type = int(number(reader, x, "Device Type").value_or(0));
-                const int id = int(number(reader, x, "Device Id").value_or(-1));
+                const int type = int(reader.argNumber(x, "Device Type").value_or(0));
+                const int id = int(reader.argNumber(x, "Device Id").value_or(-1));
                 const auto key = std::make_tuple(pid, type, id);
                 auto it = deviceIndex.find(key);
                 if (it == deviceIndex.end()) {
@@ -305,11 +332,12 @@ std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *e
                 e.ts = x.ts + offset;
                 e.slice = x.id;
                 e.bytes = *bytes;
-                if (const auto a = number(reader, x, "Addr"))
+                if (const auto a = reader.argNumber(x, "Addr"))
                     e.addr = qint64(*a);
-                e.total = number(reader, x, "Total Allocated");
-                e.reserved = number(reader, x, "Total Reserved");
-                e.rank = t.rank;
+                if (const auto total = reader.argNumber(x, "Total Allocated"))
+                    e.total = *total;
+                if (const auto reserved = reader.argNumber(x, "Total Reserved"))
+                    e.reserved = *reserved;
                 e.track = t.id;
                 events.push_back(std::move(e));
             });
@@ -321,16 +349,34 @@ std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *e
         nestRows(rows, parent);
         std::vector<StringId> unnamed;
         for (const NestRow &r : rows)
-            if (!names.contains(r.name)) {
+            if (!names.count(r.name)) {
                 unnamed.push_back(r.name);
-                names.insert(r.name, QString());
+                names.emplace(r.name, Name{});
             }
-        project.strings(unnamed, names);
+        QHash<StringId, QString> read;
+        project.strings(unnamed, read);
+        for (const StringId id : unnamed) {
+            Name &n = names[id];
+            n.text = read.value(id);
+            n.step = isProfilerStep(n.text);
+            n.primitive = isAllocatorPrimitive(n.text);
+        }
         for (size_t i = 0; i < rows.size(); ++i)
-            if (parent[i] < 0 && isProfilerStep(names.value(rows[i].name)))
+            if (parent[i] < 0 && names[rows[i].name].step)
                 steps[t.rank].emplace_back(rows[i].start, rows[i].end);
         // Each event's operator: the innermost slice around it (the last to start at or before
-        // it, or one it nests in), allocator primitives left for their caller.
+        // it, or one it nests in), allocator primitives left for their caller. A row's call
+        // path is its parent's and its own name, made once per row.
+        std::vector<int> pathOf(rows.size(), -1);
+        std::function<int(int)> pathOfRow = [&](int r) -> int {
+            if (pathOf[size_t(r)] >= 0)
+                return pathOf[size_t(r)];
+            const Name &n = names[rows[size_t(r)].name];
+            const QString own = n.step ? QStringLiteral("ProfilerStep#*") : n.text;
+            const int p = parent[size_t(r)];
+            return pathOf[size_t(r)] = intern(
+                       p < 0 ? own : texts[size_t(pathOfRow(p))] + QStringLiteral(" › ") + own);
+        };
         for (size_t k = firstEvent; k < events.size(); ++k) {
             Event &e = events[k];
             auto after = std::upper_bound(rows.begin(), rows.end(), e.ts,
@@ -338,20 +384,14 @@ std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *e
             int r = int(after - rows.begin()) - 1;
             while (r >= 0 && rows[size_t(r)].end < e.ts)
                 r = parent[size_t(r)];
-            while (r >= 0 && parent[size_t(r)] >= 0 &&
-                   isAllocatorPrimitive(names.value(rows[size_t(r)].name)))
+            while (r >= 0 && parent[size_t(r)] >= 0 && names[rows[size_t(r)].name].primitive)
                 r = parent[size_t(r)];
             if (r < 0) {
-                e.op = e.path = QStringLiteral("(outside any operator)");
+                e.op = e.path = intern(QStringLiteral("(outside any operator)"));
                 continue;
             }
-            e.op = names.value(rows[size_t(r)].name);
-            QStringList path;
-            for (int p = r; p >= 0; p = parent[size_t(p)]) {
-                const QString n = names.value(rows[size_t(p)].name);
-                path.prepend(isProfilerStep(n) ? QStringLiteral("ProfilerStep#*") : n);
-            }
-            e.path = path.join(QStringLiteral(" › "));
+            e.op = intern(names[rows[size_t(r)].name].text);
+            e.path = pathOfRow(r);
         }
     }
     if (events.empty()) {
@@ -371,9 +411,9 @@ std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *e
         while (j < events.size() && events[j].device == events[i].device)
             ++j;
         DeviceMemory &d = report.devices[size_t(events[i].device)];
-        const std::vector<Event> mine(events.begin() + qsizetype(i), events.begin() + qsizetype(j));
+        const std::span<const Event> mine(events.data() + i, j - i);
         d.events = qint64(mine.size());
-        account(d, mine, steps[d.rank]);
+        account(d, mine, texts, steps[d.rank]);
         i = j;
     }
     std::stable_sort(report.devices.begin(), report.devices.end(),

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <memory>
 
@@ -69,8 +70,7 @@ bool TrackReader::readChunks(SqliteStatement &chunks, bool withArgs,
         qint64 recordsSize = std::numeric_limits<qint64>::max();
         m_args.blob.clear(); // capacity kept for the next chunk's blob
         m_args.tables = {};
-        m_keyAsked.clear();
-        m_keyIndex = -1;
+        m_keysAsked.clear();
         if (withArgs) {
             recordsSize = -1;
             if (!chunks.isNull(2)) {
@@ -98,7 +98,28 @@ bool TrackReader::readChunks(SqliteStatement &chunks, bool withArgs,
     return true;
 }
 
+std::optional<double> TrackReader::argNumber(const Row &row, std::string_view key)
+{
+    std::optional<qint64> integer;
+    const auto text = lookup(row, key, &integer);
+    if (integer)
+        return double(*integer);
+    if (!text || text->empty())
+        return std::nullopt;
+    double d = 0;
+    const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), d);
+    if (ec != std::errc() || end != text->data() + text->size() || !std::isfinite(d))
+        return std::nullopt;
+    return d;
+}
+
 std::optional<std::string_view> TrackReader::arg(const Row &row, std::string_view key)
+{
+    return lookup(row, key, nullptr);
+}
+
+std::optional<std::string_view> TrackReader::lookup(const Row &row, std::string_view key,
+                                                    std::optional<qint64> *integer)
 {
     if (!row.hasArgs || row.argsOffset + row.argsSize > m_args.tables.records.size())
         return std::nullopt;
@@ -118,12 +139,17 @@ std::optional<std::string_view> TrackReader::arg(const Row &row, std::string_vie
                                       .toStdString();
         return m_json;
     }
-    if (m_keyAsked != key) {
-        m_keyAsked.assign(key);
+    qint64 keyIndex = -1;
+    if (const auto asked = std::find_if(m_keysAsked.begin(), m_keysAsked.end(),
+                                        [&](const auto &k) { return k.first == key; });
+        asked != m_keysAsked.end()) {
+        keyIndex = asked->second;
+    } else {
         const auto it = std::find(m_args.tables.keys.begin(), m_args.tables.keys.end(), key);
-        m_keyIndex = it == m_args.tables.keys.end() ? -1 : qint64(it - m_args.tables.keys.begin());
+        keyIndex = it == m_args.tables.keys.end() ? -1 : qint64(it - m_args.tables.keys.begin());
+        m_keysAsked.emplace_back(std::string(key), keyIndex);
     }
-    if (m_keyIndex < 0)
+    if (keyIndex < 0)
         return std::nullopt; // no row of the chunk has it
     auto p = reinterpret_cast<const unsigned char *>(record.data());
     const unsigned char *e = p + record.size();
@@ -131,9 +157,13 @@ std::optional<std::string_view> TrackReader::arg(const Row &row, std::string_vie
         quint64 tag, v;
         if (!getVarint(p, e, tag) || (tag & 3) == ArgRaw || !getVarint(p, e, v))
             return std::nullopt;
-        const bool match = qint64(tag >> 2) == m_keyIndex;
+        const bool match = qint64(tag >> 2) == keyIndex;
         switch (tag & 3) {
         case ArgInt:
+            if (match && integer) {
+                *integer = unzigzag(v);
+                return std::nullopt;
+            }
             if (match) {
                 char buf[24];
                 const auto end = std::to_chars(buf, buf + sizeof buf, unzigzag(v)).ptr;

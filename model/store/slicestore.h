@@ -158,9 +158,15 @@ public:
     // Inside visit: the JSON text of the value of the row's top-level arg `key` (a number's
     // digits, a string with its quotes), nullopt when it has none.
     std::optional<std::string_view> arg(const Row &row, std::string_view key);
+    // The same as a number: an integer as stored (no text made and parsed), else the text's
+    // number; nullopt when absent or not a finite number.
+    std::optional<double> argNumber(const Row &row, std::string_view key);
     QString errorString() const { return m_error; }
 
 private:
+    // arg(); with `integer`, an integer value goes there (and nullopt is returned).
+    std::optional<std::string_view> lookup(const Row &row, std::string_view key,
+                                           std::optional<qint64> *integer);
     bool readChunks(SqliteStatement &chunks, bool withArgs,
                     const std::function<void(const Row &)> &visit);
 
@@ -168,8 +174,9 @@ private:
     SqliteStatement m_chunks;
     SqliteStatement m_window; // prepared on first use
     ChunkArgs m_args;         // the chunk being visited
-    std::string m_keyAsked;   // the key whose index in m_args.tables m_keyIndex holds
-    qint64 m_keyIndex = -1;
+    // The keys asked of this chunk and their index in m_args.tables (-1: no row has it): a
+    // reader that asks a few keys of every row (a memory event's six) looks each up once.
+    std::vector<std::pair<std::string, qint64>> m_keysAsked;
     std::string m_json;
     QString m_error;
 };

@@ -207,10 +207,19 @@ int64_t launchOp(Rank &r, int64_t t, const char *op, const char *inner, const ch
     if (matmul)
         std::snprintf(flops, sizeof flops, ", \"flops\": %.0f",
                       double(kernelNs) * 1e-9 * (r.healthy ? 312e12 * 0.5 : 19.5e12 * 0.6));
+    // A --memory run records shapes too (record_shapes=True): a batch of 256 through 1024-wide
+    // layers.
+    const char *shapes = "";
+    if (r.memory && matmul)
+        shapes =
+            std::strcmp(inner, "aten::addmm") == 0
+                ? R"J(, "Input Dims": [[1024], [256, 1024], [1024, 1024]], "Input type": ["float", "float", "float"])J"
+                : R"J(, "Input Dims": [[256, 1024], [1024, 1024]], "Input type": ["float", "float"])J";
     r.w->event(
         R"J({"ph": "X", "cat": "cpu_op", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64
-        R"J(%s}})J",
-        inner, r.pid, r.tid, us(innerStart).c_str(), us(innerDur).c_str(), ext + 100000000, flops);
+        R"J(%s%s}})J",
+        inner, r.pid, r.tid, us(innerStart).c_str(), us(innerDur).c_str(), ext + 100000000, flops,
+        shapes);
     if (r.memory && r.inside)
         r.inside(r, innerStart);
     r.inside = nullptr;
