@@ -263,6 +263,20 @@ private Q_SLOTS:
                                                  "AND category = 'cpu_op'")),
                  sqlNumber(saved, QStringLiteral("SELECT count(*) FROM slice_info WHERE run = 'a' "
                                                  "AND name LIKE 'autograd::engine%'")));
+        // The query views say which runs are predictions, so a total need not mix them with
+        // the measurement (docs/query.md): the saved run's kernels are 'predicted', a's
+        // 'measured', and the measured total is a's alone.
+        QCOMPARE(sqlNumber(saved, QStringLiteral("SELECT count(*) FROM kernel WHERE run = 'p' "
+                                                 "AND run_kind <> 'predicted'")),
+                 0.0);
+        QVERIFY(sqlNumber(saved, QStringLiteral("SELECT count(*) FROM kernel WHERE run = 'p'")) >
+                0);
+        QCOMPARE(sqlNumber(saved, QStringLiteral("SELECT sum(dur) FROM kernel WHERE run_kind = "
+                                                 "'measured' AND run IN ('a', 'p')")),
+                 sqlNumber(saved, QStringLiteral("SELECT sum(dur) FROM kernel WHERE run = 'a'")));
+        QCOMPARE(sqlNumber(saved, QStringLiteral("SELECT count(DISTINCT run_kind) FROM "
+                                                 "counter_series WHERE run_kind IS NULL")),
+                 0.0);
     }
 
     // The monitor thread does not bound the run: measured and identity end with the job, at

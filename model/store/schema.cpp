@@ -360,10 +360,40 @@ ALTER TABLE shard ADD COLUMN shard_count INTEGER;
 ALTER TABLE shard ADD COLUMN stamp TEXT;
 )SQL";
 
+// Version 14: the query views carry the run's kind (issue 58: after "Save as Run…", totals over
+// `kernel` added the predicted run to the measured one): slice_info, kernel, cpu_op and
+// counter_series gain `run_kind` (measured, predicted, simulated) after `run`.
+static constexpr std::string_view kV14 = R"SQL(
+DROP VIEW kernel;
+DROP VIEW cpu_op;
+DROP VIEW slice_info;
+DROP VIEW counter_series;
+CREATE VIEW slice_info AS
+  SELECT s.id, s.ts + coalesce(src.clock_offset_ns + src.align_ns, 0) AS ts, s.dur,
+         s.ts + coalesce(src.clock_offset_ns + src.align_ns, 0) + s.dur AS end_ts,
+         n.value AS name, c.value AS category, s.track_id, t.name AS track, t.kind AS track_kind,
+         t.run_id, r.name AS run, r.kind AS run_kind, t.rank, s.correlation, s.external_id, s.args
+  FROM slice s JOIN track t ON t.id = s.track_id
+  JOIN run r ON r.id = t.run_id
+  LEFT JOIN source src ON src.id = t.source_id
+  LEFT JOIN string n ON n.id = s.name_id
+  LEFT JOIN string c ON c.id = s.cat_id;
+CREATE VIEW kernel AS
+  SELECT * FROM slice_info WHERE track_kind = 5 AND coalesce(category, '') <> 'gpu_user_annotation';
+CREATE VIEW cpu_op AS
+  SELECT * FROM slice_info WHERE track_kind = 3 AND category IN ('cpu_op', 'operator');
+CREATE VIEW counter_series AS
+  SELECT k.track_id, t.name AS series, t.unit, t.run_id, r.name AS run, r.kind AS run_kind, t.rank,
+         k.ts + coalesce(src.clock_offset_ns + src.align_ns, 0) AS ts, k.value
+  FROM counter k JOIN track t ON t.id = k.track_id
+  JOIN run r ON r.id = t.run_id
+  LEFT JOIN source src ON src.id = t.source_id;
+)SQL";
+
 const std::vector<std::string_view> &migrations()
 {
-    static const std::vector<std::string_view> all = {kV1, kV2, kV3,  kV4,  kV5,  kV6, kV7,
-                                                      kV8, kV9, kV10, kV11, kV12, kV13};
+    static const std::vector<std::string_view> all = {kV1, kV2, kV3,  kV4,  kV5,  kV6,  kV7,
+                                                      kV8, kV9, kV10, kV11, kV12, kV13, kV14};
     return all;
 }
 

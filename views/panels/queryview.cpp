@@ -26,11 +26,12 @@ namespace {
 
 // Ready-made queries over the views of docs/query.md, for the history's first use.
 const char *const kExamples[] = {
-    "SELECT name, count(*) AS n, sum(dur) AS total_ns FROM kernel GROUP BY name ORDER BY total_ns "
-    "DESC LIMIT 20",
-    "SELECT run, rank, name, ts, dur, id, track_id FROM cpu_op ORDER BY dur DESC LIMIT 100",
+    "SELECT run, name, count(*) AS n, sum(dur) AS total_ns FROM kernel WHERE run_kind = "
+    "'measured' GROUP BY run, name ORDER BY total_ns DESC LIMIT 20",
+    "SELECT run, run_kind, rank, name, ts, dur, id, track_id FROM cpu_op ORDER BY dur DESC LIMIT "
+    "100",
     "SELECT series, unit, run, rank, avg(value) AS mean, max(value) AS peak FROM counter_series "
-    "GROUP BY track_id",
+    "WHERE run_kind = 'measured' GROUP BY track_id",
     "SELECT id, track_id, ts, dur, name FROM slice_info WHERE name LIKE 'ProfilerStep#%' ORDER BY "
     "ts",
 };
@@ -117,8 +118,9 @@ void QueryModel::fetchMore(const QModelIndex &parent)
 SqlEditor::SqlEditor(QWidget *parent) : QPlainTextEdit(parent), m_completer(new QCompleter(this))
 {
     setObjectName(QStringLiteral("sqlEditor"));
-    setPlaceholderText(tr("SELECT name, count(*), sum(dur) FROM kernel GROUP BY name ORDER BY 3 "
-                          "DESC   (Ctrl+Enter runs)"));
+    setPlaceholderText(
+        tr("SELECT run, name, count(*), sum(dur) FROM kernel GROUP BY run, name ORDER BY 4 "
+           "DESC   (Ctrl+Enter runs)"));
     QFont mono(QStringLiteral("monospace"));
     mono.setStyleHint(QFont::Monospace);
     setFont(mono);
