@@ -47,14 +47,23 @@ void MemoryCounters::write(TraceWriter &w, int rank,
         const TrackId allocated = track(QStringLiteral("allocated"));
         const TrackId reservedTrack = reserved ? track(QStringLiteral("reserved")) : 0;
         double sum = 0;
+        // A sample only where the value changes: the reserved total moves a few hundred times in
+        // a million events, and a counter holds its value until the next sample anyway.
+        std::optional<double> lastAllocated, lastReserved;
         for (size_t k = i; k < j; ++k) {
             const MemoryEvent &e = m_events[k];
             sum += e.bytes;
             // A build that records the allocator's total is right from the first event; the
             // running sum only counts what the trace saw.
-            w.addCounter(allocated, e.ts, e.totalAllocated.value_or(sum) / kMiB);
-            if (reservedTrack && e.totalReserved)
+            const double a = e.totalAllocated.value_or(sum);
+            if (a != lastAllocated) {
+                w.addCounter(allocated, e.ts, a / kMiB);
+                lastAllocated = a;
+            }
+            if (reservedTrack && e.totalReserved && *e.totalReserved != lastReserved) {
                 w.addCounter(reservedTrack, e.ts, *e.totalReserved / kMiB);
+                lastReserved = e.totalReserved;
+            }
         }
         i = j;
     }
