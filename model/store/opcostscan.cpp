@@ -28,9 +28,21 @@ void OpCostScan::visit(slicestore::TrackReader &reader, const slicestore::Row &x
         const auto types = reader.arg(x, "Input type");
         const auto concrete = reader.arg(x, "Concrete Inputs");
         if (dims) {
-            if (auto in = OpInputs::parse(*dims, types.value_or(std::string_view()),
-                                          concrete.value_or(std::string_view()))) {
-                s.inputs = std::move(*in);
+            // Most calls repeat a few shapes (every step runs the same layers): each distinct
+            // text is parsed once.
+            m_key.assign(*dims);
+            m_key += '\x1f';
+            m_key += types.value_or(std::string_view());
+            m_key += '\x1f';
+            m_key += concrete.value_or(std::string_view());
+            auto it = m_parsed.find(m_key);
+            if (it == m_parsed.end())
+                it = m_parsed
+                         .emplace(m_key, OpInputs::parse(*dims, types.value_or(std::string_view()),
+                                                         concrete.value_or(std::string_view())))
+                         .first;
+            if (it->second) {
+                s.inputs = *it->second;
                 s.parsed = true;
             }
         }

@@ -15,6 +15,7 @@
 
 #include <map>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -68,6 +69,8 @@ private:
     };
     std::unordered_map<StringId, std::pair<OpClass, QString>> m_classOf; // and its name
     std::vector<Seen> m_seen;
+    std::unordered_map<std::string, std::optional<OpInputs>> m_parsed; // by dims, types, concrete
+    std::string m_key;
 };
 
 } // namespace gml
