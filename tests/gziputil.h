@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// gzip and gunzip in memory, for tests and the fuzzers' seeds that make compressed traces.
+// gzip and gunzip in memory, and a trace file's events, for tests and the fuzzers' seeds that make
+// compressed traces.
 #pragma once
 
 #include <QByteArray>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QString>
 
 #include <zlib.h>
 
@@ -42,6 +48,20 @@ inline QByteArray gunzip(const QByteArray &in)
     }
     inflateEnd(&z);
     return rc == Z_STREAM_END ? out : QByteArray();
+}
+
+// The traceEvents of a Chrome trace file (gzipped or not) read whole with Qt's JSON parser,
+// independently of the importer: what tests work expected figures out from. Empty when the
+// file cannot be read.
+inline QJsonArray traceEvents(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    QByteArray data = f.readAll();
+    if (path.endsWith(QLatin1String(".gz")))
+        data = gunzip(data);
+    return QJsonDocument::fromJson(data).object()[QStringLiteral("traceEvents")].toArray();
 }
 
 } // namespace gmltest

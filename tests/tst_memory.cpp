@@ -76,11 +76,9 @@ private Q_SLOTS:
     void resnetPeakIsTheRunningSumOfItsEvents()
     {
         GML_REQUIRE_SHARED(kResnet);
-        QFile f(gmltest::sharedTraces() + QLatin1Char('/') + kResnet);
-        QVERIFY(f.open(QIODevice::ReadOnly));
-        const QJsonArray events = QJsonDocument::fromJson(gmltest::gunzip(f.readAll()))
-                                      .object()[QStringLiteral("traceEvents")]
-                                      .toArray();
+        const QString path = gmltest::sharedTraces() + QLatin1Char('/') + kResnet;
+        const QJsonArray events = gmltest::traceEvents(path);
+        QVERIFY(!events.isEmpty());
         std::map<std::pair<int, int>, std::vector<std::pair<qint64, double>>> byDevice;
         for (const auto &v : events) {
             const QJsonObject e = v.toObject();
@@ -107,7 +105,7 @@ private Q_SLOTS:
 
         QTemporaryDir dir;
         auto project = gmltest::newProject(dir);
-        gmltest::importInto(*project, {QFileInfo(f.fileName()).absolutePath()});
+        gmltest::importInto(*project, {QFileInfo(path).absolutePath()});
         const auto run = project->findRun(QStringLiteral("kineto_tbplugin_2021_resnet50_v100"));
         QVERIFY(run);
         QString error;
@@ -210,11 +208,8 @@ private Q_SLOTS:
         Q_UNUSED(at);
 
         // FLOPs: what the generator recorded on its matmuls, summed from the raw file.
-        QFile f(job + QStringLiteral("/rank0.pt.trace.json"));
-        QVERIFY(f.open(QIODevice::ReadOnly));
         double written = 0;
-        for (const auto &v :
-             QJsonDocument::fromJson(f.readAll()).object()[QStringLiteral("traceEvents")].toArray())
+        for (const auto &v : gmltest::traceEvents(job + QStringLiteral("/rank0.pt.trace.json")))
             written +=
                 v.toObject()[QStringLiteral("args")].toObject()[QStringLiteral("flops")].toDouble();
         QVERIFY(written > 0);

@@ -135,11 +135,9 @@ private Q_SLOTS:
     void resnetFromItsRawJson()
     {
         GML_REQUIRE_SHARED(kResnet);
-        QFile f(gmltest::sharedTraces() + QLatin1Char('/') + kResnet);
-        QVERIFY(f.open(QIODevice::ReadOnly));
-        const QJsonArray events = QJsonDocument::fromJson(gmltest::gunzip(f.readAll()))
-                                      .object()[QStringLiteral("traceEvents")]
-                                      .toArray();
+        const QString path = gmltest::sharedTraces() + QLatin1Char('/') + kResnet;
+        const QJsonArray events = gmltest::traceEvents(path);
+        QVERIFY(!events.isEmpty());
         QList<double> raw;
         for (const auto &v : events) {
             const QJsonObject e = v.toObject();
@@ -155,7 +153,7 @@ private Q_SLOTS:
         QCOMPARE(raw.size(), 18);
         QTemporaryDir dir;
         auto project = gmltest::newProject(dir);
-        gmltest::importInto(*project, {QFileInfo(f.fileName()).absolutePath()});
+        gmltest::importInto(*project, {QFileInfo(path).absolutePath()});
         const auto run = project->findRun(QStringLiteral("kineto_tbplugin_2021_resnet50_v100"));
         QVERIFY(run);
         QString error;

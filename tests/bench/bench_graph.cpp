@@ -15,6 +15,7 @@
 //   open       a double-click on the largest box that opens: its scene + layout;
 //   unfold     a double-click on the largest ×N group (when there is one).
 // Medians over N repeats, and the process's peak RSS at the end.
+#include "benchutil.h"
 #include "dependencygraph.h"
 #include "executionmodel.h"
 #include "folderscanner.h"
@@ -34,20 +35,8 @@
 #include <cstdio>
 
 using namespace gml;
-
-static double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-}
-
-template <typename F> static double timed(F &&f)
-{
-    QElapsedTimer t;
-    t.start();
-    f();
-    return double(t.nsecsElapsed()) / 1e6;
-}
+using gmlbench::median;
+using gmlbench::timed;
 
 static bool benchFolder(const QString &label, const QString &folder, int repeat,
                         const QString &projectFile = {})

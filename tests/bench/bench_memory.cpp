@@ -12,6 +12,7 @@
 //   memory    memoryReport(): reading the CPU threads' memory events and their operators, the
 //             matching of frees, the peak and what was live at it;
 // and each against the import's time, and the process's peak RSS at the end.
+#include "benchutil.h"
 #include "dependencygraph.h"
 #include "devicecatalog.h"
 #include "folderscanner.h"
@@ -32,20 +33,8 @@
 #include <cstdio>
 
 using namespace gml;
-
-static double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-}
-
-template <typename F> static double timed(F &&f)
-{
-    QElapsedTimer t;
-    t.start();
-    f();
-    return double(t.nsecsElapsed()) / 1e6;
-}
+using gmlbench::median;
+using gmlbench::timed;
 
 int main(int argc, char **argv)
 {

@@ -9,6 +9,7 @@
 // "compute speed" slider would). Prints the median replay time, nodes per second, and a
 // baseline measured in the same run: one pass summing the nodes' measured times, so the
 // replay's cost is read as a ratio to touching every node once.
+#include "benchutil.h"
 #include "dependencygraph.h"
 #include "folderscanner.h"
 #include "importjob.h"
@@ -30,12 +31,7 @@
 #include <cstdio>
 
 using namespace gml;
-
-static double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
+using gmlbench::median;
 
 int main(int argc, char **argv)
 {

@@ -14,6 +14,7 @@
 //   filter     a text filter and a KEY=VALUE filter applied, the tree expanded again;
 //   baseline   the same number of rows and columns of plain text put into a QStandardItemModel
 //              under a QTreeView (no catalog, no proxy), the floor of any tree of that size.
+#include "benchutil.h"
 #include "folderscanner.h"
 #include "importjob.h"
 #include "project.h"
@@ -37,12 +38,7 @@
 #include <functional>
 
 using namespace gml;
-
-static double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-}
+using gmlbench::median;
 
 static double timeMs(const std::function<void()> &f)
 {
