@@ -214,6 +214,14 @@ private Q_SLOTS:
             QJsonDocument::fromJson(analyze.out).object()[QStringLiteral("summary")].toObject();
         const double mfu = summary[QStringLiteral("mfu")].toDouble(-1);
         QVERIFY2(mfu > 0 && mfu < 1, qPrintable(QString::number(mfu)));
+        // HFU counts every costed op (batch norm, elementwise too): above MFU, below 1, and its
+        // FLOPs above the model's by what those ops did.
+        const double hfu = summary[QStringLiteral("hfu")].toDouble(-1);
+        QVERIFY2(hfu > mfu && hfu < 1, qPrintable(QString::number(hfu)));
+        QVERIFY(summary[QStringLiteral("hardware_flops")].toDouble() >
+                summary[QStringLiteral("flops")].toDouble());
+        QCOMPARE(hfu / mfu, summary[QStringLiteral("hardware_flops")].toDouble() /
+                                summary[QStringLiteral("flops")].toDouble());
         const auto cli =
             gmltest::runCli({QStringLiteral("roofline"), file, QStringLiteral("--json")});
         QCOMPARE(cli.code, 0);

@@ -394,6 +394,10 @@ static QString metricText(const CatalogRun &r)
         parts << QStringLiteral("GPU busy %1%").arg(busy * 100, 0, 'f', 1);
     else if (const double util = r.metric(QStringLiteral("gpu_utilisation")); util >= 0)
         parts << QStringLiteral("GPU util %1%").arg(util, 0, 'f', 1);
+    if (const double mfu = r.metric(QStringLiteral("mfu")); mfu >= 0)
+        parts << QStringLiteral("MFU %1%, HFU %2%")
+                     .arg(mfu * 100, 0, 'f', 1)
+                     .arg(r.metric(QStringLiteral("hfu"), mfu) * 100, 0, 'f', 1);
     if (const double mem = r.metric(QStringLiteral("peak_memory_bytes")); mem >= 0)
         parts << QStringLiteral("peak memory %1").arg(formatBytes(mem));
     if (const double e = r.metric(QStringLiteral("energy_j")); e >= 0)

@@ -273,22 +273,34 @@ std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QSt
         std::sort(list.begin(), list.end());
     for (auto &[track, starts] : recordedAt)
         std::sort(starts.begin(), starts.end());
-    for (const CostedOp &c : opCosts.finish(recordedAt))
+    std::vector<std::tuple<TimeNs, double, int>> otherFlops; // costed ops' beyond the model's
+    for (const CostedOp &c : opCosts.finish(recordedAt)) {
+        const int rank = std::max(tracks[size_t(c.thread)].rank, 0);
         if (c.modelFlops)
-            flops.emplace_back(c.start, c.flops, std::max(tracks[size_t(c.thread)].rank, 0));
-    // FLOPs inside their rank's iterations (all of them without iterations).
-    std::map<int, double> flopsInside;
-    for (const auto &[ts, count, rank] : flops) {
-        out.flops += count;
-        const auto it = iterations.find(rank);
-        if (it == iterations.end())
-            continue;
-        const auto &windows = it->second;
-        const auto w = std::upper_bound(windows.begin(), windows.end(),
-                                        std::make_pair(ts, std::numeric_limits<TimeNs>::max()));
-        if (w != windows.begin() && ts < std::prev(w)->second)
-            flopsInside[rank] += count;
+            flops.emplace_back(c.start, c.flops, rank);
+        else if (c.known && !c.recorded && c.flops > 0)
+            otherFlops.emplace_back(c.start, c.flops, rank);
     }
+    // FLOPs inside their rank's iterations (all of them without iterations).
+    std::map<int, double> flopsInside, hardwareInside;
+    auto inside = [&](const std::vector<std::tuple<TimeNs, double, int>> &list, double &total,
+                      std::map<int, double> &byRank) {
+        for (const auto &[ts, count, rank] : list) {
+            total += count;
+            const auto it = iterations.find(rank);
+            if (it == iterations.end())
+                continue;
+            const auto &windows = it->second;
+            const auto w = std::upper_bound(windows.begin(), windows.end(),
+                                            std::make_pair(ts, std::numeric_limits<TimeNs>::max()));
+            if (w != windows.begin() && ts < std::prev(w)->second)
+                byRank[rank] += count;
+        }
+    };
+    inside(flops, out.flops, flopsInside);
+    out.hardwareFlops = out.flops;
+    hardwareInside = flopsInside;
+    inside(otherFlops, out.hardwareFlops, hardwareInside);
     // Only GPU work that ends after all of a source rank's iterations can end that rank's last
     // iteration (its end is the later of the two): such work is kept in the GPU pass, and the
     // launches then tell which of it came from inside an iteration.
@@ -401,6 +413,7 @@ std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QSt
         const auto it = workEnd.find(rank);
         r.workEnd = it == workEnd.end() ? 0 : it->second;
         r.flops = flopsInside.count(rank) ? flopsInside.at(rank) : 0.0;
+        r.hardwareFlops = hardwareInside.count(rank) ? hardwareInside.at(rank) : 0.0;
         out.ranks.push_back(std::move(r));
     }
     if (out.nodes == 0)
@@ -415,6 +428,7 @@ QByteArray SourceWork::toCbor() const
     m.insert(QStringLiteral("origin"), origin);
     m.insert(QStringLiteral("end"), end);
     m.insert(QStringLiteral("flops"), flops);
+    m.insert(QStringLiteral("hw_flops"), hardwareFlops);
     m.insert(QStringLiteral("half_ns"), halfPrecisionNs);
     m.insert(QStringLiteral("full_ns"), fullPrecisionNs);
     QCborArray gs;
@@ -433,7 +447,8 @@ QByteArray SourceWork::toCbor() const
         rs.append(QCborMap{{QStringLiteral("rank"), r.rank},
                            {QStringLiteral("iterations"), its},
                            {QStringLiteral("work_end"), r.workEnd},
-                           {QStringLiteral("flops"), r.flops}});
+                           {QStringLiteral("flops"), r.flops},
+                           {QStringLiteral("hw_flops"), r.hardwareFlops}});
     }
     m.insert(QStringLiteral("ranks"), rs);
     return m.toCborValue().toCbor();
@@ -451,6 +466,7 @@ std::optional<SourceWork> SourceWork::fromCbor(const QByteArray &data)
     s.origin = m.value(QStringLiteral("origin")).toInteger();
     s.end = m.value(QStringLiteral("end")).toInteger();
     s.flops = m.value(QStringLiteral("flops")).toDouble();
+    s.hardwareFlops = m.value(QStringLiteral("hw_flops")).toDouble();
     s.halfPrecisionNs = m.value(QStringLiteral("half_ns")).toInteger();
     s.fullPrecisionNs = m.value(QStringLiteral("full_ns")).toInteger();
     for (const QCborValue &gv : m.value(QStringLiteral("gpus")).toArray()) {
@@ -477,6 +493,7 @@ std::optional<SourceWork> SourceWork::fromCbor(const QByteArray &data)
             rank.iterations.emplace_back(its[k].toInteger(), its[k + 1].toInteger());
         rank.workEnd = r.value(QStringLiteral("work_end")).toInteger();
         rank.flops = r.value(QStringLiteral("flops")).toDouble();
+        rank.hardwareFlops = r.value(QStringLiteral("hw_flops")).toDouble();
         s.ranks.push_back(std::move(rank));
     }
     return s;

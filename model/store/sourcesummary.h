@@ -15,7 +15,7 @@
 //     the latest end of the GPU work launched from inside them;
 //   - FLOPs: the "flops" args of a rank's CPU slices, and the model FLOPs of costed ops without
 //     one (opcostscan.h), inside that rank's iterations (all of them
-//     in a source without iterations);
+//     in a source without iterations); hardware FLOPs add every other costed op's (HFU);
 //   - precision: the compute-bound kernels' time, half precision or not (sliceclass.h);
 //   - activity: each GPU's busy and communication share over its window in at most
 //     kActivityBuckets buckets, for the rank overview's heat strips (rankoverview.h).
@@ -39,7 +39,7 @@ class SqliteDb;
 
 // Bumped whenever what a summary holds or how it is computed changes: an older one is computed
 // again from the slices.
-inline constexpr int kSourceSummaryVersion = 3; // 3: model FLOPs from recorded shapes
+inline constexpr int kSourceSummaryVersion = 4; // 3: model FLOPs from shapes; 4: hardware FLOPs
 // Buckets at most in a GPU's activity profile.
 inline constexpr int kActivityBuckets = 1024;
 
@@ -77,11 +77,14 @@ struct SourceWork
         TimeNs workEnd =
             0; // the latest end of GPU work launched inside them, when after them all (0: none)
         double flops = 0; // recorded inside them
+        // Every costed op's FLOPs inside them (normalisation, elementwise, ... too): for HFU.
+        double hardwareFlops = 0;
     };
     qint64 nodes = 0;
     TimeNs origin = 0; // the first node's start and the last one's end
     TimeNs end = 0;
     double flops = 0;           // every "flops" arg of the source's CPU slices
+    double hardwareFlops = 0;   // and every costed op's
     TimeNs halfPrecisionNs = 0; // compute-bound kernels' time, half precision or not
     TimeNs fullPrecisionNs = 0;
     std::vector<Gpu> gpus;   // by (rank, device)

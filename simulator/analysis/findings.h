@@ -85,7 +85,11 @@ struct RunSummary
     double mfu = -1;     // model FLOPs utilisation (-1: FLOPs or the GPU's peak unknown)
     QString mfuUnknown;  // why mfu is -1 ("no shapes recorded ...")
     double flops = 0;    // FLOPs of the ops in the iterations: recorded, else from their shapes
-    QString device;      // the GPU model, as recorded
+    // Hardware FLOPs utilisation: every costed op's FLOPs (recomputed activations included, as
+    // the trace ran them), against the same peak (-1 with MFU, or when no more is known).
+    double hfu = -1;
+    double hardwareFlops = 0;
+    QString device;             // the GPU model, as recorded
     double gpuUtilisation = -1; // monitoring: mean GPU utilisation while active, %
     double energyPerIterationJ = -1;
     QJsonObject toJson() const;
@@ -93,10 +97,13 @@ struct RunSummary
 // The FLOPs the graph's ops recorded (DependencyGraph::recordedFlops): each rank's inside that
 // rank's iterations of the same trace when the run has iterations, else all of them.
 double recordedFlops(const DependencyGraph &graph);
+// The same with every costed op's FLOPs (normalisation, softmax, elementwise and reductions
+// too): what the hardware executed, for HFU.
+double hardwareFlops(const DependencyGraph &graph);
 // `stepTime`: meanIteration() of the measured run (its identity replay).
 RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis,
                      const ResourceAttribution &resources, const WhatIfContext &context,
-                     double flops, TimeNs stepTime);
+                     double flops, TimeNs stepTime, double hardware = 0);
 
 // Everything `grademl analyze` and the Analysis panel show of one run.
 struct RunReport

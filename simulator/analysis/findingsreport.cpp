@@ -11,13 +11,18 @@
 
 #include <cmath>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace gml::sim {
 
-double recordedFlops(const DependencyGraph &graph)
+namespace {
+
+// The FLOPs of `items` ((start, resource, count)) inside their trace rank's iterations (all of
+// them in a run without iterations); sourcesummary.h counts the same way, per source.
+double flopsInIterations(const DependencyGraph &graph,
+                         const std::vector<std::tuple<TimeNs, int, double>> &items)
 {
-    // Each trace's ranks' iterations (sourcesummary.h counts the same way, per source).
     const auto &cs = graph.containers();
     const auto &resources = graph.resources();
     auto keyOf = [&](int resource) {
@@ -30,29 +35,56 @@ double recordedFlops(const DependencyGraph &graph)
     for (auto &[key, list] : windows)
         std::sort(list.begin(), list.end());
     double total = 0;
-    for (const auto &f : graph.recordedFlops()) {
+    for (const auto &[start, resource, count] : items) {
         if (!windows.empty()) {
-            const auto w = windows.find(keyOf(f.resource));
+            const auto w = windows.find(keyOf(resource));
             if (w == windows.end())
                 continue;
             const auto it =
                 std::upper_bound(w->second.begin(), w->second.end(),
-                                 std::make_pair(f.start, std::numeric_limits<TimeNs>::max()));
-            if (it == w->second.begin() || f.start >= std::prev(it)->second)
+                                 std::make_pair(start, std::numeric_limits<TimeNs>::max()));
+            if (it == w->second.begin() || start >= std::prev(it)->second)
                 continue;
         }
-        total += f.count;
+        total += count;
     }
     return total;
 }
 
+std::vector<std::tuple<TimeNs, int, double>> recordedItems(const DependencyGraph &graph)
+{
+    std::vector<std::tuple<TimeNs, int, double>> items;
+    for (const auto &f : graph.recordedFlops())
+        items.emplace_back(f.start, f.resource, f.count);
+    return items;
+}
+
+} // namespace
+
+double recordedFlops(const DependencyGraph &graph)
+{
+    return flopsInIterations(graph, recordedItems(graph));
+}
+
+double hardwareFlops(const DependencyGraph &graph)
+{
+    // recordedFlops() holds the recorded counts and the model FLOPs of costed ops; the other
+    // costed ops (known shapes, no recorded count) add theirs.
+    auto items = recordedItems(graph);
+    for (const CostedOp &o : graph.opCosts())
+        if (o.known && !o.recorded && !o.modelFlops && o.flops > 0)
+            items.emplace_back(o.start, o.thread, o.flops);
+    return flopsInIterations(graph, items);
+}
+
 RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis,
                      const ResourceAttribution &resources, const WhatIfContext &context,
-                     double flops, TimeNs stepTime)
+                     double flops, TimeNs stepTime, double hardware)
 {
     RunSummary s;
     s.device = context.measuredDevice;
     s.flops = flops;
+    s.hardwareFlops = std::max(hardware, flops);
     if (graph) {
         const auto its = graph->iterations();
         s.iterations = qint64(its.size());
@@ -83,6 +115,7 @@ RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis,
                 const double peak =
                     (half > full ? dev->fp16Tflops : dev->fp32Tflops) * 1e12 * double(gpus);
                 s.mfu = flops / (double(wall) * 1e-9 * peak);
+                s.hfu = s.hardwareFlops / (double(wall) * 1e-9 * peak);
             } else {
                 s.mfuUnknown =
                     s.device.isEmpty() ? QStringLiteral("the GPU is not recorded")
@@ -180,7 +213,7 @@ std::optional<RunReport> analyzeRun(Project &project, RunId run, const QString &
         return std::nullopt;
     }
     WhatIfContext context;
-    double flops = 0;
+    double flops = 0, hardware = 0;
     if (graph) {
         context = WhatIfContext::forRun(*graph, project, run);
         AnalysisScope s = scope;
@@ -194,6 +227,7 @@ std::optional<RunReport> analyzeRun(Project &project, RunId run, const QString &
                                    context.catalog ? *context.catalog : DeviceCatalog::builtin());
         report.origin = graph->origin();
         flops = recordedFlops(*graph);
+        hardware = hardwareFlops(*graph);
     } else if (!report.resources.phases.empty()) {
         report.origin = report.resources.phases.front().start;
     }
@@ -210,7 +244,7 @@ std::optional<RunReport> analyzeRun(Project &project, RunId run, const QString &
         identity = replay(*graph, ReplayInput::measured(*graph));
     report.summary =
         summarize(graph.get(), report.analysis ? &*report.analysis : nullptr, report.resources,
-                  context, flops, identity ? meanIteration(*graph, *identity) : 0);
+                  context, flops, identity ? meanIteration(*graph, *identity) : 0, hardware);
     if (identity) {
         std::map<int, TimeNs> byRank;
         for (const auto &step : identity->criticalPath)
@@ -248,6 +282,10 @@ QJsonObject RunSummary::toJson() const
         o.insert(QStringLiteral("gpu_busy"), gpuBusy);
     if (flops > 0)
         o.insert(QStringLiteral("flops"), flops);
+    if (hfu >= 0) {
+        o.insert(QStringLiteral("hfu"), hfu);
+        o.insert(QStringLiteral("hardware_flops"), hardwareFlops);
+    }
     if (mfu >= 0) {
         o.insert(QStringLiteral("mfu"), mfu);
     } else {
@@ -321,7 +359,8 @@ QString RunReport::toText() const
     if (summary.gpuBusy >= 0)
         head << QStringLiteral("GPU busy %1%").arg(summary.gpuBusy * 100, 0, 'f', 1);
     if (summary.mfu >= 0)
-        head << QStringLiteral("MFU %1%").arg(summary.mfu * 100, 0, 'f', 1);
+        head << QStringLiteral("MFU %1%").arg(summary.mfu * 100, 0, 'f', 1)
+             << QStringLiteral("HFU %1%").arg(summary.hfu * 100, 0, 'f', 1);
     if (summary.gpuUtilisation >= 0)
         head << QStringLiteral("GPU utilisation %1% (monitoring)")
                     .arg(summary.gpuUtilisation, 0, 'f', 1);

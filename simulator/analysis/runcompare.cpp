@@ -134,6 +134,7 @@ const QList<SummaryMetric> &summaryMetrics()
         {QStringLiteral("copies"), QStringLiteral("Copies"), QStringLiteral("%"), 100},
         {QStringLiteral("idle"), QStringLiteral("Idle"), QStringLiteral("%"), 100},
         {QStringLiteral("mfu"), QStringLiteral("MFU"), QStringLiteral("%"), 100},
+        {QStringLiteral("hfu"), QStringLiteral("HFU"), QStringLiteral("%"), 100},
         {QStringLiteral("gpu_utilisation"), QStringLiteral("GPU utilisation (monitoring)"),
          QStringLiteral("%"), 1},
         {QStringLiteral("peak_memory_bytes"), QStringLiteral("Peak memory"), QStringLiteral("GiB"),

@@ -109,7 +109,7 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
     std::vector<std::pair<TimeNs, TimeNs>> iterations;
     Iterations its; // the one definition of an iteration (iterations.h), from the summaries
     TimeNs mean = 0;
-    double flops = 0;
+    double flops = 0, hardware = 0;
     if (work) {
         // The mean iteration: from the first iteration's start to the end of the last one's
         // work, GPU work launched inside the iterations included; without iterations, the
@@ -118,6 +118,7 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
         for (const RunSourceWork &x : *summaries)
             for (const auto &r : x.work.ranks) {
                 flops += r.flops;
+                hardware += r.hardwareFlops;
                 if (r.rank != lowest)
                     continue;
                 for (const auto &[a, b] : r.iterations) {
@@ -130,8 +131,10 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
         std::sort(iterations.begin(), iterations.end());
         if (iterations.empty()) {
             mean = end - origin;
-            for (const RunSourceWork &x : *summaries)
+            for (const RunSourceWork &x : *summaries) {
                 flops += x.work.flops;
+                hardware += x.work.hardwareFlops;
+            }
         } else {
             for (const auto &[a, b] : iterations)
                 its.starts.push_back(a);
@@ -181,7 +184,11 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
         if (flops > 0 && dev && gpus > 0 && wall > 0) {
             const double peak =
                 (half > full ? dev->fp16Tflops : dev->fp32Tflops) * 1e12 * double(gpus);
-            m.insert(QStringLiteral("mfu"), flops / (double(wall) * 1e-9 * peak));
+            {
+                m.insert(QStringLiteral("mfu"), flops / (double(wall) * 1e-9 * peak));
+                m.insert(QStringLiteral("hfu"),
+                         std::max(hardware, flops) / (double(wall) * 1e-9 * peak));
+            }
         }
         if (!device.isEmpty())
             m.insert(QStringLiteral("device"), device);

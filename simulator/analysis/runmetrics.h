@@ -28,14 +28,14 @@ namespace gml::sim {
 //     GPUs' time split (fractions of the window, HTA's temporal breakdown);
 //   gpu_utilisation (% while active) and energy_j (power integrated over the iterations, or
 //     over the GPUs' active span) from monitoring logs; energy_per_iteration_j;
-//   mfu, device, ranks, gpus;
+//   mfu, hfu (every costed op's FLOPs against the same peak), device, ranks, gpus;
 //   peak_memory_bytes: the highest peak allocated of the run's GPUs (memoryreport.h), and
 //     memory_peaks_bytes: that GPU's peak in each iteration, in order (profile_memory runs);
 //   predicted_ns: a predicted run's end-to-end time, from its scenario's replay (its step keys
 //     come from its own slices, as any run's);
 //   last_metrics: {name: last value} of MLflow metrics.
 //   version: kRunMetricsVersion, so that metrics computed by an older program are made again.
-inline constexpr int kRunMetricsVersion = 2; // 2: peak memory
+inline constexpr int kRunMetricsVersion = 3; // 2: peak memory; 3: hfu
 // The step keys above (iterations, step_mean_ns, step_sd_ns, step_min_ns, step_max_ns,
 // step_times_ns) of a run's iteration times; empty for none.
 QJsonObject stepStatistics(const std::vector<TimeNs> &times);

@@ -192,6 +192,15 @@ QList<QStandardItem *> runRow(const CatalogRun &r)
         busyText = QObject::tr("%1% (util.)").arg(busy * 100, 0, 'f', 1);
     }
     row[RunsBrowser::GpuBusy] = cell(busyText, busy);
+    const double mfu = r.metric(QStringLiteral("mfu"));
+    row[RunsBrowser::Mfu] =
+        cell(mfu >= 0 ? QStringLiteral("%1%").arg(mfu * 100, 0, 'f', 1) : QString(), mfu);
+    if (mfu >= 0)
+        row[RunsBrowser::Mfu]->setToolTip(
+            QObject::tr("Model FLOPs utilisation %1%; hardware FLOPs utilisation (every costed "
+                        "op's FLOPs) %2%")
+                .arg(mfu * 100, 0, 'f', 1)
+                .arg(r.metric(QStringLiteral("hfu"), mfu) * 100, 0, 'f', 1));
     const double memory = r.metric(QStringLiteral("peak_memory_bytes"));
     row[RunsBrowser::Memory] = cell(memory >= 0 ? formatBytes(memory) : QString(), memory);
     if (memory >= 0)
@@ -236,9 +245,10 @@ RunsBrowser::RunsBrowser(QWidget *parent) : QWidget(parent)
         dropOnWorkload(ids, workload);
     };
     m_model = model;
-    m_model->setHorizontalHeaderLabels(
-        {tr("Run"), tr("Kind"), tr("Status"), tr("Start"), tr("Duration"), tr("Step time"),
-         tr("Spread"), tr("GPU busy"), tr("Peak memory"), tr("Energy"), tr("Params"), tr("Tags")});
+    m_model->setHorizontalHeaderLabels({tr("Run"), tr("Kind"), tr("Status"), tr("Start"),
+                                        tr("Duration"), tr("Step time"), tr("Spread"),
+                                        tr("GPU busy"), tr("MFU"), tr("Peak memory"), tr("Energy"),
+                                        tr("Params"), tr("Tags")});
     m_proxy = new RunFilter(&m_catalog, this);
     m_proxy->setSourceModel(m_model);
     m_tree = new QTreeView(this);

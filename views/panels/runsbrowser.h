@@ -33,6 +33,7 @@ public:
         StepTime,
         Spread,
         GpuBusy,
+        Mfu,
         Memory,
         Energy,
         Params,
