@@ -193,8 +193,9 @@ QList<QStandardItem *> runRow(const CatalogRun &r)
     }
     row[RunsBrowser::GpuBusy] = cell(busyText, busy);
     const double mfu = r.metric(QStringLiteral("mfu"));
-    row[RunsBrowser::Mfu] =
-        cell(mfu >= 0 ? QStringLiteral("%1%").arg(mfu * 100, 0, 'f', 1) : QString(), mfu);
+    row[RunsBrowser::Mfu] = cell(
+        mfu >= 0 ? QStringLiteral("%1%").arg(mfu * 100, 0, 'f', mfu < 0.01 ? 2 : 1) : QString(),
+        mfu);
     if (mfu >= 0)
         row[RunsBrowser::Mfu]->setToolTip(
             QObject::tr("Model FLOPs utilisation %1%; hardware FLOPs utilisation (every costed "
