@@ -6,9 +6,11 @@
 
 #include "analysischarts.h"
 #include "chartlayer.h"
+#include "theme.h"
 #include "timeformat.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -74,8 +76,7 @@ AnalysisPanel::AnalysisPanel(QWidget *parent) : QWidget(parent)
     m_summary = new QLabel(this);
     m_summary->setWordWrap(true);
     m_summary->setTextFormat(Qt::RichText);
-    m_summary->setStyleSheet(
-        QStringLiteral("QLabel { background: #f4f6f8; border: 1px solid #d8dde3; padding: 6px; }"));
+    styleSummary();
     layout->addWidget(m_summary);
 
     // Two pages: the findings (side by side: the ranked findings, the selected one's detail and
@@ -322,6 +323,22 @@ void AnalysisPanel::selectFinding(int index)
     if (auto *item = m_findings->topLevelItem(index))
         m_findings->setCurrentItem(item);
     showFinding();
+}
+
+void AnalysisPanel::styleSummary()
+{
+    // The theme's (render/theme.h): a light box in the light theme, a dark one in the dark.
+    const Theme &t = Theme::current();
+    m_summary->setStyleSheet(
+        QStringLiteral("QLabel { background: %1; color: %2; border: 1px solid %3; padding: 6px; }")
+            .arg(t.alternate.name(), t.text.name(), t.border.name()));
+}
+
+void AnalysisPanel::changeEvent(QEvent *e)
+{
+    if (e->type() == QEvent::PaletteChange)
+        styleSummary();
+    QWidget::changeEvent(e);
 }
 
 void AnalysisPanel::showMemoryPage()

@@ -58,8 +58,12 @@ Q_SIGNALS:
     void evidenceActivated(const gml::sim::Evidence &evidence);
     void tryRequested(const QList<gml::sim::Transform> &transforms);
 
+protected:
+    void changeEvent(QEvent *e) override;
+
 private:
     void showFinding();
+    void styleSummary();
 
     QComboBox *m_runs;
     QLabel *m_status;
