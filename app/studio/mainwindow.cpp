@@ -275,6 +275,9 @@ void MainWindow::showPalette()
     m_palette->move(geometry().center() - QPoint(m_palette->width() / 2, height() / 3));
     m_palette->show();
     m_palette->raise();
+    // A dialog shown from a shortcut is not always the active window (the window manager
+    // decides): ask for it, or typing goes to whatever had the focus (issue 58).
+    m_palette->activateWindow();
     m_palette->edit()->setFocus();
 }
 
