@@ -112,6 +112,15 @@ bool MainWindow::showView(const QString &name)
     if (auto *dock = findChild<QDockWidget *>(name)) {
         dock->show();
         dock->raise();
+        // The keyboard follows (Alt+9 shows Runs and types into its filter, issue 58): the
+        // dock's first widget that takes the focus by Tab.
+        if (QWidget *inside = dock->widget()) {
+            for (QWidget *w : inside->findChildren<QWidget *>())
+                if ((w->focusPolicy() & Qt::TabFocus) && w->isVisibleTo(dock) && w->isEnabled()) {
+                    w->setFocus(Qt::ShortcutFocusReason);
+                    break;
+                }
+        }
         return true;
     }
     return false;
