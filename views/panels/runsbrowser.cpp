@@ -255,6 +255,9 @@ RunsBrowser::RunsBrowser(QWidget *parent) : QWidget(parent)
     m_tree = new QTreeView(this);
     m_tree->setModel(m_proxy);
     m_tree->setSortingEnabled(true);
+    // By name, A to Z: QHeaderView starts descending (an up arrow over Z to A), which read as
+    // "ascending arrow, descending list" (issue 58).
+    m_tree->sortByColumn(Name, Qt::AscendingOrder);
     m_tree->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_tree->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_tree->setUniformRowHeights(true);
