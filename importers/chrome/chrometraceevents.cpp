@@ -110,7 +110,7 @@ ThreadState *Session::thread(const Value &pidV, const Value &tidV, bool gpu)
 }
 
 TrackId Session::auxTrack(const std::string &key, TrackId parent, TrackKind kind,
-                          const QString &name, const QString &unit)
+                          const QString &name, const QString &unit, qint64 sortKey)
 {
     auto it = m_auxTracks.find(key);
     if (it != m_auxTracks.end())
@@ -121,6 +121,7 @@ TrackId Session::auxTrack(const std::string &key, TrackId parent, TrackKind kind
     spec.name = name;
     spec.unit = unit;
     spec.rank = m_rank;
+    spec.sortKey = sortKey;
     const TrackId id = m_w.addTrack(spec);
     m_auxTracks.emplace(key, id);
     return id;
@@ -293,8 +294,10 @@ void Session::handleInstant(const TraceEventView &ev, TimeNs ts)
         collectMemory(ev, ts);
     const char scope = ev.s.isString() && ev.s.size > 0 ? ev.s.data[0] : 't';
     if (scope == 'g') {
-        const TrackId track =
-            auxTrack("global", 0, TrackKind::Thread, QStringLiteral("global instant events"));
+        // Below the processes and GPUs (a few markers each; eight ranks' worth of them had
+        // filled the first screen, issue 58).
+        const TrackId track = auxTrack("global", 0, TrackKind::Thread,
+                                       QStringLiteral("global instant events"), {}, 3'000'000);
         m_w.addSlice(track, ts, 0, name, cat.empty() ? 0 : m_w.intern(cat), kNoId, kNoId,
                      checkedArgs(ev));
         return;

@@ -189,7 +189,7 @@ private:
     ThreadState *thread(const Value &pid, const Value &tid, bool gpu);
     ProcessState *process(const std::string &pid, bool gpu);
     TrackId auxTrack(const std::string &key, TrackId parent, TrackKind kind, const QString &name,
-                     const QString &unit = {});
+                     const QString &unit = {}, qint64 sortKey = 0);
     StringId internText(const Value &v, qint64 offset, const char *what);
     // A name kept from an earlier event (B, async b): checked and interned like one read now.
     StringId internName(const std::string &name, qint64 offset)
