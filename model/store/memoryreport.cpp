@@ -418,8 +418,7 @@ std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *e
     }
     std::stable_sort(report.devices.begin(), report.devices.end(),
                      [](const DeviceMemory &a, const DeviceMemory &b) {
-                         const bool ga = a.device != QLatin1String("CPU");
-                         const bool gb = b.device != QLatin1String("CPU");
+                         const bool ga = a.isGpu(), gb = b.isGpu();
                          return std::tie(a.rank, gb, a.device) < std::tie(b.rank, ga, b.device);
                      });
     return report;
@@ -438,6 +437,15 @@ QJsonArray groupsJson(const std::vector<MemoryGroup> &groups, const QString &key
 }
 
 } // namespace
+
+const DeviceMemory *MemoryReport::highestGpu() const
+{
+    const DeviceMemory *top = nullptr;
+    for (const DeviceMemory &d : devices)
+        if (d.isGpu() && (!top || d.peakAllocated > top->peakAllocated))
+            top = &d;
+    return top;
+}
 
 QJsonObject MemoryReport::toJson() const
 {

@@ -55,6 +55,7 @@ struct MemoryIteration
 struct DeviceMemory
 {
     QString device; // memoryDeviceLabel()
+    bool isGpu() const { return device != QLatin1String("CPU"); }
     QString pid;
     int rank = -1;
     qint64 events = 0;
@@ -94,6 +95,8 @@ struct MemoryReport
 
     QJsonObject toJson() const;
     QString toText() const;
+    // The GPU that peaked highest (what headlines show); null when only the CPU allocated.
+    const DeviceMemory *highestGpu() const;
 };
 
 // The report of `run`; nullopt with *error on a read error.

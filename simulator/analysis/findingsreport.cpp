@@ -368,7 +368,7 @@ QString RunReport::toText() const
         head << QStringLiteral("%1 J per iteration").arg(summary.energyPerIterationJ, 0, 'f', 1);
     if (memory)
         for (const DeviceMemory &d : memory->devices)
-            if (d.device != QLatin1String("CPU"))
+            if (d.isGpu())
                 head << QStringLiteral("%1 memory peak %2 allocated%3")
                             .arg(d.device, formatBytes(d.peakAllocated),
                                  d.peakReserved ? QStringLiteral(" (%1 reserved)")

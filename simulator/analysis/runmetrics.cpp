@@ -220,10 +220,7 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
         m.insert(QStringLiteral("energy_j"), energy);
     // Memory: the GPU that peaked highest, and its peak per iteration.
     if (const auto memory = memoryReport(project, run, error)) {
-        const DeviceMemory *top = nullptr;
-        for (const DeviceMemory &d : memory->devices)
-            if (d.device != QLatin1String("CPU") && (!top || d.peakAllocated > top->peakAllocated))
-                top = &d;
+        const DeviceMemory *top = memory->highestGpu();
         if (top) {
             m.insert(QStringLiteral("peak_memory_bytes"), top->peakAllocated);
             QJsonArray peaks;

@@ -80,7 +80,7 @@ std::vector<MemoryNeed> memoryNeed(const MemoryReport &memory, const DependencyG
     const bool half = amp && alreadyHalf(graph);
     std::vector<MemoryNeed> out;
     for (const DeviceMemory &d : memory.devices) {
-        if (d.device == QLatin1String("CPU"))
+        if (!d.isGpu())
             continue;
         MemoryNeed n;
         n.device =

@@ -235,12 +235,9 @@ void AnalysisPanel::showReport(const sim::RunReport &report, bool final)
                                                           : s.mfuUnknown.toHtmlEscaped()));
     if (report.memory) {
         // The highest GPU peak (the CPU's when no GPU allocated), as the Memory page shows it.
-        const DeviceMemory *top = nullptr;
-        for (const DeviceMemory &d : report.memory->devices)
-            if (!top ||
-                (d.device != QLatin1String("CPU") &&
-                 (top->device == QLatin1String("CPU") || d.peakAllocated > top->peakAllocated)))
-                top = &d;
+        const DeviceMemory *top = report.memory->highestGpu();
+        if (!top && !report.memory->devices.empty())
+            top = &report.memory->devices.front();
         if (top)
             head
                 << tr("<b>Memory</b> %1 peak %2").arg(top->device, formatBytes(top->peakAllocated));

@@ -121,7 +121,7 @@ void MemoryView::showMemory(const MemoryReport *report, TimeNs origin, const QSt
     // A GPU first: what users ask about.
     int first = 0;
     for (int i = 0; i < int(m_report->devices.size()); ++i)
-        if (m_report->devices[size_t(i)].device != QLatin1String("CPU")) {
+        if (m_report->devices[size_t(i)].isGpu()) {
             first = i;
             break;
         }
