@@ -394,6 +394,55 @@ private Q_SLOTS:
         QVERIFY(labels.size() <= size_t(width / 40));
     }
 
+    // Deep zoom far from the origin: the ticks count from a base near the window ("+750 ns"),
+    // the label column says which ("start + 515.18 ms", a multiple of 1000 steps); a chosen origin
+    // counts from itself.
+    void rulerLabelsStayShortAtDeepZoom()
+    {
+        auto d = makeData({{0, 10, 1, 1}}, {{0, 10, 3, 3}});
+        TimelinePainter p;
+        p.setData(d);
+        for (int width : {1366, 1920}) {
+            QImage img(width, 300, QImage::Format_ARGB32_Premultiplied);
+            QPainter painter(&img);
+            for (TimeNs span : {TimeNs(100), TimeNs(1000), TimeNs(1'000'000)}) {
+                const TimeNs t0 = 515'180'750;
+                TimelineOverlay o;
+                o.traceStart = 0;
+                o.traceEnd = 2'000'000'000;
+                p.paint(painter, TimelineViewport{img.size(), t0, t0 + span, 0}, o);
+                const auto &labels = p.rulerLabels();
+                QVERIFY(labels.size() >= 3);
+                for (size_t i = 0; i < labels.size(); ++i) {
+                    QVERIFY2(labels[i].text.size() <= 10, qPrintable(labels[i].text));
+                    if (i + 1 < labels.size())
+                        QVERIFY(labels[i].x + labels[i].width + 4 <= labels[i + 1].x);
+                }
+                if (span >= 1'000'000) { // "515.2 ms": short enough from the start
+                    QCOMPARE(p.rulerBaseText(), QStringLiteral("from start"));
+                    continue;
+                }
+                QVERIFY2(p.rulerBaseText().startsWith(QStringLiteral("start + 515.")),
+                         qPrintable(p.rulerBaseText()));
+                QVERIFY2(labels.front().text.startsWith(QLatin1Char('+')),
+                         qPrintable(labels.front().text));
+            }
+            // The origin at the window: plain offsets from it, a "0" tick where it is.
+            TimelineOverlay o;
+            o.traceEnd = 2'000'000'000;
+            o.hasOrigin = true;
+            o.origin = 515'180'700;
+            p.paint(painter, TimelineViewport{img.size(), 515'180'650, 515'180'850, 0}, o);
+            QCOMPARE(p.rulerBaseText(), QStringLiteral("from origin"));
+            bool zero = false;
+            for (const auto &l : p.rulerLabels()) {
+                QVERIFY2(l.text.size() <= 10, qPrintable(l.text));
+                zero = zero || l.text == QStringLiteral("0 ns");
+            }
+            QVERIFY(zero);
+        }
+    }
+
     void paintsWithoutData()
     {
         TimelinePainter p;

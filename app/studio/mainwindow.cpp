@@ -76,9 +76,10 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_state(new Timel
     auto *findLayout = new QHBoxLayout(findBar);
     findLayout->setContentsMargins(6, 3, 6, 3);
     m_findEdit = new QLineEdit(findBar);
-    m_findEdit->setPlaceholderText(tr("Find slices by name"));
+    m_findEdit->setPlaceholderText(tr("Find slices by name, cat:category or arg:text"));
     m_findEdit->setToolTip(
-        tr("Enter: next match, Shift+Enter: previous, Esc: back to the timeline"));
+        tr("A name (or a regex), cat:TEXT for a category, arg:TEXT for the args (keys and "
+           "values)\nEnter: next match, Shift+Enter: previous, Esc: back to the timeline"));
     m_findEdit->setClearButtonEnabled(true);
     m_findRegex = new QCheckBox(tr("Regex"), findBar);
     auto *prev = new QToolButton(findBar);
@@ -173,6 +174,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_state(new Timel
     connect(findChild<FlameView *>(), &FlameView::hoverTextChanged, m_statusHover,
             &QLabel::setText);
     connect(m_state, &TimelineState::windowChanged, this, &MainWindow::updateStatus);
+    connect(m_state, &TimelineState::originChanged, this, &MainWindow::updateStatus);
     m_selection = new SelectionController({m_state, m_timeline, m_details, m_aggregateModel,
                                            m_aggregateView, m_aggregateTitle, m_findLabel},
                                           m_session, this);
@@ -469,9 +471,13 @@ void MainWindow::updateStatus()
     const auto data = m_timeline->data();
     if (!data)
         return;
+    // From the ruler's origin, exact to a hundredth of the window ("15.0001 ms → 15.0003 ms").
+    const TimeNs resolution = std::max<TimeNs>(1, m_state->windowDuration() / 100);
     m_statusWindow->setText(tr("%1 → %2 (%3) · paint %4 ms")
-                                .arg(formatDuration(m_state->windowStart() - m_state->traceStart()),
-                                     formatDuration(m_state->windowEnd() - m_state->traceStart()),
+                                .arg(formatOffset(m_state->windowStart() - m_state->origin(),
+                                                  resolution),
+                                     formatOffset(m_state->windowEnd() - m_state->origin(),
+                                                  resolution),
                                      formatDuration(m_state->windowDuration()))
                                 .arg(m_timeline->painter().lastPaintMs(), 0, 'f', 1));
 }
@@ -501,6 +507,11 @@ void MainWindow::closeEvent(QCloseEvent *e)
     m_import.waitForFinished();
     m_follow.stop(); // a recorded command gets Ctrl-C, its recorder writes what it has
     e->accept();
+}
+
+QString MainWindow::findStatus() const
+{
+    return m_findLabel->text();
 }
 
 } // namespace gml

@@ -136,6 +136,7 @@ public:
     // Also the selected slice's self time, read off the GUI thread for a paged track.
     void waitForSearch() { m_selection->waitForSearch(); }
     int findMatchCount() const { return m_selection->findMatchCount(); }
+    QString findStatus() const; // "3 of 120", "no match", or why the search failed
     int findCurrent() const { return m_selection->findCurrent(); }
 
     // Live (mainwindowlive.cpp): follows a folder while a job writes it (File › Follow Folder…,

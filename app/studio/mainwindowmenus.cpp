@@ -6,6 +6,7 @@
 #include "timelineview.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -96,6 +97,21 @@ void MainWindow::buildMenus()
     view->addSeparator();
     view->addAction(tr("Zoom to &Fit"), QKeySequence(tr("0")), m_state, &TimelineState::showAll);
     view->addAction(tr("Zoom to &Selection"), this, [this] { m_state->zoomToSelection(); });
+    // How far one wheel notch or W/S press zooms (kept across sessions).
+    QMenu *zoomStep = view->addMenu(tr("Zoom St&ep"));
+    auto *steps = new QActionGroup(zoomStep);
+    const int savedStep = QSettings().value(QStringLiteral("timeline/zoomStep"), 20).toInt();
+    m_timeline->setZoomStep(savedStep);
+    for (int percent : {10, 20, 35, 50}) {
+        QAction *a = zoomStep->addAction(tr("%1% a notch").arg(percent), this, [this, percent] {
+            m_timeline->setZoomStep(percent);
+            QSettings().setValue(QStringLiteral("timeline/zoomStep"), percent);
+        });
+        a->setCheckable(true);
+        a->setChecked(percent == m_timeline->zoomStep());
+        steps->addAction(a);
+    }
+    view->addAction(tr("Reset Time &Origin"), m_state, &TimelineState::clearOrigin);
     view->addAction(tr("Show &All Tracks"), m_timeline, &TimelineView::showAllTracks);
     view->addAction(tr("&Find"), QKeySequence(QKeySequence::Find), this, [this] {
         m_findEdit->setFocus();
@@ -112,8 +128,10 @@ void MainWindow::buildMenus()
             this, tr("Keyboard and Mouse"),
             tr("Timeline\n"
                "W / S: zoom in / out around the mouse\nA / D: pan left / right\n"
-               "Mouse wheel: zoom; Shift+wheel: scroll tracks\nDrag: pan\n"
+               "Mouse wheel or Ctrl+wheel: zoom (View › Zoom Step); Shift+wheel: scroll tracks\n"
+               "Hold W / S: zoom faster the longer it is held\nDrag: pan\n"
                "Drag on the ruler or Shift+drag: select a range (Aggregate pane)\n"
+               "Click the ruler: count time from there (View › Reset Time Origin)\n"
                "Click: select a slice; double-click: zoom to it\nF: zoom to the selection\n"
                "0: zoom to fit\nEsc: clear the selection\nRight-click a row: hide, collapse\n\n"
                "Window\n"

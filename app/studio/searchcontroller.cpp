@@ -35,11 +35,22 @@ void SearchController::aggregate(std::shared_ptr<const TimelineData> data,
         [this](Aggregated a) { Q_EMIT aggregated(a.rows, a.t0, a.t1, a.error); });
 }
 
+void SearchController::holding(std::shared_ptr<const TimelineData> data,
+                               const QList<TrackId> &tracks, const QString &text)
+{
+    m_holding.start(
+        [=](const HoldingJob::Context &c) {
+            return Held{text, tracksHolding(*data, tracks, text, [&c] { return c.cancelled(); })};
+        },
+        [this](Held h) { Q_EMIT held(h.text, h.tracks); });
+}
+
 void SearchController::waitForIdle()
 {
-    while (m_find.isRunning() || m_aggregate.isRunning()) {
+    while (m_find.isRunning() || m_aggregate.isRunning() || m_holding.isRunning()) {
         m_find.waitForFinished();
         m_aggregate.waitForFinished();
+        m_holding.waitForFinished();
         QCoreApplication::processEvents(); // deliver the results (and start a waiting one)
     }
     QCoreApplication::processEvents();

@@ -12,7 +12,8 @@
 
 namespace gml {
 
-// Find (slices by name) and the range aggregate, run off the GUI thread: over paged tracks
+// Find (slices by name, category or args), the track filter's content match and the range
+// aggregate, run off the GUI thread: over paged tracks
 // (issue 34) both read slices from the project. A newer request replaces an older one, whose
 // result is dropped; each runs one at a time (LatestJob, Overlap::Wait), and the GUI never
 // waits for one.
@@ -27,6 +28,9 @@ public:
               const QString &pattern, bool regex);
     void aggregate(std::shared_ptr<const TimelineData> data,
                    const std::vector<AggregateTrack> &tracks, TimeNs t0, TimeNs t1);
+    // The tracks whose slices' names hold `text` (the track filter's content match).
+    void holding(std::shared_ptr<const TimelineData> data, const QList<TrackId> &tracks,
+                 const QString &text);
     bool isSearching() const { return m_find.isRunning(); }
     // Blocks until both are done and their results delivered (screenshots, tests).
     void waitForIdle();
@@ -35,6 +39,7 @@ Q_SIGNALS:
     void found(const std::vector<SliceRef> &matches, const QString &error);
     void aggregated(const std::vector<AggregateRow> &rows, TimeNs t0, TimeNs t1,
                     const QString &error);
+    void held(const QString &text, const QSet<TrackId> &tracks);
 
 private:
     struct Found
@@ -48,10 +53,17 @@ private:
         TimeNs t0 = 0, t1 = 0;
         QString error;
     };
+    struct Held
+    {
+        QString text;
+        QSet<TrackId> tracks;
+    };
+    using HoldingJob = LatestJob<Held>;
     using FindJob = LatestJob<Found>;
     using AggregateJob = LatestJob<Aggregated>;
     FindJob m_find{this, FindJob::Overlap::Wait};
     AggregateJob m_aggregate{this, AggregateJob::Overlap::Wait};
+    HoldingJob m_holding{this, HoldingJob::Overlap::Wait};
 };
 
 } // namespace gml

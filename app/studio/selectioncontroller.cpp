@@ -34,6 +34,12 @@ SelectionController::SelectionController(const Widgets &w, const ProjectSession 
     connect(m_aggregateTimer, &QTimer::timeout, this, &SelectionController::updateAggregate);
     connect(&m_search, &SearchController::aggregated, this, &SelectionController::onAggregated);
     connect(&m_search, &SearchController::found, this, &SelectionController::onFound);
+    // The track filter keeps the tracks holding a slice named like its text too.
+    connect(m_timeline, &TimelineView::trackFilterTextChanged, this, [this](const QString &text) {
+        if (m_timeline->data() && !text.isEmpty())
+            m_search.holding(m_timeline->data(), m_timeline->focusedSliceTracks(), text);
+    });
+    connect(&m_search, &SearchController::held, m_timeline, &TimelineView::setTrackFilterHolding);
     connect(m_state, &TimelineState::selectionChanged, m_aggregateTimer,
             qOverload<>(&QTimer::start));
     connect(m_timeline, &TimelineView::layoutChanged, m_aggregateTimer,

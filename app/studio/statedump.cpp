@@ -42,7 +42,8 @@ QJsonObject studioState(const MainWindow &w)
     out.insert(QStringLiteral("window"),
                QJsonObject{{QStringLiteral("start_ns"), s->windowStart()},
                            {QStringLiteral("end_ns"), s->windowEnd()},
-                           {QStringLiteral("origin_ns"), s->traceStart()},
+                           {QStringLiteral("origin_ns"), s->origin()},
+                           {QStringLiteral("origin_set"), s->hasOrigin()},
                            {QStringLiteral("project_clock"), s->projectClock()}});
     const TimelineView *t = w.timeline();
     const QPoint origin = t->mapTo(&w, QPoint(0, 0));
@@ -88,6 +89,23 @@ QJsonObject studioState(const MainWindow &w)
                                      {QStringLiteral("x"), origin.x() + l.x},
                                      {QStringLiteral("width"), l.width}});
     out.insert(QStringLiteral("ruler"), ruler);
+    out.insert(QStringLiteral("ruler_base"), shown ? t->painter().rulerBaseText() : QString());
+    out.insert(QStringLiteral("find"), QJsonObject{{QStringLiteral("matches"), w.findMatchCount()},
+                                                   {QStringLiteral("status"), w.findStatus()}});
+    // The track filter: its text and what it keeps (every row laid out, on screen or not).
+    QJsonObject kinds;
+    qint64 kept = 0;
+    for (const auto &row : t->layout().rows())
+        if (row.type == TimelineRow::Type::Track) {
+            ++kept;
+            const QString k = trackKindName(row.kind);
+            kinds.insert(k, kinds.value(k).toInt() + 1);
+        }
+    out.insert(QStringLiteral("track_filter"),
+               QJsonObject{{QStringLiteral("text"), t->trackFilter().text},
+                           {QStringLiteral("tracks"), kept},
+                           {QStringLiteral("by_kind"), kinds},
+                           {QStringLiteral("matches_nothing"), t->filterMatchesNothing()}});
     out.insert(QStringLiteral("first_paint_ms"), t->firstPaintMs());
     // The rank overview: how many lanes (GPUs) of how many ranks, in how many pixel rows.
     if (const RankOverviewView *ro = w.rankView(); ro && ro->overview()) {

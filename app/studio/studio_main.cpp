@@ -10,7 +10,9 @@
 #include "queryview.h"
 #include "rankoverviewcontroller.h"
 #include "statedump.h"
+#include "timelinestate.h"
 #include "timelineview.h"
+#include "trackbar.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -20,6 +22,8 @@
 #include <QFile>
 #include <QFont>
 #include <QJsonDocument>
+#include <QLineEdit>
+#include <QSignalBlocker>
 #include <QTimer>
 
 #include <cstdio>
@@ -41,6 +45,20 @@ struct StudioOptions
         QStringLiteral("select"),
         QStringLiteral("With --screenshot: find this slice name and select its first match"),
         QStringLiteral("NAME")};
+    QCommandLineOption range{
+        QStringLiteral("range"),
+        QStringLiteral("With --screenshot: show this window of the timeline, in nanoseconds from "
+                       "the start of the runs in focus (START:END)"),
+        QStringLiteral("START:END")};
+    QCommandLineOption filter{
+        QStringLiteral("filter"),
+        QStringLiteral("With --screenshot: the track filter's text (track, thread and stream "
+                       "names, kinds, and the names of the slices a track holds)"),
+        QStringLiteral("TEXT")};
+    QCommandLineOption rows{QStringLiteral("rows"),
+                            QStringLiteral("With --screenshot: 'collapsed' collapses every row "
+                                           "(Rows › Collapse All), 'expanded' expands them"),
+                            QStringLiteral("collapsed|expanded")};
     QCommandLineOption panel{
         QStringLiteral("panel"),
         QStringLiteral(
@@ -121,6 +139,9 @@ struct StudioOptions
         parser.addOption(screenshot);
         parser.addOption(size);
         parser.addOption(select);
+        parser.addOption(range);
+        parser.addOption(filter);
+        parser.addOption(rows);
         parser.addOption(panel);
         parser.addOption(whatif);
         parser.addOption(graphFocus);
@@ -162,6 +183,40 @@ std::optional<int> showRequested(gml::MainWindow &window, const QCommandLinePars
         const qint64 ms = qint64(parser.value(o.liveSeconds).toDouble() * 1000);
         while (waited.elapsed() < ms)
             window.follower().waitForUpdate(int(std::max<qint64>(1, ms - waited.elapsed())));
+    }
+    if (ok && parser.isSet(o.filter)) {
+        if (auto *bar = window.findChild<gml::TrackBar *>()) {
+            const QSignalBlocker quiet(bar->filterEdit()); // applied now, not after its pause
+            bar->filterEdit()->setText(parser.value(o.filter));
+        }
+        window.timeline()->setTrackFilter(parser.value(o.filter),
+                                          window.timeline()->trackFilter().only);
+        window.waitForSearch(); // what the tracks hold
+    }
+    if (ok && parser.isSet(o.rows)) {
+        const QString rows = parser.value(o.rows);
+        if (rows != QLatin1String("collapsed") && rows != QLatin1String("expanded")) {
+            std::fprintf(stderr,
+                         "grademl-studio: --rows expects collapsed or expanded, got "
+                         "'%s'\n",
+                         qPrintable(rows));
+            return 2;
+        }
+        window.timeline()->collapseAll(rows == QLatin1String("collapsed"));
+    }
+    if (ok && parser.isSet(o.range)) {
+        const QStringList ab = parser.value(o.range).split(QLatin1Char(':'));
+        bool okA = false, okB = false;
+        const qint64 a = ab.value(0).toLongLong(&okA), b = ab.value(1).toLongLong(&okB);
+        if (ab.size() != 2 || !okA || !okB || b <= a) {
+            std::fprintf(stderr,
+                         "grademl-studio: --range expects START:END in nanoseconds with END > "
+                         "START, got '%s'\n",
+                         qPrintable(parser.value(o.range)));
+            return 2;
+        }
+        const auto *state = window.state();
+        window.state()->setWindow(state->traceStart() + a, state->traceStart() + b);
     }
     if (ok && parser.isSet(o.select)) {
         window.find(parser.value(o.select), false);

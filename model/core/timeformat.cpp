@@ -134,6 +134,18 @@ QString formatTick(TimeNs t, TimeNs step)
     return QString::number(double(t) / u.ns, 'f', decimals) + QStringView(u.name);
 }
 
+QString formatOffset(TimeNs t, TimeNs resolution)
+{
+    const Unit &u = unitFor(std::abs(double(t)));
+    if (u.ns == 1)
+        return QString::number(t) + QStringView(u.name);
+    int decimals = 0;
+    for (double r = double(std::max<TimeNs>(resolution, 1)) / u.ns; r < 0.999 && decimals < 9;
+         r *= 10)
+        ++decimals;
+    return trimZeros(QString::number(double(t) / u.ns, 'f', decimals)) + QStringView(u.name);
+}
+
 std::optional<TimeNs> parseDuration(const QString &text)
 {
     static const std::pair<QLatin1StringView, double> units[] = {

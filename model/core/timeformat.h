@@ -25,6 +25,9 @@ TimeNs niceStep(double minimum);
 // needs ("1.2 ms" for a 100 µs step, "1250 µs" for a 10 µs step); steps of a minute or more in
 // minutes, hours, days or years ("90 min", "36 h", "12 d", "2.5 y").
 QString formatTick(TimeNs t, TimeNs step);
+// An exact offset in the unit of its magnitude with the decimals `resolution` needs
+// ("515.18 ms" for 515,180,000 ns at a 10 µs resolution; "2 s"): the ruler's base.
+QString formatOffset(TimeNs t, TimeNs resolution);
 // "-37.5ms", "120 us", "1.5µs", "2s", "5000" (nanoseconds when no unit); nullopt when not a
 // number with one of the units ns, us, µs, ms, s.
 std::optional<TimeNs> parseDuration(const QString &text);

@@ -76,48 +76,139 @@ std::vector<AggregateRow> aggregateSlices(const TimelineData &data, const QList<
     return aggregateSlices(data, all, t0, t1, error);
 }
 
+namespace {
+
+// Which names hold `text` (case-insensitive), by StringId; false when none does.
+bool namesHolding(const TimelineData &data, const QString &text, std::vector<char> &hit)
+{
+    hit.assign(data.names.size(), 0);
+    bool any = false;
+    for (size_t i = 0; i < data.names.size(); ++i) {
+        hit[i] = data.names[i].contains(text, Qt::CaseInsensitive) ? 1 : 0;
+        any = any || hit[i];
+    }
+    return any;
+}
+
+// "cat:" and "arg:" finds: the slice ids from the project's `slice` table, then their times
+// from the tracks as the timeline holds them (on the project clock).
+std::vector<SliceRef> findByColumn(const TimelineData &data, const QList<TrackId> &tracks,
+                                   bool category, const QString &text, QString *error)
+{
+    std::vector<SliceRef> out;
+    QString why;
+    auto project = data.projectPath.isEmpty()
+                       ? nullptr
+                       : Project::open(data.projectPath, Project::Mode::ReadOnly, &why);
+    if (!project) {
+        if (error)
+            *error = QStringLiteral("cannot search categories and args: %1")
+                         .arg(why.isEmpty() ? QStringLiteral("no project file") : why);
+        return out;
+    }
+    for (TrackId id : tracks) {
+        QString problem;
+        const std::vector<SliceId> ids = slicesHolding(*project, id, category, text, &problem);
+        if (!problem.isEmpty()) {
+            if (error)
+                *error = problem;
+            break;
+        }
+        if (ids.empty())
+            continue;
+        const auto track = data.slicesIn(id, std::numeric_limits<TimeNs>::min(),
+                                         std::numeric_limits<TimeNs>::max(), error);
+        if (!track)
+            continue;
+        for (SliceId sid : ids)
+            if (const qint64 i = track->indexOf(sid); i >= 0)
+                out.push_back({id, sid, track->start(size_t(i)), track->end(size_t(i))});
+    }
+    return out;
+}
+
+} // namespace
+
 std::vector<SliceRef> findSlices(const TimelineData &data, const QList<TrackId> &tracks,
                                  const QString &pattern, bool regex, QString *error)
 {
     std::vector<SliceRef> out;
     if (pattern.isEmpty())
         return out;
-    QRegularExpression re;
-    if (regex) {
-        re = QRegularExpression(pattern);
-        if (!re.isValid()) {
-            if (error)
-                *error = QStringLiteral("bad regular expression at %1: %2")
-                             .arg(re.patternErrorOffset())
-                             .arg(re.errorString());
+    const bool byCategory = pattern.startsWith(QLatin1String("cat:"), Qt::CaseInsensitive);
+    const bool byArgs = pattern.startsWith(QLatin1String("arg:"), Qt::CaseInsensitive);
+    if (byCategory || byArgs) {
+        const QString text = pattern.mid(4).trimmed();
+        if (!text.isEmpty())
+            out = findByColumn(data, tracks, byCategory, text, error);
+    } else {
+        QRegularExpression re;
+        if (regex) {
+            re = QRegularExpression(pattern);
+            if (!re.isValid()) {
+                if (error)
+                    *error = QStringLiteral("bad regular expression at %1: %2")
+                                 .arg(re.patternErrorOffset())
+                                 .arg(re.errorString());
+                return out;
+            }
+        }
+        // Match each distinct name once, then scan the compact name arrays.
+        std::vector<char> hit(data.names.size(), 0);
+        bool any = false;
+        if (regex) {
+            for (size_t i = 0; i < data.names.size(); ++i) {
+                hit[i] = re.match(data.names[i]).hasMatch() ? 1 : 0;
+                any = any || hit[i];
+            }
+        } else {
+            any = namesHolding(data, pattern, hit);
+        }
+        if (!any)
             return out;
+        for (TrackId id : tracks) {
+            const auto track = data.slicesIn(id, std::numeric_limits<TimeNs>::min(),
+                                             std::numeric_limits<TimeNs>::max(), error);
+            if (!track)
+                continue;
+            for (size_t i = 0; i < track->size(); ++i) {
+                const auto name = size_t(track->nameId(i));
+                if (name < hit.size() && hit[name])
+                    out.push_back({id, track->id(i), track->start(i), track->end(i)});
+            }
         }
     }
-    // Match each distinct name once, then scan the compact name arrays.
-    std::vector<char> hit(data.names.size(), 0);
-    bool any = false;
-    for (size_t i = 0; i < data.names.size(); ++i) {
-        const QString &n = data.names[i];
-        const bool m = regex ? re.match(n).hasMatch() : n.contains(pattern, Qt::CaseInsensitive);
-        hit[i] = m ? 1 : 0;
-        any = any || m;
-    }
-    if (!any)
+    // Track order is kept for ties (stable), so "next" walks rows top to bottom at one time.
+    std::stable_sort(out.begin(), out.end(),
+                     [](const SliceRef &a, const SliceRef &b) { return a.start < b.start; });
+    return out;
+}
+
+QSet<TrackId> tracksHolding(const TimelineData &data, const QList<TrackId> &tracks,
+                            const QString &text, const std::function<bool()> &cancelled,
+                            QString *error)
+{
+    QSet<TrackId> out;
+    std::vector<char> hit;
+    if (text.trimmed().isEmpty() || !namesHolding(data, text.trimmed(), hit))
         return out;
     for (TrackId id : tracks) {
+        if (cancelled && cancelled())
+            break;
+        if (data.depthCount(id) == 0)
+            continue;
         const auto track = data.slicesIn(id, std::numeric_limits<TimeNs>::min(),
                                          std::numeric_limits<TimeNs>::max(), error);
         if (!track)
             continue;
         for (size_t i = 0; i < track->size(); ++i) {
             const auto name = size_t(track->nameId(i));
-            if (name < hit.size() && hit[name])
-                out.push_back({id, track->id(i), track->start(i), track->end(i)});
+            if (name < hit.size() && hit[name]) {
+                out.insert(id);
+                break;
+            }
         }
     }
-    // Track order is kept for ties (stable), so "next" walks rows top to bottom at one time.
-    std::stable_sort(out.begin(), out.end(),
-                     [](const SliceRef &a, const SliceRef &b) { return a.start < b.start; });
     return out;
 }
 

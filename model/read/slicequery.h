@@ -8,8 +8,10 @@
 #include <QJsonObject>
 #include <QList>
 #include <QRegularExpression>
+#include <QSet>
 #include <QString>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -54,8 +56,17 @@ std::vector<AggregateRow> aggregateSlices(const TimelineData &data, const QList<
 
 // Every slice whose name matches, in time order (ties by track order), over `tracks`, paged
 // ones read from the project. Plain text matches as a case-insensitive substring; a regex as
-// QRegularExpression.
+// QRegularExpression. "cat:TEXT" matches the slices whose category holds TEXT and "arg:TEXT"
+// those whose args (as JSON text: keys and values) hold it, case-insensitive, read from the
+// project with SQL (not in a cluster project, whose slices are in its shards: *error says so).
 std::vector<SliceRef> findSlices(const TimelineData &data, const QList<TrackId> &tracks,
                                  const QString &pattern, bool regex, QString *error = nullptr);
+
+// The tracks among `tracks` holding a slice whose name contains `text` (case-insensitive):
+// the track filter's match by content ("nccl" keeps the streams that ran NCCL kernels). Paged
+// tracks are read from the project (run it off the GUI thread); `cancelled` stops early.
+QSet<TrackId> tracksHolding(const TimelineData &data, const QList<TrackId> &tracks,
+                            const QString &text, const std::function<bool()> &cancelled = {},
+                            QString *error = nullptr);
 
 } // namespace gml

@@ -144,4 +144,31 @@ QList<LinkedSlice> linkedSlices(Project &project, SliceId id)
     return out;
 }
 
+std::vector<SliceId> slicesHolding(Project &project, TrackId track, bool category,
+                                   const QString &text, QString *error)
+{
+    std::vector<SliceId> out;
+    if (cluster::isClusterProject(project)) {
+        if (error)
+            *error = QStringLiteral("cat: and arg: search a project's slices; a cluster "
+                                    "project keeps them in its shards (open a shard to search)");
+        return out;
+    }
+    QString pattern = text;
+    pattern.replace(QLatin1Char('\\'), QLatin1String("\\\\"))
+        .replace(QLatin1Char('%'), QLatin1String("\\%"))
+        .replace(QLatin1Char('_'), QLatin1String("\\_"));
+    auto st = project.db().prepare(
+        category ? "SELECT id FROM slice WHERE track_id = ?1 AND cat_id IN "
+                   "(SELECT id FROM string WHERE value LIKE ?2 ESCAPE '\\')"
+                 : "SELECT id FROM slice WHERE track_id = ?1 AND args LIKE ?2 ESCAPE '\\'");
+    st.bind(1, qint64(track));
+    st.bind(2, QLatin1Char('%') + pattern + QLatin1Char('%'));
+    while (st.step())
+        out.push_back(st.int64(0));
+    if (!st.errorString().isEmpty() && error)
+        *error = st.errorString();
+    return out;
+}
+
 } // namespace gml

@@ -11,6 +11,7 @@
 #include <QString>
 
 #include <optional>
+#include <vector>
 
 namespace gml {
 
@@ -48,5 +49,11 @@ std::optional<SliceDetails> sliceDetails(Project &project, SliceId id, QString *
 // external_id, args (in that order).
 SliceDetails sliceDetailsOf(const SqliteStatement &st);
 QList<LinkedSlice> linkedSlices(Project &project, SliceId id);
+
+// The ids of the slices of `track` whose category (`category` true) or args as JSON text (keys
+// and values) hold `text`, case-insensitive (Find's "cat:" and "arg:"). Not in a cluster
+// project, whose slices are in its shards: empty, and *error says so.
+std::vector<SliceId> slicesHolding(Project &project, TrackId track, bool category,
+                                   const QString &text, QString *error = nullptr);
 
 } // namespace gml

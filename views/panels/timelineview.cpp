@@ -8,6 +8,7 @@
 #include <QPointer>
 #include <QScrollBar>
 
+#include <algorithm>
 #include <cmath>
 
 namespace gml {
@@ -24,7 +25,11 @@ TimelineView::TimelineView(TimelineState *state, QWidget *parent)
     connect(m_state, &TimelineState::selectionChanged, this, qOverload<>(&QWidget::update));
     connect(m_state, &TimelineState::selectedSliceChanged, this, qOverload<>(&QWidget::update));
     connect(m_state, &TimelineState::cursorChanged, this, qOverload<>(&QWidget::update));
-    connect(m_state, &TimelineState::focusChanged, this, [this] { relayout(); });
+    connect(m_state, &TimelineState::originChanged, this, qOverload<>(&QWidget::update));
+    connect(m_state, &TimelineState::focusChanged, this, [this] {
+        relayout();
+        researchFilterContents();
+    });
 }
 
 TimelineView::~TimelineView()
@@ -42,6 +47,17 @@ void TimelineView::setData(std::shared_ptr<const TimelineData> data)
     m_links.clear();
     m_highlighted.clear();
     relayout();
+    researchFilterContents();
+}
+
+void TimelineView::researchFilterContents()
+{
+    const QString text = m_filter.text.trimmed();
+    if (text.isEmpty())
+        return;
+    m_filter.holding.clear();
+    m_holdingPending = true;
+    Q_EMIT trackFilterTextChanged(text);
 }
 
 void TimelineView::adopt(std::shared_ptr<const TimelineData> data)
@@ -105,6 +121,8 @@ TimelineOverlay TimelineView::overlay() const
     TimelineOverlay o;
     o.traceStart = m_state->traceStart();
     o.traceEnd = m_state->traceEnd();
+    o.hasOrigin = m_state->hasOrigin();
+    o.origin = m_state->origin();
     o.selectionStart = m_state->selectionStart();
     o.selectionEnd = m_state->selectionEnd();
     o.selectedTrack = m_state->selectedTrack();
@@ -294,10 +312,51 @@ void TimelineView::setTrackFilter(const QString &text, TimelineTrackFilter::Only
 {
     if (text == m_filter.text && only == m_filter.only)
         return;
+    const bool textChanged = text.trimmed() != m_filter.text.trimmed();
     m_filter.text = text;
     m_filter.only = only;
+    if (textChanged) {
+        m_filter.holding.clear();
+        m_holdingPending = !text.trimmed().isEmpty();
+    }
     m_vbar->setValue(0);
     relayout();
+    if (textChanged)
+        Q_EMIT trackFilterTextChanged(text.trimmed());
+}
+
+void TimelineView::setTrackFilterHolding(const QString &text, const QSet<TrackId> &tracks)
+{
+    if (text != m_filter.text.trimmed())
+        return;
+    m_holdingPending = false;
+    if (tracks == m_filter.holding) {
+        update();
+        return;
+    }
+    m_filter.holding = tracks;
+    relayout();
+}
+
+QList<TrackId> TimelineView::focusedSliceTracks() const
+{
+    QList<TrackId> out;
+    if (!data())
+        return out;
+    for (const auto &run : data()->runs)
+        if (layout().showsRun(run.id))
+            for (const auto &t : run.tracks)
+                if (t.slices > 0 || data()->depthCount(t.id) > 0)
+                    out.append(t.id);
+    return out;
+}
+
+bool TimelineView::filterMatchesNothing() const
+{
+    if (!m_filter.active() || !data())
+        return false;
+    return std::none_of(layout().rows().begin(), layout().rows().end(),
+                        [](const auto &r) { return r.type == TimelineRow::Type::Track; });
 }
 
 void TimelineView::setPinned(TrackId track, bool pinned)
@@ -392,6 +451,18 @@ void TimelineView::paintEvent(QPaintEvent *)
     if (m_firstPaintPending && data()) {
         m_firstPaintPending = false;
         m_firstPaintMs = m_painter.lastPaintMs();
+    }
+    if (filterMatchesNothing()) {
+        // Say why the rows are empty rather than showing nothing.
+        const QString text =
+            m_holdingPending
+                ? tr("No track name matches \u201c%1\u201d; searching what the tracks hold…")
+                      .arg(m_filter.text.trimmed())
+                : tr("No track matches \u201c%1\u201d (names, kinds and slice names searched)")
+                      .arg(m_filter.text.trimmed());
+        const int top = m_painter.rowsTop();
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(QRect(0, top + 12, v.size.width(), 40), Qt::AlignHCenter | Qt::AlignTop, text);
     }
     if (v.size.width() < width()) // the scroll bar's column, above and below the bar
         p.fillRect(QRect(v.size.width(), 0, width() - v.size.width(), height()),

@@ -66,6 +66,13 @@ public:
     void collapseAll(bool collapsed);
     void setTrackFilter(const QString &text, TimelineTrackFilter::Only only);
     const TimelineTrackFilter &trackFilter() const { return m_filter; }
+    // The tracks whose slices' names hold `text` (found off the GUI thread after the filter's
+    // text changed, trackFilterTextChanged): kept too, when `text` is still the filter's.
+    void setTrackFilterHolding(const QString &text, const QSet<TrackId> &tracks);
+    // Every slice track of the runs in focus, whether the filter keeps it or not.
+    QList<TrackId> focusedSliceTracks() const;
+    // No track matches the filter (the rows say so).
+    bool filterMatchesNothing() const;
     void setPinned(TrackId track, bool pinned);
     // For a figure: the tracks of the rows on screen (pinned ones included), and the layout of
     // the view keeping only `chosen` tracks (with their ancestors), unpinned.
@@ -75,12 +82,20 @@ public:
     // The resource column's width (dragging its right edge changes it too).
     void setLabelWidth(int width);
 
+    // The zoom of one wheel notch or W/S press, in percent of the window (View › Zoom Step);
+    // holding W or S zooms faster the longer it is held, as in Perfetto.
+    void setZoomStep(int percent);
+    int zoomStep() const { return m_zoomStep; }
+
     QSize sizeHint() const override { return {1200, 700}; }
 
 Q_SIGNALS:
     void hoverTextChanged(const QString &text);
     void layoutChanged();
     void trackFilterChanged(); // by the view itself (a row's context menu)
+    // The filter's text changed: what the tracks hold is to be searched (the main window's
+    // search controller answers with setTrackFilterHolding).
+    void trackFilterTextChanged(const QString &text);
     // A paged track could not be read (a cluster project's shard gone, a damaged file): why.
     void pagingFailed(const QString &why);
 
@@ -93,11 +108,14 @@ protected:
     void mouseReleaseEvent(QMouseEvent *) override;
     void mouseDoubleClickEvent(QMouseEvent *) override;
     void keyPressEvent(QKeyEvent *) override;
+    void keyReleaseEvent(QKeyEvent *) override;
     void leaveEvent(QEvent *) override;
     void contextMenuEvent(QContextMenuEvent *) override;
 
 private:
     void relayout(bool live = false);
+    // Other tracks are shown (data, focus): what they hold is searched again for the filter.
+    void researchFilterContents();
     // The data drawn, and its pager's reads repainting this view.
     void adopt(std::shared_ptr<const TimelineData> data);
     void ensureShown(TrackId track); // expands and unhides its ancestors
@@ -117,7 +135,8 @@ private:
     QList<LinkedSlice> m_links;
     std::vector<SliceRef> m_highlighted;
     std::vector<TimelineOverlay::NoteMark> m_notes;
-    QString m_pagingError; // the last one told
+    QString m_pagingError;         // the last one told
+    bool m_holdingPending = false; // the filter's content search has not answered yet
 
     TimelineTrackFilter m_filter;
     bool onLabelEdge(QPointF pos) const;
@@ -128,6 +147,9 @@ private:
     QPointF m_lastPos;
     TimeNs m_rangeAnchor = 0;
     bool m_moved = false;
+    bool m_rangeOnRuler = false; // the press was on the ruler: a click there sets the origin
+    int m_zoomStep = 20;
+    int m_keyRepeats = 0; // auto-repeats of the held W/S
     double m_firstPaintMs = -1;
     bool m_firstPaintPending = false;
     QPointF m_mousePos{-1, -1};

@@ -12,15 +12,19 @@
 #include <QScrollBar>
 #include <QWheelEvent>
 
+#include <algorithm>
 #include <cmath>
 
 namespace gml {
 
 namespace {
-constexpr double kKeyZoom = 0.8;    // per W/S press (auto-repeat makes it continuous)
-constexpr double kKeyPan = 0.15;    // of the window per A/D press
-constexpr double kWheelZoom = 0.85; // per wheel notch
+constexpr double kKeyPan = 0.15; // of the window per A/D press
 } // namespace
+
+void TimelineView::setZoomStep(int percent)
+{
+    m_zoomStep = std::clamp(percent, 5, 75);
+}
 
 TimeNs TimelineView::anchorTime() const
 {
@@ -34,14 +38,19 @@ void TimelineView::wheelEvent(QWheelEvent *e)
 {
     const QPointF pos = e->position();
     const QPoint delta = e->angleDelta();
-    if (pos.x() < m_painter.metrics().labelWidth || (e->modifiers() & Qt::ShiftModifier)) {
+    // Ctrl+wheel zooms anywhere, the label column included (Perfetto's gesture); a plain wheel
+    // over the rows zooms too, over the labels scrolls.
+    const bool ctrl = e->modifiers() & Qt::ControlModifier;
+    if (!ctrl &&
+        (pos.x() < m_painter.metrics().labelWidth || (e->modifiers() & Qt::ShiftModifier))) {
         m_vbar->setValue(m_vbar->value() - (delta.y() ? delta.y() : delta.x()) / 2);
-    } else if (delta.x() != 0 && std::abs(delta.x()) > std::abs(delta.y())) {
+    } else if (!ctrl && delta.x() != 0 && std::abs(delta.x()) > std::abs(delta.y())) {
         m_state->panBy(
             TimeNs(-double(delta.x()) / 120.0 * kKeyPan * double(m_state->windowDuration())));
     } else if (delta.y() != 0) {
         m_mousePos = pos;
-        m_state->zoomAround(anchorTime(), std::pow(kWheelZoom, double(delta.y()) / 120.0));
+        const double notch = 1.0 - m_zoomStep / 100.0;
+        m_state->zoomAround(anchorTime(), std::pow(notch, double(delta.y()) / 120.0));
     }
     e->accept();
 }
@@ -66,6 +75,7 @@ void TimelineView::mousePressEvent(QMouseEvent *e)
     case TimelineHit::Area::Ruler:
         m_drag = Drag::Range;
         m_rangeAnchor = hit.time;
+        m_rangeOnRuler = true;
         break;
     case TimelineHit::Area::Labels:
         if (hit.onToggle && hit.row >= 0) {
@@ -75,6 +85,7 @@ void TimelineView::mousePressEvent(QMouseEvent *e)
         m_drag = Drag::None;
         break;
     case TimelineHit::Area::Rows:
+        m_rangeOnRuler = false;
         // Shift-drag selects a range anywhere, as in Perfetto; plain drag pans.
         m_drag = (e->modifiers() & Qt::ShiftModifier) ? Drag::Range : Drag::Pan;
         m_rangeAnchor = hit.time;
@@ -135,8 +146,14 @@ void TimelineView::mouseMoveEvent(QMouseEvent *e)
 
 void TimelineView::mouseReleaseEvent(QMouseEvent *e)
 {
-    if (e->button() == Qt::LeftButton && !m_moved && (m_drag == Drag::Pan || m_drag == Drag::Range))
+    // A click on the ruler sets the time origin there (the ticks count from it); a drag
+    // on it selects a range.
+    if (e->button() == Qt::LeftButton && !m_moved && m_drag == Drag::Range && m_rangeOnRuler)
+        m_state->setOrigin(m_painter.timeForX(viewport(), e->position().x()));
+    else if (e->button() == Qt::LeftButton && !m_moved &&
+             (m_drag == Drag::Pan || m_drag == Drag::Range))
         selectAt(e->position());
+    m_rangeOnRuler = false;
     m_drag = Drag::None;
 }
 
@@ -181,12 +198,17 @@ void TimelineView::moveOverviewTo(double x)
 void TimelineView::keyPressEvent(QKeyEvent *e)
 {
     const TimeNs w = m_state->windowDuration();
+    // A held W or S speeds up: each auto-repeat zooms a step more, up to four steps a repeat.
+    const bool zoomKey = e->key() == Qt::Key_W || e->key() == Qt::Key_S;
+    m_keyRepeats = zoomKey && e->isAutoRepeat() ? m_keyRepeats + 1 : 0;
+    const double keyZoom =
+        std::pow(1.0 - m_zoomStep / 100.0, 1.0 + std::min(m_keyRepeats, 15) / 5.0);
     switch (e->key()) {
     case Qt::Key_W:
-        m_state->zoomAround(anchorTime(), kKeyZoom);
+        m_state->zoomAround(anchorTime(), keyZoom);
         break;
     case Qt::Key_S:
-        m_state->zoomAround(anchorTime(), 1.0 / kKeyZoom);
+        m_state->zoomAround(anchorTime(), 1.0 / keyZoom);
         break;
     case Qt::Key_A:
         m_state->panBy(-TimeNs(double(w) * kKeyPan));
@@ -211,6 +233,13 @@ void TimelineView::keyPressEvent(QKeyEvent *e)
     e->accept();
 }
 
+void TimelineView::keyReleaseEvent(QKeyEvent *e)
+{
+    if (!e->isAutoRepeat())
+        m_keyRepeats = 0;
+    QWidget::keyReleaseEvent(e);
+}
+
 void TimelineView::leaveEvent(QEvent *)
 {
     m_state->clearCursor();
@@ -221,6 +250,13 @@ void TimelineView::contextMenuEvent(QContextMenuEvent *e)
 {
     const auto hit = m_painter.hitTest(viewport(), e->pos());
     QMenu menu(this);
+    if (hit.area == TimelineHit::Area::Ruler) {
+        const TimeNs at = hit.time;
+        menu.addAction(tr("Set Time Origin Here"), this, [this, at] { m_state->setOrigin(at); });
+        menu.addAction(tr("Reset Time Origin to Start"), m_state, &TimelineState::clearOrigin)
+            ->setEnabled(m_state->hasOrigin());
+        menu.addSeparator();
+    }
     if (hit.row >= 0) {
         const auto row = layout().rows()[size_t(hit.row)];
         if (row.type == TimelineRow::Type::Track)

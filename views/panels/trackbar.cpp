@@ -21,7 +21,9 @@ TrackBar::TrackBar(TimelineView *timeline, QWidget *parent) : QWidget(parent), m
     m_filter->setObjectName(QStringLiteral("trackFilter"));
     m_filter->setPlaceholderText(tr("Filter tracks"));
     m_filter->setToolTip(
-        tr("Show the tracks whose name (with their process, GPU and rank) holds this text"));
+        tr("Show the tracks whose name (with their process, GPU and rank), kind (stream, "
+           "thread, counter) or slices' names hold this text: \"nccl\" keeps the streams "
+           "that ran NCCL kernels"));
     m_filter->setClearButtonEnabled(true);
     m_filter->setMinimumWidth(110);
     m_filter->setMaximumWidth(220);

@@ -57,7 +57,8 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
     }
     m_spanEnd = std::max(m_spanEnd, m_spanStart + 1);
     // Which tracks the filter keeps: those that match it (kind and name, the name with its
-    // ancestors', so "rank 3" keeps rank 3's threads), and their ancestors for context.
+    // ancestors', so "rank 3" keeps rank 3's threads, or what they hold), and their ancestors
+    // for context.
     const bool filtering = filter.active();
     QSet<TrackId> kept;
     if (filtering) {
@@ -82,8 +83,12 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
                                     (filter.only == TimelineTrackFilter::Only::Gpu
                                          ? (t.kind == TrackKind::Gpu || t.kind == TrackKind::Stream)
                                          : !onGpu);
+                // The name with its ancestors', the run's, the kind ("stream", "counter") and
+                // what the track holds.
                 const bool textOk = text.isEmpty() || path.contains(text, Qt::CaseInsensitive) ||
-                                    runPtr->name.contains(text, Qt::CaseInsensitive);
+                                    runPtr->name.contains(text, Qt::CaseInsensitive) ||
+                                    trackKindName(t.kind).contains(text, Qt::CaseInsensitive) ||
+                                    filter.holding.contains(t.id);
                 const bool chosenOk = filter.chosen.isEmpty() || filter.chosen.contains(t.id);
                 if (kindOk && textOk && chosenOk)
                     matched.push_back(t.id);

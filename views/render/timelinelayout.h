@@ -70,6 +70,9 @@ struct TimelineTrackFilter
     // Non-empty: only these tracks (with their ancestors for context), as a figure of chosen
     // tracks lays them out.
     QSet<TrackId> chosen;
+    // The tracks whose slices' names hold `text` (tracksHolding, found off the GUI thread): kept
+    // as a name match is, so "nccl" keeps the streams that ran NCCL kernels.
+    QSet<TrackId> holding;
     bool active() const
     {
         return !text.trimmed().isEmpty() || only != Only::All || !chosen.isEmpty();

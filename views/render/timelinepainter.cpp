@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace gml {
 
@@ -57,7 +58,7 @@ void TimelinePainter::paint(QPainter &p, const TimelineViewport &v, const Timeli
     p.fillRect(QRect(QPoint(0, 0), v.size), T().base);
     p.setFont(m_font);
     // One ruler step for the frame: the grid lines of both bands and the ruler share it.
-    const TimeNs step = tickStep(v, o.traceStart);
+    const TimeNs step = tickStep(v, o.timeOrigin());
     paintRows(p, v, o, step, false);
     if (m_layout.pinnedHeight() > 0)
         paintRows(p, v, o, step, true);
@@ -101,7 +102,7 @@ void TimelinePainter::paintRows(QPainter &p, const TimelineViewport &v, const Ti
     // At most a few hundred ticks fit; the count bounds the loop even on absurd ranges (a
     // project written before import limits), where t + step could overflow.
     int ticks = 0;
-    for (TimeNs t = firstTick(v, o.traceStart, step); t < v.t1 && ticks++ < kMaxTicks;
+    for (TimeNs t = firstTick(v, o.timeOrigin(), step); t < v.t1 && ticks++ < kMaxTicks;
          t = nextTick(t, step)) {
         const double x = xForTime(v, t);
         if (x >= left)
@@ -340,13 +341,15 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
     p.fillRect(QRect(0, 0, v.size.width(), oh + rh), T().header);
     if (oh > 0)
         paintOverview(p, v, o);
-    // Ruler: labels relative to the trace start (the axis origin).
+    // Ruler: labels relative to the origin (the trace's start unless the user set one), or to
+    // a base near the window at deep zoom.
     const double pxPerNs = double(v.size.width() - left) / double(std::max<TimeNs>(1, v.t1 - v.t0));
     p.save();
     p.setClipRect(QRect(left, oh, v.size.width() - left, rh));
     p.fillRect(QRect(left, oh, v.size.width() - left, rh), T().alternate);
     p.setPen(T().text);
-    const TimeNs origin = o.traceStart;
+    const TimeNs origin = o.timeOrigin();
+    const TimeNs base = labelBase(v, origin, step);
     const QFontMetricsF tfm(m_font);
     m_rulerLabels.clear();
     int ticks = 0;
@@ -356,11 +359,27 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
         p.fillRect(QRectF(x, oh + rh - 8, 1, 8), T().muted);
         for (int k = 1; k < 5; ++k)
             p.fillRect(QRectF(x + k * step * pxPerNs / 5, oh + rh - 3, 1, 3), T().muted);
-        const QString text = formatTick(t - origin, step);
+        const QString text = tickLabel(t, base, origin, step);
         const double tw = tfm.horizontalAdvance(text);
         p.drawText(QRectF(x + 3, oh, tw + 2, rh - 6), Qt::AlignLeft | Qt::AlignVCenter, text);
         if (x + 3 + tw > left && x + 3 < v.size.width())
             m_rulerLabels.push_back({text, x + 3, tw});
+    }
+    const QString from = o.hasOrigin ? tr("origin") : tr("start");
+    m_rulerBase =
+        base == origin
+            ? tr("from %1").arg(from)
+            : QStringLiteral("%1 + %2").arg(from, formatOffset(base - origin, step * 1000));
+    // The origin the user set: a marker at the top of the ruler over its "0" tick.
+    if (o.hasOrigin && origin >= v.t0 && origin < v.t1) {
+        const double x = xForTime(v, origin);
+        p.fillRect(QRectF(x, oh, 1, rh), T().accent);
+        p.setRenderHint(QPainter::Antialiasing, true);
+        p.setPen(Qt::NoPen);
+        p.setBrush(T().accent);
+        p.drawPolygon(QPolygonF{{QPointF(x - 5, oh), QPointF(x + 5, oh), QPointF(x, oh + 7)}});
+        p.setBrush(Qt::NoBrush);
+        p.setRenderHint(QPainter::Antialiasing, false);
     }
     paintNoteFlags(p, v, o);
     // Memory peaks of the counters in view: a triangle at the foot of the ruler.
@@ -393,7 +412,8 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
     }
     if (o.hasCursor && o.cursor >= v.t0 && o.cursor < v.t1) {
         const double x = xForTime(v, o.cursor);
-        const QString text = formatDuration(o.cursor - origin, 4);
+        const QString text = base == origin ? formatDuration(o.cursor - origin, 4)
+                                            : QLatin1Char('+') + formatDuration(o.cursor - base, 4);
         const QFontMetricsF fm(m_font);
         const double tw = fm.horizontalAdvance(text) + 8;
         QRectF box(std::min(x + 2, v.size.width() - tw), oh + rh - 14, tw, 13);
@@ -403,16 +423,24 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
     }
     p.restore();
     p.fillRect(QRect(0, oh + rh - 1, v.size.width(), 1), T().border);
+    // The label column's ruler cell: what the ticks count from (a figure's axis title too).
+    p.setPen(T().muted);
+    p.drawText(QRectF(8, oh, left - 12, rh), Qt::AlignLeft | Qt::AlignVCenter,
+               tfm.elidedText(m_rulerBase, Qt::ElideRight, left - 12));
     if (m_figure)
         return;
-    // Top-left corner: the visible window's width.
+    // Top-left corner: the overview and the visible window's width.
     p.setPen(T().text);
     p.setFont(m_boldFont);
-    p.drawText(QRect(8, 0, left - 12, oh), Qt::AlignLeft | Qt::AlignVCenter,
-               QStringLiteral("Overview"));
+    const QString title = QStringLiteral("Overview");
+    p.drawText(QRect(8, 0, left - 12, oh), Qt::AlignLeft | Qt::AlignVCenter, title);
+    const double titleWidth = QFontMetricsF(m_boldFont).horizontalAdvance(title);
     p.setFont(m_font);
-    p.drawText(QRect(8, oh, left - 12, rh), Qt::AlignLeft | Qt::AlignVCenter,
-               QStringLiteral("window %1").arg(formatDuration(v.t1 - v.t0)));
+    const QString window = tr("window %1").arg(formatDuration(v.t1 - v.t0));
+    if (titleWidth + tfm.horizontalAdvance(window) + 24 <= left - 12) {
+        p.setPen(T().muted);
+        p.drawText(QRect(8, 0, left - 12, oh), Qt::AlignRight | Qt::AlignVCenter, window);
+    }
 }
 
 TimeNs TimelinePainter::tickStep(const TimelineViewport &v, TimeNs origin) const
@@ -430,8 +458,9 @@ TimeNs TimelinePainter::tickStep(const TimelineViewport &v, TimeNs origin) const
         const TimeNs first = nextTick(firstTick(v, origin, step), -step);
         const TimeNs last = firstTick(TimelineViewport{v.size, v.t1, v.t1 + 1, 0}, origin, step);
         double widest = 0;
+        const TimeNs base = labelBase(v, origin, step);
         for (TimeNs t : {first, nextTick(first, step), last})
-            widest = std::max(widest, fm.horizontalAdvance(formatTick(t - origin, step)));
+            widest = std::max(widest, fm.horizontalAdvance(tickLabel(t, base, origin, step)));
         if (double(step) * pxPerNs >= widest + kGap)
             break;
         minPx = std::max(minPx, widest + kGap);
@@ -475,6 +504,29 @@ TimeNs TimelinePainter::firstTick(const TimelineViewport &v, TimeNs origin, Time
         __builtin_add_overflow(origin, (offset / step) * step, &first))
         return v.t0;
     return first;
+}
+
+TimeNs TimelinePainter::labelBase(const TimelineViewport &v, TimeNs origin, TimeNs step)
+{
+    constexpr TimeNs kBaseSteps = 1000;
+    if (step <= 0 || step > std::numeric_limits<TimeNs>::max() / kBaseSteps)
+        return origin;
+    TimeNs a = 0, b = 0;
+    if (__builtin_sub_overflow(v.t0, origin, &a) || __builtin_sub_overflow(v.t1, origin, &b) ||
+        a == std::numeric_limits<TimeNs>::min() || b == std::numeric_limits<TimeNs>::min())
+        return origin;
+    const QString widest = formatTick(std::max(std::abs(a), std::abs(b)), step);
+    if (std::count_if(widest.begin(), widest.end(), [](QChar c) { return c.isDigit(); }) <= 6)
+        return origin;
+    return firstTick(v, origin, step * kBaseSteps);
+}
+
+QString TimelinePainter::tickLabel(TimeNs t, TimeNs base, TimeNs origin, TimeNs step)
+{
+    if (base == origin)
+        return formatTick(t - origin, step);
+    const QString offset = formatTick(t - base, step);
+    return t >= base ? QLatin1Char('+') + offset : offset;
 }
 
 // t + step, saturated at the ends of TimeNs instead of wrapping around.

@@ -6,6 +6,7 @@
 #include "timelinedata.h"
 #include "timelinelayout.h"
 
+#include <QCoreApplication>
 #include <QFont>
 #include <QPolygonF>
 #include <QRectF>
@@ -32,7 +33,11 @@ struct TimelineViewport
 // What changes without changing the geometry: selection, links, cursor.
 struct TimelineOverlay
 {
-    TimeNs traceStart = 0, traceEnd = 0;         // empty: the painter's data range
+    TimeNs traceStart = 0, traceEnd = 0; // empty: the painter's data range
+    // The ruler's zero (a time the user clicked on the ruler); none: the trace's start.
+    bool hasOrigin = false;
+    TimeNs origin = 0;
+    TimeNs timeOrigin() const { return hasOrigin ? origin : traceStart; }
     TimeNs selectionStart = 0, selectionEnd = 0; // empty: none
     TrackId selectedTrack = 0;
     SliceId selectedSlice = 0;
@@ -107,6 +112,8 @@ struct TimelineHit
 // so a frame costs O(pixels x depths), not O(slices).
 class TimelinePainter
 {
+    Q_DECLARE_TR_FUNCTIONS(TimelinePainter)
+
 public:
     TimelinePainter();
 
@@ -165,6 +172,10 @@ public:
         double width = 0;
     };
     const std::vector<RulerLabel> &rulerLabels() const { return m_rulerLabels; }
+    // What the tick labels count from, as drawn in the label column's ruler cell ("from
+    // start", "from origin", or "start + 515.18 ms" at deep zoom far from the origin, where the
+    // ticks read "+20 ns").
+    const QString &rulerBaseText() const { return m_rulerBase; }
 
     double lastBuildMs() const { return m_lastBuildMs; }
     double lastPaintMs() const { return m_lastPaintMs; }
@@ -190,6 +201,10 @@ private:
     TimeNs tickStep(const TimelineViewport &v, TimeNs origin) const;
     static TimeNs firstTick(const TimelineViewport &v, TimeNs origin, TimeNs step);
     static TimeNs nextTick(TimeNs t, TimeNs step);
+    // What the tick labels count from: `origin`, or where its offsets would need more than six
+    // digits (deep zoom far from the origin), a multiple of 1000 steps at or before the window.
+    static TimeNs labelBase(const TimelineViewport &v, TimeNs origin, TimeNs step);
+    static QString tickLabel(TimeNs t, TimeNs base, TimeNs origin, TimeNs step);
     static constexpr int kMaxTicks = 1000;
     int colorOf(StringId name) const;
 
@@ -208,6 +223,7 @@ private:
     bool m_geometryValid = false;
     bool m_geometryComplete = true;
     std::vector<RulerLabel> m_rulerLabels;
+    QString m_rulerBase;
     std::vector<float> m_overview;
     int m_overviewWidth = -1;
     double m_lastBuildMs = 0;

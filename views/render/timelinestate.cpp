@@ -14,7 +14,25 @@ void TimelineState::setFocus(const QList<RunId> &runs, bool projectClock)
         return;
     m_focusRuns = runs;
     m_projectClock = projectClock;
+    clearOrigin(); // view times of other runs
     Q_EMIT focusChanged();
+}
+
+void TimelineState::setOrigin(TimeNs t)
+{
+    if (m_hasOrigin && t == m_origin)
+        return;
+    m_hasOrigin = true;
+    m_origin = t;
+    Q_EMIT originChanged();
+}
+
+void TimelineState::clearOrigin()
+{
+    if (!m_hasOrigin)
+        return;
+    m_hasOrigin = false;
+    Q_EMIT originChanged();
 }
 
 void TimelineState::setTraceRange(TimeNs start, TimeNs end)

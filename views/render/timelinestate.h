@@ -70,6 +70,13 @@ public:
     void setSelectedSlice(TrackId track, SliceId slice, TimeNs start, TimeNs end, TimeNs shift = 0);
     void clearSelectedSlice();
 
+    // The ruler's zero: a time the user set (a click on the ruler); none, the trace's start.
+    // Another focus clears it.
+    bool hasOrigin() const { return m_hasOrigin; }
+    TimeNs origin() const { return m_hasOrigin ? m_origin : m_traceStart; }
+    void setOrigin(TimeNs t);
+    void clearOrigin();
+
     // Cursor time under the mouse (for the readout); -1 when outside.
     TimeNs cursor() const { return m_cursor; }
     bool hasCursor() const { return m_hasCursor; }
@@ -83,6 +90,7 @@ Q_SIGNALS:
     void selectionChanged(qint64 start, qint64 end);
     void selectedSliceChanged(qint64 track, qint64 slice);
     void cursorChanged();
+    void originChanged();
 
 private:
     QList<RunId> m_focusRuns;
@@ -96,6 +104,8 @@ private:
     TimeNs m_selectedStart = 0, m_selectedEnd = 0;
     TimeNs m_cursor = 0;
     bool m_hasCursor = false;
+    TimeNs m_origin = 0;
+    bool m_hasOrigin = false;
 };
 
 } // namespace gml
