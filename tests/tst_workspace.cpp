@@ -3,6 +3,9 @@
 // search everywhere (the track filter by what tracks hold, Find by category and args), short
 // relative ruler labels at every zoom on both screen sizes, a time origin set on the ruler.
 
+#include "figuredialog.h"
+#include "figureexport.h"
+#include "figurewriter.h"
 #include "mainwindow.h"
 #include "project.h"
 #include "sqlitedb.h"
@@ -13,9 +16,13 @@
 #include "timelineview.h"
 #include "trackbar.h"
 
+#include <QImage>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace gml;
@@ -179,6 +186,87 @@ private Q_SLOTS:
         // Another run in focus (or the same again): counted from its start.
         s->clearOrigin();
         QVERIFY(!s->hasOrigin());
+    }
+
+    // A paper figure, 8.5 cm at 300 dpi, coloured by class: the dialog's size is the file's, the
+    // label column at most 30% of the width with short labels never cut in the middle, a
+    // legend; grademl export writes the same figure and says what it drew (--state).
+    void paperFigureFitsItsColumn()
+    {
+        GML_REQUIRE_SHARED(QString::fromLatin1(kDlrm));
+        QTemporaryDir tmp;
+        MainWindow w;
+        showQuietly(w, QSize(1366, 768));
+        w.openFolder(gmltest::sharedTraces() + QLatin1Char('/') + QLatin1String(kDlrm));
+        QVERIFY(waitLoaded(w, 300000));
+        FigureDialog dialog({}, false, false, w.timeline()->size());
+        FigureDialog::Choice c = dialog.choice();
+        c.path = tmp.filePath(QStringLiteral("paper.png"));
+        c.tracks = FigureDialog::Tracks::Shown;
+        c.centimetres = true;
+        c.width = 8.5;
+        c.dpi = 300;
+        c.colorByClass = true;
+        dialog.setChoice(c);
+        dialog.setEstimator([&w](const FigureDialog::Choice &choice) {
+            return timelineFigureSize(choice, *w.timeline(), *w.state());
+        });
+        const QSize estimate = timelineFigureSize(dialog.choice(), *w.timeline(), *w.state());
+        QVERIFY(estimate.height() > 100);
+        QString error;
+        QVERIFY2(writeTimelineFigure(dialog.choice(), *w.timeline(), *w.state(), &error),
+                 qPrintable(error));
+        const QImage image(c.path);
+        QCOMPARE(image.size(), QSize(qRound(estimate.width() * 300.0 / 96),
+                                     qRound(estimate.height() * 300.0 / 96)));
+        QVERIFY2(dialog.estimateText().contains(
+                     QStringLiteral("%1 × %2 px").arg(image.width()).arg(image.height())),
+                 qPrintable(dialog.estimateText()));
+        QVERIFY(qAbs(image.width() - 1004) <= 1); // 8.5 cm at 300 dpi
+
+        // The same figure from the command line, with what it drew.
+        const QString state = tmp.filePath(QStringLiteral("paper.json"));
+        QProcess cli;
+        cli.start(QStringLiteral(GRADEML_CLI),
+                  {QStringLiteral("export"), w.timeline()->data()->projectPath,
+                   QStringLiteral("--view"), QStringLiteral("timeline"),
+                   QStringLiteral("--width-cm"), QStringLiteral("8.5"), QStringLiteral("--dpi"),
+                   QStringLiteral("300"), QStringLiteral("--no-chrome"),
+                   QStringLiteral("--color-by"), QStringLiteral("class"),
+                   QStringLiteral("--origin"), QStringLiteral("left"), QStringLiteral("--out"),
+                   tmp.filePath(QStringLiteral("cli.png")), QStringLiteral("--state"), state});
+        QVERIFY(cli.waitForFinished(120000));
+        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        QFile f(state);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject st = QJsonDocument::fromJson(f.readAll()).object();
+        const int width =
+            st.value(QStringLiteral("size")).toObject().value(QStringLiteral("width")).toInt();
+        const int labelWidth = st.value(QStringLiteral("label_width")).toInt();
+        QCOMPARE(width, FigureRequest::fromCm(8.5, QStringLiteral("x.png")));
+        QVERIFY2(labelWidth <= 0.3 * width, qPrintable(QString::number(labelWidth)));
+        const QJsonArray legend = st.value(QStringLiteral("legend")).toArray();
+        QVERIFY(legend.contains(QStringLiteral("compute")) &&
+                legend.contains(QStringLiteral("communication")));
+        QStringList labels;
+        for (const auto &t : st.value(QStringLiteral("tracks")).toArray()) {
+            const QString label = t.toObject().value(QStringLiteral("label")).toString();
+            labels << label;
+            const qsizetype cut = label.indexOf(QChar(0x2026));
+            QVERIFY2(cut < 0 || cut == label.size() - 1, qPrintable(label)); // at the end only
+        }
+        for (const char *shortLabel : {"main thread", "GPU 0 · V100", "stream 7", "rank 0"})
+            QVERIFY2(labels.contains(QString::fromUtf8(shortLabel)),
+                     qPrintable(labels.join(QLatin1String(", "))));
+        QCOMPARE(st.value(QStringLiteral("ruler_base")).toString(), QStringLiteral("from origin"));
+        QCOMPARE(st.value(QStringLiteral("ruler"))
+                     .toArray()
+                     .first()
+                     .toObject()
+                     .value(QStringLiteral("label"))
+                     .toString(),
+                 QStringLiteral("0 ms"));
+        QCOMPARE(QImage(tmp.filePath(QStringLiteral("cli.png"))).width(), image.width());
     }
 };
 

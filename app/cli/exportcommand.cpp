@@ -17,7 +17,9 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonDocument>
 #include <QRegularExpression>
+#include <QSaveFile>
 #include <QSet>
 
 #include <functional>
@@ -30,6 +32,7 @@ static const char kExportUsage[] =
     "                      --out OUT.(png|svg|pdf) [--size WxH | --width-cm W [--height-cm H]] "
     "[--dpi D]\n"
     "                      [--tracks REGEX] [--no-chrome] [--notes] [--theme light|dark]\n"
+    "                      [--color-by name|class] [--origin start|left|NS] [--state OUT.json]\n"
     "       grademl export FILE.grademl --view graph [--run NAME]\n"
     "                      [--level workflow|step|iteration|phase|module|operator|gpu] [--budget "
     "NODES]\n"
@@ -48,7 +51,12 @@ static const char kExportUsage[] =
     "  A timeline figure: --tracks keeps the tracks whose path (\"rank 0 · GPU 0 › stream 7\")\n"
     "  matches REGEX; --width-cm/--height-cm size it for paper (the height fits the rows without\n"
     "  --height-cm), --dpi sets a PNG's pixels per inch (default 96); --no-chrome leaves out the\n"
-    "  overview strip, the expand triangles and the window text; --notes draws the notes.\n"
+    "  overview strip, the expand triangles and the window text (and gives the rows short\n"
+    "  labels in a column fitted to them); --notes draws the notes. --color-by class colours\n"
+    "  slices by class (compute, communication, copy, CPU op, Python, annotation) with a legend\n"
+    "  (default: by name). --origin: what the time axis counts from: the run's start (default),\n"
+    "  the figure's left edge, or NS nanoseconds after the run's start. --state writes what was\n"
+    "  drawn as JSON: the rows' labels, the label column's width, the ruler's labels, the size.\n"
     "  --theme dark draws any view in the studio's dark theme (default light).\n"
     "  The graph is opened as the studio opens it: the largest nodes first, down to --level, "
     "while\n"
@@ -263,6 +271,19 @@ int exportTimeline(const Parsed &p, const QString &outPath, const std::optional<
         if (r.size() != 2 || !oka || !okb || req.t1 <= req.t0)
             return usage(QStringLiteral("--range expects START_NS:END_NS with START_NS < END_NS"));
     }
+    const QString colorBy = p.options.value(QStringLiteral("color-by"), QStringLiteral("name"));
+    if (colorBy != QLatin1String("name") && colorBy != QLatin1String("class"))
+        return usage(
+            QStringLiteral("--color-by expects name or class, got '%1'").arg(safeText(colorBy)));
+    req.colorBy = colorBy == QLatin1String("class") ? TimelinePainter::ColorBy::Class
+                                                    : TimelinePainter::ColorBy::Name;
+    const QString origin = p.options.value(QStringLiteral("origin"), QStringLiteral("start"));
+    bool originIsNumber = false;
+    const TimeNs originNs = origin.toLongLong(&originIsNumber);
+    if (origin != QLatin1String("start") && origin != QLatin1String("left") && !originIsNumber)
+        return usage(QStringLiteral("--origin expects start, left or nanoseconds after the run's "
+                                    "start, got '%1'")
+                         .arg(safeText(origin)));
     const QString projectPath = p.positional.first();
     if (!QFileInfo::exists(projectPath)) {
         err << "grademl export: " << projectPath << ": no such project\n";
@@ -336,11 +357,29 @@ int exportTimeline(const Parsed &p, const QString &outPath, const std::optional<
                           .arg(safeText(p.options.value(QStringLiteral("run"))))
                     : QStringLiteral("the project holds no data to draw"))
             << '\n';
+    if (origin == QLatin1String("left")) {
+        req.overlay.hasOrigin = true;
+        req.overlay.origin = req.t1 > req.t0 ? req.t0 : data->start;
+    } else if (originIsNumber) {
+        req.overlay.hasOrigin = true;
+        req.overlay.origin =
+            (req.overlay.traceEnd > req.overlay.traceStart ? req.overlay.traceStart : data->start) +
+            originNs;
+    }
     if (!exportFigure(painter, req, &error)) {
         err << "grademl export: " << error << '\n';
         return SomeFailed;
     }
     out << "wrote " << outPath << '\n';
+    if (p.options.contains(QStringLiteral("state"))) {
+        QSaveFile f(p.options.value(QStringLiteral("state")));
+        if (!f.open(QIODevice::WriteOnly) ||
+            f.write(QJsonDocument(figureState(painter, req)).toJson()) < 0 || !f.commit()) {
+            err << "grademl export: " << f.fileName() << ": cannot write: " << f.errorString()
+                << '\n';
+            return SomeFailed;
+        }
+    }
     // A cluster project's rows come from its shards: one that cannot be read (missing, damaged,
     // swapped) left its rows blank in the figure, which is said, as the studio says it.
     if (data->pager && !data->pager->errorString().isEmpty()) {
@@ -356,16 +395,16 @@ int exportTimeline(const Parsed &p, const QString &outPath, const std::optional<
 
 int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
-    const Parsed p =
-        parse(args,
-              {QStringLiteral("view"), QStringLiteral("run"), QStringLiteral("range"),
-               QStringLiteral("out"), QStringLiteral("size"), QStringLiteral("level"),
-               QStringLiteral("budget"), QStringLiteral("focus"), QStringLiteral("runs"),
-               QStringLiteral("metric"), QStringLiteral("axis"), QStringLiteral("param"),
+    const Parsed p = parse(
+        args, {QStringLiteral("view"),   QStringLiteral("run"),      QStringLiteral("range"),
+               QStringLiteral("out"),    QStringLiteral("size"),     QStringLiteral("level"),
+               QStringLiteral("budget"), QStringLiteral("focus"),    QStringLiteral("runs"),
+               QStringLiteral("metric"), QStringLiteral("axis"),     QStringLiteral("param"),
                QStringLiteral("tracks"), QStringLiteral("width-cm"), QStringLiteral("height-cm"),
-               QStringLiteral("dpi"), QStringLiteral("theme"), QStringLiteral("ranks"),
-               QStringLiteral("rank")},
-              {QStringLiteral("no-chrome"), QStringLiteral("notes"), QStringLiteral("sync-edges")});
+               QStringLiteral("dpi"),    QStringLiteral("theme"),    QStringLiteral("ranks"),
+               QStringLiteral("rank"),   QStringLiteral("color-by"), QStringLiteral("origin"),
+               QStringLiteral("state")},
+        {QStringLiteral("no-chrome"), QStringLiteral("notes"), QStringLiteral("sync-edges")});
     const auto usage = [&](const QString &why) {
         err << "grademl export: " << why << '\n' << kExportUsage;
         return Usage;

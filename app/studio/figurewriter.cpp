@@ -7,8 +7,12 @@
 
 namespace gml {
 
-bool writeTimelineFigure(const FigureDialog::Choice &c, const TimelineView &timeline,
-                         const TimelineState &state, QString *error)
+namespace {
+
+// The painter and request a choice makes; false with *error when there is nothing to draw.
+bool prepare(const FigureDialog::Choice &c, const TimelineView &timeline,
+             const TimelineState &state, TimelinePainter &painter, FigureRequest &req,
+             QString *error)
 {
     if (!timeline.data()) {
         *error = QStringLiteral("nothing to export: no project is open");
@@ -36,12 +40,10 @@ bool writeTimelineFigure(const FigureDialog::Choice &c, const TimelineView &time
                                                               : QStringLiteral("none is chosen"));
         return false;
     }
-    TimelinePainter painter;
     painter.setData(timeline.data());
     painter.setLabelWidth(timeline.painter().metrics().labelWidth);
     painter.setLayout(c.tracks == FigureDialog::Tracks::Shown ? timeline.layout()
                                                               : timeline.layoutOf(tracks));
-    FigureRequest req;
     req.path = c.path;
     const auto px = [&](double v) {
         return c.centimetres ? FigureRequest::fromCm(v, c.path) : int(std::lround(v));
@@ -58,7 +60,40 @@ bool writeTimelineFigure(const FigureDialog::Choice &c, const TimelineView &time
     req.overlay.hasCursor = false;
     if (selection) // the figure is the selection: no shading over all of it
         req.overlay.selectionStart = req.overlay.selectionEnd = 0;
-    return exportFigure(painter, req, error);
+    req.colorBy = c.colorByClass ? TimelinePainter::ColorBy::Class : TimelinePainter::ColorBy::Name;
+    switch (c.origin) {
+    case FigureDialog::Choice::Origin::RunStart:
+        req.overlay.hasOrigin = false;
+        break;
+    case FigureDialog::Choice::Origin::UserOrigin:
+        break; // the state's, in the overlay
+    case FigureDialog::Choice::Origin::LeftEdge:
+        req.overlay.hasOrigin = true;
+        req.overlay.origin = req.t0;
+        break;
+    }
+    return true;
+}
+
+} // namespace
+
+QSize timelineFigureSize(const FigureDialog::Choice &c, const TimelineView &timeline,
+                         const TimelineState &state)
+{
+    TimelinePainter painter;
+    FigureRequest req;
+    QString error;
+    if (!prepare(c, timeline, state, painter, req, &error))
+        return {};
+    return figureGeometry(painter, req).size;
+}
+
+bool writeTimelineFigure(const FigureDialog::Choice &c, const TimelineView &timeline,
+                         const TimelineState &state, QString *error)
+{
+    TimelinePainter painter;
+    FigureRequest req;
+    return prepare(c, timeline, state, painter, req, error) && exportFigure(painter, req, error);
 }
 
 } // namespace gml

@@ -453,9 +453,13 @@ void MainWindow::exportFigure()
         if (row.track)
             tracks.append({row.track, m_timeline->data()->trackPath(row.track)});
     FigureDialog dialog(tracks, m_state->hasSelection(),
-                        !m_timeline->trackFilter().pinned.isEmpty(), m_timeline->size(), this);
+                        !m_timeline->trackFilter().pinned.isEmpty(), m_timeline->size(),
+                        m_state->hasOrigin(), this);
     if (m_lastFigure)
         dialog.setChoice(*m_lastFigure);
+    dialog.setEstimator([this](const FigureDialog::Choice &c) {
+        return timelineFigureSize(c, *m_timeline, *m_state);
+    });
     if (dialog.exec() != QDialog::Accepted)
         return;
     m_lastFigure = dialog.choice();
@@ -473,13 +477,12 @@ void MainWindow::updateStatus()
         return;
     // From the ruler's origin, exact to a hundredth of the window ("15.0001 ms → 15.0003 ms").
     const TimeNs resolution = std::max<TimeNs>(1, m_state->windowDuration() / 100);
-    m_statusWindow->setText(tr("%1 → %2 (%3) · paint %4 ms")
-                                .arg(formatOffset(m_state->windowStart() - m_state->origin(),
-                                                  resolution),
-                                     formatOffset(m_state->windowEnd() - m_state->origin(),
-                                                  resolution),
-                                     formatDuration(m_state->windowDuration()))
-                                .arg(m_timeline->painter().lastPaintMs(), 0, 'f', 1));
+    m_statusWindow->setText(
+        tr("%1 → %2 (%3) · paint %4 ms")
+            .arg(formatOffset(m_state->windowStart() - m_state->origin(), resolution),
+                 formatOffset(m_state->windowEnd() - m_state->origin(), resolution),
+                 formatDuration(m_state->windowDuration()))
+            .arg(m_timeline->painter().lastPaintMs(), 0, 'f', 1));
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *e)

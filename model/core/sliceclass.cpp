@@ -99,6 +99,53 @@ NameClass nameClass(const QString &name)
     return c;
 }
 
+SliceRole sliceRole(const QString &name, bool onGpu)
+{
+    // Ranges people put around their code: PyTorch's record_function ("## forward ##"), the
+    // profiler's steps and spans, NVTX-like "iteration 3".
+    if (isIterationName(name) || name.startsWith(QLatin1String("## ")) ||
+        name.startsWith(QLatin1String("PyTorch Profiler (")))
+        return SliceRole::Annotation;
+    const NameClass n = nameClass(name);
+    if (n.collective >= 0 || name.startsWith(QLatin1String("nccl:")) ||
+        name.startsWith(QLatin1String("c10d::")) ||
+        name.startsWith(QLatin1String("record_param_comms")))
+        return SliceRole::Communication;
+    if (n.memcpy || n.memset || name.startsWith(QLatin1String("cudaMemcpy")) ||
+        name.startsWith(QLatin1String("hipMemcpy")) || name.startsWith(QLatin1String("cudaMemset")))
+        return SliceRole::Copy;
+    if (onGpu)
+        return kernelKind(name).family == KernelKind::Family::Communication
+                   ? SliceRole::Communication
+               : kernelKind(name).family == KernelKind::Family::Copy ? SliceRole::Copy
+                                                                     : SliceRole::Compute;
+    // Python frames of the PyTorch profiler's with_stack / python_function events.
+    if (name.contains(QLatin1String(".py(")) || name.startsWith(QLatin1String("nn.Module:")) ||
+        name.startsWith(QLatin1String("<built-in")) || name.startsWith(QLatin1String("torch/")) ||
+        name.startsWith(QLatin1String("<frozen")))
+        return SliceRole::Python;
+    return SliceRole::CpuOp;
+}
+
+QString sliceRoleName(SliceRole role)
+{
+    switch (role) {
+    case SliceRole::Compute:
+        return QStringLiteral("compute");
+    case SliceRole::Communication:
+        return QStringLiteral("communication");
+    case SliceRole::Copy:
+        return QStringLiteral("copy");
+    case SliceRole::CpuOp:
+        return QStringLiteral("CPU op");
+    case SliceRole::Python:
+        return QStringLiteral("Python");
+    case SliceRole::Annotation:
+        return QStringLiteral("annotation");
+    }
+    return {};
+}
+
 bool isGpuAnnotationCategory(const QString &category)
 {
     return category.contains(QLatin1String("annotation"));

@@ -68,6 +68,14 @@ inline GpuWork gpuWork(CategoryClass cat, const NameClass &name)
                                                          : GpuWork::Kernel;
 }
 
+// What a slice is at a glance, for colouring a figure by class (the timeline's "colour by
+// class" and its legend): from its name and whether it ran on a GPU.
+enum class SliceRole : uint8_t { Compute, Communication, Copy, CpuOp, Python, Annotation };
+constexpr int kSliceRoles = 6;
+SliceRole sliceRole(const QString &name, bool onGpu);
+// "compute", "communication", "copy", "CPU op", "Python", "annotation".
+QString sliceRoleName(SliceRole role);
+
 // A range the profiler draws on the GPU timeline (gpu_user_annotation): it spans the gaps
 // between its kernels, so it is not busy time.
 bool isGpuAnnotationCategory(const QString &category);

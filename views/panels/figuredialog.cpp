@@ -13,14 +13,15 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
 namespace gml {
 
 FigureDialog::FigureDialog(const QList<QPair<TrackId, QString>> &tracks, bool hasSelection,
-                           bool hasPinned, QSize screen, QWidget *parent)
-    : QDialog(parent)
+                           bool hasPinned, QSize screen, bool hasOrigin, QWidget *parent)
+    : QDialog(parent), m_hasOrigin(hasOrigin)
 {
     setWindowTitle(tr("Export Figure"));
     auto *form = new QFormLayout;
@@ -88,6 +89,23 @@ FigureDialog::FigureDialog(const QList<QPair<TrackId, QString>> &tracks, bool ha
     m_notes->setChecked(true);
     form->addRow(QString(), m_chrome);
     form->addRow(QString(), m_notes);
+    m_colors = new QComboBox(this);
+    m_colors->setObjectName(QStringLiteral("figureColors"));
+    m_colors->addItem(tr("By name (same name, same colour)"));
+    m_colors->addItem(tr("By class, with a legend (compute, communication, copy, CPU op, "
+                         "Python, annotation)"));
+    form->addRow(tr("Colours"), m_colors);
+    m_origin = new QComboBox(this);
+    m_origin->setObjectName(QStringLiteral("figureOrigin"));
+    m_origin->addItem(tr("Start of the run"), int(Choice::Origin::RunStart));
+    m_origin->addItem(tr("Origin set on the ruler"), int(Choice::Origin::UserOrigin));
+    m_origin->addItem(tr("Left edge of the figure"), int(Choice::Origin::LeftEdge));
+    if (!hasOrigin)
+        m_origin->setItemData(1, 0, Qt::UserRole - 1); // disabled: no origin was set
+    form->addRow(tr("Time from"), m_origin);
+    m_estimate = new QLabel(this);
+    m_estimate->setObjectName(QStringLiteral("figureEstimate"));
+    form->addRow(QString(), m_estimate);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, this);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
@@ -109,6 +127,63 @@ FigureDialog::FigureDialog(const QList<QPair<TrackId, QString>> &tracks, bool ha
     m_height->setDisabled(true);
     if (!hasPinned)
         m_tracks->setItemData(1, 0, Qt::UserRole - 1); // disabled: nothing is pinned
+    // Every change that moves the figure's size shows it again.
+    for (auto *box : {m_tracks, m_unit, m_colors, m_origin})
+        connect(box, &QComboBox::currentIndexChanged, this, &FigureDialog::updateEstimate);
+    for (auto *spin : {m_width, m_height})
+        connect(spin, &QDoubleSpinBox::valueChanged, this, &FigureDialog::updateEstimate);
+    connect(m_dpi, &QSpinBox::valueChanged, this, &FigureDialog::updateEstimate);
+    for (auto *check : {m_fit, m_chrome, m_notes})
+        connect(check, &QCheckBox::toggled, this, &FigureDialog::updateEstimate);
+    connect(m_chosen, &QListWidget::itemChanged, this, &FigureDialog::updateEstimate);
+    connect(m_path, &QLineEdit::textChanged, this, &FigureDialog::updateEstimate);
+    connect(m_selection, &QRadioButton::toggled, this, &FigureDialog::updateEstimate);
+}
+
+void FigureDialog::setEstimator(Estimator estimator)
+{
+    m_estimator = std::move(estimator);
+    updateEstimate();
+}
+
+void FigureDialog::updateEstimate()
+{
+    if (!m_estimator)
+        return;
+    const Choice c = choice();
+    const QSize size = m_estimator(c);
+    if (size.isEmpty()) {
+        m_estimate->clear();
+        return;
+    }
+    if (c.fitHeight) { // the height it will have, in the unit shown
+        const QSignalBlocker quiet(m_height);
+        const bool vector = c.path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive) ||
+                            c.path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive);
+        const double perCm = (vector ? 72.0 : 96.0) / 2.54;
+        m_height->setValue(c.centimetres ? size.height() / perCm : size.height());
+    }
+    m_lastSize = size;
+    m_estimate->setText(estimateText());
+}
+
+QString FigureDialog::estimateText() const
+{
+    const Choice c = choice();
+    const bool vector = c.path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive) ||
+                        c.path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive);
+    const double perCm = (vector ? 72.0 : 96.0) / 2.54;
+    const QString cm = tr("%1 × %2 cm")
+                           .arg(m_lastSize.width() / perCm, 0, 'f', 1)
+                           .arg(m_lastSize.height() / perCm, 0, 'f', 1);
+    if (vector)
+        return tr("Writes %1 × %2 pt: %3").arg(m_lastSize.width()).arg(m_lastSize.height()).arg(cm);
+    const double scale = c.dpi / 96.0;
+    return tr("Writes %1 × %2 px: %3 at %4 dpi")
+        .arg(qRound(m_lastSize.width() * scale))
+        .arg(qRound(m_lastSize.height() * scale))
+        .arg(cm)
+        .arg(int(c.dpi));
 }
 
 void FigureDialog::unitChanged()
@@ -143,6 +218,8 @@ FigureDialog::Choice FigureDialog::choice() const
     c.dpi = m_dpi->value();
     c.chrome = m_chrome->isChecked();
     c.notes = m_notes->isChecked();
+    c.colorByClass = m_colors->currentIndex() == 1;
+    c.origin = Choice::Origin(m_origin->currentData().toInt());
     return c;
 }
 
@@ -162,6 +239,9 @@ void FigureDialog::setChoice(const Choice &c)
     m_dpi->setValue(int(c.dpi));
     m_chrome->setChecked(c.chrome);
     m_notes->setChecked(c.notes);
+    m_colors->setCurrentIndex(c.colorByClass ? 1 : 0);
+    if (const int i = m_origin->findData(int(c.origin)); i >= 0 && (i != 1 || m_hasOrigin))
+        m_origin->setCurrentIndex(i);
 }
 
 } // namespace gml

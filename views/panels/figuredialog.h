@@ -7,9 +7,12 @@
 #include <QList>
 #include <QSet>
 
+#include <functional>
+
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QLabel;
 class QLineEdit;
 class QListWidget;
 class QRadioButton;
@@ -38,15 +41,26 @@ public:
         double dpi = 96;
         bool chrome = true;
         bool notes = true;
+        bool colorByClass = false; // by class with a legend, else by name
+        // What the time axis counts from.
+        enum class Origin { RunStart, UserOrigin, LeftEdge };
+        Origin origin = Origin::RunStart;
     };
+    // What the figure will be for a choice (logical pixels): the dialog shows it, exactly, as the
+    // height when it fits the tracks and in the summary line.
+    using Estimator = std::function<QSize(const Choice &)>;
+    void setEstimator(Estimator estimator);
     // `tracks`: (id, path) of every shown track, for the chosen list.
     FigureDialog(const QList<QPair<TrackId, QString>> &tracks, bool hasSelection, bool hasPinned,
-                 QSize screen, QWidget *parent = nullptr);
+                 QSize screen, bool hasOrigin = false, QWidget *parent = nullptr);
     Choice choice() const;
     void setChoice(const Choice &c); // tests and the last export's settings
 
+    QString estimateText() const; // "Writes 321 × 238 px: 8.5 × 6.3 cm at 300 dpi"
+
 private:
     void unitChanged();
+    void updateEstimate();
     QLineEdit *m_path;
     QRadioButton *m_window, *m_selection;
     QComboBox *m_tracks;
@@ -56,6 +70,11 @@ private:
     QCheckBox *m_fit;
     QSpinBox *m_dpi;
     QCheckBox *m_chrome, *m_notes;
+    QComboBox *m_colors, *m_origin;
+    QLabel *m_estimate;
+    Estimator m_estimator;
+    QSize m_lastSize;
+    bool m_hasOrigin = false;
     int m_lastUnit = 0;
 };
 

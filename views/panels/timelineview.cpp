@@ -145,6 +145,8 @@ void TimelineView::setLinks(const QList<LinkedSlice> &links)
 void TimelineView::setNotes(std::vector<TimelineOverlay::NoteMark> notes)
 {
     m_notes = std::move(notes);
+    m_painter.setNoteStrip(!m_notes.empty());
+    updateScrollBar();
     update();
 }
 

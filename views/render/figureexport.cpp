@@ -2,6 +2,7 @@
 #include "figureexport.h"
 
 #include <QFileInfo>
+#include <QJsonArray>
 
 #include <QImage>
 #include <QPageSize>
@@ -14,6 +15,94 @@
 
 namespace gml {
 
+namespace {
+
+// The painter set up for a figure while it lives (figure mode, label column, notes' strip,
+// colours), as it was afterwards.
+class FigureSetup
+{
+public:
+    FigureSetup(TimelinePainter &painter, const FigureRequest &r)
+        : m_painter(painter), m_figure(painter.figureMode()),
+          m_labelWidth(painter.metrics().labelWidth), m_noteStrip(painter.metrics().noteHeight > 0),
+          m_colorBy(painter.colorBy())
+    {
+        painter.setFigureMode(!r.chrome);
+        painter.setColorBy(r.colorBy);
+        painter.setNoteStrip(r.notes && !r.overlay.notes.empty());
+        const int most = int(r.size.width() * (r.chrome ? 1.0 / 3 : r.maxLabelShare));
+        if (!r.chrome) // the short labels' width
+            painter.setLabelWidth(painter.figureLabelWidth(most));
+        else if (m_labelWidth > most) // a narrow figure keeps most of its width for time
+            painter.setLabelWidth(most);
+    }
+    ~FigureSetup()
+    {
+        m_painter.setFigureMode(m_figure);
+        m_painter.setColorBy(m_colorBy);
+        m_painter.setNoteStrip(m_noteStrip);
+        m_painter.setLabelWidth(m_labelWidth);
+    }
+    FigureSetup(const FigureSetup &) = delete;
+    FigureSetup &operator=(const FigureSetup &) = delete;
+
+private:
+    TimelinePainter &m_painter;
+    bool m_figure;
+    int m_labelWidth;
+    bool m_noteStrip;
+    TimelinePainter::ColorBy m_colorBy;
+};
+
+// The figure's viewport with the painter set up (FigureSetup).
+TimelineViewport figureViewport(const TimelinePainter &painter, const TimelineData &data,
+                                const FigureRequest &request)
+{
+    TimelineViewport v;
+    v.t0 = request.t1 > request.t0 ? request.t0 : data.start;
+    v.t1 = request.t1 > request.t0 ? request.t1 : data.end;
+    const int fullHeight =
+        painter.rowsTop() + painter.layout().contentHeight() + 1 + painter.legendHeight();
+    v.size =
+        QSize(request.size.width(), request.fitHeight ? std::max(request.size.height(), fullHeight)
+                                                      : request.size.height());
+    return v;
+}
+
+} // namespace
+
+FigureGeometry figureGeometry(TimelinePainter &painter, const FigureRequest &request)
+{
+    if (!painter.data())
+        return {request.size, painter.metrics().labelWidth};
+    const FigureSetup setup(painter, request);
+    return {figureViewport(painter, *painter.data(), request).size, painter.metrics().labelWidth};
+}
+
+QJsonObject figureState(TimelinePainter &painter, const FigureRequest &request)
+{
+    const FigureGeometry g = figureGeometry(painter, request);
+    QJsonArray tracks, ruler;
+    for (const auto &l : painter.drawnLabels())
+        tracks.append(QJsonObject{{QStringLiteral("label"), l.text},
+                                  {QStringLiteral("kind"), l.kind},
+                                  {QStringLiteral("y"), l.y},
+                                  {QStringLiteral("height"), l.height}});
+    for (const auto &l : painter.rulerLabels())
+        ruler.append(QJsonObject{{QStringLiteral("label"), l.text},
+                                 {QStringLiteral("x"), l.x},
+                                 {QStringLiteral("width"), l.width}});
+    return QJsonObject{
+        {QStringLiteral("size"), QJsonObject{{QStringLiteral("width"), g.size.width()},
+                                             {QStringLiteral("height"), g.size.height()},
+                                             {QStringLiteral("dpi"), request.dpi}}},
+        {QStringLiteral("label_width"), g.labelWidth},
+        {QStringLiteral("tracks"), tracks},
+        {QStringLiteral("ruler"), ruler},
+        {QStringLiteral("ruler_base"), painter.rulerBaseText()},
+        {QStringLiteral("legend"), QJsonArray::fromStringList(painter.legendEntries())}};
+}
+
 bool exportFigure(TimelinePainter &painter, const FigureRequest &request, QString *error)
 {
     const auto &data = painter.data();
@@ -21,19 +110,8 @@ bool exportFigure(TimelinePainter &painter, const FigureRequest &request, QStrin
         *error = QStringLiteral("nothing to export: the project has no timeline data");
         return false;
     }
-    const bool chrome = painter.figureMode();
-    const int labelWidth = painter.metrics().labelWidth;
-    painter.setFigureMode(!request.chrome);
-    // A narrow (paper) figure keeps most of its width for time: the labels take a third at most.
-    if (labelWidth > request.size.width() / 3)
-        painter.setLabelWidth(request.size.width() / 3);
-    TimelineViewport v;
-    v.t0 = request.t1 > request.t0 ? request.t0 : data->start;
-    v.t1 = request.t1 > request.t0 ? request.t1 : data->end;
-    const int fullHeight = painter.rowsTop() + painter.layout().contentHeight() + 1;
-    v.size =
-        QSize(request.size.width(), request.fitHeight ? std::max(request.size.height(), fullHeight)
-                                                      : request.size.height());
+    const FigureSetup setup(painter, request);
+    const TimelineViewport v = figureViewport(painter, *data, request);
     TimelineOverlay overlay = request.overlay;
     if (overlay.traceEnd <= overlay.traceStart) {
         overlay.traceStart = data->start;
@@ -42,13 +120,10 @@ bool exportFigure(TimelinePainter &painter, const FigureRequest &request, QStrin
     if (!request.notes)
         overlay.notes.clear();
     painter.waitForPages(v); // a paged track's rows as the figure's scale wants them
-    const bool ok = writeFigure(
+    return writeFigure(
         request.path, v.size, QStringLiteral("GradeML Studio timeline"),
         QStringLiteral("Timeline of %1").arg(QFileInfo(data->projectPath).fileName()),
         [&](QPainter &p) { painter.paint(p, v, overlay); }, error, request.dpi);
-    painter.setFigureMode(chrome);
-    painter.setLabelWidth(labelWidth);
-    return ok;
 }
 
 bool writeFigure(const QString &path, QSize size, const QString &title, const QString &description,

@@ -3,6 +3,7 @@
 
 #include "timelinepainter.h"
 
+#include <QJsonObject>
 #include <QString>
 
 #include <cmath>
@@ -26,7 +27,12 @@ struct FigureRequest
     bool fitHeight = true; // the height grows to hold every row of the painter's layout
     double dpi = 96;
     bool chrome = true; // false: no overview strip, expand triangles or window text
-    bool notes = true;  // the overlay's notes drawn
+    bool notes = true;  // the overlay's notes drawn (in a strip above the ruler)
+    // Slices coloured by name or by class (with a legend below the rows).
+    TimelinePainter::ColorBy colorBy = TimelinePainter::ColorBy::Name;
+    // Figures without chrome fit the label column to the short labels (figureLabel), at most
+    // this share of the width; with chrome it stays as wide as the studio's (a third at most).
+    double maxLabelShare = 0.3;
     TimelineOverlay overlay;
     // Logical pixels of a length in centimetres, for a figure written to `path` (by its
     // extension: 96 per inch for PNG, 72 for SVG and PDF).
@@ -40,6 +46,18 @@ struct FigureRequest
 
 [[nodiscard]] bool exportFigure(TimelinePainter &painter, const FigureRequest &request,
                                 QString *error);
+// The size in logical pixels exportFigure would write (its height grown to fit the rows and
+// the legend), and the label column's width: what the export dialog shows before writing.
+struct FigureGeometry
+{
+    QSize size;
+    int labelWidth = 0;
+};
+FigureGeometry figureGeometry(TimelinePainter &painter, const FigureRequest &request);
+// What the last exportFigure drew, as the studio's state dump says it: `size`, `label_width`,
+// `tracks` (each row's `label` as drawn, `kind`, `y`, `height`), `ruler` (`label`, `x`,
+// `width`), `ruler_base`, `legend`.
+QJsonObject figureState(TimelinePainter &painter, const FigureRequest &request);
 
 // The one figure path every view exports through: PNG, SVG or PDF by the file's extension
 // (one device pixel = one point), `draw` painting a `size` canvas. The file is written to a

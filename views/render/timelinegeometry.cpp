@@ -2,6 +2,8 @@
 // TimelinePainter, part 1: building the cached geometry of one viewport (level of detail).
 #include "timelinepainter.h"
 
+#include "sliceclass.h"
+
 #include "timeformat.h"
 
 #include <QElapsedTimer>
@@ -46,6 +48,10 @@ void TimelinePainter::setData(std::shared_ptr<const TimelineData> data)
     if (m_data)
         for (size_t i = 0; i < m_data->names.size(); ++i)
             m_colorOfName[i] = uint8_t(SlicePalette::indexFor(m_data->names[i]));
+    m_classOfName[0].clear();
+    m_classOfName[1].clear();
+    if (m_colorBy == ColorBy::Class)
+        classifyNames();
     m_overviewWidth = -1;
     m_geometryValid = false;
     m_layout = {};
@@ -55,7 +61,30 @@ void TimelinePainter::setData(std::shared_ptr<const TimelineData> data)
 
 int TimelinePainter::colorOf(StringId name) const
 {
-    return (name >= 0 && size_t(name) < m_colorOfName.size()) ? m_colorOfName[size_t(name)] : 0;
+    const auto &table =
+        m_colorBy == ColorBy::Class ? m_classOfName[m_rowOnGpu ? 1 : 0] : m_colorOfName;
+    return (name >= 0 && size_t(name) < table.size()) ? table[size_t(name)] : 0;
+}
+
+void TimelinePainter::setColorBy(ColorBy by)
+{
+    if (by == m_colorBy)
+        return;
+    m_colorBy = by;
+    if (by == ColorBy::Class && m_classOfName[0].empty())
+        classifyNames();
+    m_geometryValid = false;
+}
+
+void TimelinePainter::classifyNames()
+{
+    const size_t n = m_data ? m_data->names.size() : 0;
+    for (int gpu = 0; gpu < 2; ++gpu) {
+        m_classOfName[gpu].assign(n, uint8_t(SlicePalette::classIndex(int(SliceRole::CpuOp))));
+        for (size_t i = 0; i < n; ++i)
+            m_classOfName[gpu][i] =
+                uint8_t(SlicePalette::classIndex(int(sliceRole(m_data->names[i], gpu == 1))));
+    }
 }
 
 double TimelinePainter::xForTime(const TimelineViewport &v, TimeNs t) const
@@ -162,6 +191,7 @@ void TimelinePainter::buildSliceRow(const TimelineViewport &v, const TimelineRow
     const auto px = [&](TimeNs t) { return left + double(t - v.t0) * scale; };
     const QFontMetricsF fm(m_font);
     const double h = m_metrics.depthHeight - 1;
+    m_rowOnGpu = row.kind == TrackKind::Stream || row.kind == TrackKind::Gpu;
     for (int d = 0; d < track.depthCount(); ++d) {
         const double y = top + m_metrics.rowPadding + d * m_metrics.depthHeight;
         if (y + h < viewTop || y > viewBottom) // the paint clips a level half out of its band

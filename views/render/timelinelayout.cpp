@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "timelinelayout.h"
 
+#include <QRegularExpression>
+
 #include <QHash>
 
 #include <algorithm>
@@ -258,6 +260,48 @@ QList<TrackId> TimelineLayout::sliceTracks() const
         if (r.type == TimelineRow::Type::Track && r.depthCount > 0)
             out.append(r.track);
     return out;
+}
+
+QString shortDeviceName(const QString &device)
+{
+    QString d = device.trimmed();
+    for (const char *vendor : {"NVIDIA ", "Tesla ", "GeForce ", "AMD ", "Instinct ", "Radeon "})
+        if (d.startsWith(QLatin1String(vendor)))
+            d = d.mid(int(qstrlen(vendor)));
+    d = d.section(QLatin1Char('-'), 0, 0).trimmed();
+    if (d.size() > 12) // "H100 80GB HBM3": its first word with a digit
+        for (const QString &word : d.split(QLatin1Char(' '), Qt::SkipEmptyParts))
+            if (std::any_of(word.begin(), word.end(), [](QChar c) { return c.isDigit(); }))
+                return word;
+    return d;
+}
+
+QString figureLabel(const TimelineRow &row)
+{
+    static const QRegularExpression parenthesis(QStringLiteral(R"(\s*\([^()]*\))"));
+    static const QRegularExpression rankPrefix(QStringLiteral(R"(^rank \d+ · )"));
+    QString label = row.label;
+    if (row.type == TimelineRow::Type::Run)
+        return label;
+    QStringList parts = label.split(QStringLiteral(" · "));
+    switch (row.kind) {
+    case TrackKind::Thread: // "thread 59811 (python3) · main thread" -> "main thread"
+        return parts.size() > 1 ? parts.last() : QString(label).remove(parenthesis);
+    case TrackKind::Process: // "rank 0 · python3 (pid 59811)" -> "rank 0"
+        if (parts.size() == 2 && parts[0].startsWith(QLatin1String("rank ")) &&
+            parts[1].contains(QLatin1String("(pid ")))
+            return parts[0];
+        return QString(label).remove(parenthesis);
+    case TrackKind::Gpu: { // "rank 0 · GPU 0 · Tesla V100-SXM2-32GB" -> "GPU 0 · V100"
+        label.remove(rankPrefix);
+        parts = label.split(QStringLiteral(" · "));
+        if (parts.size() >= 2)
+            parts.last() = shortDeviceName(parts.last());
+        return parts.join(QStringLiteral(" · "));
+    }
+    default:
+        return label;
+    }
 }
 
 } // namespace gml

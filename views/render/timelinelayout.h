@@ -20,12 +20,13 @@ struct TimelineMetrics
     int labelWidth = 280; // the resource tree column at the left
     int overviewHeight = 30;
     int rulerHeight = 24;
+    int noteHeight = 0;   // a strip above the ruler for the notes' flags, when there are notes
     int depthHeight = 18; // one nesting level of slices
     int rowPadding = 3;
     int groupHeight = 22; // a run or a track with no data of its own
     int counterHeight = 46;
     int indent = 14;
-    int headerHeight() const { return overviewHeight + rulerHeight; }
+    int headerHeight() const { return overviewHeight + noteHeight + rulerHeight; }
 };
 
 // One row of the timeline: a run header or a track. y is in content coordinates (0 = first row).
@@ -50,6 +51,14 @@ struct TimelineRow
     // The key used by the collapsed/hidden sets: the track id, or -run id for a run.
     qint64 key() const { return type == Type::Run ? -run : track; }
 };
+
+// A row's label in a figure, where the rows above it say the rest: "main thread",
+// "thread 59976", "rank 0", "GPU 0 · V100", "stream 7" (the studio's "thread 59811 (python3) ·
+// main thread", "rank 0 · python3 (pid 59811)", "rank 0 · GPU 0 · Tesla V100-SXM2-32GB").
+QString figureLabel(const TimelineRow &row);
+// "V100" for "Tesla V100-SXM2-32GB", "A100" for "NVIDIA A100-SXM4-80GB", "MI250X" for "AMD
+// Instinct MI250X": the model people name in a paper.
+QString shortDeviceName(const QString &device);
 
 // The runs a layout shows (TimelineState::focusRuns): empty shows every run on the project clock.
 struct TimelineFocus

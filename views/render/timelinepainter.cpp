@@ -4,6 +4,7 @@
 
 #include "theme.h"
 
+#include "sliceclass.h"
 #include "timeformat.h"
 
 #include <QElapsedTimer>
@@ -52,6 +53,23 @@ void TimelinePainter::paint(QPainter &p, const TimelineViewport &v, const Timeli
     }
     QElapsedTimer timer;
     timer.start();
+    if (const int legend = legendHeight(); legend > 0 && v.size.height() > legend + 40) {
+        // The rows above the legend, the legend below them.
+        TimelineViewport rows = v;
+        rows.size.setHeight(v.size.height() - legend);
+        paintFrame(p, rows, o);
+        p.save();
+        paintLegend(p, v);
+        p.restore();
+    } else {
+        m_legend.clear();
+        paintFrame(p, v, o);
+    }
+    m_lastPaintMs = double(timer.nsecsElapsed()) / 1e6;
+}
+
+void TimelinePainter::paintFrame(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o)
+{
     p.save();
     p.setRenderHint(QPainter::Antialiasing, false);
     p.setRenderHint(QPainter::TextAntialiasing, true);
@@ -59,6 +77,7 @@ void TimelinePainter::paint(QPainter &p, const TimelineViewport &v, const Timeli
     p.setFont(m_font);
     // One ruler step for the frame: the grid lines of both bands and the ruler share it.
     const TimeNs step = tickStep(v, o.timeOrigin());
+    m_drawnLabels.clear();
     paintRows(p, v, o, step, false);
     if (m_layout.pinnedHeight() > 0)
         paintRows(p, v, o, step, true);
@@ -68,7 +87,6 @@ void TimelinePainter::paint(QPainter &p, const TimelineViewport &v, const Timeli
         paintLabels(p, v, true);
     paintHeader(p, v, o, step);
     p.restore();
-    m_lastPaintMs = double(timer.nsecsElapsed()) / 1e6;
 }
 
 void TimelinePainter::paintRows(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o,
@@ -268,7 +286,7 @@ void TimelinePainter::paintNoteFlags(QPainter &p, const TimelineViewport &v,
             continue;
         const double a = xForTime(v, n.start), b = xForTime(v, n.end);
         if (n.end > n.start)
-            p.fillRect(QRectF(a, oh, b - a, 3), T().note);
+            p.fillRect(QRectF(a, oh + std::max(0, m_metrics.noteHeight - 3), b - a, 3), T().note);
         const QString mark = n.bookmark ? QString::number(n.bookmark) : QStringLiteral("•");
         const QRectF flag(a, oh, fm.horizontalAdvance(mark) + 6, 12);
         p.fillRect(flag, T().note);
@@ -297,7 +315,8 @@ void TimelinePainter::paintLabels(QPainter &p, const TimelineViewport &v, bool p
         const int lineH = std::min(row.height, m_metrics.groupHeight);
         // Sticky: a tall row scrolled half out keeps its label at the top of what is left.
         const int top = std::max(rowTopY, std::min(header, rowTopY + row.height - lineH));
-        int x = 16 + row.indent * m_metrics.indent;
+        // A figure indents less: its label column is narrow, and has no triangles.
+        int x = m_figure ? 4 + row.indent * 6 : 16 + row.indent * m_metrics.indent;
         if (row.hasChildren && !m_figure) {
             // The expand/collapse triangle.
             QPolygonF tri;
@@ -314,12 +333,33 @@ void TimelinePainter::paintLabels(QPainter &p, const TimelineViewport &v, bool p
         }
         if (row.type == TimelineRow::Type::Track) {
             p.fillRect(QRect(x, top + 5, 3, lineH - 10), T().trackKind(row.kind));
-            x += 7;
+            x += m_figure ? 6 : 7;
+        }
+        // A figure's run row holds no slices: its name runs across the plot, never cut.
+        const bool across = m_figure && row.type == TimelineRow::Type::Run;
+        if (across) {
+            p.setClipRect(QRect(0, header, v.size.width(), bottom - header));
+            p.setFont(m_boldFont);
+            p.setPen(T().text);
+            p.drawText(QRectF(x, top, v.size.width() - x - 4, lineH),
+                       Qt::AlignLeft | Qt::AlignVCenter, row.label);
+            m_drawnLabels.push_back({row.label, QStringLiteral("run"), rowTopY, row.height});
+            p.setClipRect(QRect(0, header, width, bottom - header));
+            p.fillRect(QRect(0, rowTopY + row.height - 1, width, 1), T().grid);
+            continue;
         }
         p.setFont(row.type == TimelineRow::Type::Run ? m_boldFont : m_font);
         p.setPen(T().text);
-        const QString text = fm.elidedText(row.label, Qt::ElideMiddle, width - x - 6);
+        // The studio keeps both ends of a long label; a figure shows its short label, cut at
+        // the end if it must be.
+        const QString text = m_figure
+                                 ? fm.elidedText(figureLabel(row), Qt::ElideRight, width - x - 6)
+                                 : fm.elidedText(row.label, Qt::ElideMiddle, width - x - 6);
         p.drawText(QRectF(x, top, width - x - 4, lineH), Qt::AlignLeft | Qt::AlignVCenter, text);
+        m_drawnLabels.push_back(
+            {text,
+             row.type == TimelineRow::Type::Run ? QStringLiteral("run") : trackKindName(row.kind),
+             rowTopY, row.height});
         if (row.isCounter && !row.unit.isEmpty()) {
             p.setPen(T().muted);
             p.drawText(QRectF(x, top + lineH - 2, width - x - 4, lineH),
@@ -329,6 +369,17 @@ void TimelinePainter::paintLabels(QPainter &p, const TimelineViewport &v, bool p
     }
     if (pinned)
         p.fillRect(QRect(0, bottom - 2, width, 2), T().border);
+    // The column's edge (a figure's run rows, whose names run across it, leave it open).
+    for (const auto &row : rows) {
+        if (m_figure && row.type == TimelineRow::Type::Run && row.pinned == pinned) {
+            const int y = rowTop(row, v);
+            p.fillRect(QRect(width - 1, header, 1, std::max(0, y - header)), T().border);
+            p.fillRect(QRect(width - 1, y + row.height, 1, std::max(0, bottom - y - row.height)),
+                       T().border);
+            p.restore();
+            return;
+        }
+    }
     p.fillRect(QRect(width - 1, header, 1, bottom - header), T().border);
     p.restore();
 }
@@ -337,16 +388,17 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
                                   TimeNs step)
 {
     const int left = m_metrics.labelWidth;
-    const int oh = m_metrics.overviewHeight, rh = m_metrics.rulerHeight;
-    p.fillRect(QRect(0, 0, v.size.width(), oh + rh), T().header);
+    const int oh = m_metrics.overviewHeight, nh = m_metrics.noteHeight, rh = m_metrics.rulerHeight;
+    const int rt = oh + nh; // the ruler's top: the notes' strip is above it
+    p.fillRect(QRect(0, 0, v.size.width(), rt + rh), T().header);
     if (oh > 0)
         paintOverview(p, v, o);
     // Ruler: labels relative to the origin (the trace's start unless the user set one), or to
     // a base near the window at deep zoom.
     const double pxPerNs = double(v.size.width() - left) / double(std::max<TimeNs>(1, v.t1 - v.t0));
     p.save();
-    p.setClipRect(QRect(left, oh, v.size.width() - left, rh));
-    p.fillRect(QRect(left, oh, v.size.width() - left, rh), T().alternate);
+    p.setClipRect(QRect(left, oh, v.size.width() - left, nh + rh));
+    p.fillRect(QRect(left, oh, v.size.width() - left, nh + rh), T().alternate);
     p.setPen(T().text);
     const TimeNs origin = o.timeOrigin();
     const TimeNs base = labelBase(v, origin, step);
@@ -356,12 +408,14 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
     for (TimeNs t = nextTick(firstTick(v, origin, step), -step);
          t < nextTick(v.t1, step) && ticks++ < kMaxTicks; t = nextTick(t, step)) {
         const double x = xForTime(v, t);
-        p.fillRect(QRectF(x, oh + rh - 8, 1, 8), T().muted);
+        p.fillRect(QRectF(x, rt + rh - 8, 1, 8), T().muted);
         for (int k = 1; k < 5; ++k)
-            p.fillRect(QRectF(x + k * step * pxPerNs / 5, oh + rh - 3, 1, 3), T().muted);
+            p.fillRect(QRectF(x + k * step * pxPerNs / 5, rt + rh - 3, 1, 3), T().muted);
         const QString text = tickLabel(t, base, origin, step);
         const double tw = tfm.horizontalAdvance(text);
-        p.drawText(QRectF(x + 3, oh, tw + 2, rh - 6), Qt::AlignLeft | Qt::AlignVCenter, text);
+        if (x + 3 + tw > v.size.width())
+            continue; // a label the edge would cut is left out, its tick kept
+        p.drawText(QRectF(x + 3, rt, tw + 2, rh - 6), Qt::AlignLeft | Qt::AlignVCenter, text);
         if (x + 3 + tw > left && x + 3 < v.size.width())
             m_rulerLabels.push_back({text, x + 3, tw});
     }
@@ -373,7 +427,7 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
     // The origin the user set: a marker at the top of the ruler over its "0" tick.
     if (o.hasOrigin && origin >= v.t0 && origin < v.t1) {
         const double x = xForTime(v, origin);
-        p.fillRect(QRectF(x, oh, 1, rh), T().accent);
+        p.fillRect(QRectF(x, oh, 1, nh + rh), T().accent);
         p.setRenderHint(QPainter::Antialiasing, true);
         p.setPen(Qt::NoPen);
         p.setBrush(T().accent);
@@ -388,7 +442,7 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
     p.setBrush(kPeakColour);
     for (const auto &c : m_geometry.counters)
         if (c.peak.x() >= 0) {
-            const double x = c.peak.x(), foot = oh + rh;
+            const double x = c.peak.x(), foot = rt + rh;
             p.drawPolygon(
                 QPolygonF{{QPointF(x - 4, foot), QPointF(x + 4, foot), QPointF(x, foot - 6)}});
         }
@@ -399,11 +453,11 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
         const double a = xForTime(v, o.selectionStart), b = xForTime(v, o.selectionEnd);
         QColor shade = T().accent;
         shade.setAlpha(60);
-        p.fillRect(QRectF(a, oh, b - a, rh), shade);
+        p.fillRect(QRectF(a, oh, b - a, nh + rh), shade);
         const QString text = formatDuration(o.selectionEnd - o.selectionStart);
         const QFontMetricsF fm(m_boldFont);
         const double tw = fm.horizontalAdvance(text) + 10;
-        QRectF box((a + b - tw) / 2, oh + 3, tw, rh - 6);
+        QRectF box((a + b - tw) / 2, rt + 3, tw, rh - 6);
         p.fillRect(box, T().accent);
         p.setFont(m_boldFont);
         p.setPen(Qt::white);
@@ -416,16 +470,16 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
                                             : QLatin1Char('+') + formatDuration(o.cursor - base, 4);
         const QFontMetricsF fm(m_font);
         const double tw = fm.horizontalAdvance(text) + 8;
-        QRectF box(std::min(x + 2, v.size.width() - tw), oh + rh - 14, tw, 13);
+        QRectF box(std::min(x + 2, v.size.width() - tw), rt + rh - 14, tw, 13);
         p.fillRect(box, QColor(0x33, 0x33, 0x33));
         p.setPen(Qt::white);
         p.drawText(box, Qt::AlignCenter, text);
     }
     p.restore();
-    p.fillRect(QRect(0, oh + rh - 1, v.size.width(), 1), T().border);
+    p.fillRect(QRect(0, rt + rh - 1, v.size.width(), 1), T().border);
     // The label column's ruler cell: what the ticks count from (a figure's axis title too).
     p.setPen(T().muted);
-    p.drawText(QRectF(8, oh, left - 12, rh), Qt::AlignLeft | Qt::AlignVCenter,
+    p.drawText(QRectF(8, rt, left - 12, rh), Qt::AlignLeft | Qt::AlignVCenter,
                tfm.elidedText(m_rulerBase, Qt::ElideRight, left - 12));
     if (m_figure)
         return;
@@ -472,6 +526,55 @@ TimeNs TimelinePainter::tickStep(const TimelineViewport &v, TimeNs origin) const
     return step;
 }
 
+int TimelinePainter::figureLabelWidth(int maxWidth) const
+{
+    const QFontMetricsF fm(m_font), bold(m_boldFont);
+    double widest = 0;
+    for (const auto &row : m_layout.rows()) {
+        if (row.type == TimelineRow::Type::Run)
+            continue; // drawn across the plot (paintLabels)
+        const double x = 4 + row.indent * 6 + (row.type == TimelineRow::Type::Track ? 6 : 0);
+        const auto &f = row.type == TimelineRow::Type::Run ? bold : fm;
+        widest = std::max(widest, x + f.horizontalAdvance(figureLabel(row)) + 8);
+    }
+    return std::min(maxWidth, int(std::ceil(widest)));
+}
+
+void TimelinePainter::paintLegend(QPainter &p, const TimelineViewport &v)
+{
+    // The classes drawn in the figure, each a swatch and its name, left to right.
+    const int h = legendHeight(), top = v.size.height() - h;
+    p.fillRect(QRect(0, top, v.size.width(), h), T().base);
+    p.fillRect(QRect(0, top, v.size.width(), 1), T().border);
+    m_legend.clear();
+    const QFontMetricsF fm(m_font);
+    double x = 8;
+    p.setFont(m_font);
+    for (int role = 0; role < kSliceRoles; ++role) {
+        const int c = SlicePalette::classIndex(role);
+        if (m_geometry.boxes[size_t(c)].empty())
+            continue;
+        const QString name = sliceRoleName(SliceRole(role));
+        const double w = 12 + 4 + fm.horizontalAdvance(name) + 12;
+        if (x + w - 12 > v.size.width())
+            break;
+        p.fillRect(QRectF(x, top + (h - 10) / 2.0, 12, 10), SlicePalette::color(c));
+        p.setPen(T().text);
+        p.drawText(QRectF(x + 16, top, w - 16, h), Qt::AlignLeft | Qt::AlignVCenter, name);
+        m_legend << name;
+        x += w;
+    }
+}
+
+void TimelinePainter::setNoteStrip(bool on)
+{
+    const int h = on ? 14 : 0;
+    if (h == m_metrics.noteHeight)
+        return;
+    m_metrics.noteHeight = h;
+    m_geometryValid = false;
+}
+
 void TimelinePainter::setFigureMode(bool figure)
 {
     m_figure = figure;
@@ -482,7 +585,7 @@ void TimelinePainter::setFigureMode(bool figure)
 
 void TimelinePainter::setLabelWidth(int width)
 {
-    m_metrics.labelWidth = std::max(120, width);
+    m_metrics.labelWidth = std::max(m_figure ? 40 : 120, width);
     m_geometryValid = false;
     m_overviewWidth = -1;
 }

@@ -153,6 +153,22 @@ public:
     // A figure without the window's chrome: no overview strip, no expand triangles, no
     // "Overview" / "window …" text (the figure export's "chrome off").
     void setFigureMode(bool figure);
+    // How slices are coloured: by a hash of the name (the same name, the same colour, in every
+    // run), or by class (compute, communication, copy, CPU op, Python, annotation: sliceRole)
+    // with a legend in figures.
+    enum class ColorBy { Name, Class };
+    void setColorBy(ColorBy by);
+    ColorBy colorBy() const { return m_colorBy; }
+    // The legend's height below the rows (figures coloured by class; 0: none).
+    int legendHeight() const { return m_figure && m_colorBy == ColorBy::Class ? 22 : 0; }
+    // The classes the last paint's legend showed, left to right.
+    const QStringList &legendEntries() const { return m_legend; }
+    // Figures: labels shortened (figureLabel) and elided at the end; the width the label
+    // column needs for them, at most `maxWidth`.
+    int figureLabelWidth(int maxWidth) const;
+    // A strip above the ruler for the notes' flags, so they never hide a tick label (on when
+    // there are notes).
+    void setNoteStrip(bool on);
     // The theme to paint in (null: Theme::current(), the studio's).
     void setTheme(const struct Theme *theme) { m_theme = theme; }
     bool figureMode() const { return m_figure; }
@@ -172,6 +188,16 @@ public:
         double width = 0;
     };
     const std::vector<RulerLabel> &rulerLabels() const { return m_rulerLabels; }
+    // The row labels of the last paint as drawn (elided or shortened), top to bottom, with the
+    // row's kind ("run" or trackKindName) and top: the figure's state (grademl export --state).
+    struct DrawnLabel
+    {
+        QString text;
+        QString kind;
+        int y = 0;
+        int height = 0;
+    };
+    const std::vector<DrawnLabel> &drawnLabels() const { return m_drawnLabels; }
     // What the tick labels count from, as drawn in the label column's ruler cell ("from
     // start", "from origin", or "start + 515.18 ms" at deep zoom far from the origin, where the
     // ticks read "+20 ns").
@@ -207,6 +233,10 @@ private:
     static QString tickLabel(TimeNs t, TimeNs base, TimeNs origin, TimeNs step);
     static constexpr int kMaxTicks = 1000;
     int colorOf(StringId name) const;
+    void classifyNames();
+    void paintLegend(QPainter &p, const TimelineViewport &v);
+    // Everything but the legend: rows, overlays, labels, header.
+    void paintFrame(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o);
 
     std::shared_ptr<const TimelineData> m_data;
     TimelineLayout m_layout;
@@ -217,6 +247,10 @@ private:
     QFont m_font;
     QFont m_boldFont;
     std::vector<uint8_t> m_colorOfName;
+    ColorBy m_colorBy = ColorBy::Name;
+    std::array<std::vector<uint8_t>, 2> m_classOfName; // by name, off / on a GPU
+    bool m_rowOnGpu = false;                           // of the row being built
+    QStringList m_legend;
     TimelineGeometry m_geometry;
     TimelineViewport m_geometryViewport;
     quint64 m_geometryLayoutVersion = 0;
@@ -224,6 +258,7 @@ private:
     bool m_geometryComplete = true;
     std::vector<RulerLabel> m_rulerLabels;
     QString m_rulerBase;
+    std::vector<DrawnLabel> m_drawnLabels;
     std::vector<float> m_overview;
     int m_overviewWidth = -1;
     double m_lastBuildMs = 0;
