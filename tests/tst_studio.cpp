@@ -211,9 +211,14 @@ private Q_SLOTS:
         const auto last = results.last().first().value<WhatIfController::Result>();
         QVERIFY(last.report.predicted <= r.report.predicted);
         // Save the scenario and the prediction as a run: both land in the project.
+        const int computeBefore = w.whatIfPanel()->slider(WhatIfPanel::Slider::Compute)->value();
+        QCOMPARE(computeBefore, 16);
         Q_EMIT w.whatIfPanel()->saveRunRequested(QStringLiteral("compute x4"),
                                                  w.whatIfPanel()->transforms());
         QVERIFY(waitLoaded(w));
+        // The project reloaded under the panel: its controls stay as the user left them.
+        QTRY_VERIFY_WITH_TIMEOUT(w.whatIf()->graph() && !w.whatIf()->isBusy(), 60000);
+        QCOMPARE(w.whatIfPanel()->slider(WhatIfPanel::Slider::Compute)->value(), computeBefore);
         // A preset handed to the panel ticks its box rather than joining the custom list.
         QSignalSpy amp(&w, &MainWindow::whatIfShown);
         w.showWhatIf({sim::Transform::amp()});

@@ -8,6 +8,8 @@
 #include "figurewriter.h"
 #include "mainwindow.h"
 #include "project.h"
+#include "querycontroller.h"
+#include "queryview.h"
 #include "sqlitedb.h"
 #include "statedump.h"
 #include "studioutil.h"
@@ -15,13 +17,19 @@
 #include "timelinestate.h"
 #include "timelineview.h"
 #include "trackbar.h"
+#include "whatifcontroller.h"
+#include "whatifpanel.h"
 
+#include <QDir>
 #include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
 #include <QProcess>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -62,8 +70,88 @@ void checkRuler(const QJsonObject &state, const QString &where)
 class TestWorkspace : public QObject
 {
     Q_OBJECT
+    QTemporaryDir m_tmp;
 
 private Q_SLOTS:
+    void initTestCase()
+    {
+        // Projects of read-only folders go to a cache of this test's own.
+        QStandardPaths::setTestModeEnabled(true);
+        qputenv("XDG_CACHE_HOME", m_tmp.filePath(QStringLiteral("cache")).toUtf8());
+    }
+
+    // A prediction saved beside the measured run leaves the Query view's measured totals (the
+    // docs' first example) as they were; focus moving to the prediction clears the range, the
+    // find matches and the flame diff that belonged to the measured run.
+    void runsNeverMixSilently()
+    {
+        const QString demo = m_tmp.filePath(QStringLiteral("demo"));
+        QDir().mkpath(demo);
+        for (const QFileInfo &fi : QDir(QStringLiteral(GRADEML_DEMO)).entryInfoList(QDir::Files))
+            QFile::copy(fi.absoluteFilePath(), demo + QLatin1Char('/') + fi.fileName());
+        MainWindow w;
+        showQuietly(w, QSize(1366, 768));
+        w.openFolder(demo);
+        QVERIFY(waitLoaded(w));
+        const auto totals = [&w] {
+            w.showView(QStringLiteral("query"));
+            auto *view = w.findChild<QueryView *>();
+            const QString sql = QStringLiteral(
+                "SELECT run, name, count(*) AS n, sum(dur) AS total_ns FROM kernel WHERE "
+                "run_kind = 'measured' GROUP BY run, name ORDER BY total_ns DESC LIMIT 20");
+            view->editor()->setPlainText(sql);
+            w.query()->run(sql);
+            w.query()->waitForIdle();
+            QStringList rows;
+            for (int r = 0; r < view->model()->rowCount(); ++r) {
+                QStringList cells;
+                for (const QVariant &v : view->model()->row(r))
+                    cells << v.toString();
+                rows << cells.join(QLatin1Char('|'));
+            }
+            return rows;
+        };
+        const QStringList before = totals();
+        QVERIFY(before.size() >= 3);
+        QSignalSpy shown(&w, &MainWindow::whatIfShown);
+        w.showWhatIf();
+        QVERIFY(shown.wait(60000));
+        QSignalSpy results(w.whatIf(), &WhatIfController::resultReady);
+        w.whatIfPanel()->slider(WhatIfPanel::Slider::Compute)->setValue(8); // compute 2x
+        QVERIFY(results.wait(60000));
+        QTRY_VERIFY_WITH_TIMEOUT(!w.whatIf()->isBusy(), 60000);
+        Q_EMIT w.whatIfPanel()->saveRunRequested(QStringLiteral("compute x2"),
+                                                 w.whatIfPanel()->transforms());
+        QVERIFY(waitLoaded(w));
+        RunId predicted = 0, measured = 0;
+        for (const auto &run : w.timeline()->data()->runs) {
+            if (run.name == QLatin1String("compute x2") && run.kind == QLatin1String("predicted"))
+                predicted = run.id;
+            else if (run.kind == QLatin1String("measured") && run.slices > 0 && !measured)
+                measured = run.id;
+        }
+        QVERIFY(predicted && measured);
+        QCOMPARE(totals(), before); // the prediction's kernels are not added to them
+
+        // A range, a find and a slice on the measured run; then the prediction in focus.
+        w.showView(QStringLiteral("timeline"));
+        TimelineState *s = w.state();
+        s->setFocus({measured});
+        s->setSelection(s->traceStart() + 1'000'000, s->traceStart() + 5'000'000);
+        w.find(QStringLiteral("gemm"), false);
+        w.waitForSearch();
+        QVERIFY(w.findMatchCount() > 0);
+        s->setFocus({predicted});
+        QVERIFY(!s->hasSelection());
+        QVERIFY(!s->hasSelectedSlice());
+        QCOMPARE(w.findMatchCount(), 0);
+        QVERIFY(w.findStatus().contains(QLatin1String("other runs")));
+        // Two runs side by side keep the first run's clock: the range stays.
+        s->setSelection(s->traceStart() + 1'000'000, s->traceStart() + 5'000'000);
+        s->setFocus({predicted, measured});
+        QVERIFY(s->hasSelection());
+    }
+
     // "nccl" keeps the 8 streams that ran NCCL kernels (their names do not say so) with their
     // threads; a filter matching nothing says so; Find counts categories and args as SQL does.
     void searchFindsWhatTracksHold()

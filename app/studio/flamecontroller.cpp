@@ -24,7 +24,20 @@ FlameController::FlameController(FlameView *view, TimelineView *timeline, Timeli
     m_debounce.setInterval(120); // a drag's many range changes: one graph
     connect(&m_debounce, &QTimer::timeout, this, &FlameController::refresh);
     connect(m_state, &TimelineState::selectionChanged, &m_debounce, qOverload<>(&QTimer::start));
-    connect(m_state, &TimelineState::focusChanged, &m_debounce, qOverload<>(&QTimer::start));
+    connect(m_state, &TimelineState::focusChanged, this, [this] {
+        // A diff against the previous selection compared spans of the run that was in focus:
+        // its baseline is gone, so it turns itself off and says so.
+        const RunId first = m_state->focusRuns().value(0);
+        if (first != m_focusRun) {
+            m_previous.reset();
+            m_shown.reset();
+            if (m_view->against() == FlameView::Against::PreviousSelection) {
+                m_view->clearAgainst();
+                m_diffNote = tr("diff turned off: its previous selection was in another run");
+            }
+        }
+        m_debounce.start();
+    });
     connect(m_view, &FlameView::requestChanged, this, [this] {
         m_dirty = true;
         refresh();
@@ -48,8 +61,17 @@ void FlameController::show(const Result &r)
                 : tr("No CPU slices in %1.").arg(describe(*m_shown)));
     else
         m_view->setGraph(r.graph,
-                         describe(*m_shown) +
-                             (r.graph->isDiff() ? tr(" · red: grew, blue: shrank") : QString()));
+                         r.graph->isDiff() && m_base
+                             ? tr("%1 against %2 · red: grew, blue: shrank%3")
+                                   .arg(describe(*m_shown), describe(*m_base),
+                                        spansDiffer(*m_shown, *m_base)
+                                            ? tr(" · the spans' lengths differ: totals "
+                                                 "include that")
+                                            : QString())
+                             : describe(*m_shown) + (m_diffNote.isEmpty()
+                                                         ? QString()
+                                                         : QStringLiteral(" · ") + m_diffNote));
+    m_diffNote.clear();
     Q_EMIT computed();
 }
 
@@ -89,6 +111,12 @@ std::optional<FlameController::Span> FlameController::currentSpan() const
     return std::nullopt;
 }
 
+bool FlameController::spansDiffer(const Span &a, const Span &b)
+{
+    const double la = double(a.t1 - a.t0), lb = double(b.t1 - b.t0);
+    return std::max(la, lb) > 1.1 * std::min(la, lb);
+}
+
 QString FlameController::describe(const Span &span) const
 {
     const RunSummary *r = m_data ? m_data->run(span.run) : nullptr;
@@ -112,6 +140,7 @@ void FlameController::refresh()
     if (m_shown && !(*m_shown == *span))
         m_previous = m_shown;
     m_shown = span;
+    m_focusRun = m_state->focusRuns().value(0);
     m_dirty = false;
     FlameRequest request;
     request.run = span->run;
@@ -135,6 +164,9 @@ void FlameController::refresh()
             base->t1 = other->start + (span->t1 - shown->start);
         }
     }
+    m_base.reset();
+    if (base)
+        m_base = Span{base->run, base->t0, base->t1};
     m_view->setMessage(tr("Computing the flame graph of %1…").arg(describe(*span)));
     m_job.start(
         [data = m_data, request, base](const LatestJob<Result>::Context &) {

@@ -60,6 +60,8 @@ private:
     std::optional<Span> currentSpan() const;
     void show(const Result &r);
     QString describe(const Span &span) const;
+    // Lengths more than 10% apart: a diff's totals say more about the spans than the code.
+    static bool spansDiffer(const Span &a, const Span &b);
     void highlight(int frame, bool reveal);
 
     FlameView *m_view;
@@ -72,6 +74,9 @@ private:
     bool m_dirty = true;
     std::optional<Span> m_shown;    // the span of the graph shown
     std::optional<Span> m_previous; // the one before it (a diff's baseline)
+    std::optional<Span> m_base;     // the baseline of the diff shown (none: no diff)
+    RunId m_focusRun = 0;           // the first run in focus when m_previous was taken
+    QString m_diffNote;             // why a diff was turned off, shown once
 };
 
 } // namespace gml

@@ -9,6 +9,7 @@
 #include "selectioncontroller.h"
 #include "slicequery.h"
 #include "whatifcontroller.h"
+#include "whatifpanel.h"
 
 #include <QFuture>
 #include <QMainWindow>
@@ -231,6 +232,8 @@ private:
     QTabWidget *m_views = nullptr;                    // the central views
     QToolButton *m_whatIfButton = nullptr;
     CommandPalette *m_palette = nullptr;
+    // The what-if controls of a run saved as a run, put back when its graph is built again.
+    std::optional<std::pair<QString, WhatIfPanel::Controls>> m_whatIfKept;
     QList<sim::Transform> m_whatIfQueued; // for showWhatIf before the graph is ready
     bool m_whatIfWanted = false;
     QString m_problem;

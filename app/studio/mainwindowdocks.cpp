@@ -181,6 +181,10 @@ void MainWindow::buildWhatIfPanel()
                 }
                 m.workers = g.context.measuredWorkers;
                 m_whatIfPanel->setMeasured(m);
+                // Saved as a run, the project reloaded: the controls as the user left them.
+                if (m_whatIfKept && m_whatIfKept->first == run)
+                    m_whatIfPanel->setControls(m_whatIfKept->second);
+                m_whatIfKept.reset();
                 refreshScenarios();
                 if (!m_whatIfQueued.isEmpty())
                     m_whatIfPanel->setCustomTransforms(std::exchange(m_whatIfQueued, {}));
@@ -218,6 +222,7 @@ void MainWindow::buildWhatIfPanel()
                 const RunId run = g->runId;
                 const auto graph = g->graph;
                 const auto context = g->context;
+                m_whatIfKept.emplace(m_whatIfPanel->currentRun(), m_whatIfPanel->controls());
                 startImport(m_session.path(), {}, tr("predicted run %1").arg(name),
                             [=](Project &p, QString *why) {
                                 const auto res = sim::whatIf(graph, transforms, context, why);

@@ -112,6 +112,11 @@ void MainWindow::buildMenus()
         steps->addAction(a);
     }
     view->addAction(tr("Reset Time &Origin"), m_state, &TimelineState::clearOrigin);
+    QAction *byClass = view->addAction(tr("&Colour Slices by Class"));
+    byClass->setCheckable(true);
+    byClass->setToolTip(tr("Compute, communication, copy, CPU op, Python, annotation, with a "
+                           "legend (else each name its own colour)"));
+    connect(byClass, &QAction::toggled, m_timeline, &TimelineView::setColorByClass);
     view->addAction(tr("Show &All Tracks"), m_timeline, &TimelineView::showAllTracks);
     view->addAction(tr("&Find"), QKeySequence(QKeySequence::Find), this, [this] {
         m_findEdit->setFocus();

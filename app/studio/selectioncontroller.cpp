@@ -42,6 +42,15 @@ SelectionController::SelectionController(const Widgets &w, const ProjectSession 
     connect(&m_search, &SearchController::held, m_timeline, &TimelineView::setTrackFilterHolding);
     connect(m_state, &TimelineState::selectionChanged, m_aggregateTimer,
             qOverload<>(&QTimer::start));
+    // Find's matches were the tracks of the runs in focus: another focus searches again.
+    connect(m_state, &TimelineState::focusChanged, this, [this] {
+        m_matches.clear();
+        m_matchIndex = -1;
+        m_findPending = false;
+        m_timeline->setHighlighted({});
+        if (!m_matchPattern.isEmpty())
+            m_findLabel->setText(tr("other runs: Enter searches them"));
+    });
     connect(m_timeline, &TimelineView::layoutChanged, m_aggregateTimer,
             qOverload<>(&QTimer::start));
 }

@@ -14,6 +14,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollArea>
+#include <QSignalBlocker>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -99,6 +100,12 @@ void FlameView::setRuns(const QStringList &runs)
     const int keep = m_against->findData(current);
     if (!current.isEmpty())
         m_against->setCurrentIndex(keep >= 0 ? keep : 0);
+}
+
+void FlameView::clearAgainst()
+{
+    const QSignalBlocker quiet(m_against);
+    m_against->setCurrentIndex(0);
 }
 
 void FlameView::setGraph(std::shared_ptr<const FlameGraph> graph, const QString &title)

@@ -34,6 +34,8 @@ public:
     Against against() const;
     QString againstRun() const;            // Against::Run: its name
     void setRuns(const QStringList &runs); // the runs a diff can be against (the combo's tail)
+    // Turns the diff off (its baseline is gone: another run in focus); no requestChanged.
+    void clearAgainst();
 
     void setGraph(std::shared_ptr<const FlameGraph> graph, const QString &title);
     void setMessage(const QString &text); // no graph: why (nothing selected, computing ...)

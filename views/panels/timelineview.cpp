@@ -433,9 +433,17 @@ TimelineLayout TimelineView::layoutOf(const QSet<TrackId> &chosen) const
     return l;
 }
 
+void TimelineView::setColorByClass(bool byClass)
+{
+    m_painter.setColorBy(byClass ? TimelinePainter::ColorBy::Class
+                                 : TimelinePainter::ColorBy::Name);
+    updateScrollBar();
+    update();
+}
+
 void TimelineView::updateScrollBar()
 {
-    const int rowsHeight = height() - m_painter.rowsTop();
+    const int rowsHeight = height() - m_painter.rowsTop() - m_painter.legendHeight();
     const int content = layout().contentHeight();
     m_vbar->setRange(0, std::max(0, content - rowsHeight + 20));
     m_vbar->setPageStep(std::max(1, rowsHeight));

@@ -85,6 +85,8 @@ public:
     // The zoom of one wheel notch or W/S press, in percent of the window (View › Zoom Step);
     // holding W or S zooms faster the longer it is held, as in Perfetto.
     void setZoomStep(int percent);
+    // Slices coloured by name (the default) or by class with a legend (View › Colour by Class).
+    void setColorByClass(bool byClass);
     int zoomStep() const { return m_zoomStep; }
 
     QSize sizeHint() const override { return {1200, 700}; }

@@ -277,6 +277,33 @@ void WhatIfPanel::setMeasured(const Measured &m)
     updateLabels();
 }
 
+WhatIfPanel::Controls WhatIfPanel::controls() const
+{
+    Controls c;
+    for (int i = 0; i < 6; ++i)
+        c.sliders[i] = m_sliders[i]->value();
+    c.amp = m_amp->isChecked();
+    c.fusedAdam = m_fusedAdam->isChecked();
+    c.algorithm = m_algorithm->currentIndex();
+    c.device = m_device->currentIndex();
+    c.custom = m_customTransforms;
+    return c;
+}
+
+void WhatIfPanel::setControls(const Controls &c)
+{
+    m_updating = true;
+    for (int i = 0; i < 6; ++i)
+        m_sliders[i]->setValue(c.sliders[i]);
+    m_amp->setChecked(c.amp);
+    m_fusedAdam->setChecked(c.fusedAdam);
+    m_algorithm->setCurrentIndex(c.algorithm);
+    m_device->setCurrentIndex(c.device);
+    m_customTransforms = c.custom;
+    m_updating = false;
+    updateLabels();
+}
+
 void WhatIfPanel::setScenarios(const QStringList &names)
 {
     const QString current = m_scenario->currentText();

@@ -49,6 +49,18 @@ public:
     // Replaces the custom transforms (a loaded scenario) and resets the other controls.
     void setCustomTransforms(const QList<sim::Transform> &transforms);
 
+    // Every control's state (sliders, presets, algorithm, device, listed transforms), to put
+    // back after the project reloads under them (Save as Run) without replaying in between.
+    struct Controls
+    {
+        int sliders[6] = {};
+        bool amp = false, fusedAdam = false;
+        int algorithm = 0, device = 0;
+        QList<sim::Transform> custom;
+    };
+    Controls controls() const;
+    void setControls(const Controls &c);
+
     void showResult(const sim::WhatIfReport &report, double replayMs);
     void showMessage(const QString &text);
     // The calibration in effect: its file name (empty: none) and what it holds.

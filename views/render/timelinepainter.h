@@ -159,8 +159,8 @@ public:
     enum class ColorBy { Name, Class };
     void setColorBy(ColorBy by);
     ColorBy colorBy() const { return m_colorBy; }
-    // The legend's height below the rows (figures coloured by class; 0: none).
-    int legendHeight() const { return m_figure && m_colorBy == ColorBy::Class ? 22 : 0; }
+    // The legend's height below the rows (coloured by class; 0: none).
+    int legendHeight() const { return m_colorBy == ColorBy::Class ? 22 : 0; }
     // The classes the last paint's legend showed, left to right.
     const QStringList &legendEntries() const { return m_legend; }
     // Figures: labels shortened (figureLabel) and elided at the end; the width the label

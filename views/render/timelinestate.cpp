@@ -12,9 +12,16 @@ void TimelineState::setFocus(const QList<RunId> &runs, bool projectClock)
 {
     if (runs == m_focusRuns && projectClock == m_projectClock)
         return;
+    const bool otherClock = runs.value(0) != m_focusRuns.value(0) || projectClock != m_projectClock;
     m_focusRuns = runs;
     m_projectClock = projectClock;
     clearOrigin(); // view times of other runs
+    if (otherClock) {
+        // The selection's times were on the clock of the run first in focus: on another
+        // run's they would select something else (Aggregate and Flame would read it).
+        clearSelection();
+        clearSelectedSlice();
+    }
     Q_EMIT focusChanged();
 }
 

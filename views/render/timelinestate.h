@@ -27,6 +27,8 @@ public:
 
     // The runs shown, in order (empty: every run, on the project clock). `projectClock` false
     // aligns them at their starts; true keeps them where they ran (runs that ran together).
+    // Another first run or clock clears the selected range and slice (their times were on the
+    // old clock) and the origin.
     const QList<RunId> &focusRuns() const { return m_focusRuns; }
     bool projectClock() const { return m_projectClock; }
     void setFocus(const QList<RunId> &runs, bool projectClock = false);
