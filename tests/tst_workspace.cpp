@@ -9,6 +9,7 @@
 #include "mainwindow.h"
 #include "project.h"
 #include "querycontroller.h"
+#include "runsbrowser.h"
 #include "queryview.h"
 #include "sqlitedb.h"
 #include "statedump.h"
@@ -21,7 +22,10 @@
 #include "whatifpanel.h"
 
 #include <QDir>
+#include <QDockWidget>
+#include <QGuiApplication>
 #include <QImage>
+#include <QScreen>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -146,6 +150,13 @@ private Q_SLOTS:
         QVERIFY(!s->hasSelectedSlice());
         QCOMPARE(w.findMatchCount(), 0);
         QVERIFY(w.findStatus().contains(QLatin1String("other runs")));
+        // Show in Timeline from the Runs pane, while Compare is in front: the timeline comes.
+        w.showView(QStringLiteral("compare"));
+        auto *browser = w.findChild<RunsBrowser *>();
+        QVERIFY(browser);
+        Q_EMIT browser->showInTimelineRequested({QStringLiteral("compute x2")}, false);
+        QCOMPARE(w.frontView(), QStringLiteral("timeline"));
+        QCOMPARE(s->focusRuns(), QList<RunId>{predicted});
         // Two runs side by side keep the first run's clock: the range stays.
         s->setSelection(s->traceStart() + 1'000'000, s->traceStart() + 5'000'000);
         s->setFocus({predicted, measured});
@@ -274,6 +285,43 @@ private Q_SLOTS:
         // Another run in focus (or the same again): counted from its start.
         s->clearOrigin();
         QVERIFY(!s->hasOrigin());
+    }
+
+    // Panes dragged to a size come back at that size; the first window fits the screen; Show in
+    // Timeline from the Runs pane brings the timeline to the front.
+    void windowFitsAndPanesComeBack()
+    {
+        int detailsHeight = 0, whatifWidth = 0;
+        {
+            MainWindow w;
+            showQuietly(w, QSize(1366, 768));
+            QCoreApplication::processEvents();
+            auto *details = w.findChild<QDockWidget *>(QStringLiteral("details"));
+            auto *whatif = w.findChild<QDockWidget *>(QStringLiteral("whatif"));
+            whatif->show();
+            QCoreApplication::processEvents();
+            w.resizeDocks({details}, {261}, Qt::Vertical);
+            w.resizeDocks({whatif}, {433}, Qt::Horizontal);
+            QCoreApplication::processEvents();
+            detailsHeight = details->height();
+            whatifWidth = whatif->width();
+            QVERIFY2(detailsHeight > 200 && qAbs(whatifWidth - 433) <= 8,
+                     qPrintable(QStringLiteral("%1 %2").arg(detailsHeight).arg(whatifWidth)));
+            w.saveLayout();
+        }
+        MainWindow w;
+        w.setInteractive(false);
+        w.restoreLayout();
+        w.show();
+        QCoreApplication::processEvents();
+        QTest::qWait(50);
+        QCOMPARE(w.size(), QSize(1366, 768));
+        QCOMPARE(w.findChild<QDockWidget *>(QStringLiteral("details"))->height(), detailsHeight);
+        QCOMPARE(w.findChild<QDockWidget *>(QStringLiteral("whatif"))->width(), whatifWidth);
+        // A window never shown before fits the screen's available area.
+        MainWindow fresh;
+        const QSize room = QGuiApplication::primaryScreen()->availableSize();
+        QVERIFY(fresh.width() <= room.width() && fresh.height() <= room.height());
     }
 
     // A paper figure, 8.5 cm at 300 dpi, coloured by class: the dialog's size is the file's, the

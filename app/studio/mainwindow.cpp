@@ -42,7 +42,9 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QKeySequence>
+#include <QGuiApplication>
 #include <QLabel>
+#include <QScreen>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -180,7 +182,11 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_state(new Timel
                                           m_session, this);
     connect(&m_import, &ImportController::progressed, this, &MainWindow::onImportProgress);
     connect(&m_import, &ImportController::finished, this, &MainWindow::onImportFinished);
-    resize(1400, 900);
+    // The first window: 1400 x 900 where that fits, else the screen's available area less a
+    // margin (a 1366 x 768 laptop gets a window that fits, not one that overflows).
+    const QScreen *screen = QGuiApplication::primaryScreen();
+    const QSize room = screen ? screen->availableSize() : QSize(1400, 900);
+    resize(std::min(1400, room.width() - 16), std::min(900, room.height() - 48));
 }
 
 MainWindow::~MainWindow()

@@ -241,6 +241,7 @@ private:
     SelectionController *m_selection = nullptr; // details, aggregate, find
     bool m_interactive = true;
     bool m_sized = false; // the panes have their sizes: restored, or defaults at the first show
+    QByteArray m_pendingState; // the restored layout, applied again at the first show
 };
 
 } // namespace gml

@@ -319,6 +319,9 @@ void MainWindow::buildRunsPanel()
     connect(browser, &RunsBrowser::showInTimelineRequested, this,
             [this](const QStringList &runs, bool projectClock) {
                 m_focus->focusRuns(runs, projectClock);
+                // The user asked to see them: the timeline comes to the front, with the focus.
+                showView(QStringLiteral("timeline"));
+                m_timeline->setFocus(Qt::OtherFocusReason);
             });
 
     // The comparison of the runs picked in the browser, in a dock of its own.

@@ -12,6 +12,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <utility>
 
 namespace gml {
 
@@ -64,7 +65,12 @@ void MainWindow::restoreLayout()
 {
     QSettings settings;
     restoreGeometry(settings.value(kGeometryKey).toByteArray());
-    m_sized = restoreState(settings.value(kLayoutKey).toByteArray(), kLayoutVersion);
+    const QByteArray state = settings.value(kLayoutKey).toByteArray();
+    m_sized = restoreState(state, kLayoutVersion);
+    // Restored before the window has its size, the docks' sizes are scaled when it gets it
+    // (a 235 px pane came back 267 px): the state is applied again once it is shown.
+    if (m_sized)
+        m_pendingState = state;
     showView(settings.value(kViewKey, QStringLiteral("timeline")).toString());
 }
 
@@ -76,6 +82,8 @@ void MainWindow::showEvent(QShowEvent *event)
     if (!m_sized) {
         m_sized = true;
         QTimer::singleShot(0, this, &MainWindow::applyDefaultSizes);
+    } else if (!m_pendingState.isEmpty()) {
+        restoreState(std::exchange(m_pendingState, {}), kLayoutVersion);
     }
 }
 
