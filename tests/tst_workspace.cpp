@@ -9,8 +9,8 @@
 #include "mainwindow.h"
 #include "project.h"
 #include "querycontroller.h"
-#include "runsbrowser.h"
 #include "queryview.h"
+#include "runsbrowser.h"
 #include "sqlitedb.h"
 #include "statedump.h"
 #include "studioutil.h"
@@ -25,12 +25,12 @@
 #include <QDockWidget>
 #include <QGuiApplication>
 #include <QImage>
-#include <QScreen>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
 #include <QProcess>
+#include <QScreen>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QStandardPaths>
@@ -318,6 +318,12 @@ private Q_SLOTS:
         QCOMPARE(w.size(), QSize(1366, 768));
         QCOMPARE(w.findChild<QDockWidget *>(QStringLiteral("details"))->height(), detailsHeight);
         QCOMPARE(w.findChild<QDockWidget *>(QStringLiteral("whatif"))->width(), whatifWidth);
+        // Another view in front: the selection panes shrink to a strip, and come back.
+        auto *details = w.findChild<QDockWidget *>(QStringLiteral("details"));
+        QVERIFY(w.showView(QStringLiteral("analysis")));
+        QTRY_VERIFY2(details->height() < 100, qPrintable(QString::number(details->height())));
+        QVERIFY(w.showView(QStringLiteral("timeline")));
+        QTRY_COMPARE(details->height(), detailsHeight);
         // A window never shown before fits the screen's available area.
         MainWindow fresh;
         const QSize room = QGuiApplication::primaryScreen()->availableSize();

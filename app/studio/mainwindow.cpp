@@ -39,18 +39,18 @@
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QKeySequence>
-#include <QGuiApplication>
 #include <QLabel>
-#include <QScreen>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPointer>
 #include <QProgressDialog>
+#include <QScreen>
 #include <QSettings>
 #include <QShowEvent>
 #include <QSplitter>
@@ -127,6 +127,9 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_state(new Timel
     m_views->setObjectName(QStringLiteral("views"));
     m_views->setDocumentMode(true);
     m_views->addTab(central, tr("Timeline"));
+    connect(m_views, &QTabWidget::currentChanged, this, [this] {
+        QTimer::singleShot(0, this, &MainWindow::fitBottomPanes); // once the page is shown
+    });
     m_rankOverview = new RankOverviewController(m_rankView, m_timeline, m_state, this);
     connect(m_rankView, &RankOverviewView::stragglersRequested, this, [this] {
         m_analysis->analyse(m_rankOverview->run());

@@ -122,6 +122,8 @@ public:
     // screenshot mode never reads it, so its pictures do not depend on who runs it.
     void restoreLayout();
     void saveLayout();
+    // Another central view in front: the selection panes shrink; the timeline: they come back.
+    void fitBottomPanes();
     // Ctrl+Shift+P: every action and run focus by name.
     void showPalette();
     CommandPalette *palette() const { return m_palette; }
@@ -242,6 +244,7 @@ private:
     bool m_interactive = true;
     bool m_sized = false; // the panes have their sizes: restored, or defaults at the first show
     QByteArray m_pendingState; // the restored layout, applied again at the first show
+    int m_bottomHeight = 0;    // the selection panes' height before another view compacted them
 };
 
 } // namespace gml

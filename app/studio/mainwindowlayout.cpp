@@ -31,6 +31,9 @@ void MainWindow::arrangeDocks()
     for (const char *name : {"details", "aggregate", "flame", "notes", "sources", "runs"}) {
         auto *dock = findChild<QDockWidget *>(QLatin1String(name));
         addDockWidget(Qt::BottomDockWidgetArea, dock);
+        // Small enough to shrink to a strip when another view is in front (fitBottomPanes).
+        if (dock->widget())
+            dock->widget()->setMinimumHeight(40);
         if (prev)
             tabifyDockWidget(prev, dock);
         dock->show();
@@ -44,11 +47,11 @@ void MainWindow::arrangeDocks()
 
 void MainWindow::applyDefaultSizes()
 {
-    // A fifth of the height for the selection panes (at least 160 px), the What-if pane a third
+    // A sixth of the height for the selection panes (at least 120 px), the What-if pane a third
     // of the width (400 to 480 px); hidden until asked for.
     auto *details = findChild<QDockWidget *>(QStringLiteral("details"));
     auto *whatif = findChild<QDockWidget *>(QStringLiteral("whatif"));
-    resizeDocks({details}, {std::max(160, height() / 5)}, Qt::Vertical);
+    resizeDocks({details}, {std::max(120, height() / 6)}, Qt::Vertical);
     resizeDocks({whatif}, {std::clamp(width() / 3, 400, 480)}, Qt::Horizontal);
 }
 
@@ -132,6 +135,41 @@ bool MainWindow::showView(const QString &name)
         return true;
     }
     return false;
+}
+
+void MainWindow::fitBottomPanes()
+{
+    // The selection panes (Details, Aggregate, Flame Graph) show the timeline's selection: with
+    // another view in front they shrink to their tabs and a line, so Analysis, Graph, Compare
+    // and Query get the height, and come back at the size they had with the timeline. With
+    // Runs, Notes or Sources in front they keep their size (Compare works from Runs).
+    constexpr int kCompact = 72;
+    QDockWidget *front = nullptr;
+    for (const char *name : {"details", "aggregate", "flame", "notes", "sources", "runs"})
+        if (auto *d = findChild<QDockWidget *>(QLatin1String(name));
+            d && d->isVisible() && !d->isFloating() && !d->visibleRegion().isEmpty() &&
+            dockWidgetArea(d) == Qt::BottomDockWidgetArea)
+            front = d;
+    if (!front)
+        return;
+    const QString name = front->objectName();
+    const bool selectionPane = name == QLatin1String("details") ||
+                               name == QLatin1String("aggregate") || name == QLatin1String("flame");
+    if (frontView() != QLatin1String("timeline")) {
+        if (selectionPane && m_bottomHeight == 0 && front->height() > kCompact) {
+            m_bottomHeight = front->height();
+            resizeDocks({front}, {kCompact}, Qt::Vertical);
+        }
+    } else if (m_bottomHeight > 0) {
+        const int target = std::exchange(m_bottomHeight, 0);
+        resizeDocks({front}, {target}, Qt::Vertical);
+        // resizeDocks sizes the area a little short of the dock's own height (its title bar):
+        // measured once laid out, the difference is added back.
+        QTimer::singleShot(0, this, [this, front, target] {
+            if (front->height() != target && frontView() == QLatin1String("timeline"))
+                resizeDocks({front}, {2 * target - front->height()}, Qt::Vertical);
+        });
+    }
 }
 
 QString MainWindow::frontView() const

@@ -22,6 +22,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QShortcut>
 #include <QSlider>
 #include <QVBoxLayout>
@@ -187,11 +188,18 @@ WhatIfPanel::WhatIfPanel(QWidget *parent) : QWidget(parent)
     chartView->setRenderHint(QPainter::Antialiasing);
     // Its size hint does not count: the pane sits in a scroll area that takes the panel's
     // preferred height for its width (the summary wraps), and the chart's would push the
-    // legend past the bottom at 1366x768. It gets what the controls leave, at least 150 px.
-    chartView->setMinimumHeight(150);
+    // legend past the bottom at 1366x768. It gets what the controls leave, at least 170 px.
+    chartView->setMinimumHeight(170);
     chartView->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);
-    rv->addWidget(m_summary);
-    rv->addWidget(chartView, 1);
+    // The summary scrolls on its own when it is longer than its share (its notes on what the
+    // model does not know run to a dozen lines), so the chart below is never squeezed.
+    auto *summaryScroll = new QScrollArea(right);
+    summaryScroll->setWidget(m_summary);
+    summaryScroll->setWidgetResizable(true);
+    summaryScroll->setFrameShape(QFrame::NoFrame);
+    summaryScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    rv->addWidget(summaryScroll, 3);
+    rv->addWidget(chartView, 2);
     outer->addWidget(right, 4);
 
     connect(m_run, &QComboBox::currentTextChanged, this, [this](const QString &run) {
@@ -538,9 +546,11 @@ void WhatIfPanel::showResult(const sim::WhatIfReport &r, double replayMs)
     categories->append({tr("predicted"), tr("measured")});
     m_chart->addAxis(categories, Qt::AlignLeft);
     series->attachAxis(categories);
+    // No axis title (the legend says what the bars are, the labels carry the unit): at
+    // 1366x768 the title took the height the tick labels needed and they read "…".
     auto *values = new QValueAxis();
-    values->setTitleText(tr("critical path (ms)"));
-    values->setLabelFormat(QStringLiteral("%.4g"));
+    values->setLabelFormat(QStringLiteral("%.4g ms"));
+    values->setTickCount(4);
     values->setMin(0);
     m_chart->addAxis(values, Qt::AlignBottom);
     series->attachAxis(values);
@@ -556,7 +566,11 @@ void WhatIfPanel::styleChart()
     m_chart->setBackgroundBrush(t.base);
     m_chart->setPlotAreaBackgroundVisible(false);
     m_chart->legend()->setLabelColor(t.text);
+    QFont small = font();
+    small.setPointSizeF(std::max(7.0, small.pointSizeF() - 1));
+    m_chart->legend()->setFont(small);
     for (auto *axis : m_chart->axes()) {
+        axis->setLabelsFont(small);
         axis->setLabelsColor(t.text);
         axis->setTitleBrush(t.text);
         axis->setLinePenColor(t.muted);
