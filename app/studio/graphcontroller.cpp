@@ -109,7 +109,10 @@ void GraphController::showBuilt(Built b)
             lines << tr("Declaration problem: %1").arg(p);
         for (const QString &n : b.workflow->notes)
             lines << n;
-        if (b.workflow->inferred() && b.workflow->steps.size() > 1)
+        // Only where an inferred edge is drawn: unrelated runs are steps with no edges.
+        if (b.workflow->inferred() && b.workflow->steps.size() > 1 &&
+            std::any_of(b.workflow->edges.begin(), b.workflow->edges.end(),
+                        [](const sim::WorkflowEdge &e) { return e.inferred; }))
             lines << tr(
                 "No workflow is declared: the order of the steps is inferred from their times "
                 "(dashed edges). Declare one in the trace folder's grademl.json.");

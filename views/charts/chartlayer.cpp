@@ -61,8 +61,7 @@ Chart::Chart(QWidget *parent) : QCustomPlot(parent)
 
 QString Chart::title() const
 {
-    const auto *t = qobject_cast<QCPTextElement *>(plotLayout()->element(0, 0));
-    return t ? t->text() : QString();
+    return m_title; // as given (the element may show it on two lines)
 }
 
 void Chart::applyTheme()
@@ -99,8 +98,8 @@ void Chart::reset(const QString &title, const QString &valueLabel, Kind kind)
     applyTheme();
     clearPlottables();
     clearItems();
-    if (auto *t = qobject_cast<QCPTextElement *>(plotLayout()->element(0, 0)))
-        t->setText(title);
+    m_title = title;
+    fitTitle();
     yAxis->setLabel(valueLabel);
     xAxis->setLabel(QString());
     xAxis->setScaleType(QCPAxis::stLinear);
@@ -162,6 +161,69 @@ bool Chart::isSeriesVisible(const QString &name) const
     return false;
 }
 
+void Chart::labelBars()
+{
+    const int n = int(m_bars.categories.size());
+    if (m_kind != Kind::Bars || n == 0)
+        return;
+    const QFontMetrics fm(xAxis->tickLabelFont());
+    int widest = 0;
+    for (const QString &c : m_bars.categories)
+        widest = std::max(widest, fm.horizontalAdvance(c));
+    // The axis' width: the plot's once laid out, else the widget's less the value axis.
+    const int axis = std::max(40, axisRect()->width() > 0 ? axisRect()->width() : width() - 60);
+    const double slot = double(axis) / n;
+    const bool level = widest + 8 <= slot * 1; // each label fits under its own bar
+    const int rotation = level ? 0 : 45;
+    // Slanted labels need about a line and a half apart along the axis.
+    const double pitch = level ? widest + 8 : fm.height() * 1.5;
+    const int every = std::max(1, int(std::ceil(pitch / slot)));
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    for (int k = 0; k < n; k += every)
+        ticker->addTick(k + 1, m_bars.categories[k]);
+    xAxis->setTicker(ticker);
+    xAxis->setTickLabelRotation(rotation);
+}
+
+void Chart::fitTitle()
+{
+    // A title wider than the chart breaks before its parenthesis ("GPU time per iteration" over
+    // "(rank 0 · GPU 0)") rather than losing both ends.
+    auto *t = qobject_cast<QCPTextElement *>(plotLayout()->element(0, 0));
+    if (!t)
+        return;
+    QString text = m_title;
+    const QFontMetrics fm(t->font());
+    const qsizetype paren = text.indexOf(QStringLiteral(" ("));
+    if (paren > 0 && fm.horizontalAdvance(text) > width() - 8)
+        text[paren] = QLatin1Char('\n');
+    t->setText(text);
+}
+
+void Chart::wrapBarsLegend()
+{
+    // As many entries a row as fit their text (a narrow chart: two rows, not cut names).
+    const QFontMetrics fm(legend->font());
+    int widest = 0;
+    for (const auto &s : m_bars.series)
+        widest = std::max(widest, fm.horizontalAdvance(s.name));
+    // An item: its icon (32 px), padding (7) and margins around the text.
+    const int perRow = std::max(1, (width() - 16) / (widest + 64));
+    legend->setWrap(int(m_bars.series.size()) > perRow ? perRow : 0);
+}
+
+void Chart::resizeEvent(QResizeEvent *event)
+{
+    fitTitle();
+    if (m_kind == Kind::Bars && legend->visible())
+        wrapBarsLegend();
+    QCustomPlot::resizeEvent(event);
+    if (m_kind == Kind::Bars && !m_bars.categories.isEmpty()) {
+        labelBars();
+        replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
 void Chart::showBars(const StackedBars &bars)
 {
     reset(bars.title, bars.valueLabel, Kind::Bars);
@@ -171,16 +233,7 @@ void Chart::showBars(const StackedBars &bars)
     QVector<double> keys(n);
     for (int k = 0; k < n; ++k)
         keys[k] = k + 1;
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    const int every = std::max(1, n / 24); // at most ~24 labels
-    for (int k = 0; k < n; k += every)
-        ticker->addTick(k + 1, bars.categories[k]);
-    xAxis->setTicker(ticker);
-    // Labels that cannot sit side by side are slanted.
-    int chars = 0;
-    for (const QString &c : bars.categories)
-        chars += int(c.size()) + 2;
-    xAxis->setTickLabelRotation(n > 8 ? 45 : chars > 48 ? 25 : 0);
+    labelBars();
     xAxis->setSubTicks(false);
     QCPBars *below = nullptr;
     double top = 0;
@@ -223,7 +276,7 @@ void Chart::showBars(const StackedBars &bars)
         whiskers->setData(err);
     }
     legend->setVisible(bars.legend && bars.series.size() > 1 && bars.series.size() <= 8);
-    legend->setWrap(0);
+    wrapBarsLegend();
     xAxis->setRange(0.4, n + 0.6);
     yAxis->setRange(0, top > 0 ? top * 1.08 : 1);
     keepRanges();

@@ -30,6 +30,7 @@ void GraphCanvas::setScrollBars(QScrollBar *horizontal, QScrollBar *vertical)
         connect(m_bars[k], &QScrollBar::valueChanged, this, [this, k](int value) {
             if (m_syncing || !m_picture)
                 return;
+            m_atStart = false;
             const QRectF c = content();
             if (k == 0)
                 m_offset.setX(-value - c.left() * m_scale);
@@ -79,7 +80,10 @@ void GraphCanvas::changed()
 
 void GraphCanvas::resizeEvent(QResizeEvent *)
 {
-    changed();
+    if (m_atStart)
+        fit(); // still untouched: the start view of the new size
+    else
+        changed();
 }
 
 QTransform GraphCanvas::transform() const
@@ -113,10 +117,12 @@ void GraphCanvas::fit()
 void GraphCanvas::showStart()
 {
     fit();
+    m_atStart = true;
 }
 
 void GraphCanvas::centreOn(QPointF scenePoint)
 {
+    m_atStart = false;
     m_scale = std::max(m_scale, 0.8);
     m_offset = QPointF(width() / 2.0, height() / 2.0) - scenePoint * m_scale;
     changed();
@@ -163,6 +169,7 @@ void GraphCanvas::wheelEvent(QWheelEvent *e)
     const double factor = std::pow(1.0015, e->angleDelta().y());
     const QPointF at = e->position();
     const double scale = std::clamp(m_scale * factor, 0.02, 4.0);
+    m_atStart = false;
     m_offset = at - (at - m_offset) * (scale / m_scale);
     m_scale = scale;
     changed();
@@ -181,6 +188,7 @@ void GraphCanvas::mouseMoveEvent(QMouseEvent *e)
         if (m_dragged || d.manhattanLength() > 3) {
             m_dragged = true;
             m_offset += d;
+            m_atStart = false;
             m_press = e->position();
             changed();
         }
@@ -239,9 +247,11 @@ void GraphCanvas::keyPressEvent(QKeyEvent *e)
         if (crumbs.size() > 1)
             m_view->setFocusNode(crumbs[crumbs.size() - 2]);
     } else if (e->key() == Qt::Key_Plus || e->key() == Qt::Key_Equal) {
+        m_atStart = false;
         m_scale = std::min(4.0, m_scale * 1.25);
         changed();
     } else if (e->key() == Qt::Key_Minus) {
+        m_atStart = false;
         m_scale = std::max(0.02, m_scale / 1.25);
         changed();
     } else {

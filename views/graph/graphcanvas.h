@@ -52,6 +52,9 @@ private:
     QRectF viewport() const; // the device area above the legend
     QScrollBar *m_bars[2] = {nullptr, nullptr};
     bool m_syncing = false;
+    // The view is as showStart() left it (no pan, zoom or scroll since): a resize fits it again,
+    // so a graph laid out while its tab was small or hidden does not open mid-strip.
+    bool m_atStart = false;
     GraphView *m_view;
     double m_scale = 1.0;
     QPointF m_offset;

@@ -340,7 +340,8 @@ QString GraphView::statusText() const
         t += tr(" · %n more would open past the %1-box budget (double-click to open)", nullptr,
                 s.hiddenForBudget)
                  .arg(s.collapse.budget);
-    if (s.criticalLength > 0)
+    // A path needs edges: boxes with none between them (unrelated runs) claim none.
+    if (s.criticalLength > 0 && !s.edges.empty())
         t += tr(" · critical path %1 (red)").arg(formatDuration(s.criticalLength));
     t += tr(" · layout %1 ms").arg(m_picture->buildMs + m_picture->layoutMs, 0, 'f', 0);
     return t;
