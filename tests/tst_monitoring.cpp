@@ -89,6 +89,7 @@ private Q_SLOTS:
     void nvidiaSmiReal();
     void dcgmiReal();
     void topReal();
+    void topUndatedSaysSo();
     void wholeFolderTree();
     void timeZones();
     void folderSettingsFile();
@@ -503,6 +504,30 @@ void TestMonitoring::dcgmiWithoutSibling()
     QCOMPARE(ts, mtime.toMSecsSinceEpoch() * 1'000'000 - 2'000'000'000LL);
     QVERIFY(gmltest::text(*r.project, QStringLiteral("SELECT metadata FROM source"))
                 .contains(QLatin1String("modification time")));
+}
+
+// A top log alone (no sibling log with dates) is dated from its file's modification time, and
+// a warning says so where the user reads warnings (issue 58: it was dated silently).
+void TestMonitoring::topUndatedSaysSo()
+{
+    QTemporaryDir dir;
+    const QString path =
+        gmltest::writeFile(dir, QStringLiteral("top.txt"),
+                           "top - 15:19:26 up  5:06,  1 user,  load average: 1.80, 1.23, 0.98\n"
+                           "Tasks: 1 total\n%Cpu(s):  2.1 us,  0.4 sy,  0.0 ni, 97.5 id\n"
+                           "top - 15:19:27 up  5:06,  1 user,  load average: 1.70, 1.20, 0.97\n"
+                           "Tasks: 1 total\n%Cpu(s):  3.1 us,  0.4 sy,  0.0 ni, 96.5 id\n");
+    QVERIFY(gmltest::setMtime(
+        path, QDateTime::fromString(QStringLiteral("2024-05-01T16:00:00Z"), Qt::ISODate)));
+    QTemporaryDir pdir;
+    auto r = importPaths(pdir, {path});
+    QCOMPARE(r.reports.front().status, SourceReport::Status::Imported);
+    QVERIFY(r.reports.front().warnings >= 1);
+    const QString warnings =
+        gmltest::text(*r.project, QStringLiteral("SELECT warnings FROM source"));
+    QVERIFY2(warnings.contains(QLatin1String("top prints no date")) &&
+                 warnings.contains(QLatin1String("2024-05-01")),
+             qPrintable(warnings));
 }
 
 void TestMonitoring::dcgmiRepeatedColumn()

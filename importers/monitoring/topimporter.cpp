@@ -404,6 +404,14 @@ ImportOutcome TopBatchImporter::import(ImportContext &ctx) const
                 return times;
             }(),
             meta);
+        // Said where the user reads warnings (Sources, grademl info), not only in the metadata:
+        // a log copied today would otherwise sit on today's date without a word.
+        if (meta.value(QStringLiteral("time_estimated")).toBool())
+            warnings.add(QStringLiteral("date"), 0,
+                         QStringLiteral("top prints no date: its blocks are dated %1 from the "
+                                        "file's modification time (no sibling log with dates); "
+                                        "if that is wrong, set the clock offset in Sources")
+                             .arg(date.toString(Qt::ISODate)));
     }
 
     MonitorSink sink(*ctx.writer, QStringLiteral("top"));

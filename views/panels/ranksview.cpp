@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ranksview.h"
 
+#include "theme.h"
+
 #include "timeformat.h"
 
 #include <QHeaderView>
@@ -244,17 +246,21 @@ void StepHeatMap::paintEvent(QPaintEvent *)
             const QRectF cell(g.left() + c * cw, g.top() + r0 * rh,
                               std::max(1.0, cw - (cw > 4 ? 1 : 0)),
                               std::max(1.0, (r1 - r0) * rh - (rh > 4 ? 1 : 0)));
+            // The median is the theme's background (white in light, dark in dark), slower
+            // toward red, faster toward blue; no iteration: the theme's alternate shade.
+            const Theme &theme = Theme::current();
             if (worst < -1.5) {
-                p.fillRect(cell, QColor(0xee, 0xee, 0xee));
+                p.fillRect(cell, theme.alternate);
                 continue;
             }
             const double f = std::clamp(worst / 0.25, -1.0, 1.0); // ±25% saturates
             const QColor slow(0xd6, 0x2f, 0x2f), fast(0x2f, 0x6f, 0xd6);
             const QColor &to = f >= 0 ? slow : fast;
+            const QColor &mid = theme.base;
             const double a = std::abs(f);
-            p.fillRect(cell, QColor::fromRgbF(float(1 - a + a * to.redF()),
-                                              float(1 - a + a * to.greenF()),
-                                              float(1 - a + a * to.blueF())));
+            p.fillRect(cell, QColor::fromRgbF(float((1 - a) * mid.redF() + a * to.redF()),
+                                              float((1 - a) * mid.greenF() + a * to.greenF()),
+                                              float((1 - a) * mid.blueF() + a * to.blueF())));
         }
     }
     // Rank labels where they fit, iteration numbers below.

@@ -250,6 +250,12 @@ RunsBrowser::RunsBrowser(QWidget *parent) : QWidget(parent)
                                         tr("Duration"), tr("Step time"), tr("Spread"),
                                         tr("GPU busy"), tr("MFU"), tr("Peak memory"), tr("Energy"),
                                         tr("Params"), tr("Tags")});
+    m_model->setHeaderData(
+        Duration, Qt::Horizontal,
+        tr("From the run's first recorded event to its last: profiler spans and monitoring "
+           "samples included. What-if's \"end to end\" is shorter: the span of the operations "
+           "it replays."),
+        Qt::ToolTipRole);
     m_proxy = new RunFilter(&m_catalog, this);
     m_proxy->setSourceModel(m_model);
     m_tree = new QTreeView(this);

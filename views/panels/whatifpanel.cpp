@@ -456,8 +456,10 @@ void WhatIfPanel::showResult(const sim::WhatIfReport &r, double replayMs)
             .arg(pct >= 0 ? QStringLiteral("+") : QString())
             .arg(pct, 0, 'f', 1);
     };
-    QString text = tr("<b>Predicted %1</b> (%2) against measured %3 · identity replay error %4% · "
-                      "%5 nodes · replay %6 ms")
+    // "End to end" is the replayed operations' span, first to last: shorter than the Runs
+    // pane's duration, which also counts the profiler's spans and monitoring samples.
+    QString text = tr("<b>Predicted %1</b> (%2) against measured %3 end to end (first to last "
+                      "operation replayed) · identity replay error %4% · %5 nodes · replay %6 ms")
                        .arg(formatDuration(r.predicted), change(r.predicted, r.measured),
                             formatDuration(r.measured))
                        .arg(r.identityError() * 100, 0, 'f', 2)
