@@ -123,6 +123,12 @@ bool MainWindow::showView(const QString &name)
     if (auto *dock = findChild<QDockWidget *>(name)) {
         dock->show();
         dock->raise();
+        // The flame graph asked for gets room to read a few levels (a third of the height).
+        if (name == QLatin1String("flame") && dockWidgetArea(dock) == Qt::BottomDockWidgetArea &&
+            !dock->isFloating() && dock->height() < height() / 3) {
+            m_bottomHeight = 0;
+            resizeDocks({dock}, {height() / 3}, Qt::Vertical);
+        }
         // The keyboard follows (Alt+9 shows Runs and types into its filter, issue 58): the
         // dock's first widget that takes the focus by Tab.
         if (QWidget *inside = dock->widget()) {

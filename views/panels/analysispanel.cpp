@@ -231,9 +231,12 @@ void AnalysisPanel::showReport(const sim::RunReport &report, bool final)
         head << tr("<b>Span</b> %1").arg(formatDuration(s.stepTime));
     if (s.gpuBusy >= 0)
         head << tr("<b>GPU busy</b> %1%").arg(s.gpuBusy * 100, 0, 'f', 1);
-    head << (s.mfu >= 0 ? tr("<b>MFU</b> %1% · <b>HFU</b> %2%")
-                              .arg(s.mfu * 100, 0, 'f', 1)
-                              .arg(s.hfu * 100, 0, 'f', 1)
+    // Below 1%, two significant digits ("0.042%"), never a bare "0.0%".
+    const auto percent = [](double f) {
+        return f > 0 && f < 0.01 ? QString::number(f * 100, 'g', 2)
+                                 : QString::number(f * 100, 'f', 1);
+    };
+    head << (s.mfu >= 0 ? tr("<b>MFU</b> %1% · <b>HFU</b> %2%").arg(percent(s.mfu), percent(s.hfu))
                         : tr("<b>MFU</b> – (%1)")
                               .arg(s.mfuUnknown.isEmpty() ? tr("no FLOPs recorded")
                                                           : s.mfuUnknown.toHtmlEscaped()));
