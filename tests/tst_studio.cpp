@@ -1010,7 +1010,7 @@ private Q_SLOTS:
                     ->layout()
                     .rows()[size_t(w.timeline()->layout().rowOfTrack(track))]
                     .expanded);
-        // Slowest: the lane with the most work of its own.
+        // Slowest: before an analysis, the lane that waited least in communication.
         QToolButton *slowest = nullptr, *stragglers = nullptr;
         for (auto *b : view->findChildren<QToolButton *>()) {
             if (b->text() == QLatin1String("Slowest"))
@@ -1020,7 +1020,7 @@ private Q_SLOTS:
         }
         QVERIFY(slowest && stragglers);
         slowest->click();
-        QCOMPARE(view->highlighted(), view->overview()->byWork().front());
+        QCOMPARE(view->highlighted(), view->overview()->byHoldUp().front());
         // Mark Stragglers: the run is analysed in the background (the Analysis view stays
         // behind) and each collective's last rank gets a mark.
         QSignalSpy analysed(w.analysis(), &AnalysisController::reportReady);

@@ -3,6 +3,8 @@
 // search everywhere (the track filter by what tracks hold, Find by category and args), short
 // relative ruler labels at every zoom on both screen sizes, a time origin set on the ruler.
 
+#include "analysiscontroller.h"
+#include "analysispanel.h"
 #include "figuredialog.h"
 #include "figureexport.h"
 #include "figurewriter.h"
@@ -10,6 +12,8 @@
 #include "project.h"
 #include "querycontroller.h"
 #include "queryview.h"
+#include "rankoverviewcontroller.h"
+#include "rankoverviewview.h"
 #include "runsbrowser.h"
 #include "sqlitedb.h"
 #include "statedump.h"
@@ -36,6 +40,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 
 using namespace gml;
 using gmltest::showQuietly;
@@ -285,6 +290,58 @@ private Q_SLOTS:
         // Another run in focus (or the same again): counted from its start.
         s->clearOrigin();
         QVERIFY(!s->hasOrigin());
+    }
+
+    // Issue 57: on DLRM's 8 ranks Slowest picked rank 1, which waited 11.3 ms in communication
+    // (the victim). Before an analysis it now picks the rank that waited least; after Mark
+    // Stragglers, the rank of the critical path; Fastest the rank that waited most.
+    void slowestIsTheRankTheOthersWaitFor()
+    {
+        GML_REQUIRE_SHARED(QString::fromLatin1(kDlrm));
+        MainWindow w;
+        showQuietly(w, QSize(1920, 1080));
+        w.openFolder(gmltest::sharedTraces() + QLatin1Char('/') + QLatin1String(kDlrm));
+        QVERIFY(waitLoaded(w, 300000));
+        w.rankOverview()->waitForIdle();
+        RankOverviewView *view = w.rankView();
+        QVERIFY(view && view->overview() && view->overview()->lanes.size() == 8);
+        QToolButton *slowest = nullptr, *fastest = nullptr, *stragglers = nullptr;
+        for (auto *b : view->findChildren<QToolButton *>()) {
+            if (b->text() == QLatin1String("Slowest"))
+                slowest = b;
+            if (b->text() == QLatin1String("Fastest"))
+                fastest = b;
+            if (b->text() == QLatin1String("Mark Stragglers"))
+                stragglers = b;
+        }
+        QVERIFY(slowest && fastest && stragglers);
+        QVERIFY(slowest->toolTip().contains(QLatin1String("critical path")));
+        const auto &lanes = view->overview()->lanes;
+        const auto rankOf = [&] { return lanes[size_t(view->highlighted())].rank; };
+        const auto leastWait =
+            std::min_element(lanes.begin(), lanes.end(), [](const RankLane &a, const RankLane &b) {
+                return a.communication < b.communication;
+            });
+        const auto mostWait =
+            std::max_element(lanes.begin(), lanes.end(), [](const RankLane &a, const RankLane &b) {
+                return a.communication < b.communication;
+            });
+        slowest->click();
+        QCOMPARE(rankOf(), leastWait->rank);
+        fastest->click();
+        QCOMPARE(rankOf(), mostWait->rank);
+        QCOMPARE(rankOf(), 1); // 11.3 ms waiting: the victim, now named Fastest
+
+        QSignalSpy analysed(w.analysis(), &AnalysisController::reportReady);
+        stragglers->click();
+        QVERIFY(analysed.wait(120000));
+        const auto *report = w.findChild<AnalysisPanel *>()->report();
+        QVERIFY(report && !report->criticalByRank.empty());
+        slowest->click();
+        QCOMPARE(rankOf(), report->criticalByRank.front().first);
+        QCOMPARE(rankOf(), 4);
+        fastest->click();
+        QCOMPARE(rankOf(), 1);
     }
 
     // Panes dragged to a size come back at that size; the first window fits the screen; Show in

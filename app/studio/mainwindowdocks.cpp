@@ -304,7 +304,8 @@ void MainWindow::buildAnalysisPanel()
     connect(m_analysis, &AnalysisController::reportReady, this,
             [this, panel](const QString &run, const QString &error) {
                 if (error.isEmpty() && panel->report() && panel->report()->analysis)
-                    m_rankOverview->setStragglers(run, panel->report()->analysis->stragglers);
+                    m_rankOverview->setStragglers(run, panel->report()->analysis->stragglers,
+                                                  panel->report()->criticalByRank);
             });
 }
 

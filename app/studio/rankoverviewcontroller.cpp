@@ -164,16 +164,18 @@ void RankOverviewController::followFocus()
         });
 }
 
-void RankOverviewController::setStragglers(const QString &run,
-                                           const std::vector<sim::Straggler> &stragglers)
+void RankOverviewController::setStragglers(
+    const QString &run, const std::vector<sim::Straggler> &stragglers,
+    const std::vector<std::pair<int, TimeNs>> &criticalByRank)
 {
     if (run != m_run)
         return;
     std::vector<RankOverviewView::Mark> marks;
     for (const auto &s : stragglers)
         if (s.lastRank >= 0 && s.late() > 0)
-            marks.push_back({s.lastRank, s.lastArrival});
-    m_view->setMarks(std::move(marks));
+            marks.push_back({s.lastRank, s.lastArrival, s.late()});
+    m_view->setMarks(std::move(marks),
+                     std::map<int, TimeNs>(criticalByRank.begin(), criticalByRank.end()));
 }
 
 void RankOverviewController::waitForIdle()

@@ -46,7 +46,10 @@ public:
     const QString &run() const { return m_run; }
     // The analysis of the run shown: its collectives' stragglers are marked (another run's are
     // ignored).
-    void setStragglers(const QString &run, const std::vector<sim::Straggler> &stragglers);
+    // `criticalByRank`: the run's critical path per rank (RunReport), which orders Slowest /
+    // Median / Fastest first.
+    void setStragglers(const QString &run, const std::vector<sim::Straggler> &stragglers,
+                       const std::vector<std::pair<int, TimeNs>> &criticalByRank = {});
     TrackId trackOf(int lane) const;
     // The tracks a lane expands to (its GPU's streams with slices; else trackOf), and the lane
     // expanded now (-1: none).

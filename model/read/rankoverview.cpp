@@ -45,6 +45,30 @@ std::vector<int> RankOverview::byWork() const
     return out;
 }
 
+std::vector<int> RankOverview::byHoldUp(const std::map<int, TimeNs> &lateByRank,
+                                        const std::map<int, TimeNs> &criticalByRank) const
+{
+    std::vector<int> out(lanes.size());
+    std::iota(out.begin(), out.end(), 0);
+    const auto of = [&](const std::map<int, TimeNs> &m, int lane) {
+        const auto it = m.find(lanes[size_t(lane)].rank);
+        return it == m.end() ? TimeNs(0) : it->second;
+    };
+    const auto late = [&](int lane) { return of(lateByRank, lane); };
+    const auto critical = [&](int lane) { return of(criticalByRank, lane); };
+    std::stable_sort(out.begin(), out.end(), [&](int x, int y) {
+        if (critical(x) != critical(y))
+            return critical(x) > critical(y);
+        if (late(x) != late(y))
+            return late(x) > late(y);
+        const TimeNs cx = lanes[size_t(x)].communication, cy = lanes[size_t(y)].communication;
+        if (cx != cy)
+            return cx < cy;
+        return lanes[size_t(x)].rank < lanes[size_t(y)].rank;
+    });
+    return out;
+}
+
 std::optional<RankOverview> loadRankOverview(Project &project, RunId run, QString *error)
 {
     const auto sources = runSourceWork(project, run, error);

@@ -4,14 +4,15 @@
 // The rank overview of a run: one lane per GPU of every rank, from the source summaries
 // written at import (sourcesummary.h), so that a 1,024-rank job is drawn without reading a
 // slice: each lane's busy and communication heat over the run, its rank's iterations, and what
-// ranks it by (its own work, the time it did not wait in collectives: the rank the others wait
-// for has the most). Times are on the project clock.
+// ranks it (byHoldUp: how late it arrived last at collectives, else how little it waited in
+// them). Times are on the project clock.
 
 #include "sourcesummary.h"
 #include "types.h"
 
 #include <QString>
 
+#include <map>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -43,8 +44,16 @@ struct RankOverview
     // the mean of the buckets a column covers; -1 where the lane has no activity).
     static void shares(const RankLane &lane, TimeNs a, TimeNs b, int columns, float *busy,
                        float *communication);
-    // The lanes by their own work, most first (ties by rank): the slowest rank first.
+    // The lanes by their own work, most first (ties by rank).
     std::vector<int> byWork() const;
+    // The lanes by how much they hold the others up, most first (issue 57: "Slowest" picked
+    // the victim, the rank with the most own work that then waited 11 ms in communication):
+    // first by their rank's time on the critical path (`criticalByRank`, from an analysis),
+    // then by how late it arrived last at collectives (`lateByRank`: the summed lateness of
+    // its last arrivals), then by the least time waiting in communication (the rank the others
+    // wait for waits the least), then by rank. Empty maps: unknown.
+    std::vector<int> byHoldUp(const std::map<int, TimeNs> &lateByRank = {},
+                              const std::map<int, TimeNs> &criticalByRank = {}) const;
 };
 
 // The overview of a run's GPUs; an empty one for a run without GPU work. nullopt (and `error`)

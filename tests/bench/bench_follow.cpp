@@ -1,18 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// bench_follow: what following a folder costs (issue 38: at most 1% of one core, bounded memory
-// over 24 hours of samples).
-//
-//   bench_follow [--hours H] [--series N] [--gpus G] [--poll-s P]
-//
-// Generates, in simulated time, what a job's folder receives: the recorder's samples at 10 Hz
-// (N series, default 60: host, cores, a few processes) and `nvidia-smi -l 1` with timestamps
-// (G GPUs, default 8, four metrics). Every P simulated seconds (default 1, the follower's poll)
-// it appends that much to both logs and polls a FolderFollower, timing the poll's CPU (thread
-// CPU time). Prints the CPU per poll early and late in the run (bounded: no growth with the
-// project), the follower's share of one core at the real poll period, the resident memory
-// early and late, the studio's refresh after one more poll (the whole timeline loaded again
-// against a reload that keeps the counters it holds), and a baseline measured in the same run:
-// a one-shot import of the final folder (followed CPU in all / one-shot CPU).
+// bench_follow: what it measures, its options and what it prints are kUsage below (--help).
+#include "benchutil.h"
 #include "folderfollower.h"
 #include "folderscanner.h"
 #include "importjob.h"
@@ -73,8 +61,29 @@ void append(const QString &path, const QByteArray &bytes)
 
 } // namespace
 
+// What --help prints.
+constexpr const char *kUsage =
+    "bench_follow: what following a folder costs (issue 38: at most 1% of one core, bounded "
+    "memory\n"
+    "over 24 hours of samples).\n"
+    "\n"
+    "  bench_follow [--hours H] [--series N] [--gpus G] [--poll-s P]\n"
+    "\n"
+    "Generates, in simulated time, what a job's folder receives: the recorder's samples at 10 Hz\n"
+    "(N series, default 60: host, cores, a few processes) and `nvidia-smi -l 1` with timestamps\n"
+    "(G GPUs, default 8, four metrics). Every P simulated seconds (default 1, the follower's "
+    "poll)\n"
+    "it appends that much to both logs and polls a FolderFollower, timing the poll's CPU (thread\n"
+    "CPU time). Prints the CPU per poll early and late in the run (bounded: no growth with the\n"
+    "project), the follower's share of one core at the real poll period, the resident memory\n"
+    "early and late, the studio's refresh after one more poll (the whole timeline loaded again\n"
+    "against a reload that keeps the counters it holds), and a baseline measured in the same run:\n"
+    "a one-shot import of the final folder (followed CPU in all / one-shot CPU).\n";
+
 int main(int argc, char **argv)
 {
+    if (gmlbench::helpAsked(argc, argv, kUsage))
+        return 0;
     QCoreApplication app(argc, argv);
     double hours = 2;
     int series = 60, gpus = 8, pollS = 1;

@@ -1,20 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// bench_graph: how fast the execution model and the graph view's pictures are built.
-//
-//   bench_graph [--ranks R] [--steps S | --target-mb MB] [--repeat N] [TRACE_FOLDER...]
-//   bench_graph --project FILE --run NAME [--repeat N]   (a project imported before: no import)
-//
-// For each folder (default: every folder of ../shared/traces/pytorch_kineto when present) and
-// a job generated with grademl-tracegen (R ranks, S steps), imported into a temporary
-// project, prints:
-//   graph      building the run's dependency graph (the what-if engine's, the baseline);
-//   model      the hierarchy on top of it: ExecutionModel::build;
-//   crit.      the identity replay's critical path charged to it (model + crit. is what the
-//              graph dock adds to the what-if engine's work; ratio: that against graph);
-//   collapsed  the view the dock opens with: scene (budget 150, down to operators) + layout;
-//   open       a double-click on the largest box that opens: its scene + layout;
-//   unfold     a double-click on the largest ×N group (when there is one).
-// Medians over N repeats, and the process's peak RSS at the end.
+// bench_graph: what it measures, its options and what it prints are kUsage below (--help).
 #include "benchutil.h"
 #include "dependencygraph.h"
 #include "executionmodel.h"
@@ -131,8 +116,30 @@ static void printPeakRss()
     std::printf("peak RSS %.0f MiB\n", double(usage.ru_maxrss) / 1024.0);
 }
 
+// What --help prints.
+constexpr const char *kUsage =
+    "bench_graph: how fast the execution model and the graph view's pictures are built.\n"
+    "\n"
+    "  bench_graph [--ranks R] [--steps S | --target-mb MB] [--repeat N] [TRACE_FOLDER...]\n"
+    "  bench_graph --project FILE --run NAME [--repeat N]   (a project imported before: no "
+    "import)\n"
+    "\n"
+    "For each folder (default: every folder of ../shared/traces/pytorch_kineto when present) and\n"
+    "a job generated with grademl-tracegen (R ranks, S steps), imported into a temporary\n"
+    "project, prints:\n"
+    "  graph      building the run's dependency graph (the what-if engine's, the baseline);\n"
+    "  model      the hierarchy on top of it: ExecutionModel::build;\n"
+    "  crit.      the identity replay's critical path charged to it (model + crit. is what the\n"
+    "             graph dock adds to the what-if engine's work; ratio: that against graph);\n"
+    "  collapsed  the view the dock opens with: scene (budget 150, down to operators) + layout;\n"
+    "  open       a double-click on the largest box that opens: its scene + layout;\n"
+    "  unfold     a double-click on the largest ×N group (when there is one).\n"
+    "Medians over N repeats, and the process's peak RSS at the end.\n";
+
 int main(int argc, char **argv)
 {
+    if (gmlbench::helpAsked(argc, argv, kUsage))
+        return 0;
     qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen")
                                                                     : qgetenv("QT_QPA_PLATFORM"));
     QGuiApplication app(argc, argv);

@@ -1,16 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// bench_import: imports the given files into a fresh project and prints throughput and peak
-// memory. One invocation per input set, so the peak resident size belongs to that input.
-//
-//   bench_import [--label NAME] [--project FILE] [--stages] [--threads N] FILE...
-//
-// Prints: label, input bytes (decompressed), seconds, MB/s, slices+samples (events placed),
-// events/s, peak RSS (MiB) and peak RSS / input bytes; the threads the files were read on
-// (--threads, default one per core: ImportJob::setThreads) and MB/s per thread; then how long
-// reading every slice track back takes (SliceTrack::load, as the timeline does when a track is
-// first drawn).
-// --stages first times, in the same run, the two floors under the import: reading the bytes
-// (InputStream) and parsing them with the Chrome trace reader into a handler that keeps nothing.
+// bench_import: what it measures, its options and what it prints are kUsage below (--help).
+#include "benchutil.h"
 #include "chrometracereader.h"
 #include "folderscanner.h"
 #include "importjob.h"
@@ -89,8 +79,26 @@ static void timeStages(const QString &label, const QList<gml::ScannedFile> &file
                     double(parsed) / 1e6, double(bytes) / 1e6);
 }
 
+// What --help prints.
+constexpr const char *kUsage =
+    "bench_import: imports the given files into a fresh project and prints throughput and peak\n"
+    "memory. One invocation per input set, so the peak resident size belongs to that input.\n"
+    "\n"
+    "  bench_import [--label NAME] [--project FILE] [--stages] [--threads N] FILE...\n"
+    "\n"
+    "Prints: label, input bytes (decompressed), seconds, MB/s, slices+samples (events placed),\n"
+    "events/s, peak RSS (MiB) and peak RSS / input bytes; the threads the files were read on\n"
+    "(--threads, default one per core: ImportJob::setThreads) and MB/s per thread; then how long\n"
+    "reading every slice track back takes (SliceTrack::load, as the timeline does when a track is\n"
+    "first drawn).\n"
+    "--stages first times, in the same run, the two floors under the import: reading the bytes\n"
+    "(InputStream) and parsing them with the Chrome trace reader into a handler that keeps "
+    "nothing.\n";
+
 int main(int argc, char **argv)
 {
+    if (gmlbench::helpAsked(argc, argv, kUsage))
+        return 0;
     QCoreApplication app(argc, argv);
     QStringList args = QCoreApplication::arguments().mid(1);
     QString label = QStringLiteral("input");

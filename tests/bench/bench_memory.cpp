@@ -1,17 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// bench_memory: the roofline and the memory report of a run, against its import.
-//
-//   bench_memory [--target-mb MB] [--layers N] [--repeat N]
-//   bench_memory --project FILE --run NAME [--repeat N]   (a project imported before)
-//
-// Generates a one-rank job with grademl-tracegen --memory (profile_memory events with
-// addresses and totals, matmuls with shapes) of about MB megabytes, imports it into a
-// temporary project (timed), then times, as medians over N repeats:
-//   graph     the run's dependency graph (what the Analysis view builds anyway);
-//   roofline  roofline() over that graph (the op costs were gathered while it was read);
-//   memory    memoryReport(): reading the CPU threads' memory events and their operators, the
-//             matching of frees, the peak and what was live at it;
-// and each against the import's time, and the process's peak RSS at the end.
+// bench_memory: what it measures, its options and what it prints are kUsage below (--help).
 #include "benchutil.h"
 #include "dependencygraph.h"
 #include "devicecatalog.h"
@@ -36,8 +24,26 @@ using namespace gml;
 using gmlbench::median;
 using gmlbench::timed;
 
+// What --help prints.
+constexpr const char *kUsage =
+    "bench_memory: the roofline and the memory report of a run, against its import.\n"
+    "\n"
+    "  bench_memory [--target-mb MB] [--layers N] [--repeat N]\n"
+    "  bench_memory --project FILE --run NAME [--repeat N]   (a project imported before)\n"
+    "\n"
+    "Generates a one-rank job with grademl-tracegen --memory (profile_memory events with\n"
+    "addresses and totals, matmuls with shapes) of about MB megabytes, imports it into a\n"
+    "temporary project (timed), then times, as medians over N repeats:\n"
+    "  graph     the run's dependency graph (what the Analysis view builds anyway);\n"
+    "  roofline  roofline() over that graph (the op costs were gathered while it was read);\n"
+    "  memory    memoryReport(): reading the CPU threads' memory events and their operators, the\n"
+    "            matching of frees, the peak and what was live at it;\n"
+    "and each against the import's time, and the process's peak RSS at the end.\n";
+
 int main(int argc, char **argv)
 {
+    if (gmlbench::helpAsked(argc, argv, kUsage))
+        return 0;
     QCoreApplication app(argc, argv);
     QStringList args = app.arguments().mid(1);
     auto take = [&](const QString &flag, const QString &fallback) {

@@ -1,21 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// bench_open: opening a project until the timeline's first complete paint, and memory then,
-// at growing sizes (issue 34). Projects are generated at benchmark time straight into the
-// project file (no JSON): T tracks per rank, half CPU-thread-like (nested ops of 1-60 us with
-// 0-3 children), half GPU-stream-like (kernels of 2-200 us), slices spread evenly.
-//
-//   bench_open [--slices M,M,...] [--ranks R] [--size WxH] [--dir DIR] [--keep]
-//   bench_open --projects A.grademl,B.grademl,... [--size WxH]
-//
-// For each size (millions of slices; default 3.4,14,40) it writes DIR/open-<M>M.grademl once,
-// then runs itself twice per mode in a fresh process (so memory is the process's own):
-//   paged: what the studio does (the tree, then the viewport's summaries, slicepager.h);
-//   whole: every track read whole (the studio before schema v7), the baseline of the same run.
-// Each child prints: time to load, time until the first paint shows every row complete, peak
-// resident memory, then 40 pan and zoom frames from the whole trace to 10 us: the paint time of
-// each frame with what is read so far (median, worst), and the time until the frame is complete.
-// With --projects, the given projects instead (a cluster project against a small one and the
-// direct import of the same job), paged, three fresh processes each, with ratios to the first.
+// bench_open: what it measures, its options and what it prints are kUsage below (--help).
+#include "benchutil.h"
 #include "project.h"
 #include "timelinedata.h"
 #include "timelinepainter.h"
@@ -173,8 +158,33 @@ int child(const QString &path, bool page, QSize size)
 
 } // namespace
 
+// What --help prints.
+constexpr const char *kUsage =
+    "bench_open: opening a project until the timeline's first complete paint, and memory then,\n"
+    "at growing sizes (issue 34). Projects are generated at benchmark time straight into the\n"
+    "project file (no JSON): T tracks per rank, half CPU-thread-like (nested ops of 1-60 us with\n"
+    "0-3 children), half GPU-stream-like (kernels of 2-200 us), slices spread evenly.\n"
+    "\n"
+    "  bench_open [--slices M,M,...] [--ranks R] [--size WxH] [--dir DIR] [--keep]\n"
+    "  bench_open --projects A.grademl,B.grademl,... [--size WxH]\n"
+    "\n"
+    "For each size (millions of slices; default 3.4,14,40) it writes DIR/open-<M>M.grademl once,\n"
+    "then runs itself twice per mode in a fresh process (so memory is the process's own):\n"
+    "  paged: what the studio does (the tree, then the viewport's summaries, slicepager.h);\n"
+    "  whole: every track read whole (the studio before schema v7), the baseline of the same run.\n"
+    "Each child prints: time to load, time until the first paint shows every row complete, peak\n"
+    "resident memory, then 40 pan and zoom frames from the whole trace to 10 us: the paint time "
+    "of\n"
+    "each frame with what is read so far (median, worst), and the time until the frame is "
+    "complete.\n"
+    "With --projects, the given projects instead (a cluster project against a small one and the\n"
+    "direct import of the same job), paged, three fresh processes each, with ratios to the "
+    "first.\n";
+
 int main(int argc, char **argv)
 {
+    if (gmlbench::helpAsked(argc, argv, kUsage))
+        return 0;
     qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen")
                                                                     : qgetenv("QT_QPA_PLATFORM"));
     QGuiApplication app(argc, argv);

@@ -1,14 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// bench_replay: how fast the what-if engine builds a run's dependency graph and replays it.
-//
-//   bench_replay [--ranks R] [--steps S] [--repeat N]
-//
-// Generates a data-parallel job with grademl-tracegen (R ranks, S steps; the default gives
-// about 100k nodes), imports it into a temporary project, builds the graph once (timed), then
-// replays it N times as measured and N times with a transform (all GEMM kernels x0.5, as a
-// "compute speed" slider would). Prints the median replay time, nodes per second, and a
-// baseline measured in the same run: one pass summing the nodes' measured times, so the
-// replay's cost is read as a ratio to touching every node once.
+// bench_replay: what it measures, its options and what it prints are kUsage below (--help).
 #include "benchutil.h"
 #include "dependencygraph.h"
 #include "folderscanner.h"
@@ -33,8 +24,23 @@
 using namespace gml;
 using gmlbench::median;
 
+// What --help prints.
+constexpr const char *kUsage =
+    "bench_replay: how fast the what-if engine builds a run's dependency graph and replays it.\n"
+    "\n"
+    "  bench_replay [--ranks R] [--steps S] [--repeat N]\n"
+    "\n"
+    "Generates a data-parallel job with grademl-tracegen (R ranks, S steps; the default gives\n"
+    "about 100k nodes), imports it into a temporary project, builds the graph once (timed), then\n"
+    "replays it N times as measured and N times with a transform (all GEMM kernels x0.5, as a\n"
+    "\"compute speed\" slider would). Prints the median replay time, nodes per second, and a\n"
+    "baseline measured in the same run: one pass summing the nodes' measured times, so the\n"
+    "replay's cost is read as a ratio to touching every node once.\n";
+
 int main(int argc, char **argv)
 {
+    if (gmlbench::helpAsked(argc, argv, kUsage))
+        return 0;
     qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen")
                                                                     : qgetenv("QT_QPA_PLATFORM"));
     QGuiApplication app(argc, argv);

@@ -1,19 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// bench_runs: how fast the Runs browser opens and filters a project of many runs (issue 17:
-// 2,000 runs in under a second).
-//
-//   bench_runs [--runs N] [--experiments E] [--steps S] [--repeat R]
-//
-// Generates an MLflow store of N runs in E experiments (params: learning rate, batch size,
-// optimiser, GPU; tags; metrics loss and accuracy logged at S steps), imports it with the
-// importers the GUI uses and computes the runs' headline metrics (both timed once), then, as
-// medians over R repeats:
-//   catalog    loadRunCatalog: the experiments -> workloads -> runs with params and metrics;
-//   browser    RunsBrowser::setCatalog: the tree built, expanded and its columns sized;
-//   open       catalog + browser: what a user waits for when the dock opens;
-//   filter     a text filter and a KEY=VALUE filter applied, the tree expanded again;
-//   baseline   the same number of rows and columns of plain text put into a QStandardItemModel
-//              under a QTreeView (no catalog, no proxy), the floor of any tree of that size.
+// bench_runs: what it measures, its options and what it prints are kUsage below (--help).
 #include "benchutil.h"
 #include "folderscanner.h"
 #include "importjob.h"
@@ -113,8 +99,28 @@ static void generateStore(const QString &root, int runs, int experiments, int st
     }
 }
 
+// What --help prints.
+constexpr const char *kUsage =
+    "bench_runs: how fast the Runs browser opens and filters a project of many runs (issue 17:\n"
+    "2,000 runs in under a second).\n"
+    "\n"
+    "  bench_runs [--runs N] [--experiments E] [--steps S] [--repeat R]\n"
+    "\n"
+    "Generates an MLflow store of N runs in E experiments (params: learning rate, batch size,\n"
+    "optimiser, GPU; tags; metrics loss and accuracy logged at S steps), imports it with the\n"
+    "importers the GUI uses and computes the runs' headline metrics (both timed once), then, as\n"
+    "medians over R repeats:\n"
+    "  catalog    loadRunCatalog: the experiments -> workloads -> runs with params and metrics;\n"
+    "  browser    RunsBrowser::setCatalog: the tree built, expanded and its columns sized;\n"
+    "  open       catalog + browser: what a user waits for when the dock opens;\n"
+    "  filter     a text filter and a KEY=VALUE filter applied, the tree expanded again;\n"
+    "  baseline   the same number of rows and columns of plain text put into a QStandardItemModel\n"
+    "             under a QTreeView (no catalog, no proxy), the floor of any tree of that size.\n";
+
 int main(int argc, char **argv)
 {
+    if (gmlbench::helpAsked(argc, argv, kUsage))
+        return 0;
     QApplication app(argc, argv);
     int runs = 2000, experiments = 4, steps = 20, repeat = 5;
     const QStringList args = QCoreApplication::arguments().mid(1);

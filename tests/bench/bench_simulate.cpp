@@ -1,18 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// bench_simulate: how fast the strategy simulator runs (issue 18: ResNet-50 on 1,024 workers for
-// 10 iterations in under 5 s on one core; a sweep of 8 configurations in parallel).
-//
-//   bench_simulate [--workers N] [--iterations K] [--repeat R]
-//
-// On a cluster of N/4 nodes with 4 V100 each (NVLink 2, EDR InfiniBand, Lustre), ResNet-50 with
-// multi-worker ring all-reduce, as medians over R repeats:
-//   simulate   build the job graph, replay it with max-min fair flows, measure it (one thread);
-//   build      of which building the graph;
-//   replay     of which the event-driven replay with flows;
-//   baseline   the same graph replayed by the in-order (Daydream) replay with every flow's
-//              time fixed at its simulated length: the floor of any replay of that graph;
-// then a sweep of 8 configurations (workers 8..1,024) run one after the other and in parallel
-// (runSweep: a thread pool, baselines cached).
+// bench_simulate: what it measures, its options and what it prints are kUsage below (--help).
+#include "benchutil.h"
 #include "strategy.h"
 #include "strategyinternal.h"
 
@@ -38,8 +26,30 @@ double median(std::vector<double> v)
 
 } // namespace
 
+// What --help prints.
+constexpr const char *kUsage =
+    "bench_simulate: how fast the strategy simulator runs (issue 18: ResNet-50 on 1,024 workers "
+    "for\n"
+    "10 iterations in under 5 s on one core; a sweep of 8 configurations in parallel).\n"
+    "\n"
+    "  bench_simulate [--workers N] [--iterations K] [--repeat R]\n"
+    "\n"
+    "On a cluster of N/4 nodes with 4 V100 each (NVLink 2, EDR InfiniBand, Lustre), ResNet-50 "
+    "with\n"
+    "multi-worker ring all-reduce, as medians over R repeats:\n"
+    "  simulate   build the job graph, replay it with max-min fair flows, measure it (one "
+    "thread);\n"
+    "  build      of which building the graph;\n"
+    "  replay     of which the event-driven replay with flows;\n"
+    "  baseline   the same graph replayed by the in-order (Daydream) replay with every flow's\n"
+    "             time fixed at its simulated length: the floor of any replay of that graph;\n"
+    "then a sweep of 8 configurations (workers 8..1,024) run one after the other and in parallel\n"
+    "(runSweep: a thread pool, baselines cached).\n";
+
 int main(int argc, char **argv)
 {
+    if (gmlbench::helpAsked(argc, argv, kUsage))
+        return 0;
     QCoreApplication app(argc, argv);
     int workers = 1024, iterations = 10, repeat = 3;
     const QStringList args = app.arguments();

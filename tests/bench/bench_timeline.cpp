@@ -1,20 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// bench_timeline: paint time of the timeline at zoom levels from the whole trace down to 1 µs,
-// and memory per loaded slice.
-//
-//   bench_timeline [--slices N] [--tracks T] [--frames F] [--size WxH] [--counter-hours H]
-//
-// --counter-hours adds what a followed recorder log holds after H hours (60 series at 10 Hz)
-// as counter tracks: paint times at two values of H say whether painting keeps its figures
-// while a live view's data grows.
-//
-// The trace is generated in memory (nested CPU-op-like slices of 200 names, 1-60 µs, with
-// gaps), N slices spread over T tracks, and loaded into the same SliceTrack/TimelineData the
-// GUI uses. Each frame uses a new window (geometry rebuilt, nothing cached), centred on a
-// fixed point, widths geometric from the whole trace to 1 µs; frames paint into a QImage with
-// the GUI's TimelinePainter. Two cases: the window size given (the rows that fit, as on
-// screen), and one tall image holding every track. Prints median and worst per case, and a
-// baseline: one plain fillRect of the whole image, timed in the same run.
+// bench_timeline: what it measures, its options and what it prints are kUsage below (--help).
+#include "benchutil.h"
 #include "timelinepainter.h"
 
 #include <QElapsedTimer>
@@ -169,8 +155,29 @@ static void runCase(const char *label, TimelinePainter &painter, QSize size, int
                 median / std::max(baseline, 1e-6));
 }
 
+// What --help prints.
+constexpr const char *kUsage =
+    "bench_timeline: paint time of the timeline at zoom levels from the whole trace down to 1 µs,\n"
+    "and memory per loaded slice.\n"
+    "\n"
+    "  bench_timeline [--slices N] [--tracks T] [--frames F] [--size WxH] [--counter-hours H]\n"
+    "\n"
+    "--counter-hours adds what a followed recorder log holds after H hours (60 series at 10 Hz)\n"
+    "as counter tracks: paint times at two values of H say whether painting keeps its figures\n"
+    "while a live view's data grows.\n"
+    "\n"
+    "The trace is generated in memory (nested CPU-op-like slices of 200 names, 1-60 µs, with\n"
+    "gaps), N slices spread over T tracks, and loaded into the same SliceTrack/TimelineData the\n"
+    "GUI uses. Each frame uses a new window (geometry rebuilt, nothing cached), centred on a\n"
+    "fixed point, widths geometric from the whole trace to 1 µs; frames paint into a QImage with\n"
+    "the GUI's TimelinePainter. Two cases: the window size given (the rows that fit, as on\n"
+    "screen), and one tall image holding every track. Prints median and worst per case, and a\n"
+    "baseline: one plain fillRect of the whole image, timed in the same run.\n";
+
 int main(int argc, char **argv)
 {
+    if (gmlbench::helpAsked(argc, argv, kUsage))
+        return 0;
     qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen")
                                                                     : qgetenv("QT_QPA_PLATFORM"));
     QGuiApplication app(argc, argv);

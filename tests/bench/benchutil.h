@@ -4,6 +4,9 @@
 
 #include <QElapsedTimer>
 
+#include <cstdio>
+#include <cstring>
+
 #include <algorithm>
 #include <vector>
 
@@ -23,6 +26,19 @@ template <typename F> double timed(F &&f)
     t.start();
     f();
     return double(t.nsecsElapsed()) / 1e6;
+}
+
+// `--help` or `-h` among the arguments: prints `usage` (the benchmark's options and what it
+// prints) and returns true, so that the benchmark exits before generating anything (several
+// write gigabytes).
+inline bool helpAsked(int argc, char **argv, const char *usage)
+{
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+            std::fputs(usage, stdout);
+            return true;
+        }
+    return false;
 }
 
 } // namespace gmlbench

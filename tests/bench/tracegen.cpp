@@ -341,15 +341,15 @@ void writeStepAfterAllReduce(Rank &r, int step, int64_t stepStart, int64_t &t)
         step, r.pid, r.tid, us(stepStart).c_str(), us(t - stepStart - 1'000).c_str(), r.ext++);
 }
 
-int usage()
+int usage(FILE *to = stderr, int status = 2)
 {
     std::fprintf(
-        stderr,
+        to,
         "usage: grademl-tracegen --out DIR [--ranks N] [--steps N] [--layers N] "
         "[--target-mb MB] [--seed S] [--monitor] [--healthy] [--slow-rank R] [--host-skew-us US]\n"
         "                        [--kernel-scale F] [--gemm-scale F] [--host-scale F] "
         "[--memory]\n");
-    return 2;
+    return status;
 }
 
 // "2023/11/14 22:13:20.123" in UTC, as nvidia-smi prints local time on a host set to UTC.
@@ -455,6 +455,8 @@ int main(int argc, char **argv)
             seed = std::strtoull(argv[i], nullptr, 10);
         else if (need("--host-skew-us"))
             skewUs = std::atoll(argv[i]);
+        else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0)
+            return usage(stdout, 0);
         else if (std::strcmp(argv[i], "--monitor") == 0)
             monitor = true;
         else if (std::strcmp(argv[i], "--healthy") == 0)

@@ -50,12 +50,15 @@ RankOverviewView::RankOverviewView(TimelineState *state, QWidget *parent)
            "collective"));
     connect(m_stragglers, &QToolButton::clicked, this, &RankOverviewView::stragglersRequested);
     header->addWidget(m_stragglers);
-    m_slowest =
-        button(tr("Slowest"),
-               tr("The rank with the most work of its own: the one the others wait for"), 0);
-    m_median = button(tr("Median"), tr("The rank in the middle by work of its own"), 1);
+    const QString rule =
+        tr("Ranks are ordered by how much they hold the others up: once Mark Stragglers has "
+           "analysed the run, their time on the critical path, then how late they arrived last "
+           "at collectives; before, how little they waited in communication (the rank the "
+           "others wait for waits the least).");
+    m_slowest = button(tr("Slowest"), tr("The rank the others wait for.\n") + rule, 0);
+    m_median = button(tr("Median"), tr("The rank in the middle.\n") + rule, 1);
     m_fastest =
-        button(tr("Fastest"), tr("The rank with the least work of its own: it waits the most"), 2);
+        button(tr("Fastest"), tr("The rank that waits the most for the others.\n") + rule, 2);
     auto *outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
     outer->addLayout(header);
@@ -69,7 +72,7 @@ void RankOverviewView::setOverview(std::shared_ptr<const RankOverview> overview,
     m_overview = std::move(overview);
     m_run = run;
     m_highlight = -1;
-    m_byWork = m_overview ? m_overview->byWork() : std::vector<int>{};
+    m_order = m_overview ? m_overview->byHoldUp() : std::vector<int>{};
     const size_t lanes = m_overview ? m_overview->lanes.size() : 0;
     std::set<int> ranks;
     if (m_overview)
@@ -105,9 +108,14 @@ void RankOverviewView::changeEvent(QEvent *e)
     QWidget::changeEvent(e);
 }
 
-void RankOverviewView::setMarks(std::vector<Mark> marks)
+void RankOverviewView::setMarks(std::vector<Mark> marks, std::map<int, TimeNs> criticalByRank)
 {
     m_marks = std::move(marks);
+    // The analysis says who arrived last and how late: the order follows it.
+    std::map<int, TimeNs> late;
+    for (const Mark &m : m_marks)
+        late[m.rank] += m.late;
+    m_order = m_overview ? m_overview->byHoldUp(late, criticalByRank) : std::vector<int>{};
     m_stragglers->setText(m_marks.empty()
                               ? tr("Mark Stragglers")
                               : tr("%n straggler(s) marked", nullptr, int(m_marks.size())));
@@ -184,7 +192,9 @@ void RankOverviewView::paintEvent(QPaintEvent *)
     RankOverviewPainter::paint(p, area(), m_labelWidth, *m_overview, t0, t1, m_highlight);
     if (m_marks.empty() || t1 <= t0)
         return;
-    // Straggler marks: a red tick across each lane of the last rank, at its arrival.
+    // Straggler marks: a tick across each lane of the last rank, at its arrival, in the text
+    // colour outlined in the background's, so it shows on red communication, blue compute and
+    // grey idle alike (it was red on red).
     const auto l = RankOverviewPainter::layout(area(), m_labelWidth, m_overview->lanes.size());
     std::map<int, std::vector<size_t>> lanesOf;
     for (size_t i = 0; i < m_overview->lanes.size(); ++i)
@@ -195,8 +205,10 @@ void RankOverviewView::paintEvent(QPaintEvent *)
         if (m.at < t0 || m.at >= t1)
             continue;
         const int x = l.lanes.left() + int(double(m.at - t0) / double(t1 - t0) * l.lanes.width());
-        for (size_t lane : lanesOf[m.rank])
-            p.fillRect(QRect(x - 1, l.rowTop(lane), 3, h), QColor(0xd0, 0x10, 0x10));
+        for (size_t lane : lanesOf[m.rank]) {
+            p.fillRect(QRect(x - 2, l.rowTop(lane), 5, h), palette().color(QPalette::Base));
+            p.fillRect(QRect(x - 1, l.rowTop(lane), 3, h), palette().color(QPalette::Text));
+        }
     }
 }
 
@@ -272,10 +284,10 @@ void RankOverviewView::leaveEvent(QEvent *)
 
 void RankOverviewView::pick(int which)
 {
-    if (m_byWork.empty())
+    if (m_order.empty())
         return;
-    const size_t k = which == 0 ? 0 : which == 1 ? m_byWork.size() / 2 : m_byWork.size() - 1;
-    const int lane = m_byWork[k];
+    const size_t k = which == 0 ? 0 : which == 1 ? m_order.size() / 2 : m_order.size() - 1;
+    const int lane = m_order[k];
     Q_EMIT lanePicked(lane, m_state->windowStart() + m_state->windowDuration() / 2);
 }
 

@@ -6,6 +6,7 @@
 
 #include <QWidget>
 
+#include <map>
 #include <memory>
 
 class QLabel;
@@ -34,8 +35,13 @@ public:
     {
         int rank = -1;
         TimeNs at = 0;
+        TimeNs late = 0; // after the collective's first arrival
     };
-    void setMarks(std::vector<Mark> marks);
+    // The stragglers' marks, and the time each rank held the critical path (an analysis of
+    // the run; both order Slowest / Median / Fastest: RankOverview::byHoldUp).
+    void setMarks(std::vector<Mark> marks, std::map<int, TimeNs> criticalByRank = {});
+    // The lanes in the order Slowest / Median / Fastest pick from (first: the slowest).
+    const std::vector<int> &holdUpOrder() const { return m_order; }
     size_t markCount() const { return m_marks.size(); }
     void clear();
     const std::shared_ptr<const RankOverview> &overview() const { return m_overview; }
@@ -77,7 +83,7 @@ private:
     TimelineState *m_state;
     TimeNs m_shift = 0;
     std::shared_ptr<const RankOverview> m_overview;
-    std::vector<int> m_byWork;
+    std::vector<int> m_order; // RankOverview::byHoldUp, with the marks' lateness
     QString m_run;
     int m_labelWidth = 280;
     int m_rightMargin = 0;
