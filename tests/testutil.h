@@ -75,6 +75,15 @@ inline QString writeFile(const QTemporaryDir &dir, const QString &name, const QB
     return QFileInfo(path).absoluteFilePath();
 }
 
+// Copies the files of folder `from` into `to` (made when missing): a demo folder of the
+// test's own, since opening a folder writes its project beside the traces.
+inline void copyFolder(const QString &from, const QString &to)
+{
+    QDir().mkpath(to);
+    for (const QFileInfo &fi : QDir(from).entryInfoList(QDir::Files))
+        QFile::copy(fi.absoluteFilePath(), to + QLatin1Char('/') + fi.fileName());
+}
+
 // Sets a file's modification time; false when it cannot.
 inline bool setMtime(const QString &path, const QDateTime &time)
 {

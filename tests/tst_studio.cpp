@@ -60,12 +60,7 @@ namespace {
 using gmltest::showQuietly;
 using gmltest::waitLoaded;
 
-void copyFolder(const QString &from, const QString &to)
-{
-    QDir().mkpath(to);
-    for (const QFileInfo &fi : QDir(from).entryInfoList(QDir::Files))
-        QFile::copy(fi.absoluteFilePath(), to + QLatin1Char('/') + fi.fileName());
-}
+using gmltest::copyFolder;
 
 } // namespace
 

@@ -286,9 +286,7 @@ private Q_SLOTS:
     {
         // A copy of the demo: opening a folder writes its project beside the traces.
         const QString demo = m_tmp.filePath(QStringLiteral("demo"));
-        QDir().mkpath(demo);
-        for (const QFileInfo &fi : QDir(QStringLiteral(GRADEML_DEMO)).entryInfoList(QDir::Files))
-            QFile::copy(fi.absoluteFilePath(), demo + QLatin1Char('/') + fi.fileName());
+        gmltest::copyFolder(QStringLiteral(GRADEML_DEMO), demo);
         MainWindow w;
         showQuietly(w, QSize(1366, 768));
         w.openFolder(demo);

@@ -25,7 +25,6 @@
 #include "whatifcontroller.h"
 #include "whatifpanel.h"
 
-#include <QDir>
 #include <QDockWidget>
 #include <QGuiApplication>
 #include <QImage>
@@ -95,9 +94,7 @@ private Q_SLOTS:
     void runsNeverMixSilently()
     {
         const QString demo = m_tmp.filePath(QStringLiteral("demo"));
-        QDir().mkpath(demo);
-        for (const QFileInfo &fi : QDir(QStringLiteral(GRADEML_DEMO)).entryInfoList(QDir::Files))
-            QFile::copy(fi.absoluteFilePath(), demo + QLatin1Char('/') + fi.fileName());
+        gmltest::copyFolder(QStringLiteral(GRADEML_DEMO), demo);
         MainWindow w;
         showQuietly(w, QSize(1366, 768));
         w.openFolder(demo);

@@ -90,6 +90,23 @@ bool namesHolding(const TimelineData &data, const QString &text, std::vector<cha
     return any;
 }
 
+// Calls f(track, index) for each slice of track `id` whose name is hit (by StringId) until f
+// returns false; the whole track, a paged one read from the project.
+template <typename F>
+void forSlicesNamed(const TimelineData &data, TrackId id, const std::vector<char> &hit,
+                    QString *error, F &&f)
+{
+    const auto track = data.slicesIn(id, std::numeric_limits<TimeNs>::min(),
+                                     std::numeric_limits<TimeNs>::max(), error);
+    if (!track)
+        return;
+    for (size_t i = 0; i < track->size(); ++i) {
+        const auto name = size_t(track->nameId(i));
+        if (name < hit.size() && hit[name] && !f(*track, i))
+            return;
+    }
+}
+
 // "cat:" and "arg:" finds: the slice ids from the project's `slice` table, then their times
 // from the tracks as the timeline holds them (on the project clock).
 std::vector<SliceRef> findByColumn(const TimelineData &data, const QList<TrackId> &tracks,
@@ -166,17 +183,11 @@ std::vector<SliceRef> findSlices(const TimelineData &data, const QList<TrackId> 
         }
         if (!any)
             return out;
-        for (TrackId id : tracks) {
-            const auto track = data.slicesIn(id, std::numeric_limits<TimeNs>::min(),
-                                             std::numeric_limits<TimeNs>::max(), error);
-            if (!track)
-                continue;
-            for (size_t i = 0; i < track->size(); ++i) {
-                const auto name = size_t(track->nameId(i));
-                if (name < hit.size() && hit[name])
-                    out.push_back({id, track->id(i), track->start(i), track->end(i)});
-            }
-        }
+        for (TrackId id : tracks)
+            forSlicesNamed(data, id, hit, error, [&](const SliceTrack &track, size_t i) {
+                out.push_back({id, track.id(i), track.start(i), track.end(i)});
+                return true;
+            });
     }
     // Track order is kept for ties (stable), so "next" walks rows top to bottom at one time.
     std::stable_sort(out.begin(), out.end(),
@@ -197,17 +208,10 @@ QSet<TrackId> tracksHolding(const TimelineData &data, const QList<TrackId> &trac
             break;
         if (data.depthCount(id) == 0)
             continue;
-        const auto track = data.slicesIn(id, std::numeric_limits<TimeNs>::min(),
-                                         std::numeric_limits<TimeNs>::max(), error);
-        if (!track)
-            continue;
-        for (size_t i = 0; i < track->size(); ++i) {
-            const auto name = size_t(track->nameId(i));
-            if (name < hit.size() && hit[name]) {
-                out.insert(id);
-                break;
-            }
-        }
+        forSlicesNamed(data, id, hit, error, [&](const SliceTrack &, size_t) {
+            out.insert(id);
+            return false; // one is enough
+        });
     }
     return out;
 }
