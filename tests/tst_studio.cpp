@@ -805,7 +805,8 @@ private Q_SLOTS:
             }
         QVERIFY(threadRow >= 0);
         const auto &row = layout.rows()[size_t(threadRow)];
-        const auto track = data.slices.value(row.track);
+        QVERIFY(tv->painter().waitForPages(tv->viewport())); // what the rows show is read
+        const auto track = data.shown(row.track);
         QVERIFY(track);
         const size_t step = track->depthBegin(0);
         const QRectF r = tv->painter().sliceRect(tv->viewport(), row.track, step);
@@ -1355,6 +1356,7 @@ private Q_SLOTS:
                 w.projectPath().contains(QStringLiteral("qttest")));
         QVERIFY(int(w.timeline()->layout().rows().size()) >= minRows);
         QCOMPARE(w.sources()->failedCount(), 0);
+        QVERIFY(w.timeline()->painter().waitForPages(w.timeline()->viewport()));
         const auto &g = w.timeline()->painter().geometry(w.timeline()->viewport());
         QVERIFY(g.visibleSlices > 0);
         // For a person to look at: build/.../tests/screenshots/.

@@ -37,6 +37,15 @@ RankOverviewController::RankOverviewController(RankOverviewView *view, TimelineV
         if (m_data && m_timeline->data() && m_timeline->data()->projectPath == m_data->projectPath)
             followFocus();
     });
+    // Ranks as summary rows draw what the overview does, at full width with labels: the
+    // overview steps aside while they are on, so the rows get its height.
+    connect(m_timeline, &TimelineView::rankRowsChanged, this, [this] { showIfUseful(); });
+}
+
+void RankOverviewController::showIfUseful()
+{
+    const auto overview = m_view->overview();
+    m_view->setVisible(overview && overview->lanes.size() > 1 && !m_timeline->rankRows());
 }
 
 RankOverviewController::~RankOverviewController() = default;
@@ -159,7 +168,7 @@ void RankOverviewController::followFocus()
         },
         [this](Result r) { // the latest run's, a project opened since drops it
             m_view->setOverview(r.overview, m_run);
-            m_view->setVisible(r.overview && r.overview->lanes.size() > 1);
+            showIfUseful();
             Q_EMIT loaded(r.error);
         });
 }

@@ -75,7 +75,8 @@ private:
     void expand(int lane, TimeNs at, bool toggle);
     void fold(); // unpins the expanded lane's streams
     void reveal(int lane, TimeNs at);
-    void followFocus(); // shows the focused run over the most ranks, if any
+    void followFocus();  // shows the focused run over the most ranks, if any
+    void showIfUseful(); // shown with two lanes or more, unless the timeline shows rank rows
     void showLaneMenu(int lane, TimeNs at, const QPoint &globalPos);
 
     RankOverviewView *m_view;

@@ -52,7 +52,10 @@ QJsonObject studioState(const MainWindow &w)
     const auto &data = t->data();
     if (shown && data) {
         const TimelineViewport v = t->viewport();
-        for (const auto &row : t->layout().rows()) {
+        const auto &drawnColumns = t->painter().lastGeometry().drawn;
+        const auto &rows = t->layout().rows();
+        for (size_t i = 0; i < rows.size(); ++i) {
+            const auto &row = rows[i];
             const int y = t->painter().rowTop(row, v);
             const int top =
                 row.pinned ? t->painter().metrics().headerHeight() : t->painter().rowsTop();
@@ -76,7 +79,12 @@ QJsonObject studioState(const MainWindow &w)
                 {QStringLiteral("height"), row.height},
                 {QStringLiteral("pinned"), row.pinned},
                 // What the row draws now (a paged track: what was read for the viewport).
-                {QStringLiteral("slices"), drawn ? qint64(drawn->size()) : 0}});
+                {QStringLiteral("slices"), drawn ? qint64(drawn->size()) : 0},
+                // A summary row: the slice tracks it draws (collapsed below it, or its rank's).
+                {QStringLiteral("summary"), qint64(row.summarised.size())},
+                // The pixel columns it painted (slices at its top level, a summary's busy
+                // columns, a counter's line).
+                {QStringLiteral("drawn"), i < drawnColumns.size() ? drawnColumns[i] : -1}});
         }
     }
     out.insert(QStringLiteral("tracks"), tracks);

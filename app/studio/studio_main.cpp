@@ -57,8 +57,10 @@ struct StudioOptions
         QStringLiteral("TEXT")};
     QCommandLineOption rows{QStringLiteral("rows"),
                             QStringLiteral("With --screenshot: 'collapsed' collapses every row "
-                                           "(Rows › Collapse All), 'expanded' expands them"),
-                            QStringLiteral("collapsed|expanded")};
+                                           "(View › Collapse All Rows), 'expanded' expands them, "
+                                           "'ranks' shows each rank as one summary row (View › "
+                                           "Ranks as Summary Rows)"),
+                            QStringLiteral("collapsed|expanded|ranks")};
     QCommandLineOption panel{
         QStringLiteral("panel"),
         QStringLiteral(
@@ -195,14 +197,18 @@ std::optional<int> showRequested(gml::MainWindow &window, const QCommandLinePars
     }
     if (ok && parser.isSet(o.rows)) {
         const QString rows = parser.value(o.rows);
-        if (rows != QLatin1String("collapsed") && rows != QLatin1String("expanded")) {
+        if (rows != QLatin1String("collapsed") && rows != QLatin1String("expanded") &&
+            rows != QLatin1String("ranks")) {
             std::fprintf(stderr,
-                         "grademl-studio: --rows expects collapsed or expanded, got "
+                         "grademl-studio: --rows expects collapsed, expanded or ranks, got "
                          "'%s'\n",
                          qPrintable(rows));
             return 2;
         }
-        window.timeline()->collapseAll(rows == QLatin1String("collapsed"));
+        if (rows == QLatin1String("ranks"))
+            window.timeline()->setRankRows(true);
+        else
+            window.timeline()->collapseAll(rows == QLatin1String("collapsed"));
     }
     if (ok && parser.isSet(o.range)) {
         const QStringList ab = parser.value(o.range).split(QLatin1Char(':'));

@@ -183,12 +183,9 @@ std::shared_ptr<const TimelineData> load(Project &projectRef, QString *error,
         TimeNs start = 0, end = 0;
         qint64 slices = 0;
     };
-    // Large tracks are paged; in a large project every summarised track is (1,024 ranks of
-    // small tracks would otherwise all be read: the rows in view are what is needed).
-    constexpr qint64 kPageAllAbove = 2'000'000;
-    qint64 projectSlices = 0;
-    for (const auto &run : data->runs)
-        projectSlices += run.slices;
+    // Every summarised track is paged, whatever the project's size: the rows in view are what
+    // is read, so 1,280 small tracks cost nothing at open (a size threshold made a job just
+    // under it open slower than a larger one above it, issue 57).
     std::unordered_map<TrackId, Paged> paged;
     // A cluster project's slices are all in its shards: every track is paged from there.
     std::vector<cluster::Shard> shards = cluster::shards(*project);
@@ -196,8 +193,7 @@ std::shared_ptr<const TimelineData> load(Project &projectRef, QString *error,
                   [](const cluster::Shard &sh) { return sh.status != QLatin1String("merged"); });
     if (page && project->schemaVersion() >= 7) {
         QString readError, levelsError;
-        for (const SummarizedTrack &t : summarizedTracks(
-                 *project, projectSlices > kPageAllAbove || !shards.empty(), &readError)) {
+        for (const SummarizedTrack &t : summarizedTracks(*project, &readError)) {
             Paged p;
             p.track.id = t.id;
             p.track.maxDepth = int(std::clamp<qint64>(t.maxDepth, 0, 0xffff));

@@ -81,7 +81,7 @@ std::vector<std::pair<StringId, QString>> allStrings(Project &project)
     return out;
 }
 
-std::vector<SummarizedTrack> summarizedTracks(Project &project, bool all, QString *error)
+std::vector<SummarizedTrack> summarizedTracks(Project &project, QString *error)
 {
     std::vector<SummarizedTrack> out;
     if (project.schemaVersion() < 7)
@@ -94,9 +94,7 @@ std::vector<SummarizedTrack> summarizedTracks(Project &project, bool all, QStrin
                    "t.source_id LEFT JOIN shard sh ON sh.id = src.shard_id AND sh.status = "
                    "'merged' "
                  : "NULL, NULL FROM track t LEFT JOIN source src ON src.id = t.source_id ") +
-        "WHERE t.max_depth IS NOT NULL AND t.start_ns IS NOT NULL AND t.slice_count > 0 AND "
-        "(?1 OR EXISTS (SELECT 1 FROM slice_lod l WHERE l.track_id = t.id))");
-    st.bind(1, qint64(all));
+        "WHERE t.max_depth IS NOT NULL AND t.start_ns IS NOT NULL AND t.slice_count > 0");
     while (st.step()) {
         SummarizedTrack t;
         t.id = st.int64(0);

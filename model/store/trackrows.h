@@ -61,9 +61,10 @@ private:
 // Every interned string (id, text).
 std::vector<std::pair<StringId, QString>> allStrings(Project &project);
 
-// A track with level-of-detail summaries (or, when `all`, any track with slices and a known
-// extent), as the pager needs it: its depth, offset to the project clock, extent (its own
-// clock), slices, and in a cluster project the shard holding it with its id there.
+// A track with slices whose extent and depth were summarised at import (slicelod.h; its
+// levels, if it has any, are read by summaryLevels), as the pager needs it: its depth, offset to
+// the project clock, extent (its own clock), slices, and in a cluster project the shard holding it
+// with its id there.
 struct SummarizedTrack
 {
     TrackId id = 0;
@@ -74,7 +75,7 @@ struct SummarizedTrack
     TrackId storedId = 0; // its id in the shard (0: the project's own)
 };
 // Empty in projects older than schema 7; *error on a read error.
-std::vector<SummarizedTrack> summarizedTracks(Project &project, bool all, QString *error);
+std::vector<SummarizedTrack> summarizedTracks(Project &project, QString *error);
 // The summary levels (shifts) of every track, by track then shift.
 std::vector<std::pair<TrackId, int>> summaryLevels(Project &project, QString *error = nullptr);
 

@@ -310,6 +310,15 @@ void TimelineView::collapseAll(bool collapsed)
     relayout();
 }
 
+void TimelineView::setRankRows(bool on)
+{
+    if (on == m_rankRows)
+        return;
+    m_rankRows = on;
+    relayout();
+    Q_EMIT rankRowsChanged(on);
+}
+
 void TimelineView::setTrackFilter(const QString &text, TimelineTrackFilter::Only only)
 {
     if (text == m_filter.text && only == m_filter.only)
@@ -397,7 +406,7 @@ void TimelineView::relayout(bool live)
     TimelineLayout l;
     if (data())
         l.build(*data(), m_collapsed, m_hidden, m_painter.metrics(),
-                TimelineFocus{m_state->focusRuns(), m_state->projectClock()}, m_filter);
+                TimelineFocus{m_state->focusRuns(), m_state->projectClock(), m_rankRows}, m_filter);
     m_painter.setLayout(l);
     // The focused runs' span is the trace range (set before any paint asks the pager for rows).
     if (data() && (l.spanStart() != m_state->traceStart() || l.spanEnd() != m_state->traceEnd())) {
@@ -429,7 +438,7 @@ TimelineLayout TimelineView::layoutOf(const QSet<TrackId> &chosen) const
     filter.chosen = chosen;
     if (data())
         l.build(*data(), m_collapsed, m_hidden, m_painter.metrics(),
-                TimelineFocus{m_state->focusRuns(), m_state->projectClock()}, filter);
+                TimelineFocus{m_state->focusRuns(), m_state->projectClock(), m_rankRows}, filter);
     return l;
 }
 

@@ -64,6 +64,9 @@ public:
     // Track management: every run and parent row collapsed or expanded; the tracks kept by a
     // name filter and a side (GPU streams only, CPU only); tracks pinned in a band at the top.
     void collapseAll(bool collapsed);
+    // Ranks as summary rows (TimelineFocus::rankRows): one compact row per rank.
+    void setRankRows(bool on);
+    bool rankRows() const { return m_rankRows; }
     void setTrackFilter(const QString &text, TimelineTrackFilter::Only only);
     const TimelineTrackFilter &trackFilter() const { return m_filter; }
     // The tracks whose slices' names hold `text` (found off the GUI thread after the filter's
@@ -100,6 +103,7 @@ Q_SIGNALS:
     void trackFilterTextChanged(const QString &text);
     // A paged track could not be read (a cluster project's shard gone, a damaged file): why.
     void pagingFailed(const QString &why);
+    void rankRowsChanged(bool on);
 
 protected:
     void paintEvent(QPaintEvent *) override;
@@ -134,6 +138,7 @@ private:
     QScrollBar *m_vbar;
     QSet<qint64> m_hidden;
     QSet<qint64> m_collapsed;
+    bool m_rankRows = false;
     QList<LinkedSlice> m_links;
     std::vector<SliceRef> m_highlighted;
     std::vector<TimelineOverlay::NoteMark> m_notes;

@@ -275,6 +275,9 @@ void TimelineView::contextMenuEvent(QContextMenuEvent *e)
         ->setEnabled(!m_filter.pinned.isEmpty());
     menu.addAction(tr("Collapse all"), this, [this] { collapseAll(true); });
     menu.addAction(tr("Expand all"), this, [this] { collapseAll(false); });
+    QAction *ranks = menu.addAction(tr("Ranks as summary rows"), this, &TimelineView::setRankRows);
+    ranks->setCheckable(true);
+    ranks->setChecked(m_rankRows);
     menu.addAction(tr("Zoom to fit (0)"), m_state, &TimelineState::showAll);
     menu.exec(e->globalPos());
 }

@@ -135,6 +135,7 @@ void TimelinePainter::buildGeometry(const TimelineViewport &v)
     m_geometry.counters.clear();
     m_geometry.visibleSlices = m_geometry.exactBoxes = m_geometry.mergedBoxes = 0;
     m_geometryComplete = true;
+    m_geometry.drawn.assign(m_layout.rows().size(), -1);
     if (!m_data)
         return;
     const auto &rows = m_layout.rows();
@@ -156,7 +157,9 @@ void TimelinePainter::buildGeometry(const TimelineViewport &v)
         TimelineViewport rv = v; // on the row's clock
         rv.t0 += row.shift;
         rv.t1 += row.shift;
-        if (row.depthCount > 0) {
+        if (row.isSummary()) {
+            m_geometry.drawn[r] = buildSummaryRow(rv, row, top);
+        } else if (row.depthCount > 0) {
             auto s = m_data->slices.value(row.track);
             if (!s &&
                 m_data->pager) { // a paged track: what the pager has for this window and scale
@@ -166,11 +169,14 @@ void TimelinePainter::buildGeometry(const TimelineViewport &v)
                         std::max(1.0, double(v.size.width() - m_metrics.labelWidth)));
                 m_geometryComplete = m_geometryComplete && m_data->pager->exact(row.track);
             }
-            if (s)
-                buildSliceRow(rv, row, *s, top, clipTop, clipBottom);
+            m_geometry.drawn[r] = s ? buildSliceRow(rv, row, *s, top, clipTop, clipBottom) : 0;
         } else if (row.isCounter) {
+            const size_t before = m_geometry.counters.size();
             if (const auto c = m_data->counters.value(row.track))
                 buildCounterRow(rv, row, *c, top);
+            m_geometry.drawn[r] = m_geometry.counters.size() > before
+                                      ? int(m_geometry.counters.back().line.size() / 2)
+                                      : 0;
         }
     }
     if (m_layout.pinnedCount() >= rows.size()) {
@@ -181,8 +187,8 @@ void TimelinePainter::buildGeometry(const TimelineViewport &v)
     }
 }
 
-void TimelinePainter::buildSliceRow(const TimelineViewport &v, const TimelineRow &row,
-                                    const SliceTrack &track, int top, int viewTop, int viewBottom)
+int TimelinePainter::buildSliceRow(const TimelineViewport &v, const TimelineRow &row,
+                                   const SliceTrack &track, int top, int viewTop, int viewBottom)
 {
     const double left = m_metrics.labelWidth, right = v.size.width();
     const double width = std::max(1.0, right - left);
@@ -191,6 +197,12 @@ void TimelinePainter::buildSliceRow(const TimelineViewport &v, const TimelineRow
     const auto px = [&](TimeNs t) { return left + double(t - v.t0) * scale; };
     const QFontMetricsF fm(m_font);
     const double h = m_metrics.depthHeight - 1;
+    // Pixel columns covered at the top depth (its boxes never overlap): the row's `drawn`.
+    int drawn = 0;
+    const auto count = [&](int d, const QRect &r) {
+        if (d == 0)
+            drawn += std::max(0, std::min(r.right() + 1, int(right)) - std::max(r.x(), int(left)));
+    };
     m_rowOnGpu = row.kind == TrackKind::Stream || row.kind == TrackKind::Gpu;
     for (int d = 0; d < track.depthCount(); ++d) {
         const double y = top + m_metrics.rowPadding + d * m_metrics.depthHeight;
@@ -211,6 +223,7 @@ void TimelinePainter::buildSliceRow(const TimelineViewport &v, const TimelineRow
                 const int w = b - a >= 4 ? b - a - 1 : std::max(1, b - a);
                 const QRect r(a, int(y), w, int(h));
                 m_geometry.boxes[size_t(c)].push_back(r);
+                count(d, QRect(a, r.y(), b - a, r.height()));
                 ++m_geometry.exactBoxes;
                 ++m_geometry.visibleSlices;
                 lastMergedColor = -1;
@@ -235,6 +248,7 @@ void TimelinePainter::buildSliceRow(const TimelineViewport &v, const TimelineRow
             const int x1 =
                 std::max(x0 + 1, int(std::ceil(std::min(px(track.end(j - 1)), right + 1))));
             auto &list = m_geometry.boxes[size_t(c)];
+            count(d, QRect(x0, int(y), x1 - x0, int(h)));
             // QRect: x() + width() is one past the last pixel.
             if (lastMergedColor == c && !list.empty() &&
                 list.back().x() + list.back().width() >= x0 && list.back().y() == int(y)) {
@@ -248,6 +262,7 @@ void TimelinePainter::buildSliceRow(const TimelineViewport &v, const TimelineRow
             i = j;
         }
     }
+    return drawn;
 }
 
 void TimelinePainter::buildCounterRow(const TimelineViewport &v, const TimelineRow &row,

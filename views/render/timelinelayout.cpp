@@ -6,8 +6,62 @@
 #include <QHash>
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace gml {
+
+namespace {
+
+// What the tracks of a run hold below them, for summary rows: each track's descendant slice
+// tracks (GPU streams apart from the rest), and each rank's (keyed -rank - 1) when its
+// top-level tracks carry a rank.
+struct Held
+{
+    std::unordered_map<TrackId, std::vector<TrackId>> gpu, cpu;
+    std::unordered_map<TrackId, TrackId> top;     // each track's top-level ancestor (or itself)
+    std::unordered_map<TrackId, int> rankOfTop;   // top-level tracks with a rank
+    std::unordered_map<int, TrackId> firstOfRank; // a rank's first top-level track
+    std::unordered_map<int, bool> shownRanks;     // ranks with a track neither hidden nor filtered
+    TrackId topOf(TrackId id) const
+    {
+        const auto it = top.find(id);
+        return it == top.end() ? id : it->second;
+    }
+};
+
+Held heldTracks(const RunSummary &run, const QSet<qint64> &hidden, const QSet<TrackId> *kept)
+{
+    Held h;
+    std::unordered_map<TrackId, TrackId> parentOf;
+    std::unordered_map<TrackId, bool> underGpu;
+    for (const auto &t : run.tracks) {
+        parentOf[t.id] = t.parent;
+        h.top[t.id] = t.parent ? h.topOf(t.parent) : t.id;
+        underGpu[t.id] = t.kind == TrackKind::Gpu || t.kind == TrackKind::Stream ||
+                         (t.parent && underGpu[t.parent]);
+        if (!t.parent && t.rank >= 0) {
+            h.rankOfTop[t.id] = t.rank;
+            h.firstOfRank.emplace(t.rank, t.id);
+        }
+    }
+    for (const auto &t : run.tracks) {
+        const bool shown = !hidden.contains(t.id) && (!kept || kept->contains(t.id));
+        const TrackId top = h.topOf(t.id);
+        const auto rank = h.rankOfTop.find(top);
+        if (shown && rank != h.rankOfTop.end() && !hidden.contains(top))
+            h.shownRanks[rank->second] = true;
+        if (t.slices <= 0 || !shown)
+            continue;
+        auto &into = underGpu[t.id] ? h.gpu : h.cpu;
+        for (TrackId p = t.parent; p; p = parentOf[p])
+            into[p].push_back(t.id);
+        if (rank != h.rankOfTop.end())
+            into[-TrackId(rank->second) - 1].push_back(t.id);
+    }
+    return h;
+}
+
+} // namespace
 
 void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collapsed,
                            const QSet<qint64> &hidden, const TimelineMetrics &m,
@@ -178,6 +232,17 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
         for (const auto &t : run.tracks)
             if (t.parent)
                 parents.insert(t.parent);
+        const Held held = heldTracks(run, hidden, filtering ? &kept : nullptr);
+        const auto summarise = [&](TimelineRow &row, TrackId holder) {
+            const auto gpu = held.gpu.find(holder);
+            const auto cpu = held.cpu.find(holder);
+            row.summaryOnGpu = gpu != held.gpu.end();
+            row.summarised = row.summaryOnGpu        ? gpu->second
+                             : cpu != held.cpu.end() ? cpu->second
+                                                     : std::vector<TrackId>{};
+            if (row.isSummary())
+                row.height = m.summaryHeight;
+        };
         for (const auto &t : run.tracks) {
             const bool parentOk = !t.parent || childrenShown.value(t.parent, false);
             const bool visible =
@@ -185,11 +250,31 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
             const int lvl = t.parent ? level.value(t.parent, 0) + 1 : 0;
             level.insert(t.id, lvl);
             childrenShown.insert(t.id, visible && !collapsed.contains(t.id));
+            if (focus.rankRows && held.rankOfTop.count(held.topOf(t.id))) {
+                // A rank's tracks: one row for them all, at its first top-level track.
+                childrenShown.insert(t.id, false);
+                const int rank = held.rankOfTop.at(held.topOf(t.id));
+                if (held.firstOfRank.at(rank) != t.id || !held.shownRanks.count(rank))
+                    continue;
+                TimelineRow row = trackRow(t, run.id, shift, 1);
+                row.kind = TrackKind::Process;
+                row.label = QStringLiteral("rank %1").arg(rank);
+                row.depthCount = 0;
+                row.isCounter = false;
+                summarise(row, -TrackId(rank) - 1);
+                row.height = m.summaryHeight;
+                row.y = y;
+                m_rows.push_back(row);
+                y += row.height;
+                continue;
+            }
             if (!visible || pinnedSet.contains(t.id))
                 continue;
             TimelineRow row = trackRow(t, run.id, shift, lvl + 1);
             row.hasChildren = parents.contains(t.id);
             row.expanded = !collapsed.contains(t.id);
+            if (row.hasChildren && !row.expanded && row.depthCount == 0 && !row.isCounter)
+                summarise(row, t.id);
             row.y = y;
             m_rows.push_back(row);
             y += row.height;

@@ -25,6 +25,7 @@ struct TimelineMetrics
     int rowPadding = 3;
     int groupHeight = 22; // a run or a track with no data of its own
     int counterHeight = 46;
+    int summaryHeight = 12; // a collapsed row drawing what it holds, a rank as one row
     int indent = 14;
     int headerHeight() const { return overviewHeight + noteHeight + rulerHeight; }
 };
@@ -48,6 +49,12 @@ struct TimelineRow
     bool isCounter = false;
     TimeNs shift = 0;    // its run's: track time = view time + shift (TimelineState)
     bool pinned = false; // in the pinned band above the rows (y from the band's top)
+    // A summary row: a collapsed row with no slices of its own, or a rank shown as one row.
+    // It draws the activity of the slice tracks it holds (busy share per pixel by class):
+    // their GPU streams when it holds any (`summaryOnGpu`), else their threads.
+    std::vector<TrackId> summarised;
+    bool summaryOnGpu = false;
+    bool isSummary() const { return !summarised.empty(); }
     // The key used by the collapsed/hidden sets: the track id, or -run id for a run.
     qint64 key() const { return type == Type::Run ? -run : track; }
 };
@@ -65,6 +72,10 @@ struct TimelineFocus
 {
     QList<RunId> runs;
     bool projectClock = false;
+    // Ranks as summary rows: every rank's tracks (its processes and GPUs) drawn as one compact
+    // row of its GPU streams' activity (its threads' when it has no GPU), so 60 and more ranks
+    // fit a 1080-px screen; tracks of no rank are laid out as usual.
+    bool rankRows = false;
 };
 
 // Which tracks are shown within the runs in focus: those whose name (with their ancestors') holds

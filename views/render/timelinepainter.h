@@ -86,6 +86,8 @@ struct TimelineGeometry
     std::array<size_t, SlicePalette::kSize> pinnedBoxes{};
     size_t pinnedLabels = 0;
     size_t pinnedCounters = 0;
+    // Per layout row: the pixel columns it painted (-1: not built, off screen or a run header).
+    std::vector<int> drawn;
     size_t visibleSlices = 0; // slices covered by the drawn boxes
     size_t exactBoxes = 0;    // boxes of one slice each
     size_t mergedBoxes = 0;   // boxes standing for a pixel bucket of narrow slices
@@ -138,6 +140,8 @@ public:
 
     // Cached: rebuilt only when the data, the layout or the viewport changed.
     const TimelineGeometry &geometry(const TimelineViewport &viewport);
+    // The geometry of the last paint, as it is (the state dump).
+    const TimelineGeometry &lastGeometry() const { return m_geometry; }
     void paint(QPainter &painter, const TimelineViewport &viewport, const TimelineOverlay &overlay);
     TimelineHit hitTest(const TimelineViewport &viewport, QPointF point) const;
 
@@ -208,10 +212,15 @@ public:
 
 private:
     void buildGeometry(const TimelineViewport &v);
-    void buildSliceRow(const TimelineViewport &v, const TimelineRow &row, const SliceTrack &track,
-                       int top, int viewTop, int viewBottom);
+    // The pixel columns its top depth covers.
+    int buildSliceRow(const TimelineViewport &v, const TimelineRow &row, const SliceTrack &track,
+                      int top, int viewTop, int viewBottom);
     void buildCounterRow(const TimelineViewport &v, const TimelineRow &row,
                          const CounterTrack &track, int top);
+    // A summary row (TimelineRow::isSummary, timelinesummary.cpp): the pixel columns painted.
+    int buildSummaryRow(const TimelineViewport &v, const TimelineRow &row, int top);
+    // The summary class (0 compute, 1 communication, 2 copy, 3 CPU; -1: not work) of a name.
+    int summaryRole(StringId name, bool onGpu);
     // One band: the pinned rows, or the scrolling rows below them.
     void paintRows(QPainter &p, const TimelineViewport &v, const TimelineOverlay &o, TimeNs step,
                    bool pinned);

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Every rank readable (issue 57): collapsed rows and ranks drawn as summary rows of what they
+// hold, a project paged at any size, on a generated 256-rank job with a slow rank.
+#include "mainwindow.h"
+#include "palette.h"
+#include "rankoverviewcontroller.h"
+#include "rankoverviewview.h"
+#include "sliceclass.h"
+#include "statedump.h"
+#include "studioutil.h"
+#include "testutil.h"
+#include "timelineview.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+
+using namespace gml;
+using gmltest::showQuietly;
+using gmltest::waitLoaded;
+
+namespace {
+
+// The rows the state dump lists (those on screen).
+QJsonArray rowsOnScreen(const MainWindow &w)
+{
+    return studioState(w).value(QStringLiteral("tracks")).toArray();
+}
+
+} // namespace
+
+class TestRankRows : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_tmp;
+    QString m_job; // 256 ranks, rank 37 slow
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        qputenv("XDG_CACHE_HOME", m_tmp.filePath(QStringLiteral("cache")).toUtf8());
+        m_job = m_tmp.filePath(QStringLiteral("job256"));
+        const auto gen = gmltest::runProgram(
+            QStringLiteral(GRADEML_TRACEGEN),
+            {QStringLiteral("--out"), m_job, QStringLiteral("--ranks"), QStringLiteral("256"),
+             QStringLiteral("--steps"), QStringLiteral("3"), QStringLiteral("--layers"),
+             QStringLiteral("4"), QStringLiteral("--slow-rank"), QStringLiteral("37")});
+        QVERIFY(gen.finished);
+        QCOMPARE(gen.code, 0);
+    }
+
+    // Ranks as summary rows: 60 ranks and more on a 1080-px screen, each drawing its GPU
+    // streams' activity; the rank overview steps aside (the rows show it, with labels).
+    void ranksAsSummaryRowsFitAScreen()
+    {
+        MainWindow w;
+        showQuietly(w, QSize(1920, 1080));
+        w.openFolder(m_job);
+        QVERIFY(waitLoaded(w, 300000));
+        TimelineView *tv = w.timeline();
+        // Paged at any size: nothing was read whole at open (1,280 small tracks, issue 57).
+        QVERIFY(tv->data()->slices.isEmpty());
+        QVERIFY(tv->data()->pager);
+        QCOMPARE(qint64(tv->data()->sliceCount()), qint64(256 * 153));
+        tv->setRankRows(true);
+        QVERIFY(tv->painter().waitForPages(tv->viewport()));
+        tv->repaint();
+        int ranks = 0;
+        for (const auto &v : rowsOnScreen(w)) {
+            const QJsonObject row = v.toObject();
+            if (row.value(QStringLiteral("kind")).toString() == QLatin1String("run"))
+                continue;
+            QVERIFY2(row.value(QStringLiteral("name")).toString() ==
+                         QStringLiteral("rank %1").arg(ranks),
+                     qPrintable(row.value(QStringLiteral("name")).toString()));
+            QCOMPARE(row.value(QStringLiteral("summary")).toInt(), 2); // its two streams
+            QVERIFY(row.value(QStringLiteral("drawn")).toInt() > 0);
+            ++ranks;
+        }
+        QVERIFY2(ranks >= 60, qPrintable(QString::number(ranks)));
+        QVERIFY(!w.rankView()->isVisible());
+        // Compute and communication both drawn, in their class colours.
+        const auto &g = tv->painter().lastGeometry();
+        QVERIFY(!g.boxes[size_t(SlicePalette::classIndex(int(SliceRole::Compute)))].empty());
+        QVERIFY(!g.boxes[size_t(SlicePalette::classIndex(int(SliceRole::Communication)))].empty());
+        tv->setRankRows(false);
+        w.rankOverview()->waitForIdle();
+        QVERIFY(w.rankView()->isVisible());
+    }
+
+    // Collapse All: every process and GPU row on screen draws what it holds; a GPU row's busy
+    // columns are those when any of its streams was busy: at least the busiest stream's, at
+    // most their sum.
+    void collapsedRowsSummariseWhatTheyHold()
+    {
+        MainWindow w;
+        showQuietly(w, QSize(1920, 1080));
+        w.openFolder(m_job);
+        QVERIFY(waitLoaded(w, 300000));
+        TimelineView *tv = w.timeline();
+        // Rank 0's GPU and its streams, expanded, at the top.
+        tv->setTrackFilter(QStringLiteral("rank 0 · GPU"), TimelineTrackFilter::Only::All);
+        QVERIFY(tv->painter().waitForPages(tv->viewport()));
+        tv->repaint();
+        int most = 0, sum = 0, streams = 0;
+        for (const auto &v : rowsOnScreen(w)) {
+            const QJsonObject row = v.toObject();
+            if (row.value(QStringLiteral("kind")).toString() != QLatin1String("stream"))
+                continue;
+            const int drawn = row.value(QStringLiteral("drawn")).toInt();
+            QVERIFY(drawn > 0);
+            most = std::max(most, drawn);
+            sum += drawn;
+            ++streams;
+        }
+        QCOMPARE(streams, 2);
+        tv->collapseAll(true);
+        QVERIFY(tv->painter().waitForPages(tv->viewport()));
+        tv->repaint();
+        int gpu = -1;
+        for (const auto &v : rowsOnScreen(w)) {
+            const QJsonObject row = v.toObject();
+            if (row.value(QStringLiteral("kind")).toString() == QLatin1String("gpu"))
+                gpu = row.value(QStringLiteral("drawn")).toInt();
+        }
+        QVERIFY2(gpu >= most && gpu <= sum + 2,
+                 qPrintable(QStringLiteral("%1 in [%2, %3]").arg(gpu).arg(most).arg(sum)));
+
+        // Every row on screen of the whole job, collapsed: a summary, drawn.
+        tv->setTrackFilter(QString(), TimelineTrackFilter::Only::All);
+        QVERIFY(tv->painter().waitForPages(tv->viewport()));
+        tv->repaint();
+        int rows = 0;
+        for (const auto &v : rowsOnScreen(w)) {
+            const QJsonObject row = v.toObject();
+            if (row.value(QStringLiteral("kind")).toString() == QLatin1String("run"))
+                continue;
+            QVERIFY(row.value(QStringLiteral("summary")).toInt() > 0);
+            QVERIFY2(row.value(QStringLiteral("drawn")).toInt() > 0,
+                     qPrintable(row.value(QStringLiteral("name")).toString()));
+            QCOMPARE(row.value(QStringLiteral("height")).toInt(),
+                     tv->painter().metrics().summaryHeight);
+            ++rows;
+        }
+        QVERIFY2(rows >= 50, qPrintable(QString::number(rows)));
+    }
+};
+
+QTEST_MAIN(TestRankRows)
+#include "tst_rankrows.moc"
