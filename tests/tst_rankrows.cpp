@@ -5,12 +5,15 @@
 #include "palette.h"
 #include "rankoverviewcontroller.h"
 #include "rankoverviewview.h"
+#include "ranksview.h"
 #include "sliceclass.h"
 #include "statedump.h"
 #include "studioutil.h"
 #include "testutil.h"
+#include "theme.h"
 #include "timelineview.h"
 
+#include <QImage>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QStandardPaths>
@@ -148,6 +151,51 @@ private Q_SLOTS:
             ++rows;
         }
         QVERIFY2(rows >= 50, qPrintable(QString::number(rows)));
+    }
+
+    // 1,024 ranks on 200 pixel rows (about five a row), every sixth rank 20% slower: a row shows
+    // its ranks' median (the background: the iteration's median), its slowest at the cell's
+    // right edge (red). Showing the slowest made nearly every row red.
+    void sharedHeatMapRowsShowTheirMedian()
+    {
+        std::vector<sim::IterationBreakdown> its;
+        for (int rank = 0; rank < 1024; ++rank)
+            for (int i = 0; i < 4; ++i) {
+                sim::IterationBreakdown it;
+                it.name = QStringLiteral("ProfilerStep#%1").arg(i);
+                it.device = QStringLiteral("0");
+                it.rank = rank;
+                it.start = i * 1'000'000'000LL;
+                it.end = it.start + (rank % 6 == 5 ? 120'000'000 : 100'000'000);
+                its.push_back(it);
+            }
+        StepHeatMap map;
+        map.resize(600, 200 + 28 + map.fontMetrics().height());
+        map.setIterations(its);
+        QCOMPARE(map.rankCount(), 1024);
+        const QImage image = map.grab().toImage();
+        const QColor base = Theme::current().base;
+        const auto isRed = [](QColor c) { return c.red() > c.blue() + 40; };
+        int red = 0, plain = 0, redEdges = 0, rows = 0;
+        for (int y = 8; y < 200; y += 3) { // grid rows: inside the cells, away from the top
+            const auto [rankIndex, column] = map.cellAt(QPoint(64 + 10, y));
+            if (rankIndex < 0)
+                continue;
+            ++rows;
+            // The left part of the first cell (about 132 px wide): the median.
+            const QColor left = image.pixelColor(64 + 20, y);
+            red += isRed(left);
+            plain +=
+                std::abs(left.red() - base.red()) < 24 && std::abs(left.blue() - base.blue()) < 24;
+            // Its right edge: the slowest of the row.
+            const int cellRight = 64 + (600 - 72) / 4 - 2;
+            redEdges += isRed(image.pixelColor(cellRight - 1, y));
+        }
+        QVERIFY(rows > 50);
+        QCOMPARE(red, 0);
+        QCOMPARE(plain, rows);
+        QVERIFY2(redEdges >= rows * 3 / 4,
+                 qPrintable(QStringLiteral("%1 of %2").arg(redEdges).arg(rows)));
     }
 };
 

@@ -198,7 +198,8 @@ void StepHeatMap::setIterations(const std::vector<sim::IterationBreakdown> &iter
 
 QRect StepHeatMap::grid() const
 {
-    return rect().adjusted(64, 4, -8, -20);
+    // Below: the iteration numbers, then the colour scale.
+    return rect().adjusted(64, 4, -8, -24 - fontMetrics().height());
 }
 
 std::pair<int, int> StepHeatMap::cellAt(QPoint pos) const
@@ -233,36 +234,69 @@ void StepHeatMap::paintEvent(QPaintEvent *)
     }
     const int rows = int(m_cells.size());
     const double rh = double(g.height()) / rows, cw = double(g.width()) / m_columns;
-    // Rows thinner than a pixel share one: the slowest of them is what shows.
+    const Theme &theme = Theme::current();
+    const QColor slow(0xd6, 0x2f, 0x2f), fast(0x2f, 0x6f, 0xd6);
+    // The median is the theme's background (white in light, dark in dark), slower toward red,
+    // faster toward blue, ±25% saturating.
+    const auto colourOf = [&](double deviation) {
+        const double f = std::clamp(deviation / kSaturation, -1.0, 1.0);
+        const QColor &to = f >= 0 ? slow : fast;
+        const QColor &mid = theme.base;
+        const double a = std::abs(f);
+        return QColor::fromRgbF(float((1 - a) * mid.redF() + a * to.redF()),
+                                float((1 - a) * mid.greenF() + a * to.greenF()),
+                                float((1 - a) * mid.blueF() + a * to.blueF()));
+    };
+    // Rows thinner than a pixel share one: it shows their median, so a red row means its ranks
+    // are slow, not that one of them is; the slowest of them is the cell's right edge (a
+    // quarter of it, at most 4 px), so a straggler still shows as a line of red edges.
     const int pixelRows = std::max(1, std::min(rows, g.height()));
+    std::vector<double> group;
     for (int pr = 0; pr < pixelRows; ++pr) {
         const int r0 = pr * rows / pixelRows, r1 = std::max(r0 + 1, (pr + 1) * rows / pixelRows);
         for (int c = 0; c < m_columns; ++c) {
-            double worst = -2;
+            group.clear();
             for (int r = r0; r < r1; ++r)
                 if (const auto *it = iteration(r, c); it && m_median[size_t(c)] > 0)
-                    worst =
-                        std::max(worst, double(length(*it)) / double(m_median[size_t(c)]) - 1.0);
+                    group.push_back(double(length(*it)) / double(m_median[size_t(c)]) - 1.0);
             const QRectF cell(g.left() + c * cw, g.top() + r0 * rh,
                               std::max(1.0, cw - (cw > 4 ? 1 : 0)),
                               std::max(1.0, (r1 - r0) * rh - (rh > 4 ? 1 : 0)));
-            // The median is the theme's background (white in light, dark in dark), slower
-            // toward red, faster toward blue; no iteration: the theme's alternate shade.
-            const Theme &theme = Theme::current();
-            if (worst < -1.5) {
+            if (group.empty()) { // no iteration: the theme's alternate shade
                 p.fillRect(cell, theme.alternate);
                 continue;
             }
-            const double f = std::clamp(worst / 0.25, -1.0, 1.0); // ±25% saturates
-            const QColor slow(0xd6, 0x2f, 0x2f), fast(0x2f, 0x6f, 0xd6);
-            const QColor &to = f >= 0 ? slow : fast;
-            const QColor &mid = theme.base;
-            const double a = std::abs(f);
-            p.fillRect(cell, QColor::fromRgbF(float((1 - a) * mid.redF() + a * to.redF()),
-                                              float((1 - a) * mid.greenF() + a * to.greenF()),
-                                              float((1 - a) * mid.blueF() + a * to.blueF())));
+            std::sort(group.begin(), group.end());
+            const size_t n = group.size();
+            const double median = n % 2 ? group[n / 2] : (group[n / 2 - 1] + group[n / 2]) / 2;
+            p.fillRect(cell, colourOf(median));
+            if (n > 1 && cell.width() >= 4) {
+                const double w = std::min(4.0, std::floor(cell.width() / 4));
+                p.fillRect(QRectF(cell.right() - w, cell.top(), w, cell.height()),
+                           colourOf(group.back()));
+            }
         }
     }
+    // The scale, under the iteration numbers: faster, the median, slower, and the mark.
+    const QFontMetrics lfm(font());
+    const int ly = g.bottom() + 20, lh = lfm.height();
+    int x = g.left();
+    const auto text = [&](const QString &t) {
+        p.setPen(palette().color(QPalette::Text));
+        p.drawText(QRect(x, ly, lfm.horizontalAdvance(t) + 2, lh), Qt::AlignVCenter, t);
+        x += lfm.horizontalAdvance(t) + 6;
+    };
+    text(tr("faster −25%"));
+    for (int i = 0; i < 60; ++i)
+        p.fillRect(QRect(x + i, ly + 3, 1, lh - 6),
+                   colourOf(kSaturation * (double(i) / 59.0 * 2.0 - 1.0)));
+    p.setPen(palette().color(QPalette::Mid));
+    p.drawRect(QRect(x, ly + 3, 59, lh - 7));
+    x += 66;
+    text(tr("+25% slower than the iteration's median"));
+    if (pixelRows < rows)
+        text(tr("· %1 ranks a row: their median, the slowest at the cell's right edge")
+                 .arg(double(rows) / pixelRows, 0, 'f', 1));
     // Rank labels where they fit, iteration numbers below.
     p.setPen(palette().color(QPalette::Text));
     const QFontMetrics fm(font());

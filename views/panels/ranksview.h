@@ -43,8 +43,10 @@ private:
 };
 
 // Rows: ranks; columns: iterations in order; colour: the step time of that rank's iteration
-// against the median of the same iteration over the ranks (white at the median, red slower,
-// blue faster, by up to ±25%). More ranks than pixel rows share a row (their slowest).
+// against the median of the same iteration over the ranks (the background at the median, red
+// slower, blue faster, by up to ±25%; a scale under the grid says so). More ranks than pixel
+// rows share a row: it shows their median, with the slowest of them at the cell's right edge
+// (issue 57: showing the slowest of six made a 1,024-rank map read all red).
 class StepHeatMap : public QWidget
 {
     Q_OBJECT
@@ -70,6 +72,7 @@ protected:
     void mousePressEvent(QMouseEvent *) override;
 
 private:
+    static constexpr double kSaturation = 0.25; // ±25% is the full colour
     QRect grid() const;
 
     std::vector<int> m_ranks;                                  // rank of each row
