@@ -20,6 +20,7 @@
 #include "rankoverviewcontroller.h"
 #include "rankoverviewpainter.h"
 #include "rankoverviewview.h"
+#include "ranksview.h"
 #include "slicequery.h"
 #include "studioutil.h"
 #include "testutil.h"
@@ -319,8 +320,10 @@ private Q_SLOTS:
         QVERIFY(computed.wait(60000));
     }
 
-    // The Analysis panel shows the cross-rank report (no findings, and why); Mark Stragglers
-    // marks each collective's last rank in the rank overview.
+    // The Analysis panel shows the cross-rank report with the direct import's findings (one per
+    // rule, each found and priced on a shard, naming its ranks), GPU busy and the rank ×
+    // iteration heat map (issue 57: it had no findings, no GPU busy and "No iterations");
+    // Mark Stragglers marks each collective's last rank in the rank overview.
     void studioAnalysesTheClusterProjectAcrossRanks()
     {
         MainWindow w;
@@ -338,8 +341,39 @@ private Q_SLOTS:
                  qPrintable(ready.first().at(1).toString()));
         const sim::RunReport *report = panel->report();
         QVERIFY(report && report->analysis);
-        QVERIFY(report->findings.empty());
-        QVERIFY(report->noFindingsBecause.contains(QLatin1String("--rank")));
+        QString error;
+        auto direct = Project::open(m_direct, Project::Mode::ReadOnly, &error);
+        QVERIFY2(direct, qPrintable(error));
+        const auto whole = sim::analyzeRun(*direct, direct->findRun(QStringLiteral("job")).value(),
+                                           QStringLiteral("job"), {}, &error);
+        QVERIFY2(whole, qPrintable(error));
+        QStringList rulesDirect, rulesCluster;
+        for (const auto &f : whole->findings)
+            rulesDirect << f.rule;
+        for (const auto &f : report->findings) {
+            rulesCluster << f.rule;
+            QVERIFY(f.fix.isEmpty()); // priced on its shard: nothing to replay here
+            if (f.rule == QLatin1String("straggler")) { // across all ranks: the direct one's
+                const auto same = std::find_if(
+                    whole->findings.begin(), whole->findings.end(),
+                    [](const sim::Finding &d) { return d.rule == QLatin1String("straggler"); });
+                QCOMPARE(f.title, same->title);
+                continue;
+            }
+            QVERIFY2(f.title.contains(QLatin1String("(ranks ")), qPrintable(f.title));
+            QVERIFY(f.detail.contains(QLatin1String("of 3 shards")));
+            QVERIFY(f.priced || !f.noFix.isEmpty());
+        }
+        rulesDirect.sort();
+        rulesCluster.sort();
+        QVERIFY(!rulesDirect.isEmpty());
+        QCOMPARE(rulesCluster.join(QLatin1Char(',')), rulesDirect.join(QLatin1Char(',')));
+        QVERIFY(report->noFindingsBecause.isEmpty());
+        QVERIFY(report->summary.gpuBusy > 0);
+        QVERIFY(std::abs(report->summary.gpuBusy - whole->summary.gpuBusy) < 0.005);
+        QVERIFY(panel->findChild<StepHeatMap *>());
+        QCOMPARE(panel->findChild<StepHeatMap *>()->rankCount(), 6);
+        QCOMPARE(panel->findChild<StepHeatMap *>()->iterationCount(), 4);
         QCOMPARE(int(report->analysis->ranks.size()), 6);
         QVERIFY(!report->analysis->stragglers.empty());
         QVERIFY(!report->criticalByRank.empty());

@@ -67,6 +67,12 @@ std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *
                                   const ResourceAttribution &resources,
                                   const WhatIfContext &context);
 
+// The straggler rule's test (docs/analysis.md), one definition for a run and a cluster project:
+// the rank last at the most collectives is a straggler when it is last at half of them or more
+// and arrives, on average, 5% of its mean iteration (`iteration`) after the median.
+bool passesStragglerTest(qint64 lastArrivals, size_t collectives, TimeNs meanLate,
+                         TimeNs iteration);
+
 // Prices each finding that has a fix by replaying it (identity: the measured graph's replay,
 // computed when null), then ranks them: priced by gain, then the rest by share. `progress`
 // (optional) is told after each finding; returning false from it stops (the rest unpriced).

@@ -434,6 +434,16 @@ void exposedCollectives(const TraceRun &r, std::vector<Finding> &out)
     }
 }
 
+} // namespace
+
+bool passesStragglerTest(qint64 lastArrivals, size_t collectives, TimeNs meanLate, TimeNs iteration)
+{
+    return collectives > 0 && double(lastArrivals) >= kLastArrivals * double(collectives) &&
+           double(meanLate) >= kLate * double(std::max<TimeNs>(1, iteration));
+}
+
+namespace {
+
 // A straggler rank.
 void stragglerRank(const TraceRun &r, std::vector<Finding> &out)
 {
@@ -460,8 +470,7 @@ void stragglerRank(const TraceRun &r, std::vector<Finding> &out)
             }
         const TimeNs meanLate = its.empty() ? 0 : late / TimeNs(its.size());
         const TimeNs per = iterations ? iteration / iterations : (g.measuredEnd() - g.origin());
-        if (double(worst->lastArrivals) >= kLastArrivals * double(a.stragglers.size()) &&
-            double(meanLate) >= kLate * double(std::max<TimeNs>(1, per))) {
+        if (passesStragglerTest(worst->lastArrivals, a.stragglers.size(), meanLate, per)) {
             Finding f;
             f.rule = QStringLiteral("straggler");
             f.share =

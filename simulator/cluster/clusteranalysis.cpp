@@ -6,6 +6,7 @@
 #include "project.h"
 #include "projecttime.h"
 #include "rankfacts.h"
+#include "runmetrics.h"
 #include "sourcerecords.h"
 #include "sourcesummary.h"
 #include "timeformat.h"
@@ -126,6 +127,144 @@ std::vector<std::pair<int, TimeNs>> criticalByRank(const std::vector<Group> &gro
     return out;
 }
 
+// "4–7", "0, 2, 9": the ranks a shard held.
+QString rankList(std::vector<int> ranks)
+{
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    QStringList parts;
+    for (size_t i = 0; i < ranks.size();) {
+        size_t j = i;
+        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
+            ++j;
+        parts << (j > i + 1 ? QStringLiteral("%1–%2").arg(ranks[i]).arg(ranks[j])
+                            : QString::number(ranks[i]));
+        if (j == i + 1)
+            parts << QString::number(ranks[j]);
+        i = j + 1;
+    }
+    return parts.join(QStringLiteral(", "));
+}
+
+// The straggler rule (findingsrules.cpp) over the collectives of all ranks: a shard sees its
+// own ranks' arrivals only, so the cluster finds it itself. Not priced: its fix (the rank's
+// work brought to the others' mean) is a replay of the whole job, which no process holds.
+std::optional<Finding> jobStraggler(const Analysis &cross, const std::vector<RankSteps> &steps)
+{
+    const RankLoad *worst = nullptr;
+    for (const RankLoad &r : cross.ranks)
+        if (!worst || r.lastArrivals > worst->lastArrivals)
+            worst = &r;
+    if (!worst || cross.stragglers.empty())
+        return std::nullopt;
+    TimeNs late = 0;
+    std::vector<const Straggler *> its;
+    for (const Straggler &st : cross.stragglers)
+        if (st.lastRank == worst->rank) {
+            late += st.lateVsMedian;
+            its.push_back(&st);
+        }
+    TimeNs iteration = 0, span = 0;
+    qint64 iterations = 0;
+    for (const RankSteps &s : steps)
+        if (s.rank == worst->rank)
+            for (const auto &[a, b] : s.iterations) {
+                iteration += b - a;
+                ++iterations;
+            }
+    for (const Straggler &st : cross.stragglers)
+        span = std::max(span, st.lastArrival - cross.stragglers.front().firstArrival);
+    const TimeNs meanLate = its.empty() ? 0 : late / TimeNs(its.size());
+    const TimeNs per = iterations ? iteration / iterations : span;
+    if (!passesStragglerTest(worst->lastArrivals, cross.stragglers.size(), meanLate, per))
+        return std::nullopt;
+    Finding f;
+    f.rule = QStringLiteral("straggler");
+    f.share = double(late) / double(std::max<TimeNs>(1, per * std::max<qint64>(1, iterations)));
+    f.title = QStringLiteral("Straggler: rank %1 arrives last at %2 of %3 collectives, %4 after "
+                             "the median on average")
+                  .arg(worst->rank)
+                  .arg(worst->lastArrivals)
+                  .arg(cross.stragglers.size())
+                  .arg(formatDuration(meanLate));
+    QMap<QString, int> before;
+    for (const auto *st : its)
+        ++before[st->before.isEmpty() ? QStringLiteral("unknown") : st->before];
+    QStringList what;
+    for (auto it = before.begin(); it != before.end(); ++it)
+        what << QStringLiteral("%1 (%2)").arg(it.key()).arg(it.value());
+    f.detail = QStringLiteral("The other ranks wait for it at each collective. Before arriving it "
+                              "ran: %1. Look for uneven data (sequence lengths, sharding), a "
+                              "slower GPU or host, or extra work on that rank (logging, "
+                              "checkpointing). Found across the collectives of all ranks.")
+                   .arg(what.mid(0, 5).join(QStringLiteral(", ")));
+    f.noFix = QStringLiteral("pricing it replays the whole job, which a cluster project does not "
+                             "hold: see rank %1 on its shard (grademl analyze PROJECT --rank %1)")
+                  .arg(worst->rank);
+    for (const auto *st : its) {
+        if (f.evidence.size() == 20)
+            break;
+        f.evidence.push_back(
+            {QStringLiteral("%1 #%2: rank %3 %4 after the first, %5 after the "
+                            "median")
+                 .arg(st->operation)
+                 .arg(st->index)
+                 .arg(st->lastRank)
+                 .arg(formatDuration(st->late()), formatDuration(st->lateVsMedian)),
+             st->lastRank, st->firstArrival, st->lastArrival, 0});
+    }
+    return f;
+}
+
+// One finding per rule: the shard's where the fix gains most (else the largest share), its
+// ranks named, on how many shards the rule held said; evidence put on the cluster's clock.
+std::vector<Finding> reduceFindings(const std::vector<RankFacts> &shards,
+                                    const std::map<int, TimeNs> &offsetOfRank, int searched,
+                                    const Analysis &cross, const std::vector<RankSteps> &steps)
+{
+    std::map<QString, std::pair<const Finding *, const RankFacts *>> best;
+    std::map<QString, int> shardsWith;
+    const auto better = [](const Finding &a, const Finding &b) {
+        return a.gain() != b.gain() ? a.gain() > b.gain() : a.share > b.share;
+    };
+    for (const RankFacts &f : shards)
+        for (const Finding &x : f.findings) {
+            if (x.rule == QLatin1String("straggler")) // the job's, below
+                continue;
+            ++shardsWith[x.rule];
+            auto &b = best[x.rule];
+            if (!b.first || better(x, *b.first))
+                b = {&x, &f};
+        }
+    std::vector<Finding> out;
+    for (const auto &[rule, b] : best) {
+        Finding f = *b.first;
+        const QString ranks = rankList(b.second->shardRanks);
+        const int on = shardsWith[rule];
+        f.title += QStringLiteral(" (ranks %1)").arg(ranks);
+        f.detail += QStringLiteral(
+                        "\n\nFound on %1 of %2 shards; shown and priced as the shard of ranks %3 "
+                        "found it (its own execution model).")
+                        .arg(on)
+                        .arg(searched)
+                        .arg(ranks);
+        for (Evidence &e : f.evidence) {
+            const auto off = offsetOfRank.find(e.rank);
+            if (e.start == 0 && e.end == 0)
+                continue;
+            if (off == offsetOfRank.end())
+                e.start = e.end = 0;
+            else
+                e.start += off->second, e.end += off->second;
+        }
+        out.push_back(std::move(f));
+    }
+    if (auto f = jobStraggler(cross, steps))
+        out.push_back(std::move(*f));
+    rankFindings(out);
+    return out;
+}
+
 } // namespace
 
 std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const QString &runName,
@@ -155,9 +294,15 @@ std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const
     std::map<int, RankLoad> loads;
     std::map<QString, KernelFamily> families;
     std::map<int, RankSteps> steps;
+    std::vector<RankFacts> found; // the facts that carry a shard's findings
+    std::map<int, TimeNs> offsetOfRank;
     QString readError;
     for (const auto &[source, offset] : importedSourceOffsets(cluster, run, &readError)) {
-        if (const auto facts = loadRankFacts(db, source)) {
+        if (auto facts = loadRankFacts(db, source)) {
+            for (const RankLoad &l : facts->loads)
+                offsetOfRank.try_emplace(l.rank, offset);
+            if (facts->findingsSearched)
+                found.push_back(*facts);
             for (CollectiveArrival a : facts->collectives) {
                 a.start += offset;
                 a.end += offset;
@@ -213,12 +358,23 @@ std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const
     for (const RankSteps &s : out.steps)
         ranks.insert(s.rank);
     out.ranks = int(ranks.size());
+    out.shardsSearched = int(found.size());
+    out.findings = reduceFindings(found, offsetOfRank, int(found.size()), a, out.steps);
+    if (const auto metrics = computeRunMetrics(cluster, run, &readError)) {
+        out.summary.gpuBusy = metrics->value(QStringLiteral("gpu_busy")).toDouble(-1);
+        out.summary.mfu = metrics->value(QStringLiteral("mfu")).toDouble(-1);
+        out.summary.hfu = metrics->value(QStringLiteral("hfu")).toDouble(-1);
+        out.summary.device = metrics->value(QStringLiteral("device")).toString();
+    }
     return out;
 }
 
 QJsonObject ClusterAnalysis::toJson() const
 {
     const QJsonObject whole = cross.toJson();
+    QJsonArray found;
+    for (const Finding &f : findings)
+        found.append(f.toJson());
     QJsonArray stepArray;
     for (const RankSteps &s : steps) {
         QJsonArray its;
@@ -244,7 +400,10 @@ QJsonObject ClusterAnalysis::toJson() const
         {QStringLiteral("communication_imbalance"), cross.communicationImbalance},
         {QStringLiteral("critical_path_by_rank"), critical},
         {QStringLiteral("critical_path_ns"), qint64(criticalLength)},
-        {QStringLiteral("steps"), stepArray}};
+        {QStringLiteral("steps"), stepArray},
+        {QStringLiteral("summary"), summary.toJson()},
+        {QStringLiteral("shards_searched"), shardsSearched},
+        {QStringLiteral("findings"), found}};
 }
 
 RunReport ClusterAnalysis::toRunReport() const
@@ -264,16 +423,31 @@ RunReport ClusterAnalysis::toRunReport() const
             r.summary.iterations =
                 std::max<qint64>(r.summary.iterations, qint64(s.iterations.size()));
         }
+    const qint64 iterations = r.summary.iterations;
+    r.summary = summary;
+    r.summary.iterations = iterations;
     if (count > 0) {
         r.summary.stepTime = sum / count;
         r.origin = origin;
     }
-    r.noFindingsBecause =
-        QStringLiteral(
-            "a cluster project's report is across ranks (%1 of %2 shards); each rank's findings "
-            "are found on its shard: grademl analyze PROJECT --rank N")
-            .arg(mergedShards)
-            .arg(shards);
+    // The rank × iteration heat map: each rank's iterations as its summary recorded them.
+    for (const RankSteps &s : steps)
+        for (size_t i = 0; i < s.iterations.size(); ++i) {
+            IterationBreakdown it;
+            it.name = QStringLiteral("iteration %1").arg(i);
+            it.rank = s.rank;
+            it.start = s.iterations[i].first;
+            it.end = s.iterations[i].second;
+            r.analysis->iterations.push_back(std::move(it));
+        }
+    r.findings = findings;
+    if (findings.empty())
+        r.noFindingsBecause =
+            shardsSearched == 0
+                ? QStringLiteral("the shards were imported before their findings were kept: "
+                                 "import them again (grademl import --shard) to see them here")
+                : QStringLiteral("no rule passed its threshold on any of the %1 shards")
+                      .arg(shardsSearched);
     return r;
 }
 
@@ -396,6 +570,17 @@ QString ClusterAnalysis::toText() const
                      .arg(formatDuration(d.back()), 9);
         }
     }
+    if (summary.gpuBusy >= 0)
+        t += QStringLiteral("GPU busy %1%\n").arg(100.0 * summary.gpuBusy, 0, 'f', 1);
+    if (findings.empty())
+        t += QStringLiteral("No findings: %1\n").arg(toRunReport().noFindingsBecause);
+    else
+        t += QStringLiteral("Findings (each found and priced on its shard, %1 searched):\n")
+                 .arg(shardsSearched);
+    for (size_t k = 0; k < findings.size(); ++k)
+        t += QStringLiteral("  %1. %2: %3\n")
+                 .arg(k + 1)
+                 .arg(findings[k].title, gainText(findings[k]));
     return t;
 }
 

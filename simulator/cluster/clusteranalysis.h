@@ -46,11 +46,19 @@ struct ClusterAnalysis
     // clusteranalysis.cpp), longest first, and its length.
     std::vector<std::pair<int, TimeNs>> criticalByRank;
     TimeNs criticalLength = 0;
+    // Each shard's findings (rankfacts.h), one per rule: the shard where fixing it gains most,
+    // naming its ranks, priced on that shard's execution model, ranked as a run's are; evidence
+    // on the cluster's clock. `shardsSearched`: shards whose facts say findings were looked for.
+    std::vector<Finding> findings;
+    int shardsSearched = 0;
+    // The run's headline metrics (runmetrics.h: GPU busy, MFU, HFU, the GPU), from the merged
+    // source summaries.
+    RunSummary summary;
 
     QJsonObject toJson() const;
     QString toText() const;
     // As the Analysis panel shows a run: the cross-rank analyses, the mean step over ranks and
-    // iterations, no findings (each rank's are found on its shard: `grademl analyze --rank`).
+    // iterations, the headline metrics, the rank × iteration step times and the findings.
     RunReport toRunReport() const;
 };
 

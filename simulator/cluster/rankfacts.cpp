@@ -12,6 +12,8 @@
 #include <QCborValue>
 
 #include <algorithm>
+#include <cmath>
+#include <memory>
 
 namespace gml::sim {
 
@@ -29,11 +31,34 @@ QByteArray RankFacts::toCbor() const
     QCborArray fs;
     for (const KernelFamily &f : families)
         fs.append(QCborArray{f.family, f.count, f.time});
-    return QCborMap{{QStringLiteral("collectives"), cs},
-                    {QStringLiteral("loads"), ls},
-                    {QStringLiteral("families"), fs}}
-        .toCborValue()
-        .toCbor();
+    QCborMap m{{QStringLiteral("collectives"), cs},
+               {QStringLiteral("loads"), ls},
+               {QStringLiteral("families"), fs}};
+    if (findingsSearched) {
+        QCborArray found;
+        for (const Finding &f : findings) {
+            QCborArray evidence;
+            for (const Evidence &e : f.evidence)
+                evidence.append(QCborArray{e.what, e.rank, e.start, e.end});
+            found.append(QCborMap{{QStringLiteral("rule"), f.rule},
+                                  {QStringLiteral("title"), f.title},
+                                  {QStringLiteral("detail"), f.detail},
+                                  {QStringLiteral("share"), f.share},
+                                  {QStringLiteral("no_fix"), f.noFix},
+                                  {QStringLiteral("priced"), f.priced},
+                                  {QStringLiteral("price_error"), f.priceError},
+                                  {QStringLiteral("before"), f.before},
+                                  {QStringLiteral("after"), f.after},
+                                  {QStringLiteral("notes"), QCborArray::fromStringList(f.notes)},
+                                  {QStringLiteral("evidence"), evidence}});
+        }
+        QCborArray ranks;
+        for (int r : shardRanks)
+            ranks.append(r);
+        m.insert(QStringLiteral("findings"), found);
+        m.insert(QStringLiteral("shard_ranks"), ranks);
+    }
+    return m.toCborValue().toCbor();
 }
 
 std::optional<RankFacts> RankFacts::fromCbor(const QByteArray &data)
@@ -72,6 +97,37 @@ std::optional<RankFacts> RankFacts::fromCbor(const QByteArray &data)
             return std::nullopt;
         f.families.push_back({a[0].toString(), a[1].toInteger(), a[2].toInteger()});
     }
+    // Findings: absent in facts written before issue 57.
+    if (m.contains(QStringLiteral("findings"))) {
+        f.findingsSearched = true;
+        for (const QCborValue &fv : m.value(QStringLiteral("findings")).toArray()) {
+            const QCborMap o = fv.toMap();
+            Finding x;
+            x.rule = o.value(QStringLiteral("rule")).toString();
+            x.title = o.value(QStringLiteral("title")).toString();
+            x.detail = o.value(QStringLiteral("detail")).toString();
+            x.share = o.value(QStringLiteral("share")).toDouble();
+            x.noFix = o.value(QStringLiteral("no_fix")).toString();
+            x.priced = o.value(QStringLiteral("priced")).toBool();
+            x.priceError = o.value(QStringLiteral("price_error")).toString();
+            x.before = std::max<TimeNs>(0, o.value(QStringLiteral("before")).toInteger());
+            x.after = std::max<TimeNs>(0, o.value(QStringLiteral("after")).toInteger());
+            for (const QCborValue &n : o.value(QStringLiteral("notes")).toArray())
+                x.notes.append(n.toString());
+            for (const QCborValue &ev : o.value(QStringLiteral("evidence")).toArray()) {
+                const QCborArray a = ev.toArray();
+                if (a.size() != 4)
+                    return std::nullopt;
+                x.evidence.push_back(
+                    {a[0].toString(), int(a[1].toInteger()), a[2].toInteger(), a[3].toInteger()});
+            }
+            if (x.rule.isEmpty() || !std::isfinite(x.share))
+                return std::nullopt;
+            f.findings.push_back(std::move(x));
+        }
+        for (const QCborValue &r : m.value(QStringLiteral("shard_ranks")).toArray())
+            f.shardRanks.push_back(int(r.toInteger()));
+    }
     return f;
 }
 
@@ -81,9 +137,17 @@ std::optional<std::map<SourceId, RankFacts>> computeRankFacts(Project &project, 
     // A run of counters only, or whose traces all failed, has no execution model: no facts.
     if (!runHasSlices(project, run))
         return std::map<SourceId, RankFacts>{};
-    auto graph = DependencyGraph::build(project, run, error);
-    if (!graph)
-        return std::nullopt;
+    // The run analysed as any run is (its findings priced on its own graph), its graph reused
+    // for the facts; a run the analysis refuses still gets its facts.
+    std::shared_ptr<const DependencyGraph> graph;
+    QString why;
+    std::optional<RunReport> report = analyzeRun(project, run, QString(), {}, &why, {}, &graph);
+    if (!graph) {
+        auto built = DependencyGraph::build(project, run, error);
+        if (!built)
+            return std::nullopt;
+        graph = std::make_shared<const DependencyGraph>(std::move(*built));
+    }
     const DependencyGraph &g = *graph;
     // The offset that put each source on the project clock, taken off again.
     std::map<SourceId, TimeNs> offset;
@@ -132,6 +196,28 @@ std::optional<std::map<SourceId, RankFacts>> computeRankFacts(Project &project, 
     for (const RankLoad &l : whole.ranks)
         if (auto it = sourceOfRank.find(l.rank); it != sourceOfRank.end())
             out[it->second].loads.push_back({l.rank, l.compute, l.communication, 0});
+    // The findings ride with the first source with GPU work; their evidence on its rank's
+    // source's own clock.
+    if (report && !out.empty()) {
+        RankFacts &holder = out.begin()->second;
+        holder.findingsSearched = true;
+        for (const auto &[rank, source] : sourceOfRank)
+            holder.shardRanks.push_back(rank);
+        for (Finding f : report->findings) {
+            f.fix.clear();
+            for (Evidence &e : f.evidence) {
+                const auto source = sourceOfRank.find(e.rank);
+                const TimeNs off = source != sourceOfRank.end() ? offset[source->second] : 0;
+                if (source == sourceOfRank.end() || e.end < e.start || (e.start == 0 && e.end == 0))
+                    e.start = e.end = 0;
+                else
+                    e.start -= off, e.end -= off;
+                e.slice = 0;
+                e.track = 0;
+            }
+            holder.findings.push_back(std::move(f));
+        }
+    }
     return out;
 }
 

@@ -10,6 +10,7 @@
 // project aligns the ranks of all shards together and adds its own offsets.
 
 #include "analysis.h"
+#include "findings.h"
 #include "types.h"
 
 #include <QByteArray>
@@ -33,6 +34,15 @@ struct RankFacts
     std::vector<CollectiveArrival> collectives; // its collective kernels, in start order
     std::vector<RankLoad> loads;                // its ranks' compute and communication
     std::vector<KernelFamily> families;         // its GPU work by family
+    // The shard's findings (findings.h), found and priced on the shard's own execution model
+    // (issue 57), carried by the facts of the run's first source with GPU work only:
+    // `findingsSearched` says they were looked for (false: a shard imported before), `shardRanks`
+    // which ranks the shard's run held. Their fixes are not kept (a cluster replays nothing);
+    // their evidence keeps its rank and its times on that rank's source's own clock (0, 0: no
+    // time), its slice and track ids are the shard's, so not kept either.
+    bool findingsSearched = false;
+    std::vector<Finding> findings;
+    std::vector<int> shardRanks;
 
     QByteArray toCbor() const;
     static std::optional<RankFacts> fromCbor(const QByteArray &data);

@@ -81,6 +81,8 @@ AnalysisCharts analysisCharts(const sim::RunReport &report)
         out.iterations.series = breakdownSeries();
         QString device;
         for (const auto &it : a.iterations) {
+            if (it.time.window <= 0) // no GPU time known (a cluster project's steps)
+                continue;
             if (device.isEmpty())
                 device = it.device;
             if (it.device != device)
