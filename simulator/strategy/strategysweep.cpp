@@ -9,7 +9,9 @@
 #include <QThread>
 #include <QThreadPool>
 
+#include <algorithm>
 #include <atomic>
+#include <numeric>
 
 namespace gml::sim {
 
@@ -118,7 +120,16 @@ SweepOutcome runSweep(const QList<SimConfig> &configs,
     BaselineCache cache;
     QThreadPool pool;
     pool.setMaxThreadCount(std::max(1, QThread::idealThreadCount()));
-    for (int i = 0; i < total; ++i)
+    // The largest first (the job graph grows with the workers): the pool takes them in order,
+    // so the longest one is not left to run alone at the end while the other threads idle
+    // (longest processing time first; issue 57: a sweep of 8 to 1,024 workers on 2 threads ran
+    // 1.13x faster than one after the other, the 1,024 last).
+    std::vector<int> order(static_cast<size_t>(total));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+        return configs[a].workers > configs[b].workers;
+    });
+    for (int i : order)
         pool.start(QRunnable::create([&, i] {
             if (cancel.load())
                 return;
