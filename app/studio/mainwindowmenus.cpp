@@ -118,9 +118,6 @@ void MainWindow::buildMenus()
                            "legend (else each name its own colour)"));
     connect(byClass, &QAction::toggled, m_timeline, &TimelineView::setColorByClass);
     view->addAction(tr("Show &All Tracks"), m_timeline, &TimelineView::showAllTracks);
-    view->addAction(tr("Co&llapse All Rows"), m_timeline,
-                    [this] { m_timeline->collapseAll(true); });
-    view->addAction(tr("E&xpand All Rows"), m_timeline, [this] { m_timeline->collapseAll(false); });
     QAction *rankRows = view->addAction(tr("&Ranks as Summary Rows"));
     rankRows->setCheckable(true);
     rankRows->setToolTip(tr("One compact row per rank drawing its GPU streams' activity (its "

@@ -57,8 +57,8 @@ struct StudioOptions
         QStringLiteral("TEXT")};
     QCommandLineOption rows{QStringLiteral("rows"),
                             QStringLiteral("With --screenshot: 'collapsed' collapses every row "
-                                           "(View › Collapse All Rows), 'expanded' expands them, "
-                                           "'ranks' shows each rank as one summary row (View › "
+                                           "(Rows › Collapse All), 'expanded' expands them, "
+                                           "'ranks' shows each rank as one summary row (Rows › "
                                            "Ranks as Summary Rows)"),
                             QStringLiteral("collapsed|expanded|ranks")};
     QCommandLineOption panel{

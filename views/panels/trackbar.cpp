@@ -39,6 +39,11 @@ TrackBar::TrackBar(TimelineView *timeline, QWidget *parent) : QWidget(parent), m
     auto *menu = new QMenu(m_more);
     menu->addAction(tr("Collapse All"), this, [this] { m_timeline->collapseAll(true); });
     menu->addAction(tr("Expand All"), this, [this] { m_timeline->collapseAll(false); });
+    QAction *ranks = menu->addAction(tr("Ranks as Summary Rows"));
+    ranks->setCheckable(true);
+    ranks->setToolTip(tr("One compact row per rank drawing its GPU streams' activity"));
+    connect(ranks, &QAction::toggled, m_timeline, &TimelineView::setRankRows);
+    connect(m_timeline, &TimelineView::rankRowsChanged, ranks, &QAction::setChecked);
     menu->addSeparator();
     menu->addAction(tr("Unpin All"), m_timeline, &TimelineView::unpinAll);
     menu->addAction(tr("Show All Hidden Tracks"), m_timeline, &TimelineView::showAllTracks);
