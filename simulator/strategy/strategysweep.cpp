@@ -126,9 +126,8 @@ SweepOutcome runSweep(const QList<SimConfig> &configs,
     // 1.13x faster than one after the other, the 1,024 last).
     std::vector<int> order(static_cast<size_t>(total));
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-        return configs[a].workers > configs[b].workers;
-    });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return configs[a].workers > configs[b].workers; });
     for (int i : order)
         pool.start(QRunnable::create([&, i] {
             if (cancel.load())
