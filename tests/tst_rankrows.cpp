@@ -86,6 +86,19 @@ private Q_SLOTS:
             ++ranks;
         }
         QVERIFY2(ranks >= 60, qPrintable(QString::number(ranks)));
+        // The status bar's text over a summary row: its busy share by class.
+        const auto &rows = tv->layout().rows();
+        const auto first = std::find_if(rows.begin(), rows.end(),
+                                        [](const TimelineRow &r) { return r.isSummary(); });
+        QVERIFY(first != rows.end());
+        QString text;
+        for (int x = tv->painter().metrics().labelWidth; x < 1900 && text.isEmpty(); x += 7)
+            if (const QString t = tv->painter().summaryText(int(first - rows.begin()), x);
+                t.contains(QLatin1String("communication")))
+                text = t;
+        QVERIFY2(text.startsWith(QLatin1String("rank 0: busy ")) &&
+                     text.contains(QLatin1String("(2 GPU streams held)")),
+                 qPrintable(text));
         QVERIFY(!w.rankView()->isVisible());
         // Compute and communication both drawn, in their class colours.
         const auto &g = tv->painter().lastGeometry();

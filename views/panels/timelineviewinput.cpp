@@ -139,6 +139,8 @@ void TimelineView::mouseMoveEvent(QMouseEvent *e)
             const auto s = data()->shown(hit.track);
             text = QStringLiteral("%1 · %2").arg(data()->name(s->nameId(size_t(hit.index))),
                                                  formatDuration(s->duration(size_t(hit.index))));
+        } else if (hit.area == TimelineHit::Area::Rows && hit.row >= 0) {
+            text = m_painter.summaryText(hit.row, e->position().x()); // a summary row's column
         }
         Q_EMIT hoverTextChanged(text);
     }

@@ -136,6 +136,7 @@ void TimelinePainter::buildGeometry(const TimelineViewport &v)
     m_geometry.visibleSlices = m_geometry.exactBoxes = m_geometry.mergedBoxes = 0;
     m_geometryComplete = true;
     m_geometry.drawn.assign(m_layout.rows().size(), -1);
+    m_geometry.summaries.clear();
     if (!m_data)
         return;
     const auto &rows = m_layout.rows();

@@ -88,6 +88,15 @@ struct TimelineGeometry
     size_t pinnedCounters = 0;
     // Per layout row: the pixel columns it painted (-1: not built, off screen or a run header).
     std::vector<int> drawn;
+    // The summary rows built (TimelineRow::isSummary): per pixel column from the label
+    // column's edge, the busy share and each class's (compute, communication, copy, CPU).
+    struct SummaryColumns
+    {
+        size_t row = 0;
+        std::vector<float> busy;
+        std::array<std::vector<float>, 4> classes;
+    };
+    std::vector<SummaryColumns> summaries;
     size_t visibleSlices = 0; // slices covered by the drawn boxes
     size_t exactBoxes = 0;    // boxes of one slice each
     size_t mergedBoxes = 0;   // boxes standing for a pixel bucket of narrow slices
@@ -144,6 +153,9 @@ public:
     const TimelineGeometry &lastGeometry() const { return m_geometry; }
     void paint(QPainter &painter, const TimelineViewport &viewport, const TimelineOverlay &overlay);
     TimelineHit hitTest(const TimelineViewport &viewport, QPointF point) const;
+    // What a summary row draws at device x, for the status bar: "rank 3: busy 78% (compute
+    // 60%, communication 18%)"; empty off a summary row of the last geometry.
+    QString summaryText(int row, double x) const;
 
     // Where a row's top is drawn (device y): in the pinned band, or scrolled below it.
     int rowTop(const TimelineRow &row, const TimelineViewport &v) const

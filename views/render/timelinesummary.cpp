@@ -130,6 +130,12 @@ int TimelinePainter::buildSummaryRow(const TimelineViewport &v, const TimelineRo
         open[c] = QRect();
     };
     int drawn = 0;
+    TimelineGeometry::SummaryColumns kept;
+    kept.row = size_t(&row - m_layout.rows().data());
+    kept.busy = busy;
+    for (size_t c = 0; c < share.size(); ++c)
+        kept.classes[c] = share[c];
+    m_geometry.summaries.push_back(std::move(kept));
     for (int x = 0; x < width; ++x) {
         const double u = std::clamp(double(busy[size_t(x)]), 0.0, 1.0);
         double total = 0;
@@ -160,6 +166,36 @@ int TimelinePainter::buildSummaryRow(const TimelineViewport &v, const TimelineRo
     for (size_t c = 0; c < open.size(); ++c)
         flush(c);
     return drawn;
+}
+
+QString TimelinePainter::summaryText(int row, double x) const
+{
+    const int column = int(std::floor(x)) - m_metrics.labelWidth;
+    for (const auto &s : m_geometry.summaries) {
+        if (int(s.row) != row || column < 0 || size_t(column) >= s.busy.size())
+            continue;
+        const double busy = std::clamp(double(s.busy[size_t(column)]), 0.0, 1.0);
+        double total = 0;
+        for (const auto &c : s.classes)
+            total += c[size_t(column)];
+        QStringList parts;
+        for (size_t c = 0; c < s.classes.size(); ++c)
+            if (const double share = total > 0 ? busy * s.classes[c][size_t(column)] / total : 0;
+                share >= 0.005)
+                parts << QStringLiteral("%1 %2%")
+                             .arg(c == 3 ? QStringLiteral("CPU")
+                                         : sliceRoleName(kSummaryClasses[c]))
+                             .arg(100 * share, 0, 'f', 0);
+        const TimelineRow &r = m_layout.rows()[size_t(row)];
+        return tr("%1: busy %2%%3 (%4 %5 held)")
+            .arg(r.label)
+            .arg(100 * busy, 0, 'f', 0)
+            .arg(parts.isEmpty() ? QString()
+                                 : QStringLiteral(" — ") + parts.join(QStringLiteral(", ")))
+            .arg(r.summarised.size())
+            .arg(r.summaryOnGpu ? tr("GPU streams") : tr("threads"));
+    }
+    return {};
 }
 
 } // namespace gml
