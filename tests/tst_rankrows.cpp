@@ -94,11 +94,12 @@ private Q_SLOTS:
         QString text;
         for (int x = tv->painter().metrics().labelWidth; x < 1900 && text.isEmpty(); x += 7)
             if (const QString t = tv->painter().summaryText(int(first - rows.begin()), x);
-                t.contains(QLatin1String("communication")))
+                t.contains(QLatin1String("compute")) && t.contains(QLatin1String("communication")))
                 text = t;
         QVERIFY2(text.startsWith(QLatin1String("rank 0: busy ")) &&
                      text.contains(QLatin1String("(2 GPU streams held)")),
                  qPrintable(text));
+        qInfo().noquote() << "over rank 0's row:" << text;
         QVERIFY(!w.rankView()->isVisible());
         // Compute and communication both drawn, in their class colours.
         const auto &g = tv->painter().lastGeometry();
