@@ -72,6 +72,14 @@ std::vector<Finding> findFindings(const DependencyGraph *graph, const Analysis *
 // and arrives, on average, 5% of its mean iteration (`iteration`) after the median.
 bool passesStragglerTest(qint64 lastArrivals, size_t collectives, TimeNs meanLate,
                          TimeNs iteration);
+// The straggler rule's finding without its fix: the rank last at the most collectives of `a`,
+// when it passes the test; `iterationsOf(rank)` gives that rank's iterations' total length and
+// count (none: `whole`, the run's span, stands for one). Its evidence is the collectives it
+// was last at (their rank first). The rule prices it on the run's graph; a cluster project,
+// which holds no graph of the whole job, leaves it unpriced.
+std::optional<Finding>
+stragglerFinding(const Analysis &a,
+                 const std::function<std::pair<TimeNs, qint64>(int)> &iterationsOf, TimeNs whole);
 
 // Prices each finding that has a fix by replaying it (identity: the measured graph's replay,
 // computed when null), then ranks them: priced by gain, then the rest by share. `progress`

@@ -146,72 +146,34 @@ QString rankList(std::vector<int> ranks)
     return parts.join(QStringLiteral(", "));
 }
 
-// The straggler rule (findingsrules.cpp) over the collectives of all ranks: a shard sees its
-// own ranks' arrivals only, so the cluster finds it itself. Not priced: its fix (the rank's
-// work brought to the others' mean) is a replay of the whole job, which no process holds.
+// The straggler rule (findings.h) over the collectives of all ranks: a shard sees its own
+// ranks' arrivals only, so the cluster finds it itself. Not priced: its fix (the rank's work
+// brought to the others' mean) is a replay of the whole job, which no process holds.
 std::optional<Finding> jobStraggler(const Analysis &cross, const std::vector<RankSteps> &steps)
 {
-    const RankLoad *worst = nullptr;
-    for (const RankLoad &r : cross.ranks)
-        if (!worst || r.lastArrivals > worst->lastArrivals)
-            worst = &r;
-    if (!worst || cross.stragglers.empty())
-        return std::nullopt;
-    TimeNs late = 0;
-    std::vector<const Straggler *> its;
-    for (const Straggler &st : cross.stragglers)
-        if (st.lastRank == worst->rank) {
-            late += st.lateVsMedian;
-            its.push_back(&st);
-        }
-    TimeNs iteration = 0, span = 0;
-    qint64 iterations = 0;
-    for (const RankSteps &s : steps)
-        if (s.rank == worst->rank)
-            for (const auto &[a, b] : s.iterations) {
-                iteration += b - a;
-                ++iterations;
-            }
+    TimeNs span = 0;
     for (const Straggler &st : cross.stragglers)
         span = std::max(span, st.lastArrival - cross.stragglers.front().firstArrival);
-    const TimeNs meanLate = its.empty() ? 0 : late / TimeNs(its.size());
-    const TimeNs per = iterations ? iteration / iterations : span;
-    if (!passesStragglerTest(worst->lastArrivals, cross.stragglers.size(), meanLate, per))
-        return std::nullopt;
-    Finding f;
-    f.rule = QStringLiteral("straggler");
-    f.share = double(late) / double(std::max<TimeNs>(1, per * std::max<qint64>(1, iterations)));
-    f.title = QStringLiteral("Straggler: rank %1 arrives last at %2 of %3 collectives, %4 after "
-                             "the median on average")
-                  .arg(worst->rank)
-                  .arg(worst->lastArrivals)
-                  .arg(cross.stragglers.size())
-                  .arg(formatDuration(meanLate));
-    QMap<QString, int> before;
-    for (const auto *st : its)
-        ++before[st->before.isEmpty() ? QStringLiteral("unknown") : st->before];
-    QStringList what;
-    for (auto it = before.begin(); it != before.end(); ++it)
-        what << QStringLiteral("%1 (%2)").arg(it.key()).arg(it.value());
-    f.detail = QStringLiteral("The other ranks wait for it at each collective. Before arriving it "
-                              "ran: %1. Look for uneven data (sequence lengths, sharding), a "
-                              "slower GPU or host, or extra work on that rank (logging, "
-                              "checkpointing). Found across the collectives of all ranks.")
-                   .arg(what.mid(0, 5).join(QStringLiteral(", ")));
-    f.noFix = QStringLiteral("pricing it replays the whole job, which a cluster project does not "
-                             "hold: see rank %1 on its shard (grademl analyze PROJECT --rank %1)")
-                  .arg(worst->rank);
-    for (const auto *st : its) {
-        if (f.evidence.size() == 20)
-            break;
-        f.evidence.push_back(
-            {QStringLiteral("%1 #%2: rank %3 %4 after the first, %5 after the "
-                            "median")
-                 .arg(st->operation)
-                 .arg(st->index)
-                 .arg(st->lastRank)
-                 .arg(formatDuration(st->late()), formatDuration(st->lateVsMedian)),
-             st->lastRank, st->firstArrival, st->lastArrival, 0});
+    auto f = stragglerFinding(
+        cross,
+        [&](int rank) {
+            std::pair<TimeNs, qint64> sum{0, 0};
+            for (const RankSteps &s : steps)
+                if (s.rank == rank)
+                    for (const auto &[a, b] : s.iterations) {
+                        sum.first += b - a;
+                        ++sum.second;
+                    }
+            return sum;
+        },
+        span);
+    if (f) {
+        const int rank = f->evidence.empty() ? -1 : f->evidence.front().rank;
+        f->detail += QStringLiteral(" Found across the collectives of all ranks.");
+        f->noFix = QStringLiteral("pricing it replays the whole job, which a cluster project "
+                                  "does not hold: see rank %1 on its shard (grademl analyze "
+                                  "PROJECT --rank %1)")
+                       .arg(rank);
     }
     return f;
 }
