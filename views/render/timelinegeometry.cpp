@@ -159,17 +159,9 @@ void TimelinePainter::buildGeometry(const TimelineViewport &v)
         rv.t0 += row.shift;
         rv.t1 += row.shift;
         if (row.isSummary()) {
-            m_geometry.drawn[r] = buildSummaryRow(rv, row, top);
+            m_geometry.drawn[r] = buildSummaryRow(rv, r, top);
         } else if (row.depthCount > 0) {
-            auto s = m_data->slices.value(row.track);
-            if (!s &&
-                m_data->pager) { // a paged track: what the pager has for this window and scale
-                s = m_data->pager->view(
-                    row.track, rv.t0, rv.t1,
-                    double(std::max<TimeNs>(1, rv.t1 - rv.t0)) /
-                        std::max(1.0, double(v.size.width() - m_metrics.labelWidth)));
-                m_geometryComplete = m_geometryComplete && m_data->pager->exact(row.track);
-            }
+            const auto s = sliceView(row.track, rv);
             m_geometry.drawn[r] = s ? buildSliceRow(rv, row, *s, top, clipTop, clipBottom) : 0;
         } else if (row.isCounter) {
             const size_t before = m_geometry.counters.size();
@@ -186,6 +178,21 @@ void TimelinePainter::buildGeometry(const TimelineViewport &v)
         m_geometry.pinnedLabels = m_geometry.labels.size();
         m_geometry.pinnedCounters = m_geometry.counters.size();
     }
+}
+
+std::shared_ptr<const SliceTrack> TimelinePainter::sliceView(TrackId track,
+                                                             const TimelineViewport &v)
+{
+    if (auto s = m_data->slices.value(track))
+        return s;
+    if (!m_data->pager || !m_data->pager->has(track))
+        return nullptr;
+    // A paged track: what the pager has for this window and scale.
+    auto s = m_data->pager->view(track, v.t0, v.t1,
+                                 double(std::max<TimeNs>(1, v.t1 - v.t0)) /
+                                     std::max(1.0, double(v.size.width() - m_metrics.labelWidth)));
+    m_geometryComplete = m_geometryComplete && m_data->pager->exact(track);
+    return s;
 }
 
 int TimelinePainter::buildSliceRow(const TimelineViewport &v, const TimelineRow &row,

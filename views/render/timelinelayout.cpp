@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace gml {
 
@@ -21,7 +22,7 @@ struct Held
     std::unordered_map<TrackId, TrackId> top;     // each track's top-level ancestor (or itself)
     std::unordered_map<TrackId, int> rankOfTop;   // top-level tracks with a rank
     std::unordered_map<int, TrackId> firstOfRank; // a rank's first top-level track
-    std::unordered_map<int, bool> shownRanks;     // ranks with a track neither hidden nor filtered
+    std::unordered_set<int> shownRanks;           // ranks with a track neither hidden nor filtered
     TrackId topOf(TrackId id) const
     {
         const auto it = top.find(id);
@@ -49,7 +50,7 @@ Held heldTracks(const RunSummary &run, const QSet<qint64> &hidden, const QSet<Tr
         const TrackId top = h.topOf(t.id);
         const auto rank = h.rankOfTop.find(top);
         if (shown && rank != h.rankOfTop.end() && !hidden.contains(top))
-            h.shownRanks[rank->second] = true;
+            h.shownRanks.insert(rank->second);
         if (t.slices <= 0 || !shown)
             continue;
         auto &into = underGpu[t.id] ? h.gpu : h.cpu;
@@ -232,7 +233,10 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
         for (const auto &t : run.tracks)
             if (t.parent)
                 parents.insert(t.parent);
-        const Held held = heldTracks(run, hidden, filtering ? &kept : nullptr);
+        // Only when a row can summarise: a collapsed one, or ranks as rows.
+        const Held held = focus.rankRows || !collapsed.isEmpty()
+                              ? heldTracks(run, hidden, filtering ? &kept : nullptr)
+                              : Held{};
         const auto summarise = [&](TimelineRow &row, TrackId holder) {
             const auto gpu = held.gpu.find(holder);
             const auto cpu = held.cpu.find(holder);

@@ -229,8 +229,13 @@ private:
                       int top, int viewTop, int viewBottom);
     void buildCounterRow(const TimelineViewport &v, const TimelineRow &row,
                          const CounterTrack &track, int top);
-    // A summary row (TimelineRow::isSummary, timelinesummary.cpp): the pixel columns painted.
-    int buildSummaryRow(const TimelineViewport &v, const TimelineRow &row, int top);
+    // What a slice row or a summary draws of `track` over `v` (on its clock): the whole track
+    // when held, else the pager's view for the window and scale (null: none yet); notes in
+    // m_geometryComplete whether it is what the scale wants.
+    std::shared_ptr<const SliceTrack> sliceView(TrackId track, const TimelineViewport &v);
+    // Summary row `row` of the layout (TimelineRow::isSummary, timelinesummary.cpp): the pixel
+    // columns painted.
+    int buildSummaryRow(const TimelineViewport &v, size_t row, int top);
     // The summary class (0 compute, 1 communication, 2 copy, 3 CPU; -1: not work) of a name.
     int summaryRole(StringId name, bool onGpu);
     // One band: the pinned rows, or the scrolling rows below them.

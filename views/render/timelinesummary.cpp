@@ -79,8 +79,9 @@ int TimelinePainter::summaryRole(StringId name, bool onGpu)
     return summaryClass(SliceRole(table[size_t(name)] - SlicePalette::kNames));
 }
 
-int TimelinePainter::buildSummaryRow(const TimelineViewport &v, const TimelineRow &row, int top)
+int TimelinePainter::buildSummaryRow(const TimelineViewport &v, size_t rowIndex, int top)
 {
+    const TimelineRow &row = m_layout.rows()[rowIndex];
     const int left = m_metrics.labelWidth, width = v.size.width() - left;
     if (width <= 0 || v.t1 <= v.t0)
         return 0;
@@ -89,11 +90,7 @@ int TimelinePainter::buildSummaryRow(const TimelineViewport &v, const TimelineRo
     std::array<std::vector<Interval>, kSummaryClasses.size()> byClass;
     std::vector<Interval> all;
     for (TrackId id : row.summarised) {
-        auto s = m_data->slices.value(id);
-        if (!s && m_data->pager && m_data->pager->has(id)) {
-            s = m_data->pager->view(id, v.t0, v.t1, nsPerPixel);
-            m_geometryComplete = m_geometryComplete && m_data->pager->exact(id);
-        }
+        const auto s = sliceView(id, v);
         if (!s)
             continue;
         // The two top levels: work sits there, under at most one range (a step, an annotation);
@@ -130,12 +127,6 @@ int TimelinePainter::buildSummaryRow(const TimelineViewport &v, const TimelineRo
         open[c] = QRect();
     };
     int drawn = 0;
-    TimelineGeometry::SummaryColumns kept;
-    kept.row = size_t(&row - m_layout.rows().data());
-    kept.busy = busy;
-    for (size_t c = 0; c < share.size(); ++c)
-        kept.classes[c] = share[c];
-    m_geometry.summaries.push_back(std::move(kept));
     for (int x = 0; x < width; ++x) {
         const double u = std::clamp(double(busy[size_t(x)]), 0.0, 1.0);
         double total = 0;
@@ -165,6 +156,8 @@ int TimelinePainter::buildSummaryRow(const TimelineViewport &v, const TimelineRo
     }
     for (size_t c = 0; c < open.size(); ++c)
         flush(c);
+    // Kept for summaryText (the status bar under the mouse).
+    m_geometry.summaries.push_back({rowIndex, std::move(busy), std::move(share)});
     return drawn;
 }
 
