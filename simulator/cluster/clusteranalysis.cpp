@@ -263,8 +263,13 @@ std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const
         if (auto facts = loadRankFacts(db, source)) {
             for (const RankLoad &l : facts->loads)
                 offsetOfRank.try_emplace(l.rank, offset);
-            if (facts->findingsSearched)
-                found.push_back(*facts);
+            if (facts->findingsSearched) { // its findings only: the rest is read below
+                RankFacts carried;
+                carried.findingsSearched = true;
+                carried.findings = std::move(facts->findings);
+                carried.shardRanks = std::move(facts->shardRanks);
+                found.push_back(std::move(carried));
+            }
             for (CollectiveArrival a : facts->collectives) {
                 a.start += offset;
                 a.end += offset;
@@ -403,14 +408,19 @@ RunReport ClusterAnalysis::toRunReport() const
             r.analysis->iterations.push_back(std::move(it));
         }
     r.findings = findings;
-    if (findings.empty())
-        r.noFindingsBecause =
-            shardsSearched == 0
-                ? QStringLiteral("the shards were imported before their findings were kept: "
-                                 "import them again (grademl import --shard) to see them here")
-                : QStringLiteral("no rule passed its threshold on any of the %1 shards")
-                      .arg(shardsSearched);
+    r.noFindingsBecause = noFindingsBecause();
     return r;
+}
+
+QString ClusterAnalysis::noFindingsBecause() const
+{
+    if (!findings.empty())
+        return {};
+    return shardsSearched == 0
+               ? QStringLiteral("the shards were imported before their findings were kept: "
+                                "import them again (grademl import --shard) to see them here")
+               : QStringLiteral("no rule passed its threshold on any of the %1 shards")
+                     .arg(shardsSearched);
 }
 
 QString ClusterAnalysis::toText() const
@@ -535,7 +545,7 @@ QString ClusterAnalysis::toText() const
     if (summary.gpuBusy >= 0)
         t += QStringLiteral("GPU busy %1%\n").arg(100.0 * summary.gpuBusy, 0, 'f', 1);
     if (findings.empty())
-        t += QStringLiteral("No findings: %1\n").arg(toRunReport().noFindingsBecause);
+        t += QStringLiteral("No findings: %1\n").arg(noFindingsBecause());
     else
         t += QStringLiteral("Findings (each found and priced on its shard, %1 searched):\n")
                  .arg(shardsSearched);

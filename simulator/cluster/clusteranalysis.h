@@ -60,6 +60,8 @@ struct ClusterAnalysis
     // As the Analysis panel shows a run: the cross-rank analyses, the mean step over ranks and
     // iterations, the headline metrics, the rank × iteration step times and the findings.
     RunReport toRunReport() const;
+    // Why there are no findings (empty when there are some).
+    QString noFindingsBecause() const;
 };
 
 std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const QString &runName,

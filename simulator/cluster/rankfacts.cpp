@@ -188,7 +188,7 @@ std::optional<std::map<SourceId, RankFacts>> computeRankFacts(Project &project, 
     }
     // Each rank's compute and communication, as the analysis adds them up, to the source of
     // its GPUs.
-    const Analysis whole = analyze(g);
+    const Analysis whole = report && report->analysis ? *report->analysis : analyze(g);
     std::map<int, SourceId> sourceOfRank;
     for (const Resource &r : resources)
         if (r.gpu && !r.nodes.empty())
