@@ -167,7 +167,7 @@ void ExecutionModel::addPhases(std::vector<int> &modelOf)
         renumbered[size_t(order[k])] = int(k);
     // In place, cycle by cycle: position k takes old node order[k]. A second array of nodes
     // was the model's peak (277 MB for the 1 GB trace, issue 57: 1,094 MiB in all, 968 MiB
-    // without it); at the price of about 8% of the model's build time, the misses of a
+    // without it); at the price of about 10% of the model's build time, the misses of a
     // permutation in place. A cycle's positions are listed first (from `order` alone), so
     // that its moves fetch the nodes a few ahead.
     std::vector<char> placed(m_nodes.size(), 0);
