@@ -211,6 +211,41 @@ private Q_SLOTS:
         QVERIFY2(redEdges >= rows * 3 / 4,
                  qPrintable(QStringLiteral("%1 of %2").arg(redEdges).arg(rows)));
     }
+
+    // A collapsed row that holds only ranges (the AMD trace's "Spans": user annotations) draws
+    // their cover in the ranges' colour rather than nothing; the hover text says so.
+    void collapsedRangesOnlyRowDrawsItsRanges()
+    {
+        const QString trace = QStringLiteral("pytorch_kineto/hta_amd_mi250_rocm62");
+        GML_REQUIRE_SHARED(trace);
+        MainWindow w;
+        showQuietly(w, QSize(1366, 768));
+        w.openFolder(gmltest::sharedTraces() + QLatin1Char('/') + trace);
+        QVERIFY(waitLoaded(w, 120000));
+        TimelineView *tv = w.timeline();
+        tv->collapseAll(true);
+        QVERIFY(tv->painter().waitForPages(tv->viewport()));
+        tv->repaint();
+        const auto &rows = tv->layout().rows();
+        int spans = -1;
+        for (size_t i = 0; i < rows.size(); ++i)
+            if (rows[i].label == QLatin1String("Spans"))
+                spans = int(i);
+        QVERIFY(spans >= 0);
+        QVERIFY(rows[size_t(spans)].isSummary());
+        QVERIFY2(tv->painter().lastGeometry().drawn[size_t(spans)] > 0,
+                 qPrintable(QString::number(tv->painter().lastGeometry().drawn[size_t(spans)])));
+        QVERIFY(!tv->painter()
+                     .lastGeometry()
+                     .boxes[size_t(SlicePalette::classIndex(int(SliceRole::Annotation)))]
+                     .empty());
+        QString text;
+        for (int x = tv->painter().metrics().labelWidth; x < 1360 && text.isEmpty(); x += 5)
+            if (const QString t = tv->painter().summaryText(spans, x);
+                t.contains(QLatin1String("ranges (no work)")))
+                text = t;
+        QVERIFY2(!text.isEmpty(), "no column of Spans says it draws ranges");
+    }
 };
 
 QTEST_MAIN(TestRankRows)

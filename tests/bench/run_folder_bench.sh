@@ -11,6 +11,7 @@ build="${1:-$root/build/release}"
 size_mb="${2:-1024}"
 ranks="${3:-16}"
 threads="${4:-$(nproc)}"
+rounds="${5:-3}"
 bench="$build/tests/bench/bench_import"
 gen="$build/tests/bench/grademl-tracegen"
 work="$(mktemp -d)"
@@ -20,8 +21,18 @@ trap 'rm -rf "$work"' EXIT
 sync # the generator's dirty pages are its cost, not the import's
 echo "== ${ranks} files, $(du -sm "$work/job" | cut -f1) MB, $(nproc) cores"
 secs() { sed -n 's/.* \([0-9.]*\) s .*MB\/s.*/\1/p' "$1" | head -1; }
-"$bench" --label "1 thread" --threads 1 --project "$work/one.grademl" "$work/job" | tee "$work/one.txt"
-rm -f "$work"/one.grademl*
-"$bench" --label "$threads threads" --threads "$threads" --project "$work/all.grademl" "$work/job" | tee "$work/all.txt"
-awk -v a="$(secs "$work/one.txt")" -v b="$(secs "$work/all.txt")" \
-  'BEGIN { printf "speed-up on %s threads: %.2fx (%.2f s -> %.2f s)\n", "'"$threads"'", a / b, a, b }'
+ratios=()
+for round in $(seq 1 "$rounds"); do
+  "$bench" --label "1 thread" --threads 1 --project "$work/one.grademl" "$work/job" | tee "$work/one.txt"
+  rm -f "$work"/one.grademl*
+  "$bench" --label "$threads threads" --threads "$threads" --project "$work/all.grademl" "$work/job" | tee "$work/all.txt"
+  rm -f "$work"/all.grademl*
+  line="$(awk -v a="$(secs "$work/one.txt")" -v b="$(secs "$work/all.txt")" \
+    'BEGIN { printf "%.2f %.2f %.2f", a / b, a, b }')"
+  ratios+=("$line")
+  read -r r a b <<< "$line"
+  echo "round $round: speed-up on $threads threads: ${r}x ($a s -> $b s)"
+done
+median="$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{ l[NR] = $0 } END { print l[int((NR + 1) / 2)] }')"
+read -r r a b <<< "$median"
+echo "speed-up on $threads threads, median of $rounds rounds: ${r}x ($a s -> $b s)"

@@ -89,12 +89,13 @@ struct TimelineGeometry
     // Per layout row: the pixel columns it painted (-1: not built, off screen or a run header).
     std::vector<int> drawn;
     // The summary rows built (TimelineRow::isSummary): per pixel column from the label
-    // column's edge, the busy share and each class's (compute, communication, copy, CPU).
+    // column's edge, the busy share and each class's (compute, communication, copy, CPU, and
+    // ranges where the window holds no work).
     struct SummaryColumns
     {
         size_t row = 0;
         std::vector<float> busy;
-        std::array<std::vector<float>, 4> classes;
+        std::array<std::vector<float>, 5> classes;
     };
     std::vector<SummaryColumns> summaries;
     size_t visibleSlices = 0; // slices covered by the drawn boxes

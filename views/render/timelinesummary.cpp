@@ -3,8 +3,11 @@
 // shown as one row, draws the activity of the slice tracks it holds (issue 57): for each pixel
 // column, the share of its time when any of them was busy, split by class (compute,
 // communication, copy, CPU) in proportion to each class's own busy time there, stacked from the
-// row's bottom. The tracks are read as the slice rows are (held whole, or paged: the summary
-// level the resolution wants), so a collapsed 1,024-rank job costs what its rows on screen hold.
+// row's bottom. A row that holds nothing but ranges where the window is (a process of spans
+// and annotations, an idle stretch under a step) draws the ranges' cover instead, in their
+// colour, so that it is never blank where its rows would not be. The tracks are read as the slice
+// rows are (held whole, or paged: the summary level the resolution wants), so a collapsed
+// 1,024-rank job costs what its rows on screen hold.
 #include "timelinepainter.h"
 
 #include "sliceclass.h"
@@ -17,9 +20,12 @@ namespace gml {
 
 namespace {
 
-// The classes a summary stacks, bottom up, with the role whose colour each is drawn in.
-constexpr std::array<SliceRole, 4> kSummaryClasses{SliceRole::Compute, SliceRole::Communication,
-                                                   SliceRole::Copy, SliceRole::CpuOp};
+// The classes a summary stacks, bottom up, with the role whose colour each is drawn in; the
+// last (ranges) only where the window holds no work.
+constexpr std::array<SliceRole, 5> kSummaryClasses{SliceRole::Compute, SliceRole::Communication,
+                                                   SliceRole::Copy, SliceRole::CpuOp,
+                                                   SliceRole::Annotation};
+constexpr int kRangeClass = 4;
 
 int summaryClass(SliceRole role)
 {
@@ -34,7 +40,7 @@ int summaryClass(SliceRole role)
     case SliceRole::Python:
         return 3;
     case SliceRole::Annotation: // a range around work, not work
-        return -1;
+        return kRangeClass;
     }
     return -1;
 }
@@ -103,10 +109,16 @@ int TimelinePainter::buildSummaryRow(const TimelineViewport &v, size_t rowIndex,
                 if (c < 0 || b <= a)
                     continue;
                 byClass[size_t(c)].emplace_back(a, b);
-                all.emplace_back(a, b);
+                if (c != kRangeClass)
+                    all.emplace_back(a, b);
             }
         }
     }
+    // Ranges count only where there is no work to show.
+    if (all.empty())
+        all = byClass[kRangeClass];
+    else
+        byClass[kRangeClass].clear();
     std::vector<float> busy(size_t(width), 0.f);
     addUnion(all, v.t0, scale, busy);
     std::array<std::vector<float>, kSummaryClasses.size()> share;
@@ -176,8 +188,9 @@ QString TimelinePainter::summaryText(int row, double x) const
             if (const double share = total > 0 ? busy * s.classes[c][size_t(column)] / total : 0;
                 share >= 0.005)
                 parts << QStringLiteral("%1 %2%")
-                             .arg(c == 3 ? QStringLiteral("CPU")
-                                         : sliceRoleName(kSummaryClasses[c]))
+                             .arg(c == 3             ? QStringLiteral("CPU")
+                                  : c == kRangeClass ? tr("ranges (no work)")
+                                                     : sliceRoleName(kSummaryClasses[c]))
                              .arg(100 * share, 0, 'f', 0);
         const TimelineRow &r = m_layout.rows()[size_t(row)];
         return tr("%1: busy %2%%3 (%4 %5 held)")
