@@ -133,6 +133,8 @@ int recordCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int alignCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // Needs a QGuiApplication (fonts): grademl_main creates one for this command.
 int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err);
+// export --format chrome-json (exportruncommand.cpp): a run as a Chrome trace.
+int exportRun(const Parsed &p, QTextStream &out, QTextStream &err);
 // export --view analysis (analyzecommand.cpp): needs a QApplication (the chart layer is
 // QCustomPlot, a widget).
 int exportAnalysis(const Parsed &p, const QString &projectPath, const QString &outPath, QSize size,

@@ -47,6 +47,7 @@ static const char kExportUsage[] =
     "                      [--param KEY] --out OUT.(png|svg|pdf) [--size WxH]\n"
     "       grademl export FILE.grademl --view simulate [--runs A,B,...] --out OUT.(png|svg|pdf) "
     "[--size WxH]\n"
+    "       grademl export FILE.grademl --format chrome-json [--run NAME] --out RUN.json[.gz]\n"
     "  START_NS and END_NS are on the project clock (the start_ns/end_ns of `grademl info`).\n"
     "  A timeline figure: --tracks keeps the tracks whose path (\"rank 0 · GPU 0 › stream 7\")\n"
     "  matches REGEX; --width-cm/--height-cm size it for paper (the height fits the rows without\n"
@@ -403,7 +404,7 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                QStringLiteral("tracks"), QStringLiteral("width-cm"), QStringLiteral("height-cm"),
                QStringLiteral("dpi"),    QStringLiteral("theme"),    QStringLiteral("ranks"),
                QStringLiteral("rank"),   QStringLiteral("color-by"), QStringLiteral("origin"),
-               QStringLiteral("state")},
+               QStringLiteral("state"),  QStringLiteral("format")},
         {QStringLiteral("no-chrome"), QStringLiteral("notes"), QStringLiteral("sync-edges")});
     const auto usage = [&](const QString &why) {
         err << "grademl export: " << why << '\n' << kExportUsage;
@@ -411,6 +412,8 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     };
     if (!p.error.isEmpty())
         return usage(p.error);
+    if (p.options.contains(QStringLiteral("format")))
+        return exportRun(p, out, err);
     if (p.positional.size() != 1)
         return usage(QStringLiteral("need exactly one project file"));
     if (p.options.contains(QStringLiteral("theme"))) {

@@ -33,6 +33,8 @@ static const char kUsage[] =
     "  export FILE.grademl --view analysis|compare|simulate ... --out OUT.(png|svg|pdf)\n"
     "                                                        a panel's charts (options: grademl "
     "export)\n"
+    "  export FILE.grademl --format chrome-json [--run NAME] --out RUN.json[.gz]\n"
+    "                                                        a run as a Chrome trace (Perfetto)\n"
     "  record --out DIR [--interval 100ms] [--name RUN] -- COMMAND [ARGS...]\n"
     "                                                        run a command, sampling its "
     "processes, the host\n"

@@ -14,7 +14,8 @@ std::vector<TrackRow> tracksOfRun(Project &project, RunId run, QString *error)
     auto st = project.db().prepare(
         "SELECT t.id, t.kind, t.name, coalesce(t.rank, -1), t.pid, t.source_id, t.slice_count, "
         "t.counter_count, p.kind, p.pid, coalesce(t.unit, ''), coalesce(p.name, ''), "
-        "coalesce(s.format, '') FROM track t LEFT JOIN track p ON p.id = t.parent_id "
+        "coalesce(s.format, ''), coalesce(t.tid, ''), coalesce(t.parent_id, 0), t.sort_key "
+        "FROM track t LEFT JOIN track p ON p.id = t.parent_id "
         "LEFT JOIN source s ON s.id = t.source_id WHERE t.run_id = ? ORDER BY t.id");
     st.bind(1, run);
     while (st.step()) {
@@ -33,6 +34,9 @@ std::vector<TrackRow> tracksOfRun(Project &project, RunId run, QString *error)
         r.unit = st.text(10);
         r.parentName = st.text(11);
         r.format = st.text(12);
+        r.tid = st.text(13);
+        r.parent = st.int64(14);
+        r.sortKey = st.int64(15);
         out.push_back(std::move(r));
     }
     if (error && !st.errorString().isEmpty())

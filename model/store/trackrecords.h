@@ -22,7 +22,9 @@ struct TrackRow
     TrackKind kind = TrackKind::Thread;
     QString name;
     int rank = -1; // -1: none
-    QString pid;
+    QString pid, tid;
+    TrackId parent = 0; // 0: a top-level track
+    qint64 sortKey = 0;
     SourceId source = 0;
     qint64 sliceCount = 0, counterCount = 0;
     QString unit;

@@ -32,6 +32,49 @@ bool SliceRowReader::read(TrackId track, std::vector<TimelineSlice> &out, QStrin
     return true;
 }
 
+SliceRecordReader::SliceRecordReader(Project &project)
+    : m_st(project.db().prepare(
+          std::string("SELECT s.ts + coalesce(") + GML_SOURCE_OFFSET_SQL("src") +
+          ", 0), s.dur, s.id, s.name_id, coalesce(s.cat_id, 0), s.args, s.correlation, "
+          "s.external_id FROM slice s JOIN track t "
+          "ON t.id = s.track_id LEFT JOIN source src ON src.id = t.source_id WHERE s.track_id = ? "
+          "ORDER BY s.ts, s.dur DESC, s.id"))
+{
+}
+
+bool SliceRecordReader::read(TrackId track, const std::function<void(const SliceRecord &)> &visit,
+                             QString *error)
+{
+    if (!m_st.isValid()) {
+        if (error)
+            *error = m_st.errorString();
+        return false;
+    }
+    m_st.reset();
+    m_st.bind(1, track);
+    while (m_st.step()) {
+        SliceRecord r;
+        r.start = m_st.int64(0);
+        r.duration = m_st.int64(1);
+        r.id = m_st.int64(2);
+        r.name = m_st.int64(3);
+        r.category = m_st.int64(4);
+        if (!m_st.isNull(5))
+            r.args = m_st.textView(5);
+        if (!m_st.isNull(6))
+            r.correlation = m_st.int64(6);
+        if (!m_st.isNull(7))
+            r.externalId = m_st.int64(7);
+        visit(r);
+    }
+    if (const QString why = m_st.errorString(); !why.isEmpty()) {
+        if (error)
+            *error = why;
+        return false;
+    }
+    return true;
+}
+
 CounterRowReader::CounterRowReader(Project &project, Mode mode)
     : m_mode(mode),
       // After: the track's clock offset is one number, read first: the index on (track_id,

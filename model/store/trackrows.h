@@ -12,7 +12,9 @@
 
 #include <QString>
 
+#include <functional>
 #include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -55,6 +57,28 @@ public:
 
 private:
     Mode m_mode;
+    SqliteStatement m_st;
+};
+
+// A slice whole, as an export writes it out (project clock): its name and category as string
+// ids (category 0: none), its args as JSON text (empty: none).
+struct SliceRecord
+{
+    SliceId id = 0;
+    TimeNs start = 0, duration = 0;
+    StringId name = 0, category = 0;
+    qint64 correlation = -1, externalId = -1; // -1: none
+    std::string_view args;                    // valid inside the visit only
+};
+// The slices of one track by start, the enclosing (longer) first where starts are equal.
+class SliceRecordReader
+{
+public:
+    explicit SliceRecordReader(Project &project);
+    // Calls visit for each; false (and *error) on a read error.
+    bool read(TrackId track, const std::function<void(const SliceRecord &)> &visit, QString *error);
+
+private:
     SqliteStatement m_st;
 };
 
