@@ -161,6 +161,29 @@ private Q_SLOTS:
         QVERIFY(json.value(QStringLiteral("baseTimeNanoseconds")).toDouble() > 0);
     }
 
+    // The bundled demo (the project's own recorded run): its monitoring counters come back as
+    // counters of the same names and samples.
+    void countersRoundTrip()
+    {
+        const auto [before, after] =
+            roundTrip(QStringLiteral(GRADEML_DEMO), QStringLiteral("demo"));
+        QVERIFY(after == before);
+        const auto counters = [](const QString &path) {
+            QString error;
+            auto project = Project::open(path, Project::Mode::ReadOnly, &error);
+            auto st = project->db().prepare(
+                "SELECT track, ts, value FROM counter_abs ORDER BY track, ts, value");
+            QStringList out;
+            while (st.step())
+                out << QStringLiteral("%1@%2=%3").arg(st.text(0)).arg(st.int64(1)).arg(st.real(2));
+            return out;
+        };
+        const QStringList a = counters(m_tmp.filePath(QStringLiteral("demo-a.grademl")));
+        const QStringList b = counters(m_tmp.filePath(QStringLiteral("demo-b.grademl")));
+        QVERIFY(a.size() >= 48);
+        QCOMPARE(b, a);
+    }
+
     // A predicted run (what-if, saved) written out and opened as a run of its own: its slices.
     void predictedRunExports()
     {

@@ -483,9 +483,8 @@ std::optional<ChromeExportResult> exportChromeTrace(Project &project, RunId run,
                 o += ",\"name\":";
                 appendJsonString(o, r.name);
                 w.ts(p.ts);
-                o += ",\"args\":{";
-                appendJsonString(o, r.unit.isEmpty() ? QStringLiteral("value") : r.unit);
-                o += ':';
+                // "value": the series a reader names after the counter alone.
+                o += ",\"args\":{\"value\":";
                 o += std::isfinite(p.value) ? QByteArray::number(p.value, 'g', 17).toStdString()
                                             : std::string("0");
                 o += "}}";

@@ -11,10 +11,11 @@
 // run took, else a fresh one), named by `process_name` with its rank; each row of slices under
 // it a tid named by `thread_name`; sort indices keep the studio's order. Slices are complete
 // events (ph X) with their category and args as stored; rows of async ranges are b/e pairs;
-// counters are C events; flows are s/f pairs bound to their slices (a launch flow carries the
-// runtime call's correlation id and the category ac2g, as Kineto writes it, so that a re-import
-// does not link it twice; flows a re-import derives from the slices' own ids are left out);
-// notes are global instant events (ph i, scope g) in the category `grademl.note`.
+// counters are C events (one series, "value", so each keeps its name); flows are s/f pairs bound to
+// their slices (a launch flow carries the runtime call's correlation id and the category ac2g, as
+// Kineto writes it, so that a re-import does not link it twice; flows a re-import derives from the
+// slices' own ids are left out); notes are global instant events (ph i, scope g) in the category
+// `grademl.note`.
 
 #include "types.h"
 
