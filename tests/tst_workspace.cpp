@@ -14,6 +14,7 @@
 #include "queryview.h"
 #include "rankoverviewcontroller.h"
 #include "rankoverviewview.h"
+#include "runexport.h"
 #include "runsbrowser.h"
 #include "sqlitedb.h"
 #include "statedump.h"
@@ -37,6 +38,7 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
@@ -463,6 +465,44 @@ private Q_SLOTS:
                      .toString(),
                  QStringLiteral("0 ms"));
         QCOMPARE(QImage(tmp.filePath(QStringLiteral("cli.png"))).width(), image.width());
+    }
+
+    // File › Export Run as Chrome Trace…: the run in focus written off the GUI thread (the
+    // window keeps painting), the status bar says what was written; the file is a Chrome trace.
+    void exportRunFromTheWindow()
+    {
+        const QString demo = m_tmp.filePath(QStringLiteral("export/demo"));
+        gmltest::copyFolder(QStringLiteral(GRADEML_DEMO), demo);
+        MainWindow w;
+        showQuietly(w, QSize(1366, 768));
+        w.openFolder(demo);
+        QVERIFY(waitLoaded(w));
+        bool found = false;
+        for (QAction *a : w.findChildren<QAction *>())
+            found |= a->text() == QStringLiteral("Export &Run as Chrome Trace…");
+        QVERIFY(found);
+        QCOMPARE(w.session().focus(), QStringList{QStringLiteral("demo")});
+        const QString out = m_tmp.filePath(QStringLiteral("demo.json.gz"));
+        std::optional<RunExportOutcome> outcome;
+        startRunExport(&w, w.projectPath(), w.session().focus().first(), out,
+                       [&](const RunExportOutcome &o) {
+                           outcome = o;
+                           w.showRunExport(o);
+                       });
+        QTRY_VERIFY_WITH_TIMEOUT(outcome.has_value(), 60000);
+        QVERIFY2(outcome->ok, qPrintable(outcome->message));
+        QVERIFY(QFileInfo(out).size() > 1000);
+        QVERIFY2(w.statusBar()->currentMessage().contains(QLatin1String("804 slices")),
+                 qPrintable(w.statusBar()->currentMessage()));
+        // A run that is not there: said, nothing written.
+        outcome.reset();
+        const QString none = m_tmp.filePath(QStringLiteral("none.json"));
+        startRunExport(&w, w.projectPath(), QStringLiteral("no such run"), none,
+                       [&](const RunExportOutcome &o) { outcome = o; });
+        QTRY_VERIFY_WITH_TIMEOUT(outcome.has_value(), 60000);
+        QVERIFY(!outcome->ok);
+        QVERIFY(outcome->message.contains(QLatin1String("no run 'no such run'")));
+        QVERIFY(!QFile::exists(none));
     }
 };
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
+#include "runexport.h"
 
 #include "aggregatemodel.h"
 #include "analysiscontroller.h"
@@ -477,6 +478,16 @@ void MainWindow::exportFigure()
         QMessageBox::warning(this, tr("Export Figure"), error);
     else
         statusBar()->showMessage(tr("Wrote %1").arg(m_lastFigure->path), 8000);
+}
+
+void MainWindow::showRunExport(const RunExportOutcome &outcome)
+{
+    if (outcome.ok)
+        statusBar()->showMessage(outcome.message, 10000);
+    else if (outcome.cancelled)
+        statusBar()->showMessage(outcome.message, 8000);
+    else
+        QMessageBox::warning(this, tr("Export Run"), outcome.message);
 }
 
 void MainWindow::updateStatus()

@@ -31,6 +31,8 @@ class QToolButton;
 
 namespace gml {
 
+struct RunExportOutcome;
+
 class AggregateModel;
 class AnalysisController;
 class CommandPalette;
@@ -110,6 +112,8 @@ public:
     bool showSimulate();
     SimulateController *simulate() const { return m_simulate; }
     QString projectPath() const { return m_session.path(); }
+    // The end of File › Export Run…: the status bar says what was written, a dialog why not.
+    void showRunExport(const RunExportOutcome &outcome);
     ProjectSession &session() { return m_session; }
     // The central view in front ("timeline", "analysis", "graph", "compare", "simulate").
     QString frontView() const;

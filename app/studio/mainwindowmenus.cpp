@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The window's menus (File, View, Notes, Help) and the recent files.
 #include "mainwindow.h"
+#include "runexport.h"
 
 #include "timelinestate.h"
 #include "timelineview.h"
@@ -58,6 +59,10 @@ void MainWindow::buildMenus()
     file->addSeparator();
     file->addAction(tr("&Export Figure…"), QKeySequence(tr("Ctrl+E")), this,
                     &MainWindow::exportFigure);
+    file->addAction(tr("Export &Run as Chrome Trace…"), this, [this] {
+        askRunExport(this, m_session.path(), m_session.focus(),
+                     [this](const RunExportOutcome &outcome) { showRunExport(outcome); });
+    });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence(QKeySequence::Quit), this, &QWidget::close);
 

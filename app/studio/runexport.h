@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// File › Export Run…: a run written as a Chrome trace (model/share/chromeexport.h) for Perfetto
+// and chrome://tracing, on a worker thread with a progress dialog whose Cancel stops it (the
+// file then never appears).
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+
+class QWidget;
+
+namespace gml {
+
+// What an export ended with: the path written and a line for the status bar, or why not.
+struct RunExportOutcome
+{
+    bool ok = false;
+    bool cancelled = false;
+    QString path, message;
+};
+
+// Writes run `runName` of the project at `projectPath` to `outPath` off the GUI thread (the
+// project opened read-only on its own connection), showing progress over `parent` after half a
+// second; `done` is called on the GUI thread. Returns at once.
+void startRunExport(QWidget *parent, const QString &projectPath, const QString &runName,
+                    const QString &outPath, std::function<void(const RunExportOutcome &)> done);
+
+// The menu's way in: asks which run (when several are in focus) and where, then starts it.
+void askRunExport(QWidget *parent, const QString &projectPath, const QStringList &focusRuns,
+                  std::function<void(const RunExportOutcome &)> done);
+
+} // namespace gml
