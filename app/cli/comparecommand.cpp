@@ -6,23 +6,90 @@
 
 #include "chartlayer.h"
 #include "comparecharts.h"
+#include "gate.h"
 #include "project.h"
 #include "runcatalog.h"
 #include "runcompare.h"
 #include "runmetrics.h"
+#include "timeformat.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QSaveFile>
+
+#include <cmath>
 
 namespace gml::cli {
 
+// The gates judged on BASE and NEW, printed with what grew most; the reports written. Exit 1
+// when a gate failed (or a report could not be written).
+static int reportGates(const QList<sim::Gate> &gates, const sim::Comparison &c, const Parsed &p,
+                       QTextStream &out, QTextStream &err)
+{
+    const CatalogRun &base = c.runs.at(0), &current = c.runs.at(1);
+    const QList<sim::GateResult> results = sim::judgeGates(gates, base, current);
+    const QList<sim::DiffRow> causes = c.diff ? sim::topCauses(*c.diff) : QList<sim::DiffRow>{};
+    int failed = 0;
+    out << "gates: run '" << current.name << "' against base '" << base.name << "'\n";
+    for (const sim::GateResult &r : results) {
+        out << "  " << r.summary() << '\n';
+        failed += !r.passed;
+    }
+    if (failed) {
+        if (!causes.isEmpty()) {
+            out << "what grew most per aligned iteration:\n";
+            for (const sim::DiffRow &d : causes)
+                out << "  " << d.path << ": +" << formatDuration(TimeNs(std::llround(d.delta())))
+                    << " (" << formatDuration(TimeNs(std::llround(d.timeA))) << " -> "
+                    << formatDuration(TimeNs(std::llround(d.timeB))) << ")\n";
+        } else if (!c.diffNote.isEmpty()) {
+            out << "no causes: " << c.diffNote << '\n';
+        }
+    }
+    out << (failed ? QStringLiteral("%1 of %2 gates failed\n").arg(failed).arg(results.size())
+                   : QStringLiteral("all %1 gates passed\n").arg(results.size()));
+    const auto write = [&](const QString &option, const QString &text) {
+        const QString path = p.options.value(option);
+        if (path.isEmpty())
+            return true;
+        QSaveFile f(path);
+        if (!f.open(QIODevice::WriteOnly) || f.write(text.toUtf8()) < 0 || !f.commit()) {
+            err << "grademl compare: cannot write " << path << ": " << f.errorString() << '\n';
+            return false;
+        }
+        out << "wrote " << path << '\n';
+        return true;
+    };
+    const bool written =
+        write(QStringLiteral("junit"), sim::gatesJUnit(results, causes, base.name, current.name)) &
+        write(QStringLiteral("markdown"),
+              sim::gatesMarkdown(results, causes, base.name, current.name));
+    return failed || !written ? SomeFailed : Ok;
+}
+
 int compareCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
-    const Parsed p = parse(
-        args, {QStringLiteral("metric"), QStringLiteral("ranks"), QStringLiteral("iteration")},
-        {QStringLiteral("json")});
+    const Parsed p =
+        parse(args,
+              {QStringLiteral("metric"), QStringLiteral("ranks"), QStringLiteral("iteration"),
+               QStringLiteral("gate"), QStringLiteral("junit"), QStringLiteral("markdown")},
+              {QStringLiteral("json")});
     QString problem = p.error;
+    QList<sim::Gate> gates;
+    if (problem.isEmpty())
+        for (const QString &text : p.repeated.value(QStringLiteral("gate"))) {
+            const auto gate = sim::parseGate(text, &problem);
+            if (!gate)
+                break;
+            gates << *gate;
+        }
+    if (problem.isEmpty() && gates.isEmpty() &&
+        (p.options.contains(QStringLiteral("junit")) ||
+         p.options.contains(QStringLiteral("markdown"))))
+        problem = QStringLiteral("--junit and --markdown report gates: give --gate too");
+    if (problem.isEmpty() && !gates.isEmpty() && p.positional.size() != 3)
+        problem = QStringLiteral("gates compare two runs: FILE BASE NEW");
     if (problem.isEmpty() && p.positional.size() < 3)
         problem = QStringLiteral("need a project file and two runs or more");
     sim::DiffOptions diff;
@@ -49,7 +116,9 @@ int compareCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         err << "grademl compare: " << problem
             << "\nusage: grademl compare FILE.grademl RUN_A RUN_B [RUN...] [--metric NAME] "
                "[--ranks A,B] "
-               "[--iteration N] [--json]\n";
+               "[--iteration N] [--json]\n"
+               "       grademl compare FILE.grademl BASE NEW --gate 'step_time<+5%' [--gate ...] "
+               "[--junit OUT.xml] [--markdown OUT.md]\n";
         return Usage;
     }
     const bool json = p.flags.contains(QStringLiteral("json"));
@@ -80,6 +149,8 @@ int compareCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         err << "grademl compare: " << error << '\n';
         return SomeFailed;
     }
+    if (!gates.isEmpty())
+        return reportGates(gates, *comparison, p, out, err);
     if (json) {
         QJsonObject o = sim::comparisonJson(*comparison);
         o.insert(QStringLiteral("metrics"), QJsonArray::fromStringList(metrics));
