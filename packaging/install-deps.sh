@@ -19,6 +19,11 @@ PACKAGES=(
   python3 python3-distributed
 )
 
+# `install-deps.sh test` adds the browser the tests render `grademl report`'s HTML in (Debian's
+# Chromium, headless: tst_report).
+if [ "${1:-}" = "test" ]; then
+  PACKAGES+=(chromium)
+fi
 # `install-deps.sh fuzz` adds what the fuzz preset needs: clang and its libFuzzer runtime.
 if [ "${1:-}" = "fuzz" ]; then
   PACKAGES+=(clang libclang-rt-14-dev)

@@ -11,9 +11,11 @@
 #include <QDirIterator>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QScopeGuard>
 #include <QTest>
 
+#include <cmath>
 #include <cstdio>
 #include <unistd.h>
 
@@ -58,6 +60,7 @@ private Q_SLOTS:
     void unfinishedRunAndBadLines();
     void strayFoldersAndGrowth();
     void oddRunFilesAreSaid();
+    void writeBackIsReadBack();
 };
 
 void TestMlflow::realStore()
@@ -272,6 +275,95 @@ void TestMlflow::oddRunFilesAreSaid()
     QCOMPARE(gmltest::scalar(*project, "SELECT dur FROM slice_abs WHERE category = 'mlflow'"),
              2'000'000'000LL);
     QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM run WHERE name LIKE '%dirmeta%'"), 0);
+}
+
+// grademl report --mlflow (issue 59): GradeML's headline metrics, findings and report written
+// into a copy of the real store's run, in MLflow's file-store format; every file MLflow wrote
+// left as it was; the MLflow importer reads the grademl.* metrics back as the run's own, and a
+// second write-back imported again adds a step, not a run.
+void TestMlflow::writeBackIsReadBack()
+{
+    GML_REQUIRE_SHARED(kStore);
+    QTemporaryDir dir;
+    const QString store = dir.filePath(QStringLiteral("mlruns"));
+    const QString from = gmltest::sharedTraces() + QLatin1Char('/') + kStore;
+    for (QDirIterator it(from, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+         it.hasNext();) {
+        const QString path = it.next();
+        const QString to = store + path.mid(from.size());
+        QDir().mkpath(QFileInfo(to).absolutePath());
+        QVERIFY(QFile::copy(path, to));
+        QFile(to).setPermissions(QFile::ReadOwner | QFile::WriteOwner);
+    }
+    const QString runDir = store + QStringLiteral("/1/") + kRunId;
+    // What MLflow wrote, byte for byte.
+    const auto snapshot = [&] {
+        QMap<QString, QByteArray> files;
+        QDirIterator it(store, QDir::Files, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            const QString path = it.next();
+            if (path.contains(QLatin1String("/grademl")))
+                continue;
+            QFile f(path);
+            if (f.open(QIODevice::ReadOnly))
+                files.insert(path, f.readAll());
+        }
+        return files;
+    };
+    const auto before = snapshot();
+    // The run GradeML analysed: the bundled demo.
+    const QString project = dir.filePath(QStringLiteral("demo.grademl"));
+    QCOMPARE(gmltest::runCli({QStringLiteral("import"), QStringLiteral(GRADEML_DEMO),
+                              QStringLiteral("--project"), project})
+                 .code,
+             0);
+    const QString html = dir.filePath(QStringLiteral("report.html"));
+    auto r = gmltest::runCli({QStringLiteral("report"), project, QStringLiteral("--out"), html,
+                              QStringLiteral("--mlflow"), runDir});
+    QVERIFY2(r.code == 0, qPrintable(r.all()));
+    QVERIFY2(r.outText().contains(QLatin1String("wrote into MLflow run")), r.out.constData());
+    QCOMPARE(snapshot(), before);
+    QFile step(runDir + QStringLiteral("/metrics/grademl.step_time_ms"));
+    QVERIFY(step.open(QIODevice::ReadOnly));
+    const QList<QByteArray> fields = step.readAll().trimmed().split(' ');
+    QCOMPARE(fields.size(), 3); // timestamp value step
+    QVERIFY(fields[0].toLongLong() > 1'600'000'000'000LL);
+    QVERIFY(std::abs(fields[1].toDouble() - 25.088) < 0.01); // the demo's mean step, in ms
+    QCOMPARE(fields[2], QByteArray("0"));
+    QVERIFY(QFile::exists(runDir + QStringLiteral("/metrics/grademl.gpu_busy")));
+    QVERIFY(QFile::exists(runDir + QStringLiteral("/tags/grademl.findings")));
+    QVERIFY(QFile::exists(runDir + QStringLiteral("/artifacts/grademl/report.html")));
+
+    // Read back by the importer: the same runs as the untouched store, the metric the run's own.
+    auto imported = newProject(dir);
+    const auto reports = importInto(*imported, {store});
+    for (const auto &rep : reports)
+        QVERIFY2(rep.status != SourceReport::Status::Failed, qPrintable(rep.message));
+    QTemporaryDir plain;
+    auto untouched = newProject(plain);
+    importInto(*untouched, {gmltest::sharedTraces() + QLatin1Char('/') + kStore});
+    const qint64 runs = gmltest::scalar(*untouched, "SELECT count(*) FROM run");
+    QCOMPARE(gmltest::scalar(*imported, "SELECT count(*) FROM run"), runs);
+    const auto samples = [&] {
+        return gmltest::scalar(*imported,
+                               "SELECT count(*) FROM counter k JOIN track t ON t.id = k.track_id "
+                               "JOIN run r ON r.id = t.run_id WHERE t.name = "
+                               "'grademl.step_time_ms' AND r.name LIKE '%ed05f9cd%'");
+    };
+    QCOMPARE(samples(), 1);
+    // Written back again and imported again: step 1 of the same metric, still no new run.
+    r = gmltest::runCli({QStringLiteral("report"), project, QStringLiteral("--out"), html,
+                         QStringLiteral("--mlflow"), runDir});
+    QVERIFY2(r.code == 0, r.err.constData());
+    importInto(*imported, {store});
+    QCOMPARE(gmltest::scalar(*imported, "SELECT count(*) FROM run"), runs);
+    QCOMPARE(samples(), 2);
+    QCOMPARE(snapshot(), before);
+    // Not a run folder: said, nothing written.
+    r = gmltest::runCli({QStringLiteral("report"), project, QStringLiteral("--out"), html,
+                         QStringLiteral("--mlflow"), store});
+    QCOMPARE(r.code, 1);
+    QVERIFY(r.all().contains(QLatin1String("is not an MLflow run folder")));
 }
 
 QTEST_GUILESS_MAIN(TestMlflow)

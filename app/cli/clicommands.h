@@ -133,6 +133,10 @@ int recordCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int alignCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // Needs a QGuiApplication (fonts): grademl_main creates one for this command.
 int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err);
+// grademl report FILE [--run R] --out REPORT.html [--mlflow RUN_DIR] (reportcommand.cpp): the
+// Analysis page as one self-contained HTML file; with --mlflow, GradeML's numbers written into
+// an MLflow run. Needs a QApplication (the charts).
+int reportCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // export --format chrome-json (exportruncommand.cpp): a run as a Chrome trace.
 int exportRun(const Parsed &p, QTextStream &out, QTextStream &err);
 // export --view analysis (analyzecommand.cpp): needs a QApplication (the chart layer is

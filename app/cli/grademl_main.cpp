@@ -33,6 +33,9 @@ static const char kUsage[] =
     "  export FILE.grademl --view analysis|compare|simulate ... --out OUT.(png|svg|pdf)\n"
     "                                                        a panel's charts (options: grademl "
     "export)\n"
+    "  report FILE.grademl [--run NAME] --out REPORT.html [--mlflow mlruns/EXP/RUN]\n"
+    "                                                        the Analysis page as one HTML file;\n"
+    "                                                        GradeML's metrics into an MLflow run\n"
     "  export FILE.grademl --format chrome-json [--run NAME] --out RUN.json[.gz]\n"
     "                                                        a run as a Chrome trace (Perfetto)\n"
     "  record --out DIR [--interval 100ms] [--name RUN] -- COMMAND [ARGS...]\n"
@@ -106,13 +109,14 @@ int main(int argc, char **argv)
     gml::installMappedWriteGuard(
         "grademl"); // a project's -shm that cannot be written: said, not SIGBUS
     // Figures need fonts, hence a QGuiApplication; headless machines get the offscreen platform.
-    const bool exporting = argc > 1 && qstrcmp(argv[1], "export") == 0;
+    const bool reporting = argc > 1 && qstrcmp(argv[1], "report") == 0;
+    const bool exporting = argc > 1 && (qstrcmp(argv[1], "export") == 0 || reporting);
     if (exporting && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
         qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     // The analysis, comparison and sweep charts are QCustomPlot widgets: those exports alone
     // need a QApplication.
-    bool charts = false;
+    bool charts = reporting; // a report holds the Analysis charts
     for (int i = 2; exporting && i + 1 < argc; ++i)
         charts = charts ||
                  (qstrcmp(argv[i], "--view") == 0 &&
@@ -144,6 +148,8 @@ int main(int argc, char **argv)
         return gml::cli::mergeCommand(args, out, err);
     if (command == QLatin1String("export"))
         return gml::cli::exportCommand(args, out, err);
+    if (command == QLatin1String("report"))
+        return gml::cli::reportCommand(args, out, err);
     if (command == QLatin1String("whatif"))
         return gml::cli::whatifCommand(args, out, err);
     if (command == QLatin1String("validate"))
