@@ -20,9 +20,9 @@ PACKAGES=(
 )
 
 # `install-deps.sh test` adds the browser the tests render `grademl report`'s HTML in (Debian's
-# Chromium, headless: tst_report).
+# Chromium, headless: tst_report) and xmllint, which validates the gates' JUnit XML (tst_gate).
 if [ "${1:-}" = "test" ]; then
-  PACKAGES+=(chromium)
+  PACKAGES+=(chromium libxml2-utils)
 fi
 # `install-deps.sh fuzz` adds what the fuzz preset needs: clang and its libFuzzer runtime.
 if [ "${1:-}" = "fuzz" ]; then

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // CI gates (issue 59): `grademl compare FILE BASE NEW --gate ...` parses gates, judges medians,
 // flags differences within the runs' spread, exits 1 on a failed gate and writes JUnit XML and
-// Markdown; on a measured run against its saved prediction and on two shared-trace runs.
+// Markdown (the JUnit validated against tests/schema/junit.xsd); on a measured run against its
+// saved prediction and on two shared-trace runs.
 #include "gate.h"
 #include "testutil.h"
 
 #include <QFile>
 #include <QJsonArray>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QXmlStreamReader>
@@ -64,6 +66,23 @@ JUnit readJUnit(const QString &path)
     if (xml.hasError())
         qFatal("%s is not well-formed XML: %s", qPrintable(path), qPrintable(xml.errorString()));
     return j;
+}
+
+// `path` validated by xmllint against tests/schema/junit.xsd; skipped (with why) when xmllint
+// is not installed (install-deps.sh test installs libxml2-utils).
+void validateJUnit(const QString &path)
+{
+    const QString xmllint = QStandardPaths::findExecutable(QStringLiteral("xmllint"));
+    if (xmllint.isEmpty()) {
+        qWarning("xmllint is not installed (bash packaging/install-deps.sh test installs it): %s "
+                 "was not validated against its schema",
+                 qPrintable(path));
+        return;
+    }
+    const auto r = gmltest::runProgram(
+        xmllint, {QStringLiteral("--noout"), QStringLiteral("--schema"),
+                  QStringLiteral(GRADEML_SOURCE_DIR "/tests/schema/junit.xsd"), path});
+    QVERIFY2(r.code == 0, qPrintable(r.all()));
 }
 
 } // namespace
@@ -155,6 +174,7 @@ private Q_SLOTS:
         QVERIFY(text.contains(QLatin1String("gpu_busy>-2pt: pass")));
         QVERIFY(text.contains(QLatin1String("what grew most per aligned iteration:")));
         QVERIFY(text.contains(QLatin1String("1 of 2 gates failed")));
+        validateJUnit(junit);
         const JUnit j = readJUnit(junit);
         QCOMPARE(j.cases, 2);
         QCOMPARE(j.failures, 1);
@@ -207,6 +227,7 @@ private Q_SLOTS:
                                QStringLiteral("gpu_busy>-2pt"), QStringLiteral("--junit"), junit});
         qInfo().noquote() << r.outText();
         QVERIFY2(r.code == 0 || r.code == 1, r.err.constData());
+        validateJUnit(junit);
         const JUnit j = readJUnit(junit);
         QCOMPARE(j.cases, 2);
         QCOMPARE(j.failures > 0, r.code == 1);

@@ -654,7 +654,7 @@ bool exportCharts(const std::vector<Chart *> &charts, int columns, QSize size, c
                                            kTitle + int(k / size_t(columns)) * cell.height()),
                                     pictures[k]);
         },
-        error);
+        error, 96, 96); // the charts were laid out in screen pixels
 }
 
 } // namespace gml

@@ -4,10 +4,12 @@
 #include <QFileInfo>
 #include <QJsonArray>
 
+#include <QBuffer>
 #include <QImage>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QSvgGenerator>
 #include <algorithm>
@@ -127,7 +129,8 @@ bool exportFigure(TimelinePainter &painter, const FigureRequest &request, QStrin
 }
 
 bool writeFigure(const QString &path, QSize size, const QString &title, const QString &description,
-                 const std::function<void(QPainter &)> &draw, QString *error, double dpi)
+                 const std::function<void(QPainter &)> &draw, QString *error, double dpi,
+                 int svgPerInch)
 {
     const double scale =
         std::clamp(dpi, 24.0, 1200.0) / 96.0; // device pixels per logical pixel (PNG)
@@ -169,14 +172,31 @@ bool writeFigure(const QString &path, QSize size, const QString &title, const QS
             return false;
         }
     } else if (suffix == QLatin1String("svg")) {
-        QSvgGenerator svg;
-        svg.setOutputDevice(&file);
-        svg.setSize(size);
-        svg.setViewBox(QRect(QPoint(0, 0), size));
-        svg.setTitle(title);
-        svg.setDescription(description);
-        QPainter p(&svg);
-        draw(p);
+        QBuffer buffer;
+        buffer.open(QIODevice::WriteOnly);
+        {
+            QSvgGenerator svg;
+            svg.setOutputDevice(&buffer);
+            svg.setResolution(svgPerInch);
+            svg.setSize(size);
+            svg.setViewBox(QRect(QPoint(0, 0), size));
+            svg.setTitle(title);
+            svg.setDescription(description);
+            QPainter p(&svg);
+            draw(p);
+        }
+        // Qt's family names ("Sans Serif") mean nothing to a browser or Inkscape, which fell back
+        // to a serif face: each gets the generic family after it.
+        QByteArray bytes = buffer.data();
+        static const QRegularExpression family(QStringLiteral("font-family=\"([^\"]*)\""));
+        QString text = QString::fromUtf8(bytes);
+        text.replace(family, QStringLiteral("font-family=\"\\1, sans-serif\""));
+        bytes = text.toUtf8();
+        if (file.write(bytes) != bytes.size()) {
+            *error = QStringLiteral("%1: cannot write: %2").arg(path, file.errorString());
+            file.cancelWriting();
+            return false;
+        }
     } else {
         QPdfWriter pdf(&file);
         pdf.setResolution(72); // one device pixel = one point

@@ -62,9 +62,12 @@ QJsonObject figureState(TimelinePainter &painter, const FigureRequest &request);
 // The one figure path every view exports through: PNG, SVG or PDF by the file's extension
 // (one device pixel = one point), `draw` painting a `size` canvas. The file is written to a
 // temporary first, so a failed export never leaves half a figure where the old one was.
+// `svgPerInch`: the SVG's units per inch, 72 (a point, the paper figures' unit) unless the
+// drawing was laid out in screen pixels (the chart layer's pictures: 96, or its text came out
+// at three quarters of the room laid out for it).
 [[nodiscard]] bool writeFigure(const QString &path, QSize size, const QString &title,
                                const QString &description,
                                const std::function<void(QPainter &)> &draw, QString *error,
-                               double dpi = 96);
+                               double dpi = 96, int svgPerInch = 72);
 
 } // namespace gml
