@@ -233,6 +233,37 @@ private Q_SLOTS:
         QVERIFY(!r.dom.contains(QLatin1String("<script>alert")));
     }
 
+    // What the project keeps about the run: its saved what-if scenarios with their prediction,
+    // and its notes, as text.
+    void scenariosAndNotes()
+    {
+        const QString project = m_tmp.filePath(QStringLiteral("demo.grademl"));
+        QCOMPARE(runCli({QStringLiteral("import"), QStringLiteral(GRADEML_DEMO),
+                         QStringLiteral("--project"), project})
+                     .code,
+                 0);
+        auto r = runCli({QStringLiteral("whatif"), project, QStringLiteral("--scale"),
+                         QStringLiteral(".=0.8"), QStringLiteral("--save-scenario"),
+                         QStringLiteral("faster <b>ops</b>")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        r = runCli({QStringLiteral("note"), project, QStringLiteral("add"), QStringLiteral("--at"),
+                    QStringLiteral("1700000000020000000"), QStringLiteral("--text"),
+                    QStringLiteral("slow step <i>here</i>")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QString path = m_tmp.filePath(QStringLiteral("demo.html"));
+        r = runCli({QStringLiteral("report"), project, QStringLiteral("--out"), path});
+        QVERIFY2(r.code == 0, qPrintable(r.all()));
+        const QString html = text(path);
+        checkSelfContained(html);
+        QVERIFY(html.contains(
+            QLatin1String("<td>faster &lt;b&gt;ops&lt;/b&gt;</td><td>scale /./ x0.8</td>")));
+        QVERIFY(
+            QRegularExpression(QStringLiteral("<td class=\"num\">[0-9.]+ ms \\(-[0-9.]+%\\)</td>"))
+                .match(html)
+                .hasMatch());
+        QVERIFY(html.contains(QLatin1String("<td>slow step &lt;i&gt;here&lt;/i&gt;</td>")));
+    }
+
     void usageErrors()
     {
         QCOMPARE(runCli({QStringLiteral("report"), QStringLiteral("x.grademl"),
