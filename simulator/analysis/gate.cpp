@@ -187,6 +187,22 @@ const QList<GateMetric> &gateMetrics()
     return all;
 }
 
+const GateMetric *gateMetric(const QString &name)
+{
+    for (const GateMetric &m : gateMetrics())
+        if (m.name == name)
+            return &m;
+    return nullptr;
+}
+
+namespace {
+QString unitOf(const QString &metric)
+{
+    const GateMetric *m = gateMetric(metric);
+    return m ? m->unit : QString();
+}
+} // namespace
+
 std::optional<Gate> parseGate(const QString &text, QString *why)
 {
     static const QRegularExpression re(QStringLiteral(
@@ -204,9 +220,8 @@ std::optional<Gate> parseGate(const QString &text, QString *why)
     Gate g;
     g.text = text.trimmed();
     g.metric = m.captured(1);
-    const auto metric = std::find_if(gateMetrics().begin(), gateMetrics().end(),
-                                     [&](const GateMetric &x) { return x.name == g.metric; });
-    if (metric == gateMetrics().end()) {
+    const GateMetric *metric = gateMetric(g.metric);
+    if (!metric) {
         *why = QStringLiteral("--gate '%1': no metric '%2'; gates know: %3")
                    .arg(text, g.metric, names.join(QStringLiteral(", ")));
         return std::nullopt;
@@ -255,9 +270,7 @@ std::optional<Gate> parseGate(const QString &text, QString *why)
 
 QString GateResult::summary() const
 {
-    const auto metric = std::find_if(gateMetrics().begin(), gateMetrics().end(),
-                                     [&](const GateMetric &x) { return x.name == gate.metric; });
-    const QString unit = metric != gateMetrics().end() ? metric->unit : QString();
+    const QString unit = unitOf(gate.metric);
     if (!known)
         return QStringLiteral("%1: FAIL  %2").arg(gate.text, why);
     QString s = QStringLiteral("%1: %2  %3 against %4 (%5, limit %6)")
@@ -379,10 +392,7 @@ QString gatesMarkdown(const QList<GateResult> &results, const QList<DiffRow> &ca
                           : QStringLiteral("all %1 passed").arg(results.size()));
     md += QStringLiteral("| Gate | Base | New | Change | Result |\n|---|---:|---:|---:|---|\n");
     for (const GateResult &r : results) {
-        const auto metric =
-            std::find_if(gateMetrics().begin(), gateMetrics().end(),
-                         [&](const GateMetric &x) { return x.name == r.gate.metric; });
-        const QString unit = metric != gateMetrics().end() ? metric->unit : QString();
+        const QString unit = unitOf(r.gate.metric);
         QString result = r.passed ? QStringLiteral("pass") : QStringLiteral("**FAIL**");
         if (!r.known)
             result += QStringLiteral(": ") + cell(r.why);

@@ -31,6 +31,7 @@ struct GateMetric
     QString about; // one line for --help
 };
 const QList<GateMetric> &gateMetrics();
+const GateMetric *gateMetric(const QString &name); // null: no such metric
 
 struct Gate
 {
