@@ -1119,6 +1119,14 @@ private Q_SLOTS:
             0);
         // k2 [115,315), the all-reduce point at 317, D ends 320, E [330,350).
         QVERIFY2(out.contains("predicted 350 µs"), out.constData());
+        QVERIFY2(!out.contains("changes nothing"), out.constData());
+        // A name that selects nothing (a typo) is said, the prediction being the identity's.
+        QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--scale"),
+                         QStringLiteral("^k9$=2")},
+                        &out),
+                 0);
+        QVERIFY2(out.contains("scale /^k9$/ x2 selects no node of run 'run': it changes nothing"),
+                 out.constData());
         QCOMPARE(runCli({QStringLiteral("whatif"), file, QStringLiteral("--run"),
                          QStringLiteral("run"), QStringLiteral("--scenario"),
                          QStringLiteral("slow k2"), QStringLiteral("--json")},

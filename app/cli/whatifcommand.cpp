@@ -302,6 +302,19 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         err << "grademl whatif: run '" << runName << "': " << why << '\n';
         return SomeFailed;
     }
+    // A transform whose selector picks no node changes nothing: said, for a mistyped name.
+    for (const sim::Transform &t : transforms) {
+        using Op = sim::Transform::Op;
+        if (t.select.isEmpty() ||
+            !(t.op == Op::Scale || t.op == Op::Remove || t.op == Op::SetDuration ||
+              t.op == Op::Insert || t.op == Op::Fuse))
+            continue;
+        QString bad;
+        const sim::NodeSelection picked(*graph, t.select, 0xFF, &bad); // any kind
+        if (picked.valid() && picked.count() == 0)
+            err << "grademl whatif: " << t.describe() << " selects no node of run '" << runName
+                << "': it changes nothing\n";
+    }
     const QJsonObject reportJson = result->report.toJson();
     if (has("save-scenario") &&
         !sim::saveScenario(*project, *run, p.options.value(QStringLiteral("save-scenario")),
