@@ -11,6 +11,7 @@
 #include "clicommands.h"
 #include "safetext.h"
 
+#include "analysis.h"
 #include "analysischarts.h"
 #include "chartlayer.h"
 #include "findings.h"
@@ -33,7 +34,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <set>
 
 namespace gml::cli {
 
@@ -75,47 +75,41 @@ QString picture(const QString &light, const QString &dark, const QString &alt)
     return html;
 }
 
-// The heat map of iteration times per rank, as a table: each cell's colour is its time against
-// the iteration's median over the ranks (blue faster, red slower, ±25% saturated).
+// The heat map of iteration times per rank (sim::stepGrid, as the Ranks view's), as a table of
+// iterations by rank: each cell's colour is its time against the iteration's median over the
+// ranks (blue faster, red slower, ±25% saturated).
 QString heatMap(const sim::Analysis &a)
 {
-    std::map<QString, std::map<int, TimeNs>> byIteration; // name -> rank -> length
-    std::set<int> ranks;
-    for (const auto &it : a.iterations) {
-        if (it.rank < 0 || it.end <= it.start)
-            continue;
-        byIteration[it.name][it.rank] = std::max(byIteration[it.name][it.rank], it.end - it.start);
-        ranks.insert(it.rank);
-    }
-    if (ranks.size() < 2 || byIteration.empty())
+    const sim::StepGrid grid = sim::stepGrid(a.iterations);
+    if (grid.ranks.size() < 2 || grid.columns == 0)
         return {};
     QString html = QStringLiteral("<h3>Iteration time by rank</h3><div class=\"scroll\"><table "
                                   "class=\"heat\"><tr><th>iteration</th>");
-    for (int r : ranks)
+    for (int r : grid.ranks)
         html += QStringLiteral("<th>rank %1</th>").arg(r);
     html += QStringLiteral("</tr>\n");
-    for (const auto &[name, times] : byIteration) {
-        std::vector<TimeNs> v;
-        for (const auto &[r, t] : times)
-            v.push_back(t);
-        std::sort(v.begin(), v.end());
-        const double median = double(v[v.size() / 2]);
+    for (int c = 0; c < grid.columns; ++c) {
+        QString name;
+        for (const auto &row : grid.cells)
+            if (name.isEmpty() && size_t(c) < row.size())
+                name = row[size_t(c)].name;
+        const double median = double(grid.median[size_t(c)]);
         html += QStringLiteral("<tr><th>%1</th>").arg(esc(name));
-        for (int r : ranks) {
-            const auto t = times.find(r);
-            if (t == times.end()) {
+        for (const auto &row : grid.cells) {
+            if (size_t(c) >= row.size()) {
                 html += QStringLiteral("<td></td>");
                 continue;
             }
-            const double rel = median > 0 ? (double(t->second) - median) / median : 0;
+            const TimeNs t = row[size_t(c)].end - row[size_t(c)].start;
+            const double rel = median > 0 ? (double(t) - median) / median : 0;
             const double s = std::clamp(std::abs(rel) / 0.25, 0.0, 1.0);
             const QString colour = rel >= 0
                                        ? QStringLiteral("rgba(214,39,40,%1)").arg(s, 0, 'f', 2)
                                        : QStringLiteral("rgba(31,119,180,%1)").arg(s, 0, 'f', 2);
-            html += QStringLiteral("<td style=\"background:%1\" title=\"%2 (%3%4%)\">%2</td>")
-                        .arg(colour, formatDuration(t->second, 3),
-                             rel >= 0 ? QStringLiteral("+") : QString())
-                        .arg(rel * 100, 0, 'f', 1);
+            html +=
+                QStringLiteral("<td style=\"background:%1\" title=\"%2 (%3%4%)\">%2</td>")
+                    .arg(colour, formatDuration(t, 3), rel >= 0 ? QStringLiteral("+") : QString())
+                    .arg(rel * 100, 0, 'f', 1);
         }
         html += QStringLiteral("</tr>\n");
     }

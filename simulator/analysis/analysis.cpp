@@ -581,6 +581,36 @@ Analysis analyze(const DependencyGraph &g, const AnalysisScope &scope)
     return out;
 }
 
+StepGrid stepGrid(const std::vector<IterationBreakdown> &iterations)
+{
+    std::map<int, std::vector<IterationBreakdown>> byRank;
+    std::map<int, QString> device;
+    for (const auto &it : iterations) {
+        if (!device.count(it.rank))
+            device[it.rank] = it.device;
+        if (device[it.rank] == it.device)
+            byRank[it.rank].push_back(it);
+    }
+    StepGrid g;
+    for (auto &[rank, its] : byRank) {
+        std::sort(its.begin(), its.end(),
+                  [](const auto &a, const auto &b) { return a.start < b.start; });
+        g.ranks.push_back(rank);
+        g.columns = std::max(g.columns, int(its.size()));
+        g.cells.push_back(std::move(its));
+    }
+    g.median.assign(size_t(g.columns), 0);
+    for (int c = 0; c < g.columns; ++c) {
+        std::vector<TimeNs> v;
+        for (const auto &row : g.cells)
+            if (size_t(c) < row.size())
+                v.push_back(row[size_t(c)].end - row[size_t(c)].start);
+        std::nth_element(v.begin(), v.begin() + qsizetype(v.size() / 2), v.end());
+        g.median[size_t(c)] = v.empty() ? 0 : v[v.size() / 2];
+    }
+    return g;
+}
+
 void finishRanks(Analysis &out, std::map<int, RankLoad> loads)
 {
     for (const Straggler &s : out.stragglers)

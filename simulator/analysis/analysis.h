@@ -209,6 +209,18 @@ struct Analysis
     QString toText() const;
 };
 
+// Iteration time by rank, as the rank × iteration heat maps draw it (the Ranks view, the HTML
+// report): one row per rank, its first GPU's iterations in time order (the host step is the
+// rank's), and each column's median length over the ranks that have it.
+struct StepGrid
+{
+    std::vector<int> ranks;                             // rank of each row
+    std::vector<std::vector<IterationBreakdown>> cells; // per row, its iterations in order
+    std::vector<TimeNs> median;                         // per column
+    int columns = 0;
+};
+StepGrid stepGrid(const std::vector<IterationBreakdown> &iterations);
+
 // The cross-rank part's end, for a whole-run analysis and a cluster project's reduce alike:
 // the stragglers ordered by their first arrival (their index), each rank's last arrivals counted
 // into `loads`, out.ranks from them, and the imbalance between ranks (max / mean).

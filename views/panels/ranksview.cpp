@@ -165,34 +165,7 @@ StepHeatMap::StepHeatMap(QWidget *parent) : QWidget(parent)
 
 void StepHeatMap::setIterations(const std::vector<sim::IterationBreakdown> &iterations)
 {
-    // One row per rank (its first GPU's iterations, in time order): the host step is the rank's.
-    std::map<int, std::vector<sim::IterationBreakdown>> byRank;
-    std::map<int, QString> device;
-    for (const auto &it : iterations) {
-        if (!device.count(it.rank))
-            device[it.rank] = it.device;
-        if (device[it.rank] == it.device)
-            byRank[it.rank].push_back(it);
-    }
-    m_ranks.clear();
-    m_cells.clear();
-    m_columns = 0;
-    for (auto &[rank, its] : byRank) {
-        std::sort(its.begin(), its.end(),
-                  [](const auto &a, const auto &b) { return a.start < b.start; });
-        m_ranks.push_back(rank);
-        m_columns = std::max(m_columns, int(its.size()));
-        m_cells.push_back(std::move(its));
-    }
-    m_median.assign(size_t(m_columns), 0);
-    for (int c = 0; c < m_columns; ++c) {
-        std::vector<TimeNs> v;
-        for (const auto &row : m_cells)
-            if (size_t(c) < row.size())
-                v.push_back(length(row[size_t(c)]));
-        std::nth_element(v.begin(), v.begin() + qsizetype(v.size() / 2), v.end());
-        m_median[size_t(c)] = v.empty() ? 0 : v[v.size() / 2];
-    }
+    m_grid = sim::stepGrid(iterations);
     update();
 }
 
@@ -205,21 +178,22 @@ QRect StepHeatMap::grid() const
 std::pair<int, int> StepHeatMap::cellAt(QPoint pos) const
 {
     const QRect g = grid();
-    if (m_cells.empty() || m_columns == 0 || !g.contains(pos))
+    if (m_grid.cells.empty() || m_grid.columns == 0 || !g.contains(pos))
         return {-1, -1};
-    const int row = std::min(int(m_cells.size()) - 1,
-                             int(double(pos.y() - g.top()) / g.height() * double(m_cells.size())));
+    const int row =
+        std::min(int(m_grid.cells.size()) - 1,
+                 int(double(pos.y() - g.top()) / g.height() * double(m_grid.cells.size())));
     const int col =
-        std::min(m_columns - 1, int(double(pos.x() - g.left()) / g.width() * m_columns));
+        std::min(m_grid.columns - 1, int(double(pos.x() - g.left()) / g.width() * m_grid.columns));
     return {row, col};
 }
 
 const sim::IterationBreakdown *StepHeatMap::iteration(int rankIndex, int column) const
 {
-    if (rankIndex < 0 || size_t(rankIndex) >= m_cells.size() || column < 0 ||
-        size_t(column) >= m_cells[size_t(rankIndex)].size())
+    if (rankIndex < 0 || size_t(rankIndex) >= m_grid.cells.size() || column < 0 ||
+        size_t(column) >= m_grid.cells[size_t(rankIndex)].size())
         return nullptr;
-    return &m_cells[size_t(rankIndex)][size_t(column)];
+    return &m_grid.cells[size_t(rankIndex)][size_t(column)];
 }
 
 void StepHeatMap::paintEvent(QPaintEvent *)
@@ -227,13 +201,13 @@ void StepHeatMap::paintEvent(QPaintEvent *)
     QPainter p(this);
     p.fillRect(rect(), palette().base());
     const QRect g = grid();
-    if (m_cells.empty() || m_columns == 0 || g.width() <= 0 || g.height() <= 0) {
+    if (m_grid.cells.empty() || m_grid.columns == 0 || g.width() <= 0 || g.height() <= 0) {
         p.setPen(palette().color(QPalette::PlaceholderText));
         p.drawText(rect(), Qt::AlignCenter, tr("No iterations on two ranks or more."));
         return;
     }
-    const int rows = int(m_cells.size());
-    const double rh = double(g.height()) / rows, cw = double(g.width()) / m_columns;
+    const int rows = int(m_grid.cells.size());
+    const double rh = double(g.height()) / rows, cw = double(g.width()) / m_grid.columns;
     const Theme &theme = Theme::current();
     const QColor slow(0xd6, 0x2f, 0x2f), fast(0x2f, 0x6f, 0xd6);
     // The median is the theme's background (white in light, dark in dark), slower toward red,
@@ -254,11 +228,11 @@ void StepHeatMap::paintEvent(QPaintEvent *)
     std::vector<double> group;
     for (int pr = 0; pr < pixelRows; ++pr) {
         const int r0 = pr * rows / pixelRows, r1 = std::max(r0 + 1, (pr + 1) * rows / pixelRows);
-        for (int c = 0; c < m_columns; ++c) {
+        for (int c = 0; c < m_grid.columns; ++c) {
             group.clear();
             for (int r = r0; r < r1; ++r)
-                if (const auto *it = iteration(r, c); it && m_median[size_t(c)] > 0)
-                    group.push_back(double(length(*it)) / double(m_median[size_t(c)]) - 1.0);
+                if (const auto *it = iteration(r, c); it && m_grid.median[size_t(c)] > 0)
+                    group.push_back(double(length(*it)) / double(m_grid.median[size_t(c)]) - 1.0);
             const QRectF cell(g.left() + c * cw, g.top() + r0 * rh,
                               std::max(1.0, cw - (cw > 4 ? 1 : 0)),
                               std::max(1.0, (r1 - r0) * rh - (rh > 4 ? 1 : 0)));
@@ -303,10 +277,10 @@ void StepHeatMap::paintEvent(QPaintEvent *)
     const int every = std::max(1, int(std::ceil((fm.height() + 2) / rh)));
     for (int r = 0; r < rows; r += every)
         p.drawText(QRectF(0, g.top() + r * rh, g.left() - 6, std::max<double>(rh, fm.height())),
-                   Qt::AlignRight | Qt::AlignVCenter, tr("rank %1").arg(m_ranks[size_t(r)]));
+                   Qt::AlignRight | Qt::AlignVCenter, tr("rank %1").arg(m_grid.ranks[size_t(r)]));
     const int everyCol =
         std::max(1, int(std::ceil((fm.horizontalAdvance(QStringLiteral("#000")) + 6) / cw)));
-    for (int c = 0; c < m_columns; c += everyCol)
+    for (int c = 0; c < m_grid.columns; c += everyCol)
         p.drawText(QRectF(g.left() + c * cw, g.bottom() + 2, std::max(cw * everyCol, 30.0), 16),
                    Qt::AlignLeft, QStringLiteral("#%1").arg(c));
 }
@@ -319,7 +293,7 @@ void StepHeatMap::mouseMoveEvent(QMouseEvent *e)
         Q_EMIT hoverTextChanged(QString());
         return;
     }
-    const TimeNs median = m_median[size_t(c)];
+    const TimeNs median = m_grid.median[size_t(c)];
     const QString text =
         tr("rank %1 · %2: %3 (%4 against the iteration's median %5)")
             .arg(it->rank)

@@ -54,8 +54,8 @@ public:
     explicit StepHeatMap(QWidget *parent = nullptr);
 
     void setIterations(const std::vector<sim::IterationBreakdown> &iterations);
-    int rankCount() const { return int(m_ranks.size()); }
-    int iterationCount() const { return m_columns; }
+    int rankCount() const { return int(m_grid.ranks.size()); }
+    int iterationCount() const { return m_grid.columns; }
     // The cell at a widget position: (rank index, iteration index), or (-1, -1).
     std::pair<int, int> cellAt(QPoint pos) const;
     const sim::IterationBreakdown *iteration(int rankIndex, int column) const;
@@ -75,10 +75,7 @@ private:
     static constexpr double kSaturation = 0.25; // ±25% is the full colour
     QRect grid() const;
 
-    std::vector<int> m_ranks;                                  // rank of each row
-    std::vector<std::vector<sim::IterationBreakdown>> m_cells; // per row, its iterations in order
-    std::vector<TimeNs> m_median;                              // per column
-    int m_columns = 0;
+    sim::StepGrid m_grid; // rows of ranks, columns of iterations, each column's median
 };
 
 } // namespace gml
