@@ -4,6 +4,7 @@
 #include "mainwindow.h"
 #include "palette.h"
 #include "rankoverviewcontroller.h"
+#include "rankoverviewpainter.h"
 #include "rankoverviewview.h"
 #include "ranksview.h"
 #include "sliceclass.h"
@@ -16,6 +17,7 @@
 #include <QImage>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QPainter>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -210,6 +212,77 @@ private Q_SLOTS:
         QCOMPARE(plain, rows);
         QVERIFY2(redEdges >= rows * 3 / 4,
                  qPrintable(QStringLiteral("%1 of %2").arg(redEdges).arg(rows)));
+    }
+
+    // The rank overview with more GPUs than pixel rows (issue 57: each row was the mean of its
+    // lanes, so one straggler tinted its row and every row looked a little off): a row shows the
+    // median of its lanes; the lane that holds the others up (here every 12th computes through
+    // the second half, where the others wait in communication for it) shows in its own colour
+    // there and its row is marked left of the lanes; a lane that merely differs (every 12th from
+    // the 5th idles in the first half: jitter, it waits as long as the rest) does not.
+    void sharedOverviewRowsShowTheirMedian()
+    {
+        RankOverview o;
+        o.origin = 0;
+        o.end = 1'000'000;
+        for (int rank = 0; rank < 1024; ++rank) {
+            RankLane lane;
+            lane.rank = rank;
+            lane.device = QStringLiteral("0");
+            lane.start = 0;
+            lane.end = 1'000'000;
+            lane.activity.from = 0;
+            lane.activity.width = 10'000;
+            const bool straggler = rank % 12 == 11, jitter = rank % 12 == 5;
+            lane.activity.busy = QByteArray(50, jitter ? 0 : char(255));
+            lane.activity.busy += QByteArray(50, char(255));
+            lane.activity.communication = QByteArray(50, 0);
+            lane.activity.communication += QByteArray(50, straggler ? 0 : char(255));
+            o.lanes.push_back(std::move(lane));
+        }
+        const int labelWidth = 64, width = 864;
+        const QRect area(0, 0, width, RankOverviewPainter::kHeaderHeight + 4 + 180);
+        QImage image(area.size(), QImage::Format_RGB32);
+        QPainter p(&image);
+        const std::vector<float> standOut = o.standOut(0, 1'000'000);
+        QCOMPARE(standOut[11], 1.0f);
+        QCOMPARE(standOut[5], 0.0f);
+        RankOverviewPainter::paint(p, area, labelWidth, o, 0, 1'000'000, -1, standOut);
+        p.end();
+        const auto l = RankOverviewPainter::layout(area, labelWidth, o.lanes.size());
+        QCOMPARE(l.rows, 180);
+        const QRgb compute = RankOverviewPainter::heat(1, 0).rgb(),
+                   communication = RankOverviewPainter::heat(1, 1).rgb();
+        const QRgb mark = Theme::current().text.rgb();
+        int straggling = 0, plain = 0;
+        for (int row = 0; row < l.rows; ++row) {
+            const int y = l.lanes.top() + row;
+            const auto [first, last] = l.lanesAt(y);
+            bool holdsStraggler = false;
+            for (size_t lane = first; lane < last; ++lane)
+                holdsStraggler |= lane % 12 == 11;
+            // First half: everyone computes; the row is compute, whatever it holds.
+            QCOMPARE(image.pixel(l.lanes.left() + 100, y), compute);
+            // Second half: the others communicate; a row with a straggler shows it.
+            const QRgb late = image.pixel(l.lanes.left() + 600, y);
+            QVERIFY2(late == (holdsStraggler ? compute : communication),
+                     qPrintable(QStringLiteral("row %1 lanes %2-%3 %4 %5 %6")
+                                    .arg(row)
+                                    .arg(first)
+                                    .arg(last)
+                                    .arg(late, 0, 16)
+                                    .arg(compute, 0, 16)
+                                    .arg(communication, 0, 16)));
+            QCOMPARE(image.pixel(l.lanes.left() - 3, y) == mark, holdsStraggler);
+            (holdsStraggler ? straggling : plain) += 1;
+            // The row's median is the others' communication, not a mix.
+            const auto s =
+                RankOverviewPainter::rowShares(o, first, last, 600'000, 600'001, 1, standOut);
+            QCOMPARE(s.communication.front(), 1.0f);
+            QCOMPARE(s.outlier.front() >= 0, holdsStraggler);
+            QCOMPARE(s.marked >= 0, holdsStraggler);
+        }
+        QVERIFY(straggling > 60 && plain > 60);
     }
 
     // A collapsed row that holds only ranges (the AMD trace's "Spans": user annotations) draws

@@ -69,6 +69,36 @@ std::vector<int> RankOverview::byHoldUp(const std::map<int, TimeNs> &lateByRank,
     return out;
 }
 
+std::vector<float> RankOverview::standOut(TimeNs a, TimeNs b,
+                                          const std::map<int, TimeNs> &lateByRank) const
+{
+    std::vector<float> out(lanes.size(), 0.0f);
+    if (lanes.size() < 2 || b <= a)
+        return out;
+    std::vector<float> waits(lanes.size(), -1.0f), sorted;
+    for (size_t i = 0; i < lanes.size(); ++i) {
+        float busy = -1;
+        shares(lanes[i], a, b, 1, &busy, &waits[i]);
+        if (busy >= 0)
+            sorted.push_back(waits[i]);
+    }
+    float median = 0;
+    if (!sorted.empty()) {
+        std::sort(sorted.begin(), sorted.end());
+        median = (sorted[(sorted.size() - 1) / 2] + sorted[sorted.size() / 2]) / 2;
+    }
+    TimeNs latest = 0;
+    for (const auto &[rank, late] : lateByRank)
+        latest = std::max(latest, late);
+    for (size_t i = 0; i < lanes.size(); ++i) {
+        double s = median > 0 && waits[i] >= 0 ? 1.0 - double(waits[i]) / double(median) : 0.0;
+        if (const auto it = lateByRank.find(lanes[i].rank); it != lateByRank.end() && latest > 0)
+            s = std::max(s, double(it->second) / double(latest));
+        out[i] = float(std::clamp(s, 0.0, 1.0));
+    }
+    return out;
+}
+
 std::optional<RankOverview> loadRankOverview(Project &project, RunId run, QString *error)
 {
     const auto sources = runSourceWork(project, run, error);

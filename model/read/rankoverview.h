@@ -54,6 +54,14 @@ struct RankOverview
     // wait for waits the least), then by rank. Empty maps: unknown.
     std::vector<int> byHoldUp(const std::map<int, TimeNs> &lateByRank = {},
                               const std::map<int, TimeNs> &criticalByRank = {}) const;
+    // How much each lane stands out as holding the others up over [a, b), 0..1: the larger of
+    // how little it waited in communication there against the lanes' median (1: not at all,
+    // where the median lane waited; the rank the others wait for waits least) and its rank's
+    // lateness at collectives against the latest rank's (`lateByRank`, once an analysis has
+    // found the last arrivals). Over a window, not the run: a job whose ranks start one after
+    // another waits longest in its first step, which says nothing about the steps after.
+    std::vector<float> standOut(TimeNs a, TimeNs b,
+                                const std::map<int, TimeNs> &lateByRank = {}) const;
 };
 
 // The overview of a run's GPUs; an empty one for a run without GPU work. nullopt (and `error`)

@@ -86,6 +86,7 @@ void RankOverviewView::setOverview(std::shared_ptr<const RankOverview> overview,
     for (auto *b : {m_slowest, m_median, m_fastest})
         b->setEnabled(lanes > 1);
     m_stragglers->setEnabled(lanes > 1);
+    updateLegend();
     setMarks({});
 }
 
@@ -98,7 +99,25 @@ void RankOverviewView::updateLegend()
     m_legend->setText(
         swatch(RankOverviewPainter::heat(1, 0), tr("compute")) + QStringLiteral("&nbsp;&nbsp;") +
         swatch(RankOverviewPainter::heat(1, 1), tr("communication")) +
-        QStringLiteral("&nbsp;&nbsp;") + swatch(RankOverviewPainter::heat(0, 0), tr("idle")));
+        QStringLiteral("&nbsp;&nbsp;") + swatch(RankOverviewPainter::heat(0, 0), tr("idle")) +
+        (sharesRows() ? QStringLiteral("&nbsp;&nbsp;") +
+                            swatch(palette().color(QPalette::Text), tr("holds others up"))
+                      : QString()));
+    m_legend->setToolTip(
+        sharesRows()
+            ? tr("More GPUs than pixel rows: each row shows the median of its GPUs. A GPU that "
+                 "holds the others up (it waited in communication half as long as the median GPU "
+                 "or less, or arrived last at collectives) marks its row left of the lanes and "
+                 "shows in its own colour where it differs from the row's median.")
+            : QString());
+}
+
+bool RankOverviewView::sharesRows() const
+{
+    if (!m_overview)
+        return false;
+    const auto l = RankOverviewPainter::layout(area(), m_labelWidth, m_overview->lanes.size());
+    return l.rows > 0 && size_t(l.rows) < m_overview->lanes.size();
 }
 
 void RankOverviewView::changeEvent(QEvent *e)
@@ -116,6 +135,7 @@ void RankOverviewView::setMarks(std::vector<Mark> marks, std::map<int, TimeNs> c
     for (const Mark &m : m_marks)
         late[m.rank] += m.late;
     m_order = m_overview ? m_overview->byHoldUp(late, criticalByRank) : std::vector<int>{};
+    m_late = std::move(late);
     m_stragglers->setText(m_marks.empty()
                               ? tr("Mark Stragglers")
                               : tr("%n straggler(s) marked", nullptr, int(m_marks.size())));
@@ -171,8 +191,24 @@ int RankOverviewView::laneAt(QPoint pos) const
     const auto [first, last] = l.lanesAt(pos.y());
     if (first == last)
         return -1;
-    // A row that holds several lanes answers its first, whatever the time.
+    // A row that holds several lanes answers its marked lane (the one that stands out as holding
+    // the others up), else its first.
+    if (last - first > 1) {
+        const RankOverviewPainter::RowShares s = columnShares(first, last, pos.x());
+        if (s.marked >= 0)
+            return s.marked;
+    }
     return int(first);
+}
+
+RankOverviewPainter::RowShares RankOverviewView::columnShares(size_t first, size_t last,
+                                                              int x) const
+{
+    const TimeNs a = timeAt(x) + m_shift, b = timeAt(x + 1) + m_shift;
+    // The row's marked lane is the one the painter marked, over the whole window.
+    const TimeNs t0 = m_state->windowStart() + m_shift, t1 = m_state->windowEnd() + m_shift;
+    return RankOverviewPainter::rowShares(*m_overview, first, last, a, std::max(b, a + 1), 1,
+                                          m_overview->standOut(t0, t1, m_late));
 }
 
 TimeNs RankOverviewView::timeAt(int x) const
@@ -189,7 +225,8 @@ void RankOverviewView::paintEvent(QPaintEvent *)
     if (!m_overview)
         return;
     const TimeNs t0 = m_state->windowStart() + m_shift, t1 = m_state->windowEnd() + m_shift;
-    RankOverviewPainter::paint(p, area(), m_labelWidth, *m_overview, t0, t1, m_highlight);
+    RankOverviewPainter::paint(p, area(), m_labelWidth, *m_overview, t0, t1, m_highlight,
+                               m_overview->standOut(t0, t1, m_late));
     if (m_marks.empty() || t1 <= t0)
         return;
     // Straggler marks: a tick across each lane of the last rank, at its arrival, in the text
@@ -220,6 +257,7 @@ void RankOverviewView::setShift(TimeNs shift)
 
 void RankOverviewView::resizeEvent(QResizeEvent *)
 {
+    updateLegend();
     update();
 }
 
@@ -231,26 +269,40 @@ void RankOverviewView::mouseMoveEvent(QMouseEvent *e)
         return;
     }
     const RankLane &l = m_overview->lanes[size_t(lane)];
+    const QPoint pos = e->position().toPoint();
     const auto layout = RankOverviewPainter::layout(area(), m_labelWidth, m_overview->lanes.size());
-    const auto [first, last] = layout.lanesAt(e->position().toPoint().y());
+    const auto [first, last] = layout.lanesAt(pos.y());
     // The share of the pixel column under the mouse.
-    const TimeNs view = timeAt(e->position().toPoint().x());
-    const TimeNs a = view + m_shift, b = timeAt(e->position().toPoint().x() + 1) + m_shift;
+    const TimeNs view = timeAt(pos.x());
+    const TimeNs a = view + m_shift, b = timeAt(pos.x() + 1) + m_shift;
     float busy = -1, comm = 0;
     RankOverview::shares(l, a, std::max(b, a + 1), 1, &busy, &comm);
+    const auto share = [&](float busy, float comm) {
+        return busy < 0 ? tr("no work recorded")
+                        : tr("%1% busy, %2% communication")
+                              .arg(qRound(busy * 100))
+                              .arg(qRound(comm * 100));
+    };
     QString what =
         l.rank >= 0 ? tr("rank %1 · GPU %2").arg(l.rank).arg(l.device) : tr("GPU %1").arg(l.device);
-    if (last - first > 1)
-        what += tr(" (this row: %1 GPUs, the first shown)").arg(last - first);
+    QString row;
+    if (last - first > 1) {
+        const RankOverviewPainter::RowShares s = columnShares(first, last, pos.x());
+        row = s.marked >= 0
+                  ? tr(" (this row: %1 GPUs, their median %2; this one holds the others up "
+                       "most, drawn where it differs)")
+                        .arg(last - first)
+                        .arg(share(s.busy.front(), s.communication.front()))
+                  : tr(" (this row: %1 GPUs, their median %2 shown, the first named)")
+                        .arg(last - first)
+                        .arg(share(s.busy.front(), s.communication.front()));
+    }
     const QString at = formatDuration(view - m_state->traceStart());
-    const QString share =
-        busy < 0
-            ? tr("no work recorded")
-            : tr("%1% busy, %2% communication").arg(qRound(busy * 100)).arg(qRound(comm * 100));
     Q_EMIT hoverTextChanged(
-        tr("%1 at %2: %3 · own work %4, exposed communication %5 · click to show it in the "
+        tr("%1 at %2: %3%4 · own work %5, exposed communication %6 · click to show it in the "
            "timeline")
-            .arg(what, at, share, formatDuration(l.work), formatDuration(l.communication)));
+            .arg(what, at, share(busy, comm), row, formatDuration(l.work),
+                 formatDuration(l.communication)));
 }
 
 void RankOverviewView::mousePressEvent(QMouseEvent *e)

@@ -53,6 +53,9 @@ public:
     // The lane at a widget position (-1: none), and the time under x.
     int laneAt(QPoint pos) const;
     TimeNs timeAt(int x) const;
+    // What the row of lanes [first, last) shows at pixel column x.
+    RankOverviewPainter::RowShares columnShares(size_t first, size_t last, int x) const;
+    bool sharesRows() const; // more lanes than pixel rows
     // The height that shows every lane at full height, up to 190 px (a 1,024-rank job shares rows).
     int preferredHeight() const;
     QSize sizeHint() const override { return {1200, preferredHeight()}; }
@@ -83,7 +86,8 @@ private:
     TimelineState *m_state;
     TimeNs m_shift = 0;
     std::shared_ptr<const RankOverview> m_overview;
-    std::vector<int> m_order; // RankOverview::byHoldUp, with the marks' lateness
+    std::map<int, TimeNs> m_late; // the marks' lateness by rank (RankOverview::standOut)
+    std::vector<int> m_order;     // RankOverview::byHoldUp, with the marks' lateness
     QString m_run;
     int m_labelWidth = 280;
     int m_rightMargin = 0;

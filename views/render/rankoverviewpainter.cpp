@@ -51,6 +51,69 @@ int RankOverviewPainter::Layout::rowTop(size_t lane) const
     return lanes.top() + int(std::floor(double(row) * rowHeight));
 }
 
+RankOverviewPainter::RowShares RankOverviewPainter::rowShares(const RankOverview &overview,
+                                                              size_t first, size_t last, TimeNs t0,
+                                                              TimeNs t1, int columns,
+                                                              const std::vector<float> &standOut)
+{
+    const size_t n = size_t(std::max(0, columns));
+    RowShares s;
+    s.busy.assign(n, -1.0f);
+    s.communication.assign(n, 0.0f);
+    s.outlier.assign(n, -1);
+    s.outlierBusy.assign(n, -1.0f);
+    s.outlierCommunication.assign(n, 0.0f);
+    last = std::min(last, overview.lanes.size());
+    if (first >= last || n == 0)
+        return s;
+    const size_t count = last - first;
+    if (count > 1 && standOut.size() == overview.lanes.size()) {
+        const auto top = std::max_element(standOut.begin() + qsizetype(first),
+                                          standOut.begin() + qsizetype(last));
+        if (*top >= kStandOut)
+            s.marked = int(top - standOut.begin());
+    }
+    std::vector<float> busy(count * n), comm(count * n);
+    for (size_t i = 0; i < count; ++i)
+        RankOverview::shares(overview.lanes[first + i], t0, t1, columns, busy.data() + i * n,
+                             comm.data() + i * n);
+    std::vector<size_t> active;
+    std::vector<float> values;
+    for (size_t c = 0; c < n; ++c) {
+        active.clear();
+        for (size_t i = 0; i < count; ++i)
+            if (busy[i * n + c] >= 0)
+                active.push_back(i);
+        if (active.empty())
+            continue;
+        // The median of the busy shares and that of the communication shares (each the mean
+        // of the middle two for an even count, as the heat map's shared rows).
+        const size_t m = active.size();
+        const auto median = [&](const std::vector<float> &v) {
+            values.clear();
+            for (size_t i : active)
+                values.push_back(v[i * n + c]);
+            std::sort(values.begin(), values.end());
+            return (values[(m - 1) / 2] + values[m / 2]) / 2;
+        };
+        const float mb = median(busy);
+        const float mc = std::min(mb, median(comm));
+        s.busy[c] = mb;
+        s.communication[c] = mc;
+        if (s.marked < 0)
+            continue;
+        const size_t i = size_t(s.marked) - first;
+        if (busy[i * n + c] < 0)
+            continue;
+        if (std::abs(busy[i * n + c] - mb) + std::abs(comm[i * n + c] - mc) >= kOutlier) {
+            s.outlier[c] = s.marked;
+            s.outlierBusy[c] = busy[i * n + c];
+            s.outlierCommunication[c] = comm[i * n + c];
+        }
+    }
+    return s;
+}
+
 RankOverviewPainter::Layout RankOverviewPainter::layout(const QRect &area, int labelWidth,
                                                         size_t lanes)
 {
@@ -67,7 +130,8 @@ RankOverviewPainter::Layout RankOverviewPainter::layout(const QRect &area, int l
 }
 
 void RankOverviewPainter::paint(QPainter &p, const QRect &area, int labelWidth,
-                                const RankOverview &overview, TimeNs t0, TimeNs t1, int highlight)
+                                const RankOverview &overview, TimeNs t0, TimeNs t1, int highlight,
+                                const std::vector<float> &standOut)
 {
     const Layout l = layout(area, labelWidth, overview.lanes.size());
     const Theme &theme = Theme::current();
@@ -76,35 +140,30 @@ void RankOverviewPainter::paint(QPainter &p, const QRect &area, int labelWidth,
         return;
     const int columns = l.lanes.width();
     const int height = int(std::ceil(l.rows * l.rowHeight));
-    // One pixel per column and row, each row the mean of its lanes, scaled up to the row height.
+    // One pixel per column and row, each row the median of its lanes (its marked lane in its
+    // own colour where it differs by kOutlier or more), scaled up to the row height.
     QImage image(columns, l.rows, QImage::Format_RGB32);
-    const size_t n = size_t(columns);
-    std::vector<float> busy(n), comm(n), sumBusy(n), sumComm(n);
-    std::vector<int> count(n);
+    std::vector<int> marked;
     for (int row = 0; row < l.rows; ++row) {
         const size_t first = overview.lanes.size() * size_t(row) / size_t(l.rows);
         const size_t last = overview.lanes.size() * size_t(row + 1) / size_t(l.rows);
-        std::fill(sumBusy.begin(), sumBusy.end(), 0.0f);
-        std::fill(sumComm.begin(), sumComm.end(), 0.0f);
-        std::fill(count.begin(), count.end(), 0);
-        for (size_t lane = first; lane < last; ++lane) {
-            RankOverview::shares(overview.lanes[lane], t0, t1, columns, busy.data(), comm.data());
-            for (int c = 0; c < columns; ++c)
-                if (busy[size_t(c)] >= 0) {
-                    sumBusy[size_t(c)] += busy[size_t(c)];
-                    sumComm[size_t(c)] += comm[size_t(c)];
-                    ++count[size_t(c)];
-                }
-        }
+        const RowShares s = rowShares(overview, first, last, t0, t1, columns, standOut);
         auto *line = reinterpret_cast<QRgb *>(image.scanLine(row));
         for (int c = 0; c < columns; ++c) {
-            const int n = count[size_t(c)];
-            line[c] = heat(n ? sumBusy[size_t(c)] / float(n) : -1.0f,
-                           n ? sumComm[size_t(c)] / float(n) : 0.0f)
+            const size_t k = size_t(c);
+            line[c] = (s.outlier[k] >= 0 ? heat(s.outlierBusy[k], s.outlierCommunication[k])
+                                         : heat(s.busy[k], s.communication[k]))
                           .rgb();
         }
+        if (s.marked >= 0)
+            marked.push_back(row);
     }
     p.drawImage(QRect(l.lanes.left(), l.lanes.top(), columns, height), image);
+    // Rows holding a lane that stands out, marked left of the lanes.
+    for (int row : marked)
+        p.fillRect(QRectF(l.lanes.left() - 4, l.lanes.top() + row * l.rowHeight, 3,
+                          std::max(1.0, l.rowHeight)),
+                   theme.text);
 
     // Lanes apart when tall enough to tell.
     p.save();

@@ -6,6 +6,8 @@
 #include <QColor>
 #include <QRect>
 
+#include <vector>
+
 class QPainter;
 
 namespace gml {
@@ -13,8 +15,12 @@ namespace gml {
 // Draws a run's rank overview (model/read/rankoverview.h): one lane per GPU, top to bottom by rank,
 // as a heat strip over [t0, t1) lined up with the timeline's columns (the same label width and
 // time range), iteration starts as ticks, and rank numbers in the label column. More lanes than
-// pixel rows share a row (their mean); a lane gets up to kMaxLaneHeight px. Qt Gui only, so a
-// figure can draw it as the widget does.
+// pixel rows share a row: it shows their median (issue 57: the mean smeared one lane over its
+// row, so every row looked a little off), with the row's lane that stands out most as holding
+// the others up (RankOverview::standOut, kStandOut or more) marked left of the lanes and drawn in
+// its own colour where it differs from the median by kOutlier or more: a straggler among six
+// ranks a row still shows, the ordinary jitter of the others does not. A lane gets up to
+// kMaxLaneHeight px. Qt Gui only, so a figure can draw it as the widget does.
 class RankOverviewPainter
 {
 public:
@@ -38,10 +44,27 @@ public:
     };
     static Layout layout(const QRect &area, int labelWidth, size_t lanes);
 
+    // What a row of lanes [first, last) shows in `columns` columns over [t0, t1): per column the
+    // median of the lanes' busy and communication shares (-1: no lane has activity there);
+    // `marked`, the row's lane that stands out most when by kStandOut or more (`standOut`: per
+    // lane, as RankOverview::standOut; empty: none), else -1; per column `outlier`, that lane
+    // where its |busy| + |communication| differences from the median reach kOutlier, else -1.
+    static constexpr float kOutlier = 0.5f;
+    static constexpr float kStandOut = 0.5f;
+    struct RowShares
+    {
+        std::vector<float> busy, communication;
+        int marked = -1;
+        std::vector<int> outlier;
+        std::vector<float> outlierBusy, outlierCommunication;
+    };
+    static RowShares rowShares(const RankOverview &overview, size_t first, size_t last, TimeNs t0,
+                               TimeNs t1, int columns, const std::vector<float> &standOut);
+
     // `highlight`: a lane index drawn with an outline (-1: none). `traceStart`: the time the
     // ruler counts from (the timeline's).
     static void paint(QPainter &p, const QRect &area, int labelWidth, const RankOverview &overview,
-                      TimeNs t0, TimeNs t1, int highlight);
+                      TimeNs t0, TimeNs t1, int highlight, const std::vector<float> &standOut = {});
 };
 
 } // namespace gml
