@@ -504,6 +504,55 @@ private Q_SLOTS:
         QVERIFY(outcome->message.contains(QLatin1String("no run 'no such run'")));
         QVERIFY(!QFile::exists(none));
     }
+
+    // File › Save Run Report…: the report `grademl report` writes, from the window, in a process
+    // of its own; the status bar says what was written; a failure says why and writes nothing.
+    void reportRunFromTheWindow()
+    {
+        const QString demo = m_tmp.filePath(QStringLiteral("report/demo"));
+        gmltest::copyFolder(QStringLiteral(GRADEML_DEMO), demo);
+        MainWindow w;
+        showQuietly(w, QSize(1366, 768));
+        w.openFolder(demo);
+        QVERIFY(waitLoaded(w));
+        bool found = false;
+        for (QAction *a : w.findChildren<QAction *>())
+            found |= a->text() == QStringLiteral("Save Run Re&port…");
+        QVERIFY(found);
+        const QString out = m_tmp.filePath(QStringLiteral("demo-report.html"));
+        std::optional<RunExportOutcome> outcome;
+        startRunReport(&w, QStringLiteral(GRADEML_CLI), w.projectPath(),
+                       w.session().focus().first(), out, [&](const RunExportOutcome &o) {
+                           outcome = o;
+                           w.showRunExport(o);
+                       });
+        QTRY_VERIFY_WITH_TIMEOUT(outcome.has_value(), 120000);
+        QVERIFY2(outcome->ok, qPrintable(outcome->message));
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray html = f.readAll();
+        QVERIFY(html.startsWith("<!DOCTYPE html>"));
+        QVERIFY(html.contains("<h2>Findings</h2>"));
+        QVERIFY2(w.statusBar()->currentMessage().startsWith(QLatin1String("Wrote ")) &&
+                     w.statusBar()->currentMessage().contains(QLatin1String("findings")),
+                 qPrintable(w.statusBar()->currentMessage()));
+        // A run that is not there: the command's reason, nothing written.
+        outcome.reset();
+        const QString none = m_tmp.filePath(QStringLiteral("none.html"));
+        startRunReport(&w, QStringLiteral(GRADEML_CLI), w.projectPath(),
+                       QStringLiteral("no such run"), none,
+                       [&](const RunExportOutcome &o) { outcome = o; });
+        QTRY_VERIFY_WITH_TIMEOUT(outcome.has_value(), 60000);
+        QVERIFY(!outcome->ok);
+        QVERIFY2(outcome->message.contains(QLatin1String("no such run")),
+                 qPrintable(outcome->message));
+        QVERIFY(!QFile::exists(none));
+        // No grademl to run: said.
+        outcome.reset();
+        startRunReport(&w, QString(), w.projectPath(), w.session().focus().first(), none,
+                       [&](const RunExportOutcome &o) { outcome = o; });
+        QVERIFY(outcome && !outcome->ok && outcome->message.contains(QLatin1String("PATH")));
+    }
 };
 
 QTEST_MAIN(TestWorkspace)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "followcontroller.h"
 
+#include "runexport.h"
+
 #include "folderfollower.h"
 #include "importcontroller.h"
 #include "project.h"
@@ -155,10 +157,7 @@ bool FollowController::record(const QStringList &command, const QString &interva
         *error = tr("no command to record");
         return false;
     }
-    // The grademl beside the studio (the package installs both in one folder), else on PATH.
-    QString cli = QCoreApplication::applicationDirPath() + QStringLiteral("/grademl");
-    if (!QFileInfo(cli).isExecutable())
-        cli = QStandardPaths::findExecutable(QStringLiteral("grademl"));
+    const QString cli = grademlExecutable();
     if (cli.isEmpty()) {
         *error = tr("the recorder (grademl record) is neither beside the studio nor on PATH");
         return false;

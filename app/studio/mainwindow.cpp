@@ -487,7 +487,7 @@ void MainWindow::showRunExport(const RunExportOutcome &outcome)
     else if (outcome.cancelled)
         statusBar()->showMessage(outcome.message, 8000);
     else
-        QMessageBox::warning(this, tr("Export Run"), outcome.message);
+        QMessageBox::warning(this, tr("Run Not Written"), outcome.message);
 }
 
 void MainWindow::updateStatus()

@@ -63,6 +63,10 @@ void MainWindow::buildMenus()
         askRunExport(this, m_session.path(), m_session.focus(),
                      [this](const RunExportOutcome &outcome) { showRunExport(outcome); });
     });
+    file->addAction(tr("Save Run Re&port…"), this, [this] {
+        askRunReport(this, m_session.path(), m_session.focus(),
+                     [this](const RunExportOutcome &outcome) { showRunExport(outcome); });
+    });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence(QKeySequence::Quit), this, &QWidget::close);
 

@@ -5,18 +5,23 @@
 #include "clusterproject.h"
 #include "project.h"
 
+#include <QCoreApplication>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QInputDialog>
 #include <QMessageBox>
 #include <QPointer>
+#include <QProcess>
 #include <QProgressDialog>
 #include <QRegularExpression>
+#include <QStandardPaths>
 #include <QtConcurrent>
 
 #include <atomic>
 #include <memory>
+#include <optional>
+#include <utility>
 
 namespace gml {
 
@@ -88,13 +93,17 @@ void startRunExport(QWidget *parent, const QString &projectPath, const QString &
     }));
 }
 
-void askRunExport(QWidget *parent, const QString &projectPath, const QStringList &focusRuns,
-                  std::function<void(const RunExportOutcome &)> done)
+namespace {
+
+// Which run (the one in focus, else asked), and where: a file beside the project named after it.
+// Empty when the user cancels.
+std::optional<std::pair<QString, QString>>
+askRunAndPath(QWidget *parent, const QString &title, const QString &projectPath,
+              const QStringList &focusRuns, const QString &suffix, const QString &filters)
 {
-    const QString title = QObject::tr("Export Run");
     if (focusRuns.isEmpty()) {
         QMessageBox::information(parent, title, QObject::tr("Open a project with a run first."));
-        return;
+        return std::nullopt;
     }
     QString run = focusRuns.first();
     if (focusRuns.size() > 1) {
@@ -102,24 +111,127 @@ void askRunExport(QWidget *parent, const QString &projectPath, const QStringList
         run = QInputDialog::getItem(parent, title, QObject::tr("Run to write:"), focusRuns, 0,
                                     false, &ok);
         if (!ok)
-            return;
+            return std::nullopt;
     }
     const QString suggested =
         QFileInfo(projectPath)
             .absoluteDir()
             .filePath(QString(run).replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]")),
                                            QStringLiteral("_")) +
-                      QStringLiteral(".json.gz"));
+                      suffix);
     const QString path = QFileDialog::getSaveFileName(
-        parent,
-        QObject::tr("Export Run '%1' as a Chrome Trace (Perfetto, chrome://tracing)").arg(run),
-        suggested, QObject::tr("Chrome trace, gzip (*.json.gz);;Chrome trace (*.json)"));
+        parent, QObject::tr("%1 '%2'").arg(title, run), suggested, filters);
     if (path.isEmpty())
+        return std::nullopt;
+    return std::make_pair(run, path);
+}
+
+} // namespace
+
+void askRunExport(QWidget *parent, const QString &projectPath, const QStringList &focusRuns,
+                  std::function<void(const RunExportOutcome &)> done)
+{
+    const auto picked = askRunAndPath(
+        parent, QObject::tr("Export Run as a Chrome Trace (Perfetto, chrome://tracing)"),
+        projectPath, focusRuns, QStringLiteral(".json.gz"),
+        QObject::tr("Chrome trace, gzip (*.json.gz);;Chrome trace (*.json)"));
+    if (!picked)
         return;
-    QString out = path;
+    QString out = picked->second;
     if (!out.endsWith(QLatin1String(".json")) && !out.endsWith(QLatin1String(".json.gz")))
         out += QStringLiteral(".json.gz");
-    startRunExport(parent, projectPath, run, out, std::move(done));
+    startRunExport(parent, projectPath, picked->first, out, std::move(done));
+}
+
+QString grademlExecutable()
+{
+    const QString beside = QCoreApplication::applicationDirPath() + QStringLiteral("/grademl");
+    if (QFileInfo(beside).isExecutable())
+        return beside;
+    return QStandardPaths::findExecutable(QStringLiteral("grademl"));
+}
+
+void startRunReport(QWidget *parent, const QString &cli, const QString &projectPath,
+                    const QString &runName, const QString &outPath,
+                    std::function<void(const RunExportOutcome &)> done)
+{
+    RunExportOutcome failed;
+    failed.path = outPath;
+    if (cli.isEmpty() || !QFileInfo(cli).isExecutable()) {
+        failed.message = QObject::tr("Run '%1' not reported: grademl (which writes reports) is "
+                                     "neither beside the studio nor on PATH")
+                             .arg(runName);
+        if (done)
+            done(failed);
+        return;
+    }
+    auto *dialog = new QProgressDialog(
+        QObject::tr("Writing the report of run '%1' (analysis and figures)…").arg(runName),
+        QObject::tr("Cancel"), 0, 0, parent);
+    dialog->setWindowTitle(QObject::tr("Save Run Report"));
+    dialog->setWindowModality(Qt::WindowModal);
+    dialog->setMinimumDuration(500);
+    dialog->setAutoClose(false);
+    dialog->setAutoReset(false);
+    auto *process = new QProcess(dialog);
+    auto cancelled = std::make_shared<bool>(false);
+    QObject::connect(dialog, &QProgressDialog::canceled, process, [process, cancelled] {
+        *cancelled = true;
+        process->kill(); // the report is written through QSaveFile: no half file is left
+    });
+    const auto finish = [dialog, process, cancelled, outPath, runName, done](bool started) {
+        RunExportOutcome outcome;
+        outcome.path = outPath;
+        const QString out = QString::fromUtf8(process->readAllStandardOutput()).trimmed();
+        const QString err = QString::fromUtf8(process->readAllStandardError()).trimmed();
+        if (*cancelled) {
+            outcome.cancelled = true;
+            outcome.message =
+                QObject::tr("Report of run '%1' cancelled; nothing written").arg(runName);
+        } else if (started && process->exitStatus() == QProcess::NormalExit &&
+                   process->exitCode() == 0) {
+            outcome.ok = true;
+            // "wrote REPORT.html: run 'R', N findings, K KiB"
+            outcome.message = out.section(QLatin1Char('\n'), 0, 0);
+            if (!outcome.message.isEmpty())
+                outcome.message[0] = outcome.message[0].toUpper();
+        } else {
+            const QString why =
+                !err.isEmpty() ? err.section(QLatin1Char('\n'), 0, 0)
+                : started ? QObject::tr("grademl report stopped (exit %1)").arg(process->exitCode())
+                          : process->errorString();
+            outcome.message =
+                QObject::tr("Run '%1' not reported to %2: %3").arg(runName, outPath, why);
+        }
+        dialog->deleteLater();
+        if (done)
+            done(outcome);
+    };
+    QObject::connect(process, &QProcess::finished, dialog, [finish] { finish(true); });
+    QObject::connect(process, &QProcess::errorOccurred, dialog, [finish](QProcess::ProcessError e) {
+        if (e == QProcess::FailedToStart)
+            finish(false);
+    });
+    // The report draws off screen: it needs no window system, whatever the studio runs on.
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    process->setProcessEnvironment(env);
+    process->start(cli, {QStringLiteral("report"), projectPath, QStringLiteral("--run"), runName,
+                         QStringLiteral("--out"), outPath});
+}
+
+void askRunReport(QWidget *parent, const QString &projectPath, const QStringList &focusRuns,
+                  std::function<void(const RunExportOutcome &)> done)
+{
+    const auto picked = askRunAndPath(
+        parent, QObject::tr("Save Run Report (HTML, opens in any browser)"), projectPath, focusRuns,
+        QStringLiteral("-report.html"), QObject::tr("HTML report (*.html)"));
+    if (!picked)
+        return;
+    QString out = picked->second;
+    if (!out.endsWith(QLatin1String(".html")) && !out.endsWith(QLatin1String(".htm")))
+        out += QStringLiteral(".html");
+    startRunReport(parent, grademlExecutable(), projectPath, picked->first, out, std::move(done));
 }
 
 } // namespace gml
