@@ -204,6 +204,40 @@ private Q_SLOTS:
                  2);
     }
 
+    // A prediction compared with its measured run like for like: end_to_end is the replayed
+    // time against the work's span (the measured run's span holds the monitoring samples a
+    // replay has not: an unchanged prediction read -3.3%), and a prediction has an MFU, the
+    // measured run's FLOPs in its own time (it had none, so an mfu gate failed as unknown).
+    void predictionComparesLikeForLike()
+    {
+        const QString project = m_tmp.filePath(QStringLiteral("like.grademl"));
+        QCOMPARE(runCli({QStringLiteral("import"), QStringLiteral(GRADEML_DEMO),
+                         QStringLiteral("--project"), project})
+                     .code,
+                 0);
+        for (const auto &[name, scale] :
+             {std::pair{QStringLiteral("same"), QStringLiteral(".=1")},
+              std::pair{QStringLiteral("half"), QStringLiteral(".=0.5")}}) {
+            const auto r = runCli({QStringLiteral("whatif"), project, QStringLiteral("--run"),
+                                   QStringLiteral("demo"), QStringLiteral("--scale"), scale,
+                                   QStringLiteral("--save"), name});
+            QVERIFY2(r.code == 0, r.err.constData());
+        }
+        auto r = runCli({QStringLiteral("compare"), project, QStringLiteral("demo"),
+                         QStringLiteral("same"), QStringLiteral("--gate"),
+                         QStringLiteral("end_to_end<+0.5%"), QStringLiteral("--gate"),
+                         QStringLiteral("end_to_end>-0.5%"), QStringLiteral("--gate"),
+                         QStringLiteral("mfu>-0.01pt")});
+        QVERIFY2(r.code == 0, r.out.constData());
+        // Every op twice as fast: about half the time, about twice the MFU.
+        r = runCli({QStringLiteral("compare"), project, QStringLiteral("demo"),
+                    QStringLiteral("half"), QStringLiteral("--gate"),
+                    QStringLiteral("end_to_end<-40%"), QStringLiteral("--gate"),
+                    QStringLiteral("mfu>+80%")});
+        QVERIFY2(r.code == 0, r.out.constData());
+        qInfo().noquote() << r.outText();
+    }
+
     // Two shared-trace runs in one project: the gate is judged on their real metrics, its
     // exit code agrees with the JUnit file.
     void twoSharedTraceRuns()

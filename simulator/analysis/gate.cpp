@@ -82,8 +82,11 @@ Value valueOf(const CatalogRun &run, const QString &metric)
         return out;
     }
     if (metric == QLatin1String("end_to_end")) {
+        // A prediction's replayed time; a measured run's work span (its monitoring samples,
+        // which a replay does not hold, left out), else its span.
         const double predicted = run.metric(QStringLiteral("predicted_ns"), -1);
-        out.value = (predicted > 0 ? predicted : double(run.duration())) * 1e-6;
+        const double work = run.metric(QStringLiteral("work_span_ns"), -1);
+        out.value = (predicted > 0 ? predicted : work > 0 ? work : double(run.duration())) * 1e-6;
         if (out.value <= 0)
             out.value = std::nan("");
         return out;

@@ -58,6 +58,47 @@ QJsonObject stepStatistics(const std::vector<TimeNs> &times)
     return m;
 }
 
+namespace {
+
+// What a run's MFU needs from its work: the FLOPs recorded or costed inside its iterations (all
+// of them when its lowest rank has none), the precision its kernels ran in, its GPUs.
+struct WorkFlops
+{
+    double flops = 0, hardware = 0;
+    TimeNs half = 0, full = 0;
+    qint64 gpus = 0;
+};
+
+WorkFlops workFlops(const std::vector<RunSourceWork> &summaries)
+{
+    WorkFlops w;
+    int lowest = INT_MAX;
+    for (const RunSourceWork &x : summaries) {
+        if (x.work.nodes == 0)
+            continue;
+        for (const auto &r : x.work.ranks)
+            lowest = std::min(lowest, r.rank);
+        w.gpus += qint64(x.work.gpus.size());
+        w.half += x.work.halfPrecisionNs;
+        w.full += x.work.fullPrecisionNs;
+    }
+    bool iterations = false;
+    for (const RunSourceWork &x : summaries)
+        for (const auto &r : x.work.ranks) {
+            w.flops += r.flops;
+            w.hardware += r.hardwareFlops;
+            iterations = iterations || (r.rank == lowest && !r.iterations.empty());
+        }
+    if (!iterations)
+        for (const RunSourceWork &x : summaries) {
+            w.flops += x.work.flops;
+            w.hardware += x.work.hardwareFlops;
+        }
+    return w;
+}
+
+} // namespace
+
 std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QString *error)
 {
     QJsonObject m;
@@ -80,7 +121,6 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
     GpuTime total;
     size_t gpus = 0;
     QSet<int> ranks;
-    TimeNs half = 0, full = 0;
     for (const RunSourceWork &x : *summaries) {
         const SourceWork &s = x.work;
         if (s.nodes == 0)
@@ -100,8 +140,6 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
             if (g.rank >= 0)
                 ranks.insert(g.rank);
         }
-        half += s.halfPrecisionNs;
-        full += s.fullPrecisionNs;
     }
     // A run of neither GPU work nor iterations (an MLflow run's own span) has no step time.
     const bool work = nodes > 0 && (lowest != INT_MAX || gpus > 0);
@@ -109,7 +147,6 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
     std::vector<std::pair<TimeNs, TimeNs>> iterations;
     Iterations its; // the one definition of an iteration (iterations.h), from the summaries
     TimeNs mean = 0;
-    double flops = 0, hardware = 0;
     if (work) {
         // The mean iteration: from the first iteration's start to the end of the last one's
         // work, GPU work launched inside the iterations included; without iterations, the
@@ -117,8 +154,6 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
         TimeNs to = std::numeric_limits<TimeNs>::min();
         for (const RunSourceWork &x : *summaries)
             for (const auto &r : x.work.ranks) {
-                flops += r.flops;
-                hardware += r.hardwareFlops;
                 if (r.rank != lowest)
                     continue;
                 for (const auto &[a, b] : r.iterations) {
@@ -131,10 +166,6 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
         std::sort(iterations.begin(), iterations.end());
         if (iterations.empty()) {
             mean = end - origin;
-            for (const RunSourceWork &x : *summaries) {
-                flops += x.work.flops;
-                hardware += x.work.hardwareFlops;
-            }
         } else {
             for (const auto &[a, b] : iterations)
                 its.starts.push_back(a);
@@ -176,19 +207,31 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
             m.insert(QStringLiteral("copies"), double(total.copies) / w);
             m.insert(QStringLiteral("idle"), double(total.idle) / w);
         }
+        // The span of the work (slices, not monitoring samples): what a prediction's replay
+        // of the same work is compared with (the gates' end_to_end).
+        m.insert(QStringLiteral("work_span_ns"), qint64(end - origin));
         // The device the run names (its GPU model), and the MFU against its peak at the
-        // precision most of the compute-bound kernel time ran in.
-        const QString device = WhatIfContext::deviceOf(params);
+        // precision most of the compute-bound kernel time ran in. A prediction does the work
+        // of its measured run in its own time: that run's FLOPs, device and precision.
+        WorkFlops f = workFlops(*summaries);
+        QJsonObject deviceParams = params;
+        if (f.flops <= 0 && kind == QLatin1String("predicted"))
+            if (const auto base =
+                    project.findRun(params.value(QStringLiteral("measured_run")).toString())) {
+                if (const auto baseWork = runSourceWork(project, *base, nullptr))
+                    f = workFlops(*baseWork);
+                if (const auto row = runRow(project, *base))
+                    deviceParams = row->params;
+            }
+        const QString device = WhatIfContext::deviceOf(deviceParams);
         const Device *dev = device.isEmpty() ? nullptr : DeviceCatalog::builtin().device(device);
         const TimeNs wall = mean * std::max<TimeNs>(1, TimeNs(iterations.size()));
-        if (flops > 0 && dev && gpus > 0 && wall > 0) {
+        if (f.flops > 0 && dev && f.gpus > 0 && wall > 0) {
             const double peak =
-                (half > full ? dev->fp16Tflops : dev->fp32Tflops) * 1e12 * double(gpus);
-            {
-                m.insert(QStringLiteral("mfu"), flops / (double(wall) * 1e-9 * peak));
-                m.insert(QStringLiteral("hfu"),
-                         std::max(hardware, flops) / (double(wall) * 1e-9 * peak));
-            }
+                (f.half > f.full ? dev->fp16Tflops : dev->fp32Tflops) * 1e12 * double(f.gpus);
+            m.insert(QStringLiteral("mfu"), f.flops / (double(wall) * 1e-9 * peak));
+            m.insert(QStringLiteral("hfu"),
+                     std::max(f.hardware, f.flops) / (double(wall) * 1e-9 * peak));
         }
         if (!device.isEmpty())
             m.insert(QStringLiteral("device"), device);
