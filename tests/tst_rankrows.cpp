@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Every rank readable (issue 57): collapsed rows and ranks drawn as summary rows of what they
 // hold, a project paged at any size, on a generated 256-rank job with a slow rank.
+#include "analysischarts.h"
+#include "chartlayer.h"
 #include "mainwindow.h"
 #include "palette.h"
 #include "rankoverviewcontroller.h"
@@ -283,6 +285,44 @@ private Q_SLOTS:
             QCOMPARE(s.marked >= 0, holdsStraggler);
         }
         QVERIFY(straggling > 60 && plain > 60);
+    }
+
+    // A bar chart of 8 ranks' GPUs at the width the report and a half-screen panel give it: the
+    // labels slant, and each one is drawn under its bar, the last too (QCustomPlot dropped the
+    // last slanted label, clipped by the chart's right edge: "GPU time per GPU" named 7 of 8).
+    void everyRankBarIsLabelled()
+    {
+        StackedBars bars;
+        bars.title = QStringLiteral("GPU time per GPU");
+        bars.valueLabel = QStringLiteral("ms");
+        for (int k = 0; k < 8; ++k)
+            bars.categories << QStringLiteral("rank %1 · GPU %1").arg(k);
+        bars.series.push_back(
+            {QStringLiteral("compute"), QColor(0x4c, 0x78, 0xa8), std::vector<double>(8, 5.0)});
+        for (const int width : {560, 700}) {
+            Chart chart;
+            chart.resize(width, 400);
+            chart.showBars(bars);
+            chart.replot();
+            const QImage image = chart.toPixmap(width, 400).toImage();
+            const QColor text = chart.xAxis->tickLabelColor();
+            const int below = chart.xAxis->axisRect()->bottom();
+            for (int k = 0; k < 8; ++k) {
+                const int x = int(chart.xAxis->coordToPixel(k + 1));
+                bool drawn = false;
+                for (int y = below + 4; y < below + 22 && !drawn; ++y)
+                    for (int dx = -2; dx <= 14 && !drawn; ++dx)
+                        if (x + dx >= 0 && x + dx < image.width()) {
+                            const QColor c = image.pixelColor(x + dx, y);
+                            drawn = std::abs(c.red() - text.red()) < 60 &&
+                                    std::abs(c.green() - text.green()) < 60 &&
+                                    std::abs(c.blue() - text.blue()) < 60;
+                        }
+                QVERIFY2(drawn,
+                         qPrintable(
+                             QStringLiteral("width %1: no label under bar %2").arg(width).arg(k)));
+            }
+        }
     }
 
     // A collapsed row that holds only ranges (the AMD trace's "Spans": user annotations) draws

@@ -110,6 +110,7 @@ void Chart::reset(const QString &title, const QString &valueLabel, Kind kind)
     yAxis->setNumberFormat(QStringLiteral("gbd"));
     xAxis->setTickLabelRotation(0);
     xAxis->setSubTicks(true);
+    axisRect()->setMinimumMargins(QMargins()); // a bar chart's room for its last label
     legend->setVisible(false);
     m_kind = kind;
     m_bars = {};
@@ -183,6 +184,16 @@ void Chart::labelBars()
         ticker->addTick(k + 1, m_bars.categories[k]);
     xAxis->setTicker(ticker);
     xAxis->setTickLabelRotation(rotation);
+    // A slanted label runs right of its tick, by about 0.71 of its width and height: the last
+    // one needs that much room right of the plot, or QCustomPlot drops it as clipped (the
+    // 8-rank GPU chart labelled 7 bars).
+    const int last = ((n - 1) / every) * every;
+    const int reach =
+        level ? 0
+              : int(std::ceil(0.71 * (fm.horizontalAdvance(m_bars.categories[last]) + fm.height()) -
+                              slot * (n - last - 0.5))) +
+                    4;
+    axisRect()->setMinimumMargins(QMargins(0, 0, std::max(0, reach), 0));
 }
 
 void Chart::fitTitle()
