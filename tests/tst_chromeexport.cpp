@@ -53,6 +53,21 @@ qint64 flowsOf(const QString &projectPath)
     return project ? project->db().scalar("SELECT count(*) FROM flow") : -1;
 }
 
+// The ranks of the rows of slices, by kind of row (GPU streams and CPU threads), each once.
+QStringList rowRanksOf(const QString &projectPath)
+{
+    QString error;
+    auto project = Project::open(projectPath, Project::Mode::ReadOnly, &error);
+    auto st = project->db().prepare("SELECT DISTINCT kind, coalesce(rank, -1) FROM track "
+                                    "WHERE slice_count > 0 AND kind IN (?, ?) ORDER BY 1, 2");
+    st.bind(1, qint64(TrackKind::Stream));
+    st.bind(2, qint64(TrackKind::Thread));
+    QStringList out;
+    while (st.step())
+        out << QStringLiteral("%1:%2").arg(st.int64(0)).arg(st.int64(1));
+    return out;
+}
+
 QByteArray gunzip(const QString &path)
 {
     QByteArray out;
@@ -141,6 +156,13 @@ private Q_SLOTS:
         // The links too: a launch flow is written with its correlation id (moved to the rank's
         // own range in a file of several ranks) and not linked twice.
         QCOMPARE(m_flows.second, m_flows.first);
+        // Each row keeps its rank: a file of one rank says it as Kineto does (distributedInfo),
+        // one of several as each process's label "rank N" (DLRM's came back without ranks).
+        const QStringList ranksBefore =
+            rowRanksOf(m_tmp.filePath(tag + QStringLiteral("-a.grademl")));
+        QCOMPARE(rowRanksOf(m_tmp.filePath(tag + QStringLiteral("-b.grademl"))), ranksBefore);
+        if (tag == QLatin1String("param_dlrm_8rank_v100"))
+            QVERIFY(ranksBefore.contains(QStringLiteral("%1:7").arg(int(TrackKind::Stream))));
         // What a viewer reads: rows named, times from the run's start.
         const QJsonArray events = json.value(QStringLiteral("traceEvents")).toArray();
         int named = 0, complete = 0;

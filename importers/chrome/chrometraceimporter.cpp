@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 namespace gml {
@@ -164,9 +165,34 @@ void Session::linkFlows()
                            .arg(danglingOffset));
 }
 
+int Session::labelledRank(const std::string &pid) const
+{
+    // Chrome's process labels, comma-separated: "rank 3" names the process's rank (GradeML's
+    // export of a run of several ranks writes it; Kineto's distributedInfo names one per file).
+    if (m_rank >= 0)
+        return -1;
+    const auto meta = m_processMeta.find(pid);
+    if (meta == m_processMeta.end())
+        return -1;
+    for (const QString &label : q(meta->second.labels).split(QLatin1Char(','))) {
+        const QString t = label.trimmed();
+        bool ok = false;
+        const int rank = t.startsWith(QLatin1String("rank ")) ? t.mid(5).toInt(&ok) : -1;
+        if (ok && rank >= 0)
+            return rank;
+    }
+    return -1;
+}
+
 void Session::nameTracks()
 {
-    const QString rankPrefix = m_rank >= 0 ? QStringLiteral("rank %1 · ").arg(m_rank) : QString();
+    const QString sourcePrefix = m_rank >= 0 ? QStringLiteral("rank %1 · ").arg(m_rank) : QString();
+    // The rank a process's name starts with: the file's, else its own label's (once).
+    const auto prefixed = [&](const std::string &pid, const QString &name) {
+        const int own = labelledRank(pid);
+        const QString prefix = own >= 0 ? QStringLiteral("rank %1 · ").arg(own) : sourcePrefix;
+        return name.startsWith(prefix) ? name : prefix + name;
+    };
     std::vector<std::string> unusedPids;
     qint64 unusedOffset = -1;
     for (const auto &[pid, meta] : m_processMeta) {
@@ -186,7 +212,7 @@ void Session::nameTracks()
             name = q(pid);
         const qint64 sort =
             meta.sortIndex != kNoId ? meta.sortIndex : number.value_or(qint64(1) << 40);
-        m_w.setTrackName(p->track, rankPrefix + name, sort);
+        m_w.setTrackName(p->track, prefixed(pid, name), sort);
     }
     for (const auto &[pid, p] : m_gpuProcesses) {
         const auto meta = m_processMeta.count(pid) ? m_processMeta.at(pid) : ProcessMeta{};
@@ -205,7 +231,7 @@ void Session::nameTracks()
             if (sort == kNoId)
                 sort = qint64(1) << 24;
         }
-        m_w.setTrackName(p->track, rankPrefix + name, sort);
+        m_w.setTrackName(p->track, prefixed(pid, name), sort);
     }
     for (const auto &[key, t] : m_threads) {
         const auto it = m_threadMeta.find(key);
@@ -284,6 +310,14 @@ bool Session::finish(QString *error)
     writeMemory();
     if (m_rank >= 0)
         m_w.setSourceRank(m_rank);
+    // A file of several ranks: each labelled process and what is under it.
+    std::set<int> labelled;
+    for (const auto *processes : {&m_cpuProcesses, &m_gpuProcesses})
+        for (const auto &[pid, p] : *processes)
+            if (const int rank = labelledRank(pid); rank >= 0) {
+                m_w.setTrackRank(p->track, rank);
+                labelled.insert(rank);
+            }
     if (m_hasBaseTime) {
         m_w.setClockOffset(m_baseTimeNs);
     } else if (const TimeNs first = m_w.earliest(); first < kRelativeTimeLimit) {
@@ -303,6 +337,12 @@ bool Session::finish(QString *error)
             params.insert(k, dist.value(k));
     if (m_rank >= 0)
         params.insert(QStringLiteral("ranks"), QJsonArray{m_rank});
+    else if (!labelled.empty()) {
+        QJsonArray ranks;
+        for (int r : labelled)
+            ranks.append(r);
+        params.insert(QStringLiteral("ranks"), ranks);
+    }
     QJsonArray models;
     for (const auto &[id, name] : m_deviceNames)
         if (!models.contains(name))

@@ -213,6 +213,8 @@ private:
     void linkCorrelations();
     void linkFlows();
     void nameTracks();
+    // The rank a process's labels name ("rank 3"), when the file names none; -1 else.
+    int labelledRank(const std::string &pid) const;
     static SliceId bind(ThreadState *t, TimeNs ts, bool enclosing);
     quint32 flowCategory(std::string_view cat);
     FlowKey flowKey(quint32 category, const Value &id, bool bind);

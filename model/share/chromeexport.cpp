@@ -219,6 +219,7 @@ struct Layout
         QString name;
         qint64 sortKey = 0;
         QString device; // a GPU's device name, kept where its pid is its device number
+        int rank = -1;  // written as process_labels "rank N" when the run has several ranks
         Ids tids;
     };
     int onlyRank = -1;                    // the run's rank when it has exactly one
@@ -273,6 +274,7 @@ Layout placeRows(const std::vector<TrackRow> &rows)
         if (p->kind == TrackKind::Gpu && name.startsWith(gpuPrefix))
             proc.device = name.mid(gpuPrefix.size());
         proc.name = ranks.size() > 1 && p->rank >= 0 ? rankPrefix + name : name;
+        proc.rank = ranks.size() > 1 ? p->rank : -1;
         out.processes.emplace(p->id, std::move(proc));
     }
     if (ranks.size() == 1)
@@ -451,6 +453,11 @@ std::optional<ChromeExportResult> exportChromeTrace(Project &project, RunId run,
     for (const auto &[track, proc] : layout.processes) {
         w.metadata("process_name", proc.pid, 0, "name", proc.name);
         w.sortIndex("process_sort_index", proc.pid, 0, proc.sortKey);
+        // A run of several ranks in one file: each process says its rank (Chrome's process
+        // labels), which an importer reads back as Kineto's distributedInfo of one rank.
+        if (proc.rank >= 0)
+            w.metadata("process_labels", proc.pid, 0, "labels",
+                       QStringLiteral("rank %1").arg(proc.rank));
     }
     std::unordered_map<TrackId, const TrackRow *> rowOf;
     for (const TrackRow &r : rows)

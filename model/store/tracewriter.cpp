@@ -246,6 +246,17 @@ void TraceWriter::setSourceRank(int rank)
         fail(st);
 }
 
+void TraceWriter::setTrackRank(TrackId track, int rank)
+{
+    auto st = m_project.db().prepare(
+        "WITH RECURSIVE under(id) AS (SELECT ?2 UNION ALL SELECT t.id FROM track t JOIN under u "
+        "ON t.parent_id = u.id) UPDATE track SET rank=?1 WHERE id IN under");
+    st.bind(1, qint64(rank));
+    st.bind(2, track);
+    if (!st.exec())
+        fail(st);
+}
+
 TimeNs TraceWriter::earliest() const
 {
     TimeNs t = std::numeric_limits<TimeNs>::max();

@@ -125,6 +125,9 @@ public:
     const QJsonObject &runParams() const { return m_runParams; }
     // Marks every track of this source as belonging to one rank of a distributed job.
     void setSourceRank(int rank);
+    // Sets the rank of a track and every track under it (a process of one rank in a file that
+    // holds several: Chrome's process labels "rank N").
+    void setTrackRank(TrackId track, int rank);
     // Moves this source into another run (an execution trace joining the run that holds the
     // operators it links to). Only while it has no tracks.
     [[nodiscard]] bool moveToRun(RunId run, QString *error);
