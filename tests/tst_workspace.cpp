@@ -469,7 +469,8 @@ private Q_SLOTS:
 
     // File › Export Run as Chrome Trace…: the run in focus written off the GUI thread (the
     // window keeps painting), the status bar says what was written; the file is a Chrome trace.
-    void exportRunFromTheWindow()
+    // Then File › Save Run Report… on the same window.
+    void shareRunFromTheWindow()
     {
         const QString demo = m_tmp.filePath(QStringLiteral("export/demo"));
         gmltest::copyFolder(QStringLiteral(GRADEML_DEMO), demo);
@@ -503,32 +504,23 @@ private Q_SLOTS:
         QVERIFY(!outcome->ok);
         QVERIFY(outcome->message.contains(QLatin1String("no run 'no such run'")));
         QVERIFY(!QFile::exists(none));
-    }
 
-    // File › Save Run Report…: the report `grademl report` writes, from the window, in a process
-    // of its own; the status bar says what was written; a failure says why and writes nothing.
-    void reportRunFromTheWindow()
-    {
-        const QString demo = m_tmp.filePath(QStringLiteral("report/demo"));
-        gmltest::copyFolder(QStringLiteral(GRADEML_DEMO), demo);
-        MainWindow w;
-        showQuietly(w, QSize(1366, 768));
-        w.openFolder(demo);
-        QVERIFY(waitLoaded(w));
-        bool found = false;
+        // File › Save Run Report…: the report `grademl report` writes, in a process of its
+        // own; the status bar says what was written; a failure says why and writes nothing.
+        found = false;
         for (QAction *a : w.findChildren<QAction *>())
             found |= a->text() == QStringLiteral("Save Run Re&port…");
         QVERIFY(found);
-        const QString out = m_tmp.filePath(QStringLiteral("demo-report.html"));
-        std::optional<RunExportOutcome> outcome;
+        const QString report = m_tmp.filePath(QStringLiteral("demo-report.html"));
+        outcome.reset();
         startRunReport(&w, QStringLiteral(GRADEML_CLI), w.projectPath(),
-                       w.session().focus().first(), out, [&](const RunExportOutcome &o) {
+                       w.session().focus().first(), report, [&](const RunExportOutcome &o) {
                            outcome = o;
                            w.showRunExport(o);
                        });
         QTRY_VERIFY_WITH_TIMEOUT(outcome.has_value(), 120000);
         QVERIFY2(outcome->ok, qPrintable(outcome->message));
-        QFile f(out);
+        QFile f(report);
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QByteArray html = f.readAll();
         QVERIFY(html.startsWith("<!DOCTYPE html>"));
@@ -538,18 +530,18 @@ private Q_SLOTS:
                  qPrintable(w.statusBar()->currentMessage()));
         // A run that is not there: the command's reason, nothing written.
         outcome.reset();
-        const QString none = m_tmp.filePath(QStringLiteral("none.html"));
+        const QString noReport = m_tmp.filePath(QStringLiteral("none.html"));
         startRunReport(&w, QStringLiteral(GRADEML_CLI), w.projectPath(),
-                       QStringLiteral("no such run"), none,
+                       QStringLiteral("no such run"), noReport,
                        [&](const RunExportOutcome &o) { outcome = o; });
         QTRY_VERIFY_WITH_TIMEOUT(outcome.has_value(), 60000);
         QVERIFY(!outcome->ok);
         QVERIFY2(outcome->message.contains(QLatin1String("no such run")),
                  qPrintable(outcome->message));
-        QVERIFY(!QFile::exists(none));
+        QVERIFY(!QFile::exists(noReport));
         // No grademl to run: said.
         outcome.reset();
-        startRunReport(&w, QString(), w.projectPath(), w.session().focus().first(), none,
+        startRunReport(&w, QString(), w.projectPath(), w.session().focus().first(), noReport,
                        [&](const RunExportOutcome &o) { outcome = o; });
         QVERIFY(outcome && !outcome->ok && outcome->message.contains(QLatin1String("PATH")));
     }

@@ -25,18 +25,31 @@
 
 namespace gml {
 
+namespace {
+
+// The dialog a share job shows over `parent` after half a second (maximum 0: busy), kept until
+// the job says it is done.
+QProgressDialog *shareDialog(QWidget *parent, const QString &label, const QString &title,
+                             int maximum)
+{
+    auto *dialog = new QProgressDialog(label, QObject::tr("Cancel"), 0, maximum, parent);
+    dialog->setWindowTitle(title);
+    dialog->setWindowModality(Qt::WindowModal);
+    dialog->setMinimumDuration(500);
+    dialog->setAutoClose(false);
+    dialog->setAutoReset(false);
+    return dialog;
+}
+
+} // namespace
+
 void startRunExport(QWidget *parent, const QString &projectPath, const QString &runName,
                     const QString &outPath, std::function<void(const RunExportOutcome &)> done)
 {
     auto cancel = std::make_shared<std::atomic_bool>(false);
     auto *dialog =
-        new QProgressDialog(QObject::tr("Writing run '%1' as a Chrome trace…").arg(runName),
-                            QObject::tr("Cancel"), 0, 1000, parent);
-    dialog->setWindowTitle(QObject::tr("Export Run"));
-    dialog->setWindowModality(Qt::WindowModal);
-    dialog->setMinimumDuration(500);
-    dialog->setAutoClose(false);
-    dialog->setAutoReset(false);
+        shareDialog(parent, QObject::tr("Writing run '%1' as a Chrome trace…").arg(runName),
+                    QObject::tr("Export Run"), 1000);
     QObject::connect(dialog, &QProgressDialog::canceled, dialog, [cancel] { *cancel = true; });
     QPointer<QProgressDialog> shown(dialog);
     auto *watcher = new QFutureWatcher<RunExportOutcome>(dialog);
@@ -165,14 +178,9 @@ void startRunReport(QWidget *parent, const QString &cli, const QString &projectP
             done(failed);
         return;
     }
-    auto *dialog = new QProgressDialog(
-        QObject::tr("Writing the report of run '%1' (analysis and figures)…").arg(runName),
-        QObject::tr("Cancel"), 0, 0, parent);
-    dialog->setWindowTitle(QObject::tr("Save Run Report"));
-    dialog->setWindowModality(Qt::WindowModal);
-    dialog->setMinimumDuration(500);
-    dialog->setAutoClose(false);
-    dialog->setAutoReset(false);
+    auto *dialog = shareDialog(
+        parent, QObject::tr("Writing the report of run '%1' (analysis and figures)…").arg(runName),
+        QObject::tr("Save Run Report"), 0);
     auto *process = new QProcess(dialog);
     auto cancelled = std::make_shared<bool>(false);
     QObject::connect(dialog, &QProgressDialog::canceled, process, [process, cancelled] {
