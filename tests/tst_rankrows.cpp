@@ -14,11 +14,13 @@
 #include "studioutil.h"
 #include "testutil.h"
 #include "theme.h"
+#include "timelinestate.h"
 #include "timelineview.h"
 
 #include <QImage>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -285,6 +287,37 @@ private Q_SLOTS:
             QCOMPARE(s.marked >= 0, holdsStraggler);
         }
         QVERIFY(straggling > 60 && plain > 60);
+
+        // The widget answers the same: a row holding a straggler answers it (hover and click),
+        // a plain row its first lane.
+        TimelineState state;
+        state.setTraceRange(0, 1'000'000);
+        RankOverviewView view(&state);
+        view.setLabelWidth(labelWidth);
+        view.resize(area.size());
+        const auto shared = std::make_shared<const RankOverview>(o);
+        view.setOverview(shared, QStringLiteral("job"));
+        const auto vl = RankOverviewPainter::layout(view.rect(), labelWidth, o.lanes.size());
+        QString hover;
+        connect(&view, &RankOverviewView::hoverTextChanged, this,
+                [&](const QString &t) { hover = t; });
+        int answered = 0;
+        for (int row = 0; row < vl.rows; ++row) {
+            const int y = vl.lanes.top() + row;
+            const auto [first, last] = vl.lanesAt(y);
+            size_t straggler = last;
+            for (size_t lane = first; lane < last; ++lane)
+                if (lane % 12 == 11)
+                    straggler = lane;
+            const QPoint at(vl.lanes.left() + 600, y);
+            QCOMPARE(view.laneAt(at), int(straggler < last ? straggler : first));
+            QMouseEvent move(QEvent::MouseMove, QPointF(at), view.mapToGlobal(QPointF(at)),
+                             Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+            QCoreApplication::sendEvent(&view, &move);
+            QCOMPARE(hover.contains(QLatin1String("holds the others up")), straggler < last);
+            answered += straggler < last;
+        }
+        QCOMPARE(answered, straggling);
     }
 
     // A bar chart of 8 ranks' GPUs at the width the report and a half-screen panel give it: the

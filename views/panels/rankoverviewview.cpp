@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace gml {
 
@@ -92,6 +93,7 @@ void RankOverviewView::setOverview(std::shared_ptr<const RankOverview> overview,
 
 void RankOverviewView::updateLegend()
 {
+    const bool shared = sharesRows();
     // The heat strip's colours (the studio's palette, in the current theme).
     auto swatch = [](const QColor &c, const QString &text) {
         return QStringLiteral("<span style=\"color:%1\">■</span> %2").arg(c.name(), text);
@@ -100,11 +102,11 @@ void RankOverviewView::updateLegend()
         swatch(RankOverviewPainter::heat(1, 0), tr("compute")) + QStringLiteral("&nbsp;&nbsp;") +
         swatch(RankOverviewPainter::heat(1, 1), tr("communication")) +
         QStringLiteral("&nbsp;&nbsp;") + swatch(RankOverviewPainter::heat(0, 0), tr("idle")) +
-        (sharesRows() ? QStringLiteral("&nbsp;&nbsp;") +
-                            swatch(palette().color(QPalette::Text), tr("holds others up"))
-                      : QString()));
+        (shared ? QStringLiteral("&nbsp;&nbsp;") +
+                      swatch(palette().color(QPalette::Text), tr("holds others up"))
+                : QString()));
     m_legend->setToolTip(
-        sharesRows()
+        shared
             ? tr("More GPUs than pixel rows: each row shows the median of its GPUs. A GPU that "
                  "holds the others up (it waited in communication half as long as the median GPU "
                  "or less, or arrived last at collectives) marks its row left of the lanes and "
@@ -181,34 +183,35 @@ QRect RankOverviewView::area() const
     return QRect(0, 0, std::max(0, width() - m_rightMargin), height());
 }
 
-int RankOverviewView::laneAt(QPoint pos) const
+RankOverviewView::Hit RankOverviewView::hitAt(QPoint pos) const
 {
+    Hit hit;
     if (!m_overview)
-        return -1;
+        return hit;
     const auto l = RankOverviewPainter::layout(area(), m_labelWidth, m_overview->lanes.size());
     if (pos.x() < l.lanes.left() || pos.x() >= l.lanes.right())
-        return -1;
-    const auto [first, last] = l.lanesAt(pos.y());
-    if (first == last)
-        return -1;
+        return hit;
+    std::tie(hit.first, hit.last) = l.lanesAt(pos.y());
+    if (hit.first == hit.last)
+        return hit;
+    hit.lane = int(hit.first);
     // A row that holds several lanes answers its marked lane (the one that stands out as holding
-    // the others up), else its first.
-    if (last - first > 1) {
-        const RankOverviewPainter::RowShares s = columnShares(first, last, pos.x());
-        if (s.marked >= 0)
-            return s.marked;
+    // the others up, over the window as the painter marked it), else its first.
+    if (hit.last - hit.first > 1) {
+        const TimeNs a = timeAt(pos.x()) + m_shift, b = timeAt(pos.x() + 1) + m_shift;
+        const TimeNs t0 = m_state->windowStart() + m_shift, t1 = m_state->windowEnd() + m_shift;
+        hit.shares =
+            RankOverviewPainter::rowShares(*m_overview, hit.first, hit.last, a, std::max(b, a + 1),
+                                           1, m_overview->standOut(t0, t1, m_late));
+        if (hit.shares->marked >= 0)
+            hit.lane = hit.shares->marked;
     }
-    return int(first);
+    return hit;
 }
 
-RankOverviewPainter::RowShares RankOverviewView::columnShares(size_t first, size_t last,
-                                                              int x) const
+int RankOverviewView::laneAt(QPoint pos) const
 {
-    const TimeNs a = timeAt(x) + m_shift, b = timeAt(x + 1) + m_shift;
-    // The row's marked lane is the one the painter marked, over the whole window.
-    const TimeNs t0 = m_state->windowStart() + m_shift, t1 = m_state->windowEnd() + m_shift;
-    return RankOverviewPainter::rowShares(*m_overview, first, last, a, std::max(b, a + 1), 1,
-                                          m_overview->standOut(t0, t1, m_late));
+    return hitAt(pos).lane;
 }
 
 TimeNs RankOverviewView::timeAt(int x) const
@@ -263,15 +266,13 @@ void RankOverviewView::resizeEvent(QResizeEvent *)
 
 void RankOverviewView::mouseMoveEvent(QMouseEvent *e)
 {
-    const int lane = laneAt(e->position().toPoint());
-    if (lane < 0) {
+    const QPoint pos = e->position().toPoint();
+    const Hit hit = hitAt(pos);
+    if (hit.lane < 0) {
         Q_EMIT hoverTextChanged(QString());
         return;
     }
-    const RankLane &l = m_overview->lanes[size_t(lane)];
-    const QPoint pos = e->position().toPoint();
-    const auto layout = RankOverviewPainter::layout(area(), m_labelWidth, m_overview->lanes.size());
-    const auto [first, last] = layout.lanesAt(pos.y());
+    const RankLane &l = m_overview->lanes[size_t(hit.lane)];
     // The share of the pixel column under the mouse.
     const TimeNs view = timeAt(pos.x());
     const TimeNs a = view + m_shift, b = timeAt(pos.x() + 1) + m_shift;
@@ -286,16 +287,15 @@ void RankOverviewView::mouseMoveEvent(QMouseEvent *e)
     QString what =
         l.rank >= 0 ? tr("rank %1 · GPU %2").arg(l.rank).arg(l.device) : tr("GPU %1").arg(l.device);
     QString row;
-    if (last - first > 1) {
-        const RankOverviewPainter::RowShares s = columnShares(first, last, pos.x());
-        row = s.marked >= 0
+    if (const auto &s = hit.shares) {
+        row = s->marked >= 0
                   ? tr(" (this row: %1 GPUs, their median %2; this one holds the others up "
                        "most, drawn where it differs)")
-                        .arg(last - first)
-                        .arg(share(s.busy.front(), s.communication.front()))
+                        .arg(hit.last - hit.first)
+                        .arg(share(s->busy.front(), s->communication.front()))
                   : tr(" (this row: %1 GPUs, their median %2 shown, the first named)")
-                        .arg(last - first)
-                        .arg(share(s.busy.front(), s.communication.front()));
+                        .arg(hit.last - hit.first)
+                        .arg(share(s->busy.front(), s->communication.front()));
     }
     const QString at = formatDuration(view - m_state->traceStart());
     Q_EMIT hoverTextChanged(

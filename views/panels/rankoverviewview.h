@@ -8,6 +8,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 
 class QLabel;
 class QToolButton;
@@ -53,8 +54,6 @@ public:
     // The lane at a widget position (-1: none), and the time under x.
     int laneAt(QPoint pos) const;
     TimeNs timeAt(int x) const;
-    // What the row of lanes [first, last) shows at pixel column x.
-    RankOverviewPainter::RowShares columnShares(size_t first, size_t last, int x) const;
     bool sharesRows() const; // more lanes than pixel rows
     // The height that shows every lane at full height, up to 190 px (a 1,024-rank job shares rows).
     int preferredHeight() const;
@@ -86,6 +85,15 @@ private:
     TimelineState *m_state;
     TimeNs m_shift = 0;
     std::shared_ptr<const RankOverview> m_overview;
+    // What a position hits: its row's lanes [first, last), the lane it answers (-1: none) and,
+    // for a row of several lanes, what that row shows at its column.
+    struct Hit
+    {
+        size_t first = 0, last = 0;
+        int lane = -1;
+        std::optional<RankOverviewPainter::RowShares> shares;
+    };
+    Hit hitAt(QPoint pos) const;
     std::map<int, TimeNs> m_late; // the marks' lateness by rank (RankOverview::standOut)
     std::vector<int> m_order;     // RankOverview::byHoldUp, with the marks' lateness
     QString m_run;
