@@ -61,7 +61,8 @@ bool isProjectFile(const QString &name)
     return name.endsWith(QLatin1String(".grademl")) ||
            name.endsWith(QLatin1String(".grademl-wal")) ||
            name.endsWith(QLatin1String(".grademl-shm")) ||
-           name.endsWith(QLatin1String(".grademl-journal"));
+           name.endsWith(QLatin1String(".grademl-journal")) ||
+           name.endsWith(QLatin1String(".grademl-lock"));
 }
 
 namespace {

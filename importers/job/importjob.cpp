@@ -10,6 +10,7 @@
 #include "sideproject.h"
 #include "sourcerecords.h"
 #include "tracewriter.h"
+#include "writerlock.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -85,6 +86,33 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
     QList<SourceReport> reports;
     bool cancelled = false;
     m_stage = ImportProgress::Stage::Reading;
+    // One import writes the project at a time (writerlock.h): a second waits here, saying so,
+    // until the first is done, and then imports as if it had started after it.
+    WriterLock lock;
+    {
+        QElapsedTimer waited;
+        waited.start();
+        QString why;
+        const bool held = lock.acquire(
+            m_project.path(),
+            [&] {
+                return m_progress ? m_progress(progressAt(0, int(files.size()), {}, 0.0, true))
+                                  : waited.elapsed() < 600'000;
+            },
+            &why);
+        if (!held) {
+            m_errors.append(why);
+            for (const ScannedFile &f : files) {
+                SourceReport r;
+                r.path = f.path;
+                r.runName = f.runName;
+                r.status = SourceReport::Status::Cancelled;
+                r.message = QStringLiteral("not imported: ") + why;
+                reports.append(r);
+            }
+            return reports;
+        }
+    }
     // The files that changed and whose importer writes only through its TraceWriter are read
     // on worker threads into side projects and copied in here, in order (sideimport.h); the
     // others (execution traces, MLflow runs) are imported here in their turn.

@@ -260,7 +260,7 @@ int Project::schemaVersion() const
 
 bool Project::migrate(QString *error, const MigrationProgress &progress)
 {
-    const int have = schemaVersion();
+    int have = schemaVersion();
     const auto &steps = schema::migrations();
     if (have > int(steps.size())) {
         if (error)
@@ -269,17 +269,27 @@ bool Project::migrate(QString *error, const MigrationProgress &progress)
                          .arg(steps.size());
         return false;
     }
-    if (have == 0 && m_db.scalar("SELECT count(*) FROM sqlite_master") != 0) {
-        if (error)
-            *error = QStringLiteral("not a GradeML project file (it holds other tables)");
-        return false;
-    }
     // A new file gets its tables in one go, without progress and so without a cancel that
     // would leave an empty database behind (quick: there is no data to convert).
     const MigrationProgress told = have == 0 ? MigrationProgress() : progress;
-    for (int v = have; v < int(steps.size()); ++v) {
+    while (have < int(steps.size())) {
         if (!m_db.exec("BEGIN IMMEDIATE;", error))
             return false;
+        // Read again under the write lock: a second import that opened the same new project
+        // at the same moment may have made this step while we waited ("table slice_chunk
+        // already exists" otherwise).
+        have = schemaVersion();
+        if (have >= int(steps.size())) {
+            (void)m_db.exec("COMMIT;");
+            break;
+        }
+        if (have == 0 && m_db.scalar("SELECT count(*) FROM sqlite_master") != 0) {
+            (void)m_db.exec("ROLLBACK;");
+            if (error)
+                *error = QStringLiteral("not a GradeML project file (it holds other tables)");
+            return false;
+        }
+        const int v = have;
         const std::string sql =
             std::string(steps[size_t(v)]) + "\nPRAGMA user_version=" + std::to_string(v + 1) + ";";
         const QString what =
@@ -300,6 +310,7 @@ bool Project::migrate(QString *error, const MigrationProgress &progress)
         }
         if (!m_db.exec("COMMIT;", error))
             return false;
+        have = v + 1;
     }
     return true;
 }
