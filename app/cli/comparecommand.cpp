@@ -2,6 +2,7 @@
 // grademl compare FILE RUN_A RUN_B [RUN...] and export --view compare: runs side by side, a
 // metric's series, the trace diff; the Compare panel's charts as a figure.
 #include "clicommands.h"
+#include "outputfile.h"
 #include "safetext.h"
 
 #include "chartlayer.h"
@@ -16,25 +17,27 @@
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QSaveFile>
 
 #include <cmath>
 
 namespace gml::cli {
 
 // The gates judged on BASE and NEW, printed with what grew most; the reports written. Exit 1
-// when a gate failed (or a report could not be written).
+// when a gate failed (a regression); 2 when a gate could not be judged (a run lacks its metric)
+// or a report could not be written, so that a CI tells a slower build from a mistake.
 static int reportGates(const QList<sim::Gate> &gates, const sim::Comparison &c, const Parsed &p,
                        QTextStream &out, QTextStream &err)
 {
     const CatalogRun &base = c.runs.at(0), &current = c.runs.at(1);
     const QList<sim::GateResult> results = sim::judgeGates(gates, base, current);
     const QList<sim::DiffRow> causes = c.diff ? sim::topCauses(*c.diff) : QList<sim::DiffRow>{};
-    int failed = 0;
-    out << "gates: run '" << current.name << "' against base '" << base.name << "'\n";
+    int failed = 0, unjudged = 0;
+    out << "gates: run '" << safeText(current.name) << "' against base '" << safeText(base.name)
+        << "'\n";
     for (const sim::GateResult &r : results) {
         out << "  " << r.summary() << '\n';
         failed += !r.passed;
+        unjudged += !r.known;
     }
     if (failed) {
         if (!causes.isEmpty()) {
@@ -53,9 +56,9 @@ static int reportGates(const QList<sim::Gate> &gates, const sim::Comparison &c, 
         const QString path = p.options.value(option);
         if (path.isEmpty())
             return true;
-        QSaveFile f(path);
-        if (!f.open(QIODevice::WriteOnly) || f.write(text.toUtf8()) < 0 || !f.commit()) {
-            err << "grademl compare: cannot write " << path << ": " << f.errorString() << '\n';
+        QString why;
+        if (!writeOutput(path, text.toUtf8(), &why, {p.positional.first()})) {
+            err << "grademl compare: " << why << '\n';
             return false;
         }
         out << "wrote " << path << '\n';
@@ -65,7 +68,9 @@ static int reportGates(const QList<sim::Gate> &gates, const sim::Comparison &c, 
         write(QStringLiteral("junit"), sim::gatesJUnit(results, causes, base.name, current.name)) &
         write(QStringLiteral("markdown"),
               sim::gatesMarkdown(results, causes, base.name, current.name));
-    return failed || !written ? SomeFailed : Ok;
+    if (unjudged)
+        err << "grademl compare: " << unjudged << " gate(s) could not be judged (exit 2)\n";
+    return unjudged || !written ? Usage : failed ? SomeFailed : Ok;
 }
 
 int compareCommand(const QStringList &args, QTextStream &out, QTextStream &err)
@@ -122,14 +127,24 @@ int compareCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         return Usage;
     }
     const bool json = p.flags.contains(QStringLiteral("json"));
+    // With gates, 1 says a regression and nothing else: what stops a comparison (a project or
+    // run that is not there, a metric no run has, an output that cannot be written) is 2.
+    const int failure = gates.isEmpty() ? SomeFailed : Usage;
+    for (const char *option : {"junit", "markdown"})
+        if (const QString path = p.options.value(QString::fromLatin1(option)); !path.isEmpty())
+            if (const QString why = outputRefusal(path, {p.positional.first()}); !why.isEmpty()) {
+                err << "grademl compare: --" << option << ' ' << path
+                    << ": refused as an output: " << why << '\n';
+                return Usage;
+            }
     auto project = openWithMetrics(p.positional.first(), "compare", err, json);
     if (!project)
-        return SomeFailed;
+        return failure;
     QString error;
     const auto catalog = loadRunCatalog(*project, &error);
     if (!catalog) {
         err << "grademl compare: " << error << '\n';
-        return SomeFailed;
+        return failure;
     }
     const QStringList names = p.positional.mid(1);
     const QString metric = p.options.value(QStringLiteral("metric"));
@@ -142,12 +157,12 @@ int compareCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         err << "grademl compare: none of the runs has the metric '" << metric << "'; they have: "
             << (metrics.isEmpty() ? QStringLiteral("none") : metrics.join(QStringLiteral(", ")))
             << '\n';
-        return SomeFailed;
+        return failure;
     }
     const auto comparison = sim::compareRuns(*project, *catalog, names, metric, diff, &error);
     if (!comparison) {
         err << "grademl compare: " << error << '\n';
-        return SomeFailed;
+        return failure;
     }
     if (!gates.isEmpty())
         return reportGates(gates, *comparison, p, out, err);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // grademl export: a view of a project as a PNG, SVG or PDF figure, drawn by the GUI's painter.
 #include "clicommands.h"
+#include "outputfile.h"
 #include "safetext.h"
 
 #include "clusterproject.h"
@@ -19,7 +20,6 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <QSet>
 
 #include <functional>
@@ -373,11 +373,10 @@ int exportTimeline(const Parsed &p, const QString &outPath, const std::optional<
     }
     out << "wrote " << outPath << '\n';
     if (p.options.contains(QStringLiteral("state"))) {
-        QSaveFile f(p.options.value(QStringLiteral("state")));
-        if (!f.open(QIODevice::WriteOnly) ||
-            f.write(QJsonDocument(figureState(painter, req)).toJson()) < 0 || !f.commit()) {
-            err << "grademl export: " << f.fileName() << ": cannot write: " << f.errorString()
-                << '\n';
+        if (!writeOutput(p.options.value(QStringLiteral("state")),
+                         QJsonDocument(figureState(painter, req)).toJson(), &error,
+                         {projectPath})) {
+            err << "grademl export: " << error << '\n';
             return SomeFailed;
         }
     }
@@ -446,6 +445,12 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     if (suffix != QLatin1String("png") && suffix != QLatin1String("svg") &&
         suffix != QLatin1String("pdf"))
         return usage(QStringLiteral("--out must end in .png, .svg or .pdf, got '%1'").arg(outPath));
+    // Every output refused before any work (docs/cli.md, "where outputs may go").
+    for (const char *option : {"out", "state"})
+        if (const QString path = p.options.value(QString::fromLatin1(option)); !path.isEmpty())
+            if (const QString why = outputRefusal(path, {p.positional.first()}); !why.isEmpty())
+                return usage(QStringLiteral("--%1 %2: refused as an output: %3")
+                                 .arg(QLatin1String(option), safeText(path), why));
     std::optional<QSize> size; // --size, for the timeline and the analysis charts
     if (p.options.contains(QStringLiteral("size"))) {
         const QStringList wh = p.options.value(QStringLiteral("size")).split(QLatin1Char('x'));

@@ -2,6 +2,7 @@
 // grademl export FILE --run R --format chrome-json --out RUN.json[.gz]: a run (measured,
 // predicted or simulated) as a Chrome trace for Perfetto and chrome://tracing (issue 59).
 #include "clicommands.h"
+#include "outputfile.h"
 #include "safetext.h"
 
 #include "chromeexport.h"
@@ -37,6 +38,9 @@ int exportRun(const Parsed &p, QTextStream &out, QTextStream &err)
     if (!outPath.endsWith(QLatin1String(".json")) && !outPath.endsWith(QLatin1String(".json.gz")))
         return usage(
             QStringLiteral("--out must end in .json or .json.gz, got '%1'").arg(safeText(outPath)));
+    if (const QString why = outputRefusal(outPath, {p.positional.first()}); !why.isEmpty())
+        return usage(
+            QStringLiteral("--out %1: refused as an output: %2").arg(safeText(outPath), why));
     auto project =
         openProject(p.positional.first(), false, QStringLiteral("grademl export: "), err);
     if (!project)
@@ -51,14 +55,15 @@ int exportRun(const Parsed &p, QTextStream &out, QTextStream &err)
     QString error;
     const auto written = exportChromeTrace(*project, *run, outPath, {}, &error);
     if (!written) {
-        err << "grademl export: " << p.positional.first() << ": run '" << runName
+        err << "grademl export: " << p.positional.first() << ": run '" << safeText(runName)
             << "' not written to " << outPath << ": " << error << '\n';
         return SomeFailed;
     }
-    out << "wrote " << outPath << ": run '" << runName << "', " << written->slices << " slices, "
-        << written->counterSamples << " counter samples, " << written->flows << " flows, "
-        << written->notes << " notes, " << QString::number(double(written->bytes) / 1e6, 'f', 1)
-        << " MB in " << QString::number(double(timer.elapsed()) / 1000.0, 'f', 2) << " s\n";
+    out << "wrote " << outPath << ": run '" << safeText(runName) << "', " << written->slices
+        << " slices, " << written->counterSamples << " counter samples, " << written->flows
+        << " flows, " << written->notes << " notes, "
+        << QString::number(double(written->bytes) / 1e6, 'f', 1) << " MB in "
+        << QString::number(double(timer.elapsed()) / 1000.0, 'f', 2) << " s\n";
     return Ok;
 }
 

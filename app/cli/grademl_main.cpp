@@ -2,6 +2,7 @@
 // grademl: the headless command line of GradeML Studio.
 #include "clicommands.h"
 #include "mappedwriteguard.h"
+#include "terminalout.h"
 
 #include <QApplication>
 #include <QCoreApplication>
@@ -127,7 +128,8 @@ int main(int argc, char **argv)
                                                             : new QCoreApplication(argc, argv));
     QCoreApplication::setApplicationName(QStringLiteral("grademl"));
     QCoreApplication::setApplicationVersion(QStringLiteral(GRADEML_VERSION));
-    QTextStream out(stdout);
+    gml::cli::TerminalOut terminal(stdout); // control characters from traces shown, not obeyed
+    QTextStream out(&terminal);
     QTextStream err(stderr);
     QStringList args = QCoreApplication::arguments().mid(1);
     if (args.isEmpty() || args.first() == QLatin1String("--help") ||

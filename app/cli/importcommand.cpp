@@ -10,6 +10,7 @@
 #include "project.h"
 #include "runmetrics.h"
 #include "safetext.h"
+#include "smallinput.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -113,13 +114,13 @@ std::optional<ImportOptions> importOptions(const Parsed &p, QTextStream &err)
 // The files of a shard's plan (docs/cluster.md); nullopt after saying why they cannot be read.
 std::optional<QList<ScannedFile>> planFiles(const QString &planPath, QTextStream &err)
 {
-    QFile plan(planPath);
     QString why;
-    const auto planned =
-        plan.open(QIODevice::ReadOnly) ? readPlan(plan.readAll(), &why) : std::nullopt;
+    const auto bytes = readSmallInput(planPath, QStringLiteral("a shard's plan"), &why,
+                                      {kPlanInputBytes, SmallInputLimits{}.pipeTimeoutMs});
+    const auto planned = bytes ? readPlan(*bytes, &why) : std::nullopt;
     if (!planned) {
-        err << "grademl import: " << planPath << ": " << (why.isEmpty() ? plan.errorString() : why)
-            << '\n';
+        err << "grademl import: " << (bytes ? planPath + QStringLiteral(": ") : QString())
+            << safeText(why, 400) << '\n';
         return std::nullopt;
     }
     QList<ScannedFile> files = *planned;

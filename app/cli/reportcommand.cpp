@@ -9,6 +9,7 @@
 // timeline), embedded as <img> data URLs, in which a browser runs no script either, in the light
 // and the dark theme, chosen by the reader's preference (<picture>).
 #include "clicommands.h"
+#include "outputfile.h"
 #include "safetext.h"
 
 #include "analysis.h"
@@ -28,7 +29,6 @@
 #include <QDateTime>
 #include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
 #include <QTemporaryDir>
 
 #include <algorithm>
@@ -39,9 +39,11 @@ namespace gml::cli {
 
 namespace {
 
+// Every text from the trace goes through the one escaper (safetext.h): markup and control
+// characters never reach the HTML.
 QString esc(const QString &s)
 {
-    return s.toHtmlEscaped();
+    return xmlEscaped(s);
 }
 
 QString percent(double fraction)
@@ -209,6 +211,9 @@ int reportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     if (!outPath.endsWith(QLatin1String(".html")) && !outPath.endsWith(QLatin1String(".htm")))
         return usage(QStringLiteral("--out must end in .html, got '%1'").arg(safeText(outPath)));
     const QString projectPath = p.positional.first();
+    if (const QString why = outputRefusal(outPath, {projectPath}); !why.isEmpty())
+        return usage(
+            QStringLiteral("--out %1: refused as an output: %2").arg(safeText(outPath), why));
     auto project = openWithMetrics(projectPath, "report", err, true);
     if (!project)
         return SomeFailed;
@@ -308,6 +313,8 @@ int reportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     if (r.summary.mfu < 0 && !r.summary.mfuUnknown.isEmpty())
         html += QStringLiteral("<p class=\"note\">MFU unknown: %1</p>\n")
                     .arg(esc(r.summary.mfuUnknown));
+    for (const QString &w : r.summary.warnings) // values outside physical bounds, dropped
+        html += QStringLiteral("<p class=\"note\">Dropped: %1</p>\n").arg(esc(w));
 
     // Findings.
     html += QStringLiteral("<h2>Findings</h2>\n");
@@ -465,12 +472,11 @@ int reportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                            "are from the run's start. The file holds no script and loads "
                            "nothing.</p>\n</body></html>\n");
 
-    QSaveFile f(outPath);
-    if (!f.open(QIODevice::WriteOnly) || f.write(html.toUtf8()) < 0 || !f.commit()) {
-        err << "grademl report: cannot write " << outPath << ": " << f.errorString() << '\n';
+    if (!writeOutput(outPath, html.toUtf8(), &error, {projectPath})) {
+        err << "grademl report: " << error << '\n';
         return SomeFailed;
     }
-    out << "wrote " << outPath << ": run '" << runName << "', " << r.findings.size()
+    out << "wrote " << outPath << ": run '" << safeText(runName) << "', " << r.findings.size()
         << " findings, " << QString::number(double(html.size()) / 1024.0, 'f', 0) << " KiB\n";
 
     if (p.options.contains(QStringLiteral("mlflow"))) {

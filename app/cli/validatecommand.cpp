@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // grademl validate: how far a prediction lands from a run measured with the change made.
 #include "clicommands.h"
+#include "outputfile.h"
 #include "safetext.h"
 
 #include "calibration.h"
@@ -13,7 +14,6 @@
 
 #include <QFileInfo>
 #include <QJsonDocument>
-#include <QSaveFile>
 
 namespace gml::cli {
 
@@ -64,14 +64,16 @@ bool writeFit(const QString &path, const sim::WhatIfResult &result,
             const sim::Device *to = cat.device(t.target);
             fit->sameVendor = from && to && from->vendor == to->vendor;
         }
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) ||
-        file.write(QJsonDocument(fit->toJson()).toJson(QJsonDocument::Indented)) < 0 ||
-        !file.commit()) {
-        err << "grademl validate: --fit " << safeText(path) << ": " << file.errorString() << '\n';
+    if (!writeOutput(path, QJsonDocument(fit->toJson()).toJson(QJsonDocument::Indented), &why,
+                     {names.project})) {
+        err << "grademl validate: --fit " << safeText(why) << '\n';
         return false;
     }
     err << "calibration written to " << safeText(path) << ": " << fit->factors() << '\n';
+    if (!fit->outOfRange.isEmpty())
+        err << "left out, their ratio outside " << sim::Calibration::kMinFactor << " to "
+            << sim::Calibration::kMaxFactor
+            << " (not the same work): " << fit->outOfRange.join(QStringLiteral(", ")) << '\n';
     return true;
 }
 
@@ -104,6 +106,12 @@ int validateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     auto given = transformsOfOptions(p, &why);
     if (!given)
         return usage(why);
+    // Refused before the replay, not after it: --fit naming the project (or any project, a
+    // link, a device) would replace it.
+    if (const QString fit = p.options.value(QStringLiteral("fit")); !fit.isEmpty())
+        if (const QString refused = outputRefusal(fit, {p.positional.first()}); !refused.isEmpty())
+            return usage(
+                QStringLiteral("--fit %1: refused as an output: %2").arg(safeText(fit), refused));
     auto project =
         openProject(p.positional.first(), false, QStringLiteral("grademl validate: "), err);
     if (!project)
@@ -141,13 +149,13 @@ int validateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     if (!graph || !measured)
         return SomeFailed;
     sim::WhatIfContext context = sim::WhatIfContext::forRun(*graph, *project, *run);
-    if (!applyContextOptions(p, context, &why)) {
+    if (!applyContextOptions(p, context, &why)) { // a bad input file: exit 2, as a bad option
         err << "grademl validate: " << why << '\n';
-        return SomeFailed;
+        return Usage;
     }
     const auto result = sim::whatIf(graph, transforms, context, &why);
     if (!result) {
-        err << "grademl validate: run '" << runName << "': " << why << '\n';
+        err << "grademl validate: run '" << safeText(runName) << "': " << why << '\n';
         return SomeFailed;
     }
     if (p.options.contains(QStringLiteral("fit")) &&

@@ -8,6 +8,7 @@
 #include "devicecatalog.h"
 #include "predictedrun.h"
 #include "project.h"
+#include "smallinput.h"
 #include "whatif.h"
 
 #include <QFile>
@@ -123,12 +124,13 @@ std::optional<QList<sim::Transform>> transformsOfOptions(const Parsed &p, QStrin
         // Messages name the file the transforms came from, else the option.
         QString source = QStringLiteral("--transforms");
         if (text.startsWith('@')) {
-            QFile f(QString::fromUtf8(text.mid(1)));
-            if (!f.open(QIODevice::ReadOnly))
-                return usage(
-                    QStringLiteral("cannot read %1: %2").arg(f.fileName(), f.errorString()));
-            text = f.readAll();
-            source = f.fileName();
+            source = QString::fromUtf8(text.mid(1));
+            QString error;
+            const auto bytes = readSmallInput(source, QStringLiteral("a transforms file"), &error,
+                                              {kSmallInputBytes, SmallInputLimits{}.pipeTimeoutMs});
+            if (!bytes)
+                return usage(QStringLiteral("--transforms @") + safeText(error));
+            text = *bytes;
         }
         QJsonParseError pe;
         const auto doc = QJsonDocument::fromJson(text, &pe);
@@ -287,19 +289,19 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     }
     auto built = sim::DependencyGraph::build(*project, *run, &why);
     if (!built) {
-        err << "grademl whatif: run '" << runName << "': " << why << '\n';
+        err << "grademl whatif: run '" << safeText(runName) << "': " << why << '\n';
         return SomeFailed;
     }
     const auto graph = std::make_shared<const sim::DependencyGraph>(std::move(*built));
     sim::WhatIfContext context = sim::WhatIfContext::forRun(*graph, *project, *run);
     context.readMemory(*project, *run);
-    if (!applyContextOptions(p, context, &why)) {
+    if (!applyContextOptions(p, context, &why)) { // a bad input file: exit 2, as a bad option
         err << "grademl whatif: " << why << '\n';
-        return SomeFailed;
+        return Usage;
     }
     const auto result = sim::whatIf(graph, transforms, context, &why);
     if (!result) {
-        err << "grademl whatif: run '" << runName << "': " << why << '\n';
+        err << "grademl whatif: run '" << safeText(runName) << "': " << why << '\n';
         return SomeFailed;
     }
     // A transform whose selector picks no node changes nothing: said, for a mistyped name.

@@ -4,6 +4,8 @@
 // The recorder's sampler: what /proc says of the host and of the recorded command's process
 // tree, written to grademl-samples.csv (importers/recorder/samplesimporter.h reads it).
 
+#include "outputfile.h"
+
 #include <QFile>
 #include <QString>
 
@@ -48,6 +50,10 @@ class SamplesFile
 public:
     bool open(const QString &path, const QString &host)
     {
+        // Appended to as samples come, so not through a temporary file; but never a link, a
+        // device or a project (outputfile.h).
+        if (!outputRefusal(path).isEmpty())
+            return false;
         m_file = std::fopen(QFile::encodeName(path).constData(), "we");
         if (!m_file)
             return false;

@@ -3,6 +3,7 @@
 // interval, GPU tools run beside it. POSIX and Linux only (fork, exec, /proc).
 #include "recorder.h"
 
+#include "outputfile.h"
 #include "procsampler.h"
 
 #include <QDateTime>
@@ -12,7 +13,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSaveFile>
 #include <QStandardPaths>
 #include <QTimeZone>
 
@@ -173,13 +173,7 @@ double pssMiB()
 
 bool writeJson(const QString &path, const QJsonObject &o, QString *error)
 {
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly) ||
-        f.write(QJsonDocument(o).toJson(QJsonDocument::Indented)) < 0 || !f.commit()) {
-        *error = f.errorString();
-        return false;
-    }
-    return true;
+    return writeOutput(path, QJsonDocument(o).toJson(QJsonDocument::Indented), error);
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 // grademl-studio: the GradeML Studio window.
 #include "mainwindow.h"
 #include "mappedwriteguard.h"
+#include "outputfile.h"
 
 #include "comparepanel.h"
 #include "flamecontroller.h"
@@ -20,6 +21,7 @@
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFile>
+#include <QFileInfo>
 #include <QFont>
 #include <QJsonDocument>
 #include <QLineEdit>
@@ -364,9 +366,17 @@ int takeScreenshot(gml::MainWindow &window, const QCommandLineParser &parser,
     if (auto *timeline = window.findChild<gml::TimelineView *>())
         timeline->waitForPages();
     const QString out = parser.value(o.screenshot);
-    if (!window.grab().save(out)) {
-        std::fprintf(stderr, "grademl-studio: cannot write %s\n", qPrintable(out));
-        return 1;
+    {
+        gml::OutputFile file(out); // never a project, a link or a device
+        const QString format = QFileInfo(out).suffix().toLower() == QLatin1String("jpg")
+                                   ? QStringLiteral("JPG")
+                                   : QStringLiteral("PNG");
+        if (!file.open() || !window.grab().save(file.device(), qPrintable(format)) ||
+            !file.commit()) {
+            std::fprintf(stderr, "grademl-studio: cannot write the screenshot: %s\n",
+                         qPrintable(file.error().isEmpty() ? out : file.error()));
+            return 1;
+        }
     }
     std::fprintf(stderr, "grademl-studio: wrote %s\n", qPrintable(out));
     // A track it could not read (a cluster project's shard gone) is drawn empty: said, and a
@@ -379,11 +389,10 @@ int takeScreenshot(gml::MainWindow &window, const QCommandLineParser &parser,
         unreadable = true;
     }
     if (parser.isSet(o.stateOut)) {
-        QFile f(parser.value(o.stateOut));
-        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
-            f.write(QJsonDocument(gml::studioState(window)).toJson()) < 0) {
-            std::fprintf(stderr, "grademl-studio: cannot write %s\n",
-                         qPrintable(parser.value(o.stateOut)));
+        QString why;
+        if (!gml::writeOutput(parser.value(o.stateOut),
+                              QJsonDocument(gml::studioState(window)).toJson(), &why)) {
+            std::fprintf(stderr, "grademl-studio: cannot write the state: %s\n", qPrintable(why));
             return 1;
         }
     }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "opcost.h"
 
+#include "physical.h"
+
 #include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -95,11 +97,13 @@ const QHash<QString, OpClass> &classes()
     return map;
 }
 
-qint64 numel(const Dims &d)
+// In double: a product of dimensions never wraps (parse() bounds each tensor to 2^48 elements,
+// but a convolution's spatial extents times its kernel's are products of several).
+double numel(const Dims &d)
 {
-    qint64 n = 1;
+    double n = 1;
     for (const qint64 x : d)
-        n *= std::max<qint64>(x, 0);
+        n *= double(std::max<qint64>(x, 0));
     return n;
 }
 
@@ -113,7 +117,7 @@ std::vector<qint64> listOf(const QString &text)
     for (const QString &part : t.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         bool ok = false;
         const qint64 v = part.trimmed().toLongLong(&ok);
-        if (!ok)
+        if (!ok || v < -qint64(physical::kMaxDimension) || v > qint64(physical::kMaxDimension))
             return {};
         out.push_back(v);
     }
@@ -166,7 +170,7 @@ OpCost matmul(QStringView name, const OpInputs &in)
     c.known = true;
     c.flops = 2.0 * double(batch) * double(m) * double(n) * double(k);
     const int es = std::max(elementBytes(in, a), 1);
-    c.bytes = double(es) * (double(numel(x)) + double(numel(y)) + double(batch * m * n));
+    c.bytes = double(es) * (numel(x) + numel(y) + double(batch) * double(m) * double(n));
     c.halfPrecision = es <= 2;
     return c;
 }
@@ -195,9 +199,16 @@ std::optional<Dims> convOutputOf(QStringView name, const OpInputs &in)
         return std::nullopt;
     Dims out{x[0], w[0]};
     for (size_t i = 0; i < sp; ++i) {
-        if (stride[i] <= 0)
+        if (stride[i] <= 0 || pad[i] < 0 || dil[i] <= 0)
             return std::nullopt;
-        out.push_back((x[2 + i] + 2 * pad[i] - dil[i] * (w[2 + i] - 1) - 1) / stride[i] + 1);
+        // In double: dilation times the kernel's extent can pass 2^63 on a hostile shape.
+        const double extent = std::floor((double(x[2 + i]) + 2.0 * double(pad[i]) -
+                                          double(dil[i]) * (double(w[2 + i]) - 1.0) - 1.0) /
+                                         double(stride[i])) +
+                              1.0;
+        if (!(extent >= 1) || extent > physical::kMaxDimension)
+            return std::nullopt;
+        out.push_back(qint64(extent));
     }
     return out;
 }
@@ -292,13 +303,13 @@ OpCost attention(QStringView name, const OpInputs &in, bool backward)
 OpCost bytesOnly(OpClass cls, const OpInputs &in)
 {
     double read = 0;
-    qint64 largest = 0;
+    double largest = 0;
     int es = 0;
     for (size_t i = 0; i < in.dims.size(); ++i) {
         const int s = elementBytes(in, qsizetype(i));
         if (s <= 0)
             continue;
-        const qint64 n = numel(in.dims[i]);
+        const double n = numel(in.dims[i]);
         read += double(n) * s;
         if (n > largest) {
             largest = n;
@@ -310,9 +321,9 @@ OpCost bytesOnly(OpClass cls, const OpInputs &in)
     OpCost c;
     c.known = true;
     const bool reduction = cls == OpClass::Reduction;
-    c.bytes = read + (reduction ? 0.0 : double(largest) * es);
+    c.bytes = read + (reduction ? 0.0 : largest * es);
     const double perElement = cls == OpClass::Normalization || cls == OpClass::Softmax ? 5.0 : 1.0;
-    c.flops = perElement * double(largest);
+    c.flops = perElement * largest;
     c.halfPrecision = es <= 2;
     return c;
 }
@@ -320,7 +331,7 @@ OpCost bytesOnly(OpClass cls, const OpInputs &in)
 } // namespace
 
 std::optional<OpInputs> OpInputs::parse(std::string_view dims, std::string_view types,
-                                        std::string_view concrete)
+                                        std::string_view concrete, QString *outside)
 {
     OpInputs in;
     auto array = [](std::string_view text) {
@@ -333,12 +344,31 @@ std::optional<OpInputs> OpInputs::parse(std::string_view dims, std::string_view 
             return std::nullopt;
         for (const auto &v : doc.array()) {
             Dims d;
+            double elements = 1;
             if (v.isArray())
                 for (const auto &x : v.toArray()) {
                     if (!x.isDouble())
                         return std::nullopt;
-                    d.push_back(qint64(x.toDouble()));
+                    // Checked before the conversion: 1e308 or 2^64 as a qint64 is undefined,
+                    // and a wrapped dimension gave negative FLOPs.
+                    const double value = x.toDouble();
+                    if (!(value >= 0) || value > physical::kMaxDimension ||
+                        value != std::floor(value)) {
+                        if (outside)
+                            *outside = QStringLiteral("dimension %1 (a dimension is a whole number "
+                                                      "from 0 to 2^48)")
+                                           .arg(value, 0, 'g', 17);
+                        return std::nullopt;
+                    }
+                    elements *= value;
+                    d.push_back(qint64(value));
                 }
+            if (elements > physical::kMaxTensorElements) {
+                if (outside)
+                    *outside = QStringLiteral("a tensor of %1 elements (more than 2^48)")
+                                   .arg(elements, 0, 'g', 4);
+                return std::nullopt;
+            }
             in.dims.push_back(std::move(d));
         }
     }

@@ -24,9 +24,11 @@ struct OpInputs
     QStringList types;      // "float", "c10::Half", "GenericList", ...
     QStringList concrete;   // the values of scalar and list arguments, as text ("[2, 2]")
     // From the raw JSON texts of the three args (empty views: not recorded); nullopt when the
-    // dims are not an array of arrays of whole numbers.
+    // dims are not an array of arrays of whole numbers, or when a dimension or a tensor's size
+    // lies outside physical bounds (negative, above physical.h's; `outside` then says which:
+    // such a shape is dropped and counted, never costed).
     static std::optional<OpInputs> parse(std::string_view dims, std::string_view types,
-                                         std::string_view concrete);
+                                         std::string_view concrete, QString *outside = nullptr);
 };
 
 // The operators costed. An op inside another costed op is part of it (aten::conv2d holds

@@ -2,6 +2,7 @@
 #include "chromeexport.h"
 
 #include "notes.h"
+#include "outputfile.h"
 #include "project.h"
 #include "projectsummary.h"
 #include "runrecords.h"
@@ -11,7 +12,6 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSaveFile>
 
 #include <zlib.h>
 
@@ -27,11 +27,15 @@ namespace gml {
 
 namespace {
 
-// The bytes of the file, through gzip when asked, into a QSaveFile (whole or nothing).
+// The bytes of the file, through gzip when asked, into an OutputFile (whole or nothing; never
+// the project, a link or a device).
 class Sink
 {
 public:
-    Sink(const QString &path, bool gzip) : m_file(path), m_gzip(gzip) {}
+    Sink(const QString &path, bool gzip, const QString &project)
+        : m_file(path, {project}), m_gzip(gzip)
+    {
+    }
     ~Sink()
     {
         if (m_zInit)
@@ -39,9 +43,8 @@ public:
     }
     bool open(QString *error)
     {
-        if (!m_file.open(QIODevice::WriteOnly)) {
-            *error =
-                QStringLiteral("cannot write %1: %2").arg(m_file.fileName(), m_file.errorString());
+        if (!m_file.open()) {
+            *error = m_file.error();
             return false;
         }
         if (m_gzip) {
@@ -87,8 +90,7 @@ public:
         if (!flush(true, error))
             return false;
         if (!m_file.commit()) {
-            *error =
-                QStringLiteral("cannot write %1: %2").arg(m_file.fileName(), m_file.errorString());
+            *error = m_file.error();
             return false;
         }
         return true;
@@ -98,15 +100,14 @@ public:
 private:
     bool writeOut(const char *data, size_t size, QString *error)
     {
-        if (size && m_file.write(data, qint64(size)) != qint64(size)) {
-            *error =
-                QStringLiteral("cannot write %1: %2").arg(m_file.fileName(), m_file.errorString());
+        if (size && !m_file.write(QByteArrayView(data, qsizetype(size)))) {
+            *error = m_file.error();
             return false;
         }
         m_written += qint64(size);
         return true;
     }
-    QSaveFile m_file;
+    OutputFile m_file;
     bool m_gzip = false;
     bool m_zInit = false;
     bool m_finishing = false;
@@ -418,7 +419,7 @@ std::optional<ChromeExportResult> exportChromeTrace(Project &project, RunId run,
     const Layout layout = placeRows(rows);
     const QString runName = gml::runName(project, run).value_or(QString());
 
-    Sink sink(path, path.endsWith(QLatin1String(".gz"), Qt::CaseInsensitive));
+    Sink sink(path, path.endsWith(QLatin1String(".gz"), Qt::CaseInsensitive), project.path());
     if (!sink.open(&why))
         return fail(why);
     Writer w(project, sink, base);

@@ -2,6 +2,7 @@
 #include "memoryreport.h"
 
 #include "jsonfields.h"
+#include "physical.h"
 #include "project.h"
 #include "projectsummary.h"
 #include "projecttime.h"
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <limits>
@@ -130,8 +132,15 @@ void account(DeviceMemory &d, std::span<const Event> events, const std::vector<Q
     std::unordered_map<qint64, quint32> byAddr;
     std::unordered_map<double, std::vector<quint32>> bySize; // unmatched, latest last
     std::vector<double> level(events.size());
-    double sum = 0;
+    // Frees of memory allocated before the trace take the running sum below zero; the least it
+    // reaches says that at least that much was allocated when the trace began, so every level
+    // is raised by it (a level is never negative). Zero for a trace that saw its allocations.
+    double sum = 0, lowest = 0;
+    for (const Event &e : events)
+        lowest = std::min(lowest, sum += e.bytes);
+    sum = -lowest;
     size_t peakIndex = size_t(-1);
+    d.peakAt = events.empty() ? 0 : events.front().ts;
     for (size_t k = 0; k < events.size(); ++k) {
         const Event &e = events[k];
         const bool addressed = e.addr != kNoAddr;
@@ -226,6 +235,17 @@ void account(DeviceMemory &d, std::span<const Event> events, const std::vector<Q
     d.neverFreed = sorted(never);
     d.leakSuspects = sorted(suspects);
     d.allocatedBeforeTrace = std::max(0.0, d.peakAllocated - liveBytes);
+    if (liveBytes > d.peakAllocated * (1 + 1e-9) + 1) {
+        // What was live cannot sum to more than the peak: the totals the build recorded and the
+        // allocations the trace holds disagree (frees matched wrongly by size, a damaged trace).
+        d.breakdownWarning =
+            QStringLiteral("what was live at the peak sums to %1, more than the peak's %2: the "
+                           "breakdown by operator is not shown")
+                .arg(formatBytes(liveBytes), formatBytes(d.peakAllocated));
+        d.liveAtPeak.clear();
+        d.liveAtPeakByPath.clear();
+        d.allocatedBeforeTrace = 0;
+    }
     std::vector<quint32> order(allocs.size());
     for (quint32 i = 0; i < order.size(); ++i)
         order[i] = i;
@@ -281,6 +301,7 @@ std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *e
         return std::nullopt;
     }
     std::map<std::tuple<QString, int, int>, int> deviceIndex; // (pid, type, id)
+    std::map<int, qint64> droppedEvents, droppedTotals;       // by device index
     std::vector<Event> events;
     std::map<int, std::vector<std::pair<TimeNs, TimeNs>>> steps; // by rank
     struct Name
@@ -315,8 +336,11 @@ std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *e
                 const auto bytes = reader.argNumber(x, "Bytes");
                 if (!bytes)
                     return;
-                const int type = int(reader.argNumber(x, "Device Type").value_or(0));
-                const int id = int(reader.argNumber(x, "Device Id").value_or(-1));
+                auto small = [](std::optional<double> v, int otherwise) {
+                    return v && std::isfinite(*v) && std::abs(*v) < 1e6 ? int(*v) : otherwise;
+                };
+                const int type = small(reader.argNumber(x, "Device Type"), 0);
+                const int id = small(reader.argNumber(x, "Device Id"), -1);
                 const auto key = std::make_tuple(pid, type, id);
                 auto it = deviceIndex.find(key);
                 if (it == deviceIndex.end()) {
@@ -327,16 +351,30 @@ std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *e
                     d.rank = t.rank;
                     report.devices.push_back(std::move(d));
                 }
+                // An allocation or free no device could hold is not a measurement: dropped and
+                // counted (physical.h); a total outside [0, 4 TiB] is read as not recorded.
+                if (!std::isfinite(*bytes) || std::abs(*bytes) > physical::kMaxDeviceBytes) {
+                    ++droppedEvents[it->second];
+                    return;
+                }
+                auto inDomain = [&](std::optional<double> v) {
+                    if (v && (!std::isfinite(*v) || *v < 0 || *v > physical::kMaxDeviceBytes)) {
+                        ++droppedTotals[it->second];
+                        return std::optional<double>();
+                    }
+                    return v;
+                };
                 Event e;
                 e.device = it->second;
                 e.ts = x.ts + offset;
                 e.slice = x.id;
                 e.bytes = *bytes;
-                if (const auto a = reader.argNumber(x, "Addr"))
+                if (const auto a = reader.argNumber(x, "Addr");
+                    a && std::isfinite(*a) && std::abs(*a) < 9.2e18)
                     e.addr = qint64(*a);
-                if (const auto total = reader.argNumber(x, "Total Allocated"))
+                if (const auto total = inDomain(reader.argNumber(x, "Total Allocated")))
                     e.total = *total;
-                if (const auto reserved = reader.argNumber(x, "Total Reserved"))
+                if (const auto reserved = inDomain(reader.argNumber(x, "Total Reserved")))
                     e.reserved = *reserved;
                 e.track = t.id;
                 events.push_back(std::move(e));
@@ -416,6 +454,19 @@ std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *e
         account(d, mine, texts, steps[d.rank]);
         i = j;
     }
+    for (const auto &[device, count] : droppedEvents)
+        report.warnings << QStringLiteral("%1: %2 memory event(s) dropped, their bytes not "
+                                          "finite or above 4 TiB")
+                               .arg(report.devices[size_t(device)].device)
+                               .arg(count);
+    for (const auto &[device, count] : droppedTotals)
+        report.warnings << QStringLiteral("%1: %2 recorded total(s) ignored, negative or above "
+                                          "4 TiB")
+                               .arg(report.devices[size_t(device)].device)
+                               .arg(count);
+    for (DeviceMemory &d : report.devices)
+        if (!d.breakdownWarning.isEmpty())
+            report.warnings << d.device + QStringLiteral(": ") + d.breakdownWarning;
     std::stable_sort(report.devices.begin(), report.devices.end(),
                      [](const DeviceMemory &a, const DeviceMemory &b) {
                          const bool ga = a.isGpu(), gb = b.isGpu();
@@ -437,6 +488,26 @@ QJsonArray groupsJson(const std::vector<MemoryGroup> &groups, const QString &key
 }
 
 } // namespace
+
+void MemoryReport::boundByCapacity(double capacityBytes, const QString &deviceName)
+{
+    if (!(capacityBytes > 0))
+        return;
+    for (auto it = devices.begin(); it != devices.end();) {
+        // 1% above: allocators' rounding and a catalog's GB against GiB.
+        if (it->isGpu() && it->peakAllocated > capacityBytes * 1.01) {
+            warnings << QStringLiteral("%1%2: peak allocated %3 dropped, above the %4 of a %5")
+                            .arg(it->device,
+                                 it->rank >= 0 ? QStringLiteral(" of rank %1").arg(it->rank)
+                                               : QString(),
+                                 formatBytes(it->peakAllocated), formatBytes(capacityBytes),
+                                 deviceName);
+            it = devices.erase(it);
+        } else {
+            ++it;
+        }
+    }
+}
 
 const DeviceMemory *MemoryReport::highestGpu() const
 {
@@ -499,6 +570,8 @@ QJsonObject MemoryReport::toJson() const
     QJsonObject out{{QStringLiteral("devices"), list}};
     if (!problem.isEmpty())
         out.insert(QStringLiteral("problem"), problem);
+    if (!warnings.isEmpty())
+        out.insert(QStringLiteral("warnings"), QJsonArray::fromStringList(warnings));
     return out;
 }
 
@@ -507,6 +580,8 @@ QString MemoryReport::toText() const
     if (!problem.isEmpty())
         return QStringLiteral("no memory report: %1\n").arg(problem);
     QString s;
+    for (const QString &w : warnings)
+        s += QStringLiteral("warning: %1\n").arg(w);
     auto groups = [&](const QString &title, const std::vector<MemoryGroup> &g) {
         if (g.empty())
             return;

@@ -14,6 +14,7 @@
 
 #include <QJsonObject>
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 #include <vector>
@@ -79,6 +80,8 @@ struct DeviceMemory
     // in a steady state frees what each step allocates, so these grow with every step.
     std::vector<MemoryGroup> leakSuspects;
     std::vector<MemoryIteration> iterations;
+    // Set when the live-at-peak breakdown was dropped (it summed to more than the peak).
+    QString breakdownWarning;
     // The allocated level over time for a chart: every change when there are at most
     // kCurvePoints, else the lowest and highest level of each of kCurvePoints / 2 equal spans
     // (the peak always among them). `reserved` likewise where the build records it.
@@ -92,6 +95,15 @@ struct MemoryReport
     std::vector<DeviceMemory> devices;
     QString problem; // why there is nothing to report
     TimeNs runStart = 0;
+    // What was dropped as outside physical bounds (physical.h): events whose bytes or totals no
+    // device holds, a device whose peak passes its capacity, a live-at-peak breakdown that sums
+    // to more than the peak. Each names the device and how much.
+    QStringList warnings;
+
+    // Drops every GPU whose peak passes `capacityBytes` (the memory of `deviceName`, the run's
+    // GPU model from the catalog), with a warning: a 1 PiB peak on a 40 GB GPU is not a
+    // measurement. The caller knows the device; the store does not.
+    void boundByCapacity(double capacityBytes, const QString &deviceName);
 
     QJsonObject toJson() const;
     QString toText() const;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "opcostscan.h"
 
+#include "physical.h"
 #include "trackrecords.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -36,18 +38,25 @@ void OpCostScan::visit(slicestore::TrackReader &reader, const slicestore::Row &x
             m_key += '\x1f';
             m_key += concrete.value_or(std::string_view());
             auto it = m_parsed.find(m_key);
-            if (it == m_parsed.end())
-                it = m_parsed
-                         .emplace(m_key, OpInputs::parse(*dims, types.value_or(std::string_view()),
-                                                         concrete.value_or(std::string_view())))
-                         .first;
-            if (it->second) {
-                s.inputs = *it->second;
+            if (it == m_parsed.end()) {
+                Parsed p;
+                p.inputs = OpInputs::parse(*dims, types.value_or(std::string_view()),
+                                           concrete.value_or(std::string_view()), &p.outside);
+                it = m_parsed.emplace(m_key, std::move(p)).first;
+            }
+            if (it->second.inputs) {
+                s.inputs = *it->second.inputs;
                 s.parsed = true;
             }
+            s.outside = it->second.outside;
         }
-        if (const auto f = reader.arg(x, "flops"))
-            s.recorded = std::strtod(std::string(*f).c_str(), nullptr);
+        if (const auto f = reader.arg(x, "flops")) {
+            s.recorded = physical::recordedFlops(*f);
+            if (!s.recorded)
+                s.outside = QStringLiteral("recorded flops %1 (a count is from 0 to 2^60)")
+                                .arg(QString::fromUtf8(f->data(),
+                                                       qsizetype(std::min<size_t>(f->size(), 40))));
+        }
     }
     m_seen.push_back(std::move(s));
 }
@@ -111,6 +120,12 @@ std::vector<CostedOp> OpCostScan::finish(const std::map<int, std::vector<TimeNs>
         r.name = s.name;
         r.cls = s.cls;
         OpCost c;
+        if (!s.outside.isEmpty()) {
+            r.outOfDomain = true;
+            r.missing = QStringLiteral("dropped, outside physical bounds: ") + s.outside;
+            out.push_back(std::move(r));
+            continue;
+        }
         if (!s.parsed) {
             c.missing = QStringLiteral("no shapes recorded (record_shapes=False)");
         } else {
@@ -121,6 +136,15 @@ std::vector<CostedOp> OpCostScan::finish(const std::map<int, std::vector<TimeNs>
                     conv = &*it->second;
             }
             c = opCost(nameOf(s.name), s.inputs, conv, s.parts > 0 ? s.parts : 2);
+            if (c.known && (!std::isfinite(c.flops) || c.flops > physical::kMaxOpFlops ||
+                            !std::isfinite(c.bytes))) {
+                r.outOfDomain = true;
+                r.missing = QStringLiteral("dropped, outside physical bounds: %1 FLOPs from its "
+                                           "shapes (more than 2^60)")
+                                .arg(c.flops, 0, 'g', 3);
+                out.push_back(std::move(r));
+                continue;
+            }
         }
         r.known = c.known;
         r.flops = c.flops;

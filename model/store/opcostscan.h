@@ -40,6 +40,9 @@ struct CostedOp
     // recorded count: what MFU adds to the recorded ones.
     bool modelFlops = false;
     QString missing;
+    // Its shapes or recorded FLOPs lie outside physical bounds (physical.h): not costed, and
+    // `missing` says what was dropped; callers count these and warn.
+    bool outOfDomain = false;
 };
 
 class OpCostScan
@@ -66,10 +69,16 @@ private:
         std::optional<double> recorded;
         int parts = 0;
         bool nested = false;
+        QString outside; // what lay outside physical bounds (dropped)
+    };
+    struct Parsed
+    {
+        std::optional<OpInputs> inputs;
+        QString outside;
     };
     std::unordered_map<StringId, std::pair<OpClass, QString>> m_classOf; // and its name
     std::vector<Seen> m_seen;
-    std::unordered_map<std::string, std::optional<OpInputs>> m_parsed; // by dims, types, concrete
+    std::unordered_map<std::string, Parsed> m_parsed; // by dims, types, concrete
     std::string m_key;
 };
 

@@ -4,6 +4,7 @@
 #include "opcostscan.h"
 
 #include "gputime.h"
+#include "physical.h"
 #include "project.h"
 #include "projecttime.h"
 #include "sliceclass.h"
@@ -222,16 +223,15 @@ std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QSt
     size_t t = 0;
     for (; t < tracks.size() && !tracks[t].gpu; ++t) {
         const int rank = std::max(tracks[t].rank, 0);
-        const bool ok =
-            readTrack(reader, names, tracks[t].id, true, rows,
-                      [&](const slicestore::Row &x, const NestRow &row) {
-                          opCosts.visit(reader, x, row.start, row.end, int(t));
-                          if (const auto f = reader.arg(x, "flops")) {
-                              flops.emplace_back(
-                                  row.start, std::strtod(std::string(*f).c_str(), nullptr), rank);
-                              recordedAt[int(t)].push_back(row.start);
-                          }
-                      });
+        const bool ok = readTrack(reader, names, tracks[t].id, true, rows,
+                                  [&](const slicestore::Row &x, const NestRow &row) {
+                                      opCosts.visit(reader, x, row.start, row.end, int(t));
+                                      if (const auto f = reader.arg(x, "flops"))
+                                          if (const auto v = physical::recordedFlops(*f)) {
+                                              flops.emplace_back(row.start, *v, rank);
+                                              recordedAt[int(t)].push_back(row.start);
+                                          }
+                                  });
         if (!ok)
             return fail(reader.errorString());
         nestRows(rows, parent);

@@ -106,6 +106,10 @@ struct RunSummary
     QString device;             // the GPU model, as recorded
     double gpuUtilisation = -1; // monitoring: mean GPU utilisation while active, %
     double energyPerIterationJ = -1;
+    // Values dropped because they lay outside physical bounds (physical.h): ops whose shapes or
+    // recorded FLOPs are not a machine's, an MFU above 100%, a memory peak above the GPU's
+    // memory. Each says what and how many; shown beside the headline, never folded into it.
+    QStringList warnings;
     QJsonObject toJson() const;
 };
 // The FLOPs the graph's ops recorded (DependencyGraph::recordedFlops): each rank's inside that

@@ -4,7 +4,9 @@
 
 #include "devicecatalog.h"
 #include "findingsrules.h"
+#include "physical.h"
 #include "project.h"
+#include "safetext.h"
 #include "timeformat.h"
 
 #include <QJsonArray>
@@ -114,8 +116,21 @@ RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis,
             if (dev && gpus > 0 && wall > 0) {
                 const double peak =
                     (half > full ? dev->fp16Tflops : dev->fp32Tflops) * 1e12 * double(gpus);
-                s.mfu = flops / (double(wall) * 1e-9 * peak);
-                s.hfu = s.hardwareFlops / (double(wall) * 1e-9 * peak);
+                const auto mfu = physical::utilisation(flops / (double(wall) * 1e-9 * peak));
+                const auto hfu =
+                    physical::utilisation(s.hardwareFlops / (double(wall) * 1e-9 * peak));
+                if (mfu && hfu) {
+                    s.mfu = *mfu;
+                    s.hfu = *hfu;
+                } else {
+                    s.mfuUnknown =
+                        QStringLiteral("the recorded FLOPs (%1) would be %2% of %3's "
+                                       "peak: above 100%, not physical")
+                            .arg(flops, 0, 'g', 3)
+                            .arg(100 * s.hardwareFlops / (double(wall) * 1e-9 * peak), 0, 'g', 3)
+                            .arg(s.device);
+                    s.warnings << QStringLiteral("MFU dropped: ") + s.mfuUnknown;
+                }
             } else {
                 s.mfuUnknown =
                     s.device.isEmpty() ? QStringLiteral("the GPU is not recorded")
@@ -130,6 +145,19 @@ RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis,
                                : QStringLiteral("no matmul, convolution or attention with "
                                                 "recorded shapes or FLOPs");
         }
+    }
+    if (graph) {
+        // Ops dropped for shapes or FLOPs outside physical bounds: counted, the first named.
+        qint64 dropped = 0;
+        QString example;
+        for (const CostedOp &o : graph->opCosts())
+            if (o.outOfDomain && !dropped++)
+                example = QStringLiteral("%1: %2").arg(graph->name(o.name), o.missing);
+        if (dropped)
+            s.warnings << QStringLiteral("%1 op(s) not costed, their shapes or FLOPs outside "
+                                         "physical bounds (first: %2)")
+                              .arg(dropped)
+                              .arg(safeText(example, 160));
     }
     if (analysis && !analysis->gpus.empty()) {
         TimeNs busy = 0, window = 0;
@@ -231,6 +259,13 @@ std::optional<RunReport> analyzeRun(Project &project, RunId run, const QString &
     } else if (!report.resources.phases.empty()) {
         report.origin = report.resources.phases.front().start;
     }
+    if (report.memory && graph) {
+        // A peak above the GPU's memory is not a measurement (physical.h): dropped, said.
+        const DeviceCatalog &cat = context.catalog ? *context.catalog : DeviceCatalog::builtin();
+        if (const Device *dev =
+                context.measuredDevice.isEmpty() ? nullptr : cat.device(context.measuredDevice))
+            report.memory->boundByCapacity(dev->memGB * 1e9, dev->name);
+    }
     report.findings = findFindings(graph.get(), report.analysis ? &*report.analysis : nullptr,
                                    report.resources, context);
     if (report.roofline)
@@ -245,6 +280,8 @@ std::optional<RunReport> analyzeRun(Project &project, RunId run, const QString &
     report.summary =
         summarize(graph.get(), report.analysis ? &*report.analysis : nullptr, report.resources,
                   context, flops, identity ? meanIteration(*graph, *identity) : 0, hardware);
+    if (report.memory)
+        report.summary.warnings += report.memory->warnings;
     if (identity) {
         std::map<int, TimeNs> byRank;
         for (const auto &step : identity->criticalPath)
@@ -295,6 +332,8 @@ QJsonObject RunSummary::toJson() const
     }
     if (!device.isEmpty())
         o.insert(QStringLiteral("device"), device);
+    if (!warnings.isEmpty())
+        o.insert(QStringLiteral("warnings"), QJsonArray::fromStringList(warnings));
     if (gpuUtilisation >= 0)
         o.insert(QStringLiteral("gpu_utilisation"), gpuUtilisation);
     if (energyPerIterationJ >= 0)
@@ -376,6 +415,8 @@ QString RunReport::toText() const
                                                 : QString());
     if (!head.isEmpty())
         t += QStringLiteral("Summary: %1\n").arg(head.join(QStringLiteral(" · ")));
+    for (const QString &w : summary.warnings)
+        t += QStringLiteral("warning: %1\n").arg(w);
     t += QStringLiteral("Findings (%1), by what fixing each would gain:\n").arg(findings.size());
     if (findings.empty())
         t += QStringLiteral("  none: no rule passed its threshold\n");

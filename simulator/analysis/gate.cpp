@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "gate.h"
 
+#include "safetext.h"
 #include "timeformat.h"
 
 #include <QJsonArray>
@@ -125,28 +126,10 @@ QString limitText(const Gate &g, const QString &displayUnit)
     return changeText(g.limit, g.unit, displayUnit);
 }
 
-QString xmlEscaped(QString s)
+// Markdown table cells: control characters shown, pipes and markup as text (safetext.h).
+QString cell(const QString &s)
 {
-    s = s.toHtmlEscaped(); // & < > "
-    s.replace(QLatin1Char('\''), QStringLiteral("&apos;"));
-    // Characters XML 1.0 does not allow, even escaped.
-    QString out;
-    out.reserve(s.size());
-    for (const QChar c : std::as_const(s))
-        out += (c.unicode() < 0x20 && c != QLatin1Char('\n') && c != QLatin1Char('\t') &&
-                c != QLatin1Char('\r'))
-                   ? QChar(0xFFFD)
-                   : c;
-    return out;
-}
-
-// Markdown table cells: pipes and markup are text.
-QString cell(QString s)
-{
-    s = s.toHtmlEscaped();
-    s.replace(QLatin1Char('|'), QStringLiteral("\\|"));
-    s.replace(QLatin1Char('\n'), QLatin1Char(' '));
-    return s;
+    return markdownCell(s, 400);
 }
 
 QString causeText(const DiffRow &r)
@@ -217,21 +200,32 @@ std::optional<Gate> parseGate(const QString &text, QString *why)
     if (!m.hasMatch()) {
         *why = QStringLiteral("--gate '%1' is not METRIC<CHANGE or METRIC>CHANGE with CHANGE such "
                               "as +5%, -2pt or +3ms (e.g. 'step_time<+5%')")
-                   .arg(text);
+                   .arg(safeText(text));
         return std::nullopt;
     }
     Gate g;
-    g.text = text.trimmed();
+    g.text = text.simplified(); // one space between tokens: a tab or \v never reaches a report
     g.metric = m.captured(1);
     const GateMetric *metric = gateMetric(g.metric);
     if (!metric) {
         *why = QStringLiteral("--gate '%1': no metric '%2'; gates know: %3")
-                   .arg(text, g.metric, names.join(QStringLiteral(", ")));
+                   .arg(safeText(text), g.metric, names.join(QStringLiteral(", ")));
         return std::nullopt;
     }
     g.below = m.captured(2) == QLatin1String("<");
     g.limit = m.captured(3).toDouble();
     const QString unit = m.captured(4);
+    if (unit.isEmpty()) {
+        // 'step_time<5' could mean 5%, 5 ms or 5 points: a gate that guesses passes or fails
+        // for the wrong reason.
+        const QString n = m.captured(3);
+        *why = QStringLiteral("--gate '%1': the change needs a unit: %2%3 (relative) or %4")
+                   .arg(g.text, n, QStringLiteral("%"),
+                        metric->unit == QLatin1String("%")
+                            ? QStringLiteral("%1pt (points of the share)").arg(n)
+                            : QStringLiteral("%1%2 (absolute)").arg(n, metric->unit));
+        return std::nullopt;
+    }
     if (unit == QLatin1String("%")) {
         g.unit = Gate::Unit::Percent;
     } else if (unit == QLatin1String("pt")) {
@@ -300,9 +294,9 @@ QList<GateResult> judgeGates(const QList<Gate> &gates, const CatalogRun &base,
         if (std::isnan(a.value) || std::isnan(b.value)) {
             QStringList lacking;
             if (std::isnan(a.value))
-                lacking << QStringLiteral("'%1'").arg(base.name);
+                lacking << QStringLiteral("'%1'").arg(safeText(base.name));
             if (std::isnan(b.value))
-                lacking << QStringLiteral("'%1'").arg(current.name);
+                lacking << QStringLiteral("'%1'").arg(safeText(current.name));
             r.why = QStringLiteral("run %1 has no %2")
                         .arg(lacking.join(QStringLiteral(" and ")), g.metric);
             out << r;
@@ -402,7 +396,7 @@ QString gatesMarkdown(const QList<GateResult> &results, const QList<DiffRow> &ca
         else if (r.withinSpread && !r.passed)
             result += QStringLiteral(" (within the runs' spread: likely noise)");
         md += QStringLiteral("| `%1` | %2 | %3 | %4 | %5 |\n")
-                  .arg(QString(r.gate.text).replace(QLatin1Char('|'), QStringLiteral("\\|")),
+                  .arg(r.gate.text, // parseGate took only [a-z_], <, >, a number and a unit
                        r.known ? number(r.base, unit) : QStringLiteral("–"),
                        r.known ? number(r.current, unit) : QStringLiteral("–"),
                        r.known ? changeText(r.change, r.gate.unit, unit) : QStringLiteral("–"),

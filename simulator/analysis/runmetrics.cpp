@@ -5,6 +5,7 @@
 #include "findings.h"
 #include "iterations.h"
 #include "memoryreport.h"
+#include "physical.h"
 #include "project.h"
 #include "resourceattribution.h"
 #include "runcatalog.h"
@@ -229,9 +230,15 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
         if (f.flops > 0 && dev && f.gpus > 0 && wall > 0) {
             const double peak =
                 (f.half > f.full ? dev->fp16Tflops : dev->fp32Tflops) * 1e12 * double(f.gpus);
-            m.insert(QStringLiteral("mfu"), f.flops / (double(wall) * 1e-9 * peak));
-            m.insert(QStringLiteral("hfu"),
-                     std::max(f.hardware, f.flops) / (double(wall) * 1e-9 * peak));
+            // Above 100% of the peak is not physical (physical.h): not a metric, so never
+            // a gate's, a report's or MLflow's.
+            const auto mfu = physical::utilisation(f.flops / (double(wall) * 1e-9 * peak));
+            const auto hfu =
+                physical::utilisation(std::max(f.hardware, f.flops) / (double(wall) * 1e-9 * peak));
+            if (mfu && hfu) {
+                m.insert(QStringLiteral("mfu"), *mfu);
+                m.insert(QStringLiteral("hfu"), *hfu);
+            }
         }
         if (!device.isEmpty())
             m.insert(QStringLiteral("device"), device);
@@ -262,7 +269,11 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
     if (energyKnown)
         m.insert(QStringLiteral("energy_j"), energy);
     // Memory: the GPU that peaked highest, and its peak per iteration.
-    if (const auto memory = memoryReport(project, run, error)) {
+    if (auto memory = memoryReport(project, run, error)) {
+        const QString device = WhatIfContext::deviceOf(params);
+        if (const Device *dev =
+                device.isEmpty() ? nullptr : DeviceCatalog::builtin().device(device))
+            memory->boundByCapacity(dev->memGB * 1e9, dev->name);
         const DeviceMemory *top = memory->highestGpu();
         if (top) {
             m.insert(QStringLiteral("peak_memory_bytes"), top->peakAllocated);

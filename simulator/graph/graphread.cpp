@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // DependencyGraph::readNodes: a run's slices read from their chunks into nodes and containers.
 #include "graphbuild.h"
+#include "physical.h"
 #include "projecttime.h"
 #include "trackrecords.h"
 
@@ -152,8 +153,10 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
                             if (const auto b = jsonInteger(*v))
                                 bytesOf.emplace(x.id, *b);
                     } else if (const auto f = reader.arg(x, "flops")) {
-                        g.m_flops.push_back(
-                            {row.start, std::strtod(std::string(*f).c_str(), nullptr), int(res)});
+                        // A count outside physical bounds is dropped here; OpCostScan marks its
+                        // op (outOfDomain) and the analysis warns.
+                        if (const auto v = physical::recordedFlops(*f))
+                            g.m_flops.push_back({row.start, *v, int(res)});
                     } else if (x.name == commsName) {
                         const auto n = reader.arg(x, "In msg nelems");
                         const auto nelems = n ? jsonInteger(*n) : std::nullopt;

@@ -5,10 +5,11 @@
 
 #include "devicecatalog.h"
 #include "kerneltaxonomy.h"
+#include "safetext.h"
+#include "smallinput.h"
 #include "transformsinternal.h"
 #include "whatif.h"
 
-#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -59,12 +60,29 @@ std::optional<double> ratio(double measured, double predicted)
     return measured / predicted;
 }
 
-// A factor read from the file: a finite number above 0.
+// A fitted ratio within the range a file may hold; a class outside it is named in `skipped`.
+std::optional<double> inRange(std::optional<double> x, const QString &name, QStringList &skipped)
+{
+    if (x && (*x < Calibration::kMinFactor || *x > Calibration::kMaxFactor)) {
+        skipped << QStringLiteral("%1 x%2").arg(name).arg(*x, 0, 'g', 4);
+        return std::nullopt;
+    }
+    return x;
+}
+
+// A factor read from the file: a number within [kMinFactor, kMaxFactor].
 std::optional<double> factorAt(const QJsonValue &v, const QString &key, QString *error)
 {
     const double x = v.toDouble(-1);
-    if (!v.isDouble() || !std::isfinite(x) || x <= 0) {
-        *error = QStringLiteral("%1: expected a number above 0").arg(key);
+    if (!v.isDouble() || !std::isfinite(x) || x < Calibration::kMinFactor ||
+        x > Calibration::kMaxFactor) {
+        *error = QStringLiteral("%1: expected a factor from %2 to %3 (measured time over "
+                                "predicted), got %4")
+                     .arg(safeText(key, 80))
+                     .arg(Calibration::kMinFactor)
+                     .arg(Calibration::kMaxFactor)
+                     .arg(v.isDouble() ? QString::number(x, 'g', 6)
+                                       : QStringLiteral("a value that is not a number"));
         return std::nullopt;
     }
     return x;
@@ -137,13 +155,18 @@ std::optional<Calibration> Calibration::fromJson(const QJsonObject &o, QString *
 
 std::optional<Calibration> Calibration::load(const QString &path, QString *error)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        *error = QStringLiteral("%1: %2").arg(path, file.errorString());
+    const auto bytes = readSmallInput(path, QStringLiteral("a calibration file"), error,
+                                      {kSmallInputBytes, SmallInputLimits{}.pipeTimeoutMs});
+    if (!bytes)
         return std::nullopt;
-    }
+    return parse(*bytes, path, error);
+}
+
+std::optional<Calibration> Calibration::parse(const QByteArray &bytes, const QString &path,
+                                              QString *error)
+{
     QJsonParseError parseError;
-    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
+    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &parseError);
     if (parseError.error != QJsonParseError::NoError || !doc.isObject()) {
         *error = QStringLiteral("%1: at byte %2: %3")
                      .arg(path)
@@ -199,11 +222,20 @@ std::optional<Calibration> fitCalibration(const WhatIfResult &predicted,
         const auto it = p->families.find(name);
         if (name == familyName(KernelKind::Family::Communication) || it == p->families.end())
             continue;
-        if (const auto f = ratio(time, it->second))
+        if (const auto f = inRange(ratio(time, it->second), name, c.outOfRange))
             c.families[name] = *f;
     }
-    c.host = ratio(m->host, p->host);
-    c.loading = ratio(m->loading, p->loading);
+    c.host = inRange(ratio(m->host, p->host), QStringLiteral("host launch path"), c.outOfRange);
+    c.loading =
+        inRange(ratio(m->loading, p->loading), QStringLiteral("data loading"), c.outOfRange);
+    if (c.families.empty() && !c.host && !c.loading && !c.outOfRange.isEmpty()) {
+        *error = QStringLiteral("every ratio of the pair lies outside %1 to %2 (%3): the runs do "
+                                "not do the same work, so they cannot calibrate a change")
+                     .arg(Calibration::kMinFactor)
+                     .arg(Calibration::kMaxFactor)
+                     .arg(c.outOfRange.join(QStringLiteral(", ")));
+        return std::nullopt;
+    }
     if (c.families.empty() && !c.host && !c.loading) {
         *error = QStringLiteral("the measured run has no kernel family, launch path or data "
                                 "loading in common with the prediction: nothing to fit");

@@ -32,12 +32,25 @@ struct Calibration
     std::map<QString, double> families;  // kernel family -> factor
     std::optional<double> host, loading; // launch path, data loading
     bool sameVendor = false;             // the change stays with one GPU vendor
+    // Classes a fit left out because their ratio lay outside [kMinFactor, kMaxFactor] (not
+    // written to the file; the fit says them).
+    QStringList outOfRange;
+
+    // The range a factor must lie in. A model 20 times off for a class has not missed an
+    // efficiency, it predicted other work (another model, another batch): such a pair does not
+    // calibrate, and a file saying so (1e308, 1e-308) is refused.
+    static constexpr double kMinFactor = 0.05;
+    static constexpr double kMaxFactor = 20.0;
 
     QJsonObject toJson() const;
     // Checks every key: a message names it and what was expected.
     static std::optional<Calibration> fromJson(const QJsonObject &o, QString *error);
     // A file written by `grademl validate --fit`; the error names the file and the byte or key.
+    // Read through readSmallInput (1 MiB, files and pipes only).
     static std::optional<Calibration> load(const QString &path, QString *error);
+    // The bytes of such a file (`path` names it in messages); what load() and the fuzzer use.
+    static std::optional<Calibration> parse(const QByteArray &bytes, const QString &path,
+                                            QString *error);
     // "run a with run on MI250 against b (p.grademl)"
     QString source() const;
     // "gemm x0.62, elementwise x1.10, host x1.30"

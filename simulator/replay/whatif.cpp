@@ -39,6 +39,16 @@ std::optional<WhatIfResult> whatIf(const std::shared_ptr<const DependencyGraph> 
                                    QString *error, StructureCache *cache,
                                    const Replay *identityDone)
 {
+    if (context.calibration && transforms.isEmpty()) {
+        // The factors correct the prediction of a change; with none there is nothing to
+        // correct, and "calibrated ... +0.0%" would claim otherwise.
+        if (error)
+            *error = QStringLiteral("a calibration corrects the prediction of a change, and no "
+                                    "transform was given (it was fitted for \"%1\"): give the "
+                                    "change's transforms, or leave the calibration out")
+                         .arg(context.calibration->transforms.join(QStringLiteral("; ")));
+        return std::nullopt;
+    }
     auto prepared = prepare(graphPtr, transforms, context, error, cache);
     if (!prepared)
         return std::nullopt;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "simcluster.h"
 
+#include "smallinput.h"
+
 #include "jsonfields.h"
 
 #include <QFile>
@@ -72,16 +74,23 @@ std::optional<SimCluster> SimCluster::load(const QString &presetOrFile, QString 
                 c->id = QLatin1String(p.name);
             return c;
         }
-    QFile f(presetOrFile);
-    if (!QFileInfo(presetOrFile).isFile() || !f.open(QIODevice::ReadOnly)) {
+    if (!QFileInfo::exists(presetOrFile)) {
         if (error)
             *error =
                 QStringLiteral("'%1' is neither a cluster preset (%2) nor a readable JSON file")
                     .arg(presetOrFile, presets().join(QStringLiteral(", ")));
         return std::nullopt;
     }
+    QString why;
+    const auto bytes = readSmallInput(presetOrFile, QStringLiteral("a cluster file"), &why,
+                                      {kSmallInputBytes, SmallInputLimits{}.pipeTimeoutMs});
+    if (!bytes) {
+        if (error)
+            *error = why;
+        return std::nullopt;
+    }
     QJsonParseError parse;
-    const QJsonDocument doc = QJsonDocument::fromJson(f.readAll(), &parse);
+    const QJsonDocument doc = QJsonDocument::fromJson(*bytes, &parse);
     if (parse.error != QJsonParseError::NoError || !doc.isObject()) {
         if (error)
             *error = parse.error != QJsonParseError::NoError

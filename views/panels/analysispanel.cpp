@@ -270,12 +270,19 @@ void AnalysisPanel::showReport(const sim::RunReport &report, bool final)
                         f.priced ? QStringLiteral(" (up to −%1%)").arg(f.gain() * 100, 0, 'f', 1)
                                  : QString());
     }
-    m_summary->setText(QStringLiteral("%1<br><b>Top findings:</b> %2")
+    // Values dropped as outside physical bounds: said under the headline, one line each.
+    QString warnings;
+    for (const QString &w : s.warnings)
+        warnings += QStringLiteral("<br><span style='color:%1'>%2</span>")
+                        .arg(severityColour(sim::Severity::High).name(),
+                             tr("Dropped: %1").arg(w.toHtmlEscaped()));
+    m_summary->setText(QStringLiteral("%1%3<br><b>Top findings:</b> %2")
                            .arg(head.join(QStringLiteral(" &nbsp;·&nbsp; ")),
                                 top.isEmpty() ? (report.noFindingsBecause.isEmpty()
                                                      ? tr("none — no rule passed its threshold")
                                                      : report.noFindingsBecause.toHtmlEscaped())
-                                              : top.join(QStringLiteral(" &nbsp; "))));
+                                              : top.join(QStringLiteral(" &nbsp; ")),
+                                warnings));
     {
         const QSignalBlocker block(m_findings);
         m_findings->clear();

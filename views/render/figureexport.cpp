@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "figureexport.h"
 
+#include "outputfile.h"
+#include "safetext.h"
+
 #include <QFileInfo>
 #include <QJsonArray>
 
@@ -10,7 +13,6 @@
 #include <QPainter>
 #include <QPdfWriter>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <QSvgGenerator>
 #include <algorithm>
 #include <cmath>
@@ -135,17 +137,18 @@ bool writeFigure(const QString &path, QSize size, const QString &title, const QS
     const double scale =
         std::clamp(dpi, 24.0, 1200.0) / 96.0; // device pixels per logical pixel (PNG)
     const QString suffix = QFileInfo(path).suffix().toLower();
-    QSaveFile file(path);
     if (suffix != QLatin1String("png") && suffix != QLatin1String("svg") &&
         suffix != QLatin1String("pdf")) {
         *error = QStringLiteral("%1: unknown figure format '%2' (expected png, svg or pdf)")
                      .arg(path, suffix);
         return false;
     }
-    if (!file.open(QIODevice::WriteOnly)) {
-        *error = QStringLiteral("%1: cannot write: %2").arg(path, file.errorString());
+    OutputFile out(path); // never a project, a link or a device; whole or nothing
+    if (!out.open()) {
+        *error = out.error();
         return false;
     }
+    QIODevice &file = *out.device();
     if (suffix == QLatin1String("png")) {
         const QSize pixels(int(std::lround(size.width() * scale)),
                            int(std::lround(size.height() * scale)));
@@ -155,7 +158,6 @@ bool writeFigure(const QString &path, QSize size, const QString &title, const QS
                          .arg(path)
                          .arg(pixels.width())
                          .arg(pixels.height());
-            file.cancelWriting();
             return false;
         }
         image.fill(Qt::white);
@@ -168,7 +170,6 @@ bool writeFigure(const QString &path, QSize size, const QString &title, const QS
         image.setDotsPerMeterY(int(std::lround(dpi / 0.0254)));
         if (!image.save(&file, "PNG")) {
             *error = QStringLiteral("%1: PNG encoding failed").arg(path);
-            file.cancelWriting();
             return false;
         }
     } else if (suffix == QLatin1String("svg")) {
@@ -180,21 +181,25 @@ bool writeFigure(const QString &path, QSize size, const QString &title, const QS
             svg.setResolution(svgPerInch);
             svg.setSize(size);
             svg.setViewBox(QRect(QPoint(0, 0), size));
-            svg.setTitle(title);
-            svg.setDescription(description);
+            // Title and description are written below through the one escaper: Qt 6.4 wrote
+            // them raw, so a run name holding markup ran as script in a browser.
             QPainter p(&svg);
             draw(p);
         }
+        // Characters XML cannot hold (a run name's ESC, drawn as text) made the whole SVG
+        // unreadable, a blank figure in the report: they go.
+        QString text = QString::fromUtf8(xmlWithoutForbiddenChars(buffer.data()));
         // Qt's family names ("Sans Serif") mean nothing to a browser or Inkscape, which fell back
         // to a serif face: each gets the generic family after it.
-        QByteArray bytes = buffer.data();
         static const QRegularExpression family(QStringLiteral("font-family=\"([^\"]*)\""));
-        QString text = QString::fromUtf8(bytes);
         text.replace(family, QStringLiteral("font-family=\"\\1, sans-serif\""));
-        bytes = text.toUtf8();
-        if (file.write(bytes) != bytes.size()) {
-            *error = QStringLiteral("%1: cannot write: %2").arg(path, file.errorString());
-            file.cancelWriting();
+        // <title> and <desc> first inside <svg>, as SVG readers and screen readers expect.
+        static const QRegularExpression svgOpen(QStringLiteral("<svg[^>]*>"));
+        if (const auto m = svgOpen.match(text); m.hasMatch())
+            text.insert(m.capturedEnd(), QStringLiteral("\n<title>%1</title>\n<desc>%2</desc>")
+                                             .arg(xmlEscaped(title), xmlEscaped(description)));
+        if (!out.write(text.toUtf8())) {
+            *error = out.error();
             return false;
         }
     } else {
@@ -208,8 +213,8 @@ bool writeFigure(const QString &path, QSize size, const QString &title, const QS
         QPainter p(&pdf);
         draw(p);
     }
-    if (!file.commit()) {
-        *error = QStringLiteral("%1: cannot write: %2").arg(path, file.errorString());
+    if (!out.commit()) {
+        *error = out.error();
         return false;
     }
     return true;
