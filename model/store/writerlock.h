@@ -6,7 +6,9 @@
 // failed on a UNIQUE constraint. The writer lock is an advisory lock (flock) on a file beside
 // the project (`PROJECT-lock`, as SQLite keeps `-wal` and `-shm` there), held for a whole
 // import; a second import waits for it, saying so, or stops when told to. It is released when
-// the process ends, however it ends.
+// the process ends, however it ends, and its file removed when it is released (a killed
+// process leaves the file; the next import takes and removes it).
+#include <QByteArray>
 #include <QString>
 
 #include <functional>
@@ -37,6 +39,7 @@ public:
 
 private:
     int m_fd = -1;
+    QByteArray m_path;
 };
 
 } // namespace gml
