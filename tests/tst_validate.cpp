@@ -559,7 +559,8 @@ private Q_SLOTS:
             {QStringLiteral("whatif"), project, QStringLiteral("--run"), QStringLiteral("ya"),
              QStringLiteral("--calibration"), dir.filePath(QStringLiteral("neg.json"))});
         QVERIFY(neg.code != 0);
-        QVERIFY2(neg.err.contains("families.gemm: expected a number above 0"), neg.err.constData());
+        QVERIFY2(neg.err.contains("families.gemm: expected a factor from 0.05 to 20"),
+                 neg.err.constData());
     }
 
     void badUse()

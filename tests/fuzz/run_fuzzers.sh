@@ -15,7 +15,7 @@ status=0
 passed=0
 failed=0
 printf '%-16s %10s %8s %8s %8s %s\n' target runs exec/s cov ft result
-for target in chrometrace nvidiasmi dmon dcgmi top samples executiontrace chakra xplane nsys slicechunk simjson plan notes follow shardmeta; do
+for target in chrometrace nvidiasmi dmon dcgmi top samples executiontrace chakra xplane nsys slicechunk simjson plan notes follow shardmeta calibration gate shapes; do
   mkdir -p "$work/corpus/$target" "$work/findings/$target"
   log="$work/$target.log"
   # -rss_limit_mb bounds memory per input; -timeout makes a hang a finding; the ASan/UBSan
