@@ -193,11 +193,17 @@ bool writeFigure(const QString &path, QSize size, const QString &title, const QS
         // to a serif face: each gets the generic family after it.
         static const QRegularExpression family(QStringLiteral("font-family=\"([^\"]*)\""));
         text.replace(family, QStringLiteral("font-family=\"\\1, sans-serif\""));
-        // <title> and <desc> first inside <svg>, as SVG readers and screen readers expect.
-        static const QRegularExpression svgOpen(QStringLiteral("<svg[^>]*>"));
-        if (const auto m = svgOpen.match(text); m.hasMatch())
-            text.insert(m.capturedEnd(), QStringLiteral("\n<title>%1</title>\n<desc>%2</desc>")
-                                             .arg(xmlEscaped(title), xmlEscaped(description)));
+        // Ours replace Qt's defaults ("Qt SVG Document"), first inside <svg> as SVG readers and
+        // screen readers expect.
+        const QString ours = QStringLiteral("<title>%1</title>\n<desc>%2</desc>\n")
+                                 .arg(xmlEscaped(title), xmlEscaped(description));
+        static const QRegularExpression qtDefaults(
+            QStringLiteral("<title>Qt SVG Document</title>\\s*<desc>Generated with Qt</desc>\\s*"));
+        static const QRegularExpression svgOpen(QStringLiteral("<svg[^>]*>\\s*"));
+        if (const auto m = qtDefaults.match(text); m.hasMatch())
+            text.replace(m.capturedStart(), m.capturedLength(), ours);
+        else if (const auto open = svgOpen.match(text); open.hasMatch())
+            text.insert(open.capturedEnd(), ours);
         if (!out.write(text.toUtf8())) {
             *error = out.error();
             return false;
