@@ -9,6 +9,7 @@
 #include "runcatalog.h"
 #include "runmetrics.h"
 #include "sourcesummary.h"
+#include "sourcework.h"
 #include "testutil.h"
 
 #include <QJsonArray>

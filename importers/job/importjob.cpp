@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "importjob.h"
+#include "sourcework.h"
 
 #include "clockalignment.h"
 #include "contenthash.h"
@@ -504,7 +505,8 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
             report.runName = *name;
     }
     outcome.warnings += writer.warnings();
-    if (outcome.ok() && writer.finish(outcome.warnings, &error) && m_project.commit(&error)) {
+    if (outcome.ok() && finishSource(writer, outcome.warnings, &error) &&
+        m_project.commit(&error)) {
         if (report.runName != file.runName) {
             m_changedRuns.insert(report.runName);
             m_leftRuns.insert(run);

@@ -24,6 +24,7 @@
 #include "importjob.h"
 #include "project.h"
 #include "sourcerecords.h"
+#include "sourcework.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -280,7 +281,7 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
         outcome.warnings += writer.warnings();
         if (!cont)
             outcome.warnings = restart + outcome.warnings;
-        if (outcome.ok() && writer.finish(outcome.warnings, &error)) {
+        if (outcome.ok() && finishSource(writer, outcome.warnings, &error)) {
             // The size kept is not the file's while a part is held: read again next poll.
             if (setSourceTail(m_project, sourceId, held > 0 ? next.offset : size, mtime,
                               QStringLiteral("tail:") + next.head, stateText(next), &error) &&

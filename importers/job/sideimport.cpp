@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sideimport.h"
+#include "sourcework.h"
 
 #include "project.h"
 #include "sideproject.h"
@@ -240,7 +241,7 @@ SideResult SideImports::importOne(int index)
         outcome = ImportOutcome::failure(-1, QStringLiteral("could not write to the project: ") +
                                                  writer.errorString());
     outcome.warnings += writer.warnings();
-    if (outcome.ok() && !(writer.finish(outcome.warnings, &error) && side->commit(&error)))
+    if (outcome.ok() && !(finishSource(writer, outcome.warnings, &error) && side->commit(&error)))
         outcome =
             ImportOutcome::failure(-1, QStringLiteral("could not write to the project: ") + error);
     if (!outcome.ok())

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "rankoverview.h"
 
+#include "sourcework.h"
+
 #include <algorithm>
 #include <limits>
 #include <map>

@@ -2,9 +2,9 @@
 #pragma once
 
 // What one source's slices say about its run, summarised once when the source is imported
-// (TraceWriter::finish) and stored in `source_summary`, so that a run's headline metrics
-// (simulator/analysis/runmetrics.h) merge a few numbers per source instead of building the
-// execution model of every slice again. The definitions are the execution model's
+// (model/analysis/sourcework.h, called by the import job) and stored in `source_summary`, so that a
+// run's headline metrics (simulator/analysis/runmetrics.h) merge a few numbers per source instead
+// of building the execution model of every slice again. The definitions are the execution model's
 // (simulator/graph/dependencygraph.h) and the analysis's (simulator/analysis/analysis.h):
 //   - nodes: the leaf slices of CPU threads and GPU streams that are work (not Kineto's cuda_sync
 //     markers, not the profiler's own span);
@@ -94,10 +94,8 @@ struct SourceWork
     static std::optional<SourceWork> fromCbor(const QByteArray &data);
 };
 
-// Reads the source's slices and flows (every chunk once) and summarises them. nullopt (and
-// `error`) on a database error or a malformed chunk.
-std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QString *error);
-// Stores it (replacing an older one). False (and `error`) on a database error.
+// A summary (sourcework.h makes them) stored (replacing an older one). False (and `error`) on a
+// database error.
 [[nodiscard]] bool storeSourceSummary(SqliteDb &db, SourceId source, const SourceWork &summary,
                                       QString *error);
 // The stored summary of the current version; nullopt when there is none (a project written
@@ -124,10 +122,21 @@ struct RunSourceWork
     SourceWork work;
     TimeNs offset = 0;
 };
-// The summaries of a run's sources that hold slices on threads or streams, by source id. A
-// source without one (imported before summaries were written, by an older program, or a
-// predicted run) is summarised now, and the summary kept when the project is writable.
-std::optional<std::vector<RunSourceWork>> runSourceWork(Project &project, RunId run,
-                                                        QString *error);
+
+// The tracks of a source that hold work (threads, GPUs, streams with slices), threads first,
+// and the sources of a run that have any with the offset that puts their times on the project
+// clock: what a summary is made from (model/analysis/sourcework.h makes it).
+struct WorkTrack
+{
+    TrackId id = 0;
+    bool gpu = false; // a GPU or stream track (else a CPU thread)
+    int rank = -1;
+    QString pid;
+    qint64 slices = 0;
+};
+std::vector<WorkTrack> workTracksOfSource(Project &project, SourceId source,
+                                          QString *error = nullptr);
+std::vector<std::pair<SourceId, TimeNs>> sourcesWithWork(Project &project, RunId run,
+                                                         QString *error = nullptr);
 
 } // namespace gml

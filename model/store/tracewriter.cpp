@@ -339,13 +339,8 @@ bool TraceWriter::finish(const QList<ImportWarning> &warnings, QString *error)
         if (s.slices > 0 && !failed() && !lod::summarizeTrack(m_project.db(), track, &why))
             m_error = why;
     }
-    // What the run's headline metrics need from this source (sourcesummary.h), from the
-    // chunks and flows just written.
-    if (!failed() && m_sliceCount > 0) {
-        const auto summary = summarizeSource(m_project, m_source, &why);
-        if (!summary || !storeSourceSummary(m_project.db(), m_source, *summary, &why))
-            m_error = QStringLiteral("summarising the source: ") + why;
-    }
+    // What the run's headline metrics need from this source is summarised by the import job
+    // once this returns (model/analysis/sourcework.h): the store only stores.
     QJsonArray w = m_resumedWarnings;
     for (const auto &warning : warnings) {
         QJsonObject o;

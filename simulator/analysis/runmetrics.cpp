@@ -11,6 +11,7 @@
 #include "runcatalog.h"
 #include "runrecords.h"
 #include "sourcesummary.h"
+#include "sourcework.h"
 #include "transforms.h"
 
 #include <QJsonArray>

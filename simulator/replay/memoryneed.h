@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // How much GPU memory a what-if scenario needs, and whether the GPU it runs on has it, from the
-// run's memory report (model/store/memoryreport.h). Mixed precision (Amp) stores what was live
+// run's memory report (model/analysis/memoryreport.h). Mixed precision (Amp) stores what was live
 // at the peak, the activations, in 16 bits: x0.5, up to x0.75 for what autocast keeps in FP32
 // (softmax, losses, norms' statistics) and the FP16 weight copies it caches; a run whose costed
 // ops are already in half precision keeps its memory. A device change keeps the need and

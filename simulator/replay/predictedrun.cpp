@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "predictedrun.h"
+#include "sourcework.h"
 
 #include "derivedruns.h"
 #include "project.h"
@@ -167,7 +168,7 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun,
         if (auto l = sliceOfNode.find(launcher); launcher >= 0 && l != sliceOfNode.end())
             w.addFlow(FlowKind::Launch, l->second, slice);
     }
-    if (w.failed() || !w.finish({}, &why))
+    if (w.failed() || !finishSource(w, {}, &why))
         return fail(w.failed() ? w.errorString() : why);
     if (!project.commit(&why))
         return fail(why);

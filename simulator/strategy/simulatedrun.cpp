@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A simulated job as a run of the project (strategy.h: saveSimulatedRun).
 #include "derivedruns.h"
+#include "sourcework.h"
 #include "strategyinternal.h"
 
 #include "predictedrun.h"
@@ -230,7 +231,7 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
         for (const auto &[at, watts] : p.samples)
             w.addCounter(t, origin + at, watts);
     }
-    if (w.failed() || !w.finish({}, &why))
+    if (w.failed() || !finishSource(w, {}, &why))
         return fail(w.failed() ? w.errorString() : why);
     // The headline metrics (runcatalog.h's run_metrics), in the same transaction.
     if (!writeRunMetrics(project, run, headline(r), &why))
