@@ -310,7 +310,7 @@ private Q_SLOTS:
     {
         MainWindow w;
         gmltest::showQuietly(w, QSize(1366, 768));
-        QSignalSpy computed(w.flame(), &FlameController::computed);
+        QSignalSpy computed(w.findChild<FlameController *>(), &FlameController::computed);
         w.openProject(m_cluster);
         QVERIFY(gmltest::waitLoaded(w));
         w.timeline()->waitForPages();

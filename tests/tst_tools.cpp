@@ -74,7 +74,7 @@ private Q_SLOTS:
         QVERIFY(view);
         QVERIFY(!view->graph()); // not computed while hidden
         QVERIFY(w.showView(QStringLiteral("flame")));
-        w.flame()->waitForIdle();
+        w.page(QStringLiteral("flame"))->waitForIdle();
         QVERIFY(view->isVisible());
         QVERIFY(view->graph());
         QCOMPARE(view->graph()->total(), TimeNs(200'000));
@@ -93,7 +93,7 @@ private Q_SLOTS:
         // A selection of [100, 200) µs after the run's start: the second step only.
         const TimeNs origin = w.state()->traceStart();
         w.state()->setSelection(origin + 100'000, origin + 200'000);
-        w.flame()->waitForIdle();
+        w.page(QStringLiteral("flame"))->waitForIdle();
         QCOMPARE(view->graph()->total(), TimeNs(100'000));
         QCOMPARE(view->graph()
                      ->frames()[size_t(frameNamed(
@@ -104,7 +104,7 @@ private Q_SLOTS:
         // 50 µs: blue.
         auto *against = view->findChild<QComboBox *>(QStringLiteral("flameAgainst"));
         against->setCurrentIndex(1);
-        w.flame()->waitForIdle();
+        w.page(QStringLiteral("flame"))->waitForIdle();
         QVERIFY(view->graph()->isDiff());
         const auto &diffMm = view->graph()->frames()[size_t(
             frameNamed(*view->graph(), QStringLiteral("ProfilerStep#*;aten::linear;aten::mm")))];
@@ -121,7 +121,7 @@ private Q_SLOTS:
         against->setCurrentIndex(0);
         // GPU time: the second gemm under its launch.
         view->findChild<QComboBox *>(QStringLiteral("flameMetric"))->setCurrentIndex(1);
-        w.flame()->waitForIdle();
+        w.page(QStringLiteral("flame"))->waitForIdle();
         QVERIFY(view->graph());
         QCOMPARE(view->graph()->total(), TimeNs(50'000)); // [150, 200) of the gemm [150, 230)
         QVERIFY(frameNamed(*view->graph(),

@@ -12,8 +12,6 @@
 #include "devicecatalog.h"
 #include "figureexport.h"
 #include "figurewriter.h"
-#include "flamecontroller.h"
-#include "flameview.h"
 #include "focuscontroller.h"
 #include "graphview.h"
 #include "notescontroller.h"
@@ -177,8 +175,6 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_state(new Timel
         statusBar()->showMessage(tr("Part of the timeline cannot be read: %1").arg(why));
     });
     connect(m_rankView, &RankOverviewView::hoverTextChanged, m_statusHover, &QLabel::setText);
-    connect(findChild<FlameView *>(), &FlameView::hoverTextChanged, m_statusHover,
-            &QLabel::setText);
     connect(m_state, &TimelineState::windowChanged, this, &MainWindow::updateStatus);
     connect(m_state, &TimelineState::originChanged, this, &MainWindow::updateStatus);
     m_selection = new SelectionController({m_state, m_timeline, m_details, m_aggregateModel,
@@ -261,7 +257,7 @@ void MainWindow::buildPanels()
     buildSimulatePanel();
     buildQueryPanel();
     buildWhatIfPanel();
-    buildFlamePanel();
+    buildPages();
     buildNotesPanel();
     // Docks move and close but never float: one careless drag used to leave a panel over the
     // timeline. Each has a shortcut (View menu) that brings it to the front.
@@ -417,7 +413,8 @@ void MainWindow::wireSession()
     m_whatIf.subscribe(m_session);
     m_graph->subscribe(m_session);
     m_rankOverview->subscribe(m_session);
-    m_flame->subscribe(m_session);
+    for (const auto &page : m_pages)
+        page->subscribe(m_session);
     m_analysis->subscribe(m_session);
     m_runs->subscribe(m_session);
     m_compare->subscribe(m_session);

@@ -8,6 +8,7 @@
 #include "projectsession.h"
 #include "selectioncontroller.h"
 #include "slicequery.h"
+#include "studiopage.h"
 #include "whatifcontroller.h"
 #include "whatifpanel.h"
 
@@ -37,7 +38,6 @@ class AggregateModel;
 class AnalysisController;
 class CommandPalette;
 class CompareController;
-class FlameController;
 class FocusController;
 class QueryController;
 class NotesController;
@@ -91,7 +91,9 @@ public:
     bool showAnalysis();
     AnalysisController *analysis() const { return m_analysis; }
     RankOverviewController *rankOverview() const { return m_rankOverview; }
-    FlameController *flame() const { return m_flame; }
+    // The registered pages (studiopage.h), and one by its id ("flame"; null: none).
+    const std::vector<std::unique_ptr<StudioPage>> &pages() const { return m_pages; }
+    StudioPage *page(const QString &id) const;
     // View › Theme: "light", "dark" or "system" (the platform's, read at start), applied to
     // every view; remembered per user unless `remember` is false (--theme, screenshots).
     void setTheme(const QString &name, bool remember = true);
@@ -185,7 +187,9 @@ private:
     void rebuildRecentMenu();
     void updateStatus();
     void buildWhatIfPanel();
-    void buildFlamePanel();
+    void buildPages();               // every registered page (studiopages.cpp), docked or tabbed
+    QStringList bottomPanes() const; // the docks tabbed below the centre, in order
+    bool showsSelection(const QString &pane) const; // a pane that shows the timeline's selection
     void buildQueryPanel();
     void buildNotesPanel();
     void buildNotesMenu();
@@ -231,7 +235,7 @@ private:
     CompareController *m_compare = nullptr;
     SimulateController *m_simulate = nullptr;
     FocusController *m_focus = nullptr;
-    FlameController *m_flame = nullptr;
+    std::vector<std::unique_ptr<StudioPage>> m_pages;
     QueryController *m_query = nullptr;
     NotesController *m_notes = nullptr;
     std::optional<FigureDialog::Choice> m_lastFigure; // File › Export Figure's last settings

@@ -10,8 +10,6 @@
 #include "comparecontroller.h"
 #include "comparepanel.h"
 #include "devicecatalog.h"
-#include "flamecontroller.h"
-#include "flameview.h"
 #include "focuscontroller.h"
 #include "graphview.h"
 #include "notescontroller.h"
@@ -104,17 +102,42 @@ bool MainWindow::showGraph()
     return m_problem.isEmpty();
 }
 
-void MainWindow::buildFlamePanel()
+void MainWindow::buildPages()
 {
-    // With the selection panes: the call stacks of the selection (or of the run in focus).
-    auto *view = new FlameView(this);
-    auto *dock = new QDockWidget(tr("Flame Graph"), this);
-    dock->setObjectName(QStringLiteral("flame"));
-    dock->setWidget(view);
-    m_flame = new FlameController(view, m_timeline, m_state, this);
-    connect(dock, &QDockWidget::visibilityChanged, m_flame, &FlameController::setInView);
-    connect(m_flame, &FlameController::showTimelineRequested, this,
-            [this] { showView(QStringLiteral("timeline")); });
+    // Each page makes its view and controller; the window gives it a dock (or a central tab)
+    // and tells it when it is in front. Its menu entry is made with the View menu.
+    PageContext context;
+    context.window = this;
+    context.timeline = m_timeline;
+    context.state = m_state;
+    context.hover = [this](const QString &text) { m_statusHover->setText(text); };
+    context.reveal = [this](const QString &id) { showView(id); };
+    for (const PageFactory make : studioPages()) {
+        std::unique_ptr<StudioPage> page = make();
+        StudioPage *p = page.get();
+        QWidget *view = p->create(context);
+        if (p->place() == StudioPage::Place::CentralView) {
+            view->setObjectName(p->id());
+            m_views->addTab(view, p->title());
+            connect(m_views, &QTabWidget::currentChanged, this,
+                    [this, p, view] { p->setInView(m_views->currentWidget() == view); });
+        } else {
+            auto *dock = new QDockWidget(p->title(), this);
+            dock->setObjectName(p->id());
+            dock->setWidget(view);
+            connect(dock, &QDockWidget::visibilityChanged, this,
+                    [p](bool visible) { p->setInView(visible); });
+        }
+        m_pages.push_back(std::move(page));
+    }
+}
+
+StudioPage *MainWindow::page(const QString &id) const
+{
+    for (const auto &p : m_pages)
+        if (p->id() == id)
+            return p.get();
+    return nullptr;
 }
 
 void MainWindow::buildWhatIfPanel()

@@ -23,13 +23,32 @@ const QString kViewKey = QStringLiteral("layout/view");
 constexpr int kLayoutVersion = 3; // docks and views as of issue 36 (the flame graph)
 } // namespace
 
+QStringList MainWindow::bottomPanes() const
+{
+    // Details and Aggregate, the registered selection panes (the Flame Graph), then Notes,
+    // Sources and Runs.
+    QStringList names{QStringLiteral("details"), QStringLiteral("aggregate")};
+    for (const auto &page : m_pages)
+        if (page->place() == StudioPage::Place::SelectionPane)
+            names << page->id();
+    return names << QStringLiteral("notes") << QStringLiteral("sources") << QStringLiteral("runs");
+}
+
+bool MainWindow::showsSelection(const QString &pane) const
+{
+    if (pane == QLatin1String("details") || pane == QLatin1String("aggregate"))
+        return true;
+    const StudioPage *p = page(pane);
+    return p && p->place() == StudioPage::Place::SelectionPane;
+}
+
 void MainWindow::arrangeDocks()
 {
     // The selection panes tabbed below the centre, Details in front; What-if at the right,
     // hidden until asked for (its button, Alt+0). The first layout and View › Reset Layout.
     QDockWidget *prev = nullptr;
-    for (const char *name : {"details", "aggregate", "flame", "notes", "sources", "runs"}) {
-        auto *dock = findChild<QDockWidget *>(QLatin1String(name));
+    for (const QString &name : bottomPanes()) {
+        auto *dock = findChild<QDockWidget *>(name);
         addDockWidget(Qt::BottomDockWidgetArea, dock);
         // Small enough to shrink to a strip when another view is in front (fitBottomPanes).
         if (dock->widget())
@@ -123,11 +142,14 @@ bool MainWindow::showView(const QString &name)
     if (auto *dock = findChild<QDockWidget *>(name)) {
         dock->show();
         dock->raise();
-        // The flame graph asked for gets room to read a few levels (a third of the height).
-        if (name == QLatin1String("flame") && dockWidgetArea(dock) == Qt::BottomDockWidgetArea &&
-            !dock->isFloating() && dock->height() < height() / 3) {
+        // A page asked for gets the room it asks for (the flame graph a third of the height,
+        // to read a few levels).
+        const StudioPage *p = page(name);
+        const int wanted = p ? int(p->heightWhenShown() * height()) : 0;
+        if (wanted > 0 && dockWidgetArea(dock) == Qt::BottomDockWidgetArea && !dock->isFloating() &&
+            dock->height() < wanted) {
             m_bottomHeight = 0;
-            resizeDocks({dock}, {height() / 3}, Qt::Vertical);
+            resizeDocks({dock}, {wanted}, Qt::Vertical);
         }
         // The keyboard follows (Alt+9 shows Runs and types into its filter, issue 58): the
         // dock's first widget that takes the focus by Tab.
@@ -151,16 +173,15 @@ void MainWindow::fitBottomPanes()
     // Runs, Notes or Sources in front they keep their size (Compare works from Runs).
     constexpr int kCompact = 72;
     QDockWidget *front = nullptr;
-    for (const char *name : {"details", "aggregate", "flame", "notes", "sources", "runs"})
-        if (auto *d = findChild<QDockWidget *>(QLatin1String(name));
-            d && d->isVisible() && !d->isFloating() && !d->visibleRegion().isEmpty() &&
-            dockWidgetArea(d) == Qt::BottomDockWidgetArea)
+    for (const QString &name : bottomPanes())
+        if (auto *d = findChild<QDockWidget *>(name); d && d->isVisible() && !d->isFloating() &&
+                                                      !d->visibleRegion().isEmpty() &&
+                                                      dockWidgetArea(d) == Qt::BottomDockWidgetArea)
             front = d;
     if (!front)
         return;
     const QString name = front->objectName();
-    const bool selectionPane = name == QLatin1String("details") ||
-                               name == QLatin1String("aggregate") || name == QLatin1String("flame");
+    const bool selectionPane = showsSelection(name);
     if (frontView() != QLatin1String("timeline")) {
         if (selectionPane && m_bottomHeight == 0 && front->height() > kCompact) {
             m_bottomHeight = front->height();

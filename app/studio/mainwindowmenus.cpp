@@ -91,10 +91,12 @@ void MainWindow::buildMenus()
         a->setObjectName(QStringLiteral("show-") + QLatin1String(name));
         ++key;
     }
-    QAction *flame =
-        show->addAction(tr("&Flame Graph"), this, [this] { showView(QStringLiteral("flame")); });
-    flame->setShortcut(QKeySequence(tr("Ctrl+Shift+F")));
-    flame->setObjectName(QStringLiteral("show-flame"));
+    for (const auto &page : m_pages) { // each registered page, with its shortcut
+        QAction *a =
+            show->addAction(page->title(), this, [this, id = page->id()] { showView(id); });
+        a->setShortcut(page->shortcut());
+        a->setObjectName(QStringLiteral("show-") + page->id());
+    }
     QAction *query =
         show->addAction(tr("&Query (SQL)"), this, [this] { showView(QStringLiteral("query")); });
     query->setShortcut(QKeySequence(tr("Ctrl+Shift+Q")));

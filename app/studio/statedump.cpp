@@ -37,6 +37,12 @@ QJsonObject studioState(const MainWindow &w)
                                   {QStringLiteral("height"), r.height()}});
     }
     out.insert(QStringLiteral("panels"), panels);
+    QJsonObject pages; // what each registered page adds (studiopage.h)
+    for (const auto &page : w.pages())
+        if (const QJsonObject s = page->state(); !s.isEmpty())
+            pages.insert(page->id(), s);
+    if (!pages.isEmpty())
+        out.insert(QStringLiteral("pages"), pages);
     out.insert(QStringLiteral("focus_runs"), QJsonArray::fromStringList(w.focus()->focusNames()));
     const TimelineState *s = w.state();
     out.insert(QStringLiteral("window"),

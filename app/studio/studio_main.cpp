@@ -5,7 +5,6 @@
 #include "outputfile.h"
 
 #include "comparepanel.h"
-#include "flamecontroller.h"
 #include "graphview.h"
 #include "querycontroller.h"
 #include "queryview.h"
@@ -232,13 +231,18 @@ std::optional<int> showRequested(gml::MainWindow &window, const QCommandLinePars
     }
     if (parser.isSet(o.panel)) {
         if (!window.showView(parser.value(o.panel))) {
-            std::fprintf(
-                stderr,
-                "grademl-studio: no view or panel '%s' (timeline, analysis, ranks, roofline, "
-                "memory, "
-                "graph, compare, simulate, query, details, aggregate, flame, sources, runs, "
-                "whatif)\n",
-                qPrintable(parser.value(o.panel)));
+            QStringList names{
+                QStringLiteral("timeline"), QStringLiteral("analysis"), QStringLiteral("ranks"),
+                QStringLiteral("roofline"), QStringLiteral("memory"),   QStringLiteral("graph"),
+                QStringLiteral("compare"),  QStringLiteral("simulate"), QStringLiteral("query"),
+                QStringLiteral("details"),  QStringLiteral("aggregate")};
+            for (const auto &page : window.pages())
+                names << page->id();
+            names << QStringLiteral("sources") << QStringLiteral("runs")
+                  << QStringLiteral("whatif");
+            std::fprintf(stderr, "grademl-studio: no view or panel '%s' (%s)\n",
+                         qPrintable(parser.value(o.panel)),
+                         qPrintable(names.join(QStringLiteral(", "))));
             return 2;
         }
         if (parser.value(o.panel) == QLatin1String("runs"))
@@ -361,7 +365,8 @@ int takeScreenshot(gml::MainWindow &window, const QCommandLineParser &parser,
     }
     window.rankOverview()->waitForIdle();
     QCoreApplication::processEvents();
-    window.flame()->waitForIdle(); // computed when its pane is in view
+    for (const auto &page : window.pages()) // a page computes when it is in view
+        page->waitForIdle();
     QCoreApplication::processEvents();
     if (auto *timeline = window.findChild<gml::TimelineView *>())
         timeline->waitForPages();
