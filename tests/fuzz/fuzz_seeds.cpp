@@ -204,5 +204,32 @@ int main(int argc, char **argv)
             "2023/02/21 15:16:56.262, 0, 35 %\n2023/02/21 15:16:57.262, 0, 37 %\n");
     put("shardmeta", "identity.bin",
         QByteArray("\x01\x04\x15") + "0123456789abcdefstamp" + QByteArray(16, '\0'));
+    // Issue 70: a calibration file as validate --fit writes it, gate specs (then the runs'
+    // metrics as doubles), and the shape texts of an op (dims, types, concrete inputs, flops).
+    put("calibration", "fit.json",
+        R"({"format":"grademl_calibration","version":1,"predicted_run":"a","measured_run":"b",)"
+        R"("project":"p.grademl","transforms":["device H100"],"same_vendor":false,)"
+        R"("families":{"gemm":0.62,"elementwise":1.1,"attention":2.5},"host":1.3,"loading":0.9})");
+    {
+        QByteArray gates("step_time<+5%\ngpu_busy>-2pt\npeak_memory<+512MiB\nend_to_end<+3ms\n"
+                         "energy<+10J\nmfu>-1pt\nstep_time<5");
+        gates += '\0';
+        for (double v : {25e6, 26e6, 24e6, 25.5e6, 25e6, 0.8,  0.3,  4e10,   1200.0, 9e7,
+                         27e6, 28e6, 26e6, 27.5e6, 27e6, 0.78, 0.31, 4.2e10, 1250.0, 9.5e7})
+            gates += QByteArray(reinterpret_cast<const char *>(&v), sizeof v);
+        put("gate", "gates.bin", gates);
+    }
+    put("shapes", "mm.bin",
+        QByteArray("[[64,128],[128,256]]") + '\0' + "[\"c10::Half\",\"c10::Half\"]" + '\0' +
+            "[\"\",\"\"]" + '\0' + "4194304");
+    put("shapes", "conv.bin",
+        QByteArray("[[8,3,224,224],[64,3,7,7],[64],[],[],[],[]]") + '\0' +
+            "[\"float\",\"float\",\"float\",\"GenericList\",\"GenericList\","
+            "\"GenericList\",\"Bool\"]" +
+            '\0' + "[\"\",\"\",\"\",\"[2, 2]\",\"[3, 3]\",\"[1, 1]\",\"False\"]" + '\0' + "");
+    put("shapes", "attention.bin",
+        QByteArray("[[2,8,512,64],[2,8,512,64],[2,8,512,64]]") + '\0' +
+            "[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"Bool\"]" + '\0' +
+            "[\"\",\"\",\"\",\"True\"]" + '\0' + "-5");
     return 0;
 }
