@@ -52,6 +52,7 @@ class SourcesPanel;
 class TimelineState;
 class TimelineView;
 class WhatIfPanel;
+class WhatIfWorkflow;
 
 // The GradeML Studio window: timeline in the middle, find bar above it, details / aggregate /
 // sources panels below. Opening a folder imports it off the GUI thread with a cancellable
@@ -201,8 +202,6 @@ private:
     void buildSimulatePanel();
     void applyDefaultSizes();
     void raiseCompare();
-    void onWhatIfResult(const WhatIfController::Result &result);
-    void refreshScenarios();
 
     TimelineState *m_state;
     TimelineView *m_timeline;
@@ -226,6 +225,7 @@ private:
     qint64 m_liveUpdates = 0;
     WhatIfController m_whatIf;
     WhatIfPanel *m_whatIfPanel = nullptr;
+    WhatIfWorkflow *m_whatIfFlow = nullptr; // the panel's workflow (whatifworkflow.h)
     GraphView *m_graphView = nullptr;
     GraphController *m_graph = nullptr;
     AnalysisController *m_analysis = nullptr;
@@ -243,9 +243,6 @@ private:
     QToolButton *m_whatIfButton = nullptr;
     CommandPalette *m_palette = nullptr;
     // The what-if controls of a run saved as a run, put back when its graph is built again.
-    std::optional<std::pair<QString, WhatIfPanel::Controls>> m_whatIfKept;
-    QList<sim::Transform> m_whatIfQueued; // for showWhatIf before the graph is ready
-    bool m_whatIfWanted = false;
     QString m_problem;
     QString m_openedPath;                       // the folder or file the user is opening
     SelectionController *m_selection = nullptr; // details, aggregate, find

@@ -6,15 +6,12 @@
 
 #include "analysiscontroller.h"
 #include "analysispanel.h"
-#include "calibration.h"
 #include "comparecontroller.h"
 #include "comparepanel.h"
-#include "devicecatalog.h"
 #include "focuscontroller.h"
 #include "graphview.h"
 #include "notescontroller.h"
 #include "notespanel.h"
-#include "predictedrun.h"
 #include "project.h"
 #include "querycontroller.h"
 #include "queryview.h"
@@ -27,12 +24,12 @@
 #include "timelinestate.h"
 #include "timelineview.h"
 #include "whatifpanel.h"
+#include "whatifworkflow.h"
 
 #include <QActionGroup>
 #include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
-#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QLabel>
@@ -142,163 +139,31 @@ StudioPage *MainWindow::page(const QString &id) const
 
 void MainWindow::buildWhatIfPanel()
 {
-    // Beside the timeline, full height: its sliders replay the run the timeline shows.
+    // Beside the timeline, full height: its sliders replay the run the timeline shows. The
+    // workflow (whatifworkflow.h) drives it.
     m_whatIfPanel = new WhatIfPanel(this);
     auto *dock = new QDockWidget(tr("What-if"), this);
     dock->setObjectName(QStringLiteral("whatif"));
     dock->setWidget(scrolled(m_whatIfPanel));
-    QToolButton *button = m_whatIfButton;
-    connect(button, &QToolButton::toggled, dock, [dock](bool on) {
-        dock->setVisible(on);
-        if (on)
-            dock->raise();
-    });
-    connect(dock, &QDockWidget::visibilityChanged, button,
-            [button, dock] { button->setChecked(!dock->isHidden()); });
-    // The graph is built when the panel is first looked at, not on every open.
-    connect(dock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
-        if (visible && !m_whatIf.graph() && !m_whatIf.isBusy() && m_session.data())
-            m_whatIf.select(m_whatIfPanel->currentRun());
-    });
-    connect(m_whatIfPanel, &WhatIfPanel::runChanged, this, [this](const QString &run) {
+    WhatIfWorkflow::Hooks hooks;
+    hooks.focusRun = [this](const QString &run) {
         m_timeline->setData(m_session.data());
-        m_focus->focusRuns({run}); // the replayed run and its prediction in the timeline
-        m_whatIf.select(run);
-    });
-    connect(m_whatIfPanel, &WhatIfPanel::transformsChanged, this,
-            [this] { m_whatIf.request(m_whatIfPanel->transforms()); });
-    connect(m_whatIfPanel, &WhatIfPanel::calibrationChosen, this, [this](const QString &path) {
-        std::shared_ptr<const sim::Calibration> c;
-        if (!path.isEmpty()) {
-            QString error;
-            auto loaded = sim::Calibration::load(path, &error); // a few hundred bytes
-            if (!loaded) {
-                m_whatIfPanel->showMessage(tr("Cannot load the calibration: %1").arg(error));
-                return;
-            }
-            c = std::make_shared<const sim::Calibration>(std::move(*loaded));
-        }
-        m_whatIfPanel->setCalibration(c ? QFileInfo(path).fileName() : QString(),
-                                      c ? tr("Fitted on %1: %2").arg(c->source(), c->factors())
-                                        : QString());
-        m_whatIf.setCalibration(std::move(c));
-        m_whatIf.request(m_whatIfPanel->transforms());
-    });
-    connect(&m_whatIf, &WhatIfController::graphReady, this,
-            [this](const QString &run, const QString &error) {
-                if (!error.isEmpty()) {
-                    m_problem = tr("Cannot replay run '%1': %2").arg(run, error);
-                    m_whatIfPanel->showMessage(m_problem);
-                    if (m_whatIfWanted) {
-                        m_whatIfWanted = false;
-                        Q_EMIT whatIfShown(false);
-                    }
-                    return;
-                }
-                const auto &g = *m_whatIf.graph();
-                WhatIfPanel::Measured m;
-                QString unknown; // the link sliders stay disabled
-                if (const auto *l = sim::measuredLink(g.context, true, &unknown)) {
-                    m.networkGBps = l->bwGBps;
-                    m.latencyUs = l->latencyUs;
-                }
-                m.workers = g.context.measuredWorkers;
-                m_whatIfPanel->setMeasured(m);
-                // Saved as a run, the project reloaded: the controls as the user left them.
-                if (m_whatIfKept && m_whatIfKept->first == run)
-                    m_whatIfPanel->setControls(m_whatIfKept->second);
-                m_whatIfKept.reset();
-                refreshScenarios();
-                if (!m_whatIfQueued.isEmpty())
-                    m_whatIfPanel->setCustomTransforms(std::exchange(m_whatIfQueued, {}));
-                else
-                    m_whatIf.request(m_whatIfPanel->transforms());
-            });
-    connect(&m_whatIf, &WhatIfController::resultReady, this, &MainWindow::onWhatIfResult);
-    connect(m_whatIfPanel, &WhatIfPanel::loadScenarioRequested, this, [this](const QString &name) {
-        const auto &g = m_whatIf.graph();
-        if (!g || !m_session.readProject())
-            return;
-        QString error;
-        if (auto s = sim::loadScenario(*m_session.readProject(), g->runId, name, &error))
-            m_whatIfPanel->setCustomTransforms(s->transforms);
-        else
-            m_whatIfPanel->showMessage(error);
-    });
-    connect(m_whatIfPanel, &WhatIfPanel::saveScenarioRequested, this,
-            [this](const QString &name, const QList<sim::Transform> &transforms) {
-                const auto &g = m_whatIf.graph();
-                if (!g || isBusy())
-                    return;
-                const RunId run = g->runId;
-                startImport(m_session.path(), {}, tr("scenario %1").arg(name),
-                            [run, name, transforms](Project &p, QString *why) {
-                                return sim::saveScenario(p, run, name, transforms, {}, why);
-                            });
-            });
-    connect(m_whatIfPanel, &WhatIfPanel::saveRunRequested, this,
-            [this](const QString &name, const QList<sim::Transform> &transforms) {
-                const auto &g = m_whatIf.graph();
-                if (!g || isBusy())
-                    return;
-                // The graph is immutable: the worker replays the one already built.
-                const RunId run = g->runId;
-                const auto graph = g->graph;
-                const auto context = g->context;
-                m_whatIfKept.emplace(m_whatIfPanel->currentRun(), m_whatIfPanel->controls());
-                startImport(m_session.path(), {}, tr("predicted run %1").arg(name),
-                            [=](Project &p, QString *why) {
-                                const auto res = sim::whatIf(graph, transforms, context, why);
-                                return res &&
-                                       sim::savePredictedRun(p, run, *res, transforms, name, why);
-                            });
-            });
+        m_focus->focusRuns({run});
+    };
+    hooks.reveal = [this](const QString &id) { showView(id); };
+    hooks.problem = [this](const QString &why) { m_problem = why; };
+    hooks.busy = [this] { return isBusy(); };
+    hooks.write = [this](const QString &what, std::function<bool(Project &, QString *)> write) {
+        startImport(m_session.path(), {}, what, std::move(write));
+    };
+    m_whatIfFlow = new WhatIfWorkflow(m_whatIfPanel, dock, m_whatIfButton, &m_whatIf, m_session,
+                                      m_timeline, m_state, std::move(hooks), this);
+    connect(m_whatIfFlow, &WhatIfWorkflow::shown, this, &MainWindow::whatIfShown);
 }
 
 void MainWindow::showWhatIf(const QList<sim::Transform> &transforms)
 {
-    m_whatIfWanted = true;
-    showView(QStringLiteral("whatif"));
-    if (m_whatIf.graph())
-        m_whatIfPanel->setCustomTransforms(transforms);
-    else {
-        m_whatIfQueued = transforms;
-        if (!m_whatIf.isBusy() && m_session.data())
-            m_whatIf.select(m_whatIfPanel->currentRun());
-    }
-}
-
-void MainWindow::refreshScenarios()
-{
-    const auto &g = m_whatIf.graph();
-    if (!g || !m_session.readProject())
-        return;
-    QString error;
-    QStringList names;
-    for (const auto &s : sim::listScenarios(*m_session.readProject(), g->runId, &error))
-        names << s.name;
-    m_whatIfPanel->setScenarios(names);
-}
-
-void MainWindow::onWhatIfResult(const WhatIfController::Result &r)
-{
-    if (!r.error.isEmpty()) {
-        m_problem = r.error;
-        m_whatIfPanel->showMessage(r.error);
-    } else {
-        m_whatIfPanel->showResult(r.report, r.replayMs);
-        if (r.data && r.data != m_timeline->data()) {
-            // The prediction joins the run it predicts; a longer one widens the trace range,
-            // and the user's zoom is kept.
-            const TimeNs t0 = m_state->windowStart(), t1 = m_state->windowEnd();
-            m_timeline->setData(r.data);
-            m_state->setWindow(t0, t1);
-        }
-    }
-    if (m_whatIfWanted && !m_whatIf.isBusy()) {
-        m_whatIfWanted = false;
-        Q_EMIT whatIfShown(r.error.isEmpty());
-    }
+    m_whatIfFlow->show(transforms);
 }
 
 void MainWindow::buildAnalysisPanel()
@@ -565,21 +430,7 @@ bool MainWindow::showAnalysis()
 
 void MainWindow::tryWhatIf(const QString &run, const QList<sim::Transform> &transforms)
 {
-    if (run.isEmpty() || run == m_whatIfPanel->currentRun() || !m_session.data()) {
-        showWhatIf(transforms);
-        return;
-    }
-    // Another run than the what-if panel's: switch it, then replay once its graph is built.
-    QStringList runs;
-    for (const auto &r : m_session.data()->runs)
-        if (r.kind == QLatin1String("measured") && r.slices > 0)
-            runs << r.name;
-    m_whatIfPanel->setRuns(runs, run);
-    m_timeline->setData(m_session.data());
-    m_whatIfWanted = true;
-    m_whatIfQueued = transforms;
-    showView(QStringLiteral("whatif"));
-    m_whatIf.select(run);
+    m_whatIfFlow->tryRun(run, transforms);
 }
 
 } // namespace gml
