@@ -3,6 +3,7 @@
 // it accepts are judged on two runs whose metrics come from the input's bytes, and written as
 // JUnit and Markdown. A crash, a sanitizer report, a unitless threshold accepted, a JUnit file
 // that is not well-formed XML, or a control character in either report is a finding.
+#include "fuzzcheck.h"
 #include "gate.h"
 
 #include <QJsonArray>
@@ -12,14 +13,6 @@
 #include <cstring>
 
 namespace {
-
-void check(bool ok, const char *what)
-{
-    if (!ok) {
-        fprintf(stderr, "finding: %s\n", what);
-        abort();
-    }
-}
 
 double number(const uint8_t *&p, const uint8_t *end)
 {
@@ -43,12 +36,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         QString why;
         const auto g = gml::sim::parseGate(line, &why);
         if (!g) {
-            check(!why.isEmpty(), "a refused gate says why");
+            gmlfuzz::check(!why.isEmpty(), "a refused gate says why");
             continue;
         }
-        check(!line.trimmed().isEmpty(), "an empty gate was accepted");
+        gmlfuzz::check(!line.trimmed().isEmpty(), "an empty gate was accepted");
         const QChar last = line.trimmed().back();
-        check(!last.isDigit(), "a gate without a unit was accepted");
+        gmlfuzz::check(!last.isDigit(), "a gate without a unit was accepted");
         gates << *g;
     }
     if (gates.isEmpty())
@@ -71,18 +64,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         r->end = 1'000'000;
     }
     const auto results = gml::sim::judgeGates(gates, base, current);
-    check(results.size() == gates.size(), "every gate is judged");
+    gmlfuzz::check(results.size() == gates.size(), "every gate is judged");
     for (const auto &r : results)
         (void)r.summary();
     const QString junit = gml::sim::gatesJUnit(results, {}, base.name, current.name);
     QXmlStreamReader xml(junit);
     while (!xml.atEnd())
         xml.readNext();
-    check(!xml.hasError(), "the JUnit report is not well-formed XML");
+    gmlfuzz::check(!xml.hasError(), "the JUnit report is not well-formed XML");
     const QString md = gml::sim::gatesMarkdown(results, {}, base.name, current.name);
     for (const QString *s : {&junit, &md})
         for (const QChar c : *s)
-            check(c.unicode() >= 0x20 || c == QLatin1Char('\n'),
-                  "a control character reached a report");
+            gmlfuzz::check(c.unicode() >= 0x20 || c == QLatin1Char('\n'),
+                           "a control character reached a report");
     return 0;
 }

@@ -4,22 +4,11 @@
 // operator is costed with them. A crash, a sanitizer report (a wrapped or out-of-range
 // conversion), or a cost that is negative, not finite, or from a shape outside physical bounds
 // is a finding; so is a recorded count accepted outside [0, 2^60].
+#include "fuzzcheck.h"
 #include "opcost.h"
 #include "physical.h"
 
 #include <cmath>
-
-namespace {
-
-void check(bool ok, const char *what)
-{
-    if (!ok) {
-        fprintf(stderr, "finding: %s\n", what);
-        abort();
-    }
-}
-
-} // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -32,8 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         at = next + 1;
     }
     if (const auto f = gml::physical::recordedFlops(parts[3]))
-        check(std::isfinite(*f) && *f >= 0 && *f <= gml::physical::kMaxOpFlops,
-              "a recorded count outside its domain was accepted");
+        gmlfuzz::check(std::isfinite(*f) && *f >= 0 && *f <= gml::physical::kMaxOpFlops,
+                       "a recorded count outside its domain was accepted");
     QString outside;
     const auto in = gml::OpInputs::parse(parts[0], parts[1], parts[2], &outside);
     if (!in)
@@ -41,19 +30,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (const auto &d : in->dims) {
         double n = 1;
         for (const qint64 x : d) {
-            check(x >= 0 && double(x) <= gml::physical::kMaxDimension,
-                  "a dimension outside its domain was accepted");
+            gmlfuzz::check(x >= 0 && double(x) <= gml::physical::kMaxDimension,
+                           "a dimension outside its domain was accepted");
             n *= double(x);
         }
-        check(n <= gml::physical::kMaxTensorElements, "a tensor above 2^48 elements was accepted");
+        gmlfuzz::check(n <= gml::physical::kMaxTensorElements,
+                       "a tensor above 2^48 elements was accepted");
     }
     static const QStringList names = gml::costedOpNames();
     const gml::Dims *given = in->dims.empty() ? nullptr : &in->dims.front();
     for (const QString &name : names)
         for (const int parts : {1, 2}) {
             const gml::OpCost c = gml::opCost(name, *in, given, parts);
-            check(std::isfinite(c.flops) && c.flops >= 0, "FLOPs negative or not finite");
-            check(std::isfinite(c.bytes) && c.bytes >= 0, "bytes negative or not finite");
+            gmlfuzz::check(std::isfinite(c.flops) && c.flops >= 0, "FLOPs negative or not finite");
+            gmlfuzz::check(std::isfinite(c.bytes) && c.bytes >= 0, "bytes negative or not finite");
         }
     return 0;
 }

@@ -6,10 +6,9 @@
 // (WorkflowDeclaration::parse), resolved against the project's run and drawn as an execution
 // model. The run is tst_whatif's (whatiffixture.h). A crash, a sanitizer report (UBSan: a signed
 // overflow), a hang, or a predicted or simulated time that is negative is a finding.
-#include "../whatiffixture.h"
-#include "chrometraceimporter.h"
 #include "executionmodel.h"
-#include "fuzzimport.h"
+#include "fuzzcheck.h"
+#include "fuzzsmallrun.h"
 #include "modelzoo.h"
 #include "projectsummary.h"
 #include "simcluster.h"
@@ -22,37 +21,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
-namespace {
-
-std::shared_ptr<const gml::sim::DependencyGraph> smallRun()
-{
-    const gml::ChromeTraceImporter importer;
-    gmlfuzz::importOnce(importer, reinterpret_cast<const uint8_t *>(gmltest::kWhatIfTrace),
-                        sizeof gmltest::kWhatIfTrace - 1, ".json", true);
-    QString error;
-    auto &project = gmlfuzz::project();
-    auto g =
-        gml::sim::DependencyGraph::build(project, *project.findRun(QStringLiteral("fuzz")), &error);
-    if (!g) {
-        fprintf(stderr, "the small run has no graph: %s\n", qPrintable(error));
-        abort();
-    }
-    return std::make_shared<const gml::sim::DependencyGraph>(std::move(*g));
-}
-
-void check(bool ok, const char *what)
-{
-    if (!ok) {
-        fprintf(stderr, "finding: %s\n", what);
-        abort();
-    }
-}
-
-} // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const auto graph = smallRun();
+    static const auto graph = gmlfuzz::smallRun();
     QJsonParseError pe;
     const QJsonDocument doc = QJsonDocument::fromJson(
         QByteArray(reinterpret_cast<const char *>(data), qsizetype(size)), &pe);
@@ -66,11 +37,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const auto r = gml::sim::whatIf(graph, *transforms, {}, &error);
         if (!r)
             return 0;
-        check(r->predicted.finish >= r->predicted.origin && r->report.predicted >= 0,
-              "a negative predicted time");
+        gmlfuzz::check(r->predicted.finish >= r->predicted.origin && r->report.predicted >= 0,
+                       "a negative predicted time");
         for (size_t i = 0; i < r->predicted.start.size(); ++i)
-            check(r->predicted.start[i] >= 0 && r->predicted.end[i] >= r->predicted.start[i],
-                  "a negative node time");
+            gmlfuzz::check(r->predicted.start[i] >= 0 &&
+                               r->predicted.end[i] >= r->predicted.start[i],
+                           "a negative node time");
         return 0;
     }
     if (doc.object().contains(QStringLiteral("workflow"))) {
@@ -79,14 +51,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             QStringLiteral("/fuzz/job/grademl.json"), &error);
         if (!decl)
             return 0;
-        check(qsizetype(decl->steps.size()) <= gml::WorkflowDeclaration::kMaxSteps &&
-                  qsizetype(decl->edges.size()) <= gml::WorkflowDeclaration::kMaxEdges,
-              "a declaration past its limits accepted");
+        gmlfuzz::check(qsizetype(decl->steps.size()) <= gml::WorkflowDeclaration::kMaxSteps &&
+                           qsizetype(decl->edges.size()) <= gml::WorkflowDeclaration::kMaxEdges,
+                       "a declaration past its limits accepted");
         static const QList<gml::RunSummary> runs =
             gml::summarizeProject(gmlfuzz::project(), &error);
         const auto w = gml::sim::Workflow::resolve({*decl}, runs);
         const auto model = gml::sim::ExecutionModel::forWorkflow(w);
-        check(model.criticalLength() >= 0, "a negative workflow critical path");
+        gmlfuzz::check(model.criticalLength() >= 0, "a negative workflow critical path");
         return 0;
     }
     const auto cluster =
@@ -104,8 +76,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const auto r = gml::sim::simulate(c, &error);
     if (!r)
         return 0;
-    check(r->replay.finish >= r->replay.origin && r->metrics.executionNs >= 0 &&
-              r->metrics.iterationNs >= 0,
-          "a negative simulated time");
+    gmlfuzz::check(r->replay.finish >= r->replay.origin && r->metrics.executionNs >= 0 &&
+                       r->metrics.iterationNs >= 0,
+                   "a negative simulated time");
     return 0;
 }
