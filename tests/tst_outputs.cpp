@@ -274,7 +274,7 @@ private Q_SLOTS:
             const auto r = runCli(args);
             QVERIFY2(r.code == 2 && r.err.contains("is a device or socket"), qPrintable(r.all()));
         }
-        QVERIFY2(t.elapsed() < 30'000, "a device was read instead of refused");
+        QVERIFY2(t.elapsed() < 120'000, "a device was read instead of refused");
         const QString big = path(s("big.json"));
         QVERIFY(gml::writeOutput(big, QByteArray(2 << 20, ' '), nullptr));
         QString why;

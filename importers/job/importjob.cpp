@@ -82,6 +82,17 @@ static NewSource newSource(const ScannedFile &file, RunId run, const QString &ha
                      error};
 }
 
+// A file the job did not get to (a cancel, another import holding the project): said why.
+static SourceReport notImported(const ScannedFile &file, const QString &why)
+{
+    SourceReport r;
+    r.path = file.path;
+    r.runName = file.runName;
+    r.status = SourceReport::Status::Cancelled;
+    r.message = QStringLiteral("not imported: ") + why;
+    return r;
+}
+
 QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
 {
     QList<SourceReport> reports;
@@ -90,29 +101,11 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
     // One import writes the project at a time (writerlock.h): a second waits here, saying so,
     // until the first is done, and then imports as if it had started after it.
     WriterLock lock;
-    {
-        QElapsedTimer waited;
-        waited.start();
-        QString why;
-        const bool held = lock.acquire(
-            m_project.path(),
-            [&] {
-                return m_progress ? m_progress(progressAt(0, int(files.size()), {}, 0.0, true))
-                                  : waited.elapsed() < 600'000;
-            },
-            &why);
-        if (!held) {
-            m_errors.append(why);
-            for (const ScannedFile &f : files) {
-                SourceReport r;
-                r.path = f.path;
-                r.runName = f.runName;
-                r.status = SourceReport::Status::Cancelled;
-                r.message = QStringLiteral("not imported: ") + why;
-                reports.append(r);
-            }
-            return reports;
-        }
+    if (QString why; !takeWriterLock(lock, int(files.size()), &why)) {
+        m_errors.append(why);
+        for (const ScannedFile &f : files)
+            reports.append(notImported(f, why));
+        return reports;
     }
     // The files that changed and whose importer writes only through its TraceWriter are read
     // on worker threads into side projects and copied in here, in order (sideimport.h); the
@@ -151,12 +144,7 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
     }
     for (int i = 0; i < files.size(); ++i) {
         if (cancelled) {
-            SourceReport r;
-            r.path = files[i].path;
-            r.runName = files[i].runName;
-            r.status = SourceReport::Status::Cancelled;
-            r.message = QStringLiteral("not imported: the import was cancelled");
-            reports.append(r);
+            reports.append(notImported(files[i], QStringLiteral("the import was cancelled")));
             continue;
         }
         const size_t at = size_t(i);
@@ -238,41 +226,6 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
     if (const QString why = m_project.fileProblem(); !why.isEmpty())
         m_errors.append(why);
     return reports;
-}
-
-bool ImportJob::waitingForLock(const std::function<bool()> &step)
-{
-    QElapsedTimer waited;
-    waited.start();
-    for (;;) {
-        if (step())
-            return true;
-        if (!m_project.db().lastErrorWasBusy() || waited.elapsed() >= 600'000)
-            return false;
-    }
-}
-
-bool ImportJob::begin(const ScannedFile &file, int index, int count, QString *error)
-{
-    QElapsedTimer waited;
-    waited.start();
-    for (;;) {
-        if (m_project.begin(error))
-            return true;
-        if (!m_project.db().lastErrorWasBusy())
-            return false;
-        // Each try already waited SQLite's busy timeout (5 s). Without a callback to ask, give
-        // up after ten minutes.
-        const bool goOn = m_progress ? m_progress(progressAt(index, count, file.path, 0.0, true))
-                                     : waited.elapsed() < 600'000;
-        if (!goOn) {
-            if (error)
-                *error = QStringLiteral("another program was writing the project (an import in "
-                                        "another window or shell?); stopped waiting after %1 s")
-                             .arg(waited.elapsed() / 1000);
-            return false;
-        }
-    }
 }
 
 void ImportJob::recordSkipped(const ScannedFile &file, SourceReport &report)

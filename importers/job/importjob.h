@@ -14,6 +14,8 @@
 
 namespace gml {
 
+class WriterLock;
+
 class Project;
 class SideImports;
 struct SourceRecord;
@@ -150,6 +152,9 @@ private:
     // after the files (runs left empty, workflows, clock alignment, stale metrics) otherwise
     // failed after SQLite's 5 s when a second import of the project was writing its file.
     bool waitingForLock(const std::function<bool()> &step);
+    // The project's writer lock (writerlock.h) taken, waiting with progress while another
+    // import holds it (ten minutes without a callback); false with `why` when waiting stopped.
+    bool takeWriterLock(WriterLock &lock, int count, QString *why);
     [[nodiscard]] bool begin(const ScannedFile &file, int index, int count, QString *error);
 
     Project &m_project;
