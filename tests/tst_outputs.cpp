@@ -283,24 +283,33 @@ private Q_SLOTS:
         QVERIFY2(why.contains(QLatin1String("larger than the 1 MiB a calibration file may hold")),
                  qPrintable(why));
         // A FIFO: one that holds too much is cut at the limit; one nobody writes times out.
-        const QString fifo = path(s("fifo"));
-        QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+        // Each case its own FIFO, the writer exec'd so that killing it stops the writing.
+        auto fifo = [&](const char *name) {
+            const QString p = path(QString::fromLatin1(name));
+            return ::mkfifo(QFile::encodeName(p).constData(), 0600) == 0 ? p : QString();
+        };
+        const QString big2 = fifo("fifo-big");
+        QVERIFY(!big2.isEmpty());
         QProcess writer;
-        writer.start(s("sh"), {s("-c"), s("head -c 3000000 /dev/zero > '%1'").arg(fifo)});
-        QVERIFY(!gml::readSmallInput(fifo, s("a calibration file"), &why,
+        writer.start(s("sh"), {s("-c"), s("exec head -c 3000000 /dev/zero > '%1'").arg(big2)});
+        QVERIFY(!gml::readSmallInput(big2, s("a calibration file"), &why,
                                      {gml::kSmallInputBytes, 5000}));
         QVERIFY2(why.contains(QLatin1String("larger than the 1 MiB")), qPrintable(why));
         writer.kill();
         writer.waitForFinished();
+        const QString silent = fifo("fifo-silent");
+        QVERIFY(!silent.isEmpty());
         t.restart();
-        QVERIFY(!gml::readSmallInput(fifo, s("a calibration file"), &why,
+        QVERIFY(!gml::readSmallInput(silent, s("a calibration file"), &why,
                                      {gml::kSmallInputBytes, 300}));
         QVERIFY2(why.contains(QLatin1String("gave no data")), qPrintable(why));
         QVERIFY(t.elapsed() < 5000);
         // A pipe that ends is read whole.
-        writer.start(s("sh"), {s("-c"), s("printf '[1,2]' > '%1'").arg(fifo)});
-        const auto bytes =
-            gml::readSmallInput(fifo, s("a transforms file"), &why, {gml::kSmallInputBytes, 5000});
+        const QString ending = fifo("fifo-ending");
+        QVERIFY(!ending.isEmpty());
+        writer.start(s("sh"), {s("-c"), s("printf '[1,2]' > '%1'").arg(ending)});
+        const auto bytes = gml::readSmallInput(ending, s("a transforms file"), &why,
+                                               {gml::kSmallInputBytes, 5000});
         writer.waitForFinished();
         QVERIFY2(bytes && *bytes == "[1,2]", qPrintable(why));
     }
