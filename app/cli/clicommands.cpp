@@ -4,6 +4,7 @@
 #include "clicommands.h"
 #include "runrecords.h"
 
+#include "outputfile.h"
 #include "project.h"
 #include "runcatalog.h"
 #include "runmetrics.h"
@@ -84,6 +85,17 @@ std::optional<std::pair<qint64, qint64>> parseRunRange(const QString &text, cons
                               "e.g. 10ms:250ms, got '%2'")
                    .arg(QLatin1String(option), safeText(text, 80));
     return std::nullopt;
+}
+
+QString refusedOutput(const Parsed &p, const char *option, const QString &project)
+{
+    const QString path = p.options.value(QString::fromLatin1(option));
+    if (path.isEmpty())
+        return {};
+    const QString why = outputRefusal(path, {project});
+    return why.isEmpty() ? QString()
+                         : QStringLiteral("--%1 %2: refused as an output: %3")
+                               .arg(QLatin1String(option), safeText(path), why);
 }
 
 std::optional<qint64> pickRun(Project &project, QString *requested, const char *command,

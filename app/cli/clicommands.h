@@ -51,6 +51,11 @@ std::optional<qint64> pickRun(Project &project, QString *requested, const char *
 std::optional<std::pair<qint64, qint64>> parseRunRange(const QString &text, const char *option,
                                                        QString *problem);
 
+// Why the file given to --`option` may not be written ("--out X: refused as an output: it is a
+// symbolic link ..."; outputfile.h), checked before a command does any work; empty when it may.
+// `project`: the project the command reads. An option not given is never refused.
+QString refusedOutput(const Parsed &p, const char *option, const QString &project);
+
 int importCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // "(FORMAT, run 'NAME'): N slices, M counter samples, F flows[, W warnings]": an imported
 // file, as import and import --follow print it.

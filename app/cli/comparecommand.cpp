@@ -131,12 +131,10 @@ int compareCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     // run that is not there, a metric no run has, an output that cannot be written) is 2.
     const int failure = gates.isEmpty() ? SomeFailed : Usage;
     for (const char *option : {"junit", "markdown"})
-        if (const QString path = p.options.value(QString::fromLatin1(option)); !path.isEmpty())
-            if (const QString why = outputRefusal(path, {p.positional.first()}); !why.isEmpty()) {
-                err << "grademl compare: --" << option << ' ' << path
-                    << ": refused as an output: " << why << '\n';
-                return Usage;
-            }
+        if (const QString why = refusedOutput(p, option, p.positional.first()); !why.isEmpty()) {
+            err << "grademl compare: " << why << '\n';
+            return Usage;
+        }
     auto project = openWithMetrics(p.positional.first(), "compare", err, json);
     if (!project)
         return failure;

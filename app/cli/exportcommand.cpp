@@ -447,10 +447,8 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         return usage(QStringLiteral("--out must end in .png, .svg or .pdf, got '%1'").arg(outPath));
     // Every output refused before any work (docs/cli.md, "where outputs may go").
     for (const char *option : {"out", "state"})
-        if (const QString path = p.options.value(QString::fromLatin1(option)); !path.isEmpty())
-            if (const QString why = outputRefusal(path, {p.positional.first()}); !why.isEmpty())
-                return usage(QStringLiteral("--%1 %2: refused as an output: %3")
-                                 .arg(QLatin1String(option), safeText(path), why));
+        if (const QString why = refusedOutput(p, option, p.positional.first()); !why.isEmpty())
+            return usage(why);
     std::optional<QSize> size; // --size, for the timeline and the analysis charts
     if (p.options.contains(QStringLiteral("size"))) {
         const QStringList wh = p.options.value(QStringLiteral("size")).split(QLatin1Char('x'));

@@ -2,7 +2,6 @@
 // grademl export FILE --run R --format chrome-json --out RUN.json[.gz]: a run (measured,
 // predicted or simulated) as a Chrome trace for Perfetto and chrome://tracing (issue 59).
 #include "clicommands.h"
-#include "outputfile.h"
 #include "safetext.h"
 
 #include "chromeexport.h"
@@ -38,9 +37,8 @@ int exportRun(const Parsed &p, QTextStream &out, QTextStream &err)
     if (!outPath.endsWith(QLatin1String(".json")) && !outPath.endsWith(QLatin1String(".json.gz")))
         return usage(
             QStringLiteral("--out must end in .json or .json.gz, got '%1'").arg(safeText(outPath)));
-    if (const QString why = outputRefusal(outPath, {p.positional.first()}); !why.isEmpty())
-        return usage(
-            QStringLiteral("--out %1: refused as an output: %2").arg(safeText(outPath), why));
+    if (const QString why = refusedOutput(p, "out", p.positional.first()); !why.isEmpty())
+        return usage(why);
     auto project =
         openProject(p.positional.first(), false, QStringLiteral("grademl export: "), err);
     if (!project)

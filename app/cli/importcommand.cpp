@@ -115,8 +115,8 @@ std::optional<ImportOptions> importOptions(const Parsed &p, QTextStream &err)
 std::optional<QList<ScannedFile>> planFiles(const QString &planPath, QTextStream &err)
 {
     QString why;
-    const auto bytes = readSmallInput(planPath, QStringLiteral("a shard's plan"), &why,
-                                      {kPlanInputBytes, SmallInputLimits{}.pipeTimeoutMs});
+    const auto bytes =
+        readSmallInput(planPath, QStringLiteral("a shard's plan"), &why, {kPlanInputBytes});
     const auto planned = bytes ? readPlan(*bytes, &why) : std::nullopt;
     if (!planned) {
         err << "grademl import: " << (bytes ? planPath + QStringLiteral(": ") : QString())

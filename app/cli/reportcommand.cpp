@@ -211,9 +211,8 @@ int reportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     if (!outPath.endsWith(QLatin1String(".html")) && !outPath.endsWith(QLatin1String(".htm")))
         return usage(QStringLiteral("--out must end in .html, got '%1'").arg(safeText(outPath)));
     const QString projectPath = p.positional.first();
-    if (const QString why = outputRefusal(outPath, {projectPath}); !why.isEmpty())
-        return usage(
-            QStringLiteral("--out %1: refused as an output: %2").arg(safeText(outPath), why));
+    if (const QString why = refusedOutput(p, "out", projectPath); !why.isEmpty())
+        return usage(why);
     auto project = openWithMetrics(projectPath, "report", err, true);
     if (!project)
         return SomeFailed;

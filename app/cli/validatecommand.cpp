@@ -108,10 +108,8 @@ int validateCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         return usage(why);
     // Refused before the replay, not after it: --fit naming the project (or any project, a
     // link, a device) would replace it.
-    if (const QString fit = p.options.value(QStringLiteral("fit")); !fit.isEmpty())
-        if (const QString refused = outputRefusal(fit, {p.positional.first()}); !refused.isEmpty())
-            return usage(
-                QStringLiteral("--fit %1: refused as an output: %2").arg(safeText(fit), refused));
+    if (const QString refused = refusedOutput(p, "fit", p.positional.first()); !refused.isEmpty())
+        return usage(refused);
     auto project =
         openProject(p.positional.first(), false, QStringLiteral("grademl validate: "), err);
     if (!project)

@@ -126,8 +126,7 @@ std::optional<QList<sim::Transform>> transformsOfOptions(const Parsed &p, QStrin
         if (text.startsWith('@')) {
             source = QString::fromUtf8(text.mid(1));
             QString error;
-            const auto bytes = readSmallInput(source, QStringLiteral("a transforms file"), &error,
-                                              {kSmallInputBytes, SmallInputLimits{}.pipeTimeoutMs});
+            const auto bytes = readSmallInput(source, QStringLiteral("a transforms file"), &error);
             if (!bytes)
                 return usage(QStringLiteral("--transforms @") + safeText(error));
             text = *bytes;

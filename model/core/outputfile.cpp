@@ -2,7 +2,6 @@
 #include "outputfile.h"
 
 #include <QFile>
-#include <QFileInfo>
 
 #include <cerrno>
 #include <cstring>

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "smallinput.h"
 
-#include <QElapsedTimer>
 #include <QFile>
 
 #include <cerrno>

@@ -13,16 +13,16 @@
 
 namespace gml {
 
-struct SmallInputLimits
-{
-    qint64 maxBytes = 16 << 20; // 16 MiB
-    int pipeTimeoutMs = 10'000; // the longest a pipe may stay silent
-};
-
 // Calibrations, transforms, cluster files: a few kilobytes in practice.
 inline constexpr qint64 kSmallInputBytes = 1 << 20;
 // A shard's plan lists every file of a job (thousands of paths).
 inline constexpr qint64 kPlanInputBytes = 64 << 20;
+
+struct SmallInputLimits
+{
+    qint64 maxBytes = kSmallInputBytes;
+    int pipeTimeoutMs = 10'000; // the longest a pipe may stay silent
+};
 
 // The bytes of `path`, or nullopt with `*error` = "PATH: why" (`what` names the input in the
 // message: "a calibration file").

@@ -78,8 +78,7 @@ std::optional<MlflowWriteBack> writeBackToMlflow(const QString &runDir,
     const QDir run(runDir);
     QString why;
     const auto meta = readSmallInput(run.filePath(QStringLiteral("meta.yaml")),
-                                     QStringLiteral("an MLflow meta.yaml"), &why,
-                                     {kSmallInputBytes, SmallInputLimits{}.pipeTimeoutMs});
+                                     QStringLiteral("an MLflow meta.yaml"), &why);
     if (!meta)
         return fail(QStringLiteral("%1 is not an MLflow run folder (expected mlruns/EXPERIMENT/RUN "
                                    "holding meta.yaml): %2")
@@ -120,7 +119,7 @@ std::optional<MlflowWriteBack> writeBackToMlflow(const QString &runDir,
         QByteArray text;
         if (QFileInfo::exists(path)) {
             const auto old = readSmallInput(path, QStringLiteral("an MLflow metric file"), &why,
-                                            {kPlanInputBytes, SmallInputLimits{}.pipeTimeoutMs});
+                                            {kPlanInputBytes});
             if (!old)
                 return fail(why);
             text = *old;

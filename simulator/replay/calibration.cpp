@@ -155,8 +155,7 @@ std::optional<Calibration> Calibration::fromJson(const QJsonObject &o, QString *
 
 std::optional<Calibration> Calibration::load(const QString &path, QString *error)
 {
-    const auto bytes = readSmallInput(path, QStringLiteral("a calibration file"), error,
-                                      {kSmallInputBytes, SmallInputLimits{}.pipeTimeoutMs});
+    const auto bytes = readSmallInput(path, QStringLiteral("a calibration file"), error);
     if (!bytes)
         return std::nullopt;
     return parse(*bytes, path, error);

@@ -82,8 +82,7 @@ std::optional<SimCluster> SimCluster::load(const QString &presetOrFile, QString 
         return std::nullopt;
     }
     QString why;
-    const auto bytes = readSmallInput(presetOrFile, QStringLiteral("a cluster file"), &why,
-                                      {kSmallInputBytes, SmallInputLimits{}.pipeTimeoutMs});
+    const auto bytes = readSmallInput(presetOrFile, QStringLiteral("a cluster file"), &why);
     if (!bytes) {
         if (error)
             *error = why;
