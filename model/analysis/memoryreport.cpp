@@ -107,9 +107,10 @@ std::vector<std::pair<TimeNs, double>> curveOf(std::span<const Event> events,
     return out;
 }
 
-// Allocations matched with their frees, the peak and what was live at it.
+// Allocations matched with their frees, the peak and what was live at it. A breakdown that
+// cannot be right is dropped and said in `warnings`.
 void account(DeviceMemory &d, std::span<const Event> events, const std::vector<QString> &texts,
-             const std::vector<std::pair<TimeNs, TimeNs>> &steps)
+             const std::vector<std::pair<TimeNs, TimeNs>> &steps, QStringList &warnings)
 {
     struct Alloc
     {
@@ -238,10 +239,9 @@ void account(DeviceMemory &d, std::span<const Event> events, const std::vector<Q
     if (liveBytes > d.peakAllocated * (1 + 1e-9) + 1) {
         // What was live cannot sum to more than the peak: the totals the build recorded and the
         // allocations the trace holds disagree (frees matched wrongly by size, a damaged trace).
-        d.breakdownWarning =
-            QStringLiteral("what was live at the peak sums to %1, more than the peak's %2: the "
-                           "breakdown by operator is not shown")
-                .arg(formatBytes(liveBytes), formatBytes(d.peakAllocated));
+        warnings << QStringLiteral("%1: what was live at the peak sums to %2, more than the "
+                                   "peak's %3: the breakdown by operator is not shown")
+                        .arg(d.device, formatBytes(liveBytes), formatBytes(d.peakAllocated));
         d.liveAtPeak.clear();
         d.liveAtPeakByPath.clear();
         d.allocatedBeforeTrace = 0;
@@ -443,6 +443,7 @@ std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *e
     });
     for (auto &[rank, s] : steps)
         std::sort(s.begin(), s.end());
+    QStringList breakdowns; // said after the dropped events, per device
     size_t i = 0;
     while (i < events.size()) {
         size_t j = i;
@@ -451,7 +452,7 @@ std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *e
         DeviceMemory &d = report.devices[size_t(events[i].device)];
         const std::span<const Event> mine(events.data() + i, j - i);
         d.events = qint64(mine.size());
-        account(d, mine, texts, steps[d.rank]);
+        account(d, mine, texts, steps[d.rank], breakdowns);
         i = j;
     }
     for (const auto &[device, count] : droppedEvents)
@@ -464,9 +465,7 @@ std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *e
                                           "4 TiB")
                                .arg(report.devices[size_t(device)].device)
                                .arg(count);
-    for (DeviceMemory &d : report.devices)
-        if (!d.breakdownWarning.isEmpty())
-            report.warnings << d.device + QStringLiteral(": ") + d.breakdownWarning;
+    report.warnings += breakdowns;
     std::stable_sort(report.devices.begin(), report.devices.end(),
                      [](const DeviceMemory &a, const DeviceMemory &b) {
                          const bool ga = a.isGpu(), gb = b.isGpu();

@@ -80,8 +80,6 @@ struct DeviceMemory
     // in a steady state frees what each step allocates, so these grow with every step.
     std::vector<MemoryGroup> leakSuspects;
     std::vector<MemoryIteration> iterations;
-    // Set when the live-at-peak breakdown was dropped (it summed to more than the peak).
-    QString breakdownWarning;
     // The allocated level over time for a chart: every change when there are at most
     // kCurvePoints, else the lowest and highest level of each of kCurvePoints / 2 equal spans
     // (the peak always among them). `reserved` likewise where the build records it.

@@ -88,14 +88,6 @@ private:
     std::vector<StringId> m_unnamed;
 };
 
-struct Track
-{
-    TrackId id = 0;
-    bool gpu = false;
-    int rank = -1;
-    QString pid;
-};
-
 // A track's rows with a duration in nesting order (readNestRows), their strings fetched,
 // without Kineto's cuda_sync markers (not work; see DependencyGraph::readNodes).
 bool readTrack(slicestore::TrackReader &reader, Names &names, TrackId track, bool withArgs,
@@ -162,17 +154,13 @@ std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QSt
         return std::nullopt;
     };
     const SqliteDb &db = project.db();
-    std::vector<Track> tracks;
+    QString readError;
+    const std::vector<WorkTrack> tracks = workTracksOfSource(project, source, &readError);
+    if (!readError.isEmpty())
+        return fail(readError);
     qint64 largest = 0; // slices of the largest track: the row buffers are sized once
-    {
-        QString readError;
-        for (const WorkTrack &t : workTracksOfSource(project, source, &readError)) {
-            tracks.push_back({t.id, t.gpu, t.rank, t.pid});
-            largest = std::max(largest, t.slices);
-        }
-        if (!readError.isEmpty())
-            return fail(readError);
-    }
+    for (const WorkTrack &t : tracks)
+        largest = std::max(largest, t.slices);
     SourceWork out;
     out.origin = std::numeric_limits<TimeNs>::max();
     out.end = std::numeric_limits<TimeNs>::min();

@@ -124,9 +124,9 @@ RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis,
                     s.hfu = *hfu;
                 } else {
                     s.mfuUnknown =
-                        QStringLiteral("the recorded FLOPs (%1) would be %2% of %3's "
+                        QStringLiteral("the FLOPs counted (%1) would be %2% of %3's "
                                        "peak: above 100%, not physical")
-                            .arg(flops, 0, 'g', 3)
+                            .arg(s.hardwareFlops, 0, 'g', 3)
                             .arg(100 * s.hardwareFlops / (double(wall) * 1e-9 * peak), 0, 'g', 3)
                             .arg(s.device);
                     s.warnings << QStringLiteral("MFU dropped: ") + s.mfuUnknown;
