@@ -114,7 +114,7 @@ void WhatIfWorkflow::refreshScenarios()
         return;
     // Listed through a connection of the worker's own (the session's belongs to the GUI
     // thread).
-    m_scenarioJob.start(
+    m_listJob.start(
         [path = m_session.path(), run = g->runId](const auto &) {
             Read r;
             auto project = Project::open(path, Project::Mode::ReadOnly, &r.error);
@@ -131,7 +131,7 @@ void WhatIfWorkflow::loadScenario(const QString &name)
     const auto &g = m_controller->graph();
     if (!g || m_session.path().isEmpty())
         return;
-    m_scenarioJob.start(
+    m_loadJob.start(
         [path = m_session.path(), run = g->runId, name](const auto &) {
             Read r;
             auto project = Project::open(path, Project::Mode::ReadOnly, &r.error);
@@ -233,7 +233,8 @@ void WhatIfWorkflow::tryRun(const QString &run, const QList<sim::Transform> &tra
 void WhatIfWorkflow::waitForIdle()
 {
     m_calibrationJob.waitForFinished();
-    m_scenarioJob.waitForFinished();
+    m_listJob.waitForFinished();
+    m_loadJob.waitForFinished();
     QCoreApplication::processEvents();
 }
 

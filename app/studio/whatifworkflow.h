@@ -83,7 +83,10 @@ private:
     QList<sim::Transform> m_queued; // asked for before the graph was ready
     bool m_wanted = false;          // shown() owed to whoever asked
     LatestJob<Read> m_calibrationJob{this};
-    LatestJob<Read> m_scenarioJob{this};
+    // The scenario list and a scenario's load are read apart: a load must not drop the list
+    // asked for when the run's graph came (the latest of each wins).
+    LatestJob<Read> m_listJob{this};
+    LatestJob<Read> m_loadJob{this};
 };
 
 } // namespace gml
