@@ -5,9 +5,12 @@
 #include "schema.h"
 #include "slicestore.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QThread>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -175,18 +178,26 @@ std::unique_ptr<Project> Project::open(const QString &path, Mode mode, QString *
     const char *durability = mode == Mode::Scratch
                                  ? "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF;"
                                  : "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;";
-    if (!p->m_db.exec(
-            std::string("PRAGMA page_size=65536; ") + durability +
-                "PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536;",
-            &why)) {
-        if (error)
-            *error = QStringLiteral("%1: %2").arg(path, why);
-        return nullptr;
-    }
-    if (!p->migrate(&why, progress)) {
-        if (error)
-            *error = QStringLiteral("%1: %2").arg(path, why);
-        return nullptr;
+    // Several programs may open one new project at once (imports started together). Turning
+    // the new file to WAL needs its exclusive lock, and when two connections each hold a read
+    // lock and want it, SQLite answers one of them "database is locked" at once rather than
+    // wait (its busy timeout cannot resolve a deadlock). That connection lets go and tries
+    // again; a minute of that means someone else really keeps the project.
+    QElapsedTimer waited;
+    waited.start();
+    for (int attempt = 0;; ++attempt) {
+        if (p->m_db.exec(std::string("PRAGMA page_size=65536; ") + durability +
+                             "PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY; "
+                             "PRAGMA cache_size=-65536;",
+                         &why) &&
+            p->migrate(&why, progress))
+            break;
+        if (!p->m_db.lastErrorWasBusy() || waited.elapsed() > 60'000) {
+            if (error)
+                *error = QStringLiteral("%1: %2").arg(path, why);
+            return nullptr;
+        }
+        QThread::msleep(20 + 10 * std::min(attempt, 20));
     }
     p->noteCompanions();
     return p;
