@@ -34,6 +34,7 @@ public:
         return view;
     }
     void subscribe(const ProjectSession &session) override { m_controller->subscribe(session); }
+    QObject *controller() const override { return m_controller; }
     void setInView(bool inView) override { m_controller->setInView(inView); }
     void waitForIdle() override { m_controller->waitForIdle(); }
 

@@ -58,6 +58,7 @@ public:
     // Why the last model could not be built; empty when it was, or when there is nothing to
     // draw (a project of monitoring only).
     QString error() const { return m_error; }
+    GraphView *view() const { return m_view; }
     void waitForIdle();
     void onWhatIfResult(const WhatIfController::Result &result);
     // Model node -> reveal in the timeline (what a click on a box does).

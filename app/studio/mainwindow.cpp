@@ -3,26 +3,14 @@
 #include "runexport.h"
 
 #include "aggregatemodel.h"
-#include "analysiscontroller.h"
-#include "analysispanel.h"
-#include "clockalignment.h"
 #include "commandpalette.h"
-#include "comparecontroller.h"
 #include "detailspanel.h"
-#include "devicecatalog.h"
 #include "figureexport.h"
 #include "figurewriter.h"
 #include "focuscontroller.h"
-#include "graphview.h"
-#include "notescontroller.h"
-#include "predictedrun.h"
 #include "project.h"
-#include "querycontroller.h"
 #include "rankoverviewcontroller.h"
 #include "rankoverviewview.h"
-#include "runscontroller.h"
-#include "simulatecontroller.h"
-#include "sourcespanel.h"
 #include "timeformat.h"
 #include "timelinestate.h"
 #include "timelineview.h"
@@ -130,11 +118,6 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_state(new Timel
         QTimer::singleShot(0, this, &MainWindow::fitBottomPanes); // once the page is shown
     });
     m_rankOverview = new RankOverviewController(m_rankView, m_timeline, m_state, this);
-    connect(m_rankView, &RankOverviewView::stragglersRequested, this, [this] {
-        m_analysis->analyse(m_rankOverview->run());
-        statusBar()->showMessage(
-            tr("Analysing %1 to mark its stragglers…").arg(m_rankOverview->run()), 8000);
-    });
     connect(m_rankOverview, &RankOverviewController::openProjectRequested, this,
             &MainWindow::openProject);
     connect(m_rankOverview, &RankOverviewController::loaded, split, [this, split] {
@@ -234,31 +217,10 @@ void MainWindow::buildPanels()
     aggDock->setObjectName(QStringLiteral("aggregate"));
     aggDock->setWidget(aggregate);
 
-    m_sources = new SourcesPanel(this);
-    connect(m_sources, &SourcesPanel::clockOverrideRequested, this,
-            [this](qint64 source, bool clear, qint64 offsetNs) {
-                if (m_session.path().isEmpty() || isBusy())
-                    return;
-                const std::optional<TimeNs> value =
-                    clear ? std::nullopt : std::optional<TimeNs>(offsetNs);
-                startImport(m_session.path(), {}, tr("clock offset"),
-                            [source, value](Project &p, QString *why) {
-                                return setAlignmentOverride(p, source, value, why);
-                            });
-            });
-    auto *srcDock = new QDockWidget(tr("Sources"), this);
-    srcDock->setObjectName(QStringLiteral("sources"));
-    srcDock->setWidget(m_sources);
-    // The central views in this order: Timeline, Analysis, Graph, Compare (with the Runs pane),
-    // Simulate.
-    buildAnalysisPanel();
-    buildGraphPanel();
-    buildRunsPanel();
-    buildSimulatePanel();
-    buildQueryPanel();
-    buildWhatIfPanel();
+    // The central views after the Timeline, and the panes after Details and Aggregate: the
+    // registered pages (studiopages.cpp). Then the What-if pane.
     buildPages();
-    buildNotesPanel();
+    buildWhatIfPanel();
     // Docks move and close but never float: one careless drag used to leave a panel over the
     // timeline. Each has a shortcut (View menu) that brings it to the front.
     for (auto *dock : findChildren<QDockWidget *>())
@@ -402,25 +364,14 @@ void MainWindow::wireSession()
 {
     // The focus first: ProjectSession::focusing comes before opened (projectsession.h).
     m_focus->subscribe(m_session);
-    connect(&m_session, &ProjectSession::opened, this, [this] {
-        m_timeline->setData(m_session.data());
-        m_sources->setRuns(m_session.data()->runs);
-    });
-    connect(&m_session, &ProjectSession::dataReplaced, this, [this] {
-        m_timeline->updateLiveData(m_session.data());
-        m_sources->setRuns(m_session.data()->runs);
-    });
+    connect(&m_session, &ProjectSession::opened, this,
+            [this] { m_timeline->setData(m_session.data()); });
+    connect(&m_session, &ProjectSession::dataReplaced, this,
+            [this] { m_timeline->updateLiveData(m_session.data()); });
     m_whatIf.subscribe(m_session);
-    m_graph->subscribe(m_session);
     m_rankOverview->subscribe(m_session);
     for (const auto &page : m_pages)
         page->subscribe(m_session);
-    m_analysis->subscribe(m_session);
-    m_runs->subscribe(m_session);
-    m_compare->subscribe(m_session);
-    m_simulate->subscribe(m_session);
-    m_query->subscribe(m_session);
-    m_notes->subscribe(m_session);
     connect(&m_session, &ProjectSession::opened, this, &MainWindow::onProjectOpened);
 }
 

@@ -3,7 +3,6 @@
 
 #include "figuredialog.h"
 #include "followcontroller.h"
-#include "graphcontroller.h"
 #include "importcontroller.h"
 #include "projectsession.h"
 #include "selectioncontroller.h"
@@ -39,6 +38,7 @@ class AnalysisController;
 class CommandPalette;
 class CompareController;
 class FocusController;
+class GraphController;
 class QueryController;
 class NotesController;
 class RankOverviewController;
@@ -76,11 +76,29 @@ public:
     TimelineView *timeline() const { return m_timeline; }
     DetailsPanel *details() const { return m_details; }
     AggregateModel *aggregate() const { return m_aggregateModel; }
-    SourcesPanel *sources() const { return m_sources; }
     WhatIfPanel *whatIfPanel() const { return m_whatIfPanel; }
     WhatIfController *whatIf() { return &m_whatIf; }
-    GraphView *graphView() const { return m_graphView; }
-    GraphController *graph() const { return m_graph; }
+    // The registered pages (studiopage.h), one by its id ("flame"; null: none), and its
+    // controller (the page's view when it has none).
+    const std::vector<std::unique_ptr<StudioPage>> &pages() const { return m_pages; }
+    StudioPage *page(const QString &id) const;
+    template <class Controller> Controller *controllerOf(const QString &id) const
+    {
+        const StudioPage *p = page(id);
+        return p ? qobject_cast<Controller *>(p->controller()) : nullptr;
+    }
+    // Shows a page, tells it it is in view and waits for what it computes (tests, screenshots).
+    bool showPage(const QString &id);
+    // The pages' controllers (mainwindowdocks.cpp).
+    GraphController *graph() const;
+    GraphView *graphView() const;
+    AnalysisController *analysis() const;
+    SourcesPanel *sources() const;
+    QueryController *query() const;
+    NotesController *notes() const;
+    RunsController *runs() const;
+    CompareController *compare() const;
+    SimulateController *simulate() const;
     // Shows the graph dock and waits until its model and layout are ready (screenshots, tests).
     bool showGraph();
     // Shows the what-if panel, building the run's graph when needed, and replays `transforms`
@@ -90,30 +108,21 @@ public:
     void tryWhatIf(const QString &run, const QList<sim::Transform> &transforms);
     // Shows the analysis dock and waits for the current run's report (screenshots, tests).
     bool showAnalysis();
-    AnalysisController *analysis() const { return m_analysis; }
     RankOverviewController *rankOverview() const { return m_rankOverview; }
-    // The registered pages (studiopage.h), and one by its id ("flame"; null: none).
-    const std::vector<std::unique_ptr<StudioPage>> &pages() const { return m_pages; }
-    StudioPage *page(const QString &id) const;
     // View › Theme: "light", "dark" or "system" (the platform's, read at start), applied to
     // every view; remembered per user unless `remember` is false (--theme, screenshots).
     void setTheme(const QString &name, bool remember = true);
     static void setSystemDark(bool dark); // the platform palette's, before the studio sets one
     static QString savedTheme();          // the user's choice ("system" when none)
-    QueryController *query() const { return m_query; }
-    NotesController *notes() const { return m_notes; }
     RankOverviewView *rankView() const { return m_rankView; }
-    RunsController *runs() const { return m_runs; }
     FocusController *focus() const { return m_focus; }
     // Raises the Runs dock and waits for its catalog (screenshots).
     bool showRuns();
     // Compares runs in the Compare dock and waits for its charts and diff (screenshots, tests);
     // false when a run is not in the project.
     bool showCompare(const QStringList &runs, const QString &metric = {});
-    CompareController *compare() const { return m_compare; }
     // Raises the Simulate dock and waits for the project's simulated runs (screenshots, tests).
     bool showSimulate();
-    SimulateController *simulate() const { return m_simulate; }
     QString projectPath() const { return m_session.path(); }
     // The end of File › Export Run…: the status bar says what was written, a dialog why not.
     void showRunExport(const RunExportOutcome &outcome);
@@ -191,17 +200,9 @@ private:
     void buildPages();               // every registered page (studiopages.cpp), docked or tabbed
     QStringList bottomPanes() const; // the docks tabbed below the centre, in order
     bool showsSelection(const QString &pane) const; // a pane that shows the timeline's selection
-    void buildQueryPanel();
-    void buildNotesPanel();
-    void buildNotesMenu();
     void buildThemeMenu(QMenu *view);
-    void buildGraphPanel();
-    void buildAnalysisPanel();
-    void buildRunsPanel();
     void arrangeDocks(); // where each pane sits, first and after View › Reset Layout
-    void buildSimulatePanel();
     void applyDefaultSizes();
-    void raiseCompare();
 
     TimelineState *m_state;
     TimelineView *m_timeline;
@@ -209,7 +210,6 @@ private:
     AggregateModel *m_aggregateModel;
     QTableView *m_aggregateView;
     QLabel *m_aggregateTitle;
-    SourcesPanel *m_sources;
     QLineEdit *m_findEdit;
     QCheckBox *m_findRegex;
     QLabel *m_findLabel;
@@ -226,18 +226,10 @@ private:
     WhatIfController m_whatIf;
     WhatIfPanel *m_whatIfPanel = nullptr;
     WhatIfWorkflow *m_whatIfFlow = nullptr; // the panel's workflow (whatifworkflow.h)
-    GraphView *m_graphView = nullptr;
-    GraphController *m_graph = nullptr;
-    AnalysisController *m_analysis = nullptr;
     RankOverviewView *m_rankView = nullptr;
     RankOverviewController *m_rankOverview = nullptr;
-    RunsController *m_runs = nullptr;
-    CompareController *m_compare = nullptr;
-    SimulateController *m_simulate = nullptr;
     FocusController *m_focus = nullptr;
     std::vector<std::unique_ptr<StudioPage>> m_pages;
-    QueryController *m_query = nullptr;
-    NotesController *m_notes = nullptr;
     std::optional<FigureDialog::Choice> m_lastFigure; // File › Export Figure's last settings
     QTabWidget *m_views = nullptr;                    // the central views
     QToolButton *m_whatIfButton = nullptr;

@@ -3,8 +3,6 @@
 // and which central view is in front.
 #include "mainwindow.h"
 
-#include "analysispanel.h"
-
 #include <QDockWidget>
 #include <QSettings>
 #include <QShowEvent>
@@ -25,13 +23,14 @@ constexpr int kLayoutVersion = 3; // docks and views as of issue 36 (the flame g
 
 QStringList MainWindow::bottomPanes() const
 {
-    // Details and Aggregate, the registered selection panes (the Flame Graph), then Notes,
-    // Sources and Runs.
+    // Details and Aggregate, the registered selection panes (the Flame Graph), then the
+    // project's panes (Notes, Sources, Runs).
     QStringList names{QStringLiteral("details"), QStringLiteral("aggregate")};
-    for (const auto &page : m_pages)
-        if (page->place() == StudioPage::Place::SelectionPane)
-            names << page->id();
-    return names << QStringLiteral("notes") << QStringLiteral("sources") << QStringLiteral("runs");
+    for (const auto place : {StudioPage::Place::SelectionPane, StudioPage::Place::ProjectPane})
+        for (const auto &page : m_pages)
+            if (page->place() == place)
+                names << page->id();
+    return names;
 }
 
 bool MainWindow::showsSelection(const QString &pane) const
@@ -119,21 +118,10 @@ void MainWindow::saveLayout()
 
 bool MainWindow::showView(const QString &name)
 {
-    if (name == QLatin1String("ranks")) { // the Analysis view's multi-rank page
-        if (auto *panel = findChild<AnalysisPanel *>())
-            panel->pages()->setCurrentIndex(1);
-        return showView(QStringLiteral("analysis"));
-    }
-    if (name == QLatin1String("memory")) { // the Analysis view's Memory page
-        if (auto *panel = findChild<AnalysisPanel *>())
-            panel->showMemoryPage();
-        return showView(QStringLiteral("analysis"));
-    }
-    if (name == QLatin1String("roofline")) { // the Analysis view's Roofline tab
-        if (auto *panel = findChild<AnalysisPanel *>())
-            panel->showRooflineTab();
-        return showView(QStringLiteral("analysis"));
-    }
+    // A part of a page ("memory": the Analysis view's Memory page): the page shows it.
+    for (const auto &p : m_pages)
+        if (p->showPart(name))
+            return showView(p->id());
     for (int i = 0; i < m_views->count(); ++i)
         if (m_views->widget(i)->objectName() == name) {
             m_views->setCurrentIndex(i);

@@ -3,9 +3,7 @@
 // status bar's Live label and Follow button, and File › Follow Folder… / Record Command….
 #include "mainwindow.h"
 
-#include "analysiscontroller.h"
 #include "focuscontroller.h"
-#include "sourcespanel.h"
 #include "timelinestate.h"
 #include "timelineview.h"
 

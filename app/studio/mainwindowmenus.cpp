@@ -71,36 +71,27 @@ void MainWindow::buildMenus()
     file->addAction(tr("&Quit"), QKeySequence(QKeySequence::Quit), this, &QWidget::close);
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
-    // One shortcut per view and panel (Alt+digit: Ctrl+digit is left to bookmarks).
-    const std::pair<const char *, QString> views[] = {{"timeline", tr("&Timeline")},
-                                                      {"analysis", tr("&Analysis")},
-                                                      {"graph", tr("Execution &Graph")},
-                                                      {"compare", tr("&Compare")},
-                                                      {"simulate", tr("Si&mulate")},
-                                                      {"details", tr("&Details")},
-                                                      {"aggregate", tr("A&ggregate")},
-                                                      {"sources", tr("&Sources")},
-                                                      {"runs", tr("&Runs")},
-                                                      {"whatif", tr("&What-if")}};
+    // One entry per view and pane, each with its shortcut (Alt+digit; Ctrl+digit is left to
+    // bookmarks): the Timeline, the central pages, Details and Aggregate, the panes' pages,
+    // What-if.
     QMenu *show = view->addMenu(tr("&Show"));
-    int key = 1;
-    for (const auto &[name, title] : views) {
-        QAction *a =
-            show->addAction(title, this, [this, n = QString::fromLatin1(name)] { showView(n); });
-        a->setShortcut(QKeySequence(Qt::ALT | Qt::Key(Qt::Key_0 + key % 10)));
-        a->setObjectName(QStringLiteral("show-") + QLatin1String(name));
-        ++key;
-    }
-    for (const auto &page : m_pages) { // each registered page, with its shortcut
-        QAction *a =
-            show->addAction(page->title(), this, [this, id = page->id()] { showView(id); });
-        a->setShortcut(page->shortcut());
-        a->setObjectName(QStringLiteral("show-") + page->id());
-    }
-    QAction *query =
-        show->addAction(tr("&Query (SQL)"), this, [this] { showView(QStringLiteral("query")); });
-    query->setShortcut(QKeySequence(tr("Ctrl+Shift+Q")));
-    query->setObjectName(QStringLiteral("show-query"));
+    auto entry = [this, show](const QString &id, const QString &title, const QKeySequence &key) {
+        QAction *a = show->addAction(title, this, [this, id] { showView(id); });
+        a->setShortcut(key);
+        a->setObjectName(QStringLiteral("show-") + id);
+    };
+    auto pages = [this, &entry](bool central) {
+        for (const auto &page : m_pages)
+            if ((page->place() == StudioPage::Place::CentralView) == central)
+                entry(page->id(), page->menuTitle().isEmpty() ? page->title() : page->menuTitle(),
+                      page->shortcut());
+    };
+    entry(QStringLiteral("timeline"), tr("&Timeline"), QKeySequence(Qt::ALT | Qt::Key_1));
+    pages(true);
+    entry(QStringLiteral("details"), tr("&Details"), QKeySequence(Qt::ALT | Qt::Key_6));
+    entry(QStringLiteral("aggregate"), tr("A&ggregate"), QKeySequence(Qt::ALT | Qt::Key_7));
+    pages(false);
+    entry(QStringLiteral("whatif"), tr("&What-if"), QKeySequence(Qt::ALT | Qt::Key_0));
     view->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout);
     buildThemeMenu(view);
     view->addAction(tr("Command &Palette…"), QKeySequence(tr("Ctrl+Shift+P")), this,
@@ -143,7 +134,8 @@ void MainWindow::buildMenus()
     for (auto *dock : findChildren<QDockWidget *>())
         view->addAction(dock->toggleViewAction());
 
-    buildNotesMenu();
+    for (const auto &page : m_pages) // the pages' own menus (Notes)
+        page->addMenus(menuBar());
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Keyboard and Mouse"), this, [this] {
         QMessageBox::information(

@@ -30,6 +30,8 @@ RankOverviewController::RankOverviewController(RankOverviewView *view, TimelineV
             [this](int lane, qint64 at) { reveal(lane, at); });
     connect(m_view, &RankOverviewView::laneMenuRequested, this,
             &RankOverviewController::showLaneMenu);
+    connect(m_view, &RankOverviewView::stragglersRequested, this,
+            [this] { Q_EMIT stragglersRequested(m_run); });
     // Lined up with the timeline's columns; the run shown follows the focus.
     connect(m_timeline, &TimelineView::layoutChanged, this, [this] {
         m_view->setLabelWidth(m_timeline->painter().metrics().labelWidth);

@@ -65,6 +65,9 @@ public:
 Q_SIGNALS:
     void loaded(const QString &error);
     void openProjectRequested(const QString &path);
+    // The overview's "Stragglers" button: the run shown is to be analysed (the Analysis page
+    // answers, and its report marks them here through setStragglers).
+    void stragglersRequested(const QString &run);
 
 private:
     struct Result

@@ -49,6 +49,11 @@ void RunsController::setProject(const QString &projectPath, const QStringList &n
     start({});
 }
 
+const RunCatalog &RunsController::catalog() const
+{
+    return m_browser->catalog();
+}
+
 void RunsController::waitForIdle()
 {
     while (m_job.isRunning()) {

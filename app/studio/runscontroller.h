@@ -33,7 +33,8 @@ public:
     // `notes`: what the import said about the grouping of runs, shown under the tree.
     void setProject(const QString &projectPath, const QStringList &notes = {});
     bool isBusy() const { return m_job.isRunning(); }
-    void waitForIdle(); // tests and screenshots
+    void waitForIdle();                // tests and screenshots
+    const RunCatalog &catalog() const; // the last one read (the browser's)
 
 Q_SIGNALS:
     void catalogLoaded(int runs, const QString &error);

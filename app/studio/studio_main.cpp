@@ -5,6 +5,7 @@
 #include "outputfile.h"
 
 #include "comparepanel.h"
+#include "graphcontroller.h"
 #include "graphview.h"
 #include "querycontroller.h"
 #include "queryview.h"
