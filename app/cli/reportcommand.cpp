@@ -191,49 +191,21 @@ QMap<QString, QString> mlflowTagsOf(const sim::RunReport &r, const QString &runN
              QStringLiteral("artifacts/grademl/") + QFileInfo(reportPath).fileName()}};
 }
 
-} // namespace
-
-int reportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+// The report's figures, drawn by the studio's painters in both themes, as data URLs (empty:
+// not drawn): the Analysis panel's charts, and the run's GPU rows as the timeline draws them.
+struct ReportFigures
 {
-    const Parsed p =
-        parse(args, {QStringLiteral("run"), QStringLiteral("out"), QStringLiteral("mlflow")}, {});
-    const auto usage = [&](const QString &why) {
-        err << "grademl report: " << why
-            << "\nusage: grademl report FILE.grademl [--run NAME] --out REPORT.html [--mlflow "
-               "mlruns/EXPERIMENT/RUN]\n";
-        return Usage;
-    };
-    if (!p.error.isEmpty())
-        return usage(p.error);
-    if (p.positional.size() != 1)
-        return usage(QStringLiteral("need exactly one project file"));
-    const QString outPath = p.options.value(QStringLiteral("out"));
-    if (!outPath.endsWith(QLatin1String(".html")) && !outPath.endsWith(QLatin1String(".htm")))
-        return usage(QStringLiteral("--out must end in .html, got '%1'").arg(safeText(outPath)));
-    const QString projectPath = p.positional.first();
-    if (const QString why = refusedOutput(p, "out", projectPath); !why.isEmpty())
-        return usage(why);
-    auto project = openWithMetrics(projectPath, "report", err, true);
-    if (!project)
-        return SomeFailed;
-    QString runName = p.options.value(QStringLiteral("run"));
-    int code = Ok;
-    const auto run = pickRun(*project, &runName, "report", err, &code);
-    if (!run)
-        return code;
-    QString error;
-    const auto report = sim::analyzeRun(*project, *run, runName, {}, &error);
-    if (!report) {
-        err << "grademl report: run '" << runName << "': " << error << '\n';
-        return SomeFailed;
-    }
-    const auto catalog = loadRunCatalog(*project, &error);
-    const CatalogRun *catalogRun = catalog ? catalog->run(runName) : nullptr;
-
-    // Figures, drawn by the studio's painters in both themes.
-    QTemporaryDir tmp;
     QString chartsLight, chartsDark, timelineLight, timelineDark;
-    const sim::RunReport &r = *report;
+};
+
+ReportFigures drawFigures(const sim::RunReport &r, const QString &projectPath,
+                          const QString &runName)
+{
+    QTemporaryDir tmp;
+    QString error;
+    ReportFigures fig;
+    QString &chartsLight = fig.chartsLight, &chartsDark = fig.chartsDark;
+    QString &timelineLight = fig.timelineLight, &timelineDark = fig.timelineDark;
     const AnalysisCharts charts = analysisCharts(r);
     const bool anyChart = !(charts.iterations.isEmpty() && charts.ranks.isEmpty() &&
                             charts.families.isEmpty() && charts.utilisation.isEmpty());
@@ -274,22 +246,14 @@ int reportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     }
     Theme::use(false);
 
-    QString html;
-    html += QStringLiteral(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src "
-        "data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'\">\n"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    html += QStringLiteral("<title>%1 — GradeML report</title>\n<style>%2</style></head><body>\n")
-                .arg(esc(runName), QString::fromUtf8(kStyle));
-    html += QStringLiteral("<h1>%1</h1>\n<p class=\"meta\">GradeML report of run <b>%1</b> in "
-                           "%2 · written %3 UTC%4</p>\n")
-                .arg(esc(runName), esc(QFileInfo(projectPath).fileName()),
-                     QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyy-MM-dd HH:mm")),
-                     r.summary.device.isEmpty() ? QString()
-                                                : QStringLiteral(" · ") + esc(r.summary.device));
+    return fig;
+}
 
-    // Headline.
+// The headline tiles (step, GPU busy, MFU, HFU, peak memory, energy) and what was unknown or
+// dropped.
+QString headlineHtml(const sim::RunReport &r, const CatalogRun *catalogRun)
+{
+    QString html;
     html += QStringLiteral("<div class=\"headline\">");
     const auto tile = [&](const QString &label, const QString &value, const QString &title = {}) {
         html += QStringLiteral("<div title=\"%3\">%1<b>%2</b></div>")
@@ -315,7 +279,13 @@ int reportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     for (const QString &w : r.summary.warnings) // values outside physical bounds, dropped
         html += QStringLiteral("<p class=\"note\">Dropped: %1</p>\n").arg(esc(w));
 
-    // Findings.
+    return html;
+}
+
+// The findings, ranked by what fixing them would gain.
+QString findingsHtml(const sim::RunReport &r)
+{
+    QString html;
     html += QStringLiteral("<h2>Findings</h2>\n");
     if (r.findings.empty()) {
         html += QStringLiteral("<p>%1</p>\n")
@@ -339,94 +309,97 @@ int reportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         }
         html += QStringLiteral("</table>\n");
     }
-    html += picture(chartsLight, chartsDark,
-                    QStringLiteral("Per iteration, per rank, kernel families and utilisation over "
-                                   "time (the Analysis panel's charts)"));
+    return html;
+}
 
-    if (r.analysis) {
-        const sim::Analysis &a = *r.analysis;
-        // Breakdown per GPU.
-        html += QStringLiteral("<h2>Where the GPU time went</h2>\n<table><tr><th>GPU</th><th>window"
-                               "</th><th>compute</th><th>communication</th><th>copies</th><th>"
-                               "idle</th></tr>\n");
-        const auto share = [](TimeNs part, TimeNs whole) {
-            return whole > 0 ? QString::number(100.0 * double(part) / double(whole), 'f', 1) +
-                                   QLatin1Char('%')
-                             : QStringLiteral("–");
-        };
-        for (const auto &g : a.gpus)
-            html +=
-                QStringLiteral("<tr><td>%1</td><td class=\"num\">%2</td><td class=\"num\">%3"
+// Where the GPU time went: per GPU, per kernel family, the longest GPU work, per rank, and the
+// heat map of the ranks' collectives.
+QString analysisHtml(const sim::RunReport &r)
+{
+    QString html;
+    const sim::Analysis &a = *r.analysis;
+    // Breakdown per GPU.
+    html += QStringLiteral("<h2>Where the GPU time went</h2>\n<table><tr><th>GPU</th><th>window"
+                           "</th><th>compute</th><th>communication</th><th>copies</th><th>"
+                           "idle</th></tr>\n");
+    const auto share = [](TimeNs part, TimeNs whole) {
+        return whole > 0 ? QString::number(100.0 * double(part) / double(whole), 'f', 1) +
+                               QLatin1Char('%')
+                         : QStringLiteral("–");
+    };
+    for (const auto &g : a.gpus)
+        html += QStringLiteral("<tr><td>%1</td><td class=\"num\">%2</td><td class=\"num\">%3"
                                "</td><td class=\"num\">%4</td><td class=\"num\">%5</td><td "
                                "class=\"num\">%6</td></tr>\n")
                     .arg(esc(g.device), formatDuration(g.time.window),
                          share(g.time.compute, g.time.window),
                          share(g.time.communication, g.time.window),
                          share(g.time.copies, g.time.window), share(g.time.idle, g.time.window));
+    html += QStringLiteral("</table>\n");
+    // Kernel families.
+    if (!a.families.empty()) {
+        TimeNs total = 0;
+        for (const auto &f : a.families)
+            total += f.time;
+        html += QStringLiteral("<h3>Kernel families</h3>\n<table><tr><th>family</th><th>kernels"
+                               "</th><th>time</th><th>share</th></tr>\n");
+        for (const auto &f : a.families)
+            html += QStringLiteral("<tr><td>%1</td><td class=\"num\">%2</td><td class=\"num\">"
+                                   "%3</td><td class=\"num\">%4</td></tr>\n")
+                        .arg(esc(f.family))
+                        .arg(f.count)
+                        .arg(formatDuration(f.time), share(f.time, total));
         html += QStringLiteral("</table>\n");
-        // Kernel families.
-        if (!a.families.empty()) {
-            TimeNs total = 0;
-            for (const auto &f : a.families)
-                total += f.time;
-            html += QStringLiteral("<h3>Kernel families</h3>\n<table><tr><th>family</th><th>kernels"
-                                   "</th><th>time</th><th>share</th></tr>\n");
-            for (const auto &f : a.families)
-                html += QStringLiteral("<tr><td>%1</td><td class=\"num\">%2</td><td class=\"num\">"
-                                       "%3</td><td class=\"num\">%4</td></tr>\n")
-                            .arg(esc(f.family))
-                            .arg(f.count)
-                            .arg(formatDuration(f.time), share(f.time, total));
-            html += QStringLiteral("</table>\n");
-        }
-        // The GPU work that took most time.
-        if (!a.kernels.empty()) {
-            html += QStringLiteral("<h3>GPU work that took most time</h3>\n<div class=\"scroll\">"
-                                   "<table><tr><th>name</th><th>family</th><th>calls</th><th>"
-                                   "total</th><th>p50</th><th>p90</th></tr>\n");
-            for (size_t i = 0; i < a.kernels.size() && i < 15; ++i) {
-                const auto &k = a.kernels[i];
-                html +=
-                    QStringLiteral("<tr><td>%1</td><td>%2</td><td class=\"num\">%3</td><td "
+    }
+    // The GPU work that took most time.
+    if (!a.kernels.empty()) {
+        html += QStringLiteral("<h3>GPU work that took most time</h3>\n<div class=\"scroll\">"
+                               "<table><tr><th>name</th><th>family</th><th>calls</th><th>"
+                               "total</th><th>p50</th><th>p90</th></tr>\n");
+        for (size_t i = 0; i < a.kernels.size() && i < 15; ++i) {
+            const auto &k = a.kernels[i];
+            html += QStringLiteral("<tr><td>%1</td><td>%2</td><td class=\"num\">%3</td><td "
                                    "class=\"num\">%4</td><td class=\"num\">%5</td><td "
                                    "class=\"num\">%6</td></tr>\n")
                         .arg(esc(k.name), esc(k.family))
                         .arg(k.count)
                         .arg(formatDuration(k.total), formatDuration(k.p50), formatDuration(k.p90));
-            }
-            html += QStringLiteral("</table></div>\n");
         }
-        // Ranks.
-        if (a.ranks.size() >= 2) {
-            std::map<int, TimeNs> critical;
-            for (const auto &[rank, t] : r.criticalByRank)
-                critical[rank] = t;
-            html += QStringLiteral("<h2>Ranks</h2>\n<table><tr><th>rank</th><th>compute</th><th>"
-                                   "communication</th><th>last arrivals at collectives</th><th>"
-                                   "time on the critical path</th></tr>\n");
-            for (const auto &l : a.ranks)
-                html += QStringLiteral("<tr><td>rank %1</td><td class=\"num\">%2</td><td "
-                                       "class=\"num\">%3</td><td class=\"num\">%4</td><td "
-                                       "class=\"num\">%5</td></tr>\n")
-                            .arg(l.rank)
-                            .arg(formatDuration(l.compute), formatDuration(l.communication))
-                            .arg(l.lastArrivals)
-                            .arg(critical.count(l.rank) ? formatDuration(critical[l.rank])
-                                                        : QStringLiteral("–"));
-            html += QStringLiteral("</table>\n<p class=\"note\">Imbalance (max / mean over the "
-                                   "ranks): compute %1, communication %2.</p>\n")
-                        .arg(a.computeImbalance, 0, 'f', 2)
-                        .arg(a.communicationImbalance, 0, 'f', 2);
-        }
-        html += heatMap(a);
+        html += QStringLiteral("</table></div>\n");
     }
+    // Ranks.
+    if (a.ranks.size() >= 2) {
+        std::map<int, TimeNs> critical;
+        for (const auto &[rank, t] : r.criticalByRank)
+            critical[rank] = t;
+        html += QStringLiteral("<h2>Ranks</h2>\n<table><tr><th>rank</th><th>compute</th><th>"
+                               "communication</th><th>last arrivals at collectives</th><th>"
+                               "time on the critical path</th></tr>\n");
+        for (const auto &l : a.ranks)
+            html += QStringLiteral("<tr><td>rank %1</td><td class=\"num\">%2</td><td "
+                                   "class=\"num\">%3</td><td class=\"num\">%4</td><td "
+                                   "class=\"num\">%5</td></tr>\n")
+                        .arg(l.rank)
+                        .arg(formatDuration(l.compute), formatDuration(l.communication))
+                        .arg(l.lastArrivals)
+                        .arg(critical.count(l.rank) ? formatDuration(critical[l.rank])
+                                                    : QStringLiteral("–"));
+        html += QStringLiteral("</table>\n<p class=\"note\">Imbalance (max / mean over the "
+                               "ranks): compute %1, communication %2.</p>\n")
+                    .arg(a.computeImbalance, 0, 'f', 2)
+                    .arg(a.communicationImbalance, 0, 'f', 2);
+    }
+    html += heatMap(a);
+    return html;
+}
 
-    html += QStringLiteral("<h2>Timeline</h2>\n");
-    html += picture(timelineLight, timelineDark,
-                    QStringLiteral("The run's GPU rows as the studio's timeline draws them"));
-
-    // Saved what-if scenarios and notes.
-    const QList<sim::ScenarioRecord> scenarios = sim::listScenarios(*project, *run, &error);
+// The run's saved what-if scenarios and its notes (and the project's).
+QString scenariosAndNotesHtml(Project &project, RunId run, const QString &runName,
+                              const sim::RunReport &r)
+{
+    QString html;
+    QString error;
+    const QList<sim::ScenarioRecord> scenarios = sim::listScenarios(project, run, &error);
     if (!scenarios.isEmpty()) {
         html += QStringLiteral("<h2>What-if scenarios saved</h2>\n<table><tr><th>scenario</th><th>"
                                "transforms</th><th>predicted</th></tr>\n");
@@ -451,7 +424,7 @@ int reportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         html += QStringLiteral("</table>\n");
     }
     QList<Note> notes;
-    for (const Note &n : listNotes(*project, &error))
+    for (const Note &n : listNotes(project, &error))
         if (n.run == runName || n.run.isEmpty())
             notes << n;
     if (!notes.isEmpty()) {
@@ -467,6 +440,78 @@ int reportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                          esc(n.text), esc(n.created));
         html += QStringLiteral("</table>\n");
     }
+    return html;
+}
+
+} // namespace
+
+int reportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    const Parsed p =
+        parse(args, {QStringLiteral("run"), QStringLiteral("out"), QStringLiteral("mlflow")}, {});
+    const auto usage = [&](const QString &why) {
+        err << "grademl report: " << why
+            << "\nusage: grademl report FILE.grademl [--run NAME] --out REPORT.html [--mlflow "
+               "mlruns/EXPERIMENT/RUN]\n";
+        return Usage;
+    };
+    if (!p.error.isEmpty())
+        return usage(p.error);
+    if (p.positional.size() != 1)
+        return usage(QStringLiteral("need exactly one project file"));
+    const QString outPath = p.options.value(QStringLiteral("out"));
+    if (!outPath.endsWith(QLatin1String(".html")) && !outPath.endsWith(QLatin1String(".htm")))
+        return usage(QStringLiteral("--out must end in .html, got '%1'").arg(safeText(outPath)));
+    const QString projectPath = p.positional.first();
+    if (const QString why = refusedOutput(p, "out", projectPath); !why.isEmpty())
+        return usage(why);
+    auto project = openWithMetrics(projectPath, "report", err, true);
+    if (!project)
+        return SomeFailed;
+    QString runName = p.options.value(QStringLiteral("run"));
+    int code = Ok;
+    const auto run = pickRun(*project, &runName, "report", err, &code);
+    if (!run)
+        return code;
+    QString error;
+    const auto report = sim::analyzeRun(*project, *run, runName, {}, &error);
+    if (!report) {
+        err << "grademl report: run '" << runName << "': " << error << '\n';
+        return SomeFailed;
+    }
+    const auto catalog = loadRunCatalog(*project, &error);
+    const CatalogRun *catalogRun = catalog ? catalog->run(runName) : nullptr;
+
+    const sim::RunReport &r = *report;
+    const ReportFigures fig = drawFigures(r, projectPath, runName);
+
+    QString html;
+    html += QStringLiteral(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src "
+        "data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    html += QStringLiteral("<title>%1 — GradeML report</title>\n<style>%2</style></head><body>\n")
+                .arg(esc(runName), QString::fromUtf8(kStyle));
+    html += QStringLiteral("<h1>%1</h1>\n<p class=\"meta\">GradeML report of run <b>%1</b> in "
+                           "%2 · written %3 UTC%4</p>\n")
+                .arg(esc(runName), esc(QFileInfo(projectPath).fileName()),
+                     QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyy-MM-dd HH:mm")),
+                     r.summary.device.isEmpty() ? QString()
+                                                : QStringLiteral(" · ") + esc(r.summary.device));
+
+    html += headlineHtml(r, catalogRun);
+    html += findingsHtml(r);
+    html += picture(fig.chartsLight, fig.chartsDark,
+                    QStringLiteral("Per iteration, per rank, kernel families and utilisation over "
+                                   "time (the Analysis panel's charts)"));
+    if (r.analysis)
+        html += analysisHtml(r);
+    html += QStringLiteral("<h2>Timeline</h2>\n");
+    html += picture(fig.timelineLight, fig.timelineDark,
+                    QStringLiteral("The run's GPU rows as the studio's timeline draws them"));
+
+    html += scenariosAndNotesHtml(*project, *run, runName, r);
     html += QStringLiteral("<p class=\"note\">Written by grademl report (GradeML Studio). Times "
                            "are from the run's start. The file holds no script and loads "
                            "nothing.</p>\n</body></html>\n");

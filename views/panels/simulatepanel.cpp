@@ -55,7 +55,16 @@ SimulatePanel::SimulatePanel(QWidget *parent) : QWidget(parent)
 {
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(buildForm());
+    layout->addWidget(buildResults(), 1);
+    connectControls();
+    updateEnabled();
+    setPoints({}, QString());
+    showMessage(tr("Open a project: simulated runs are saved in it."));
+}
 
+QWidget *SimulatePanel::buildForm()
+{
     // The form, scrolled when the dock is short.
     auto *formBox = new QWidget;
     auto *form = new QFormLayout(formBox);
@@ -171,7 +180,11 @@ SimulatePanel::SimulatePanel(QWidget *parent) : QWidget(parent)
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll->setMinimumWidth(formBox->sizeHint().width() + 16);
     scroll->setMaximumWidth(formBox->sizeHint().width() + 40);
+    return scroll;
+}
 
+QWidget *SimulatePanel::buildResults()
+{
     // The results: a heading, the charts and the table side by side.
     auto *results = new QWidget(this);
     auto *rl = new QVBoxLayout(results);
@@ -224,10 +237,11 @@ SimulatePanel::SimulatePanel(QWidget *parent) : QWidget(parent)
     m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_tabs->addTab(m_table, tr("Table"));
     rl->addWidget(m_tabs, 1);
+    return results;
+}
 
-    layout->addWidget(scroll);
-    layout->addWidget(results, 1);
-
+void SimulatePanel::connectControls()
+{
     // A built-in model's own batch; a measured run's batch (0: as measured) by default.
     auto showModelBatch = [this] { m_batch->setValue(m_model->currentData(kBatchRole).toInt()); };
     connect(m_model, &QComboBox::currentIndexChanged, this, showModelBatch);
@@ -265,9 +279,6 @@ SimulatePanel::SimulatePanel(QWidget *parent) : QWidget(parent)
             Q_EMIT runActivated(item->text());
     });
     showModelBatch();
-    updateEnabled();
-    setPoints({}, QString());
-    showMessage(tr("Open a project: simulated runs are saved in it."));
 }
 
 void SimulatePanel::updateEnabled()

@@ -73,6 +73,11 @@ Q_SIGNALS:
     void runActivated(const QString &run); // a row of the table double-clicked
 
 private:
+    // The constructor's parts: the form (scrolled when the dock is short), the results (a
+    // heading over the charts and the table, in tabs), and the controls' connections.
+    QWidget *buildForm();
+    QWidget *buildResults();
+    void connectControls();
     void updateEnabled();
     void exportCharts();
 

@@ -59,6 +59,14 @@ WhatIfPanel::WhatIfPanel(QWidget *parent) : QWidget(parent)
     auto *outer = new QBoxLayout(QBoxLayout::TopToBottom, this);
     m_outer = outer;
     outer->setContentsMargins(6, 4, 6, 4);
+    outer->addWidget(buildControls(), 3);
+    outer->addWidget(buildResults(), 4);
+    connectControls();
+    updateLabels();
+}
+
+QWidget *WhatIfPanel::buildControls()
+{
     auto *controls = new QWidget(this);
     auto *form = new QFormLayout(controls);
     form->setContentsMargins(0, 0, 0, 0);
@@ -172,53 +180,6 @@ WhatIfPanel::WhatIfPanel(QWidget *parent) : QWidget(parent)
             Q_EMIT calibrationChosen(path);
     });
     connect(calClear, &QPushButton::clicked, this, [this] { Q_EMIT calibrationChosen({}); });
-    outer->addWidget(controls, 3);
-
-    auto *right = new QWidget(this);
-    auto *rv = new QVBoxLayout(right);
-    rv->setContentsMargins(0, 0, 0, 0);
-    m_summary = new QLabel(tr("Open a trace folder to ask what-if questions."), right);
-    m_summary->setWordWrap(true);
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_chart = new QChart();
-    m_chart->legend()->setAlignment(Qt::AlignBottom);
-    m_chart->setMargins(QMargins(2, 2, 2, 2));
-    m_chart->setBackgroundRoundness(0);
-    auto *chartView = new QChartView(m_chart, right);
-    chartView->setRenderHint(QPainter::Antialiasing);
-    // Its size hint does not count: the pane sits in a scroll area that takes the panel's
-    // preferred height for its width (the summary wraps), and the chart's would push the
-    // legend past the bottom at 1366x768. It gets what the controls leave, at least 170 px.
-    chartView->setMinimumHeight(170);
-    chartView->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);
-    // The summary scrolls on its own when it is longer than its share (its notes on what the
-    // model does not know run to a dozen lines), so the chart below is never squeezed.
-    auto *summaryScroll = new QScrollArea(right);
-    summaryScroll->setWidget(m_summary);
-    summaryScroll->setWidgetResizable(true);
-    summaryScroll->setFrameShape(QFrame::NoFrame);
-    summaryScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    rv->addWidget(summaryScroll, 3);
-    rv->addWidget(chartView, 2);
-    outer->addWidget(right, 4);
-
-    connect(m_run, &QComboBox::currentTextChanged, this, [this](const QString &run) {
-        if (!m_updating)
-            Q_EMIT runChanged(run);
-    });
-    connect(m_amp, &QCheckBox::toggled, this, &WhatIfPanel::changed);
-    connect(m_fusedAdam, &QCheckBox::toggled, this, &WhatIfPanel::changed);
-    connect(m_device, &QComboBox::currentIndexChanged, this, &WhatIfPanel::changed);
-    connect(m_custom, &QLineEdit::returnPressed, this, [this] {
-        QString why;
-        if (auto t = sim::parseTransform(m_custom->text(), &why)) {
-            m_customTransforms.append(*t);
-            m_custom->clear();
-            changed();
-        } else {
-            m_summary->setText(why);
-        }
-    });
     auto removeSelected = [this] {
         const int row = m_list->currentRow();
         const int firstCustom = m_list->count() - int(m_customTransforms.size());
@@ -249,7 +210,59 @@ WhatIfPanel::WhatIfPanel(QWidget *parent) : QWidget(parent)
         if (ok && !name.trimmed().isEmpty())
             Q_EMIT saveRunRequested(name.trimmed(), transforms());
     });
-    updateLabels();
+    return controls;
+}
+
+QWidget *WhatIfPanel::buildResults()
+{
+    auto *right = new QWidget(this);
+    auto *rv = new QVBoxLayout(right);
+    rv->setContentsMargins(0, 0, 0, 0);
+    m_summary = new QLabel(tr("Open a trace folder to ask what-if questions."), right);
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_chart = new QChart();
+    m_chart->legend()->setAlignment(Qt::AlignBottom);
+    m_chart->setMargins(QMargins(2, 2, 2, 2));
+    m_chart->setBackgroundRoundness(0);
+    auto *chartView = new QChartView(m_chart, right);
+    chartView->setRenderHint(QPainter::Antialiasing);
+    // Its size hint does not count: the pane sits in a scroll area that takes the panel's
+    // preferred height for its width (the summary wraps), and the chart's would push the
+    // legend past the bottom at 1366x768. It gets what the controls leave, at least 170 px.
+    chartView->setMinimumHeight(170);
+    chartView->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);
+    // The summary scrolls on its own when it is longer than its share (its notes on what the
+    // model does not know run to a dozen lines), so the chart below is never squeezed.
+    auto *summaryScroll = new QScrollArea(right);
+    summaryScroll->setWidget(m_summary);
+    summaryScroll->setWidgetResizable(true);
+    summaryScroll->setFrameShape(QFrame::NoFrame);
+    summaryScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    rv->addWidget(summaryScroll, 3);
+    rv->addWidget(chartView, 2);
+    return right;
+}
+
+void WhatIfPanel::connectControls()
+{
+    connect(m_run, &QComboBox::currentTextChanged, this, [this](const QString &run) {
+        if (!m_updating)
+            Q_EMIT runChanged(run);
+    });
+    connect(m_amp, &QCheckBox::toggled, this, &WhatIfPanel::changed);
+    connect(m_fusedAdam, &QCheckBox::toggled, this, &WhatIfPanel::changed);
+    connect(m_device, &QComboBox::currentIndexChanged, this, &WhatIfPanel::changed);
+    connect(m_custom, &QLineEdit::returnPressed, this, [this] {
+        QString why;
+        if (auto t = sim::parseTransform(m_custom->text(), &why)) {
+            m_customTransforms.append(*t);
+            m_custom->clear();
+            changed();
+        } else {
+            m_summary->setText(why);
+        }
+    });
 }
 
 void WhatIfPanel::setRuns(const QStringList &runs, const QString &current)

@@ -83,6 +83,12 @@ protected:
     void changeEvent(QEvent *e) override;
 
 private:
+    // The constructor's parts: the controls (run, presets, device, sliders, transforms,
+    // scenario, calibration) with their buttons, the results (the summary over the chart), and
+    // the connections of the controls that change the scenario.
+    QWidget *buildControls();
+    QWidget *buildResults();
+    void connectControls();
     void styleChart();
     QBoxLayout *m_outer = nullptr;
     void changed();
