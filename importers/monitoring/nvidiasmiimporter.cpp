@@ -40,27 +40,24 @@ std::optional<QByteArray> NvidiaSmiCsvImporter::tailPrelude(QByteArrayView prelu
     return header.toByteArray() + '\n';
 }
 
-ImportOutcome NvidiaSmiCsvImporter::import(ImportContext &ctx) const
-{
-    LogImport log;
-    if (auto failure = startLog(ctx, log))
-        return *failure;
-    auto &[file, warnings, meta] = log;
-    if (file.lines.empty() || !looksLikeQueryHeader(file.lines[0].text))
-        return failed(0, QStringLiteral("expected an nvidia-smi --query-gpu CSV header such as "
-                                        "'name, timestamp, utilization.gpu [%]'"));
-    const QByteArrayView headerLine = file.lines[0].text;
-    const SmiColumns cols = smiColumns(headerLine);
-    const size_t ncols = cols.names.size();
+namespace {
 
-    // Pass 1: the rows that parse, with their timestamps.
-    struct Row
-    {
-        std::vector<QByteArrayView> fields;
-        qint64 offset;
-        std::optional<TimeNs> ts;
-    };
-    std::vector<Row> rows;
+// A row of the log that parses: its fields, where it starts, its time (when the log has a
+// timestamp column).
+struct SmiRow
+{
+    std::vector<QByteArrayView> fields;
+    qint64 offset;
+    std::optional<TimeNs> ts;
+};
+
+// Pass 1: the rows that parse, with their timestamps; the others are warned of and skipped.
+std::vector<SmiRow> readSmiRows(const TextFile &file, const SmiColumns &cols,
+                                const ImportContext &ctx, WarningLog &warnings)
+{
+    const QByteArrayView headerLine = file.lines[0].text;
+    const size_t ncols = cols.names.size();
+    std::vector<SmiRow> rows;
     for (size_t i = 1; i < file.lines.size(); ++i) {
         const Line &line = file.lines[i];
         if (line.text.trimmed().isEmpty())
@@ -82,7 +79,7 @@ ImportOutcome NvidiaSmiCsvImporter::import(ImportContext &ctx) const
                              .arg(ncols));
             continue;
         }
-        Row row{std::move(fields), line.offset, std::nullopt};
+        SmiRow row{std::move(fields), line.offset, std::nullopt};
         if (cols.timestamp >= 0) {
             auto dt = parseSmiTimestamp(row.fields[size_t(cols.timestamp)], ctx.timeZone);
             if (!dt) {
@@ -97,19 +94,19 @@ ImportOutcome NvidiaSmiCsvImporter::import(ImportContext &ctx) const
         }
         rows.push_back(std::move(row));
     }
-    if (rows.empty() && ctx.tail) // a followed log with no row yet
-        return finishLog(ctx, log);
-    if (rows.empty())
-        return failed(file.lines.size() > 1 ? file.lines[1].offset : headerLine.size(),
-                      QStringLiteral("no sample rows after the header; expected lines of %1 "
-                                     "comma-separated values")
-                          .arg(ncols));
+    return rows;
+}
 
-    // Device of each row and sample index.
+// Which GPU each row is (`device`) and which sample it belongs to (`sample`): by the index,
+// uuid or bus id column, else by the rows' times, else by the period of the names; `meta` says
+// how. Returns the identity column (-1: none).
+int identifySmiRows(const std::vector<SmiRow> &rows, const SmiColumns &cols, ImportContext &ctx,
+                    SamplePlacement &placement, WarningLog &warnings, QJsonObject &meta,
+                    std::vector<int> &device, std::vector<qint64> &sample)
+{
     const int idCol = cols.index >= 0 ? cols.index : (cols.uuid >= 0 ? cols.uuid : cols.busId);
-    std::vector<int> device(rows.size());
-    std::vector<qint64> sample(rows.size());
-    SamplePlacement placement(ctx);
+    device.assign(rows.size(), 0);
+    sample.assign(rows.size(), 0);
     if (idCol >= 0) {
         // A uuid or bus id is numbered in order of appearance, the numbering carried from one
         // part of a followed log to the next.
@@ -185,7 +182,18 @@ ImportOutcome NvidiaSmiCsvImporter::import(ImportContext &ctx) const
                                    "repeating sequence of names")
                         .arg(period));
     }
+    return idCol;
+}
 
+// The samples written, per GPU and column (a column of text is left out, a number column keeps
+// its numbers around a 'nan', and each says so); false when cancelled.
+bool writeSmiSamples(const std::vector<SmiRow> &rows, const SmiColumns &cols, int idCol,
+                     const std::vector<int> &device, const std::vector<qint64> &sample,
+                     SamplePlacement &placement, ImportContext &ctx, LogImport &log)
+{
+    auto &warnings = log.warnings;
+    auto &meta = log.meta;
+    const size_t ncols = cols.names.size();
     MonitorSink sink(*ctx.writer, QStringLiteral("nvidia-smi"));
     TimeNs start = 0;
     if (cols.timestamp < 0) {
@@ -202,9 +210,9 @@ ImportOutcome NvidiaSmiCsvImporter::import(ImportContext &ctx) const
     };
     std::vector<ColumnCheck> checks(ncols);
     for (size_t i = 0; i < rows.size(); ++i) {
-        const Row &row = rows[i];
+        const SmiRow &row = rows[i];
         if ((i & 1023) == 0 && !reportProgress(ctx, log, row.offset))
-            return ImportOutcome{ImportOutcome::Status::Cancelled, -1, {}, {}};
+            return false;
         const TimeNs ts = row.ts ? *row.ts : start + TimeNs(sample[i]) * kDefaultPeriod;
         const QString name = cols.name >= 0 ? text(row.fields[size_t(cols.name)]) : QString();
         const TrackId gpu = sink.gpu(device[i], name);
@@ -261,6 +269,41 @@ ImportOutcome NvidiaSmiCsvImporter::import(ImportContext &ctx) const
                              .arg(check.firstOffset)
                              .arg(check.numbers));
     }
+    return true;
+}
+
+} // namespace
+
+ImportOutcome NvidiaSmiCsvImporter::import(ImportContext &ctx) const
+{
+    LogImport log;
+    if (auto failure = startLog(ctx, log))
+        return *failure;
+    auto &[file, warnings, meta] = log;
+    if (file.lines.empty() || !looksLikeQueryHeader(file.lines[0].text))
+        return failed(0, QStringLiteral("expected an nvidia-smi --query-gpu CSV header such as "
+                                        "'name, timestamp, utilization.gpu [%]'"));
+    const QByteArrayView headerLine = file.lines[0].text;
+    const SmiColumns cols = smiColumns(headerLine);
+    const size_t ncols = cols.names.size();
+
+    std::vector<SmiRow> rows = readSmiRows(file, cols, ctx, warnings);
+    if (rows.empty() && ctx.tail) // a followed log with no row yet
+        return finishLog(ctx, log);
+    if (rows.empty())
+        return failed(file.lines.size() > 1 ? file.lines[1].offset : headerLine.size(),
+                      QStringLiteral("no sample rows after the header; expected lines of %1 "
+                                     "comma-separated values")
+                          .arg(ncols));
+
+    // Device of each row and sample index.
+    std::vector<int> device;
+    std::vector<qint64> sample;
+    SamplePlacement placement(ctx);
+    const int idCol = identifySmiRows(rows, cols, ctx, placement, warnings, meta, device, sample);
+
+    if (!writeSmiSamples(rows, cols, idCol, device, sample, placement, ctx, log))
+        return ImportOutcome{ImportOutcome::Status::Cancelled, -1, {}, {}};
     return finishLog(ctx, log);
 }
 
