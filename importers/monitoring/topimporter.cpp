@@ -230,29 +230,154 @@ std::optional<QByteArray> TopBatchImporter::tailPrelude(QByteArrayView, QByteArr
     return QByteArray(); // each block starts with its own header: only the tail state is carried
 }
 
-ImportOutcome TopBatchImporter::import(ImportContext &ctx) const
-{
-    LogImport log;
-    if (auto failure = startLog(ctx, log))
-        return *failure;
-    auto &[file, warnings, meta] = log;
+namespace {
 
-    struct Sample
-    {
-        QString metric, unit;
-        double value;
-    };
-    struct Block
-    {
-        QTime time;
-        qint64 offset;
-        std::vector<Sample> samples;
-        std::vector<ProcSample> procs;
-    };
-    std::vector<Block> blocks;
+struct TopSample
+{
+    QString metric, unit;
+    double value;
+};
+struct TopBlock
+{
+    QTime time;
+    qint64 offset;
+    std::vector<TopSample> samples;
+    std::vector<ProcSample> procs;
+};
+
+// A block's first line, 'top - HH:MM:SS up ... load average: a, b, c': its time and load.
+TopBlock topBlockAt(const Line &line, const QRegularExpressionMatch &m, WarningLog &warnings)
+{
+    TopBlock b;
+    b.time = QTime(m.captured(1).toInt(), m.captured(2).toInt(), m.captured(3).toInt());
+    b.offset = line.offset;
+    bool numeric = false;
+    const double load = m.captured(4).toDouble(&numeric);
+    if (numeric && std::isfinite(load) && load >= 0 && load < 1e9)
+        b.samples.push_back({QStringLiteral("load average (1 min)"), QString(), load});
+    else
+        warnings.add(QStringLiteral("load average"), line.offset,
+                     QStringLiteral("the load average '%1' at byte %2 is not a plausible "
+                                    "number; not imported for that block")
+                         .arg(m.captured(4))
+                         .arg(line.offset));
+    return b;
+}
+
+// A block's summary line (tasks, CPU, memory, swap) read into its samples; false when the line
+// is none of them.
+bool readTopSummary(QByteArrayView l, TopBlock &b)
+{
+    const qsizetype colon = l.indexOf(':');
+    if (l.startsWith("Tasks:") || l.startsWith("Threads:")) {
+        for (const auto &[k, v] : topFields(l.sliced(colon + 1)))
+            if (k == QLatin1String("running"))
+                b.samples.push_back({QStringLiteral("tasks running"), QString(), v});
+    } else if (l.startsWith("%Cpu(s):")) {
+        double idle = -1;
+        for (const auto &[k, v] : topFields(l.sliced(colon + 1))) {
+            if (k == QLatin1String("us"))
+                b.samples.push_back({QStringLiteral("CPU user"), QStringLiteral("%"), v});
+            else if (k == QLatin1String("sy"))
+                b.samples.push_back({QStringLiteral("CPU system"), QStringLiteral("%"), v});
+            else if (k == QLatin1String("wa"))
+                b.samples.push_back({QStringLiteral("CPU iowait"), QStringLiteral("%"), v});
+            else if (k == QLatin1String("id"))
+                idle = v;
+        }
+        if (idle >= 0)
+            b.samples.push_back({QStringLiteral("CPU busy"), QStringLiteral("%"), 100 - idle});
+    } else if (colon > 0 && (l.contains(" Mem") || l.contains(" Swap")) &&
+               (l.startsWith("KiB") || l.startsWith("MiB") || l.startsWith("GiB"))) {
+        // The unit prefix scales every value of the line.
+        const double scale = l.startsWith("KiB") ? 1.0 / 1024 : l.startsWith("GiB") ? 1024 : 1;
+        const bool swap = l.contains(" Swap");
+        QByteArrayView rest = l.sliced(colon + 1);
+        if (const qsizetype dot = rest.indexOf(". "); swap && dot > 0)
+            rest = rest.first(dot); // "0.0 used. 508425.0 avail Mem"
+        for (const auto &[k, v] : topFields(rest)) {
+            if (!swap && (k == QLatin1String("used") || k == QLatin1String("buff/cache")))
+                b.samples.push_back(
+                    {QStringLiteral("memory ") + k, QStringLiteral("MiB"), v * scale});
+            else if (swap && k == QLatin1String("used"))
+                b.samples.push_back(
+                    {QStringLiteral("swap used"), QStringLiteral("MiB"), v * scale});
+        }
+    } else {
+        return false;
+    }
+    return true;
+}
+
+// The process table of a block: its column header line ('PID USER … %CPU … COMMAND'), then
+// its rows, each a process's %CPU and resident memory.
+struct TopTable
+{
     int pidCol = -1, cpuCol = -1, resCol = -1, cmdCol = -1;
     size_t headerTokens = 0;
     bool inTable = false;
+};
+
+void readTopTableLine(const Line &line, TopTable &table, TopBlock &b, WarningLog &warnings)
+{
+    const QByteArrayView l = line.text;
+    auto &[pidCol, cpuCol, resCol, cmdCol, headerTokens, inTable] = table;
+    if (l.trimmed().startsWith("PID ")) {
+        const auto t = tokens(l);
+        pidCol = cpuCol = resCol = cmdCol = -1;
+        for (size_t i = 0; i < t.size(); ++i) {
+            if (t[i].text == "PID")
+                pidCol = int(i);
+            else if (t[i].text == "%CPU")
+                cpuCol = int(i);
+            else if (t[i].text == "RES")
+                resCol = int(i);
+            else if (t[i].text == "COMMAND")
+                cmdCol = int(i);
+        }
+        headerTokens = t.size();
+        inTable = pidCol >= 0 && cpuCol >= 0 && cmdCol == int(t.size()) - 1;
+    } else if (!inTable && !l.trimmed().isEmpty() && isDigit(l.trimmed().front())) {
+        // Process rows with no 'PID USER … COMMAND' line above them in their block: their
+        // columns cannot be told apart (issue 56: they were left out without a word).
+        warnings.add(
+            QStringLiteral("process rows without header"), line.offset,
+            QStringLiteral(
+                "process row at byte %1 comes without the column header line ('PID USER PR "
+                "… %CPU … COMMAND') of its block; skipped")
+                .arg(line.offset));
+    } else if (inTable && !l.trimmed().isEmpty()) {
+        const auto t = tokens(l);
+        if (t.size() < headerTokens) {
+            warnings.add(QStringLiteral("process row"), line.offset,
+                         QStringLiteral("process row at byte %1 has %2 columns, expected %3; "
+                                        "skipped")
+                             .arg(line.offset)
+                             .arg(t.size())
+                             .arg(headerTokens));
+            return;
+        }
+        const auto cpu = parseNumber(t[size_t(cpuCol)].text);
+        const auto res =
+            resCol >= 0 ? topMemoryMiB(t[size_t(resCol)].text) : std::optional<double>(0);
+        if (!cpu || !res) {
+            warnings.add(QStringLiteral("process value"), line.offset,
+                         QStringLiteral("process row at byte %1: %CPU or RES is not a number; "
+                                        "skipped")
+                             .arg(line.offset));
+            return;
+        }
+        const QString cmd = text(l.sliced(t[size_t(cmdCol)].column).trimmed());
+        b.procs.push_back(
+            {QStringLiteral("%1 (pid %2)").arg(cmd, text(t[size_t(pidCol)].text)), *cpu, *res});
+    }
+}
+
+// The blocks of `top -b` output; a failure when the file does not start with one.
+std::optional<ImportOutcome> readTopBlocks(const TextFile &file, WarningLog &warnings,
+                                           std::vector<TopBlock> &blocks)
+{
+    TopTable table;
     for (const Line &line : file.lines) {
         const QByteArrayView l = line.text;
         if (l.startsWith("top - ")) {
@@ -263,24 +388,12 @@ ImportOutcome TopBatchImporter::import(ImportContext &ctx) const
                                             "'top - HH:MM:SS up ... load average: a, b, c'; the "
                                             "block is skipped")
                                  .arg(line.offset));
-                inTable = false;
+                table.inTable = false;
                 continue;
             }
-            Block b;
-            b.time = QTime(m.captured(1).toInt(), m.captured(2).toInt(), m.captured(3).toInt());
-            b.offset = line.offset;
-            bool numeric = false;
-            const double load = m.captured(4).toDouble(&numeric);
-            if (numeric && std::isfinite(load) && load >= 0 && load < 1e9)
-                b.samples.push_back({QStringLiteral("load average (1 min)"), QString(), load});
-            else
-                warnings.add(QStringLiteral("load average"), line.offset,
-                             QStringLiteral("the load average '%1' at byte %2 is not a plausible "
-                                            "number; not imported for that block")
-                                 .arg(m.captured(4))
-                                 .arg(line.offset));
+            TopBlock b = topBlockAt(line, m, warnings);
             blocks.push_back(std::move(b));
-            inTable = false;
+            table.inTable = false;
             continue;
         }
         if (blocks.empty()) {
@@ -289,105 +402,19 @@ ImportOutcome TopBatchImporter::import(ImportContext &ctx) const
                                                           "block header"));
             continue;
         }
-        Block &b = blocks.back();
-        const qsizetype colon = l.indexOf(':');
-        if (l.startsWith("Tasks:") || l.startsWith("Threads:")) {
-            for (const auto &[k, v] : topFields(l.sliced(colon + 1)))
-                if (k == QLatin1String("running"))
-                    b.samples.push_back({QStringLiteral("tasks running"), QString(), v});
-        } else if (l.startsWith("%Cpu(s):")) {
-            double idle = -1;
-            for (const auto &[k, v] : topFields(l.sliced(colon + 1))) {
-                if (k == QLatin1String("us"))
-                    b.samples.push_back({QStringLiteral("CPU user"), QStringLiteral("%"), v});
-                else if (k == QLatin1String("sy"))
-                    b.samples.push_back({QStringLiteral("CPU system"), QStringLiteral("%"), v});
-                else if (k == QLatin1String("wa"))
-                    b.samples.push_back({QStringLiteral("CPU iowait"), QStringLiteral("%"), v});
-                else if (k == QLatin1String("id"))
-                    idle = v;
-            }
-            if (idle >= 0)
-                b.samples.push_back({QStringLiteral("CPU busy"), QStringLiteral("%"), 100 - idle});
-        } else if (colon > 0 && (l.contains(" Mem") || l.contains(" Swap")) &&
-                   (l.startsWith("KiB") || l.startsWith("MiB") || l.startsWith("GiB"))) {
-            // The unit prefix scales every value of the line.
-            const double scale = l.startsWith("KiB") ? 1.0 / 1024 : l.startsWith("GiB") ? 1024 : 1;
-            const bool swap = l.contains(" Swap");
-            QByteArrayView rest = l.sliced(colon + 1);
-            if (const qsizetype dot = rest.indexOf(". "); swap && dot > 0)
-                rest = rest.first(dot); // "0.0 used. 508425.0 avail Mem"
-            for (const auto &[k, v] : topFields(rest)) {
-                if (!swap && (k == QLatin1String("used") || k == QLatin1String("buff/cache")))
-                    b.samples.push_back(
-                        {QStringLiteral("memory ") + k, QStringLiteral("MiB"), v * scale});
-                else if (swap && k == QLatin1String("used"))
-                    b.samples.push_back(
-                        {QStringLiteral("swap used"), QStringLiteral("MiB"), v * scale});
-            }
-        } else if (l.trimmed().startsWith("PID ")) {
-            const auto t = tokens(l);
-            pidCol = cpuCol = resCol = cmdCol = -1;
-            for (size_t i = 0; i < t.size(); ++i) {
-                if (t[i].text == "PID")
-                    pidCol = int(i);
-                else if (t[i].text == "%CPU")
-                    cpuCol = int(i);
-                else if (t[i].text == "RES")
-                    resCol = int(i);
-                else if (t[i].text == "COMMAND")
-                    cmdCol = int(i);
-            }
-            headerTokens = t.size();
-            inTable = pidCol >= 0 && cpuCol >= 0 && cmdCol == int(t.size()) - 1;
-        } else if (!inTable && !l.trimmed().isEmpty() && !blocks.empty() &&
-                   isDigit(l.trimmed().front())) {
-            // Process rows with no 'PID USER … COMMAND' line above them in their block: their
-            // columns cannot be told apart (issue 56: they were left out without a word).
-            warnings.add(
-                QStringLiteral("process rows without header"), line.offset,
-                QStringLiteral(
-                    "process row at byte %1 comes without the column header line ('PID USER PR "
-                    "… %CPU … COMMAND') of its block; skipped")
-                    .arg(line.offset));
-        } else if (inTable && !l.trimmed().isEmpty()) {
-            const auto t = tokens(l);
-            if (t.size() < headerTokens) {
-                warnings.add(QStringLiteral("process row"), line.offset,
-                             QStringLiteral("process row at byte %1 has %2 columns, expected %3; "
-                                            "skipped")
-                                 .arg(line.offset)
-                                 .arg(t.size())
-                                 .arg(headerTokens));
-                continue;
-            }
-            const auto cpu = parseNumber(t[size_t(cpuCol)].text);
-            const auto res =
-                resCol >= 0 ? topMemoryMiB(t[size_t(resCol)].text) : std::optional<double>(0);
-            if (!cpu || !res) {
-                warnings.add(QStringLiteral("process value"), line.offset,
-                             QStringLiteral("process row at byte %1: %CPU or RES is not a number; "
-                                            "skipped")
-                                 .arg(line.offset));
-                continue;
-            }
-            const QString cmd = text(l.sliced(t[size_t(cmdCol)].column).trimmed());
-            b.procs.push_back(
-                {QStringLiteral("%1 (pid %2)").arg(cmd, text(t[size_t(pidCol)].text)), *cpu, *res});
-        }
+        TopBlock &b = blocks.back();
+        if (!readTopSummary(l, b))
+            readTopTableLine(line, table, b, warnings);
     }
-    if (ctx.tail && !ctx.tail->quiet && !blocks.empty()) {
-        // A followed log: top writes a block at once, but the part may have been read while it
-        // did, so the last block waits for the next one's header, or for the file to go quiet.
-        const qint64 end = ctx.tail->fileOffset + ctx.tail->text.size() - ctx.tail->preludeBytes;
-        ctx.tail->held = end - blocks.back().offset;
-        blocks.pop_back();
-    }
-    if (blocks.empty() && ctx.tail) // a followed log with no finished block yet
-        return finishLog(ctx, log);
-    if (blocks.empty())
-        return failed(0, QStringLiteral("no 'top - HH:MM:SS' blocks; expected top -b output"));
+    return std::nullopt;
+}
 
+// The blocks written, dated (top prints the time of day only), with the processes that earn a
+// track; a followed log's state carried to its next part.
+void writeTopBlocks(ImportContext &ctx, LogImport &log, std::vector<TopBlock> &blocks)
+{
+    auto &warnings = log.warnings;
+    auto &meta = log.meta;
     // Dates: top prints the time of day only. A part of a followed log goes on from the last
     // block's date and time.
     const QJsonObject kept = ctx.tail ? ctx.tail->state : QJsonObject();
@@ -399,7 +426,7 @@ ImportOutcome TopBatchImporter::import(ImportContext &ctx) const
             ctx,
             [&] {
                 std::vector<QTime> times;
-                for (const Block &b : blocks)
+                for (const TopBlock &b : blocks)
                     times.push_back(b.time);
                 return times;
             }(),
@@ -420,7 +447,7 @@ ImportOutcome TopBatchImporter::import(ImportContext &ctx) const
     sink.setEstimated(estimated);
     const TrackId host = sink.host(QStringLiteral("host · top"));
     ProcessTracks processes(kept);
-    for (Block &b : blocks) {
+    for (TopBlock &b : blocks) {
         if (b.time.msecsSinceStartOfDay() < prev)
             date = date.addDays(1);
         prev = b.time.msecsSinceStartOfDay();
@@ -445,6 +472,33 @@ ImportOutcome TopBatchImporter::import(ImportContext &ctx) const
         state.insert(QStringLiteral("time_ms"), prev);
         state.insert(QStringLiteral("estimated"), estimated);
     }
+}
+
+} // namespace
+
+ImportOutcome TopBatchImporter::import(ImportContext &ctx) const
+{
+    LogImport log;
+    if (auto failure = startLog(ctx, log))
+        return *failure;
+    auto &[file, warnings, meta] = log;
+
+    std::vector<TopBlock> blocks;
+    if (auto failure = readTopBlocks(file, warnings, blocks))
+        return *failure;
+    if (ctx.tail && !ctx.tail->quiet && !blocks.empty()) {
+        // A followed log: top writes a block at once, but the part may have been read while it
+        // did, so the last block waits for the next one's header, or for the file to go quiet.
+        const qint64 end = ctx.tail->fileOffset + ctx.tail->text.size() - ctx.tail->preludeBytes;
+        ctx.tail->held = end - blocks.back().offset;
+        blocks.pop_back();
+    }
+    if (blocks.empty() && ctx.tail) // a followed log with no finished block yet
+        return finishLog(ctx, log);
+    if (blocks.empty())
+        return failed(0, QStringLiteral("no 'top - HH:MM:SS' blocks; expected top -b output"));
+
+    writeTopBlocks(ctx, log, blocks);
     return finishLog(ctx, log);
 }
 
