@@ -259,21 +259,34 @@ QString MlflowRunImporter::fingerprint(const QString &path) const
     return QStringLiteral("%1/%2/%3").arg(files).arg(bytes).arg(newest);
 }
 
-ImportOutcome MlflowRunImporter::import(ImportContext &ctx) const
+namespace {
+
+// Epoch milliseconds a project holds (times are kept in ns): 1970 to about 2065.
+constexpr qint64 kMaxMs = kMaxAbsTimeNs / 1'000'000;
+
+// What the run's meta.yaml says, checked.
+struct RunMeta
 {
-    bool ok = false;
-    const QByteArray text = readSmall(ctx.path, &ok);
-    if (!ok)
-        return {ImportOutcome::Status::Failed,
-                -1,
-                QStringLiteral("cannot read the run's meta.yaml"),
-                {}};
-    const auto meta = readFlatYaml(text);
-    const QString runId =
-        meta.value(QStringLiteral("run_id"), meta.value(QStringLiteral("run_uuid")));
+    QHash<QString, QString> meta;
+    QString runId;
+    qint64 startMs = 0, endMs = 0;
+    bool endOk = false;
+    bool endRefused = false; // said in a warning; not again as "no end_time"
+};
+
+// The run's meta.yaml (`text`) read into `m`: a failure without a run id or a start time in
+// range; a warning for an end time out of range, bytes that are not UTF-8, a key MLflow does
+// not write.
+std::optional<ImportOutcome> readRunMeta(const ImportContext &ctx, const QByteArray &text,
+                                         RunMeta &m, WarningLog &warnings)
+{
+    auto &meta = m.meta;
+    meta = readFlatYaml(text);
+    m.runId = meta.value(QStringLiteral("run_id"), meta.value(QStringLiteral("run_uuid")));
+    const QString &runId = m.runId;
     const QString runFolder = QFileInfo(ctx.path).absoluteDir().dirName();
     if (runId.isEmpty() || !meta.contains(QStringLiteral("start_time")))
-        return {
+        return ImportOutcome{
             ImportOutcome::Status::Failed,
             text.size(),
             QStringLiteral("the meta.yaml of MLflow run '%1' has no %2 (%3 bytes; truncated?); "
@@ -283,31 +296,29 @@ ImportOutcome MlflowRunImporter::import(ImportContext &ctx) const
                 .arg(text.size()),
             {}};
     bool startOk = false;
-    const qint64 startMs = meta.value(QStringLiteral("start_time")).toLongLong(&startOk);
+    m.startMs = meta.value(QStringLiteral("start_time")).toLongLong(&startOk);
+    const qint64 startMs = m.startMs;
     if (!startOk) {
         const qsizetype at = text.indexOf("start_time");
-        return {ImportOutcome::Status::Failed,
-                at,
-                QStringLiteral("start_time is '%1'; expected epoch milliseconds")
-                    .arg(meta.value(QStringLiteral("start_time"))),
-                {}};
+        return ImportOutcome{ImportOutcome::Status::Failed,
+                             at,
+                             QStringLiteral("start_time is '%1'; expected epoch milliseconds")
+                                 .arg(meta.value(QStringLiteral("start_time"))),
+                             {}};
     }
-    // Epoch milliseconds a project holds (times are kept in ns): 1970 to about 2065.
-    constexpr qint64 kMaxMs = kMaxAbsTimeNs / 1'000'000;
     if (startMs < 0 || startMs > kMaxMs)
-        return {ImportOutcome::Status::Failed,
-                text.indexOf("start_time"),
-                QStringLiteral("start_time is %1; expected epoch milliseconds from 0 (1970) to %2")
-                    .arg(startMs)
-                    .arg(kMaxMs),
-                {}};
-    bool endOk = false;
-    qint64 endMs = meta.value(QStringLiteral("end_time")).toLongLong(&endOk);
-    TraceWriter &w = *ctx.writer;
-    WarningLog warnings;
-    bool endRefused = false; // said above; not again as "no end_time"
+        return ImportOutcome{
+            ImportOutcome::Status::Failed,
+            text.indexOf("start_time"),
+            QStringLiteral("start_time is %1; expected epoch milliseconds from 0 (1970) to %2")
+                .arg(startMs)
+                .arg(kMaxMs),
+            {}};
+    bool &endOk = m.endOk;
+    qint64 &endMs = m.endMs;
+    endMs = meta.value(QStringLiteral("end_time")).toLongLong(&endOk);
     if (endOk && (endMs < startMs || endMs > kMaxMs)) {
-        endRefused = true;
+        m.endRefused = true;
         warnings.add(
             QStringLiteral("end_time"), text.indexOf("end_time"),
             QStringLiteral(
@@ -346,52 +357,14 @@ ImportOutcome MlflowRunImporter::import(ImportContext &ctx) const
                              "(damaged?); ignored")
                              .arg(safeText(it.key(), 60))
                              .arg(text.indexOf(it.key().toUtf8())));
-    const QString runDir = QFileInfo(ctx.path).absolutePath();
-    const QString projectRun = mlflowProjectRunName(runDir);
-    const QString runLabel = projectRun.section(QLatin1Char('/'), 2);
+    return std::nullopt;
+}
 
-    // Experiment and workload records.
-    const auto experiment = readFlatYaml(readSmall(runDir + QStringLiteral("/../meta.yaml")));
-    QString expName = experiment.value(QStringLiteral("name"));
-    if (expName.isEmpty()) {
-        expName = QStringLiteral("experiment ") + meta.value(QStringLiteral("experiment_id"));
-        warnings.add(QStringLiteral("no experiment"), -1,
-                     QStringLiteral("no readable experiment meta.yaml beside the run folder; the "
-                                    "experiment is named by its id"));
-    }
-    {
-        QJsonObject expParams;
-        for (const char *k : {"experiment_id", "artifact_location", "lifecycle_stage"})
-            if (experiment.contains(QLatin1String(k)))
-                expParams.insert(QLatin1String(k), experiment.value(QLatin1String(k)));
-        QString error;
-        if (!w.placeInExperiment(expName, expParams, readKeyFiles(runDir + QStringLiteral("/tags")),
-                                 &error))
-            return {ImportOutcome::Status::Failed,
-                    -1,
-                    QStringLiteral("could not write the experiment record: ") + error,
-                    {}};
-    }
-    QJsonObject params;
-    params.insert(QStringLiteral("mlflow.run_id"), runId);
-    params.insert(QStringLiteral("mlflow.experiment"), expName);
-    params.insert(QStringLiteral("mlflow.status"),
-                  statusName(meta.value(QStringLiteral("status"))));
-    params.insert(QStringLiteral("mlflow.user"), meta.value(QStringLiteral("user_id")));
-    params.insert(QStringLiteral("mlflow.start_time_ms"), startMs);
-    params.insert(QStringLiteral("mlflow.end_time_ms"), endOk ? QJsonValue(endMs) : QJsonValue());
-    params.insert(QStringLiteral("mlflow.params"),
-                  readKeyFiles(runDir + QStringLiteral("/params"), &warnings));
-    params.insert(QStringLiteral("mlflow.tags"), readKeyFiles(runDir + QStringLiteral("/tags")));
-    w.mergeRunParams(params);
-
-    // The run's own track and span, then one counter track per metric.
-    TrackSpec runSpec;
-    runSpec.kind = TrackKind::WorkflowStep;
-    runSpec.name = QStringLiteral("MLflow run · ") + runLabel;
-    runSpec.sortKey = -1;
-    const TrackId runTrack = w.addTrack(runSpec);
-    TimeNs lastPoint = startMs * 1'000'000;
+// One counter track per metric file under the run's track, each line '<epoch ms> <value>
+// [<step>]' a point; returns the last point's time (`lastPoint` when there is none).
+TimeNs readMetrics(TraceWriter &w, TrackId runTrack, const QString &runDir, TimeNs lastPoint,
+                   WarningLog &warnings)
+{
     int metricIndex = 0;
     const QString metricsDir = runDir + QStringLiteral("/metrics");
     QStringList metricFiles;
@@ -453,6 +426,76 @@ ImportOutcome MlflowRunImporter::import(ImportContext &ctx) const
             lastPoint = std::max(lastPoint, ts * 1'000'000);
         }
     }
+    return lastPoint;
+}
+
+} // namespace
+
+ImportOutcome MlflowRunImporter::import(ImportContext &ctx) const
+{
+    bool ok = false;
+    const QByteArray text = readSmall(ctx.path, &ok);
+    if (!ok)
+        return {ImportOutcome::Status::Failed,
+                -1,
+                QStringLiteral("cannot read the run's meta.yaml"),
+                {}};
+    WarningLog warnings;
+    RunMeta run;
+    if (auto failure = readRunMeta(ctx, text, run, warnings))
+        return *failure;
+    const auto &meta = run.meta;
+    const QString &runId = run.runId;
+    const qint64 startMs = run.startMs, endMs = run.endMs;
+    const bool endOk = run.endOk, endRefused = run.endRefused;
+    TraceWriter &w = *ctx.writer;
+    const QString runDir = QFileInfo(ctx.path).absolutePath();
+    const QString projectRun = mlflowProjectRunName(runDir);
+    const QString runLabel = projectRun.section(QLatin1Char('/'), 2);
+
+    // Experiment and workload records.
+    const auto experiment = readFlatYaml(readSmall(runDir + QStringLiteral("/../meta.yaml")));
+    QString expName = experiment.value(QStringLiteral("name"));
+    if (expName.isEmpty()) {
+        expName = QStringLiteral("experiment ") + meta.value(QStringLiteral("experiment_id"));
+        warnings.add(QStringLiteral("no experiment"), -1,
+                     QStringLiteral("no readable experiment meta.yaml beside the run folder; the "
+                                    "experiment is named by its id"));
+    }
+    {
+        QJsonObject expParams;
+        for (const char *k : {"experiment_id", "artifact_location", "lifecycle_stage"})
+            if (experiment.contains(QLatin1String(k)))
+                expParams.insert(QLatin1String(k), experiment.value(QLatin1String(k)));
+        QString error;
+        if (!w.placeInExperiment(expName, expParams, readKeyFiles(runDir + QStringLiteral("/tags")),
+                                 &error))
+            return {ImportOutcome::Status::Failed,
+                    -1,
+                    QStringLiteral("could not write the experiment record: ") + error,
+                    {}};
+    }
+    QJsonObject params;
+    params.insert(QStringLiteral("mlflow.run_id"), runId);
+    params.insert(QStringLiteral("mlflow.experiment"), expName);
+    params.insert(QStringLiteral("mlflow.status"),
+                  statusName(meta.value(QStringLiteral("status"))));
+    params.insert(QStringLiteral("mlflow.user"), meta.value(QStringLiteral("user_id")));
+    params.insert(QStringLiteral("mlflow.start_time_ms"), startMs);
+    params.insert(QStringLiteral("mlflow.end_time_ms"), endOk ? QJsonValue(endMs) : QJsonValue());
+    params.insert(QStringLiteral("mlflow.params"),
+                  readKeyFiles(runDir + QStringLiteral("/params"), &warnings));
+    params.insert(QStringLiteral("mlflow.tags"), readKeyFiles(runDir + QStringLiteral("/tags")));
+    w.mergeRunParams(params);
+
+    // The run's own track and span, then one counter track per metric.
+    TrackSpec runSpec;
+    runSpec.kind = TrackKind::WorkflowStep;
+    runSpec.name = QStringLiteral("MLflow run · ") + runLabel;
+    runSpec.sortKey = -1;
+    const TrackId runTrack = w.addTrack(runSpec);
+    TimeNs lastPoint = startMs * 1'000'000;
+    lastPoint = readMetrics(w, runTrack, runDir, lastPoint, warnings);
     const TimeNs start = startMs * 1'000'000;
     TimeNs end = endOk ? endMs * 1'000'000 : lastPoint;
     if (!endOk && !endRefused)
