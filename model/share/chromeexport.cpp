@@ -397,6 +397,158 @@ private:
     std::unordered_map<StringId, std::string> m_text;
 };
 
+// The file's head: the time unit, the base time, who wrote it and the run, the one rank and
+// the GPUs as Kineto writes them (for an importer to name ranks and GPUs again), and the
+// opening of traceEvents.
+void writeHead(std::string &o, const Layout &layout, const QString &runName, TimeNs base)
+{
+    o += "{\"displayTimeUnit\":\"ns\",\"baseTimeNanoseconds\":";
+    o += std::to_string(std::max<TimeNs>(0, base));
+    o += ",\"otherData\":{\"exported_by\":\"GradeML Studio\",\"run\":";
+    appendJsonString(o, runName);
+    o += '}';
+    // What Kineto writes for an importer (GradeML's among them) to name ranks and GPUs again.
+    if (layout.onlyRank >= 0) {
+        o += ",\"distributedInfo\":{\"rank\":";
+        o += std::to_string(layout.onlyRank);
+        o += '}';
+    }
+    bool firstDevice = true;
+    for (const auto &[track, proc] : layout.processes) {
+        if (proc.device.isEmpty())
+            continue;
+        o += firstDevice ? ",\"deviceProperties\":[" : ",";
+        firstDevice = false;
+        o += "{\"id\":";
+        o += std::to_string(proc.pid);
+        o += ",\"name\":";
+        appendJsonString(o, proc.device);
+        o += '}';
+    }
+    if (!firstDevice)
+        o += ']';
+    o += ",\n\"traceEvents\":[";
+}
+
+// The processes' and threads' names and order, and each rank's label.
+void writeNames(Writer &w, const Layout &layout, const std::vector<TrackRow> &rows)
+{
+    for (const auto &[track, proc] : layout.processes) {
+        w.metadata("process_name", proc.pid, 0, "name", proc.name);
+        w.sortIndex("process_sort_index", proc.pid, 0, proc.sortKey);
+        // A run of several ranks in one file: each process says its rank (Chrome's process
+        // labels), which an importer reads back as Kineto's distributedInfo of one rank.
+        if (proc.rank >= 0)
+            w.metadata("process_labels", proc.pid, 0, "labels",
+                       QStringLiteral("rank %1").arg(proc.rank));
+    }
+    std::unordered_map<TrackId, const TrackRow *> rowOf;
+    for (const TrackRow &r : rows)
+        rowOf[r.id] = &r;
+    for (const auto &[track, name] : layout.threadNames) {
+        const Place at = layout.places.at(track);
+        w.metadata("thread_name", at.pid, at.tid, "name", name);
+        w.sortIndex("thread_sort_index", at.pid, at.tid, rowOf.at(track)->sortKey);
+    }
+}
+
+// Flows, bound to their slices by place and start; false with `why` when a read or the sink
+// fails.
+bool writeFlows(Project &project, const std::vector<TrackRow> &rows, std::vector<SliceAt> &slices,
+                const Layout &layout, Writer &w, Sink &sink, ChromeExportResult &result,
+                QString &why)
+{
+    std::string &o = sink.buffer();
+    // Flows, bound to their slices by place and start.
+    std::sort(slices.begin(), slices.end());
+    const auto sliceAt = [&](SliceId id) -> const SliceAt * {
+        auto it = std::lower_bound(slices.begin(), slices.end(), SliceAt{id, 0, 0, -1, -1});
+        return it != slices.end() && it->id == id ? &*it : nullptr;
+    };
+    std::set<SourceId> sources;
+    for (const TrackRow &r : rows)
+        if (r.source)
+            sources.insert(r.source);
+    // Above the ranks' correlation ids (rank << 40, 4,096 ranks) and below 2^53, which a viewer
+    // that reads JSON numbers as doubles still tells apart.
+    qint64 nextFlowId = qint64(1) << 52;
+    for (const SourceId source : sources) {
+        std::vector<FlowRow> flows;
+        if (!flowsOfSource(project, source,
+                           {FlowKind::Launch, FlowKind::Sync, FlowKind::Sequence,
+                            FlowKind::Collective, FlowKind::Data, FlowKind::Workflow,
+                            FlowKind::CpuOpToGpu, FlowKind::TraceFlow},
+                           flows, &why))
+            return false;
+        for (const FlowRow &f : flows) {
+            const SliceAt *from = sliceAt(f.from), *to = sliceAt(f.to);
+            if (!from || !to)
+                continue;
+            // Derived again by an import from the slices' own ids: not written twice.
+            if ((f.kind == FlowKind::Sync && from->correlation >= 0 && to->correlation >= 0) ||
+                (f.kind == FlowKind::CpuOpToGpu && from->externalId >= 0 && to->externalId >= 0))
+                continue;
+            const bool launch = f.kind == FlowKind::Launch;
+            const qint64 id = launch && from->correlation >= 0 ? from->correlation : nextFlowId++;
+            const QString cat = launch                         ? QStringLiteral("ac2g")
+                                : f.kind == FlowKind::Sequence ? QStringLiteral("fwdbwd")
+                                                               : flowKindName(f.kind);
+            for (const SliceAt *end : {from, to}) {
+                const Place at = layout.places.at(end->track);
+                w.begin(end == from ? 's' : 'f', at.pid, at.tid);
+                o += ",\"id\":";
+                o += std::to_string(id);
+                w.ts(end->start);
+                o += ",\"cat\":";
+                appendJsonString(o, cat);
+                o += ",\"name\":";
+                appendJsonString(o, cat);
+                if (end == to)
+                    o += ",\"bp\":\"e\"";
+                o += '}';
+            }
+            ++result.flows;
+            if (!sink.flush(false, &why))
+                return false;
+        }
+    }
+    return true;
+}
+
+// The run's notes, as global instants (a range note keeps its end in its args).
+void writeNotes(Project &project, const QString &runName, TimeNs base, Writer &w, std::string &o,
+                ChromeExportResult &result, QString &why)
+{
+    // Notes of this run, as global instants (a range note keeps its end in its args).
+    const std::vector<Note> notes = listNotes(project, &why);
+    for (const Note &n : notes) {
+        if (n.run != runName)
+            continue;
+        w.begin('i', 0, 0);
+        o += ",\"s\":\"g\",\"cat\":\"grademl.note\",\"name\":";
+        appendJsonString(o, n.text);
+        w.ts(n.start);
+        o += ",\"args\":{\"kind\":";
+        appendJsonString(o, Note::kindName(n.kind));
+        if (n.kind == Note::Kind::Range) {
+            o += ",\"end_us\":";
+            appendMicros(o, n.end - base);
+        }
+        if (n.kind == Note::Kind::Slice) {
+            o += ",\"slice\":";
+            appendJsonString(o, n.sliceName);
+            o += ",\"track\":";
+            appendJsonString(o, n.trackName);
+        }
+        if (!n.created.isEmpty()) {
+            o += ",\"created\":";
+            appendJsonString(o, n.created);
+        }
+        o += "}}";
+        ++result.notes;
+    }
+}
+
 } // namespace
 
 std::optional<ChromeExportResult> exportChromeTrace(Project &project, RunId run,
@@ -425,50 +577,8 @@ std::optional<ChromeExportResult> exportChromeTrace(Project &project, RunId run,
     Writer w(project, sink, base);
     ChromeExportResult result;
     std::string &o = sink.buffer();
-    o += "{\"displayTimeUnit\":\"ns\",\"baseTimeNanoseconds\":";
-    o += std::to_string(std::max<TimeNs>(0, base));
-    o += ",\"otherData\":{\"exported_by\":\"GradeML Studio\",\"run\":";
-    appendJsonString(o, runName);
-    o += '}';
-    // What Kineto writes for an importer (GradeML's among them) to name ranks and GPUs again.
-    if (layout.onlyRank >= 0) {
-        o += ",\"distributedInfo\":{\"rank\":";
-        o += std::to_string(layout.onlyRank);
-        o += '}';
-    }
-    bool firstDevice = true;
-    for (const auto &[track, proc] : layout.processes) {
-        if (proc.device.isEmpty())
-            continue;
-        o += firstDevice ? ",\"deviceProperties\":[" : ",";
-        firstDevice = false;
-        o += "{\"id\":";
-        o += std::to_string(proc.pid);
-        o += ",\"name\":";
-        appendJsonString(o, proc.device);
-        o += '}';
-    }
-    if (!firstDevice)
-        o += ']';
-    o += ",\n\"traceEvents\":[";
-    for (const auto &[track, proc] : layout.processes) {
-        w.metadata("process_name", proc.pid, 0, "name", proc.name);
-        w.sortIndex("process_sort_index", proc.pid, 0, proc.sortKey);
-        // A run of several ranks in one file: each process says its rank (Chrome's process
-        // labels), which an importer reads back as Kineto's distributedInfo of one rank.
-        if (proc.rank >= 0)
-            w.metadata("process_labels", proc.pid, 0, "labels",
-                       QStringLiteral("rank %1").arg(proc.rank));
-    }
-    std::unordered_map<TrackId, const TrackRow *> rowOf;
-    for (const TrackRow &r : rows)
-        rowOf[r.id] = &r;
-    for (const auto &[track, name] : layout.threadNames) {
-        const Place at = layout.places.at(track);
-        w.metadata("thread_name", at.pid, at.tid, "name", name);
-        w.sortIndex("thread_sort_index", at.pid, at.tid, rowOf.at(track)->sortKey);
-    }
-
+    writeHead(o, layout, runName, base);
+    writeNames(w, layout, rows);
     qint64 total = 0;
     for (const TrackRow &r : rows)
         total += r.sliceCount + r.counterCount;
@@ -558,88 +668,10 @@ std::optional<ChromeExportResult> exportChromeTrace(Project &project, RunId run,
             return fail(why);
     }
 
-    // Flows, bound to their slices by place and start.
-    std::sort(slices.begin(), slices.end());
-    const auto sliceAt = [&](SliceId id) -> const SliceAt * {
-        auto it = std::lower_bound(slices.begin(), slices.end(), SliceAt{id, 0, 0, -1, -1});
-        return it != slices.end() && it->id == id ? &*it : nullptr;
-    };
-    std::set<SourceId> sources;
-    for (const TrackRow &r : rows)
-        if (r.source)
-            sources.insert(r.source);
-    // Above the ranks' correlation ids (rank << 40, 4,096 ranks) and below 2^53, which a viewer
-    // that reads JSON numbers as doubles still tells apart.
-    qint64 nextFlowId = qint64(1) << 52;
-    for (const SourceId source : sources) {
-        std::vector<FlowRow> flows;
-        if (!flowsOfSource(project, source,
-                           {FlowKind::Launch, FlowKind::Sync, FlowKind::Sequence,
-                            FlowKind::Collective, FlowKind::Data, FlowKind::Workflow,
-                            FlowKind::CpuOpToGpu, FlowKind::TraceFlow},
-                           flows, &why))
-            return fail(why);
-        for (const FlowRow &f : flows) {
-            const SliceAt *from = sliceAt(f.from), *to = sliceAt(f.to);
-            if (!from || !to)
-                continue;
-            // Derived again by an import from the slices' own ids: not written twice.
-            if ((f.kind == FlowKind::Sync && from->correlation >= 0 && to->correlation >= 0) ||
-                (f.kind == FlowKind::CpuOpToGpu && from->externalId >= 0 && to->externalId >= 0))
-                continue;
-            const bool launch = f.kind == FlowKind::Launch;
-            const qint64 id = launch && from->correlation >= 0 ? from->correlation : nextFlowId++;
-            const QString cat = launch                         ? QStringLiteral("ac2g")
-                                : f.kind == FlowKind::Sequence ? QStringLiteral("fwdbwd")
-                                                               : flowKindName(f.kind);
-            for (const SliceAt *end : {from, to}) {
-                const Place at = layout.places.at(end->track);
-                w.begin(end == from ? 's' : 'f', at.pid, at.tid);
-                o += ",\"id\":";
-                o += std::to_string(id);
-                w.ts(end->start);
-                o += ",\"cat\":";
-                appendJsonString(o, cat);
-                o += ",\"name\":";
-                appendJsonString(o, cat);
-                if (end == to)
-                    o += ",\"bp\":\"e\"";
-                o += '}';
-            }
-            ++result.flows;
-            if (!sink.flush(false, &why))
-                return fail(why);
-        }
-    }
+    if (!writeFlows(project, rows, slices, layout, w, sink, result, why))
+        return fail(why);
 
-    // Notes of this run, as global instants (a range note keeps its end in its args).
-    const std::vector<Note> notes = listNotes(project, &why);
-    for (const Note &n : notes) {
-        if (n.run != runName)
-            continue;
-        w.begin('i', 0, 0);
-        o += ",\"s\":\"g\",\"cat\":\"grademl.note\",\"name\":";
-        appendJsonString(o, n.text);
-        w.ts(n.start);
-        o += ",\"args\":{\"kind\":";
-        appendJsonString(o, Note::kindName(n.kind));
-        if (n.kind == Note::Kind::Range) {
-            o += ",\"end_us\":";
-            appendMicros(o, n.end - base);
-        }
-        if (n.kind == Note::Kind::Slice) {
-            o += ",\"slice\":";
-            appendJsonString(o, n.sliceName);
-            o += ",\"track\":";
-            appendJsonString(o, n.trackName);
-        }
-        if (!n.created.isEmpty()) {
-            o += ",\"created\":";
-            appendJsonString(o, n.created);
-        }
-        o += "}}";
-        ++result.notes;
-    }
+    writeNotes(project, runName, base, w, o, result, why);
     o += "\n]}\n";
     if (!sink.commit(&why))
         return fail(why);
