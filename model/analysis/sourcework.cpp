@@ -19,7 +19,9 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 
 namespace gml {
@@ -146,42 +148,66 @@ SourceWork::Activity activityOf(TimeNs start, TimeNs end, const Intervals &busy,
 
 } // namespace
 
-std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QString *error)
+namespace {
+
+using FlopsAt = std::tuple<TimeNs, double, int>; // (start, flops, rank)
+
+// summarizeSource's passes over one source's tracks, and what each leaves for the next.
+class SourceSummary
 {
-    auto fail = [&](const QString &why) -> std::optional<SourceWork> {
-        if (error)
-            *error = why;
-        return std::nullopt;
-    };
-    const SqliteDb &db = project.db();
-    QString readError;
-    const std::vector<WorkTrack> tracks = workTracksOfSource(project, source, &readError);
-    if (!readError.isEmpty())
-        return fail(readError);
-    qint64 largest = 0; // slices of the largest track: the row buffers are sized once
-    for (const WorkTrack &t : tracks)
-        largest = std::max(largest, t.slices);
-    SourceWork out;
-    out.origin = std::numeric_limits<TimeNs>::max();
-    out.end = std::numeric_limits<TimeNs>::min();
-    Names names(project);
-    slicestore::TrackReader reader(db);
-    std::vector<NestRow> rows;
-    std::vector<int> parent;
-    rows.reserve(size_t(largest));
-    parent.reserve(size_t(largest));
-    auto node = [&](const NestRow &row) {
-        ++out.nodes;
-        out.origin = std::min(out.origin, row.start);
-        out.end = std::max(out.end, row.end);
-    };
-    auto skipped = [&](const NestRow &row) {
-        // The profiler's own span marks the capture window, not work: neither node nor container.
-        return names.category(row.cat) == CategoryClass::Trace || names.name(row.name).profilerSpan;
-    };
+public:
+    SourceSummary(Project &project, SourceId source, std::vector<WorkTrack> tracks)
+        : m_project(project), m_source(source), m_tracks(std::move(tracks)), m_names(project),
+          m_reader(project.db())
+    {
+        qint64 largest = 0; // slices of the largest track: the row buffers are sized once
+        for (const WorkTrack &t : m_tracks)
+            largest = std::max(largest, t.slices);
+        m_rows.reserve(size_t(largest));
+        m_parent.reserve(size_t(largest));
+        m_out.origin = std::numeric_limits<TimeNs>::max();
+        m_out.end = std::numeric_limits<TimeNs>::min();
+    }
+
+    // The passes, in order; each false with `error` when a read fails.
+    bool readCpuTracks(QString *error);
+    void countFlops();
+    bool readGpuTracks(QString *error);
+    bool readLateWorkEnds(QString *error);
+    SourceWork finish();
+
+private:
+    void node(const NestRow &row)
+    {
+        ++m_out.nodes;
+        m_out.origin = std::min(m_out.origin, row.start);
+        m_out.end = std::max(m_out.end, row.end);
+    }
+    // The profiler's own span marks the capture window, not work: neither node nor container.
+    bool skipped(const NestRow &row)
+    {
+        return m_names.category(row.cat) == CategoryClass::Trace ||
+               m_names.name(row.name).profilerSpan;
+    }
+    // A CPU track's iterations (the outermost step ranges holding work) and the leaves inside
+    // them.
+    void findIterations(int rank);
+    // The FLOPs of `list` into `total`, and those inside their rank's iterations (all of them
+    // without iterations) into `byRank`.
+    void addInside(const std::vector<FlopsAt> &list, double &total, std::map<int, double> &byRank);
+
+    Project &m_project;
+    const SourceId m_source;
+    const std::vector<WorkTrack> m_tracks;
+    size_t m_firstGpu = 0; // the tracks are CPU threads first, then GPU streams
+    Names m_names;
+    slicestore::TrackReader m_reader;
+    std::vector<NestRow> m_rows;
+    std::vector<int> m_parent;
+    SourceWork m_out;
 
     // CPU threads: the iterations per rank, the runtime calls inside them, the recorded FLOPs.
-    std::map<int, std::vector<std::pair<TimeNs, TimeNs>>> iterations; // by rank
+    std::map<int, std::vector<std::pair<TimeNs, TimeNs>>> m_iterations; // by rank
     // The leaves inside an iteration, by chunk (a slice id is its chunk's and its row in it;
     // a chunk's rows are of one track, so of one rank).
     struct Calls
@@ -189,105 +215,12 @@ std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QSt
         int rank = 0;
         std::bitset<slicestore::kChunkRows> rows;
     };
-    std::unordered_map<qint64, Calls> insideCalls;
-    std::vector<std::tuple<TimeNs, double, int>> flops; // (start, flops, rank)
-    std::vector<int> iterationOf; // per row of a track (kept for the next track's rows)
-    // Ops costed from their shapes (opcostscan.h), per track, as the graph costs them.
-    OpCostScan opCosts(project);
-    std::map<int, std::vector<TimeNs>> recordedAt; // per track index
-    size_t t = 0;
-    for (; t < tracks.size() && !tracks[t].gpu; ++t) {
-        const int rank = std::max(tracks[t].rank, 0);
-        const bool ok = readTrack(reader, names, tracks[t].id, true, rows,
-                                  [&](const slicestore::Row &x, const NestRow &row) {
-                                      opCosts.visit(reader, x, row.start, row.end, int(t));
-                                      if (const auto f = reader.arg(x, "flops"))
-                                          if (const auto v = physical::recordedFlops(*f)) {
-                                              flops.emplace_back(row.start, *v, rank);
-                                              recordedAt[int(t)].push_back(row.start);
-                                          }
-                                  });
-        if (!ok)
-            return fail(reader.errorString());
-        nestRows(rows, parent);
-        // The outermost iteration around each row (-1: none), as an index into `candidates`;
-        // an iteration holding no work is not one.
-        struct Candidate
-        {
-            TimeNs start, end;
-            bool work = false;
-        };
-        std::vector<Candidate> candidates;
-        iterationOf.assign(rows.size(), -1);
-        for (size_t i = 0; i < rows.size(); ++i) {
-            const NestRow &row = rows[i];
-            const int inherited = parent[i] >= 0 ? iterationOf[size_t(parent[i])] : -1;
-            iterationOf[i] = inherited;
-            if (skipped(row))
-                continue;
-            if (!row.leaf) {
-                if (inherited < 0 && names.step(row.name)) {
-                    iterationOf[i] = int(candidates.size());
-                    candidates.push_back({row.start, row.end});
-                }
-                continue;
-            }
-            node(row);
-            if (inherited >= 0) {
-                candidates[size_t(inherited)].work = true;
-                Calls &c = insideCalls[row.id >> slicestore::kChunkRowBits];
-                c.rank = rank;
-                c.rows.set(size_t(row.id & (slicestore::kChunkRows - 1)));
-            }
-        }
-        for (const Candidate &c : candidates)
-            if (c.work)
-                iterations[rank].emplace_back(c.start, c.end);
-    }
-    for (auto &[rank, list] : iterations)
-        std::sort(list.begin(), list.end());
-    for (auto &[track, starts] : recordedAt)
-        std::sort(starts.begin(), starts.end());
-    std::vector<std::tuple<TimeNs, double, int>> otherFlops; // costed ops' beyond the model's
-    for (const CostedOp &c : opCosts.finish(recordedAt)) {
-        const int rank = std::max(tracks[size_t(c.thread)].rank, 0);
-        if (c.modelFlops)
-            flops.emplace_back(c.start, c.flops, rank);
-        else if (c.known && !c.recorded && c.flops > 0)
-            otherFlops.emplace_back(c.start, c.flops, rank);
-    }
-    // FLOPs inside their rank's iterations (all of them without iterations).
-    std::map<int, double> flopsInside, hardwareInside;
-    auto inside = [&](const std::vector<std::tuple<TimeNs, double, int>> &list, double &total,
-                      std::map<int, double> &byRank) {
-        for (const auto &[ts, count, rank] : list) {
-            total += count;
-            const auto it = iterations.find(rank);
-            if (it == iterations.end())
-                continue;
-            const auto &windows = it->second;
-            const auto w = std::upper_bound(windows.begin(), windows.end(),
-                                            std::make_pair(ts, std::numeric_limits<TimeNs>::max()));
-            if (w != windows.begin() && ts < std::prev(w)->second)
-                byRank[rank] += count;
-        }
-    };
-    inside(flops, out.flops, flopsInside);
-    out.hardwareFlops = out.flops;
-    hardwareInside = flopsInside;
-    inside(otherFlops, out.hardwareFlops, hardwareInside);
-    // Only GPU work that ends after all of a source rank's iterations can end that rank's last
-    // iteration (its end is the later of the two): such work is kept in the GPU pass, and the
-    // launches then tell which of it came from inside an iteration.
-    TimeNs threshold = std::numeric_limits<TimeNs>::max();
-    for (const auto &[rank, list] : iterations) {
-        TimeNs last = std::numeric_limits<TimeNs>::min();
-        for (const auto &[a, b] : list)
-            last = std::max(last, b);
-        threshold = std::min(threshold, last);
-    }
-    std::vector<std::pair<SliceId, TimeNs>> late; // (GPU work, its end)
-    std::map<int, TimeNs> workEnd;
+    std::unordered_map<qint64, Calls> m_insideCalls;
+    std::vector<FlopsAt> m_flops;
+    std::vector<int> m_iterationOf; // per row of a track (kept for the next track's rows)
+    std::map<int, std::vector<TimeNs>> m_recordedAt; // recorded FLOPs' starts, per track index
+    std::optional<OpCostScan> m_opCosts; // ops costed from their shapes, as the graph costs them
+    std::map<int, double> m_flopsInside, m_hardwareInside;
 
     // GPU streams, by device: the work in three classes, its window.
     struct Device
@@ -297,14 +230,132 @@ std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QSt
         bool work = false;
         Intervals compute, communication, copies;
     };
-    std::map<std::pair<int, QString>, Device> devices;
+    std::map<std::pair<int, QString>, Device> m_devices;
+    // Only GPU work that ends after all of a source rank's iterations can end that rank's last
+    // iteration (its end is the later of the two): such work is kept in the GPU pass, and the
+    // launches then tell which of it came from inside an iteration.
+    std::vector<std::pair<SliceId, TimeNs>> m_late; // (GPU work, its end)
+    std::map<int, TimeNs> m_workEnd;
+};
+
+bool SourceSummary::readCpuTracks(QString *error)
+{
+    m_opCosts.emplace(m_project);
+    OpCostScan &opCosts = *m_opCosts;
+    size_t t = 0;
+    for (; t < m_tracks.size() && !m_tracks[t].gpu; ++t) {
+        const int rank = std::max(m_tracks[t].rank, 0);
+        const bool ok = readTrack(m_reader, m_names, m_tracks[t].id, true, m_rows,
+                                  [&](const slicestore::Row &x, const NestRow &row) {
+                                      opCosts.visit(m_reader, x, row.start, row.end, int(t));
+                                      if (const auto f = m_reader.arg(x, "flops"))
+                                          if (const auto v = physical::recordedFlops(*f)) {
+                                              m_flops.emplace_back(row.start, *v, rank);
+                                              m_recordedAt[int(t)].push_back(row.start);
+                                          }
+                                  });
+        if (!ok) {
+            *error = m_reader.errorString();
+            return false;
+        }
+        nestRows(m_rows, m_parent);
+        findIterations(rank);
+    }
+    m_firstGpu = t;
+    for (auto &[rank, list] : m_iterations)
+        std::sort(list.begin(), list.end());
+    for (auto &[track, starts] : m_recordedAt)
+        std::sort(starts.begin(), starts.end());
+    return true;
+}
+
+void SourceSummary::findIterations(int rank)
+{
+    // The outermost iteration around each row (-1: none), as an index into `candidates`; an
+    // iteration holding no work is not one.
+    struct Candidate
+    {
+        TimeNs start, end;
+        bool work = false;
+    };
+    std::vector<Candidate> candidates;
+    m_iterationOf.assign(m_rows.size(), -1);
+    for (size_t i = 0; i < m_rows.size(); ++i) {
+        const NestRow &row = m_rows[i];
+        const int inherited = m_parent[i] >= 0 ? m_iterationOf[size_t(m_parent[i])] : -1;
+        m_iterationOf[i] = inherited;
+        if (skipped(row))
+            continue;
+        if (!row.leaf) {
+            if (inherited < 0 && m_names.step(row.name)) {
+                m_iterationOf[i] = int(candidates.size());
+                candidates.push_back({row.start, row.end});
+            }
+            continue;
+        }
+        node(row);
+        if (inherited >= 0) {
+            candidates[size_t(inherited)].work = true;
+            Calls &c = m_insideCalls[row.id >> slicestore::kChunkRowBits];
+            c.rank = rank;
+            c.rows.set(size_t(row.id & (slicestore::kChunkRows - 1)));
+        }
+    }
+    for (const Candidate &c : candidates)
+        if (c.work)
+            m_iterations[rank].emplace_back(c.start, c.end);
+}
+
+void SourceSummary::addInside(const std::vector<FlopsAt> &list, double &total,
+                              std::map<int, double> &byRank)
+{
+    for (const auto &[ts, count, rank] : list) {
+        total += count;
+        const auto it = m_iterations.find(rank);
+        if (it == m_iterations.end())
+            continue;
+        const auto &windows = it->second;
+        const auto w = std::upper_bound(windows.begin(), windows.end(),
+                                        std::make_pair(ts, std::numeric_limits<TimeNs>::max()));
+        if (w != windows.begin() && ts < std::prev(w)->second)
+            byRank[rank] += count;
+    }
+}
+
+void SourceSummary::countFlops()
+{
+    std::vector<FlopsAt> otherFlops; // costed ops' beyond the model's
+    for (const CostedOp &c : m_opCosts->finish(m_recordedAt)) {
+        const int rank = std::max(m_tracks[size_t(c.thread)].rank, 0);
+        if (c.modelFlops)
+            m_flops.emplace_back(c.start, c.flops, rank);
+        else if (c.known && !c.recorded && c.flops > 0)
+            otherFlops.emplace_back(c.start, c.flops, rank);
+    }
+    addInside(m_flops, m_out.flops, m_flopsInside);
+    m_out.hardwareFlops = m_out.flops;
+    m_hardwareInside = m_flopsInside;
+    addInside(otherFlops, m_out.hardwareFlops, m_hardwareInside);
+}
+
+bool SourceSummary::readGpuTracks(QString *error)
+{
+    TimeNs threshold = std::numeric_limits<TimeNs>::max();
+    for (const auto &[rank, list] : m_iterations) {
+        TimeNs last = std::numeric_limits<TimeNs>::min();
+        for (const auto &[a, b] : list)
+            last = std::max(last, b);
+        threshold = std::min(threshold, last);
+    }
     constexpr int kNone = -1;
     std::vector<int> firstKind; // per row of a track
-    for (; t < tracks.size(); ++t) {
-        if (!readTrack(reader, names, tracks[t].id, false, rows, {}))
-            return fail(reader.errorString());
-        nestRows(rows, parent);
-        Device &d = devices[{tracks[t].rank, tracks[t].pid}];
+    for (size_t t = m_firstGpu; t < m_tracks.size(); ++t) {
+        if (!readTrack(m_reader, m_names, m_tracks[t].id, false, m_rows, {})) {
+            *error = m_reader.errorString();
+            return false;
+        }
+        nestRows(m_rows, m_parent);
+        Device &d = m_devices[{m_tracks[t].rank, m_tracks[t].pid}];
         auto add = [&](GpuWork kind, TimeNs s, TimeNs e) {
             (kind == GpuWork::Kernel       ? d.compute
              : kind == GpuWork::Collective ? d.communication
@@ -313,56 +364,66 @@ std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QSt
         };
         // A GPU slice nested in another (a container) is busy time too, counted as the kind of
         // the first work inside it; annotations are not.
-        firstKind.assign(rows.size(), kNone);
-        for (size_t i = 0; i < rows.size(); ++i) {
-            const NestRow &row = rows[i];
+        firstKind.assign(m_rows.size(), kNone);
+        for (size_t i = 0; i < m_rows.size(); ++i) {
+            const NestRow &row = m_rows[i];
             if (skipped(row) || !row.leaf)
                 continue;
-            const GpuWork kind = gpuWork(names.category(row.cat), names.name(row.name));
+            const GpuWork kind = gpuWork(m_names.category(row.cat), m_names.name(row.name));
             node(row);
             d.work = true;
             d.start = std::min(d.start, row.start);
             d.end = std::max(d.end, row.end);
             add(kind, row.start, row.end);
             if (kind == GpuWork::Kernel)
-                if (const int p = names.precision(row.name))
-                    (p == 1 ? out.halfPrecisionNs : out.fullPrecisionNs) += row.end - row.start;
-            for (int p = parent[i]; p >= 0 && firstKind[size_t(p)] == kNone; p = parent[size_t(p)])
+                if (const int p = m_names.precision(row.name))
+                    (p == 1 ? m_out.halfPrecisionNs : m_out.fullPrecisionNs) += row.end - row.start;
+            for (int p = m_parent[i]; p >= 0 && firstKind[size_t(p)] == kNone;
+                 p = m_parent[size_t(p)])
                 firstKind[size_t(p)] = int(kind);
             if (row.end > threshold)
-                late.emplace_back(row.id, row.end);
+                m_late.emplace_back(row.id, row.end);
         }
-        for (size_t i = 0; i < rows.size(); ++i) {
-            const NestRow &row = rows[i];
-            if (row.leaf || firstKind[i] == kNone || skipped(row) || names.annotation(row.cat))
+        for (size_t i = 0; i < m_rows.size(); ++i) {
+            const NestRow &row = m_rows[i];
+            if (row.leaf || firstKind[i] == kNone || skipped(row) || m_names.annotation(row.cat))
                 continue;
             add(GpuWork(firstKind[i]), row.start, row.end);
             d.start = std::min(d.start, row.start);
             d.end = std::max(d.end, row.end);
         }
     }
-    if (!late.empty() && !insideCalls.empty()) {
-        std::sort(late.begin(), late.end());
-        std::vector<slicestore::Flow> flows;
-        QString why;
-        if (!slicestore::readFlows(db, source, flows, &why))
-            return fail(why);
-        for (const auto &f : flows) {
-            if (FlowKind(f.kind) != FlowKind::Launch)
-                continue;
-            const auto work = std::lower_bound(
-                late.begin(), late.end(), std::make_pair(f.to, std::numeric_limits<TimeNs>::min()));
-            if (work == late.end() || work->first != f.to)
-                continue;
-            const auto calls = insideCalls.find(f.from >> slicestore::kChunkRowBits);
-            if (calls == insideCalls.end() ||
-                !calls->second.rows.test(size_t(f.from & (slicestore::kChunkRows - 1))))
-                continue;
-            TimeNs &e = workEnd.try_emplace(calls->second.rank, kNoEnd).first->second;
-            e = std::max(e, work->second);
-        }
+    return true;
+}
+
+bool SourceSummary::readLateWorkEnds(QString *error)
+{
+    if (m_late.empty() || m_insideCalls.empty())
+        return true;
+    std::sort(m_late.begin(), m_late.end());
+    std::vector<slicestore::Flow> flows;
+    if (!slicestore::readFlows(m_project.db(), m_source, flows, error))
+        return false;
+    for (const auto &f : flows) {
+        if (FlowKind(f.kind) != FlowKind::Launch)
+            continue;
+        const auto work = std::lower_bound(
+            m_late.begin(), m_late.end(), std::make_pair(f.to, std::numeric_limits<TimeNs>::min()));
+        if (work == m_late.end() || work->first != f.to)
+            continue;
+        const auto calls = m_insideCalls.find(f.from >> slicestore::kChunkRowBits);
+        if (calls == m_insideCalls.end() ||
+            !calls->second.rows.test(size_t(f.from & (slicestore::kChunkRows - 1))))
+            continue;
+        TimeNs &e = m_workEnd.try_emplace(calls->second.rank, kNoEnd).first->second;
+        e = std::max(e, work->second);
     }
-    for (auto &[key, d] : devices) {
+    return true;
+}
+
+SourceWork SourceSummary::finish()
+{
+    for (auto &[key, d] : m_devices) {
         if (!d.work)
             continue;
         const Intervals communication = unite(d.communication);
@@ -379,21 +440,46 @@ std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QSt
         g.idle = part.time.idle;
         g.communicationTotal = part.communicationTotal;
         g.activity = activityOf(d.start, d.end, part.busy, communication);
-        out.gpus.push_back(g);
+        m_out.gpus.push_back(g);
     }
-    for (auto &[rank, list] : iterations) {
+    for (auto &[rank, list] : m_iterations) {
         SourceWork::Rank r;
         r.rank = rank;
         r.iterations = std::move(list);
-        const auto it = workEnd.find(rank);
-        r.workEnd = it == workEnd.end() ? 0 : it->second;
-        r.flops = flopsInside.count(rank) ? flopsInside.at(rank) : 0.0;
-        r.hardwareFlops = hardwareInside.count(rank) ? hardwareInside.at(rank) : 0.0;
-        out.ranks.push_back(std::move(r));
+        const auto it = m_workEnd.find(rank);
+        r.workEnd = it == m_workEnd.end() ? 0 : it->second;
+        r.flops = m_flopsInside.count(rank) ? m_flopsInside.at(rank) : 0.0;
+        r.hardwareFlops = m_hardwareInside.count(rank) ? m_hardwareInside.at(rank) : 0.0;
+        m_out.ranks.push_back(std::move(r));
     }
-    if (out.nodes == 0)
-        out.origin = out.end = 0;
-    return out;
+    if (m_out.nodes == 0)
+        m_out.origin = m_out.end = 0;
+    return std::move(m_out);
+}
+
+} // namespace
+
+std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QString *error)
+{
+    QString why;
+    std::vector<WorkTrack> tracks = workTracksOfSource(project, source, &why);
+    if (!why.isEmpty()) {
+        if (error)
+            *error = why;
+        return std::nullopt;
+    }
+    SourceSummary summary(project, source, std::move(tracks));
+    bool ok = summary.readCpuTracks(&why);
+    if (ok) {
+        summary.countFlops();
+        ok = summary.readGpuTracks(&why) && summary.readLateWorkEnds(&why);
+    }
+    if (!ok) {
+        if (error)
+            *error = why;
+        return std::nullopt;
+    }
+    return summary.finish();
 }
 
 std::optional<std::vector<RunSourceWork>> runSourceWork(Project &project, RunId run, QString *error)
