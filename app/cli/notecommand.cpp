@@ -32,119 +32,101 @@ std::optional<qint64> integer(const QString &text)
 
 } // namespace
 
-int noteCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+namespace {
+
+// The note `add` asks for: its text and where (--at, --range or --slice) and its bookmark;
+// empty, or what is wrong with the options.
+QString noteToAdd(const Parsed &p, Note &note)
 {
-    const Parsed p =
-        parse(args,
-              {QStringLiteral("at"), QStringLiteral("range"), QStringLiteral("slice"),
-               QStringLiteral("text"), QStringLiteral("run"), QStringLiteral("bookmark")},
-              {QStringLiteral("json")});
-    const QString action = p.positional.value(1);
-    QString problem = p.error;
-    if (problem.isEmpty() &&
-        (p.positional.size() < 2 ||
-         !QStringList{QStringLiteral("add"), QStringLiteral("list"), QStringLiteral("remove")}
-              .contains(action)))
-        problem = QStringLiteral("need a project file and add, list or remove");
-    Note note;
-    if (problem.isEmpty() && action == QLatin1String("add")) {
-        const int where = int(p.options.contains(QStringLiteral("at"))) +
-                          int(p.options.contains(QStringLiteral("range"))) +
-                          int(p.options.contains(QStringLiteral("slice")));
-        note.text = p.options.value(QStringLiteral("text"));
-        if (where != 1)
-            problem = QStringLiteral("add needs one of --at NS, --range A:B, --slice ID");
-        else if (note.text.trimmed().isEmpty())
-            problem = QStringLiteral("add needs --text TEXT");
-        if (problem.isEmpty() && p.options.contains(QStringLiteral("at"))) {
-            const auto at = integer(p.options.value(QStringLiteral("at")));
-            if (!at)
-                problem = QStringLiteral("--at expects nanoseconds on the project clock, got '%1'")
-                              .arg(safeText(p.options.value(QStringLiteral("at"))));
-            else
-                note.start = note.end = *at;
-        }
-        if (problem.isEmpty() && p.options.contains(QStringLiteral("range"))) {
-            const QStringList parts =
-                p.options.value(QStringLiteral("range")).split(QLatin1Char(':'));
-            const auto a = parts.size() == 2 ? integer(parts[0]) : std::nullopt;
-            const auto b = parts.size() == 2 ? integer(parts[1]) : std::nullopt;
-            if (!a || !b || *b <= *a)
-                problem =
-                    QStringLiteral("--range expects START_NS:END_NS on the project clock, got '%1'")
-                        .arg(safeText(p.options.value(QStringLiteral("range"))));
-            else {
-                note.kind = Note::Kind::Range;
-                note.start = *a;
-                note.end = *b;
-            }
-        }
-        if (problem.isEmpty() && p.options.contains(QStringLiteral("slice")) &&
-            !integer(p.options.value(QStringLiteral("slice"))))
-            problem = QStringLiteral("--slice expects a slice id, got '%1'")
-                          .arg(safeText(p.options.value(QStringLiteral("slice"))));
-        if (problem.isEmpty() && p.options.contains(QStringLiteral("bookmark"))) {
-            const auto n = integer(p.options.value(QStringLiteral("bookmark")));
-            if (!n || *n < 1 || *n > 9)
-                problem = QStringLiteral("--bookmark expects 1 to 9, got '%1'")
-                              .arg(safeText(p.options.value(QStringLiteral("bookmark"))));
-            else
-                note.bookmark = int(*n);
+    QString problem;
+    const int where = int(p.options.contains(QStringLiteral("at"))) +
+                      int(p.options.contains(QStringLiteral("range"))) +
+                      int(p.options.contains(QStringLiteral("slice")));
+    note.text = p.options.value(QStringLiteral("text"));
+    if (where != 1)
+        problem = QStringLiteral("add needs one of --at NS, --range A:B, --slice ID");
+    else if (note.text.trimmed().isEmpty())
+        problem = QStringLiteral("add needs --text TEXT");
+    if (problem.isEmpty() && p.options.contains(QStringLiteral("at"))) {
+        const auto at = integer(p.options.value(QStringLiteral("at")));
+        if (!at)
+            problem = QStringLiteral("--at expects nanoseconds on the project clock, got '%1'")
+                          .arg(safeText(p.options.value(QStringLiteral("at"))));
+        else
+            note.start = note.end = *at;
+    }
+    if (problem.isEmpty() && p.options.contains(QStringLiteral("range"))) {
+        const QStringList parts = p.options.value(QStringLiteral("range")).split(QLatin1Char(':'));
+        const auto a = parts.size() == 2 ? integer(parts[0]) : std::nullopt;
+        const auto b = parts.size() == 2 ? integer(parts[1]) : std::nullopt;
+        if (!a || !b || *b <= *a)
+            problem =
+                QStringLiteral("--range expects START_NS:END_NS on the project clock, got '%1'")
+                    .arg(safeText(p.options.value(QStringLiteral("range"))));
+        else {
+            note.kind = Note::Kind::Range;
+            note.start = *a;
+            note.end = *b;
         }
     }
-    if (problem.isEmpty() && action == QLatin1String("remove") &&
-        (p.positional.size() != 3 || !integer(p.positional[2])))
-        problem = QStringLiteral("remove needs a note id (grademl note FILE list)");
-    if (!problem.isEmpty()) {
-        err << "grademl note: " << problem << '\n' << kNoteUsage;
-        return Usage;
+    if (problem.isEmpty() && p.options.contains(QStringLiteral("slice")) &&
+        !integer(p.options.value(QStringLiteral("slice"))))
+        problem = QStringLiteral("--slice expects a slice id, got '%1'")
+                      .arg(safeText(p.options.value(QStringLiteral("slice"))));
+    if (problem.isEmpty() && p.options.contains(QStringLiteral("bookmark"))) {
+        const auto n = integer(p.options.value(QStringLiteral("bookmark")));
+        if (!n || *n < 1 || *n > 9)
+            problem = QStringLiteral("--bookmark expects 1 to 9, got '%1'")
+                          .arg(safeText(p.options.value(QStringLiteral("bookmark"))));
+        else
+            note.bookmark = int(*n);
     }
-    const bool writing = action != QLatin1String("list");
-    auto project =
-        openProject(p.positional.first(), writing, QStringLiteral("grademl note: "), err);
-    if (!project)
-        return SomeFailed;
+    return problem;
+}
+
+// `note FILE list`: every note, a line each, or as JSON.
+int listNotesCommand(Project &project, bool json, QTextStream &out, QTextStream &err)
+{
     QString error;
-    if (action == QLatin1String("list")) {
-        const auto notes = listNotes(*project, &error);
-        if (!error.isEmpty()) {
-            err << "grademl note: " << error << '\n';
-            return SomeFailed;
-        }
-        if (p.flags.contains(QStringLiteral("json"))) {
-            QJsonArray a;
-            for (const Note &n : notes)
-                a.append(n.toJson());
-            out << QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("notes"), a}})
-                                         .toJson(QJsonDocument::Indented));
-            return Ok;
-        }
-        for (const Note &n : notes) {
-            out << n.id << (n.bookmark ? QStringLiteral(" [%1]").arg(n.bookmark) : QString())
-                << "  " << Note::kindName(n.kind) << "  "
-                << (n.run.isEmpty() ? QStringLiteral("-") : safeText(n.run)) << "  " << n.start;
-            if (n.end != n.start)
-                out << ':' << n.end << " (" << formatDuration(n.end - n.start) << ')';
-            if (n.kind == Note::Kind::Slice)
-                out << "  " << safeText(n.sliceName)
-                    << (n.slice ? QString() : QStringLiteral(" (not found)"));
-            // Control characters and escape sequences in a note are shown, not run by the terminal.
-            out << "  " << safeText(n.text, 4000) << '\n';
-        }
+    const auto notes = listNotes(project, &error);
+    if (!error.isEmpty()) {
+        err << "grademl note: " << error << '\n';
+        return SomeFailed;
+    }
+    if (json) {
+        QJsonArray a;
+        for (const Note &n : notes)
+            a.append(n.toJson());
+        out << QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("notes"), a}})
+                                     .toJson(QJsonDocument::Indented));
         return Ok;
     }
-    if (action == QLatin1String("remove")) {
-        if (!removeNote(*project, *integer(p.positional[2]), &error)) {
-            err << "grademl note: " << error << '\n';
-            return SomeFailed;
-        }
-        return Ok;
+    for (const Note &n : notes) {
+        out << n.id << (n.bookmark ? QStringLiteral(" [%1]").arg(n.bookmark) : QString()) << "  "
+            << Note::kindName(n.kind) << "  "
+            << (n.run.isEmpty() ? QStringLiteral("-") : safeText(n.run)) << "  " << n.start;
+        if (n.end != n.start)
+            out << ':' << n.end << " (" << formatDuration(n.end - n.start) << ')';
+        if (n.kind == Note::Kind::Slice)
+            out << "  " << safeText(n.sliceName)
+                << (n.slice ? QString() : QStringLiteral(" (not found)"));
+        // Control characters and escape sequences in a note are shown, not run by the terminal.
+        out << "  " << safeText(n.text, 4000) << '\n';
     }
+    return Ok;
+}
+
+// Where the note goes: on its slice (--slice), else at its time or range, which must lie in the
+// project, on the run there or the one named. Usage or SomeFailed with what is wrong; Ok when
+// `note` is placed.
+int placeNote(Project &project, const Parsed &p, Note &note, QTextStream &err)
+{
+    QString error;
     if (!p.options.contains(QStringLiteral("slice"))) {
         // A time or range is on the project's clock, inside what it holds (-5 ns or 9e18 ns
         // were accepted: issue 56).
         TimeNs first = 0, last = -1;
-        for (const auto &[a, b] : runSpans(*project)) {
+        for (const auto &[a, b] : runSpans(project)) {
             first = last < first ? a : std::min(first, a);
             last = std::max(last, b);
         }
@@ -164,7 +146,7 @@ int noteCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     }
     if (p.options.contains(QStringLiteral("slice"))) {
         const auto onSlice = noteOnSlice(
-            *project, *integer(p.options.value(QStringLiteral("slice"))), note.text, &error);
+            project, *integer(p.options.value(QStringLiteral("slice"))), note.text, &error);
         if (!onSlice) {
             err << "grademl note: " << error << '\n';
             return SomeFailed;
@@ -175,12 +157,58 @@ int noteCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     } else {
         note.run = p.options.contains(QStringLiteral("run"))
                        ? p.options.value(QStringLiteral("run"))
-                       : runAt(*project, note.start);
-        if (p.options.contains(QStringLiteral("run")) && !project->findRun(note.run)) {
+                       : runAt(project, note.start);
+        if (p.options.contains(QStringLiteral("run")) && !project.findRun(note.run)) {
             err << "grademl note: no run '" << note.run << "'\n";
             return SomeFailed;
         }
     }
+    return Ok;
+}
+
+} // namespace
+
+int noteCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    const Parsed p =
+        parse(args,
+              {QStringLiteral("at"), QStringLiteral("range"), QStringLiteral("slice"),
+               QStringLiteral("text"), QStringLiteral("run"), QStringLiteral("bookmark")},
+              {QStringLiteral("json")});
+    const QString action = p.positional.value(1);
+    QString problem = p.error;
+    if (problem.isEmpty() &&
+        (p.positional.size() < 2 ||
+         !QStringList{QStringLiteral("add"), QStringLiteral("list"), QStringLiteral("remove")}
+              .contains(action)))
+        problem = QStringLiteral("need a project file and add, list or remove");
+    Note note;
+    if (problem.isEmpty() && action == QLatin1String("add"))
+        problem = noteToAdd(p, note);
+    if (problem.isEmpty() && action == QLatin1String("remove") &&
+        (p.positional.size() != 3 || !integer(p.positional[2])))
+        problem = QStringLiteral("remove needs a note id (grademl note FILE list)");
+    if (!problem.isEmpty()) {
+        err << "grademl note: " << problem << '\n' << kNoteUsage;
+        return Usage;
+    }
+    const bool writing = action != QLatin1String("list");
+    auto project =
+        openProject(p.positional.first(), writing, QStringLiteral("grademl note: "), err);
+    if (!project)
+        return SomeFailed;
+    QString error;
+    if (action == QLatin1String("list"))
+        return listNotesCommand(*project, p.flags.contains(QStringLiteral("json")), out, err);
+    if (action == QLatin1String("remove")) {
+        if (!removeNote(*project, *integer(p.positional[2]), &error)) {
+            err << "grademl note: " << error << '\n';
+            return SomeFailed;
+        }
+        return Ok;
+    }
+    if (const int placed = placeNote(*project, p, note, err); placed != Ok)
+        return placed;
     const auto id = addNote(*project, note, &error);
     if (!id) {
         err << "grademl note: " << error << '\n';
