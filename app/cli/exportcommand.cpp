@@ -222,11 +222,20 @@ std::optional<int> exportRankOfCluster(const Parsed &p, const QStringList &args,
 }
 
 // --view timeline: the figure the studio's timeline draws of the project, a run or a range.
-int exportTimeline(const Parsed &p, const QString &outPath, const std::optional<QSize> &size,
-                   const std::function<int(const QString &)> &usage, QTextStream &out,
-                   QTextStream &err)
+// What --origin, --tracks ask for, read with the figure's options.
+struct TimelineOptions
 {
-    FigureRequest req;
+    QRegularExpression tracks;
+    QString origin;
+    bool originIsNumber = false;
+    TimeNs originNs = 0;
+};
+
+// The figure's options (size in centimetres, dpi, chrome, notes, tracks, range, colours,
+// origin) into `req` and `o`; empty, or what is wrong with them.
+QString timelineOptions(const Parsed &p, const QString &outPath, const std::optional<QSize> &size,
+                        FigureRequest &req, TimelineOptions &o)
+{
     req.path = outPath;
     if (size)
         req.size = *size;
@@ -238,31 +247,29 @@ int exportTimeline(const Parsed &p, const QString &outPath, const std::optional<
     if (p.options.contains(QStringLiteral("width-cm"))) {
         double w = 0, h = 0;
         if (size)
-            return usage(QStringLiteral("--size and --width-cm exclude each other"));
+            return QStringLiteral("--size and --width-cm exclude each other");
         if (!number("width-cm", 2, 200, &w))
-            return usage(QStringLiteral("--width-cm expects centimetres from 2 to 200"));
+            return QStringLiteral("--width-cm expects centimetres from 2 to 200");
         req.size = QSize(FigureRequest::fromCm(w, outPath), 60);
         if (p.options.contains(QStringLiteral("height-cm"))) {
             if (!number("height-cm", 1, 200, &h))
-                return usage(QStringLiteral("--height-cm expects centimetres from 1 to 200"));
+                return QStringLiteral("--height-cm expects centimetres from 1 to 200");
             req.size.setHeight(FigureRequest::fromCm(h, outPath));
             req.fitHeight = false;
         }
     } else if (p.options.contains(QStringLiteral("height-cm"))) {
-        return usage(QStringLiteral("--height-cm goes with --width-cm"));
+        return QStringLiteral("--height-cm goes with --width-cm");
     }
     if (p.options.contains(QStringLiteral("dpi")) && !number("dpi", 24, 1200, &req.dpi))
-        return usage(QStringLiteral("--dpi expects 24 to 1200 pixels per inch"));
+        return QStringLiteral("--dpi expects 24 to 1200 pixels per inch");
     req.chrome = !p.flags.contains(QStringLiteral("no-chrome"));
     req.notes = p.flags.contains(QStringLiteral("notes"));
-    QRegularExpression tracksRe;
     if (p.options.contains(QStringLiteral("tracks"))) {
-        tracksRe = QRegularExpression(p.options.value(QStringLiteral("tracks")),
+        o.tracks = QRegularExpression(p.options.value(QStringLiteral("tracks")),
                                       QRegularExpression::CaseInsensitiveOption);
-        if (!tracksRe.isValid())
-            return usage(QStringLiteral("--tracks: '%1' is not a regular expression: %2")
-                             .arg(safeText(p.options.value(QStringLiteral("tracks"))),
-                                  tracksRe.errorString()));
+        if (!o.tracks.isValid())
+            return QStringLiteral("--tracks: '%1' is not a regular expression: %2")
+                .arg(safeText(p.options.value(QStringLiteral("tracks"))), o.tracks.errorString());
     }
     if (p.options.contains(QStringLiteral("range"))) {
         const QStringList r = p.options.value(QStringLiteral("range")).split(QLatin1Char(':'));
@@ -270,39 +277,34 @@ int exportTimeline(const Parsed &p, const QString &outPath, const std::optional<
         req.t0 = r.value(0).toLongLong(&oka);
         req.t1 = r.value(1).toLongLong(&okb);
         if (r.size() != 2 || !oka || !okb || req.t1 <= req.t0)
-            return usage(QStringLiteral("--range expects START_NS:END_NS with START_NS < END_NS"));
+            return QStringLiteral("--range expects START_NS:END_NS with START_NS < END_NS");
     }
     const QString colorBy = p.options.value(QStringLiteral("color-by"), QStringLiteral("name"));
     if (colorBy != QLatin1String("name") && colorBy != QLatin1String("class"))
-        return usage(
-            QStringLiteral("--color-by expects name or class, got '%1'").arg(safeText(colorBy)));
+        return QStringLiteral("--color-by expects name or class, got '%1'").arg(safeText(colorBy));
     req.colorBy = colorBy == QLatin1String("class") ? TimelinePainter::ColorBy::Class
                                                     : TimelinePainter::ColorBy::Name;
-    const QString origin = p.options.value(QStringLiteral("origin"), QStringLiteral("start"));
-    bool originIsNumber = false;
-    const TimeNs originNs = origin.toLongLong(&originIsNumber);
-    if (origin != QLatin1String("start") && origin != QLatin1String("left") && !originIsNumber)
-        return usage(QStringLiteral("--origin expects start, left or nanoseconds after the run's "
-                                    "start, got '%1'")
-                         .arg(safeText(origin)));
-    const QString projectPath = p.positional.first();
-    if (!QFileInfo::exists(projectPath)) {
-        err << "grademl export: " << projectPath << ": no such project\n";
-        return SomeFailed;
-    }
-    QString error;
-    const auto data = loadTimelineData(projectPath, &error);
-    if (!data) {
-        err << "grademl export: " << projectPath << ": " << error << '\n';
-        return SomeFailed;
-    }
-    TimelinePainter painter;
-    painter.setData(data);
+    o.origin = p.options.value(QStringLiteral("origin"), QStringLiteral("start"));
+    o.originNs = o.origin.toLongLong(&o.originIsNumber);
+    if (o.origin != QLatin1String("start") && o.origin != QLatin1String("left") &&
+        !o.originIsNumber)
+        return QStringLiteral("--origin expects start, left or nanoseconds after the run's "
+                              "start, got '%1'")
+            .arg(safeText(o.origin));
+    return {};
+}
+
+// The rows drawn: one run's (--run, its span the window unless --range says) and the tracks
+// --tracks matches, laid out for `painter`; false when the run or a track is not there.
+bool chooseRows(const Parsed &p, const QString &projectPath, const TimelineData &data,
+                const QRegularExpression &tracks, FigureRequest &req, TimelinePainter &painter,
+                QTextStream &err)
+{
     QSet<qint64> hidden;
     if (p.options.contains(QStringLiteral("run"))) {
         const QString name = p.options.value(QStringLiteral("run"));
         bool found = false;
-        for (const auto &run : data->runs) {
+        for (const auto &run : data.runs) {
             if (run.name == name) {
                 found = true;
                 // The ruler counts from the run's start, and the overview spans the run.
@@ -318,26 +320,53 @@ int exportTimeline(const Parsed &p, const QString &outPath, const std::optional<
         }
         if (!found) {
             err << "grademl export: " << projectPath << ": no run named '" << name << "'\n";
-            return SomeFailed;
+            return false;
         }
     }
     TimelineTrackFilter filter;
     if (p.options.contains(QStringLiteral("tracks"))) {
-        for (const auto &run : data->runs)
+        for (const auto &run : data.runs)
             for (const auto &t : run.tracks)
-                if (!hidden.contains(-run.id) && tracksRe.match(data->trackPath(t.id)).hasMatch())
+                if (!hidden.contains(-run.id) && tracks.match(data.trackPath(t.id)).hasMatch())
                     filter.chosen.insert(t.id);
         if (filter.chosen.isEmpty()) {
             err << "grademl export: " << projectPath << ": no track matches --tracks '"
                 << safeText(p.options.value(QStringLiteral("tracks"))) << "'\n";
-            return SomeFailed;
+            return false;
         }
     }
     if (!hidden.isEmpty() || !filter.chosen.isEmpty()) {
         TimelineLayout layout;
-        layout.build(*data, {}, hidden, painter.metrics(), {}, filter);
+        layout.build(data, {}, hidden, painter.metrics(), {}, filter);
         painter.setLayout(layout);
     }
+    return true;
+}
+
+int exportTimeline(const Parsed &p, const QString &outPath, const std::optional<QSize> &size,
+                   const std::function<int(const QString &)> &usage, QTextStream &out,
+                   QTextStream &err)
+{
+    FigureRequest req;
+    TimelineOptions o;
+    if (const QString problem = timelineOptions(p, outPath, size, req, o); !problem.isEmpty())
+        return usage(problem);
+    const QString &origin = o.origin;
+    const QString projectPath = p.positional.first();
+    if (!QFileInfo::exists(projectPath)) {
+        err << "grademl export: " << projectPath << ": no such project\n";
+        return SomeFailed;
+    }
+    QString error;
+    const auto data = loadTimelineData(projectPath, &error);
+    if (!data) {
+        err << "grademl export: " << projectPath << ": " << error << '\n';
+        return SomeFailed;
+    }
+    TimelinePainter painter;
+    painter.setData(data);
+    if (!chooseRows(p, projectPath, *data, o.tracks, req, painter, err))
+        return SomeFailed;
     if (req.notes) {
         auto project = Project::open(projectPath, Project::Mode::ReadOnly, &error);
         if (!project) {
@@ -361,11 +390,11 @@ int exportTimeline(const Parsed &p, const QString &outPath, const std::optional<
     if (origin == QLatin1String("left")) {
         req.overlay.hasOrigin = true;
         req.overlay.origin = req.t1 > req.t0 ? req.t0 : data->start;
-    } else if (originIsNumber) {
+    } else if (o.originIsNumber) {
         req.overlay.hasOrigin = true;
         req.overlay.origin =
             (req.overlay.traceEnd > req.overlay.traceStart ? req.overlay.traceStart : data->start) +
-            originNs;
+            o.originNs;
     }
     if (!exportFigure(painter, req, &error)) {
         err << "grademl export: " << error << '\n';
