@@ -122,6 +122,93 @@ SniffResult ExecutionTraceImporter::sniff(const QString &path, const QByteArray 
     return {};
 }
 
+namespace {
+
+// The trace's nodes, and how to find one by id (the first node with it).
+struct EtNodes
+{
+    std::vector<Node> nodes;
+    QHash<qint64, size_t> byId;
+    // Ids should be unique; where a file repeats one, parent links go to the first node with
+    // it, and data edges are made between nodes themselves, so a repeat never redirects them.
+    qint64 duplicateIds = 0, firstDuplicate = 0, missingIds = 0;
+    QString firstMissing;
+};
+
+EtNodes readEtNodes(const QJsonArray &array, WarningLog &warnings)
+{
+    EtNodes r;
+    // Ids should be unique; where a file repeats one, parent links go to the first node with
+    // it, and data edges are made between nodes themselves, so a repeat never redirects them.
+    for (const auto &v : array) {
+        r.nodes.push_back(readNode(v.toObject(), warnings));
+        // The root ("[pytorch|profiler|execution_trace|thread]") may name itself; an operator
+        // that does would hang off nothing.
+        if (r.nodes.back().parent == r.nodes.back().id && r.nodes.back().id >= 0 &&
+            !r.nodes.back().name.startsWith(QLatin1Char('[')))
+            warnings.add(
+                QStringLiteral("self parent"), -1,
+                QStringLiteral(
+                    "node %1 (%2) names itself as its parent; it is read as a top-level node")
+                    .arg(r.nodes.back().id)
+                    .arg(r.nodes.back().name));
+        if (r.nodes.back().id < 0) {
+            // No id (or not a number: said by wholeNumber): its own operator, nobody's parent.
+            if (r.missingIds++ == 0)
+                r.firstMissing = r.nodes.back().name;
+        } else if (r.byId.contains(r.nodes.back().id)) {
+            if (r.duplicateIds++ == 0)
+                r.firstDuplicate = r.nodes.back().id;
+        } else {
+            r.byId.insert(r.nodes.back().id, r.nodes.size() - 1);
+        }
+    }
+    return r;
+}
+
+// Operators at the level where they run (their parent is not an operator), in rf_id order;
+// `operators` counts them all.
+std::vector<const Node *> topLevelOperators(const EtNodes &et, qint64 *operators)
+{
+    const std::vector<Node> &nodes = et.nodes;
+    const QHash<qint64, size_t> &byId = et.byId;
+    std::vector<const Node *> ops;
+    for (const Node &n : nodes) {
+        if (!isOperator(n))
+            continue;
+        ++*operators;
+        auto p = byId.constFind(n.parent);
+        if (p == byId.constEnd() || !isOperator(nodes[*p]))
+            ops.push_back(&n);
+    }
+    std::stable_sort(ops.begin(), ops.end(), [](const Node *a, const Node *b) {
+        return a->rfId != b->rfId ? a->rfId < b->rfId : a->id < b->id;
+    });
+    return ops;
+}
+
+// Producer -> consumer by tensor, in rf_id order.
+std::set<std::pair<const Node *, const Node *>> dataEdges(const std::vector<const Node *> &ops)
+{
+    std::map<QPair<qint64, qint64>, const Node *> producer;
+    std::set<std::pair<const Node *, const Node *>> edges;
+    for (const Node *op : ops) {
+        QList<QPair<qint64, qint64>> in, out;
+        collectTensors(op->inputs, in);
+        collectTensors(op->outputs, out);
+        for (const auto &t : std::as_const(in)) {
+            auto p = producer.find(t);
+            if (p != producer.end() && p->second != op)
+                edges.insert({p->second, op});
+        }
+        for (const auto &t : std::as_const(out))
+            producer[t] = op;
+    }
+    return edges;
+}
+
+} // namespace
+
 ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
 {
     QString readError;
@@ -160,49 +247,10 @@ ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
     const qint64 pid = wholeNumber(root.value(QStringLiteral("pid")), "pid",
                                    QStringLiteral("the trace"), warnings);
 
-    std::vector<Node> nodes;
-    QHash<qint64, size_t> byId;
-    // Ids should be unique; where a file repeats one, parent links go to the first node with
-    // it, and data edges are made between nodes themselves, so a repeat never redirects them.
-    qint64 duplicateIds = 0, firstDuplicate = 0, missingIds = 0;
-    QString firstMissing;
-    for (const auto &v : root.value(QStringLiteral("nodes")).toArray()) {
-        nodes.push_back(readNode(v.toObject(), warnings));
-        // The root ("[pytorch|profiler|execution_trace|thread]") may name itself; an operator
-        // that does would hang off nothing.
-        if (nodes.back().parent == nodes.back().id && nodes.back().id >= 0 &&
-            !nodes.back().name.startsWith(QLatin1Char('[')))
-            warnings.add(
-                QStringLiteral("self parent"), -1,
-                QStringLiteral(
-                    "node %1 (%2) names itself as its parent; it is read as a top-level node")
-                    .arg(nodes.back().id)
-                    .arg(nodes.back().name));
-        if (nodes.back().id < 0) {
-            // No id (or not a number: said by wholeNumber): its own operator, nobody's parent.
-            if (missingIds++ == 0)
-                firstMissing = nodes.back().name;
-        } else if (byId.contains(nodes.back().id)) {
-            if (duplicateIds++ == 0)
-                firstDuplicate = nodes.back().id;
-        } else {
-            byId.insert(nodes.back().id, nodes.size() - 1);
-        }
-    }
-    // Operators at the level where they run: their parent is not an operator.
-    std::vector<const Node *> ops;
+    const EtNodes et = readEtNodes(root.value(QStringLiteral("nodes")).toArray(), warnings);
+    const std::vector<Node> &nodes = et.nodes;
     qint64 operators = 0;
-    for (const Node &n : nodes) {
-        if (!isOperator(n))
-            continue;
-        ++operators;
-        auto p = byId.constFind(n.parent);
-        if (p == byId.constEnd() || !isOperator(nodes[*p]))
-            ops.push_back(&n);
-    }
-    std::stable_sort(ops.begin(), ops.end(), [](const Node *a, const Node *b) {
-        return a->rfId != b->rfId ? a->rfId < b->rfId : a->id < b->id;
-    });
+    const std::vector<const Node *> ops = topLevelOperators(et, &operators);
 
     // The CPU operator slices of this process, by record-function id: of the file's own run,
     // else of the run that holds this process's operators (the Kineto trace imported from
@@ -219,21 +267,7 @@ ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
     const EtLink &link = runLink->link;
     const QHash<qint64, SliceId> &slices = link.slices;
 
-    // Producer -> consumer by tensor, in rf_id order.
-    std::map<QPair<qint64, qint64>, const Node *> producer;
-    std::set<std::pair<const Node *, const Node *>> edges;
-    for (const Node *op : ops) {
-        QList<QPair<qint64, qint64>> in, out;
-        collectTensors(op->inputs, in);
-        collectTensors(op->outputs, out);
-        for (const auto &t : std::as_const(in)) {
-            auto p = producer.find(t);
-            if (p != producer.end() && p->second != op)
-                edges.insert({p->second, op});
-        }
-        for (const auto &t : std::as_const(out))
-            producer[t] = op;
-    }
+    const auto edges = dataEdges(ops);
     qint64 stored = 0;
     for (const auto &e : edges) {
         const Node &from = *e.first;
@@ -257,22 +291,22 @@ ImportOutcome ExecutionTraceImporter::import(ImportContext &ctx) const
     ImportOutcome outcome;
     outcome.warnings = linkWarnings(*runLink, pid, ops.size(), stored, edges.size());
     outcome.warnings.append(warnings.list());
-    if (missingIds > 0)
+    if (et.missingIds > 0)
         outcome.warnings.append(
             ImportWarning{QStringLiteral("%1 nodes have no 'id' (first: '%2'); each is kept as its "
                                          "own operator, and no node can "
                                          "name it as its parent")
-                              .arg(missingIds)
-                              .arg(safeText(firstMissing, 80)),
-                          -1, missingIds});
-    if (duplicateIds > 0)
+                              .arg(et.missingIds)
+                              .arg(safeText(et.firstMissing, 80)),
+                          -1, et.missingIds});
+    if (et.duplicateIds > 0)
         outcome.warnings.append(ImportWarning{
             QStringLiteral("%1 nodes repeat the id of an earlier node (first: id %2); each is "
                            "kept as its own operator, and parent links go to the first node "
                            "with the id")
-                .arg(duplicateIds)
-                .arg(firstDuplicate),
-            -1, duplicateIds});
+                .arg(et.duplicateIds)
+                .arg(et.firstDuplicate),
+            -1, et.duplicateIds});
     return outcome;
 }
 
