@@ -251,6 +251,33 @@ void walkFolder(const QByteArray &dir, std::vector<WalkEntry> &out)
 
 } // namespace
 
+// A TensorFlow capture's trace viewer JSON is a conversion of its XSpace, which holds more
+// (every stat, producer/consumer links): when both are read, the xplane is, and the JSON is
+// listed with the reason.
+static void preferXplanes(QList<ScannedFile> &out)
+{
+    QSet<QString> xplanes;
+    for (const ScannedFile &f : std::as_const(out))
+        if (f.importer && f.path.endsWith(QLatin1String(".xplane.pb")))
+            xplanes.insert(f.path.chopped(int(qstrlen(".xplane.pb"))));
+    for (ScannedFile &f : out) {
+        if (!f.importer)
+            continue;
+        for (const char *suffix : {".trace.json.gz", ".trace.json"}) {
+            if (!f.path.endsWith(QLatin1String(suffix)))
+                continue;
+            const QString stem = f.path.chopped(int(qstrlen(suffix)));
+            if (xplanes.contains(stem)) {
+                f.importer = nullptr;
+                f.skipReason =
+                    QStringLiteral("the same capture's %1.xplane.pb is read instead (the "
+                                   "XSpace this JSON was converted from)")
+                        .arg(QFileInfo(stem).fileName());
+            }
+        }
+    }
+}
+
 QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverride,
                               QStringList *errors, QStringList *warnings)
 {
@@ -371,31 +398,7 @@ QList<ScannedFile> scanInputs(const QStringList &inputs, const QString &runOverr
                 skip(e.path, run, e.skipReason);
         }
     }
-    // A TensorFlow capture's trace viewer JSON is a conversion of its XSpace, which holds more
-    // (every stat, producer/consumer links): when both are read, the xplane is, and the JSON is
-    // listed with the reason.
-    {
-        QSet<QString> xplanes;
-        for (const ScannedFile &f : std::as_const(out))
-            if (f.importer && f.path.endsWith(QLatin1String(".xplane.pb")))
-                xplanes.insert(f.path.chopped(int(qstrlen(".xplane.pb"))));
-        for (ScannedFile &f : out) {
-            if (!f.importer)
-                continue;
-            for (const char *suffix : {".trace.json.gz", ".trace.json"}) {
-                if (!f.path.endsWith(QLatin1String(suffix)))
-                    continue;
-                const QString stem = f.path.chopped(int(qstrlen(suffix)));
-                if (xplanes.contains(stem)) {
-                    f.importer = nullptr;
-                    f.skipReason =
-                        QStringLiteral("the same capture's %1.xplane.pb is read instead (the "
-                                       "XSpace this JSON was converted from)")
-                            .arg(QFileInfo(stem).fileName());
-                }
-            }
-        }
-    }
+    preferXplanes(out);
     // Files that link to other sources' slices come after every other file.
     std::stable_sort(out.begin(), out.end(), [](const ScannedFile &a, const ScannedFile &b) {
         const bool la = a.importer && a.importer->linksToRun();
