@@ -101,6 +101,93 @@ WorkFlops workFlops(const std::vector<RunSourceWork> &summaries)
 
 } // namespace
 
+namespace {
+
+// The device the run names (its GPU model), and the MFU and HFU against its peak at the
+// precision most of the compute-bound kernel time ran in, over `wall` (the iterations' time).
+// A prediction does the work of its measured run in its own time: that run's FLOPs, device and
+// precision.
+void insertUtilisation(QJsonObject &m, Project &project, const QString &kind,
+                       const QJsonObject &params, const std::vector<RunSourceWork> &summaries,
+                       TimeNs wall)
+{
+    WorkFlops f = workFlops(summaries);
+    QJsonObject deviceParams = params;
+    if (f.flops <= 0 && kind == QLatin1String("predicted"))
+        if (const auto base =
+                project.findRun(params.value(QStringLiteral("measured_run")).toString())) {
+            if (const auto baseWork = runSourceWork(project, *base, nullptr))
+                f = workFlops(*baseWork);
+            if (const auto row = runRow(project, *base))
+                deviceParams = row->params;
+        }
+    const QString device = WhatIfContext::deviceOf(deviceParams);
+    const Device *dev = device.isEmpty() ? nullptr : DeviceCatalog::builtin().device(device);
+    if (f.flops > 0 && dev && f.gpus > 0 && wall > 0) {
+        const double peak =
+            (f.half > f.full ? dev->fp16Tflops : dev->fp32Tflops) * 1e12 * double(f.gpus);
+        // Above 100% of the peak is not physical (physical.h): not a metric, so never
+        // a gate's, a report's or MLflow's.
+        const auto mfu = physical::utilisation(f.flops / (double(wall) * 1e-9 * peak));
+        const auto hfu =
+            physical::utilisation(std::max(f.hardware, f.flops) / (double(wall) * 1e-9 * peak));
+        if (mfu && hfu) {
+            m.insert(QStringLiteral("mfu"), *mfu);
+            m.insert(QStringLiteral("hfu"), *hfu);
+        }
+    }
+    if (!device.isEmpty())
+        m.insert(QStringLiteral("device"), device);
+}
+
+// Energy: the GPUs' power integrated over the iterations (or the active span of a run with
+// only monitoring logs).
+void insertEnergy(QJsonObject &m, const ResourceAttribution &resources)
+{
+    bool hasIterations = false;
+    for (const Phase &p : resources.phases)
+        hasIterations = hasIterations || p.kind == QLatin1String("iteration");
+    double energy = 0;
+    bool energyKnown = false;
+    for (const PhaseUsage &u : resources.usage) {
+        const Phase &p = resources.phases[size_t(u.phase)];
+        const bool counted = hasIterations ? p.kind == QLatin1String("iteration")
+                                           : p.kind == QLatin1String("active");
+        if (counted && u.device != QLatin1String("host") && !std::isnan(u.energyJ)) {
+            energy += u.energyJ;
+            energyKnown = true;
+        }
+    }
+    if (energyKnown)
+        m.insert(QStringLiteral("energy_j"), energy);
+}
+
+// Memory: the GPU that peaked highest, and its peak per iteration; false with `error` when the
+// memory events cannot be read.
+bool insertMemory(QJsonObject &m, Project &project, RunId run, const QJsonObject &params,
+                  QString *error)
+{
+    if (auto memory = memoryReport(project, run, error)) {
+        const QString device = WhatIfContext::deviceOf(params);
+        if (const Device *dev =
+                device.isEmpty() ? nullptr : DeviceCatalog::builtin().device(device))
+            memory->boundByCapacity(dev->memGB * 1e9, dev->name);
+        const DeviceMemory *top = memory->highestGpu();
+        if (top) {
+            m.insert(QStringLiteral("peak_memory_bytes"), top->peakAllocated);
+            QJsonArray peaks;
+            for (const MemoryIteration &it : top->iterations)
+                peaks.append(it.peak);
+            if (!peaks.isEmpty())
+                m.insert(QStringLiteral("memory_peaks_bytes"), peaks);
+        }
+        return true;
+    }
+    return false;
+}
+
+} // namespace
+
 std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QString *error)
 {
     QJsonObject m;
@@ -212,37 +299,8 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
         // The span of the work (slices, not monitoring samples): what a prediction's replay
         // of the same work is compared with (the gates' end_to_end).
         m.insert(QStringLiteral("work_span_ns"), qint64(end - origin));
-        // The device the run names (its GPU model), and the MFU against its peak at the
-        // precision most of the compute-bound kernel time ran in. A prediction does the work
-        // of its measured run in its own time: that run's FLOPs, device and precision.
-        WorkFlops f = workFlops(*summaries);
-        QJsonObject deviceParams = params;
-        if (f.flops <= 0 && kind == QLatin1String("predicted"))
-            if (const auto base =
-                    project.findRun(params.value(QStringLiteral("measured_run")).toString())) {
-                if (const auto baseWork = runSourceWork(project, *base, nullptr))
-                    f = workFlops(*baseWork);
-                if (const auto row = runRow(project, *base))
-                    deviceParams = row->params;
-            }
-        const QString device = WhatIfContext::deviceOf(deviceParams);
-        const Device *dev = device.isEmpty() ? nullptr : DeviceCatalog::builtin().device(device);
-        const TimeNs wall = mean * std::max<TimeNs>(1, TimeNs(iterations.size()));
-        if (f.flops > 0 && dev && f.gpus > 0 && wall > 0) {
-            const double peak =
-                (f.half > f.full ? dev->fp16Tflops : dev->fp32Tflops) * 1e12 * double(f.gpus);
-            // Above 100% of the peak is not physical (physical.h): not a metric, so never
-            // a gate's, a report's or MLflow's.
-            const auto mfu = physical::utilisation(f.flops / (double(wall) * 1e-9 * peak));
-            const auto hfu =
-                physical::utilisation(std::max(f.hardware, f.flops) / (double(wall) * 1e-9 * peak));
-            if (mfu && hfu) {
-                m.insert(QStringLiteral("mfu"), *mfu);
-                m.insert(QStringLiteral("hfu"), *hfu);
-            }
-        }
-        if (!device.isEmpty())
-            m.insert(QStringLiteral("device"), device);
+        insertUtilisation(m, project, kind, params, *summaries,
+                          mean * std::max<TimeNs>(1, TimeNs(iterations.size())));
         m.insert(QStringLiteral("gpus"), qint64(gpus));
         if (!ranks.isEmpty())
             m.insert(QStringLiteral("ranks"), qint64(ranks.size()));
@@ -251,42 +309,9 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
     }
     if (usage.gpuUtilisation >= 0)
         m.insert(QStringLiteral("gpu_utilisation"), usage.gpuUtilisation);
-    // Energy: the GPUs' power integrated over the iterations (or the active span of a run with
-    // only monitoring logs).
-    bool hasIterations = false;
-    for (const Phase &p : resources.phases)
-        hasIterations = hasIterations || p.kind == QLatin1String("iteration");
-    double energy = 0;
-    bool energyKnown = false;
-    for (const PhaseUsage &u : resources.usage) {
-        const Phase &p = resources.phases[size_t(u.phase)];
-        const bool counted = hasIterations ? p.kind == QLatin1String("iteration")
-                                           : p.kind == QLatin1String("active");
-        if (counted && u.device != QLatin1String("host") && !std::isnan(u.energyJ)) {
-            energy += u.energyJ;
-            energyKnown = true;
-        }
-    }
-    if (energyKnown)
-        m.insert(QStringLiteral("energy_j"), energy);
-    // Memory: the GPU that peaked highest, and its peak per iteration.
-    if (auto memory = memoryReport(project, run, error)) {
-        const QString device = WhatIfContext::deviceOf(params);
-        if (const Device *dev =
-                device.isEmpty() ? nullptr : DeviceCatalog::builtin().device(device))
-            memory->boundByCapacity(dev->memGB * 1e9, dev->name);
-        const DeviceMemory *top = memory->highestGpu();
-        if (top) {
-            m.insert(QStringLiteral("peak_memory_bytes"), top->peakAllocated);
-            QJsonArray peaks;
-            for (const MemoryIteration &it : top->iterations)
-                peaks.append(it.peak);
-            if (!peaks.isEmpty())
-                m.insert(QStringLiteral("memory_peaks_bytes"), peaks);
-        }
-    } else {
+    insertEnergy(m, resources);
+    if (!insertMemory(m, project, run, params, error))
         return std::nullopt;
-    }
     if (kind == QLatin1String("predicted") && params.contains(QStringLiteral("predicted_ns")))
         m.insert(QStringLiteral("predicted_ns"), params.value(QStringLiteral("predicted_ns")));
     const QJsonObject last = lastMlflowMetrics(project, run);
