@@ -343,74 +343,74 @@ public:
     std::map<std::tuple<SourceId, int, QString>, Intervals> dataLoading;
 };
 
-} // namespace
-
-CollectiveArrival collectiveArrival(const DependencyGraph &g, int id)
+// Kernels: families, the top ones, launches.
+void kernelStats(const DependencyGraph &g, const AnalysisScope &scope,
+                 const std::function<bool(TimeNs)> &inRange, Analysis &out)
 {
     const auto &nodes = g.nodes();
     const auto &resources = g.resources();
-    const auto &containers = g.containers();
-    const Node &n = nodes[size_t(id)];
-    const Resource &stream = resources[size_t(n.resource)];
-    const auto &ops = collectiveOperations();
-    CollectiveArrival a;
-    a.rank = stream.rank;
-    a.op = n.collectiveOp;
-    a.operation =
-        n.collectiveOp >= 0 && n.collectiveOp < ops.size() ? ops[n.collectiveOp] : g.name(n.name);
-    a.start = n.start;
-    a.end = n.end;
-    if (const int pos = g.position(id); pos > 0) {
-        const Node &prev = nodes[size_t(stream.nodes[size_t(pos - 1)])];
-        a.prevEnd = prev.end;
-        a.prevName = g.name(prev.name);
-    }
-    if (n.launcher >= 0) {
-        // The host op that launched it (its outermost range below the iteration), and the op
-        // that ran on that thread before it.
-        auto outermost = [&](int node) {
-            int c = nodes[size_t(node)].container;
-            while (c >= 0 && containers[size_t(c)].parent >= 0 &&
-                   !isProfilerStep(g.name(containers[size_t(containers[size_t(c)].parent)].name)))
-                c = containers[size_t(c)].parent;
-            return c;
-        };
-        const Node &call = nodes[size_t(n.launcher)];
-        const auto &thread = resources[size_t(call.resource)].nodes;
-        const int launchingOp = outermost(n.launcher);
-        const int firstOfOp = launchingOp >= 0 ? containers[size_t(launchingOp)].first : n.launcher;
-        if (const int cp = g.position(firstOfOp); cp > 0) {
-            const int prev = thread[size_t(cp - 1)];
-            const int prevOp = outermost(prev);
-            a.hostBefore =
-                QStringLiteral("host: ") +
-                g.name(prevOp >= 0 ? containers[size_t(prevOp)].name : nodes[size_t(prev)].name);
+    std::map<QString, KernelFamily> families;
+    std::unordered_map<StringId, std::vector<TimeNs>> durations;
+    std::unordered_map<StringId, std::pair<NodeKind, qint64>> kindOf; // and bytes
+    std::vector<TimeNs> delays;
+    std::vector<char> callSeen(nodes.size(), 0);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        const Node &n = nodes[i];
+        const Resource &r = resources[size_t(n.resource)];
+        if (!r.gpu || (scope.rank >= 0 && r.rank != scope.rank) || !inRange(n.start))
+            continue;
+        const TimeNs d = n.end - n.start;
+        durations[n.name].push_back(d);
+        kindOf.try_emplace(n.name, n.kind, 0).first->second.second += n.bytes;
+        if (n.kind == NodeKind::Kernel && d < 10'000) {
+            ++out.launch.shortKernels;
+            out.launch.shortKernelTime += d;
+        }
+        if (n.launcher >= 0) {
+            const Node &call = nodes[size_t(n.launcher)];
+            ++out.launch.launches;
+            out.launch.gpuTime += d;
+            delays.push_back(std::max<TimeNs>(0, n.start - call.start));
+            if (!callSeen[size_t(n.launcher)]) {
+                callSeen[size_t(n.launcher)] = 1;
+                ++out.launch.calls;
+                out.launch.callTime += call.end - call.start;
+            }
         }
     }
-    return a;
+    std::sort(delays.begin(), delays.end());
+    out.launch.delayP50 = percentile(delays, 0.5);
+    out.launch.delayP90 = percentile(delays, 0.9);
+    out.launch.delayMax = delays.empty() ? 0 : delays.back();
+    for (auto &[name, list] : durations) {
+        std::sort(list.begin(), list.end());
+        KernelStat k;
+        k.name = g.name(name);
+        std::tie(k.kind, k.bytes) = kindOf.at(name);
+        k.family = kernelFamily(k.name, k.kind);
+        k.count = qint64(list.size());
+        k.total = std::accumulate(list.begin(), list.end(), TimeNs(0));
+        k.p50 = percentile(list, 0.5);
+        k.p90 = percentile(list, 0.9);
+        k.max = list.back();
+        KernelFamily &f = families[k.family];
+        f.family = k.family;
+        f.count += k.count;
+        f.time += k.total;
+        out.kernels.push_back(std::move(k));
+    }
+    std::sort(out.kernels.begin(), out.kernels.end(), [](const KernelStat &x, const KernelStat &y) {
+        return x.total != y.total ? x.total > y.total : x.name < y.name;
+    });
+    for (auto &[name, f] : families)
+        out.families.push_back(f);
+    std::sort(out.families.begin(), out.families.end(),
+              [](const KernelFamily &x, const KernelFamily &y) {
+                  return x.time != y.time ? x.time > y.time : x.family < y.family;
+              });
 }
 
-Straggler stragglerOf(std::vector<CollectiveArrival> members)
-{
-    std::stable_sort(
-        members.begin(), members.end(),
-        [](const CollectiveArrival &x, const CollectiveArrival &y) { return x.start < y.start; });
-    const CollectiveArrival &first = members.front(), &last = members.back();
-    Straggler s;
-    s.operation = last.operation;
-    s.ranks = int(members.size());
-    s.firstArrival = first.start;
-    s.lastArrival = last.start;
-    s.lastRank = last.rank;
-    s.lateVsMedian = last.start - members[members.size() / 2].start;
-    // What the last rank ran just before: its stream's previous work when that ran past the
-    // first arrival, else what its host did before launching late.
-    if (last.prevEnd > first.start)
-        s.before = QStringLiteral("GPU: ") + last.prevName;
-    else
-        s.before = last.hostBefore;
-    return s;
-}
+} // namespace
 
 Analysis analyze(const DependencyGraph &g, const AnalysisScope &scope)
 {
@@ -419,7 +419,7 @@ Analysis analyze(const DependencyGraph &g, const AnalysisScope &scope)
     Analyzer an(g, scope);
     const auto &nodes = g.nodes();
     const auto &resources = g.resources();
-    auto inRange = [&](TimeNs t) {
+    const std::function<bool(TimeNs)> inRange = [&](TimeNs t) {
         return !scope.range || (t >= scope.range->first && t < scope.range->second);
     };
 
@@ -481,102 +481,10 @@ Analysis analyze(const DependencyGraph &g, const AnalysisScope &scope)
         }
     }
 
-    // Kernels: families, the top ones, launches.
-    std::map<QString, KernelFamily> families;
-    std::unordered_map<StringId, std::vector<TimeNs>> durations;
-    std::unordered_map<StringId, std::pair<NodeKind, qint64>> kindOf; // and bytes
-    std::vector<TimeNs> delays;
-    std::vector<char> callSeen(nodes.size(), 0);
-    for (size_t i = 0; i < nodes.size(); ++i) {
-        const Node &n = nodes[i];
-        const Resource &r = resources[size_t(n.resource)];
-        if (!r.gpu || (scope.rank >= 0 && r.rank != scope.rank) || !inRange(n.start))
-            continue;
-        const TimeNs d = n.end - n.start;
-        durations[n.name].push_back(d);
-        kindOf.try_emplace(n.name, n.kind, 0).first->second.second += n.bytes;
-        if (n.kind == NodeKind::Kernel && d < 10'000) {
-            ++out.launch.shortKernels;
-            out.launch.shortKernelTime += d;
-        }
-        if (n.launcher >= 0) {
-            const Node &call = nodes[size_t(n.launcher)];
-            ++out.launch.launches;
-            out.launch.gpuTime += d;
-            delays.push_back(std::max<TimeNs>(0, n.start - call.start));
-            if (!callSeen[size_t(n.launcher)]) {
-                callSeen[size_t(n.launcher)] = 1;
-                ++out.launch.calls;
-                out.launch.callTime += call.end - call.start;
-            }
-        }
-    }
-    std::sort(delays.begin(), delays.end());
-    out.launch.delayP50 = percentile(delays, 0.5);
-    out.launch.delayP90 = percentile(delays, 0.9);
-    out.launch.delayMax = delays.empty() ? 0 : delays.back();
-    for (auto &[name, list] : durations) {
-        std::sort(list.begin(), list.end());
-        KernelStat k;
-        k.name = g.name(name);
-        std::tie(k.kind, k.bytes) = kindOf.at(name);
-        k.family = kernelFamily(k.name, k.kind);
-        k.count = qint64(list.size());
-        k.total = std::accumulate(list.begin(), list.end(), TimeNs(0));
-        k.p50 = percentile(list, 0.5);
-        k.p90 = percentile(list, 0.9);
-        k.max = list.back();
-        KernelFamily &f = families[k.family];
-        f.family = k.family;
-        f.count += k.count;
-        f.time += k.total;
-        out.kernels.push_back(std::move(k));
-    }
-    std::sort(out.kernels.begin(), out.kernels.end(), [](const KernelStat &x, const KernelStat &y) {
-        return x.total != y.total ? x.total > y.total : x.name < y.name;
-    });
-    for (auto &[name, f] : families)
-        out.families.push_back(f);
-    std::sort(out.families.begin(), out.families.end(),
-              [](const KernelFamily &x, const KernelFamily &y) {
-                  return x.time != y.time ? x.time > y.time : x.family < y.family;
-              });
+    kernelStats(g, scope, inRange, out);
 
     // Collectives matched across ranks (the graph's joins and collective edges tie each group).
-    std::vector<int> parent(nodes.size());
-    std::iota(parent.begin(), parent.end(), 0);
-    std::function<int(int)> find = [&](int x) {
-        return parent[size_t(x)] == x ? x : parent[size_t(x)] = find(parent[size_t(x)]);
-    };
-    for (const Edge &e : g.edges())
-        if (e.kind == EdgeKind::Collective)
-            parent[size_t(find(e.from))] = find(e.to);
-    for (const Join &j : g.joins())
-        for (int a : j.arriving)
-            parent[size_t(find(a))] = find(j.arriving.front());
-    std::map<int, std::vector<int>> groups;
-    for (const Edge &e : g.edges())
-        if (e.kind == EdgeKind::Collective) {
-            groups[find(e.from)].push_back(e.from);
-            groups[find(e.from)].push_back(e.to);
-        }
-    for (const Join &j : g.joins())
-        for (int a : j.arriving)
-            groups[find(a)].push_back(a);
-    for (auto &[root, members] : groups) {
-        std::sort(members.begin(), members.end());
-        members.erase(std::unique(members.begin(), members.end()), members.end());
-        if (members.size() < 2)
-            continue;
-        std::vector<CollectiveArrival> arrivals;
-        arrivals.reserve(members.size());
-        for (int m : members)
-            arrivals.push_back(collectiveArrival(g, m));
-        Straggler s = stragglerOf(std::move(arrivals));
-        if (!inRange(s.firstArrival))
-            continue;
-        out.stragglers.push_back(s);
-    }
+    out.stragglers = matchCollectives(g, inRange);
     finishRanks(out, std::move(loads));
     return out;
 }
@@ -609,37 +517,6 @@ StepGrid stepGrid(const std::vector<IterationBreakdown> &iterations)
         g.median[size_t(c)] = v.empty() ? 0 : v[v.size() / 2];
     }
     return g;
-}
-
-void finishRanks(Analysis &out, std::map<int, RankLoad> loads)
-{
-    for (const Straggler &s : out.stragglers)
-        if (s.lastRank >= 0)
-            ++loads[s.lastRank].lastArrivals;
-    std::sort(
-        out.stragglers.begin(), out.stragglers.end(),
-        [](const Straggler &x, const Straggler &y) { return x.firstArrival < y.firstArrival; });
-    for (size_t k = 0; k < out.stragglers.size(); ++k)
-        out.stragglers[k].index = int(k);
-    out.ranks.clear();
-    for (auto &[rank, load] : loads)
-        if (rank >= 0) {
-            load.rank = rank;
-            out.ranks.push_back(load);
-        }
-    out.computeImbalance = out.communicationImbalance = 0;
-    if (out.ranks.size() < 2)
-        return;
-    auto imbalance = [&](auto get) {
-        TimeNs sum = 0, most = 0;
-        for (const auto &r : out.ranks) {
-            sum += get(r);
-            most = std::max(most, get(r));
-        }
-        return sum > 0 ? double(most) * double(out.ranks.size()) / double(sum) : 0.0;
-    };
-    out.computeImbalance = imbalance([](const RankLoad &r) { return r.compute; });
-    out.communicationImbalance = imbalance([](const RankLoad &r) { return r.communication; });
 }
 
 } // namespace gml::sim

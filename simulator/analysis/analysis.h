@@ -7,6 +7,7 @@
 #include <QJsonObject>
 #include <QString>
 
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -220,6 +221,11 @@ struct StepGrid
     int columns = 0;
 };
 StepGrid stepGrid(const std::vector<IterationBreakdown> &iterations);
+
+// The collectives of the graph matched across ranks (its joins and collective edges tie each
+// group), the straggler of each whose first arrival is `inRange`, unordered (stragglers.cpp).
+std::vector<Straggler> matchCollectives(const DependencyGraph &g,
+                                        const std::function<bool(TimeNs)> &inRange);
 
 // The cross-rank part's end, for a whole-run analysis and a cluster project's reduce alike:
 // the stragglers ordered by their first arrival (their index), each rank's last arrivals counted
