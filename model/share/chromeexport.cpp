@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "chromeexport.h"
 
+#include "jsonsink.h"
+
 #include "notes.h"
 #include "outputfile.h"
 #include "project.h"
@@ -13,8 +15,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -26,138 +26,6 @@
 namespace gml {
 
 namespace {
-
-// The bytes of the file, through gzip when asked, into an OutputFile (whole or nothing; never
-// the project, a link or a device).
-class Sink
-{
-public:
-    Sink(const QString &path, bool gzip, const QString &project)
-        : m_file(path, {project}), m_gzip(gzip)
-    {
-    }
-    ~Sink()
-    {
-        if (m_zInit)
-            deflateEnd(&m_z);
-    }
-    bool open(QString *error)
-    {
-        if (!m_file.open()) {
-            *error = m_file.error();
-            return false;
-        }
-        if (m_gzip) {
-            m_z = {};
-            // 15 + 16: a gzip stream (header and CRC), which gunzip and every viewer read.
-            if (deflateInit2(&m_z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-                *error = QStringLiteral("cannot start gzip compression");
-                return false;
-            }
-            m_zInit = true;
-        }
-        return true;
-    }
-    std::string &buffer() { return m_buf; }
-    // Writes the buffer out once it is large (or always, with `force`).
-    bool flush(bool force, QString *error)
-    {
-        if (!force && m_buf.size() < (1u << 20))
-            return true;
-        if (!m_gzip)
-            return writeOut(m_buf.data(), m_buf.size(), error) && (m_buf.clear(), true);
-        m_z.next_in = reinterpret_cast<Bytef *>(m_buf.data());
-        m_z.avail_in = uInt(m_buf.size());
-        char out[1 << 16];
-        int rc = Z_OK;
-        do {
-            m_z.next_out = reinterpret_cast<Bytef *>(out);
-            m_z.avail_out = sizeof out;
-            rc = deflate(&m_z, force && m_finishing ? Z_FINISH : Z_NO_FLUSH);
-            if (rc == Z_STREAM_ERROR) {
-                *error = QStringLiteral("gzip compression failed");
-                return false;
-            }
-            if (!writeOut(out, sizeof out - m_z.avail_out, error))
-                return false;
-        } while (m_z.avail_out == 0 || (m_finishing && rc != Z_STREAM_END));
-        m_buf.clear();
-        return true;
-    }
-    bool commit(QString *error)
-    {
-        m_finishing = true;
-        if (!flush(true, error))
-            return false;
-        if (!m_file.commit()) {
-            *error = m_file.error();
-            return false;
-        }
-        return true;
-    }
-    qint64 written() const { return m_written; }
-
-private:
-    bool writeOut(const char *data, size_t size, QString *error)
-    {
-        if (size && !m_file.write(QByteArrayView(data, qsizetype(size)))) {
-            *error = m_file.error();
-            return false;
-        }
-        m_written += qint64(size);
-        return true;
-    }
-    OutputFile m_file;
-    bool m_gzip = false;
-    bool m_zInit = false;
-    bool m_finishing = false;
-    z_stream m_z{};
-    std::string m_buf;
-    qint64 m_written = 0;
-};
-
-// `text` as a JSON string, quotes included.
-void appendJsonString(std::string &out, std::string_view text)
-{
-    out += '"';
-    for (const char ch : text) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += ch;
-        } else if (c < 0x20) {
-            static const char hex[] = "0123456789abcdef";
-            out += "\\u00";
-            out += hex[c >> 4];
-            out += hex[c & 15];
-        } else {
-            out += ch;
-        }
-    }
-    out += '"';
-}
-
-void appendJsonString(std::string &out, const QString &text)
-{
-    const QByteArray utf8 = text.toUtf8();
-    appendJsonString(out, std::string_view(utf8.constData(), size_t(utf8.size())));
-}
-
-// Nanoseconds as microseconds in exact decimals ("12.345", "-0.002").
-void appendMicros(std::string &out, TimeNs ns)
-{
-    if (ns < 0) {
-        out += '-';
-        ns = -ns;
-    }
-    out += std::to_string(ns / 1000);
-    const int frac = int(ns % 1000);
-    if (frac) {
-        char digits[5] = {'.', char('0' + frac / 100), char('0' + frac / 10 % 10),
-                          char('0' + frac % 10), 0};
-        out += digits;
-    }
-}
 
 // Kineto's correlation and External ids count per process: in one file holding several ranks
 // they would link one rank's launches to another's kernels. Each rank's ids are moved to a
@@ -314,7 +182,7 @@ struct SliceAt
 class Writer
 {
 public:
-    Writer(Project &project, Sink &sink, TimeNs base)
+    Writer(Project &project, JsonSink &sink, TimeNs base)
         : m_project(project), m_sink(sink), m_base(base)
     {
     }
@@ -391,7 +259,7 @@ public:
 
 private:
     Project &m_project;
-    Sink &m_sink;
+    JsonSink &m_sink;
     TimeNs m_base;
     bool m_first = true;
     std::unordered_map<StringId, std::string> m_text;
@@ -455,7 +323,7 @@ void writeNames(Writer &w, const Layout &layout, const std::vector<TrackRow> &ro
 // Flows, bound to their slices by place and start; false with `why` when a read or the sink
 // fails.
 bool writeFlows(Project &project, const std::vector<TrackRow> &rows, std::vector<SliceAt> &slices,
-                const Layout &layout, Writer &w, Sink &sink, ChromeExportResult &result,
+                const Layout &layout, Writer &w, JsonSink &sink, ChromeExportResult &result,
                 QString &why)
 {
     std::string &o = sink.buffer();
@@ -571,7 +439,7 @@ std::optional<ChromeExportResult> exportChromeTrace(Project &project, RunId run,
     const Layout layout = placeRows(rows);
     const QString runName = gml::runName(project, run).value_or(QString());
 
-    Sink sink(path, path.endsWith(QLatin1String(".gz"), Qt::CaseInsensitive), project.path());
+    JsonSink sink(path, path.endsWith(QLatin1String(".gz"), Qt::CaseInsensitive), project.path());
     if (!sink.open(&why))
         return fail(why);
     Writer w(project, sink, base);
