@@ -11,25 +11,19 @@
 #include "studiopage.h"
 #include "timelinestate.h"
 
-#include <QCoreApplication>
 #include <QTabWidget>
 
 namespace gml {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("MainWindow", text);
-}
-
 class AnalysisPage final : public StudioPage
 {
 public:
     QString id() const override { return QStringLiteral("analysis"); }
-    QString title() const override { return tr("Analysis"); }
+    QString title() const override { return pageTr("Analysis"); }
     Place place() const override { return Place::CentralView; }
-    QString menuTitle() const override { return tr("&Analysis"); }
+    QString menuTitle() const override { return pageTr("&Analysis"); }
     QKeySequence shortcut() const override { return QKeySequence(Qt::ALT | Qt::Key_2); }
 
     QWidget *create(const PageContext &context) override
@@ -51,7 +45,7 @@ public:
         QObject::connect(ranks, &RankOverviewController::stragglersRequested, m_controller,
                          [this, message = context.message](const QString &run) {
                              m_controller->analyse(run);
-                             message(tr("Analysing %1 to mark its stragglers…").arg(run), 8000);
+                             message(pageTr("Analysing %1 to mark its stragglers…").arg(run), 8000);
                          });
         QObject::connect(m_controller, &AnalysisController::reportReady, ranks,
                          [this, ranks](const QString &run, const QString &error) {

@@ -6,8 +6,6 @@
 #include "flameview.h"
 #include "studiopage.h"
 
-#include <QCoreApplication>
-
 namespace gml {
 
 namespace {
@@ -16,10 +14,7 @@ class FlamePage final : public StudioPage
 {
 public:
     QString id() const override { return QStringLiteral("flame"); }
-    QString title() const override
-    {
-        return QCoreApplication::translate("MainWindow", "Flame Graph");
-    }
+    QString title() const override { return pageTr("Flame Graph"); }
     Place place() const override { return Place::SelectionPane; }
     QKeySequence shortcut() const override { return QKeySequence(QStringLiteral("Ctrl+Shift+F")); }
     double heightWhenShown() const override { return 1.0 / 3; }

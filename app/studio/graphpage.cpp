@@ -9,7 +9,6 @@
 #include "studiopage.h"
 
 #include <QComboBox>
-#include <QCoreApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QVBoxLayout>
@@ -22,12 +21,9 @@ class GraphPage final : public StudioPage
 {
 public:
     QString id() const override { return QStringLiteral("graph"); }
-    QString title() const override { return QCoreApplication::translate("MainWindow", "Graph"); }
+    QString title() const override { return pageTr("Graph"); }
     Place place() const override { return Place::CentralView; }
-    QString menuTitle() const override
-    {
-        return QCoreApplication::translate("MainWindow", "Execution &Graph");
-    }
+    QString menuTitle() const override { return pageTr("Execution &Graph"); }
     QKeySequence shortcut() const override { return QKeySequence(Qt::ALT | Qt::Key_3); }
 
     QWidget *create(const PageContext &context) override
@@ -40,7 +36,7 @@ public:
         top->setContentsMargins(6, 3, 6, 0);
         auto *runs = new QComboBox(box);
         runs->setMinimumContentsLength(24);
-        top->addWidget(new QLabel(QCoreApplication::translate("MainWindow", "Run:"), box));
+        top->addWidget(new QLabel(pageTr("Run:"), box));
         top->addWidget(runs, 1);
         layout->addLayout(top);
         auto *view = new GraphView(box);

@@ -7,7 +7,6 @@
 #include "notespanel.h"
 #include "studiopage.h"
 
-#include <QCoreApplication>
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QMenu>
@@ -17,18 +16,13 @@ namespace gml {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("MainWindow", text);
-}
-
 class NotesPage final : public StudioPage
 {
 public:
     QString id() const override { return QStringLiteral("notes"); }
-    QString title() const override { return tr("Notes"); }
+    QString title() const override { return pageTr("Notes"); }
     Place place() const override { return Place::ProjectPane; }
-    QString menuTitle() const override { return tr("&Notes"); }
+    QString menuTitle() const override { return pageTr("&Notes"); }
 
     QWidget *create(const PageContext &context) override
     {
@@ -40,15 +34,15 @@ public:
     }
     void addMenus(QMenuBar *menuBar) override
     {
-        QMenu *menu = menuBar->addMenu(tr("&Notes"));
-        QAction *add =
-            menu->addAction(tr("&Add Note…"), QKeySequence(tr("Ctrl+M")), m_controller, [this] {
-                QString text = tr("Note");
+        QMenu *menu = menuBar->addMenu(pageTr("&Notes"));
+        QAction *add = menu->addAction(
+            pageTr("&Add Note…"), QKeySequence(pageTr("Ctrl+M")), m_controller, [this] {
+                QString text = pageTr("Note");
                 if (m_context.interactive()) {
                     bool ok = false;
-                    text = QInputDialog::getText(m_context.window, tr("Add Note"),
-                                                 tr("A note on the selected slice, else the "
-                                                    "selected range, else the cursor:"),
+                    text = QInputDialog::getText(m_context.window, pageTr("Add Note"),
+                                                 pageTr("A note on the selected slice, else the "
+                                                        "selected range, else the cursor:"),
                                                  QLineEdit::Normal, QString(), &ok);
                     if (!ok || text.trimmed().isEmpty())
                         return;
@@ -56,18 +50,18 @@ public:
                 m_controller->addNote(text.trimmed());
             });
         QObject::connect(m_panel, &NotesPanel::addRequested, add, &QAction::trigger);
-        menu->addAction(tr("Show &Notes"), m_controller,
+        menu->addAction(pageTr("Show &Notes"), m_controller,
                         [reveal = m_context.reveal] { reveal(QStringLiteral("notes")); });
-        QMenu *set = menu->addMenu(tr("&Set Bookmark"));
-        QMenu *go = menu->addMenu(tr("&Go to Bookmark"));
+        QMenu *set = menu->addMenu(pageTr("&Set Bookmark"));
+        QMenu *go = menu->addMenu(pageTr("&Go to Bookmark"));
         for (int n = 1; n <= 9; ++n) {
-            QAction *s = set->addAction(tr("Bookmark %1").arg(n), m_controller,
+            QAction *s = set->addAction(pageTr("Bookmark %1").arg(n), m_controller,
                                         [this, n] { m_controller->setBookmark(n); });
             s->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_0 + n)));
-            QAction *g = go->addAction(tr("Bookmark %1").arg(n), m_controller, [this, n] {
+            QAction *g = go->addAction(pageTr("Bookmark %1").arg(n), m_controller, [this, n] {
                 if (!m_controller->goToBookmark(n))
                     m_context.message(
-                        tr("No bookmark %1 yet: Ctrl+%1 sets it on what is selected.").arg(n),
+                        pageTr("No bookmark %1 yet: Ctrl+%1 sets it on what is selected.").arg(n),
                         5000);
             });
             g->setShortcut(QKeySequence(Qt::Key(Qt::Key_0 + n)));

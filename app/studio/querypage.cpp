@@ -6,8 +6,6 @@
 #include "queryview.h"
 #include "studiopage.h"
 
-#include <QCoreApplication>
-
 namespace gml {
 
 namespace {
@@ -16,11 +14,8 @@ class QueryPage final : public StudioPage
 {
 public:
     QString id() const override { return QStringLiteral("query"); }
-    QString title() const override { return QCoreApplication::translate("MainWindow", "Query"); }
-    QString menuTitle() const override
-    {
-        return QCoreApplication::translate("MainWindow", "&Query (SQL)");
-    }
+    QString title() const override { return pageTr("Query"); }
+    QString menuTitle() const override { return pageTr("&Query (SQL)"); }
     Place place() const override { return Place::CentralView; }
     QKeySequence shortcut() const override { return QKeySequence(QStringLiteral("Ctrl+Shift+Q")); }
 

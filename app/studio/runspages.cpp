@@ -15,16 +15,9 @@
 #include "studiopage.h"
 #include "timelineview.h"
 
-#include <QCoreApplication>
-
 namespace gml {
 
 namespace {
-
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("MainWindow", text);
-}
 
 template <class Controller> Controller *controllerOf(const PageContext &context, const char *id)
 {
@@ -45,9 +38,9 @@ class RunsPage final : public StudioPage
 {
 public:
     QString id() const override { return QStringLiteral("runs"); }
-    QString title() const override { return tr("Runs"); }
+    QString title() const override { return pageTr("Runs"); }
     Place place() const override { return Place::ProjectPane; }
-    QString menuTitle() const override { return tr("&Runs"); }
+    QString menuTitle() const override { return pageTr("&Runs"); }
     QKeySequence shortcut() const override { return QKeySequence(Qt::ALT | Qt::Key_9); }
 
     QWidget *create(const PageContext &context) override
@@ -79,9 +72,9 @@ class ComparePage final : public StudioPage
 {
 public:
     QString id() const override { return QStringLiteral("compare"); }
-    QString title() const override { return tr("Compare"); }
+    QString title() const override { return pageTr("Compare"); }
     Place place() const override { return Place::CentralView; }
-    QString menuTitle() const override { return tr("&Compare"); }
+    QString menuTitle() const override { return pageTr("&Compare"); }
     QKeySequence shortcut() const override { return QKeySequence(Qt::ALT | Qt::Key_4); }
 
     QWidget *create(const PageContext &context) override
@@ -102,9 +95,9 @@ class SimulatePage final : public StudioPage
 {
 public:
     QString id() const override { return QStringLiteral("simulate"); }
-    QString title() const override { return tr("Simulate"); }
+    QString title() const override { return pageTr("Simulate"); }
     Place place() const override { return Place::CentralView; }
-    QString menuTitle() const override { return tr("Si&mulate"); }
+    QString menuTitle() const override { return pageTr("Si&mulate"); }
     QKeySequence shortcut() const override { return QKeySequence(Qt::ALT | Qt::Key_5); }
 
     QWidget *create(const PageContext &context) override
@@ -114,17 +107,17 @@ public:
         // then the project reloads and every page sees the new runs).
         auto save = [write = context.writeProject](const QList<sim::SimResult> &results,
                                                    const QStringList &names) {
-            return write(results.size() == 1 ? tr("a simulated run")
-                                             : tr("%1 simulated runs").arg(results.size()),
-                         [results, names](Project &p, QString *why) {
-                             for (qsizetype i = 0; i < results.size(); ++i)
-                                 if (!sim::saveSimulatedRun(p, results[i], names[i], why)) {
-                                     *why =
-                                         tr("simulated run '%1' not saved: %2").arg(names[i], *why);
-                                     return false;
-                                 }
-                             return true;
-                         });
+            return write(
+                results.size() == 1 ? pageTr("a simulated run")
+                                    : pageTr("%1 simulated runs").arg(results.size()),
+                [results, names](Project &p, QString *why) {
+                    for (qsizetype i = 0; i < results.size(); ++i)
+                        if (!sim::saveSimulatedRun(p, results[i], names[i], why)) {
+                            *why = pageTr("simulated run '%1' not saved: %2").arg(names[i], *why);
+                            return false;
+                        }
+                    return true;
+                });
         };
         m_controller = new SimulateController(panel, save, context.window);
         // A simulated run against the others shown (up to four runs): the Compare view.

@@ -8,8 +8,6 @@
 #include "studiopage.h"
 #include "timelinedata.h"
 
-#include <QCoreApplication>
-
 #include <optional>
 
 namespace gml {
@@ -20,12 +18,9 @@ class SourcesPage final : public StudioPage
 {
 public:
     QString id() const override { return QStringLiteral("sources"); }
-    QString title() const override { return QCoreApplication::translate("MainWindow", "Sources"); }
+    QString title() const override { return pageTr("Sources"); }
     Place place() const override { return Place::ProjectPane; }
-    QString menuTitle() const override
-    {
-        return QCoreApplication::translate("MainWindow", "&Sources");
-    }
+    QString menuTitle() const override { return pageTr("&Sources"); }
     QKeySequence shortcut() const override { return QKeySequence(Qt::ALT | Qt::Key_8); }
 
     QWidget *create(const PageContext &context) override
@@ -36,10 +31,9 @@ public:
             [write = context.writeProject](qint64 source, bool clear, qint64 offsetNs) {
                 const std::optional<TimeNs> value =
                     clear ? std::nullopt : std::optional<TimeNs>(offsetNs);
-                write(QCoreApplication::translate("MainWindow", "clock offset"),
-                      [source, value](Project &p, QString *why) {
-                          return setAlignmentOverride(p, source, value, why);
-                      });
+                write(pageTr("clock offset"), [source, value](Project &p, QString *why) {
+                    return setAlignmentOverride(p, source, value, why);
+                });
             });
         return m_panel;
     }

@@ -61,6 +61,8 @@ struct PageContext
 
 // A panel in a scroll area, as a central view or a pane shows it: squeezed, it scrolls.
 QWidget *scrolledPage(QWidget *panel);
+// A page's words, translated in the window's context (where they were before pages).
+QString pageTr(const char *text);
 
 class StudioPage
 {

@@ -3,6 +3,7 @@
 // order is the order of the central views' tabs and of the panes below the timeline.
 #include "studiopage.h"
 
+#include <QCoreApplication>
 #include <QFrame>
 #include <QScrollArea>
 
@@ -25,6 +26,11 @@ const std::vector<PageFactory> &studioPages()
         &makeFlamePage,    &makeNotesPage, &makeSourcesPage, &makeRunsPage,
     };
     return pages;
+}
+
+QString pageTr(const char *text)
+{
+    return QCoreApplication::translate("MainWindow", text);
 }
 
 QWidget *scrolledPage(QWidget *panel)
