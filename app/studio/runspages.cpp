@@ -139,10 +139,10 @@ public:
     void subscribe(const ProjectSession &session) override
     {
         m_controller->subscribe(session);
-        // The catalog's runs, each time the Runs pane has read it (made before: it is
-        // registered first).
-        if (auto *runs = controllerOf<RunsController>(m_context, "runs"); runs && !m_wired) {
-            m_wired = true;
+        // The catalog's runs, each time the Runs pane has read it. Connected here, not in
+        // create(): the window subscribes each page once, after every page is made, and the
+        // Runs page is registered after this one.
+        if (auto *runs = controllerOf<RunsController>(m_context, "runs")) {
             QObject::connect(runs, &RunsController::catalogLoaded, m_controller,
                              [this, runs](int, const QString &error) {
                                  if (error.isEmpty())
@@ -161,7 +161,6 @@ public:
 private:
     PageContext m_context;
     SimulateController *m_controller = nullptr; // owned by the window
-    bool m_wired = false;
 };
 
 } // namespace
