@@ -153,10 +153,10 @@ namespace {
 using FlopsAt = std::tuple<TimeNs, double, int>; // (start, flops, rank)
 
 // summarizeSource's passes over one source's tracks, and what each leaves for the next.
-class SourceSummary
+class SourceSummarizer
 {
 public:
-    SourceSummary(Project &project, SourceId source, std::vector<WorkTrack> tracks)
+    SourceSummarizer(Project &project, SourceId source, std::vector<WorkTrack> tracks)
         : m_project(project), m_source(source), m_tracks(std::move(tracks)), m_names(project),
           m_reader(project.db())
     {
@@ -238,7 +238,7 @@ private:
     std::map<int, TimeNs> m_workEnd;
 };
 
-bool SourceSummary::readCpuTracks(QString *error)
+bool SourceSummarizer::readCpuTracks(QString *error)
 {
     m_opCosts.emplace(m_project);
     OpCostScan &opCosts = *m_opCosts;
@@ -269,7 +269,7 @@ bool SourceSummary::readCpuTracks(QString *error)
     return true;
 }
 
-void SourceSummary::findIterations(int rank)
+void SourceSummarizer::findIterations(int rank)
 {
     // The outermost iteration around each row (-1: none), as an index into `candidates`; an
     // iteration holding no work is not one.
@@ -306,8 +306,8 @@ void SourceSummary::findIterations(int rank)
             m_iterations[rank].emplace_back(c.start, c.end);
 }
 
-void SourceSummary::addInside(const std::vector<FlopsAt> &list, double &total,
-                              std::map<int, double> &byRank)
+void SourceSummarizer::addInside(const std::vector<FlopsAt> &list, double &total,
+                                 std::map<int, double> &byRank)
 {
     for (const auto &[ts, count, rank] : list) {
         total += count;
@@ -322,7 +322,7 @@ void SourceSummary::addInside(const std::vector<FlopsAt> &list, double &total,
     }
 }
 
-void SourceSummary::countFlops()
+void SourceSummarizer::countFlops()
 {
     std::vector<FlopsAt> otherFlops; // costed ops' beyond the model's
     for (const CostedOp &c : m_opCosts->finish(m_recordedAt)) {
@@ -338,7 +338,7 @@ void SourceSummary::countFlops()
     addInside(otherFlops, m_out.hardwareFlops, m_hardwareInside);
 }
 
-bool SourceSummary::readGpuTracks(QString *error)
+bool SourceSummarizer::readGpuTracks(QString *error)
 {
     TimeNs threshold = std::numeric_limits<TimeNs>::max();
     for (const auto &[rank, list] : m_iterations) {
@@ -396,7 +396,7 @@ bool SourceSummary::readGpuTracks(QString *error)
     return true;
 }
 
-bool SourceSummary::readLateWorkEnds(QString *error)
+bool SourceSummarizer::readLateWorkEnds(QString *error)
 {
     if (m_late.empty() || m_insideCalls.empty())
         return true;
@@ -421,7 +421,7 @@ bool SourceSummary::readLateWorkEnds(QString *error)
     return true;
 }
 
-SourceWork SourceSummary::finish()
+SourceWork SourceSummarizer::finish()
 {
     for (auto &[key, d] : m_devices) {
         if (!d.work)
@@ -468,7 +468,7 @@ std::optional<SourceWork> summarizeSource(Project &project, SourceId source, QSt
             *error = why;
         return std::nullopt;
     }
-    SourceSummary summary(project, source, std::move(tracks));
+    SourceSummarizer summary(project, source, std::move(tracks));
     bool ok = summary.readCpuTracks(&why);
     if (ok) {
         summary.countFlops();

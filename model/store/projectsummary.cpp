@@ -231,7 +231,7 @@ QJsonObject summaryToJson(const QList<RunSummary> &runs)
     return root;
 }
 
-static QString formatDuration(TimeNs ns)
+static QString alignmentDuration(TimeNs ns)
 {
     if (ns >= 1'000'000'000)
         return QString::number(double(ns) / 1e9, 'f', 3) + QStringLiteral(" s");
@@ -244,7 +244,8 @@ static QString formatDuration(TimeNs ns)
 
 static QString signedDuration(TimeNs ns)
 {
-    return (ns < 0 ? QStringLiteral("-") : QStringLiteral("+")) + formatDuration(ns < 0 ? -ns : ns);
+    return (ns < 0 ? QStringLiteral("-") : QStringLiteral("+")) +
+           alignmentDuration(ns < 0 ? -ns : ns);
 }
 
 QString describeAlignment(const SourceAlignment &a)
@@ -264,7 +265,7 @@ QString describeAlignment(const SourceAlignment &a)
                 .arg(who, a.referenceRank >= 0 ? QStringLiteral("rank %1").arg(a.referenceRank)
                                                : QStringLiteral("the reference"))
                 .arg(a.matched)
-                .arg(signedDuration(*a.computed), formatDuration(a.residual),
+                .arg(signedDuration(*a.computed), alignmentDuration(a.residual),
                      a.significant ? QStringLiteral("significant")
                                    : QStringLiteral("within noise (same clock)"));
     if (a.user)
@@ -285,7 +286,7 @@ QString summaryToText(const QList<RunSummary> &runs)
                    .arg(run.slices)
                    .arg(run.counterSamples)
                    .arg(run.flows)
-                   .arg(formatDuration(run.end - run.start));
+                   .arg(alignmentDuration(run.end - run.start));
         for (const auto &src : run.sources) {
             out += QStringLiteral("  source %1 [%2] %3: %4 slices, %5 counter samples, %6 flows")
                        .arg(src.path, src.format, src.status)
