@@ -241,7 +241,7 @@ private Q_SLOTS:
         context.readMemory(*project, *run);
         QVERIFY(context.memory);
         sim::Transform amp;
-        amp.op = sim::Transform::Op::Amp;
+        amp.op = QStringLiteral("amp");
         const auto a = sim::whatIf(graph, {amp}, context, &error);
         QVERIFY2(a, qPrintable(error));
         QCOMPARE(a->report.memory.size(), size_t(1));
@@ -255,7 +255,7 @@ private Q_SLOTS:
         QVERIFY(a->report.toJson().contains(QStringLiteral("memory")));
 
         sim::Transform device;
-        device.op = sim::Transform::Op::Device;
+        device.op = QStringLiteral("device");
         device.target = QStringLiteral("RTX2080Ti");
         const auto d = sim::whatIf(graph, {device}, context, &error);
         QVERIFY2(d, qPrintable(error));

@@ -327,7 +327,7 @@ private Q_SLOTS:
             QVERIFY2(a->predicted.start == b->predicted.start, qPrintable(what));
             QVERIFY2(a->predicted.end == b->predicted.end, qPrintable(what));
             QCOMPARE(a->report.predicted, b->report.predicted);
-            if (!transforms.isEmpty() && transforms.front().op != Transform::Op::Reschedule)
+            if (!transforms.isEmpty() && !transforms.front().is("reschedule"))
                 QVERIFY2(a->report.predicted != a->report.identity,
                          qPrintable(what)); // it did something
             QCOMPARE(a->report.predictedBreakdown.total(), b->report.predictedBreakdown.total());
@@ -388,7 +388,7 @@ private Q_SLOTS:
         // Every resource scheduled by the event-driven replay, all at one priority: the same
         // timeline, node for node, as the replay in measured order.
         Transform all;
-        all.op = Transform::Op::Reschedule;
+        all.op = QStringLiteral("reschedule");
         const auto scheduled = whatIf(g, {all}, {}, &error);
         QVERIFY2(scheduled, qPrintable(error));
         QVERIFY(!scheduled->predicted.rescheduleDeadlocked);
@@ -532,16 +532,16 @@ private Q_SLOTS:
         };
         // Remove k1: k2 runs as soon as launched (30), the all-reduce at 132, D ends 215, E 245.
         Transform remove;
-        remove.op = Transform::Op::Remove;
+        remove.op = QStringLiteral("remove");
         QCOMPARE(one(named(remove, "^k1$")), us(245));
         // k1 set to 50 µs: k2 [65,165), all-reduce [167,247), D 250, E [260,280).
         Transform set;
-        set.op = Transform::Op::SetDuration;
+        set.op = QStringLiteral("set");
         set.duration = us(50);
         QCOMPARE(one(named(set, "^k1$")), us(280));
         // 30 µs inserted after k1: k2 [145,245), all-reduce [247,327), E ends 360.
         Transform insert;
-        insert.op = Transform::Op::Insert;
+        insert.op = QStringLiteral("insert");
         insert.duration = us(30);
         insert.name = QStringLiteral("pad");
         auto inserted = whatIf(g, {named(insert, "^k1$")}, {}, &error);
@@ -552,7 +552,7 @@ private Q_SLOTS:
         // Fuse k1 and k2: one 200 µs kernel; k2 and its launch B vanish, so C and D start 10 µs
         // earlier but D still waits for the all-reduce: the end stays 330.
         Transform fuse;
-        fuse.op = Transform::Op::Fuse;
+        fuse.op = QStringLiteral("fuse");
         auto fused = whatIf(g, {named(fuse, "^k\\d$")}, {}, &error);
         QVERIFY(fused);
         QCOMPARE(fused->report.predicted, us(330));
@@ -761,7 +761,7 @@ private Q_SLOTS:
         auto c = first("^cudaLaunchKernel$"); // all three launches, in measured order: identity
         QCOMPARE(c.report.predicted, c.report.identity);
         Transform launchC;
-        launchC.op = Transform::Op::Reschedule;
+        launchC.op = QStringLiteral("reschedule");
         launchC.select.from = us(40);
         launchC.select.to = us(41);
         auto cr = whatIf(g, {launchC}, {}, &error);
@@ -837,7 +837,7 @@ private Q_SLOTS:
         WhatIfContext v100;
         v100.measuredDevice = QStringLiteral("V100");
         Transform insert;
-        insert.op = Transform::Op::Insert;
+        insert.op = QStringLiteral("insert");
         insert.name = QStringLiteral("new_layer");
         insert.flops = 1e9;
         insert.bytes = 63e6;
@@ -850,7 +850,7 @@ private Q_SLOTS:
         QVERIFY2(error.contains(QLatin1String("GPU model")), qPrintable(error));
         // Fuse k1 and k2 less a 10 µs fixed cost: 190 µs, the all-reduce [207,287), E ends 320.
         Transform fuse;
-        fuse.op = Transform::Op::Fuse;
+        fuse.op = QStringLiteral("fuse");
         fuse.model = QStringLiteral("overhead");
         fuse.overhead = us(10);
         fuse.select.name = QStringLiteral("^k\\d$");
@@ -1004,9 +1004,11 @@ private Q_SLOTS:
                                           pick(QStringList{
                                               QStringLiteral("."), QStringLiteral("gemm"),
                                               QStringLiteral("nccl"), QStringLiteral("^k")})}});
+                // Each op takes its own keys only (an unknown key is refused).
                 if (op == QLatin1String("compute") || op == QLatin1String("memory"))
                     t.insert(QStringLiteral("factor"), pick(rates));
-                else if (op != QLatin1String("link") && op != QLatin1String("workers"))
+                else if (op == QLatin1String("scale") || op == QLatin1String("input") ||
+                         op == QLatin1String("host"))
                     t.insert(QStringLiteral("factor"), pick(factors));
                 if (op == QLatin1String("set") || op == QLatin1String("insert") ||
                     op == QLatin1String("fuse"))
@@ -1063,7 +1065,7 @@ private Q_SLOTS:
         w.gradMB = 97.5;
         w.algorithm = QStringLiteral("tree");
         Transform ins;
-        ins.op = Transform::Op::Insert;
+        ins.op = QStringLiteral("insert");
         ins.flops = 2e12;
         ins.bytes = 5e8;
         ins.precision = QStringLiteral("fp16");
@@ -1094,8 +1096,7 @@ private Q_SLOTS:
                                      &why));
         const auto typed = parseTransform(
             QStringLiteral(R"J({"op":"reschedule","priority":2,"select":{"name":"nccl"}})J"), &why);
-        QVERIFY2(typed && typed->op == Transform::Op::Reschedule && typed->priority == 2,
-                 qPrintable(why));
+        QVERIFY2(typed && typed->is("reschedule") && typed->priority == 2, qPrintable(why));
         QCOMPARE(parseTransform(QStringLiteral("sgemm=0.5"), &why)->factor, 0.5);
         QVERIFY(!parseTransform(QStringLiteral("{\"op\":"), &why));
         QVERIFY2(why.contains(QLatin1String("offset")), qPrintable(why));
@@ -1103,6 +1104,38 @@ private Q_SLOTS:
         QVERIFY2(why.contains(QLatin1String("ring' or 'tree")), qPrintable(why));
         QVERIFY(parsePreset(QStringLiteral("input=4"), &why));
         QVERIFY(!parsePreset(QStringLiteral("turbo"), &why));
+    }
+
+    // Each transform is a kind of its own (simulator/replay/transforms/): every registered op
+    // reads what it writes and describes itself, and takes its own keys only, the message
+    // listing them.
+    void eachTransformKindOwnsItsKeys()
+    {
+        const QStringList ops = transformOps();
+        QCOMPARE(ops.size(), 15);
+        QString why;
+        for (const QString &op : ops) {
+            QJsonObject o{{QStringLiteral("op"), op}};
+            if (op == QLatin1String("device"))
+                o.insert(QStringLiteral("target"), QStringLiteral("H100"));
+            if (op == QLatin1String("link"))
+                o.insert(QStringLiteral("bandwidth_gbps"), 25);
+            const auto t = Transform::fromJson(o, &why);
+            QVERIFY2(t && t->is(op.toLatin1().constData()),
+                     qPrintable(op + QLatin1Char(' ') + why));
+            const auto back = Transform::fromJson(t->toJson(), &why);
+            QVERIFY2(back, qPrintable(why));
+            QCOMPARE(back->toJson(), t->toJson());
+            QVERIFY2(!t->describe().isEmpty() && !t->describe().contains(QLatin1String("unknown")),
+                     qPrintable(t->describe()));
+        }
+        QVERIFY(!parseTransform(QStringLiteral(R"J({"op":"insert","factor":2})J"), &why));
+        QCOMPARE(why, QStringLiteral("insert: unknown key 'factor' (expected op, select, name, "
+                                     "duration_ns, flops, bytes, precision)"));
+        // A transform made in code with an op no kind has is refused by the replay, by name.
+        Transform bad;
+        bad.op = QStringLiteral("warp");
+        QVERIFY(bad.describe().contains(QLatin1String("unknown transform")));
     }
 
     void cliScenariosAndSavedRuns()

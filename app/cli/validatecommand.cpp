@@ -59,11 +59,10 @@ bool writeFit(const QString &path, const sim::WhatIfResult &result,
     const sim::DeviceCatalog &cat = sim::DeviceCatalog::builtin();
     const sim::Device *from = cat.device(context.measuredDevice);
     fit->sameVendor = true;
-    for (const auto &t : transforms)
-        if (t.op == sim::Transform::Op::Device) {
-            const sim::Device *to = cat.device(t.target);
-            fit->sameVendor = from && to && from->vendor == to->vendor;
-        }
+    if (const QString target = sim::targetDevice(transforms); !target.isEmpty()) {
+        const sim::Device *to = cat.device(target);
+        fit->sameVendor = from && to && from->vendor == to->vendor;
+    }
     if (!writeOutput(path, QJsonDocument(fit->toJson()).toJson(QJsonDocument::Indented), &why,
                      {names.project})) {
         err << "grademl validate: --fit " << safeText(why) << '\n';

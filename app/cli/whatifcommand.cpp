@@ -305,10 +305,8 @@ int whatifCommand(const QStringList &args, QTextStream &out, QTextStream &err)
     }
     // A transform whose selector picks no node changes nothing: said, for a mistyped name.
     for (const sim::Transform &t : transforms) {
-        using Op = sim::Transform::Op;
         if (t.select.isEmpty() ||
-            !(t.op == Op::Scale || t.op == Op::Remove || t.op == Op::SetDuration ||
-              t.op == Op::Insert || t.op == Op::Fuse))
+            !(t.is("scale") || t.is("remove") || t.is("set") || t.is("insert") || t.is("fuse")))
             continue;
         QString bad;
         const sim::NodeSelection picked(*graph, t.select, 0xFF, &bad); // any kind

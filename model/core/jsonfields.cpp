@@ -69,6 +69,11 @@ QJsonValue JsonFields::member(const char *key) const
 
 bool JsonFields::onlyKnown(std::initializer_list<const char *> known)
 {
+    return onlyKnown(std::span<const char *const>(known.begin(), known.size()));
+}
+
+bool JsonFields::onlyKnown(std::span<const char *const> known)
+{
     for (auto it = m_object.begin(); it != m_object.end(); ++it)
         if (std::none_of(known.begin(), known.end(),
                          [&](const char *k) { return it.key() == QLatin1String(k); })) {

@@ -7,6 +7,7 @@
 
 #include <initializer_list>
 #include <optional>
+#include <span>
 
 namespace gml {
 
@@ -28,6 +29,7 @@ public:
 
     // An unknown key is a typo that would silently select or change more than meant.
     bool onlyKnown(std::initializer_list<const char *> known);
+    bool onlyKnown(std::span<const char *const> known);
 
     // A finite number in [min, max]; `fallback` when the key is absent.
     double number(const char *key, double fallback, double min, double max);

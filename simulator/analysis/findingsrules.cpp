@@ -327,7 +327,7 @@ void smallKernels(const TraceRun &r, std::vector<Finding> &out)
             "host to launch the next. Fuse them (torch.compile, fused optimizers, "
             "apex/transformer-engine kernels) or batch the work they do.");
         Transform t;
-        t.op = Transform::Op::Fuse;
+        t.op = QStringLiteral("fuse");
         t.model = QStringLiteral("overhead");
         t.select.name = regexOfNames(shortNames);
         t.select.kinds = kindBit(NodeKind::Kernel);

@@ -71,7 +71,7 @@ std::vector<Finding> rooflineFindings(const Roofline &r)
         slow << QStringLiteral("%1 at %2 (%3-bound, %4)")
                     .arg(o->name, pct(efficiency(*o)), o->bound, formatDuration(o->time));
         Transform t;
-        t.op = Transform::Op::Scale;
+        t.op = QStringLiteral("scale");
         t.factor = efficiency(*o) / kReachable;
         t.select.within = regexOfNames({o->name});
         t.select.kinds = kindBit(NodeKind::Kernel);

@@ -5,6 +5,8 @@
 #include "devicecatalog.h"
 #include "timeformat.h"
 
+#include <algorithm>
+
 namespace gml::sim {
 
 namespace {
@@ -70,13 +72,9 @@ std::vector<MemoryNeed> memoryNeed(const MemoryReport &memory, const DependencyG
     const DeviceCatalog &catalog = context.catalog ? *context.catalog : DeviceCatalog::builtin();
     // Capacity is checked on a device change only: the measured run fit on its own GPU, whose
     // exact part (an A100 of 40 or 80 GB) the catalog may not tell.
-    const Device *target = nullptr;
-    bool amp = false;
-    for (const Transform &t : transforms) {
-        if (t.op == Transform::Op::Device)
-            target = catalog.device(t.target);
-        amp = amp || t.op == Transform::Op::Amp;
-    }
+    const Device *target = catalog.device(targetDevice(transforms));
+    const bool amp = std::any_of(transforms.begin(), transforms.end(),
+                                 [](const Transform &t) { return t.is("amp"); });
     const bool half = amp && alreadyHalf(graph);
     std::vector<MemoryNeed> out;
     for (const DeviceMemory &d : memory.devices) {

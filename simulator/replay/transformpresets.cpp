@@ -23,14 +23,14 @@ Transform Transform::scale(QString regex, double factor)
 Transform Transform::amp()
 {
     Transform t;
-    t.op = Op::Amp;
+    t.op = QStringLiteral("amp");
     return t;
 }
 
 Transform Transform::fusedAdam()
 {
     Transform t;
-    t.op = Op::Fuse;
+    t.op = QStringLiteral("fuse");
     t.select.within = optimizerPattern();
     t.select.kinds = bit(NodeKind::Kernel);
     t.model = QStringLiteral("overhead");
@@ -40,7 +40,7 @@ Transform Transform::fusedAdam()
 Transform Transform::input(double speedup)
 {
     Transform t;
-    t.op = Op::Input;
+    t.op = QStringLiteral("input");
     t.factor = speedup;
     return t;
 }
@@ -48,7 +48,7 @@ Transform Transform::input(double speedup)
 Transform Transform::host(double speedup)
 {
     Transform t;
-    t.op = Op::Host;
+    t.op = QStringLiteral("host");
     t.factor = speedup;
     return t;
 }
@@ -56,14 +56,14 @@ Transform Transform::host(double speedup)
 Transform Transform::unsync()
 {
     Transform t;
-    t.op = Op::Unsync;
+    t.op = QStringLiteral("unsync");
     return t;
 }
 
 Transform Transform::device(QString id)
 {
     Transform t;
-    t.op = Op::Device;
+    t.op = QStringLiteral("device");
     t.target = std::move(id);
     return t;
 }
@@ -71,7 +71,7 @@ Transform Transform::device(QString id)
 Transform Transform::network(double gbps, double latencyUs)
 {
     Transform t;
-    t.op = Op::Link;
+    t.op = QStringLiteral("link");
     t.bandwidthGBps = gbps;
     t.latencyUs = latencyUs;
     return t;
@@ -80,7 +80,7 @@ Transform Transform::network(double gbps, double latencyUs)
 Transform Transform::dataParallel(int n)
 {
     Transform t;
-    t.op = Op::Workers;
+    t.op = QStringLiteral("workers");
     t.workers = n;
     return t;
 }
@@ -154,7 +154,7 @@ std::optional<Transform> parseReschedule(const QString &text, QString *error)
     if (!rv)
         return std::nullopt;
     Transform t;
-    t.op = Transform::Op::Reschedule;
+    t.op = QStringLiteral("reschedule");
     t.select.name = rv->first;
     t.priority = int(rv->second);
     return t;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "transformsinternal.h"
+#include "transformkind.h"
 
 #include "calibration.h"
 
@@ -72,14 +72,6 @@ bool graphHasCollectives(const DependencyGraph &g)
                        [](const Node &n) { return n.kind == NodeKind::Collective; });
 }
 
-// `hasCollectives`: of the measured graph (graphHasCollectives), read once per prepare().
-bool isStructural(const Transform &t, bool hasCollectives)
-{
-    return t.op == Transform::Op::Insert ||
-           (t.op == Transform::Op::Workers && t.workers > 1 && !hasCollectives) ||
-           (t.op == Transform::Op::Input && t.workers > 1);
-}
-
 } // namespace detail
 
 const QString &inputPattern()
@@ -109,61 +101,6 @@ void forEachDataLoadingRange(
 
 namespace {
 
-// The GPU the kernels run on after the transforms: the last Device transform's, else the
-// measured one.
-const Device *deviceInEffect(const QList<Transform> &transforms, const WhatIfContext &ctx,
-                             const DeviceCatalog &cat, QString *error)
-{
-    for (auto it = transforms.rbegin(); it != transforms.rend(); ++it)
-        if (it->op == Transform::Op::Device)
-            if (const Device *d = cat.device(it->target))
-                return d;
-    return measuredDevice(ctx, cat, error);
-}
-
-// Inserts a node named `t.name` after each node `t.select` picks, on its resource: a kernel on
-// a GPU, a CPU op on a thread, of the duration given or (flops, bytes) on the roofline of the
-// GPU in effect.
-bool insertNodes(Structural &s, const DependencyGraph &measured, const Transform &t,
-                 const QList<Transform> &transforms, const WhatIfContext &context,
-                 const DeviceCatalog &cat, QString *err)
-{
-    const NodeSelection sel(*s.graph, t.select, 0xff, err);
-    if (!sel.valid())
-        return false;
-    TimeNs duration = t.duration;
-    if (duration <= 0 && (t.flops > 0 || t.bytes > 0)) {
-        const Device *dev = deviceInEffect(transforms, context, cat, err);
-        if (!dev)
-            return false;
-        duration = rooflineTime(*dev, t.flops, t.bytes, t.precision == QLatin1String("fp16"));
-        s.notes << QStringLiteral("insert '%1': %2 on %3 (roofline at %4% of peak)")
-                       .arg(t.name, formatDuration(duration), dev->id)
-                       .arg(kAchieved * 100);
-    }
-    const StringId name = s.graph->syntheticName(t.name);
-    const size_t n = measured.nodes().size();
-    for (size_t i = 0; i < n; ++i) {
-        if (!sel[i])
-            continue;
-        Node node = s.graph->nodes()[i];
-        node.slice = 0;
-        node.cat = 0;
-        node.name = name;
-        node.launcher = -1;
-        node.collectiveOp = -1;
-        node.synchronising = false;
-        node.bytes = 0;
-        node.kind =
-            s.graph->resources()[size_t(node.resource)].gpu ? NodeKind::Kernel : NodeKind::Cpu;
-        node.start = node.end;
-        node.slack = 0;
-        node.work = duration;
-        s.graph->insertNode(node, int(i));
-    }
-    return true;
-}
-
 // A copy of the measured graph with the structural transforms' nodes and edges. Nullopt with
 // *error (naming the transform) when one cannot apply or the result waits on itself.
 std::optional<Structural> buildStructure(const DependencyGraph &measured,
@@ -173,16 +110,13 @@ std::optional<Structural> buildStructure(const DependencyGraph &measured,
 {
     Structural s;
     s.graph = std::make_shared<DependencyGraph>(measured);
+    StructureStep step{s, measured, transforms, context, cat};
     QString err;
     for (const auto &t : transforms) {
-        if (!isStructural(t, hasCollectives))
+        const TransformKind *kind = transformKind(t.op);
+        if (!kind->structural(t, hasCollectives))
             continue;
-        const bool ok = t.op == Transform::Op::Workers
-                            ? insertDataParallel(s, t, context, cat, &err)
-                        : t.op == Transform::Op::Input
-                            ? insertLoaderWorkers(s, t, &err)
-                            : insertNodes(s, measured, t, transforms, context, cat, &err);
-        if (!ok) {
+        if (!kind->build(step, t, &err)) {
             if (error)
                 *error = QStringLiteral("%1: %2").arg(t.describe(), err);
             return std::nullopt;
@@ -222,6 +156,24 @@ bool withinTimeLimit(const ReplayInput &input, QString *error)
     return false;
 }
 
+// The kind of each transform; nullopt with *error naming the first whose op has none (a
+// transform made in code, not read from JSON).
+std::optional<std::vector<const TransformKind *>> kindsOf(const QList<Transform> &transforms,
+                                                          QString *error)
+{
+    std::vector<const TransformKind *> kinds;
+    for (const auto &t : transforms) {
+        kinds.push_back(transformKind(t.op));
+        if (!kinds.back()) {
+            if (error)
+                *error = QStringLiteral("unknown transform '%1' (%2)")
+                             .arg(t.op, transformOps().join(QStringLiteral(", ")));
+            return std::nullopt;
+        }
+    }
+    return kinds;
+}
+
 } // namespace
 
 std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &measured,
@@ -229,13 +181,16 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
                                 QString *error, StructureCache *cache)
 {
     const DeviceCatalog &cat = context.catalog ? *context.catalog : DeviceCatalog::builtin();
+    const auto kinds = kindsOf(transforms, error);
+    if (!kinds)
+        return std::nullopt;
     Prepared out;
     const bool hasCollectives = graphHasCollectives(*measured);
     // Structural transforms first: a copy of the graph with their nodes.
     QJsonArray structural;
-    for (const auto &t : transforms)
-        if (isStructural(t, hasCollectives))
-            structural.append(t.toJson());
+    for (qsizetype i = 0; i < transforms.size(); ++i)
+        if ((*kinds)[size_t(i)]->structural(transforms[i], hasCollectives))
+            structural.append(transforms[i].toJson());
     const QByteArray key = QJsonDocument(structural).toJson(QJsonDocument::Compact);
     if (structural.isEmpty()) {
         out.graph = measured;
@@ -257,27 +212,23 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
     const DependencyGraph &g = *out.graph;
     out.input = ReplayInput::measured(g);
     // Collectives over the network: the ranks, algorithm and link each one ran with, and what
-    // the Workers and Link transforms make of them; rescaled once, at the end (network()).
+    // the workers and link transforms make of them; rescaled once, at the end (network()).
     NetworkChange net(g, transforms, context, hasCollectives);
     const bool explicitHostLink =
         std::any_of(transforms.begin(), transforms.end(), [](const Transform &t) {
-            return t.op == Transform::Op::Link && t.link == QLatin1String("host");
+            return t.is("link") && t.link == QLatin1String("host");
         });
     // A calibration replaces the transforms' unknowns with its own: they run at the prediction.
     WhatIfContext timingContext = context;
     if (context.calibration)
         timingContext.bound = WhatIfContext::Bound::Nominal;
-    TimingChange timing(out, timingContext, cat, net, explicitHostLink);
-    for (const auto &t : transforms) {
-        if (isStructural(t, hasCollectives)) {
-            // Applied to the graph above; data loading moved to workers leaves its ranges
-            // waiting for their batches.
-            if (t.op == Transform::Op::Input)
-                waitForLoaderWorkers(g, out.input.work, out.input.slack);
-            continue;
-        }
+    TimingStep timing(out, timingContext, cat, net, explicitHostLink, hasCollectives);
+    for (qsizetype i = 0; i < transforms.size(); ++i) {
+        const Transform &t = transforms[i];
+        const TransformKind *kind = (*kinds)[size_t(i)];
         QString err;
-        if (!timing.apply(t, &err)) {
+        const NodeSelection sel(g, kind->selector(t), kind->nodeKinds(t), &err);
+        if (!sel.valid() || !kind->changeTimes(timing, t, sel, &err)) {
             if (error)
                 *error = QStringLiteral("%1: %2").arg(t.describe(), err);
             return std::nullopt;
@@ -295,6 +246,14 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
     if (!withinTimeLimit(out.input, error))
         return std::nullopt;
     return out;
+}
+
+QString targetDevice(const QList<Transform> &transforms)
+{
+    for (auto it = transforms.rbegin(); it != transforms.rend(); ++it)
+        if (it->is("device"))
+            return it->target;
+    return {};
 }
 
 } // namespace gml::sim

@@ -66,49 +66,21 @@ private:
     bool m_valid = false;
 };
 
-// One change to a run. Scenarios are lists of these, stored as JSON in the project.
+// One change to a run. Scenarios are lists of these, stored as JSON in the project. `op` names
+// its kind: each kind is a class of its own in transforms/ (scale, remove, set, insert, fuse,
+// device, amp, compute, memory, input, link, workers, reschedule, host, unsync; the list is
+// transforms/registry.cpp), which reads the fields below that it uses, describes the change and
+// applies it. docs/whatif.md is the reference of each.
 struct Transform
 {
-    enum class Op {
-        Scale,       // work x factor (0 removes the work and the gap before it)
-        Remove,      // no work, no gap
-        SetDuration, // work = duration
-        Insert,      // a new slice named `name` after each selected one, same resource: `duration`,
-                     // or a roofline cost of `flops` and `bytes` on the GPU in effect
-        Fuse,        // runs of adjacent selected nodes on a resource become one: the first gets
-                     // `duration`, or by `model` the summed work ("sum") or the summed work less
-                     // the per-kernel fixed cost of all but one ("overhead"); the others and their
-                     // launch calls vanish
-        Device,      // run on catalog device `target` instead of the measured one: kernels by the
-                     // peak-rate ratios, launch calls by the vendors' launch-cost ratio, and the
-                     // host path (as Host) `hostFactor` times faster when the user gives one
-        Amp,         // mixed precision: compute-bound kernels / 3, memory-bound / 2 (Daydream)
-        Compute,     // compute-bound kernels `factor` times faster (a sustained-FLOP/s slider)
-        Memory,      // memory-bound kernels, memsets and device copies `factor` times faster
-        Input,       // data loading `factor` times faster (0: free); with `workers` N > 1, a queue:
-                     // each batch on one of N loader workers in its measured time (/ factor), the
-                     // step waiting for it, prefetch 2 per worker (transformloader.cpp)
-        Link,        // `link` "network" (collectives) or "host" (host<->device copies): new
-                     // bandwidth and/or latency
-        Workers,     // N-way data parallel: a run with collectives has them rescaled to N ranks
-                     // (collectiveCost); one without gets an all-reduce per gradient bucket after
-                     // the backward kernel that completes it, over the measured network link
-        Reschedule,  // the selected nodes get `priority` on their resource: when it is free it
-                     // runs the ready node of the highest priority (measured order among equals)
-        Host,        // the host's launch path `factor` times faster (0: free, what replaying the
-                     // iteration as a CUDA graph approaches): the work and the gaps before it of
-                     // the CPU ops and runtime calls of threads that launch GPU work; data loading
-                     // and synchronising calls keep theirs
-        Unsync,      // synchronising calls (a device or stream synchronise, a blocking copy) stop
-                     // waiting for the GPU: their sync edges are dropped, their own work stays
-    };
-    Op op = Op::Scale;
+    QString op = QStringLiteral("scale");
+    bool is(const char *kind) const { return op == QLatin1String(kind); }
     Selector select;
-    double factor = 1;
-    TimeNs duration = 0;
-    QString name;     // Insert: the new slices' name
-    double flops = 0; // Insert: cost model inputs (duration 0): floating-point operations,
-    double bytes = 0; // bytes of memory traffic,
+    double factor = 1;   // Scale (x factor), Compute, Memory, Input, Host (factor times faster)
+    TimeNs duration = 0; // SetDuration, Insert, Fuse
+    QString name;        // Insert: the new slices' name
+    double flops = 0;    // Insert: cost model inputs (duration 0): floating-point operations,
+    double bytes = 0;    // bytes of memory traffic,
     QString precision = QStringLiteral("fp32"); // fp32 or fp16 (tensor cores)
     QString model = QStringLiteral("sum");      // Fuse: sum or overhead
     TimeNs overhead = -1; // Fuse "overhead": per-kernel fixed cost (< 0: the shortest kernel of
@@ -121,9 +93,9 @@ struct Transform
     QString link = QStringLiteral("network");
     double bandwidthGBps = 0; // Link: 0 keeps the measured link's
     double latencyUs = -1;    // Link: < 0 keeps the measured link's
-    int workers = 1;
-    double gradMB = 0;    // Workers: gradient size (0: estimated from the optimizer)
-    double bucketMB = 25; // Workers: DDP's bucket size
+    int workers = 1;          // Workers: ranks; Input: loader workers
+    double gradMB = 0;        // Workers: gradient size (0: estimated from the optimizer)
+    double bucketMB = 25;     // Workers: DDP's bucket size
 
     QJsonObject toJson() const;
     // Every key's type and range is checked; a message names the transform by `where`
@@ -151,6 +123,12 @@ std::optional<QList<Transform>> transformsFromJson(const QJsonArray &a, QString 
 std::optional<Transform> parseScale(const QString &text, QString *error);
 // A transform as typed: a JSON object (Transform::fromJson), else REGEX=FACTOR (parseScale).
 std::optional<Transform> parseTransform(const QString &text, QString *error);
+// The ops of every transform kind, in the reference's order.
+QStringList transformOps();
+// The GPU the kernels run on after `transforms`: the last device transform's target; empty:
+// the measured one.
+QString targetDevice(const QList<Transform> &transforms);
+
 // "REGEX=PRIORITY" (a whole number): a Reschedule of the slices whose name matches.
 std::optional<Transform> parseReschedule(const QString &text, QString *error);
 // A named preset: amp, fusedadam, input=N (N times faster), input=free, host=N, host=free,

@@ -136,7 +136,7 @@ int main(int argc, char **argv)
     QImage image(QSize(1600, 900), QImage::Format_ARGB32_Premultiplied);
     for (int k = 0; k < repeat; ++k) {
         sim::Transform compute;
-        compute.op = sim::Transform::Op::Compute;
+        compute.op = QStringLiteral("compute");
         compute.factor = 1.0 + 0.1 * (k + 1);
         timer.restart();
         const auto res =

@@ -42,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     context.measuredDevice = QStringLiteral("V100");
     context.calibration = std::make_shared<const gml::sim::Calibration>(*c);
     gml::sim::Transform device;
-    device.op = gml::sim::Transform::Op::Device;
+    device.op = QStringLiteral("device");
     device.target = QStringLiteral("MI300X");
     const auto result = gml::sim::whatIf(graph, {device}, context, &error);
     if (!result)

@@ -366,11 +366,11 @@ QList<sim::Transform> WhatIfPanel::transforms() const
         out << Transform::fusedAdam();
     if (const QString d = m_device->currentData().toString(); !d.isEmpty())
         out << Transform::device(d);
-    for (auto [slider, op] : {std::pair{Slider::Compute, Transform::Op::Compute},
-                              std::pair{Slider::Memory, Transform::Op::Memory}}) {
+    for (auto [slider, op] :
+         {std::pair{Slider::Compute, "compute"}, std::pair{Slider::Memory, "memory"}}) {
         if (m_sliders[int(slider)]->value() != 0) {
             Transform t;
-            t.op = op;
+            t.op = QString::fromLatin1(op);
             t.factor = sliderValue(slider);
             out << t;
         }
@@ -410,8 +410,7 @@ void WhatIfPanel::setCustomTransforms(const QList<sim::Transform> &transforms)
         else if (j == fused)
             m_fusedAdam->setChecked(true);
         else if (const int i = m_device->findData(t.target);
-                 t.op == sim::Transform::Op::Device && i > 0 &&
-                 j == sim::Transform::device(t.target).toJson())
+                 t.is("device") && i > 0 && j == sim::Transform::device(t.target).toJson())
             m_device->setCurrentIndex(i);
         else
             custom << t;

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Data loading with workers is a queue (the input transform with `workers` > 1): each batch is
-// loaded on one of N worker threads in the time the measured run loaded it on its main thread,
-// the step waits for its batch when the workers fall behind, the first batches all wait for
-// the workers' start, and a worker runs at most `prefetch` batches per worker ahead of the step
-// (PyTorch's DataLoader: prefetch_factor 2).
-#include "transformsinternal.h"
+// input: data loading `factor` times faster (0: free). With `workers` N > 1 it is a queue: each
+// batch is loaded on one of N worker threads in the time the measured run loaded it on its main
+// thread, the step waits for its batch when the workers fall behind, the first batches all wait
+// for the workers' start, and a worker runs at most `prefetch` batches per worker ahead of the
+// step (PyTorch's DataLoader: prefetch_factor 2).
+#include "transformkind.h"
 
+#include "jsonfields.h"
 #include "timeformat.h"
 
 #include <QRegularExpression>
@@ -16,8 +17,19 @@
 namespace gml::sim::detail {
 
 namespace {
+
 constexpr int kPrefetch = 2;
-}
+
+// A data-loading range of a CPU thread (the outermost, forEachDataLoadingRange) with the
+// positions of the thread's nodes in it.
+struct LoadingRange
+{
+    int resource = 0;
+    int first = 0; // positions in the resource's order
+    int last = 0;
+    TimeNs start = 0;
+    TimeNs end = 0;
+};
 
 std::vector<LoadingRange> loadingRanges(const DependencyGraph &g)
 {
@@ -52,6 +64,8 @@ std::vector<LoadingRange> loadingRanges(const DependencyGraph &g)
     return out;
 }
 
+// Adds the workers (per loading thread, `t.workers` CPU resources), a node per batch on them
+// and the edges of the queue.
 bool insertLoaderWorkers(Structural &s, const Transform &t, QString *error)
 {
     DependencyGraph &g = *s.graph;
@@ -119,6 +133,8 @@ bool insertLoaderWorkers(Structural &s, const Transform &t, QString *error)
     return true;
 }
 
+// On the loading threads, the ranges' own work becomes waiting for the batch (their nodes no
+// work, no gaps inside); the count changed.
 qint64 waitForLoaderWorkers(const DependencyGraph &g, std::vector<TimeNs> &work,
                             std::vector<TimeNs> &slack)
 {
@@ -134,6 +150,74 @@ qint64 waitForLoaderWorkers(const DependencyGraph &g, std::vector<TimeNs> &work,
         }
     }
     return changed;
+}
+
+class InputTransform final : public TransformKind
+{
+public:
+    QString op() const override { return QStringLiteral("input"); }
+    std::vector<const char *> keys() const override { return {"factor", "workers"}; }
+    void read(JsonFields &f, Transform &t) const override
+    {
+        t.factor = f.number("factor", 1, 0, limits::kMaxFactor);
+        t.workers = int(f.integer("workers", 1, 1, limits::kMaxWorkers));
+    }
+    void write(const Transform &t, QJsonObject &o) const override
+    {
+        o.insert(QStringLiteral("factor"), t.factor);
+        if (t.workers > 1)
+            o.insert(QStringLiteral("workers"), t.workers);
+    }
+    QString describe(const Transform &t, const QString &sel) const override
+    {
+        if (t.workers > 1)
+            return QStringLiteral("input pipeline on %1 loader workers%2%3")
+                .arg(t.workers)
+                .arg(t.factor != 1 ? QStringLiteral(", each %1x faster").arg(t.factor) : QString())
+                .arg(sel);
+        return t.factor == 0 ? QStringLiteral("input pipeline free%1").arg(sel)
+                             : QStringLiteral("input pipeline %1x faster%2").arg(t.factor).arg(sel);
+    }
+    quint8 nodeKinds(const Transform &) const override
+    {
+        return bit(NodeKind::Cpu) | bit(NodeKind::Runtime);
+    }
+    Selector selector(const Transform &t) const override
+    {
+        Selector s = t.select;
+        if (s.name.isEmpty() && s.within.isEmpty())
+            s.within = inputPattern();
+        return s;
+    }
+    bool structural(const Transform &t, bool) const override { return t.workers > 1; }
+    bool build(StructureStep &step, const Transform &t, QString *error) const override
+    {
+        return insertLoaderWorkers(step.s, t, error);
+    }
+    bool changeTimes(TimingStep &s, const Transform &t, const NodeSelection &sel,
+                     QString *) const override
+    {
+        if (structural(t, s.measuredHasCollectives)) {
+            // Data loading moved to the workers leaves its ranges waiting for their batches.
+            waitForLoaderWorkers(s.g, s.work, s.slack);
+            return true;
+        }
+        const double f = t.factor > 0 ? 1.0 / t.factor : 0.0;
+        for (size_t i = 0; i < s.nodes.size(); ++i)
+            if (sel[i]) {
+                s.work[i] = scaled(s.work[i], f);
+                s.slack[i] = scaled(s.slack[i], f);
+            }
+        return true;
+    }
+};
+
+} // namespace
+
+const TransformKind &inputKind()
+{
+    static const InputTransform kind;
+    return kind;
 }
 
 } // namespace gml::sim::detail

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// What the device, amp, compute and memory transforms share: each selected kernel's work by
+// the factor of its bound (compute-bound ones by the fp32 or fp16 factor, the others by the
+// memory factor), copies over the host link left to the link.
+#include "transformkind.h"
+
+#include "devicecatalog.h"
+#include "jsonfields.h"
+
+namespace gml::sim::detail {
+
+void rescaleKernels(TimingStep &s, const NodeSelection &sel, const KernelFactors &f)
+{
+    QHash<StringId, double> factorOf;
+    for (size_t i = 0; i < s.nodes.size(); ++i) {
+        if (!sel[i] || s.nodes[i].slice == 0)
+            continue; // inserted nodes keep the duration given or modelled
+        const Node &n = s.nodes[i];
+        if (n.kind == NodeKind::Memcpy && isHostCopy(s.g.name(n.name)))
+            continue; // over the host link, not device memory
+        auto it = factorOf.find(n.name);
+        if (it == factorOf.end()) {
+            const QString name = s.g.name(n.name);
+            double x = f.memory;
+            if (n.kind == NodeKind::Kernel && classifyKernel(name) == Bound::Compute)
+                x = usesHalfPrecision(name) || f.allHalf ? f.computeFp16 : f.computeFp32;
+            if (f.sameVendor && s.banded())
+                x *=
+                    s.cat.uncertainty().kernel(kernelKind(name).family, *f.sameVendor).at(s.slow());
+            it = factorOf.insert(n.name, x);
+        }
+        s.work[i] = scaled(s.work[i], *it);
+    }
+}
+
+void KernelRateTransform::read(JsonFields &f, Transform &t) const
+{
+    // A speed-up: a factor of 0 would be infinitely fast.
+    t.factor = f.number("factor", 1, limits::kMinRate, limits::kMaxFactor);
+}
+
+void KernelRateTransform::write(const Transform &t, QJsonObject &o) const
+{
+    o.insert(QStringLiteral("factor"), t.factor);
+}
+
+bool KernelRateTransform::changeTimes(TimingStep &s, const Transform &t, const NodeSelection &sel,
+                                      QString *) const
+{
+    rescaleKernels(s, sel, factors(t.factor > 0 ? 1.0 / t.factor : 1.0));
+    return true;
+}
+
+} // namespace gml::sim::detail
