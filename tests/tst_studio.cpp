@@ -23,6 +23,7 @@
 #include "runscontroller.h"
 #include "simulatecontroller.h"
 #include "simulatepanel.h"
+#include "sourcesmodel.h"
 #include "sourcespanel.h"
 #include "statedump.h"
 #include "studioutil.h"
@@ -30,10 +31,12 @@
 #include "timelinestate.h"
 #include "timelineview.h"
 #include "tracediffview.h"
+#include "validationmodel.h"
 #include "validationview.h"
 #include "viewstate.h"
 #include "whatifpanel.h"
 
+#include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QCheckBox>
 #include <QDockWidget>
@@ -47,7 +50,6 @@
 #include <QSlider>
 #include <QSortFilterProxyModel>
 #include <QStandardPaths>
-#include <QTableWidget>
 #include <QTimer>
 #include <QToolButton>
 #include <QTreeWidget>
@@ -90,7 +92,9 @@ private Q_SLOTS:
         const auto &rows = w.timeline()->layout().rows();
         // run + 2 x (process, thread, GPU, 3 nvidia-smi counters under the GPU, 2 streams)
         QCOMPARE(int(rows.size()), 17);
-        QCOMPARE(w.sources()->tree()->topLevelItemCount(), 4); // 2 traces, nvidia-smi, README
+        QCOMPARE(w.sources()->model()->rowCount(), 4); // 2 traces, nvidia-smi, README
+        QAbstractItemModelTester sourcesTester(
+            w.sources()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(w.sources()->failedCount(), 0);
         QCOMPARE(w.state()->windowStart(), w.timeline()->data()->start);
 
@@ -120,26 +124,27 @@ private Q_SLOTS:
         showQuietly(w, QSize(1400, 900));
         w.openFolder(m_demo);
         QVERIFY(waitLoaded(w));
-        QTreeWidgetItem *rank1 = nullptr;
-        for (int i = 0; i < w.sources()->tree()->topLevelItemCount(); ++i)
-            if (w.sources()->tree()->topLevelItem(i)->text(SourcesPanel::File) ==
-                QLatin1String("rank1.pt.trace.json"))
-                rank1 = w.sources()->tree()->topLevelItem(i);
-        QVERIFY(rank1);
-        QVERIFY2(rank1->text(SourcesPanel::Clock).startsWith(QLatin1String("same clock")),
-                 qPrintable(rank1->text(SourcesPanel::Clock)));
-        const qint64 source = rank1->data(SourcesPanel::File, Qt::UserRole).toLongLong();
+        SourcesModel *sources = w.sources()->model();
+        const auto rank1Row = [&] {
+            for (int i = 0; i < sources->rowCount(); ++i)
+                if (sources->index(i, SourcesModel::File).data().toString() ==
+                    QLatin1String("rank1.pt.trace.json"))
+                    return i;
+            return -1;
+        };
+        QVERIFY(rank1Row() >= 0);
+        const QString clock = sources->index(rank1Row(), SourcesModel::Clock).data().toString();
+        QVERIFY2(clock.startsWith(QLatin1String("same clock")), qPrintable(clock));
+        const qint64 source = sources->sourceAt(sources->index(rank1Row(), 0))->id;
         const TimeNs startBefore = w.timeline()->data()->start;
         // Moving rank 1 back by 5 ms (as the context menu's dialog would) reloads the timeline,
         // which then starts 5 ms earlier minus rank 1's 1.3 ms later start.
         Q_EMIT w.sources()->clockOverrideRequested(source, false, -5'000'000);
         QVERIFY(waitLoaded(w));
         QCOMPARE(w.timeline()->data()->start, startBefore - 5'000'000 + 1'300'000);
-        for (int i = 0; i < w.sources()->tree()->topLevelItemCount(); ++i)
-            if (w.sources()->tree()->topLevelItem(i)->text(SourcesPanel::File) ==
-                QLatin1String("rank1.pt.trace.json"))
-                rank1 = w.sources()->tree()->topLevelItem(i);
-        QCOMPARE(rank1->text(SourcesPanel::Clock), QStringLiteral("−5 ms (set by you)"));
+        QCOMPARE(sources->index(rank1Row(), SourcesModel::Clock).data().toString(),
+                 QStringLiteral("−5 ms (set by you)"));
+        QVERIFY(sources->sourceAt(sources->index(rank1Row(), 0))->overridden);
         Q_EMIT w.sources()->clockOverrideRequested(source, true, 0);
         QVERIFY(waitLoaded(w));
         QCOMPARE(w.timeline()->data()->start, startBefore);
@@ -396,15 +401,23 @@ private Q_SLOTS:
         // Validation: the predicted run against the measured one, here the run it was
         // predicted from (the note says so): GEMM time halved, -50.0%.
         ValidationView *validation = panel->validationView();
-        QTableWidget *table = validation->table();
-        QVERIFY(table->rowCount() > 4);
-        QCOMPARE(table->item(1, 0)->text(), QStringLiteral("end to end"));
-        int gemmRow = -1;
-        for (int r = 0; r < table->rowCount(); ++r)
-            if (table->item(r, 0) && table->item(r, 0)->text() == QLatin1String("gemm"))
-                gemmRow = r;
-        QVERIFY(gemmRow > 0);
-        QCOMPARE(table->item(gemmRow, 3)->text(), QStringLiteral("-50.0%"));
+        ValidationModel *table = validation->model();
+        QAbstractItemModelTester tester(table,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(table->rowCount() >= 2); // times, kernel families
+        const QModelIndex times = table->index(0, 0);
+        QCOMPARE(times.data().toString(), QStringLiteral("Times"));
+        QVERIFY(table->rowCount(times) > 3); // end to end, mean, median, p90
+        QCOMPARE(table->index(0, ValidationModel::What, times).data().toString(),
+                 QStringLiteral("end to end"));
+        QModelIndex gemm;
+        for (int s = 0; s < table->rowCount(); ++s)
+            for (int r = 0; r < table->rowCount(table->index(s, 0)); ++r)
+                if (table->index(r, 0, table->index(s, 0)).data().toString() ==
+                    QLatin1String("gemm"))
+                    gemm = table->index(r, ValidationModel::Error, table->index(s, 0));
+        QVERIFY(gemm.isValid());
+        QCOMPARE(gemm.data().toString(), QStringLiteral("-50.0%"));
         QVERIFY(validation->findChild<QLabel *>()->text().contains(
             QLatin1String("the run it was predicted from")));
         // Another step: diffed again from the kept graphs.

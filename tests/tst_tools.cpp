@@ -8,6 +8,7 @@
 #include "importutil.h"
 #include "mainwindow.h"
 #include "notescontroller.h"
+#include "notesmodel.h"
 #include "notespanel.h"
 #include "querycontroller.h"
 #include "queryview.h"
@@ -18,6 +19,7 @@
 #include "timelinestate.h"
 #include "timelineview.h"
 
+#include <QAbstractItemModelTester>
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
@@ -30,7 +32,6 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTableView>
-#include <QTableWidget>
 #include <QTest>
 
 using namespace gml;
@@ -279,8 +280,11 @@ private Q_SLOTS:
         QCOMPARE(w.state()->selectionEnd(), origin + 200'000);
         // The pane lists both; the marks are on the timeline; a second window reads them back.
         auto *panel = w.findChild<NotesPanel *>();
-        QCOMPARE(panel->table()->rowCount(), 2);
-        QCOMPARE(panel->table()->item(1, 0)->text(), QStringLiteral("2"));
+        QAbstractItemModelTester tester(panel->model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(panel->model()->rowCount(), 2);
+        QCOMPARE(panel->model()->index(1, NotesModel::Key).data().toString(), QStringLiteral("2"));
+        QCOMPARE(panel->noteAt(1), w.notes()->notes().back().id);
         QCOMPARE(w.timeline()->overlay().notes.size(), size_t(2));
         QVERIFY(w.showView(QStringLiteral("notes")));
         QDir().mkpath(QStringLiteral("screenshots"));

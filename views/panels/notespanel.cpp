@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "notespanel.h"
 
-#include "timeformat.h"
+#include "notesmodel.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
-#include <QTableWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 
 namespace gml {
@@ -29,11 +29,13 @@ NotesPanel::NotesPanel(QWidget *parent) : QWidget(parent)
     bar->addWidget(add);
     bar->addWidget(remove);
     layout->addLayout(bar);
-    m_table = new QTableWidget(0, 5, this);
+    m_model = new NotesModel(this);
+    m_table = new QTableView(this);
     m_table->setObjectName(QStringLiteral("notesTable"));
-    m_table->setHorizontalHeaderLabels({tr("Key"), tr("At"), tr("Run"), tr("On"), tr("Note")});
-    m_table->horizontalHeader()->setSectionResizeMode(4, QHeaderView::Stretch);
-    m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_table->setModel(m_model);
+    m_table->horizontalHeader()->setSectionResizeMode(NotesModel::Text, QHeaderView::Stretch);
+    m_table->horizontalHeader()->setSectionResizeMode(NotesModel::Key,
+                                                      QHeaderView::ResizeToContents);
     m_table->verticalHeader()->hide();
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -42,14 +44,14 @@ NotesPanel::NotesPanel(QWidget *parent) : QWidget(parent)
     layout->addWidget(m_table, 1);
     connect(add, &QPushButton::clicked, this, &NotesPanel::addRequested);
     connect(remove, &QPushButton::clicked, this, [this] {
-        if (const qint64 id = noteAt(m_table->currentRow()))
+        if (const qint64 id = noteAt(m_table->currentIndex().row()))
             Q_EMIT removeRequested(id);
     });
-    connect(m_table, &QTableWidget::activated, this, [this](const QModelIndex &i) {
+    connect(m_table, &QTableView::activated, this, [this](const QModelIndex &i) {
         if (const qint64 id = noteAt(i.row()))
             Q_EMIT noteActivated(id);
     });
-    connect(m_table, &QTableWidget::customContextMenuRequested, this, [this](const QPoint &pos) {
+    connect(m_table, &QTableView::customContextMenuRequested, this, [this](const QPoint &pos) {
         const qint64 id = noteAt(m_table->rowAt(pos.y()));
         if (!id)
             return;
@@ -68,26 +70,7 @@ NotesPanel::NotesPanel(QWidget *parent) : QWidget(parent)
 
 void NotesPanel::setNotes(const std::vector<Note> &notes, const QHash<QString, TimeNs> &origin)
 {
-    m_table->setRowCount(int(notes.size()));
-    for (int r = 0; r < int(notes.size()); ++r) {
-        const Note &n = notes[size_t(r)];
-        const TimeNs o = origin.value(n.run, 0);
-        QString at = formatDuration(n.start - o);
-        if (n.end > n.start)
-            at += QStringLiteral(" → ") + formatDuration(n.end - o);
-        const QString on =
-            n.kind == Note::Kind::Slice   ? n.sliceName + (n.slice ? QString() : tr(" (not found)"))
-            : n.kind == Note::Kind::Range ? tr("range, %1").arg(formatDuration(n.end - n.start))
-                                          : tr("time");
-        const QStringList cells{n.bookmark ? QString::number(n.bookmark) : QString(), at, n.run, on,
-                                n.text};
-        for (int c = 0; c < cells.size(); ++c) {
-            auto *item = new QTableWidgetItem(cells[c]);
-            item->setData(Qt::UserRole, n.id);
-            item->setToolTip(c == 4 ? n.text : cells[c]);
-            m_table->setItem(r, c, item);
-        }
-    }
+    m_model->setNotes(notes, origin);
     m_table->resizeColumnsToContents();
     setStatus(
         notes.empty()
@@ -103,8 +86,7 @@ void NotesPanel::setStatus(const QString &text)
 
 qint64 NotesPanel::noteAt(int row) const
 {
-    const auto *item = row >= 0 ? m_table->item(row, 0) : nullptr;
-    return item ? item->data(Qt::UserRole).toLongLong() : 0;
+    return m_model->rowData(m_model->index(row, 0)).toLongLong();
 }
 
 } // namespace gml

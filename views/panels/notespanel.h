@@ -8,9 +8,11 @@
 #include <vector>
 
 class QLabel;
-class QTableWidget;
+class QTableView;
 
 namespace gml {
+
+class NotesModel;
 
 // The Notes pane: the project's notes (model/store/notes.h) by time, with their bookmark, run, what
 // they sit on and their text. A double-click (or Enter) goes to a note; Add Note puts one on
@@ -23,7 +25,8 @@ public:
     // `origin`: each run's start (project clock), so times read from their run's start.
     void setNotes(const std::vector<Note> &notes, const QHash<QString, TimeNs> &origin);
     void setStatus(const QString &text);
-    QTableWidget *table() const { return m_table; }
+    QTableView *table() const { return m_table; }
+    NotesModel *model() const { return m_model; }
     qint64 noteAt(int row) const;
 
 Q_SIGNALS:
@@ -33,7 +36,8 @@ Q_SIGNALS:
     void bookmarkRequested(qint64 id, int bookmark); // 0: clear
 
 private:
-    QTableWidget *m_table;
+    NotesModel *m_model;
+    QTableView *m_table;
     QLabel *m_status;
 };
 

@@ -5,9 +5,11 @@
 
 #include <QWidget>
 
-class QTreeWidget;
+class QTreeView;
 
 namespace gml {
+
+class SourcesModel;
 
 // Every imported, failed or skipped file of the project with its error or warnings: import
 // problems are listed here, one row per file, never as a stack of message boxes.
@@ -17,10 +19,9 @@ class SourcesPanel : public QWidget
 public:
     explicit SourcesPanel(QWidget *parent = nullptr);
     void setRuns(const QList<RunSummary> &runs);
-    int failedCount() const { return m_failed; }
-    QTreeWidget *tree() const { return m_tree; }
-
-    enum Column { File, Status, Format, Slices, Counters, Flows, Clock, Message };
+    int failedCount() const;
+    QTreeView *tree() const { return m_tree; }
+    SourcesModel *model() const { return m_model; }
 
 Q_SIGNALS:
     // The user set (clear = false) or cleared a source's clock offset override (context menu).
@@ -29,8 +30,8 @@ Q_SIGNALS:
 private:
     void showContextMenu(const QPoint &pos);
 
-    QTreeWidget *m_tree;
-    int m_failed = 0;
+    SourcesModel *m_model;
+    QTreeView *m_tree;
 };
 
 } // namespace gml

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "validationview.h"
 
-#include "timeformat.h"
+#include "validationmodel.h"
 
 #include <QHeaderView>
 #include <QLabel>
-#include <QTableWidget>
+#include <QTreeView>
 #include <QVBoxLayout>
-
-#include <cmath>
 
 namespace gml {
 
@@ -20,12 +18,16 @@ ValidationView::ValidationView(QWidget *parent) : QWidget(parent)
     m_head->setWordWrap(true);
     m_head->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_head);
-    m_table = new QTableWidget(0, 4, this);
-    m_table->setHorizontalHeaderLabels({tr("What"), tr("Measured"), tr("Predicted"), tr("Error")});
-    m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    for (int c = 1; c < 4; ++c)
-        m_table->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
-    m_table->verticalHeader()->hide();
+    m_model = new ValidationModel(this);
+    m_table = new QTreeView(this);
+    m_table->setModel(m_model);
+    m_table->setRootIsDecorated(false);
+    m_table->setItemsExpandable(false);
+    m_table->setUniformRowHeights(true);
+    m_table->header()->setStretchLastSection(false);
+    m_table->header()->setSectionResizeMode(ValidationModel::What, QHeaderView::Stretch);
+    for (int c = ValidationModel::Measured; c <= ValidationModel::Error; ++c)
+        m_table->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     layout->addWidget(m_table, 1);
@@ -36,7 +38,7 @@ ValidationView::ValidationView(QWidget *parent) : QWidget(parent)
 void ValidationView::showMessage(const QString &text)
 {
     m_head->setText(text);
-    m_table->setRowCount(0);
+    m_model->clear();
 }
 
 void ValidationView::setReport(const sim::ValidationReport &report, const QString &note)
@@ -53,57 +55,11 @@ void ValidationView::setReport(const sim::ValidationReport &report, const QStrin
                      .arg(report.stepsPredicted)
                      .arg(report.stepsMeasured);
     m_head->setText(lines.join(QStringLiteral("<br>")));
-    m_table->setRowCount(0);
-    auto section = [&](const QString &title) {
-        const int row = m_table->rowCount();
-        m_table->insertRow(row);
-        auto *item = new QTableWidgetItem(title);
-        QFont f = item->font();
-        f.setBold(true);
-        item->setFont(f);
-        m_table->setItem(row, 0, item);
-        m_table->setSpan(row, 0, 1, 4);
-    };
-    auto add = [&](const sim::ValidationRow &r) {
-        const int row = m_table->rowCount();
-        m_table->insertRow(row);
-        m_table->setItem(row, 0, new QTableWidgetItem(r.what));
-        m_table->item(row, 0)->setToolTip(r.what);
-        for (const auto &[col, t] : {std::pair{1, r.measured}, std::pair{2, r.predicted}}) {
-            auto *item = new QTableWidgetItem(formatDuration(t));
-            item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-            m_table->setItem(row, col, item);
-        }
-        double e = r.error() * 100;
-        if (std::abs(e) < 0.05)
-            e = 0; // no "-0.0%"
-        auto *err =
-            new QTableWidgetItem(r.measured > 0 ? QStringLiteral("%1%2%")
-                                                      .arg(e >= 0 ? QStringLiteral("+") : QString())
-                                                      .arg(e, 0, 'f', 1)
-                                                : QStringLiteral("n/a"));
-        err->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        // Within 5%: as good as the goal; past 10%: a miss.
-        if (r.measured > 0 && std::abs(e) > 10)
-            err->setForeground(QColor(0xc0, 0x39, 0x2b));
-        else if (r.measured > 0 && std::abs(e) <= 5)
-            err->setForeground(QColor(0x2e, 0x8b, 0x57));
-        m_table->setItem(row, 3, err);
-    };
-    section(tr("Times"));
-    add(report.endToEnd);
-    for (const auto &r : report.iterations)
-        add(r);
-    if (!report.families.isEmpty()) {
-        section(tr("GPU time by kernel family (all ranks)"));
-        for (const auto &r : report.families)
-            add(r);
-    }
-    if (!report.operators.isEmpty()) {
-        section(tr("Largest operators by call path"));
-        for (const auto &r : report.operators)
-            add(r);
-    }
+    m_model->setReport(report);
+    // A section's title spans the row; every section open.
+    for (int r = 0; r < m_model->rowCount(); ++r)
+        m_table->setFirstColumnSpanned(r, {}, true);
+    m_table->expandAll();
 }
 
 } // namespace gml

@@ -6,9 +6,11 @@
 #include <QWidget>
 
 class QLabel;
-class QTableWidget;
+class QTreeView;
 
 namespace gml {
+
+class ValidationModel;
 
 // The Compare panel's Validation tab: a predicted run against a measured one, the table of
 // `grademl validate` (end to end, mean / median / p90 iteration, kernel families, the largest
@@ -20,11 +22,13 @@ public:
     explicit ValidationView(QWidget *parent = nullptr);
     void setReport(const sim::ValidationReport &report, const QString &note = {});
     void showMessage(const QString &text);
-    QTableWidget *table() const { return m_table; }
+    QTreeView *table() const { return m_table; }
+    ValidationModel *model() const { return m_model; }
 
 private:
     QLabel *m_head;
-    QTableWidget *m_table;
+    ValidationModel *m_model;
+    QTreeView *m_table;
 };
 
 } // namespace gml
