@@ -18,11 +18,13 @@
 #include "predictedrun.h"
 #include "rankoverviewcontroller.h"
 #include "rankoverviewview.h"
+#include "ranksmodels.h"
 #include "ranksview.h"
 #include "runsbrowser.h"
 #include "runscontroller.h"
 #include "simulatecontroller.h"
 #include "simulatepanel.h"
+#include "sortedtable.h"
 #include "sourcesmodel.h"
 #include "sourcespanel.h"
 #include "statedump.h"
@@ -706,13 +708,21 @@ private Q_SLOTS:
         auto *ranks = panel->ranksView();
         QCOMPARE(ranks->heatMap()->rankCount(), 2);
         QVERIFY(ranks->heatMap()->iterationCount() >= 5);
-        QCOMPARE(ranks->rankTable()->rowCount(), 2);
-        QVERIFY(ranks->stragglerTable()->rowCount() > 0);
+        QAbstractItemModelTester loadTester(ranks->rankLoads(),
+                                            QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester stragglerTester(
+            ranks->stragglers(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(ranks->rankLoads()->rowCount(), 2);
+        QVERIFY(ranks->stragglers()->rowCount() > 0);
         QVERIFY(w.showView(QStringLiteral("ranks")));
-        Q_EMIT ranks->stragglerTable()->cellClicked(0, 1);
+        // The latest first: the top row shown is the straggler that arrived latest.
+        const QModelIndex latest = ranks->stragglerTable()->sourceRow(0);
+        for (const sim::Straggler &s : ranks->stragglers()->stragglers())
+            QVERIFY(s.late() <= ranks->stragglers()->stragglerAt(latest)->late());
+        Q_EMIT ranks->stragglerTable()->rowClicked(latest);
         QCOMPARE(w.frontView(), QStringLiteral("timeline"));
         QVERIFY(w.state()->hasSelection());
-        const int lastRank = ranks->stragglerTable()->item(0, 3)->data(Qt::UserRole).toInt();
+        const int lastRank = ranks->stragglers()->stragglerAt(latest)->lastRank;
         // That rank's GPU row is on screen (at the top, unless the rows end before).
         bool onScreen = false;
         const int y0 = w.timeline()->scrollY(),

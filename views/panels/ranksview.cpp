@@ -3,6 +3,8 @@
 
 #include "theme.h"
 
+#include "ranksmodels.h"
+#include "sortedtable.h"
 #include "timeformat.h"
 
 #include <QHeaderView>
@@ -10,7 +12,6 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QSplitter>
-#include <QTableWidget>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -20,35 +21,6 @@
 namespace gml {
 
 namespace {
-
-// A number cell that sorts by value.
-class NumberItem : public QTableWidgetItem
-{
-public:
-    NumberItem(const QString &text, double value) : QTableWidgetItem(text)
-    {
-        setData(Qt::UserRole, value);
-        setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    }
-    bool operator<(const QTableWidgetItem &other) const override
-    {
-        return data(Qt::UserRole).toDouble() < other.data(Qt::UserRole).toDouble();
-    }
-};
-
-QTableWidget *table(const QStringList &headers, QWidget *parent)
-{
-    auto *t = new QTableWidget(0, int(headers.size()), parent);
-    t->setHorizontalHeaderLabels(headers);
-    t->verticalHeader()->hide();
-    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    t->setSelectionBehavior(QAbstractItemView::SelectRows);
-    t->setSelectionMode(QAbstractItemView::SingleSelection);
-    t->setAlternatingRowColors(true);
-    t->horizontalHeader()->setStretchLastSection(true);
-    t->setWordWrap(false);
-    return t;
-}
 
 TimeNs length(const sim::IterationBreakdown &it)
 {
@@ -77,13 +49,13 @@ RanksView::RanksView(QWidget *parent) : QWidget(parent)
     m_heat = new StepHeatMap(heatBox);
     hl->addWidget(m_heat, 1);
     auto *bottom = new QSplitter(Qt::Horizontal, split);
-    m_stragglers = table({tr("#"), tr("Collective"), tr("Ranks"), tr("Last rank"), tr("Late"),
-                          tr("vs median"), tr("Ran before")},
-                         bottom);
+    m_stragglerModel = new StragglersModel(this);
+    m_stragglers = new SortedTable(m_stragglerModel, bottom);
     m_stragglers->setToolTip(
         tr("Each collective matched across ranks: the rank that arrived last, how long after the "
            "first and the median, and what it ran just before (click: show it in the timeline)"));
-    m_ranks = table({tr("Rank"), tr("Compute"), tr("Communication"), tr("Last arrivals")}, bottom);
+    m_rankModel = new RankLoadModel(this);
+    m_ranks = new SortedTable(m_rankModel, bottom);
     m_ranks->setToolTip(
         tr("Each rank's GPU compute and communication time, and how many collectives it arrived "
            "at last"));
@@ -101,13 +73,11 @@ RanksView::RanksView(QWidget *parent) : QWidget(parent)
     });
     connect(m_heat, &StepHeatMap::hoverTextChanged, this,
             [this](const QString &text) { m_heat->setToolTip(text); });
-    connect(m_stragglers, &QTableWidget::cellClicked, this, [this](int row, int) {
-        const int k = m_stragglers->item(row, 0)->data(Qt::UserRole).toInt() - 1;
-        for (const auto &s : m_stragglerRows)
-            if (s.index == k)
-                Q_EMIT revealRequested(sim::Evidence{
-                    QStringLiteral("%1 #%2").arg(s.operation).arg(s.index + 1), s.lastRank,
-                    s.firstArrival, std::max(s.lastArrival, s.firstArrival + 1), 0, 0});
+    connect(m_stragglers, &SortedTable::rowClicked, this, [this](const QModelIndex &row) {
+        if (const sim::Straggler *s = m_stragglerModel->stragglerAt(row))
+            Q_EMIT revealRequested(sim::Evidence{
+                QStringLiteral("%1 #%2").arg(s->operation).arg(s->index + 1), s->lastRank,
+                s->firstArrival, std::max(s->lastArrival, s->firstArrival + 1), 0, 0});
     });
     setAnalysis(std::nullopt);
 }
@@ -122,39 +92,13 @@ void RanksView::setAnalysis(const std::optional<sim::Analysis> &analysis)
                     .arg(analysis->communicationImbalance, 0, 'f', 2)
               : tr("This run has one rank: nothing to compare across ranks."));
     m_heat->setIterations(multi ? analysis->iterations : std::vector<sim::IterationBreakdown>{});
-    m_stragglerRows = multi ? analysis->stragglers : std::vector<sim::Straggler>{};
-    m_stragglers->setSortingEnabled(false);
-    m_stragglers->setRowCount(int(m_stragglerRows.size()));
-    for (int r = 0; r < int(m_stragglerRows.size()); ++r) {
-        const auto &s = m_stragglerRows[size_t(r)];
-        m_stragglers->setItem(r, 0, new NumberItem(QString::number(s.index + 1), s.index + 1));
-        m_stragglers->setItem(r, 1, new QTableWidgetItem(s.operation));
-        m_stragglers->setItem(r, 2, new NumberItem(QString::number(s.ranks), s.ranks));
-        m_stragglers->setItem(r, 3, new NumberItem(QString::number(s.lastRank), s.lastRank));
-        m_stragglers->setItem(r, 4, new NumberItem(formatDuration(s.late()), double(s.late())));
-        m_stragglers->setItem(
-            r, 5, new NumberItem(formatDuration(s.lateVsMedian), double(s.lateVsMedian)));
-        m_stragglers->setItem(r, 6, new QTableWidgetItem(s.before));
-        m_stragglers->item(r, 6)->setToolTip(s.before);
-    }
-    m_stragglers->setSortingEnabled(true);
-    m_stragglers->sortByColumn(4, Qt::DescendingOrder); // the latest first
+    m_stragglerModel->setStragglers(multi ? analysis->stragglers : std::vector<sim::Straggler>{});
+    m_stragglers->sortByColumn(StragglersModel::Late, Qt::DescendingOrder); // the latest first
     m_stragglers->resizeColumnsToContents();
-    m_stragglers->setColumnWidth(6, std::min(m_stragglers->columnWidth(6), 260));
-    const auto &ranks = multi ? analysis->ranks : std::vector<sim::RankLoad>{};
-    m_ranks->setSortingEnabled(false);
-    m_ranks->setRowCount(int(ranks.size()));
-    for (int r = 0; r < int(ranks.size()); ++r) {
-        const auto &l = ranks[size_t(r)];
-        m_ranks->setItem(r, 0, new NumberItem(tr("rank %1").arg(l.rank), l.rank));
-        m_ranks->setItem(r, 1, new NumberItem(formatDuration(l.compute), double(l.compute)));
-        m_ranks->setItem(r, 2,
-                         new NumberItem(formatDuration(l.communication), double(l.communication)));
-        m_ranks->setItem(r, 3,
-                         new NumberItem(QString::number(l.lastArrivals), double(l.lastArrivals)));
-    }
-    m_ranks->setSortingEnabled(true);
-    m_ranks->sortByColumn(0, Qt::AscendingOrder);
+    m_stragglers->setColumnWidth(StragglersModel::Before,
+                                 std::min(m_stragglers->columnWidth(StragglersModel::Before), 260));
+    m_rankModel->setRanks(multi ? analysis->ranks : std::vector<sim::RankLoad>{});
+    m_ranks->sortByColumn(RankLoadModel::Rank, Qt::AscendingOrder);
     m_ranks->resizeColumnsToContents();
 }
 

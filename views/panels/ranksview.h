@@ -9,11 +9,13 @@
 #include <optional>
 
 class QLabel;
-class QTableWidget;
 
 namespace gml {
 
+class RankLoadModel;
+class SortedTable;
 class StepHeatMap;
+class StragglersModel;
 
 // The multi-rank answers of an analysis, in the Analysis view's Ranks tab: a rank × iteration
 // heat map of step time (the slow cells stand out against the iteration's median), the
@@ -27,8 +29,10 @@ public:
 
     // Empty (a message) for a run of one rank or without a kernel trace.
     void setAnalysis(const std::optional<sim::Analysis> &analysis);
-    QTableWidget *stragglerTable() const { return m_stragglers; }
-    QTableWidget *rankTable() const { return m_ranks; }
+    SortedTable *stragglerTable() const { return m_stragglers; }
+    SortedTable *rankTable() const { return m_ranks; }
+    StragglersModel *stragglers() const { return m_stragglerModel; }
+    RankLoadModel *rankLoads() const { return m_rankModel; }
     StepHeatMap *heatMap() const { return m_heat; }
 
 Q_SIGNALS:
@@ -37,9 +41,10 @@ Q_SIGNALS:
 private:
     QLabel *m_message;
     StepHeatMap *m_heat;
-    QTableWidget *m_stragglers;
-    QTableWidget *m_ranks;
-    std::vector<sim::Straggler> m_stragglerRows;
+    StragglersModel *m_stragglerModel;
+    RankLoadModel *m_rankModel;
+    SortedTable *m_stragglers;
+    SortedTable *m_ranks;
 };
 
 // Rows: ranks; columns: iterations in order; colour: the step time of that rank's iteration
