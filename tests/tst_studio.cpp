@@ -10,6 +10,7 @@
 #include "comparecontroller.h"
 #include "comparepanel.h"
 #include "detailspanel.h"
+#include "findingsmodel.h"
 #include "focuscontroller.h"
 #include "graphcontroller.h"
 #include "graphview.h"
@@ -683,6 +684,16 @@ private Q_SLOTS:
         QCOMPARE(top.rule, QStringLiteral("input-bound"));
         QVERIFY(top.priced && top.gain() > 0.3);
         QCOMPARE(panel->selectedFinding(), 0);
+        QAbstractItemModelTester findingsTester(
+            panel->findingsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(panel->findingsModel()->rowCount(), int(report->findings.size()));
+        QCOMPARE(panel->findingsModel()->index(0, FindingsModel::Finding).data().toString(),
+                 top.title);
+        if (report->findings.size() > 1) {
+            panel->selectFinding(1);
+            QCOMPARE(panel->selectedFinding(), 1);
+            panel->selectFinding(0);
+        }
         // The charts have the breakdowns; the tooltip over the first iteration's bar says so.
         const auto charts = panel->charts();
         QVERIFY(!charts[0]->isEmpty() && !charts[1]->isEmpty() && !charts[2]->isEmpty() &&

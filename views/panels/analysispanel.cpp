@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "analysispanel.h"
 
+#include "findingsmodel.h"
+
 #include "memoryview.h"
 #include "ranksview.h"
 
@@ -20,7 +22,7 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTextBrowser>
-#include <QTreeWidget>
+#include <QTreeView>
 #include <QVBoxLayout>
 
 namespace gml {
@@ -29,22 +31,7 @@ namespace {
 
 QColor severityColour(sim::Severity s)
 {
-    switch (s) {
-    case sim::Severity::High:
-        return QColor(0xc0, 0x39, 0x2b);
-    case sim::Severity::Medium:
-        return QColor(0xd6, 0x8a, 0x10);
-    case sim::Severity::Low:
-        break;
-    }
-    return QColor(0x60, 0x60, 0x60);
-}
-
-QString gainColumn(const sim::Finding &f)
-{
-    if (f.priced)
-        return QStringLiteral("−%1%").arg(f.gain() * 100, 0, 'f', 1);
-    return f.priceError.isEmpty() ? QStringLiteral("–") : QStringLiteral("?");
+    return FindingsModel::severityColour(s);
 }
 
 } // namespace
@@ -84,13 +71,16 @@ AnalysisPanel::AnalysisPanel(QWidget *parent) : QWidget(parent)
     m_pages = new QTabWidget(this);
     m_pages->setDocumentMode(true);
     auto *split = new QSplitter(Qt::Horizontal, m_pages);
-    m_findings = new QTreeWidget(split);
+    m_findingsModel = new FindingsModel(this);
+    m_findings = new QTreeView(split);
+    m_findings->setModel(m_findingsModel);
     m_findings->setRootIsDecorated(false);
     m_findings->setUniformRowHeights(true);
     m_findings->setWordWrap(false);
-    m_findings->setHeaderLabels({tr("Severity"), tr("Gain"), tr("Finding")});
-    m_findings->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
-    m_findings->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    m_findings->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_findings->header()->setSectionResizeMode(FindingsModel::Severity,
+                                               QHeaderView::ResizeToContents);
+    m_findings->header()->setSectionResizeMode(FindingsModel::Gain, QHeaderView::ResizeToContents);
     m_findings->header()->setStretchLastSection(true);
     auto *detailBox = new QWidget(split);
     auto *detailLayout = new QVBoxLayout(detailBox);
@@ -158,7 +148,8 @@ AnalysisPanel::AnalysisPanel(QWidget *parent) : QWidget(parent)
         m_refresh->setVisible(false);
         Q_EMIT refreshRequested();
     });
-    connect(m_findings, &QTreeWidget::currentItemChanged, this, &AnalysisPanel::showFinding);
+    connect(m_findings->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            &AnalysisPanel::showFinding);
     connect(m_evidence, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) {
         Q_EMIT evidenceActivated(item->data(Qt::UserRole).value<sim::Evidence>());
     });
@@ -284,15 +275,8 @@ void AnalysisPanel::showReport(const sim::RunReport &report, bool final)
                                               : top.join(QStringLiteral(" &nbsp; ")),
                                 warnings));
     {
-        const QSignalBlocker block(m_findings);
-        m_findings->clear();
-        for (const auto &f : report.findings) {
-            auto *item = new QTreeWidgetItem(
-                m_findings, {sim::severityName(f.severity()), gainColumn(f), f.title});
-            item->setForeground(0, severityColour(f.severity()));
-            item->setToolTip(2, f.title);
-            item->setToolTip(1, sim::gainText(f));
-        }
+        const QSignalBlocker block(m_findings->selectionModel());
+        m_findingsModel->setFindings(report.findings);
     }
     if (!report.findings.empty())
         selectFinding(keep >= 0 && keep < int(report.findings.size()) ? keep : 0);
@@ -325,14 +309,14 @@ void AnalysisPanel::showReport(const sim::RunReport &report, bool final)
 
 int AnalysisPanel::selectedFinding() const
 {
-    const auto *item = m_findings->currentItem();
-    return item ? m_findings->indexOfTopLevelItem(const_cast<QTreeWidgetItem *>(item)) : -1;
+    const QVariant k = m_findingsModel->rowData(m_findings->currentIndex());
+    return k.isValid() ? k.toInt() : -1;
 }
 
 void AnalysisPanel::selectFinding(int index)
 {
-    if (auto *item = m_findings->topLevelItem(index))
-        m_findings->setCurrentItem(item);
+    if (const QModelIndex i = m_findingsModel->index(index, 0); i.isValid())
+        m_findings->setCurrentIndex(i);
     showFinding();
 }
 

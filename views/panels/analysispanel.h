@@ -12,11 +12,12 @@ class QProgressBar;
 class QPushButton;
 class QTabWidget;
 class QTextBrowser;
-class QTreeWidget;
+class QTreeView;
 
 namespace gml {
 
 class Chart;
+class FindingsModel;
 class MemoryView;
 class RanksView;
 
@@ -42,6 +43,7 @@ public:
     void withdrawRefresh(); // another run was picked: the offer was about the one shown
     const sim::RunReport *report() const { return m_report ? &*m_report : nullptr; }
     int selectedFinding() const;
+    FindingsModel *findingsModel() const { return m_findingsModel; }
     void selectFinding(int index);
     std::vector<Chart *> charts() const; // iterations, GPUs, kernels, over time
     Chart *rooflineChart() const { return m_roofline; }
@@ -71,7 +73,8 @@ private:
     QPushButton *m_cancel;
     QPushButton *m_refresh;
     QLabel *m_summary;
-    QTreeWidget *m_findings;
+    FindingsModel *m_findingsModel;
+    QTreeView *m_findings;
     QTextBrowser *m_detail;
     QListWidget *m_evidence;
     QPushButton *m_try;
