@@ -4,8 +4,10 @@
 // sum of its raw events worked out here, and on a generated trace whose allocation pattern
 // (and leak) and FLOPs are known.
 #include "dependencygraph.h"
+#include "findings.h"
 #include "gziputil.h"
 #include "importutil.h"
+#include "memorymodels.h"
 #include "memoryreport.h"
 #include "project.h"
 #include "runmetrics.h"
@@ -13,6 +15,7 @@
 #include "trackrecords.h"
 #include "whatif.h"
 
+#include <QAbstractItemModelTester>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -193,6 +196,26 @@ private Q_SLOTS:
         }
         QCOMPARE(d.largest.front().bytes, layers * kMiB);
         QCOMPARE(d.largest.front().op, QStringLiteral("aten::addmm"));
+        // The Memory page's tables are models of the same report: the leak suspect first and
+        // marked, each row carrying the allocation it shows in the timeline.
+        MemoryTableModel never(MemoryTableModel::Table::NeverFreed);
+        QAbstractItemModelTester neverTester(
+            &never, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        never.setDevice(d, 0);
+        QCOMPARE(never.rowCount(), 2); // the suspect, then the group by operator
+        QVERIFY(never.index(0, 2).data().toString().startsWith(QLatin1String("aten::log_softmax")));
+        QVERIFY(never.index(0, 2).data(Qt::ForegroundRole).isValid());
+        const auto leakAt = never.rowData(never.index(0, 0)).value<sim::Evidence>();
+        QCOMPARE(leakAt.start, d.leakSuspects.front().largest.at);
+        MemoryTableModel live(MemoryTableModel::Table::Live);
+        QAbstractItemModelTester liveTester(&live,
+                                            QAbstractItemModelTester::FailureReportingMode::QtTest);
+        live.setDevice(d, 0, true);
+        QCOMPARE(live.rowCount(), int(d.liveAtPeakByPath.size()));
+        MemoryTableModel largest(MemoryTableModel::Table::Largest);
+        largest.setDevice(d, 0);
+        QCOMPARE(largest.index(0, 3).data().toString(), QStringLiteral("aten::addmm"));
+        QCOMPARE(largest.index(0, 0).data(RowsModel::SortRole).toDouble(), layers * kMiB);
         // The Runs pane's and Compare's metrics: the peak, and the peak of each iteration.
         const auto metrics = sim::computeRunMetrics(*project, *run, &error);
         QVERIFY2(metrics, qPrintable(error));

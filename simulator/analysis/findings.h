@@ -167,3 +167,6 @@ std::optional<RunReport> analyzeRun(Project &project, RunId run, const QString &
 QString gainText(const Finding &f);
 
 } // namespace gml::sim
+
+// Carried in a view's item data (a row that shows its evidence in the timeline).
+Q_DECLARE_METATYPE(gml::sim::Evidence)

@@ -91,5 +91,3 @@ private:
 };
 
 } // namespace gml
-
-Q_DECLARE_METATYPE(gml::sim::Evidence)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "memoryview.h"
 
+#include "memorymodels.h"
+
 #include "analysischarts.h"
 #include "chartlayer.h"
 #include "timeformat.h"
@@ -12,21 +14,22 @@
 #include <QLabel>
 #include <QSplitter>
 #include <QStackedWidget>
-#include <QTreeWidget>
+#include <QTreeView>
 #include <QVBoxLayout>
 
 namespace gml {
 
 namespace {
 
-QTreeWidget *table(QWidget *parent, const QStringList &headers)
+QTreeView *table(QWidget *parent, MemoryTableModel *model)
 {
-    auto *t = new QTreeWidget(parent);
+    auto *t = new QTreeView(parent);
+    t->setModel(model);
     t->setRootIsDecorated(false);
     t->setUniformRowHeights(true);
     t->setAlternatingRowColors(true);
-    t->setHeaderLabels(headers);
-    for (int c = 0; c + 1 < headers.size(); ++c)
+    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    for (int c = 0; c + 1 < model->columnCount(); ++c)
         t->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     t->header()->setStretchLastSection(true);
     t->setToolTip(QObject::tr("Click a row to show its allocation in the timeline"));
@@ -76,9 +79,12 @@ MemoryView::MemoryView(QWidget *parent) : QWidget(parent)
     auto *tables = new QSplitter(Qt::Horizontal, split);
     m_groupBy = new QComboBox;
     m_groupBy->addItems({tr("by operator"), tr("by call path")});
-    m_live = table(tables, {tr("Bytes"), tr("Count"), tr("Allocated by")});
-    m_largest = table(tables, {tr("Bytes"), tr("At"), tr("Held"), tr("Operator")});
-    m_never = table(tables, {tr("Bytes"), tr("Count"), tr("Operator")});
+    m_liveModel = new MemoryTableModel(MemoryTableModel::Table::Live, this);
+    m_largestModel = new MemoryTableModel(MemoryTableModel::Table::Largest, this);
+    m_neverModel = new MemoryTableModel(MemoryTableModel::Table::NeverFreed, this);
+    m_live = table(tables, m_liveModel);
+    m_largest = table(tables, m_largestModel);
+    m_never = table(tables, m_neverModel);
     tables->addWidget(boxed(tr("Live at the peak"), m_live, m_groupBy));
     tables->addWidget(boxed(tr("Largest allocations"), m_largest));
     tables->addWidget(boxed(tr("Never freed within the trace"), m_never));
@@ -91,9 +97,9 @@ MemoryView::MemoryView(QWidget *parent) : QWidget(parent)
 
     connect(m_device, &QComboBox::currentIndexChanged, this, &MemoryView::showDevice);
     connect(m_groupBy, &QComboBox::currentIndexChanged, this, &MemoryView::fillLive);
-    for (QTreeWidget *t : {m_live, m_largest, m_never})
-        connect(t, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem *item) {
-            const QVariant v = item->data(0, Qt::UserRole);
+    for (QTreeView *t : {m_live, m_largest, m_never})
+        connect(t, &QTreeView::clicked, this, [this](const QModelIndex &index) {
+            const QVariant v = index.data(RowsModel::RowDataRole);
             if (v.isValid())
                 Q_EMIT evidenceActivated(v.value<sim::Evidence>());
         });
@@ -130,20 +136,6 @@ void MemoryView::showMemory(const MemoryReport *report, TimeNs origin, const QSt
     showDevice(first);
 }
 
-QTreeWidgetItem *MemoryView::allocationItem(QTreeWidget *tree, const QStringList &columns,
-                                            const MemoryAllocation &a)
-{
-    auto *item = new QTreeWidgetItem(tree, columns);
-    item->setTextAlignment(0, Qt::AlignRight | Qt::AlignVCenter);
-    const DeviceMemory &d = m_report->devices[size_t(m_device->currentIndex())];
-    item->setData(
-        0, Qt::UserRole,
-        QVariant::fromValue(sim::Evidence{tr("%1 allocated by %2").arg(formatBytes(a.bytes), a.op),
-                                          d.rank, a.at, a.at, a.slice, a.track}));
-    item->setToolTip(columns.size() - 1, a.path);
-    return item;
-}
-
 void MemoryView::showDevice(int index)
 {
     if (!m_report || index < 0 || index >= int(m_report->devices.size()))
@@ -161,26 +153,8 @@ void MemoryView::showDevice(int index)
     m_facts->setText(facts.join(QStringLiteral(" · ")));
     m_chart->showTime(memoryChart(d, m_origin));
     fillLive();
-    m_largest->clear();
-    for (const MemoryAllocation &a : d.largest)
-        allocationItem(m_largest,
-                       {formatBytes(a.bytes), formatDuration(a.at - m_origin),
-                        a.freedAt >= 0 ? formatDuration(a.freedAt - a.at) : tr("never freed"),
-                        a.op},
-                       a);
-    m_never->clear();
-    // Leak suspects first (made in a middle iteration), marked; then the rest by operator.
-    for (const MemoryGroup &g : d.leakSuspects) {
-        auto *item = allocationItem(m_never,
-                                    {formatBytes(g.bytes), QString::number(g.count),
-                                     tr("%1 — grows every step").arg(g.key)},
-                                    g.largest);
-        item->setForeground(2, QColor(0xc0, 0x39, 0x2b));
-    }
-    for (const MemoryGroup &g : d.neverFreed)
-        allocationItem(m_never, {formatBytes(g.bytes), QString::number(g.count), g.key}, g.largest);
-    if (d.neverFreed.empty())
-        new QTreeWidgetItem(m_never, {QString(), QString(), tr("everything allocated was freed")});
+    m_largestModel->setDevice(d, m_origin);
+    m_neverModel->setDevice(d, m_origin);
 }
 
 void MemoryView::fillLive()
@@ -188,13 +162,7 @@ void MemoryView::fillLive()
     if (!m_report || m_device->currentIndex() < 0)
         return;
     const DeviceMemory &d = m_report->devices[size_t(m_device->currentIndex())];
-    m_live->clear();
-    const bool byPath = m_groupBy->currentIndex() == 1;
-    for (const MemoryGroup &g : byPath ? d.liveAtPeakByPath : d.liveAtPeak)
-        allocationItem(m_live, {formatBytes(g.bytes), QString::number(g.count), g.key}, g.largest);
-    if (d.allocatedBeforeTrace > 0 && d.totalsRecorded)
-        new QTreeWidgetItem(m_live, {formatBytes(d.allocatedBeforeTrace), QString(),
-                                     tr("allocated before the trace")});
+    m_liveModel->setDevice(d, m_origin, m_groupBy->currentIndex() == 1);
 }
 
 } // namespace gml

@@ -10,12 +10,12 @@
 class QComboBox;
 class QLabel;
 class QStackedWidget;
-class QTreeWidget;
-class QTreeWidgetItem;
+class QTreeView;
 
 namespace gml {
 
 class Chart;
+class MemoryTableModel;
 
 // The Analysis view's Memory page (TensorBoard's memory view, PyTorch's memory snapshot): per
 // device, the allocated and reserved memory over the run with the peak marked, what was live
@@ -38,8 +38,6 @@ Q_SIGNALS:
 private:
     void showDevice(int index);
     void fillLive();
-    QTreeWidgetItem *allocationItem(QTreeWidget *tree, const QStringList &columns,
-                                    const MemoryAllocation &a);
 
     QStackedWidget *m_stack;
     QLabel *m_message;
@@ -47,9 +45,12 @@ private:
     QLabel *m_facts;
     Chart *m_chart;
     QComboBox *m_groupBy;
-    QTreeWidget *m_live;
-    QTreeWidget *m_largest;
-    QTreeWidget *m_never;
+    MemoryTableModel *m_liveModel;
+    MemoryTableModel *m_largestModel;
+    MemoryTableModel *m_neverModel;
+    QTreeView *m_live;
+    QTreeView *m_largest;
+    QTreeView *m_never;
     std::optional<MemoryReport> m_report;
     TimeNs m_origin = 0;
 };
