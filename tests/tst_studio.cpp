@@ -33,6 +33,7 @@
 #include "testutil.h"
 #include "timelinestate.h"
 #include "timelineview.h"
+#include "tracediffmodel.h"
 #include "tracediffview.h"
 #include "validationmodel.h"
 #include "validationview.h"
@@ -55,7 +56,6 @@
 #include <QStandardPaths>
 #include <QTimer>
 #include <QToolButton>
-#include <QTreeWidget>
 #include <sys/resource.h>
 
 using namespace gml;
@@ -386,7 +386,10 @@ private Q_SLOTS:
         const sim::DiffRow &top = d.levels[size_t(gpu)].rows.front();
         QVERIFY2(top.name.contains(QStringLiteral("gemm")), qPrintable(top.name));
         QVERIFY(std::abs(top.timeB - top.timeA / 2) <= top.countA); // a ns of rounding per kernel
-        QCOMPARE(diff->table()->topLevelItemCount(), int(d.levels[size_t(gpu)].rows.size()));
+        QAbstractItemModelTester diffTester(diff->model(),
+                                            QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(diff->model()->rowCount(), int(d.levels[size_t(gpu)].rows.size()));
+        QCOMPARE(diff->model()->index(0, TraceDiffModel::Name).data().toString(), top.name);
         diff->selectRow(0);
         const auto lit = diff->highlightedCounts();
         QVERIFY2(lit.first > 0 && lit.first == lit.second,

@@ -36,6 +36,14 @@ const RowsModel::Row *RowsModel::rowAt(const QModelIndex &index) const
     return row(index);
 }
 
+void RowsModel::setHeader(int section, const QString &text)
+{
+    if (section < 0 || section >= int(m_headers.size()) || m_headers[section] == text)
+        return;
+    m_headers[section] = text;
+    Q_EMIT headerDataChanged(Qt::Horizontal, section, section);
+}
+
 void RowsModel::setHeaderToolTip(int section, const QString &text)
 {
     while (m_headerTips.size() <= section)

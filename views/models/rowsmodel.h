@@ -47,6 +47,8 @@ public:
     const Row *rowAt(const QModelIndex &index) const;
     // RowDataRole of the row at `index` (invalid when none).
     QVariant rowData(const QModelIndex &index) const;
+    // A column's header text (a total in it).
+    void setHeader(int section, const QString &text);
     // What a column's header says when hovered.
     void setHeaderToolTip(int section, const QString &text);
     // A cell right-aligned that sorts by `value`.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tracediffview.h"
 
+#include "tracediffmodel.h"
+
 #include "timeformat.h"
 #include "timelinestate.h"
 #include "timelineview.h"
@@ -10,7 +12,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
-#include <QTreeWidget>
+#include <QTreeView>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -20,13 +22,7 @@ namespace gml {
 
 namespace {
 
-enum Col { Name, TimeA, TimeB, Delta, DeltaPct, CountA, CountB, Path, Cols };
-
-QString countText(double c)
-{
-    return std::abs(c - std::round(c)) < 1e-9 ? QString::number(qint64(std::llround(c)))
-                                              : QString::number(c, 'f', 2);
-}
+using Col = TraceDiffModel::Column;
 
 const RunSummary *runNamed(const TimelineData &data, const QString &name)
 {
@@ -71,17 +67,17 @@ TraceDiffView::TraceDiffView(QWidget *parent) : QWidget(parent)
     layout->addLayout(row);
 
     auto *split = new QSplitter(Qt::Vertical, this);
-    m_table = new QTreeWidget(split);
+    m_model = new TraceDiffModel(this);
+    m_table = new QTreeView(split);
+    m_table->setModel(m_model);
     m_table->setRootIsDecorated(false);
     m_table->setUniformRowHeights(true);
     m_table->setAlternatingRowColors(true);
-    m_table->setColumnCount(Cols);
-    m_table->setHeaderLabels({tr("Name"), tr("A"), tr("B"), tr("B \u2212 A"), tr("%"),
-                              tr("Count A"), tr("Count B"), tr("Call path")});
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->header()->setStretchLastSection(true);
-    m_table->setColumnWidth(Name, 280);
-    for (int c = TimeA; c <= CountB; ++c)
-        m_table->setColumnWidth(c, c >= CountA ? 64 : c == DeltaPct ? 70 : 116);
+    m_table->setColumnWidth(Col::Name, 280);
+    for (int c = Col::TimeA; c <= Col::CountB; ++c)
+        m_table->setColumnWidth(c, c >= Col::CountA ? 64 : c == Col::DeltaPct ? 70 : 116);
     split->addWidget(m_table);
 
     auto *sides = new QWidget(split);
@@ -119,8 +115,9 @@ TraceDiffView::TraceDiffView(QWidget *parent) : QWidget(parent)
             if (!m_filling && m_sideA->currentIndex() >= 0 && m_sideB->currentIndex() >= 0)
                 Q_EMIT sidesRequested(m_sideA->currentIndex(), m_sideB->currentIndex());
         });
-    connect(m_table, &QTreeWidget::currentItemChanged, this,
-            [this](QTreeWidgetItem *item) { highlight(item ? item->text(Name) : QString()); });
+    connect(
+        m_table->selectionModel(), &QItemSelectionModel::currentChanged, this,
+        [this](const QModelIndex &current) { highlight(m_model->rowData(current).toString()); });
     clear();
 }
 
@@ -156,7 +153,7 @@ void TraceDiffView::clear()
     m_pair->clear();
     m_level->clear();
     m_filling = false;
-    m_table->clear();
+    m_model->clear();
     m_labelA->clear();
     m_labelB->clear();
     m_head->setText(
@@ -188,8 +185,8 @@ void TraceDiffView::setLevel(int index)
 
 void TraceDiffView::selectRow(int row)
 {
-    if (auto *item = m_table->topLevelItem(row))
-        m_table->setCurrentItem(item);
+    if (const QModelIndex i = m_model->index(row, 0); i.isValid())
+        m_table->setCurrentIndex(i);
 }
 
 void TraceDiffView::setDiff(const sim::TraceDiff &diff)
@@ -234,54 +231,18 @@ void TraceDiffView::setDiff(const sim::TraceDiff &diff)
                         .arg(diff.alignment));
     showLevel();
     showSides();
-    if (!m_table->currentItem())
+    if (!m_table->currentIndex().isValid())
         selectRow(0); // the largest difference, lit in both timelines
 }
 
 void TraceDiffView::showLevel()
 {
-    m_table->clear();
     const int li = m_level->currentIndex();
-    if (!m_diff || li < 0 || size_t(li) >= m_diff->levels.size())
+    if (!m_diff || li < 0 || size_t(li) >= m_diff->levels.size()) {
+        m_model->clear();
         return;
-    const sim::DiffLevel &level = m_diff->levels[size_t(li)];
-    QList<QTreeWidgetItem *> items;
-    const QColor slower(0xb0, 0x30, 0x30), faster(0x2a, 0x7a, 0x2a);
-    for (const sim::DiffRow &r : level.rows) {
-        auto *item = new QTreeWidgetItem;
-        item->setText(Name, r.name);
-        item->setToolTip(Name, r.path);
-        item->setText(TimeA, formatDuration(TimeNs(std::llround(r.timeA))));
-        item->setText(TimeB, formatDuration(TimeNs(std::llround(r.timeB))));
-        item->setText(Delta, formatSignedDuration(TimeNs(std::llround(r.delta()))));
-        item->setText(DeltaPct, r.timeA > 0
-                                    ? QStringLiteral("%1%2%")
-                                          .arg(r.delta() >= 0 ? QStringLiteral("+") : QString())
-                                          .arg(100 * r.delta() / r.timeA, 0, 'f', 1)
-                                    : tr("new"));
-        item->setText(CountA, countText(r.countA));
-        item->setText(CountB, countText(r.countB));
-        item->setText(Path, r.path);
-        if (r.delta() != 0)
-            item->setForeground(Delta, r.delta() > 0 ? slower : faster);
-        if (r.countDelta() != 0) {
-            item->setForeground(CountB, slower);
-            item->setToolTip(
-                CountB,
-                tr("%1 per iteration in A, %2 in B").arg(countText(r.countA), countText(r.countB)));
-        }
-        for (int c = TimeA; c <= CountB; ++c)
-            item->setTextAlignment(c, Qt::AlignRight | Qt::AlignVCenter);
-        items << item;
     }
-    m_table->addTopLevelItems(items);
-    if (!m_table->headerItem())
-        return;
-    m_table->headerItem()->setToolTip(DeltaPct, tr("B against A; 'new' where A has none"));
-    m_table->headerItem()->setText(
-        TimeA, tr("A (%1)").arg(formatDuration(TimeNs(std::llround(level.totalA)))));
-    m_table->headerItem()->setText(
-        TimeB, tr("B (%1)").arg(formatDuration(TimeNs(std::llround(level.totalB)))));
+    m_model->setLevel(m_diff->levels[size_t(li)]);
 }
 
 void TraceDiffView::showSides()
@@ -332,8 +293,8 @@ void TraceDiffView::showSides()
                      s.side.rank >= 0 ? tr(" \u00b7 rank %1").arg(s.side.rank) : QString(),
                      what.toHtmlEscaped()));
     }
-    if (auto *item = m_table->currentItem())
-        highlight(item->text(Name));
+    if (const QModelIndex i = m_table->currentIndex(); i.isValid())
+        highlight(m_model->rowData(i).toString());
 }
 
 void TraceDiffView::highlight(const QString &name)

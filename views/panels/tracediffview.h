@@ -10,11 +10,12 @@
 
 class QComboBox;
 class QLabel;
-class QTreeWidget;
+class QTreeView;
 
 namespace gml {
 
 class TimelineState;
+class TraceDiffModel;
 class TimelineView;
 
 // A trace diff of two runs (issue 17): which iterations were aligned and how, a table of the
@@ -43,7 +44,8 @@ public:
     int levelIndex() const;
     void setLevel(int index);
     void selectRow(int row); // of the current level, in table order (largest difference first)
-    QTreeWidget *table() const { return m_table; }
+    QTreeView *table() const { return m_table; }
+    TraceDiffModel *model() const { return m_model; }
     TimelineView *timelineA() const { return m_viewA; }
     TimelineView *timelineB() const { return m_viewB; }
     // The number of slices lit up in each timeline by the picked row.
@@ -66,7 +68,8 @@ private:
     QComboBox *m_pair;
     QComboBox *m_sideA, *m_sideB;
     QComboBox *m_level;
-    QTreeWidget *m_table;
+    TraceDiffModel *m_model;
+    QTreeView *m_table;
     QLabel *m_labelA, *m_labelB;
     TimelineState *m_stateA, *m_stateB;
     TimelineView *m_viewA, *m_viewB;
