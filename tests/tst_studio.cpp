@@ -30,6 +30,7 @@
 #include "sourcespanel.h"
 #include "statedump.h"
 #include "studioutil.h"
+#include "sweepmodel.h"
 #include "testutil.h"
 #include "timelinestate.h"
 #include "timelineview.h"
@@ -537,6 +538,12 @@ private Q_SLOTS:
             panel->message().contains(QStringLiteral("Saved 3 simulated runs")), 30000);
         QCOMPARE(panel->points().size(), 3);
         QVERIFY(!panel->showsAllRuns());
+        QAbstractItemModelTester sweepTester(
+            panel->sweepModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(panel->sweepModel()->rowCount(), 3);
+        for (int r = 0; r < 3; ++r)
+            QCOMPARE(panel->sweepModel()->rowData(panel->sweepModel()->index(r, 0)).toString(),
+                     panel->points()[r].run);
         {
             auto project = Project::open(w.projectPath(), Project::Mode::ReadOnly, nullptr);
             QCOMPARE(gmltest::scalar(*project, "SELECT count(*) FROM run WHERE kind = 'simulated'"),

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "simulatepanel.h"
 
+#include "sortedtable.h"
+#include "sweepmodel.h"
+
 #include "chartlayer.h"
 #include "timeformat.h"
 
@@ -19,7 +22,6 @@
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QTabWidget>
-#include <QTableWidget>
 #include <QVBoxLayout>
 
 namespace gml {
@@ -28,20 +30,6 @@ namespace {
 
 constexpr int kFileItem = -1; // the cluster combo's "JSON file…" entry (the only int data)
 constexpr int kBatchRole = Qt::UserRole + 1; // a built-in model's default batch (a run's: none, 0)
-
-// A cell shown as text and sorted by its number.
-class NumberItem : public QTableWidgetItem
-{
-public:
-    NumberItem(const QString &text, double value) : QTableWidgetItem(text)
-    {
-        setData(Qt::UserRole, value);
-    }
-    bool operator<(const QTableWidgetItem &other) const override
-    {
-        return data(Qt::UserRole).toDouble() < other.data(Qt::UserRole).toDouble();
-    }
-};
 
 } // namespace
 
@@ -211,23 +199,8 @@ QWidget *SimulatePanel::buildResults()
     m_tabs->addTab(m_net, tr("NET"));
     m_tabs->addTab(m_usage, tr("Usage"));
     m_tabs->addTab(m_energy, tr("Energy"));
-    m_table = new QTableWidget(m_tabs);
-    m_table->setColumnCount(13);
-    m_table->setHorizontalHeaderLabels({tr("Run"), tr("Workers"), tr("Batch"), tr("Iteration"),
-                                        tr("Samples/s"), tr("Speedup"), tr("Efficiency"), tr("NET"),
-                                        tr("Usage"), tr("Compute"), tr("Comm."), tr("Memory"),
-                                        tr("J/iter")});
-    m_table->horizontalHeaderItem(7)->setToolTip(
-        tr("Normalized execution time: epoch time over one device's"));
-    m_table->horizontalHeaderItem(8)->setToolTip(tr("The workers' GPUs computing, over the run"));
-    m_table->horizontalHeaderItem(10)->setToolTip(
-        tr("Per worker and iteration: its gradient and weight transfers in flight"));
-    m_table->horizontalHeaderItem(11)->setToolTip(
-        tr("Per worker and iteration: input reads and host-to-device copies"));
-    m_table->verticalHeader()->hide();
-    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setAlternatingRowColors(true);
+    m_sweep = new SweepModel(this);
+    m_table = new SortedTable(m_sweep, m_tabs);
     m_table->setWordWrap(false);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     // Run names are long ("sim resnet50 ps w8 s2 b32 12x4-v100-edr"): elided in the middle.
@@ -274,9 +247,10 @@ void SimulatePanel::connectControls()
     });
     connect(m_allRuns, &QCheckBox::toggled, this, &SimulatePanel::showAllRunsChanged);
     connect(m_export, &QPushButton::clicked, this, &SimulatePanel::exportCharts);
-    connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
-        if (const auto *item = m_table->item(row, 0); item && !item->text().isEmpty())
-            Q_EMIT runActivated(item->text());
+    connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex &shown) {
+        if (const QString run = m_sweep->rowData(m_table->sourceIndex(shown)).toString();
+            !run.isEmpty())
+            Q_EMIT runActivated(run);
     });
     showModelBatch();
 }
@@ -483,56 +457,7 @@ void SimulatePanel::setPoints(const QList<SweepPoint> &points, const QString &wh
                                .arg(charts.lines)
                                .arg(charts.lines == 1 ? tr("line") : tr("lines"), charts.key));
 
-    m_table->setSortingEnabled(false);
-    m_table->clearContents();
-    m_table->setRowCount(int(points.size()));
-    for (int row = 0; row < points.size(); ++row) {
-        const SweepPoint &p = points[row];
-        auto number = [&](const char *key) {
-            return p.metrics.value(QLatin1String(key)).toDouble();
-        };
-        auto duration = [&](const char *key) {
-            const double ns = number(key);
-            return new NumberItem(formatDuration(TimeNs(ns)), ns);
-        };
-        auto *name = new QTableWidgetItem(p.run);
-        name->setToolTip(
-            QStringLiteral("%1\n%2 · %3 · %4").arg(p.run, p.model(), p.strategy(), p.cluster()));
-        m_table->setItem(row, 0, name);
-        m_table->setItem(row, 1, new NumberItem(QString::number(p.workers()), p.workers()));
-        m_table->setItem(row, 2,
-                         new NumberItem(p.globalBatch() ? tr("%1 global").arg(p.batch())
-                                                        : QString::number(p.batch()),
-                                        p.batch()));
-        m_table->setItem(row, 3, duration("iteration_ns"));
-        m_table->setItem(row, 4,
-                         new NumberItem(QString::number(number("throughput_samples_per_s"), 'f', 1),
-                                        number("throughput_samples_per_s")));
-        m_table->setItem(row, 5,
-                         new NumberItem(QStringLiteral("%1×").arg(number("speedup"), 0, 'f', 2),
-                                        number("speedup")));
-        m_table->setItem(
-            row, 6,
-            new NumberItem(QStringLiteral("%1%").arg(100 * number("scaling_efficiency"), 0, 'f', 1),
-                           number("scaling_efficiency")));
-        m_table->setItem(
-            row, 7,
-            new NumberItem(QString::number(number("normalized_execution_time"), 'f', 3),
-                           number("normalized_execution_time")));
-        m_table->setItem(
-            row, 8,
-            new NumberItem(QStringLiteral("%1%").arg(100 * number("device_usage"), 0, 'f', 1),
-                           number("device_usage")));
-        m_table->setItem(row, 9, duration("computation_ns"));
-        m_table->setItem(row, 10, duration("communication_ns"));
-        m_table->setItem(row, 11, duration("memory_ns"));
-        m_table->setItem(row, 12,
-                         new NumberItem(QString::number(number("energy_per_iteration_j"), 'f', 1),
-                                        number("energy_per_iteration_j")));
-        for (int col = 1; col < m_table->columnCount(); ++col)
-            m_table->item(row, col)->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    }
-    m_table->setSortingEnabled(true);
+    m_sweep->setPoints(points);
 }
 
 void SimulatePanel::exportCharts()

@@ -17,11 +17,12 @@ class QProgressBar;
 class QPushButton;
 class QSpinBox;
 class QTabWidget;
-class QTableWidget;
 
 namespace gml {
 
 class Chart;
+class SortedTable;
+class SweepModel;
 
 // The Simulate panel (issue 18): the strategy simulator's form — a model (built-in, or the layer
 // graph of a measured run), batch, strategy, workers, servers, cluster (a preset or a JSON
@@ -60,6 +61,7 @@ public:
     // The table and charts: `points` under the heading `what` ("this sweep", "all simulated runs").
     void setPoints(const QList<SweepPoint> &points, const QString &what);
     const QList<SweepPoint> &points() const { return m_points; }
+    SweepModel *sweepModel() const { return m_sweep; }
     bool showsAllRuns() const;
     void setShowAllRuns(bool all);
     std::vector<Chart *> charts() const; // speedup, NET, usage, energy
@@ -105,7 +107,8 @@ private:
     QPushButton *m_export;
     QTabWidget *m_tabs;
     Chart *m_speedup, *m_net, *m_usage, *m_energy;
-    QTableWidget *m_table;
+    SweepModel *m_sweep;
+    SortedTable *m_table;
     QList<SweepPoint> m_points;
     QString m_what;
     bool m_projectOpen = false;
