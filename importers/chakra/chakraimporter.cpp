@@ -27,7 +27,7 @@ using namespace chakragraph;
 
 namespace {
 
-constexpr qint64 kMaxBytes = qint64(4) << 30;
+constexpr qint64 kMaxChakraBytes = qint64(4) << 30;
 
 QString text(const std::string &s)
 {
@@ -440,7 +440,7 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
 {
     QString error;
     const auto read =
-        InputStream::readAll(ctx.path, kMaxBytes, QStringLiteral("a Chakra trace"), &error,
+        InputStream::readAll(ctx.path, kMaxChakraBytes, QStringLiteral("a Chakra trace"), &error,
                              &ctx.contentHash); // empty for gzip
     if (!read)
         return ImportOutcome::failure(-1, error);

@@ -361,8 +361,6 @@ bool Session::finish(QString *error)
 
 } // namespace chrometrace
 
-using chrometrace::Session;
-
 QString ImportOutcome::describe(const QString &path) const
 {
     if (errorOffset >= 0)
@@ -414,7 +412,7 @@ ImportOutcome ChromeTraceImporter::import(ImportContext &ctx) const
     }
     // Reading and gunzipping on a second thread, the parse and the writer on this one.
     in.readAhead();
-    Session session(ctx, in);
+    chrometrace::Session session(ctx, in);
     ChromeTraceReader reader(in, session);
     const auto status = reader.run();
     if (status == ChromeTraceReader::Status::Cancelled) {

@@ -397,8 +397,6 @@ ImportOutcome Session::run()
 
 } // namespace nsys
 
-using nsys::Session;
-
 SniffResult NsysSqliteImporter::sniff(const QString &path, const QByteArray &head) const
 {
     if (!head.startsWith(QByteArrayLiteral("SQLite format 3\0")))
@@ -436,7 +434,7 @@ ImportOutcome NsysSqliteImporter::import(ImportContext &ctx) const
                                "'nsys export --type sqlite' file")
                     .arg(check.errorString().isEmpty() ? db.lastError() : check.errorString()),
                 {}};
-    Session session(ctx, db);
+    nsys::Session session(ctx, db);
     return session.run();
 }
 

@@ -12,7 +12,7 @@ namespace gml {
 
 namespace {
 
-constexpr qint64 kMaxBytes = qint64(4) << 30;
+constexpr qint64 kMaxSamplesBytes = qint64(4) << 30;
 
 } // namespace
 
@@ -192,7 +192,7 @@ ImportOutcome SamplesImporter::import(ImportContext &ctx) const
     QString error;
     // A followed file is read in parts: its prelude and the lines appended (importer.h).
     const auto read = ctx.tail ? std::optional<QByteArray>(ctx.tail->text)
-                               : InputStream::readAll(ctx.path, kMaxBytes,
+                               : InputStream::readAll(ctx.path, kMaxSamplesBytes,
                                                       QStringLiteral("a samples file"), &error);
     if (!read)
         return ImportOutcome::failure(-1, error);

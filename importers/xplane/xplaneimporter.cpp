@@ -26,7 +26,7 @@ using namespace xplanedetail;
 namespace {
 
 // libprotobuf parses at most 2 GiB from one buffer.
-constexpr qint64 kMaxBytes = (qint64(1) << 31) - 1;
+constexpr qint64 kMaxXplaneBytes = (qint64(1) << 31) - 1;
 // Lines TensorFlow derives from a device's events have ids from here (kThreadIdDerivedMin).
 constexpr qint64 kDerivedLineIdMin = 0xdeadbeef;
 constexpr int kHostThreadsPid = 501;      // the trace viewer's process id for host threads
@@ -379,8 +379,9 @@ std::optional<ImportOutcome> importPlane(const xplane::XPlane &plane, double fra
 ImportOutcome XPlaneImporter::import(ImportContext &ctx) const
 {
     QString error;
-    const auto read = InputStream::readAll(ctx.path, kMaxBytes, QStringLiteral("an xplane"), &error,
-                                           &ctx.contentHash); // empty for gzip
+    const auto read =
+        InputStream::readAll(ctx.path, kMaxXplaneBytes, QStringLiteral("an xplane"), &error,
+                             &ctx.contentHash); // empty for gzip
     if (!read)
         return ImportOutcome::failure(-1, error);
     const QByteArray &bytes = *read;
