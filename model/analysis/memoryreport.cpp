@@ -107,18 +107,26 @@ std::vector<std::pair<TimeNs, double>> curveOf(std::span<const Event> events,
     return out;
 }
 
-// Allocations matched with their frees, the peak and what was live at it. A breakdown that
-// cannot be right is dropped and said in `warnings`.
-void account(DeviceMemory &d, std::span<const Event> events, const std::vector<QString> &texts,
-             const std::vector<std::pair<TimeNs, TimeNs>> &steps, QStringList &warnings)
+// One allocation of a device: its [memory] event, the event that freed it, its iteration.
+struct Alloc
 {
-    struct Alloc
+    quint32 event;               // an index into the device's events
+    quint32 freed = quint32(-1); // the event that freed it
+    int iteration = -1;
+};
+
+// What account() reads: the device's events in time order, the texts their op and path index,
+// the allocations found in them and the level after each event.
+struct Accounting
+{
+    std::span<const Event> events;
+    const std::vector<QString> &texts;
+    const std::vector<std::pair<TimeNs, TimeNs>> &steps;
+    std::vector<Alloc> allocs;
+    std::vector<double> level;
+
+    MemoryAllocation allocation(const Alloc &x) const
     {
-        quint32 event;               // its [memory] event, an index into `events`
-        quint32 freed = quint32(-1); // the event that freed it
-        int iteration = -1;
-    };
-    auto allocation = [&](const Alloc &x) {
         const Event &e = events[x.event];
         return MemoryAllocation{e.ts,
                                 x.freed == quint32(-1) ? TimeNs(-1) : events[x.freed].ts,
@@ -128,11 +136,20 @@ void account(DeviceMemory &d, std::span<const Event> events, const std::vector<Q
                                 e.slice,
                                 e.track,
                                 x.iteration};
-    };
-    std::vector<Alloc> allocs;
+    }
+    // Matches each free with its allocation (by address, else by size, the latest first),
+    // follows the level and finds the peak; the peak's event index (-1: none).
+    size_t matchFrees(DeviceMemory &d);
+    // What was live at the peak (by operator and by call path), never freed and the leak
+    // suspects (never freed, made in a middle iteration), as groups.
+    void group(DeviceMemory &d, size_t peakIndex, QStringList &warnings) const;
+};
+
+size_t Accounting::matchFrees(DeviceMemory &d)
+{
     std::unordered_map<qint64, quint32> byAddr;
     std::unordered_map<double, std::vector<quint32>> bySize; // unmatched, latest last
-    std::vector<double> level(events.size());
+    level.assign(events.size(), 0.0);
     // Frees of memory allocated before the trace take the running sum below zero; the least it
     // reaches says that at least that much was allocated when the trace began, so every level
     // is raised by it (a level is never negative). Zero for a trace that saw its allocations.
@@ -187,6 +204,11 @@ void account(DeviceMemory &d, std::span<const Event> events, const std::vector<Q
             peakIndex = k;
         }
     }
+    return peakIndex;
+}
+
+void Accounting::group(DeviceMemory &d, size_t peakIndex, QStringList &warnings) const
+{
     // Groups by text index; the text and the largest member's allocation made at the end.
     struct Group
     {
@@ -246,6 +268,18 @@ void account(DeviceMemory &d, std::span<const Event> events, const std::vector<Q
         d.liveAtPeakByPath.clear();
         d.allocatedBeforeTrace = 0;
     }
+}
+
+// Allocations matched with their frees, the peak and what was live at it. A breakdown that
+// cannot be right is dropped and said in `warnings`.
+void account(DeviceMemory &d, std::span<const Event> events, const std::vector<QString> &texts,
+             const std::vector<std::pair<TimeNs, TimeNs>> &steps, QStringList &warnings)
+{
+    Accounting a{events, texts, steps, {}, {}};
+    const size_t peakIndex = a.matchFrees(d);
+    a.group(d, peakIndex, warnings);
+    const std::vector<Alloc> &allocs = a.allocs;
+    const std::vector<double> &level = a.level;
     std::vector<quint32> order(allocs.size());
     for (quint32 i = 0; i < order.size(); ++i)
         order[i] = i;
@@ -256,7 +290,7 @@ void account(DeviceMemory &d, std::span<const Event> events, const std::vector<Q
                           return x.bytes != y.bytes ? x.bytes > y.bytes : x.ts < y.ts;
                       });
     for (size_t i = 0; i < n; ++i)
-        d.largest.push_back(allocation(allocs[order[i]]));
+        d.largest.push_back(a.allocation(allocs[order[i]]));
     d.curve = curveOf(events, level);
     if (d.peakReserved) {
         std::vector<double> reserved(events.size());

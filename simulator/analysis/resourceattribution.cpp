@@ -215,10 +215,12 @@ ResourceAttribution attributeResources(Project &project, RunId run, const Depend
     return attributeResources(project, run, &frame, error);
 }
 
-ResourceAttribution attributeResources(Project &project, RunId run, const PhaseFrame *frame,
-                                       QString *error)
+namespace {
+
+// The run's counters that a metric reads (utilisation, memory, power, host CPU), loaded; the
+// samples read are added to `samples`.
+std::vector<Series> loadSeries(Project &project, RunId run, qint64 &samples, QString *error)
 {
-    ResourceAttribution out;
     std::vector<std::pair<TrackId, Series>> wanted;
     for (const TrackRow &t : tracksOfRun(project, run, error)) {
         if (t.kind != TrackKind::Counter)
@@ -236,12 +238,17 @@ ResourceAttribution attributeResources(Project &project, RunId run, const PhaseF
     std::vector<Series> series;
     for (auto &[id, s] : wanted) {
         s.track = CounterTrack::load(project, id, error);
-        out.samples += qint64(s.track.size());
+        samples += qint64(s.track.size());
         if (!s.track.isEmpty())
             series.push_back(std::move(s));
     }
-    if (series.empty())
-        return out;
+    return series;
+}
+
+// The devices, GPUs by index then the host; and the series drawn under the table (utilisation,
+// power, host CPU), each at most 2,000 points (means of consecutive samples).
+void listDevicesAndSeries(const std::vector<Series> &series, ResourceAttribution &out)
+{
     std::map<std::pair<int, QString>, int> deviceOrder; // GPUs by index, then the host
     for (const auto &s : series) {
         bool ok = false;
@@ -266,73 +273,77 @@ ResourceAttribution attributeResources(Project &project, RunId run, const PhaseF
         }
         out.series.push_back(std::move(cs));
     }
+}
 
-    // The phases.
+// The phases of the execution model: the run, each iteration, and data loading as one phase of
+// its spans.
+void phasesFromFrame(const PhaseFrame &frame, ResourceAttribution &out)
+{
+    out.phaseSource = QStringLiteral("the execution model");
+    out.phases.push_back({QStringLiteral("run"),
+                          QStringLiteral("run"),
+                          std::min(frame.origin, frame.iterations.front().start),
+                          frame.end,
+                          {}});
+    out.phases.insert(out.phases.end(), frame.iterations.begin(), frame.iterations.end());
+    if (!frame.dataLoading.empty()) {
+        Phase loading{QString(), QStringLiteral("data loading"), 0, 0, frame.dataLoading};
+        TimeNs total = 0;
+        for (const auto &[start, end] : loading.spans)
+            total += end - start;
+        loading.name = QStringLiteral("data loading (%1 in all)").arg(formatDuration(total));
+        loading.start = loading.spans.front().first;
+        loading.end = loading.spans.back().second;
+        out.phases.push_back(std::move(loading));
+    }
+}
+
+// Without an execution model: before, during and after the GPUs' activity in the monitoring
+// logs, the activity segmented where it changes.
+void phasesFromActivity(const std::vector<Series> &series, ResourceAttribution &out)
+{
     TimeNs first = std::numeric_limits<TimeNs>::max(), last = std::numeric_limits<TimeNs>::min();
     for (const auto &s : series) {
         first = std::min(first, s.track.ts(0));
         last = std::max(last, s.track.ts(s.track.size() - 1));
     }
-    if (frame && !frame->iterations.empty()) {
-        out.phaseSource = QStringLiteral("the execution model");
-        out.phases.push_back({QStringLiteral("run"),
-                              QStringLiteral("run"),
-                              std::min(frame->origin, frame->iterations.front().start),
-                              frame->end,
-                              {}});
-        out.phases.insert(out.phases.end(), frame->iterations.begin(), frame->iterations.end());
-        if (!frame->dataLoading.empty()) {
-            Phase loading{QString(), QStringLiteral("data loading"), 0, 0, frame->dataLoading};
-            TimeNs total = 0;
-            for (const auto &[start, end] : loading.spans)
-                total += end - start;
-            loading.name = QStringLiteral("data loading (%1 in all)").arg(formatDuration(total));
-            loading.start = loading.spans.front().first;
-            loading.end = loading.spans.back().second;
-            out.phases.push_back(std::move(loading));
-        }
+    out.phaseSource = QStringLiteral("GPU activity in the monitoring logs");
+    // Busy: a GPU utilisation or SM active sample above zero on any GPU.
+    TimeNs busyFrom = std::numeric_limits<TimeNs>::max(),
+           busyTo = std::numeric_limits<TimeNs>::min();
+    for (const auto &s : series) {
+        if (s.metric != Metric::GpuUtilisation && s.metric != Metric::SmActive)
+            continue;
+        for (size_t k = 0; k < s.track.size(); ++k)
+            if (s.track.value(k) > 0) {
+                busyFrom = std::min(busyFrom, s.track.ts(k));
+                const TimeNs next = k + 1 < s.track.size() ? s.track.ts(k + 1) : s.track.ts(k);
+                busyTo = std::max(busyTo, next);
+            }
+    }
+    if (busyFrom >= busyTo) {
+        out.phases.push_back(
+            {QStringLiteral("run (no GPU activity)"), QStringLiteral("before"), first, last, {}});
     } else {
-        out.phaseSource = QStringLiteral("GPU activity in the monitoring logs");
-        // Busy: a GPU utilisation or SM active sample above zero on any GPU.
-        TimeNs busyFrom = std::numeric_limits<TimeNs>::max(),
-               busyTo = std::numeric_limits<TimeNs>::min();
-        for (const auto &s : series) {
-            if (s.metric != Metric::GpuUtilisation && s.metric != Metric::SmActive)
-                continue;
-            for (size_t k = 0; k < s.track.size(); ++k)
-                if (s.track.value(k) > 0) {
-                    busyFrom = std::min(busyFrom, s.track.ts(k));
-                    const TimeNs next = k + 1 < s.track.size() ? s.track.ts(k + 1) : s.track.ts(k);
-                    busyTo = std::max(busyTo, next);
-                }
-        }
-        if (busyFrom >= busyTo) {
-            out.phases.push_back({QStringLiteral("run (no GPU activity)"),
+        if (busyFrom > first)
+            out.phases.push_back({QStringLiteral("before the GPU work"),
                                   QStringLiteral("before"),
                                   first,
-                                  last,
+                                  busyFrom,
                                   {}});
-        } else {
-            if (busyFrom > first)
-                out.phases.push_back({QStringLiteral("before the GPU work"),
-                                      QStringLiteral("before"),
-                                      first,
-                                      busyFrom,
-                                      {}});
+        out.phases.push_back(
+            {QStringLiteral("GPU active"), QStringLiteral("active"), busyFrom, busyTo, {}});
+        segment(series, busyFrom, busyTo, out.phases);
+        if (busyTo < last)
             out.phases.push_back(
-                {QStringLiteral("GPU active"), QStringLiteral("active"), busyFrom, busyTo, {}});
-            segment(series, busyFrom, busyTo, out.phases);
-            if (busyTo < last)
-                out.phases.push_back({QStringLiteral("after the GPU work"),
-                                      QStringLiteral("after"),
-                                      busyTo,
-                                      last,
-                                      {}});
-        }
+                {QStringLiteral("after the GPU work"), QStringLiteral("after"), busyTo, last, {}});
     }
+}
 
-    // Usage per phase and device; a phase of several spans (data loading) gets their
-    // time-weighted means, the largest value and the energies added.
+// Usage per phase and device; a phase of several spans (data loading) gets their time-weighted
+// means, the largest value and the energies added.
+void usageByPhase(const std::vector<Series> &series, ResourceAttribution &out)
+{
     std::map<std::pair<int, QString>, PhaseUsage> rows;
     std::map<std::pair<int, QString>, std::array<double, kMetrics>> weight;
     for (int p = 0; p < int(out.phases.size()); ++p) {
@@ -372,6 +383,23 @@ ResourceAttribution attributeResources(Project &project, RunId run, const PhaseF
                              return x.phase < y.phase;
                          return out.devices.indexOf(x.device) < out.devices.indexOf(y.device);
                      });
+}
+
+} // namespace
+
+ResourceAttribution attributeResources(Project &project, RunId run, const PhaseFrame *frame,
+                                       QString *error)
+{
+    ResourceAttribution out;
+    const std::vector<Series> series = loadSeries(project, run, out.samples, error);
+    if (series.empty())
+        return out;
+    listDevicesAndSeries(series, out);
+    if (frame && !frame->iterations.empty())
+        phasesFromFrame(*frame, out);
+    else
+        phasesFromActivity(series, out);
+    usageByPhase(series, out);
     return out;
 }
 

@@ -120,15 +120,14 @@ std::optional<qint64> stepNumber(const QString &name)
 
 } // namespace
 
-TraceDiff diffTraces(const DependencyGraph &ga, const QString &runA, const DependencyGraph &gb,
-                     const QString &runB, const DiffOptions &options)
+namespace {
+
+// Aligns the iterations of the two sides (by step number, else in order; as whole runs when
+// either has none) into out.pairs; each side's iteration's pair in pairOfA / pairOfB.
+void alignIterations(Side &a, Side &b, const QString &runA, const QString &runB, TraceDiff &out,
+                     std::vector<int> &pairOfA, std::vector<int> &pairOfB)
 {
-    TraceDiff out;
-    Side a(ga, options.rankA), b(gb, options.rankB);
-    out.a = {runA, a.rank};
-    out.b = {runB, b.rank};
-    // Align the iterations.
-    std::vector<int> pairOfA, pairOfB;
+    const DependencyGraph &ga = a.g, &gb = b.g;
     if (a.iterations.empty() || b.iterations.empty()) {
         out.alignment = a.iterations.empty() && b.iterations.empty()
                             ? QStringLiteral("as whole runs (neither has ProfilerStep ranges)")
@@ -183,17 +182,23 @@ TraceDiff diffTraces(const DependencyGraph &ga, const QString &runA, const Depen
             out.pairs.push_back(p);
         }
     }
-    if (options.pair >= 0 && options.pair < int(out.pairs.size()))
-        out.chosenPair = options.pair;
-    const double perIteration =
-        out.chosenPair >= 0 ? 1.0 : double(std::max<size_t>(out.pairs.size(), 1));
-    auto counts = [&](int pair) {
-        return pair >= 0 && (out.chosenPair < 0 || pair == out.chosenPair);
-    };
+}
 
-    const int maxDepth = std::max(1, options.maxDepth);
-    std::vector<QHash<QString, DiffRow>> levels(size_t(maxDepth) + 1); // [0]: GPU work
-    auto add = [&](bool sideA, int level, const QString &path, TimeNs time) {
+// Sums the time of each call path at each depth of both sides, per iteration: operators by
+// depth, leaf CPU nodes, and GPU work under the path of the op that launched it (levels[0]).
+struct Collector
+{
+    const TraceDiff &out;
+    double perIteration = 1;
+    int maxDepth = 1;
+    std::vector<QHash<QString, DiffRow>> levels; // [0]: GPU work
+
+    bool counts(int pair) const
+    {
+        return pair >= 0 && (out.chosenPair < 0 || pair == out.chosenPair);
+    }
+    void add(bool sideA, int level, const QString &path, TimeNs time)
+    {
         DiffRow &row = levels[size_t(level)][path];
         if (row.path.isEmpty()) {
             row.path = path;
@@ -202,115 +207,141 @@ TraceDiff diffTraces(const DependencyGraph &ga, const QString &runA, const Depen
         }
         (sideA ? row.timeA : row.timeB) += double(time) / perIteration;
         (sideA ? row.countA : row.countB) += 1.0 / perIteration;
-    };
-    auto collect = [&](Side &s, const std::vector<int> &pairOf, bool sideA) {
-        const DependencyGraph &g = s.g;
-        auto pairOfIteration = [&](int it) {
-            return it >= 0 && size_t(it) < pairOf.size() ? pairOf[size_t(it)] : -1;
-        };
-        const auto &cs = g.containers();
-        for (size_t c = 0; c < cs.size(); ++c) {
-            if (g.resources()[size_t(cs[c].resource)].gpu || !s.onRank(cs[c].resource))
-                continue;
-            const int it = s.resolve(int(c));
-            if (!counts(pairOfIteration(it)) || s.depthOf[c] == 0 || s.depthOf[c] > maxDepth)
-                continue;
-            add(sideA, s.depthOf[c], s.pathOf[c], cs[c].end - cs[c].start);
-        }
-        // Leaf CPU nodes, and GPU work under the path of the op that launched it.
-        QHash<std::pair<int, StringId>, QString> gpuPath;
-        const auto &nodes = g.nodes();
-        for (const Node &n : nodes) {
-            if (!s.onRank(n.resource))
-                continue;
-            const bool gpu = g.resources()[size_t(n.resource)].gpu;
-            if (!gpu) {
-                const int it = s.iterationOfNode(n.container, n.start);
-                const int depth = (n.container >= 0 ? s.depthOf[size_t(n.container)] : 0) + 1;
-                if (!counts(pairOfIteration(it)) || depth > maxDepth)
-                    continue;
-                const QString parent = n.container >= 0 ? s.pathOf[size_t(n.container)] : QString();
-                add(sideA, depth,
-                    parent.isEmpty() ? stableName(g.name(n.name))
-                                     : parent + kSep + stableName(g.name(n.name)),
-                    n.end - n.start);
-                continue;
-            }
-            int container = -1, it = -1;
-            if (n.launcher >= 0) {
-                container = nodes[size_t(n.launcher)].container;
-                it = s.iterationOfNode(container, nodes[size_t(n.launcher)].start);
-            } else {
-                it = s.iterationAt(n.start);
-            }
-            if (!counts(pairOfIteration(it)))
-                continue;
-            const auto key = std::make_pair(container, n.name);
-            auto p = gpuPath.find(key);
-            if (p == gpuPath.end()) {
-                const QString parent = container >= 0    ? s.pathOf[size_t(container)]
-                                       : n.launcher >= 0 ? QString()
-                                                         : QStringLiteral("(no recorded launch)");
-                p = gpuPath.insert(key, parent.isEmpty()
-                                            ? stableName(g.name(n.name))
-                                            : parent + kSep + stableName(g.name(n.name)));
-            }
-            add(sideA, 0, *p, n.end - n.start);
-        }
-    };
-    collect(a, pairOfA, true);
-    collect(b, pairOfB, false);
+    }
+    void collect(Side &s, const std::vector<int> &pairOf, bool sideA);
+};
 
-    // The iterations level: one row per aligned pair.
+void Collector::collect(Side &s, const std::vector<int> &pairOf, bool sideA)
+{
+    const DependencyGraph &g = s.g;
+    auto pairOfIteration = [&](int it) {
+        return it >= 0 && size_t(it) < pairOf.size() ? pairOf[size_t(it)] : -1;
+    };
+    const auto &cs = g.containers();
+    for (size_t c = 0; c < cs.size(); ++c) {
+        if (g.resources()[size_t(cs[c].resource)].gpu || !s.onRank(cs[c].resource))
+            continue;
+        const int it = s.resolve(int(c));
+        if (!counts(pairOfIteration(it)) || s.depthOf[c] == 0 || s.depthOf[c] > maxDepth)
+            continue;
+        add(sideA, s.depthOf[c], s.pathOf[c], cs[c].end - cs[c].start);
+    }
+    // Leaf CPU nodes, and GPU work under the path of the op that launched it.
+    QHash<std::pair<int, StringId>, QString> gpuPath;
+    const auto &nodes = g.nodes();
+    for (const Node &n : nodes) {
+        if (!s.onRank(n.resource))
+            continue;
+        const bool gpu = g.resources()[size_t(n.resource)].gpu;
+        if (!gpu) {
+            const int it = s.iterationOfNode(n.container, n.start);
+            const int depth = (n.container >= 0 ? s.depthOf[size_t(n.container)] : 0) + 1;
+            if (!counts(pairOfIteration(it)) || depth > maxDepth)
+                continue;
+            const QString parent = n.container >= 0 ? s.pathOf[size_t(n.container)] : QString();
+            add(sideA, depth,
+                parent.isEmpty() ? stableName(g.name(n.name))
+                                 : parent + kSep + stableName(g.name(n.name)),
+                n.end - n.start);
+            continue;
+        }
+        int container = -1, it = -1;
+        if (n.launcher >= 0) {
+            container = nodes[size_t(n.launcher)].container;
+            it = s.iterationOfNode(container, nodes[size_t(n.launcher)].start);
+        } else {
+            it = s.iterationAt(n.start);
+        }
+        if (!counts(pairOfIteration(it)))
+            continue;
+        const auto key = std::make_pair(container, n.name);
+        auto p = gpuPath.find(key);
+        if (p == gpuPath.end()) {
+            const QString parent = container >= 0    ? s.pathOf[size_t(container)]
+                                   : n.launcher >= 0 ? QString()
+                                                     : QStringLiteral("(no recorded launch)");
+            p = gpuPath.insert(key, parent.isEmpty() ? stableName(g.name(n.name))
+                                                     : parent + kSep + stableName(g.name(n.name)));
+        }
+        add(sideA, 0, *p, n.end - n.start);
+    }
+}
+
+// The iterations level: one row per aligned pair.
+DiffLevel iterationsLevel(const Collector &c)
+{
     DiffLevel its;
     its.name = QStringLiteral("iterations");
-    for (size_t i = 0; i < out.pairs.size(); ++i) {
-        if (!counts(int(i)))
+    for (size_t i = 0; i < c.out.pairs.size(); ++i) {
+        if (!c.counts(int(i)))
             continue;
-        const IterationPair &p = out.pairs[i];
+        const IterationPair &p = c.out.pairs[i];
         DiffRow row;
         row.name = p.nameA == p.nameB ? p.nameA : p.nameA + QStringLiteral(" \u2194 ") + p.nameB;
         row.path = row.name;
         row.timeA = double(p.lengthA());
         row.timeB = double(p.lengthB());
         row.countA = row.countB = 1;
-        its.totalA += row.timeA / perIteration;
-        its.totalB += row.timeB / perIteration;
+        its.totalA += row.timeA / c.perIteration;
+        its.totalB += row.timeB / c.perIteration;
         its.rows.push_back(row);
     }
-    auto finish = [](DiffLevel &level, QHash<QString, DiffRow> &rows, bool total) {
-        level.rows.reserve(size_t(rows.size()));
-        for (auto it = rows.begin(); it != rows.end(); ++it) {
-            if (total) {
-                level.totalA += it->timeA;
-                level.totalB += it->timeB;
-            }
-            level.rows.push_back(std::move(*it));
-        }
-        std::sort(level.rows.begin(), level.rows.end(), [](const DiffRow &x, const DiffRow &y) {
-            const double dx = std::abs(x.delta()), dy = std::abs(y.delta());
-            if (dx != dy)
-                return dx > dy;
-            const double tx = std::max(x.timeA, x.timeB), ty = std::max(y.timeA, y.timeB);
-            return tx != ty ? tx > ty : x.path < y.path;
-        });
-    };
     std::sort(its.rows.begin(), its.rows.end(), [](const DiffRow &x, const DiffRow &y) {
         return std::abs(x.delta()) > std::abs(y.delta());
     });
-    out.levels.push_back(std::move(its));
-    for (int d = 1; d <= maxDepth; ++d) {
-        if (levels[size_t(d)].isEmpty())
+    return its;
+}
+
+// A level of the rows summed, its totals, the largest differences first.
+void finish(DiffLevel &level, QHash<QString, DiffRow> &rows)
+{
+    level.rows.reserve(size_t(rows.size()));
+    for (auto it = rows.begin(); it != rows.end(); ++it) {
+        level.totalA += it->timeA;
+        level.totalB += it->timeB;
+        level.rows.push_back(std::move(*it));
+    }
+    std::sort(level.rows.begin(), level.rows.end(), [](const DiffRow &x, const DiffRow &y) {
+        const double dx = std::abs(x.delta()), dy = std::abs(y.delta());
+        if (dx != dy)
+            return dx > dy;
+        const double tx = std::max(x.timeA, x.timeB), ty = std::max(y.timeA, y.timeB);
+        return tx != ty ? tx > ty : x.path < y.path;
+    });
+}
+
+} // namespace
+
+TraceDiff diffTraces(const DependencyGraph &ga, const QString &runA, const DependencyGraph &gb,
+                     const QString &runB, const DiffOptions &options)
+{
+    TraceDiff out;
+    Side a(ga, options.rankA), b(gb, options.rankB);
+    out.a = {runA, a.rank};
+    out.b = {runB, b.rank};
+    std::vector<int> pairOfA, pairOfB;
+    alignIterations(a, b, runA, runB, out, pairOfA, pairOfB);
+    if (options.pair >= 0 && options.pair < int(out.pairs.size()))
+        out.chosenPair = options.pair;
+    Collector c{out};
+    c.perIteration = out.chosenPair >= 0 ? 1.0 : double(std::max<size_t>(out.pairs.size(), 1));
+    c.maxDepth = std::max(1, options.maxDepth);
+    c.levels.resize(size_t(c.maxDepth) + 1);
+    c.collect(a, pairOfA, true);
+    c.collect(b, pairOfB, false);
+    out.levels.push_back(iterationsLevel(c));
+    for (int d = 1; d <= c.maxDepth; ++d) {
+        if (c.levels[size_t(d)].isEmpty())
             continue;
         DiffLevel level;
         level.name = QStringLiteral("operators, depth %1").arg(d);
-        finish(level, levels[size_t(d)], true);
+        finish(level, c.levels[size_t(d)]);
         out.levels.push_back(std::move(level));
     }
-    if (!levels[0].isEmpty()) {
+    if (!c.levels[0].isEmpty()) {
         DiffLevel level;
         level.name = QStringLiteral("GPU work");
-        finish(level, levels[0], true);
+        finish(level, c.levels[0]);
         out.levels.push_back(std::move(level));
     }
     return out;
