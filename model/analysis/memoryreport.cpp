@@ -316,11 +316,226 @@ void account(DeviceMemory &d, std::span<const Event> events, const std::vector<Q
 
 } // namespace
 
+namespace {
+
+// Reads a run's [memory] events, thread by thread, with the operator and call path around each,
+// then accounts each device's (account()).
+class MemoryReader
+{
+public:
+    MemoryReader(Project &project, StringId memoryName)
+        : m_project(project), m_reader(project.db()), m_memoryName(memoryName)
+    {
+    }
+    bool readTrack(const TrackRow &t, TimeNs offset, QString *error);
+    bool empty() const { return m_events.empty(); }
+    // Each device's events in time order, accounted; the warnings of what was dropped.
+    void finish();
+    MemoryReport report;
+
+private:
+    struct Name
+    {
+        QString text;
+        bool step = false, primitive = false;
+    };
+    // Operators and call paths, each text once (events hold their index).
+    int intern(const QString &text)
+    {
+        const auto it = m_textIndex.constFind(text);
+        if (it != m_textIndex.constEnd())
+            return *it;
+        m_texts.push_back(text);
+        return *m_textIndex.insert(text, int(m_texts.size()) - 1);
+    }
+    void onRow(const slicestore::Row &x, const TrackRow &t, const QString &pid, TimeNs offset);
+    void nameRows(const TrackRow &t);
+    void attributeEvents(size_t firstEvent);
+
+    Project &m_project;
+    slicestore::TrackReader m_reader;
+    const StringId m_memoryName;
+    std::map<std::tuple<QString, int, int>, int> m_deviceIndex; // (pid, type, id)
+    std::map<int, qint64> m_droppedEvents, m_droppedTotals;     // by device index
+    std::vector<Event> m_events;
+    std::map<int, std::vector<std::pair<TimeNs, TimeNs>>> m_steps; // by rank
+    std::unordered_map<StringId, Name> m_names;
+    std::vector<QString> m_texts;
+    QHash<QString, int> m_textIndex;
+    std::vector<NestRow> m_rows; // the track's, nested
+    std::vector<int> m_parent;
+};
+
+bool MemoryReader::readTrack(const TrackRow &t, TimeNs offset, QString *error)
+{
+    const QString pid = t.parentPid.isEmpty() ? t.pid : t.parentPid;
+    const size_t firstEvent = m_events.size();
+    const bool ok = readNestRows(m_reader, t.id, true, offset, m_rows, {},
+                                 [&](const slicestore::Row &x) { onRow(x, t, pid, offset); });
+    if (!ok) {
+        if (error)
+            *error = m_reader.errorString();
+        return false;
+    }
+    nameRows(t);
+    attributeEvents(firstEvent);
+    return true;
+}
+
+void MemoryReader::onRow(const slicestore::Row &x, const TrackRow &t, const QString &pid,
+                         TimeNs offset)
+{
+    if (x.name != m_memoryName || !x.hasArgs)
+        return;
+    const auto bytes = m_reader.argNumber(x, "Bytes");
+    if (!bytes)
+        return;
+    auto small = [](std::optional<double> v, int otherwise) {
+        return v && std::isfinite(*v) && std::abs(*v) < 1e6 ? int(*v) : otherwise;
+    };
+    const int type = small(m_reader.argNumber(x, "Device Type"), 0);
+    const int id = small(m_reader.argNumber(x, "Device Id"), -1);
+    const auto key = std::make_tuple(pid, type, id);
+    auto it = m_deviceIndex.find(key);
+    if (it == m_deviceIndex.end()) {
+        it = m_deviceIndex.emplace(key, int(report.devices.size())).first;
+        DeviceMemory d;
+        d.device = memoryDeviceLabel(type, id);
+        d.pid = pid;
+        d.rank = t.rank;
+        report.devices.push_back(std::move(d));
+    }
+    // An allocation or free no device could hold is not a measurement: dropped and
+    // counted (physical.h); a total outside [0, 4 TiB] is read as not recorded.
+    if (!std::isfinite(*bytes) || std::abs(*bytes) > physical::kMaxDeviceBytes) {
+        ++m_droppedEvents[it->second];
+        return;
+    }
+    auto inDomain = [&](std::optional<double> v) {
+        if (v && (!std::isfinite(*v) || *v < 0 || *v > physical::kMaxDeviceBytes)) {
+            ++m_droppedTotals[it->second];
+            return std::optional<double>();
+        }
+        return v;
+    };
+    Event e;
+    e.device = it->second;
+    e.ts = x.ts + offset;
+    e.slice = x.id;
+    e.bytes = *bytes;
+    if (const auto a = m_reader.argNumber(x, "Addr");
+        a && std::isfinite(*a) && std::abs(*a) < 9.2e18)
+        e.addr = qint64(*a);
+    if (const auto total = inDomain(m_reader.argNumber(x, "Total Allocated")))
+        e.total = *total;
+    if (const auto reserved = inDomain(m_reader.argNumber(x, "Total Reserved")))
+        e.reserved = *reserved;
+    e.track = t.id;
+    m_events.push_back(std::move(e));
+}
+
+// The track's rows nested, their names read once, its ProfilerStep ranges its rank's steps.
+void MemoryReader::nameRows(const TrackRow &t)
+{
+    nestRows(m_rows, m_parent);
+    std::vector<StringId> unnamed;
+    for (const NestRow &r : m_rows)
+        if (!m_names.count(r.name)) {
+            unnamed.push_back(r.name);
+            m_names.emplace(r.name, Name{});
+        }
+    QHash<StringId, QString> read;
+    m_project.strings(unnamed, read);
+    for (const StringId id : unnamed) {
+        Name &n = m_names[id];
+        n.text = read.value(id);
+        n.step = isProfilerStep(n.text);
+        n.primitive = isAllocatorPrimitive(n.text);
+    }
+    for (size_t i = 0; i < m_rows.size(); ++i)
+        if (m_parent[i] < 0 && m_names[m_rows[i].name].step)
+            m_steps[t.rank].emplace_back(m_rows[i].start, m_rows[i].end);
+}
+
+void MemoryReader::attributeEvents(size_t firstEvent)
+{
+    // Each event's operator: the innermost slice around it (the last to start at or before
+    // it, or one it nests in), allocator primitives left for their caller. A row's call
+    // path is its parent's and its own name, made once per row.
+    std::vector<int> pathOf(m_rows.size(), -1);
+    std::function<int(int)> pathOfRow = [&](int r) -> int {
+        if (pathOf[size_t(r)] >= 0)
+            return pathOf[size_t(r)];
+        const Name &n = m_names[m_rows[size_t(r)].name];
+        const QString own = n.step ? QStringLiteral("ProfilerStep#*") : n.text;
+        const int p = m_parent[size_t(r)];
+        return pathOf[size_t(r)] = intern(
+                   p < 0 ? own : m_texts[size_t(pathOfRow(p))] + QStringLiteral(" › ") + own);
+    };
+    for (size_t k = firstEvent; k < m_events.size(); ++k) {
+        Event &e = m_events[k];
+        auto after = std::upper_bound(m_rows.begin(), m_rows.end(), e.ts,
+                                      [](TimeNs t, const NestRow &r) { return t < r.start; });
+        int r = int(after - m_rows.begin()) - 1;
+        while (r >= 0 && m_rows[size_t(r)].end < e.ts)
+            r = m_parent[size_t(r)];
+        while (r >= 0 && m_parent[size_t(r)] >= 0 && m_names[m_rows[size_t(r)].name].primitive)
+            r = m_parent[size_t(r)];
+        if (r < 0) {
+            e.op = e.path = intern(QStringLiteral("(outside any operator)"));
+            continue;
+        }
+        e.op = intern(m_names[m_rows[size_t(r)].name].text);
+        e.path = pathOfRow(r);
+    }
+}
+
+void MemoryReader::finish()
+{
+    // In time order, per device (the slice id keeps the file's order among equal times).
+    std::sort(m_events.begin(), m_events.end(), [](const Event &a, const Event &b) {
+        return std::tie(a.device, a.ts, a.slice) < std::tie(b.device, b.ts, b.slice);
+    });
+    for (auto &[rank, s] : m_steps)
+        std::sort(s.begin(), s.end());
+    QStringList breakdowns; // said after the dropped events, per device
+    size_t i = 0;
+    while (i < m_events.size()) {
+        size_t j = i;
+        while (j < m_events.size() && m_events[j].device == m_events[i].device)
+            ++j;
+        DeviceMemory &d = report.devices[size_t(m_events[i].device)];
+        const std::span<const Event> mine(m_events.data() + i, j - i);
+        d.events = qint64(mine.size());
+        account(d, mine, m_texts, m_steps[d.rank], breakdowns);
+        i = j;
+    }
+    for (const auto &[device, count] : m_droppedEvents)
+        report.warnings << QStringLiteral("%1: %2 memory event(s) dropped, their bytes not "
+                                          "finite or above 4 TiB")
+                               .arg(report.devices[size_t(device)].device)
+                               .arg(count);
+    for (const auto &[device, count] : m_droppedTotals)
+        report.warnings << QStringLiteral("%1: %2 recorded total(s) ignored, negative or above "
+                                          "4 TiB")
+                               .arg(report.devices[size_t(device)].device)
+                               .arg(count);
+    report.warnings += breakdowns;
+    std::stable_sort(report.devices.begin(), report.devices.end(),
+                     [](const DeviceMemory &a, const DeviceMemory &b) {
+                         const bool ga = a.isGpu(), gb = b.isGpu();
+                         return std::tie(a.rank, gb, a.device) < std::tie(b.rank, ga, b.device);
+                     });
+}
+
+} // namespace
+
 std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *error)
 {
-    MemoryReport report;
-    report.runStart = runSpans(project).value(run).first;
     const StringId memoryName = existingString(project, QStringLiteral("[memory]"));
+    MemoryReader reader(project, memoryName);
+    MemoryReport &report = reader.report;
+    report.runStart = runSpans(project).value(run).first;
     if (!memoryName) {
         report.problem = QStringLiteral("no memory events: record with the PyTorch profiler's "
                                         "profile_memory=True");
@@ -334,177 +549,19 @@ std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *e
             *error = readError;
         return std::nullopt;
     }
-    std::map<std::tuple<QString, int, int>, int> deviceIndex; // (pid, type, id)
-    std::map<int, qint64> droppedEvents, droppedTotals;       // by device index
-    std::vector<Event> events;
-    std::map<int, std::vector<std::pair<TimeNs, TimeNs>>> steps; // by rank
-    struct Name
-    {
-        QString text;
-        bool step = false, primitive = false;
-    };
-    std::unordered_map<StringId, Name> names;
-    // Operators and call paths, each text once (events hold their index).
-    std::vector<QString> texts;
-    QHash<QString, int> textIndex;
-    auto intern = [&](const QString &text) {
-        const auto it = textIndex.constFind(text);
-        if (it != textIndex.constEnd())
-            return *it;
-        texts.push_back(text);
-        return *textIndex.insert(text, int(texts.size()) - 1);
-    };
-    slicestore::TrackReader reader(project.db());
-    std::vector<NestRow> rows;
-    std::vector<int> parent;
     for (const TrackRow &t : tracks) {
         if (t.kind != TrackKind::Thread || t.sliceCount <= 0)
             continue;
         const TimeNs offset = offsets.count(t.source) ? offsets.at(t.source) : 0;
-        const QString pid = t.parentPid.isEmpty() ? t.pid : t.parentPid;
-        const size_t firstEvent = events.size();
-        const bool ok =
-            readNestRows(reader, t.id, true, offset, rows, {}, [&](const slicestore::Row &x) {
-                if (x.name != memoryName || !x.hasArgs)
-                    return;
-                const auto bytes = reader.argNumber(x, "Bytes");
-                if (!bytes)
-                    return;
-                auto small = [](std::optional<double> v, int otherwise) {
-                    return v && std::isfinite(*v) && std::abs(*v) < 1e6 ? int(*v) : otherwise;
-                };
-                const int type = small(reader.argNumber(x, "Device Type"), 0);
-                const int id = small(reader.argNumber(x, "Device Id"), -1);
-                const auto key = std::make_tuple(pid, type, id);
-                auto it = deviceIndex.find(key);
-                if (it == deviceIndex.end()) {
-                    it = deviceIndex.emplace(key, int(report.devices.size())).first;
-                    DeviceMemory d;
-                    d.device = memoryDeviceLabel(type, id);
-                    d.pid = pid;
-                    d.rank = t.rank;
-                    report.devices.push_back(std::move(d));
-                }
-                // An allocation or free no device could hold is not a measurement: dropped and
-                // counted (physical.h); a total outside [0, 4 TiB] is read as not recorded.
-                if (!std::isfinite(*bytes) || std::abs(*bytes) > physical::kMaxDeviceBytes) {
-                    ++droppedEvents[it->second];
-                    return;
-                }
-                auto inDomain = [&](std::optional<double> v) {
-                    if (v && (!std::isfinite(*v) || *v < 0 || *v > physical::kMaxDeviceBytes)) {
-                        ++droppedTotals[it->second];
-                        return std::optional<double>();
-                    }
-                    return v;
-                };
-                Event e;
-                e.device = it->second;
-                e.ts = x.ts + offset;
-                e.slice = x.id;
-                e.bytes = *bytes;
-                if (const auto a = reader.argNumber(x, "Addr");
-                    a && std::isfinite(*a) && std::abs(*a) < 9.2e18)
-                    e.addr = qint64(*a);
-                if (const auto total = inDomain(reader.argNumber(x, "Total Allocated")))
-                    e.total = *total;
-                if (const auto reserved = inDomain(reader.argNumber(x, "Total Reserved")))
-                    e.reserved = *reserved;
-                e.track = t.id;
-                events.push_back(std::move(e));
-            });
-        if (!ok) {
-            if (error)
-                *error = reader.errorString();
+        if (!reader.readTrack(t, offset, error))
             return std::nullopt;
-        }
-        nestRows(rows, parent);
-        std::vector<StringId> unnamed;
-        for (const NestRow &r : rows)
-            if (!names.count(r.name)) {
-                unnamed.push_back(r.name);
-                names.emplace(r.name, Name{});
-            }
-        QHash<StringId, QString> read;
-        project.strings(unnamed, read);
-        for (const StringId id : unnamed) {
-            Name &n = names[id];
-            n.text = read.value(id);
-            n.step = isProfilerStep(n.text);
-            n.primitive = isAllocatorPrimitive(n.text);
-        }
-        for (size_t i = 0; i < rows.size(); ++i)
-            if (parent[i] < 0 && names[rows[i].name].step)
-                steps[t.rank].emplace_back(rows[i].start, rows[i].end);
-        // Each event's operator: the innermost slice around it (the last to start at or before
-        // it, or one it nests in), allocator primitives left for their caller. A row's call
-        // path is its parent's and its own name, made once per row.
-        std::vector<int> pathOf(rows.size(), -1);
-        std::function<int(int)> pathOfRow = [&](int r) -> int {
-            if (pathOf[size_t(r)] >= 0)
-                return pathOf[size_t(r)];
-            const Name &n = names[rows[size_t(r)].name];
-            const QString own = n.step ? QStringLiteral("ProfilerStep#*") : n.text;
-            const int p = parent[size_t(r)];
-            return pathOf[size_t(r)] = intern(
-                       p < 0 ? own : texts[size_t(pathOfRow(p))] + QStringLiteral(" › ") + own);
-        };
-        for (size_t k = firstEvent; k < events.size(); ++k) {
-            Event &e = events[k];
-            auto after = std::upper_bound(rows.begin(), rows.end(), e.ts,
-                                          [](TimeNs t, const NestRow &r) { return t < r.start; });
-            int r = int(after - rows.begin()) - 1;
-            while (r >= 0 && rows[size_t(r)].end < e.ts)
-                r = parent[size_t(r)];
-            while (r >= 0 && parent[size_t(r)] >= 0 && names[rows[size_t(r)].name].primitive)
-                r = parent[size_t(r)];
-            if (r < 0) {
-                e.op = e.path = intern(QStringLiteral("(outside any operator)"));
-                continue;
-            }
-            e.op = intern(names[rows[size_t(r)].name].text);
-            e.path = pathOfRow(r);
-        }
     }
-    if (events.empty()) {
+    if (reader.empty()) {
         report.problem = QStringLiteral("no memory events in this run: record with the PyTorch "
                                         "profiler's profile_memory=True");
         return report;
     }
-    // In time order, per device (the slice id keeps the file's order among equal times).
-    std::sort(events.begin(), events.end(), [](const Event &a, const Event &b) {
-        return std::tie(a.device, a.ts, a.slice) < std::tie(b.device, b.ts, b.slice);
-    });
-    for (auto &[rank, s] : steps)
-        std::sort(s.begin(), s.end());
-    QStringList breakdowns; // said after the dropped events, per device
-    size_t i = 0;
-    while (i < events.size()) {
-        size_t j = i;
-        while (j < events.size() && events[j].device == events[i].device)
-            ++j;
-        DeviceMemory &d = report.devices[size_t(events[i].device)];
-        const std::span<const Event> mine(events.data() + i, j - i);
-        d.events = qint64(mine.size());
-        account(d, mine, texts, steps[d.rank], breakdowns);
-        i = j;
-    }
-    for (const auto &[device, count] : droppedEvents)
-        report.warnings << QStringLiteral("%1: %2 memory event(s) dropped, their bytes not "
-                                          "finite or above 4 TiB")
-                               .arg(report.devices[size_t(device)].device)
-                               .arg(count);
-    for (const auto &[device, count] : droppedTotals)
-        report.warnings << QStringLiteral("%1: %2 recorded total(s) ignored, negative or above "
-                                          "4 TiB")
-                               .arg(report.devices[size_t(device)].device)
-                               .arg(count);
-    report.warnings += breakdowns;
-    std::stable_sort(report.devices.begin(), report.devices.end(),
-                     [](const DeviceMemory &a, const DeviceMemory &b) {
-                         const bool ga = a.isGpu(), gb = b.isGpu();
-                         return std::tie(a.rank, gb, a.device) < std::tie(b.rank, ga, b.device);
-                     });
+    reader.finish();
     return report;
 }
 

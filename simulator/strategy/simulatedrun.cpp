@@ -44,48 +44,30 @@ QJsonObject headline(const SimResult &r)
     return o;
 }
 
-} // namespace
-
-std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, const QString &name,
-                                      QString *error)
+// Writes a simulated job's rows, slices and counters (TraceWriter): per node its host; per
+// worker its GPU with compute and copy streams, its input pipeline and network rows; per server
+// its process and update row.
+class SimulatedRunWriter
 {
-    auto fail = [&](const QString &why) -> std::optional<RunId> {
-        if (error)
-            *error = why;
-        project.rollback();
-        return std::nullopt;
-    };
-    if (!project.begin(error))
-        return std::nullopt;
-    if (QString why; !dropDerivedRun(project, name, QStringLiteral("simulated"),
-                                     QStringLiteral("a simulation"), &why))
-        return fail(why);
-    // Where the run starts on the project clock: with the measured run it came from, else with
-    // the project's first measured or predicted data (0 in a project of simulations only).
-    const TimeNs origin = earliestTrackStart(project, r.config.model.measuredRun).value_or(0);
-    QString why;
-    const RunId run = project.ensureRun(name, &why);
-    if (!run)
-        return fail(why);
-    QJsonObject params = r.config.toJson();
-    params.insert(QStringLiteral("scenario"), r.config.describe());
-    params.insert(QStringLiteral("simulated"), r.metrics.toJson());
-    params.insert(QStringLiteral("headline"), headline(r));
-    if (!r.warnings.isEmpty())
-        params.insert(QStringLiteral("warnings"), QJsonArray::fromStringList(r.warnings));
-    if (!setRunKind(project, run, QStringLiteral("simulated"), params, &why))
-        return fail(why);
-    const SourceId source = insertDerivedSource(
-        project, run, QStringLiteral("simulator:%1").arg(name), QStringLiteral("simulator"), &why);
-    if (!source)
-        return fail(why);
-    TraceWriter w(project, run, source);
-    const SimConfig &c = r.config;
-    const DependencyGraph &g = *r.graph;
-    // Rows: per node its host; per worker its GPU with compute and copy streams, its input
-    // pipeline and network rows; per server its process and update row.
-    std::vector<TrackId> hostOf;
-    auto host = [&](int node) {
+public:
+    SimulatedRunWriter(TraceWriter &w, const SimResult &r, TimeNs origin)
+        : w(w), r(r), c(r.config), g(*r.graph), origin(origin),
+          gpuOf(static_cast<size_t>(c.workers), 0), trackOf(g.resources().size(), 0)
+    {
+    }
+    void addTracks();
+    // Every node at its simulated time.
+    void addSlices();
+    // Each worker's iterations on its compute stream around its passes (from the iteration's
+    // start to the end of its last pass).
+    void addIterations();
+    // Each link's utilisation and each device's power.
+    void addCounters();
+
+private:
+    using Role = SimResult::Role;
+    TrackId host(int node)
+    {
         if (size_t(node) >= hostOf.size())
             hostOf.resize(size_t(node) + 1, 0);
         if (!hostOf[size_t(node)]) {
@@ -102,10 +84,20 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
             hostOf[size_t(node)] = w.addTrack(s);
         }
         return hostOf[size_t(node)];
-    };
-    std::vector<TrackId> gpuOf(static_cast<size_t>(c.workers), 0);
-    std::vector<TrackId> trackOf(g.resources().size(), 0);
-    using Role = SimResult::Role;
+    }
+
+    TraceWriter &w;
+    const SimResult &r;
+    const SimConfig &c;
+    const DependencyGraph &g;
+    const TimeNs origin;
+    std::vector<TrackId> hostOf;
+    std::vector<TrackId> gpuOf;
+    std::vector<TrackId> trackOf;
+};
+
+void SimulatedRunWriter::addTracks()
+{
     for (size_t res = 0; res < g.resources().size(); ++res) {
         const auto &info = r.resources[res];
         if (info.role == Role::Barrier)
@@ -162,8 +154,10 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
         }
         trackOf[res] = w.addTrack(s);
     }
-    // Slices: every node at its simulated time, and each worker's iterations on its compute
-    // stream around its passes (from the iteration's start to the end of its last pass).
+}
+
+void SimulatedRunWriter::addSlices()
+{
     const StringId kernelCat = w.intern("kernel");
     const StringId copyCat = w.intern("gpu_memcpy");
     const StringId netCat = w.intern("network");
@@ -186,6 +180,10 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
         w.addSlice(trackOf[size_t(n.resource)], origin + r.replay.start[i],
                    r.replay.end[i] - r.replay.start[i], id, cat);
     }
+}
+
+void SimulatedRunWriter::addIterations()
+{
     const auto spans = detail::iterationSpans(r);
     const StringId stepCat = w.intern("iteration");
     for (size_t res = 0; res < g.resources().size(); ++res) {
@@ -203,7 +201,10 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
             w.addSlice(trackOf[res], origin + its[k].first, ends[k] - its[k].first,
                        w.intern(QStringLiteral("iteration %1").arg(k).toStdString()), stepCat);
     }
-    // Counters: each link's utilisation and each device's power.
+}
+
+void SimulatedRunWriter::addCounters()
+{
     for (size_t l = 0; l < r.flows->links.size() && l < r.replay.linkLoads.size(); ++l) {
         const auto &samples = r.replay.linkLoads[l].samples;
         if (samples.empty())
@@ -231,6 +232,49 @@ std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, cons
         for (const auto &[at, watts] : p.samples)
             w.addCounter(t, origin + at, watts);
     }
+}
+
+} // namespace
+
+std::optional<RunId> saveSimulatedRun(Project &project, const SimResult &r, const QString &name,
+                                      QString *error)
+{
+    auto fail = [&](const QString &why) -> std::optional<RunId> {
+        if (error)
+            *error = why;
+        project.rollback();
+        return std::nullopt;
+    };
+    if (!project.begin(error))
+        return std::nullopt;
+    if (QString why; !dropDerivedRun(project, name, QStringLiteral("simulated"),
+                                     QStringLiteral("a simulation"), &why))
+        return fail(why);
+    // Where the run starts on the project clock: with the measured run it came from, else with
+    // the project's first measured or predicted data (0 in a project of simulations only).
+    const TimeNs origin = earliestTrackStart(project, r.config.model.measuredRun).value_or(0);
+    QString why;
+    const RunId run = project.ensureRun(name, &why);
+    if (!run)
+        return fail(why);
+    QJsonObject params = r.config.toJson();
+    params.insert(QStringLiteral("scenario"), r.config.describe());
+    params.insert(QStringLiteral("simulated"), r.metrics.toJson());
+    params.insert(QStringLiteral("headline"), headline(r));
+    if (!r.warnings.isEmpty())
+        params.insert(QStringLiteral("warnings"), QJsonArray::fromStringList(r.warnings));
+    if (!setRunKind(project, run, QStringLiteral("simulated"), params, &why))
+        return fail(why);
+    const SourceId source = insertDerivedSource(
+        project, run, QStringLiteral("simulator:%1").arg(name), QStringLiteral("simulator"), &why);
+    if (!source)
+        return fail(why);
+    TraceWriter w(project, run, source);
+    SimulatedRunWriter writer(w, r, origin);
+    writer.addTracks();
+    writer.addSlices();
+    writer.addIterations();
+    writer.addCounters();
     if (w.failed() || !finishSource(w, {}, &why))
         return fail(w.failed() ? w.errorString() : why);
     // The headline metrics (runcatalog.h's run_metrics), in the same transaction.
