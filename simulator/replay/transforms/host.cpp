@@ -6,8 +6,6 @@
 // and with calibrations.
 #include "transformkind.h"
 
-#include "jsonfields.h"
-
 namespace gml::sim::detail {
 
 std::optional<std::vector<HostRole>> hostRoles(const DependencyGraph &g, QString *error)
@@ -56,19 +54,10 @@ std::optional<qint64> speedUpHostPath(TimingStep &s, const NodeSelection &sel, d
 
 namespace {
 
-class HostTransform final : public TransformKind
+class HostTransform final : public FactorTransform
 {
 public:
     QString op() const override { return QStringLiteral("host"); }
-    std::vector<const char *> keys() const override { return {"factor"}; }
-    void read(JsonFields &f, Transform &t) const override
-    {
-        t.factor = f.number("factor", 1, 0, limits::kMaxFactor);
-    }
-    void write(const Transform &t, QJsonObject &o) const override
-    {
-        o.insert(QStringLiteral("factor"), t.factor);
-    }
     QString describe(const Transform &t, const QString &sel) const override
     {
         return t.factor == 0

@@ -5,7 +5,6 @@
 #include "transformkind.h"
 
 #include "devicecatalog.h"
-#include "jsonfields.h"
 
 namespace gml::sim::detail {
 
@@ -31,17 +30,6 @@ void rescaleKernels(TimingStep &s, const NodeSelection &sel, const KernelFactors
         }
         s.work[i] = scaled(s.work[i], *it);
     }
-}
-
-void KernelRateTransform::read(JsonFields &f, Transform &t) const
-{
-    // A speed-up: a factor of 0 would be infinitely fast.
-    t.factor = f.number("factor", 1, limits::kMinRate, limits::kMaxFactor);
-}
-
-void KernelRateTransform::write(const Transform &t, QJsonObject &o) const
-{
-    o.insert(QStringLiteral("factor"), t.factor);
 }
 
 bool KernelRateTransform::changeTimes(TimingStep &s, const Transform &t, const NodeSelection &sel,

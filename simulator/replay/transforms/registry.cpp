@@ -4,6 +4,8 @@
 // in each list below.
 #include "transformkind.h"
 
+#include "jsonfields.h"
+
 namespace gml::sim::detail {
 
 const TransformKind &scaleKind();
@@ -38,6 +40,16 @@ const TransformKind *transformKind(const QString &op)
         if (k->op() == op)
             return k;
     return nullptr;
+}
+
+void FactorTransform::read(JsonFields &f, Transform &t) const
+{
+    t.factor = f.number("factor", 1, minFactor(), limits::kMaxFactor);
+}
+
+void FactorTransform::write(const Transform &t, QJsonObject &o) const
+{
+    o.insert(QStringLiteral("factor"), t.factor);
 }
 
 TimingStep::TimingStep(Prepared &out, const WhatIfContext &context, const DeviceCatalog &cat,

@@ -2,25 +2,14 @@
 // scale: the selected nodes' work times `factor` (0 removes the work and the gap before it).
 #include "transformkind.h"
 
-#include "jsonfields.h"
-
 namespace gml::sim::detail {
 
 namespace {
 
-class ScaleTransform final : public TransformKind
+class ScaleTransform final : public FactorTransform
 {
 public:
     QString op() const override { return QStringLiteral("scale"); }
-    std::vector<const char *> keys() const override { return {"factor"}; }
-    void read(JsonFields &f, Transform &t) const override
-    {
-        t.factor = f.number("factor", 1, 0, limits::kMaxFactor);
-    }
-    void write(const Transform &t, QJsonObject &o) const override
-    {
-        o.insert(QStringLiteral("factor"), t.factor);
-    }
     QString describe(const Transform &t, const QString &sel) const override
     {
         return QStringLiteral("scale%1 x%2").arg(sel).arg(t.factor);

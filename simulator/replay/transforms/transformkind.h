@@ -154,17 +154,29 @@ struct KernelFactors
 // over the host link are left to the link.
 void rescaleKernels(TimingStep &step, const NodeSelection &sel, const KernelFactors &f);
 
-// compute and memory: the kernels of one bound `factor` times faster (kernelrates.cpp).
-class KernelRateTransform : public TransformKind
+// The kinds whose one key is `factor`, from minFactor() to limits::kMaxFactor (scale, host;
+// compute and memory below).
+class FactorTransform : public TransformKind
 {
 public:
     std::vector<const char *> keys() const override { return {"factor"}; }
     void read(JsonFields &f, Transform &t) const override;
     void write(const Transform &t, QJsonObject &o) const override;
+
+protected:
+    virtual double minFactor() const { return 0; } // 0: free (scale: removed)
+};
+
+// compute and memory: the kernels of one bound `factor` times faster (kernelrates.cpp); a
+// speed-up, so a factor of 0 (infinitely fast) is refused.
+class KernelRateTransform : public FactorTransform
+{
+public:
     bool changeTimes(TimingStep &s, const Transform &t, const NodeSelection &sel,
                      QString *error) const override;
 
 protected:
+    double minFactor() const override { return limits::kMinRate; }
     // The factors of a speed-up of `x` (the work times 1/x) of its bound.
     virtual KernelFactors factors(double x) const = 0;
 };
