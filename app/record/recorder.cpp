@@ -198,25 +198,11 @@ std::int64_t parseInterval(const QString &text)
     return std::int64_t(v * scale);
 }
 
-int record(const Options &o, QTextStream &out, QTextStream &err)
+// The GPU monitors run beside the command: nvidia-smi and dcgmi at the interval (dcgmi at
+// 100 ms at least), each to its file in the output folder.
+std::vector<Tool> gpuTools(const Options &o, int intervalMs)
 {
-    if (!QDir().mkpath(o.outDir)) {
-        err << "grademl record: cannot create " << o.outDir << '\n';
-        return 2;
-    }
-    const QString dir = QDir(o.outDir).absolutePath();
-    char hostName[256] = {};
-    ::gethostname(hostName, sizeof hostName - 1);
-    const QString host = QString::fromLocal8Bit(hostName);
-    const QString samplesPath = dir + QStringLiteral("/grademl-samples.csv");
-    SamplesFile samples;
-    if (!samples.open(samplesPath, host)) {
-        err << "grademl record: cannot write " << samplesPath << ": "
-            << QString::fromLocal8Bit(std::strerror(errno)) << '\n';
-        return 2;
-    }
-    const int intervalMs = std::max(1, int(o.intervalNs / 1'000'000));
-    std::vector<Tool> tools = {
+    return {
         {QStringLiteral("nvidia-smi"),
          QStringLiteral("nvidia-smi.csv"),
          {QStringLiteral("--query-gpu=timestamp,index,name,uuid,utilization.gpu,utilization.memory,"
@@ -235,18 +221,12 @@ int record(const Options &o, QTextStream &out, QTextStream &err)
          -1,
          {}},
     };
-    QJsonObject meta;
-    meta.insert(QStringLiteral("run"), o.runName.isEmpty() ? QFileInfo(dir).fileName() : o.runName);
-    meta.insert(QStringLiteral("timezone"), QString::fromUtf8(QTimeZone::systemTimeZoneId()));
-    QJsonObject rec;
-    rec.insert(QStringLiteral("command"), QJsonArray::fromStringList(o.command));
-    rec.insert(QStringLiteral("working_directory"), QDir::currentPath());
-    rec.insert(QStringLiteral("host"), host);
-    rec.insert(QStringLiteral("interval_ms"), double(o.intervalNs) / 1e6);
-    rec.insert(QStringLiteral("status"), QStringLiteral("running"));
-    QString error;
+}
 
-    // The GPU tools first, so their first samples come before the command starts.
+// Starts each tool that is asked for and found; what became of each, by name.
+QJsonObject startTools(std::vector<Tool> &tools, const QString &dir, QTextStream &err)
+{
+    QString error;
     QJsonObject toolState;
     for (Tool &t : tools) {
         if (t.path == QLatin1String("none")) {
@@ -269,6 +249,98 @@ int record(const Options &o, QTextStream &out, QTextStream &err)
         }
         toolState.insert(t.name, t.state);
     }
+    return toolState;
+}
+
+// Samples the host and the command every `intervalNs` (on a grid: a slow sample is not made up
+// by a burst) until the command ends; the samples taken.
+std::int64_t sampleUntilExit(pid_t child, Sampler &sampler, Ns intervalNs, int &status)
+{
+    const Ns monoStart = nowNs(CLOCK_MONOTONIC);
+    Ns next = monoStart;
+    std::int64_t ticks = 0;
+    for (bool running = child > 0; running;) {
+        if (::waitpid(child, &status, WNOHANG) == child)
+            break;
+        sampler.sample(nowNs(CLOCK_REALTIME), child);
+        ++ticks;
+        next += intervalNs;
+        const Ns mono = nowNs(CLOCK_MONOTONIC);
+        if (next < mono) // a slow sample: the next one on the grid, not a burst to catch up
+            next = mono + intervalNs - (mono - next) % intervalNs;
+        timespec until{time_t(next / 1'000'000'000), long(next % 1'000'000'000)};
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr) == EINTR) {
+            if (::waitpid(child, &status, WNOHANG) == child) {
+                running = false; // ended while we slept: sampled once more below
+                break;
+            }
+        }
+    }
+    return ticks;
+}
+
+// Stops the tools; one that failed at once (no driver) wrote its complaint, not samples: kept
+// aside as FILE.error.txt and said.
+void stopTools(std::vector<Tool> &tools, const QString &dir, QTextStream &err,
+               QJsonObject &toolState)
+{
+    for (Tool &t : tools)
+        if (t.pid > 0) {
+            const auto [toolStatus, endedEarly] = stopTool(t.pid);
+            const QString file = dir + QLatin1Char('/') + t.file;
+            QFile f(file);
+            const QByteArray head = f.open(QIODevice::ReadOnly) ? f.read(256) : QByteArray();
+            // A tool that failed at once (no driver) wrote its complaint, not samples.
+            const bool samplesWritten = t.name == QLatin1String("nvidia-smi")
+                                            ? head.startsWith("timestamp")
+                                            : head.contains("Entity");
+            if (endedEarly && !samplesWritten) {
+                const QString kept = file + QStringLiteral(".error.txt");
+                QFile::remove(kept);
+                QFile::rename(file, kept);
+                t.state =
+                    QStringLiteral("failed (%1): %2")
+                        .arg(describeStatus(toolStatus),
+                             QString::fromUtf8(head).section(QLatin1Char('\n'), 0, 0).trimmed());
+                err << "grademl record: " << t.name << " " << t.state << "; its output is in "
+                    << kept << '\n';
+            }
+            toolState.insert(t.name, t.state);
+        }
+}
+
+int record(const Options &o, QTextStream &out, QTextStream &err)
+{
+    if (!QDir().mkpath(o.outDir)) {
+        err << "grademl record: cannot create " << o.outDir << '\n';
+        return 2;
+    }
+    const QString dir = QDir(o.outDir).absolutePath();
+    char hostName[256] = {};
+    ::gethostname(hostName, sizeof hostName - 1);
+    const QString host = QString::fromLocal8Bit(hostName);
+    const QString samplesPath = dir + QStringLiteral("/grademl-samples.csv");
+    SamplesFile samples;
+    if (!samples.open(samplesPath, host)) {
+        err << "grademl record: cannot write " << samplesPath << ": "
+            << QString::fromLocal8Bit(std::strerror(errno)) << '\n';
+        return 2;
+    }
+    const int intervalMs = std::max(1, int(o.intervalNs / 1'000'000));
+    std::vector<Tool> tools = gpuTools(o, intervalMs);
+    QJsonObject meta;
+    meta.insert(QStringLiteral("run"), o.runName.isEmpty() ? QFileInfo(dir).fileName() : o.runName);
+    meta.insert(QStringLiteral("timezone"), QString::fromUtf8(QTimeZone::systemTimeZoneId()));
+    QJsonObject rec;
+    rec.insert(QStringLiteral("command"), QJsonArray::fromStringList(o.command));
+    rec.insert(QStringLiteral("working_directory"), QDir::currentPath());
+    rec.insert(QStringLiteral("host"), host);
+    rec.insert(QStringLiteral("interval_ms"), double(o.intervalNs) / 1e6);
+    rec.insert(QStringLiteral("status"), QStringLiteral("running"));
+    QString error;
+
+    // The GPU tools first, so their first samples come before the command starts.
+    QJsonObject toolState = startTools(tools, dir, err);
     rec.insert(QStringLiteral("tools"), toolState);
 
     struct sigaction sa = {};
@@ -295,52 +367,11 @@ int record(const Options &o, QTextStream &out, QTextStream &err)
         err << "grademl record: cannot run '" << o.command.value(0) << "': " << error << '\n';
     else
         g_child = child;
-    const Ns monoStart = nowNs(CLOCK_MONOTONIC);
-    Ns next = monoStart;
-    std::int64_t ticks = 0;
-    for (bool running = child > 0; running;) {
-        if (::waitpid(child, &status, WNOHANG) == child)
-            break;
-        sampler.sample(nowNs(CLOCK_REALTIME), child);
-        ++ticks;
-        next += o.intervalNs;
-        const Ns mono = nowNs(CLOCK_MONOTONIC);
-        if (next < mono) // a slow sample: the next one on the grid, not a burst to catch up
-            next = mono + o.intervalNs - (mono - next) % o.intervalNs;
-        timespec until{time_t(next / 1'000'000'000), long(next % 1'000'000'000)};
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr) == EINTR) {
-            if (::waitpid(child, &status, WNOHANG) == child) {
-                running = false; // ended while we slept: sampled once more below
-                break;
-            }
-        }
-    }
+    const std::int64_t ticks = sampleUntilExit(child, sampler, o.intervalNs, status);
     g_child = 0;
     const Ns wallEnd = nowNs(CLOCK_REALTIME);
     sampler.sample(wallEnd, 0); // the host after the command
-    for (Tool &t : tools)
-        if (t.pid > 0) {
-            const auto [toolStatus, endedEarly] = stopTool(t.pid);
-            const QString file = dir + QLatin1Char('/') + t.file;
-            QFile f(file);
-            const QByteArray head = f.open(QIODevice::ReadOnly) ? f.read(256) : QByteArray();
-            // A tool that failed at once (no driver) wrote its complaint, not samples.
-            const bool samplesWritten = t.name == QLatin1String("nvidia-smi")
-                                            ? head.startsWith("timestamp")
-                                            : head.contains("Entity");
-            if (endedEarly && !samplesWritten) {
-                const QString kept = file + QStringLiteral(".error.txt");
-                QFile::remove(kept);
-                QFile::rename(file, kept);
-                t.state =
-                    QStringLiteral("failed (%1): %2")
-                        .arg(describeStatus(toolStatus),
-                             QString::fromUtf8(head).section(QLatin1Char('\n'), 0, 0).trimmed());
-                err << "grademl record: " << t.name << " " << t.state << "; its output is in "
-                    << kept << '\n';
-            }
-            toolState.insert(t.name, t.state);
-        }
+    stopTools(tools, dir, err, toolState);
     rec.insert(QStringLiteral("tools"), toolState);
 
     rusage self{};
