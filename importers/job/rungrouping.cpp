@@ -96,201 +96,116 @@ QString rankText(const Source &s)
                        : QStringLiteral("rank %1").arg(s.rank);
 }
 
-} // namespace
-
-RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &files,
-                                const QSet<QString> &changedRuns)
+struct Plan
 {
-    RegroupResult result;
-    std::map<QString, QStringList> folders; // folder run -> paths
-    for (const ScannedFile &f : files)
-        if (f.runFromFolder && f.importer && changedRuns.contains(f.runName))
-            folders[f.runName].append(f.path);
-    if (folders.empty())
-        return result;
-    // What earlier imports put in the same-named runs is grouped with them: a file of another
-    // folder of the same name (another host, another GPU, days later) joins the run only when
-    // it is a rank of the same job or was recorded at the same time. Those earlier sources keep
-    // their run's name (its notes and scenarios stay with it).
-    QSet<QString> earlier;
-    for (auto &[folderRun, paths] : folders) {
-        const QSet<QString> now(paths.begin(), paths.end());
-        for (const QString &path : importedPathsOfRunFamily(project, folderRun))
-            if (!now.contains(path)) {
-                paths.append(path);
-                earlier.insert(path);
-            }
-        paths.sort();
-    }
+    SourceId source;
+    QString from;
+    RunId fromId;
+    QString to;
+    QString path;
+};
 
-    PlacedSourceReader placedSources(project);
-    struct Plan
-    {
-        SourceId source;
-        QString from;
-        RunId fromId;
-        QString to;
-        QString path;
-    };
-    QList<Plan> plans;
-    QHash<QString, QString> workloadOf; // run -> the workload it joins
-    for (const auto &folder : folders) {
-        const QString &folderRun =
-            folder.first; // named: lambdas below capture it (no structured binding)
-        const QStringList &paths = folder.second;
-        std::vector<Source> traces, monitors;
-        for (const QString &path : paths) {
-            const auto placed = placedSources.at(path);
-            if (!placed)
-                continue;
-            Source s;
-            s.id = placed->id;
-            s.run = placed->run;
-            s.runName = placed->runName;
-            s.path = path;
-            const Importer::Kind kind = kindOf(placed->format);
-            s.trace = kind == Importer::Kind::Trace;
-            if (kind == Importer::Kind::Other)
-                continue;
-            s.rank = placed->rank.value_or(placed->trackRank.value_or(-1));
-            s.world = placed->worldSize.value_or(-1);
-            s.hasSpan = placed->start && placed->end;
-            s.start = placed->start.value_or(0);
-            s.end = placed->end.value_or(0);
-            (s.trace ? traces : monitors).push_back(s);
-        }
-        if (traces.size() < 2 && std::all_of(traces.begin(), traces.end(), [&](const Source &s) {
-                return s.runName == folderRun;
-            }))
+// The placed traces and monitoring logs of a folder's paths.
+void readSources(PlacedSourceReader &placedSources, const QStringList &paths,
+                 std::vector<Source> &traces, std::vector<Source> &monitors)
+{
+    for (const QString &path : paths) {
+        const auto placed = placedSources.at(path);
+        if (!placed)
             continue;
-        // Components of "same job".
-        std::vector<size_t> parent(traces.size());
-        std::iota(parent.begin(), parent.end(), size_t(0));
-        std::function<size_t(size_t)> root = [&](size_t i) {
-            return parent[i] == i ? i : parent[i] = root(parent[i]);
-        };
-        QSet<QString> why;
-        for (size_t i = 0; i < traces.size(); ++i)
-            for (size_t j = i + 1; j < traces.size(); ++j)
-                if (const QString w = sameJob(traces[i], traces[j]); !w.isEmpty()) {
-                    parent[root(j)] = root(i);
-                    why.insert(w);
-                }
-        std::map<size_t, std::vector<size_t>>
-            groups; // root -> members (paths sorted: first is lowest)
-        for (size_t i = 0; i < traces.size(); ++i)
-            groups[root(i)].push_back(i);
-        std::vector<std::vector<size_t>> ordered;
-        for (auto &[r, members] : groups)
-            ordered.push_back(members);
-        std::sort(ordered.begin(), ordered.end(), [&](const auto &x, const auto &y) {
-            return traces[x.front()].path < traces[y.front()].path;
-        });
-        RunGrouping g;
-        g.folderRun = folderRun;
-        std::vector<QString> target(traces.size());
-        QSet<QString> names;
-        // A group with a trace of an earlier import keeps that trace's run (and its name).
-        std::vector<QString> keptName(ordered.size());
-        for (size_t k = 0; k < ordered.size(); ++k)
-            for (size_t m : ordered[k])
-                if (earlier.contains(traces[m].path) && !names.contains(traces[m].runName)) {
-                    keptName[k] = traces[m].runName;
-                    names.insert(keptName[k]);
-                    break;
-                }
-        for (size_t k = 0; k < ordered.size(); ++k) {
-            const auto &members = ordered[k];
-            QString name = keptName[k].isEmpty() ? folderRun : keptName[k];
-            if (ordered.size() > 1 && keptName[k].isEmpty()) {
-                const QString base =
-                    folderRun + QLatin1Char('/') + stem(traces[members.front()].path);
-                name = base;
-                for (int n = 2; names.contains(name); ++n)
-                    name = base + QStringLiteral("-%1").arg(n);
-            }
-            names.insert(name);
-            for (size_t m : members)
-                target[m] = name;
-            g.runs.append(name);
-            if (ordered.size() > 1)
-                workloadOf.insert(name, folderRun);
-            QStringList what;
-            if (members.size() <= 3) {
-                for (size_t m : members)
-                    what << QStringLiteral("%1 (%2; %3)")
-                                .arg(QFileInfo(traces[m].path).fileName(), rankText(traces[m]),
-                                     when(traces[m]));
-            } else {
-                QList<int> ranks;
-                for (size_t m : members)
-                    if (traces[m].rank >= 0)
-                        ranks << traces[m].rank;
-                std::sort(ranks.begin(), ranks.end());
-                QString r = ranks.size() == qsizetype(members.size()) &&
-                                    ranks.back() - ranks.front() + 1 == ranks.size()
-                                ? QStringLiteral("ranks %1-%2").arg(ranks.front()).arg(ranks.back())
-                                : QStringLiteral("%1 with a rank").arg(ranks.size());
-                if (traces[members.front()].world > 0)
-                    r += QStringLiteral(" of %1").arg(traces[members.front()].world);
-                what << QStringLiteral("%1 traces, %2 and %3 more (%4; from %5)")
-                            .arg(members.size())
-                            .arg(QFileInfo(traces[members.front()].path).fileName())
-                            .arg(members.size() - 1)
-                            .arg(r, when(traces[members.front()]));
-            }
-            QString line = QStringLiteral("%1: %2").arg(name, what.join(QStringLiteral(", ")));
-            if (members.size() > 1) {
-                QSet<int> ranks;
-                for (size_t m : members)
-                    ranks.insert(traces[m].rank);
-                line += why.contains(QStringLiteral("distributed info")) && !ranks.contains(-1)
-                            ? QStringLiteral(": ranks of one job (their distributed info)")
-                            : QStringLiteral(": processes of one job (their clocks overlap)");
-            }
-            g.reasons << line;
-        }
-        if (ordered.size() > 1)
-            g.reasons
-                << QStringLiteral(
-                       "separate runs of workload '%1': their distributed info does not make them "
-                       "ranks of one job and their clocks do not overlap")
-                       .arg(folderRun);
-        for (size_t i = 0; i < traces.size(); ++i)
-            if (traces[i].runName != target[i])
-                plans.append(
-                    {traces[i].id, traces[i].runName, traces[i].run, target[i], traces[i].path});
-        // Monitoring logs: with the run they overlap most.
-        for (const Source &m : monitors) {
-            QString to = folderRun;
-            TimeNs best = 0;
-            for (size_t i = 0; i < traces.size(); ++i)
-                if (const TimeNs o =
-                        m.absolute() && traces[i].absolute() ? overlap(m, traces[i]) : 0;
-                    o > best) {
-                    best = o;
-                    to = target[i];
-                }
-            if (ordered.size() > 1 && best > 0)
-                g.reasons << QStringLiteral("%1: with %2 (recorded at the same time)")
-                                 .arg(QFileInfo(m.path).fileName(), to);
-            if (m.runName != to)
-                plans.append({m.id, m.runName, m.run, to, m.path});
-        }
-        if (ordered.size() > 1 &&
-            std::any_of(monitors.begin(), monitors.end(), [&](const Source &m) {
-                return std::none_of(plans.begin(), plans.end(),
-                                    [&](const Plan &p) { return p.source == m.id; }) &&
-                       m.runName == folderRun;
-            })) {
-            workloadOf.insert(folderRun, folderRun);
-            g.runs.append(folderRun);
-        }
-        result.groupings.append(g);
+        Source s;
+        s.id = placed->id;
+        s.run = placed->run;
+        s.runName = placed->runName;
+        s.path = path;
+        const Importer::Kind kind = kindOf(placed->format);
+        s.trace = kind == Importer::Kind::Trace;
+        if (kind == Importer::Kind::Other)
+            continue;
+        s.rank = placed->rank.value_or(placed->trackRank.value_or(-1));
+        s.world = placed->worldSize.value_or(-1);
+        s.hasSpan = placed->start && placed->end;
+        s.start = placed->start.value_or(0);
+        s.end = placed->end.value_or(0);
+        (s.trace ? traces : monitors).push_back(s);
     }
-    if (plans.isEmpty() && workloadOf.isEmpty())
-        return result;
+}
 
+// The traces in components of "same job" (sameJob), each by path, the components by their first
+// path; why any two were joined in `why`.
+std::vector<std::vector<size_t>> sameJobGroups(const std::vector<Source> &traces,
+                                               QSet<QString> &why)
+{
+    // Components of "same job".
+    std::vector<size_t> parent(traces.size());
+    std::iota(parent.begin(), parent.end(), size_t(0));
+    std::function<size_t(size_t)> root = [&](size_t i) {
+        return parent[i] == i ? i : parent[i] = root(parent[i]);
+    };
+    for (size_t i = 0; i < traces.size(); ++i)
+        for (size_t j = i + 1; j < traces.size(); ++j)
+            if (const QString w = sameJob(traces[i], traces[j]); !w.isEmpty()) {
+                parent[root(j)] = root(i);
+                why.insert(w);
+            }
+    std::map<size_t, std::vector<size_t>> groups; // root -> members (paths sorted: first is lowest)
+    for (size_t i = 0; i < traces.size(); ++i)
+        groups[root(i)].push_back(i);
+    std::vector<std::vector<size_t>> ordered;
+    for (auto &[r, members] : groups)
+        ordered.push_back(members);
+    std::sort(ordered.begin(), ordered.end(), [&](const auto &x, const auto &y) {
+        return traces[x.front()].path < traces[y.front()].path;
+    });
+    return ordered;
+}
+
+// What a run of a folder is made of: its traces (up to three by name, else how many and their
+// ranks) and why they are one job.
+QString groupLine(const QString &name, const std::vector<size_t> &members,
+                  const std::vector<Source> &traces, const QSet<QString> &why)
+{
+    QStringList what;
+    if (members.size() <= 3) {
+        for (size_t m : members)
+            what << QStringLiteral("%1 (%2; %3)")
+                        .arg(QFileInfo(traces[m].path).fileName(), rankText(traces[m]),
+                             when(traces[m]));
+    } else {
+        QList<int> ranks;
+        for (size_t m : members)
+            if (traces[m].rank >= 0)
+                ranks << traces[m].rank;
+        std::sort(ranks.begin(), ranks.end());
+        QString r = ranks.size() == qsizetype(members.size()) &&
+                            ranks.back() - ranks.front() + 1 == ranks.size()
+                        ? QStringLiteral("ranks %1-%2").arg(ranks.front()).arg(ranks.back())
+                        : QStringLiteral("%1 with a rank").arg(ranks.size());
+        if (traces[members.front()].world > 0)
+            r += QStringLiteral(" of %1").arg(traces[members.front()].world);
+        what << QStringLiteral("%1 traces, %2 and %3 more (%4; from %5)")
+                    .arg(members.size())
+                    .arg(QFileInfo(traces[members.front()].path).fileName())
+                    .arg(members.size() - 1)
+                    .arg(r, when(traces[members.front()]));
+    }
+    QString line = QStringLiteral("%1: %2").arg(name, what.join(QStringLiteral(", ")));
+    if (members.size() > 1) {
+        QSet<int> ranks;
+        for (size_t m : members)
+            ranks.insert(traces[m].rank);
+        line += why.contains(QStringLiteral("distributed info")) && !ranks.contains(-1)
+                    ? QStringLiteral(": ranks of one job (their distributed info)")
+                    : QStringLiteral(": processes of one job (their clocks overlap)");
+    }
+    return line;
+}
+
+// Moves the planned sources, sets the runs' params from their sources again and joins the
+// runs split from a folder in its workload, in one transaction.
+RegroupResult applyPlans(Project &project, const QList<Plan> &plans,
+                         const QHash<QString, QString> &workloadOf, RegroupResult result)
+{
     QString error;
     if (!project.begin(&error)) {
         result.errors << QStringLiteral("runs not regrouped: ") + error;
@@ -340,6 +255,123 @@ RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &file
     if (!project.commit(&error))
         return fail(error);
     return result;
+}
+
+} // namespace
+
+RegroupResult regroupFolderRuns(Project &project, const QList<ScannedFile> &files,
+                                const QSet<QString> &changedRuns)
+{
+    RegroupResult result;
+    std::map<QString, QStringList> folders; // folder run -> paths
+    for (const ScannedFile &f : files)
+        if (f.runFromFolder && f.importer && changedRuns.contains(f.runName))
+            folders[f.runName].append(f.path);
+    if (folders.empty())
+        return result;
+    // What earlier imports put in the same-named runs is grouped with them: a file of another
+    // folder of the same name (another host, another GPU, days later) joins the run only when
+    // it is a rank of the same job or was recorded at the same time. Those earlier sources keep
+    // their run's name (its notes and scenarios stay with it).
+    QSet<QString> earlier;
+    for (auto &[folderRun, paths] : folders) {
+        const QSet<QString> now(paths.begin(), paths.end());
+        for (const QString &path : importedPathsOfRunFamily(project, folderRun))
+            if (!now.contains(path)) {
+                paths.append(path);
+                earlier.insert(path);
+            }
+        paths.sort();
+    }
+
+    PlacedSourceReader placedSources(project);
+    QList<Plan> plans;
+    QHash<QString, QString> workloadOf; // run -> the workload it joins
+    for (const auto &folder : folders) {
+        const QString &folderRun =
+            folder.first; // named: lambdas below capture it (no structured binding)
+        const QStringList &paths = folder.second;
+        std::vector<Source> traces, monitors;
+        readSources(placedSources, paths, traces, monitors);
+        if (traces.size() < 2 && std::all_of(traces.begin(), traces.end(), [&](const Source &s) {
+                return s.runName == folderRun;
+            }))
+            continue;
+        QSet<QString> why;
+        const std::vector<std::vector<size_t>> ordered = sameJobGroups(traces, why);
+        RunGrouping g;
+        g.folderRun = folderRun;
+        std::vector<QString> target(traces.size());
+        QSet<QString> names;
+        // A group with a trace of an earlier import keeps that trace's run (and its name).
+        std::vector<QString> keptName(ordered.size());
+        for (size_t k = 0; k < ordered.size(); ++k)
+            for (size_t m : ordered[k])
+                if (earlier.contains(traces[m].path) && !names.contains(traces[m].runName)) {
+                    keptName[k] = traces[m].runName;
+                    names.insert(keptName[k]);
+                    break;
+                }
+        for (size_t k = 0; k < ordered.size(); ++k) {
+            const auto &members = ordered[k];
+            QString name = keptName[k].isEmpty() ? folderRun : keptName[k];
+            if (ordered.size() > 1 && keptName[k].isEmpty()) {
+                const QString base =
+                    folderRun + QLatin1Char('/') + stem(traces[members.front()].path);
+                name = base;
+                for (int n = 2; names.contains(name); ++n)
+                    name = base + QStringLiteral("-%1").arg(n);
+            }
+            names.insert(name);
+            for (size_t m : members)
+                target[m] = name;
+            g.runs.append(name);
+            if (ordered.size() > 1)
+                workloadOf.insert(name, folderRun);
+            g.reasons << groupLine(name, members, traces, why);
+        }
+        if (ordered.size() > 1)
+            g.reasons
+                << QStringLiteral(
+                       "separate runs of workload '%1': their distributed info does not make them "
+                       "ranks of one job and their clocks do not overlap")
+                       .arg(folderRun);
+        for (size_t i = 0; i < traces.size(); ++i)
+            if (traces[i].runName != target[i])
+                plans.append(
+                    {traces[i].id, traces[i].runName, traces[i].run, target[i], traces[i].path});
+        // Monitoring logs: with the run they overlap most.
+        for (const Source &m : monitors) {
+            QString to = folderRun;
+            TimeNs best = 0;
+            for (size_t i = 0; i < traces.size(); ++i)
+                if (const TimeNs o =
+                        m.absolute() && traces[i].absolute() ? overlap(m, traces[i]) : 0;
+                    o > best) {
+                    best = o;
+                    to = target[i];
+                }
+            if (ordered.size() > 1 && best > 0)
+                g.reasons << QStringLiteral("%1: with %2 (recorded at the same time)")
+                                 .arg(QFileInfo(m.path).fileName(), to);
+            if (m.runName != to)
+                plans.append({m.id, m.runName, m.run, to, m.path});
+        }
+        if (ordered.size() > 1 &&
+            std::any_of(monitors.begin(), monitors.end(), [&](const Source &m) {
+                return std::none_of(plans.begin(), plans.end(),
+                                    [&](const Plan &p) { return p.source == m.id; }) &&
+                       m.runName == folderRun;
+            })) {
+            workloadOf.insert(folderRun, folderRun);
+            g.runs.append(folderRun);
+        }
+        result.groupings.append(g);
+    }
+    if (plans.isEmpty() && workloadOf.isEmpty())
+        return result;
+
+    return applyPlans(project, plans, workloadOf, result);
 }
 
 QStringList describeGroupings(const QList<RunGrouping> &groupings)
