@@ -62,25 +62,18 @@ Held heldTracks(const RunSummary &run, const QSet<qint64> &hidden, const QSet<Tr
     return h;
 }
 
-} // namespace
+using ShownRuns = std::vector<std::pair<const RunSummary *, TimeNs>>;
 
-void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collapsed,
-                           const QSet<qint64> &hidden, const TimelineMetrics &m,
-                           const TimelineFocus &focus, const TimelineTrackFilter &filter)
+// The runs to lay out, with their shifts: every run, or the focused ones, the first with data the
+// anchor the others are shifted to (unless on the project clock).
+ShownRuns runsToLayOut(const TimelineData &data, const TimelineFocus &focus)
 {
-    m_rows.clear();
-    m_shiftOfRun.clear();
-    m_shiftOfTrack.clear();
-    // The runs to lay out, with their shifts: the first focused run with data is the anchor.
     std::vector<std::pair<const RunSummary *, TimeNs>> runs;
     QHash<RunId, const RunSummary *> byId;
     for (const auto &run : data.runs)
         byId.insert(run.id, &run);
     const auto hasData = [](const RunSummary &r) { return r.end > r.start; };
-    const auto add = [&](const RunSummary *r, TimeNs shift) {
-        runs.emplace_back(r, shift);
-        m_shiftOfRun.insert(r->id, shift);
-    };
+    const auto add = [&](const RunSummary *r, TimeNs shift) { runs.emplace_back(r, shift); };
     if (focus.runs.isEmpty()) {
         for (const auto &run : data.runs)
             add(&run, 0);
@@ -91,7 +84,8 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
                 anchor = r;
         for (RunId id : focus.runs) {
             const auto *r = byId.value(id);
-            if (!r || m_shiftOfRun.contains(id))
+            if (!r || std::any_of(runs.begin(), runs.end(),
+                                  [&](const auto &x) { return x.first->id == id; }))
                 continue;
             const TimeNs shift =
                 (focus.projectClock || !anchor || !hasData(*r)) ? 0 : r->start - anchor->start;
@@ -102,69 +96,68 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
                 add(&data.runs[at + 1], shift);
         }
     }
-    m_spanStart = data.start;
-    m_spanEnd = std::max(data.end, data.start + 1);
-    bool first = true;
-    for (const auto &[run, shift] : runs) {
-        if (!hasData(*run) || focus.runs.isEmpty())
-            continue;
-        m_spanStart = first ? run->start - shift : std::min(m_spanStart, run->start - shift);
-        m_spanEnd = first ? run->end - shift : std::max(m_spanEnd, run->end - shift);
-        first = false;
-    }
-    m_spanEnd = std::max(m_spanEnd, m_spanStart + 1);
-    // Which tracks the filter keeps: those that match it (kind and name, the name with its
-    // ancestors', so "rank 3" keeps rank 3's threads, or what they hold), and their ancestors
-    // for context.
-    const bool filtering = filter.active();
+    return runs;
+}
+
+// Which tracks the filter keeps: those that match it (kind and name, the name with its
+// ancestors', so "rank 3" keeps rank 3's threads, or what they hold), and their ancestors for
+// context.
+QSet<TrackId> keptTracks(const ShownRuns &runs, const TimelineTrackFilter &filter)
+{
     QSet<TrackId> kept;
-    if (filtering) {
-        const QString text = filter.text.trimmed();
-        for (const auto &[runPtr, shift] : runs) {
-            QHash<TrackId, TrackKind> kindOf;
-            QHash<TrackId, TrackId> parentOf;
-            QHash<TrackId, QString> pathOf;
-            std::vector<TrackId> matched;
-            for (const auto &t : runPtr->tracks) {
-                kindOf.insert(t.id, t.kind);
-                parentOf.insert(t.id, t.parent);
-                const QString path =
-                    (t.parent ? pathOf.value(t.parent) + QStringLiteral(" › ") : QString()) +
-                    trackLabel(t);
-                pathOf.insert(t.id, path);
-                // A counter belongs to the side of the row it sits under (a GPU's utilisation).
-                bool onGpu = t.kind == TrackKind::Gpu || t.kind == TrackKind::Stream;
-                for (TrackId p = t.parent; p && !onGpu; p = parentOf.value(p))
-                    onGpu = kindOf.value(p) == TrackKind::Gpu;
-                const bool kindOk = filter.only == TimelineTrackFilter::Only::All ||
-                                    (filter.only == TimelineTrackFilter::Only::Gpu
-                                         ? (t.kind == TrackKind::Gpu || t.kind == TrackKind::Stream)
-                                         : !onGpu);
-                // The name with its ancestors', the run's, the kind ("stream", "counter") and
-                // what the track holds.
-                const bool textOk = text.isEmpty() || path.contains(text, Qt::CaseInsensitive) ||
-                                    runPtr->name.contains(text, Qt::CaseInsensitive) ||
-                                    trackKindName(t.kind).contains(text, Qt::CaseInsensitive) ||
-                                    filter.holding.contains(t.id);
-                const bool chosenOk = filter.chosen.isEmpty() || filter.chosen.contains(t.id);
-                if (kindOk && textOk && chosenOk)
-                    matched.push_back(t.id);
-            }
-            for (TrackId id : matched)
-                for (TrackId p = id; p && !kept.contains(p); p = parentOf.value(p))
-                    kept.insert(p);
+    const QString text = filter.text.trimmed();
+    for (const auto &[runPtr, shift] : runs) {
+        QHash<TrackId, TrackKind> kindOf;
+        QHash<TrackId, TrackId> parentOf;
+        QHash<TrackId, QString> pathOf;
+        std::vector<TrackId> matched;
+        for (const auto &t : runPtr->tracks) {
+            kindOf.insert(t.id, t.kind);
+            parentOf.insert(t.id, t.parent);
+            const QString path =
+                (t.parent ? pathOf.value(t.parent) + QStringLiteral(" › ") : QString()) +
+                trackLabel(t);
+            pathOf.insert(t.id, path);
+            // A counter belongs to the side of the row it sits under (a GPU's utilisation).
+            bool onGpu = t.kind == TrackKind::Gpu || t.kind == TrackKind::Stream;
+            for (TrackId p = t.parent; p && !onGpu; p = parentOf.value(p))
+                onGpu = kindOf.value(p) == TrackKind::Gpu;
+            const bool kindOk = filter.only == TimelineTrackFilter::Only::All ||
+                                (filter.only == TimelineTrackFilter::Only::Gpu
+                                     ? (t.kind == TrackKind::Gpu || t.kind == TrackKind::Stream)
+                                     : !onGpu);
+            // The name with its ancestors', the run's, the kind ("stream", "counter") and
+            // what the track holds.
+            const bool textOk = text.isEmpty() || path.contains(text, Qt::CaseInsensitive) ||
+                                runPtr->name.contains(text, Qt::CaseInsensitive) ||
+                                trackKindName(t.kind).contains(text, Qt::CaseInsensitive) ||
+                                filter.holding.contains(t.id);
+            const bool chosenOk = filter.chosen.isEmpty() || filter.chosen.contains(t.id);
+            if (kindOk && textOk && chosenOk)
+                matched.push_back(t.id);
         }
+        for (TrackId id : matched)
+            for (TrackId p = id; p && !kept.contains(p); p = parentOf.value(p))
+                kept.insert(p);
     }
-    // Pinned tracks first, in a band of their own (their own y, from 0), then the rest.
-    QHash<TrackId, const TrackSummary *> byTrack; // of the focused runs, only when some are pinned
-    QHash<TrackId, std::pair<RunId, TimeNs>> runOfTrack;
-    if (!filter.pinned.isEmpty())
-        for (const auto &[runPtr, shift] : runs)
-            for (const auto &t : runPtr->tracks) {
-                byTrack.insert(t.id, &t);
-                runOfTrack.insert(t.id, {runPtr->id, shift});
-            }
-    const auto trackRow = [&](const TrackSummary &t, RunId run, TimeNs shift, int indent) {
+    return kept;
+}
+
+// One layout pass's rows of the runs.
+struct RowsPass
+{
+    const TimelineData &data;
+    const QSet<qint64> &collapsed;
+    const QSet<qint64> &hidden;
+    const TimelineMetrics &m;
+    const TimelineFocus &focus;
+    const bool filtering;
+    const QSet<TrackId> &kept;
+    const QSet<TrackId> &pinnedSet;
+    std::vector<TimelineRow> &rows;
+
+    TimelineRow trackRow(const TrackSummary &t, RunId run, TimeNs shift, int indent) const
+    {
         TimelineRow row;
         row.run = run;
         row.track = t.id;
@@ -183,15 +176,137 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
             row.height = m.groupHeight;
         }
         return row;
+    }
+    // A run's header and its visible tracks from `y`; the y after them.
+    int addRun(const RunSummary &run, TimeNs shift, int y) const;
+};
+
+int RowsPass::addRun(const RunSummary &run, TimeNs shift, int y) const
+{
+    TimelineRow header;
+    header.type = TimelineRow::Type::Run;
+    header.run = run.id;
+    header.label = run.kind == QLatin1String("measured")
+                       ? run.name
+                       : QStringLiteral("%1 (%2)").arg(run.name, run.kind);
+    header.hasChildren = !run.tracks.isEmpty();
+    header.expanded = !collapsed.contains(-run.id);
+    header.y = y;
+    header.height = m.groupHeight;
+    if (hidden.contains(-run.id))
+        return y;
+    if (filtering && std::none_of(run.tracks.begin(), run.tracks.end(),
+                                  [&](const TrackSummary &t) { return kept.contains(t.id); }))
+        return y;
+    rows.push_back(header);
+    y += header.height;
+    if (!header.expanded)
+        return y;
+    // run.tracks is depth-first with siblings ordered, so one pass with the ancestor chain
+    // decides visibility and indentation.
+    QHash<TrackId, int> level; // tree depth of each track
+    QHash<TrackId, bool> childrenShown;
+    QSet<TrackId> parents;
+    for (const auto &t : run.tracks)
+        if (t.parent)
+            parents.insert(t.parent);
+    // Only when a row can summarise: a collapsed one, or ranks as rows.
+    const Held held = focus.rankRows || !collapsed.isEmpty()
+                          ? heldTracks(run, hidden, filtering ? &kept : nullptr)
+                          : Held{};
+    const auto summarise = [&](TimelineRow &row, TrackId holder) {
+        const auto gpu = held.gpu.find(holder);
+        const auto cpu = held.cpu.find(holder);
+        row.summaryOnGpu = gpu != held.gpu.end();
+        row.summarised = row.summaryOnGpu        ? gpu->second
+                         : cpu != held.cpu.end() ? cpu->second
+                                                 : std::vector<TrackId>{};
+        if (row.isSummary())
+            row.height = m.summaryHeight;
     };
+    for (const auto &t : run.tracks) {
+        const bool parentOk = !t.parent || childrenShown.value(t.parent, false);
+        const bool visible =
+            parentOk && !hidden.contains(t.id) && (!filtering || kept.contains(t.id));
+        const int lvl = t.parent ? level.value(t.parent, 0) + 1 : 0;
+        level.insert(t.id, lvl);
+        childrenShown.insert(t.id, visible && !collapsed.contains(t.id));
+        if (focus.rankRows && held.rankOfTop.count(held.topOf(t.id))) {
+            // A rank's tracks: one row for them all, at its first top-level track.
+            childrenShown.insert(t.id, false);
+            const int rank = held.rankOfTop.at(held.topOf(t.id));
+            if (held.firstOfRank.at(rank) != t.id || !held.shownRanks.count(rank))
+                continue;
+            TimelineRow row = trackRow(t, run.id, shift, 1);
+            row.kind = TrackKind::Process;
+            row.label = QStringLiteral("rank %1").arg(rank);
+            row.depthCount = 0;
+            row.isCounter = false;
+            summarise(row, -TrackId(rank) - 1);
+            row.height = m.summaryHeight;
+            row.y = y;
+            rows.push_back(row);
+            y += row.height;
+            continue;
+        }
+        if (!visible || pinnedSet.contains(t.id))
+            continue;
+        TimelineRow row = trackRow(t, run.id, shift, lvl + 1);
+        row.hasChildren = parents.contains(t.id);
+        row.expanded = !collapsed.contains(t.id);
+        if (row.hasChildren && !row.expanded && row.depthCount == 0 && !row.isCounter)
+            summarise(row, t.id);
+        row.y = y;
+        rows.push_back(row);
+        y += row.height;
+    }
+    return y;
+}
+
+} // namespace
+
+void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collapsed,
+                           const QSet<qint64> &hidden, const TimelineMetrics &m,
+                           const TimelineFocus &focus, const TimelineTrackFilter &filter)
+{
+    m_rows.clear();
+    m_shiftOfRun.clear();
+    m_shiftOfTrack.clear();
+    const ShownRuns runs = runsToLayOut(data, focus);
+    for (const auto &[run, shift] : runs)
+        m_shiftOfRun.insert(run->id, shift);
+    const auto hasData = [](const RunSummary &r) { return r.end > r.start; };
+    m_spanStart = data.start;
+    m_spanEnd = std::max(data.end, data.start + 1);
+    bool first = true;
+    for (const auto &[run, shift] : runs) {
+        if (!hasData(*run) || focus.runs.isEmpty())
+            continue;
+        m_spanStart = first ? run->start - shift : std::min(m_spanStart, run->start - shift);
+        m_spanEnd = first ? run->end - shift : std::max(m_spanEnd, run->end - shift);
+        first = false;
+    }
+    m_spanEnd = std::max(m_spanEnd, m_spanStart + 1);
+    const bool filtering = filter.active();
+    const QSet<TrackId> kept = filtering ? keptTracks(runs, filter) : QSet<TrackId>();
+    // Pinned tracks first, in a band of their own (their own y, from 0), then the rest.
+    QHash<TrackId, const TrackSummary *> byTrack; // of the focused runs, only when some are pinned
+    QHash<TrackId, std::pair<RunId, TimeNs>> runOfTrack;
+    if (!filter.pinned.isEmpty())
+        for (const auto &[runPtr, shift] : runs)
+            for (const auto &t : runPtr->tracks) {
+                byTrack.insert(t.id, &t);
+                runOfTrack.insert(t.id, {runPtr->id, shift});
+            }
     QSet<TrackId> pinnedSet;
+    const RowsPass pass{data, collapsed, hidden, m, focus, filtering, kept, pinnedSet, m_rows};
     m_pinnedHeight = 0;
     for (TrackId id : filter.pinned) {
         const auto *t = byTrack.value(id);
         if (!t || pinnedSet.contains(id))
             continue;
         const auto [run, shift] = runOfTrack.value(id);
-        TimelineRow row = trackRow(*t, run, shift, 1);
+        TimelineRow row = pass.trackRow(*t, run, shift, 1);
         row.label = data.trackPath(id); // out of its tree: the whole path says which it is
         row.pinned = true;
         row.y = m_pinnedHeight;
@@ -202,87 +317,10 @@ void TimelineLayout::build(const TimelineData &data, const QSet<qint64> &collaps
     m_firstScrolling = m_rows.size();
     int y = 0;
     for (const auto &[runPtr, shift] : runs) {
-        const RunSummary &run = *runPtr;
         if (shift)
-            for (const auto &t : run.tracks)
+            for (const auto &t : runPtr->tracks)
                 m_shiftOfTrack.insert(t.id, shift);
-        TimelineRow header;
-        header.type = TimelineRow::Type::Run;
-        header.run = run.id;
-        header.label = run.kind == QLatin1String("measured")
-                           ? run.name
-                           : QStringLiteral("%1 (%2)").arg(run.name, run.kind);
-        header.hasChildren = !run.tracks.isEmpty();
-        header.expanded = !collapsed.contains(-run.id);
-        header.y = y;
-        header.height = m.groupHeight;
-        if (hidden.contains(-run.id))
-            continue;
-        if (filtering && std::none_of(run.tracks.begin(), run.tracks.end(),
-                                      [&](const TrackSummary &t) { return kept.contains(t.id); }))
-            continue;
-        m_rows.push_back(header);
-        y += header.height;
-        if (!header.expanded)
-            continue;
-        // run.tracks is depth-first with siblings ordered, so one pass with the ancestor chain
-        // decides visibility and indentation.
-        QHash<TrackId, int> level; // tree depth of each track
-        QHash<TrackId, bool> childrenShown;
-        QSet<TrackId> parents;
-        for (const auto &t : run.tracks)
-            if (t.parent)
-                parents.insert(t.parent);
-        // Only when a row can summarise: a collapsed one, or ranks as rows.
-        const Held held = focus.rankRows || !collapsed.isEmpty()
-                              ? heldTracks(run, hidden, filtering ? &kept : nullptr)
-                              : Held{};
-        const auto summarise = [&](TimelineRow &row, TrackId holder) {
-            const auto gpu = held.gpu.find(holder);
-            const auto cpu = held.cpu.find(holder);
-            row.summaryOnGpu = gpu != held.gpu.end();
-            row.summarised = row.summaryOnGpu        ? gpu->second
-                             : cpu != held.cpu.end() ? cpu->second
-                                                     : std::vector<TrackId>{};
-            if (row.isSummary())
-                row.height = m.summaryHeight;
-        };
-        for (const auto &t : run.tracks) {
-            const bool parentOk = !t.parent || childrenShown.value(t.parent, false);
-            const bool visible =
-                parentOk && !hidden.contains(t.id) && (!filtering || kept.contains(t.id));
-            const int lvl = t.parent ? level.value(t.parent, 0) + 1 : 0;
-            level.insert(t.id, lvl);
-            childrenShown.insert(t.id, visible && !collapsed.contains(t.id));
-            if (focus.rankRows && held.rankOfTop.count(held.topOf(t.id))) {
-                // A rank's tracks: one row for them all, at its first top-level track.
-                childrenShown.insert(t.id, false);
-                const int rank = held.rankOfTop.at(held.topOf(t.id));
-                if (held.firstOfRank.at(rank) != t.id || !held.shownRanks.count(rank))
-                    continue;
-                TimelineRow row = trackRow(t, run.id, shift, 1);
-                row.kind = TrackKind::Process;
-                row.label = QStringLiteral("rank %1").arg(rank);
-                row.depthCount = 0;
-                row.isCounter = false;
-                summarise(row, -TrackId(rank) - 1);
-                row.height = m.summaryHeight;
-                row.y = y;
-                m_rows.push_back(row);
-                y += row.height;
-                continue;
-            }
-            if (!visible || pinnedSet.contains(t.id))
-                continue;
-            TimelineRow row = trackRow(t, run.id, shift, lvl + 1);
-            row.hasChildren = parents.contains(t.id);
-            row.expanded = !collapsed.contains(t.id);
-            if (row.hasChildren && !row.expanded && row.depthCount == 0 && !row.isCounter)
-                summarise(row, t.id);
-            row.y = y;
-            m_rows.push_back(row);
-            y += row.height;
-        }
+        y = pass.addRun(*runPtr, shift, y);
     }
     m_contentHeight = y;
     ++m_version;
