@@ -31,6 +31,7 @@ const QString &optimizerPattern()
 }
 
 NetworkChange::NetworkChange(const DependencyGraph &g, const QList<Transform> &transforms,
+                             const std::vector<const TransformKind *> &kinds,
                              const WhatIfContext &ctx, bool hasCollectives)
     : m_graph(g)
 {
@@ -39,9 +40,10 @@ NetworkChange::NetworkChange(const DependencyGraph &g, const QList<Transform> &t
     m_measured = {std::max(2, ctx.measuredWorkers), ctx.measuredAlgorithm, link ? link->bwGBps : 0,
                   link ? link->latencyUs : 0};
     m_inserted = m_measured;
-    for (const auto &t : transforms) {
-        const TransformKind *kind = transformKind(t.op);
-        if (!kind || !kind->structural(t, hasCollectives))
+    for (qsizetype i = 0; i < transforms.size(); ++i) {
+        const Transform &t = transforms[i];
+        const TransformKind *kind = kinds[size_t(i)];
+        if (!kind->structural(t, hasCollectives))
             continue;
         if (const auto inserted = kind->insertedCollectives(t, m_measured)) {
             m_inserted = *inserted;

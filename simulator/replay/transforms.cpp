@@ -105,6 +105,7 @@ namespace {
 // *error (naming the transform) when one cannot apply or the result waits on itself.
 std::optional<Structural> buildStructure(const DependencyGraph &measured,
                                          const QList<Transform> &transforms,
+                                         const std::vector<const TransformKind *> &kinds,
                                          const WhatIfContext &context, const DeviceCatalog &cat,
                                          bool hasCollectives, QString *error)
 {
@@ -112,8 +113,9 @@ std::optional<Structural> buildStructure(const DependencyGraph &measured,
     s.graph = std::make_shared<DependencyGraph>(measured);
     StructureStep step{s, measured, transforms, context, cat};
     QString err;
-    for (const auto &t : transforms) {
-        const TransformKind *kind = transformKind(t.op);
+    for (qsizetype i = 0; i < transforms.size(); ++i) {
+        const Transform &t = transforms[i];
+        const TransformKind *kind = kinds[size_t(i)];
         if (!kind->structural(t, hasCollectives))
             continue;
         if (!kind->build(step, t, &err)) {
@@ -198,7 +200,7 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
         out.graph = cache->graph;
         out.notes = cache->notes;
     } else {
-        auto s = buildStructure(*measured, transforms, context, cat, hasCollectives, error);
+        auto s = buildStructure(*measured, transforms, *kinds, context, cat, hasCollectives, error);
         if (!s)
             return std::nullopt;
         out.graph = s->graph;
@@ -213,7 +215,7 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
     out.input = ReplayInput::measured(g);
     // Collectives over the network: the ranks, algorithm and link each one ran with, and what
     // the workers and link transforms make of them; rescaled once, at the end (network()).
-    NetworkChange net(g, transforms, context, hasCollectives);
+    NetworkChange net(g, transforms, *kinds, context, hasCollectives);
     const bool explicitHostLink =
         std::any_of(transforms.begin(), transforms.end(), [](const Transform &t) {
             return t.is("link") && t.link == QLatin1String("host");
@@ -222,10 +224,14 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
     WhatIfContext timingContext = context;
     if (context.calibration)
         timingContext.bound = WhatIfContext::Bound::Nominal;
-    TimingStep timing(out, timingContext, cat, net, explicitHostLink, hasCollectives);
+    TimingStep timing(out, timingContext, cat, net, explicitHostLink);
     for (qsizetype i = 0; i < transforms.size(); ++i) {
         const Transform &t = transforms[i];
         const TransformKind *kind = (*kinds)[size_t(i)];
+        if (kind->structural(t, hasCollectives)) { // applied to the graph above
+            kind->afterBuild(timing, t);
+            continue;
+        }
         QString err;
         const NodeSelection sel(g, kind->selector(t), kind->nodeKinds(t), &err);
         if (!sel.valid() || !kind->changeTimes(timing, t, sel, &err)) {

@@ -14,6 +14,8 @@
 
 namespace gml::sim::detail {
 
+class TransformKind;
+
 constexpr quint8 bit(NodeKind k)
 {
     return quint8(1u << unsigned(k));
@@ -53,8 +55,10 @@ public:
         }
     };
 
+    // `kinds`: of each of `transforms` (transformKind()).
     NetworkChange(const DependencyGraph &g, const QList<Transform> &transforms,
-                  const WhatIfContext &ctx, bool hasCollectives);
+                  const std::vector<const TransformKind *> &kinds, const WhatIfContext &ctx,
+                  bool hasCollectives);
     int measuredRanks() const { return m_measured.ranks; }
     // `change` applied to the state of each selected collective.
     void apply(const NodeSelection &sel, const std::function<void(State &)> &change);

@@ -194,14 +194,14 @@ public:
     {
         return insertLoaderWorkers(step.s, t, error);
     }
+    void afterBuild(TimingStep &s, const Transform &) const override
+    {
+        // Data loading moved to the workers leaves its ranges waiting for their batches.
+        waitForLoaderWorkers(s.g, s.work, s.slack);
+    }
     bool changeTimes(TimingStep &s, const Transform &t, const NodeSelection &sel,
                      QString *) const override
     {
-        if (structural(t, s.measuredHasCollectives)) {
-            // Data loading moved to the workers leaves its ranges waiting for their batches.
-            waitForLoaderWorkers(s.g, s.work, s.slack);
-            return true;
-        }
         const double f = t.factor > 0 ? 1.0 / t.factor : 0.0;
         for (size_t i = 0; i < s.nodes.size(); ++i)
             if (sel[i]) {

@@ -59,12 +59,8 @@ public:
         return QStringLiteral("insert '%1' (%2) after%3").arg(t.name, cost, sel);
     }
     bool structural(const Transform &, bool) const override { return true; }
+    // Always structural: the inserted nodes have their work from build().
     bool build(StructureStep &step, const Transform &t, QString *error) const override;
-    bool changeTimes(TimingStep &, const Transform &, const NodeSelection &,
-                     QString *) const override
-    {
-        return true; // the inserted nodes have their work from build()
-    }
 
 private:
     static bool byRoofline(const Transform &t)

@@ -53,10 +53,9 @@ void FactorTransform::write(const Transform &t, QJsonObject &o) const
 }
 
 TimingStep::TimingStep(Prepared &out, const WhatIfContext &context, const DeviceCatalog &cat,
-                       NetworkChange &net, bool explicitHostLink, bool measuredHasCollectives)
+                       NetworkChange &net, bool explicitHostLink)
     : g(*out.graph), nodes(g.nodes()), out(out), work(out.input.work), slack(out.input.slack),
-      context(context), cat(cat), net(net), explicitHostLink(explicitHostLink),
-      measuredHasCollectives(measuredHasCollectives)
+      context(context), cat(cat), net(net), explicitHostLink(explicitHostLink)
 {
 }
 

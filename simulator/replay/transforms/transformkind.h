@@ -47,7 +47,7 @@ struct StructureStep
 struct TimingStep
 {
     TimingStep(Prepared &out, const WhatIfContext &context, const DeviceCatalog &cat,
-               NetworkChange &net, bool explicitHostLink, bool measuredHasCollectives);
+               NetworkChange &net, bool explicitHostLink);
 
     const DependencyGraph &g;
     const std::vector<Node> &nodes;
@@ -60,8 +60,6 @@ struct TimingStep
     // A host link transform is among the transforms: it, not a device change, sets the host
     // copies.
     const bool explicitHostLink;
-    // The measured graph has collectives (a structural() argument).
-    const bool measuredHasCollectives;
 
     // Where in the band of what the model does not know this preparation sits.
     bool banded() const { return context.bound != WhatIfContext::Bound::Nominal; }
@@ -127,10 +125,26 @@ public:
         Q_UNUSED(error);
         return true;
     }
-    // Changes the times of the nodes `sel` picks; false with *error (the reason, without the
-    // transform's description) when it cannot apply.
+    // After build() (structural() true), in the timing pass: what the change leaves to the
+    // nodes' times (data loading moved to workers leaves its ranges waiting for their batches).
+    // No node selection is made for it.
+    virtual void afterBuild(TimingStep &step, const Transform &t) const
+    {
+        Q_UNUSED(step);
+        Q_UNUSED(t);
+    }
+    // Not structural: changes the times of the nodes `sel` picks; false with *error (the
+    // reason, without the transform's description) when it cannot apply. A kind that is always
+    // structural (insert) keeps this default.
     virtual bool changeTimes(TimingStep &step, const Transform &t, const NodeSelection &sel,
-                             QString *error) const = 0;
+                             QString *error) const
+    {
+        Q_UNUSED(step);
+        Q_UNUSED(t);
+        Q_UNUSED(sel);
+        Q_UNUSED(error);
+        return true;
+    }
 };
 
 // Every kind, in the order of the reference (docs/whatif.md).

@@ -247,11 +247,11 @@ public:
         return s;
     }
     bool build(StructureStep &step, const Transform &t, QString *error) const override;
+    // The run has collectives (else structural: the inserted all-reduces are costed as they are
+    // inserted): they are rescaled to `workers` ranks.
     bool changeTimes(TimingStep &s, const Transform &t, const NodeSelection &sel,
                      QString *) const override
     {
-        if (structural(t, s.measuredHasCollectives))
-            return true; // the inserted all-reduces are costed as they are inserted
         s.net.apply(sel, [&](NetworkChange::State &c) {
             c.ranks = t.workers;
             if (!t.algorithm.isEmpty())
