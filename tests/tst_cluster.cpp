@@ -22,6 +22,7 @@
 #include "rankoverviewview.h"
 #include "ranksview.h"
 #include "slicequery.h"
+#include "studiodriver.h"
 #include "studioutil.h"
 #include "testutil.h"
 #include "timelinedata.h"
@@ -333,9 +334,9 @@ private Q_SLOTS:
         w.rankOverview()->waitForIdle();
         auto *panel = w.findChild<AnalysisPanel *>();
         QVERIFY(panel);
-        QSignalSpy ready(w.analysis(), &AnalysisController::reportReady);
+        QSignalSpy ready(analysisOf(w), &AnalysisController::reportReady);
         QVERIFY(w.showView(QStringLiteral("analysis")));
-        w.analysis()->setVisible(true);
+        analysisOf(w)->setVisible(true);
         QVERIFY(ready.wait(120000));
         QVERIFY2(ready.first().at(1).toString().isEmpty(),
                  qPrintable(ready.first().at(1).toString()));

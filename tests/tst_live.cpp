@@ -6,6 +6,7 @@
 #include "analysiscontroller.h"
 #include "analysispanel.h"
 #include "mainwindow.h"
+#include "studiodriver.h"
 #include "studioutil.h"
 #include "testutil.h"
 #include "timelinestate.h"
@@ -160,7 +161,7 @@ private Q_SLOTS:
         showQuietly(w, QSize(1366, 768));
         w.followFolder(dir);
         QVERIFY(waitLoaded(w));
-        QVERIFY(w.showAnalysis());
+        QVERIFY(showAnalysis(w));
         auto *refresh = [&]() -> QPushButton * {
             for (auto *b : w.findChildren<QPushButton *>())
                 if (b->text() == QLatin1String("Refresh"))
@@ -175,7 +176,7 @@ private Q_SLOTS:
             w.follower().waitForUpdate(500);
         QVERIFY(refresh->isVisible());
         refresh->click();
-        QVERIFY(w.showAnalysis());
+        QVERIFY(showAnalysis(w));
         QVERIFY(!refresh->isVisible());
         w.follower().stop();
     }

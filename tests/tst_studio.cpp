@@ -29,6 +29,7 @@
 #include "sourcesmodel.h"
 #include "sourcespanel.h"
 #include "statedump.h"
+#include "studiodriver.h"
 #include "studioutil.h"
 #include "sweepmodel.h"
 #include "testutil.h"
@@ -40,6 +41,7 @@
 #include "validationview.h"
 #include "viewstate.h"
 #include "whatifpanel.h"
+#include "windowlayout.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -96,10 +98,10 @@ private Q_SLOTS:
         const auto &rows = w.timeline()->layout().rows();
         // run + 2 x (process, thread, GPU, 3 nvidia-smi counters under the GPU, 2 streams)
         QCOMPARE(int(rows.size()), 17);
-        QCOMPARE(w.sources()->model()->rowCount(), 4); // 2 traces, nvidia-smi, README
+        QCOMPARE(sourcesOf(w)->model()->rowCount(), 4); // 2 traces, nvidia-smi, README
         QAbstractItemModelTester sourcesTester(
-            w.sources()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QCOMPARE(w.sources()->failedCount(), 0);
+            sourcesOf(w)->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(sourcesOf(w)->failedCount(), 0);
         QCOMPARE(w.state()->windowStart(), w.timeline()->data()->start);
 
         // Reopening imports nothing: every trace is unchanged, so its source row (id and import
@@ -128,7 +130,7 @@ private Q_SLOTS:
         showQuietly(w, QSize(1400, 900));
         w.openFolder(m_demo);
         QVERIFY(waitLoaded(w));
-        SourcesModel *sources = w.sources()->model();
+        SourcesModel *sources = sourcesOf(w)->model();
         const auto rank1Row = [&] {
             for (int i = 0; i < sources->rowCount(); ++i)
                 if (sources->index(i, SourcesModel::File).data().toString() ==
@@ -143,13 +145,13 @@ private Q_SLOTS:
         const TimeNs startBefore = w.timeline()->data()->start;
         // Moving rank 1 back by 5 ms (as the context menu's dialog would) reloads the timeline,
         // which then starts 5 ms earlier minus rank 1's 1.3 ms later start.
-        Q_EMIT w.sources()->clockOverrideRequested(source, false, -5'000'000);
+        Q_EMIT sourcesOf(w)->clockOverrideRequested(source, false, -5'000'000);
         QVERIFY(waitLoaded(w));
         QCOMPARE(w.timeline()->data()->start, startBefore - 5'000'000 + 1'300'000);
         QCOMPARE(sources->index(rank1Row(), SourcesModel::Clock).data().toString(),
                  QStringLiteral("−5 ms (set by you)"));
         QVERIFY(sources->sourceAt(sources->index(rank1Row(), 0))->overridden);
-        Q_EMIT w.sources()->clockOverrideRequested(source, true, 0);
+        Q_EMIT sourcesOf(w)->clockOverrideRequested(source, true, 0);
         QVERIFY(waitLoaded(w));
         QCOMPARE(w.timeline()->data()->start, startBefore);
     }
@@ -276,7 +278,7 @@ private Q_SLOTS:
         showQuietly(w, QSize(1500, 950));
         w.openFolder(m_demo);
         QVERIFY(waitLoaded(w));
-        QVERIFY(w.showRuns());
+        QVERIFY(showRuns(w));
         auto *browser = w.findChild<RunsBrowser *>();
         QVERIFY(browser);
         QCOMPARE(browser->catalog().runs.size(), 1);
@@ -288,7 +290,7 @@ private Q_SLOTS:
         QCOMPARE(browser->visibleRunCount(), 0);
         browser->setFilter(QString());
         QCOMPARE(browser->visibleRunCount(), 1);
-        QSignalSpy loaded(w.runs(), &RunsController::catalogLoaded);
+        QSignalSpy loaded(runsOf(w), &RunsController::catalogLoaded);
         Q_EMIT browser->moveRequested({run.id}, QStringLiteral("demo experiment"),
                                       QStringLiteral("tiny transformer"));
         QVERIFY(loaded.wait(60000));
@@ -319,9 +321,9 @@ private Q_SLOTS:
         QVERIFY2(cli.code == 0, cli.err.constData());
         w.openProject(project);
         QVERIFY(waitLoaded(w));
-        QVERIFY(w.showRuns());
-        QVERIFY(!w.showCompare({run, QStringLiteral("no such run")}));
-        QVERIFY(w.showCompare({run, QStringLiteral("demo gemm")}));
+        QVERIFY(showRuns(w));
+        QVERIFY(!showCompare(w, {run, QStringLiteral("no such run")}));
+        QVERIFY(showCompare(w, {run, QStringLiteral("demo gemm")}));
         auto *panel = w.findChild<ComparePanel *>();
         QVERIFY(panel);
         QCOMPARE(panel->runs().size(), 2);
@@ -428,7 +430,7 @@ private Q_SLOTS:
         QVERIFY(validation->findChild<QLabel *>()->text().contains(
             QLatin1String("the run it was predicted from")));
         // Another step: diffed again from the kept graphs.
-        QSignalSpy compared(w.compare(), &CompareController::compared);
+        QSignalSpy compared(compareOf(w), &CompareController::compared);
         Q_EMIT diff->pairRequested(3);
         QVERIFY(compared.wait(60000));
         QCOMPARE(diff->diff()->chosenPair, 3);
@@ -446,7 +448,7 @@ private Q_SLOTS:
                                   ? QStringLiteral("memory used")
                                   : QStringLiteral("power");
         panel->setMetric(other);
-        QTRY_VERIFY_WITH_TIMEOUT(!w.compare()->isBusy(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!compareOf(w)->isBusy(), 60000);
         QCOMPARE(charts[0]->title(), other);
         QCOMPARE(diff->diff()->a.run, run);
         QCOMPARE(diff->diff()->b.run, run);
@@ -456,7 +458,7 @@ private Q_SLOTS:
         // Runs dragged onto a workload move there.
         auto *browser = w.findChild<RunsBrowser *>();
         QSignalSpy moved(browser, &RunsBrowser::moveRequested);
-        QSignalSpy loaded(w.runs(), &RunsController::catalogLoaded);
+        QSignalSpy loaded(runsOf(w), &RunsController::catalogLoaded);
         Q_EMIT browser->moveRequested({browser->catalog().run(run)->id}, QString(),
                                       QStringLiteral("tiny"));
         QVERIFY(loaded.wait(60000));
@@ -494,7 +496,7 @@ private Q_SLOTS:
         showQuietly(w, QSize(1500, 1000));
         w.openFolder(folder);
         QVERIFY(waitLoaded(w));
-        QVERIFY(w.showSimulate());
+        QVERIFY(showSimulate(w));
         auto *panel = w.findChild<SimulatePanel *>();
         QVERIFY(panel);
         QVERIFY(panel->points().isEmpty());
@@ -525,15 +527,15 @@ private Q_SLOTS:
         QCOMPARE(asked->configurations(), 3);
 
         // A sweep of three: off the GUI thread, then saved through the import path.
-        QSignalSpy finished(w.simulate(), &SimulateController::finished);
-        w.simulate()->simulate();
-        QVERIFY(w.simulate()->isBusy());
+        QSignalSpy finished(simulateOf(w), &SimulateController::finished);
+        simulateOf(w)->simulate();
+        QVERIFY(simulateOf(w)->isBusy());
         QVERIFY(finished.wait(120000));
         QCOMPARE(finished.first().at(0).toInt(), 3);
         QVERIFY2(finished.first().at(1).toString().isEmpty(),
                  qPrintable(finished.first().at(1).toString()));
         QVERIFY(waitLoaded(w)); // the runs written, the project reloaded
-        QVERIFY(w.showSimulate());
+        QVERIFY(showSimulate(w));
         QTRY_VERIFY_WITH_TIMEOUT(
             panel->message().contains(QStringLiteral("Saved 3 simulated runs")), 30000);
         QCOMPARE(panel->points().size(), 3);
@@ -607,11 +609,11 @@ private Q_SLOTS:
         req.name = QStringLiteral("demo on a V100");
         panel->setRequest(req);
         finished.clear();
-        w.simulate()->simulate();
+        simulateOf(w)->simulate();
         QVERIFY(finished.wait(120000));
         QCOMPARE(finished.first().at(0).toInt(), 1);
         QVERIFY(waitLoaded(w));
-        QVERIFY(w.showSimulate());
+        QVERIFY(showSimulate(w));
         QCOMPARE(panel->points().size(), 1);
         QCOMPARE(panel->points().front().run, QStringLiteral("demo on a V100"));
         QCOMPARE(panel->points().front().config.value(QStringLiteral("from_run")).toString(),
@@ -633,7 +635,7 @@ private Q_SLOTS:
         req.cluster = bad;
         panel->setRequest(req);
         finished.clear();
-        w.simulate()->simulate();
+        simulateOf(w)->simulate();
         QVERIFY(finished.wait(60000));
         QCOMPARE(finished.first().at(0).toInt(), 0);
         QVERIFY2(finished.first().at(1).toString().contains(QStringLiteral("bad-cluster.json")),
@@ -651,15 +653,15 @@ private Q_SLOTS:
         req.sweepBatches = {16, 32, 64};
         panel->setRequest(req);
         finished.clear();
-        w.simulate()->simulate();
-        QVERIFY(w.simulate()->isBusy());
+        simulateOf(w)->simulate();
+        QVERIFY(simulateOf(w)->isBusy());
         QCoreApplication::processEvents();
-        w.simulate()->cancel();
+        simulateOf(w)->cancel();
         QVERIFY(finished.wait(120000));
         QVERIFY2(panel->message().startsWith(QStringLiteral("Cancelled: ")),
                  qPrintable(panel->message()));
         QVERIFY(finished.first().at(0).toInt() < 60);
-        QVERIFY(!w.simulate()->isBusy());
+        QVERIFY(!simulateOf(w)->isBusy());
         if (finished.first().at(0).toInt() > 0)
             QVERIFY(waitLoaded(w));
     }
@@ -677,11 +679,11 @@ private Q_SLOTS:
         QTimer tick;
         connect(&tick, &QTimer::timeout, [&] { ++ticks; });
         tick.start(0);
-        QSignalSpy ready(w.analysis(), &AnalysisController::reportReady);
+        QSignalSpy ready(analysisOf(w), &AnalysisController::reportReady);
         QVERIFY(w.showView(QStringLiteral("analysis")));
         QCOMPARE(w.frontView(), QStringLiteral("analysis"));
-        w.analysis()->setVisible(true);
-        QVERIFY(w.analysis()->isBusy());
+        analysisOf(w)->setVisible(true);
+        QVERIFY(analysisOf(w)->isBusy());
         QVERIFY(ready.wait(120000));
         QVERIFY(ticks > 0);
         QVERIFY2(ready.first().at(1).toString().isEmpty(),
@@ -1064,7 +1066,7 @@ private Q_SLOTS:
         QCOMPARE(view->highlighted(), view->overview()->byHoldUp().front());
         // Mark Stragglers: the run is analysed in the background (the Analysis view stays
         // behind) and each collective's last rank gets a mark.
-        QSignalSpy analysed(w.analysis(), &AnalysisController::reportReady);
+        QSignalSpy analysed(analysisOf(w), &AnalysisController::reportReady);
         stragglers->click();
         QVERIFY(analysed.wait(120000));
         QCOMPARE(w.frontView(), QStringLiteral("timeline"));
@@ -1120,8 +1122,8 @@ private Q_SLOTS:
         showQuietly(w, QSize(1400, 900));
         w.openFolder(m_demo);
         QVERIFY(waitLoaded(w));
-        QVERIFY(w.showGraph()); // built and laid out off the GUI thread, then shown
-        GraphView *view = w.graphView();
+        QVERIFY(showGraph(w)); // built and laid out off the GUI thread, then shown
+        GraphView *view = graphViewOf(w);
         const auto model = view->model();
         QVERIFY(model);
         const auto &nodes = model->nodes();
@@ -1214,17 +1216,17 @@ private Q_SLOTS:
     {
         MainWindow w;
         showQuietly(w, QSize(1400, 900));
-        w.graph()->setAskAbove(100); // the demo's run has thousands of slices
+        graphOf(w)->setAskAbove(100); // the demo's run has thousands of slices
         w.openFolder(m_demo);
         QVERIFY(waitLoaded(w));
-        QVERIFY(w.showGraph());
-        GraphView *view = w.graphView();
+        QVERIFY(showGraph(w));
+        GraphView *view = graphViewOf(w);
         QVERIFY(!view->model());
         QVERIFY2(view->notice().contains(QLatin1String("href=\"build\"")),
                  qPrintable(view->notice()));
         QVERIFY2(view->notice().contains(QLatin1String(" MB")), qPrintable(view->notice()));
         Q_EMIT view->noticeLinkActivated(QStringLiteral("build"));
-        w.graph()->waitForIdle();
+        graphOf(w)->waitForIdle();
         view->waitForLayout();
         QVERIFY(view->model());
         QVERIFY(view->model()->countAt(sim::Level::Iteration) > 0);
@@ -1252,9 +1254,9 @@ private Q_SLOTS:
         showQuietly(w, QSize(1400, 900));
         w.openFolder(jobs);
         QVERIFY(waitLoaded(w));
-        QVERIFY(w.showGraph());
-        GraphController *graph = w.graph();
-        GraphView *view = w.graphView();
+        QVERIFY(showGraph(w));
+        GraphController *graph = graphOf(w);
+        GraphView *view = graphViewOf(w);
         QVERIFY(graph->showsWorkflow()); // several runs: the workflow comes first
         QVERIFY(graph->workflow() && !graph->workflow()->inferred());
         const auto model = view->model();
@@ -1400,7 +1402,7 @@ private Q_SLOTS:
         QVERIFY(w.projectPath().startsWith(m_tmp.filePath(QStringLiteral("cache"))) ||
                 w.projectPath().contains(QStringLiteral("qttest")));
         QVERIFY(int(w.timeline()->layout().rows().size()) >= minRows);
-        QCOMPARE(w.sources()->failedCount(), 0);
+        QCOMPARE(sourcesOf(w)->failedCount(), 0);
         QVERIFY(w.timeline()->painter().waitForPages(w.timeline()->viewport()));
         const auto &g = w.timeline()->painter().geometry(w.timeline()->viewport());
         QVERIFY(g.visibleSlices > 0);
@@ -1499,7 +1501,7 @@ private Q_SLOTS:
         QVERIFY(w.showView(QStringLiteral("whatif")));
         QVERIFY(w.showView(QStringLiteral("runs")));
         QVERIFY(w.showView(QStringLiteral("analysis")));
-        w.resetLayout();
+        w.windowLayout().reset();
         QCoreApplication::processEvents();
         QCOMPARE(w.frontView(), QStringLiteral("timeline"));
         QCOMPARE(panes(), first);

@@ -13,6 +13,8 @@
 #include "querycontroller.h"
 #include "queryview.h"
 #include "rankoverviewpainter.h"
+#include "studiodriver.h"
+#include "studiotheme.h"
 #include "studioutil.h"
 #include "testutil.h"
 #include "theme.h"
@@ -146,7 +148,7 @@ private Q_SLOTS:
         auto run = [&](const QString &sql) {
             view->editor()->setPlainText(sql);
             QTest::keyClick(view->editor(), Qt::Key_Return, Qt::ControlModifier);
-            w.query()->waitForIdle();
+            queryOf(w)->waitForIdle();
         };
         QueryModel *model = view->model();
         run(QStringLiteral("SELECT name, dur, run, rank FROM kernel ORDER BY ts"));
@@ -170,7 +172,7 @@ private Q_SLOTS:
         QVERIFY(model->canFetchMore({}));
         view->table()->scrollToBottom();
         QCoreApplication::processEvents();
-        w.query()->waitForIdle();
+        queryOf(w)->waitForIdle();
         QCOMPARE(model->rowCount(), 2500);
         QCOMPARE(model->row(2499).value(0).toLongLong(), 2500);
         // A query that never ends stops at the view's time limit and says so (issue 56); Cancel
@@ -193,7 +195,7 @@ private Q_SLOTS:
                 cancel = b;
         QVERIFY(cancel && cancel->isEnabled());
         cancel->click();
-        w.query()->waitForIdle();
+        queryOf(w)->waitForIdle();
         QVERIFY2(status->text().contains(QLatin1String("cancelled")), qPrintable(status->text()));
         limit->setValue(60);
         // A slice row: selected in the timeline, which comes to the front (an explicit action).
@@ -208,7 +210,7 @@ private Q_SLOTS:
         // A time row: selected as a range.
         QVERIFY(w.showView(QStringLiteral("query")));
         run(QStringLiteral("SELECT ts, dur FROM kernel ORDER BY ts LIMIT 1"));
-        QVERIFY(w.query()->reveal(0));
+        QVERIFY(queryOf(w)->reveal(0));
         QCOMPARE(w.state()->selectionEnd() - w.state()->selectionStart(), 50'000);
         // The history keeps what ran, newest first.
         auto *history = view->findChild<QComboBox *>(QStringLiteral("queryHistory"));
@@ -230,22 +232,22 @@ private Q_SLOTS:
         showQuietly(w, QSize(1366, 768));
         w.openFolder(m_tmp.filePath(QStringLiteral("hand")));
         QVERIFY(waitLoaded(w));
-        w.notes()->waitForIdle();
+        notesOf(w)->waitForIdle();
         // The bookmark keys are window shortcuts: they fire only once the window is active
         // (under ASan it was not yet when the keys came).
         w.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&w));
-        const size_t before = w.notes()->notes().size(); // earlier tests' project is fresh
+        const size_t before = notesOf(w)->notes().size(); // earlier tests' project is fresh
         QCOMPARE(before, size_t(0));
         // A note on the selected slice.
         w.find(QStringLiteral("aten::mm"), false);
         w.waitForSearch();
         QVERIFY(w.state()->hasSelectedSlice());
-        w.notes()->addNote(QStringLiteral("the slow mm"));
-        w.notes()->waitForIdle();
-        QCOMPARE(w.notes()->notes().size(), size_t(1));
-        QCOMPARE(w.notes()->notes().front().kind, Note::Kind::Slice);
-        QCOMPARE(w.notes()->notes().front().sliceName, QStringLiteral("aten::mm"));
+        notesOf(w)->addNote(QStringLiteral("the slow mm"));
+        notesOf(w)->waitForIdle();
+        QCOMPARE(notesOf(w)->notes().size(), size_t(1));
+        QCOMPARE(notesOf(w)->notes().front().kind, Note::Kind::Slice);
+        QCOMPARE(notesOf(w)->notes().front().sliceName, QStringLiteral("aten::mm"));
         QCOMPARE(w.timeline()->overlay().notes.size(), size_t(1));
         // Ctrl+2 on a range: bookmark 2.
         w.state()->clearSelectedSlice();
@@ -263,9 +265,9 @@ private Q_SLOTS:
         QAction *setTwo = shortcut(QKeySequence(Qt::CTRL | Qt::Key_2));
         QVERIFY(setTwo);
         setTwo->trigger();
-        w.notes()->waitForIdle();
-        QCOMPARE(w.notes()->notes().size(), size_t(2));
-        const Note &range = w.notes()->notes().back();
+        notesOf(w)->waitForIdle();
+        QCOMPARE(notesOf(w)->notes().size(), size_t(2));
+        const Note &range = notesOf(w)->notes().back();
         QCOMPARE(range.kind, Note::Kind::Range);
         QCOMPARE(range.bookmark, 2);
         QCOMPARE(range.end - range.start, 100'000);
@@ -284,21 +286,21 @@ private Q_SLOTS:
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(panel->model()->rowCount(), 2);
         QCOMPARE(panel->model()->index(1, NotesModel::Key).data().toString(), QStringLiteral("2"));
-        QCOMPARE(panel->noteAt(1), w.notes()->notes().back().id);
+        QCOMPARE(panel->noteAt(1), notesOf(w)->notes().back().id);
         QCOMPARE(w.timeline()->overlay().notes.size(), size_t(2));
         QVERIFY(w.showView(QStringLiteral("notes")));
         QDir().mkpath(QStringLiteral("screenshots"));
         w.grab().save(QStringLiteral("screenshots/notes.png"));
-        w.notes()->remove(w.notes()->notes().front().id);
-        w.notes()->waitForIdle();
-        QCOMPARE(w.notes()->notes().size(), size_t(1));
+        notesOf(w)->remove(notesOf(w)->notes().front().id);
+        notesOf(w)->waitForIdle();
+        QCOMPARE(notesOf(w)->notes().size(), size_t(1));
         MainWindow again;
         showQuietly(again, QSize(1366, 768));
         again.openFolder(m_tmp.filePath(QStringLiteral("hand")));
         QVERIFY(waitLoaded(again));
-        again.notes()->waitForIdle();
-        QCOMPARE(again.notes()->notes().size(), size_t(1));
-        QCOMPARE(again.notes()->notes().front().bookmark, 2);
+        notesOf(again)->waitForIdle();
+        QCOMPARE(notesOf(again)->notes().size(), size_t(1));
+        QCOMPARE(notesOf(again)->notes().front().bookmark, 2);
     }
 
     // File › Export Figure's choices: the rows on screen by default (not every track scrolled
@@ -366,7 +368,7 @@ private Q_SLOTS:
         showQuietly(w, QSize(1366, 768));
         w.openFolder(m_tmp.filePath(QStringLiteral("hand")));
         QVERIFY(waitLoaded(w));
-        w.setTheme(QStringLiteral("dark"), false);
+        setTheme(&w, QStringLiteral("dark"), false);
         QVERIFY(Theme::current().dark);
         QVERIFY(QApplication::palette().color(QPalette::Window).lightness() < 80);
         const QImage dark = w.timeline()->grab().toImage();
@@ -379,7 +381,7 @@ private Q_SLOTS:
                  Theme::current().resource(ResourceClass::Communication));
         // Slice labels stay dark on the slice colours in both themes.
         QVERIFY(Theme::current().sliceText.lightness() < 60);
-        w.setTheme(QStringLiteral("light"), false);
+        setTheme(&w, QStringLiteral("light"), false);
         const QImage light = w.timeline()->grab().toImage();
         QVERIFY(light.pixelColor(light.width() - 40, light.height() - 10).lightness() > 200);
         QVERIFY(w.findChild<QAction *>(QStringLiteral("theme-light"))->isChecked());

@@ -18,6 +18,7 @@
 #include "runsbrowser.h"
 #include "sqlitedb.h"
 #include "statedump.h"
+#include "studiodriver.h"
 #include "studioutil.h"
 #include "testutil.h"
 #include "timelinestate.h"
@@ -25,6 +26,7 @@
 #include "trackbar.h"
 #include "whatifcontroller.h"
 #include "whatifpanel.h"
+#include "windowlayout.h"
 
 #include <QDockWidget>
 #include <QGuiApplication>
@@ -108,8 +110,8 @@ private Q_SLOTS:
                 "SELECT run, name, count(*) AS n, sum(dur) AS total_ns FROM kernel WHERE "
                 "run_kind = 'measured' GROUP BY run, name ORDER BY total_ns DESC LIMIT 20");
             view->editor()->setPlainText(sql);
-            w.query()->run(sql);
-            w.query()->waitForIdle();
+            queryOf(w)->run(sql);
+            queryOf(w)->waitForIdle();
             QStringList rows;
             for (int r = 0; r < view->model()->rowCount(); ++r) {
                 QStringList cells;
@@ -331,7 +333,7 @@ private Q_SLOTS:
         QCOMPARE(rankOf(), mostWait->rank);
         QCOMPARE(rankOf(), 1); // 11.3 ms waiting: the victim, now named Fastest
 
-        QSignalSpy analysed(w.analysis(), &AnalysisController::reportReady);
+        QSignalSpy analysed(analysisOf(w), &AnalysisController::reportReady);
         stragglers->click();
         QVERIFY(analysed.wait(120000));
         const auto *report = w.findChild<AnalysisPanel *>()->report();
@@ -363,11 +365,11 @@ private Q_SLOTS:
             whatifWidth = whatif->width();
             QVERIFY2(detailsHeight > 200 && qAbs(whatifWidth - 433) <= 8,
                      qPrintable(QStringLiteral("%1 %2").arg(detailsHeight).arg(whatifWidth)));
-            w.saveLayout();
+            w.windowLayout().save();
         }
         MainWindow w;
         w.setInteractive(false);
-        w.restoreLayout();
+        w.windowLayout().restore();
         w.show();
         QCoreApplication::processEvents();
         QTest::qWait(50);
@@ -488,7 +490,7 @@ private Q_SLOTS:
         startRunExport(&w, w.projectPath(), w.session().focus().first(), out,
                        [&](const RunExportOutcome &o) {
                            outcome = o;
-                           w.showRunExport(o);
+                           showRunExport(&w, o);
                        });
         QTRY_VERIFY_WITH_TIMEOUT(outcome.has_value(), 60000);
         QVERIFY2(outcome->ok, qPrintable(outcome->message));
@@ -516,7 +518,7 @@ private Q_SLOTS:
         startRunReport(&w, QStringLiteral(GRADEML_CLI), w.projectPath(),
                        w.session().focus().first(), report, [&](const RunExportOutcome &o) {
                            outcome = o;
-                           w.showRunExport(o);
+                           showRunExport(&w, o);
                        });
         QTRY_VERIFY_WITH_TIMEOUT(outcome.has_value(), 120000);
         QVERIFY2(outcome->ok, qPrintable(outcome->message));

@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// MainWindow, live (issue 38): a followed folder's updates taken into the open window, the
-// status bar's Live label and Follow button, and File › Follow Folder… / Record Command….
-#include "mainwindow.h"
+#include "livecontrols.h"
 
-#include "focuscontroller.h"
+#include "projectopener.h"
+#include "projectsession.h"
 #include "timelinestate.h"
-#include "timelineview.h"
 
 #include <QDialog>
 #include <QDialogButtonBox>
@@ -14,6 +12,7 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMainWindow>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QStatusBar>
@@ -22,19 +21,21 @@
 
 namespace gml {
 
-void MainWindow::buildLiveControls()
+LiveControls::LiveControls(QMainWindow *window, ProjectSession &session, ProjectOpener &opener,
+                           TimelineState *state)
+    : QObject(window), m_window(window), m_session(session), m_opener(opener), m_state(state)
 {
-    m_liveLabel = new QLabel(this);
-    m_liveLabel->setVisible(false);
-    m_liveButton = new QToolButton(this);
-    m_liveButton->setText(tr("Follow"));
-    m_liveButton->setCheckable(true);
-    m_liveButton->setToolTip(tr("Keep the timeline at the end of the data as it arrives\n"
-                                "(off when you scroll or zoom away from the end)"));
-    m_liveButton->setVisible(false);
-    statusBar()->addPermanentWidget(m_liveLabel);
-    statusBar()->addPermanentWidget(m_liveButton);
-    connect(m_liveButton, &QToolButton::clicked, this, [this](bool on) {
+    m_label = new QLabel(window);
+    m_label->setVisible(false);
+    m_button = new QToolButton(window);
+    m_button->setText(tr("Follow"));
+    m_button->setCheckable(true);
+    m_button->setToolTip(tr("Keep the timeline at the end of the data as it arrives\n"
+                            "(off when you scroll or zoom away from the end)"));
+    m_button->setVisible(false);
+    m_window->statusBar()->addPermanentWidget(m_label);
+    m_window->statusBar()->addPermanentWidget(m_button);
+    connect(m_button, &QToolButton::clicked, this, [this](bool on) {
         if (on)
             m_state->showTraceEnd();
     });
@@ -42,49 +43,47 @@ void MainWindow::buildLiveControls()
     // away from it turns following off, coming back (or the button) turns it on.
     connect(m_state, &TimelineState::windowChanged, this, [this] {
         if (m_follow.isFollowing())
-            m_liveButton->setChecked(m_state->atTraceEnd());
+            m_button->setChecked(m_state->atTraceEnd());
     });
-    connect(&m_follow, &FollowController::updated, this, &MainWindow::onLiveUpdate);
+    connect(&m_follow, &FollowController::updated, this, &LiveControls::onUpdate);
     connect(&m_follow, &FollowController::recordingEnded, this,
             [this](int code, const QString &message) {
                 const QString text = message.isEmpty()
                                          ? tr("the recorded command ended (status %1)").arg(code)
                                          : message;
-                statusBar()->showMessage(tr("Recording ended: %1").arg(text), 15000);
-                m_liveLabel->setText(
-                    tr("Recorded: %1").arg(QFileInfo(m_follow.folder()).fileName()));
+                m_window->statusBar()->showMessage(tr("Recording ended: %1").arg(text), 15000);
+                m_label->setText(tr("Recorded: %1").arg(QFileInfo(m_follow.folder()).fileName()));
             });
     connect(&m_follow, &FollowController::stopped, this, [this] {
-        m_liveButton->setVisible(false);
-        if (m_liveLabel->isVisible())
-            m_liveLabel->setText(
+        m_button->setVisible(false);
+        if (m_label->isVisible())
+            m_label->setText(
                 tr("Followed %1 (stopped)").arg(QFileInfo(m_follow.folder()).fileName()));
     });
 }
 
-void MainWindow::followFolder(const QString &folder)
+void LiveControls::followFolder(const QString &folder)
 {
-    m_liveUpdates = 0;
-    m_openedPath = QFileInfo(folder).absoluteFilePath();
-    statusBar()->showMessage(tr("Following %1…").arg(m_openedPath));
+    const QString path = QFileInfo(folder).absoluteFilePath();
+    m_opener.setOpenedPath(path);
+    m_window->statusBar()->showMessage(tr("Following %1…").arg(path));
     m_follow.follow(folder);
 }
 
-bool MainWindow::recordCommand(const QStringList &command, const QString &interval,
-                               const QString &out, QString *error)
+bool LiveControls::recordCommand(const QStringList &command, const QString &interval,
+                                 const QString &out, QString *error)
 {
-    m_liveUpdates = 0;
     if (!m_follow.record(command, interval, out, error))
         return false;
-    m_openedPath = m_follow.folder();
-    statusBar()->showMessage(
-        tr("Recording %1 into %2…").arg(command.join(QLatin1Char(' ')), m_openedPath));
+    m_opener.setOpenedPath(m_follow.folder());
+    m_window->statusBar()->showMessage(
+        tr("Recording %1 into %2…").arg(command.join(QLatin1Char(' ')), m_follow.folder()));
     return true;
 }
 
-void MainWindow::askRecordCommand()
+void LiveControls::askRecordCommand()
 {
-    QDialog dialog(this);
+    QDialog dialog(m_window);
     dialog.setWindowTitle(tr("Record Command"));
     auto *form = new QFormLayout(&dialog);
     auto *command = new QLineEdit(&dialog);
@@ -108,14 +107,13 @@ void MainWindow::askRecordCommand()
     QString why;
     if (!recordCommand({QStringLiteral("sh"), QStringLiteral("-c"), command->text().trimmed()},
                        interval->text().trimmed(), {}, &why))
-        QMessageBox::warning(this, tr("Record Command"), why);
+        QMessageBox::warning(m_window, tr("Record Command"), why);
 }
 
-void MainWindow::onLiveUpdate(const FollowController::Update &u)
+void LiveControls::onUpdate(const FollowController::Update &u)
 {
-    ++m_liveUpdates;
-    m_liveLabel->setVisible(true);
-    m_liveButton->setVisible(m_follow.isFollowing());
+    m_label->setVisible(true);
+    m_button->setVisible(m_follow.isFollowing());
     const QString name = QFileInfo(u.folder).fileName();
     if (u.first || !m_session.data()) {
         // The project opens as any other, at the folder's first look.
@@ -126,13 +124,13 @@ void MainWindow::onLiveUpdate(const FollowController::Update &u)
         r.reports = u.reports;
         r.scanErrors = u.errors;
         r.error = u.error;
-        onImportFinished(r);
-        m_liveButton->setChecked(true);
-        m_liveLabel->setText(tr("● Live: %1").arg(name));
+        m_opener.finish(r);
+        m_button->setChecked(true);
+        m_label->setText(tr("● Live: %1").arg(name));
         return;
     }
     if (!u.data) {
-        statusBar()->showMessage(tr("Following %1: %2").arg(name, u.error), 15000);
+        m_window->statusBar()->showMessage(tr("Following %1: %2").arg(name, u.error), 15000);
         return;
     }
     m_session.replaceData(u.data); // the views, a new run's focus, then the analyses
@@ -140,16 +138,16 @@ void MainWindow::onLiveUpdate(const FollowController::Update &u)
     qint64 samples = 0;
     for (const auto &run : u.data->runs)
         samples += run.counterSamples;
-    m_liveLabel->setText(tr("● Live: %1 · %2 samples · %3")
-                             .arg(name)
-                             .arg(samples)
-                             .arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss"))));
+    m_label->setText(tr("● Live: %1 · %2 samples · %3")
+                         .arg(name)
+                         .arg(samples)
+                         .arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss"))));
     QStringList problems = u.errors;
     for (const auto &r : u.reports)
         if (r.status != SourceReport::Status::Imported)
             problems << r.message;
     if (!problems.isEmpty())
-        statusBar()->showMessage(problems.join(QStringLiteral("; ")), 15000);
+        m_window->statusBar()->showMessage(problems.join(QStringLiteral("; ")), 15000);
 }
 
 } // namespace gml

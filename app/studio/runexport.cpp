@@ -10,12 +10,14 @@
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QInputDialog>
+#include <QMainWindow>
 #include <QMessageBox>
 #include <QPointer>
 #include <QProcess>
 #include <QProgressDialog>
 #include <QRegularExpression>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QtConcurrent>
 
 #include <atomic>
@@ -240,6 +242,16 @@ void askRunReport(QWidget *parent, const QString &projectPath, const QStringList
     if (!out.endsWith(QLatin1String(".html")) && !out.endsWith(QLatin1String(".htm")))
         out += QStringLiteral(".html");
     startRunReport(parent, grademlExecutable(), projectPath, picked->first, out, std::move(done));
+}
+
+void showRunExport(QMainWindow *window, const RunExportOutcome &outcome)
+{
+    if (outcome.ok)
+        window->statusBar()->showMessage(outcome.message, 10000);
+    else if (outcome.cancelled)
+        window->statusBar()->showMessage(outcome.message, 8000);
+    else
+        QMessageBox::warning(window, QObject::tr("Run Not Written"), outcome.message);
 }
 
 } // namespace gml

@@ -14,6 +14,7 @@
 
 #include <functional>
 
+class QMainWindow;
 class QWidget;
 
 namespace gml {
@@ -35,6 +36,10 @@ void startRunExport(QWidget *parent, const QString &projectPath, const QString &
 // The menu's way in: asks which run (when several are in focus) and where, then starts it.
 void askRunExport(QWidget *parent, const QString &projectPath, const QStringList &focusRuns,
                   std::function<void(const RunExportOutcome &)> done);
+
+// What an export ended with, shown in `window`: the status bar says what was written (or that
+// it was cancelled), a dialog why not.
+void showRunExport(QMainWindow *window, const RunExportOutcome &outcome);
 
 // The `grademl` beside the studio (the package installs both in one folder), else on PATH;
 // empty when neither.

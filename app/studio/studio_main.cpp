@@ -3,6 +3,9 @@
 #include "mainwindow.h"
 #include "mappedwriteguard.h"
 #include "outputfile.h"
+#include "studiodriver.h"
+#include "studiotheme.h"
+#include "windowlayout.h"
 
 #include "comparepanel.h"
 #include "graphcontroller.h"
@@ -247,14 +250,14 @@ std::optional<int> showRequested(gml::MainWindow &window, const QCommandLinePars
             return 2;
         }
         if (parser.value(o.panel) == QLatin1String("runs"))
-            ok = window.showRuns();
+            ok = gml::showRuns(window);
         if (parser.value(o.panel) == QLatin1String("analysis") ||
             parser.value(o.panel) == QLatin1String("ranks") ||
             parser.value(o.panel) == QLatin1String("roofline") ||
             parser.value(o.panel) == QLatin1String("memory"))
-            ok = window.showAnalysis();
+            ok = gml::showAnalysis(window);
         if (parser.value(o.panel) == QLatin1String("simulate"))
-            ok = window.showSimulate();
+            ok = gml::showSimulate(window);
     }
     if (ok && parser.isSet(o.compareRuns)) {
         const QStringList runs =
@@ -267,7 +270,7 @@ std::optional<int> showRequested(gml::MainWindow &window, const QCommandLinePars
                                  "is one of metrics, params, diff, validation\n");
             return 2;
         }
-        ok = window.showCompare(runs, parser.value(o.compareMetric));
+        ok = gml::showCompare(window, runs, parser.value(o.compareMetric));
         if (auto *p = window.findChild<gml::ComparePanel *>(); ok && p)
             p->showTab(tab);
     }
@@ -306,24 +309,24 @@ std::optional<int> showGraphRequested(gml::MainWindow &window, const QCommandLin
     if (ok && !paths.isEmpty() &&
         (graphInView || parser.isSet(o.graphFocus) || parser.isSet(o.graphRun) ||
          parser.value(o.panel) == QLatin1String("graph"))) {
-        ok = window.showGraph();
+        ok = gml::showGraph(window);
         if (ok && parser.isSet(o.graphRun)) {
             if (parser.value(o.graphRun) == QLatin1String("workflow"))
-                window.graph()->selectWorkflow();
+                gml::graphOf(window)->selectWorkflow();
             else
-                window.graph()->selectRun(parser.value(o.graphRun));
-            ok = window.showGraph();
+                gml::graphOf(window)->selectRun(parser.value(o.graphRun));
+            ok = gml::showGraph(window);
         }
         if (ok && parser.isSet(o.graphFocus)) {
-            const int node = window.graphView()->model()->find(parser.value(o.graphFocus));
+            const int node = gml::graphViewOf(window)->model()->find(parser.value(o.graphFocus));
             if (node < 0) {
                 std::fprintf(stderr, "grademl-studio: --graph-focus: no node named '%s'\n",
                              qPrintable(parser.value(o.graphFocus)));
                 return 2;
             }
-            window.graphView()->setFocusNode(node);
-            window.graphView()->waitForLayout();
-            window.graph()->reveal(node);
+            gml::graphViewOf(window)->setFocusNode(node);
+            gml::graphViewOf(window)->waitForLayout();
+            gml::graphOf(window)->reveal(node);
         }
     }
     return std::nullopt;
@@ -360,9 +363,9 @@ int takeScreenshot(gml::MainWindow &window, const QCommandLineParser &parser,
         window.showView(QStringLiteral("query"));
         if (auto *view = window.findChild<gml::QueryView *>())
             view->editor()->setPlainText(parser.value(o.queryOption));
-        window.query()->setRemember(false); // a screenshot leaves the user's history alone
-        window.query()->run(parser.value(o.queryOption));
-        window.query()->waitForIdle();
+        gml::queryOf(window)->setRemember(false); // a screenshot leaves the user's history alone
+        gml::queryOf(window)->run(parser.value(o.queryOption));
+        gml::queryOf(window)->waitForIdle();
     }
     window.rankOverview()->waitForIdle();
     QCoreApplication::processEvents();
@@ -435,7 +438,7 @@ int main(int argc, char **argv)
     o.addTo(parser);
     parser.process(app);
 
-    gml::MainWindow::setSystemDark(app.palette().color(QPalette::Window).lightness() < 128);
+    gml::setSystemDark(app.palette().color(QPalette::Window).lightness() < 128);
     const QString theme = parser.value(o.themeOption);
     if (parser.isSet(o.themeOption) && theme != QLatin1String("light") &&
         theme != QLatin1String("dark") && theme != QLatin1String("system")) {
@@ -446,10 +449,11 @@ int main(int argc, char **argv)
     gml::MainWindow window;
     // The theme: --theme (not remembered), else the user's last choice; a screenshot is light
     // unless asked, so its pictures are the same for everyone.
-    window.setTheme(parser.isSet(o.themeOption)  ? theme
-                    : parser.isSet(o.screenshot) ? QStringLiteral("light")
-                                                 : gml::MainWindow::savedTheme(),
-                    false);
+    gml::setTheme(&window,
+                  parser.isSet(o.themeOption)  ? theme
+                  : parser.isSet(o.screenshot) ? QStringLiteral("light")
+                                               : gml::savedTheme(),
+                  false);
     const QStringList paths = parser.positionalArguments();
     // Live: a folder to follow, or a command to record (everything after --) and follow.
     const bool live = parser.isSet(o.followOption) || parser.isSet(o.recordOption);
@@ -470,7 +474,7 @@ int main(int argc, char **argv)
         return false;
     };
     if (!parser.isSet(o.screenshot)) {
-        window.restoreLayout();
+        window.windowLayout().restore();
         window.show();
         if (live) {
             if (!startLive())

@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The window's menus (File, View, Notes, Help) and the recent files.
-#include "mainwindow.h"
-#include "runexport.h"
+#include "studiomenus.h"
 
+#include "livecontrols.h"
+#include "mainwindow.h"
+#include "projectopener.h"
+#include "runexport.h"
+#include "studiotheme.h"
+#include "timelinecentre.h"
 #include "timelinestate.h"
 #include "timelineview.h"
+#include "windowlayout.h"
 
 #include <QAction>
 #include <QActionGroup>
-#include <QApplication>
 #include <QDockWidget>
 #include <QFileDialog>
-#include <QFileInfo>
 #include <QKeySequence>
-#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -22,66 +24,74 @@
 namespace gml {
 
 namespace {
-constexpr int kMaxRecent = 10;
-const QString kRecentKey = QStringLiteral("recentPaths");
+QString tr(const char *text)
+{
+    return pageTr(text);
+}
 } // namespace
 
-void MainWindow::buildMenus()
+void buildStudioMenus(MainWindow &w)
 {
-    QMenu *file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("Open &Folder…"), QKeySequence(tr("Ctrl+O")), this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Trace Folder"));
+    MainWindow *window = &w;
+    QMenuBar *bar = w.menuBar();
+    ProjectOpener *opener = &w.opener();
+    LiveControls *live = &w.live();
+    TimelineCentre *centre = &w.centre();
+    TimelineView *timeline = centre->timeline();
+    TimelineState *state = centre->state();
+    QMenu *file = bar->addMenu(tr("&File"));
+    file->addAction(tr("Open &Folder…"), QKeySequence(tr("Ctrl+O")), window, [window, opener] {
+        const QString dir = QFileDialog::getExistingDirectory(window, tr("Open Trace Folder"));
         if (!dir.isEmpty())
-            openFolder(dir);
+            opener->openFolder(dir);
     });
-    file->addAction(tr("Open &Project…"), QKeySequence(tr("Ctrl+Shift+O")), this, [this] {
-        const QString f = QFileDialog::getOpenFileName(this, tr("Open Project"), QString(),
-                                                       tr("GradeML projects (*.grademl)"));
-        if (!f.isEmpty())
-            openProject(f);
-    });
-    m_recentMenu = file->addMenu(tr("&Recent"));
-    rebuildRecentMenu();
+    file->addAction(
+        tr("Open &Project…"), QKeySequence(tr("Ctrl+Shift+O")), window, [window, opener] {
+            const QString f = QFileDialog::getOpenFileName(window, tr("Open Project"), QString(),
+                                                           tr("GradeML projects (*.grademl)"));
+            if (!f.isEmpty())
+                opener->openProject(f);
+        });
+    opener->setRecentMenu(file->addMenu(tr("&Recent")));
     file->addSeparator();
-    file->addAction(tr("Fo&llow Folder…"), this, [this] {
+    file->addAction(tr("Fo&llow Folder…"), window, [window, live] {
         const QString dir =
-            QFileDialog::getExistingDirectory(this, tr("Follow a Folder While a Job Writes It"));
+            QFileDialog::getExistingDirectory(window, tr("Follow a Folder While a Job Writes It"));
         if (!dir.isEmpty())
-            followFolder(dir);
+            live->followFolder(dir);
     });
-    file->addAction(tr("Record &Command…"), this, &MainWindow::askRecordCommand);
-    file->addAction(tr("S&top Following"), this, [this] { m_follow.stop(); });
+    file->addAction(tr("Record &Command…"), live, &LiveControls::askRecordCommand);
+    file->addAction(tr("S&top Following"), live, [live] { live->follower().stop(); });
     file->addSeparator();
-    file->addAction(tr("&Reload"), QKeySequence(QKeySequence::Refresh), this, [this] {
-        if (!m_openedPath.isEmpty())
-            openPath(m_openedPath);
+    file->addAction(tr("&Reload"), QKeySequence(QKeySequence::Refresh), opener,
+                    &ProjectOpener::reload);
+    file->addSeparator();
+    file->addAction(tr("&Export Figure…"), QKeySequence(tr("Ctrl+E")), centre,
+                    &TimelineCentre::exportFigure);
+    const auto shown = [window](const RunExportOutcome &outcome) {
+        showRunExport(window, outcome);
+    };
+    file->addAction(tr("Export &Run as Chrome Trace…"), window, [window, shown] {
+        askRunExport(window, window->session().path(), window->session().focus(), shown);
+    });
+    file->addAction(tr("Save Run Re&port…"), window, [window, shown] {
+        askRunReport(window, window->session().path(), window->session().focus(), shown);
     });
     file->addSeparator();
-    file->addAction(tr("&Export Figure…"), QKeySequence(tr("Ctrl+E")), this,
-                    &MainWindow::exportFigure);
-    file->addAction(tr("Export &Run as Chrome Trace…"), this, [this] {
-        askRunExport(this, m_session.path(), m_session.focus(),
-                     [this](const RunExportOutcome &outcome) { showRunExport(outcome); });
-    });
-    file->addAction(tr("Save Run Re&port…"), this, [this] {
-        askRunReport(this, m_session.path(), m_session.focus(),
-                     [this](const RunExportOutcome &outcome) { showRunExport(outcome); });
-    });
-    file->addSeparator();
-    file->addAction(tr("&Quit"), QKeySequence(QKeySequence::Quit), this, &QWidget::close);
+    file->addAction(tr("&Quit"), QKeySequence(QKeySequence::Quit), window, &QWidget::close);
 
-    QMenu *view = menuBar()->addMenu(tr("&View"));
+    QMenu *view = bar->addMenu(tr("&View"));
     // One entry per view and pane, each with its shortcut (Alt+digit; Ctrl+digit is left to
     // bookmarks): the Timeline, the central pages, Details and Aggregate, the panes' pages,
     // What-if.
     QMenu *show = view->addMenu(tr("&Show"));
-    auto entry = [this, show](const QString &id, const QString &title, const QKeySequence &key) {
-        QAction *a = show->addAction(title, this, [this, id] { showView(id); });
+    auto entry = [window, show](const QString &id, const QString &title, const QKeySequence &key) {
+        QAction *a = show->addAction(title, window, [window, id] { window->showView(id); });
         a->setShortcut(key);
         a->setObjectName(QStringLiteral("show-") + id);
     };
-    auto pages = [this, &entry](bool central) {
-        for (const auto &page : m_pages)
+    auto pages = [window, &entry](bool central) {
+        for (const auto &page : window->pages())
             if ((page->place() == StudioPage::Place::CentralView) == central)
                 entry(page->id(), page->menuTitle().isEmpty() ? page->title() : page->menuTitle(),
                       page->shortcut());
@@ -92,54 +102,53 @@ void MainWindow::buildMenus()
     entry(QStringLiteral("aggregate"), tr("A&ggregate"), QKeySequence(Qt::ALT | Qt::Key_7));
     pages(false);
     entry(QStringLiteral("whatif"), tr("&What-if"), QKeySequence(Qt::ALT | Qt::Key_0));
-    view->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout);
-    buildThemeMenu(view);
-    view->addAction(tr("Command &Palette…"), QKeySequence(tr("Ctrl+Shift+P")), this,
+    view->addAction(tr("&Reset Layout"), &w.windowLayout(), &WindowLayout::reset);
+    addThemeMenu(view, window);
+    view->addAction(tr("Command &Palette…"), QKeySequence(tr("Ctrl+Shift+P")), window,
                     &MainWindow::showPalette);
     view->addSeparator();
-    view->addAction(tr("Zoom to &Fit"), QKeySequence(tr("0")), m_state, &TimelineState::showAll);
-    view->addAction(tr("Zoom to &Selection"), this, [this] { m_state->zoomToSelection(); });
+    view->addAction(tr("Zoom to &Fit"), QKeySequence(tr("0")), state, &TimelineState::showAll);
+    view->addAction(tr("Zoom to &Selection"), state, [state] { state->zoomToSelection(); });
     // How far one wheel notch or W/S press zooms (kept across sessions).
     QMenu *zoomStep = view->addMenu(tr("Zoom St&ep"));
     auto *steps = new QActionGroup(zoomStep);
     const int savedStep = QSettings().value(QStringLiteral("timeline/zoomStep"), 20).toInt();
-    m_timeline->setZoomStep(savedStep);
+    timeline->setZoomStep(savedStep);
     for (int percent : {10, 20, 35, 50}) {
-        QAction *a = zoomStep->addAction(tr("%1% a notch").arg(percent), this, [this, percent] {
-            m_timeline->setZoomStep(percent);
-            QSettings().setValue(QStringLiteral("timeline/zoomStep"), percent);
-        });
+        QAction *a =
+            zoomStep->addAction(tr("%1% a notch").arg(percent), timeline, [timeline, percent] {
+                timeline->setZoomStep(percent);
+                QSettings().setValue(QStringLiteral("timeline/zoomStep"), percent);
+            });
         a->setCheckable(true);
-        a->setChecked(percent == m_timeline->zoomStep());
+        a->setChecked(percent == timeline->zoomStep());
         steps->addAction(a);
     }
-    view->addAction(tr("Reset Time &Origin"), m_state, &TimelineState::clearOrigin);
+    view->addAction(tr("Reset Time &Origin"), state, &TimelineState::clearOrigin);
     QAction *byClass = view->addAction(tr("&Colour Slices by Class"));
     byClass->setCheckable(true);
     byClass->setToolTip(tr("Compute, communication, copy, CPU op, Python, annotation, with a "
                            "legend (else each name its own colour)"));
-    connect(byClass, &QAction::toggled, m_timeline, &TimelineView::setColorByClass);
-    view->addAction(tr("Show &All Tracks"), m_timeline, &TimelineView::showAllTracks);
+    QObject::connect(byClass, &QAction::toggled, timeline, &TimelineView::setColorByClass);
+    view->addAction(tr("Show &All Tracks"), timeline, &TimelineView::showAllTracks);
     QAction *rankRows = view->addAction(tr("&Ranks as Summary Rows"));
     rankRows->setCheckable(true);
     rankRows->setToolTip(tr("One compact row per rank drawing its GPU streams' activity (its "
                             "threads' without a GPU): compute, communication, copy, CPU"));
-    connect(rankRows, &QAction::toggled, m_timeline, &TimelineView::setRankRows);
-    connect(m_timeline, &TimelineView::rankRowsChanged, rankRows, &QAction::setChecked);
-    view->addAction(tr("&Find"), QKeySequence(QKeySequence::Find), this, [this] {
-        m_findEdit->setFocus();
-        m_findEdit->selectAll();
-    });
+    QObject::connect(rankRows, &QAction::toggled, timeline, &TimelineView::setRankRows);
+    QObject::connect(timeline, &TimelineView::rankRowsChanged, rankRows, &QAction::setChecked);
+    view->addAction(tr("&Find"), QKeySequence(QKeySequence::Find), centre,
+                    &TimelineCentre::focusFind);
     view->addSeparator();
-    for (auto *dock : findChildren<QDockWidget *>())
+    for (auto *dock : w.findChildren<QDockWidget *>())
         view->addAction(dock->toggleViewAction());
 
-    for (const auto &page : m_pages) // the pages' own menus (Notes)
-        page->addMenus(menuBar());
-    QMenu *help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&Keyboard and Mouse"), this, [this] {
+    for (const auto &page : w.pages()) // the pages' own menus (Notes)
+        page->addMenus(bar);
+    QMenu *help = bar->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard and Mouse"), window, [window] {
         QMessageBox::information(
-            this, tr("Keyboard and Mouse"),
+            window, tr("Keyboard and Mouse"),
             tr("Timeline\n"
                "W / S: zoom in / out around the mouse\nA / D: pan left / right\n"
                "Mouse wheel or Ctrl+wheel: zoom (View › Zoom Step); Shift+wheel: scroll tracks\n"
@@ -163,29 +172,6 @@ void MainWindow::buildMenus()
                "Ctrl+O / Ctrl+Shift+O: open a folder / a project; F5: reload\n"
                "Ctrl+E: export a figure; Ctrl+Q: quit"));
     });
-}
-
-void MainWindow::addRecent(const QString &path)
-{
-    QSettings settings;
-    QStringList recent = settings.value(kRecentKey).toStringList();
-    recent.removeAll(path);
-    recent.prepend(path);
-    while (recent.size() > kMaxRecent)
-        recent.removeLast();
-    settings.setValue(kRecentKey, recent);
-    rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu()
-{
-    if (!m_recentMenu)
-        return;
-    m_recentMenu->clear();
-    const QStringList recent = QSettings().value(kRecentKey).toStringList();
-    for (const QString &p : recent)
-        m_recentMenu->addAction(p, this, [this, p] { openPath(p); });
-    m_recentMenu->setEnabled(!recent.isEmpty());
 }
 
 } // namespace gml

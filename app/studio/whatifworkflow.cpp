@@ -6,23 +6,30 @@
 #include "predictedrun.h"
 #include "project.h"
 #include "projectsession.h"
+#include "studiopage.h"
 #include "timelinestate.h"
 #include "timelineview.h"
 
 #include <QCoreApplication>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QMainWindow>
 #include <QToolButton>
 
 namespace gml {
 
-WhatIfWorkflow::WhatIfWorkflow(WhatIfPanel *panel, QDockWidget *dock, QToolButton *button,
+WhatIfWorkflow::WhatIfWorkflow(QMainWindow *window, QToolButton *button,
                                WhatIfController *controller, const ProjectSession &session,
-                               TimelineView *timeline, TimelineState *state, Hooks hooks,
-                               QObject *parent)
-    : QObject(parent), m_panel(panel), m_controller(controller), m_session(session),
+                               TimelineView *timeline, TimelineState *state, Hooks hooks)
+    : QObject(window), m_panel(new WhatIfPanel(window)),
+      m_dock(new QDockWidget(tr("What-if"), window)), m_controller(controller), m_session(session),
       m_timeline(timeline), m_state(state), m_hooks(std::move(hooks))
 {
+    // Beside the timeline, full height: its sliders replay the run the timeline shows.
+    QDockWidget *dock = m_dock;
+    WhatIfPanel *panel = m_panel;
+    dock->setObjectName(QStringLiteral("whatif"));
+    dock->setWidget(scrolledPage(m_panel));
     connect(button, &QToolButton::toggled, dock, [dock](bool on) {
         dock->setVisible(on);
         if (on)
@@ -71,6 +78,26 @@ WhatIfWorkflow::WhatIfWorkflow(WhatIfPanel *panel, QDockWidget *dock, QToolButto
                     return res && sim::savePredictedRun(p, run, *res, transforms, name, why);
                 });
             });
+}
+
+void WhatIfWorkflow::subscribe(const ProjectSession &session)
+{
+    connect(&session, &ProjectSession::opened, this, &WhatIfWorkflow::onProjectOpened);
+}
+
+void WhatIfWorkflow::onProjectOpened()
+{
+    QStringList measuredRuns;
+    for (const auto &run : m_session.data()->runs)
+        if (run.kind == QLatin1String("measured") && run.slices > 0)
+            measuredRuns << run.name;
+    const QString focused = m_session.focus().value(0);
+    const QString current = measuredRuns.contains(focused) ? focused : measuredRuns.value(0);
+    m_panel->setRuns(measuredRuns, current);
+    m_panel->showMessage(measuredRuns.isEmpty() ? tr("The project has no measured run with slices.")
+                                                : tr("Building the dependency graph…"));
+    if (!m_dock->visibleRegion().isEmpty() && !measuredRuns.isEmpty())
+        m_controller->select(current);
 }
 
 void WhatIfWorkflow::loadCalibration(const QString &path)

@@ -17,6 +17,7 @@
 #include <optional>
 
 class QDockWidget;
+class QMainWindow;
 class QToolButton;
 
 namespace gml {
@@ -41,10 +42,15 @@ public:
         std::function<void(const QString &what, std::function<bool(Project &, QString *)> write)>
             write;
     };
-    WhatIfWorkflow(WhatIfPanel *panel, QDockWidget *dock, QToolButton *button,
-                   WhatIfController *controller, const ProjectSession &session,
-                   TimelineView *timeline, TimelineState *state, Hooks hooks,
-                   QObject *parent = nullptr);
+    // Makes the What-if panel and its dock ("whatif") in `window`; `button` shows and hides it.
+    WhatIfWorkflow(QMainWindow *window, QToolButton *button, WhatIfController *controller,
+                   const ProjectSession &session, TimelineView *timeline, TimelineState *state,
+                   Hooks hooks);
+
+    WhatIfPanel *panel() const { return m_panel; }
+    // Each project opened: its measured runs offered, the one in focus replayed when the
+    // panel is in view.
+    void subscribe(const ProjectSession &session);
 
     // Shows the panel and replays `transforms` (added to its list) once the run's graph is
     // ready; shown() follows the result.
@@ -66,6 +72,7 @@ private:
         std::optional<QList<sim::Transform>> loaded; // a scenario's transforms
         QString error;
     };
+    void onProjectOpened();
     void onGraphReady(const QString &run, const QString &error);
     void onResult(const WhatIfController::Result &r);
     void loadCalibration(const QString &path);
@@ -73,6 +80,7 @@ private:
     void loadScenario(const QString &name);
 
     WhatIfPanel *m_panel;
+    QDockWidget *m_dock;
     WhatIfController *m_controller;
     const ProjectSession &m_session;
     TimelineView *m_timeline;

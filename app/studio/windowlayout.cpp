@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The window's layout: where each pane sits, the default sizes, the user's layout kept per user,
-// and which central view is in front.
-#include "mainwindow.h"
+#include "windowlayout.h"
 
 #include <QDockWidget>
+#include <QMainWindow>
 #include <QSettings>
-#include <QShowEvent>
 #include <QTabWidget>
 #include <QTimer>
 
@@ -21,7 +19,24 @@ const QString kViewKey = QStringLiteral("layout/view");
 constexpr int kLayoutVersion = 3; // docks and views as of issue 36 (the flame graph)
 } // namespace
 
-QStringList MainWindow::bottomPanes() const
+WindowLayout::WindowLayout(QMainWindow *window, QTabWidget *views,
+                           const std::vector<std::unique_ptr<StudioPage>> &pages)
+    : QObject(window), m_window(window), m_views(views), m_pages(pages)
+{
+    connect(m_views, &QTabWidget::currentChanged, this, [this] {
+        QTimer::singleShot(0, this, &WindowLayout::fitBottomPanes); // once the page is shown
+    });
+}
+
+const StudioPage *WindowLayout::page(const QString &id) const
+{
+    for (const auto &p : m_pages)
+        if (p->id() == id)
+            return p.get();
+    return nullptr;
+}
+
+QStringList WindowLayout::bottomPanes() const
 {
     // Details and Aggregate, the registered selection panes (the Flame Graph), then the
     // project's panes (Notes, Sources, Runs).
@@ -33,7 +48,7 @@ QStringList MainWindow::bottomPanes() const
     return names;
 }
 
-bool MainWindow::showsSelection(const QString &pane) const
+bool WindowLayout::showsSelection(const QString &pane) const
 {
     if (pane == QLatin1String("details") || pane == QLatin1String("aggregate"))
         return true;
@@ -41,53 +56,53 @@ bool MainWindow::showsSelection(const QString &pane) const
     return p && p->place() == StudioPage::Place::SelectionPane;
 }
 
-void MainWindow::arrangeDocks()
+void WindowLayout::arrange()
 {
     // The selection panes tabbed below the centre, Details in front; What-if at the right,
     // hidden until asked for (its button, Alt+0). The first layout and View › Reset Layout.
     QDockWidget *prev = nullptr;
     for (const QString &name : bottomPanes()) {
-        auto *dock = findChild<QDockWidget *>(name);
-        addDockWidget(Qt::BottomDockWidgetArea, dock);
+        auto *dock = m_window->findChild<QDockWidget *>(name);
+        m_window->addDockWidget(Qt::BottomDockWidgetArea, dock);
         // Small enough to shrink to a strip when another view is in front (fitBottomPanes).
         if (dock->widget())
             dock->widget()->setMinimumHeight(40);
         if (prev)
-            tabifyDockWidget(prev, dock);
+            m_window->tabifyDockWidget(prev, dock);
         dock->show();
         prev = dock;
     }
-    auto *whatif = findChild<QDockWidget *>(QStringLiteral("whatif"));
-    addDockWidget(Qt::RightDockWidgetArea, whatif);
+    auto *whatif = m_window->findChild<QDockWidget *>(QStringLiteral("whatif"));
+    m_window->addDockWidget(Qt::RightDockWidgetArea, whatif);
     whatif->hide();
-    findChild<QDockWidget *>(QStringLiteral("details"))->raise();
+    m_window->findChild<QDockWidget *>(QStringLiteral("details"))->raise();
 }
 
-void MainWindow::applyDefaultSizes()
+void WindowLayout::applyDefaultSizes()
 {
     // A sixth of the height for the selection panes (at least 120 px), the What-if pane a third
     // of the width (400 to 480 px); hidden until asked for.
-    auto *details = findChild<QDockWidget *>(QStringLiteral("details"));
-    auto *whatif = findChild<QDockWidget *>(QStringLiteral("whatif"));
-    resizeDocks({details}, {std::max(120, height() / 6)}, Qt::Vertical);
-    resizeDocks({whatif}, {std::clamp(width() / 3, 400, 480)}, Qt::Horizontal);
+    auto *details = m_window->findChild<QDockWidget *>(QStringLiteral("details"));
+    auto *whatif = m_window->findChild<QDockWidget *>(QStringLiteral("whatif"));
+    m_window->resizeDocks({details}, {std::max(120, m_window->height() / 6)}, Qt::Vertical);
+    m_window->resizeDocks({whatif}, {std::clamp(m_window->width() / 3, 400, 480)}, Qt::Horizontal);
 }
 
-void MainWindow::resetLayout()
+void WindowLayout::reset()
 {
-    for (auto *dock : findChildren<QDockWidget *>())
-        removeDockWidget(dock);
-    arrangeDocks();
+    for (auto *dock : m_window->findChildren<QDockWidget *>())
+        m_window->removeDockWidget(dock);
+    arrange();
     m_views->setCurrentIndex(0);
-    QTimer::singleShot(0, this, &MainWindow::applyDefaultSizes); // once the docks are laid out
+    QTimer::singleShot(0, this, &WindowLayout::applyDefaultSizes); // once the docks are laid out
 }
 
-void MainWindow::restoreLayout()
+void WindowLayout::restore()
 {
     QSettings settings;
-    restoreGeometry(settings.value(kGeometryKey).toByteArray());
+    m_window->restoreGeometry(settings.value(kGeometryKey).toByteArray());
     const QByteArray state = settings.value(kLayoutKey).toByteArray();
-    m_sized = restoreState(state, kLayoutVersion);
+    m_sized = m_window->restoreState(state, kLayoutVersion);
     // Restored before the window has its size, the docks' sizes are scaled when it gets it
     // (a 235 px pane came back 267 px): the state is applied again once it is shown.
     if (m_sized)
@@ -95,28 +110,27 @@ void MainWindow::restoreLayout()
     showView(settings.value(kViewKey, QStringLiteral("timeline")).toString());
 }
 
-void MainWindow::showEvent(QShowEvent *event)
+void WindowLayout::shown()
 {
-    QMainWindow::showEvent(event);
     // The default sizes are fractions of the window: applied once it has its size (a
     // screenshot's --size, a restored geometry), when the docks are laid out.
     if (!m_sized) {
         m_sized = true;
-        QTimer::singleShot(0, this, &MainWindow::applyDefaultSizes);
+        QTimer::singleShot(0, this, &WindowLayout::applyDefaultSizes);
     } else if (!m_pendingState.isEmpty()) {
-        restoreState(std::exchange(m_pendingState, {}), kLayoutVersion);
+        m_window->restoreState(std::exchange(m_pendingState, {}), kLayoutVersion);
     }
 }
 
-void MainWindow::saveLayout()
+void WindowLayout::save()
 {
     QSettings settings;
-    settings.setValue(kGeometryKey, saveGeometry());
-    settings.setValue(kLayoutKey, saveState(kLayoutVersion));
+    settings.setValue(kGeometryKey, m_window->saveGeometry());
+    settings.setValue(kLayoutKey, m_window->saveState(kLayoutVersion));
     settings.setValue(kViewKey, frontView());
 }
 
-bool MainWindow::showView(const QString &name)
+bool WindowLayout::showView(const QString &name)
 {
     // A part of a page ("memory": the Analysis view's Memory page): the page shows it.
     for (const auto &p : m_pages)
@@ -127,17 +141,17 @@ bool MainWindow::showView(const QString &name)
             m_views->setCurrentIndex(i);
             return true;
         }
-    if (auto *dock = findChild<QDockWidget *>(name)) {
+    if (auto *dock = m_window->findChild<QDockWidget *>(name)) {
         dock->show();
         dock->raise();
         // A page asked for gets the room it asks for (the flame graph a third of the height,
         // to read a few levels).
         const StudioPage *p = page(name);
-        const int wanted = p ? int(p->heightWhenShown() * height()) : 0;
-        if (wanted > 0 && dockWidgetArea(dock) == Qt::BottomDockWidgetArea && !dock->isFloating() &&
-            dock->height() < wanted) {
+        const int wanted = p ? int(p->heightWhenShown() * m_window->height()) : 0;
+        if (wanted > 0 && m_window->dockWidgetArea(dock) == Qt::BottomDockWidgetArea &&
+            !dock->isFloating() && dock->height() < wanted) {
             m_bottomHeight = 0;
-            resizeDocks({dock}, {wanted}, Qt::Vertical);
+            m_window->resizeDocks({dock}, {wanted}, Qt::Vertical);
         }
         // The keyboard follows (Alt+9 shows Runs and types into its filter, issue 58): the
         // dock's first widget that takes the focus by Tab.
@@ -153,7 +167,7 @@ bool MainWindow::showView(const QString &name)
     return false;
 }
 
-void MainWindow::fitBottomPanes()
+void WindowLayout::fitBottomPanes()
 {
     // The selection panes (Details, Aggregate, Flame Graph) show the timeline's selection: with
     // another view in front they shrink to their tabs and a line, so Analysis, Graph, Compare
@@ -162,9 +176,9 @@ void MainWindow::fitBottomPanes()
     constexpr int kCompact = 72;
     QDockWidget *front = nullptr;
     for (const QString &name : bottomPanes())
-        if (auto *d = findChild<QDockWidget *>(name); d && d->isVisible() && !d->isFloating() &&
-                                                      !d->visibleRegion().isEmpty() &&
-                                                      dockWidgetArea(d) == Qt::BottomDockWidgetArea)
+        if (auto *d = m_window->findChild<QDockWidget *>(name);
+            d && d->isVisible() && !d->isFloating() && !d->visibleRegion().isEmpty() &&
+            m_window->dockWidgetArea(d) == Qt::BottomDockWidgetArea)
             front = d;
     if (!front)
         return;
@@ -173,21 +187,21 @@ void MainWindow::fitBottomPanes()
     if (frontView() != QLatin1String("timeline")) {
         if (selectionPane && m_bottomHeight == 0 && front->height() > kCompact) {
             m_bottomHeight = front->height();
-            resizeDocks({front}, {kCompact}, Qt::Vertical);
+            m_window->resizeDocks({front}, {kCompact}, Qt::Vertical);
         }
     } else if (m_bottomHeight > 0) {
         const int target = std::exchange(m_bottomHeight, 0);
-        resizeDocks({front}, {target}, Qt::Vertical);
+        m_window->resizeDocks({front}, {target}, Qt::Vertical);
         // resizeDocks sizes the area a little short of the dock's own height (its title bar):
         // measured once laid out, the difference is added back.
         QTimer::singleShot(0, this, [this, front, target] {
             if (front->height() != target && frontView() == QLatin1String("timeline"))
-                resizeDocks({front}, {2 * target - front->height()}, Qt::Vertical);
+                m_window->resizeDocks({front}, {2 * target - front->height()}, Qt::Vertical);
         });
     }
 }
 
-QString MainWindow::frontView() const
+QString WindowLayout::frontView() const
 {
     return m_views->currentWidget()->objectName();
 }
