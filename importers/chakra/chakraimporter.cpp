@@ -23,13 +23,11 @@
 
 namespace gml {
 
-using namespace chakragraph;
-
 namespace {
 
 constexpr qint64 kMaxChakraBytes = qint64(4) << 30;
 
-QString text(const std::string &s)
+QString stdText(const std::string &s)
 {
     return QString::fromStdString(
         json::findInvalidUtf8(s.data(), s.size()) < 0 ? s : json::repairUtf8(s));
@@ -108,7 +106,7 @@ QString describe(const chakra::Attribute &a)
     using A = chakra::Attribute;
     switch (a.value_case()) {
     case A::kStringVal:
-        return QStringLiteral("the text '%1'").arg(text(a.string_val().substr(0, 40)));
+        return QStringLiteral("the text '%1'").arg(stdText(a.string_val().substr(0, 40)));
     case A::kBytesVal:
         return QStringLiteral("%1 bytes").arg(a.bytes_val().size());
     case A::kDoubleVal:
@@ -200,7 +198,7 @@ struct ChakraMessages
     QString schema;
     qint64 pid = -1;
     bool hasMetadata = false;
-    std::vector<Node> nodes;
+    std::vector<chakragraph::Node> nodes;
 };
 
 // Reads every length-delimited message of [begin, end) into `out`, checking each field; the
@@ -212,7 +210,7 @@ std::optional<ImportOutcome> readMessages(const char *const begin, const char *c
     QString &schema = out.schema;
     qint64 &pid = out.pid;
     bool &hasMetadata = out.hasMetadata;
-    std::vector<Node> &nodes = out.nodes;
+    std::vector<chakragraph::Node> &nodes = out.nodes;
     const char *p = begin;
     chakra::Node msg;
     for (qint64 index = 0; p < end; ++index) {
@@ -251,10 +249,10 @@ std::optional<ImportOutcome> readMessages(const char *const begin, const char *c
                 return ImportOutcome::failure(bodyAt,
                                               QStringLiteral("not a Chakra GlobalMetadata"));
             hasMetadata = true;
-            schema = text(meta.version());
+            schema = stdText(meta.version());
             for (const auto &a : meta.attr()) {
                 if (a.name() == "schema" && schema.isEmpty()) {
-                    schema = text(a.string_val());
+                    schema = stdText(a.string_val());
                 } else if (a.name() == "pid") {
                     pid = isInteger(a) ? intOf(a) : -1;
                     if (pid < 0)
@@ -272,12 +270,12 @@ std::optional<ImportOutcome> readMessages(const char *const begin, const char *c
             if (!msg.ParseFromArray(p, size))
                 return ImportOutcome::failure(bodyAt,
                                               QStringLiteral("%1 is not a Chakra Node").arg(what));
-            Node n;
+            chakragraph::Node n;
             n.id = msg.id();
             n.at = bodyAt;
-            n.name = baseName(text(msg.name()));
+            n.name = baseName(stdText(msg.name()));
             n.type = msg.type();
-            if (n.type < 0 || n.type >= int(std::size(kNodeTypes)))
+            if (n.type < 0 || n.type >= int(std::size(chakragraph::kNodeTypes)))
                 warnings.add(
                     QStringLiteral("type"), bodyAt,
                     QStringLiteral(
@@ -285,7 +283,7 @@ std::optional<ImportOutcome> readMessages(const char *const begin, const char *c
                         "as 'type %2' and not as work of any kind")
                         .arg(n.id)
                         .arg(n.type)
-                        .arg(std::size(kNodeTypes) - 1));
+                        .arg(std::size(chakragraph::kNodeTypes) - 1));
             n.duration = msg.duration_micros();
             if (n.duration > kMaxDurationUs) {
                 warnings.add(
@@ -314,7 +312,7 @@ std::optional<ImportOutcome> readMessages(const char *const begin, const char *c
                             .arg(n.id)
                             .arg(io == &msg.inputs() ? QStringLiteral("input")
                                                      : QStringLiteral("output"),
-                                 text(io->values().substr(0, 40))));
+                                 stdText(io->values().substr(0, 40))));
                 else if (const std::string bad = badIoNumber(io->values()); !bad.empty())
                     warnings.add(
                         QStringLiteral("io number"), bodyAt,
@@ -327,7 +325,7 @@ std::optional<ImportOutcome> readMessages(const char *const begin, const char *c
                             .arg(n.id)
                             .arg(io == &msg.inputs() ? QStringLiteral("input")
                                                      : QStringLiteral("output"),
-                                 text(bad.substr(0, 40))));
+                                 stdText(bad.substr(0, 40))));
             n.ctrl.assign(msg.ctrl_deps().begin(), msg.ctrl_deps().end());
             n.data.assign(msg.data_deps().begin(), msg.data_deps().end());
             for (const auto &a : msg.attr()) {
@@ -361,12 +359,12 @@ namespace {
 
 // Operators, one per record-function id (the converter splits some into numbered parts), in
 // record-function order.
-std::vector<EtOperator> operatorsOf(const std::vector<Node> &nodes)
+std::vector<EtOperator> operatorsOf(const std::vector<chakragraph::Node> &nodes)
 {
     std::vector<EtOperator> refs;
     std::set<qint64> seenRf;
-    for (const Node &n : nodes)
-        if (isOperator(n) && (n.rfId < 0 || seenRf.insert(n.rfId).second))
+    for (const chakragraph::Node &n : nodes)
+        if (chakragraph::isOperator(n) && (n.rfId < 0 || seenRf.insert(n.rfId).second))
             refs.push_back({n.rfId, n.tid, n.name});
     std::stable_sort(refs.begin(), refs.end(),
                      [](const EtOperator &a, const EtOperator &b) { return a.rfId < b.rfId; });
@@ -375,10 +373,10 @@ std::vector<EtOperator> operatorsOf(const std::vector<Node> &nodes)
 
 // Stores each edge whose two operators were linked to slices of the run, once per pair of
 // slices (data edges first); how many of each kind were stored.
-std::pair<qint64, qint64> storeEdges(TraceWriter &w, const Dependencies &deps,
+std::pair<qint64, qint64> storeEdges(TraceWriter &w, const chakragraph::Dependencies &deps,
                                      const QHash<qint64, SliceId> &slices)
 {
-    auto sliceOf = [&](const Node *n) -> SliceId {
+    auto sliceOf = [&](const chakragraph::Node *n) -> SliceId {
         if (!n || n->rfId < 0)
             return 0;
         auto it = slices.constFind(n->rfId);
@@ -401,7 +399,8 @@ std::pair<qint64, qint64> storeEdges(TraceWriter &w, const Dependencies &deps,
 }
 
 // The warnings of the import beyond the linker's, in the order a user reads them.
-QList<ImportWarning> importWarnings(const ChakraMessages &messages, const Dependencies &deps,
+QList<ImportWarning> importWarnings(const ChakraMessages &messages,
+                                    const chakragraph::Dependencies &deps,
                                     const WarningLog &warnings, qint64 duplicateIds)
 {
     QList<ImportWarning> out;
@@ -453,7 +452,7 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
     ChakraMessages messages;
     if (auto stop = readMessages(begin, end, ctx, warnings, messages))
         return *stop;
-    const std::vector<Node> &nodes = messages.nodes;
+    const std::vector<chakragraph::Node> &nodes = messages.nodes;
     if (nodes.empty())
         return ImportOutcome::failure(
             0, QStringLiteral("no nodes; expected a Chakra execution trace"));
@@ -464,20 +463,20 @@ ImportOutcome ChakraTraceImporter::import(ImportContext &ctx) const
         if (!byId.emplace(nodes[i].id, i).second)
             ++duplicateIds;
     const std::vector<EtOperator> refs = operatorsOf(nodes);
-    const qint64 operators = std::count_if(nodes.begin(), nodes.end(), isOperator);
+    const qint64 operators = std::count_if(nodes.begin(), nodes.end(), chakragraph::isOperator);
 
     TraceWriter &w = *ctx.writer;
     QString linkError;
     const auto runLink = linkToRun(w, messages.pid, refs, &linkError);
     if (!runLink)
         return ImportOutcome::failure(-1, linkError);
-    const Dependencies deps = dependencies(nodes, byId, warnings);
+    const chakragraph::Dependencies deps = chakragraph::dependencies(nodes, byId, warnings);
     const auto [dataStored, ctrlStored] = storeEdges(w, deps, runLink->link.slices);
 
     QJsonObject meta;
     meta.insert(QStringLiteral("schema"), messages.schema);
     meta.insert(QStringLiteral("pid"), messages.pid);
-    insertCensus(meta, nodes, operators);
+    chakragraph::insertCensus(meta, nodes, operators);
     meta.insert(QStringLiteral("data_deps"), deps.dataDeps);
     meta.insert(QStringLiteral("ctrl_deps"), deps.ctrlDeps);
     insertLinkMetadata(meta, *runLink);

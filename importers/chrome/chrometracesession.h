@@ -82,6 +82,17 @@ inline QString q(const std::string &s)
     return QString::fromUtf8(s.data(), qsizetype(s.size()));
 }
 
+// An integer argument of the event (kNoId when absent or not an integer).
+inline qint64 argInt(const TraceEventView &ev, std::string_view key)
+{
+    if (!ev.argMembers)
+        return kNoId;
+    if (const Value *v = ev.arg(key))
+        if (auto x = json::toInt64(*v))
+            return *x;
+    return kNoId;
+}
+
 struct SliceRef
 {
     TimeNs start;

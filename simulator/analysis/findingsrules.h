@@ -33,6 +33,25 @@ inline QString regexOfNames(const QStringList &names)
     return QStringLiteral("^(?:%1)$").arg(escaped.join(QLatin1Char('|')));
 }
 
+// The run as the trace rules read it: its graph and analysis, and the GPU time summed over its
+// GPUs (window, idle and its causes, compute, exposed communication), with the kernel count.
+struct TraceRun
+{
+    const DependencyGraph &g;
+    const Analysis &a;
+    const DeviceCatalog &catalog;
+    const WhatIfContext &context;
+    TimeNs window = 0, idle = 0, compute = 0, exposed = 0;
+    IdleSplit split;
+    double W = 1; // the window as a divisor (at least 1 ns)
+    qint64 kernels = 0;
+};
+
+// The rules of several ranks (findingsranks.cpp): collectives not overlapped with compute, a
+// straggler rank.
+void exposedCollectives(const TraceRun &run, std::vector<Finding> &out);
+void stragglerRank(const TraceRun &run, std::vector<Finding> &out);
+
 // Each trace rule in turn (input-bound, launch-bound, synchronisation stalls, pageable copies,
 // small kernels, FP32 matrix kernels, exposed collectives, a straggler rank, GPU idle), their
 // findings appended to `out`. `analysis` has at least one GPU.
