@@ -113,6 +113,7 @@ private:
     // Nullopt: the file is read whole (importOne).
     std::optional<SourceReport> tailOne(const ScannedFile &file, int index, int count,
                                         bool *cancelled);
+    struct TailRead; // a followed log's parts, one after another (logtail.cpp)
     // A followed log no longer holds what was read of it (truncated, or replaced by another
     // file): its source is kept under another name, unless the lines read are in another file
     // of its folder (a rotation, imported as its own source); false with *error when the

@@ -133,6 +133,39 @@ bool ImportJob::keepAside(const SourceRecord &existing, const QString &why, qint
     return true;
 }
 
+// One followed log read in parts (tailOne): what it carries from one part to the next.
+struct ImportJob::TailRead
+{
+    enum class Next { Part, Stop, Whole, Report };
+
+    ImportJob &job;
+    const ScannedFile &file;
+    const Importer &importer;
+    int index, count;
+    QFile f;
+    qint64 size = 0, mtime = 0;
+    SourceReport report;
+    std::optional<SourceRecord> existing;
+    QList<ImportWarning> restart; // the file was truncated or replaced: read from its start
+    TailState at;
+    bool resumed = false, any = false;
+
+    // Where the last import of the file stopped, if it was read in parts and still applies; a
+    // report when there is nothing new or the earlier samples of a truncated file cannot be
+    // kept aside.
+    std::optional<SourceReport> resume();
+    // The next part's whole lines imported in a transaction of their own.
+    Next readPart(bool *cancelled);
+    // The part's source opened: its transaction begun (a continuation: its import resumed).
+    bool openPart(bool cont, RunId &run, SourceId &sourceId);
+    Next failed(const QString &message)
+    {
+        report.status = SourceReport::Status::Failed;
+        report.message = file.path + QStringLiteral(": ") + message;
+        return Next::Report;
+    }
+};
+
 std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int index, int count,
                                                bool *cancelled)
 {
@@ -140,27 +173,52 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
     // on one thread or several (sideimport.h).
     if (!m_following || !file.importer || !file.importer->tails())
         return std::nullopt;
-    const Importer &importer = *file.importer;
-    QFile f(file.path);
-    if (!f.open(QIODevice::ReadOnly))
+    TailRead t{*this, file, *file.importer, index, count, QFile(file.path)};
+    if (!t.f.open(QIODevice::ReadOnly))
         return std::nullopt; // the whole-file path says why
-    if (f.peek(2) == QByteArray("\x1f\x8b", 2))
+    if (t.f.peek(2) == QByteArray("\x1f\x8b", 2))
         return std::nullopt; // gzip: read whole
-    const qint64 size = f.size();
-    const qint64 mtime = fileMtimeNs(file.path);
+    t.size = t.f.size();
+    t.mtime = fileMtimeNs(file.path);
     QElapsedTimer timer;
     timer.start();
-    SourceReport report = startReport(file);
-    report.inParts = true;
+    t.report = startReport(file);
+    t.report.inParts = true;
+    if (auto done = t.resume())
+        return done;
+    for (bool more = true; more && t.at.offset < t.size;) {
+        switch (t.readPart(cancelled)) {
+        case TailRead::Next::Part:
+            break;
+        case TailRead::Next::Stop:
+            more = false;
+            break;
+        case TailRead::Next::Whole:
+            return std::nullopt; // this file is read whole
+        case TailRead::Next::Report:
+            return t.report;
+        }
+    }
+    SourceReport &report = t.report;
+    if (!t.any && report.status != SourceReport::Status::Failed) {
+        // No whole line yet (or none since the last part): nothing to write.
+        report.status =
+            t.existing ? SourceReport::Status::Unchanged : SourceReport::Status::Skipped;
+        if (!t.existing)
+            report.message = QStringLiteral("no whole line yet");
+    }
+    report.seconds = double(timer.nsecsElapsed()) / 1e9;
+    return report;
+}
 
-    // Where the last import of this file stopped, if it was read in parts and still applies.
-    std::optional<SourceRecord> existing = m_project.sourceByPath(file.path);
+std::optional<SourceReport> ImportJob::TailRead::resume()
+{
+    existing = job.m_project.sourceByPath(file.path);
     std::optional<TailState> state;
-    QList<ImportWarning> restart;
     if (existing && existing->format == importer.format()) {
-        const auto q = importedSource(m_project, existing->id);
+        const auto q = importedSource(job.m_project, existing->id);
         if (q && q->importerVersion == importer.version() &&
-            (!q->timeZone || *q->timeZone == QString::fromUtf8(zoneOf(file).id()))) {
+            (!q->timeZone || *q->timeZone == QString::fromUtf8(job.zoneOf(file).id()))) {
             if (existing->size == size && existing->mtimeNs == mtime) { // nothing new
                 report.status = existing->status == QLatin1String("imported")
                                     ? SourceReport::Status::Unchanged
@@ -185,148 +243,136 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
                 .arg(size)
                 .arg(state->offset);
         QString error;
-        if (!keepAside(*existing, why, state->offset, state->head, &error)) {
-            report.status = SourceReport::Status::Failed;
-            report.message = file.path + QStringLiteral(": ") + why +
-                             QStringLiteral("; its earlier samples could not be kept aside: ") +
-                             error;
+        if (!job.keepAside(*existing, why, state->offset, state->head, &error)) {
+            failed(why + QStringLiteral("; its earlier samples could not be kept aside: ") + error);
             return report;
         }
         restart.append({why + QStringLiteral("; it was read again from its start"), 0, 1});
         existing.reset();
         state.reset();
     }
-    const bool resumed = state.has_value();
-    TailState at;
+    resumed = state.has_value();
     if (resumed)
         at = *state;
-    bool any = false;
-    while (at.offset < size) {
-        if (!f.seek(at.offset))
-            break;
-        QByteArray part = f.read(std::min(size - at.offset, kMaxPartBytes));
-        part.truncate(part.lastIndexOf('\n') + 1); // whole lines only: a cut one waits for its end
-        if (part.isEmpty())
-            break;
-        const std::optional<QByteArray> prelude = importer.tailPrelude(at.prelude, part);
-        if (!prelude) {
-            if (!any && !resumed)
-                return std::nullopt; // this file is read whole
-            break;
-        }
-        const bool cont = resumed || any;
-        QString error;
-        RunId run = 0;
-        SourceId sourceId = 0;
-        if (cont) {
-            if (!begin(file, index, count, &error)) {
-                report.status = SourceReport::Status::Failed;
-                report.message = file.path + QStringLiteral(": not imported: ") + error;
-                return report;
-            }
-            existing = m_project.sourceByPath(file.path); // inside the transaction
-            if (!existing) {
-                m_project.rollback();
-                report.status = SourceReport::Status::Failed;
-                report.message =
-                    file.path + QStringLiteral(": its import was deleted while it was followed");
-                return report;
-            }
-            run = existing->runId;
-            sourceId = existing->id;
-        } else if (!openSource(file, index, count, QString(), existing, run, sourceId, &error)) {
-            report.status = SourceReport::Status::Failed;
-            report.message = file.path + QStringLiteral(": ") + error;
-            return report;
-        }
-        TraceWriter writer(m_project, run, sourceId);
-        if (cont && !writer.resume(&error)) {
-            m_project.rollback();
-            report.status = SourceReport::Status::Failed;
-            report.message = file.path + QStringLiteral(": cannot continue its import: ") + error;
-            return report;
-        }
-        ImportContext ctx;
-        ctx.path = file.path;
-        ctx.fileSize = size;
-        ctx.writer = &writer;
-        ctx.timeZone = zoneOf(file);
-        ctx.tail =
-            ImportContext::Tail{at.prelude + part,
-                                at.prelude.size(),
-                                at.prelude.count('\n'),
-                                at.offset,
-                                at.line,
-                                at.state,
-                                QDateTime::currentMSecsSinceEpoch() * 1'000'000 - mtime >= kQuietNs,
-                                0};
-        const qint64 from = at.offset;
-        ctx.progress = [&](double fraction) {
-            const double done =
-                (double(from) + fraction * double(part.size())) / double(std::max<qint64>(1, size));
-            return !m_progress || m_progress(progressAt(index, count, file.path, done));
-        };
-        ImportOutcome outcome = importGuarded(importer, ctx);
-        if (outcome.ok() && writer.failed())
-            outcome = ImportOutcome::failure(
-                -1, QStringLiteral("could not write to the project: ") + writer.errorString());
-        // What the format left for the next part (an unfinished block) is read again then.
-        const qint64 held = std::clamp<qint64>(ctx.tail->held, 0, part.size());
-        const QByteArrayView read = QByteArrayView(part).first(part.size() - held);
-        TailState next{
-            at.offset + read.size(), at.line + read.count('\n'), *prelude, {}, ctx.tail->state};
-        if (held > 0)
-            next.prelude = importer.tailPrelude(at.prelude, read).value_or(*prelude);
-        next.head = headHash(f, next.offset);
-        outcome.warnings += writer.warnings();
-        if (!cont)
-            outcome.warnings = restart + outcome.warnings;
-        if (outcome.ok() && finishSource(writer, outcome.warnings, &error)) {
-            // The size kept is not the file's while a part is held: read again next poll.
-            if (setSourceTail(m_project, sourceId, held > 0 ? next.offset : size, mtime,
-                              QStringLiteral("tail:") + next.head, stateText(next), &error) &&
-                m_project.commit(&error)) {
-                any = true;
-                at = next;
-                report.status = SourceReport::Status::Imported;
-                report.appended = report.appended || cont;
-                report.held = held > 0;
-                report.slices = writer.sliceCount();
-                report.counterSamples = writer.counterCount();
-                report.flows = writer.flowCount();
-                for (const auto &w : outcome.warnings)
-                    report.warnings += w.count;
-                if (held > 0)
-                    break; // the rest waits for its end
-                continue;
-            }
-        }
-        m_project.rollback();
-        if (outcome.status == ImportOutcome::Status::Cancelled) {
-            *cancelled = true;
-            report.status = SourceReport::Status::Cancelled;
-            report.message =
-                QStringLiteral("cancelled; the lines after byte %1 were not kept").arg(at.offset);
-            return report;
-        }
-        if (outcome.ok())
-            outcome = ImportOutcome::failure(
-                -1, QStringLiteral("could not write to the project: ") + error);
-        report.status = SourceReport::Status::Failed;
-        report.message = outcome.describe(file.path);
-        // What was read before stays, and the error is kept with it.
-        recordFailure(file, index, count, cont ? m_project.sourceByPath(file.path) : existing,
+    return std::nullopt;
+}
+
+bool ImportJob::TailRead::openPart(bool cont, RunId &run, SourceId &sourceId)
+{
+    QString error;
+    if (!cont) {
+        if (job.openSource(file, index, count, QString(), existing, run, sourceId, &error))
+            return true;
+        failed(error);
+        return false;
+    }
+    if (!job.begin(file, index, count, &error)) {
+        failed(QStringLiteral("not imported: ") + error);
+        return false;
+    }
+    existing = job.m_project.sourceByPath(file.path); // inside the transaction
+    if (!existing) {
+        job.m_project.rollback();
+        failed(QStringLiteral("its import was deleted while it was followed"));
+        return false;
+    }
+    run = existing->runId;
+    sourceId = existing->id;
+    return true;
+}
+
+ImportJob::TailRead::Next ImportJob::TailRead::readPart(bool *cancelled)
+{
+    if (!f.seek(at.offset))
+        return Next::Stop;
+    QByteArray part = f.read(std::min(size - at.offset, kMaxPartBytes));
+    part.truncate(part.lastIndexOf('\n') + 1); // whole lines only: a cut one waits for its end
+    if (part.isEmpty())
+        return Next::Stop;
+    const std::optional<QByteArray> prelude = importer.tailPrelude(at.prelude, part);
+    if (!prelude)
+        return !any && !resumed ? Next::Whole : Next::Stop;
+    const bool cont = resumed || any;
+    RunId run = 0;
+    SourceId sourceId = 0;
+    if (!openPart(cont, run, sourceId))
+        return Next::Report;
+    QString error;
+    Project &project = job.m_project;
+    TraceWriter writer(project, run, sourceId);
+    if (cont && !writer.resume(&error)) {
+        project.rollback();
+        return failed(QStringLiteral("cannot continue its import: ") + error);
+    }
+    ImportContext ctx;
+    ctx.path = file.path;
+    ctx.fileSize = size;
+    ctx.writer = &writer;
+    ctx.timeZone = job.zoneOf(file);
+    ctx.tail =
+        ImportContext::Tail{at.prelude + part,
+                            at.prelude.size(),
+                            at.prelude.count('\n'),
+                            at.offset,
+                            at.line,
+                            at.state,
+                            QDateTime::currentMSecsSinceEpoch() * 1'000'000 - mtime >= kQuietNs,
+                            0};
+    const qint64 from = at.offset;
+    ctx.progress = [&](double fraction) {
+        const double done =
+            (double(from) + fraction * double(part.size())) / double(std::max<qint64>(1, size));
+        return !job.m_progress || job.m_progress(job.progressAt(index, count, file.path, done));
+    };
+    ImportOutcome outcome = importGuarded(importer, ctx);
+    if (outcome.ok() && writer.failed())
+        outcome = ImportOutcome::failure(-1, QStringLiteral("could not write to the project: ") +
+                                                 writer.errorString());
+    // What the format left for the next part (an unfinished block) is read again then.
+    const qint64 held = std::clamp<qint64>(ctx.tail->held, 0, part.size());
+    const QByteArrayView read = QByteArrayView(part).first(part.size() - held);
+    TailState next{
+        at.offset + read.size(), at.line + read.count('\n'), *prelude, {}, ctx.tail->state};
+    if (held > 0)
+        next.prelude = importer.tailPrelude(at.prelude, read).value_or(*prelude);
+    next.head = headHash(f, next.offset);
+    outcome.warnings += writer.warnings();
+    if (!cont)
+        outcome.warnings = restart + outcome.warnings;
+    // The size kept is not the file's while a part is held: read again next poll.
+    if (outcome.ok() && finishSource(writer, outcome.warnings, &error) &&
+        setSourceTail(project, sourceId, held > 0 ? next.offset : size, mtime,
+                      QStringLiteral("tail:") + next.head, stateText(next), &error) &&
+        project.commit(&error)) {
+        any = true;
+        at = next;
+        report.status = SourceReport::Status::Imported;
+        report.appended = report.appended || cont;
+        report.held = held > 0;
+        report.slices = writer.sliceCount();
+        report.counterSamples = writer.counterCount();
+        report.flows = writer.flowCount();
+        for (const auto &w : outcome.warnings)
+            report.warnings += w.count;
+        return held > 0 ? Next::Stop : Next::Part; // a held rest waits for its end
+    }
+    project.rollback();
+    if (outcome.status == ImportOutcome::Status::Cancelled) {
+        *cancelled = true;
+        report.status = SourceReport::Status::Cancelled;
+        report.message =
+            QStringLiteral("cancelled; the lines after byte %1 were not kept").arg(at.offset);
+        return Next::Report;
+    }
+    if (outcome.ok())
+        outcome =
+            ImportOutcome::failure(-1, QStringLiteral("could not write to the project: ") + error);
+    report.status = SourceReport::Status::Failed;
+    report.message = outcome.describe(file.path);
+    // What was read before stays, and the error is kept with it.
+    job.recordFailure(file, index, count, cont ? project.sourceByPath(file.path) : existing,
                       QString(), report);
-        break;
-    }
-    if (!any && report.status != SourceReport::Status::Failed) {
-        // No whole line yet (or none since the last part): nothing to write.
-        report.status = existing ? SourceReport::Status::Unchanged : SourceReport::Status::Skipped;
-        if (!existing)
-            report.message = QStringLiteral("no whole line yet");
-    }
-    report.seconds = double(timer.nsecsElapsed()) / 1e9;
-    return report;
+    return Next::Stop;
 }
 
 } // namespace gml

@@ -87,85 +87,122 @@ std::optional<DependencyGraph> DependencyGraph::build(Project &project, RunId ru
     return g;
 }
 
+// What each runtime call launched, as one array with offsets, in launch-edge order.
+struct DependencyGraph::Launches
+{
+    std::vector<int> start, list;
+
+    explicit Launches(const DependencyGraph &g) : start(g.m_nodes.size() + 1, 0)
+    {
+        for (const auto &e : g.m_edges)
+            if (e.kind == EdgeKind::Launch)
+                ++start[size_t(e.from) + 1];
+        for (size_t i = 0; i < g.m_nodes.size(); ++i)
+            start[i + 1] += start[i];
+        list.resize(size_t(start.back()));
+        std::vector<int> fill(start.begin(), start.end() - 1);
+        for (const auto &e : g.m_edges)
+            if (e.kind == EdgeKind::Launch)
+                list[size_t(fill[size_t(e.from)]++)] = e.to;
+    }
+    std::span<const int> of(size_t call) const
+    {
+        return std::span<const int>(list.data() + start[call],
+                                    size_t(start[call + 1] - start[call]));
+    }
+};
+
 // The edges between the nodes read: launches, synchronisation, collectives across ranks, the
 // waits inferred on streams and threads, data edges; then bytes for the link models.
 bool DependencyGraph::addEdges(Project &project, const BuildReading &reading, QString *error)
 {
     DependencyGraph &g = *this;
-    auto &db = project.db();
-    auto fail = [&](const QString &why) {
-        if (error)
-            *error = why;
-        return false;
-    };
-    const SliceMap &sliceMap = reading.sliceMap;
-    const auto &markerResource = reading.markerResource;
-    const auto &offsetOf = reading.offsetOf;
-    const auto &bytesOf = reading.bytesOf;
-    const auto &comms = reading.comms;
     // Launch edges, and the launch time of each GPU node (for synchronisation).
     std::vector<TimeNs> launchedAt(g.m_nodes.size());
     for (size_t i = 0; i < g.m_nodes.size(); ++i)
         launchedAt[i] = g.m_nodes[i].start;
-    std::vector<std::pair<SliceId, SliceId>> syncFlows, dataFlows;
-    {
-        std::vector<SourceId> sources;
-        for (const auto &[source, offset] : offsetOf)
-            sources.push_back(source);
-        std::sort(sources.begin(), sources.end());
-        std::vector<slicestore::Flow> flows;
-        for (const SourceId source : sources) {
-            flows.clear();
-            QString why;
-            if (!slicestore::readFlows(db, source, flows, &why))
-                return fail(why);
-            for (const auto &f : flows) {
-                const auto kind = FlowKind(f.kind);
-                if (kind == FlowKind::Sync) {
-                    syncFlows.emplace_back(f.from, f.to);
-                    continue;
-                }
-                if (kind == FlowKind::Data) {
-                    dataFlows.emplace_back(f.from, f.to);
-                    continue;
-                }
-                if (kind != FlowKind::Launch)
-                    continue;
-                const int a = sliceMap.node(f.from), b = sliceMap.node(f.to);
-                if (a < 0 || b < 0)
-                    continue;
-                const Node &call = g.m_nodes[size_t(a)];
-                const Node &work = g.m_nodes[size_t(b)];
-                if (!g.m_resources[size_t(work.resource)].gpu ||
-                    g.m_resources[size_t(call.resource)].gpu)
-                    continue;
-                const TimeNs lag =
-                    std::clamp<TimeNs>(work.start - call.start, 0, call.end - call.start);
-                g.addEdge({a, b, EdgeKind::Launch, false, false, lag});
-                g.m_nodes[size_t(b)].launcher = a;
-                launchedAt[size_t(b)] = call.start;
+    Flows flows;
+    if (!readFlows(project, reading, launchedAt, flows, error))
+        return false;
+    const Launches launches(g);
+    addSyncEdges(reading, flows.sync, launchedAt, launches);
+    joinCollectives();
+    g.inferStreamWaits();
+    g.inferThreadWaits();
+    g.inferBlockingOps();
+    addDataEdges(reading.sliceMap, flows.data);
+    g.reorder();
+    // Bytes (read with the slices): a copy's own "bytes" argument; a collective's message from
+    // the record_param_comms op around its launch. For link models.
+    const SliceMap &sliceMap = reading.sliceMap;
+    for (const auto &[slice, bytes] : reading.bytesOf)
+        if (const int n = sliceMap.node(slice); n >= 0)
+            g.m_nodes[size_t(n)].bytes = bytes;
+    for (const BuildReading::Comms &c : reading.comms) {
+        const int ci = sliceMap.container(c.slice);
+        if (ci < 0)
+            continue;
+        const Container &con = g.m_containers[size_t(ci)];
+        const auto &order = g.m_resources[size_t(con.resource)].nodes;
+        for (int k = g.m_position[size_t(con.first)]; k <= g.m_position[size_t(con.last)]; ++k)
+            for (int w : launches.of(size_t(order[size_t(k)])))
+                if (g.m_nodes[size_t(w)].kind == NodeKind::Collective)
+                    g.m_nodes[size_t(w)].bytes = c.bytes;
+    }
+    g.markBounds();
+    g.measure();
+    return true;
+}
+
+bool DependencyGraph::readFlows(Project &project, const BuildReading &reading,
+                                std::vector<TimeNs> &launchedAt, Flows &out, QString *error)
+{
+    DependencyGraph &g = *this;
+    const SliceMap &sliceMap = reading.sliceMap;
+    std::vector<SourceId> sources;
+    for (const auto &[source, offset] : reading.offsetOf)
+        sources.push_back(source);
+    std::sort(sources.begin(), sources.end());
+    std::vector<slicestore::Flow> flows;
+    for (const SourceId source : sources) {
+        flows.clear();
+        if (!slicestore::readFlows(project.db(), source, flows, error))
+            return false;
+        for (const auto &f : flows) {
+            const auto kind = FlowKind(f.kind);
+            if (kind == FlowKind::Sync) {
+                out.sync.emplace_back(f.from, f.to);
+                continue;
             }
+            if (kind == FlowKind::Data) {
+                out.data.emplace_back(f.from, f.to);
+                continue;
+            }
+            if (kind != FlowKind::Launch)
+                continue;
+            const int a = sliceMap.node(f.from), b = sliceMap.node(f.to);
+            if (a < 0 || b < 0)
+                continue;
+            const Node &call = g.m_nodes[size_t(a)];
+            const Node &work = g.m_nodes[size_t(b)];
+            if (!g.m_resources[size_t(work.resource)].gpu ||
+                g.m_resources[size_t(call.resource)].gpu)
+                continue;
+            const TimeNs lag =
+                std::clamp<TimeNs>(work.start - call.start, 0, call.end - call.start);
+            g.addEdge({a, b, EdgeKind::Launch, false, false, lag});
+            g.m_nodes[size_t(b)].launcher = a;
+            launchedAt[size_t(b)] = call.start;
         }
     }
-    // What each runtime call launched, as one array with offsets, in launch-edge order.
-    std::vector<int> launchStart(g.m_nodes.size() + 1, 0), launchList;
-    for (const auto &e : g.m_edges)
-        if (e.kind == EdgeKind::Launch)
-            ++launchStart[size_t(e.from) + 1];
-    for (size_t i = 0; i < g.m_nodes.size(); ++i)
-        launchStart[i + 1] += launchStart[i];
-    launchList.resize(size_t(launchStart.back()));
-    {
-        std::vector<int> fill(launchStart.begin(), launchStart.end() - 1);
-        for (const auto &e : g.m_edges)
-            if (e.kind == EdgeKind::Launch)
-                launchList[size_t(fill[size_t(e.from)]++)] = e.to;
-    }
-    auto launched = [&](size_t call) {
-        return std::span<const int>(launchList.data() + launchStart[call],
-                                    size_t(launchStart[call + 1] - launchStart[call]));
-    };
+    return true;
+}
 
+void DependencyGraph::addSyncEdges(const BuildReading &reading,
+                                   const std::vector<std::pair<SliceId, SliceId>> &syncFlows,
+                                   const std::vector<TimeNs> &launchedAt, const Launches &launches)
+{
+    DependencyGraph &g = *this;
     // Synchronisation. GPU resources per (source, rank): a thread synchronises the GPUs of its
     // own process (its rank in the same file).
     std::map<std::pair<SourceId, int>, std::vector<int>> gpusOf;
@@ -196,7 +233,7 @@ bool DependencyGraph::addEdges(Project &project, const BuildReading &reading, QS
     };
     std::unordered_map<SliceId, int> markerFor; // runtime call slice -> stream resource
     for (const auto &[marker, call] : syncFlows)
-        if (auto m = markerResource.find(marker); m != markerResource.end())
+        if (auto m = reading.markerResource.find(marker); m != reading.markerResource.end())
             markerFor.emplace(call, m->second);
     QHash<StringId, SyncScope> scopes;
     for (size_t i = 0; i < g.m_nodes.size(); ++i) {
@@ -209,7 +246,7 @@ bool DependencyGraph::addEdges(Project &project, const BuildReading &reading, QS
         const SyncScope scope = *sc;
         n.synchronising = scope != SyncScope::None;
         if (scope == SyncScope::Launched) {
-            for (int w : launched(i))
+            for (int w : launches.of(i))
                 if (g.m_nodes[size_t(w)].end <= n.end + kSyncToleranceNs)
                     g.addEdge({w, int(i), EdgeKind::Sync, true, true, 0});
             continue;
@@ -228,7 +265,11 @@ bool DependencyGraph::addEdges(Project &project, const BuildReading &reading, QS
         for (int res : gpus->second)
             syncOn(int(i), res);
     }
+}
 
+void DependencyGraph::joinCollectives()
+{
+    DependencyGraph &g = *this;
     // Collectives across ranks: the k-th collective of an operation on one rank is matched to
     // the reference rank's as in clock alignment; a group-wide one ends when all have started.
     {
@@ -294,11 +335,12 @@ bool DependencyGraph::addEdges(Project &project, const BuildReading &reading, QS
             }
         }
     }
+}
 
-    g.inferStreamWaits();
-    g.inferThreadWaits();
-    g.inferBlockingOps();
-
+void DependencyGraph::addDataEdges(const SliceMap &sliceMap,
+                                   const std::vector<std::pair<SliceId, SliceId>> &dataFlows)
+{
+    DependencyGraph &g = *this;
     // Data edges of execution traces: producer op -> consumer op, between their leaves.
     for (const auto &[from, to] : dataFlows) {
         auto lastOf = [&](SliceId s) {
@@ -319,26 +361,6 @@ bool DependencyGraph::addEdges(Project &project, const BuildReading &reading, QS
         if (a >= 0 && b >= 0 && a != b && g.m_nodes[size_t(a)].end <= g.m_nodes[size_t(b)].start)
             g.addEdge({a, b, EdgeKind::Data, true, false, 0});
     }
-    g.reorder();
-    // Bytes (read with the slices): a copy's own "bytes" argument; a collective's message from
-    // the record_param_comms op around its launch. For link models.
-    for (const auto &[slice, bytes] : bytesOf)
-        if (const int n = sliceMap.node(slice); n >= 0)
-            g.m_nodes[size_t(n)].bytes = bytes;
-    for (const BuildReading::Comms &c : comms) {
-        const int ci = sliceMap.container(c.slice);
-        if (ci < 0)
-            continue;
-        const Container &con = g.m_containers[size_t(ci)];
-        const auto &order = g.m_resources[size_t(con.resource)].nodes;
-        for (int k = g.m_position[size_t(con.first)]; k <= g.m_position[size_t(con.last)]; ++k)
-            for (int w : launched(size_t(order[size_t(k)])))
-                if (g.m_nodes[size_t(w)].kind == NodeKind::Collective)
-                    g.m_nodes[size_t(w)].bytes = c.bytes;
-    }
-    g.markBounds();
-    g.measure();
-    return true;
 }
 
 } // namespace gml::sim

@@ -20,6 +20,8 @@ class Project;
 
 namespace gml::sim {
 
+class SliceMap; // graphbuild.h
+
 // A runtime call that waits for the GPU: a device or stream synchronise, or a blocking copy or
 // set (cudaMemcpy, as `.item()` and `.cpu()` issue); the graph gives these sync edges.
 bool isSynchronisingCall(const QString &name);
@@ -243,8 +245,24 @@ public:
 private:
     // build() in two steps: the nodes and containers from the slices, then the edges.
     struct BuildReading; // graphbuild.h
+    struct NodeReading;  // graphread.cpp
     bool readNodes(Project &project, RunId run, BuildReading &reading, QString *error);
     bool addEdges(Project &project, const BuildReading &reading, QString *error);
+    // addEdges' steps (dependencygraph.cpp): the flows read (launch edges added, sync and data
+    // flows kept), synchronisation edges, collectives joined across ranks, data edges.
+    struct Flows
+    {
+        std::vector<std::pair<SliceId, SliceId>> sync, data;
+    };
+    struct Launches; // what each runtime call launched
+    bool readFlows(Project &project, const BuildReading &reading, std::vector<TimeNs> &launchedAt,
+                   Flows &out, QString *error);
+    void addSyncEdges(const BuildReading &reading,
+                      const std::vector<std::pair<SliceId, SliceId>> &syncFlows,
+                      const std::vector<TimeNs> &launchedAt, const Launches &launches);
+    void joinCollectives();
+    void addDataEdges(const SliceMap &sliceMap,
+                      const std::vector<std::pair<SliceId, SliceId>> &dataFlows);
     void inferStreamWaits();
     void inferThreadWaits();
     // graphwaits.cpp: Sync edges into CPU ops that blocked on the GPU without a synchronising
