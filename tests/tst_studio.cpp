@@ -52,6 +52,7 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListView>
 #include <QMimeData>
 #include <QSignalSpy>
 #include <QSlider>
@@ -719,7 +720,15 @@ private Q_SLOTS:
         // A click on the evidence selects its range in the timeline and reveals its slice.
         QVERIFY(!top.evidence.empty());
         const sim::Evidence e = top.evidence.front();
-        Q_EMIT panel->evidenceActivated(e);
+        QAbstractItemModelTester evidenceTester(
+            panel->evidenceModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(panel->evidenceModel()->rowCount(), int(top.evidence.size()));
+        auto *evidenceList = panel->findChild<QListView *>(QStringLiteral("evidence"));
+        QVERIFY(evidenceList && evidenceList->model() == panel->evidenceModel());
+        QSignalSpy activated(panel, &AnalysisPanel::evidenceActivated);
+        Q_EMIT evidenceList->clicked(panel->evidenceModel()->index(0, 0));
+        QCOMPARE(activated.count(), 1);
+        QCOMPARE(activated.first().at(0).value<sim::Evidence>().slice, e.slice);
         QCOMPARE(w.state()->selectionStart(), e.start);
         QCOMPARE(w.state()->selectionEnd(), e.end);
         QVERIFY(w.state()->windowStart() <= e.start && w.state()->windowEnd() >= e.end);

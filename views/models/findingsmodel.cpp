@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "findingsmodel.h"
 
+#include "timeformat.h"
+
 namespace gml {
 
 namespace {
@@ -47,6 +49,23 @@ void FindingsModel::setFindings(const std::vector<sim::Finding> &findings)
             severity,
             Cell{gainColumn(f), f.priced ? QVariant(f.gain()) : QVariant(0.0), sim::gainText(f)},
             Cell{f.title, {}, f.title}};
+        rows.push_back(std::move(row));
+    }
+    setRows(std::move(rows));
+}
+
+EvidenceModel::EvidenceModel(QObject *parent) : RowsModel({tr("Evidence")}, parent) {}
+
+void EvidenceModel::setEvidence(const std::vector<sim::Evidence> &evidence, TimeNs origin)
+{
+    std::vector<Row> rows;
+    rows.reserve(evidence.size());
+    for (const auto &e : evidence) {
+        Row row;
+        const QString text =
+            QStringLiteral("%1  @ %2").arg(e.what, formatDuration(e.start - origin));
+        row.cells.push_back({text, {}, text}); // the tooltip: the whole line, however narrow
+        row.data = QVariant::fromValue(e);
         rows.push_back(std::move(row));
     }
     setRows(std::move(rows));

@@ -19,4 +19,15 @@ public:
     static QColor severityColour(sim::Severity s);
 };
 
+// A finding's evidence, one line each ("what @ time from the trace's start"); RowDataRole: the
+// sim::Evidence (a slice or a span to show in the timeline).
+class EvidenceModel : public RowsModel
+{
+    Q_OBJECT
+public:
+    explicit EvidenceModel(QObject *parent = nullptr);
+    // `origin`: the time the lines count from. No finding: no line.
+    void setEvidence(const std::vector<sim::Evidence> &evidence, TimeNs origin);
+};
+
 } // namespace gml

@@ -16,7 +16,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QListWidget>
+#include <QListView>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
@@ -98,7 +98,12 @@ AnalysisPanel::AnalysisPanel(QWidget *parent) : QWidget(parent)
     m_try->setEnabled(false);
     evidenceRow->addWidget(m_try);
     detailLayout->addLayout(evidenceRow);
-    m_evidence = new QListWidget(detailBox);
+    m_evidenceModel = new EvidenceModel(this);
+    m_evidence = new QListView(detailBox);
+    m_evidence->setObjectName(QStringLiteral("evidence"));
+    m_evidence->setModel(m_evidenceModel);
+    m_evidence->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_evidence->setUniformItemSizes(true);
     m_evidence->setToolTip(tr("Click a line to show it in the timeline"));
     detailLayout->addWidget(m_evidence, 2);
 
@@ -150,12 +155,12 @@ AnalysisPanel::AnalysisPanel(QWidget *parent) : QWidget(parent)
     });
     connect(m_findings->selectionModel(), &QItemSelectionModel::currentChanged, this,
             &AnalysisPanel::showFinding);
-    connect(m_evidence, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) {
-        Q_EMIT evidenceActivated(item->data(Qt::UserRole).value<sim::Evidence>());
-    });
-    connect(m_evidence, &QListWidget::itemClicked, this, [this](QListWidgetItem *item) {
-        Q_EMIT evidenceActivated(item->data(Qt::UserRole).value<sim::Evidence>());
-    });
+    const auto activated = [this](const QModelIndex &index) {
+        if (const QVariant e = m_evidenceModel->rowData(index); e.isValid())
+            Q_EMIT evidenceActivated(e.value<sim::Evidence>());
+    };
+    connect(m_evidence, &QListView::activated, this, activated);
+    connect(m_evidence, &QListView::clicked, this, activated);
     connect(m_try, &QPushButton::clicked, this, [this] {
         const int k = selectedFinding();
         if (m_report && k >= 0 && !m_report->findings[size_t(k)].fix.isEmpty())
@@ -353,7 +358,7 @@ std::vector<Chart *> AnalysisPanel::charts() const
 
 void AnalysisPanel::showFinding()
 {
-    m_evidence->clear();
+    m_evidenceModel->setEvidence({}, 0);
     const int k = selectedFinding();
     if (!m_report || k < 0) {
         m_detail->setHtml(
@@ -378,12 +383,7 @@ void AnalysisPanel::showFinding()
         html += QStringLiteral("<p style='color:#555'>%1</p>").arg(n.toHtmlEscaped());
     m_detail->setHtml(html);
     m_try->setEnabled(!f.fix.isEmpty() && f.priced);
-    for (const auto &e : f.evidence) {
-        auto *item = new QListWidgetItem(
-            QStringLiteral("%1  @ %2").arg(e.what, formatDuration(e.start - m_report->origin)),
-            m_evidence);
-        item->setData(Qt::UserRole, QVariant::fromValue(e));
-    }
+    m_evidenceModel->setEvidence(f.evidence, m_report->origin);
 }
 
 } // namespace gml

@@ -7,7 +7,7 @@
 
 class QComboBox;
 class QLabel;
-class QListWidget;
+class QListView;
 class QProgressBar;
 class QPushButton;
 class QTabWidget;
@@ -17,6 +17,7 @@ class QTreeView;
 namespace gml {
 
 class Chart;
+class EvidenceModel;
 class FindingsModel;
 class MemoryView;
 class RanksView;
@@ -44,6 +45,7 @@ public:
     const sim::RunReport *report() const { return m_report ? &*m_report : nullptr; }
     int selectedFinding() const;
     FindingsModel *findingsModel() const { return m_findingsModel; }
+    EvidenceModel *evidenceModel() const { return m_evidenceModel; } // the selected finding's
     void selectFinding(int index);
     std::vector<Chart *> charts() const; // iterations, GPUs, kernels, over time
     Chart *rooflineChart() const { return m_roofline; }
@@ -76,7 +78,8 @@ private:
     FindingsModel *m_findingsModel;
     QTreeView *m_findings;
     QTextBrowser *m_detail;
-    QListWidget *m_evidence;
+    QListView *m_evidence;
+    EvidenceModel *m_evidenceModel;
     QPushButton *m_try;
     QTabWidget *m_pages;
     RanksView *m_rankView;
