@@ -77,6 +77,7 @@ const DeviceCatalog &DeviceCatalog::builtin()
             d.maxW = o.value(QStringLiteral("max_w")).toDouble();
             d.idleW = o.value(QStringLiteral("idle_w")).toDouble();
             d.launchUs = o.value(QStringLiteral("launch_us")).toDouble();
+            d.kernelFloorUs = o.value(QStringLiteral("kernel_floor_us")).toDouble();
             d.hostLink = o.value(QStringLiteral("host_link")).toString();
             d.peerLink = o.value(QStringLiteral("peer_link")).toString();
             d.source = o.value(QStringLiteral("source")).toString();

@@ -28,6 +28,9 @@ struct Device
     // vendor figure): moving to another vendor adds, to each launch call, this figure less the
     // run's own measured launch cost (measuredLaunchCost, transforms.h).
     double launchUs = 0;
+    // The shortest time a kernel takes on it (dispatch, first wave, end-of-kernel writeback),
+    // the 1st percentile of the kernels of real traces (devices.json says which); 0: unknown.
+    double kernelFloorUs = 0;
     QString hostLink; // link ids
     QString peerLink;
     QString source;

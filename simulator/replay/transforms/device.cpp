@@ -61,6 +61,7 @@ private:
                                  const NodeSelection &sel);
     static void changeHostLink(TimingStep &s, const Device &from, const Device &to,
                                const NodeSelection &sel);
+    static void setFloors(TimingStep &s, const Device &from, const Device &to, KernelFactors &f);
 };
 
 // Another GPU: the kernels' factors from the peak rates' ratios, the launch calls by the
@@ -97,8 +98,50 @@ bool DeviceTransform::changeTimes(TimingStep &s, const Transform &t, const NodeS
         changeHostLink(s, *from, *to, sel);
     if (!changeHost(s, t, error))
         return false;
-    rescaleKernels(s, sel, f);
+    setFloors(s, *from, *to, f);
+    const FloorShare share = rescaleKernels(s, sel, f);
+    if (f.floorTo > 0)
+        s.out.notes << QStringLiteral("%1 of %2 kernels (%3 of their %4 on %5) are decided by "
+                                      "its per-kernel floor: more than half of their time")
+                           .arg(share.decided)
+                           .arg(share.kernels)
+                           .arg(formatDuration(share.decidedTime), formatDuration(share.kernelTime),
+                                to->id);
     return true;
+}
+
+// The shortest a kernel takes, on the measured GPU and on the target: the run's own (the 1st
+// percentile of its kernels, when it has 100 or more) else the catalog's, and the target's
+// from the catalog. No floor when the catalog has none for either GPU.
+void DeviceTransform::setFloors(TimingStep &s, const Device &from, const Device &to,
+                                KernelFactors &f)
+{
+    if (from.kernelFloorUs <= 0 || to.kernelFloorUs <= 0)
+        return;
+    std::vector<TimeNs> kernels;
+    for (const Node &n : s.g.nodes())
+        if (n.kind == NodeKind::Kernel && n.slice != 0)
+            kernels.push_back(n.work);
+    const bool own = kernels.size() >= 100;
+    if (own) {
+        const auto at = kernels.begin() + qsizetype(kernels.size() / 100);
+        std::nth_element(kernels.begin(), at, kernels.end());
+        f.floorFrom = std::max<TimeNs>(1, *at);
+    } else {
+        f.floorFrom = TimeNs(std::llround(from.kernelFloorUs * 1e3));
+    }
+    f.floorTo = TimeNs(std::llround(to.kernelFloorUs * 1e3));
+    s.out.notes << QStringLiteral("per-kernel floor (dispatch, first wave, end-of-kernel "
+                                  "writeback: it does not scale with the rates): %1 %2 us "
+                                  "(%3), %4 %5 us (the catalog's, from the 1st percentile of "
+                                  "real traces' kernels)")
+                       .arg(from.id)
+                       .arg(double(f.floorFrom) / 1e3, 0, 'f', 1)
+                       .arg(own ? QStringLiteral("this run's 1st percentile of %1 kernels")
+                                      .arg(kernels.size())
+                                : QStringLiteral("the catalog's"),
+                            to.id)
+                       .arg(to.kernelFloorUs, 0, 'f', 1);
 }
 
 // The new machine's host path: `host_factor` times faster when given, else assumed unchanged
@@ -150,16 +193,22 @@ void DeviceTransform::noteEfficiencyBand(TimingStep &s, const Device &from, cons
 // Another vendor's runtime launches at another cost. A launching call's time is the launch
 // overhead, plus (for a pageable or synchronous copy) a copy over the host link, plus what it
 // waited for; only the overhead is the runtime's. So each launch call of the selected work gets
-// the difference of the two overheads added, once: this run's own (the median of its kernel
-// launch calls) for the source, the catalog's figure for the target. The copy stays with the
-// host link (the link transform), the wait with the replay.
+// the difference of the two overheads added, once. The source's is this run's own (the median
+// of its kernel launch calls): it holds the host CPU and driver that ran them, which set most of
+// a launch call's time (the shared traces' medians run from 3.3 us on an H100 host of 2025 to
+// 18 us on an RTX 2080 Ti host of 2021, one runtime). The target's is the source's times the
+// ratio of the two runtimes' typical costs (the catalog's launch_us, a ratio as its "about"
+// says): the new runtime on a host like this one. Without a measured launch, the catalog's
+// figures are taken as they are.
 void DeviceTransform::changeLaunchCost(TimingStep &s, const Device &from, const Device &to,
                                        const NodeSelection &sel)
 {
     const LaunchCost measured = measuredLaunchCost(s.g);
-    const double sourceUs = measured.calls > 0 ? double(measured.median) / 1e3 : from.launchUs;
+    const bool own = measured.calls > 0 && from.launchUs > 0;
+    const double sourceUs = own ? double(measured.median) / 1e3 : from.launchUs;
+    const double typicalUs = own ? sourceUs * to.launchUs / from.launchUs : to.launchUs;
     const Range band = s.cat.uncertainty().launch;
-    const double targetUs = to.launchUs * (s.banded() ? band.at(s.slow()) : 1.0);
+    const double targetUs = typicalUs * (s.banded() ? band.at(s.slow()) : 1.0);
     const TimeNs delta = TimeNs(std::llround((targetUs - sourceUs) * 1e3));
     std::vector<char> done(s.nodes.size(), 0);
     qint64 calls = 0;
@@ -172,26 +221,32 @@ void DeviceTransform::changeLaunchCost(TimingStep &s, const Device &from, const 
         ++calls;
     }
     const QString source =
-        measured.calls > 0
-            ? QStringLiteral("this run's %1 kernel launches took a median %2 us")
+        own ? QStringLiteral("this run's %1 kernel launches took a median %2 us; %3 x%4, the "
+                             "ratio of the runtimes' typical costs (%5 %6 us, %7 %8 us)")
                   .arg(measured.calls)
                   .arg(sourceUs, 0, 'f', 1)
-            : QStringLiteral("no kernel launch measured here: %1 launches in about %2 us, the "
-                             "catalog's typical figure")
+                  .arg(to.vendor)
+                  .arg(to.launchUs / from.launchUs, 0, 'f', 2)
                   .arg(from.vendor)
-                  .arg(from.launchUs);
-    s.out.notes << QStringLiteral("%1 launch calls %2%3 us each (%4; %5 launches in about %6 us, "
-                                  "the catalog's typical figure); their copies and waits kept")
+                  .arg(from.launchUs)
+                  .arg(to.vendor)
+                  .arg(to.launchUs)
+            : QStringLiteral("no kernel launch measured here: %1 launches in about %2 us, %3 in "
+                             "about %4 us, the catalog's typical figures")
+                  .arg(from.vendor)
+                  .arg(from.launchUs)
+                  .arg(to.vendor)
+                  .arg(to.launchUs);
+    s.out.notes << QStringLiteral("%1 launch calls %2%3 us each (%4); their copies and waits kept")
                        .arg(calls)
                        .arg(delta >= 0 ? QStringLiteral("+") : QString())
                        .arg(double(delta) / 1e3, 0, 'f', 1)
-                       .arg(source, to.vendor)
-                       .arg(to.launchUs);
-    s.out.unknowns << QStringLiteral("%1 launch cost: %2 to %3 us (the catalog's %4 us x%5 to x%6)")
+                       .arg(source);
+    s.out.unknowns << QStringLiteral("%1 launch cost: %2 to %3 us (%4 us x%5 to x%6)")
                           .arg(to.vendor)
-                          .arg(to.launchUs * band.low)
-                          .arg(to.launchUs * band.high)
-                          .arg(to.launchUs)
+                          .arg(typicalUs * band.low, 0, 'f', 1)
+                          .arg(typicalUs * band.high, 0, 'f', 1)
+                          .arg(typicalUs, 0, 'f', 1)
                           .arg(band.low)
                           .arg(band.high);
 }

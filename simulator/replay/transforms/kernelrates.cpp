@@ -8,8 +8,9 @@
 
 namespace gml::sim::detail {
 
-void rescaleKernels(TimingStep &s, const NodeSelection &sel, const KernelFactors &f)
+FloorShare rescaleKernels(TimingStep &s, const NodeSelection &sel, const KernelFactors &f)
 {
+    FloorShare share;
     QHash<StringId, double> factorOf;
     for (size_t i = 0; i < s.nodes.size(); ++i) {
         if (!sel[i] || s.nodes[i].slice == 0)
@@ -28,8 +29,28 @@ void rescaleKernels(TimingStep &s, const NodeSelection &sel, const KernelFactors
                     s.cat.uncertainty().kernel(kernelKind(name).family, *f.sameVendor).at(s.slow());
             it = factorOf.insert(n.name, x);
         }
-        s.work[i] = scaled(s.work[i], *it);
+        if (n.kind != NodeKind::Kernel || f.floorTo <= 0 || f.floorFrom <= 0) {
+            s.work[i] = scaled(s.work[i], *it);
+            continue;
+        }
+        // The floor does not scale with the rates: the part above it does. A kernel measured
+        // under the source's floor (a clock's rounding) keeps its share of the target's.
+        const TimeNs measured = s.work[i];
+        const TimeNs above = std::max<TimeNs>(0, measured - f.floorFrom);
+        const TimeNs floor =
+            measured >= f.floorFrom
+                ? f.floorTo
+                : TimeNs(double(f.floorTo) * double(measured) / double(f.floorFrom));
+        const TimeNs rest = scaled(above, *it);
+        s.work[i] = floor + rest;
+        ++share.kernels;
+        share.kernelTime += s.work[i];
+        if (floor > rest) {
+            ++share.decided;
+            share.decidedTime += s.work[i];
+        }
     }
+    return share;
 }
 
 bool KernelRateTransform::changeTimes(TimingStep &s, const Transform &t, const NodeSelection &sel,

@@ -163,10 +163,21 @@ struct KernelFactors
     // A device change: the target is of the same vendor (the kernels' efficiency band); unset
     // for the other transforms.
     std::optional<bool> sameVendor;
+    // A device change: each kernel's time is the target's floor plus the part of its measured
+    // time above the source's floor at the factor (kernel_floor_us, devices.json); 0: no floor.
+    TimeNs floorFrom = 0;
+    TimeNs floorTo = 0;
 };
 // Each selected measured kernel, memset and device copy by the factor of its bound; copies
-// over the host link are left to the link.
-void rescaleKernels(TimingStep &step, const NodeSelection &sel, const KernelFactors &f);
+// over the host link are left to the link. With floors, a kernel is its part above the source's
+// floor scaled, plus the target's floor; returns how many kernels the floor decides (more than
+// half of their new time) and their new time.
+struct FloorShare
+{
+    qint64 kernels = 0, decided = 0;
+    TimeNs decidedTime = 0, kernelTime = 0;
+};
+FloorShare rescaleKernels(TimingStep &step, const NodeSelection &sel, const KernelFactors &f);
 
 // The kinds whose one key is `factor`, from minFactor() to limits::kMaxFactor (scale, host;
 // compute and memory below).
