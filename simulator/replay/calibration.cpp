@@ -26,12 +26,29 @@ bool isGpuWork(NodeKind k)
     return k == NodeKind::Kernel || k == NodeKind::Memcpy || k == NodeKind::Memset;
 }
 
-// The time of each class of a graph's nodes: kernel families, launch path, data loading.
+// The runtime calls that launched a kernel and did not wait for the GPU (as
+// measuredLaunchCost counts them): the launch calls a calibration carries apart from the rest
+// of the host path.
+std::vector<char> launchCalls(const DependencyGraph &g)
+{
+    std::vector<char> launch(g.nodes().size(), 0);
+    for (const Node &n : g.nodes())
+        if (n.kind == NodeKind::Kernel && n.launcher >= 0) {
+            const Node &call = g.nodes()[size_t(n.launcher)];
+            if (call.kind == NodeKind::Runtime && !call.synchronising && call.slice != 0)
+                launch[size_t(n.launcher)] = 1;
+        }
+    return launch;
+}
+
+// The time of each class of a graph's nodes: kernel families, launch calls (their median),
+// the rest of the launch path, data loading.
 struct ClassTimes
 {
     std::map<QString, double> families;
     double host = 0;
     double loading = 0;
+    double launchMedian = 0; // 0: no launch call
 };
 
 std::optional<ClassTimes> classTimes(const DependencyGraph &g, const std::vector<TimeNs> &work,
@@ -40,15 +57,24 @@ std::optional<ClassTimes> classTimes(const DependencyGraph &g, const std::vector
     const auto roles = detail::hostRoles(g, error);
     if (!roles)
         return std::nullopt;
+    const std::vector<char> launch = launchCalls(g);
     ClassTimes t;
+    std::vector<TimeNs> launches;
     for (size_t i = 0; i < g.nodes().size(); ++i) {
         const Node &n = g.nodes()[i];
         if (isGpuWork(n.kind))
             t.families[kernelFamily(g.name(n.name), n.kind)] += double(work[i]);
+        else if (launch[i])
+            launches.push_back(work[i]);
         else if ((*roles)[i] == detail::HostRole::LaunchPath)
             t.host += double(work[i]);
         else if ((*roles)[i] == detail::HostRole::Loading)
             t.loading += double(work[i]);
+    }
+    if (!launches.empty()) {
+        const auto mid = launches.begin() + qsizetype(launches.size() / 2);
+        std::nth_element(launches.begin(), mid, launches.end());
+        t.launchMedian = double(*mid);
     }
     return t;
 }
@@ -105,6 +131,8 @@ QJsonObject Calibration::toJson() const
                   {QStringLiteral("families"), fams}};
     if (host)
         o.insert(QStringLiteral("host"), *host);
+    if (launch)
+        o.insert(QStringLiteral("launch"), *launch);
     if (loading)
         o.insert(QStringLiteral("loading"), *loading);
     return o;
@@ -142,7 +170,8 @@ std::optional<Calibration> Calibration::fromJson(const QJsonObject &o, QString *
         c.families[it.key()] = *x;
     }
     for (const auto &[key, field] :
-         {std::pair{"host", &Calibration::host}, std::pair{"loading", &Calibration::loading}}) {
+         {std::pair{"host", &Calibration::host}, std::pair{"launch", &Calibration::launch},
+          std::pair{"loading", &Calibration::loading}}) {
         if (!o.contains(QLatin1String(key)))
             continue;
         const auto x = factorAt(o.value(QLatin1String(key)), QLatin1String(key), error);
@@ -197,6 +226,8 @@ QString Calibration::factors() const
     QStringList parts;
     for (const auto &[name, f] : families)
         parts << QStringLiteral("%1 x%2").arg(name).arg(f, 0, 'f', 3);
+    if (launch)
+        parts << QStringLiteral("launch calls x%1").arg(*launch, 0, 'f', 3);
     if (host)
         parts << QStringLiteral("host launch path x%1").arg(*host, 0, 'f', 3);
     if (loading)
@@ -224,10 +255,12 @@ std::optional<Calibration> fitCalibration(const WhatIfResult &predicted,
         if (const auto f = inRange(ratio(time, it->second), name, c.outOfRange))
             c.families[name] = *f;
     }
+    c.launch = inRange(ratio(m->launchMedian, p->launchMedian), QStringLiteral("launch calls"),
+                       c.outOfRange);
     c.host = inRange(ratio(m->host, p->host), QStringLiteral("host launch path"), c.outOfRange);
     c.loading =
         inRange(ratio(m->loading, p->loading), QStringLiteral("data loading"), c.outOfRange);
-    if (c.families.empty() && !c.host && !c.loading && !c.outOfRange.isEmpty()) {
+    if (c.families.empty() && !c.host && !c.launch && !c.loading && !c.outOfRange.isEmpty()) {
         *error = QStringLiteral("every ratio of the pair lies outside %1 to %2 (%3): the runs do "
                                 "not do the same work, so they cannot calibrate a change")
                      .arg(Calibration::kMinFactor)
@@ -235,7 +268,7 @@ std::optional<Calibration> fitCalibration(const WhatIfResult &predicted,
                      .arg(c.outOfRange.join(QStringLiteral(", ")));
         return std::nullopt;
     }
-    if (c.families.empty() && !c.host && !c.loading) {
+    if (c.families.empty() && !c.host && !c.launch && !c.loading) {
         *error = QStringLiteral("the measured run has no kernel family, launch path or data "
                                 "loading in common with the prediction: nothing to fit");
         return std::nullopt;
@@ -253,6 +286,7 @@ bool applyCalibration(const Calibration &c, const QStringList &transforms,
     const auto roles = hostRoles(g, error);
     if (!roles)
         return false;
+    const std::vector<char> launch = launchCalls(g);
     const Uncertainty &u = cat.uncertainty();
     const bool banded = bound != WhatIfContext::Bound::Nominal;
     const bool slow = bound == WhatIfContext::Bound::High;
@@ -282,6 +316,12 @@ bool applyCalibration(const Calibration &c, const QStringList &transforms,
                 it = factorOf.insert(n.name, x);
             }
             f = *it;
+        } else if (launch[i] && c.launch) {
+            // The call by the runtime's factor; the gap before it (the op's own CPU time up to
+            // the call) by the host's.
+            if (c.host)
+                slackOf[i] = TimeNs(std::llround(double(slackOf[i]) * *c.host * residual));
+            f = *c.launch * residual;
         } else if ((*roles)[i] == HostRole::LaunchPath && c.host) {
             f = *c.host * residual;
             scaleSlack = true;

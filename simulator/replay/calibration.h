@@ -19,7 +19,8 @@ class DeviceCatalog;
 // What one measured pair says the model missed (`grademl validate ... --fit OUT.json`): for a
 // hardware change predicted from run A and measured as run B, B's time over the prediction's,
 // per kernel family (the taxonomy's, GPU time summed over every rank; not communication, which
-// the network model owns), for the host's launch path (CPU ops and runtime calls of the threads
+// the network model owns), for the runtime's kernel launch calls (median call against median
+// call), for the rest of the host's launch path (CPU ops and other runtime calls of the threads
 // that launch GPU work, not data loading, not waiting for the GPU) and for data loading. Applied
 // (`grademl whatif --calibration`, the What-if panel) to another run of the same change, after
 // its transforms: each node of a fitted class multiplied by its factor.
@@ -31,7 +32,12 @@ struct Calibration
     QStringList transforms;              // the change, as described when fitted
     std::map<QString, double> families;  // kernel family -> factor
     std::optional<double> host, loading; // launch path, data loading
-    bool sameVendor = false;             // the change stays with one GPU vendor
+    // The runtime's launch calls apart from the rest of the launch path (the host CPU's
+    // Python and dispatch): the ratio of the measured run's median launch call to the
+    // prediction's, per call, so another model with more or fewer launches gets its own share.
+    // Without it (a file of an earlier fit), `host` covers the launch calls too.
+    std::optional<double> launch;
+    bool sameVendor = false; // the change stays with one GPU vendor
     // Classes a fit left out because their ratio lay outside [kMinFactor, kMaxFactor] (not
     // written to the file; the fit says them).
     QStringList outOfRange;
