@@ -8,6 +8,7 @@
 #include "runcompare.h"
 #include "runmetrics.h"
 #include "testutil.h"
+#include "transforms.h"
 
 #include <QImage>
 #include <QJsonArray>
@@ -98,6 +99,18 @@ private Q_SLOTS:
                  QJsonArray{QStringLiteral("Tesla V100-DGXS-32GB")});
         QCOMPARE(mi250->params.value(QStringLiteral("gpu_models")).toArray(),
                  QJsonArray{QStringLiteral("AMD Radeon Graphics")});
+        // ROCm names the GPU generically: what identifies it is kept (issue 75), and the
+        // catalog takes it, as a guess, for one GCD of an MI250 (104 CUs, 64 GiB, warps of 64).
+        const QJsonObject props =
+            mi250->params.value(QStringLiteral("gpu_properties")).toArray().at(0).toObject();
+        QCOMPARE(props.value(QStringLiteral("cus")).toInt(), 104);
+        QCOMPARE(props.value(QStringLiteral("warp")).toInt(), 64);
+        QVERIFY(std::abs(props.value(QStringLiteral("mem_gib")).toDouble() - 64) < 0.1);
+        QString guess;
+        QCOMPARE(sim::WhatIfContext::deviceOf(mi250->params, &guess), QStringLiteral("MI250-GCD"));
+        QVERIFY2(guess.contains(QLatin1String("a guess")), qPrintable(guess));
+        QCOMPARE(sim::WhatIfContext::deviceOf(v100->params),
+                 QStringLiteral("Tesla V100-DGXS-32GB"));
         // The import summary says how and why.
         const QStringList said = describeGroupings(job.groupings());
         QVERIFY2(said.join(QLatin1Char('\n')).contains(QStringLiteral("2 runs of workload 'side'")),

@@ -429,6 +429,36 @@ private Q_SLOTS:
         }
     }
 
+    // A ROCm trace names its GPU "AMD Radeon Graphics": the what-if takes it from its compute
+    // units and memory for one GCD of an MI250 and says it is a guess (it refused before:
+    // "not in the device catalog").
+    void aGenericGpuNameIsIdentified()
+    {
+        const QString trace = QStringLiteral("pytorch_kineto/hta_amd_mi250_rocm62");
+        GML_REQUIRE_SHARED(trace);
+        QTemporaryDir dir;
+        const QString project = dir.filePath(QStringLiteral("m.grademl"));
+        QCOMPARE(gmltest::runCli({QStringLiteral("import"),
+                                  gmltest::sharedTraces() + QLatin1Char('/') + trace,
+                                  QStringLiteral("--project"), project})
+                     .code,
+                 0);
+        const auto r =
+            gmltest::runCli({QStringLiteral("whatif"), project, QStringLiteral("--device"),
+                             QStringLiteral("H100"), QStringLiteral("--json")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QString notes = json(r)
+                                  .value(QStringLiteral("notes"))
+                                  .toVariant()
+                                  .toStringList()
+                                  .join(QLatin1Char('\n'));
+        QVERIFY2(notes.contains(QLatin1String("the trace names its GPU 'AMD Radeon Graphics'; "
+                                              "taken as MI250-GCD from what it records (104 "
+                                              "compute units, 64 GiB, warps of 64): a guess")),
+                 qPrintable(notes));
+        QVERIFY(notes.contains(QLatin1String("MI250-GCD -> H100")));
+    }
+
     void aLoaderIsAQueue()
     {
         const auto r = gmltest::runCli(

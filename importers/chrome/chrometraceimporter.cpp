@@ -349,6 +349,22 @@ bool Session::finish(QString *error)
             models.append(name);
     if (!models.isEmpty())
         params.insert(QStringLiteral("gpu_models"), models);
+    // What identifies a GPU the trace names generically ("AMD Radeon Graphics"): its compute
+    // units, memory and warp size, once per distinct device.
+    QJsonArray properties;
+    for (const auto &d : m_metadata.value(QStringLiteral("deviceProperties")).toArray()) {
+        const QJsonObject o = d.toObject();
+        const QJsonObject p{
+            {QStringLiteral("name"), o.value(QStringLiteral("name")).toString()},
+            {QStringLiteral("cus"), o.value(QStringLiteral("numSms")).toInt()},
+            {QStringLiteral("mem_gib"),
+             o.value(QStringLiteral("totalGlobalMem")).toDouble() / double(1ll << 30)},
+            {QStringLiteral("warp"), o.value(QStringLiteral("warpSize")).toInt()}};
+        if (p.value(QStringLiteral("cus")).toInt() > 0 && !properties.contains(p))
+            properties.append(p);
+    }
+    if (!properties.isEmpty())
+        params.insert(QStringLiteral("gpu_properties"), properties);
     if (!params.isEmpty())
         m_w.mergeRunParams(params);
     if (m_w.failed()) {

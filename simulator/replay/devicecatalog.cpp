@@ -7,6 +7,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <cmath>
+
 namespace gml::sim {
 
 static Range rangeOf(const QJsonValue &v)
@@ -74,6 +76,7 @@ const DeviceCatalog &DeviceCatalog::builtin()
             d.fp16Tflops = o.value(QStringLiteral("fp16_tflops")).toDouble();
             d.memBwGBps = o.value(QStringLiteral("mem_bw_gbps")).toDouble();
             d.memGB = o.value(QStringLiteral("mem_gb")).toDouble();
+            d.cus = o.value(QStringLiteral("cus")).toInt();
             d.maxW = o.value(QStringLiteral("max_w")).toDouble();
             d.idleW = o.value(QStringLiteral("idle_w")).toDouble();
             d.launchUs = o.value(QStringLiteral("launch_us")).toDouble();
@@ -128,6 +131,33 @@ const Device *DeviceCatalog::device(const QString &idOrName) const
             if (idOrName.contains(m, Qt::CaseInsensitive))
                 return &d;
     return nullptr;
+}
+
+const Device *DeviceCatalog::identify(const QString &name, int cus, double memGiB, int warpSize,
+                                      QString *why) const
+{
+    if (cus <= 0 || !(memGiB > 0))
+        return nullptr;
+    const QString vendor = warpSize == 64   ? QStringLiteral("AMD")
+                           : warpSize == 32 ? QStringLiteral("NVIDIA")
+                                            : QString();
+    const Device *found = nullptr;
+    for (const auto &d : m_devices) {
+        if (d.cus != cus || std::abs(d.memGB - memGiB) > 0.05 * d.memGB ||
+            (!vendor.isEmpty() && d.vendor != vendor))
+            continue;
+        if (found)
+            return nullptr; // two devices alike: no guess
+        found = &d;
+    }
+    if (found && why)
+        *why = QStringLiteral("the trace names its GPU '%1'; taken as %2 from what it records "
+                              "(%3 compute units, %4 GiB, warps of %5): a guess")
+                   .arg(name, found->id)
+                   .arg(cus)
+                   .arg(memGiB, 0, 'f', 0)
+                   .arg(warpSize);
+    return found;
 }
 
 const Link *DeviceCatalog::link(const QString &id) const

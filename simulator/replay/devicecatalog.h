@@ -22,6 +22,7 @@ struct Device
     double fp16Tflops = 0;
     double memBwGBps = 0;
     double memGB = 0;
+    int cus = 0; // compute units (AMD) or SMs (NVIDIA), as deviceProperties' numSms says
     double maxW = 0;
     double idleW = 0; // a typical reading, not a vendor figure
     // The host-side time of one kernel launch through the vendor's runtime, typical (not a
@@ -112,6 +113,12 @@ public:
     const Storage *storageSystem(const QString &id) const;
     // By id ("H100", case-insensitive) or by a measured name ("Tesla V100-SXM2-32GB").
     const Device *device(const QString &idOrName) const;
+    // A GPU the trace names generically ("AMD Radeon Graphics" for an MI250): the catalog's one
+    // device with its compute units (SMs) and memory (GiB, within 5%), of the vendor its warp
+    // size says (64: AMD, 32: NVIDIA); null when none or several. `why` says it is a guess and
+    // from what.
+    const Device *identify(const QString &name, int cus, double memGiB, int warpSize,
+                           QString *why) const;
     const Link *link(const QString &id) const;
     const Uncertainty &uncertainty() const { return m_uncertainty; }
 

@@ -138,16 +138,33 @@ const Link *measuredLink(const WhatIfContext &ctx, bool network, QString *error)
     return cat.link(network ? d->peerLink : d->hostLink);
 }
 
-QString WhatIfContext::deviceOf(const QJsonObject &runParams)
+QString WhatIfContext::deviceOf(const QJsonObject &runParams, QString *guess)
 {
     const auto models = runParams.value(QStringLiteral("gpu_models")).toArray();
-    return models.isEmpty() ? QString() : models.first().toString();
+    const QString name = models.isEmpty() ? QString() : models.first().toString();
+    const DeviceCatalog &cat = DeviceCatalog::builtin();
+    if (name.isEmpty() || cat.device(name))
+        return name;
+    for (const auto &v : runParams.value(QStringLiteral("gpu_properties")).toArray()) {
+        const QJsonObject p = v.toObject();
+        if (p.value(QStringLiteral("name")).toString() != name)
+            continue;
+        QString why;
+        if (const Device *d = cat.identify(name, p.value(QStringLiteral("cus")).toInt(),
+                                           p.value(QStringLiteral("mem_gib")).toDouble(),
+                                           p.value(QStringLiteral("warp")).toInt(), &why)) {
+            if (guess)
+                *guess = why;
+            return d->id;
+        }
+    }
+    return name;
 }
 
 WhatIfContext WhatIfContext::forRun(const DependencyGraph &graph, const QJsonObject &runParams)
 {
     WhatIfContext c;
-    c.measuredDevice = deviceOf(runParams);
+    c.measuredDevice = deviceOf(runParams, &c.measuredDeviceGuess);
     QSet<int> ranks;
     for (const auto &r : graph.resources())
         if (r.rank >= 0)

@@ -148,6 +148,9 @@ struct WhatIfContext
 {
     const DeviceCatalog *catalog = nullptr; // builtin() when null
     QString measuredDevice;                 // the run's GPU model as recorded (deviceProperties)
+    // When the recorded name is generic and the catalog device was taken from the GPU's
+    // compute units and memory: why (DeviceCatalog::identify); the device change notes it.
+    QString measuredDeviceGuess;
     QString measuredNetwork; // link id the collectives ran over; empty: the device's peer link
     QString measuredAlgorithm = QStringLiteral("ring"); // NCCL's algorithm when measured
     int measuredWorkers = 1;                            // ranks in the run
@@ -166,8 +169,10 @@ struct WhatIfContext
     void readMemory(Project &project, RunId run);
     // The GPU model (run params gpu_models) and the ranks of a measured run.
     static WhatIfContext forRun(const DependencyGraph &graph, const QJsonObject &runParams);
-    // The measured GPU model alone, from the run's params (empty: not recorded).
-    static QString deviceOf(const QJsonObject &runParams);
+    // The measured GPU model alone, from the run's params (empty: not recorded): the recorded
+    // name, or the catalog id its compute units and memory identify when the name is generic
+    // ("AMD Radeon Graphics"), with why in `guess`.
+    static QString deviceOf(const QJsonObject &runParams, QString *guess = nullptr);
     // The same with the run's params read from the project.
     static WhatIfContext forRun(const DependencyGraph &graph, Project &project, RunId run);
 };

@@ -77,6 +77,8 @@ bool DeviceTransform::changeTimes(TimingStep &s, const Transform &t, const NodeS
         *error = QStringLiteral("no device '%1' in the catalog").arg(t.target);
         return false;
     }
+    if (!s.context.measuredDeviceGuess.isEmpty())
+        s.out.notes << s.context.measuredDeviceGuess;
     KernelFactors f;
     f.computeFp32 = from->fp32Tflops / to->fp32Tflops;
     f.computeFp16 = from->fp16Tflops / to->fp16Tflops;
