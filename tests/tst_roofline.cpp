@@ -56,6 +56,12 @@ private Q_SLOTS:
                                    R"(["c10::Half", "c10::Half", "c10::Half", "Int", "Int"])"));
         QCOMPARE(addmm.flops, 2.0 * 32 * 2048 * 1000);
         QVERIFY(addmm.halfPrecision);
+        QVERIFY(!addmm.bf16);
+        // bfloat16 is 16-bit too, with its own peak where the GPU has one (issue 75).
+        const OpCost bf = opCost(u"aten::mm", inputs("[[32, 1000], [1000, 2048]]",
+                                                     R"(["c10::BFloat16", "c10::BFloat16"])"));
+        QVERIFY(bf.halfPrecision && bf.bf16);
+        QCOMPARE(bf.bytes, 2.0 * (32 * 1000 + 1000 * 2048 + 32 * 2048));
         const OpCost bmm =
             opCost(u"aten::bmm", inputs("[[8, 128, 64], [8, 64, 256]]", R"(["float", "float"])"));
         QCOMPARE(bmm.flops, 2.0 * 8 * 128 * 256 * 64);
@@ -239,6 +245,35 @@ private Q_SLOTS:
         for (const auto &f : findings)
             QVERIFY(f.toObject()[QStringLiteral("rule")].toString() !=
                     QLatin1String("compute-efficiency"));
+    }
+
+    // The measured pair's Qwen1.5-0.5B runs in bfloat16: its matrix ops are labelled bf16, not
+    // fp16, against the bf16 peak (on an H100 the fp16 one; on a V100, which has no bf16 unit,
+    // its fp32 rate).
+    void bf16WorkIsLabelledBf16()
+    {
+        const QString pair = QStringLiteral("pytorch_kineto/tracelens_qwen05b_h100_vs_mi300");
+        GML_REQUIRE_SHARED(pair);
+        QTemporaryDir dir;
+        auto p = gmltest::newProject(dir);
+        gmltest::importInto(*p, {gmltest::sharedTraces() + QLatin1Char('/') + pair});
+        const auto run =
+            p->findRun(QStringLiteral("tracelens_qwen05b_h100_vs_mi300/h100_Qwen_Qwen1"));
+        QVERIFY(run);
+        QString error;
+        const auto g = sim::DependencyGraph::build(*p, *run, &error);
+        QVERIFY2(g, qPrintable(error));
+        const auto &cat = sim::DeviceCatalog::builtin();
+        const sim::Roofline r = sim::roofline(*g, QStringLiteral("NVIDIA H100 80GB HBM3"), cat);
+        QCOMPARE(r.peakTflopsBf16, 989.4);
+        const auto mm = std::find_if(r.ops.begin(), r.ops.end(), [](const sim::RooflineOp &o) {
+            return o.name == QLatin1String("aten::mm");
+        });
+        QVERIFY(mm != r.ops.end());
+        QCOMPARE(mm->precision(), QStringLiteral("bf16"));
+        QCOMPARE(mm->peakTflops, 989.4);
+        QCOMPARE(cat.device(QStringLiteral("V100"))->bf16Tflops, 15.7);
+        QCOMPARE(cat.device(QStringLiteral("MI300X"))->bf16Tflops, 1307.4);
     }
 
     // The 8-rank DLRM trace's matmuls (recorded shapes) are tiny: the roofline finds them

@@ -150,6 +150,7 @@ std::vector<CostedOp> OpCostScan::finish(const std::map<int, std::vector<TimeNs>
         r.flops = c.flops;
         r.bytes = c.bytes;
         r.half = c.halfPrecision;
+        r.bf16 = c.bf16;
         r.missing = c.missing;
         if (s.recorded) {
             r.flops = *s.recorded;

@@ -36,6 +36,7 @@ struct CostedOp
     bool known = false;    // false: shapes missing (`missing` says which)
     bool recorded = false; // flops is the profiler's own count
     bool half = false;
+    bool bf16 = false; // half, and bfloat16
     // Model FLOPs (matmul, convolution, attention) from shapes, for an op that holds no
     // recorded count: what MFU adds to the recorded ones.
     bool modelFlops = false;

@@ -452,7 +452,9 @@ int dtypeBytes(QStringView t)
     return sizes.value(t.toString(), 0);
 }
 
-OpCost opCost(QStringView name, const OpInputs &in, const Dims *convOutput, int parts)
+namespace {
+
+OpCost costOf(QStringView name, const OpInputs &in, const Dims *convOutput, int parts)
 {
     const OpClass c = opClass(name);
     const QStringView op = name.mid(6); // without "aten::"
@@ -477,6 +479,22 @@ OpCost opCost(QStringView name, const OpInputs &in, const Dims *convOutput, int 
         return bytesOnly(c, in);
     }
     return {};
+}
+
+} // namespace
+
+OpCost opCost(QStringView name, const OpInputs &in, const Dims *convOutput, int parts)
+{
+    OpCost c = costOf(name, in, convOutput, parts);
+    // A 16-bit op whose tensors are bfloat16 runs at the bf16 peak, which some GPUs do not
+    // share with fp16 (no bf16 tensor cores before Ampere).
+    if (c.halfPrecision)
+        for (const QString &t : in.types)
+            if (t == QLatin1String("c10::BFloat16") || t == QLatin1String("bfloat16")) {
+                c.bf16 = true;
+                break;
+            }
+    return c;
 }
 
 } // namespace gml

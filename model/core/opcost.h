@@ -67,6 +67,7 @@ struct OpCost
     bool known = false; // false: the shapes needed are missing (`missing` says which)
     QString missing;
     bool halfPrecision = false; // its tensors are 16-bit or narrower (the fp16 peak applies)
+    bool bf16 = false;          // ... and bfloat16 (the bf16 peak applies)
 };
 
 // The cost of `name` with `in`. A forward convolution needs its output's spatial size:

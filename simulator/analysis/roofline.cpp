@@ -11,6 +11,11 @@
 
 namespace gml::sim {
 
+QString RooflineOp::precision() const
+{
+    return bf16 ? QStringLiteral("bf16") : half ? QStringLiteral("fp16") : QStringLiteral("fp32");
+}
+
 double RooflineOp::achievedTflops() const
 {
     return time > 0 ? flops / (double(time) * 1e-9) / 1e12 : 0.0;
@@ -70,6 +75,7 @@ Roofline roofline(const DependencyGraph &g, const QString &device, const DeviceC
         r.catalogId = d->id;
         r.peakTflops = d->fp32Tflops;
         r.peakTflopsHalf = d->fp16Tflops;
+        r.peakTflopsBf16 = d->bf16Tflops;
         r.peakGbps = d->memBwGBps;
     }
     const auto &ops = g.opCosts();
@@ -96,7 +102,7 @@ Roofline roofline(const DependencyGraph &g, const QString &device, const DeviceC
         ++kernels[size_t(op)];
         r.attributedTime += d;
     }
-    std::map<std::pair<StringId, bool>, RooflineOp> byName;
+    std::map<std::tuple<StringId, bool, bool>, RooflineOp> byName;
     for (size_t i = 0; i < ops.size(); ++i) {
         const auto &o = ops[i];
         if (!o.known)
@@ -104,10 +110,11 @@ Roofline roofline(const DependencyGraph &g, const QString &device, const DeviceC
         ++r.costedCalls;
         if (kernels[i] == 0)
             continue; // ran on the CPU (a tensor op of the input pipeline): not on this roofline
-        RooflineOp &x = byName[{o.name, o.half}];
+        RooflineOp &x = byName[{o.name, o.half, o.bf16}];
         x.name = g.name(o.name);
         x.opClass = opClassName(o.cls);
         x.half = o.half;
+        x.bf16 = o.bf16;
         ++x.calls;
         x.kernels += kernels[i];
         x.time += time[i];
@@ -123,7 +130,7 @@ Roofline roofline(const DependencyGraph &g, const QString &device, const DeviceC
         }
     }
     for (auto &[key, x] : byName) {
-        x.peakTflops = x.half ? r.peakTflopsHalf : r.peakTflops;
+        x.peakTflops = x.bf16 ? r.peakTflopsBf16 : x.half ? r.peakTflopsHalf : r.peakTflops;
         if (r.peakGbps > 0 && x.peakTflops > 0) {
             const double ideal =
                 std::max(x.flops / (x.peakTflops * 1e12), x.bytes / (r.peakGbps * 1e9)) /
@@ -158,19 +165,18 @@ QJsonObject Roofline::toJson() const
 {
     QJsonArray list;
     for (const RooflineOp &o : ops)
-        list.append(QJsonObject{
-            {QStringLiteral("name"), o.name},
-            {QStringLiteral("class"), o.opClass},
-            {QStringLiteral("calls"), o.calls},
-            {QStringLiteral("kernels"), o.kernels},
-            {QStringLiteral("time_ns"), qint64(o.time)},
-            {QStringLiteral("flops"), o.flops},
-            {QStringLiteral("bytes"), o.bytes},
-            {QStringLiteral("precision"), o.half ? QStringLiteral("fp16") : QStringLiteral("fp32")},
-            {QStringLiteral("achieved_tflops"), o.achievedTflops()},
-            {QStringLiteral("achieved_gbps"), o.achievedGbps()},
-            {QStringLiteral("intensity"), o.intensity()},
-            {QStringLiteral("bound"), o.bound}});
+        list.append(QJsonObject{{QStringLiteral("name"), o.name},
+                                {QStringLiteral("class"), o.opClass},
+                                {QStringLiteral("calls"), o.calls},
+                                {QStringLiteral("kernels"), o.kernels},
+                                {QStringLiteral("time_ns"), qint64(o.time)},
+                                {QStringLiteral("flops"), o.flops},
+                                {QStringLiteral("bytes"), o.bytes},
+                                {QStringLiteral("precision"), o.precision()},
+                                {QStringLiteral("achieved_tflops"), o.achievedTflops()},
+                                {QStringLiteral("achieved_gbps"), o.achievedGbps()},
+                                {QStringLiteral("intensity"), o.intensity()},
+                                {QStringLiteral("bound"), o.bound}});
     QJsonObject why;
     for (const auto &[k, v] : unknownWhy)
         why.insert(k, v);
@@ -178,6 +184,7 @@ QJsonObject Roofline::toJson() const
             {QStringLiteral("catalog_device"), catalogId},
             {QStringLiteral("peak_tflops"), peakTflops},
             {QStringLiteral("peak_tflops_fp16"), peakTflopsHalf},
+            {QStringLiteral("peak_tflops_bf16"), peakTflopsBf16},
             {QStringLiteral("peak_gbps"), peakGbps},
             {QStringLiteral("costed_calls"), costedCalls},
             {QStringLiteral("calls_without_shapes"), unknownCalls},

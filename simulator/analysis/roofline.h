@@ -32,7 +32,9 @@ struct RooflineOp
     TimeNs time = 0; // GPU time of the kernels its calls launched
     double flops = 0;
     double bytes = 0;
-    bool half = false; // 16-bit or narrower: the fp16 peak applies
+    bool half = false;         // 16-bit or narrower: the fp16 peak applies
+    bool bf16 = false;         // half, bfloat16: the bf16 peak applies
+    QString precision() const; // "fp32", "fp16", "bf16"
     double achievedTflops() const;
     double achievedGbps() const;
     double intensity() const; // FLOPs per byte
@@ -52,6 +54,7 @@ struct Roofline
     QString catalogId;
     double peakTflops = 0;     // fp32
     double peakTflopsHalf = 0; // dense fp16 tensor
+    double peakTflopsBf16 = 0; // dense bf16 tensor (the fp32 rate where the GPU has none)
     double peakGbps = 0;
     QList<RooflineOp> ops;   // by GPU time, largest first
     qint64 costedCalls = 0;  // calls with FLOPs and bytes known

@@ -74,6 +74,7 @@ const DeviceCatalog &DeviceCatalog::builtin()
                 d.match << m.toString();
             d.fp32Tflops = o.value(QStringLiteral("fp32_tflops")).toDouble();
             d.fp16Tflops = o.value(QStringLiteral("fp16_tflops")).toDouble();
+            d.bf16Tflops = o.value(QStringLiteral("bf16_tflops")).toDouble(d.fp16Tflops);
             d.memBwGBps = o.value(QStringLiteral("mem_bw_gbps")).toDouble();
             d.memGB = o.value(QStringLiteral("mem_gb")).toDouble();
             d.cus = o.value(QStringLiteral("cus")).toInt();

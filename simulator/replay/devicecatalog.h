@@ -20,6 +20,9 @@ struct Device
     QStringList match; // substrings of a measured device name (deviceProperties) that mean this
     double fp32Tflops = 0;
     double fp16Tflops = 0;
+    // Dense bf16 tensor/matrix rate: the fp16 one where the part has both, its fp32 rate where
+    // it has no bf16 unit (devices.json's bf16_tflops; absent: the fp16 rate).
+    double bf16Tflops = 0;
     double memBwGBps = 0;
     double memGB = 0;
     int cus = 0; // compute units (AMD) or SMs (NVIDIA), as deviceProperties' numSms says

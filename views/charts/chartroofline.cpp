@@ -51,8 +51,7 @@ RooflineChart rooflineChart(const sim::Roofline &r)
         p.label = QObject::tr("<b>%1</b> (%2)<br>%3 calls, %4 of GPU time<br>%5 TFLOP/s, %6 GB/s, "
                               "%7 FLOP/byte<br>%8-bound against %9 TFLOP/s<br><i>click: show its "
                               "longest call</i>")
-                      .arg(o.name.toHtmlEscaped(),
-                           o.half ? QStringLiteral("fp16") : QStringLiteral("fp32"))
+                      .arg(o.name.toHtmlEscaped(), o.precision())
                       .arg(o.calls)
                       .arg(formatDuration(o.time))
                       .arg(p.y, 0, 'g', 3)
