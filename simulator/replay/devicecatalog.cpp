@@ -35,6 +35,7 @@ static Uncertainty uncertaintyOf(const QJsonObject &o)
     u.ampCompute = rangeOf(amp.value(QStringLiteral("compute_speedup")));
     u.ampMemory = rangeOf(amp.value(QStringLiteral("memory_speedup")));
     u.calibrated = rangeOf(o.value(QStringLiteral("calibrated")));
+    u.loaderWorker = rangeOf(o.value(QStringLiteral("loader_worker")));
     return u;
 }
 

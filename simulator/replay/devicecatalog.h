@@ -96,6 +96,9 @@ struct Uncertainty
     Range ampCompute; // mixed precision's speed-up of compute-bound kernels (2 to 4)
     Range ampMemory;  // of memory-bound ones
     Range calibrated; // a calibrated class carried to another run (calibration.h)
+    // A batch's loading time on a DataLoader worker against the step's thread's (input's
+    // workers: cores, memory and storage shared by N workers, the hand-over to the main process)
+    Range loaderWorker;
     QString about;
 
     enum Group { Gemm, Attention, Memory, Other, Groups };

@@ -194,10 +194,26 @@ public:
     {
         return insertLoaderWorkers(step.s, t, error);
     }
-    void afterBuild(TimingStep &s, const Transform &) const override
+    void afterBuild(TimingStep &s, const Transform &t) const override
     {
         // Data loading moved to the workers leaves its ranges waiting for their batches.
         waitForLoaderWorkers(s.g, s.work, s.slack);
+        // A batch on a worker is not loaded exactly as on the step's thread: the band's ends.
+        const Range r = s.cat.uncertainty().loaderWorker;
+        s.out.unknowns << QStringLiteral("a batch's loading time on one of %1 DataLoader "
+                                         "workers (cores, memory and storage shared, the "
+                                         "hand-over to the main process): x%2 to x%3 of its "
+                                         "time on the step's thread")
+                              .arg(t.workers)
+                              .arg(r.low)
+                              .arg(r.high);
+        if (!s.banded())
+            return;
+        const double x = r.at(s.slow());
+        for (size_t i = 0; i < s.nodes.size(); ++i)
+            if (s.nodes[i].slice == 0 && s.nodes[i].kind == NodeKind::Cpu &&
+                s.g.name(s.nodes[i].name) == QLatin1String("loader worker: batch"))
+                s.work[i] = scaled(s.work[i], x);
     }
     bool changeTimes(TimingStep &s, const Transform &t, const NodeSelection &sel,
                      QString *) const override
