@@ -78,6 +78,18 @@ qint64 sqlNumber(const QString &project, const QString &sql)
     return r.outText().split(QLatin1Char('\n'), Qt::SkipEmptyParts).value(1).toLongLong();
 }
 
+// A shared trace folder imported into a project in `dir`; its path.
+QString importShared(const QTemporaryDir &dir, const QString &trace)
+{
+    const QString project = dir.filePath(QStringLiteral("shared.grademl"));
+    const auto r = gmltest::runCli({QStringLiteral("import"),
+                                    gmltest::sharedTraces() + QLatin1Char('/') + trace,
+                                    QStringLiteral("--project"), project});
+    if (r.code != 0)
+        qFatal("import %s: %s", qPrintable(trace), r.err.constData());
+    return project;
+}
+
 } // namespace
 
 class TestValidate : public QObject
@@ -382,12 +394,7 @@ private Q_SLOTS:
         const QString pair = QStringLiteral("pytorch_kineto/tracelens_qwen05b_h100_vs_mi300");
         GML_REQUIRE_SHARED(pair);
         QTemporaryDir dir;
-        const QString project = dir.filePath(QStringLiteral("pair.grademl"));
-        QCOMPARE(gmltest::runCli({QStringLiteral("import"),
-                                  gmltest::sharedTraces() + QLatin1Char('/') + pair,
-                                  QStringLiteral("--project"), project})
-                     .code,
-                 0);
+        const QString project = importShared(dir, pair);
         const auto r = gmltest::runCli(
             {QStringLiteral("validate"), project, QStringLiteral("--run"),
              QStringLiteral("tracelens_qwen05b_h100_vs_mi300/h100_Qwen_Qwen1"),
@@ -437,12 +444,7 @@ private Q_SLOTS:
         const QString trace = QStringLiteral("pytorch_kineto/hta_amd_mi250_rocm62");
         GML_REQUIRE_SHARED(trace);
         QTemporaryDir dir;
-        const QString project = dir.filePath(QStringLiteral("m.grademl"));
-        QCOMPARE(gmltest::runCli({QStringLiteral("import"),
-                                  gmltest::sharedTraces() + QLatin1Char('/') + trace,
-                                  QStringLiteral("--project"), project})
-                     .code,
-                 0);
+        const QString project = importShared(dir, trace);
         const auto r =
             gmltest::runCli({QStringLiteral("whatif"), project, QStringLiteral("--device"),
                              QStringLiteral("H100"), QStringLiteral("--json")});

@@ -138,6 +138,11 @@ struct ImportJob::TailRead
 {
     enum class Next { Part, Stop, Whole, Report };
 
+    TailRead(ImportJob &job, const ScannedFile &file, int index, int count)
+        : job(job), file(file), importer(*file.importer), index(index), count(count), f(file.path)
+    {
+    }
+
     ImportJob &job;
     const ScannedFile &file;
     const Importer &importer;
@@ -173,7 +178,7 @@ std::optional<SourceReport> ImportJob::tailOne(const ScannedFile &file, int inde
     // on one thread or several (sideimport.h).
     if (!m_following || !file.importer || !file.importer->tails())
         return std::nullopt;
-    TailRead t{*this, file, *file.importer, index, count, QFile(file.path)};
+    TailRead t(*this, file, index, count);
     if (!t.f.open(QIODevice::ReadOnly))
         return std::nullopt; // the whole-file path says why
     if (t.f.peek(2) == QByteArray("\x1f\x8b", 2))

@@ -57,6 +57,11 @@ qint64 commsDtypeBytes(QString dtype)
 // string; a slice's args; a resource's rows nested into nodes and containers.
 struct DependencyGraph::NodeReading
 {
+    NodeReading(DependencyGraph &g, Project &project, BuildReading &reading, StringId commsName)
+        : g(g), project(project), reading(reading), commsName(commsName)
+    {
+    }
+
     DependencyGraph &g;
     Project &project;
     BuildReading &reading;
@@ -267,8 +272,8 @@ bool DependencyGraph::readNodes(Project &project, RunId run, BuildReading &readi
         reading.offsetOf.emplace(source, offset);
     if (!readError.isEmpty())
         return fail(readError);
-    NodeReading nodes{g, project, reading,
-                      existingString(project, QStringLiteral("record_param_comms"))};
+    NodeReading nodes(g, project, reading,
+                      existingString(project, QStringLiteral("record_param_comms")));
     OpCostScan opCosts(project);
     {
         // Slices per track, nested. Chunks are read directly (slicestore::TrackReader): through
