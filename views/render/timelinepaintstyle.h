@@ -6,7 +6,7 @@
 
 namespace gml {
 
-class Theme;
+struct Theme;
 
 namespace painting {
 
