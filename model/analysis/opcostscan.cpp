@@ -24,7 +24,8 @@ void OpCostScan::visit(slicestore::TrackReader &reader, const slicestore::Row &x
     const auto it = m_classOf.find(x.name);
     if (it == m_classOf.end())
         return;
-    Seen s{thread, x.id, start, end, x.name, it->second.first, {}, false, std::nullopt};
+    Seen s{thread, x.id,  start,        end, x.name, it->second.first,
+           {},     false, std::nullopt, 0,   false,  {}};
     if (it->second.first != OpClass::ConvBackwardPart) {
         const auto dims = reader.arg(x, "Input Dims");
         const auto types = reader.arg(x, "Input type");
