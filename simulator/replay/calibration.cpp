@@ -26,21 +26,6 @@ bool isGpuWork(NodeKind k)
     return k == NodeKind::Kernel || k == NodeKind::Memcpy || k == NodeKind::Memset;
 }
 
-// The runtime calls that launched a kernel and did not wait for the GPU (as
-// measuredLaunchCost counts them): the launch calls a calibration carries apart from the rest
-// of the host path.
-std::vector<char> launchCalls(const DependencyGraph &g)
-{
-    std::vector<char> launch(g.nodes().size(), 0);
-    for (const Node &n : g.nodes())
-        if (n.kind == NodeKind::Kernel && n.launcher >= 0) {
-            const Node &call = g.nodes()[size_t(n.launcher)];
-            if (call.kind == NodeKind::Runtime && !call.synchronising && call.slice != 0)
-                launch[size_t(n.launcher)] = 1;
-        }
-    return launch;
-}
-
 // The time of each class of a graph's nodes: kernel families, launch calls (their median),
 // the rest of the launch path, data loading.
 struct ClassTimes
@@ -57,7 +42,7 @@ std::optional<ClassTimes> classTimes(const DependencyGraph &g, const std::vector
     const auto roles = detail::hostRoles(g, error);
     if (!roles)
         return std::nullopt;
-    const std::vector<char> launch = launchCalls(g);
+    const std::vector<char> launch = kernelLaunchCalls(g);
     ClassTimes t;
     std::vector<TimeNs> launches;
     for (size_t i = 0; i < g.nodes().size(); ++i) {
@@ -286,7 +271,7 @@ bool applyCalibration(const Calibration &c, const QStringList &transforms,
     const auto roles = hostRoles(g, error);
     if (!roles)
         return false;
-    const std::vector<char> launch = launchCalls(g);
+    const std::vector<char> launch = kernelLaunchCalls(g);
     const Uncertainty &u = cat.uncertainty();
     const bool banded = bound != WhatIfContext::Bound::Nominal;
     const bool slow = bound == WhatIfContext::Bound::High;

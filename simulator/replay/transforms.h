@@ -234,6 +234,9 @@ struct LaunchCost
     qint64 calls = 0;
 };
 LaunchCost measuredLaunchCost(const DependencyGraph &g);
+// Per node, whether it is one of those calls (what measuredLaunchCost counts, and what a
+// calibration carries apart from the rest of the host path).
+std::vector<char> kernelLaunchCalls(const DependencyGraph &g);
 
 // A kernel's time by the roofline: the longer of its FLOPs at the device's peak rate and its
 // bytes at its memory bandwidth, each at kAchieved of the peak.

@@ -302,19 +302,26 @@ const TransformKind &deviceKind()
 
 namespace gml::sim {
 
-LaunchCost measuredLaunchCost(const DependencyGraph &g)
+std::vector<char> kernelLaunchCalls(const DependencyGraph &g)
 {
     const auto &nodes = g.nodes();
-    std::vector<char> seen(nodes.size(), 0);
+    std::vector<char> launch(nodes.size(), 0);
+    for (const Node &n : nodes)
+        if (n.kind == NodeKind::Kernel && n.launcher >= 0) {
+            const Node &call = nodes[size_t(n.launcher)];
+            if (call.kind == NodeKind::Runtime && !call.synchronising && call.slice != 0)
+                launch[size_t(n.launcher)] = 1;
+        }
+    return launch;
+}
+
+LaunchCost measuredLaunchCost(const DependencyGraph &g)
+{
+    const std::vector<char> launch = kernelLaunchCalls(g);
     std::vector<TimeNs> times;
-    for (const Node &n : nodes) {
-        if (n.kind != NodeKind::Kernel || n.launcher < 0 || seen[size_t(n.launcher)])
-            continue;
-        seen[size_t(n.launcher)] = 1;
-        const Node &call = nodes[size_t(n.launcher)];
-        if (call.kind == NodeKind::Runtime && !call.synchronising && call.slice != 0)
-            times.push_back(call.work);
-    }
+    for (size_t i = 0; i < launch.size(); ++i)
+        if (launch[i])
+            times.push_back(g.nodes()[i].work);
     LaunchCost c;
     c.calls = qint64(times.size());
     if (!times.empty()) {

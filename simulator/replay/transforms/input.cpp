@@ -18,6 +18,9 @@ namespace gml::sim::detail {
 
 namespace {
 
+// The nodes a loader worker runs, one per batch.
+const QLatin1String kBatchName("loader worker: batch");
+
 constexpr int kPrefetch = 2;
 
 // A data-loading range of a CPU thread (the outermost, forEachDataLoadingRange) with the
@@ -74,7 +77,7 @@ bool insertLoaderWorkers(Structural &s, const Transform &t, QString *error)
         *error = QStringLiteral("no data loading in the run (ranges named %1)").arg(inputPattern());
         return false;
     }
-    const StringId name = g.syntheticName(QStringLiteral("loader worker: batch"));
+    const StringId name = g.syntheticName(kBatchName);
     const double speed = t.factor > 0 ? 1.0 / t.factor : 0.0;
     std::map<int, std::vector<const LoadingRange *>> byThread;
     for (const auto &r : ranges)
@@ -212,7 +215,7 @@ public:
         const double x = r.at(s.slow());
         for (size_t i = 0; i < s.nodes.size(); ++i)
             if (s.nodes[i].slice == 0 && s.nodes[i].kind == NodeKind::Cpu &&
-                s.g.name(s.nodes[i].name) == QLatin1String("loader worker: batch"))
+                s.g.name(s.nodes[i].name) == kBatchName)
                 s.work[i] = scaled(s.work[i], x);
     }
     bool changeTimes(TimingStep &s, const Transform &t, const NodeSelection &sel,
