@@ -183,7 +183,7 @@ private Q_SLOTS:
             {QStringLiteral("validate"), m_project, QStringLiteral("--run"), QStringLiteral("a"),
              QStringLiteral("--from-device"), QStringLiteral("V100"), QStringLiteral("--device"),
              QStringLiteral("A100"), QStringLiteral("--against"), QStringLiteral("b")});
-        QVERIFY(text.out.contains("prediction band (from the unknowns below)"));
+        QVERIFY(text.out.contains("prediction band (5th to 95th percentile of 40 replays"));
         QVERIFY(text.out.contains("unknown: host CPU of the new machine"));
     }
 
@@ -358,8 +358,8 @@ private Q_SLOTS:
         const QJsonObject plain = whatif({});
         const QString notes =
             plain.value(QStringLiteral("notes")).toVariant().toStringList().join(QLatin1Char('\n'));
-        QVERIFY2(notes.contains(QLatin1String("4 launch calls +6.0 us each (this run's 4 kernel "
-                                              "launches took a median 10.0 us; AMD x1.60")),
+        QVERIFY2(notes.contains(QLatin1String("4 launch calls +3.6 us each (this run's 4 kernel "
+                                              "launches took a median 10.0 us; AMD x1.36")),
                  qPrintable(notes));
         QVERIFY(notes.contains(QLatin1String("host CPU assumed unchanged")));
         const QJsonObject faster = whatif({QStringLiteral("--host-factor"), QStringLiteral("2")});
@@ -407,33 +407,49 @@ private Q_SLOTS:
                                     .toVariant()
                                     .toStringList()
                                     .join(QLatin1Char('\n'));
-        QVERIFY2(assumed.contains(QLatin1String("launch calls +2.0 us each (this run's 1029 "
+        QVERIFY2(assumed.contains(QLatin1String("launch calls +1.2 us each (this run's 1029 "
                                                 "kernel launches took a median 3.3 us")),
                  qPrintable(assumed));
-        // The small kernels: MI300X's floor (4.2 us) decides some; the memory-bound families,
+        // The small kernels: MI300X's floor (4.2 us) decides some. The achievable rates (0.73
+        // of peak on H100, 0.47 on MI300X for matrix work) bring GEMMs from -38% by the peaks
+        // alone to within 10%, attention from -47% to within 25%; the memory-bound families,
         // x0.63 by the bandwidths alone (-10.6% elementwise, -25.6% reductions), land within
-        // 10% with it (+7.8%, -0.3%).
+        // 20% with the floor and the achievable bandwidths (+17%, +7%).
         QVERIFY2(assumed.contains(QLatin1String("H100 1.6 us (this run's 1st percentile of 1465 "
                                                 "kernels), MI300X 4.2 us")),
                  qPrintable(assumed));
         for (const auto &it : v.value(QStringLiteral("kernel_families")).toArray()) {
             const QJsonObject o = it.toObject();
             const QString family = o.value(QStringLiteral("what")).toString();
-            if (family == QLatin1String("elementwise") || family == QLatin1String("reduction"))
-                QVERIFY2(std::abs(o.value(QStringLiteral("error")).toDouble()) < 0.1,
-                         qPrintable(family));
+            const double error = std::abs(o.value(QStringLiteral("error")).toDouble());
+            if (family == QLatin1String("gemm"))
+                QVERIFY2(error < 0.1, qPrintable(QString::number(error)));
+            if (family == QLatin1String("attention") || family == QLatin1String("elementwise") ||
+                family == QLatin1String("reduction"))
+                QVERIFY2(error < 0.25, qPrintable(family));
         }
+        // End to end and the median iteration within 5%, inside a band whose width is at most
+        // a third of the prediction (+4.0%, +3.9%; 46.9 to 60.4 ms around 49.1, 0.27).
         const QJsonObject e2e = v.value(QStringLiteral("end_to_end")).toObject();
-        QVERIFY2(std::abs(e2e.value(QStringLiteral("error")).toDouble()) < 0.07,
-                 qPrintable(QString::number(e2e.value(QStringLiteral("error")).toDouble())));
-        QVERIFY(e2e.value(QStringLiteral("inside_band")).toBool());
+        auto check = [](const QJsonObject &o) {
+            QVERIFY2(std::abs(o.value(QStringLiteral("error")).toDouble()) < 0.05,
+                     qPrintable(QString::number(o.value(QStringLiteral("error")).toDouble())));
+            QVERIFY(o.value(QStringLiteral("inside_band")).toBool());
+            const double width = double(o.value(QStringLiteral("predicted_high_ns")).toInteger() -
+                                        o.value(QStringLiteral("predicted_low_ns")).toInteger());
+            QVERIFY2(width <= double(o.value(QStringLiteral("predicted_ns")).toInteger()) / 3,
+                     qPrintable(QString::number(width)));
+        };
+        check(e2e);
+        int medians = 0;
         for (const auto &it : v.value(QStringLiteral("iterations")).toArray()) {
             const QJsonObject o = it.toObject();
             if (o.value(QStringLiteral("what")).toString() != QLatin1String("median iteration"))
                 continue;
-            QVERIFY(std::abs(o.value(QStringLiteral("error")).toDouble()) < 0.07);
-            QVERIFY(o.value(QStringLiteral("inside_band")).toBool());
+            check(o);
+            ++medians;
         }
+        QCOMPARE(medians, 1);
     }
 
     // A ROCm trace names its GPU "AMD Radeon Graphics": the what-if takes it from its compute

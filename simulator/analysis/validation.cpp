@@ -251,8 +251,11 @@ QString ValidationReport::toText() const
         line(row, 18);
     if (endToEnd.hasBand()) {
         s += QStringLiteral("prediction band (%1)\n")
-                 .arg(unknowns.isEmpty() ? QStringLiteral("no unknowns: every factor was given")
-                                         : QStringLiteral("from the unknowns below"));
+                 .arg(unknowns.isEmpty()
+                          ? QStringLiteral("no unknowns: every factor was given")
+                          : QStringLiteral("5th to 95th percentile of %1 replays, each "
+                                           "unknown below drawn on its own")
+                                .arg(kBandDraws));
         for (const auto *row : {&endToEnd, iterations.size() > 1 ? &iterations[1] : nullptr}) {
             if (!row)
                 continue;

@@ -264,7 +264,7 @@ std::optional<Calibration> fitCalibration(const WhatIfResult &predicted,
 namespace detail {
 
 bool applyCalibration(const Calibration &c, const QStringList &transforms,
-                      WhatIfContext::Bound bound, const DeviceCatalog &cat, Prepared &out,
+                      const WhatIfContext &context, const DeviceCatalog &cat, Prepared &out,
                       QString *error)
 {
     const DependencyGraph &g = *out.graph;
@@ -273,9 +273,9 @@ bool applyCalibration(const Calibration &c, const QStringList &transforms,
         return false;
     const std::vector<char> launch = kernelLaunchCalls(g);
     const Uncertainty &u = cat.uncertainty();
-    const bool banded = bound != WhatIfContext::Bound::Nominal;
-    const bool slow = bound == WhatIfContext::Bound::High;
-    const double residual = banded ? u.calibrated.at(slow) : 1.0;
+    out.bandKeys = {QStringLiteral("calibrated")};
+    const double residual =
+        context.vary(QStringLiteral("calibrated"), u.calibrated.low, 1.0, u.calibrated.high);
     QHash<StringId, double> factorOf; // per kernel name
     QSet<QString> unfitted;
     auto &work = out.input.work;
@@ -295,8 +295,9 @@ bool applyCalibration(const Calibration &c, const QStringList &transforms,
                     x = fit->second * residual;
                 } else {
                     unfitted.insert(family);
-                    if (banded)
-                        x = u.kernel(kernelKind(name).family, c.sameVendor).at(slow);
+                    const Range r = u.kernel(kernelKind(name).family, c.sameVendor);
+                    x = context.vary(QStringLiteral("kernel efficiency: ") + family, r.low, 1.0,
+                                     r.high);
                 }
                 it = factorOf.insert(n.name, x);
             }

@@ -74,7 +74,7 @@ namespace detail {
 // not have by the kernel-efficiency range of the change. Replaces `out.unknowns` with what is
 // still unknown, and notes what was applied.
 bool applyCalibration(const Calibration &c, const QStringList &transforms,
-                      WhatIfContext::Bound bound, const DeviceCatalog &cat, Prepared &out,
+                      const WhatIfContext &context, const DeviceCatalog &cat, Prepared &out,
                       QString *error);
 } // namespace detail
 

@@ -39,25 +39,39 @@ static Uncertainty uncertaintyOf(const QJsonObject &o)
     return u;
 }
 
-Range Uncertainty::kernel(KernelKind::Family family, bool sameVendor) const
+Uncertainty::Group Uncertainty::group(KernelKind::Family family)
 {
     using F = KernelKind::Family;
-    Group g = Memory;
     switch (family) {
     case F::Gemm:
     case F::Convolution:
-        g = Gemm;
-        break;
+        return Gemm;
     case F::Attention:
-        g = Attention;
-        break;
+        return Attention;
     case F::Other:
-        g = Other;
-        break;
+        return Other;
     default:
-        break;
+        return Memory;
     }
-    return efficiency[sameVendor ? 0 : 1][g];
+}
+
+QString Uncertainty::groupName(Group g)
+{
+    switch (g) {
+    case Gemm:
+        return QStringLiteral("matrix multiplies and convolutions");
+    case Attention:
+        return QStringLiteral("attention");
+    case Memory:
+        return QStringLiteral("memory-bound");
+    default:
+        return QStringLiteral("unrecognised");
+    }
+}
+
+Range Uncertainty::kernel(KernelKind::Family family, bool sameVendor) const
+{
+    return efficiency[sameVendor ? 0 : 1][group(family)];
 }
 
 const DeviceCatalog &DeviceCatalog::builtin()
@@ -83,6 +97,8 @@ const DeviceCatalog &DeviceCatalog::builtin()
             d.idleW = o.value(QStringLiteral("idle_w")).toDouble();
             d.launchUs = o.value(QStringLiteral("launch_us")).toDouble();
             d.kernelFloorUs = o.value(QStringLiteral("kernel_floor_us")).toDouble();
+            d.matrixAchievable = o.value(QStringLiteral("matrix_achievable")).toDouble();
+            d.memoryAchievable = o.value(QStringLiteral("memory_achievable")).toDouble();
             d.hostLink = o.value(QStringLiteral("host_link")).toString();
             d.peerLink = o.value(QStringLiteral("peer_link")).toString();
             d.source = o.value(QStringLiteral("source")).toString();

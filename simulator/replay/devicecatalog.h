@@ -35,6 +35,13 @@ struct Device
     // The shortest time a kernel takes on it (dispatch, first wave, end-of-kernel writeback),
     // the 1st percentile of the kernels of real traces (devices.json says which); 0: unknown.
     double kernelFloorUs = 0;
+    // The fraction of the datasheet peak its vendor library reaches on large matrix multiplies,
+    // and of the datasheet bandwidth a stream-like kernel reaches (devices.json's
+    // matrix_achievable, memory_achievable, each cited there); 0: not known. A device change
+    // between two GPUs that both have the figure scales compute-bound or memory-bound kernels
+    // by the ratio of achievable rates, not of peaks.
+    double matrixAchievable = 0;
+    double memoryAchievable = 0;
     QString hostLink; // link ids
     QString peerLink;
     QString source;
@@ -103,6 +110,9 @@ struct Uncertainty
 
     enum Group { Gemm, Attention, Memory, Other, Groups };
     Range efficiency[2][Groups]; // [other vendor][group]
+    static Group group(KernelKind::Family family);
+    // "matrix multiplies and convolutions", "attention", "memory-bound", "unrecognised"
+    static QString groupName(Group g);
 };
 
 class DeviceCatalog

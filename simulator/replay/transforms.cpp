@@ -244,8 +244,7 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &me
         QStringList described;
         for (const auto &t : transforms)
             described << t.describe();
-        if (!detail::applyCalibration(*context.calibration, described, context.bound, cat, out,
-                                      error))
+        if (!detail::applyCalibration(*context.calibration, described, context, cat, out, error))
             return std::nullopt;
     }
     net.rescale(out.input.work, out.input.slack);
@@ -260,6 +259,57 @@ QString targetDevice(const QList<Transform> &transforms)
         if (it->is("device"))
             return it->target;
     return {};
+}
+
+} // namespace gml::sim
+
+namespace gml::sim {
+
+namespace {
+
+quint64 splitmix(quint64 x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+// A standard normal deviate of (sample, key), the same on every machine: FNV-1a of the key's
+// UTF-16 units mixed with the sample number, two uniforms, Box-Muller.
+double normalDeviate(quint64 sample, const QString &key)
+{
+    quint64 h = 0xcbf29ce484222325ULL;
+    for (const QChar c : key)
+        h = (h ^ c.unicode()) * 0x100000001b3ULL;
+    const quint64 a = splitmix(h ^ splitmix(sample));
+    const quint64 b = splitmix(a);
+    const double u1 = (double(a >> 11) + 0.5) / 9007199254740992.0; // (0, 1)
+    const double u2 = double(b >> 11) / 9007199254740992.0;
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+}
+
+} // namespace
+
+double WhatIfContext::vary(const QString &key, double low, double nominal, double high) const
+{
+    switch (bound) {
+    case Bound::Nominal:
+        return nominal;
+    case Bound::Low:
+        return low;
+    case Bound::High:
+        return high;
+    case Bound::Sample:
+        break;
+    }
+    if (!(low > 0) || !(nominal > 0) || !(high > 0))
+        return nominal;
+    // The range's ends are the 5th and 95th percentiles: 1.645 standard deviations.
+    const double z = normalDeviate(sample, key);
+    const double side = z < 0 ? std::log(nominal / low) : std::log(high / nominal);
+    const double x = nominal * std::exp(z * side / 1.6448536269514722);
+    return std::isfinite(x) ? x : nominal;
 }
 
 } // namespace gml::sim

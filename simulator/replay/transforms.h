@@ -154,11 +154,16 @@ struct WhatIfContext
     QString measuredNetwork; // link id the collectives ran over; empty: the device's peer link
     QString measuredAlgorithm = QStringLiteral("ring"); // NCCL's algorithm when measured
     int measuredWorkers = 1;                            // ranks in the run
-    // Which end of what the model does not know to take (the prediction band, Prepared::
-    // unknowns): Nominal is the prediction; Low every unknown at its fast end; High at its slow
-    // end.
-    enum class Bound { Nominal, Low, High };
+    // Where in what the model does not know (the prediction band, Prepared::unknowns) to take
+    // each unknown: Nominal is the prediction; Low every unknown at its fast end, High at its
+    // slow end; Sample each at a draw of its own (sample, below).
+    enum class Bound { Nominal, Low, High, Sample };
     Bound bound = Bound::Nominal;
+    quint64 sample = 0; // which draw: the same number draws the same values
+    // An unknown's value in this preparation: its range [low, high] read as the 5th to 95th
+    // percentile around `nominal` (a log-normal on each side of it); Sample draws it from the
+    // standard normal deviate of (sample, key), the same for every use of one key.
+    double vary(const QString &key, double low, double nominal, double high) const;
     // Factors fitted on a measured pair of the same change (calibration.h), applied after the
     // transforms; null: none.
     std::shared_ptr<const Calibration> calibration;
@@ -193,6 +198,9 @@ struct Prepared
     // path x0.75 to x1.33"): the prediction band's sources. Empty: the transforms give every
     // factor, and the band is the prediction.
     QStringList unknowns;
+    // The unknowns' keys ("kernel efficiency: attention", "launch cost"), each an independent
+    // source of error: the band draws each on its own (WhatIfContext::vary, whatif.cpp).
+    QStringList bandKeys;
 };
 
 // Applies `transforms` in order. `structureCache` (optional) holds the last structural copy,

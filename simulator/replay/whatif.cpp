@@ -8,6 +8,8 @@
 
 #include <QJsonArray>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace gml::sim {
@@ -95,36 +97,49 @@ std::optional<WhatIfResult> whatIf(const std::shared_ptr<const DependencyGraph> 
     if (context.memory)
         rep.memory = memoryNeed(*context.memory, graph, transforms, context);
     rep.low = rep.high = {rep.predicted, rep.meanPredicted, rep.spreadPredicted};
-    if (!rep.unknowns.isEmpty() && !replayBand(graphPtr, transforms, context, cache, rep, error))
+    if (!res.prepared.bandKeys.isEmpty() &&
+        !replayBand(graphPtr, transforms, context, cache, rep, error))
         return std::nullopt;
     return res;
 }
 
-// The band: the transforms prepared again with the unknowns at each end and replayed. A replay
-// is not strictly monotone in its inputs (a reschedule may pick another order), so each end is
-// the least or the most of the three replays.
+// The band: the prediction prepared and replayed again with every unknown (Prepared::bandKeys)
+// drawn on its own from its range (WhatIfContext::vary: the range's ends its 5th and 95th
+// percentiles), kBandDraws times; the band is the 5th to the 95th percentile of the replays,
+// widened to hold the prediction. The unknowns are independent sources of error (a GPU's
+// matrix library, its memory system, its runtime's launch cost, another host CPU): taking them
+// all to one end at once would assume they all err together, a band far wider than the errors
+// seen; adding their effects one by one would miss that a run bound by both its host and its
+// GPU is only faster when both are. The draws are numbered, so a band is the same every time.
 static bool replayBand(const std::shared_ptr<const DependencyGraph> &graphPtr,
                        const QList<Transform> &transforms, const WhatIfContext &context,
                        StructureCache *cache, WhatIfReport &rep, QString *error)
 {
-    for (const auto bound : {WhatIfContext::Bound::Low, WhatIfContext::Bound::High}) {
+    std::array<std::vector<TimeNs>, 4> drawn;
+    for (int k = 0; k < kBandDraws; ++k) {
         WhatIfContext c = context;
-        c.bound = bound;
+        c.bound = WhatIfContext::Bound::Sample;
+        c.sample = quint64(k);
         const auto prepared = prepare(graphPtr, transforms, c, error, cache);
         if (!prepared)
             return false;
         const Replay r = replay(*prepared->graph, prepared->input);
         const Iterations its = replayedIterations(*prepared->graph, r);
-        const WhatIfReport::Band b{
-            r.makespan(), its.mean(), {its.quantile(0.5), its.quantile(0.9)}};
-        auto widen = [](TimeNs &low, TimeNs &high, TimeNs v) {
-            low = std::min(low, v);
-            high = std::max(high, v);
-        };
-        widen(rep.low.predicted, rep.high.predicted, b.predicted);
-        widen(rep.low.mean, rep.high.mean, b.mean);
-        widen(rep.low.spread.median, rep.high.spread.median, b.spread.median);
-        widen(rep.low.spread.p90, rep.high.spread.p90, b.spread.p90);
+        const std::array<TimeNs, 4> v{r.makespan(), its.mean(), its.quantile(0.5),
+                                      its.quantile(0.9)};
+        for (size_t f = 0; f < v.size(); ++f)
+            drawn[f].push_back(v[f]);
+    }
+    const std::array<TimeNs *, 4> low{&rep.low.predicted, &rep.low.mean, &rep.low.spread.median,
+                                      &rep.low.spread.p90};
+    const std::array<TimeNs *, 4> high{&rep.high.predicted, &rep.high.mean, &rep.high.spread.median,
+                                       &rep.high.spread.p90};
+    for (size_t f = 0; f < drawn.size(); ++f) {
+        std::vector<TimeNs> &v = drawn[f];
+        std::sort(v.begin(), v.end());
+        auto at = [&](double q) { return v[size_t(std::llround(q * double(v.size() - 1)))]; };
+        *low[f] = std::min(*low[f], at(0.05));
+        *high[f] = std::max(*high[f], at(0.95));
     }
     return true;
 }

@@ -12,6 +12,10 @@
 
 namespace gml::sim {
 
+// How many replays the prediction band draws (whatif.cpp): its ends are their 5th and 95th
+// percentiles.
+inline constexpr int kBandDraws = 40;
+
 // Measured, identity-replayed and predicted times of a run, end to end and per iteration (the
 // ProfilerStep#N of its lowest rank with the GPU work it launched: iterations.h), and the
 // critical-path breakdowns.

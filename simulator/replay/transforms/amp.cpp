@@ -30,10 +30,11 @@ public:
                               .arg(u.ampCompute.high)
                               .arg(u.ampMemory.low)
                               .arg(u.ampMemory.high);
-        if (s.banded()) {
-            f.computeFp32 = f.computeFp16 = 1.0 / u.ampCompute.at(!s.slow());
-            f.memory = 1.0 / u.ampMemory.at(!s.slow());
-        }
+        // Its fast end is the larger speed-up: the draw's sign turned.
+        const QString key = QStringLiteral("mixed precision");
+        const Range c = u.ampCompute, m = u.ampMemory;
+        f.computeFp32 = f.computeFp16 = s.vary(key, 1 / c.high, f.computeFp16, 1 / c.low);
+        f.memory = s.vary(key, 1 / m.high, f.memory, 1 / m.low);
         rescaleKernels(s, sel, f);
         return true;
     }

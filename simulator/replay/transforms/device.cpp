@@ -62,6 +62,8 @@ private:
     static void changeHostLink(TimingStep &s, const Device &from, const Device &to,
                                const NodeSelection &sel);
     static void setFloors(TimingStep &s, const Device &from, const Device &to, KernelFactors &f);
+    static void applyAchievable(TimingStep &s, const Device &from, const Device &to,
+                                KernelFactors &f);
 };
 
 // Another GPU: the kernels' factors from the peak rates' ratios, the launch calls by the
@@ -85,13 +87,12 @@ bool DeviceTransform::changeTimes(TimingStep &s, const Transform &t, const NodeS
     f.memory = from->memBwGBps / to->memBwGBps;
     s.out.notes << QStringLiteral(
                        "%1 -> %2: compute-bound kernels x%3 (fp32) / x%4 (fp16), memory-bound "
-                       "x%5 (the peak rates' ratios: each kernel assumed as efficient on the "
-                       "new "
-                       "GPU, its own kernels' algorithms unknown)")
+                       "x%5 (the peak rates' ratios)")
                        .arg(from->id, to->id)
                        .arg(f.computeFp32, 0, 'f', 3)
                        .arg(f.computeFp16, 0, 'f', 3)
                        .arg(f.memory, 0, 'f', 3);
+    applyAchievable(s, *from, *to, f);
     f.sameVendor = from->vendor == to->vendor;
     noteEfficiencyBand(s, *from, *to);
     if (from->vendor != to->vendor && to->launchUs > 0)
@@ -110,6 +111,43 @@ bool DeviceTransform::changeTimes(TimingStep &s, const Transform &t, const NodeS
                            .arg(formatDuration(share.decidedTime), formatDuration(share.kernelTime),
                                 to->id);
     return true;
+}
+
+// The fraction of its peak each GPU's library reaches (devices.json cites them): where both
+// GPUs have the figure, the peak ratios become the achievable rates' ratios; else each kernel
+// is taken as efficient on the target as measured.
+void DeviceTransform::applyAchievable(TimingStep &s, const Device &from, const Device &to,
+                                      KernelFactors &f)
+{
+    QStringList parts;
+    if (from.matrixAchievable > 0 && to.matrixAchievable > 0) {
+        const double x = from.matrixAchievable / to.matrixAchievable;
+        f.computeFp16 *= x;
+        parts << QStringLiteral("half-precision matrix work x%1 (%2 of peak on %3, %4 on %5)")
+                     .arg(x, 0, 'f', 2)
+                     .arg(from.matrixAchievable)
+                     .arg(from.id)
+                     .arg(to.matrixAchievable)
+                     .arg(to.id);
+    }
+    if (from.memoryAchievable > 0 && to.memoryAchievable > 0) {
+        const double x = from.memoryAchievable / to.memoryAchievable;
+        f.memory *= x;
+        parts << QStringLiteral("memory-bound x%1 (%2 of the bandwidth on %3, %4 on %5)")
+                     .arg(x, 0, 'f', 2)
+                     .arg(from.memoryAchievable)
+                     .arg(from.id)
+                     .arg(to.memoryAchievable)
+                     .arg(to.id);
+    }
+    if (parts.isEmpty())
+        s.out.notes << QStringLiteral("each kernel assumed as efficient on %1 as measured on %2 "
+                                      "(the catalog has no achievable rate for both)")
+                           .arg(to.id, from.id);
+    else
+        s.out.notes << QStringLiteral("the achievable rates, not the peaks: %1 (devices.json "
+                                      "cites them)")
+                           .arg(parts.join(QStringLiteral(", ")));
 }
 
 // The shortest a kernel takes, on the measured GPU and on the target: the run's own (the 1st
@@ -170,7 +208,8 @@ bool DeviceTransform::changeHost(TimingStep &s, const Transform &t, QString *err
     s.out.unknowns << QStringLiteral("host CPU of the new machine: its launch path x%1 to x%2")
                           .arg(cpu.low)
                           .arg(cpu.high);
-    return !s.banded() || speedUpHostPath(s, host, 1.0 / cpu.at(s.slow()), error).has_value();
+    const double x = s.vary(QStringLiteral("host CPU"), cpu);
+    return x == 1 || speedUpHostPath(s, host, 1.0 / x, error).has_value();
 }
 
 // The kernels' efficiency on the target, which the peak rates' ratios take as the source's.
@@ -210,7 +249,7 @@ void DeviceTransform::changeLaunchCost(TimingStep &s, const Device &from, const 
     const double sourceUs = own ? double(measured.median) / 1e3 : from.launchUs;
     const double typicalUs = own ? sourceUs * to.launchUs / from.launchUs : to.launchUs;
     const Range band = s.cat.uncertainty().launch;
-    const double targetUs = typicalUs * (s.banded() ? band.at(s.slow()) : 1.0);
+    const double targetUs = typicalUs * s.vary(QStringLiteral("launch cost"), band);
     const TimeNs delta = TimeNs(std::llround((targetUs - sourceUs) * 1e3));
     std::vector<char> done(s.nodes.size(), 0);
     qint64 calls = 0;

@@ -210,9 +210,9 @@ public:
                               .arg(t.workers)
                               .arg(r.low)
                               .arg(r.high);
-        if (!s.banded())
+        const double x = s.vary(QStringLiteral("loader workers"), r);
+        if (x == 1)
             return;
-        const double x = r.at(s.slow());
         for (size_t i = 0; i < s.nodes.size(); ++i)
             if (s.nodes[i].slice == 0 && s.nodes[i].kind == NodeKind::Cpu &&
                 s.g.name(s.nodes[i].name) == kBatchName)

@@ -24,9 +24,12 @@ FloorShare rescaleKernels(TimingStep &s, const NodeSelection &sel, const KernelF
             double x = f.memory;
             if (n.kind == NodeKind::Kernel && classifyKernel(name) == Bound::Compute)
                 x = usesHalfPrecision(name) || f.allHalf ? f.computeFp16 : f.computeFp32;
-            if (f.sameVendor && s.banded())
-                x *=
-                    s.cat.uncertainty().kernel(kernelKind(name).family, *f.sameVendor).at(s.slow());
+            if (f.sameVendor) {
+                const KernelKind::Family family = kernelKind(name).family;
+                const QString key = QStringLiteral("kernel efficiency: ") +
+                                    Uncertainty::groupName(Uncertainty::group(family));
+                x *= s.vary(key, s.cat.uncertainty().kernel(family, *f.sameVendor));
+            }
             it = factorOf.insert(n.name, x);
         }
         if (n.kind != NodeKind::Kernel || f.floorTo <= 0 || f.floorFrom <= 0) {

@@ -6,6 +6,7 @@
 // (transformformat.cpp), the CLI and the What-if panel find it there by its op name.
 #pragma once
 
+#include "devicecatalog.h"
 #include "transformsinternal.h"
 
 #include <QJsonObject>
@@ -61,9 +62,16 @@ struct TimingStep
     // copies.
     const bool explicitHostLink;
 
-    // Where in the band of what the model does not know this preparation sits.
-    bool banded() const { return context.bound != WhatIfContext::Bound::Nominal; }
-    bool slow() const { return context.bound == WhatIfContext::Bound::High; }
+    // The unknown `key`'s value in this preparation (WhatIfContext::vary); records the key
+    // among the preparation's unknowns.
+    double vary(const QString &key, double low, double nominal, double high)
+    {
+        if (!out.bandKeys.contains(key))
+            out.bandKeys << key;
+        return context.vary(key, low, nominal, high);
+    }
+    // A factor of nominal 1 in the range `r` (devicecatalog.h).
+    double vary(const QString &key, Range r) { return vary(key, r.low, 1.0, r.high); }
 };
 
 class TransformKind
