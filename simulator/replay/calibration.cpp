@@ -7,13 +7,16 @@
 #include "kerneltaxonomy.h"
 #include "safetext.h"
 #include "smallinput.h"
+#include "timeformat.h"
 #include "transformsinternal.h"
 #include "whatif.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QSet>
 
 #include <cmath>
+#include <numeric>
 
 namespace gml::sim {
 
@@ -26,14 +29,17 @@ bool isGpuWork(NodeKind k)
     return k == NodeKind::Kernel || k == NodeKind::Memcpy || k == NodeKind::Memset;
 }
 
-// The time of each class of a graph's nodes: kernel families, launch calls (their median),
-// the rest of the launch path, data loading.
+// The durations of each class of a graph's nodes: kernel families, launch calls (and their
+// median), the rest of the launch path, data loading.
 struct ClassTimes
 {
-    std::map<QString, double> families;
-    double host = 0;
-    double loading = 0;
+    std::map<QString, std::vector<TimeNs>> families;
+    std::vector<TimeNs> host, loading, launches;
     double launchMedian = 0; // 0: no launch call
+    static double sum(const std::vector<TimeNs> &v)
+    {
+        return std::accumulate(v.begin(), v.end(), 0.0);
+    }
 };
 
 std::optional<ClassTimes> classTimes(const DependencyGraph &g, const std::vector<TimeNs> &work,
@@ -44,24 +50,34 @@ std::optional<ClassTimes> classTimes(const DependencyGraph &g, const std::vector
         return std::nullopt;
     const std::vector<char> launch = kernelLaunchCalls(g);
     ClassTimes t;
-    std::vector<TimeNs> launches;
     for (size_t i = 0; i < g.nodes().size(); ++i) {
         const Node &n = g.nodes()[i];
         if (isGpuWork(n.kind))
-            t.families[kernelFamily(g.name(n.name), n.kind)] += double(work[i]);
+            t.families[kernelFamily(g.name(n.name), n.kind)].push_back(work[i]);
         else if (launch[i])
-            launches.push_back(work[i]);
+            t.launches.push_back(work[i]);
         else if ((*roles)[i] == detail::HostRole::LaunchPath)
-            t.host += double(work[i]);
+            t.host.push_back(work[i]);
         else if ((*roles)[i] == detail::HostRole::Loading)
-            t.loading += double(work[i]);
+            t.loading.push_back(work[i]);
     }
-    if (!launches.empty()) {
-        const auto mid = launches.begin() + qsizetype(launches.size() / 2);
-        std::nth_element(launches.begin(), mid, launches.end());
+    if (!t.launches.empty()) {
+        std::vector<TimeNs> l = t.launches;
+        const auto mid = l.begin() + qsizetype(l.size() / 2);
+        std::nth_element(l.begin(), mid, l.end());
         t.launchMedian = double(*mid);
     }
     return t;
+}
+
+// The launch path's share (its CPU ops and launch calls) of a graph's host and GPU time.
+double hostShare(const ClassTimes &t)
+{
+    double gpu = 0;
+    for (const auto &[name, times] : t.families)
+        gpu += ClassTimes::sum(times);
+    const double host = ClassTimes::sum(t.host) + ClassTimes::sum(t.launches);
+    return host + gpu > 0 ? host / (host + gpu) : 0;
 }
 
 std::optional<double> ratio(double measured, double predicted)
@@ -99,6 +115,57 @@ std::optional<double> factorAt(const QJsonValue &v, const QString &key, QString 
     return x;
 }
 
+// A number of the file within [low, high].
+std::optional<double> numberAt(const QJsonObject &o, const QString &key, const QString &where,
+                               double low, double high, QString *error)
+{
+    const QJsonValue v = o.value(key);
+    const double x = v.toDouble(-1);
+    if (!v.isDouble() || !std::isfinite(x) || x < low || x > high) {
+        *error = QStringLiteral("%1: expected a number from %2 to %3")
+                     .arg(where.isEmpty() ? key : safeText(where, 80) + QLatin1Char('.') + key)
+                     .arg(low)
+                     .arg(high);
+        return std::nullopt;
+    }
+    return x;
+}
+
+// Version 2's lines of one key ("kernels", "classes"), each number checked.
+bool readLines(const QJsonObject &o, const QString &key, std::map<QString, FittedLine> &into,
+               QString *error)
+{
+    const QJsonObject lines = o.value(key).toObject();
+    for (auto it = lines.begin(); it != lines.end(); ++it) {
+        const QString where = key + QLatin1Char('.') + it.key();
+        const QJsonObject l = it.value().toObject();
+        FittedLine f;
+        const auto floorUs = numberAt(l, QStringLiteral("floor_us"), where, 0, 1e6, error);
+        const auto factor = floorUs
+                                ? numberAt(l, QStringLiteral("factor"), where,
+                                           Calibration::kMinFactor, Calibration::kMaxFactor, error)
+                                : std::nullopt;
+        const auto sigma =
+            factor ? numberAt(l, QStringLiteral("sigma"), where, 0, 5, error) : std::nullopt;
+        const auto shapes =
+            sigma ? numberAt(l, QStringLiteral("shapes"), where, 1, 1e9, error) : std::nullopt;
+        const auto from =
+            shapes ? numberAt(l, QStringLiteral("from_us"), where, 0, 1e9, error) : std::nullopt;
+        const auto to =
+            from ? numberAt(l, QStringLiteral("to_us"), where, *from, 1e9, error) : std::nullopt;
+        if (!to)
+            return false;
+        f.floorNs = *floorUs * 1e3;
+        f.factor = *factor;
+        f.sigma = *sigma;
+        f.shapes = int(*shapes);
+        f.from = TimeNs(*from * 1e3);
+        f.to = TimeNs(*to * 1e3);
+        into[it.key()] = f;
+    }
+    return true;
+}
+
 } // namespace
 
 QJsonObject Calibration::toJson() const
@@ -106,14 +173,28 @@ QJsonObject Calibration::toJson() const
     QJsonObject fams;
     for (const auto &[name, f] : families)
         fams.insert(name, f);
+    auto linesOf = [](const std::map<QString, FittedLine> &m) {
+        QJsonObject lines;
+        for (const auto &[name, l] : m)
+            lines.insert(name, QJsonObject{{QStringLiteral("floor_us"), l.floorNs / 1e3},
+                                           {QStringLiteral("factor"), l.factor},
+                                           {QStringLiteral("sigma"), l.sigma},
+                                           {QStringLiteral("shapes"), l.shapes},
+                                           {QStringLiteral("from_us"), double(l.from) / 1e3},
+                                           {QStringLiteral("to_us"), double(l.to) / 1e3}});
+        return lines;
+    };
     QJsonObject o{{QStringLiteral("format"), kFormat},
-                  {QStringLiteral("version"), 1},
+                  {QStringLiteral("version"), 2},
                   {QStringLiteral("predicted_run"), predictedRun},
                   {QStringLiteral("measured_run"), measuredRun},
                   {QStringLiteral("project"), project},
                   {QStringLiteral("transforms"), QJsonArray::fromStringList(transforms)},
                   {QStringLiteral("same_vendor"), sameVendor},
-                  {QStringLiteral("families"), fams}};
+                  {QStringLiteral("families"), fams},
+                  {QStringLiteral("kernels"), linesOf(kernels)},
+                  {QStringLiteral("classes"), linesOf(classes)},
+                  {QStringLiteral("host_share"), hostShare}};
     if (host)
         o.insert(QStringLiteral("host"), *host);
     if (launch)
@@ -131,11 +212,12 @@ std::optional<Calibration> Calibration::fromJson(const QJsonObject &o, QString *
                      .arg(kFormat);
         return std::nullopt;
     }
-    if (o.value(QStringLiteral("version")).toInt() != 1) {
-        *error = QStringLiteral("version: expected 1");
+    Calibration c;
+    c.version = o.value(QStringLiteral("version")).toInt();
+    if (c.version != 1 && c.version != 2) {
+        *error = QStringLiteral("version: expected 1 or 2");
         return std::nullopt;
     }
-    Calibration c;
     c.predictedRun = o.value(QStringLiteral("predicted_run")).toString();
     c.measuredRun = o.value(QStringLiteral("measured_run")).toString();
     c.project = o.value(QStringLiteral("project")).toString();
@@ -153,6 +235,15 @@ std::optional<Calibration> Calibration::fromJson(const QJsonObject &o, QString *
         if (!x)
             return std::nullopt;
         c.families[it.key()] = *x;
+    }
+    if (c.version >= 2) {
+        if (!readLines(o, QStringLiteral("kernels"), c.kernels, error) ||
+            !readLines(o, QStringLiteral("classes"), c.classes, error))
+            return std::nullopt;
+        const auto share = numberAt(o, QStringLiteral("host_share"), {}, 0, 1, error);
+        if (!share)
+            return std::nullopt;
+        c.hostShare = *share;
     }
     for (const auto &[key, field] :
          {std::pair{"host", &Calibration::host}, std::pair{"launch", &Calibration::launch},
@@ -209,8 +300,16 @@ QString Calibration::source() const
 QString Calibration::factors() const
 {
     QStringList parts;
-    for (const auto &[name, f] : families)
-        parts << QStringLiteral("%1 x%2").arg(name).arg(f, 0, 'f', 3);
+    for (const auto &[name, f] : families) {
+        const auto line = kernels.find(name);
+        if (line == kernels.end() || line->second.floorNs <= 0)
+            parts << QStringLiteral("%1 x%2").arg(name).arg(f, 0, 'f', 3);
+        else
+            parts << QStringLiteral("%1 %2 us + x%3")
+                         .arg(name)
+                         .arg(line->second.floorNs / 1e3, 0, 'f', 2)
+                         .arg(line->second.factor, 0, 'f', 3);
+    }
     if (launch)
         parts << QStringLiteral("launch calls x%1").arg(*launch, 0, 'f', 3);
     if (host)
@@ -233,18 +332,33 @@ std::optional<Calibration> fitCalibration(const WhatIfResult &predicted,
         return std::nullopt;
     Calibration c;
     c.transforms = predicted.report.transforms;
-    for (const auto &[name, time] : m->families) {
+    for (const auto &[name, times] : m->families) {
         const auto it = p->families.find(name);
         if (name == familyName(KernelKind::Family::Communication) || it == p->families.end())
             continue;
-        if (const auto f = inRange(ratio(time, it->second), name, c.outOfRange))
-            c.families[name] = *f;
+        const auto f =
+            inRange(ratio(ClassTimes::sum(times), ClassTimes::sum(it->second)), name, c.outOfRange);
+        const auto line = f ? detail::fitLine(it->second, times) : std::nullopt;
+        if (!line || line->factor < Calibration::kMinFactor ||
+            line->factor > Calibration::kMaxFactor)
+            continue;
+        c.families[name] = *f;
+        c.kernels[name] = *line;
     }
     c.launch = inRange(ratio(m->launchMedian, p->launchMedian), QStringLiteral("launch calls"),
                        c.outOfRange);
-    c.host = inRange(ratio(m->host, p->host), QStringLiteral("host launch path"), c.outOfRange);
-    c.loading =
-        inRange(ratio(m->loading, p->loading), QStringLiteral("data loading"), c.outOfRange);
+    c.host = inRange(ratio(ClassTimes::sum(m->host), ClassTimes::sum(p->host)),
+                     QStringLiteral("host launch path"), c.outOfRange);
+    c.loading = inRange(ratio(ClassTimes::sum(m->loading), ClassTimes::sum(p->loading)),
+                        QStringLiteral("data loading"), c.outOfRange);
+    for (const auto &[key, fitted, pv, mv] :
+         {std::tuple{"launch", c.launch.has_value(), &p->launches, &m->launches},
+          std::tuple{"host", c.host.has_value(), &p->host, &m->host},
+          std::tuple{"loading", c.loading.has_value(), &p->loading, &m->loading}})
+        if (fitted)
+            if (const auto r = detail::fitRatio(*pv, *mv))
+                c.classes[QLatin1String(key)] = *r;
+    c.hostShare = hostShare(*p);
     if (c.families.empty() && !c.host && !c.launch && !c.loading && !c.outOfRange.isEmpty()) {
         *error = QStringLiteral("every ratio of the pair lies outside %1 to %2 (%3): the runs do "
                                 "not do the same work, so they cannot calibrate a change")
@@ -263,6 +377,124 @@ std::optional<Calibration> fitCalibration(const WhatIfResult &predicted,
 
 namespace detail {
 
+namespace {
+
+// Applies a calibration node by node; the keys it varies become the preparation's unknowns.
+class CalibrationApplier
+{
+public:
+    CalibrationApplier(const Calibration &c, const WhatIfContext &context, const Uncertainty &u,
+                       Prepared &out)
+        : c(c), context(context), u(u), out(out)
+    {
+    }
+
+    // A kernel's new time: its family's line (version 2) or factor (version 1), the spread's
+    // draw; families the pair did not have, and sizes far from those it had (under half its
+    // shortest or over twice its longest), keep the uncalibrated band.
+    TimeNs kernel(const QString &name, NodeKind kind, TimeNs t)
+    {
+        const QString family = kernelFamily(name, kind);
+        const Range efficiency = u.kernel(kernelKind(name).family, c.sameVendor);
+        const auto line = c.kernels.find(family);
+        if (line != c.kernels.end()) {
+            const FittedLine &l = line->second;
+            const double se = l.standardError();
+            double x = (l.floorNs + l.factor * double(t)) *
+                       vary(QStringLiteral("calibrated: ") + family, std::exp(-kZ90 * se), 1.0,
+                            std::exp(kZ90 * se));
+            if (t < l.from / 2 || t > l.to * 2) {
+                x *= vary(QStringLiteral("calibrated: ") + family +
+                              QStringLiteral(" at sizes the pair did not have"),
+                          efficiency.low, 1.0, efficiency.high);
+                outside[family] += x;
+            }
+            return TimeNs(std::llround(x));
+        }
+        const auto fit = c.families.find(family);
+        if (fit != c.families.end())
+            return scaled(t, fit->second * residual());
+        unfitted.insert(family);
+        return scaled(t, vary(QStringLiteral("kernel efficiency: ") + family, efficiency.low, 1.0,
+                              efficiency.high));
+    }
+    // A host class's factor, with its spread's draw (version 1: the catalog's range). The
+    // host launch path's factor is a mean over ops the pair weighted its way: a run whose
+    // launch path is a larger or smaller share of its time (distance, the log of the ratio of
+    // the shares) weighs its ops otherwise, by up to the ops' spread times that distance.
+    double host(const char *key, double factor)
+    {
+        const auto fit = c.classes.find(QLatin1String(key));
+        if (fit == c.classes.end())
+            return factor * residual();
+        double se = fit->second.standardError();
+        if (qstrcmp(key, "host") == 0)
+            se = std::hypot(se, fit->second.sigma * distance);
+        return factor * vary(QStringLiteral("calibrated: ") + QLatin1String(key),
+                             std::exp(-kZ90 * se), 1.0, std::exp(kZ90 * se));
+    }
+    double distance = 0; // of this run's host share from the pair's
+    void notes(const QStringList &transforms, TimeNs kernelTime) const;
+
+private:
+    static constexpr double kZ90 = 1.6448536269514722; // the 95th percentile's deviate
+    double vary(const QString &key, double low, double nominal, double high)
+    {
+        if (!out.bandKeys.contains(key))
+            out.bandKeys << key;
+        return context.vary(key, low, nominal, high);
+    }
+    double residual()
+    {
+        return vary(QStringLiteral("calibrated"), u.calibrated.low, 1.0, u.calibrated.high);
+    }
+
+    const Calibration &c;
+    const WhatIfContext &context;
+    const Uncertainty &u;
+    Prepared &out;
+    QSet<QString> unfitted;
+    std::map<QString, double> outside; // family -> its kernels' time at unfitted sizes
+};
+
+void CalibrationApplier::notes(const QStringList &transforms, TimeNs kernelTime) const
+{
+    out.notes << QStringLiteral("calibrated from %1: %2").arg(c.source(), c.factors());
+    if (c.transforms != transforms)
+        out.notes << QStringLiteral("calibration fitted for \"%1\", applied to \"%2\": the "
+                                    "factors hold for the same hardware change")
+                         .arg(c.transforms.join(QStringLiteral("; ")),
+                              transforms.join(QStringLiteral("; ")));
+    out.unknowns.clear();
+    if (c.version < 2)
+        out.unknowns << QStringLiteral("calibration carried to this run (other shapes): each "
+                                       "calibrated class x%1 to x%2")
+                            .arg(u.calibrated.low)
+                            .arg(u.calibrated.high);
+    else
+        out.unknowns << QStringLiteral("calibration carried to this run: each class within the "
+                                       "spread its pair showed (the kernels of one family do not "
+                                       "agree on one line), by how many distinct sizes it had");
+    for (const auto &[family, time] : outside)
+        out.unknowns << QStringLiteral("%1 of this run's kernel time (%2) is %3 kernels of sizes "
+                                       "far from those the pair had: their line carried, with "
+                                       "the uncalibrated efficiency band")
+                            .arg(formatDuration(TimeNs(time)),
+                                 QStringLiteral("%1%").arg(
+                                     kernelTime > 0 ? 100.0 * time / double(kernelTime) : 0.0, 0,
+                                     'f', 1),
+                                 family);
+    if (!unfitted.isEmpty()) {
+        QStringList names(unfitted.begin(), unfitted.end());
+        names.sort();
+        out.unknowns << QStringLiteral("kernel families the calibration pair did not have (%1): "
+                                       "their efficiency on the target, as without calibration")
+                            .arg(names.join(QStringLiteral(", ")));
+    }
+}
+
+} // namespace
+
 bool applyCalibration(const Calibration &c, const QStringList &transforms,
                       const WhatIfContext &context, const DeviceCatalog &cat, Prepared &out,
                       QString *error)
@@ -272,73 +504,46 @@ bool applyCalibration(const Calibration &c, const QStringList &transforms,
     if (!roles)
         return false;
     const std::vector<char> launch = kernelLaunchCalls(g);
-    const Uncertainty &u = cat.uncertainty();
-    out.bandKeys = {QStringLiteral("calibrated")};
-    const double residual =
-        context.vary(QStringLiteral("calibrated"), u.calibrated.low, 1.0, u.calibrated.high);
-    QHash<StringId, double> factorOf; // per kernel name
-    QSet<QString> unfitted;
+    const auto here = classTimes(g, out.input.work, error);
+    if (!here)
+        return false;
+    out.bandKeys.clear();
+    CalibrationApplier apply(c, context, cat.uncertainty(), out);
+    const double share = hostShare(*here);
+    if (c.hostShare > 0 && share > 0)
+        apply.distance = std::abs(std::log(share / c.hostShare));
     auto &work = out.input.work;
     auto &slackOf = out.input.slack;
+    TimeNs kernelTime = 0;
     for (size_t i = 0; i < g.nodes().size(); ++i) {
         const Node &n = g.nodes()[i];
+        if (isGpuWork(n.kind)) {
+            work[i] = apply.kernel(g.name(n.name), n.kind, work[i]);
+            kernelTime += work[i];
+            continue;
+        }
         double f = 1;
         bool scaleSlack = false;
-        if (isGpuWork(n.kind)) {
-            auto it = factorOf.find(n.name);
-            if (it == factorOf.end()) {
-                const QString name = g.name(n.name);
-                const QString family = kernelFamily(name, n.kind);
-                const auto fit = c.families.find(family);
-                double x = 1;
-                if (fit != c.families.end()) {
-                    x = fit->second * residual;
-                } else {
-                    unfitted.insert(family);
-                    const Range r = u.kernel(kernelKind(name).family, c.sameVendor);
-                    x = context.vary(QStringLiteral("kernel efficiency: ") + family, r.low, 1.0,
-                                     r.high);
-                }
-                it = factorOf.insert(n.name, x);
-            }
-            f = *it;
-        } else if (launch[i] && c.launch) {
+        if (launch[i] && c.launch) {
             // The call by the runtime's factor; the gap before it (the op's own CPU time up to
             // the call) by the host's.
             if (c.host)
-                slackOf[i] = TimeNs(std::llround(double(slackOf[i]) * *c.host * residual));
-            f = *c.launch * residual;
+                slackOf[i] = scaled(slackOf[i], apply.host("host", *c.host));
+            f = apply.host("launch", *c.launch);
         } else if ((*roles)[i] == HostRole::LaunchPath && c.host) {
-            f = *c.host * residual;
+            f = apply.host("host", *c.host);
             scaleSlack = true;
         } else if ((*roles)[i] == HostRole::Loading && c.loading) {
-            f = *c.loading * residual;
+            f = apply.host("loading", *c.loading);
             scaleSlack = true;
         }
         if (f == 1)
             continue;
-        work[i] = TimeNs(std::llround(double(work[i]) * f));
+        work[i] = scaled(work[i], f);
         if (scaleSlack)
-            slackOf[i] = TimeNs(std::llround(double(slackOf[i]) * f));
+            slackOf[i] = scaled(slackOf[i], f);
     }
-    out.notes << QStringLiteral("calibrated from %1: %2").arg(c.source(), c.factors());
-    if (c.transforms != transforms)
-        out.notes << QStringLiteral("calibration fitted for \"%1\", applied to \"%2\": the "
-                                    "factors hold for the same hardware change")
-                         .arg(c.transforms.join(QStringLiteral("; ")),
-                              transforms.join(QStringLiteral("; ")));
-    out.unknowns.clear();
-    out.unknowns << QStringLiteral("calibration carried to this run (other shapes): each "
-                                   "calibrated class x%1 to x%2")
-                        .arg(u.calibrated.low)
-                        .arg(u.calibrated.high);
-    if (!unfitted.isEmpty()) {
-        QStringList names(unfitted.begin(), unfitted.end());
-        names.sort();
-        out.unknowns << QStringLiteral("kernel families the calibration pair did not have (%1): "
-                                       "their efficiency on the target, as without calibration")
-                            .arg(names.join(QStringLiteral(", ")));
-    }
+    apply.notes(transforms, kernelTime);
     return true;
 }
 

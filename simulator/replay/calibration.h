@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "calibrationfit.h"
 #include "dependencygraph.h"
 #include "transforms.h"
 
@@ -17,20 +18,32 @@ struct WhatIfResult;
 class DeviceCatalog;
 
 // What one measured pair says the model missed (`grademl validate ... --fit OUT.json`): for a
-// hardware change predicted from run A and measured as run B, B's time over the prediction's,
-// per kernel family (the taxonomy's, GPU time summed over every rank; not communication, which
-// the network model owns), for the runtime's kernel launch calls (median call against median
-// call), for the rest of the host's launch path (CPU ops and other runtime calls of the threads
-// that launch GPU work, not data loading, not waiting for the GPU) and for data loading. Applied
-// (`grademl whatif --calibration`, the What-if panel) to another run of the same change, after
-// its transforms: each node of a fitted class multiplied by its factor.
+// hardware change predicted from run A and measured as run B, per kernel family (the
+// taxonomy's, every rank; not communication, which the network model owns) a line from a
+// kernel's predicted time to its measured one, floor + factor x predicted (calibrationfit.h: a
+// floor the model missed, and a rate), so another model's kernels of other sizes get their
+// own; for the runtime's kernel launch calls the ratio of median calls; for the rest of the
+// host's launch path (CPU ops and other runtime calls of the threads that launch GPU work, not
+// data loading, not waiting for the GPU) and for data loading the ratio of their times. Each
+// with the spread the pair shows, which is the calibrated band. Applied (`grademl whatif
+// --calibration`, the What-if panel) to another run of the same change, after its transforms.
 struct Calibration
 {
     QString predictedRun; // the pair it was fitted on
     QString measuredRun;
     QString project;
-    QStringList transforms;              // the change, as described when fitted
-    std::map<QString, double> families;  // kernel family -> factor
+    QStringList transforms;             // the change, as described when fitted
+    std::map<QString, double> families; // kernel family -> measured over predicted GPU time
+    // Kernel family -> its line (version 2; a file of version 1 has only `families`, applied
+    // as a factor with the catalog's "calibrated" band).
+    std::map<QString, FittedLine> kernels;
+    // "host", "launch", "loading" -> the spread of its durations about its factor (version 2;
+    // the factors themselves are `host`, `launch`, `loading`).
+    std::map<QString, FittedLine> classes;
+    // The launch path's share of the fitted prediction's host and GPU time (version 2): a run
+    // whose share differs carries the host factor with a wider band.
+    double hostShare = 0;
+    int version = 2;
     std::optional<double> host, loading; // launch path, data loading
     // The runtime's launch calls apart from the rest of the launch path (the host CPU's
     // Python and dispatch): the ratio of the measured run's median launch call to the

@@ -116,6 +116,12 @@ struct Rank
     std::vector<std::pair<int64_t, int64_t>> activations; // (addr, bytes) per layer
     void (*inside)(Rank &, int64_t) = nullptr;
     int insideLayer = 0;
+    // --kernel-floor-us: every kernel takes this much longer, whatever its size (a GPU's
+    // per-kernel floor); --gemm-size: the model's matmuls this many times the default length
+    // (another model); --small-kernels: an activation kernel of 2-6 us after each linear.
+    int64_t floorNs = 0;
+    double gemmSize = 1.0;
+    bool smallKernels = false;
 };
 
 // A profile_memory event at `ts`: +bytes allocates at addr, -bytes frees it.
@@ -191,7 +197,7 @@ int64_t launchOp(Rank &r, int64_t t, const char *op, const char *inner, const ch
 {
     const int64_t ext = r.ext++;
     const int64_t corr = r.corr++;
-    kernelNs = int64_t(double(kernelNs) * r.slow * (matmul ? r.gemm : 1.0));
+    kernelNs = r.floorNs + int64_t(double(kernelNs) * r.slow * (matmul ? r.gemm : 1.0));
     const int64_t opDur = r.h(r.rng.range(18'000, 40'000));
     const int64_t innerStart = t + r.h(r.rng.range(2'000, 4'000));
     const int64_t innerDur = opDur - (innerStart - t) - r.h(2'000);
@@ -280,7 +286,12 @@ void writeStepUntilAllReduce(Rank &r, int layers, int64_t &t, Pending *allReduce
         r.inside = forwardMemory;
         r.insideLayer = l;
         t = launchOp(r, t + r.rng.range(1'000, 3'000), "aten::linear", "aten::addmm", gemmNn,
-                     r.rng.range(60'000, 160'000), 7, nullptr, true);
+                     int64_t(double(r.rng.range(60'000, 160'000)) * r.gemmSize), 7, nullptr, true);
+        if (r.smallKernels)
+            t = launchOp(r, t + r.rng.range(1'000, 3'000), "aten::gelu", "aten::gelu",
+                         "void at::native::vectorized_elementwise_kernel<4, "
+                         "at::native::GeluCUDAKernelImpl>",
+                         r.rng.range(2'000, 6'000), 7);
     }
     r.inside = lossMemory;
     t = launchOp(r, t + 2'000, "aten::cross_entropy_loss", "aten::log_softmax",
@@ -291,7 +302,7 @@ void writeStepUntilAllReduce(Rank &r, int layers, int64_t &t, Pending *allReduce
         r.insideLayer = l;
         t = launchOp(r, t + r.rng.range(1'000, 3'000),
                      "autograd::engine::evaluate_function: AddmmBackward0", "aten::mm", gemmNt,
-                     r.rng.range(90'000, 220'000), 7, nullptr, true);
+                     int64_t(double(r.rng.range(90'000, 220'000)) * r.gemmSize), 7, nullptr, true);
     }
     // Gradient all-reduce on the NCCL stream, after backward on the compute stream.
     if (r.allReduce) {
@@ -348,7 +359,7 @@ int usage(FILE *to = stderr, int status = 2)
         "usage: grademl-tracegen --out DIR [--ranks N] [--steps N] [--layers N] "
         "[--target-mb MB] [--seed S] [--monitor] [--healthy] [--slow-rank R] [--host-skew-us US]\n"
         "                        [--kernel-scale F] [--gemm-scale F] [--host-scale F] "
-        "[--memory]\n");
+        "[--kernel-floor-us US] [--gemm-size F] [--small-kernels] [--memory]\n");
     return status;
 }
 
@@ -433,6 +444,9 @@ int main(int argc, char **argv)
     double kernelScale = 1.0;
     double gemmScale = 1.0;
     double hostScale = 1.0;
+    double floorUs = 0;
+    double gemmSize = 1.0;
+    bool smallKernels = false;
     long long skewUs = 0;
     for (int i = 1; i < argc; ++i) {
         auto need = [&](const char *flag) {
@@ -471,11 +485,17 @@ int main(int argc, char **argv)
             gemmScale = std::atof(argv[i]);
         else if (need("--host-scale"))
             hostScale = std::atof(argv[i]);
+        else if (need("--kernel-floor-us"))
+            floorUs = std::atof(argv[i]);
+        else if (need("--gemm-size"))
+            gemmSize = std::atof(argv[i]);
+        else if (std::strcmp(argv[i], "--small-kernels") == 0)
+            smallKernels = true;
         else
             return usage();
     }
     if (out.empty() || ranks < 1 || steps < 1 || layers < 1 || !(kernelScale > 0) ||
-        !(gemmScale > 0) || !(hostScale > 0))
+        !(gemmScale > 0) || !(hostScale > 0) || !(floorUs >= 0) || !(gemmSize > 0))
         return usage();
     std::error_code mkdirError;
     std::filesystem::create_directories(out, mkdirError);
@@ -539,7 +559,10 @@ int main(int argc, char **argv)
                           0,
                           {},
                           nullptr,
-                          0});
+                          0,
+                          int64_t(floorUs * 1e3),
+                          gemmSize,
+                          smallKernels});
         Rank &r = rs.back();
         Writer &w = *writers.back();
         w.event(

@@ -33,6 +33,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (const auto &[name, f] : c->families)
         gmlfuzz::check(inRange(f), "a family factor outside its range was accepted");
+    for (const auto &[name, l] : c->kernels)
+        gmlfuzz::check(inRange(l.factor) && l.floorNs >= 0 && l.sigma >= 0 && l.from <= l.to,
+                       "a kernel line outside its ranges was accepted");
     gmlfuzz::check(!c->host || inRange(*c->host), "a host factor outside its range was accepted");
     gmlfuzz::check(!c->loading || inRange(*c->loading),
                    "a loading factor outside its range was accepted");

@@ -210,6 +210,14 @@ int main(int argc, char **argv)
         R"({"format":"grademl_calibration","version":1,"predicted_run":"a","measured_run":"b",)"
         R"("project":"p.grademl","transforms":["device H100"],"same_vendor":false,)"
         R"("families":{"gemm":0.62,"elementwise":1.1,"attention":2.5},"host":1.3,"loading":0.9})");
+    // Issue 75: version 2, lines per family and the spreads of the host classes.
+    put("calibration", "fit2.json",
+        R"({"format":"grademl_calibration","version":2,"predicted_run":"a","measured_run":"b",)"
+        R"("transforms":["run on MI300X"],"same_vendor":false,"families":{"gemm":1.08},)"
+        R"("kernels":{"gemm":{"floor_us":3.6,"factor":1.65,"sigma":0.1,"shapes":9,)"
+        R"("from_us":5.8,"to_us":103.4}},"classes":{"host":{"floor_us":0,"factor":0.63,)"
+        R"("sigma":0.2,"shapes":40,"from_us":1,"to_us":90}},"host_share":0.3,"host":0.63,)"
+        R"("launch":1.0})");
     {
         QByteArray gates("step_time<+5%\ngpu_busy>-2pt\npeak_memory<+512MiB\nend_to_end<+3ms\n"
                          "energy<+10J\nmfu>-1pt\nstep_time<5");
