@@ -114,8 +114,16 @@ RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis,
             const size_t gpus = graph->gpuDevices().size();
             const TimeNs wall = s.stepTime * std::max<TimeNs>(1, TimeNs(its.size()));
             if (dev && gpus > 0 && wall > 0) {
+                // Half precision at the bf16 peak when most of the half-precision FLOPs the
+                // shapes cost are bfloat16 by their recorded dtype (the two peaks differ on
+                // GPUs without a bf16 unit).
+                double fp16 = 0, bf16 = 0;
+                for (const CostedOp &o : graph->opCosts())
+                    if (o.known && o.half)
+                        (o.bf16 ? bf16 : fp16) += o.flops;
+                const double halfPeak = bf16 > fp16 ? dev->bf16Tflops : dev->fp16Tflops;
                 const double peak =
-                    (half > full ? dev->fp16Tflops : dev->fp32Tflops) * 1e12 * double(gpus);
+                    (half > full ? halfPeak : dev->fp32Tflops) * 1e12 * double(gpus);
                 const auto mfu = physical::utilisation(flops / (double(wall) * 1e-9 * peak));
                 const auto hfu =
                     physical::utilisation(s.hardwareFlops / (double(wall) * 1e-9 * peak));

@@ -120,26 +120,22 @@ void DeviceTransform::applyAchievable(TimingStep &s, const Device &from, const D
                                       KernelFactors &f)
 {
     QStringList parts;
-    if (from.matrixAchievable > 0 && to.matrixAchievable > 0) {
-        const double x = from.matrixAchievable / to.matrixAchievable;
-        f.computeFp16 *= x;
-        parts << QStringLiteral("half-precision matrix work x%1 (%2 of peak on %3, %4 on %5)")
+    auto achievable = [&](double Device::*rate, double &factor, const QString &what) {
+        if (!(from.*rate > 0) || !(to.*rate > 0))
+            return;
+        const double x = from.*rate / to.*rate;
+        factor *= x;
+        parts << QStringLiteral("%1 x%2 (%3 of peak on %4, %5 on %6)")
+                     .arg(what)
                      .arg(x, 0, 'f', 2)
-                     .arg(from.matrixAchievable)
+                     .arg(from.*rate)
                      .arg(from.id)
-                     .arg(to.matrixAchievable)
+                     .arg(to.*rate)
                      .arg(to.id);
-    }
-    if (from.memoryAchievable > 0 && to.memoryAchievable > 0) {
-        const double x = from.memoryAchievable / to.memoryAchievable;
-        f.memory *= x;
-        parts << QStringLiteral("memory-bound x%1 (%2 of the bandwidth on %3, %4 on %5)")
-                     .arg(x, 0, 'f', 2)
-                     .arg(from.memoryAchievable)
-                     .arg(from.id)
-                     .arg(to.memoryAchievable)
-                     .arg(to.id);
-    }
+    };
+    achievable(&Device::matrixAchievable, f.computeFp16,
+               QStringLiteral("half-precision matrix work"));
+    achievable(&Device::memoryAchievable, f.memory, QStringLiteral("memory-bound"));
     if (parts.isEmpty())
         s.out.notes << QStringLiteral("each kernel assumed as efficient on %1 as measured on %2 "
                                       "(the catalog has no achievable rate for both)")
