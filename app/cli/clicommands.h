@@ -111,6 +111,9 @@ int graphCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 int memoryCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // grademl roofline FILE [--run NAME] [--json]: FLOPs, bytes and achieved rates per operator.
 int rooflineCommand(const QStringList &args, QTextStream &out, QTextStream &err);
+// grademl collectives FILE [--run NAME] [--json]: each collective across ranks, skew against
+// transfer, algbw and busbw against the link's peak; per rank its wait and arrivals.
+int collectivesCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // grademl analyze FILE [--run NAME] [--rank N] [--range A:B] [--json]: the automated analyses.
 int analyzeCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 // grademl flame FILE [--run NAME] [--range A:B] [--rank N] [--gpu] [--format folded|json]

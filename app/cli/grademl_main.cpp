@@ -62,6 +62,10 @@ static const char kUsage[] =
     "the\n"
     "                                                        recorded shapes, achieved rates "
     "and bound\n"
+    "  collectives FILE.grademl [--run NAME] [--json]        each collective across ranks: "
+    "skew\n"
+    "                                                        against transfer, busbw against "
+    "the link\n"
     "  memory FILE.grademl [--run NAME] [--json]             peak memory per device, what was "
     "live at\n"
     "                                                        it, largest and never-freed "
@@ -162,6 +166,8 @@ int main(int argc, char **argv)
         return gml::cli::memoryCommand(args, out, err);
     if (command == QLatin1String("roofline"))
         return gml::cli::rooflineCommand(args, out, err);
+    if (command == QLatin1String("collectives"))
+        return gml::cli::collectivesCommand(args, out, err);
     if (command == QLatin1String("note"))
         return gml::cli::noteCommand(args, out, err);
     if (command == QLatin1String("flame"))

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "types.h"
+
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+
+#include <vector>
+
+namespace gml {
+
+class Project;
+
+// What the network did, rank by rank: every collective kernel of a run (NCCL / RCCL) matched
+// across its ranks by process group, operation and sequence (the k-th all-reduce of group "0"
+// on each rank), not by time; all-to-all done as SendRecv counts as the collective it is.
+// Its time is split into skew (waiting for the last rank to arrive) and transfer (after every
+// rank has arrived), and the transfer into bandwidth by nccl-tests' conventions:
+//   algbw = bytes / transfer time
+//   busbw = algbw x 2(n-1)/n (all-reduce), (n-1)/n (all-gather, reduce-scatter, all-to-all),
+//           1 (broadcast, reduce, send/recv)
+// where bytes are the recorded element count times the dtype's size (the output's for an
+// all-gather, the input's otherwise; nccl-tests' "size"), n the group's size.
+struct CollectiveMember
+{
+    int rank = -1;
+    SliceId slice = 0;
+    TrackId track = 0;
+    TimeNs start = 0, end = 0;
+};
+
+struct Collective
+{
+    int index = 0;         // in order of first arrival
+    QString name;          // "AllReduce", or the recorded "Collective name"
+    QString operation;     // the kernel's operation (collectiveOperations())
+    QString group;         // process group name as recorded ("0"); empty: not recorded
+    int groupSize = 0;     // recorded, else the ranks of the run that ran the group
+    QList<int> groupRanks; // recorded "Process Group Ranks", else the members' ranks
+    QString dtype;         // recorded, else empty
+    qint64 bytes = -1;     // -1: not recorded
+    TimeNs firstStart = 0, lastStart = 0, firstEnd = 0, lastEnd = 0;
+    TimeNs transfer = 0; // the members' median time from the last arrival to their end
+    std::vector<CollectiveMember> members; // by rank
+    // Filled by the caller that knows the hardware (simulator/analysis/collectivelinks.h).
+    QString link;            // "nvlink2", "network"; empty: not assigned
+    double linkPeakGBps = 0; // 0: unknown
+
+    TimeNs duration() const { return lastEnd - firstStart; }
+    TimeNs skewStart() const { return lastStart - firstStart; }
+    TimeNs skewEnd() const { return lastEnd - firstEnd; }
+    double busFactor() const;
+    double algbwGBps() const; // 0: bytes or transfer unknown
+    double busbwGBps() const { return algbwGBps() * busFactor(); }
+    int lastRank() const; // who arrived last; -1 with one member
+    int firstRank() const;
+    QJsonObject toJson() const;
+};
+
+struct RankCollectives
+{
+    int rank = -1;
+    int collectives = 0;
+    TimeNs wait = 0; // sum of (the last rank's arrival - its own)
+    int lastArrivals = 0;
+    int firstArrivals = 0;
+    TimeNs comm = 0; // its collective kernels' time
+};
+
+struct CollectiveReport
+{
+    std::vector<Collective> collectives;
+    std::vector<RankCollectives> ranks;
+    QJsonObject toJson() const;
+    // A table a person reads: by name and size, count, time, skew share, busbw against the
+    // link's peak; then the ranks.
+    QString toText() const;
+};
+
+// The report of `run`; nullopt with *error when the slices cannot be read (a cluster project).
+std::optional<CollectiveReport> collectiveReport(Project &project, RunId run, QString *error);
+
+} // namespace gml

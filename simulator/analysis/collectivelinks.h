@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "collectives.h"
+
+namespace gml::sim {
+
+class DeviceCatalog;
+struct WhatIfContext;
+
+// The link each collective crossed and its peak (per direction, the catalog's): a group of at
+// most kRanksPerNode ranks stays inside one node, on the measured GPU's peer link (NVLink,
+// Infinity Fabric); a wider one crosses the network, the link the run says it measured
+// (WhatIfContext::measuredNetwork), else "network" with no peak. A trace does not record its
+// host, so the node's size is the common 8-GPU server's, a judgement.
+inline constexpr int kRanksPerNode = 8;
+void assignLinks(CollectiveReport &report, const DeviceCatalog &cat, const WhatIfContext &context);
+
+} // namespace gml::sim

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The collectives report (collectives.h, grademl collectives), against counts worked out here
+// from the shared traces' raw JSON: on the 8-rank DLRM job every NCCL kernel of every rank (8
+// per rank: all-to-all as SendRecv, then all-reduces), each rank's wait and arrivals; on HTA's
+// NCCL trace every all-reduce and broadcast with its bytes from the recorded element counts
+// and dtype, and busbw by nccl-tests' conventions against the catalog's NVLink.
+#include "gziputil.h"
+#include "testutil.h"
+
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <map>
+
+namespace {
+
+const QString kDlrm = QStringLiteral("pytorch_kineto/param_dlrm_8rank_v100");
+const QString kHta = QStringLiteral("pytorch_kineto/hta_nccl_allreduce_rank0of2_a100");
+
+QJsonObject collectivesOf(const QTemporaryDir &dir, const QString &trace)
+{
+    const QString project = dir.filePath(QStringLiteral("c.grademl"));
+    const auto imported = gmltest::runCli({QStringLiteral("import"),
+                                           gmltest::sharedTraces() + QLatin1Char('/') + trace,
+                                           QStringLiteral("--project"), project});
+    if (imported.code != 0)
+        qFatal("import: %s", imported.err.constData());
+    const auto r =
+        gmltest::runCli({QStringLiteral("collectives"), project, QStringLiteral("--json")});
+    if (r.code != 0)
+        qFatal("collectives: %s", r.err.constData());
+    return QJsonDocument::fromJson(r.out).object();
+}
+
+struct RawKernel
+{
+    QString op;
+    double ts = 0, dur = 0; // us
+    QJsonObject args;
+};
+
+// The NCCL kernels of a raw trace file, in time order; its rank from distributedInfo.
+std::vector<RawKernel> ncclKernels(const QString &path)
+{
+    std::vector<RawKernel> out;
+    for (const auto &v : gmltest::traceEvents(path)) {
+        const QJsonObject e = v.toObject();
+        const QString name = e.value(QStringLiteral("name")).toString();
+        if (e.value(QStringLiteral("cat")).toString() != QLatin1String("kernel") ||
+            !name.startsWith(QLatin1String("ncclKernel_")))
+            continue;
+        // ncclKernel_<Op>_RING_LL_...
+        out.push_back({name.section(QLatin1Char('_'), 1, 1),
+                       e.value(QStringLiteral("ts")).toDouble(),
+                       e.value(QStringLiteral("dur")).toDouble(),
+                       e.value(QStringLiteral("args")).toObject()});
+    }
+    std::sort(out.begin(), out.end(),
+              [](const RawKernel &a, const RawKernel &b) { return a.ts < b.ts; });
+    return out;
+}
+
+} // namespace
+
+class TestCollectives : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void dlrmEveryCollectiveOfEveryRank()
+    {
+        GML_REQUIRE_SHARED(kDlrm);
+        // Independently: each rank's k-th kernel of an operation is one collective; who
+        // arrived last and first, and how long each waited for the last.
+        std::map<int, std::vector<RawKernel>> byRank;
+        const QDir folder(gmltest::sharedTraces() + QLatin1Char('/') + kDlrm);
+        for (const QString &file : folder.entryList({QStringLiteral("*.json")})) {
+            const int rank = file.mid(6, file.indexOf(QLatin1Char('_')) - 6).toInt(); // workerN_
+            byRank[rank] = ncclKernels(folder.filePath(file));
+        }
+        QCOMPARE(int(byRank.size()), 8);
+        std::map<std::pair<QString, int>, std::vector<std::pair<int, const RawKernel *>>> matched;
+        for (const auto &[rank, kernels] : byRank) {
+            QCOMPARE(int(kernels.size()), 8);
+            std::map<QString, int> k;
+            for (const RawKernel &x : kernels)
+                matched[{x.op, k[x.op]++}].push_back({rank, &x});
+        }
+        std::map<int, double> wait, comm;
+        std::map<int, int> last, first;
+        for (const auto &[key, members] : matched) {
+            QCOMPARE(int(members.size()), 8);
+            double lastStart = -1, firstStart = 1e300;
+            int lastRank = -1, firstRank = -1;
+            for (const auto &[rank, x] : members) {
+                if (x->ts > lastStart)
+                    lastStart = x->ts, lastRank = rank;
+                if (x->ts < firstStart)
+                    firstStart = x->ts, firstRank = rank;
+            }
+            ++last[lastRank];
+            ++first[firstRank];
+            for (const auto &[rank, x] : members) {
+                wait[rank] += lastStart - x->ts;
+                comm[rank] += x->dur;
+            }
+        }
+        QTemporaryDir dir;
+        const QJsonObject report = collectivesOf(dir, kDlrm);
+        QCOMPARE(report.value(QStringLiteral("collectives")).toArray().size(), 8);
+        const QJsonArray ranks = report.value(QStringLiteral("ranks")).toArray();
+        QCOMPARE(ranks.size(), 8);
+        int lastSum = 0;
+        for (const auto &v : ranks) {
+            const QJsonObject r = v.toObject();
+            const int rank = r.value(QStringLiteral("rank")).toInt();
+            QCOMPARE(r.value(QStringLiteral("collectives")).toInt(), 8);
+            QCOMPARE(r.value(QStringLiteral("last_arrivals")).toInt(), last[rank]);
+            QCOMPARE(r.value(QStringLiteral("first_arrivals")).toInt(), first[rank]);
+            // Microseconds in the raw file; the clocks are one host's (alignment applies 0).
+            QVERIFY2(std::abs(double(r.value(QStringLiteral("wait_ns")).toInteger()) -
+                              wait[rank] * 1e3) < 8 * 1e3,
+                     qPrintable(QString::number(rank)));
+            QCOMPARE(double(r.value(QStringLiteral("comm_ns")).toInteger()), comm[rank] * 1e3);
+            lastSum += last[rank];
+        }
+        QCOMPARE(lastSum, 8); // every collective has one last arrival
+        // The all-to-all is SendRecv's: 5 of them, each on all 8 ranks, skew and transfer
+        // adding up to its span on the last rank.
+        int sendRecv = 0;
+        for (const auto &v : report.value(QStringLiteral("collectives")).toArray()) {
+            const QJsonObject c = v.toObject();
+            QCOMPARE(c.value(QStringLiteral("per_rank")).toArray().size(), 8);
+            QCOMPARE(c.value(QStringLiteral("group_size")).toInt(), 8);
+            QCOMPARE(c.value(QStringLiteral("link")).toString(), QStringLiteral("nvlink2"));
+            QVERIFY(c.value(QStringLiteral("bytes")).isNull()); // not recorded in 2023's file
+            QVERIFY(c.value(QStringLiteral("skew_start_ns")).toInteger() >= 0);
+            QVERIFY(c.value(QStringLiteral("comm_ns")).toInteger() >= 0);
+            sendRecv += c.value(QStringLiteral("name")).toString() == QLatin1String("SendRecv");
+        }
+        QCOMPARE(sendRecv, 5);
+    }
+
+    void htaBytesAndBusBandwidth()
+    {
+        GML_REQUIRE_SHARED(kHta);
+        const auto raw = ncclKernels(gmltest::sharedTraces() + QLatin1Char('/') + kHta +
+                                     QStringLiteral("/nccl_data.json.gz"));
+        QTemporaryDir dir;
+        const QJsonObject report = collectivesOf(dir, kHta);
+        const QJsonArray cs = report.value(QStringLiteral("collectives")).toArray();
+        QCOMPARE(cs.size(), qsizetype(raw.size()));
+        int allReduces = 0, broadcasts = 0;
+        for (qsizetype i = 0; i < cs.size(); ++i) {
+            const QJsonObject c = cs[i].toObject();
+            const RawKernel &x = raw[size_t(i)];
+            // One rank's trace: no skew, the transfer is its kernel.
+            QCOMPARE(c.value(QStringLiteral("name")).toString(),
+                     x.args.value(QStringLiteral("Collective name")).toString());
+            const QString dtype = x.args.value(QStringLiteral("dtype")).toString();
+            QVERIFY2(dtype == QLatin1String("Float") || dtype == QLatin1String("Long"),
+                     qPrintable(dtype));
+            const double bytes = (dtype == QLatin1String("Long") ? 8 : 4) *
+                                 x.args.value(QStringLiteral("In msg nelems")).toDouble();
+            QCOMPARE(c.value(QStringLiteral("dtype")).toString(), dtype);
+            QCOMPARE(double(c.value(QStringLiteral("bytes")).toInteger()), bytes);
+            const int n = x.args.value(QStringLiteral("Group size")).toInt();
+            QCOMPARE(c.value(QStringLiteral("group_size")).toInt(), n);
+            const double factor = x.op == QLatin1String("AllReduce") ? 2.0 * (n - 1) / n : 1.0;
+            const double busbw = bytes / (x.dur * 1e3) * factor; // bytes per ns = GB/s
+            QVERIFY2(std::abs(c.value(QStringLiteral("busbw_gbps")).toDouble() - busbw) <
+                         1e-3 * busbw,
+                     qPrintable(QString::number(i)));
+            QCOMPARE(c.value(QStringLiteral("link")).toString(), QStringLiteral("nvlink3"));
+            QCOMPARE(c.value(QStringLiteral("link_peak_gbps")).toDouble(), 300.0);
+            allReduces += x.op == QLatin1String("AllReduce");
+            broadcasts += x.op == QLatin1String("Broadcast");
+        }
+        QVERIFY(allReduces > 0 && broadcasts > 0);
+        QCOMPARE(allReduces + broadcasts, int(cs.size()));
+    }
+
+    void textAndBadUse()
+    {
+        GML_REQUIRE_SHARED(kHta);
+        QTemporaryDir dir;
+        collectivesOf(dir, kHta);
+        const QString project = dir.filePath(QStringLiteral("c.grademl"));
+        const auto r = gmltest::runCli({QStringLiteral("collectives"), project});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("allreduce") && r.out.contains("of nvlink3 (300 GB/s)"),
+                 r.out.constData());
+        QVERIFY(r.out.contains("arrived last"));
+        const auto bad = gmltest::runCli({QStringLiteral("collectives")});
+        QCOMPARE(bad.code, 2);
+        QVERIFY(bad.err.contains("usage: grademl collectives"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCollectives)
+#include "tst_collectives.moc"
