@@ -7,6 +7,8 @@
 #include "gziputil.h"
 #include "testutil.h"
 
+#include <QStringList>
+
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -182,6 +184,80 @@ private Q_SLOTS:
         }
         QVERIFY(allReduces > 0 && broadcasts > 0);
         QCOMPARE(allReduces + broadcasts, int(cs.size()));
+    }
+
+    // A generated 64-rank job (grademl-tracegen) run twice: once with one slow link in its
+    // ring (20 GB/s where the others move 40 GB/s, InfiniBand NDR's 50 at 80%), once with rank
+    // 37 running a 20 ms kernel before each all-reduce. The slow link shows as low busbw with
+    // little skew; the late rank as skew, arriving last at every all-reduce, the bandwidth
+    // what the links give.
+    void aSlowLinkAndALateRankAreToldApart()
+    {
+        QTemporaryDir dir;
+        const QString project = dir.filePath(QStringLiteral("c.grademl"));
+        for (const auto &[run, extra] :
+             {std::pair{QStringLiteral("link"),
+                        QStringList{QStringLiteral("--slow-link-gbps"), QStringLiteral("20")}},
+              std::pair{QStringLiteral("late"),
+                        QStringList{QStringLiteral("--late-rank"), QStringLiteral("37"),
+                                    QStringLiteral("--late-us"), QStringLiteral("20000")}}}) {
+            const auto gen = gmltest::runProgram(
+                QStringLiteral(GRADEML_TRACEGEN),
+                QStringList{QStringLiteral("--out"), dir.filePath(run), QStringLiteral("--ranks"),
+                            QStringLiteral("64"), QStringLiteral("--steps"), QStringLiteral("4"),
+                            QStringLiteral("--layers"), QStringLiteral("2"),
+                            QStringLiteral("--healthy"), QStringLiteral("--collective-mb"),
+                            QStringLiteral("100"), QStringLiteral("--link-gbps"),
+                            QStringLiteral("40")} +
+                    extra);
+            QCOMPARE(gen.code, 0);
+            QCOMPARE(gmltest::runCli({QStringLiteral("import"), dir.filePath(run),
+                                      QStringLiteral("--project"), project})
+                         .code,
+                     0);
+        }
+        auto report = [&](const QString &run) {
+            const auto r =
+                gmltest::runCli({QStringLiteral("collectives"), project, QStringLiteral("--run"),
+                                 run, QStringLiteral("--measured-link"), QStringLiteral("ib-ndr"),
+                                 QStringLiteral("--json")});
+            if (r.code != 0)
+                qFatal("collectives: %s", r.err.constData());
+            return QJsonDocument::fromJson(r.out).object();
+        };
+        for (const QString run : {QStringLiteral("link"), QStringLiteral("late")}) {
+            const QJsonObject o = report(run);
+            const QJsonArray cs = o.value(QStringLiteral("collectives")).toArray();
+            QCOMPARE(cs.size(), 4);
+            int lastIs37 = 0;
+            // The first step starts the hosts' ranks apart; the next three are steady.
+            for (qsizetype i = 1; i < cs.size(); ++i) {
+                const QJsonObject c = cs[i].toObject();
+                QCOMPARE(c.value(QStringLiteral("group_size")).toInt(), 64);
+                QCOMPARE(c.value(QStringLiteral("link")).toString(), QStringLiteral("ib-ndr"));
+                const double share = c.value(QStringLiteral("busbw_gbps")).toDouble() /
+                                     c.value(QStringLiteral("link_peak_gbps")).toDouble();
+                const double skew = double(c.value(QStringLiteral("skew_start_ns")).toInteger()) /
+                                    double(c.value(QStringLiteral("dur_ns")).toInteger());
+                if (run == QLatin1String("link")) {
+                    QVERIFY2(share > 0.35 && share < 0.45, qPrintable(QString::number(share)));
+                    QVERIFY2(skew < 0.01, qPrintable(QString::number(skew)));
+                } else {
+                    QVERIFY2(share > 0.7 && share < 0.85, qPrintable(QString::number(share)));
+                    QVERIFY2(skew > 0.5, qPrintable(QString::number(skew)));
+                }
+                for (const auto &m : c.value(QStringLiteral("per_rank")).toArray())
+                    if (m.toObject().value(QStringLiteral("wait_ns")).toInteger() == 0 &&
+                        m.toObject().value(QStringLiteral("rank")).toInt() == 37)
+                        ++lastIs37;
+            }
+            QCOMPARE(lastIs37, run == QLatin1String("late") ? 3 : 0);
+            for (const auto &v : o.value(QStringLiteral("ranks")).toArray()) {
+                const QJsonObject r = v.toObject();
+                if (run == QLatin1String("late") && r.value(QStringLiteral("rank")).toInt() == 37)
+                    QCOMPARE(r.value(QStringLiteral("last_arrivals")).toInt(), 4);
+            }
+        }
     }
 
     void textAndBadUse()

@@ -16,13 +16,15 @@ namespace gml::cli {
 
 int collectivesCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
-    const Parsed p = parse(args, {QStringLiteral("run")}, {QStringLiteral("json")});
+    const Parsed p = parse(args, {QStringLiteral("run"), QStringLiteral("measured-link")},
+                           {QStringLiteral("json")});
     QString problem = p.error;
     if (problem.isEmpty() && p.positional.size() != 1)
         problem = QStringLiteral("need one project file");
     if (!problem.isEmpty()) {
         err << "grademl collectives: " << problem
-            << "\nusage: grademl collectives FILE.grademl [--run NAME] [--json]\n";
+            << "\nusage: grademl collectives FILE.grademl [--run NAME] [--measured-link ID] "
+               "[--json]\n";
         return Usage;
     }
     auto project =
@@ -43,8 +45,17 @@ int collectivesCommand(const QStringList &args, QTextStream &out, QTextStream &e
         err << "grademl collectives: run '" << runName << "': " << error << '\n';
         return SomeFailed;
     }
-    sim::assignLinks(*report, sim::DeviceCatalog::builtin(),
-                     sim::WhatIfContext::forRun(*graph, *project, *run));
+    // The network a job wider than a node ran over is not in its trace: the user names it
+    // (a catalog link, as whatif's --measured-link).
+    sim::WhatIfContext context = sim::WhatIfContext::forRun(*graph, *project, *run);
+    context.measuredNetwork = p.options.value(QStringLiteral("measured-link"));
+    if (!context.measuredNetwork.isEmpty() &&
+        !sim::DeviceCatalog::builtin().link(context.measuredNetwork)) {
+        err << "grademl collectives: --measured-link: no link '" << context.measuredNetwork
+            << "' in the catalog\n";
+        return Usage;
+    }
+    sim::assignLinks(*report, sim::DeviceCatalog::builtin(), context);
     if (p.flags.contains(QStringLiteral("json"))) {
         QJsonObject o = report->toJson();
         o.insert(QStringLiteral("run"), runName);

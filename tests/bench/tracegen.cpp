@@ -122,6 +122,7 @@ struct Rank
     int64_t floorNs = 0;
     double gemmSize = 1.0;
     bool smallKernels = false;
+    int64_t lateNs = 0; // --late-rank: a kernel this long before each all-reduce
 };
 
 // A profile_memory event at `ts`: +bytes allocates at addr, -bytes frees it.
@@ -175,7 +176,7 @@ struct Pending
 };
 
 void writeKernel(Rank &r, const char *kernel, int stream, int64_t kStart, int64_t kernelNs,
-                 int64_t corr, int64_t ext)
+                 int64_t corr, int64_t ext, const std::string &extraArgs = {})
 {
     r.gpuFree[stream == 7 ? 0 : 1] = kStart + kernelNs;
     if (r.record)
@@ -183,8 +184,9 @@ void writeKernel(Rank &r, const char *kernel, int stream, int64_t kStart, int64_
     r.w->event(
         R"J({"ph": "X", "cat": "kernel", "name": "%s", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"queued": 0, "device": %d, "context": 1, "stream": %d, "correlation": %)J" PRId64
         R"J(, "registers per thread": 128, "shared memory": 49152, "blocks per SM": 2.5, "warps per SM": 10, "grid": [160, 1, 1], "block": [256, 1, 1], "est. achieved occupancy %%": 50, "External id": %)J" PRId64
-        R"J(}})J",
-        kernel, r.gpu, stream, us(kStart).c_str(), us(kernelNs).c_str(), r.gpu, stream, corr, ext);
+        R"J(%s}})J",
+        kernel, r.gpu, stream, us(kStart).c_str(), us(kernelNs).c_str(), r.gpu, stream, corr, ext,
+        extraArgs.c_str());
     r.w->event(R"J({"ph": "f", "id": %)J" PRId64
                R"J(, "pid": %d, "tid": %d, "ts": %s, "cat": "ac2g", "name": "ac2g", "bp": "e"})J",
                corr, r.gpu, stream, us(kStart).c_str());
@@ -306,6 +308,9 @@ void writeStepUntilAllReduce(Rank &r, int layers, int64_t &t, Pending *allReduce
     }
     // Gradient all-reduce on the NCCL stream, after backward on the compute stream.
     if (r.allReduce) {
+        if (r.lateNs > 0) // a straggling op on the late rank's GPU before it joins
+            t = launchOp(r, t + 1'000, "aten::index_put_", "aten::_index_put_impl_",
+                         "void at::native::index_put_kernel<float>", r.lateNs, 7);
         const int64_t before = r.gpuFree[0];
         r.gpuFree[1] = std::max(r.gpuFree[1], before);
         r.w->event(
@@ -359,7 +364,9 @@ int usage(FILE *to = stderr, int status = 2)
         "usage: grademl-tracegen --out DIR [--ranks N] [--steps N] [--layers N] "
         "[--target-mb MB] [--seed S] [--monitor] [--healthy] [--slow-rank R] [--host-skew-us US]\n"
         "                        [--kernel-scale F] [--gemm-scale F] [--host-scale F] "
-        "[--kernel-floor-us US] [--gemm-size F] [--small-kernels] [--memory]\n");
+        "[--kernel-floor-us US] [--gemm-size F] [--small-kernels] [--memory]\n"
+        "                        [--collective-mb MB [--link-gbps GBPS] [--slow-link-gbps "
+        "GBPS]] [--late-rank R [--late-us US]]\n");
     return status;
 }
 
@@ -429,6 +436,32 @@ bool writeMonitor(const std::string &out,
     return true;
 }
 
+// --collective-mb: what the all-reduce kernels record (Kineto's collective args) and how fast
+// the ring moves it.
+struct Comm
+{
+    int64_t bytes = 0;
+    double linkGBps = 240;     // --link-gbps: each link's bus bandwidth (NVLink 3 at 80%)
+    double slowLinkGBps = 1e9; // --slow-link-gbps: one link of the ring at this
+    int ranks = 1;
+    std::string args;
+    void makeArgs()
+    {
+        if (bytes <= 0)
+            return;
+        std::string list;
+        for (int r = 0; r < ranks; ++r)
+            list += (r ? ", " : "") + std::to_string(r);
+        char buf[256];
+        std::snprintf(buf, sizeof buf,
+                      R"J(, "Collective name": "allreduce", "In msg nelems": %)J" PRId64
+                      R"J(, "Out msg nelems": %)J" PRId64
+                      R"J(, "Group size": %d, "dtype": "Float", "Process Group Name": "0", )J",
+                      bytes / 4, bytes / 4, ranks);
+        args = buf + std::string(R"J("Process Group Ranks": "[)J") + list + "]\"";
+    }
+} comm;
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -445,6 +478,8 @@ int main(int argc, char **argv)
     double gemmScale = 1.0;
     double hostScale = 1.0;
     double floorUs = 0;
+    int lateRank = -1;
+    double lateUs = 5000;
     double gemmSize = 1.0;
     bool smallKernels = false;
     long long skewUs = 0;
@@ -491,11 +526,22 @@ int main(int argc, char **argv)
             gemmSize = std::atof(argv[i]);
         else if (std::strcmp(argv[i], "--small-kernels") == 0)
             smallKernels = true;
+        else if (need("--collective-mb"))
+            comm.bytes = int64_t(std::atof(argv[i]) * 1e6) / 4 * 4;
+        else if (need("--link-gbps"))
+            comm.linkGBps = std::atof(argv[i]);
+        else if (need("--slow-link-gbps"))
+            comm.slowLinkGBps = std::atof(argv[i]);
+        else if (need("--late-rank"))
+            lateRank = std::atoi(argv[i]);
+        else if (need("--late-us"))
+            lateUs = std::atof(argv[i]);
         else
             return usage();
     }
     if (out.empty() || ranks < 1 || steps < 1 || layers < 1 || !(kernelScale > 0) ||
-        !(gemmScale > 0) || !(hostScale > 0) || !(floorUs >= 0) || !(gemmSize > 0))
+        !(gemmScale > 0) || !(hostScale > 0) || !(floorUs >= 0) || !(gemmSize > 0) ||
+        comm.bytes < 0 || !(comm.linkGBps > 0) || !(comm.slowLinkGBps > 0))
         return usage();
     std::error_code mkdirError;
     std::filesystem::create_directories(out, mkdirError);
@@ -562,7 +608,8 @@ int main(int argc, char **argv)
                           0,
                           int64_t(floorUs * 1e3),
                           gemmSize,
-                          smallKernels});
+                          smallKernels,
+                          rank == lateRank ? int64_t(lateUs * 1e3) : 0});
         Rank &r = rs.back();
         Writer &w = *writers.back();
         w.event(
@@ -586,10 +633,13 @@ int main(int argc, char **argv)
         w.event(
             R"J({"name": "thread_name", "ph": "M", "ts": 0, "pid": %d, "tid": 20, "args": {"name": "stream 20 "}})J",
             r.gpu);
-        // Ranks start within a few ms of each other, as on one host.
-        t[size_t(rank)] = 1'000'000 + rank * 1'300'000LL;
+        // Ranks start within a few ms of each other, as on one host (with --collective-mb,
+        // the ranks of each 8-GPU host so).
+        t[size_t(rank)] = 1'000'000 + (comm.bytes > 0 ? rank % 8 : rank) * 1'300'000LL;
     }
     Rng collectives{seed * 104729 + 7};
+    comm.ranks = ranks;
+    comm.makeArgs();
     std::vector<Pending> allReduce(static_cast<size_t>(ranks));
     std::vector<int64_t> stepStart(static_cast<size_t>(ranks));
     for (int step = 0; step < steps || (targetMb > 0 && writers[0]->bytes() < targetMb * 1'000'000);
@@ -601,13 +651,19 @@ int main(int argc, char **argv)
             joined = std::max(joined, allReduce[i].start);
         }
         // The ring finishes a transfer time after the last rank joined, on every rank within
-        // a microsecond or two.
-        const int64_t done = joined + collectives.range(300'000, 500'000);
+        // a microsecond or two. With --collective-mb, the kernels record their message and
+        // the transfer is the ring's: 2(n-1)/n x bytes at the bus bandwidth of its slowest
+        // link (--link-gbps, --slow-link-gbps), plus 20 us of latency.
+        int64_t transfer = collectives.range(300'000, 500'000);
+        if (comm.bytes > 0)
+            transfer = 20'000 + int64_t(2.0 * (ranks - 1) / ranks * double(comm.bytes) /
+                                        std::min(comm.linkGBps, comm.slowLinkGBps));
+        const int64_t done = joined + transfer;
         for (size_t i = 0; i < rs.size(); ++i) {
             const Pending &p = allReduce[i];
             if (rs[i].allReduce)
                 writeKernel(rs[i], p.kernel, p.stream, p.start,
-                            done + rs[i].rng.range(0, 2'000) - p.start, p.corr, p.ext);
+                            done + rs[i].rng.range(0, 2'000) - p.start, p.corr, p.ext, comm.args);
             writeStepAfterAllReduce(rs[i], step, stepStart[i], t[i]);
         }
     }
