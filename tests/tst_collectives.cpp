@@ -131,6 +131,20 @@ private Q_SLOTS:
             lastSum += last[rank];
         }
         QCOMPARE(lastSum, 8); // every collective has one last arrival
+        // The straggler analysis counts the same 8 (it counted the 3 all-reduces only).
+        const auto analyzed =
+            gmltest::runCli({QStringLiteral("analyze"), dir.filePath(QStringLiteral("c.grademl")),
+                             QStringLiteral("--json")});
+        QCOMPARE(analyzed.code, 0);
+        const QJsonObject analysis = QJsonDocument::fromJson(analyzed.out).object();
+        QCOMPARE(analysis.value(QStringLiteral("stragglers")).toArray().size(), 8);
+        for (const auto &v : analysis.value(QStringLiteral("ranks")).toArray()) {
+            const QJsonObject r = v.toObject();
+            QCOMPARE(r.value(QStringLiteral("last_arrivals")).toInt(),
+                     last[r.value(QStringLiteral("rank")).toInt()]);
+            QCOMPARE(double(r.value(QStringLiteral("communication_ns")).toInteger()),
+                     comm[r.value(QStringLiteral("rank")).toInt()] * 1e3);
+        }
         // The all-to-all is SendRecv's: 5 of them, each on all 8 ranks, skew and transfer
         // adding up to its span on the last rank.
         int sendRecv = 0;

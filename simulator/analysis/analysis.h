@@ -222,8 +222,17 @@ struct StepGrid
 };
 StepGrid stepGrid(const std::vector<IterationBreakdown> &iterations);
 
-// The collectives of the graph matched across ranks (its joins and collective edges tie each
-// group), the straggler of each whose first arrival is `inRange`, unordered (stragglers.cpp).
+// Each (rank, source)'s collective arrivals matched across ranks as the execution model and
+// clock alignment match them: in start order, fitted to the lowest (rank, source)'s, the k-th
+// of the reference and those matched to it one collective. Every operation counts, the
+// collectives report's way (model/analysis/collectives.h): all-to-all done as SendRecv too,
+// when every rank that ran SendRecv ran as many of them (a pipeline's point-to-point sends,
+// uneven across its stages, have no group). Whole-run and cluster analyses share it.
+std::vector<std::vector<CollectiveArrival>>
+matchArrivals(std::map<std::pair<int, SourceId>, std::vector<CollectiveArrival>> bySource);
+
+// The collectives of the graph matched across ranks (matchArrivals), the straggler of each
+// whose first arrival is `inRange`, unordered (stragglers.cpp).
 std::vector<Straggler> matchCollectives(const DependencyGraph &g,
                                         const std::function<bool(TimeNs)> &inRange);
 

@@ -6,9 +6,11 @@
 // share them.
 #include "analysis.h"
 
+#include "clockalignment.h"
 #include "executionmodel.h"
 
 #include <algorithm>
+#include <climits>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -82,44 +84,77 @@ Straggler stragglerOf(std::vector<CollectiveArrival> members)
     return s;
 }
 
+std::vector<std::vector<CollectiveArrival>>
+matchArrivals(std::map<std::pair<int, SourceId>, std::vector<CollectiveArrival>> bySource)
+{
+    using Group = std::vector<CollectiveArrival>;
+    std::vector<Group> out;
+    if (bySource.size() < 2)
+        return out;
+    auto ends = [](const Group &v) {
+        std::vector<CollectiveEnd> e;
+        e.reserve(v.size());
+        for (const CollectiveArrival &a : v)
+            e.push_back({a.op, a.start, a.end});
+        return e;
+    };
+    std::map<int, std::map<int, int>> countOf; // operation -> rank -> how many
+    for (auto &[key, v] : bySource) {
+        std::stable_sort(v.begin(), v.end(),
+                         [](const CollectiveArrival &x, const CollectiveArrival &y) {
+                             return x.start < y.start;
+                         });
+        for (const CollectiveArrival &a : v)
+            ++countOf[a.op][key.first];
+    }
+    auto even = [&](int op) {
+        const auto &ranks = countOf[op];
+        return std::all_of(ranks.begin(), ranks.end(),
+                           [&](const auto &r) { return r.second == ranks.begin()->second; });
+    };
+    auto it = bySource.begin();
+    const Group &ref = it->second;
+    const auto refEnds = ends(ref);
+    std::vector<Group> groups(ref.size());
+    for (size_t k = 0; k < ref.size(); ++k)
+        groups[k].push_back(ref[k]);
+    for (++it; it != bySource.end(); ++it) {
+        const auto fit = fitCollectives(refEnds, ends(it->second));
+        if (!fit)
+            continue;
+        for (size_t k = 0; k < ref.size(); ++k) {
+            const long j = long(k) + fit->shift;
+            if (j >= 0 && j < long(it->second.size()) && it->second[size_t(j)].op == ref[k].op)
+                groups[k].push_back(it->second[size_t(j)]);
+        }
+    }
+    for (auto &group : groups) {
+        const QString &op = group.front().operation;
+        const bool pointToPoint = op == QLatin1String("SendRecv") || op == QLatin1String("Send") ||
+                                  op == QLatin1String("Recv");
+        if (group.size() < 2 || (pointToPoint && !even(group.front().op)))
+            continue;
+        out.push_back(std::move(group));
+    }
+    return out;
+}
+
 std::vector<Straggler> matchCollectives(const DependencyGraph &g,
                                         const std::function<bool(TimeNs)> &inRange)
 {
+    std::map<std::pair<int, SourceId>, std::vector<CollectiveArrival>> bySource;
     const auto &nodes = g.nodes();
-    std::vector<Straggler> stragglers;
-    std::vector<int> parent(nodes.size());
-    std::iota(parent.begin(), parent.end(), 0);
-    std::function<int(int)> find = [&](int x) {
-        return parent[size_t(x)] == x ? x : parent[size_t(x)] = find(parent[size_t(x)]);
-    };
-    for (const Edge &e : g.edges())
-        if (e.kind == EdgeKind::Collective)
-            parent[size_t(find(e.from))] = find(e.to);
-    for (const Join &j : g.joins())
-        for (int a : j.arriving)
-            parent[size_t(find(a))] = find(j.arriving.front());
-    std::map<int, std::vector<int>> groups;
-    for (const Edge &e : g.edges())
-        if (e.kind == EdgeKind::Collective) {
-            groups[find(e.from)].push_back(e.from);
-            groups[find(e.from)].push_back(e.to);
+    for (size_t i = 0; i < nodes.size(); ++i)
+        if (nodes[i].kind == NodeKind::Collective) {
+            const Resource &r = g.resources()[size_t(nodes[i].resource)];
+            bySource[{r.rank < 0 ? INT_MAX : r.rank, r.source}].push_back(
+                collectiveArrival(g, int(i)));
         }
-    for (const Join &j : g.joins())
-        for (int a : j.arriving)
-            groups[find(a)].push_back(a);
-    for (auto &[root, members] : groups) {
-        std::sort(members.begin(), members.end());
-        members.erase(std::unique(members.begin(), members.end()), members.end());
-        if (members.size() < 2)
-            continue;
-        std::vector<CollectiveArrival> arrivals;
-        arrivals.reserve(members.size());
-        for (int m : members)
-            arrivals.push_back(collectiveArrival(g, m));
-        Straggler s = stragglerOf(std::move(arrivals));
-        if (!inRange(s.firstArrival))
-            continue;
-        stragglers.push_back(s);
+    std::vector<Straggler> stragglers;
+    for (auto &group : matchArrivals(std::move(bySource))) {
+        Straggler s = stragglerOf(std::move(group));
+        if (inRange(s.firstArrival))
+            stragglers.push_back(s);
     }
     return stragglers;
 }

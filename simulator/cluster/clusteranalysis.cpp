@@ -22,53 +22,7 @@ namespace gml::sim {
 
 namespace {
 
-// The execution model's matching (dependencygraph.cpp): each (rank, source)'s collectives in
-// start order are fitted to the lowest one's; the k-th of the reference and the arrivals
-// matched to it are one collective. Point-to-point operations have no group.
 using Group = std::vector<CollectiveArrival>;
-std::vector<Group>
-matchCollectives(std::map<std::pair<int, SourceId>, std::vector<CollectiveArrival>> bySource)
-{
-    std::vector<Group> out;
-    if (bySource.size() < 2)
-        return out;
-    auto ends = [](const std::vector<CollectiveArrival> &v) {
-        std::vector<CollectiveEnd> e;
-        e.reserve(v.size());
-        for (const CollectiveArrival &a : v)
-            e.push_back({a.op, a.start, a.end});
-        return e;
-    };
-    for (auto &[key, v] : bySource)
-        std::stable_sort(v.begin(), v.end(),
-                         [](const CollectiveArrival &x, const CollectiveArrival &y) {
-                             return x.start < y.start;
-                         });
-    auto it = bySource.begin();
-    const std::vector<CollectiveArrival> &ref = it->second;
-    const auto refEnds = ends(ref);
-    std::vector<std::vector<CollectiveArrival>> groups(ref.size());
-    for (size_t k = 0; k < ref.size(); ++k)
-        groups[k].push_back(ref[k]);
-    for (++it; it != bySource.end(); ++it) {
-        const auto fit = fitCollectives(refEnds, ends(it->second));
-        if (!fit)
-            continue;
-        for (size_t k = 0; k < ref.size(); ++k) {
-            const long j = long(k) + fit->shift;
-            if (j >= 0 && j < long(it->second.size()) && it->second[size_t(j)].op == ref[k].op)
-                groups[k].push_back(it->second[size_t(j)]);
-        }
-    }
-    for (auto &group : groups) {
-        const QString &op = group.front().operation;
-        if (group.size() < 2 || op == QLatin1String("SendRecv") || op == QLatin1String("Send") ||
-            op == QLatin1String("Recv"))
-            continue;
-        out.push_back(std::move(group));
-    }
-    return out;
-}
 
 // The critical path across ranks as the collectives tell it, without the graph: a collective
 // starts when its last rank arrives, so from the previous collective's end the path runs on
@@ -304,7 +258,7 @@ std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const
         return std::nullopt;
     }
     Analysis &a = out.cross;
-    const std::vector<Group> groups = matchCollectives(std::move(bySource));
+    const std::vector<Group> groups = matchArrivals(std::move(bySource));
     for (const Group &g : groups)
         a.stragglers.push_back(stragglerOf(g));
     out.criticalByRank = criticalByRank(groups, steps, &out.criticalLength);
