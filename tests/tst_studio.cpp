@@ -6,6 +6,9 @@
 #include "analysiscontroller.h"
 #include "analysispanel.h"
 #include "chartlayer.h"
+#include "collectivescontroller.h"
+#include "collectivesmodels.h"
+#include "collectivesview.h"
 #include "commandpalette.h"
 #include "comparecontroller.h"
 #include "comparepanel.h"
@@ -979,6 +982,50 @@ private Q_SLOTS:
     // under the overview) with the cursor at the time clicked, a double-click opens its GPU row
     // in the track tree; Slowest picks the lane with the most own work. A one-rank project
     // shows none.
+    // The Collectives pane (issue 72): a generated 6-rank job's all-reduces, one per step,
+    // each on all 6 ranks; a click selects it on every rank in the timeline, in view.
+    void collectivesPaneSelectsACollectiveOnEveryRank()
+    {
+        const QString job = gmltest::generateJob(m_tmp, 6, 5);
+        MainWindow w;
+        showQuietly(w, QSize(1366, 768));
+        w.openFolder(job);
+        QVERIFY(waitLoaded(w));
+        QVERIFY(w.showPage(QStringLiteral("collectives")));
+        auto *c = w.controllerOf<CollectivesController>(QStringLiteral("collectives"));
+        QVERIFY(c);
+        c->waitForIdle();
+        const CollectiveReport *report = c->view()->report();
+        QVERIFY2(report, qPrintable(c->view()->summary()));
+        QCOMPARE(int(report->collectives.size()), 5);
+        QCOMPARE(int(report->ranks.size()), 6);
+        QVERIFY(c->view()->summary().contains(QLatin1String("5 collectives on 6 ranks")));
+        QCOMPARE(c->view()->collectivesModel()->rowCount(), 1); // one kind: the all-reduce
+        QAbstractItemModelTester tester(c->view()->collectivesModel());
+        const QModelIndex kind = c->view()->collectivesModel()->index(0, 0);
+        QCOMPARE(c->view()->collectivesModel()->rowCount(kind), 5);
+        c->selectCollective(2);
+        const auto &lit = w.timeline()->highlighted();
+        QCOMPARE(int(lit.size()), 6);
+        const Collective &third = report->collectives[2];
+        for (const SliceRef &s : lit)
+            QVERIFY(std::any_of(third.members.begin(), third.members.end(),
+                                [&](const CollectiveMember &m) { return m.slice == s.id; }));
+        // In view: the timeline shows the collective's span, its last arrival selected.
+        QVERIFY(w.state()->hasSelection());
+        QCOMPARE(w.state()->selectionEnd() - w.state()->selectionStart(),
+                 third.duration() + 2 * std::max<TimeNs>(1'000, third.duration() / 10));
+        QVERIFY(w.state()->hasSelectedSlice());
+        const auto lastMember =
+            std::find_if(third.members.begin(), third.members.end(),
+                         [&](const CollectiveMember &m) { return m.rank == third.lastRank(); });
+        QCOMPARE(w.state()->selectedSlice(), lastMember->slice);
+        w.timeline()->waitForPages();
+        QCoreApplication::processEvents();
+        QDir().mkpath(QStringLiteral("screenshots")); // for a person to look at
+        w.grab().save(QStringLiteral("screenshots/collectives.png"));
+    }
+
     void rankOverviewShowsEveryRankAndOpensOne()
     {
         const QString job = gmltest::generateJob(m_tmp, 6, 5);

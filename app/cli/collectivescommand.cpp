@@ -5,10 +5,8 @@
 
 #include "collectivelinks.h"
 #include "collectives.h"
-#include "dependencygraph.h"
 #include "devicecatalog.h"
 #include "project.h"
-#include "transforms.h"
 
 #include <QJsonDocument>
 
@@ -36,26 +34,19 @@ int collectivesCommand(const QStringList &args, QTextStream &out, QTextStream &e
     const auto run = pickRun(*project, &runName, "collectives", err, &exitCode);
     if (!run)
         return exitCode;
+    // The network a job wider than a node ran over is not in its trace: the user names it
+    // (a catalog link, as whatif's --measured-link).
+    const QString network = p.options.value(QStringLiteral("measured-link"));
+    if (!network.isEmpty() && !sim::DeviceCatalog::builtin().link(network)) {
+        err << "grademl collectives: --measured-link: no link '" << network << "' in the catalog\n";
+        return Usage;
+    }
     QString error;
-    auto report = collectiveReport(*project, *run, &error);
-    std::optional<sim::DependencyGraph> graph;
-    if (report)
-        graph = sim::DependencyGraph::build(*project, *run, &error);
-    if (!report || !graph) {
+    auto report = sim::linkedCollectives(*project, *run, network, &error);
+    if (!report) {
         err << "grademl collectives: run '" << runName << "': " << error << '\n';
         return SomeFailed;
     }
-    // The network a job wider than a node ran over is not in its trace: the user names it
-    // (a catalog link, as whatif's --measured-link).
-    sim::WhatIfContext context = sim::WhatIfContext::forRun(*graph, *project, *run);
-    context.measuredNetwork = p.options.value(QStringLiteral("measured-link"));
-    if (!context.measuredNetwork.isEmpty() &&
-        !sim::DeviceCatalog::builtin().link(context.measuredNetwork)) {
-        err << "grademl collectives: --measured-link: no link '" << context.measuredNetwork
-            << "' in the catalog\n";
-        return Usage;
-    }
-    sim::assignLinks(*report, sim::DeviceCatalog::builtin(), context);
     if (p.flags.contains(QStringLiteral("json"))) {
         QJsonObject o = report->toJson();
         o.insert(QStringLiteral("run"), runName);

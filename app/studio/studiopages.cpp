@@ -9,21 +9,23 @@
 
 namespace gml {
 
-std::unique_ptr<StudioPage> makeAnalysisPage(); // analysispage.cpp
-std::unique_ptr<StudioPage> makeGraphPage();    // graphpage.cpp
-std::unique_ptr<StudioPage> makeComparePage();  // runspages.cpp
-std::unique_ptr<StudioPage> makeSimulatePage(); // runspages.cpp
-std::unique_ptr<StudioPage> makeQueryPage();    // querypage.cpp
-std::unique_ptr<StudioPage> makeFlamePage();    // flamepage.cpp
-std::unique_ptr<StudioPage> makeNotesPage();    // notespage.cpp
-std::unique_ptr<StudioPage> makeSourcesPage();  // sourcespage.cpp
-std::unique_ptr<StudioPage> makeRunsPage();     // runspages.cpp
+std::unique_ptr<StudioPage> makeAnalysisPage();    // analysispage.cpp
+std::unique_ptr<StudioPage> makeGraphPage();       // graphpage.cpp
+std::unique_ptr<StudioPage> makeComparePage();     // runspages.cpp
+std::unique_ptr<StudioPage> makeSimulatePage();    // runspages.cpp
+std::unique_ptr<StudioPage> makeQueryPage();       // querypage.cpp
+std::unique_ptr<StudioPage> makeFlamePage();       // flamepage.cpp
+std::unique_ptr<StudioPage> makeNotesPage();       // notespage.cpp
+std::unique_ptr<StudioPage> makeCollectivesPage(); // collectivespage.cpp
+std::unique_ptr<StudioPage> makeSourcesPage();     // sourcespage.cpp
+std::unique_ptr<StudioPage> makeRunsPage();        // runspages.cpp
 
 const std::vector<PageFactory> &studioPages()
 {
     static const std::vector<PageFactory> pages{
-        &makeAnalysisPage, &makeGraphPage, &makeComparePage, &makeSimulatePage, &makeQueryPage,
-        &makeFlamePage,    &makeNotesPage, &makeSourcesPage, &makeRunsPage,
+        &makeAnalysisPage, &makeGraphPage, &makeComparePage,     &makeSimulatePage,
+        &makeQueryPage,    &makeFlamePage, &makeCollectivesPage, &makeNotesPage,
+        &makeSourcesPage,  &makeRunsPage,
     };
     return pages;
 }

@@ -3,6 +3,7 @@
 #include "collectivelinks.h"
 
 #include "devicecatalog.h"
+#include "runrecords.h"
 #include "transforms.h"
 
 namespace gml::sim {
@@ -19,6 +20,19 @@ void assignLinks(CollectiveReport &report, const DeviceCatalog &cat, const WhatI
         c.link = link ? link->id : inside ? QStringLiteral("peer link") : QStringLiteral("network");
         c.linkPeakGBps = link ? link->bwGBps : 0;
     }
+}
+
+std::optional<CollectiveReport> linkedCollectives(Project &project, RunId run,
+                                                  const QString &network, QString *error)
+{
+    auto report = collectiveReport(project, run, error);
+    if (!report)
+        return std::nullopt;
+    WhatIfContext context;
+    context.measuredDevice = WhatIfContext::deviceOf(runParams(project, run));
+    context.measuredNetwork = network;
+    assignLinks(*report, DeviceCatalog::builtin(), context);
+    return report;
 }
 
 } // namespace gml::sim

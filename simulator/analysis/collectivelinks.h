@@ -16,4 +16,10 @@ struct WhatIfContext;
 inline constexpr int kRanksPerNode = 8;
 void assignLinks(CollectiveReport &report, const DeviceCatalog &cat, const WhatIfContext &context);
 
+// The report of `run` (collectiveReport) with its links: the GPU the run's params name, the
+// network `network` names (a catalog link id; empty: not known). What `grademl collectives`
+// and the studio's Collectives pane show.
+std::optional<CollectiveReport> linkedCollectives(Project &project, RunId run,
+                                                  const QString &network, QString *error);
+
 } // namespace gml::sim

@@ -40,6 +40,7 @@ public:
 
     void setLinks(const QList<LinkedSlice> &links);
     void setHighlighted(std::vector<SliceRef> slices);
+    const std::vector<SliceRef> &highlighted() const { return m_highlighted; }
     void setNotes(std::vector<TimelineOverlay::NoteMark> notes); // in view time
     // Selects the slice and scrolls so it is visible (find, links); zoomTo also zooms to it.
     void revealSlice(const SliceRef &slice, bool zoomTo);
