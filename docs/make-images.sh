@@ -25,6 +25,11 @@ shot() {
 
 mkdir -p "$out"
 shot demo "$root/resources/demo"
+# The Collectives pane on a generated 8-rank job whose rank 5 runs a 20 ms kernel before each
+# all-reduce (docs/analysis.md: skew against transfer, busbw against NVLink 3).
+"$build/tests/bench/grademl-tracegen" --out "$scratch/collectives-job" --ranks 8 --steps 6 \
+  --layers 4 --healthy --collective-mb 100 --link-gbps 200 --late-rank 5 --late-us 20000
+shot collectives "$scratch/collectives-job" --panel collectives
 if [ -d "$traces" ]; then
   shot param_dlrm_8rank_v100 "$traces/pytorch_kineto/param_dlrm_8rank_v100"
   shot hta_amd_mi250_rocm62 "$traces/pytorch_kineto/hta_amd_mi250_rocm62"
