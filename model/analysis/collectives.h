@@ -79,6 +79,9 @@ struct CollectiveReport
     QString toText() const;
 };
 
+// A message size as people read it: "95.4 MiB", "424 B"; "?" when not recorded (< 0).
+QString messageSize(qint64 bytes);
+
 // The report of `run`; nullopt with *error when the slices cannot be read (a cluster project).
 std::optional<CollectiveReport> collectiveReport(Project &project, RunId run, QString *error);
 

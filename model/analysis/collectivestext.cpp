@@ -11,17 +11,6 @@ namespace gml {
 
 namespace {
 
-QString bytesText(qint64 bytes)
-{
-    if (bytes < 0)
-        return QStringLiteral("?");
-    if (bytes >= (qint64(1) << 20))
-        return QStringLiteral("%1 MiB").arg(double(bytes) / double(1 << 20), 0, 'f', 1);
-    if (bytes >= 1024)
-        return QStringLiteral("%1 KiB").arg(double(bytes) / 1024.0, 0, 'f', 1);
-    return QStringLiteral("%1 B").arg(bytes);
-}
-
 struct Row
 {
     int count = 0;
@@ -32,6 +21,17 @@ struct Row
 };
 
 } // namespace
+
+QString messageSize(qint64 bytes)
+{
+    if (bytes < 0)
+        return QStringLiteral("?");
+    if (bytes >= (qint64(1) << 20))
+        return QStringLiteral("%1 MiB").arg(double(bytes) / double(1 << 20), 0, 'f', 1);
+    if (bytes >= 1024)
+        return QStringLiteral("%1 KiB").arg(double(bytes) / 1024.0, 0, 'f', 1);
+    return QStringLiteral("%1 B").arg(bytes);
+}
 
 QString CollectiveReport::toText() const
 {
@@ -82,7 +82,7 @@ QString CollectiveReport::toText() const
         s +=
             QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9\n")
                 .arg(name.left(22).leftJustified(22), QString::number(ranks).rightJustified(5),
-                     bytesText(bytes).rightJustified(10),
+                     messageSize(bytes).rightJustified(10),
                      QString::number(r.count).rightJustified(6),
                      formatDuration(r.time).rightJustified(11),
                      QStringLiteral("%1%")

@@ -9,17 +9,6 @@
 
 namespace gml {
 
-QString messageSize(qint64 bytes)
-{
-    if (bytes < 0)
-        return QStringLiteral("?");
-    if (bytes >= (qint64(1) << 20))
-        return QStringLiteral("%1 MiB").arg(double(bytes) / double(1 << 20), 0, 'f', 1);
-    if (bytes >= 1024)
-        return QStringLiteral("%1 KiB").arg(double(bytes) / 1024.0, 0, 'f', 1);
-    return QStringLiteral("%1 B").arg(bytes);
-}
-
 namespace {
 
 QString percent(double share)

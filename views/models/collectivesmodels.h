@@ -38,7 +38,4 @@ public:
     void setRanks(const std::vector<RankCollectives> &ranks);
 };
 
-// "1.5 MiB", "?" when not recorded.
-QString messageSize(qint64 bytes);
-
 } // namespace gml
