@@ -139,6 +139,10 @@ private Q_SLOTS:
         QVERIFY(html.contains(QLatin1String("Kernel families")));
         QVERIFY(html.contains(QLatin1String("<td>rank 7</td>"))); // the rank table
         QVERIFY(html.contains(QLatin1String("<th>rank 7</th>"))); // the heat map
+        // The collectives by kind: DLRM's all-to-all as 5 SendRecv, 3 all-reduces (issue 72).
+        QVERIFY(html.contains(QLatin1String("<h2>Collectives</h2>")));
+        QVERIFY(html.contains(QLatin1String("<tr><td>SendRecv</td><td class=\"num\">8</td><td "
+                                            "class=\"num\">?</td><td class=\"num\">5</td>")));
         QCOMPARE(html.count(QLatin1String("<source media=\"(prefers-color-scheme: dark)\"")), 2);
         QCOMPARE(html.count(QLatin1String("data:image/svg+xml;base64,")), 4);
 

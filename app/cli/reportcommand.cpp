@@ -10,6 +10,7 @@
 // and the dark theme, chosen by the reader's preference (<picture>).
 #include "clicommands.h"
 #include "outputfile.h"
+#include "reportcollectives.h"
 #include "safetext.h"
 
 #include "analysis.h"
@@ -507,6 +508,7 @@ int reportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                                    "time (the Analysis panel's charts)"));
     if (r.analysis)
         html += analysisHtml(r);
+    html += collectivesHtml(*project, *run);
     html += QStringLiteral("<h2>Timeline</h2>\n");
     html += picture(fig.timelineLight, fig.timelineDark,
                     QStringLiteral("The run's GPU rows as the studio's timeline draws them"));
