@@ -274,6 +274,56 @@ private Q_SLOTS:
         }
     }
 
+    // The finding (issue 72): an 8-rank job whose ring has one link at 60 GB/s (NVLink 3 is 300)
+    // gets "AllReduce runs at 20% of the bus bandwidth of NVLink 3", priced by its transfers at
+    // 80% of the link; the same job at 240 GB/s gets none.
+    void aSlowLinkIsAFindingPricedAtTheLinksRate()
+    {
+        QTemporaryDir dir;
+        const QString project = dir.filePath(QStringLiteral("f.grademl"));
+        for (const auto &[run, gbps] : {std::pair{QStringLiteral("slow"), QStringLiteral("60")},
+                                        std::pair{QStringLiteral("fine"), QStringLiteral("240")}}) {
+            const auto gen = gmltest::runProgram(
+                QStringLiteral(GRADEML_TRACEGEN),
+                {QStringLiteral("--out"), dir.filePath(run), QStringLiteral("--ranks"),
+                 QStringLiteral("8"), QStringLiteral("--steps"), QStringLiteral("6"),
+                 QStringLiteral("--layers"), QStringLiteral("4"), QStringLiteral("--healthy"),
+                 QStringLiteral("--collective-mb"), QStringLiteral("100"),
+                 QStringLiteral("--link-gbps"), QStringLiteral("240"),
+                 QStringLiteral("--slow-link-gbps"), gbps});
+            QCOMPARE(gen.code, 0);
+            QCOMPARE(gmltest::runCli({QStringLiteral("import"), dir.filePath(run),
+                                      QStringLiteral("--project"), project})
+                         .code,
+                     0);
+            const auto r =
+                gmltest::runCli({QStringLiteral("analyze"), project, QStringLiteral("--run"), run,
+                                 QStringLiteral("--json")});
+            QCOMPARE(r.code, 0);
+            QJsonObject slow;
+            for (const auto &v : QJsonDocument::fromJson(r.out)
+                                     .object()
+                                     .value(QStringLiteral("findings"))
+                                     .toArray())
+                if (v.toObject().value(QStringLiteral("rule")).toString() ==
+                    QLatin1String("slow-collective"))
+                    slow = v.toObject();
+            if (run == QLatin1String("fine")) {
+                QVERIFY(slow.isEmpty());
+                continue;
+            }
+            QVERIFY2(!slow.isEmpty(), r.out.constData());
+            QVERIFY2(slow.value(QStringLiteral("title"))
+                         .toString()
+                         .startsWith(QLatin1String("AllReduce runs at 20% of the bus bandwidth "
+                                                   "of NVLink 3")),
+                     qPrintable(slow.value(QStringLiteral("title")).toString()));
+            // Transfers at 4x the rate: most of their time gone, the waits kept.
+            const double gain = slow.value(QStringLiteral("gain")).toDouble();
+            QVERIFY2(gain > 0.2 && gain < 0.9, qPrintable(QString::number(gain)));
+        }
+    }
+
     void textAndBadUse()
     {
         GML_REQUIRE_SHARED(kHta);

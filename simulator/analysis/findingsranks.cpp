@@ -3,9 +3,12 @@
 // straggler rank (the rank the others wait for at the collectives), each priced by a what-if.
 #include "findingsrules.h"
 
+#include "devicecatalog.h"
+#include "sliceclass.h"
 #include "timeformat.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 namespace gml::sim {
@@ -14,6 +17,21 @@ namespace {
 constexpr double kExposedShare = 0.10; // collectives not overlapped with compute
 constexpr double kLastArrivals = 0.5;  // collectives a rank is last at
 constexpr double kLate = 0.05;         // its mean lateness, of an iteration
+constexpr double kSlowBusbw = 0.5;     // a collective's busbw under this share of its link
+constexpr double kGoodBusbw = 0.8;     // what NCCL reaches on large messages (nccl-tests)
+constexpr double kSlowShare = 0.02;    // their transfer, of the window
+
+// nccl-tests' bus factor (model/analysis/collectives.h).
+double busFactor(const QString &op, int n)
+{
+    const double k = std::max(1, n);
+    if (op == QLatin1String("AllReduce"))
+        return 2 * (k - 1) / k;
+    if (op == QLatin1String("AllGather") || op == QLatin1String("ReduceScatter") ||
+        op == QLatin1String("AllToAll"))
+        return (k - 1) / k;
+    return 1;
+}
 } // namespace
 
 // Collectives not overlapped with compute.
@@ -163,6 +181,104 @@ void stragglerRank(const TraceRun &r, std::vector<Finding> &out)
                       .arg(1 / factor, 0, 'f', 2);
     }
     out.push_back(std::move(f));
+}
+
+// Collectives whose bus bandwidth (nccl-tests' conventions: the recorded message over the time
+// after the last rank arrived, the node's work) is under half the peak of the link they
+// crossed: the GPU's peer link for a group of up to 8 ranks, the network the context names for
+// a wider one. Priced by their transfer at 80% of the link's peak, what NCCL reaches on large
+// messages: each operation's collectives scaled by their summed time there over their time.
+void slowCollectives(const TraceRun &r, std::vector<Finding> &out)
+{
+    const DependencyGraph &g = r.g;
+    const Device *device =
+        r.context.measuredDevice.isEmpty() ? nullptr : r.catalog.device(r.context.measuredDevice);
+    std::vector<int> groupOf(g.nodes().size(), 0);
+    for (const Join &j : g.joins())
+        for (int a : j.arriving)
+            groupOf[size_t(a)] = int(j.arriving.size());
+    struct Op
+    {
+        TimeNs transfer = 0;
+        double atGood = 0; // the same collectives at kGoodBusbw of their link
+        std::vector<double> share;
+        QString link;
+        double peak = 0;
+        std::vector<int> nodes;
+    };
+    std::map<QString, Op> ops;
+    const auto &names = collectiveOperations();
+    for (size_t i = 0; i < g.nodes().size(); ++i) {
+        const Node &n = g.nodes()[i];
+        if (n.kind != NodeKind::Collective || n.bytes <= 0 || n.work <= 0 || n.collectiveOp < 0 ||
+            n.collectiveOp >= names.size())
+            continue;
+        const QString &op = names[n.collectiveOp];
+        if (op == QLatin1String("SendRecv") || op == QLatin1String("Send") ||
+            op == QLatin1String("Recv"))
+            continue; // the peer and its wait are not known: no transfer time to hold
+        const int ranks = groupOf[i] > 1 ? groupOf[i] : r.context.measuredWorkers;
+        const QString linkId =
+            ranks <= 8 ? (device ? device->peerLink : QString()) : r.context.measuredNetwork;
+        const Link *link = linkId.isEmpty() ? nullptr : r.catalog.link(linkId);
+        if (!link || link->bwGBps <= 0 || ranks < 2)
+            continue;
+        // nccl-tests' size: an all-gather's is its output, the ranks' inputs together.
+        const double size = double(n.bytes) * (op == QLatin1String("AllGather") ? ranks : 1);
+        const double moved = size * busFactor(op, ranks); // bytes over each link
+        const double busbw = moved / double(n.work);      // B/ns = GB/s
+        Op &o = ops[op];
+        o.transfer += n.work;
+        o.atGood += std::min(double(n.work), moved / (kGoodBusbw * link->bwGBps));
+        o.share.push_back(busbw / link->bwGBps);
+        o.link = link->name;
+        o.peak = link->bwGBps;
+        o.nodes.push_back(int(i));
+    }
+    for (auto &[op, o] : ops) {
+        std::nth_element(o.share.begin(), o.share.begin() + qsizetype(o.share.size() / 2),
+                         o.share.end());
+        const double median = o.share[o.share.size() / 2];
+        const double s = double(o.transfer) / r.W;
+        if (median >= kSlowBusbw || s < kSlowShare || o.atGood >= double(o.transfer))
+            continue;
+        Finding f;
+        f.rule = QStringLiteral("slow-collective");
+        f.share = s;
+        f.title =
+            QStringLiteral("%1 runs at %2 of the bus bandwidth of %3").arg(op, pct(median), o.link);
+        f.detail =
+            QStringLiteral("%1 %2 collectives move their data at a median busbw of %3 GB/s "
+                           "(nccl-tests' conventions) against %4 GB/s per direction; NCCL reaches "
+                           "about 80% of a link on large messages. Check what NCCL picked "
+                           "(NCCL_DEBUG=INFO: topology, algorithm, protocol), the message sizes "
+                           "(small buckets: bucket_cap_mb), and a link or NIC below its rate "
+                           "(nvidia-smi nvlink -s, ibstat).")
+                .arg(o.nodes.size())
+                .arg(op)
+                .arg(median * o.peak, 0, 'f', 1)
+                .arg(o.peak);
+        Transform t = Transform::scale(QStringLiteral("(?i)") + op, o.atGood / double(o.transfer));
+        t.select.kinds = kindBit(NodeKind::Collective);
+        f.fix = {t};
+        f.notes << QStringLiteral("%1's transfers at %2 of %3's %4 GB/s, their wait for the "
+                                  "last rank kept")
+                       .arg(op, pct(kGoodBusbw), o.link)
+                       .arg(o.peak);
+        std::sort(o.nodes.begin(), o.nodes.end(), [&](int a, int b) {
+            return g.nodes()[size_t(a)].work > g.nodes()[size_t(b)].work;
+        });
+        for (size_t k = 0; k < o.nodes.size() && k < 20; ++k) {
+            const Node &n = g.nodes()[size_t(o.nodes[k])];
+            const Resource &res = g.resources()[size_t(n.resource)];
+            f.evidence.push_back(
+                {QStringLiteral("%1 of %2: %3 after the last arrival")
+                     .arg(op, QStringLiteral("%1 MB").arg(double(n.bytes) / 1e6, 0, 'f', 1),
+                          formatDuration(n.work)),
+                 res.rank, n.start, n.end, n.slice, res.track});
+        }
+        out.push_back(std::move(f));
+    }
 }
 
 } // namespace gml::sim

@@ -435,6 +435,7 @@ void traceFindings(const DependencyGraph &graph, const Analysis &analysis,
     fp32Matmul(run, out);
     exposedCollectives(run, out);
     stragglerRank(run, out);
+    slowCollectives(run, out);
     gpuIdle(run, out);
 }
 

@@ -51,6 +51,8 @@ struct TraceRun
 // straggler rank.
 void exposedCollectives(const TraceRun &run, std::vector<Finding> &out);
 void stragglerRank(const TraceRun &run, std::vector<Finding> &out);
+// Collectives whose bus bandwidth is under half their link's peak.
+void slowCollectives(const TraceRun &run, std::vector<Finding> &out);
 
 // Each trace rule in turn (input-bound, launch-bound, synchronisation stalls, pageable copies,
 // small kernels, FP32 matrix kernels, exposed collectives, a straggler rank, GPU idle), their

@@ -146,7 +146,8 @@ bool DependencyGraph::addEdges(Project &project, const BuildReading &reading, QS
         const auto &order = g.m_resources[size_t(con.resource)].nodes;
         for (int k = g.m_position[size_t(con.first)]; k <= g.m_position[size_t(con.last)]; ++k)
             for (int w : launches.of(size_t(order[size_t(k)])))
-                if (g.m_nodes[size_t(w)].kind == NodeKind::Collective)
+                if (g.m_nodes[size_t(w)].kind == NodeKind::Collective &&
+                    g.m_nodes[size_t(w)].bytes <= 0) // the kernel's own message first
                     g.m_nodes[size_t(w)].bytes = c.bytes;
     }
     g.markBounds();

@@ -113,6 +113,18 @@ void DependencyGraph::NodeReading::readArgs(slicestore::TrackReader &reader,
         if (const auto v = reader.arg(x, "bytes"))
             if (const auto b = jsonInteger(*v))
                 reading.bytesOf.emplace(x.id, *b);
+        // A collective kernel's own message (Kineto records it on NCCL kernels since 2024):
+        // what its record_param_comms op says, when the op is not in the trace.
+        if (classOfName(x.name).collective >= 0)
+            if (const auto n = reader.arg(x, "In msg nelems"))
+                if (const auto nelems = jsonInteger(*n)) {
+                    const auto d = reader.arg(x, "dtype");
+                    QString dtype =
+                        d ? QString::fromUtf8(d->data(), qsizetype(d->size())) : QString();
+                    if (dtype.size() >= 2 && dtype.startsWith(QLatin1Char('"')))
+                        dtype = dtype.mid(1, dtype.size() - 2);
+                    reading.bytesOf.emplace(x.id, *nelems * commsDtypeBytes(dtype));
+                }
     } else if (const auto f = reader.arg(x, "flops")) {
         // A count outside physical bounds is dropped here; OpCostScan marks its op
         // (outOfDomain) and the analysis warns.
