@@ -79,6 +79,26 @@ struct CollectiveReport
     QString toText() const;
 };
 
+// The collectives of one kind (name, group size, message size) together, as the table, the
+// report and the pane show them: count, time, skew, transfer, the median busbw, the link.
+struct CollectiveKind
+{
+    QString name;
+    int groupSize = 0;
+    qint64 bytes = -1;
+    int count = 0;
+    TimeNs time = 0, skew = 0, transfer = 0;
+    double medianBusbwGBps = 0; // 0: no message size recorded
+    double linkPeakGBps = 0;
+    QString link;
+    std::vector<int> collectives; // indices into the report's, in time order
+    double skewShare() const { return time > 0 ? double(skew) / double(time) : 0; }
+    // "65% of nvlink3 (300 GB/s)", the link alone without a peak or a busbw.
+    QString ofPeak() const;
+};
+// The kinds of a report, the longest in time first.
+std::vector<CollectiveKind> collectiveKinds(const CollectiveReport &report);
+
 // A message size as people read it: "95.4 MiB", "424 B"; "?" when not recorded (< 0).
 QString messageSize(qint64 bytes);
 

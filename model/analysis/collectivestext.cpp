@@ -1,26 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The collectives report as a table a person reads (grademl collectives).
+// The collectives of a report by kind, and as a table a person reads (grademl collectives).
 #include "collectives.h"
 
 #include "timeformat.h"
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 namespace gml {
-
-namespace {
-
-struct Row
-{
-    int count = 0;
-    TimeNs time = 0, skew = 0, transfer = 0;
-    std::vector<double> busbw;
-    double peak = 0;
-    QString link;
-};
-
-} // namespace
 
 QString messageSize(qint64 bytes)
 {
@@ -33,26 +21,54 @@ QString messageSize(qint64 bytes)
     return QStringLiteral("%1 B").arg(bytes);
 }
 
+std::vector<CollectiveKind> collectiveKinds(const CollectiveReport &report)
+{
+    std::map<std::tuple<QString, int, qint64>, CollectiveKind> kinds;
+    std::map<std::tuple<QString, int, qint64>, std::vector<double>> busbw;
+    for (const Collective &c : report.collectives) {
+        const auto key = std::make_tuple(c.name, c.groupSize, c.bytes);
+        CollectiveKind &k = kinds[key];
+        k.name = c.name;
+        k.groupSize = c.groupSize;
+        k.bytes = c.bytes;
+        ++k.count;
+        k.time += c.duration();
+        k.skew += c.skewStart();
+        k.transfer += c.transfer;
+        k.linkPeakGBps = c.linkPeakGBps;
+        k.link = c.link;
+        k.collectives.push_back(c.index);
+        if (c.algbwGBps() > 0)
+            busbw[key].push_back(c.busbwGBps());
+    }
+    std::vector<CollectiveKind> out;
+    for (auto &[key, k] : kinds) {
+        if (auto &v = busbw[key]; !v.empty()) {
+            std::nth_element(v.begin(), v.begin() + qsizetype(v.size() / 2), v.end());
+            k.medianBusbwGBps = v[v.size() / 2];
+        }
+        out.push_back(std::move(k));
+    }
+    std::stable_sort(out.begin(), out.end(), [](const CollectiveKind &a, const CollectiveKind &b) {
+        return a.time > b.time;
+    });
+    return out;
+}
+
+QString CollectiveKind::ofPeak() const
+{
+    if (!(medianBusbwGBps > 0) || !(linkPeakGBps > 0))
+        return link;
+    return QStringLiteral("%1% of %2 (%3 GB/s)")
+        .arg(100 * medianBusbwGBps / linkPeakGBps, 0, 'f', 0)
+        .arg(link)
+        .arg(linkPeakGBps);
+}
+
 QString CollectiveReport::toText() const
 {
     if (collectives.empty())
         return QStringLiteral("no collective kernels (NCCL / RCCL) in this run\n");
-    // By name, group size and message size, the longest first.
-    std::map<std::tuple<QString, int, qint64>, Row> rows;
-    for (const Collective &c : collectives) {
-        Row &r = rows[{c.name, c.groupSize, c.bytes}];
-        ++r.count;
-        r.time += c.duration();
-        r.skew += c.skewStart();
-        r.transfer += c.transfer;
-        if (c.algbwGBps() > 0)
-            r.busbw.push_back(c.busbwGBps());
-        r.peak = c.linkPeakGBps;
-        r.link = c.link;
-    }
-    std::vector<std::pair<std::tuple<QString, int, qint64>, Row>> sorted(rows.begin(), rows.end());
-    std::stable_sort(sorted.begin(), sorted.end(),
-                     [](const auto &a, const auto &b) { return a.second.time > b.second.time; });
     QString s =
         QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9\n")
             .arg(QStringLiteral("collective").leftJustified(22),
@@ -63,32 +79,18 @@ QString CollectiveReport::toText() const
                  QStringLiteral("skew").rightJustified(6),
                  QStringLiteral("transfer").rightJustified(11),
                  QStringLiteral("busbw GB/s").rightJustified(11), QStringLiteral("of link peak"));
-    for (auto &[key, r] : sorted) {
-        const auto &[name, ranks, bytes] = key;
-        QString bw = QStringLiteral("?"), ofPeak;
-        if (!r.busbw.empty()) {
-            std::nth_element(r.busbw.begin(), r.busbw.begin() + qsizetype(r.busbw.size() / 2),
-                             r.busbw.end());
-            const double median = r.busbw[r.busbw.size() / 2];
-            bw = QString::number(median, 'f', 1);
-            if (r.peak > 0)
-                ofPeak = QStringLiteral("%1% of %2 (%3 GB/s)")
-                             .arg(100 * median / r.peak, 0, 'f', 0)
-                             .arg(r.link)
-                             .arg(r.peak);
-        }
-        if (ofPeak.isEmpty())
-            ofPeak = r.link.isEmpty() ? QStringLiteral("-") : r.link;
-        s +=
-            QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9\n")
-                .arg(name.left(22).leftJustified(22), QString::number(ranks).rightJustified(5),
-                     messageSize(bytes).rightJustified(10),
-                     QString::number(r.count).rightJustified(6),
-                     formatDuration(r.time).rightJustified(11),
-                     QStringLiteral("%1%")
-                         .arg(r.time > 0 ? 100.0 * double(r.skew) / double(r.time) : 0.0, 0, 'f', 0)
-                         .rightJustified(6),
-                     formatDuration(r.transfer).rightJustified(11), bw.rightJustified(11), ofPeak);
+    for (const CollectiveKind &k : collectiveKinds(*this)) {
+        const QString bw = k.medianBusbwGBps > 0 ? QString::number(k.medianBusbwGBps, 'f', 1)
+                                                 : QStringLiteral("?");
+        const QString ofPeak = k.ofPeak().isEmpty() ? QStringLiteral("-") : k.ofPeak();
+        s += QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9\n")
+                 .arg(k.name.left(22).leftJustified(22),
+                      QString::number(k.groupSize).rightJustified(5),
+                      messageSize(k.bytes).rightJustified(10),
+                      QString::number(k.count).rightJustified(6),
+                      formatDuration(k.time).rightJustified(11),
+                      QStringLiteral("%1%").arg(100 * k.skewShare(), 0, 'f', 0).rightJustified(6),
+                      formatDuration(k.transfer).rightJustified(11), bw.rightJustified(11), ofPeak);
     }
     s += QStringLiteral("skew: from the first rank's arrival to the last's; transfer: after the "
                         "last arrival (the median rank); busbw by nccl-tests' conventions\n\n");

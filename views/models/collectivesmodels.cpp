@@ -3,10 +3,6 @@
 
 #include "timeformat.h"
 
-#include <algorithm>
-#include <map>
-#include <tuple>
-
 namespace gml {
 
 namespace {
@@ -64,67 +60,48 @@ void CollectivesModel::setReport(std::shared_ptr<const CollectiveReport> report)
         setRows({});
         return;
     }
-    // A kind's row per name, group size and message size, its collectives under it.
-    std::map<std::tuple<QString, int, qint64>, std::vector<const gml::Collective *>> kinds;
-    for (const gml::Collective &c : m_report->collectives)
-        kinds[{c.name, c.groupSize, c.bytes}].push_back(&c);
-    for (const auto &[key, list] : kinds) {
-        const auto &[name, ranks, bytes] = key;
-        TimeNs time = 0, skew = 0, transfer = 0;
-        std::vector<double> bw;
+    // A kind's row per name, group size and message size (the longest first), its collectives
+    // under it.
+    const auto &all = m_report->collectives;
+    for (const CollectiveKind &k : collectiveKinds(*m_report)) {
         Row kind;
         kind.data = -1;
-        for (const gml::Collective *c : list) {
-            time += c->duration();
-            skew += c->skewStart();
-            transfer += c->transfer;
-            if (c->busbwGBps() > 0)
-                bw.push_back(c->busbwGBps());
+        for (const int i : k.collectives) {
+            const gml::Collective &c = all[size_t(i)];
             Row row;
-            row.data = c->index;
+            row.data = c.index;
             const double share =
-                c->duration() > 0 ? double(c->skewStart()) / double(c->duration()) : 0;
-            const auto [cbw, cof] = bandwidthCells(c->busbwGBps(), c->linkPeakGBps, c->link);
+                c.duration() > 0 ? double(c.skewStart()) / double(c.duration()) : 0;
+            const auto [cbw, cof] = bandwidthCells(c.busbwGBps(), c.linkPeakGBps, c.link);
             row.cells = {Cell{tr("#%1 at %2")
-                                  .arg(c->index + 1)
-                                  .arg(formatDuration(c->firstStart -
-                                                      m_report->collectives.front().firstStart)),
-                              c->index},
-                         number(QString::number(c->groupSize), c->groupSize),
-                         number(messageSize(c->bytes), double(c->bytes)),
+                                  .arg(c.index + 1)
+                                  .arg(formatDuration(c.firstStart - all.front().firstStart)),
+                              c.index},
+                         number(QString::number(c.groupSize), c.groupSize),
+                         number(messageSize(c.bytes), double(c.bytes)),
                          Cell{},
-                         number(formatDuration(c->duration()), double(c->duration())),
+                         number(formatDuration(c.duration()), double(c.duration())),
                          number(percent(share), share),
-                         number(formatDuration(c->transfer), double(c->transfer)),
+                         number(formatDuration(c.transfer), double(c.transfer)),
                          cbw,
                          cof,
-                         c->lastRank() >= 0 ? number(QString::number(c->lastRank()), c->lastRank())
-                                            : Cell{}};
+                         c.lastRank() >= 0 ? number(QString::number(c.lastRank()), c.lastRank())
+                                           : Cell{}};
             kind.children.push_back(std::move(row));
         }
-        double median = 0;
-        if (!bw.empty()) {
-            std::nth_element(bw.begin(), bw.begin() + qsizetype(bw.size() / 2), bw.end());
-            median = bw[bw.size() / 2];
-        }
-        const double share = time > 0 ? double(skew) / double(time) : 0;
-        const auto [kbw, kof] =
-            bandwidthCells(median, list.front()->linkPeakGBps, list.front()->link);
-        kind.cells = {Cell{name, {}, {}, {}, {}, {}, true},
-                      number(QString::number(ranks), ranks),
-                      number(messageSize(bytes), double(bytes)),
-                      number(QString::number(list.size()), double(list.size())),
-                      number(formatDuration(time), double(time)),
-                      number(percent(share), share),
-                      number(formatDuration(transfer), double(transfer)),
+        const auto [kbw, kof] = bandwidthCells(k.medianBusbwGBps, k.linkPeakGBps, k.link);
+        kind.cells = {Cell{k.name, {}, {}, {}, {}, {}, true},
+                      number(QString::number(k.groupSize), k.groupSize),
+                      number(messageSize(k.bytes), double(k.bytes)),
+                      number(QString::number(k.count), k.count),
+                      number(formatDuration(k.time), double(k.time)),
+                      number(percent(k.skewShare()), k.skewShare()),
+                      number(formatDuration(k.transfer), double(k.transfer)),
                       kbw,
                       kof,
                       Cell{}};
         rows.push_back(std::move(kind));
     }
-    std::stable_sort(rows.begin(), rows.end(), [](const Row &a, const Row &b) {
-        return a.cells[Time].sortKey.toDouble() > b.cells[Time].sortKey.toDouble();
-    });
     setRows(std::move(rows));
 }
 
