@@ -51,6 +51,21 @@ qint64 commsDtypeBytes(QString dtype)
                : 4;
 }
 
+// A collective's message as its args record it (a record_param_comms op's, or since 2024 the
+// NCCL kernel's own): "In msg nelems" x the size of its "dtype"; none without a count.
+std::optional<qint64> messageBytes(slicestore::TrackReader &reader, const slicestore::Row &x)
+{
+    const auto n = reader.arg(x, "In msg nelems");
+    const auto nelems = n ? jsonInteger(*n) : std::nullopt;
+    if (!nelems)
+        return std::nullopt;
+    const auto d = reader.arg(x, "dtype");
+    QString dtype = d ? QString::fromUtf8(d->data(), qsizetype(d->size())) : QString();
+    if (dtype.size() >= 2 && dtype.startsWith(QLatin1Char('"')))
+        dtype = dtype.mid(1, dtype.size() - 2);
+    return *nelems * commsDtypeBytes(dtype);
+}
+
 } // namespace
 
 // readNodes' work on the graph: names and what they say about a slice, read once per distinct
@@ -116,30 +131,16 @@ void DependencyGraph::NodeReading::readArgs(slicestore::TrackReader &reader,
         // A collective kernel's own message (Kineto records it on NCCL kernels since 2024):
         // what its record_param_comms op says, when the op is not in the trace.
         if (classOfName(x.name).collective >= 0)
-            if (const auto n = reader.arg(x, "In msg nelems"))
-                if (const auto nelems = jsonInteger(*n)) {
-                    const auto d = reader.arg(x, "dtype");
-                    QString dtype =
-                        d ? QString::fromUtf8(d->data(), qsizetype(d->size())) : QString();
-                    if (dtype.size() >= 2 && dtype.startsWith(QLatin1Char('"')))
-                        dtype = dtype.mid(1, dtype.size() - 2);
-                    reading.bytesOf.emplace(x.id, *nelems * commsDtypeBytes(dtype));
-                }
+            if (const auto bytes = messageBytes(reader, x))
+                reading.bytesOf.emplace(x.id, *bytes);
     } else if (const auto f = reader.arg(x, "flops")) {
         // A count outside physical bounds is dropped here; OpCostScan marks its op
         // (outOfDomain) and the analysis warns.
         if (const auto v = physical::recordedFlops(*f))
             g.m_flops.push_back({start, *v, res});
     } else if (x.name == commsName) {
-        const auto n = reader.arg(x, "In msg nelems");
-        const auto nelems = n ? jsonInteger(*n) : std::nullopt;
-        if (!nelems)
-            return;
-        const auto d = reader.arg(x, "dtype");
-        QString dtype = d ? QString::fromUtf8(d->data(), qsizetype(d->size())) : QString();
-        if (dtype.size() >= 2 && dtype.startsWith(QLatin1Char('"')))
-            dtype = dtype.mid(1, dtype.size() - 2);
-        reading.comms.push_back({x.id, *nelems * commsDtypeBytes(dtype)});
+        if (const auto bytes = messageBytes(reader, x))
+            reading.comms.push_back({x.id, *bytes});
     }
 }
 
