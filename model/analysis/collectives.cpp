@@ -100,15 +100,20 @@ Collective collectiveOf(std::vector<const Read *> reads,
 
 } // namespace
 
-double Collective::busFactor() const
+double busFactor(const QString &operation, int ranks)
 {
-    const double n = std::max(1, groupSize);
+    const double n = std::max(1, ranks);
     if (operation == QLatin1String("AllReduce"))
         return 2 * (n - 1) / n;
     if (operation == QLatin1String("AllGather") || operation == QLatin1String("ReduceScatter") ||
         operation == QLatin1String("AllToAll"))
         return (n - 1) / n;
     return 1; // Broadcast, Reduce, SendRecv, Send, Recv
+}
+
+double Collective::busFactor() const
+{
+    return gml::busFactor(operation, groupSize);
 }
 
 double Collective::algbwGBps() const

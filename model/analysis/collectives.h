@@ -23,6 +23,10 @@ class Project;
 //           1 (broadcast, reduce, send/recv)
 // where bytes are the recorded element count times the dtype's size (the output's for an
 // all-gather, the input's otherwise; nccl-tests' "size"), n the group's size.
+// nccl-tests' bus factor of an operation (collectiveOperations()) over `ranks`: what busbw is
+// algbw times (above).
+double busFactor(const QString &operation, int ranks);
+
 struct CollectiveMember
 {
     int rank = -1;

@@ -8,16 +8,24 @@
 
 namespace gml::sim {
 
+const Link *collectiveLink(int ranks, const DeviceCatalog &cat, const WhatIfContext &context)
+{
+    QString id = context.measuredNetwork;
+    if (ranks <= kRanksPerNode) {
+        const Device *device =
+            context.measuredDevice.isEmpty() ? nullptr : cat.device(context.measuredDevice);
+        id = device ? device->peerLink : QString();
+    }
+    return id.isEmpty() ? nullptr : cat.link(id);
+}
+
 void assignLinks(CollectiveReport &report, const DeviceCatalog &cat, const WhatIfContext &context)
 {
-    const Device *device =
-        context.measuredDevice.isEmpty() ? nullptr : cat.device(context.measuredDevice);
     for (Collective &c : report.collectives) {
-        const bool inside = c.groupSize <= kRanksPerNode;
-        const QString id =
-            inside ? (device ? device->peerLink : QString()) : context.measuredNetwork;
-        const Link *link = id.isEmpty() ? nullptr : cat.link(id);
-        c.link = link ? link->id : inside ? QStringLiteral("peer link") : QStringLiteral("network");
+        const Link *link = collectiveLink(c.groupSize, cat, context);
+        c.link = link                           ? link->id
+                 : c.groupSize <= kRanksPerNode ? QStringLiteral("peer link")
+                                                : QStringLiteral("network");
         c.linkPeakGBps = link ? link->bwGBps : 0;
     }
 }

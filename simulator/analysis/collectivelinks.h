@@ -6,6 +6,7 @@
 namespace gml::sim {
 
 class DeviceCatalog;
+struct Link;
 struct WhatIfContext;
 
 // The link each collective crossed and its peak (per direction, the catalog's): a group of at
@@ -14,6 +15,9 @@ struct WhatIfContext;
 // (WhatIfContext::measuredNetwork), else "network" with no peak. A trace does not record its
 // host, so the node's size is the common 8-GPU server's, a judgement.
 inline constexpr int kRanksPerNode = 8;
+// The catalog link a collective of `ranks` ranks crossed (the rule above); null when the
+// measured GPU or the network is not known.
+const Link *collectiveLink(int ranks, const DeviceCatalog &cat, const WhatIfContext &context);
 void assignLinks(CollectiveReport &report, const DeviceCatalog &cat, const WhatIfContext &context);
 
 // The report of `run` (collectiveReport) with its links: the GPU the run's params name, the

@@ -3,6 +3,7 @@
 // straggler rank (the rank the others wait for at the collectives), each priced by a what-if.
 #include "findingsrules.h"
 
+#include "collectivelinks.h"
 #include "devicecatalog.h"
 #include "sliceclass.h"
 #include "timeformat.h"
@@ -21,17 +22,6 @@ constexpr double kSlowBusbw = 0.5;     // a collective's busbw under this share 
 constexpr double kGoodBusbw = 0.8;     // what NCCL reaches on large messages (nccl-tests)
 constexpr double kSlowShare = 0.02;    // their transfer, of the window
 
-// nccl-tests' bus factor (model/analysis/collectives.h).
-double busFactor(const QString &op, int n)
-{
-    const double k = std::max(1, n);
-    if (op == QLatin1String("AllReduce"))
-        return 2 * (k - 1) / k;
-    if (op == QLatin1String("AllGather") || op == QLatin1String("ReduceScatter") ||
-        op == QLatin1String("AllToAll"))
-        return (k - 1) / k;
-    return 1;
-}
 } // namespace
 
 // Collectives not overlapped with compute.
@@ -191,8 +181,6 @@ void stragglerRank(const TraceRun &r, std::vector<Finding> &out)
 void slowCollectives(const TraceRun &r, std::vector<Finding> &out)
 {
     const DependencyGraph &g = r.g;
-    const Device *device =
-        r.context.measuredDevice.isEmpty() ? nullptr : r.catalog.device(r.context.measuredDevice);
     std::vector<int> groupOf(g.nodes().size(), 0);
     for (const Join &j : g.joins())
         for (int a : j.arriving)
@@ -218,9 +206,7 @@ void slowCollectives(const TraceRun &r, std::vector<Finding> &out)
             op == QLatin1String("Recv"))
             continue; // the peer and its wait are not known: no transfer time to hold
         const int ranks = groupOf[i] > 1 ? groupOf[i] : r.context.measuredWorkers;
-        const QString linkId =
-            ranks <= 8 ? (device ? device->peerLink : QString()) : r.context.measuredNetwork;
-        const Link *link = linkId.isEmpty() ? nullptr : r.catalog.link(linkId);
+        const Link *link = collectiveLink(ranks, r.catalog, r.context);
         if (!link || link->bwGBps <= 0 || ranks < 2)
             continue;
         // nccl-tests' size: an all-gather's is its output, the ranks' inputs together.
