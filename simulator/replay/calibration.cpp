@@ -42,13 +42,25 @@ struct ClassTimes
     }
 };
 
-std::optional<ClassTimes> classTimes(const DependencyGraph &g, const std::vector<TimeNs> &work,
-                                     QString *error)
+// The graph's host roles (detail::hostRoles) and kernel launch calls, which the fit and the
+// application both need.
+struct HostNodes
 {
-    const auto roles = detail::hostRoles(g, error);
-    if (!roles)
-        return std::nullopt;
-    const std::vector<char> launch = kernelLaunchCalls(g);
+    std::vector<detail::HostRole> roles;
+    std::vector<char> launch;
+    static std::optional<HostNodes> of(const DependencyGraph &g, QString *error)
+    {
+        auto roles = detail::hostRoles(g, error);
+        if (!roles)
+            return std::nullopt;
+        return HostNodes{std::move(*roles), kernelLaunchCalls(g)};
+    }
+};
+
+ClassTimes classTimes(const DependencyGraph &g, const std::vector<TimeNs> &work, const HostNodes &h)
+{
+    const auto *roles = &h.roles;
+    const std::vector<char> &launch = h.launch;
     ClassTimes t;
     for (size_t i = 0; i < g.nodes().size(); ++i) {
         const Node &n = g.nodes()[i];
@@ -326,10 +338,14 @@ std::optional<Calibration> fitCalibration(const WhatIfResult &predicted,
     measuredWork.reserve(measured.nodes().size());
     for (const Node &n : measured.nodes())
         measuredWork.push_back(n.work);
-    const auto p = classTimes(*predicted.prepared.graph, predicted.prepared.input.work, error);
-    const auto m = p ? classTimes(measured, measuredWork, error) : std::nullopt;
-    if (!p || !m)
+    const auto hp = HostNodes::of(*predicted.prepared.graph, error);
+    const auto hm = hp ? HostNodes::of(measured, error) : std::nullopt;
+    if (!hp || !hm)
         return std::nullopt;
+    const ClassTimes predictedTimes =
+        classTimes(*predicted.prepared.graph, predicted.prepared.input.work, *hp);
+    const ClassTimes measuredTimes = classTimes(measured, measuredWork, *hm);
+    const ClassTimes *p = &predictedTimes, *m = &measuredTimes;
     Calibration c;
     c.transforms = predicted.report.transforms;
     for (const auto &[name, times] : m->families) {
@@ -500,16 +516,14 @@ bool applyCalibration(const Calibration &c, const QStringList &transforms,
                       QString *error)
 {
     const DependencyGraph &g = *out.graph;
-    const auto roles = hostRoles(g, error);
-    if (!roles)
+    const auto host = HostNodes::of(g, error);
+    if (!host)
         return false;
-    const std::vector<char> launch = kernelLaunchCalls(g);
-    const auto here = classTimes(g, out.input.work, error);
-    if (!here)
-        return false;
+    const std::vector<HostRole> *roles = &host->roles;
+    const std::vector<char> &launch = host->launch;
     out.bandKeys.clear();
     CalibrationApplier apply(c, context, cat.uncertainty(), out);
-    const double share = hostShare(*here);
+    const double share = hostShare(classTimes(g, out.input.work, *host));
     if (c.hostShare > 0 && share > 0)
         apply.distance = std::abs(std::log(share / c.hostShare));
     auto &work = out.input.work;
