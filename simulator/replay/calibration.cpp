@@ -416,9 +416,10 @@ public:
         if (line != c.kernels.end()) {
             const FittedLine &l = line->second;
             const double se = l.standardError();
-            double x = (l.floorNs + l.factor * double(t)) *
-                       vary(QStringLiteral("calibrated: ") + family, std::exp(-kZ90 * se), 1.0,
-                            std::exp(kZ90 * se));
+            double x =
+                (l.floorNs + l.factor * double(t)) * vary(QStringLiteral("calibrated: ") + family,
+                                                          std::exp(-WhatIfContext::kZ95 * se), 1.0,
+                                                          std::exp(WhatIfContext::kZ95 * se));
             if (t < l.from / 2 || t > l.to * 2) {
                 x *= vary(QStringLiteral("calibrated: ") + family +
                               QStringLiteral(" at sizes the pair did not have"),
@@ -447,18 +448,16 @@ public:
         if (qstrcmp(key, "host") == 0)
             se = std::hypot(se, fit->second.sigma * distance);
         return factor * vary(QStringLiteral("calibrated: ") + QLatin1String(key),
-                             std::exp(-kZ90 * se), 1.0, std::exp(kZ90 * se));
+                             std::exp(-WhatIfContext::kZ95 * se), 1.0,
+                             std::exp(WhatIfContext::kZ95 * se));
     }
     double distance = 0; // of this run's host share from the pair's
     void notes(const QStringList &transforms, TimeNs kernelTime) const;
 
 private:
-    static constexpr double kZ90 = 1.6448536269514722; // the 95th percentile's deviate
     double vary(const QString &key, double low, double nominal, double high)
     {
-        if (!out.bandKeys.contains(key))
-            out.bandKeys << key;
-        return context.vary(key, low, nominal, high);
+        return out.vary(context, key, low, nominal, high);
     }
     double residual()
     {

@@ -308,7 +308,7 @@ double WhatIfContext::vary(const QString &key, double low, double nominal, doubl
     // The range's ends are the 5th and 95th percentiles: 1.645 standard deviations.
     const double z = normalDeviate(sample, key);
     const double side = z < 0 ? std::log(nominal / low) : std::log(high / nominal);
-    const double x = nominal * std::exp(z * side / 1.6448536269514722);
+    const double x = nominal * std::exp(z * side / kZ95);
     return std::isfinite(x) ? x : nominal;
 }
 

@@ -164,6 +164,9 @@ struct WhatIfContext
     // percentile around `nominal` (a log-normal on each side of it); Sample draws it from the
     // standard normal deviate of (sample, key), the same for every use of one key.
     double vary(const QString &key, double low, double nominal, double high) const;
+    // The standard normal deviate of the 95th percentile: a range's end is this many standard
+    // deviations (of the log) from its nominal value.
+    static constexpr double kZ95 = 1.6448536269514722;
     // Factors fitted on a measured pair of the same change (calibration.h), applied after the
     // transforms; null: none.
     std::shared_ptr<const Calibration> calibration;
@@ -201,6 +204,15 @@ struct Prepared
     // The unknowns' keys ("kernel efficiency: attention", "launch cost"), each an independent
     // source of error: the band draws each on its own (WhatIfContext::vary, whatif.cpp).
     QStringList bandKeys;
+    // The unknown `key`'s value in this preparation (WhatIfContext::vary), `key` recorded among
+    // bandKeys: how a transform or a calibration takes a value it does not know.
+    double vary(const WhatIfContext &context, const QString &key, double low, double nominal,
+                double high)
+    {
+        if (!bandKeys.contains(key))
+            bandKeys << key;
+        return context.vary(key, low, nominal, high);
+    }
 };
 
 // Applies `transforms` in order. `structureCache` (optional) holds the last structural copy,

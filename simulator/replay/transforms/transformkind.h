@@ -66,9 +66,7 @@ struct TimingStep
     // among the preparation's unknowns.
     double vary(const QString &key, double low, double nominal, double high)
     {
-        if (!out.bandKeys.contains(key))
-            out.bandKeys << key;
-        return context.vary(key, low, nominal, high);
+        return out.vary(context, key, low, nominal, high);
     }
     // A factor of nominal 1 in the range `r` (devicecatalog.h).
     double vary(const QString &key, Range r) { return vary(key, r.low, 1.0, r.high); }
