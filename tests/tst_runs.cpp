@@ -611,9 +611,11 @@ private Q_SLOTS:
         const sim::SummaryMetric &iteration = sim::summaryMetrics().front();
         const ScatterChart numeric = paramScatter(runs, QStringLiteral("world_size"), iteration);
         QVERIFY(numeric.categories.isEmpty());
-        QCOMPARE(numeric.points.size(), size_t(2)); // the prediction has no world size of its own
+        // The prediction from w2 keeps its world size (a workers change would set its own).
+        QCOMPARE(numeric.points.size(), size_t(3));
         QCOMPARE(numeric.points[0].x, 2.0);
         QCOMPARE(numeric.points[1].x, 4.0);
+        QCOMPARE(numeric.points[2].x, 2.0);
         QCOMPARE(numeric.points[1].y, runs[1].metric(QStringLiteral("step_mean_ns")) / 1e6);
         const ScatterChart categorical = paramScatter(runs, QStringLiteral("backend"), iteration);
         QCOMPARE(categorical.categories, QStringList{QStringLiteral("nccl")});

@@ -7,10 +7,12 @@
 #include "sliceclass.h"
 #include "timeformat.h"
 
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -19,10 +21,12 @@ namespace gml {
 
 namespace {
 
-// A dtype's size in bytes as Kineto writes c10's scalar type names; 0: unknown.
-int dtypeBytes(const QString &dtype)
+// The size of one element of a collective's "dtype", c10's ScalarType name as Kineto writes it
+// ("Float", "BFloat16"); 0: unknown. Not opcost's dtypeBytes, whose names are an op's "Input
+// type" (C++ names; there "Int", "Double" and "Bool" are scalar arguments, not tensors).
+int scalarTypeBytes(QStringView dtype)
 {
-    static const std::map<QString, int> sizes = {
+    static const QHash<QString, int> sizes = {
         {QStringLiteral("Float"), 4},         {QStringLiteral("Half"), 2},
         {QStringLiteral("BFloat16"), 2},      {QStringLiteral("Double"), 8},
         {QStringLiteral("Int"), 4},           {QStringLiteral("Long"), 8},
@@ -31,8 +35,7 @@ int dtypeBytes(const QString &dtype)
         {QStringLiteral("Float8_e4m3fn"), 1}, {QStringLiteral("Float8_e5m2"), 1},
         {QStringLiteral("ComplexFloat"), 8},  {QStringLiteral("ComplexDouble"), 16},
     };
-    const auto it = sizes.find(dtype);
-    return it == sizes.end() ? 0 : it->second;
+    return sizes.value(dtype.toString(), 0);
 }
 
 // "[0, 1, 2]" -> {0, 1, 2}
@@ -73,11 +76,14 @@ Collective collectiveOf(std::vector<const Read *> reads,
     if (c.groupSize <= 0)
         c.groupSize =
             ranksOfGroup != groupRanks.end() ? int(ranksOfGroup->second.size()) : int(reads.size());
-    const bool gather = c.operation == QLatin1String("AllGather");
-    const QJsonValue nelems =
-        args.value(gather ? QStringLiteral("Out msg nelems") : QStringLiteral("In msg nelems"));
-    if (nelems.isDouble() && dtypeBytes(c.dtype) > 0)
-        c.bytes = qint64(nelems.toDouble()) * dtypeBytes(c.dtype);
+    auto count = [&](const QString &key) -> std::optional<qint64> {
+        const QJsonValue v = args.value(key);
+        return v.isDouble() ? std::optional<qint64>(qint64(v.toDouble())) : std::nullopt;
+    };
+    c.bytes = collectiveMessageBytes(c.operation == QLatin1String("AllGather"),
+                                     count(QStringLiteral("In msg nelems")),
+                                     count(QStringLiteral("Out msg nelems")), c.dtype)
+                  .value_or(-1);
     c.firstStart = c.lastStart = reads.front()->member.start;
     c.firstEnd = c.lastEnd = reads.front()->member.end;
     for (const Read *r : reads) {
@@ -109,6 +115,16 @@ double busFactor(const QString &operation, int ranks)
         operation == QLatin1String("AllToAll"))
         return (n - 1) / n;
     return 1; // Broadcast, Reduce, SendRecv, Send, Recv
+}
+
+std::optional<qint64> collectiveMessageBytes(bool allGather, std::optional<qint64> inNelems,
+                                             std::optional<qint64> outNelems, QStringView dtype)
+{
+    const std::optional<qint64> n = allGather ? outNelems : inNelems;
+    const int size = scalarTypeBytes(dtype);
+    if (!n || *n < 0 || size <= 0 || *n > std::numeric_limits<qint64>::max() / size)
+        return std::nullopt;
+    return *n * size;
 }
 
 double Collective::busFactor() const
@@ -238,6 +254,7 @@ QJsonObject Collective::toJson() const
             {QStringLiteral("bus_factor"), busFactor()},
             {QStringLiteral("link"), orNull(!link.isEmpty(), link)},
             {QStringLiteral("link_peak_gbps"), orNull(linkPeakGBps > 0, linkPeakGBps)},
+            {QStringLiteral("link_assumed"), linkAssumed},
             {QStringLiteral("per_rank"), perRank}};
 }
 

@@ -7,6 +7,7 @@
 #include <QList>
 #include <QString>
 
+#include <optional>
 #include <vector>
 
 namespace gml {
@@ -26,6 +27,13 @@ class Project;
 // nccl-tests' bus factor of an operation (collectiveOperations()) over `ranks`: what busbw is
 // algbw times (above).
 double busFactor(const QString &operation, int ranks);
+// A collective's message by the same conventions (nccl-tests' "size"): the output's element
+// count for an all-gather, the input's otherwise, times the size of its dtype (c10's
+// ScalarType names: "Float", "BFloat16"); nullopt when the count or the dtype is not recorded. What
+// the report and the execution graph (a record_param_comms op's or an NCCL kernel's args) both
+// read.
+std::optional<qint64> collectiveMessageBytes(bool allGather, std::optional<qint64> inNelems,
+                                             std::optional<qint64> outNelems, QStringView dtype);
 
 struct CollectiveMember
 {
@@ -49,8 +57,9 @@ struct Collective
     TimeNs transfer = 0; // the members' median time from the last arrival to their end
     std::vector<CollectiveMember> members; // by rank
     // Filled by the caller that knows the hardware (simulator/analysis/collectivelinks.h).
-    QString link;            // "nvlink2", "network"; empty: not assigned
-    double linkPeakGBps = 0; // 0: unknown
+    QString link;             // "nvlink2", "network"; empty: not assigned
+    double linkPeakGBps = 0;  // 0: unknown
+    bool linkAssumed = false; // the network is the GPU's reference server's, not the run's
 
     TimeNs duration() const { return lastEnd - firstStart; }
     TimeNs skewStart() const { return lastStart - firstStart; }
@@ -95,6 +104,7 @@ struct CollectiveKind
     double medianBusbwGBps = 0; // 0: no message size recorded
     double linkPeakGBps = 0;
     QString link;
+    bool linkAssumed = false;
     std::vector<int> collectives; // indices into the report's, in time order
     double skewShare() const { return time > 0 ? double(skew) / double(time) : 0; }
     // "65% of nvlink3 (300 GB/s)", the link alone without a peak or a busbw.

@@ -37,6 +37,7 @@ std::vector<CollectiveKind> collectiveKinds(const CollectiveReport &report)
         k.transfer += c.transfer;
         k.linkPeakGBps = c.linkPeakGBps;
         k.link = c.link;
+        k.linkAssumed = c.linkAssumed;
         k.collectives.push_back(c.index);
         if (c.algbwGBps() > 0)
             busbw[key].push_back(c.busbwGBps());
@@ -59,10 +60,11 @@ QString CollectiveKind::ofPeak() const
 {
     if (!(medianBusbwGBps > 0) || !(linkPeakGBps > 0))
         return link;
-    return QStringLiteral("%1% of %2 (%3 GB/s)")
+    return QStringLiteral("%1% of %2 (%3 GB/s%4)")
         .arg(100 * medianBusbwGBps / linkPeakGBps, 0, 'f', 0)
         .arg(link)
-        .arg(linkPeakGBps);
+        .arg(linkPeakGBps)
+        .arg(linkAssumed ? QStringLiteral(", assumed") : QString());
 }
 
 QString CollectiveReport::toText() const
@@ -93,7 +95,16 @@ QString CollectiveReport::toText() const
                       formatDuration(k.transfer).rightJustified(11), bw.rightJustified(11), ofPeak);
     }
     s += QStringLiteral("skew: from the first rank's arrival to the last's; transfer: after the "
-                        "last arrival (the median rank); busbw by nccl-tests' conventions\n\n");
+                        "last arrival (the median rank); busbw by nccl-tests' conventions\n");
+    for (const Collective &c : collectives)
+        if (c.linkAssumed) {
+            s += QStringLiteral("across nodes: the peak is the node's NICs together (ring "
+                                "collectives) of the GPU's reference server's network, assumed; "
+                                "the run's tag network=LINK (grademl runs --tag) or "
+                                "--measured-link names the run's\n");
+            break;
+        }
+    s += QLatin1Char('\n');
     s += QStringLiteral("%1 %2 %3 %4 %5 %6\n")
              .arg(QStringLiteral("rank").rightJustified(5),
                   QStringLiteral("collectives").rightJustified(12),

@@ -3,6 +3,7 @@
 
 #include "project.h"
 #include "projectsummary.h"
+#include "runrecords.h"
 #include "timeformat.h"
 
 #include <QJsonArray>
@@ -310,17 +311,8 @@ bool assignRuns(Project &project, const QList<RunId> &runs, const QString &exper
 
 bool setRunTags(Project &project, RunId run, const QJsonObject &tags, QString *error)
 {
-    return inTransaction(project, error, [&](QString *why) {
-        auto st = project.db().prepare("UPDATE run SET tags = ? WHERE id = ?");
-        st.bind(1, compact(tags));
-        st.bind(2, run);
-        if (!st.exec()) {
-            if (why)
-                *why = st.errorString();
-            return false;
-        }
-        return true;
-    });
+    return inTransaction(project, error,
+                         [&](QString *why) { return storeRunTags(project, run, tags, why); });
 }
 
 bool storeRunMetrics(Project &project, RunId run, const QJsonObject &metrics, QString *error)

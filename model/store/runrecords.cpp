@@ -178,6 +178,21 @@ QJsonObject runParams(Project &project, RunId run)
     return st.step() ? QJsonDocument::fromJson(st.text(0).toUtf8()).object() : QJsonObject();
 }
 
+QJsonObject runTags(Project &project, RunId run)
+{
+    auto st = project.db().prepare("SELECT tags FROM run WHERE id = ?");
+    st.bind(1, run);
+    return st.step() ? QJsonDocument::fromJson(st.text(0).toUtf8()).object() : QJsonObject();
+}
+
+bool storeRunTags(Project &project, RunId run, const QJsonObject &tags, QString *error)
+{
+    auto st = project.db().prepare("UPDATE run SET tags = ? WHERE id = ?");
+    st.bindJson(1, tags);
+    st.bind(2, run);
+    return st.exec(error);
+}
+
 bool setRunParams(Project &project, RunId run, const QJsonObject &params, QString *error)
 {
     auto st = project.db().prepare("UPDATE run SET params = ? WHERE id = ?");

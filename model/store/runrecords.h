@@ -79,6 +79,11 @@ private:
 // imported before they were kept.
 QList<std::optional<QJsonObject>> sourceRunParams(Project &project, RunId run);
 QJsonObject runParams(Project &project, RunId run);
+// The run's tags (the user's: Runs › Edit Tags, MLflow's); empty when none.
+QJsonObject runTags(Project &project, RunId run);
+// Replaces them inside the caller's transaction (runcatalog.h's setRunTags opens its own).
+[[nodiscard]] bool storeRunTags(Project &project, RunId run, const QJsonObject &tags,
+                                QString *error);
 [[nodiscard]] bool setRunParams(Project &project, RunId run, const QJsonObject &params,
                                 QString *error);
 // Puts the run named `run` in the workload named `workload` (one in an experiment first, else

@@ -191,6 +191,7 @@ void slowCollectives(const TraceRun &r, std::vector<Finding> &out)
         double atGood = 0; // the same collectives at kGoodBusbw of their link
         std::vector<double> share;
         QString link;
+        bool assumed = false; // the reference server's network
         double peak = 0;
         std::vector<int> nodes;
     };
@@ -206,19 +207,19 @@ void slowCollectives(const TraceRun &r, std::vector<Finding> &out)
             op == QLatin1String("Recv"))
             continue; // the peer and its wait are not known: no transfer time to hold
         const int ranks = groupOf[i] > 1 ? groupOf[i] : r.context.measuredWorkers;
-        const Link *link = collectiveLink(ranks, r.catalog, r.context);
-        if (!link || link->bwGBps <= 0 || ranks < 2)
+        const CollectivePath path = collectivePath(op, ranks, r.context);
+        if (!path.link || !(path.peakGBps > 0) || ranks < 2)
             continue;
-        // nccl-tests' size: an all-gather's is its output, the ranks' inputs together.
-        const double size = double(n.bytes) * (op == QLatin1String("AllGather") ? ranks : 1);
-        const double moved = size * busFactor(op, ranks); // bytes over each link
-        const double busbw = moved / double(n.work);      // B/ns = GB/s
+        // nccl-tests' size (the graph reads an all-gather's output; collectiveMessageBytes).
+        const double moved = double(n.bytes) * busFactor(op, ranks); // bytes over each link
+        const double busbw = moved / double(n.work);                 // B/ns = GB/s
         Op &o = ops[op];
         o.transfer += n.work;
-        o.atGood += std::min(double(n.work), moved / (kGoodBusbw * link->bwGBps));
-        o.share.push_back(busbw / link->bwGBps);
-        o.link = link->name;
-        o.peak = link->bwGBps;
+        o.atGood += std::min(double(n.work), moved / (kGoodBusbw * path.peakGBps));
+        o.share.push_back(busbw / path.peakGBps);
+        o.link = path.network ? path.link->name + QStringLiteral(" across nodes") : path.link->name;
+        o.assumed = path.assumed;
+        o.peak = path.peakGBps;
         o.nodes.push_back(int(i));
     }
     for (auto &[op, o] : ops) {
@@ -244,6 +245,12 @@ void slowCollectives(const TraceRun &r, std::vector<Finding> &out)
                 .arg(op)
                 .arg(median * o.peak, 0, 'f', 1)
                 .arg(o.peak);
+        if (o.assumed)
+            f.detail += QStringLiteral(
+                " The trace does not say which network joined the nodes: this is the GPU's "
+                "reference server's, its NICs together (devices.json); name the run's with "
+                "its tag network=LINK (grademl runs FILE --tag network=ib-hdr, or Runs, Edit "
+                "Tags).");
         Transform t = Transform::scale(QStringLiteral("(?i)") + op, o.atGood / double(o.transfer));
         t.select.kinds = kindBit(NodeKind::Collective);
         f.fix = {t};

@@ -7,6 +7,7 @@
 
 #include "clockalignment.h"
 #include "clusterproject.h"
+#include "collectives.h"
 #include "project.h"
 
 #include <algorithm>
@@ -39,31 +40,29 @@ std::optional<qint64> jsonInteger(std::string_view text)
 
 namespace {
 
-// The bytes of one element of a record_param_comms op's "dtype".
-qint64 commsDtypeBytes(QString dtype)
-{
-    dtype = dtype.toLower();
-    return dtype.contains(QLatin1String("double")) || dtype == QLatin1String("long")          ? 8
-           : dtype.contains(QLatin1String("half")) || dtype.contains(QLatin1String("bfloat")) ? 2
-           : dtype == QLatin1String("byte") || dtype == QLatin1String("char") ||
-                   dtype == QLatin1String("bool")
-               ? 1
-               : 4;
-}
-
 // A collective's message as its args record it (a record_param_comms op's, or since 2024 the
-// NCCL kernel's own): "In msg nelems" x the size of its "dtype"; none without a count.
-std::optional<qint64> messageBytes(slicestore::TrackReader &reader, const slicestore::Row &x)
+// NCCL kernel's own), by the collectives report's conventions (collectiveMessageBytes).
+std::optional<qint64> messageBytes(slicestore::TrackReader &reader, const slicestore::Row &x,
+                                   bool allGather)
 {
-    const auto n = reader.arg(x, "In msg nelems");
-    const auto nelems = n ? jsonInteger(*n) : std::nullopt;
-    if (!nelems)
-        return std::nullopt;
-    const auto d = reader.arg(x, "dtype");
-    QString dtype = d ? QString::fromUtf8(d->data(), qsizetype(d->size())) : QString();
-    if (dtype.size() >= 2 && dtype.startsWith(QLatin1Char('"')))
-        dtype = dtype.mid(1, dtype.size() - 2);
-    return *nelems * commsDtypeBytes(dtype);
+    auto count = [&](const char *key) -> std::optional<qint64> {
+        const auto v = reader.arg(x, key);
+        return v ? jsonInteger(*v) : std::nullopt;
+    };
+    auto text = [&](const char *key) {
+        const auto v = reader.arg(x, key);
+        QString t = v ? QString::fromUtf8(v->data(), qsizetype(v->size())) : QString();
+        if (t.size() >= 2 && t.startsWith(QLatin1Char('"')))
+            t = t.mid(1, t.size() - 2);
+        return t;
+    };
+    if (!allGather) { // a record_param_comms op names its collective
+        const QString name = text("Collective name").toLower();
+        allGather =
+            name.contains(QLatin1String("allgather")) || name.contains(QLatin1String("all_gather"));
+    }
+    return collectiveMessageBytes(allGather, count("In msg nelems"), count("Out msg nelems"),
+                                  text("dtype"));
 }
 
 } // namespace
@@ -130,8 +129,9 @@ void DependencyGraph::NodeReading::readArgs(slicestore::TrackReader &reader,
                 reading.bytesOf.emplace(x.id, *b);
         // A collective kernel's own message (Kineto records it on NCCL kernels since 2024):
         // what its record_param_comms op says, when the op is not in the trace.
-        if (classOfName(x.name).collective >= 0)
-            if (const auto bytes = messageBytes(reader, x))
+        if (const int op = classOfName(x.name).collective; op >= 0)
+            if (const auto bytes = messageBytes(
+                    reader, x, collectiveOperations()[op] == QLatin1String("AllGather")))
                 reading.bytesOf.emplace(x.id, *bytes);
     } else if (const auto f = reader.arg(x, "flops")) {
         // A count outside physical bounds is dropped here; OpCostScan marks its op
@@ -139,7 +139,7 @@ void DependencyGraph::NodeReading::readArgs(slicestore::TrackReader &reader,
         if (const auto v = physical::recordedFlops(*f))
             g.m_flops.push_back({start, *v, res});
     } else if (x.name == commsName) {
-        if (const auto bytes = messageBytes(reader, x))
+        if (const auto bytes = messageBytes(reader, x, false))
             reading.comms.push_back({x.id, *bytes});
     }
 }

@@ -101,6 +101,8 @@ const DeviceCatalog &DeviceCatalog::builtin()
             d.memoryAchievable = o.value(QStringLiteral("memory_achievable")).toDouble();
             d.hostLink = o.value(QStringLiteral("host_link")).toString();
             d.peerLink = o.value(QStringLiteral("peer_link")).toString();
+            d.networkLink = o.value(QStringLiteral("network_link")).toString();
+            d.nicsPerNode = o.value(QStringLiteral("nics_per_node")).toInt(8);
             d.source = o.value(QStringLiteral("source")).toString();
             c.m_devices.append(d);
         }

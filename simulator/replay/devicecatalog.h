@@ -44,6 +44,11 @@ struct Device
     double memoryAchievable = 0;
     QString hostLink; // link ids
     QString peerLink;
+    // The scale-out network of the GPU's reference server (DGX, the vendor's platform) and its
+    // NICs per node of 8 GPUs (devices.json's network_link, nics_per_node, cited there): what a
+    // collective across nodes is held against when the run names no network. Empty: none.
+    QString networkLink;
+    int nicsPerNode = 0;
     QString source;
 };
 

@@ -2,6 +2,7 @@
 #include "predictedrun.h"
 #include "sourcework.h"
 
+#include "collectiveslices.h"
 #include "derivedruns.h"
 #include "project.h"
 #include "runrecords.h"
@@ -90,6 +91,45 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun,
     if (!report.calibration.isEmpty())
         scenario << QStringLiteral("calibrated from %1").arg(report.calibration);
     params.insert(QStringLiteral("scenario"), scenario.join(QStringLiteral("; ")));
+    // What it ran on: the target of a device change, else the measured GPUs; the workers a
+    // workers change sets; the network the measured run was tagged with. What the analyses of
+    // the predicted run (MFU, roofline, the collectives' links) read.
+    const QJsonObject measuredParams = runParams(project, measuredRun);
+    if (const QString target = targetDevice(transforms); !target.isEmpty()) {
+        params.insert(QStringLiteral("gpu_models"), QJsonArray{target});
+    } else {
+        for (const char *key : {"gpu_models", "gpu_properties"})
+            if (measuredParams.contains(QLatin1String(key)))
+                params.insert(QLatin1String(key), measuredParams.value(QLatin1String(key)));
+    }
+    int workers = measuredParams.value(QStringLiteral("world_size")).toInt(0);
+    bool workersChanged = false;
+    for (const Transform &t : transforms)
+        if (t.is("workers")) {
+            workers = t.workers;
+            workersChanged = true;
+        }
+    if (workers > 0)
+        params.insert(QStringLiteral("world_size"), workers);
+    QString network = runTags(project, measuredRun).value(QStringLiteral("network")).toString();
+    // A collective kernel keeps its recorded args (message, dtype, group; the group's size the
+    // workers a workers change sets): the collectives report of the predicted run reads the
+    // bytes and ranks the replay costed it with.
+    QString argsError;
+    std::unordered_map<SliceId, std::string> collectiveArgs;
+    for (const CollectiveSlice &c : collectiveSlices(project, measuredRun, &argsError)) {
+        if (c.args.isEmpty())
+            continue;
+        QByteArray args = c.args.toUtf8();
+        if (workersChanged) {
+            QJsonObject o = QJsonDocument::fromJson(args).object();
+            if (o.contains(QStringLiteral("Group size"))) {
+                o.insert(QStringLiteral("Group size"), workers);
+                args = QJsonDocument(o).toJson(QJsonDocument::Compact);
+            }
+        }
+        collectiveArgs.emplace(c.id, args.toStdString());
+    }
     if (report.hasBand()) { // the band it was predicted with, and why
         params.insert(QStringLiteral("predicted_low_ns"), qint64(report.low.predicted));
         params.insert(QStringLiteral("predicted_high_ns"), qint64(report.high.predicted));
@@ -105,6 +145,9 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun,
     if (!run)
         return fail(why);
     if (!setRunKind(project, run, QStringLiteral("predicted"), params, &why))
+        return fail(why);
+    if (!network.isEmpty() &&
+        !storeRunTags(project, run, QJsonObject{{QStringLiteral("network"), network}}, &why))
         return fail(why);
     const SourceId source =
         insertDerivedSource(project, run, QStringLiteral("whatif:%1/%2").arg(measuredName, name),
@@ -158,8 +201,11 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun,
     std::unordered_map<int, SliceId> sliceOfNode;
     for (const Placed &p : place(graph, predicted)) {
         const StringId nameId = p.name >= 0 ? p.name : w.intern(graph.name(p.name).toStdString());
+        const auto args = p.measured ? collectiveArgs.find(p.measured) : collectiveArgs.end();
         const SliceId id = w.addSlice(trackOf[size_t(p.resource)], p.start, p.end - p.start, nameId,
-                                      p.cat > 0 ? p.cat : kNoId);
+                                      p.cat > 0 ? p.cat : kNoId, kNoId, kNoId,
+                                      args != collectiveArgs.end() ? std::string_view(args->second)
+                                                                   : std::string_view());
         if (p.node >= 0)
             sliceOfNode.emplace(p.node, id);
     }

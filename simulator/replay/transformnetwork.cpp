@@ -3,6 +3,7 @@
 // workers and link transforms gather) and NCCL's cost model of a collective; the measured run's
 // context (its GPU, links and ranks) and the roofline.
 #include "clockalignment.h"
+#include "collectives.h"
 #include "devicecatalog.h"
 #include "memoryreport.h"
 #include "project.h"
@@ -33,12 +34,10 @@ const QString &optimizerPattern()
 NetworkChange::NetworkChange(const DependencyGraph &g, const QList<Transform> &transforms,
                              const std::vector<const TransformKind *> &kinds,
                              const WhatIfContext &ctx, bool hasCollectives)
-    : m_graph(g)
+    : m_graph(g), m_context(ctx)
 {
-    QString unknown;
-    const Link *link = measuredLink(ctx, true, &unknown);
-    m_measured = {std::max(2, ctx.measuredWorkers), ctx.measuredAlgorithm, link ? link->bwGBps : 0,
-                  link ? link->latencyUs : 0};
+    m_measured.ranks = std::max(2, ctx.measuredWorkers);
+    m_measured.algorithm = ctx.measuredAlgorithm;
     m_inserted = m_measured;
     for (qsizetype i = 0; i < transforms.size(); ++i) {
         const Transform &t = transforms[i];
@@ -82,13 +81,23 @@ void NetworkChange::rescale(std::vector<TimeNs> &work, std::vector<TimeNs> &slac
             work[i] = slack[i] = 0;
             continue;
         }
+        const auto [peakA, latencyA] = path(op, a);
+        const auto [peakB, latencyB] = path(op, b);
         const TimeNs rest =
-            std::max<TimeNs>(0, work[i] - TimeNs(std::llround(ca.steps * a.latencyUs * 1e3)));
+            std::max<TimeNs>(0, work[i] - TimeNs(std::llround(ca.steps * latencyA * 1e3)));
         double f = ca.busFactor > 0 ? cb.busFactor / ca.busFactor : 1;
-        if (a.bwGBps > 0 && b.bwGBps > 0)
-            f *= a.bwGBps / b.bwGBps;
-        work[i] = TimeNs(std::llround(cb.steps * b.latencyUs * 1e3)) + scaled(rest, f);
+        if (peakA > 0 && peakB > 0)
+            f *= peakA / peakB;
+        work[i] = TimeNs(std::llround(cb.steps * latencyB * 1e3)) + scaled(rest, f);
     }
+}
+
+std::pair<double, double> NetworkChange::path(const QString &op, const State &s) const
+{
+    const CollectivePath p = collectivePath(op, s.ranks, m_context);
+    const double peak =
+        s.bwGBps > 0 ? collectivePeakGBps(op, s.ranks, s.bwGBps, m_context) : p.peakGBps;
+    return {peak, s.latencyUs >= 0 ? s.latencyUs : p.latencyUs};
 }
 
 } // namespace detail
@@ -109,11 +118,8 @@ CollectiveCost collectiveCost(const QString &operation, int n, const QString &al
         const int depth = int(std::ceil(std::log2(double(n))));
         return allReduce ? CollectiveCost{2.0, 2 * depth} : CollectiveCost{1.0, depth};
     }
-    if (allReduce)
-        return {2.0 * (n - 1) / n, 2 * (n - 1)};
-    if (rooted)
-        return {1.0, n - 1};
-    return {double(n - 1) / n, n - 1};
+    // Ring: the bus factor is nccl-tests' (busFactor), the one the collectives report uses.
+    return {busFactor(operation, n), allReduce ? 2 * (n - 1) : n - 1};
 }
 
 TimeNs collectiveTime(const QString &operation, qint64 bytes, int n, const QString &algorithm,
@@ -123,9 +129,68 @@ TimeNs collectiveTime(const QString &operation, qint64 bytes, int n, const QStri
     return TimeNs(std::llround(c.steps * latencyUs * 1e3 + c.busFactor * double(bytes) / bwGBps));
 }
 
+namespace {
+
+const DeviceCatalog &catalogOf(const WhatIfContext &ctx)
+{
+    return ctx.catalog ? *ctx.catalog : DeviceCatalog::builtin();
+}
+
+const Device *deviceIn(const WhatIfContext &ctx)
+{
+    return ctx.measuredDevice.isEmpty() ? nullptr : catalogOf(ctx).device(ctx.measuredDevice);
+}
+
+} // namespace
+
+QString CollectivePath::label() const
+{
+    return link ? link->id : network ? QStringLiteral("network") : QStringLiteral("peer link");
+}
+
+double collectivePeakGBps(const QString &operation, int ranks, double linkGBps,
+                          const WhatIfContext &ctx)
+{
+    if (!(linkGBps > 0))
+        return 0;
+    if (ranks <= kRanksPerNode)
+        return linkGBps;
+    const Device *d = deviceIn(ctx);
+    const int nics = d && d->nicsPerNode > 0 ? d->nicsPerNode : kRanksPerNode;
+    const double perRank = linkGBps * nics / kRanksPerNode;
+    const bool pointToPoint = operation == QLatin1String("SendRecv") ||
+                              operation == QLatin1String("Send") ||
+                              operation == QLatin1String("Recv");
+    if (pointToPoint)
+        return perRank;
+    if (operation == QLatin1String("AllToAll"))
+        return perRank * double(ranks - 1) / double(ranks - kRanksPerNode);
+    const Link *peer = d ? catalogOf(ctx).link(d->peerLink) : nullptr;
+    const double ring = linkGBps * nics;
+    return peer && peer->bwGBps > 0 ? std::min(ring, peer->bwGBps) : ring;
+}
+
+CollectivePath collectivePath(const QString &operation, int ranks, const WhatIfContext &ctx)
+{
+    CollectivePath p;
+    p.network = ranks > kRanksPerNode;
+    const Device *d = deviceIn(ctx);
+    QString id = ctx.measuredNetwork; // named: what every collective crossed
+    if (id.isEmpty() && d) {
+        id = p.network ? d->networkLink : d->peerLink;
+        p.assumed = p.network && !id.isEmpty();
+    }
+    p.link = id.isEmpty() ? nullptr : catalogOf(ctx).link(id);
+    if (p.link) {
+        p.peakGBps = collectivePeakGBps(operation, ranks, p.link->bwGBps, ctx);
+        p.latencyUs = p.link->latencyUs;
+    }
+    return p;
+}
+
 const Link *measuredLink(const WhatIfContext &ctx, bool network, QString *error)
 {
-    const DeviceCatalog &cat = ctx.catalog ? *ctx.catalog : DeviceCatalog::builtin();
+    const DeviceCatalog &cat = catalogOf(ctx);
     if (network && !ctx.measuredNetwork.isEmpty()) {
         if (const Link *l = cat.link(ctx.measuredNetwork))
             return l;
@@ -135,7 +200,14 @@ const Link *measuredLink(const WhatIfContext &ctx, bool network, QString *error)
     const Device *d = measuredDevice(ctx, cat, error);
     if (!d)
         return nullptr;
-    return cat.link(network ? d->peerLink : d->hostLink);
+    if (!network)
+        return cat.link(d->hostLink);
+    if (const Link *l = collectivePath(QStringLiteral("AllReduce"), ctx.measuredWorkers, ctx).link)
+        return l;
+    *error = QStringLiteral("the network of %1's reference server is not in the catalog; name "
+                            "the measured one")
+                 .arg(d->id);
+    return nullptr;
 }
 
 QString WhatIfContext::deviceOf(const QJsonObject &runParams, QString *guess)
@@ -177,7 +249,15 @@ WhatIfContext WhatIfContext::forRun(const DependencyGraph &graph, const QJsonObj
 
 WhatIfContext WhatIfContext::forRun(const DependencyGraph &graph, Project &project, RunId run)
 {
-    return forRun(graph, runParams(project, run));
+    WhatIfContext c = forRun(graph, runParams(project, run));
+    c.measuredNetwork = networkOf(project, run);
+    return c;
+}
+
+QString WhatIfContext::networkOf(Project &project, RunId run)
+{
+    const QString id = runTags(project, run).value(QStringLiteral("network")).toString().trimmed();
+    return DeviceCatalog::builtin().link(id) ? id : QString();
 }
 
 void WhatIfContext::readMemory(Project &project, RunId run)

@@ -151,7 +151,9 @@ struct WhatIfContext
     // When the recorded name is generic and the catalog device was taken from the GPU's
     // compute units and memory: why (DeviceCatalog::identify); the device change notes it.
     QString measuredDeviceGuess;
-    QString measuredNetwork; // link id the collectives ran over; empty: the device's peer link
+    // The network (a catalog link id) that collectives wider than a node crossed; empty: the
+    // one of the measured GPU's reference server (collectivePath).
+    QString measuredNetwork;
     QString measuredAlgorithm = QStringLiteral("ring"); // NCCL's algorithm when measured
     int measuredWorkers = 1;                            // ranks in the run
     // Where in what the model does not know (the prediction band, Prepared::unknowns) to take
@@ -181,13 +183,50 @@ struct WhatIfContext
     // name, or the catalog id its compute units and memory identify when the name is generic
     // ("AMD Radeon Graphics"), with why in `guess`.
     static QString deviceOf(const QJsonObject &runParams, QString *guess = nullptr);
+    // The network the user named for the run: its tag "network" (Runs › Edit Tags), when it
+    // is a catalog link's id; empty otherwise (collectivePath then assumes the GPU's
+    // reference server's).
+    static QString networkOf(Project &project, RunId run);
     // The same with the run's params read from the project.
     static WhatIfContext forRun(const DependencyGraph &graph, Project &project, RunId run);
 };
 
-// The link collectives (network true) or host copies ran over when measured: the context's
-// measuredNetwork, else the catalog's peer or host link of the measured GPU; null with the
-// reason in `error` when the GPU is not known.
+// What a collective of `ranks` ranks crossed and the bus bandwidth it can reach there (per
+// rank, per direction, nccl-tests' busbw): one rule for the collectives report, its finding
+// and the network transforms, so a prediction and the Collectives view agree.
+// - The link the context names (measuredNetwork), else within a node (at most
+//   kRanksPerNode ranks) the measured GPU's peer link (NVLink, Infinity Fabric), across nodes
+//   the network of the GPU's reference server (devices.json's network_link; `assumed`).
+// - Within a node at the link's rate. Across nodes each node has the reference server's
+//   nics_per_node NICs of the network (8 where not known). A ring (all-reduce, all-gather,
+//   reduce-scatter, broadcast, reduce) runs a channel per NIC, so its bus bandwidth reaches the
+//   node's NICs together (NICs x the link, at most the peer link): nccl-tests measure about 186
+//   GB/s all-reduce busbw across nodes of 8 A100s with 8 HDR NICs of 25 GB/s (Azure NDv4).
+//   All-to-all leaves each rank through its share of the NICs for the (n - node) of n ranks off its
+//   node: link x NICs / kRanksPerNode x (n-1)/(n-kRanksPerNode); point-to-point through its share
+//   alone.
+// A trace does not record its host, so the node's size is the common 8-GPU server's, a
+// judgement.
+inline constexpr int kRanksPerNode = 8;
+struct CollectivePath
+{
+    const Link *link = nullptr; // null: not known (the GPU, or the network, is not known)
+    double peakGBps = 0;        // 0: not known
+    double latencyUs = 0;
+    bool network = false; // across nodes
+    bool assumed = false; // the network is the reference server's, not one the run named
+    // The link's id; without one "peer link" or "network".
+    QString label() const;
+};
+CollectivePath collectivePath(const QString &operation, int ranks, const WhatIfContext &context);
+// The same with the link's rate given (a link transform's): `linkGBps` is the peer link's
+// within a node, one NIC's across nodes.
+double collectivePeakGBps(const QString &operation, int ranks, double linkGBps,
+                          const WhatIfContext &context);
+
+// The link host copies (network false) ran over when measured, or collectives of the run's
+// width (measuredWorkers; collectivePath); null with the reason in `error` when the GPU is not
+// known.
 const Link *measuredLink(const WhatIfContext &context, bool network, QString *error);
 
 // The graph and inputs a scenario replays: the measured graph itself, or a copy with the
@@ -229,13 +268,15 @@ std::optional<Prepared> prepare(const std::shared_ptr<const DependencyGraph> &gr
 
 // The cost of a collective of n ranks as NCCL's tuning model has it (src/graph/tuning.cc):
 // time = steps x link latency + busFactor x bytes / link bandwidth.
-//   ring: all-reduce 2(n-1) steps, factor 2(n-1)/n; all-gather, reduce-scatter, all-to-all
-//         n-1 steps, factor (n-1)/n; broadcast and reduce n-1 steps (pipelined), factor 1.
+//   ring: all-reduce 2(n-1) steps, the others n-1 (broadcast and reduce pipelined); the
+//         factor nccl-tests' bus factor (busFactor, model/analysis/collectives.h): 2(n-1)/n
+//         for all-reduce, (n-1)/n for all-gather, reduce-scatter and all-to-all, 1 for
+//         broadcast, reduce and point-to-point (a send's time does not depend on the ranks).
 //   tree (all-reduce, broadcast, reduce; NCCL has no tree for the others, which stay ring):
 //         all-reduce is a reduce up and a broadcast down a binary tree, 2 ceil(log2 n) steps
 //         and factor 2 (NCCL's tree algorithm bandwidth is half its bus bandwidth); broadcast
 //         and reduce ceil(log2 n) steps, factor 1.
-// One rank (n <= 1) costs nothing. An unknown operation is costed like all-gather.
+// One rank (n <= 1) costs nothing. An unknown operation is costed like a broadcast.
 struct CollectiveCost
 {
     double busFactor = 0;

@@ -46,8 +46,10 @@ public:
     {
         int ranks = 2;
         QString algorithm;
-        double bwGBps = 0; // 0: unknown (then only the ranks and algorithm rescale)
-        double latencyUs = 0;
+        // The link's rate and latency a link transform set (the peer link's within a node,
+        // a NIC's across); 0 and < 0: the path's at these ranks (collectivePath).
+        double bwGBps = 0;
+        double latencyUs = -1;
         bool operator==(const State &o) const
         {
             return ranks == o.ranks && algorithm == o.algorithm && bwGBps == o.bwGBps &&
@@ -62,8 +64,9 @@ public:
     int measuredRanks() const { return m_measured.ranks; }
     // `change` applied to the state of each selected collective.
     void apply(const NodeSelection &sel, const std::function<void(State &)> &change);
-    // latency x steps + the bandwidth part x (bus factor and bandwidth ratios); one rank has
-    // no collective at all (no work, no gap before it).
+    // latency x steps + the bandwidth part x (bus factor and peak bus bandwidth ratios, the
+    // peaks collectivePath's); one rank has no collective at all (no work, no gap before it).
+    // A path whose rate is not known rescales by the ranks and algorithm alone.
     void rescale(std::vector<TimeNs> &work, std::vector<TimeNs> &slack) const;
 
 private:
@@ -72,7 +75,11 @@ private:
         return m_graph.nodes()[i].slice == 0 ? m_inserted : m_measured;
     }
 
+    // The bus bandwidth peak and latency of `op` in state `s` (0: not known).
+    std::pair<double, double> path(const QString &op, const State &s) const;
+
     const DependencyGraph &m_graph;
+    const WhatIfContext &m_context;
     State m_measured, m_inserted;
     QHash<int, State> m_state;
 };

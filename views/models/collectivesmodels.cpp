@@ -14,7 +14,7 @@ QString percent(double share)
 
 // Bus bandwidth and its share of the link's peak as cells; "?" without a recorded size.
 std::pair<RowsModel::Cell, RowsModel::Cell> bandwidthCells(double busbw, double peak,
-                                                           const QString &link)
+                                                           const QString &link, bool assumed)
 {
     if (!(busbw > 0))
         return {RowsModel::Cell{QStringLiteral("?"), -1.0,
@@ -23,15 +23,22 @@ std::pair<RowsModel::Cell, RowsModel::Cell> bandwidthCells(double busbw, double 
     RowsModel::Cell bw = RowsModel::number(QString::number(busbw, 'f', 1), busbw);
     if (!(peak > 0))
         return {bw, RowsModel::Cell{link, -1.0,
-                                    CollectivesModel::tr("the link's peak is not known: "
-                                                         "grademl collectives --measured-link "
-                                                         "names the network")}};
+                                    CollectivesModel::tr("the link's peak is not known: tag "
+                                                         "the run network=LINK (Runs, Edit "
+                                                         "Tags; ib-ndr, ib-hdr, eth100...)")}};
     RowsModel::Cell of = RowsModel::number(
-        CollectivesModel::tr("%1 of %2").arg(percent(busbw / peak), link), busbw / peak);
+        (assumed ? CollectivesModel::tr("%1 of %2 (assumed)") : CollectivesModel::tr("%1 of %2"))
+            .arg(percent(busbw / peak), link),
+        busbw / peak);
     of.toolTip = CollectivesModel::tr("busbw %1 GB/s against %2's %3 GB/s per direction")
                      .arg(busbw, 0, 'f', 1)
                      .arg(link)
                      .arg(peak);
+    if (assumed)
+        of.toolTip += CollectivesModel::tr(
+            "\nThe trace does not name the network between nodes: this is the GPU's reference "
+            "server's, its NICs together. Tag the run network=LINK (Runs, Edit Tags) to name "
+            "the run's.");
     of.bold = busbw / peak < 0.25;
     return {bw, of};
 }
@@ -72,7 +79,8 @@ void CollectivesModel::setReport(std::shared_ptr<const CollectiveReport> report)
             row.data = c.index;
             const double share =
                 c.duration() > 0 ? double(c.skewStart()) / double(c.duration()) : 0;
-            const auto [cbw, cof] = bandwidthCells(c.busbwGBps(), c.linkPeakGBps, c.link);
+            const auto [cbw, cof] =
+                bandwidthCells(c.busbwGBps(), c.linkPeakGBps, c.link, c.linkAssumed);
             row.cells = {Cell{tr("#%1 at %2")
                                   .arg(c.index + 1)
                                   .arg(formatDuration(c.firstStart - all.front().firstStart)),
@@ -89,7 +97,8 @@ void CollectivesModel::setReport(std::shared_ptr<const CollectiveReport> report)
                                            : Cell{}};
             kind.children.push_back(std::move(row));
         }
-        const auto [kbw, kof] = bandwidthCells(k.medianBusbwGBps, k.linkPeakGBps, k.link);
+        const auto [kbw, kof] =
+            bandwidthCells(k.medianBusbwGBps, k.linkPeakGBps, k.link, k.linkAssumed);
         kind.cells = {Cell{k.name, {}, {}, {}, {}, {}, true},
                       number(QString::number(k.groupSize), k.groupSize),
                       number(messageSize(k.bytes), double(k.bytes)),

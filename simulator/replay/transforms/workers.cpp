@@ -273,13 +273,17 @@ bool WorkersTransform::build(StructureStep &step, const Transform &t, QString *e
 {
     DependencyGraph &g = *step.s.graph;
     const int n = t.workers;
-    // The all-reduces run over the measured network link; a Link transform rescales them.
-    const Link *link = measuredLink(step.context, true, error);
-    if (!link) {
+    // The all-reduces cross what n ranks cross (within a node its peer link, across nodes the
+    // network; collectivePath); a Link transform rescales them.
+    const CollectivePath path = collectivePath(QStringLiteral("AllReduce"), n, step.context);
+    if (!path.link || !(path.peakGBps > 0)) {
+        QString why;
+        if (!measuredLink(step.context, true, &why))
+            why = QStringLiteral("no link for %1 ranks").arg(n);
         *error =
             QStringLiteral(
                 "the link between workers is unknown (%1); name the measured one (--measured-link)")
-                .arg(*error);
+                .arg(why);
         return false;
     }
     const auto streams = computeStreams(g);
@@ -308,21 +312,25 @@ bool WorkersTransform::build(StructureStep &step, const Transform &t, QString *e
         bucket.count = std::max(1, int(std::ceil(*gradBytes / (t.bucketMB * 1e6))));
         bucket.node.bytes = qint64(*gradBytes / bucket.count);
         bucket.node.work = collectiveTime(QStringLiteral("AllReduce"), bucket.node.bytes, n,
-                                          algorithm, link->bwGBps, link->latencyUs);
+                                          algorithm, path.peakGBps, path.latencyUs);
         Resource comm = g.resources()[size_t(stream)];
         comm.track = 0;
         comm.name = QStringLiteral("all-reduce (predicted, %1 workers)").arg(n);
         bucket.node.resource = g.addResource(comm);
         inserted += insertBuckets(g, order, backward, steps.windows, bucket);
         step.s.notes << QStringLiteral("rank %1: %2 buckets of %3 MB per step, each all-reduce %4 "
-                                       "(%5, %6 workers, %7 GB/s, %8 us latency)")
+                                       "(%5, %6 workers, %7 GB/s busbw over %8%9, %10 us "
+                                       "latency)")
                             .arg(std::max(key.second, 0))
                             .arg(bucket.count)
                             .arg(double(bucket.node.bytes) / 1e6, 0, 'f', 1)
                             .arg(formatDuration(bucket.node.work), algorithm)
                             .arg(n)
-                            .arg(link->bwGBps)
-                            .arg(link->latencyUs);
+                            .arg(path.peakGBps)
+                            .arg(path.link->name, path.assumed
+                                                      ? QStringLiteral(", the reference server's")
+                                                      : QString())
+                            .arg(path.latencyUs);
     }
     if (!inserted) {
         *error = QStringLiteral(
