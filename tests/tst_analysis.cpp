@@ -4,6 +4,7 @@
 #include "analysis.h"
 #include "dependencygraph.h"
 #include "importutil.h"
+#include "iterations.h"
 #include "testutil.h"
 
 #include <QJsonArray>
@@ -273,6 +274,70 @@ private Q_SLOTS:
         }
         QCOMPARE(a.iterations.size(), size_t(2 * 6));
         QCOMPARE(a.stragglers.size(), size_t(6)); // one all-reduce per step
+    }
+
+    // Steady state (issue 73): warm-up is the leading iterations over 1.5x the median, at most
+    // half; a slow step later stays in. A generated job whose first step compiles for 1.3 s
+    // reports the mean of the other nine as its step time, says it left one out, and gives the
+    // mean with it; the Runs pane's step metrics agree, from their own per-iteration times.
+    void warmUpIsLeftOutOfTheStepTime()
+    {
+        QCOMPARE(warmupIterations({1'300, 32, 33, 31, 32}), 1);
+        QCOMPARE(warmupIterations({32, 100, 33, 31, 32}), 0);
+        QCOMPARE(warmupIterations({900, 100, 30, 30, 31, 30}), 2);
+        QCOMPARE(warmupIterations({100, 100, 100, 30}), 0); // the median is 100
+        QCOMPARE(warmupIterations({1'000, 30}), 0);
+        QTemporaryDir dir;
+        const QString traces = dir.filePath(QStringLiteral("j"));
+        const auto gen = gmltest::runProgram(
+            QStringLiteral(GRADEML_TRACEGEN),
+            {QStringLiteral("--out"), traces, QStringLiteral("--ranks"), QStringLiteral("2"),
+             QStringLiteral("--steps"), QStringLiteral("10"), QStringLiteral("--layers"),
+             QStringLiteral("4"), QStringLiteral("--healthy"), QStringLiteral("--warmup-ms"),
+             QStringLiteral("1300")});
+        QCOMPARE(gen.code, 0);
+        const QString project = dir.filePath(QStringLiteral("p.grademl"));
+        QCOMPARE(gmltest::runCli(
+                     {QStringLiteral("import"), traces, QStringLiteral("--project"), project})
+                     .code,
+                 0);
+        const auto runs =
+            gmltest::runCli({QStringLiteral("runs"), project, QStringLiteral("--json")});
+        QCOMPARE(runs.code, 0);
+        const QJsonObject metrics = QJsonDocument::fromJson(runs.out)
+                                        .object()
+                                        .value(QStringLiteral("runs"))
+                                        .toArray()
+                                        .first()
+                                        .toObject()
+                                        .value(QStringLiteral("metrics"))
+                                        .toObject();
+        const QJsonArray times = metrics.value(QStringLiteral("step_times_ns")).toArray();
+        QCOMPARE(times.size(), 10);
+        QVERIFY(times[0].toDouble() > 1.3e9);
+        double steady = 0, all = 0;
+        for (qsizetype k = 0; k < times.size(); ++k) {
+            all += times[k].toDouble();
+            if (k > 0)
+                steady += times[k].toDouble();
+        }
+        steady /= 9;
+        all /= 10;
+        QCOMPARE(metrics.value(QStringLiteral("warmup_iterations")).toInt(), 1);
+        QVERIFY(std::abs(metrics.value(QStringLiteral("step_mean_ns")).toDouble() - steady) < 1);
+        QVERIFY(std::abs(metrics.value(QStringLiteral("step_mean_all_ns")).toDouble() - all) < 1);
+        const auto r =
+            gmltest::runCli({QStringLiteral("analyze"), project, QStringLiteral("--json")});
+        QCOMPARE(r.code, 0);
+        const QJsonObject summary =
+            QJsonDocument::fromJson(r.out).object().value(QStringLiteral("summary")).toObject();
+        QCOMPARE(summary.value(QStringLiteral("warmup_iterations")).toInt(), 1);
+        QVERIFY2(
+            std::abs(summary.value(QStringLiteral("step_time_ns")).toDouble() - steady) < 1e3,
+            qPrintable(QString::number(summary.value(QStringLiteral("step_time_ns")).toDouble())));
+        QVERIFY(summary.value(QStringLiteral("step_time_all_ns")).toDouble() > 20 * steady);
+        const auto text = gmltest::runCli({QStringLiteral("analyze"), project});
+        QVERIFY2(text.out.contains("1 warm-up of 10 iterations left out"), text.out.constData());
     }
 
     void cli()

@@ -121,6 +121,38 @@ private Q_SLOTS:
                             QStringList(missing.values()).join(QLatin1Char(' '))));
     }
 
+    // Every command answers --help (issue 73): exit 0, its entries of `grademl --help` on
+    // stdout (whatif and validate with their transform options); grademl-studio --help and
+    // --version answer on a machine with no display at all (no platform plugin asked for).
+    void everyCommandAnswersHelp()
+    {
+        const auto commands = helpCommands(QString::fromUtf8(run({QStringLiteral("--help")}).out));
+        QVERIFY(commands.size() >= 20);
+        for (auto it = commands.begin(); it != commands.end(); ++it) {
+            for (const QString &flag : {QStringLiteral("--help"), QStringLiteral("-h")}) {
+                const Result r = run({it.key(), flag});
+                QVERIFY2(r.code == 0,
+                         qPrintable(it.key() + QLatin1Char(' ') + QString::fromUtf8(r.err)));
+                const QString out = QString::fromUtf8(r.out);
+                QVERIFY2(out.startsWith(QLatin1String("usage: grademl\n")) &&
+                             out.contains(it.value().section(QLatin1Char('\n'), 0, 0)),
+                         qPrintable(it.key() + QLatin1String(": ") + out));
+            }
+        }
+        QVERIFY(QString::fromUtf8(run({QStringLiteral("whatif"), QStringLiteral("--help")}).out)
+                    .contains(QLatin1String("--measured-link")));
+        QCOMPARE(run({QStringLiteral("frobnicate"), QStringLiteral("--help")}).code, 2);
+        auto env = QProcessEnvironment::systemEnvironment();
+        for (const char *var : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"})
+            env.remove(QLatin1String(var));
+        for (const QString &flag : {QStringLiteral("--help"), QStringLiteral("--version")}) {
+            const auto studio =
+                gmltest::runProgram(QStringLiteral(GRADEML_STUDIO), {flag}, 120, env);
+            QVERIFY2(studio.code == 0, studio.err.constData());
+            QVERIFY(studio.out.contains("grademl-studio"));
+        }
+    }
+
     void usageErrorsExitTwo()
     {
         QCOMPARE(run({}).code, 2);

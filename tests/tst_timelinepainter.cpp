@@ -4,6 +4,7 @@
 // project first).
 #include "project.h"
 #include "slicepager.h"
+#include "timeformat.h"
 #include "timelinepainter.h"
 #include "tracewriter.h"
 
@@ -175,6 +176,15 @@ private Q_SLOTS:
         const auto &mc = m.geometry(v).counters.front();
         QCOMPARE(mc.peak.x(), double(m.metrics().labelWidth) + 25.0);
         QCOMPARE(mc.peak.y(), minY);
+        QCOMPARE(mc.maxText, QStringLiteral("90.0 MiB"));
+        // Values in the unit a person reads (issue 73): sizes in binary units, other units
+        // without an exponent.
+        QCOMPARE(formatQuantity(182'800, QStringLiteral("MiB")), QStringLiteral("179 GiB"));
+        QCOMPARE(formatQuantity(2.5, QStringLiteral("GiB")), QStringLiteral("2.50 GiB"));
+        QCOMPARE(formatQuantity(1536, QStringLiteral("bytes")), QStringLiteral("1.50 KiB"));
+        QCOMPARE(formatQuantity(182'800, QStringLiteral("W")), QStringLiteral("182800 W"));
+        QCOMPARE(formatQuantity(61.25, QStringLiteral("%")), QStringLiteral("61.25 %"));
+        QCOMPARE(formatQuantity(0, QString()), QStringLiteral("0"));
     }
 
     void hitTestFindsSlicesAndToggles()

@@ -136,7 +136,7 @@ int exportAnalysis(const Parsed &p, const QString &projectPath, const QString &o
     time.showTime(charts.utilisation);
     QStringList head;
     if (report->summary.iterations > 0)
-        head << QStringLiteral("step %1").arg(formatDuration(report->summary.stepTime));
+        head << report->summary.stepText();
     if (report->summary.gpuBusy >= 0)
         head << QStringLiteral("GPU busy %1%").arg(report->summary.gpuBusy * 100, 0, 'f', 1);
     if (!report->findings.empty())

@@ -114,6 +114,34 @@ static const char kUsage[] =
     "project\n"
     "exit status: 0 ok, 1 some source or the command failed, 2 usage error\n";
 
+namespace {
+
+// The lines of kUsage that describe `command` (each entry starting "  COMMAND " and the lines
+// that continue it), empty for no such command: what `grademl COMMAND --help` prints.
+QString commandUsage(const QString &command)
+{
+    QString out;
+    bool in = false;
+    for (const QString &line : QString::fromLatin1(kUsage).split(QLatin1Char('\n'))) {
+        const bool entry =
+            line.startsWith(QLatin1String("  ")) && line.size() > 2 && line[2] != QLatin1Char(' ');
+        if (entry)
+            in = line.mid(2).section(QLatin1Char(' '), 0, 0) == command;
+        else if (!line.startsWith(QLatin1String("   ")))
+            in = false;
+        if (in)
+            out += line + QLatin1Char('\n');
+    }
+    return out;
+}
+
+bool asksHelp(const QStringList &args)
+{
+    return args.contains(QLatin1String("--help")) || args.contains(QLatin1String("-h"));
+}
+
+} // namespace
+
 int main(int argc, char **argv)
 {
     gml::installMappedWriteGuard(
@@ -151,6 +179,18 @@ int main(int argc, char **argv)
         return 0;
     }
     const QString command = args.takeFirst();
+    if (asksHelp(args)) {
+        const QString usage = commandUsage(command);
+        if (usage.isEmpty()) {
+            err << "grademl: unknown command '" << command << "'\n" << kUsage;
+            return gml::cli::Usage;
+        }
+        out << "usage: grademl\n" << usage;
+        if (command == QLatin1String("whatif") || command == QLatin1String("validate"))
+            out << gml::cli::kTransformOptionsHelp;
+        out << "(man grademl; docs/cli.md)\n";
+        return gml::cli::Ok;
+    }
     if (command == QLatin1String("import"))
         return gml::cli::importCommand(args, out, err);
     if (command == QLatin1String("info"))

@@ -260,7 +260,17 @@ QString headlineHtml(const sim::RunReport &r, const CatalogRun *catalogRun)
         html += QStringLiteral("<div title=\"%3\">%1<b>%2</b></div>")
                     .arg(esc(label), esc(value), esc(title));
     };
-    if (r.summary.iterations > 0)
+    if (r.summary.iterations > 0 && r.summary.warmupIterations > 0)
+        tile(QStringLiteral("Step (steady: %1 of %2)")
+                 .arg(r.summary.iterations - r.summary.warmupIterations)
+                 .arg(r.summary.iterations),
+             formatDuration(r.summary.stepTime),
+             QStringLiteral("%1 warm-up iterations left out (each over %2x the median); %3 "
+                            "with them")
+                 .arg(r.summary.warmupIterations)
+                 .arg(sim::kWarmupFactor)
+                 .arg(formatDuration(r.summary.stepTimeAll)));
+    else if (r.summary.iterations > 0)
         tile(QStringLiteral("Step (mean of %1)").arg(r.summary.iterations),
              formatDuration(r.summary.stepTime));
     tile(QStringLiteral("GPU busy"), percent(r.summary.gpuBusy));

@@ -415,10 +415,48 @@ int takeScreenshot(gml::MainWindow &window, const QCommandLineParser &parser,
 
 } // namespace
 
+namespace {
+
+// The command line the studio takes (--help prints it).
+void describe(QCommandLineParser &parser, const StudioOptions &o)
+{
+    parser.setApplicationDescription(
+        QStringLiteral("Performance explorer for machine-learning workflows"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("path"),
+                                 QStringLiteral("A trace folder or a .grademl project"),
+                                 QStringLiteral("[FOLDER | FILE.grademl]"));
+    o.addTo(parser);
+}
+
+// --help and --version asked (before a "--" that starts a command to record): they need no
+// display, so they are answered by a QCoreApplication on any machine.
+bool onlyHelp(int argc, char **argv)
+{
+    for (int i = 1; i < argc && qstrcmp(argv[i], "--") != 0; ++i)
+        for (const char *flag : {"--help", "-h", "-?", "--help-all", "--version", "-v"})
+            if (qstrcmp(argv[i], flag) == 0)
+                return true;
+    return false;
+}
+
+} // namespace
+
 int main(int argc, char **argv)
 {
     gml::installMappedWriteGuard(
         "grademl-studio"); // a project's -shm that cannot be written: said, not SIGBUS
+    if (onlyHelp(argc, argv)) {
+        QCoreApplication core(argc, argv);
+        QCoreApplication::setApplicationName(QStringLiteral("grademl-studio"));
+        QCoreApplication::setApplicationVersion(QStringLiteral(GRADEML_VERSION));
+        QCommandLineParser parser;
+        const StudioOptions o;
+        describe(parser, o);
+        parser.process(core); // prints and exits
+        return 0;
+    }
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("grademl-studio"));
     QApplication::setOrganizationName(QStringLiteral("GradeML"));
@@ -427,15 +465,8 @@ int main(int argc, char **argv)
     QGuiApplication::setDesktopFileName(QStringLiteral("org.grademl.studio"));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QStringLiteral("Performance explorer for machine-learning workflows"));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("path"),
-                                 QStringLiteral("A trace folder or a .grademl project"),
-                                 QStringLiteral("[FOLDER | FILE.grademl]"));
     const StudioOptions o;
-    o.addTo(parser);
+    describe(parser, o);
     parser.process(app);
 
     gml::setSystemDark(app.palette().color(QPalette::Window).lightness() < 128);

@@ -70,6 +70,23 @@ QString formatBytes(double bytes)
            QLatin1Char(' ') + QLatin1String(units[u]);
 }
 
+QString formatQuantity(double value, const QString &unit)
+{
+    static const std::pair<const char *, double> sizes[] = {{"B", 1},
+                                                            {"bytes", 1},
+                                                            {"KiB", 1024.0},
+                                                            {"MiB", 1024.0 * 1024},
+                                                            {"GiB", 1024.0 * 1024 * 1024}};
+    for (const auto &[name, scale] : sizes)
+        if (unit == QLatin1String(name))
+            return formatBytes(value * scale);
+    const double a = std::abs(value);
+    QString text = a >= 1e4 || a == 0 ? QString::number(std::llround(value))
+                   : a >= 1e-3        ? QString::number(value, 'g', 4)
+                                      : QString::number(value, 'e', 2);
+    return unit.isEmpty() ? text : text + QLatin1Char(' ') + unit;
+}
+
 QString formatDuration(TimeNs ns, int precision)
 {
     const double a = std::abs(double(ns));

@@ -13,6 +13,10 @@ namespace gml {
 QString formatDuration(TimeNs ns, int precision = 3);
 // "16 B", "512 KiB", "2.60 GiB": a size in binary units, three significant digits.
 QString formatBytes(double bytes);
+// A counter's value in the unit a person reads: a size in B, KiB, MiB, GiB or "bytes" as
+// formatBytes ("178.5 GiB", not "1.828e+05 MiB"); otherwise four significant digits without
+// an exponent ("182800 W", "0.0125 %"), the unit after a space when there is one.
+QString formatQuantity(double value, const QString &unit);
 // A difference: "+1.5 ms", "-850 ns", "+0 ns".
 QString formatSignedDuration(TimeNs ns);
 // "2021-06-08 08:57:03 UTC": a project-clock time (ns since the epoch) as a UTC date and time.

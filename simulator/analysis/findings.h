@@ -94,7 +94,13 @@ void rankFindings(std::vector<Finding> &findings);
 struct RunSummary
 {
     qint64 iterations = 0;
-    TimeNs stepTime = 0; // mean iteration, measured (meanIteration: GPU work included)
+    // The step time: the mean of the steady iterations (iterations.h: the warm-up ones left
+    // out), GPU work included; stepTimeAll the mean of them all (meanIteration).
+    TimeNs stepTime = 0;
+    TimeNs stepTimeAll = 0;
+    int warmupIterations = 0;
+    // "step 32 ms (1 warm-up iteration of 10 left out; 61.8 ms with it)": the headline's words.
+    QString stepText() const;
     double gpuBusy = -1; // busy / window over the GPUs (-1: no kernel trace)
     double mfu = -1;     // model FLOPs utilisation (-1: FLOPs or the GPU's peak unknown)
     QString mfuUnknown;  // why mfu is -1 ("no shapes recorded ...")

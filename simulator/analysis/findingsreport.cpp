@@ -90,7 +90,11 @@ RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis,
     if (graph) {
         const auto its = graph->iterations();
         s.iterations = qint64(its.size());
-        s.stepTime = stepTime;
+        s.stepTime = s.stepTimeAll = stepTime;
+        if (const Iterations measured = measuredIterations(*graph); measured.warmup() > 0) {
+            s.warmupIterations = measured.warmup();
+            s.stepTime = measured.steadyMean();
+        }
         if (flops > 0) {
             const DeviceCatalog &cat =
                 context.catalog ? *context.catalog : DeviceCatalog::builtin();
@@ -112,7 +116,7 @@ RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis,
                     (*it == 1 ? half : full) += n.end - n.start;
             }
             const size_t gpus = graph->gpuDevices().size();
-            const TimeNs wall = s.stepTime * std::max<TimeNs>(1, TimeNs(its.size()));
+            const TimeNs wall = s.stepTimeAll * std::max<TimeNs>(1, TimeNs(its.size()));
             if (dev && gpus > 0 && wall > 0) {
                 // Half precision at the bf16 peak when most of the half-precision FLOPs the
                 // shapes cost are bfloat16 by their recorded dtype (the two peaks differ on
@@ -318,11 +322,30 @@ std::optional<RunReport> analyzeRun(Project &project, RunId run, const QString &
     return report;
 }
 
+QString RunSummary::stepText() const
+{
+    if (iterations <= 0)
+        return stepTime > 0 ? QStringLiteral("span %1").arg(formatDuration(stepTime)) : QString();
+    QString t = QStringLiteral("step %1").arg(formatDuration(stepTime));
+    if (warmupIterations > 0)
+        t += QStringLiteral(" (%1 warm-up of %2 iterations left out; %3 with them)")
+                 .arg(warmupIterations)
+                 .arg(iterations)
+                 .arg(formatDuration(stepTimeAll));
+    else
+        t += QStringLiteral(" (%1 iterations)").arg(iterations);
+    return t;
+}
+
 QJsonObject RunSummary::toJson() const
 {
     QJsonObject o;
     o.insert(QStringLiteral("iterations"), iterations);
     o.insert(QStringLiteral("step_time_ns"), qint64(stepTime));
+    if (iterations > 0) {
+        o.insert(QStringLiteral("warmup_iterations"), warmupIterations);
+        o.insert(QStringLiteral("step_time_all_ns"), qint64(stepTimeAll));
+    }
     if (gpuBusy >= 0)
         o.insert(QStringLiteral("gpu_busy"), gpuBusy);
     if (flops > 0)
@@ -397,12 +420,8 @@ QString RunReport::toText() const
 {
     QString t = QStringLiteral("run %1\n").arg(run);
     QStringList head;
-    if (summary.iterations > 0)
-        head << QStringLiteral("%1 iterations, step %2")
-                    .arg(summary.iterations)
-                    .arg(formatDuration(summary.stepTime));
-    else if (summary.stepTime > 0)
-        head << QStringLiteral("span %1").arg(formatDuration(summary.stepTime));
+    if (const QString step = summary.stepText(); !step.isEmpty())
+        head << step;
     if (summary.gpuBusy >= 0)
         head << QStringLiteral("GPU busy %1%").arg(summary.gpuBusy * 100, 0, 'f', 1);
     if (summary.mfu >= 0)

@@ -36,24 +36,33 @@ QJsonObject stepStatistics(const std::vector<TimeNs> &times)
     QJsonObject m;
     if (times.empty())
         return m;
-    double sum = 0, sq = 0;
-    TimeNs lo = times.front(), hi = times.front();
     QJsonArray list;
+    double all = 0;
     for (TimeNs t : times) {
-        sum += double(t);
-        lo = std::min(lo, t);
-        hi = std::max(hi, t);
+        all += double(t);
         if (list.size() < 5000)
             list.append(qint64(t));
     }
-    const double avg = sum / double(times.size());
-    for (TimeNs t : times)
+    // The step figures are the steady state's (iterations.h: warm-up left out).
+    const int warmup = warmupIterations(times);
+    const std::vector<TimeNs> steady(times.begin() + warmup, times.end());
+    double sum = 0, sq = 0;
+    TimeNs lo = steady.front(), hi = steady.front();
+    for (TimeNs t : steady) {
+        sum += double(t);
+        lo = std::min(lo, t);
+        hi = std::max(hi, t);
+    }
+    const double avg = sum / double(steady.size());
+    for (TimeNs t : steady)
         sq += (double(t) - avg) * (double(t) - avg);
     m.insert(QStringLiteral("iterations"), qint64(times.size()));
+    m.insert(QStringLiteral("warmup_iterations"), warmup);
+    m.insert(QStringLiteral("step_mean_all_ns"), qint64(std::llround(all / double(times.size()))));
     m.insert(QStringLiteral("step_mean_ns"), qint64(std::llround(avg)));
     m.insert(QStringLiteral("step_sd_ns"),
-             times.size() > 1 ? qint64(std::llround(std::sqrt(sq / double(times.size() - 1))))
-                              : qint64(0));
+             steady.size() > 1 ? qint64(std::llround(std::sqrt(sq / double(steady.size() - 1))))
+                               : qint64(0));
     m.insert(QStringLiteral("step_min_ns"), qint64(lo));
     m.insert(QStringLiteral("step_max_ns"), qint64(hi));
     m.insert(QStringLiteral("step_times_ns"), list);

@@ -22,8 +22,9 @@ namespace gml::sim {
 // Keys (each only when known):
 //   iterations, step_mean_ns, step_sd_ns, step_min_ns, step_max_ns: the iteration time, from
 //     one ProfilerStep's start to the next one's (the last to the end of its work, GPU work
-//     included, as the Analysis panel's mean iteration), over the ranks;
-//   step_times_ns: each iteration's time, in order (at most 5,000);
+//     included, as the Analysis panel's step), over the ranks; the step figures are the
+//     steady state's: warmup_iterations (iterations.h) left out, step_mean_all_ns with them;
+//   step_times_ns: each iteration's time, in order (at most 5,000), warm-up included;
 //   gpu_busy: busy / window over the GPUs (0..1); compute, communication, copies, idle: the
 //     GPUs' time split (fractions of the window, HTA's temporal breakdown);
 //   gpu_utilisation (% while active) and energy_j (power integrated over the iterations, or
@@ -38,8 +39,8 @@ namespace gml::sim {
 //     left out), what a prediction's replay of the same work compares with;
 //   last_metrics: {name: last value} of MLflow metrics.
 //   version: kRunMetricsVersion, so that metrics computed by an older program are made again.
-inline constexpr int kRunMetricsVersion = 4; // 2: peak memory; 3: hfu; 4: work span,
-                                             // a prediction's MFU
+inline constexpr int kRunMetricsVersion = 5; // 2: peak memory; 3: hfu; 4: work span,
+                                             // a prediction's MFU; 5: steady-state steps
 // The step keys above (iterations, step_mean_ns, step_sd_ns, step_min_ns, step_max_ns,
 // step_times_ns) of a run's iteration times; empty for none.
 QJsonObject stepStatistics(const std::vector<TimeNs> &times);

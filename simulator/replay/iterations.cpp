@@ -28,6 +28,29 @@ TimeNs Iterations::mean() const
         std::llround(double(std::max<TimeNs>(0, workEnd - first)) / double(starts.size())));
 }
 
+int warmupIterations(const std::vector<TimeNs> &times)
+{
+    if (times.size() < 3)
+        return 0;
+    const double limit = kWarmupFactor * double(quantile(times, 0.5));
+    int n = 0;
+    while (size_t(n) < times.size() / 2 && double(times[size_t(n)]) > limit)
+        ++n;
+    return n;
+}
+
+TimeNs Iterations::steadyMean() const
+{
+    const int skip = warmup();
+    if (skip == 0)
+        return mean();
+    std::vector<TimeNs> sorted = starts;
+    std::sort(sorted.begin(), sorted.end());
+    const TimeNs first = sorted[size_t(skip)];
+    return TimeNs(std::llround(double(std::max<TimeNs>(0, workEnd - first)) /
+                               double(starts.size() - size_t(skip))));
+}
+
 TimeNs quantile(std::vector<TimeNs> values, double q)
 {
     if (values.empty())

@@ -16,6 +16,14 @@ namespace gml::sim {
 //   - Iteration k's time runs from its step's start to the next step's start; the last one's
 //     to the end of the work. The times add up to the mean iteration x N, with
 //     mean = (work end - first start) / N.
+// Steady state, one definition (TensorBoard's step view leaves warm-up out too): the
+// iterations a run begins with that each take over kWarmupFactor x the median of all its
+// iterations (the first steps' compilation, autotuning, caching allocator and data-loader
+// start) are warm-up; at most half of them, none with fewer than 3 iterations. A slow step
+// later in the run is not warm-up: it stays in, as the spread it is.
+inline constexpr double kWarmupFactor = 1.5;
+int warmupIterations(const std::vector<TimeNs> &times);
+
 struct Iterations
 {
     std::vector<TimeNs> starts; // each step's start, in DependencyGraph::iterations() order
@@ -25,6 +33,10 @@ struct Iterations
     std::vector<TimeNs> times() const;
     // (workEnd - first start) / N, to the nearest ns; 0 for none.
     TimeNs mean() const;
+    // The warm-up iterations (warmupIterations of times()) and the mean of the rest, the
+    // run's step time: (workEnd - the first steady start) / their count.
+    int warmup() const { return warmupIterations(times()); }
+    TimeNs steadyMean() const;
     // The q-quantile of times() (0.5: the median, 0.9: p90), 0 for none.
     TimeNs quantile(double q) const;
 };

@@ -366,7 +366,7 @@ int usage(FILE *to = stderr, int status = 2)
         "                        [--kernel-scale F] [--gemm-scale F] [--host-scale F] "
         "[--kernel-floor-us US] [--gemm-size F] [--small-kernels] [--memory]\n"
         "                        [--collective-mb MB [--link-gbps GBPS] [--slow-link-gbps "
-        "GBPS]] [--late-rank R [--late-us US]]\n");
+        "GBPS]] [--late-rank R [--late-us US]] [--warmup-ms MS]\n");
     return status;
 }
 
@@ -481,6 +481,7 @@ int main(int argc, char **argv)
     int lateRank = -1;
     double lateUs = 5000;
     double gemmSize = 1.0;
+    double warmupMs = 0;
     bool smallKernels = false;
     long long skewUs = 0;
     for (int i = 1; i < argc; ++i) {
@@ -536,12 +537,15 @@ int main(int argc, char **argv)
             lateRank = std::atoi(argv[i]);
         else if (need("--late-us"))
             lateUs = std::atof(argv[i]);
+        else if (need("--warmup-ms"))
+            warmupMs = std::atof(argv[i]);
         else
             return usage();
     }
     if (out.empty() || ranks < 1 || steps < 1 || layers < 1 || !(kernelScale > 0) ||
         !(gemmScale > 0) || !(hostScale > 0) || !(floorUs >= 0) || !(gemmSize > 0) ||
-        comm.bytes < 0 || !(comm.linkGBps > 0) || !(comm.slowLinkGBps > 0))
+        comm.bytes < 0 || !(comm.linkGBps > 0) || !(comm.slowLinkGBps > 0) || !(warmupMs >= 0) ||
+        warmupMs > 1e7)
         return usage();
     std::error_code mkdirError;
     std::filesystem::create_directories(out, mkdirError);
@@ -647,6 +651,16 @@ int main(int argc, char **argv)
         int64_t joined = 0;
         for (size_t i = 0; i < rs.size(); ++i) {
             stepStart[i] = t[i];
+            // --warmup-ms: the first step compiles its graph first (torch.compile's first
+            // call), as a real job's first step is its slowest.
+            if (step == 0 && warmupMs > 0) {
+                const int64_t d = int64_t(warmupMs * 1e6);
+                rs[i].w->event(
+                    R"J({"ph": "X", "cat": "cpu_op", "name": "Torch-Compiled Region: 0/0", "pid": %d, "tid": %d, "ts": %s, "dur": %s, "args": {"External id": %)J" PRId64
+                    R"J(}})J",
+                    rs[i].pid, rs[i].tid, us(t[i] + 1'000).c_str(), us(d).c_str(), rs[i].ext++);
+                t[i] += d + 2'000;
+            }
             writeStepUntilAllReduce(rs[i], layers, t[i], &allReduce[i]);
             joined = std::max(joined, allReduce[i].start);
         }

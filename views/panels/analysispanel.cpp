@@ -220,7 +220,14 @@ void AnalysisPanel::showReport(const sim::RunReport &report, bool final)
                                : tr("Ranks"));
     const sim::RunSummary &s = report.summary;
     QStringList head;
-    if (s.iterations > 0)
+    if (s.iterations > 0 && s.warmupIterations > 0)
+        head << tr("<b>Step</b> %1 (steady: %2 warm-up of %3 iterations left out; %4 with "
+                   "them)")
+                    .arg(formatDuration(s.stepTime))
+                    .arg(s.warmupIterations)
+                    .arg(s.iterations)
+                    .arg(formatDuration(s.stepTimeAll));
+    else if (s.iterations > 0)
         head << tr("<b>Step</b> %1 (%n iteration(s))", nullptr, int(s.iterations))
                     .arg(formatDuration(s.stepTime));
     else if (s.stepTime > 0)

@@ -285,8 +285,7 @@ void TimelinePainter::buildCounterRow(const TimelineViewport &v, const TimelineR
     TimelineGeometry::CounterShape shape;
     shape.rect = QRectF(left, top, right - left, row.height);
     shape.colorIndex = SlicePalette::indexFor(row.label);
-    shape.maxText = QString::number(maxValue, 'g', 4) +
-                    (row.unit.isEmpty() ? QString() : QLatin1Char(' ') + row.unit);
+    shape.maxText = formatQuantity(maxValue, row.unit);
     // One column per pixel: the maximum of the samples in effect during the column (the value
     // held from before plus every sample inside), so short peaks never vanish when zoomed out.
     qint64 k = track.sampleAt(v.t0);
