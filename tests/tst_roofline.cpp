@@ -234,6 +234,18 @@ private Q_SLOTS:
         const QJsonObject o = QJsonDocument::fromJson(cli.out).object();
         QCOMPARE(o[QStringLiteral("peak_tflops")].toDouble(), 15.7);
         QCOMPARE(o[QStringLiteral("peak_gbps")].toDouble(), 900.0);
+        // --device (issue 73): the peaks of the GPU named, for a trace whose GPU the catalog
+        // does not know (or to see the same work against another's); an unknown one refused.
+        const auto a100 =
+            gmltest::runCli({QStringLiteral("roofline"), file, QStringLiteral("--device"),
+                             QStringLiteral("A100"), QStringLiteral("--json")});
+        QCOMPARE(a100.code, 0);
+        QCOMPARE(QJsonDocument::fromJson(a100.out).object()[QStringLiteral("peak_gbps")].toDouble(),
+                 2039.0);
+        QCOMPARE(gmltest::runCli({QStringLiteral("roofline"), file, QStringLiteral("--device"),
+                                  QStringLiteral("TPUv9")})
+                     .code,
+                 2);
         const QJsonObject first = o[QStringLiteral("ops")].toArray().first().toObject();
         for (const char *key : {"name", "calls", "time_ns", "flops", "bytes", "achieved_tflops",
                                 "achieved_gbps", "bound"})

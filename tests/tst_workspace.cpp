@@ -199,6 +199,19 @@ private Q_SLOTS:
         QCOMPARE(filter.value(QStringLiteral("tracks")).toInt(), 0);
         QVERIFY(filter.value(QStringLiteral("matches_nothing")).toBool());
         QVERIFY(w.timeline()->filterMatchesNothing());
+        // Find searches the tracks the filter hides too, and says so (issue 73).
+        w.find(QStringLiteral("ncclKernel"), false);
+        w.waitForSearch();
+        QCOMPARE(w.findMatchCount(), 0);
+        const QString hidden = studioState(w)
+                                   .value(QStringLiteral("find"))
+                                   .toObject()
+                                   .value(QStringLiteral("status"))
+                                   .toString();
+        QVERIFY2(hidden.startsWith(QLatin1String("no match shown; ")) &&
+                     hidden.endsWith(QLatin1String(" on hidden or folded tracks")) &&
+                     hidden.section(QLatin1Char(' '), 3, 3).toInt() > 0,
+                 qPrintable(hidden));
         bar->filterEdit()->clear();
         QTRY_VERIFY(w.timeline()->trackFilter().text.isEmpty());
 
@@ -221,6 +234,16 @@ private Q_SLOTS:
         w.find(QStringLiteral("arg:stream"), false);
         w.waitForSearch();
         QCOMPARE(qint64(w.findMatchCount()), streamArgs);
+        // An arg value whatever its spacing (issue 73): Kineto writes "[[256, 1]]".
+        const qint64 dims =
+            countOf(project, "SELECT count(*) FROM slice WHERE args LIKE '%[[256, 1]%'");
+        QVERIFY(dims > 0);
+        for (const QString &spacing :
+             {QStringLiteral("arg:[[256,1]"), QStringLiteral("arg: [[256,   1]")}) {
+            w.find(spacing, false);
+            w.waitForSearch();
+            QCOMPARE(qint64(w.findMatchCount()), dims);
+        }
         w.find(QStringLiteral("cat:no-such-category"), false);
         w.waitForSearch();
         QCOMPARE(w.findMatchCount(), 0);

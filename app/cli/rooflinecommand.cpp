@@ -15,13 +15,23 @@ namespace gml::cli {
 
 int rooflineCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
-    const Parsed p = parse(args, {QStringLiteral("run")}, {QStringLiteral("json")});
+    const Parsed p =
+        parse(args, {QStringLiteral("run"), QStringLiteral("device")}, {QStringLiteral("json")});
     QString problem = p.error;
     if (problem.isEmpty() && p.positional.size() != 1)
         problem = QStringLiteral("need one project file");
+    // --device: the GPU the run ran on when its trace does not name one the catalog knows.
+    const QString named = p.options.value(QStringLiteral("device"));
+    if (problem.isEmpty() && !named.isEmpty() && !sim::DeviceCatalog::builtin().device(named)) {
+        QStringList ids;
+        for (const auto &d : sim::DeviceCatalog::builtin().devices())
+            ids << d.id;
+        problem = QStringLiteral("--device: no GPU '%1' in the catalog (one of %2)")
+                      .arg(named, ids.join(QStringLiteral(", ")));
+    }
     if (!problem.isEmpty()) {
         err << "grademl roofline: " << problem
-            << "\nusage: grademl roofline FILE.grademl [--run NAME] [--json]\n";
+            << "\nusage: grademl roofline FILE.grademl [--run NAME] [--device ID] [--json]\n";
         return Usage;
     }
     auto project =
@@ -39,7 +49,8 @@ int rooflineCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         err << "grademl roofline: run '" << runName << "': " << error << '\n';
         return SomeFailed;
     }
-    const QString device = sim::WhatIfContext::forRun(*graph, *project, *run).measuredDevice;
+    const QString device =
+        named.isEmpty() ? sim::WhatIfContext::forRun(*graph, *project, *run).measuredDevice : named;
     const sim::Roofline r = sim::roofline(*graph, device, sim::DeviceCatalog::builtin());
     if (p.flags.contains(QStringLiteral("json"))) {
         QJsonObject o = r.toJson();

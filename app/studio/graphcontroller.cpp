@@ -100,7 +100,8 @@ void GraphController::showBuilt(Built b)
     if (!m_error.isEmpty()) {
         m_view->showMessage(m_error);
     } else {
-        m_view->setUpLink(b.workflow || m_runs->count() < 2 ? QString() : tr("Workflow"));
+        // Named for where it leads, not as the run's own root ("workflow" below it).
+        m_view->setUpLink(b.workflow || m_runs->count() < 2 ? QString() : tr("All runs"));
         m_view->setModel(shown().model, title);
     }
     if (b.workflow) {

@@ -6,6 +6,7 @@
 #include "project.h"
 
 #include <QCoreApplication>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFutureWatcher>
@@ -128,12 +129,15 @@ askRunAndPath(QWidget *parent, const QString &title, const QString &projectPath,
         if (!ok)
             return std::nullopt;
     }
+    // Beside the project, but not in a hidden folder: a folder opened keeps its project in
+    // FOLDER/.grademl/, and the report belongs beside the traces.
+    QDir dir = QFileInfo(projectPath).absoluteDir();
+    if (dir.dirName().startsWith(QLatin1Char('.')))
+        dir.cdUp();
     const QString suggested =
-        QFileInfo(projectPath)
-            .absoluteDir()
-            .filePath(QString(run).replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]")),
-                                           QStringLiteral("_")) +
-                      suffix);
+        dir.filePath(QString(run).replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]")),
+                                          QStringLiteral("_")) +
+                     suffix);
     const QString path = QFileDialog::getSaveFileName(
         parent, QObject::tr("%1 '%2'").arg(title, run), suggested, filters);
     if (path.isEmpty())

@@ -9,16 +9,22 @@ SearchController::SearchController(QObject *parent) : QObject(parent) {}
 
 SearchController::~SearchController() = default;
 
-void SearchController::find(std::shared_ptr<const TimelineData> data, const QList<TrackId> &tracks,
-                            const QString &pattern, bool regex)
+void SearchController::find(std::shared_ptr<const TimelineData> data, const QList<TrackId> &shown,
+                            const QList<TrackId> &all, const QString &pattern, bool regex)
 {
     m_find.start(
         [=](const FindJob::Context &) {
             Found f;
-            f.matches = findSlices(*data, tracks, pattern, regex, &f.error);
+            const QSet<TrackId> visible(shown.begin(), shown.end());
+            for (const SliceRef &m : findSlices(*data, all, pattern, regex, &f.error)) {
+                if (visible.contains(m.track))
+                    f.matches.push_back(m);
+                else
+                    ++f.hidden;
+            }
             return f;
         },
-        [this](Found f) { Q_EMIT found(f.matches, f.error); });
+        [this](Found f) { Q_EMIT found(f.matches, f.hidden, f.error); });
 }
 
 void SearchController::aggregate(std::shared_ptr<const TimelineData> data,

@@ -24,8 +24,10 @@ public:
     explicit SearchController(QObject *parent = nullptr);
     ~SearchController() override;
 
-    void find(std::shared_ptr<const TimelineData> data, const QList<TrackId> &tracks,
-              const QString &pattern, bool regex);
+    // Searches `all` the slice tracks; the matches on `shown` ones are found's, those on the
+    // others (a filter hides them, a group folds them) counted as `hidden`.
+    void find(std::shared_ptr<const TimelineData> data, const QList<TrackId> &shown,
+              const QList<TrackId> &all, const QString &pattern, bool regex);
     void aggregate(std::shared_ptr<const TimelineData> data,
                    const std::vector<AggregateTrack> &tracks, TimeNs t0, TimeNs t1);
     // The tracks whose slices' names hold `text` (the track filter's content match).
@@ -36,7 +38,7 @@ public:
     void waitForIdle();
 
 Q_SIGNALS:
-    void found(const std::vector<SliceRef> &matches, const QString &error);
+    void found(const std::vector<SliceRef> &matches, qint64 hidden, const QString &error);
     void aggregated(const std::vector<AggregateRow> &rows, TimeNs t0, TimeNs t1,
                     const QString &error);
     void held(const QString &text, const QSet<TrackId> &tracks);
@@ -45,6 +47,7 @@ private:
     struct Found
     {
         std::vector<SliceRef> matches;
+        qint64 hidden = 0;
         QString error;
     };
     struct Aggregated

@@ -45,6 +45,7 @@ SelectionController::SelectionController(const Widgets &w, const ProjectSession 
     // Find's matches were the tracks of the runs in focus: another focus searches again.
     connect(m_state, &TimelineState::focusChanged, this, [this] {
         m_matches.clear();
+        m_hiddenMatches = 0;
         m_matchIndex = -1;
         m_findPending = false;
         m_timeline->setHighlighted({});
@@ -64,6 +65,7 @@ SelectionController::~SelectionController()
 void SelectionController::reset()
 {
     m_matches.clear();
+    m_hiddenMatches = 0;
     m_matchIndex = -1;
 }
 
@@ -177,23 +179,29 @@ void SelectionController::find(const QString &pattern, bool regex, bool backward
         m_matchRegex = regex;
         m_matchIndex = -1;
         m_matches.clear();
+        m_hiddenMatches = 0;
         m_findPending = true;
         m_findBackwards = backwards;
         m_findLabel->setText(tr("searching…"));
-        m_search.find(data, m_timeline->layout().sliceTracks(), pattern, regex);
+        // Every track of the runs in focus, so that matches a filter hides are counted.
+        m_search.find(data, m_timeline->layout().sliceTracks(), m_timeline->focusedSliceTracks(),
+                      pattern, regex);
         return;
     }
     stepMatch(backwards);
 }
 
-void SelectionController::onFound(const std::vector<SliceRef> &matches, const QString &error)
+void SelectionController::onFound(const std::vector<SliceRef> &matches, qint64 hidden,
+                                  const QString &error)
 {
     if (!m_findPending)
         return;
     m_findPending = false;
     m_matches = matches;
+    m_hiddenMatches = hidden;
     if (!error.isEmpty()) {
         m_matches.clear();
+        m_hiddenMatches = 0;
         m_findLabel->setText(error);
         return;
     }
@@ -203,7 +211,10 @@ void SelectionController::onFound(const std::vector<SliceRef> &matches, const QS
 void SelectionController::stepMatch(bool backwards)
 {
     if (m_matches.empty()) {
-        m_findLabel->setText(tr("no match"));
+        m_findLabel->setText(
+            m_hiddenMatches > 0
+                ? tr("no match shown; %1 on hidden or folded tracks").arg(m_hiddenMatches)
+                : tr("no match"));
         m_timeline->setHighlighted({});
         return;
     }
@@ -221,7 +232,11 @@ void SelectionController::stepMatch(bool backwards)
     const auto &m = m_matches[size_t(m_matchIndex)];
     m_timeline->setHighlighted({m});
     m_timeline->revealSlice(m, false);
-    m_findLabel->setText(tr("%1 of %2").arg(m_matchIndex + 1).arg(n));
+    m_findLabel->setText(m_hiddenMatches > 0 ? tr("%1 of %2 (+%3 on hidden tracks)")
+                                                   .arg(m_matchIndex + 1)
+                                                   .arg(n)
+                                                   .arg(m_hiddenMatches)
+                                             : tr("%1 of %2").arg(m_matchIndex + 1).arg(n));
 }
 
 } // namespace gml

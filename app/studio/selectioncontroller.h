@@ -58,7 +58,7 @@ private:
     void updateAggregate();
     void onAggregated(const std::vector<AggregateRow> &rows, TimeNs t0, TimeNs t1,
                       const QString &error);
-    void onFound(const std::vector<SliceRef> &matches, const QString &error);
+    void onFound(const std::vector<SliceRef> &matches, qint64 hidden, const QString &error);
     void stepMatch(bool backwards);
 
     TimelineState *m_state;
@@ -72,6 +72,7 @@ private:
     QTimer *m_aggregateTimer;
     SearchController m_search;
     std::vector<SliceRef> m_matches;
+    qint64 m_hiddenMatches = 0; // on tracks a filter hides or a group folds
     bool m_findPending = false; // a search runs; its result takes this step:
     bool m_findBackwards = false;
     QString m_matchPattern;

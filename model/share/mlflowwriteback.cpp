@@ -63,6 +63,26 @@ bool isRunMeta(const QByteArray &meta)
     return false;
 }
 
+// The time GradeML's metrics are logged at: the run's own, not the write-back's (a metric
+// logged years after the run would stretch its span to them when the store is imported): its
+// meta.yaml's end_time, else its start_time (ms since the epoch), else now.
+qint64 runTimeMs(const QByteArray &meta)
+{
+    qint64 start = 0, end = 0;
+    for (const QByteArray &line : meta.split('\n')) {
+        const QByteArray value = line.mid(line.indexOf(':') + 1).trimmed();
+        bool ok = false;
+        const qint64 ms = value.toLongLong(&ok);
+        if (!ok || ms <= 0)
+            continue;
+        if (line.startsWith("end_time:"))
+            end = ms;
+        else if (line.startsWith("start_time:"))
+            start = ms;
+    }
+    return end >= start && end > 0 ? end : start > 0 ? start : QDateTime::currentMSecsSinceEpoch();
+}
+
 } // namespace
 
 std::optional<MlflowWriteBack> writeBackToMlflow(const QString &runDir,
@@ -109,7 +129,7 @@ std::optional<MlflowWriteBack> writeBackToMlflow(const QString &runDir,
         if (const QString refused = outputRefusal(target); !refused.isEmpty())
             return fail(QStringLiteral("%1: %2; nothing was written").arg(target, refused));
     MlflowWriteBack done;
-    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    const qint64 now = runTimeMs(*meta);
     for (const auto &[key, value] : metrics) {
         if (!std::isfinite(value))
             continue;

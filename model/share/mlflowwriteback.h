@@ -3,8 +3,9 @@
 
 // GradeML's numbers written into an MLflow run of a file store (`mlruns/EXPERIMENT/RUN`), in
 // MLflow's own format so that the MLflow UI shows them beside the run's own (issue 59):
-// metrics as metrics/grademl.* files (lines "TIMESTAMP_MS VALUE STEP"; a second write-back adds
-// the next step, as a metric logged again), tags as tags/grademl.* files, and the report under
+// metrics as metrics/grademl.* files (lines "TIMESTAMP_MS VALUE STEP", at the run's own end
+// time from its meta.yaml, not the write-back's; a second write-back adds the next step, as a
+// metric logged again), tags as tags/grademl.* files, and the report under
 // artifacts/grademl/. Only files named grademl.* (and that artifact folder) are written: what
 // MLflow wrote is never touched. The run must exist (its meta.yaml).
 

@@ -154,14 +154,18 @@ std::vector<SliceId> slicesHolding(Project &project, TrackId track, bool categor
                                     "project keeps them in its shards (open a shard to search)");
         return out;
     }
-    QString pattern = text;
+    // An arg value matches whatever its spacing: "[16,416]" finds "[16, 416]" (whitespace left
+    // out of both sides).
+    QString pattern = category ? text : text.simplified().remove(QLatin1Char(' '));
     pattern.replace(QLatin1Char('\\'), QLatin1String("\\\\"))
         .replace(QLatin1Char('%'), QLatin1String("\\%"))
         .replace(QLatin1Char('_'), QLatin1String("\\_"));
     auto st = project.db().prepare(
         category ? "SELECT id FROM slice WHERE track_id = ?1 AND cat_id IN "
                    "(SELECT id FROM string WHERE value LIKE ?2 ESCAPE '\\')"
-                 : "SELECT id FROM slice WHERE track_id = ?1 AND args LIKE ?2 ESCAPE '\\'");
+                 : "SELECT id FROM slice WHERE track_id = ?1 AND replace(replace(replace(replace("
+                   "args, ' ', ''), char(9), ''), char(10), ''), char(13), '') LIKE ?2 "
+                   "ESCAPE '\\'");
     st.bind(1, qint64(track));
     st.bind(2, QLatin1Char('%') + pattern + QLatin1Char('%'));
     while (st.step())

@@ -51,8 +51,8 @@ SliceDetails sliceDetailsOf(const SqliteStatement &st);
 QList<LinkedSlice> linkedSlices(Project &project, SliceId id);
 
 // The ids of the slices of `track` whose category (`category` true) or args as JSON text (keys
-// and values) hold `text`, case-insensitive (Find's "cat:" and "arg:"). Not in a cluster
-// project, whose slices are in its shards: empty, and *error says so.
+// and values) hold `text`, case-insensitive, args whatever their spacing (Find's "cat:" and
+// "arg:"). Not in a cluster project, whose slices are in its shards: empty, and *error says so.
 std::vector<SliceId> slicesHolding(Project &project, TrackId track, bool category,
                                    const QString &text, QString *error = nullptr);
 

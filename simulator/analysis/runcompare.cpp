@@ -71,15 +71,26 @@ std::vector<CounterRow> counterRows(Project &project, RunId run)
 
 QStringList comparableMetrics(Project &project, const QList<RunId> &runs)
 {
-    std::set<QString> mlflow, other;
+    // The first is what Compare opens on: the run's own MLflow metrics (loss, accuracy), then
+    // what a person compares GPU runs by (utilisation, then other GPU series), then the rest,
+    // each by name. "CPU memory allocated" is not the first thing to show.
+    std::set<std::pair<int, QString>> ordered;
     for (RunId run : runs)
-        for (const CounterRow &r : counterRows(project, run))
-            (r.mlflow ? mlflow : other).insert(r.metric);
+        for (const CounterRow &r : counterRows(project, run)) {
+            const QString m = r.metric.toLower();
+            const bool gpu = m.contains(QLatin1String("gpu")) || m.contains(QLatin1String("sm "));
+            const int rank =
+                r.mlflow ? 0
+                : gpu && (m.contains(QLatin1String("util")) || m.contains(QLatin1String("busy")))
+                    ? 1
+                : gpu ? 2
+                      : 3;
+            ordered.insert({rank, r.metric});
+        }
     QStringList out;
-    for (const QString &m : mlflow)
-        out << m;
-    for (const QString &m : other)
-        out << m;
+    for (const auto &[rank, m] : ordered)
+        if (!out.contains(m))
+            out << m;
     return out;
 }
 

@@ -44,7 +44,8 @@ struct MetricSeries
 };
 
 // The metrics the runs can be charted by: MLflow metric keys, then the monitoring metrics
-// (resourceattribution.h names: "GPU utilisation", "Power", "Memory used", "Host CPU", ...).
+// (resourceattribution.h names: "GPU utilisation", "Power", "Memory used", "Host CPU", ...),
+// GPU utilisation first, then the other GPU series, then the rest: Compare opens on the first.
 QStringList comparableMetrics(Project &project, const QList<RunId> &runs);
 // Every series of `metric` in the runs (one per device for monitoring counters).
 std::vector<MetricSeries> metricSeries(Project &project, const RunCatalog &catalog,

@@ -356,7 +356,7 @@ void GraphView::rebuildBreadcrumb()
     if (!m_upLink.isEmpty()) {
         auto *up = new QToolButton(m_crumbs);
         up->setText(m_upLink);
-        up->setToolTip(tr("Back to the project's workflow"));
+        up->setToolTip(tr("Back to the project's workflow of every run"));
         up->setAutoRaise(true);
         connect(up, &QToolButton::clicked, this, &GraphView::upRequested);
         m_crumbLayout->addWidget(up);
