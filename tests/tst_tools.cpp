@@ -2,6 +2,7 @@
 // Issue 36: the tools around the timeline, driven in the studio's window: the flame graph pane.
 #include "figuredialog.h"
 #include "figurewriter.h"
+#include "findingsmodel.h"
 #include "flamecontroller.h"
 #include "flameview.h"
 #include "handtrace.h"
@@ -35,6 +36,7 @@
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTest>
+#include <cmath>
 
 using namespace gml;
 using gmltest::showQuietly;
@@ -381,6 +383,29 @@ private Q_SLOTS:
                  Theme::current().resource(ResourceClass::Communication));
         // Slice labels stay dark on the slice colours in both themes.
         QVERIFY(Theme::current().sliceText.lightness() < 60);
+        // The findings' severities read at 4.5:1 or more on the rows in both themes (WCAG AA;
+        // "low" was #606060 on #26292E, 2.3:1).
+        const auto luminance = [](const QColor &c) {
+            const auto lin = [](double v) {
+                return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+            };
+            return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF());
+        };
+        const auto contrast = [&](const QColor &a, const QColor &b) {
+            const double x = luminance(a), y = luminance(b);
+            return (std::max(x, y) + 0.05) / (std::min(x, y) + 0.05);
+        };
+        for (const bool darkTheme : {true, false}) {
+            setTheme(&w, darkTheme ? QStringLiteral("dark") : QStringLiteral("light"), false);
+            const QColor base = QApplication::palette().color(QPalette::Base);
+            for (const auto s : {sim::Severity::High, sim::Severity::Medium, sim::Severity::Low}) {
+                const double r = contrast(FindingsModel::severityColour(s), base);
+                QVERIFY2(r >= 4.5,
+                         qPrintable(QStringLiteral("%1 on %2: %3")
+                                        .arg(FindingsModel::severityColour(s).name(), base.name())
+                                        .arg(r)));
+            }
+        }
         setTheme(&w, QStringLiteral("light"), false);
         const QImage light = w.timeline()->grab().toImage();
         QVERIFY(light.pixelColor(light.width() - 40, light.height() - 10).lightness() > 200);
