@@ -68,6 +68,19 @@ QStringList rowRanksOf(const QString &projectPath)
     return out;
 }
 
+// The names of a project's GPU rows ("rank 1 · GPU 1 · Tesla V100-SXM2-32GB"), sorted.
+QStringList gpuNamesOf(const QString &projectPath)
+{
+    QString error;
+    auto project = Project::open(projectPath, Project::Mode::ReadOnly, &error);
+    auto st = project->db().prepare("SELECT name FROM track WHERE kind = ? ORDER BY name");
+    st.bind(1, qint64(TrackKind::Gpu));
+    QStringList out;
+    while (st.step())
+        out << st.text(0);
+    return out;
+}
+
 QByteArray gunzip(const QString &path)
 {
     QByteArray out;
@@ -163,6 +176,11 @@ private Q_SLOTS:
         QCOMPARE(rowRanksOf(m_tmp.filePath(tag + QStringLiteral("-b.grademl"))), ranksBefore);
         if (tag == QLatin1String("param_dlrm_8rank_v100"))
             QVERIFY(ranksBefore.contains(QStringLiteral("%1:7").arg(int(TrackKind::Stream))));
+        // Each GPU keeps its number and model (issue 73: DLRM's came back as GPU 0, 3, 6 ...,
+        // the pids the export gave them, and without their model past rank 0).
+        const QStringList gpus = gpuNamesOf(m_tmp.filePath(tag + QStringLiteral("-a.grademl")));
+        QVERIFY(!gpus.isEmpty());
+        QCOMPARE(gpuNamesOf(m_tmp.filePath(tag + QStringLiteral("-b.grademl"))), gpus);
         // What a viewer reads: rows named, times from the run's start.
         const QJsonArray events = json.value(QStringLiteral("traceEvents")).toArray();
         int named = 0, complete = 0;

@@ -218,7 +218,16 @@ void Session::nameTracks()
         const auto meta = m_processMeta.count(pid) ? m_processMeta.at(pid) : ProcessMeta{};
         QString name;
         qint64 sort = meta.sortIndex;
-        if (const auto device = integerId(pid)) {
+        // A GPU process the file names "GPU N[ · MODEL]" (GradeML's Chrome export, which gives
+        // each rank's GPUs pids of their own) keeps that number and model, not its pid's.
+        static const QRegularExpression named(
+            QStringLiteral("^(?:rank \\d+ \u00b7 )?(GPU (\\d+)(?: \u00b7 .+)?)$"));
+        const auto m = named.match(q(meta.name));
+        if (m.hasMatch()) {
+            name = m.captured(1);
+            if (sort == kNoId)
+                sort = (qint64(1) << 24) + std::min<qint64>(m.captured(2).toLongLong(), 1LL << 32);
+        } else if (const auto device = integerId(pid)) {
             const qint64 dev = *device;
             name = QStringLiteral("GPU %1").arg(dev);
             if (auto it = m_deviceNames.find(dev);
