@@ -13,6 +13,7 @@
 #include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QRegularExpression>
 #include <QtTest>
 
 #include <cmath>
@@ -670,6 +671,52 @@ private Q_SLOTS:
              dir.filePath(QStringLiteral("x.png"))},
             &code);
         QCOMPARE(code, 2);
+    }
+
+    // A prediction on another GPU names it (issue 73): the saved run's params say H100, its GPU
+    // rows read "GPU 0 · NVIDIA H100 SXM5" (they said the measured A100), and its analysis
+    // takes the H100's peaks (the roofline's device).
+    void aPredictionNamesItsTargetGpu()
+    {
+        QTemporaryDir dir;
+        const QString project = importedJob(dir, 2, 4);
+        QVERIFY(!project.isEmpty());
+        int code = -1;
+        cli({QStringLiteral("whatif"), project, QStringLiteral("--run"), QStringLiteral("job"),
+             QStringLiteral("--device"), QStringLiteral("H100"), QStringLiteral("--save"),
+             QStringLiteral("job on h100")},
+            &code);
+        QCOMPARE(code, 0);
+        QString error;
+        auto p = Project::open(project, Project::Mode::ReadOnly, &error);
+        QVERIFY2(p, qPrintable(error));
+        const RunCatalog c = catalogOf(*p);
+        const CatalogRun *predicted = c.run(QStringLiteral("job on h100"));
+        QVERIFY(predicted);
+        QCOMPARE(predicted->params.value(QStringLiteral("gpu_models")).toArray().first().toString(),
+                 QStringLiteral("H100"));
+        auto st = p->db().prepare("SELECT name FROM track WHERE run_id = ? AND kind = ?");
+        st.bind(1, predicted->id);
+        st.bind(2, qint64(TrackKind::Gpu));
+        int gpus = 0;
+        while (st.step()) {
+            ++gpus;
+            const QString name = st.text(0);
+            QVERIFY2(name.contains(
+                         QRegularExpression(QStringLiteral("GPU \\d+ \u00b7 NVIDIA H100 SXM5$"))) &&
+                         !name.contains(QLatin1String("A100")),
+                     qPrintable(name));
+        }
+        QCOMPARE(gpus, 2);
+        const QJsonObject roofline =
+            QJsonDocument::fromJson(
+                cli({QStringLiteral("roofline"), project, QStringLiteral("--run"),
+                     QStringLiteral("job on h100"), QStringLiteral("--json")},
+                    &code))
+                .object();
+        QCOMPARE(code, 0);
+        QCOMPARE(roofline.value(QStringLiteral("catalog_device")).toString(),
+                 QStringLiteral("H100"));
     }
 
     // grademl runs lists the hierarchy with the headline metrics it computed on the way.

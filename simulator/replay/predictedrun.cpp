@@ -4,6 +4,7 @@
 
 #include "collectiveslices.h"
 #include "derivedruns.h"
+#include "devicecatalog.h"
 #include "project.h"
 #include "runrecords.h"
 #include "slicetrack.h"
@@ -12,6 +13,7 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QRegularExpression>
 
 #include <unordered_map>
 
@@ -62,6 +64,16 @@ int templateResource(const DependencyGraph &g, int res)
             return int(k);
     }
     return -1;
+}
+
+// "rank 0 · GPU 0 · NVIDIA A100-SXM4-40GB" on `device`: "rank 0 · GPU 0 · NVIDIA H100 SXM5".
+QString onTarget(const QString &gpuRow, const QString &device)
+{
+    static const QRegularExpression gpu(QStringLiteral("^(.*\\bGPU \\d+)(?: \u00b7 .*)?$"));
+    const auto m = gpu.match(gpuRow);
+    if (m.hasMatch())
+        return m.captured(1) + QStringLiteral(" \u00b7 ") + device;
+    return gpuRow + QStringLiteral(" (") + device + QLatin1Char(')');
 }
 
 } // namespace
@@ -154,6 +166,10 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun,
                             QStringLiteral("whatif"), &why);
     if (!source)
         return fail(why);
+    // A device change's GPU rows name the GPU it predicts ("GPU 0 · NVIDIA H100 SXM5").
+    const QString target = targetDevice(transforms);
+    const Device *targetGpu = target.isEmpty() ? nullptr : DeviceCatalog::builtin().device(target);
+    const QString targetName = targetGpu ? targetGpu->name : target;
     TraceWriter w(project, run, source);
     // The measured tracks, parents first.
     struct TrackRow
@@ -173,6 +189,8 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun,
             return 0;
         TrackSpec spec = row->second.spec;
         spec.parent = row->second.parent ? copy(row->second.parent) : 0;
+        if (!targetName.isEmpty() && spec.kind == TrackKind::Gpu)
+            spec.name = onTarget(spec.name, targetName);
         const TrackId id = w.addTrack(spec);
         copied.emplace(old, id);
         return id;
