@@ -114,8 +114,9 @@ namespace {
 
 // The device the run names (its GPU model), and the MFU and HFU against its peak at the
 // precision most of the compute-bound kernel time ran in, over `wall` (the iterations' time).
-// A prediction does the work of its measured run in its own time: that run's FLOPs, device and
-// precision.
+// A prediction does the work of its measured run in its own time: that run's FLOPs and
+// precision, on the device the prediction names (a device change's target; else the measured
+// run's).
 void insertUtilisation(QJsonObject &m, Project &project, const QString &kind,
                        const QJsonObject &params, const std::vector<RunSourceWork> &summaries,
                        TimeNs wall)
@@ -127,7 +128,8 @@ void insertUtilisation(QJsonObject &m, Project &project, const QString &kind,
                 project.findRun(params.value(QStringLiteral("measured_run")).toString())) {
             if (const auto baseWork = runSourceWork(project, *base, nullptr))
                 f = workFlops(*baseWork);
-            if (const auto row = runRow(project, *base))
+            if (const auto row = runRow(project, *base);
+                row && !params.contains(QStringLiteral("gpu_models")))
                 deviceParams = row->params;
         }
     const QString device = WhatIfContext::deviceOf(deviceParams);

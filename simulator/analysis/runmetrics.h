@@ -34,13 +34,14 @@ namespace gml::sim {
 //     memory_peaks_bytes: that GPU's peak in each iteration, in order (profile_memory runs);
 //   predicted_ns: a predicted run's end-to-end time, from its scenario's replay (its step keys
 //     come from its own slices, as any run's; its mfu and hfu count its measured run's FLOPs
-//     in its own time, on that run's device);
+//     in its own time, on the device it names, a device change's target, else that run's);
 //   work_span_ns: from the first slice of work to the end of the last (monitoring samples
 //     left out), what a prediction's replay of the same work compares with;
 //   last_metrics: {name: last value} of MLflow metrics.
 //   version: kRunMetricsVersion, so that metrics computed by an older program are made again.
 inline constexpr int kRunMetricsVersion = 5; // 2: peak memory; 3: hfu; 4: work span,
-                                             // a prediction's MFU; 5: steady-state steps
+                                             // a prediction's MFU; 5: steady-state steps,
+                                             // a prediction's device
 // The step keys above (iterations, step_mean_ns, step_sd_ns, step_min_ns, step_max_ns,
 // step_times_ns) of a run's iteration times; empty for none.
 QJsonObject stepStatistics(const std::vector<TimeNs> &times);
