@@ -40,14 +40,15 @@ private Q_SLOTS:
         auto cli = [&](const QStringList &args) {
             return gmltest::runCli(QStringList{QStringLiteral("note"), file} + args);
         };
-        auto r =
-            cli({QStringLiteral("add"), QStringLiteral("--at"), QString::number(start + 50'000),
-                 QStringLiteral("--text"), QStringLiteral("the loader stalls here"),
-                 QStringLiteral("--bookmark"), QStringLiteral("1")});
+        // Times after the run's start with a unit, as analyze and flame take them, or @NS on
+        // the project clock (issue 73: note alone took bare project-clock nanoseconds).
+        auto r = cli({QStringLiteral("add"), QStringLiteral("--at"), QStringLiteral("50us"),
+                      QStringLiteral("--text"), QStringLiteral("the loader stalls here"),
+                      QStringLiteral("--bookmark"), QStringLiteral("1")});
         QCOMPARE(r.code, 0);
         const qint64 first = r.out.trimmed().toLongLong();
         r = cli({QStringLiteral("add"), QStringLiteral("--range"),
-                 QStringLiteral("%1:%2").arg(start + 100'000).arg(start + 200'000),
+                 QStringLiteral("@%1:@%2").arg(start + 100'000).arg(start + 200'000),
                  QStringLiteral("--text"), QStringLiteral("step 2")});
         QCOMPARE(r.code, 0);
         r = cli({QStringLiteral("add"), QStringLiteral("--slice"), QString::number(mm),
@@ -66,6 +67,7 @@ private Q_SLOTS:
         QCOMPARE(a[QStringLiteral("run")].toString(),
                  QStringLiteral("hand")); // the run holding the time
         QCOMPARE(a[QStringLiteral("text")].toString(), QStringLiteral("the loader stalls here"));
+        QCOMPARE(a[QStringLiteral("start_ns")].toInteger(), start + 50'000);
         QVERIFY(a[QStringLiteral("bookmark")].isNull()); // bookmark 1 moved to the slice note
         QCOMPARE(b[QStringLiteral("kind")].toString(), QStringLiteral("range"));
         QCOMPARE(b[QStringLiteral("end_ns")].toInteger() -
@@ -94,6 +96,10 @@ private Q_SLOTS:
                           QStringLiteral("--text"), QStringLiteral("x")},
               QStringList{QStringLiteral("add"), QStringLiteral("--range"), QStringLiteral("5:1"),
                           QStringLiteral("--text"), QStringLiteral("x")},
+              QStringList{QStringLiteral("add"), QStringLiteral("--range"),
+                          QStringLiteral("1ms:@5"), QStringLiteral("--text"), QStringLiteral("x")},
+              QStringList{QStringLiteral("add"), QStringLiteral("--at"), QStringLiteral("-5ms"),
+                          QStringLiteral("--text"), QStringLiteral("x")},
               QStringList{QStringLiteral("add"), QStringLiteral("--at"), QStringLiteral("5"),
                           QStringLiteral("--text"), QStringLiteral("x"),
                           QStringLiteral("--bookmark"), QStringLiteral("10")},
@@ -109,9 +115,10 @@ private Q_SLOTS:
         QCOMPARE(onSlice > 0, true);
         // Times outside the project (issue 56: -5 ns, 9e18 ns, -10:-5 were accepted).
         for (const QStringList &outside :
-             {QStringList{QStringLiteral("--at"), QStringLiteral("-5")},
-              QStringList{QStringLiteral("--at"), QStringLiteral("9000000000000000000")},
-              QStringList{QStringLiteral("--range"), QStringLiteral("-10:-5")}}) {
+             {QStringList{QStringLiteral("--at"), QStringLiteral("@-5")},
+              QStringList{QStringLiteral("--at"), QStringLiteral("@9000000000000000000")},
+              QStringList{QStringLiteral("--range"), QStringLiteral("@-10:@-5")},
+              QStringList{QStringLiteral("--at"), QStringLiteral("100s")}}) {
             r = cli(QStringList{QStringLiteral("add")} + outside +
                     QStringList{QStringLiteral("--text"), QStringLiteral("x")});
             QCOMPARE(r.code, 2);

@@ -251,7 +251,7 @@ private Q_SLOTS:
                          QStringLiteral("faster <b>ops</b>")});
         QVERIFY2(r.code == 0, r.err.constData());
         r = runCli({QStringLiteral("note"), project, QStringLiteral("add"), QStringLiteral("--at"),
-                    QStringLiteral("1700000000020000000"), QStringLiteral("--text"),
+                    QStringLiteral("@1700000000020000000"), QStringLiteral("--text"),
                     QStringLiteral("slow step <i>here</i>")});
         QVERIFY2(r.code == 0, r.err.constData());
         const QString path = m_tmp.filePath(QStringLiteral("demo.html"));

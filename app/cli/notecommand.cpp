@@ -11,16 +11,19 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
+#include <limits>
+
 namespace gml::cli {
 
 namespace {
 
 constexpr char kNoteUsage[] =
-    "usage: grademl note FILE.grademl add (--at NS | --range A:B | --slice ID) --text TEXT [--run "
+    "usage: grademl note FILE.grademl add (--at T | --range A:B | --slice ID) --text TEXT [--run "
     "NAME] [--bookmark N]\n"
     "       grademl note FILE.grademl list [--json]\n"
     "       grademl note FILE.grademl remove ID\n"
-    "  times are nanoseconds on the project clock (as grademl info prints start_ns and end_ns);\n"
+    "  a time is after the run's start with a unit (250ms, 1.5s, 120us), as analyze and flame\n"
+    "  take it, or @NS on the project clock (as grademl info prints start_ns and end_ns);\n"
     "  --bookmark 1-9 makes the note that bookmark (the studio jumps to it with the key).\n";
 
 std::optional<qint64> integer(const QString &text)
@@ -30,14 +33,34 @@ std::optional<qint64> integer(const QString &text)
     return ok ? std::optional<qint64>(v) : std::nullopt;
 }
 
+// A time of --at or --range: "@NS" on the project clock, else a duration after the run's start
+// (parseDuration: "250ms", "1.5s"; nanoseconds without a unit), never negative.
+struct NoteTime
+{
+    qint64 ns = 0;
+    bool absolute = false;
+};
+std::optional<NoteTime> noteTime(const QString &text)
+{
+    const QString t = text.trimmed();
+    if (t.startsWith(QLatin1Char('@'))) {
+        const auto v = integer(t.mid(1));
+        return v ? std::optional<NoteTime>(NoteTime{*v, true}) : std::nullopt;
+    }
+    const auto d = parseDuration(t);
+    return d && *d >= 0 ? std::optional<NoteTime>(NoteTime{*d, false}) : std::nullopt;
+}
+
 } // namespace
 
 namespace {
 
 // The note `add` asks for: its text and where (--at, --range or --slice) and its bookmark;
-// empty, or what is wrong with the options.
-QString noteToAdd(const Parsed &p, Note &note)
+// empty, or what is wrong with the options. `relative`: its times are after its run's start
+// (placeNote moves them onto the project clock).
+QString noteToAdd(const Parsed &p, Note &note, bool *relative)
 {
+    *relative = false;
     QString problem;
     const int where = int(p.options.contains(QStringLiteral("at"))) +
                       int(p.options.contains(QStringLiteral("range"))) +
@@ -48,25 +71,29 @@ QString noteToAdd(const Parsed &p, Note &note)
     else if (note.text.trimmed().isEmpty())
         problem = QStringLiteral("add needs --text TEXT");
     if (problem.isEmpty() && p.options.contains(QStringLiteral("at"))) {
-        const auto at = integer(p.options.value(QStringLiteral("at")));
+        const auto at = noteTime(p.options.value(QStringLiteral("at")));
         if (!at)
-            problem = QStringLiteral("--at expects nanoseconds on the project clock, got '%1'")
+            problem = QStringLiteral("--at expects a time after the run's start (250ms) or @NS on "
+                                     "the project clock, got '%1'")
                           .arg(safeText(p.options.value(QStringLiteral("at"))));
-        else
-            note.start = note.end = *at;
+        else {
+            note.start = note.end = at->ns;
+            *relative = !at->absolute;
+        }
     }
     if (problem.isEmpty() && p.options.contains(QStringLiteral("range"))) {
         const QStringList parts = p.options.value(QStringLiteral("range")).split(QLatin1Char(':'));
-        const auto a = parts.size() == 2 ? integer(parts[0]) : std::nullopt;
-        const auto b = parts.size() == 2 ? integer(parts[1]) : std::nullopt;
-        if (!a || !b || *b <= *a)
-            problem =
-                QStringLiteral("--range expects START_NS:END_NS on the project clock, got '%1'")
-                    .arg(safeText(p.options.value(QStringLiteral("range"))));
+        const auto a = parts.size() == 2 ? noteTime(parts[0]) : std::nullopt;
+        const auto b = parts.size() == 2 ? noteTime(parts[1]) : std::nullopt;
+        if (!a || !b || a->absolute != b->absolute || b->ns <= a->ns)
+            problem = QStringLiteral("--range expects START:END after the run's start (10ms:250ms) "
+                                     "or @NS:@NS on the project clock, got '%1'")
+                          .arg(safeText(p.options.value(QStringLiteral("range"))));
         else {
             note.kind = Note::Kind::Range;
-            note.start = *a;
-            note.end = *b;
+            note.start = a->ns;
+            note.end = b->ns;
+            *relative = !a->absolute;
         }
     }
     if (problem.isEmpty() && p.options.contains(QStringLiteral("slice")) &&
@@ -119,9 +146,24 @@ int listNotesCommand(Project &project, bool json, QTextStream &out, QTextStream 
 // Where the note goes: on its slice (--slice), else at its time or range, which must lie in the
 // project, on the run there or the one named. Usage or SomeFailed with what is wrong; Ok when
 // `note` is placed.
-int placeNote(Project &project, const Parsed &p, Note &note, QTextStream &err)
+int placeNote(Project &project, const Parsed &p, Note &note, bool relative, QTextStream &err)
 {
     QString error;
+    if (relative) { // after the start of the run named, or of the only measured one
+        QString runName = p.options.value(QStringLiteral("run"));
+        int exitCode = Ok;
+        const auto run = pickRun(project, &runName, "note", err, &exitCode);
+        if (!run)
+            return exitCode;
+        const TimeNs start = runSpans(project).value(*run).first;
+        if (note.end > std::numeric_limits<TimeNs>::max() - std::max<TimeNs>(start, 0)) {
+            err << "grademl note: " << formatDuration(note.end) << " after the start of run '"
+                << runName << "' is outside the project\n";
+            return Usage;
+        }
+        note.start += start;
+        note.end += start;
+    }
     if (!p.options.contains(QStringLiteral("slice"))) {
         // A time or range is on the project's clock, inside what it holds (-5 ns or 9e18 ns
         // were accepted: issue 56).
@@ -183,8 +225,9 @@ int noteCommand(const QStringList &args, QTextStream &out, QTextStream &err)
               .contains(action)))
         problem = QStringLiteral("need a project file and add, list or remove");
     Note note;
+    bool relative = false;
     if (problem.isEmpty() && action == QLatin1String("add"))
-        problem = noteToAdd(p, note);
+        problem = noteToAdd(p, note, &relative);
     if (problem.isEmpty() && action == QLatin1String("remove") &&
         (p.positional.size() != 3 || !integer(p.positional[2])))
         problem = QStringLiteral("remove needs a note id (grademl note FILE list)");
@@ -207,7 +250,7 @@ int noteCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         }
         return Ok;
     }
-    if (const int placed = placeNote(*project, p, note, err); placed != Ok)
+    if (const int placed = placeNote(*project, p, note, relative, err); placed != Ok)
         return placed;
     const auto id = addNote(*project, note, &error);
     if (!id) {
