@@ -22,13 +22,9 @@ int rooflineCommand(const QStringList &args, QTextStream &out, QTextStream &err)
         problem = QStringLiteral("need one project file");
     // --device: the GPU the run ran on when its trace does not name one the catalog knows.
     const QString named = p.options.value(QStringLiteral("device"));
-    if (problem.isEmpty() && !named.isEmpty() && !sim::DeviceCatalog::builtin().device(named)) {
-        QStringList ids;
-        for (const auto &d : sim::DeviceCatalog::builtin().devices())
-            ids << d.id;
+    if (problem.isEmpty() && !named.isEmpty() && !sim::DeviceCatalog::builtin().device(named))
         problem = QStringLiteral("--device: no GPU '%1' in the catalog (one of %2)")
-                      .arg(named, ids.join(QStringLiteral(", ")));
-    }
+                      .arg(named, sim::DeviceCatalog::builtin().deviceIds());
     if (!problem.isEmpty()) {
         err << "grademl roofline: " << problem
             << "\nusage: grademl roofline FILE.grademl [--run NAME] [--device ID] [--json]\n";

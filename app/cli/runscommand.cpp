@@ -34,11 +34,8 @@ int tagRun(const Parsed &p, QTextStream &out, QTextStream &err)
     const QString key = tag.left(eq).trimmed(), value = tag.mid(eq + 1).trimmed();
     if (key == QLatin1String("network") && !value.isEmpty() &&
         !sim::DeviceCatalog::builtin().link(value)) {
-        QStringList ids;
-        for (const auto &l : sim::DeviceCatalog::builtin().links())
-            ids << l.id;
         err << "grademl runs: --tag network: no link '" << value << "' in the catalog (one of "
-            << ids.join(QStringLiteral(", ")) << ")\n";
+            << sim::DeviceCatalog::builtin().linkIds() << ")\n";
         return Usage;
     }
     auto project = openProject(p.positional.first(), true, QStringLiteral("grademl runs: "), err);

@@ -91,10 +91,10 @@ RunSummary summarize(const DependencyGraph *graph, const Analysis *analysis,
         const auto its = graph->iterations();
         s.iterations = qint64(its.size());
         s.stepTime = s.stepTimeAll = stepTime;
-        if (const Iterations measured = measuredIterations(*graph); measured.warmup() > 0) {
-            s.warmupIterations = measured.warmup();
-            s.stepTime = measured.steadyMean();
-        }
+        const Iterations measured = measuredIterations(*graph);
+        s.warmupIterations = measured.warmup();
+        if (s.warmupIterations > 0)
+            s.stepTime = measured.steadyMean(s.warmupIterations);
         if (flops > 0) {
             const DeviceCatalog &cat =
                 context.catalog ? *context.catalog : DeviceCatalog::builtin();

@@ -141,6 +141,22 @@ const DeviceCatalog &DeviceCatalog::builtin()
     return catalog;
 }
 
+QString DeviceCatalog::deviceIds() const
+{
+    QStringList ids;
+    for (const Device &d : m_devices)
+        ids << d.id;
+    return ids.join(QStringLiteral(", "));
+}
+
+QString DeviceCatalog::linkIds() const
+{
+    QStringList ids;
+    for (const Link &l : m_links)
+        ids << l.id;
+    return ids.join(QStringLiteral(", "));
+}
+
 const Device *DeviceCatalog::device(const QString &idOrName) const
 {
     for (const auto &d : m_devices)

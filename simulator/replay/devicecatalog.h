@@ -130,6 +130,9 @@ public:
     const QList<Link> &links() const { return m_links; }
     const QList<Cpu> &cpus() const { return m_cpus; }
     const QList<Storage> &storage() const { return m_storage; }
+    // "K80, P100, ...": the GPUs' and the links' ids, for an error naming what there is.
+    QString deviceIds() const;
+    QString linkIds() const;
     const Cpu *cpu(const QString &id) const;
     const Storage *storageSystem(const QString &id) const;
     // By id ("H100", case-insensitive) or by a measured name ("Tesla V100-SXM2-32GB").

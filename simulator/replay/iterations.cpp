@@ -39,10 +39,9 @@ int warmupIterations(const std::vector<TimeNs> &times)
     return n;
 }
 
-TimeNs Iterations::steadyMean() const
+TimeNs Iterations::steadyMean(int skip) const
 {
-    const int skip = warmup();
-    if (skip == 0)
+    if (skip <= 0 || size_t(skip) >= starts.size())
         return mean();
     std::vector<TimeNs> sorted = starts;
     std::sort(sorted.begin(), sorted.end());

@@ -33,10 +33,10 @@ struct Iterations
     std::vector<TimeNs> times() const;
     // (workEnd - first start) / N, to the nearest ns; 0 for none.
     TimeNs mean() const;
-    // The warm-up iterations (warmupIterations of times()) and the mean of the rest, the
-    // run's step time: (workEnd - the first steady start) / their count.
+    // The warm-up iterations (warmupIterations of times()) and the mean of the iterations after
+    // `warmup` of them, the run's step time: (workEnd - the first steady start) / their count.
     int warmup() const { return warmupIterations(times()); }
-    TimeNs steadyMean() const;
+    TimeNs steadyMean(int warmup) const;
     // The q-quantile of times() (0.5: the median, 0.9: p90), 0 for none.
     TimeNs quantile(double q) const;
 };

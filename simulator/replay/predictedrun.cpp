@@ -107,7 +107,8 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun,
     // workers change sets; the network the measured run was tagged with. What the analyses of
     // the predicted run (MFU, roofline, the collectives' links) read.
     const QJsonObject measuredParams = runParams(project, measuredRun);
-    if (const QString target = targetDevice(transforms); !target.isEmpty()) {
+    const QString target = targetDevice(transforms);
+    if (!target.isEmpty()) {
         params.insert(QStringLiteral("gpu_models"), QJsonArray{target});
     } else {
         for (const char *key : {"gpu_models", "gpu_properties"})
@@ -123,7 +124,8 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun,
         }
     if (workers > 0)
         params.insert(QStringLiteral("world_size"), workers);
-    QString network = runTags(project, measuredRun).value(QStringLiteral("network")).toString();
+    const QString network =
+        runTags(project, measuredRun).value(QStringLiteral("network")).toString();
     // A collective kernel keeps its recorded args (message, dtype, group; the group's size the
     // workers a workers change sets): the collectives report of the predicted run reads the
     // bytes and ranks the replay costed it with.
@@ -167,7 +169,6 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun,
     if (!source)
         return fail(why);
     // A device change's GPU rows name the GPU it predicts ("GPU 0 · NVIDIA H100 SXM5").
-    const QString target = targetDevice(transforms);
     const Device *targetGpu = target.isEmpty() ? nullptr : DeviceCatalog::builtin().device(target);
     const QString targetName = targetGpu ? targetGpu->name : target;
     TraceWriter w(project, run, source);

@@ -81,8 +81,8 @@ void NetworkChange::rescale(std::vector<TimeNs> &work, std::vector<TimeNs> &slac
             work[i] = slack[i] = 0;
             continue;
         }
-        const auto [peakA, latencyA] = path(op, a);
-        const auto [peakB, latencyB] = path(op, b);
+        const auto [peakA, latencyA] = path(n.collectiveOp, a);
+        const auto [peakB, latencyB] = path(n.collectiveOp, b);
         const TimeNs rest =
             std::max<TimeNs>(0, work[i] - TimeNs(std::llround(ca.steps * latencyA * 1e3)));
         double f = ca.busFactor > 0 ? cb.busFactor / ca.busFactor : 1;
@@ -92,12 +92,16 @@ void NetworkChange::rescale(std::vector<TimeNs> &work, std::vector<TimeNs> &slac
     }
 }
 
-std::pair<double, double> NetworkChange::path(const QString &op, const State &s) const
+std::pair<double, double> NetworkChange::path(int op, const State &s) const
 {
-    const CollectivePath p = collectivePath(op, s.ranks, m_context);
+    const auto key = std::make_tuple(op, s.ranks, s.bwGBps, s.latencyUs);
+    if (const auto it = m_paths.find(key); it != m_paths.end())
+        return it->second;
+    const QString name = op >= 0 ? collectiveOperations()[op] : QString();
+    const CollectivePath p = collectivePath(name, s.ranks, m_context);
     const double peak =
-        s.bwGBps > 0 ? collectivePeakGBps(op, s.ranks, s.bwGBps, m_context) : p.peakGBps;
-    return {peak, s.latencyUs >= 0 ? s.latencyUs : p.latencyUs};
+        s.bwGBps > 0 ? collectivePeakGBps(name, s.ranks, s.bwGBps, m_context) : p.peakGBps;
+    return m_paths[key] = {peak, s.latencyUs >= 0 ? s.latencyUs : p.latencyUs};
 }
 
 } // namespace detail

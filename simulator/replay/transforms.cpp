@@ -49,20 +49,16 @@ TimeNs scaled(TimeNs t, double f)
 const Device *measuredDevice(const WhatIfContext &ctx, const DeviceCatalog &cat, QString *error)
 {
     const Device *d = ctx.measuredDevice.isEmpty() ? nullptr : cat.device(ctx.measuredDevice);
-    if (!d) {
-        QStringList ids;
-        for (const auto &x : cat.devices())
-            ids << x.id;
+    if (!d)
         *error =
             ctx.measuredDevice.isEmpty()
                 ? QStringLiteral(
                       "the run does not record its GPU model (deviceProperties); name it "
                       "(one of %1)")
-                      .arg(ids.join(QStringLiteral(", ")))
+                      .arg(cat.deviceIds())
                 : QStringLiteral(
                       "the run's GPU '%1' is not in the device catalog; name the closest of %2")
-                      .arg(ctx.measuredDevice, ids.join(QStringLiteral(", ")));
-    }
+                      .arg(ctx.measuredDevice, cat.deviceIds());
     return d;
 }
 

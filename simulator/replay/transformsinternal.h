@@ -9,8 +9,10 @@
 #include <QHash>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
+#include <tuple>
 
 namespace gml::sim::detail {
 
@@ -75,13 +77,15 @@ private:
         return m_graph.nodes()[i].slice == 0 ? m_inserted : m_measured;
     }
 
-    // The bus bandwidth peak and latency of `op` in state `s` (0: not known).
-    std::pair<double, double> path(const QString &op, const State &s) const;
+    // The bus bandwidth peak and latency of `op` in state `s` (0: not known), looked up in the
+    // catalog once per operation and state: a run's collectives share a handful of both.
+    std::pair<double, double> path(int op, const State &s) const;
 
     const DependencyGraph &m_graph;
     const WhatIfContext &m_context;
     State m_measured, m_inserted;
     QHash<int, State> m_state;
+    mutable std::map<std::tuple<int, int, double, double>, std::pair<double, double>> m_paths;
 };
 
 // What a host node is to the host-path transforms: on a thread that launches GPU work and

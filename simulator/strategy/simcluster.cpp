@@ -142,13 +142,9 @@ std::optional<SimCluster> SimCluster::fromJson(const QJsonObject &o, const QStri
                         .arg(c.gpusPerNode)
                         .arg(kMaxClusterNodes));
     const Device *d = cat.device(gpu);
-    if (gpu.isEmpty() || !d) {
-        QStringList ids;
-        for (const Device &x : cat.devices())
-            ids << x.id;
+    if (gpu.isEmpty() || !d)
         return fail(QStringLiteral("\"gpu\": '%1' is not in the device catalog (%2)")
-                        .arg(gpu, ids.join(QStringLiteral(", "))));
-    }
+                        .arg(gpu, cat.deviceIds()));
     c.gpu = *d;
     const Cpu *cpu = cat.cpu(cpuId);
     if (!cpu) {
@@ -159,9 +155,6 @@ std::optional<SimCluster> SimCluster::fromJson(const QJsonObject &o, const QStri
                         .arg(cpuId, ids.join(QStringLiteral(", "))));
     }
     c.cpu = *cpu;
-    QStringList linkIds;
-    for (const Link &l : cat.links())
-        linkIds << l.id;
     for (auto [key, fallback, out] :
          {std::tuple{"intra_link", c.gpu.peerLink, &c.intraLink},
           std::tuple{"host_link", c.gpu.hostLink, &c.hostLink},
@@ -172,7 +165,7 @@ std::optional<SimCluster> SimCluster::fromJson(const QJsonObject &o, const QStri
             return fail(f.error());
         if (!l)
             return fail(QStringLiteral("\"%1\": not in the catalog (%2)")
-                            .arg(QLatin1String(key), linkIds.join(QStringLiteral(", "))));
+                            .arg(QLatin1String(key), cat.linkIds()));
         *out = *l;
     }
     const Storage *st = cat.storageSystem(storageId);
