@@ -5,6 +5,8 @@
 #include "dependencygraph.h"
 #include "importutil.h"
 #include "iterations.h"
+#include "project.h"
+#include "rankoverview.h"
 #include "testutil.h"
 
 #include <QJsonArray>
@@ -338,6 +340,50 @@ private Q_SLOTS:
         QVERIFY(summary.value(QStringLiteral("step_time_all_ns")).toDouble() > 20 * steady);
         const auto text = gmltest::runCli({QStringLiteral("analyze"), project});
         QVERIFY2(text.out.contains("1 warm-up of 10 iterations left out"), text.out.constData());
+        // The findings are priced against the same steady step (they were against the mean
+        // with warm-up: "-0.4% per iteration (131.575 ms -> ...)").
+        int priced = 0;
+        for (const auto &f :
+             QJsonDocument::fromJson(r.out).object().value(QStringLiteral("findings")).toArray()) {
+            const QJsonObject o = f.toObject();
+            if (!o.contains(QStringLiteral("iteration_before_ns")))
+                continue;
+            ++priced;
+            QVERIFY(std::abs(o.value(QStringLiteral("iteration_before_ns")).toDouble() -
+                             summary.value(QStringLiteral("step_time_ns")).toDouble()) < 1e3);
+        }
+        QVERIFY(priced > 0);
+        // So is the what-if's mean iteration.
+        const auto whatif =
+            gmltest::runCli({QStringLiteral("whatif"), project, QStringLiteral("--preset"),
+                             QStringLiteral("host=2"), QStringLiteral("--json")});
+        QCOMPARE(whatif.code, 0);
+        const QJsonObject mean = QJsonDocument::fromJson(whatif.out)
+                                     .object()
+                                     .value(QStringLiteral("mean_iteration"))
+                                     .toObject();
+        QCOMPARE(mean.value(QStringLiteral("warmup_iterations")).toInt(), 1);
+        QVERIFY(std::abs(mean.value(QStringLiteral("measured_ns")).toDouble() - steady) < 1e3);
+        // And the rank overview opens on the steady state: its window starts where the last
+        // rank's first steady iteration does, and ranks by the waits there.
+        QString error;
+        auto p = Project::open(project, Project::Mode::ReadOnly, &error);
+        QVERIFY2(p, qPrintable(error));
+        const auto overview = loadRankOverview(*p, RunId(1), &error);
+        QVERIFY2(overview, qPrintable(error));
+        QCOMPARE(overview->lanes.size(), size_t(2));
+        QCOMPARE(overview->warmup, 1);
+        TimeNs steadyFrom = 0;
+        for (const RankLane &l : overview->lanes) {
+            QCOMPARE(l.iterations.size(), size_t(10));
+            steadyFrom = std::max(steadyFrom, l.iterations[1].first);
+            QVERIFY(l.steadyCommunication >= 0 &&
+                    l.steadyCommunication <= l.end - std::max(l.start, overview->steadyFrom));
+        }
+        QCOMPARE(overview->steadyFrom, steadyFrom);
+        // past the 1.3 s first step
+        QVERIFY(overview->steadyFrom - overview->lanes.front().iterations.front().first >
+                1'300'000'000);
     }
 
     void cli()

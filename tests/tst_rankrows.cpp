@@ -257,7 +257,9 @@ private Q_SLOTS:
         QCOMPARE(l.rows, 180);
         const QRgb compute = RankOverviewPainter::heat(1, 0).rgb(),
                    communication = RankOverviewPainter::heat(1, 1).rgb();
-        const QRgb mark = Theme::current().text.rgb();
+        const QRgb mark = RankOverviewPainter::holdUpColour().rgb();
+        // The lane that holds the others up has its compute in the hold-up colour.
+        const QRgb holding = RankOverviewPainter::heat(1, 0, true).rgb();
         int straggling = 0, plain = 0;
         for (int row = 0; row < l.rows; ++row) {
             const int y = l.lanes.top() + row;
@@ -269,7 +271,7 @@ private Q_SLOTS:
             QCOMPARE(image.pixel(l.lanes.left() + 100, y), compute);
             // Second half: the others communicate; a row with a straggler shows it.
             const QRgb late = image.pixel(l.lanes.left() + 600, y);
-            QVERIFY2(late == (holdsStraggler ? compute : communication),
+            QVERIFY2(late == (holdsStraggler ? holding : communication),
                      qPrintable(QStringLiteral("row %1 lanes %2-%3 %4 %5 %6")
                                     .arg(row)
                                     .arg(first)

@@ -379,8 +379,9 @@ private Q_SLOTS:
         QVERIFY2(bottom.lightness() < 60, qPrintable(bottom.name()));
         QCOMPARE(RankOverviewPainter::heat(1, 0),
                  Theme::current().resource(ResourceClass::Compute));
-        QCOMPARE(RankOverviewPainter::heat(1, 1),
-                 Theme::current().resource(ResourceClass::Communication));
+        // Waiting in collectives is amber, not the red of what holds the others up.
+        QCOMPARE(RankOverviewPainter::heat(1, 1), RankOverviewPainter::waitingColour());
+        QCOMPARE(RankOverviewPainter::heat(1, 0, true), RankOverviewPainter::holdUpColour());
         // Slice labels stay dark on the slice colours in both themes.
         QVERIFY(Theme::current().sliceText.lightness() < 60);
         // The findings' severities read at 4.5:1 or more on the rows in both themes (WCAG AA;

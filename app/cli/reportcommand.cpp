@@ -268,7 +268,7 @@ QString headlineHtml(const sim::RunReport &r, const CatalogRun *catalogRun)
              QStringLiteral("%1 warm-up iterations left out (each over %2x the median); %3 "
                             "with them")
                  .arg(r.summary.warmupIterations)
-                 .arg(sim::kWarmupFactor)
+                 .arg(kWarmupFactor)
                  .arg(formatDuration(r.summary.stepTimeAll)));
     else if (r.summary.iterations > 0)
         tile(QStringLiteral("Step (mean of %1)").arg(r.summary.iterations),

@@ -170,6 +170,12 @@ void RankOverviewController::followFocus()
         },
         [this](Result r) { // the latest run's, a project opened since drops it
             m_view->setOverview(r.overview, m_run);
+            // Opened on the steady state when the user has not moved the window yet: a job whose
+            // ranks start one after another is otherwise all start-up triangle.
+            if (r.overview && r.overview->warmup > 0 &&
+                m_state->windowStart() == m_state->traceStart() &&
+                m_state->windowEnd() == m_state->traceEnd())
+                m_view->setIncludeWarmup(false);
             showIfUseful();
             Q_EMIT loaded(r.error);
         });

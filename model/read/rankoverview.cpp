@@ -2,8 +2,10 @@
 #include "rankoverview.h"
 
 #include "sourcework.h"
+#include "steadystate.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -48,7 +50,8 @@ std::vector<int> RankOverview::byWork() const
 }
 
 std::vector<int> RankOverview::byHoldUp(const std::map<int, TimeNs> &lateByRank,
-                                        const std::map<int, TimeNs> &criticalByRank) const
+                                        const std::map<int, TimeNs> &criticalByRank,
+                                        bool withWarmup) const
 {
     std::vector<int> out(lanes.size());
     std::iota(out.begin(), out.end(), 0);
@@ -63,7 +66,11 @@ std::vector<int> RankOverview::byHoldUp(const std::map<int, TimeNs> &lateByRank,
             return critical(x) > critical(y);
         if (late(x) != late(y))
             return late(x) > late(y);
-        const TimeNs cx = lanes[size_t(x)].communication, cy = lanes[size_t(y)].communication;
+        const auto wait = [&](int lane) {
+            const RankLane &l = lanes[size_t(lane)];
+            return withWarmup ? l.communication : l.steadyCommunication;
+        };
+        const TimeNs cx = wait(x), cy = wait(y);
         if (cx != cy)
             return cx < cy;
         return lanes[size_t(x)].rank < lanes[size_t(y)].rank;
@@ -146,6 +153,26 @@ std::optional<RankOverview> loadRankOverview(Project &project, RunId run, QStrin
     for (RankLane &lane : o.lanes)
         if (const auto it = iterations.find(lane.rank < 0 ? 0 : lane.rank); it != iterations.end())
             lane.iterations = it->second;
+    // Steady state: from the latest first steady iteration of a rank with warm-up.
+    o.steadyFrom = o.origin;
+    for (const auto &[rank, list] : iterations) {
+        std::vector<TimeNs> times;
+        for (size_t k = 0; k < list.size(); ++k)
+            times.push_back(std::max<TimeNs>(
+                0, (k + 1 < list.size() ? list[k + 1].first : list[k].second) - list[k].first));
+        if (const int warm = warmupIterations(times); warm > 0) {
+            o.warmup = std::max(o.warmup, warm);
+            o.steadyFrom = std::max(o.steadyFrom, list[size_t(warm)].first);
+        }
+    }
+    for (RankLane &lane : o.lanes) {
+        const TimeNs a = std::max(o.steadyFrom, lane.start), b = lane.end;
+        float busy = -1, comm = 0;
+        if (b > a)
+            RankOverview::shares(lane, a, b, 1, &busy, &comm);
+        lane.steadyCommunication =
+            busy >= 0 ? TimeNs(std::llround(double(comm) * double(b - a))) : 0;
+    }
     return o;
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The findings' prices: each one's what-if replayed on the run's graph, against the mean
-// iteration of the measured run; then the ranking.
+// steady iteration of the measured run (its warm-up left out); then the ranking.
 #include "findings.h"
 
 #include <algorithm>
@@ -27,7 +27,10 @@ void priceFindings(const std::shared_ptr<const DependencyGraph> &graph,
         own = replay(*graph, ReplayInput::measured(*graph));
         identity = &*own;
     }
-    const TimeNs before = meanIteration(*graph, *identity);
+    // Against the steady iterations, as the step time: the measured run's warm-up is left out
+    // of the mean before and after (a fix does not change which steps are warm-up).
+    const int warmup = measuredIterations(*graph).warmup();
+    const TimeNs before = steadyIteration(*graph, *identity, warmup);
     int done = 0;
     for (auto &f : findings) {
         if (!f.fix.isEmpty()) {
@@ -38,7 +41,7 @@ void priceFindings(const std::shared_ptr<const DependencyGraph> &graph,
             } else {
                 const Replay predicted = replay(*prepared->graph, prepared->input);
                 f.before = before;
-                f.after = meanIteration(*prepared->graph, predicted);
+                f.after = steadyIteration(*prepared->graph, predicted, warmup);
                 f.priced = true;
                 f.notes << prepared->notes;
             }

@@ -28,17 +28,6 @@ TimeNs Iterations::mean() const
         std::llround(double(std::max<TimeNs>(0, workEnd - first)) / double(starts.size())));
 }
 
-int warmupIterations(const std::vector<TimeNs> &times)
-{
-    if (times.size() < 3)
-        return 0;
-    const double limit = kWarmupFactor * double(quantile(times, 0.5));
-    int n = 0;
-    while (size_t(n) < times.size() / 2 && double(times[size_t(n)]) > limit)
-        ++n;
-    return n;
-}
-
 TimeNs Iterations::steadyMean(int skip) const
 {
     if (skip <= 0 || size_t(skip) >= starts.size())
@@ -130,6 +119,12 @@ TimeNs meanIteration(const DependencyGraph &graph, const Replay &replay)
 {
     const Iterations its = replayedIterations(graph, replay);
     return its.empty() ? replay.makespan() : its.mean();
+}
+
+TimeNs steadyIteration(const DependencyGraph &graph, const Replay &replay, int warmup)
+{
+    const Iterations its = replayedIterations(graph, replay);
+    return its.empty() ? replay.makespan() : its.steadyMean(warmup);
 }
 
 } // namespace gml::sim

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "replay.h"
+#include "steadystate.h"
 
 #include <vector>
 
@@ -16,13 +17,8 @@ namespace gml::sim {
 //   - Iteration k's time runs from its step's start to the next step's start; the last one's
 //     to the end of the work. The times add up to the mean iteration x N, with
 //     mean = (work end - first start) / N.
-// Steady state, one definition (TensorBoard's step view leaves warm-up out too): the
-// iterations a run begins with that each take over kWarmupFactor x the median of all its
-// iterations (the first steps' compilation, autotuning, caching allocator and data-loader
-// start) are warm-up; at most half of them, none with fewer than 3 iterations. A slow step
-// later in the run is not warm-up: it stays in, as the spread it is.
-inline constexpr double kWarmupFactor = 1.5;
-int warmupIterations(const std::vector<TimeNs> &times);
+// Steady state: model/core/steadystate.h (warmupIterations), one definition for every layer.
+using gml::warmupIterations;
 
 struct Iterations
 {
@@ -51,5 +47,8 @@ Iterations replayedIterations(const DependencyGraph &graph, const Replay &replay
 
 // The mean iteration of a replay; a graph without iterations: the replay's makespan.
 TimeNs meanIteration(const DependencyGraph &graph, const Replay &replay);
+// The mean of a replay's iterations after the first `warmup` (Iterations::steadyMean); the
+// makespan for a run without iterations.
+TimeNs steadyIteration(const DependencyGraph &graph, const Replay &replay, int warmup);
 
 } // namespace gml::sim

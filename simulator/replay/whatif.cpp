@@ -85,9 +85,10 @@ std::optional<WhatIfResult> whatIf(const std::shared_ptr<const DependencyGraph> 
     for (size_t k = 0; k < steps.size() && k < it.size() && k < pt.size(); ++k)
         rep.iterations.append(
             {graph.name(graph.containers()[size_t(steps[k])].name), mt[k], it[k], pt[k]});
-    rep.meanMeasured = measured.mean();
-    rep.meanIdentity = identity.mean();
-    rep.meanPredicted = predicted.mean();
+    rep.warmup = measured.warmup();
+    rep.meanMeasured = measured.steadyMean(rep.warmup);
+    rep.meanIdentity = identity.steadyMean(rep.warmup);
+    rep.meanPredicted = predicted.steadyMean(rep.warmup);
     rep.spreadMeasured = {measured.quantile(0.5), measured.quantile(0.9)};
     rep.spreadIdentity = {identity.quantile(0.5), identity.quantile(0.9)};
     rep.spreadPredicted = {predicted.quantile(0.5), predicted.quantile(0.9)};
@@ -125,7 +126,7 @@ static bool replayBand(const std::shared_ptr<const DependencyGraph> &graphPtr,
             return false;
         const Replay r = replay(*prepared->graph, prepared->input);
         const Iterations its = replayedIterations(*prepared->graph, r);
-        const std::array<TimeNs, 4> v{r.makespan(), its.mean(), its.quantile(0.5),
+        const std::array<TimeNs, 4> v{r.makespan(), its.steadyMean(rep.warmup), its.quantile(0.5),
                                       its.quantile(0.9)};
         for (size_t f = 0; f < v.size(); ++f)
             drawn[f].push_back(v[f]);
@@ -181,6 +182,7 @@ QJsonObject WhatIfReport::toJson() const
         m.insert(QStringLiteral("predicted_ns"), qint64(meanPredicted));
         m.insert(QStringLiteral("predicted_low_ns"), qint64(low.mean));
         m.insert(QStringLiteral("predicted_high_ns"), qint64(high.mean));
+        m.insert(QStringLiteral("warmup_iterations"), warmup);
         o.insert(QStringLiteral("mean_iteration"), m);
         for (const auto &[key, pick] : {std::pair{"median_iteration", &Spread::median},
                                         std::pair{"p90_iteration", &Spread::p90}}) {
@@ -257,11 +259,15 @@ QString WhatIfReport::toText() const
                   formatDuration(predicted), change(predicted, measured),
                   band(low.predicted, high.predicted));
     if (!iterations.isEmpty()) {
-        s +=
-            QStringLiteral("mean iteration: measured %1, identity replay %2, predicted %3 (%4)%5\n")
-                .arg(formatDuration(meanMeasured), formatDuration(meanIdentity),
-                     formatDuration(meanPredicted), change(meanPredicted, meanMeasured),
-                     band(low.mean, high.mean));
+        s += QStringLiteral(
+                 "mean iteration%6: measured %1, identity replay %2, predicted %3 (%4)%5\n")
+                 .arg(formatDuration(meanMeasured), formatDuration(meanIdentity),
+                      formatDuration(meanPredicted), change(meanPredicted, meanMeasured),
+                      band(low.mean, high.mean),
+                      warmup > 0 ? QStringLiteral(" (%1 warm-up of %2 left out)")
+                                       .arg(warmup)
+                                       .arg(iterations.size())
+                                 : QString());
         s += QStringLiteral("median iteration: measured %1, predicted %2 (%3)%4; p90: measured "
                             "%5, predicted %6 (%7)\n")
                  .arg(formatDuration(spreadMeasured.median), formatDuration(spreadPredicted.median),

@@ -35,7 +35,10 @@ struct WhatIfReport
         TimeNs predicted = 0;
     };
     QList<Iteration> iterations; // Iterations::times(): they add up to the mean x N
-    TimeNs meanMeasured = 0;     // Iterations::mean(); 0 without iterations
+    // The means of the steady iterations (Iterations::steadyMean): the measured run's warm-up
+    // iterations (`warmup`, steadystate.h) are left out of all three, as from the step time.
+    int warmup = 0;
+    TimeNs meanMeasured = 0; // 0 without iterations
     TimeNs meanIdentity = 0;
     TimeNs meanPredicted = 0;
     // The distribution, not only the mean: a run with two slow steps has its median where the

@@ -10,6 +10,7 @@
 #include <QLocale>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QSignalBlocker>
 #include <QToolButton>
 
 #include <algorithm>
@@ -51,6 +52,16 @@ RankOverviewView::RankOverviewView(TimelineState *state, QWidget *parent)
            "collective"));
     connect(m_stragglers, &QToolButton::clicked, this, &RankOverviewView::stragglersRequested);
     header->addWidget(m_stragglers);
+    m_warmup = new QToolButton(this);
+    m_warmup->setAutoRaise(true);
+    m_warmup->setCheckable(true);
+    m_warmup->setText(tr("Include Warm-up"));
+    m_warmup->setToolTip(
+        tr("The first iterations that each take over 1.5× the median (compilation, autotuning, "
+           "ranks starting one after another) are warm-up: left out of the window, of Slowest / "
+           "Median / Fastest and of the colours. Check to show and rank the whole run."));
+    connect(m_warmup, &QToolButton::toggled, this, &RankOverviewView::setIncludeWarmup);
+    header->addWidget(m_warmup);
     const QString rule =
         tr("Ranks are ordered by how much they hold the others up: once Mark Stragglers has "
            "analysed the run, their time on the critical path, then how late they arrived last "
@@ -73,22 +84,67 @@ void RankOverviewView::setOverview(std::shared_ptr<const RankOverview> overview,
     m_overview = std::move(overview);
     m_run = run;
     m_highlight = -1;
-    m_order = m_overview ? m_overview->byHoldUp() : std::vector<int>{};
+    m_critical.clear();
+    m_late.clear();
+    m_withWarmup = false;
+    {
+        const QSignalBlocker block(m_warmup);
+        m_warmup->setChecked(false);
+    }
+    m_warmup->setVisible(m_overview && m_overview->warmup > 0);
+    reorder();
+    updateTitle();
     const size_t lanes = m_overview ? m_overview->lanes.size() : 0;
-    std::set<int> ranks;
-    if (m_overview)
-        for (const auto &l : m_overview->lanes)
-            ranks.insert(l.rank);
-    m_title->setText(lanes ? tr("<b>Ranks</b> · %1: %2 ranks, %3 GPUs")
-                                 .arg(run.toHtmlEscaped(),
-                                      QLocale().toString(qlonglong(ranks.size())),
-                                      QLocale().toString(qlonglong(lanes)))
-                           : QString());
     for (auto *b : {m_slowest, m_median, m_fastest})
         b->setEnabled(lanes > 1);
     m_stragglers->setEnabled(lanes > 1);
     updateLegend();
     setMarks({});
+}
+
+void RankOverviewView::updateTitle()
+{
+    const size_t lanes = m_overview ? m_overview->lanes.size() : 0;
+    std::set<int> ranks;
+    if (m_overview)
+        for (const auto &l : m_overview->lanes)
+            ranks.insert(l.rank);
+    QString steady;
+    if (lanes && m_overview->warmup > 0)
+        steady = m_withWarmup ? tr(" · warm-up included")
+                              : tr(" · steady state: %n warm-up iteration(s) left out", nullptr,
+                                   m_overview->warmup);
+    m_title->setText(lanes ? tr("<b>Ranks</b> · %1: %2 ranks, %3 GPUs%4")
+                                 .arg(m_run.toHtmlEscaped(),
+                                      QLocale().toString(qlonglong(ranks.size())),
+                                      QLocale().toString(qlonglong(lanes)), steady)
+                           : QString());
+}
+
+void RankOverviewView::reorder()
+{
+    m_order =
+        m_overview ? m_overview->byHoldUp(m_late, m_critical, m_withWarmup) : std::vector<int>{};
+}
+
+void RankOverviewView::setIncludeWarmup(bool include)
+{
+    m_withWarmup = include;
+    if (m_warmup->isChecked() != include) {
+        const QSignalBlocker block(m_warmup);
+        m_warmup->setChecked(include);
+    }
+    reorder();
+    updateTitle();
+    if (m_overview && m_overview->warmup > 0) {
+        // View time = run time - the run's shift.
+        if (include)
+            m_state->setWindow(m_state->traceStart(), m_state->traceEnd());
+        else
+            m_state->setWindow(std::max(m_state->traceStart(), m_overview->steadyFrom - m_shift),
+                               std::min(m_state->traceEnd(), m_overview->end - m_shift));
+    }
+    update();
 }
 
 void RankOverviewView::updateLegend()
@@ -98,20 +154,21 @@ void RankOverviewView::updateLegend()
     auto swatch = [](const QColor &c, const QString &text) {
         return QStringLiteral("<span style=\"color:%1\">■</span> %2").arg(c.name(), text);
     };
-    m_legend->setText(
-        swatch(RankOverviewPainter::heat(1, 0), tr("compute")) + QStringLiteral("&nbsp;&nbsp;") +
-        swatch(RankOverviewPainter::heat(1, 1), tr("communication")) +
-        QStringLiteral("&nbsp;&nbsp;") + swatch(RankOverviewPainter::heat(0, 0), tr("idle")) +
-        (shared ? QStringLiteral("&nbsp;&nbsp;") +
-                      swatch(palette().color(QPalette::Text), tr("holds others up"))
-                : QString()));
+    const QString gap = QStringLiteral("&nbsp;&nbsp;");
+    m_legend->setText(swatch(RankOverviewPainter::heat(1, 0), tr("compute")) + gap +
+                      swatch(RankOverviewPainter::heat(1, 1), tr("waiting in collectives")) + gap +
+                      swatch(RankOverviewPainter::heat(0, 0), tr("idle")) + gap +
+                      swatch(RankOverviewPainter::holdUpColour(), tr("holds others up")));
+    const QString holds =
+        tr("A GPU that holds the others up (over the window, it waited in communication half as "
+           "long as the median GPU or less, or it arrived last at collectives) has its compute "
+           "in red and a red mark left of its lane; the GPUs that wait for it show amber.");
     m_legend->setToolTip(
-        shared
-            ? tr("More GPUs than pixel rows: each row shows the median of its GPUs. A GPU that "
-                 "holds the others up (it waited in communication half as long as the median GPU "
-                 "or less, or arrived last at collectives) marks its row left of the lanes and "
-                 "shows in its own colour where it differs from the row's median.")
-            : QString());
+        shared ? holds + QStringLiteral("\n") +
+                     tr("More GPUs than pixel rows: each row shows the median of its GPUs, and "
+                        "the GPU of the row that holds the others up most in its own colour "
+                        "where it differs from the median.")
+               : holds);
 }
 
 bool RankOverviewView::sharesRows() const
@@ -136,8 +193,9 @@ void RankOverviewView::setMarks(std::vector<Mark> marks, std::map<int, TimeNs> c
     std::map<int, TimeNs> late;
     for (const Mark &m : m_marks)
         late[m.rank] += m.late;
-    m_order = m_overview ? m_overview->byHoldUp(late, criticalByRank) : std::vector<int>{};
     m_late = std::move(late);
+    m_critical = std::move(criticalByRank);
+    reorder();
     m_stragglers->setText(m_marks.empty()
                               ? tr("Mark Stragglers")
                               : tr("%n straggler(s) marked", nullptr, int(m_marks.size())));

@@ -29,6 +29,11 @@ public:
     explicit RankOverviewView(TimelineState *state, QWidget *parent = nullptr);
 
     void setOverview(std::shared_ptr<const RankOverview> overview, const QString &run);
+    // Steady state (RankOverview::steadyFrom): the window set to the run's steady iterations,
+    // and Slowest / Median / Fastest ranked there (the default once an overview with warm-up
+    // loads); with `include`, the whole trace and every iteration.
+    void setIncludeWarmup(bool include);
+    bool includesWarmup() const { return m_withWarmup; }
     // The run's shift in the timeline (TimelineLayout::shiftOfRun): run time = view time + shift.
     void setShift(TimeNs shift);
     // Each collective's straggler: a red mark on the last rank's lanes at its arrival (run time).
@@ -105,6 +110,11 @@ private:
     void updateLegend();
     QToolButton *m_slowest, *m_median, *m_fastest;
     QToolButton *m_stragglers;
+    QToolButton *m_warmup;
+    bool m_withWarmup = false;
+    std::map<int, TimeNs> m_critical; // the analysis' critical time by rank
+    void updateTitle();
+    void reorder();
     std::vector<Mark> m_marks;
 };
 

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ranksview.h"
 
+#include "steadystate.h"
 #include "theme.h"
 
 #include "ranksmodels.h"
 #include "sortedtable.h"
 #include "timeformat.h"
 
+#include <QCheckBox>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMouseEvent>
@@ -42,11 +45,19 @@ RanksView::RanksView(QWidget *parent) : QWidget(parent)
     auto *heatBox = new QWidget(split);
     auto *hl = new QVBoxLayout(heatBox);
     hl->setContentsMargins(0, 0, 0, 0);
-    hl->addWidget(
-        new QLabel(tr("<b>Step time by rank and iteration</b> — against each iteration's median "
-                      "(red slower, blue faster; click: show it in the timeline)"),
-                   heatBox));
+    auto *top = new QHBoxLayout;
+    top->setContentsMargins(6, 0, 6, 0);
+    m_heatTitle = new QLabel(heatBox);
+    m_heatTitle->setWordWrap(true);
+    top->addWidget(m_heatTitle, 1);
+    m_includeWarmup = new QCheckBox(tr("Include warm-up"), heatBox);
+    m_includeWarmup->setToolTip(
+        tr("The first iterations that each take over 1.5× the median are warm-up (compilation, "
+           "autotuning, ranks starting one after another): left out of the map unless checked."));
+    top->addWidget(m_includeWarmup);
+    hl->addLayout(top);
     m_heat = new StepHeatMap(heatBox);
+    connect(m_includeWarmup, &QCheckBox::toggled, m_heat, &StepHeatMap::setIncludeWarmup);
     hl->addWidget(m_heat, 1);
     auto *bottom = new QSplitter(Qt::Horizontal, split);
     m_stragglerModel = new StragglersModel(this);
@@ -92,6 +103,15 @@ void RanksView::setAnalysis(const std::optional<sim::Analysis> &analysis)
                     .arg(analysis->communicationImbalance, 0, 'f', 2)
               : tr("This run has one rank: nothing to compare across ranks."));
     m_heat->setIterations(multi ? analysis->iterations : std::vector<sim::IterationBreakdown>{});
+    m_heat->setIncludeWarmup(m_includeWarmup->isChecked());
+    m_includeWarmup->setVisible(m_heat->warmup() > 0);
+    m_heatTitle->setText(
+        m_heat->coloursHoldUp()
+            ? tr("<b>Who holds the others up, by rank and iteration</b> — each rank's wait in "
+                 "collectives against the iteration's median (red: waited less, held the others "
+                 "up; blue: waited for them; click: show it in the timeline)")
+            : tr("<b>Step time by rank and iteration</b> — against each iteration's median "
+                 "(red slower, blue faster; click: show it in the timeline)"));
     m_stragglerModel->setStragglers(multi ? analysis->stragglers : std::vector<sim::Straggler>{});
     m_stragglers->sortByColumn(StragglersModel::Late, Qt::DescendingOrder); // the latest first
     m_stragglers->resizeColumnsToContents();
@@ -110,7 +130,38 @@ StepHeatMap::StepHeatMap(QWidget *parent) : QWidget(parent)
 void StepHeatMap::setIterations(const std::vector<sim::IterationBreakdown> &iterations)
 {
     m_grid = sim::stepGrid(iterations);
+    m_warmup = warmupIterations(m_grid.median);
+    m_holdUp = false;
+    m_medianWait.assign(size_t(m_grid.columns), 0);
+    std::vector<TimeNs> waits;
+    for (int c = 0; c < m_grid.columns; ++c) {
+        waits.clear();
+        for (size_t r = 0; r < m_grid.cells.size(); ++r)
+            if (const auto *it = iteration(int(r), c))
+                waits.push_back(it->time.communication);
+        if (waits.empty())
+            continue;
+        std::sort(waits.begin(), waits.end());
+        m_medianWait[size_t(c)] = (waits[(waits.size() - 1) / 2] + waits[waits.size() / 2]) / 2;
+        m_holdUp = m_holdUp || waits.back() > 0;
+    }
     update();
+}
+
+void StepHeatMap::setIncludeWarmup(bool include)
+{
+    m_includeWarmup = include;
+    update();
+}
+
+double StepHeatMap::deviation(int rankIndex, int column) const
+{
+    const auto *it = iteration(rankIndex, column);
+    if (!it || m_grid.median[size_t(column)] <= 0)
+        return 0;
+    const double median = double(m_grid.median[size_t(column)]);
+    return m_holdUp ? double(m_medianWait[size_t(column)] - it->time.communication) / median
+                    : double(length(*it)) / median - 1.0;
 }
 
 QRect StepHeatMap::grid() const
@@ -127,8 +178,11 @@ std::pair<int, int> StepHeatMap::cellAt(QPoint pos) const
     const int row =
         std::min(int(m_grid.cells.size()) - 1,
                  int(double(pos.y() - g.top()) / g.height() * double(m_grid.cells.size())));
+    const int shown = m_grid.columns - firstColumn();
+    if (shown <= 0)
+        return {-1, -1};
     const int col =
-        std::min(m_grid.columns - 1, int(double(pos.x() - g.left()) / g.width() * m_grid.columns));
+        firstColumn() + std::min(shown - 1, int(double(pos.x() - g.left()) / g.width() * shown));
     return {row, col};
 }
 
@@ -151,7 +205,8 @@ void StepHeatMap::paintEvent(QPaintEvent *)
         return;
     }
     const int rows = int(m_grid.cells.size());
-    const double rh = double(g.height()) / rows, cw = double(g.width()) / m_grid.columns;
+    const int first = firstColumn(), shown = std::max(1, m_grid.columns - first);
+    const double rh = double(g.height()) / rows, cw = double(g.width()) / shown;
     const Theme &theme = Theme::current();
     const QColor slow(0xd6, 0x2f, 0x2f), fast(0x2f, 0x6f, 0xd6);
     // The median is the theme's background (white in light, dark in dark), slower toward red,
@@ -166,18 +221,18 @@ void StepHeatMap::paintEvent(QPaintEvent *)
                                 float((1 - a) * mid.blueF() + a * to.blueF()));
     };
     // Rows thinner than a pixel share one: it shows their median, so a red row means its ranks
-    // are slow, not that one of them is; the slowest of them is the cell's right edge (a
-    // quarter of it, at most 4 px), so a straggler still shows as a line of red edges.
+    // hold the others up, not that one of them does; the reddest of them is the cell's right
+    // edge (a quarter of it, at most 4 px), so a straggler still shows as a line of red edges.
     const int pixelRows = std::max(1, std::min(rows, g.height()));
     std::vector<double> group;
     for (int pr = 0; pr < pixelRows; ++pr) {
         const int r0 = pr * rows / pixelRows, r1 = std::max(r0 + 1, (pr + 1) * rows / pixelRows);
-        for (int c = 0; c < m_grid.columns; ++c) {
+        for (int c = first; c < m_grid.columns; ++c) {
             group.clear();
             for (int r = r0; r < r1; ++r)
                 if (const auto *it = iteration(r, c); it && m_grid.median[size_t(c)] > 0)
-                    group.push_back(double(length(*it)) / double(m_grid.median[size_t(c)]) - 1.0);
-            const QRectF cell(g.left() + c * cw, g.top() + r0 * rh,
+                    group.push_back(deviation(r, c));
+            const QRectF cell(g.left() + (c - first) * cw, g.top() + r0 * rh,
                               std::max(1.0, cw - (cw > 4 ? 1 : 0)),
                               std::max(1.0, (r1 - r0) * rh - (rh > 4 ? 1 : 0)));
             if (group.empty()) { // no iteration: the theme's alternate shade
@@ -204,16 +259,20 @@ void StepHeatMap::paintEvent(QPaintEvent *)
         p.drawText(QRect(x, ly, lfm.horizontalAdvance(t) + 2, lh), Qt::AlignVCenter, t);
         x += lfm.horizontalAdvance(t) + 6;
     };
-    text(tr("faster −25%"));
+    text(m_holdUp ? tr("waits for the others −25%") : tr("faster −25%"));
     for (int i = 0; i < 60; ++i)
         p.fillRect(QRect(x + i, ly + 3, 1, lh - 6),
                    colourOf(kSaturation * (double(i) / 59.0 * 2.0 - 1.0)));
     p.setPen(palette().color(QPalette::Mid));
     p.drawRect(QRect(x, ly + 3, 59, lh - 7));
     x += 66;
-    text(tr("+25% slower than the iteration's median"));
+    text(m_holdUp ? tr("+25% of the step: holds the others up")
+                  : tr("+25% slower than the iteration's median"));
+    if (m_warmup > 0)
+        text(m_includeWarmup ? tr("· warm-up included")
+                             : tr("· %n warm-up iteration(s) left out", nullptr, m_warmup));
     if (pixelRows < rows)
-        text(tr("· %1 ranks a row: their median, the slowest at the cell's right edge")
+        text(tr("· %1 ranks a row: their median, the reddest at the cell's right edge")
                  .arg(double(rows) / pixelRows, 0, 'f', 1));
     // Rank labels where they fit, iteration numbers below.
     p.setPen(palette().color(QPalette::Text));
@@ -224,9 +283,10 @@ void StepHeatMap::paintEvent(QPaintEvent *)
                    Qt::AlignRight | Qt::AlignVCenter, tr("rank %1").arg(m_grid.ranks[size_t(r)]));
     const int everyCol =
         std::max(1, int(std::ceil((fm.horizontalAdvance(QStringLiteral("#000")) + 6) / cw)));
-    for (int c = 0; c < m_grid.columns; c += everyCol)
-        p.drawText(QRectF(g.left() + c * cw, g.bottom() + 2, std::max(cw * everyCol, 30.0), 16),
-                   Qt::AlignLeft, QStringLiteral("#%1").arg(c));
+    for (int c = first; c < m_grid.columns; c += everyCol)
+        p.drawText(
+            QRectF(g.left() + (c - first) * cw, g.bottom() + 2, std::max(cw * everyCol, 30.0), 16),
+            Qt::AlignLeft, QStringLiteral("#%1").arg(c));
 }
 
 void StepHeatMap::mouseMoveEvent(QMouseEvent *e)
@@ -238,6 +298,18 @@ void StepHeatMap::mouseMoveEvent(QMouseEvent *e)
         return;
     }
     const TimeNs median = m_grid.median[size_t(c)];
+    if (m_holdUp && median > 0) {
+        const double d = deviation(r, c);
+        Q_EMIT hoverTextChanged(
+            tr("rank %1 · %2: %3, waited %4 in collectives (the ranks' median %5): %6")
+                .arg(it->rank)
+                .arg(it->name, formatDuration(length(*it)), formatDuration(it->time.communication),
+                     formatDuration(m_medianWait[size_t(c)]),
+                     d >= 0
+                         ? tr("held the others up %1% of the step").arg(100.0 * d, 0, 'f', 1)
+                         : tr("waited for the others %1% of the step").arg(-100.0 * d, 0, 'f', 1)));
+        return;
+    }
     const QString text =
         tr("rank %1 · %2: %3 (%4 against the iteration's median %5)")
             .arg(it->rank)

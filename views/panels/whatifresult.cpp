@@ -50,11 +50,12 @@ void WhatIfPanel::showResult(const sim::WhatIfReport &r, double replayMs)
     text += band(r.low.predicted, r.high.predicted);
     if (!r.iterations.isEmpty()) {
         const qsizetype n = r.iterations.size();
-        text += tr("<br>Mean iteration (%1 × %2): %3 → <b>%4</b> (%5)")
+        text += tr("<br>Mean iteration (%1 × %2%6): %3 → <b>%4</b> (%5)")
                     .arg(n)
                     .arg(r.iterations.first().name.section(QLatin1Char('#'), 0, 0))
                     .arg(formatDuration(r.meanMeasured), formatDuration(r.meanPredicted),
-                         change(r.meanPredicted, r.meanMeasured));
+                         change(r.meanPredicted, r.meanMeasured),
+                         r.warmup > 0 ? tr(", %n warm-up left out", nullptr, r.warmup) : QString());
         if (r.hasBand())
             text +=
                 tr(" · band %1 – %2").arg(formatDuration(r.low.mean), formatDuration(r.high.mean));

@@ -12,7 +12,17 @@
 
 namespace gml {
 
-QColor RankOverviewPainter::heat(float busy, float communication)
+QColor RankOverviewPainter::waitingColour()
+{
+    return QColor(0xed, 0xc9, 0x48); // Tableau-10 amber: waiting, not work
+}
+
+QColor RankOverviewPainter::holdUpColour()
+{
+    return QColor(0xd6, 0x2f, 0x2f); // the step heat map's "slower"
+}
+
+QColor RankOverviewPainter::heat(float busy, float communication, bool holdsUp)
 {
     const Theme &t = Theme::current();
     if (busy < 0)
@@ -23,9 +33,10 @@ QColor RankOverviewPainter::heat(float busy, float communication)
     const float b = std::sqrt(b0);
     const float c = b0 > 0 ? b * c0 / b0 : 0.0f;
     const float k = b - c, idle = 1 - b;
-    // Idle, compute and communication in the studio's one palette (render/theme.h).
-    const QColor i = t.resource(ResourceClass::Idle), x = t.resource(ResourceClass::Compute),
-                 y = t.resource(ResourceClass::Communication);
+    // Idle and compute in the studio's one palette (render/theme.h); waiting amber.
+    const QColor i = t.resource(ResourceClass::Idle),
+                 x = holdsUp ? holdUpColour() : t.resource(ResourceClass::Compute),
+                 y = waitingColour();
     auto mix = [&](int a, int b, int d) {
         return int(std::lround(idle * float(a) + k * float(b) + c * float(d)));
     };
@@ -148,14 +159,18 @@ void RankOverviewPainter::paint(QPainter &p, const QRect &area, int labelWidth,
         const size_t first = overview.lanes.size() * size_t(row) / size_t(l.rows);
         const size_t last = overview.lanes.size() * size_t(row + 1) / size_t(l.rows);
         const RowShares s = rowShares(overview, first, last, t0, t1, columns, standOut);
+        // A row of one lane holds the others up as that lane does; a shared row shows its
+        // marked lane, in its own colour, where it differs from the row's median.
+        const bool holds =
+            last == first + 1 && first < standOut.size() && standOut[first] >= kStandOut;
         auto *line = reinterpret_cast<QRgb *>(image.scanLine(row));
         for (int c = 0; c < columns; ++c) {
             const size_t k = size_t(c);
-            line[c] = (s.outlier[k] >= 0 ? heat(s.outlierBusy[k], s.outlierCommunication[k])
-                                         : heat(s.busy[k], s.communication[k]))
+            line[c] = (s.outlier[k] >= 0 ? heat(s.outlierBusy[k], s.outlierCommunication[k], true)
+                                         : heat(s.busy[k], s.communication[k], holds))
                           .rgb();
         }
-        if (s.marked >= 0)
+        if (s.marked >= 0 || holds)
             marked.push_back(row);
     }
     p.drawImage(QRect(l.lanes.left(), l.lanes.top(), columns, height), image);
@@ -163,7 +178,7 @@ void RankOverviewPainter::paint(QPainter &p, const QRect &area, int labelWidth,
     for (int row : marked)
         p.fillRect(QRectF(l.lanes.left() - 4, l.lanes.top() + row * l.rowHeight, 3,
                           std::max(1.0, l.rowHeight)),
-                   theme.text);
+                   holdUpColour());
 
     // Lanes apart when tall enough to tell.
     p.save();

@@ -27,9 +27,14 @@ public:
     static constexpr int kMaxLaneHeight = 12;
     static constexpr int kHeaderHeight = 22; // title, legend (drawn by the caller's widgets too)
 
-    // The colour of a column: idle grey to compute orange, communication blue, on a square-root
-    // scale of the busy share (a lane 10% busy is a third of the way to full colour).
-    static QColor heat(float busy, float communication);
+    // The colour of a column: idle grey to compute blue, time waiting in collectives amber, on a
+    // square-root scale of the busy share (a lane 10% busy is a third of the way to full
+    // colour). Coloured by who holds the others up, not by who waits (issue 73: the victims
+    // waiting in communication read red, "slower"): a lane that stands out as holding the
+    // others up (`holdsUp`) has its compute in red, the colour of what the others wait for.
+    static QColor heat(float busy, float communication, bool holdsUp = false);
+    static QColor waitingColour();
+    static QColor holdUpColour();
 
     struct Layout
     {
