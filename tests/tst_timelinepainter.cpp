@@ -6,6 +6,7 @@
 #include "slicepager.h"
 #include "timeformat.h"
 #include "timelinepainter.h"
+#include "timelinestate.h"
 #include "tracewriter.h"
 
 #include <QGuiApplication>
@@ -404,8 +405,10 @@ private Q_SLOTS:
         QVERIFY(labels.size() <= size_t(width / 40));
     }
 
-    // Deep zoom far from the origin: the ticks count from a base near the window ("+750 ns"),
-    // the label column says which ("start + 515.18 ms", a multiple of 1000 steps); a chosen origin
+    // Deep zoom far from the origin: the ticks count from a base at the window ("+0 ns",
+    // "+10 ns"), the label column says which ("start + 515.18 ms", a multiple of 10 steps), down
+    // to the narrowest window, 10 ns of 1 ns ticks (issue 73: it stopped at 512 ns, counting
+    // from 1000 steps back: "+9900 ns"); a chosen origin
     // counts from itself.
     void rulerLabelsStayShortAtDeepZoom()
     {
@@ -415,7 +418,8 @@ private Q_SLOTS:
         for (int width : {1366, 1920}) {
             QImage img(width, 300, QImage::Format_ARGB32_Premultiplied);
             QPainter painter(&img);
-            for (TimeNs span : {TimeNs(100), TimeNs(1000), TimeNs(1'000'000)}) {
+            for (TimeNs span :
+                 {TimelineState::kMinWindow, TimeNs(100), TimeNs(1000), TimeNs(1'000'000)}) {
                 const TimeNs t0 = 515'180'750;
                 TimelineOverlay o;
                 o.traceStart = 0;
@@ -436,6 +440,12 @@ private Q_SLOTS:
                          qPrintable(p.rulerBaseText()));
                 QVERIFY2(labels.front().text.startsWith(QLatin1Char('+')),
                          qPrintable(labels.front().text));
+                if (span <= 100) // relative to the viewport: within two windows of the base
+                    for (const auto &l : labels) {
+                        QVERIFY2(l.text.endsWith(QStringLiteral(" ns")), qPrintable(l.text));
+                        QVERIFY2(l.text.mid(1).chopped(3).toDouble() < 2.0 * double(span),
+                                 qPrintable(l.text));
+                    }
             }
             // The origin at the window: plain offsets from it, a "0" tick where it is.
             TimelineOverlay o;

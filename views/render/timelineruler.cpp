@@ -54,10 +54,9 @@ void TimelinePainter::paintHeader(QPainter &p, const TimelineViewport &v, const 
             m_rulerLabels.push_back({text, x + 3, tw});
     }
     const QString from = o.hasOrigin ? tr("origin") : tr("start");
-    m_rulerBase =
-        base == origin
-            ? tr("from %1").arg(from)
-            : QStringLiteral("%1 + %2").arg(from, formatOffset(base - origin, step * 1000));
+    m_rulerBase = base == origin
+                      ? tr("from %1").arg(from)
+                      : QStringLiteral("%1 + %2").arg(from, formatOffset(base - origin, step * 10));
     // The origin the user set: a marker at the top of the ruler over its "0" tick.
     if (o.hasOrigin && origin >= v.t0 && origin < v.t1) {
         const double x = xForTime(v, origin);
@@ -171,7 +170,9 @@ TimeNs TimelinePainter::firstTick(const TimelineViewport &v, TimeNs origin, Time
 
 TimeNs TimelinePainter::labelBase(const TimelineViewport &v, TimeNs origin, TimeNs step)
 {
-    constexpr TimeNs kBaseSteps = 1000;
+    // The base is the window's first tick of 10 steps: the labels count from the viewport
+    // ("+0 ns", "+10 ns", ...), the label column names the base (it was 1000 steps: "+9900 ns").
+    constexpr TimeNs kBaseSteps = 10;
     if (step <= 0 || step > std::numeric_limits<TimeNs>::max() / kBaseSteps)
         return origin;
     TimeNs a = 0, b = 0;

@@ -21,7 +21,9 @@ class TimelineState : public QObject
 {
     Q_OBJECT
 public:
-    static constexpr TimeNs kMinWindow = 100; // ns: deeper zoom shows nothing new
+    // ns: 1 ns ticks across the window (Perfetto zooms to nanoseconds; a kernel's 2 ns gap
+    // between two launches is then a readable 100 px at 1366 px wide). Deeper shows nothing new.
+    static constexpr TimeNs kMinWindow = 10;
 
     explicit TimelineState(QObject *parent = nullptr);
 
