@@ -169,8 +169,10 @@ private Q_SLOTS:
         QVERIFY(s->hasSelection());
     }
 
-    // "nccl" keeps the 8 streams that ran NCCL kernels (their names do not say so) with their
-    // threads; a filter matching nothing says so; Find counts categories and args as SQL does.
+    // Names first (issue 73): "nccl" names no DLRM track, so it keeps none and says how many
+    // hold it; Keep Tracks Holding Matches then keeps the 8 streams that ran NCCL kernels (their
+    // names do not say so) with their threads; a filter matching nothing says so; Find counts
+    // categories and args as SQL does.
     void searchFindsWhatTracksHold()
     {
         GML_REQUIRE_SHARED(QString::fromLatin1(kDlrm));
@@ -181,6 +183,20 @@ private Q_SLOTS:
         auto *bar = w.findChild<TrackBar *>();
         QVERIFY(bar);
         bar->filterEdit()->setText(QStringLiteral("nccl")); // applied after a typing pause
+        QTRY_COMPARE(w.timeline()->trackFilter().text, QStringLiteral("nccl"));
+        w.waitForSearch();
+        QVERIFY(w.timeline()->filterMatchesNothing());
+        QVERIFY(w.timeline()->trackFilter().holding.size() >= 8);
+        // "GPU 3" keeps GPU 3 by its name.
+        bar->filterEdit()->setText(QStringLiteral("GPU 3"));
+        QTRY_COMPARE(w.timeline()->trackFilter().text, QStringLiteral("GPU 3"));
+        w.waitForSearch();
+        QVERIFY(!w.timeline()->filterMatchesNothing());
+        for (const auto &row : w.timeline()->layout().rows())
+            if (row.kind == TrackKind::Stream || row.kind == TrackKind::Gpu)
+                QCOMPARE(w.timeline()->data()->track(row.track)->pid, QStringLiteral("3"));
+        w.timeline()->setFilterKeepsHolding(true);
+        bar->filterEdit()->setText(QStringLiteral("nccl"));
         QTRY_COMPARE(w.timeline()->trackFilter().text, QStringLiteral("nccl"));
         w.waitForSearch();
         QJsonObject filter = studioState(w).value(QStringLiteral("track_filter")).toObject();

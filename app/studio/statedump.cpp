@@ -119,6 +119,7 @@ QJsonObject studioState(const MainWindow &w)
                QJsonObject{{QStringLiteral("text"), t->trackFilter().text},
                            {QStringLiteral("tracks"), kept},
                            {QStringLiteral("by_kind"), kinds},
+                           {QStringLiteral("keep_holding"), t->trackFilter().keepHolding},
                            {QStringLiteral("matches_nothing"), t->filterMatchesNothing()}});
     out.insert(QStringLiteral("first_paint_ms"), t->firstPaintMs());
     // The rank overview: how many lanes (GPUs) of how many ranks, in how many pixel rows.

@@ -349,6 +349,15 @@ void TimelineView::setTrackFilterHolding(const QString &text, const QSet<TrackId
     relayout();
 }
 
+void TimelineView::setFilterKeepsHolding(bool keep)
+{
+    if (keep == m_filter.keepHolding)
+        return;
+    m_filter.keepHolding = keep;
+    relayout();
+    Q_EMIT filterKeepsHoldingChanged(keep);
+}
+
 QList<TrackId> TimelineView::focusedSliceTracks() const
 {
     QList<TrackId> out;
@@ -473,12 +482,29 @@ void TimelineView::paintEvent(QPaintEvent *)
     }
     if (filterMatchesNothing()) {
         // Say why the rows are empty rather than showing nothing.
-        const QString text =
-            m_holdingPending
-                ? tr("No track name matches \u201c%1\u201d; searching what the tracks hold…")
-                      .arg(m_filter.text.trimmed())
-                : tr("No track matches \u201c%1\u201d (names, kinds and slice names searched)")
-                      .arg(m_filter.text.trimmed());
+        const QString name = m_filter.text.trimmed();
+        QString text;
+        if (m_filter.keepHolding)
+            text = m_holdingPending
+                       ? tr("No track name matches \u201c%1\u201d; searching what the tracks "
+                            "hold…")
+                             .arg(name)
+                       : tr("No track matches \u201c%1\u201d (names, kinds and slice names "
+                            "searched)")
+                             .arg(name);
+        else if (!m_filter.holding.isEmpty())
+            text = tr("No track name matches \u201c%1\u201d; %n track(s) hold slices named so: "
+                      "Rows › Keep Tracks Holding Matches shows them",
+                      nullptr, int(m_filter.holding.size()))
+                       .arg(name);
+        else
+            text = m_holdingPending
+                       ? tr("No track name matches \u201c%1\u201d; searching what the tracks "
+                            "hold…")
+                             .arg(name)
+                       : tr("No track matches \u201c%1\u201d (names, kinds and slice names "
+                            "searched)")
+                             .arg(name);
         const int top = m_painter.rowsTop();
         p.setPen(palette().color(QPalette::PlaceholderText));
         p.drawText(QRect(0, top + 12, v.size.width(), 40), Qt::AlignHCenter | Qt::AlignTop, text);

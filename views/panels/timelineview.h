@@ -73,6 +73,9 @@ public:
     // The tracks whose slices' names hold `text` (found off the GUI thread after the filter's
     // text changed, trackFilterTextChanged): kept too, when `text` is still the filter's.
     void setTrackFilterHolding(const QString &text, const QSet<TrackId> &tracks);
+    // Whether the filter also keeps the tracks holding a slice named like its text (off: track
+    // names, kinds and runs only).
+    void setFilterKeepsHolding(bool keep);
     // Every slice track of the runs in focus, whether the filter keeps it or not.
     QList<TrackId> focusedSliceTracks() const;
     // No track matches the filter (the rows say so).
@@ -99,6 +102,7 @@ Q_SIGNALS:
     void hoverTextChanged(const QString &text);
     void layoutChanged();
     void trackFilterChanged(); // by the view itself (a row's context menu)
+    void filterKeepsHoldingChanged(bool keep);
     // The filter's text changed: what the tracks hold is to be searched (the main window's
     // search controller answers with setTrackFilterHolding).
     void trackFilterTextChanged(const QString &text);

@@ -22,8 +22,9 @@ TrackBar::TrackBar(TimelineView *timeline, QWidget *parent) : QWidget(parent), m
     m_filter->setPlaceholderText(tr("Filter tracks"));
     m_filter->setToolTip(
         tr("Show the tracks whose name (with their process, GPU and rank), kind (stream, "
-           "thread, counter) or slices' names hold this text: \"nccl\" keeps the streams "
-           "that ran NCCL kernels"));
+           "thread, counter) or run holds this text; with Rows › Keep Tracks Holding Matches, "
+           "those whose slices' names hold it too (\"nccl\" then keeps the streams that ran "
+           "NCCL kernels)"));
     m_filter->setClearButtonEnabled(true);
     m_filter->setMinimumWidth(110);
     m_filter->setMaximumWidth(220);
@@ -44,6 +45,12 @@ TrackBar::TrackBar(TimelineView *timeline, QWidget *parent) : QWidget(parent), m
     ranks->setToolTip(tr("One compact row per rank drawing its GPU streams' activity"));
     connect(ranks, &QAction::toggled, m_timeline, &TimelineView::setRankRows);
     connect(m_timeline, &TimelineView::rankRowsChanged, ranks, &QAction::setChecked);
+    QAction *holding = menu->addAction(tr("Keep Tracks Holding Matches"));
+    holding->setCheckable(true);
+    holding->setToolTip(tr("The track filter also keeps the tracks whose slices' names hold its "
+                           "text, not only the tracks named so"));
+    connect(holding, &QAction::toggled, m_timeline, &TimelineView::setFilterKeepsHolding);
+    connect(m_timeline, &TimelineView::filterKeepsHoldingChanged, holding, &QAction::setChecked);
     menu->addSeparator();
     menu->addAction(tr("Unpin All"), m_timeline, &TimelineView::unpinAll);
     menu->addAction(tr("Show All Hidden Tracks"), m_timeline, &TimelineView::showAllTracks);

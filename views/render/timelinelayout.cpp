@@ -100,8 +100,8 @@ ShownRuns runsToLayOut(const TimelineData &data, const TimelineFocus &focus)
 }
 
 // Which tracks the filter keeps: those that match it (kind and name, the name with its
-// ancestors', so "rank 3" keeps rank 3's threads, or what they hold), and their ancestors for
-// context.
+// ancestors', so "rank 3" keeps rank 3's threads; what they hold when the filter keeps that
+// too), and their ancestors for context.
 QSet<TrackId> keptTracks(const ShownRuns &runs, const TimelineTrackFilter &filter)
 {
     QSet<TrackId> kept;
@@ -131,7 +131,7 @@ QSet<TrackId> keptTracks(const ShownRuns &runs, const TimelineTrackFilter &filte
             const bool textOk = text.isEmpty() || path.contains(text, Qt::CaseInsensitive) ||
                                 runPtr->name.contains(text, Qt::CaseInsensitive) ||
                                 trackKindName(t.kind).contains(text, Qt::CaseInsensitive) ||
-                                filter.holding.contains(t.id);
+                                (filter.keepHolding && filter.holding.contains(t.id));
             const bool chosenOk = filter.chosen.isEmpty() || filter.chosen.contains(t.id);
             if (kindOk && textOk && chosenOk)
                 matched.push_back(t.id);

@@ -90,9 +90,12 @@ struct TimelineTrackFilter
     // Non-empty: only these tracks (with their ancestors for context), as a figure of chosen
     // tracks lays them out.
     QSet<TrackId> chosen;
-    // The tracks whose slices' names hold `text` (tracksHolding, found off the GUI thread): kept
-    // as a name match is, so "nccl" keeps the streams that ran NCCL kernels.
+    // The tracks whose slices' names hold `text` (tracksHolding, found off the GUI thread).
+    // Names first (issue 73: on DLRM, "nccl" kept every CPU thread that called NCCL, so nothing
+    // narrowed): they are kept as a name match is only with `keepHolding` (Rows › Keep Tracks
+    // Holding Matches), so "nccl" then keeps the streams that ran NCCL kernels.
     QSet<TrackId> holding;
+    bool keepHolding = false;
     bool active() const
     {
         return !text.trimmed().isEmpty() || only != Only::All || !chosen.isEmpty();
