@@ -9,6 +9,7 @@
 #include "testutil.h"
 
 #include <QDateTime>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -327,8 +328,43 @@ private Q_SLOTS:
         // Content decides, not the name: gzip data under a plain name is still read.
         const QString odd =
             f.write(QStringLiteral("odd.json"),
-                    gmltest::gzip(R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}])"));
+                    gmltest::gzip(R"([{"ph":"X","name":"b","pid":1,"tid":1,"ts":1,"dur":1}])"));
         QCOMPARE(f.import(odd).status, SourceReport::Status::Imported);
+    }
+
+    // A file is recognised by its content, not its path (issue 73: a renamed folder's run got
+    // doubled tracks): moved, its source takes the new path and nothing is read again; copied
+    // beside the original, it is not imported twice; changed, it is read as any new file.
+    void movedOrCopiedFilesAreRecognisedByContent()
+    {
+        Fixture f;
+        const QByteArray json = R"([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}])";
+        const QString first = f.write(QStringLiteral("a/x.json"), json);
+        QCOMPARE(f.import(first).status, SourceReport::Status::Imported);
+        const QString tracks = QStringLiteral("SELECT count(*) FROM track");
+        const qint64 before = f.count(tracks);
+        // Moved (the folder renamed).
+        QVERIFY(QDir(f.dir.path()).rename(QStringLiteral("a"), QStringLiteral("b")));
+        const QString moved = f.dir.filePath(QStringLiteral("b/x.json"));
+        auto r = f.import(moved);
+        QCOMPARE(r.status, SourceReport::Status::Unchanged);
+        QVERIFY2(r.message.contains(QLatin1String("moved here")), qPrintable(r.message));
+        QCOMPARE(f.str(QStringLiteral("SELECT path FROM source")), moved);
+        QCOMPARE(f.count(tracks), before);
+        QCOMPARE(f.import(moved).status, SourceReport::Status::Unchanged); // by path now
+        // Copied beside it: not imported twice.
+        const QString copy = f.write(QStringLiteral("c/x.json"), json);
+        r = f.import(copy);
+        QCOMPARE(r.status, SourceReport::Status::Unchanged);
+        QVERIFY2(r.message.contains(QLatin1String("not imported twice")), qPrintable(r.message));
+        QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM source")), 1);
+        QCOMPARE(f.count(tracks), before);
+        // The same size, other content: a new file.
+        QByteArray other = json;
+        other.replace("\"a\"", "\"b\"");
+        QCOMPARE(f.import(f.write(QStringLiteral("d/x.json"), other)).status,
+                 SourceReport::Status::Imported);
+        QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM source")), 2);
     }
 
     void unchangedIsSkippedChangedIsReplaced()

@@ -251,7 +251,9 @@ ImportTotals reportSources(const QList<SourceReport> &reports, bool quiet, bool 
             break;
         case SourceReport::Status::Unchanged:
             ++t.unchanged;
-            line += QStringLiteral(" since the last import, skipped");
+            line += r.message.isEmpty()
+                        ? QStringLiteral(" since the last import, skipped")
+                        : QStringLiteral(" (") + safeText(r.message, 4000) + QLatin1Char(')');
             break;
         case SourceReport::Status::Skipped:
             ++t.skipped;

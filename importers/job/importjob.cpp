@@ -293,6 +293,8 @@ bool ImportJob::unchanged(const ScannedFile &file, SourceReport &report, QString
     const bool sameFile = !runChanged && existing && existing->size == file.size &&
                           existing->mtimeNs == fileMtimeNs(file.path) &&
                           existing->format == importer.format();
+    if (!existing && !m_following)
+        return sameContent(file, report, hash);
     // Following a folder, a file that failed is not read again until it changes.
     if (m_following && sameFile && existing->status == QLatin1String("failed")) {
         report.status = SourceReport::Status::Failed;
@@ -316,6 +318,64 @@ bool ImportJob::unchanged(const ScannedFile &file, SourceReport &report, QString
     report.counterSamples = v->counterSamples;
     report.flows = v->flows;
     return true;
+}
+
+bool ImportJob::sameContent(const ScannedFile &file, SourceReport &report, QString &hash)
+{
+    const Importer &importer = *file.importer;
+    if (importer.linksToRun() || file.size <= 0)
+        return false;
+    const QList<SourceRecord> candidates =
+        importedSourcesOfSize(m_project, file.size, importer.format());
+    if (candidates.isEmpty())
+        return false; // nothing of its size: no hash read
+    hash = withFingerprint(file, fileHash(file.path));
+    for (const SourceRecord &c : candidates) {
+        if (c.hash != hash)
+            continue;
+        // A run the user named (--run) that is not the source's takes the file as asked: the
+        // same trace imported on purpose as two runs.
+        if (!file.runFromFolder && runName(m_project, c.runId).value_or(QString()) != file.runName)
+            continue;
+        const auto v = importedSource(m_project, c.id);
+        if (!v || v->importerVersion != importer.version())
+            return false; // read again by today's importer, as under its old path
+        // The project's folder: a folder's own project lies in its .grademl folder.
+        QDir projectDir = QFileInfo(m_project.path()).absoluteDir();
+        if (projectDir.dirName() == QLatin1String(".grademl"))
+            projectDir.cdUp();
+        const QString root = projectDir.absolutePath() + QLatin1Char('/');
+        const bool inProjectFolder = QFileInfo(file.path).absoluteFilePath().startsWith(root);
+        const bool moved =
+            !QFileInfo::exists(c.path) ||
+            (inProjectFolder && !QFileInfo(c.path).absoluteFilePath().startsWith(root));
+        report.status = SourceReport::Status::Unchanged;
+        report.slices = v->slices;
+        report.counterSamples = v->counterSamples;
+        report.flows = v->flows;
+        if (!moved) {
+            report.message =
+                QStringLiteral("same content as %1, imported already: not imported twice")
+                    .arg(c.path);
+            return true;
+        }
+        QString error;
+        if (!m_project.begin(&error) ||
+            !relinkSource(m_project, c.id, file.path, fileMtimeNs(file.path), &error) ||
+            !m_project.commit(&error)) {
+            m_project.rollback();
+            report.status = SourceReport::Status::Failed;
+            report.message = QStringLiteral("%1: recognised as %2 moved, but its path could not "
+                                            "be updated: %3")
+                                 .arg(file.path, c.path, error);
+            return true;
+        }
+        report.message = QStringLiteral("same content as %1, which moved here: its path updated, "
+                                        "nothing read again")
+                             .arg(c.path);
+        return true;
+    }
+    return false;
 }
 
 SourceReport ImportJob::startReport(const ScannedFile &file) const

@@ -127,6 +127,14 @@ private:
     // True when the file was imported before as it is, or failed as it is while following a
     // folder (report filled in); `hash` is set when it had to be read to tell.
     bool unchanged(const ScannedFile &file, SourceReport &report, QString &hash);
+    // A file no source has the path of, whose content (size, format and hash) an imported
+    // source has: its folder was moved, renamed or copied. Recognised by content, not path
+    // (issue 73: a renamed folder's run got doubled tracks): a source whose file is gone, or
+    // that lies outside the folder of a project that lies in this file's folder (the folder
+    // copied with its project), takes the new path; otherwise the file is a copy of one
+    // imported already and is not imported twice. A run named by the user (--run) other than
+    // the source's imports the file as asked. True when it is not to be read.
+    bool sameContent(const ScannedFile &file, SourceReport &report, QString &hash);
     // Begins the source's transaction: its previous import deleted, its run made, a row
     // inserted as 'failed' (made 'imported' by TraceWriter::finish or the side copy).
     [[nodiscard]] bool openSource(const ScannedFile &file, int index, int count,

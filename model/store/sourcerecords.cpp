@@ -75,6 +75,37 @@ bool setSourcePath(Project &project, SourceId source, const QString &path, QStri
     return st.exec(error);
 }
 
+bool relinkSource(Project &project, SourceId source, const QString &path, qint64 mtimeNs,
+                  QString *error)
+{
+    auto st = project.db().prepare("UPDATE source SET path = ?, mtime_ns = ? WHERE id = ?");
+    st.bind(1, path);
+    st.bind(2, mtimeNs);
+    st.bind(3, source);
+    return st.exec(error);
+}
+
+QList<SourceRecord> importedSourcesOfSize(Project &project, qint64 size, const QString &format)
+{
+    QList<SourceRecord> out;
+    auto st = project.db().prepare("SELECT id, run_id, path, hash FROM source WHERE size = ? AND "
+                                   "format = ? AND status = 'imported' ORDER BY id");
+    st.bind(1, size);
+    st.bind(2, format);
+    while (st.step()) {
+        SourceRecord r;
+        r.id = st.int64(0);
+        r.runId = st.int64(1);
+        r.path = st.text(2);
+        r.format = format;
+        r.size = size;
+        r.hash = st.text(3);
+        r.status = QStringLiteral("imported");
+        out.append(r);
+    }
+    return out;
+}
+
 bool setSourceUserOffset(Project &project, SourceId source, TimeNs offset, QString *error)
 {
     auto st =

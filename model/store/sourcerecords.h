@@ -48,6 +48,13 @@ SourceId insertSideSource(Project &side, RunId run, const QString &path, const Q
                                  QString *error);
 [[nodiscard]] bool setSourcePath(Project &project, SourceId source, const QString &path,
                                  QString *error);
+// A source found again under another path (a folder moved, renamed or copied with its
+// project): its path and mtime are the new file's.
+[[nodiscard]] bool relinkSource(Project &project, SourceId source, const QString &path,
+                                qint64 mtimeNs, QString *error);
+// The imported sources of `format` whose file had `size` bytes: the candidates a file of that
+// size may be the same content as.
+QList<SourceRecord> importedSourcesOfSize(Project &project, qint64 size, const QString &format);
 // The user's clock override, applied at once (align_user_ns and align_ns).
 [[nodiscard]] bool setSourceUserOffset(Project &project, SourceId source, TimeNs offset,
                                        QString *error);
