@@ -52,6 +52,37 @@ private Q_SLOTS:
                 QVERIFY(t.start(i) >= t.end(i - 1));
     }
 
+    // Issue 73: the profiler's step() frame ends 3 us after the next ProfilerStep begins. It
+    // nests clipped to its step's end, so every step stays at depth 0 (each went a level
+    // deeper: a staircase); an overshoot past Nesting::kClipNs still takes the next depth.
+    void smallOvershootsNestClipped()
+    {
+        std::vector<SliceTrack::Input> in;
+        SliceId id = 1;
+        for (TimeNs k = 0; k < 20; ++k) {
+            in.push_back({k * 1'000'000, 1'000'000, id++, 0});         // ProfilerStep#k
+            in.push_back({k * 1'000'000 + 900'000, 103'000, id++, 0}); // step(): +3 us
+            in.push_back({k * 1'000'000 + 950'000, 52'000, id++, 0});  // inside step()
+        }
+        auto t = SliceTrack::build(in);
+        QCOMPARE(t.depthCount(), 3);
+        QCOMPARE(t.clippedCount(), qint64(40));
+        for (TimeNs k = 0; k < 20; ++k) {
+            const size_t step = size_t(t.indexOf(SliceId(3 * k + 1)));
+            QVERIFY(step >= t.depthBegin(0) && step < t.depthEnd(0));
+            const size_t frame = size_t(t.indexOf(SliceId(3 * k + 2)));
+            QCOMPARE(t.end(frame), t.end(step)); // clipped to its parent's end
+        }
+        for (int d = 0; d < t.depthCount(); ++d)
+            for (size_t i = t.depthBegin(d) + 1; i < t.depthEnd(d); ++i)
+                QVERIFY(t.start(i) >= t.end(i - 1));
+        // 30 us past its parent: bad input, the next depth.
+        auto bad = SliceTrack::build(
+            {{0, 1'000'000, 1, 0}, {900'000, 130'000, 2, 0}, {1'000'000, 1'000'000, 3, 0}});
+        QCOMPARE(bad.clippedCount(), qint64(0));
+        QCOMPARE(bad.depthCount(), 3);
+    }
+
     void visibleWindowMatchesBruteForce()
     {
         QRandomGenerator rng(7);

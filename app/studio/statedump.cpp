@@ -86,6 +86,8 @@ QJsonObject studioState(const MainWindow &w)
                 {QStringLiteral("pinned"), row.pinned},
                 // What the row draws now (a paged track: what was read for the viewport).
                 {QStringLiteral("slices"), drawn ? qint64(drawn->size()) : 0},
+                // Of them, those drawn clipped to their parent's end (nesting.h).
+                {QStringLiteral("clipped"), drawn ? drawn->clippedCount() : 0},
                 // A summary row: the slice tracks it draws (collapsed below it, or its rank's).
                 {QStringLiteral("summary"), qint64(row.summarised.size())},
                 // The pixel columns it painted (slices at its top level, a summary's busy

@@ -25,15 +25,18 @@ SliceTrack SliceTrack::build(std::vector<Input> slices)
     for (size_t i = 0; i < n; ++i) {
         auto &s = slices[i];
         s.duration = std::max<TimeNs>(0, s.duration);
+        TimeNs end = s.start + s.duration;
         const size_t d = given
                              ? size_t(std::min(s.depth, int(std::numeric_limits<uint16_t>::max())))
-                             : nesting.push(s.start, s.start + s.duration);
+                             : nesting.push(s.start, end);
+        s.duration = end - s.start; // clipped to its parent's end when it overshot a little
         depth[i] = uint16_t(d);
         if (perDepth.size() <= d)
             perDepth.resize(d + 1, 0);
         ++perDepth[d];
     }
     SliceTrack t;
+    t.m_clipped = nesting.clipped();
     t.m_depthBegin.assign(perDepth.size() + 1, 0);
     std::partial_sum(perDepth.begin(), perDepth.end(), t.m_depthBegin.begin() + 1);
     t.m_start.resize(n);

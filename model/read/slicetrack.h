@@ -57,6 +57,9 @@ public:
     size_t depthEnd(int d) const { return m_depthBegin[size_t(d) + 1]; }
     TimeNs minStart() const { return m_minStart; }
     TimeNs maxEnd() const { return m_maxEnd; }
+    // Slices drawn clipped to their parent's end, which they overshot by Nesting::kClipNs or
+    // less (their end() is the parent's; the project keeps their own).
+    qint64 clippedCount() const { return m_clipped; }
 
     // Within depth d: the smallest index whose slice ends after t (depthEnd(d) if none).
     size_t firstIndex(int d, TimeNs t) const;
@@ -101,6 +104,7 @@ private:
     std::vector<uint8_t> m_blockLongest; // per kBlock slices: offset of the longest in the block
     TimeNs m_minStart = 0;
     TimeNs m_maxEnd = 0;
+    qint64 m_clipped = 0;
 };
 
 } // namespace gml

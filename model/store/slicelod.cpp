@@ -127,7 +127,9 @@ bool summarizeTrack(SqliteDb &db, TrackId track, QString *error)
     Nesting nesting;
     int maxDepth = -1;
     for (Entry &e : slices) {
-        e.depth = nesting.push(e.start, e.start + e.duration);
+        TimeNs end = e.start + e.duration;
+        e.depth = nesting.push(e.start, end);
+        e.duration = end - e.start; // clipped to its parent's end (nesting.h)
         maxDepth = std::max(maxDepth, int(e.depth));
     }
     { // grouped by depth, keeping start order: a counting scatter (no comparison sort)
