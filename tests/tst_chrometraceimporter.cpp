@@ -170,6 +170,17 @@ private Q_SLOTS:
         QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM track WHERE name='trainer (pid 7)'")),
                  1);
         QCOMPARE(f.count(QStringLiteral("SELECT sort_key FROM track WHERE name='loader'")), 3);
+        // The main thread first, whatever sort index the trace gives it (issue 73).
+        const QString main = f.write(QStringLiteral("main.json"), R"([
+            {"ph":"M","name":"thread_sort_index","pid":40,"tid":0,"args":{"sort_index":0}},
+            {"ph":"M","name":"thread_sort_index","pid":40,"tid":40,"args":{"sort_index":40}},
+            {"ph":"X","name":"wait","pid":40,"tid":0,"ts":1,"dur":5},
+            {"ph":"X","name":"step","pid":40,"tid":40,"ts":1,"dur":5}
+        ])");
+        QCOMPARE(f.import(main).status, SourceReport::Status::Imported);
+        QVERIFY(
+            f.count(QStringLiteral("SELECT sort_key FROM track WHERE name LIKE '%main thread'")) <
+            f.count(QStringLiteral("SELECT sort_key FROM track WHERE name='thread 0'")));
         QCOMPARE(f.count(QStringLiteral("SELECT dur FROM slice_abs WHERE name='req'")), 4'000);
         QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM slice s JOIN track t ON "
                                         "t.id=s.track_id WHERE t.name='global instant events'")),

@@ -263,8 +263,13 @@ void Session::nameTracks()
             if (t->tid == t->pid && !name.contains(QStringLiteral("main")))
                 name += QStringLiteral(" · main thread");
         }
-        if (sort == kNoId)
-            sort = t->tid == t->pid ? -1 : tidNumber.value_or(qint64(1) << 40);
+        // The main thread first, whatever sort index the trace gives it (issue 73: a vLLM
+        // engine trace sorted by tid opened on "thread 0", a threading bootstrap and a tqdm
+        // monitor waiting, above the main thread's 128,013 slices).
+        if (!t->gpu && t->tid == t->pid)
+            sort = -1;
+        else if (sort == kNoId)
+            sort = tidNumber.value_or(qint64(1) << 40);
         m_w.setTrackName(t->track, name, sort);
     }
     if (!unusedPids.empty()) {
