@@ -141,7 +141,8 @@ th { background: var(--head); font-weight: 600; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .high { color: var(--high); font-weight: 600; } .medium { color: var(--medium); font-weight: 600; }
 .low { color: var(--low); font-weight: 600; }
-.scroll { overflow-x: auto; } table.heat td { text-align: right; font-size: 12px; white-space: nowrap; }
+.scroll { overflow-x: auto; }
+td.kname { max-width: 56ch; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; } table.heat td { text-align: right; font-size: 12px; white-space: nowrap; }
 figure { margin: 10px 0; } figure img { max-width: 100%; height: auto; border: 1px solid var(--line); }
 figcaption { color: var(--muted); font-size: 12.5px; }
 .detail { white-space: pre-wrap; } td.gain { width: 16em; }
@@ -369,7 +370,10 @@ QString analysisHtml(const sim::RunReport &r)
                                "total</th><th>p50</th><th>p90</th></tr>\n");
         for (size_t i = 0; i < a.kernels.size() && i < 15; ++i) {
             const auto &k = a.kernels[i];
-            html += QStringLiteral("<tr><td>%1</td><td>%2</td><td class=\"num\">%3</td><td "
+            // On one line, cut with an ellipsis, the whole name on hover (a templated kernel's
+            // name wrapped to six lines).
+            html += QStringLiteral("<tr><td class=\"kname\" title=\"%1\">%1</td><td>%2</td><td "
+                                   "class=\"num\">%3</td><td "
                                    "class=\"num\">%4</td><td class=\"num\">%5</td><td "
                                    "class=\"num\">%6</td></tr>\n")
                         .arg(esc(k.name), esc(k.family))
@@ -396,9 +400,13 @@ QString analysisHtml(const sim::RunReport &r)
                         .arg(critical.count(l.rank) ? formatDuration(critical[l.rank])
                                                     : QStringLiteral("–"));
         html += QStringLiteral("</table>\n<p class=\"note\">Imbalance (max / mean over the "
-                               "ranks): compute %1, communication %2.</p>\n")
+                               "ranks): compute %1, communication %2. Time on the critical path "
+                               "is each rank's share of the whole run's critical path (%3 in "
+                               "all, every iteration and the warm-up), not of a step: it "
+                               "compares the ranks, and can exceed the step time.</p>\n")
                     .arg(a.computeImbalance, 0, 'f', 2)
-                    .arg(a.communicationImbalance, 0, 'f', 2);
+                    .arg(a.communicationImbalance, 0, 'f', 2)
+                    .arg(formatDuration(r.criticalLength));
     }
     html += heatMap(a);
     return html;
