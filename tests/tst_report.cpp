@@ -213,9 +213,10 @@ private Q_SLOTS:
         QVERIFY(!html.contains(QLatin1String("<img src=x")));
         QVERIFY(!html.contains(QLatin1String("<script>alert")));
         // The kernel's name in the table of GPU work, as text.
-        QVERIFY2(
-            html.contains(QLatin1String("<td>&quot;&gt;&lt;img src=x onerror=alert(1)&gt;</td>")),
-            "the hostile kernel name does not appear as text");
+        QVERIFY2(html.contains(QLatin1String(
+                     "<td class=\"kname\" title=\"&quot;&gt;&lt;img src=x onerror=alert(1)&gt;\">"
+                     "&quot;&gt;&lt;img src=x onerror=alert(1)&gt;</td>")),
+                 "the hostile kernel name does not appear as text");
         // And the figures (SVG, drawn by the painters) hold them as text too.
         static const QRegularExpression svg(
             QStringLiteral("data:image/svg\\+xml;base64,([A-Za-z0-9+/=]+)"));
