@@ -214,7 +214,10 @@ void AnalysisPanel::showReport(const sim::RunReport &report, bool final)
     const int keep = selectedFinding();
     m_report = report;
     m_rankView->setAnalysis(report.analysis);
-    m_memoryView->showMemory(report.memory ? &*report.memory : nullptr, report.origin);
+    // Times after the run's start as the CLI and the timeline count it (the tracks' span;
+    // the report's origin, the graph's, put the peak 95 us away from `grademl memory`'s).
+    m_memoryView->showMemory(report.memory ? &*report.memory : nullptr,
+                             report.memory ? report.memory->runStart : report.origin);
     m_pages->setTabText(1, report.analysis && report.analysis->ranks.size() > 1
                                ? tr("Ranks (%1)").arg(report.analysis->ranks.size())
                                : tr("Ranks"));

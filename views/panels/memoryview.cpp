@@ -150,7 +150,16 @@ void MemoryView::showDevice(int index)
                           : tr("frees matched by size (this build records no addresses)"));
     if (d.unmatchedFrees)
         facts << tr("%1 frees of memory allocated before the trace").arg(d.unmatchedFrees);
+    // What the peak cannot hold: memory allocated before the trace began and not freed in it
+    // (the weights, loaded before profiling starts) is known only where totals are recorded.
+    if (!d.totalsRecorded)
+        facts << tr("leaves out memory allocated before the trace began and not freed in it "
+                    "(this trace records no totals)");
+    else if (d.allocatedBeforeTrace > 0)
+        facts << tr("includes %1 allocated before the trace began")
+                     .arg(formatBytes(d.allocatedBeforeTrace));
     m_facts->setText(facts.join(QStringLiteral(" · ")));
+    m_facts->setWordWrap(true);
     m_chart->showTime(memoryChart(d, m_origin));
     fillLive();
     m_largestModel->setDevice(d, m_origin);
