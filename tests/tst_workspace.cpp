@@ -34,6 +34,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
 #include <QScreen>
@@ -142,6 +143,15 @@ private Q_SLOTS:
         }
         QVERIFY(predicted && measured);
         QCOMPARE(totals(), before); // the prediction's kernels are not added to them
+        auto *status =
+            w.findChild<QueryView *>()->findChild<QLabel *>(QStringLiteral("queryStatus"));
+        QVERIFY(status && !status->text().contains(QLatin1String("predicted or simulated")));
+        // A plain sum over both says it adds them (issue 73: it did so without a word).
+        queryOf(w)->run(QStringLiteral("SELECT sum(dur) FROM kernel"));
+        queryOf(w)->waitForIdle();
+        QVERIFY2(status->text().contains(QLatin1String("1 predicted or simulated run")) &&
+                     status->text().contains(QLatin1String("run_kind = 'measured'")),
+                 qPrintable(status->text()));
 
         // A range, a find and a slice on the measured run; then the prediction in focus.
         w.showView(QStringLiteral("timeline"));

@@ -10,6 +10,7 @@
 #include "timelinestate.h"
 #include "timelineview.h"
 
+#include <QRegularExpression>
 #include <QSettings>
 #include <QTableView>
 
@@ -102,14 +103,39 @@ void QueryController::showBatch(Batch b)
                 : tr("Error: %1").arg(b.error));
     else
         m_view->setStatus(
-            b.done ? tr("%n row(s) in %1 ms", nullptr, rows).arg(ms)
-                   : tr("%n row(s) so far in %1 ms; more as you scroll", nullptr, rows).arg(ms));
+            (b.done ? tr("%n row(s) in %1 ms", nullptr, rows).arg(ms)
+                    : tr("%n row(s) so far in %1 ms; more as you scroll", nullptr, rows).arg(ms)) +
+            mixedRunsNote());
     if (b.done || !b.error.isEmpty())
         m_cursor.reset(); // the statement and its connection are closed
     if (b.first) {
         m_view->fitColumns();
         Q_EMIT finished();
     }
+}
+
+QString QueryController::mixedRunsNote() const
+{
+    if (!m_data)
+        return {};
+    int other = 0;
+    for (const RunSummary &run : m_data->runs)
+        if (!run.kind.isEmpty() && run.kind != QLatin1String("measured"))
+            ++other;
+    if (other == 0)
+        return {};
+    static const QRegularExpression views(
+        QStringLiteral("\\b(slice_info|kernel|cpu_op|counter_series|slice_abs)\\b"),
+        QRegularExpression::CaseInsensitiveOption);
+    // Runs told apart: by kind, by a run named or grouped by.
+    static const QRegularExpression apart(
+        QStringLiteral("\\brun_kind\\b|\\brun(_id)?\\s*(=|in\\b)|group\\s+by[^;]*\\brun(_id)?\\b"),
+        QRegularExpression::CaseInsensitiveOption);
+    if (!views.match(m_sql).hasMatch() || apart.match(m_sql).hasMatch())
+        return {};
+    return tr(" · this project also holds %n predicted or simulated run(s), which these views "
+              "hold too: add WHERE run_kind = 'measured' (or GROUP BY run) to keep them apart",
+              nullptr, other);
 }
 
 void QueryController::setProject(const QString &projectPath,
@@ -156,6 +182,7 @@ void QueryController::run(const QString &sql)
     if (m_cursor)
         m_cursor->cancel(); // the previous statement stops reading
     m_cursor.reset();
+    m_sql = sql;
     m_view->setRunning(true);
     m_view->setStatus(tr("Running…"));
     m_clock.start();

@@ -73,6 +73,10 @@ private:
     Job m_job{this};
     WordsJob m_words{this};
     QElapsedTimer m_clock;
+    QString m_sql; // the statement shown
+    // A note when `m_sql` reads the slice views across runs of more than one kind (issue 73: a
+    // plain sum() over `kernel` added a predicted run to the measured one without a word).
+    QString mixedRunsNote() const;
     QStringList m_history;
     bool m_remember = true;
 };
