@@ -20,6 +20,7 @@ SliceTrack SliceTrack::build(std::vector<Input> slices)
     const bool given =
         n && std::all_of(slices.begin(), slices.end(), [](const Input &s) { return s.depth >= 0; });
     std::vector<uint16_t> depth(n);
+    std::vector<uint32_t> overshoot;
     std::vector<size_t> perDepth;
     Nesting nesting;
     for (size_t i = 0; i < n; ++i) {
@@ -29,7 +30,11 @@ SliceTrack SliceTrack::build(std::vector<Input> slices)
         const size_t d = given
                              ? size_t(std::min(s.depth, int(std::numeric_limits<uint16_t>::max())))
                              : nesting.push(s.start, end);
-        s.duration = end - s.start; // clipped to its parent's end when it overshot a little
+        if (end != s.start + s.duration) { // clipped to its parent's end: it overshot a little
+            overshoot.resize(n, 0);
+            overshoot[i] = uint32_t(s.start + s.duration - end);
+            s.duration = end - s.start;
+        }
         depth[i] = uint16_t(d);
         if (perDepth.size() <= d)
             perDepth.resize(d + 1, 0);
@@ -53,6 +58,10 @@ SliceTrack SliceTrack::build(std::vector<Input> slices)
         t.m_end[k] = s.start + s.duration;
         t.m_id[k] = s.id;
         t.m_name[k] = uint32_t(s.name);
+        if (!overshoot.empty()) {
+            t.m_overshoot.resize(n, 0);
+            t.m_overshoot[k] = overshoot[i];
+        }
         t.m_maxEnd = std::max(t.m_maxEnd, t.m_end[k]);
     }
     if (!n)

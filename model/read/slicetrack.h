@@ -44,7 +44,12 @@ public:
     bool isEmpty() const { return m_start.empty(); }
     TimeNs start(size_t i) const { return m_start[i]; }
     TimeNs end(size_t i) const { return m_end[i]; }
-    TimeNs duration(size_t i) const { return m_end[i] - m_start[i]; }
+    // The slice's recorded duration; end() may be earlier, clipped to its parent's end for
+    // nesting (clippedCount()).
+    TimeNs duration(size_t i) const
+    {
+        return m_end[i] - m_start[i] + (m_overshoot.empty() ? 0 : TimeNs(m_overshoot[i]));
+    }
     SliceId id(size_t i) const { return m_id[i]; }
     StringId nameId(size_t i) const { return m_name[i]; }
     int depth(size_t i) const; // O(log depthCount)
@@ -58,7 +63,7 @@ public:
     TimeNs minStart() const { return m_minStart; }
     TimeNs maxEnd() const { return m_maxEnd; }
     // Slices drawn clipped to their parent's end, which they overshot by Nesting::kClipNs or
-    // less (their end() is the parent's; the project keeps their own).
+    // less (their end() is the parent's; duration() and the project keep their own).
     qint64 clippedCount() const { return m_clipped; }
 
     // Within depth d: the smallest index whose slice ends after t (depthEnd(d) if none).
@@ -105,6 +110,7 @@ private:
     TimeNs m_minStart = 0;
     TimeNs m_maxEnd = 0;
     qint64 m_clipped = 0;
+    std::vector<uint32_t> m_overshoot; // per slice, past end(); empty when none was clipped
 };
 
 } // namespace gml
