@@ -71,7 +71,7 @@ private Q_SLOTS:
             const size_t step = size_t(t.indexOf(SliceId(3 * k + 1)));
             QVERIFY(step >= t.depthBegin(0) && step < t.depthEnd(0));
             const size_t frame = size_t(t.indexOf(SliceId(3 * k + 2)));
-            QCOMPARE(t.end(frame), t.end(step)); // drawn clipped to its parent's end
+            QCOMPARE(t.end(frame), t.end(step));          // drawn clipped to its parent's end
             QCOMPARE(t.duration(frame), TimeNs(103'000)); // its own duration kept
         }
         for (int d = 0; d < t.depthCount(); ++d)

@@ -484,15 +484,7 @@ void TimelineView::paintEvent(QPaintEvent *)
         // Say why the rows are empty rather than showing nothing.
         const QString name = m_filter.text.trimmed();
         QString text;
-        if (m_filter.keepHolding)
-            text = m_holdingPending
-                       ? tr("No track name matches \u201c%1\u201d; searching what the tracks "
-                            "hold…")
-                             .arg(name)
-                       : tr("No track matches \u201c%1\u201d (names, kinds and slice names "
-                            "searched)")
-                             .arg(name);
-        else if (!m_filter.holding.isEmpty())
+        if (!m_filter.keepHolding && !m_filter.holding.isEmpty())
             text = tr("No track name matches \u201c%1\u201d; %n track(s) hold slices named so: "
                       "Rows › Keep Tracks Holding Matches shows them",
                       nullptr, int(m_filter.holding.size()))
