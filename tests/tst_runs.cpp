@@ -3,11 +3,14 @@
 // headline metrics, metric series across runs, the comparison charts' data and figures, and
 // the trace diff.
 #include "comparecharts.h"
+#include "dependencygraph.h"
 #include "importutil.h"
+#include "predictedrun.h"
 #include "runcatalog.h"
 #include "runcompare.h"
 #include "runmetrics.h"
 #include "testutil.h"
+#include "timelinedata.h"
 #include "transforms.h"
 
 #include <QImage>
@@ -731,6 +734,24 @@ private Q_SLOTS:
         QCOMPARE(code, 0);
         QCOMPARE(roofline.value(QStringLiteral("catalog_device")).toString(),
                  QStringLiteral("H100"));
+        // The live prediction (the what-if panel's, before it is saved) names it too.
+        const auto data = loadTimelineData(*p, &error);
+        QVERIFY2(data, qPrintable(error));
+        const auto graph = sim::DependencyGraph::build(*p, measured->id, &error);
+        QVERIFY2(graph, qPrintable(error));
+        const auto live = sim::withPredictedRun(
+            data, measured->id, *graph, sim::replay(*graph, sim::ReplayInput::measured(*graph)),
+            QStringLiteral("live"), {sim::Transform::device(QStringLiteral("H100"))});
+        gpus = 0;
+        for (const auto &run : live->runs)
+            if (run.id == kLivePredictionRun)
+                for (const TrackSummary &t : run.tracks)
+                    if (t.kind == TrackKind::Gpu) {
+                        ++gpus;
+                        QVERIFY2(t.name.endsWith(QStringLiteral("\u00b7 NVIDIA H100 SXM5")),
+                                 qPrintable(t.name));
+                    }
+        QCOMPARE(gpus, 2);
     }
 
     // grademl runs lists the hierarchy with the headline metrics it computed on the way.

@@ -130,7 +130,7 @@ void WhatIfController::startNext()
                 r.data = transforms.isEmpty()
                              ? base
                              : sim::withPredictedRun(base, runId, *res->prepared.graph,
-                                                     res->predicted, label);
+                                                     res->predicted, label, transforms);
             r.replayMs = double(timer.nsecsElapsed()) / 1e6;
             return r;
         },

@@ -76,6 +76,14 @@ QString onTarget(const QString &gpuRow, const QString &device)
     return gpuRow + QStringLiteral(" (") + device + QLatin1Char(')');
 }
 
+// The catalog's name of a device change's target (its id when the catalog lacks it); empty
+// without one.
+QString targetGpuName(const QString &target)
+{
+    const Device *gpu = target.isEmpty() ? nullptr : DeviceCatalog::builtin().device(target);
+    return gpu ? gpu->name : target;
+}
+
 } // namespace
 
 std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun,
@@ -169,8 +177,7 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun,
     if (!source)
         return fail(why);
     // A device change's GPU rows name the GPU it predicts ("GPU 0 · NVIDIA H100 SXM5").
-    const Device *targetGpu = target.isEmpty() ? nullptr : DeviceCatalog::builtin().device(target);
-    const QString targetName = targetGpu ? targetGpu->name : target;
+    const QString targetName = targetGpuName(target);
     TraceWriter w(project, run, source);
     // The measured tracks, parents first.
     struct TrackRow
@@ -242,7 +249,8 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun,
 
 std::shared_ptr<const TimelineData>
 withPredictedRun(const std::shared_ptr<const TimelineData> &base, RunId measuredRun,
-                 const DependencyGraph &graph, const Replay &predicted, const QString &label)
+                 const DependencyGraph &graph, const Replay &predicted, const QString &label,
+                 const QList<Transform> &transforms)
 {
     auto data = std::make_shared<TimelineData>(*base);
     // Drop the previous prediction.
@@ -277,12 +285,15 @@ withPredictedRun(const std::shared_ptr<const TimelineData> &base, RunId measured
         for (const TrackSummary *t = byId.value(it.key()); t && !needed.contains(t->id);
              t = byId.value(t->parent))
             needed.insert(t->id);
+    const QString targetName = targetGpuName(targetDevice(transforms));
     TrackId next = kLivePredictionRun + 1;
     std::vector<TrackId> trackOf(graph.resources().size(), 0);
     for (const auto &t : measured.tracks) {
         if (!needed.contains(t.id))
             continue;
         TrackSummary copy = t;
+        if (!targetName.isEmpty() && copy.kind == TrackKind::Gpu)
+            copy.name = onTarget(copy.name, targetName); // as a saved prediction's
         copy.id = next++;
         copy.parent = t.parent ? liveId.value(t.parent, 0) : 0;
         copy.counterSamples = 0;

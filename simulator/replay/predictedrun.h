@@ -33,12 +33,14 @@ std::optional<RunId> savePredictedRun(Project &project, RunId measuredRun,
                                       QString *error);
 
 // The same run held in memory for the timeline, placed right after the measured run in a copy
-// of `base` (sharing its tracks); a previous in-memory prediction is dropped. Track and run ids
-// are above every project id (kLivePredictionRun, model/core/types.h).
+// of `base` (sharing its tracks); a previous in-memory prediction is dropped. A device change
+// among `transforms` names its target on the GPU rows, as a saved prediction does. Track and run
+// ids are above every project id (kLivePredictionRun, model/core/types.h).
 using gml::kLivePredictionRun;
 std::shared_ptr<const TimelineData>
 withPredictedRun(const std::shared_ptr<const TimelineData> &base, RunId measuredRun,
-                 const DependencyGraph &graph, const Replay &predicted, const QString &label);
+                 const DependencyGraph &graph, const Replay &predicted, const QString &label,
+                 const QList<Transform> &transforms = {});
 
 // Scenarios: named transform lists of a run (table scenario), with the last result.
 struct ScenarioRecord
