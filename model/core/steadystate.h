@@ -17,7 +17,12 @@ namespace gml {
 
 inline constexpr double kWarmupFactor = 1.5;
 
-// How many of `times` (each iteration's time, in run order) are warm-up.
+// The q-quantile of a sample: linear between the closest ranks (numpy's default, so a median
+// of an even count is the mean of the middle two), rounded to the ns; 0 for none.
+TimeNs quantile(std::vector<TimeNs> values, double q);
+
+// How many of `times` (each iteration's time, in run order) are warm-up: over kWarmupFactor x
+// their median.
 int warmupIterations(const std::vector<TimeNs> &times);
 
 } // namespace gml

@@ -39,21 +39,9 @@ TimeNs Iterations::steadyMean(int skip) const
                                double(starts.size() - size_t(skip))));
 }
 
-TimeNs quantile(std::vector<TimeNs> values, double q)
-{
-    if (values.empty())
-        return 0;
-    std::sort(values.begin(), values.end());
-    const double at = std::clamp(q, 0.0, 1.0) * double(values.size() - 1);
-    const size_t below = size_t(std::floor(at));
-    const size_t above = std::min(values.size() - 1, below + 1);
-    const double t = at - double(below);
-    return TimeNs(std::llround(double(values[below]) + t * double(values[above] - values[below])));
-}
-
 TimeNs Iterations::quantile(double q) const
 {
-    return sim::quantile(times(), q);
+    return gml::quantile(times(), q);
 }
 
 namespace {

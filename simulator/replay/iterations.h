@@ -37,9 +37,8 @@ struct Iterations
     TimeNs quantile(double q) const;
 };
 
-// The q-quantile of a sample: linear between the closest ranks (numpy's default, so a median
-// of an even count is the mean of the middle two), rounded to the ns; 0 for none.
-TimeNs quantile(std::vector<TimeNs> values, double q);
+// The q-quantile of a sample: model/core/steadystate.h.
+using gml::quantile;
 
 // The iterations as measured, and as a replay of the graph places them.
 Iterations measuredIterations(const DependencyGraph &graph);

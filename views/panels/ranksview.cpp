@@ -141,9 +141,8 @@ void StepHeatMap::setIterations(const std::vector<sim::IterationBreakdown> &iter
                 waits.push_back(it->time.communication);
         if (waits.empty())
             continue;
-        std::sort(waits.begin(), waits.end());
-        m_medianWait[size_t(c)] = (waits[(waits.size() - 1) / 2] + waits[waits.size() / 2]) / 2;
-        m_holdUp = m_holdUp || waits.back() > 0;
+        m_medianWait[size_t(c)] = quantile(waits, 0.5);
+        m_holdUp = m_holdUp || *std::max_element(waits.begin(), waits.end()) > 0;
     }
     update();
 }
