@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ranksview.h"
 
+#include "rankoverviewpainter.h"
 #include "steadystate.h"
 #include "theme.h"
 
@@ -207,7 +208,8 @@ void StepHeatMap::paintEvent(QPaintEvent *)
     const int first = firstColumn(), shown = std::max(1, m_grid.columns - first);
     const double rh = double(g.height()) / rows, cw = double(g.width()) / shown;
     const Theme &theme = Theme::current();
-    const QColor slow(0xd6, 0x2f, 0x2f), fast(0x2f, 0x6f, 0xd6);
+    // Red as the rank overview's "holds others up", one colour for both maps.
+    const QColor slow = RankOverviewPainter::holdUpColour(), fast(0x2f, 0x6f, 0xd6);
     // The median is the theme's background (white in light, dark in dark), slower toward red,
     // faster toward blue, ±25% saturating.
     const auto colourOf = [&](double deviation) {

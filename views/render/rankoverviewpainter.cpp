@@ -19,7 +19,7 @@ QColor RankOverviewPainter::waitingColour()
 
 QColor RankOverviewPainter::holdUpColour()
 {
-    return QColor(0xd6, 0x2f, 0x2f); // the step heat map's "slower"
+    return QColor(0xd6, 0x2f, 0x2f); // the Ranks page's step heat map takes it for its red
 }
 
 QColor RankOverviewPainter::heat(float busy, float communication, bool holdsUp)
