@@ -21,6 +21,7 @@
 #include "studiodriver.h"
 #include "studioutil.h"
 #include "testutil.h"
+#include "timelinedata.h"
 #include "timelinestate.h"
 #include "timelineview.h"
 #include "trackbar.h"
@@ -91,6 +92,88 @@ private Q_SLOTS:
         // Projects of read-only folders go to a cache of this test's own.
         QStandardPaths::setTestModeEnabled(true);
         qputenv("XDG_CACHE_HOME", m_tmp.filePath(QStringLiteral("cache")).toUtf8());
+    }
+
+    // Issue 73, the first screen: a thread that only waits (every slice a Python frame, every
+    // innermost one a wait: a tqdm monitor) is listed after its process's other threads, folded
+    // to one summary row that says so, one click from its slices; a thread running Python of
+    // its own stays as it is. Kineto's pid 0, tid 0 is no main thread.
+    void threadsThatOnlyWaitFoldLast()
+    {
+        QTemporaryDir dir;
+        gmltest::writeFile(dir, QStringLiteral("trace.json"), R"({"traceEvents":[
+{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":100,"tid":100,"ts":10,"dur":50},
+{"ph":"X","cat":"python_function","name":"threading.py(1032): _bootstrap","pid":100,"tid":7,"ts":0,"dur":100},
+{"ph":"X","cat":"python_function","name":"tqdm/_monitor.py(60): run","pid":100,"tid":7,"ts":1,"dur":98},
+{"ph":"X","cat":"python_function","name":"threading.py(359): wait","pid":100,"tid":7,"ts":2,"dur":40},
+{"ph":"X","cat":"python_function","name":"<built-in method acquire of _thread.lock object at 0x7f00aa>","pid":100,"tid":7,"ts":50,"dur":40},
+{"ph":"X","cat":"python_function","name":"threading.py(1032): _bootstrap","pid":100,"tid":8,"ts":0,"dur":100},
+{"ph":"X","cat":"python_function","name":"work.py(3): tokenize","pid":100,"tid":8,"ts":5,"dur":90},
+{"ph":"X","cat":"python_function","name":"threading.py(359): wait","pid":0,"tid":0,"ts":0,"dur":100}
+]})");
+        MainWindow w;
+        showQuietly(w, QSize(1366, 768));
+        w.openFolder(dir.path());
+        QVERIFY(waitLoaded(w, 60000));
+        const auto &rows = w.timeline()->layout().rows();
+        int main = -1, worker = -1, monitor = -1, zero = -1;
+        for (size_t i = 0; i < rows.size(); ++i) {
+            const QString &l = rows[i].label;
+            if (l.startsWith(QLatin1String("thread 100")))
+                main = int(i);
+            else if (l.startsWith(QLatin1String("thread 8")))
+                worker = int(i);
+            else if (l.startsWith(QLatin1String("thread 7")))
+                monitor = int(i);
+            else if (l.startsWith(QLatin1String("thread 0")))
+                zero = int(i);
+        }
+        QVERIFY(main >= 0 && worker >= 0 && monitor >= 0 && zero >= 0);
+        QVERIFY2(main < worker && worker < monitor, "waiting threads after the others");
+        const TimelineRow &m = rows[size_t(monitor)];
+        QVERIFY2(m.label.endsWith(QStringLiteral("only waits")), qPrintable(m.label));
+        QVERIFY(m.waitsOnly && !m.expanded && m.isSummary());
+        QCOMPARE(m.height, w.timeline()->painter().metrics().summaryHeight);
+        QVERIFY(!rows[size_t(worker)].waitsOnly && !rows[size_t(worker)].isSummary());
+        QVERIFY(rows[size_t(main)].label.contains(QStringLiteral("main thread")));
+        QVERIFY2(!rows[size_t(zero)].label.contains(QStringLiteral("main thread")),
+                 qPrintable(rows[size_t(zero)].label));
+        QVERIFY(rows[size_t(zero)].waitsOnly);
+        // One click unfolds it: its three depths of slices.
+        const TrackId id = m.track;
+        w.timeline()->setCollapsed(id, false);
+        const int r = w.timeline()->layout().rowOfTrack(id);
+        QVERIFY(r >= 0);
+        QCOMPARE(w.timeline()->layout().rows()[size_t(r)].depthCount, 3);
+        QVERIFY(!w.timeline()->layout().rows()[size_t(r)].isSummary());
+    }
+
+    // The Qwen trace recorded with Python stacks: its tqdm monitor (pid 0, tid 0) waits, its
+    // main thread works.
+    void realMonitorThreadOnlyWaits()
+    {
+        const char *const qwen = "pytorch_kineto/tracelens_qwen05b_h100_vs_mi300";
+        GML_REQUIRE_SHARED(QString::fromLatin1(qwen));
+        QTemporaryDir dir;
+        QVERIFY(QFile::copy(gmltest::sharedTraces() + QLatin1Char('/') + QLatin1String(qwen) +
+                                QStringLiteral("/h100_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"),
+                            dir.filePath(QStringLiteral("h100.json.gz"))));
+        const QString project = dir.filePath(QStringLiteral("q.grademl"));
+        QCOMPARE(gmltest::runCli(
+                     {QStringLiteral("import"), dir.path(), QStringLiteral("--project"), project})
+                     .code,
+                 0);
+        QString error;
+        const auto data = loadTimelineData(project, &error);
+        QVERIFY2(data, qPrintable(error));
+        QCOMPARE(data->waitingThreads.size(), 1);
+        const TrackSummary *t = data->track(*data->waitingThreads.begin());
+        QVERIFY(t);
+        QCOMPARE(t->name, QStringLiteral("thread 0 (python3)"));
+        for (const auto &run : data->runs)
+            for (const auto &track : run.tracks)
+                if (track.name.contains(QStringLiteral("main thread")))
+                    QVERIFY(!data->waitingThreads.contains(track.id));
     }
 
     // A prediction saved beside the measured run leaves the Query view's measured totals (the

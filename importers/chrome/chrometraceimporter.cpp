@@ -249,6 +249,9 @@ void Session::nameTracks()
         qint64 sort = meta.sortIndex;
         const auto tidNumber = integerId(t->tid);
         const bool numericTid = tidNumber.has_value();
+        // tid = pid, but no process has pid 0: Kineto files Python threads it cannot place
+        // (a tqdm monitor) under pid 0, tid 0.
+        const bool mainThread = !t->gpu && t->tid == t->pid && t->pid != "0";
         if (t->gpu) {
             if (t->tid == "-1")
                 name = QStringLiteral("device-wide sync events");
@@ -260,13 +263,13 @@ void Session::nameTracks()
             name = !meta.name.empty() ? q(meta.name).trimmed()
                    : numericTid       ? QStringLiteral("thread ") + q(t->tid)
                                       : q(t->tid);
-            if (t->tid == t->pid && !name.contains(QStringLiteral("main")))
+            if (mainThread && !name.contains(QStringLiteral("main")))
                 name += QStringLiteral(" · main thread");
         }
         // The main thread first, whatever sort index the trace gives it (issue 73: a vLLM
         // engine trace sorted by tid opened on "thread 0", a threading bootstrap and a tqdm
         // monitor waiting, above the main thread's 128,013 slices).
-        if (!t->gpu && t->tid == t->pid)
+        if (mainThread)
             sort = -1;
         else if (sort == kNoId)
             sort = tidNumber.value_or(qint64(1) << 40);

@@ -127,6 +127,19 @@ SliceRole sliceRole(const QString &name, bool onGpu)
     return SliceRole::CpuOp;
 }
 
+bool isWaitFrame(const QString &name)
+{
+    if (sliceRole(name, false) != SliceRole::Python)
+        return false;
+    // The function: after "file.py(N): ", or the method of a built-in ("<built-in method
+    // acquire of ...>", "<method 'get' of '_queue.SimpleQueue' objects>").
+    static const QRegularExpression wait(
+        QStringLiteral(R"((?:\): |<built-in (?:method|function) |<method ')_*)"
+                       R"((wait|wait_for|_wait_for_tstate_lock|sleep|acquire|select|poll|epoll|)"
+                       R"(join|get|recv|recv_into|accept|read)\b)"));
+    return wait.match(name).hasMatch();
+}
+
 QString sliceRoleName(SliceRole role)
 {
     switch (role) {

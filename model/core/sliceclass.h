@@ -76,6 +76,12 @@ SliceRole sliceRole(const QString &name, bool onGpu);
 // "compute", "communication", "copy", "CPU op", "Python", "annotation".
 QString sliceRoleName(SliceRole role);
 
+// A Python frame in which its thread blocks: threading's `wait`, `time.sleep`, a lock's
+// `acquire`, `select`/`poll`, a queue's `get`, `join`, a socket's `recv`/`accept`
+// ("threading.py(359): wait", "<built-in method acquire of _thread.lock object at 0x..>").
+// A thread whose innermost frames are all such waits does nothing the profiler can see.
+bool isWaitFrame(const QString &name);
+
 // A range the profiler draws on the GPU timeline (gpu_user_annotation): it spans the gaps
 // between its kernels, so it is not busy time.
 bool isGpuAnnotationCategory(const QString &category);

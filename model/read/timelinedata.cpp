@@ -4,6 +4,7 @@
 #include "clusterproject.h"
 #include "project.h"
 #include "trackrows.h"
+#include "waitingthreads.h"
 
 #include <algorithm>
 #include <limits>
@@ -256,6 +257,14 @@ std::shared_ptr<const TimelineData> load(Project &projectRef, QString *error,
                 return nullptr;
         }
     }
+    data->waitingThreads = sortWaitingThreadsLast(
+        data->runs, data->names, [&](TrackId id) -> std::shared_ptr<const SliceTrack> {
+            if (auto held = data->slices.value(id))
+                return held;
+            QString why;
+            SliceTrack read = SliceTrack::load(sliceRows, id, &why);
+            return why.isEmpty() ? std::make_shared<const SliceTrack>(std::move(read)) : nullptr;
+        });
     TimeNs lo = std::numeric_limits<TimeNs>::max(), hi = std::numeric_limits<TimeNs>::min();
     for (const auto &s : std::as_const(data->slices))
         if (!s->isEmpty()) {

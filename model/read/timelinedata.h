@@ -9,6 +9,7 @@
 
 #include <QHash>
 #include <QList>
+#include <QSet>
 #include <QString>
 
 #include <functional>
@@ -45,6 +46,9 @@ struct TimelineData
     std::vector<QString> names; // by StringId
     TimeNs start = 0;           // earliest slice start or sample of any run
     TimeNs end = 0;
+    // CPU threads that only wait (waitingthreads.h), listed after their siblings in `runs`:
+    // the timeline folds them to one row each.
+    QSet<TrackId> waitingThreads;
 
     QString name(StringId id) const
     {

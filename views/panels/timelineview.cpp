@@ -41,6 +41,17 @@ TimelineView::~TimelineView()
 void TimelineView::setData(std::shared_ptr<const TimelineData> data)
 {
     adopt(std::move(data));
+    if (const auto &d = this->data()) {
+        if (d->projectPath != m_foldedProject) {
+            m_foldedProject = d->projectPath;
+            m_foldedOnce.clear();
+        }
+        for (TrackId id : d->waitingThreads)
+            if (!m_foldedOnce.contains(id)) {
+                m_foldedOnce.insert(id);
+                m_collapsed.insert(id);
+            }
+    }
     m_pagingError.clear();
     m_firstPaintMs = -1;
     m_firstPaintPending = true;
@@ -307,6 +318,11 @@ void TimelineView::collapseAll(bool collapsed)
             m_collapsed.insert(key);
         else if (!collapsed)
             m_collapsed.remove(key);
+    for (TrackId id : data()->waitingThreads) // they fold as parents do
+        if (collapsed)
+            m_collapsed.insert(id);
+        else
+            m_collapsed.remove(id);
     relayout();
 }
 

@@ -143,6 +143,9 @@ private:
     QScrollBar *m_vbar;
     QSet<qint64> m_hidden;
     QSet<qint64> m_collapsed;
+    // Threads that only wait start folded, once per project: unfolding one sticks on reload.
+    QString m_foldedProject;
+    QSet<TrackId> m_foldedOnce;
     bool m_rankRows = false;
     QList<LinkedSlice> m_links;
     std::vector<SliceRef> m_highlighted;

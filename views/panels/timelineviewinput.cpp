@@ -166,7 +166,7 @@ void TimelineView::mouseDoubleClickEvent(QMouseEvent *e)
         revealSlice(hit.track, size_t(hit.index), true);
     } else if (hit.area == TimelineHit::Area::Labels && hit.row >= 0) {
         const auto &row = layout().rows()[size_t(hit.row)];
-        if (row.hasChildren)
+        if (row.foldable())
             setCollapsed(row.key(), row.expanded);
     }
 }
@@ -267,7 +267,7 @@ void TimelineView::contextMenuEvent(QContextMenuEvent *e)
         if (!row.pinned)
             menu.addAction(tr("Hide \"%1\"").arg(row.label), this,
                            [this, row] { setTrackHidden(row.key(), true); });
-        if (row.hasChildren)
+        if (row.foldable())
             menu.addAction(row.expanded ? tr("Collapse") : tr("Expand"), this,
                            [this, row] { setCollapsed(row.key(), row.expanded); });
     }

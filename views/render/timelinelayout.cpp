@@ -256,6 +256,15 @@ int RowsPass::addRun(const RunSummary &run, TimeNs shift, int y) const
         row.expanded = !collapsed.contains(t.id);
         if (row.hasChildren && !row.expanded && row.depthCount == 0 && !row.isCounter)
             summarise(row, t.id);
+        if (data.waitingThreads.contains(t.id)) {
+            row.waitsOnly = true;
+            row.label += QStringLiteral(" \u00b7 only waits");
+            if (!row.expanded && row.depthCount > 0) { // folded: one row of its own activity
+                row.summarised = {t.id};
+                row.summaryOnGpu = false;
+                row.height = m.summaryHeight;
+            }
+        }
         row.y = y;
         rows.push_back(row);
         y += row.height;

@@ -55,6 +55,10 @@ struct TimelineRow
     std::vector<TrackId> summarised;
     bool summaryOnGpu = false;
     bool isSummary() const { return !summarised.empty(); }
+    // A thread that only waits (TimelineData::waitingThreads): it folds to one summary row of
+    // itself, as a parent row collapses.
+    bool waitsOnly = false;
+    bool foldable() const { return hasChildren || waitsOnly; }
     // The key used by the collapsed/hidden sets: the track id, or -run id for a run.
     qint64 key() const { return type == Type::Run ? -run : track; }
 };

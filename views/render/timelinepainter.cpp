@@ -317,7 +317,7 @@ void TimelinePainter::paintLabels(QPainter &p, const TimelineViewport &v, bool p
         const int top = std::max(rowTopY, std::min(header, rowTopY + row.height - lineH));
         // A figure indents less: its label column is narrow, and has no triangles.
         int x = m_figure ? 4 + row.indent * 6 : 16 + row.indent * m_metrics.indent;
-        if (row.hasChildren && !m_figure) {
+        if (row.foldable() && !m_figure) {
             // The expand/collapse triangle.
             QPolygonF tri;
             const double cx = x - 8, cy = top + lineH / 2.0;
@@ -483,7 +483,7 @@ TimelineHit TimelinePainter::hitTest(const TimelineViewport &v, QPointF pt) cons
     if (pt.x() < left) {
         hit.area = TimelineHit::Area::Labels;
         const int x = 16 + row.indent * m_metrics.indent;
-        hit.onToggle = row.hasChildren && pt.x() >= x - 16 && pt.x() < x + 2 &&
+        hit.onToggle = row.foldable() && pt.x() >= x - 16 && pt.x() < x + 2 &&
                        y - row.y < std::min(row.height, m_metrics.groupHeight);
         return hit;
     }
