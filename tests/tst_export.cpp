@@ -6,6 +6,9 @@
 #include <QColor>
 #include <QDomDocument>
 #include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 class TestExport : public QObject
 {
@@ -122,6 +125,80 @@ private Q_SLOTS:
                       QStringLiteral("--dpi"), QStringLiteral("5")},
                      &err),
                  2);
+    }
+
+    // Issue 73: the CLI draws what the studio's Export Figure draws by default (no chrome, its
+    // short labels, the notes), and --range takes times after the run's start with units, or
+    // @NS on the project clock, as every other command does.
+    void defaultsAreTheStudios()
+    {
+        QCOMPARE(
+            cli({QStringLiteral("note"), m_project, QStringLiteral("add"), QStringLiteral("--at"),
+                 QStringLiteral("2ms"), QStringLiteral("--text"), QStringLiteral("look-here"),
+                 QStringLiteral("--run"), QStringLiteral("demo")}),
+            0);
+        const auto svgText = [&](const QStringList &extra, QByteArray *err = nullptr) {
+            const QString out = m_dir.filePath(QStringLiteral("defaults.svg"));
+            QFile::remove(out);
+            if (cli(QStringList{QStringLiteral("export"), m_project, QStringLiteral("--run"),
+                                QStringLiteral("demo"), QStringLiteral("--out"), out} +
+                        extra,
+                    err) != 0)
+                return QString();
+            QFile f(out);
+            return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+        };
+        const QString plain = svgText({});
+        QVERIFY(!plain.isEmpty());
+        QVERIFY(!plain.contains(QStringLiteral("Overview")));
+        QVERIFY(!plain.contains(QStringLiteral("window ")));
+        QVERIFY2(plain.contains(QStringLiteral("main thread")), "short row labels");
+        const QChar flag(0x2022); // the note's flag on the ruler
+        QVERIFY2(plain.contains(flag), "the note is drawn");
+        const QString chrome = svgText({QStringLiteral("--chrome")});
+        QVERIFY(chrome.contains(QStringLiteral("window ")));
+        QVERIFY(!svgText({QStringLiteral("--no-notes")}).contains(flag));
+        QVERIFY(!svgText({QStringLiteral("--no-chrome"), QStringLiteral("--notes")}).isEmpty());
+        QByteArray err;
+        QVERIFY(
+            svgText({QStringLiteral("--chrome"), QStringLiteral("--no-chrome")}, &err).isEmpty());
+        QVERIFY2(err.contains("exclude each other"), err.constData());
+
+        // --range 1ms:3ms after the run's start draws what @START+1ms:@START+3ms does.
+        const auto rulerOf = [&](const QString &range) {
+            const QString state = m_dir.filePath(QStringLiteral("range.json"));
+            QFile::remove(state);
+            if (cli({QStringLiteral("export"), m_project, QStringLiteral("--run"),
+                     QStringLiteral("demo"), QStringLiteral("--range"), range,
+                     QStringLiteral("--out"), m_dir.filePath(QStringLiteral("range.png")),
+                     QStringLiteral("--state"), state}) != 0)
+                return QJsonArray();
+            QFile f(state);
+            return f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll())
+                                                     .object()
+                                                     .value(QStringLiteral("ruler"))
+                                                     .toArray()
+                                               : QJsonArray();
+        };
+        const QJsonArray relative = rulerOf(QStringLiteral("1ms:3ms"));
+        QVERIFY(relative.size() >= 3);
+        const auto info =
+            gmltest::runCli({QStringLiteral("info"), m_project, QStringLiteral("--json")});
+        qint64 start = -1;
+        for (const auto &run :
+             QJsonDocument::fromJson(info.out).object().value(QStringLiteral("runs")).toArray())
+            if (run.toObject().value(QStringLiteral("name")).toString() == QLatin1String("demo"))
+                start = run.toObject().value(QStringLiteral("start_ns")).toInteger(-1);
+        QVERIFY(start >= 0);
+        QCOMPARE(rulerOf(QStringLiteral("@%1:@%2").arg(start + 1'000'000).arg(start + 3'000'000)),
+                 relative);
+        QVERIFY(rulerOf(QStringLiteral("1ms:@5")).isEmpty()); // one clock for both ends
+        QCOMPARE(cli({QStringLiteral("export"), m_project, QStringLiteral("--range"),
+                      QStringLiteral("1ms:@5"), QStringLiteral("--out"),
+                      m_dir.filePath(QStringLiteral("range.png"))},
+                     &err),
+                 2);
+        QVERIFY2(err.contains("@NS:@NS on the project clock"), err.constData());
     }
 
     // --theme dark: the figure in the studio's dark theme.

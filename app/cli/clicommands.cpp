@@ -87,6 +87,28 @@ std::optional<std::pair<qint64, qint64>> parseRunRange(const QString &text, cons
     return std::nullopt;
 }
 
+std::optional<RunTime> parseRunTime(const QString &text)
+{
+    const QString t = text.trimmed();
+    if (t.startsWith(QLatin1Char('@'))) {
+        bool ok = false;
+        const qint64 v = t.mid(1).toLongLong(&ok);
+        return ok ? std::optional<RunTime>(RunTime{v, true}) : std::nullopt;
+    }
+    const auto d = parseDuration(t);
+    return d && *d >= 0 ? std::optional<RunTime>(RunTime{*d, false}) : std::nullopt;
+}
+
+std::optional<std::pair<RunTime, RunTime>> parseRunTimes(const QString &text)
+{
+    const QStringList parts = text.split(QLatin1Char(':'));
+    const auto a = parts.size() == 2 ? parseRunTime(parts[0]) : std::nullopt;
+    const auto b = parts.size() == 2 ? parseRunTime(parts[1]) : std::nullopt;
+    if (!a || !b || a->absolute != b->absolute || b->ns <= a->ns)
+        return std::nullopt;
+    return std::make_pair(*a, *b);
+}
+
 QString refusedOutput(const Parsed &p, const char *option, const QString &project)
 {
     const QString path = p.options.value(QString::fromLatin1(option));

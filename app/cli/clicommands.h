@@ -51,6 +51,18 @@ std::optional<qint64> pickRun(Project &project, QString *requested, const char *
 std::optional<std::pair<qint64, qint64>> parseRunRange(const QString &text, const char *option,
                                                        QString *problem);
 
+// A time where a command also takes one on the project clock (note, export): "@NS" on the
+// project clock, else a duration after the run's start (parseDuration: "250ms", "1.5s";
+// nanoseconds without a unit), never negative.
+struct RunTime
+{
+    qint64 ns = 0;
+    bool absolute = false;
+};
+std::optional<RunTime> parseRunTime(const QString &text);
+// "A:B" of two such times, both after the run's start or both @NS, A < B.
+std::optional<std::pair<RunTime, RunTime>> parseRunTimes(const QString &text);
+
 // Why the file given to --`option` may not be written ("--out X: refused as an output: it is a
 // symbolic link ..."; outputfile.h), checked before a command does any work; empty when it may.
 // `project`: the project the command reads. An option not given is never refused.

@@ -28,11 +28,11 @@
 namespace gml::cli {
 
 static const char kExportUsage[] =
-    "usage: grademl export FILE.grademl --view timeline [--run NAME] [--range START_NS:END_NS]\n"
+    "usage: grademl export FILE.grademl --view timeline [--run NAME] [--range A:B]\n"
     "                      --out OUT.(png|svg|pdf) [--size WxH | --width-cm W [--height-cm H]] "
     "[--dpi D]\n"
-    "                      [--tracks REGEX] [--no-chrome] [--notes] [--theme light|dark]\n"
-    "                      [--color-by name|class] [--origin start|left|NS] [--state OUT.json]\n"
+    "                      [--tracks REGEX] [--chrome] [--no-notes] [--theme light|dark]\n"
+    "                      [--color-by name|class] [--origin start|left|T] [--state OUT.json]\n"
     "       grademl export FILE.grademl --view graph [--run NAME]\n"
     "                      [--level workflow|step|iteration|phase|module|operator|gpu] [--budget "
     "NODES]\n"
@@ -48,15 +48,19 @@ static const char kExportUsage[] =
     "       grademl export FILE.grademl --view simulate [--runs A,B,...] --out OUT.(png|svg|pdf) "
     "[--size WxH]\n"
     "       grademl export FILE.grademl --format chrome-json [--run NAME] --out RUN.json[.gz]\n"
-    "  START_NS and END_NS are on the project clock (the start_ns/end_ns of `grademl info`).\n"
-    "  A timeline figure: --tracks keeps the tracks whose path (\"rank 0 · GPU 0 › stream 7\")\n"
-    "  matches REGEX; --width-cm/--height-cm size it for paper (the height fits the rows without\n"
-    "  --height-cm), --dpi sets a PNG's pixels per inch (default 96); --no-chrome leaves out the\n"
-    "  overview strip, the expand triangles and the window text (and gives the rows short\n"
-    "  labels in a column fitted to them); --notes draws the notes. --color-by class colours\n"
-    "  slices by class (compute, communication, copy, CPU op, Python, annotation) with a legend\n"
-    "  (default: by name). --origin: what the time axis counts from: the run's start (default),\n"
-    "  the figure's left edge, or NS nanoseconds after the run's start. --state writes what was\n"
+    "  --range A:B: times after the start of the run (--run's, else the project's first data)\n"
+    "  with a unit (10ms:250ms; nanoseconds without one), or @NS:@NS on the project clock (the\n"
+    "  start_ns/end_ns of `grademl info`).\n"
+    "  A timeline figure is drawn as the studio's Export Figure draws it by default: short row\n"
+    "  labels in a column fitted to them, the notes, no window chrome. --tracks keeps the tracks\n"
+    "  whose path (\"rank 0 · GPU 0 › stream 7\") matches REGEX; --width-cm/--height-cm size it\n"
+    "  for paper (the height fits the rows without --height-cm), --dpi sets a PNG's pixels per\n"
+    "  inch (default 96); --chrome adds the overview strip, the expand triangles and the window\n"
+    "  text (and the studio's long row labels); --no-notes leaves the notes out (--no-chrome and\n"
+    "  --notes, the defaults, are accepted). --color-by class colours slices by class (compute,\n"
+    "  communication, copy, CPU op, Python, annotation) with a legend (default: by name).\n"
+    "  --origin: what the time axis counts from: the run's start (default), the figure's left\n"
+    "  edge, or a time T after the run's start (5ms). --state writes what was\n"
     "  drawn as JSON: the rows' labels, the label column's width, the ruler's labels, the size.\n"
     "  --theme dark draws any view in the studio's dark theme (default light).\n"
     "  The graph is opened as the studio opens it: the largest nodes first, down to --level, "
@@ -229,6 +233,7 @@ struct TimelineOptions
     QString origin;
     bool originIsNumber = false;
     TimeNs originNs = 0;
+    std::optional<std::pair<RunTime, RunTime>> range; // --range, placed once the run is known
 };
 
 // The figure's options (size in centimetres, dpi, chrome, notes, tracks, range, colours,
@@ -262,8 +267,14 @@ QString timelineOptions(const Parsed &p, const QString &outPath, const std::opti
     }
     if (p.options.contains(QStringLiteral("dpi")) && !number("dpi", 24, 1200, &req.dpi))
         return QStringLiteral("--dpi expects 24 to 1200 pixels per inch");
-    req.chrome = !p.flags.contains(QStringLiteral("no-chrome"));
-    req.notes = p.flags.contains(QStringLiteral("notes"));
+    // The studio's Export Figure defaults (issue 73: the CLI drew the window chrome and its long
+    // labels cut mid-word, and left the notes out).
+    if (p.flags.contains(QStringLiteral("chrome")) && p.flags.contains(QStringLiteral("no-chrome")))
+        return QStringLiteral("--chrome and --no-chrome exclude each other");
+    if (p.flags.contains(QStringLiteral("notes")) && p.flags.contains(QStringLiteral("no-notes")))
+        return QStringLiteral("--notes and --no-notes exclude each other");
+    req.chrome = p.flags.contains(QStringLiteral("chrome"));
+    req.notes = !p.flags.contains(QStringLiteral("no-notes"));
     if (p.options.contains(QStringLiteral("tracks"))) {
         o.tracks = QRegularExpression(p.options.value(QStringLiteral("tracks")),
                                       QRegularExpression::CaseInsensitiveOption);
@@ -272,12 +283,11 @@ QString timelineOptions(const Parsed &p, const QString &outPath, const std::opti
                 .arg(safeText(p.options.value(QStringLiteral("tracks"))), o.tracks.errorString());
     }
     if (p.options.contains(QStringLiteral("range"))) {
-        const QStringList r = p.options.value(QStringLiteral("range")).split(QLatin1Char(':'));
-        bool oka = false, okb = false;
-        req.t0 = r.value(0).toLongLong(&oka);
-        req.t1 = r.value(1).toLongLong(&okb);
-        if (r.size() != 2 || !oka || !okb || req.t1 <= req.t0)
-            return QStringLiteral("--range expects START_NS:END_NS with START_NS < END_NS");
+        o.range = parseRunTimes(p.options.value(QStringLiteral("range")));
+        if (!o.range)
+            return QStringLiteral("--range expects START:END after the run's start (10ms:250ms) "
+                                  "or @NS:@NS on the project clock, START < END, got '%1'")
+                .arg(safeText(p.options.value(QStringLiteral("range")), 80));
     }
     const QString colorBy = p.options.value(QStringLiteral("color-by"), QStringLiteral("name"));
     if (colorBy != QLatin1String("name") && colorBy != QLatin1String("class"))
@@ -285,11 +295,14 @@ QString timelineOptions(const Parsed &p, const QString &outPath, const std::opti
     req.colorBy = colorBy == QLatin1String("class") ? TimelinePainter::ColorBy::Class
                                                     : TimelinePainter::ColorBy::Name;
     o.origin = p.options.value(QStringLiteral("origin"), QStringLiteral("start"));
-    o.originNs = o.origin.toLongLong(&o.originIsNumber);
+    if (const auto t = parseDuration(o.origin); t && *t >= 0) {
+        o.originIsNumber = true;
+        o.originNs = *t;
+    }
     if (o.origin != QLatin1String("start") && o.origin != QLatin1String("left") &&
         !o.originIsNumber)
-        return QStringLiteral("--origin expects start, left or nanoseconds after the run's "
-                              "start, got '%1'")
+        return QStringLiteral("--origin expects start, left or a time after the run's "
+                              "start (5ms), got '%1'")
             .arg(safeText(o.origin));
     return {};
 }
@@ -297,9 +310,11 @@ QString timelineOptions(const Parsed &p, const QString &outPath, const std::opti
 // The rows drawn: one run's (--run, its span the window unless --range says) and the tracks
 // --tracks matches, laid out for `painter`; false when the run or a track is not there.
 bool chooseRows(const Parsed &p, const QString &projectPath, const TimelineData &data,
-                const QRegularExpression &tracks, FigureRequest &req, TimelinePainter &painter,
+                const TimelineOptions &o, FigureRequest &req, TimelinePainter &painter,
                 QTextStream &err)
 {
+    const QRegularExpression &tracks = o.tracks;
+    TimeNs base = data.start; // what --range counts from: the run's start, else the data's
     QSet<qint64> hidden;
     if (p.options.contains(QStringLiteral("run"))) {
         const QString name = p.options.value(QStringLiteral("run"));
@@ -310,7 +325,8 @@ bool chooseRows(const Parsed &p, const QString &projectPath, const TimelineData 
                 // The ruler counts from the run's start, and the overview spans the run.
                 req.overlay.traceStart = run.start;
                 req.overlay.traceEnd = std::max(run.end, run.start + 1);
-                if (req.t1 <= req.t0) { // the whole run, not the whole project
+                base = run.start;
+                if (!o.range) { // the whole run, not the whole project
                     req.t0 = run.start;
                     req.t1 = std::max(run.end, run.start + 1);
                 }
@@ -322,6 +338,10 @@ bool chooseRows(const Parsed &p, const QString &projectPath, const TimelineData 
             err << "grademl export: " << projectPath << ": no run named '" << name << "'\n";
             return false;
         }
+    }
+    if (o.range) {
+        req.t0 = o.range->first.absolute ? o.range->first.ns : base + o.range->first.ns;
+        req.t1 = o.range->second.absolute ? o.range->second.ns : base + o.range->second.ns;
     }
     TimelineTrackFilter filter;
     if (p.options.contains(QStringLiteral("tracks"))) {
@@ -365,7 +385,7 @@ int exportTimeline(const Parsed &p, const QString &outPath, const std::optional<
     }
     TimelinePainter painter;
     painter.setData(data);
-    if (!chooseRows(p, projectPath, *data, o.tracks, req, painter, err))
+    if (!chooseRows(p, projectPath, *data, o, req, painter, err))
         return SomeFailed;
     if (req.notes) {
         auto project = Project::open(projectPath, Project::Mode::ReadOnly, &error);
@@ -378,8 +398,8 @@ int exportTimeline(const Parsed &p, const QString &outPath, const std::optional<
     }
     const bool empty = req.t1 > req.t0 && (req.t1 <= data->start || req.t0 >= data->end);
     if (empty && p.options.contains(QStringLiteral("range")))
-        err << "grademl export: warning: --range " << req.t0 << ':' << req.t1
-            << " holds no data; the project spans " << data->start << ':' << data->end << '\n';
+        err << "grademl export: warning: --range " << p.options.value(QStringLiteral("range"))
+            << " holds no data; the project spans @" << data->start << ":@" << data->end << '\n';
     else if (empty || data->end <= data->start) // the window was the run's or the project's own
         err << "grademl export: warning: "
             << (p.options.contains(QStringLiteral("run"))
@@ -433,7 +453,8 @@ int exportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
                QStringLiteral("dpi"),    QStringLiteral("theme"),    QStringLiteral("ranks"),
                QStringLiteral("rank"),   QStringLiteral("color-by"), QStringLiteral("origin"),
                QStringLiteral("state"),  QStringLiteral("format")},
-        {QStringLiteral("no-chrome"), QStringLiteral("notes"), QStringLiteral("sync-edges")});
+        {QStringLiteral("no-chrome"), QStringLiteral("chrome"), QStringLiteral("notes"),
+         QStringLiteral("no-notes"), QStringLiteral("sync-edges")});
     const auto usage = [&](const QString &why) {
         err << "grademl export: " << why << '\n' << kExportUsage;
         return Usage;

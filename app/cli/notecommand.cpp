@@ -33,24 +33,6 @@ std::optional<qint64> integer(const QString &text)
     return ok ? std::optional<qint64>(v) : std::nullopt;
 }
 
-// A time of --at or --range: "@NS" on the project clock, else a duration after the run's start
-// (parseDuration: "250ms", "1.5s"; nanoseconds without a unit), never negative.
-struct NoteTime
-{
-    qint64 ns = 0;
-    bool absolute = false;
-};
-std::optional<NoteTime> noteTime(const QString &text)
-{
-    const QString t = text.trimmed();
-    if (t.startsWith(QLatin1Char('@'))) {
-        const auto v = integer(t.mid(1));
-        return v ? std::optional<NoteTime>(NoteTime{*v, true}) : std::nullopt;
-    }
-    const auto d = parseDuration(t);
-    return d && *d >= 0 ? std::optional<NoteTime>(NoteTime{*d, false}) : std::nullopt;
-}
-
 } // namespace
 
 namespace {
@@ -71,7 +53,7 @@ QString noteToAdd(const Parsed &p, Note &note, bool *relative)
     else if (note.text.trimmed().isEmpty())
         problem = QStringLiteral("add needs --text TEXT");
     if (problem.isEmpty() && p.options.contains(QStringLiteral("at"))) {
-        const auto at = noteTime(p.options.value(QStringLiteral("at")));
+        const auto at = parseRunTime(p.options.value(QStringLiteral("at")));
         if (!at)
             problem = QStringLiteral("--at expects a time after the run's start (250ms) or @NS on "
                                      "the project clock, got '%1'")
@@ -82,10 +64,10 @@ QString noteToAdd(const Parsed &p, Note &note, bool *relative)
         }
     }
     if (problem.isEmpty() && p.options.contains(QStringLiteral("range"))) {
-        const QStringList parts = p.options.value(QStringLiteral("range")).split(QLatin1Char(':'));
-        const auto a = parts.size() == 2 ? noteTime(parts[0]) : std::nullopt;
-        const auto b = parts.size() == 2 ? noteTime(parts[1]) : std::nullopt;
-        if (!a || !b || a->absolute != b->absolute || b->ns <= a->ns)
+        const auto ab = parseRunTimes(p.options.value(QStringLiteral("range")));
+        const auto a = ab ? std::optional<RunTime>(ab->first) : std::nullopt;
+        const auto b = ab ? std::optional<RunTime>(ab->second) : std::nullopt;
+        if (!a || !b)
             problem = QStringLiteral("--range expects START:END after the run's start (10ms:250ms) "
                                      "or @NS:@NS on the project clock, got '%1'")
                           .arg(safeText(p.options.value(QStringLiteral("range"))));
