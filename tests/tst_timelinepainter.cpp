@@ -64,6 +64,23 @@ class TestTimelinePainter : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    // Issue 73: a long row label keeps its first and last parts whole, the middle ones left
+    // out ("Te...XM2-32GB" cut words in the middle), and is only cut at the end when even its
+    // first part does not fit.
+    void labelsLeaveOutWholeParts()
+    {
+        const QFontMetricsF fm(QGuiApplication::font());
+        const QString label = QStringLiteral("rank 0 \u00b7 GPU 0 \u00b7 Tesla V100-SXM2-32GB");
+        QCOMPARE(elideParts(fm, label, fm.horizontalAdvance(label)), label);
+        const QString shorter = QStringLiteral("rank 0 \u00b7 \u2026 \u00b7 Tesla V100-SXM2-32GB");
+        QCOMPARE(elideParts(fm, label, fm.horizontalAdvance(shorter) + 1), shorter);
+        const QString first = QStringLiteral("rank 0 \u00b7 \u2026");
+        QCOMPARE(elideParts(fm, label, fm.horizontalAdvance(first) + 1), first);
+        const QString cut = elideParts(fm, label, fm.horizontalAdvance(QStringLiteral("rank")));
+        QVERIFY2(cut.endsWith(QChar(0x2026)) && !cut.contains(QStringLiteral("V100")),
+                 qPrintable(cut));
+    }
+
     void layoutOrdersHidesAndCollapses()
     {
         auto d = makeData({{0, 100, 1, 1}, {10, 50, 2, 2}}, {{0, 10, 3, 3}});

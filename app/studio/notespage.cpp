@@ -20,6 +20,8 @@ class NotesPage final : public StudioPage
 {
 public:
     QString id() const override { return QStringLiteral("notes"); }
+    // Room for a few notes (issue 73: at 1366x768 Runs showed its header and one group row).
+    double heightWhenShown() const override { return 1.0 / 4; }
     QString title() const override { return pageTr("Notes"); }
     Place place() const override { return Place::ProjectPane; }
     QString menuTitle() const override { return pageTr("&Notes"); }

@@ -38,6 +38,9 @@ class RunsPage final : public StudioPage
 {
 public:
     QString id() const override { return QStringLiteral("runs"); }
+    // Room for its filter, the header and a few runs (issue 73: at 1366x768 Runs showed its header
+    // and one group row).
+    double heightWhenShown() const override { return 1.0 / 3; }
     QString title() const override { return pageTr("Runs"); }
     Place place() const override { return Place::ProjectPane; }
     QString menuTitle() const override { return pageTr("&Runs"); }

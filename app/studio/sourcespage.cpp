@@ -18,6 +18,9 @@ class SourcesPage final : public StudioPage
 {
 public:
     QString id() const override { return QStringLiteral("sources"); }
+    // Room for its summary and a few sources (issue 73: at 1366x768 Runs showed its header and one
+    // group row).
+    double heightWhenShown() const override { return 1.0 / 3; }
     QString title() const override { return pageTr("Sources"); }
     Place place() const override { return Place::ProjectPane; }
     QString menuTitle() const override { return pageTr("&Sources"); }

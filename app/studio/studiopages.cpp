@@ -4,6 +4,7 @@
 #include "studiopage.h"
 
 #include <QCoreApplication>
+#include <QEvent>
 #include <QFrame>
 #include <QScrollArea>
 
@@ -35,15 +36,44 @@ QString pageTr(const char *text)
     return QCoreApplication::translate("MainWindow", text);
 }
 
+namespace {
+
+// A panel filling its page, the page as tall as the panel's minimum at the least: a scroll area
+// sizes a page with a word-wrapped label to the height it prefers at its width (its layout's
+// height for width), so the Analysis view scrolled its charts' legends out of sight at
+// 1366x768 and Compare stood 1,770 px tall (issue 73). The page has no layout of its own, so
+// only its minimum counts.
+class FittedPage final : public QWidget
+{
+public:
+    explicit FittedPage(QWidget *panel) : m_panel(panel) { panel->setParent(this); }
+    QSize minimumSizeHint() const override { return m_panel->minimumSizeHint(); }
+    QSize sizeHint() const override { return m_panel->sizeHint(); }
+
+protected:
+    void resizeEvent(QResizeEvent *) override { m_panel->setGeometry(rect()); }
+    bool event(QEvent *e) override
+    {
+        if (e->type() == QEvent::LayoutRequest) // the panel's minimum may have changed
+            updateGeometry();
+        return QWidget::event(e);
+    }
+
+private:
+    QWidget *m_panel;
+};
+
+} // namespace
+
 QWidget *scrolledPage(QWidget *panel)
 {
     // The bottom docks share one area, whose height can go no lower than the tallest minimum
     // among them: unwrapped, the Compare and What-if panels (450 and 300 px) held it at half
-    // the window and squeezed the timeline. Squeezed, a panel scrolls.
+    // the window and squeezed the timeline. Squeezed below its minimum, a panel scrolls.
     auto *area = new QScrollArea;
     area->setWidgetResizable(true);
     area->setFrameShape(QFrame::NoFrame);
-    area->setWidget(panel);
+    area->setWidget(new FittedPage(panel));
     return area;
 }
 

@@ -5,11 +5,13 @@
 #include "chartlayer.h"
 
 #include "figureexport.h"
+#include "theme.h"
 
 #include <QContextMenuEvent>
 #include <QFileDialog>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPainter>
 #include <QPicture>
 #include <QRegularExpression>
 #include <QToolTip>
@@ -214,6 +216,34 @@ bool exportCharts(const std::vector<Chart *> &charts, int columns, QSize size, c
                                     pictures[k]);
         },
         error, 96, 96); // the charts were laid out in screen pixels
+}
+
+void Chart::setEmptyText(const QString &text)
+{
+    m_emptyText = text;
+    update();
+}
+
+void Chart::paintEvent(QPaintEvent *event)
+{
+    if (!m_empty) {
+        QCustomPlot::paintEvent(event);
+        return;
+    }
+    const Theme &t = Theme::current();
+    QPainter p(this);
+    p.fillRect(rect(), t.base);
+    QFont bold = font();
+    bold.setBold(true);
+    p.setFont(bold);
+    p.setPen(t.text);
+    const QRect titleBox(8, 4, width() - 16, QFontMetrics(bold).height() + 4);
+    p.drawText(titleBox, Qt::AlignLeft | Qt::AlignVCenter,
+               QFontMetrics(bold).elidedText(m_title, Qt::ElideRight, titleBox.width()));
+    p.setFont(font());
+    p.setPen(t.muted);
+    p.drawText(rect().adjusted(16, titleBox.bottom(), -16, -8), Qt::AlignCenter | Qt::TextWordWrap,
+               m_emptyText.isEmpty() ? tr("Nothing to chart here.") : m_emptyText);
 }
 
 } // namespace gml

@@ -201,23 +201,32 @@ void Chart::fitTitle()
     t->setText(text);
 }
 
-void Chart::wrapBarsLegend()
+void Chart::wrapLegend()
 {
-    // As many entries a row as fit their text (a narrow chart: two rows, not cut names).
+    // As many entries a row as fit their text (a narrow chart: two rows, not cut names; issue
+    // 73: "GPU 0 utilisation (nvidia-sn" at 1366x768).
+    QStringList names;
+    if (m_kind == Kind::Bars)
+        for (const auto &s : m_bars.series)
+            names << s.name;
+    else if (m_kind == Kind::Time)
+        for (const auto &l : m_time.lines)
+            names << l.name;
     const QFontMetrics fm(legend->font());
     int widest = 0;
-    for (const auto &s : m_bars.series)
-        widest = std::max(widest, fm.horizontalAdvance(s.name));
+    for (const QString &n : names)
+        widest = std::max(widest, fm.horizontalAdvance(n));
     // An item: its icon (32 px), padding (7) and margins around the text.
     const int perRow = std::max(1, (width() - 16) / (widest + 64));
-    legend->setWrap(int(m_bars.series.size()) > perRow ? perRow : 0);
+    legend->setWrap(int(names.size()) > perRow ? perRow : 0);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true); // the entries already added, again
 }
 
 void Chart::resizeEvent(QResizeEvent *event)
 {
     fitTitle();
-    if (m_kind == Kind::Bars && legend->visible())
-        wrapBarsLegend();
+    if ((m_kind == Kind::Bars || m_kind == Kind::Time) && legend->visible())
+        wrapLegend();
     QCustomPlot::resizeEvent(event);
     if (m_kind == Kind::Bars && !m_bars.categories.isEmpty()) {
         labelBars();
@@ -277,7 +286,7 @@ void Chart::showBars(const StackedBars &bars)
         whiskers->setData(err);
     }
     legend->setVisible(bars.legend && bars.series.size() > 1 && bars.series.size() <= 8);
-    wrapBarsLegend();
+    wrapLegend();
     xAxis->setRange(0.4, n + 0.6);
     yAxis->setRange(0, top > 0 ? top * 1.08 : 1);
     keepRanges();
@@ -343,13 +352,7 @@ void Chart::showTime(const TimeChart &chart)
         text->setClipToAxisRect(true);
     }
     legend->setVisible(chart.lines.size() > 1 && chart.lines.size() <= 12);
-    // More entries than fit a row: rows of up to four, fewer when the names are long.
-    qsizetype longest = 0;
-    for (const auto &l : chart.lines)
-        longest = std::max(longest, l.name.size());
-    const int perRow = std::clamp(int(96 / (longest + 6)), 1, 4);
-    legend->setWrap(int(chart.lines.size()) > perRow ? perRow : 0);
-    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true); // the entries already added, again
+    wrapLegend();
     if (chart.logKey && lo > 0) {
         setLog2(xAxis);
         // A little room either side, so the end points' markers are whole.

@@ -34,6 +34,9 @@ public:
     void showScatter(const ScatterChart &chart);
     void showRoofline(const RooflineChart &chart); // chartroofline.cpp
     bool isEmpty() const { return m_empty; }
+    // What an empty chart says in place of its axes (issue 73: an empty chart drew bare axes
+    // from 0 to 5 in a corner of the pane).
+    void setEmptyText(const QString &text);
     QString title() const;
     // Hides or shows the series named `name` (what a click on its legend entry does).
     bool toggleSeries(const QString &name);
@@ -58,6 +61,7 @@ protected:
     void mouseDoubleClickEvent(QMouseEvent *event) override;
     void contextMenuEvent(QContextMenuEvent *event) override;
     void changeEvent(QEvent *event) override;       // a new theme: restyled and drawn again
+    void paintEvent(QPaintEvent *event) override;   // an empty chart: its title and why
     void resizeEvent(QResizeEvent *event) override; // the bars' labels thinned to the width
 
 private:
@@ -67,7 +71,7 @@ private:
     // (45 iterations in a 250 px chart: every 4th), slanted when they would not fit level.
     void labelBars();
     void fitTitle();
-    void wrapBarsLegend();
+    void wrapLegend(); // the legend in rows of what fits the width
     QString m_title;
     void keepRanges();
     QString scatterTipAt(QPoint pos) const;
@@ -92,6 +96,7 @@ private:
     }
 
     bool m_empty = true;
+    QString m_emptyText;
     Kind m_kind = Kind::Time;
     StackedBars m_bars; // what is shown, for the tooltip
     TimeChart m_time;

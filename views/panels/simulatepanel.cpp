@@ -195,6 +195,9 @@ QWidget *SimulatePanel::buildResults()
     m_net = new Chart(m_tabs);
     m_usage = new Chart(m_tabs);
     m_energy = new Chart(m_tabs);
+    for (Chart *c : {m_speedup, m_net, m_usage, m_energy})
+        c->setEmptyText(tr("No simulated runs yet: pick a model, a strategy and a cluster at "
+                           "the left and press Simulate; a sweep draws a line per setting."));
     m_tabs->addTab(m_speedup, tr("Speedup"));
     m_tabs->addTab(m_net, tr("NET"));
     m_tabs->addTab(m_usage, tr("Usage"));

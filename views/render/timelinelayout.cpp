@@ -398,6 +398,22 @@ QList<TrackId> TimelineLayout::sliceTracks() const
     return out;
 }
 
+QString elideParts(const QFontMetricsF &fm, const QString &label, double width)
+{
+    if (fm.horizontalAdvance(label) <= width)
+        return label;
+    const QString sep = QStringLiteral(" \u00b7 ");
+    const QStringList parts = label.split(sep);
+    for (qsizetype keep = parts.size() - 2; keep >= 0 && parts.size() > 1; --keep) {
+        QStringList shown{parts.first(), QStringLiteral("\u2026")};
+        shown += parts.mid(parts.size() - keep);
+        const QString text = shown.join(sep);
+        if (fm.horizontalAdvance(text) <= width)
+            return text;
+    }
+    return fm.elidedText(parts.first(), Qt::ElideRight, width);
+}
+
 QString shortDeviceName(const QString &device)
 {
     QString d = device.trimmed();

@@ -5,6 +5,7 @@
 #include "timelinedata.h"
 #include "types.h"
 
+#include <QFontMetricsF>
 #include <QHash>
 #include <QList>
 #include <QSet>
@@ -67,6 +68,10 @@ struct TimelineRow
 // "thread 59976", "rank 0", "GPU 0 · V100", "stream 7" (the studio's "thread 59811 (python3) ·
 // main thread", "rank 0 · python3 (pid 59811)", "rank 0 · GPU 0 · Tesla V100-SXM2-32GB").
 QString figureLabel(const TimelineRow &row);
+// A row label in `width` pixels: whole, else its first part (" · " separates them) and as many of
+// its last parts as fit, the middle ones left out whole ("rank 0 · … · Tesla V100-SXM2-32GB";
+// issue 73: "Te...XM2-32GB" cut words in the middle), else its first part cut at the end.
+QString elideParts(const QFontMetricsF &fm, const QString &label, double width);
 // "V100" for "Tesla V100-SXM2-32GB", "A100" for "NVIDIA A100-SXM4-80GB", "MI250X" for "AMD
 // Instinct MI250X": the model people name in a paper.
 QString shortDeviceName(const QString &device);

@@ -350,11 +350,11 @@ void TimelinePainter::paintLabels(QPainter &p, const TimelineViewport &v, bool p
         }
         p.setFont(row.type == TimelineRow::Type::Run ? m_boldFont : m_font);
         p.setPen(T().text);
-        // The studio keeps both ends of a long label; a figure shows its short label, cut at
-        // the end if it must be.
+        // The studio keeps both ends of a long label, its middle parts left out whole; a figure
+        // shows its short label, cut at the end if it must be.
         const QString text = m_figure
                                  ? fm.elidedText(figureLabel(row), Qt::ElideRight, width - x - 6)
-                                 : fm.elidedText(row.label, Qt::ElideMiddle, width - x - 6);
+                                 : elideParts(fm, row.label, width - x - 6);
         p.drawText(QRectF(x, top, width - x - 4, lineH), Qt::AlignLeft | Qt::AlignVCenter, text);
         m_drawnLabels.push_back(
             {text,
