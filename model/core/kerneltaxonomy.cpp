@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "kerneltaxonomy.h"
 
+#include <QHash>
 #include <QRegularExpression>
 
+#include <mutex>
+#include <shared_mutex>
 #include <vector>
 
 namespace gml {
@@ -177,7 +180,9 @@ const Rule *ruleOf(const QString &name)
 
 } // namespace
 
-KernelKind kernelKind(const QString &name)
+namespace {
+
+KernelKind matchKernelKind(const QString &name)
 {
     KernelKind k;
     if (const Rule *r = ruleOf(name)) {
@@ -186,6 +191,41 @@ KernelKind kernelKind(const QString &name)
     }
     k.precision = precisionOf(name);
     k.library = libraryOf(name);
+    return k;
+}
+
+// Every name classified once per process (issue 74: each file of a parallel import and each
+// consumer of a run matched the same kernel names against the rules again, 170 M instructions
+// on 32 rank files). Bounded: a job of more distinct names than this starts over.
+struct KindCache
+{
+    std::shared_mutex lock;
+    QHash<QString, KernelKind> kinds;
+    static constexpr qsizetype kMax = 1 << 16;
+};
+
+KindCache &kindCache()
+{
+    static KindCache cache;
+    return cache;
+}
+
+} // namespace
+
+KernelKind kernelKind(const QString &name)
+{
+    KindCache &c = kindCache();
+    {
+        const std::shared_lock read(c.lock);
+        const auto it = c.kinds.constFind(name);
+        if (it != c.kinds.constEnd())
+            return *it;
+    }
+    const KernelKind k = matchKernelKind(name);
+    const std::unique_lock write(c.lock);
+    if (c.kinds.size() >= KindCache::kMax)
+        c.kinds.clear();
+    c.kinds.insert(name, k);
     return k;
 }
 
@@ -243,13 +283,12 @@ QLatin1String precisionName(KernelKind::Precision precision)
 
 Bound classifyKernel(const QString &name)
 {
-    const Rule *r = ruleOf(name);
-    return r ? r->bound : Bound::Memory;
+    return kernelKind(name).bound;
 }
 
 bool usesHalfPrecision(const QString &name)
 {
-    switch (precisionOf(name)) {
+    switch (kernelKind(name).precision) {
     case Precision::Half:
     case Precision::Fp8:
     case Precision::Int8:

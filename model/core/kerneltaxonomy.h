@@ -43,8 +43,8 @@ struct KernelKind
     QLatin1String library; // "Tensile", "cuDNN", "Triton", ...; empty when none is recognised
 };
 
-// The kind of the kernel `name` (a demangled or raw kernel name, an XLA op). Costs a few
-// regular-expression matches: callers that meet the same names often keep the result per name.
+// The kind of the kernel `name` (a demangled or raw kernel name, an XLA op): a few regular
+// expressions the first time a name is met in the process, a hash lookup after (thread-safe).
 KernelKind kernelKind(const QString &name);
 // "gemm", "convolution", ..., "communication", "copy", "other".
 QLatin1String familyName(KernelKind::Family family);
