@@ -406,6 +406,13 @@ private Q_SLOTS:
                                         .arg(FindingsModel::severityColour(s).name(), base.name())
                                         .arg(r)));
             }
+            // Secondary text (the Details pane's keys, a finding's notes) and Compare's caveats.
+            for (const QColor &c : {Theme::current().muted, Theme::current().caution}) {
+                const double r = contrast(c, base);
+                QVERIFY2(
+                    r >= 4.5,
+                    qPrintable(QStringLiteral("%1 on %2: %3").arg(c.name(), base.name()).arg(r)));
+            }
         }
         setTheme(&w, QStringLiteral("light"), false);
         const QImage light = w.timeline()->grab().toImage();

@@ -390,7 +390,8 @@ void AnalysisPanel::showFinding()
         html += tr("<p><b>What-if:</b> %1</p>").arg(what.join(QStringLiteral("; ")));
     }
     for (const auto &n : f.notes)
-        html += QStringLiteral("<p style='color:#555'>%1</p>").arg(n.toHtmlEscaped());
+        html += QStringLiteral("<p style='color:%1'>%2</p>")
+                    .arg(Theme::current().muted.name(), n.toHtmlEscaped());
     m_detail->setHtml(html);
     m_try->setEnabled(!f.fix.isEmpty() && f.priced);
     m_evidenceModel->setEvidence(f.evidence, m_report->origin);

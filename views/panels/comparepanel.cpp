@@ -4,9 +4,11 @@
 #include "validationview.h"
 
 #include "chartlayer.h"
+#include "theme.h"
 #include "tracediffview.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -44,7 +46,6 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
         tr("Time: as the runs ran, from the first run's start. Relative: each run from its own "
            "start, laid over each other. Step: the step an MLflow metric was logged at."));
     m_note = new QLabel(metrics);
-    m_note->setStyleSheet(QStringLiteral("color: #806000"));
     row->addWidget(new QLabel(tr("Metric:"), metrics));
     row->addWidget(m_metric);
     row->addSpacing(12);
@@ -79,7 +80,7 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     m_param->setMinimumContentsLength(16);
     m_scatterMetric = new QComboBox(params);
     m_scatterNote = new QLabel(params);
-    m_scatterNote->setStyleSheet(QStringLiteral("color: #806000"));
+    colourNotes();
     prow->addWidget(new QLabel(tr("Param:"), params));
     prow->addWidget(m_param);
     prow->addSpacing(12);
@@ -275,6 +276,20 @@ void ComparePanel::showScatter()
 std::vector<Chart *> ComparePanel::charts() const
 {
     return {m_metricChart, m_iteration, m_breakdown, m_energy, m_scatter};
+}
+
+void ComparePanel::colourNotes()
+{
+    const QString css = QStringLiteral("color: %1").arg(Theme::current().caution.name());
+    m_note->setStyleSheet(css);
+    m_scatterNote->setStyleSheet(css);
+}
+
+void ComparePanel::changeEvent(QEvent *e)
+{
+    if (e->type() == QEvent::PaletteChange && m_note && m_scatterNote)
+        colourNotes();
+    QWidget::changeEvent(e);
 }
 
 } // namespace gml

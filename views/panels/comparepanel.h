@@ -49,7 +49,11 @@ public:
 Q_SIGNALS:
     void metricRequested(const QString &metric);
 
+protected:
+    void changeEvent(QEvent *e) override; // a new theme: the notes' colour follows
+
 private:
+    void colourNotes();
     void showMetric();
     void showScatter();
 
@@ -59,11 +63,11 @@ private:
     QLabel *m_head;
     QTabWidget *m_tabs;
     QComboBox *m_metric, *m_axis;
-    QLabel *m_note;
+    QLabel *m_note = nullptr;
     Chart *m_metricChart, *m_iteration, *m_breakdown, *m_energy;
     QComboBox *m_param, *m_scatterMetric;
     QList<sim::SummaryMetric> m_scatterMetrics; // what m_scatterMetric lists
-    QLabel *m_scatterNote;
+    QLabel *m_scatterNote = nullptr;
     Chart *m_scatter;
     TraceDiffView *m_diff;
     ValidationView *m_validation;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "detailspanel.h"
 
+#include "theme.h"
 #include "timeformat.h"
 
 #include <QJsonArray>
@@ -29,7 +30,8 @@ DetailsPanel::DetailsPanel(QWidget *parent) : QWidget(parent), m_text(new QTextB
 
 void DetailsPanel::showMessage(const QString &text)
 {
-    m_text->setHtml(QStringLiteral("<p style='color:#6a727c'>%1</p>").arg(text.toHtmlEscaped()));
+    m_text->setHtml(QStringLiteral("<p style='color:%1'>%2</p>")
+                        .arg(Theme::current().muted.name(), text.toHtmlEscaped()));
 }
 
 QString DetailsPanel::plainText() const
@@ -41,10 +43,10 @@ void DetailsPanel::showSlice(const SliceDetails &s, const QString &trackLabel, T
                              std::optional<TimeNs> selfTime, const QList<LinkedSlice> &links,
                              const std::function<QString(TrackId)> &trackName)
 {
-    const auto row = [](const QString &k, const QString &v) {
-        return QStringLiteral(
-                   "<tr><td style='color:#6a727c;padding-right:10px'>%1</td><td>%2</td></tr>")
-            .arg(k.toHtmlEscaped(), v);
+    const QString muted = Theme::current().muted.name(); // readable in both themes
+    const auto row = [&muted](const QString &k, const QString &v) {
+        return QStringLiteral("<tr><td style='color:%1;padding-right:10px'>%2</td><td>%3</td></tr>")
+            .arg(muted, k.toHtmlEscaped(), v);
     };
     QString html =
         QStringLiteral("<h3 style='margin:2px 0'>%1</h3><table>").arg(s.name.toHtmlEscaped());

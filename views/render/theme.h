@@ -34,6 +34,7 @@ struct Theme
     QColor note;      // notes and bookmarks
     QColor highlight; // find matches, flame-graph frames picked
     QColor sliceText; // text on slice colours (dark in both themes)
+    QColor caution;   // a caveat's text (Compare's notes): amber, 4.5:1 on `base` at least
 
     QColor resource(ResourceClass c) const;
     static QString resourceName(ResourceClass c);
