@@ -43,6 +43,33 @@ class TestRoofline : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    // Issue 73: a MIG instance is what its rank sees, a slice of the GPU (the NVIDIA MIG user
+    // guide's profiles), not the whole board: MFU, the roofline and what-if ratios of a run on
+    // "NVIDIA A100-SXM4-40GB MIG 3g.20gb" are against 3/7 of the compute and 4/8 of the memory.
+    void migInstanceIsASliceOfItsGpu()
+    {
+        const auto &cat = sim::DeviceCatalog::builtin();
+        const sim::Device *a100 = cat.device(QStringLiteral("A100"));
+        const sim::Device *slice = cat.device(QStringLiteral("NVIDIA A100-SXM4-40GB MIG 3g.20gb"));
+        QVERIFY(a100 && slice && slice != a100);
+        QCOMPARE(slice->id, QStringLiteral("A100-MIG-3g.20gb"));
+        QVERIFY(qFuzzyCompare(slice->fp16Tflops, 312.0 * 3 / 7));
+        QVERIFY(qFuzzyCompare(slice->fp32Tflops, 19.5 * 3 / 7));
+        QVERIFY(qFuzzyCompare(slice->memBwGBps, a100->memBwGBps * 4 / 8));
+        QCOMPARE(slice->memGB, 20.0);
+        QCOMPARE(slice->cus, 46); // 108 x 3/7
+        // The same instance, asked again or by its id: one device.
+        QCOMPARE(cat.device(QStringLiteral("NVIDIA A100-SXM4-40GB MIG 3g.20gb")), slice);
+        QCOMPARE(cat.device(QStringLiteral("A100-MIG-3g.20gb")), slice);
+        // An H100 80GB's smallest instance: 1/7 of the compute, 1/8 of the memory.
+        const sim::Device *h1 = cat.device(QStringLiteral("NVIDIA H100 80GB HBM3 MIG 1g.10gb"));
+        QVERIFY(h1);
+        QVERIFY(qFuzzyCompare(h1->fp16Tflops, 989.4 / 7));
+        QVERIFY(qFuzzyCompare(h1->memBwGBps, 3350.0 / 8));
+        // A whole GPU is still itself.
+        QCOMPARE(cat.device(QStringLiteral("NVIDIA A100-SXM4-40GB")), a100);
+    }
+
     void matmulsAreTwoMNK()
     {
         const OpCost mm =

@@ -6,8 +6,12 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 
+#include <algorithm>
 #include <cmath>
+#include <deque>
+#include <mutex>
 
 namespace gml::sim {
 
@@ -78,6 +82,7 @@ const DeviceCatalog &DeviceCatalog::builtin()
 {
     static const DeviceCatalog catalog = [] {
         DeviceCatalog c;
+        c.m_slices = std::make_shared<Slices>();
         const QJsonObject root = QJsonDocument::fromJson(QByteArray(kDevicesJson)).object();
         for (const auto &v : root.value(QStringLiteral("devices")).toArray()) {
             const QJsonObject o = v.toObject();
@@ -157,7 +162,68 @@ QString DeviceCatalog::linkIds() const
     return ids.join(QStringLiteral(", "));
 }
 
+struct DeviceCatalog::Slices
+{
+    std::mutex lock;
+    std::deque<Device> made; // never moved: device() hands out their addresses
+};
+
+Device migSlice(const Device &gpu, int g, double memGB, double boardGB)
+{
+    Device d = gpu;
+    const double compute = std::clamp(g, 1, 7) / 7.0;
+    const double eighth = boardGB > 0 ? boardGB / 8 : 0;
+    const double memory =
+        eighth > 0 ? std::clamp(std::round(memGB / eighth), 1.0, 8.0) / 8 : compute;
+    const QString profile = QStringLiteral("%1g.%2gb").arg(g).arg(memGB, 0, 'f', 0);
+    d.id = gpu.id + QStringLiteral("-MIG-") + profile;
+    d.name = gpu.name + QStringLiteral(" MIG ") + profile;
+    d.match.clear();
+    d.fp32Tflops *= compute;
+    d.fp16Tflops *= compute;
+    d.bf16Tflops *= compute;
+    d.cus = std::max(1, int(std::lround(gpu.cus * compute)));
+    d.maxW *= compute;
+    d.idleW *= compute;
+    d.memBwGBps *= memory;
+    d.memGB = memGB;
+    d.source = QStringLiteral("a MIG instance %1 of the %2: %3/7 of its compute and %4/8 of its "
+                              "memory (NVIDIA Multi-Instance GPU user guide, supported profiles); "
+                              "the GPU: %5")
+                   .arg(profile, gpu.id)
+                   .arg(std::clamp(g, 1, 7))
+                   .arg(std::lround(memory * 8))
+                   .arg(gpu.source);
+    return d;
+}
+
 const Device *DeviceCatalog::device(const QString &idOrName) const
+{
+    // "NVIDIA A100-SXM4-40GB MIG 3g.20gb" (CUDA's name of an instance), "A100-MIG-3g.20gb".
+    static const QRegularExpression mig(QStringLiteral(R"(^(.*?)[\s-]+MIG[\s-]+(\d)g\.(\d+)gb)"),
+                                        QRegularExpression::CaseInsensitiveOption);
+    const auto m = mig.match(idOrName);
+    if (!m.hasMatch())
+        return wholeDevice(idOrName);
+    const Device *gpu = wholeDevice(m.captured(1));
+    if (!gpu || !m_slices)
+        return gpu;
+    // The board's memory as its name says ("A100-SXM4-40GB"), else the catalog's.
+    static const QRegularExpression board(QStringLiteral(R"((\d+)\s*GB)"),
+                                          QRegularExpression::CaseInsensitiveOption);
+    const auto b = board.match(m.captured(1));
+    const double boardGB = b.hasMatch() ? b.captured(1).toDouble() : gpu->memGB;
+    const Device slice = migSlice(*gpu, m.captured(2).toInt(), m.captured(3).toDouble(), boardGB);
+    const std::lock_guard hold(m_slices->lock);
+    // By id ("A100-MIG-3g.20gb", no board named): the instance met already, if one was.
+    for (const Device &d : m_slices->made)
+        if (d.id == slice.id && (d.memBwGBps == slice.memBwGBps || !b.hasMatch()))
+            return &d;
+    m_slices->made.push_back(slice);
+    return &m_slices->made.back();
+}
+
+const Device *DeviceCatalog::wholeDevice(const QString &idOrName) const
 {
     for (const auto &d : m_devices)
         if (d.id.compare(idOrName, Qt::CaseInsensitive) == 0)

@@ -8,6 +8,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <memory>
+
 namespace gml::sim {
 
 // A GPU of the catalog (resources/devices.json, compiled in): the vendor's published peak
@@ -135,7 +137,9 @@ public:
     QString linkIds() const;
     const Cpu *cpu(const QString &id) const;
     const Storage *storageSystem(const QString &id) const;
-    // By id ("H100", case-insensitive) or by a measured name ("Tesla V100-SXM2-32GB").
+    // By id ("H100", case-insensitive) or by a measured name ("Tesla V100-SXM2-32GB"). A MIG
+    // instance ("NVIDIA A100-SXM4-40GB MIG 3g.20gb", or the id "A100-MIG-3g.20gb") is what one
+    // rank sees: its GPU's slice (migSlice), made once and kept.
     const Device *device(const QString &idOrName) const;
     // A GPU the trace names generically ("AMD Radeon Graphics" for an MI250): the catalog's one
     // device with its compute units (SMs) and memory (GiB, within 5%), of the vendor its warp
@@ -147,12 +151,22 @@ public:
     const Uncertainty &uncertainty() const { return m_uncertainty; }
 
 private:
+    const Device *wholeDevice(const QString &idOrName) const;
     QList<Device> m_devices;
+    struct Slices; // the MIG instances met, each made once (stable addresses, thread-safe)
+    std::shared_ptr<Slices> m_slices;
     QList<Link> m_links;
     QList<Cpu> m_cpus;
     QList<Storage> m_storage;
     Uncertainty m_uncertainty;
 };
+
+// A MIG instance of `gpu`, by its profile: `g` of the GPU's 7 compute slices and `memGB` of the
+// board's `boardGB` (the NVIDIA Multi-Instance GPU user guide's profiles: on an A100 40GB a
+// 1g.5gb instance has 1/7 of the compute and 1/8 of the memory, a 3g.20gb 3/7 and 4/8): peak
+// rates, SMs and power scale by g/7, memory capacity and bandwidth by the memory slices (the
+// instance's GB over the board's eighth, rounded) out of 8.
+Device migSlice(const Device &gpu, int g, double memGB, double boardGB);
 
 // classifyKernel() and usesHalfPrecision(): model/core/sliceclass.h.
 
