@@ -13,9 +13,12 @@ namespace gml {
 
 OpCostScan::OpCostScan(Project &project)
 {
-    for (const QString &name : costedOpNames())
-        if (const StringId id = existingString(project, name))
-            m_classOf.emplace(id, std::make_pair(opClass(name), name));
+    // Each process classifies the names once; each file looks them up in one statement.
+    static const QStringList names = costedOpNames();
+    const std::vector<StringId> ids = existingStrings(project, names);
+    for (qsizetype i = 0; i < names.size(); ++i)
+        if (const StringId id = ids[size_t(i)])
+            m_classOf.emplace(id, std::make_pair(opClass(names[i]), names[i]));
 }
 
 void OpCostScan::visit(slicestore::TrackReader &reader, const slicestore::Row &x, TimeNs start,

@@ -105,4 +105,17 @@ StringId existingString(Project &project, const QString &text)
     return st.step() ? st.int64(0) : 0;
 }
 
+std::vector<StringId> existingStrings(Project &project, const QStringList &texts)
+{
+    std::vector<StringId> ids;
+    ids.reserve(size_t(texts.size()));
+    auto st = project.db().prepare("SELECT id FROM string WHERE value = ?");
+    for (const QString &text : texts) {
+        st.bind(1, text);
+        ids.push_back(st.step() ? st.int64(0) : 0);
+        st.reset();
+    }
+    return ids;
+}
+
 } // namespace gml
