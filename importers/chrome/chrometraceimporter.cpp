@@ -249,9 +249,7 @@ void Session::nameTracks()
         qint64 sort = meta.sortIndex;
         const auto tidNumber = integerId(t->tid);
         const bool numericTid = tidNumber.has_value();
-        // tid = pid, but no process has pid 0: Kineto files Python threads it cannot place
-        // (a tqdm monitor) under pid 0, tid 0.
-        const bool mainThread = !t->gpu && t->tid == t->pid && t->pid != "0";
+        const bool mainThread = !t->gpu && isMainThreadId(q(t->pid), q(t->tid));
         if (t->gpu) {
             if (t->tid == "-1")
                 name = QStringLiteral("device-wide sync events");

@@ -31,6 +31,13 @@ enum class TrackKind : int {
     Async = 9,
 };
 
+// A process's main thread, by the ids a trace gives it: tid = pid, but no process has pid 0
+// (Kineto files Python threads it cannot place, such as a tqdm monitor, under pid 0, tid 0).
+inline bool isMainThreadId(QStringView pid, QStringView tid)
+{
+    return tid == pid && pid != u"0";
+}
+
 // Values are stored in the project file: never renumber, only append.
 enum class FlowKind : int {
     Launch = 1,     // runtime call -> the GPU work it launched (by correlation id)

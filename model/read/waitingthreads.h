@@ -21,11 +21,11 @@ class SliceTrack;
 // `names`: the project's strings by id.
 bool onlyWaits(const SliceTrack &track, const std::vector<QString> &names);
 
-// Finds the runs' threads that only wait (small threads only: at most kMaxWaitingSlices slices,
-// given by `slicesOf`, null when they cannot be read) and lists each after its siblings in its
-// run's track tree, so a process's working threads and GPUs come first (issue 73: a vLLM engine
-// trace opened on "thread 0", a tqdm monitor waiting, above the main thread's 128,013 slices).
-// Returns them; the timeline folds them to one row each.
+// Finds the runs' threads that only wait (small threads other than a main thread only: at most
+// kMaxWaitingSlices slices, given by `slicesOf`, null when they cannot be read) and lists each
+// after its siblings in its run's track tree, so a process's working threads and GPUs come first
+// (issue 73: a vLLM engine trace opened on "thread 0", a tqdm monitor waiting, above the main
+// thread's 128,013 slices). Returns them; the timeline folds them to one row each.
 inline constexpr qint64 kMaxWaitingSlices = 4096;
 QSet<TrackId>
 sortWaitingThreadsLast(QList<RunSummary> &runs, const std::vector<QString> &names,
