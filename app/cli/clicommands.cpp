@@ -76,11 +76,9 @@ Parsed parse(const QStringList &args, const QStringList &valued, const QStringLi
 std::optional<std::pair<qint64, qint64>> parseRunRange(const QString &text, const char *option,
                                                        QString *problem)
 {
-    const QStringList parts = text.split(QLatin1Char(':'));
-    const auto a = parts.size() == 2 ? parseDuration(parts[0]) : std::nullopt;
-    const auto b = parts.size() == 2 ? parseDuration(parts[1]) : std::nullopt;
-    if (a && b && *a >= 0 && *b > *a)
-        return std::make_pair(*a, *b);
+    // Only times after the run's start: "@NS" is refused here.
+    if (const auto t = parseRunTimes(text); t && !t->first.absolute)
+        return std::make_pair(t->first.ns, t->second.ns);
     *problem = QStringLiteral("--%1 expects START:END after the run's start (0 <= START < END), "
                               "e.g. 10ms:250ms, got '%2'")
                    .arg(QLatin1String(option), safeText(text, 80));

@@ -100,9 +100,7 @@ bool runHasSlices(Project &project, RunId run)
 
 StringId existingString(Project &project, const QString &text)
 {
-    auto st = project.db().prepare("SELECT id FROM string WHERE value = ?");
-    st.bind(1, text);
-    return st.step() ? st.int64(0) : 0;
+    return existingStrings(project, {text}).front();
 }
 
 std::vector<StringId> existingStrings(Project &project, const QStringList &texts)
