@@ -3,18 +3,21 @@
 // slices: GPU busy and idle time, the straggler of each collective, the kernel time by family.
 #include "analysis.h"
 #include "dependencygraph.h"
+#include "durationsketch.h"
 #include "importutil.h"
 #include "iterations.h"
 #include "project.h"
 #include "rankoverview.h"
 #include "testutil.h"
 
+#include <QCborArray>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
 
 #include <map>
+#include <random>
 
 using namespace gml;
 using namespace gml::sim;
@@ -276,6 +279,66 @@ private Q_SLOTS:
         }
         QCOMPARE(a.iterations.size(), size_t(2 * 6));
         QCOMPARE(a.stragglers.size(), size_t(6)); // one all-reduce per step
+    }
+
+    // The durations a shard keeps of a kernel (issue 74): exact up to kExact values, then
+    // buckets whose percentiles stay within 0.5% of the sorted list's, merged across shards as
+    // if one shard had them all, kept through CBOR; damaged ones refused.
+    void durationsMergeAcrossShards()
+    {
+        const auto nearest = [](const std::vector<TimeNs> &sorted, double p) {
+            return sorted[std::min(sorted.size() - 1, size_t(p * double(sorted.size() - 1) + 0.5))];
+        };
+        std::mt19937 rng(7);
+        std::lognormal_distribution<double> spread(12.0, 0.8); // about 160 us, a long tail
+        std::vector<TimeNs> all, shards[3];
+        for (int i = 0; i < 3000; ++i) {
+            const TimeNs d = i % 500 == 0 ? 0 : TimeNs(spread(rng));
+            all.push_back(d);
+            shards[i % 3].push_back(d);
+        }
+        std::sort(all.begin(), all.end());
+        DurationSketch merged;
+        for (auto &s : shards) {
+            std::sort(s.begin(), s.end());
+            merged.merge(DurationSketch::fromSorted(s));
+        }
+        const DurationSketch whole = DurationSketch::fromSorted(all);
+        QCOMPARE(merged.count(), qint64(all.size()));
+        QCOMPARE(merged.max(), all.back());
+        QVERIFY(!merged.isExact());
+        for (double p : {0.0, 0.01, 0.5, 0.9, 0.99, 1.0}) {
+            const TimeNs want = nearest(all, p);
+            QCOMPARE(merged.quantile(p), whole.quantile(p));
+            QVERIFY2(
+                std::abs(double(merged.quantile(p) - want)) <= 0.005 * double(want),
+                qPrintable(
+                    QStringLiteral("p%1: %2 against %3").arg(p).arg(merged.quantile(p)).arg(want)));
+        }
+        // Few values stay exact, merged too.
+        DurationSketch few = DurationSketch::fromSorted({10, 20, 30});
+        few.merge(DurationSketch::fromSorted({15, 25, 40}));
+        QVERIFY(few.isExact());
+        QCOMPARE(few.max(), TimeNs(40));
+        QCOMPARE(few.quantile(0.5), TimeNs(25)); // of 10 15 20 25 30 40: rank round(2.5)
+        QCOMPARE(few.quantile(1.0), TimeNs(40));
+        DurationSketch grown = few; // exact, then past kExact: the max of every part kept
+        grown.merge(DurationSketch::fromSorted(std::vector<TimeNs>(DurationSketch::kExact, 12)));
+        QVERIFY(!grown.isExact());
+        QCOMPARE(grown.max(), TimeNs(40));
+        QCOMPARE(grown.quantile(1.0), TimeNs(40));
+        for (const DurationSketch &s : {merged, few}) {
+            const auto back = DurationSketch::fromCbor(s.toCbor());
+            QVERIFY(back);
+            QCOMPARE(back->count(), s.count());
+            QCOMPARE(back->quantile(0.9), s.quantile(0.9));
+        }
+        QCborArray counted = merged.toCbor().toArray();
+        counted[0] = merged.count() + 1; // says more values than its buckets hold
+        QVERIFY(!DurationSketch::fromCbor(counted));
+        QVERIFY(!DurationSketch::fromCbor(QCborArray{3, 10, 5, QCborArray{10, 20, 30}}));
+        QVERIFY(!DurationSketch::fromCbor(QCborValue(QStringLiteral("sketch"))));
+        QCOMPARE(DurationSketch().quantile(0.5), TimeNs(0));
     }
 
     // Steady state (issue 73): warm-up is the leading iterations over 1.5x the median, at most

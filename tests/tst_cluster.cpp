@@ -381,7 +381,7 @@ private Q_SLOTS:
         QVERIFY(report->summary.stepTime > 0);
         const auto charts = panel->charts();
         QVERIFY(!charts[1]->isEmpty() && !charts[2]->isEmpty()); // per rank, kernel families
-        QVERIFY(charts[3]->isEmpty()); // no launch queue without the slices
+        QVERIFY(!charts[3]->isEmpty()); // each GPU's launch queue, as its shard found it
         QVERIFY(w.showView(QStringLiteral("timeline")));
         QToolButton *stragglers = nullptr;
         for (auto *b : w.rankView()->findChildren<QToolButton *>())
@@ -428,8 +428,53 @@ private Q_SLOTS:
         QVERIFY(!cluster.isEmpty() && !direct.isEmpty());
         QCOMPARE(cluster.value(QStringLiteral("stragglers")),
                  direct.value(QStringLiteral("stragglers")));
-        QCOMPARE(cluster.value(QStringLiteral("rank_loads")),
-                 direct.value(QStringLiteral("ranks")));
+        // The whole run's report field for field (issue 74: a cluster had no iterations, a
+        // step time of 0, no FLOPs, no per-GPU table and no top kernels): what a rank's own
+        // trace decides is equal; percentiles over shards within the sketch's 0.5%.
+        for (const char *same :
+             {"ranks", "gpus", "iterations", "kernel_families", "unrecognised_kernels",
+              "compute_imbalance", "communication_imbalance"})
+            QVERIFY2(cluster.value(QLatin1String(same)) == direct.value(QLatin1String(same)), same);
+        QVERIFY(!cluster.value(QStringLiteral("gpus")).toArray().isEmpty());
+        QVERIFY(!cluster.value(QStringLiteral("iterations")).toArray().isEmpty());
+        QCOMPARE(cluster.value(QStringLiteral("rank_count")).toInt(), 6);
+        const QJsonObject sumC = cluster.value(QStringLiteral("summary")).toObject();
+        const QJsonObject sumD = direct.value(QStringLiteral("summary")).toObject();
+        for (const char *same :
+             {"iterations", "step_time_ns", "step_time_all_ns", "warmup_iterations", "device"})
+            QVERIFY2(sumC.value(QLatin1String(same)) == sumD.value(QLatin1String(same)), same);
+        QVERIFY(sumD.value(QStringLiteral("iterations")).toInt() > 0);
+        for (const char *close : {"flops", "hardware_flops", "mfu", "hfu", "gpu_busy"}) {
+            const double c = sumC.value(QLatin1String(close)).toDouble(-1),
+                         d = sumD.value(QLatin1String(close)).toDouble(-1);
+            QVERIFY2(std::abs(c - d) <= 1e-9 * std::abs(d), close);
+        }
+        const auto within = [](const QJsonValue &c, const QJsonValue &d) {
+            return std::abs(c.toDouble() - d.toDouble()) <= 0.005 * std::abs(d.toDouble()) + 1;
+        };
+        const QJsonArray topC = cluster.value(QStringLiteral("top_kernels")).toArray();
+        const QJsonArray topD = direct.value(QStringLiteral("top_kernels")).toArray();
+        QCOMPARE(topC.size(), topD.size());
+        QVERIFY(!topD.isEmpty());
+        for (qsizetype i = 0; i < topD.size(); ++i) {
+            const QJsonObject c = topC[i].toObject(), d = topD[i].toObject();
+            for (const char *same : {"name", "family", "count", "total_ns", "max_ns"})
+                QVERIFY2(c.value(QLatin1String(same)) == d.value(QLatin1String(same)), same);
+            for (const char *p : {"p50_ns", "p90_ns"})
+                QVERIFY2(within(c.value(QLatin1String(p)), d.value(QLatin1String(p))),
+                         qPrintable(
+                             QStringLiteral("%1 %2: %3 against %4")
+                                 .arg(d.value(QStringLiteral("name")).toString(), QLatin1String(p))
+                                 .arg(c.value(QLatin1String(p)).toInteger())
+                                 .arg(d.value(QLatin1String(p)).toInteger())));
+        }
+        const QJsonObject launchC = cluster.value(QStringLiteral("launch")).toObject();
+        const QJsonObject launchD = direct.value(QStringLiteral("launch")).toObject();
+        for (const QString &key : launchD.keys())
+            QVERIFY2(key.startsWith(QLatin1String("delay_p"))
+                         ? within(launchC.value(key), launchD.value(key))
+                         : launchC.value(key) == launchD.value(key),
+                     qPrintable(key));
         QVERIFY(!cluster.value(QStringLiteral("stragglers")).toArray().isEmpty());
         const QJsonArray mine = cluster.value(QStringLiteral("critical_path_by_rank")).toArray();
         const QJsonArray theirs = direct.value(QStringLiteral("critical_path_by_rank")).toArray();

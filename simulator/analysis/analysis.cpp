@@ -382,6 +382,7 @@ void kernelStats(const DependencyGraph &g, const AnalysisScope &scope,
     out.launch.delayP50 = percentile(delays, 0.5);
     out.launch.delayP90 = percentile(delays, 0.9);
     out.launch.delayMax = delays.empty() ? 0 : delays.back();
+    out.launch.delays = DurationSketch::fromSorted(delays);
     for (auto &[name, list] : durations) {
         std::sort(list.begin(), list.end());
         KernelStat k;
@@ -393,6 +394,7 @@ void kernelStats(const DependencyGraph &g, const AnalysisScope &scope,
         k.p50 = percentile(list, 0.5);
         k.p90 = percentile(list, 0.9);
         k.max = list.back();
+        k.durations = DurationSketch::fromSorted(list);
         KernelFamily &f = families[k.family];
         f.family = k.family;
         f.count += k.count;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "dependencygraph.h"
+#include "durationsketch.h"
 #include "gputime.h"
 
 #include <QJsonObject>
@@ -123,6 +124,8 @@ struct KernelStat
     TimeNs p50 = 0;
     TimeNs p90 = 0;
     TimeNs max = 0;
+    // Its durations, kept to merge with another rank's (a cluster project's shards).
+    DurationSketch durations;
 };
 
 // CPU launch calls against the GPU work they launched.
@@ -137,6 +140,7 @@ struct LaunchStats
     TimeNs delayMax = 0;
     qint64 shortKernels = 0; // kernels under 10 us
     TimeNs shortKernelTime = 0;
+    DurationSketch delays; // to merge with another rank's
 };
 
 // One collective matched across ranks: who arrived (started its kernel) last, and how late.

@@ -5,6 +5,7 @@
 #include "clusterproject.h"
 #include "project.h"
 #include "projecttime.h"
+#include "rankdetail.h"
 #include "rankfacts.h"
 #include "runmetrics.h"
 #include "sourcerecords.h"
@@ -212,6 +213,7 @@ std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const
     std::map<int, RankSteps> steps;
     std::vector<RankFacts> found; // the facts that carry a shard's findings
     std::map<int, TimeNs> offsetOfRank;
+    RankDetailMerge detail;
     QString readError;
     for (const auto &[source, offset] : importedSourceOffsets(cluster, run, &readError)) {
         if (auto facts = loadRankFacts(db, source)) {
@@ -243,6 +245,7 @@ std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const
                 to.count += f.count;
                 to.time += f.time;
             }
+            detail.add(std::move(facts->detail), offset);
         }
         if (const auto work = loadSourceSummary(db, source))
             for (const SourceWork::Rank &r : work->ranks) {
@@ -287,6 +290,12 @@ std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const
         out.summary.hfu = metrics->value(QStringLiteral("hfu")).toDouble(-1);
         out.summary.device = metrics->value(QStringLiteral("device")).toString();
     }
+    detail.finish(a, out.summary);
+    if (detail.missing() > 0)
+        out.summary.warnings.append(
+            QStringLiteral("%1 sources' facts were kept before their GPUs, iterations, kernels "
+                           "and step time were: import their shards again to see them")
+                .arg(detail.missing()));
     return out;
 }
 
@@ -308,23 +317,21 @@ QJsonObject ClusterAnalysis::toJson() const
     for (const auto &[rank, time] : criticalByRank)
         critical.append(
             QJsonObject{{QStringLiteral("rank"), rank}, {QStringLiteral("time_ns"), qint64(time)}});
-    return QJsonObject{
-        {QStringLiteral("run"), run},
-        {QStringLiteral("shards"), shards},
-        {QStringLiteral("merged_shards"), mergedShards},
-        {QStringLiteral("missing"), QJsonArray::fromStringList(missing)},
-        {QStringLiteral("ranks"), ranks},
-        {QStringLiteral("kernel_families"), whole.value(QStringLiteral("kernel_families"))},
-        {QStringLiteral("stragglers"), whole.value(QStringLiteral("stragglers"))},
-        {QStringLiteral("rank_loads"), whole.value(QStringLiteral("ranks"))},
-        {QStringLiteral("compute_imbalance"), cross.computeImbalance},
-        {QStringLiteral("communication_imbalance"), cross.communicationImbalance},
-        {QStringLiteral("critical_path_by_rank"), critical},
-        {QStringLiteral("critical_path_ns"), qint64(criticalLength)},
-        {QStringLiteral("steps"), stepArray},
-        {QStringLiteral("summary"), summary.toJson()},
-        {QStringLiteral("shards_searched"), shardsSearched},
-        {QStringLiteral("findings"), found}};
+    // The whole run's report's fields (gpus, iterations, kernel_families, top_kernels, launch,
+    // unrecognised_kernels, stragglers, ranks, imbalance), then the cluster's own.
+    QJsonObject o = whole;
+    o.insert(QStringLiteral("run"), run);
+    o.insert(QStringLiteral("shards"), shards);
+    o.insert(QStringLiteral("merged_shards"), mergedShards);
+    o.insert(QStringLiteral("missing"), QJsonArray::fromStringList(missing));
+    o.insert(QStringLiteral("rank_count"), ranks);
+    o.insert(QStringLiteral("critical_path_by_rank"), critical);
+    o.insert(QStringLiteral("critical_path_ns"), qint64(criticalLength));
+    o.insert(QStringLiteral("steps"), stepArray);
+    o.insert(QStringLiteral("summary"), summary.toJson());
+    o.insert(QStringLiteral("shards_searched"), shardsSearched);
+    o.insert(QStringLiteral("findings"), found);
+    return o;
 }
 
 RunReport ClusterAnalysis::toRunReport() const
@@ -334,24 +341,25 @@ RunReport ClusterAnalysis::toRunReport() const
     r.analysis = cross;
     r.criticalByRank = criticalByRank;
     r.criticalLength = criticalLength;
+    r.summary = summary;
     TimeNs sum = 0, origin = std::numeric_limits<TimeNs>::max();
-    qint64 count = 0;
+    qint64 count = 0, most = 0;
     for (const RankSteps &s : steps)
         for (const auto &[a, b] : s.iterations) {
             sum += b - a;
             ++count;
             origin = std::min(origin, a);
-            r.summary.iterations =
-                std::max<qint64>(r.summary.iterations, qint64(s.iterations.size()));
+            most = std::max<qint64>(most, qint64(s.iterations.size()));
         }
-    const qint64 iterations = r.summary.iterations;
-    r.summary = summary;
-    r.summary.iterations = iterations;
-    if (count > 0) {
-        r.summary.stepTime = sum / count;
+    if (count > 0)
         r.origin = origin;
-    }
-    // The rank × iteration heat map: each rank's iterations as its summary recorded them.
+    if (!cross.iterations.empty() || summary.iterations > 0)
+        return withFindings(r); // the shards' own breakdown and step time (rankdetail.h)
+    // Shards whose facts predate them: the mean step over ranks and iterations, and the
+    // rank × iteration heat map from each rank's iterations as its summary recorded them.
+    r.summary.iterations = most;
+    if (count > 0)
+        r.summary.stepTime = sum / count;
     for (const RankSteps &s : steps)
         for (size_t i = 0; i < s.iterations.size(); ++i) {
             IterationBreakdown it;
@@ -361,6 +369,11 @@ RunReport ClusterAnalysis::toRunReport() const
             it.end = s.iterations[i].second;
             r.analysis->iterations.push_back(std::move(it));
         }
+    return withFindings(r);
+}
+
+RunReport ClusterAnalysis::withFindings(RunReport r) const
+{
     r.findings = findings;
     r.noFindingsBecause = noFindingsBecause();
     return r;
@@ -496,8 +509,12 @@ QString ClusterAnalysis::toText() const
                      .arg(formatDuration(d.back()), 9);
         }
     }
+    if (const QString step = summary.stepText(); !step.isEmpty())
+        t += QStringLiteral("Iterations: %1\n").arg(step);
     if (summary.gpuBusy >= 0)
         t += QStringLiteral("GPU busy %1%\n").arg(100.0 * summary.gpuBusy, 0, 'f', 1);
+    for (const QString &w : summary.warnings)
+        t += QStringLiteral("Note: %1\n").arg(w);
     if (findings.empty())
         t += QStringLiteral("No findings: %1\n").arg(noFindingsBecause());
     else

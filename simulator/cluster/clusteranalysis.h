@@ -40,7 +40,9 @@ struct ClusterAnalysis
     int shards = 0, mergedShards = 0;
     QStringList missing; // the shards and files the run lacks, with why
     int ranks = 0;       // ranks with GPU work or iterations
-    Analysis cross;      // stragglers, ranks, imbalance, kernel families (no per-GPU breakdown)
+    // Stragglers, ranks, imbalance, kernel families; each rank's GPUs and iterations, the kernels
+    // and launches of all ranks (rankdetail.h: as the shards' analyses found them).
+    Analysis cross;
     std::vector<RankSteps> steps;
     // The run's span split between the ranks that held the others up (criticalByRank in
     // clusteranalysis.cpp), longest first, and its length.
@@ -52,7 +54,7 @@ struct ClusterAnalysis
     std::vector<Finding> findings;
     int shardsSearched = 0;
     // The run's headline metrics (runmetrics.h: GPU busy, MFU, HFU, the GPU), from the merged
-    // source summaries.
+    // source summaries; its iterations, step time and FLOPs from the shards' (rankdetail.h).
     RunSummary summary;
 
     QJsonObject toJson() const;
@@ -62,6 +64,9 @@ struct ClusterAnalysis
     RunReport toRunReport() const;
     // Why there are no findings (empty when there are some).
     QString noFindingsBecause() const;
+
+private:
+    RunReport withFindings(RunReport r) const;
 };
 
 std::optional<ClusterAnalysis> analyzeCluster(Project &cluster, RunId run, const QString &runName,

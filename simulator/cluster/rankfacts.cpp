@@ -58,6 +58,7 @@ QByteArray RankFacts::toCbor() const
         m.insert(QStringLiteral("findings"), found);
         m.insert(QStringLiteral("shard_ranks"), ranks);
     }
+    detailToCbor(detail, m);
     return m.toCborValue().toCbor();
 }
 
@@ -128,6 +129,8 @@ std::optional<RankFacts> RankFacts::fromCbor(const QByteArray &data)
         for (const QCborValue &r : m.value(QStringLiteral("shard_ranks")).toArray())
             f.shardRanks.push_back(int(r.toInteger()));
     }
+    if (!detailFromCbor(m, &f.detail))
+        return std::nullopt;
     return f;
 }
 
@@ -196,6 +199,36 @@ std::optional<std::map<SourceId, RankFacts>> computeRankFacts(Project &project, 
     for (const RankLoad &l : whole.ranks)
         if (auto it = sourceOfRank.find(l.rank); it != sourceOfRank.end())
             out[it->second].loads.push_back({l.rank, l.compute, l.communication, 0});
+    // Each rank's GPUs and iterations to the source of its GPUs, on that source's own clock;
+    // the shard's kernels, launches, FLOPs and step time to its first source (rankdetail.h).
+    for (auto &[source, facts] : out)
+        facts.detail.carried = true;
+    const auto holderOf = [&](int rank) -> std::pair<RankDetail *, TimeNs> {
+        const auto it = sourceOfRank.find(rank);
+        if (it == sourceOfRank.end() || !out.count(it->second))
+            return {nullptr, 0};
+        return {&out[it->second].detail, offset[it->second]};
+    };
+    for (GpuBreakdown b : whole.gpus)
+        if (auto [detail, off] = holderOf(b.rank); detail) {
+            b.start -= off;
+            b.end -= off;
+            for (IdleGap &gap : b.longestGaps)
+                gap.start -= off, gap.end -= off, gap.work = -1;
+            for (QueueSample &q : b.queue)
+                q.start -= off, q.end -= off;
+            detail->gpus.push_back(std::move(b));
+        }
+    for (IterationBreakdown it : whole.iterations)
+        if (auto [detail, off] = holderOf(it.rank); detail) {
+            it.start -= off;
+            it.end -= off;
+            detail->iterations.push_back(std::move(it));
+        }
+    if (!out.empty())
+        out.begin()->second.detail.shard = ShardDetail{
+            whole.kernels, whole.launch, sourceOfRank.empty() ? -1 : sourceOfRank.begin()->first,
+            report ? report->summary : RunSummary()};
     // The findings ride with the first source with GPU work; their evidence on its rank's
     // source's own clock.
     if (report && !out.empty()) {

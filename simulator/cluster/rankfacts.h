@@ -11,6 +11,7 @@
 
 #include "analysis.h"
 #include "findings.h"
+#include "rankdetail.h"
 #include "types.h"
 
 #include <QByteArray>
@@ -43,6 +44,9 @@ struct RankFacts
     bool findingsSearched = false;
     std::vector<Finding> findings;
     std::vector<int> shardRanks;
+    // Its rank's GPUs and iterations, and (the first source with GPU work) its shard's kernels,
+    // launches, FLOPs and step time (rankdetail.h).
+    RankDetail detail;
 
     QByteArray toCbor() const;
     static std::optional<RankFacts> fromCbor(const QByteArray &data);

@@ -105,7 +105,7 @@ if not missing:
 ad = json.loads(run("analyze", direct, "--json"))
 ac = json.loads(run("analyze", cluster, "--json", ok=(0, 1)))
 if not missing:
-    for mine, theirs in (("stragglers", "stragglers"), ("rank_loads", "ranks"), ("kernel_families", "kernel_families"),
+    for mine, theirs in (("stragglers", "stragglers"), ("ranks", "ranks"), ("gpus", "gpus"), ("iterations", "iterations"), ("unrecognised_kernels", "unrecognised_kernels"), ("kernel_families", "kernel_families"),
                          ("compute_imbalance", "compute_imbalance"), ("communication_imbalance", "communication_imbalance")):
         assert ac[mine] == ad[theirs], f"{mine} differs:\n{json.dumps(ac[mine])[:1500]}\n{json.dumps(ad[theirs])[:1500]}"
     assert ac["missing"] == [], ac["missing"]
@@ -116,10 +116,14 @@ if not missing:
     assert ac["critical_path_by_rank"][0]["rank"] == ad["critical_path_by_rank"][0]["rank"], (mine, theirs)
     off = max(abs(mine.get(r, 0) - theirs.get(r, 0)) for r in set(mine) | set(theirs))
     assert off <= length / 20, f"critical path by rank off by {off} ns of {length}: {mine} {theirs}"
-    assert len(ac["stragglers"]) > 0 and ac["ranks"] == 64, (len(ac["stragglers"]), ac["ranks"])
+    assert len(ac["stragglers"]) > 0 and ac["rank_count"] == 64, (len(ac["stragglers"]), ac["rank_count"])
+    for key in ("iterations", "step_time_ns", "step_time_all_ns", "warmup_iterations"):
+        assert ac["summary"][key] == ad["summary"][key], f"summary {key}: {ac['summary']} {ad['summary']}"
+    assert ac["summary"]["iterations"] > 0 and abs(ac["summary"]["flops"] - ad["summary"]["flops"]) <= 1e-9 * ad["summary"]["flops"], (ac["summary"], ad["summary"])
+    assert [k["name"] for k in ac["top_kernels"]] == [k["name"] for k in ad["top_kernels"]], (ac["top_kernels"], ad["top_kernels"])
 else:
     assert any(missing in m for m in ac["missing"]), f"the cluster project does not say {missing} is missing: {ac['missing']}"
-    assert ac["ranks"] == 63, ac["ranks"]
+    assert ac["rank_count"] == 63, ac["rank_count"]
 print(f"equal: {len(c)} sources, {sum(int(v.split(',')[2]) for v in c.values())} slices"
       + (f", {len(ac['stragglers'])} stragglers, headline metrics" if not missing else f"; {missing} named as missing"))
 PYEOF

@@ -4,6 +4,7 @@
 #include "../gziputil.h"
 #include "../nsysfixture.h"
 #include "../protobuffixture.h"
+#include "rankfacts.h"
 #include "slicestore.h"
 
 #include <QDir>
@@ -204,6 +205,50 @@ int main(int argc, char **argv)
             "2023/02/21 15:16:56.262, 0, 35 %\n2023/02/21 15:16:57.262, 0, 37 %\n");
     put("shardmeta", "identity.bin",
         QByteArray("\x01\x04\x15") + "0123456789abcdefstamp" + QByteArray(16, '\0'));
+    // Issue 74: rank facts carrying a rank's GPU, an iteration and its shard's kernels (one
+    // past the exact durations), launches and step time.
+    {
+        using namespace gml::sim;
+        RankFacts f;
+        f.loads.push_back({0, 1000, 500, 0});
+        f.families.push_back({QStringLiteral("gemm"), 200, 900});
+        f.detail.carried = true;
+        GpuBreakdown b;
+        b.device = QStringLiteral("rank 0 · GPU 0");
+        b.rank = 0;
+        b.end = 2000;
+        b.time = {2000, 1000, 500, 0, 500};
+        b.streams.push_back({QStringLiteral("stream 7"), 1500});
+        b.longestGaps.push_back({100, 200, IdleCause::DataLoading, -1});
+        b.queue.push_back({0, 2000, 2, 1.5});
+        f.detail.gpus.push_back(b);
+        IterationBreakdown it;
+        it.name = QStringLiteral("ProfilerStep#0");
+        it.device = b.device;
+        it.rank = 0;
+        it.end = 2000;
+        it.time = b.time;
+        f.detail.iterations.push_back(it);
+        ShardDetail shard;
+        KernelStat k;
+        k.name = QStringLiteral("volta_sgemm_128x64_nt");
+        k.family = QStringLiteral("gemm");
+        std::vector<gml::TimeNs> durations;
+        for (int i = 0; i < 200; ++i)
+            durations.push_back(100 + i * 7);
+        k.count = 200;
+        k.durations = gml::DurationSketch::fromSorted(durations);
+        shard.kernels.push_back(k);
+        shard.launch.launches = shard.launch.calls = 3;
+        shard.launch.delays = gml::DurationSketch::fromSorted({5, 9, 40});
+        shard.lowestRank = 0;
+        shard.summary.iterations = 1;
+        shard.summary.stepTime = shard.summary.stepTimeAll = 2000;
+        shard.summary.flops = 1e12;
+        f.detail.shard = shard;
+        put("shardmeta", "detail.bin",
+            QByteArray("\x01\x04\x15") + "0123456789abcdefstamp" + qCompress(f.toCbor()));
+    }
     // Issue 70: a calibration file as validate --fit writes it, gate specs (then the runs'
     // metrics as doubles), and the shape texts of an op (dims, types, concrete inputs, flops).
     put("calibration", "fit.json",
