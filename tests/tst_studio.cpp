@@ -1291,14 +1291,18 @@ private Q_SLOTS:
 
     void graphShowsTheWorkflowAndOpensItsSteps()
     {
-        // Two jobs (copies of the demo) declared as steps of one workflow.
+        // Two jobs (the demo, and the demo each file a byte longer: a byte-for-byte copy would
+        // be the same run, not imported twice) declared as steps of one workflow.
         const QString jobs = m_tmp.filePath(QStringLiteral("jobs"));
         for (const char *step : {"a", "b"}) {
             QDir().mkpath(jobs + QLatin1Char('/') + QLatin1String(step));
-            for (const QString &f : QDir(m_demo).entryList(QDir::Files))
-                QVERIFY(QFile::copy(m_demo + QLatin1Char('/') + f, jobs + QLatin1Char('/') +
-                                                                       QLatin1String(step) +
-                                                                       QLatin1Char('/') + f));
+            for (const QString &f : QDir(m_demo).entryList(QDir::Files)) {
+                const QString to =
+                    jobs + QLatin1Char('/') + QLatin1String(step) + QLatin1Char('/') + f;
+                QVERIFY(QFile::copy(m_demo + QLatin1Char('/') + f, to));
+                QFile grown(to);
+                QVERIFY(*step == 'a' || (grown.open(QIODevice::Append) && grown.write("\n") == 1));
+            }
         }
         QFile decl(jobs + QStringLiteral("/grademl.json"));
         QVERIFY(decl.open(QIODevice::WriteOnly));

@@ -25,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <new>
+#include <set>
 #include <vector>
 
 namespace gml {
@@ -109,17 +110,20 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
     }
     // The files that changed and whose importer writes only through its TraceWriter are read
     // on worker threads into side projects and copied in here, in order (sideimport.h); the
-    // others (execution traces, MLflow runs) are imported here in their turn.
+    // others (execution traces, MLflow runs, files too small to gain: kMinAsideBytes) are
+    // imported here in their turn, while the workers read ahead.
     const int threads = m_threads > 0 ? m_threads : std::max(1, QThread::idealThreadCount());
     std::vector<int> taskOf(size_t(files.size()), -1);
     std::vector<std::optional<SourceReport>> sameAsBefore(size_t(files.size()));
     std::vector<QString> hashes(size_t(files.size()));
     QList<SideImports::Task> tasks;
+    const std::vector<char> copies = threads > 1 ? copiesWithinJob(files) : std::vector<char>();
     for (int i = 0; threads > 1 && i < files.size(); ++i) {
         // Following, a log read in parts is read here (tailOne): its parts continue the source
         // in place. A one-shot import reads it aside like any file (a folder of 1,024 ranks'
         // GPU logs on every core).
         if (!files[i].importer || !files[i].importer->importsAside() ||
+            expandedSize(files[i]) < m_minAsideBytes || copies[size_t(i)] ||
             (m_following && files[i].importer->tails()) || m_deferred.contains(files[i].path))
             continue;
         SourceReport r = startReport(files[i]);
@@ -318,6 +322,25 @@ bool ImportJob::unchanged(const ScannedFile &file, SourceReport &report, QString
     report.counterSamples = v->counterSamples;
     report.flows = v->flows;
     return true;
+}
+
+std::vector<char> ImportJob::copiesWithinJob(const QList<ScannedFile> &files) const
+{
+    // Only files of one size and format can be copies: those alone are read for their hash.
+    std::map<std::pair<qint64, QString>, std::vector<int>> bySize;
+    for (int i = 0; i < files.size(); ++i)
+        if (files[i].importer && !files[i].importer->linksToRun() && files[i].size > 0)
+            bySize[{files[i].size, files[i].importer->format()}].push_back(i);
+    std::vector<char> copy(size_t(files.size()), 0);
+    for (const auto &[key, same] : bySize) {
+        if (same.size() < 2)
+            continue;
+        std::set<QString> seen;
+        for (int i : same)
+            if (!seen.insert(withFingerprint(files[i], fileHash(files[i].path))).second)
+                copy[size_t(i)] = 1;
+    }
+    return copy;
 }
 
 bool ImportJob::sameContent(const ScannedFile &file, SourceReport &report, QString &hash)

@@ -91,6 +91,8 @@ private:
     ImportIds &m_ids;
     QList<Task> m_tasks;
     QString m_folder;
+    QByteArray m_template; // the empty side project each one starts as (empty: none)
+    std::vector<std::pair<qint64, qint64>> m_templateRuns; // its bytes that are not zero
     std::vector<std::optional<SideResult>> m_results;
     std::vector<std::unique_ptr<std::atomic<double>>> m_fraction;
     std::mutex m_mutex;
