@@ -30,6 +30,52 @@ private Q_SLOTS:
         }
     }
 
+    // Grouped commits (issue 74): inside a batch each begin..commit is a savepoint, a rollback
+    // takes back that part alone (its strings too), another connection sees the batch only
+    // once it is committed (settle, the batch's age, endBatch), and nothing is left open.
+    void batchedCommitsRollBackAlone()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("a.grademl"));
+        QString error;
+        auto p = Project::open(path, Project::Mode::ReadWrite, &error);
+        QVERIFY2(p, qPrintable(error));
+        auto reader = Project::open(path, Project::Mode::ReadOnly, &error);
+        QVERIFY2(reader, qPrintable(error));
+        p->startBatch(60'000);
+        QVERIFY(p->begin(&error));
+        QVERIFY(p->ensureRun(QStringLiteral("kept"), &error) > 0);
+        const StringId kept = p->intern("kept name");
+        QVERIFY(p->commit(&error));
+        QVERIFY(p->db().inTransaction()); // committed into the batch, not yet to the file
+        QVERIFY(p->begin(&error));
+        QVERIFY(p->ensureRun(QStringLiteral("dropped"), &error) > 0);
+        const StringId dropped = p->intern("dropped name");
+        QVERIFY(dropped > kept);
+        p->rollback();
+        QVERIFY(p->db().inTransaction());
+        QCOMPARE(reader->db().scalar("SELECT count(*) FROM run"), qint64(0));
+        QVERIFY(p->settle(&error));
+        QVERIFY(!p->db().inTransaction());
+        QCOMPARE(reader->db().scalar("SELECT count(*) FROM run"), qint64(1));
+        QVERIFY(reader->findRun(QStringLiteral("kept")));
+        QVERIFY(!reader->findRun(QStringLiteral("dropped")));
+        QCOMPARE(p->string(kept), QStringLiteral("kept name"));
+        // The id the rolled-back part used is handed out again, for whatever comes next.
+        QVERIFY(p->begin(&error));
+        QCOMPARE(p->intern("next name"), dropped);
+        QVERIFY(p->commit(&error));
+        QVERIFY(p->endBatch(&error));
+        QVERIFY(!p->db().inTransaction());
+        QCOMPARE(reader->db().scalar("SELECT count(*) FROM string WHERE value='next name'"),
+                 qint64(1));
+        // After the batch, a transaction is a transaction again.
+        QVERIFY(p->begin(&error));
+        QVERIFY(p->ensureRun(QStringLiteral("alone"), &error) > 0);
+        QVERIFY(p->commit(&error));
+        QVERIFY(!p->db().inTransaction());
+    }
+
     void reopenKeepsDataAndDoesNotMigrateAgain()
     {
         QTemporaryDir dir;

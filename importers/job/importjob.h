@@ -91,6 +91,8 @@ public:
     // as long aside on 2 threads as in turn on one; files of 1 MB gain 1.2x aside
     // (docs/benchmarks.md, issue 74).
     static constexpr qint64 kMinAsideBytes = qint64(512) << 10;
+    // The longest the files imported in turn wait to be committed together (Project::startBatch).
+    static constexpr qint64 kBatchMs = 250;
     void setMinAsideBytes(qint64 bytes) { m_minAsideBytes = bytes; }
     // Following a folder (folderfollower.h): these files are still being written and are passed
     // over this time (reported Skipped; nothing is recorded of them).

@@ -330,20 +330,74 @@ bool Project::begin(QString *error)
 {
     loadStrings();
     m_stringIdAtBegin = m_maxStringId;
+    if (m_batchMs >= 0 && m_batchOpen)
+        return m_db.exec("SAVEPOINT gml_batched;", error);
     if (!m_db.exec("BEGIN IMMEDIATE;", error))
         return false;
     noteCompanions();
-    return true;
+    if (m_batchMs < 0)
+        return true;
+    m_batchOpen = true;
+    m_batchAge.start();
+    return m_db.exec("SAVEPOINT gml_batched;", error);
 }
 
 bool Project::commit(QString *error)
 {
-    return m_db.exec("COMMIT;", error);
+    if (!m_batchOpen)
+        return m_db.exec("COMMIT;", error);
+    if (!m_db.exec("RELEASE gml_batched;", error))
+        return false;
+    return m_batchAge.elapsed() < m_batchMs || settle(error);
+}
+
+void Project::startBatch(qint64 maxMs)
+{
+    m_batchMs = std::max<qint64>(0, maxMs);
+}
+
+bool Project::settle(QString *error)
+{
+    if (!m_batchOpen)
+        return true;
+    m_batchOpen = false;
+    if (m_db.exec("COMMIT;", error))
+        return true;
+    (void)m_db.exec("ROLLBACK;");
+    m_strings.clear(); // what the batch interned is gone with it: read again when next needed
+    m_stringsLoaded = false;
+    if (error)
+        *error = QStringLiteral("the files imported since the last commit could not be "
+                                "committed: ") +
+                 *error;
+    return false;
+}
+
+bool Project::endBatch(QString *error)
+{
+    const bool ok = settle(error);
+    m_batchMs = -1;
+    return ok;
 }
 
 void Project::rollback()
 {
+    if (m_batchOpen) { // this file's part alone; the batch's others stay
+        (void)m_db.exec("ROLLBACK TO gml_batched; RELEASE gml_batched;");
+        forgetStringsSinceBegin();
+        if (!m_db.inTransaction()) { // SQLite rolled the whole batch back (an I/O error)
+            m_batchOpen = false;
+            m_strings.clear();
+            m_stringsLoaded = false;
+        }
+        return;
+    }
     (void)m_db.exec("ROLLBACK;");
+    forgetStringsSinceBegin();
+}
+
+void Project::forgetStringsSinceBegin()
+{
     if (m_sharedIds) { // shared ids are not in order: read the strings again when next needed
         m_strings.clear();
         m_stringsLoaded = false;

@@ -4,6 +4,7 @@
 #include "sqlitedb.h"
 #include "types.h"
 
+#include <QElapsedTimer>
 #include <QHash>
 #include <QString>
 
@@ -74,6 +75,16 @@ public:
     [[nodiscard]] bool begin(QString *error);
     [[nodiscard]] bool commit(QString *error);
     void rollback();
+    // Grouped commits (issue 74): between startBatch and endBatch, begin / commit / rollback
+    // are a savepoint inside one transaction, committed when it has been open `maxMs`, at
+    // settle() and at endBatch(). A file still rolls back alone and kill -9 leaves the project
+    // as at the last commit; what a commit costs (every page it touched written whole to the
+    // log: a small rank file touches twenty 64 KiB pages) is paid once for many small files.
+    void startBatch(qint64 maxMs);
+    // Commits what the batch holds (ATTACH and checkpoints need no transaction open); true when
+    // nothing was open. The batch goes on.
+    [[nodiscard]] bool settle(QString *error);
+    [[nodiscard]] bool endBatch(QString *error);
 
     // Runs: created on first use, found by name afterwards.
     [[nodiscard]] RunId ensureRun(const QString &name, QString *error);
@@ -111,6 +122,10 @@ private:
     bool m_stringsLoaded = false;
     StringId m_maxStringId = 0;
     StringId m_stringIdAtBegin = 0;
+    void forgetStringsSinceBegin();
+    qint64 m_batchMs = -1;    // batching: the longest a transaction stays open (-1: not batching)
+    bool m_batchOpen = false; // the batch's transaction is open
+    QElapsedTimer m_batchAge;
     struct StringHash
     {
         using is_transparent = void;

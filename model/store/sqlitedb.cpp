@@ -274,6 +274,11 @@ QString SqliteDb::lastError() const
     return m_db ? QString::fromUtf8(sqlite3_errmsg(m_db)) : QString();
 }
 
+bool SqliteDb::inTransaction() const
+{
+    return m_db && sqlite3_get_autocommit(m_db) == 0;
+}
+
 bool SqliteDb::lastErrorWasBusy() const
 {
     return m_db && (sqlite3_extended_errcode(m_db) & 0xFF) == SQLITE_BUSY;

@@ -95,6 +95,8 @@ public:
     QString lastError() const;
     // True when the last call failed because another connection holds the write lock.
     bool lastErrorWasBusy() const;
+    // A transaction is open (SQLite may have rolled one back by itself after an I/O error).
+    bool inTransaction() const;
 
 private:
     bool openWith(const QByteArray &name, int flags, QString *error);
