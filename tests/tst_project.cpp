@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "project.h"
 #include "schema.h"
+#include "sqlitedb.h"
 #include "testutil.h"
 
 #include <QFile>
@@ -74,6 +75,39 @@ private Q_SLOTS:
         QVERIFY(p->ensureRun(QStringLiteral("alone"), &error) > 0);
         QVERIFY(p->commit(&error));
         QVERIFY(!p->db().inTransaction());
+    }
+
+    // Version 15 (issue 74): a version 14 project opens, its sources kept, with the index that
+    // finds a source by its size (an import's search for copies used to scan every source).
+    void version14GainsTheSourceSizeIndex()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("v14.grademl"));
+        {
+            SqliteDb db;
+            QString e;
+            QVERIFY(db.open(path, false, &e));
+            for (int v = 0; v < 14; ++v)
+                QVERIFY2(db.exec(schema::migrations()[size_t(v)], &e), qPrintable(e));
+            QVERIFY(db.exec("PRAGMA user_version=14;"));
+            QVERIFY(db.exec("INSERT INTO run(id, name) VALUES(1, 'r');"
+                            "INSERT INTO source(id, run_id, path, format, size, status) VALUES(1, "
+                            "1, '/x/rank0.json', 'chrome-trace', 44976, 'imported');"));
+        }
+        QString error;
+        auto p = Project::open(path, Project::Mode::ReadWrite, &error);
+        QVERIFY2(p, qPrintable(error));
+        QCOMPARE(p->schemaVersion(), 15);
+        QCOMPARE(p->schemaVersion(), schema::currentVersion());
+        QCOMPARE(gmltest::scalar(*p, "SELECT count(*) FROM sqlite_master WHERE name = "
+                                     "'source_size'"),
+                 1);
+        auto plan = p->db().prepare("EXPLAIN QUERY PLAN SELECT id FROM source WHERE size = 44976 "
+                                    "AND hash = 'h' AND format = 'chrome-trace' AND status = "
+                                    "'imported'");
+        QVERIFY(plan.step());
+        QVERIFY2(plan.text(3).contains(QLatin1String("source_size")), qPrintable(plan.text(3)));
+        QCOMPARE(gmltest::scalar(*p, "SELECT id FROM source WHERE size = 44976"), 1);
     }
 
     void reopenKeepsDataAndDoesNotMigrateAgain()

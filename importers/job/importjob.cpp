@@ -352,12 +352,11 @@ bool ImportJob::sameContent(const ScannedFile &file, SourceReport &report, QStri
     const Importer &importer = *file.importer;
     if (importer.linksToRun() || file.size <= 0)
         return false;
-    const QList<SourceRecord> candidates =
-        importedSourcesOfSize(m_project, file.size, importer.format());
-    if (candidates.isEmpty())
+    if (!anySourceOfSize(m_project, file.size))
         return false; // nothing of its size: no hash read
     hash = withFingerprint(file, fileHash(file.path));
-    for (const SourceRecord &c : candidates) {
+    for (const SourceRecord &c :
+         importedSourcesOfSize(m_project, file.size, importer.format(), hash)) {
         if (c.hash != hash)
             continue;
         // A run the user named (--run) that is not the source's takes the file as asked: the

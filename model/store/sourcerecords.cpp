@@ -85,13 +85,22 @@ bool relinkSource(Project &project, SourceId source, const QString &path, qint64
     return st.exec(error);
 }
 
-QList<SourceRecord> importedSourcesOfSize(Project &project, qint64 size, const QString &format)
+bool anySourceOfSize(Project &project, qint64 size)
+{
+    auto st = project.db().prepare("SELECT 1 FROM source WHERE size = ? LIMIT 1");
+    st.bind(1, size);
+    return st.step();
+}
+
+QList<SourceRecord> importedSourcesOfSize(Project &project, qint64 size, const QString &format,
+                                          const QString &hash)
 {
     QList<SourceRecord> out;
     auto st = project.db().prepare("SELECT id, run_id, path, hash FROM source WHERE size = ? AND "
-                                   "format = ? AND status = 'imported' ORDER BY id");
+                                   "hash = ? AND format = ? AND status = 'imported' ORDER BY id");
     st.bind(1, size);
-    st.bind(2, format);
+    st.bind(2, hash);
+    st.bind(3, format);
     while (st.step()) {
         SourceRecord r;
         r.id = st.int64(0);

@@ -52,9 +52,12 @@ SourceId insertSideSource(Project &side, RunId run, const QString &path, const Q
 // project): its path and mtime are the new file's.
 [[nodiscard]] bool relinkSource(Project &project, SourceId source, const QString &path,
                                 qint64 mtimeNs, QString *error);
-// The imported sources of `format` whose file had `size` bytes: the candidates a file of that
-// size may be the same content as.
-QList<SourceRecord> importedSourcesOfSize(Project &project, qint64 size, const QString &format);
+// Whether any source's file had `size` bytes (before a file's hash is read to look for copies).
+bool anySourceOfSize(Project &project, qint64 size);
+// The imported sources of `format` whose file had `size` bytes and the content hash `hash`
+// (source.hash): the sources a file may be a copy of. Found by index (schema 15).
+QList<SourceRecord> importedSourcesOfSize(Project &project, qint64 size, const QString &format,
+                                          const QString &hash);
 // The user's clock override, applied at once (align_user_ns and align_ns).
 [[nodiscard]] bool setSourceUserOffset(Project &project, SourceId source, TimeNs offset,
                                        QString *error);
