@@ -333,7 +333,8 @@ std::vector<char> ImportJob::copiesWithinJob(const QList<ScannedFile> &files) co
     // Only files of one size and format can be copies: those alone are read for their hash.
     std::map<std::pair<qint64, QString>, std::vector<int>> bySize;
     for (int i = 0; i < files.size(); ++i)
-        if (files[i].importer && !files[i].importer->linksToRun() && files[i].size > 0)
+        if (files[i].importer && !files[i].importer->linksToRun() && files[i].size > 0 &&
+            expandedSize(files[i]) >= m_minAsideBytes) // smaller ones go in turn anyway
             bySize[{files[i].size, files[i].importer->format()}].push_back(i);
     std::vector<char> copy(size_t(files.size()), 0);
     for (const auto &[key, same] : bySize) {
