@@ -31,6 +31,48 @@ private Q_SLOTS:
         }
     }
 
+    // Kept statements (issue 74): a query's statement is handed out again for the same text,
+    // reset and unbound; two alive at once are two statements; a change of the schema lets them
+    // go, and one that outlives its connection is finalised, not kept.
+    void statementsAreKeptAndHandedOutAgain()
+    {
+        QTemporaryDir dir;
+        SqliteDb db;
+        QString error;
+        QVERIFY2(db.open(dir.filePath(QStringLiteral("s.db")), false, &error), qPrintable(error));
+        QVERIFY(db.exec("CREATE TABLE t(a INTEGER)", &error));
+        sqlite3_stmt *first = nullptr;
+        {
+            auto ins = db.prepare("INSERT INTO t(a) VALUES(?)");
+            first = ins.handle();
+            ins.bind(1, qint64(7));
+            QVERIFY(ins.exec());
+            auto sel = db.prepare("SELECT a FROM t");
+            QVERIFY(sel.step()); // left mid-way: handed back, it is reset
+        }
+        {
+            auto ins = db.prepare("INSERT INTO t(a) VALUES(?)");
+            QCOMPARE(ins.handle(), first);
+            QVERIFY(ins.exec()); // unbound: NULL
+            auto again = db.prepare("INSERT INTO t(a) VALUES(?)");
+            QVERIFY(again.handle() != first);
+            auto sel = db.prepare("SELECT count(*), count(a) FROM t");
+            QVERIFY(sel.step());
+            QCOMPARE(sel.int64(0), qint64(2));
+            QCOMPARE(sel.int64(1), qint64(1));
+        }
+        // Both are kept; a table dropped lets every kept statement go, and the query fails
+        // when prepared, as it would without the cache.
+        QVERIFY(db.exec("DROP TABLE t", &error));
+        QVERIFY(!db.prepare("SELECT a FROM t").isValid());
+        QVERIFY(db.exec("CREATE TABLE t(a INTEGER, b TEXT)", &error));
+        auto late = db.prepare("SELECT count(*) FROM t");
+        QVERIFY(late.isValid());
+        db.close(); // `late` outlives its connection: finalised when destroyed
+        QVERIFY(db.open(dir.filePath(QStringLiteral("s.db")), false, &error));
+        QCOMPARE(db.scalar("SELECT count(*) FROM t"), qint64(0));
+    }
+
     // Grouped commits (issue 74): inside a batch each begin..commit is a savepoint, a rollback
     // takes back that part alone (its strings too), another connection sees the batch only
     // once it is committed (settle, the batch's age, endBatch), and nothing is left open.

@@ -9,9 +9,134 @@
 
 #include <sqlite3.h>
 
+#include <cctype>
+#include <string>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 namespace gml {
+
+// A connection's idle statements by their SQL text (SqliteDb::prepare). Used by the
+// connection's thread only; emptied when the schema changes and when the connection closes
+// (the generation then moves on, so a statement handed out before is finalised, not kept).
+struct SqliteStatementCache
+{
+    struct TextHash
+    {
+        using is_transparent = void;
+        size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+    };
+    using Idle = std::vector<sqlite3_stmt *>;
+    static constexpr size_t kMaxIdle = 256; // statements kept, all texts together
+
+    sqlite3 *db = nullptr;
+    quint64 generation = 0;
+    size_t idleCount = 0;
+    std::unordered_map<std::string, Idle, TextHash, std::equal_to<>> idle;
+
+    void clear()
+    {
+        for (auto &[text, list] : idle)
+            for (sqlite3_stmt *st : list)
+                sqlite3_finalize(st);
+        idle.clear();
+        idleCount = 0;
+        ++generation;
+    }
+};
+
+namespace {
+
+// The statement's first keyword, upper case (at most 8 letters; leading blanks skipped).
+std::string firstKeyword(std::string_view sql)
+{
+    size_t i = 0;
+    while (i < sql.size() && std::isspace(static_cast<unsigned char>(sql[i])))
+        ++i;
+    std::string word;
+    for (; i < sql.size() && word.size() < 8 && std::isalpha(static_cast<unsigned char>(sql[i]));
+         ++i)
+        word.push_back(char(std::toupper(static_cast<unsigned char>(sql[i]))));
+    return word;
+}
+
+bool keptWhenDone(std::string_view sql)
+{
+    const std::string w = firstKeyword(sql);
+    return w == "SELECT" || w == "INSERT" || w == "UPDATE" || w == "DELETE" || w == "REPLACE" ||
+           w == "WITH";
+}
+
+// Whether `sql` (one or more statements) may change the schema: kept statements are then let go.
+bool changesSchema(std::string_view sql)
+{
+    std::string upper(sql.size(), ' ');
+    for (size_t i = 0; i < sql.size(); ++i)
+        upper[i] = char(std::toupper(static_cast<unsigned char>(sql[i])));
+    for (std::string_view w : {"CREATE", "DROP", "ALTER"}) {
+        for (size_t at = upper.find(w); at != std::string::npos; at = upper.find(w, at + 1)) {
+            const bool startsWord =
+                at == 0 || !std::isalnum(static_cast<unsigned char>(upper[at - 1]));
+            const size_t end = at + w.size();
+            const bool endsWord =
+                end == upper.size() || !std::isalnum(static_cast<unsigned char>(upper[end]));
+            if (startsWord && endsWord)
+                return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
+SqliteStatement::SqliteStatement(const std::shared_ptr<SqliteStatementCache> &cache,
+                                 std::string_view sql)
+    : m_db(cache->db)
+{
+    if (!keptWhenDone(sql)) {
+        if (changesSchema(sql))
+            cache->clear();
+        *this = SqliteStatement(cache->db, sql);
+        return;
+    }
+    auto it = cache->idle.find(sql);
+    if (it == cache->idle.end())
+        it = cache->idle.emplace(std::string(sql), SqliteStatementCache::Idle()).first;
+    if (!it->second.empty()) {
+        m_stmt = it->second.back();
+        it->second.pop_back();
+        --cache->idleCount;
+    } else {
+        *this = SqliteStatement(cache->db, sql);
+        if (!m_stmt)
+            return;
+    }
+    m_cache = cache;
+    m_slot = &it->second;
+    m_generation = cache->generation;
+}
+
+void SqliteStatement::release()
+{
+    if (!m_stmt)
+        return;
+    SqliteStatementCache *cache = m_cache.get();
+    const bool keep = cache && cache->db == m_db && cache->generation == m_generation &&
+                      cache->idleCount < SqliteStatementCache::kMaxIdle &&
+                      m_lastResult != SQLITE_MISUSE;
+    if (keep) {
+        sqlite3_reset(m_stmt);
+        sqlite3_clear_bindings(m_stmt);
+        static_cast<SqliteStatementCache::Idle *>(m_slot)->push_back(m_stmt);
+        ++cache->idleCount;
+    } else {
+        sqlite3_finalize(m_stmt);
+    }
+    m_stmt = nullptr;
+    m_cache.reset();
+    m_slot = nullptr;
+}
 
 SqliteStatement::SqliteStatement(sqlite3 *db, std::string_view sql) : m_db(db)
 {
@@ -25,23 +150,28 @@ SqliteStatement::SqliteStatement(sqlite3 *db, std::string_view sql) : m_db(db)
 
 SqliteStatement::~SqliteStatement()
 {
-    sqlite3_finalize(m_stmt);
+    release();
 }
 
 SqliteStatement::SqliteStatement(SqliteStatement &&other) noexcept
     : m_db(std::exchange(other.m_db, nullptr)), m_stmt(std::exchange(other.m_stmt, nullptr)),
-      m_lastResult(other.m_lastResult), m_error(std::move(other.m_error))
+      m_lastResult(other.m_lastResult), m_error(std::move(other.m_error)),
+      m_cache(std::move(other.m_cache)), m_slot(std::exchange(other.m_slot, nullptr)),
+      m_generation(other.m_generation)
 {
 }
 
 SqliteStatement &SqliteStatement::operator=(SqliteStatement &&other) noexcept
 {
     if (this != &other) {
-        sqlite3_finalize(m_stmt);
+        release();
         m_db = std::exchange(other.m_db, nullptr);
         m_stmt = std::exchange(other.m_stmt, nullptr);
         m_lastResult = other.m_lastResult;
         m_error = std::move(other.m_error);
+        m_cache = std::move(other.m_cache);
+        m_slot = std::exchange(other.m_slot, nullptr);
+        m_generation = other.m_generation;
     }
     return *this;
 }
@@ -197,6 +327,8 @@ bool SqliteDb::openWith(const QByteArray &name, int flags, QString *error)
         return false;
     }
     sqlite3_extended_result_codes(m_db, 1);
+    m_cache = std::make_shared<SqliteStatementCache>();
+    m_cache->db = m_db;
     return true;
 }
 
@@ -234,8 +366,20 @@ QStringList SqliteDb::columns(std::string_view table) const
     return out;
 }
 
+SqliteStatement SqliteDb::prepare(std::string_view sql) const
+{
+    if (!m_cache)
+        return SqliteStatement(m_db, sql);
+    return SqliteStatement(m_cache, sql);
+}
+
 void SqliteDb::close()
 {
+    if (m_cache) { // statements handed out and still alive are finalised when destroyed
+        m_cache->clear();
+        m_cache->db = nullptr;
+        m_cache.reset();
+    }
     if (m_db) {
         sqlite3_close_v2(m_db);
         m_db = nullptr;
@@ -244,6 +388,8 @@ void SqliteDb::close()
 
 bool SqliteDb::exec(std::string_view sql, QString *error)
 {
+    if (m_cache && changesSchema(sql))
+        m_cache->clear();
     char *msg = nullptr;
     const std::string s(sql);
     const int rc = sqlite3_exec(m_db, s.c_str(), nullptr, nullptr, &msg);
@@ -258,7 +404,7 @@ bool SqliteDb::exec(std::string_view sql, QString *error)
 
 qint64 SqliteDb::scalar(std::string_view sql, qint64 fallback) const
 {
-    SqliteStatement st(m_db, sql);
+    SqliteStatement st = prepare(sql);
     if (st.step() && !st.isNull(0))
         return st.int64(0);
     return fallback;
