@@ -6,6 +6,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
@@ -45,8 +46,13 @@ void InputStream::readAhead()
     a.filePosition = filePosition();
     a.thread = std::thread([this, &a] {
         for (;;) {
-            std::string block(size_t(Ahead::kBlock), '\0');
-            const qint64 n = readDirect(block.data(), Ahead::kBlock);
+            // A plain file's block is at most what is left of it (and one byte more, to see
+            // its end): a small file's reading zeroed two blocks of 1 MiB (issue 74).
+            qint64 size = Ahead::kBlock;
+            if (m_fd >= 0)
+                size = std::clamp<qint64>(m_fileSize - m_position + 1, 4096, Ahead::kBlock);
+            std::string block(size_t(size), '\0');
+            const qint64 n = readDirect(block.data(), size);
             const qint64 position =
                 m_fd >= 0 ? m_position : qint64(gzoffset(static_cast<gzFile>(m_gz)));
             std::unique_lock lock(a.mutex);
