@@ -11,25 +11,28 @@
 
 namespace gml {
 
-OpCostScan::OpCostScan(Project &project)
+OpCostScan::OpCostScan(Project &project) : m_project(project) {}
+
+const std::pair<OpClass, QString> &OpCostScan::classOf(StringId name)
 {
-    // Each process classifies the names once; each file looks them up in one statement.
-    static const QStringList names = costedOpNames();
-    const std::vector<StringId> ids = existingStrings(project, names);
-    for (qsizetype i = 0; i < names.size(); ++i)
-        if (const StringId id = ids[size_t(i)])
-            m_classOf.emplace(id, std::make_pair(opClass(names[i]), names[i]));
+    auto it = m_classOf.find(name);
+    if (it == m_classOf.end()) {
+        QString text = m_project.string(name);
+        const OpClass c = opClass(text);
+        it =
+            m_classOf.emplace(name, std::make_pair(c, c == OpClass::None ? QString() : text)).first;
+    }
+    return it->second;
 }
 
 void OpCostScan::visit(slicestore::TrackReader &reader, const slicestore::Row &x, TimeNs start,
                        TimeNs end, int thread)
 {
-    const auto it = m_classOf.find(x.name);
-    if (it == m_classOf.end())
+    const OpClass cls = classOf(x.name).first;
+    if (cls == OpClass::None)
         return;
-    Seen s{thread, x.id,  start,        end, x.name, it->second.first,
-           {},     false, std::nullopt, 0,   false,  {}};
-    if (it->second.first != OpClass::ConvBackwardPart) {
+    Seen s{thread, x.id, start, end, x.name, cls, {}, false, std::nullopt, 0, false, {}};
+    if (cls != OpClass::ConvBackwardPart) {
         const auto dims = reader.arg(x, "Input Dims");
         const auto types = reader.arg(x, "Input type");
         const auto concrete = reader.arg(x, "Concrete Inputs");

@@ -77,7 +77,11 @@ private:
         std::optional<OpInputs> inputs;
         QString outside;
     };
-    std::unordered_map<StringId, std::pair<OpClass, QString>> m_classOf; // and its name
+    // A name's class (None: not costed) and text, looked up the first time the name is seen: a
+    // source uses a few dozen names, where the costed ones are two hundred (issue 74).
+    const std::pair<OpClass, QString> &classOf(StringId name);
+    Project &m_project;
+    std::unordered_map<StringId, std::pair<OpClass, QString>> m_classOf;
     std::vector<Seen> m_seen;
     std::unordered_map<std::string, Parsed> m_parsed; // by dims, types, concrete
     std::string m_key;
