@@ -24,7 +24,7 @@ PACKAGES=(
 if [ "${1:-}" = "test" ]; then
   PACKAGES+=(chromium libxml2-utils)
 fi
-# `install-deps.sh fuzz` adds what the fuzz preset needs: clang and its libFuzzer runtime.
+# `install-deps.sh fuzz` adds what the asan preset needs: clang and its libFuzzer runtime.
 if [ "${1:-}" = "fuzz" ]; then
   PACKAGES+=(clang libclang-rt-14-dev)
 fi

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Runs every libFuzzer target of the fuzz preset for SECONDS each, on seed corpora generated
+# Runs every libFuzzer target of the asan preset for SECONDS each, on seed corpora generated
 # now (grademl-fuzz-seeds), and fails on the first finding. Prints each target's executions
 # per second and coverage (libFuzzer's cov/ft counters) from its last status line.
-# Usage: tests/fuzz/run_fuzzers.sh [BUILD_DIR=build/fuzz] [SECONDS=25]
+# Usage: tests/fuzz/run_fuzzers.sh [BUILD_DIR=build/asan] [SECONDS=25]
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -uo pipefail
-build=${1:-build/fuzz}
+build=${1:-build/asan}
 seconds=${2:-25}
 dir=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/gml-fuzz.XXXXXX")
@@ -20,7 +20,7 @@ fuzz_one() { # TARGET: runs it, writing its exit code to TARGET.rc beside its lo
   local target=$1
   mkdir -p "$work/corpus/$target" "$work/findings/$target"
   # -rss_limit_mb bounds memory per input; -timeout makes a hang a finding; the ASan/UBSan
-  # reports abort the run (fuzz preset: -fno-sanitize-recover).
+  # reports abort the run (asan preset: -fno-sanitize-recover).
   ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
     "$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 \
     -max_len=262144 -print_final_stats=1 -artifact_prefix="$work/findings/$target/" \
