@@ -71,7 +71,8 @@ void CommandPalette::refilter()
     m_list->clear();
     const QStringList words = m_edit->text().split(QLatin1Char(' '), Qt::SkipEmptyParts);
     for (qsizetype i = 0; i < m_actions.size(); ++i) {
-        const auto &[path, a] = m_actions[i];
+        const QString &path = m_actions[i].first; // not a structured binding: the lambda
+        const auto &a = m_actions[i].second;      // below reads it (clang 14 refuses those)
         if (!a)
             continue;
         if (!std::all_of(words.begin(), words.end(),
