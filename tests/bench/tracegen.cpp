@@ -290,13 +290,19 @@ void writeStepUntilAllReduce(Rank &r, int layers, int64_t &t, Pending *allReduce
     for (int l = 0; l < layers; ++l) {
         r.inside = forwardMemory;
         r.insideLayer = l;
-        t = launchOp(r, t + r.rng.range(1'000, 3'000), "aten::linear", "aten::addmm", gemmNn,
-                     int64_t(double(r.rng.range(60'000, 160'000)) * r.gemmSize), 7, nullptr, true);
-        if (r.smallKernels)
-            t = launchOp(r, t + r.rng.range(1'000, 3'000), "aten::gelu", "aten::gelu",
+        // Each draw in a named value, the kernel's first: the order gcc gave the arguments
+        // (right to left), which the shipped demo was generated with; clang's is left to right.
+        const int64_t gemm = int64_t(double(r.rng.range(60'000, 160'000)) * r.gemmSize);
+        const int64_t gap = r.rng.range(1'000, 3'000);
+        t = launchOp(r, t + gap, "aten::linear", "aten::addmm", gemmNn, gemm, 7, nullptr, true);
+        if (r.smallKernels) {
+            const int64_t gelu = r.rng.range(2'000, 6'000);
+            const int64_t geluGap = r.rng.range(1'000, 3'000);
+            t = launchOp(r, t + geluGap, "aten::gelu", "aten::gelu",
                          "void at::native::vectorized_elementwise_kernel<4, "
                          "at::native::GeluCUDAKernelImpl>",
-                         r.rng.range(2'000, 6'000), 7);
+                         gelu, 7);
+        }
     }
     r.inside = lossMemory;
     t = launchOp(r, t + 2'000, "aten::cross_entropy_loss", "aten::log_softmax",
@@ -305,9 +311,10 @@ void writeStepUntilAllReduce(Rank &r, int layers, int64_t &t, Pending *allReduce
     for (int l = layers - 1; l >= 0; --l) {
         r.inside = backwardMemory;
         r.insideLayer = l;
-        t = launchOp(r, t + r.rng.range(1'000, 3'000),
-                     "autograd::engine::evaluate_function: AddmmBackward0", "aten::mm", gemmNt,
-                     int64_t(double(r.rng.range(90'000, 220'000)) * r.gemmSize), 7, nullptr, true);
+        const int64_t gemm = int64_t(double(r.rng.range(90'000, 220'000)) * r.gemmSize);
+        const int64_t gap = r.rng.range(1'000, 3'000);
+        t = launchOp(r, t + gap, "autograd::engine::evaluate_function: AddmmBackward0", "aten::mm",
+                     gemmNt, gemm, 7, nullptr, true);
     }
     // Gradient all-reduce on the NCCL stream, after backward on the compute stream.
     if (r.allReduce) {
