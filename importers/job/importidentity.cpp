@@ -114,8 +114,6 @@ bool ImportJob::sameContent(const ScannedFile &file, SourceReport &report, QStri
     hash = withFingerprint(file, fileHash(file.path));
     for (const SourceRecord &c :
          importedSourcesOfSize(m_project, file.size, importer.format(), hash)) {
-        if (c.hash != hash)
-            continue;
         // A run the user named (--run) that is not the source's takes the file as asked: the
         // same trace imported on purpose as two runs.
         if (!file.runFromFolder && runName(m_project, c.runId).value_or(QString()) != file.runName)
