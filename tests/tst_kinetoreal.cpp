@@ -14,6 +14,9 @@
 #include <QSet>
 #include <QTest>
 
+#include <algorithm>
+#include <vector>
+
 using namespace gml;
 
 namespace {
@@ -34,7 +37,15 @@ struct Expected
 {
     qint64 slices = 0;   // X + instants + matched B/E pairs
     qint64 launches = 0; // GPU kernels/memcpy/memset whose correlation matches a runtime call
+    // Every slice's args, each as Qt writes the object back (keys sorted), hashed and sorted:
+    // what the project's slices must hold, member for member.
+    std::vector<size_t> args;
 };
+
+size_t argsDigest(const QJsonObject &o)
+{
+    return qHash(QJsonDocument(o).toJson(QJsonDocument::Compact));
+}
 
 Expected independentCount(const QString &path)
 {
@@ -58,6 +69,10 @@ Expected independentCount(const QString &path)
             ++e.slices;
         const QString cat = o.value(QStringLiteral("cat")).toString();
         const auto args = o.value(QStringLiteral("args")).toObject();
+        if (!args.isEmpty() &&
+            (ph == QLatin1String("X") || ph == QLatin1String("i") || ph == QLatin1String("I") ||
+             ph == QLatin1String("B") || ph == QLatin1String("b") || ph == QLatin1String("n")))
+            e.args.push_back(argsDigest(args));
         if (ph == QLatin1String("X") && args.contains(QStringLiteral("correlation"))) {
             const qint64 c = args.value(QStringLiteral("correlation")).toInteger();
             if (runtimeCats.contains(cat))
@@ -68,6 +83,7 @@ Expected independentCount(const QString &path)
     }
     for (qint64 c : gpuCorr)
         e.launches += runtimeCorr.contains(c);
+    std::sort(e.args.begin(), e.args.end());
     return e;
 }
 
@@ -132,6 +148,15 @@ private Q_SLOTS:
                                 "(SELECT s.id FROM slice s JOIN string c ON c.id=s.cat_id "
                                 "WHERE c.value IN ('cuda_runtime','cuda_driver','Runtime'))"),
                  e.launches);
+        // Every slice keeps its event's args, as the reader split them and the store encoded
+        // them (compared through Qt's parser, which shares no code with either).
+        std::vector<size_t> stored;
+        auto args = p->db().prepare("SELECT args FROM slice WHERE args IS NOT NULL");
+        while (args.step())
+            stored.push_back(argsDigest(QJsonDocument::fromJson(args.text(0).toUtf8()).object()));
+        std::sort(stored.begin(), stored.end());
+        QCOMPARE(stored.size(), e.args.size());
+        QVERIFY(stored == e.args);
         // Every GPU track has readable names; no raw pid-only stream names.
         auto st = p->db().prepare("SELECT name FROM track WHERE kind IN (4,5)");
         while (st.step())

@@ -104,7 +104,7 @@ StringId Session::internText(const Value &v, qint64 offset, const char *what)
     return m_w.intern(s);
 }
 
-std::string_view Session::checkedArgs(const TraceEventView &ev)
+slicestore::SliceArgs Session::checkedArgs(const TraceEventView &ev)
 {
     if (ev.args.type != Value::Type::Object || ev.args.size <= 2)
         return {};
@@ -114,13 +114,23 @@ std::string_view Session::checkedArgs(const TraceEventView &ev)
                                       "with U+FFFD)")
                            .arg(ev.args.offset + bad));
         m_scratch = json::repairUtf8(ev.args.raw());
-        return m_scratch;
+        return slicestore::SliceArgs(m_scratch);
     }
-    return ev.args.raw();
+    if (!ev.argMembers)
+        return ev.args.raw();
+    m_argSplit.clear();
+    for (const json::Member &m : *ev.argMembers) {
+        const Value &v = m.value;
+        // A string's text with its quotes, as the record keeps it (they are in the buffer).
+        m_argSplit.push_back(
+            {m.key, v.isString() ? std::string_view(v.data - 1, v.size + 2) : v.raw()});
+    }
+    return slicestore::SliceArgs(ev.args.raw(), m_argSplit);
 }
 
 SliceId Session::addSlice(ThreadState *t, TimeNs ts, TimeNs dur, StringId name,
-                          std::string_view cat, qint64 corr, qint64 ext, std::string_view args)
+                          std::string_view cat, qint64 corr, qint64 ext,
+                          const slicestore::SliceArgs &args)
 {
     const StringId catId = cat.empty() ? 0 : m_w.intern(cat);
     const SliceId id = m_w.addSlice(t->track, ts, dur, name, catId, corr, ext, args);
@@ -143,10 +153,40 @@ SliceId Session::addSlice(ThreadState *t, TimeNs ts, TimeNs dur, StringId name,
     return id;
 }
 
-static qint64 externalIdOf(const TraceEventView &ev)
+// The event's correlation and external id ("External id", or the 2021 format's "external id"),
+// the first of each as argInt finds it, in one pass over the args (all three keys are 11 bytes).
+struct EventIds
 {
-    const qint64 ext = argInt(ev, "External id");
-    return ext != kNoId ? ext : argInt(ev, "external id");
+    qint64 correlation = kNoId;
+    qint64 external = kNoId;
+};
+static EventIds idsOf(const TraceEventView &ev)
+{
+    const Value *corr = nullptr, *ext = nullptr, *extOld = nullptr;
+    if (ev.argMembers) {
+        for (const json::Member &m : *ev.argMembers) {
+            if (m.key.size() != 11)
+                continue;
+            if (!corr && m.key == "correlation")
+                corr = &m.value;
+            else if (!ext && m.key == "External id")
+                ext = &m.value;
+            else if (!extOld && m.key == "external id")
+                extOld = &m.value;
+        }
+    }
+    auto toId = [](const Value *v) {
+        if (v)
+            if (auto x = json::toInt64(*v))
+                return *x;
+        return kNoId;
+    };
+    EventIds ids;
+    ids.correlation = toId(corr);
+    ids.external = toId(ext);
+    if (ids.external == kNoId)
+        ids.external = toId(extOld);
+    return ids;
 }
 
 void Session::handleComplete(const TraceEventView &ev, TimeNs ts)
@@ -177,9 +217,9 @@ void Session::handleComplete(const TraceEventView &ev, TimeNs ts)
     const std::string_view cat = ev.cat.isString() ? ev.cat.raw() : std::string_view{};
     ThreadState *t = thread(ev.pid, ev.tid, isGpuCategory(cat));
     const StringId name = internText(ev.name, ev.offset, "name");
-    const qint64 corr = argInt(ev, "correlation");
-    const qint64 ext = externalIdOf(ev);
-    const SliceId id = addSlice(t, ts, dur, name, cat, corr, ext, checkedArgs(ev));
+    const EventIds ids = idsOf(ev);
+    const SliceId id =
+        addSlice(t, ts, dur, name, cat, ids.correlation, ids.external, checkedArgs(ev));
     if ((ev.flowOut || ev.flowIn) && !ev.bindId.isMissing()) {
         const quint32 category = flowCategory(cat);
         m_flows.push_back(FlowPoint{flowKey(0, ev.bindId, true), ev.flowOut ? 's' : 'f', true,
@@ -191,13 +231,14 @@ void Session::handleBegin(const TraceEventView &ev, TimeNs ts)
 {
     const std::string cat = keyText(ev.cat);
     ThreadState *t = thread(ev.pid, ev.tid, isGpuCategory(cat));
-    OpenSlice open{ts,
-                   {},
-                   cat,
-                   std::string(checkedArgs(ev)),
-                   argInt(ev, "correlation"),
-                   externalIdOf(ev),
-                   ev.offset};
+    const EventIds ids = idsOf(ev);
+    OpenSlice open;
+    open.ts = ts;
+    open.cat = cat;
+    open.args = std::string(checkedArgs(ev).json);
+    open.correlation = ids.correlation;
+    open.externalId = ids.external;
+    open.offset = ev.offset;
     open.name = ev.name.isString() ? json::unescape(ev.name) : keyText(ev.name);
     t->stack.push_back(std::move(open));
 }
@@ -224,10 +265,8 @@ void Session::handleEnd(const TraceEventView &ev, TimeNs ts)
         ts = open.ts;
     }
     const StringId name = internName(open.name, open.offset);
-    std::string_view args = open.args;
-    if (args.empty())
-        args = checkedArgs(ev);
-    addSlice(t, open.ts, ts - open.ts, name, open.cat, open.correlation, open.externalId, args);
+    addSlice(t, open.ts, ts - open.ts, name, open.cat, open.correlation, open.externalId,
+             open.args.empty() ? checkedArgs(ev) : slicestore::SliceArgs(open.args));
 }
 
 void Session::handleInstant(const TraceEventView &ev, TimeNs ts)
@@ -398,7 +437,7 @@ void Session::handleAsync(const TraceEventView &ev, TimeNs ts, char phase)
     };
     if (phase == 'b') {
         m_async[key].push_back(
-            OpenSlice{ts, name, cat, std::string(checkedArgs(ev)), kNoId, kNoId, ev.offset});
+            OpenSlice{ts, name, cat, std::string(checkedArgs(ev).json), kNoId, kNoId, ev.offset});
         return;
     }
     auto &open = m_async[key];

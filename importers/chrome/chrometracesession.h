@@ -208,9 +208,11 @@ private:
         const Value v{Value::Type::String, false, name.data(), name.size(), offset};
         return internText(v, offset, "name");
     }
-    std::string_view checkedArgs(const TraceEventView &ev);
+    // The event's args for the writer: split into the members the reader found (valid UTF-8),
+    // or as text (repaired, or none).
+    slicestore::SliceArgs checkedArgs(const TraceEventView &ev);
     SliceId addSlice(ThreadState *t, TimeNs ts, TimeNs dur, StringId name, std::string_view cat,
-                     qint64 corr, qint64 ext, std::string_view args);
+                     qint64 corr, qint64 ext, const slicestore::SliceArgs &args);
     void handleComplete(const TraceEventView &ev, TimeNs ts);
     void handleBegin(const TraceEventView &ev, TimeNs ts);
     void handleEnd(const TraceEventView &ev, TimeNs ts);
@@ -268,6 +270,7 @@ private:
     QJsonObject m_metadata;
     std::map<qint64, QString> m_deviceNames;
     std::string m_scratch;
+    std::vector<slicestore::ArgMember> m_argSplit; // checkedArgs: the members of the last args
 };
 
 } // namespace gml::chrometrace

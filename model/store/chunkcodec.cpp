@@ -175,20 +175,7 @@ void ArgsEncoder::encodeRecord(std::string_view json, std::string &records)
                 return raw();
             const std::string_view value(p, size_t(valueEnd - p));
             p = valueEnd;
-            const quint32 k = keyIndex(key, position++);
-            const quint64 tag = quint64(k) << 2;
-            quint32 index;
-            if (const auto integer = exactInteger(value)) {
-                putVarint(records, tag | ArgInt);
-                putVarint(records, zigzag(*integer));
-            } else if (valueIndex(value, k, index)) {
-                putVarint(records, tag | ArgTable);
-                putVarint(records, index);
-            } else {
-                putVarint(records, tag | ArgInline);
-                putVarint(records, value.size());
-                records.append(value);
-            }
+            encodeMember(key, value, position++, records);
             skipWs(p, e);
             if (p < e && *p == ',') {
                 ++p;
@@ -204,6 +191,35 @@ void ArgsEncoder::encodeRecord(std::string_view json, std::string &records)
     skipWs(p, e);
     if (p != e)
         return raw();
+}
+
+void ArgsEncoder::encodeMember(std::string_view key, std::string_view value, size_t position,
+                               std::string &records)
+{
+    const quint32 k = keyIndex(key, position);
+    const quint64 tag = quint64(k) << 2;
+    quint32 index;
+    if (const auto integer = exactInteger(value)) {
+        putVarint(records, tag | ArgInt);
+        putVarint(records, zigzag(*integer));
+    } else if (valueIndex(value, k, index)) {
+        putVarint(records, tag | ArgTable);
+        putVarint(records, index);
+    } else {
+        putVarint(records, tag | ArgInline);
+        putVarint(records, value.size());
+        records.append(value);
+    }
+}
+
+void ArgsEncoder::add(std::span<const ArgMember> members, std::string &records, Row &row)
+{
+    const size_t start = records.size();
+    row.argsOffset = start;
+    size_t position = 0;
+    for (const ArgMember &m : members)
+        encodeMember(m.key, m.value, position++, records);
+    row.argsSize = quint32(records.size() - start);
 }
 
 void ArgsEncoder::writeTables(std::string &blob) const

@@ -213,7 +213,7 @@ ChunkWriter::Open &ChunkWriter::open(TrackId track)
 }
 
 SliceId ChunkWriter::add(TrackId track, TimeNs ts, TimeNs dur, StringId name, StringId category,
-                         qint64 correlation, qint64 externalId, std::string_view args, bool hasArgs)
+                         qint64 correlation, qint64 externalId, const SliceArgs &args, bool hasArgs)
 {
     Open &o = open(track);
     if (o.rows.empty())
@@ -227,8 +227,10 @@ SliceId ChunkWriter::add(TrackId track, TimeNs ts, TimeNs dur, StringId name, St
     r.externalId = externalId;
     r.hasArgs = hasArgs;
     const size_t argsBefore = o.args.size();
-    if (hasArgs)
-        o.encoder.add(args, o.args, r);
+    if (hasArgs && args.isSplit)
+        o.encoder.add(args.members, o.args, r);
+    else if (hasArgs)
+        o.encoder.add(args.json, o.args, r);
     r.id = (o.chunk << kChunkRowBits) | qint64(o.rows.size());
     o.rows.push_back(r);
     m_buffered += sizeof(Row) + (o.args.size() - argsBefore);

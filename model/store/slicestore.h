@@ -11,6 +11,7 @@
 
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -57,11 +58,38 @@ struct Row
 // split). Keys and values are kept as written (escapes included), so decoding gives the same
 // JSON with the whitespace between members dropped. The 200 MB generated Kineto trace's args
 // went from 71 MB of text to 10 MB, and every project write (WAL, then checkpoint) with them.
+// One top-level member of an args object as a parser found it: the key as written between its
+// quotes (escapes kept) and the value's JSON text (a string with its quotes).
+struct ArgMember
+{
+    std::string_view key, value;
+};
+
+// A slice's args as handed to the writer: their JSON text and, when the parser has already
+// split the object into its members, those members, so the text is not scanned again (the
+// record is the same either way). Converts from the text alone.
+struct SliceArgs
+{
+    SliceArgs() = default;
+    SliceArgs(std::string_view text) : json(text) {}
+    SliceArgs(const std::string &text) : json(text) {}
+    SliceArgs(const char *text) : json(text) {}
+    SliceArgs(std::string_view text, std::span<const ArgMember> split)
+        : json(text), members(split), isSplit(true)
+    {
+    }
+    std::string_view json;
+    std::span<const ArgMember> members;
+    bool isSplit = false; // members hold the whole object (an empty one has none)
+};
+
 class ArgsEncoder
 {
 public:
     // Appends the record of one args JSON text to `records` and points `row` at it.
     void add(std::string_view json, std::string &records, Row &row);
+    // The same record from the object's members as the parser split them.
+    void add(std::span<const ArgMember> members, std::string &records, Row &row);
     // Starts the chunk's args blob with the tables; the records follow in the rows' order.
     void writeTables(std::string &blob) const;
     size_t tableBytes() const { return m_tableBytes; }
@@ -69,6 +97,8 @@ public:
 
 private:
     void encodeRecord(std::string_view json, std::string &records);
+    void encodeMember(std::string_view key, std::string_view value, size_t position,
+                      std::string &records);
     quint32 keyIndex(std::string_view key, size_t position);
     bool valueIndex(std::string_view value, quint32 key, quint32 &index);
 
@@ -213,7 +243,7 @@ public:
     void takeChunkIdsFrom(std::function<qint64()> next) { m_allocate = std::move(next); }
 
     SliceId add(TrackId track, TimeNs ts, TimeNs dur, StringId name, StringId category,
-                qint64 correlation, qint64 externalId, std::string_view args, bool hasArgs);
+                qint64 correlation, qint64 externalId, const SliceArgs &args, bool hasArgs);
     // Writes every open chunk. False (and errorString()) when an insert failed.
     [[nodiscard]] bool flush();
     QString errorString() const { return m_error; }

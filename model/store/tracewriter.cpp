@@ -166,7 +166,7 @@ void TraceWriter::setTrackName(TrackId track, const QString &name, qint64 sortKe
 
 SliceId TraceWriter::addSlice(TrackId track, TimeNs ts, TimeNs dur, StringId name,
                               StringId category, qint64 correlation, qint64 externalId,
-                              std::string_view argsJson)
+                              const slicestore::SliceArgs &args)
 {
     if (const QString problem = timeRangeProblem(ts, dur); !problem.isEmpty()) {
         m_warnings.add(
@@ -175,6 +175,7 @@ SliceId TraceWriter::addSlice(TrackId track, TimeNs ts, TimeNs dur, StringId nam
         return 0;
     }
     std::string note;
+    std::string_view argsJson = args.json;
     if (argsJson.size() > kMaxArgsBytes) {
         m_warnings.add(QStringLiteral("writer: long args"), m_position,
                        QStringLiteral("args of %1 bytes, over the limit of %2 bytes, were replaced "
@@ -186,8 +187,9 @@ SliceId TraceWriter::addSlice(TrackId track, TimeNs ts, TimeNs dur, StringId nam
                " bytes, over the limit of " + std::to_string(kMaxArgsBytes) + "\"}";
         argsJson = note;
     }
-    const SliceId id = m_slices.add(track, ts, dur, name, category, correlation, externalId,
-                                    argsJson, !argsJson.empty());
+    const SliceId id =
+        m_slices.add(track, ts, dur, name, category, correlation, externalId,
+                     note.empty() ? args : slicestore::SliceArgs(argsJson), !argsJson.empty());
     auto &s = stats(track);
     s.start = std::min(s.start, ts);
     s.end = std::max(s.end, ts + dur);

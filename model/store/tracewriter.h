@@ -110,7 +110,7 @@ public:
     // ignores; args over kMaxArgsBytes are replaced by a note of their size (warned).
     SliceId addSlice(TrackId track, TimeNs ts, TimeNs dur, StringId name, StringId category,
                      qint64 correlation = kNoId, qint64 externalId = kNoId,
-                     std::string_view argsJson = {});
+                     const slicestore::SliceArgs &args = {});
     // Samples at a time outside the limits or with a value that is not finite are dropped (warned).
     // `step`: the training step the value was logged at (MLflow metrics); none for samples.
     void addCounter(TrackId track, TimeNs ts, double value,
