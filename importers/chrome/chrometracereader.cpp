@@ -14,6 +14,13 @@ static constexpr size_t kInitialBuffer = size_t(4) << 20;
 
 using json::describeByte;
 
+// An event's key against a name of the length parseEvent's switch already checked: a compare of
+// known size, inlined (string_view's == called out to memcmp, 1.6 M times for 70 K events).
+template <size_t N> static inline bool keyIs(std::string_view k, const char (&name)[N])
+{
+    return std::memcmp(k.data(), name, N - 1) == 0;
+}
+
 ChromeTraceReader::ChromeTraceReader(InputStream &input, Handler &handler)
     : m_input(input), m_handler(handler)
 {
@@ -174,53 +181,53 @@ void ChromeTraceReader::parseEvent(const char *&p, const char *e)
         Value *slot = nullptr;
         switch (k.size()) {
         case 1:
-            if (k == "s")
+            if (keyIs(k, "s"))
                 slot = &ev.s;
             break;
         case 2:
-            if (k == "ph")
+            if (keyIs(k, "ph"))
                 slot = &ev.ph;
-            else if (k == "ts")
+            else if (keyIs(k, "ts"))
                 slot = &ev.ts;
-            else if (k == "id")
+            else if (keyIs(k, "id"))
                 slot = &ev.id;
-            else if (k == "bp")
+            else if (keyIs(k, "bp"))
                 slot = &ev.bp;
             break;
         case 3:
-            if (k == "pid")
+            if (keyIs(k, "pid"))
                 slot = &ev.pid;
-            else if (k == "tid")
+            else if (keyIs(k, "tid"))
                 slot = &ev.tid;
-            else if (k == "dur")
+            else if (keyIs(k, "dur"))
                 slot = &ev.dur;
-            else if (k == "cat")
+            else if (keyIs(k, "cat"))
                 slot = &ev.cat;
-            else if (k == "id2")
+            else if (keyIs(k, "id2"))
                 slot = &ev.id2;
             break;
         case 4:
-            if (k == "name")
+            if (keyIs(k, "name"))
                 slot = &ev.name;
-            else if (k == "args" && *p == '{') {
+            else if (keyIs(k, "args") && *p == '{') {
                 parseArgs(p, e, ev.args);
                 goto next;
             }
             break;
         case 5:
-            if (k == "scope")
+            if (keyIs(k, "scope"))
                 slot = &ev.scope;
             break;
         case 7:
-            if (k == "bind_id")
+            if (keyIs(k, "bind_id"))
                 slot = &ev.bindId;
-            else if (k == "flow_in") {
+            else if (keyIs(k, "flow_in")) {
                 ev.flowIn = parseValue(p, e).type == Value::Type::True;
                 goto next;
             }
             break;
         case 8:
-            if (k == "flow_out") {
+            if (keyIs(k, "flow_out")) {
                 ev.flowOut = parseValue(p, e).type == Value::Type::True;
                 goto next;
             }
