@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "compactjson.h"
 #include "project.h"
 #include "schema.h"
 #include "sqlitedb.h"
 #include "testutil.h"
 
 #include <QFile>
+#include <QJsonDocument>
+#include <QRandomGenerator>
 #include <QTest>
+
+#include <cmath>
+#include <functional>
+#include <limits>
 
 using namespace gml;
 
@@ -13,6 +20,104 @@ class TestProject : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    // The project's JSON columns are written by compactJson, which must give Qt's compact text
+    // byte for byte: every kind of value, the strings Qt escapes or cannot encode (controls, a
+    // lone surrogate), numbers Qt writes as integers or in its shortest double form, and
+    // values as Qt's parser stores them.
+    void compactJsonIsQtsCompactJson()
+    {
+        const auto qt = [](const auto &v) {
+            return QJsonDocument(v).toJson(QJsonDocument::Compact).toStdString();
+        };
+        const double inf = std::numeric_limits<double>::infinity();
+        const QJsonArray numbers{0,
+                                 -1,
+                                 qint64(1) << 62,
+                                 std::numeric_limits<qint64>::min(),
+                                 1e6,
+                                 0.1,
+                                 -0.0,
+                                 1e-7,
+                                 1e21,
+                                 123.456,
+                                 1.0 / 3,
+                                 9007199254740993.0,
+                                 std::nan(""),
+                                 inf,
+                                 -inf,
+                                 2.5e-308};
+        QString strings[] = {
+            QStringLiteral("plain"),
+            QStringLiteral("quote \" backslash \\ slash / tab \t nl \n cr \r bs \b ff \f"),
+            QString(QChar(0x01)) + QChar(0x1f) + QChar(0x7f),
+            QStringLiteral("ü é ∑ 中文 😀"),
+            QString(QChar(0xd800)) + QStringLiteral("x"), // a lone high surrogate
+            QString(QChar(0xdc00)),                       // a lone low surrogate
+            QString(QChar(0xd83d)),                       // high, at the end
+            QString(QChar(0xfffe)) + QChar(0xffff) + QString::fromUcs4(U"\U0001fffe"),
+            QString(),
+        };
+        QJsonObject all;
+        all.insert(QStringLiteral("numbers"), numbers);
+        QJsonArray texts;
+        for (const QString &t : strings) {
+            texts.append(t);
+            all.insert(t, t); // as keys too
+        }
+        all.insert(QStringLiteral("texts"), texts);
+        all.insert(QStringLiteral("literals"), QJsonArray{true, false, QJsonValue()});
+        all.insert(QStringLiteral("empty"), QJsonObject{{QStringLiteral("a"), QJsonArray()},
+                                                        {QStringLiteral("o"), QJsonObject()}});
+        QCOMPARE(compactJson(all), qt(all));
+        QCOMPARE(compactJson(numbers), qt(numbers));
+        QCOMPARE(compactJson(QJsonObject()), qt(QJsonObject()));
+        // As Qt's parser stores numbers: integers that fit as integers, the rest as doubles.
+        const QJsonObject parsed =
+            QJsonDocument::fromJson(
+                R"({"z":1000000,"a":1.0,"e":1e3,"big":12345678901234567890,"neg":-0,)"
+                R"("f":[0.5,1e-9,-12.25e2],"esc":"\u00fc\ud83d\ude00\u0001\/"})")
+                .object();
+        QVERIFY(!parsed.isEmpty());
+        QCOMPARE(compactJson(parsed), qt(parsed));
+        // Random nests of all of the above, with random keys and numbers.
+        QRandomGenerator rng(74);
+        std::function<QJsonValue(int)> random = [&](int depth) -> QJsonValue {
+            switch (rng.bounded(depth > 3 ? 5 : 7)) {
+            case 0:
+                return qint64(rng.generate64());
+            case 1:
+                return std::ldexp(rng.generateDouble() - 0.5, rng.bounded(-80, 80));
+            case 2:
+                return QString(strings[rng.bounded(int(std::size(strings)))] +
+                               QString::number(rng.bounded(1000)));
+            case 3:
+                return rng.bounded(2) == 0;
+            case 4:
+                return numbers.at(rng.bounded(int(numbers.size())));
+            case 5: {
+                QJsonArray a;
+                for (int i = rng.bounded(6); i > 0; --i)
+                    a.append(random(depth + 1));
+                return a;
+            }
+            default: {
+                QJsonObject o;
+                for (int i = rng.bounded(6); i > 0; --i)
+                    o.insert(QString(strings[rng.bounded(int(std::size(strings)))] +
+                                     QString::number(rng.bounded(100))),
+                             random(depth + 1));
+                return o;
+            }
+            }
+        };
+        for (int round = 0; round < 300; ++round) {
+            QJsonObject o;
+            for (int i = rng.bounded(8); i > 0; --i)
+                o.insert(QString::number(rng.bounded(50)), random(0));
+            QCOMPARE(compactJson(o), qt(o));
+        }
+    }
+
     void createsSchemaInWalMode()
     {
         QTemporaryDir dir;

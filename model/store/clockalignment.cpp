@@ -208,7 +208,7 @@ bool storeAlignment(SqliteDb &db, const std::vector<SourceAlignment> &alignment,
     for (const SourceAlignment &a : alignment) {
         up.reset();
         if (a.reference != 0 || a.user)
-            up.bind(1, QString::fromUtf8(QJsonDocument(a.toJson()).toJson(QJsonDocument::Compact)));
+            up.bindJson(1, a.toJson());
         else
             up.bindNull(1);
         up.bind(2, qint64(a.applied));

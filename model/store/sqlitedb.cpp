@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sqlitedb.h"
 
+#include "compactjson.h"
+
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -209,12 +211,12 @@ void SqliteStatement::bind(int index, const QString &text)
 
 void SqliteStatement::bindJson(int index, const QJsonObject &value)
 {
-    bind(index, QString::fromUtf8(QJsonDocument(value).toJson(QJsonDocument::Compact)));
+    bind(index, std::string_view(compactJson(value)));
 }
 
 void SqliteStatement::bindJson(int index, const QJsonArray &value)
 {
-    bind(index, QString::fromUtf8(QJsonDocument(value).toJson(QJsonDocument::Compact)));
+    bind(index, std::string_view(compactJson(value)));
 }
 
 void SqliteStatement::bindNull(int index)
