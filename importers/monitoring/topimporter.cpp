@@ -209,6 +209,10 @@ SniffResult TopBatchImporter::sniff(const QString &, const QByteArray &head) con
     static const QRegularExpression shape(QStringLiteral(R"(^top - \S+ +up .*load average:)"));
     if (shape.match(first).hasMatch())
         return SniffResult{90, {}};
+    // JSON (every trace of a rank folder) is never top's output: not matched against the
+    // table's patterns, which cost 290 K instructions a file, most of sniffing a small trace.
+    if (!first.isEmpty() && (first.front() == u'{' || first.front() == u'['))
+        return SniffResult{};
     // top's process table without its block headers (filtered with grep, or not `top -b`):
     // said, rather than an unrecognised file, since nothing places its rows in time.
     static const QRegularExpression table(
