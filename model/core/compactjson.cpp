@@ -42,33 +42,16 @@ void appendString(std::string &out, const QString &s)
                 out.push_back(char(u));
                 continue;
             }
-            out.push_back('\\');
-            switch (u) {
-            case u'"':
-                out.push_back('"');
-                break;
-            case u'\\':
+            // The five controls with a letter of their own, the quote and the backslash; the
+            // other controls as \u00XX.
+            static constexpr char kLetter[0x20] = {0, 0,   0,   0,   0, 0,   0,
+                                                   0, 'b', 't', 'n', 0, 'f', 'r'};
+            const char letter = u == u'"' ? '"' : u == u'\\' ? '\\' : kLetter[u];
+            if (letter) {
                 out.push_back('\\');
-                break;
-            case 0x8:
-                out.push_back('b');
-                break;
-            case 0xc:
-                out.push_back('f');
-                break;
-            case 0xa:
-                out.push_back('n');
-                break;
-            case 0xd:
-                out.push_back('r');
-                break;
-            case 0x9:
-                out.push_back('t');
-                break;
-            default:
-                out += "u00";
-                out.push_back(hexDigit(u >> 4));
-                out.push_back(hexDigit(u & 0xf));
+                out.push_back(letter);
+            } else {
+                appendEscape(out, u);
             }
         } else if (u < 0x800) {
             out.push_back(char(0xc0 | (u >> 6)));
@@ -111,10 +94,12 @@ template <typename Value> void appendValue(std::string &out, const Value &v)
     case QCborValue::Double: {
         // Qt's own shortest form ("1e+06" for a million held as a double), or null.
         const double d = v.toDouble();
-        if (std::isfinite(d))
-            out += QByteArray::number(d, 'g', QLocale::FloatingPointShortest).toStdString();
-        else
+        if (std::isfinite(d)) {
+            const QByteArray text = QByteArray::number(d, 'g', QLocale::FloatingPointShortest);
+            out.append(text.constData(), size_t(text.size()));
+        } else {
             out += "null";
+        }
         break;
     }
     case QCborValue::String:
