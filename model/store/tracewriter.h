@@ -83,7 +83,8 @@ QString timeRangeProblem(TimeNs ts, TimeNs dur);
 // Writes one source's data into the project. The caller (ImportJob) owns the transaction and
 // the source row; an importer only adds tracks, slices, counters and flows through this class.
 // Slice ids are final when addSlice() returns (slices are written in chunks, slicestore.h), so
-// importers can link slices before commit; slices are readable through SQL after finish().
+// importers can link slices before commit; slices and counter samples are readable through SQL
+// after finish() (samples are inserted kCounterBatch rows a statement).
 class TraceWriter
 {
 public:
@@ -113,6 +114,8 @@ public:
                      const slicestore::SliceArgs &args = {});
     // Samples at a time outside the limits or with a value that is not finite are dropped (warned).
     // `step`: the training step the value was logged at (MLflow metrics); none for samples.
+    // Kept and inserted kCounterBatch at a time, in the order added (so with the same rowids).
+    static constexpr int kCounterBatch = 64;
     void addCounter(TrackId track, TimeNs ts, double value,
                     std::optional<qint64> step = std::nullopt);
     void addFlow(FlowKind kind, SliceId from, SliceId to);
@@ -168,12 +171,23 @@ private:
                                     : m_trackStats[size_t(track - m_firstTrack)];
     }
     void fail(const SqliteStatement &st);
+    // Inserts the kept counter samples (one statement a kCounterBatch of them).
+    void flushCounters();
 
     Project &m_project;
     RunId m_run;
     SourceId m_source;
     SqliteStatement m_insertTrack;
-    SqliteStatement m_insertCounter;
+    SqliteStatement m_insertCounter;  // one sample
+    SqliteStatement m_insertCounters; // kCounterBatch samples, prepared when first full
+    struct CounterRow
+    {
+        TrackId track;
+        TimeNs ts;
+        double value;
+        std::optional<qint64> step;
+    };
+    std::vector<CounterRow> m_counterRows; // not inserted yet
     TrackId m_firstTrack = 0;
     TrackId m_nextTrack = 0;
     slicestore::ChunkWriter m_slices;
