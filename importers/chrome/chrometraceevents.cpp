@@ -300,14 +300,26 @@ void Session::handleInstant(const TraceEventView &ev, TimeNs ts)
 
 void Session::collectMemory(const TraceEventView &ev, TimeNs ts)
 {
-    auto number = [&](std::string_view key) -> std::optional<double> {
-        const Value *v = ev.arg(key);
+    // The five values an allocation has, found in one pass over its args (the first member of
+    // each name, as ev.arg() would find it).
+    enum Field { Bytes, DeviceType, DeviceId, Allocated, Reserved, Fields };
+    static constexpr std::string_view kKeys[Fields] = {"Bytes", "Device Type", "Device Id",
+                                                       "Total Allocated", "Total Reserved"};
+    const Value *found[Fields] = {};
+    for (const auto &m : *ev.argMembers)
+        for (int f = 0; f < Fields; ++f)
+            if (!found[f] && m.key == kKeys[f]) {
+                found[f] = &m.value;
+                break;
+            }
+    auto number = [&](Field f) -> std::optional<double> {
+        const Value *v = found[f];
         if (!v || v->type != Value::Type::Number)
             return std::nullopt;
         const auto d = json::toDouble(*v);
         return d && std::isfinite(*d) ? d : std::nullopt;
     };
-    const auto bytes = number("Bytes");
+    const auto bytes = number(Bytes);
     if (!bytes) {
         m_warnings.add(QStringLiteral("memory bytes"), ev.offset,
                        QStringLiteral("'[memory]' event at byte %1 has no numeric 'Bytes' in "
@@ -317,12 +329,12 @@ void Session::collectMemory(const TraceEventView &ev, TimeNs ts)
     }
     MemoryEvent e;
     e.pid = keyText(ev.pid);
-    e.deviceType = int(number("Device Type").value_or(0));
-    e.deviceId = int(number("Device Id").value_or(-1));
+    e.deviceType = int(number(DeviceType).value_or(0));
+    e.deviceId = int(number(DeviceId).value_or(-1));
     e.ts = ts;
     e.bytes = *bytes;
-    e.totalAllocated = number("Total Allocated");
-    e.totalReserved = number("Total Reserved");
+    e.totalAllocated = number(Allocated);
+    e.totalReserved = number(Reserved);
     m_memory.add(std::move(e));
 }
 

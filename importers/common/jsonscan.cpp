@@ -4,6 +4,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -230,6 +231,15 @@ std::optional<double> toDouble(const Value &v)
         return std::nullopt;
     if (v.size == 0 || v.size > 64)
         return std::nullopt;
+    // from_chars (correctly rounded, as strtod is) takes most numbers in a fifth of strtod's
+    // instructions; what it refuses or does not read to the end (a '+', hex, whitespace, an
+    // underflow) goes to strtod as before, so the value is the same.
+    {
+        double d = 0;
+        const auto [end, ec] = std::from_chars(v.data, v.data + v.size, d);
+        if (ec == std::errc() && end == v.data + v.size)
+            return std::isfinite(d) ? std::optional<double>(d) : std::nullopt;
+    }
     char buf[72];
     std::memcpy(buf, v.data, v.size);
     buf[v.size] = 0;
