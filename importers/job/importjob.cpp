@@ -21,6 +21,7 @@
 #include <QThread>
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <map>
 #include <memory>
@@ -83,6 +84,7 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
     QList<SourceReport> reports;
     bool cancelled = false;
     m_stage = ImportProgress::Stage::Reading;
+    m_afterWorkersSeconds = -1;
     // One import writes the project at a time (writerlock.h): a second waits here, saying so,
     // until the first is done, and then imports as if it had started after it.
     WriterLock lock;
@@ -160,6 +162,7 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
     }
     if (QString why; !m_project.endBatch(&why))
         m_errors.append(why);
+    const auto workersDone = aside ? aside->allDone() : std::nullopt;
     aside.reset(); // stops what a cancel left running, removes the side projects
     QSet<QString> regroupedRuns;
     if (ids)
@@ -217,6 +220,9 @@ QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
     // A project deleted or replaced while this import wrote to it holds nothing of it now.
     if (const QString why = m_project.fileProblem(); !why.isEmpty())
         m_errors.append(why);
+    if (workersDone)
+        m_afterWorkersSeconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - *workersDone).count();
     return reports;
 }
 

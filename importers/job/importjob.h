@@ -107,6 +107,10 @@ public:
     // Imports, then re-aligns the clocks of every run that changed (clockalignment.h).
     // At the end the WAL is checkpointed, so the project file alone holds every commit.
     QList<SourceReport> run(const QList<ScannedFile> &files);
+    // The last run()'s serial tail: seconds from the moment the worker threads finished the last
+    // file read aside to the end of run() (copying what was left, grouping runs, aligning
+    // clocks, folding the log); -1 when no file was read aside (issue 74).
+    double afterWorkersSeconds() const { return m_afterWorkersSeconds; }
     // Errors that belong to no single file (a run's clock alignment).
     const QStringList &errors() const { return m_errors; }
     // What a follower must say though nothing failed: a followed log truncated or replaced,
@@ -184,6 +188,7 @@ private:
     std::function<bool(const ImportProgress &)> m_progress;
     QTimeZone m_timeZone;
     int m_threads = 0;
+    double m_afterWorkersSeconds = -1;
     qint64 m_minAsideBytes = kMinAsideBytes;
     QSet<QString> m_deferred;
     bool m_following = false;

@@ -182,6 +182,8 @@ void SideImports::work()
         m_results[size_t(index)] = std::move(result);
         m_reading -= bytes;
         --m_running;
+        if (++m_finished == int(m_tasks.size()))
+            m_allDone = std::chrono::steady_clock::now();
         m_changed.notify_all();
     }
 }
@@ -217,6 +219,14 @@ double SideImports::fraction(int index)
 {
     std::lock_guard lock(m_mutex);
     return m_results[size_t(index)] ? 1.0 : m_fraction[size_t(index)]->load();
+}
+
+std::optional<std::chrono::steady_clock::time_point> SideImports::allDone()
+{
+    std::lock_guard lock(m_mutex);
+    if (m_finished < int(m_tasks.size()))
+        return std::nullopt;
+    return m_allDone;
 }
 
 void SideImports::release(int index)

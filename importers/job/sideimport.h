@@ -10,6 +10,7 @@
 #include <QTimeZone>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -79,6 +80,8 @@ public:
     void cancel();
     // How much of task `index` was read (1 once it is done).
     double fraction(int index);
+    // When the workers finished the last task; nullopt while any is still to finish.
+    std::optional<std::chrono::steady_clock::time_point> allDone();
 
     // The bytes of input read in parallel at most (about 0.5 of them held while importing).
     static constexpr qint64 kBudgetBytes = qint64(2) << 30;
@@ -101,6 +104,8 @@ private:
     int m_taken = 0;      // the task the job waits for or copies
     qint64 m_reading = 0; // estimated bytes of the tasks being read
     int m_running = 0;
+    int m_finished = 0;
+    std::chrono::steady_clock::time_point m_allDone;
     int m_lookAhead = 0;
     std::atomic<bool> m_cancelled{false};
     std::vector<std::thread> m_workers;

@@ -177,6 +177,11 @@ int main(int argc, char **argv)
     std::printf("%-28s read on %d thread%s (%d of %lld files aside): %.1f MB/s per thread\n",
                 qPrintable(label), used, used == 1 ? "" : "s", aside,
                 static_cast<long long>(reports.size()), double(bytes) / 1e6 / secs / used);
+    // The serial tail: what the job's thread did after the workers' last file (copying the rest
+    // in, runs grouped, clocks aligned, the log folded).
+    if (const double tail = job.afterWorkersSeconds(); tail >= 0)
+        std::printf("%-28s after the workers: %.3f s (%.1f%% of the import)\n", qPrintable(label),
+                    tail, 100.0 * tail / secs);
     // Read-back: every track with slices, loaded as the timeline loads it.
     std::vector<gml::TrackId> tracks;
     {
