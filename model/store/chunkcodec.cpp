@@ -91,8 +91,11 @@ quint32 ArgsEncoder::keyIndex(std::string_view key, size_t position)
 {
     if (position < m_keyAt.size() && m_keyAt[position] != kNone && m_keys[m_keyAt[position]] == key)
         return m_keyAt[position];
-    quint32 index;
-    if (auto it = m_keyOf.find(key); it != m_keyOf.end()) {
+    const size_t slot = keySlot(key);
+    quint32 index = m_keySlot[slot];
+    if (index != kNone && m_keys[index] == key) {
+        // found without hashing
+    } else if (auto it = m_keyOf.find(key); it != m_keyOf.end()) {
         index = it->second;
     } else {
         index = quint32(m_keys.size());
@@ -100,6 +103,7 @@ quint32 ArgsEncoder::keyIndex(std::string_view key, size_t position)
         m_valueOfKey.push_back(kNone);
         m_tableBytes += key.size() + 2;
     }
+    m_keySlot[slot] = index;
     if (position < 64) {
         if (position >= m_keyAt.size())
             m_keyAt.resize(position + 1, kNone);
@@ -242,6 +246,7 @@ void ArgsEncoder::clear()
     m_keys.clear();
     m_values.clear();
     m_keyAt.clear();
+    m_keySlot.fill(kNone);
     m_valueOfKey.clear();
     m_tableBytes = 0;
 }

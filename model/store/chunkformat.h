@@ -31,6 +31,10 @@ inline qint64 unzigzag(quint64 v)
 
 inline void putVarint(std::string &out, quint64 v)
 {
+    if (v < 0x80) { // most tags, lengths and deltas: one byte
+        out.push_back(char(v));
+        return;
+    }
     char buf[10];
     int n = 0;
     while (v >= 0x80) {

@@ -7,6 +7,7 @@
 
 #include <QString>
 
+#include <array>
 #include <functional>
 
 #include <limits>
@@ -114,6 +115,23 @@ private:
     // key last seen at each member position, and the value last stored for each key, are
     // compared before anything is hashed.
     std::vector<quint32> m_keyAt;
+    // Records of several shapes interleaved (a kernel's, a runtime call's, an operator's) miss
+    // the position's key: a key's index is also kept in a slot chosen by its length and three
+    // of its bytes, compared before the hash (kNone: empty).
+    static constexpr size_t kKeySlots = 128;
+    static size_t keySlot(std::string_view key)
+    {
+        const auto byte = [&](size_t i) { return size_t(static_cast<unsigned char>(key[i])); };
+        return key.empty() ? 0
+                           : (key.size() * 131 + byte(0) * 31 + byte(key.size() / 2) * 7 +
+                              byte(key.size() - 1)) %
+                                 kKeySlots;
+    }
+    std::array<quint32, kKeySlots> m_keySlot = [] {
+        std::array<quint32, kKeySlots> empty;
+        empty.fill(std::numeric_limits<quint32>::max());
+        return empty;
+    }();
     std::vector<quint32> m_valueOfKey;
     size_t m_tableBytes = 0;
 };
