@@ -88,9 +88,10 @@ constexpr const char *kUsage =
     "\n"
     "Prints: label, input bytes (decompressed), seconds, MB/s, slices+samples (events placed),\n"
     "events/s, peak RSS (MiB) and peak RSS / input bytes; the threads the files were read on\n"
-    "(--threads, default one per core: ImportJob::setThreads) and MB/s per thread; then how long\n"
-    "reading every slice track back takes (SliceTrack::load, as the timeline does when a track is\n"
-    "first drawn).\n"
+    "(--threads, default one per core: ImportJob::setThreads) and MB/s per thread; when files\n"
+    "were read aside, the serial tail after the workers' last file (seconds and share of the\n"
+    "import: ImportJob::afterWorkersSeconds); then how long reading every slice track back\n"
+    "takes (SliceTrack::load, as the timeline does when a track is first drawn).\n"
     "--stages first times, in the same run, the two floors under the import: reading the bytes\n"
     "(InputStream) and parsing them with the Chrome trace reader into a handler that keeps "
     "nothing.\n";
