@@ -2,6 +2,7 @@
 #include "clockalignment.h"
 
 #include "project.h"
+#include "slicestore.h"
 
 #include <QJsonDocument>
 
@@ -257,33 +258,41 @@ static bool alignRun(Project &project, RunId run, QString *error)
             if (const int op = collectiveOperation(st.text(1)); op >= 0)
                 ops.insert(st.int64(0), op);
     }
-    std::map<SourceId, AlignmentInput> sources = alignmentSources(db, run);
+    std::map<SourceId, TimeNs> clockOffsets;
+    std::map<SourceId, AlignmentInput> sources = alignmentSources(db, run, &clockOffsets);
     if (!ops.isEmpty()) {
-        std::string ids;
-        for (auto it = ops.cbegin(); it != ops.cend(); ++it) {
-            if (!ids.empty())
-                ids += ',';
-            ids += std::to_string(it.key());
-        }
-        auto st =
-            db.prepare("SELECT t.source_id, s.ts + src.clock_offset_ns, s.dur, s.name_id "
-                       "FROM slice s JOIN track t ON t.id = s.track_id "
-                       "JOIN source src ON src.id = t.source_id WHERE t.run_id = ? "
-                       "AND t.kind IN (" +
-                       std::to_string(int(TrackKind::Gpu)) + "," +
-                       std::to_string(int(TrackKind::Stream)) + ") AND s.name_id IN (" + ids + ")");
-        st.bind(1, run);
-        while (st.step()) {
-            auto it = sources.find(st.int64(0));
+        // The collective kernels of the run's GPU and stream tracks, read from the chunks
+        // without args (through the `slice` table each row of every GPU track cost a row of
+        // SQL: 0.11 s of the end of importing 16 ranks of 64 MB), track by track in id order,
+        // each track's in the table's order (slicestore::before), as that query gave them.
+        auto tracks = db.prepare("SELECT id, source_id FROM track WHERE run_id = ? AND kind IN (" +
+                                 std::to_string(int(TrackKind::Gpu)) + "," +
+                                 std::to_string(int(TrackKind::Stream)) + ") ORDER BY id");
+        tracks.bind(1, run);
+        std::vector<std::pair<TrackId, SourceId>> gpuTracks;
+        while (tracks.step())
+            gpuTracks.emplace_back(tracks.int64(0), tracks.int64(1));
+        slicestore::TrackReader reader(db);
+        std::vector<slicestore::Row> found;
+        for (const auto &[track, source] : gpuTracks) {
+            const auto it = sources.find(source);
             if (it == sources.end())
                 continue;
-            const TimeNs ts = st.int64(1);
-            it->second.ends.push_back({ops.value(st.int64(3)), ts, ts + st.int64(2)});
-        }
-        if (!st.errorString().isEmpty()) {
-            if (error)
-                *error = st.errorString();
-            return false;
+            found.clear();
+            if (!reader.read(track, false, [&](const slicestore::Row &r) {
+                    if (ops.contains(r.name))
+                        found.push_back(r);
+                })) {
+                if (error)
+                    *error = reader.errorString();
+                return false;
+            }
+            std::sort(found.begin(), found.end(), slicestore::before);
+            const TimeNs offset = clockOffsets[source];
+            for (const slicestore::Row &r : found) {
+                const TimeNs ts = r.ts + offset;
+                it->second.ends.push_back({ops.value(r.name), ts, ts + r.dur});
+            }
         }
     }
     std::vector<AlignmentInput> inputs;
