@@ -182,7 +182,7 @@ void SideImports::work()
         m_results[size_t(index)] = std::move(result);
         m_reading -= bytes;
         --m_running;
-        if (++m_finished == int(m_tasks.size()))
+        if (finishedAll())
             m_allDone = std::chrono::steady_clock::now();
         m_changed.notify_all();
     }
@@ -224,7 +224,7 @@ double SideImports::fraction(int index)
 std::optional<std::chrono::steady_clock::time_point> SideImports::allDone()
 {
     std::lock_guard lock(m_mutex);
-    if (m_finished < int(m_tasks.size()))
+    if (!finishedAll())
         return std::nullopt;
     return m_allDone;
 }

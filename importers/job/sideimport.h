@@ -90,6 +90,8 @@ private:
     void work();
     SideResult importOne(int index);
     bool mayStart(int index) const; // under m_mutex
+    // Every task started and none running: all finished (under m_mutex).
+    bool finishedAll() const { return m_next >= int(m_tasks.size()) && m_running == 0; }
 
     ImportIds &m_ids;
     QList<Task> m_tasks;
@@ -104,8 +106,7 @@ private:
     int m_taken = 0;      // the task the job waits for or copies
     qint64 m_reading = 0; // estimated bytes of the tasks being read
     int m_running = 0;
-    int m_finished = 0;
-    std::chrono::steady_clock::time_point m_allDone;
+    std::chrono::steady_clock::time_point m_allDone; // set when finishedAll() became true
     int m_lookAhead = 0;
     std::atomic<bool> m_cancelled{false};
     std::vector<std::thread> m_workers;
