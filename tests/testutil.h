@@ -16,6 +16,21 @@
 
 namespace gmltest {
 
+// Built with AddressSanitizer (the asan preset, clang: __has_feature; gcc:
+// __SANITIZE_ADDRESS__). A check that is slow under it proves the same on less there (fewer or
+// smaller inputs); the release suite runs it whole.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kUnderSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kUnderSanitizer = true;
+#else
+inline constexpr bool kUnderSanitizer = false;
+#endif
+#else
+inline constexpr bool kUnderSanitizer = false;
+#endif
+
 // A program run to its end: exit code (-1 when it crashed or did not finish), stdout, stderr.
 struct CliResult
 {

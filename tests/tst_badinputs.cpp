@@ -18,20 +18,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-// ASan's shadow memory and quarantine: gcc says so with __SANITIZE_ADDRESS__, clang (the asan
-// preset) with __has_feature(address_sanitizer).
-#if defined(__SANITIZE_ADDRESS__)
-#define GML_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GML_TEST_ASAN 1
-#endif
-#endif
-#ifdef GML_TEST_ASAN
-constexpr long kSanitizerMemoryScale = 4;
-#else
-constexpr long kSanitizerMemoryScale = 1;
-#endif
+// ASan's shadow memory and quarantine need more of an address-space limit.
+constexpr long kSanitizerMemoryScale = gmltest::kUnderSanitizer ? 4 : 1;
 
 class TestBadInputs : public QObject
 {

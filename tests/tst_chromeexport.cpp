@@ -8,6 +8,7 @@
 #include "project.h"
 #include "testutil.h"
 
+#include <QDirIterator>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -149,6 +150,15 @@ private Q_SLOTS:
     {
         QFETCH(QString, trace);
         GML_REQUIRE_SHARED(trace);
+        // Under a sanitizer the Kineto traces with a file over 1 MiB (four, each two imports
+        // and an export: a third of this suite's time there) are left to the release suite;
+        // the smaller ones, the 8-rank job and both Nsight reports take the same paths.
+        if (gmltest::kUnderSanitizer && trace.startsWith(QLatin1String("pytorch_kineto/"))) {
+            QDirIterator files(gmltest::sharedTraces() + QLatin1Char('/') + trace, QDir::Files);
+            while (files.hasNext())
+                if (files.nextFileInfo().size() > (1 << 20))
+                    QSKIP("a Kineto file over 1 MiB: round-tripped by the release suite");
+        }
         const QString tag = trace.section(QLatin1Char('/'), 1);
         QJsonObject json;
         const auto [before, after] =
