@@ -387,6 +387,68 @@ private Q_SLOTS:
                      QStringLiteral("%1 bytes stored for %2 of text").arg(stored).arg(textBytes)));
     }
 
+    // Several args asked at once (TrackReader::args and argNumbers, one pass over a row's
+    // record) give what each asked alone gives: integers, text, arrays, objects, repeated
+    // keys (the first wins), absent keys, keys no row of the chunk has, args that are not an
+    // object, and rows with none.
+    void severalArgsAtOnceAsEachAlone()
+    {
+        Fixture f;
+        TraceWriter w(*f.p, f.run, f.source);
+        const TrackId t = w.addTrack(spec(TrackKind::Thread, "t"));
+        // (plain literals: moc reads raw ones as plain strings and miscounts the braces)
+        const std::vector<std::string> texts = {
+            "{\"Bytes\": 512, \"Device Type\": 1, \"Device Id\": 0, \"Addr\": 94000000000000, "
+            "\"Total Allocated\": 1.5e9, \"Total Reserved\": 2e9}",
+            "{\"Bytes\": -512, \"Device Id\": 3, \"Total Allocated\": -1, \"Addr\": \"0x1f\"}",
+            "{\"Input Dims\": [[2, 3], []], \"Input type\": [\"float\", \"\"], \"flops\": 12}",
+            "{\"Input Dims\": [[4]], \"Concrete Inputs\": [\"\", \"1\"], \"flops\": 1e400}",
+            "{\"grid\": [1, 2], \"grid\": [3, 4], \"a\": 1, \"a\": \"two\", \"o\": {\"a\": 5}}",
+            "{\"x\": 2.5, \"y\": 1e-3, \"z\": true, \"v\": null, \"s\": \"a \\\"q\\\"\"}",
+            "{}",
+            "[1, 2]",
+            "42",
+            "{\"a\": 1,",
+        };
+        for (size_t i = 0; i < texts.size(); ++i)
+            w.addSlice(t, TimeNs(i), 1, 1, 0, kNoId, kNoId, texts[i]);
+        w.addSlice(t, TimeNs(texts.size()), 1, 1, 0, kNoId, kNoId, {});
+        QString error;
+        QVERIFY2(w.finish({}, &error), qPrintable(error));
+        QVERIFY(f.p->commit(&error));
+        const std::vector<std::string_view> keys = {
+            "Bytes", "Device Type", "Device Id", "Total Allocated", "Total Reserved", "Addr",
+            "grid",  "a",           "o",         "missing"};
+        const std::vector<std::string_view> more = {
+            "Input Dims", "Input type", "Concrete Inputs", "flops", "x", "z", "v", "s"};
+        slicestore::TrackReader reader(f.p->db());
+        int rows = 0, found = 0;
+        QVERIFY(reader.read(t, true, [&](const slicestore::Row &x) {
+            ++rows;
+            for (const auto &asked : {keys, more, std::vector<std::string_view>{"a", "a", "o"}}) {
+                const size_t n = std::min(asked.size(), slicestore::TrackReader::kMaxArgKeys);
+                std::vector<std::optional<std::string_view>> many(n);
+                std::vector<std::optional<double>> numbers(n);
+                reader.argNumbers(x, std::span(asked).first(n), numbers);
+                reader.args(x, std::span(asked).first(n), many);
+                for (size_t i = 0; i < n; ++i) {
+                    const auto one = reader.arg(x, asked[i]);
+                    QCOMPARE(many[i].has_value(), one.has_value());
+                    if (one) {
+                        QCOMPARE(std::string(*many[i]), std::string(*one));
+                        ++found;
+                    }
+                    const auto number = reader.argNumber(x, asked[i]);
+                    QCOMPARE(numbers[i].has_value(), number.has_value());
+                    if (number)
+                        QCOMPARE(*numbers[i], *number);
+                }
+            }
+        }));
+        QCOMPARE(rows, int(texts.size()) + 1);
+        QVERIFY2(found > 20, qPrintable(QString::number(found)));
+    }
+
     // Args handed over as the parser split them encode to the same records and tables as
     // their text scanned again: escaped keys and strings, nested containers holding braces
     // and quotes, every kind of number and literal, repeated keys, an empty object.
@@ -469,6 +531,22 @@ private Q_SLOTS:
                                        "SELECT group_concat(id || ':' || coalesce(args, '-'), ' ') "
                                        "FROM (SELECT * FROM slice ORDER BY ts)")),
                 QStringLiteral("4096:{\"a\": 1} 4097:-"));
+            // Its args asked several at once come back as asked alone.
+            slicestore::TrackReader reader(ro->db());
+            std::vector<std::string> seen;
+            QVERIFY(reader.read(1, true, [&](const slicestore::Row &x) {
+                static constexpr std::string_view kKeys[] = {"b", "a"};
+                std::optional<std::string_view> texts[2];
+                std::optional<double> numbers[2];
+                reader.args(x, kKeys, texts);
+                reader.argNumbers(x, kKeys, numbers);
+                seen.push_back(std::string(texts[1].value_or("-")) + ' ' +
+                               std::to_string(numbers[1].value_or(-1)) + ' ' +
+                               std::string(texts[0].value_or("-")));
+            }));
+            QCOMPARE(seen.size(), size_t(2));
+            QCOMPARE(seen[0], std::string("1 1.000000 -"));
+            QCOMPARE(seen[1], std::string("- -1.000000 -"));
         }
         auto p = Project::open(path, Project::Mode::ReadWrite, &error);
         QVERIFY2(p, qPrintable(error));

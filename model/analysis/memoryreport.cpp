@@ -15,6 +15,7 @@
 #include <QJsonArray>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -387,14 +388,19 @@ void MemoryReader::onRow(const slicestore::Row &x, const TrackRow &t, const QStr
 {
     if (x.name != m_memoryName || !x.hasArgs)
         return;
-    const auto bytes = m_reader.argNumber(x, "Bytes");
+    // The event's six numbers, in one pass over its args.
+    static constexpr std::string_view kKeys[] = {"Bytes",           "Device Type",    "Device Id",
+                                                 "Total Allocated", "Total Reserved", "Addr"};
+    std::array<std::optional<double>, std::size(kKeys)> v;
+    m_reader.argNumbers(x, kKeys, v);
+    const auto &[bytes, deviceType, deviceId, allocated, reservedTotal, addr] = v;
     if (!bytes)
         return;
     auto small = [](std::optional<double> v, int otherwise) {
         return v && std::isfinite(*v) && std::abs(*v) < 1e6 ? int(*v) : otherwise;
     };
-    const int type = small(m_reader.argNumber(x, "Device Type"), 0);
-    const int id = small(m_reader.argNumber(x, "Device Id"), -1);
+    const int type = small(deviceType, 0);
+    const int id = small(deviceId, -1);
     const auto key = std::make_tuple(pid, type, id);
     auto it = m_deviceIndex.find(key);
     if (it == m_deviceIndex.end()) {
@@ -423,12 +429,11 @@ void MemoryReader::onRow(const slicestore::Row &x, const TrackRow &t, const QStr
     e.ts = x.ts + offset;
     e.slice = x.id;
     e.bytes = *bytes;
-    if (const auto a = m_reader.argNumber(x, "Addr");
-        a && std::isfinite(*a) && std::abs(*a) < 9.2e18)
-        e.addr = qint64(*a);
-    if (const auto total = inDomain(m_reader.argNumber(x, "Total Allocated")))
+    if (addr && std::isfinite(*addr) && std::abs(*addr) < 9.2e18)
+        e.addr = qint64(*addr);
+    if (const auto total = inDomain(allocated))
         e.total = *total;
-    if (const auto reserved = inDomain(m_reader.argNumber(x, "Total Reserved")))
+    if (const auto reserved = inDomain(reservedTotal))
         e.reserved = *reserved;
     e.track = t.id;
     m_events.push_back(std::move(e));

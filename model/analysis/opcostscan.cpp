@@ -5,6 +5,7 @@
 #include "trackrecords.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <string>
@@ -33,9 +34,12 @@ void OpCostScan::visit(slicestore::TrackReader &reader, const slicestore::Row &x
         return;
     Seen s{thread, x.id, start, end, x.name, cls, {}, false, std::nullopt, 0, false, {}};
     if (cls != OpClass::ConvBackwardPart) {
-        const auto dims = reader.arg(x, "Input Dims");
-        const auto types = reader.arg(x, "Input type");
-        const auto concrete = reader.arg(x, "Concrete Inputs");
+        // The op's shapes and its recorded FLOPs, in one pass over its args.
+        static constexpr std::string_view kKeys[] = {"Input Dims", "Input type", "Concrete Inputs",
+                                                     "flops"};
+        std::array<std::optional<std::string_view>, std::size(kKeys)> v;
+        reader.args(x, kKeys, v);
+        const auto &[dims, types, concrete, flops] = v;
         if (dims) {
             // Most calls repeat a few shapes (every step runs the same layers): each distinct
             // text is parsed once.
@@ -57,7 +61,7 @@ void OpCostScan::visit(slicestore::TrackReader &reader, const slicestore::Row &x
             }
             s.outside = it->second.outside;
         }
-        if (const auto f = reader.arg(x, "flops")) {
+        if (const auto &f = flops) {
             s.recorded = physical::recordedFlops(*f);
             if (!s.recorded)
                 s.outside = QStringLiteral("recorded flops %1 (a count is from 0 to 2^60)")

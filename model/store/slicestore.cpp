@@ -98,10 +98,12 @@ bool TrackReader::readChunks(SqliteStatement &chunks, bool withArgs,
     return true;
 }
 
-std::optional<double> TrackReader::argNumber(const Row &row, std::string_view key)
+namespace {
+
+// argNumber()'s value: an integer as stored, else the whole text as a finite number.
+std::optional<double> numberOf(const std::optional<std::string_view> &text,
+                               const std::optional<qint64> &integer)
 {
-    std::optional<qint64> integer;
-    const auto text = lookup(row, key, &integer);
     if (integer)
         return double(*integer);
     if (!text || text->empty())
@@ -111,6 +113,110 @@ std::optional<double> TrackReader::argNumber(const Row &row, std::string_view ke
     if (ec != std::errc() || end != text->data() + text->size() || !std::isfinite(d))
         return std::nullopt;
     return d;
+}
+
+} // namespace
+
+std::optional<double> TrackReader::argNumber(const Row &row, std::string_view key)
+{
+    std::optional<qint64> integer;
+    const auto text = lookup(row, key, &integer);
+    return numberOf(text, integer);
+}
+
+void TrackReader::args(const Row &row, std::span<const std::string_view> keys,
+                       std::span<std::optional<std::string_view>> out)
+{
+    lookupMany(row, keys, out, {});
+}
+
+void TrackReader::argNumbers(const Row &row, std::span<const std::string_view> keys,
+                             std::span<std::optional<double>> out)
+{
+    std::array<std::optional<std::string_view>, kMaxArgKeys> texts;
+    std::array<std::optional<qint64>, kMaxArgKeys> integers;
+    const size_t n = std::min({keys.size(), out.size(), kMaxArgKeys});
+    lookupMany(row, keys.first(n), std::span(texts).first(n), std::span(integers).first(n));
+    for (size_t i = 0; i < n; ++i)
+        out[i] = numberOf(texts[i], integers[i]);
+}
+
+qint64 TrackReader::keyIndex(std::string_view key)
+{
+    if (const auto asked = std::find_if(m_keysAsked.begin(), m_keysAsked.end(),
+                                        [&](const auto &k) { return k.first == key; });
+        asked != m_keysAsked.end())
+        return asked->second;
+    const auto it = std::find(m_args.tables.keys.begin(), m_args.tables.keys.end(), key);
+    const qint64 index =
+        it == m_args.tables.keys.end() ? -1 : qint64(it - m_args.tables.keys.begin());
+    m_keysAsked.emplace_back(std::string(key), index);
+    return index;
+}
+
+void TrackReader::lookupMany(const Row &row, std::span<const std::string_view> keys,
+                             std::span<std::optional<std::string_view>> texts,
+                             std::span<std::optional<qint64>> integers)
+{
+    const size_t n = std::min({keys.size(), texts.size(), kMaxArgKeys});
+    const bool wantIntegers = integers.size() >= n;
+    for (size_t i = 0; i < n; ++i) {
+        texts[i].reset();
+        if (wantIntegers)
+            integers[i].reset();
+    }
+    if (!row.hasArgs || row.argsOffset + row.argsSize > m_args.tables.records.size())
+        return;
+    if (m_args.legacy) { // JSON text as it was: a key at a time, each value kept
+        for (size_t i = 0; i < n; ++i)
+            if (const auto v = lookup(row, keys[i], nullptr))
+                texts[i] = m_texts[i].assign(*v);
+        return;
+    }
+    std::array<qint64, kMaxArgKeys> want;
+    size_t left = 0;
+    for (size_t i = 0; i < n; ++i)
+        left += (want[i] = keyIndex(keys[i])) >= 0;
+    // lookup()'s pass, for every key at once: each key's first member decides it (its value,
+    // or none when the value is malformed), a malformed member ends the pass.
+    const std::string_view record = m_args.tables.records.substr(row.argsOffset, row.argsSize);
+    auto p = reinterpret_cast<const unsigned char *>(record.data());
+    const unsigned char *e = p + record.size();
+    while (p < e && left > 0) {
+        quint64 tag, v;
+        if (!getVarint(p, e, tag) || (tag & 3) == ArgRaw || !getVarint(p, e, v))
+            return;
+        const qint64 key = qint64(tag >> 2);
+        const unsigned char *value = p;
+        if ((tag & 3) == ArgInline) {
+            if (v > quint64(e - p))
+                return;
+            p += v;
+        }
+        for (size_t i = 0; i < n; ++i) {
+            if (want[i] != key)
+                continue;
+            want[i] = -1;
+            --left;
+            switch (tag & 3) {
+            case ArgInt:
+                if (wantIntegers) {
+                    integers[i] = unzigzag(v);
+                } else {
+                    char buf[24];
+                    const auto end = std::to_chars(buf, buf + sizeof buf, unzigzag(v)).ptr;
+                    texts[i] = m_texts[i].assign(buf, size_t(end - buf));
+                }
+                break;
+            case ArgTable:
+                if (v < m_args.tables.values.size())
+                    texts[i] = m_args.tables.values[size_t(v)];
+                break;
+            default: // ArgInline
+                texts[i] = std::string_view(reinterpret_cast<const char *>(value), size_t(v));
+            }
+        }
+    }
 }
 
 std::optional<std::string_view> TrackReader::arg(const Row &row, std::string_view key)
@@ -139,16 +245,7 @@ std::optional<std::string_view> TrackReader::lookup(const Row &row, std::string_
                                       .toStdString();
         return m_json;
     }
-    qint64 keyIndex = -1;
-    if (const auto asked = std::find_if(m_keysAsked.begin(), m_keysAsked.end(),
-                                        [&](const auto &k) { return k.first == key; });
-        asked != m_keysAsked.end()) {
-        keyIndex = asked->second;
-    } else {
-        const auto it = std::find(m_args.tables.keys.begin(), m_args.tables.keys.end(), key);
-        keyIndex = it == m_args.tables.keys.end() ? -1 : qint64(it - m_args.tables.keys.begin());
-        m_keysAsked.emplace_back(std::string(key), keyIndex);
-    }
+    const qint64 keyIndex = this->keyIndex(key);
     if (keyIndex < 0)
         return std::nullopt; // no row of the chunk has it
     auto p = reinterpret_cast<const unsigned char *>(record.data());

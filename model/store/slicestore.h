@@ -209,9 +209,26 @@ public:
     // The same as a number: an integer as stored (no text made and parsed), else the text's
     // number; nullopt when absent or not a finite number.
     std::optional<double> argNumber(const Row &row, std::string_view key);
+    // Several args of the row in one pass over its record (a memory event's six, an op's
+    // shapes): out[i] is what arg(row, keys[i]) gives, valid until the next call; at most
+    // kMaxArgKeys keys.
+    static constexpr size_t kMaxArgKeys = 8;
+    void args(const Row &row, std::span<const std::string_view> keys,
+              std::span<std::optional<std::string_view>> out);
+    // The same as numbers: out[i] is what argNumber(row, keys[i]) gives.
+    void argNumbers(const Row &row, std::span<const std::string_view> keys,
+                    std::span<std::optional<double>> out);
     QString errorString() const { return m_error; }
 
 private:
+    // The index of `key` in the chunk's key table (-1: no row of the chunk has it), looked up
+    // once per chunk.
+    qint64 keyIndex(std::string_view key);
+    // args() and argNumbers(): with `integers`, an integer value goes there (its text left
+    // nullopt), else its digits are written for it.
+    void lookupMany(const Row &row, std::span<const std::string_view> keys,
+                    std::span<std::optional<std::string_view>> texts,
+                    std::span<std::optional<qint64>> integers);
     // arg(); with `integer`, an integer value goes there (and nullopt is returned).
     std::optional<std::string_view> lookup(const Row &row, std::string_view key,
                                            std::optional<qint64> *integer);
@@ -226,6 +243,7 @@ private:
     // reader that asks a few keys of every row (a memory event's six) looks each up once.
     std::vector<std::pair<std::string, qint64>> m_keysAsked;
     std::string m_json;
+    std::array<std::string, kMaxArgKeys> m_texts; // args(): values made as text
     QString m_error;
 };
 
