@@ -16,6 +16,7 @@
 #include "whatif.h"
 
 #include <QAbstractItemModelTester>
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -139,6 +140,59 @@ private Q_SLOTS:
         QCOMPARE(gpu->iterations.size(), size_t(6));
         for (const auto &it : gpu->iterations)
             QVERIFY(it.peak <= gpu->peakAllocated && it.atStart >= 0);
+    }
+
+    // Two files without ranks in one run are two processes, even with the same pid (two
+    // machines, two containers): the same Qwen trace twice (the second a byte longer, so
+    // not the same file) gives each GPU the one file's peak and iterations, each named by its
+    // file; before, their events were one device's (frees matched across them, 21 GB never
+    // freed, the breakdown refused).
+    void filesWithoutRanksAreProcessesOfTheirOwn()
+    {
+        const QString path = gmltest::sharedTraces() +
+                             QStringLiteral("/pytorch_kineto/tracelens_qwen05b_h100_vs_mi300/"
+                                            "h100_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz");
+        if (!QFileInfo::exists(path))
+            QSKIP("../shared/traces/pytorch_kineto is absent (real traces from public projects)");
+        QTemporaryDir dir, other;
+        auto one = gmltest::newProject(dir);
+        gmltest::importInto(*one, {path}, QStringLiteral("r"));
+        QString error;
+        const auto alone = memoryReport(*one, *one->findRun(QStringLiteral("r")), &error);
+        QVERIFY2(alone, qPrintable(error));
+        const DeviceMemory *gpu = device(*alone, QStringLiteral("GPU 0"));
+        QVERIFY(gpu && gpu->rank < 0 && gpu->file.isEmpty());
+
+        const QString folder = dir.filePath(QStringLiteral("two"));
+        QVERIFY(QDir().mkpath(folder));
+        QVERIFY(QFile::copy(path, folder + QStringLiteral("/a.json.gz")));
+        QFile b(folder + QStringLiteral("/b.json"));
+        QVERIFY(b.open(QIODevice::WriteOnly));
+        QFile in(path);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        b.write(gmltest::gunzip(in.readAll()) + ' ');
+        b.close();
+        auto two = gmltest::newProject(other);
+        for (const auto &r : gmltest::importInto(*two, {folder}, QStringLiteral("r")))
+            QCOMPARE(r.status, SourceReport::Status::Imported);
+        const auto report = memoryReport(*two, *two->findRun(QStringLiteral("r")), &error);
+        QVERIFY2(report, qPrintable(error));
+        QVERIFY2(report->warnings.isEmpty(), qPrintable(report->warnings.join(u'\n')));
+        QCOMPARE(report->devices.size(), 2 * alone->devices.size());
+        QStringList files;
+        for (const DeviceMemory &d : report->devices) {
+            if (!d.isGpu())
+                continue;
+            files << d.file;
+            QCOMPARE(d.pid, gpu->pid);
+            QCOMPARE(d.peakAllocated, gpu->peakAllocated);
+            QCOMPARE(d.events, gpu->events);
+            QCOMPARE(d.neverFreedBytes, gpu->neverFreedBytes);
+            QCOMPARE(d.iterations.size(), gpu->iterations.size());
+        }
+        files.sort();
+        QCOMPARE(files, QStringList({QStringLiteral("a.json.gz"), QStringLiteral("b.json")}));
+        QVERIFY(report->toText().contains(QLatin1String(", b.json): peak allocated")));
     }
 
     // A generated job whose allocation pattern is known (tracegen --memory): forward layer l

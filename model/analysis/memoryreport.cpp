@@ -8,9 +8,11 @@
 #include "projecttime.h"
 #include "sliceclass.h"
 #include "slicestore.h"
+#include "sourcerecords.h"
 #include "timeformat.h"
 #include "trackrecords.h"
 
+#include <QFileInfo>
 #include <QHash>
 #include <QJsonArray>
 
@@ -22,6 +24,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <set>
 #include <span>
 #include <string>
 #include <tuple>
@@ -356,10 +359,17 @@ private:
     Project &m_project;
     slicestore::TrackReader m_reader;
     const StringId m_memoryName;
-    std::map<std::tuple<QString, int, int>, int> m_deviceIndex; // (pid, type, id)
-    std::map<int, qint64> m_droppedEvents, m_droppedTotals;     // by device index
+    // A process: its rank, or without one its file (two files without ranks are two
+    // processes even when their pids are the same, as in containers).
+    static qint64 processGroup(const TrackRow &t)
+    {
+        return t.rank >= 0 ? qint64(t.rank) : -qint64(t.source) - 1;
+    }
+    std::map<std::tuple<qint64, QString, int, int>, int> m_deviceIndex; // (group, pid, type, id)
+    std::vector<qint64> m_groupOf;                                      // by device index
+    std::map<int, qint64> m_droppedEvents, m_droppedTotals;             // by device index
     std::vector<Event> m_events;
-    std::map<int, std::vector<std::pair<TimeNs, TimeNs>>> m_steps; // by rank
+    std::map<qint64, std::vector<std::pair<TimeNs, TimeNs>>> m_steps; // by process group
     std::unordered_map<StringId, Name> m_names;
     std::vector<QString> m_texts;
     QHash<QString, int> m_textIndex;
@@ -401,7 +411,7 @@ void MemoryReader::onRow(const slicestore::Row &x, const TrackRow &t, const QStr
     };
     const int type = small(deviceType, 0);
     const int id = small(deviceId, -1);
-    const auto key = std::make_tuple(pid, type, id);
+    const auto key = std::make_tuple(processGroup(t), pid, type, id);
     auto it = m_deviceIndex.find(key);
     if (it == m_deviceIndex.end()) {
         it = m_deviceIndex.emplace(key, int(report.devices.size())).first;
@@ -409,7 +419,9 @@ void MemoryReader::onRow(const slicestore::Row &x, const TrackRow &t, const QStr
         d.device = memoryDeviceLabel(type, id);
         d.pid = pid;
         d.rank = t.rank;
+        d.source = t.source;
         report.devices.push_back(std::move(d));
+        m_groupOf.push_back(processGroup(t));
     }
     // An allocation or free no device could hold is not a measurement: dropped and
     // counted (physical.h); a total outside [0, 4 TiB] is read as not recorded.
@@ -459,7 +471,7 @@ void MemoryReader::nameRows(const TrackRow &t)
     }
     for (size_t i = 0; i < m_rows.size(); ++i)
         if (m_parent[i] < 0 && m_names[m_rows[i].name].step)
-            m_steps[t.rank].emplace_back(m_rows[i].start, m_rows[i].end);
+            m_steps[processGroup(t)].emplace_back(m_rows[i].start, m_rows[i].end);
 }
 
 void MemoryReader::attributeEvents(size_t firstEvent)
@@ -512,7 +524,7 @@ void MemoryReader::finish()
         DeviceMemory &d = report.devices[size_t(m_events[i].device)];
         const std::span<const Event> mine(m_events.data() + i, j - i);
         d.events = qint64(mine.size());
-        account(d, mine, m_texts, m_steps[d.rank], breakdowns);
+        account(d, mine, m_texts, m_steps[m_groupOf[size_t(m_events[i].device)]], breakdowns);
         i = j;
     }
     for (const auto &[device, count] : m_droppedEvents)
@@ -529,7 +541,8 @@ void MemoryReader::finish()
     std::stable_sort(report.devices.begin(), report.devices.end(),
                      [](const DeviceMemory &a, const DeviceMemory &b) {
                          const bool ga = a.isGpu(), gb = b.isGpu();
-                         return std::tie(a.rank, gb, a.device) < std::tie(b.rank, ga, b.device);
+                         return std::tie(a.rank, gb, a.device, a.source) <
+                                std::tie(b.rank, ga, b.device, b.source);
                      });
 }
 
@@ -567,6 +580,17 @@ std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *e
         return report;
     }
     reader.finish();
+    // Devices of processes without a rank, from several files: each says its file.
+    std::set<SourceId> rankless;
+    for (const DeviceMemory &d : report.devices)
+        if (d.rank < 0)
+            rankless.insert(d.source);
+    if (rankless.size() > 1) {
+        const auto paths = sourcePaths(project, run);
+        for (DeviceMemory &d : report.devices)
+            if (d.rank < 0 && paths.count(d.source))
+                d.file = QFileInfo(paths.at(d.source)).fileName();
+    }
     return report;
 }
 

@@ -59,6 +59,10 @@ struct DeviceMemory
     bool isGpu() const { return device != QLatin1String("CPU"); }
     QString pid;
     int rank = -1;
+    SourceId source = 0; // the file of its first event
+    // Without a rank, in a run whose rank-less processes come from several files: the file's
+    // name (two processes of different machines may have the same pid); else empty.
+    QString file;
     qint64 events = 0;
     double peakAllocated = 0;
     TimeNs peakAt = 0; // project clock

@@ -70,6 +70,8 @@ QJsonObject MemoryReport::toJson() const
                       {QStringLiteral("never_freed_count"), d.neverFreedCount},
                       {QStringLiteral("never_freed_bytes"), d.neverFreedBytes}};
         o.insert(QStringLiteral("rank"), d.rank >= 0 ? QJsonValue(d.rank) : QJsonValue());
+        if (!d.file.isEmpty())
+            o.insert(QStringLiteral("file"), d.file);
         o.insert(QStringLiteral("peak_reserved_bytes"),
                  d.peakReserved ? QJsonValue(*d.peakReserved) : QJsonValue());
         o.insert(QStringLiteral("live_at_peak"),
@@ -129,9 +131,10 @@ QString MemoryReport::toText() const
             s += QStringLiteral("    … and %1 more\n").arg(g.size() - 8);
     };
     for (const DeviceMemory &d : devices) {
-        s += QStringLiteral("%1%2 (pid %3): peak allocated %4 at %5")
+        s += QStringLiteral("%1%2 (pid %3%4): peak allocated %5 at %6")
                  .arg(d.device, d.rank >= 0 ? QStringLiteral(" of rank %1").arg(d.rank) : QString(),
-                      d.pid, formatBytes(d.peakAllocated), formatDuration(d.peakAt - runStart));
+                      d.pid, d.file.isEmpty() ? QString() : QStringLiteral(", ") + d.file,
+                      formatBytes(d.peakAllocated), formatDuration(d.peakAt - runStart));
         if (d.peakReserved)
             s += QStringLiteral(", peak reserved %1").arg(formatBytes(*d.peakReserved));
         s += QStringLiteral("\n  %1 events; frees matched by %2")

@@ -191,6 +191,16 @@ QList<SourceId> sourcesMatchingPath(Project &project, RunId run, const QString &
     return out;
 }
 
+std::unordered_map<SourceId, QString> sourcePaths(Project &project, RunId run)
+{
+    std::unordered_map<SourceId, QString> out;
+    auto st = project.db().prepare("SELECT id, path FROM source WHERE run_id = ?");
+    st.bind(1, run);
+    while (st.step())
+        out.emplace(st.int64(0), st.text(1));
+    return out;
+}
+
 QList<std::pair<QString, QString>> failedSources(Project &project, RunId run)
 {
     QList<std::pair<QString, QString>> out;

@@ -13,6 +13,7 @@
 #include <QString>
 
 #include <optional>
+#include <unordered_map>
 #include <utility>
 
 namespace gml {
@@ -89,6 +90,8 @@ std::optional<qint64> tailOffsetOf(Project &project, const QString &path);
 
 // The sources of `run` whose path is `path`, or ends in "/" + `path`.
 QList<SourceId> sourcesMatchingPath(Project &project, RunId run, const QString &path);
+// Every source of `run` and its path.
+std::unordered_map<SourceId, QString> sourcePaths(Project &project, RunId run);
 // The sources of `run` (0: of every run) that failed to import: path and error, by path.
 QList<std::pair<QString, QString>> failedSources(Project &project, RunId run);
 

@@ -122,8 +122,9 @@ void MemoryView::showMemory(const MemoryReport *report, TimeNs origin, const QSt
     const QSignalBlocker block(m_device);
     m_device->clear();
     for (const DeviceMemory &d : m_report->devices)
-        m_device->addItem(d.rank >= 0 ? tr("%1 · rank %2").arg(d.device).arg(d.rank)
-                                      : tr("%1 · pid %2").arg(d.device, d.pid));
+        m_device->addItem(d.rank >= 0        ? tr("%1 · rank %2").arg(d.device).arg(d.rank)
+                          : d.file.isEmpty() ? tr("%1 · pid %2").arg(d.device, d.pid)
+                                             : tr("%1 · pid %2 · %3").arg(d.device, d.pid, d.file));
     // A GPU first: what users ask about.
     int first = 0;
     for (int i = 0; i < int(m_report->devices.size()); ++i)
