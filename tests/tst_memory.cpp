@@ -67,6 +67,34 @@ std::pair<double, TimeNs> counterPeak(Project &project, RunId run, const QString
     return {-1, 0};
 }
 
+// The run metrics' report (MemoryDetail::Peaks) has the full report's devices, in its order,
+// with the same peaks and iteration levels.
+void checkPeaksAsFull(Project &project, RunId run, const MemoryReport &full)
+{
+    QString error;
+    const auto peaks = memoryReport(project, run, &error, MemoryDetail::Peaks);
+    QVERIFY2(peaks, qPrintable(error));
+    QCOMPARE(peaks->devices.size(), full.devices.size());
+    for (size_t i = 0; i < full.devices.size(); ++i) {
+        const DeviceMemory &a = full.devices[i], &b = peaks->devices[i];
+        QCOMPARE(b.device, a.device);
+        QCOMPARE(b.pid, a.pid);
+        QCOMPARE(b.rank, a.rank);
+        QCOMPARE(b.file, a.file);
+        QCOMPARE(b.events, a.events);
+        QCOMPARE(b.peakAllocated, a.peakAllocated);
+        QCOMPARE(b.peakAt, a.peakAt);
+        QCOMPARE(b.peakReserved, a.peakReserved);
+        QCOMPARE(b.iterations.size(), a.iterations.size());
+        for (size_t k = 0; k < a.iterations.size(); ++k) {
+            const MemoryIteration &x = a.iterations[k], &y = b.iterations[k];
+            QVERIFY(x.start == y.start && x.end == y.end && x.atStart == y.atStart &&
+                    x.peak == y.peak && x.atEnd == y.atEnd);
+        }
+        QVERIFY(b.liveAtPeak.empty() && b.largest.empty() && b.curve.empty());
+    }
+}
+
 } // namespace
 
 class TestMemory : public QObject
@@ -115,6 +143,7 @@ private Q_SLOTS:
         QString error;
         const auto report = memoryReport(*project, *run, &error);
         QVERIFY2(report, qPrintable(error));
+        checkPeaksAsFull(*project, *run, *report);
         QVERIFY(report->problem.isEmpty());
         QCOMPARE(report->devices.size(), size_t(2));
         const DeviceMemory *gpu = device(*report, QStringLiteral("GPU 0"));
@@ -177,6 +206,7 @@ private Q_SLOTS:
             QCOMPARE(r.status, SourceReport::Status::Imported);
         const auto report = memoryReport(*two, *two->findRun(QStringLiteral("r")), &error);
         QVERIFY2(report, qPrintable(error));
+        checkPeaksAsFull(*two, *two->findRun(QStringLiteral("r")), *report);
         QVERIFY2(report->warnings.isEmpty(), qPrintable(report->warnings.join(u'\n')));
         QCOMPARE(report->devices.size(), 2 * alone->devices.size());
         QStringList files;
@@ -213,6 +243,7 @@ private Q_SLOTS:
         QString error;
         const auto report = memoryReport(*project, *run, &error);
         QVERIFY2(report, qPrintable(error));
+        checkPeaksAsFull(*project, *run, *report);
         QCOMPARE(report->devices.size(), size_t(1));
         const DeviceMemory &d = report->devices.front();
         QCOMPARE(d.device, QStringLiteral("GPU 0"));

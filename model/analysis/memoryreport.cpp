@@ -276,11 +276,20 @@ void Accounting::group(DeviceMemory &d, size_t peakIndex, QStringList &warnings)
 
 // Allocations matched with their frees, the peak and what was live at it. A breakdown that
 // cannot be right is dropped and said in `warnings`.
+void iterationLevels(DeviceMemory &d, std::span<const Event> events,
+                     const std::vector<double> &level,
+                     const std::vector<std::pair<TimeNs, TimeNs>> &steps);
+
 void account(DeviceMemory &d, std::span<const Event> events, const std::vector<QString> &texts,
-             const std::vector<std::pair<TimeNs, TimeNs>> &steps, QStringList &warnings)
+             const std::vector<std::pair<TimeNs, TimeNs>> &steps, QStringList &warnings,
+             MemoryDetail detail)
 {
     Accounting a{events, texts, steps, {}, {}};
     const size_t peakIndex = a.matchFrees(d);
+    if (detail == MemoryDetail::Peaks) {
+        iterationLevels(d, events, a.level, steps);
+        return;
+    }
     a.group(d, peakIndex, warnings);
     const std::vector<Alloc> &allocs = a.allocs;
     const std::vector<double> &level = a.level;
@@ -303,7 +312,14 @@ void account(DeviceMemory &d, std::span<const Event> events, const std::vector<Q
             reserved[k] = r = std::isnan(events[k].reserved) ? r : events[k].reserved;
         d.reservedCurve = curveOf(events, reserved);
     }
-    // Each iteration: the level before its first event, its highest, the level after its last.
+    iterationLevels(d, events, level, steps);
+}
+
+// Each iteration: the level before its first event, its highest, the level after its last.
+void iterationLevels(DeviceMemory &d, std::span<const Event> events,
+                     const std::vector<double> &level,
+                     const std::vector<std::pair<TimeNs, TimeNs>> &steps)
+{
     for (const auto &[start, end] : steps) {
         MemoryIteration it{start, end};
         auto first = std::lower_bound(events.begin(), events.end(), start,
@@ -327,8 +343,8 @@ namespace {
 class MemoryReader
 {
 public:
-    MemoryReader(Project &project, StringId memoryName)
-        : m_project(project), m_reader(project.db()), m_memoryName(memoryName)
+    MemoryReader(Project &project, StringId memoryName, MemoryDetail detail)
+        : m_project(project), m_reader(project.db()), m_memoryName(memoryName), m_detail(detail)
     {
     }
     bool readTrack(const TrackRow &t, TimeNs offset, QString *error);
@@ -359,6 +375,7 @@ private:
     Project &m_project;
     slicestore::TrackReader m_reader;
     const StringId m_memoryName;
+    const MemoryDetail m_detail;
     // A process: its rank, or without one its file (two files without ranks are two
     // processes even when their pids are the same, as in containers).
     static qint64 processGroup(const TrackRow &t)
@@ -389,7 +406,8 @@ bool MemoryReader::readTrack(const TrackRow &t, TimeNs offset, QString *error)
         return false;
     }
     nameRows(t);
-    attributeEvents(firstEvent);
+    if (m_detail == MemoryDetail::Full)
+        attributeEvents(firstEvent);
     return true;
 }
 
@@ -455,11 +473,13 @@ void MemoryReader::onRow(const slicestore::Row &x, const TrackRow &t, const QStr
 void MemoryReader::nameRows(const TrackRow &t)
 {
     nestRows(m_rows, m_parent);
+    // The peaks need only the outermost rows' names (the steps).
+    const bool rootsOnly = m_detail == MemoryDetail::Peaks;
     std::vector<StringId> unnamed;
-    for (const NestRow &r : m_rows)
-        if (!m_names.count(r.name)) {
-            unnamed.push_back(r.name);
-            m_names.emplace(r.name, Name{});
+    for (size_t i = 0; i < m_rows.size(); ++i)
+        if ((!rootsOnly || m_parent[i] < 0) && !m_names.count(m_rows[i].name)) {
+            unnamed.push_back(m_rows[i].name);
+            m_names.emplace(m_rows[i].name, Name{});
         }
     QHash<StringId, QString> read;
     m_project.strings(unnamed, read);
@@ -524,7 +544,8 @@ void MemoryReader::finish()
         DeviceMemory &d = report.devices[size_t(m_events[i].device)];
         const std::span<const Event> mine(m_events.data() + i, j - i);
         d.events = qint64(mine.size());
-        account(d, mine, m_texts, m_steps[m_groupOf[size_t(m_events[i].device)]], breakdowns);
+        account(d, mine, m_texts, m_steps[m_groupOf[size_t(m_events[i].device)]], breakdowns,
+                m_detail);
         i = j;
     }
     for (const auto &[device, count] : m_droppedEvents)
@@ -548,10 +569,11 @@ void MemoryReader::finish()
 
 } // namespace
 
-std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *error)
+std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *error,
+                                         MemoryDetail detail)
 {
     const StringId memoryName = existingString(project, QStringLiteral("[memory]"));
-    MemoryReader reader(project, memoryName);
+    MemoryReader reader(project, memoryName, detail);
     MemoryReport &report = reader.report;
     report.runStart = runSpans(project).value(run).first;
     if (!memoryName) {

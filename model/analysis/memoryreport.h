@@ -113,7 +113,14 @@ struct MemoryReport
     const DeviceMemory *highestGpu() const;
 };
 
+// What memoryReport() works out: everything, or only each device's peaks (peak allocated and
+// when, peak reserved, each iteration's levels), which the run metrics take at every import.
+// The peaks are the same either way; with Peaks the breakdowns, largest allocations, curves
+// and their warnings are left empty.
+enum class MemoryDetail { Full, Peaks };
+
 // The report of `run`; nullopt with *error on a read error.
-std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *error);
+std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *error,
+                                         MemoryDetail detail = MemoryDetail::Full);
 
 } // namespace gml

@@ -178,7 +178,7 @@ void insertEnergy(QJsonObject &m, const ResourceAttribution &resources)
 bool insertMemory(QJsonObject &m, Project &project, RunId run, const QJsonObject &params,
                   QString *error)
 {
-    if (auto memory = memoryReport(project, run, error)) {
+    if (auto memory = memoryReport(project, run, error, MemoryDetail::Peaks)) {
         const QString device = WhatIfContext::deviceOf(params);
         if (const Device *dev =
                 device.isEmpty() ? nullptr : DeviceCatalog::builtin().device(device))
