@@ -71,6 +71,7 @@ bool TrackReader::readChunks(SqliteStatement &chunks, bool withArgs,
         m_args.blob.clear(); // capacity kept for the next chunk's blob
         m_args.tables = {};
         m_keysAsked.clear();
+        ++m_chunkCount;
         if (withArgs) {
             recordsSize = -1;
             if (!chunks.isNull(2)) {
@@ -154,6 +155,28 @@ qint64 TrackReader::keyIndex(std::string_view key)
     return index;
 }
 
+const std::array<qint64, TrackReader::kMaxArgKeys> &
+TrackReader::keySet(std::span<const std::string_view> keys)
+{
+    KeySet *set = nullptr;
+    for (KeySet &k : m_keySets)
+        if (k.keys.size() == keys.size() && std::equal(keys.begin(), keys.end(), k.keys.begin())) {
+            set = &k;
+            break;
+        }
+    if (!set) {
+        set = &m_keySets[m_nextKeySet++ % m_keySets.size()];
+        set->keys.assign(keys.begin(), keys.end());
+        set->chunk = 0;
+    }
+    if (set->chunk != m_chunkCount) {
+        for (size_t i = 0; i < keys.size(); ++i)
+            set->index[i] = keyIndex(keys[i]);
+        set->chunk = m_chunkCount;
+    }
+    return set->index;
+}
+
 void TrackReader::lookupMany(const Row &row, std::span<const std::string_view> keys,
                              std::span<std::optional<std::string_view>> texts,
                              std::span<std::optional<qint64>> integers)
@@ -173,10 +196,10 @@ void TrackReader::lookupMany(const Row &row, std::span<const std::string_view> k
                 texts[i] = m_texts[i].assign(*v);
         return;
     }
-    std::array<qint64, kMaxArgKeys> want;
+    std::array<qint64, kMaxArgKeys> want = keySet(keys.first(n));
     size_t left = 0;
     for (size_t i = 0; i < n; ++i)
-        left += (want[i] = keyIndex(keys[i])) >= 0;
+        left += want[i] >= 0;
     // lookup()'s pass, for every key at once: each key's first member decides it (its value,
     // or none when the value is malformed), a malformed member ends the pass.
     const std::string_view record = m_args.tables.records.substr(row.argsOffset, row.argsSize);

@@ -244,6 +244,18 @@ private:
     std::vector<std::pair<std::string, qint64>> m_keysAsked;
     std::string m_json;
     std::array<std::string, kMaxArgKeys> m_texts; // args(): values made as text
+    // The key sets args() and argNumbers() were asked, with their indices in the chunk (a
+    // reader asks the same few sets of every row): found by content, resolved once a chunk.
+    struct KeySet
+    {
+        std::vector<std::string> keys;
+        std::array<qint64, kMaxArgKeys> index{};
+        quint64 chunk = 0; // m_chunkCount when resolved
+    };
+    const std::array<qint64, kMaxArgKeys> &keySet(std::span<const std::string_view> keys);
+    std::array<KeySet, 4> m_keySets;
+    size_t m_nextKeySet = 0;
+    quint64 m_chunkCount = 1; // chunks loaded: a key set resolved before is resolved again
     QString m_error;
 };
 
