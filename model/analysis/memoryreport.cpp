@@ -274,12 +274,13 @@ void Accounting::group(DeviceMemory &d, size_t peakIndex, QStringList &warnings)
     }
 }
 
-// Allocations matched with their frees, the peak and what was live at it. A breakdown that
-// cannot be right is dropped and said in `warnings`.
 void iterationLevels(DeviceMemory &d, std::span<const Event> events,
                      const std::vector<double> &level,
                      const std::vector<std::pair<TimeNs, TimeNs>> &steps);
 
+// Allocations matched with their frees, the peak and what was live at it (with Peaks only the
+// peaks and the iterations' levels). A breakdown that cannot be right is dropped and said in
+// `warnings`.
 void account(DeviceMemory &d, std::span<const Event> events, const std::vector<QString> &texts,
              const std::vector<std::pair<TimeNs, TimeNs>> &steps, QStringList &warnings,
              MemoryDetail detail)
