@@ -379,12 +379,12 @@ private:
     const MemoryDetail m_detail;
     // A process: its rank, or without one its file (two files without ranks are two
     // processes even when their pids are the same, as in containers).
-    static qint64 processGroup(const TrackRow &t)
+    static qint64 processGroup(int rank, SourceId source)
     {
-        return t.rank >= 0 ? qint64(t.rank) : -qint64(t.source) - 1;
+        return rank >= 0 ? qint64(rank) : -qint64(source) - 1;
     }
+    static qint64 processGroup(const TrackRow &t) { return processGroup(t.rank, t.source); }
     std::map<std::tuple<qint64, QString, int, int>, int> m_deviceIndex; // (group, pid, type, id)
-    std::vector<qint64> m_groupOf;                                      // by device index
     std::map<int, qint64> m_droppedEvents, m_droppedTotals;             // by device index
     std::vector<Event> m_events;
     std::map<qint64, std::vector<std::pair<TimeNs, TimeNs>>> m_steps; // by process group
@@ -440,7 +440,6 @@ void MemoryReader::onRow(const slicestore::Row &x, const TrackRow &t, const QStr
         d.rank = t.rank;
         d.source = t.source;
         report.devices.push_back(std::move(d));
-        m_groupOf.push_back(processGroup(t));
     }
     // An allocation or free no device could hold is not a measurement: dropped and
     // counted (physical.h); a total outside [0, 4 TiB] is read as not recorded.
@@ -545,8 +544,7 @@ void MemoryReader::finish()
         DeviceMemory &d = report.devices[size_t(m_events[i].device)];
         const std::span<const Event> mine(m_events.data() + i, j - i);
         d.events = qint64(mine.size());
-        account(d, mine, m_texts, m_steps[m_groupOf[size_t(m_events[i].device)]], breakdowns,
-                m_detail);
+        account(d, mine, m_texts, m_steps[processGroup(d.rank, d.source)], breakdowns, m_detail);
         i = j;
     }
     for (const auto &[device, count] : m_droppedEvents)
