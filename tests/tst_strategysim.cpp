@@ -707,6 +707,45 @@ private Q_SLOTS:
               collectives / perRankStep);
         QVERIFY2(std::abs(err) < aim, qPrintable(QStringLiteral("%1% off").arg(100 * err)));
     }
+
+    // A run of inference (Qwen 0.5B answering on an H100: no gradient all-reduced, no
+    // optimizer) becomes a model without parameters: replicated over two workers it has
+    // nothing to all-reduce, so each worker runs its own steps (it crashed: the step waited
+    // for a barrier no bucket ever reached).
+    void aModelWithoutParametersHasNoAllReduce()
+    {
+        const QString file = QStringLiteral("pytorch_kineto/tracelens_qwen05b_h100_vs_mi300/"
+                                            "h100_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz");
+        if (!QFileInfo::exists(gmltest::sharedTraces() + QLatin1Char('/') + file))
+            QSKIP(qPrintable(
+                QStringLiteral("%1 is not beside the project (../shared/traces)").arg(file)));
+        QTemporaryDir dir;
+        auto project = gmltest::newProject(dir);
+        gmltest::importInto(*project, {gmltest::sharedTraces() + QLatin1Char('/') + file},
+                            QStringLiteral("inference"));
+        QString error;
+        auto model =
+            layerGraphFromRun(*project, *project->findRun(QStringLiteral("inference")), &error);
+        QVERIFY2(model, qPrintable(error));
+        QCOMPARE(model->params(), qint64(0));
+        for (const Strategy strategy : {Strategy::Mirrored, Strategy::MultiWorker}) {
+            SimConfig c;
+            c.model = *model;
+            c.strategy = strategy;
+            c.workers = 2;
+            c.syntheticData = true;
+            c.cluster = *SimCluster::load(QStringLiteral("dgx1"), &error);
+            const SimResult one = run([&] {
+                SimConfig single = c;
+                single.workers = 1;
+                return single;
+            }());
+            const SimResult r = run(c);
+            QVERIFY(r.metrics.iterationNs > 0);
+            QCOMPARE(r.metrics.communicationNs, TimeNs(0));
+            QCOMPARE(r.metrics.iterationNs, one.metrics.iterationNs);
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestStrategySim)

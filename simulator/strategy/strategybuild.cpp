@@ -455,8 +455,11 @@ void JobBuilder::build()
                                            .arg(m_serverNode[size_t(s)])
                                            .arg(m_cl.cpu.id),
                                        false, true, m_serverNode[size_t(s)], -1, s, Role::Server));
+    // All-reduces only where there are gradients: a model without parameters (a run of
+    // inference, made into a model by modelfromrun.cpp) has no bucket, and no barrier to leave.
     const bool collective =
-        n > 1 && (m_cfg.strategy == Strategy::Mirrored || m_cfg.strategy == Strategy::MultiWorker);
+        n > 1 && !m_buckets.empty() &&
+        (m_cfg.strategy == Strategy::Mirrored || m_cfg.strategy == Strategy::MultiWorker);
     if (collective)
         m_barrier = resource(QStringLiteral("collectives"), false, false, 0, -1, -1, Role::Barrier);
     // Names, once.
