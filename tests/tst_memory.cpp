@@ -11,6 +11,7 @@
 #include "memoryreport.h"
 #include "project.h"
 #include "runmetrics.h"
+#include "sourcework.h"
 #include "testutil.h"
 #include "trackrecords.h"
 #include "whatif.h"
@@ -67,24 +68,27 @@ std::pair<double, TimeNs> counterPeak(Project &project, RunId run, const QString
     return {-1, 0};
 }
 
-// The run metrics' report (MemoryDetail::Peaks) has the full report's devices, in its order,
-// with the same peaks and iteration levels.
-void checkPeaksAsFull(Project &project, RunId run, const MemoryReport &full)
+// `peaks` has `full`'s devices, in its order, with the same peaks and iteration levels, and
+// none of what only the full report works out.
+void checkPeaks(const MemoryReport &peaks, const MemoryReport &full)
 {
-    QString error;
-    const auto peaks = memoryReport(project, run, &error, MemoryDetail::Peaks);
-    QVERIFY2(peaks, qPrintable(error));
-    QCOMPARE(peaks->devices.size(), full.devices.size());
+    QCOMPARE(peaks.devices.size(), full.devices.size());
+    QCOMPARE(peaks.runStart, full.runStart);
     for (size_t i = 0; i < full.devices.size(); ++i) {
-        const DeviceMemory &a = full.devices[i], &b = peaks->devices[i];
+        const DeviceMemory &a = full.devices[i], &b = peaks.devices[i];
         QCOMPARE(b.device, a.device);
         QCOMPARE(b.pid, a.pid);
         QCOMPARE(b.rank, a.rank);
+        QCOMPARE(b.source, a.source);
         QCOMPARE(b.file, a.file);
         QCOMPARE(b.events, a.events);
         QCOMPARE(b.peakAllocated, a.peakAllocated);
         QCOMPARE(b.peakAt, a.peakAt);
         QCOMPARE(b.peakReserved, a.peakReserved);
+        QCOMPARE(b.totalsRecorded, a.totalsRecorded);
+        QCOMPARE(b.byAddress, a.byAddress);
+        QCOMPARE(b.unmatchedFrees, a.unmatchedFrees);
+        QCOMPARE(b.unmatchedFreeBytes, a.unmatchedFreeBytes);
         QCOMPARE(b.iterations.size(), a.iterations.size());
         for (size_t k = 0; k < a.iterations.size(); ++k) {
             const MemoryIteration &x = a.iterations[k], &y = b.iterations[k];
@@ -93,6 +97,28 @@ void checkPeaksAsFull(Project &project, RunId run, const MemoryReport &full)
         }
         QVERIFY(b.liveAtPeak.empty() && b.largest.empty() && b.curve.empty());
     }
+}
+
+// The run metrics' report has the full report's peaks: worked out from the threads with
+// MemoryDetail::Peaks, and from the sources' summaries (memoryPeaks(), which the run metrics
+// read), where they hold every device (`fromSummaries`) or the threads are read again.
+void checkPeaksAsFull(Project &project, RunId run, const MemoryReport &full,
+                      bool fromSummaries = true)
+{
+    QString error;
+    const auto peaks = memoryReport(project, run, &error, MemoryDetail::Peaks);
+    QVERIFY2(peaks, qPrintable(error));
+    checkPeaks(*peaks, full);
+    const auto sources = runSourceWork(project, run, &error);
+    QVERIFY2(sources, qPrintable(error));
+    size_t summarised = 0;
+    for (const RunSourceWork &s : *sources)
+        summarised += s.work.memory.size();
+    QCOMPARE(summarised, fromSummaries ? full.devices.size() : summarised);
+    QCOMPARE(rankThreadsSpanSources(project, run), !fromSummaries);
+    const auto merged = memoryPeaks(project, run, *sources, &error);
+    QVERIFY2(merged, qPrintable(error));
+    checkPeaks(*merged, full);
 }
 
 } // namespace
@@ -223,6 +249,36 @@ private Q_SLOTS:
         files.sort();
         QCOMPARE(files, QStringList({QStringLiteral("a.json.gz"), QStringLiteral("b.json")}));
         QVERIFY(report->toText().contains(QLatin1String(", b.json): peak allocated")));
+    }
+
+    // A rank whose threads are in two files (the same rank written twice, as a restarted
+    // job's profiler does) is one process: its events are one device's, accounted together,
+    // so the run metrics cannot merge the files' peaks and read the threads again.
+    void aRankInTwoFilesIsOneProcess()
+    {
+        QTemporaryDir dir, one, two;
+        const QString job = gmltest::generateJob(dir, 2, 3, 0, {QStringLiteral("--memory")});
+        auto single = gmltest::newProject(one);
+        gmltest::importInto(*single, {job});
+        QString error;
+        const auto alone = memoryReport(*single, *single->findRun(QStringLiteral("job")), &error);
+        QVERIFY2(alone, qPrintable(error));
+        QFile in(job + QStringLiteral("/rank0.pt.trace.json"));
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QFile again(job + QStringLiteral("/rank0-again.pt.trace.json"));
+        QVERIFY(again.open(QIODevice::WriteOnly));
+        again.write(in.readAll() + ' ');
+        again.close();
+        auto twice = gmltest::newProject(two);
+        gmltest::importInto(*twice, {job});
+        const RunId run = *twice->findRun(QStringLiteral("job"));
+        const auto report = memoryReport(*twice, run, &error);
+        QVERIFY2(report, qPrintable(error));
+        QCOMPARE(report->devices.size(), alone->devices.size());
+        for (size_t i = 0; i < report->devices.size(); ++i)
+            QCOMPARE(report->devices[i].events,
+                     alone->devices[i].events * (report->devices[i].rank == 0 ? 2 : 1));
+        checkPeaksAsFull(*twice, run, *report, false);
     }
 
     // A generated job whose allocation pattern is known (tracegen --memory): forward layer l

@@ -11,6 +11,7 @@
 #include "sliceclass.h"
 #include "slicestore.h"
 #include "sourcerecords.h"
+#include "sourcesummary.h"
 #include "timeformat.h"
 #include "trackrecords.h"
 
@@ -186,6 +187,21 @@ void MemoryReader::attributeEvents(size_t firstEvent)
     }
 }
 
+// Devices of processes without a rank, from several files: each says its file.
+void nameFiles(Project &project, RunId run, MemoryReport &report)
+{
+    std::set<SourceId> rankless;
+    for (const DeviceMemory &d : report.devices)
+        if (d.rank < 0)
+            rankless.insert(d.source);
+    if (rankless.size() > 1) {
+        const auto paths = sourcePaths(project, run);
+        for (DeviceMemory &d : report.devices)
+            if (d.rank < 0 && paths.count(d.source))
+                d.file = QFileInfo(paths.at(d.source)).fileName();
+    }
+}
+
 } // namespace
 
 std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *error,
@@ -221,17 +237,47 @@ std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *e
         return report;
     }
     reader.finish();
-    // Devices of processes without a rank, from several files: each says its file.
-    std::set<SourceId> rankless;
-    for (const DeviceMemory &d : report.devices)
-        if (d.rank < 0)
-            rankless.insert(d.source);
-    if (rankless.size() > 1) {
-        const auto paths = sourcePaths(project, run);
-        for (DeviceMemory &d : report.devices)
-            if (d.rank < 0 && paths.count(d.source))
-                d.file = QFileInfo(paths.at(d.source)).fileName();
+    nameFiles(project, run, report);
+    return report;
+}
+
+std::optional<MemoryReport> memoryPeaks(Project &project, RunId run,
+                                        const std::vector<RunSourceWork> &sources, QString *error)
+{
+    QString readError;
+    if (rankThreadsSpanSources(project, run, &readError) || !readError.isEmpty())
+        return memoryReport(project, run, error, MemoryDetail::Peaks);
+    MemoryReport report;
+    report.runStart = runSpans(project).value(run).first;
+    for (const RunSourceWork &s : sources)
+        for (const SourceWork::Memory &m : s.work.memory) {
+            DeviceMemory d;
+            d.device = m.device;
+            d.pid = m.pid;
+            d.rank = m.rank;
+            d.source = s.source;
+            d.events = m.events;
+            d.peakAllocated = m.peakAllocated;
+            d.peakAt = m.peakAt + s.offset;
+            d.peakReserved = m.peakReserved;
+            d.totalsRecorded = m.totalsRecorded;
+            d.byAddress = m.byAddress;
+            d.unmatchedFrees = m.unmatchedFrees;
+            d.unmatchedFreeBytes = m.unmatchedFreeBytes;
+            for (const SourceWork::Memory::Iteration &it : m.iterations)
+                d.iterations.push_back(
+                    {it.start + s.offset, it.end + s.offset, it.atStart, it.peak, it.atEnd});
+            report.devices.push_back(std::move(d));
+        }
+    if (report.devices.empty()) {
+        report.problem = QStringLiteral("no memory events in this run: record with the PyTorch "
+                                        "profiler's profile_memory=True");
+        return report;
     }
+    // Each source's devices are in the report's order already; merged, the order is the
+    // report's (stable, by rank, kind, name and file).
+    orderMemoryDevices(report.devices);
+    nameFiles(project, run, report);
     return report;
 }
 

@@ -22,6 +22,7 @@
 namespace gml {
 
 class Project;
+struct RunSourceWork;
 
 // "GPU 0", "CPU", "device type 12 · 0": a c10::DeviceType and index as the reports and the
 // importer's counter tracks name it (ROCm builds report their GPUs as CUDA, type 1).
@@ -122,5 +123,13 @@ enum class MemoryDetail { Full, Peaks };
 // The report of `run`; nullopt with *error on a read error.
 std::optional<MemoryReport> memoryReport(Project &project, RunId run, QString *error,
                                          MemoryDetail detail = MemoryDetail::Full);
+
+// memoryReport(project, run, error, MemoryDetail::Peaks) without reading the threads again:
+// each device's peaks as the summaries of the run's sources hold them (`sources`, from
+// runSourceWork(); sourcework.h), where every process's threads are in one source. A run with a
+// rank whose threads are in several files is read from its threads. The warnings of events
+// dropped are the threads' report's alone.
+std::optional<MemoryReport> memoryPeaks(Project &project, RunId run,
+                                        const std::vector<RunSourceWork> &sources, QString *error);
 
 } // namespace gml

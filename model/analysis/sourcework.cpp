@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sourcework.h"
 
+#include "memoryevents.h"
 #include "opcostscan.h"
 
 #include "gputime.h"
@@ -8,6 +9,7 @@
 #include "project.h"
 #include "sliceclass.h"
 #include "slicestore.h"
+#include "trackrecords.h"
 
 #include <QHash>
 
@@ -94,9 +96,10 @@ private:
 // without Kineto's cuda_sync markers (not work; see DependencyGraph::readNodes).
 bool readTrack(slicestore::TrackReader &reader, Names &names, TrackId track, bool withArgs,
                std::vector<NestRow> &rows,
-               const std::function<void(const slicestore::Row &, const NestRow &)> &args)
+               const std::function<void(const slicestore::Row &, const NestRow &)> &args,
+               const std::function<void(const slicestore::Row &)> &instant = {})
 {
-    if (!readNestRows(reader, track, withArgs, 0, rows, args))
+    if (!readNestRows(reader, track, withArgs, 0, rows, args, instant))
         return false;
     names.fetch(rows);
     rows.erase(std::remove_if(rows.begin(), rows.end(),
@@ -158,7 +161,8 @@ class SourceSummarizer
 public:
     SourceSummarizer(Project &project, SourceId source, std::vector<WorkTrack> tracks)
         : m_project(project), m_source(source), m_tracks(std::move(tracks)), m_names(project),
-          m_reader(project.db())
+          m_reader(project.db()),
+          m_memory(existingString(project, QStringLiteral("[memory]")), MemoryDetail::Peaks)
     {
         qint64 largest = 0; // slices of the largest track: the row buffers are sized once
         for (const WorkTrack &t : m_tracks)
@@ -221,6 +225,8 @@ private:
     std::map<int, std::vector<TimeNs>> m_recordedAt; // recorded FLOPs' starts, per track index
     std::optional<OpCostScan> m_opCosts; // ops costed from their shapes, as the graph costs them
     std::map<int, double> m_flopsInside, m_hardwareInside;
+    // The [memory] events of the threads and their processes' steps: each device's peaks.
+    MemoryEvents m_memory;
 
     // GPU streams, by device: the work in three classes, its window.
     struct Device
@@ -245,20 +251,28 @@ bool SourceSummarizer::readCpuTracks(QString *error)
     size_t t = 0;
     for (; t < m_tracks.size() && !m_tracks[t].gpu; ++t) {
         const int rank = std::max(m_tracks[t].rank, 0);
-        const bool ok = readTrack(m_reader, m_names, m_tracks[t].id, true, m_rows,
-                                  [&](const slicestore::Row &x, const NestRow &row) {
-                                      opCosts.visit(m_reader, x, row.start, row.end, int(t));
-                                      if (const auto f = m_reader.arg(x, "flops"))
-                                          if (const auto v = physical::recordedFlops(*f)) {
-                                              m_flops.emplace_back(row.start, *v, rank);
-                                              m_recordedAt[int(t)].push_back(row.start);
-                                          }
-                                  });
+        const MemoryThread thread{m_tracks[t].id, m_tracks[t].rank, m_source,
+                                  m_tracks[t].processPid};
+        const bool ok = readTrack(
+            m_reader, m_names, m_tracks[t].id, true, m_rows,
+            [&](const slicestore::Row &x, const NestRow &row) {
+                opCosts.visit(m_reader, x, row.start, row.end, int(t));
+                if (const auto f = m_reader.arg(x, "flops"))
+                    if (const auto v = physical::recordedFlops(*f)) {
+                        m_flops.emplace_back(row.start, *v, rank);
+                        m_recordedAt[int(t)].push_back(row.start);
+                    }
+            },
+            [&](const slicestore::Row &x) { m_memory.onRow(m_reader, x, thread, 0); });
         if (!ok) {
             *error = m_reader.errorString();
             return false;
         }
         nestRows(m_rows, m_parent);
+        // The memory report's steps: every outermost ProfilerStep range (with work or not).
+        for (size_t i = 0; i < m_rows.size(); ++i)
+            if (m_parent[i] < 0 && m_names.step(m_rows[i].name))
+                m_memory.addStep(thread, m_rows[i].start, m_rows[i].end);
         findIterations(rank);
     }
     m_firstGpu = t;
@@ -454,6 +468,27 @@ SourceWork SourceSummarizer::finish()
     }
     if (m_out.nodes == 0)
         m_out.origin = m_out.end = 0;
+    if (m_memory.size() > 0) {
+        MemoryReport peaks;
+        m_memory.finish(peaks, {});
+        for (const DeviceMemory &d : peaks.devices) {
+            SourceWork::Memory m;
+            m.rank = d.rank;
+            m.pid = d.pid;
+            m.device = d.device;
+            m.events = d.events;
+            m.peakAllocated = d.peakAllocated;
+            m.peakAt = d.peakAt;
+            m.peakReserved = d.peakReserved;
+            m.totalsRecorded = d.totalsRecorded;
+            m.byAddress = d.byAddress;
+            m.unmatchedFrees = d.unmatchedFrees;
+            m.unmatchedFreeBytes = d.unmatchedFreeBytes;
+            for (const MemoryIteration &it : d.iterations)
+                m.iterations.push_back({it.start, it.end, it.atStart, it.peak, it.atEnd});
+            m_out.memory.push_back(std::move(m));
+        }
+    }
     return std::move(m_out);
 }
 

@@ -52,6 +52,17 @@ QByteArray SourceWork::toCbor() const
                            {QStringLiteral("hw_flops"), r.hardwareFlops}});
     }
     m.insert(QStringLiteral("ranks"), rs);
+    QCborArray ms;
+    for (const Memory &d : memory) {
+        QCborArray its;
+        for (const Memory::Iteration &it : d.iterations)
+            its.append(QCborArray{it.start, it.end, it.atStart, it.peak, it.atEnd});
+        ms.append(QCborArray{d.rank, d.pid, d.device, d.events, d.peakAllocated, d.peakAt,
+                             d.peakReserved ? QCborValue(*d.peakReserved) : QCborValue(),
+                             d.totalsRecorded, d.byAddress, d.unmatchedFrees, d.unmatchedFreeBytes,
+                             its});
+    }
+    m.insert(QStringLiteral("memory"), ms);
     return m.toCborValue().toCbor();
 }
 
@@ -96,6 +107,32 @@ std::optional<SourceWork> SourceWork::fromCbor(const QByteArray &data)
         rank.flops = r.value(QStringLiteral("flops")).toDouble();
         rank.hardwareFlops = r.value(QStringLiteral("hw_flops")).toDouble();
         s.ranks.push_back(std::move(rank));
+    }
+    for (const QCborValue &mv : m.value(QStringLiteral("memory")).toArray()) {
+        const QCborArray a = mv.toArray();
+        if (a.size() != 12)
+            return std::nullopt;
+        Memory d;
+        d.rank = int(a[0].toInteger());
+        d.pid = a[1].toString();
+        d.device = a[2].toString();
+        d.events = a[3].toInteger();
+        d.peakAllocated = a[4].toDouble();
+        d.peakAt = a[5].toInteger();
+        if (a[6].isDouble())
+            d.peakReserved = a[6].toDouble();
+        d.totalsRecorded = a[7].toBool();
+        d.byAddress = a[8].toBool();
+        d.unmatchedFrees = a[9].toInteger();
+        d.unmatchedFreeBytes = a[10].toDouble();
+        for (const QCborValue &iv : a[11].toArray()) {
+            const QCborArray i = iv.toArray();
+            if (i.size() != 5)
+                return std::nullopt;
+            d.iterations.push_back({i[0].toInteger(), i[1].toInteger(), i[2].toDouble(),
+                                    i[3].toDouble(), i[4].toDouble()});
+        }
+        s.memory.push_back(std::move(d));
     }
     return s;
 }
@@ -159,16 +196,20 @@ std::vector<WorkTrack> workTracksOfSource(Project &project, SourceId source, QSt
     std::vector<WorkTrack> tracks;
     // Threads first: the GPU pass needs the launches from inside iterations.
     auto st = project.db().prepare(
-        "SELECT id, kind, coalesce(rank, -1), pid, slice_count FROM track WHERE source_id = ? "
-        "AND kind IN (?, ?, ?) AND slice_count > 0 ORDER BY kind <> ?, id");
+        "SELECT t.id, t.kind, coalesce(t.rank, -1), t.pid, t.slice_count, coalesce(p.pid, '') "
+        "FROM track t LEFT JOIN track p ON p.id = t.parent_id WHERE t.source_id = ? "
+        "AND t.kind IN (?, ?, ?) AND t.slice_count > 0 ORDER BY t.kind <> ?, t.id");
     st.bind(1, source);
     st.bind(2, qint64(TrackKind::Thread));
     st.bind(3, qint64(TrackKind::Gpu));
     st.bind(4, qint64(TrackKind::Stream));
     st.bind(5, qint64(TrackKind::Thread));
-    while (st.step())
+    while (st.step()) {
+        QString pid = st.text(3), parentPid = st.text(5);
         tracks.push_back({st.int64(0), TrackKind(st.int64(1)) != TrackKind::Thread,
-                          int(st.int64(2)), st.text(3), st.int64(4)});
+                          int(st.int64(2)), pid, st.int64(4),
+                          parentPid.isEmpty() ? pid : parentPid});
+    }
     if (!st.errorString().isEmpty() && error)
         *error = st.errorString();
     return tracks;

@@ -39,7 +39,8 @@ class SqliteDb;
 
 // Bumped whenever what a summary holds or how it is computed changes: an older one is computed
 // again from the slices.
-inline constexpr int kSourceSummaryVersion = 4; // 3: model FLOPs from shapes; 4: hardware FLOPs
+// 3: model FLOPs from shapes; 4: hardware FLOPs; 5: memory peaks
+inline constexpr int kSourceSummaryVersion = 5;
 // Buckets at most in a GPU's activity profile.
 inline constexpr int kActivityBuckets = 1024;
 
@@ -80,6 +81,28 @@ struct SourceWork
         // Every costed op's FLOPs inside them (normalisation, elementwise, ... too): for HFU.
         double hardwareFlops = 0;
     };
+    // A device's memory peaks from the source's [memory] events, as the memory report works
+    // them out with MemoryDetail::Peaks (model/analysis/memoryreport.h's DeviceMemory, the
+    // same fields): what the run metrics read instead of the threads again.
+    struct Memory
+    {
+        struct Iteration
+        {
+            TimeNs start = 0, end = 0;
+            double atStart = 0, peak = 0, atEnd = 0;
+        };
+        int rank = -1;
+        QString pid;
+        QString device; // memoryDeviceLabel()
+        qint64 events = 0;
+        double peakAllocated = 0;
+        TimeNs peakAt = 0;
+        std::optional<double> peakReserved;
+        bool totalsRecorded = false, byAddress = false;
+        qint64 unmatchedFrees = 0;
+        double unmatchedFreeBytes = 0;
+        std::vector<Iteration> iterations; // its process's steps
+    };
     qint64 nodes = 0;
     TimeNs origin = 0; // the first node's start and the last one's end
     TimeNs end = 0;
@@ -87,8 +110,9 @@ struct SourceWork
     double hardwareFlops = 0;   // and every costed op's
     TimeNs halfPrecisionNs = 0; // compute-bound kernels' time, half precision or not
     TimeNs fullPrecisionNs = 0;
-    std::vector<Gpu> gpus;   // by (rank, device)
-    std::vector<Rank> ranks; // ranks with iterations, by rank
+    std::vector<Gpu> gpus;      // by (rank, device)
+    std::vector<Rank> ranks;    // ranks with iterations, by rank
+    std::vector<Memory> memory; // the memory report's devices, in its order (none: no events)
 
     QByteArray toCbor() const;
     static std::optional<SourceWork> fromCbor(const QByteArray &data);
@@ -133,6 +157,7 @@ struct WorkTrack
     int rank = -1;
     QString pid;
     qint64 slices = 0;
+    QString processPid; // a thread's: its parent process track's pid, else its own
 };
 std::vector<WorkTrack> workTracksOfSource(Project &project, SourceId source,
                                           QString *error = nullptr);

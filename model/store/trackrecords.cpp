@@ -67,6 +67,19 @@ QList<SourceId> sourcesOfRank(Project &project, RunId run, int rank)
     return out;
 }
 
+bool rankThreadsSpanSources(Project &project, RunId run, QString *error)
+{
+    auto st = project.db().prepare(
+        "SELECT 1 FROM track WHERE run_id = ? AND kind = ? AND slice_count > 0 AND rank IS NOT "
+        "NULL GROUP BY rank HAVING count(DISTINCT source_id) > 1 LIMIT 1");
+    st.bind(1, run);
+    st.bind(2, qint64(TrackKind::Thread));
+    const bool found = st.step();
+    if (!st.errorString().isEmpty() && error)
+        *error = st.errorString();
+    return found;
+}
+
 std::optional<int> lowestRank(Project &project, RunId run)
 {
     auto st = project.db().prepare("SELECT min(rank) FROM track WHERE run_id = ? AND rank >= 0");

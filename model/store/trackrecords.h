@@ -39,6 +39,9 @@ std::vector<TrackRow> tracksOfRun(Project &project, RunId run, QString *error = 
 std::vector<int> ranksOfRun(Project &project, RunId run);
 // The sources of `run` with tracks of `rank`.
 QList<SourceId> sourcesOfRank(Project &project, RunId run, int rank);
+// Whether a rank of `run` has threads with slices in more than one source (a process whose
+// threads were written to several files); *error set on a read error.
+bool rankThreadsSpanSources(Project &project, RunId run, QString *error = nullptr);
 // The lowest rank of `run`'s tracks; nullopt when none has a rank.
 std::optional<int> lowestRank(Project &project, RunId run);
 // The samples of counter track `track` on the project clock, by time then step (step -1: none).

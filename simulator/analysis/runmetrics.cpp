@@ -176,9 +176,9 @@ void insertEnergy(QJsonObject &m, const ResourceAttribution &resources)
 // Memory: the GPU that peaked highest, and its peak per iteration; false with `error` when the
 // memory events cannot be read.
 bool insertMemory(QJsonObject &m, Project &project, RunId run, const QJsonObject &params,
-                  QString *error)
+                  const std::vector<RunSourceWork> &summaries, QString *error)
 {
-    if (auto memory = memoryReport(project, run, error, MemoryDetail::Peaks)) {
+    if (auto memory = memoryPeaks(project, run, summaries, error)) {
         const QString device = WhatIfContext::deviceOf(params);
         if (const Device *dev =
                 device.isEmpty() ? nullptr : DeviceCatalog::builtin().device(device))
@@ -321,7 +321,7 @@ std::optional<QJsonObject> computeRunMetrics(Project &project, RunId run, QStrin
     if (usage.gpuUtilisation >= 0)
         m.insert(QStringLiteral("gpu_utilisation"), usage.gpuUtilisation);
     insertEnergy(m, resources);
-    if (!insertMemory(m, project, run, params, error))
+    if (!insertMemory(m, project, run, params, *summaries, error))
         return std::nullopt;
     if (kind == QLatin1String("predicted") && params.contains(QStringLiteral("predicted_ns")))
         m.insert(QStringLiteral("predicted_ns"), params.value(QStringLiteral("predicted_ns")));
