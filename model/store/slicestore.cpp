@@ -155,8 +155,7 @@ qint64 TrackReader::keyIndex(std::string_view key)
     return index;
 }
 
-const std::array<qint64, TrackReader::kMaxArgKeys> &
-TrackReader::keySet(std::span<const std::string_view> keys)
+const TrackReader::KeySet &TrackReader::keySet(std::span<const std::string_view> keys)
 {
     KeySet *set = nullptr;
     for (KeySet &k : m_keySets)
@@ -170,11 +169,22 @@ TrackReader::keySet(std::span<const std::string_view> keys)
         set->chunk = 0;
     }
     if (set->chunk != m_chunkCount) {
-        for (size_t i = 0; i < keys.size(); ++i)
-            set->index[i] = keyIndex(keys[i]);
+        set->place.clear();
+        bool twice = false;
+        for (size_t i = 0; i < keys.size(); ++i) {
+            const qint64 k = set->index[i] = keyIndex(keys[i]);
+            if (k < 0)
+                continue;
+            if (size_t(k) >= set->place.size())
+                set->place.resize(size_t(k) + 1, -1);
+            twice = twice || set->place[size_t(k)] >= 0;
+            set->place[size_t(k)] = qint8(i);
+        }
+        if (twice)
+            set->place.clear();
         set->chunk = m_chunkCount;
     }
-    return set->index;
+    return *set;
 }
 
 void TrackReader::lookupMany(const Row &row, std::span<const std::string_view> keys,
@@ -196,7 +206,9 @@ void TrackReader::lookupMany(const Row &row, std::span<const std::string_view> k
                 texts[i] = m_texts[i].assign(*v);
         return;
     }
-    std::array<qint64, kMaxArgKeys> want = keySet(keys.first(n));
+    const KeySet &set = keySet(keys.first(n));
+    std::array<qint64, kMaxArgKeys> want = set.index;
+    const std::vector<qint8> &place = set.place;
     size_t left = 0;
     for (size_t i = 0; i < n; ++i)
         left += want[i] >= 0;
@@ -216,7 +228,15 @@ void TrackReader::lookupMany(const Row &row, std::span<const std::string_view> k
                 return;
             p += v;
         }
-        for (size_t i = 0; i < n; ++i) {
+        // The set's places of this key: one found in one step, or (a key asked twice) all.
+        size_t i = 0, last = n;
+        if (!place.empty()) {
+            if (quint64(key) >= place.size() || place[size_t(key)] < 0)
+                continue;
+            i = size_t(place[size_t(key)]);
+            last = i + 1;
+        }
+        for (; i < last; ++i) {
             if (want[i] != key)
                 continue;
             want[i] = -1;

@@ -250,9 +250,12 @@ private:
     {
         std::vector<std::string> keys;
         std::array<qint64, kMaxArgKeys> index{};
+        // By key index in the chunk: the key's place in the set (-1: not asked), so that a
+        // member finds its key in one step; empty when the set asks a key twice.
+        std::vector<qint8> place;
         quint64 chunk = 0; // m_chunkCount when resolved
     };
-    const std::array<qint64, kMaxArgKeys> &keySet(std::span<const std::string_view> keys);
+    const KeySet &keySet(std::span<const std::string_view> keys);
     std::array<KeySet, 4> m_keySets;
     size_t m_nextKeySet = 0;
     quint64 m_chunkCount = 1; // chunks loaded: a key set resolved before is resolved again
