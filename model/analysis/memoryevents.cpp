@@ -334,29 +334,13 @@ void MemoryEvents::finish(MemoryReport &report, const std::vector<QString> &text
 {
     report.devices = std::move(m_devices);
     m_devices.clear();
-    // In time order, per device (the slice id keeps the file's order among equal times): the
-    // events put together by device, as met, then each device's sorted where they are not in
-    // order already (a thread's come in time order; several threads' interleave).
-    {
-        std::vector<size_t> at(report.devices.size() + 1, 0);
-        for (const MemoryEvent &e : m_events)
-            ++at[size_t(e.device) + 1];
-        for (size_t d = 1; d < at.size(); ++d)
-            at[d] += at[d - 1];
-        std::vector<MemoryEvent> byDevice(m_events.size());
-        for (const MemoryEvent &e : m_events)
-            byDevice[at[size_t(e.device)]++] = e;
-        m_events.swap(byDevice);
-        auto earlier = [](const MemoryEvent &a, const MemoryEvent &b) {
-            return std::tie(a.ts, a.slice) < std::tie(b.ts, b.slice);
-        };
-        for (size_t d = 0, from = 0; d + 1 < at.size(); from = at[d++]) {
-            const auto first = m_events.begin() + qsizetype(from),
-                       last = m_events.begin() + qsizetype(at[d]);
-            if (!std::is_sorted(first, last, earlier))
-                std::sort(first, last, earlier);
-        }
-    }
+    // In time order, per device (the slice id keeps the file's order among equal times);
+    // sorted only when not in order already (one thread's events of one device come in order).
+    auto before = [](const MemoryEvent &a, const MemoryEvent &b) {
+        return std::tie(a.device, a.ts, a.slice) < std::tie(b.device, b.ts, b.slice);
+    };
+    if (!std::is_sorted(m_events.begin(), m_events.end(), before))
+        std::sort(m_events.begin(), m_events.end(), before);
     for (auto &[rank, s] : m_steps)
         std::sort(s.begin(), s.end());
     QStringList breakdowns; // said after the dropped events, per device
