@@ -13,7 +13,10 @@
 #include <QTest>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <map>
+#include <optional>
 
 using namespace gml;
 
@@ -421,9 +424,42 @@ private Q_SLOTS:
             "grid",  "a",           "o",         "missing"};
         const std::vector<std::string_view> more = {
             "Input Dims", "Input type", "Concrete Inputs", "flops", "x", "z", "v", "s"};
+        // What each row holds, written out here (the reference both reads are checked
+        // against): a value's JSON text as written, the first of a repeated key, nothing of a
+        // row whose args are not an object or are malformed.
+        const std::vector<std::map<std::string, std::string>> holds = {
+            {{"Bytes", "512"},
+             {"Device Type", "1"},
+             {"Device Id", "0"},
+             {"Addr", "94000000000000"},
+             {"Total Allocated", "1.5e9"},
+             {"Total Reserved", "2e9"}},
+            {{"Bytes", "-512"},
+             {"Device Id", "3"},
+             {"Total Allocated", "-1"},
+             {"Addr", "\"0x1f\""}},
+            {{"Input Dims", "[[2, 3], []]"}, {"Input type", "[\"float\", \"\"]"}, {"flops", "12"}},
+            {{"Input Dims", "[[4]]"}, {"Concrete Inputs", "[\"\", \"1\"]"}, {"flops", "1e400"}},
+            {{"grid", "[1, 2]"}, {"a", "1"}, {"o", "{\"a\": 5}"}},
+            {{"x", "2.5"}, {"z", "true"}, {"v", "null"}, {"s", "\"a \\\"q\\\"\""}},
+            {},
+            {},
+            {},
+            {},
+            {},
+        };
+        // argNumber's rule: the text as a finite number.
+        auto numberOf = [](const std::string &text) -> std::optional<double> {
+            double d = 0;
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
+            if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(d))
+                return std::nullopt;
+            return d;
+        };
         slicestore::TrackReader reader(f.p->db());
         int rows = 0, found = 0;
         QVERIFY(reader.read(t, true, [&](const slicestore::Row &x) {
+            const auto &held = holds.at(size_t(rows));
             ++rows;
             for (const auto &asked : {keys, more, std::vector<std::string_view>{"a", "a", "o"}}) {
                 const size_t n = std::min(asked.size(), slicestore::TrackReader::kMaxArgKeys);
@@ -432,16 +468,23 @@ private Q_SLOTS:
                 reader.argNumbers(x, std::span(asked).first(n), numbers);
                 reader.args(x, std::span(asked).first(n), many);
                 for (size_t i = 0; i < n; ++i) {
+                    const auto it = held.find(std::string(asked[i]));
+                    const std::optional<std::string> want =
+                        it == held.end() ? std::nullopt : std::optional(it->second);
+                    const auto wantNumber = want ? numberOf(*want) : std::nullopt;
                     const auto one = reader.arg(x, asked[i]);
-                    QCOMPARE(many[i].has_value(), one.has_value());
-                    if (one) {
-                        QCOMPARE(std::string(*many[i]), std::string(*one));
-                        ++found;
-                    }
-                    const auto number = reader.argNumber(x, asked[i]);
-                    QCOMPARE(numbers[i].has_value(), number.has_value());
-                    if (number)
-                        QCOMPARE(*numbers[i], *number);
+                    const auto show = [&](const std::optional<std::string_view> &v) {
+                        return QStringLiteral("row %1, %2: %3")
+                            .arg(rows - 1)
+                            .arg(QString::fromUtf8(asked[i].data(), qsizetype(asked[i].size())),
+                                 v ? QString::fromUtf8(v->data(), qsizetype(v->size()))
+                                   : QStringLiteral("none"));
+                    };
+                    QVERIFY2(one == want, qPrintable(show(one)));
+                    QVERIFY2(many[i] == want, qPrintable(show(many[i])));
+                    found += one.has_value();
+                    QCOMPARE(reader.argNumber(x, asked[i]), wantNumber);
+                    QCOMPARE(numbers[i], wantNumber);
                 }
             }
         }));

@@ -207,13 +207,19 @@ void TrackReader::lookupMany(const Row &row, std::span<const std::string_view> k
         return;
     }
     const KeySet &set = keySet(keys.first(n));
-    std::array<qint64, kMaxArgKeys> want = set.index;
-    const std::vector<qint8> &place = set.place;
+    walk(row, set.index, n, set.place, texts, wantIntegers ? integers : decltype(integers)(),
+         m_texts.data());
+}
+
+void TrackReader::walk(const Row &row, std::array<qint64, kMaxArgKeys> want, size_t n,
+                       const std::vector<qint8> &place,
+                       std::span<std::optional<std::string_view>> texts,
+                       std::span<std::optional<qint64>> integers, std::string *digits)
+{
+    const bool wantIntegers = !integers.empty();
     size_t left = 0;
     for (size_t i = 0; i < n; ++i)
         left += want[i] >= 0;
-    // lookup()'s pass, for every key at once: each key's first member decides it (its value,
-    // or none when the value is malformed), a malformed member ends the pass.
     const std::string_view record = m_args.tables.records.substr(row.argsOffset, row.argsSize);
     auto p = reinterpret_cast<const unsigned char *>(record.data());
     const unsigned char *e = p + record.size();
@@ -248,7 +254,7 @@ void TrackReader::lookupMany(const Row &row, std::span<const std::string_view> k
                 } else {
                     char buf[24];
                     const auto end = std::to_chars(buf, buf + sizeof buf, unzigzag(v)).ptr;
-                    texts[i] = m_texts[i].assign(buf, size_t(end - buf));
+                    texts[i] = digits[i].assign(buf, size_t(end - buf));
                 }
                 break;
             case ArgTable:
@@ -288,44 +294,15 @@ std::optional<std::string_view> TrackReader::lookup(const Row &row, std::string_
                                       .toStdString();
         return m_json;
     }
-    const qint64 keyIndex = this->keyIndex(key);
-    if (keyIndex < 0)
+    std::array<qint64, kMaxArgKeys> want;
+    want.fill(-1);
+    want[0] = keyIndex(key);
+    if (want[0] < 0)
         return std::nullopt; // no row of the chunk has it
-    auto p = reinterpret_cast<const unsigned char *>(record.data());
-    const unsigned char *e = p + record.size();
-    while (p < e) {
-        quint64 tag, v;
-        if (!getVarint(p, e, tag) || (tag & 3) == ArgRaw || !getVarint(p, e, v))
-            return std::nullopt;
-        const bool match = qint64(tag >> 2) == keyIndex;
-        switch (tag & 3) {
-        case ArgInt:
-            if (match && integer) {
-                *integer = unzigzag(v);
-                return std::nullopt;
-            }
-            if (match) {
-                char buf[24];
-                const auto end = std::to_chars(buf, buf + sizeof buf, unzigzag(v)).ptr;
-                m_json.assign(buf, size_t(end - buf));
-                return m_json;
-            }
-            break;
-        case ArgTable:
-            if (match)
-                return v < m_args.tables.values.size()
-                           ? std::optional(m_args.tables.values[size_t(v)])
-                           : std::nullopt;
-            break;
-        default: // ArgInline
-            if (v > quint64(e - p))
-                return std::nullopt;
-            if (match)
-                return std::string_view(reinterpret_cast<const char *>(p), size_t(v));
-            p += v;
-        }
-    }
-    return std::nullopt;
+    std::optional<std::string_view> text;
+    walk(row, want, 1, {}, std::span(&text, 1),
+         integer ? std::span(integer, 1) : std::span<std::optional<qint64>>(), &m_json);
+    return text;
 }
 
 // --- ChunkWriter -------------------------------------------------------------------------

@@ -232,6 +232,14 @@ private:
     // arg(); with `integer`, an integer value goes there (and nullopt is returned).
     std::optional<std::string_view> lookup(const Row &row, std::string_view key,
                                            std::optional<qint64> *integer);
+    // The one pass over a row's binary args record that both make: for each i < n, the first
+    // member whose key index is want[i] decides out i (its value, or none when the value is
+    // malformed); a malformed member ends the pass. `place` (may be empty) gives a key
+    // index's i in one step; an integer's digits are written into digits[i] when `integers`
+    // is empty.
+    void walk(const Row &row, std::array<qint64, kMaxArgKeys> want, size_t n,
+              const std::vector<qint8> &place, std::span<std::optional<std::string_view>> texts,
+              std::span<std::optional<qint64>> integers, std::string *digits);
     bool readChunks(SqliteStatement &chunks, bool withArgs,
                     const std::function<void(const Row &)> &visit);
 
