@@ -211,10 +211,11 @@ void TrackReader::lookupMany(const Row &row, std::span<const std::string_view> k
          m_texts.data());
 }
 
-void TrackReader::walk(const Row &row, std::array<qint64, kMaxArgKeys> want, size_t n,
-                       const std::vector<qint8> &place,
-                       std::span<std::optional<std::string_view>> texts,
-                       std::span<std::optional<qint64>> integers, std::string *digits)
+// Inlined into both callers: lookup()'s one key and empty places are then constants.
+[[gnu::always_inline]] inline void
+TrackReader::walk(const Row &row, std::array<qint64, kMaxArgKeys> want, size_t n,
+                  const std::vector<qint8> &place, std::span<std::optional<std::string_view>> texts,
+                  std::span<std::optional<qint64>> integers, std::string *digits)
 {
     const bool wantIntegers = !integers.empty();
     size_t left = 0;
