@@ -3,8 +3,6 @@
 
 #include "memoryevents.h"
 
-#include "jsonfields.h"
-#include "physical.h"
 #include "project.h"
 #include "projectsummary.h"
 #include "projecttime.h"
@@ -12,25 +10,14 @@
 #include "slicestore.h"
 #include "sourcerecords.h"
 #include "sourcesummary.h"
-#include "timeformat.h"
 #include "trackrecords.h"
 
 #include <QFileInfo>
 #include <QHash>
-#include <QJsonArray>
 
 #include <algorithm>
-#include <array>
-#include <charconv>
-#include <cmath>
-#include <cstdlib>
 #include <functional>
-#include <limits>
-#include <map>
 #include <set>
-#include <span>
-#include <string>
-#include <tuple>
 #include <unordered_map>
 
 namespace gml {
@@ -62,10 +49,6 @@ bool isAllocatorPrimitive(const QString &name)
     };
     return names.contains(name);
 }
-
-} // namespace
-
-namespace {
 
 // Reads a run's [memory] events, thread by thread, with the operator and call path around each,
 // then accounts each device's (account()).
