@@ -2,6 +2,7 @@
 // The gml_slice and gml_flow SQLite virtual tables: the chunks read as rows, so `grademl query`
 // and every SQL reader see slices and flows as tables.
 #include "chunkformat.h"
+#include "vtabmodule.h"
 
 #include <sqlite3.h>
 
@@ -14,6 +15,8 @@ namespace gml::slicestore {
 // --- the gml_slice virtual table ----------------------------------------------------------
 
 namespace {
+
+using namespace vtab;
 
 enum Column {
     ColId,
@@ -30,12 +33,6 @@ enum Plan { ScanAll = 0, ById = 1, ByTrack = 2 };
 // Added to the plan when the statement reads `args`: otherwise the args blobs (most of a
 // chunk's bytes) are not read at all.
 constexpr int kWithArgs = 4;
-
-struct Table : sqlite3_vtab
-{
-    sqlite3 *db = nullptr;
-    std::string schema;
-};
 
 struct Cursor : sqlite3_vtab_cursor
 {
@@ -61,81 +58,11 @@ struct Cursor : sqlite3_vtab_cursor
     ~Cursor() { sqlite3_finalize(chunks); }
 };
 
-Table *tableOf(sqlite3_vtab_cursor *c)
-{
-    return static_cast<Table *>(c->pVtab);
-}
-
-int setError(sqlite3_vtab *vt, int rc, const char *message)
-{
-    sqlite3_free(vt->zErrMsg);
-    vt->zErrMsg = sqlite3_mprintf("%s", message);
-    return rc;
-}
-
 constexpr char kSliceColumns[] =
     "CREATE TABLE x(id INTEGER, track_id INTEGER, ts INTEGER, dur INTEGER, name_id INTEGER, "
     "cat_id INTEGER, correlation INTEGER, external_id INTEGER, args TEXT)";
 constexpr char kFlowColumns[] = "CREATE TABLE x(id INTEGER, source_id INTEGER, kind INTEGER, "
                                 "from_slice INTEGER, to_slice INTEGER)";
-
-// The parts of the two modules that differ only in their cursor type and column declaration.
-template <const char *Columns>
-int connect(sqlite3 *db, void *, int, const char *const *argv, sqlite3_vtab **out, char **)
-{
-    const int rc = sqlite3_declare_vtab(db, Columns);
-    if (rc != SQLITE_OK)
-        return rc;
-    auto *t = new Table;
-    *static_cast<sqlite3_vtab *>(t) = {};
-    t->db = db;
-    t->schema = argv[1];
-    *out = t;
-    return SQLITE_OK;
-}
-
-int disconnect(sqlite3_vtab *vt)
-{
-    delete static_cast<Table *>(vt);
-    return SQLITE_OK;
-}
-
-template <typename C> int openCursor(sqlite3_vtab *, sqlite3_vtab_cursor **out)
-{
-    auto *c = new C;
-    *static_cast<sqlite3_vtab_cursor *>(c) = {};
-    *out = c;
-    return SQLITE_OK;
-}
-
-template <typename C> int closeCursor(sqlite3_vtab_cursor *cur)
-{
-    delete static_cast<C *>(cur);
-    return SQLITE_OK;
-}
-
-// Moves to the next row; `load` fetches the next batch when the current one is used up, and
-// leaves no rows at the end.
-template <typename C, int (*load)(C *)> int next(sqlite3_vtab_cursor *cur)
-{
-    auto *c = static_cast<C *>(cur);
-    if (++c->pos < c->size())
-        return SQLITE_OK;
-    return load(c);
-}
-
-template <typename C> int eof(sqlite3_vtab_cursor *cur)
-{
-    auto *c = static_cast<C *>(cur);
-    return c->pos >= c->size();
-}
-
-template <typename C> int rowid(sqlite3_vtab_cursor *cur, sqlite_int64 *out)
-{
-    auto *c = static_cast<C *>(cur);
-    *out = c->rows[c->pos].id;
-    return SQLITE_OK;
-}
 
 // ORDER BY terms that the cursor's order (track, ts, dur descending, id) satisfies. With one
 // track, terms on track_id are trivially satisfied.
@@ -229,24 +156,6 @@ int readChunk(Cursor *c)
     }
     if (!decode(chunk, data, dataSize, recordsSize, argsChunk, c->rows, true))
         return malformed();
-    return SQLITE_OK;
-}
-
-// Prepares `sql` into `stmt`, or keeps the statement already there for the same plan: inside a
-// join, a cursor is filtered once per outer row.
-int prepareFor(sqlite3_vtab *vt, sqlite3_stmt *&stmt, int &preparedPlan, int plan,
-               const std::string &sql)
-{
-    Table *t = static_cast<Table *>(vt);
-    if (stmt && preparedPlan == plan) {
-        sqlite3_reset(stmt);
-        return SQLITE_OK;
-    }
-    sqlite3_finalize(stmt);
-    stmt = nullptr;
-    preparedPlan = plan;
-    if (sqlite3_prepare_v2(t->db, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK)
-        return setError(vt, SQLITE_ERROR, sqlite3_errmsg(t->db));
     return SQLITE_OK;
 }
 
@@ -542,27 +451,6 @@ int flowColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
     else
         sqlite3_result_null(ctx);
     return SQLITE_OK;
-}
-
-template <typename C, const char *Columns, auto bestIndex, auto filter, int (*load)(C *),
-          auto column>
-sqlite3_module makeModule()
-{
-    sqlite3_module m{};
-    m.iVersion = 1;
-    m.xCreate = connect<Columns>;
-    m.xConnect = connect<Columns>;
-    m.xBestIndex = bestIndex;
-    m.xDisconnect = disconnect;
-    m.xDestroy = disconnect;
-    m.xOpen = openCursor<C>;
-    m.xClose = closeCursor<C>;
-    m.xFilter = filter;
-    m.xNext = next<C, load>;
-    m.xEof = eof<C>;
-    m.xColumn = column;
-    m.xRowid = rowid<C>;
-    return m;
 }
 
 } // namespace
