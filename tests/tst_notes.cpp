@@ -159,7 +159,10 @@ private Q_SLOTS:
         gmltest::importInto(*project, {dir.filePath(QStringLiteral("hand"))});
         const QString file = project->path();
         // Back to schema 10, as a project written before notes.
-        QVERIFY(project->db().exec("DROP TABLE shard_identity; DROP TABLE rank_facts; DROP TABLE "
+        QVERIFY(project->db().exec("DROP TABLE counter; DROP TABLE counter_chunk; CREATE TABLE "
+                                   "counter(track_id INTEGER NOT NULL, ts INTEGER NOT NULL, value "
+                                   "REAL NOT NULL, step INTEGER); DROP TABLE shard_identity; "
+                                   "DROP TABLE rank_facts; DROP TABLE "
                                    "shard; ALTER TABLE source DROP COLUMN shard_id; "
                                    "ALTER TABLE source DROP COLUMN shard_source_id; DROP TABLE "
                                    "note; PRAGMA user_version = 10;"));

@@ -184,6 +184,9 @@ private Q_SLOTS:
             QVERIFY2(error.contains(QLatin1String("malformed")), qPrintable(error));
             // Back to schema v6.
             QVERIFY(p->db().exec(
+                "DROP TABLE counter; DROP TABLE counter_chunk; CREATE TABLE counter(track_id "
+                "INTEGER NOT NULL, ts INTEGER NOT NULL, value REAL NOT NULL, step INTEGER); "
+                "CREATE INDEX counter_track_ts ON counter(track_id, ts); "
                 "DROP TABLE shard_identity; DROP TABLE rank_facts; DROP TABLE shard; ALTER TABLE "
                 "source DROP COLUMN shard_id; "
                 "ALTER TABLE source DROP COLUMN shard_source_id; DROP TABLE note; DROP VIEW "

@@ -254,54 +254,6 @@ private Q_SLOTS:
                  1);
     }
 
-    // Counter samples are inserted a batch at a time: 150 samples on two interleaved tracks
-    // (two full batches and a rest), some with a step, some refused, come back in the order
-    // added with their values, and the tracks' counts and extents are theirs.
-    void countersInTheOrderAdded()
-    {
-        Fixture f;
-        TraceWriter w(*f.p, f.run, f.source);
-        const TrackId a = w.addTrack(spec(TrackKind::Counter, "a"));
-        const TrackId b = w.addTrack(spec(TrackKind::Counter, "b"));
-        struct Sample
-        {
-            TrackId track;
-            TimeNs ts;
-            double value;
-            std::optional<qint64> step;
-        };
-        std::vector<Sample> want;
-        for (int i = 0; i < 152; ++i) {
-            const Sample s{i % 3 ? a : b, TimeNs(1000 - i) * 7, i * 0.5 - 3,
-                           i % 4 ? std::nullopt : std::optional<qint64>(i)};
-            if (i == 70 || i == 71) { // refused: not finite, beyond the time limit
-                w.addCounter(s.track, i == 70 ? s.ts : kMaxAbsTimeNs + 1,
-                             i == 70 ? std::nan("") : 1.0);
-                continue;
-            }
-            w.addCounter(s.track, s.ts, s.value, s.step);
-            want.push_back(s);
-        }
-        QCOMPARE(w.counterCount(), qint64(150));
-        QString error;
-        QVERIFY2(w.finish({}, &error), qPrintable(error));
-        QVERIFY(f.p->commit(&error));
-        auto st = f.p->db().prepare("SELECT track_id, ts, value, step FROM counter ORDER BY rowid");
-        for (const Sample &s : want) {
-            QVERIFY(st.step());
-            QCOMPARE(st.int64(0), s.track);
-            QCOMPARE(st.int64(1), s.ts);
-            QCOMPARE(st.real(2), s.value);
-            QCOMPARE(st.isNull(3), !s.step);
-            if (s.step)
-                QCOMPARE(st.int64(3), *s.step);
-        }
-        QVERIFY(!st.step());
-        const std::string ofB = " FROM track WHERE id = " + std::to_string(b);
-        QCOMPARE(gmltest::scalar(*f.p, ("SELECT counter_count" + ofB).c_str()), 51); // 0, 3, ...
-        QCOMPARE(gmltest::scalar(*f.p, ("SELECT start_ns" + ofB).c_str()), (1000 - 150) * 7);
-    }
-
     // Args come back as the JSON that went in, whatever its shape; an object is split into
     // members over the chunk's key and value tables (and is much smaller stored), anything
     // else is kept as it was.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "project.h"
 
+#include "counterstore.h"
 #include "importids.h"
 #include "schema.h"
 #include "slicestore.h"
@@ -46,6 +47,12 @@ QString Project::whyNotWritable(const QString &path)
 
 // A file that starts like an SQLite database but cannot be read as one: cut short (its header
 // says how many pages it has) or overwritten. Empty when it does not start like one.
+// The virtual tables over the chunks (slice, flow, counter), on every connection.
+static bool registerModules(sqlite3 *db, QString *error)
+{
+    return slicestore::registerModule(db, error) && counterstore::registerModule(db, error);
+}
+
 static QString damagedDatabase(const QString &path)
 {
     QFile f(path);
@@ -143,7 +150,7 @@ std::unique_ptr<Project> Project::open(const QString &path, Mode mode, QString *
     }
     QString why;
     if (!p->m_db.open(path, mode == Mode::ReadOnly, &why) ||
-        !slicestore::registerModule(p->m_db.handle(), &why))
+        !registerModules(p->m_db.handle(), &why))
         return failWith(QStringLiteral("cannot open project: ") + why);
     if (struct stat st; !inMemory && ::stat(QFile::encodeName(path).constData(), &st) == 0) {
         p->m_device = quint64(st.st_dev);
@@ -154,8 +161,7 @@ std::unique_ptr<Project> Project::open(const QString &path, Mode mode, QString *
         !whyNotWritable(path).isEmpty()) {
         // On read-only media SQLite cannot make the -shm file a WAL database needs to be read;
         // nobody can be writing there, so it is read as immutable.
-        if (!p->m_db.openImmutable(path, &why) ||
-            !slicestore::registerModule(p->m_db.handle(), &why))
+        if (!p->m_db.openImmutable(path, &why) || !registerModules(p->m_db.handle(), &why))
             return failWith(QStringLiteral("cannot open project: ") + why);
         notProject = notAProject(p->m_db, path);
     }
@@ -463,7 +469,7 @@ bool Project::deleteSource(SourceId id, QString *error)
     static constexpr std::string_view steps[] = {
         "DELETE FROM slice_chunk WHERE track_id IN (SELECT id FROM track WHERE source_id=?1)",
         "DELETE FROM slice_lod WHERE track_id IN (SELECT id FROM track WHERE source_id=?1)",
-        "DELETE FROM counter WHERE track_id IN (SELECT id FROM track WHERE source_id=?1)",
+        "DELETE FROM counter_chunk WHERE track_id IN (SELECT id FROM track WHERE source_id=?1)",
         "DELETE FROM flow_chunk WHERE source_id=?1",
         "DELETE FROM track WHERE source_id=?1",
         "DELETE FROM source WHERE id=?1",

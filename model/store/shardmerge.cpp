@@ -153,9 +153,11 @@ bool copyShardCatalog(Project &cluster, const QString &shardPath, qint64 shardId
         // Every name, so that what is paged from the shard keeps its name (matched by value).
         "INSERT OR IGNORE INTO main.string(value) SELECT value FROM shard.string ORDER BY id",
         // The counters are held whole: monitor logs are small next to the slices, and the
-        // studio draws them from the cluster project.
-        "INSERT INTO main.counter(track_id, ts, value) SELECT track_id + " + tbase +
-            ", ts, value FROM shard.counter",
+        // studio draws them from the cluster project. Chunks in the order written, so each
+        // track's in the same order.
+        "INSERT INTO main.counter_chunk(track_id, count, min_ts, max_ts, data) SELECT track_id "
+        "+ " +
+            tbase + ", count, min_ts, max_ts, data FROM shard.counter_chunk ORDER BY id",
     };
     {
         // A run another shard brought already gets this shard's params merged in (the ranks,

@@ -99,7 +99,7 @@ bool copySideSource(Project &into, SourceId from, RunId run, SourceId to, bool *
          " WHERE source_id = " + src + " ORDER BY id"},
         {"slice_chunk", {{"track_id", "track_id + " + off}}, {}, " ORDER BY id"},
         {"slice_lod", {{"track_id", "track_id + " + off}}, {"id"}, " ORDER BY id"},
-        {"counter", {{"track_id", "track_id + " + off}}, {}, ""},
+        {"counter_chunk", {{"track_id", "track_id + " + off}}, {"id"}, " ORDER BY id"},
         {"flow_chunk",
          {{"source_id", std::to_string(to)}},
          {"id"},

@@ -17,13 +17,12 @@
 namespace gml {
 
 TraceWriter::TraceWriter(Project &project, RunId run, SourceId source)
-    : m_project(project), m_run(run), m_source(source), m_slices(project.db())
+    : m_project(project), m_run(run), m_source(source), m_slices(project.db()),
+      m_counterChunks(project.db())
 {
     auto &db = project.db();
     m_insertTrack = db.prepare("INSERT INTO track(id, run_id, source_id, parent_id, kind, name, "
                                "sort_key, rank, pid, tid, unit) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
-    m_insertCounter = db.prepare("INSERT INTO counter(track_id, ts, value, step) VALUES(?,?,?,?)");
-    m_counterRows.reserve(size_t(kCounterBatch));
     if (ImportIds *ids = project.sharedIds())
         m_slices.takeChunkIdsFrom([ids] { return ids->nextChunk(); });
     // Ids are ours to assign inside the transaction that holds the write lock.
@@ -82,6 +81,7 @@ static QString trackKey(TrackId parent, TrackKind kind, const QString &name)
 bool TraceWriter::resume(QString *error)
 {
     Q_ASSERT(m_nextTrack == m_firstTrack && !m_resumed);
+    m_counterChunks.appendToStoredChunks();
     auto &db = m_project.db();
     auto tracks =
         db.prepare("SELECT id, coalesce(parent_id, 0), kind, name, start_ns, end_ns, slice_count, "
@@ -217,54 +217,12 @@ void TraceWriter::addCounter(TrackId track, TimeNs ts, double value, std::option
                            .arg(at(m_position)));
         return;
     }
-    m_counterRows.push_back({track, ts, value, step});
-    if (m_counterRows.size() == size_t(kCounterBatch))
-        flushCounters();
+    m_counterChunks.add(track, ts, value, step.value_or(counterstore::kNoStep));
     auto &s = stats(track);
     s.start = std::min(s.start, ts);
     s.end = std::max(s.end, ts);
     ++s.counters;
     ++m_counters;
-}
-
-void TraceWriter::flushCounters()
-{
-    // A statement a sample cost about 8,600 instructions, most of them the statement's own
-    // (its start, its cursors, its end) rather than the row's (issue 74: a 1 GB trace with
-    // memory events writes a million samples).
-    auto bindRow = [](SqliteStatement &st, int first, const CounterRow &r) {
-        st.bind(first, r.track);
-        st.bind(first + 1, r.ts);
-        st.bind(first + 2, r.value);
-        if (r.step)
-            st.bind(first + 3, *r.step);
-        else
-            st.bindNull(first + 3);
-    };
-    if (m_counterRows.size() == size_t(kCounterBatch)) {
-        if (!m_insertCounters.isValid()) {
-            // OR FAIL: a statement of many rows that may abort keeps a journal of the pages it
-            // changes, to undo its own rows (64 KiB copies that cost more than the batch
-            // saved); no sample here can break a constraint (none is NULL), and a failed
-            // insert rolls the whole file back anyway.
-            std::string sql =
-                "INSERT OR FAIL INTO counter(track_id, ts, value, step) VALUES(?,?,?,?)";
-            for (int i = 1; i < kCounterBatch; ++i)
-                sql += ",(?,?,?,?)";
-            m_insertCounters = m_project.db().prepare(sql);
-        }
-        for (int i = 0; i < kCounterBatch; ++i)
-            bindRow(m_insertCounters, 4 * i + 1, m_counterRows[size_t(i)]);
-        if (!m_insertCounters.exec())
-            fail(m_insertCounters);
-    } else {
-        for (const CounterRow &r : m_counterRows) {
-            bindRow(m_insertCounter, 1, r);
-            if (!m_insertCounter.exec())
-                fail(m_insertCounter);
-        }
-    }
-    m_counterRows.clear();
 }
 
 void TraceWriter::addFlow(FlowKind kind, SliceId from, SliceId to)
@@ -366,7 +324,8 @@ void TraceWriter::mergeRunParams(const QJsonObject &params)
 bool TraceWriter::finish(const QList<ImportWarning> &warnings, QString *error)
 {
     (void)m_slices.flush(); // an error shows in failed()
-    flushCounters();
+    if (!m_counterChunks.flush() && m_error.isEmpty())
+        m_error = m_counterChunks.errorString();
     QString why;
     if (!slicestore::writeFlows(m_project.db(), m_source, m_flowRows, &why) && m_error.isEmpty())
         m_error = why;

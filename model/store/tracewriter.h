@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "counterstore.h"
 #include "project.h"
 #include "slicestore.h"
 #include "types.h"
@@ -84,7 +85,7 @@ QString timeRangeProblem(TimeNs ts, TimeNs dur);
 // the source row; an importer only adds tracks, slices, counters and flows through this class.
 // Slice ids are final when addSlice() returns (slices are written in chunks, slicestore.h), so
 // importers can link slices before commit; slices and counter samples are readable through SQL
-// after finish() (samples are inserted kCounterBatch rows a statement).
+// after finish() (samples are written in chunks, counterstore.h).
 class TraceWriter
 {
 public:
@@ -113,9 +114,9 @@ public:
                      qint64 correlation = kNoId, qint64 externalId = kNoId,
                      const slicestore::SliceArgs &args = {});
     // Samples at a time outside the limits or with a value that is not finite are dropped (warned).
-    // `step`: the training step the value was logged at (MLflow metrics); none for samples.
-    // Kept and inserted kCounterBatch at a time, in the order added (so with the same rowids).
-    static constexpr int kCounterBatch = 64;
+    // `step`: the training step the value was logged at (MLflow metrics); none for samples
+    // (a step of counterstore::kNoStep is none too). Samples of one track and one time keep
+    // the order they were added in.
     void addCounter(TrackId track, TimeNs ts, double value,
                     std::optional<qint64> step = std::nullopt);
     void addFlow(FlowKind kind, SliceId from, SliceId to);
@@ -151,8 +152,13 @@ public:
     QList<ImportWarning> warnings() const { return m_warnings.list(); }
 
     // True once any insert failed; the import must then be rolled back.
-    bool failed() const { return !m_error.isEmpty() || !m_slices.errorString().isEmpty(); }
-    QString errorString() const { return m_error.isEmpty() ? m_slices.errorString() : m_error; }
+    bool failed() const { return !errorString().isEmpty(); }
+    QString errorString() const
+    {
+        return !m_error.isEmpty()                  ? m_error
+               : !m_slices.errorString().isEmpty() ? m_slices.errorString()
+                                                   : m_counterChunks.errorString();
+    }
 
     // Writes per-track extents and the source's counts, offset, metadata and warnings.
     [[nodiscard]] bool finish(const QList<ImportWarning> &warnings, QString *error);
@@ -171,26 +177,15 @@ private:
                                     : m_trackStats[size_t(track - m_firstTrack)];
     }
     void fail(const SqliteStatement &st);
-    // Inserts the kept counter samples (one statement a kCounterBatch of them).
-    void flushCounters();
 
     Project &m_project;
     RunId m_run;
     SourceId m_source;
     SqliteStatement m_insertTrack;
-    SqliteStatement m_insertCounter;  // one sample
-    SqliteStatement m_insertCounters; // kCounterBatch samples, prepared when first full
-    struct CounterRow
-    {
-        TrackId track;
-        TimeNs ts;
-        double value;
-        std::optional<qint64> step;
-    };
-    std::vector<CounterRow> m_counterRows; // not inserted yet
     TrackId m_firstTrack = 0;
     TrackId m_nextTrack = 0;
     slicestore::ChunkWriter m_slices;
+    counterstore::ChunkWriter m_counterChunks;
     std::vector<slicestore::Flow> m_flowRows; // written by finish()
     std::vector<TrackStats> m_trackStats;
     qint64 m_sliceCount = 0;

@@ -3,7 +3,9 @@
 // is [4 bytes: the data blob's length, little-endian][data blob][args blob], as a slice_chunk
 // row holds them. Malformed blobs must be refused, never read past. The data blob is also
 // decoded as a level-of-detail summary piece (slice_lod.data, slicelod.h), which a viewport
-// reads the same way.
+// reads the same way, and as a counter chunk (counter_chunk.data, counterstore.h): what decodes
+// must encode back to the same samples, bit for bit.
+#include "counterstore.h"
 #include "slicelod.h"
 #include "slicestore.h"
 
@@ -33,6 +35,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                  entries) // what the pager builds from them: never an overflowing end
                 if (e.duration < 0 || e.start > INT64_MAX - e.duration)
                     __builtin_trap();
+    }
+    {
+        namespace cs = gml::counterstore;
+        std::vector<cs::Sample> samples, back;
+        if (cs::decode(chunk, samples)) {
+            std::string again;
+            cs::encode(samples, again);
+            if (!cs::decode(again, back) || back.size() != samples.size())
+                __builtin_trap();
+            for (size_t i = 0; i < samples.size(); ++i)
+                if (back[i].ts != samples[i].ts || back[i].step != samples[i].step ||
+                    std::memcmp(&back[i].value, &samples[i].value, sizeof(double)) != 0)
+                    __builtin_trap();
+        }
     }
     std::vector<Row> rows;
     ArgsTables tables;
