@@ -12,46 +12,44 @@ namespace {
 
 constexpr unsigned char kPieceVersion = 1;
 
-// One level from a finer one (or from the slices): per depth and bucket of 2^shift ns, the
-// longest entry starting there (the first of equals). `from` is grouped by depth, each depth in
-// start order, and so is the result: one linear pass, no sort.
-std::vector<Entry> coarsen(const std::vector<Entry> &from, int shift)
+// The next coarser level, in place: per depth and bucket of 2^shift ns, the longest entry
+// starting there (the first of equals). `entries` are grouped by depth, each depth in start
+// order, and so is the result: one linear pass, no sort. In place because an entry is written
+// at or before the first entry of its own bucket, after every entry before that was read: a
+// vector a level, as large as the track, was a third of a 1 GB import's page faults.
+void coarsen(std::vector<Entry> &entries, int shift)
 {
-    std::vector<Entry> out;
-    out.reserve(from.size() / 2 + 16);
-    size_t best = 0;
-    for (size_t i = 1; i <= from.size(); ++i) {
-        const bool same = i < from.size() && from[i].depth == from[best].depth &&
-                          (from[i].start >> shift) ==
-                              (from[best].start >> shift); // arithmetic: floor before 1970
+    size_t kept = 0, best = 0;
+    for (size_t i = 1; i <= entries.size(); ++i) {
+        const bool same = i < entries.size() && entries[i].depth == entries[best].depth &&
+                          (entries[i].start >> shift) ==
+                              (entries[best].start >> shift); // arithmetic: floor before 1970
         if (same) {
-            if (from[i].duration > from[best].duration)
+            if (entries[i].duration > entries[best].duration)
                 best = i;
             continue;
         }
-        if (!from.empty())
-            out.push_back(from[best]);
+        if (!entries.empty())
+            entries[kept++] = entries[best];
         best = i;
     }
-    return out;
+    entries.resize(kept);
 }
 
 } // namespace
 
-std::vector<Level> buildLevels(const std::vector<Entry> &slices)
+std::vector<Level> buildLevels(std::vector<Entry> entries)
 {
     std::vector<Level> levels;
-    if (slices.size() < kMinSlices)
+    if (entries.size() < kMinSlices)
         return levels;
-    const size_t keepBelow = slices.size() / 4;
-    std::vector<Entry> current = coarsen(slices, kMinShift);
+    const size_t keepBelow = entries.size() / 4;
     for (int shift = kMinShift; shift < 62; ++shift) {
-        if (shift > kMinShift)
-            current = coarsen(current, shift);
-        const bool smaller = levels.empty() || current.size() < levels.back().entries.size();
-        if (current.size() <= keepBelow && smaller)
-            levels.push_back({shift, current});
-        if (!levels.empty() && current.size() <= kCoarsestEntries)
+        coarsen(entries, shift);
+        const bool smaller = levels.empty() || entries.size() < levels.back().entries.size();
+        if (entries.size() <= keepBelow && smaller)
+            levels.push_back({shift, entries});
+        if (!levels.empty() && entries.size() <= kCoarsestEntries)
             break;
     }
     return levels;
@@ -99,9 +97,10 @@ bool decodePiece(std::string_view data, std::vector<Entry> &out)
     return true;
 }
 
-bool summarizeTrack(SqliteDb &db, TrackId track, QString *error)
+bool summarizeTrack(SqliteDb &db, TrackId track, QString *error, size_t expected)
 {
     std::vector<Entry> slices;
+    slices.reserve(expected);
     {
         slicestore::TrackReader reader(db);
         if (!reader.read(track, false, [&](const slicestore::Row &r) {
@@ -143,7 +142,7 @@ bool summarizeTrack(SqliteDb &db, TrackId track, QString *error)
             grouped[at[e.depth]++] = e;
         slices = std::move(grouped);
     }
-    const std::vector<Level> levels = buildLevels(slices);
+    const std::vector<Level> levels = buildLevels(std::move(slices));
     slices = {};
     auto fail = [&](const SqliteStatement &st) {
         if (error)

@@ -46,12 +46,14 @@ struct Level
 // The levels of a track whose slices are given grouped by depth, each depth in start order
 // (as nesting leaves them): each level at most a quarter of the slices, finest first, each coarser
 // one strictly smaller, the last at most kCoarsestEntries (or a single bucket per depth).
-// None for fewer than kMinSlices slices.
-std::vector<Level> buildLevels(const std::vector<Entry> &slices);
+// None for fewer than kMinSlices slices. `slices` is made into the levels in place (a caller
+// that keeps them passes a copy).
+std::vector<Level> buildLevels(std::vector<Entry> slices);
 
 // Reads `track`'s slices from its chunks, computes its levels and depth, and stores them
-// (replacing any). Inside the caller's transaction.
-[[nodiscard]] bool summarizeTrack(SqliteDb &db, TrackId track, QString *error);
+// (replacing any). Inside the caller's transaction. `expected`: how many slices it has, when
+// the caller knows (the memory for them is taken once).
+[[nodiscard]] bool summarizeTrack(SqliteDb &db, TrackId track, QString *error, size_t expected = 0);
 // The same for every slice track not summarised yet (the v7 migration), calling
 // progress(tracks done, tracks) before each; false from it stops with *error "cancelled".
 [[nodiscard]] bool summarizeAll(SqliteDb &db, QString *error,

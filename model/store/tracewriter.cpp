@@ -350,7 +350,8 @@ bool TraceWriter::finish(const QList<ImportWarning> &warnings, QString *error)
         if (!st.exec())
             fail(st);
         // Summaries for the timeline (slicelod.h), from the chunks just written.
-        if (s.slices > 0 && !failed() && !lod::summarizeTrack(m_project.db(), track, &why))
+        if (s.slices > 0 && !failed() &&
+            !lod::summarizeTrack(m_project.db(), track, &why, size_t(s.slices)))
             m_error = why;
     }
     // What the run's headline metrics need from this source is summarised by the import job
