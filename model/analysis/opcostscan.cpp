@@ -32,7 +32,7 @@ void OpCostScan::visit(slicestore::TrackReader &reader, const slicestore::Row &x
     const OpClass cls = classOf(x.name).first;
     if (cls == OpClass::None)
         return;
-    Seen s{thread, x.id, start, end, x.name, cls, {}, false, std::nullopt, 0, false, {}};
+    Seen s{thread, x.id, start, end, x.name, cls, nullptr, std::nullopt, 0, false, {}};
     if (cls != OpClass::ConvBackwardPart) {
         // The op's shapes and its recorded FLOPs, in one pass over its args.
         static constexpr std::string_view kKeys[] = {"Input Dims", "Input type", "Concrete Inputs",
@@ -55,18 +55,14 @@ void OpCostScan::visit(slicestore::TrackReader &reader, const slicestore::Row &x
                                            concrete.value_or(std::string_view()), &p.outside);
                 it = m_parsed.emplace(m_key, std::move(p)).first;
             }
-            if (it->second.inputs) {
-                s.inputs = *it->second.inputs;
-                s.parsed = true;
-            }
-            s.outside = it->second.outside;
+            s.shapes = &it->second;
         }
         if (const auto &f = flops) {
             s.recorded = physical::recordedFlops(*f);
             if (!s.recorded)
-                s.outside = QStringLiteral("recorded flops %1 (a count is from 0 to 2^60)")
-                                .arg(QString::fromUtf8(f->data(),
-                                                       qsizetype(std::min<size_t>(f->size(), 40))));
+                s.badFlops = QStringLiteral("recorded flops %1 (a count is from 0 to 2^60)")
+                                 .arg(QString::fromUtf8(
+                                     f->data(), qsizetype(std::min<size_t>(f->size(), 40))));
         }
     }
     m_seen.push_back(std::move(s));
@@ -101,11 +97,12 @@ std::vector<CostedOp> OpCostScan::finish(const std::map<int, std::vector<TimeNs>
     // weight shapes (one answer only; two different ones leave it unknown).
     std::map<std::pair<Dims, Dims>, std::optional<Dims>> outputOf;
     for (const Seen &s : m_seen) {
-        if (s.nested || s.cls != OpClass::ConvBackward || !s.parsed || s.inputs.dims.size() < 3)
+        const OpInputs *inputs = s.inputs();
+        if (s.nested || s.cls != OpClass::ConvBackward || !inputs || inputs->dims.size() < 3)
             continue;
         const bool generic = nameOf(s.name).startsWith(QLatin1String("aten::convolution_backward"));
-        const Dims &gout = s.inputs.dims[generic ? 0 : 1], &in = s.inputs.dims[generic ? 1 : 0];
-        const auto key = std::make_pair(in, s.inputs.dims[2]);
+        const Dims &gout = inputs->dims[generic ? 0 : 1], &in = inputs->dims[generic ? 1 : 0];
+        const auto key = std::make_pair(in, inputs->dims[2]);
         const auto it = outputOf.find(key);
         if (it == outputOf.end())
             outputOf.emplace(key, gout);
@@ -131,22 +128,22 @@ std::vector<CostedOp> OpCostScan::finish(const std::map<int, std::vector<TimeNs>
         r.name = s.name;
         r.cls = s.cls;
         OpCost c;
-        if (!s.outside.isEmpty()) {
+        if (const QString &outside = s.outside(); !outside.isEmpty()) {
             r.outOfDomain = true;
-            r.missing = QStringLiteral("dropped, outside physical bounds: ") + s.outside;
+            r.missing = QStringLiteral("dropped, outside physical bounds: ") + outside;
             out.push_back(std::move(r));
             continue;
         }
-        if (!s.parsed) {
+        if (const OpInputs *inputs = s.inputs(); !inputs) {
             c.missing = QStringLiteral("no shapes recorded (record_shapes=False)");
         } else {
             const Dims *conv = nullptr;
-            if (s.cls == OpClass::Convolution && s.inputs.dims.size() >= 2) {
-                const auto it = outputOf.find({s.inputs.dims[0], s.inputs.dims[1]});
+            if (s.cls == OpClass::Convolution && inputs->dims.size() >= 2) {
+                const auto it = outputOf.find({inputs->dims[0], inputs->dims[1]});
                 if (it != outputOf.end() && it->second)
                     conv = &*it->second;
             }
-            c = opCost(nameOf(s.name), s.inputs, conv, s.parts > 0 ? s.parts : 2);
+            c = opCost(nameOf(s.name), *inputs, conv, s.parts > 0 ? s.parts : 2);
             if (c.known && (!std::isfinite(c.flops) || c.flops > physical::kMaxOpFlops ||
                             !std::isfinite(c.bytes))) {
                 r.outOfDomain = true;

@@ -58,6 +58,14 @@ public:
     std::vector<CostedOp> finish(const std::map<int, std::vector<TimeNs>> &recordedAt);
 
 private:
+    struct Parsed
+    {
+        std::optional<OpInputs> inputs;
+        QString outside;
+    };
+    // A costed op as visited: its shapes are the parsed text it shares with every op of the same
+    // args (a pointer into m_parsed, whose entries never move), not a copy of them each (a
+    // vector of dims a visit, and most of the scan's page faults on a 256 MB trace).
     struct Seen
     {
         int thread;
@@ -65,17 +73,22 @@ private:
         TimeNs start, end;
         StringId name;
         OpClass cls;
-        OpInputs inputs;
-        bool parsed;
+        const Parsed *shapes; // null: no shapes recorded
         std::optional<double> recorded;
         int parts = 0;
         bool nested = false;
-        QString outside; // what lay outside physical bounds (dropped)
-    };
-    struct Parsed
-    {
-        std::optional<OpInputs> inputs;
-        QString outside;
+        QString badFlops; // a recorded count outside physical bounds (dropped)
+
+        const OpInputs *inputs() const
+        {
+            return shapes && shapes->inputs ? &*shapes->inputs : nullptr;
+        }
+        // What lay outside physical bounds (the op is dropped), empty when nothing did.
+        const QString &outside() const
+        {
+            static const QString none;
+            return !badFlops.isEmpty() ? badFlops : shapes ? shapes->outside : none;
+        }
     };
     // A name's class (None: not costed) and text, looked up the first time the name is seen: a
     // source uses a few dozen names, where the costed ones are two hundred (issue 74).
