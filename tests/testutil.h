@@ -14,6 +14,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <memory>
+#include <string>
+
 namespace gmltest {
 
 // Built with AddressSanitizer (the asan preset, clang: __has_feature; gcc:
@@ -116,6 +119,39 @@ inline QString text(gml::Project &p, const QString &sql)
     auto st = p.db().prepare(sql.toStdString());
     return st.step() ? st.text(0) : QString();
 }
+
+// Whether SQLite's plan for `sql` sorts (a TEMP B-TREE): an order the virtual tables promise
+// needs none.
+inline bool usesTempSort(gml::Project &p, const std::string &sql)
+{
+    auto st = p.db().prepare("EXPLAIN QUERY PLAN " + sql);
+    while (st.step())
+        if (st.text(3).contains(QLatin1String("TEMP B-TREE")))
+            return true;
+    return false;
+}
+
+// A new project in an open transaction, with a run and a source for a TraceWriter to write.
+struct WriterFixture
+{
+    QTemporaryDir dir;
+    std::unique_ptr<gml::Project> p;
+    gml::RunId run = 0;
+    gml::SourceId source = 0;
+
+    WriterFixture()
+    {
+        QString error;
+        p = gml::Project::open(dir.filePath(QStringLiteral("w.grademl")),
+                               gml::Project::Mode::ReadWrite, &error);
+        QVERIFY2(p, qPrintable(error));
+        QVERIFY(p->begin(&error));
+        run = p->ensureRun(QStringLiteral("r"), &error);
+        QVERIFY(p->db().exec(
+            "INSERT INTO source(run_id, path, format, status) VALUES(1, 'x', 'test', 'failed')"));
+        source = p->db().lastInsertRowId();
+    }
+};
 
 inline QString sharedTraces()
 {

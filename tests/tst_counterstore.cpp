@@ -66,15 +66,6 @@ void compareRows(Project &p, const std::string &sql, const std::vector<Want> &wa
     QCOMPARE(i, want.size());
 }
 
-bool usesTempSort(Project &p, const std::string &sql)
-{
-    auto st = p.db().prepare("EXPLAIN QUERY PLAN " + sql);
-    while (st.step())
-        if (st.text(3).contains(QLatin1String("TEMP B-TREE")))
-            return true;
-    return false;
-}
-
 TrackSpec counterTrack(const char *name)
 {
     TrackSpec s;
@@ -83,26 +74,7 @@ TrackSpec counterTrack(const char *name)
     return s;
 }
 
-struct Fixture
-{
-    QTemporaryDir dir;
-    std::unique_ptr<Project> p;
-    RunId run = 0;
-    SourceId source = 0;
-
-    Fixture()
-    {
-        QString error;
-        p = Project::open(dir.filePath(QStringLiteral("c.grademl")), Project::Mode::ReadWrite,
-                          &error);
-        QVERIFY2(p, qPrintable(error));
-        QVERIFY(p->begin(&error));
-        run = p->ensureRun(QStringLiteral("r"), &error);
-        QVERIFY(p->db().exec(
-            "INSERT INTO source(run_id, path, format, status) VALUES(1, 'x', 'test', 'failed')"));
-        source = p->db().lastInsertRowId();
-    }
-};
+using Fixture = gmltest::WriterFixture;
 
 // Values the codec must keep bit for bit: integers (small, negative, the largest exact one),
 // fractions, -0, the extremes and a subnormal.
@@ -184,12 +156,12 @@ private Q_SLOTS:
         const std::string columns = "SELECT track_id, ts, value, step FROM counter";
         compareRows(p, columns, inTableOrder(w.added));
         compareRows(p, columns + " ORDER BY track_id, ts", inTableOrder(w.added));
-        QVERIFY(!usesTempSort(p, columns + " ORDER BY track_id, ts, rowid"));
+        QVERIFY(!gmltest::usesTempSort(p, columns + " ORDER BY track_id, ts, rowid"));
         for (TrackId t : {w.a, w.b, w.c}) {
             const std::string one = columns + " WHERE track_id = " + std::to_string(t);
             compareRows(p, one, w.of(t));
             compareRows(p, one + " ORDER BY ts", w.of(t));
-            QVERIFY(!usesTempSort(p, one + " ORDER BY ts"));
+            QVERIFY(!gmltest::usesTempSort(p, one + " ORDER BY ts"));
         }
         compareRows(p,
                     columns + " WHERE track_id IN (" + std::to_string(w.c) + ", " +

@@ -68,35 +68,7 @@ TrackSpec spec(TrackKind kind, const char *name)
     return s;
 }
 
-bool usesTempSort(Project &p, const std::string &sql)
-{
-    auto st = p.db().prepare("EXPLAIN QUERY PLAN " + sql);
-    while (st.step())
-        if (st.text(3).contains(QLatin1String("TEMP B-TREE")))
-            return true;
-    return false;
-}
-
-struct Fixture
-{
-    QTemporaryDir dir;
-    std::unique_ptr<Project> p;
-    RunId run = 0;
-    SourceId source = 0;
-
-    Fixture()
-    {
-        QString error;
-        p = Project::open(dir.filePath(QStringLiteral("s.grademl")), Project::Mode::ReadWrite,
-                          &error);
-        QVERIFY2(p, qPrintable(error));
-        QVERIFY(p->begin(&error));
-        run = p->ensureRun(QStringLiteral("r"), &error);
-        QVERIFY(p->db().exec(
-            "INSERT INTO source(run_id, path, format, status) VALUES(1, 'x', 'test', 'failed')"));
-        source = p->db().lastInsertRowId();
-    }
-};
+using Fixture = gmltest::WriterFixture;
 
 } // namespace
 
@@ -175,7 +147,7 @@ private Q_SLOTS:
             const std::string sql =
                 "SELECT id, track_id, ts, dur, name_id, cat_id, correlation, external_id, "
                 "args FROM slice WHERE track_id = ? ORDER BY ts, dur DESC, id";
-            QVERIFY(!usesTempSort(*f.p, sql));
+            QVERIFY(!gmltest::usesTempSort(*f.p, sql));
             auto st = f.p->db().prepare(sql);
             st.bind(1, t);
             size_t k = 0;
@@ -187,7 +159,8 @@ private Q_SLOTS:
             QCOMPARE(k, rows.size());
         }
         // A full scan comes in (track, ts) order too.
-        QVERIFY(!usesTempSort(*f.p, "SELECT track_id, ts FROM slice ORDER BY track_id, ts"));
+        QVERIFY(
+            !gmltest::usesTempSort(*f.p, "SELECT track_id, ts FROM slice ORDER BY track_id, ts"));
         auto scan = f.p->db().prepare("SELECT track_id, ts, dur FROM slice");
         std::tuple<qint64, qint64, qint64> last{-1, 0, 0};
         int n = 0;

@@ -123,16 +123,7 @@ ChunkWriter::ChunkWriter(SqliteDb &db) : m_db(db)
 
 void ChunkWriter::add(TrackId track, TimeNs ts, double value, qint64 step)
 {
-    if (track != m_lastTrack) {
-        auto [it, added] = m_openOf.try_emplace(track, m_open.size());
-        if (added) {
-            m_open.emplace_back();
-            m_open.back().track = track;
-        }
-        m_lastTrack = track;
-        m_lastOpen = it->second;
-    }
-    Open &o = m_open[m_lastOpen];
+    Open &o = m_open.of(track);
     o.samples.push_back({ts, value, step});
     ++m_buffered;
     if (o.samples.size() == size_t(kChunkRows))

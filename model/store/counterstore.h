@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "openbytrack.h"
 #include "sqlitedb.h"
 #include "types.h"
 
@@ -10,7 +11,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 struct sqlite3;
@@ -87,10 +87,7 @@ private:
     SqliteStatement m_insert;
     SqliteStatement m_last, m_update; // appendToStoredChunks()
     bool m_append = false;
-    std::vector<Open> m_open;
-    std::unordered_map<TrackId, size_t> m_openOf;
-    TrackId m_lastTrack = -1;
-    size_t m_lastOpen = 0;
+    OpenByTrack<Open> m_open;
     size_t m_buffered = 0; // samples held in open chunks
     std::string m_data;
     std::vector<Sample> m_check; // a written chunk, decoded again

@@ -305,10 +305,7 @@ bool registerModule(sqlite3 *db, QString *error)
 {
     static const sqlite3_module counters =
         makeModule<Cursor, kColumns, bestIndex, filter, load, column>();
-    const int rc = sqlite3_create_module_v2(db, "gml_counter", &counters, nullptr, nullptr);
-    if (rc != SQLITE_OK && error)
-        *error = QString::fromUtf8(sqlite3_errmsg(db));
-    return rc == SQLITE_OK;
+    return registerAs(db, "gml_counter", counters, error);
 }
 
 } // namespace gml::counterstore

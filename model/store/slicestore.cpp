@@ -316,24 +316,10 @@ ChunkWriter::ChunkWriter(SqliteDb &db) : m_db(db)
     m_nextChunk = db.scalar("SELECT coalesce(max(id), 0) + 1 FROM slice_chunk", 1);
 }
 
-ChunkWriter::Open &ChunkWriter::open(TrackId track)
-{
-    if (track == m_lastTrack)
-        return m_open[m_lastOpen];
-    auto [it, added] = m_openOf.try_emplace(track, m_open.size());
-    if (added) {
-        m_open.emplace_back();
-        m_open.back().track = track;
-    }
-    m_lastTrack = track;
-    m_lastOpen = it->second;
-    return m_open[it->second];
-}
-
 SliceId ChunkWriter::add(TrackId track, TimeNs ts, TimeNs dur, StringId name, StringId category,
                          qint64 correlation, qint64 externalId, const SliceArgs &args, bool hasArgs)
 {
-    Open &o = open(track);
+    Open &o = m_open.of(track);
     if (o.rows.empty())
         o.chunk = m_allocate ? m_allocate() : m_nextChunk++;
     Row r;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "openbytrack.h"
 #include "sliceclass.h"
 #include "sqlitedb.h"
 #include "types.h"
@@ -316,17 +317,13 @@ private:
         std::string args; // records
         ArgsEncoder encoder;
     };
-    Open &open(TrackId track);
     void write(Open &o);
 
     SqliteDb &m_db;
     SqliteStatement m_insert;
     qint64 m_nextChunk = 1;
     std::function<qint64()> m_allocate;
-    std::vector<Open> m_open;
-    std::unordered_map<TrackId, size_t> m_openOf;
-    TrackId m_lastTrack = -1;
-    size_t m_lastOpen = 0;
+    OpenByTrack<Open> m_open;
     size_t m_buffered = 0;    // bytes held in open chunks
     std::vector<Row> m_check; // a written chunk, decoded again
     std::string m_data, m_argsOut;

@@ -461,12 +461,7 @@ bool registerModule(sqlite3 *db, QString *error)
         makeModule<Cursor, kSliceColumns, bestIndex, filter, loadTrack, column>();
     static const sqlite3_module flows =
         makeModule<FlowCursor, kFlowColumns, flowBestIndex, flowFilter, flowLoad, flowColumn>();
-    int rc = sqlite3_create_module_v2(db, "gml_slice", &slices, nullptr, nullptr);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_create_module_v2(db, "gml_flow", &flows, nullptr, nullptr);
-    if (rc != SQLITE_OK && error)
-        *error = QString::fromUtf8(sqlite3_errmsg(db));
-    return rc == SQLITE_OK;
+    return registerAs(db, "gml_slice", slices, error) && registerAs(db, "gml_flow", flows, error);
 }
 
 } // namespace gml::slicestore

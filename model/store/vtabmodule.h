@@ -6,6 +6,8 @@
 // statement prepared once per plan, and the module made of a cursor type's functions. A cursor
 // type C has `rows` (each with an `id`, the rowid), `pos` and `size()`. Internal to the store.
 
+#include <QString>
+
 #include <sqlite3.h>
 
 #include <string>
@@ -125,6 +127,15 @@ sqlite3_module makeModule()
     m.xColumn = column;
     m.xRowid = rowid<C>;
     return m;
+}
+
+// Registers `module` as `name` on `db`; false (and `error`) when SQLite refuses.
+inline bool registerAs(sqlite3 *db, const char *name, const sqlite3_module &module, QString *error)
+{
+    const int rc = sqlite3_create_module_v2(db, name, &module, nullptr, nullptr);
+    if (rc != SQLITE_OK && error)
+        *error = QString::fromUtf8(sqlite3_errmsg(db));
+    return rc == SQLITE_OK;
 }
 
 } // namespace gml::vtab
