@@ -20,7 +20,8 @@
 
 using namespace gml;
 
-namespace {
+// Named, not anonymous: the test class's lambdas capture these types (-Wsubobject-linkage).
+namespace countertest {
 
 struct Want
 {
@@ -143,7 +144,9 @@ struct Written
     }
 };
 
-} // namespace
+} // namespace countertest
+
+using namespace countertest;
 
 class TestCounterStore : public QObject
 {
