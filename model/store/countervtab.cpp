@@ -145,13 +145,6 @@ std::optional<TimeNs> bound(sqlite3_value *v, bool lower)
     return TimeNs(d);
 }
 
-int malformed(Cursor *c, qint64 chunk)
-{
-    sqlite3_free(tableOf(c)->zErrMsg);
-    tableOf(c)->zErrMsg = sqlite3_mprintf("counter chunk %lld is malformed", chunk);
-    return SQLITE_CORRUPT;
-}
-
 // Appends the rows of infos[i] within [from, to] to the cursor's rows.
 int readChunk(Cursor *c, size_t i)
 {
@@ -166,7 +159,7 @@ int readChunk(Cursor *c, size_t i)
     const auto *data = static_cast<const char *>(sqlite3_column_blob(c->blob, 0));
     c->samples.clear();
     if (!decode(std::string_view(data, size_t(sqlite3_column_bytes(c->blob, 0))), c->samples))
-        return malformed(c, info.id);
+        return malformedChunk(c->pVtab, "counter", info.id);
     for (size_t j = 0; j < c->samples.size(); ++j) {
         const Sample &s = c->samples[j];
         if (s.ts >= c->from && s.ts <= c->to)
@@ -288,10 +281,7 @@ int column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
         sqlite3_result_double(ctx, r.value);
         break;
     case ColStep:
-        if (r.step == kNoStep)
-            sqlite3_result_null(ctx);
-        else
-            sqlite3_result_int64(ctx, r.step);
+        resultOrNull(ctx, r.step, kNoStep);
         break;
     default:
         sqlite3_result_null(ctx);

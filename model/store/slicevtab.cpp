@@ -134,12 +134,7 @@ int readChunk(Cursor *c)
     const qint64 chunk = sqlite3_column_int64(st, 0);
     const void *data = sqlite3_column_blob(st, 2);
     const int dataSize = sqlite3_column_bytes(st, 2);
-    auto malformed = [c, chunk] {
-        char *msg = sqlite3_mprintf("slice chunk %lld is malformed", chunk);
-        sqlite3_free(tableOf(c)->zErrMsg);
-        tableOf(c)->zErrMsg = msg;
-        return SQLITE_CORRUPT;
-    };
+    auto malformed = [c, chunk] { return malformedChunk(c->pVtab, "slice", chunk); };
     // Without the args column the blob is not read, and the rows' args offsets go unused.
     qint64 recordsSize = std::numeric_limits<qint64>::max();
     const auto argsChunk = quint32(c->args.size());
@@ -258,12 +253,7 @@ int column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
     auto *c = static_cast<Cursor *>(cur);
     const Row &r = c->rows[c->pos];
-    auto optional = [ctx](qint64 v) {
-        if (v == kNull)
-            sqlite3_result_null(ctx);
-        else
-            sqlite3_result_int64(ctx, v);
-    };
+    auto optional = [ctx](qint64 v) { resultOrNull(ctx, v, kNull); };
     switch (col) {
     case ColId:
         sqlite3_result_int64(ctx, r.id);
@@ -398,11 +388,8 @@ int flowLoad(FlowCursor *c)
                        : plan == FlowByTo   ? r.to == key
                                             : true;
             });
-        if (!ok) {
-            sqlite3_free(c->pVtab->zErrMsg);
-            c->pVtab->zErrMsg = sqlite3_mprintf("flow chunk %lld is malformed", chunk);
-            return SQLITE_CORRUPT;
-        }
+        if (!ok)
+            return malformedChunk(c->pVtab, "flow", chunk);
     }
     if (c->rows.empty() && rc != SQLITE_DONE)
         return setError(c->pVtab, rc, sqlite3_errmsg(tableOf(c)->db));

@@ -32,6 +32,23 @@ inline int setError(sqlite3_vtab *vt, int rc, const char *message)
     return rc;
 }
 
+// SQLITE_CORRUPT, the table's error naming the damaged chunk ("<kind> chunk N is malformed").
+inline int malformedChunk(sqlite3_vtab *vt, const char *kind, long long chunk)
+{
+    sqlite3_free(vt->zErrMsg);
+    vt->zErrMsg = sqlite3_mprintf("%s chunk %lld is malformed", kind, chunk);
+    return SQLITE_CORRUPT;
+}
+
+// An integer column that `none` (the chunks' null) leaves NULL.
+inline void resultOrNull(sqlite3_context *ctx, long long v, long long none)
+{
+    if (v == none)
+        sqlite3_result_null(ctx);
+    else
+        sqlite3_result_int64(ctx, v);
+}
+
 template <const char *Columns>
 int connect(sqlite3 *db, void *, int, const char *const *argv, sqlite3_vtab **out, char **)
 {
