@@ -144,15 +144,7 @@ void ChunkWriter::write(Open &o)
         o.samples.clear();
         return;
     }
-    encode(o.samples, m_data);
-    // A chunk that would not read back is never stored (as slicestore::ChunkWriter).
-    m_check.clear();
-    if (!decode(m_data, m_check) || m_check.size() != o.samples.size()) {
-        if (m_error.isEmpty())
-            m_error = QStringLiteral("counter chunk of %1 samples of track %2 would not read back; "
-                                     "nothing of this source is kept")
-                          .arg(o.samples.size())
-                          .arg(o.track);
+    if (!encodeChecked(o.samples, o.track)) {
         o.samples.clear();
         return;
     }
@@ -165,6 +157,20 @@ void ChunkWriter::write(Open &o)
     if (!st.exec() && m_error.isEmpty())
         m_error = st.errorString().isEmpty() ? m_db.lastError() : st.errorString();
     o.samples.clear();
+}
+
+bool ChunkWriter::encodeChecked(const std::vector<Sample> &samples, TrackId track)
+{
+    encode(samples, m_data);
+    m_check.clear();
+    if (decode(m_data, m_check) && m_check.size() == samples.size())
+        return true;
+    if (m_error.isEmpty())
+        m_error = QStringLiteral("counter chunk of %1 samples of track %2 would not read back; "
+                                 "nothing of this source is kept")
+                      .arg(samples.size())
+                      .arg(track);
+    return false;
 }
 
 bool ChunkWriter::appendToLast(Open &o)
@@ -183,15 +189,16 @@ bool ChunkWriter::appendToLast(Open &o)
         m_last.int64(2) > o.samples.front().ts)
         return false;
     const qint64 chunk = m_last.int64(0);
-    m_check.clear();
-    const bool read = decode(m_last.blobView(3), m_check);
+    m_merged.clear();
+    const bool read = decode(m_last.blobView(3), m_merged);
     m_last.reset();
     if (!read)
         return false; // damaged: left alone, the samples go into a chunk of their own
-    m_check.insert(m_check.end(), o.samples.begin(), o.samples.end());
-    encode(m_check, m_data);
+    m_merged.insert(m_merged.end(), o.samples.begin(), o.samples.end());
+    if (!encodeChecked(m_merged, o.track))
+        return true; // the source fails: nothing more of it is written
     m_update.reset();
-    m_update.bind(1, qint64(m_check.size()));
+    m_update.bind(1, qint64(m_merged.size()));
     m_update.bind(2, o.samples.back().ts);
     sqlite3_bind_blob64(m_update.handle(), 3, m_data.data(), m_data.size(), SQLITE_STATIC);
     m_update.bind(4, chunk);

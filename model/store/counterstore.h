@@ -82,6 +82,9 @@ private:
     };
     void write(Open &o);
     bool appendToLast(Open &o); // appendToStoredChunks(): true when `o` went there
+    // `samples` encoded into m_data and decoded again: a chunk that would not read back is
+    // never stored (as slicestore::ChunkWriter). False, and the error set, when it would not.
+    bool encodeChecked(const std::vector<Sample> &samples, TrackId track);
 
     SqliteDb &m_db;
     SqliteStatement m_insert;
@@ -90,7 +93,8 @@ private:
     OpenByTrack<Open> m_open;
     size_t m_buffered = 0; // samples held in open chunks
     std::string m_data;
-    std::vector<Sample> m_check; // a written chunk, decoded again
+    std::vector<Sample> m_check;  // a written chunk, decoded again
+    std::vector<Sample> m_merged; // appendToLast(): the stored chunk's samples and the new ones
     QString m_error;
 };
 

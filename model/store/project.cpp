@@ -45,14 +45,14 @@ QString Project::whyNotWritable(const QString &path)
     return {};
 }
 
-// A file that starts like an SQLite database but cannot be read as one: cut short (its header
-// says how many pages it has) or overwritten. Empty when it does not start like one.
 // The virtual tables over the chunks (slice, flow, counter), on every connection.
 static bool registerModules(sqlite3 *db, QString *error)
 {
     return slicestore::registerModule(db, error) && counterstore::registerModule(db, error);
 }
 
+// A file that starts like an SQLite database but cannot be read as one: cut short (its header
+// says how many pages it has) or overwritten. Empty when it does not start like one.
 static QString damagedDatabase(const QString &path)
 {
     QFile f(path);

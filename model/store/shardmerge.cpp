@@ -155,8 +155,8 @@ bool copyShardCatalog(Project &cluster, const QString &shardPath, qint64 shardId
         // The counters are held whole: monitor logs are small next to the slices, and the
         // studio draws them from the cluster project. Chunks in the order written, so each
         // track's in the same order.
-        "INSERT INTO main.counter_chunk(track_id, count, min_ts, max_ts, data) SELECT track_id "
-        "+ " +
+        "INSERT INTO main.counter_chunk(track_id, count, min_ts, max_ts, data) SELECT "
+        "track_id + " +
             tbase + ", count, min_ts, max_ts, data FROM shard.counter_chunk ORDER BY id",
     };
     {

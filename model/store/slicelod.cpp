@@ -143,7 +143,6 @@ bool summarizeTrack(SqliteDb &db, TrackId track, QString *error, size_t expected
         slices = std::move(grouped);
     }
     const std::vector<Level> levels = buildLevels(std::move(slices));
-    slices = {};
     auto fail = [&](const SqliteStatement &st) {
         if (error)
             *error = QStringLiteral("summarising track %1: %2").arg(track).arg(st.errorString());

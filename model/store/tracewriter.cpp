@@ -324,8 +324,7 @@ void TraceWriter::mergeRunParams(const QJsonObject &params)
 bool TraceWriter::finish(const QList<ImportWarning> &warnings, QString *error)
 {
     (void)m_slices.flush(); // an error shows in failed()
-    if (!m_counterChunks.flush() && m_error.isEmpty())
-        m_error = m_counterChunks.errorString();
+    (void)m_counterChunks.flush();
     QString why;
     if (!slicestore::writeFlows(m_project.db(), m_source, m_flowRows, &why) && m_error.isEmpty())
         m_error = why;
