@@ -4,6 +4,7 @@
 
 #include "gziputil.h"
 #include "project.h"
+#include "schema.h"
 
 #include <QByteArray>
 #include <QDateTime>
@@ -118,6 +119,20 @@ inline QString text(gml::Project &p, const QString &sql)
 {
     auto st = p.db().prepare(sql.toStdString());
     return st.step() ? st.text(0) : QString();
+}
+
+// Makes the empty database `db` a project file of schema `version` as that version wrote it
+// (its migrations' SQL, not their data steps, and its user_version), for a test of the
+// upgrade from it. Empty, or what failed.
+inline QString writeSchema(gml::SqliteDb &db, int version)
+{
+    QString error;
+    for (int v = 0; v < version; ++v)
+        if (!db.exec(gml::schema::migrations()[size_t(v)], &error))
+            return error;
+    if (!db.exec("PRAGMA user_version=" + std::to_string(version) + ";", &error))
+        return error;
+    return {};
 }
 
 // Whether SQLite's plan for `sql` sorts (a TEMP B-TREE): an order the virtual tables promise

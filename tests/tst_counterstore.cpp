@@ -249,9 +249,8 @@ private Q_SLOTS:
             SqliteDb db;
             QString e;
             QVERIFY(db.open(path, false, &e));
-            for (int v = 0; v < 15; ++v)
-                QVERIFY2(db.exec(schema::migrations()[size_t(v)], &e), qPrintable(e));
-            QVERIFY(db.exec("PRAGMA user_version=15;"));
+            const QString schemaError = gmltest::writeSchema(db, 15);
+            QVERIFY2(schemaError.isEmpty(), qPrintable(schemaError));
             QVERIFY(db.exec("INSERT INTO run(id, name) VALUES(1, 'r');"
                             "INSERT INTO source(id, run_id, path, format, status) VALUES(1, 1, "
                             "'x', 'test', 'imported');"

@@ -234,9 +234,8 @@ private Q_SLOTS:
             SqliteDb db;
             QString e;
             QVERIFY(db.open(path, false, &e));
-            for (int v = 0; v < 14; ++v)
-                QVERIFY2(db.exec(schema::migrations()[size_t(v)], &e), qPrintable(e));
-            QVERIFY(db.exec("PRAGMA user_version=14;"));
+            const QString schemaError = gmltest::writeSchema(db, 14);
+            QVERIFY2(schemaError.isEmpty(), qPrintable(schemaError));
             QVERIFY(db.exec("INSERT INTO run(id, name) VALUES(1, 'r');"
                             "INSERT INTO source(id, run_id, path, format, size, status) VALUES(1, "
                             "1, '/x/rank0.json', 'chrome-trace', 44976, 'imported');"));

@@ -473,11 +473,11 @@ private Q_SLOTS:
             QString e;
             QVERIFY(db.open(path, false, &e));
             QVERIFY2(slicestore::registerModule(db.handle(), &e), qPrintable(e));
-            for (int v = 0; v < 3; ++v)
-                QVERIFY2(db.exec(schema::migrations()[size_t(v)], &e), qPrintable(e));
+            const QString schemaError = gmltest::writeSchema(db, 3);
+            QVERIFY2(schemaError.isEmpty(), qPrintable(schemaError));
             QVERIFY(db.exec(
                 "DROP TABLE slice; DROP TABLE flow; CREATE VIRTUAL TABLE slice USING gml_slice;"
-                "CREATE VIRTUAL TABLE flow USING gml_flow; PRAGMA user_version=3;"));
+                "CREATE VIRTUAL TABLE flow USING gml_flow;"));
             // One chunk in format 1: row 0 (ts 100, dur 20, name 1, args {"a": 1}) and row 1
             // (ts 500, dur 20, name 2, correlation 7, no args).
             QVERIFY(db.exec(
@@ -540,9 +540,8 @@ private Q_SLOTS:
             SqliteDb db;
             QString e;
             QVERIFY(db.open(path, false, &e));
-            for (int v = 0; v < 2; ++v)
-                QVERIFY2(db.exec(schema::migrations()[size_t(v)], &e), qPrintable(e));
-            QVERIFY(db.exec("PRAGMA user_version=2;"));
+            const QString schemaError = gmltest::writeSchema(db, 2);
+            QVERIFY2(schemaError.isEmpty(), qPrintable(schemaError));
             QVERIFY(db.exec(
                 "INSERT INTO run(id, name) VALUES(1, 'r');"
                 "INSERT INTO source(id, run_id, path, format, status) VALUES(1, 1, 'x', 'test', "
