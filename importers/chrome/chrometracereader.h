@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "defaultinit.h"
 #include "jsonscan.h"
 
 #include <QString>
@@ -94,7 +95,7 @@ private:
 
     InputStream &m_input;
     Handler &m_handler;
-    std::vector<char> m_buf;
+    ByteBuffer m_buf; // not zeroed: bytes are read into it before they are parsed
     size_t m_pos = 0;
     size_t m_end = 0;
     qint64 m_base = 0; // stream offset of m_buf[0]

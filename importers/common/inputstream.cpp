@@ -17,23 +17,34 @@
 #include <string>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 namespace gml {
 
 // The reading thread of readAhead(): blocks of the stream in order, at most kDepth ahead.
+// Blocks are taken again once the consumer has moved past them and are never zero-filled
+// (read() writes the bytes that are used): a new block of 1 MiB for each MiB of the file was
+// a fresh mapping zeroed and faulted in, page by page, on the reading thread (issue 74).
 struct InputStream::Ahead
 {
     static constexpr qint64 kBlock = qint64(1) << 20;
     static constexpr size_t kDepth = 4;
+    struct Block
+    {
+        std::unique_ptr<char[]> data;
+        size_t size = 0;     // bytes held
+        size_t capacity = 0; // bytes allocated
+    };
     std::thread thread;
     std::mutex mutex;
     std::condition_variable changed;
-    std::deque<std::string> ready; // under mutex
-    bool done = false;             // under mutex: the end or an error was reached
-    bool failed = false;           // under mutex: an error (m_error says which)
-    bool stop = false;             // under mutex
+    std::deque<Block> ready;  // under mutex
+    std::vector<Block> spare; // under mutex: blocks handed out and done with
+    bool done = false;        // under mutex: the end or an error was reached
+    bool failed = false;      // under mutex: an error (m_error says which)
+    bool stop = false;        // under mutex
     std::atomic<qint64> filePosition{0};
-    std::string current; // the consumer's block
+    Block current; // the consumer's block
     size_t at = 0;
 };
 
@@ -51,14 +62,25 @@ void InputStream::readAhead()
             qint64 size = Ahead::kBlock;
             if (m_fd >= 0)
                 size = std::clamp<qint64>(m_fileSize - m_position + 1, 4096, Ahead::kBlock);
-            std::string block(size_t(size), '\0');
-            const qint64 n = readDirect(block.data(), size);
+            Ahead::Block block;
+            {
+                std::lock_guard lock(a.mutex);
+                if (!a.spare.empty() && a.spare.back().capacity >= size_t(size)) {
+                    block = std::move(a.spare.back());
+                    a.spare.pop_back();
+                }
+            }
+            if (block.capacity < size_t(size)) {
+                block.data.reset(new char[size_t(size)]); // not zeroed: read() fills it
+                block.capacity = size_t(size);
+            }
+            const qint64 n = readDirect(block.data.get(), size);
             const qint64 position =
                 m_fd >= 0 ? m_position : qint64(gzoffset(static_cast<gzFile>(m_gz)));
             std::unique_lock lock(a.mutex);
             a.filePosition = position;
             if (n > 0) {
-                block.resize(size_t(n));
+                block.size = size_t(n);
                 a.ready.push_back(std::move(block));
             } else {
                 a.done = true;
@@ -150,18 +172,20 @@ qint64 InputStream::read(char *data, qint64 n)
     Ahead &a = *m_ahead;
     qint64 total = 0;
     while (total < n) {
-        if (a.at == a.current.size()) {
+        if (a.at == a.current.size) {
             std::unique_lock lock(a.mutex);
             a.changed.wait(lock, [&] { return !a.ready.empty() || a.done; });
             if (a.ready.empty()) // the end, or the error after the bytes handed out
                 return a.failed && total == 0 ? -1 : total;
+            if (a.current.capacity > 0)
+                a.spare.push_back(std::move(a.current));
             a.current = std::move(a.ready.front());
             a.ready.pop_front();
             a.at = 0;
             a.changed.notify_all();
         }
-        const size_t take = size_t(std::min<qint64>(n - total, qint64(a.current.size() - a.at)));
-        std::memcpy(data + total, a.current.data() + a.at, take);
+        const size_t take = size_t(std::min<qint64>(n - total, qint64(a.current.size - a.at)));
+        std::memcpy(data + total, a.current.data.get() + a.at, take);
         a.at += take;
         total += qint64(take);
     }
