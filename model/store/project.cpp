@@ -287,24 +287,29 @@ bool Project::migrate(QString *error, const MigrationProgress &progress)
         return false;
     }
     // A new file gets its tables in one go, without progress and so without a cancel that
-    // would leave an empty database behind (quick: there is no data to convert).
-    const MigrationProgress told = have == 0 ? MigrationProgress() : progress;
+    // would leave an empty database behind (quick: there is no data to convert), and in one
+    // transaction: a commit a step wrote the schema's pages to the log sixteen times.
+    const bool fresh = have == 0;
+    const MigrationProgress told = fresh ? MigrationProgress() : progress;
+    bool open = false; // a transaction of a new file's steps is open
     while (have < int(steps.size())) {
-        if (!m_db.exec("BEGIN IMMEDIATE;", error))
-            return false;
-        // Read again under the write lock: a second import that opened the same new project
-        // at the same moment may have made this step while we waited ("table slice_chunk
-        // already exists" otherwise).
-        have = schemaVersion();
-        if (have >= int(steps.size())) {
-            (void)m_db.exec("COMMIT;");
-            break;
-        }
-        if (have == 0 && m_db.scalar("SELECT count(*) FROM sqlite_master") != 0) {
-            (void)m_db.exec("ROLLBACK;");
-            if (error)
-                *error = QStringLiteral("not a GradeML project file (it holds other tables)");
-            return false;
+        if (!open) {
+            if (!m_db.exec("BEGIN IMMEDIATE;", error))
+                return false;
+            // Read again under the write lock: a second import that opened the same new
+            // project at the same moment may have made this step while we waited ("table
+            // slice_chunk already exists" otherwise).
+            have = schemaVersion();
+            if (have >= int(steps.size())) {
+                (void)m_db.exec("COMMIT;");
+                break;
+            }
+            if (have == 0 && m_db.scalar("SELECT count(*) FROM sqlite_master") != 0) {
+                (void)m_db.exec("ROLLBACK;");
+                if (error)
+                    *error = QStringLiteral("not a GradeML project file (it holds other tables)");
+                return false;
+            }
         }
         const int v = have;
         const std::string sql =
@@ -325,9 +330,10 @@ bool Project::migrate(QString *error, const MigrationProgress &progress)
             (void)m_db.exec("ROLLBACK;");
             return false;
         }
-        if (!m_db.exec("COMMIT;", error))
-            return false;
         have = v + 1;
+        open = fresh && have < int(steps.size());
+        if (!open && !m_db.exec("COMMIT;", error))
+            return false;
     }
     return true;
 }
