@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sliceclass.h"
 
+#include "nesting.h"
+
 #include <QRegularExpression>
 
 #include <algorithm>
@@ -166,19 +168,7 @@ bool isGpuAnnotationCategory(const QString &category)
 
 void sortNestRows(std::vector<NestRow> &rows, const std::vector<size_t> &descents)
 {
-    size_t merged = 0;
-    for (size_t k = 0; k < descents.size(); ++k) {
-        const auto mid = rows.begin() + qsizetype(descents[k]);
-        const auto last =
-            k + 1 < descents.size() ? rows.begin() + qsizetype(descents[k + 1]) : rows.end();
-        const auto from = std::upper_bound(rows.begin(), mid, *mid, nestsBefore);
-        merged += size_t(last - from);
-        if (merged > 8 * rows.size()) {
-            std::sort(rows.begin(), rows.end(), nestsBefore);
-            return;
-        }
-        std::inplace_merge(from, mid, last, nestsBefore);
-    }
+    sortRuns(rows, descents, nestsBefore);
 }
 
 void unseenStrings(const std::vector<NestRow> &rows, std::vector<char> &seen,

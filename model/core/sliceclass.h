@@ -103,11 +103,8 @@ inline bool nestsBefore(const NestRow &a, const NestRow &b)
 {
     return a.start != b.start ? a.start < b.start : a.end != b.end ? a.end > b.end : a.id < b.id;
 }
-// Sorts rows read chunk by chunk: `descents` are the indices where a row sorts before the one
-// read before it (each chunk is sorted; chunks written as an importer's buffer filled overlap a
-// little where the file was not in time order). Each run merges into the sorted rows before it
-// from the first row it precedes: linear when the overlap is small, and a sort of them all once
-// the merges have cost more than that would.
+// Sorts rows read chunk by chunk in nesting order (sortRuns, nesting.h): `descents` are the
+// indices where a row sorts before the one read before it.
 void sortNestRows(std::vector<NestRow> &rows, const std::vector<size_t> &descents);
 // The name and category ids of `rows` not marked in `seen` (by id) yet: marked now and
 // appended to `out`, so each string is read once (ids are small and dense).
