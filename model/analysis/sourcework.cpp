@@ -37,17 +37,19 @@ class Names
 public:
     explicit Names(Project &project) : m_project(project) {}
 
-    // Fetches the strings of `rows` not met yet, in one query.
-    void fetch(const std::vector<NestRow> &rows)
+    // Fetches the strings of `rows` not met yet, in one query; with `kernels` (a GPU stream's
+    // rows) also what their names say of precision, once per name. Only kernels ask it: the
+    // kernel rules tried on each of a CPU thread's op names were 8% of a generated trace's
+    // import (1,679 names, none a kernel).
+    void fetch(const std::vector<NestRow> &rows, bool kernels)
     {
         m_unnamed.clear();
         unseenStrings(rows, m_seen, m_unnamed);
         if (m_seen.size() > m_facts.size())
             m_facts.resize(m_seen.size());
-        if (m_unnamed.empty())
-            return;
         QHash<StringId, QString> text;
-        m_project.strings(m_unnamed, text);
+        if (!m_unnamed.empty())
+            m_project.strings(m_unnamed, text);
         for (const StringId id : m_unnamed) {
             const QString t = text.value(id);
             Facts &f = m_facts[size_t(id)];
@@ -55,7 +57,24 @@ public:
             f.name = nameClass(t);
             f.step = isProfilerStep(t);
             f.annotation = isGpuAnnotationCategory(t);
+        }
+        if (!kernels)
+            return;
+        m_unnamed.clear();
+        for (const NestRow &row : rows)
+            if (row.name > 0 && !m_facts[size_t(row.name)].precisionSet && !text.contains(row.name))
+                m_unnamed.push_back(row.name);
+        std::sort(m_unnamed.begin(), m_unnamed.end());
+        m_unnamed.erase(std::unique(m_unnamed.begin(), m_unnamed.end()), m_unnamed.end());
+        if (!m_unnamed.empty())
+            m_project.strings(m_unnamed, text);
+        for (const NestRow &row : rows) {
+            Facts &f = m_facts[size_t(std::max<StringId>(row.name, 0))];
+            if (row.name <= 0 || f.precisionSet)
+                continue;
+            const QString t = text.value(row.name);
             f.precision = classifyKernel(t) != Bound::Compute ? 0 : usesHalfPrecision(t) ? 1 : 2;
+            f.precisionSet = true;
         }
     }
     // Of ids fetched (0: no string).
@@ -63,10 +82,8 @@ public:
     const NameClass &name(StringId id) const { return facts(id).name; }
     bool step(StringId id) const { return facts(id).step; }
     bool annotation(StringId cat) const { return facts(cat).annotation; }
-    int precision(StringId id) const
-    {
-        return facts(id).precision;
-    } // 0: not compute-bound, 1: half, 2: full
+    // Of names fetched with `kernels`: 0 not compute-bound, 1 half, 2 full precision.
+    int precision(StringId id) const { return facts(id).precision; }
 
 private:
     struct Facts
@@ -76,6 +93,7 @@ private:
         bool step = false;
         bool annotation = false;
         uint8_t precision = 0;
+        bool precisionSet = false; // worked out (fetch with kernels)
     };
     const Facts &facts(StringId id) const
     {
@@ -92,16 +110,18 @@ private:
     std::vector<StringId> m_unnamed;
 };
 
-// A track's rows with a duration in nesting order (readNestRows), their strings fetched,
-// without Kineto's cuda_sync markers (not work; see DependencyGraph::readNodes).
-bool readTrack(slicestore::TrackReader &reader, Names &names, TrackId track, bool withArgs,
-               std::vector<NestRow> &rows,
+// A track's rows with a duration in nesting order (readNestRows), their strings fetched
+// (with what a kernel's name says for a GPU stream's), without Kineto's cuda_sync markers (not
+// work; see DependencyGraph::readNodes).
+enum class TrackSide { Cpu, Gpu };
+bool readTrack(slicestore::TrackReader &reader, Names &names, TrackId track, TrackSide side,
+               bool withArgs, std::vector<NestRow> &rows,
                const std::function<void(const slicestore::Row &, const NestRow &)> &args,
                const std::function<void(const slicestore::Row &)> &instant = {})
 {
     if (!readNestRows(reader, track, withArgs, 0, rows, args, instant))
         return false;
-    names.fetch(rows);
+    names.fetch(rows, side == TrackSide::Gpu);
     rows.erase(std::remove_if(rows.begin(), rows.end(),
                               [&](const NestRow &row) {
                                   return names.category(row.cat) == CategoryClass::Sync;
@@ -254,7 +274,7 @@ bool SourceSummarizer::readCpuTracks(QString *error)
         const MemoryThread thread{m_tracks[t].id, m_tracks[t].rank, m_source,
                                   m_tracks[t].processPid};
         const bool ok = readTrack(
-            m_reader, m_names, m_tracks[t].id, true, m_rows,
+            m_reader, m_names, m_tracks[t].id, TrackSide::Cpu, true, m_rows,
             [&](const slicestore::Row &x, const NestRow &row) {
                 opCosts.visit(m_reader, x, row.start, row.end, int(t));
                 if (const auto f = m_reader.arg(x, "flops"))
@@ -364,7 +384,7 @@ bool SourceSummarizer::readGpuTracks(QString *error)
     constexpr int kNone = -1;
     std::vector<int> firstKind; // per row of a track
     for (size_t t = m_firstGpu; t < m_tracks.size(); ++t) {
-        if (!readTrack(m_reader, m_names, m_tracks[t].id, false, m_rows, {})) {
+        if (!readTrack(m_reader, m_names, m_tracks[t].id, TrackSide::Gpu, false, m_rows, {})) {
             *error = m_reader.errorString();
             return false;
         }
