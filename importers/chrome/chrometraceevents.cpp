@@ -128,26 +128,61 @@ slicestore::SliceArgs Session::checkedArgs(const TraceEventView &ev)
     return slicestore::SliceArgs(ev.args.raw(), m_argSplit);
 }
 
+Session::Category &Session::category(std::string_view cat)
+{
+    for (Category &c : m_categories)
+        if (c.text == cat)
+            return c;
+    Category c;
+    c.text = std::string(cat);
+    c.id = cat.empty() ? 0 : kNotInterned; // interned where its first slice is added, as before
+    c.gpu = isGpuCategory(cat);
+    c.runtime = isRuntimeCategory(cat);
+    c.launched = isLaunchedWork(cat);
+    c.sync = cat == "cuda_sync";
+    c.cpuOp = isCpuOpCategory(cat);
+    c.gpuAnnotation = cat == "gpu_user_annotation";
+    // Kept unless the file has very many, or it is one the writer cuts (and warns of, each
+    // time it is interned): those are worked out each time. Never moved once kept.
+    if (m_categories.size() < kMaxCategories && cat.size() <= kMaxNameBytes) {
+        m_categories.reserve(kMaxCategories);
+        m_categories.push_back(std::move(c));
+        return m_categories.back();
+    }
+    m_otherCategory = std::move(c);
+    return m_otherCategory;
+}
+
 SliceId Session::addSlice(ThreadState *t, TimeNs ts, TimeNs dur, StringId name,
                           std::string_view cat, qint64 corr, qint64 ext,
                           const slicestore::SliceArgs &args)
 {
-    const StringId catId = cat.empty() ? 0 : m_w.intern(cat);
+    return addSlice(t, ts, dur, name, category(cat), corr, ext, args);
+}
+
+SliceId Session::addSlice(ThreadState *t, TimeNs ts, TimeNs dur, StringId name, Category &cat,
+                          qint64 corr, qint64 ext, const slicestore::SliceArgs &args)
+{
+    if (cat.id == kNotInterned)
+        cat.id = m_w.intern(cat.text);
+    const StringId catId = cat.id;
+    if (&cat == &m_otherCategory)
+        cat.id = kNotInterned; // not kept: interned each time
     const SliceId id = m_w.addSlice(t->track, ts, dur, name, catId, corr, ext, args);
     if (!id)
         return 0; // outside the time limits: warned by the writer
     t->slices.push_back({ts, ts + dur, id});
     t->maxEnd = std::max(t->maxEnd, ts + dur);
     if (corr != kNoId) {
-        if (isRuntimeCategory(cat))
+        if (cat.runtime)
             m_runtimeByCorr.emplace_back(corr, id);
-        else if (isLaunchedWork(cat) || cat == "cuda_sync")
-            m_gpuByCorr.emplace_back(corr, id, cat == "cuda_sync");
+        else if (cat.launched || cat.sync)
+            m_gpuByCorr.emplace_back(corr, id, cat.sync);
     }
     if (ext != kNoId) {
-        if (isCpuOpCategory(cat))
+        if (cat.cpuOp)
             m_opByExt.emplace_back(ext, id);
-        else if (isLaunchedWork(cat) || cat == "gpu_user_annotation")
+        else if (cat.launched || cat.gpuAnnotation)
             m_gpuByExt.emplace_back(ext, id);
     }
     return id;
@@ -214,14 +249,14 @@ void Session::handleComplete(const TraceEventView &ev, TimeNs ts)
         }
         dur = *d;
     }
-    const std::string_view cat = ev.cat.isString() ? ev.cat.raw() : std::string_view{};
-    ThreadState *t = thread(ev.pid, ev.tid, isGpuCategory(cat));
+    Category &cat = category(ev.cat.isString() ? ev.cat.raw() : std::string_view{});
+    ThreadState *t = thread(ev.pid, ev.tid, cat.gpu);
     const StringId name = internText(ev.name, ev.offset, "name");
     const EventIds ids = idsOf(ev);
     const SliceId id =
         addSlice(t, ts, dur, name, cat, ids.correlation, ids.external, checkedArgs(ev));
     if ((ev.flowOut || ev.flowIn) && !ev.bindId.isMissing()) {
-        const quint32 category = flowCategory(cat);
+        const quint32 category = flowCategory(cat.text);
         m_flows.push_back(FlowPoint{flowKey(0, ev.bindId, true), ev.flowOut ? 's' : 'f', true,
                                     category, quint32(m_flows.size()), t, ts, id, ev.offset});
     }

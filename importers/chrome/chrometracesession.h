@@ -211,7 +211,24 @@ private:
     // The event's args for the writer: split into the members the reader found (valid UTF-8),
     // or as text (repaired, or none).
     slicestore::SliceArgs checkedArgs(const TraceEventView &ev);
+    // What a category says, worked out once per distinct category of the file (a file has a
+    // dozen; each complete event compared its category with five lists and interned it).
+    struct Category
+    {
+        std::string text;
+        StringId id = 0; // 0: the empty category; kNotInterned until its first slice
+        bool gpu = false;
+        bool runtime = false;       // its events launch GPU work (isRuntimeCategory)
+        bool launched = false;      // GPU work a runtime call launches (isLaunchedWork)
+        bool sync = false;          // cuda_sync
+        bool cpuOp = false;         // an operator (isCpuOpCategory)
+        bool gpuAnnotation = false; // gpu_user_annotation
+    };
+    static constexpr StringId kNotInterned = -1;
+    Category &category(std::string_view cat);
     SliceId addSlice(ThreadState *t, TimeNs ts, TimeNs dur, StringId name, std::string_view cat,
+                     qint64 corr, qint64 ext, const slicestore::SliceArgs &args);
+    SliceId addSlice(ThreadState *t, TimeNs ts, TimeNs dur, StringId name, Category &cat,
                      qint64 corr, qint64 ext, const slicestore::SliceArgs &args);
     void handleComplete(const TraceEventView &ev, TimeNs ts);
     void handleBegin(const TraceEventView &ev, TimeNs ts);
@@ -271,6 +288,9 @@ private:
     std::map<qint64, QString> m_deviceNames;
     std::string m_scratch;
     std::vector<slicestore::ArgMember> m_argSplit; // checkedArgs: the members of the last args
+    std::vector<Category> m_categories; // category(): found by a scan (kMaxCategories kept)
+    Category m_otherCategory;           // one not kept
+    static constexpr size_t kMaxCategories = 64;
 };
 
 } // namespace gml::chrometrace
