@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "chrometraceimporter.h"
+#include "runsort.h"
 
 #include "chrometracesession.h"
 #include "tfcapture.h"
@@ -50,7 +51,7 @@ SliceId Session::bind(ThreadState *t, TimeNs ts, bool enclosing)
 
 void Session::linkCorrelations()
 {
-    std::sort(m_runtimeByCorr.begin(), m_runtimeByCorr.end());
+    sortNearlySorted(m_runtimeByCorr); // ids handed out in time order: runs merged
     qint64 unmatched = 0;
     for (const auto &[corr, gpu, isSync] : m_gpuByCorr) {
         auto it = std::lower_bound(m_runtimeByCorr.begin(), m_runtimeByCorr.end(),
@@ -65,7 +66,7 @@ void Session::linkCorrelations()
             m_w.addFlow(FlowKind::Launch, it->second, gpu);
         m_linkedCorrelations.push_back(corr);
     }
-    std::sort(m_linkedCorrelations.begin(), m_linkedCorrelations.end());
+    sortNearlySorted(m_linkedCorrelations);
     m_linkedCorrelations.erase(
         std::unique(m_linkedCorrelations.begin(), m_linkedCorrelations.end()),
         m_linkedCorrelations.end());
@@ -75,7 +76,7 @@ void Session::linkCorrelations()
                                       "runtime call in this file (launched before the capture "
                                       "window?); they have no launch edge")
                            .arg(unmatched));
-    std::sort(m_opByExt.begin(), m_opByExt.end());
+    sortNearlySorted(m_opByExt);
     for (const auto &[ext, gpu] : m_gpuByExt) {
         auto it =
             std::lower_bound(m_opByExt.begin(), m_opByExt.end(), std::make_pair(ext, SliceId(0)));
@@ -95,7 +96,7 @@ void Session::linkFlows()
     qint64 unbound = 0;
     qint64 unboundOffset = -1;
     auto phaseRank = [](char c) { return c == 's' ? 0 : c == 't' ? 1 : 2; };
-    std::sort(m_flows.begin(), m_flows.end(), [&](const FlowPoint &a, const FlowPoint &b) {
+    sortNearlySorted(m_flows, [&](const FlowPoint &a, const FlowPoint &b) {
         if (a.key != b.key)
             return a.key < b.key;
         if (a.ts != b.ts)

@@ -4,10 +4,10 @@
 // How slices nest on a row, shared by the tracks built in memory (model/read/slicetrack.h) and
 // the level-of-detail summaries written at import (model/store/slicelod.h).
 
+#include "runsort.h"
 #include "types.h"
 
 #include <algorithm>
-#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -20,30 +20,6 @@ namespace gml {
 inline bool inWindow(TimeNs start, TimeNs duration, TimeNs t0, TimeNs t1)
 {
     return start < t1 && (start + duration > t0 || (duration <= 0 && start >= t0));
-}
-
-// Sorts rows read chunk by chunk by `before`: `descents` are the indices where a row sorts
-// before the one read before it (each chunk is sorted; chunks written as an importer's buffer
-// filled overlap a little where the file was not in time order: a parent written when it ends,
-// after its children). Each run merges into the sorted rows before it from the first row it
-// precedes: linear when the overlap is small, and a sort of them all once the merges have cost
-// more than that would. `before` is a strict total order, so the result is the sort's.
-template <class T, class Before>
-void sortRuns(std::vector<T> &rows, const std::vector<size_t> &descents, Before before)
-{
-    size_t merged = 0;
-    for (size_t k = 0; k < descents.size(); ++k) {
-        const auto mid = rows.begin() + std::ptrdiff_t(descents[k]);
-        const auto last =
-            k + 1 < descents.size() ? rows.begin() + std::ptrdiff_t(descents[k + 1]) : rows.end();
-        const auto from = std::upper_bound(rows.begin(), mid, *mid, before);
-        merged += size_t(last - from);
-        if (merged > 8 * rows.size()) {
-            std::sort(rows.begin(), rows.end(), before);
-            return;
-        }
-        std::inplace_merge(from, mid, last, before);
-    }
 }
 
 // Nesting depth of slices fed in canonical order (start, then longer first): a stack of open
