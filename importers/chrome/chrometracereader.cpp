@@ -10,7 +10,9 @@ namespace gml {
 
 using json::Value;
 
-static constexpr size_t kInitialBuffer = size_t(4) << 20;
+// As large as the read-ahead's blocks: a refill takes one block, and the buffer grows only for
+// an event larger than it. 4 MiB held 3 MiB more for as long as a file was read.
+static constexpr size_t kInitialBuffer = size_t(1) << 20;
 
 using json::describeByte;
 
