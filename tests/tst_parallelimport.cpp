@@ -312,7 +312,8 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         QByteArray data;
-        for (int i = 0; data.size() < (7 << 19); ++i)
+        // Nine blocks and more: the reading thread takes blocks the reader is done with again.
+        for (int i = 0; data.size() < (19 << 19); ++i)
             data += "{\"ph\":\"X\",\"name\":\"op" + QByteArray::number(i * 7919 % 100003) +
                     "\",\"ts\":" + QByteArray::number(i) + "},\n";
         const QByteArray packed = gmltest::gzip(data);

@@ -3,8 +3,9 @@
 // and bucket, the longest slice starting there (checked against a brute force on a generated
 // track); levels shrink and stay a fraction of the track; an import writes them and a window
 // reads back only what it overlaps; a v6 project migrates (with progress, cancellable); a
-// damaged piece is an error.
+// damaged piece is an error; rows read chunk by chunk sort as a whole sort would.
 #include "project.h"
+#include "runsort.h"
 #include "slicelod.h"
 #include "slicetrack.h"
 #include "testutil.h"
@@ -64,6 +65,38 @@ class TestSliceLod : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    // Rows that arrive nearly in order (chunks each sorted, a parent after its children, ids
+    // handed out as a file is read) are sorted by merging their runs (runsort.h): the result is
+    // the sort's for every shape of input, from sorted to reversed and random, duplicates too.
+    void runsMergedAsTheSortWould()
+    {
+        QRandomGenerator rng(11);
+        using Pair = std::pair<int, int>;
+        for (int shape = 0; shape < 5; ++shape) {
+            for (const size_t n : {size_t(0), size_t(1), size_t(2), size_t(100), size_t(20000)}) {
+                std::vector<Pair> rows(n);
+                for (size_t i = 0; i < n; ++i)
+                    rows[i] = {int(i) / 3, int(rng.bounded(4))};
+                if (shape == 1) // sorted chunks of 512, each chunk's first row moved back a bit
+                    for (size_t c = 512; c < n; c += 512)
+                        rows[c].first -= int(rng.bounded(1, 200));
+                else if (shape == 2)
+                    std::reverse(rows.begin(), rows.end());
+                else if (shape == 3)
+                    for (Pair &r : rows)
+                        r = {int(rng.bounded(1000)), int(rng.bounded(4))};
+                else if (shape == 4) // a few rows far out of place
+                    for (size_t k = 0; k < n / 100; ++k)
+                        std::swap(rows[rng.bounded(quint32(n))], rows[rng.bounded(quint32(n))]);
+                std::vector<Pair> expected = rows;
+                std::sort(expected.begin(), expected.end());
+                sortNearlySorted(rows);
+                QVERIFY2(rows == expected,
+                         qPrintable(QStringLiteral("shape %1, %2 rows").arg(shape).arg(n)));
+            }
+        }
+    }
+
     void levelsHoldTheLongestPerBucket()
     {
         const auto slices = generate(60000, 7);
