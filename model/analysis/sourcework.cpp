@@ -69,9 +69,9 @@ public:
         if (!m_unnamed.empty())
             m_project.strings(m_unnamed, text);
         for (const NestRow &row : rows) {
-            Facts &f = m_facts[size_t(std::max<StringId>(row.name, 0))];
-            if (row.name <= 0 || f.precisionSet)
+            if (row.name <= 0 || m_facts[size_t(row.name)].precisionSet)
                 continue;
+            Facts &f = m_facts[size_t(row.name)];
             const QString t = text.value(row.name);
             f.precision = classifyKernel(t) != Bound::Compute ? 0 : usesHalfPrecision(t) ? 1 : 2;
             f.precisionSet = true;
@@ -110,16 +110,16 @@ private:
     std::vector<StringId> m_unnamed;
 };
 
-// A track's rows with a duration in nesting order (readNestRows), their strings fetched
-// (with what a kernel's name says for a GPU stream's), without Kineto's cuda_sync markers (not
-// work; see DependencyGraph::readNodes).
+// A track's rows with a duration in nesting order (readNestRows), their strings fetched,
+// without Kineto's cuda_sync markers (not work; see DependencyGraph::readNodes). A CPU
+// thread's are read with their args; a GPU stream's names say what a kernel's name says.
 enum class TrackSide { Cpu, Gpu };
 bool readTrack(slicestore::TrackReader &reader, Names &names, TrackId track, TrackSide side,
-               bool withArgs, std::vector<NestRow> &rows,
+               std::vector<NestRow> &rows,
                const std::function<void(const slicestore::Row &, const NestRow &)> &args,
                const std::function<void(const slicestore::Row &)> &instant = {})
 {
-    if (!readNestRows(reader, track, withArgs, 0, rows, args, instant))
+    if (!readNestRows(reader, track, side == TrackSide::Cpu, 0, rows, args, instant))
         return false;
     names.fetch(rows, side == TrackSide::Gpu);
     rows.erase(std::remove_if(rows.begin(), rows.end(),
@@ -274,7 +274,7 @@ bool SourceSummarizer::readCpuTracks(QString *error)
         const MemoryThread thread{m_tracks[t].id, m_tracks[t].rank, m_source,
                                   m_tracks[t].processPid};
         const bool ok = readTrack(
-            m_reader, m_names, m_tracks[t].id, TrackSide::Cpu, true, m_rows,
+            m_reader, m_names, m_tracks[t].id, TrackSide::Cpu, m_rows,
             [&](const slicestore::Row &x, const NestRow &row) {
                 opCosts.visit(m_reader, x, row.start, row.end, int(t));
                 if (const auto f = m_reader.arg(x, "flops"))
@@ -384,7 +384,7 @@ bool SourceSummarizer::readGpuTracks(QString *error)
     constexpr int kNone = -1;
     std::vector<int> firstKind; // per row of a track
     for (size_t t = m_firstGpu; t < m_tracks.size(); ++t) {
-        if (!readTrack(m_reader, m_names, m_tracks[t].id, TrackSide::Gpu, false, m_rows, {})) {
+        if (!readTrack(m_reader, m_names, m_tracks[t].id, TrackSide::Gpu, m_rows, {})) {
             *error = m_reader.errorString();
             return false;
         }

@@ -4,7 +4,6 @@
 // How slices nest on a row, shared by the tracks built in memory (model/read/slicetrack.h) and
 // the level-of-detail summaries written at import (model/store/slicelod.h).
 
-#include "runsort.h"
 #include "types.h"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sliceclass.h"
 
-#include "nesting.h"
+#include "runsort.h"
 
 #include <QRegularExpression>
 

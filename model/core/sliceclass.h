@@ -103,7 +103,7 @@ inline bool nestsBefore(const NestRow &a, const NestRow &b)
 {
     return a.start != b.start ? a.start < b.start : a.end != b.end ? a.end > b.end : a.id < b.id;
 }
-// Sorts rows read chunk by chunk in nesting order (sortRuns, nesting.h): `descents` are the
+// Sorts rows read chunk by chunk in nesting order (sortRuns, runsort.h): `descents` are the
 // indices where a row sorts before the one read before it.
 void sortNestRows(std::vector<NestRow> &rows, const std::vector<size_t> &descents);
 // The name and category ids of `rows` not marked in `seen` (by id) yet: marked now and

@@ -3,6 +3,7 @@
 
 #include "chunkformat.h"
 #include "nesting.h"
+#include "runsort.h"
 
 #include <algorithm>
 
@@ -99,23 +100,12 @@ bool decodePiece(std::string_view data, std::vector<Entry> &out)
 
 bool summarizeTrack(SqliteDb &db, TrackId track, QString *error, size_t expected)
 {
-    const auto canonical = [](const Entry &a, const Entry &b) {
-        if (a.start != b.start)
-            return a.start < b.start;
-        if (a.duration != b.duration)
-            return a.duration > b.duration;
-        return a.id < b.id;
-    };
     std::vector<Entry> slices;
     slices.reserve(expected);
-    std::vector<size_t> descents; // where a row sorts before the one read before it
     {
         slicestore::TrackReader reader(db);
         if (!reader.read(track, false, [&](const slicestore::Row &r) {
-                const Entry e{r.ts, std::max<TimeNs>(0, r.dur), r.id, StringId(r.name), 0};
-                if (!slices.empty() && canonical(e, slices.back()))
-                    descents.push_back(slices.size());
-                slices.push_back(e);
+                slices.push_back({r.ts, std::max<TimeNs>(0, r.dur), r.id, StringId(r.name), 0});
             })) {
             if (error)
                 *error =
@@ -126,7 +116,14 @@ bool summarizeTrack(SqliteDb &db, TrackId track, QString *error, size_t expected
     // Chunks are each in canonical order but may overlap one another (rows that arrived out
     // of order, a parent written after its children): their runs merged, then nested, then
     // grouped by depth for buildLevels. A sort of the whole track was 5% of a 256 MB import.
-    sortRuns(slices, descents, canonical);
+    const auto canonical = [](const Entry &a, const Entry &b) {
+        if (a.start != b.start)
+            return a.start < b.start;
+        if (a.duration != b.duration)
+            return a.duration > b.duration;
+        return a.id < b.id;
+    };
+    sortNearlySorted(slices, canonical);
     Nesting nesting;
     int maxDepth = -1;
     for (Entry &e : slices) {
