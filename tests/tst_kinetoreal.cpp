@@ -142,6 +142,9 @@ private Q_SLOTS:
         auto &p = im.p;
         const auto &r = im.reports.first();
         QCOMPARE(r.status, SourceReport::Status::Imported);
+        // Files of 4 MiB or more as read (most of these) are written through a small page
+        // cache (writesThrough); what is read afterwards has the reading cache (64 MiB) again.
+        QCOMPARE(p->db().scalar("PRAGMA cache_size"), -65536);
         const Expected e = independentCount(path);
         QCOMPARE(r.slices, e.slices);
         // Each flow looks its runtime call up by id: a lookup of the flows by slice reads the

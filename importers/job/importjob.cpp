@@ -408,6 +408,8 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
         return report;
     }
 
+    const Project::CacheScope cache(m_project, writesThrough(file) ? Project::Cache::Writing
+                                                                   : Project::Cache::Reading);
     TraceWriter writer(m_project, run, sourceId);
     ImportContext ctx;
     ctx.path = file.path;

@@ -86,6 +86,11 @@ qint64 expandedSize(const ScannedFile &file)
     return file.path.endsWith(QLatin1String(".gz")) ? file.size * 8 : file.size;
 }
 
+bool writesThrough(const ScannedFile &file)
+{
+    return expandedSize(file) >= (qint64(4) << 20);
+}
+
 static QString sidePath(const QString &folder, int index)
 {
     return folder + QStringLiteral("/side-%1.grademl").arg(index);
@@ -263,6 +268,8 @@ SideResult SideImports::importOne(int index)
     auto side = Project::open(path, Project::Mode::Scratch, &error);
     if (!side)
         return failed(QStringLiteral("could not make a side project to import into: ") + error);
+    if (writesThrough(task.file)) // the side project is read once, by the copy
+        side->useCacheFor(Project::Cache::Writing);
     side->shareIds(&m_ids);
     if (!side->begin(&error))
         return failed(QStringLiteral("could not write the side project: ") + error);

@@ -115,4 +115,13 @@ private:
 // The bytes a file expands to while read (a gzip file about eight times its size).
 qint64 expandedSize(const ScannedFile &file);
 
+// Whether a file is written through the small page cache (Project::Cache::Writing): one of
+// 4 MiB or more, as read. Smaller files keep the reading cache: most pages they touch are the
+// same few for every file of a batch (strings, tracks, the tables' inner pages), and with a
+// small cache each would go to the log and be read back again (1,024 small rank files 1.2-1.4x
+// slower). At 8 MB a file the two caches take the same time and the small one 6 MB less memory.
+// The copy of a side project into the project keeps the reading cache: through the small one
+// the serial tail after the workers doubled (16 files of 64 MB: 0.18-0.24 -> 0.37 s).
+bool writesThrough(const ScannedFile &file);
+
 } // namespace gml

@@ -46,6 +46,11 @@ QString Project::whyNotWritable(const QString &path)
 }
 
 // The virtual tables over the chunks (slice, flow, counter), on every connection.
+// Project::useCacheFor. Negative sizes are KiB, whatever the page size (projects made before
+// 64 KiB pages keep 4 KiB ones).
+static constexpr const char *kReadingCache = "PRAGMA cache_size=-65536;";
+static constexpr const char *kWritingCache = "PRAGMA cache_size=-1024;";
+
 static bool registerModules(sqlite3 *db, QString *error)
 {
     return slicestore::registerModule(db, error) && counterstore::registerModule(db, error);
@@ -193,8 +198,7 @@ std::unique_ptr<Project> Project::open(const QString &path, Mode mode, QString *
     waited.start();
     for (int attempt = 0;; ++attempt) {
         if (p->m_db.exec(std::string("PRAGMA page_size=65536; ") + durability +
-                             "PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY; "
-                             "PRAGMA cache_size=-65536;",
+                             "PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY; " + kReadingCache,
                          &why) &&
             p->migrate(&why, progress))
             break;
@@ -535,6 +539,11 @@ StringId Project::intern(std::string_view text)
     }
     m_strings.emplace(std::string(text), id);
     return id;
+}
+
+void Project::useCacheFor(Cache use)
+{
+    (void)m_db.exec(use == Cache::Writing ? kWritingCache : kReadingCache);
 }
 
 bool Project::checkpoint(QString *why)
