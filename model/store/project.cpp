@@ -45,12 +45,12 @@ QString Project::whyNotWritable(const QString &path)
     return {};
 }
 
-// The virtual tables over the chunks (slice, flow, counter), on every connection.
 // Project::useCacheFor. Negative sizes are KiB, whatever the page size (projects made before
 // 64 KiB pages keep 4 KiB ones).
 static constexpr const char *kReadingCache = "PRAGMA cache_size=-65536;";
 static constexpr const char *kWritingCache = "PRAGMA cache_size=-1024;";
 
+// The virtual tables over the chunks (slice, flow, counter), on every connection.
 static bool registerModules(sqlite3 *db, QString *error)
 {
     return slicestore::registerModule(db, error) && counterstore::registerModule(db, error);
