@@ -84,31 +84,35 @@ static SourceReport notImported(const ScannedFile &file, const QString &why)
     return r;
 }
 
-// A large file's import takes and frees buffers of megabytes again and again (a chunk's rows
-// and args, the parser's growing vectors, a track's summary levels). glibc maps each one above
-// its mmap threshold afresh and unmaps it when freed, so every one is zero-filled and faulted
-// in again page by page: a fifth of a 256 MB import's time on a VM where a fault is dear. From
-// a file of 64 MiB on, allocations under a sixteenth of the largest file (32 to 64 MiB; 32 MiB
-// is glibc's own ceiling for its moving threshold on 64-bit) come from the heap, and as much
-// freed is kept there for the next one: the memory kept is at most 1/16 of the input. 256 MB
-// trace 2.54-2.72 s -> 2.10-2.28 s, peak RSS 212.4 -> 212.9 MB; 1 GB trace 10.7-13.2 s ->
-// 8.4-9.7 s, 498.6 -> 521.8 MB (docs/benchmarks.md). Smaller imports keep the defaults
-// (ResNet-50's 35 MB would hold 4-7 MB more). Once per process, never undone.
-static void reuseFreedMemoryForLargeFiles(const QList<ScannedFile> &files)
+// An import takes and frees buffers of megabytes again and again (a chunk's rows and args, the
+// parser's growing vectors, a track's summary levels), for every file. glibc maps each one above
+// its mmap threshold afresh and unmaps it when freed, and gives the heap's free top back to the
+// kernel above its trim threshold, so every one is zero-filled and faulted in again page by
+// page: a fifth of a 256 MB import's time on a VM where a fault is dear. So allocations under a
+// sixteenth of the largest file (32 to 64 MiB; 32 MiB is glibc's own ceiling for its moving
+// threshold on 64-bit) come from the heap, and twice that is kept free there before any is given
+// back (glibc's own ratio when it moves the threshold itself). Two workers free their buffers at
+// different times, and a trim at the threshold alone gave back what the other was about to take.
+// A folder of 16 files of 61 MiB: 137k -> 17k faults, 6.0 -> 4.3 s on one thread; 3.7 -> 2.8 s
+// on two (90k faults with the trim at the threshold, 45k at twice). Files of 21-35 MB import
+// about 0.9x the time for 5-8 MB more peak memory (docs/benchmarks.md). Set for the process,
+// raised by a larger import, never undone.
+static void reuseFreedMemory(const QList<ScannedFile> &files)
 {
 #ifdef __GLIBC__
     qint64 largest = 0;
     for (const ScannedFile &f : files)
         if (f.importer)
             largest = std::max(largest, expandedSize(f));
-    if (largest < (qint64(64) << 20))
+    const int threshold = int(std::clamp(largest / 16, qint64(32) << 20, qint64(64) << 20));
+    static std::mutex mutex;
+    static int set = 0; // raised by a larger import, never lowered
+    std::lock_guard lock(mutex);
+    if (threshold <= set)
         return;
-    static std::once_flag once;
-    std::call_once(once, [largest] {
-        const int threshold = int(std::clamp(largest / 16, qint64(32) << 20, qint64(64) << 20));
-        mallopt(M_MMAP_THRESHOLD, threshold);
-        mallopt(M_TRIM_THRESHOLD, threshold);
-    });
+    set = threshold;
+    mallopt(M_MMAP_THRESHOLD, threshold);
+    mallopt(M_TRIM_THRESHOLD, 2 * threshold);
 #else
     (void)files;
 #endif
@@ -116,7 +120,7 @@ static void reuseFreedMemoryForLargeFiles(const QList<ScannedFile> &files)
 
 QList<SourceReport> ImportJob::run(const QList<ScannedFile> &files)
 {
-    reuseFreedMemoryForLargeFiles(files);
+    reuseFreedMemory(files);
     QList<SourceReport> reports;
     bool cancelled = false;
     m_stage = ImportProgress::Stage::Reading;
