@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The public CLI forms: exit codes, info --json keys, read-only query.
+#include "hugepages.h"
 #include "testutil.h"
+#include "writerlock.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -198,6 +201,83 @@ private Q_SLOTS:
         QCOMPARE(piped.code, 0);
         QVERIFY2(!piped.err.contains("\x1b[K") && !piped.err.contains(" of 70 B"),
                  piped.err.constData());
+    }
+
+    // Where the kernel gives huge pages on request only, GLIBC_TUNABLES gains
+    // glibc.malloc.hugetlb=1, after whatever it held; a value that says anything of hugetlb is
+    // the user's (or the restarted process's) and is kept; other kernel settings leave it.
+    void hugePageTunablesDecided()
+    {
+        const std::string_view madvise = "always [madvise] never\n";
+        QCOMPARE(gml::hugePageTunables(nullptr, madvise).value_or("-"),
+                 std::string("glibc.malloc.hugetlb=1"));
+        QCOMPARE(gml::hugePageTunables("glibc.malloc.arena_max=2", madvise).value_or("-"),
+                 std::string("glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1"));
+        QCOMPARE(gml::hugePageTunables("", madvise).value_or("-"),
+                 std::string("glibc.malloc.hugetlb=1"));
+        QVERIFY(!gml::hugePageTunables("glibc.malloc.hugetlb=0", madvise));
+        QVERIFY(!gml::hugePageTunables("glibc.malloc.hugetlb=1", madvise));
+        QVERIFY(!gml::hugePageTunables(nullptr, "[always] madvise never\n"));
+        QVERIFY(!gml::hugePageTunables(nullptr, "always madvise [never]\n"));
+        QVERIFY(!gml::hugePageTunables(nullptr, ""));
+    }
+
+    // `grademl import` starts itself again with huge pages asked for (hugepages.h): the same
+    // process, its arguments intact (a path with a space and letters beyond ASCII), the setting
+    // in its environment while it imports where the kernel's mode is madvise, and a user's
+    // own glibc.malloc.hugetlb=0 kept. It is held at the project's writer lock, taken here, to
+    // read its environment while it runs.
+    void importStartsAgainWithHugePages()
+    {
+        QFile thp(QStringLiteral("/sys/kernel/mm/transparent_hugepage/enabled"));
+        const QByteArray mode = thp.open(QIODevice::ReadOnly) ? thp.readAll() : QByteArray();
+        QTemporaryDir dir;
+        const QString trace = gmltest::writeFile(
+            dir, QStringLiteral("a run/tr\u00e4ce \u00e9.json"),
+            R"({"traceEvents":[{"ph":"X","name":"step","pid":1,"tid":1,"ts":1,"dur":5}]})");
+        for (const bool usersOwn : {false, true}) {
+            const QString project =
+                dir.filePath(usersOwn ? QStringLiteral("u.grademl") : QStringLiteral("p.grademl"));
+            gml::WriterLock lock;
+            QString error;
+            QVERIFY2(lock.acquire(project, {}, &error), qPrintable(error));
+            auto env = QProcessEnvironment::systemEnvironment();
+            env.remove(QStringLiteral("GLIBC_TUNABLES"));
+            if (usersOwn)
+                env.insert(QStringLiteral("GLIBC_TUNABLES"),
+                           QStringLiteral("glibc.malloc.hugetlb=0"));
+            QProcess cli;
+            cli.setProcessEnvironment(env);
+            cli.start(QStringLiteral(GRADEML_CLI),
+                      {QStringLiteral("import"), trace, QStringLiteral("--project"), project});
+            QVERIFY(cli.waitForStarted());
+            const qint64 pid = cli.processId();
+            QByteArray err;
+            QElapsedTimer waited;
+            waited.start();
+            while (!err.contains("waiting for it to finish") && waited.elapsed() < 60'000 &&
+                   cli.state() == QProcess::Running) {
+                cli.waitForReadyRead(200);
+                err += cli.readAllStandardError();
+            }
+            QVERIFY2(err.contains("waiting for it to finish"), err.constData());
+            QFile environ(QStringLiteral("/proc/%1/environ").arg(pid));
+            QVERIFY(environ.open(QIODevice::ReadOnly));
+            const QList<QByteArray> vars = environ.readAll().split('\0');
+            const QByteArray expected = usersOwn ? "GLIBC_TUNABLES=glibc.malloc.hugetlb=0"
+                                        : mode.contains("[madvise]")
+                                            ? "GLIBC_TUNABLES=glibc.malloc.hugetlb=1"
+                                            : QByteArray();
+            QByteArray tunables; // the environment's GLIBC_TUNABLES entry, if any
+            for (const QByteArray &v : vars)
+                if (v.startsWith("GLIBC_TUNABLES="))
+                    tunables = v;
+            QVERIFY2(tunables == expected, tunables.constData());
+            lock.release();
+            QVERIFY(cli.waitForFinished(120'000));
+            QCOMPARE(cli.exitCode(), 0);
+            QVERIFY2(cli.readAllStandardOutput().contains("1 imported"), err.constData());
+        }
     }
 
     void importInfoQuery()

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // grademl-studio: the GradeML Studio window.
+#include "hugepages.h"
 #include "mainwindow.h"
 #include "mappedwriteguard.h"
 #include "outputfile.h"
@@ -445,6 +446,8 @@ bool onlyHelp(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    // The studio imports: it asks glibc for huge pages (hugepages.h), starting again here.
+    gml::restartWithHugePages(argv);
     gml::installMappedWriteGuard(
         "grademl-studio"); // a project's -shm that cannot be written: said, not SIGBUS
     if (onlyHelp(argc, argv)) {

@@ -3,6 +3,7 @@
 #include "benchutil.h"
 #include "chrometracereader.h"
 #include "folderscanner.h"
+#include "hugepages.h"
 #include "importjob.h"
 #include "inputstream.h"
 #include "project.h"
@@ -94,12 +95,15 @@ constexpr const char *kUsage =
     "takes (SliceTrack::load, as the timeline does when a track is first drawn).\n"
     "--stages first times, in the same run, the two floors under the import: reading the bytes\n"
     "(InputStream) and parsing them with the Chrome trace reader into a handler that keeps "
-    "nothing.\n";
+    "nothing.\n"
+    "It starts itself again with glibc asking for huge pages, as `grademl import` does\n"
+    "(hugepages.h); GLIBC_TUNABLES=glibc.malloc.hugetlb=0 measures without them.\n";
 
 int main(int argc, char **argv)
 {
     if (gmlbench::helpAsked(argc, argv, kUsage))
         return 0;
+    gml::restartWithHugePages(argv);
     QCoreApplication app(argc, argv);
     QStringList args = QCoreApplication::arguments().mid(1);
     QString label = QStringLiteral("input");
