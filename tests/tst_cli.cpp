@@ -222,11 +222,14 @@ private Q_SLOTS:
         QVERIFY(!gml::hugePageTunables(nullptr, ""));
     }
 
-    // `grademl import` starts itself again with huge pages asked for (hugepages.h): the same
-    // process, its arguments intact (a path with a space and letters beyond ASCII), the setting
-    // in its environment while it imports where the kernel's mode is madvise, and a user's
-    // own glibc.malloc.hugetlb=0 kept. It is held at the project's writer lock, taken here, to
-    // read its environment while it runs.
+    // `grademl import` of 64 MiB or more starts itself again with huge pages asked for
+    // (hugepages.h): the same process, its arguments intact (a path with a space and letters
+    // beyond ASCII), the setting in its environment while it imports where the kernel's mode is
+    // madvise, and a user's own glibc.malloc.hugetlb=0 kept. The folder holds 64 MiB that is no
+    // trace (a sparse file: the restart counts a folder's bytes without sniffing them, and the
+    // import passes over it); the trace alone counts its own size, too little to restart for,
+    // and "--project"'s file is not counted. The import is held at the project's writer lock,
+    // taken here, to read its environment while it runs.
     void importStartsAgainWithHugePages()
     {
         QFile thp(QStringLiteral("/sys/kernel/mm/transparent_hugepage/enabled"));
@@ -235,6 +238,22 @@ private Q_SLOTS:
         const QString trace = gmltest::writeFile(
             dir, QStringLiteral("a run/tr\u00e4ce \u00e9.json"),
             R"({"traceEvents":[{"ph":"X","name":"step","pid":1,"tid":1,"ts":1,"dur":5}]})");
+        const QString folder = QFileInfo(trace).absolutePath();
+        const QByteArray traceName = QFile::encodeName(trace);
+        char *small[] = {const_cast<char *>("grademl"), const_cast<char *>("import"),
+                         const_cast<char *>(traceName.constData())};
+        QCOMPARE(gml::inputBytes(3, small, gml::kHugePagesFromBytes),
+                 quint64(QFileInfo(trace).size()));
+        QFile big(folder + QStringLiteral("/weights.bin"));
+        QVERIFY(big.open(QIODevice::WriteOnly) && big.resize(qint64(gml::kHugePagesFromBytes)));
+        big.close();
+        const QByteArray folderName = QFile::encodeName(folder);
+        char *large[] = {const_cast<char *>("grademl"), const_cast<char *>("import"),
+                         const_cast<char *>("--project"),
+                         const_cast<char *>(folderName.constData()),
+                         const_cast<char *>(folderName.constData())};
+        QCOMPARE(gml::inputBytes(5, large, gml::kHugePagesFromBytes),
+                 quint64(QFileInfo(trace).size()) + gml::kHugePagesFromBytes);
         for (const bool usersOwn : {false, true}) {
             const QString project =
                 dir.filePath(usersOwn ? QStringLiteral("u.grademl") : QStringLiteral("p.grademl"));
@@ -249,7 +268,7 @@ private Q_SLOTS:
             QProcess cli;
             cli.setProcessEnvironment(env);
             cli.start(QStringLiteral(GRADEML_CLI),
-                      {QStringLiteral("import"), trace, QStringLiteral("--project"), project});
+                      {QStringLiteral("import"), folder, QStringLiteral("--project"), project});
             QVERIFY(cli.waitForStarted());
             const qint64 pid = cli.processId();
             QByteArray err;

@@ -148,9 +148,10 @@ bool asksHelp(const QStringList &args)
 
 int main(int argc, char **argv)
 {
-    // An import asks glibc for huge pages: a fifth fewer seconds where the kernel gives them on
-    // request only (hugepages.h). The process starts again here, before anything else.
-    if (argc > 1 && qstrcmp(argv[1], "import") == 0)
+    // An import of 64 MiB or more asks glibc for huge pages: a fifth fewer seconds where the
+    // kernel gives them on request only (hugepages.h). It starts again here, before anything.
+    if (argc > 1 && qstrcmp(argv[1], "import") == 0 &&
+        gml::inputBytes(argc, argv, gml::kHugePagesFromBytes) >= gml::kHugePagesFromBytes)
         gml::restartWithHugePages(argv);
     gml::installMappedWriteGuard(
         "grademl"); // a project's -shm that cannot be written: said, not SIGBUS

@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
+#include <system_error>
 
 #include <unistd.h>
 
@@ -21,6 +23,40 @@ std::optional<std::string> hugePageTunables(const char *current, std::string_vie
     if (!out.empty())
         out += ':';
     return out + "glibc.malloc.hugetlb=1";
+}
+
+static unsigned long long asRead(const std::filesystem::path &path, unsigned long long size)
+{
+    return path.extension() == ".gz" ? size * 8 : size;
+}
+
+unsigned long long inputBytes(int argc, char **argv, unsigned long long enough)
+{
+    namespace fs = std::filesystem;
+    unsigned long long total = 0;
+    for (int i = 1; i < argc && total < enough; ++i) {
+        if (std::strcmp(argv[i], "--project") == 0) {
+            ++i;
+            continue;
+        }
+        std::error_code ec;
+        const fs::path path(argv[i]);
+        const fs::file_status status = fs::status(path, ec);
+        if (ec)
+            continue;
+        if (fs::is_regular_file(status)) {
+            total += asRead(path, fs::file_size(path, ec));
+            continue;
+        }
+        if (!fs::is_directory(status))
+            continue;
+        for (auto it = fs::recursive_directory_iterator(
+                 path, fs::directory_options::skip_permission_denied, ec);
+             !ec && it != fs::recursive_directory_iterator() && total < enough; it.increment(ec))
+            if (it->is_regular_file(ec))
+                total += asRead(it->path(), it->file_size(ec));
+    }
+    return total;
 }
 
 void restartWithHugePages(char **argv)

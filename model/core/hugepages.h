@@ -6,9 +6,11 @@
 // (/sys/kernel/mm/transparent_hugepage/enabled reads "[madvise]", as on Debian's and many
 // cloud kernels). glibc asks for them when the tunable glibc.malloc.hugetlb=1 is set, and a
 // tunable is read only when a program starts: a running process cannot turn it on. So a
-// program that is about to import starts itself again with it set. On this project's 2-core
-// VM a 256 MB trace imported 1.23x faster, ResNet-50's 1.1x, a 1 GB trace 1.27x, for 2-15 MB
-// more peak memory (docs/benchmarks.md, "Huge pages for imports").
+// program that is about to import enough to gain starts itself again with it set. On this
+// project's 2-core VM a 256 MB trace imported 1.27x faster and a 1 GB trace 1.31x, for 2-15 MB
+// more peak memory; the exec itself costs about 40 ms (the program's libraries loaded again),
+// about what huge pages save on a 35 MB trace (docs/benchmarks.md, "Huge pages and freed memory
+// for every import").
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +20,14 @@ namespace gml {
 // What GLIBC_TUNABLES becomes on a restart, from its value now (null: not set) and the text of
 // /sys/kernel/mm/transparent_hugepage/enabled ("always [madvise] never"); nullopt: no restart.
 std::optional<std::string> hugePageTunables(const char *current, std::string_view thpEnabled);
+
+// An import of less than this (as read) does not start again: it would not gain the exec's cost.
+inline constexpr unsigned long long kHugePagesFromBytes = 64ull << 20;
+
+// What the paths among `args` hold, as read: a file's size (a gzip file's eight times), a
+// folder's files summed, walking no further once `enough` is reached. The argument after
+// "--project" is not counted (the project, not an input); arguments that name nothing count 0.
+unsigned long long inputBytes(int argc, char **argv, unsigned long long enough);
 
 // Replaces the process with itself (/proc/self/exe, the same `argv`) with
 // glibc.malloc.hugetlb=1 added to GLIBC_TUNABLES, when the kernel gives huge pages on request

@@ -96,14 +96,16 @@ constexpr const char *kUsage =
     "--stages first times, in the same run, the two floors under the import: reading the bytes\n"
     "(InputStream) and parsing them with the Chrome trace reader into a handler that keeps "
     "nothing.\n"
-    "It starts itself again with glibc asking for huge pages, as `grademl import` does\n"
-    "(hugepages.h); GLIBC_TUNABLES=glibc.malloc.hugetlb=0 measures without them.\n";
+    "Given 64 MiB or more, it starts itself again with glibc asking for huge pages, as\n"
+    "`grademl import` does (hugepages.h); GLIBC_TUNABLES=glibc.malloc.hugetlb=0 measures\n"
+    "without them.\n";
 
 int main(int argc, char **argv)
 {
     if (gmlbench::helpAsked(argc, argv, kUsage))
         return 0;
-    gml::restartWithHugePages(argv);
+    if (gml::inputBytes(argc, argv, gml::kHugePagesFromBytes) >= gml::kHugePagesFromBytes)
+        gml::restartWithHugePages(argv);
     QCoreApplication app(argc, argv);
     QStringList args = QCoreApplication::arguments().mid(1);
     QString label = QStringLiteral("input");
