@@ -3,14 +3,13 @@
 
 // An import spends much of its time in page faults, one for each 4 KiB page of the buffers it
 // fills, where the kernel gives transparent huge pages only to memory that asks for them
-// (/sys/kernel/mm/transparent_hugepage/enabled reads "[madvise]", as on Debian's and many
-// cloud kernels). glibc asks for them when the tunable glibc.malloc.hugetlb=1 is set, and a
-// tunable is read only when a program starts: a running process cannot turn it on. So a
-// program that is about to import enough to gain starts itself again with it set. On this
-// project's 2-core VM a 256 MB trace imported 1.27x faster and a 1 GB trace 1.31x, for 2-15 MB
-// more peak memory; the exec itself costs about 40 ms (the program's libraries loaded again),
-// about what huge pages save on a 35 MB trace (docs/benchmarks.md, "Huge pages and freed memory
-// for every import").
+// (/sys/kernel/mm/transparent_hugepage/enabled reads "[madvise]"). glibc asks for them when
+// the tunable glibc.malloc.hugetlb=1 is set, and a tunable is read only when a program starts:
+// a running process cannot turn it on. So a program that is about to import enough to gain
+// starts itself again with it set. On this project's 2-core VM a 256 MB trace imported 1.31x
+// faster and a 1 GB trace 1.33x, for 10-12 MB more peak memory; the exec itself costs about
+// 40 ms (the program's libraries loaded again), about what huge pages save on a 35 MB trace
+// (docs/benchmarks.md, "Huge pages and freed memory for every import").
 #include <optional>
 #include <string>
 #include <string_view>
