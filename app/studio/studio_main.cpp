@@ -447,7 +447,7 @@ bool onlyHelp(int argc, char **argv)
 int main(int argc, char **argv)
 {
     // The studio imports: it asks glibc for huge pages (hugepages.h), starting again here.
-    gml::restartWithHugePages(argv);
+    gml::restartWithHugePages(argc, argv, 0);
     gml::installMappedWriteGuard(
         "grademl-studio"); // a project's -shm that cannot be written: said, not SIGBUS
     if (onlyHelp(argc, argv)) {

@@ -59,7 +59,7 @@ unsigned long long inputBytes(int argc, char **argv, unsigned long long enough)
     return total;
 }
 
-void restartWithHugePages(char **argv)
+void restartWithHugePages(int argc, char **argv, unsigned long long fromBytes)
 {
 #if defined(__GLIBC__) && defined(__linux__)
     std::FILE *f = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
@@ -70,7 +70,7 @@ void restartWithHugePages(char **argv)
     std::fclose(f);
     const char *tunables = std::getenv("GLIBC_TUNABLES");
     const auto after = hugePageTunables(tunables, std::string_view(mode, n));
-    if (!after)
+    if (!after || (fromBytes > 0 && inputBytes(argc, argv, fromBytes) < fromBytes))
         return;
     const std::string before = tunables ? tunables : "";
     if (setenv("GLIBC_TUNABLES", after->c_str(), 1) != 0)
@@ -81,7 +81,9 @@ void restartWithHugePages(char **argv)
     else
         unsetenv("GLIBC_TUNABLES");
 #else
+    (void)argc;
     (void)argv;
+    (void)fromBytes;
 #endif
 }
 

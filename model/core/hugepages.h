@@ -30,10 +30,12 @@ unsigned long long inputBytes(int argc, char **argv, unsigned long long enough);
 
 // Replaces the process with itself (/proc/self/exe, the same `argv`) with
 // glibc.malloc.hugetlb=1 added to GLIBC_TUNABLES, when the kernel gives huge pages on request
-// only and GLIBC_TUNABLES does not already say what to do with them (so a user's
-// glibc.malloc.hugetlb=0 is kept, and the restarted process does not restart again). Returns
-// when it does not restart (another kernel setting, not glibc, or the exec failed, in which
-// case GLIBC_TUNABLES is as it was). Call first in main, before any thread is started.
-void restartWithHugePages(char **argv);
+// only, GLIBC_TUNABLES does not already say what to do with them (so a user's
+// glibc.malloc.hugetlb=0 is kept, and the restarted process does not restart again), and the
+// inputs among `argv` hold `fromBytes` or more (inputBytes; 0: whatever they hold). The
+// inputs are counted last, only when the rest would restart. Returns when it does not restart
+// (another kernel setting, not glibc, too little input, or the exec failed, in which case
+// GLIBC_TUNABLES is as it was). Call first in main, before any thread is started.
+void restartWithHugePages(int argc, char **argv, unsigned long long fromBytes);
 
 } // namespace gml

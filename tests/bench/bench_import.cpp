@@ -104,8 +104,7 @@ int main(int argc, char **argv)
 {
     if (gmlbench::helpAsked(argc, argv, kUsage))
         return 0;
-    if (gml::inputBytes(argc, argv, gml::kHugePagesFromBytes) >= gml::kHugePagesFromBytes)
-        gml::restartWithHugePages(argv);
+    gml::restartWithHugePages(argc, argv, gml::kHugePagesFromBytes);
     QCoreApplication app(argc, argv);
     QStringList args = QCoreApplication::arguments().mid(1);
     QString label = QStringLiteral("input");
