@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Clock alignment of ranks by their collective kernels: the matching on hand-made sequences,
 // a generated two-host job with a known skew, overrides (kept across re-imports, cleared),
+// the collectives kept in the source summaries (the same records as read from the streams),
 // the CLI, and the eight DLRM ranks of one host (nothing to apply).
 #include "clockalignment.h"
 #include "importutil.h"
+#include "sourcesummary.h"
 #include "testutil.h"
 
 #include <QDir>
@@ -240,6 +242,67 @@ private Q_SLOTS:
                      {QStringLiteral("align"), project, QStringLiteral("--source"),
                       QStringLiteral("rank:7"), QStringLiteral("--clear")}),
                  1);
+    }
+
+    void summariesKeepTheCollectives()
+    {
+        // The alignment reads each source's collectives from its summary; a source without one
+        // (an older program's project) has its streams read. Both give the same records.
+        QTemporaryDir dir;
+        const QString traces = gmltest::generateJob(dir, 4, 5, 41000);
+        auto project = gmltest::newProject(dir);
+        gmltest::importInto(*project, {traces});
+        const auto fromSummaries = alignmentByFile(*project);
+        QCOMPARE(fromSummaries.size(), 4);
+        for (const auto &a : fromSummaries) {
+            const auto summary = loadSourceSummary(project->db(), a.source);
+            QVERIFY(summary);
+            std::vector<CollectiveEnd> ends;
+            QVERIFY(decodeCollectives(summary->collectives, ends));
+            QCOMPARE(int(ends.size()), a.collectives);
+            QCOMPARE(a.collectives, 5);
+            QVERIFY(std::is_sorted(ends.begin(), ends.end(),
+                                   [](const auto &x, const auto &y) { return x.start < y.start; }));
+        }
+        // One source's summary gone, then an older version for the others.
+        const RunId run = gmltest::scalar(*project, "SELECT min(id) FROM run");
+        const SourceId rank2 = fromSummaries.value(QStringLiteral("rank2.pt.trace.json")).source;
+        for (const std::string sql :
+             {"DELETE FROM source_summary WHERE source_id = " + std::to_string(rank2),
+              std::string("UPDATE source_summary SET version = 5")}) {
+            QVERIFY(project->db().exec(sql));
+            QVERIFY(project->db().exec("UPDATE source SET alignment = NULL, align_ns = 0"));
+            QString error;
+            QVERIFY2(alignRunClocks(*project, run, &error), qPrintable(error));
+            const auto fromStreams = alignmentByFile(*project);
+            QCOMPARE(fromStreams.size(), fromSummaries.size());
+            for (auto it = fromSummaries.begin(); it != fromSummaries.end(); ++it)
+                QCOMPARE(QJsonDocument(fromStreams.value(it.key()).toJson()).toJson(),
+                         QJsonDocument(it.value().toJson()).toJson());
+        }
+    }
+
+    void collectivesEncoding()
+    {
+        const std::vector<CollectiveEnd> ends = {
+            {0, 5'000, 9'000}, {6, 4'000, 4'500}, {8, -3'000'000'000'000'000'000, 0}};
+        std::vector<CollectiveEnd> back;
+        QVERIFY(decodeCollectives(encodeCollectives(ends), back));
+        QCOMPARE(back.size(), ends.size());
+        for (size_t i = 0; i < ends.size(); ++i) {
+            QCOMPARE(back[i].op, ends[i].op);
+            QCOMPARE(back[i].start, ends[i].start);
+            QCOMPARE(back[i].end, ends[i].end);
+        }
+        QVERIFY(decodeCollectives(QByteArray(), back));
+        // Malformed: an operation past the list, a varint cut short, an end past the clock's range.
+        for (const QByteArray bad : {QByteArray("\x40\x00\x00", 3), QByteArray("\x01\x80", 2),
+                                     QByteArray("\x00\xfe\xff\xff\xff\xff\xff\xff\xff\xff"
+                                                "\x01\xff\xff\xff\xff\xff\xff\xff\xff\x7f",
+                                                20)}) {
+            back.clear();
+            QVERIFY(!decodeCollectives(bad, back));
+        }
     }
 
     void dlrmRanksShareOneClock()

@@ -262,6 +262,7 @@ private:
     // launches then tell which of it came from inside an iteration.
     std::vector<std::pair<SliceId, TimeNs>> m_late; // (GPU work, its end)
     std::map<int, TimeNs> m_workEnd;
+    std::vector<CollectiveEnd> m_collectives; // stream by stream, each in nesting order
 };
 
 bool SourceSummarizer::readCpuTracks(QString *error)
@@ -401,6 +402,8 @@ bool SourceSummarizer::readGpuTracks(QString *error)
         firstKind.assign(m_rows.size(), kNone);
         for (size_t i = 0; i < m_rows.size(); ++i) {
             const NestRow &row = m_rows[i];
+            if (const int op = m_names.name(row.name).collective; op >= 0)
+                m_collectives.push_back({op, row.start, row.end});
             if (skipped(row) || !row.leaf)
                 continue;
             const GpuWork kind = gpuWork(m_names.category(row.cat), m_names.name(row.name));
@@ -488,6 +491,7 @@ SourceWork SourceSummarizer::finish()
     }
     if (m_out.nodes == 0)
         m_out.origin = m_out.end = 0;
+    m_out.collectives = encodeCollectives(m_collectives);
     if (m_memory.size() > 0) {
         MemoryReport peaks;
         m_memory.finish(peaks, {});

@@ -7,9 +7,12 @@
 #include <QJsonDocument>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
+#include <set>
 #include <string>
+#include <thread>
 
 namespace gml {
 
@@ -54,15 +57,29 @@ std::optional<AlignmentFit> fitCollectives(const std::vector<CollectiveEnd> &ref
     const int m = int(other.size());
     if (!n || !m)
         return std::nullopt;
+    // Pairs of the same operation at each shift; only shifts with at least half of the most
+    // pairs are candidates below, so only theirs get the two medians (most of the cost).
+    const int lo = -std::min(kMaxShift, n - 1), hi = std::min(kMaxShift, m - 1);
+    std::vector<size_t> pairs;
+    for (int s = lo; s <= hi; ++s) {
+        size_t count = 0;
+        for (int i = std::max(0, -s); i < n && i + s < m; ++i)
+            count += reference[size_t(i)].op == other[size_t(i + s)].op;
+        pairs.push_back(count);
+    }
+    const size_t most = *std::max_element(pairs.begin(), pairs.end());
+    if (most == 0)
+        return std::nullopt;
     std::vector<Candidate> candidates;
-    for (int s = -std::min(kMaxShift, n - 1); s <= std::min(kMaxShift, m - 1); ++s) {
+    for (int s = lo; s <= hi; ++s) {
+        if (2 * pairs[size_t(s - lo)] < most)
+            continue;
         Candidate c;
         c.shift = s;
+        c.diffs.reserve(pairs[size_t(s - lo)]);
         for (int i = std::max(0, -s); i < n && i + s < m; ++i)
             if (reference[size_t(i)].op == other[size_t(i + s)].op)
                 c.diffs.push_back(reference[size_t(i)].end - other[size_t(i + s)].end);
-        if (c.diffs.empty())
-            continue;
         c.offset = median(c.diffs);
         std::vector<TimeNs> dev;
         dev.reserve(c.diffs.size());
@@ -71,11 +88,6 @@ std::optional<AlignmentFit> fitCollectives(const std::vector<CollectiveEnd> &ref
         c.mad = median(std::move(dev));
         candidates.push_back(std::move(c));
     }
-    if (candidates.empty())
-        return std::nullopt;
-    size_t most = 0;
-    for (const auto &c : candidates)
-        most = std::max(most, c.diffs.size());
     // The tightest agreement among shifts with enough pairs...
     const Candidate *tight = nullptr;
     for (const auto &c : candidates)
@@ -171,6 +183,26 @@ std::vector<SourceAlignment> computeAlignment(std::vector<AlignmentInput> source
         if (!s.ends.empty() && (!ref || key(s) < key(*ref)))
             ref = &s;
     }
+    // Each source's fit against the reference, on every core: the medians of every shift are
+    // most of an alignment's time, and it runs after an import's workers stopped.
+    std::vector<std::optional<AlignmentFit>> fits(sources.size());
+    if (ref && sources.size() > 1) {
+        std::atomic<size_t> next{0};
+        auto fitSome = [&] {
+            for (size_t i; (i = next++) < sources.size();)
+                if (&sources[i] != ref && !sources[i].ends.empty())
+                    fits[i] = fitCollectives(ref->ends, sources[i].ends);
+        };
+        const size_t helpers = std::min<size_t>({std::max(1u, std::thread::hardware_concurrency()),
+                                                 16, sources.size()}) -
+                               1;
+        std::vector<std::thread> threads;
+        for (size_t t = 0; t < helpers; ++t)
+            threads.emplace_back(fitSome);
+        fitSome();
+        for (std::thread &t : threads)
+            t.join();
+    }
     std::vector<SourceAlignment> out;
     out.reserve(sources.size());
     for (const AlignmentInput &s : sources) {
@@ -187,7 +219,7 @@ std::vector<SourceAlignment> computeAlignment(std::vector<AlignmentInput> source
                 a.computed = 0;
                 a.matched = a.collectives;
                 a.note = QStringLiteral("reference");
-            } else if (const auto fit = fitCollectives(ref->ends, s.ends)) {
+            } else if (const auto &fit = fits[size_t(&s - sources.data())]) {
                 a.computed = fit->offset;
                 a.residual = fit->residual;
                 a.matched = fit->matched;
@@ -250,28 +282,45 @@ std::map<SourceId, AlignmentInput> alignmentSources(SqliteDb &db, RunId run,
 static bool alignRun(Project &project, RunId run, QString *error)
 {
     auto &db = project.db();
+    std::map<SourceId, TimeNs> clockOffsets;
+    std::map<SourceId, AlignmentInput> sources = alignmentSources(db, run, &clockOffsets);
+    // Each source's collectives as its summary keeps them (sourcesummary.h), worked out where it
+    // was imported; only a source without one of this version (a project of an older program,
+    // a source without slices) has its GPU streams read here. Reading every stream of the run
+    // again was the alignment's whole cost, on the import's thread after its workers stopped.
+    std::set<SourceId> unread;
+    std::vector<CollectiveEnd> ends;
+    for (auto &[id, s] : sources) {
+        ends.clear();
+        const auto summary = loadSourceSummary(db, id);
+        if (!summary || !decodeCollectives(summary->collectives, ends)) {
+            unread.insert(id);
+            continue;
+        }
+        const TimeNs offset = clockOffsets[id];
+        for (const CollectiveEnd &c : ends)
+            s.ends.push_back({c.op, c.start + offset, c.end + offset});
+    }
     // The collective kernel names of the project (a few dozen strings at most).
     QHash<StringId, int> ops;
-    {
+    if (!unread.empty()) {
         auto st = db.prepare("SELECT id, value FROM string WHERE value LIKE '%ccl%kernel%'");
         while (st.step())
             if (const int op = collectiveOperation(st.text(1)); op >= 0)
                 ops.insert(st.int64(0), op);
     }
-    std::map<SourceId, TimeNs> clockOffsets;
-    std::map<SourceId, AlignmentInput> sources = alignmentSources(db, run, &clockOffsets);
     if (!ops.isEmpty()) {
-        // The collective kernels of the run's GPU and stream tracks, read from the chunks
-        // without args, track by track in id order and each track's in the table's order
-        // (slicestore::before), as the query through the `slice` table gave them (every row of
-        // every GPU track went through SQL there: a quarter of the alignment's instructions).
+        // The collective kernels of the unread sources' GPU and stream tracks that have a
+        // duration, as the summary keeps them: read from the chunks without args, track by
+        // track in id order and each track's in the table's order (slicestore::before).
         auto tracks = db.prepare("SELECT id, source_id FROM track WHERE run_id = ? AND kind IN (" +
                                  std::to_string(int(TrackKind::Gpu)) + "," +
                                  std::to_string(int(TrackKind::Stream)) + ") ORDER BY id");
         tracks.bind(1, run);
         std::vector<std::pair<TrackId, SourceId>> gpuTracks;
         while (tracks.step())
-            gpuTracks.emplace_back(tracks.int64(0), tracks.int64(1));
+            if (unread.count(tracks.int64(1)))
+                gpuTracks.emplace_back(tracks.int64(0), tracks.int64(1));
         slicestore::TrackReader reader(db);
         std::vector<slicestore::Row> found;
         for (const auto &[track, source] : gpuTracks) {
@@ -280,7 +329,7 @@ static bool alignRun(Project &project, RunId run, QString *error)
                 continue;
             found.clear();
             if (!reader.read(track, false, [&](const slicestore::Row &r) {
-                    if (ops.contains(r.name))
+                    if (r.dur > 0 && ops.contains(r.name))
                         found.push_back(r);
                 })) {
                 if (error)

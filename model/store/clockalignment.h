@@ -2,6 +2,7 @@
 #pragma once
 
 #include "sliceclass.h"
+#include "sourcesummary.h"
 #include "types.h"
 
 #include <QJsonObject>
@@ -55,13 +56,6 @@ struct SourceAlignment
     // (align_user_ns) and the applied offset (align_ns) are the columns', not the record's.
     static SourceAlignment fromRow(SourceId source, const QString &path, const QString &record,
                                    std::optional<TimeNs> user, TimeNs applied);
-};
-
-struct CollectiveEnd
-{
-    int op = 0; // index into collectiveOperations() (sliceclass.h)
-    TimeNs start = 0;
-    TimeNs end = 0;
 };
 
 struct AlignmentFit

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sourcesummary.h"
 
+#include "chunkformat.h"
 #include "project.h"
 #include "projecttime.h"
 #include "sqlitedb.h"
@@ -21,6 +22,40 @@
 #include <unordered_map>
 
 namespace gml {
+
+QByteArray encodeCollectives(const std::vector<CollectiveEnd> &ends)
+{
+    using namespace slicestore;
+    std::string out;
+    TimeNs prev = 0;
+    for (const CollectiveEnd &c : ends) {
+        putVarint(out, quint64(c.op));
+        putVarint(out, zigzag(c.start - prev));
+        putVarint(out, quint64(c.end - c.start));
+        prev = c.start;
+    }
+    return QByteArray(out.data(), qsizetype(out.size()));
+}
+
+bool decodeCollectives(const QByteArray &data, std::vector<CollectiveEnd> &out)
+{
+    using namespace slicestore;
+    auto p = reinterpret_cast<const unsigned char *>(data.constData());
+    const unsigned char *e = p + data.size();
+    quint64 start = 0; // unsigned: a malformed delta wraps instead of overflowing
+    while (p < e) {
+        quint64 op, ds, dur;
+        if (!getVarint(p, e, op) || !getVarint(p, e, ds) || !getVarint(p, e, dur) ||
+            op >= quint64(kMaxCollectiveOps) || dur > quint64(INT64_MAX))
+            return false;
+        start += quint64(unzigzag(ds));
+        const TimeNs s = TimeNs(start), d = TimeNs(dur);
+        if (s > INT64_MAX - d)
+            return false;
+        out.push_back({int(op), s, s + d});
+    }
+    return true;
+}
 
 QByteArray SourceWork::toCbor() const
 {
@@ -63,6 +98,7 @@ QByteArray SourceWork::toCbor() const
                              its});
     }
     m.insert(QStringLiteral("memory"), ms);
+    m.insert(QStringLiteral("collectives"), collectives);
     return m.toCborValue().toCbor();
 }
 
@@ -134,6 +170,7 @@ std::optional<SourceWork> SourceWork::fromCbor(const QByteArray &data)
         }
         s.memory.push_back(std::move(d));
     }
+    s.collectives = m.value(QStringLiteral("collectives")).toByteArray();
     return s;
 }
 

@@ -18,7 +18,10 @@
 //     in a source without iterations); hardware FLOPs add every other costed op's (HFU);
 //   - precision: the compute-bound kernels' time, half precision or not (sliceclass.h);
 //   - activity: each GPU's busy and communication share over its window in at most
-//     kActivityBuckets buckets, for the rank overview's heat strips (rankoverview.h).
+//     kActivityBuckets buckets, for the rank overview's heat strips (rankoverview.h);
+//   - collectives: the NCCL/RCCL kernels of its GPU streams, for the clock alignment of the
+//     run's ranks (clockalignment.h), so that it reads a few numbers per source instead of
+//     every GPU stream again after each import.
 // Times are on the source's own clock: its clock offset and alignment are added by the reader.
 
 #include "types.h"
@@ -39,10 +42,24 @@ class SqliteDb;
 
 // Bumped whenever what a summary holds or how it is computed changes: an older one is computed
 // again from the slices.
-// 3: model FLOPs from shapes; 4: hardware FLOPs; 5: memory peaks
-inline constexpr int kSourceSummaryVersion = 5;
+// 3: model FLOPs from shapes; 4: hardware FLOPs; 5: memory peaks; 6: collectives
+inline constexpr int kSourceSummaryVersion = 6;
 // Buckets at most in a GPU's activity profile.
 inline constexpr int kActivityBuckets = 1024;
+
+// One collective kernel: its operation and extent, on the source's clock.
+struct CollectiveEnd
+{
+    int op = 0; // index into collectiveOperations() (sliceclass.h)
+    TimeNs start = 0;
+    TimeNs end = 0;
+};
+// The collectives' encoding in a summary: per kernel its operation, its start's difference from
+// the previous start (zigzag) and its duration, as varints. Decoding appends to `out` and is
+// false on malformed bytes (an operation past kMaxCollectiveOps, a time out of range).
+inline constexpr int kMaxCollectiveOps = 64;
+QByteArray encodeCollectives(const std::vector<CollectiveEnd> &ends);
+[[nodiscard]] bool decodeCollectives(const QByteArray &data, std::vector<CollectiveEnd> &out);
 
 // (Not projectsummary.h's SourceSummary, the source's row as the studio lists it: one struct
 // name per namespace, or the linker silently takes either.)
@@ -113,6 +130,10 @@ struct SourceWork
     std::vector<Gpu> gpus;      // by (rank, device)
     std::vector<Rank> ranks;    // ranks with iterations, by rank
     std::vector<Memory> memory; // the memory report's devices, in its order (none: no events)
+    // The collective kernels of the GPU streams that have a duration, stream by stream in track
+    // id order and each stream's in start order (longest first, then by id), as the alignment
+    // reads them from the chunks (encodeCollectives).
+    QByteArray collectives;
 
     QByteArray toCbor() const;
     static std::optional<SourceWork> fromCbor(const QByteArray &data);
