@@ -244,6 +244,22 @@ private Q_SLOTS:
                          const_cast<char *>(traceName.constData())};
         QCOMPARE(gml::inputBytes(3, small, gml::kHugePagesFromBytes),
                  quint64(QFileInfo(trace).size()));
+        // A file read as gzip counts eight times its size; links to nothing count 0, and the
+        // walk of their folder goes on past them.
+        QCOMPARE(gml::bytesAsRead("r0.json.gz", 10), 80ull);
+        QCOMPARE(gml::bytesAsRead("r0.json", 10), 10ull);
+        QCOMPARE(gml::bytesAsRead("gz", 10), 10ull);
+        const QString links = dir.filePath(QStringLiteral("links"));
+        QVERIFY(QDir().mkpath(links));
+        for (int i = 0; i < 8; ++i)
+            QVERIFY(QFile::link(dir.filePath(QStringLiteral("gone%1.json.gz").arg(i)),
+                                links + QStringLiteral("/to-gone%1.json.gz").arg(i)));
+        const QString kept = gmltest::writeFile(dir, QStringLiteral("links/kept.json"), "{}");
+        const QByteArray linksName = QFile::encodeName(links);
+        char *withLinks[] = {const_cast<char *>("grademl"), const_cast<char *>("import"),
+                             const_cast<char *>(linksName.constData())};
+        QCOMPARE(gml::inputBytes(3, withLinks, gml::kHugePagesFromBytes),
+                 quint64(QFileInfo(kept).size()));
         QFile big(folder + QStringLiteral("/weights.bin"));
         QVERIFY(big.open(QIODevice::WriteOnly) && big.resize(qint64(gml::kHugePagesFromBytes)));
         big.close();

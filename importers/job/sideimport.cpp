@@ -2,6 +2,7 @@
 #include "sideimport.h"
 #include "sourcework.h"
 
+#include "hugepages.h"
 #include "project.h"
 #include "sideproject.h"
 #include "sourcerecords.h"
@@ -83,7 +84,9 @@ QString ScratchFolder::path() const
 
 qint64 expandedSize(const ScannedFile &file)
 {
-    return file.path.endsWith(QLatin1String(".gz")) ? file.size * 8 : file.size;
+    const QByteArray name = file.path.toUtf8();
+    return qint64(bytesAsRead(std::string_view(name.constData(), size_t(name.size())),
+                              quint64(std::max<qint64>(0, file.size))));
 }
 
 bool writesThrough(const ScannedFile &file)

@@ -112,7 +112,8 @@ private:
     std::vector<std::thread> m_workers;
 };
 
-// The bytes a file expands to while read (a gzip file about eight times its size).
+// The bytes a file expands to while read (bytesAsRead, hugepages.h: a gzip file about eight
+// times its size).
 qint64 expandedSize(const ScannedFile &file);
 
 // Whether a file is written through the small page cache (Project::Cache::Writing): one of

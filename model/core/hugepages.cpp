@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "hugepages.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,15 +26,21 @@ std::optional<std::string> hugePageTunables(const char *current, std::string_vie
     return out + "glibc.malloc.hugetlb=1";
 }
 
-static unsigned long long asRead(const std::filesystem::path &path, unsigned long long size)
+unsigned long long bytesAsRead(std::string_view name, unsigned long long size)
 {
-    return path.extension() == ".gz" ? size * 8 : size;
+    return name.size() >= 3 && name.substr(name.size() - 3) == ".gz" ? size * 8 : size;
 }
 
 unsigned long long inputBytes(int argc, char **argv, unsigned long long enough)
 {
     namespace fs = std::filesystem;
     unsigned long long total = 0;
+    // A size read with an error (the file removed since it was listed) counts nothing: on
+    // error file_size returns uintmax_t(-1). Such an entry does not stop the folder's walk.
+    const auto add = [&](const fs::path &path, std::uintmax_t size, const std::error_code &ec) {
+        if (!ec)
+            total += bytesAsRead(path.native(), size);
+    };
     for (int i = 1; i < argc && total < enough; ++i) {
         if (std::strcmp(argv[i], "--project") == 0) {
             ++i;
@@ -45,16 +52,21 @@ unsigned long long inputBytes(int argc, char **argv, unsigned long long enough)
         if (ec)
             continue;
         if (fs::is_regular_file(status)) {
-            total += asRead(path, fs::file_size(path, ec));
+            const std::uintmax_t size = fs::file_size(path, ec);
+            add(path, size, ec);
             continue;
         }
         if (!fs::is_directory(status))
             continue;
         for (auto it = fs::recursive_directory_iterator(
                  path, fs::directory_options::skip_permission_denied, ec);
-             !ec && it != fs::recursive_directory_iterator() && total < enough; it.increment(ec))
-            if (it->is_regular_file(ec))
-                total += asRead(it->path(), it->file_size(ec));
+             !ec && it != fs::recursive_directory_iterator() && total < enough; it.increment(ec)) {
+            std::error_code entry;
+            if (it->is_regular_file(entry) && !entry) {
+                const std::uintmax_t size = it->file_size(entry);
+                add(it->path(), size, entry);
+            }
+        }
     }
     return total;
 }

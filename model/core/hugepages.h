@@ -23,9 +23,14 @@ std::optional<std::string> hugePageTunables(const char *current, std::string_vie
 // An import of less than this (as read) does not start again: it would not gain the exec's cost.
 inline constexpr unsigned long long kHugePagesFromBytes = 64ull << 20;
 
-// What the paths among `args` hold, as read: a file's size (a gzip file's eight times), a
-// folder's files summed, walking no further once `enough` is reached. The argument after
-// "--project" is not counted (the project, not an input); arguments that name nothing count 0.
+// The bytes a file of `size` bytes named `name` expands to while read: a gzip file (".gz")
+// about eight times its size. The import's budgets (sideimport.h) and the restart below.
+unsigned long long bytesAsRead(std::string_view name, unsigned long long size);
+
+// What the paths among `args` hold, as read (bytesAsRead): a file's size, a folder's files
+// summed, walking no further once `enough` is reached. The argument after "--project" is not
+// counted (the project, not an input); arguments that name nothing, and files whose size cannot
+// be read (removed meanwhile, a dangling link), count 0.
 unsigned long long inputBytes(int argc, char **argv, unsigned long long enough);
 
 // Replaces the process with itself (/proc/self/exe, the same `argv`) with
