@@ -70,6 +70,14 @@ void OpCostScan::visit(slicestore::TrackReader &reader, const slicestore::Row &x
 
 std::vector<CostedOp> OpCostScan::finish(const std::map<int, std::vector<TimeNs>> &recordedAt)
 {
+    std::vector<CostedOp> out;
+    finish(recordedAt, [&](CostedOp &&op) { out.push_back(std::move(op)); });
+    return out;
+}
+
+void OpCostScan::finish(const std::map<int, std::vector<TimeNs>> &recordedAt,
+                        const std::function<void(CostedOp &&)> &each)
+{
     auto nameOf = [&](StringId id) { return m_classOf.at(id).second; };
     // Nesting, per thread: an op inside another costed op is part of it; the parts of a
     // backward convolution say which of grad input and grad weight ran.
@@ -116,7 +124,6 @@ std::vector<CostedOp> OpCostScan::finish(const std::map<int, std::vector<TimeNs>
         const auto f = std::lower_bound(it->second.begin(), it->second.end(), s.start);
         return f != it->second.end() && *f < s.end;
     };
-    std::vector<CostedOp> out;
     for (const Seen &s : m_seen) {
         if (s.nested || s.cls == OpClass::ConvBackwardPart)
             continue;
@@ -131,7 +138,7 @@ std::vector<CostedOp> OpCostScan::finish(const std::map<int, std::vector<TimeNs>
         if (const QString &outside = s.outside(); !outside.isEmpty()) {
             r.outOfDomain = true;
             r.missing = QStringLiteral("dropped, outside physical bounds: ") + outside;
-            out.push_back(std::move(r));
+            each(std::move(r));
             continue;
         }
         if (const OpInputs *inputs = s.inputs(); !inputs) {
@@ -150,7 +157,7 @@ std::vector<CostedOp> OpCostScan::finish(const std::map<int, std::vector<TimeNs>
                 r.missing = QStringLiteral("dropped, outside physical bounds: %1 FLOPs from its "
                                            "shapes (more than 2^60)")
                                 .arg(c.flops, 0, 'g', 3);
-                out.push_back(std::move(r));
+                each(std::move(r));
                 continue;
             }
         }
@@ -167,10 +174,9 @@ std::vector<CostedOp> OpCostScan::finish(const std::map<int, std::vector<TimeNs>
         } else {
             r.modelFlops = c.known && isModelFlops(s.cls) && !holdsRecorded(s);
         }
-        out.push_back(std::move(r));
+        each(std::move(r));
     }
-    m_seen.clear();
-    return out;
+    m_seen = {};
 }
 
 } // namespace gml

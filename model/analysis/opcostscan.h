@@ -13,6 +13,7 @@
 
 #include <QString>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -56,6 +57,11 @@ public:
     // The outermost costed ops. `recordedAt`: per thread, the starts of the slices that carry a
     // recorded "flops" (an op holding one is counted by it).
     std::vector<CostedOp> finish(const std::map<int, std::vector<TimeNs>> &recordedAt);
+    // The same ops handed to `each` one by one, in the same order, none kept: a caller that
+    // only sums them holds no list as long as the source's ops (41 MB of a 256 MB trace's
+    // import, at its peak).
+    void finish(const std::map<int, std::vector<TimeNs>> &recordedAt,
+                const std::function<void(CostedOp &&)> &each);
 
 private:
     struct Parsed

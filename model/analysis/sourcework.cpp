@@ -360,13 +360,14 @@ void SourceSummarizer::addInside(const std::vector<FlopsAt> &list, double &total
 void SourceSummarizer::countFlops()
 {
     std::vector<FlopsAt> otherFlops; // costed ops' beyond the model's
-    for (const CostedOp &c : m_opCosts->finish(m_recordedAt)) {
+    m_opCosts->finish(m_recordedAt, [&](CostedOp &&c) {
         const int rank = std::max(m_tracks[size_t(c.thread)].rank, 0);
         if (c.modelFlops)
             m_flops.emplace_back(c.start, c.flops, rank);
         else if (c.known && !c.recorded && c.flops > 0)
             otherFlops.emplace_back(c.start, c.flops, rank);
-    }
+    });
+    m_opCosts.reset(); // its parsed shapes, before the GPU pass reads the streams
     addInside(m_flops, m_out.flops, m_flopsInside);
     m_out.hardwareFlops = m_out.flops;
     m_hardwareInside = m_flopsInside;
