@@ -128,6 +128,9 @@ private Q_SLOTS:
         QCOMPARE(p->schemaVersion(), schema::currentVersion());
         QCOMPARE(gmltest::text(*p, QStringLiteral("PRAGMA journal_mode")), QStringLiteral("wal"));
         QCOMPARE(gmltest::scalar(*p, "PRAGMA foreign_keys"), 1);
+        // Commits fold the log into the file once it holds 4 MiB: 64 of its 64 KiB pages.
+        QCOMPARE(gmltest::scalar(*p, "PRAGMA page_size"), 65536);
+        QCOMPARE(gmltest::scalar(*p, "PRAGMA wal_autocheckpoint"), 64);
         for (const char *table : {"experiment", "workload", "run", "source", "track", "slice",
                                   "counter", "flow", "scenario", "string"}) {
             const QString sql = QStringLiteral("SELECT count(*) FROM sqlite_master WHERE name='%1'")

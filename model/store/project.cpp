@@ -211,17 +211,9 @@ std::unique_ptr<Project> Project::open(const QString &path, Mode mode, QString *
         }
         QThread::msleep(20 + 10 * std::min(attempt, 20));
     }
-    if (mode != Mode::Scratch) {
-        // SQLite folds the write-ahead log into the project after a commit leaves it past
-        // wal_autocheckpoint pages, 1,000 by default: 4 MiB of 4 KiB pages, as its documents
-        // size it, but 64 MiB of this project's 64 KiB pages. Up to that much was then left
-        // for the import's final fold, on the job's thread after its workers stopped (60-70 ms
-        // of a 16-file folder's 0.11-0.27 s tail). The log is kept near 4 MiB whatever the page.
-        const qint64 pageSize = p->m_db.scalar("PRAGMA page_size;", 4096);
-        (void)p->m_db.exec(
-            "PRAGMA wal_autocheckpoint=" +
-            std::to_string(std::max<qint64>(1, kWalBytes / std::max<qint64>(512, pageSize))) + ";");
-    }
+    // The final fold of an import, after its workers, was up to 64 MiB (sqlitedb.h).
+    if (mode != Mode::Scratch)
+        p->m_db.foldLogEvery(kWalBytes);
     p->noteCompanions();
     return p;
 }

@@ -11,6 +11,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cctype>
 #include <string>
 #include <unordered_map>
@@ -410,6 +411,13 @@ qint64 SqliteDb::scalar(std::string_view sql, qint64 fallback) const
     if (st.step() && !st.isNull(0))
         return st.int64(0);
     return fallback;
+}
+
+void SqliteDb::foldLogEvery(qint64 bytes)
+{
+    const qint64 page = std::max<qint64>(512, scalar("PRAGMA page_size;", 4096));
+    (void)exec("PRAGMA wal_autocheckpoint=" + std::to_string(std::max<qint64>(1, bytes / page)) +
+               ";");
 }
 
 qint64 SqliteDb::lastInsertRowId() const

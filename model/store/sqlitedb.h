@@ -108,6 +108,10 @@ public:
     // changed is prepared again by SQLite itself when next stepped.
     SqliteStatement prepare(std::string_view sql) const;
     qint64 scalar(std::string_view sql, qint64 fallback = 0) const;
+    // A commit folds the write-ahead log into the file once the log holds `bytes`. SQLite's
+    // wal_autocheckpoint counts pages, 1,000 by default: 4 MiB of the 4 KiB pages its documents
+    // size it for, but 64 MiB of a project's 64 KiB pages, left for whoever folds the log last.
+    void foldLogEvery(qint64 bytes);
     qint64 lastInsertRowId() const;
     QString lastError() const;
     // True when the last call failed because another connection holds the write lock.
