@@ -57,48 +57,41 @@ std::optional<AlignmentFit> fitCollectives(const std::vector<CollectiveEnd> &ref
     const int m = int(other.size());
     if (!n || !m)
         return std::nullopt;
-    // Pairs of the same operation at each shift; only shifts with at least half of the most
-    // pairs are candidates below, so only theirs get the two medians (most of the cost).
-    const int lo = -std::min(kMaxShift, n - 1), hi = std::min(kMaxShift, m - 1);
-    std::vector<size_t> pairs;
-    for (int s = lo; s <= hi; ++s) {
-        size_t count = 0;
-        for (int i = std::max(0, -s); i < n && i + s < m; ++i)
-            count += reference[size_t(i)].op == other[size_t(i + s)].op;
-        pairs.push_back(count);
-    }
-    const size_t most = *std::max_element(pairs.begin(), pairs.end());
-    if (most == 0)
-        return std::nullopt;
+    // The same-operation pairs at each shift; only shifts with at least half of the most pairs
+    // are candidates, and only theirs get the two medians (most of the cost).
     std::vector<Candidate> candidates;
-    for (int s = lo; s <= hi; ++s) {
-        if (2 * pairs[size_t(s - lo)] < most)
-            continue;
+    size_t most = 0;
+    for (int s = -std::min(kMaxShift, n - 1); s <= std::min(kMaxShift, m - 1); ++s) {
         Candidate c;
         c.shift = s;
-        c.diffs.reserve(pairs[size_t(s - lo)]);
         for (int i = std::max(0, -s); i < n && i + s < m; ++i)
             if (reference[size_t(i)].op == other[size_t(i + s)].op)
                 c.diffs.push_back(reference[size_t(i)].end - other[size_t(i + s)].end);
+        most = std::max(most, c.diffs.size());
+        candidates.push_back(std::move(c));
+    }
+    if (most == 0)
+        return std::nullopt;
+    std::erase_if(candidates, [&](const Candidate &c) { return 2 * c.diffs.size() < most; });
+    for (Candidate &c : candidates) {
         c.offset = median(c.diffs);
         std::vector<TimeNs> dev;
         dev.reserve(c.diffs.size());
         for (TimeNs d : c.diffs)
             dev.push_back(std::abs(d - c.offset));
         c.mad = median(std::move(dev));
-        candidates.push_back(std::move(c));
     }
-    // The tightest agreement among shifts with enough pairs...
-    const Candidate *tight = nullptr;
+    // The tightest agreement among them...
+    const Candidate *tight = &candidates.front();
     for (const auto &c : candidates)
-        if (2 * c.diffs.size() >= most && (!tight || c.mad < tight->mad))
+        if (c.mad < tight->mad)
             tight = &c;
     // ...then, among shifts agreeing nearly as well, the one with most pairs and least shift:
     // a periodic job agrees as well one iteration off, with fewer pairs.
     const TimeNs near = 2 * tight->mad + 2'000;
     const Candidate *best = tight;
     for (const auto &c : candidates) {
-        if (2 * c.diffs.size() < most || c.mad > near)
+        if (c.mad > near)
             continue;
         if (c.diffs.size() > best->diffs.size() ||
             (c.diffs.size() == best->diffs.size() && std::abs(c.shift) < std::abs(best->shift)))
