@@ -89,7 +89,8 @@ constexpr const char *kUsage =
     "\n"
     "Prints: label, input bytes (decompressed), seconds, MB/s, slices+samples (events placed),\n"
     "events/s, peak RSS (MiB) and peak RSS / input bytes; the threads the files were read on\n"
-    "(--threads, default one per core: ImportJob::setThreads) and MB/s per thread; when files\n"
+    "(--threads, default one per core: ImportJob::setThreads) and MB/s per thread; the process's\n"
+    "page faults (getrusage); when files\n"
     "were read aside, the serial tail after the workers' last file (seconds and share of the\n"
     "import: ImportJob::afterWorkersSeconds); then how long reading every slice track back\n"
     "takes (SliceTrack::load, as the timeline does when a track is first drawn).\n"
@@ -183,6 +184,9 @@ int main(int argc, char **argv)
     std::printf("%-28s read on %d thread%s (%d of %lld files aside): %.1f MB/s per thread\n",
                 qPrintable(label), used, used == 1 ? "" : "s", aside,
                 static_cast<long long>(reports.size()), double(bytes) / 1e6 / secs / used);
+    // Memory touched for the first time costs a fault (and on a VM, dearly): the process's own
+    // count, the restart with huge pages (hugepages.h) included.
+    std::printf("%-28s page faults: %ld\n", qPrintable(label), ru.ru_minflt + ru.ru_majflt);
     // The serial tail: what the job's thread did after the workers' last file (copying the rest
     // in, runs grouped, clocks aligned, the log folded).
     if (const double tail = job.afterWorkersSeconds(); tail >= 0)
