@@ -102,8 +102,8 @@ static SourceReport notImported(const ScannedFile &file, const QString &why)
 // of it is free, whatever the trim threshold, unless the arena's top pad asks to keep that much.
 // So every worker faulted its buffers in again for every file, and each unmap on one core
 // interrupted the other (TLB shootdown): the same folder on two threads took 24k faults against
-// 3k on one, and 0.5 s more CPU. A pad of one heap keeps it (1.7k faults). What was kept is
-// given back when the import is done (giveBackFreedMemory).
+// 3k on one, and 0.5 s more CPU. A pad of one heap keeps it (1.5-3.7k faults; two threads
+// 0.77-0.97x the time). What was kept is given back when the import is done (giveBackFreedMemory).
 static constexpr int kArenaHeapBytes = 64 << 20;
 
 static void reuseFreedMemory(const QList<ScannedFile> &files)
