@@ -97,8 +97,8 @@ void Session::linkFlows()
     qint64 unboundOffset = -1;
     auto phaseRank = [](char c) { return c == 's' ? 0 : c == 't' ? 1 : 2; };
     sortNearlySorted(m_flows, [&](const FlowPoint &a, const FlowPoint &b) {
-        if (a.key != b.key)
-            return a.key < b.key;
+        if (const FlowKey ka = a.key(), kb = b.key(); ka != kb)
+            return ka < kb;
         if (a.ts != b.ts)
             return a.ts < b.ts;
         if (a.phase != b.phase)
@@ -111,8 +111,8 @@ void Session::linkFlows()
             first = offset;
     };
     for (size_t begin = 0, end; begin < m_flows.size(); begin = end) {
-        const FlowKey key = m_flows[begin].key;
-        for (end = begin + 1; end < m_flows.size() && m_flows[end].key == key; ++end) {
+        const FlowKey key = m_flows[begin].key();
+        for (end = begin + 1; end < m_flows.size() && m_flows[end].key() == key; ++end) {
         }
         // Kineto's launch flows carry the correlation id as their id: when the correlation
         // already gave the launch edge, the flow pair adds nothing.
@@ -123,7 +123,8 @@ void Session::linkFlows()
         qint64 currentOffset = -1;
         for (size_t i = begin; i < end; ++i) {
             const FlowPoint &fp = m_flows[i];
-            const SliceId bound = fp.direct ? fp.direct : bind(fp.thread, fp.ts, fp.enclosing);
+            const SliceId bound =
+                fp.isDirect ? fp.direct() : bind(fp.thread(), fp.ts, fp.enclosing);
             if (!bound)
                 note(unbound, unboundOffset, fp.offset);
             if (fp.phase == 's') {
@@ -320,6 +321,8 @@ bool Session::finish(QString *error)
                                           "skipped")
                                .arg(b.offset));
     }
+    // Each correlation and each flow point links at most one flow.
+    m_w.reserveFlows(m_gpuByCorr.size() + m_gpuByExt.size() + m_flows.size());
     linkCorrelations();
     linkFlows();
     nameTracks();

@@ -155,18 +155,41 @@ struct FlowKey
     auto operator<=>(const FlowKey &) const = default;
 };
 
+// One s/t/f point, 48 bytes (a 256 MB trace holds half a million at the parse's peak): its
+// key's fields flat, and the slice it is bound to already (flow v2 on an X event) or else the
+// thread to bind it on, never both.
 struct FlowPoint
 {
-    FlowKey key;
-    char phase; // 's', 't', 'f'
-    bool enclosing;
-    quint32 category; // the event's own category (index into Session::m_flowCategories)
-    quint32 seq;      // order in the file, the last tie-breaker
-    ThreadState *thread;
+    FlowPoint(const FlowKey &key, char phase, bool enclosing, quint32 category, quint32 seq,
+              ThreadState *thread, TimeNs ts, SliceId direct, qint64 offset)
+        : id(key.id), ts(ts), offset(offset), keyCategory(key.category), category(category),
+          seq(seq), kind(key.kind), phase(phase), enclosing(enclosing), isDirect(direct != 0)
+    {
+        if (isDirect)
+            to.direct = direct;
+        else
+            to.thread = thread;
+    }
+    FlowKey key() const { return FlowKey{keyCategory, kind, id}; }
+    SliceId direct() const { return isDirect ? to.direct : 0; }
+    ThreadState *thread() const { return isDirect ? nullptr : to.thread; }
+
+    qint64 id; // the key's
     TimeNs ts;
-    SliceId direct; // already bound (flow v2 on an X event), else 0
     qint64 offset;
+    union {
+        SliceId direct;
+        ThreadState *thread;
+    } to;
+    quint32 keyCategory; // the key's
+    quint32 category;    // the event's own category (index into Session::m_flowCategories)
+    quint32 seq;         // order in the file, the last tie-breaker
+    quint8 kind;         // the key's
+    char phase;          // 's', 't', 'f'
+    bool enclosing;
+    bool isDirect;
 };
+static_assert(sizeof(FlowPoint) == 48);
 
 class Session final : public ChromeTraceReader::Handler
 {

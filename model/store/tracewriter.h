@@ -120,6 +120,9 @@ public:
     void addCounter(TrackId track, TimeNs ts, double value,
                     std::optional<qint64> step = std::nullopt);
     void addFlow(FlowKind kind, SliceId from, SliceId to);
+    // Room for `more` flows at most, taken at once: grown by doubling, the flows of a 256 MB
+    // trace were held twice at the parse's peak (the old copy and the new).
+    void reserveFlows(size_t more) { m_flowRows.reserve(m_flowRows.size() + more); }
 
     // Project time = source time + offset.
     void setClockOffset(TimeNs offset) { m_clockOffset = offset; }
