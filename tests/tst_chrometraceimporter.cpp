@@ -206,6 +206,35 @@ private Q_SLOTS:
         QCOMPARE(f.count(QStringLiteral("SELECT count(*) FROM flow WHERE kind=8")), 2);
     }
 
+    // Flow v2: complete events that carry bind_id with flow_out / flow_in are the flow's ends
+    // themselves, with numeric and text ids; an end refused by the time limits links nothing.
+    void flowV2BindsTheSlicesThemselves()
+    {
+        Fixture f;
+        auto r = f.importText(R"([
+            {"ph":"X","name":"a","pid":1,"tid":1,"ts":10,"dur":5,"bind_id":7,"flow_out":true},
+            {"ph":"X","name":"b","pid":1,"tid":2,"ts":20,"dur":5,"bind_id":7,"flow_in":true,"flow_out":true},
+            {"ph":"X","name":"c","pid":2,"tid":3,"ts":30,"dur":5,"bind_id":7,"flow_in":true},
+            {"ph":"X","name":"d","pid":1,"tid":1,"ts":40,"dur":5,"bind_id":"x1","flow_out":true},
+            {"ph":"X","name":"e","pid":1,"tid":2,"ts":50,"dur":5,"bind_id":"x1","flow_in":true},
+            {"ph":"X","name":"late","pid":1,"tid":2,"ts":1e20,"dur":5,"bind_id":9,"flow_out":true},
+            {"ph":"X","name":"g","pid":1,"tid":1,"ts":90,"dur":5,"bind_id":9,"flow_in":true}
+        ])");
+        QCOMPARE(r.status, SourceReport::Status::Imported);
+        QCOMPARE(r.flows, 3);
+        const auto linked = [&](const char *from, const char *to) {
+            return f.count(QStringLiteral("SELECT count(*) FROM flow l JOIN slice a ON a.id = "
+                                          "l.from_slice JOIN slice b ON b.id = l.to_slice "
+                                          "JOIN string na ON na.id = a.name_id JOIN string nb "
+                                          "ON nb.id = b.name_id WHERE na.value = '%1' AND "
+                                          "nb.value = '%2'")
+                               .arg(QLatin1String(from), QLatin1String(to)));
+        };
+        QCOMPARE(linked("a", "b"), 1);
+        QCOMPARE(linked("b", "c"), 1);
+        QCOMPARE(linked("d", "e"), 1);
+    }
+
     void kinetoLinksAndTracks()
     {
         Fixture f;

@@ -257,8 +257,10 @@ void Session::handleComplete(const TraceEventView &ev, TimeNs ts)
         addSlice(t, ts, dur, name, cat, ids.correlation, ids.external, checkedArgs(ev));
     if ((ev.flowOut || ev.flowIn) && !ev.bindId.isMissing()) {
         const quint32 category = flowCategory(cat.text);
-        m_flows.push_back(FlowPoint{flowKey(0, ev.bindId, true), ev.flowOut ? 's' : 'f', true,
-                                    category, quint32(m_flows.size()), t, ts, id, ev.offset});
+        // Both ends at once: a step of the chain, which ends the flow in and starts the next.
+        const char phase = ev.flowIn && ev.flowOut ? 't' : ev.flowOut ? 's' : 'f';
+        m_flows.push_back(FlowPoint{flowKey(0, ev.bindId, true), phase, true, category,
+                                    quint32(m_flows.size()), t, ts, id, ev.offset});
     }
 }
 
