@@ -453,7 +453,10 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
         report.message = QStringLiteral("cancelled");
         return report;
     }
+    QElapsedTimer stage;
+    stage.start();
     ImportOutcome outcome = importGuarded(importer, ctx);
+    report.readSeconds = double(stage.nsecsElapsed()) / 1e9;
     if (outcome.ok() && writer.failed()) {
         outcome.status = ImportOutcome::Status::Failed;
         outcome.error = QStringLiteral("could not write to the project: ") + writer.errorString();
@@ -477,8 +480,12 @@ SourceReport ImportJob::importOne(const ScannedFile &file, int index, int count,
             report.runName = *name;
     }
     outcome.warnings += writer.warnings();
-    if (outcome.ok() && finishSource(writer, outcome.warnings, &error) &&
-        m_project.commit(&error)) {
+    stage.restart();
+    const bool finished = outcome.ok() && finishSource(writer, outcome.warnings, &error);
+    report.finishSeconds = double(stage.nsecsElapsed()) / 1e9;
+    stage.restart();
+    if (finished && m_project.commit(&error)) {
+        report.commitSeconds = double(stage.nsecsElapsed()) / 1e9;
         if (report.runName != file.runName) {
             m_changedRuns.insert(report.runName);
             m_leftRuns.insert(run);

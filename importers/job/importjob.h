@@ -36,6 +36,11 @@ struct SourceReport
     qint64 warnings = 0;
     qint64 bytes = 0;
     double seconds = 0;
+    // Where `seconds` went, for a file read on the job's thread (all 0 for one read aside or
+    // not read): the importer reading it and writing its chunks, finishing the source (flows,
+    // level of detail, the source's summary: finishSource) and the commit. bench_import
+    // --stages prints them.
+    double readSeconds = 0, finishSeconds = 0, commitSeconds = 0;
     // Not among the job's files: an execution trace read again because the run it links to
     // changed (ImportJob::run).
     bool relinked = false;

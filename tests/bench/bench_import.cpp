@@ -96,7 +96,9 @@ constexpr const char *kUsage =
     "takes (SliceTrack::load, as the timeline does when a track is first drawn).\n"
     "--stages first times, in the same run, the two floors under the import: reading the bytes\n"
     "(InputStream) and parsing them with the Chrome trace reader into a handler that keeps "
-    "nothing.\n"
+    "nothing;\nafter the import, where its time went for the files read on the job's thread: "
+    "reading and\nwriting their chunks (the importer), finishing each source (flows, level of "
+    "detail, the\nsource's summary), its commit, and the rest of the job.\n"
     "Given 64 MiB or more, it starts itself again with glibc asking for huge pages, as\n"
     "`grademl import` does (hugepages.h); GLIBC_TUNABLES=glibc.malloc.hugetlb=0 measures\n"
     "without them.\n";
@@ -187,6 +189,25 @@ int main(int argc, char **argv)
     // Memory touched for the first time costs a fault (and on a VM, dearly): the process's own
     // count, the restart with huge pages (hugepages.h) included.
     std::printf("%-28s page faults: %ld\n", qPrintable(label), ru.ru_minflt + ru.ru_majflt);
+    // Where the import's time went, for the files read on the job's thread (SourceReport):
+    // what is left is the job around them (opening the project and each source, hashing,
+    // grouping runs, aligning clocks, folding the log).
+    if (stages) {
+        double read = 0, finish = 0, commit = 0;
+        for (const auto &r : reports) {
+            read += r.readSeconds;
+            finish += r.finishSeconds;
+            commit += r.commitSeconds;
+        }
+        if (read > 0) {
+            const auto share = [&](double s) { return 100.0 * s / secs; };
+            std::printf("%-28s stages: read and write %.3f s (%.0f%%), finish %.3f s (%.0f%%), "
+                        "commit %.3f s (%.0f%%), the rest %.3f s (%.0f%%)\n",
+                        qPrintable(label), read, share(read), finish, share(finish), commit,
+                        share(commit), secs - read - finish - commit,
+                        share(secs - read - finish - commit));
+        }
+    }
     // The serial tail: what the job's thread did after the workers' last file (copying the rest
     // in, runs grouped, clocks aligned, the log folded).
     if (const double tail = job.afterWorkersSeconds(); tail >= 0)
